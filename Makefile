@@ -1,0 +1,130 @@
+# llmload: the one entry point. `make` builds build/llmload.
+#   make demo         install deps if root, build, start the sim, sweep it
+#   make test         install deps if root, build, run unit then integration tests
+#   make check-asan   the whole suite under AddressSanitizer + UBSan (build-asan/)
+#   make valgrind     unit tests under valgrind, leak-checked
+#   make fuzz         each libFuzzer target for FUZZ_TIME seconds (clang)
+#   make install PREFIX=/usr/local
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+BUILD    ?= build
+SANITIZE ?=
+FUZZ_TIME ?= 60
+PKGS     := libcurl jansson
+
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wno-unused-parameter
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Isrc \
+           -DLL_VERSION='"$(VERSION)"' $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS    += -fsanitize=$(SANITIZE)
+endif
+
+SRC      := $(wildcard src/*.c src/sim/*.c)
+LIB_SRC  := $(filter-out src/main.c,$(SRC))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/src/main.o
+LIB      := $(BUILD)/libllmload.a
+BIN      := $(BUILD)/llmload
+
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+INTEG_SRC  := $(wildcard tests/integration/test_*.c)
+INTEG_BIN  := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/tests/integration/%)
+INTEG_HARNESS := $(BUILD)/tests/integration/harness.o
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+.PHONY: all deps test unit integration check-asan valgrind fuzz fuzz-build demo install clean
+
+all: $(BIN)
+
+deps:
+	@sh scripts/install-deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIB) $(LIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB) tests/unit/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LIBS) $(TEST_LIBS)
+
+$(INTEG_HARNESS): tests/integration/harness.c tests/integration/harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
+
+$(BUILD)/tests/integration/%: tests/integration/%.c $(INTEG_HARNESS) $(LIB) tests/unit/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/integration $(LDFLAGS) -o $@ $< \
+	    $(INTEG_HARNESS) $(LIB) $(LIBS) $(TEST_LIBS)
+
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do \
+	    echo "== $$t"; $$t || fail=1; \
+	done; exit $$fail
+
+integration: $(BIN) $(INTEG_BIN)
+	@fail=0; for t in $(INTEG_BIN); do \
+	    echo "== $$t"; LLMLOAD_BIN=$(abspath $(BIN)) LLMLOAD_DATA=$(abspath tests/data) $$t || fail=1; \
+	done; exit $$fail
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory integration
+
+check-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined CC=clang unit integration
+
+valgrind: deps
+	@$(MAKE) --no-print-directory $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do \
+	    echo "== valgrind $$t"; \
+	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	        --error-exitcode=99 $$t >/dev/null || fail=1; \
+	done; exit $$fail
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -DLL_VERSION='"fuzz"' \
+	    $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+	    -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: deps fuzz-build
+	@fail=0; for f in $(FUZZ_BIN); do \
+	    n=$$(basename $$f); corpus=$(BUILD)/fuzz/corpus-$$n; mkdir -p $$corpus; \
+	    echo "== $$n for $(FUZZ_TIME)s"; \
+	    $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=0 $$corpus tests/data/fuzz/$$n \
+	        2>$(BUILD)/fuzz/$$n.log || { tail -40 $(BUILD)/fuzz/$$n.log; fail=1; }; \
+	done; exit $$fail
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo.sh $(BIN)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/llmload
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,88 @@
+/* record.h: one record per scheduled request, whatever happened to it.
+ *
+ * This is the in-memory form of a line of requests.jsonl (docs/formats.md
+ * documents every field). Times are CLOCK_MONOTONIC nanoseconds relative to
+ * the run start; LL_NO_TIME marks a time that never happened (written as
+ * null). Latencies are derived from these, never stored. */
+#ifndef LL_RECORD_H
+#define LL_RECORD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define LL_NO_TIME UINT64_MAX
+
+/* What happened to a request. "ok" or one error kind; the JSON names are
+ * rec_kind_name(). Order is part of nothing public: names are. */
+enum rec_kind {
+    REC_OK,
+    REC_HTTP_429,
+    REC_HTTP_5XX,
+    REC_HTTP_4XX,
+    REC_HTTP_OTHER,          /* 1xx/3xx or anything unexpected */
+    REC_TIMEOUT_CONNECT,
+    REC_TIMEOUT_FIRST_TOKEN,
+    REC_TIMEOUT_IDLE,
+    REC_TIMEOUT_TOTAL,
+    REC_CONNECT_ERROR,
+    REC_STREAM_TRUNCATED,    /* the stream closed before [DONE] / finish */
+    REC_MALFORMED_EVENT,     /* an event whose data is not the expected JSON */
+    REC_LINE_TOO_LONG,       /* an SSE line over the decoder's bound */
+    REC_SERVER_ERROR_EVENT,  /* an error object inside the stream */
+    REC_CANCELLED,           /* cancelled by the client (Ctrl-C grace expired, workload) */
+    REC_CLIENT_DROPPED,      /* never sent: --on-cap drop, --max-inflight, spend guard */
+    REC_TRANSPORT_ERROR,     /* any other libcurl failure (TLS, DNS, resources) */
+    REC_KIND_COUNT
+};
+
+/* The JSON name of a kind ("ok", "http_429", ...). Static string. */
+const char *rec_kind_name(enum rec_kind k);
+/* The kind named s, or -1. */
+int rec_kind_from_name(const char *s);
+
+enum rec_tokens_source {
+    REC_TOKENS_USAGE,        /* the final usage object */
+    REC_TOKENS_CHUNK_USAGE,  /* per-chunk (continuous) usage */
+    REC_TOKENS_EVENTS,       /* counted content-bearing events */
+};
+const char *rec_tokens_source_name(enum rec_tokens_source s);
+
+struct record {
+    uint64_t id;                 /* schedule index, 0-based */
+    enum rec_kind kind;
+    int http_status;             /* 0 when no response status was read */
+    uint64_t sched_ns;           /* when the schedule said to send */
+    uint64_t sent_ns;            /* handed to the transport (LL_NO_TIME if never) */
+    uint64_t first_ns;           /* first output-bearing event (content, reasoning or tool call) */
+    uint64_t first_content_ns;   /* first event with visible content text */
+    uint64_t last_ns;            /* last output-bearing event */
+    uint64_t end_ns;             /* stream closed or error known */
+    uint64_t max_gap_ns;         /* largest gap between output events (0 if < 2) */
+    uint32_t prompt_tokens;      /* requested (what we built) */
+    int64_t prompt_tokens_server;/* usage.prompt_tokens, -1 if not reported */
+    int64_t cached_tokens;       /* usage.prompt_tokens_details.cached_tokens, -1 if none */
+    uint32_t max_tokens;         /* requested output cap */
+    uint64_t output_tokens;      /* from tokens_source */
+    enum rec_tokens_source tokens_source;
+    uint64_t events;             /* output-bearing events received */
+    int64_t retry_after_ms;      /* a 429's Retry-After, -1 if none */
+    uint32_t worker;             /* worker thread that ran it */
+    int64_t user;                /* closed loop: the user index, else -1 */
+    char detail[120];            /* short error detail, "" when ok */
+};
+
+/* Reset r to an empty record for schedule index id: every time LL_NO_TIME,
+ * counts zero, optional numbers -1, kind REC_OK. */
+void record_init(struct record *r, uint64_t id);
+
+/* Write r as one JSON line (with '\n') to f. Returns 0 or LL_E_IO.
+ * Allocates nothing. */
+int record_write_jsonl(FILE *f, const struct record *r);
+
+/* Derived latencies, LL_NO_TIME when undefined. */
+uint64_t record_ttft_ns(const struct record *r);        /* first - sched */
+uint64_t record_ttft_server_ns(const struct record *r); /* first - sent */
+uint64_t record_e2e_ns(const struct record *r);         /* end - sched */
+uint64_t record_tpot_ns(const struct record *r);        /* (last-first)/(out-1), out >= 2 */
+
+#endif

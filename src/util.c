@@ -1,0 +1,206 @@
+/* util.c: error names, the clock, checked allocation, strict parsing. */
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *ll_strerror(int err)
+{
+    switch (err) {
+    case LL_OK: return "ok";
+    case LL_E_NOMEM: return "out of memory";
+    case LL_E_INVAL: return "invalid value";
+    case LL_E_PROTO: return "protocol error";
+    case LL_E_IO: return "I/O error";
+    case LL_E_FULL: return "full";
+    case LL_E_AGAIN: return "try again";
+    case LL_E_RANGE: return "out of range";
+    case LL_E_EOF: return "unexpected end of input";
+    case LL_E_NOTFOUND: return "not found";
+    }
+    return "unknown error";
+}
+
+uint64_t ll_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * LL_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static void oom(size_t size)
+{
+    fprintf(stderr, "llmload: out of memory allocating %zu bytes\n", size);
+    abort();
+}
+
+void *ll_malloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p)
+        oom(size);
+    return p;
+}
+
+void *ll_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom(n * size);
+    return p;
+}
+
+void *ll_realloc(void *p, size_t size)
+{
+    void *q = realloc(p, size ? size : 1);
+    if (!q)
+        oom(size);
+    return q;
+}
+
+char *ll_strdup(const char *s)
+{
+    return ll_strndup(s, strlen(s));
+}
+
+char *ll_strndup(const char *s, size_t n)
+{
+    char *p = ll_malloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+int ll_parse_double(const char *s, double *out)
+{
+    if (!s || !*s)
+        return LL_E_INVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0')
+        return LL_E_INVAL;
+    if (errno == ERANGE || !isfinite(v))
+        return LL_E_RANGE;
+    *out = v;
+    return 0;
+}
+
+int ll_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return LL_E_INVAL;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end != '\0')
+        return LL_E_INVAL;
+    if (errno == ERANGE)
+        return LL_E_RANGE;
+    *out = v;
+    return 0;
+}
+
+int ll_parse_count(const char *s, double *out)
+{
+    if (!s || !*s)
+        return LL_E_INVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s)
+        return LL_E_INVAL;
+    if (*end == 'k' || *end == 'K') {
+        v *= 1e3;
+        end++;
+    } else if (*end == 'M') {
+        v *= 1e6;
+        end++;
+    } else if (*end == 'G') {
+        v *= 1e9;
+        end++;
+    }
+    if (*end != '\0')
+        return LL_E_INVAL;
+    if (errno == ERANGE || !isfinite(v))
+        return LL_E_RANGE;
+    *out = v;
+    return 0;
+}
+
+int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
+                         uint64_t *out_ns)
+{
+    if (!s || !*s)
+        return LL_E_INVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s)
+        return LL_E_INVAL;
+    if (errno == ERANGE || !isfinite(v))
+        return LL_E_RANGE;
+    double unit;
+    if (*end == '\0')
+        unit = (double)default_unit_ns;
+    else if (strcmp(end, "ns") == 0)
+        unit = 1;
+    else if (strcmp(end, "us") == 0)
+        unit = 1e3;
+    else if (strcmp(end, "ms") == 0)
+        unit = 1e6;
+    else if (strcmp(end, "s") == 0)
+        unit = 1e9;
+    else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+        unit = 60e9;
+    else if (strcmp(end, "h") == 0)
+        unit = 3600e9;
+    else
+        return LL_E_INVAL;
+    if (v < 0)
+        return LL_E_RANGE;
+    double ns = v * unit;
+    if (ns >= 1.8e19)
+        return LL_E_RANGE;
+    *out_ns = (uint64_t)llround(ns);
+    return 0;
+}
+
+char *ll_fmt_duration(uint64_t ns, char *buf, size_t len)
+{
+    if (ns < 10 * LL_NS_PER_US)
+        snprintf(buf, len, "%.2fus", (double)ns / 1e3);
+    else if (ns < LL_NS_PER_MS)
+        snprintf(buf, len, "%.0fus", (double)ns / 1e3);
+    else if (ns < LL_NS_PER_SEC)
+        snprintf(buf, len, "%.2fms", (double)ns / 1e6);
+    else
+        snprintf(buf, len, "%.2fs", (double)ns / 1e9);
+    return buf;
+}
+
+void ll_errorf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("llmload: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void ll_usage_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("llmload: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(LL_EXIT_USAGE);
+}

@@ -1,0 +1,79 @@
+/* util.h: the few things every module shares: error codes, the one clock,
+ * checked allocation, and strict number/duration parsing for options and
+ * files. */
+#ifndef LL_UTIL_H
+#define LL_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Error codes. Functions return 0 or one of these (always negative). */
+#define LL_OK         0
+#define LL_E_NOMEM   (-1)  /* allocation failed (only where we do not abort) */
+#define LL_E_INVAL   (-2)  /* bad argument or bad input value */
+#define LL_E_PROTO   (-3)  /* peer broke the protocol (bad SSE, bad HTTP) */
+#define LL_E_IO      (-4)  /* a syscall failed; errno tells more */
+#define LL_E_FULL    (-5)  /* a bounded queue or buffer is full */
+#define LL_E_AGAIN   (-6)  /* nothing to do yet; try later */
+#define LL_E_RANGE   (-7)  /* a value outside its documented range */
+#define LL_E_EOF     (-8)  /* input ended early */
+#define LL_E_NOTFOUND (-9) /* a name or key that does not exist */
+
+/* Exit statuses of the llmload binary. */
+#define LL_EXIT_OK       0
+#define LL_EXIT_FAIL     1  /* ran, but a check failed (SLO, INVALID run) */
+#define LL_EXIT_USAGE    2  /* bad flags or bad input files */
+#define LL_EXIT_RUNTIME  3  /* could not run (cannot bind, cannot write) */
+
+/* A static, human-readable name for an LL_E* code. */
+const char *ll_strerror(int err);
+
+/* Nanoseconds on CLOCK_MONOTONIC. The only clock llmload uses for
+ * measurement; convert to other units only when printing. */
+uint64_t ll_now_ns(void);
+
+#define LL_NS_PER_US  1000ULL
+#define LL_NS_PER_MS  1000000ULL
+#define LL_NS_PER_SEC 1000000000ULL
+
+/* Checked allocation: on failure these print the requested size to stderr
+ * and abort(). They never return NULL (ll_malloc(0) returns a valid,
+ * freeable pointer). */
+void *ll_malloc(size_t size);
+void *ll_calloc(size_t n, size_t size);
+void *ll_realloc(void *p, size_t size);
+char *ll_strdup(const char *s);
+char *ll_strndup(const char *s, size_t n);
+
+/* Strict parsers for option values and file fields. Each parses the whole
+ * string (no trailing junk, no empty string) and returns 0, or LL_E_INVAL
+ * (not a number of the expected shape) or LL_E_RANGE (out of range). */
+
+/* A non-negative or signed double; finite only. */
+int ll_parse_double(const char *s, double *out);
+/* An unsigned 64-bit integer in decimal; "1k" / "2M" / "3G" suffixes are
+ * accepted only by ll_parse_count. */
+int ll_parse_u64(const char *s, uint64_t *out);
+/* A count with an optional k/M/G suffix (powers of 1000): "20", "1.5k". */
+int ll_parse_count(const char *s, double *out);
+/* A duration: a number with a unit ns, us, ms, s, m, h ("250ms", "1.5s",
+ * "2m"). A bare number is taken in default_unit_ns (e.g. LL_NS_PER_SEC).
+ * Negative durations are LL_E_RANGE. */
+int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
+                         uint64_t *out_ns);
+
+/* Format a duration for people: "812us", "1.25ms", "3.40s". Writes into
+ * buf (at least 16 bytes) and returns buf. */
+char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);
+
+/* Print "llmload: <fmt>\n" to stderr. */
+void ll_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "llmload: <fmt>\n" to stderr and exit(LL_EXIT_USAGE). */
+void ll_usage_fail(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+#define LL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define LL_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define LL_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif

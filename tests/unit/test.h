@@ -1,0 +1,43 @@
+/* test.h: shared test helpers on top of cmocka.
+ *
+ * cmocka's assert_int_equal and friends already print both sides; these add
+ * the few comparisons cmocka lacks, with the same habit: on failure, print
+ * the expression, both values and the tolerance. */
+#ifndef LL_TEST_H
+#define LL_TEST_H
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+/* |a - b| <= tol, doubles. */
+#define ASSERT_NEAR(a, b, tol)                                                \
+    do {                                                                      \
+        double a_ = (double)(a), b_ = (double)(b), t_ = (double)(tol);        \
+        if (!(fabs(a_ - b_) <= t_))                                           \
+            fail_msg("%s = %.9g, %s = %.9g, differ by %.3g > tolerance %.3g", \
+                     #a, a_, #b, b_, fabs(a_ - b_), t_);                      \
+    } while (0)
+
+/* |a - b| <= rel * |b|, doubles. */
+#define ASSERT_REL(a, b, rel)                                                 \
+    do {                                                                      \
+        double a_ = (double)(a), b_ = (double)(b), r_ = (double)(rel);        \
+        if (!(fabs(a_ - b_) <= r_ * fabs(b_)))                                \
+            fail_msg("%s = %.9g, %s = %.9g, relative error %.3g > %.3g",      \
+                     #a, a_, #b, b_, fabs(a_ - b_) / fabs(b_), r_);           \
+    } while (0)
+
+/* lo <= v <= hi, doubles. */
+#define ASSERT_IN_RANGE(v, lo, hi)                                            \
+    do {                                                                      \
+        double v_ = (double)(v), l_ = (double)(lo), h_ = (double)(hi);        \
+        if (!(v_ >= l_ && v_ <= h_))                                          \
+            fail_msg("%s = %.9g, expected in [%.9g, %.9g]", #v, v_, l_, h_);  \
+    } while (0)
+
+#endif
