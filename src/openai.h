@@ -1,0 +1,103 @@
+/* openai.h: decoding the OpenAI-compatible response formats, one SSE `data`
+ * payload (or one whole non-streamed body) at a time.
+ *
+ * Both the chat (/v1/chat/completions) and the legacy completions
+ * (/v1/completions) formats, as sent by OpenAI, vLLM, llama.cpp, SGLang and
+ * TGI's OpenAI layer. The decoder validates the JSON (jscan) and reads only
+ * the fields a load tester needs; it allocates nothing and keeps no pointer
+ * into the payload. docs/decoding.md states what counts as output and how
+ * output tokens are counted. */
+#ifndef LL_OPENAI_H
+#define LL_OPENAI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum oai_api { OAI_API_CHAT, OAI_API_COMPLETIONS };
+
+/* What one payload said. Byte counts are of the decoded (unescaped) UTF-8
+ * text, summed over every entry of `choices`, saturating at UINT32_MAX. */
+struct oai_chunk {
+    int done;                    /* data was exactly [DONE] */
+    int role_only;               /* some delta had a role and the chunk carries no output */
+    uint32_t content_bytes;      /* delta.content (chat), text (completions); message.content when not streamed */
+    uint32_t reasoning_bytes;    /* delta.reasoning_content or delta.reasoning (the longer, if both) */
+    uint32_t tool_call_deltas;   /* entries in delta.tool_calls */
+    int has_finish;              /* some choice had a non-null finish_reason */
+    char finish_reason[16];      /* the first one, truncated, NUL-terminated; "" if not a string */
+    int has_usage;               /* a non-null "usage" object */
+    int64_t prompt_tokens;       /* usage.prompt_tokens, -1 when absent */
+    int64_t completion_tokens;   /* usage.completion_tokens (cumulative when sent per chunk), -1 when absent */
+    int64_t cached_tokens;       /* usage.prompt_tokens_details.cached_tokens, -1 when absent */
+    int has_error;               /* an "error" member (object or string), or "object":"error" */
+    char error_message[128];     /* its message, truncated at a character boundary, NUL-terminated */
+};
+
+/* 1 when the chunk carries output: content_bytes + reasoning_bytes +
+ * tool_call_deltas > 0. Only such chunks are tokens for TTFT and ITL. */
+int oai_chunk_carries_output(const struct oai_chunk *c);
+
+/* Decode one SSE data payload data[0..len) of a streamed response into
+ * *out (always fully written). Returns 0, or LL_E_PROTO when the payload is
+ * neither exactly "[DONE]" nor a valid JSON object (the caller records a
+ * malformed_event). Fields of unexpected types are ignored, not errors.
+ * Allocates nothing; linear in len. */
+int oai_decode_chunk(enum oai_api api, const char *data, size_t len,
+                     struct oai_chunk *out);
+
+/* Decode a whole non-streamed response body (or an error body such as a
+ * 400's {"error":{...}}) into *out: content_bytes from choices[].message
+ * .content (chat) or choices[].text (completions), reasoning, tool calls,
+ * finish_reason, usage, error. done and role_only stay 0. Returns 0, or
+ * LL_E_PROTO when body is not a valid JSON object. */
+int oai_decode_response(enum oai_api api, const char *body, size_t len,
+                        struct oai_chunk *out);
+
+/* Where a request's output token count came from, best first. */
+enum oai_tokens_source {
+    OAI_TOKENS_CHUNK_USAGE,      /* usage sent on output-bearing chunks (vLLM continuous_usage_stats) */
+    OAI_TOKENS_USAGE,            /* a final usage object */
+    OAI_TOKENS_EVENTS,           /* no usage: output-bearing events counted */
+};
+
+/* A request's decoded chunks, accumulated. Embedded, caller-owned, nothing
+ * to free; oai_stream_init() before each request. */
+struct oai_stream {
+    uint64_t events;             /* payloads added, [DONE] included */
+    uint64_t output_events;      /* payloads that carried output */
+    uint64_t content_events;     /* payloads with content_bytes > 0 */
+    uint64_t role_only_events;
+    uint64_t content_bytes;      /* summed */
+    uint64_t reasoning_bytes;    /* summed */
+    uint64_t tool_call_deltas;   /* summed */
+    int done;                    /* [DONE] seen */
+    int has_finish;
+    char finish_reason[16];      /* the first finish_reason seen */
+    int usage_on_output;         /* a usage object arrived on an output-bearing chunk */
+    int has_usage;
+    int64_t prompt_tokens;       /* from the last usage seen, -1 if none */
+    int64_t completion_tokens;   /* from the last usage seen, -1 if none */
+    int64_t cached_tokens;       /* from the last usage seen, -1 if none */
+    int has_error;
+    char error_message[128];     /* the first error's message */
+};
+
+void oai_stream_init(struct oai_stream *s);
+
+/* Add one decoded payload. Returns the output tokens this payload carries
+ * by the best measure known now: with per-chunk usage, the growth of
+ * completion_tokens since the previous usage (0 if it did not grow); else 1
+ * for an output-bearing payload; else 0. The per-payload figure lets the
+ * caller say when one event carried several tokens. */
+uint64_t oai_stream_add(struct oai_stream *s, const struct oai_chunk *c);
+
+/* The request's output tokens, by precedence: per-chunk usage, then the
+ * final usage, then counted output-bearing events. *src (may be NULL) says
+ * which was used. */
+uint64_t oai_stream_output_tokens(const struct oai_stream *s,
+                                  enum oai_tokens_source *src);
+
+/* "chunk_usage", "usage" or "events". Static string. */
+const char *oai_tokens_source_name(enum oai_tokens_source src);
+
+#endif
