@@ -1,0 +1,321 @@
+/* Unit tests for engines.c: engine detection and the metric-name map,
+ * against small hand-written scrapes of each engine and the real llama.cpp
+ * capture. */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines.h"
+#include "prom.h"
+#include "util.h"
+
+static struct prom_scrape *load(const char *name)
+{
+    char path[512];
+    const char *root = getenv("LLMLOAD_DATA");
+    int n = snprintf(path, sizeof path, "%s/prom/%s",
+                     root ? root : "tests/data", name);
+    assert_true(n > 0 && (size_t)n < sizeof path);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        fail_msg("cannot open %s (run from the repository root)", path);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long sz = ftell(f);
+    assert_true(sz >= 0);
+    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+    char *buf = ll_malloc((size_t)sz + 1);
+    assert_int_equal(fread(buf, 1, (size_t)sz, f), (size_t)sz);
+    fclose(f);
+    struct prom_scrape *s = NULL;
+    assert_int_equal(prom_scrape_parse(buf, (size_t)sz, &s), 0);
+    assert_int_equal(s->stats.bad_lines, 0);
+    free(buf);
+    return s;
+}
+
+static void test_detect_each_engine(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        enum engine_kind want;
+    } cases[] = {
+        {"vllm.txt", ENGINE_VLLM},
+        {"sglang.txt", ENGINE_SGLANG},
+        {"tgi.txt", ENGINE_TGI},
+        {"llamacpp-metrics.txt", ENGINE_LLAMACPP},
+        {"triton.txt", ENGINE_TRITON},
+        {"openmetrics.txt", ENGINE_UNKNOWN},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
+        struct prom_scrape *s = load(cases[i].file);
+        enum engine_kind k = engines_detect(s);
+        if (k != cases[i].want)
+            fail_msg("%s: detected %s, want %s", cases[i].file,
+                     engines_kind_name(k), engines_kind_name(cases[i].want));
+        prom_scrape_free(s);
+    }
+    assert_int_equal(engines_detect(NULL), ENGINE_UNKNOWN);
+
+    /* A process_ metric or two beside vLLM's does not change the vote. */
+    const char *mixed = "process_cpu_seconds_total 3\nprocess_open_fds 9\n"
+                        "vllm:num_requests_running 1\nvllm:num_requests_waiting 0\n"
+                        "vllm:prompt_tokens_total 1\n";
+    struct prom_scrape *s = NULL;
+    assert_int_equal(prom_scrape_parse(mixed, strlen(mixed), &s), 0);
+    assert_int_equal(engines_detect(s), ENGINE_VLLM);
+    prom_scrape_free(s);
+}
+
+/* want[m] < 0 means "absent". */
+static void check_values(const char *file, enum engine_kind k,
+                         const double want[ENGINE_MEANING_COUNT])
+{
+    struct prom_scrape *s = load(file);
+    struct engine_values v;
+    assert_int_equal(engines_extract(k, s, &v), 0);
+    for (int m = ENGINE_M_WAITING; m < ENGINE_MEANING_COUNT; m++) {
+        if (m == ENGINE_M_TTFT) {
+            assert_int_equal(v.present[m], 0);
+            continue;
+        }
+        if (want[m] < 0) {
+            if (v.present[m])
+                fail_msg("%s: %s present (%g), want absent", file,
+                         engines_meaning_name((enum engine_meaning)m),
+                         v.value[m]);
+            continue;
+        }
+        if (!v.present[m])
+            fail_msg("%s: %s absent, want %g", file,
+                     engines_meaning_name((enum engine_meaning)m), want[m]);
+        ASSERT_NEAR(v.value[m], want[m], 1e-9 * fabs(want[m]));
+        assert_non_null(v.source[m]);
+        assert_int_equal(v.source[m]->engine, k);
+    }
+    prom_scrape_free(s);
+}
+
+static void test_extract_vllm(void **state)
+{
+    (void)state;
+    double want[ENGINE_MEANING_COUNT];
+    want[ENGINE_M_NONE] = -1;
+    want[ENGINE_M_WAITING] = 3;
+    want[ENGINE_M_RUNNING] = 7;
+    want[ENGINE_M_KV_USAGE] = 0.42;
+    want[ENGINE_M_PREEMPTIONS] = 5;
+    want[ENGINE_M_TTFT] = -1;
+    want[ENGINE_M_PROMPT_TOKENS] = 12345;
+    want[ENGINE_M_GENERATION_TOKENS] = 6789;
+    want[ENGINE_M_REQUEST_SUCCESS] = 102;    /* stop 90 + length 10 + abort 2 */
+    check_values("vllm.txt", ENGINE_VLLM, want);
+}
+
+static void test_extract_sglang(void **state)
+{
+    (void)state;
+    double want[ENGINE_MEANING_COUNT];
+    want[ENGINE_M_NONE] = -1;
+    want[ENGINE_M_WAITING] = 2826;
+    want[ENGINE_M_RUNNING] = 162;
+    want[ENGINE_M_KV_USAGE] = 0.28;
+    want[ENGINE_M_PREEMPTIONS] = 48;
+    want[ENGINE_M_TTFT] = -1;
+    want[ENGINE_M_PROMPT_TOKENS] = 8128902;
+    want[ENGINE_M_GENERATION_TOKENS] = 7557572;
+    want[ENGINE_M_REQUEST_SUCCESS] = -1;
+    check_values("sglang.txt", ENGINE_SGLANG, want);
+}
+
+static void test_extract_tgi(void **state)
+{
+    (void)state;
+    double want[ENGINE_MEANING_COUNT];
+    want[ENGINE_M_NONE] = -1;
+    want[ENGINE_M_WAITING] = 4;
+    want[ENGINE_M_RUNNING] = 16;
+    want[ENGINE_M_KV_USAGE] = -1;
+    want[ENGINE_M_PREEMPTIONS] = -1;
+    want[ENGINE_M_TTFT] = -1;
+    want[ENGINE_M_PROMPT_TOKENS] = 64000;
+    want[ENGINE_M_GENERATION_TOKENS] = 32000;
+    want[ENGINE_M_REQUEST_SUCCESS] = 250;
+    check_values("tgi.txt", ENGINE_TGI, want);
+}
+
+static void test_extract_llamacpp_fixture(void **state)
+{
+    (void)state;
+    double want[ENGINE_MEANING_COUNT];
+    want[ENGINE_M_NONE] = -1;
+    want[ENGINE_M_WAITING] = 0;
+    want[ENGINE_M_RUNNING] = 0;
+    want[ENGINE_M_KV_USAGE] = -1;     /* this build does not send it */
+    want[ENGINE_M_PREEMPTIONS] = -1;
+    want[ENGINE_M_TTFT] = -1;
+    want[ENGINE_M_PROMPT_TOKENS] = 51;
+    want[ENGINE_M_GENERATION_TOKENS] = 36;
+    want[ENGINE_M_REQUEST_SUCCESS] = -1;
+    check_values("llamacpp-metrics.txt", ENGINE_LLAMACPP, want);
+}
+
+static void test_extract_triton(void **state)
+{
+    (void)state;
+    double want[ENGINE_MEANING_COUNT];
+    want[ENGINE_M_NONE] = -1;
+    want[ENGINE_M_WAITING] = 3;      /* TRT-LLM's waiting, not pending (0) */
+    want[ENGINE_M_RUNNING] = 6;      /* scheduled */
+    want[ENGINE_M_KV_USAGE] = 0.3;
+    want[ENGINE_M_PREEMPTIONS] = -1;
+    want[ENGINE_M_TTFT] = -1;
+    want[ENGINE_M_PROMPT_TOKENS] = -1;
+    want[ENGINE_M_GENERATION_TOKENS] = -1;
+    want[ENGINE_M_REQUEST_SUCCESS] = 80;   /* both models summed */
+    check_values("triton.txt", ENGINE_TRITON, want);
+
+    /* Without the TRT-LLM backend, the pending count is the queue. */
+    const char *plain = "nv_inference_pending_request_count{model=\"a\"} 2\n"
+                        "nv_inference_pending_request_count{model=\"b\"} 5\n";
+    struct prom_scrape *s = NULL;
+    assert_int_equal(prom_scrape_parse(plain, strlen(plain), &s), 0);
+    struct engine_values v;
+    assert_int_equal(engines_extract(ENGINE_TRITON, s, &v), 0);
+    assert_int_equal(v.present[ENGINE_M_WAITING], 1);
+    ASSERT_NEAR(v.value[ENGINE_M_WAITING], 7, 0);
+    assert_string_equal(v.source[ENGINE_M_WAITING]->name,
+                        "nv_inference_pending_request_count");
+    assert_int_equal(v.present[ENGINE_M_RUNNING], 0);
+    prom_scrape_free(s);
+}
+
+static void test_old_vllm_kv_name_and_max(void **state)
+{
+    (void)state;
+    /* V0's name; two engines: KV usage is the maximum, counts are summed. */
+    const char *body =
+        "vllm:gpu_cache_usage_perc{engine=\"0\"} 0.25\n"
+        "vllm:gpu_cache_usage_perc{engine=\"1\"} 0.75\n"
+        "vllm:gpu_cache_usage_perc{engine=\"2\"} NaN\n"
+        "vllm:num_requests_running{engine=\"0\"} 2\n"
+        "vllm:num_requests_running{engine=\"1\"} 3\n";
+    struct prom_scrape *s = NULL;
+    assert_int_equal(prom_scrape_parse(body, strlen(body), &s), 0);
+    struct engine_values v;
+    assert_int_equal(engines_extract(ENGINE_VLLM, s, &v), 0);
+    ASSERT_NEAR(v.value[ENGINE_M_KV_USAGE], 0.75, 0);
+    assert_string_equal(v.source[ENGINE_M_KV_USAGE]->name,
+                        "vllm:gpu_cache_usage_perc");
+    ASSERT_NEAR(v.value[ENGINE_M_RUNNING], 5, 0);
+    assert_int_equal(v.present[ENGINE_M_WAITING], 0);
+    assert_int_equal(engines_extract(ENGINE_UNKNOWN, s, &v), LL_E_INVAL);
+    assert_int_equal(v.present[ENGINE_M_RUNNING], 0);
+    prom_scrape_free(s);
+}
+
+static void test_lookup_keeps_unknown_raw(void **state)
+{
+    (void)state;
+    struct prom_scrape *s = load("vllm.txt");
+    size_t known = 0, unknown = 0;
+    for (size_t i = 0; i < s->n_samples; i++) {
+        const struct engine_metric *r = engines_lookup(&s->samples[i]);
+        if (r == NULL) {
+            unknown++;
+            continue;
+        }
+        known++;
+        assert_int_equal(r->engine, ENGINE_VLLM);
+        if (strncmp(s->samples[i].name, "vllm:time_to_first_token_seconds", 32) == 0)
+            assert_int_equal(r->meaning, ENGINE_M_TTFT);
+    }
+    /* Only vllm:num_preemptions_created is not in the map. */
+    assert_int_equal(unknown, 1);
+    assert_int_equal(known, s->n_samples - 1);
+    prom_scrape_free(s);
+
+    s = load("triton.txt");
+    size_t pos = 0;
+    const struct prom_label max[] = {{"request_type", "max", 3}};
+    assert_int_equal(prom_scrape_find(s, "nv_trt_llm_request_metrics", max, 1, &pos), 0);
+    assert_null(engines_lookup(&s->samples[pos]));
+    const struct prom_label wait[] = {{"request_type", "waiting", 7}};
+    pos = 0;
+    assert_int_equal(prom_scrape_find(s, "nv_trt_llm_request_metrics", wait, 1, &pos), 0);
+    const struct engine_metric *r = engines_lookup(&s->samples[pos]);
+    assert_non_null(r);
+    assert_int_equal(r->meaning, ENGINE_M_WAITING);
+    prom_scrape_free(s);
+    assert_null(engines_lookup(NULL));
+}
+
+static void test_ttft_histogram(void **state)
+{
+    (void)state;
+    struct prom_histogram h;
+    double q;
+    struct prom_scrape *s = load("vllm.txt");
+    assert_int_equal(engines_ttft_histogram(ENGINE_VLLM, s, &h), 0);
+    assert_int_equal(prom_histogram_quantile(&h, 0.5, &q), 0);
+    ASSERT_NEAR(q, 0.4, 1e-12);            /* see test_prom.c */
+    prom_scrape_free(s);
+
+    /* SGLang: 1, 3, 27, 28. p50 rank 14 in (0.06, 1]:
+     * 0.06 + 0.94 * (14 - 3) / 24. */
+    s = load("sglang.txt");
+    assert_int_equal(engines_ttft_histogram(ENGINE_SGLANG, s, &h), 0);
+    assert_int_equal(prom_histogram_quantile(&h, 0.5, &q), 0);
+    ASSERT_NEAR(q, 0.06 + 0.94 * 11.0 / 24.0, 1e-12);
+    prom_scrape_free(s);
+
+    s = load("tgi.txt");
+    assert_int_equal(engines_ttft_histogram(ENGINE_TGI, s, &h), LL_E_NOTFOUND);
+    prom_scrape_free(s);
+}
+
+static void test_table_consistent(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    const struct engine_metric *t = engines_table(&n);
+    assert_true(n >= 30);
+    static const char *prefix[ENGINE_KIND_COUNT] = {
+        [ENGINE_VLLM] = "vllm:", [ENGINE_SGLANG] = "sglang:",
+        [ENGINE_TGI] = "tgi_", [ENGINE_LLAMACPP] = "llamacpp:",
+        [ENGINE_TRITON] = "nv_",
+    };
+    int has_waiting[ENGINE_KIND_COUNT] = {0};
+    for (size_t i = 0; i < n; i++) {
+        assert_true(t[i].engine > ENGINE_UNKNOWN && t[i].engine < ENGINE_KIND_COUNT);
+        assert_true(t[i].meaning > ENGINE_M_NONE && t[i].meaning < ENGINE_MEANING_COUNT);
+        const char *p = prefix[t[i].engine];
+        assert_int_equal(strncmp(t[i].name, p, strlen(p)), 0);
+        assert_true(t[i].scale > 0);
+        assert_true((t[i].label_name == NULL) == (t[i].label_value == NULL));
+        if (t[i].meaning == ENGINE_M_WAITING)
+            has_waiting[t[i].engine] = 1;
+    }
+    for (int k = ENGINE_UNKNOWN + 1; k < ENGINE_KIND_COUNT; k++)
+        assert_int_equal(has_waiting[k], 1);
+    assert_string_equal(engines_kind_name(ENGINE_LLAMACPP), "llamacpp");
+    assert_string_equal(engines_meaning_name(ENGINE_M_KV_USAGE), "kv_usage");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_detect_each_engine),
+        cmocka_unit_test(test_extract_vllm),
+        cmocka_unit_test(test_extract_sglang),
+        cmocka_unit_test(test_extract_tgi),
+        cmocka_unit_test(test_extract_llamacpp_fixture),
+        cmocka_unit_test(test_extract_triton),
+        cmocka_unit_test(test_old_vllm_kv_name_and_max),
+        cmocka_unit_test(test_lookup_keeps_unknown_raw),
+        cmocka_unit_test(test_ttft_histogram),
+        cmocka_unit_test(test_table_consistent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
