@@ -68,6 +68,7 @@ struct record {
     int64_t retry_after_ms;      /* a 429's Retry-After, -1 if none */
     uint32_t worker;             /* worker thread that ran it */
     int64_t user;                /* closed loop: the user index, else -1 */
+    int warmup;                  /* 1 = scheduled in the warm-up (written, not summarised) */
     char detail[120];            /* short error detail, "" when ok */
 };
 

@@ -1,0 +1,321 @@
+/* test_record.c: record names, the requests.jsonl line, derived latencies. */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "record.h"
+#include "util.h"
+
+/* Write r through record_write_jsonl into memory and parse it back. The
+ * line must be exactly one line ending in '\n'. Caller decrefs. */
+static json_t *roundtrip(const struct record *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(record_write_jsonl(f, r), 0);
+    assert_int_equal(fclose(f), 0);
+    assert_true(len > 2);
+    assert_int_equal(buf[len - 1], '\n');
+    assert_null(memchr(buf, '\n', len - 1));
+    json_error_t jerr;
+    json_t *j = json_loadb(buf, len, 0, &jerr);
+    if (j == NULL)
+        fail_msg("line does not parse: %s at %d: %s", jerr.text, jerr.position, buf);
+    free(buf);
+    assert_true(json_is_object(j));
+    return j;
+}
+
+static json_int_t int_field(json_t *j, const char *key)
+{
+    json_t *v = json_object_get(j, key);
+    if (!json_is_integer(v))
+        fail_msg("field %s is not an integer", key);
+    return json_integer_value(v);
+}
+
+static const char *str_field(json_t *j, const char *key)
+{
+    json_t *v = json_object_get(j, key);
+    if (!json_is_string(v))
+        fail_msg("field %s is not a string", key);
+    return json_string_value(v);
+}
+
+static void assert_null_field(json_t *j, const char *key)
+{
+    json_t *v = json_object_get(j, key);
+    if (!json_is_null(v))
+        fail_msg("field %s is %s, expected null", key,
+                 v == NULL ? "missing" : "not null");
+}
+
+static const char *const all_fields[] = {
+    "id", "kind", "http_status", "sched_ns", "sent_ns", "first_ns",
+    "first_content_ns", "last_ns", "end_ns", "max_gap_ns", "prompt_tokens",
+    "prompt_tokens_server", "cached_tokens", "max_tokens", "output_tokens",
+    "tokens_source", "events", "retry_after_ms", "worker", "user", "warmup",
+    "detail",
+};
+
+static void test_kind_names(void **state)
+{
+    (void)state;
+    static const char *const names[REC_KIND_COUNT] = {
+        "ok", "http_429", "http_5xx", "http_4xx", "http_other",
+        "timeout_connect", "timeout_first_token", "timeout_idle",
+        "timeout_total", "connect_error", "stream_truncated",
+        "malformed_event", "line_too_long", "server_error_event",
+        "cancelled", "client_dropped", "transport_error",
+    };
+    for (int k = 0; k < REC_KIND_COUNT; k++) {
+        assert_string_equal(rec_kind_name((enum rec_kind)k), names[k]);
+        assert_int_equal(rec_kind_from_name(names[k]), k);
+    }
+    assert_int_equal(rec_kind_from_name("OK"), -1);
+    assert_int_equal(rec_kind_from_name(""), -1);
+    assert_int_equal(rec_kind_from_name(NULL), -1);
+    assert_int_equal(rec_kind_from_name("http_429 "), -1);
+    assert_string_equal(rec_kind_name(REC_KIND_COUNT), "unknown");
+    assert_string_equal(rec_tokens_source_name(REC_TOKENS_USAGE), "usage");
+    assert_string_equal(rec_tokens_source_name(REC_TOKENS_CHUNK_USAGE), "chunk_usage");
+    assert_string_equal(rec_tokens_source_name(REC_TOKENS_EVENTS), "events");
+}
+
+static void test_init(void **state)
+{
+    (void)state;
+    struct record r;
+    memset(&r, 0x5A, sizeof(r));
+    record_init(&r, 42);
+    assert_int_equal(r.id, 42);
+    assert_int_equal(r.kind, REC_OK);
+    assert_int_equal(r.http_status, 0);
+    assert_true(r.sched_ns == LL_NO_TIME && r.sent_ns == LL_NO_TIME &&
+                r.first_ns == LL_NO_TIME && r.first_content_ns == LL_NO_TIME &&
+                r.last_ns == LL_NO_TIME && r.end_ns == LL_NO_TIME);
+    assert_int_equal(r.max_gap_ns, 0);
+    assert_int_equal(r.prompt_tokens, 0);
+    assert_int_equal(r.prompt_tokens_server, -1);
+    assert_int_equal(r.cached_tokens, -1);
+    assert_int_equal(r.output_tokens, 0);
+    assert_int_equal(r.events, 0);
+    assert_int_equal(r.retry_after_ms, -1);
+    assert_int_equal(r.user, -1);
+    assert_int_equal(r.worker, 0);
+    assert_string_equal(r.detail, "");
+}
+
+/* A full ok record: every field present, values distinct so a swapped
+ * field would show. */
+static void test_jsonl_full(void **state)
+{
+    (void)state;
+    struct record r;
+    record_init(&r, 7);
+    r.http_status = 200;
+    r.sched_ns = 1000000000ULL;
+    r.sent_ns = 1000050000ULL;
+    r.first_ns = 1250000000ULL;
+    r.first_content_ns = 1260000000ULL;
+    r.last_ns = 2250000000ULL;
+    r.end_ns = 2250100000ULL;
+    r.max_gap_ns = 30000000ULL;
+    r.prompt_tokens = 512;
+    r.prompt_tokens_server = 515;
+    r.cached_tokens = 256;
+    r.max_tokens = 128;
+    r.output_tokens = 101;
+    r.tokens_source = REC_TOKENS_USAGE;
+    r.events = 99;
+    r.worker = 3;
+    r.user = 12;
+
+    json_t *j = roundtrip(&r);
+    assert_int_equal(json_object_size(j), LL_ARRAY_LEN(all_fields));
+    for (size_t i = 0; i < LL_ARRAY_LEN(all_fields); i++)
+        assert_non_null(json_object_get(j, all_fields[i]));
+    assert_int_equal(int_field(j, "id"), 7);
+    assert_string_equal(str_field(j, "kind"), "ok");
+    assert_int_equal(int_field(j, "http_status"), 200);
+    assert_int_equal(int_field(j, "sched_ns"), 1000000000LL);
+    assert_int_equal(int_field(j, "sent_ns"), 1000050000LL);
+    assert_int_equal(int_field(j, "first_ns"), 1250000000LL);
+    assert_int_equal(int_field(j, "first_content_ns"), 1260000000LL);
+    assert_int_equal(int_field(j, "last_ns"), 2250000000LL);
+    assert_int_equal(int_field(j, "end_ns"), 2250100000LL);
+    assert_int_equal(int_field(j, "max_gap_ns"), 30000000LL);
+    assert_int_equal(int_field(j, "prompt_tokens"), 512);
+    assert_int_equal(int_field(j, "prompt_tokens_server"), 515);
+    assert_int_equal(int_field(j, "cached_tokens"), 256);
+    assert_int_equal(int_field(j, "max_tokens"), 128);
+    assert_int_equal(int_field(j, "output_tokens"), 101);
+    assert_string_equal(str_field(j, "tokens_source"), "usage");
+    assert_int_equal(int_field(j, "events"), 99);
+    assert_null_field(j, "retry_after_ms");
+    assert_int_equal(int_field(j, "worker"), 3);
+    assert_int_equal(int_field(j, "user"), 12);
+    assert_true(json_is_false(json_object_get(j, "warmup")));
+    assert_null_field(j, "detail");
+    json_decref(j);
+
+    r.warmup = 1;
+    j = roundtrip(&r);
+    assert_true(json_is_true(json_object_get(j, "warmup")));
+    json_decref(j);
+}
+
+/* A request that never got anywhere: every optional is null. */
+static void test_jsonl_nulls(void **state)
+{
+    (void)state;
+    struct record r;
+    record_init(&r, 3);
+    r.kind = REC_CLIENT_DROPPED;
+    r.sched_ns = 5000;
+    r.end_ns = 5000;
+    r.prompt_tokens = 10;
+    snprintf(r.detail, sizeof(r.detail), "dropped: cap of 8 reached");
+
+    json_t *j = roundtrip(&r);
+    assert_string_equal(str_field(j, "kind"), "client_dropped");
+    assert_null_field(j, "http_status");
+    assert_int_equal(int_field(j, "sched_ns"), 5000);
+    assert_null_field(j, "sent_ns");
+    assert_null_field(j, "first_ns");
+    assert_null_field(j, "first_content_ns");
+    assert_null_field(j, "last_ns");
+    assert_int_equal(int_field(j, "end_ns"), 5000);
+    assert_int_equal(int_field(j, "max_gap_ns"), 0);
+    assert_null_field(j, "prompt_tokens_server");
+    assert_null_field(j, "cached_tokens");
+    assert_null_field(j, "retry_after_ms");
+    assert_null_field(j, "user");
+    assert_string_equal(str_field(j, "tokens_source"), "events");
+    assert_string_equal(str_field(j, "detail"), "dropped: cap of 8 reached");
+    json_decref(j);
+
+    r.kind = REC_HTTP_429;
+    r.http_status = 429;
+    r.retry_after_ms = 2000;
+    r.end_ns = UINT64_C(9223372036854775807); /* 292 years: the most JSON readers hold */
+    j = roundtrip(&r);
+    assert_string_equal(str_field(j, "kind"), "http_429");
+    assert_int_equal(int_field(j, "http_status"), 429);
+    assert_int_equal(int_field(j, "retry_after_ms"), 2000);
+    assert_true(int_field(j, "end_ns") == INT64_MAX);
+    json_decref(j);
+}
+
+static void test_jsonl_escaping(void **state)
+{
+    (void)state;
+    struct record r;
+    record_init(&r, 1);
+    r.kind = REC_SERVER_ERROR_EVENT;
+    /* quote, backslash, newline, tab, CR, a control byte, DEL, valid UTF-8
+     * (é, €), and a stray continuation byte. */
+    const char raw[] = "say \"hi\"\\ \n\t\r\x01\x7f \xc3\xa9\xe2\x82\xac \x80!";
+    memcpy(r.detail, raw, sizeof(raw));
+    json_t *j = roundtrip(&r);
+    assert_string_equal(str_field(j, "detail"),
+                        "say \"hi\"\\ \n\t\r\x01\x7f \xc3\xa9\xe2\x82\xac \xef\xbf\xbd!");
+    json_decref(j);
+
+    /* A detail cut in the middle of a 3-byte sequence, filling the whole
+     * array without a terminating NUL: the writer must stop at the array
+     * end and replace the half sequence. */
+    memset(r.detail, 'a', sizeof(r.detail));
+    r.detail[sizeof(r.detail) - 2] = (char)0xe2;
+    r.detail[sizeof(r.detail) - 1] = (char)0x82;
+    j = roundtrip(&r);
+    const char *d = str_field(j, "detail");
+    size_t n = strlen(d);
+    assert_int_equal(n, sizeof(r.detail) - 2 + 2 * 3);
+    assert_memory_equal(d + n - 6, "\xef\xbf\xbd\xef\xbf\xbd", 6);
+    assert_int_equal(d[0], 'a');
+    json_decref(j);
+
+    /* Overlong encoding of '/' and a UTF-16 surrogate are not UTF-8. */
+    snprintf(r.detail, sizeof(r.detail), "\xc0\xaf|\xed\xa0\x80");
+    j = roundtrip(&r);
+    assert_string_equal(str_field(j, "detail"),
+                        "\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    json_decref(j);
+}
+
+static void test_jsonl_write_error(void **state)
+{
+    (void)state;
+    struct record r;
+    record_init(&r, 1);
+    FILE *f = fopen("/dev/full", "w");
+    if (f == NULL)
+        skip();
+    setvbuf(f, NULL, _IONBF, 0);
+    assert_int_equal(record_write_jsonl(f, &r), LL_E_IO);
+    fclose(f);
+}
+
+static void test_derived(void **state)
+{
+    (void)state;
+    struct record r;
+    record_init(&r, 0);
+    assert_true(record_ttft_ns(&r) == LL_NO_TIME);
+    assert_true(record_ttft_server_ns(&r) == LL_NO_TIME);
+    assert_true(record_e2e_ns(&r) == LL_NO_TIME);
+    assert_true(record_tpot_ns(&r) == LL_NO_TIME);
+
+    r.sched_ns = 1000;
+    r.sent_ns = 1500;
+    r.first_ns = 11000;
+    r.last_ns = 51000;
+    r.end_ns = 52000;
+    r.output_tokens = 5;
+    assert_int_equal(record_ttft_ns(&r), 10000);
+    assert_int_equal(record_ttft_server_ns(&r), 9500);
+    assert_int_equal(record_e2e_ns(&r), 51000);
+    assert_int_equal(record_tpot_ns(&r), 10000); /* 40000 / 4 */
+
+    r.output_tokens = 1;
+    assert_true(record_tpot_ns(&r) == LL_NO_TIME);
+    r.output_tokens = 2;
+    assert_int_equal(record_tpot_ns(&r), 40000);
+    r.output_tokens = 0;
+    assert_true(record_tpot_ns(&r) == LL_NO_TIME);
+
+    /* Never sent: server TTFT undefined, the rest still defined. */
+    r.output_tokens = 4;
+    r.sent_ns = LL_NO_TIME;
+    assert_true(record_ttft_server_ns(&r) == LL_NO_TIME);
+    assert_int_equal(record_ttft_ns(&r), 10000);
+    assert_int_equal(record_tpot_ns(&r), 13333); /* 40000 / 3, truncated */
+
+    /* Out of order (a corrupt record) is undefined, not a huge number. */
+    r.first_ns = 500;
+    assert_true(record_ttft_ns(&r) == LL_NO_TIME);
+    r.end_ns = 999;
+    assert_true(record_e2e_ns(&r) == LL_NO_TIME);
+    r.first_ns = 60000;
+    assert_true(record_tpot_ns(&r) == LL_NO_TIME);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_init),
+        cmocka_unit_test(test_jsonl_full),
+        cmocka_unit_test(test_jsonl_nulls),
+        cmocka_unit_test(test_jsonl_escaping),
+        cmocka_unit_test(test_jsonl_write_error),
+        cmocka_unit_test(test_derived),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

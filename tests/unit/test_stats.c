@@ -1,0 +1,280 @@
+/* test_stats.c: what each record adds to a stats, and that merging
+ * per-worker stats equals one stats fed everything. */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "stats.h"
+#include "util.h"
+
+static struct record ok_record(uint64_t id, uint64_t sched_ns)
+{
+    struct record r;
+    record_init(&r, id);
+    r.http_status = 200;
+    r.sched_ns = sched_ns;
+    r.sent_ns = sched_ns + 1000;            /* client queue 1us */
+    r.first_ns = sched_ns + 200000;         /* TTFT 200us */
+    r.first_content_ns = sched_ns + 300000; /* TTFC 300us */
+    r.last_ns = sched_ns + 1200000;         /* decode 1ms */
+    r.end_ns = sched_ns + 1250000;          /* E2E 1.25ms */
+    r.prompt_tokens = 100;
+    r.output_tokens = 11;                   /* TPOT 100us */
+    r.events = 6;                           /* ITL per request 200us */
+    r.tokens_source = REC_TOKENS_USAGE;
+    return r;
+}
+
+static void test_add_one_ok(void **state)
+{
+    (void)state;
+    struct stats s;
+    stats_init(&s);
+    struct record r = ok_record(0, 5000000);
+    r.prompt_tokens_server = 103;
+    r.cached_tokens = 64;
+    stats_add_record(&s, &r);
+
+    assert_int_equal(s.completed, 1);
+    assert_int_equal(s.by_kind[REC_OK], 1);
+    assert_int_equal(stats_failed(&s), 0);
+    assert_int_equal(s.scheduled, 0); /* the driver's to count */
+    assert_int_equal(hist_count(s.ttft), 1);
+    assert_int_equal(hist_min(s.ttft), 200000);
+    assert_int_equal(hist_min(s.ttft_server), 199000);
+    assert_int_equal(hist_min(s.ttfc), 300000);
+    assert_int_equal(hist_min(s.tpot), 100000);
+    assert_int_equal(hist_min(s.itl_req), 200000);
+    assert_int_equal(hist_min(s.e2e), 1250000);
+    assert_int_equal(hist_min(s.client_queue), 1000);
+    assert_int_equal(hist_count(s.e2e_failed), 0);
+    assert_int_equal(hist_count(s.itl), 0);
+    assert_int_equal(s.prompt_tokens, 103); /* the server's count wins */
+    assert_int_equal(s.prompt_mismatch, 1);
+    assert_int_equal(s.output_tokens, 11);
+    assert_int_equal(s.events, 6);
+    assert_int_equal(s.cached_tokens, 64);
+    assert_int_equal(s.cached_reported, 1);
+    assert_int_equal(s.tokens_source_count[REC_TOKENS_USAGE], 1);
+    assert_int_equal(s.ok_e2e_sum_ns, 1250000);
+    assert_int_equal(s.all_e2e_sum_ns, 1250000);
+    assert_int_equal(s.all_e2e_count, 1);
+    assert_int_equal(s.all_service_sum_ns, 1249000);
+    assert_int_equal(s.all_service_count, 1);
+    stats_free(&s);
+    stats_free(&s); /* twice is safe */
+}
+
+static void test_add_failures(void **state)
+{
+    (void)state;
+    struct stats s;
+    stats_init(&s);
+
+    /* A 429 answered fast: counts, its E2E goes to e2e_failed only, and its
+     * short TTFT-like times must not improve the ok percentiles. */
+    struct record r;
+    record_init(&r, 1);
+    r.kind = REC_HTTP_429;
+    r.http_status = 429;
+    r.sched_ns = 1000;
+    r.sent_ns = 3000;
+    r.end_ns = 9000;
+    r.retry_after_ms = 1500;
+    stats_add_record(&s, &r);
+
+    /* A truncated stream with partial output. */
+    struct record t = ok_record(2, 100000);
+    t.kind = REC_STREAM_TRUNCATED;
+    t.output_tokens = 4;
+    stats_add_record(&s, &t);
+
+    /* Dropped by the client: never sent, no E2E. */
+    record_init(&r, 3);
+    r.kind = REC_CLIENT_DROPPED;
+    r.sched_ns = 50;
+    stats_add_record(&s, &r);
+
+    assert_int_equal(s.completed, 3);
+    assert_int_equal(s.by_kind[REC_OK], 0);
+    assert_int_equal(s.by_kind[REC_HTTP_429], 1);
+    assert_int_equal(s.by_kind[REC_STREAM_TRUNCATED], 1);
+    assert_int_equal(s.by_kind[REC_CLIENT_DROPPED], 1);
+    assert_int_equal(stats_failed(&s), 3);
+    assert_int_equal(hist_count(s.ttft), 0);
+    assert_int_equal(hist_count(s.ttft_server), 0);
+    assert_int_equal(hist_count(s.tpot), 0);
+    assert_int_equal(hist_count(s.e2e), 0);
+    assert_int_equal(hist_count(s.e2e_failed), 2);
+    assert_int_equal(hist_min(s.e2e_failed), 8000);
+    assert_int_equal(hist_max(s.e2e_failed), 1250000);
+    assert_int_equal(hist_count(s.client_queue), 2); /* the two that were sent */
+    assert_int_equal(hist_min(s.client_queue), 1000);
+    assert_int_equal(hist_max(s.client_queue), 2000);
+    assert_int_equal(s.output_tokens, 0);
+    assert_int_equal(s.output_tokens_failed, 4);
+    assert_int_equal(s.prompt_tokens, 0);
+    assert_int_equal(s.retry_after_seen, 1);
+    assert_int_equal(s.retry_after_sum_ms, 1500);
+    assert_int_equal(s.ok_e2e_sum_ns, 0);
+    assert_int_equal(s.all_e2e_sum_ns, 8000 + 1250000);
+    assert_int_equal(s.all_e2e_count, 2);
+    assert_int_equal(s.all_service_count, 2);
+
+    stats_add_itl_gap(&s, 700);
+    stats_add_itl_gap(&s, 900);
+    stats_add_lateness(&s, 12345);
+    assert_int_equal(hist_count(s.itl), 2);
+    assert_int_equal(hist_max(s.itl), 900);
+    assert_int_equal(hist_max(s.lateness), 12345);
+
+    stats_reset(&s);
+    assert_int_equal(s.completed, 0);
+    assert_int_equal(s.by_kind[REC_HTTP_429], 0);
+    assert_int_equal(hist_count(s.itl), 0);
+    assert_int_equal(hist_count(s.e2e_failed), 0);
+    assert_non_null(s.ttft);
+    stats_add_record(&s, &t);
+    assert_int_equal(s.completed, 1);
+    stats_free(&s);
+}
+
+/* A small deterministic generator, so the test needs no RNG module. */
+static uint64_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *x >> 33;
+}
+
+static struct record random_record(uint64_t id, uint64_t *seed)
+{
+    struct record r = ok_record(id, id * 1000000 + lcg(seed) % 1000);
+    r.first_ns = r.sched_ns + 1000 + lcg(seed) % 50000000;
+    r.first_content_ns = r.first_ns + lcg(seed) % 1000;
+    r.last_ns = r.first_ns + lcg(seed) % 2000000000;
+    r.end_ns = r.last_ns + lcg(seed) % 100000;
+    r.output_tokens = lcg(seed) % 300;
+    r.events = r.output_tokens / 2;
+    r.prompt_tokens = (uint32_t)(lcg(seed) % 4000);
+    r.tokens_source = (enum rec_tokens_source)(lcg(seed) % 3);
+    if (lcg(seed) % 4 == 0)
+        r.prompt_tokens_server = (int64_t)(lcg(seed) % 4000);
+    if (lcg(seed) % 5 == 0)
+        r.cached_tokens = (int64_t)(lcg(seed) % 100);
+    if (lcg(seed) % 7 == 0) {
+        r.kind = (enum rec_kind)(1 + lcg(seed) % (REC_KIND_COUNT - 1));
+        r.retry_after_ms = r.kind == REC_HTTP_429 ? 1000 : -1;
+    }
+    return r;
+}
+
+static void assert_hist_equal(const struct hist *a, const struct hist *b)
+{
+    char *sa = hist_to_string(a);
+    char *sb = hist_to_string(b);
+    assert_string_equal(sa, sb);
+    free(sa);
+    free(sb);
+}
+
+static void test_merge_equals_single(void **state)
+{
+    (void)state;
+    enum { WORKERS = 3, N = 3000 };
+    struct stats one, part[WORKERS], total;
+    stats_init(&one);
+    stats_init(&total);
+    for (int w = 0; w < WORKERS; w++)
+        stats_init(&part[w]);
+
+    uint64_t seed = 42;
+    for (uint64_t i = 0; i < N; i++) {
+        struct record r = random_record(i, &seed);
+        uint64_t gap = lcg(&seed) % 90000000;
+        uint64_t late = lcg(&seed) % 1000000;
+        struct stats *p = &part[i % WORKERS];
+        one.scheduled++;
+        p->scheduled++;
+        if (r.kind != REC_CLIENT_DROPPED) {
+            one.sent++;
+            p->sent++;
+        }
+        stats_add_record(&one, &r);
+        stats_add_record(p, &r);
+        stats_add_itl_gap(&one, gap);
+        stats_add_itl_gap(p, gap);
+        stats_add_lateness(&one, late);
+        stats_add_lateness(p, late);
+    }
+    for (int w = 0; w < WORKERS; w++)
+        stats_merge(&total, &part[w]);
+
+    assert_int_equal(total.scheduled, N);
+    assert_int_equal(total.scheduled, one.scheduled);
+    assert_int_equal(total.sent, one.sent);
+    assert_int_equal(total.completed, N);
+    uint64_t kinds = 0;
+    for (int k = 0; k < REC_KIND_COUNT; k++) {
+        assert_int_equal(total.by_kind[k], one.by_kind[k]);
+        kinds += total.by_kind[k];
+    }
+    assert_int_equal(kinds, N);
+    assert_true(stats_failed(&total) > 0 && total.by_kind[REC_OK] > 0);
+    assert_hist_equal(total.ttft, one.ttft);
+    assert_hist_equal(total.ttft_server, one.ttft_server);
+    assert_hist_equal(total.ttfc, one.ttfc);
+    assert_hist_equal(total.itl, one.itl);
+    assert_hist_equal(total.itl_req, one.itl_req);
+    assert_hist_equal(total.tpot, one.tpot);
+    assert_hist_equal(total.e2e, one.e2e);
+    assert_hist_equal(total.e2e_failed, one.e2e_failed);
+    assert_hist_equal(total.client_queue, one.client_queue);
+    assert_hist_equal(total.lateness, one.lateness);
+    assert_int_equal(total.prompt_tokens, one.prompt_tokens);
+    assert_int_equal(total.output_tokens, one.output_tokens);
+    assert_int_equal(total.output_tokens_failed, one.output_tokens_failed);
+    assert_int_equal(total.events, one.events);
+    assert_int_equal(total.cached_tokens, one.cached_tokens);
+    assert_int_equal(total.cached_reported, one.cached_reported);
+    assert_int_equal(total.prompt_mismatch, one.prompt_mismatch);
+    assert_int_equal(total.ok_e2e_sum_ns, one.ok_e2e_sum_ns);
+    assert_int_equal(total.all_e2e_sum_ns, one.all_e2e_sum_ns);
+    assert_int_equal(total.all_e2e_count, one.all_e2e_count);
+    assert_int_equal(total.all_service_sum_ns, one.all_service_sum_ns);
+    assert_int_equal(total.all_service_count, one.all_service_count);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(total.tokens_source_count[i], one.tokens_source_count[i]);
+    assert_int_equal(total.retry_after_seen, one.retry_after_seen);
+    assert_int_equal(total.retry_after_sum_ms, one.retry_after_sum_ms);
+    /* Every random ok record has a first_ns, so each gave one TTFT. */
+    assert_int_equal(hist_count(total.ttft), total.by_kind[REC_OK]);
+
+    /* The sum of ok E2E recomputed from scratch. */
+    uint64_t e2e_sum = 0;
+    seed = 42;
+    for (uint64_t i = 0; i < N; i++) {
+        struct record r = random_record(i, &seed);
+        lcg(&seed);
+        lcg(&seed);
+        if (r.kind == REC_OK)
+            e2e_sum += r.end_ns - r.sched_ns;
+    }
+    assert_int_equal(total.ok_e2e_sum_ns, e2e_sum);
+
+    for (int w = 0; w < WORKERS; w++)
+        stats_free(&part[w]);
+    stats_free(&one);
+    stats_free(&total);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_one_ok),
+        cmocka_unit_test(test_add_failures),
+        cmocka_unit_test(test_merge_equals_single),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,449 @@
+/* test_summary.c: the printed summary and summary.json, against figures
+ * computed by hand from hand-made records. */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "hist.h"
+#include "record.h"
+#include "stats.h"
+#include "summary.h"
+#include "util.h"
+
+#define MS LL_NS_PER_MS
+
+/* The fixture: 1000 ok requests with TTFT 1ms, 2ms, ... 1000ms (so the
+ * exact nearest-rank p50 is 500ms, p90 900ms, p99.9 999ms), E2E = TTFT +
+ * 100ms, 10 output tokens each from usage; 7 fast 429s and 3 first-token
+ * timeouts; 1010 scheduled, 1005 sent; a 10 s window. */
+struct fixture {
+    struct stats s;
+    struct summary_info info;
+};
+
+static void fixture_fill(struct fixture *fx)
+{
+    stats_init(&fx->s);
+    for (uint64_t i = 0; i < 1000; i++) {
+        struct record r;
+        record_init(&r, i);
+        r.http_status = 200;
+        r.sched_ns = i * 10 * MS;
+        r.sent_ns = r.sched_ns;
+        r.first_ns = r.sched_ns + (i + 1) * MS;
+        r.first_content_ns = r.first_ns;
+        r.last_ns = r.first_ns + 90 * MS;
+        r.end_ns = r.first_ns + 100 * MS;
+        r.prompt_tokens = 50;
+        r.output_tokens = 10;
+        r.events = 10;
+        r.tokens_source = REC_TOKENS_USAGE;
+        stats_add_record(&fx->s, &r);
+    }
+    for (uint64_t i = 0; i < 10; i++) {
+        struct record r;
+        record_init(&r, 1000 + i);
+        r.sched_ns = 1000;
+        r.sent_ns = 1000;
+        if (i < 7) {
+            r.kind = REC_HTTP_429;
+            r.http_status = 429;
+            r.end_ns = 1000 + 2 * MS;
+            r.retry_after_ms = 1000;
+        } else {
+            r.kind = REC_TIMEOUT_FIRST_TOKEN;
+            r.end_ns = 1000 + 30000 * MS;
+        }
+        stats_add_record(&fx->s, &r);
+    }
+    fx->s.scheduled = 1010;
+    fx->s.sent = 1005;
+
+    memset(&fx->info, 0, sizeof(fx->info));
+    fx->info.mode = "open-loop poisson";
+    fx->info.offered_rate_per_s = 101.0;
+    fx->info.window_ns = 10 * LL_NS_PER_SEC;
+    fx->info.warmup_ns = 2 * LL_NS_PER_SEC;
+    fx->info.inflight_mean = 55.5;
+    fx->info.inflight_max = 90;
+    fx->info.target_url = "http://127.0.0.1:8000/v1/chat/completions";
+    fx->info.model = "tiny";
+    fx->info.version = "test";
+    fx->info.seed = 7;
+    fx->info.records_written = 1010;
+}
+
+static char *print_to_string(const struct stats *s, const struct summary_info *info)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    summary_print(f, s, info);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+/* The line of text that starts with prefix, copied into line. */
+static void find_line(const char *text, const char *prefix, char *line, size_t len)
+{
+    const char *p = text;
+    size_t n = strlen(prefix);
+    while (p != NULL && *p != '\0') {
+        if (strncmp(p, prefix, n) == 0) {
+            const char *e = strchr(p, '\n');
+            size_t l = e != NULL ? (size_t)(e - p) : strlen(p);
+            if (l >= len)
+                l = len - 1;
+            memcpy(line, p, l);
+            line[l] = '\0';
+            return;
+        }
+        p = strchr(p, '\n');
+        if (p != NULL)
+            p++;
+    }
+    fail_msg("no line starts with \"%s\" in:\n%s", prefix, text);
+}
+
+/* The whitespace-separated fields of line, into v (at most max). */
+static size_t split_fields(char *line, char **v, size_t max)
+{
+    size_t n = 0;
+    char *p = line;
+    while (*p != '\0' && n < max) {
+        while (*p == ' ')
+            p++;
+        if (*p == '\0')
+            break;
+        v[n++] = p;
+        while (*p != '\0' && *p != ' ')
+            p++;
+        if (*p == ' ')
+            *p++ = '\0';
+    }
+    return n;
+}
+
+/* The row that starts with label (padded): check its last two columns. */
+static void check_row(const char *out, const char *label, const char *max,
+                      const char *count)
+{
+    char prefix[64], line[256];
+    snprintf(prefix, sizeof(prefix), "%-28s", label);
+    find_line(out, prefix, line, sizeof(line));
+    char *v[16];
+    size_t n = split_fields(line + 28, v, LL_ARRAY_LEN(v));
+    assert_int_equal(n, 7); /* p50 p90 p95 p99 p99.9 max count */
+    assert_string_equal(v[5], max);
+    assert_string_equal(v[6], count);
+}
+
+static void test_print(void **state)
+{
+    (void)state;
+    struct fixture fx;
+    fixture_fill(&fx);
+    char *out = print_to_string(&fx.s, &fx.info);
+    char line[256];
+
+    find_line(out, "llmload run: ", line, sizeof(line));
+    assert_string_equal(line, "llmload run: open-loop poisson, offered 101.00 req/s");
+    find_line(out, "target   http://127.0.0.1:8000/v1/chat/completions", line, sizeof(line));
+    find_line(out, "window   ", line, sizeof(line));
+    assert_string_equal(line, "window   10.00s measured, after 2.00s warm-up");
+    find_line(out, "requests: ", line, sizeof(line));
+    assert_string_equal(line, "requests: scheduled 1010, sent 1005, ok 1000, failed 10");
+    find_line(out, "failed by kind: ", line, sizeof(line));
+    assert_string_equal(line, "failed by kind: http_429 7, timeout_first_token 3");
+    find_line(out, "retry-after: ", line, sizeof(line));
+    assert_string_equal(line, "retry-after: 7 responses asked to wait, mean 1000 ms");
+    assert_null(strstr(out, "unfinished"));
+    assert_null(strstr(out, "INVALID"));
+    assert_null(strstr(out, "CLOSED LOOP"));
+
+    find_line(out, "latency  ", line, sizeof(line));
+    char *v[16];
+    assert_int_equal(split_fields(line, v, LL_ARRAY_LEN(v)), 8);
+    assert_string_equal(v[1], "p50");
+    assert_string_equal(v[5], "p99.9");
+    assert_string_equal(v[6], "max");
+    assert_string_equal(v[7], "count");
+
+    check_row(out, "TTFT", "1.00s", "1000");
+    check_row(out, "TTFT (server: first - sent)", "1.00s", "1000");
+    check_row(out, "TTFC (first content)", "1.00s", "1000");
+    check_row(out, "ITL (per gap)", "-", "0");
+    check_row(out, "ITL (per request)", "10.00ms", "1000");
+    check_row(out, "TPOT", "10.00ms", "1000");
+    check_row(out, "E2E", "1.10s", "1000");
+    check_row(out, "E2E (failed requests)", "30.00s", "10");
+    check_row(out, "client queue", "0.00us", "1010");
+    check_row(out, "schedule lateness", "-", "0");
+    /* All of TPOT is 10ms, so every percentile is exact. */
+    find_line(out, "TPOT  ", line, sizeof(line));
+    assert_int_equal(split_fields(line, v, LL_ARRAY_LEN(v)), 8);
+    for (int i = 1; i <= 6; i++)
+        assert_string_equal(v[i], "10.00ms");
+
+    find_line(out, "throughput: ", line, sizeof(line));
+    assert_string_equal(line, "throughput: offered 101.00 req/s, sent 100.50 req/s, "
+                              "completed 101.00 req/s (ok 100.00 req/s)");
+    find_line(out, "tokens:     ", line, sizeof(line));
+    assert_string_equal(line, "tokens:     input 5000.0 tok/s, output 1000.0 tok/s "
+                              "(ok requests)");
+    find_line(out, "            output tokens counted from: ", line, sizeof(line));
+    assert_string_equal(line, "            output tokens counted from: usage 1000 of "
+                              "1000 ok requests");
+    find_line(out, "in flight:  ", line, sizeof(line));
+    assert_string_equal(line, "in flight:  mean 55.50, max 90 (measured)");
+    /* 101/s x (600500ms + 90014ms) / 1010 = 69.0514 */
+    find_line(out, "Little's law: ", line, sizeof(line));
+    assert_string_equal(line, "Little's law: completion rate x mean time in system = "
+                              "69.05 (E2E, from sched), 69.05 (from sent)");
+    free(out);
+
+    /* Invalid, closed-loop, interrupted, with unfinished requests. */
+    fx.info.invalid = 1;
+    snprintf(fx.info.invalid_reason, sizeof(fx.info.invalid_reason),
+             "schedule lateness p99 12ms > 1ms");
+    fx.info.closed_loop = 1;
+    fx.info.mode = "closed-loop";
+    fx.info.offered_rate_per_s = 0;
+    fx.info.interrupted = 1;
+    fx.s.scheduled = 1013;
+    out = print_to_string(&fx.s, &fx.info);
+    find_line(out, "llmload run: ", line, sizeof(line));
+    assert_string_equal(line, "llmload run: closed-loop (interrupted: partial results)");
+    find_line(out, "CLOSED LOOP: latencies exclude the wait", line, sizeof(line));
+    find_line(out, "*** INVALID RUN: the load generator could not keep its schedule",
+              line, sizeof(line));
+    find_line(out, "*** schedule lateness p99 12ms > 1ms", line, sizeof(line));
+    find_line(out, "*** INVALID RUN: schedule lateness p99 12ms > 1ms", line,
+              sizeof(line));
+    find_line(out, "unfinished: ", line, sizeof(line));
+    assert_string_equal(line, "unfinished: 3 scheduled requests have no record");
+    find_line(out, "throughput: offered - req/s", line, sizeof(line));
+    free(out);
+    stats_free(&fx.s);
+}
+
+static json_t *jpath(json_t *root, const char *a, const char *b, const char *c)
+{
+    json_t *j = json_object_get(root, a);
+    if (b != NULL)
+        j = json_object_get(j, b);
+    if (c != NULL)
+        j = json_object_get(j, c);
+    if (j == NULL)
+        fail_msg("no %s.%s.%s in summary.json", a, b ? b : "", c ? c : "");
+    return j;
+}
+
+static json_int_t jint(json_t *root, const char *a, const char *b, const char *c)
+{
+    json_t *j = jpath(root, a, b, c);
+    if (!json_is_integer(j))
+        fail_msg("%s.%s.%s is not an integer", a, b ? b : "", c ? c : "");
+    return json_integer_value(j);
+}
+
+static double jnum(json_t *root, const char *a, const char *b, const char *c)
+{
+    json_t *j = jpath(root, a, b, c);
+    if (!json_is_number(j))
+        fail_msg("%s.%s.%s is not a number", a, b ? b : "", c ? c : "");
+    return json_number_value(j);
+}
+
+/* Write summary.json into a fresh temporary directory, check that nothing
+ * but summary.json is left there, and load it back. */
+static json_t *write_and_load(const struct stats *s, const struct summary_info *info)
+{
+    char dir[] = "/tmp/llmload-test-summary-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], tmp[160], err[256] = "";
+    snprintf(path, sizeof(path), "%s/summary.json", dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    int rc = summary_write_json(path, s, info, err, sizeof(err));
+    if (rc != 0)
+        fail_msg("summary_write_json: %d %s", rc, err);
+    assert_int_equal(access(tmp, F_OK), -1);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    if (root == NULL)
+        fail_msg("summary.json does not parse: %s", jerr.text);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0); /* fails if anything else was left */
+    return root;
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    struct fixture fx;
+    fixture_fill(&fx);
+    json_t *root = write_and_load(&fx.s, &fx.info);
+
+    assert_string_equal(json_string_value(jpath(root, "schema", NULL, NULL)),
+                        "llmload.summary/1");
+    assert_string_equal(json_string_value(jpath(root, "mode", NULL, NULL)),
+                        "open-loop poisson");
+    assert_true(json_is_false(jpath(root, "closed_loop", NULL, NULL)));
+    assert_true(json_is_false(jpath(root, "invalid", NULL, NULL)));
+    assert_true(json_is_null(jpath(root, "invalid_reason", NULL, NULL)));
+    assert_int_equal(jint(root, "seed", NULL, NULL), 7);
+    assert_int_equal(jint(root, "window_ns", NULL, NULL), 10 * LL_NS_PER_SEC);
+    assert_int_equal(jint(root, "warmup_ns", NULL, NULL), 2 * LL_NS_PER_SEC);
+    assert_int_equal(jint(root, "records_written", NULL, NULL), 1010);
+
+    assert_int_equal(jint(root, "requests", "scheduled", NULL), 1010);
+    assert_int_equal(jint(root, "requests", "sent", NULL), 1005);
+    assert_int_equal(jint(root, "requests", "completed", NULL), 1010);
+    assert_int_equal(jint(root, "requests", "ok", NULL), 1000);
+    assert_int_equal(jint(root, "requests", "failed", NULL), 10);
+    assert_int_equal(jint(root, "requests", "unfinished", NULL), 0);
+    json_t *by_kind = jpath(root, "requests", "by_kind", NULL);
+    assert_int_equal(json_object_size(by_kind), REC_KIND_COUNT);
+    assert_int_equal(jint(by_kind, "ok", NULL, NULL), 1000);
+    assert_int_equal(jint(by_kind, "http_429", NULL, NULL), 7);
+    assert_int_equal(jint(by_kind, "timeout_first_token", NULL, NULL), 3);
+    assert_int_equal(jint(by_kind, "transport_error", NULL, NULL), 0);
+    assert_int_equal(jint(root, "requests", "retry_after", "count"), 7);
+    ASSERT_NEAR(jnum(root, "requests", "retry_after", "mean_ms"), 1000.0, 1e-9);
+
+    /* TTFT: 1..1000 ms. Exact nearest ranks; the histogram is within 1/256
+     * of them, and exact at min, max and mean. */
+    json_t *ttft = jpath(root, "latency_ns", "ttft", NULL);
+    assert_int_equal(jint(ttft, "count", NULL, NULL), 1000);
+    assert_int_equal(jint(ttft, "min", NULL, NULL), 1 * MS);
+    assert_int_equal(jint(ttft, "max", NULL, NULL), 1000 * MS);
+    assert_int_equal(jint(ttft, "mean", NULL, NULL), 500500000);
+    assert_int_equal(jint(ttft, "overflow", NULL, NULL), 0);
+    ASSERT_REL(jint(ttft, "p50", NULL, NULL), 500 * MS, 1.0 / 256);
+    ASSERT_REL(jint(ttft, "p90", NULL, NULL), 900 * MS, 1.0 / 256);
+    ASSERT_REL(jint(ttft, "p95", NULL, NULL), 950 * MS, 1.0 / 256);
+    ASSERT_REL(jint(ttft, "p99", NULL, NULL), 990 * MS, 1.0 / 256);
+    ASSERT_REL(jint(ttft, "p99_9", NULL, NULL), 999 * MS, 1.0 / 256);
+    assert_true(json_is_string(json_object_get(ttft, "hist")));
+    ASSERT_REL(jint(root, "latency_ns", "e2e", "p50"), 600 * MS, 1.0 / 256);
+    assert_int_equal(jint(root, "latency_ns", "e2e", "max"), 1100 * MS);
+    assert_int_equal(jint(root, "latency_ns", "tpot", "p50"), 10 * MS);
+    assert_int_equal(jint(root, "latency_ns", "itl_request", "p99_9"), 10 * MS);
+    /* Failed E2E: seven of 2ms, three of 30s: p50 is rank 5 = 2ms, p90
+     * rank 9 = 30s, each within 1/256. */
+    json_t *fail = jpath(root, "latency_ns", "e2e_failed", NULL);
+    assert_int_equal(jint(fail, "count", NULL, NULL), 10);
+    ASSERT_REL(jint(fail, "p50", NULL, NULL), 2 * MS, 1.0 / 256);
+    ASSERT_REL(jint(fail, "p90", NULL, NULL), 30000 * MS, 1.0 / 256);
+    json_t *late = jpath(root, "latency_ns", "schedule_lateness", NULL);
+    assert_int_equal(jint(late, "count", NULL, NULL), 0);
+    assert_true(json_is_null(json_object_get(late, "p50")));
+    assert_true(json_is_null(json_object_get(late, "max")));
+    assert_true(json_is_null(json_object_get(late, "mean")));
+    assert_int_equal(json_object_size(jpath(root, "latency_ns", NULL, NULL)), 10);
+
+    ASSERT_NEAR(jnum(root, "throughput", "offered_rate_per_s", NULL), 101.0, 1e-9);
+    ASSERT_NEAR(jnum(root, "throughput", "send_rate_per_s", NULL), 100.5, 1e-9);
+    ASSERT_NEAR(jnum(root, "throughput", "completion_rate_per_s", NULL), 101.0, 1e-9);
+    ASSERT_NEAR(jnum(root, "throughput", "ok_rate_per_s", NULL), 100.0, 1e-9);
+    ASSERT_NEAR(jnum(root, "throughput", "input_tokens_per_s", NULL), 5000.0, 1e-9);
+    ASSERT_NEAR(jnum(root, "throughput", "output_tokens_per_s", NULL), 1000.0, 1e-9);
+    assert_int_equal(jint(root, "tokens", "prompt_tokens", NULL), 50000);
+    assert_int_equal(jint(root, "tokens", "output_tokens", NULL), 10000);
+    assert_int_equal(jint(root, "tokens", "source", "usage"), 1000);
+    assert_int_equal(jint(root, "tokens", "source", "events"), 0);
+    assert_true(json_is_null(jpath(root, "tokens", "cached_tokens", NULL)));
+    ASSERT_NEAR(jnum(root, "inflight", "mean", NULL), 55.5, 1e-9);
+    ASSERT_NEAR(jnum(root, "inflight", "littles_law_e2e", NULL),
+                101.0 * (600.500 + 90.014) / 1010.0, 1e-9);
+    json_decref(root);
+
+    fx.info.invalid = 1;
+    snprintf(fx.info.invalid_reason, sizeof(fx.info.invalid_reason), "too late");
+    fx.info.seed = UINT64_MAX;
+    fx.info.offered_rate_per_s = 0;
+    root = write_and_load(&fx.s, &fx.info);
+    assert_true(json_is_true(jpath(root, "invalid", NULL, NULL)));
+    assert_string_equal(json_string_value(jpath(root, "invalid_reason", NULL, NULL)),
+                        "too late");
+    assert_string_equal(json_string_value(jpath(root, "seed", NULL, NULL)),
+                        "18446744073709551615");
+    assert_true(json_is_null(jpath(root, "throughput", "offered_rate_per_s", NULL)));
+    json_decref(root);
+    stats_free(&fx.s);
+}
+
+/* Values below 256 ns are kept exactly by the histogram, so here every
+ * percentile must equal the nearest rank computed by hand: TTFT 1..200 ns,
+ * p50 = 100, p90 = 180, p95 = 190, p99 = 198, p99.9 = ceil(199.8) = 200. */
+static void test_json_exact_percentiles(void **state)
+{
+    (void)state;
+    struct stats s;
+    stats_init(&s);
+    for (uint64_t v = 200; v >= 1; v--) { /* order must not matter */
+        struct record r;
+        record_init(&r, v);
+        r.sched_ns = 0;
+        r.first_ns = v;
+        r.end_ns = v;
+        stats_add_record(&s, &r);
+    }
+    struct summary_info info;
+    memset(&info, 0, sizeof(info));
+    json_t *root = write_and_load(&s, &info);
+    json_t *t = jpath(root, "latency_ns", "ttft", NULL);
+    assert_int_equal(jint(t, "count", NULL, NULL), 200);
+    assert_int_equal(jint(t, "min", NULL, NULL), 1);
+    assert_int_equal(jint(t, "p50", NULL, NULL), 100);
+    assert_int_equal(jint(t, "p90", NULL, NULL), 180);
+    assert_int_equal(jint(t, "p95", NULL, NULL), 190);
+    assert_int_equal(jint(t, "p99", NULL, NULL), 198);
+    assert_int_equal(jint(t, "p99_9", NULL, NULL), 200);
+    assert_int_equal(jint(t, "max", NULL, NULL), 200);
+    assert_int_equal(jint(t, "mean", NULL, NULL), 101); /* 100.5 rounds up */
+    /* No window: every rate is null, not infinite. */
+    assert_true(json_is_null(jpath(root, "throughput", "completion_rate_per_s", NULL)));
+    assert_true(json_is_null(jpath(root, "mode", NULL, NULL)));
+    json_decref(root);
+
+    /* The empty summary prints dashes, not zeros. */
+    char *out = print_to_string(&s, &info);
+    char line[256];
+    find_line(out, "throughput: ", line, sizeof(line));
+    assert_string_equal(line, "throughput: offered - req/s, sent - req/s, "
+                              "completed - req/s (ok - req/s)");
+    free(out);
+    stats_free(&s);
+}
+
+static void test_json_write_error(void **state)
+{
+    (void)state;
+    struct stats s;
+    stats_init(&s);
+    struct summary_info info;
+    memset(&info, 0, sizeof(info));
+    char err[256] = "";
+    assert_int_equal(summary_write_json("/nonexistent-dir/x/summary.json", &s, &info,
+                                        err, sizeof(err)),
+                     LL_E_IO);
+    assert_non_null(strstr(err, "/nonexistent-dir/x/summary.json.tmp"));
+    stats_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_print),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_json_exact_percentiles),
+        cmocka_unit_test(test_json_write_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
