@@ -22,6 +22,13 @@
  *     still cached skip prefill; reported as cached_tokens.
  *   - Output length: min(max_tokens, natural length) where the natural length
  *     is drawn from a seeded distribution at submit (ignore_eos: max_tokens).
+ *     The KV-cache is also the context length: output stops (finish_length)
+ *     once prompt + output - 1 tokens fill it.
+ *   - A request submitted while the planned step has not started yet joins
+ *     that step, so simultaneous arrivals are batched together.
+ *   - Zero costs are allowed: steps then take no time and a request's
+ *     every token comes out within one engine_advance call.
+ *   docs/sim-engine.md describes the model in full.
  *   - Deterministic: same config, same submits at the same times => the same
  *     events at the same times.
  */
@@ -84,8 +91,10 @@ struct engine_stats {
     uint64_t kv_used_tokens;        /* allocated blocks * block_tokens */
     double kv_usage_frac;           /* kv_used_tokens / kv_tokens, 0..1 */
     uint64_t preemptions_total;
-    uint64_t prompt_tokens_total;   /* prompt tokens prefilled (not cached) */
-    uint64_t cached_tokens_total;   /* prompt tokens served from cache */
+    uint64_t prompt_tokens_total;   /* prompt tokens prefilled (not cached), at
+                                     * each request's first admission; recompute
+                                     * after preemption is not counted */
+    uint64_t cached_tokens_total;   /* prompt tokens served from cache, same rule */
     uint64_t generation_tokens_total;
     uint64_t success_total;         /* requests finished (not cancelled) */
     uint64_t rejected_total;        /* submits refused by queue_limit */
@@ -95,13 +104,18 @@ struct engine_stats {
 /* Validate cfg; returns 0 or LL_E_INVAL with a one-line reason in err. */
 int engine_config_check(const struct engine_config *cfg, char *err, size_t errlen);
 
-/* Create an engine. cfg is copied. Caller frees with engine_free. */
+/* Create an engine. cfg is copied. Caller frees with engine_free. Returns
+ * NULL when engine_config_check rejects cfg. */
 struct engine *engine_new(const struct engine_config *cfg);
 void engine_free(struct engine *e); /* NULL is fine */
 
-/* Queue a request arriving at now_ns (>= every earlier now_ns). Returns 0
- * and the id in *id_out, LL_E_FULL when the waiting queue is at queue_limit,
- * or LL_E_RANGE when the prompt alone can never fit the KV-cache. */
+/* Queue a request arriving at now_ns (>= every earlier now_ns; call
+ * engine_advance(now_ns) first). Returns 0 and the id in *id_out (id_out may
+ * be NULL), LL_E_INVAL for a zero prompt_tokens or max_tokens, LL_E_FULL when
+ * the waiting queue is at queue_limit, or LL_E_RANGE when the prompt alone
+ * can never fit the KV-cache. Each accepted request takes the next natural
+ * length draw, so draws follow submit order. Amortized O(1); allocates only
+ * when the pool of request slots grows. */
 int engine_submit(struct engine *e, uint64_t now_ns, const struct engine_req *req,
                   uint64_t *id_out);
 
@@ -114,12 +128,17 @@ uint64_t engine_next_ns(const struct engine *e);
 
 /* Run every step that ends at or before now_ns, calling cb for each event in
  * time order. Steps are back to back on absolute time (a late call does not
- * shift later steps). Callbacks may call engine_cancel but not engine_submit. */
+ * shift later steps). Callbacks may call engine_cancel but not engine_submit.
+ * cb may be NULL (events are dropped). Within a step, events follow the
+ * running batch's order, oldest first; a request's DONE follows its last
+ * TOKEN at the same time. O(running) per step, no allocation. */
 void engine_advance(struct engine *e, uint64_t now_ns, engine_event_cb *cb, void *cb_ud);
 
 /* Freeze the engine over [from_ns, to_ns): a step that would start inside
- * the window starts at to_ns instead; a step in progress at from_ns ends
- * late by the overlap. Used for the --stall-at/--stall-for fault. */
+ * the window starts at to_ns instead; a step in progress at from_ns is
+ * frozen for the whole window and ends (to_ns - from_ns) late. One window
+ * at a time: a call replaces the previous one; from_ns >= to_ns clears it.
+ * Set it before from_ns. Used for the --stall-at/--stall-for fault. */
 void engine_set_stall(struct engine *e, uint64_t from_ns, uint64_t to_ns);
 
 void engine_get_stats(const struct engine *e, struct engine_stats *out);

@@ -1,0 +1,737 @@
+/* api.c: the endpoints of `llmload sim`.
+ *
+ * Request bodies are parsed with jansson (once per request, off the token
+ * path). Responses are written by hand: every SSE event of a stream is built
+ * from a fixed template into one reused scratch buffer and then framed into
+ * the connection's output buffer, so a token costs a few memcpys and no
+ * allocation. */
+#include "sim/api.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim/tokenizer.h"
+#include "util.h"
+
+#define API_MAX_TOKENS_LIMIT (1u << 30)
+
+static const char SERVER_HEADER[] = "Server: llmload-sim/" LL_VERSION "\r\n";
+static const char PATH_CHAT[] = "/v1/chat/completions";
+static const char PATH_COMPLETIONS[] = "/v1/completions";
+
+void api_ctx_init(struct api_ctx *ctx)
+{
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->tokens_per_event = 1;
+    ctx->default_max_tokens = 16;
+    ctx->block_tokens = 16;
+    http_buf_init(&ctx->text);
+    http_buf_init(&ctx->json);
+}
+
+void api_ctx_free(struct api_ctx *ctx)
+{
+    http_buf_free(&ctx->text);
+    http_buf_free(&ctx->json);
+    free(ctx->hashes);
+    ctx->hashes = NULL;
+    ctx->hashes_cap = 0;
+}
+
+void api_req_init(struct api_req *r)
+{
+    memset(r, 0, sizeof(*r));
+    http_buf_init(&r->model);
+    r->state = API_REQ_IDLE;
+}
+
+void api_req_free(struct api_req *r)
+{
+    http_buf_free(&r->model);
+    free(r->hashes);
+    r->hashes = NULL;
+    r->n_hashes = 0;
+}
+
+/* ---- response heads and errors ---- */
+
+/* content_length >= 0: Content-Length; -1: chunked; -2: close-delimited. */
+static void put_head(struct http_buf *out, int status, const char *content_type,
+                     int64_t content_length, int keep_alive, const char *extra)
+{
+    http_buf_puts(out, "HTTP/1.1 ");
+    http_buf_u64(out, (uint64_t)status);
+    http_buf_puts(out, " ");
+    http_buf_puts(out, http_status_reason(status));
+    http_buf_puts(out, "\r\n");
+    http_buf_append(out, SERVER_HEADER, sizeof(SERVER_HEADER) - 1);
+    if (content_type) {
+        http_buf_puts(out, "Content-Type: ");
+        http_buf_puts(out, content_type);
+        http_buf_puts(out, "\r\n");
+    }
+    if (content_length >= 0) {
+        http_buf_puts(out, "Content-Length: ");
+        http_buf_u64(out, (uint64_t)content_length);
+        http_buf_puts(out, "\r\n");
+    } else if (content_length == -1) {
+        http_buf_puts(out, "Transfer-Encoding: chunked\r\n");
+    }
+    if (!keep_alive)
+        http_buf_puts(out, "Connection: close\r\n");
+    if (extra)
+        http_buf_puts(out, extra);
+    http_buf_puts(out, "\r\n");
+}
+
+static void write_error_ex(struct http_buf *out, int status, const char *code,
+                           const char *message, int keep_alive, const char *extra)
+{
+    struct http_buf body;
+    http_buf_init(&body);
+    http_buf_puts(&body, "{\"error\":{\"message\":\"");
+    http_buf_json_escape(&body, message, strlen(message));
+    http_buf_puts(&body, "\",\"type\":\"");
+    http_buf_puts(&body, status >= 500 ? "server_error" : "invalid_request_error");
+    http_buf_puts(&body, "\",\"param\":null,\"code\":\"");
+    http_buf_json_escape(&body, code, strlen(code));
+    http_buf_puts(&body, "\"}}\n");
+    put_head(out, status, "application/json", (int64_t)body.len, keep_alive, extra);
+    http_buf_append(out, body.data, body.len);
+    http_buf_free(&body);
+}
+
+void api_write_error(struct http_buf *out, int status, const char *code, const char *message,
+                     int keep_alive)
+{
+    write_error_ex(out, status, code, message, keep_alive,
+                   status == 429 ? "Retry-After: 1\r\n" : NULL);
+}
+
+/* ---- the log ---- */
+
+static const char *req_path(const struct api_req *r)
+{
+    return r->chat ? PATH_CHAT : PATH_COMPLETIONS;
+}
+
+static void log_req(struct api_ctx *ctx, const struct api_req *r, uint64_t now_ns,
+                    const char *error)
+{
+    if (!ctx->log)
+        return;
+    struct simlog_entry e = {
+        .id = r->id,
+        .path = req_path(r),
+        .status = r->status,
+        .arrival_ns = r->arrival_ns,
+        .first_token_ns = r->first_token_ns,
+        .last_token_ns = r->last_token_ns,
+        .end_ns = now_ns,
+        .prompt_tokens = r->prompt_tokens,
+        .cached_tokens = r->cached_tokens,
+        .output_tokens = r->stream ? r->sent_tokens : r->produced_tokens,
+        .fault = r->fault != FAULT_NONE ? fault_kind_name(r->fault) : NULL,
+        .error = error,
+    };
+    simlog_write(ctx->log, &e);
+}
+
+/* An error answer to a completion request: write it, log it. */
+static int req_fail(struct api_ctx *ctx, struct api_req *r, struct http_buf *out, int status,
+                    const char *code, const char *message, uint64_t now_ns)
+{
+    api_write_error(out, status, code, message, r->keep_alive);
+    r->status = status;
+    r->state = API_REQ_IDLE;
+    log_req(ctx, r, now_ns, NULL);
+    return r->keep_alive ? API_DONE : API_CLOSE;
+}
+
+/* ---- SSE events ---- */
+
+/* {"id":"..","object":"..","created":N,"model":"..", */
+static void put_obj_head(struct http_buf *b, const struct api_req *r, const char *object)
+{
+    http_buf_puts(b, "{\"id\":\"");
+    http_buf_puts(b, r->id);
+    http_buf_puts(b, "\",\"object\":\"");
+    http_buf_puts(b, object);
+    http_buf_puts(b, "\",\"created\":");
+    http_buf_u64(b, r->created_s);
+    http_buf_puts(b, ",\"model\":\"");
+    http_buf_append(b, r->model.data, r->model.len);
+    http_buf_puts(b, "\",");
+}
+
+static const char *chunk_object(const struct api_req *r)
+{
+    return r->chat ? "chat.completion.chunk" : "text_completion";
+}
+
+/* Frame ctx->json (or raw) as one SSE event: "data: X\n\n", inside one
+ * HTTP chunk when the response is chunked. */
+static void emit_data(const struct api_req *r, struct http_buf *out, const char *data, size_t n)
+{
+    if (r->chunked)
+        http_buf_printf(out, "%zx\r\n", n + 8);
+    http_buf_append(out, "data: ", 6);
+    http_buf_append(out, data, n);
+    http_buf_append(out, r->chunked ? "\n\n\r\n" : "\n\n", r->chunked ? 4 : 2);
+}
+
+static void put_tokens(struct http_buf *b, const struct api_req *r, uint32_t from, uint32_t to)
+{
+    char tok[TOKENIZER_OUTPUT_TOKEN_MAX_BYTES + 1];
+    for (uint32_t i = from; i < to; i++) {
+        size_t n = tokenizer_output_token(r->token_seed, i, tok, sizeof(tok));
+        http_buf_json_escape(b, tok, n);
+    }
+}
+
+/* One content (or reasoning) event carrying output tokens [from, to). */
+static void emit_tokens(struct api_ctx *ctx, const struct api_req *r, struct http_buf *out,
+                        uint32_t from, uint32_t to, int reasoning)
+{
+    struct http_buf *b = &ctx->json;
+    http_buf_clear(b);
+    put_obj_head(b, r, chunk_object(r));
+    if (r->chat)
+        http_buf_puts(b, reasoning ? "\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\""
+                                   : "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"");
+    else
+        http_buf_puts(b, "\"choices\":[{\"index\":0,\"text\":\"");
+    put_tokens(b, r, from, to);
+    http_buf_puts(b, r->chat ? "\"},\"logprobs\":null,\"finish_reason\":null}]}"
+                             : "\",\"logprobs\":null,\"finish_reason\":null}]}");
+    emit_data(r, out, b->data, b->len);
+}
+
+static void emit_role(struct api_ctx *ctx, const struct api_req *r, struct http_buf *out)
+{
+    struct http_buf *b = &ctx->json;
+    http_buf_clear(b);
+    put_obj_head(b, r, chunk_object(r));
+    http_buf_puts(b, "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},"
+                     "\"logprobs\":null,\"finish_reason\":null}]}");
+    emit_data(r, out, b->data, b->len);
+}
+
+static void put_usage(struct http_buf *b, const struct api_req *r)
+{
+    http_buf_puts(b, "\"usage\":{\"prompt_tokens\":");
+    http_buf_u64(b, r->prompt_tokens);
+    http_buf_puts(b, ",\"completion_tokens\":");
+    http_buf_u64(b, r->produced_tokens);
+    http_buf_puts(b, ",\"total_tokens\":");
+    http_buf_u64(b, (uint64_t)r->prompt_tokens + r->produced_tokens);
+    http_buf_puts(b, ",\"prompt_tokens_details\":{\"cached_tokens\":");
+    http_buf_u64(b, r->cached_tokens);
+    http_buf_puts(b, "}}");
+}
+
+/* Write the tokens produced but not yet sent, up to upto, splitting at the
+ * reasoning boundary. */
+static void flush_tokens(struct api_ctx *ctx, struct api_req *r, struct http_buf *out,
+                         uint32_t upto)
+{
+    if (upto > r->cut_after_tokens)
+        upto = r->cut_after_tokens;
+    while (r->sent_tokens < upto) {
+        uint32_t end = upto;
+        int reasoning = r->sent_tokens < r->reasoning_tokens;
+        if (reasoning && end > r->reasoning_tokens)
+            end = r->reasoning_tokens;
+        emit_tokens(ctx, r, out, r->sent_tokens, end, reasoning);
+        r->sent_tokens = end;
+        if (r->fault == FAULT_MALFORMED && !r->malformed_sent) {
+            static const char bad[] = "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"unterminated";
+            emit_data(r, out, bad, sizeof(bad) - 1);
+            r->malformed_sent = 1;
+        }
+    }
+}
+
+/* ---- completion requests ---- */
+
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t api_token_seed(uint64_t seed, uint64_t request_num)
+{
+    return mix64(seed ^ mix64(request_num));
+}
+
+/* Optional boolean field: absent or null leaves *out. Returns 0 or -1. */
+static int get_bool(json_t *obj, const char *key, int *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_boolean(v))
+        return -1;
+    *out = json_is_true(v);
+    return 0;
+}
+
+/* Optional integer field: absent or null leaves *out. Returns 0 or -1. */
+static int get_int(json_t *obj, const char *key, json_int_t *out, int *present)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v))
+        return -1;
+    *out = json_integer_value(v);
+    if (present)
+        *present = 1;
+    return 0;
+}
+
+/* Append one message content (string, or an array of text parts) to
+ * ctx->text. Returns 0, or -1 with the reason in why. */
+static int append_content(struct api_ctx *ctx, json_t *content, const char **why)
+{
+    if (!content || json_is_null(content))
+        return 0;
+    if (json_is_string(content)) {
+        http_buf_append(&ctx->text, json_string_value(content), json_string_length(content));
+        return 0;
+    }
+    if (!json_is_array(content)) {
+        *why = "messages[].content must be a string or an array of text parts";
+        return -1;
+    }
+    size_t i;
+    json_t *part;
+    json_array_foreach(content, i, part) {
+        json_t *text = json_is_object(part) ? json_object_get(part, "text") : NULL;
+        if (!json_is_string(text)) {
+            *why = "messages[].content parts must be objects with a string \"text\"";
+            return -1;
+        }
+        if (i > 0)
+            http_buf_append(&ctx->text, "\n", 1);
+        http_buf_append(&ctx->text, json_string_value(text), json_string_length(text));
+    }
+    return 0;
+}
+
+/* Fill ctx->text with the prompt. Returns 0, or -1 with code and why. */
+static int extract_prompt(struct api_ctx *ctx, json_t *root, int chat, const char **code,
+                          const char **why)
+{
+    http_buf_clear(&ctx->text);
+    if (chat) {
+        json_t *msgs = json_object_get(root, "messages");
+        if (!msgs) {
+            *code = "missing_field";
+            *why = "missing required field \"messages\"";
+            return -1;
+        }
+        if (!json_is_array(msgs) || json_array_size(msgs) == 0) {
+            *code = "invalid_field";
+            *why = "\"messages\" must be a non-empty array";
+            return -1;
+        }
+        size_t i;
+        json_t *m;
+        json_array_foreach(msgs, i, m) {
+            if (!json_is_object(m)) {
+                *code = "invalid_field";
+                *why = "each of \"messages\" must be an object";
+                return -1;
+            }
+            if (i > 0)
+                http_buf_append(&ctx->text, "\n", 1);
+            if (append_content(ctx, json_object_get(m, "content"), why) < 0) {
+                *code = "invalid_field";
+                return -1;
+            }
+        }
+        return 0;
+    }
+    json_t *p = json_object_get(root, "prompt");
+    if (!p) {
+        *code = "missing_field";
+        *why = "missing required field \"prompt\"";
+        return -1;
+    }
+    if (json_is_array(p) && json_array_size(p) == 1 && json_is_string(json_array_get(p, 0)))
+        p = json_array_get(p, 0);
+    if (!json_is_string(p)) {
+        *code = "invalid_field";
+        *why = "\"prompt\" must be a string (or an array of one string)";
+        return -1;
+    }
+    http_buf_append(&ctx->text, json_string_value(p), json_string_length(p));
+    return 0;
+}
+
+/* Submit r to the engine and, for a stream, send the headers. */
+static int req_start(struct api_ctx *ctx, struct api_req *r, const uint64_t *hashes,
+                     uint32_t n_hashes, struct http_buf *out, uint64_t now_ns, void *ud)
+{
+    struct engine_req er = {
+        .prompt_tokens = r->prompt_tokens,
+        .max_tokens = r->max_tokens,
+        .ignore_eos = r->ignore_eos,
+        .block_hashes = hashes,
+        .n_block_hashes = n_hashes,
+        .ud = ud,
+    };
+    int rc = engine_submit(ctx->engine, now_ns, &er, &r->engine_id);
+    if (rc == LL_E_FULL)
+        return req_fail(ctx, r, out, 429, "queue_full",
+                        "the server's waiting queue is full; retry later", now_ns);
+    if (rc == LL_E_RANGE) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "the prompt of %u tokens does not fit the KV cache",
+                 r->prompt_tokens);
+        return req_fail(ctx, r, out, 400, "context_length_exceeded", msg, now_ns);
+    }
+    if (rc < 0)
+        return req_fail(ctx, r, out, 500, "engine_error", ll_strerror(rc), now_ns);
+    r->state = API_REQ_RUNNING;
+    if (r->stream) {
+        put_head(out, 200, "text/event-stream", r->chunked ? -1 : -2, r->keep_alive,
+                 "Cache-Control: no-cache\r\n");
+        r->status = 200;
+        r->headers_sent = 1;
+        if (r->chat && (ctx->role_chunk || r->fault == FAULT_ROLE_ONLY))
+            emit_role(ctx, r, out);
+    }
+    return API_PENDING;
+}
+
+static int handle_completion(struct api_ctx *ctx, struct api_req *r,
+                             const struct http_request *hreq, int chat, struct http_buf *out,
+                             uint64_t now_ns, void *ud)
+{
+    uint64_t num = ++ctx->requests_total;
+    struct http_buf keep_model = r->model;
+    free(r->hashes);
+    memset(r, 0, sizeof(*r));
+    r->model = keep_model;
+    http_buf_clear(&r->model);
+    r->chat = chat;
+    r->keep_alive = hreq->keep_alive;
+    r->chunked = hreq->version_minor >= 1;
+    r->arrival_ns = now_ns;
+    r->first_token_ns = r->last_token_ns = SIMLOG_NO_TIME;
+    r->cut_after_tokens = UINT32_MAX;
+    r->fault = faults_draw(ctx->faults);
+    r->created_s = (uint64_t)time(NULL);
+    r->token_seed = api_token_seed(ctx->seed, num);
+    snprintf(r->id, sizeof(r->id), "%s-%llu", chat ? "chatcmpl" : "cmpl",
+             (unsigned long long)num);
+
+    json_error_t jerr;
+    json_t *root = json_loadb(hreq->body, hreq->body_len, 0, &jerr);
+    if (!root || !json_is_object(root)) {
+        char msg[300];
+        if (root)
+            snprintf(msg, sizeof(msg), "the request body must be a JSON object");
+        else
+            snprintf(msg, sizeof(msg), "invalid JSON body: %s (line %d, column %d)", jerr.text,
+                     jerr.line, jerr.column);
+        json_decref(root);
+        return req_fail(ctx, r, out, 400, "invalid_json", msg, now_ns);
+    }
+
+    const char *code = "invalid_field", *why = NULL;
+    json_int_t max_tokens = ctx->default_max_tokens, n = 1;
+    int stream = 0, ignore_eos = 0, include_usage = 0;
+    json_t *model_v = json_object_get(root, "model");
+    json_t *so = json_object_get(root, "stream_options");
+    if (model_v && !json_is_null(model_v) &&
+        (!json_is_string(model_v) || json_string_length(model_v) > API_MAX_MODEL_BYTES))
+        why = "\"model\" must be a string of at most 256 bytes";
+    else if (get_bool(root, "stream", &stream) < 0)
+        why = "\"stream\" must be a boolean";
+    else if (so && !json_is_null(so) && !json_is_object(so))
+        why = "\"stream_options\" must be an object";
+    else if (so && json_is_object(so) && get_bool(so, "include_usage", &include_usage) < 0)
+        why = "\"stream_options.include_usage\" must be a boolean";
+    else if (get_bool(root, "ignore_eos", &ignore_eos) < 0)
+        why = "\"ignore_eos\" must be a boolean";
+    else if (get_int(root, "max_tokens", &max_tokens, NULL) < 0 ||
+             get_int(root, "max_completion_tokens", &max_tokens, NULL) < 0)
+        why = "\"max_tokens\" must be an integer";
+    else if (max_tokens < 1 || max_tokens > (json_int_t)API_MAX_TOKENS_LIMIT)
+        why = "\"max_tokens\" must be between 1 and 1073741824";
+    else if (get_int(root, "n", &n, NULL) < 0)
+        why = "\"n\" must be an integer";
+    else if (n != 1) {
+        code = "unsupported";
+        why = "only n=1 is supported";
+    } else if (extract_prompt(ctx, root, chat, &code, &why) == 0) {
+        why = NULL;
+    }
+    if (why) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "%s", why);
+        json_decref(root);
+        return req_fail(ctx, r, out, 400, code, msg, now_ns);
+    }
+    const char *model = (model_v && json_is_string(model_v)) ? json_string_value(model_v)
+                                                             : ctx->model_name;
+    http_buf_json_escape(&r->model, model, model_v && json_is_string(model_v)
+                                               ? json_string_length(model_v)
+                                               : strlen(model));
+    json_decref(root);
+
+    r->stream = stream;
+    r->include_usage = stream && include_usage;
+    r->ignore_eos = ignore_eos;
+    r->max_tokens = (uint32_t)max_tokens;
+    if (r->stream && !r->chunked)
+        r->keep_alive = 0; /* HTTP/1.0: the stream ends at close */
+    if (r->fault == FAULT_CUT)
+        r->cut_after_tokens = LL_MAX(1u, r->max_tokens / 2);
+    if (r->fault == FAULT_REASONING && r->chat)
+        r->reasoning_tokens = r->max_tokens / 2;
+
+    /* The prompt: an empty one counts as 1 token (like a BOS token). */
+    const char *text = ctx->text.data ? ctx->text.data : "";
+    size_t text_len = ctx->text.len;
+    uint32_t ptoks = tokenizer_count(text, text_len);
+    r->prompt_tokens = ptoks ? ptoks : 1;
+    uint32_t want = ctx->block_tokens ? r->prompt_tokens / ctx->block_tokens + 1 : 0;
+    if (want > ctx->hashes_cap) {
+        free(ctx->hashes);
+        ctx->hashes = ll_malloc((size_t)want * sizeof(uint64_t));
+        ctx->hashes_cap = want;
+    }
+    uint32_t n_hashes = ctx->block_tokens
+                            ? tokenizer_block_hashes(text, text_len, ctx->block_tokens,
+                                                     ctx->hashes, ctx->hashes_cap)
+                            : 0;
+
+    switch (r->fault) {
+    case FAULT_500:
+        return req_fail(ctx, r, out, 500, "injected_fault", "injected fault: internal error",
+                        now_ns);
+    case FAULT_503:
+        return req_fail(ctx, r, out, 503, "injected_fault", "injected fault: overloaded",
+                        now_ns);
+    case FAULT_429:
+        return req_fail(ctx, r, out, 429, "injected_fault", "injected fault: rate limited",
+                        now_ns);
+    case FAULT_SLOW_HEADERS:
+        r->hashes = n_hashes ? ll_malloc((size_t)n_hashes * sizeof(uint64_t)) : NULL;
+        if (n_hashes)
+            memcpy(r->hashes, ctx->hashes, (size_t)n_hashes * sizeof(uint64_t));
+        r->n_hashes = n_hashes;
+        r->state = API_REQ_SLOW_HEADERS;
+        r->release_ns = now_ns + ctx->slow_headers_delay_ns;
+        return API_PENDING;
+    default:
+        break;
+    }
+    return req_start(ctx, r, ctx->hashes, n_hashes, out, now_ns, ud);
+}
+
+int api_release(struct api_ctx *ctx, struct api_req *r, struct http_buf *out, uint64_t now_ns,
+                void *ud)
+{
+    r->state = API_REQ_IDLE;
+    int rc = req_start(ctx, r, r->hashes, r->n_hashes, out, now_ns, ud);
+    free(r->hashes);
+    r->hashes = NULL;
+    r->n_hashes = 0;
+    return rc;
+}
+
+/* The whole non-stream response body into ctx->json. */
+static void build_body(struct api_ctx *ctx, struct api_req *r, int finish_length)
+{
+    struct http_buf *b = &ctx->json;
+    http_buf_clear(b);
+    put_obj_head(b, r, r->chat ? "chat.completion" : "text_completion");
+    uint32_t n = r->produced_tokens;
+    if (r->chat) {
+        http_buf_puts(b, "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",");
+        if (r->reasoning_tokens) {
+            uint32_t k = LL_MIN(n, r->reasoning_tokens);
+            http_buf_puts(b, "\"reasoning_content\":\"");
+            put_tokens(b, r, 0, k);
+            http_buf_puts(b, "\",\"content\":\"");
+            put_tokens(b, r, k, n);
+        } else {
+            http_buf_puts(b, "\"content\":\"");
+            put_tokens(b, r, 0, n);
+        }
+        http_buf_puts(b, "\"},\"logprobs\":null,\"finish_reason\":\"");
+    } else {
+        http_buf_puts(b, "\"choices\":[{\"index\":0,\"text\":\"");
+        put_tokens(b, r, 0, n);
+        http_buf_puts(b, "\",\"logprobs\":null,\"finish_reason\":\"");
+    }
+    http_buf_puts(b, finish_length ? "length" : "stop");
+    http_buf_puts(b, "\"}],");
+    put_usage(b, r);
+    http_buf_puts(b, "}\n");
+}
+
+static int req_finish(struct api_ctx *ctx, struct api_req *r, const struct engine_event *ev,
+                      struct http_buf *out, uint64_t now_ns)
+{
+    if (ev->finish_length)
+        ctx->metrics->success_length_total++;
+    else
+        ctx->metrics->success_stop_total++;
+    const char *reason = ev->finish_length ? "length" : "stop";
+    if (r->stream) {
+        struct http_buf *b = &ctx->json;
+        http_buf_clear(b);
+        put_obj_head(b, r, chunk_object(r));
+        http_buf_puts(b, r->chat ? "\"choices\":[{\"index\":0,\"delta\":{},"
+                                 : "\"choices\":[{\"index\":0,\"text\":\"\",");
+        http_buf_puts(b, "\"logprobs\":null,\"finish_reason\":\"");
+        http_buf_puts(b, reason);
+        http_buf_puts(b, "\"}]}");
+        emit_data(r, out, b->data, b->len);
+        if (r->include_usage) {
+            http_buf_clear(b);
+            put_obj_head(b, r, chunk_object(r));
+            http_buf_puts(b, "\"choices\":[],");
+            put_usage(b, r);
+            http_buf_puts(b, "}");
+            emit_data(r, out, b->data, b->len);
+        }
+        emit_data(r, out, "[DONE]", 6);
+        if (r->chunked)
+            http_buf_append(out, "0\r\n\r\n", 5);
+    } else {
+        build_body(ctx, r, ev->finish_length);
+        size_t len = ctx->json.len;
+        if (r->fault == FAULT_MALFORMED)
+            len /= 2; /* a body that is not JSON, with a correct length */
+        put_head(out, 200, "application/json", (int64_t)len, r->keep_alive, NULL);
+        http_buf_append(out, ctx->json.data, len);
+        r->status = 200;
+    }
+    r->state = API_REQ_IDLE;
+    log_req(ctx, r, now_ns, NULL);
+    if (r->stream && !r->chunked)
+        return API_CLOSE;
+    return r->keep_alive ? API_DONE : API_CLOSE;
+}
+
+int api_on_event(struct api_ctx *ctx, struct api_req *r, const struct engine_event *ev,
+                 struct http_buf *out, uint64_t now_ns)
+{
+    if (r->state != API_REQ_RUNNING)
+        return API_PENDING;
+    r->prompt_tokens = ev->prompt_tokens;
+    r->cached_tokens = ev->cached_tokens;
+    if (ev->kind == ENGINE_EV_TOKEN) {
+        if (r->first_token_ns == SIMLOG_NO_TIME) {
+            r->first_token_ns = now_ns;
+            metrics_observe_ttft(ctx->metrics, now_ns - r->arrival_ns);
+            ctx->metrics->prompt_tokens_total += r->prompt_tokens;
+        }
+        r->last_token_ns = now_ns;
+        r->produced_tokens = ev->output_tokens;
+        ctx->metrics->generation_tokens_total += ev->n_tokens;
+        if (r->stream && (r->produced_tokens - r->sent_tokens >= ctx->tokens_per_event ||
+                          r->produced_tokens >= r->cut_after_tokens))
+            flush_tokens(ctx, r, out, r->produced_tokens);
+        uint32_t done = r->stream ? r->sent_tokens : r->produced_tokens;
+        if (done >= r->cut_after_tokens) {
+            engine_cancel(ctx->engine, r->engine_id);
+            r->state = API_REQ_IDLE;
+            log_req(ctx, r, now_ns, NULL);
+            return API_CLOSE;
+        }
+        return API_PENDING;
+    }
+    /* ENGINE_EV_DONE */
+    r->produced_tokens = ev->output_tokens;
+    if (r->stream)
+        flush_tokens(ctx, r, out, r->produced_tokens);
+    if (r->fault == FAULT_CUT) {
+        /* Generation ended before the cut point: cut before the finish. */
+        r->state = API_REQ_IDLE;
+        log_req(ctx, r, now_ns, NULL);
+        return API_CLOSE;
+    }
+    return req_finish(ctx, r, ev, out, now_ns);
+}
+
+void api_abort(struct api_ctx *ctx, struct api_req *r, uint64_t now_ns, const char *error)
+{
+    if (r->state == API_REQ_IDLE)
+        return;
+    if (r->state == API_REQ_RUNNING)
+        engine_cancel(ctx->engine, r->engine_id);
+    free(r->hashes);
+    r->hashes = NULL;
+    r->n_hashes = 0;
+    r->state = API_REQ_IDLE;
+    log_req(ctx, r, now_ns, error);
+}
+
+/* ---- the other endpoints ---- */
+
+static int respond(struct http_buf *out, int status, const char *ctype, const char *body,
+                   size_t len, int keep_alive)
+{
+    put_head(out, status, ctype, (int64_t)len, keep_alive, NULL);
+    http_buf_append(out, body, len);
+    return keep_alive ? API_DONE : API_CLOSE;
+}
+
+int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request *hreq,
+               struct http_buf *out, uint64_t now_ns, void *ud)
+{
+    int ka = hreq->keep_alive;
+    const char *path = hreq->path;
+    int chat = strcmp(path, PATH_CHAT) == 0;
+    if (chat || strcmp(path, PATH_COMPLETIONS) == 0) {
+        if (hreq->method != HTTP_METHOD_POST) {
+            write_error_ex(out, 405, "method_not_allowed", "use POST", ka, "Allow: POST\r\n");
+            return ka ? API_DONE : API_CLOSE;
+        }
+        return handle_completion(ctx, r, hreq, chat, out, now_ns, ud);
+    }
+    int models = strcmp(path, "/v1/models") == 0;
+    int health = strcmp(path, "/health") == 0;
+    int metrics = strcmp(path, "/metrics") == 0;
+    if (!models && !health && !metrics) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "no such endpoint: %.80s", path);
+        api_write_error(out, 404, "not_found", msg, ka);
+        return ka ? API_DONE : API_CLOSE;
+    }
+    if (hreq->method != HTTP_METHOD_GET) {
+        write_error_ex(out, 405, "method_not_allowed", "use GET", ka, "Allow: GET\r\n");
+        return ka ? API_DONE : API_CLOSE;
+    }
+    struct http_buf *b = &ctx->json;
+    http_buf_clear(b);
+    if (health)
+        return respond(out, 200, NULL, "", 0, ka);
+    if (metrics) {
+        struct engine_stats st;
+        engine_get_stats(ctx->engine, &st);
+        metrics_render(ctx->metrics, &st, ctx->model_name, b);
+        return respond(out, 200, "text/plain; version=0.0.4; charset=utf-8", b->data, b->len,
+                       ka);
+    }
+    http_buf_puts(b, "{\"object\":\"list\",\"data\":[{\"id\":\"");
+    http_buf_json_escape(b, ctx->model_name, strlen(ctx->model_name));
+    http_buf_puts(b, "\",\"object\":\"model\",\"created\":");
+    http_buf_u64(b, (uint64_t)time(NULL));
+    http_buf_puts(b, ",\"owned_by\":\"llmload\",\"max_model_len\":null}]}\n");
+    return respond(out, 200, "application/json", b->data, b->len, ka);
+}

@@ -1,0 +1,123 @@
+/* api.h: the OpenAI-compatible endpoints of `llmload sim`.
+ *
+ * The server owns sockets and buffers; this module turns one parsed HTTP
+ * request into response bytes, appended to the connection's output buffer,
+ * and drives the request through the engine: submit, one SSE event per
+ * token event, the finish, the usage and [DONE]. It also applies the
+ * injected faults (faults.h). No I/O and no clock reads: the server passes
+ * now_ns. */
+#ifndef LL_SIM_API_H
+#define LL_SIM_API_H
+
+#include <stdint.h>
+
+#include "sim/engine.h"
+#include "sim/faults.h"
+#include "sim/http.h"
+#include "sim/metrics.h"
+#include "sim/simlog.h"
+
+/* What the server does next with a connection after an api_* call. */
+#define API_DONE    0   /* the response is complete in out; read the next request */
+#define API_PENDING 1   /* more is coming (engine events or the slow-headers timer) */
+#define API_CLOSE   2   /* flush out, then close the connection */
+
+#define API_MAX_MODEL_BYTES 256 /* longest "model" echoed */
+
+/* Shared by every request; owned by the server. */
+struct api_ctx {
+    struct engine *engine;          /* borrowed */
+    struct faults *faults;          /* borrowed; one draw per completion request */
+    struct metrics *metrics;        /* borrowed */
+    struct simlog *log;             /* borrowed; NULL without --log */
+    const char *model_name;         /* served model id, borrowed */
+    uint32_t block_tokens;          /* engine's KV block size, tokens */
+    uint32_t default_max_tokens;    /* when the request names none */
+    uint32_t tokens_per_event;      /* >= 1: tokens coalesced per SSE event */
+    int role_chunk;                 /* 1 = every chat stream starts with a role-only chunk */
+    uint64_t slow_headers_delay_ns;
+    uint64_t seed;                  /* per-request output text seeds derive from it */
+    uint64_t requests_total;        /* completion requests seen; numbers the ids */
+    /* Scratch space reused by every request (no per-token allocation). */
+    struct http_buf text;           /* prompt text of the request being parsed */
+    struct http_buf json;           /* one event or body being built */
+    uint64_t *hashes;               /* block hashes */
+    uint32_t hashes_cap;
+};
+
+enum api_req_state {
+    API_REQ_IDLE,                   /* no request in progress */
+    API_REQ_SLOW_HEADERS,           /* waiting for release_ns */
+    API_REQ_RUNNING,                /* submitted; engine events to come */
+};
+
+/* One in-progress completion request; embedded in a connection. The
+ * server reads state and release_ns; the rest is private to api.c. */
+struct api_req {
+    enum api_req_state state;
+    uint64_t release_ns;            /* SLOW_HEADERS: when to call api_release */
+    /* private */
+    int chat, stream, include_usage, chunked, keep_alive, ignore_eos;
+    enum fault_kind fault;
+    int status;                     /* HTTP status sent, 0 before headers */
+    int headers_sent;
+    int malformed_sent;
+    char id[40];
+    uint64_t created_s;             /* wall clock seconds, for "created" */
+    uint64_t engine_id;
+    uint64_t token_seed;
+    uint32_t max_tokens, prompt_tokens, cached_tokens;
+    uint32_t produced_tokens;       /* output tokens the engine produced */
+    uint32_t sent_tokens;           /* output tokens written into events */
+    uint32_t cut_after_tokens;      /* FAULT_CUT: close once this many are sent */
+    uint32_t reasoning_tokens;      /* FAULT_REASONING: first this many are reasoning */
+    uint64_t arrival_ns, first_token_ns, last_token_ns;
+    struct http_buf model;          /* the echoed model name, JSON-escaped */
+    uint64_t *hashes;               /* kept while SLOW_HEADERS delays the submit */
+    uint32_t n_hashes;
+};
+
+/* Set up ctx around the server's objects (borrowed). Free with
+ * api_ctx_free. */
+void api_ctx_init(struct api_ctx *ctx);
+void api_ctx_free(struct api_ctx *ctx);
+
+void api_req_init(struct api_req *r);
+/* Free r's storage; r must not be RUNNING (api_abort first). */
+void api_req_free(struct api_req *r);
+
+/* Handle one complete request: append the response (or, for a stream, its
+ * headers) to out. ud is passed to the engine and comes back in its events
+ * for this request. Returns API_DONE, API_PENDING (r->state says why) or
+ * API_CLOSE. */
+int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request *hreq,
+               struct http_buf *out, uint64_t now_ns, void *ud);
+
+/* The slow-headers delay of r is over: send the headers and submit.
+ * Returns like api_handle. Must not be called inside engine_advance. */
+int api_release(struct api_ctx *ctx, struct api_req *r, struct http_buf *out,
+                uint64_t now_ns, void *ud);
+
+/* One engine event for r (ev->ud == the ud given at submit). Appends the
+ * SSE events or the whole non-stream response to out. Returns API_PENDING
+ * (more to come), API_DONE, or API_CLOSE (the cut fault: the engine
+ * request is already cancelled). Callable inside engine_advance. */
+int api_on_event(struct api_ctx *ctx, struct api_req *r, const struct engine_event *ev,
+                 struct http_buf *out, uint64_t now_ns);
+
+/* The connection is going away with r in progress: cancel it in the
+ * engine and log it with error (e.g. "client_gone"). r becomes IDLE. */
+void api_abort(struct api_ctx *ctx, struct api_req *r, uint64_t now_ns, const char *error);
+
+/* The output-text seed of completion request number request_num (1 for
+ * the first completion request the server saw, in arrival order) under
+ * seed: tokenizer_output_token(api_token_seed(seed, n), i, ...) is the
+ * text of its output token i. Lets tests predict a stream byte for byte. */
+uint64_t api_token_seed(uint64_t seed, uint64_t request_num);
+
+/* Append a complete JSON error response (status, OpenAI-style body) to out.
+ * keep_alive 0 adds "Connection: close". */
+void api_write_error(struct http_buf *out, int status, const char *code, const char *message,
+                     int keep_alive);
+
+#endif

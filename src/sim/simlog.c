@@ -1,0 +1,107 @@
+/* simlog.c: buffered per-request JSON lines for `llmload sim --log`. */
+#include "sim/simlog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/http.h"
+#include "util.h"
+
+#define SIMLOG_FLUSH_BYTES (256 * 1024)
+
+struct simlog {
+    int fd;
+    struct http_buf buf;
+    int failed;                     /* 1 after a write error (reported once) */
+};
+
+struct simlog *simlog_open(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "--log: cannot open \"%s\": %s", path, strerror(errno));
+        return NULL;
+    }
+    struct simlog *l = ll_calloc(1, sizeof(*l));
+    l->fd = fd;
+    http_buf_init(&l->buf);
+    return l;
+}
+
+static void put_time(struct http_buf *b, const char *key, uint64_t t)
+{
+    http_buf_puts(b, key);
+    if (t == SIMLOG_NO_TIME)
+        http_buf_puts(b, "null");
+    else
+        http_buf_u64(b, t);
+}
+
+void simlog_write(struct simlog *l, const struct simlog_entry *e)
+{
+    struct http_buf *b = &l->buf;
+    http_buf_puts(b, "{\"id\":\"");
+    http_buf_json_escape(b, e->id, strlen(e->id));
+    http_buf_puts(b, "\",\"path\":\"");
+    http_buf_json_escape(b, e->path, strlen(e->path));
+    http_buf_puts(b, "\",\"status\":");
+    http_buf_u64(b, (uint64_t)(e->status < 0 ? 0 : e->status));
+    put_time(b, ",\"arrival_ns\":", e->arrival_ns);
+    put_time(b, ",\"first_token_ns\":", e->first_token_ns);
+    put_time(b, ",\"last_token_ns\":", e->last_token_ns);
+    put_time(b, ",\"end_ns\":", e->end_ns);
+    http_buf_puts(b, ",\"prompt_tokens\":");
+    http_buf_u64(b, e->prompt_tokens);
+    http_buf_puts(b, ",\"cached_tokens\":");
+    http_buf_u64(b, e->cached_tokens);
+    http_buf_puts(b, ",\"output_tokens\":");
+    http_buf_u64(b, e->output_tokens);
+    if (e->fault) {
+        http_buf_puts(b, ",\"fault\":\"");
+        http_buf_json_escape(b, e->fault, strlen(e->fault));
+        http_buf_puts(b, "\"");
+    }
+    if (e->error) {
+        http_buf_puts(b, ",\"error\":\"");
+        http_buf_json_escape(b, e->error, strlen(e->error));
+        http_buf_puts(b, "\"");
+    }
+    http_buf_puts(b, "}\n");
+    if (http_buf_pending(b) >= SIMLOG_FLUSH_BYTES)
+        simlog_flush(l);
+}
+
+int simlog_flush(struct simlog *l)
+{
+    struct http_buf *b = &l->buf;
+    while (http_buf_pending(b) > 0) {
+        ssize_t n = write(l->fd, b->data + b->off, http_buf_pending(b));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!l->failed)
+                ll_errorf("sim: --log: write failed: %s", strerror(errno));
+            l->failed = 1;
+            http_buf_clear(b);
+            return LL_E_IO;
+        }
+        http_buf_consume(b, (size_t)n);
+    }
+    return l->failed ? LL_E_IO : 0;
+}
+
+int simlog_close(struct simlog *l)
+{
+    if (!l)
+        return 0;
+    int rc = simlog_flush(l);
+    if (close(l->fd) < 0)
+        rc = LL_E_IO;
+    http_buf_free(&l->buf);
+    free(l);
+    return rc;
+}

@@ -1,0 +1,386 @@
+/* harness.c: see harness.h. */
+#include "harness.h"
+
+#define LL_HARNESS_MIN(a, b) ((a) < (b) ? (a) : (b))
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *harness_bin(void)
+{
+    const char *bin = getenv("LLMLOAD_BIN");
+    if (!bin || !*bin) {
+        fprintf(stderr, "harness: LLMLOAD_BIN is not set\n");
+        return NULL;
+    }
+    return bin;
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* argv = bin, prefix..., args... NULL. Caller frees the array only. */
+static char **build_argv(const char *bin, const char *const *prefix, const char *const *args)
+{
+    size_t n = 1;
+    for (const char *const *p = prefix; p && *p; p++)
+        n++;
+    for (const char *const *p = args; p && *p; p++)
+        n++;
+    char **argv = calloc(n + 1, sizeof(char *));
+    if (!argv)
+        return NULL;
+    size_t i = 0;
+    argv[i++] = (char *)bin;
+    for (const char *const *p = prefix; p && *p; p++)
+        argv[i++] = (char *)*p;
+    for (const char *const *p = args; p && *p; p++)
+        argv[i++] = (char *)*p;
+    argv[i] = NULL;
+    return argv;
+}
+
+/* Wait for pid with a bound; SIGKILL past it. Returns the status code. */
+static int reap(pid_t pid, int timeout_ms)
+{
+    uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
+    int st = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (mono_ms() >= deadline) {
+            kill(pid, SIGKILL);
+            if (waitpid(pid, &st, 0) < 0)
+                return -1;
+            break;
+        }
+        usleep(5000);
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return -1;
+}
+
+int harness_sim_start(struct harness_sim *s, const char *const *extra_args)
+{
+    memset(s, 0, sizeof(*s));
+    const char *bin = harness_bin();
+    if (!bin)
+        return -1;
+    static const char *const prefix[] = {"sim", "--port", "0", NULL};
+    char **argv = build_argv(bin, prefix, extra_args);
+    int fds[2];
+    if (!argv || pipe2(fds, O_CLOEXEC) < 0) {
+        fprintf(stderr, "harness: pipe: %s\n", strerror(errno));
+        free(argv);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "harness: fork: %s\n", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        free(argv);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        execv(bin, argv);
+        fprintf(stderr, "harness: exec %s: %s\n", bin, strerror(errno));
+        _exit(127);
+    }
+    free(argv);
+    close(fds[1]);
+    char line[256];
+    size_t n = 0;
+    uint64_t deadline = mono_ms() + 10000;
+    int ok = 0;
+    while (n < sizeof(line) - 1) {
+        uint64_t now = mono_ms();
+        if (now >= deadline)
+            break;
+        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+        int pr = poll(&pfd, 1, (int)(deadline - now));
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            break;
+        ssize_t r = read(fds[0], line + n, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        if (line[n] == '\n') {
+            ok = 1;
+            break;
+        }
+        n++;
+    }
+    line[n] = '\0';
+    close(fds[0]);
+    const char *pfx = "http://127.0.0.1:";
+    char *end = NULL;
+    long port = 0;
+    if (ok && strncmp(line, pfx, strlen(pfx)) == 0) {
+        errno = 0;
+        port = strtol(line + strlen(pfx), &end, 10);
+        if (errno || *end != '\0' || port <= 0 || port > 65535)
+            ok = 0;
+    } else {
+        ok = 0;
+    }
+    if (!ok) {
+        fprintf(stderr, "harness: sim did not print its address (got \"%s\")\n", line);
+        kill(pid, SIGKILL);
+        reap(pid, 5000);
+        return -1;
+    }
+    s->pid = pid;
+    s->port = (int)port;
+    snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%d", s->port);
+    return 0;
+}
+
+int harness_sim_stop_status(struct harness_sim *s)
+{
+    if (s->pid <= 0)
+        return -1;
+    kill(s->pid, SIGTERM);
+    int st = reap(s->pid, 5000);
+    s->pid = 0;
+    return st;
+}
+
+void harness_sim_stop(struct harness_sim *s)
+{
+    (void)harness_sim_stop_status(s);
+}
+
+/* Append what fd has to *buf; returns 0 on EOF, 1 on more, -1 on error. */
+static int drain(int fd, char **buf, size_t *len, size_t *cap)
+{
+    char tmp[65536];
+    ssize_t r = read(fd, tmp, sizeof(tmp));
+    if (r < 0)
+        return errno == EINTR || errno == EAGAIN ? 1 : -1;
+    if (r == 0)
+        return 0;
+    if (*len + (size_t)r + 1 > *cap) {
+        size_t nc = *cap ? *cap : 4096;
+        while (nc < *len + (size_t)r + 1)
+            nc *= 2;
+        char *nb = realloc(*buf, nc);
+        if (!nb)
+            return -1;
+        *buf = nb;
+        *cap = nc;
+    }
+    memcpy(*buf + *len, tmp, (size_t)r);
+    *len += (size_t)r;
+    (*buf)[*len] = '\0';
+    return 1;
+}
+
+int harness_run(const char *const *args, int timeout_s, int *exit_status, char **out,
+                char **err)
+{
+    const char *bin = harness_bin();
+    if (!bin)
+        return -1;
+    char **argv = build_argv(bin, NULL, args);
+    int po[2], pe[2];
+    if (!argv || pipe2(po, O_CLOEXEC) < 0) {
+        free(argv);
+        return -1;
+    }
+    if (pipe2(pe, O_CLOEXEC) < 0) {
+        close(po[0]);
+        close(po[1]);
+        free(argv);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "harness: fork: %s\n", strerror(errno));
+        close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+        free(argv);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(po[1], STDOUT_FILENO);
+        dup2(pe[1], STDERR_FILENO);
+        execv(bin, argv);
+        _exit(127);
+    }
+    free(argv);
+    close(po[1]);
+    close(pe[1]);
+    char *bo = NULL, *be = NULL;
+    size_t lo = 0, le = 0, co = 0, ce = 0;
+    int open_o = 1, open_e = 1, killed = 0;
+    uint64_t deadline = mono_ms() + (uint64_t)timeout_s * 1000;
+    while (open_o || open_e) {
+        uint64_t now = mono_ms();
+        if (now >= deadline) {
+            kill(pid, SIGKILL);
+            killed = 1;
+            break;
+        }
+        struct pollfd pfd[2] = {{.fd = open_o ? po[0] : -1, .events = POLLIN},
+                                {.fd = open_e ? pe[0] : -1, .events = POLLIN}};
+        int pr = poll(pfd, 2, (int)LL_HARNESS_MIN(deadline - now, 1000));
+        if (pr < 0 && errno != EINTR)
+            break;
+        if (open_o && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            open_o = drain(po[0], &bo, &lo, &co) > 0;
+        if (open_e && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+            open_e = drain(pe[0], &be, &le, &ce) > 0;
+    }
+    close(po[0]);
+    close(pe[0]);
+    uint64_t now = mono_ms();
+    int left_ms = now < deadline ? (int)(deadline - now) : 0;
+    int st = reap(pid, killed ? 5000 : left_ms + 1000);
+    if (exit_status)
+        *exit_status = st;
+    if (!bo)
+        bo = calloc(1, 1);
+    if (!be)
+        be = calloc(1, 1);
+    if (out)
+        *out = bo;
+    else
+        free(bo);
+    if (err)
+        *err = be;
+    else
+        free(be);
+    return st < 0 ? -1 : 0;
+}
+
+char *harness_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base)
+        base = "/tmp";
+    size_t n = strlen(base) + 32;
+    char *path = malloc(n);
+    if (!path)
+        return NULL;
+    snprintf(path, n, "%s/llmload-test-XXXXXX", base);
+    if (!mkdtemp(path)) {
+        fprintf(stderr, "harness: mkdtemp %s: %s\n", path, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    if (remove(path) < 0)
+        fprintf(stderr, "harness: remove %s: %s\n", path, strerror(errno));
+    return 0;
+}
+
+void harness_rm_rf(const char *dir)
+{
+    if (dir && *dir)
+        nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int harness_http(int port, const char *raw_request, size_t len, char **response,
+                 size_t *response_len, int timeout_ms)
+{
+    *response = NULL;
+    *response_len = 0;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        fprintf(stderr, "harness: connect 127.0.0.1:%d: %s\n", port, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = send(fd, raw_request + off, len - off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            fprintf(stderr, "harness: send: %s\n", strerror(errno));
+            close(fd);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, timeout_ms);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            break;
+        if (drain(fd, &buf, &n, &cap) <= 0)
+            break;
+    }
+    close(fd);
+    if (!buf)
+        buf = calloc(1, 1);
+    *response = buf;
+    *response_len = n;
+    return buf ? 0 : -1;
+}
+
+char *harness_read_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "harness: open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int r;
+    while ((r = drain(fd, &buf, &n, &cap)) > 0) {
+    }
+    close(fd);
+    if (r < 0) {
+        free(buf);
+        return NULL;
+    }
+    if (!buf)
+        buf = calloc(1, 1);
+    if (len)
+        *len = n;
+    return buf;
+}
