@@ -1,0 +1,800 @@
+/* driver.c: the schedule, the worker threads, the records and the progress
+ * line of one load point.
+ *
+ * Each worker owns a transport (its own epoll loop and connections), a
+ * struct stats and a record buffer; the only shared writes are a few
+ * atomics touched once per request (the closed-loop request budget and the
+ * spend guard) and the progress counters, which each worker alone writes.
+ * Arrival times are absolute: a worker sleeps on a timerfd until the next
+ * scheduled time and, when it wakes late, sends everything that is due and
+ * records the lateness, so a slow moment never shifts the schedule. */
+#include "driver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hist.h"
+#include "rng.h"
+#include "util.h"
+
+#define DRIVER_START_LEAD_NS (30 * LL_NS_PER_MS) /* threads ready before t=0 */
+#define DRIVER_FLUSH_NS (100 * LL_NS_PER_MS)     /* records reach the file this often */
+#define DRIVER_FLUSH_BYTES (64 * 1024)
+#define DRIVER_THINK_STREAM 0x7448000000000000ULL
+
+struct driver;
+
+struct user {
+    uint64_t turn;              /* requests this user has started */
+    uint64_t last_sched_ns;     /* relative */
+    struct rng rng;             /* think-time draws */
+    int retired;
+};
+
+struct user_due {
+    uint64_t at_ns;             /* relative */
+    uint32_t local;             /* index into worker->users */
+};
+
+struct queued {
+    struct req_spec spec;
+    uint64_t sched_ns;          /* relative */
+};
+
+struct worker {
+    struct driver *d;
+    uint32_t idx;
+    struct transport *t;
+    struct stats stats;
+
+    /* open loop and capped */
+    struct arrival arr;
+    uint64_t gen_index;         /* arrivals drawn from the process so far */
+    uint64_t next_index;
+    uint64_t next_off_ns;
+    int have_next;
+
+    /* closed loop */
+    struct user *users;
+    uint32_t n_users;
+    struct user_due *heap;
+    uint32_t heap_n;
+
+    /* capped: FIFO of arrivals waiting for a slot */
+    struct queued *q;
+    size_t q_head, q_len, q_cap;
+
+    int offering;
+    uint32_t in_system;         /* in flight + queued */
+    uint64_t infl_last_abs_ns;
+    double infl_area;           /* requests * ns over the window */
+    uint32_t infl_max;
+    uint64_t sent_in_window;
+    uint64_t records_written;
+    uint64_t warmup_records;
+    uint64_t last_sched_ns;
+
+    /* records: complete lines appended here, written out with one write() */
+    FILE *rec_f;
+    char *rbuf;
+    size_t rlen, rcap;
+    uint64_t next_flush_abs_ns;
+    int rec_error;
+
+    /* progress, written by this worker only */
+    _Atomic uint64_t p_sched, p_sent, p_done, p_failed, p_out_tokens;
+    _Atomic uint32_t p_inflight;
+    pthread_mutex_t roll_lock;
+    struct hist *roll_ttft;
+
+    _Atomic int finished;
+    pthread_t th;
+};
+
+struct driver {
+    const struct run_config *cfg;
+    uint64_t run_start_ns;
+    uint32_t n_workers;
+    struct worker *workers;
+    _Atomic int stop_level;          /* 0 running, 1 graceful, 2 immediate */
+    _Atomic uint64_t cancel_at_abs_ns;
+    _Atomic uint64_t closed_started; /* closed-loop requests started, all users */
+    _Atomic uint64_t tokens_offered;
+    _Atomic int spend_stop;
+};
+
+static uint64_t window_end_ns(const struct run_config *cfg)
+{
+    return cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
+}
+
+/* ---- records ----------------------------------------------------------- */
+
+static ssize_t rec_cookie_write(void *c, const char *buf, size_t size)
+{
+    struct worker *w = c;
+    if (w->rlen + size > w->rcap) {
+        size_t cap = w->rcap ? w->rcap : 2 * DRIVER_FLUSH_BYTES;
+        while (cap < w->rlen + size)
+            cap *= 2;
+        w->rbuf = ll_realloc(w->rbuf, cap);
+        w->rcap = cap;
+    }
+    memcpy(w->rbuf + w->rlen, buf, size);
+    w->rlen += size;
+    return (ssize_t)size;
+}
+
+static void records_flush(struct worker *w)
+{
+    if (!w->rec_f)
+        return;
+    fflush(w->rec_f);
+    size_t off = 0;
+    while (off < w->rlen) {
+        ssize_t n = write(w->d->cfg->records_fd, w->rbuf + off, w->rlen - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (!w->rec_error)
+                ll_errorf("writing requests.jsonl: %s", strerror(errno));
+            w->rec_error = 1;
+            break;
+        }
+        off += (size_t)n;
+    }
+    w->rlen = 0;
+}
+
+/* ---- in-system accounting (Little's law) ------------------------------- */
+
+static void infl_advance(struct worker *w, uint64_t now_abs)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint64_t from = w->d->run_start_ns + cfg->warmup_ns;
+    uint64_t to = cfg->duration_ns ? w->d->run_start_ns + cfg->duration_ns : UINT64_MAX;
+    uint64_t a = LL_MAX(w->infl_last_abs_ns, from);
+    uint64_t b = LL_MIN(now_abs, to);
+    if (w->offering && b > a)
+        w->infl_area += (double)w->in_system * (double)(b - a);
+    w->infl_last_abs_ns = now_abs;
+}
+
+static void in_system_add(struct worker *w, int delta)
+{
+    uint64_t now = ll_now_ns();
+    infl_advance(w, now);
+    w->in_system = (uint32_t)((int)w->in_system + delta);
+    if (now >= w->d->run_start_ns + w->d->cfg->warmup_ns && w->in_system > w->infl_max)
+        w->infl_max = w->in_system;
+    atomic_store_explicit(&w->p_inflight, w->in_system, memory_order_relaxed);
+}
+
+/* ---- closed-loop user heap --------------------------------------------- */
+
+static void heap_push(struct worker *w, uint64_t at_ns, uint32_t local)
+{
+    uint32_t i = w->heap_n++;
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (w->heap[parent].at_ns <= at_ns)
+            break;
+        w->heap[i] = w->heap[parent];
+        i = parent;
+    }
+    w->heap[i].at_ns = at_ns;
+    w->heap[i].local = local;
+}
+
+static struct user_due heap_pop(struct worker *w)
+{
+    struct user_due top = w->heap[0];
+    struct user_due last = w->heap[--w->heap_n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= w->heap_n)
+            break;
+        if (c + 1 < w->heap_n && w->heap[c + 1].at_ns < w->heap[c].at_ns)
+            c++;
+        if (last.at_ns <= w->heap[c].at_ns)
+            break;
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    if (w->heap_n)
+        w->heap[i] = last;
+    return top;
+}
+
+/* ---- offering ---------------------------------------------------------- */
+
+/* Advance the arrival process to this worker's next arrival. */
+static void next_own_arrival(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t n = w->d->n_workers;
+    for (;;) {
+        uint64_t off = arrival_next_ns(&w->arr);
+        uint64_t i = w->gen_index++;
+        if ((cfg->max_requests && i >= cfg->max_requests) ||
+            (cfg->duration_ns && off >= cfg->duration_ns)) {
+            w->have_next = 0;
+            return;
+        }
+        if (i % n == w->idx) {
+            w->next_index = i;
+            w->next_off_ns = off;
+            w->have_next = 1;
+            return;
+        }
+    }
+}
+
+static int spend_guard_allows(struct worker *w, const struct req_spec *spec)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (!cfg->max_tokens_total)
+        return 1;
+    if (atomic_load(&w->d->spend_stop))
+        return 0;
+    uint64_t cost = (uint64_t)spec->prompt_tokens + spec->max_tokens;
+    uint64_t before = atomic_fetch_add(&w->d->tokens_offered, cost);
+    if (before + cost > cfg->max_tokens_total) {
+        atomic_store(&w->d->spend_stop, 1);
+        return 0;
+    }
+    return 1;
+}
+
+static void stop_offering(struct worker *w)
+{
+    if (!w->offering)
+        return;
+    infl_advance(w, ll_now_ns());
+    w->offering = 0;
+}
+
+static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_abs)
+{
+    const struct run_config *cfg = w->d->cfg;
+    atomic_fetch_add_explicit(&w->p_sched, 1, memory_order_relaxed);
+    if (sched_ns > w->last_sched_ns)
+        w->last_sched_ns = sched_ns;
+    if (sched_ns < cfg->warmup_ns)
+        return;
+    w->stats.scheduled++;
+    uint64_t sched_abs = w->d->run_start_ns + sched_ns;
+    stats_add_lateness(&w->stats, now_abs > sched_abs ? now_abs - sched_abs : 0);
+}
+
+static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched_ns, int64_t user)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (sched_ns >= cfg->warmup_ns)
+        w->stats.sent++;
+    atomic_fetch_add_explicit(&w->p_sent, 1, memory_order_relaxed);
+    transport_submit(w->t, spec, sched_ns, user);
+}
+
+/* A request that was scheduled but never sent (dropped at the cap, or
+ * still queued when the run was stopped): it still gets its record. */
+static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                          enum rec_kind kind, const char *detail);
+
+static void dispatch_open(struct worker *w, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    while (w->have_next && w->d->run_start_ns + w->next_off_ns <= now) {
+        struct req_spec spec;
+        workload_spec(&cfg->workload, w->next_index, &spec);
+        if (!spend_guard_allows(w, &spec)) {
+            w->have_next = 0;
+            break;
+        }
+        uint64_t sched = w->next_off_ns;
+        count_scheduled(w, sched, now);
+        if (cfg->mode == LOAD_CAPPED && transport_inflight(w->t) >= cfg->max_concurrency) {
+            if (cfg->on_cap_drop) {
+                unsent_record(w, &spec, sched, REC_CLIENT_DROPPED,
+                              "dropped: max-concurrency reached (--on-cap drop)");
+            } else {
+                if (w->q_len == w->q_cap) {
+                    size_t cap = w->q_cap ? w->q_cap * 2 : 256;
+                    struct queued *nq = ll_malloc(cap * sizeof *nq);
+                    for (size_t i = 0; i < w->q_len; i++)
+                        nq[i] = w->q[(w->q_head + i) % w->q_cap];
+                    free(w->q);
+                    w->q = nq;
+                    w->q_cap = cap;
+                    w->q_head = 0;
+                }
+                w->q[(w->q_head + w->q_len) % w->q_cap] = (struct queued){spec, sched};
+                w->q_len++;
+                in_system_add(w, +1);
+            }
+        } else {
+            in_system_add(w, +1);
+            submit(w, &spec, sched, -1);
+        }
+        next_own_arrival(w);
+    }
+    if (!w->have_next)
+        stop_offering(w);
+}
+
+static void dispatch_queue(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    while (w->q_len && transport_inflight(w->t) < cfg->max_concurrency) {
+        struct queued qd = w->q[w->q_head];
+        w->q_head = (w->q_head + 1) % w->q_cap;
+        w->q_len--;
+        submit(w, &qd.spec, qd.sched_ns, -1);
+    }
+}
+
+static void dispatch_closed(struct worker *w, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t n = w->d->n_workers;
+    while (w->heap_n && w->d->run_start_ns + w->heap[0].at_ns <= now) {
+        struct user_due due = heap_pop(w);
+        struct user *u = &w->users[due.local];
+        uint64_t global_user = (uint64_t)due.local * n + w->idx;
+        if (cfg->duration_ns && due.at_ns >= cfg->duration_ns) {
+            u->retired = 1;
+            continue;
+        }
+        if (cfg->max_requests &&
+            atomic_fetch_add(&w->d->closed_started, 1) >= cfg->max_requests) {
+            u->retired = 1;
+            continue;
+        }
+        struct req_spec spec;
+        workload_spec(&cfg->workload, u->turn * cfg->users + global_user, &spec);
+        if (!spend_guard_allows(w, &spec)) {
+            u->retired = 1;
+            continue;
+        }
+        u->turn++;
+        u->last_sched_ns = due.at_ns;
+        count_scheduled(w, due.at_ns, now);
+        in_system_add(w, +1);
+        submit(w, &spec, due.at_ns, (int64_t)global_user);
+    }
+}
+
+static int closed_active(const struct worker *w)
+{
+    for (uint32_t i = 0; i < w->n_users; i++) {
+        if (!w->users[i].retired)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- completion -------------------------------------------------------- */
+
+static void record_out(struct worker *w, struct record *r)
+{
+    const struct run_config *cfg = w->d->cfg;
+    r->warmup = r->sched_ns < cfg->warmup_ns;
+    if (r->warmup) {
+        w->warmup_records++;
+    } else {
+        stats_add_record(&w->stats, r);
+        if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_ns(cfg))
+            w->sent_in_window++;
+        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
+            pthread_mutex_lock(&w->roll_lock);
+            hist_record(w->roll_ttft, r->first_ns - r->sched_ns);
+            pthread_mutex_unlock(&w->roll_lock);
+        }
+    }
+    if (w->rec_f) {
+        if (record_write_jsonl(w->rec_f, r) == 0)
+            w->records_written++;
+    } else {
+        w->records_written++;
+    }
+    atomic_fetch_add_explicit(&w->p_done, 1, memory_order_relaxed);
+    if (r->kind != REC_OK)
+        atomic_fetch_add_explicit(&w->p_failed, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->p_out_tokens, r->output_tokens, memory_order_relaxed);
+    if (w->rlen >= DRIVER_FLUSH_BYTES)
+        records_flush(w);
+}
+
+static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                          enum rec_kind kind, const char *detail)
+{
+    struct record r;
+    record_init(&r, spec->index);
+    r.kind = kind;
+    r.sched_ns = sched_ns;
+    r.prompt_tokens = spec->prompt_tokens;
+    r.max_tokens = spec->max_tokens;
+    r.worker = w->idx;
+    uint64_t now = ll_now_ns();
+    r.end_ns = now > w->d->run_start_ns ? now - w->d->run_start_ns : 0;
+    snprintf(r.detail, sizeof r.detail, "%s", detail);
+    record_out(w, &r);
+}
+
+static void on_done(void *ud, struct record *r)
+{
+    struct worker *w = ud;
+    const struct run_config *cfg = w->d->cfg;
+    record_out(w, r);
+    in_system_add(w, -1);
+    if (cfg->mode == LOAD_CLOSED && r->user >= 0 && w->offering &&
+        atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) == 0) {
+        uint32_t local = (uint32_t)((uint64_t)r->user / w->d->n_workers);
+        struct user *u = &w->users[local];
+        if (!u->retired) {
+            uint64_t next;
+            if (cfg->pace_ns) {
+                next = u->last_sched_ns + cfg->pace_ns;
+                if (next < r->end_ns)
+                    next = r->end_ns; /* late: send at once */
+            } else {
+                double think = dist_sample(&cfg->think, &u->rng);
+                next = r->end_ns + (think > 0 ? (uint64_t)think : 0);
+            }
+            if (cfg->duration_ns && next >= cfg->duration_ns)
+                u->retired = 1; /* its next request would fall outside the run */
+            else
+                heap_push(w, next, local);
+        }
+    }
+}
+
+/* ---- the worker -------------------------------------------------------- */
+
+static uint64_t next_due_abs(const struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (!w->offering)
+        return UINT64_MAX;
+    if (cfg->mode == LOAD_CLOSED)
+        return w->heap_n ? w->d->run_start_ns + w->heap[0].at_ns : UINT64_MAX;
+    return w->have_next ? w->d->run_start_ns + w->next_off_ns : UINT64_MAX;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct driver *d = w->d;
+    const struct run_config *cfg = d->cfg;
+    int cancelled = 0;
+
+    w->offering = 1;
+    w->infl_last_abs_ns = d->run_start_ns;
+    w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
+    if (cfg->mode == LOAD_CLOSED) {
+        for (uint32_t i = 0; i < w->n_users; i++) {
+            uint64_t g = (uint64_t)i * d->n_workers + w->idx;
+            /* Spread the users' first requests over one pace interval (or
+             * one mean think time) instead of firing them all at t=0. */
+            uint64_t spread = cfg->pace_ns ? cfg->pace_ns : (uint64_t)dist_mean(&cfg->think);
+            uint64_t start = cfg->users > 1 ? spread / cfg->users * g : 0;
+            heap_push(w, start, i);
+        }
+    } else {
+        arrival_init(&w->arr, &cfg->arrival);
+        next_own_arrival(w);
+        if (!w->have_next)
+            stop_offering(w);
+    }
+
+    for (;;) {
+        uint64_t now = ll_now_ns();
+        int level = atomic_load_explicit(&d->stop_level, memory_order_acquire);
+        if (level >= 1 && w->offering) {
+            stop_offering(w);
+            while (w->q_len) {
+                struct queued qd = w->q[w->q_head];
+                w->q_head = (w->q_head + 1) % w->q_cap;
+                w->q_len--;
+                in_system_add(w, -1);
+                unsent_record(w, &qd.spec, qd.sched_ns, REC_CANCELLED,
+                              "cancelled: run stopped while waiting for a slot");
+            }
+        }
+        if (!cancelled && (level >= 2 || (level == 1 && now >= atomic_load(&d->cancel_at_abs_ns)))) {
+            transport_cancel_all(w->t, REC_CANCELLED, "cancelled: run stopped (grace expired)");
+            cancelled = 1;
+        }
+        if (w->offering) {
+            if (cfg->mode == LOAD_CLOSED) {
+                dispatch_closed(w, now);
+                if (!closed_active(w))
+                    stop_offering(w);
+            } else {
+                dispatch_open(w, now);
+            }
+        }
+        if (cfg->mode == LOAD_CAPPED)
+            dispatch_queue(w);
+        transport_kick(w->t);
+        if (now >= w->next_flush_abs_ns) {
+            records_flush(w);
+            w->next_flush_abs_ns = now + DRIVER_FLUSH_NS;
+        }
+        if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
+            break;
+        uint64_t deadline = next_due_abs(w);
+        if (w->offering && cfg->mode == LOAD_CLOSED && w->heap_n == 0)
+            deadline = UINT64_MAX;
+        if (level == 1 && !cancelled)
+            deadline = LL_MIN(deadline, atomic_load(&d->cancel_at_abs_ns));
+        deadline = LL_MIN(deadline, w->next_flush_abs_ns);
+        transport_poll(w->t, deadline);
+    }
+    records_flush(w);
+    atomic_store_explicit(&w->finished, 1, memory_order_release);
+    return NULL;
+}
+
+/* ---- progress ---------------------------------------------------------- */
+
+struct progress_state {
+    uint64_t last_abs_ns;
+    uint64_t last_sent, last_tokens;
+    struct hist *ttft;
+};
+
+static void progress_print(struct driver *d, struct progress_state *ps, int final)
+{
+    const struct run_config *cfg = d->cfg;
+    uint64_t now = ll_now_ns();
+    uint64_t sched = 0, sent = 0, done = 0, failed = 0, tokens = 0, infl = 0;
+    hist_reset(ps->ttft);
+    for (uint32_t i = 0; i < d->n_workers; i++) {
+        struct worker *w = &d->workers[i];
+        sched += atomic_load_explicit(&w->p_sched, memory_order_relaxed);
+        sent += atomic_load_explicit(&w->p_sent, memory_order_relaxed);
+        done += atomic_load_explicit(&w->p_done, memory_order_relaxed);
+        failed += atomic_load_explicit(&w->p_failed, memory_order_relaxed);
+        tokens += atomic_load_explicit(&w->p_out_tokens, memory_order_relaxed);
+        infl += atomic_load_explicit(&w->p_inflight, memory_order_relaxed);
+        pthread_mutex_lock(&w->roll_lock);
+        hist_merge(ps->ttft, w->roll_ttft);
+        hist_reset(w->roll_ttft);
+        pthread_mutex_unlock(&w->roll_lock);
+    }
+    double dt = (double)(now - ps->last_abs_ns) / 1e9;
+    double elapsed = now > d->run_start_ns ? (double)(now - d->run_start_ns) / 1e9 : 0;
+    double send_rate = dt > 0 ? (double)(sent - ps->last_sent) / dt : 0;
+    double tok_rate = dt > 0 ? (double)(tokens - ps->last_tokens) / dt : 0;
+    char p50[16] = "-", p99[16] = "-";
+    if (hist_count(ps->ttft)) {
+        ll_fmt_duration(hist_percentile(ps->ttft, 50), p50, sizeof p50);
+        ll_fmt_duration(hist_percentile(ps->ttft, 99), p99, sizeof p99);
+    }
+    char offered[32];
+    if (cfg->mode == LOAD_CLOSED)
+        snprintf(offered, sizeof offered, "%u users", cfg->users);
+    else
+        snprintf(offered, sizeof offered, "%.1f/s offered", cfg->arrival.rate_per_s);
+    const char *lead = cfg->progress == 1 ? "\r\033[K" : "";
+    fprintf(stderr,
+            "%s[%6.1fs] %s, %.1f/s sent, in flight %llu, done %llu, errors %llu, "
+            "TTFT p50 %s p99 %s, %.0f tok/s%s",
+            lead, elapsed, offered, send_rate, (unsigned long long)infl,
+            (unsigned long long)done, (unsigned long long)failed, p50, p99, tok_rate,
+            cfg->progress == 1 && !final ? "" : "\n");
+    (void)sched;
+    ps->last_abs_ns = now;
+    ps->last_sent = sent;
+    ps->last_tokens = tokens;
+}
+
+/* ---- run --------------------------------------------------------------- */
+
+static void worker_release(struct worker *w)
+{
+    transport_free(w->t);
+    if (w->rec_f) {
+        records_flush(w);
+        fclose(w->rec_f);
+    }
+    free(w->rbuf);
+    free(w->users);
+    free(w->heap);
+    free(w->q);
+    hist_free(w->roll_ttft);
+    pthread_mutex_destroy(&w->roll_lock);
+    stats_free(&w->stats);
+}
+
+int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen)
+{
+    struct driver d = {0};
+    int rc = 0;
+    uint32_t started = 0, made = 0;
+    d.cfg = cfg;
+    d.n_workers = cfg->mode == LOAD_CAPPED ? 1 : LL_MAX(cfg->threads, 1u);
+    if (cfg->mode == LOAD_CLOSED && d.n_workers > cfg->users)
+        d.n_workers = cfg->users;
+    memset(res, 0, sizeof *res);
+    stats_init(&res->stats);
+
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+
+    d.workers = ll_calloc(d.n_workers, sizeof *d.workers);
+    d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    for (uint32_t i = 0; i < d.n_workers; i++) {
+        struct worker *w = &d.workers[i];
+        w->d = &d;
+        w->idx = i;
+        stats_init(&w->stats);
+        pthread_mutex_init(&w->roll_lock, NULL);
+        w->roll_ttft = hist_new();
+        made++;
+        struct transport_config tc = cfg->transport;
+        tc.run_start_ns = d.run_start_ns;
+        tc.worker = i;
+        w->t = transport_new(&tc, &w->stats, on_done, w, err, errlen);
+        if (!w->t) {
+            rc = LL_E_IO;
+            goto out;
+        }
+        if (cfg->records_fd >= 0) {
+            cookie_io_functions_t io = {.write = rec_cookie_write};
+            w->rec_f = fopencookie(w, "w", io);
+            if (!w->rec_f) {
+                snprintf(err, errlen, "fopencookie: %s", strerror(errno));
+                rc = LL_E_IO;
+                goto out;
+            }
+        }
+        if (cfg->mode == LOAD_CLOSED) {
+            w->n_users = cfg->users / d.n_workers + (i < cfg->users % d.n_workers);
+            w->users = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->users);
+            w->heap = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->heap);
+            for (uint32_t k = 0; k < w->n_users; k++) {
+                uint64_t g = (uint64_t)k * d.n_workers + i;
+                rng_seed(&w->users[k].rng, cfg->workload.seed, DRIVER_THINK_STREAM + g);
+            }
+        }
+    }
+    for (; started < d.n_workers; started++) {
+        int e = pthread_create(&d.workers[started].th, NULL, worker_main, &d.workers[started]);
+        if (e) {
+            snprintf(err, errlen, "pthread_create: %s", strerror(e));
+            atomic_store(&d.stop_level, 2);
+            rc = LL_E_IO;
+            break;
+        }
+    }
+
+    struct progress_state ps = {.last_abs_ns = d.run_start_ns, .ttft = hist_new()};
+    uint64_t interval = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
+    uint64_t next_progress = d.run_start_ns + interval;
+    for (;;) {
+        uint32_t fin = 0;
+        for (uint32_t i = 0; i < started; i++)
+            fin += (uint32_t)atomic_load_explicit(&d.workers[i].finished, memory_order_acquire);
+        if (fin == started)
+            break;
+        uint64_t now = ll_now_ns();
+        uint64_t wait = next_progress > now ? next_progress - now : 0;
+        if (wait > 50 * LL_NS_PER_MS)
+            wait = 50 * LL_NS_PER_MS; /* also how fast we notice the end */
+        struct timespec ts = {.tv_sec = (time_t)(wait / LL_NS_PER_SEC),
+                              .tv_nsec = (long)(wait % LL_NS_PER_SEC)};
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM) {
+            int level = atomic_load(&d.stop_level) + 1;
+            if (level == 1) {
+                atomic_store(&d.cancel_at_abs_ns, ll_now_ns() + cfg->grace_ns);
+                char g[16];
+                ll_errorf("%s: stopping; in-flight requests get %s (again to stop now)",
+                          sig == SIGINT ? "interrupt" : "terminated",
+                          ll_fmt_duration(cfg->grace_ns, g, sizeof g));
+            } else {
+                ll_errorf("stopping now; in-flight requests are cancelled");
+            }
+            atomic_store_explicit(&d.stop_level, level, memory_order_release);
+            res->interrupted = 1;
+            for (uint32_t i = 0; i < started; i++)
+                transport_wake(d.workers[i].t);
+        }
+        now = ll_now_ns();
+        if (cfg->progress && now >= next_progress) {
+            progress_print(&d, &ps, 0);
+            next_progress += interval;
+            if (next_progress < now)
+                next_progress = now + interval;
+        }
+    }
+    if (cfg->progress == 1)
+        progress_print(&d, &ps, 1);
+    hist_free(ps.ttft);
+    for (uint32_t i = 0; i < started; i++)
+        pthread_join(d.workers[i].th, NULL);
+
+    uint64_t last_sched = 0;
+    double area = 0;
+    for (uint32_t i = 0; i < started; i++) {
+        struct worker *w = &d.workers[i];
+        stats_merge(&res->stats, &w->stats);
+        res->sent_in_window += w->sent_in_window;
+        res->records_written += w->records_written;
+        res->warmup_records += w->warmup_records;
+        area += w->infl_area;
+        res->inflight_max += w->infl_max; /* an upper bound of the true max */
+        last_sched = LL_MAX(last_sched, w->last_sched_ns);
+    }
+    if (cfg->duration_ns && !res->interrupted)
+        res->window_ns = cfg->duration_ns > cfg->warmup_ns ? cfg->duration_ns - cfg->warmup_ns : 0;
+    else
+        res->window_ns = last_sched > cfg->warmup_ns ? last_sched - cfg->warmup_ns : 0;
+    if (res->window_ns == 0)
+        res->window_ns = 1;
+    res->inflight_mean = area / (double)res->window_ns;
+    res->elapsed_ns = ll_now_ns() - d.run_start_ns;
+    if (atomic_load(&d.spend_stop))
+        snprintf(res->stop_reason, sizeof res->stop_reason,
+                 "spend guard: the next request would pass --max-tokens-total %llu",
+                 (unsigned long long)cfg->max_tokens_total);
+    else if (res->interrupted)
+        snprintf(res->stop_reason, sizeof res->stop_reason, "interrupted by a signal");
+
+out:
+    for (uint32_t i = 0; i < made; i++)
+        worker_release(&d.workers[i]);
+    free(d.workers);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    if (cfg->mode == LOAD_CLOSED) {
+        fclose(f);
+        snprintf(err, errlen, "--dump-schedule: a closed-loop schedule depends on the server; "
+                              "use --rate");
+        return LL_E_INVAL;
+    }
+    struct arrival a;
+    arrival_init(&a, &cfg->arrival);
+    uint64_t tokens = 0;
+    for (uint64_t i = 0;; i++) {
+        uint64_t off = arrival_next_ns(&a);
+        if ((cfg->max_requests && i >= cfg->max_requests) ||
+            (cfg->duration_ns && off >= cfg->duration_ns))
+            break;
+        struct req_spec s;
+        workload_spec(&cfg->workload, i, &s);
+        tokens += (uint64_t)s.prompt_tokens + s.max_tokens;
+        if (cfg->max_tokens_total && tokens > cfg->max_tokens_total)
+            break;
+        fprintf(f, "{\"index\":%llu,\"sched_ns\":%llu,\"prompt_tokens\":%u,\"max_tokens\":%u}\n",
+                (unsigned long long)i, (unsigned long long)off, s.prompt_tokens, s.max_tokens);
+    }
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    return 0;
+}

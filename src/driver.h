@@ -1,0 +1,70 @@
+/* driver.h: one load point. Decides when each request is sent (open loop,
+ * closed loop, or open arrivals through a concurrency cap), runs the worker
+ * threads that send them, writes every record as it finishes, and merges
+ * the workers' statistics at the end.
+ *
+ * The schedule is a pure function of the config: worker w of W takes the
+ * arrivals whose index i satisfies i mod W == w, so the thread count never
+ * changes which requests are sent when. */
+#ifndef LL_DRIVER_H
+#define LL_DRIVER_H
+
+#include <stdint.h>
+
+#include "arrival.h"
+#include "dist.h"
+#include "stats.h"
+#include "transport.h"
+#include "workload.h"
+
+enum load_mode {
+    LOAD_OPEN,     /* arrivals independent of completions */
+    LOAD_CLOSED,   /* N users: send, wait for the response, think, repeat */
+    LOAD_CAPPED,   /* open arrivals through at most max_concurrency in flight */
+};
+
+struct run_config {
+    enum load_mode mode;
+    struct arrival_config arrival;    /* LOAD_OPEN and LOAD_CAPPED */
+    uint32_t users;                   /* LOAD_CLOSED */
+    struct dist think;                /* LOAD_CLOSED, ns; used when pace_ns == 0 */
+    uint64_t pace_ns;                 /* LOAD_CLOSED: each user starts at most one request per pace */
+    uint32_t max_concurrency;         /* LOAD_CAPPED */
+    int on_cap_drop;                  /* LOAD_CAPPED: 1 = drop instead of queue */
+    uint64_t duration_ns;             /* offering stops at this offset; 0 = no bound */
+    uint64_t max_requests;            /* offering stops after this many; 0 = no bound */
+    uint64_t warmup_ns;               /* requests scheduled before this are warm-up */
+    uint64_t max_tokens_total;        /* spend guard over prompt + max_tokens; 0 = off */
+    uint64_t grace_ns;                /* after a stop signal, time given to in-flight requests */
+    uint32_t threads;                 /* worker threads (>= 1) */
+    struct workload workload;
+    struct transport_config transport;/* run_start_ns and worker are set by the driver */
+    int records_fd;                   /* requests.jsonl, opened O_APPEND; -1 = none */
+    int progress;                     /* 0 none, 1 a live line on a TTY, 2 plain lines */
+    uint64_t progress_interval_ns;
+};
+
+struct driver_result {
+    struct stats stats;               /* merged; caller frees with stats_free */
+    uint64_t window_ns;               /* measurement window (after warm-up) */
+    uint64_t sent_in_window;          /* window requests sent before the window closed */
+    double inflight_mean;             /* time-weighted requests in the system over the window */
+    uint32_t inflight_max;
+    uint64_t records_written;
+    uint64_t warmup_records;
+    int interrupted;                  /* a signal stopped offering */
+    char stop_reason[160];            /* why offering stopped early ("" if it did not) */
+    uint64_t elapsed_ns;              /* run start to last record */
+};
+
+/* Run one load point. Blocks SIGINT and SIGTERM in the calling thread and
+ * the workers and handles them: the first stops offering and gives
+ * in-flight requests grace_ns, the second cancels them at once. Returns 0,
+ * or LL_E_* with a reason in err when the run could not start. */
+int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen);
+
+/* Write the open-loop schedule (index, sched_ns, prompt_tokens, max_tokens
+ * per line) that cfg would offer, to path. Returns 0 or LL_E_IO. */
+int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,806 @@
+/* transport.c: libcurl multi_socket on our own epoll + timerfd loop.
+ *
+ * The wiring is the standard one: libcurl tells us which sockets to watch
+ * (socket callback -> epoll_ctl) and when it next needs a timeout (timer
+ * callback -> a timerfd); we tell it what happened with
+ * curl_multi_socket_action. A second timerfd carries the caller's deadline
+ * (the next scheduled arrival) at nanosecond resolution on absolute time,
+ * and an eventfd lets another thread wake us.
+ *
+ * Each request slot owns its easy handle, SSE parser and body buffer and is
+ * reused, so after warm-up nothing is allocated per request, per chunk or
+ * per token. First-token, idle and total timeouts are ours (libcurl only has
+ * a total and a connect timeout); a sweep every TRANSPORT_SWEEP_NS checks
+ * them, so they fire within that much of their deadline. */
+#include "transport.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "sse.h"
+#include "util.h"
+
+#define TRANSPORT_SWEEP_NS (5 * LL_NS_PER_MS)
+#define TRANSPORT_MAX_EVENTS 256
+#define TRANSPORT_ERRBODY_BYTES 200
+#define TRANSPORT_MAX_BODY_BYTES (8u << 20) /* non-stream responses */
+
+struct treq {
+    CURL *easy;
+    struct transport *t;
+    struct record rec;
+    struct sse_parser sse;
+    char *body;               /* request body, reused */
+    size_t body_cap;
+    char *resp;               /* non-stream response body, reused */
+    size_t resp_len, resp_cap;
+    char errbody[TRANSPORT_ERRBODY_BYTES];
+    size_t errbody_len;
+    uint64_t sent_abs_ns;
+    uint64_t last_read_abs_ns;
+    uint64_t read_abs_ns;     /* time of the read being decoded */
+    int status_seen;
+    enum rec_kind forced;     /* a kind decided before libcurl finished */
+    int has_forced;
+    int saw_done, saw_finish;
+    uint32_t usage_chunks_with_output;
+    int64_t usage_completion_tokens;
+    struct treq *next, *prev; /* active list, or free list (next only) */
+};
+
+struct transport {
+    struct transport_config cfg;
+    char *model_json;         /* JSON-escaped model name */
+    char url[1024];
+    struct stats *stats;
+    transport_done_cb *done;
+    void *ud;
+    CURLM *multi;
+    int epfd, curl_tfd, sched_tfd, wake_efd;
+    uint64_t armed_deadline;
+    uint64_t next_sweep_abs_ns;
+    struct treq *active;      /* doubly linked */
+    struct treq *free_list;
+    uint32_t inflight;
+    struct treq **all;        /* every slot ever made, for freeing */
+    size_t n_all, cap_all;
+};
+
+static uint64_t rel(const struct transport *t, uint64_t abs_ns)
+{
+    return abs_ns >= t->cfg.run_start_ns ? abs_ns - t->cfg.run_start_ns : 0;
+}
+
+/* ---- epoll wiring ------------------------------------------------------ */
+
+static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+    (void)easy;
+    (void)socketp;
+    struct transport *t = userp;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(t->epfd, EPOLL_CTL_DEL, s, NULL); /* may already be closed */
+        return 0;
+    }
+    struct epoll_event ev = {0};
+    if (what & CURL_POLL_IN)
+        ev.events |= EPOLLIN;
+    if (what & CURL_POLL_OUT)
+        ev.events |= EPOLLOUT;
+    ev.data.fd = s;
+    if (epoll_ctl(t->epfd, EPOLL_CTL_MOD, s, &ev) != 0) {
+        if (errno != ENOENT || epoll_ctl(t->epfd, EPOLL_CTL_ADD, s, &ev) != 0) {
+            ll_errorf("transport: epoll_ctl fd %d: %s", (int)s, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void timerfd_set_rel_ns(int fd, uint64_t ns)
+{
+    struct itimerspec its = {0};
+    if (ns) {
+        its.it_value.tv_sec = (time_t)(ns / LL_NS_PER_SEC);
+        its.it_value.tv_nsec = (long)(ns % LL_NS_PER_SEC);
+    }
+    timerfd_settime(fd, 0, &its, NULL);
+}
+
+static int on_timer(CURLM *multi, long timeout_ms, void *userp)
+{
+    (void)multi;
+    struct transport *t = userp;
+    if (timeout_ms < 0)
+        timerfd_set_rel_ns(t->curl_tfd, 0);
+    else if (timeout_ms == 0)
+        timerfd_set_rel_ns(t->curl_tfd, 1); /* as soon as possible */
+    else
+        timerfd_set_rel_ns(t->curl_tfd, (uint64_t)timeout_ms * LL_NS_PER_MS);
+    return 0;
+}
+
+static void arm_deadline(struct transport *t, uint64_t deadline_abs_ns)
+{
+    if (deadline_abs_ns == t->armed_deadline)
+        return;
+    struct itimerspec its = {0};
+    if (deadline_abs_ns != UINT64_MAX) {
+        uint64_t d = deadline_abs_ns ? deadline_abs_ns : 1;
+        its.it_value.tv_sec = (time_t)(d / LL_NS_PER_SEC);
+        its.it_value.tv_nsec = (long)(d % LL_NS_PER_SEC);
+    }
+    timerfd_settime(t->sched_tfd, TFD_TIMER_ABSTIME, &its, NULL);
+    t->armed_deadline = deadline_abs_ns;
+}
+
+/* ---- request body ------------------------------------------------------ */
+
+static char *json_escape_dup(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = ll_malloc(n * 6 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)c;
+        } else if (c < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            out[o++] = '\\';
+            out[o++] = 'u';
+            out[o++] = '0';
+            out[o++] = '0';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static void body_reserve(struct treq *q, size_t need)
+{
+    if (need <= q->body_cap)
+        return;
+    size_t cap = q->body_cap ? q->body_cap : 1024;
+    while (cap < need)
+        cap *= 2;
+    q->body = ll_realloc(q->body, cap);
+    q->body_cap = cap;
+}
+
+/* Build the JSON body for spec into q->body; returns its length. */
+static size_t build_body(struct transport *t, struct treq *q, const struct req_spec *spec)
+{
+    for (;;) {
+        size_t cap = q->body_cap;
+        char *b = q->body;
+        size_t at = 0;
+        int n;
+        if (t->cfg.api == OAI_API_CHAT)
+            n = snprintf(b, cap, "{\"model\":\"%s\",\"messages\":[{\"role\":\"user\",\"content\":\"",
+                         t->model_json);
+        else
+            n = snprintf(b, cap, "{\"model\":\"%s\",\"prompt\":\"", t->model_json);
+        if (n < 0)
+            abort();
+        at = (size_t)n;
+        size_t room = at < cap ? cap - at : 0;
+        size_t plen = workload_prompt(t->cfg.seed, spec->index, spec->prompt_tokens,
+                                      at < cap ? b + at : NULL, room);
+        at += plen;
+        const char *close = t->cfg.api == OAI_API_CHAT ? "\"}]" : "\"";
+        const char *stream = t->cfg.stream
+                                 ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}"
+                                 : ",\"stream\":false";
+        n = snprintf(at < cap ? b + at : NULL, at < cap ? cap - at : 0,
+                     "%s,\"max_tokens\":%u%s%s}", close, spec->max_tokens, stream,
+                     t->cfg.ignore_eos ? ",\"ignore_eos\":true" : "");
+        if (n < 0)
+            abort();
+        at += (size_t)n;
+        if (at < cap)
+            return at;
+        body_reserve(q, at + 1);
+    }
+}
+
+/* ---- response decoding ------------------------------------------------- */
+
+static void set_forced(struct treq *q, enum rec_kind kind, const char *detail)
+{
+    if (q->has_forced)
+        return;
+    q->has_forced = 1;
+    q->forced = kind;
+    if (detail)
+        snprintf(q->rec.detail, sizeof q->rec.detail, "%.119s", detail);
+}
+
+static void note_output(struct treq *q, int has_content)
+{
+    struct transport *t = q->t;
+    uint64_t now = rel(t, q->read_abs_ns);
+    struct record *r = &q->rec;
+    r->events++;
+    if (r->first_ns == LL_NO_TIME) {
+        r->first_ns = now;
+    } else {
+        uint64_t gap = now - r->last_ns;
+        stats_add_itl_gap(t->stats, gap);
+        if (gap > r->max_gap_ns)
+            r->max_gap_ns = gap;
+    }
+    if (has_content && r->first_content_ns == LL_NO_TIME)
+        r->first_content_ns = now;
+    r->last_ns = now;
+}
+
+static void take_usage(struct treq *q, const struct oai_chunk *c, int carries_output)
+{
+    if (c->prompt_tokens >= 0)
+        q->rec.prompt_tokens_server = c->prompt_tokens;
+    if (c->cached_tokens >= 0)
+        q->rec.cached_tokens = c->cached_tokens;
+    if (c->completion_tokens >= 0)
+        q->usage_completion_tokens = c->completion_tokens;
+    if (carries_output)
+        q->usage_chunks_with_output++;
+}
+
+static int on_sse_event(void *ud, const struct sse_event *ev)
+{
+    struct treq *q = ud;
+    struct oai_chunk c;
+    if (oai_decode_chunk(q->t->cfg.api, ev->data, ev->data_len, &c) != 0) {
+        char detail[96];
+        size_t n = ev->data_len < 60 ? ev->data_len : 60;
+        snprintf(detail, sizeof detail, "bad event data: %.*s", (int)n, ev->data);
+        set_forced(q, REC_MALFORMED_EVENT, detail);
+        return 0;
+    }
+    if (c.done) {
+        q->saw_done = 1;
+        return 0;
+    }
+    if (c.has_error) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "server error event: %.100s", c.error_message);
+        set_forced(q, REC_SERVER_ERROR_EVENT, detail);
+    }
+    if (c.has_finish)
+        q->saw_finish = 1;
+    int out = c.content_bytes + c.reasoning_bytes + c.tool_call_deltas > 0;
+    if (c.has_usage)
+        take_usage(q, &c, out);
+    if (out)
+        note_output(q, c.content_bytes > 0);
+    return 0;
+}
+
+static size_t on_header(char *buf, size_t size, size_t nmemb, void *ud)
+{
+    struct treq *q = ud;
+    size_t n = size * nmemb;
+    if (n > 5 && strncmp(buf, "HTTP/", 5) == 0) {
+        /* Status line; a later one (after 1xx or a redirect) replaces it. */
+        const char *sp = memchr(buf, ' ', n);
+        if (sp && (size_t)(sp - buf) + 4 <= n) {
+            int st = 0;
+            for (int i = 1; i <= 3; i++) {
+                char ch = sp[i];
+                if (ch < '0' || ch > '9') {
+                    st = 0;
+                    break;
+                }
+                st = st * 10 + (ch - '0');
+            }
+            q->rec.http_status = st;
+            q->status_seen = 1;
+        }
+    } else if (n > 12 && strncasecmp(buf, "retry-after:", 12) == 0) {
+        size_t i = 12;
+        while (i < n && (buf[i] == ' ' || buf[i] == '\t'))
+            i++;
+        int64_t secs = 0;
+        int digits = 0;
+        while (i < n && buf[i] >= '0' && buf[i] <= '9' && digits < 12) {
+            secs = secs * 10 + (buf[i] - '0');
+            i++;
+            digits++;
+        }
+        if (digits)
+            q->rec.retry_after_ms = secs * 1000;
+    }
+    return n;
+}
+
+static size_t on_write(char *buf, size_t size, size_t nmemb, void *ud)
+{
+    uint64_t now = ll_now_ns(); /* first: the moment these bytes were read */
+    struct treq *q = ud;
+    size_t n = size * nmemb;
+    q->last_read_abs_ns = now;
+    q->read_abs_ns = now;
+    if (q->rec.http_status != 200) {
+        size_t room = sizeof q->errbody - 1 - q->errbody_len;
+        size_t take = n < room ? n : room;
+        memcpy(q->errbody + q->errbody_len, buf, take);
+        q->errbody_len += take;
+        return n;
+    }
+    if (!q->t->cfg.stream) {
+        if (q->rec.first_ns == LL_NO_TIME)
+            q->rec.first_ns = rel(q->t, now);
+        if (q->resp_len + n > TRANSPORT_MAX_BODY_BYTES) {
+            set_forced(q, REC_MALFORMED_EVENT, "response body over 8 MiB");
+            return 0;
+        }
+        if (q->resp_len + n > q->resp_cap) {
+            size_t cap = q->resp_cap ? q->resp_cap : 4096;
+            while (cap < q->resp_len + n)
+                cap *= 2;
+            q->resp = ll_realloc(q->resp, cap);
+            q->resp_cap = cap;
+        }
+        memcpy(q->resp + q->resp_len, buf, n);
+        q->resp_len += n;
+        return n;
+    }
+    int rc = sse_parser_feed(&q->sse, buf, n, on_sse_event, q);
+    if (rc == LL_E_PROTO) {
+        set_forced(q, REC_LINE_TOO_LONG, "SSE line over the limit");
+        return 0; /* abort the transfer */
+    }
+    return n;
+}
+
+/* ---- slots ------------------------------------------------------------- */
+
+static struct treq *slot_get(struct transport *t, char *err, size_t errlen)
+{
+    struct treq *q = t->free_list;
+    if (q) {
+        t->free_list = q->next;
+        return q;
+    }
+    q = ll_calloc(1, sizeof *q);
+    q->t = t;
+    q->easy = curl_easy_init();
+    if (!q->easy) {
+        snprintf(err, errlen, "curl_easy_init failed");
+        free(q);
+        return NULL;
+    }
+    sse_parser_init(&q->sse, t->cfg.max_line_bytes);
+    CURL *e = q->easy;
+    curl_easy_setopt(e, CURLOPT_URL, t->url);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, q);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->cfg.headers);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                     t->cfg.http2 ? (long)CURL_HTTP_VERSION_2_0 : (long)CURL_HTTP_VERSION_1_1);
+    if (t->cfg.insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (t->cfg.cacert)
+        curl_easy_setopt(e, CURLOPT_CAINFO, t->cfg.cacert);
+    if (t->cfg.connect_timeout_ns)
+        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                         (long)((t->cfg.connect_timeout_ns + LL_NS_PER_MS - 1) / LL_NS_PER_MS));
+    if (t->n_all == t->cap_all) {
+        t->cap_all = t->cap_all ? t->cap_all * 2 : 64;
+        t->all = ll_realloc(t->all, t->cap_all * sizeof *t->all);
+    }
+    t->all[t->n_all++] = q;
+    return q;
+}
+
+static void active_add(struct transport *t, struct treq *q)
+{
+    q->prev = NULL;
+    q->next = t->active;
+    if (t->active)
+        t->active->prev = q;
+    t->active = q;
+    t->inflight++;
+}
+
+static void active_remove(struct transport *t, struct treq *q)
+{
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        t->active = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    t->inflight--;
+}
+
+/* ---- finishing --------------------------------------------------------- */
+
+static void errbody_detail(struct treq *q)
+{
+    size_t n = q->errbody_len;
+    char *d = q->rec.detail;
+    size_t cap = sizeof q->rec.detail;
+    int w = snprintf(d, cap, "HTTP %d: ", q->rec.http_status);
+    size_t at = w > 0 ? (size_t)w : 0;
+    for (size_t i = 0; i < n && at + 1 < cap; i++) {
+        unsigned char c = (unsigned char)q->errbody[i];
+        d[at++] = (c >= 0x20 && c < 0x7f) ? (char)c : ' ';
+    }
+    d[at < cap ? at : cap - 1] = '\0';
+}
+
+static enum rec_kind kind_from_status(int status)
+{
+    if (status == 429)
+        return REC_HTTP_429;
+    if (status >= 500 && status <= 599)
+        return REC_HTTP_5XX;
+    if (status >= 400 && status <= 499)
+        return REC_HTTP_4XX;
+    return REC_HTTP_OTHER;
+}
+
+static enum rec_kind kind_from_curl(struct treq *q, CURLcode res)
+{
+    switch (res) {
+    case CURLE_OPERATION_TIMEDOUT:
+        return q->status_seen ? REC_TIMEOUT_TOTAL : REC_TIMEOUT_CONNECT;
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        return REC_CONNECT_ERROR;
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_SEND_ERROR:
+        return q->status_seen ? REC_STREAM_TRUNCATED : REC_TRANSPORT_ERROR;
+    default:
+        return REC_TRANSPORT_ERROR;
+    }
+}
+
+/* Decide the record's kind and token counts, hand it to the caller, and
+ * return the slot. */
+static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t now_abs)
+{
+    struct record *r = &q->rec;
+    r->end_ns = rel(t, now_abs);
+    if (t->cfg.stream && r->http_status == 200 && !q->has_forced)
+        sse_parser_finish(&q->sse, on_sse_event, q);
+
+    if (q->has_forced) {
+        r->kind = q->forced;
+    } else if (res != CURLE_OK && !(res == CURLE_WRITE_ERROR && q->has_forced)) {
+        r->kind = kind_from_curl(q, res);
+        snprintf(r->detail, sizeof r->detail, "%s", curl_easy_strerror(res));
+    } else if (r->http_status != 200) {
+        r->kind = kind_from_status(r->http_status);
+        errbody_detail(q);
+    } else if (t->cfg.stream) {
+        if (q->saw_done || q->saw_finish) {
+            r->kind = REC_OK;
+        } else {
+            r->kind = REC_STREAM_TRUNCATED;
+            snprintf(r->detail, sizeof r->detail, "stream ended without [DONE] or finish_reason");
+        }
+    } else {
+        struct oai_chunk c;
+        if (oai_decode_response(t->cfg.api, q->resp ? q->resp : "", q->resp_len, &c) != 0) {
+            r->kind = REC_MALFORMED_EVENT;
+            snprintf(r->detail, sizeof r->detail, "response body is not the expected JSON");
+        } else if (c.has_error) {
+            r->kind = REC_SERVER_ERROR_EVENT;
+            snprintf(r->detail, sizeof r->detail, "server error: %.100s", c.error_message);
+        } else {
+            r->kind = REC_OK;
+            int out = c.content_bytes + c.reasoning_bytes + c.tool_call_deltas > 0;
+            if (c.has_usage)
+                take_usage(q, &c, 0);
+            if (out) {
+                r->events = 1;
+                r->first_content_ns = c.content_bytes ? r->first_ns : LL_NO_TIME;
+                r->last_ns = r->end_ns;
+            } else {
+                r->first_ns = LL_NO_TIME;
+            }
+        }
+    }
+
+    if (q->usage_chunks_with_output > 1 && q->usage_completion_tokens >= 0) {
+        r->tokens_source = REC_TOKENS_CHUNK_USAGE;
+        r->output_tokens = (uint64_t)q->usage_completion_tokens;
+    } else if (q->usage_completion_tokens >= 0) {
+        r->tokens_source = REC_TOKENS_USAGE;
+        r->output_tokens = (uint64_t)q->usage_completion_tokens;
+    } else {
+        r->tokens_source = REC_TOKENS_EVENTS;
+        r->output_tokens = r->events;
+    }
+
+    curl_multi_remove_handle(t->multi, q->easy);
+    active_remove(t, q);
+    t->done(t->ud, r);
+    q->next = t->free_list;
+    t->free_list = q;
+}
+
+static void drain_done(struct transport *t)
+{
+    CURLMsg *m;
+    int left;
+    uint64_t now = 0;
+    while ((m = curl_multi_info_read(t->multi, &left))) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        struct treq *q = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&q);
+        CURLcode res = m->data.result;
+        if (!now)
+            now = ll_now_ns();
+        /* Prefer the time of the last read: the stream ended when its last
+         * bytes arrived, not when we got round to noticing. */
+        uint64_t end = q->last_read_abs_ns > q->sent_abs_ns ? q->last_read_abs_ns : now;
+        if (res != CURLE_OK || end > now)
+            end = now;
+        finish(t, q, res, end);
+    }
+}
+
+static void sweep(struct transport *t, uint64_t now)
+{
+    const struct transport_config *c = &t->cfg;
+    struct treq *q = t->active;
+    while (q) {
+        struct treq *next = q->next;
+        enum rec_kind kind = REC_OK;
+        const char *why = NULL;
+        if (c->total_timeout_ns && now - q->sent_abs_ns >= c->total_timeout_ns) {
+            kind = REC_TIMEOUT_TOTAL;
+            why = "total timeout";
+        } else if (c->first_token_timeout_ns && q->rec.first_ns == LL_NO_TIME &&
+                   now - q->sent_abs_ns >= c->first_token_timeout_ns) {
+            kind = REC_TIMEOUT_FIRST_TOKEN;
+            why = "no output event before the first-token timeout";
+        } else if (c->idle_timeout_ns && now - q->last_read_abs_ns >= c->idle_timeout_ns) {
+            kind = REC_TIMEOUT_IDLE;
+            why = "idle timeout between reads";
+        }
+        if (why) {
+            set_forced(q, kind, why);
+            finish(t, q, CURLE_OK, now);
+        }
+        q = next;
+    }
+}
+
+/* ---- public ------------------------------------------------------------ */
+
+struct transport *transport_new(const struct transport_config *cfg, struct stats *stats,
+                                transport_done_cb *done, void *ud, char *err, size_t errlen)
+{
+    struct transport *t = ll_calloc(1, sizeof *t);
+    t->cfg = *cfg;
+    t->stats = stats;
+    t->done = done;
+    t->ud = ud;
+    t->epfd = t->curl_tfd = t->sched_tfd = t->wake_efd = -1;
+    t->armed_deadline = UINT64_MAX;
+    t->model_json = json_escape_dup(cfg->model ? cfg->model : "");
+    int n = snprintf(t->url, sizeof t->url, "%s/%s", cfg->base_url,
+                     cfg->api == OAI_API_CHAT ? "chat/completions" : "completions");
+    if (n < 0 || (size_t)n >= sizeof t->url) {
+        snprintf(err, errlen, "--url: too long");
+        goto fail;
+    }
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    t->curl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    t->sched_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    t->wake_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (t->epfd < 0 || t->curl_tfd < 0 || t->sched_tfd < 0 || t->wake_efd < 0) {
+        snprintf(err, errlen, "epoll/timerfd/eventfd: %s", strerror(errno));
+        goto fail;
+    }
+    int fds[] = {t->curl_tfd, t->sched_tfd, t->wake_efd};
+    for (size_t i = 0; i < 3; i++) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.fd = fds[i]};
+        if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fds[i], &ev) != 0) {
+            snprintf(err, errlen, "epoll_ctl: %s", strerror(errno));
+            goto fail;
+        }
+    }
+    t->multi = curl_multi_init();
+    if (!t->multi) {
+        snprintf(err, errlen, "curl_multi_init failed");
+        goto fail;
+    }
+    curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
+    curl_multi_setopt(t->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
+    /* Keep every connection we opened alive for reuse. */
+    curl_multi_setopt(t->multi, CURLMOPT_MAXCONNECTS, 100000L);
+    return t;
+fail:
+    transport_free(t);
+    return NULL;
+}
+
+void transport_free(struct transport *t)
+{
+    if (!t)
+        return;
+    if (t->active)
+        transport_cancel_all(t, REC_CANCELLED, "run ended with the request in flight");
+    for (size_t i = 0; i < t->n_all; i++) {
+        struct treq *q = t->all[i];
+        curl_easy_cleanup(q->easy);
+        sse_parser_free(&q->sse);
+        free(q->body);
+        free(q->resp);
+        free(q);
+    }
+    free(t->all);
+    if (t->multi)
+        curl_multi_cleanup(t->multi);
+    int fds[] = {t->epfd, t->curl_tfd, t->sched_tfd, t->wake_efd};
+    for (size_t i = 0; i < 4; i++) {
+        if (fds[i] >= 0)
+            close(fds[i]);
+    }
+    free(t->model_json);
+    free(t);
+}
+
+void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t sched_ns,
+                      int64_t user)
+{
+    char err[128];
+    struct treq *q = slot_get(t, err, sizeof err);
+    if (!q) {
+        struct record r;
+        record_init(&r, spec->index);
+        r.sched_ns = sched_ns;
+        r.end_ns = rel(t, ll_now_ns());
+        r.kind = REC_TRANSPORT_ERROR;
+        r.user = user;
+        r.worker = t->cfg.worker;
+        snprintf(r.detail, sizeof r.detail, "%.119s", err);
+        t->done(t->ud, &r);
+        return;
+    }
+    record_init(&q->rec, spec->index);
+    q->rec.sched_ns = sched_ns;
+    q->rec.prompt_tokens = spec->prompt_tokens;
+    q->rec.max_tokens = spec->max_tokens;
+    q->rec.user = user;
+    q->rec.worker = t->cfg.worker;
+    q->errbody_len = 0;
+    q->resp_len = 0;
+    q->status_seen = 0;
+    q->has_forced = 0;
+    q->saw_done = q->saw_finish = 0;
+    q->usage_chunks_with_output = 0;
+    q->usage_completion_tokens = -1;
+    sse_parser_reset(&q->sse);
+    size_t len = build_body(t, q, spec);
+    curl_easy_setopt(q->easy, CURLOPT_POSTFIELDS, q->body);
+    curl_easy_setopt(q->easy, CURLOPT_POSTFIELDSIZE, (long)len);
+    uint64_t now = ll_now_ns();
+    q->sent_abs_ns = now;
+    q->last_read_abs_ns = now;
+    q->rec.sent_ns = rel(t, now);
+    active_add(t, q);
+    CURLMcode mc = curl_multi_add_handle(t->multi, q->easy);
+    if (mc != CURLM_OK) {
+        active_remove(t, q);
+        q->rec.kind = REC_TRANSPORT_ERROR;
+        q->rec.end_ns = q->rec.sent_ns;
+        snprintf(q->rec.detail, sizeof q->rec.detail, "curl_multi_add_handle: %s",
+                 curl_multi_strerror(mc));
+        t->done(t->ud, &q->rec);
+        q->next = t->free_list;
+        t->free_list = q;
+    }
+}
+
+void transport_kick(struct transport *t)
+{
+    int running;
+    curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    drain_done(t);
+}
+
+void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
+{
+    struct epoll_event evs[TRANSPORT_MAX_EVENTS];
+    arm_deadline(t, deadline_abs_ns);
+    int timeout_ms = -1;
+    int need_sweep = t->inflight && (t->cfg.first_token_timeout_ns || t->cfg.idle_timeout_ns ||
+                                     t->cfg.total_timeout_ns);
+    if (need_sweep)
+        timeout_ms = (int)(TRANSPORT_SWEEP_NS / LL_NS_PER_MS);
+    int n = epoll_wait(t->epfd, evs, TRANSPORT_MAX_EVENTS, timeout_ms);
+    if (n < 0 && errno != EINTR) {
+        ll_errorf("transport: epoll_wait: %s", strerror(errno));
+        return;
+    }
+    int running;
+    uint64_t buf;
+    for (int i = 0; i < n; i++) {
+        int fd = evs[i].data.fd;
+        if (fd == t->curl_tfd) {
+            if (read(fd, &buf, sizeof buf) < 0 && errno != EAGAIN)
+                ll_errorf("transport: timerfd read: %s", strerror(errno));
+            curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        } else if (fd == t->sched_tfd) {
+            if (read(fd, &buf, sizeof buf) < 0 && errno != EAGAIN)
+                ll_errorf("transport: timerfd read: %s", strerror(errno));
+            t->armed_deadline = UINT64_MAX; /* fired: disarmed */
+        } else if (fd == t->wake_efd) {
+            if (read(fd, &buf, sizeof buf) < 0 && errno != EAGAIN)
+                ll_errorf("transport: eventfd read: %s", strerror(errno));
+        } else {
+            int flags = 0;
+            if (evs[i].events & EPOLLIN)
+                flags |= CURL_CSELECT_IN;
+            if (evs[i].events & EPOLLOUT)
+                flags |= CURL_CSELECT_OUT;
+            if (evs[i].events & (EPOLLERR | EPOLLHUP))
+                flags |= CURL_CSELECT_ERR;
+            curl_multi_socket_action(t->multi, fd, flags, &running);
+        }
+    }
+    drain_done(t);
+    if (need_sweep) {
+        uint64_t now = ll_now_ns();
+        if (now >= t->next_sweep_abs_ns) {
+            sweep(t, now);
+            t->next_sweep_abs_ns = now + TRANSPORT_SWEEP_NS;
+        }
+    }
+}
+
+void transport_wake(struct transport *t)
+{
+    uint64_t one = 1;
+    ssize_t w = write(t->wake_efd, &one, sizeof one);
+    (void)w;
+}
+
+uint32_t transport_inflight(const struct transport *t)
+{
+    return t->inflight;
+}
+
+void transport_cancel_all(struct transport *t, enum rec_kind kind, const char *detail)
+{
+    uint64_t now = ll_now_ns();
+    while (t->active) {
+        struct treq *q = t->active;
+        set_forced(q, kind, detail);
+        finish(t, q, CURLE_OK, now);
+    }
+}
