@@ -88,6 +88,7 @@ static void run_usage(FILE *f)
 "  --dry-run                with --dump-schedule: write it and send nothing\n"
 "  --max-line BYTES         longest SSE line accepted (default 262144)\n"
 "  --quiet                  no progress line\n"
+"  --slo ttft=D,tpot=D,e2e=D  thresholds for goodput (ok and every threshold met)\n"
 "\n"
 "Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
 "2 bad flags, 3 could not run, 130 interrupted.\n");
@@ -99,7 +100,7 @@ enum {
     OPT_RAMP_TO, OPT_MAX_CONC, OPT_ON_CAP, OPT_USERS, OPT_THINK, OPT_PACE, OPT_DURATION,
     OPT_REQUESTS, OPT_WARMUP, OPT_MAX_TOKENS_TOTAL, OPT_SEED, OPT_PROMPT_TOKENS,
     OPT_OUTPUT_TOKENS, OPT_T_CONNECT, OPT_T_FIRST, OPT_T_IDLE, OPT_T_TOTAL, OPT_THREADS,
-    OPT_OUT, OPT_FORCE, OPT_GRACE, OPT_DUMP, OPT_DRY_RUN, OPT_MAX_LINE, OPT_QUIET, OPT_HELP,
+    OPT_OUT, OPT_FORCE, OPT_GRACE, OPT_DUMP, OPT_DRY_RUN, OPT_MAX_LINE, OPT_QUIET, OPT_HELP, OPT_SLO,
 };
 
 static const struct option run_options[] = {
@@ -141,6 +142,7 @@ static const struct option run_options[] = {
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"max-line", required_argument, NULL, OPT_MAX_LINE},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"slo", required_argument, NULL, OPT_SLO},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -157,6 +159,7 @@ struct run_opts {
     const char *prompt_tokens, *output_tokens;
     const char *t_connect, *t_first, *t_idle, *t_total;
     const char *threads, *out, *grace, *dump, *max_line;
+    const char *slo;
     int force, dry_run, quiet;
 };
 
@@ -246,6 +249,7 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
         case OPT_DRY_RUN: o->dry_run = 1; break;
         case OPT_MAX_LINE: o->max_line = a; break;
         case OPT_QUIET: o->quiet = 1; break;
+        case OPT_SLO: o->slo = a; break;
         case OPT_HELP:
         case 'h':
             run_usage(stdout);
@@ -266,6 +270,12 @@ static void build_config(const struct run_opts *o, struct run_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->records_fd = -1;
+    cfg->step = -1;
+    if (o->slo) {
+        char err[200];
+        if (slo_parse(o->slo, &cfg->slo, err, sizeof err) != 0)
+            ll_usage_fail("--slo: %s", err);
+    }
     int open = o->rate != NULL, closed = o->users != NULL;
     if (open && closed)
         ll_usage_fail("--rate and --users: pick one load model (open loop or closed loop)");
@@ -565,6 +575,10 @@ static json_t *config_json(const struct run_opts *o, const struct run_config *cf
     json_object_set_new(c, "timeout_total_ns", json_integer((json_int_t)tc->total_timeout_ns));
     json_object_set_new(c, "threads", json_integer(cfg->threads));
     json_object_set_new(c, "grace_ns", json_integer((json_int_t)cfg->grace_ns));
+    if (slo_is_set(&cfg->slo)) {
+        slo_format(&cfg->slo, buf, sizeof buf);
+        json_object_set_new(c, "slo", json_string(buf));
+    }
     return c;
 }
 
@@ -699,7 +713,7 @@ int run_main(int argc, char **argv)
 
     if (driver_run(&cfg, &res, err, sizeof err) != 0) {
         ll_errorf("%s", err);
-        stats_free(&res.stats);
+        driver_result_free(&res);
         goto out;
     }
     have_res = 1;
@@ -720,6 +734,11 @@ int run_main(int argc, char **argv)
     info.seed = cfg.workload.seed;
     info.interrupted = res.interrupted;
     info.records_written = res.records_written;
+    char slo_text[96];
+    if (slo_is_set(&cfg.slo)) {
+        slo_format(&cfg.slo, slo_text, sizeof slo_text);
+        info.slo = slo_text;
+    }
 
     /* The self-check: a run whose generator fell behind measured itself. */
     const struct stats *s = &res.stats;
@@ -747,6 +766,7 @@ int run_main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_t *sj = summary_json(s, &info);
     json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)res.sent_in_window));
+    json_object_set_new(sj, "run_start_monotonic_ns", json_integer((json_int_t)res.run_start_abs_ns));
     json_object_set_new(sj, "warmup_records", json_integer((json_int_t)res.warmup_records));
     json_object_set_new(sj, "stop_reason",
                         res.stop_reason[0] ? json_string(res.stop_reason) : json_null());
@@ -760,7 +780,7 @@ int run_main(int argc, char **argv)
 
 out:
     if (have_res)
-        stats_free(&res.stats);
+        driver_result_free(&res);
     if (fd >= 0)
         close(fd);
     json_decref(run);

@@ -94,6 +94,7 @@ struct worker {
     _Atomic uint32_t p_inflight;
     pthread_mutex_t roll_lock;
     struct hist *roll_ttft;
+    struct hist *ttft_h1, *ttft_h2;   /* steady-state halves */
 
     _Atomic int finished;
     pthread_t th;
@@ -388,10 +389,21 @@ static void record_out(struct worker *w, struct record *r)
 {
     const struct run_config *cfg = w->d->cfg;
     r->warmup = r->sched_ns < cfg->warmup_ns;
+    r->step = cfg->step;
     if (r->warmup) {
         w->warmup_records++;
     } else {
         stats_add_record(&w->stats, r);
+        if (slo_is_set(&cfg->slo) && slo_met(&cfg->slo, r))
+            w->stats.slo_met++;
+        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
+            int second;
+            if (cfg->duration_ns)
+                second = r->sched_ns >= cfg->warmup_ns + (cfg->duration_ns - cfg->warmup_ns) / 2;
+            else
+                second = r->id >= cfg->max_requests / 2;
+            hist_record(second ? w->ttft_h2 : w->ttft_h1, r->first_ns - r->sched_ns);
+        }
         if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_ns(cfg))
             w->sent_in_window++;
         if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
@@ -613,6 +625,8 @@ static void worker_release(struct worker *w)
     free(w->heap);
     free(w->q);
     hist_free(w->roll_ttft);
+    hist_free(w->ttft_h1);
+    hist_free(w->ttft_h2);
     pthread_mutex_destroy(&w->roll_lock);
     stats_free(&w->stats);
 }
@@ -628,6 +642,9 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         d.n_workers = cfg->users;
     memset(res, 0, sizeof *res);
     stats_init(&res->stats);
+    res->ttft_first_half = hist_new();
+    res->ttft_second_half = hist_new();
+    size_t series_cap = 0;
 
     sigset_t set, old;
     sigemptyset(&set);
@@ -637,6 +654,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
 
     d.workers = ll_calloc(d.n_workers, sizeof *d.workers);
     d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    res->run_start_abs_ns = d.run_start_ns;
     for (uint32_t i = 0; i < d.n_workers; i++) {
         struct worker *w = &d.workers[i];
         w->d = &d;
@@ -644,6 +662,8 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         stats_init(&w->stats);
         pthread_mutex_init(&w->roll_lock, NULL);
         w->roll_ttft = hist_new();
+        w->ttft_h1 = hist_new();
+        w->ttft_h2 = hist_new();
         made++;
         struct transport_config tc = cfg->transport;
         tc.run_start_ns = d.run_start_ns;
@@ -685,6 +705,9 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     struct progress_state ps = {.last_abs_ns = d.run_start_ns, .ttft = hist_new()};
     uint64_t interval = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
     uint64_t next_progress = d.run_start_ns + interval;
+    uint64_t sample_every = cfg->sample_interval_ns ? cfg->sample_interval_ns
+                                                    : 100 * LL_NS_PER_MS;
+    uint64_t next_sample = d.run_start_ns;
     for (;;) {
         uint32_t fin = 0;
         for (uint32_t i = 0; i < started; i++)
@@ -692,7 +715,24 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         if (fin == started)
             break;
         uint64_t now = ll_now_ns();
-        uint64_t wait = next_progress > now ? next_progress - now : 0;
+        if (now >= next_sample) {
+            struct driver_sample smp = {.t_ns = now - LL_MIN(now, d.run_start_ns)};
+            for (uint32_t i = 0; i < started; i++) {
+                smp.inflight += atomic_load_explicit(&d.workers[i].p_inflight,
+                                                     memory_order_relaxed);
+                smp.done += atomic_load_explicit(&d.workers[i].p_done, memory_order_relaxed);
+            }
+            if (res->n_series == series_cap) {
+                series_cap = series_cap ? series_cap * 2 : 256;
+                res->series = ll_realloc(res->series, series_cap * sizeof *res->series);
+            }
+            res->series[res->n_series++] = smp;
+            next_sample += sample_every;
+            if (next_sample < now)
+                next_sample = now + sample_every;
+        }
+        uint64_t due = LL_MIN(next_progress, next_sample);
+        uint64_t wait = due > now ? due - now : 0;
         if (wait > 50 * LL_NS_PER_MS)
             wait = 50 * LL_NS_PER_MS; /* also how fast we notice the end */
         struct timespec ts = {.tv_sec = (time_t)(wait / LL_NS_PER_SEC),
@@ -733,6 +773,8 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     for (uint32_t i = 0; i < started; i++) {
         struct worker *w = &d.workers[i];
         stats_merge(&res->stats, &w->stats);
+        hist_merge(res->ttft_first_half, w->ttft_h1);
+        hist_merge(res->ttft_second_half, w->ttft_h2);
         res->sent_in_window += w->sent_in_window;
         res->records_written += w->records_written;
         res->warmup_records += w->warmup_records;
@@ -761,6 +803,17 @@ out:
     free(d.workers);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
+}
+
+void driver_result_free(struct driver_result *res)
+{
+    stats_free(&res->stats);
+    hist_free(res->ttft_first_half);
+    hist_free(res->ttft_second_half);
+    free(res->series);
+    res->ttft_first_half = res->ttft_second_half = NULL;
+    res->series = NULL;
+    res->n_series = 0;
 }
 
 int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen)

@@ -13,6 +13,8 @@
 
 #include "arrival.h"
 #include "dist.h"
+#include "hist.h"
+#include "slo.h"
 #include "stats.h"
 #include "transport.h"
 #include "workload.h"
@@ -42,6 +44,16 @@ struct run_config {
     int records_fd;                   /* requests.jsonl, opened O_APPEND; -1 = none */
     int progress;                     /* 0 none, 1 a live line on a TTY, 2 plain lines */
     uint64_t progress_interval_ns;
+    struct slo slo;                   /* goodput thresholds; all 0 = none */
+    int32_t step;                     /* written into every record; -1 outside a sweep */
+    uint64_t sample_interval_ns;      /* in-flight time series period; 0 = 100 ms */
+};
+
+/* One point of the in-flight time series. */
+struct driver_sample {
+    uint64_t t_ns;                    /* relative to the run start */
+    uint32_t inflight;                /* requests in the system (sent or queued, not finished) */
+    uint64_t done;                    /* records finished so far */
 };
 
 struct driver_result {
@@ -55,7 +67,17 @@ struct driver_result {
     int interrupted;                  /* a signal stopped offering */
     char stop_reason[160];            /* why offering stopped early ("" if it did not) */
     uint64_t elapsed_ns;              /* run start to last record */
+    uint64_t run_start_abs_ns;        /* CLOCK_MONOTONIC of t = 0, to join other clocks' data */
+    /* Steady-state check: TTFT of ok requests scheduled in the first and
+     * the second half of the window (a tail that grows with run length
+     * means the rate exceeds capacity). Owned; driver_result_free. */
+    struct hist *ttft_first_half, *ttft_second_half;
+    struct driver_sample *series;     /* owned; n_series points */
+    size_t n_series;
 };
+
+/* Free what driver_run allocated in res (stats, hists, series). */
+void driver_result_free(struct driver_result *res);
 
 /* Run one load point. Blocks SIGINT and SIGTERM in the calling thread and
  * the workers and handles them: the first stops offering and gives

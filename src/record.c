@@ -84,6 +84,7 @@ void record_init(struct record *r, uint64_t id)
     r->retry_after_ms = -1;
     r->user = -1;
     r->warmup = 0;
+    r->step = -1;
     r->detail[0] = '\0';
 }
 
@@ -258,6 +259,10 @@ int record_write_jsonl(FILE *f, const struct record *r)
     line_printf(&l, ",\"worker\":%" PRIu32, r->worker);
     line_opt(&l, "user", r->user);
     line_puts(&l, r->warmup ? ",\"warmup\":true" : ",\"warmup\":false");
+    if (r->step >= 0) {
+        line_puts(&l, ",\"step\":");
+        line_printf(&l, "%d", (int)r->step);
+    }
 
     size_t dlen = strnlen(r->detail, sizeof(r->detail));
     if (dlen == 0) {

@@ -69,6 +69,7 @@ struct record {
     uint32_t worker;             /* worker thread that ran it */
     int64_t user;                /* closed loop: the user index, else -1 */
     int warmup;                  /* 1 = scheduled in the warm-up (written, not summarised) */
+    int32_t step;                /* sweep step index, -1 outside a sweep (then not written) */
     char detail[120];            /* short error detail, "" when ok */
 };
 

@@ -151,6 +151,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     hist_merge(dst->client_queue, src->client_queue);
     hist_merge(dst->lateness, src->lateness);
 
+    dst->slo_met += src->slo_met;
     dst->scheduled += src->scheduled;
     dst->sent += src->sent;
     dst->completed += src->completed;

@@ -59,6 +59,7 @@ struct stats {
     uint64_t tokens_source_count[3]; /* ok records per enum rec_tokens_source */
     uint64_t retry_after_seen;      /* records that carried a Retry-After */
     uint64_t retry_after_sum_ms;    /* ms, sum of those Retry-After values */
+    uint64_t slo_met;               /* ok records that met every SLO threshold (driver counts) */
 };
 
 /* Make s empty and allocate its histograms (aborts on out of memory).

@@ -203,6 +203,15 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
             summary_fmt_double(summary_rate((double)s->completed, w), "%.2f", c, sizeof(c)),
             summary_fmt_double(summary_rate((double)s->by_kind[REC_OK], w), "%.2f", d,
                                sizeof(d)));
+    if (info->slo) {
+        fprintf(f, "goodput:    %s req/s met the SLO (%s), attainment %s%% of scheduled\n",
+                summary_fmt_double(summary_rate((double)s->slo_met, w), "%.2f", a, sizeof(a)),
+                info->slo,
+                summary_fmt_double(s->scheduled ? 100.0 * (double)s->slo_met /
+                                                      (double)s->scheduled
+                                                : 0.0,
+                                   "%.1f", b, sizeof(b)));
+    }
     fprintf(f, "tokens:     input %s tok/s, output %s tok/s (ok requests)\n",
             summary_fmt_double(summary_rate((double)s->prompt_tokens, w), "%.1f", a,
                                sizeof(a)),
@@ -404,6 +413,12 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
     jset(thr, "ok_rate_per_s", jdouble(summary_rate((double)s->by_kind[REC_OK], w)));
     jset(thr, "input_tokens_per_s", jdouble(summary_rate((double)s->prompt_tokens, w)));
     jset(thr, "output_tokens_per_s", jdouble(summary_rate((double)s->output_tokens, w)));
+    jset(thr, "goodput_per_s",
+         info->slo ? jdouble(summary_rate((double)s->slo_met, w)) : json_null());
+    jset(thr, "attainment", info->slo && s->scheduled
+                                ? jdouble((double)s->slo_met / (double)s->scheduled)
+                                : json_null());
+    jset(thr, "slo", info->slo ? json_string(info->slo) : json_null());
     jset(root, "throughput", thr);
 
     json_t *tok = jobj();

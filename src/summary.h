@@ -38,6 +38,7 @@ struct summary_info {
     uint64_t seed;
     int interrupted;            /* 1: stopped by a signal, partial results */
     uint64_t records_written;   /* lines in requests.jsonl */
+    const char *slo;            /* canonical SLO spec, NULL when none: goodput is printed */
 };
 
 /* Print the human summary of s to f (see the layout in summary.c). Plain
