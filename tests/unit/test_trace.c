@@ -1,0 +1,258 @@
+/* test_trace.c: replay traces: the exact --dump-schedule lines load back
+ * to the same requests at the same offsets; every optional field; sorting;
+ * timestamp rebasing; time scaling; every error class with file:line:col
+ * and field. */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "util.h"
+
+static const char *data_path(const char *name, char *buf, size_t len)
+{
+    const char *root = getenv("LLMLOAD_DATA");
+    snprintf(buf, len, "%s/workload/%s", root ? root : "tests/data", name);
+    return buf;
+}
+
+static struct trace *parse_ok(const char *text)
+{
+    struct trace *t = NULL;
+    char err[512] = "";
+    if (trace_parse("t.jsonl", text, strlen(text), &t, err, sizeof(err)))
+        fail_msg("trace_parse failed: %s\n%s", err, text);
+    return t;
+}
+
+static void parse_bad(const char *text, const char *a, const char *b)
+{
+    struct trace *t = (struct trace *)1;
+    char err[512] = "";
+    if (trace_parse("t.jsonl", text, strlen(text), &t, err, sizeof(err)) == 0)
+        fail_msg("accepted: %s", text);
+    assert_null(t);
+    if (a && !strstr(err, a))
+        fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, a, text);
+    if (b && !strstr(err, b))
+        fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, b, text);
+    assert_null(strchr(err, '\n'));
+}
+
+/* The format `llmload run --dump-schedule` writes, byte for byte, including
+ * a shard's indexes (i mod N) and an offset that does not start at 0. */
+static void test_dump_schedule_roundtrip(void **state)
+{
+    (void)state;
+    struct trace *t = parse_ok(
+        "{\"index\":1,\"sched_ns\":250000000,\"prompt_tokens\":512,\"max_tokens\":128}\n"
+        "{\"index\":3,\"sched_ns\":250000001,\"prompt_tokens\":7,\"max_tokens\":1}\n"
+        "{\"index\":5,\"sched_ns\":18446744073,\"prompt_tokens\":100000000,\"max_tokens\":64}\n");
+    assert_int_equal(t->n, 3);
+    assert_true(t->has_index);
+    assert_int_equal(t->time_field, TRACE_TIME_SCHED_NS);
+    const uint64_t idx[] = {1, 3, 5}, at[] = {250000000, 250000001, 18446744073ULL};
+    const uint32_t pt[] = {512, 7, 100000000}, mt[] = {128, 1, 64};
+    for (size_t i = 0; i < 3; i++) {
+        const struct trace_entry *e = &t->entries[i];
+        assert_true(e->index == idx[i]);
+        assert_true(e->sched_ns == at[i]);
+        assert_true(trace_scaled_sched_ns(t, i, 1.0) == at[i]);
+        assert_int_equal(e->prompt_tokens, pt[i]);
+        assert_int_equal(e->max_tokens, mt[i]);
+        assert_int_equal(e->line, i + 1);
+        assert_true(e->cancel_after_ns == TRACE_NONE);
+        assert_true(e->session_id == TRACE_NONE);
+        assert_true(e->prefix_id == -1 && e->prefix_tokens == 0);
+        assert_null(trace_prompt(t, i, NULL));
+        assert_null(trace_class_name(t, i));
+    }
+    trace_free(t);
+
+    char path[512], err[512];
+    assert_int_equal(trace_load(data_path("schedule.jsonl", path, sizeof(path)), &t,
+                                err, sizeof(err)), 0);
+    assert_int_equal(t->n, 4);
+    assert_true(t->entries[1].sched_ns == 48210394);
+    assert_int_equal(t->entries[2].prompt_tokens, 1024);
+    assert_int_equal(t->entries[3].max_tokens, 17);
+    trace_free(t);
+    trace_free(NULL);
+}
+
+static void test_all_fields(void **state)
+{
+    (void)state;
+    char path[512], err[512] = "";
+    struct trace *t = NULL;
+    if (trace_load(data_path("trace.jsonl", path, sizeof(path)), &t, err, sizeof(err)))
+        fail_msg("%s", err);
+    assert_int_equal(t->n, 4);
+    assert_false(t->has_index);
+    assert_int_equal(t->time_field, TRACE_TIME_SECONDS);
+    assert_int_equal(t->n_classes, 2);
+    for (size_t i = 0; i < 4; i++) {
+        assert_true(t->entries[i].index == i);
+        assert_true(t->entries[i].sched_ns == i * 250000000ULL);
+    }
+    assert_string_equal(trace_class_name(t, 0), "chat");
+    assert_string_equal(trace_class_name(t, 1), "rag");
+    assert_int_equal(t->entries[1].class_id, 1);
+    assert_int_equal(t->entries[3].class_id, 0);
+    assert_true(t->entries[0].session_id == 1);
+    assert_true(t->entries[1].prefix_id == 2 && t->entries[1].prefix_tokens == 1000);
+    assert_int_equal(t->entries[1].prompt_tokens, 1200);
+    size_t len;
+    const char *p = trace_prompt(t, 2, &len);
+    assert_non_null(p);
+    assert_string_equal(p, "Write a haiku about load testing.");
+    assert_int_equal(len, strlen(p));
+    assert_int_equal(t->entries[2].prompt_tokens, 0); /* text, no count */
+    assert_int_equal(t->entries[2].max_tokens, 30);
+    assert_true(t->entries[2].cancel_after_ns == 1500000000ULL);
+    trace_free(t);
+}
+
+/* Lines out of order are sorted by time, ties in file order; indexes given
+ * in the file are kept; escapes in prompts are decoded. */
+static void test_sorting_and_escapes(void **state)
+{
+    (void)state;
+    struct trace *t = parse_ok(
+        "{\"t\":2,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+        "\n"
+        "{\"t\":1,\"prompt_tokens\":2,\"max_tokens\":1,\"prompt\":\"a\\\"b\\n\\u00e9\"}\r\n"
+        "   \n"
+        "{\"t\":2,\"prompt_tokens\":3,\"max_tokens\":1}\n"
+        "{\"t\":0.5,\"prompt_tokens\":4,\"max_tokens\":1}");
+    assert_int_equal(t->n, 4);
+    const uint32_t order[] = {4, 2, 1, 3};
+    const uint32_t lines[] = {6, 3, 1, 5};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(t->entries[i].prompt_tokens, order[i]);
+        assert_int_equal(t->entries[i].line, lines[i]);
+        assert_true(t->entries[i].index == i);
+    }
+    assert_true(t->entries[0].sched_ns == 500000000ULL);
+    assert_string_equal(trace_prompt(t, 1, NULL), "a\"b\n\xc3\xa9");
+    trace_free(t);
+
+    t = parse_ok("{\"index\":9,\"sched_ns\":20,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+                 "{\"index\":4,\"sched_ns\":10,\"prompt_tokens\":1,\"max_tokens\":1}\n");
+    assert_true(t->entries[0].index == 4 && t->entries[1].index == 9);
+    trace_free(t);
+}
+
+static void test_timestamp_rebase_and_scale(void **state)
+{
+    (void)state;
+    struct trace *t = parse_ok(
+        "{\"timestamp\":1700000001.5,\"prompt_tokens\":1,\"output_tokens\":2}\n"
+        "{\"timestamp\":1700000000.25,\"prompt_tokens\":1,\"output_tokens\":2}\n");
+    assert_int_equal(t->time_field, TRACE_TIME_TIMESTAMP);
+    assert_true(t->entries[0].sched_ns == 0);
+    assert_true(t->entries[1].sched_ns == 1250000000ULL);
+    double f;
+    char err[256];
+    assert_int_equal(trace_time_factor(2, 4, &f, err, sizeof(err)), 0);
+    assert_true(f == 0.5);
+    assert_true(trace_scaled_sched_ns(t, 1, f) == 625000000ULL);
+    assert_true(trace_scaled_sched_ns(t, 1, 3) == 3750000000ULL);
+    assert_int_equal(trace_time_factor(0, 1, &f, err, sizeof(err)), LL_E_INVAL);
+    assert_non_null(strstr(err, "--time-scale: expected a number > 0"));
+    assert_int_equal(trace_time_factor(1, -2, &f, err, sizeof(err)), LL_E_INVAL);
+    assert_non_null(strstr(err, "--rate-scale: expected a number > 0"));
+    assert_int_equal(trace_time_factor(1, NAN, &f, err, sizeof(err)), LL_E_INVAL);
+    trace_free(t);
+}
+
+#define OKL "{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+
+static void test_errors(void **state)
+{
+    (void)state;
+    parse_bad("", "t.jsonl: empty trace", NULL);
+    parse_bad("\n \n", "t.jsonl: empty trace", NULL);
+    parse_bad(OKL "{\"sched_ns\":0,\"prompt_tokens\":1,}\n", "t.jsonl:2:", "invalid JSON");
+    parse_bad(OKL "[1,2]\n", "t.jsonl:2:1: expected one JSON object per line", NULL);
+    parse_bad(OKL "{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1,\"temp\":0.7}\n",
+              "t.jsonl:2:48: temp: unknown field (allowed: index, sched_ns, t, timestamp,",
+              "cancel_after_ns)");
+    parse_bad("{\"sched_ns\":0,\"sched_ns\":1,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:1:15: sched_ns: repeated field", NULL);
+    parse_bad("{\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:1:1: no arrival time: expected exactly one of sched_ns", NULL);
+    parse_bad("{\"t\":1,\"sched_ns\":1,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:1:1: more than one arrival time", NULL);
+    parse_bad(OKL "{\"t\":1,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:2:6: t: expected sched_ns, as on line 1", NULL);
+    parse_bad("{\"sched_ns\":1.5,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:1:13: sched_ns: expected a whole number of nanoseconds >= 0",
+              "got 1.5");
+    parse_bad("{\"sched_ns\":-1,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:1:13: sched_ns: expected a whole number", "got -1");
+    parse_bad("{\"t\":\"5s\",\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:1:6: t: expected seconds from the trace start", "got \"5s\"");
+    parse_bad("{\"t\":-0.5,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:1:6: t: expected seconds", NULL);
+    parse_bad(OKL "{\"sched_ns\":5,\"prompt_tokens\":1,\"max_tokens\":0}\n",
+              "t.jsonl:2:46: max_tokens: expected a whole number in [1, 100000000]",
+              "got 0");
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":0,\"max_tokens\":1}\n",
+              "t.jsonl:1:31: prompt_tokens: expected a whole number in [1, 100000000]",
+              "got 0");
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":100000001,\"max_tokens\":1}\n",
+              "prompt_tokens: expected a whole number in [1, 100000000]", NULL);
+    parse_bad("{\"sched_ns\":5,\"max_tokens\":1}\n",
+              "t.jsonl:1:1: prompt_tokens: missing", NULL);
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":1}\n",
+              "t.jsonl:1:1: max_tokens: missing: expected exactly one of max_tokens and "
+              "output_tokens", NULL);
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":1,\"max_tokens\":1,\"output_tokens\":1}\n",
+              "output_tokens: given with max_tokens", NULL);
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":9,\"max_tokens\":1,\"prefix_id\":1}\n",
+              "prefix_tokens: missing: prefix_id and prefix_tokens go together", NULL);
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":9,\"max_tokens\":1,\"prefix_id\":1,"
+              "\"prefix_tokens\":10}\n",
+              "t.jsonl:1:78: prefix_tokens: expected at most prompt_tokens (9), got 10", NULL);
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":9,\"max_tokens\":1,\"prefix_id\":-1,"
+              "\"prefix_tokens\":1}\n",
+              "prefix_id: expected a whole number in [0, 4294967295]", NULL);
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":9,\"max_tokens\":1,\"class\":\"a b\"}\n",
+              "t.jsonl:1:56: class: expected a name", NULL);
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":9,\"max_tokens\":1,\"session_id\":\"s1\"}\n",
+              "session_id: expected a whole number >= 0", NULL);
+    parse_bad("{\"sched_ns\":5,\"prompt_tokens\":9,\"max_tokens\":1,\"cancel_after_ns\":2.5}\n",
+              "cancel_after_ns: expected a whole number of nanoseconds", NULL);
+    parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":\"a\\u0000b\"}\n",
+              "prompt: expected text without NUL", NULL);
+    parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":7}\n",
+              "prompt: expected a string", NULL);
+    parse_bad("{\"index\":0,\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n" OKL, "t.jsonl:2:1: index: missing, but line 1 has one",
+              NULL);
+    parse_bad(OKL "{\"index\":1,\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:2:10: index: given, but line 1 has none", NULL);
+    parse_bad("{\"index\":3,\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+              "{\"index\":4,\"sched_ns\":1,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+              "{\"index\":3,\"sched_ns\":2,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:3: index: 3 repeats line 1's", NULL);
+
+    char err[256];
+    struct trace *t = (struct trace *)1;
+    assert_int_equal(trace_load("/nonexistent/t.jsonl", &t, err, sizeof(err)), LL_E_IO);
+    assert_null(t);
+    assert_non_null(strstr(err, "/nonexistent/t.jsonl: cannot open"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dump_schedule_roundtrip),
+        cmocka_unit_test(test_all_fields),
+        cmocka_unit_test(test_sorting_and_escapes),
+        cmocka_unit_test(test_timestamp_rebase_and_scale),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,453 @@
+/* test_wlfile.c: the workload file (every field of the sample with exact
+ * values, defaults, every error class with its file:line:col and field),
+ * class picking by weight, the per-request draws, and the shared-prefix
+ * prompt builder (exact token count, shared and unique parts). */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "empirical.h"
+#include "sim/tokenizer.h"
+#include "util.h"
+#include "wlfile.h"
+
+static const char *data_path(const char *name, char *buf, size_t len)
+{
+    const char *root = getenv("LLMLOAD_DATA");
+    snprintf(buf, len, "%s/workload/%s", root ? root : "tests/data", name);
+    return buf;
+}
+
+static struct wl_file *parse_ok(const char *text)
+{
+    struct wl_file *f = NULL;
+    char err[1024] = "";
+    if (wl_file_parse("w.json", text, strlen(text), NULL, &f, err, sizeof(err)))
+        fail_msg("wl_file_parse failed: %s\n%s", err, text);
+    return f;
+}
+
+/* Must fail; the message must contain a and b (when not NULL), be one
+ * line, and *out must be NULL. */
+static void parse_bad(const char *text, const char *a, const char *b)
+{
+    struct wl_file *f = (struct wl_file *)1;
+    char err[1024] = "";
+    if (wl_file_parse("w.json", text, strlen(text), NULL, &f, err,
+                      sizeof(err)) == 0)
+        fail_msg("accepted: %s", text);
+    assert_null(f);
+    if (a && !strstr(err, a))
+        fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, a, text);
+    if (b && !strstr(err, b))
+        fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, b, text);
+    assert_null(strchr(err, '\n'));
+}
+
+/* The sample file, every field. */
+static void test_sample_file(void **state)
+{
+    (void)state;
+    char path[512], err[1024] = "";
+    struct wl_file *f = NULL;
+    if (wl_file_load(data_path("classes.json", path, sizeof(path)), &f, err,
+                     sizeof(err)))
+        fail_msg("%s", err);
+    assert_int_equal(f->n, 3);
+
+    const struct wl_class *c = &f->classes[0];
+    assert_string_equal(c->name, "chat");
+    assert_true(c->weight == 3);
+    assert_int_equal(c->prompt_tokens.kind, WL_LEN_DIST);
+    assert_int_equal(c->prompt_tokens.dist.kind, DIST_LOGNORMAL);
+    ASSERT_NEAR(c->prompt_tokens.dist.a, log(400), 1e-12);
+    ASSERT_NEAR(c->prompt_tokens.dist.b, 0.6, 0);
+    assert_true(c->prompt_tokens.dist.has_max && c->prompt_tokens.dist.max == 4000);
+    assert_int_equal(c->output_tokens.dist.kind, DIST_UNIFORM);
+    assert_true(c->output_tokens.dist.a == 50 && c->output_tokens.dist.b == 300);
+    assert_null(c->pairs);
+    assert_int_equal(c->api, OAI_API_CHAT);
+    assert_int_equal(c->ignore_eos, 1);
+    assert_true(c->prefix.fraction == 0.5);
+    assert_int_equal(c->prefix.groups, 4);
+    assert_int_equal(c->prefix.tokens, 256);
+    assert_int_equal(c->cancel.kind, WL_CANCEL_AFTER_TIME);
+    assert_true(c->cancel.fraction == 0.1);
+    assert_int_equal(c->cancel.after.kind, DIST_EXPONENTIAL);
+    assert_true(c->cancel.after.a == 2e9);
+    assert_true(c->slo.ttft_ns == 500 * LL_NS_PER_MS);
+    assert_true(c->slo.tpot_ns == 50 * LL_NS_PER_MS);
+    assert_true(c->slo.e2e_ns == 20000 * LL_NS_PER_MS);
+
+    c = &f->classes[1];
+    assert_string_equal(c->name, "summarize");
+    assert_true(c->weight == 1);
+    assert_non_null(c->pairs); /* pairs.csv, found beside the workload file */
+    assert_int_equal(empirical_rows(c->pairs), 500);
+    assert_int_equal(empirical_columns(c->pairs), 2);
+    assert_int_equal(c->api, OAI_API_COMPLETIONS);
+    assert_int_equal(c->ignore_eos, 0);
+    assert_true(c->prefix.fraction == 0);
+    assert_int_equal(c->cancel.kind, WL_CANCEL_AFTER_TOKENS);
+    assert_true(c->cancel.fraction == 0.05);
+    assert_true(c->cancel.after.kind == DIST_UNIFORM && c->cancel.after.a == 10 &&
+                c->cancel.after.b == 40);
+    assert_true(c->slo.ttft_ns == 2000500000ULL);
+    assert_true(c->slo.tpot_ns == 0 && c->slo.e2e_ns == 0);
+
+    c = &f->classes[2];
+    assert_string_equal(c->name, "batch");
+    assert_true(c->weight == 0.5);
+    assert_int_equal(c->prompt_tokens.kind, WL_LEN_DIST);
+    assert_true(c->prompt_tokens.dist.kind == DIST_FIXED && c->prompt_tokens.dist.a == 1000);
+    assert_int_equal(c->output_tokens.kind, WL_LEN_EMPIRICAL);
+    assert_int_equal(empirical_rows(c->output_tokens.emp), 8);
+    assert_int_equal(c->api, -1);
+    assert_int_equal(c->ignore_eos, -1);
+
+    ASSERT_NEAR(f->cum_weight[0], 3 / 4.5, 1e-15);
+    ASSERT_NEAR(f->cum_weight[1], 4 / 4.5, 1e-15);
+    assert_true(f->cum_weight[2] == 1);
+    assert_int_equal(wl_find_class(f, "summarize"), 1);
+    assert_int_equal(wl_find_class(f, "nope"), -1);
+
+    /* Lengths: joint rows from the pairs file, fixed 1000 with the
+     * empirical output values for "batch". */
+    struct rng r;
+    rng_seed(&r, 1, 2);
+    for (int i = 0; i < 200; i++) {
+        uint32_t p, o;
+        wl_class_lengths(&f->classes[1], &r, &p, &o);
+        int found = 0;
+        for (size_t k = 0; k < 500 && !found; k++)
+            found = empirical_value(f->classes[1].pairs, k, 0) == p &&
+                    empirical_value(f->classes[1].pairs, k, 1) == o;
+        assert_true(found);
+        wl_class_lengths(&f->classes[2], &r, &p, &o);
+        assert_int_equal(p, 1000);
+        assert_true(o == 120 || o == 80 || o == 300 || o == 45 || o == 1000 ||
+                    o == 210 || o == 64 || o == 512);
+    }
+    wl_file_free(f);
+    wl_file_free(NULL);
+}
+
+static void test_defaults_and_numbers(void **state)
+{
+    (void)state;
+    struct wl_file *f = parse_ok(
+        "{\"classes\":[{\"name\":\"only\",\"prompt_tokens\":128,"
+        "\"output_tokens\":\"normal:100,20\"}]}");
+    assert_int_equal(f->n, 1);
+    assert_true(f->classes[0].weight == 1);
+    assert_int_equal(f->classes[0].api, -1);
+    assert_int_equal(f->classes[0].ignore_eos, -1);
+    assert_int_equal(f->classes[0].cancel.kind, WL_CANCEL_NONE);
+    assert_true(f->classes[0].prompt_tokens.dist.a == 128);
+    /* dist_require_nonneg added min=0 to the normal */
+    assert_true(f->classes[0].output_tokens.dist.has_min);
+    assert_true(f->classes[0].output_tokens.dist.min == 0);
+    struct rng r;
+    rng_seed(&r, 3, 3);
+    assert_int_equal(wl_pick_class(f, &r), 0);
+    wl_file_free(f);
+}
+
+#define CLS "{\"name\":\"a\",\"prompt_tokens\":10,\"output_tokens\":5"
+
+static void test_errors(void **state)
+{
+    (void)state;
+    parse_bad("", "w.json: empty file", NULL);
+    parse_bad(" \n\t\n", "w.json: empty file", NULL);
+    parse_bad("{\"classes\": [\n  {\"name\": \"a\",}]}", "w.json:2:", "invalid JSON");
+    parse_bad("{\"classes\": [], \"classes\": []}", "w.json:1:", "duplicate");
+    parse_bad("[1]", "w.json:1:1: expected an object", NULL);
+    parse_bad("{\"clases\": []}", "w.json:1:12: clases: unknown field \"clases\"",
+              "(allowed: version, classes)");
+    parse_bad("{\"version\": 2, \"classes\": [" CLS "}]}",
+              "w.json:1:13: version: expected 1", NULL);
+    parse_bad("{\"classes\": []}", "w.json:1:13: classes: expected an array of 1 to 256",
+              "got []");
+    parse_bad("{}", "w.json:1:1: classes: expected an array", "got nothing");
+    parse_bad("{\"classes\": [7]}", "w.json:1:14: classes[0]: expected a class object", NULL);
+    /* weight: position on line 2 */
+    parse_bad("{\"classes\": [\n {\"name\": \"a\", \"weight\": -2,\n"
+              "  \"prompt_tokens\": 10, \"output_tokens\": 5}]}",
+              "w.json:2:26: classes[0].weight: expected a number > 0", "got -2");
+    parse_bad("{\"classes\": [" CLS ",\"weight\":0}]}", "classes[0].weight: expected a number > 0",
+              "got 0");
+    parse_bad("{\"classes\": [" CLS ",\"weight\":\"3\"}]}", "classes[0].weight", "got \"3\"");
+    parse_bad("{\"classes\": [" CLS ",\"promt\":1}]}",
+              "w.json:1:71: classes[0].promt: unknown field \"promt\"",
+              "(allowed: name, weight, prompt_tokens, output_tokens, lengths, api, "
+              "ignore_eos, prefix, cancel, slo)");
+    parse_bad("{\"classes\": [" CLS "}, " CLS "}]}",
+              "w.json:1:73: classes[1].name: class name \"a\" is already used by classes[0]",
+              NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a b\",\"prompt_tokens\":1,\"output_tokens\":1}]}",
+              "w.json:1:22: classes[0].name: expected a name", "got \"a b\"");
+    parse_bad("{\"classes\": [{\"prompt_tokens\":1,\"output_tokens\":1}]}",
+              "w.json:1:14: classes[0].name: expected a name", "got nothing");
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"zipf:2\",\"output_tokens\":1}]}",
+              "w.json:1:42: classes[0].prompt_tokens: ", NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"normal:-5,1\",\"output_tokens\":1}]}",
+              "classes[0].prompt_tokens: ", NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":-4,\"output_tokens\":1}]}",
+              "classes[0].prompt_tokens: ", NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"500ms\",\"output_tokens\":1}]}",
+              "classes[0].prompt_tokens: ", NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":10}]}",
+              "w.json:1:14: classes[0].output_tokens: missing", NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":10,\"output_tokens\":true}]}",
+              "classes[0].output_tokens: expected a DIST string", "got true");
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"lengths\":\"empirical:x.csv\"}]}",
+              "classes[0].lengths: empirical files are not allowed here", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"lengths\":\"empirical:x.csv\"}]}",
+              "classes[0].lengths: expected either \"lengths\"", NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"lengths\":\"uniform:1,2\"}]}",
+              "classes[0].lengths: expected \"empirical:FILE\"", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"api\":\"grpc\"}]}",
+              "classes[0].api: expected \"chat\" or \"completions\"", "got \"grpc\"");
+    parse_bad("{\"classes\": [" CLS ",\"ignore_eos\":\"yes\"}]}",
+              "classes[0].ignore_eos: expected true or false", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"prefix\":{\"fraction\":1.5,\"groups\":1,\"tokens\":8}}]}",
+              "w.json:1:84: classes[0].prefix.fraction: expected a fraction", "got 1.5");
+    parse_bad("{\"classes\": [" CLS ",\"prefix\":{\"fraction\":0.5,\"groups\":0,\"tokens\":8}}]}",
+              "classes[0].prefix.groups: expected a whole number in [1, 1000000]", "got 0");
+    parse_bad("{\"classes\": [" CLS ",\"prefix\":{\"fraction\":0.5,\"groups\":2,\"tokens\":2.5}}]}",
+              "classes[0].prefix.tokens: expected a whole number", "got 2.5");
+    parse_bad("{\"classes\": [" CLS ",\"prefix\":{\"fraction\":0.5,\"groups\":2}}]}",
+              "classes[0].prefix.tokens: missing", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"prefix\":{\"fraction\":0.5,\"groups\":2,\"tokens\":4,\"len\":3}}]}",
+              "classes[0].prefix.len: unknown field", "(allowed: fraction, groups, tokens)");
+    parse_bad("{\"classes\": [" CLS ",\"prefix\":0.5}]}",
+              "classes[0].prefix: expected an object", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0.1}}]}",
+              "classes[0].cancel: expected exactly one of \"after\"", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0.1,\"after\":\"1s\",\"after_tokens\":5}}]}",
+              "classes[0].cancel: expected exactly one of \"after\"", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0,\"after\":\"1s\"}}]}",
+              "classes[0].cancel.fraction: expected a fraction of requests in (0, 1]", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0.2,\"after\":\"-1s\"}}]}",
+              "classes[0].cancel.after: ", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"slo\":{\"ttft_ms\":\"500ms\"}}]}",
+              "classes[0].slo.ttft_ms: expected a number of milliseconds > 0", "got \"500ms\"");
+    parse_bad("{\"classes\": [" CLS ",\"slo\":{\"ttft_ms\":-1}}]}",
+              "classes[0].slo.ttft_ms: expected a number of milliseconds", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"slo\":{\"ttft\":100}}]}",
+              "classes[0].slo.ttft: unknown field", "(allowed: ttft_ms, tpot_ms, e2e_ms)");
+
+    char err[256];
+    struct wl_file *f = (struct wl_file *)1;
+    assert_int_equal(wl_file_load("/nonexistent/w.json", &f, err, sizeof(err)), LL_E_IO);
+    assert_null(f);
+    assert_non_null(strstr(err, "/nonexistent/w.json: cannot open"));
+}
+
+/* Weights 1, 2, 7: 200k picks, frequencies within 0.006 (about 6 SE). */
+static void test_pick_frequencies(void **state)
+{
+    (void)state;
+    struct wl_file *f = parse_ok(
+        "{\"classes\":[" CLS ",\"weight\":1},"
+        "{\"name\":\"b\",\"prompt_tokens\":1,\"output_tokens\":1,\"weight\":2},"
+        "{\"name\":\"c\",\"prompt_tokens\":1,\"output_tokens\":1,\"weight\":7}]}");
+    size_t counts[3] = {0, 0, 0};
+    struct rng r;
+    rng_seed(&r, 99, 0);
+    enum { N = 200000 };
+    for (int i = 0; i < N; i++) {
+        size_t k = wl_pick_class(f, &r);
+        assert_true(k < 3);
+        counts[k]++;
+    }
+    ASSERT_NEAR((double)counts[0] / N, 0.1, 0.006);
+    ASSERT_NEAR((double)counts[1] / N, 0.2, 0.006);
+    ASSERT_NEAR((double)counts[2] / N, 0.7, 0.006);
+    wl_file_free(f);
+}
+
+static void test_prefix_and_cancel_draws(void **state)
+{
+    (void)state;
+    struct wl_prefix p = {.fraction = 0.3, .groups = 4, .tokens = 16};
+    struct rng r;
+    rng_seed(&r, 5, 5);
+    enum { N = 100000 };
+    size_t none = 0, groups[4] = {0, 0, 0, 0};
+    for (int i = 0; i < N; i++) {
+        int64_t g = wl_prefix_draw(&p, &r);
+        if (g < 0) {
+            none++;
+        } else {
+            assert_true(g < 4);
+            groups[g]++;
+        }
+    }
+    ASSERT_NEAR((double)none / N, 0.7, 0.01);
+    for (int g = 0; g < 4; g++)
+        ASSERT_NEAR((double)groups[g] / N, 0.075, 0.005);
+    struct wl_prefix off = {0};
+    assert_int_equal(wl_prefix_draw(&off, &r), -1);
+    struct wl_prefix all = {.fraction = 1, .groups = 1, .tokens = 3};
+    assert_int_equal(wl_prefix_draw(&all, &r), 0);
+
+    struct wl_cancel c = {.kind = WL_CANCEL_AFTER_TIME, .fraction = 0.25};
+    char err[128];
+    assert_int_equal(dist_parse("2s", DIST_UNIT_DURATION_NS, &c.after, err, sizeof(err)), 0);
+    size_t yes = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t after = 0;
+        if (wl_cancel_draw(&c, &r, &after)) {
+            yes++;
+            assert_true(after == 2 * LL_NS_PER_SEC);
+        }
+    }
+    ASSERT_NEAR((double)yes / N, 0.25, 0.01);
+    struct wl_cancel nc = {0};
+    uint64_t after = 7;
+    assert_int_equal(wl_cancel_draw(&nc, &r, &after), 0);
+    assert_true(after == 7);
+}
+
+/* Split text into words: single spaces, no leading or trailing space,
+ * every word 1..4 bytes of [a-z0-9]. Returns the word count; word starts
+ * into starts[] (up to max). */
+static size_t check_words(const char *s, size_t n, size_t *starts, size_t max)
+{
+    size_t words = 0, i = 0;
+    assert_true(n > 0);
+    while (i < n) {
+        size_t st = i;
+        while (i < n && s[i] != ' ') {
+            assert_true((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9'));
+            i++;
+        }
+        assert_true(i - st >= 1 && i - st <= 4);
+        if (words < max)
+            starts[words] = st;
+        words++;
+        if (i < n) {
+            assert_true(s[i] == ' ');
+            i++;
+            assert_true(i < n); /* no trailing space */
+        }
+    }
+    return words;
+}
+
+static char *build(uint64_t seed, uint64_t index, uint32_t n, int64_t group,
+                   uint32_t l, size_t *len)
+{
+    size_t need = wl_prompt_build(seed, index, n, group, l, NULL, 0);
+    char *buf = malloc(need + 1);
+    assert_non_null(buf);
+    assert_int_equal(wl_prompt_build(seed, index, n, group, l, buf, need), need);
+    buf[need] = '\0';
+    assert_true(need <= (size_t)n * 5);
+    *len = need;
+    return buf;
+}
+
+static void test_prompt_build(void **state)
+{
+    (void)state;
+    size_t starts[4096];
+    const uint32_t ns[] = {1, 2, 3, 4, 5, 7, 64, 255, 256, 257, 260, 1000, 4000};
+
+    /* Exact token count under the rule, and under the sim's own tokenizer. */
+    for (size_t k = 0; k < LL_ARRAY_LEN(ns); k++) {
+        for (int64_t g = -1; g < 3; g++) {
+            size_t len;
+            char *s = build(11, 1234 + k, ns[k], g, 256, &len);
+            assert_int_equal(check_words(s, len, starts, 4096), ns[k]);
+            assert_int_equal(tokenizer_count(s, len), ns[k]);
+            free(s);
+        }
+    }
+
+    /* Same group: identical prefix bytes (the first 256 words); the rest
+     * (from the nonce) differs between requests. Different groups: the
+     * prefixes differ. */
+    enum { REQS = 300, L = 256, N = 300 };
+    char *pre[REQS];
+    size_t pre_len[REQS];
+    char *rest[REQS];
+    for (int i = 0; i < REQS; i++) {
+        size_t len;
+        char *s = build(77, (uint64_t)i, N, i % 3, L, &len);
+        assert_int_equal(check_words(s, len, starts, 4096), N);
+        pre_len[i] = starts[L] - 1; /* bytes before the space ahead of word L */
+        pre[i] = strndup(s, pre_len[i]);
+        rest[i] = strdup(s + starts[L]);
+        assert_non_null(pre[i]);
+        assert_non_null(rest[i]);
+        free(s);
+    }
+    for (int i = 0; i < REQS; i++) {
+        for (int j = i + 1; j < REQS; j++) {
+            if (i % 3 == j % 3)
+                assert_string_equal(pre[i], pre[j]);
+            else
+                assert_true(strcmp(pre[i], pre[j]) != 0);
+            assert_true(strcmp(rest[i], rest[j]) != 0);
+        }
+    }
+    for (int i = 0; i < REQS; i++) {
+        free(pre[i]);
+        free(rest[i]);
+    }
+
+    /* The prefix depends on the seed, and a short prompt is the first n
+     * words of the prefix. */
+    size_t la, lb, lc;
+    char *a = build(1, 0, 40, 5, 32, &la);
+    char *b = build(2, 0, 40, 5, 32, &lb);
+    char *c = build(1, 9, 20, 5, 32, &lc);
+    assert_true(strncmp(a, b, 60) != 0);
+    assert_true(lc < la && strncmp(a, c, lc) == 0 && a[lc] == ' ');
+    free(a);
+    free(b);
+    free(c);
+
+    /* Without a prefix the nonce comes first: the first 4 words differ
+     * between every pair of requests. */
+    char *first[REQS];
+    for (int i = 0; i < REQS; i++) {
+        size_t len;
+        char *s = build(77, (uint64_t)i, 10, -1, 0, &len);
+        check_words(s, len, starts, 4096);
+        first[i] = strndup(s, starts[4] - 1);
+        free(s);
+    }
+    for (int i = 0; i < REQS; i++)
+        for (int j = i + 1; j < REQS; j++)
+            assert_true(strcmp(first[i], first[j]) != 0);
+    for (int i = 0; i < REQS; i++)
+        free(first[i]);
+
+    /* Deterministic, and a short buffer is never overrun. */
+    char small[16], big[64];
+    memset(small, '#', sizeof(small));
+    size_t need = wl_prompt_build(3, 4, 12, 1, 4, small, 10);
+    assert_true(need > 10);
+    assert_true(small[10] == '#');
+    assert_int_equal(wl_prompt_build(3, 4, 12, 1, 4, big, sizeof(big)), need);
+    assert_memory_equal(small, big, 10);
+    assert_int_equal(wl_prompt_build(3, 4, 0, -1, 0, big, sizeof(big)), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sample_file),
+        cmocka_unit_test(test_defaults_and_numbers),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_pick_frequencies),
+        cmocka_unit_test(test_prefix_and_cancel_draws),
+        cmocka_unit_test(test_prompt_build),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
