@@ -2,10 +2,13 @@
  *
  * The wiring is the standard one: libcurl tells us which sockets to watch
  * (socket callback -> epoll_ctl) and when it next needs a timeout (timer
- * callback -> a timerfd); we tell it what happened with
- * curl_multi_socket_action. A second timerfd carries the caller's deadline
- * (the next scheduled arrival) at nanosecond resolution on absolute time,
- * and an eventfd lets another thread wake us.
+ * callback); we tell it what happened with curl_multi_socket_action.
+ * libcurl's timeouts are milliseconds and it re-arms them on almost every
+ * call, so we keep its deadline in a variable and hand it to epoll_wait's
+ * millisecond timeout instead of a timerfd (a timerfd_settime per call cost
+ * a tenth of the client's CPU). A timerfd carries the caller's deadline (the
+ * next scheduled arrival) at nanosecond resolution on absolute time, and an
+ * eventfd lets another thread wake us.
  *
  * Each request slot owns its easy handle, SSE parser and body buffer and is
  * reused, so after warm-up nothing is allocated per request, per chunk or
@@ -64,7 +67,8 @@ struct transport {
     transport_done_cb *done;
     void *ud;
     CURLM *multi;
-    int epfd, curl_tfd, sched_tfd, wake_efd;
+    int epfd, sched_tfd, wake_efd;
+    uint64_t curl_deadline_abs_ns;  /* libcurl's next timeout; UINT64_MAX = none */
     uint64_t armed_deadline;
     uint64_t next_sweep_abs_ns;
     struct treq *active;      /* doubly linked */
@@ -105,27 +109,25 @@ static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *s
     return 0;
 }
 
-static void timerfd_set_rel_ns(int fd, uint64_t ns)
-{
-    struct itimerspec its = {0};
-    if (ns) {
-        its.it_value.tv_sec = (time_t)(ns / LL_NS_PER_SEC);
-        its.it_value.tv_nsec = (long)(ns % LL_NS_PER_SEC);
-    }
-    timerfd_settime(fd, 0, &its, NULL);
-}
-
 static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 {
     (void)multi;
     struct transport *t = userp;
     if (timeout_ms < 0)
-        timerfd_set_rel_ns(t->curl_tfd, 0);
-    else if (timeout_ms == 0)
-        timerfd_set_rel_ns(t->curl_tfd, 1); /* as soon as possible */
+        t->curl_deadline_abs_ns = UINT64_MAX;
     else
-        timerfd_set_rel_ns(t->curl_tfd, (uint64_t)timeout_ms * LL_NS_PER_MS);
+        t->curl_deadline_abs_ns = ll_now_ns() + (uint64_t)timeout_ms * LL_NS_PER_MS;
     return 0;
+}
+
+/* Run libcurl's timeout handling while its deadline has passed. */
+static void curl_timeouts(struct transport *t)
+{
+    int running;
+    for (int i = 0; i < 8 && t->curl_deadline_abs_ns <= ll_now_ns(); i++) {
+        t->curl_deadline_abs_ns = UINT64_MAX;
+        curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
 }
 
 static void arm_deadline(struct transport *t, uint64_t deadline_abs_ns)
@@ -606,8 +608,9 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
     t->stats = stats;
     t->done = done;
     t->ud = ud;
-    t->epfd = t->curl_tfd = t->sched_tfd = t->wake_efd = -1;
+    t->epfd = t->sched_tfd = t->wake_efd = -1;
     t->armed_deadline = UINT64_MAX;
+    t->curl_deadline_abs_ns = UINT64_MAX;
     t->model_json = json_escape_dup(cfg->model ? cfg->model : "");
     int n = snprintf(t->url, sizeof t->url, "%s/%s", cfg->base_url,
                      cfg->api == OAI_API_CHAT ? "chat/completions" : "completions");
@@ -616,15 +619,14 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
         goto fail;
     }
     t->epfd = epoll_create1(EPOLL_CLOEXEC);
-    t->curl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     t->sched_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     t->wake_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (t->epfd < 0 || t->curl_tfd < 0 || t->sched_tfd < 0 || t->wake_efd < 0) {
+    if (t->epfd < 0 || t->sched_tfd < 0 || t->wake_efd < 0) {
         snprintf(err, errlen, "epoll/timerfd/eventfd: %s", strerror(errno));
         goto fail;
     }
-    int fds[] = {t->curl_tfd, t->sched_tfd, t->wake_efd};
-    for (size_t i = 0; i < 3; i++) {
+    int fds[] = {t->sched_tfd, t->wake_efd};
+    for (size_t i = 0; i < 2; i++) {
         struct epoll_event ev = {.events = EPOLLIN, .data.fd = fds[i]};
         if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fds[i], &ev) != 0) {
             snprintf(err, errlen, "epoll_ctl: %s", strerror(errno));
@@ -665,8 +667,8 @@ void transport_free(struct transport *t)
     free(t->all);
     if (t->multi)
         curl_multi_cleanup(t->multi);
-    int fds[] = {t->epfd, t->curl_tfd, t->sched_tfd, t->wake_efd};
-    for (size_t i = 0; i < 4; i++) {
+    int fds[] = {t->epfd, t->sched_tfd, t->wake_efd};
+    for (size_t i = 0; i < 3; i++) {
         if (fds[i] >= 0)
             close(fds[i]);
     }
@@ -728,20 +730,27 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
 
 void transport_kick(struct transport *t)
 {
-    int running;
-    curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    curl_timeouts(t);
     drain_done(t);
 }
 
 void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
 {
     struct epoll_event evs[TRANSPORT_MAX_EVENTS];
+    curl_timeouts(t);
+    drain_done(t);
     arm_deadline(t, deadline_abs_ns);
-    int timeout_ms = -1;
     int need_sweep = t->inflight && (t->cfg.first_token_timeout_ns || t->cfg.idle_timeout_ns ||
                                      t->cfg.total_timeout_ns);
+    uint64_t wake = t->curl_deadline_abs_ns;
     if (need_sweep)
-        timeout_ms = (int)(TRANSPORT_SWEEP_NS / LL_NS_PER_MS);
+        wake = LL_MIN(wake, t->next_sweep_abs_ns);
+    int timeout_ms = -1;
+    if (wake != UINT64_MAX) {
+        uint64_t now = ll_now_ns();
+        uint64_t ms = wake > now ? (wake - now + LL_NS_PER_MS - 1) / LL_NS_PER_MS : 0;
+        timeout_ms = (int)LL_MIN(ms, 60000u);
+    }
     int n = epoll_wait(t->epfd, evs, TRANSPORT_MAX_EVENTS, timeout_ms);
     if (n < 0 && errno != EINTR) {
         ll_errorf("transport: epoll_wait: %s", strerror(errno));
@@ -751,11 +760,7 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
     uint64_t buf;
     for (int i = 0; i < n; i++) {
         int fd = evs[i].data.fd;
-        if (fd == t->curl_tfd) {
-            if (read(fd, &buf, sizeof buf) < 0 && errno != EAGAIN)
-                ll_errorf("transport: timerfd read: %s", strerror(errno));
-            curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-        } else if (fd == t->sched_tfd) {
+        if (fd == t->sched_tfd) {
             if (read(fd, &buf, sizeof buf) < 0 && errno != EAGAIN)
                 ll_errorf("transport: timerfd read: %s", strerror(errno));
             t->armed_deadline = UINT64_MAX; /* fired: disarmed */
@@ -773,6 +778,7 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
             curl_multi_socket_action(t->multi, fd, flags, &running);
         }
     }
+    curl_timeouts(t);
     drain_done(t);
     if (need_sweep) {
         uint64_t now = ll_now_ns();
