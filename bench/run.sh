@@ -1,0 +1,171 @@
+#!/bin/sh
+# bench/run.sh: is the generator ever the bottleneck? Drives
+# `llmload sim --profile instant` with `llmload run` (open-loop Poisson,
+# 16-token streams, client and sim sharing the machine) at rising rates and
+# prints, per rate: achieved/offered, TTFT p99 from the scheduled time,
+# schedule lateness p99, and the client's CPU per 1,000 requests. Then:
+#   - wrk (Debian package) against the same endpoint as the CPU floor,
+#   - the marginal client CPU per token event (64- vs 16-token streams),
+#   - 64-token streams with 2 ms between events at 2,000 req/s,
+#   - client-added TTFT: client TTFT minus the sim-logged TTFT, p50/p99,
+#   - (with BENCH_CONCURRENT=1) 10,000 concurrent open streams: client RSS.
+# Not part of `make test`. Needs python3 (for reading JSON) and wrk.
+# Usage: bench/run.sh [BIN] [SECONDS] [RATES...]
+set -eu
+BIN=${1:-build/llmload}
+[ $# -gt 0 ] && shift
+SECS=${1:-5}
+[ $# -gt 0 ] && shift
+RATES=${*:-"1000 2000 5000 8000 10000 12000 15000"}
+[ -x "$BIN" ] || { echo "bench/run.sh: no binary at $BIN (run make)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "bench/run.sh: needs python3" >&2; exit 2; }
+
+TMP=$(mktemp -d)
+SIM=
+stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
+trap 'stop_sim; rm -rf "$TMP"' EXIT INT TERM
+
+start_sim() { # args: sim flags
+    stop_sim
+    rm -f "$TMP/addr"
+    "$BIN" sim --port 0 "$@" >"$TMP/addr" 2>"$TMP/sim.err" &
+    SIM=$!
+    i=0
+    while [ ! -s "$TMP/addr" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    URL=$(head -1 "$TMP/addr")
+    [ -n "$URL" ] || { echo "bench/run.sh: the sim did not start" >&2; cat "$TMP/sim.err" >&2; exit 1; }
+}
+
+# run_client OUTDIR ARGS...: runs llmload run, records its CPU seconds in OUTDIR/cpu
+run_client() {
+    out=$1
+    shift
+    /usr/bin/env time -f "%U %S %M" -o "$TMP/time" "$BIN" run --url "$URL/v1" --out "$out" \
+        --force --quiet "$@" >/dev/null 2>"$TMP/client.err" || true
+    tail -1 "$TMP/time" | awk '{print $1 + $2, $3}' >"$out/cpu"
+}
+
+summ() { # DIR: prints requests ok achieved% ttft_p99_ms late_p99_ms cpu_s rss_kb
+    python3 - "$1" <<'PY'
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+req = s["requests"]
+lat = s["latency_ns"]
+cpu, rss = open(d + "/cpu").read().split()
+sched = req["scheduled"] or 1
+def p99(k):
+    v = lat.get(k)
+    return v["p99"] / 1e6 if v else float("nan")
+print(req["scheduled"], req["by_kind"]["ok"], 100.0 * s["sent_in_window"] / sched,
+      p99("ttft"), p99("schedule_lateness") if "schedule_lateness" in lat else p99("lateness"),
+      float(cpu), int(rss), "INVALID" if s.get("invalid") else "ok")
+PY
+}
+
+echo "machine: $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo | sed 's/^ *//')"
+echo "open-loop Poisson, 16-token prompts and streams, ${SECS}s per rate, sim --profile instant"
+echo
+start_sim --profile instant
+printf '%8s %9s %10s %13s %13s %14s %8s %s\n' rate requests achieved% ttft_p99_ms late_p99_ms cpu_ms/1000req rss_MB verdict
+for r in $RATES; do
+    run_client "$TMP/r$r" --rate "$r" --duration "${SECS}s" --prompt-tokens 16 --output-tokens 16 \
+        --ignore-eos
+    summ "$TMP/r$r" | awk -v r="$r" '{printf "%8d %9d %10.2f %13.3f %13.3f %14.1f %8.1f %s\n",
+        r, $1, $3, $4, $5, 1000 * $6 / ($1 > 0 ? $1 : 1) * 1000, $7 / 1024, $8}'
+done
+
+echo
+echo "marginal CPU per token event (64- vs 16-token streams at 2000 req/s):"
+run_client "$TMP/e16" --rate 2000 --duration "${SECS}s" --prompt-tokens 16 --output-tokens 16 --ignore-eos
+run_client "$TMP/e64" --rate 2000 --duration "${SECS}s" --prompt-tokens 16 --output-tokens 64 --ignore-eos
+python3 - "$TMP/e16" "$TMP/e64" <<'PY'
+import json, sys
+def load(d):
+    s = json.load(open(d + "/summary.json"))
+    cpu = float(open(d + "/cpu").read().split()[0])
+    return cpu, s["tokens"]["events"], s["requests"]["scheduled"]
+c16, ev16, n16 = load(sys.argv[1])
+c64, ev64, n64 = load(sys.argv[2])
+per_req16 = c16 / n16
+per_req64 = c64 / n64
+per_ev = (per_req64 - per_req16) / (ev64 / n64 - ev16 / n16)
+print(f"  16 tokens: {1e6 * per_req16:.1f} us CPU per request; 64 tokens: {1e6 * per_req64:.1f} us;"
+      f" marginal {1e6 * per_ev:.2f} us per token event")
+PY
+
+if command -v wrk >/dev/null; then
+    echo
+    echo "floor: wrk (1 thread, 16 connections, same endpoint, streamed 16-token completion):"
+    cat >"$TMP/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.path = "/v1/completions"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"model":"llmload-sim","prompt":"the quick brown fox","stream":true,"max_tokens":16,"ignore_eos":true}'
+LUA
+    /usr/bin/env time -f "%U %S" -o "$TMP/wtime" wrk -t1 -c16 -d"${SECS}s" -s "$TMP/post.lua" "$URL" \
+        >"$TMP/wrk.out" 2>&1 || true
+    python3 - "$TMP/wrk.out" "$TMP/wtime" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+m = re.search(r"(\d+) requests in", out)
+n = int(m.group(1)) if m else 0
+u, s = map(float, open(sys.argv[2]).read().split())
+print(f"  wrk: {n} requests, {1e6 * (u + s) / max(n, 1):.1f} us CPU per request "
+      f"(= {1000 * (u + s) / max(n, 1) * 1000:.1f} ms per 1000)")
+PY
+fi
+
+echo
+echo "64-token streams, 2 ms between events, 2000 req/s for ${SECS}s:"
+start_sim --step-base 2ms --step-per-prefill-token 0 --step-per-seq 0 --max-num-seqs 20000 \
+    --kv-tokens 2000000 --queue-limit 0
+run_client "$TMP/slow" --rate 2000 --duration "${SECS}s" --prompt-tokens 16 --output-tokens 64 \
+    --ignore-eos
+summ "$TMP/slow" | awk '{printf "  requests %d ok %d achieved %.2f%% TTFT p99 %.3f ms lateness p99 %.3f ms CPU %.1f ms/1000req %s\n",
+    $1, $2, $3, $4, $5, 1000 * $6 / ($1 > 0 ? $1 : 1) * 1000, $8}'
+
+echo
+echo "client-added TTFT (client TTFT-from-sent minus sim-logged TTFT), 1000 req/s:"
+start_sim --profile instant --log "$TMP/sim.log"
+run_client "$TMP/agree" --rate 1000 --duration "${SECS}s" --prompt-tokens 16 --output-tokens 16 \
+    --ignore-eos
+stop_sim
+python3 - "$TMP/agree" "$TMP/sim.log" <<'PY'
+import json, sys
+d, log = sys.argv[1], sys.argv[2]
+start = json.load(open(d + "/summary.json"))["run_start_monotonic_ns"]
+recs = [json.loads(l) for l in open(d + "/requests.jsonl")]
+recs = [r for r in recs if r["kind"] == "ok"]
+srv = [json.loads(l) for l in open(log)]
+srv = [s for s in srv if s.get("first_token_ns")]
+recs.sort(key=lambda r: r["sent_ns"])
+srv.sort(key=lambda s: s["arrival_ns"])
+n = min(len(recs), len(srv))
+diffs = sorted((start + recs[i]["first_ns"]) - srv[i]["first_token_ns"] for i in range(n))
+def pct(p):
+    import math
+    return diffs[max(0, math.ceil(p / 100 * len(diffs)) - 1)]
+print(f"  {n} requests: client-added TTFT p50 {pct(50) / 1e3:.1f} us, p99 {pct(99) / 1e3:.1f} us,"
+      f" max {diffs[-1] / 1e3:.1f} us")
+PY
+
+if [ "${BENCH_CONCURRENT:-0}" = 1 ]; then
+    echo
+    echo "10,000 concurrent open streams (each held ~60 s by the sim):"
+    start_sim --step-base 30s --step-per-prefill-token 0 --step-per-seq 0 --max-num-seqs 20000 \
+        --kv-tokens 2000000 --queue-limit 0
+    "$BIN" run --url "$URL/v1" --out "$TMP/conc" --force --quiet --rate 1000 --arrival constant \
+        --requests 10000 --prompt-tokens 4 --output-tokens 2 --ignore-eos --timeout-idle 0 \
+        --timeout-first-token 0 >/dev/null 2>&1 &
+    CL=$!
+    peak=0
+    for _ in $(seq 1 70); do
+        sleep 1
+        rss=$(awk '/VmRSS/ {print $2}' /proc/$CL/status 2>/dev/null || echo 0)
+        [ "${rss:-0}" -gt "$peak" ] && peak=$rss
+        kill -0 $CL 2>/dev/null || break
+    done
+    wait $CL || true
+    echo "  peak client RSS $((peak / 1024)) MB"
+fi
