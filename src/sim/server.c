@@ -255,6 +255,8 @@ static size_t conn_parse(struct server *s, struct conn *c, const char *data, siz
 /* Parse what is buffered in c->in. */
 static void conn_parse_buffered(struct server *s, struct conn *c)
 {
+    if (http_buf_pending(&c->in) == 0)
+        return; /* nothing buffered (and c->in.data may be NULL) */
     size_t used = conn_parse(s, c, c->in.data + c->in.off, http_buf_pending(&c->in));
     http_buf_consume(&c->in, used);
     if (http_buf_pending(&c->in) == 0 && c->in.cap > SERVER_KEEP_BUF_BYTES)
