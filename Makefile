@@ -43,9 +43,11 @@ INTEG_HARNESS := $(BUILD)/tests/integration/harness.o
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all deps test unit integration check-asan valgrind fuzz fuzz-build demo install clean
+.PHONY: all lib deps test unit integration check-asan valgrind fuzz fuzz-build demo install clean
 
 all: $(BIN)
+
+lib: $(LIB)
 
 deps:
 	@sh scripts/install-deps.sh
@@ -100,11 +102,21 @@ valgrind: deps
 	        --error-exitcode=99 $$t >/dev/null || fail=1; \
 	done; exit $$fail
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+# Fuzz targets link an archive built once with clang's fuzzer
+# instrumentation (build-fuzz/), instead of recompiling every source per target.
+FUZZ_BUILD := build-fuzz
+FUZZ_LIB   := $(FUZZ_BUILD)/libllmload.a
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined
+
+ifneq ($(BUILD),$(FUZZ_BUILD))
+$(FUZZ_LIB): $(LIB_SRC)
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang CFLAGS="-O1 -g $(FUZZ_FLAGS)" lib
+endif
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -DLL_VERSION='"fuzz"' \
-	    $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
-	    -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+	    -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB) $(LIBS)
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -125,6 +137,6 @@ install: $(BIN)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/llmload
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
