@@ -200,8 +200,7 @@ static size_t build_body(struct transport *t, struct treq *q, const struct req_s
             abort();
         at = (size_t)n;
         size_t room = at < cap ? cap - at : 0;
-        size_t plen = workload_prompt(t->cfg.seed, spec->index, spec->prompt_tokens,
-                                      at < cap ? b + at : NULL, room);
+        size_t plen = workload_prompt(t->cfg.seed, spec, at < cap ? b + at : NULL, room);
         at += plen;
         const char *close = t->cfg.api == OAI_API_CHAT ? "\"}]" : "\"";
         const char *stream = t->cfg.stream

@@ -1,4 +1,4 @@
-/* workload.c: request lengths and synthetic prompt text. */
+/* workload.c: request lengths, classes, shared prefixes, cancellations. */
 #include "workload.h"
 
 #include <math.h>
@@ -24,59 +24,55 @@ void workload_spec(const struct workload *w, uint64_t index, struct req_spec *ou
     struct rng r;
     rng_seed(&r, w->seed, WORKLOAD_STREAM_BASE + index);
     out->index = index;
-    out->prompt_tokens = draw_tokens(&w->prompt_tokens, &r);
-    out->max_tokens = draw_tokens(&w->output_tokens, &r);
+    out->class_idx = -1;
+    out->api = -1;
+    out->ignore_eos = w->ignore_eos;
+    const struct wl_prefix *prefix = &w->prefix;
+    const struct wl_cancel *cancel = &w->cancel;
+    if (w->classes) {
+        size_t k = wl_pick_class(w->classes, &r);
+        const struct wl_class *c = &w->classes->classes[k];
+        out->class_idx = (int32_t)k;
+        wl_class_lengths(c, &r, &out->prompt_tokens, &out->max_tokens);
+        if (out->prompt_tokens < 1)
+            out->prompt_tokens = 1;
+        if (out->max_tokens < 1)
+            out->max_tokens = 1;
+        if (c->api >= 0)
+            out->api = c->api;
+        if (c->ignore_eos >= 0)
+            out->ignore_eos = c->ignore_eos;
+        prefix = &c->prefix;
+        cancel = &c->cancel;
+    } else {
+        out->prompt_tokens = draw_tokens(&w->prompt_tokens, &r);
+        out->max_tokens = draw_tokens(&w->output_tokens, &r);
+    }
+    out->prefix_id = wl_prefix_draw(prefix, &r);
+    out->prefix_tokens = out->prefix_id >= 0 ? prefix->tokens : 0;
+    /* A prefix longer than the prompt would make the prompt longer than
+     * asked: the prompt grows to hold the prefix plus its nonce. */
+    if (out->prefix_id >= 0 && out->prompt_tokens < out->prefix_tokens + 4)
+        out->prompt_tokens = out->prefix_tokens + 4;
+    uint64_t after = 0;
+    if (wl_cancel_draw(cancel, &r, &after)) {
+        out->cancel_kind = cancel->kind;
+        out->cancel_after = after;
+    } else {
+        out->cancel_kind = WL_CANCEL_NONE;
+        out->cancel_after = 0;
+    }
 }
 
-/* Filler words: short, lowercase, no escaping needed, one token each on
- * the sim. Real servers tokenize them too; `calibrate` (a later issue) fits
- * words-to-tokens for those. */
-static const char *const filler[] = {
-    "the", "of", "and", "to", "in", "is", "that", "for", "it", "as",
-    "was", "with", "be", "by", "on", "not", "he", "this", "are", "or",
-    "his", "from", "at", "have", "an", "but", "they", "one", "all", "we",
-    "can", "her", "has", "more", "will", "some", "time", "what", "when", "make",
-};
-
-static size_t put(char *buf, size_t len, size_t at, const char *s, size_t n)
+const char *workload_class_name(const struct workload *w, const struct req_spec *spec)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (at + i < len)
-            buf[at + i] = s[i];
-    }
-    return at + n;
+    if (!w->classes || spec->class_idx < 0 || (size_t)spec->class_idx >= w->classes->n)
+        return NULL;
+    return w->classes->classes[spec->class_idx].name;
 }
 
-size_t workload_prompt(uint64_t seed, uint64_t index, uint32_t n, char *buf, size_t len)
+size_t workload_prompt(uint64_t seed, const struct req_spec *spec, char *buf, size_t len)
 {
-    static const char b36[] = "0123456789abcdefghijklmnopqrstuvwxyz";
-    size_t at = 0;
-    if (n == 0)
-        return 0;
-    /* The nonce: index and seed in base 36, split into 4-byte words so the
-     * token count stays exact. It takes up to 4 tokens of the budget. */
-    uint64_t v = index * 0x9E3779B97F4A7C15ULL ^ seed;
-    char nonce[16];
-    size_t nl = 0;
-    do {
-        nonce[nl++] = b36[v % 36];
-        v /= 36;
-    } while (v && nl < sizeof nonce);
-    uint32_t words = 0;
-    for (size_t i = 0; i < nl && words < n; i += 4, words++) {
-        size_t w = (nl - i < 4 ? nl - i : 4);
-        if (at)
-            at = put(buf, len, at, " ", 1);
-        at = put(buf, len, at, nonce + i, w);
-    }
-    uint64_t k = index;
-    for (; words < n; words++) {
-        const char *f = filler[k++ % (sizeof filler / sizeof filler[0])];
-        size_t fl = 0;
-        while (f[fl])
-            fl++;
-        at = put(buf, len, at, " ", 1);
-        at = put(buf, len, at, f, fl);
-    }
-    return at;
+    return wl_prompt_build(seed, spec->index, spec->prompt_tokens, spec->prefix_id,
+                           spec->prefix_tokens, buf, len);
 }

@@ -8,12 +8,18 @@
 #include <stdint.h>
 
 #include "dist.h"
+#include "wlfile.h"
 
 struct workload {
     struct dist prompt_tokens;   /* prompt length distribution, tokens */
     struct dist output_tokens;   /* max_tokens distribution, tokens */
     int ignore_eos;              /* ask the server to generate exactly max_tokens */
     uint64_t seed;
+    /* Traffic classes from --workload FILE (borrowed; NULL = one class made
+     * of the fields above and below). */
+    const struct wl_file *classes;
+    struct wl_prefix prefix;     /* one-class prefix sharing; fraction 0 = all unique */
+    struct wl_cancel cancel;     /* one-class cancellations; kind NONE = none */
 };
 
 /* One request's content parameters. */
@@ -21,18 +27,30 @@ struct req_spec {
     uint64_t index;              /* schedule index */
     uint32_t prompt_tokens;      /* >= 1 */
     uint32_t max_tokens;         /* >= 1 */
+    int32_t class_idx;           /* index into workload.classes, -1 without classes */
+    int ignore_eos;              /* 0 or 1 */
+    int api;                     /* enum oai_api, or -1: the transport's --api */
+    int64_t prefix_id;           /* shared-prefix group, -1 = unique prompt */
+    uint32_t prefix_tokens;      /* length of the shared prefix, tokens */
+    enum wl_cancel_kind cancel_kind;
+    uint64_t cancel_after;       /* ns after the send, or tokens received */
 };
 
-/* Draw the lengths of request index. Deterministic in (seed, index).
- * Draws are rounded to the nearest integer and at least 1. */
+/* Draw request index. Deterministic in (seed, index): one RNG stream per
+ * index, drawn in a fixed order (class, lengths, prefix, cancellation).
+ * Lengths are rounded to the nearest integer and at least 1. */
 void workload_spec(const struct workload *w, uint64_t index, struct req_spec *out);
 
-/* Build a prompt of exactly n tokens under the documented whitespace
- * tokenizer (every word is 1 to 4 bytes, so one token each; see
- * docs/workload.md), unique to (seed, index): the first word is a nonce.
- * Writes at most len bytes (no NUL) into buf and returns the byte count
- * needed; when that exceeds len nothing useful was written and the caller
- * retries with a bigger buffer. The text needs no JSON escaping. */
-size_t workload_prompt(uint64_t seed, uint64_t index, uint32_t n, char *buf, size_t len);
+/* The name of the request's class, or NULL without classes. Borrowed from
+ * w->classes. */
+const char *workload_class_name(const struct workload *w, const struct req_spec *spec);
+
+/* Build the prompt of spec: exactly spec->prompt_tokens tokens under the
+ * documented whitespace tokenizer (docs/workload.md), beginning with its
+ * shared prefix when it has one and unique after it. Writes at most len
+ * bytes (no NUL) into buf and returns the byte count needed; when that
+ * exceeds len the caller retries with a bigger buffer. The text needs no
+ * JSON escaping. */
+size_t workload_prompt(uint64_t seed, const struct req_spec *spec, char *buf, size_t len);
 
 #endif
