@@ -56,6 +56,13 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# Objects that print the version are rebuilt when `git describe` changes.
+VERSION_FILE := $(BUILD)/version.txt
+$(shell mkdir -p $(BUILD); echo '$(VERSION)' | cmp -s - $(VERSION_FILE) 2>/dev/null || \
+    echo '$(VERSION)' > $(VERSION_FILE))
+VERSION_USERS := $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l LL_VERSION src/*.c src/sim/*.c))
+$(VERSION_USERS): $(VERSION_FILE)
+
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
