@@ -1,13 +1,41 @@
 #!/bin/sh
-# decode.sh: ns per event of the stream decoder (sse + openai), 5 runs and
-# their median. Builds its own binary from the decoder's sources, so it does
-# not depend on the rest of the tree compiling. Usage: bench/decode.sh [events]
+# decode.sh: the cost of the client's hot path. Builds its own binary from
+# the decoder's sources, so it does not depend on the rest of the tree
+# compiling.
+#
+#   bench/decode.sh [events]   ns per event of the stream decoder (sse +
+#                              openai), 5 runs and their median
+#   bench/decode.sh --instr    instructions per call under callgrind, which
+#                              a busy machine does not disturb: per payload
+#                              for oai_decode_chunk, and per record for
+#                              record_write_jsonl (needs valgrind)
 set -eu
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Isrc -o "$out/decode_bench" \
-    bench/decode_bench.c src/sse.c src/jscan.c src/openai.c src/util.c -lm
+${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Isrc -o "$out/decode_bench" \
+    bench/decode_bench.c src/sse.c src/jscan.c src/openai.c src/record.c src/util.c -lm
+
+if [ "${1:-}" = "--instr" ]; then
+    calls=2000
+    printf "%-18s %6s %12s %10s\n" "payload" "bytes" "instr/call" "instr/byte"
+    "$out/decode_bench" --list | while read -r name bytes; do
+        fn=oai_decode_chunk
+        [ "$name" = record ] && fn=record_write_jsonl
+        valgrind -q --tool=callgrind --toggle-collect="$fn" \
+            --callgrind-out-file="$out/cg.$name" \
+            "$out/decode_bench" --calls "$name" "$calls" 2>/dev/null
+        ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out/cg.$name")
+        [ -n "$ir" ] || ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$out/cg.$name")
+        awk -v n="$name" -v b="$bytes" -v ir="$ir" -v c="$calls" 'BEGIN {
+            per = ir / c
+            if (b > 0) printf "%-18s %6d %12.0f %10.1f\n", n, b, per, per / b
+            else       printf "%-18s %6s %12.0f %10s\n", n, "-", per, "-"
+        }'
+    done
+    exit 0
+fi
+
 for i in 1 2 3 4 5; do
     "$out/decode_bench" "${1:-2000000}"
 done > "$out/runs.txt"

@@ -1,17 +1,30 @@
-/* decode_bench: nanoseconds per event for the client's decoding pipeline
+/* decode_bench: the cost of the client's per-event and per-request hot
+ * path, in two forms.
+ *
+ * Timed (the default): nanoseconds per event for the decoding pipeline
  * (SSE parser -> OpenAI chunk decoder -> per-request accumulation) on a
  * realistic chunk: a content chunk as llama.cpp sends it, 241 bytes of JSON.
- *
  * Two shapes: one event per feed (how tokens usually arrive: one write per
  * token on the server, one read per event here) and many events per feed
  * (a reader that fell behind). Prints one table row per shape to stdout:
  * the median of 10 timed slices, in ns per event.
- * Usage: decode_bench [events] */
+ *
+ * Counted (`--calls NAME N`): calls one function N times on one fixed input
+ * and nothing else, for callgrind, whose instruction counts do not depend
+ * on what else the machine is doing. NAME is one of the payloads below
+ * (oai_decode_chunk on it) or "record" (record_write_jsonl of a typical
+ * finished request to /dev/null through stdio, fwrite included). bench/decode.sh --instr runs each
+ * under callgrind and divides.
+ *
+ * Usage: decode_bench [events]
+ *        decode_bench --calls NAME N
+ *        decode_bench --list */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "openai.h"
+#include "record.h"
 #include "sse.h"
 #include "util.h"
 
@@ -20,6 +33,47 @@ static const char chunk[] =
     "\"created\":1796012477,\"id\":\"chatcmpl-KYgUFPGToYBARJnFSsDhqnGb6GJTWy8Q\","
     "\"model\":\"stories260K.gguf\",\"system_fingerprint\":\"b0-unknown\","
     "\"object\":\"chat.completion.chunk\"}\n\n";
+
+/* Payloads for the counted mode: what `llmload sim` and llama.cpp send. */
+struct payload {
+    const char *name;
+    enum oai_api api;
+    const char *json;
+};
+
+static const struct payload payloads[] = {
+    { "sim_content", OAI_API_CHAT,
+      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+      "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" bujj\"},"
+      "\"logprobs\":null,\"finish_reason\":null}]}" },
+    { "sim_role", OAI_API_CHAT,
+      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+      "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},"
+      "\"logprobs\":null,\"finish_reason\":null}]}" },
+    { "sim_finish", OAI_API_CHAT,
+      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+      "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},"
+      "\"logprobs\":null,\"finish_reason\":\"length\"}]}" },
+    { "sim_usage", OAI_API_CHAT,
+      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+      "\"model\":\"x\",\"choices\":[],\"usage\":{\"prompt_tokens\":128,"
+      "\"completion_tokens\":16,\"total_tokens\":144,"
+      "\"prompt_tokens_details\":{\"cached_tokens\":0}}}" },
+    { "llamacpp_content", OAI_API_CHAT,
+      "{\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"content\":\" the\"}}],"
+      "\"created\":1796012477,\"id\":\"chatcmpl-KYgUFPGToYBARJnFSsDhqnGb6GJTWy8Q\","
+      "\"model\":\"stories260K.gguf\",\"system_fingerprint\":\"b0-unknown\","
+      "\"object\":\"chat.completion.chunk\"}" },
+    { "llamacpp_text", OAI_API_COMPLETIONS,
+      "{\"choices\":[{\"text\":\" there\",\"index\":0,\"logprobs\":null,\"finish_reason\":null}],"
+      "\"created\":1796012477,\"model\":\"stories260K.gguf\",\"system_fingerprint\":\"b0-unknown\","
+      "\"object\":\"text_completion\",\"id\":\"chatcmpl-cASKosDnApvATuXQura8BraFBjaLHDPb\"}" },
+    { "vllm_content", OAI_API_CHAT,
+      "{\"id\":\"chatcmpl-9f2c4a1e7b3d4c8e9a0b1c2d3e4f5a6b\",\"object\":\"chat.completion.chunk\","
+      "\"created\":1796013597,\"model\":\"meta-llama/Llama-3.1-8B-Instruct\","
+      "\"choices\":[{\"index\":0,\"delta\":{\"content\":\" the\"},\"logprobs\":null,"
+      "\"finish_reason\":null}]}" },
+};
 
 struct ctx {
     struct oai_stream st;
@@ -78,12 +132,96 @@ static double run(const char *buf, size_t buf_len, size_t events_per_feed,
     return (slice_ns[4] + slice_ns[5]) / 2;
 }
 
+/* A finished 16-token streamed request as the driver writes it. */
+static void typical_record(struct record *r, uint64_t id)
+{
+    record_init(r, id);
+    r->http_status = 200;
+    r->sched_ns = 1250000000ULL + id * 5000000ULL;
+    r->sent_ns = r->sched_ns + 41234;
+    r->first_ns = r->sent_ns + 2873456;
+    r->first_content_ns = r->first_ns;
+    r->last_ns = r->first_ns + 15 * 1012345;
+    r->end_ns = r->last_ns + 98765;
+    r->max_gap_ns = 1203456;
+    r->prompt_tokens = 128;
+    r->prompt_tokens_server = 128;
+    r->cached_tokens = 0;
+    r->max_tokens = 16;
+    r->output_tokens = 16;
+    r->tokens_source = REC_TOKENS_USAGE;
+    r->events = 16;
+    r->worker = 1;
+}
+
+/* The counted mode: n calls of one function, checked so the compiler can
+ * drop none of them. */
+static int run_calls(const char *name, uint64_t n)
+{
+    if (strcmp(name, "record") == 0) {
+        struct record r;
+        FILE *f = fopen("/dev/null", "w");   /* a real FILE, as the driver's */
+        if (!f) {
+            perror("decode_bench: /dev/null");
+            return 1;
+        }
+        typical_record(&r, 0);
+        for (uint64_t i = 0; i < n; i++) {
+            r.id = i;
+            if (record_write_jsonl(f, &r) != 0) {
+                fprintf(stderr, "decode_bench: record_write_jsonl failed\n");
+                return 1;
+            }
+        }
+        if (fclose(f) != 0) {
+            perror("decode_bench: fclose");
+            return 1;
+        }
+        return 0;
+    }
+    for (size_t k = 0; k < LL_ARRAY_LEN(payloads); k++) {
+        const struct payload *pl = &payloads[k];
+        if (strcmp(name, pl->name) != 0)
+            continue;
+        size_t len = strlen(pl->json);
+        uint64_t sum = 0;
+        struct oai_chunk c;
+        for (uint64_t i = 0; i < n; i++) {
+            if (oai_decode_chunk(pl->api, pl->json, len, &c) != 0) {
+                fprintf(stderr, "decode_bench: %s does not decode\n", name);
+                return 1;
+            }
+            sum += c.content_bytes + c.reasoning_bytes + (uint64_t)c.has_finish +
+                   (uint64_t)c.has_usage;
+        }
+        fprintf(stderr, "%s: %zu bytes, checksum %llu\n", name, len,
+                (unsigned long long)sum);
+        return 0;
+    }
+    fprintf(stderr, "decode_bench: unknown payload \"%s\" (see --list)\n", name);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t events = 2000000;
     size_t n = sizeof(chunk) - 1, batch = 64;
     char *many;
 
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (size_t k = 0; k < LL_ARRAY_LEN(payloads); k++)
+            printf("%s %zu\n", payloads[k].name, strlen(payloads[k].json));
+        printf("record 0\n");
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--calls") == 0) {
+        uint64_t calls;
+        if (argc != 4 || ll_parse_u64(argv[3], &calls) != 0) {
+            fprintf(stderr, "decode_bench: usage: decode_bench --calls NAME N\n");
+            return 2;
+        }
+        return run_calls(argv[2], calls);
+    }
     if (argc > 1 && ll_parse_u64(argv[1], &events) != 0) {
         fprintf(stderr, "decode_bench: expected an event count, got \"%s\"\n", argv[1]);
         return 2;

@@ -273,7 +273,7 @@ static int top_is_object(const unsigned char *stack, unsigned depth)
 }
 
 /* Validate one value starting at p (no leading whitespace) with at most
- * max_depth (1..JSCAN_DEPTH_LIMIT) nested containers. Returns the pointer
+ * max_depth (0..JSCAN_DEPTH_LIMIT) nested containers. Returns the pointer
  * just past it, or NULL when the text is not a valid value.
  *
  * This is a small pushdown automaton. The stack holds one bit per open
@@ -394,6 +394,21 @@ int jscan_validate(const char *doc, size_t len, unsigned max_depth,
         root->len = (size_t)(q - p);
     }
     return 0;
+}
+
+/* ---- raw scanning --------------------------------------------------------- */
+
+const char *jscan_scan_value(const char *p, const char *end, unsigned max_depth)
+{
+    if (!p || p >= end || max_depth > JSCAN_DEPTH_LIMIT)
+        return NULL;
+    return validate_value(p, end, max_depth);
+}
+
+const char *jscan_scan_string(const char *p, const char *end, int *escaped)
+{
+    *escaped = 0;
+    return validate_string(p, end, escaped);
 }
 
 /* ---- the single-pass reader ----------------------------------------------- */

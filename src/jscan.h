@@ -185,4 +185,29 @@ int jscan_reader_next_element(struct jscan_reader *r);
  * LL_E_INVAL for a bad max_depth). */
 int jscan_reader_finish(struct jscan_reader *r);
 
+/* ---- raw scanning, for hand-written decoders -----------------------------
+ *
+ * The reader above costs a function call or two per token. A decoder that
+ * walks a fixed shape itself (openai.c) instead keeps its own pointer and
+ * calls these two for the parts it does not read byte by byte: each
+ * validates exactly one value, with the same rules as jscan_validate(), and
+ * returns where it ends. Nothing allocates; nothing reads outside
+ * [p, end). */
+
+/* Validate the one value starting exactly at p (no leading whitespace)
+ * with at most max_depth (0..JSCAN_DEPTH_LIMIT; 0 admits no object or
+ * array) nested containers inside it. Returns the pointer just past the
+ * value, or NULL when the text there is not a valid value (or p >= end, or
+ * max_depth is out of range). What follows the value is not looked at. */
+const char *jscan_scan_value(const char *p, const char *end, unsigned max_depth);
+
+/* Validate the string whose opening quote is at p (p < end and *p == '"'
+ * are the caller's to check; the byte at p is not read, so a caller that
+ * has already checked a plain prefix of the string may pass the prefix's
+ * last byte instead). Returns the pointer just past the closing quote, or
+ * NULL when the string is invalid or unterminated. *escaped gets 1 when
+ * the string (from p on) holds a backslash escape, else 0: without one,
+ * its decoded text is exactly the bytes between the quotes. */
+const char *jscan_scan_string(const char *p, const char *end, int *escaped);
+
 #endif

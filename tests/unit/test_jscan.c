@@ -387,6 +387,64 @@ static void test_reader_agrees(void **state)
     assert_int_equal(jscan_reader_finish(&r), 0);
 }
 
+/* The raw scanners agree with the validator: a valid document's value
+ * ends exactly where the validator's root does, an invalid one is refused
+ * or leaves bytes behind. */
+static void test_scan(void **state)
+{
+    (void)state;
+    struct jscan_value root;
+    int escaped = 7;
+
+    for (int pass = 0; pass < 2; pass++) {
+        const struct vec *set = pass ? invalid_docs : valid_docs;
+        size_t n = pass ? LL_ARRAY_LEN(invalid_docs) : LL_ARRAY_LEN(valid_docs);
+        for (size_t i = 0; i < n; i++) {
+            const char *p = set[i].s, *end = set[i].s + set[i].len;
+            while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+                p++;
+            const char *q = jscan_scan_value(p, end, JSCAN_DEFAULT_DEPTH);
+            const char *t = q;
+            while (t && t < end && (*t == ' ' || *t == '\t' || *t == '\r' || *t == '\n'))
+                t++;
+            if (!pass) {
+                assert_int_equal(jscan_validate(set[i].s, set[i].len, JSCAN_DEFAULT_DEPTH,
+                                                &root), 0);
+                if (q != root.ptr + root.len)
+                    fail_msg("scan of valid <%s> ends at %td", set[i].s, q ? q - p : -1);
+            } else if (q && t == end) {
+                fail_msg("scan of invalid <%s> accepted it", set[i].s);
+            }
+        }
+    }
+    /* Only the value is looked at, not what follows it. */
+    const char two[] = "{\"a\":[1,\"x\"]} junk";
+    assert_ptr_equal(jscan_scan_value(two, two + sizeof(two) - 1, 2), two + 13);
+    /* Depth: 0 admits scalars only; out of range and empty input fail. */
+    assert_ptr_equal(jscan_scan_value(two, two + sizeof(two) - 1, 1), NULL);
+    const char arr[] = "[]", num[] = "12";
+    assert_ptr_equal(jscan_scan_value(arr, arr + 2, 0), NULL);
+    assert_ptr_equal(jscan_scan_value(num, num + 2, 0), num + 2);
+    assert_ptr_equal(jscan_scan_value(num, num + 2, JSCAN_DEPTH_LIMIT + 1), NULL);
+    assert_ptr_equal(jscan_scan_value(num, num, 1), NULL);
+
+    /* Strings: the end, the escape flag (reset when there is none), and a
+     * start in the middle of an already checked plain prefix. */
+    const char str[] = "\"abc\\n\xC3\xA9\",";
+    const char *end = str + sizeof(str) - 1;
+    assert_ptr_equal(jscan_scan_string(str, end, &escaped), end - 1);
+    assert_int_equal(escaped, 1);
+    const char plain[] = "\"abcdefghijklmnopqrstuvwxyz\"";
+    assert_ptr_equal(jscan_scan_string(plain, plain + sizeof(plain) - 1, &escaped),
+                     plain + sizeof(plain) - 1);
+    assert_int_equal(escaped, 0);
+    assert_ptr_equal(jscan_scan_string(plain + 20, plain + sizeof(plain) - 1, &escaped),
+                     plain + sizeof(plain) - 1);
+    assert_ptr_equal(jscan_scan_string(plain, plain + sizeof(plain) - 2, &escaped), NULL);
+    const char ctl[] = "\"a\x01\"";
+    assert_ptr_equal(jscan_scan_string(ctl, ctl + 4, &escaped), NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_reader_agrees),
+        cmocka_unit_test(test_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "jscan.h"
 #include "openai.h"
 #include "util.h"
 
@@ -328,6 +329,437 @@ static void test_stream_events_fallback(void **state)
     assert_int_equal(s.prompt_tokens, 3);
 }
 
+/* ---- the decoder against a reference --------------------------------------
+ *
+ * The decoder is a hand-inlined scanner written for speed. The reference
+ * below says the same thing plainly, with jscan's single-pass reader (it
+ * was the decoder before): same fields, same precedence, same verdict on
+ * validity. The two must agree on every field for the seeds and for many
+ * mutations of them (bytes flipped, inserted, deleted, the text cut). */
+
+/* splitmix64, for mutations. */
+static uint64_t mix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+struct ref_key {
+    char buf[32];
+    const char *s;
+    size_t n;
+};
+
+static int ref_next_key(struct jscan_reader *r, struct ref_key *k)
+{
+    struct jscan_value raw;
+    size_t n = 0;
+
+    if (!jscan_reader_next_member(r, &raw))
+        return 0;
+    if (!r->key_escaped) {
+        k->s = raw.ptr + 1;
+        k->n = raw.len - 2;
+        return 1;
+    }
+    if (jscan_string_unescape(&raw, k->buf, sizeof(k->buf), &n) != 0)
+        n = 0;
+    k->s = k->buf;
+    k->n = n;
+    return 1;
+}
+
+#define REF_IS(k, lit) ((k)->n == sizeof(lit) - 1 && memcmp((k)->s, (lit), sizeof(lit) - 1) == 0)
+
+static uint32_t ref_add(uint32_t a, uint64_t b)
+{
+    uint64_t s = (uint64_t)a + b;
+    return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+}
+
+static uint64_t ref_text(struct jscan_reader *r)
+{
+    struct jscan_value v;
+    if (!jscan_reader_value(r, &v) || v.type != JSCAN_STRING)
+        return 0;
+    return jscan_string_decoded_len(&v);
+}
+
+static int64_t ref_count(struct jscan_reader *r)
+{
+    struct jscan_value v;
+    int64_t n;
+    if (!jscan_reader_value(r, &v) || v.type != JSCAN_NUMBER ||
+        jscan_number_int64(&v, &n) < 0 || n < 0)
+        return -1;
+    return n;
+}
+
+static void ref_usage(struct jscan_reader *r, struct oai_chunk *c)
+{
+    struct ref_key k, d;
+
+    if (jscan_reader_peek(r) != JSCAN_OBJECT) {
+        jscan_reader_value(r, NULL);
+        return;
+    }
+    c->has_usage = 1;
+    jscan_reader_enter(r);
+    while (ref_next_key(r, &k)) {
+        if (REF_IS(&k, "prompt_tokens")) {
+            c->prompt_tokens = ref_count(r);
+        } else if (REF_IS(&k, "completion_tokens")) {
+            c->completion_tokens = ref_count(r);
+        } else if (REF_IS(&k, "prompt_tokens_details") &&
+                   jscan_reader_peek(r) == JSCAN_OBJECT) {
+            jscan_reader_enter(r);
+            while (ref_next_key(r, &d)) {
+                if (REF_IS(&d, "cached_tokens"))
+                    c->cached_tokens = ref_count(r);
+                else
+                    jscan_reader_value(r, NULL);
+            }
+        } else {
+            jscan_reader_value(r, NULL);
+        }
+    }
+}
+
+static void ref_error(struct jscan_reader *r, struct oai_chunk *c)
+{
+    struct jscan_value v;
+    struct ref_key k;
+
+    if (jscan_reader_peek(r) == JSCAN_OBJECT) {
+        c->has_error = 1;
+        jscan_reader_enter(r);
+        while (ref_next_key(r, &k)) {
+            if (!REF_IS(&k, "message"))
+                jscan_reader_value(r, NULL);
+            else if (jscan_reader_value(r, &v) && v.type == JSCAN_STRING &&
+                     c->error_message[0] == '\0')
+                jscan_string_unescape(&v, c->error_message, sizeof(c->error_message), NULL);
+        }
+        return;
+    }
+    if (jscan_reader_value(r, &v) && v.type == JSCAN_STRING) {
+        c->has_error = 1;
+        jscan_string_unescape(&v, c->error_message, sizeof(c->error_message), NULL);
+    }
+}
+
+static void ref_message(struct jscan_reader *r, struct oai_chunk *c, int *saw_role)
+{
+    struct jscan_value v;
+    struct ref_key k;
+    uint64_t reasoning = 0, reasoning_alt = 0;
+
+    if (jscan_reader_peek(r) != JSCAN_OBJECT) {
+        jscan_reader_value(r, NULL);
+        return;
+    }
+    jscan_reader_enter(r);
+    while (ref_next_key(r, &k)) {
+        if (REF_IS(&k, "content")) {
+            c->content_bytes = ref_add(c->content_bytes, ref_text(r));
+        } else if (REF_IS(&k, "role")) {
+            if (jscan_reader_value(r, &v) && v.type == JSCAN_STRING)
+                *saw_role = 1;
+        } else if (REF_IS(&k, "reasoning_content")) {
+            reasoning = ref_text(r);
+        } else if (REF_IS(&k, "reasoning")) {
+            reasoning_alt = ref_text(r);
+        } else if (REF_IS(&k, "tool_calls") && jscan_reader_peek(r) == JSCAN_ARRAY) {
+            uint64_t n = 0;
+            jscan_reader_enter(r);
+            while (jscan_reader_next_element(r)) {
+                jscan_reader_value(r, NULL);
+                n++;
+            }
+            c->tool_call_deltas = ref_add(c->tool_call_deltas, n);
+        } else {
+            jscan_reader_value(r, NULL);
+        }
+    }
+    c->reasoning_bytes = ref_add(c->reasoning_bytes, LL_MAX(reasoning, reasoning_alt));
+}
+
+static void ref_choice(struct jscan_reader *r, enum oai_api api, int streamed,
+                       struct oai_chunk *c, int *saw_role)
+{
+    struct jscan_value v;
+    struct ref_key k;
+
+    if (jscan_reader_peek(r) != JSCAN_OBJECT) {
+        jscan_reader_value(r, NULL);
+        return;
+    }
+    jscan_reader_enter(r);
+    while (ref_next_key(r, &k)) {
+        if (REF_IS(&k, "finish_reason")) {
+            if (jscan_reader_value(r, &v) && v.type != JSCAN_NULL && !c->has_finish) {
+                c->has_finish = 1;
+                if (v.type == JSCAN_STRING)
+                    jscan_string_unescape(&v, c->finish_reason, sizeof(c->finish_reason), NULL);
+            }
+        } else if (api == OAI_API_COMPLETIONS && REF_IS(&k, "text")) {
+            c->content_bytes = ref_add(c->content_bytes, ref_text(r));
+        } else if (api == OAI_API_CHAT &&
+                   (streamed ? REF_IS(&k, "delta") : REF_IS(&k, "message"))) {
+            ref_message(r, c, saw_role);
+        } else {
+            jscan_reader_value(r, NULL);
+        }
+    }
+}
+
+static void ref_clear(struct oai_chunk *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->prompt_tokens = -1;
+    c->completion_tokens = -1;
+    c->cached_tokens = -1;
+}
+
+static int ref_decode(enum oai_api api, int streamed, const char *data, size_t len,
+                      struct oai_chunk *out)
+{
+    struct jscan_reader r;
+    struct jscan_value v, top_message = { JSCAN_INVALID, NULL, 0 };
+    struct ref_key k;
+    int saw_role = 0, object_is_error = 0;
+
+    ref_clear(out);
+    if (streamed && len == 6 && memcmp(data, "[DONE]", 6) == 0) {
+        out->done = 1;
+        return 0;
+    }
+    jscan_reader_init(&r, data, len, JSCAN_DEFAULT_DEPTH);
+    if (jscan_reader_peek(&r) != JSCAN_OBJECT)
+        return LL_E_PROTO;
+    jscan_reader_enter(&r);
+    while (ref_next_key(&r, &k)) {
+        if (REF_IS(&k, "choices") && jscan_reader_peek(&r) == JSCAN_ARRAY) {
+            jscan_reader_enter(&r);
+            while (jscan_reader_next_element(&r))
+                ref_choice(&r, api, streamed, out, &saw_role);
+        } else if (REF_IS(&k, "usage")) {
+            ref_usage(&r, out);
+        } else if (REF_IS(&k, "error")) {
+            ref_error(&r, out);
+        } else if (REF_IS(&k, "object")) {
+            if (jscan_reader_value(&r, &v))
+                object_is_error = jscan_string_equals(&v, "error", 5);
+        } else if (REF_IS(&k, "message")) {
+            jscan_reader_value(&r, &top_message);
+        } else {
+            jscan_reader_value(&r, NULL);
+        }
+    }
+    if (jscan_reader_finish(&r) != 0) {
+        ref_clear(out);
+        return LL_E_PROTO;
+    }
+    if (object_is_error && !out->has_error) {
+        out->has_error = 1;
+        if (top_message.type == JSCAN_STRING)
+            jscan_string_unescape(&top_message, out->error_message,
+                                  sizeof(out->error_message), NULL);
+    }
+    if (streamed && saw_role && !oai_chunk_carries_output(out))
+        out->role_only = 1;
+    return 0;
+}
+
+/* Every field, byte for byte (both structs were fully written). */
+static void assert_same_chunk(const char *what, const char *doc, size_t len,
+                              int rc_got, const struct oai_chunk *got,
+                              int rc_want, const struct oai_chunk *want)
+{
+    if (rc_got == rc_want && got->done == want->done &&
+        got->role_only == want->role_only &&
+        got->content_bytes == want->content_bytes &&
+        got->reasoning_bytes == want->reasoning_bytes &&
+        got->tool_call_deltas == want->tool_call_deltas &&
+        got->has_finish == want->has_finish &&
+        memcmp(got->finish_reason, want->finish_reason, sizeof(got->finish_reason)) == 0 &&
+        got->has_usage == want->has_usage &&
+        got->prompt_tokens == want->prompt_tokens &&
+        got->completion_tokens == want->completion_tokens &&
+        got->cached_tokens == want->cached_tokens &&
+        got->has_error == want->has_error &&
+        memcmp(got->error_message, want->error_message, sizeof(got->error_message)) == 0)
+        return;
+    fail_msg("%s: decoder and reference differ on %.*s: rc %d/%d content %u/%u "
+             "reasoning %u/%u tools %u/%u finish %d\"%s\"/%d\"%s\" usage %d %lld %lld %lld"
+             "/%d %lld %lld %lld error %d\"%s\"/%d\"%s\" role_only %d/%d",
+             what, (int)len, doc, rc_got, rc_want, got->content_bytes, want->content_bytes,
+             got->reasoning_bytes, want->reasoning_bytes, got->tool_call_deltas,
+             want->tool_call_deltas, got->has_finish, got->finish_reason,
+             want->has_finish, want->finish_reason, got->has_usage,
+             (long long)got->prompt_tokens, (long long)got->completion_tokens,
+             (long long)got->cached_tokens, want->has_usage,
+             (long long)want->prompt_tokens, (long long)want->completion_tokens,
+             (long long)want->cached_tokens, got->has_error, got->error_message,
+             want->has_error, want->error_message, got->role_only, want->role_only);
+}
+
+static void check_against_reference(const char *doc, size_t len)
+{
+    static const enum oai_api apis[] = { OAI_API_CHAT, OAI_API_COMPLETIONS };
+    struct oai_chunk got, want;
+
+    for (size_t i = 0; i < LL_ARRAY_LEN(apis); i++) {
+        int rc = oai_decode_chunk(apis[i], doc, len, &got);
+        int ref = ref_decode(apis[i], 1, doc, len, &want);
+        assert_same_chunk("chunk", doc, len, rc, &got, ref, &want);
+        rc = oai_decode_response(apis[i], doc, len, &got);
+        ref = ref_decode(apis[i], 0, doc, len, &want);
+        assert_same_chunk("response", doc, len, rc, &got, ref, &want);
+    }
+}
+
+static const char *const ref_seeds[] = {
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+    "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" bujj\"},"
+    "\"logprobs\":null,\"finish_reason\":null}]}",
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+    "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},"
+    "\"logprobs\":null,\"finish_reason\":null}]}",
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+    "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":null,"
+    "\"finish_reason\":\"length\"}]}",
+    "{\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":128,\"completion_tokens\":16,"
+    "\"total_tokens\":144,\"prompt_tokens_details\":{\"cached_tokens\":3}}}",
+    "{\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"content\":\"\\\"\"}}],"
+    "\"created\":1796012477,\"id\":\"chatcmpl-KYgUFPGToYBARJnFSsDhqnGb6GJTWy8Q\","
+    "\"model\":\"stories260K.gguf\",\"system_fingerprint\":\"b0-unknown\","
+    "\"object\":\"chat.completion.chunk\"}",
+    "{\"choices\":[{\"text\":\" there\",\"index\":0,\"logprobs\":null,\"finish_reason\":null}],"
+    "\"object\":\"text_completion\"}",
+    "{\"choices\":[{\"finish_reason\":\"stop\",\"index\":0,\"message\":{\"role\":\"assistant\","
+    "\"content\":\"His mouth\",\"reasoning_content\":\"r\\u00e9\"}}],\"usage\":{\"completion_tokens\":12}}",
+    "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\":\"}}],"
+    "\"reasoning_content\":\"r\\u00e9\\ud83d\\ude00\",\"reasoning\":\"xy\"},\"finish_reason\":null}],\"usage\":null}",
+    "{\"error\":{\"code\":400,\"message\":\"request exceeds the context\",\"type\":\"x\"}}",
+    "{\"object\":\"error\",\"message\":\"bad\",\"type\":\"BadRequestError\",\"code\":400}",
+    "{\"error\":\"plain\",\"choices\":[{\"finish_reason\":7}]}",
+    " {\n \"choices\" : [ { \"delta\" : { \"content\" : \"a b\" } , \"finish_reason\" : \"stop\" } ] ,"
+    " \"usage\" : { \"prompt_tokens\" : 0 , \"completion_tokens\" : -1 } }\r\n",
+    "{\"\\u0063hoices\":[{\"d\\u0065lta\":{\"cont\\u0065nt\":\"\\u00e9\\n\"}}],\"obj\\u0065ct\":\"\\u0065rror\"}",
+    "{\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9 \xe2\x82\xac\"},\"finish_reason\":\"a_very_long_finish_reason\"}]}",
+    "{\"choices\":[[1,2],{\"delta\":[]},{\"delta\":{\"content\":1.5e3,\"role\":null}}],\"x\":[true,false,-0.5]}",
+    "{\"object\":\"error\",\"message\":\"m\",\"object\":1}",
+    "{\"message\":\"m\",\"object\":\"error\",\"object\":\"x\",\"message\":7}",
+    "[DONE]",
+};
+
+/* Overwrite, insert or delete a byte, or cut the text: each mutation is
+ * picked from bytes that matter to JSON, plus random ones. */
+static size_t mutate(char *buf, size_t len, size_t cap, uint64_t *st)
+{
+    static const char interesting[] = "\"\\{}[]:,0-.eE \n\tnulltrue\x80\xc3\xff\x01u";
+    uint64_t x = mix(st);
+    size_t at = len ? (size_t)(x >> 8) % len : 0;
+    char b = (x >> 40) % 4 == 0 ? (char)(x >> 48) :
+             interesting[(x >> 48) % (sizeof(interesting) - 1)];
+
+    switch (x % 4) {
+    case 0:
+        if (len)
+            buf[at] = b;
+        return len;
+    case 1:
+        if (len + 1 > cap)
+            return len;
+        memmove(buf + at + 1, buf + at, len - at);
+        buf[at] = b;
+        return len + 1;
+    case 2:
+        if (!len)
+            return len;
+        memmove(buf + at, buf + at + 1, len - at - 1);
+        return len - 1;
+    default:
+        return at;
+    }
+}
+
+static void test_matches_reference(void **state)
+{
+    (void)state;
+    uint64_t st = 7;
+    char buf[1024];
+
+    for (size_t i = 0; i < LL_ARRAY_LEN(ref_seeds); i++) {
+        size_t len = strlen(ref_seeds[i]);
+        struct oai_chunk c;
+        check_against_reference(ref_seeds[i], len);
+        /* Every seed but [DONE] and the cut-down junk decodes. */
+        if (i + 1 < LL_ARRAY_LEN(ref_seeds))
+            assert_int_equal(oai_decode_chunk(OAI_API_CHAT, ref_seeds[i], len, &c), 0);
+        /* Every prefix, which ends in the middle of every kind of token. */
+        for (size_t n = 0; n < len; n++)
+            check_against_reference(ref_seeds[i], n);
+        /* Mutants, one to four mutations deep. */
+        for (int m = 0; m < 3000; m++) {
+            size_t n = len;
+            memcpy(buf, ref_seeds[i], len);
+            for (int k = 0; k <= (int)(mix(&st) % 4); k++)
+                n = mutate(buf, n, sizeof(buf), &st);
+            check_against_reference(buf, n);
+        }
+    }
+}
+
+/* The decoder's own fast paths, at the ends of the text: a string that
+ * runs to within 16 bytes of the end, numbers of 1 to 20 digits, and the
+ * depth limit. */
+static void test_fast_path_edges(void **state)
+{
+    (void)state;
+    char doc[256];
+    struct oai_chunk c;
+
+    for (int pad = 0; pad < 40; pad++) {
+        int n = snprintf(doc, sizeof(doc), "{\"choices\":[{\"delta\":{\"content\":\"%.*s\"}}]}",
+                         pad, "0123456789012345678901234567890123456789");
+        assert_int_equal(oai_decode_chunk(OAI_API_CHAT, doc, (size_t)n, &c), 0);
+        assert_int_equal(c.content_bytes, pad);
+        /* The same text unterminated, and with a raw control byte in it. */
+        assert_int_equal(oai_decode_chunk(OAI_API_CHAT, doc, (size_t)n - 4, &c), LL_E_PROTO);
+        if (pad > 0) {
+            doc[33 + pad / 2] = '\x1f';
+            assert_int_equal(oai_decode_chunk(OAI_API_CHAT, doc, (size_t)n, &c), LL_E_PROTO);
+        }
+    }
+    for (int digits = 1; digits <= 20; digits++) {
+        int n = snprintf(doc, sizeof(doc), "{\"usage\":{\"prompt_tokens\":%.*s}}",
+                         digits, "98765432109876543210");
+        assert_int_equal(oai_decode_chunk(OAI_API_CHAT, doc, (size_t)n, &c), 0);
+        check_against_reference(doc, (size_t)n);
+        n = snprintf(doc, sizeof(doc), "{\"x\":%.*s,\"y\":%.*s.}", digits,
+                     "12345678901234567890", digits, "12345678901234567890");
+        assert_int_equal(oai_decode_chunk(OAI_API_CHAT, doc, (size_t)n, &c), LL_E_PROTO);
+    }
+    assert_int_equal(c.prompt_tokens, -1);   /* cleared by the failure */
+    /* 64 levels in all are allowed, 65 are not. */
+    for (int depth = 60; depth <= 66; depth++) {
+        size_t n = 0;
+        n += (size_t)snprintf(doc + n, sizeof(doc) - n, "{\"choices\":[{\"delta\":{\"x\":");
+        for (int d = 4; d < depth; d++)
+            doc[n++] = '[';
+        for (int d = 4; d < depth; d++)
+            doc[n++] = ']';
+        n += (size_t)snprintf(doc + n, sizeof(doc) - n, "}}]}");
+        assert_int_equal(oai_decode_chunk(OAI_API_CHAT, doc, n, &c),
+                         depth <= 64 ? 0 : LL_E_PROTO);
+        check_against_reference(doc, n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +773,8 @@ int main(void)
         cmocka_unit_test(test_response),
         cmocka_unit_test(test_stream_chunk_usage),
         cmocka_unit_test(test_stream_events_fallback),
+        cmocka_unit_test(test_matches_reference),
+        cmocka_unit_test(test_fast_path_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

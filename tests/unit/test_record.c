@@ -1,6 +1,7 @@
 /* test_record.c: record names, the requests.jsonl line, derived latencies. */
 #include "test.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,6 +307,149 @@ static void test_derived(void **state)
     assert_true(record_tpot_ns(&r) == LL_NO_TIME);
 }
 
+/* ---- the hand-rolled formatter against printf ------------------------------ */
+
+/* splitmix64: a small, seeded source of test values. */
+static uint64_t mix_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* A value that stresses a decimal formatter: the edges (0, 1, each power
+ * of ten and its neighbours, the type's extremes) half of the time, else a
+ * random number of a random bit length. */
+static uint64_t edgy_u64(uint64_t *st)
+{
+    uint64_t x = mix_next(st);
+    switch (x % 4) {
+    case 0: {
+        uint64_t p = 1;
+        for (unsigned k = (unsigned)(x >> 8) % 20; k > 0; k--)
+            p *= 10;
+        return p + (uint64_t)((int)((x >> 16) % 3) - 1);   /* p - 1, p, p + 1 */
+    }
+    case 1: {
+        static const uint64_t fixed[] = { 0, 1, 9, 10, 99, 100, UINT64_MAX,
+                                          UINT64_MAX - 1, INT64_MAX,
+                                          (uint64_t)INT64_MAX + 1 };
+        return fixed[(x >> 8) % LL_ARRAY_LEN(fixed)];
+    }
+    default: {
+        unsigned bits = (unsigned)(x >> 8) % 65;
+        uint64_t y = mix_next(st);
+        return bits == 64 ? y : y & ((1ULL << bits) - 1);
+    }
+    }
+}
+
+/* The line as the printf-based writer formatted it, for details made of
+ * characters that need no escaping. */
+static size_t reference_line(const struct record *r, char *buf, size_t cap)
+{
+    size_t n = 0;
+#define REF(...) do { \
+        int k_ = snprintf(buf + n, cap - n, __VA_ARGS__); \
+        assert_true(k_ >= 0 && (size_t)k_ < cap - n); \
+        n += (size_t)k_; \
+    } while (0)
+#define REF_TIME(key, v) do { \
+        if ((v) == LL_NO_TIME) REF(",\"%s\":null", key); \
+        else REF(",\"%s\":%" PRIu64, key, (uint64_t)(v)); \
+    } while (0)
+#define REF_OPT(key, v) do { \
+        if ((v) < 0) REF(",\"%s\":null", key); \
+        else REF(",\"%s\":%" PRId64, key, (int64_t)(v)); \
+    } while (0)
+    REF("{\"id\":%" PRIu64 ",\"kind\":\"%s\"", r->id, rec_kind_name(r->kind));
+    if (r->http_status > 0)
+        REF(",\"http_status\":%d", r->http_status);
+    else
+        REF(",\"http_status\":null");
+    REF_TIME("sched_ns", r->sched_ns);
+    REF_TIME("sent_ns", r->sent_ns);
+    REF_TIME("first_ns", r->first_ns);
+    REF_TIME("first_content_ns", r->first_content_ns);
+    REF_TIME("last_ns", r->last_ns);
+    REF_TIME("end_ns", r->end_ns);
+    REF(",\"max_gap_ns\":%" PRIu64, r->max_gap_ns);
+    REF(",\"prompt_tokens\":%" PRIu32, r->prompt_tokens);
+    REF_OPT("prompt_tokens_server", r->prompt_tokens_server);
+    REF_OPT("cached_tokens", r->cached_tokens);
+    REF(",\"max_tokens\":%" PRIu32, r->max_tokens);
+    REF(",\"output_tokens\":%" PRIu64, r->output_tokens);
+    REF(",\"tokens_source\":\"%s\"", rec_tokens_source_name(r->tokens_source));
+    REF(",\"events\":%" PRIu64, r->events);
+    REF_OPT("retry_after_ms", r->retry_after_ms);
+    REF(",\"worker\":%" PRIu32, r->worker);
+    REF_OPT("user", r->user);
+    REF(",\"warmup\":%s", r->warmup ? "true" : "false");
+    if (r->step >= 0)
+        REF(",\"step\":%d", (int)r->step);
+    if (r->detail[0] == '\0')
+        REF(",\"detail\":null}\n");
+    else
+        REF(",\"detail\":\"%s\"}\n", r->detail);
+#undef REF
+#undef REF_TIME
+#undef REF_OPT
+    return n;
+}
+
+/* record_write_jsonl formats numbers by hand; its bytes must be exactly
+ * what printf made of 20,000 records of edge and random values. */
+static void test_jsonl_matches_printf(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789 :._-/";
+    uint64_t st = 42;
+    char want[2048];
+    char *got = NULL;
+    size_t got_len = 0;
+
+    for (int i = 0; i < 20000; i++) {
+        struct record r;
+        record_init(&r, edgy_u64(&st));
+        r.kind = (enum rec_kind)(mix_next(&st) % (REC_KIND_COUNT + 2));
+        r.http_status = (int)(int32_t)edgy_u64(&st);
+        r.sched_ns = edgy_u64(&st);
+        r.sent_ns = edgy_u64(&st);
+        r.first_ns = edgy_u64(&st);
+        r.first_content_ns = edgy_u64(&st);
+        r.last_ns = edgy_u64(&st);
+        r.end_ns = edgy_u64(&st);
+        r.max_gap_ns = edgy_u64(&st);
+        r.prompt_tokens = (uint32_t)edgy_u64(&st);
+        r.prompt_tokens_server = (int64_t)edgy_u64(&st);
+        r.cached_tokens = (int64_t)edgy_u64(&st);
+        r.max_tokens = (uint32_t)edgy_u64(&st);
+        r.output_tokens = edgy_u64(&st);
+        r.tokens_source = (enum rec_tokens_source)(mix_next(&st) % 4);
+        r.events = edgy_u64(&st);
+        r.retry_after_ms = (int64_t)edgy_u64(&st);
+        r.worker = (uint32_t)edgy_u64(&st);
+        r.user = (int64_t)edgy_u64(&st);
+        r.warmup = (int)(mix_next(&st) % 2);
+        r.step = (int32_t)edgy_u64(&st);
+        size_t dlen = mix_next(&st) % 3 == 0 ? 0 : mix_next(&st) % sizeof(r.detail);
+        for (size_t k = 0; k < dlen; k++)
+            r.detail[k] = alphabet[mix_next(&st) % (sizeof(alphabet) - 1)];
+        r.detail[dlen] = '\0';
+
+        size_t want_len = reference_line(&r, want, sizeof(want));
+        FILE *f = open_memstream(&got, &got_len);
+        assert_non_null(f);
+        assert_int_equal(record_write_jsonl(f, &r), 0);
+        assert_int_equal(fclose(f), 0);
+        if (got_len != want_len || memcmp(got, want, want_len) != 0)
+            fail_msg("record %d differs:\n got  %.*s want %s", i, (int)got_len, got, want);
+        free(got);
+        got = NULL;
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_jsonl_escaping),
         cmocka_unit_test(test_jsonl_write_error),
         cmocka_unit_test(test_derived),
+        cmocka_unit_test(test_jsonl_matches_printf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
