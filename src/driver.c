@@ -60,7 +60,9 @@ struct worker {
     uint64_t gen_index;         /* arrivals drawn from the process so far */
     uint64_t next_index;
     uint64_t next_off_ns;
+    struct req_spec next_spec;
     int have_next;
+    uint64_t tokens_cum;        /* spend guard: prompt + max tokens of indices 0..gen_index-1 */
 
     /* closed loop */
     struct user *users;
@@ -76,11 +78,11 @@ struct worker {
     uint32_t in_system;         /* in flight + queued */
     uint64_t infl_last_abs_ns;
     double infl_area;           /* requests * ns over the window */
-    uint32_t infl_max;
     uint64_t sent_in_window;
     uint64_t records_written;
     uint64_t warmup_records;
     uint64_t last_sched_ns;
+    uint64_t last_end_ns;       /* latest record end, relative */
 
     /* records: complete lines appended here, written out with one write() */
     FILE *rec_f;
@@ -88,12 +90,15 @@ struct worker {
     size_t rlen, rcap;
     uint64_t next_flush_abs_ns;
     int rec_error;
+    uint64_t records_lost;      /* lines that could not be written */
 
     /* progress, written by this worker only */
     _Atomic uint64_t p_sched, p_sent, p_done, p_failed, p_out_tokens;
     _Atomic uint32_t p_inflight;
+    _Atomic uint64_t p_kind[REC_KIND_COUNT];
     pthread_mutex_t roll_lock;
     struct hist *roll_ttft;
+    struct hist *live_ttft, *live_e2e, *live_late; /* roll_lock; only with cfg->live_cb */
     struct hist *ttft_h1, *ttft_h2;   /* steady-state halves */
 
     _Atomic int finished;
@@ -110,6 +115,8 @@ struct driver {
     _Atomic uint64_t closed_started; /* closed-loop requests started, all users */
     _Atomic uint64_t tokens_offered;
     _Atomic int spend_stop;
+    _Atomic uint32_t in_system;      /* all workers: in flight + queued */
+    _Atomic uint32_t in_system_max;  /* its maximum over the window */
 };
 
 static uint64_t window_end_ns(const struct run_config *cfg)
@@ -148,6 +155,14 @@ static void records_flush(struct worker *w)
             if (!w->rec_error)
                 ll_errorf("writing requests.jsonl: %s", strerror(errno));
             w->rec_error = 1;
+            /* Count what is lost, line by line: the summary and the exit
+             * status say so, since those requests have no record now. */
+            for (size_t k = off; k < w->rlen; k++) {
+                if (w->rbuf[k] == '\n') {
+                    w->records_lost++;
+                    w->records_written--;
+                }
+            }
             break;
         }
         off += (size_t)n;
@@ -157,26 +172,51 @@ static void records_flush(struct worker *w)
 
 /* ---- in-system accounting (Little's law) ------------------------------- */
 
+/* The window's end, relative: --duration, or open-ended for a run bounded
+ * by --requests (its window ends with its last record). */
+static uint64_t window_end_rel(const struct run_config *cfg)
+{
+    return cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
+}
+
+/* Integrate this worker's requests in the system over the window. It runs
+ * on every change, whether or not the worker still offers: requests that
+ * are still in flight after its last arrival are in the system too. */
 static void infl_advance(struct worker *w, uint64_t now_abs)
 {
     const struct run_config *cfg = w->d->cfg;
     uint64_t from = w->d->run_start_ns + cfg->warmup_ns;
-    uint64_t to = cfg->duration_ns ? w->d->run_start_ns + cfg->duration_ns : UINT64_MAX;
+    uint64_t end = window_end_rel(cfg);
+    uint64_t to = end == UINT64_MAX ? UINT64_MAX : w->d->run_start_ns + end;
     uint64_t a = LL_MAX(w->infl_last_abs_ns, from);
     uint64_t b = LL_MIN(now_abs, to);
-    if (w->offering && b > a)
+    if (b > a)
         w->infl_area += (double)w->in_system * (double)(b - a);
     w->infl_last_abs_ns = now_abs;
 }
 
+/* One request enters (+1) or leaves (-1) the system. The exact maximum
+ * over all workers needs the one shared counter: one atomic add per
+ * request, never per token. */
 static void in_system_add(struct worker *w, int delta)
 {
+    struct driver *d = w->d;
     uint64_t now = ll_now_ns();
     infl_advance(w, now);
     w->in_system = (uint32_t)((int)w->in_system + delta);
-    if (now >= w->d->run_start_ns + w->d->cfg->warmup_ns && w->in_system > w->infl_max)
-        w->infl_max = w->in_system;
     atomic_store_explicit(&w->p_inflight, w->in_system, memory_order_relaxed);
+    if (delta > 0) {
+        uint32_t all = atomic_fetch_add_explicit(&d->in_system, 1, memory_order_relaxed) + 1;
+        if (now >= d->run_start_ns + d->cfg->warmup_ns) {
+            uint32_t max = atomic_load_explicit(&d->in_system_max, memory_order_relaxed);
+            while (all > max && !atomic_compare_exchange_weak_explicit(
+                                    &d->in_system_max, &max, all, memory_order_relaxed,
+                                    memory_order_relaxed)) {
+            }
+        }
+    } else {
+        atomic_fetch_sub_explicit(&d->in_system, 1, memory_order_relaxed);
+    }
 }
 
 /* ---- closed-loop user heap --------------------------------------------- */
@@ -219,6 +259,10 @@ static struct user_due heap_pop(struct worker *w)
 /* ---- offering ---------------------------------------------------------- */
 
 /* Advance the arrival process to this worker's next arrival. */
+/* Advance the arrival process to this worker's next arrival. The spend
+ * guard is applied here, in schedule order over every index (each worker
+ * walks them all), so which requests it admits depends on the config only,
+ * never on thread timing, and matches --dump-schedule. */
 static void next_own_arrival(struct worker *w)
 {
     const struct run_config *cfg = w->d->cfg;
@@ -231,7 +275,18 @@ static void next_own_arrival(struct worker *w)
             w->have_next = 0;
             return;
         }
-        if (i % n == w->idx) {
+        int mine = i % n == w->idx;
+        if (mine || cfg->max_tokens_total)
+            workload_spec(&cfg->workload, i, &w->next_spec);
+        if (cfg->max_tokens_total) {
+            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
+            if (w->tokens_cum > cfg->max_tokens_total) {
+                atomic_store(&w->d->spend_stop, 1);
+                w->have_next = 0;
+                return;
+            }
+        }
+        if (mine) {
             w->next_index = i;
             w->next_off_ns = off;
             w->have_next = 1;
@@ -240,6 +295,8 @@ static void next_own_arrival(struct worker *w)
     }
 }
 
+/* The closed loop's spend guard: its order of requests depends on the
+ * server anyway, so a shared counter decides. */
 static int spend_guard_allows(struct worker *w, const struct req_spec *spec)
 {
     const struct run_config *cfg = w->d->cfg;
@@ -270,6 +327,12 @@ static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_ab
     atomic_fetch_add_explicit(&w->p_sched, 1, memory_order_relaxed);
     if (sched_ns > w->last_sched_ns)
         w->last_sched_ns = sched_ns;
+    if (w->live_late) {
+        uint64_t due_abs = w->d->run_start_ns + sched_ns;
+        pthread_mutex_lock(&w->roll_lock);
+        hist_record(w->live_late, now_abs > due_abs ? now_abs - due_abs : 0);
+        pthread_mutex_unlock(&w->roll_lock);
+    }
     if (sched_ns < cfg->warmup_ns)
         return;
     w->stats.scheduled++;
@@ -280,8 +343,7 @@ static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_ab
 static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched_ns, int64_t user)
 {
     const struct run_config *cfg = w->d->cfg;
-    if (sched_ns >= cfg->warmup_ns)
-        w->stats.sent++;
+    (void)cfg;
     atomic_fetch_add_explicit(&w->p_sent, 1, memory_order_relaxed);
     transport_submit(w->t, spec, sched_ns, user);
 }
@@ -295,15 +357,13 @@ static void dispatch_open(struct worker *w, uint64_t now)
 {
     const struct run_config *cfg = w->d->cfg;
     while (w->have_next && w->d->run_start_ns + w->next_off_ns <= now) {
-        struct req_spec spec;
-        workload_spec(&cfg->workload, w->next_index, &spec);
-        if (!spend_guard_allows(w, &spec)) {
-            w->have_next = 0;
-            break;
-        }
+        struct req_spec spec = w->next_spec;
         uint64_t sched = w->next_off_ns;
         count_scheduled(w, sched, now);
-        if (cfg->mode == LOAD_CAPPED && transport_inflight(w->t) >= cfg->max_concurrency) {
+        /* At the cap, or behind others already waiting (FIFO: a new
+         * arrival never overtakes a queued one). */
+        if (cfg->mode == LOAD_CAPPED &&
+            (w->q_len > 0 || transport_inflight(w->t) >= cfg->max_concurrency)) {
             if (cfg->on_cap_drop) {
                 unsent_record(w, &spec, sched, REC_CLIENT_DROPPED,
                               "dropped: max-concurrency reached (--on-cap drop)");
@@ -390,10 +450,32 @@ static void record_out(struct worker *w, struct record *r)
     const struct run_config *cfg = w->d->cfg;
     r->warmup = r->sched_ns < cfg->warmup_ns;
     r->step = cfg->step;
+    /* Throughput counts what happened inside the window, by time: a send
+     * or a completion in [warmup, end], whichever request it belongs to
+     * (docs/metrics.md). Latencies below count the window's requests. */
+    uint64_t wend = window_end_rel(cfg);
+    if (r->end_ns != LL_NO_TIME && r->end_ns > w->last_end_ns)
+        w->last_end_ns = r->end_ns;
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= cfg->warmup_ns && r->sent_ns <= wend)
+        w->stats.win_sent++;
+    if (r->end_ns != LL_NO_TIME && r->end_ns >= cfg->warmup_ns && r->end_ns <= wend) {
+        w->stats.win_completed++;
+        if (r->kind == REC_OK) {
+            w->stats.win_ok++;
+            w->stats.win_output_tokens += r->output_tokens;
+            w->stats.win_prompt_tokens += r->prompt_tokens_server >= 0
+                                              ? (uint64_t)r->prompt_tokens_server
+                                              : r->prompt_tokens;
+            if (slo_is_set(&cfg->slo) && slo_met(&cfg->slo, r))
+                w->stats.win_slo_met++;
+        }
+    }
     if (r->warmup) {
         w->warmup_records++;
     } else {
         stats_add_record(&w->stats, r);
+        if (r->sent_ns != LL_NO_TIME)
+            w->stats.sent++;
         if (slo_is_set(&cfg->slo) && slo_met(&cfg->slo, r))
             w->stats.slo_met++;
         if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
@@ -422,6 +504,13 @@ static void record_out(struct worker *w, struct record *r)
     if (r->kind != REC_OK)
         atomic_fetch_add_explicit(&w->p_failed, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&w->p_out_tokens, r->output_tokens, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->p_kind[r->kind], 1, memory_order_relaxed);
+    if (w->live_ttft && r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
+        pthread_mutex_lock(&w->roll_lock);
+        hist_record(w->live_ttft, r->first_ns - r->sched_ns);
+        hist_record(w->live_e2e, r->end_ns - r->sched_ns);
+        pthread_mutex_unlock(&w->roll_lock);
+    }
     if (w->rlen >= DRIVER_FLUSH_BYTES)
         records_flush(w);
 }
@@ -526,6 +615,8 @@ static void *worker_main(void *arg)
             transport_cancel_all(w->t, REC_CANCELLED, "cancelled: run stopped (grace expired)");
             cancelled = 1;
         }
+        if (cfg->mode == LOAD_CAPPED)
+            dispatch_queue(w); /* slots freed since the last pass go to the queue first */
         if (w->offering) {
             if (cfg->mode == LOAD_CLOSED) {
                 dispatch_closed(w, now);
@@ -611,6 +702,50 @@ static void progress_print(struct driver *d, struct progress_state *ps, int fina
     ps->last_tokens = tokens;
 }
 
+/* ---- live view --------------------------------------------------------- */
+
+struct live_state {
+    struct hist *ttft, *e2e, *late;
+};
+
+/* Sum the first n workers' counters, move their live histograms into ls
+ * (emptying theirs), and hand the view to cfg->live_cb. */
+static void live_emit(struct driver *d, struct live_state *ls, uint32_t n, int final)
+{
+    struct driver_live v;
+    memset(&v, 0, sizeof v);
+    uint64_t now = ll_now_ns();
+    v.run_start_abs_ns = d->run_start_ns;
+    v.t_ns = now > d->run_start_ns ? now - d->run_start_ns : 0;
+    v.final = final;
+    hist_reset(ls->ttft);
+    hist_reset(ls->e2e);
+    hist_reset(ls->late);
+    for (uint32_t i = 0; i < n; i++) {
+        struct worker *w = &d->workers[i];
+        v.scheduled += atomic_load_explicit(&w->p_sched, memory_order_relaxed);
+        v.sent += atomic_load_explicit(&w->p_sent, memory_order_relaxed);
+        v.done += atomic_load_explicit(&w->p_done, memory_order_relaxed);
+        v.failed += atomic_load_explicit(&w->p_failed, memory_order_relaxed);
+        v.output_tokens += atomic_load_explicit(&w->p_out_tokens, memory_order_relaxed);
+        v.inflight += atomic_load_explicit(&w->p_inflight, memory_order_relaxed);
+        for (int k = 0; k < REC_KIND_COUNT; k++)
+            v.done_by_kind[k] += atomic_load_explicit(&w->p_kind[k], memory_order_relaxed);
+        pthread_mutex_lock(&w->roll_lock);
+        hist_merge(ls->ttft, w->live_ttft);
+        hist_merge(ls->e2e, w->live_e2e);
+        hist_merge(ls->late, w->live_late);
+        hist_reset(w->live_ttft);
+        hist_reset(w->live_e2e);
+        hist_reset(w->live_late);
+        pthread_mutex_unlock(&w->roll_lock);
+    }
+    v.ttft = ls->ttft;
+    v.e2e = ls->e2e;
+    v.lateness = ls->late;
+    d->cfg->live_cb(d->cfg->live_ud, &v);
+}
+
 /* ---- run --------------------------------------------------------------- */
 
 static void worker_release(struct worker *w)
@@ -625,6 +760,9 @@ static void worker_release(struct worker *w)
     free(w->heap);
     free(w->q);
     hist_free(w->roll_ttft);
+    hist_free(w->live_ttft);
+    hist_free(w->live_e2e);
+    hist_free(w->live_late);
     hist_free(w->ttft_h1);
     hist_free(w->ttft_h2);
     pthread_mutex_destroy(&w->roll_lock);
@@ -662,11 +800,17 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         stats_init(&w->stats);
         pthread_mutex_init(&w->roll_lock, NULL);
         w->roll_ttft = hist_new();
+        if (cfg->live_cb) {
+            w->live_ttft = hist_new();
+            w->live_e2e = hist_new();
+            w->live_late = hist_new();
+        }
         w->ttft_h1 = hist_new();
         w->ttft_h2 = hist_new();
         made++;
         struct transport_config tc = cfg->transport;
         tc.run_start_ns = d.run_start_ns;
+        tc.warmup_ns = cfg->warmup_ns;
         tc.worker = i;
         w->t = transport_new(&tc, &w->stats, on_done, w, err, errlen);
         if (!w->t) {
@@ -692,6 +836,15 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
             }
         }
     }
+    struct live_state ls = {0};
+    if (cfg->live_cb) {
+        ls.ttft = hist_new();
+        ls.e2e = hist_new();
+        ls.late = hist_new();
+        live_emit(&d, &ls, 0, 0);
+    }
+    uint64_t live_every = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
+    uint64_t next_live = cfg->live_cb ? d.run_start_ns : UINT64_MAX;
     for (; started < d.n_workers; started++) {
         int e = pthread_create(&d.workers[started].th, NULL, worker_main, &d.workers[started]);
         if (e) {
@@ -704,7 +857,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
 
     struct progress_state ps = {.last_abs_ns = d.run_start_ns, .ttft = hist_new()};
     uint64_t interval = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
-    uint64_t next_progress = d.run_start_ns + interval;
+    uint64_t next_progress = cfg->progress ? d.run_start_ns + interval : UINT64_MAX;
     uint64_t sample_every = cfg->sample_interval_ns ? cfg->sample_interval_ns
                                                     : 100 * LL_NS_PER_MS;
     uint64_t next_sample = d.run_start_ns;
@@ -731,7 +884,13 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
             if (next_sample < now)
                 next_sample = now + sample_every;
         }
-        uint64_t due = LL_MIN(next_progress, next_sample);
+        if (now >= next_live) {
+            live_emit(&d, &ls, started, 0);
+            next_live += live_every;
+            if (next_live < now)
+                next_live = now + live_every;
+        }
+        uint64_t due = LL_MIN(LL_MIN(next_progress, next_sample), next_live);
         uint64_t wait = due > now ? due - now : 0;
         if (wait > 50 * LL_NS_PER_MS)
             wait = 50 * LL_NS_PER_MS; /* also how fast we notice the end */
@@ -767,8 +926,14 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     hist_free(ps.ttft);
     for (uint32_t i = 0; i < started; i++)
         pthread_join(d.workers[i].th, NULL);
+    if (cfg->live_cb) {
+        live_emit(&d, &ls, started, 1);
+        hist_free(ls.ttft);
+        hist_free(ls.e2e);
+        hist_free(ls.late);
+    }
 
-    uint64_t last_sched = 0;
+    uint64_t last_end = 0;
     double area = 0;
     for (uint32_t i = 0; i < started; i++) {
         struct worker *w = &d.workers[i];
@@ -779,13 +944,17 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         res->records_written += w->records_written;
         res->warmup_records += w->warmup_records;
         area += w->infl_area;
-        res->inflight_max += w->infl_max; /* an upper bound of the true max */
-        last_sched = LL_MAX(last_sched, w->last_sched_ns);
+        res->records_lost += w->records_lost;
+        last_end = LL_MAX(last_end, w->last_end_ns);
     }
-    if (cfg->duration_ns && !res->interrupted)
-        res->window_ns = cfg->duration_ns > cfg->warmup_ns ? cfg->duration_ns - cfg->warmup_ns : 0;
-    else
-        res->window_ns = last_sched > cfg->warmup_ns ? last_sched - cfg->warmup_ns : 0;
+    /* The window: [warmup, duration], or up to the last record's end for a
+     * run bounded by --requests or stopped by a signal (its drain is part
+     * of what it measured). */
+    uint64_t wend = last_end;
+    if (cfg->duration_ns && (!res->interrupted || wend > cfg->duration_ns))
+        wend = cfg->duration_ns;
+    res->window_ns = wend > cfg->warmup_ns ? wend - cfg->warmup_ns : 0;
+    res->inflight_max = atomic_load(&d.in_system_max);
     if (res->window_ns == 0)
         res->window_ns = 1;
     res->inflight_mean = area / (double)res->window_ns;

@@ -25,6 +25,26 @@ enum load_mode {
     LOAD_CAPPED,   /* open arrivals through at most max_concurrency in flight */
 };
 
+/* A live view of a run in progress, for a caller that publishes it while
+ * the run goes (llmload run --expose, the scraper's origin). Counters are
+ * totals since t = 0, warm-up included; the histograms hold only what
+ * happened since the previous call. Every pointer is borrowed for the
+ * duration of the call. */
+struct driver_live {
+    uint64_t run_start_abs_ns;        /* CLOCK_MONOTONIC of t = 0 */
+    uint64_t t_ns;                    /* now, relative to the run start (0 before it) */
+    int final;                        /* 1 on the last call, after the workers ended */
+    uint64_t scheduled, sent, done, failed;
+    uint64_t output_tokens;
+    uint32_t inflight;                /* requests in the system (sent or queued) */
+    uint64_t done_by_kind[REC_KIND_COUNT];
+    const struct hist *ttft;          /* ok requests finished since the last call: first - sched, ns */
+    const struct hist *e2e;           /* the same requests: end - sched, ns */
+    const struct hist *lateness;      /* requests scheduled since the last call: send lateness, ns */
+};
+
+typedef void driver_live_cb(void *ud, const struct driver_live *live);
+
 struct run_config {
     enum load_mode mode;
     struct arrival_config arrival;    /* LOAD_OPEN and LOAD_CAPPED */
@@ -47,6 +67,13 @@ struct run_config {
     struct slo slo;                   /* goodput thresholds; all 0 = none */
     int32_t step;                     /* written into every record; -1 outside a sweep */
     uint64_t sample_interval_ns;      /* in-flight time series period; 0 = 100 ms */
+    /* Live view: NULL = none. Called on driver_run's own thread: once
+     * before t = 0 (all zero, run_start_abs_ns known), then every
+     * live_interval_ns, and last with final = 1. Keep it short: it delays
+     * the progress line and the in-flight samples, never the workers. */
+    driver_live_cb *live_cb;
+    void *live_ud;
+    uint64_t live_interval_ns;        /* 0 = 1 s */
 };
 
 /* One point of the in-flight time series. */
@@ -61,7 +88,8 @@ struct driver_result {
     uint64_t window_ns;               /* measurement window (after warm-up) */
     uint64_t sent_in_window;          /* window requests sent before the window closed */
     double inflight_mean;             /* time-weighted requests in the system over the window */
-    uint32_t inflight_max;
+    uint32_t inflight_max;            /* most requests in the system at once, all workers */
+    uint64_t records_lost;            /* records that could not be written (disk full...) */
     uint64_t records_written;
     uint64_t warmup_records;
     int interrupted;                  /* a signal stopped offering */

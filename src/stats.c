@@ -152,6 +152,12 @@ void stats_merge(struct stats *dst, const struct stats *src)
     hist_merge(dst->lateness, src->lateness);
 
     dst->slo_met += src->slo_met;
+    dst->win_sent += src->win_sent;
+    dst->win_completed += src->win_completed;
+    dst->win_ok += src->win_ok;
+    dst->win_slo_met += src->win_slo_met;
+    dst->win_prompt_tokens += src->win_prompt_tokens;
+    dst->win_output_tokens += src->win_output_tokens;
     dst->scheduled += src->scheduled;
     dst->sent += src->sent;
     dst->completed += src->completed;

@@ -60,6 +60,17 @@ struct stats {
     uint64_t retry_after_seen;      /* records that carried a Retry-After */
     uint64_t retry_after_sum_ms;    /* ms, sum of those Retry-After values */
     uint64_t slo_met;               /* ok records that met every SLO threshold (driver counts) */
+
+    /* Throughput is counted by time, not by schedule (the driver counts
+     * these): events inside the measurement window, whichever request
+     * they belong to, warm-up ones included. Rates divide these by the
+     * window. */
+    uint64_t win_sent;              /* requests sent in the window */
+    uint64_t win_completed;         /* records that ended in the window, any kind */
+    uint64_t win_ok;                /* ok records that ended in the window */
+    uint64_t win_slo_met;           /* ... that met every SLO threshold */
+    uint64_t win_prompt_tokens;     /* tokens, of win_ok records */
+    uint64_t win_output_tokens;     /* tokens, of win_ok records */
 };
 
 /* Make s empty and allocate its histograms (aborts on out of memory).

@@ -194,18 +194,19 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
 {
     char a[32], b[32], c[32], d[32];
     uint64_t w = info->window_ns;
-    fprintf(f, "throughput: offered %s req/s, sent %s req/s, completed %s req/s "
-               "(ok %s req/s)\n",
+    char e[32];
+    fprintf(f, "throughput: offered %s req/s (scheduled %s req/s), sent %s req/s, "
+               "completed %s req/s (ok %s req/s)\n",
             info->offered_rate_per_s > 0
                 ? summary_fmt_double(info->offered_rate_per_s, "%.2f", a, sizeof(a))
                 : "-",
-            summary_fmt_double(summary_rate((double)s->sent, w), "%.2f", b, sizeof(b)),
-            summary_fmt_double(summary_rate((double)s->completed, w), "%.2f", c, sizeof(c)),
-            summary_fmt_double(summary_rate((double)s->by_kind[REC_OK], w), "%.2f", d,
-                               sizeof(d)));
+            summary_fmt_double(summary_rate((double)s->scheduled, w), "%.2f", e, sizeof(e)),
+            summary_fmt_double(summary_rate((double)s->win_sent, w), "%.2f", b, sizeof(b)),
+            summary_fmt_double(summary_rate((double)s->win_completed, w), "%.2f", c, sizeof(c)),
+            summary_fmt_double(summary_rate((double)s->win_ok, w), "%.2f", d, sizeof(d)));
     if (info->slo) {
         fprintf(f, "goodput:    %s req/s met the SLO (%s), attainment %s%% of scheduled\n",
-                summary_fmt_double(summary_rate((double)s->slo_met, w), "%.2f", a, sizeof(a)),
+                summary_fmt_double(summary_rate((double)s->win_slo_met, w), "%.2f", a, sizeof(a)),
                 info->slo,
                 summary_fmt_double(s->scheduled ? 100.0 * (double)s->slo_met /
                                                       (double)s->scheduled
@@ -213,9 +214,9 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
                                    "%.1f", b, sizeof(b)));
     }
     fprintf(f, "tokens:     input %s tok/s, output %s tok/s (ok requests)\n",
-            summary_fmt_double(summary_rate((double)s->prompt_tokens, w), "%.1f", a,
+            summary_fmt_double(summary_rate((double)s->win_prompt_tokens, w), "%.1f", a,
                                sizeof(a)),
-            summary_fmt_double(summary_rate((double)s->output_tokens, w), "%.1f", b,
+            summary_fmt_double(summary_rate((double)s->win_output_tokens, w), "%.1f", b,
                                sizeof(b)));
 
     uint64_t ok = s->by_kind[REC_OK];
@@ -247,7 +248,7 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
                    "count unlike the requested one (another tokenizer?)\n",
                 s->prompt_mismatch);
 
-    double rate = summary_rate((double)s->completed, w);
+    double rate = summary_rate((double)s->win_completed, w);
     double e2e_s = summary_mean_ns(s->all_e2e_sum_ns, s->all_e2e_count) / 1e9;
     double svc_s = summary_mean_ns(s->all_service_sum_ns, s->all_service_count) / 1e9;
     fprintf(f, "in flight:  mean %s, max %s (measured)\n",
@@ -408,13 +409,14 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
     json_t *thr = jobj();
     jset(thr, "offered_rate_per_s",
          info->offered_rate_per_s > 0 ? jdouble(info->offered_rate_per_s) : json_null());
-    jset(thr, "send_rate_per_s", jdouble(summary_rate((double)s->sent, w)));
-    jset(thr, "completion_rate_per_s", jdouble(summary_rate((double)s->completed, w)));
-    jset(thr, "ok_rate_per_s", jdouble(summary_rate((double)s->by_kind[REC_OK], w)));
-    jset(thr, "input_tokens_per_s", jdouble(summary_rate((double)s->prompt_tokens, w)));
-    jset(thr, "output_tokens_per_s", jdouble(summary_rate((double)s->output_tokens, w)));
+    jset(thr, "scheduled_rate_per_s", jdouble(summary_rate((double)s->scheduled, w)));
+    jset(thr, "send_rate_per_s", jdouble(summary_rate((double)s->win_sent, w)));
+    jset(thr, "completion_rate_per_s", jdouble(summary_rate((double)s->win_completed, w)));
+    jset(thr, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, w)));
+    jset(thr, "input_tokens_per_s", jdouble(summary_rate((double)s->win_prompt_tokens, w)));
+    jset(thr, "output_tokens_per_s", jdouble(summary_rate((double)s->win_output_tokens, w)));
     jset(thr, "goodput_per_s",
-         info->slo ? jdouble(summary_rate((double)s->slo_met, w)) : json_null());
+         info->slo ? jdouble(summary_rate((double)s->win_slo_met, w)) : json_null());
     jset(thr, "attainment", info->slo && s->scheduled
                                 ? jdouble((double)s->slo_met / (double)s->scheduled)
                                 : json_null());
@@ -436,7 +438,7 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
     jset(tok, "source", src);
     jset(root, "tokens", tok);
 
-    double rate = summary_rate((double)s->completed, w);
+    double rate = summary_rate((double)s->win_completed, w);
     json_t *inf = jobj();
     jset(inf, "mean", jdouble(info->inflight_mean));
     jset(inf, "max", jdouble(info->inflight_max));

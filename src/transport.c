@@ -240,7 +240,8 @@ static void note_output(struct treq *q, int has_content)
         r->first_ns = now;
     } else {
         uint64_t gap = now - r->last_ns;
-        stats_add_itl_gap(t->stats, gap);
+        if (r->sched_ns >= t->cfg.warmup_ns)
+            stats_add_itl_gap(t->stats, gap);
         if (gap > r->max_gap_ns)
             r->max_gap_ns = gap;
     }
@@ -477,7 +478,11 @@ static enum rec_kind kind_from_curl(struct treq *q, CURLcode res)
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_SEND_ERROR:
-        return q->status_seen ? REC_STREAM_TRUNCATED : REC_TRANSPORT_ERROR;
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+        /* Reset or closed: before a status line that is the connection
+         * failing (docs/formats.md), after it the stream was cut. */
+        return q->status_seen ? REC_STREAM_TRUNCATED : REC_CONNECT_ERROR;
     default:
         return REC_TRANSPORT_ERROR;
     }
@@ -585,9 +590,12 @@ static void sweep(struct transport *t, uint64_t now)
                    now - q->sent_abs_ns >= c->first_token_timeout_ns) {
             kind = REC_TIMEOUT_FIRST_TOKEN;
             why = "no output event before the first-token timeout";
-        } else if (c->idle_timeout_ns && now - q->last_read_abs_ns >= c->idle_timeout_ns) {
+        } else if (c->idle_timeout_ns && q->rec.first_ns != LL_NO_TIME &&
+                   now - q->last_read_abs_ns >= c->idle_timeout_ns) {
+            /* Idle is the silence between events: before the first one,
+             * the first-token timeout is the one that applies. */
             kind = REC_TIMEOUT_IDLE;
-            why = "idle timeout between reads";
+            why = "idle timeout: no bytes since the last output event";
         }
         if (why) {
             set_forced(q, kind, why);

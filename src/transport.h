@@ -37,6 +37,7 @@ struct transport_config {
     size_t max_line_bytes;           /* SSE line bound */
     uint64_t seed;                   /* prompt nonce seed */
     uint64_t run_start_ns;           /* CLOCK_MONOTONIC origin of record times */
+    uint64_t warmup_ns;              /* requests scheduled before this add no ITL gaps */
     uint32_t worker;                 /* index written into records */
 };
 

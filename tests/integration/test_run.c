@@ -224,11 +224,136 @@ static void test_co_open_loop(void **state)
     cleanup_dir(dir);
 }
 
+/* Throughput counts completions by time inside the window, so a capped
+ * client shows the server's rate, not the offered one: 2 slots of 0.1 s
+ * serve 20/s whatever 40/s is offered. Also: the cap's queue is FIFO, a
+ * new arrival never overtaking one that waits (Poisson arrivals make
+ * overtaking likely if it were possible). */
+static void test_capped_rate_and_fifo(void **state)
+{
+    (void)state;
+    struct harness_sim *sim = &cur_sim;
+    const char *sargs[] = {SIM_100MS, NULL};
+    assert_int_equal(harness_sim_start(sim, sargs), 0);
+    const char *args[] = {"--rate", "40", "--max-concurrency", "2", "--requests", "80",
+                          "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
+                          NULL};
+    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
+    sim_teardown(NULL);
+
+    json_t *s = summary_load(dir);
+    json_t *thr = json_object_get(s, "throughput");
+    double done = json_real_value(json_object_get(thr, "completion_rate_per_s"));
+    ASSERT_NEAR(done, 20.0, 3.0);
+    json_decref(s);
+
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    assert_int_equal(r->n, 80);
+    /* Sent in schedule order: sort by sent_ns, ids must then increase. */
+    int64_t sent_of[80];
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t id = ival(r->items[i], "id");
+        assert_true(id >= 0 && id < 80);
+        sent_of[id] = ival(r->items[i], "sent_ns");
+    }
+    for (int i = 1; i < 80; i++) {
+        if (sent_of[i] < sent_of[i - 1])
+            fail_msg("request %d was sent at %lld ns, before request %d at %lld ns", i,
+                     (long long)sent_of[i], i - 1, (long long)sent_of[i - 1]);
+    }
+    recs_free(r);
+    free(r);
+    cleanup_dir(dir);
+}
+
+/* Before the first output event only the first-token timeout applies;
+ * idle is the silence between events. A 4 s stall from t=1: the requests
+ * sent into it wait 2 s for a first token and end as timeout_first_token,
+ * never timeout_idle, 2 s after they were sent. */
+static void test_first_token_vs_idle_timeout(void **state)
+{
+    (void)state;
+    struct harness_sim *sim = &cur_sim;
+    const char *sargs[] = {SIM_100MS, "--stall-at", "1s", "--stall-for", "4s", NULL};
+    assert_int_equal(harness_sim_start(sim, sargs), 0);
+    const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "3s",
+                          "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
+                          "--timeout-idle", "1s", "--timeout-first-token", "2s", NULL};
+    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
+    sim_teardown(NULL);
+
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    assert_int_equal(r->n, 15);
+    int ok = 0, first = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const char *kind = sval(r->items[i], "kind");
+        int64_t sched = ival(r->items[i], "sched_ns");
+        if (strcmp(kind, "ok") == 0) {
+            ok++;
+            assert_true(sched < 1000000000LL);
+        } else if (strcmp(kind, "timeout_first_token") == 0) {
+            first++;
+            assert_true(sched >= 1000000000LL);
+            double waited = (double)(ival(r->items[i], "end_ns") - ival(r->items[i], "sent_ns"));
+            ASSERT_NEAR(waited, 2000 * MS, 60 * MS);
+        } else {
+            fail_msg("request %lld: kind %s, expected ok or timeout_first_token",
+                     (long long)ival(r->items[i], "id"), kind);
+        }
+    }
+    assert_int_equal(ok, 5);
+    assert_int_equal(first, 10);
+    recs_free(r);
+    free(r);
+    cleanup_dir(dir);
+}
+
+/* Warm-up requests are written but add nothing to the summary: not even
+ * the per-gap ITL, which the transport feeds token by token. */
+static void test_warmup_excluded_from_itl(void **state)
+{
+    (void)state;
+    struct harness_sim *sim = &cur_sim;
+    const char *sargs[] = {SIM_100MS, NULL};
+    assert_int_equal(harness_sim_start(sim, sargs), 0);
+    const char *args[] = {"--rate", "10", "--arrival", "constant", "--duration", "2s",
+                          "--warmup", "1s", "--prompt-tokens", "8", "--output-tokens", "10",
+                          "--ignore-eos", NULL};
+    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
+    sim_teardown(NULL);
+
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    assert_int_equal(r->n, 20);
+    int64_t gaps = 0, warm = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (json_is_true(json_object_get(r->items[i], "warmup"))) {
+            warm++;
+            continue;
+        }
+        gaps += ival(r->items[i], "events") - 1;
+    }
+    assert_int_equal(warm, 10);
+    json_t *s = summary_load(dir);
+    json_t *itl = json_object_get(json_object_get(s, "latency_ns"), "itl");
+    assert_int_equal(ival(itl, "count"), gaps);
+    assert_int_equal(gaps, 90);
+    json_decref(s);
+    recs_free(r);
+    free(r);
+    cleanup_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_co_closed_loop, sim_teardown),
         cmocka_unit_test_teardown(test_co_open_loop, sim_teardown),
+        cmocka_unit_test_teardown(test_capped_rate_and_fifo, sim_teardown),
+        cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, sim_teardown),
+        cmocka_unit_test_teardown(test_warmup_excluded_from_itl, sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

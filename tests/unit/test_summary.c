@@ -62,6 +62,13 @@ static void fixture_fill(struct fixture *fx)
     }
     fx->s.scheduled = 1010;
     fx->s.sent = 1005;
+    /* What the driver counts by time inside the window (docs/metrics.md):
+     * here every send and completion fell inside it. */
+    fx->s.win_sent = 1005;
+    fx->s.win_completed = 1010;
+    fx->s.win_ok = 1000;
+    fx->s.win_prompt_tokens = 50000;
+    fx->s.win_output_tokens = 10000;
 
     memset(&fx->info, 0, sizeof(fx->info));
     fx->info.mode = "open-loop poisson";
@@ -191,8 +198,8 @@ static void test_print(void **state)
         assert_string_equal(v[i], "10.00ms");
 
     find_line(out, "throughput: ", line, sizeof(line));
-    assert_string_equal(line, "throughput: offered 101.00 req/s, sent 100.50 req/s, "
-                              "completed 101.00 req/s (ok 100.00 req/s)");
+    assert_string_equal(line, "throughput: offered 101.00 req/s (scheduled 101.00 req/s), "
+                              "sent 100.50 req/s, completed 101.00 req/s (ok 100.00 req/s)");
     find_line(out, "tokens:     ", line, sizeof(line));
     assert_string_equal(line, "tokens:     input 5000.0 tok/s, output 1000.0 tok/s "
                               "(ok requests)");
@@ -416,7 +423,7 @@ static void test_json_exact_percentiles(void **state)
     char *out = print_to_string(&s, &info);
     char line[256];
     find_line(out, "throughput: ", line, sizeof(line));
-    assert_string_equal(line, "throughput: offered - req/s, sent - req/s, "
+    assert_string_equal(line, "throughput: offered - req/s (scheduled - req/s), sent - req/s, "
                               "completed - req/s (ok - req/s)");
     free(out);
     stats_free(&s);

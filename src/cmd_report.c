@@ -1,0 +1,280 @@
+/* cmd_report.c: `llmload report DIR`, and the one routine that turns a
+ * sweep's results directory into its summary.json, steps.csv and
+ * report.html. `llmload sweep` calls the same routine at its end, so a
+ * rebuilt report is the live one. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "report_html.h"
+#include "results.h"
+#include "steps_csv.h"
+#include "sweep.h"
+#include "util.h"
+
+static void report_usage(FILE *f)
+{
+    fprintf(f,
+"usage: llmload report DIR\n"
+"\n"
+"Rebuild summary.json, steps.csv and report.html of a sweep's results\n"
+"directory from its raw files: run.json (settings), steps.jsonl (what the\n"
+"driver knew about each step) and requests.jsonl (one line per request).\n"
+"Prints the step table and the findings. Nothing is sent anywhere.\n"
+"\n"
+"Exit status: 0 ok, 1 an --expect-capacity / --expect-slo check recorded in\n"
+"run.json fails, 2 bad arguments or unreadable files, 3 cannot write.\n");
+}
+
+/* Everything the builder allocates, freed in one place. */
+struct built {
+    json_t *run;
+    struct sweep_step *steps;
+    size_t n_steps;
+    struct sweep_point *points;
+    size_t n_points;
+    char stop_reason[256];
+};
+
+static void built_free(struct built *b)
+{
+    for (size_t i = 0; i < b->n_steps; i++)
+        sweep_step_free(&b->steps[i]);
+    free(b->steps);
+    free(b->points);
+    json_decref(b->run);
+    memset(b, 0, sizeof *b);
+}
+
+/* Read steps.jsonl: one facts object per step, an "end" object with the
+ * stop reason; "probe" lines and unknown kinds are skipped. */
+static int load_steps(const char *path, struct built *b, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%.1000s: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    char *line = NULL;
+    size_t cap = 0, lineno = 0, room = 0;
+    ssize_t got;
+    int rc = 0;
+    while ((got = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        json_error_t je;
+        json_t *o = json_loadb(line, (size_t)got, 0, &je);
+        if (!o) {
+            snprintf(err, errlen, "%.1000s:%zu: not JSON: %s", path, lineno, je.text);
+            rc = LL_E_INVAL;
+            break;
+        }
+        const char *kind = json_string_value(json_object_get(o, "kind"));
+        if (kind && strcmp(kind, "end") == 0) {
+            const char *why = json_string_value(json_object_get(o, "stop_reason"));
+            snprintf(b->stop_reason, sizeof b->stop_reason, "%s", why ? why : "");
+        } else if (kind && (strcmp(kind, "load") == 0 || strcmp(kind, "recovery") == 0)) {
+            if (b->n_steps == room) {
+                room = room ? room * 2 : 16;
+                b->steps = ll_realloc(b->steps, room * sizeof *b->steps);
+            }
+            struct sweep_step *s = &b->steps[b->n_steps];
+            sweep_step_init(s);
+            b->n_steps++;
+            char why[200];
+            if (sweep_facts_from_json(o, s, why, sizeof why) != 0) {
+                snprintf(err, errlen, "%.1000s:%zu: %s", path, lineno, why);
+                rc = LL_E_INVAL;
+            }
+        }
+        json_decref(o);
+        if (rc)
+            break;
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* Fill the HTML report's input from the steps. rs needs n entries; the
+ * in-flight samples are allocated into *samples (caller frees). */
+static void fill_report(const struct built *b, const struct sweep_findings *fd,
+                        const struct sweep_settings *set, struct report *r,
+                        struct report_step *rs, struct report_inflight_sample **samples)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < b->n_steps; i++)
+        total += b->steps[i].f.n_series;
+    *samples = ll_calloc(total + 1, sizeof **samples);
+    size_t at = 0;
+    for (size_t i = 0; i < b->n_steps; i++) {
+        const struct sweep_step *s = &b->steps[i];
+        struct report_step *p = &rs[i];
+        memset(p, 0, sizeof *p);
+        p->offered_rps = s->f.offered_rps;
+        p->achieved_rps = s->achieved_rps;
+        p->completed_rps = s->completed_rps;
+        p->goodput_rps = s->goodput_rps;
+        p->attainment = s->attainment;
+        p->input_tps = s->input_tps;
+        p->output_tps = s->output_tps;
+        p->scheduled = s->stats.scheduled;
+        p->ok = s->stats.by_kind[REC_OK];
+        memcpy(p->ttft_ns, s->ttft_ns, sizeof p->ttft_ns);
+        memcpy(p->tpot_ns, s->tpot_ns, sizeof p->tpot_ns);
+        memcpy(p->itl_ns, s->itl_ns, sizeof p->itl_ns);
+        memcpy(p->e2e_ns, s->e2e_ns, sizeof p->e2e_ns);
+        memcpy(p->by_kind, s->stats.by_kind, sizeof p->by_kind);
+        p->steady = s->steady;
+        p->recovery = s->f.recovery;
+        p->verdict = s->f.recovery ? "recovery" : !s->steady ? "unstable"
+                     : !s->slo_pass ? "SLO miss" : "ok";
+        p->inflight_mean = s->f.inflight_mean;
+        p->inflight_max = s->f.inflight_max;
+        p->t_start_s = (double)(s->f.start_offset_ns + s->f.warmup_ns) / 1e9;
+        p->t_end_s = (double)(s->f.start_offset_ns + s->f.duration_ns) / 1e9;
+        p->inflight = *samples + at;
+        for (size_t k = 0; k < s->f.n_series; k++) {
+            (*samples)[at].t_s = (double)(s->f.start_offset_ns + s->f.series[k].t_ns) / 1e9;
+            (*samples)[at].inflight = s->f.series[k].inflight;
+            at++;
+        }
+        p->n_inflight = s->f.n_series;
+        p->ttft_hist = s->stats.ttft;
+    }
+    memset(r, 0, sizeof *r);
+    json_t *cfg = json_object_get(b->run, "config");
+    r->title = "llmload sweep";
+    r->target = json_string_value(json_object_get(cfg, "url"));
+    r->model = json_string_value(json_object_get(cfg, "model"));
+    r->version = json_string_value(json_object_get(b->run, "version"));
+    r->started_at = json_string_value(json_object_get(cfg, "started_at"));
+    r->mode = json_string_value(json_object_get(cfg, "mode_label"));
+    r->steps = rs;
+    r->n_steps = b->n_steps;
+    r->slo_ttft_ms = (double)set->slo.ttft_ns / 1e6;
+    r->slo_tpot_ms = (double)set->slo.tpot_ns / 1e6;
+    r->slo_e2e_ms = (double)set->slo.e2e_ns / 1e6;
+    r->attainment_target = slo_is_set(&set->slo) ? set->attainment : 0;
+    r->capacity_rps = fd->capacity_found ? fd->capacity_rps : 0;
+    r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
+}
+
+int report_build_dir(const char *dir, FILE *out)
+{
+    struct built b = {0};
+    struct sweep_settings set;
+    char path[1200], err[1600];
+    int rc = LL_EXIT_USAGE;
+    struct report_step *rs = NULL;
+    struct report_inflight_sample *samples = NULL;
+    json_t *sum = NULL;
+
+    sweep_settings_init(&set);
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_error_t je;
+    b.run = json_load_file(path, 0, &je);
+    if (!b.run) {
+        ll_errorf("%s: %s", path, je.text);
+        goto out;
+    }
+    json_t *sw = json_object_get(json_object_get(b.run, "config"), "sweep");
+    if (!json_is_object(sw)) {
+        ll_errorf("%s: not a sweep's results (run.json has no config.sweep)", dir);
+        goto out;
+    }
+    sweep_settings_from_json(sw, &set);
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    if (load_steps(path, &b, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    if (sweep_read_records(path, 0, b.steps, b.n_steps, &set, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        goto out;
+    }
+    for (size_t i = 0; i < b.n_steps; i++)
+        sweep_step_finish(&b.steps[i], &set);
+    b.points = ll_calloc(b.n_steps + 1, sizeof *b.points);
+    b.n_points = sweep_points_build(b.steps, b.n_steps, b.points);
+    struct sweep_findings fd;
+    sweep_findings_compute(b.steps, b.n_steps, b.points, b.n_points, &set, &fd);
+    char text[2048];
+    sweep_findings_text(&fd, &set, b.stop_reason, text, sizeof text);
+    if (out) {
+        sweep_print_table(out, b.steps, b.n_steps, &set);
+        fprintf(out, "\n%s", text);
+        fflush(out);
+    }
+
+    rc = LL_EXIT_RUNTIME;
+    snprintf(path, sizeof path, "%s/steps.csv", dir);
+    if (steps_csv_write(path, b.steps, b.n_steps, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        goto out;
+    }
+    sum = sweep_summary_json(b.steps, b.n_steps, b.points, b.n_points, &fd, &set,
+                             b.stop_reason, b.run);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    if (results_write_json_path_atomic(path, sum, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        goto out;
+    }
+    rs = ll_calloc(b.n_steps + 1, sizeof *rs);
+    struct report r;
+    fill_report(&b, &fd, &set, &r, rs, &samples);
+    r.findings_text = text;
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    if (report_html_write(&r, path, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        goto out;
+    }
+
+    rc = LL_EXIT_OK;
+    if (set.expect_capacity_rps > 0 &&
+        (!fd.capacity_found || fd.capacity_rps < set.expect_capacity_rps)) {
+        if (fd.capacity_found)
+            ll_errorf("--expect-capacity: SLO capacity %.4g req/s is below %.4g req/s",
+                      fd.capacity_rps, set.expect_capacity_rps);
+        else
+            ll_errorf("--expect-capacity: no SLO capacity found (expected at least %.4g req/s)",
+                      set.expect_capacity_rps);
+        rc = LL_EXIT_FAIL;
+    } else if (set.expect_slo && fd.slo_missed) {
+        ll_errorf("--expect-slo: the step at %.4g req/s misses the SLO: %s", fd.next_fail_rps,
+                  fd.next_fail_reason);
+        rc = LL_EXIT_FAIL;
+    }
+out:
+    json_decref(sum);
+    free(rs);
+    free(samples);
+    built_free(&b);
+    return rc;
+}
+
+int report_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            report_usage(stdout);
+            return LL_EXIT_OK;
+        }
+        ll_usage_fail("unknown option \"%s\" (see llmload report --help)", argv[optind - 1]);
+    }
+    if (optind != argc - 1)
+        ll_usage_fail("report: expected one results directory (see llmload report --help)");
+    return report_build_dir(argv[optind], stdout);
+}

@@ -1,0 +1,486 @@
+/* runopts.c: the flags `run` and `sweep` share, the target probe and
+ * run.json's config object (see runopts.h). Moved here from cmd_run.c so
+ * both commands parse, check and record them the same way. */
+#include "runopts.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "results.h"
+#include "sse.h"
+#include "util.h"
+
+const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS] = {
+    {"url", required_argument, NULL, RUNOPTS_OPT_URL},
+    {"api", required_argument, NULL, RUNOPTS_OPT_API},
+    {"model", required_argument, NULL, RUNOPTS_OPT_MODEL},
+    {"no-stream", no_argument, NULL, RUNOPTS_OPT_NO_STREAM},
+    {"ignore-eos", no_argument, NULL, RUNOPTS_OPT_IGNORE_EOS},
+    {"header", required_argument, NULL, 'H'},
+    {"api-key-env", required_argument, NULL, RUNOPTS_OPT_API_KEY_ENV},
+    {"http2", no_argument, NULL, RUNOPTS_OPT_HTTP2},
+    {"insecure", no_argument, NULL, RUNOPTS_OPT_INSECURE},
+    {"cacert", required_argument, NULL, RUNOPTS_OPT_CACERT},
+    {"arrival", required_argument, NULL, RUNOPTS_OPT_ARRIVAL},
+    {"burstiness", required_argument, NULL, RUNOPTS_OPT_BURSTINESS},
+    {"warmup", required_argument, NULL, RUNOPTS_OPT_WARMUP},
+    {"seed", required_argument, NULL, RUNOPTS_OPT_SEED},
+    {"prompt-tokens", required_argument, NULL, RUNOPTS_OPT_PROMPT_TOKENS},
+    {"output-tokens", required_argument, NULL, RUNOPTS_OPT_OUTPUT_TOKENS},
+    {"timeout-connect", required_argument, NULL, RUNOPTS_OPT_T_CONNECT},
+    {"timeout-first-token", required_argument, NULL, RUNOPTS_OPT_T_FIRST},
+    {"timeout-idle", required_argument, NULL, RUNOPTS_OPT_T_IDLE},
+    {"timeout-total", required_argument, NULL, RUNOPTS_OPT_T_TOTAL},
+    {"threads", required_argument, NULL, RUNOPTS_OPT_THREADS},
+    {"out", required_argument, NULL, RUNOPTS_OPT_OUT},
+    {"force", no_argument, NULL, RUNOPTS_OPT_FORCE},
+    {"grace", required_argument, NULL, RUNOPTS_OPT_GRACE},
+    {"max-line", required_argument, NULL, RUNOPTS_OPT_MAX_LINE},
+    {"quiet", no_argument, NULL, RUNOPTS_OPT_QUIET},
+    {"slo", required_argument, NULL, RUNOPTS_OPT_SLO},
+    {"help", no_argument, NULL, RUNOPTS_OPT_HELP},
+};
+
+int runopts_take(struct run_opts *o, int c, const char *a)
+{
+    switch (c) {
+    case RUNOPTS_OPT_URL: o->url = a; break;
+    case RUNOPTS_OPT_API: o->api = a; break;
+    case RUNOPTS_OPT_MODEL: o->model = a; break;
+    case RUNOPTS_OPT_NO_STREAM: o->no_stream = 1; break;
+    case RUNOPTS_OPT_IGNORE_EOS: o->ignore_eos = 1; break;
+    case 'H':
+        if (o->n_headers == RUNOPTS_MAX_HEADERS)
+            ll_usage_fail("--header: at most %d headers", RUNOPTS_MAX_HEADERS);
+        if (!strchr(a, ':'))
+            ll_usage_fail("--header: expected \"Name: value\", got a value without a colon");
+        o->headers[o->n_headers++] = a;
+        break;
+    case RUNOPTS_OPT_API_KEY_ENV: o->api_key_env = a; break;
+    case RUNOPTS_OPT_HTTP2: o->http2 = 1; break;
+    case RUNOPTS_OPT_INSECURE: o->insecure = 1; break;
+    case RUNOPTS_OPT_CACERT: o->cacert = a; break;
+    case RUNOPTS_OPT_ARRIVAL: o->arrival = a; break;
+    case RUNOPTS_OPT_BURSTINESS: o->burstiness = a; break;
+    case RUNOPTS_OPT_WARMUP: o->warmup = a; break;
+    case RUNOPTS_OPT_SEED: o->seed = a; break;
+    case RUNOPTS_OPT_PROMPT_TOKENS: o->prompt_tokens = a; break;
+    case RUNOPTS_OPT_OUTPUT_TOKENS: o->output_tokens = a; break;
+    case RUNOPTS_OPT_T_CONNECT: o->t_connect = a; break;
+    case RUNOPTS_OPT_T_FIRST: o->t_first = a; break;
+    case RUNOPTS_OPT_T_IDLE: o->t_idle = a; break;
+    case RUNOPTS_OPT_T_TOTAL: o->t_total = a; break;
+    case RUNOPTS_OPT_THREADS: o->threads = a; break;
+    case RUNOPTS_OPT_OUT: o->out = a; break;
+    case RUNOPTS_OPT_FORCE: o->force = 1; break;
+    case RUNOPTS_OPT_GRACE: o->grace = a; break;
+    case RUNOPTS_OPT_MAX_LINE: o->max_line = a; break;
+    case RUNOPTS_OPT_QUIET: o->quiet = 1; break;
+    case RUNOPTS_OPT_SLO: o->slo = a; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+double runopts_positive(const char *name, const char *v)
+{
+    double x;
+    if (ll_parse_count(v, &x) != 0 || !(x > 0))
+        ll_usage_fail("%s: expected a positive number (e.g. 20 or 1.5k), got \"%s\"", name, v);
+    return x;
+}
+
+uint64_t runopts_count(const char *name, const char *v, uint64_t min)
+{
+    double x;
+    if (ll_parse_count(v, &x) != 0 || x != floor(x) || x < (double)min || x > 1.8e19)
+        ll_usage_fail("%s: expected a whole number >= %llu (e.g. 100 or 10k), got \"%s\"", name,
+                      (unsigned long long)min, v);
+    return (uint64_t)x;
+}
+
+uint64_t runopts_duration(const char *name, const char *v)
+{
+    uint64_t ns;
+    if (ll_parse_duration_ns(v, LL_NS_PER_SEC, &ns) != 0)
+        ll_usage_fail("%s: expected a duration (e.g. 500ms, 30s, 2m), got \"%s\"", name, v);
+    return ns;
+}
+
+void runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
+                  struct dist *out)
+{
+    char err[200];
+    if (dist_parse(v, unit, out, err, sizeof err) != 0 ||
+        (nonneg && dist_require_nonneg(out, err, sizeof err) != 0))
+        ll_usage_fail("%s: %s", name, err);
+}
+
+void runopts_slo(const struct run_opts *o, struct run_config *cfg)
+{
+    if (o->slo) {
+        char err[200];
+        if (slo_parse(o->slo, &cfg->slo, err, sizeof err) != 0)
+            ll_usage_fail("--slo: %s", err);
+    }
+}
+
+uint64_t runopts_seed(const struct run_opts *o)
+{
+    uint64_t seed = 1;
+    if (o->seed && (ll_parse_u64(o->seed, &seed) != 0 || seed > INT64_MAX))
+        ll_usage_fail("--seed: expected a whole number from 0 to 2^63-1, got \"%s\"", o->seed);
+    return seed;
+}
+
+void runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_config *a)
+{
+    a->kind = ARRIVAL_POISSON;
+    a->burstiness = 1;
+    a->seed = seed;
+    if (o->arrival && arrival_parse_kind(o->arrival, &a->kind) != 0)
+        ll_usage_fail("--arrival: expected constant, poisson or gamma, got \"%s\"", o->arrival);
+    if (o->burstiness) {
+        a->burstiness = runopts_positive("--burstiness", o->burstiness);
+        if (!o->arrival)
+            a->kind = ARRIVAL_GAMMA;
+        else if (a->kind != ARRIVAL_GAMMA)
+            ll_usage_fail("--burstiness: applies to --arrival gamma, not %s", o->arrival);
+    }
+}
+
+void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
+                                struct run_config *cfg)
+{
+    struct workload *wl = &cfg->workload;
+    wl->seed = seed;
+    wl->ignore_eos = o->ignore_eos;
+    runopts_dist("--prompt-tokens", o->prompt_tokens ? o->prompt_tokens : RUNOPTS_DEFAULT_PROMPT,
+                 DIST_UNIT_NONE, 1, &wl->prompt_tokens);
+    runopts_dist("--output-tokens", o->output_tokens ? o->output_tokens : RUNOPTS_DEFAULT_OUTPUT,
+                 DIST_UNIT_NONE, 1, &wl->output_tokens);
+
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg->threads = (uint32_t)(cpus > 0 ? LL_MIN(cpus, 8) : 1);
+    if (o->threads) {
+        uint64_t t = runopts_count("--threads", o->threads, 1);
+        if (t > 256)
+            ll_usage_fail("--threads: at most 256, got \"%s\"", o->threads);
+        cfg->threads = (uint32_t)t;
+    }
+
+    struct transport_config *tc = &cfg->transport;
+    tc->base_url = o->url ? o->url : RUNOPTS_DEFAULT_URL;
+    if (strncmp(tc->base_url, "http://", 7) != 0 && strncmp(tc->base_url, "https://", 8) != 0)
+        ll_usage_fail("--url: expected http://HOST:PORT/... or https://..., got \"%s\"",
+                      tc->base_url);
+    tc->api = OAI_API_CHAT;
+    if (o->api) {
+        if (strcmp(o->api, "openai-chat") == 0 || strcmp(o->api, "chat") == 0)
+            tc->api = OAI_API_CHAT;
+        else if (strcmp(o->api, "openai-completions") == 0 || strcmp(o->api, "completions") == 0)
+            tc->api = OAI_API_COMPLETIONS;
+        else
+            ll_usage_fail("--api: expected openai-chat or openai-completions, got \"%s\"", o->api);
+    }
+    tc->stream = !o->no_stream;
+    tc->ignore_eos = o->ignore_eos;
+    tc->http2 = o->http2;
+    tc->insecure = o->insecure;
+    tc->cacert = o->cacert;
+    tc->connect_timeout_ns = o->t_connect ? runopts_duration("--timeout-connect", o->t_connect)
+                                          : 10 * LL_NS_PER_SEC;
+    tc->first_token_timeout_ns = o->t_first ? runopts_duration("--timeout-first-token", o->t_first)
+                                            : 60 * LL_NS_PER_SEC;
+    tc->idle_timeout_ns = o->t_idle ? runopts_duration("--timeout-idle", o->t_idle)
+                                    : 30 * LL_NS_PER_SEC;
+    tc->total_timeout_ns = o->t_total ? runopts_duration("--timeout-total", o->t_total)
+                                      : 600 * LL_NS_PER_SEC;
+    tc->max_line_bytes = SSE_DEFAULT_MAX_LINE;
+    if (o->max_line) {
+        uint64_t m = runopts_count("--max-line", o->max_line, 64);
+        if (m > (64u << 20))
+            ll_usage_fail("--max-line: at most 64M, got \"%s\"", o->max_line);
+        tc->max_line_bytes = (size_t)m;
+    }
+    tc->seed = seed;
+}
+
+/* ---- the target -------------------------------------------------------- */
+
+struct grow_buf {
+    char *p;
+    size_t len;
+};
+
+static size_t grow_write(char *buf, size_t size, size_t n, void *ud)
+{
+    struct grow_buf *b = ud;
+    size_t add = size * n;
+    if (b->len + add > (1u << 20))
+        return 0;
+    b->p = ll_realloc(b->p, b->len + add + 1);
+    memcpy(b->p + b->len, buf, add);
+    b->len += add;
+    b->p[b->len] = '\0';
+    return add;
+}
+
+static size_t server_header(char *buf, size_t size, size_t n, void *ud)
+{
+    char *server = ud;
+    size_t len = size * n;
+    if (len > 7 && strncasecmp(buf, "server:", 7) == 0) {
+        size_t i = 7;
+        while (i < len && buf[i] == ' ')
+            i++;
+        size_t end = len;
+        while (end > i && (buf[end - 1] == '\r' || buf[end - 1] == '\n'))
+            end--;
+        size_t take = LL_MIN(end - i, 127);
+        memcpy(server, buf + i, take);
+        server[take] = '\0';
+    }
+    return len;
+}
+
+/* GET BASE/models: the target's answer (parsed), its Server header, and
+ * the first model id. Returns 0, or -1 with a reason in err. */
+static int probe_target(const struct transport_config *tc, const struct curl_slist *headers,
+                        json_t **models, char *server, char **first_id, char *err,
+                        size_t errlen)
+{
+    char url[1100];
+    snprintf(url, sizeof url, "%s/models", tc->base_url);
+    CURL *e = curl_easy_init();
+    if (!e) {
+        snprintf(err, errlen, "curl_easy_init failed");
+        return -1;
+    }
+    struct grow_buf b = {0};
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, grow_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, server_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, server);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10000L);
+    if (tc->insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (tc->cacert)
+        curl_easy_setopt(e, CURLOPT_CAINFO, tc->cacert);
+    CURLcode res = curl_easy_perform(e);
+    long status = 0;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(e);
+    int rc = -1;
+    if (res != CURLE_OK) {
+        snprintf(err, errlen, "GET %.300s: %s", url, curl_easy_strerror(res));
+        goto out;
+    }
+    if (status != 200) {
+        snprintf(err, errlen, "GET %.300s: HTTP %ld", url, status);
+        goto out;
+    }
+    json_error_t je;
+    *models = json_loadb(b.p ? b.p : "", b.len, 0, &je);
+    if (!*models) {
+        snprintf(err, errlen, "GET %.300s: not JSON (%s)", url, je.text);
+        goto out;
+    }
+    json_t *data = json_object_get(*models, "data");
+    json_t *first = json_is_array(data) ? json_array_get(data, 0) : NULL;
+    const char *id = json_string_value(json_object_get(first, "id"));
+    if (id)
+        *first_id = ll_strdup(id);
+    rc = 0;
+out:
+    free(b.p);
+    return rc;
+}
+
+int runopts_target_open(const struct run_opts *o, struct run_config *cfg,
+                        struct runopts_target *t)
+{
+    char err[512];
+    memset(t, 0, sizeof *t);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        ll_errorf("curl_global_init failed");
+        return LL_EXIT_RUNTIME;
+    }
+    t->curl_up = 1;
+    t->headers = curl_slist_append(t->headers, "Content-Type: application/json");
+    t->headers = curl_slist_append(t->headers, "Expect:"); /* no 100-continue round trip */
+    t->headers = curl_slist_append(t->headers, "Accept: text/event-stream, application/json");
+    const char *key_env = o->api_key_env ? o->api_key_env : "OPENAI_API_KEY";
+    const char *key = getenv(key_env);
+    if (o->api_key_env && (!key || !*key)) {
+        ll_errorf("--api-key-env: $%s is not set", key_env);
+        return LL_EXIT_USAGE;
+    }
+    if (key && *key) {
+        size_t n = strlen(key) + 32;
+        t->auth = ll_malloc(n);
+        snprintf(t->auth, n, "Authorization: Bearer %s", key);
+        t->headers = curl_slist_append(t->headers, t->auth);
+    }
+    for (size_t i = 0; i < o->n_headers; i++)
+        t->headers = curl_slist_append(t->headers, o->headers[i]);
+    cfg->transport.headers = t->headers;
+
+    if (probe_target(&cfg->transport, t->headers, &t->models, t->server, &t->first_id, err,
+                     sizeof err) != 0) {
+        if (!o->model) {
+            ll_errorf("cannot ask the target for its model: %s (is the server up? or pass --model)",
+                      err);
+            return LL_EXIT_RUNTIME;
+        }
+        ll_errorf("warning: %s; going on with --model %s", err, o->model);
+    }
+    t->model = o->model ? o->model : t->first_id;
+    if (!t->model) {
+        ll_errorf("%s/models lists no model id; pass --model", cfg->transport.base_url);
+        return LL_EXIT_RUNTIME;
+    }
+    cfg->transport.model = t->model;
+    return LL_EXIT_OK;
+}
+
+void runopts_target_close(struct runopts_target *t)
+{
+    int curl_up = t->curl_up;
+    json_decref(t->models);
+    free(t->first_id);
+    if (t->auth) {
+        memset(t->auth, 0, strlen(t->auth));
+        free(t->auth);
+    }
+    curl_slist_free_all(t->headers);
+    memset(t, 0, sizeof *t);
+    if (curl_up)
+        curl_global_cleanup();
+}
+
+/* ---- run.json ---------------------------------------------------------- */
+
+json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,
+                            const char *model)
+{
+    json_t *c = json_object();
+    char buf[DIST_SPEC_MAX];
+    const char *mode = cfg->mode == LOAD_OPEN     ? "open"
+                       : cfg->mode == LOAD_CLOSED ? "closed"
+                                                  : "capped";
+    json_object_set_new(c, "load_model", json_string(mode));
+    if (cfg->mode != LOAD_CLOSED) {
+        json_object_set_new(c, "rate_per_s", json_real(cfg->arrival.rate_per_s));
+        json_object_set_new(c, "arrival", json_string(arrival_kind_name(cfg->arrival.kind)));
+        json_object_set_new(c, "burstiness", json_real(cfg->arrival.burstiness));
+        if (cfg->arrival.ramp_to_per_s > 0)
+            json_object_set_new(c, "ramp_to_per_s", json_real(cfg->arrival.ramp_to_per_s));
+    }
+    if (cfg->mode == LOAD_CAPPED) {
+        json_object_set_new(c, "max_concurrency", json_integer(cfg->max_concurrency));
+        json_object_set_new(c, "on_cap", json_string(cfg->on_cap_drop ? "drop" : "queue"));
+    }
+    if (cfg->mode == LOAD_CLOSED) {
+        json_object_set_new(c, "users", json_integer(cfg->users));
+        if (cfg->pace_ns) {
+            json_object_set_new(c, "pace_ns", json_integer((json_int_t)cfg->pace_ns));
+        } else {
+            dist_format(&cfg->think, buf, sizeof buf);
+            json_object_set_new(c, "think", json_string(buf));
+        }
+    }
+    json_object_set_new(c, "duration_ns", json_integer((json_int_t)cfg->duration_ns));
+    json_object_set_new(c, "requests", json_integer((json_int_t)cfg->max_requests));
+    json_object_set_new(c, "warmup_ns", json_integer((json_int_t)cfg->warmup_ns));
+    json_object_set_new(c, "max_tokens_total", json_integer((json_int_t)cfg->max_tokens_total));
+    json_object_set_new(c, "seed", json_integer((json_int_t)cfg->workload.seed));
+    dist_format(&cfg->workload.prompt_tokens, buf, sizeof buf);
+    json_object_set_new(c, "prompt_tokens", json_string(buf));
+    dist_format(&cfg->workload.output_tokens, buf, sizeof buf);
+    json_object_set_new(c, "output_tokens", json_string(buf));
+    json_object_set_new(c, "ignore_eos", json_boolean(cfg->workload.ignore_eos));
+    const struct transport_config *tc = &cfg->transport;
+    json_object_set_new(c, "url", json_string(tc->base_url));
+    json_object_set_new(c, "api", json_string(tc->api == OAI_API_CHAT ? "openai-chat"
+                                                                       : "openai-completions"));
+    json_object_set_new(c, "model", json_string(model));
+    json_object_set_new(c, "stream", json_boolean(tc->stream));
+    json_object_set_new(c, "http2", json_boolean(tc->http2));
+    json_object_set_new(c, "insecure", json_boolean(tc->insecure));
+    json_object_set_new(c, "headers", results_redact_headers(o->headers, o->n_headers));
+    json_object_set_new(c, "api_key_env", json_string(o->api_key_env ? o->api_key_env
+                                                                      : "OPENAI_API_KEY"));
+    json_object_set_new(c, "timeout_connect_ns", json_integer((json_int_t)tc->connect_timeout_ns));
+    json_object_set_new(c, "timeout_first_token_ns",
+                        json_integer((json_int_t)tc->first_token_timeout_ns));
+    json_object_set_new(c, "timeout_idle_ns", json_integer((json_int_t)tc->idle_timeout_ns));
+    json_object_set_new(c, "timeout_total_ns", json_integer((json_int_t)tc->total_timeout_ns));
+    json_object_set_new(c, "threads", json_integer(cfg->threads));
+    json_object_set_new(c, "grace_ns", json_integer((json_int_t)cfg->grace_ns));
+    if (slo_is_set(&cfg->slo)) {
+        slo_format(&cfg->slo, buf, sizeof buf);
+        json_object_set_new(c, "slo", json_string(buf));
+    }
+    return c;
+}
+
+json_t *runopts_run_json(const char *command, json_t *config, const struct run_config *cfg,
+                         const struct runopts_target *t)
+{
+    json_t *run = json_object();
+    json_object_set_new(run, "schema", json_string("llmload.run/1"));
+    json_object_set_new(run, "version", json_string(LL_VERSION));
+    json_object_set_new(run, "command", json_string(command));
+    json_object_set_new(run, "config", config);
+    results_add_host_info(run);
+    json_t *target = json_object();
+    json_object_set_new(target, "url", json_string(cfg->transport.base_url));
+    json_object_set_new(target, "server_header",
+                        t->server[0] ? json_string(t->server) : json_null());
+    json_object_set_new(target, "models", t->models ? json_incref(t->models) : json_null());
+    json_object_set_new(run, "target", target);
+    return run;
+}
+
+void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len)
+{
+    if (cfg->mode == LOAD_CLOSED) {
+        char p[16];
+        if (cfg->pace_ns)
+            snprintf(buf, len, "closed-loop, %u users, pace %s", cfg->users,
+                     ll_fmt_duration(cfg->pace_ns, p, sizeof p));
+        else
+            snprintf(buf, len, "closed-loop, %u users", cfg->users);
+    } else if (cfg->mode == LOAD_CAPPED) {
+        snprintf(buf, len, "capped open-loop %s %g/s, max-concurrency %u (%s)",
+                 arrival_kind_name(cfg->arrival.kind), cfg->arrival.rate_per_s,
+                 cfg->max_concurrency, cfg->on_cap_drop ? "drop" : "queue");
+    } else if (cfg->arrival.ramp_to_per_s > 0) {
+        snprintf(buf, len, "open-loop %s, ramp %g/s to %g/s", arrival_kind_name(cfg->arrival.kind),
+                 cfg->arrival.rate_per_s, cfg->arrival.ramp_to_per_s);
+    } else {
+        snprintf(buf, len, "open-loop %s %g/s", arrival_kind_name(cfg->arrival.kind),
+                 cfg->arrival.rate_per_s);
+    }
+}
+
+void runopts_raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}

@@ -1,0 +1,129 @@
+/* runopts.h: the flags `llmload run` and `llmload sweep` share (target,
+ * workload, timeouts, output), the checks that turn them into a run_config,
+ * the probe of the target (GET BASE/models) and the "config" object of
+ * run.json.
+ *
+ * Each command keeps its own getopt_long table: it starts with
+ * RUNOPTS_COMMON_OPTIONS entries (runopts_common_options) and adds its own,
+ * whose values must be >= RUNOPTS_OPT_FIRST_PRIVATE. runopts_take() consumes
+ * the common ones. Option parsing never returns on bad input: it prints a
+ * one-line reason naming the flag and exits LL_EXIT_USAGE. */
+#ifndef LL_RUNOPTS_H
+#define LL_RUNOPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <curl/curl.h>
+#include <getopt.h>
+#include <jansson.h>
+
+#include "dist.h"
+#include "driver.h"
+
+#define RUNOPTS_DEFAULT_URL "http://127.0.0.1:8000/v1"
+#define RUNOPTS_DEFAULT_PROMPT "256"
+#define RUNOPTS_DEFAULT_OUTPUT "128"
+#define RUNOPTS_MAX_HEADERS 64
+
+/* getopt values of the shared flags; a command's own flags use values from
+ * RUNOPTS_OPT_FIRST_PRIVATE up. */
+enum {
+    RUNOPTS_OPT_URL = 256, RUNOPTS_OPT_API, RUNOPTS_OPT_MODEL, RUNOPTS_OPT_NO_STREAM,
+    RUNOPTS_OPT_IGNORE_EOS, RUNOPTS_OPT_API_KEY_ENV, RUNOPTS_OPT_HTTP2, RUNOPTS_OPT_INSECURE,
+    RUNOPTS_OPT_CACERT, RUNOPTS_OPT_ARRIVAL, RUNOPTS_OPT_BURSTINESS, RUNOPTS_OPT_WARMUP,
+    RUNOPTS_OPT_SEED, RUNOPTS_OPT_PROMPT_TOKENS, RUNOPTS_OPT_OUTPUT_TOKENS,
+    RUNOPTS_OPT_T_CONNECT, RUNOPTS_OPT_T_FIRST, RUNOPTS_OPT_T_IDLE, RUNOPTS_OPT_T_TOTAL,
+    RUNOPTS_OPT_THREADS, RUNOPTS_OPT_OUT, RUNOPTS_OPT_FORCE, RUNOPTS_OPT_GRACE,
+    RUNOPTS_OPT_MAX_LINE, RUNOPTS_OPT_QUIET, RUNOPTS_OPT_SLO, RUNOPTS_OPT_HELP,
+    RUNOPTS_OPT_FIRST_PRIVATE = 512,
+};
+
+/* Number of entries of runopts_common_options (no terminator). */
+#define RUNOPTS_COMMON_OPTIONS 28
+extern const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS];
+
+/* Everything the flags say, before it becomes a run_config. Strings are
+ * borrowed from argv. Zero-initialise before parsing. */
+struct run_opts {
+    const char *url, *api, *model, *api_key_env, *cacert;
+    int no_stream, ignore_eos, http2, insecure;
+    const char *headers[RUNOPTS_MAX_HEADERS];
+    size_t n_headers;
+    const char *rate, *arrival, *burstiness, *ramp_to, *max_conc, *on_cap;
+    const char *users, *think, *pace;
+    const char *duration, *requests, *warmup, *max_tokens_total, *seed;
+    const char *prompt_tokens, *output_tokens;
+    const char *t_connect, *t_first, *t_idle, *t_total;
+    const char *threads, *out, *grace, *dump, *max_line;
+    const char *slo;
+    int force, dry_run, quiet;
+};
+
+/* Consume option c (with argument a) when it is a shared flag: returns 1
+ * when it was (o updated; a bad --header exits LL_EXIT_USAGE), 0 when c is
+ * not a shared flag. RUNOPTS_OPT_HELP and 'h' are not consumed. */
+int runopts_take(struct run_opts *o, int c, const char *a);
+
+/* Strict option values: each exits LL_EXIT_USAGE with a one-line reason
+ * naming the flag on a bad value, else returns the value. */
+double runopts_positive(const char *name, const char *v);
+uint64_t runopts_count(const char *name, const char *v, uint64_t min);
+uint64_t runopts_duration(const char *name, const char *v);
+void runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
+                  struct dist *out);
+
+/* --slo into cfg->slo (nothing when the flag is absent). */
+void runopts_slo(const struct run_opts *o, struct run_config *cfg);
+
+/* --seed, default 1. */
+uint64_t runopts_seed(const struct run_opts *o);
+
+/* --arrival and --burstiness into a (kind, burstiness, seed); the rate is
+ * the caller's. */
+void runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_config *a);
+
+/* Workload (prompt/output lengths, ignore_eos, seed), --threads and the
+ * transport (URL, API, stream, TLS, timeouts, SSE line bound). */
+void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
+                                struct run_config *cfg);
+
+/* The target, once asked about itself. Owned; runopts_target_close. */
+struct runopts_target {
+    struct curl_slist *headers;     /* request headers, auth included */
+    json_t *models;                 /* BASE/models, NULL when it failed */
+    char server[128];               /* its Server header, "" if none */
+    char *first_id;                 /* first model id it listed, or NULL */
+    char *auth;                     /* the Authorization line (wiped on close) */
+    const char *model;              /* the model to ask for (o->model or first_id) */
+    int curl_up;                    /* 1 once curl_global_init succeeded */
+};
+
+/* Initialise libcurl, build the request headers (API key from the
+ * environment, -H lines), ask BASE/models and pick the model; sets
+ * cfg->transport.headers and .model. Returns LL_EXIT_OK, or the exit status
+ * to end with after printing the reason (LL_EXIT_USAGE, LL_EXIT_RUNTIME).
+ * Call runopts_target_close in every case. */
+int runopts_target_open(const struct run_opts *o, struct run_config *cfg,
+                        struct runopts_target *t);
+
+/* Free what runopts_target_open made and clean libcurl up (once, when it
+ * was set up). Safe on a zeroed struct and twice. */
+void runopts_target_close(struct runopts_target *t);
+
+/* The "config" object of run.json for cfg. Caller owns the reference. */
+json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,
+                            const char *model);
+
+/* The run.json root: schema, version, command, config (taken over: the
+ * caller passes a new reference), host and target. Caller owns it. */
+json_t *runopts_run_json(const char *command, json_t *config, const struct run_config *cfg,
+                         const struct runopts_target *t);
+
+/* "open-loop poisson 20/s" and the like, for summaries. */
+void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len);
+
+/* Raise RLIMIT_NOFILE to its hard limit (many connections at high rates). */
+void runopts_raise_nofile(void);
+
+#endif

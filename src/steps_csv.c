@@ -1,0 +1,133 @@
+/* steps_csv.c: steps.csv of a sweep (see steps_csv.h). */
+#include "steps_csv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* 54 fixed columns, then one error count per kind other than ok
+ * ("err_http_429" ...), in enum rec_kind order. */
+#define N_FIXED 54
+
+const char *const steps_csv_columns[] = {
+    "step", "repeat", "kind", "offered_rps", "start_offset_s", "window_s", "achieved_rps",
+    "completed_rps", "goodput_rps", "attainment", "input_tps", "output_tps", "scheduled", "ok",
+    "failed", "error_rate",
+    "ttft_p50_ms", "ttft_p90_ms", "ttft_p95_ms", "ttft_p99_ms", "ttft_p999_ms", "ttft_max_ms",
+    "tpot_p50_ms", "tpot_p90_ms", "tpot_p95_ms", "tpot_p99_ms", "tpot_p999_ms", "tpot_max_ms",
+    "itl_p50_ms", "itl_p90_ms", "itl_p95_ms", "itl_p99_ms", "itl_p999_ms", "itl_max_ms",
+    "e2e_p50_ms", "e2e_p90_ms", "e2e_p95_ms", "e2e_p99_ms", "e2e_p999_ms", "e2e_max_ms",
+    "ttft_p99_ci_lo_ms", "ttft_p99_ci_hi_ms", "ttft_p99_first_half_ms",
+    "ttft_p99_second_half_ms", "inflight_mean", "inflight_max", "inflight_growth",
+    "lateness_p50_ms", "lateness_p99_ms", "lateness_max_ms", "steady", "slo_pass", "verdict",
+    "cost_per_mtok",
+    "err_http_429", "err_http_5xx", "err_http_4xx", "err_http_other", "err_timeout_connect",
+    "err_timeout_first_token", "err_timeout_idle", "err_timeout_total", "err_connect_error",
+    "err_stream_truncated", "err_malformed_event", "err_line_too_long",
+    "err_server_error_event", "err_cancelled", "err_client_dropped", "err_transport_error",
+};
+const size_t steps_csv_ncolumns = sizeof steps_csv_columns / sizeof steps_csv_columns[0];
+
+_Static_assert(sizeof steps_csv_columns / sizeof steps_csv_columns[0] ==
+                   N_FIXED + REC_KIND_COUNT - 1,
+               "one error column per kind other than ok");
+
+static void num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, ",%.6g", v);
+    else
+        fputc(',', f);
+}
+
+static void ms(FILE *f, uint64_t ns, int defined)
+{
+    if (defined)
+        fprintf(f, ",%.3f", (double)ns / 1e6);
+    else
+        fputc(',', f);
+}
+
+static void pcts(FILE *f, const uint64_t *v, int defined)
+{
+    for (int i = 0; i < SWEEP_NPCT; i++)
+        ms(f, v[i], defined);
+}
+
+static void row(FILE *f, const struct sweep_step *s)
+{
+    const struct stats *st = &s->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    fprintf(f, "%u,%u,%s", s->f.index, s->f.repeat, s->f.recovery ? "recovery" : "load");
+    num(f, s->f.offered_rps);
+    num(f, (double)s->f.start_offset_ns / 1e9);
+    num(f, (double)s->f.window_ns / 1e9);
+    num(f, s->achieved_rps);
+    num(f, s->completed_rps);
+    num(f, s->goodput_rps);
+    num(f, s->attainment);
+    num(f, s->input_tps);
+    num(f, s->output_tps);
+    fprintf(f, ",%llu,%llu,%llu", (unsigned long long)st->scheduled,
+            (unsigned long long)st->by_kind[REC_OK], (unsigned long long)stats_failed(st));
+    num(f, s->error_rate);
+    pcts(f, s->ttft_ns, ok);
+    pcts(f, s->tpot_ns, hist_count(st->tpot) > 0);
+    pcts(f, s->itl_ns, hist_count(st->itl_req) > 0);
+    pcts(f, s->e2e_ns, ok);
+    ms(f, s->ttft_p99_ci_lo_ns, s->ci_valid);
+    ms(f, s->ttft_p99_ci_hi_ns, s->ci_valid && s->ttft_p99_ci_hi_ns);
+    ms(f, s->ttft_p99_h1_ns, hist_count(s->ttft_h1) > 0);
+    ms(f, s->ttft_p99_h2_ns, hist_count(s->ttft_h2) > 0);
+    num(f, s->f.inflight_mean);
+    num(f, s->f.inflight_max);
+    num(f, s->inflight_growth);
+    ms(f, s->lateness_ns[0], hist_count(s->f.lateness) > 0);
+    ms(f, s->lateness_ns[3], hist_count(s->f.lateness) > 0);
+    ms(f, s->lateness_ns[5], hist_count(s->f.lateness) > 0);
+    const char *verdict = s->f.recovery ? "recovery" : !s->steady ? "unstable"
+                                                     : !s->slo_pass ? "slo_miss" : "ok";
+    fprintf(f, ",%d,%d,%s", s->steady, s->slo_pass, verdict);
+    num(f, s->cost_per_mtok);
+    for (int k = 1; k < REC_KIND_COUNT; k++)
+        fprintf(f, ",%llu", (unsigned long long)st->by_kind[k]);
+    fputc('\n', f);
+}
+
+int steps_csv_write(const char *path, const struct sweep_step *steps, size_t n, char *err,
+                    size_t errlen)
+{
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+        snprintf(err, errlen, "%.200s: path too long", path);
+        return LL_E_RANGE;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        return LL_E_IO;
+    }
+    for (size_t i = 0; i < steps_csv_ncolumns; i++)
+        fprintf(f, "%s%s", i ? "," : "", steps_csv_columns[i]);
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++)
+        row(f, &steps[i]);
+    int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad || rename(tmp, path) != 0) {
+        if (!bad)
+            e = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        unlink(tmp);
+        return LL_E_IO;
+    }
+    return 0;
+}

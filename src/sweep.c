@@ -1,0 +1,1249 @@
+/* sweep.c: per-step figures, verdicts, stop conditions and findings of a
+ * sweep (see sweep.h; the rules in words are in docs/sweep.md). */
+#include "sweep.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+const double sweep_pcts[SWEEP_NPCT] = {50, 90, 95, 99, 99.9, 100};
+const char *const sweep_pct_keys[SWEEP_NPCT] = {"p50", "p90", "p95", "p99", "p99_9", "max"};
+
+void sweep_settings_init(struct sweep_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->attainment = SWEEP_DEFAULT_ATTAINMENT;
+    s->max_error_rate = SWEEP_DEFAULT_MAX_ERROR_RATE;
+    s->headroom = SWEEP_DEFAULT_HEADROOM;
+    s->replicas = 1;
+}
+
+/* ---- one step ---------------------------------------------------------- */
+
+void sweep_step_init(struct sweep_step *s)
+{
+    memset(s, 0, sizeof *s);
+    stats_init(&s->stats);
+    s->ttft_h1 = hist_new();
+    s->ttft_h2 = hist_new();
+    s->f.lateness = hist_new();
+    s->recovery_first_miss_ns = LL_NO_TIME;
+    s->recovery_back_ns = LL_NO_TIME;
+}
+
+void sweep_step_free(struct sweep_step *s)
+{
+    stats_free(&s->stats);
+    hist_free(s->ttft_h1);
+    hist_free(s->ttft_h2);
+    hist_free(s->f.lateness);
+    free(s->f.series);
+    free(s->met_sched_ns);
+    free(s->met);
+    memset(s, 0, sizeof *s);
+}
+
+static int in_window(const struct sweep_facts *f, uint64_t t_ns)
+{
+    return t_ns != LL_NO_TIME && t_ns >= f->warmup_ns && t_ns < f->duration_ns;
+}
+
+void sweep_step_add_record(struct sweep_step *s, const struct record *r,
+                           const struct sweep_settings *set)
+{
+    const struct sweep_facts *f = &s->f;
+    if (r->kind == REC_OK && in_window(f, r->end_ns))
+        s->ok_ended_in_window++;
+    if (r->warmup || r->sched_ns < f->warmup_ns)
+        return;
+    stats_add_record(&s->stats, r);
+    int met;
+    if (slo_is_set(&set->slo)) {
+        met = slo_met(&set->slo, r);
+        if (met)
+            s->stats.slo_met++;
+    } else {
+        met = r->kind == REC_OK;
+    }
+    if (r->kind == REC_OK && r->first_ns != LL_NO_TIME && r->first_ns >= r->sched_ns) {
+        uint64_t half = f->warmup_ns + (f->duration_ns - f->warmup_ns) / 2;
+        hist_record(r->sched_ns >= half ? s->ttft_h2 : s->ttft_h1, r->first_ns - r->sched_ns);
+    }
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns <= f->duration_ns)
+        s->sent_in_window++;
+    if (s->n_met == s->cap_met) {
+        s->cap_met = s->cap_met ? s->cap_met * 2 : 256;
+        s->met_sched_ns = ll_realloc(s->met_sched_ns, s->cap_met * sizeof *s->met_sched_ns);
+        s->met = ll_realloc(s->met, s->cap_met * sizeof *s->met);
+    }
+    s->met_sched_ns[s->n_met] = r->sched_ns;
+    s->met[s->n_met] = (unsigned char)met;
+    s->n_met++;
+}
+
+static void fill_pcts(const struct hist *h, uint64_t *out)
+{
+    int any = hist_count(h) > 0;
+    for (int i = 0; i < SWEEP_NPCT; i++)
+        out[i] = any ? hist_percentile(h, sweep_pcts[i]) : 0;
+}
+
+static double window_s(const struct sweep_facts *f)
+{
+    uint64_t w = f->window_ns ? f->window_ns
+                 : f->duration_ns > f->warmup_ns ? f->duration_ns - f->warmup_ns : 0;
+    return w ? (double)w / 1e9 : 1e-9;
+}
+
+/* The in-flight count's fitted change over the window: the least-squares
+ * slope of the samples inside the window times the window's length. The
+ * warm-up should cover the fill-up at the step's start (about one request
+ * duration); docs/sweep.md says so. */
+static double inflight_growth(const struct sweep_facts *f)
+{
+    size_t n = 0;
+    double *x = ll_malloc((f->n_series + 1) * sizeof *x);
+    double *y = ll_malloc((f->n_series + 1) * sizeof *y);
+    for (size_t i = 0; i < f->n_series; i++) {
+        if (f->series[i].t_ns < f->warmup_ns || f->series[i].t_ns > f->duration_ns)
+            continue;
+        x[n] = (double)f->series[i].t_ns / 1e9;
+        y[n] = f->series[i].inflight;
+        n++;
+    }
+    double g = sweep_slope(x, y, n) * window_s(f);
+    free(x);
+    free(y);
+    return g;
+}
+
+void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
+{
+    const struct sweep_facts *f = &s->f;
+    struct stats *st = &s->stats;
+    double w = window_s(f);
+    uint64_t n_window = st->completed;
+    st->scheduled = f->scheduled ? f->scheduled : n_window;
+    st->sent = s->sent_in_window;
+    int have_slo = slo_is_set(&set->slo);
+
+    s->achieved_rps = (double)s->sent_in_window / w;
+    s->completed_rps = (double)s->ok_ended_in_window / w;
+    s->goodput_rps = (double)(have_slo ? st->slo_met : st->by_kind[REC_OK]) / w;
+    s->attainment = have_slo ? (st->scheduled ? (double)st->slo_met / (double)st->scheduled : 0)
+                             : NAN;
+    s->input_tps = (double)st->prompt_tokens / w;
+    s->output_tps = (double)st->output_tokens / w;
+    s->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
+    fill_pcts(st->ttft, s->ttft_ns);
+    fill_pcts(st->tpot, s->tpot_ns);
+    fill_pcts(st->itl_req, s->itl_ns);
+    fill_pcts(st->e2e, s->e2e_ns);
+    fill_pcts(f->lateness, s->lateness_ns);
+    s->ttft_p99_h1_ns = hist_count(s->ttft_h1) ? hist_percentile(s->ttft_h1, 99) : 0;
+    s->ttft_p99_h2_ns = hist_count(s->ttft_h2) ? hist_percentile(s->ttft_h2, 99) : 0;
+    s->inflight_growth = inflight_growth(f);
+
+    uint64_t n = hist_count(st->ttft), lo = 0, hi = 0;
+    s->ci_valid = 0;
+    s->ttft_p99_ci_lo_ns = s->ttft_p99_ci_hi_ns = 0;
+    if (n > 0 && sweep_quantile_ci_ranks(n, 0.99, 0.95, &lo, &hi) == 0 && lo > 0) {
+        s->ci_valid = 1;
+        s->ttft_p99_ci_lo_ns = hist_percentile(st->ttft, 100.0 * (double)lo / (double)n);
+        s->ttft_p99_ci_hi_ns = hi ? hist_percentile(st->ttft, 100.0 * (double)hi / (double)n) : 0;
+    }
+
+    s->steady = sweep_steady_verdict(s->ttft_p99_h1_ns, s->ttft_p99_h2_ns, s->inflight_growth,
+                                     f->inflight_mean, s->steady_reason,
+                                     sizeof s->steady_reason);
+    s->fail_reason[0] = '\0';
+    if (have_slo && s->attainment < set->attainment) {
+        snprintf(s->fail_reason, sizeof s->fail_reason, "attainment %.1f%% < %.4g%%",
+                 100 * s->attainment, 100 * set->attainment);
+    } else if (!have_slo && s->error_rate > set->max_error_rate) {
+        snprintf(s->fail_reason, sizeof s->fail_reason, "error rate %.1f%% > %.4g%%",
+                 100 * s->error_rate, 100 * set->max_error_rate);
+    } else if (!s->steady) {
+        snprintf(s->fail_reason, sizeof s->fail_reason, "not steady: %.140s", s->steady_reason);
+    }
+    s->slo_pass = s->fail_reason[0] == '\0';
+    s->cost_per_mtok = sweep_cost_per_mtok(set->cost_per_hour, set->replicas, s->output_tps);
+    if (f->recovery)
+        sweep_recovery(s->met_sched_ns, s->met, s->n_met, SWEEP_RECOVERY_RUN_NS,
+                       &s->recovery_first_miss_ns, &s->recovery_back_ns);
+}
+
+/* ---- pure parts -------------------------------------------------------- */
+
+static double binom_logpmf(uint64_t n, uint64_t k, double lq, double l1q)
+{
+    double nn = (double)n, kk = (double)k;
+    return lgamma(nn + 1) - lgamma(kk + 1) - lgamma(nn - kk + 1) + kk * lq + (nn - kk) * l1q;
+}
+
+/* The number of samples at or below the true q-quantile is Binomial(n, q).
+ * X(l) <= x_q exactly when at least l samples are <= x_q, so
+ * P(X(l) <= x_q <= X(u)) = F(u - 1) - F(l - 1) with F the binomial CDF:
+ * l is the largest rank with F(l - 1) <= alpha/2 and u the smallest with
+ * F(u - 1) >= 1 - alpha/2. */
+int sweep_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint64_t *hi)
+{
+    if (n == 0 || !(q > 0 && q < 1) || !(conf > 0 && conf < 1))
+        return LL_E_INVAL;
+    double alpha = (1 - conf) / 2, lq = log(q), l1q = log1p(-q), cdf = 0;
+    *lo = 0;
+    *hi = 0;
+    /* cdf holds F(k - 1) at the top of each pass, i.e. P(B < k). */
+    for (uint64_t k = 1; k <= n; k++) {
+        cdf += exp(binom_logpmf(n, k - 1, lq, l1q));
+        double below = cdf; /* F(k - 1) */
+        if (below <= alpha)
+            *lo = k;
+        if (below >= 1 - alpha) {
+            *hi = k;
+            break;
+        }
+    }
+    return 0;
+}
+
+double sweep_slope(const double *x, const double *y, size_t n)
+{
+    if (n < 2)
+        return 0;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= (double)n;
+    my /= (double)n;
+    double sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+    }
+    return sxx > 0 ? sxy / sxx : 0;
+}
+
+/* Solve the 3x3 system m v = r by Gaussian elimination with partial
+ * pivoting. Returns 0, or -1 when it is singular. */
+static int solve3(double m[3][3], double r[3], double v[3])
+{
+    for (int c = 0; c < 3; c++) {
+        int p = c;
+        for (int i = c + 1; i < 3; i++)
+            if (fabs(m[i][c]) > fabs(m[p][c]))
+                p = i;
+        if (fabs(m[p][c]) < 1e-12)
+            return -1;
+        if (p != c) {
+            for (int j = 0; j < 3; j++) {
+                double t = m[c][j];
+                m[c][j] = m[p][j];
+                m[p][j] = t;
+            }
+            double t = r[c];
+            r[c] = r[p];
+            r[p] = t;
+        }
+        for (int i = c + 1; i < 3; i++) {
+            double k = m[i][c] / m[c][c];
+            for (int j = c; j < 3; j++)
+                m[i][j] -= k * m[c][j];
+            r[i] -= k * r[c];
+        }
+    }
+    for (int i = 2; i >= 0; i--) {
+        double t = r[i];
+        for (int j = i + 1; j < 3; j++)
+            t -= m[i][j] * v[j];
+        v[i] = t / m[i][i];
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define KNEE_GRID 400
+
+/* Fit the hinge at breakpoint k; keeps it in *out when its residual is
+ * the smallest so far. */
+static void knee_try(const double *x, const double *y, size_t n, double k,
+                     struct sweep_knee *out)
+{
+    double m[3][3] = {{0}}, r[3] = {0}, v[3];
+    for (size_t i = 0; i < n; i++) {
+        double f[3] = {1, x[i], x[i] > k ? x[i] - k : 0};
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b < 3; b++)
+                m[a][b] += f[a] * f[b];
+            r[a] += f[a] * y[i];
+        }
+    }
+    if (solve3(m, r, v) != 0)
+        return;
+    double sse = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = y[i] - (v[0] + v[1] * x[i] + v[2] * (x[i] > k ? x[i] - k : 0));
+        sse += e * e;
+    }
+    if (sse < out->sse - 1e-12) {
+        out->sse = sse;
+        out->knee_x = k;
+        out->slope_below = v[1];
+        out->slope_above = v[1] + v[2];
+        out->y_at_knee = v[0] + v[1] * k;
+    }
+}
+
+/* For breakpoints k between the second smallest and the second largest x
+ * (the data's own x, a grid, then a finer grid around the best), fit
+ * y = a + b x + c max(0, x - k) by least squares and keep the k with the
+ * smallest residual. The grid matters: the knee usually lies between two
+ * steps. */
+void sweep_knee_fit(const double *x, const double *y, size_t n, struct sweep_knee *out)
+{
+    memset(out, 0, sizeof *out);
+    out->sse = INFINITY;
+    if (n < 4)
+        return;
+    double *xs = ll_malloc(n * sizeof *xs);
+    memcpy(xs, x, n * sizeof *xs);
+    qsort(xs, n, sizeof *xs, cmp_double);
+    double k0 = xs[1], k1 = xs[n - 2];
+    free(xs);
+    if (!(k1 > k0))
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] >= k0 && x[i] <= k1)
+            knee_try(x, y, n, x[i], out);
+    double step = (k1 - k0) / KNEE_GRID;
+    for (int g = 0; g <= KNEE_GRID; g++)
+        knee_try(x, y, n, k0 + step * g, out);
+    double c = out->knee_x;
+    for (int g = -100; g <= 100 && isfinite(out->sse); g++) {
+        double k = c + step * g / 100;
+        if (k >= k0 && k <= k1)
+            knee_try(x, y, n, k, out);
+    }
+    out->found = isfinite(out->sse) && out->slope_below > 0 &&
+                 out->slope_above < 0.5 * out->slope_below;
+}
+
+int sweep_steady_verdict(uint64_t ttft_p99_h1_ns, uint64_t ttft_p99_h2_ns,
+                         double inflight_growth, double inflight_mean, char *reason,
+                         size_t len)
+{
+    char a[16], b[16];
+    if (len)
+        reason[0] = '\0';
+    if (ttft_p99_h1_ns > 0 && ttft_p99_h2_ns > 0 &&
+        (double)ttft_p99_h2_ns > SWEEP_TAIL_GROWTH * (double)ttft_p99_h1_ns &&
+        ttft_p99_h2_ns - ttft_p99_h1_ns > SWEEP_TAIL_GROWTH_MIN_NS) {
+        snprintf(reason, len, "TTFT p99 rose from %s to %s within the step",
+                 ll_fmt_duration(ttft_p99_h1_ns, a, sizeof a),
+                 ll_fmt_duration(ttft_p99_h2_ns, b, sizeof b));
+        return 0;
+    }
+    double limit = LL_MAX(SWEEP_BACKLOG_MIN, SWEEP_BACKLOG_FRACTION * inflight_mean);
+    limit = LL_MAX(limit, SWEEP_BACKLOG_NOISE * sqrt(LL_MAX(inflight_mean, 0.0)));
+    if (inflight_growth > limit) {
+        snprintf(reason, len, "in-flight requests grew by %.1f over the window", inflight_growth);
+        return 0;
+    }
+    return 1;
+}
+
+/* Sort (sched, met) pairs by sched: a small insertion-merge via index. */
+struct met_pair {
+    uint64_t sched_ns;
+    unsigned char met;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const struct met_pair *x = a, *y = b;
+    return (x->sched_ns > y->sched_ns) - (x->sched_ns < y->sched_ns);
+}
+
+void sweep_recovery(uint64_t *sched_ns, unsigned char *met, size_t n, uint64_t min_run_ns,
+                    uint64_t *first_miss, uint64_t *back)
+{
+    *first_miss = LL_NO_TIME;
+    *back = LL_NO_TIME;
+    if (n == 0) {
+        *back = 0;
+        return;
+    }
+    struct met_pair *p = ll_malloc(n * sizeof *p);
+    for (size_t i = 0; i < n; i++) {
+        p[i].sched_ns = sched_ns[i];
+        p[i].met = met[i];
+    }
+    qsort(p, n, sizeof *p, cmp_pair);
+    for (size_t i = 0; i < n; i++) {
+        sched_ns[i] = p[i].sched_ns;
+        met[i] = p[i].met;
+    }
+    free(p);
+    size_t i = 0;
+    while (i < n && met[i])
+        i++;
+    if (i == n) {
+        *back = 0;
+        return;
+    }
+    *first_miss = sched_ns[i];
+    /* Each maximal run of met requests after the first miss: the first one
+     * long enough says latency is back. */
+    while (i < n) {
+        while (i < n && !met[i])
+            i++;
+        if (i == n)
+            break;
+        size_t j = i;
+        while (j + 1 < n && met[j + 1])
+            j++;
+        if (sched_ns[j] - sched_ns[i] >= min_run_ns) {
+            *back = sched_ns[i];
+            return;
+        }
+        i = j + 1;
+    }
+}
+
+double sweep_cost_per_mtok(double cost_per_hour, uint32_t replicas, double output_tps)
+{
+    if (!(cost_per_hour > 0) || replicas == 0 || !(output_tps > 0))
+        return NAN;
+    return cost_per_hour * replicas / 3600.0 / output_tps * 1e6;
+}
+
+uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double headroom,
+                               uint32_t replicas)
+{
+    if (!(forecast_rps > 0) || !(capacity_rps > 0) || !(headroom > 0) || replicas == 0)
+        return 0;
+    double per = capacity_rps / replicas * headroom;
+    double need = ceil(forecast_rps / per - 1e-9);
+    return need > 1e9 ? 1000000000u : (uint32_t)LL_MAX(need, 1.0);
+}
+
+double sweep_t975(uint32_t df)
+{
+    static const double t[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+                               2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+                               2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+                               2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df == 0)
+        return INFINITY;
+    if (df < LL_ARRAY_LEN(t))
+        return t[df];
+    if (df < 60)
+        return 2.021;
+    if (df < 120)
+        return 2.000;
+    return 1.960;
+}
+
+/* ---- points, stops, findings ------------------------------------------ */
+
+static void mean_ci(const double *v, uint32_t n, double *mean, double *ci)
+{
+    double m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        m += v[i];
+    m /= n ? n : 1;
+    *mean = m;
+    *ci = 0;
+    if (n < 2)
+        return;
+    double ss = 0;
+    for (uint32_t i = 0; i < n; i++)
+        ss += (v[i] - m) * (v[i] - m);
+    *ci = sweep_t975(n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
+}
+
+size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep_point *points)
+{
+    size_t np = 0;
+    double *g = ll_malloc((n + 1) * sizeof *g), *c = ll_malloc((n + 1) * sizeof *c);
+    double *a = ll_malloc((n + 1) * sizeof *a), *t = ll_malloc((n + 1) * sizeof *t);
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].f.recovery)
+            continue;
+        int seen = 0;
+        for (size_t p = 0; p < np; p++)
+            if (points[p].offered_rps == steps[i].f.offered_rps)
+                seen = 1;
+        if (seen)
+            continue;
+        struct sweep_point *pt = &points[np++];
+        memset(pt, 0, sizeof *pt);
+        pt->offered_rps = steps[i].f.offered_rps;
+        pt->first_step = i;
+        pt->pass = 1;
+        pt->steady = 1;
+        pt->fail_reason = "";
+        double err = 0, otps = 0;
+        uint32_t k = 0;
+        for (size_t j = i; j < n; j++) {
+            const struct sweep_step *s = &steps[j];
+            if (s->f.recovery || s->f.offered_rps != pt->offered_rps)
+                continue;
+            g[k] = s->goodput_rps;
+            c[k] = s->completed_rps;
+            a[k] = s->attainment;
+            t[k] = (double)s->ttft_ns[3] / 1e6;
+            err += s->error_rate;
+            otps += s->output_tps;
+            if (!s->slo_pass && pt->pass) {
+                pt->pass = 0;
+                pt->fail_reason = s->fail_reason;
+            }
+            if (!s->steady)
+                pt->steady = 0;
+            k++;
+        }
+        pt->n = k;
+        mean_ci(g, k, &pt->goodput_rps, &pt->goodput_ci);
+        mean_ci(c, k, &pt->completed_rps, &pt->completed_ci);
+        mean_ci(a, k, &pt->attainment, &pt->attainment_ci);
+        mean_ci(t, k, &pt->ttft_p99_ms, &pt->ttft_p99_ci_ms);
+        pt->error_rate = err / k;
+        pt->output_tps = otps / k;
+    }
+    free(g);
+    free(c);
+    free(a);
+    free(t);
+    return np;
+}
+
+int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
+                     const struct sweep_settings *set, char *reason, size_t len)
+{
+    (void)steps;
+    if (n == 0)
+        return 0;
+    const struct sweep_point *last = &points[n - 1];
+    char a[16], b[16];
+    if (last->error_rate > set->max_error_rate) {
+        snprintf(reason, len, "error rate %.1f%% > %.4g%% at %.4g req/s", 100 * last->error_rate,
+                 100 * set->max_error_rate, last->offered_rps);
+        return 1;
+    }
+    if (set->ttft_limit_ns && last->ttft_p99_ms * 1e6 > (double)set->ttft_limit_ns) {
+        snprintf(reason, len, "TTFT p99 %s over the safety limit %s at %.4g req/s",
+                 ll_fmt_duration((uint64_t)(last->ttft_p99_ms * 1e6), a, sizeof a),
+                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps);
+        return 1;
+    }
+    if (n >= 3) {
+        double peak = 0, at = 0;
+        for (size_t i = 0; i + 2 < n; i++) {
+            if (points[i].goodput_rps > peak) {
+                peak = points[i].goodput_rps;
+                at = points[i].offered_rps;
+            }
+        }
+        if (peak > 0 && points[n - 1].goodput_rps < SWEEP_GOODPUT_FALL * peak &&
+            points[n - 2].goodput_rps < SWEEP_GOODPUT_FALL * peak) {
+            snprintf(reason, len,
+                     "goodput fell below its peak (%.4g req/s at %.4g req/s offered) two steps "
+                     "in a row",
+                     peak, at);
+            return 1;
+        }
+    }
+    if (set->auto_rates && n >= 3 && !last->steady &&
+        last->completed_rps < 1.05 * points[n - 3].completed_rps &&
+        last->offered_rps >= 1.15 * points[n - 3].offered_rps) {
+        snprintf(reason, len, "throughput plateau: %.4g req/s completed at %.4g req/s offered",
+                 last->completed_rps, last->offered_rps);
+        return 1;
+    }
+    if (set->auto_rates && set->estimate_rps > 0 && last->offered_rps >= 2.5 * set->estimate_rps) {
+        snprintf(reason, len, "offered load reached 250%% of the estimated capacity (%.4g req/s)",
+                 set->estimate_rps);
+        return 1;
+    }
+    return 0;
+}
+
+void sweep_findings_compute(const struct sweep_step *steps, size_t n,
+                            const struct sweep_point *points, size_t n_points,
+                            const struct sweep_settings *set, struct sweep_findings *out)
+{
+    memset(out, 0, sizeof *out);
+    out->have_slo = slo_is_set(&set->slo);
+    out->next_fail_reason = "";
+    out->cost_at_capacity = NAN;
+    out->recovery_first_miss_ns = out->recovery_back_ns = LL_NO_TIME;
+
+    /* Points in offered order: the capacity is the last passing point
+     * below the first failing one. */
+    size_t *ord = ll_malloc((n_points + 1) * sizeof *ord);
+    for (size_t i = 0; i < n_points; i++)
+        ord[i] = i;
+    for (size_t i = 1; i < n_points; i++) {
+        size_t v = ord[i], j = i;
+        while (j > 0 && points[ord[j - 1]].offered_rps > points[v].offered_rps) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = v;
+    }
+    size_t first_fail = n_points;
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].pass) {
+            first_fail = i;
+            out->slo_missed = 1;
+            break;
+        }
+    }
+    if (first_fail > 0 && n_points > 0) {
+        const struct sweep_point *cap = &points[ord[first_fail - 1]];
+        out->capacity_found = 1;
+        out->capacity_rps = cap->offered_rps;
+        out->capacity_point = ord[first_fail - 1];
+        out->operate_rps = set->headroom * cap->offered_rps;
+        out->replicas_needed = sweep_replicas_needed(set->forecast_rps, cap->offered_rps,
+                                                     set->headroom, set->replicas);
+        out->cost_at_capacity = sweep_cost_per_mtok(set->cost_per_hour, set->replicas,
+                                                    cap->output_tps);
+    }
+    if (first_fail < n_points) {
+        out->next_fails = 1;
+        out->next_fail_rps = points[ord[first_fail]].offered_rps;
+        out->next_fail_reason = points[ord[first_fail]].fail_reason;
+    } else {
+        out->none_failed = n_points > 0;
+    }
+    free(ord);
+
+    double *x = ll_malloc((n + 1) * sizeof *x), *y = ll_malloc((n + 1) * sizeof *y);
+    size_t m = 0;
+    const struct sweep_step *last_loaded = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].f.recovery) {
+            out->have_recovery = 1;
+            out->recovery_rps = steps[i].f.offered_rps;
+            out->recovery_first_miss_ns = steps[i].recovery_first_miss_ns;
+            out->recovery_back_ns = steps[i].recovery_back_ns;
+            continue;
+        }
+        x[m] = steps[i].achieved_rps;
+        y[m] = steps[i].completed_rps;
+        m++;
+        last_loaded = &steps[i];
+    }
+    sweep_knee_fit(x, y, m, &out->knee);
+    free(x);
+    free(y);
+    if (last_loaded && last_loaded->f.elapsed_ns > last_loaded->f.duration_ns)
+        out->drain_ns = last_loaded->f.elapsed_ns - last_loaded->f.duration_ns;
+}
+
+/* Append to a bounded buffer. */
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    if (*at >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *at = LL_MIN(len - 1, *at + (size_t)k);
+}
+
+void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         const char *stop_reason, char *buf, size_t len)
+{
+    size_t at = 0;
+    char slo[96] = "", a[16], b[16];
+    if (len)
+        buf[0] = '\0';
+    if (fd->have_slo)
+        slo_format(&set->slo, slo, sizeof slo);
+    const char *what = fd->have_slo ? "SLO capacity" : "capacity (no SLO: steady, errors in limit)";
+    if (fd->capacity_found) {
+        put(buf, len, &at, "%s: %.4g req/s", what, fd->capacity_rps);
+        if (fd->have_slo)
+            put(buf, len, &at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
+        if (fd->next_fails)
+            put(buf, len, &at, "; next step %.4g req/s fails: %s\n", fd->next_fail_rps,
+                fd->next_fail_reason);
+        else
+            put(buf, len, &at, "; no step failed: the capacity is at least this\n");
+    } else if (fd->next_fails) {
+        put(buf, len, &at, "%s: not found: the lowest step %.4g req/s already fails: %s\n",
+            what, fd->next_fail_rps, fd->next_fail_reason);
+    } else {
+        put(buf, len, &at, "%s: not found (no steps)\n", what);
+    }
+    if (fd->knee.found)
+        put(buf, len, &at,
+            "saturation knee: %.3g req/s offered (completions follow at slope %.2f below it, "
+            "%.2f above; %.3g req/s at the knee)\n",
+            fd->knee.knee_x, fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
+            fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above, fd->knee.y_at_knee);
+    else
+        put(buf, len, &at, "saturation knee: not found (completions kept following offered load)\n");
+    if (fd->capacity_found)
+        put(buf, len, &at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
+            fd->operate_rps, 100 * set->headroom, fd->have_slo ? "SLO capacity" : "capacity");
+    if (set->forecast_rps > 0) {
+        if (fd->replicas_needed)
+            put(buf, len, &at,
+                "forecast: %.4g req/s needs %u replica%s (each at %.0f%% of its measured "
+                "capacity %.3g req/s)\n",
+                set->forecast_rps, fd->replicas_needed, fd->replicas_needed == 1 ? "" : "s",
+                100 * set->headroom, fd->capacity_rps / set->replicas);
+        else
+            put(buf, len, &at, "forecast: %.4g req/s: no capacity found to size it\n",
+                set->forecast_rps);
+    }
+    if (set->cost_per_hour > 0 && isfinite(fd->cost_at_capacity))
+        put(buf, len, &at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
+            fd->cost_at_capacity, set->cost_per_hour, set->replicas);
+    if (fd->have_recovery) {
+        if (fd->recovery_first_miss_ns == LL_NO_TIME)
+            put(buf, len, &at, "recovery: at %.3g req/s, latency within the SLO from the start\n",
+                fd->recovery_rps);
+        else if (fd->recovery_back_ns == LL_NO_TIME)
+            put(buf, len, &at,
+                "recovery: at %.3g req/s, latency not back inside the SLO within the step "
+                "(first miss at %s)\n",
+                fd->recovery_rps, ll_fmt_duration(fd->recovery_first_miss_ns, a, sizeof a));
+        else
+            put(buf, len, &at,
+                "recovery: at %.3g req/s, latency back inside the SLO %s after the first miss "
+                "(at %s into the step)\n",
+                fd->recovery_rps,
+                ll_fmt_duration(fd->recovery_back_ns - fd->recovery_first_miss_ns, a, sizeof a),
+                ll_fmt_duration(fd->recovery_back_ns, b, sizeof b));
+    }
+    if (fd->drain_ns)
+        put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
+            ll_fmt_duration(fd->drain_ns, a, sizeof a));
+    put(buf, len, &at, "stopped: %s\n", stop_reason && *stop_reason ? stop_reason
+                                                                     : "every rate was run");
+}
+
+static const char *step_verdict(const struct sweep_step *s)
+{
+    if (s->f.recovery)
+        return "recovery";
+    if (!s->steady)
+        return "unstable";
+    if (!s->slo_pass)
+        return "SLO miss";
+    return "ok";
+}
+
+void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
+                       const struct sweep_settings *set)
+{
+    char a[16], b[16], c[16], d[16];
+    int cost = set->cost_per_hour > 0;
+    fprintf(f, "%4s %8s %8s %8s %8s %7s %9s %9s %9s %9s %6s %11s%s  %s\n", "step", "offered",
+            "achieved", "compl/s", "goodput", "attain", "TTFT p50", "TTFT p99", "TPOT p99",
+            "E2E p99", "err%", "inflight", cost ? "  $/Mtok" : "", "verdict");
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_step *s = &steps[i];
+        char att[16], id[16], infl[24];
+        if (isnan(s->attainment))
+            snprintf(att, sizeof att, "-");
+        else
+            snprintf(att, sizeof att, "%.1f%%", 100 * s->attainment);
+        if (s->f.recovery)
+            snprintf(id, sizeof id, "rec");
+        else if (s->f.repeat)
+            snprintf(id, sizeof id, "%u.%u", s->f.index, s->f.repeat);
+        else
+            snprintf(id, sizeof id, "%u", s->f.index);
+        snprintf(infl, sizeof infl, "%.1f/%.0f", s->f.inflight_mean, s->f.inflight_max);
+        fprintf(f, "%4s %8.3g %8.3g %8.3g %8.3g %7s %9s %9s %9s %9s %6.1f %11s", id,
+                s->f.offered_rps, s->achieved_rps, s->completed_rps, s->goodput_rps, att,
+                s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->ttft_ns[0], a, sizeof a) : "-",
+                s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->ttft_ns[3], b, sizeof b) : "-",
+                hist_count(s->stats.tpot) ? ll_fmt_duration(s->tpot_ns[3], c, sizeof c) : "-",
+                s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->e2e_ns[3], d, sizeof d) : "-",
+                100 * s->error_rate, infl);
+        if (cost) {
+            if (isfinite(s->cost_per_mtok))
+                fprintf(f, " %8.3g", s->cost_per_mtok);
+            else
+                fprintf(f, " %8s", "-");
+        }
+        fprintf(f, "  %s", step_verdict(s));
+        if (!s->f.recovery && !s->slo_pass)
+            fprintf(f, " (%s)", s->fail_reason);
+        fputc('\n', f);
+    }
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static json_t *ju64(uint64_t v)
+{
+    return json_integer((json_int_t)LL_MIN(v, (uint64_t)INT64_MAX));
+}
+
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static void jset(json_t *o, const char *k, json_t *v)
+{
+    if (!v || json_object_set_new(o, k, v) != 0) {
+        ll_errorf("out of memory building JSON");
+        abort();
+    }
+}
+
+json_t *sweep_facts_json(const struct sweep_facts *f)
+{
+    json_t *o = json_object();
+    jset(o, "step", ju64(f->index));
+    jset(o, "repeat", ju64(f->repeat));
+    jset(o, "kind", json_string(f->recovery ? "recovery" : "load"));
+    jset(o, "offered_rps", json_real(f->offered_rps));
+    jset(o, "start_offset_ns", ju64(f->start_offset_ns));
+    jset(o, "duration_ns", ju64(f->duration_ns));
+    jset(o, "warmup_ns", ju64(f->warmup_ns));
+    jset(o, "window_ns", ju64(f->window_ns));
+    jset(o, "elapsed_ns", ju64(f->elapsed_ns));
+    jset(o, "scheduled", ju64(f->scheduled));
+    jset(o, "inflight_mean", json_real(f->inflight_mean));
+    jset(o, "inflight_max", json_real(f->inflight_max));
+    jset(o, "interrupted", json_boolean(f->interrupted));
+    char *h = hist_to_string(f->lateness);
+    jset(o, "lateness_hist", json_string(h));
+    free(h);
+    json_t *series = json_array();
+    for (size_t i = 0; i < f->n_series; i++) {
+        json_t *p = json_array();
+        json_array_append_new(p, ju64(f->series[i].t_ns));
+        json_array_append_new(p, ju64(f->series[i].inflight));
+        json_array_append_new(series, p);
+    }
+    jset(o, "inflight_series", series);
+    return o;
+}
+
+static int get_u64(json_t *o, const char *k, uint64_t *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        snprintf(err, errlen, "\"%s\": expected a non-negative integer", k);
+        return LL_E_INVAL;
+    }
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen)
+{
+    struct sweep_facts *f = &s->f;
+    uint64_t v;
+    if (!json_is_object(o)) {
+        snprintf(err, errlen, "expected a JSON object");
+        return LL_E_INVAL;
+    }
+    if (get_u64(o, "step", &v, err, errlen) || v > UINT32_MAX)
+        return LL_E_INVAL;
+    f->index = (uint32_t)v;
+    if (get_u64(o, "repeat", &v, err, errlen) || v > UINT32_MAX)
+        return LL_E_INVAL;
+    f->repeat = (uint32_t)v;
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    f->recovery = kind && strcmp(kind, "recovery") == 0;
+    json_t *r = json_object_get(o, "offered_rps");
+    if (!json_is_number(r)) {
+        snprintf(err, errlen, "\"offered_rps\": expected a number");
+        return LL_E_INVAL;
+    }
+    f->offered_rps = json_number_value(r);
+    if (get_u64(o, "start_offset_ns", &f->start_offset_ns, err, errlen) ||
+        get_u64(o, "duration_ns", &f->duration_ns, err, errlen) ||
+        get_u64(o, "warmup_ns", &f->warmup_ns, err, errlen) ||
+        get_u64(o, "window_ns", &f->window_ns, err, errlen) ||
+        get_u64(o, "elapsed_ns", &f->elapsed_ns, err, errlen) ||
+        get_u64(o, "scheduled", &f->scheduled, err, errlen))
+        return LL_E_INVAL;
+    f->inflight_mean = json_number_value(json_object_get(o, "inflight_mean"));
+    f->inflight_max = json_number_value(json_object_get(o, "inflight_max"));
+    f->interrupted = json_is_true(json_object_get(o, "interrupted"));
+    const char *h = json_string_value(json_object_get(o, "lateness_hist"));
+    if (h && hist_from_string(f->lateness, h, err, errlen) != 0)
+        return LL_E_INVAL;
+    json_t *series = json_object_get(o, "inflight_series");
+    size_t n = json_is_array(series) ? json_array_size(series) : 0;
+    free(f->series);
+    f->series = ll_calloc(n + 1, sizeof *f->series);
+    f->n_series = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = json_array_get(series, i);
+        json_t *t = json_array_get(p, 0), *c = json_array_get(p, 1);
+        if (!json_is_integer(t) || !json_is_integer(c))
+            continue;
+        f->series[f->n_series].t_ns = (uint64_t)json_integer_value(t);
+        f->series[f->n_series].inflight = (uint32_t)json_integer_value(c);
+        f->n_series++;
+    }
+    return 0;
+}
+
+json_t *sweep_settings_json(const struct sweep_settings *set)
+{
+    json_t *o = json_object();
+    char buf[96];
+    if (slo_is_set(&set->slo)) {
+        slo_format(&set->slo, buf, sizeof buf);
+        jset(o, "slo", json_string(buf));
+    } else {
+        jset(o, "slo", json_null());
+    }
+    jset(o, "attainment", json_real(set->attainment));
+    jset(o, "max_error_rate", json_real(set->max_error_rate));
+    jset(o, "ttft_limit_ns", ju64(set->ttft_limit_ns));
+    jset(o, "headroom", json_real(set->headroom));
+    jset(o, "forecast_rps", json_real(set->forecast_rps));
+    jset(o, "cost_per_hour", json_real(set->cost_per_hour));
+    jset(o, "replicas", ju64(set->replicas));
+    jset(o, "expect_capacity_rps", json_real(set->expect_capacity_rps));
+    jset(o, "expect_slo", json_boolean(set->expect_slo));
+    jset(o, "auto_rates", json_boolean(set->auto_rates));
+    jset(o, "estimate_rps", json_real(set->estimate_rps));
+    return o;
+}
+
+static void num_from(json_t *o, const char *k, double *out)
+{
+    json_t *v = json_object_get(o, k);
+    if (json_is_number(v))
+        *out = json_number_value(v);
+}
+
+void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
+{
+    const char *slo = json_string_value(json_object_get(o, "slo"));
+    if (slo && slo_parse(slo, &set->slo, NULL, 0) != 0)
+        memset(&set->slo, 0, sizeof set->slo);
+    num_from(o, "attainment", &set->attainment);
+    num_from(o, "max_error_rate", &set->max_error_rate);
+    json_t *v = json_object_get(o, "ttft_limit_ns");
+    if (json_is_integer(v) && json_integer_value(v) >= 0)
+        set->ttft_limit_ns = (uint64_t)json_integer_value(v);
+    num_from(o, "headroom", &set->headroom);
+    num_from(o, "forecast_rps", &set->forecast_rps);
+    num_from(o, "cost_per_hour", &set->cost_per_hour);
+    v = json_object_get(o, "replicas");
+    if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= UINT32_MAX)
+        set->replicas = (uint32_t)json_integer_value(v);
+    num_from(o, "expect_capacity_rps", &set->expect_capacity_rps);
+    set->expect_slo = json_is_true(json_object_get(o, "expect_slo"));
+    set->auto_rates = json_is_true(json_object_get(o, "auto_rates"));
+    num_from(o, "estimate_rps", &set->estimate_rps);
+}
+
+/* A time field: an integer >= 0, or null for LL_NO_TIME. */
+static int time_from(json_t *o, const char *k, uint64_t *out)
+{
+    json_t *v = json_object_get(o, k);
+    if (json_is_null(v) || !v) {
+        *out = LL_NO_TIME;
+        return 0;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return -1;
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+static int64_t opt_int(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
+                           size_t errlen)
+{
+    json_error_t je;
+    json_t *o = json_loadb(line, len, 0, &je);
+    if (!o) {
+        snprintf(err, errlen, "not JSON: %s", je.text);
+        return LL_E_INVAL;
+    }
+    int rc = LL_E_INVAL;
+    json_t *id = json_object_get(o, "id");
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    if (!json_is_object(o) || !json_is_integer(id) || !kind) {
+        snprintf(err, errlen, "a record needs \"id\" and \"kind\"");
+        goto out;
+    }
+    record_init(r, (uint64_t)json_integer_value(id));
+    int k = rec_kind_from_name(kind);
+    if (k < 0) {
+        snprintf(err, errlen, "unknown kind \"%.40s\"", kind);
+        goto out;
+    }
+    r->kind = (enum rec_kind)k;
+    int64_t st = opt_int(o, "http_status");
+    r->http_status = st > 0 && st < 1000 ? (int)st : 0;
+    if (time_from(o, "sched_ns", &r->sched_ns) || time_from(o, "sent_ns", &r->sent_ns) ||
+        time_from(o, "first_ns", &r->first_ns) ||
+        time_from(o, "first_content_ns", &r->first_content_ns) ||
+        time_from(o, "last_ns", &r->last_ns) || time_from(o, "end_ns", &r->end_ns)) {
+        snprintf(err, errlen, "a time field is not a non-negative integer or null");
+        goto out;
+    }
+    if (r->sched_ns == LL_NO_TIME) {
+        snprintf(err, errlen, "\"sched_ns\" is null");
+        goto out;
+    }
+    int64_t v = opt_int(o, "max_gap_ns");
+    r->max_gap_ns = v > 0 ? (uint64_t)v : 0;
+    v = opt_int(o, "prompt_tokens");
+    r->prompt_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    r->prompt_tokens_server = opt_int(o, "prompt_tokens_server");
+    r->cached_tokens = opt_int(o, "cached_tokens");
+    v = opt_int(o, "max_tokens");
+    r->max_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    v = opt_int(o, "output_tokens");
+    r->output_tokens = v > 0 ? (uint64_t)v : 0;
+    const char *src = json_string_value(json_object_get(o, "tokens_source"));
+    r->tokens_source = REC_TOKENS_USAGE;
+    for (int i = 0; src && i < 3; i++)
+        if (strcmp(src, rec_tokens_source_name((enum rec_tokens_source)i)) == 0)
+            r->tokens_source = (enum rec_tokens_source)i;
+    v = opt_int(o, "events");
+    r->events = v > 0 ? (uint64_t)v : 0;
+    r->retry_after_ms = opt_int(o, "retry_after_ms");
+    v = opt_int(o, "worker");
+    r->worker = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    r->user = opt_int(o, "user");
+    r->warmup = json_is_true(json_object_get(o, "warmup"));
+    v = opt_int(o, "step");
+    r->step = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+    const char *detail = json_string_value(json_object_get(o, "detail"));
+    if (detail)
+        snprintf(r->detail, sizeof r->detail, "%s", detail);
+    rc = 0;
+out:
+    json_decref(o);
+    return rc;
+}
+
+int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
+                       const struct sweep_settings *set, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    int rc = 0;
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    if (from && fseeko(f, (off_t)from, SEEK_SET) != 0) {
+        snprintf(err, errlen, "%s: seek: %s", path, strerror(errno));
+        rc = LL_E_IO;
+        goto out;
+    }
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        struct record r;
+        char why[200];
+        if (got == 1 && line[0] == '\n')
+            continue;
+        if (sweep_record_from_json(line, (size_t)got, &r, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
+            rc = LL_E_INVAL;
+            goto out;
+        }
+        if (r.step < 0)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            if (steps[i].f.index == (uint32_t)r.step) {
+                sweep_step_add_record(&steps[i], &r, set);
+                break;
+            }
+        }
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read: %s", path, strerror(errno));
+        rc = LL_E_IO;
+    }
+out:
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+static json_t *pct_json(const uint64_t *v, int any)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < SWEEP_NPCT; i++)
+        jset(o, sweep_pct_keys[i], any ? ju64(v[i]) : json_null());
+    return o;
+}
+
+static json_t *step_json(const struct sweep_step *s)
+{
+    json_t *o = json_object();
+    const struct stats *st = &s->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    jset(o, "step", ju64(s->f.index));
+    jset(o, "repeat", ju64(s->f.repeat));
+    jset(o, "kind", json_string(s->f.recovery ? "recovery" : "load"));
+    jset(o, "offered_rps", json_real(s->f.offered_rps));
+    jset(o, "start_offset_ns", ju64(s->f.start_offset_ns));
+    jset(o, "duration_ns", ju64(s->f.duration_ns));
+    jset(o, "warmup_ns", ju64(s->f.warmup_ns));
+    jset(o, "window_ns", ju64(s->f.window_ns));
+    jset(o, "scheduled", ju64(st->scheduled));
+    jset(o, "ok", ju64(st->by_kind[REC_OK]));
+    jset(o, "failed", ju64(stats_failed(st)));
+    jset(o, "slo_met", ju64(st->slo_met));
+    jset(o, "achieved_rps", jnum(s->achieved_rps));
+    jset(o, "completed_rps", jnum(s->completed_rps));
+    jset(o, "goodput_rps", jnum(s->goodput_rps));
+    jset(o, "attainment", jnum(s->attainment));
+    jset(o, "input_tokens_per_s", jnum(s->input_tps));
+    jset(o, "output_tokens_per_s", jnum(s->output_tps));
+    jset(o, "error_rate", jnum(s->error_rate));
+    json_t *kinds = json_object();
+    for (int k = 1; k < REC_KIND_COUNT; k++)
+        jset(kinds, rec_kind_name((enum rec_kind)k), ju64(st->by_kind[k]));
+    jset(o, "errors_by_kind", kinds);
+    json_t *lat = json_object();
+    jset(lat, "ttft", pct_json(s->ttft_ns, ok));
+    jset(lat, "tpot", pct_json(s->tpot_ns, hist_count(st->tpot) > 0));
+    jset(lat, "itl", pct_json(s->itl_ns, hist_count(st->itl_req) > 0));
+    jset(lat, "e2e", pct_json(s->e2e_ns, ok));
+    jset(lat, "schedule_lateness", pct_json(s->lateness_ns, hist_count(s->f.lateness) > 0));
+    jset(o, "latency_ns", lat);
+    json_t *ci = json_object();
+    jset(ci, "confidence", json_real(0.95));
+    jset(ci, "lo", s->ci_valid ? ju64(s->ttft_p99_ci_lo_ns) : json_null());
+    jset(ci, "hi", s->ci_valid && s->ttft_p99_ci_hi_ns ? ju64(s->ttft_p99_ci_hi_ns)
+                                                       : json_null());
+    jset(o, "ttft_p99_ci_ns", ci);
+    json_t *ss = json_object();
+    jset(ss, "steady", json_boolean(s->steady));
+    jset(ss, "reason", s->steady ? json_null() : json_string(s->steady_reason));
+    jset(ss, "ttft_p99_first_half_ns", hist_count(s->ttft_h1) ? ju64(s->ttft_p99_h1_ns)
+                                                              : json_null());
+    jset(ss, "ttft_p99_second_half_ns", hist_count(s->ttft_h2) ? ju64(s->ttft_p99_h2_ns)
+                                                               : json_null());
+    jset(ss, "inflight_growth", jnum(s->inflight_growth));
+    jset(o, "steady_state", ss);
+    json_t *inf = json_object();
+    jset(inf, "mean", jnum(s->f.inflight_mean));
+    jset(inf, "max", jnum(s->f.inflight_max));
+    jset(o, "inflight", inf);
+    jset(o, "slo_pass", json_boolean(s->slo_pass));
+    jset(o, "fail_reason", s->slo_pass ? json_null() : json_string(s->fail_reason));
+    jset(o, "verdict", json_string(step_verdict(s)));
+    jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
+    return o;
+}
+
+static json_t *time_or_null(uint64_t t)
+{
+    return t == LL_NO_TIME ? json_null() : ju64(t);
+}
+
+json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, size_t n_points,
+                           const struct sweep_findings *fd, const struct sweep_settings *set,
+                           const char *stop_reason, json_t *run_json)
+{
+    json_t *root = json_object();
+    json_t *cfg = json_object_get(run_json, "config");
+    jset(root, "schema", json_string(SWEEP_SUMMARY_SCHEMA));
+    jset(root, "version", json_string(LL_VERSION));
+    json_t *url = json_object_get(cfg, "url"), *model = json_object_get(cfg, "model");
+    jset(root, "target_url", url ? json_incref(url) : json_null());
+    jset(root, "model", model ? json_incref(model) : json_null());
+    jset(root, "settings", sweep_settings_json(set));
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, step_json(&steps[i]));
+    jset(root, "steps", arr);
+    arr = json_array();
+    for (size_t i = 0; i < n_points; i++) {
+        const struct sweep_point *p = &points[i];
+        json_t *o = json_object();
+        jset(o, "offered_rps", json_real(p->offered_rps));
+        jset(o, "runs", ju64(p->n));
+        jset(o, "goodput_rps", jnum(p->goodput_rps));
+        jset(o, "goodput_rps_ci95", jnum(p->goodput_ci));
+        jset(o, "completed_rps", jnum(p->completed_rps));
+        jset(o, "completed_rps_ci95", jnum(p->completed_ci));
+        jset(o, "attainment", jnum(p->attainment));
+        jset(o, "attainment_ci95", jnum(p->attainment_ci));
+        jset(o, "ttft_p99_ms", jnum(p->ttft_p99_ms));
+        jset(o, "ttft_p99_ms_ci95", jnum(p->ttft_p99_ci_ms));
+        jset(o, "error_rate", jnum(p->error_rate));
+        jset(o, "pass", json_boolean(p->pass));
+        json_array_append_new(arr, o);
+    }
+    jset(root, "points", arr);
+    json_t *f = json_object();
+    jset(f, "slo_capacity_rps", fd->capacity_found ? json_real(fd->capacity_rps) : json_null());
+    jset(f, "capacity_is_lower_bound", json_boolean(fd->none_failed));
+    jset(f, "next_failing_rps", fd->next_fails ? json_real(fd->next_fail_rps) : json_null());
+    jset(f, "next_failing_reason", fd->next_fails ? json_string(fd->next_fail_reason)
+                                                  : json_null());
+    jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());
+    jset(f, "knee_slope_below", jnum(fd->knee.slope_below));
+    jset(f, "knee_slope_above", jnum(fd->knee.slope_above));
+    jset(f, "operate_at_rps", fd->capacity_found ? json_real(fd->operate_rps) : json_null());
+    jset(f, "headroom", json_real(set->headroom));
+    jset(f, "forecast_rps", set->forecast_rps > 0 ? json_real(set->forecast_rps) : json_null());
+    jset(f, "replicas_needed", fd->replicas_needed ? ju64(fd->replicas_needed) : json_null());
+    jset(f, "cost_per_million_output_tokens_at_capacity", jnum(fd->cost_at_capacity));
+    json_t *rec = json_object();
+    jset(rec, "ran", json_boolean(fd->have_recovery));
+    jset(rec, "offered_rps", fd->have_recovery ? json_real(fd->recovery_rps) : json_null());
+    jset(rec, "first_miss_ns", fd->have_recovery ? time_or_null(fd->recovery_first_miss_ns)
+                                                 : json_null());
+    jset(rec, "back_in_slo_ns", fd->have_recovery ? time_or_null(fd->recovery_back_ns)
+                                                  : json_null());
+    jset(rec, "recovery_ns",
+         fd->have_recovery && fd->recovery_first_miss_ns != LL_NO_TIME &&
+                 fd->recovery_back_ns != LL_NO_TIME
+             ? ju64(fd->recovery_back_ns - fd->recovery_first_miss_ns)
+             : fd->have_recovery && fd->recovery_first_miss_ns == LL_NO_TIME ? ju64(0)
+                                                                             : json_null());
+    jset(f, "recovery", rec);
+    jset(f, "drain_ns", ju64(fd->drain_ns));
+    jset(f, "slo_missed", json_boolean(fd->slo_missed));
+    jset(f, "stop_reason", stop_reason && *stop_reason ? json_string(stop_reason) : json_null());
+    char text[2048];
+    sweep_findings_text(fd, set, stop_reason, text, sizeof text);
+    jset(f, "text", json_string(text));
+    jset(root, "findings", f);
+    return root;
+}

@@ -1,0 +1,312 @@
+/* sweep.h: the analysis of a sweep of offered loads (`llmload sweep`,
+ * `llmload report`): per-step figures built from the step's records, the
+ * steady-state verdict, the stop conditions, and the findings (SLO
+ * capacity, saturation knee, headroom, forecast, cost, recovery).
+ *
+ * Every per-step figure is computed from two inputs only: the step's lines
+ * of requests.jsonl (fed one record at a time) and the facts the driver
+ * knew and the records cannot tell (struct sweep_facts, one line of
+ * steps.jsonl). The sweep and `llmload report DIR` go through the same
+ * functions, so a rebuilt report equals the live one. docs/sweep.md states
+ * every rule below in words. */
+#ifndef LL_SWEEP_H
+#define LL_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "driver.h"
+#include "hist.h"
+#include "record.h"
+#include "slo.h"
+#include "stats.h"
+
+/* Percentiles of each latency row: p50 p90 p95 p99 p99.9 max. */
+#define SWEEP_NPCT 6
+extern const double sweep_pcts[SWEEP_NPCT];       /* 50, 90, 95, 99, 99.9, 100 */
+extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
+
+/* Defaults of the sweep's analysis flags. */
+#define SWEEP_DEFAULT_ATTAINMENT 0.99
+#define SWEEP_DEFAULT_MAX_ERROR_RATE 0.10
+#define SWEEP_DEFAULT_HEADROOM 0.8
+/* Without --ttft-limit the safety limit is this many times the SLO's TTFT,
+ * or SWEEP_DEFAULT_TTFT_LIMIT_NS when the SLO has no TTFT. */
+#define SWEEP_TTFT_LIMIT_SLO_FACTOR 20
+#define SWEEP_DEFAULT_TTFT_LIMIT_NS (30 * LL_NS_PER_SEC)
+/* Steady-state rule: the second half's TTFT p99 is more than
+ * SWEEP_TAIL_GROWTH times the first half's and more than
+ * SWEEP_TAIL_GROWTH_MIN_NS above it; or the in-flight count grew over the
+ * window by more than max(SWEEP_BACKLOG_MIN, SWEEP_BACKLOG_FRACTION x its
+ * mean, SWEEP_BACKLOG_NOISE x sqrt(its mean)) (the last term is the
+ * Poisson noise of a count with that mean). */
+#define SWEEP_TAIL_GROWTH 1.5
+#define SWEEP_TAIL_GROWTH_MIN_NS (100 * LL_NS_PER_MS)
+#define SWEEP_BACKLOG_MIN 4.0
+#define SWEEP_BACKLOG_FRACTION 0.5
+#define SWEEP_BACKLOG_NOISE 3.0
+/* Goodput is "falling" at a point when it is below this fraction of the
+ * best goodput of the points before the last two. */
+#define SWEEP_GOODPUT_FALL 0.95
+/* Recovery: latency is back inside the SLO at the first request that
+ * starts a run of SLO-meeting requests at least this long. */
+#define SWEEP_RECOVERY_RUN_NS (1 * LL_NS_PER_SEC)
+
+/* The sweep's analysis settings (run.json "config"."sweep" keeps them). */
+struct sweep_settings {
+    struct slo slo;              /* per-request thresholds; all 0 = no SLO */
+    double attainment;           /* fraction (0, 1] of scheduled requests that must meet the SLO */
+    double max_error_rate;       /* fraction [0, 1]: stop above it */
+    uint64_t ttft_limit_ns;      /* stop when a step's TTFT p99 is above it; 0 = none */
+    double headroom;             /* fraction (0, 1]: operate at this share of capacity */
+    double forecast_rps;         /* req/s forecast peak; 0 = none */
+    double cost_per_hour;        /* price of one replica per hour; 0 = none */
+    uint32_t replicas;           /* replicas behind the URL (>= 1) */
+    double expect_capacity_rps;  /* exit 1 when the SLO capacity is below it; 0 = none */
+    int expect_slo;              /* exit 1 when any step (not the recovery) misses the SLO */
+    int auto_rates;              /* 1: --rates auto (the plateau and range stops apply) */
+    double estimate_rps;         /* auto: the probe's capacity estimate; 0 = none */
+};
+
+/* Fill s with the defaults above (no SLO, one replica). */
+void sweep_settings_init(struct sweep_settings *s);
+
+/* What the sweep knew about one step beyond its records: one line of
+ * steps.jsonl. Owned pointers are freed by sweep_step_free. */
+struct sweep_facts {
+    uint32_t index;              /* step index, as in the records' "step" */
+    uint32_t repeat;             /* 0-based repetition of this rate */
+    int recovery;                /* 1: the recovery step */
+    double offered_rps;          /* req/s, the schedule's rate */
+    uint64_t start_offset_ns;    /* ns, step start since the sweep's start */
+    uint64_t duration_ns;        /* ns, offering time including warm-up */
+    uint64_t warmup_ns;          /* ns, discarded warm-up */
+    uint64_t window_ns;          /* ns, the measurement window (driver) */
+    uint64_t elapsed_ns;         /* ns, step start to its last record */
+    uint64_t scheduled;          /* window requests the schedule produced (driver) */
+    double inflight_mean;        /* requests, time-weighted over the window */
+    double inflight_max;         /* requests */
+    int interrupted;             /* a signal stopped the step */
+    struct hist *lateness;       /* ns, generator lateness; owned, never NULL after init */
+    struct driver_sample *series;/* in-flight samples; owned, n_series of them */
+    size_t n_series;
+};
+
+/* One step: its facts, what its records add up to, and the derived
+ * figures (valid after sweep_step_finish). */
+struct sweep_step {
+    struct sweep_facts f;
+    /* fed by sweep_step_add_record */
+    struct stats stats;          /* window records (warm-up excluded) */
+    struct hist *ttft_h1;        /* ns, ok window records scheduled in the first half */
+    struct hist *ttft_h2;        /* ns, ... in the second half */
+    uint64_t ok_ended_in_window; /* ok records (warm-up ones too) that ended inside the window */
+    uint64_t sent_in_window;     /* window records sent before the window closed */
+    uint64_t *met_sched_ns;      /* sched_ns of each window record, sorted by finish */
+    unsigned char *met;          /* 1 when that record met the SLO (ok when there is none) */
+    size_t n_met, cap_met;
+    /* derived */
+    double achieved_rps;         /* req/s, sent_in_window / window */
+    double completed_rps;        /* req/s, ok_ended_in_window / window */
+    double goodput_rps;          /* req/s, window records that met the SLO / window; no SLO: ok ones */
+    double attainment;           /* fraction, met / scheduled; NAN without an SLO */
+    double input_tps, output_tps;/* tokens/s, ok window records / window */
+    double error_rate;           /* fraction of window records not ok */
+    uint64_t ttft_ns[SWEEP_NPCT], tpot_ns[SWEEP_NPCT], itl_ns[SWEEP_NPCT], e2e_ns[SWEEP_NPCT];
+    uint64_t lateness_ns[SWEEP_NPCT];
+    uint64_t ttft_p99_h1_ns, ttft_p99_h2_ns; /* 0 when that half has no ok record */
+    double inflight_growth;      /* requests: in-flight slope over the window's second
+                                  * half, times the window */
+    int ci_valid;                /* 1: ttft_p99_ci_lo_ns is a bound */
+    uint64_t ttft_p99_ci_lo_ns;  /* ns, 95% order-statistic interval of p99 TTFT */
+    uint64_t ttft_p99_ci_hi_ns;  /* ns; 0 = unbounded (too few samples) */
+    int steady;                  /* 1: backlog not growing, TTFT tail not rising */
+    char steady_reason[160];     /* why not steady, "" when steady */
+    int slo_pass;                /* 1: meets the SLO at the attainment and is steady */
+    char fail_reason[160];       /* why it fails, "" when it passes */
+    double cost_per_mtok;        /* cost per million output tokens; NAN = no cost given */
+    uint64_t recovery_first_miss_ns; /* recovery step: sched of the first miss, LL_NO_TIME = none */
+    uint64_t recovery_back_ns;   /* sched of the first request back inside the SLO for good;
+                                  * LL_NO_TIME = never within the step */
+};
+
+/* Make s empty (facts zeroed, histograms allocated). Undo with
+ * sweep_step_free. Aborts on out of memory. */
+void sweep_step_init(struct sweep_step *s);
+
+/* Free what s owns and zero it. Safe on a zeroed struct and twice. */
+void sweep_step_free(struct sweep_step *s);
+
+/* Add one record of this step (r->step == s->f.index). Warm-up records
+ * only count towards ok_ended_in_window. Needs s->f (warmup_ns,
+ * duration_ns) set first. */
+void sweep_step_add_record(struct sweep_step *s, const struct record *r,
+                           const struct sweep_settings *set);
+
+/* Compute the derived figures of s from what was added and s->f. */
+void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
+
+/* ---- the pure parts (unit tested on their own) ------------------------ */
+
+/* Ranks (1-based) of the order statistics that bracket the q-quantile
+ * (0 < q < 1) of n samples with confidence conf (e.g. 0.95), from the
+ * binomial distribution: P(X(lo) <= x_q <= X(hi)) >= conf, each tail at
+ * most (1 - conf) / 2. *hi is 0 when no rank up to n is high enough, *lo
+ * is 0 when none is low enough. Returns 0, or LL_E_INVAL for bad
+ * arguments (n == 0 included). */
+int sweep_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint64_t *hi);
+
+/* The least-squares slope of y on x over n points (0 when n < 2 or every
+ * x is equal). */
+double sweep_slope(const double *x, const double *y, size_t n);
+
+/* A two-segment (hinge) fit y = a + b x + c max(0, x - k). */
+struct sweep_knee {
+    int found;                   /* 1: the slope above k is under half the slope below */
+    double knee_x;               /* k, in x units */
+    double slope_below;          /* b */
+    double slope_above;          /* b + c */
+    double y_at_knee;            /* a + b k */
+    double sse;                  /* residual sum of squares */
+};
+
+/* Fit the hinge to n points (x need not be sorted; n >= 4 for a result;
+ * k ranges between the second smallest and the second largest x). Fills
+ * *out (found 0 when n < 4 or no bend). */
+void sweep_knee_fit(const double *x, const double *y, size_t n, struct sweep_knee *out);
+
+/* Steady-state verdict from a step's numbers (see the rule at
+ * SWEEP_TAIL_GROWTH). Writes the reason when unsteady into reason (may be
+ * "" otherwise). Returns 1 when steady. */
+int sweep_steady_verdict(uint64_t ttft_p99_h1_ns, uint64_t ttft_p99_h2_ns,
+                         double inflight_growth, double inflight_mean, char *reason,
+                         size_t len);
+
+/* Recovery: n requests as (sched_ns, met) in any order. *first_miss gets
+ * the earliest sched of a miss (LL_NO_TIME when none; *back is then 0),
+ * *back the sched of the first request after it that starts a run of
+ * met requests lasting at least min_run_ns or reaching the last request
+ * when that one is at least min_run_ns after it (LL_NO_TIME when there is
+ * none). The arrays are sorted in place. */
+void sweep_recovery(uint64_t *sched_ns, unsigned char *met, size_t n, uint64_t min_run_ns,
+                    uint64_t *first_miss, uint64_t *back);
+
+/* Cost per million output tokens of replicas replicas at cost_per_hour
+ * each, producing output_tps tokens/s. NAN when any input is <= 0. */
+double sweep_cost_per_mtok(double cost_per_hour, uint32_t replicas, double output_tps);
+
+/* Replicas needed for forecast_rps when replicas replicas serve
+ * capacity_rps and each should run at headroom of its share. 0 when any
+ * input is <= 0. */
+uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double headroom,
+                               uint32_t replicas);
+
+/* The 97.5% quantile of Student's t with df degrees of freedom (>= 1). */
+double sweep_t975(uint32_t df);
+
+/* ---- points, stops and findings --------------------------------------- */
+
+/* One offered rate: the mean over its repeats (one step when --repeat 1). */
+struct sweep_point {
+    double offered_rps;
+    size_t first_step;           /* index into the steps array of its first repeat */
+    uint32_t n;                  /* repeats */
+    double goodput_rps, goodput_ci;     /* mean, and half-width of its 95% interval (0 if n < 2) */
+    double completed_rps, completed_ci;
+    double attainment, attainment_ci;   /* NAN without an SLO */
+    double ttft_p99_ms, ttft_p99_ci_ms;
+    double error_rate;           /* mean */
+    double output_tps;           /* mean */
+    int pass;                    /* every repeat passes */
+    int steady;                  /* every repeat is steady */
+    const char *fail_reason;     /* borrowed from the first failing repeat; "" when passing */
+};
+
+/* Group the non-recovery steps into points by offered rate, in the order
+ * the rates first ran. points needs room for n entries. Returns the
+ * number of points. */
+size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep_point *points);
+
+/* The stop conditions, evaluated after the last point: error rate over the
+ * limit, TTFT p99 over the safety limit, goodput below its earlier peak two
+ * points in a row; with auto rates also a throughput plateau (completions
+ * up less than 5% over the last two points while the last is unsteady) and
+ * the offered rate reaching 2.5 times the estimate. Returns 1 and a
+ * one-line reason when the sweep should stop. */
+int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
+                     const struct sweep_settings *set, char *reason, size_t len);
+
+struct sweep_findings {
+    int have_slo;
+    int capacity_found;          /* 1: some point passed before the first failing one */
+    double capacity_rps;         /* req/s, offered rate of that point */
+    size_t capacity_point;
+    int next_fails;              /* 1: a failing point follows the capacity point */
+    double next_fail_rps;
+    const char *next_fail_reason;/* borrowed from the steps; "" when none */
+    int none_failed;             /* 1: no point failed (the capacity is a lower bound) */
+    struct sweep_knee knee;      /* completions against achieved (sent) load: the same
+                                  * requests on both axes, so Poisson noise cancels */
+    double operate_rps;          /* headroom x capacity */
+    uint32_t replicas_needed;    /* for forecast_rps; 0 = no forecast */
+    double cost_at_capacity;     /* per million output tokens; NAN = none */
+    int have_recovery;
+    double recovery_rps;
+    uint64_t recovery_first_miss_ns, recovery_back_ns; /* as in struct sweep_step */
+    uint64_t drain_ns;           /* time the last loaded step took to drain after offering stopped */
+    int slo_missed;              /* some non-recovery step failed its SLO */
+};
+
+/* Findings over steps (n of them, in run order) and their points. */
+void sweep_findings_compute(const struct sweep_step *steps, size_t n,
+                            const struct sweep_point *points, size_t n_points,
+                            const struct sweep_settings *set, struct sweep_findings *out);
+
+/* The findings in words: one line each, newline-terminated. Writes into
+ * buf (len bytes, truncated if short). */
+void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         const char *stop_reason, char *buf, size_t len);
+
+/* Print the step table (one row per step) and then the findings text. */
+void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
+                       const struct sweep_settings *set);
+
+/* ---- JSON: steps.jsonl lines, settings, summary.json ------------------ */
+
+/* The steps.jsonl line of f (an object; caller owns it). */
+json_t *sweep_facts_json(const struct sweep_facts *f);
+
+/* Read a steps.jsonl object into s->f (s initialised). Returns 0, or
+ * LL_E_INVAL with a reason in err. */
+int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen);
+
+/* Settings as the "sweep" object of run.json's config, and back (absent
+ * keys keep their defaults). Caller owns the returned object. */
+json_t *sweep_settings_json(const struct sweep_settings *set);
+void sweep_settings_from_json(json_t *o, struct sweep_settings *set);
+
+/* Parse one requests.jsonl line (len bytes, no newline needed) into r.
+ * Returns 0, or LL_E_INVAL with a reason in err. */
+int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
+                           size_t errlen);
+
+/* Feed the lines of the records file at path from byte offset from on to
+ * the steps whose f.index matches each record's "step" (records of other
+ * steps are skipped). Returns 0, or LL_E_IO / LL_E_INVAL with "path:line:
+ * reason" in err. */
+int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
+                       const struct sweep_settings *set, char *err, size_t errlen);
+
+#define SWEEP_SUMMARY_SCHEMA "llmload.sweep/1"
+
+/* summary.json of a sweep (schema SWEEP_SUMMARY_SCHEMA, docs/formats.md).
+ * Caller owns the object. */
+json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, size_t n_points,
+                           const struct sweep_findings *fd, const struct sweep_settings *set,
+                           const char *stop_reason, json_t *run_json);
+
+#endif

@@ -1,0 +1,557 @@
+/* Integration tests of `llmload sweep` and `llmload report` against
+ * `llmload sim` on 127.0.0.1.
+ *
+ * The sim runs the default profile with a batch of 4 sequences and a 20 ms
+ * step base, so that its theoretical capacity for the test workload
+ * (prompt 64, output 16 tokens, ignore_eos) is low: about 12 req/s, from
+ * sim_profile_capacity_rps. Rates are fractions of that truth, steps are
+ * 2-3 s, and arrivals are constant, so the whole file runs in about a
+ * minute and a half on a shared 2-core machine. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test.h"
+
+#include "sim/profile.h"
+#include "util.h"
+
+static struct harness_sim cur_sim;
+
+static int sim_teardown(void **state)
+{
+    (void)state;
+    if (cur_sim.pid > 0)
+        harness_sim_stop(&cur_sim);
+    cur_sim.pid = 0;
+    return 0;
+}
+
+#define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
+#define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \
+                 "--arrival", "constant"
+
+/* The truth: capacity of the sim as configured by SIM_SMALL, for WORKLOAD. */
+static double truth_rps(void)
+{
+    struct sim_profile p;
+    assert_int_equal(sim_profile_get("default", &p), 0);
+    p.engine.max_num_seqs = 4;
+    p.engine.step_base_ns = 20 * LL_NS_PER_MS;
+    double c = sim_profile_capacity_rps(&p.engine, 64, 16);
+    ASSERT_IN_RANGE(c, 10, 14); /* 12.07 by the formula of docs/sim-engine.md */
+    return c;
+}
+
+struct swept {
+    char *tmp;      /* the temp dir (removed by swept_free) */
+    char dir[600];  /* the results dir inside it */
+    int status;
+    char *out, *err;
+};
+
+/* Run `llmload sweep --url <sim> --out <tmp>/r --quiet <args>` and keep its
+ * output. */
+static void sweep_run(struct swept *s, const char *const *args, int timeout_s)
+{
+    memset(s, 0, sizeof *s);
+    s->tmp = harness_tmpdir();
+    assert_non_null(s->tmp);
+    snprintf(s->dir, sizeof s->dir, "%s/r", s->tmp);
+    char url[200];
+    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    const char *argv[80] = {"sweep", "--url", url, "--out", s->dir, "--quiet"};
+    size_t n = 6;
+    for (size_t i = 0; args[i]; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    assert_int_equal(harness_run(argv, timeout_s, &s->status, &s->out, &s->err), 0);
+}
+
+static void swept_free(struct swept *s)
+{
+    if (s->tmp)
+        harness_rm_rf(s->tmp);
+    free(s->tmp);
+    free(s->out);
+    free(s->err);
+}
+
+static json_t *load_json(const char *dir, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        fail_msg("%s: %s", path, je.text);
+    return j;
+}
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_number(v))
+        fail_msg("\"%s\" is not a number", k);
+    return json_number_value(v);
+}
+
+/* Format "3.02" as the sweep does (3 significant digits), as a flag. */
+static void rate_arg(char *buf, size_t len, double r)
+{
+    snprintf(buf, len, "%.3g", r);
+}
+
+/* The documented summary.json step fields (docs/formats.md) and types. */
+static void check_step_schema(json_t *st)
+{
+    static const char *const ints[] = {"step", "repeat", "start_offset_ns", "duration_ns",
+                                       "warmup_ns", "window_ns", "scheduled", "ok", "failed",
+                                       "slo_met"};
+    static const char *const nums[] = {"offered_rps", "achieved_rps", "completed_rps",
+                                       "goodput_rps", "input_tokens_per_s",
+                                       "output_tokens_per_s", "error_rate"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(ints); i++)
+        if (!json_is_integer(json_object_get(st, ints[i])))
+            fail_msg("step field \"%s\" is not an integer", ints[i]);
+    for (size_t i = 0; i < LL_ARRAY_LEN(nums); i++)
+        if (!json_is_number(json_object_get(st, nums[i])))
+            fail_msg("step field \"%s\" is not a number", nums[i]);
+    assert_true(json_is_string(json_object_get(st, "kind")));
+    assert_true(json_is_string(json_object_get(st, "verdict")));
+    assert_true(json_is_boolean(json_object_get(st, "slo_pass")));
+    json_t *lat = json_object_get(st, "latency_ns");
+    static const char *const rows[] = {"ttft", "tpot", "itl", "e2e", "schedule_lateness"};
+    static const char *const pcts[] = {"p50", "p90", "p95", "p99", "p99_9", "max"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(rows); i++) {
+        json_t *row = json_object_get(lat, rows[i]);
+        assert_true(json_is_object(row));
+        for (size_t p = 0; p < LL_ARRAY_LEN(pcts); p++) {
+            json_t *v = json_object_get(row, pcts[p]);
+            assert_true(json_is_integer(v) || json_is_null(v));
+        }
+    }
+    json_t *ss = json_object_get(st, "steady_state");
+    assert_true(json_is_boolean(json_object_get(ss, "steady")));
+    assert_true(json_is_object(json_object_get(st, "ttft_p99_ci_ns")));
+    assert_true(json_is_object(json_object_get(st, "errors_by_kind")));
+    assert_true(json_is_object(json_object_get(st, "inflight")));
+}
+
+/* steps.csv: the documented header, one row per step of summary.json, and
+ * the offered and completed rates equal to summary.json's. */
+static void check_csv(const char *dir, json_t *steps)
+{
+    static const char *const first_cols[] = {"step", "repeat", "kind", "offered_rps",
+                                             "start_offset_s", "window_s", "achieved_rps",
+                                             "completed_rps", "goodput_rps", "attainment"};
+    char path[700];
+    snprintf(path, sizeof path, "%s/steps.csv", dir);
+    char *text = harness_read_file(path, NULL);
+    assert_non_null(text);
+    size_t header_fields = 1, rows = 0;
+    char *line = text, *nl = strchr(line, '\n');
+    assert_non_null(nl);
+    *nl = '\0';
+    for (char *p = line; *p; p++)
+        header_fields += *p == ',';
+    assert_int_equal(header_fields, 54 + 16); /* 54 figures + one per error kind */
+    char *save = line;
+    for (size_t i = 0; i < LL_ARRAY_LEN(first_cols); i++) {
+        size_t l = strlen(first_cols[i]);
+        if (strncmp(save, first_cols[i], l) != 0 || (save[l] != ',' && save[l] != '\0'))
+            fail_msg("steps.csv column %zu: expected %s in \"%.80s\"", i, first_cols[i], line);
+        save += l + 1;
+    }
+    assert_non_null(strstr(line, ",ttft_p99_ms,"));
+    assert_non_null(strstr(line, ",ttft_p99_ci_lo_ms,"));
+    assert_non_null(strstr(line, ",err_http_5xx,"));
+    line = nl + 1;
+    while (*line) {
+        nl = strchr(line, '\n');
+        assert_non_null(nl);
+        *nl = '\0';
+        size_t fields = 1;
+        for (char *p = line; *p; p++)
+            fields += *p == ',';
+        assert_int_equal(fields, header_fields);
+        json_t *st = json_array_get(steps, rows);
+        assert_non_null(st);
+        /* field 3 is offered_rps, field 7 completed_rps */
+        char *f = line;
+        double vals[8];
+        for (int i = 0; i < 8; i++) {
+            char *end;
+            vals[i] = strtod(f, &end);
+            f = strchr(f, ',') + 1;
+        }
+        ASSERT_REL(vals[3], num(st, "offered_rps"), 1e-5);
+        ASSERT_NEAR(vals[7], num(st, "completed_rps"), 1e-5 * num(st, "completed_rps") + 1e-9);
+        rows++;
+        line = nl + 1;
+    }
+    assert_int_equal(rows, json_array_size(steps));
+    free(text);
+}
+
+/* Find, in the <svg id="chart_id"> element of html, every <circle> of
+ * data-series="series" and check its data-x / data-y against xs / ys
+ * (n points, in any order). Also returns the data-x of the vline with
+ * data-key="key_vline" in that chart (NAN when absent). */
+static double check_svg_points(const char *html, const char *chart_id, const char *series,
+                               const double *xs, const double *ys, size_t n,
+                               const char *key_vline)
+{
+    char pat[200];
+    snprintf(pat, sizeof pat, "<svg id=\"%s\"", chart_id);
+    const char *start = strstr(html, pat);
+    if (!start) {
+        snprintf(pat, sizeof pat, "id=\"%s\"", chart_id);
+        start = strstr(html, pat);
+    }
+    assert_non_null(start);
+    const char *end = strstr(start, "</svg>");
+    assert_non_null(end);
+    snprintf(pat, sizeof pat, "data-series=\"%s\" data-x=\"", series);
+    size_t found = 0;
+    int *matched = calloc(n + 1, sizeof *matched);
+    for (const char *p = strstr(start, pat); p && p < end; p = strstr(p + 1, pat)) {
+        const char *q = p + strlen(pat);
+        double x = strtod(q, NULL);
+        const char *yq = strstr(q, "data-y=\"");
+        assert_non_null(yq);
+        double y = strtod(yq + 8, NULL);
+        int ok = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!matched[i] && fabs(x - xs[i]) <= 1e-9 * fabs(xs[i]) + 1e-12 &&
+                fabs(y - ys[i]) <= 1e-9 * fabs(ys[i]) + 1e-12) {
+                matched[i] = ok = 1;
+                break;
+            }
+        }
+        if (!ok)
+            fail_msg("%s: point (%g, %g) of %s matches no step", chart_id, x, y, series);
+        found++;
+    }
+    assert_int_equal(found, n);
+    free(matched);
+    double vx = NAN;
+    if (key_vline) {
+        snprintf(pat, sizeof pat, "class=\"vline\" data-key=\"%s\" data-x=\"", key_vline);
+        const char *v = strstr(start, pat);
+        if (v && v < end)
+            vx = strtod(v + strlen(pat), NULL);
+    }
+    return vx;
+}
+
+/* The main one: rates at 25%..150% of the truth C. The SLO capacity and
+ * the knee must be within one step (C/4) of C; summary.json, steps.csv
+ * and the report's SVG carry the same numbers; `llmload report` rebuilds
+ * byte-identical files; the recovery step runs at 20% of the top rate. */
+static void test_sweep_capacity_knee(void **state)
+{
+    (void)state;
+    double c = truth_rps();
+    const char *sargs[] = {SIM_SMALL, NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    char rates[200];
+    char r[6][16];
+    for (int i = 0; i < 6; i++)
+        rate_arg(r[i], sizeof r[i], c * 0.25 * (i + 1));
+    snprintf(rates, sizeof rates, "%s,%s,%s,%s,%s,%s", r[0], r[1], r[2], r[3], r[4], r[5]);
+    const char *args[] = {"--rates", rates, "--step-duration", "3s", "--warmup", "0.5s",
+                          "--slo", "ttft=250ms", "--ttft-limit", "100s", "--cost-per-hour",
+                          "2", "--forecast", "50", "--recovery-duration", "2s", WORKLOAD,
+                          NULL};
+    struct swept s;
+    sweep_run(&s, args, 120);
+    sim_teardown(NULL);
+    if (s.status != 0)
+        fail_msg("sweep exited %d\nstdout:\n%s\nstderr:\n%s", s.status, s.out, s.err);
+    assert_non_null(strstr(s.out, "SLO capacity:"));
+    assert_non_null(strstr(s.out, "saturation knee:"));
+
+    json_t *sum = load_json(s.dir, "summary.json");
+    assert_string_equal(json_string_value(json_object_get(sum, "schema")), "llmload.sweep/1");
+    json_t *steps = json_object_get(sum, "steps");
+    size_t n = json_array_size(steps);
+    ASSERT_IN_RANGE(n, 5, 7); /* 6 rates (the goodput stop may cut the 6th) + recovery */
+    for (size_t i = 0; i < n; i++)
+        check_step_schema(json_array_get(steps, i));
+    json_t *last = json_array_get(steps, n - 1);
+    assert_string_equal(json_string_value(json_object_get(last, "kind")), "recovery");
+    double top = num(json_array_get(steps, n - 2), "offered_rps");
+    char want[16];
+    rate_arg(want, sizeof want, 0.2 * top);
+    ASSERT_REL(num(last, "offered_rps"), strtod(want, NULL), 1e-9);
+    /* Step offsets grow: each starts after the previous one's duration. */
+    for (size_t i = 1; i < n; i++) {
+        json_t *a = json_array_get(steps, i - 1), *b = json_array_get(steps, i);
+        assert_true(num(b, "start_offset_ns") >=
+                    num(a, "start_offset_ns") + num(a, "duration_ns"));
+    }
+    /* The lowest step passes with every request in the SLO. */
+    json_t *s0 = json_array_get(steps, 0);
+    assert_true(json_is_true(json_object_get(s0, "slo_pass")));
+    ASSERT_NEAR(num(s0, "attainment"), 1.0, 1e-9);
+
+    json_t *fd = json_object_get(sum, "findings");
+    double cap = num(fd, "slo_capacity_rps"), knee = num(fd, "knee_rps");
+    ASSERT_NEAR(cap, c, 0.25 * c + 0.01);
+    assert_true(cap <= c * 1.01); /* nothing above capacity meets the SLO */
+    ASSERT_NEAR(knee, c, 0.25 * c);
+    assert_true(json_is_number(json_object_get(fd, "next_failing_rps")));
+    assert_true(num(fd, "next_failing_rps") > cap);
+    /* 50 req/s at 80% of the capacity per replica. */
+    assert_int_equal(json_integer_value(json_object_get(fd, "replicas_needed")),
+                     (json_int_t)ceil(50 / (0.8 * cap) - 1e-9));
+    assert_true(num(fd, "cost_per_million_output_tokens_at_capacity") > 0);
+
+    check_csv(s.dir, steps);
+
+    /* The throughput chart plots (offered, completed) of every load step. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/report.html", s.dir);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(html);
+    double xs[8], ys[8];
+    size_t m = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        xs[m] = num(json_array_get(steps, i), "offered_rps");
+        ys[m] = num(json_array_get(steps, i), "completed_rps");
+        m++;
+    }
+    double vknee = check_svg_points(html, "chart-throughput", "completed", xs, ys, m, "knee");
+    ASSERT_NEAR(vknee, knee, 1e-6 * knee);
+    for (size_t i = 0; i < m; i++)
+        ys[i] = num(json_array_get(steps, i), "goodput_rps");
+    double vcap = check_svg_points(html, "chart-throughput", "goodput", xs, ys, m, "capacity");
+    ASSERT_NEAR(vcap, cap, 1e-6 * cap);
+    free(html);
+
+    /* `llmload report DIR` rebuilds the same summary.json. */
+    char *before = NULL, *after = NULL;
+    snprintf(path, sizeof path, "%s/summary.json", s.dir);
+    before = harness_read_file(path, NULL);
+    unlink(path);
+    const char *rargs[] = {"report", s.dir, NULL};
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(rargs, 60, &status, &o, &e), 0);
+    if (status != 0)
+        fail_msg("report exited %d: %s", status, e);
+    after = harness_read_file(path, NULL);
+    assert_non_null(after);
+    assert_string_equal(before, after);
+    assert_non_null(strstr(o, "SLO capacity:"));
+    free(o);
+    free(e);
+    free(before);
+    free(after);
+    json_decref(sum);
+    swept_free(&s);
+}
+
+/* Half the requests get a 500: the first step's error rate (~50%) passes
+ * --max-error-rate 10 and the sweep stops there. --expect-capacity then
+ * fails the run with exit 1 and a one-line reason. */
+static void test_stop_error_rate(void **state)
+{
+    (void)state;
+    const char *sargs[] = {SIM_SMALL, "--fault", "500:0.5", NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    const char *args[] = {"--rates", "10,11,12", "--step-duration", "2s", "--warmup", "0.3s",
+                          "--slo", "ttft=1s", "--no-recovery", "--expect-capacity", "5",
+                          WORKLOAD, NULL};
+    struct swept s;
+    sweep_run(&s, args, 60);
+    sim_teardown(NULL);
+    if (s.status != 1)
+        fail_msg("sweep exited %d, expected 1\nstderr:\n%s", s.status, s.err);
+    assert_non_null(strstr(s.err, "--expect-capacity"));
+    json_t *sum = load_json(s.dir, "summary.json");
+    json_t *steps = json_object_get(sum, "steps");
+    assert_int_equal(json_array_size(steps), 1);
+    ASSERT_IN_RANGE(num(json_array_get(steps, 0), "error_rate"), 0.2, 0.85); /* 0.5 of ~20 */
+    json_t *errs = json_object_get(json_array_get(steps, 0), "errors_by_kind");
+    assert_true(json_integer_value(json_object_get(errs, "http_5xx")) > 0);
+    const char *why = json_string_value(
+        json_object_get(json_object_get(sum, "findings"), "stop_reason"));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "error rate"));
+    json_decref(sum);
+    swept_free(&s);
+}
+
+/* At twice the capacity the TTFT p99 passes a 300 ms safety limit in the
+ * second step; the third rate never runs. */
+static void test_stop_ttft_limit(void **state)
+{
+    (void)state;
+    double c = truth_rps();
+    const char *sargs[] = {SIM_SMALL, NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    char rates[100], a[16], b[16], d[16];
+    rate_arg(a, sizeof a, 0.5 * c);
+    rate_arg(b, sizeof b, 2 * c);
+    rate_arg(d, sizeof d, 2.5 * c);
+    snprintf(rates, sizeof rates, "%s,%s,%s", a, b, d);
+    const char *args[] = {"--rates", rates, "--step-duration", "2s", "--warmup", "0.3s",
+                          "--ttft-limit", "300ms", "--max-error-rate", "100", "--no-recovery",
+                          WORKLOAD, NULL};
+    struct swept s;
+    sweep_run(&s, args, 60);
+    sim_teardown(NULL);
+    if (s.status != 0)
+        fail_msg("sweep exited %d\nstderr:\n%s", s.status, s.err);
+    json_t *sum = load_json(s.dir, "summary.json");
+    json_t *steps = json_object_get(sum, "steps");
+    assert_int_equal(json_array_size(steps), 2);
+    const char *why = json_string_value(
+        json_object_get(json_object_get(sum, "findings"), "stop_reason"));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "safety limit"));
+    /* Without an SLO the step past capacity is unsteady: it fails. */
+    json_t *s1 = json_array_get(steps, 1);
+    assert_false(json_is_true(json_object_get(json_object_get(s1, "steady_state"), "steady")));
+    json_decref(sum);
+    swept_free(&s);
+}
+
+/* Past capacity the goodput falls: 50% of C passes every request, 150%
+ * and 200% of C meet a 250 ms TTFT for fewer and fewer: two steps below
+ * the peak and the sweep stops before the 250% and 300% rates. */
+static void test_stop_goodput_falling(void **state)
+{
+    (void)state;
+    double c = truth_rps();
+    const char *sargs[] = {SIM_SMALL, NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    char rates[120], r[5][16];
+    double f[5] = {0.5, 1.5, 2, 2.5, 3};
+    for (int i = 0; i < 5; i++)
+        rate_arg(r[i], sizeof r[i], f[i] * c);
+    snprintf(rates, sizeof rates, "%s,%s,%s,%s,%s", r[0], r[1], r[2], r[3], r[4]);
+    const char *args[] = {"--rates", rates, "--step-duration", "2s", "--warmup", "0.3s",
+                          "--slo", "ttft=250ms", "--ttft-limit", "100s", "--no-recovery",
+                          WORKLOAD, NULL};
+    struct swept s;
+    sweep_run(&s, args, 90);
+    sim_teardown(NULL);
+    if (s.status != 0)
+        fail_msg("sweep exited %d\nstderr:\n%s", s.status, s.err);
+    json_t *sum = load_json(s.dir, "summary.json");
+    json_t *steps = json_object_get(sum, "steps");
+    assert_int_equal(json_array_size(steps), 3);
+    const char *why = json_string_value(
+        json_object_get(json_object_get(sum, "findings"), "stop_reason"));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "goodput fell"));
+    double g0 = num(json_array_get(steps, 0), "goodput_rps");
+    assert_true(num(json_array_get(steps, 1), "goodput_rps") < 0.95 * g0);
+    assert_true(num(json_array_get(steps, 2), "goodput_rps") < 0.95 * g0);
+    json_decref(sum);
+    swept_free(&s);
+}
+
+/* A 2 s stall of the sim lands inside the recovery step (at 2 req/s, a
+ * request every 0.5 s). Requests scheduled in the stall wait for its end,
+ * so misses start at the stall and latency is back inside the 500 ms TTFT
+ * within about 1.5 s (the stall less the SLO) of the first miss. */
+static void test_recovery_after_stall(void **state)
+{
+    (void)state;
+    const char *sargs[] = {SIM_SMALL, "--stall-at", "6s", "--stall-for", "2s", NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    const char *args[] = {"--rates", "10", "--step-duration", "3s", "--warmup", "0.5s",
+                          "--slo", "ttft=500ms", "--recovery-duration", "8s", WORKLOAD, NULL};
+    struct swept s;
+    sweep_run(&s, args, 60);
+    sim_teardown(NULL);
+    if (s.status != 0)
+        fail_msg("sweep exited %d\nstderr:\n%s", s.status, s.err);
+    json_t *sum = load_json(s.dir, "summary.json");
+    json_t *steps = json_object_get(sum, "steps");
+    assert_int_equal(json_array_size(steps), 2);
+    json_t *rs = json_array_get(steps, 1);
+    ASSERT_NEAR(num(rs, "offered_rps"), 2, 1e-9);
+    json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
+    assert_true(json_is_true(json_object_get(rec, "ran")));
+    json_t *first = json_object_get(rec, "first_miss_ns"), *back = json_object_get(rec, "back_in_slo_ns");
+    if (!json_is_integer(first) || !json_is_integer(back))
+        fail_msg("recovery not measured:\n%s", s.out);
+    /* The stall starts ~2 s into the recovery step (sim clock 6 s; the
+     * first step and its drain take ~4 s). */
+    double first_s = (double)json_integer_value(first) / 1e9;
+    double rec_s = (double)json_integer_value(json_object_get(rec, "recovery_ns")) / 1e9;
+    ASSERT_IN_RANGE(first_s, 0.8, 4.0);
+    ASSERT_IN_RANGE(rec_s, 0.8, 3.0);
+    json_decref(sum);
+    swept_free(&s);
+}
+
+static void expect_usage(const char *const *args, const char *needle)
+{
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(args, 20, &status, &o, &e), 0);
+    if (status != 2 || !strstr(e, needle))
+        fail_msg("expected exit 2 naming %s, got %d: %s", needle, status, e);
+    /* One line. */
+    assert_non_null(strchr(e, '\n'));
+    assert_null(strchr(strchr(e, '\n') + 1, '\n'));
+    free(o);
+    free(e);
+}
+
+static void test_flags_and_help(void **state)
+{
+    (void)state;
+    const char *a1[] = {"sweep", "--rates", "2,x", NULL};
+    expect_usage(a1, "--rates");
+    const char *a2[] = {"sweep", "--rates", "2", "--attainment", "99", NULL};
+    expect_usage(a2, "--attainment");
+    const char *a3[] = {"sweep", "--rates", "2", "--step-duration", "fast", NULL};
+    expect_usage(a3, "--step-duration");
+    const char *a4[] = {"sweep", "--bogus", NULL};
+    expect_usage(a4, "--bogus");
+    const char *a5[] = {"demo", "--slo", "ttft=abc", NULL};
+    expect_usage(a5, "--slo");
+    const char *a6[] = {"report", "/nonexistent/llmload-dir", NULL};
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(a6, 20, &status, &o, &e), 0);
+    assert_int_equal(status, 2);
+    free(o);
+    free(e);
+    const char *h1[] = {"sweep", "--help", NULL};
+    assert_int_equal(harness_run(h1, 20, &status, &o, &e), 0);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(o, "(default 10s)"));
+    assert_non_null(strstr(o, "--expect-capacity"));
+    free(o);
+    free(e);
+    const char *h2[] = {"demo", "--help", NULL};
+    assert_int_equal(harness_run(h2, 20, &status, &o, &e), 0);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(o, "ttft=500ms,tpot=50ms"));
+    free(o);
+    free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flags_and_help),
+        cmocka_unit_test_teardown(test_sweep_capacity_knee, sim_teardown),
+        cmocka_unit_test_teardown(test_stop_error_rate, sim_teardown),
+        cmocka_unit_test_teardown(test_stop_ttft_limit, sim_teardown),
+        cmocka_unit_test_teardown(test_stop_goodput_falling, sim_teardown),
+        cmocka_unit_test_teardown(test_recovery_after_stall, sim_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,564 @@
+/* Unit tests for scrape.c: turning a body into a point, and the join
+ * arithmetic (gauge means, counter deltas across resets and gaps, TTFT
+ * quantiles from histogram deltas) on synthetic series whose answers are
+ * worked out by hand in each test. Plus the scraper's failure path against
+ * a closed port on 127.0.0.1. */
+#include "test.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "expose.h"
+#include "hist.h"
+#include "scrape.h"
+#include "util.h"
+
+#define S LL_NS_PER_SEC
+
+/* What one synthetic vLLM scrape says. ttft[] are per-bucket counts (not
+ * cumulative) for le 0.1, 0.5, 1, +Inf. */
+struct fake {
+    double waiting, running, kv, preempt, prompt, gen, success;
+    double ttft[4];
+};
+
+static char *fake_body(const struct fake *f)
+{
+    static const char *le[4] = {"0.1", "0.5", "1.0", "+Inf"};
+    char *buf = ll_malloc(4096);
+    size_t off = 0;
+    off += (size_t)snprintf(buf + off, 4096 - off,
+        "# TYPE vllm:num_requests_waiting gauge\n"
+        "vllm:num_requests_waiting{model_name=\"m\"} %g\n"
+        "# TYPE vllm:num_requests_running gauge\n"
+        "vllm:num_requests_running{model_name=\"m\"} %g\n"
+        "# TYPE vllm:kv_cache_usage_perc gauge\n"
+        "vllm:kv_cache_usage_perc{model_name=\"m\"} %g\n"
+        "# TYPE vllm:num_preemptions_total counter\n"
+        "vllm:num_preemptions_total{model_name=\"m\"} %g\n"
+        "# TYPE vllm:prompt_tokens_total counter\n"
+        "vllm:prompt_tokens_total{model_name=\"m\"} %g\n"
+        "# TYPE vllm:generation_tokens_total counter\n"
+        "vllm:generation_tokens_total{model_name=\"m\"} %g\n"
+        "# TYPE vllm:request_success_total counter\n"
+        "vllm:request_success_total{finished_reason=\"length\",model_name=\"m\"} %g\n"
+        "# TYPE vllm:time_to_first_token_seconds histogram\n",
+        f->waiting, f->running, f->kv, f->preempt, f->prompt, f->gen, f->success);
+    double cum = 0, sum = 0;
+    for (int i = 0; i < 4; i++) {
+        cum += f->ttft[i];
+        sum += f->ttft[i] * 0.05;
+        off += (size_t)snprintf(buf + off, 4096 - off,
+                                "vllm:time_to_first_token_seconds_bucket{le=\"%s\",model_name=\"m\"} %g\n",
+                                le[i], cum);
+    }
+    off += (size_t)snprintf(buf + off, 4096 - off,
+                            "vllm:time_to_first_token_seconds_sum{model_name=\"m\"} %g\n"
+                            "vllm:time_to_first_token_seconds_count{model_name=\"m\"} %g\n",
+                            sum, cum);
+    assert_true(off < 4096);
+    return buf;
+}
+
+/* Append a scrape at t_s seconds (10 ms long, so its time is t_s + 5 ms). */
+static void add_fake(struct scrape_series *s, double t_s, const struct fake *f)
+{
+    char *body = fake_body(f);
+    struct scrape_point p;
+    uint64_t t = (uint64_t)(t_s * 1e9);
+    assert_int_equal(scrape_point_from_body(body, strlen(body), t, t + 10 * LL_NS_PER_MS, &p,
+                                            NULL), 0);
+    assert_true(p.ok);
+    assert_int_equal(scrape_series_add(s, &p), 0);
+    free(body);
+}
+
+static void add_failed(struct scrape_series *s, double t_s)
+{
+    struct scrape_point p;
+    memset(&p, 0, sizeof p);
+    p.start_abs_ns = (uint64_t)(t_s * 1e9);
+    p.end_abs_ns = p.start_abs_ns + 10 * LL_NS_PER_MS;
+    assert_int_equal(scrape_series_add(s, &p), 0);
+}
+
+static void test_point_from_body(void **state)
+{
+    (void)state;
+    struct fake f = {.waiting = 3, .running = 7, .kv = 0.25, .preempt = 2, .prompt = 1000,
+                     .gen = 500, .success = 9, .ttft = {1, 2, 3, 4}};
+    char *body = fake_body(&f);
+    struct scrape_point p;
+    assert_int_equal(scrape_point_from_body(body, strlen(body), 100, 200, &p, NULL), 0);
+    assert_true(p.ok);
+    assert_int_equal(p.engine, ENGINE_VLLM);
+    assert_int_equal(p.start_abs_ns, 100);
+    assert_int_equal(p.end_abs_ns, 200);
+    ASSERT_NEAR(p.value[ENGINE_M_WAITING], 3, 0);
+    ASSERT_NEAR(p.value[ENGINE_M_RUNNING], 7, 0);
+    ASSERT_NEAR(p.value[ENGINE_M_KV_USAGE], 0.25, 0);
+    ASSERT_NEAR(p.value[ENGINE_M_PREEMPTIONS], 2, 0);
+    ASSERT_NEAR(p.value[ENGINE_M_PROMPT_TOKENS], 1000, 0);
+    ASSERT_NEAR(p.value[ENGINE_M_GENERATION_TOKENS], 500, 0);
+    ASSERT_NEAR(p.value[ENGINE_M_REQUEST_SUCCESS], 9, 0);
+    assert_int_equal(p.ttft_n, 4);
+    ASSERT_NEAR(p.ttft_le[1], 0.5, 0);
+    assert_true(isinf(p.ttft_le[3]));
+    ASSERT_NEAR(p.ttft_count[0], 1, 0);
+    ASSERT_NEAR(p.ttft_count[3], 10, 0);
+    ASSERT_NEAR(p.ttft_total, 10, 0);
+    scrape_point_reset(&p);
+    scrape_point_reset(&p); /* twice is safe */
+    free(body);
+
+    /* Garbage: a 200 with no sample in it is not ok. */
+    const char *junk = "<html><body>Not found</body></html>\n";
+    assert_int_equal(scrape_point_from_body(junk, strlen(junk), 1, 2, &p, NULL), 0);
+    assert_false(p.ok);
+    assert_int_equal(scrape_point_from_body(NULL, 0, 1, 2, &p, NULL), 0);
+    assert_false(p.ok);
+    assert_int_equal(scrape_point_from_body("", 0, 1, 2, NULL, NULL), LL_E_INVAL);
+
+    /* An unknown engine is ok (kept raw), with nothing mapped. */
+    const char *other = "my_queue 4\n";
+    struct prom_scrape *ps = NULL;
+    assert_int_equal(scrape_point_from_body(other, strlen(other), 1, 2, &p, &ps), 0);
+    assert_true(p.ok);
+    assert_int_equal(p.engine, ENGINE_UNKNOWN);
+    assert_int_equal(p.present[ENGINE_M_WAITING], 0);
+    assert_non_null(ps);
+    assert_int_equal(ps->n_samples, 1);
+    prom_scrape_free(ps);
+    scrape_point_reset(&p);
+}
+
+static void test_gauges(void **state)
+{
+    (void)state;
+    struct scrape_series s;
+    scrape_series_init(&s);
+    /* waiting 0, 2, 4, 6, 8 at t = 1..5 s; running 10 - waiting; kv w/10 */
+    for (int i = 0; i < 5; i++) {
+        struct fake f = {.waiting = 2.0 * i, .running = 10 - 2.0 * i, .kv = 0.2 * i};
+        add_fake(&s, 1 + i, &f);
+    }
+    struct scrape_join j;
+    /* [2 s, 4.5 s] holds the scrapes at 2, 3 and 4 (times 2.005, ...). */
+    assert_int_equal(scrape_series_join(&s, 2 * S, 9 * S / 2, SCRAPE_SPAN_OUTER, &j), 0);
+    assert_int_equal(j.scrapes, 3);
+    assert_int_equal(j.ok, 3);
+    assert_int_equal(j.failed, 0);
+    assert_int_equal(j.engine, ENGINE_VLLM);
+    assert_true(j.waiting.present);
+    assert_int_equal(j.waiting.n, 3);
+    ASSERT_NEAR(j.waiting.mean, (2 + 4 + 6) / 3.0, 1e-12);
+    ASSERT_NEAR(j.waiting.max, 6, 0);
+    ASSERT_NEAR(j.running.mean, (8 + 6 + 4) / 3.0, 1e-12);
+    ASSERT_NEAR(j.running.max, 8, 0);
+    ASSERT_NEAR(j.kv_usage.mean, 0.4, 1e-12);
+    ASSERT_NEAR(j.kv_usage.max, 0.6, 1e-12);
+
+    /* A window between two scrapes has no gauge, but OUTER still spans it. */
+    assert_int_equal(scrape_series_join(&s, 2 * S + S / 10, 2 * S + S / 2, SCRAPE_SPAN_OUTER, &j),
+                     0);
+    assert_int_equal(j.scrapes, 0);
+    assert_false(j.waiting.present);
+    assert_true(j.generation_tokens.present);
+    assert_int_equal(scrape_series_join(&s, 2 * S + S / 10, 2 * S + S / 2, SCRAPE_SPAN_INNER, &j),
+                     LL_E_NOTFOUND);
+    scrape_series_reset(&s);
+}
+
+static void test_counter_spans(void **state)
+{
+    (void)state;
+    struct scrape_series s;
+    scrape_series_init(&s);
+    static const double gen[5] = {0, 100, 250, 400, 500};
+    for (int i = 0; i < 5; i++) {
+        struct fake f = {.gen = gen[i], .prompt = 10 * gen[i], .success = i, .preempt = 0};
+        add_fake(&s, 1 + i, &f);
+    }
+    struct scrape_join j;
+    /* Window [1.5 s, 4.5 s]. OUTER: from the scrape at 1 s to the one at
+     * 5 s: 500 - 0. INNER: from 2 s to 4 s: 400 - 100. */
+    assert_int_equal(scrape_series_join(&s, 3 * S / 2, 9 * S / 2, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 500, 0);
+    ASSERT_NEAR(j.prompt_tokens.delta, 5000, 0);
+    ASSERT_NEAR(j.request_success.delta, 4, 0);
+    ASSERT_NEAR(j.preemptions.delta, 0, 0);
+    assert_true(j.preemptions.present);
+    assert_int_equal(j.generation_tokens.resets, 0);
+    assert_int_equal(j.span_from_abs_ns, S + 5 * LL_NS_PER_MS);
+    assert_int_equal(j.span_to_abs_ns, 5 * S + 5 * LL_NS_PER_MS);
+    assert_int_equal(scrape_series_join(&s, 3 * S / 2, 9 * S / 2, SCRAPE_SPAN_INNER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 300, 0);
+    ASSERT_NEAR(j.request_success.delta, 2, 0);
+    assert_int_equal(j.span_from_abs_ns, 2 * S + 5 * LL_NS_PER_MS);
+
+    /* A window past the last scrape: OUTER falls back to the nearest
+     * inside, here none, and the scrape before t0 alone spans nothing. */
+    assert_int_equal(scrape_series_join(&s, 10 * S, 11 * S, SCRAPE_SPAN_OUTER, &j), LL_E_NOTFOUND);
+    /* Bad arguments. */
+    assert_int_equal(scrape_series_join(&s, 2 * S, S, SCRAPE_SPAN_OUTER, &j), LL_E_INVAL);
+    assert_int_equal(scrape_series_join(NULL, 0, S, SCRAPE_SPAN_OUTER, &j), LL_E_INVAL);
+    assert_int_equal(scrape_series_join(&s, 0, S, SCRAPE_SPAN_OUTER, NULL), LL_E_INVAL);
+    scrape_series_reset(&s);
+
+    /* An empty series. */
+    assert_int_equal(scrape_series_join(&s, 0, S, SCRAPE_SPAN_OUTER, &j), LL_E_NOTFOUND);
+}
+
+static void test_counter_reset_and_gaps(void **state)
+{
+    (void)state;
+    struct scrape_series s;
+    scrape_series_init(&s);
+    /* gen 100, 200, (failed), 50 (the server restarted), 80. The increase
+     * is 100 + 50 + 30 = 180 with one reset; the failed scrape is a gap. */
+    struct fake f = {.gen = 100};
+    add_fake(&s, 1, &f);
+    f.gen = 200;
+    add_fake(&s, 2, &f);
+    add_failed(&s, 3);
+    f.gen = 50;
+    add_fake(&s, 4, &f);
+    f.gen = 80;
+    add_fake(&s, 5, &f);
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, 0, 6 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    assert_int_equal(j.scrapes, 5);
+    assert_int_equal(j.ok, 4);
+    assert_int_equal(j.failed, 1);
+    assert_true(j.generation_tokens.present);
+    ASSERT_NEAR(j.generation_tokens.delta, 180, 0);
+    assert_int_equal(j.generation_tokens.resets, 1);
+
+    /* Out of order is refused. */
+    struct scrape_point p;
+    memset(&p, 0, sizeof p);
+    p.start_abs_ns = S;
+    assert_int_equal(scrape_series_add(&s, &p), LL_E_INVAL);
+
+    /* Only failed scrapes in the window: counted, and nothing found. */
+    struct scrape_series g;
+    scrape_series_init(&g);
+    add_failed(&g, 1);
+    add_failed(&g, 2);
+    assert_int_equal(scrape_series_join(&g, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), LL_E_NOTFOUND);
+    assert_int_equal(j.scrapes, 2);
+    assert_int_equal(j.failed, 2);
+    scrape_series_reset(&g);
+    scrape_series_reset(&s);
+}
+
+static void test_ttft_delta_quantiles(void **state)
+{
+    (void)state;
+    struct scrape_series s;
+    scrape_series_init(&s);
+    /* Before the window the server had counted 5, 5, 0, 0 per bucket.
+     * In between it counts docs/server-metrics.md's worked example: 10,
+     * 20, 15, 5 (cumulative 10, 30, 45, 50), split over two scrapes so the
+     * pairwise sum is exercised: p50 = 0.1 + 0.4 * 15/20 = 0.4 in
+     * (0.1, 0.5]; p99's rank 49.5 falls in (1, +Inf]: 1.0, a lower bound. */
+    struct fake a = {.ttft = {5, 5, 0, 0}};
+    struct fake b = {.ttft = {5 + 4, 5 + 10, 0 + 5, 0 + 1}};
+    struct fake c = {.ttft = {5 + 10, 5 + 20, 0 + 15, 0 + 5}};
+    add_fake(&s, 1, &a);
+    add_fake(&s, 2, &b);
+    add_fake(&s, 3, &c);
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, S + S / 2, 2 * S + S / 2, SCRAPE_SPAN_OUTER, &j), 0);
+    assert_true(j.ttft_present);
+    ASSERT_NEAR(j.ttft_count, 50, 0);
+    assert_true(j.ttft_quantiles);
+    ASSERT_NEAR(j.ttft_p50_s, 0.4, 1e-12);
+    ASSERT_NEAR(j.ttft_p50_lo_s, 0.1, 0);
+    ASSERT_NEAR(j.ttft_p50_hi_s, 0.5, 0);
+    ASSERT_NEAR(j.ttft_p99_s, 1.0, 1e-12);
+    ASSERT_NEAR(j.ttft_p99_lo_s, 1.0, 0);
+    assert_true(isinf(j.ttft_p99_hi_s));
+
+    /* INNER over [1.5 s, 3.5 s] runs from 2 s to 3 s: 6, 10, 10, 4
+     * (cumulative 6, 16, 26, 30). p50: rank 15 in (0.1, 0.5], which holds
+     * 10 with 6 below: 0.1 + 0.4 * 9/10 = 0.46. */
+    assert_int_equal(scrape_series_join(&s, S + S / 2, 3 * S + S / 2, SCRAPE_SPAN_INNER, &j), 0);
+    ASSERT_NEAR(j.ttft_count, 30, 0);
+    ASSERT_NEAR(j.ttft_p50_s, 0.46, 1e-12);
+    scrape_series_reset(&s);
+
+    /* A reset between two scrapes: the later histogram alone counts. */
+    scrape_series_init(&s);
+    struct fake r1 = {.ttft = {10, 10, 10, 10}};
+    struct fake r2 = {.ttft = {4, 0, 0, 0}};
+    add_fake(&s, 1, &r1);
+    add_fake(&s, 2, &r2);
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.ttft_count, 4, 0);
+    /* All 4 in (0, 0.1]: p50 = 0.1 * 2/4 = 0.05. */
+    ASSERT_NEAR(j.ttft_p50_s, 0.05, 1e-12);
+    ASSERT_NEAR(j.ttft_p50_lo_s, 0, 0);
+    ASSERT_NEAR(j.ttft_p50_hi_s, 0.1, 0);
+    scrape_series_reset(&s);
+
+    /* No observation in the span: present, count 0, no quantiles. */
+    scrape_series_init(&s);
+    add_fake(&s, 1, &a);
+    add_fake(&s, 2, &a);
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    assert_true(j.ttft_present);
+    ASSERT_NEAR(j.ttft_count, 0, 0);
+    assert_false(j.ttft_quantiles);
+    scrape_series_reset(&s);
+}
+
+static void test_default_url(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_int_equal(scrape_default_url("http://127.0.0.1:8000/v1", buf, sizeof buf), 0);
+    assert_string_equal(buf, "http://127.0.0.1:8000/metrics");
+    assert_int_equal(scrape_default_url("http://h:1/v1//", buf, sizeof buf), 0);
+    assert_string_equal(buf, "http://h:1/metrics");
+    assert_int_equal(scrape_default_url("http://h:1", buf, sizeof buf), 0);
+    assert_string_equal(buf, "http://h:1/metrics");
+    assert_int_equal(scrape_default_url("http://h:1/api/", buf, sizeof buf), 0);
+    assert_string_equal(buf, "http://h:1/api/metrics");
+    assert_int_equal(scrape_default_url("http://h:1/v1", buf, 18), LL_E_RANGE);
+    assert_string_equal(buf, "");
+    assert_int_equal(scrape_default_url("http://h:1/v1", buf, 19), 0);
+}
+
+/* A port on 127.0.0.1 that refuses connections: bound, never listened. */
+static int closed_port(int *fd_out)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    socklen_t len = sizeof a;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *fd_out = fd;
+    return ntohs(a.sin_port);
+}
+
+static void test_scraper_closed_port(void **state)
+{
+    (void)state;
+    int hold;
+    int port = closed_port(&hold);
+    char url[64], path[] = "/tmp/test_scrape_XXXXXX";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", port);
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char err[256];
+    struct scrape_config cfg = {.url = url, .interval_ns = 100 * LL_NS_PER_MS, .out_fd = fd,
+                                .quiet = 1};
+
+    /* Bad configs are refused with a reason. */
+    struct scrape_config bad = cfg;
+    bad.interval_ns = 99 * LL_NS_PER_MS;
+    assert_null(scraper_new(&bad, err, sizeof err));
+    bad = cfg;
+    bad.timeout_ns = cfg.interval_ns;
+    assert_null(scraper_new(&bad, err, sizeof err));
+
+    struct scraper *s = scraper_new(&cfg, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(scraper_probe(s, err, sizeof err), LL_E_IO);
+    uint64_t n = 0, failed = 0;
+    scraper_counts(s, &n, &failed);
+    assert_int_equal(n, 1);
+    assert_int_equal(failed, 1);
+    uint64_t origin = ll_now_ns();
+    assert_int_equal(scraper_start(s, origin, err, sizeof err), 0);
+    assert_int_equal(scraper_origin_ns(s), origin);
+    usleep(250 * 1000);
+    scraper_stop(s);
+    scraper_counts(s, &n, &failed);
+    assert_true(n >= 3); /* the probe, at least one from the thread, the last */
+    assert_int_equal(failed, n);
+    struct scrape_join j;
+    assert_int_equal(scrape_join(s, 0, UINT64_MAX, SCRAPE_SPAN_OUTER, &j), LL_E_NOTFOUND);
+    assert_int_equal(j.failed, n);
+    scraper_free(s);
+
+    /* One line per scrape, each failed, t_ns relative to the origin. */
+    FILE *f = fdopen(fd, "r");
+    assert_non_null(f);
+    rewind(f);
+    char line[4096];
+    uint64_t lines = 0;
+    while (fgets(line, sizeof line, f)) {
+        json_error_t je;
+        json_t *o = json_loads(line, 0, &je);
+        assert_non_null(o);
+        assert_true(json_is_false(json_object_get(o, "ok")));
+        assert_non_null(json_string_value(json_object_get(o, "error")));
+        json_int_t mono = json_integer_value(json_object_get(o, "mono_ns"));
+        json_int_t t = json_integer_value(json_object_get(o, "t_ns"));
+        assert_int_equal(t, mono - (json_int_t)origin);
+        if (lines == 0)
+            assert_true(t < 0); /* the probe came before the origin */
+        json_decref(o);
+        lines++;
+    }
+    assert_int_equal(lines, n);
+    fclose(f);
+    unlink(path);
+    close(hold);
+    scraper_free(NULL);
+}
+
+/* GET path from 127.0.0.1:port; returns the whole response (caller frees). */
+static char *http_get(int port, const char *path)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path);
+    assert_int_equal(write(fd, req, (size_t)n), n);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = ll_malloc(cap);
+    for (;;) {
+        assert_true(len < cap - 1);
+        ssize_t r = read(fd, buf + len, cap - 1 - len);
+        assert_true(r >= 0);
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    buf[len] = '\0';
+    close(fd);
+    return buf;
+}
+
+static double page_value(const struct prom_scrape *ps, const char *name, const char *lname,
+                         const char *lvalue)
+{
+    struct prom_label m = {.name = lname, .value = lvalue, .value_len = lvalue ? strlen(lvalue) : 0};
+    size_t pos = 0;
+    if (prom_scrape_find(ps, name, &m, lname ? 1 : 0, &pos) != 0)
+        fail_msg("no sample %s{%s=%s}", name, lname ? lname : "", lvalue ? lvalue : "");
+    return ps->samples[pos].value;
+}
+
+/* --expose: the page before any update, after two updates (values worked
+ * out from the synthetic live views), and the HTTP edges. */
+static void test_expose_page(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_null(expose_new("127.0.0.1", 5, err, sizeof err));
+    assert_null(expose_new("localhost:0", 5, err, sizeof err)); /* numeric only */
+    assert_null(expose_new("127.0.0.1:70000", 5, err, sizeof err));
+    struct exposer *e = expose_new("127.0.0.1:0", 5, err, sizeof err);
+    assert_non_null(e);
+    int port = expose_port(e);
+    assert_true(port > 0);
+
+    char *resp = http_get(port, "/metrics");
+    assert_non_null(strstr(resp, "HTTP/1.1 200 OK\r\n"));
+    assert_non_null(strstr(resp, "llmload_requests_sent_total 0\n"));
+    free(resp);
+
+    /* Update 1 at t = 1 s: 10 sent, TTFTs 100..109 ms. Update 2 at t = 3 s:
+     * 50 sent, TTFTs 200 ms x 10. Achieved rate = (50 - 10) / 2 s = 20/s;
+     * the window's TTFT median lies between the two groups' values
+     * (rank 10 of 20 is the largest of the first group, 109 ms). */
+    struct hist *t = hist_new(), *e2e = hist_new(), *late = hist_new();
+    struct driver_live v;
+    memset(&v, 0, sizeof v);
+    for (int i = 0; i < 10; i++) {
+        hist_record(t, (uint64_t)(100 + i) * LL_NS_PER_MS);
+        hist_record(e2e, LL_NS_PER_SEC);
+        hist_record(late, 1000);
+    }
+    v.t_ns = LL_NS_PER_SEC;
+    v.scheduled = 12;
+    v.sent = 10;
+    v.done = 10;
+    v.done_by_kind[REC_OK] = 9;
+    v.done_by_kind[REC_HTTP_429] = 1;
+    v.inflight = 2;
+    v.output_tokens = 90;
+    v.ttft = t;
+    v.e2e = e2e;
+    v.lateness = late;
+    expose_update(e, &v);
+    hist_reset(t);
+    hist_reset(e2e);
+    hist_reset(late);
+    for (int i = 0; i < 10; i++)
+        hist_record(t, 200 * LL_NS_PER_MS);
+    v.t_ns = 3 * LL_NS_PER_SEC;
+    v.scheduled = 55;
+    v.sent = 50;
+    v.final = 1;
+    expose_update(e, &v);
+
+    resp = http_get(port, "/metrics");
+    char *body = strstr(resp, "\r\n\r\n");
+    assert_non_null(body);
+    body += 4;
+    struct prom_scrape *ps = NULL;
+    assert_int_equal(prom_scrape_parse(body, strlen(body), &ps), 0);
+    assert_int_equal(ps->stats.bad_lines, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_requests_scheduled_total", NULL, NULL), 55, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_requests_sent_total", NULL, NULL), 50, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_requests_completed_total", "kind", "ok"), 9, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_requests_completed_total", "kind", "http_429"), 1, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_requests_in_flight", NULL, NULL), 2, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_output_tokens_total", NULL, NULL), 90, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_offered_rate", NULL, NULL), 5, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_achieved_rate", NULL, NULL), 20, 1e-9);
+    ASSERT_REL(page_value(ps, "llmload_ttft_seconds", "quantile", "0.5"), 0.109, 1.0 / 256);
+    ASSERT_REL(page_value(ps, "llmload_ttft_seconds", "quantile", "0.99"), 0.2, 1.0 / 256);
+    ASSERT_NEAR(page_value(ps, "llmload_ttft_seconds_count", NULL, NULL), 20, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_ttft_seconds_sum", NULL, NULL), 1.045 + 2.0, 1e-9);
+    ASSERT_NEAR(page_value(ps, "llmload_e2e_seconds_count", NULL, NULL), 10, 0);
+    ASSERT_REL(page_value(ps, "llmload_e2e_seconds", "quantile", "0.5"), 1.0, 1.0 / 256);
+    ASSERT_NEAR(page_value(ps, "llmload_schedule_lateness_seconds_sum", NULL, NULL), 1e-5, 1e-12);
+    ASSERT_NEAR(page_value(ps, "llmload_run_elapsed_seconds", NULL, NULL), 3, 0);
+    ASSERT_NEAR(page_value(ps, "llmload_run_finished", NULL, NULL), 1, 0);
+    prom_scrape_free(ps);
+    free(resp);
+
+    resp = http_get(port, "/other");
+    assert_non_null(strstr(resp, "HTTP/1.1 404"));
+    free(resp);
+    hist_free(t);
+    hist_free(e2e);
+    hist_free(late);
+    expose_free(e);
+    expose_free(NULL);
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_point_from_body),
+        cmocka_unit_test(test_gauges),
+        cmocka_unit_test(test_counter_spans),
+        cmocka_unit_test(test_counter_reset_and_gaps),
+        cmocka_unit_test(test_ttft_delta_quantiles),
+        cmocka_unit_test(test_default_url),
+        cmocka_unit_test(test_scraper_closed_port),
+        cmocka_unit_test(test_expose_page),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return rc;
+}

@@ -1,0 +1,504 @@
+/* Unit tests of sweep.c: the order-statistic interval, the two-segment knee
+ * fit, the steady-state verdict, recovery, cost and forecast arithmetic,
+ * per-step figures from synthetic records, the capacity pick and every
+ * stop condition, and the JSON round trips that `llmload report` relies
+ * on. Every expected number is computed by hand in the comment beside it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+#include "record.h"
+#include "sweep.h"
+#include "util.h"
+
+#define MS LL_NS_PER_MS
+#define SEC LL_NS_PER_SEC
+
+/* Ranks from the exact binomial CDF (checked against Python's math.comb):
+ * n=20, q=0.5 gives the textbook median interval X(6)..X(15). */
+static void test_ci_ranks(void **state)
+{
+    (void)state;
+    uint64_t lo, hi;
+    assert_int_equal(sweep_quantile_ci_ranks(20, 0.5, 0.95, &lo, &hi), 0);
+    assert_int_equal(lo, 6);
+    assert_int_equal(hi, 15);
+    assert_int_equal(sweep_quantile_ci_ranks(1000, 0.99, 0.95, &lo, &hi), 0);
+    assert_int_equal(lo, 983);
+    assert_int_equal(hi, 997);
+    assert_int_equal(sweep_quantile_ci_ranks(500, 0.99, 0.95, &lo, &hi), 0);
+    assert_int_equal(lo, 490);
+    assert_int_equal(hi, 500);
+    /* 100 samples cannot bound p99 from above at 95%. */
+    assert_int_equal(sweep_quantile_ci_ranks(100, 0.99, 0.95, &lo, &hi), 0);
+    assert_int_equal(lo, 97);
+    assert_int_equal(hi, 0);
+    assert_int_equal(sweep_quantile_ci_ranks(0, 0.99, 0.95, &lo, &hi), LL_E_INVAL);
+    assert_int_equal(sweep_quantile_ci_ranks(10, 1.0, 0.95, &lo, &hi), LL_E_INVAL);
+}
+
+static void test_slope(void **state)
+{
+    (void)state;
+    double x[] = {0, 1, 2, 3}, y[] = {1, 3, 5, 7};
+    ASSERT_NEAR(sweep_slope(x, y, 4), 2.0, 1e-12);
+    ASSERT_NEAR(sweep_slope(x, y, 1), 0.0, 0);
+    double xc[] = {2, 2, 2};
+    ASSERT_NEAR(sweep_slope(xc, y, 3), 0.0, 0);
+}
+
+/* Completions follow offered load up to 12 req/s, then stay there. */
+static void test_knee_saturating(void **state)
+{
+    (void)state;
+    double x[] = {3, 6, 9, 12, 15, 18}, y[] = {3, 6, 9, 12, 12, 12};
+    struct sweep_knee k;
+    sweep_knee_fit(x, y, 6, &k);
+    assert_true(k.found);
+    ASSERT_NEAR(k.knee_x, 12.0, 0.05);
+    ASSERT_NEAR(k.slope_below, 1.0, 1e-6);
+    ASSERT_NEAR(k.slope_above, 0.0, 1e-6);
+    ASSERT_NEAR(k.y_at_knee, 12.0, 0.05);
+    /* The knee between two steps: y = min(x, 10.5). */
+    double y2[] = {3, 6, 9, 10.5, 10.5, 10.5};
+    sweep_knee_fit(x, y2, 6, &k);
+    assert_true(k.found);
+    ASSERT_NEAR(k.knee_x, 10.5, 0.05);
+    /* Unsorted input gives the same answer. */
+    double xu[] = {18, 3, 12, 6, 15, 9}, yu[] = {12, 3, 12, 6, 12, 9};
+    sweep_knee_fit(xu, yu, 6, &k);
+    assert_true(k.found);
+    ASSERT_NEAR(k.knee_x, 12.0, 0.05);
+}
+
+static void test_knee_none(void **state)
+{
+    (void)state;
+    double x[] = {3, 6, 9, 12, 15}, y[] = {3, 6, 9, 12, 15};
+    struct sweep_knee k;
+    sweep_knee_fit(x, y, 5, &k);
+    assert_false(k.found);
+    sweep_knee_fit(x, y, 3, &k); /* too few points */
+    assert_false(k.found);
+}
+
+static void test_steady_verdict(void **state)
+{
+    (void)state;
+    char why[160];
+    /* Flat tail, no backlog. */
+    assert_true(sweep_steady_verdict(40 * MS, 45 * MS, 0.5, 3, why, sizeof why));
+    assert_string_equal(why, "");
+    /* Doubling, but only by 40 ms: noise at low latency. */
+    assert_true(sweep_steady_verdict(40 * MS, 80 * MS, 0, 3, why, sizeof why));
+    /* 200 ms -> 900 ms: the tail grows with run length. */
+    assert_false(sweep_steady_verdict(200 * MS, 900 * MS, 0, 3, why, sizeof why));
+    assert_non_null(strstr(why, "TTFT p99 rose"));
+    /* Backlog: growth 9 > max(4, 0.5 x 8.5). */
+    assert_false(sweep_steady_verdict(40 * MS, 45 * MS, 9, 8.5, why, sizeof why));
+    assert_non_null(strstr(why, "in-flight"));
+    /* Growth 5 with mean 20: under 0.5 x 20 = 10. */
+    assert_true(sweep_steady_verdict(40 * MS, 45 * MS, 5, 20, why, sizeof why));
+}
+
+/* Requests every 100 ms over 10 s; those scheduled in [3.0 s, 4.5 s) miss.
+ * The first miss is at 3.0 s, latency is back at 4.5 s. A lone miss at
+ * 7 s later does not undo the recovery (the run from 4.5 s is >= 1 s). */
+static void test_recovery(void **state)
+{
+    (void)state;
+    size_t n = 100;
+    uint64_t *t = malloc(n * sizeof *t);
+    unsigned char *met = malloc(n);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = (i * 37) % n; /* fed out of order */
+        t[i] = j * 100 * MS;
+        met[i] = !((j >= 30 && j < 45) || j == 70);
+    }
+    uint64_t first, back;
+    sweep_recovery(t, met, n, SWEEP_RECOVERY_RUN_NS, &first, &back);
+    assert_int_equal(first, 3000 * MS);
+    assert_int_equal(back, 4500 * MS);
+    /* Every request met: no miss, back at 0. */
+    for (size_t i = 0; i < n; i++)
+        met[i] = 1;
+    sweep_recovery(t, met, n, SWEEP_RECOVERY_RUN_NS, &first, &back);
+    assert_true(first == LL_NO_TIME);
+    assert_int_equal(back, 0);
+    /* Misses to the end: never back. */
+    for (size_t i = 0; i < n; i++)
+        met[i] = t[i] < 5000 * MS;
+    sweep_recovery(t, met, n, SWEEP_RECOVERY_RUN_NS, &first, &back);
+    assert_int_equal(first, 5000 * MS);
+    assert_true(back == LL_NO_TIME);
+    free(t);
+    free(met);
+}
+
+static void test_cost_forecast(void **state)
+{
+    (void)state;
+    /* 2 per hour, 1000 tokens/s: 2 / 3600 / 1000 x 1e6 = 0.5556 per million. */
+    ASSERT_NEAR(sweep_cost_per_mtok(2, 1, 1000), 0.55556, 1e-4);
+    /* Two replicas cost twice as much for the same tokens. */
+    ASSERT_NEAR(sweep_cost_per_mtok(2, 2, 1000), 1.11111, 1e-4);
+    assert_true(isnan(sweep_cost_per_mtok(0, 1, 1000)));
+    assert_true(isnan(sweep_cost_per_mtok(2, 1, 0)));
+    /* 50 req/s at 80% of 12 req/s per replica: 50 / 9.6 = 5.2 -> 6. */
+    assert_int_equal(sweep_replicas_needed(50, 12, 0.8, 1), 6);
+    /* Measured on 2 replicas: 6 req/s each, 4.8 at 80%: 50 / 4.8 -> 11. */
+    assert_int_equal(sweep_replicas_needed(50, 12, 0.8, 2), 11);
+    /* Exactly on the boundary: 9.6 / 9.6 = 1. */
+    assert_int_equal(sweep_replicas_needed(9.6, 12, 0.8, 1), 1);
+    assert_int_equal(sweep_replicas_needed(0, 12, 0.8, 1), 0);
+    ASSERT_NEAR(sweep_t975(1), 12.706, 1e-3);
+    ASSERT_NEAR(sweep_t975(4), 2.776, 1e-3);
+    ASSERT_NEAR(sweep_t975(1000), 1.96, 1e-3);
+}
+
+/* A synthetic step: rate req/s for 10 s after a 1 s warm-up, constant
+ * arrivals; each request gets TTFT ttft_ms, 10 output tokens at 20 ms, and
+ * the ones whose index is a multiple of fail_every are http_5xx. */
+static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
+                      unsigned fail_every, const struct sweep_settings *set)
+{
+    sweep_step_init(s);
+    s->f.index = index;
+    s->f.offered_rps = rate;
+    s->f.warmup_ns = 1 * SEC;
+    s->f.duration_ns = 11 * SEC;
+    s->f.window_ns = 10 * SEC;
+    s->f.inflight_mean = 2;
+    s->f.inflight_max = 4;
+    uint64_t n = (uint64_t)(rate * 11);
+    uint64_t window = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        struct record r;
+        record_init(&r, i);
+        r.sched_ns = (uint64_t)((double)i * 1e9 / rate);
+        r.sent_ns = r.sched_ns;
+        r.step = (int32_t)index;
+        r.warmup = r.sched_ns < s->f.warmup_ns;
+        r.prompt_tokens = 64;
+        r.max_tokens = 10;
+        if (fail_every && i % fail_every == 0) {
+            r.kind = REC_HTTP_5XX;
+            r.http_status = 500;
+            r.end_ns = r.sched_ns + 5 * MS;
+        } else {
+            r.kind = REC_OK;
+            r.http_status = 200;
+            r.first_ns = r.first_content_ns = r.sched_ns + ttft_ms * MS;
+            r.last_ns = r.first_ns + 9 * 20 * MS;
+            r.end_ns = r.last_ns + 1 * MS;
+            r.output_tokens = 10;
+            r.events = 10;
+        }
+        if (!r.warmup)
+            window++;
+        sweep_step_add_record(s, &r, set);
+    }
+    s->f.scheduled = window;
+    sweep_step_finish(s, set);
+}
+
+static void test_step_figures(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    set.cost_per_hour = 3.6;
+    struct sweep_step s;
+    /* 10 req/s, 1 in 5 fails: 100 window requests (sched 1.0 .. 10.9 s),
+     * 80 ok; attainment 0.8; goodput 8 req/s; error rate 0.2. */
+    make_step(&s, 0, 10, 50, 5, &set);
+    assert_int_equal(s.stats.scheduled, 100);
+    assert_int_equal(s.stats.by_kind[REC_OK], 80);
+    assert_int_equal(s.stats.by_kind[REC_HTTP_5XX], 20);
+    ASSERT_NEAR(s.attainment, 0.8, 1e-12);
+    ASSERT_NEAR(s.goodput_rps, 8.0, 1e-12);
+    ASSERT_NEAR(s.error_rate, 0.2, 1e-12);
+    ASSERT_NEAR(s.achieved_rps, 10.0, 1e-12);
+    /* ok requests ending inside [1 s, 11 s): an ok request ends 231 ms
+     * after its sched, so sched in [0.769, 10.769): ids 8..107 are 100
+     * requests, 80 of them ok. */
+    ASSERT_NEAR(s.completed_rps, 8.0, 1e-12);
+    /* 80 x 10 output tokens over 10 s; cost 3.6/h = 0.001/s over 80 tok/s. */
+    ASSERT_NEAR(s.output_tps, 80.0, 1e-12);
+    ASSERT_NEAR(s.cost_per_mtok, 0.001 / 80 * 1e6, 1e-9);
+    ASSERT_REL((double)s.ttft_ns[3], 50.0 * MS, 0.005);
+    ASSERT_REL((double)s.tpot_ns[0], 20.0 * MS, 0.005);
+    assert_true(s.steady);
+    assert_false(s.slo_pass);
+    assert_non_null(strstr(s.fail_reason, "attainment 80.0%"));
+    sweep_step_free(&s);
+
+    /* Same without failures and within the SLO: passes. */
+    make_step(&s, 1, 10, 50, 0, &set);
+    ASSERT_NEAR(s.attainment, 1.0, 1e-12);
+    assert_true(s.slo_pass);
+    sweep_step_free(&s);
+
+    /* TTFT over the SLO: every request misses. */
+    make_step(&s, 2, 10, 150, 0, &set);
+    ASSERT_NEAR(s.attainment, 0.0, 1e-12);
+    ASSERT_NEAR(s.goodput_rps, 0.0, 1e-12);
+    ASSERT_NEAR(s.completed_rps, 10.0, 1e-12);
+    sweep_step_free(&s);
+}
+
+/* Capacity: points 2, 4, 6 pass, 8 fails (TTFT), 10 fails: capacity 6 and
+ * the next step shown failing is 8. */
+static void test_findings_capacity(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    set.forecast_rps = 20;
+    struct sweep_step steps[5];
+    double rates[] = {2, 4, 6, 8, 10};
+    uint64_t ttft[] = {30, 40, 60, 150, 400};
+    for (int i = 0; i < 5; i++)
+        make_step(&steps[i], (uint32_t)i, rates[i], ttft[i], 0, &set);
+    struct sweep_point pts[5];
+    size_t np = sweep_points_build(steps, 5, pts);
+    assert_int_equal(np, 5);
+    struct sweep_findings fd;
+    sweep_findings_compute(steps, 5, pts, np, &set, &fd);
+    assert_true(fd.capacity_found);
+    ASSERT_NEAR(fd.capacity_rps, 6, 0);
+    assert_true(fd.next_fails);
+    ASSERT_NEAR(fd.next_fail_rps, 8, 0);
+    assert_true(fd.slo_missed);
+    ASSERT_NEAR(fd.operate_rps, 4.8, 1e-12);
+    /* 20 / (6 x 0.8) = 4.17 -> 5 replicas. */
+    assert_int_equal(fd.replicas_needed, 5);
+    char text[2048];
+    sweep_findings_text(&fd, &set, "", text, sizeof text);
+    assert_non_null(strstr(text, "SLO capacity: 6 req/s"));
+    assert_non_null(strstr(text, "next step 8 req/s fails"));
+    for (int i = 0; i < 5; i++)
+        sweep_step_free(&steps[i]);
+}
+
+/* Each stop condition, on points built by hand. */
+static void test_stop_conditions(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.ttft_limit_ns = 1 * SEC;
+    struct sweep_point p[4];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 4; i++) {
+        p[i].offered_rps = 2 * (i + 1);
+        p[i].goodput_rps = 2 * (i + 1);
+        p[i].completed_rps = 2 * (i + 1);
+        p[i].ttft_p99_ms = 50;
+        p[i].steady = 1;
+    }
+    char why[256];
+    assert_false(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    /* Error rate 0.5 > 0.1. */
+    p[3].error_rate = 0.5;
+    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    assert_non_null(strstr(why, "error rate 50.0% > 10%"));
+    p[3].error_rate = 0.05;
+    /* TTFT p99 1.5 s over the 1 s limit. */
+    p[3].ttft_p99_ms = 1500;
+    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    assert_non_null(strstr(why, "safety limit"));
+    p[3].ttft_p99_ms = 50;
+    /* Goodput 2, 4, then 3.5 and 1: both below 0.95 x 4. */
+    p[2].goodput_rps = 3.5;
+    p[3].goodput_rps = 1;
+    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    assert_non_null(strstr(why, "goodput fell"));
+    /* Only one fall: no stop. */
+    p[2].goodput_rps = 6;
+    assert_false(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    /* Zeros after a peak still count as falling. */
+    p[2].goodput_rps = 0;
+    p[3].goodput_rps = 0;
+    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    p[2].goodput_rps = 6;
+    p[3].goodput_rps = 8;
+    /* Auto: a plateau (completions 6 -> 6.1 while offered 4 -> 8, unsteady). */
+    set.auto_rates = 1;
+    p[2].completed_rps = 6;
+    p[3].completed_rps = 4.1;
+    p[1].completed_rps = 4;
+    p[3].steady = 0;
+    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    assert_non_null(strstr(why, "plateau"));
+    p[3].steady = 1;
+    /* Auto: 8 req/s >= 2.5 x an estimate of 3. */
+    set.estimate_rps = 3;
+    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    assert_non_null(strstr(why, "250%"));
+}
+
+/* Repeats: two runs of each rate make one point with a t-interval. */
+static void test_points_repeat(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_step steps[4];
+    make_step(&steps[0], 0, 10, 30, 0, &set);
+    make_step(&steps[1], 1, 10, 30, 5, &set);
+    make_step(&steps[2], 2, 20, 30, 0, &set);
+    make_step(&steps[3], 3, 20, 30, 0, &set);
+    steps[1].f.repeat = 1;
+    steps[3].f.repeat = 1;
+    struct sweep_point pts[4];
+    size_t np = sweep_points_build(steps, 4, pts);
+    assert_int_equal(np, 2);
+    assert_int_equal(pts[0].n, 2);
+    /* Goodput (no SLO: ok / window) 10 and 8: mean 9, sd sqrt(2),
+     * half-width 12.706 x sqrt(2) / sqrt(2) = 12.706. */
+    ASSERT_NEAR(pts[0].goodput_rps, 9, 1e-9);
+    ASSERT_NEAR(pts[0].goodput_ci, 12.706, 1e-3);
+    ASSERT_NEAR(pts[0].error_rate, 0.1, 1e-9);
+    /* Without an SLO a 20% error rate fails the point. */
+    assert_false(pts[0].pass);
+    ASSERT_NEAR(pts[1].goodput_ci, 0, 1e-9);
+    assert_true(pts[1].pass);
+    for (int i = 0; i < 4; i++)
+        sweep_step_free(&steps[i]);
+}
+
+/* A record written by record_write_jsonl reads back field for field. */
+static void test_record_round_trip(void **state)
+{
+    (void)state;
+    struct record r, back;
+    record_init(&r, 42);
+    r.kind = REC_TIMEOUT_IDLE;
+    r.http_status = 200;
+    r.sched_ns = 1000;
+    r.sent_ns = 1500;
+    r.first_ns = 9000;
+    r.first_content_ns = 9100;
+    r.last_ns = 20000;
+    r.end_ns = 30000;
+    r.max_gap_ns = 777;
+    r.prompt_tokens = 64;
+    r.prompt_tokens_server = 65;
+    r.max_tokens = 16;
+    r.output_tokens = 7;
+    r.tokens_source = REC_TOKENS_EVENTS;
+    r.events = 7;
+    r.worker = 3;
+    r.step = 5;
+    r.warmup = 1;
+    snprintf(r.detail, sizeof r.detail, "idle \"30s\"");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(record_write_jsonl(f, &r), 0);
+    fclose(f);
+    char err[200];
+    assert_int_equal(sweep_record_from_json(buf, len, &back, err, sizeof err), 0);
+    assert_int_equal(back.id, 42);
+    assert_int_equal(back.kind, REC_TIMEOUT_IDLE);
+    assert_int_equal(back.sched_ns, 1000);
+    assert_int_equal(back.sent_ns, 1500);
+    assert_int_equal(back.first_ns, 9000);
+    assert_int_equal(back.end_ns, 30000);
+    assert_int_equal(back.max_gap_ns, 777);
+    assert_int_equal(back.prompt_tokens_server, 65);
+    assert_int_equal(back.cached_tokens, -1);
+    assert_int_equal(back.output_tokens, 7);
+    assert_int_equal(back.tokens_source, REC_TOKENS_EVENTS);
+    assert_int_equal(back.step, 5);
+    assert_int_equal(back.warmup, 1);
+    assert_string_equal(back.detail, "idle \"30s\"");
+    free(buf);
+    assert_int_equal(sweep_record_from_json("{\"id\":1}", 8, &back, err, sizeof err),
+                     LL_E_INVAL);
+    assert_int_equal(sweep_record_from_json("nope", 4, &back, err, sizeof err), LL_E_INVAL);
+}
+
+static void test_facts_round_trip(void **state)
+{
+    (void)state;
+    struct sweep_step a, b;
+    sweep_step_init(&a);
+    sweep_step_init(&b);
+    a.f.index = 7;
+    a.f.repeat = 1;
+    a.f.recovery = 1;
+    a.f.offered_rps = 3.5;
+    a.f.start_offset_ns = 123456789;
+    a.f.duration_ns = 4 * SEC;
+    a.f.warmup_ns = 0;
+    a.f.window_ns = 4 * SEC;
+    a.f.elapsed_ns = 5 * SEC;
+    a.f.scheduled = 14;
+    a.f.inflight_mean = 1.25;
+    a.f.inflight_max = 3;
+    hist_record(a.f.lateness, 12345);
+    a.f.series = calloc(2, sizeof *a.f.series);
+    a.f.series[0] = (struct driver_sample){.t_ns = 100, .inflight = 2};
+    a.f.series[1] = (struct driver_sample){.t_ns = 200, .inflight = 3};
+    a.f.n_series = 2;
+    json_t *j = sweep_facts_json(&a.f);
+    char err[200];
+    assert_int_equal(sweep_facts_from_json(j, &b, err, sizeof err), 0);
+    json_decref(j);
+    assert_int_equal(b.f.index, 7);
+    assert_int_equal(b.f.repeat, 1);
+    assert_true(b.f.recovery);
+    ASSERT_NEAR(b.f.offered_rps, 3.5, 0);
+    assert_int_equal(b.f.start_offset_ns, 123456789);
+    assert_int_equal(b.f.scheduled, 14);
+    ASSERT_NEAR(b.f.inflight_mean, 1.25, 0);
+    assert_int_equal(hist_count(b.f.lateness), 1);
+    assert_int_equal(hist_max(b.f.lateness), 12345);
+    assert_int_equal(b.f.n_series, 2);
+    assert_int_equal(b.f.series[1].inflight, 3);
+    sweep_step_free(&a);
+    sweep_step_free(&b);
+
+    struct sweep_settings s, t;
+    sweep_settings_init(&s);
+    sweep_settings_init(&t);
+    s.slo.ttft_ns = 500 * MS;
+    s.attainment = 0.95;
+    s.replicas = 3;
+    s.expect_slo = 1;
+    s.cost_per_hour = 2.5;
+    json_t *o = sweep_settings_json(&s);
+    sweep_settings_from_json(o, &t);
+    json_decref(o);
+    assert_int_equal(t.slo.ttft_ns, 500 * MS);
+    ASSERT_NEAR(t.attainment, 0.95, 0);
+    assert_int_equal(t.replicas, 3);
+    assert_true(t.expect_slo);
+    ASSERT_NEAR(t.cost_per_hour, 2.5, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ci_ranks),
+        cmocka_unit_test(test_slope),
+        cmocka_unit_test(test_knee_saturating),
+        cmocka_unit_test(test_knee_none),
+        cmocka_unit_test(test_steady_verdict),
+        cmocka_unit_test(test_recovery),
+        cmocka_unit_test(test_cost_forecast),
+        cmocka_unit_test(test_step_figures),
+        cmocka_unit_test(test_findings_capacity),
+        cmocka_unit_test(test_stop_conditions),
+        cmocka_unit_test(test_points_repeat),
+        cmocka_unit_test(test_record_round_trip),
+        cmocka_unit_test(test_facts_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
