@@ -448,6 +448,12 @@ int run_main(int argc, char **argv)
     }
     json_decref(sj);
     exit_code = res.interrupted ? 130 : info.invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
+    if (res.records_lost) {
+        ll_errorf("%llu records could not be written to %s/requests.jsonl (see above); "
+                  "the results are incomplete",
+                  (unsigned long long)res.records_lost, dir);
+        exit_code = LL_EXIT_RUNTIME;
+    }
 
 out:
     scraper_free(live.scraper);

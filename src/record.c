@@ -358,7 +358,9 @@ uint64_t record_e2e_ns(const struct record *r)
 
 uint64_t record_tpot_ns(const struct record *r)
 {
-    if (r->output_tokens < 2)
+    /* Two output events at least: a non-streamed body (one event) has no
+     * pace to measure, whatever its token count. */
+    if (r->output_tokens < 2 || r->events < 2)
         return LL_NO_TIME;
     uint64_t decode_ns = span_ns(r->first_ns, r->last_ns);
     if (decode_ns == LL_NO_TIME)

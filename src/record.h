@@ -85,6 +85,6 @@ int record_write_jsonl(FILE *f, const struct record *r);
 uint64_t record_ttft_ns(const struct record *r);        /* first - sched */
 uint64_t record_ttft_server_ns(const struct record *r); /* first - sent */
 uint64_t record_e2e_ns(const struct record *r);         /* end - sched */
-uint64_t record_tpot_ns(const struct record *r);        /* (last-first)/(out-1), out >= 2 */
+uint64_t record_tpot_ns(const struct record *r);        /* (last-first)/(out-1), out >= 2, events >= 2 */
 
 #endif

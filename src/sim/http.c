@@ -39,6 +39,8 @@ void http_parser_init(struct http_parser *p, const struct http_limits *lim)
     p->state = ST_HEAD;
 }
 
+#define HTTP_KEEP_BUF_BYTES (64 * 1024)
+
 void http_parser_reset(struct http_parser *p)
 {
     p->state = ST_HEAD;
@@ -51,6 +53,18 @@ void http_parser_reset(struct http_parser *p)
     p->trailer_bytes = 0;
     p->trailer_line_empty = 1;
     memset(&p->req, 0, sizeof(p->req));
+    /* A keep-alive connection must not hold its largest request forever:
+     * buffers past HTTP_KEEP_BUF_BYTES go back and regrow on demand. */
+    if (p->head_cap > HTTP_KEEP_BUF_BYTES) {
+        free(p->head);
+        p->head = NULL;
+        p->head_cap = 0;
+    }
+    if (p->body_cap > HTTP_KEEP_BUF_BYTES) {
+        free(p->body);
+        p->body = NULL;
+        p->body_cap = 0;
+    }
 }
 
 void http_parser_free(struct http_parser *p)

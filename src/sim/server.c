@@ -522,6 +522,10 @@ int server_run(struct server *s)
             return LL_E_IO;
         }
         s->now_ns = ll_now_ns();
+        /* Steps that ended by now come first (engine.h): a request read in
+         * this pass must see the queue as the due step left it, or it can
+         * get a spurious 429 at a step boundary. */
+        engine_advance(s->engine, s->now_ns, on_engine_event, s);
         for (int i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
             if (p == &s->tag_listen) {
