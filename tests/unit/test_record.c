@@ -279,6 +279,9 @@ static void test_derived(void **state)
     r.last_ns = 51000;
     r.end_ns = 52000;
     r.output_tokens = 5;
+    r.events = 1; /* one event (a non-streamed body): no pace to measure */
+    assert_true(record_tpot_ns(&r) == LL_NO_TIME);
+    r.events = 5;
     assert_int_equal(record_ttft_ns(&r), 10000);
     assert_int_equal(record_ttft_server_ns(&r), 9500);
     assert_int_equal(record_e2e_ns(&r), 51000);
