@@ -20,11 +20,13 @@
 #include "results.h"
 #include "runopts.h"
 #include "scrape.h"
+#include "session.h"
 #include "summary.h"
 #include "util.h"
 
 #define RUN_LATENESS_LIMIT_NS LL_NS_PER_MS
 #define RUN_ACHIEVED_MIN 0.99
+#define RUN_DEFAULT_TURNS "3"
 
 static void run_usage(FILE *f)
 {
@@ -54,8 +56,11 @@ static void run_usage(FILE *f)
 "  --max-concurrency K      with --rate: at most K in flight; waiting is client queue time\n"
 "  --on-cap queue|drop      what an arrival does at the cap (default queue)\n"
 "  --users N                closed loop: N users, each waits for its response\n"
-"  --think DIST             closed loop: think time after each response (default 0)\n"
+"  --think DIST             closed loop and sessions: think time after each response (default 0)\n"
 "  --pace INTERVAL          closed loop: each user starts at most one request per INTERVAL\n"
+"  --sessions R             partly open: R sessions/s arrive (--arrival, --burstiness apply),\n"
+"                           each a closed-loop chat whose context grows turn by turn\n"
+"  --turns DIST             sessions: turns per session (default 3, at most 1000)\n"
 "\n"
 "Bounds:\n"
 "  --duration D             offer load for D (e.g. 30s, 2m); default 10s unless --requests\n"
@@ -72,7 +77,7 @@ static void run_usage(FILE *f)
 "Timeouts (each is its own error kind; 0 = none):\n"
 "  --timeout-connect D      default 10s\n"
 "  --timeout-first-token D  from send to the first output event; default 60s\n"
-"  --timeout-idle D         longest silence once sent; default 30s\n"
+"  --timeout-idle D         longest silence between output events; default 30s\n"
 "  --timeout-total D        from send to the end; default 10m\n"
 "\n"
 "Run and output:\n"
@@ -95,12 +100,14 @@ static void run_usage(FILE *f)
 "\n"
 "Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
 "2 bad flags, 3 could not run, 130 interrupted.\n");
+    fprintf(f, "\n%s", runopts_workload_help);
 }
 
 enum {
     OPT_RATE = RUNOPTS_OPT_FIRST_PRIVATE, OPT_RAMP_TO, OPT_MAX_CONC, OPT_ON_CAP, OPT_USERS,
     OPT_THINK, OPT_PACE, OPT_DURATION, OPT_REQUESTS, OPT_MAX_TOKENS_TOTAL, OPT_DUMP,
     OPT_DRY_RUN, OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_NO_METRICS, OPT_EXPOSE,
+    OPT_SESSIONS, OPT_TURNS,
 };
 
 /* The flags only `run` has; the shared ones come first in the table. */
@@ -121,6 +128,8 @@ static const struct option run_own_options[] = {
     {"metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL},
     {"no-metrics", no_argument, NULL, OPT_NO_METRICS},
     {"expose", required_argument, NULL, OPT_EXPOSE},
+    {"sessions", required_argument, NULL, OPT_SESSIONS},
+    {"turns", required_argument, NULL, OPT_TURNS},
 };
 
 /* The server-metrics flags (issue 6), kept beside run_opts. */
@@ -128,6 +137,11 @@ struct run_metrics_opts {
     const char *url, *interval, *expose;
     int off;
     uint64_t interval_ns;
+};
+
+/* The partly-open session flags (issue 4), kept beside run_opts. */
+struct run_session_opts {
+    const char *sessions, *turns;
 };
 
 /* What the driver's live view feeds during a run: the scraper starts on
@@ -151,7 +165,8 @@ static void run_live_cb(void *ud, const struct driver_live *v)
     expose_update(l->exposer, v);
 }
 
-static void parse_args(int argc, char **argv, struct run_opts *o, struct run_metrics_opts *mo)
+static void parse_args(int argc, char **argv, struct run_opts *o, struct run_metrics_opts *mo,
+                       struct run_session_opts *so)
 {
     struct option table[RUNOPTS_COMMON_OPTIONS + LL_ARRAY_LEN(run_own_options) + 1];
     memcpy(table, runopts_common_options, sizeof runopts_common_options);
@@ -181,6 +196,8 @@ static void parse_args(int argc, char **argv, struct run_opts *o, struct run_met
         case OPT_METRICS_INTERVAL: mo->interval = a; break;
         case OPT_NO_METRICS: mo->off = 1; break;
         case OPT_EXPOSE: mo->expose = a; break;
+        case OPT_SESSIONS: so->sessions = a; break;
+        case OPT_TURNS: so->turns = a; break;
         case RUNOPTS_OPT_HELP:
         case 'h':
             run_usage(stdout);
@@ -195,19 +212,98 @@ static void parse_args(int argc, char **argv, struct run_opts *o, struct run_met
         ll_usage_fail("unexpected argument \"%s\" (see llmload run --help)", argv[optind]);
 }
 
+/* --sessions excludes the other load models and the flags only they take;
+ * --turns needs it. */
+static void check_session_flags(const struct run_opts *o, const struct run_session_opts *so)
+{
+    if (!so->sessions) {
+        if (so->turns)
+            ll_usage_fail("--turns: applies to --sessions only");
+        return;
+    }
+    if (o->rate || o->users)
+        ll_usage_fail("--sessions and --%s: pick one load model (open loop, closed loop "
+                      "or partly open)", o->rate ? "rate" : "users");
+    if (o->ramp_to || o->max_conc || o->on_cap || o->pace)
+        ll_usage_fail("--sessions: --ramp-to, --max-concurrency, --on-cap and --pace do not "
+                      "apply (a session's turns wait for each other)");
+    if (o->dump)
+        ll_usage_fail("--dump-schedule: a session's later turns depend on the server; "
+                      "use --rate");
+}
+
+/* The partly-open model: sessions arrive by --arrival at --sessions R,
+ * each runs --turns turns with --think between a response and the next
+ * turn. */
+static void session_config(const struct run_opts *o, const struct run_session_opts *so,
+                           uint64_t seed, struct run_config *cfg)
+{
+    char err[200];
+    cfg->mode = LOAD_SESSIONS;
+    runopts_arrival(o, seed, &cfg->arrival);
+    cfg->arrival.rate_per_s = runopts_positive("--sessions", so->sessions);
+    if (arrival_config_check(&cfg->arrival, err, sizeof err) != 0)
+        ll_usage_fail("--sessions: %s", err);
+    runopts_dist("--turns", so->turns ? so->turns : RUN_DEFAULT_TURNS, DIST_UNIT_NONE, 1,
+                 &cfg->turns);
+    if (session_turns_check(&cfg->turns, err, sizeof err) != 0)
+        ll_usage_fail("--turns: %s", err);
+    runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1, &cfg->think);
+}
+
+/* run.json's config for a session run: the shared object says "open" for
+ * any arrival process; correct it and add the session fields. Takes and
+ * returns the reference. */
+static json_t *session_config_json(json_t *c, const struct run_config *cfg)
+{
+    if (cfg->mode != LOAD_SESSIONS)
+        return c;
+    char buf[DIST_SPEC_MAX];
+    json_object_set_new(c, "load_model", json_string("sessions"));
+    json_object_set_new(c, "session_rate_per_s", json_real(cfg->arrival.rate_per_s));
+    json_object_del(c, "rate_per_s");
+    dist_format(&cfg->turns, buf, sizeof buf);
+    json_object_set_new(c, "turns", json_string(buf));
+    dist_format(&cfg->think, buf, sizeof buf);
+    json_object_set_new(c, "think", json_string(buf));
+    return c;
+}
+
+/* The mode label and the intended vs realised rates of a session run. */
+static void session_summary_info(const struct run_config *cfg, const struct driver_result *res,
+                                 char *mode, size_t len, struct summary_info *info)
+{
+    char turns[DIST_SPEC_MAX], think[DIST_SPEC_MAX];
+    dist_format(&cfg->turns, turns, sizeof turns);
+    dist_format(&cfg->think, think, sizeof think);
+    int n = snprintf(mode, len, "partly-open: %s %g sessions/s, turns %s, think %s",
+                     arrival_kind_name(cfg->arrival.kind), cfg->arrival.rate_per_s, turns, think);
+    if (n < 0)
+        snprintf(mode, len, "partly-open"); /* a label: a long one is cut, never wrong */
+    info->sessions = 1;
+    info->session_rate_per_s = cfg->arrival.rate_per_s;
+    info->session_turns_mean = session_turns_mean(&cfg->turns);
+    info->offered_rate_per_s = cfg->arrival.rate_per_s * info->session_turns_mean;
+    info->sessions_started = res->sessions_in_window;
+    info->sessions_cut = res->sessions_cut;
+}
+
 /* Turn the flags into a run config, rejecting every bad or contradictory
  * value before anything is sent. */
-static void build_config(const struct run_opts *o, struct run_config *cfg)
+static void build_config(const struct run_opts *o, const struct run_session_opts *so,
+                         struct run_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->records_fd = -1;
     cfg->step = -1;
     runopts_slo(o, cfg);
     int open = o->rate != NULL, closed = o->users != NULL;
+    check_session_flags(o, so);
     if (open && closed)
         ll_usage_fail("--rate and --users: pick one load model (open loop or closed loop)");
-    if (!open && !closed)
-        ll_usage_fail("no load given: use --rate R (open loop) or --users N (closed loop)");
+    if (!open && !closed && !so->sessions)
+        ll_usage_fail("no load given: use --rate R (open loop), --users N (closed loop) "
+                      "or --sessions R (partly open)");
     if (closed && (o->arrival || o->burstiness || o->ramp_to || o->max_conc || o->on_cap))
         ll_usage_fail("--users: --arrival, --burstiness, --ramp-to and --max-concurrency "
                       "apply to --rate only");
@@ -236,7 +332,9 @@ static void build_config(const struct run_opts *o, struct run_config *cfg)
         cfg->max_tokens_total = runopts_count("--max-tokens-total", o->max_tokens_total, 1);
     cfg->grace_ns = o->grace ? runopts_duration("--grace", o->grace) : 5 * LL_NS_PER_SEC;
 
-    if (open) {
+    if (so->sessions) {
+        session_config(o, so, seed, cfg);
+    } else if (open) {
         cfg->mode = o->max_conc ? LOAD_CAPPED : LOAD_OPEN;
         struct arrival_config *a = &cfg->arrival;
         double rate = runopts_positive("--rate", o->rate);
@@ -289,8 +387,9 @@ int run_main(int argc, char **argv)
     struct run_opts o = {0};
     struct run_config cfg;
     struct run_metrics_opts mo = {0};
-    parse_args(argc, argv, &o, &mo);
-    build_config(&o, &cfg);
+    struct run_session_opts so = {0};
+    parse_args(argc, argv, &o, &mo, &so);
+    build_config(&o, &so, &cfg);
     mo.interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
     if (mo.interval)
         mo.interval_ns = runopts_duration("--metrics-interval", mo.interval);
@@ -329,7 +428,8 @@ int run_main(int argc, char **argv)
         exit_code = LL_EXIT_USAGE;
         goto out;
     }
-    run = runopts_run_json("run", runopts_config_json(&o, &cfg, model), &cfg, &target);
+    run = runopts_run_json("run", session_config_json(runopts_config_json(&o, &cfg, model), &cfg),
+                           &cfg, &target);
     if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
         ll_errorf("%s", err);
         goto out;
@@ -391,6 +491,8 @@ int run_main(int argc, char **argv)
     info.mode = mode;
     info.closed_loop = cfg.mode == LOAD_CLOSED;
     info.offered_rate_per_s = cfg.mode == LOAD_CLOSED ? 0 : cfg.arrival.rate_per_s;
+    if (cfg.mode == LOAD_SESSIONS)
+        session_summary_info(&cfg, &res, mode, sizeof mode, &info);
     info.window_ns = res.window_ns;
     info.warmup_ns = cfg.warmup_ns;
     info.inflight_mean = res.inflight_mean;
@@ -425,6 +527,26 @@ int run_main(int argc, char **argv)
     }
 
     summary_print(stdout, s, &info);
+    /* Per traffic class, each with its own SLO (or the run's). */
+    struct summary_class *classes = NULL;
+    char (*class_slo)[96] = NULL;
+    if (res.n_classes) {
+        classes = ll_calloc(res.n_classes, sizeof *classes);
+        class_slo = ll_calloc(res.n_classes, sizeof *class_slo);
+        for (size_t k = 0; k < res.n_classes; k++) {
+            const struct wl_class *wc = &cfg.workload.classes->classes[k];
+            struct slo cs = {wc->slo.ttft_ns, wc->slo.tpot_ns, wc->slo.e2e_ns};
+            if (!slo_is_set(&cs))
+                cs = cfg.slo;
+            classes[k].name = wc->name;
+            classes[k].s = &res.class_stats[k];
+            if (slo_is_set(&cs)) {
+                slo_format(&cs, class_slo[k], sizeof class_slo[k]);
+                classes[k].slo = class_slo[k];
+            }
+        }
+        summary_print_classes(stdout, classes, res.n_classes, res.window_ns);
+    }
     if (res.stop_reason[0])
         printf("offering stopped early: %s\n", res.stop_reason);
     if (live.scraper)
@@ -435,6 +557,11 @@ int run_main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_t *sj = summary_json(s, &info);
     json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)res.sent_in_window));
+    if (res.n_classes)
+        json_object_set_new(sj, "classes",
+                            summary_classes_json(classes, res.n_classes, res.window_ns));
+    free(classes);
+    free(class_slo);
     json_object_set_new(sj, "run_start_monotonic_ns", json_integer((json_int_t)res.run_start_abs_ns));
     json_object_set_new(sj, "warmup_records", json_integer((json_int_t)res.warmup_records));
     json_object_set_new(sj, "stop_reason",
@@ -464,5 +591,6 @@ out:
         close(fd);
     json_decref(run);
     runopts_target_close(&target);
+    runopts_workload_free(&cfg);
     return exit_code;
 }

@@ -83,7 +83,8 @@ static void sweep_usage(FILE *f)
 "--no-stream, --ignore-eos, -H, --api-key-env, --http2, --insecure, --cacert,\n"
 "--arrival constant|poisson|gamma, --burstiness, --seed, --prompt-tokens,\n"
 "--output-tokens, --timeout-*, --threads, --out, --force, --grace, --max-line,\n"
-"--quiet); see llmload run --help for their defaults.\n"
+"--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
+"--cancel-*); see llmload run --help for their defaults.\n"
 "\n"
 "Exit status: 0 ok, 1 an --expect-* check failed, 2 bad flags, 3 could not run,\n"
 "130 interrupted.\n",
@@ -711,6 +712,7 @@ out:
     free(sr.points);
     json_decref(run);
     runopts_target_close(&target);
+    runopts_workload_free(&cfg);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return exit_code;
 }

@@ -9,6 +9,7 @@
 int sim_main(int argc, char **argv);
 int run_main(int argc, char **argv);
 int sweep_main(int argc, char **argv);
+int replay_main(int argc, char **argv);
 int report_main(int argc, char **argv);
 int demo_main(int argc, char **argv);
 

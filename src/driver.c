@@ -21,14 +21,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chatbody.h"
 #include "hist.h"
+#include "replay.h"
 #include "rng.h"
+#include "session.h"
 #include "util.h"
 
 #define DRIVER_START_LEAD_NS (30 * LL_NS_PER_MS) /* threads ready before t=0 */
 #define DRIVER_FLUSH_NS (100 * LL_NS_PER_MS)     /* records reach the file this often */
 #define DRIVER_FLUSH_BYTES (64 * 1024)
 #define DRIVER_THINK_STREAM 0x7448000000000000ULL
+#define DRIVER_SESSION_STREAM 0x5365000000000000ULL
 
 struct driver;
 
@@ -100,6 +104,11 @@ struct worker {
     struct hist *roll_ttft;
     struct hist *live_ttft, *live_e2e, *live_late; /* roll_lock; only with cfg->live_cb */
     struct hist *ttft_h1, *ttft_h2;   /* steady-state halves */
+    struct stats *cls;                /* per traffic class, n_cls of them; NULL without classes */
+    /* sessions */
+    struct session_set sessions;
+    uint64_t sessions_started, sessions_in_window, sessions_cut;
+    size_t n_cls;
 
     _Atomic int finished;
     pthread_t th;
@@ -115,6 +124,7 @@ struct driver {
     _Atomic uint64_t closed_started; /* closed-loop requests started, all users */
     _Atomic uint64_t tokens_offered;
     _Atomic int spend_stop;
+    struct slo *cls_slo;             /* per class: its own SLO, else the run's */
     _Atomic uint32_t in_system;      /* all workers: in flight + queued */
     _Atomic uint32_t in_system_max;  /* its maximum over the window */
 };
@@ -258,7 +268,68 @@ static struct user_due heap_pop(struct worker *w)
 
 /* ---- offering ---------------------------------------------------------- */
 
-/* Advance the arrival process to this worker's next arrival. */
+/* Replay: this worker's next trace entry (i mod W == w). The spend guard
+ * walks every entry in order, as next_own_arrival does for a rate. */
+static void next_trace_arrival(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    const struct trace *t = cfg->trace;
+    uint32_t n = w->d->n_workers;
+    for (;;) {
+        uint64_t i = w->gen_index++;
+        if (i >= t->n || (cfg->max_requests && i >= cfg->max_requests)) {
+            w->have_next = 0;
+            return;
+        }
+        uint64_t off = trace_scaled_sched_ns(t, (size_t)i, cfg->trace_factor);
+        if (cfg->duration_ns && off >= cfg->duration_ns) {
+            w->have_next = 0;
+            return;
+        }
+        int mine = i % n == w->idx;
+        if (!mine && !cfg->max_tokens_total)
+            continue;
+        replay_spec(t, (size_t)i, cfg->workload.ignore_eos, &w->next_spec);
+        if (cfg->max_tokens_total) {
+            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
+            if (w->tokens_cum > cfg->max_tokens_total) {
+                atomic_store(&w->d->spend_stop, 1);
+                w->have_next = 0;
+                return;
+            }
+        }
+        if (mine) {
+            w->next_index = i;
+            w->next_off_ns = off;
+            w->have_next = 1;
+            return;
+        }
+    }
+}
+
+/* Sessions: this worker's next session arrival (session i mod W == w).
+ * --requests counts sessions. */
+static void next_session_arrival(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t n = w->d->n_workers;
+    for (;;) {
+        uint64_t off = arrival_next_ns(&w->arr);
+        uint64_t i = w->gen_index++;
+        if ((cfg->max_requests && i >= cfg->max_requests) ||
+            (cfg->duration_ns && off >= cfg->duration_ns)) {
+            w->have_next = 0;
+            return;
+        }
+        if (i % n == w->idx) {
+            w->next_index = i;
+            w->next_off_ns = off;
+            w->have_next = 1;
+            return;
+        }
+    }
+}
+
 /* Advance the arrival process to this worker's next arrival. The spend
  * guard is applied here, in schedule order over every index (each worker
  * walks them all), so which requests it admits depends on the config only,
@@ -267,6 +338,14 @@ static void next_own_arrival(struct worker *w)
 {
     const struct run_config *cfg = w->d->cfg;
     uint32_t n = w->d->n_workers;
+    if (cfg->trace) {
+        next_trace_arrival(w);
+        return;
+    }
+    if (cfg->mode == LOAD_SESSIONS) {
+        next_session_arrival(w);
+        return;
+    }
     for (;;) {
         uint64_t off = arrival_next_ns(&w->arr);
         uint64_t i = w->gen_index++;
@@ -321,7 +400,8 @@ static void stop_offering(struct worker *w)
     w->offering = 0;
 }
 
-static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_abs)
+static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_abs,
+                            int32_t class_idx)
 {
     const struct run_config *cfg = w->d->cfg;
     atomic_fetch_add_explicit(&w->p_sched, 1, memory_order_relaxed);
@@ -336,6 +416,8 @@ static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_ab
     if (sched_ns < cfg->warmup_ns)
         return;
     w->stats.scheduled++;
+    if (w->cls && class_idx >= 0 && (size_t)class_idx < w->n_cls)
+        w->cls[class_idx].scheduled++;
     uint64_t sched_abs = w->d->run_start_ns + sched_ns;
     stats_add_lateness(&w->stats, now_abs > sched_abs ? now_abs - sched_abs : 0);
 }
@@ -359,7 +441,7 @@ static void dispatch_open(struct worker *w, uint64_t now)
     while (w->have_next && w->d->run_start_ns + w->next_off_ns <= now) {
         struct req_spec spec = w->next_spec;
         uint64_t sched = w->next_off_ns;
-        count_scheduled(w, sched, now);
+        count_scheduled(w, sched, now, spec.class_idx);
         /* At the cap, or behind others already waiting (FIFO: a new
          * arrival never overtakes a queued one). */
         if (cfg->mode == LOAD_CAPPED &&
@@ -428,7 +510,7 @@ static void dispatch_closed(struct worker *w, uint64_t now)
         }
         u->turn++;
         u->last_sched_ns = due.at_ns;
-        count_scheduled(w, due.at_ns, now);
+        count_scheduled(w, due.at_ns, now, spec.class_idx);
         in_system_add(w, +1);
         submit(w, &spec, due.at_ns, (int64_t)global_user);
     }
@@ -443,47 +525,159 @@ static int closed_active(const struct worker *w)
     return 0;
 }
 
+/* ---- sessions (partly open) -------------------------------------------- */
+
+/* Start turn s->started of session s, intended at sched_ns: its own user
+ * prompt is workload request s->index * SESSION_MAX_TURNS + turn, and it
+ * resends the earlier turns. The spend guard counts the whole context. A
+ * turn the guard refuses ends the session (cut). submit comes last: a
+ * request that fails at once finishes (on_done) inside it and may close s. */
+static void session_start_turn(struct worker *w, struct session *s, uint64_t ordinal,
+                               uint64_t sched_ns, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t k = s->started;
+    struct req_spec spec;
+    workload_spec(&cfg->workload, s->index * SESSION_MAX_TURNS + k, &spec);
+    spec.session = (int64_t)s->index;
+    spec.turn = (int32_t)k;
+    s->hist[k].spec = spec;
+    s->hist[k].output_tokens = 0;
+    spec.history = s->hist;
+    spec.history_len = k;
+    struct req_spec cost = spec;
+    cost.prompt_tokens = chatbody_prompt_tokens(&spec);
+    if (!spend_guard_allows(w, &cost)) {
+        w->sessions_cut++;
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    s->started++;
+    count_scheduled(w, sched_ns, now, spec.class_idx);
+    in_system_add(w, +1);
+    submit(w, &spec, sched_ns, -1);
+}
+
+/* Offer what is due, in time order: new sessions (their first turn at the
+ * arrival time) and later turns (at the end of the previous turn plus the
+ * think time). The worker stops offering when no arrival is left and
+ * every session has ended. */
+static void dispatch_sessions(struct worker *w, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint64_t t0 = w->d->run_start_ns;
+    for (;;) {
+        const struct session_due *due = session_due_peek(&w->sessions);
+        int arrival = w->have_next && t0 + w->next_off_ns <= now;
+        int turn = due && t0 + due->at_ns <= now;
+        if (!arrival && !turn)
+            break;
+        if (arrival && (!turn || w->next_off_ns <= due->at_ns)) {
+            uint64_t i = w->next_index, sched = w->next_off_ns;
+            struct rng r;
+            rng_seed(&r, cfg->workload.seed, DRIVER_SESSION_STREAM + 2 * i);
+            uint32_t turns = session_draw_turns(&cfg->turns, &r);
+            struct session *s = session_open(&w->sessions, i, turns, cfg->workload.seed,
+                                             DRIVER_SESSION_STREAM + 2 * i + 1);
+            w->sessions_started++;
+            if (sched >= cfg->warmup_ns)
+                w->sessions_in_window++;
+            next_own_arrival(w);
+            session_start_turn(w, s, w->sessions.next - 1, sched, now);
+        } else {
+            struct session_due d = session_due_pop(&w->sessions);
+            struct session *s = session_get(&w->sessions, d.ordinal);
+            if (s)
+                session_start_turn(w, s, d.ordinal, d.at_ns, now);
+        }
+    }
+    if (!w->have_next && !session_due_peek(&w->sessions) && w->sessions.open == 0)
+        stop_offering(w);
+}
+
+/* A turn finished: keep what the next turns resend (its output count),
+ * then schedule the next turn at r's end plus a drawn think time, or end
+ * the session after its last turn. A next turn past --duration cuts the
+ * session; after a stop signal, open sessions are left to be counted cut. */
+static void session_turn_done(struct worker *w, const struct record *r)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (r->session < 0 || r->turn < 0)
+        return;
+    uint64_t ordinal = ((uint64_t)r->session - w->idx) / w->d->n_workers;
+    struct session *s = session_get(&w->sessions, ordinal);
+    if (!s || (uint32_t)r->turn >= s->turns)
+        return;
+    s->hist[r->turn].output_tokens = r->output_tokens;
+    if (!w->offering || atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) != 0)
+        return;
+    if (s->started >= s->turns) {
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    uint64_t next = r->end_ns + dist_sample_u64(&cfg->think, &s->rng);
+    if (cfg->duration_ns && next >= cfg->duration_ns) {
+        w->sessions_cut++;
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    session_due_push(&w->sessions, next, ordinal);
+}
+
 /* ---- completion -------------------------------------------------------- */
+
+/* Add r to s: throughput by time inside the window (a send or a completion
+ * in [warmup, end], whichever request it belongs to, docs/metrics.md), and
+ * the window's requests' latencies and SLO verdicts. Used for the total
+ * and for the record's traffic class. */
+static void account(struct stats *s, const struct run_config *cfg, const struct slo *slo,
+                    const struct record *r)
+{
+    uint64_t wend = window_end_rel(cfg);
+    int met = slo_is_set(slo) && slo_met(slo, r);
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= cfg->warmup_ns && r->sent_ns <= wend)
+        s->win_sent++;
+    if (r->end_ns != LL_NO_TIME && r->end_ns >= cfg->warmup_ns && r->end_ns <= wend) {
+        s->win_completed++;
+        if (r->kind == REC_OK) {
+            s->win_ok++;
+            s->win_output_tokens += r->output_tokens;
+            s->win_prompt_tokens += r->prompt_tokens_server >= 0
+                                        ? (uint64_t)r->prompt_tokens_server
+                                        : r->prompt_tokens;
+            s->win_slo_met += (uint64_t)met;
+        }
+    }
+    if (r->warmup)
+        return;
+    stats_add_record(s, r);
+    if (r->sent_ns != LL_NO_TIME)
+        s->sent++;
+    s->slo_met += (uint64_t)met;
+}
 
 static void record_out(struct worker *w, struct record *r)
 {
     const struct run_config *cfg = w->d->cfg;
     r->warmup = r->sched_ns < cfg->warmup_ns;
     r->step = cfg->step;
-    /* Throughput counts what happened inside the window, by time: a send
-     * or a completion in [warmup, end], whichever request it belongs to
-     * (docs/metrics.md). Latencies below count the window's requests. */
-    uint64_t wend = window_end_rel(cfg);
     if (r->end_ns != LL_NO_TIME && r->end_ns > w->last_end_ns)
         w->last_end_ns = r->end_ns;
-    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= cfg->warmup_ns && r->sent_ns <= wend)
-        w->stats.win_sent++;
-    if (r->end_ns != LL_NO_TIME && r->end_ns >= cfg->warmup_ns && r->end_ns <= wend) {
-        w->stats.win_completed++;
-        if (r->kind == REC_OK) {
-            w->stats.win_ok++;
-            w->stats.win_output_tokens += r->output_tokens;
-            w->stats.win_prompt_tokens += r->prompt_tokens_server >= 0
-                                              ? (uint64_t)r->prompt_tokens_server
-                                              : r->prompt_tokens;
-            if (slo_is_set(&cfg->slo) && slo_met(&cfg->slo, r))
-                w->stats.win_slo_met++;
-        }
-    }
+    account(&w->stats, cfg, &cfg->slo, r);
+    if (w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls)
+        account(&w->cls[r->class_idx], cfg, &w->d->cls_slo[r->class_idx], r);
     if (r->warmup) {
         w->warmup_records++;
     } else {
-        stats_add_record(&w->stats, r);
-        if (r->sent_ns != LL_NO_TIME)
-            w->stats.sent++;
-        if (slo_is_set(&cfg->slo) && slo_met(&cfg->slo, r))
-            w->stats.slo_met++;
         if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
             int second;
             if (cfg->duration_ns)
                 second = r->sched_ns >= cfg->warmup_ns + (cfg->duration_ns - cfg->warmup_ns) / 2;
             else
-                second = r->id >= cfg->max_requests / 2;
+                /* --requests counts sessions in a session run, whose
+                 * record ids are session * 1000 + turn. */
+                second = (r->session >= 0 ? (uint64_t)r->session : r->id) >=
+                         cfg->max_requests / 2;
             hist_record(second ? w->ttft_h2 : w->ttft_h1, r->first_ns - r->sched_ns);
         }
         if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_ns(cfg))
@@ -522,6 +716,8 @@ static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_
     record_init(&r, spec->index);
     r.kind = kind;
     r.sched_ns = sched_ns;
+    r.class_idx = spec->class_idx;
+    r.cls = spec->class_name;
     r.prompt_tokens = spec->prompt_tokens;
     r.max_tokens = spec->max_tokens;
     r.worker = w->idx;
@@ -537,6 +733,8 @@ static void on_done(void *ud, struct record *r)
     const struct run_config *cfg = w->d->cfg;
     record_out(w, r);
     in_system_add(w, -1);
+    if (cfg->mode == LOAD_SESSIONS)
+        session_turn_done(w, r);
     if (cfg->mode == LOAD_CLOSED && r->user >= 0 && w->offering &&
         atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) == 0) {
         uint32_t local = (uint32_t)((uint64_t)r->user / w->d->n_workers);
@@ -568,6 +766,13 @@ static uint64_t next_due_abs(const struct worker *w)
         return UINT64_MAX;
     if (cfg->mode == LOAD_CLOSED)
         return w->heap_n ? w->d->run_start_ns + w->heap[0].at_ns : UINT64_MAX;
+    if (cfg->mode == LOAD_SESSIONS) {
+        const struct session_due *due = session_due_peek(&w->sessions);
+        uint64_t at = w->have_next ? w->next_off_ns : UINT64_MAX;
+        if (due && due->at_ns < at)
+            at = due->at_ns;
+        return at == UINT64_MAX ? UINT64_MAX : w->d->run_start_ns + at;
+    }
     return w->have_next ? w->d->run_start_ns + w->next_off_ns : UINT64_MAX;
 }
 
@@ -622,6 +827,8 @@ static void *worker_main(void *arg)
                 dispatch_closed(w, now);
                 if (!closed_active(w))
                     stop_offering(w);
+            } else if (cfg->mode == LOAD_SESSIONS) {
+                dispatch_sessions(w, now);
             } else {
                 dispatch_open(w, now);
             }
@@ -759,12 +966,16 @@ static void worker_release(struct worker *w)
     free(w->users);
     free(w->heap);
     free(w->q);
+    session_set_reset(&w->sessions);
     hist_free(w->roll_ttft);
     hist_free(w->live_ttft);
     hist_free(w->live_e2e);
     hist_free(w->live_late);
     hist_free(w->ttft_h1);
     hist_free(w->ttft_h2);
+    for (size_t k = 0; k < w->n_cls; k++)
+        stats_free(&w->cls[k]);
+    free(w->cls);
     pthread_mutex_destroy(&w->roll_lock);
     stats_free(&w->stats);
 }
@@ -782,6 +993,18 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     stats_init(&res->stats);
     res->ttft_first_half = hist_new();
     res->ttft_second_half = hist_new();
+    const struct wl_file *classes = cfg->workload.classes;
+    if (classes) {
+        res->n_classes = classes->n;
+        res->class_stats = ll_calloc(classes->n, sizeof *res->class_stats);
+        d.cls_slo = ll_calloc(classes->n, sizeof *d.cls_slo);
+        for (size_t k = 0; k < classes->n; k++) {
+            stats_init(&res->class_stats[k]);
+            const struct wl_slo *cs = &classes->classes[k].slo;
+            int own = cs->ttft_ns || cs->tpot_ns || cs->e2e_ns;
+            d.cls_slo[k] = own ? (struct slo){cs->ttft_ns, cs->tpot_ns, cs->e2e_ns} : cfg->slo;
+        }
+    }
     size_t series_cap = 0;
 
     sigset_t set, old;
@@ -807,6 +1030,12 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         }
         w->ttft_h1 = hist_new();
         w->ttft_h2 = hist_new();
+        if (res->n_classes) {
+            w->n_cls = res->n_classes;
+            w->cls = ll_calloc(w->n_cls, sizeof *w->cls);
+            for (size_t k = 0; k < w->n_cls; k++)
+                stats_init(&w->cls[k]);
+        }
         made++;
         struct transport_config tc = cfg->transport;
         tc.run_start_ns = d.run_start_ns;
@@ -940,9 +1169,14 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         stats_merge(&res->stats, &w->stats);
         hist_merge(res->ttft_first_half, w->ttft_h1);
         hist_merge(res->ttft_second_half, w->ttft_h2);
+        for (size_t k = 0; k < w->n_cls; k++)
+            stats_merge(&res->class_stats[k], &w->cls[k]);
         res->sent_in_window += w->sent_in_window;
         res->records_written += w->records_written;
         res->warmup_records += w->warmup_records;
+        res->sessions_started += w->sessions_started;
+        res->sessions_in_window += w->sessions_in_window;
+        res->sessions_cut += w->sessions_cut + w->sessions.open;
         area += w->infl_area;
         res->records_lost += w->records_lost;
         last_end = LL_MAX(last_end, w->last_end_ns);
@@ -970,6 +1204,7 @@ out:
     for (uint32_t i = 0; i < made; i++)
         worker_release(&d.workers[i]);
     free(d.workers);
+    free(d.cls_slo);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
@@ -980,6 +1215,11 @@ void driver_result_free(struct driver_result *res)
     hist_free(res->ttft_first_half);
     hist_free(res->ttft_second_half);
     free(res->series);
+    for (size_t k = 0; k < res->n_classes; k++)
+        stats_free(&res->class_stats[k]);
+    free(res->class_stats);
+    res->class_stats = NULL;
+    res->n_classes = 0;
     res->ttft_first_half = res->ttft_second_half = NULL;
     res->series = NULL;
     res->n_series = 0;

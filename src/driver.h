@@ -16,6 +16,7 @@
 #include "hist.h"
 #include "slo.h"
 #include "stats.h"
+#include "trace.h"
 #include "transport.h"
 #include "workload.h"
 
@@ -23,6 +24,7 @@ enum load_mode {
     LOAD_OPEN,     /* arrivals independent of completions */
     LOAD_CLOSED,   /* N users: send, wait for the response, think, repeat */
     LOAD_CAPPED,   /* open arrivals through at most max_concurrency in flight */
+    LOAD_SESSIONS, /* open session arrivals, closed-loop turns inside (session.h) */
 };
 
 /* A live view of a run in progress, for a caller that publishes it while
@@ -60,6 +62,15 @@ struct run_config {
     uint64_t grace_ns;                /* after a stop signal, time given to in-flight requests */
     uint32_t threads;                 /* worker threads (>= 1) */
     struct workload workload;
+    /* Replay: when set (LOAD_OPEN), the arrivals are the trace's entries
+     * at trace_scaled_sched_ns(trace, i, trace_factor), their requests from
+     * replay_spec; arrival and workload lengths are unused. Borrowed. */
+    const struct trace *trace;
+    double trace_factor;              /* offsets multiplied by this (> 0) */
+    /* LOAD_SESSIONS: arrival is the session process, think the pause
+     * between a turn's end and the next turn, turns the turns per session
+     * (session_turns_check). --requests bounds sessions, not turns. */
+    struct dist turns;
     struct transport_config transport;/* run_start_ns and worker are set by the driver */
     int records_fd;                   /* requests.jsonl, opened O_APPEND; -1 = none */
     int progress;                     /* 0 none, 1 a live line on a TTY, 2 plain lines */
@@ -96,12 +107,21 @@ struct driver_result {
     char stop_reason[160];            /* why offering stopped early ("" if it did not) */
     uint64_t elapsed_ns;              /* run start to last record */
     uint64_t run_start_abs_ns;        /* CLOCK_MONOTONIC of t = 0, to join other clocks' data */
+    /* LOAD_SESSIONS, else 0: sessions that arrived (all, and inside the
+     * window), and those cut short because a turn fell past --duration,
+     * the spend guard or a stop signal. */
+    uint64_t sessions_started, sessions_in_window, sessions_cut;
     /* Steady-state check: TTFT of ok requests scheduled in the first and
      * the second half of the window (a tail that grows with run length
      * means the rate exceeds capacity). Owned; driver_result_free. */
     struct hist *ttft_first_half, *ttft_second_half;
     struct driver_sample *series;     /* owned; n_series points */
     size_t n_series;
+    /* Per traffic class of workload.classes (same order), owned; NULL and
+     * 0 without classes. Each counts like stats, with the class's own SLO
+     * when it has one. */
+    struct stats *class_stats;
+    size_t n_classes;
 };
 
 /* Free what driver_run allocated in res (stats, hists, series). */

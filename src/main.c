@@ -14,6 +14,7 @@ struct command {
 static const struct command commands[] = {
     {"run", run_main, "one load point: open-loop rate, closed-loop users, or a capped rate"},
     {"sweep", sweep_main, "a ladder of offered loads through saturation, then recovery"},
+    {"replay", replay_main, "a recorded trace at its own (scaled) timestamps"},
     {"sim", sim_main, "the built-in simulated inference server"},
     {"report", report_main, "rebuild summary, CSV and HTML report from a results directory"},
     {"demo", demo_main, "start the sim, sweep it, write the report"},

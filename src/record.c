@@ -84,6 +84,10 @@ void record_init(struct record *r, uint64_t id)
     r->user = -1;
     r->warmup = 0;
     r->step = -1;
+    r->class_idx = -1;
+    r->cls = NULL;
+    r->session = -1;
+    r->turn = -1;
     r->detail[0] = '\0';
 }
 
@@ -313,6 +317,19 @@ int record_write_jsonl(FILE *f, const struct record *r)
     if (r->step >= 0) {
         LINE_LIT(&l, ",\"step\":");
         line_u64(&l, (uint64_t)r->step);
+    }
+    if (r->cls) {
+        LINE_LIT(&l, ",\"class\":\"");
+        line_json_escaped(&l, r->cls, strnlen(r->cls, 64));
+        LINE_LIT(&l, "\"");
+    }
+    if (r->session >= 0) {
+        LINE_LIT(&l, ",\"session\":");
+        line_u64(&l, (uint64_t)r->session);
+    }
+    if (r->turn >= 0) {
+        LINE_LIT(&l, ",\"turn\":");
+        line_u64(&l, (uint64_t)r->turn);
     }
 
     size_t dlen = strnlen(r->detail, sizeof(r->detail));

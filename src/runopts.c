@@ -45,7 +45,27 @@ const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS] = {
     {"quiet", no_argument, NULL, RUNOPTS_OPT_QUIET},
     {"slo", required_argument, NULL, RUNOPTS_OPT_SLO},
     {"help", no_argument, NULL, RUNOPTS_OPT_HELP},
+    {"workload", required_argument, NULL, RUNOPTS_OPT_WORKLOAD},
+    {"prefix-fraction", required_argument, NULL, RUNOPTS_OPT_PREFIX_FRACTION},
+    {"prefix-groups", required_argument, NULL, RUNOPTS_OPT_PREFIX_GROUPS},
+    {"prefix-tokens", required_argument, NULL, RUNOPTS_OPT_PREFIX_TOKENS},
+    {"all-unique", no_argument, NULL, RUNOPTS_OPT_ALL_UNIQUE},
+    {"cancel-fraction", required_argument, NULL, RUNOPTS_OPT_CANCEL_FRACTION},
+    {"cancel-after", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER},
+    {"cancel-after-tokens", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER_TOKENS},
 };
+
+const char runopts_workload_help[] =
+"Workload realism (docs/workload.md):\n"
+"  --workload FILE          traffic classes (JSON): weights, lengths, API, prefix groups,\n"
+"                           cancellations and SLOs per class; records carry the class\n"
+"  --prefix-fraction F      share of requests that begin with a shared prefix (0..1, default 0)\n"
+"  --prefix-groups P        number of distinct shared prefixes (default 1)\n"
+"  --prefix-tokens L        length of each shared prefix, tokens\n"
+"  --all-unique             every prompt unique: turn all prefix sharing off (flags and file)\n"
+"  --cancel-fraction F      share of clients that disconnect mid-stream (0..1)\n"
+"  --cancel-after DIST      ...after a drawn time from the send (e.g. exponential:2s)\n"
+"  --cancel-after-tokens DIST  ...or after a drawn number of output events\n";
 
 int runopts_take(struct run_opts *o, int c, const char *a)
 {
@@ -63,6 +83,14 @@ int runopts_take(struct run_opts *o, int c, const char *a)
         o->headers[o->n_headers++] = a;
         break;
     case RUNOPTS_OPT_API_KEY_ENV: o->api_key_env = a; break;
+    case RUNOPTS_OPT_WORKLOAD: o->workload = a; break;
+    case RUNOPTS_OPT_PREFIX_FRACTION: o->prefix_fraction = a; break;
+    case RUNOPTS_OPT_PREFIX_GROUPS: o->prefix_groups = a; break;
+    case RUNOPTS_OPT_PREFIX_TOKENS: o->prefix_tokens = a; break;
+    case RUNOPTS_OPT_ALL_UNIQUE: o->all_unique = 1; break;
+    case RUNOPTS_OPT_CANCEL_FRACTION: o->cancel_fraction = a; break;
+    case RUNOPTS_OPT_CANCEL_AFTER: o->cancel_after = a; break;
+    case RUNOPTS_OPT_CANCEL_AFTER_TOKENS: o->cancel_after_tokens = a; break;
     case RUNOPTS_OPT_HTTP2: o->http2 = 1; break;
     case RUNOPTS_OPT_INSECURE: o->insecure = 1; break;
     case RUNOPTS_OPT_CACERT: o->cacert = a; break;
@@ -155,6 +183,91 @@ void runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_con
     }
 }
 
+static double fraction_flag(const char *name, const char *v)
+{
+    double x;
+    if (ll_parse_double(v, &x) != 0 || !(x >= 0 && x <= 1))
+        ll_usage_fail("%s: expected a fraction from 0 to 1 (e.g. 0.3), got \"%s\"", name, v);
+    return x;
+}
+
+/* --workload, the prefix flags, --all-unique and the cancellation flags
+ * into cfg->workload (and the transport's need for timed cancels). */
+static void runopts_workload_realism(const struct run_opts *o, struct run_config *cfg)
+{
+    struct workload *wl = &cfg->workload;
+    if (o->workload) {
+        if (o->prompt_tokens || o->output_tokens)
+            ll_usage_fail("--workload: lengths come from its classes; drop --prompt-tokens "
+                          "and --output-tokens");
+        char err[512];
+        struct wl_file *f = NULL;
+        if (wl_file_load(o->workload, &f, err, sizeof err) != 0)
+            ll_usage_fail("--workload: %s", err);
+        if (o->all_unique) {
+            for (size_t i = 0; i < f->n; i++)
+                f->classes[i].prefix.fraction = 0;
+        }
+        wl->classes = f;
+    }
+    if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens) {
+        if (o->workload)
+            ll_usage_fail("--prefix-*: with --workload, prefixes are set per class in the file");
+        wl->prefix.fraction = o->prefix_fraction
+                                  ? fraction_flag("--prefix-fraction", o->prefix_fraction)
+                                  : 1.0;
+        wl->prefix.groups = 1;
+        if (o->prefix_groups) {
+            uint64_t g = runopts_count("--prefix-groups", o->prefix_groups, 1);
+            if (g > WL_MAX_PREFIX_GROUPS)
+                ll_usage_fail("--prefix-groups: at most %u, got \"%s\"", WL_MAX_PREFIX_GROUPS,
+                              o->prefix_groups);
+            wl->prefix.groups = (uint32_t)g;
+        }
+        if (!o->prefix_tokens)
+            ll_usage_fail("--prefix-fraction: needs --prefix-tokens L (the prefix length)");
+        uint64_t l = runopts_count("--prefix-tokens", o->prefix_tokens, 1);
+        if (l > WL_MAX_PREFIX_TOKENS)
+            ll_usage_fail("--prefix-tokens: at most %u, got \"%s\"", WL_MAX_PREFIX_TOKENS,
+                          o->prefix_tokens);
+        wl->prefix.tokens = (uint32_t)l;
+        if (o->all_unique)
+            wl->prefix.fraction = 0;
+    }
+    if (o->cancel_after && o->cancel_after_tokens)
+        ll_usage_fail("--cancel-after and --cancel-after-tokens: pick one");
+    if (o->cancel_fraction || o->cancel_after || o->cancel_after_tokens) {
+        if (o->workload)
+            ll_usage_fail("--cancel-*: with --workload, cancellations are set per class in the file");
+        if (!o->cancel_after && !o->cancel_after_tokens)
+            ll_usage_fail("--cancel-fraction: needs --cancel-after DIST or --cancel-after-tokens DIST");
+        wl->cancel.fraction = o->cancel_fraction
+                                  ? fraction_flag("--cancel-fraction", o->cancel_fraction)
+                                  : 1.0;
+        if (o->cancel_after) {
+            wl->cancel.kind = WL_CANCEL_AFTER_TIME;
+            runopts_dist("--cancel-after", o->cancel_after, DIST_UNIT_DURATION_NS, 1,
+                         &wl->cancel.after);
+        } else {
+            wl->cancel.kind = WL_CANCEL_AFTER_TOKENS;
+            runopts_dist("--cancel-after-tokens", o->cancel_after_tokens, DIST_UNIT_NONE, 1,
+                         &wl->cancel.after);
+        }
+        if (wl->cancel.fraction == 0)
+            wl->cancel.kind = WL_CANCEL_NONE;
+    }
+    int timed = wl->cancel.kind == WL_CANCEL_AFTER_TIME;
+    for (size_t i = 0; wl->classes && i < wl->classes->n; i++)
+        timed |= wl->classes->classes[i].cancel.kind == WL_CANCEL_AFTER_TIME;
+    cfg->transport.cancels = timed;
+}
+
+void runopts_workload_free(struct run_config *cfg)
+{
+    wl_file_free((struct wl_file *)cfg->workload.classes);
+    cfg->workload.classes = NULL;
+}
+
 void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                 struct run_config *cfg)
 {
@@ -165,6 +278,8 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                  DIST_UNIT_NONE, 1, &wl->prompt_tokens);
     runopts_dist("--output-tokens", o->output_tokens ? o->output_tokens : RUNOPTS_DEFAULT_OUTPUT,
                  DIST_UNIT_NONE, 1, &wl->output_tokens);
+
+    runopts_workload_realism(o, cfg);
 
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->threads = (uint32_t)(cpus > 0 ? LL_MIN(cpus, 8) : 1);
@@ -411,6 +526,32 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     dist_format(&cfg->workload.output_tokens, buf, sizeof buf);
     json_object_set_new(c, "output_tokens", json_string(buf));
     json_object_set_new(c, "ignore_eos", json_boolean(cfg->workload.ignore_eos));
+    json_object_set_new(c, "workload_file", o->workload ? json_string(o->workload) : json_null());
+    if (cfg->workload.classes) {
+        json_t *names = json_array();
+        for (size_t i = 0; i < cfg->workload.classes->n; i++)
+            json_array_append_new(names, json_string(cfg->workload.classes->classes[i].name));
+        json_object_set_new(c, "classes", names);
+    }
+    json_object_set_new(c, "all_unique", json_boolean(o->all_unique));
+    const struct wl_prefix *px = &cfg->workload.prefix;
+    if (px->fraction > 0) {
+        json_t *p = json_object();
+        json_object_set_new(p, "fraction", json_real(px->fraction));
+        json_object_set_new(p, "groups", json_integer(px->groups));
+        json_object_set_new(p, "tokens", json_integer(px->tokens));
+        json_object_set_new(c, "prefix", p);
+    }
+    const struct wl_cancel *cx = &cfg->workload.cancel;
+    if (cx->kind != WL_CANCEL_NONE) {
+        json_t *k = json_object();
+        char d[DIST_SPEC_MAX];
+        dist_format(&cx->after, d, sizeof d);
+        json_object_set_new(k, "fraction", json_real(cx->fraction));
+        json_object_set_new(k, cx->kind == WL_CANCEL_AFTER_TIME ? "after" : "after_tokens",
+                            json_string(d));
+        json_object_set_new(c, "cancel", k);
+    }
     const struct transport_config *tc = &cfg->transport;
     json_object_set_new(c, "url", json_string(tc->base_url));
     json_object_set_new(c, "api", json_string(tc->api == OAI_API_CHAT ? "openai-chat"

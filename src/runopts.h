@@ -36,11 +36,14 @@ enum {
     RUNOPTS_OPT_T_CONNECT, RUNOPTS_OPT_T_FIRST, RUNOPTS_OPT_T_IDLE, RUNOPTS_OPT_T_TOTAL,
     RUNOPTS_OPT_THREADS, RUNOPTS_OPT_OUT, RUNOPTS_OPT_FORCE, RUNOPTS_OPT_GRACE,
     RUNOPTS_OPT_MAX_LINE, RUNOPTS_OPT_QUIET, RUNOPTS_OPT_SLO, RUNOPTS_OPT_HELP,
+    RUNOPTS_OPT_WORKLOAD, RUNOPTS_OPT_PREFIX_FRACTION, RUNOPTS_OPT_PREFIX_GROUPS,
+    RUNOPTS_OPT_PREFIX_TOKENS, RUNOPTS_OPT_ALL_UNIQUE, RUNOPTS_OPT_CANCEL_FRACTION,
+    RUNOPTS_OPT_CANCEL_AFTER, RUNOPTS_OPT_CANCEL_AFTER_TOKENS,
     RUNOPTS_OPT_FIRST_PRIVATE = 512,
 };
 
 /* Number of entries of runopts_common_options (no terminator). */
-#define RUNOPTS_COMMON_OPTIONS 28
+#define RUNOPTS_COMMON_OPTIONS 36
 extern const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS];
 
 /* Everything the flags say, before it becomes a run_config. Strings are
@@ -57,6 +60,9 @@ struct run_opts {
     const char *t_connect, *t_first, *t_idle, *t_total;
     const char *threads, *out, *grace, *dump, *max_line;
     const char *slo;
+    const char *workload, *prefix_fraction, *prefix_groups, *prefix_tokens;
+    const char *cancel_fraction, *cancel_after, *cancel_after_tokens;
+    int all_unique;
     int force, dry_run, quiet;
 };
 
@@ -87,6 +93,13 @@ void runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_con
  * transport (URL, API, stream, TLS, timeouts, SSE line bound). */
 void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                 struct run_config *cfg);
+
+/* The usage lines of the workload-realism flags, for each command's --help. */
+extern const char runopts_workload_help[];
+
+/* Free what runopts_workload_transport loaded into cfg (the --workload
+ * file). Safe when nothing was loaded. */
+void runopts_workload_free(struct run_config *cfg);
 
 /* The target, once asked about itself. Owned; runopts_target_close. */
 struct runopts_target {

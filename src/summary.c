@@ -263,12 +263,31 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
                 info->records_written);
 }
 
+/* Intended vs realised session and request rates (partly-open runs). */
+static void summary_print_sessions(FILE *f, const struct stats *s,
+                                   const struct summary_info *info)
+{
+    char a[32], b[32], c[32], d[32];
+    uint64_t w = info->window_ns;
+    fprintf(f, "sessions:   intended %s/s, realised %s/s (%" PRIu64 " started, %" PRIu64
+               " cut short); requests intended %s/s (x %.2f turns), realised %s/s\n",
+            summary_fmt_double(info->session_rate_per_s, "%.2f", a, sizeof(a)),
+            summary_fmt_double(summary_rate((double)info->sessions_started, w), "%.2f", b,
+                               sizeof(b)),
+            info->sessions_started, info->sessions_cut,
+            summary_fmt_double(info->offered_rate_per_s, "%.2f", c, sizeof(c)),
+            info->session_turns_mean,
+            summary_fmt_double(summary_rate((double)s->scheduled, w), "%.2f", d, sizeof(d)));
+}
+
 void summary_print(FILE *f, const struct stats *s, const struct summary_info *info)
 {
     summary_print_header(f, info);
     summary_print_requests(f, s);
     summary_print_table(f, s);
     summary_print_throughput(f, s, info);
+    if (info->sessions)
+        summary_print_sessions(f, s, info);
     if (info->invalid)
         fprintf(f, "\n*** INVALID RUN: %s\n", summary_str(info->invalid_reason));
 }
@@ -423,6 +442,20 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
     jset(thr, "slo", info->slo ? json_string(info->slo) : json_null());
     jset(root, "throughput", thr);
 
+    if (info->sessions) {
+        json_t *ses = jobj();
+        jset(ses, "intended_rate_per_s", jdouble(info->session_rate_per_s));
+        jset(ses, "realised_rate_per_s",
+             jdouble(summary_rate((double)info->sessions_started, w)));
+        jset(ses, "turns_mean", jdouble(info->session_turns_mean));
+        jset(ses, "started", ju64(info->sessions_started));
+        jset(ses, "cut", ju64(info->sessions_cut));
+        jset(ses, "intended_request_rate_per_s", jdouble(info->offered_rate_per_s));
+        jset(ses, "realised_request_rate_per_s",
+             jdouble(summary_rate((double)s->scheduled, w)));
+        jset(root, "sessions", ses);
+    }
+
     json_t *tok = jobj();
     jset(tok, "prompt_tokens", ju64(s->prompt_tokens));
     jset(tok, "output_tokens", ju64(s->output_tokens));
@@ -459,4 +492,71 @@ int summary_write_json(const char *path, const struct stats *s,
     int rc = results_write_json_path_atomic(path, root, err, errlen);
     json_decref(root);
     return rc;
+}
+
+void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uint64_t window_ns)
+{
+    if (n == 0)
+        return;
+    fprintf(f, "\nby class          sched      ok  failed   TTFT p50    p99   TPOT p50    p99"
+               "    E2E p99  goodput/s  attain\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct stats *s = c[i].s;
+        char a[16] = "-", b[16] = "-", d[16] = "-", e[16] = "-", g[16] = "-";
+        if (hist_count(s->ttft)) {
+            ll_fmt_duration(hist_percentile(s->ttft, 50), a, sizeof a);
+            ll_fmt_duration(hist_percentile(s->ttft, 99), b, sizeof b);
+        }
+        if (hist_count(s->tpot)) {
+            ll_fmt_duration(hist_percentile(s->tpot, 50), d, sizeof d);
+            ll_fmt_duration(hist_percentile(s->tpot, 99), e, sizeof e);
+        }
+        if (hist_count(s->e2e))
+            ll_fmt_duration(hist_percentile(s->e2e, 99), g, sizeof g);
+        char gp[24] = "-", at[24] = "-";
+        if (c[i].slo) {
+            snprintf(gp, sizeof gp, "%.2f", summary_rate((double)s->win_slo_met, window_ns));
+            if (s->scheduled)
+                snprintf(at, sizeof at, "%.1f%%",
+                         100.0 * (double)s->slo_met / (double)s->scheduled);
+        }
+        fprintf(f, "%-15.15s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %10s %10s %7s\n",
+                c[i].name, s->scheduled, s->by_kind[REC_OK], stats_failed(s), a, b, d, e, g, gp,
+                at);
+    }
+}
+
+json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t window_ns)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const struct stats *s = c[i].s;
+        json_t *o = jobj();
+        jset(o, "name", json_string(c[i].name));
+        jset(o, "scheduled", ju64(s->scheduled));
+        jset(o, "ok", ju64(s->by_kind[REC_OK]));
+        jset(o, "failed", ju64(stats_failed(s)));
+        json_t *kinds = jobj();
+        for (int k = 0; k < REC_KIND_COUNT; k++) {
+            if (s->by_kind[k])
+                jset(kinds, rec_kind_name((enum rec_kind)k), ju64(s->by_kind[k]));
+        }
+        jset(o, "by_kind", kinds);
+        json_t *lat = jobj();
+        jset(lat, "ttft", summary_latency_json(s->ttft));
+        jset(lat, "tpot", summary_latency_json(s->tpot));
+        jset(lat, "e2e", summary_latency_json(s->e2e));
+        jset(o, "latency_ns", lat);
+        jset(o, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, window_ns)));
+        jset(o, "output_tokens_per_s",
+             jdouble(summary_rate((double)s->win_output_tokens, window_ns)));
+        jset(o, "slo", c[i].slo ? json_string(c[i].slo) : json_null());
+        jset(o, "goodput_per_s",
+             c[i].slo ? jdouble(summary_rate((double)s->win_slo_met, window_ns)) : json_null());
+        jset(o, "attainment", c[i].slo && s->scheduled
+                                  ? jdouble((double)s->slo_met / (double)s->scheduled)
+                                  : json_null());
+        json_array_append_new(arr, o);
+    }
+    return arr;
 }

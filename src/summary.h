@@ -39,7 +39,29 @@ struct summary_info {
     int interrupted;            /* 1: stopped by a signal, partial results */
     uint64_t records_written;   /* lines in requests.jsonl */
     const char *slo;            /* canonical SLO spec, NULL when none: goodput is printed */
+    /* Partly-open sessions (llmload run --sessions); all 0 otherwise.
+     * offered_rate_per_s is then the intended request rate: the session
+     * rate times the mean turns per session. */
+    int sessions;               /* 1: print and write the session figures */
+    double session_rate_per_s;  /* sessions/s, intended */
+    double session_turns_mean;  /* turns per session, intended mean */
+    uint64_t sessions_started;  /* sessions that arrived inside the window */
+    uint64_t sessions_cut;      /* sessions cut short (--duration, spend guard, signal) */
 };
+
+/* One traffic class's figures, for the per-class breakdown. */
+struct summary_class {
+    const char *name;           /* borrowed */
+    const struct stats *s;      /* counted like the total, with the class's SLO */
+    const char *slo;            /* the class's SLO spec, NULL when none */
+};
+
+/* Print one line per class: scheduled, ok, failed, TTFT and TPOT p50/p99,
+ * E2E p99, goodput and attainment. Nothing when n is 0. */
+void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uint64_t window_ns);
+
+/* The same as a JSON array (caller owns the reference). */
+json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t window_ns);
 
 /* Print the human summary of s to f (see the layout in summary.c). Plain
  * text, no colours, lines under 100 columns. Empty histograms print "-". */

@@ -57,8 +57,17 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
                            const struct sweep_settings *set)
 {
     const struct sweep_facts *f = &s->f;
-    if (r->kind == REC_OK && in_window(f, r->end_ns))
+    /* Rates count what the server finished inside the window, whichever
+     * request it was: completions, goodput and tokens all flatten at
+     * capacity instead of echoing the offered load (docs/metrics.md). */
+    if (r->kind == REC_OK && in_window(f, r->end_ns)) {
         s->ok_ended_in_window++;
+        if (!slo_is_set(&set->slo) || slo_met(&set->slo, r))
+            s->met_ended_in_window++;
+        s->prompt_tokens_ended += r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server
+                                                               : r->prompt_tokens;
+        s->output_tokens_ended += r->output_tokens;
+    }
     if (r->warmup || r->sched_ns < f->warmup_ns)
         return;
     stats_add_record(&s->stats, r);
@@ -134,11 +143,11 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
 
     s->achieved_rps = (double)s->sent_in_window / w;
     s->completed_rps = (double)s->ok_ended_in_window / w;
-    s->goodput_rps = (double)(have_slo ? st->slo_met : st->by_kind[REC_OK]) / w;
+    s->goodput_rps = (double)s->met_ended_in_window / w;
     s->attainment = have_slo ? (st->scheduled ? (double)st->slo_met / (double)st->scheduled : 0)
                              : NAN;
-    s->input_tps = (double)st->prompt_tokens / w;
-    s->output_tps = (double)st->output_tokens / w;
+    s->input_tps = (double)s->prompt_tokens_ended / w;
+    s->output_tps = (double)s->output_tokens_ended / w;
     s->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
     fill_pcts(st->ttft, s->ttft_ns);
     fill_pcts(st->tpot, s->tpot_ns);

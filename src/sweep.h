@@ -104,6 +104,9 @@ struct sweep_step {
     struct hist *ttft_h1;        /* ns, ok window records scheduled in the first half */
     struct hist *ttft_h2;        /* ns, ... in the second half */
     uint64_t ok_ended_in_window; /* ok records (warm-up ones too) that ended inside the window */
+    uint64_t met_ended_in_window;/* ...of them, those that met the SLO (all of them without one) */
+    uint64_t prompt_tokens_ended;/* tokens, of ok records that ended inside the window */
+    uint64_t output_tokens_ended;/* tokens, likewise */
     uint64_t sent_in_window;     /* window records sent before the window closed */
     uint64_t *met_sched_ns;      /* sched_ns of each window record, sorted by finish */
     unsigned char *met;          /* 1 when that record met the SLO (ok when there is none) */

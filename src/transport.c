@@ -28,6 +28,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "chatbody.h"
 #include "sse.h"
 #include "util.h"
 
@@ -56,13 +57,17 @@ struct treq {
     int saw_done, saw_finish;
     uint32_t usage_chunks_with_output;
     int64_t usage_completion_tokens;
+    enum oai_api api;         /* this request's endpoint and chunk format */
+    int abort;                /* 1: stop the transfer at the next write callback */
+    uint64_t cancel_after_events; /* workload cancellation after N output events, 0 = none */
+    uint64_t cancel_at_abs_ns;    /* workload cancellation at this time, 0 = none */
     struct treq *next, *prev; /* active list, or free list (next only) */
 };
 
 struct transport {
     struct transport_config cfg;
     char *model_json;         /* JSON-escaped model name */
-    char url[1024];
+    char url[2][1024];        /* by enum oai_api */
     struct stats *stats;
     transport_done_cb *done;
     void *ud;
@@ -191,24 +196,23 @@ static size_t build_body(struct transport *t, struct treq *q, const struct req_s
         char *b = q->body;
         size_t at = 0;
         int n;
-        if (t->cfg.api == OAI_API_CHAT)
-            n = snprintf(b, cap, "{\"model\":\"%s\",\"messages\":[{\"role\":\"user\",\"content\":\"",
-                         t->model_json);
+        if (q->api == OAI_API_CHAT)
+            n = snprintf(b, cap, "{\"model\":\"%s\",\"messages\":[", t->model_json);
         else
             n = snprintf(b, cap, "{\"model\":\"%s\",\"prompt\":\"", t->model_json);
         if (n < 0)
             abort();
         at = (size_t)n;
         size_t room = at < cap ? cap - at : 0;
-        size_t plen = workload_prompt(t->cfg.seed, spec, at < cap ? b + at : NULL, room);
+        size_t plen = chatbody_prompt(q->api, t->cfg.seed, spec, at < cap ? b + at : NULL, room);
         at += plen;
-        const char *close = t->cfg.api == OAI_API_CHAT ? "\"}]" : "\"";
+        const char *close = q->api == OAI_API_CHAT ? "]" : "\"";
         const char *stream = t->cfg.stream
                                  ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}"
                                  : ",\"stream\":false";
         n = snprintf(at < cap ? b + at : NULL, at < cap ? cap - at : 0,
                      "%s,\"max_tokens\":%u%s%s}", close, spec->max_tokens, stream,
-                     t->cfg.ignore_eos ? ",\"ignore_eos\":true" : "");
+                     spec->ignore_eos ? ",\"ignore_eos\":true" : "");
         if (n < 0)
             abort();
         at += (size_t)n;
@@ -248,6 +252,14 @@ static void note_output(struct treq *q, int has_content)
     if (has_content && r->first_content_ns == LL_NO_TIME)
         r->first_content_ns = now;
     r->last_ns = now;
+    if (q->cancel_after_events && r->events >= q->cancel_after_events) {
+        /* The workload's client walks away after this many tokens. */
+        char detail[96];
+        snprintf(detail, sizeof detail, "cancelled by the workload after %llu output events",
+                 (unsigned long long)r->events);
+        set_forced(q, REC_CANCELLED, detail);
+        q->abort = 1;
+    }
 }
 
 static void take_usage(struct treq *q, const struct oai_chunk *c, int carries_output)
@@ -265,8 +277,10 @@ static void take_usage(struct treq *q, const struct oai_chunk *c, int carries_ou
 static int on_sse_event(void *ud, const struct sse_event *ev)
 {
     struct treq *q = ud;
+    if (q->abort)
+        return 1; /* cancelled: the rest of this read is not ours to count */
     struct oai_chunk c;
-    if (oai_decode_chunk(q->t->cfg.api, ev->data, ev->data_len, &c) != 0) {
+    if (oai_decode_chunk(q->api, ev->data, ev->data_len, &c) != 0) {
         char detail[96];
         size_t n = ev->data_len < 60 ? ev->data_len : 60;
         snprintf(detail, sizeof detail, "bad event data: %.*s", (int)n, ev->data);
@@ -366,7 +380,7 @@ static size_t on_write(char *buf, size_t size, size_t nmemb, void *ud)
         set_forced(q, REC_LINE_TOO_LONG, "SSE line over the limit");
         return 0; /* abort the transfer */
     }
-    return n;
+    return q->abort ? 0 : n;
 }
 
 /* ---- slots ------------------------------------------------------------- */
@@ -388,7 +402,8 @@ static struct treq *slot_get(struct transport *t, char *err, size_t errlen)
     }
     sse_parser_init(&q->sse, t->cfg.max_line_bytes);
     CURL *e = q->easy;
-    curl_easy_setopt(e, CURLOPT_URL, t->url);
+    q->api = t->cfg.api;
+    curl_easy_setopt(e, CURLOPT_URL, t->url[q->api]);
     curl_easy_setopt(e, CURLOPT_PRIVATE, q);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
@@ -514,7 +529,7 @@ static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t n
         }
     } else {
         struct oai_chunk c;
-        if (oai_decode_response(t->cfg.api, q->resp ? q->resp : "", q->resp_len, &c) != 0) {
+        if (oai_decode_response(q->api, q->resp ? q->resp : "", q->resp_len, &c) != 0) {
             r->kind = REC_MALFORMED_EVENT;
             snprintf(r->detail, sizeof r->detail, "response body is not the expected JSON");
         } else if (c.has_error) {
@@ -583,7 +598,10 @@ static void sweep(struct transport *t, uint64_t now)
         struct treq *next = q->next;
         enum rec_kind kind = REC_OK;
         const char *why = NULL;
-        if (c->total_timeout_ns && now - q->sent_abs_ns >= c->total_timeout_ns) {
+        if (q->cancel_at_abs_ns && now >= q->cancel_at_abs_ns) {
+            kind = REC_CANCELLED;
+            why = "cancelled by the workload after its drawn time";
+        } else if (c->total_timeout_ns && now - q->sent_abs_ns >= c->total_timeout_ns) {
             kind = REC_TIMEOUT_TOTAL;
             why = "total timeout";
         } else if (c->first_token_timeout_ns && q->rec.first_ns == LL_NO_TIME &&
@@ -619,9 +637,11 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
     t->armed_deadline = UINT64_MAX;
     t->curl_deadline_abs_ns = UINT64_MAX;
     t->model_json = json_escape_dup(cfg->model ? cfg->model : "");
-    int n = snprintf(t->url, sizeof t->url, "%s/%s", cfg->base_url,
-                     cfg->api == OAI_API_CHAT ? "chat/completions" : "completions");
-    if (n < 0 || (size_t)n >= sizeof t->url) {
+    int n = snprintf(t->url[OAI_API_CHAT], sizeof t->url[0], "%s/chat/completions",
+                     cfg->base_url);
+    int m = snprintf(t->url[OAI_API_COMPLETIONS], sizeof t->url[0], "%s/completions",
+                     cfg->base_url);
+    if (n < 0 || (size_t)n >= sizeof t->url[0] || m < 0 || (size_t)m >= sizeof t->url[0]) {
         snprintf(err, errlen, "--url: too long");
         goto fail;
     }
@@ -695,6 +715,7 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
         r.end_ns = rel(t, ll_now_ns());
         r.kind = REC_TRANSPORT_ERROR;
         r.user = user;
+        chatbody_fill_record(&r, spec);
         r.worker = t->cfg.worker;
         snprintf(r.detail, sizeof r.detail, "%.119s", err);
         t->done(t->ud, &r);
@@ -713,6 +734,18 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
     q->saw_done = q->saw_finish = 0;
     q->usage_chunks_with_output = 0;
     q->usage_completion_tokens = -1;
+    q->rec.class_idx = spec->class_idx;
+    q->rec.cls = spec->class_name;
+    chatbody_fill_record(&q->rec, spec);
+    q->abort = 0;
+    enum oai_api api = spec->api >= 0 ? (enum oai_api)spec->api : t->cfg.api;
+    if (api != q->api) {
+        q->api = api;
+        curl_easy_setopt(q->easy, CURLOPT_URL, t->url[api]);
+    }
+    q->cancel_after_events = spec->cancel_kind == WL_CANCEL_AFTER_TOKENS
+                                 ? LL_MAX(spec->cancel_after, 1)
+                                 : 0;
     sse_parser_reset(&q->sse);
     size_t len = build_body(t, q, spec);
     curl_easy_setopt(q->easy, CURLOPT_POSTFIELDS, q->body);
@@ -720,6 +753,7 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
     uint64_t now = ll_now_ns();
     q->sent_abs_ns = now;
     q->last_read_abs_ns = now;
+    q->cancel_at_abs_ns = spec->cancel_kind == WL_CANCEL_AFTER_TIME ? now + spec->cancel_after : 0;
     q->rec.sent_ns = rel(t, now);
     active_add(t, q);
     CURLMcode mc = curl_multi_add_handle(t->multi, q->easy);
@@ -748,7 +782,7 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
     drain_done(t);
     arm_deadline(t, deadline_abs_ns);
     int need_sweep = t->inflight && (t->cfg.first_token_timeout_ns || t->cfg.idle_timeout_ns ||
-                                     t->cfg.total_timeout_ns);
+                                     t->cfg.total_timeout_ns || t->cfg.cancels);
     uint64_t wake = t->curl_deadline_abs_ns;
     if (need_sweep)
         wake = LL_MIN(wake, t->next_sweep_abs_ns);

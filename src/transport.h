@@ -38,6 +38,7 @@ struct transport_config {
     uint64_t seed;                   /* prompt nonce seed */
     uint64_t run_start_ns;           /* CLOCK_MONOTONIC origin of record times */
     uint64_t warmup_ns;              /* requests scheduled before this add no ITL gaps */
+    int cancels;                     /* 1: some requests cancel after a drawn time */
     uint32_t worker;                 /* index written into records */
 };
 

@@ -25,6 +25,13 @@ void workload_spec(const struct workload *w, uint64_t index, struct req_spec *ou
     rng_seed(&r, w->seed, WORKLOAD_STREAM_BASE + index);
     out->index = index;
     out->class_idx = -1;
+    out->class_name = NULL;
+    out->prompt_text = NULL;
+    out->prompt_text_len = 0;
+    out->history = NULL;
+    out->history_len = 0;
+    out->session = -1;
+    out->turn = -1;
     out->api = -1;
     out->ignore_eos = w->ignore_eos;
     const struct wl_prefix *prefix = &w->prefix;
@@ -33,6 +40,7 @@ void workload_spec(const struct workload *w, uint64_t index, struct req_spec *ou
         size_t k = wl_pick_class(w->classes, &r);
         const struct wl_class *c = &w->classes->classes[k];
         out->class_idx = (int32_t)k;
+        out->class_name = c->name;
         wl_class_lengths(c, &r, &out->prompt_tokens, &out->max_tokens);
         if (out->prompt_tokens < 1)
             out->prompt_tokens = 1;

@@ -10,6 +10,8 @@
 #include "dist.h"
 #include "wlfile.h"
 
+struct chat_turn;
+
 struct workload {
     struct dist prompt_tokens;   /* prompt length distribution, tokens */
     struct dist output_tokens;   /* max_tokens distribution, tokens */
@@ -28,12 +30,22 @@ struct req_spec {
     uint32_t prompt_tokens;      /* >= 1 */
     uint32_t max_tokens;         /* >= 1 */
     int32_t class_idx;           /* index into workload.classes, -1 without classes */
+    const char *class_name;      /* its name (borrowed from workload.classes), NULL = none */
     int ignore_eos;              /* 0 or 1 */
     int api;                     /* enum oai_api, or -1: the transport's --api */
     int64_t prefix_id;           /* shared-prefix group, -1 = unique prompt */
     uint32_t prefix_tokens;      /* length of the shared prefix, tokens */
     enum wl_cancel_kind cancel_kind;
     uint64_t cancel_after;       /* ns after the send, or tokens received */
+    /* Replay and sessions (NULL / 0 / -1 from workload_spec). */
+    const char *prompt_text;     /* send this text as the prompt, JSON-escaped, instead of
+                                    synthetic text; borrowed until transport_submit returns */
+    size_t prompt_text_len;      /* its bytes */
+    const struct chat_turn *history; /* earlier turns of a session, oldest first; borrowed
+                                    until transport_submit returns (src/chatbody.h) */
+    uint32_t history_len;        /* turns in history */
+    int64_t session;             /* session index (sessions, or a trace's session_id), -1 = none */
+    int32_t turn;                /* 0-based turn within the session, -1 = none */
 };
 
 /* Draw request index. Deterministic in (seed, index): one RNG stream per

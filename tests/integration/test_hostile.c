@@ -1,0 +1,1584 @@
+/* test_hostile.c: the hostile-server matrix of issue 7. `llmload run` is
+ * pointed at servers that misbehave on purpose, one behaviour per test, and
+ * must keep measuring: the run ends by itself (exit 0 or 1), every
+ * scheduled request has exactly one record of the right kind, the summary's
+ * counts by kind equal the records', and where a server sends without end
+ * the client's peak memory stays bounded.
+ *
+ * The misbehaving server is this file's own: a forked child listening on
+ * 127.0.0.1 (port 0, unless a test restarts it on the port it had), one
+ * thread per connection. It answers GET .../models properly (the client's
+ * probe) and misbehaves on every POST in the one way the test chose. The
+ * counters it shares with the test (requests read, bytes written) live in
+ * a MAP_SHARED page. The TLS case runs `openssl s_server` and skips when
+ * openssl is absent; the file-descriptor case runs `llmload sim`.
+ *
+ * The client is forked here rather than through harness_run, so that a
+ * test can lower RLIMIT_NOFILE before exec and read the client's peak RSS
+ * (ru_maxrss from wait4: the VmHWM of /proc/PID/status at its exit).
+ *
+ * Where the client does not yet do what docs/reliability.md promises, the
+ * test says KNOWN BUG (issue 7): it accepts today's kind beside the
+ * promised one and prints a line, so the suite stays green and the fix
+ * turns the line off without an edit here. The file runs in about 30 s. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test.h"
+
+#define MS 1000000.0
+#define MAX_ARGS 64
+#define CLIENT_TIMEOUT_S 30           /* a client still running past this is a hang */
+#define REQ_BUF_BYTES 65536           /* request head the hostile server accepts */
+#define FLOOD_BYTES (64 * 1024)       /* one write of an endless body */
+#define FLOOD_LIMIT_BYTES (4ull << 30) /* an endless body stops here regardless */
+
+/* ---- the hostile server ------------------------------------------------ */
+
+enum hostile_mode {
+    HM_NORMAL,         /* a correct stream: 5 tokens, finish, usage, [DONE]; chunked, keep-alive */
+    HM_SLOW,           /* the same with 10 tokens 50 ms apart (0.5 s a request) */
+    HM_LINE_ENDLESS,   /* "data: xxxx..." with no newline, as fast as the socket takes it */
+    HM_EVENT_ENDLESS,  /* "data: x...\n" lines, never the blank line that ends an event */
+    HM_EVENTS_ENDLESS, /* valid content events without end, as fast as possible */
+    HM_HEADERS_DRIP,   /* a status line, then a header line every 50 ms, never the blank line */
+    HM_DRIP_FIRST,     /* headers at once, then the first event one byte a second */
+    HM_DRIP_IDLE,      /* one event, then the next one byte a second */
+    HM_DRIP_FAST,      /* one event, then the next one byte every 100 ms */
+    HM_RESET,          /* read the request, then reset the connection (SO_LINGER 0) */
+    HM_HTTP10,         /* HTTP/1.0, no length, no chunking: the close ends the body */
+    HM_GZIP,           /* the stream gzip-encoded, though nobody asked for it */
+    HM_HTML_TYPE,      /* a correct SSE body labelled text/html */
+    HM_HTML_BODY,      /* 200 text/html with a web page (a login portal, a proxy) */
+    HM_BAD_UTF8,       /* content strings holding bytes that are not UTF-8 */
+    HM_AFTER_DONE,     /* a correct stream, then more events and garbage after [DONE] */
+    HM_REDIRECT,       /* 302 to the same URL */
+};
+
+/* Shared between the test and the server child (MAP_SHARED). */
+struct hostile_counts {
+    _Atomic uint64_t posts;      /* completion requests read */
+    _Atomic uint64_t bytes_sent; /* response bytes written, all requests */
+};
+
+struct hostile {
+    pid_t pid;
+    int port;
+    char url[64]; /* http://127.0.0.1:PORT/v1 */
+};
+
+struct conn {
+    int fd;
+    enum hostile_mode mode;
+    int port;
+};
+
+/* ---- per-test state, undone by the teardown ----------------------------- */
+
+static struct hostile cur_srv;
+static struct hostile_counts *cur_counts;
+static struct harness_sim cur_sim;
+static pid_t cur_client; /* a client running, or 0 */
+static pid_t cur_aux;    /* openssl s_server, or 0 */
+static char *cur_tmp;
+
+static void kill_reap(pid_t *pid)
+{
+    if (*pid > 0) {
+        kill(*pid, SIGKILL);
+        waitpid(*pid, NULL, 0);
+    }
+    *pid = 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    kill_reap(&cur_client);
+    kill_reap(&cur_srv.pid);
+    kill_reap(&cur_aux);
+    if (cur_sim.pid > 0)
+        harness_sim_stop(&cur_sim);
+    cur_sim.pid = 0;
+    if (cur_counts) {
+        munmap(cur_counts, sizeof *cur_counts);
+        cur_counts = NULL;
+    }
+    if (cur_tmp) {
+        harness_rm_rf(cur_tmp);
+        free(cur_tmp);
+        cur_tmp = NULL;
+    }
+    return 0;
+}
+
+static void test_begin(void)
+{
+    cur_tmp = harness_tmpdir();
+    assert_non_null(cur_tmp);
+}
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+    int n = snprintf(buf, len, "%s/%s", cur_tmp, name);
+    assert_true(n > 0 && (size_t)n < len);
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* ---- server: writing ---------------------------------------------------- */
+
+/* Write len bytes. Returns 0, or -1 once the peer is gone. */
+static int send_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        atomic_fetch_add(&cur_counts->bytes_sent, (uint64_t)w);
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static int send_str(int fd, const char *s)
+{
+    return send_all(fd, s, strlen(s));
+}
+
+/* One HTTP/1.1 chunk holding data[0, len), len > 0. */
+static int send_chunk(int fd, const void *data, size_t len)
+{
+    char head[32];
+    int n = snprintf(head, sizeof head, "%zx\r\n", len);
+    if (len <= 4096) {
+        char one[4096 + 64];
+        memcpy(one, head, (size_t)n);
+        memcpy(one + n, data, len);
+        memcpy(one + (size_t)n + len, "\r\n", 2);
+        return send_all(fd, one, (size_t)n + len + 2);
+    }
+    if (send_all(fd, head, (size_t)n) != 0 || send_all(fd, data, len) != 0)
+        return -1;
+    return send_all(fd, "\r\n", 2);
+}
+
+static int send_chunk_str(int fd, const char *s)
+{
+    return send_chunk(fd, s, strlen(s));
+}
+
+#define SSE_HEAD                                                   \
+    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"       \
+    "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
+#define CHUNK_END "0\r\n\r\n"
+#define EV_CONTENT                                                                     \
+    "data: {\"id\":\"h\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0," \
+    "\"delta\":{\"content\":\"tok \"},\"finish_reason\":null}]}\n\n"
+#define EV_FINISH                                                                      \
+    "data: {\"id\":\"h\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0," \
+    "\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+#define EV_DONE "data: [DONE]\n\n"
+#define STREAM_TOKENS 5
+
+/* A correct stream of `tokens` content events, the finish, the usage and
+ * [DONE], into buf. Returns its length. */
+static size_t stream_text(char *buf, size_t cap, int tokens)
+{
+    size_t at = 0;
+    for (int i = 0; i < tokens; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s", EV_CONTENT);
+    at += (size_t)snprintf(buf + at, cap - at,
+                           "%s"
+                           "data: {\"id\":\"h\",\"object\":\"chat.completion.chunk\",\"choices\":[],"
+                           "\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":%d,"
+                           "\"total_tokens\":%d}}\n\n"
+                           "%s",
+                           EV_FINISH, tokens, tokens + 7, EV_DONE);
+    if (at >= cap)
+        abort();
+    return at;
+}
+
+/* ---- server: an unrequested gzip body ----------------------------------- */
+
+/* gzip without zlib: one deflate block with fixed Huffman codes holding
+ * every byte as a literal. Real compressed bytes (nothing of the text shows
+ * through, unlike a stored block), decodable by any gunzip. */
+struct bitw {
+    unsigned char *p;
+    size_t len, cap;
+    uint32_t acc;
+    unsigned nbits;
+};
+
+/* Append n bits of v, least significant first (deflate's bit order). */
+static void bits_put(struct bitw *b, uint32_t v, unsigned n)
+{
+    b->acc |= v << b->nbits;
+    b->nbits += n;
+    while (b->nbits >= 8) {
+        if (b->len == b->cap)
+            abort();
+        b->p[b->len++] = (unsigned char)b->acc;
+        b->acc >>= 8;
+        b->nbits -= 8;
+    }
+}
+
+/* Huffman codes go most significant bit first. */
+static void bits_put_code(struct bitw *b, uint32_t code, unsigned n)
+{
+    uint32_t r = 0;
+    for (unsigned i = 0; i < n; i++)
+        r = (r << 1) | ((code >> i) & 1u);
+    bits_put(b, r, n);
+}
+
+static uint32_t crc32_of(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+/* gzip src[0, n) into dst (cap >= 20 + n * 9 / 8 + 2). Returns the length. */
+static size_t gzip_literal(const unsigned char *src, size_t n, unsigned char *dst, size_t cap)
+{
+    static const unsigned char head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff};
+    memcpy(dst, head, sizeof head);
+    struct bitw b = {.p = dst + 10, .cap = cap - 18};
+    bits_put(&b, 1, 1); /* BFINAL */
+    bits_put(&b, 1, 2); /* BTYPE 01: fixed Huffman */
+    for (size_t i = 0; i < n; i++) {
+        if (src[i] < 144)
+            bits_put_code(&b, 0x30u + src[i], 8);
+        else
+            bits_put_code(&b, 0x190u + (src[i] - 144u), 9);
+    }
+    bits_put_code(&b, 0, 7); /* end of block */
+    if (b.nbits)
+        bits_put(&b, 0, 8 - b.nbits);
+    size_t at = 10 + b.len;
+    uint32_t crc = crc32_of(src, n), isize = (uint32_t)n;
+    for (int i = 0; i < 4; i++)
+        dst[at++] = (unsigned char)(crc >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        dst[at++] = (unsigned char)(isize >> (8 * i));
+    return at;
+}
+
+/* ---- server: the behaviours --------------------------------------------- */
+
+/* Send the bytes of s one at a time, gap_ms apart, over and over, until
+ * the peer goes away. */
+static void drip(int fd, const char *s, unsigned gap_ms)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0;; i = (i + 1) % n) {
+        if (send_chunk(fd, s + i, 1) != 0)
+            return;
+        sleep_ms(gap_ms);
+    }
+}
+
+/* Send buf[0, len) as chunks until the peer goes away or the flood limit. */
+static void flood(int fd, const char *buf, size_t len)
+{
+    for (uint64_t sent = 0; sent < FLOOD_LIMIT_BYTES; sent += len) {
+        if (send_chunk(fd, buf, len) != 0)
+            return;
+    }
+}
+
+/* Fill buf[0, cap) with copies of unit (cut to whole copies). Returns the
+ * length used. */
+static size_t fill_units(char *buf, size_t cap, const char *unit)
+{
+    size_t u = strlen(unit), at = 0;
+    while (at + u <= cap) {
+        memcpy(buf + at, unit, u);
+        at += u;
+    }
+    return at;
+}
+
+/* Answer one POST the way c->mode says. Returns 1 to read the next request
+ * on the connection, 0 to close it, 2 when it is closed already. */
+static int serve_post(const struct conn *c)
+{
+    int fd = c->fd;
+    char text[4096];
+    char *big = NULL;
+    int keep = 0;
+    switch (c->mode) {
+    case HM_NORMAL:
+    case HM_SLOW: {
+        int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
+        if (send_str(fd, SSE_HEAD) != 0)
+            break;
+        int ok = 1;
+        for (int i = 0; i < tokens && ok; i++) {
+            if (slow)
+                sleep_ms(50);
+            ok = send_chunk_str(fd, EV_CONTENT) == 0;
+        }
+        size_t n = stream_text(text, sizeof text, tokens);
+        size_t tail = n - strlen(EV_CONTENT) * (size_t)tokens;
+        keep = ok && send_chunk(fd, text + n - tail, tail) == 0 && send_str(fd, CHUNK_END) == 0;
+        break;
+    }
+    case HM_LINE_ENDLESS:
+        big = malloc(FLOOD_BYTES);
+        if (!big || send_str(fd, SSE_HEAD) != 0 || send_chunk_str(fd, "data: ") != 0)
+            break;
+        memset(big, 'x', FLOOD_BYTES);
+        flood(fd, big, FLOOD_BYTES);
+        break;
+    case HM_EVENT_ENDLESS:
+        big = malloc(FLOOD_BYTES);
+        if (!big || send_str(fd, SSE_HEAD) != 0)
+            break;
+        flood(fd, big, fill_units(big, FLOOD_BYTES, "data: xxxxxxxxxxxxxxxxxxxxxxxxx\n"));
+        break;
+    case HM_EVENTS_ENDLESS:
+        big = malloc(FLOOD_BYTES);
+        if (!big || send_str(fd, SSE_HEAD) != 0)
+            break;
+        flood(fd, big, fill_units(big, FLOOD_BYTES, EV_CONTENT));
+        break;
+    case HM_HEADERS_DRIP:
+        if (send_str(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n") != 0)
+            break;
+        do {
+            sleep_ms(50);
+        } while (send_str(fd, "X-Drip: 1\r\n") == 0);
+        break;
+    case HM_DRIP_FIRST:
+        if (send_str(fd, SSE_HEAD) == 0)
+            drip(fd, EV_CONTENT, 1000);
+        break;
+    case HM_DRIP_IDLE:
+    case HM_DRIP_FAST:
+        if (send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, EV_CONTENT) == 0)
+            drip(fd, EV_CONTENT, c->mode == HM_DRIP_IDLE ? 1000 : 100);
+        break;
+    case HM_RESET: {
+        struct linger lg = {.l_onoff = 1, .l_linger = 0};
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        close(fd);
+        return 2;
+    }
+    case HM_HTTP10: {
+        size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
+        if (send_str(fd, "HTTP/1.0 200 OK\r\nContent-Type: text/event-stream\r\n\r\n") == 0)
+            send_all(fd, text, n);
+        break;
+    }
+    case HM_GZIP: {
+        size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
+        size_t cap = 20 + n * 9 / 8 + 2;
+        big = malloc(cap);
+        if (!big)
+            break;
+        size_t z = gzip_literal((const unsigned char *)text, n, (unsigned char *)big, cap);
+        if (send_str(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                         "Content-Encoding: gzip\r\nConnection: close\r\n\r\n") == 0)
+            send_all(fd, big, z);
+        break;
+    }
+    case HM_HTML_TYPE: {
+        size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
+        keep = send_str(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                            "Transfer-Encoding: chunked\r\n\r\n") == 0 &&
+               send_chunk(fd, text, n) == 0 && send_str(fd, CHUNK_END) == 0;
+        break;
+    }
+    case HM_HTML_BODY: {
+        static const char page[] =
+            "<!DOCTYPE html>\n<html><head><title>Sign in</title></head>\n"
+            "<body><h1>Please sign in to continue</h1>\n<form method=\"post\"></form>\n"
+            "</body></html>\n";
+        int n = snprintf(text, sizeof text,
+                         "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                         "Content-Length: %zu\r\n\r\n%s",
+                         sizeof page - 1, page);
+        keep = send_all(fd, text, (size_t)n) == 0;
+        break;
+    }
+    case HM_BAD_UTF8: {
+        /* 0xff is never UTF-8; a euro sign cut across two events (what a
+         * server that streams raw token bytes sends); an overlong '/'; an
+         * encoded surrogate; then a plain one. */
+        static const char *const bad[STREAM_TOKENS] = {"\xff\xfe", "\xe2\x82", "\xac ok",
+                                                       "a\xc0\xaf", "\xed\xa0\x80"};
+        if (send_str(fd, SSE_HEAD) != 0)
+            break;
+        int ok = 1;
+        for (int i = 0; i < STREAM_TOKENS && ok; i++) {
+            snprintf(text, sizeof text,
+                     "data: {\"id\":\"h\",\"object\":\"chat.completion.chunk\",\"choices\":"
+                     "[{\"index\":0,\"delta\":{\"content\":\"%s\"},\"finish_reason\":null}]}\n\n",
+                     bad[i]);
+            ok = send_chunk_str(fd, text) == 0;
+        }
+        size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
+        size_t tail = n - strlen(EV_CONTENT) * STREAM_TOKENS;
+        keep = ok && send_chunk(fd, text + n - tail, tail) == 0 && send_str(fd, CHUNK_END) == 0;
+        break;
+    }
+    case HM_AFTER_DONE: {
+        size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
+        keep = send_str(fd, SSE_HEAD) == 0 && send_chunk(fd, text, n) == 0 &&
+               send_chunk_str(fd, EV_CONTENT EV_CONTENT EV_CONTENT) == 0 &&
+               send_chunk_str(fd, "data: <html>not json</html>\n\n") == 0 &&
+               send_str(fd, CHUNK_END) == 0;
+        break;
+    }
+    case HM_REDIRECT: {
+        snprintf(text, sizeof text,
+                 "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/v1/chat/completions\r\n"
+                 "Content-Length: 0\r\n\r\n",
+                 c->port);
+        keep = send_str(fd, text) == 0;
+        break;
+    }
+    }
+    free(big);
+    return keep;
+}
+
+/* Read one request's head and body into buf. Returns 1 for a POST, 2 for
+ * a GET, 0 when the peer closed or sent something we do not parse. */
+static int read_request(int fd, char *buf, size_t cap)
+{
+    size_t n = 0;
+    char *end = NULL;
+    while (!end) {
+        if (n + 1 >= cap)
+            return 0;
+        ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return 0;
+        n += (size_t)r;
+        buf[n] = '\0';
+        end = strstr(buf, "\r\n\r\n");
+    }
+    size_t head = (size_t)(end + 4 - buf), body = 0;
+    for (char *line = strstr(buf, "\r\n"); line && line < end; line = strstr(line + 2, "\r\n")) {
+        if (strncasecmp(line + 2, "content-length:", 15) == 0) {
+            char *e = NULL;
+            unsigned long long v = strtoull(line + 17, &e, 10);
+            if (e == line + 17)
+                return 0;
+            body = (size_t)v;
+        }
+    }
+    size_t have = n - head;
+    while (have < body) {
+        char tmp[4096];
+        size_t want = body - have < sizeof tmp ? body - have : sizeof tmp;
+        ssize_t r = recv(fd, tmp, want, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return 0;
+        have += (size_t)r;
+    }
+    return strncmp(buf, "GET ", 4) == 0 ? 2 : 1;
+}
+
+static void *conn_main(void *arg)
+{
+    struct conn c = *(struct conn *)arg;
+    free(arg);
+    static const char models[] = "{\"object\":\"list\",\"data\":[{\"id\":\"hostile\","
+                                 "\"object\":\"model\"}]}";
+    char *buf = malloc(REQ_BUF_BYTES);
+    int open = buf != NULL;
+    while (open) {
+        int r = read_request(c.fd, buf, REQ_BUF_BYTES);
+        if (r == 0)
+            break;
+        if (r == 2) {
+            char head[160];
+            snprintf(head, sizeof head,
+                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n",
+                     sizeof models - 1);
+            if (send_str(c.fd, head) != 0 || send_str(c.fd, models) != 0)
+                break;
+            continue;
+        }
+        atomic_fetch_add(&cur_counts->posts, 1);
+        int keep = serve_post(&c);
+        if (keep == 2)
+            open = -1; /* closed by the behaviour */
+        else if (!keep)
+            break;
+    }
+    if (open >= 0)
+        close(c.fd);
+    free(buf);
+    return NULL;
+}
+
+/* The server child: accept forever, one detached thread per connection.
+ * It dies with the test process (PDEATHSIG) and after two minutes at most
+ * (alarm), so no server outlives a crashed test. */
+static void hostile_serve(int lfd, enum hostile_mode mode, int port)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    alarm(120);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    for (;;) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            _exit(1);
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        struct conn *c = malloc(sizeof *c);
+        pthread_t th;
+        if (!c) {
+            close(fd);
+            continue;
+        }
+        *c = (struct conn){.fd = fd, .mode = mode, .port = port};
+        if (pthread_create(&th, &attr, conn_main, c) != 0) {
+            close(fd);
+            free(c);
+        }
+    }
+}
+
+/* Start the hostile server on 127.0.0.1:port (0 = any free port) into
+ * cur_srv. The socket listens before this returns, so a connection made
+ * after it is accepted. */
+static void hostile_start(enum hostile_mode mode, int port)
+{
+    if (!cur_counts) {
+        void *p = mmap(NULL, sizeof *cur_counts, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        assert_true(p != MAP_FAILED);
+        cur_counts = p;
+        memset(cur_counts, 0, sizeof *cur_counts);
+    }
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(lfd >= 0);
+    int one = 1;
+    assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0)
+        fail_msg("bind 127.0.0.1:%d: %s", port, strerror(errno));
+    assert_int_equal(listen(lfd, 128), 0);
+    socklen_t sl = sizeof sa;
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+    cur_srv.port = ntohs(sa.sin_port);
+    snprintf(cur_srv.url, sizeof cur_srv.url, "http://127.0.0.1:%d/v1", cur_srv.port);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        hostile_serve(lfd, mode, cur_srv.port);
+        _exit(0);
+    }
+    close(lfd);
+    cur_srv.pid = pid;
+}
+
+/* A port on 127.0.0.1 where nothing listens (bound, then closed). */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    socklen_t sl = sizeof sa;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+    close(fd);
+    return ntohs(sa.sin_port);
+}
+
+/* ---- the client --------------------------------------------------------- */
+
+struct client_res {
+    int status;     /* exit code, or 128 + signal */
+    long maxrss_kb; /* peak resident set, KiB */
+    char *out, *err;
+};
+
+struct argv_b {
+    const char *v[MAX_ARGS + 1];
+    size_t n;
+};
+
+static void av_add(struct argv_b *a, const char *const *args)
+{
+    for (size_t i = 0; args && args[i]; i++) {
+        assert_true(a->n < MAX_ARGS);
+        a->v[a->n++] = args[i];
+    }
+    a->v[a->n] = NULL;
+}
+
+/* Fork and exec LLMLOAD_BIN argv..., stdout and stderr to files in the
+ * test's directory, stdin from /dev/null. nofile > 0 sets both the soft and
+ * the hard RLIMIT_NOFILE first (the client raises its soft limit to the
+ * hard one, so both must come down). */
+static pid_t client_start(const char *const *argv, rlim_t nofile)
+{
+    const char *bin = getenv("LLMLOAD_BIN");
+    if (!bin || !*bin)
+        fail_msg("LLMLOAD_BIN is not set");
+    char outp[600], errp[600];
+    tmp_path(outp, sizeof outp, "client.out");
+    tmp_path(errp, sizeof errp, "client.err");
+    char *v[MAX_ARGS + 2];
+    size_t n = 0;
+    v[n++] = (char *)bin;
+    for (size_t i = 0; argv[i]; i++)
+        v[n++] = (char *)argv[i];
+    v[n] = NULL;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (nofile) {
+            struct rlimit rl = {.rlim_cur = nofile, .rlim_max = nofile};
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                _exit(126);
+        }
+        int in = open("/dev/null", O_RDONLY);
+        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        close(in);
+        close(o);
+        close(e);
+        execv(bin, v);
+        _exit(127);
+    }
+    cur_client = pid;
+    return pid;
+}
+
+/* Wait for the client, SIGKILL past timeout_s, and collect what it left. */
+static void client_wait(pid_t pid, int timeout_s, struct client_res *res)
+{
+    uint64_t deadline = mono_ns() + (uint64_t)timeout_s * 1000000000ull;
+    int st = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    for (;;) {
+        pid_t r = wait4(pid, &st, WNOHANG, &ru);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            fail_msg("wait4: %s", strerror(errno));
+        if (mono_ns() >= deadline) {
+            kill(pid, SIGKILL);
+            wait4(pid, &st, 0, &ru);
+            break;
+        }
+        sleep_ms(10);
+    }
+    cur_client = 0;
+    res->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+    res->maxrss_kb = ru.ru_maxrss;
+    char p[600];
+    tmp_path(p, sizeof p, "client.out");
+    res->out = harness_read_file(p, NULL);
+    tmp_path(p, sizeof p, "client.err");
+    res->err = harness_read_file(p, NULL);
+    assert_true(res->out && res->err);
+}
+
+/* ---- JSON helpers --------------------------------------------------------- */
+
+static json_t *jsonl_load(const char *path)
+{
+    size_t len = 0;
+    char *text = harness_read_file(path, &len);
+    assert_non_null(text);
+    json_t *arr = json_array();
+    char *line = text;
+    size_t lineno = 0;
+    while (line < text + len) {
+        char *nl = memchr(line, '\n', (size_t)(text + len - line));
+        if (!nl)
+            fail_msg("%s: the last line has no newline", path);
+        lineno++;
+        json_error_t je;
+        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
+        if (!j)
+            fail_msg("%s line %zu: %s", path, lineno, je.text);
+        json_array_append_new(arr, j);
+        line = nl + 1;
+    }
+    free(text);
+    return arr;
+}
+
+static int64_t ival(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v)) {
+        char *s = json_dumps(o, JSON_COMPACT);
+        fail_msg("field \"%s\" is not an integer in %s", k, s ? s : "?");
+    }
+    return (int64_t)json_integer_value(v);
+}
+
+static int is_null(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    if (!v)
+        fail_msg("field \"%s\" is missing", k);
+    return json_is_null(v);
+}
+
+static const char *sval(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+/* ---- one run and its invariants ----------------------------------------- */
+
+struct run {
+    struct client_res c;
+    json_t *recs; /* requests.jsonl as an array */
+    json_t *sum;  /* summary.json */
+};
+
+static void run_free(struct run *r)
+{
+    free(r->c.out);
+    free(r->c.err);
+    json_decref(r->recs);
+    json_decref(r->sum);
+    memset(r, 0, sizeof *r);
+}
+
+static size_t count_kind(json_t *recs, const char *kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(recs); i++)
+        n += strcmp(sval(json_array_get(recs, i), "kind"), kind) == 0;
+    return n;
+}
+
+/* What must hold after any run, whatever the server did: exactly n
+ * records with the ids 0..n-1 once each, and a summary whose scheduled,
+ * completed and records_written are n and whose count of every kind equals
+ * the records'. */
+static void check_invariants(struct run *r, const char *out, size_t n)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/requests.jsonl", out);
+    r->recs = jsonl_load(p);
+    snprintf(p, sizeof p, "%s/summary.json", out);
+    json_error_t je;
+    r->sum = json_load_file(p, 0, &je);
+    if (!r->sum)
+        fail_msg("%s: %s\nstderr:\n%s", p, je.text, r->c.err);
+    if (json_array_size(r->recs) != n)
+        fail_msg("%zu records for %zu scheduled requests\nstderr:\n%s",
+                 json_array_size(r->recs), n, r->c.err);
+    char *seen = calloc(n, 1);
+    assert_non_null(seen);
+    for (size_t i = 0; i < n; i++) {
+        int64_t id = ival(json_array_get(r->recs, i), "id");
+        if (id < 0 || (size_t)id >= n || seen[id])
+            fail_msg("record id %lld is out of range or repeated", (long long)id);
+        seen[id] = 1;
+    }
+    free(seen);
+    json_t *req = json_object_get(r->sum, "requests");
+    assert_int_equal(ival(req, "scheduled"), n);
+    assert_int_equal(ival(req, "completed"), n);
+    assert_int_equal(ival(r->sum, "records_written"), n);
+    json_t *by_kind = json_object_get(req, "by_kind");
+    assert_true(json_is_object(by_kind));
+    const char *key;
+    json_t *val;
+    int64_t total = 0;
+    json_object_foreach(by_kind, key, val) {
+        int64_t c = json_integer_value(val);
+        if ((size_t)c != count_kind(r->recs, key))
+            fail_msg("summary by_kind.%s = %lld, records of that kind: %zu", key, (long long)c,
+                     count_kind(r->recs, key));
+        total += c;
+    }
+    assert_int_equal(total, n);
+    assert_int_equal(ival(req, "ok") + ival(req, "failed"), n);
+}
+
+/* Run `llmload run` with the flags every case shares (then args, which
+ * win over them) into <tmp>/<out>, n requests at 20/s, and check that it
+ * ended by itself with 0 or 1 and the invariants. url NULL = the hostile
+ * server's. */
+static void run_case_ex(const char *url, const char *out, const char *const *args, size_t n,
+                        rlim_t nofile, struct run *r)
+{
+    char outdir[600], nbuf[24];
+    tmp_path(outdir, sizeof outdir, out);
+    snprintf(nbuf, sizeof nbuf, "%zu", n);
+    const char *head[] = {"run", "--url", url ? url : cur_srv.url, "--model", "hostile",
+                          "--out", outdir, "--quiet", "--no-metrics", "--threads", "1",
+                          "--rate", "20", "--arrival", "constant", "--requests", nbuf,
+                          "--timeout-connect", "2s", "--timeout-first-token", "3s",
+                          "--timeout-idle", "3s", "--timeout-total", "5s", NULL};
+    struct argv_b a = {.n = 0};
+    av_add(&a, head);
+    av_add(&a, args);
+    memset(r, 0, sizeof *r);
+    uint64_t t0 = mono_ns();
+    pid_t pid = client_start(a.v, nofile);
+    client_wait(pid, CLIENT_TIMEOUT_S, &r->c);
+    if (r->c.status != 0 && r->c.status != 1)
+        fail_msg("llmload run exited %d after %.1f s (0 or 1 expected)\nstdout:\n%s\nstderr:\n%s",
+                 r->c.status, (double)(mono_ns() - t0) / 1e9, r->c.out, r->c.err);
+    check_invariants(r, outdir, n);
+}
+
+static void run_case(const char *const *args, size_t n, struct run *r)
+{
+    run_case_ex(NULL, "r", args, n, 0, r);
+}
+
+static void fail_record(json_t *rec, const char *why)
+{
+    char *s = json_dumps(rec, JSON_COMPACT);
+    fail_msg("%s: %s", why, s ? s : "?");
+}
+
+/* Every record has this kind. */
+static void assert_all_kind(json_t *recs, const char *kind)
+{
+    for (size_t i = 0; i < json_array_size(recs); i++) {
+        json_t *rec = json_array_get(recs, i);
+        if (strcmp(sval(rec, "kind"), kind) != 0) {
+            char why[96];
+            snprintf(why, sizeof why, "expected kind %s", kind);
+            fail_record(rec, why);
+        }
+    }
+}
+
+/* Every record has the promised kind `want`, or every one has `today`,
+ * the kind a known client bug gives (issue 7; the report names it). Returns
+ * 1 when the promise holds. */
+static int all_kind_or_known_bug(json_t *recs, const char *want, const char *today,
+                                 const char *bug)
+{
+    size_t n = json_array_size(recs);
+    if (count_kind(recs, want) == n)
+        return 1;
+    if (count_kind(recs, today) != n)
+        fail_record(json_array_get(recs, 0), "kind is neither the promised nor the known one");
+    print_message("KNOWN BUG (issue 7): %s: kind %s, promised %s (detail: %s)\n", bug, today,
+                  want, sval(json_array_get(recs, 0), "detail"));
+    return 0;
+}
+
+static int64_t by_kind(struct run *r, const char *kind)
+{
+    return ival(json_object_get(json_object_get(r->sum, "requests"), "by_kind"), kind);
+}
+
+/* ---- the matrix ------------------------------------------------------- */
+
+/* A line that never ends: cut at --max-line, each request on its own. */
+static void test_line_never_ends(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_LINE_ENDLESS, 0);
+    const char *args[] = {"--max-line", "4096", NULL};
+    struct run r;
+    run_case(args, 3, &r);
+    assert_all_kind(r.recs, "line_too_long");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(ival(rec, "http_status"), 200);
+        assert_true(is_null(rec, "first_ns"));
+        assert_int_equal(ival(rec, "events"), 0);
+    }
+    assert_int_equal(by_kind(&r, "line_too_long"), 3);
+    assert_int_equal(atomic_load(&cur_counts->posts), 3);
+    run_free(&r);
+}
+
+/* Peak RSS of a correct 3-request run against the hostile server's
+ * HM_NORMAL: the yardstick of the memory checks. */
+static long baseline_rss_kb(void)
+{
+    hostile_start(HM_NORMAL, 0);
+    struct run r;
+    run_case_ex(NULL, "base", NULL, 3, 0, &r);
+    assert_all_kind(r.recs, "ok");
+    long kb = r.c.maxrss_kb;
+    run_free(&r);
+    kill_reap(&cur_srv.pid);
+    return kb;
+}
+
+/* A body of gigabytes in one event: "data:" lines without the blank line
+ * that would dispatch them. The event's data is bounded like a line, so
+ * each request ends as line_too_long once it passes --max-line, and the
+ * client's peak memory stays within 16 MiB of a plain run. */
+static void test_one_endless_event(void **state)
+{
+    (void)state;
+    test_begin();
+    long base_kb = baseline_rss_kb();
+    hostile_start(HM_EVENT_ENDLESS, 0);
+    const char *args[] = {"--max-line", "65536", NULL};
+    struct run r;
+    run_case(args, 3, &r);
+    assert_all_kind(r.recs, "line_too_long");
+    assert_int_equal(by_kind(&r, "line_too_long"), 3);
+    print_message("peak RSS %ld KiB, plain run %ld KiB\n", r.c.maxrss_kb, base_kb);
+    ASSERT_IN_RANGE(r.c.maxrss_kb, 0, base_kb + 16 * 1024);
+    run_free(&r);
+}
+
+/* A body of gigabytes of valid events, as fast as loopback carries them:
+ * the client decodes them all until --timeout-total ends each request, and
+ * its peak memory does not grow with what it read (within 16 MiB of a
+ * plain run while the server wrote far more than that). */
+static void test_endless_events_memory_bounded(void **state)
+{
+    (void)state;
+    test_begin();
+    long base_kb = baseline_rss_kb();
+    hostile_start(HM_EVENTS_ENDLESS, 0);
+    uint64_t before = atomic_load(&cur_counts->bytes_sent);
+    const char *args[] = {"--timeout-total", "1500ms", "--rate", "50", NULL};
+    struct run r;
+    run_case(args, 2, &r);
+    uint64_t sent = atomic_load(&cur_counts->bytes_sent) - before;
+    assert_all_kind(r.recs, "timeout_total");
+    for (size_t i = 0; i < 2; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_true(ival(rec, "events") > 1000);
+        ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "sent_ns"), 1500 * MS, 2500 * MS);
+    }
+    print_message("server wrote %.0f MiB; peak RSS %ld KiB, plain run %ld KiB\n",
+                  (double)sent / 1048576.0, r.c.maxrss_kb, base_kb);
+    assert_true(sent > 64ull << 20);
+    ASSERT_IN_RANGE(r.c.maxrss_kb, 0, base_kb + 16 * 1024);
+    run_free(&r);
+}
+
+/* Headers that never end (a header line every 50 ms, never the blank
+ * line): no output event ever comes, so the first-token timeout ends each
+ * request. The status line was read, so http_status is 200. */
+static void test_headers_never_end(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_HEADERS_DRIP, 0);
+    const char *args[] = {"--timeout-first-token", "500ms", NULL};
+    struct run r;
+    run_case(args, 3, &r);
+    assert_all_kind(r.recs, "timeout_first_token");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_true(is_null(rec, "first_ns"));
+        /* 500 ms after sending; the timeout sweep runs every 5 ms, and a
+         * busy host gets 400 ms more. */
+        ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "sent_ns"), 500 * MS, 900 * MS);
+    }
+    run_free(&r);
+}
+
+/* Slowloris before the first event: headers at once, then the first event
+ * one byte a second. No event is complete in time, and before the first
+ * output the first-token timeout is the one that applies (the idle timeout,
+ * shorter here, does not: docs/formats.md). */
+static void test_slowloris_before_first_event(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_DRIP_FIRST, 0);
+    const char *args[] = {"--timeout-first-token", "800ms", "--timeout-idle", "300ms", NULL};
+    struct run r;
+    run_case(args, 3, &r);
+    assert_all_kind(r.recs, "timeout_first_token");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(ival(rec, "http_status"), 200);
+        assert_int_equal(ival(rec, "events"), 0);
+        ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "sent_ns"), 800 * MS, 1200 * MS);
+    }
+    run_free(&r);
+}
+
+/* Slowloris after one event: the next event one byte a second. Each
+ * silence (1 s) is longer than --timeout-idle, so the request ends as
+ * timeout_idle with its one event counted. */
+static void test_slowloris_after_first_event(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_DRIP_IDLE, 0);
+    const char *args[] = {"--timeout-idle", "600ms", NULL};
+    struct run r;
+    run_case(args, 3, &r);
+    assert_all_kind(r.recs, "timeout_idle");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(ival(rec, "events"), 1);
+        assert_false(is_null(rec, "first_ns"));
+        /* The first event arrives at once, the next byte 1 s later: the
+         * timeout fires 600 ms after the event (up to 1 s on a busy host). */
+        ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "first_ns"), 600 * MS, 1000 * MS);
+    }
+    run_free(&r);
+}
+
+/* A drip faster than the idle timeout (one byte every 100 ms after one
+ * event; idle 400 ms): no second event ever completes. docs/formats.md
+ * defines timeout_idle as the gap between two events, so the promise is
+ * timeout_idle 400 ms after the event. TODO(issue 7): the transport
+ * measures idle from the last byte read (src/transport.c, sweep(): it
+ * compares with last_read_abs_ns, which on_write() sets on every read), so
+ * the drip defeats it and only --timeout-total ends the request. */
+static void test_slowloris_drip_under_idle(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_DRIP_FAST, 0);
+    const char *args[] = {"--timeout-idle", "400ms", "--timeout-total", "1500ms", NULL};
+    struct run r;
+    run_case(args, 3, &r);
+    int fixed = all_kind_or_known_bug(r.recs, "timeout_idle", "timeout_total",
+                                      "a drip under the idle timeout keeps a request alive");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(ival(rec, "events"), 1);
+        if (fixed)
+            ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "first_ns"), 400 * MS, 800 * MS);
+        else
+            ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "sent_ns"), 1500 * MS, 1900 * MS);
+    }
+    run_free(&r);
+}
+
+/* The connection reset after the request was read, before any header: a
+ * connection failure, with no status. */
+static void test_reset_before_headers(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_RESET, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    assert_all_kind(r.recs, "connect_error");
+    for (size_t i = 0; i < 3; i++)
+        assert_true(is_null(json_array_get(r.recs, i), "http_status"));
+    assert_int_equal(by_kind(&r, "connect_error"), 3);
+    run_free(&r);
+}
+
+/* HTTP/1.0 without length or chunking: the close ends the body. A
+ * complete stream read this way is ok, with every token. */
+static void test_http10_close_delimited(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_HTTP10, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    assert_all_kind(r.recs, "ok");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(ival(rec, "events"), STREAM_TOKENS);
+        assert_int_equal(ival(rec, "output_tokens"), STREAM_TOKENS);
+        assert_string_equal(sval(rec, "tokens_source"), "usage");
+    }
+    run_free(&r);
+}
+
+/* A gzip-encoded stream, though llmload never sends Accept-Encoding. The
+ * bytes cannot be read as events: the promise is malformed_event, naming
+ * the encoding. TODO(issue 7): the transport ignores Content-Encoding
+ * (src/transport.c, on_header()), feeds the compressed bytes to the SSE
+ * parser, finds no event and calls the stream truncated. */
+static void test_gzip_unrequested(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_GZIP, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    all_kind_or_known_bug(r.recs, "malformed_event", "stream_truncated",
+                          "an unrequested Content-Encoding is not detected");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(ival(rec, "http_status"), 200);
+        assert_int_equal(ival(rec, "events"), 0);
+    }
+    run_free(&r);
+}
+
+/* A correct event stream labelled text/html: llmload reads the body, not
+ * the label, so it is ok (servers label streams text/plain too). */
+static void test_sse_body_labelled_html(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_HTML_TYPE, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    assert_all_kind(r.recs, "ok");
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(ival(json_array_get(r.recs, i), "events"), STREAM_TOKENS);
+    run_free(&r);
+}
+
+/* 200 with a web page (a login portal or a proxy's page): the promise is
+ * malformed_event. TODO(issue 7): the page has no SSE field, so the parser
+ * dispatches nothing and src/transport.c finish() calls it
+ * stream_truncated ("stream ended without [DONE]"). */
+static void test_html_body(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_HTML_BODY, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    all_kind_or_known_bug(r.recs, "malformed_event", "stream_truncated",
+                          "a 200 that is not an event stream is called truncated");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(ival(rec, "http_status"), 200);
+        assert_true(is_null(rec, "first_ns"));
+    }
+    run_free(&r);
+}
+
+/* Content strings with bytes that are not UTF-8 (0xff, a character cut
+ * across two events, an overlong form, a surrogate). Latency does not
+ * depend on the text: the promise is ok with every event counted.
+ * TODO(issue 7): jscan requires valid UTF-8 (docs/decoding.md), so
+ * oai_decode_chunk() fails and the first such event makes the request
+ * malformed_event. */
+static void test_invalid_utf8_content(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_BAD_UTF8, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    int fixed = all_kind_or_known_bug(r.recs, "ok", "malformed_event",
+                                      "invalid UTF-8 in content fails the request");
+    for (size_t i = 0; fixed && i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(ival(rec, "events"), STREAM_TOKENS);
+        assert_int_equal(ival(rec, "output_tokens"), STREAM_TOKENS);
+    }
+    run_free(&r);
+}
+
+/* More events, then garbage, after [DONE]: the stream ended at [DONE],
+ * so the promise is ok with the 5 events before it. TODO(issue 7):
+ * src/transport.c on_sse_event() keeps decoding after saw_done, so the
+ * events after it are counted and the garbage makes it malformed_event. */
+static void test_data_after_done(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_AFTER_DONE, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    int fixed = all_kind_or_known_bug(r.recs, "ok", "malformed_event",
+                                      "events after [DONE] are decoded");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        /* Today the 3 content events after [DONE] are counted too. */
+        assert_int_equal(ival(rec, "events"), fixed ? STREAM_TOKENS : STREAM_TOKENS + 3);
+        assert_int_equal(ival(rec, "output_tokens"), STREAM_TOKENS); /* from usage */
+    }
+    run_free(&r);
+}
+
+/* A 302 is not followed (a load tester measures the URL it was given):
+ * http_other with the status, and the server sees each request once. */
+static void test_redirect_not_followed(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_REDIRECT, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    assert_all_kind(r.recs, "http_other");
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(ival(json_array_get(r.recs, i), "http_status"), 302);
+    assert_int_equal(atomic_load(&cur_counts->posts), 3);
+    assert_int_equal(by_kind(&r, "http_other"), 3);
+    run_free(&r);
+}
+
+/* Nothing listens on the port: connect_error, no status, no output. The
+ * probe fails too, and with --model given the run goes on. */
+static void test_connection_refused(void **state)
+{
+    (void)state;
+    test_begin();
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", free_port());
+    struct run r;
+    run_case_ex(url, "r", NULL, 3, 0, &r);
+    assert_all_kind(r.recs, "connect_error");
+    for (size_t i = 0; i < 3; i++)
+        assert_true(is_null(json_array_get(r.recs, i), "http_status"));
+    assert_int_equal(by_kind(&r, "connect_error"), 3);
+    run_free(&r);
+}
+
+/* A host that does not resolve (.invalid never does, RFC 6761): the name
+ * lookup fails and each request is a connect_error. This is the one test
+ * that asks something beyond 127.0.0.1: the system resolver, once per
+ * lookup. The client's probe of /models has no connect timeout of its own
+ * (10 s total), so with a resolver that never answers the run takes 10 s
+ * more; with one that answers NXDOMAIN it takes a fraction of a second. */
+static void test_unknown_host(void **state)
+{
+    (void)state;
+    test_begin();
+    struct run r;
+    uint64_t t0 = mono_ns();
+    const char *args[] = {"--timeout-connect", "1s", NULL};
+    run_case_ex("http://nonexistent.invalid/v1", "r", args, 3, 0, &r);
+    double took_s = (double)(mono_ns() - t0) / 1e9;
+    if (count_kind(r.recs, "timeout_connect") == 3) {
+        /* A resolver that does not answer at all (no network) runs into
+         * --timeout-connect, which covers the lookup: still one record
+         * each, of a timeout kind. */
+        print_message("unknown host: the resolver did not answer within 1 s (%.2f s)\n",
+                      took_s);
+    } else {
+        assert_all_kind(r.recs, "connect_error");
+        print_message("unknown host: the run took %.2f s\n", took_s);
+    }
+    run_free(&r);
+}
+
+/* ---- TLS ------------------------------------------------------------------ */
+
+/* Run argv (PATH lookup) with stdout and stderr to /dev/null; exit status,
+ * or -1 when it could not run or took over timeout_s. */
+static int run_quiet(const char *const *argv, int timeout_s)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int dn = open("/dev/null", O_RDWR);
+        if (dn < 0 || dup2(dn, 0) < 0 || dup2(dn, 1) < 0 || dup2(dn, 2) < 0)
+            _exit(126);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    uint64_t deadline = mono_ns() + (uint64_t)timeout_s * 1000000000ull;
+    int st = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            break;
+        if (mono_ns() >= deadline || (r < 0 && errno != EINTR)) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            return -1;
+        }
+        sleep_ms(10);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* 1 once a TCP connection to 127.0.0.1:port succeeds, 0 after timeout_ms. */
+static int wait_listening(int port, int timeout_ms)
+{
+    uint64_t deadline = mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+    while (mono_ns() < deadline) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return 0;
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+        close(fd);
+        if (ok)
+            return 1;
+        sleep_ms(20);
+    }
+    return 0;
+}
+
+/* A server whose certificate is self-signed, without --cacert: the
+ * handshake fails verification and each request is a transport_error
+ * naming the certificate. The certificate is made at test time with the
+ * openssl CLI and served by `openssl s_server -www`; without openssl the
+ * test is skipped. */
+static void test_tls_self_signed(void **state)
+{
+    (void)state;
+    test_begin();
+    const char *ver[] = {"openssl", "version", NULL};
+    if (run_quiet(ver, 10) != 0) {
+        print_message("openssl CLI not found: TLS case skipped\n");
+        skip();
+    }
+    char cert[600], key[600], accept[64], url[64];
+    tmp_path(cert, sizeof cert, "cert.pem");
+    tmp_path(key, sizeof key, "key.pem");
+    const char *gen[] = {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out",
+                         cert, "-days", "2", "-subj", "/CN=127.0.0.1", NULL};
+    if (run_quiet(gen, 20) != 0) {
+        print_message("openssl could not make a certificate: TLS case skipped\n");
+        skip();
+    }
+    int port = free_port();
+    snprintf(accept, sizeof accept, "127.0.0.1:%d", port);
+    snprintf(url, sizeof url, "https://127.0.0.1:%d/v1", port);
+    const char *srv[] = {"openssl", "s_server", "-accept", accept, "-cert", cert,
+                         "-key", key, "-www", "-quiet", NULL};
+    cur_aux = fork();
+    assert_true(cur_aux >= 0);
+    if (cur_aux == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int dn = open("/dev/null", O_RDWR);
+        if (dn < 0 || dup2(dn, 0) < 0 || dup2(dn, 1) < 0 || dup2(dn, 2) < 0)
+            _exit(126);
+        execvp(srv[0], (char *const *)srv);
+        _exit(127);
+    }
+    if (!wait_listening(port, 5000)) {
+        print_message("openssl s_server did not listen: TLS case skipped\n");
+        skip();
+    }
+    struct run r;
+    run_case_ex(url, "r", NULL, 3, 0, &r);
+    assert_all_kind(r.recs, "transport_error");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        const char *d = sval(rec, "detail");
+        if (!strstr(d, "certificate") && !strstr(d, "SSL"))
+            fail_record(rec, "the detail should name the certificate");
+        assert_true(is_null(rec, "http_status"));
+    }
+    print_message("self-signed: %s\n", sval(json_array_get(r.recs, 0), "detail"));
+    run_free(&r);
+}
+
+/* ---- the server killed mid-run and restarted -------------------------- */
+
+/* 20 requests at 10/s against a server that takes 0.5 s a request. Once it
+ * has read 4, it is killed (SIGKILL: every connection dies), left down for
+ * 400 ms, and restarted on the same port. Requests in flight at the kill
+ * end as stream_truncated, those sent while it was down as connect_error,
+ * those sent after the restart are ok; 20 ms either side of the kill and
+ * the restart may go either way. */
+static void test_server_killed_and_restarted(void **state)
+{
+    (void)state;
+    test_begin();
+    hostile_start(HM_SLOW, 0);
+    int port = cur_srv.port;
+    char outdir[600];
+    tmp_path(outdir, sizeof outdir, "r");
+    const char *args[] = {"run", "--url", cur_srv.url, "--model", "hostile", "--out", outdir,
+                          "--quiet", "--no-metrics", "--threads", "1", "--rate", "10",
+                          "--arrival", "constant", "--requests", "20", "--timeout-connect",
+                          "2s", "--timeout-total", "5s", NULL};
+    pid_t pid = client_start(args, 0);
+    uint64_t deadline = mono_ns() + 10000000000ull;
+    while (atomic_load(&cur_counts->posts) < 4) {
+        if (mono_ns() > deadline)
+            fail_msg("the server read %llu requests in 10 s",
+                     (unsigned long long)atomic_load(&cur_counts->posts));
+        sleep_ms(2);
+    }
+    uint64_t kill_abs = mono_ns();
+    kill_reap(&cur_srv.pid);
+    sleep_ms(400);
+    hostile_start(HM_SLOW, port);
+    uint64_t restart_abs = mono_ns();
+    struct run r;
+    memset(&r, 0, sizeof r);
+    client_wait(pid, CLIENT_TIMEOUT_S, &r.c);
+    if (r.c.status != 0 && r.c.status != 1)
+        fail_msg("llmload run exited %d\nstderr:\n%s", r.c.status, r.c.err);
+    check_invariants(&r, outdir, 20);
+
+    int64_t t0 = ival(r.sum, "run_start_monotonic_ns");
+    const int64_t margin = 20 * (int64_t)MS;
+    for (size_t i = 0; i < 20; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        const char *kind = sval(rec, "kind");
+        int64_t sent = t0 + ival(rec, "sent_ns");
+        const char *want = NULL;
+        if (sent + 600 * (int64_t)MS < (int64_t)kill_abs)
+            want = "ok"; /* finished (0.5 s) before the kill */
+        else if (sent + 450 * (int64_t)MS > (int64_t)kill_abs && sent + margin < (int64_t)kill_abs)
+            want = "stream_truncated"; /* still in flight at the kill */
+        else if (sent > (int64_t)kill_abs + margin && sent + margin < (int64_t)restart_abs)
+            want = "connect_error";
+        else if (sent > (int64_t)restart_abs + margin)
+            want = "ok";
+        if (want && strcmp(kind, want) != 0) {
+            char why[200];
+            snprintf(why, sizeof why, "sent %+.0f ms from the kill, %+.0f ms from the restart: "
+                     "expected %s", (double)(sent - (int64_t)kill_abs) / MS,
+                     (double)(sent - (int64_t)restart_abs) / MS, want);
+            fail_record(rec, why);
+        }
+        if (!want && strcmp(kind, "ok") != 0 && strcmp(kind, "stream_truncated") != 0 &&
+            strcmp(kind, "connect_error") != 0)
+            fail_record(rec, "unexpected kind near the kill or the restart");
+    }
+    print_message("killed and restarted: %lld ok, %lld stream_truncated, %lld connect_error\n",
+                  (long long)by_kind(&r, "ok"), (long long)by_kind(&r, "stream_truncated"),
+                  (long long)by_kind(&r, "connect_error"));
+    /* About 4 in flight at the kill, 4 sent while down, 12 after. */
+    assert_true(by_kind(&r, "stream_truncated") >= 1);
+    assert_true(by_kind(&r, "connect_error") >= 2);
+    assert_true(by_kind(&r, "ok") >= 5);
+    assert_int_equal(by_kind(&r, "ok") + by_kind(&r, "stream_truncated") +
+                         by_kind(&r, "connect_error"),
+                     20);
+    run_free(&r);
+}
+
+/* ---- client resources ----------------------------------------------------- */
+
+/* Out of file descriptors: the client runs with RLIMIT_NOFILE 32 (soft and
+ * hard) against the sim, 100 requests at 400/s that each take 0.5 s, so
+ * about 100 would be in flight at once and most cannot have a socket. The
+ * run goes on: every request has its record, those that got a socket are
+ * ok, the others fail as an error kind the summary counts. The promise
+ * (docs/formats.md: transport_error covers resources) is transport_error
+ * naming the limit. TODO(issue 7): libcurl's socket() fails with EMFILE,
+ * it answers CURLE_COULDNT_CONNECT, and src/transport.c kind_from_curl()
+ * makes that connect_error "Couldn't connect to server", which reads like
+ * a refused connection; the test accepts both kinds until that is fixed. */
+static void test_out_of_file_descriptors(void **state)
+{
+    (void)state;
+    test_begin();
+    const char *sargs[] = {"--step-base", "100ms", "--step-per-prefill-token", "0",
+                           "--step-per-seq", "0", "--prefill-chunk", "4096", "--kv-tokens",
+                           "4000000", "--max-num-seqs", "256", NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    char url[160];
+    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    const char *args[] = {"--rate", "400", "--output-tokens", "5", "--ignore-eos",
+                          "--prompt-tokens", "16", NULL};
+    struct run r;
+    run_case_ex(url, "r", args, 100, 32, &r);
+    size_t ok = count_kind(r.recs, "ok");
+    size_t conn = count_kind(r.recs, "connect_error");
+    size_t tr = count_kind(r.recs, "transport_error");
+    const char *detail = "";
+    for (size_t i = 0; i < 100 && !*detail; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        if (strcmp(sval(rec, "kind"), "ok") != 0)
+            detail = sval(rec, "detail");
+    }
+    print_message("RLIMIT_NOFILE 32: %zu ok, %zu connect_error, %zu transport_error "
+                  "(first detail: %s)\n",
+                  ok, conn, tr, detail);
+    assert_int_equal(ok + conn + tr, 100);
+    assert_true(ok >= 5);
+    assert_true(conn + tr >= 1);
+    if (conn)
+        print_message("KNOWN BUG (issue 7): out of file descriptors is counted as "
+                      "connect_error (\"%s\"), like a refused connection; promised "
+                      "transport_error naming the limit\n",
+                      detail);
+    run_free(&r);
+}
+
+int main(void)
+{
+    const char *filter = getenv("LLMLOAD_TEST_FILTER");
+    if (filter && *filter)
+        cmocka_set_test_filter(filter);
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_line_never_ends, teardown),
+        cmocka_unit_test_teardown(test_one_endless_event, teardown),
+        cmocka_unit_test_teardown(test_endless_events_memory_bounded, teardown),
+        cmocka_unit_test_teardown(test_headers_never_end, teardown),
+        cmocka_unit_test_teardown(test_slowloris_before_first_event, teardown),
+        cmocka_unit_test_teardown(test_slowloris_after_first_event, teardown),
+        cmocka_unit_test_teardown(test_slowloris_drip_under_idle, teardown),
+        cmocka_unit_test_teardown(test_reset_before_headers, teardown),
+        cmocka_unit_test_teardown(test_http10_close_delimited, teardown),
+        cmocka_unit_test_teardown(test_gzip_unrequested, teardown),
+        cmocka_unit_test_teardown(test_sse_body_labelled_html, teardown),
+        cmocka_unit_test_teardown(test_html_body, teardown),
+        cmocka_unit_test_teardown(test_invalid_utf8_content, teardown),
+        cmocka_unit_test_teardown(test_data_after_done, teardown),
+        cmocka_unit_test_teardown(test_redirect_not_followed, teardown),
+        cmocka_unit_test_teardown(test_connection_refused, teardown),
+        cmocka_unit_test_teardown(test_unknown_host, teardown),
+        cmocka_unit_test_teardown(test_tls_self_signed, teardown),
+        cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
+        cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,317 @@
+/* Integration tests of workload realism: shared prefixes, cancellations
+ * and traffic classes, run against `llmload sim`.
+ *
+ * The schedule is a pure function of seed and config, so each test rebuilds
+ * the same struct workload the client built, asks workload_spec what every
+ * request was meant to be, and checks the record against that exactly:
+ * which requests share a prefix, which cancel and after how many events,
+ * which class each belongs to. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test.h"
+#include "workload.h"
+
+#define MS 1000000.0
+#define MAX_RECS 4000
+
+static struct harness_sim cur_sim;
+
+static int sim_teardown(void **state)
+{
+    (void)state;
+    if (cur_sim.pid > 0)
+        harness_sim_stop(&cur_sim);
+    cur_sim.pid = 0;
+    return 0;
+}
+
+struct recs {
+    json_t *items[MAX_RECS];
+    size_t n;
+};
+
+static void recs_load(struct recs *r, const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    size_t len = 0;
+    char *text = harness_read_file(path, &len);
+    assert_non_null(text);
+    r->n = 0;
+    char *line = text;
+    while (line < text + len) {
+        char *nl = memchr(line, '\n', (size_t)(text + len - line));
+        assert_non_null(nl);
+        json_error_t je;
+        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
+        if (!j)
+            fail_msg("requests.jsonl line %zu: %s", r->n + 1, je.text);
+        assert_true(r->n < MAX_RECS);
+        r->items[r->n++] = j;
+        line = nl + 1;
+    }
+    free(text);
+}
+
+static void recs_free(struct recs *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        json_decref(r->items[i]);
+    free(r);
+}
+
+static int64_t ival(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+static const char *sval(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+/* Run the client against the current sim; returns the results dir. */
+static char *run_client(const char *const *args)
+{
+    char *dir = harness_tmpdir();
+    char out[600], url[200];
+    snprintf(out, sizeof out, "%s/r", dir);
+    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    const char *argv[64] = {"run", "--url", url, "--out", out, "--quiet", "--no-metrics"};
+    size_t n = 7;
+    for (size_t i = 0; args[i]; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(argv, 60, &status, &o, &e), 0);
+    if (status != 0 && status != 1)
+        fail_msg("llmload run exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
+    free(o);
+    free(e);
+    free(dir);
+    return strdup(out);
+}
+
+static void cleanup_dir(char *dir)
+{
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    harness_rm_rf(dir);
+    free(dir);
+}
+
+static void base_workload(struct workload *w, const char *prompt, const char *output)
+{
+    char err[200];
+    memset(w, 0, sizeof *w);
+    w->seed = 1;
+    w->ignore_eos = 1;
+    assert_int_equal(dist_parse(prompt, DIST_UNIT_NONE, &w->prompt_tokens, err, sizeof err), 0);
+    assert_int_equal(dist_parse(output, DIST_UNIT_NONE, &w->output_tokens, err, sizeof err), 0);
+}
+
+/* Half the requests begin with one of two shared 128-token prefixes. On the
+ * sim a shared request is served 128 cached tokens (8 whole blocks) once
+ * its group's prefix has been computed; an unshared one, whose nonce comes
+ * first, is never served a cached token. */
+static void test_prefix_sharing(void **state)
+{
+    (void)state;
+    const char *sargs[] = {NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "256",
+                          "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
+                          "--prefix-groups", "2", "--prefix-tokens", "128", NULL};
+    char *dir = run_client(args);
+    sim_teardown(NULL);
+
+    struct workload w;
+    base_workload(&w, "256", "8");
+    w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    assert_true(r->n > 30);
+    size_t shared = 0, hits = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)ival(r->items[i], "id"), &spec);
+        assert_string_equal(sval(r->items[i], "kind"), "ok");
+        int64_t cached = ival(r->items[i], "cached_tokens");
+        assert_int_equal(ival(r->items[i], "prompt_tokens_server"), 256);
+        if (spec.prefix_id >= 0) {
+            shared++;
+            assert_true(cached == 0 || cached == 128);
+            hits += cached == 128;
+        } else {
+            assert_int_equal(cached, 0);
+        }
+    }
+    /* Only a group's first requests (before its prefix is computed) miss. */
+    assert_true(shared > 10);
+    assert_true(hits + 4 >= shared);
+    recs_free(r);
+    cleanup_dir(dir);
+
+    /* The one-flag switch: the same run with --all-unique hits nothing. */
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    const char *args2[] = {"--rate", "20", "--duration", "2s", "--prompt-tokens", "256",
+                           "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
+                           "--prefix-groups", "2", "--prefix-tokens", "128", "--all-unique",
+                           NULL};
+    dir = run_client(args2);
+    sim_teardown(NULL);
+    r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    for (size_t i = 0; i < r->n; i++)
+        assert_int_equal(ival(r->items[i], "cached_tokens"), 0);
+    recs_free(r);
+    cleanup_dir(dir);
+}
+
+/* 30% of clients walk away after a drawn number of output events: each
+ * such record is "cancelled" with exactly that many events, every other one
+ * is ok with all its tokens. */
+static void test_cancel_after_tokens(void **state)
+{
+    (void)state;
+    const char *sargs[] = {NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "32",
+                          "--output-tokens", "40", "--ignore-eos", "--cancel-fraction", "0.3",
+                          "--cancel-after-tokens", "uniform:5,20", NULL};
+    char *dir = run_client(args);
+    sim_teardown(NULL);
+
+    struct workload w;
+    char err[200];
+    base_workload(&w, "32", "40");
+    w.cancel.kind = WL_CANCEL_AFTER_TOKENS;
+    w.cancel.fraction = 0.3;
+    assert_int_equal(dist_parse("uniform:5,20", DIST_UNIT_NONE, &w.cancel.after, err, sizeof err),
+                     0);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    size_t cancelled = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)ival(r->items[i], "id"), &spec);
+        if (spec.cancel_kind == WL_CANCEL_AFTER_TOKENS) {
+            cancelled++;
+            assert_string_equal(sval(r->items[i], "kind"), "cancelled");
+            assert_int_equal(ival(r->items[i], "events"), (int64_t)spec.cancel_after);
+        } else {
+            assert_string_equal(sval(r->items[i], "kind"), "ok");
+            assert_int_equal(ival(r->items[i], "events"), 40);
+        }
+    }
+    assert_true(cancelled >= 5 && cancelled < r->n);
+    recs_free(r);
+    cleanup_dir(dir);
+}
+
+/* Cancellation after a drawn time: the record ends that long after it was
+ * sent (the transport checks every 5 ms). */
+static void test_cancel_after_time(void **state)
+{
+    (void)state;
+    const char *sargs[] = {NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    const char *args[] = {"--rate", "10", "--duration", "2s", "--prompt-tokens", "32",
+                          "--output-tokens", "128", "--ignore-eos", "--cancel-after", "200ms",
+                          NULL};
+    char *dir = run_client(args);
+    sim_teardown(NULL);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    assert_true(r->n > 5);
+    for (size_t i = 0; i < r->n; i++) {
+        assert_string_equal(sval(r->items[i], "kind"), "cancelled");
+        double held = (double)(ival(r->items[i], "end_ns") - ival(r->items[i], "sent_ns"));
+        ASSERT_NEAR(held, 200 * MS, 30 * MS);
+        assert_true(ival(r->items[i], "events") > 0);
+    }
+    recs_free(r);
+    cleanup_dir(dir);
+}
+
+/* Traffic classes from a workload file: every record names the class its
+ * index drew, with that class's lengths; the summary breaks out each. */
+static void test_classes(void **state)
+{
+    (void)state;
+    char *tmp = harness_tmpdir();
+    char path[600];
+    snprintf(path, sizeof path, "%s/w.json", tmp);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"classes\": [\n"
+          " {\"name\": \"short\", \"weight\": 3, \"prompt_tokens\": 16, \"output_tokens\": 4,"
+          "  \"ignore_eos\": true},\n"
+          " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 300, \"output_tokens\": 30,"
+          "  \"ignore_eos\": true, \"api\": \"completions\", \"slo\": {\"ttft_ms\": 1000}}\n"
+          "]}\n",
+          f);
+    fclose(f);
+    const char *sargs[] = {NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    const char *args[] = {"--rate", "20", "--duration", "3s", "--workload", path, NULL};
+    char *dir = run_client(args);
+    sim_teardown(NULL);
+
+    struct wl_file *wf = NULL;
+    char err[300];
+    assert_int_equal(wl_file_load(path, &wf, err, sizeof err), 0);
+    struct workload w;
+    base_workload(&w, "1", "1");
+    w.classes = wf;
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    size_t n_short = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)ival(r->items[i], "id"), &spec);
+        assert_string_equal(sval(r->items[i], "class"), spec.class_name);
+        assert_string_equal(sval(r->items[i], "kind"), "ok");
+        assert_int_equal(ival(r->items[i], "prompt_tokens_server"), spec.prompt_tokens);
+        assert_int_equal(ival(r->items[i], "output_tokens"), spec.max_tokens);
+        n_short += strcmp(spec.class_name, "short") == 0;
+    }
+    assert_true(n_short > 0 && n_short < r->n);
+
+    char spath[700];
+    snprintf(spath, sizeof spath, "%s/summary.json", dir);
+    json_error_t je;
+    json_t *s = json_load_file(spath, 0, &je);
+    assert_non_null(s);
+    json_t *classes = json_object_get(s, "classes");
+    assert_int_equal(json_array_size(classes), 2);
+    json_t *c0 = json_array_get(classes, 0), *c1 = json_array_get(classes, 1);
+    assert_string_equal(sval(c0, "name"), "short");
+    assert_int_equal(ival(c0, "scheduled"), (int64_t)n_short);
+    assert_int_equal(ival(c1, "scheduled"), (int64_t)(r->n - n_short));
+    assert_string_equal(sval(c1, "slo"), "ttft=1s");
+    json_decref(s);
+    recs_free(r);
+    wl_file_free(wf);
+    cleanup_dir(dir);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_prefix_sharing, sim_teardown),
+        cmocka_unit_test_teardown(test_cancel_after_tokens, sim_teardown),
+        cmocka_unit_test_teardown(test_cancel_after_time, sim_teardown),
+        cmocka_unit_test_teardown(test_classes, sim_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
