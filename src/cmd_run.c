@@ -53,6 +53,9 @@ static void run_usage(FILE *f)
 "  --arrival KIND           constant, poisson (default) or gamma\n"
 "  --burstiness K           gamma shape, CV = 1/sqrt(K) (default 1 = Poisson)\n"
 "  --ramp-to R2             rate goes linearly from R to R2 over the duration\n"
+"  --burst at=T,count=N[,prompt-tokens=P,output-tokens=Q]\n"
+"                           N extra requests all at T (repeatable; e.g. a cron job on the\n"
+"                           hour, or a burst of maximum-length prompts)\n"
 "  --max-concurrency K      with --rate: at most K in flight; waiting is client queue time\n"
 "  --on-cap queue|drop      what an arrival does at the cap (default queue)\n"
 "  --users N                closed loop: N users, each waits for its response\n"
@@ -107,7 +110,7 @@ enum {
     OPT_RATE = RUNOPTS_OPT_FIRST_PRIVATE, OPT_RAMP_TO, OPT_MAX_CONC, OPT_ON_CAP, OPT_USERS,
     OPT_THINK, OPT_PACE, OPT_DURATION, OPT_REQUESTS, OPT_MAX_TOKENS_TOTAL, OPT_DUMP,
     OPT_DRY_RUN, OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_NO_METRICS, OPT_EXPOSE,
-    OPT_SESSIONS, OPT_TURNS,
+    OPT_SESSIONS, OPT_TURNS, OPT_BURST,
 };
 
 /* The flags only `run` has; the shared ones come first in the table. */
@@ -130,6 +133,7 @@ static const struct option run_own_options[] = {
     {"expose", required_argument, NULL, OPT_EXPOSE},
     {"sessions", required_argument, NULL, OPT_SESSIONS},
     {"turns", required_argument, NULL, OPT_TURNS},
+    {"burst", required_argument, NULL, OPT_BURST},
 };
 
 /* The server-metrics flags (issue 6), kept beside run_opts. */
@@ -140,8 +144,12 @@ struct run_metrics_opts {
 };
 
 /* The partly-open session flags (issue 4), kept beside run_opts. */
+#define RUN_MAX_BURSTS 64
+
 struct run_session_opts {
     const char *sessions, *turns;
+    const char *bursts[RUN_MAX_BURSTS]; /* --burst specs, in flag order */
+    size_t n_bursts;
 };
 
 /* What the driver's live view feeds during a run: the scraper starts on
@@ -198,6 +206,11 @@ static void parse_args(int argc, char **argv, struct run_opts *o, struct run_met
         case OPT_EXPOSE: mo->expose = a; break;
         case OPT_SESSIONS: so->sessions = a; break;
         case OPT_TURNS: so->turns = a; break;
+        case OPT_BURST:
+            if (so->n_bursts == RUN_MAX_BURSTS)
+                ll_usage_fail("--burst: at most %d bursts", RUN_MAX_BURSTS);
+            so->bursts[so->n_bursts++] = a;
+            break;
         case RUNOPTS_OPT_HELP:
         case 'h':
             run_usage(stdout);
@@ -290,14 +303,68 @@ static void session_summary_info(const struct run_config *cfg, const struct driv
 
 /* Turn the flags into a run config, rejecting every bad or contradictory
  * value before anything is sent. */
+/* Parse one --burst spec: at=T,count=N[,prompt-tokens=P][,output-tokens=Q]. */
+static void parse_burst(const char *spec, struct burst *b)
+{
+    char buf[256];
+    if (strlen(spec) >= sizeof buf)
+        ll_usage_fail("--burst: too long: \"%.40s...\"", spec);
+    snprintf(buf, sizeof buf, "%s", spec);
+    memset(b, 0, sizeof *b);
+    int have_at = 0;
+    for (char *part = buf, *next; part; part = next) {
+        next = strchr(part, ',');
+        if (next)
+            *next++ = '\0';
+        char *eq = strchr(part, '=');
+        if (!eq)
+            ll_usage_fail("--burst: expected KEY=VALUE, got \"%s\" in \"%s\"", part, spec);
+        *eq = '\0';
+        const char *v = eq + 1;
+        if (strcmp(part, "at") == 0) {
+            b->at_ns = runopts_duration("--burst at", v);
+            have_at = 1;
+        } else if (strcmp(part, "count") == 0) {
+            uint64_t n = runopts_count("--burst count", v, 1);
+            if (n > 1000000)
+                ll_usage_fail("--burst count: at most 1000000, got \"%s\"", v);
+            b->count = (uint32_t)n;
+        } else if (strcmp(part, "prompt-tokens") == 0) {
+            uint64_t n = runopts_count("--burst prompt-tokens", v, 1);
+            if (n > 4000000000u)
+                ll_usage_fail("--burst prompt-tokens: too large: \"%s\"", v);
+            b->prompt_tokens = (uint32_t)n;
+        } else if (strcmp(part, "output-tokens") == 0) {
+            uint64_t n = runopts_count("--burst output-tokens", v, 1);
+            if (n > 4000000000u)
+                ll_usage_fail("--burst output-tokens: too large: \"%s\"", v);
+            b->output_tokens = (uint32_t)n;
+        } else {
+            ll_usage_fail("--burst: unknown key \"%s\" (expected at, count, prompt-tokens, "
+                          "output-tokens)", part);
+        }
+    }
+    if (!have_at || !b->count)
+        ll_usage_fail("--burst: needs at=T and count=N, got \"%s\"", spec);
+}
+
+static int burst_cmp(const void *a, const void *b)
+{
+    const struct burst *x = a, *y = b;
+    return (x->at_ns > y->at_ns) - (x->at_ns < y->at_ns);
+}
+
 static void build_config(const struct run_opts *o, const struct run_session_opts *so,
                          struct run_config *cfg)
 {
+    static struct burst bursts[RUN_MAX_BURSTS]; /* lives as long as the run */
     memset(cfg, 0, sizeof *cfg);
     cfg->records_fd = -1;
     cfg->step = -1;
     runopts_slo(o, cfg);
     int open = o->rate != NULL, closed = o->users != NULL;
+    if (so->n_bursts && !open)
+        ll_usage_fail("--burst: applies to open-loop arrivals (--rate)");
     check_session_flags(o, so);
     if (open && closed)
         ll_usage_fail("--rate and --users: pick one load model (open loop or closed loop)");
@@ -349,6 +416,14 @@ static void build_config(const struct run_opts *o, const struct run_session_opts
         char err[200];
         if (arrival_config_check(a, err, sizeof err) != 0)
             ll_usage_fail("--rate: %s", err);
+        for (size_t i = 0; i < so->n_bursts; i++) {
+            parse_burst(so->bursts[i], &bursts[i]);
+            if (cfg->duration_ns && bursts[i].at_ns >= cfg->duration_ns)
+                ll_usage_fail("--burst: at=%s is not inside --duration", so->bursts[i]);
+        }
+        qsort(bursts, so->n_bursts, sizeof bursts[0], burst_cmp);
+        cfg->bursts = bursts;
+        cfg->n_bursts = so->n_bursts;
         if (o->max_conc) {
             uint64_t k = runopts_count("--max-concurrency", o->max_conc, 1);
             if (k > 1000000)

@@ -60,8 +60,8 @@ struct worker {
     struct stats stats;
 
     /* open loop and capped */
-    struct arrival arr;
-    uint64_t gen_index;         /* arrivals drawn from the process so far */
+    struct offer_src src;       /* the merged open-loop schedule (every worker walks it all) */
+    uint64_t gen_index;         /* arrivals drawn so far (trace and session sources) */
     uint64_t next_index;
     uint64_t next_off_ns;
     struct req_spec next_spec;
@@ -314,7 +314,7 @@ static void next_session_arrival(struct worker *w)
     const struct run_config *cfg = w->d->cfg;
     uint32_t n = w->d->n_workers;
     for (;;) {
-        uint64_t off = arrival_next_ns(&w->arr);
+        uint64_t off = arrival_next_ns(&w->src.arr);
         uint64_t i = w->gen_index++;
         if ((cfg->max_requests && i >= cfg->max_requests) ||
             (cfg->duration_ns && off >= cfg->duration_ns)) {
@@ -347,16 +347,15 @@ static void next_own_arrival(struct worker *w)
         return;
     }
     for (;;) {
-        uint64_t off = arrival_next_ns(&w->arr);
-        uint64_t i = w->gen_index++;
-        if ((cfg->max_requests && i >= cfg->max_requests) ||
-            (cfg->duration_ns && off >= cfg->duration_ns)) {
+        uint64_t i, off;
+        const struct burst *b;
+        if (!offer_src_next(&w->src, cfg, &i, &off, &b)) {
             w->have_next = 0;
             return;
         }
         int mine = i % n == w->idx;
         if (mine || cfg->max_tokens_total)
-            workload_spec(&cfg->workload, i, &w->next_spec);
+            offer_spec(cfg, i, b, &w->next_spec);
         if (cfg->max_tokens_total) {
             w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
             if (w->tokens_cum > cfg->max_tokens_total) {
@@ -796,7 +795,7 @@ static void *worker_main(void *arg)
             heap_push(w, start, i);
         }
     } else {
-        arrival_init(&w->arr, &cfg->arrival);
+        offer_src_init(&w->src, cfg);
         next_own_arrival(w);
         if (!w->have_next)
             stop_offering(w);
@@ -1225,6 +1224,57 @@ void driver_result_free(struct driver_result *res)
     res->n_series = 0;
 }
 
+void offer_src_init(struct offer_src *s, const struct run_config *cfg)
+{
+    memset(s, 0, sizeof *s);
+    arrival_init(&s->arr, &cfg->arrival);
+    if (cfg->n_bursts)
+        s->burst_left = cfg->bursts[0].count;
+}
+
+int offer_src_next(struct offer_src *s, const struct run_config *cfg, uint64_t *index,
+                   uint64_t *off_ns, const struct burst **burst)
+{
+    if (cfg->max_requests && s->index >= cfg->max_requests)
+        return 0;
+    if (!s->proc_valid && !s->proc_done) {
+        s->proc_off_ns = arrival_next_ns(&s->arr);
+        s->proc_valid = 1;
+        if (cfg->duration_ns && s->proc_off_ns >= cfg->duration_ns)
+            s->proc_done = 1;
+    }
+    int have_burst = s->burst_i < cfg->n_bursts;
+    int have_proc = s->proc_valid && !s->proc_done;
+    if (have_burst && (!have_proc || cfg->bursts[s->burst_i].at_ns <= s->proc_off_ns)) {
+        const struct burst *b = &cfg->bursts[s->burst_i];
+        *off_ns = b->at_ns;
+        *burst = b;
+        if (--s->burst_left == 0) {
+            s->burst_i++;
+            if (s->burst_i < cfg->n_bursts)
+                s->burst_left = cfg->bursts[s->burst_i].count;
+        }
+    } else if (have_proc) {
+        *off_ns = s->proc_off_ns;
+        *burst = NULL;
+        s->proc_valid = 0;
+    } else {
+        return 0;
+    }
+    *index = s->index++;
+    return 1;
+}
+
+void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst *b,
+                struct req_spec *out)
+{
+    workload_spec(&cfg->workload, index, out);
+    if (b && b->prompt_tokens)
+        out->prompt_tokens = b->prompt_tokens;
+    if (b && b->output_tokens)
+        out->max_tokens = b->output_tokens;
+}
+
 int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "w");
@@ -1238,16 +1288,13 @@ int driver_dump_schedule(const struct run_config *cfg, const char *path, char *e
                               "use --rate");
         return LL_E_INVAL;
     }
-    struct arrival a;
-    arrival_init(&a, &cfg->arrival);
-    uint64_t tokens = 0;
-    for (uint64_t i = 0;; i++) {
-        uint64_t off = arrival_next_ns(&a);
-        if ((cfg->max_requests && i >= cfg->max_requests) ||
-            (cfg->duration_ns && off >= cfg->duration_ns))
-            break;
+    struct offer_src src;
+    offer_src_init(&src, cfg);
+    uint64_t tokens = 0, i, off;
+    const struct burst *b;
+    while (offer_src_next(&src, cfg, &i, &off, &b)) {
         struct req_spec s;
-        workload_spec(&cfg->workload, i, &s);
+        offer_spec(cfg, i, b, &s);
         tokens += (uint64_t)s.prompt_tokens + s.max_tokens;
         if (cfg->max_tokens_total && tokens > cfg->max_tokens_total)
             break;

@@ -47,9 +47,34 @@ struct driver_live {
 
 typedef void driver_live_cb(void *ud, const struct driver_live *live);
 
+/* An explicit burst: count requests all scheduled at at_ns (a cron job on
+ * the hour), merged into the open-loop arrivals. Lengths 0 = drawn as
+ * usual; set = every request of the burst asks for exactly that. */
+struct burst {
+    uint64_t at_ns;                   /* offset from the run start */
+    uint32_t count;                   /* >= 1 */
+    uint32_t prompt_tokens;           /* 0 = the workload's draw */
+    uint32_t output_tokens;           /* 0 = the workload's draw */
+};
+
+/* The open-loop schedule: the arrival process merged with the bursts, in
+ * time order (a burst goes before process arrivals at the same time).
+ * Embedded; the workers and --dump-schedule walk the same one, so both see
+ * the same indices at the same offsets. */
+struct offer_src {
+    struct arrival arr;
+    uint64_t proc_off_ns;             /* the process's next offset, when proc_valid */
+    int proc_valid, proc_done;
+    size_t burst_i;                   /* next burst */
+    uint32_t burst_left;              /* requests left in bursts[burst_i] */
+    uint64_t index;                   /* arrivals returned so far */
+};
+
 struct run_config {
     enum load_mode mode;
     struct arrival_config arrival;    /* LOAD_OPEN and LOAD_CAPPED */
+    const struct burst *bursts;       /* sorted by at_ns, all < duration; borrowed */
+    size_t n_bursts;
     uint32_t users;                   /* LOAD_CLOSED */
     struct dist think;                /* LOAD_CLOSED, ns; used when pace_ns == 0 */
     uint64_t pace_ns;                 /* LOAD_CLOSED: each user starts at most one request per pace */
@@ -123,6 +148,20 @@ struct driver_result {
     struct stats *class_stats;
     size_t n_classes;
 };
+
+/* Start the open-loop schedule of cfg. */
+void offer_src_init(struct offer_src *s, const struct run_config *cfg);
+
+/* The next arrival: its index, offset and, when it belongs to a burst, the
+ * burst (else NULL). Returns 0 when the schedule has ended (--duration,
+ * --requests). */
+int offer_src_next(struct offer_src *s, const struct run_config *cfg, uint64_t *index,
+                   uint64_t *off_ns, const struct burst **burst);
+
+/* The request spec of arrival index: the workload's draw with the burst's
+ * lengths when it sets them. */
+void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst *b,
+                struct req_spec *out);
 
 /* Free what driver_run allocated in res (stats, hists, series). */
 void driver_result_free(struct driver_result *res);

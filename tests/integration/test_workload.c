@@ -305,6 +305,41 @@ static void test_classes(void **state)
     free(tmp);
 }
 
+/* Explicit bursts merge into the arrivals: count requests at exactly the
+ * burst's offset, with its lengths, and the same schedule as the dump. */
+static void test_bursts(void **state)
+{
+    (void)state;
+    const char *sargs[] = {NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "2s",
+                          "--prompt-tokens", "32", "--output-tokens", "4", "--ignore-eos",
+                          "--burst", "at=1s,count=6,prompt-tokens=1000",
+                          "--burst", "at=500ms,count=2", NULL};
+    char *dir = run_client(args);
+    sim_teardown(NULL);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    assert_int_equal(r->n, 10 + 6 + 2);
+    int at_1s = 0, at_500 = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t sched = ival(r->items[i], "sched_ns");
+        assert_string_equal(sval(r->items[i], "kind"), "ok");
+        if (ival(r->items[i], "prompt_tokens_server") == 1000) {
+            at_1s++;
+            assert_int_equal(sched, 1000000000LL);
+        } else if (sched == 500000000LL) {
+            at_500++;
+        } else {
+            assert_int_equal(sched % 200000000LL, 0); /* the constant 5/s arrivals */
+        }
+    }
+    assert_int_equal(at_1s, 6);
+    assert_int_equal(at_500, 2);
+    recs_free(r);
+    cleanup_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +347,7 @@ int main(void)
         cmocka_unit_test_teardown(test_cancel_after_tokens, sim_teardown),
         cmocka_unit_test_teardown(test_cancel_after_time, sim_teardown),
         cmocka_unit_test_teardown(test_classes, sim_teardown),
+        cmocka_unit_test_teardown(test_bursts, sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
