@@ -441,6 +441,15 @@ static void dispatch_open(struct worker *w, uint64_t now)
         struct req_spec spec = w->next_spec;
         uint64_t sched = w->next_off_ns;
         count_scheduled(w, sched, now, spec.class_idx);
+        /* The safety cap: past --max-inflight requests in the system (all
+         * workers) an arrival is refused, and its record says so. */
+        if (cfg->max_inflight &&
+            atomic_load_explicit(&w->d->in_system, memory_order_relaxed) >= cfg->max_inflight) {
+            unsent_record(w, &spec, sched, REC_CLIENT_DROPPED,
+                          "refused: --max-inflight reached (client safety cap)");
+            next_own_arrival(w);
+            continue;
+        }
         /* At the cap, or behind others already waiting (FIFO: a new
          * arrival never overtakes a queued one). */
         if (cfg->mode == LOAD_CAPPED &&

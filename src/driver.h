@@ -84,6 +84,8 @@ struct run_config {
     uint64_t max_requests;            /* offering stops after this many; 0 = no bound */
     uint64_t warmup_ns;               /* requests scheduled before this are warm-up */
     uint64_t max_tokens_total;        /* spend guard over prompt + max_tokens; 0 = off */
+    uint32_t max_inflight;            /* open loop: refuse arrivals past this many in the
+                                         system (records client_dropped); 0 = no cap */
     uint64_t grace_ns;                /* after a stop signal, time given to in-flight requests */
     uint32_t threads;                 /* worker threads (>= 1) */
     struct workload workload;

@@ -53,6 +53,7 @@ const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS] = {
     {"cancel-fraction", required_argument, NULL, RUNOPTS_OPT_CANCEL_FRACTION},
     {"cancel-after", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER},
     {"cancel-after-tokens", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER_TOKENS},
+    {"max-inflight", required_argument, NULL, RUNOPTS_OPT_MAX_INFLIGHT},
 };
 
 const char runopts_workload_help[] =
@@ -65,7 +66,9 @@ const char runopts_workload_help[] =
 "  --all-unique             every prompt unique: turn all prefix sharing off (flags and file)\n"
 "  --cancel-fraction F      share of clients that disconnect mid-stream (0..1)\n"
 "  --cancel-after DIST      ...after a drawn time from the send (e.g. exponential:2s)\n"
-"  --cancel-after-tokens DIST  ...or after a drawn number of output events\n";
+"  --cancel-after-tokens DIST  ...or after a drawn number of output events\n"
+"  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
+"                           the system; each refusal is a client_dropped record (default: none)\n";
 
 int runopts_take(struct run_opts *o, int c, const char *a)
 {
@@ -91,6 +94,7 @@ int runopts_take(struct run_opts *o, int c, const char *a)
     case RUNOPTS_OPT_CANCEL_FRACTION: o->cancel_fraction = a; break;
     case RUNOPTS_OPT_CANCEL_AFTER: o->cancel_after = a; break;
     case RUNOPTS_OPT_CANCEL_AFTER_TOKENS: o->cancel_after_tokens = a; break;
+    case RUNOPTS_OPT_MAX_INFLIGHT: o->max_inflight = a; break;
     case RUNOPTS_OPT_HTTP2: o->http2 = 1; break;
     case RUNOPTS_OPT_INSECURE: o->insecure = 1; break;
     case RUNOPTS_OPT_CACERT: o->cacert = a; break;
@@ -280,6 +284,12 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                  DIST_UNIT_NONE, 1, &wl->output_tokens);
 
     runopts_workload_realism(o, cfg);
+    if (o->max_inflight) {
+        uint64_t m = runopts_count("--max-inflight", o->max_inflight, 1);
+        if (m > 10000000)
+            ll_usage_fail("--max-inflight: at most 10000000, got \"%s\"", o->max_inflight);
+        cfg->max_inflight = (uint32_t)m;
+    }
 
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->threads = (uint32_t)(cpus > 0 ? LL_MIN(cpus, 8) : 1);

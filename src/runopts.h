@@ -38,12 +38,12 @@ enum {
     RUNOPTS_OPT_MAX_LINE, RUNOPTS_OPT_QUIET, RUNOPTS_OPT_SLO, RUNOPTS_OPT_HELP,
     RUNOPTS_OPT_WORKLOAD, RUNOPTS_OPT_PREFIX_FRACTION, RUNOPTS_OPT_PREFIX_GROUPS,
     RUNOPTS_OPT_PREFIX_TOKENS, RUNOPTS_OPT_ALL_UNIQUE, RUNOPTS_OPT_CANCEL_FRACTION,
-    RUNOPTS_OPT_CANCEL_AFTER, RUNOPTS_OPT_CANCEL_AFTER_TOKENS,
+    RUNOPTS_OPT_CANCEL_AFTER, RUNOPTS_OPT_CANCEL_AFTER_TOKENS, RUNOPTS_OPT_MAX_INFLIGHT,
     RUNOPTS_OPT_FIRST_PRIVATE = 512,
 };
 
 /* Number of entries of runopts_common_options (no terminator). */
-#define RUNOPTS_COMMON_OPTIONS 36
+#define RUNOPTS_COMMON_OPTIONS 37
 extern const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS];
 
 /* Everything the flags say, before it becomes a run_config. Strings are
@@ -63,6 +63,7 @@ struct run_opts {
     const char *workload, *prefix_fraction, *prefix_groups, *prefix_tokens;
     const char *cancel_fraction, *cancel_after, *cancel_after_tokens;
     int all_unique;
+    const char *max_inflight;
     int force, dry_run, quiet;
 };
 

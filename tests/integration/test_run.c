@@ -346,6 +346,45 @@ static void test_warmup_excluded_from_itl(void **state)
     cleanup_dir(dir);
 }
 
+/* --max-inflight is a safety cap whose refusals are records: never more in
+ * the system than the cap, every refused arrival a client_dropped record
+ * that was never sent, and records == scheduled. */
+static void test_max_inflight(void **state)
+{
+    (void)state;
+    struct harness_sim *sim = &cur_sim;
+    const char *sargs[] = {SIM_100MS, NULL};
+    assert_int_equal(harness_sim_start(sim, sargs), 0);
+    const char *args[] = {"--rate", "60", "--duration", "2s", "--max-inflight", "3",
+                          "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
+                          NULL};
+    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
+    sim_teardown(NULL);
+    json_t *s = summary_load(dir);
+    json_t *req = json_object_get(s, "requests");
+    int64_t scheduled = ival(req, "scheduled");
+    json_t *inflight = json_object_get(s, "inflight");
+    assert_true(json_number_value(json_object_get(inflight, "max")) <= 3.0);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    assert_int_equal((int64_t)r->n, scheduled);
+    int dropped = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(sval(r->items[i], "kind"), "client_dropped") == 0) {
+            dropped++;
+            assert_true(json_is_null(json_object_get(r->items[i], "sent_ns")));
+        } else {
+            assert_string_equal(sval(r->items[i], "kind"), "ok");
+        }
+    }
+    /* 3 slots of 0.1 s serve about 30/s of the 60/s offered. */
+    assert_true(dropped > (int)r->n / 4);
+    json_decref(s);
+    recs_free(r);
+    free(r);
+    cleanup_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +393,7 @@ int main(void)
         cmocka_unit_test_teardown(test_capped_rate_and_fifo, sim_teardown),
         cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, sim_teardown),
         cmocka_unit_test_teardown(test_warmup_excluded_from_itl, sim_teardown),
+        cmocka_unit_test_teardown(test_max_inflight, sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
