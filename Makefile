@@ -99,7 +99,8 @@ test: deps
 	@$(MAKE) --no-print-directory integration
 
 check-asan: deps
-	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined CC=clang unit integration
+	@LLMLOAD_SANITIZED=1 $(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined \
+	    CC=clang unit integration
 
 valgrind: deps
 	@$(MAKE) --no-print-directory $(UNIT_BIN)

@@ -402,15 +402,19 @@ static void test_agreement_with_sim_log(void **state)
 {
     (void)state;
     test_begin();
+    /* Under AddressSanitizer (make check-asan sets LLMLOAD_SANITIZED) both
+     * processes run several times slower: the limit there is 10 ms, which
+     * still catches a time taken at the wrong place. */
+    double limit = getenv("LLMLOAD_SANITIZED") ? 10 * MS : 1 * MS;
     struct agreement ag;
     agreement_run(&ag);
-    if (ag.add_ttft_p99 > 1 * MS || ag.add_e2e_p99 > 1 * MS) {
-        print_message("p99 over 1 ms: running once more\n");
+    if (ag.add_ttft_p99 > limit || ag.add_e2e_p99 > limit) {
+        print_message("p99 over the limit: running once more\n");
         agreement_run(&ag);
     }
-    ASSERT_IN_RANGE(ag.add_ttft_p50, 0, 1 * MS);
-    ASSERT_IN_RANGE(ag.add_ttft_p99, 0, 1 * MS);
-    ASSERT_IN_RANGE(ag.add_e2e_p99, 0, 1 * MS);
+    ASSERT_IN_RANGE(ag.add_ttft_p50, 0, limit);
+    ASSERT_IN_RANGE(ag.add_ttft_p99, 0, limit);
+    ASSERT_IN_RANGE(ag.add_e2e_p99, 0, limit);
 }
 
 /* ---- 2. every fault kind lands in its own kind -------------------------- */
