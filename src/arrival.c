@@ -1,5 +1,5 @@
-/* arrival.c: constant, Poisson and gamma arrivals with linear ramps, by
- * time rescaling (see arrival.h). */
+/* arrival.c: constant, Poisson and gamma arrivals with linear ramps and a
+ * rate switch, by time rescaling (see arrival.h). */
 #include "arrival.h"
 
 #include <math.h>
@@ -61,6 +61,12 @@ int arrival_config_check(const struct arrival_config *c, char *err,
     if (c->ramp_to_per_s == 0 && c->rate_per_s == 0)
         return fail(err, errlen, "rate", 0.0,
                     "a rate > 0 per second (0 only when ramping up)");
+    if (!(c->switch_to_per_s >= 0 && c->switch_to_per_s <= ARRIVAL_RATE_MAX_PER_S))
+        return fail(err, errlen, "switch rate", c->switch_to_per_s,
+                    "a rate in [0, 1e9] per second (0 = no switch)");
+    if (c->switch_to_per_s > 0 && c->switch_at_ns == 0)
+        return fail(err, errlen, "switch time", 0.0,
+                    "a switch later than 0 ns (to start at a rate, give that rate)");
     if (c->kind == ARRIVAL_GAMMA &&
         !(c->burstiness > 0 && c->burstiness <= ARRIVAL_BURSTINESS_MAX))
         return fail(err, errlen, "burstiness", c->burstiness,
@@ -81,6 +87,21 @@ void arrival_init(struct arrival *a, const struct arrival_config *c)
         a->half_slope = (a->r1_per_ns - a->r0_per_ns) / (2.0 * a->ramp_ns);
         a->ramp_area = 0.5 * (a->r0_per_ns + a->r1_per_ns) * a->ramp_ns;
     }
+    if (c->switch_to_per_s > 0 && c->switch_at_ns > 0) {
+        double t = (double)c->switch_at_ns;
+        a->r2_per_ns = c->switch_to_per_s / 1e9;
+        a->switch_ns = t;
+        /* L(t) before the switch: inside the ramp r0 t + h t^2, after it
+         * the ramp's area plus the flat part. Without a ramp this is
+         * rate x t, computed in seconds so that round rates give round
+         * areas (constant arrivals then land exactly on the switch). */
+        if (a->ramp_ns > 0 && t < a->ramp_ns)
+            a->switch_area = a->r0_per_ns * t + a->half_slope * t * t;
+        else if (a->ramp_ns > 0)
+            a->switch_area = a->ramp_area + (t - a->ramp_ns) * a->r1_per_ns;
+        else
+            a->switch_area = c->rate_per_s * (t / 1e9);
+    }
 }
 
 /* The time (ns) at which the cumulative intensity reaches s >= 0. In the
@@ -89,14 +110,20 @@ void arrival_init(struct arrival *a, const struct arrival_config *c)
  * at s = 0. */
 static double arrival_time_ns(const struct arrival *a, double s)
 {
+    double t;
     if (s <= 0)
         return 0;
+    if (a->switch_ns > 0 && s >= a->switch_area)
+        return a->switch_ns + (s - a->switch_area) / a->r2_per_ns;
     if (a->ramp_ns > 0 && s < a->ramp_area) {
         double disc = a->r0_per_ns * a->r0_per_ns + 4.0 * a->half_slope * s;
-        double t = 2.0 * s / (a->r0_per_ns + sqrt(disc > 0 ? disc : 0));
-        return t < a->ramp_ns ? t : a->ramp_ns;
+        t = 2.0 * s / (a->r0_per_ns + sqrt(disc > 0 ? disc : 0));
+        t = t < a->ramp_ns ? t : a->ramp_ns;
+    } else {
+        t = a->ramp_ns + (s - a->ramp_area) / a->r1_per_ns;
     }
-    return a->ramp_ns + (s - a->ramp_area) / a->r1_per_ns;
+    /* Rounding must not carry an arrival before the switch past it. */
+    return a->switch_ns > 0 && t > a->switch_ns ? a->switch_ns : t;
 }
 
 uint64_t arrival_next_ns(struct arrival *a)

@@ -6,8 +6,10 @@
  * since the start) and mapped back to time through the inverse of
  *   L(t) = integral of rate(u) du over [0, t],
  * where the rate goes linearly from rate_per_s to ramp_to_per_s over
- * ramp_ns and then stays there. So constant, Poisson and gamma processes
- * all follow a ramp, and the count of arrivals in [0, t] has mean ~ L(t).
+ * ramp_ns and then stays there, until an optional switch: from
+ * switch_at_ns on the rate is switch_to_per_s (a step, which cuts a ramp
+ * still under way). So constant, Poisson and gamma processes all follow a
+ * ramp and a switch, and the count of arrivals in [0, t] has mean ~ L(t).
  *
  *   constant  increments exactly 1; the first arrival is at 0, the i-th
  *             (from 0) at L^-1(i), rounded to the nearest ns, recomputed
@@ -42,6 +44,9 @@ struct arrival_config {
                               Poisson. Ignored by constant and poisson. */
     double ramp_to_per_s;  /* rate at the end of the ramp; 0 = no ramp */
     uint64_t ramp_ns;      /* ramp length (usually the run duration) */
+    uint64_t switch_at_ns; /* offset of the rate switch from the run start, ns */
+    double switch_to_per_s;/* rate from switch_at_ns on, arrivals per second;
+                              0 = no switch */
     uint64_t seed;         /* the run's seed; the arrival draws use stream
                               RNG_STREAM_ARRIVAL of it */
 };
@@ -59,12 +64,16 @@ struct arrival {
     double ramp_ns;        /* ramp length in ns; 0 = no ramp */
     double half_slope;     /* (r1 - r0) / (2 ramp_ns), per ns^2 */
     double ramp_area;      /* L(ramp_ns): expected arrivals in the ramp */
+    double switch_ns;      /* switch offset in ns; 0 = no switch */
+    double switch_area;    /* L(switch_ns): expected arrivals before the switch */
+    double r2_per_ns;      /* rate after the switch, per ns */
 };
 
 /* Check c. Returns 0, or LL_E_INVAL with a one-line reason in err (errlen
  * bytes, may be 0) naming the field, the value and what was expected:
  * rates finite and in [0, ARRIVAL_RATE_MAX_PER_S]; the rate after the ramp
- * (or the only rate) > 0; ramp_ns > 0 when ramp_to_per_s > 0; for gamma,
+ * (or the only rate) > 0; ramp_ns > 0 when ramp_to_per_s > 0; the switch
+ * rate in [0, 1e9] and, when it is > 0, switch_at_ns > 0; for gamma,
  * burstiness in (0, 1e6]. */
 int arrival_config_check(const struct arrival_config *c, char *err,
                          size_t errlen);

@@ -6,7 +6,11 @@
  * (records carry "step"; their times are relative to their own step's
  * start) and writes one line of facts to steps.jsonl. After each step its
  * figures are computed from its records (sweep.c) and the stop conditions
- * are checked. At the end report_build_dir writes steps.csv, summary.json
+ * are checked. The recovery step is one driver_run too, so the overload's
+ * backlog is still in the server when it is measured: it offers the
+ * highest rate for --overload-duration (its labelled warm-up), then the
+ * arrival process switches to 20% of that rate for --recovery-duration
+ * (its window). At the end report_build_dir writes steps.csv, summary.json
  * and report.html from those files, exactly as `llmload report DIR` does.
  * docs/sweep.md describes the procedure. */
 #include <errno.h>
@@ -34,6 +38,10 @@
 #define SWEEP_MAX_RATES 256
 #define SWEEP_DEFAULT_MAX_STEPS 30
 #define SWEEP_RECOVERY_FRACTION 0.2
+/* Without --recovery-duration the recovery window is this many step
+ * durations: a backlog built over one step at 2.5 x capacity drains at
+ * 20% of that rate in 3 step durations (1.5 C x T / (C - 0.5 C)). */
+#define SWEEP_RECOVERY_STEPS 3
 #define SWEEP_PROBE_FIRST_USERS 16
 #define SWEEP_PROBE_MAX_USERS 1024
 
@@ -59,8 +67,12 @@ static void sweep_usage(FILE *f)
 "  --probe-duration D       auto: length of each probe round (default " SWEEP_DEFAULT_PROBE ")\n"
 "  --max-steps N            at most N load steps (default %d)\n"
 "  --no-recovery            skip the recovery step\n"
-"  --recovery-duration D    length of the recovery step at 20%% of the highest rate\n"
-"                           (default: --step-duration)\n"
+"  --overload-duration D    the recovery step first offers the highest rate for D (an\n"
+"                           overload lead-in, labelled warm-up; default: --step-duration;\n"
+"                           0 = none, the step starts from an idle server)\n"
+"  --recovery-duration D    then 20%% of the highest rate for D, the window in which the\n"
+"                           time until latency is back inside the SLO is measured\n"
+"                           (default: 3 x --step-duration)\n"
 "\n"
 "SLO and stop conditions:\n"
 "  --slo ttft=D,tpot=D,e2e=D  per-request thresholds (any subset); goodput counts\n"
@@ -93,7 +105,8 @@ static void sweep_usage(FILE *f)
 
 enum {
     OPT_RATES = RUNOPTS_OPT_FIRST_PRIVATE, OPT_STEP_DURATION, OPT_GAP, OPT_REPEAT,
-    OPT_PROBE_DURATION, OPT_MAX_STEPS, OPT_NO_RECOVERY, OPT_RECOVERY_DURATION, OPT_ATTAINMENT,
+    OPT_PROBE_DURATION, OPT_MAX_STEPS, OPT_NO_RECOVERY, OPT_RECOVERY_DURATION,
+    OPT_OVERLOAD_DURATION, OPT_ATTAINMENT,
     OPT_MAX_ERROR_RATE, OPT_TTFT_LIMIT, OPT_HEADROOM, OPT_FORECAST, OPT_COST, OPT_REPLICAS,
     OPT_EXPECT_CAPACITY, OPT_EXPECT_SLO,
 };
@@ -107,6 +120,7 @@ static const struct option sweep_own_options[] = {
     {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
     {"no-recovery", no_argument, NULL, OPT_NO_RECOVERY},
     {"recovery-duration", required_argument, NULL, OPT_RECOVERY_DURATION},
+    {"overload-duration", required_argument, NULL, OPT_OVERLOAD_DURATION},
     {"attainment", required_argument, NULL, OPT_ATTAINMENT},
     {"max-error-rate", required_argument, NULL, OPT_MAX_ERROR_RATE},
     {"ttft-limit", required_argument, NULL, OPT_TTFT_LIMIT},
@@ -121,7 +135,7 @@ static const struct option sweep_own_options[] = {
 /* The sweep's own flags, as given. */
 struct sweep_opts {
     const char *rates, *step_duration, *gap, *repeat, *probe_duration, *max_steps;
-    const char *recovery_duration, *attainment, *max_error_rate, *ttft_limit, *headroom;
+    const char *recovery_duration, *overload_duration, *attainment, *max_error_rate, *ttft_limit, *headroom;
     const char *forecast, *cost, *replicas, *expect_capacity;
     int no_recovery, expect_slo;
 };
@@ -131,6 +145,7 @@ struct sweep_plan {
     double rates[SWEEP_MAX_RATES];
     size_t n_rates;                 /* 0 = auto */
     uint64_t step_ns, warmup_ns, gap_ns, probe_ns, recovery_ns;
+    uint64_t overload_ns;           /* the recovery step's lead-in at the top rate; 0 = none */
     uint32_t repeat, max_steps;
     int recovery;
 };
@@ -157,6 +172,7 @@ static void parse_args(int argc, char **argv, struct run_opts *o, struct sweep_o
         case OPT_MAX_STEPS: so->max_steps = a; break;
         case OPT_NO_RECOVERY: so->no_recovery = 1; break;
         case OPT_RECOVERY_DURATION: so->recovery_duration = a; break;
+        case OPT_OVERLOAD_DURATION: so->overload_duration = a; break;
         case OPT_ATTAINMENT: so->attainment = a; break;
         case OPT_MAX_ERROR_RATE: so->max_error_rate = a; break;
         case OPT_TTFT_LIMIT: so->ttft_limit = a; break;
@@ -256,11 +272,16 @@ static void build_plan(const struct run_opts *o, const struct sweep_opts *so,
     p->recovery = !so->no_recovery;
     if (so->no_recovery && so->recovery_duration)
         ll_usage_fail("--recovery-duration: not with --no-recovery");
+    if (so->no_recovery && so->overload_duration)
+        ll_usage_fail("--overload-duration: not with --no-recovery");
     p->recovery_ns = so->recovery_duration
                          ? runopts_duration("--recovery-duration", so->recovery_duration)
-                         : p->step_ns;
+                         : SWEEP_RECOVERY_STEPS * p->step_ns;
     if (p->recovery_ns == 0)
         ll_usage_fail("--recovery-duration: must be more than 0");
+    p->overload_ns = so->overload_duration
+                         ? runopts_duration("--overload-duration", so->overload_duration)
+                         : p->step_ns;
 
     if (so->attainment)
         set->attainment = opt_percent("--attainment", so->attainment, 0, 100);
@@ -419,6 +440,7 @@ static json_t *plan_json(const struct run_opts *o, const struct run_config *cfg,
     json_object_set_new(sw, "max_steps", json_integer(p->max_steps));
     json_object_set_new(sw, "recovery", json_boolean(p->recovery));
     json_object_set_new(sw, "recovery_duration_ns", json_integer((json_int_t)p->recovery_ns));
+    json_object_set_new(sw, "overload_duration_ns", json_integer((json_int_t)p->overload_ns));
     json_object_set_new(c, "sweep", sw);
     char mode[128];
     snprintf(mode, sizeof mode, "open-loop %s sweep", arrival_kind_name(cfg->arrival.kind));
@@ -441,16 +463,26 @@ struct sweep_run {
 };
 
 /* Run one step at rate; append its facts and figures. Returns 0, 1 when it
- * was interrupted, or -1 (reason printed) when it could not run. */
+ * was interrupted, or -1 (reason printed) when it could not run. A
+ * recovery step with lead_rps > 0 offers lead_rps through its warm-up and
+ * switches to rate at the warm-up's end (one driver run, one arrival
+ * process: the backlog built in the lead-in is still there at the switch). */
 static int run_step(struct sweep_run *sr, const struct run_config *base,
                     const struct sweep_settings *set, double rate, uint64_t warmup_ns,
-                    uint64_t hold_ns, uint32_t repeat, int recovery)
+                    uint64_t hold_ns, uint32_t repeat, int recovery, double lead_rps)
 {
     struct run_config cfg = *base;
     uint32_t index = (uint32_t)sr->n_steps;
     char err[512];
     cfg.mode = LOAD_OPEN;
     cfg.arrival.rate_per_s = rate;
+    if (recovery && lead_rps > 0 && warmup_ns > 0) {
+        cfg.arrival.rate_per_s = lead_rps;
+        cfg.arrival.switch_at_ns = warmup_ns;
+        cfg.arrival.switch_to_per_s = rate;
+    } else {
+        lead_rps = 0;
+    }
     cfg.arrival.seed = base->arrival.seed + index;
     cfg.workload.seed = base->workload.seed + index;
     cfg.transport.seed = base->transport.seed + index;
@@ -464,7 +496,10 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         ll_errorf("%s: %s", sr->records_path, strerror(errno));
         return -1;
     }
-    if (!sr->quiet)
+    if (!sr->quiet && lead_rps > 0)
+        ll_errorf("step %u (recovery): %.4g req/s for %.3gs, then %.4g req/s for %.3gs", index,
+                  lead_rps, (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
+    else if (!sr->quiet)
         ll_errorf("step %u%s: %.4g req/s for %.3gs (+%.3gs warm-up)", index,
                   recovery ? " (recovery)" : "", rate, (double)hold_ns / 1e9,
                   (double)warmup_ns / 1e9);
@@ -487,6 +522,7 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     f->repeat = repeat;
     f->recovery = recovery;
     f->offered_rps = rate;
+    f->overload_rps = lead_rps;
     f->start_offset_ns = started - sr->start_ns;
     f->duration_ns = cfg.duration_ns;
     f->warmup_ns = warmup_ns;
@@ -555,7 +591,7 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
                 snprintf(stop, stop_len, "interrupted by a signal");
                 return 1;
             }
-            int st = run_step(sr, base, set, rate, p->warmup_ns, p->step_ns, r, 0);
+            int st = run_step(sr, base, set, rate, p->warmup_ns, p->step_ns, r, 0, 0);
             if (st < 0)
                 return -1;
             if (st > 0) {
@@ -576,8 +612,8 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
                      stop[0] ? "; " : "");
             return 1;
         }
-        rc = run_step(sr, base, set, round3(SWEEP_RECOVERY_FRACTION * top), 0, p->recovery_ns,
-                      0, 1);
+        rc = run_step(sr, base, set, round3(SWEEP_RECOVERY_FRACTION * top), p->overload_ns,
+                      p->recovery_ns, 0, 1, top);
         if (rc > 0)
             snprintf(stop + strlen(stop), stop_len - strlen(stop), "%sinterrupted by a signal",
                      stop[0] ? "; " : "");

@@ -397,6 +397,7 @@ static int probe_target(const struct transport_config *tc, const struct curl_sli
     curl_easy_setopt(e, CURLOPT_HEADERDATA, server);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10000L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
     if (tc->insecure) {
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);

@@ -32,8 +32,9 @@ void sweep_step_init(struct sweep_step *s)
     s->ttft_h1 = hist_new();
     s->ttft_h2 = hist_new();
     s->f.lateness = hist_new();
-    s->recovery_first_miss_ns = LL_NO_TIME;
-    s->recovery_back_ns = LL_NO_TIME;
+    s->recovery.first_miss_ns = s->recovery.last_miss_ns = LL_NO_TIME;
+    s->recovery.back_ns = s->recovery.recovery_ns = LL_NO_TIME;
+    s->backlog_at_switch = NAN;
 }
 
 void sweep_step_free(struct sweep_step *s)
@@ -85,6 +86,10 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
     }
     if (r->sent_ns != LL_NO_TIME && r->sent_ns <= f->duration_ns)
         s->sent_in_window++;
+    /* A request the client chose to cancel says nothing about whether
+     * latency recovered. */
+    if (r->kind == REC_CANCELLED)
+        return;
     if (s->n_met == s->cap_met) {
         s->cap_met = s->cap_met ? s->cap_met * 2 : 256;
         s->met_sched_ns = ll_realloc(s->met_sched_ns, s->cap_met * sizeof *s->met_sched_ns);
@@ -182,9 +187,14 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     }
     s->slo_pass = s->fail_reason[0] == '\0';
     s->cost_per_mtok = sweep_cost_per_mtok(set->cost_per_hour, set->replicas, s->output_tps);
-    if (f->recovery)
-        sweep_recovery(s->met_sched_ns, s->met, s->n_met, SWEEP_RECOVERY_RUN_NS,
-                       &s->recovery_first_miss_ns, &s->recovery_back_ns);
+    if (f->recovery) {
+        sweep_recovery_measure(s->met_sched_ns, s->met, s->n_met, f->warmup_ns, f->duration_ns,
+                               SWEEP_RECOVERY_TAIL_NS, &s->recovery);
+        s->backlog_at_switch = NAN;
+        for (size_t i = 0; f->overload_rps > 0 && i < f->n_series; i++)
+            if (f->series[i].t_ns <= f->warmup_ns)
+                s->backlog_at_switch = f->series[i].inflight;
+    }
 }
 
 /* ---- pure parts -------------------------------------------------------- */
@@ -385,49 +395,44 @@ static int cmp_pair(const void *a, const void *b)
     return (x->sched_ns > y->sched_ns) - (x->sched_ns < y->sched_ns);
 }
 
-void sweep_recovery(uint64_t *sched_ns, unsigned char *met, size_t n, uint64_t min_run_ns,
-                    uint64_t *first_miss, uint64_t *back)
+void sweep_recovery_measure(uint64_t *sched_ns, unsigned char *met, size_t n, uint64_t from_ns,
+                            uint64_t to_ns, uint64_t min_tail_ns, struct sweep_recovery *out)
 {
-    *first_miss = LL_NO_TIME;
-    *back = LL_NO_TIME;
-    if (n == 0) {
-        *back = 0;
-        return;
-    }
-    struct met_pair *p = ll_malloc(n * sizeof *p);
-    for (size_t i = 0; i < n; i++) {
-        p[i].sched_ns = sched_ns[i];
-        p[i].met = met[i];
-    }
-    qsort(p, n, sizeof *p, cmp_pair);
-    for (size_t i = 0; i < n; i++) {
-        sched_ns[i] = p[i].sched_ns;
-        met[i] = p[i].met;
-    }
-    free(p);
-    size_t i = 0;
-    while (i < n && met[i])
-        i++;
-    if (i == n) {
-        *back = 0;
-        return;
-    }
-    *first_miss = sched_ns[i];
-    /* Each maximal run of met requests after the first miss: the first one
-     * long enough says latency is back. */
-    while (i < n) {
-        while (i < n && !met[i])
-            i++;
-        if (i == n)
-            break;
-        size_t j = i;
-        while (j + 1 < n && met[j + 1])
-            j++;
-        if (sched_ns[j] - sched_ns[i] >= min_run_ns) {
-            *back = sched_ns[i];
-            return;
+    out->first_miss_ns = out->last_miss_ns = LL_NO_TIME;
+    out->back_ns = out->recovery_ns = LL_NO_TIME;
+    if (n > 0) {
+        struct met_pair *p = ll_malloc(n * sizeof *p);
+        for (size_t i = 0; i < n; i++) {
+            p[i].sched_ns = sched_ns[i];
+            p[i].met = met[i];
         }
-        i = j + 1;
+        qsort(p, n, sizeof *p, cmp_pair);
+        for (size_t i = 0; i < n; i++) {
+            sched_ns[i] = p[i].sched_ns;
+            met[i] = p[i].met;
+        }
+        free(p);
+    }
+    size_t last = n;
+    for (size_t i = 0; i < n; i++) {
+        if (met[i])
+            continue;
+        if (out->first_miss_ns == LL_NO_TIME)
+            out->first_miss_ns = sched_ns[i];
+        out->last_miss_ns = sched_ns[i];
+        last = i;
+    }
+    if (last == n) {
+        out->back_ns = from_ns;
+        out->recovery_ns = 0;
+        return;
+    }
+    /* Back at the first request after the last miss, when the window
+     * still has min_tail_ns after it (else a miss near the end, or a
+     * backlog that outlasts the window, would pass for a recovery). */
+    if (last + 1 < n && sched_ns[last + 1] < to_ns && to_ns - sched_ns[last + 1] >= min_tail_ns) {
+        out->back_ns = sched_ns[last + 1];
+        out->recovery_ns = out->back_ns > from_ns ? out->back_ns - from_ns : 0;
     }
 }
 
@@ -598,7 +603,9 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     out->have_slo = slo_is_set(&set->slo);
     out->next_fail_reason = "";
     out->cost_at_capacity = NAN;
-    out->recovery_first_miss_ns = out->recovery_back_ns = LL_NO_TIME;
+    out->backlog_at_switch = NAN;
+    out->recovery.first_miss_ns = out->recovery.last_miss_ns = LL_NO_TIME;
+    out->recovery.back_ns = out->recovery.recovery_ns = LL_NO_TIME;
 
     /* Points in offered order: the capacity is the last passing point
      * below the first failing one. */
@@ -648,8 +655,10 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         if (steps[i].f.recovery) {
             out->have_recovery = 1;
             out->recovery_rps = steps[i].f.offered_rps;
-            out->recovery_first_miss_ns = steps[i].recovery_first_miss_ns;
-            out->recovery_back_ns = steps[i].recovery_back_ns;
+            out->overload_rps = steps[i].f.overload_rps;
+            out->switch_ns = steps[i].f.overload_rps > 0 ? steps[i].f.warmup_ns : 0;
+            out->backlog_at_switch = steps[i].backlog_at_switch;
+            out->recovery = steps[i].recovery;
             continue;
         }
         x[m] = steps[i].achieved_rps;
@@ -731,21 +740,34 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
         put(buf, len, &at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
             fd->cost_at_capacity, set->cost_per_hour, set->replicas);
     if (fd->have_recovery) {
-        if (fd->recovery_first_miss_ns == LL_NO_TIME)
-            put(buf, len, &at, "recovery: at %.3g req/s, latency within the SLO from the start\n",
-                fd->recovery_rps);
-        else if (fd->recovery_back_ns == LL_NO_TIME)
-            put(buf, len, &at,
-                "recovery: at %.3g req/s, latency not back inside the SLO within the step "
-                "(first miss at %s)\n",
-                fd->recovery_rps, ll_fmt_duration(fd->recovery_first_miss_ns, a, sizeof a));
+        const struct sweep_recovery *rc = &fd->recovery;
+        put(buf, len, &at, "recovery: ");
+        if (fd->overload_rps > 0) {
+            put(buf, len, &at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
+                fd->overload_rps);
+            if (isfinite(fd->backlog_at_switch))
+                put(buf, len, &at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
+            put(buf, len, &at, ", then %.3g req/s: ", fd->recovery_rps);
+        } else {
+            put(buf, len, &at, "at %.3g req/s: ", fd->recovery_rps);
+        }
+        if (rc->first_miss_ns == LL_NO_TIME)
+            put(buf, len, &at, "latency within the SLO from the %s\n",
+                fd->overload_rps > 0 ? "switch" : "start");
+        else if (rc->recovery_ns == LL_NO_TIME)
+            put(buf, len, &at, "latency not back inside the SLO within the step (last miss %s "
+                "after the %s)\n",
+                ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
+                fd->overload_rps > 0 ? "switch" : "start");
+        else if (rc->first_miss_ns > fd->switch_ns)
+            put(buf, len, &at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
+                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+                fd->overload_rps > 0 ? "switch" : "start",
+                ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
         else
-            put(buf, len, &at,
-                "recovery: at %.3g req/s, latency back inside the SLO %s after the first miss "
-                "(at %s into the step)\n",
-                fd->recovery_rps,
-                ll_fmt_duration(fd->recovery_back_ns - fd->recovery_first_miss_ns, a, sizeof a),
-                ll_fmt_duration(fd->recovery_back_ns, b, sizeof b));
+            put(buf, len, &at, "latency back inside the SLO %s after the %s\n",
+                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+                fd->overload_rps > 0 ? "switch" : "start");
     }
     if (fd->drain_ns)
         put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
@@ -834,6 +856,8 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
     jset(o, "repeat", ju64(f->repeat));
     jset(o, "kind", json_string(f->recovery ? "recovery" : "load"));
     jset(o, "offered_rps", json_real(f->offered_rps));
+    if (f->recovery)
+        jset(o, "overload_rps", json_real(f->overload_rps));
     jset(o, "start_offset_ns", ju64(f->start_offset_ns));
     jset(o, "duration_ns", ju64(f->duration_ns));
     jset(o, "warmup_ns", ju64(f->warmup_ns));
@@ -890,6 +914,10 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
         return LL_E_INVAL;
     }
     f->offered_rps = json_number_value(r);
+    r = json_object_get(o, "overload_rps");
+    f->overload_rps = f->recovery && json_is_number(r) && json_number_value(r) > 0
+                          ? json_number_value(r)
+                          : 0;
     if (get_u64(o, "start_offset_ns", &f->start_offset_ns, err, errlen) ||
         get_u64(o, "duration_ns", &f->duration_ns, err, errlen) ||
         get_u64(o, "warmup_ns", &f->warmup_ns, err, errlen) ||
@@ -1126,6 +1154,7 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "repeat", ju64(s->f.repeat));
     jset(o, "kind", json_string(s->f.recovery ? "recovery" : "load"));
     jset(o, "offered_rps", json_real(s->f.offered_rps));
+    jset(o, "overload_rps", s->f.overload_rps > 0 ? json_real(s->f.overload_rps) : json_null());
     jset(o, "start_offset_ns", ju64(s->f.start_offset_ns));
     jset(o, "duration_ns", ju64(s->f.duration_ns));
     jset(o, "warmup_ns", ju64(s->f.warmup_ns));
@@ -1235,17 +1264,17 @@ json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
     jset(f, "cost_per_million_output_tokens_at_capacity", jnum(fd->cost_at_capacity));
     json_t *rec = json_object();
     jset(rec, "ran", json_boolean(fd->have_recovery));
-    jset(rec, "offered_rps", fd->have_recovery ? json_real(fd->recovery_rps) : json_null());
-    jset(rec, "first_miss_ns", fd->have_recovery ? time_or_null(fd->recovery_first_miss_ns)
-                                                 : json_null());
-    jset(rec, "back_in_slo_ns", fd->have_recovery ? time_or_null(fd->recovery_back_ns)
-                                                  : json_null());
-    jset(rec, "recovery_ns",
-         fd->have_recovery && fd->recovery_first_miss_ns != LL_NO_TIME &&
-                 fd->recovery_back_ns != LL_NO_TIME
-             ? ju64(fd->recovery_back_ns - fd->recovery_first_miss_ns)
-             : fd->have_recovery && fd->recovery_first_miss_ns == LL_NO_TIME ? ju64(0)
-                                                                             : json_null());
+    int hr = fd->have_recovery;
+    jset(rec, "offered_rps", hr ? json_real(fd->recovery_rps) : json_null());
+    jset(rec, "overload_rps", hr && fd->overload_rps > 0 ? json_real(fd->overload_rps)
+                                                        : json_null());
+    jset(rec, "switch_ns", hr ? ju64(fd->switch_ns) : json_null());
+    jset(rec, "backlog_at_switch", hr ? jnum(fd->backlog_at_switch) : json_null());
+    jset(rec, "first_miss_ns", hr ? time_or_null(fd->recovery.first_miss_ns) : json_null());
+    jset(rec, "last_miss_ns", hr ? time_or_null(fd->recovery.last_miss_ns) : json_null());
+    jset(rec, "back_in_slo_ns", hr ? time_or_null(fd->recovery.back_ns) : json_null());
+    jset(rec, "recovered", json_boolean(hr && fd->recovery.recovery_ns != LL_NO_TIME));
+    jset(rec, "recovery_ns", hr ? time_or_null(fd->recovery.recovery_ns) : json_null());
     jset(f, "recovery", rec);
     jset(f, "drain_ns", ju64(fd->drain_ns));
     jset(f, "slo_missed", json_boolean(fd->slo_missed));

@@ -51,9 +51,10 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
 /* Goodput is "falling" at a point when it is below this fraction of the
  * best goodput of the points before the last two. */
 #define SWEEP_GOODPUT_FALL 0.95
-/* Recovery: latency is back inside the SLO at the first request that
- * starts a run of SLO-meeting requests at least this long. */
-#define SWEEP_RECOVERY_RUN_NS (1 * LL_NS_PER_SEC)
+/* Recovery: latency is back inside the SLO at the first request after the
+ * recovery window's last miss, provided at least this much of the window
+ * is left after it to show that it stays back (sweep_recovery_measure). */
+#define SWEEP_RECOVERY_TAIL_NS (1 * LL_NS_PER_SEC)
 
 /* The sweep's analysis settings (run.json "config"."sweep" keeps them). */
 struct sweep_settings {
@@ -80,7 +81,11 @@ struct sweep_facts {
     uint32_t index;              /* step index, as in the records' "step" */
     uint32_t repeat;             /* 0-based repetition of this rate */
     int recovery;                /* 1: the recovery step */
-    double offered_rps;          /* req/s, the schedule's rate */
+    double offered_rps;          /* req/s, the schedule's rate (the recovery step: after
+                                  * the switch) */
+    double overload_rps;         /* req/s, recovery step only: the rate of its overload
+                                  * lead-in, which is its warm-up (warmup_ns long); the
+                                  * rate switches to offered_rps at warmup_ns. 0 = none */
     uint64_t start_offset_ns;    /* ns, step start since the sweep's start */
     uint64_t duration_ns;        /* ns, offering time including warm-up */
     uint64_t warmup_ns;          /* ns, discarded warm-up */
@@ -93,6 +98,19 @@ struct sweep_facts {
     struct hist *lateness;       /* ns, generator lateness; owned, never NULL after init */
     struct driver_sample *series;/* in-flight samples; owned, n_series of them */
     size_t n_series;
+};
+
+/* What the recovery step measured (sweep_recovery_measure). Times are sched_ns
+ * of requests, from the step's start (the start of its overload lead-in). */
+struct sweep_recovery {
+    uint64_t first_miss_ns;      /* first window request that missed; LL_NO_TIME = none */
+    uint64_t last_miss_ns;       /* last window request that missed; LL_NO_TIME = none */
+    uint64_t back_ns;            /* first window request after the last miss: latency is
+                                  * back inside the SLO for good from here; the window's
+                                  * start when nothing missed; LL_NO_TIME = not back
+                                  * within the step */
+    uint64_t recovery_ns;        /* back_ns - the window's start (the switch); 0 when
+                                  * nothing missed; LL_NO_TIME = not back within the step */
 };
 
 /* One step: its facts, what its records add up to, and the derived
@@ -108,7 +126,8 @@ struct sweep_step {
     uint64_t prompt_tokens_ended;/* tokens, of ok records that ended inside the window */
     uint64_t output_tokens_ended;/* tokens, likewise */
     uint64_t sent_in_window;     /* window records sent before the window closed */
-    uint64_t *met_sched_ns;      /* sched_ns of each window record, sorted by finish */
+    uint64_t *met_sched_ns;      /* sched_ns of each window record but cancelled ones,
+                                  * in finish order (sorted by sweep_recovery_measure) */
     unsigned char *met;          /* 1 when that record met the SLO (ok when there is none) */
     size_t n_met, cap_met;
     /* derived */
@@ -131,9 +150,9 @@ struct sweep_step {
     int slo_pass;                /* 1: meets the SLO at the attainment and is steady */
     char fail_reason[160];       /* why it fails, "" when it passes */
     double cost_per_mtok;        /* cost per million output tokens; NAN = no cost given */
-    uint64_t recovery_first_miss_ns; /* recovery step: sched of the first miss, LL_NO_TIME = none */
-    uint64_t recovery_back_ns;   /* sched of the first request back inside the SLO for good;
-                                  * LL_NO_TIME = never within the step */
+    struct sweep_recovery recovery; /* recovery step only (all LL_NO_TIME otherwise) */
+    double backlog_at_switch;    /* requests in flight at the switch (the last in-flight
+                                  * sample at or before it); NAN without a lead-in */
 };
 
 /* Make s empty (facts zeroed, histograms allocated). Undo with
@@ -188,14 +207,16 @@ int sweep_steady_verdict(uint64_t ttft_p99_h1_ns, uint64_t ttft_p99_h2_ns,
                          double inflight_growth, double inflight_mean, char *reason,
                          size_t len);
 
-/* Recovery: n requests as (sched_ns, met) in any order. *first_miss gets
- * the earliest sched of a miss (LL_NO_TIME when none; *back is then 0),
- * *back the sched of the first request after it that starts a run of
- * met requests lasting at least min_run_ns or reaching the last request
- * when that one is at least min_run_ns after it (LL_NO_TIME when there is
- * none). The arrays are sorted in place. */
-void sweep_recovery(uint64_t *sched_ns, unsigned char *met, size_t n, uint64_t min_run_ns,
-                    uint64_t *first_miss, uint64_t *back);
+/* Recovery: n window requests as (sched_ns, met) in any order, scheduled
+ * in the window [from_ns, to_ns) that starts at the rate switch. Latency
+ * is back inside the SLO at the first request after the last miss (so
+ * every request scheduled from then on met it), provided that request is
+ * at least min_tail_ns before to_ns: a window whose last min_tail_ns hold
+ * a miss, or no request after it, has not shown a recovery. No miss at
+ * all: back at from_ns, recovery 0. Fills *out (see struct
+ * sweep_recovery). The arrays are sorted by sched_ns in place. */
+void sweep_recovery_measure(uint64_t *sched_ns, unsigned char *met, size_t n, uint64_t from_ns,
+                            uint64_t to_ns, uint64_t min_tail_ns, struct sweep_recovery *out);
 
 /* Cost per million output tokens of replicas replicas at cost_per_hour
  * each, producing output_tps tokens/s. NAN when any input is <= 0. */
@@ -257,8 +278,11 @@ struct sweep_findings {
     uint32_t replicas_needed;    /* for forecast_rps; 0 = no forecast */
     double cost_at_capacity;     /* per million output tokens; NAN = none */
     int have_recovery;
-    double recovery_rps;
-    uint64_t recovery_first_miss_ns, recovery_back_ns; /* as in struct sweep_step */
+    double recovery_rps;         /* req/s after the switch */
+    double overload_rps;         /* req/s of the lead-in; 0 = none */
+    uint64_t switch_ns;          /* lead-in length: the switch, from the step's start */
+    double backlog_at_switch;    /* requests in flight at the switch; NAN = unknown */
+    struct sweep_recovery recovery; /* as measured by the recovery step */
     uint64_t drain_ns;           /* time the last loaded step took to drain after offering stopped */
     int slo_missed;              /* some non-recovery step failed its SLO */
 };

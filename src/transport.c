@@ -19,6 +19,8 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@
 #define TRANSPORT_MAX_EVENTS 256
 #define TRANSPORT_ERRBODY_BYTES 200
 #define TRANSPORT_MAX_BODY_BYTES (8u << 20) /* non-stream responses */
+#define TRANSPORT_AFTER_DONE_NS (1 * LL_NS_PER_SEC) /* wait for the close after [DONE] */
 
 struct treq {
     CURL *easy;
@@ -59,6 +62,10 @@ struct treq {
     int64_t usage_completion_tokens;
     enum oai_api api;         /* this request's endpoint and chunk format */
     int abort;                /* 1: stop the transfer at the next write callback */
+    uint64_t last_event_abs_ns;   /* last output event (the idle timeout counts from it) */
+    uint64_t done_abs_ns;         /* when [DONE] arrived, 0 before */
+    uint32_t sse_events;          /* SSE events of any kind in this response */
+    uint64_t resp_len_seen;       /* body bytes of a 200 stream */
     uint64_t cancel_after_events; /* workload cancellation after N output events, 0 = none */
     uint64_t cancel_at_abs_ns;    /* workload cancellation at this time, 0 = none */
     struct treq *next, *prev; /* active list, or free list (next only) */
@@ -252,6 +259,7 @@ static void note_output(struct treq *q, int has_content)
     if (has_content && r->first_content_ns == LL_NO_TIME)
         r->first_content_ns = now;
     r->last_ns = now;
+    q->last_event_abs_ns = q->read_abs_ns;
     if (q->cancel_after_events && r->events >= q->cancel_after_events) {
         /* The workload's client walks away after this many tokens. */
         char detail[96];
@@ -279,6 +287,9 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     struct treq *q = ud;
     if (q->abort)
         return 1; /* cancelled: the rest of this read is not ours to count */
+    q->sse_events++;
+    if (q->saw_done)
+        return 0; /* the stream ended at [DONE]: what follows is not output */
     struct oai_chunk c;
     if (oai_decode_chunk(q->api, ev->data, ev->data_len, &c) != 0) {
         char detail[96];
@@ -289,6 +300,7 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     }
     if (c.done) {
         q->saw_done = 1;
+        q->done_abs_ns = q->read_abs_ns;
         return 0;
     }
     if (c.has_error) {
@@ -326,6 +338,22 @@ static size_t on_header(char *buf, size_t size, size_t nmemb, void *ud)
             q->rec.http_status = st;
             q->status_seen = 1;
         }
+    } else if (n > 17 && strncasecmp(buf, "content-encoding:", 17) == 0) {
+        /* We never ask for compression; a compressed stream would reach the
+         * SSE decoder as garbage. */
+        size_t i = 17;
+        while (i < n && (buf[i] == ' ' || buf[i] == '\t'))
+            i++;
+        if (!(n - i >= 8 && strncasecmp(buf + i, "identity", 8) == 0)) {
+            char detail[96];
+            size_t len = n - i;
+            while (len && (buf[i + len - 1] == '\r' || buf[i + len - 1] == '\n'))
+                len--;
+            snprintf(detail, sizeof detail, "Content-Encoding %.*s was not asked for",
+                     (int)LL_MIN(len, 40), buf + i);
+            set_forced(q, REC_MALFORMED_EVENT, detail);
+            q->abort = 1;
+        }
     } else if (n > 12 && strncasecmp(buf, "retry-after:", 12) == 0) {
         size_t i = 12;
         while (i < n && (buf[i] == ' ' || buf[i] == '\t'))
@@ -348,6 +376,8 @@ static size_t on_write(char *buf, size_t size, size_t nmemb, void *ud)
     uint64_t now = ll_now_ns(); /* first: the moment these bytes were read */
     struct treq *q = ud;
     size_t n = size * nmemb;
+    if (q->abort)
+        return 0;
     q->last_read_abs_ns = now;
     q->read_abs_ns = now;
     if (q->rec.http_status != 200) {
@@ -375,6 +405,7 @@ static size_t on_write(char *buf, size_t size, size_t nmemb, void *ud)
         q->resp_len += n;
         return n;
     }
+    q->resp_len_seen += n;
     int rc = sse_parser_feed(&q->sse, buf, n, on_sse_event, q);
     if (rc == LL_E_PROTO) {
         set_forced(q, REC_LINE_TOO_LONG, "SSE line over the limit");
@@ -503,6 +534,35 @@ static enum rec_kind kind_from_curl(struct treq *q, CURLcode res)
     }
 }
 
+/* The client itself out of resources is not the server's failure: say
+ * which (file descriptors, ephemeral ports) and warn once on stderr. */
+static void client_resource_error(struct treq *q, struct record *r)
+{
+    static atomic_int warned;
+    long os_errno = 0;
+    curl_easy_getinfo(q->easy, CURLINFO_OS_ERRNO, &os_errno);
+    if (os_errno == 0 && r->kind == REC_CONNECT_ERROR) {
+        /* libcurl does not always keep socket()'s errno: ask the kernel
+         * whether this process can open one more descriptor. */
+        int fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+        if (fd >= 0)
+            close(fd);
+        else if (errno == EMFILE || errno == ENFILE)
+            os_errno = errno;
+    }
+    const char *what = NULL;
+    if (os_errno == EMFILE || os_errno == ENFILE)
+        what = "client out of file descriptors (raise ulimit -n)";
+    else if (os_errno == EADDRNOTAVAIL)
+        what = "client out of ephemeral ports (too many new connections)";
+    if (!what)
+        return;
+    r->kind = REC_TRANSPORT_ERROR;
+    snprintf(r->detail, sizeof r->detail, "%s", what);
+    if (atomic_exchange(&warned, 1) == 0)
+        ll_errorf("warning: %s; those requests are recorded as transport_error", what);
+}
+
 /* Decide the record's kind and token counts, hand it to the caller, and
  * return the slot. */
 static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t now_abs)
@@ -514,15 +574,20 @@ static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t n
 
     if (q->has_forced) {
         r->kind = q->forced;
-    } else if (res != CURLE_OK && !(res == CURLE_WRITE_ERROR && q->has_forced)) {
+    } else if (res != CURLE_OK) {
         r->kind = kind_from_curl(q, res);
         snprintf(r->detail, sizeof r->detail, "%s", curl_easy_strerror(res));
+        client_resource_error(q, r);
     } else if (r->http_status != 200) {
         r->kind = kind_from_status(r->http_status);
         errbody_detail(q);
     } else if (t->cfg.stream) {
         if (q->saw_done || q->saw_finish) {
             r->kind = REC_OK;
+        } else if (q->sse_events == 0 && q->resp_len_seen) {
+            r->kind = REC_MALFORMED_EVENT;
+            snprintf(r->detail, sizeof r->detail,
+                     "a 200 response with a body but no SSE event (not a stream)");
         } else {
             r->kind = REC_STREAM_TRUNCATED;
             snprintf(r->detail, sizeof r->detail, "stream ended without [DONE] or finish_reason");
@@ -598,6 +663,15 @@ static void sweep(struct transport *t, uint64_t now)
         struct treq *next = q->next;
         enum rec_kind kind = REC_OK;
         const char *why = NULL;
+        if (q->done_abs_ns && now - q->done_abs_ns >= TRANSPORT_AFTER_DONE_NS) {
+            /* [DONE] came but the server keeps the response open: the
+             * stream was complete at [DONE], whatever timeout is near;
+             * stop waiting for the close (an earlier verdict stands). */
+            set_forced(q, REC_OK, NULL);
+            finish(t, q, CURLE_OK, q->done_abs_ns);
+            q = next;
+            continue;
+        }
         if (q->cancel_at_abs_ns && now >= q->cancel_at_abs_ns) {
             kind = REC_CANCELLED;
             why = "cancelled by the workload after its drawn time";
@@ -608,12 +682,13 @@ static void sweep(struct transport *t, uint64_t now)
                    now - q->sent_abs_ns >= c->first_token_timeout_ns) {
             kind = REC_TIMEOUT_FIRST_TOKEN;
             why = "no output event before the first-token timeout";
-        } else if (c->idle_timeout_ns && q->rec.first_ns != LL_NO_TIME &&
-                   now - q->last_read_abs_ns >= c->idle_timeout_ns) {
-            /* Idle is the silence between events: before the first one,
-             * the first-token timeout is the one that applies. */
+        } else if (c->idle_timeout_ns && q->rec.first_ns != LL_NO_TIME && !q->done_abs_ns &&
+                   now - q->last_event_abs_ns >= c->idle_timeout_ns) {
+            /* Idle is the gap between output events (a drip of bytes that
+             * carry no token does not keep a request alive); before the
+             * first event the first-token timeout is the one that applies. */
             kind = REC_TIMEOUT_IDLE;
-            why = "idle timeout: no bytes since the last output event";
+            why = "idle timeout: no output event for --timeout-idle";
         }
         if (why) {
             set_forced(q, kind, why);
@@ -738,6 +813,9 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
     q->rec.cls = spec->class_name;
     chatbody_fill_record(&q->rec, spec);
     q->abort = 0;
+    q->done_abs_ns = 0;
+    q->sse_events = 0;
+    q->resp_len_seen = 0;
     enum oai_api api = spec->api >= 0 ? (enum oai_api)spec->api : t->cfg.api;
     if (api != q->api) {
         q->api = api;
@@ -753,6 +831,7 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
     uint64_t now = ll_now_ns();
     q->sent_abs_ns = now;
     q->last_read_abs_ns = now;
+    q->last_event_abs_ns = now;
     q->cancel_at_abs_ns = spec->cancel_kind == WL_CANCEL_AFTER_TIME ? now + spec->cancel_after : 0;
     q->rec.sent_ns = rel(t, now);
     active_add(t, q);

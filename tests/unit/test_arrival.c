@@ -1,6 +1,6 @@
 /* Unit tests for arrival.c: Poisson inter-arrivals against the exponential
  * CDF (Kolmogorov-Smirnov), gamma burstiness, exact constant spacing,
- * ramps, determinism and config checks. */
+ * ramps, rate switches, determinism and config checks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,6 +202,141 @@ static void test_ramp(void **state)
     assert_int_equal(count_between(&c, 0, 10 * s), 1001);
 }
 
+/* A rate switch. Constant arrivals are exact to the ns on both sides:
+ * 10/s then 4/s from 1 s (the switch falls on an arrival), and 3/s then
+ * 7/s from 0.5 s (L(0.5) = 1.5: the first arrival after the switch is
+ * half a spacing of the new rate after it). */
+static void test_switch_constant_exact(void **state)
+{
+    (void)state;
+    struct arrival_config c = config(ARRIVAL_CONSTANT, 10, 0, 1);
+    c.switch_at_ns = LL_NS_PER_SEC;
+    c.switch_to_per_s = 4;
+    struct arrival a;
+    start(&a, &c);
+    for (uint64_t i = 0; i < 1000; i++) {
+        uint64_t want = i < 10 ? i * 100 * LL_NS_PER_MS
+                               : LL_NS_PER_SEC + (i - 10) * 250 * LL_NS_PER_MS;
+        uint64_t got = arrival_next_ns(&a);
+        if (got != want)
+            fail_msg("10/s -> 4/s, arrival %llu: %llu ns, expected %llu",
+                     (unsigned long long)i, (unsigned long long)got,
+                     (unsigned long long)want);
+    }
+    c = config(ARRIVAL_CONSTANT, 3, 0, 1);
+    c.switch_at_ns = 500 * LL_NS_PER_MS;
+    c.switch_to_per_s = 7;
+    start(&a, &c);
+    assert_int_equal(arrival_next_ns(&a), 0);
+    assert_int_equal(arrival_next_ns(&a), 333333333);
+    for (uint64_t i = 2; i < 1000; i++) {
+        /* 0.5 s + (i - 1.5) / 7 s = (2i - 3) / 14 s + 0.5 s, rounded. */
+        uint64_t want = 500 * LL_NS_PER_MS +
+                        ((2 * i - 3) * 2 * LL_NS_PER_SEC + 14) / 28;
+        uint64_t got = arrival_next_ns(&a);
+        if (got != want)
+            fail_msg("3/s -> 7/s, arrival %llu: %llu ns, expected %llu",
+                     (unsigned long long)i, (unsigned long long)got,
+                     (unsigned long long)want);
+    }
+}
+
+/* Gaps between consecutive arrivals that both lie in [from_ns, to_ns),
+ * in seconds; *n gets their count. Caller frees. */
+static double *gaps_between(const struct arrival_config *c, uint64_t from_ns,
+                            uint64_t to_ns, size_t *n)
+{
+    struct arrival a;
+    start(&a, c);
+    size_t cap = 1024;
+    double *g = ll_malloc(cap * sizeof(*g));
+    uint64_t prev = UINT64_MAX;
+    *n = 0;
+    for (;;) {
+        uint64_t t = arrival_next_ns(&a);
+        if (t >= to_ns)
+            return g;
+        if (t >= from_ns && prev != UINT64_MAX && prev >= from_ns) {
+            if (*n == cap) {
+                cap *= 2;
+                g = ll_realloc(g, cap * sizeof(*g));
+            }
+            g[(*n)++] = (double)(t - prev) / 1e9;
+        }
+        prev = t;
+    }
+}
+
+/* Poisson and gamma across a switch: the counts before and after match
+ * the two rates, and the Poisson gaps inside each segment pass KS against
+ * that segment's exponential (and fail against the other rate). */
+static void test_switch_random(void **state)
+{
+    (void)state;
+    const uint64_t s = LL_NS_PER_SEC;
+    struct arrival_config c = config(ARRIVAL_POISSON, 500, 0, 77);
+    c.switch_at_ns = 20 * s;
+    c.switch_to_per_s = 100;
+    ASSERT_NEAR(count_between(&c, 0, 20 * s - 1), 10000, 4 * sqrt(10000));
+    ASSERT_NEAR(count_between(&c, 20 * s, 120 * s), 10000, 4 * sqrt(10000));
+    ASSERT_NEAR(count_between(&c, 20 * s, 21 * s), 100, 4 * sqrt(100));
+    size_t n;
+    double *g = gaps_between(&c, 0, 20 * s, &n);
+    ASSERT_IN_RANGE(n, 9500, 10500);
+    double crit = 1.63 / sqrt((double)n);
+    double d = ks_exponential(g, n, 500);
+    if (!(d < crit))
+        fail_msg("before the switch: KS D = %.5f >= %.5f", d, crit);
+    assert_true(ks_exponential(g, n, 100) > crit);
+    free(g);
+    g = gaps_between(&c, 20 * s, 120 * s, &n);
+    ASSERT_IN_RANGE(n, 9500, 10500);
+    crit = 1.63 / sqrt((double)n);
+    d = ks_exponential(g, n, 100);
+    if (!(d < crit))
+        fail_msg("after the switch: KS D = %.5f >= %.5f", d, crit);
+    assert_true(ks_exponential(g, n, 500) > crit);
+    free(g);
+
+    c.kind = ARRIVAL_GAMMA;
+    c.burstiness = 4;
+    ASSERT_NEAR(count_between(&c, 0, 20 * s - 1), 10000, 4 * sqrt(10000));
+    ASSERT_NEAR(count_between(&c, 20 * s, 120 * s), 10000, 4 * sqrt(10000));
+}
+
+/* A switch with a ramp: inside the ramp (10/s to 1000/s over 10 s, cut at
+ * 5 s where L = 50 + 49.5 x 25 = 1287.5, to 50/s) and after it (switch at
+ * 12 s, L = 5050 + 2000 = 7050, to 100/s). Constant arrivals, exact. */
+static void test_switch_ramp(void **state)
+{
+    (void)state;
+    const uint64_t s = LL_NS_PER_SEC;
+    struct arrival_config c = config(ARRIVAL_CONSTANT, 10, 0, 1);
+    c.ramp_to_per_s = 1000;
+    c.ramp_ns = 10 * s;
+    c.switch_at_ns = 5 * s;
+    c.switch_to_per_s = 50;
+    assert_int_equal(count_between(&c, 0, 5 * s - 1), 1288); /* i = 0..1287 */
+    assert_int_equal(count_between(&c, 5 * s, 15 * s), 500);  /* i = 1288..1787 */
+    struct arrival a;
+    start(&a, &c);
+    for (int i = 0; i < 1288; i++)
+        assert_true(arrival_next_ns(&a) < 5 * s);
+    assert_int_equal(arrival_next_ns(&a), 5 * s + 10 * LL_NS_PER_MS);
+    assert_int_equal(arrival_next_ns(&a), 5 * s + 30 * LL_NS_PER_MS);
+
+    c.switch_at_ns = 12 * s;
+    c.switch_to_per_s = 100;
+    assert_int_equal(count_between(&c, 0, 12 * s - 1), 7050);
+    start(&a, &c);
+    for (int i = 0; i < 7050; i++)
+        arrival_next_ns(&a);
+    assert_int_equal(arrival_next_ns(&a), 12 * s);
+    assert_int_equal(arrival_next_ns(&a), 12 * s + 10 * LL_NS_PER_MS);
+    c.kind = ARRIVAL_POISSON;
+    ASSERT_NEAR(count_between(&c, 12 * s, 22 * s), 1000, 4 * sqrt(1000));
+}
+
 static void test_determinism(void **state)
 {
     (void)state;
@@ -211,6 +346,8 @@ static void test_determinism(void **state)
         struct arrival_config c = config(kinds[j], 50, 0.5, 99);
         c.ramp_to_per_s = 150;
         c.ramp_ns = 3 * LL_NS_PER_SEC;
+        c.switch_at_ns = 2 * LL_NS_PER_SEC;
+        c.switch_to_per_s = 30;
         struct arrival a, b;
         start(&a, &c);
         start(&b, &c);
@@ -283,6 +420,22 @@ static void test_config_check(void **state)
     /* Burstiness is ignored unless gamma. */
     struct arrival_config c = config(ARRIVAL_POISSON, 5, -1, 1);
     assert_int_equal(arrival_config_check(&c, NULL, 0), 0);
+    /* The switch: its rate in range, and a time after the start. */
+    c.switch_to_per_s = -1;
+    c.switch_at_ns = 1;
+    assert_int_equal(arrival_config_check(&c, err, sizeof(err)), LL_E_INVAL);
+    assert_string_equal(err, "arrivals: switch rate: expected a rate in [0, "
+                             "1e9] per second (0 = no switch), got -1");
+    c.switch_to_per_s = NAN;
+    assert_int_equal(arrival_config_check(&c, err, sizeof(err)), LL_E_INVAL);
+    c.switch_to_per_s = 3;
+    c.switch_at_ns = 0;
+    assert_int_equal(arrival_config_check(&c, err, sizeof(err)), LL_E_INVAL);
+    assert_string_equal(err, "arrivals: switch time: expected a switch later "
+                             "than 0 ns (to start at a rate, give that "
+                             "rate), got 0");
+    c.switch_at_ns = 1;
+    assert_int_equal(arrival_config_check(&c, NULL, 0), 0);
 }
 
 static void test_parse_kind(void **state)
@@ -308,6 +461,9 @@ int main(void)
         cmocka_unit_test(test_gamma_cv),
         cmocka_unit_test(test_constant_exact),
         cmocka_unit_test(test_ramp),
+        cmocka_unit_test(test_switch_constant_exact),
+        cmocka_unit_test(test_switch_random),
+        cmocka_unit_test(test_switch_ramp),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_config_check),
         cmocka_unit_test(test_parse_kind),

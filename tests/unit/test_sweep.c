@@ -102,38 +102,155 @@ static void test_steady_verdict(void **state)
     assert_true(sweep_steady_verdict(40 * MS, 45 * MS, 5, 20, why, sizeof why));
 }
 
-/* Requests every 100 ms over 10 s; those scheduled in [3.0 s, 4.5 s) miss.
- * The first miss is at 3.0 s, latency is back at 4.5 s. A lone miss at
- * 7 s later does not undo the recovery (the run from 4.5 s is >= 1 s). */
+/* The window is [1 s, 11 s) with requests every 100 ms (1.0 .. 10.9 s),
+ * fed out of order. Misses in [1.0 s, 2.5 s) and a lone one at 4.0 s: the
+ * first miss is 1.0 s, the last 4.0 s, latency is back for good at the
+ * next request, 4.1 s, 3.1 s after the window's start. */
 static void test_recovery(void **state)
 {
     (void)state;
     size_t n = 100;
     uint64_t *t = malloc(n * sizeof *t);
     unsigned char *met = malloc(n);
+    struct sweep_recovery rc;
     for (size_t i = 0; i < n; i++) {
         size_t j = (i * 37) % n; /* fed out of order */
-        t[i] = j * 100 * MS;
-        met[i] = !((j >= 30 && j < 45) || j == 70);
+        t[i] = 1 * SEC + j * 100 * MS;
+        met[i] = !(j < 15 || j == 30);
     }
-    uint64_t first, back;
-    sweep_recovery(t, met, n, SWEEP_RECOVERY_RUN_NS, &first, &back);
-    assert_int_equal(first, 3000 * MS);
-    assert_int_equal(back, 4500 * MS);
-    /* Every request met: no miss, back at 0. */
+    sweep_recovery_measure(t, met, n, 1 * SEC, 11 * SEC, SWEEP_RECOVERY_TAIL_NS, &rc);
+    assert_int_equal(rc.first_miss_ns, 1000 * MS);
+    assert_int_equal(rc.last_miss_ns, 4000 * MS);
+    assert_int_equal(rc.back_ns, 4100 * MS);
+    assert_int_equal(rc.recovery_ns, 3100 * MS);
+    /* Every request met: back at the window's start, recovery 0. */
     for (size_t i = 0; i < n; i++)
         met[i] = 1;
-    sweep_recovery(t, met, n, SWEEP_RECOVERY_RUN_NS, &first, &back);
-    assert_true(first == LL_NO_TIME);
-    assert_int_equal(back, 0);
+    sweep_recovery_measure(t, met, n, 1 * SEC, 11 * SEC, SWEEP_RECOVERY_TAIL_NS, &rc);
+    assert_true(rc.first_miss_ns == LL_NO_TIME && rc.last_miss_ns == LL_NO_TIME);
+    assert_int_equal(rc.back_ns, 1 * SEC);
+    assert_int_equal(rc.recovery_ns, 0);
     /* Misses to the end: never back. */
     for (size_t i = 0; i < n; i++)
         met[i] = t[i] < 5000 * MS;
-    sweep_recovery(t, met, n, SWEEP_RECOVERY_RUN_NS, &first, &back);
-    assert_int_equal(first, 5000 * MS);
-    assert_true(back == LL_NO_TIME);
+    sweep_recovery_measure(t, met, n, 1 * SEC, 11 * SEC, SWEEP_RECOVERY_TAIL_NS, &rc);
+    assert_int_equal(rc.first_miss_ns, 5000 * MS);
+    assert_int_equal(rc.last_miss_ns, 10900 * MS);
+    assert_true(rc.back_ns == LL_NO_TIME && rc.recovery_ns == LL_NO_TIME);
+    /* The tail rule: after a last miss at 9.9 s the next request (10.0 s)
+     * has exactly 1 s of window left: back, 9 s after the start. After
+     * one at 10.0 s, 0.9 s is left: not back within the step. */
+    for (size_t i = 0; i < n; i++)
+        met[i] = t[i] != 9900 * MS;
+    sweep_recovery_measure(t, met, n, 1 * SEC, 11 * SEC, SWEEP_RECOVERY_TAIL_NS, &rc);
+    assert_int_equal(rc.back_ns, 10000 * MS);
+    assert_int_equal(rc.recovery_ns, 9000 * MS);
+    for (size_t i = 0; i < n; i++)
+        met[i] = t[i] != 10000 * MS;
+    sweep_recovery_measure(t, met, n, 1 * SEC, 11 * SEC, SWEEP_RECOVERY_TAIL_NS, &rc);
+    assert_int_equal(rc.first_miss_ns, 10000 * MS);
+    assert_true(rc.back_ns == LL_NO_TIME && rc.recovery_ns == LL_NO_TIME);
+    /* No request at all: nothing missed. */
+    sweep_recovery_measure(t, met, 0, 1 * SEC, 11 * SEC, SWEEP_RECOVERY_TAIL_NS, &rc);
+    assert_int_equal(rc.recovery_ns, 0);
     free(t);
     free(met);
+}
+
+/* A recovery step on a synthetic FIFO server of capacity 10 req/s (each
+ * request holds it 100 ms; the first token comes when it leaves). The
+ * lead-in offers 20 req/s for 3 s (a_i = 50 ms x i, i = 0..59): the server
+ * never idles, d_i = 100 ms x (i + 1), so at the switch 60 have arrived
+ * and 30 left: a backlog of 30. Then 4 req/s until 12 s (a = 3 s + 250 ms
+ * x k): while backlogged d = 6.1 s + 100 ms x k, TTFT = 3.1 s - 150 ms x k,
+ * which meets a 300 ms SLO from k = 19 (250 ms; k = 18 has 400 ms). So the
+ * last miss is at 7.5 s and latency is back at 7.75 s: 4.75 s after the
+ * switch. What the backlog implies brackets it: 30 / (10 - 4) = 5 s to
+ * drain the queue, less the SLO's slack 10 x 0.3 / 6 = 0.5 s. */
+static void test_recovery_step(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 300 * MS;
+    struct sweep_step s;
+    sweep_step_init(&s);
+    s.f.index = 3;
+    s.f.recovery = 1;
+    s.f.offered_rps = 4;
+    s.f.overload_rps = 20;
+    s.f.warmup_ns = 3 * SEC;
+    s.f.duration_ns = 12 * SEC;
+    s.f.window_ns = 9 * SEC;
+    uint64_t a[96], d[96], prev_d = 0;
+    size_t n = 0;
+    for (uint64_t i = 0; i < 60; i++)
+        a[n++] = i * 50 * MS;
+    for (uint64_t k = 0; k < 36; k++)
+        a[n++] = 3 * SEC + k * 250 * MS;
+    for (size_t i = 0; i < n; i++) {
+        d[i] = (a[i] > prev_d ? a[i] : prev_d) + 100 * MS;
+        prev_d = d[i];
+        struct record r;
+        record_init(&r, i);
+        r.kind = REC_OK;
+        r.http_status = 200;
+        r.sched_ns = r.sent_ns = a[i];
+        r.first_ns = r.first_content_ns = d[i];
+        r.last_ns = d[i] + 9 * 20 * MS;
+        r.end_ns = r.last_ns + 1 * MS;
+        r.output_tokens = r.events = 10;
+        r.prompt_tokens = 64;
+        r.step = 3;
+        r.warmup = a[i] < s.f.warmup_ns;
+        sweep_step_add_record(&s, &r, &set);
+    }
+    /* In flight every 100 ms from 10 ms: the last sample before the switch
+     * is at 2.91 s, with 59 arrived and 29 gone. */
+    s.f.n_series = 120;
+    s.f.series = calloc(s.f.n_series, sizeof *s.f.series);
+    for (size_t j = 0; j < s.f.n_series; j++) {
+        uint64_t t = 10 * MS + j * 100 * MS;
+        uint32_t in = 0;
+        for (size_t i = 0; i < n; i++)
+            in += a[i] <= t && d[i] > t;
+        s.f.series[j] = (struct driver_sample){.t_ns = t, .inflight = in};
+    }
+    s.f.scheduled = 36;
+    sweep_step_finish(&s, &set);
+    ASSERT_NEAR(s.backlog_at_switch, 30, 0);
+    assert_int_equal(s.recovery.first_miss_ns, 3 * SEC);
+    assert_int_equal(s.recovery.last_miss_ns, 7500 * MS);
+    assert_int_equal(s.recovery.back_ns, 7750 * MS);
+    assert_int_equal(s.recovery.recovery_ns, 4750 * MS);
+    double implied = s.backlog_at_switch / (10.0 - 4.0);
+    ASSERT_IN_RANGE((double)s.recovery.recovery_ns / 1e9, implied - 10 * 0.3 / 6.0, implied);
+    /* The lead-in's misses are warm-up: only the 19 window misses count. */
+    ASSERT_NEAR(s.attainment, 17.0 / 36.0, 1e-12);
+
+    /* The findings and summary.json carry it. */
+    struct sweep_findings fd;
+    sweep_findings_compute(&s, 1, NULL, 0, &set, &fd);
+    assert_true(fd.have_recovery);
+    assert_int_equal(fd.switch_ns, 3 * SEC);
+    ASSERT_NEAR(fd.overload_rps, 20, 0);
+    assert_int_equal(fd.recovery.recovery_ns, 4750 * MS);
+    char text[2048];
+    sweep_findings_text(&fd, &set, "", text, sizeof text);
+    assert_non_null(strstr(text, "(30 in flight at the switch)"));
+    assert_non_null(strstr(text, "after the switch"));
+    json_t *run = json_pack("{s:{}}", "config");
+    json_t *sum = sweep_summary_json(&s, 1, NULL, 0, &fd, &set, "", run);
+    json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
+    assert_int_equal(json_integer_value(json_object_get(rec, "recovery_ns")), 4750 * MS);
+    assert_int_equal(json_integer_value(json_object_get(rec, "switch_ns")), 3 * SEC);
+    assert_int_equal(json_integer_value(json_object_get(rec, "last_miss_ns")), 7500 * MS);
+    assert_true(json_is_true(json_object_get(rec, "recovered")));
+    ASSERT_NEAR(json_number_value(json_object_get(rec, "backlog_at_switch")), 30, 0);
+    ASSERT_NEAR(json_number_value(json_object_get(rec, "overload_rps")), 20, 0);
+    json_decref(sum);
+    json_decref(run);
+    sweep_step_free(&s);
 }
 
 static void test_cost_forecast(void **state)
@@ -434,6 +551,7 @@ static void test_facts_round_trip(void **state)
     a.f.repeat = 1;
     a.f.recovery = 1;
     a.f.offered_rps = 3.5;
+    a.f.overload_rps = 17.5;
     a.f.start_offset_ns = 123456789;
     a.f.duration_ns = 4 * SEC;
     a.f.warmup_ns = 0;
@@ -455,6 +573,7 @@ static void test_facts_round_trip(void **state)
     assert_int_equal(b.f.repeat, 1);
     assert_true(b.f.recovery);
     ASSERT_NEAR(b.f.offered_rps, 3.5, 0);
+    ASSERT_NEAR(b.f.overload_rps, 17.5, 0);
     assert_int_equal(b.f.start_offset_ns, 123456789);
     assert_int_equal(b.f.scheduled, 14);
     ASSERT_NEAR(b.f.inflight_mean, 1.25, 0);
@@ -492,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_knee_none),
         cmocka_unit_test(test_steady_verdict),
         cmocka_unit_test(test_recovery),
+        cmocka_unit_test(test_recovery_step),
         cmocka_unit_test(test_cost_forecast),
         cmocka_unit_test(test_step_figures),
         cmocka_unit_test(test_findings_capacity),

@@ -1,0 +1,217 @@
+/* Integration tests of the sweep's recovery step against `llmload sim` on
+ * 127.0.0.1: the step must start while the overload's backlog is still in
+ * the server, and measure how long latency takes to come back.
+ *
+ * The sim runs the default profile with a batch of 4 sequences and a 20 ms
+ * step base: for the test workload (prompt 64, output 16, ignore_eos) its
+ * capacity C is about 12 req/s (sim_profile_capacity_rps). One load step at
+ * 2 C, then the recovery step: 3 s more at 2 C (the lead-in, which leaves a
+ * backlog of about 36 + 4 requests), then 20% of 2 C. About 25 s in all. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test.h"
+
+#include "sim/profile.h"
+#include "util.h"
+
+#define SIM_SEQS 4
+static struct harness_sim cur_sim;
+
+static int sim_teardown(void **state)
+{
+    (void)state;
+    if (cur_sim.pid > 0)
+        harness_sim_stop(&cur_sim);
+    cur_sim.pid = 0;
+    return 0;
+}
+
+#define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
+#define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \
+                 "--arrival", "constant"
+
+/* The truth: the sim's capacity as SIM_SMALL configures it, for WORKLOAD. */
+static double truth_rps(void)
+{
+    struct sim_profile p;
+    assert_int_equal(sim_profile_get("default", &p), 0);
+    p.engine.max_num_seqs = SIM_SEQS;
+    p.engine.step_base_ns = 20 * LL_NS_PER_MS;
+    double c = sim_profile_capacity_rps(&p.engine, 64, 16);
+    ASSERT_IN_RANGE(c, 10, 14);
+    return c;
+}
+
+/* Run `llmload sweep --url <sim>/v1 --out <tmp>/r --quiet <args>`; the
+ * results dir goes to dir (dirlen bytes). Returns the temp dir (caller
+ * removes and frees). Fails the test when the sweep does not exit 0. */
+static char *sweep_ok(const char *const *args, char *dir, size_t dirlen)
+{
+    char *tmp = harness_tmpdir();
+    assert_non_null(tmp);
+    snprintf(dir, dirlen, "%s/r", tmp);
+    char url[200];
+    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    const char *argv[64] = {"sweep", "--url", url, "--out", dir, "--quiet"};
+    size_t n = 6;
+    for (size_t i = 0; args[i]; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(argv, 90, &status, &out, &err), 0);
+    if (status != 0)
+        fail_msg("sweep exited %d\nstdout:\n%s\nstderr:\n%s", status, out, err);
+    assert_non_null(strstr(out, "recovery: "));
+    free(out);
+    free(err);
+    return tmp;
+}
+
+static json_t *load_json(const char *dir, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        fail_msg("%s: %s", path, je.text);
+    return j;
+}
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_number(v))
+        fail_msg("\"%s\" is not a number", k);
+    return json_number_value(v);
+}
+
+/* `llmload report DIR` rebuilds summary.json byte for byte. */
+static void check_rebuild(const char *dir)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    char *before = harness_read_file(path, NULL);
+    assert_non_null(before);
+    unlink(path);
+    const char *rargs[] = {"report", dir, NULL};
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(rargs, 60, &status, &o, &e), 0);
+    if (status != 0)
+        fail_msg("report exited %d: %s", status, e);
+    char *after = harness_read_file(path, NULL);
+    assert_non_null(after);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    free(o);
+    free(e);
+}
+
+/* Overload, then recovery. With Q requests in flight at the switch (from
+ * the in-flight series), B = 4 of them in the batch, the sim's capacity C
+ * and the recovery rate L, the waiting queue drains at C - L; a request
+ * scheduled at t after the switch waits about (Q - B - (C - L) t) / C for a
+ * slot, so it meets a TTFT of S once t >= (Q - B - C S) / (C - L). That
+ * bound, and Q / (C - L) (the whole in-flight count drained), bracket the
+ * truth; the measured recovery must lie in [0.8 x lower - 0.2 s, 1.25 x
+ * upper + 0.3 s] (the series sample is up to 100 ms before the switch, and
+ * a busy machine slows the sim's steps). */
+static void test_recovery_after_overload(void **state)
+{
+    (void)state;
+    double c = truth_rps();
+    const char *sargs[] = {SIM_SMALL, NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    char rate[32];
+    snprintf(rate, sizeof rate, "%.3g", 2 * c);
+    const char *args[] = {"--rates", rate, "--step-duration", "2s", "--warmup", "0.3s",
+                          "--slo", "ttft=250ms", "--ttft-limit", "100s", "--max-error-rate",
+                          "100", "--overload-duration", "3s", "--recovery-duration", "8s",
+                          WORKLOAD, NULL};
+    char dir[600];
+    char *tmp = sweep_ok(args, dir, sizeof dir);
+    sim_teardown(NULL);
+
+    json_t *sum = load_json(dir, "summary.json");
+    json_t *steps = json_object_get(sum, "steps");
+    assert_int_equal(json_array_size(steps), 2);
+    json_t *rs = json_array_get(steps, 1);
+    assert_string_equal(json_string_value(json_object_get(rs, "kind")), "recovery");
+    double top = strtod(rate, NULL);
+    char want[32];
+    snprintf(want, sizeof want, "%.3g", 0.2 * top);
+    double lam = strtod(want, NULL);
+    ASSERT_REL(num(rs, "offered_rps"), lam, 1e-9);
+    ASSERT_REL(num(rs, "overload_rps"), top, 1e-9);
+    assert_int_equal(json_integer_value(json_object_get(rs, "warmup_ns")), 3 * LL_NS_PER_SEC);
+    /* The window's requests are the 8 s at the recovery rate alone. */
+    ASSERT_NEAR(num(rs, "scheduled"), lam * 8, 1.5);
+
+    json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
+    assert_true(json_is_true(json_object_get(rec, "ran")));
+    assert_int_equal(json_integer_value(json_object_get(rec, "switch_ns")), 3 * LL_NS_PER_SEC);
+    double q = num(rec, "backlog_at_switch");
+    /* (2C - C) x 3 s queued plus the batch, give or take the noise. */
+    ASSERT_NEAR(q, c * 3 + SIM_SEQS, 0.35 * c * 3);
+    if (!json_is_true(json_object_get(rec, "recovered")))
+        fail_msg("not recovered within the step: %s", json_dumps(rec, 0));
+    double got_s = num(rec, "recovery_ns") / 1e9;
+    double lower = (q - SIM_SEQS - c * 0.25) / (c - lam), upper = q / (c - lam);
+    if (!(got_s >= 0.8 * lower - 0.2 && got_s <= 1.25 * upper + 0.3))
+        fail_msg("recovery %.3fs outside [0.8 x %.3f - 0.2, 1.25 x %.3f + 0.3] (backlog %.0f, "
+                 "C %.2f, L %.2f)",
+                 got_s, lower, upper, q, c, lam);
+    /* The first window request (within one spacing of the switch) already
+     * waits behind the backlog. */
+    ASSERT_IN_RANGE(num(rec, "first_miss_ns"), 3e9, 3e9 + 1e9 / lam);
+    assert_true(num(rec, "back_in_slo_ns") > num(rec, "last_miss_ns"));
+    check_rebuild(dir);
+    json_decref(sum);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
+/* At a quarter of the capacity nothing queues: the lead-in leaves no
+ * backlog and every window request meets the SLO, recovery 0. */
+static void test_recovery_without_overload(void **state)
+{
+    (void)state;
+    double c = truth_rps();
+    const char *sargs[] = {SIM_SMALL, NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    char rate[32];
+    snprintf(rate, sizeof rate, "%.3g", 0.25 * c);
+    const char *args[] = {"--rates", rate, "--step-duration", "1s", "--warmup", "0.3s",
+                          "--slo", "ttft=250ms", "--overload-duration", "1s",
+                          "--recovery-duration", "2s", WORKLOAD, NULL};
+    char dir[600];
+    char *tmp = sweep_ok(args, dir, sizeof dir);
+    sim_teardown(NULL);
+    json_t *sum = load_json(dir, "summary.json");
+    json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
+    assert_true(json_is_true(json_object_get(rec, "recovered")));
+    assert_int_equal(json_integer_value(json_object_get(rec, "recovery_ns")), 0);
+    assert_true(json_is_null(json_object_get(rec, "first_miss_ns")));
+    ASSERT_IN_RANGE(num(rec, "backlog_at_switch"), 0, SIM_SEQS);
+    check_rebuild(dir);
+    json_decref(sum);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_recovery_after_overload, sim_teardown),
+        cmocka_unit_test_teardown(test_recovery_without_overload, sim_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
