@@ -24,7 +24,8 @@ static void report_usage(FILE *f)
 "\n"
 "Rebuild summary.json, steps.csv and report.html of a sweep's results\n"
 "directory from its raw files: run.json (settings), steps.jsonl (what the\n"
-"driver knew about each step) and requests.jsonl (one line per request).\n"
+"driver knew about each step), requests.jsonl (one line per request) and,\n"
+"when the sweep scraped the server, server_metrics.jsonl.\n"
 "Prints the step table and the findings. Nothing is sent anywhere.\n"
 "\n"
 "Exit status: 0 ok, 1 an --expect-capacity / --expect-slo check recorded in\n"
@@ -100,6 +101,57 @@ static int load_steps(const char *path, struct built *b, char *err, size_t errle
     return rc;
 }
 
+static double field_or_nan(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Read the ok scrapes of server_metrics.jsonl (times relative to the
+ * sweep's start, the in-flight samples' axis) into *out. A missing file
+ * is no series; an unreadable line is skipped (a scrape is a cross-check,
+ * never a reason to fail the report). Returns the count; *out is
+ * allocated (caller frees) even when it is 0. */
+static size_t load_server_series(const char *path, struct report_server_sample **out)
+{
+    size_t n = 0, cap = 64;
+    *out = ll_calloc(cap, sizeof **out);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t got;
+    while ((got = getline(&line, &lcap, f)) > 0) {
+        json_t *o = json_loadb(line, (size_t)got, 0, NULL);
+        if (!o)
+            continue;
+        json_t *t = json_object_get(o, "t_ns"), *d = json_object_get(o, "dur_ns");
+        if (json_is_true(json_object_get(o, "ok")) && json_is_integer(t)) {
+            if (n == cap) {
+                cap *= 2;
+                *out = ll_realloc(*out, cap * sizeof **out);
+            }
+            double mid_ns = (double)json_integer_value(t) +
+                            (json_is_integer(d) ? (double)json_integer_value(d) / 2 : 0);
+            struct report_server_sample *p = &(*out)[n];
+            p->t_s = mid_ns / 1e9;
+            p->waiting = field_or_nan(o, "waiting");
+            p->running = field_or_nan(o, "running");
+            p->kv_usage = field_or_nan(o, "kv_usage");
+            /* The baseline scrape before the first step is drawn at 0. */
+            if (p->t_s < 0)
+                p->t_s = 0;
+            if (n == 0 || p->t_s >= (*out)[n - 1].t_s)
+                n++;
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    return n;
+}
+
 /* Fill the HTML report's input from the steps. rs needs n entries; the
  * in-flight samples are allocated into *samples (caller frees). */
 static void fill_report(const struct built *b, const struct sweep_findings *fd,
@@ -172,6 +224,7 @@ int report_build_dir(const char *dir, FILE *out)
     int rc = LL_EXIT_USAGE;
     struct report_step *rs = NULL;
     struct report_inflight_sample *samples = NULL;
+    struct report_server_sample *server = NULL;
     json_t *sum = NULL;
 
     sweep_settings_init(&set);
@@ -229,6 +282,9 @@ int report_build_dir(const char *dir, FILE *out)
     struct report r;
     fill_report(&b, &fd, &set, &r, rs, &samples);
     r.findings_text = text;
+    snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
+    r.n_server = load_server_series(path, &server);
+    r.server = r.n_server ? server : NULL;
     snprintf(path, sizeof path, "%s/report.html", dir);
     if (report_html_write(&r, path, err, sizeof err) != 0) {
         ll_errorf("%s", err);
@@ -254,6 +310,7 @@ out:
     json_decref(sum);
     free(rs);
     free(samples);
+    free(server);
     built_free(&b);
     return rc;
 }

@@ -12,6 +12,10 @@
  * arrival process switches to 20% of that rate for --recovery-duration
  * (its window). At the end report_build_dir writes steps.csv, summary.json
  * and report.html from those files, exactly as `llmload report DIR` does.
+ * One scraper of the server's /metrics runs for the whole sweep
+ * (server_metrics.jsonl, times from the sweep's start); each step's window
+ * is joined to it as the step ends and the figures go into its steps.jsonl
+ * line (docs/server-metrics.md, "In a sweep").
  * docs/sweep.md describes the procedure. */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +33,7 @@
 #include "driver.h"
 #include "results.h"
 #include "runopts.h"
+#include "scrape.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -83,6 +88,13 @@ static void sweep_usage(FILE *f)
 "                           TTFT, or 30s without one)\n"
 "  (the sweep also stops when goodput is below its peak two steps in a row)\n"
 "\n"
+"Server metrics (docs/server-metrics.md): as `llmload run`; one scraper for the\n"
+"whole sweep, joined to each step's window:\n"
+"  --metrics-url URL        scrape this Prometheus /metrics (default: BASE with /v1\n"
+"                           replaced by /metrics, if it answers at the start)\n"
+"  --metrics-interval D     scrape period (default 1s, at least 100ms)\n"
+"  --no-metrics             do not scrape\n"
+"\n"
 "Findings, cost and CI checks:\n"
 "  --headroom PCT           operate at this share of the SLO capacity (default 80)\n"
 "  --forecast R             replicas needed for a forecast peak of R req/s\n"
@@ -108,7 +120,8 @@ enum {
     OPT_PROBE_DURATION, OPT_MAX_STEPS, OPT_NO_RECOVERY, OPT_RECOVERY_DURATION,
     OPT_OVERLOAD_DURATION, OPT_ATTAINMENT,
     OPT_MAX_ERROR_RATE, OPT_TTFT_LIMIT, OPT_HEADROOM, OPT_FORECAST, OPT_COST, OPT_REPLICAS,
-    OPT_EXPECT_CAPACITY, OPT_EXPECT_SLO,
+    OPT_EXPECT_CAPACITY, OPT_EXPECT_SLO, OPT_METRICS_URL, OPT_METRICS_INTERVAL,
+    OPT_NO_METRICS,
 };
 
 static const struct option sweep_own_options[] = {
@@ -130,6 +143,9 @@ static const struct option sweep_own_options[] = {
     {"replicas", required_argument, NULL, OPT_REPLICAS},
     {"expect-capacity", required_argument, NULL, OPT_EXPECT_CAPACITY},
     {"expect-slo", no_argument, NULL, OPT_EXPECT_SLO},
+    {"metrics-url", required_argument, NULL, OPT_METRICS_URL},
+    {"metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL},
+    {"no-metrics", no_argument, NULL, OPT_NO_METRICS},
 };
 
 /* The sweep's own flags, as given. */
@@ -137,7 +153,8 @@ struct sweep_opts {
     const char *rates, *step_duration, *gap, *repeat, *probe_duration, *max_steps;
     const char *recovery_duration, *overload_duration, *attainment, *max_error_rate, *ttft_limit, *headroom;
     const char *forecast, *cost, *replicas, *expect_capacity;
-    int no_recovery, expect_slo;
+    const char *metrics_url, *metrics_interval;
+    int no_recovery, expect_slo, no_metrics;
 };
 
 /* The plan that comes out of the flags. */
@@ -182,6 +199,9 @@ static void parse_args(int argc, char **argv, struct run_opts *o, struct sweep_o
         case OPT_REPLICAS: so->replicas = a; break;
         case OPT_EXPECT_CAPACITY: so->expect_capacity = a; break;
         case OPT_EXPECT_SLO: so->expect_slo = 1; break;
+        case OPT_METRICS_URL: so->metrics_url = a; break;
+        case OPT_METRICS_INTERVAL: so->metrics_interval = a; break;
+        case OPT_NO_METRICS: so->no_metrics = 1; break;
         case RUNOPTS_OPT_HELP:
         case 'h':
             sweep_usage(stdout);
@@ -460,7 +480,60 @@ struct sweep_run {
     struct sweep_point *points;
     uint64_t start_ns;
     int quiet;
+    struct scraper *scraper;        /* the sweep's one scraper; NULL = not scraping */
 };
+
+/* Join the scrapes to step s's window (run_start_abs_ns is the step's
+ * t = 0) with the inner span, so back-to-back steps do not share counts,
+ * and keep the figures in s->f.server. A window with no ok scrape keeps
+ * only the counts (NAN figures): a gap, never a failed step. */
+static void join_step(const struct sweep_run *sr, uint64_t run_start_abs_ns,
+                      struct sweep_facts *f)
+{
+    struct sweep_server *v = &f->server;
+    sweep_server_clear(v);
+    if (!sr->scraper)
+        return;
+    v->present = 1;
+    uint64_t t0 = run_start_abs_ns + f->warmup_ns, t1 = t0 + f->window_ns;
+    struct scrape_join j;
+    int rc = scrape_join(sr->scraper, t0, t1, SCRAPE_SPAN_INNER, &j);
+    if (rc != 0 && rc != LL_E_NOTFOUND)
+        return;
+    v->scrapes = j.scrapes;
+    v->failed = j.failed;
+    if (rc != 0)
+        return;
+    snprintf(v->engine, sizeof v->engine, "%s", engines_kind_name(j.engine));
+    if (j.waiting.present) {
+        v->waiting_mean = j.waiting.mean;
+        v->waiting_max = j.waiting.max;
+    }
+    if (j.running.present) {
+        v->running_mean = j.running.mean;
+        v->running_max = j.running.max;
+    }
+    if (j.kv_usage.present) {
+        v->kv_mean = j.kv_usage.mean;
+        v->kv_max = j.kv_usage.max;
+    }
+    if (j.preemptions.present)
+        v->preemptions = j.preemptions.delta;
+    if (j.generation_tokens.present)
+        v->generation_tokens = j.generation_tokens.delta;
+    if (j.prompt_tokens.present)
+        v->prompt_tokens = j.prompt_tokens.delta;
+    if (j.ttft_present && j.ttft_quantiles) {
+        v->ttft_p50_s = j.ttft_p50_s;
+        v->ttft_p99_s = j.ttft_p99_s;
+        v->ttft_p99_lower_bound = isinf(j.ttft_p99_hi_s);
+    }
+    if (j.span_to_abs_ns > j.span_from_abs_ns && j.span_from_abs_ns >= run_start_abs_ns) {
+        v->has_span = 1;
+        v->span_from_ns = j.span_from_abs_ns - run_start_abs_ns;
+        v->span_to_ns = j.span_to_abs_ns - run_start_abs_ns;
+    }
+}
 
 /* Run one step at rate; append its facts and figures. Returns 0, 1 when it
  * was interrupted, or -1 (reason printed) when it could not run. A
@@ -523,7 +596,10 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     f->recovery = recovery;
     f->offered_rps = rate;
     f->overload_rps = lead_rps;
-    f->start_offset_ns = started - sr->start_ns;
+    /* Records count from the driver's t = 0; so do the step's offset and
+     * its in-flight samples, to share one axis with the server's scrapes. */
+    f->start_offset_ns = res.run_start_abs_ns >= sr->start_ns ? res.run_start_abs_ns - sr->start_ns
+                                                              : started - sr->start_ns;
     f->duration_ns = cfg.duration_ns;
     f->warmup_ns = warmup_ns;
     f->window_ns = res.window_ns;
@@ -538,6 +614,7 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     res.series = NULL;
     res.n_series = 0;
     int interrupted = res.interrupted;
+    join_step(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
     driver_result_free(&res);
 
     json_t *line = sweep_facts_json(f);
@@ -630,6 +707,13 @@ int sweep_main(int argc, char **argv)
     struct sweep_settings set;
     parse_args(argc, argv, &o, &so);
     build_plan(&o, &so, &cfg, &plan, &set);
+    uint64_t metrics_interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
+    if (so.metrics_interval)
+        metrics_interval_ns = runopts_duration("--metrics-interval", so.metrics_interval);
+    if (metrics_interval_ns < SCRAPE_MIN_INTERVAL_NS)
+        ll_usage_fail("--metrics-interval: at least 100ms, got \"%s\"", so.metrics_interval);
+    if (so.no_metrics && so.metrics_url)
+        ll_usage_fail("--no-metrics and --metrics-url: pick one");
 
     int exit_code = LL_EXIT_RUNTIME;
     struct runopts_target target;
@@ -674,7 +758,15 @@ int sweep_main(int argc, char **argv)
         ll_errorf("%s: %s", path, strerror(errno));
         goto out;
     }
+    if (!so.no_metrics)
+        sr.scraper = scraper_for_run(so.metrics_url, cfg.transport.base_url, metrics_interval_ns,
+                                     dir, o.quiet);
     sr.start_ns = ll_now_ns();
+    if (sr.scraper && scraper_start(sr.scraper, sr.start_ns, err, sizeof err) != 0) {
+        ll_errorf("warning: server metrics: %s", err);
+        scraper_free(sr.scraper);
+        sr.scraper = NULL;
+    }
 
     char stop[256] = "";
     if (set.auto_rates) {
@@ -708,6 +800,15 @@ int sweep_main(int argc, char **argv)
                       set.estimate_rps, round3(set.estimate_rps * 0.1));
     }
     int st = run_sweep(&sr, &cfg, &plan, &set, stop, sizeof stop);
+    if (sr.scraper) {
+        scraper_stop(sr.scraper);
+        uint64_t scrapes = 0, failed = 0;
+        scraper_counts(sr.scraper, &scrapes, &failed);
+        if (failed && !o.quiet)
+            ll_errorf("server metrics: %llu of %llu scrapes of %s failed (counted as gaps)",
+                      (unsigned long long)failed, (unsigned long long)scrapes,
+                      scraper_url(sr.scraper));
+    }
     if (st < 0 && sr.n_steps == 0)
         goto out;
     json_t *end = json_object();
@@ -747,6 +848,7 @@ out:
     free(sr.steps);
     free(sr.points);
     json_decref(run);
+    scraper_free(sr.scraper);
     runopts_target_close(&target);
     runopts_workload_free(&cfg);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

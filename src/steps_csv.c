@@ -10,8 +10,10 @@
 #include "util.h"
 
 /* 54 fixed columns, then one error count per kind other than ok
- * ("err_http_429" ...), in enum rec_kind order. */
+ * ("err_http_429" ...), in enum rec_kind order, then N_SERVER server
+ * columns. */
 #define N_FIXED 54
+#define N_SERVER 15
 
 const char *const steps_csv_columns[] = {
     "step", "repeat", "kind", "offered_rps", "start_offset_s", "window_s", "achieved_rps",
@@ -29,11 +31,17 @@ const char *const steps_csv_columns[] = {
     "err_timeout_first_token", "err_timeout_idle", "err_timeout_total", "err_connect_error",
     "err_stream_truncated", "err_malformed_event", "err_line_too_long",
     "err_server_error_event", "err_cancelled", "err_client_dropped", "err_transport_error",
+    /* the server's /metrics over the step's window (empty when not scraped) */
+    "server_scrapes", "server_scrapes_failed", "server_waiting_mean", "server_waiting_max",
+    "server_running_mean", "server_running_max", "server_kv_usage_mean", "server_kv_usage_max",
+    "server_preemptions", "server_ttft_p50_ms", "server_ttft_p99_ms",
+    "client_ttft_from_sent_p50_ms", "client_ttft_from_sent_p99_ms",
+    "server_generation_tokens", "client_output_tokens_in_span",
 };
 const size_t steps_csv_ncolumns = sizeof steps_csv_columns / sizeof steps_csv_columns[0];
 
 _Static_assert(sizeof steps_csv_columns / sizeof steps_csv_columns[0] ==
-                   N_FIXED + REC_KIND_COUNT - 1,
+                   N_FIXED + REC_KIND_COUNT - 1 + N_SERVER,
                "one error column per kind other than ok");
 
 static void num(FILE *f, double v)
@@ -56,6 +64,33 @@ static void pcts(FILE *f, const uint64_t *v, int defined)
 {
     for (int i = 0; i < SWEEP_NPCT; i++)
         ms(f, v[i], defined);
+}
+
+/* The N_SERVER server columns: all empty when the step was not scraped. */
+static void server_cols(FILE *f, const struct sweep_step *s)
+{
+    const struct sweep_server *v = &s->f.server;
+    if (!v->present) {
+        for (int i = 0; i < N_SERVER; i++)
+            fputc(',', f);
+        return;
+    }
+    const struct hist *h = s->stats.ttft_server;
+    int have = hist_count(h) > 0;
+    fprintf(f, ",%llu,%llu", (unsigned long long)v->scrapes, (unsigned long long)v->failed);
+    num(f, v->waiting_mean);
+    num(f, v->waiting_max);
+    num(f, v->running_mean);
+    num(f, v->running_max);
+    num(f, v->kv_mean);
+    num(f, v->kv_max);
+    num(f, v->preemptions);
+    num(f, v->ttft_p50_s * 1e3);
+    num(f, v->ttft_p99_s * 1e3);
+    ms(f, have ? hist_percentile(h, 50) : 0, have);
+    ms(f, have ? hist_percentile(h, 99) : 0, have);
+    num(f, v->generation_tokens);
+    num(f, v->has_span ? s->client_tokens_in_span : NAN);
 }
 
 static void row(FILE *f, const struct sweep_step *s)
@@ -95,6 +130,7 @@ static void row(FILE *f, const struct sweep_step *s)
     num(f, s->cost_per_mtok);
     for (int k = 1; k < REC_KIND_COUNT; k++)
         fprintf(f, ",%llu", (unsigned long long)st->by_kind[k]);
+    server_cols(f, s);
     fputc('\n', f);
 }
 

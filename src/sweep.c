@@ -35,6 +35,36 @@ void sweep_step_init(struct sweep_step *s)
     s->recovery.first_miss_ns = s->recovery.last_miss_ns = LL_NO_TIME;
     s->recovery.back_ns = s->recovery.recovery_ns = LL_NO_TIME;
     s->backlog_at_switch = NAN;
+    sweep_server_clear(&s->f.server);
+}
+
+void sweep_server_clear(struct sweep_server *srv)
+{
+    memset(srv, 0, sizeof *srv);
+    srv->waiting_mean = srv->waiting_max = NAN;
+    srv->running_mean = srv->running_max = NAN;
+    srv->kv_mean = srv->kv_max = NAN;
+    srv->preemptions = srv->generation_tokens = srv->prompt_tokens = NAN;
+    srv->ttft_p50_s = srv->ttft_p99_s = NAN;
+}
+
+/* Output tokens of r received inside [a, b] (ns since the step's start):
+ * the first at first_ns, the rest spread evenly over (first_ns, last_ns]. */
+static double tokens_in_span(const struct record *r, uint64_t a, uint64_t b)
+{
+    if (r->output_tokens == 0 || r->first_ns == LL_NO_TIME)
+        return 0;
+    double got = r->first_ns >= a && r->first_ns <= b ? 1 : 0;
+    if (r->output_tokens < 2)
+        return got;
+    uint64_t lo = r->first_ns, hi = r->last_ns;
+    double rest = (double)(r->output_tokens - 1);
+    if (hi == LL_NO_TIME || hi <= lo)
+        return got + (lo >= a && lo <= b ? rest : 0);
+    uint64_t from = LL_MAX(lo, a), to = LL_MIN(hi, b);
+    if (to > from)
+        got += rest * (double)(to - from) / (double)(hi - lo);
+    return got;
 }
 
 void sweep_step_free(struct sweep_step *s)
@@ -69,6 +99,9 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
                                                                : r->prompt_tokens;
         s->output_tokens_ended += r->output_tokens;
     }
+    if (f->server.has_span)
+        s->client_tokens_in_span += tokens_in_span(r, f->server.span_from_ns,
+                                                   f->server.span_to_ns);
     if (r->warmup || r->sched_ns < f->warmup_ns)
         return;
     stats_add_record(&s->stats, r);
@@ -787,6 +820,80 @@ static const char *step_verdict(const struct sweep_step *s)
     return "ok";
 }
 
+/* "mean/max" of a gauge, "-" when absent. */
+static void fmt_gauge(char *buf, size_t len, double mean, double max, double scale)
+{
+    if (isnan(mean) || isnan(max))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.1f/%.0f", mean * scale, max * scale);
+}
+
+static void fmt_secs(char *buf, size_t len, double s, int lower_bound)
+{
+    char d[16];
+    if (isnan(s) || s < 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%s%s", lower_bound ? ">" : "",
+                 ll_fmt_duration((uint64_t)llround(s * 1e9), d, sizeof d));
+}
+
+static void fmt_count(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+/* The server's figures per step, after the step table (only when some
+ * step was scraped): queue, batch and KV gauges over the window, the
+ * server's TTFT beside the client's from the send time, and the server's
+ * generated tokens beside the client's over the same span. */
+static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n)
+{
+    size_t scraped = 0;
+    for (size_t i = 0; i < n; i++)
+        scraped += steps[i].f.server.present;
+    if (!scraped)
+        return;
+    fprintf(f, "\nserver /metrics per step window (mean/max; TTFT server | client from send):\n");
+    fprintf(f, "%4s %11s %11s %11s %7s %21s %19s %9s\n", "step", "queue", "running", "KV %",
+            "preempt", "TTFT p50 srv|cli", "gen tok srv|cli", "scrapes");
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_step *s = &steps[i];
+        const struct sweep_server *v = &s->f.server;
+        char id[16], q[24], r[24], kv[24], pre[24], t1[24], t2[24], g1[24], g2[24];
+        char ttft[56], gen[56], sc[40];
+        if (!v->present)
+            continue;
+        if (s->f.recovery)
+            snprintf(id, sizeof id, "rec");
+        else if (s->f.repeat)
+            snprintf(id, sizeof id, "%u.%u", s->f.index, s->f.repeat);
+        else
+            snprintf(id, sizeof id, "%u", s->f.index);
+        fmt_gauge(q, sizeof q, v->waiting_mean, v->waiting_max, 1);
+        fmt_gauge(r, sizeof r, v->running_mean, v->running_max, 1);
+        fmt_gauge(kv, sizeof kv, v->kv_mean, v->kv_max, 100);
+        fmt_count(pre, sizeof pre, v->preemptions);
+        fmt_secs(t1, sizeof t1, v->ttft_p50_s, 0);
+        fmt_secs(t2, sizeof t2, hist_count(s->stats.ttft_server)
+                                    ? (double)hist_percentile(s->stats.ttft_server, 50) / 1e9
+                                    : NAN, 0);
+        snprintf(ttft, sizeof ttft, "%s|%s", t1, t2);
+        fmt_count(g1, sizeof g1, v->generation_tokens);
+        fmt_count(g2, sizeof g2, v->has_span ? s->client_tokens_in_span : NAN);
+        snprintf(gen, sizeof gen, "%s|%s", g1, g2);
+        if (v->failed)
+            snprintf(sc, sizeof sc, "%" PRIu64 " (%" PRIu64 " gaps)", v->scrapes, v->failed);
+        else
+            snprintf(sc, sizeof sc, "%" PRIu64, v->scrapes);
+        fprintf(f, "%4s %11s %11s %11s %7s %21s %19s %9s\n", id, q, r, kv, pre, ttft, gen, sc);
+    }
+}
+
 void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set)
 {
@@ -827,6 +934,7 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
             fprintf(f, " (%s)", s->fail_reason);
         fputc('\n', f);
     }
+    print_server_table(f, steps, n);
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -847,6 +955,89 @@ static void jset(json_t *o, const char *k, json_t *v)
         ll_errorf("out of memory building JSON");
         abort();
     }
+}
+
+/* The facts part of the server figures (steps.jsonl's "server"). */
+static json_t *server_facts_json(const struct sweep_server *v)
+{
+    json_t *o = json_object();
+    jset(o, "scrapes", ju64(v->scrapes));
+    jset(o, "failed", ju64(v->failed));
+    jset(o, "engine", v->engine[0] ? json_string(v->engine) : json_null());
+    jset(o, "waiting_mean", jnum(v->waiting_mean));
+    jset(o, "waiting_max", jnum(v->waiting_max));
+    jset(o, "running_mean", jnum(v->running_mean));
+    jset(o, "running_max", jnum(v->running_max));
+    jset(o, "kv_usage_mean", jnum(v->kv_mean));
+    jset(o, "kv_usage_max", jnum(v->kv_max));
+    jset(o, "preemptions", jnum(v->preemptions));
+    jset(o, "generation_tokens", jnum(v->generation_tokens));
+    jset(o, "prompt_tokens", jnum(v->prompt_tokens));
+    jset(o, "ttft_p50_s", jnum(v->ttft_p50_s));
+    jset(o, "ttft_p99_s", jnum(v->ttft_p99_s));
+    jset(o, "ttft_p99_is_lower_bound", json_boolean(v->ttft_p99_lower_bound));
+    jset(o, "span_from_ns", v->has_span ? ju64(v->span_from_ns) : json_null());
+    jset(o, "span_to_ns", v->has_span ? ju64(v->span_to_ns) : json_null());
+    return o;
+}
+
+/* A number or NAN (null, absent). */
+static double num_or_nan(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void server_facts_from_json(json_t *o, struct sweep_server *v)
+{
+    sweep_server_clear(v);
+    if (!json_is_object(o))
+        return;
+    v->present = 1;
+    json_t *x = json_object_get(o, "scrapes");
+    v->scrapes = json_is_integer(x) && json_integer_value(x) > 0
+                     ? (uint64_t)json_integer_value(x) : 0;
+    x = json_object_get(o, "failed");
+    v->failed = json_is_integer(x) && json_integer_value(x) > 0
+                    ? (uint64_t)json_integer_value(x) : 0;
+    const char *e = json_string_value(json_object_get(o, "engine"));
+    snprintf(v->engine, sizeof v->engine, "%s", e ? e : "");
+    v->waiting_mean = num_or_nan(o, "waiting_mean");
+    v->waiting_max = num_or_nan(o, "waiting_max");
+    v->running_mean = num_or_nan(o, "running_mean");
+    v->running_max = num_or_nan(o, "running_max");
+    v->kv_mean = num_or_nan(o, "kv_usage_mean");
+    v->kv_max = num_or_nan(o, "kv_usage_max");
+    v->preemptions = num_or_nan(o, "preemptions");
+    v->generation_tokens = num_or_nan(o, "generation_tokens");
+    v->prompt_tokens = num_or_nan(o, "prompt_tokens");
+    v->ttft_p50_s = num_or_nan(o, "ttft_p50_s");
+    v->ttft_p99_s = num_or_nan(o, "ttft_p99_s");
+    v->ttft_p99_lower_bound = json_is_true(json_object_get(o, "ttft_p99_is_lower_bound"));
+    json_t *a = json_object_get(o, "span_from_ns"), *b = json_object_get(o, "span_to_ns");
+    if (json_is_integer(a) && json_is_integer(b) && json_integer_value(a) >= 0 &&
+        json_integer_value(b) >= json_integer_value(a)) {
+        v->has_span = 1;
+        v->span_from_ns = (uint64_t)json_integer_value(a);
+        v->span_to_ns = (uint64_t)json_integer_value(b);
+    }
+}
+
+json_t *sweep_server_json(const struct sweep_step *s)
+{
+    const struct sweep_server *v = &s->f.server;
+    if (!v->present)
+        return NULL;
+    json_t *o = server_facts_json(v);
+    const struct hist *h = s->stats.ttft_server;
+    int have = hist_count(h) > 0;
+    jset(o, "client_ttft_from_sent_p50_s",
+         have ? json_real((double)hist_percentile(h, 50) / 1e9) : json_null());
+    jset(o, "client_ttft_from_sent_p99_s",
+         have ? json_real((double)hist_percentile(h, 99) / 1e9) : json_null());
+    jset(o, "client_output_tokens", v->has_span ? json_real(s->client_tokens_in_span)
+                                                : json_null());
+    return o;
 }
 
 json_t *sweep_facts_json(const struct sweep_facts *f)
@@ -878,6 +1069,8 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
         json_array_append_new(series, p);
     }
     jset(o, "inflight_series", series);
+    if (f->server.present)
+        jset(o, "server", server_facts_json(&f->server));
     return o;
 }
 
@@ -945,6 +1138,7 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
         f->series[f->n_series].inflight = (uint32_t)json_integer_value(c);
         f->n_series++;
     }
+    server_facts_from_json(json_object_get(o, "server"), &f->server);
     return 0;
 }
 
@@ -1204,6 +1398,9 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "fail_reason", s->slo_pass ? json_null() : json_string(s->fail_reason));
     jset(o, "verdict", json_string(step_verdict(s)));
     jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
+    json_t *srv = sweep_server_json(s);
+    if (srv)
+        jset(o, "server", srv);
     return o;
 }
 

@@ -75,6 +75,30 @@ struct sweep_settings {
 /* Fill s with the defaults above (no SLO, one replica). */
 void sweep_settings_init(struct sweep_settings *s);
 
+/* What the server's /metrics said over one step's window, joined live by
+ * `llmload sweep` (scrape_join, SCRAPE_SPAN_INNER) and kept in steps.jsonl
+ * ("server") so `llmload report` rebuilds it. A figure the engine does not
+ * export, or that no ok scrape covered, is NAN. */
+struct sweep_server {
+    int present;                 /* 1: the sweep scraped during this step */
+    uint64_t scrapes, failed;    /* scrapes whose time is in the window; failed = gaps */
+    char engine[16];             /* "vllm", ..., "unknown"; "" when no ok scrape */
+    double waiting_mean, waiting_max;   /* requests queued in the server */
+    double running_mean, running_max;   /* requests in the running batch */
+    double kv_mean, kv_max;      /* KV cache in use, fraction 0..1 */
+    double preemptions;          /* counter increase over the span */
+    double generation_tokens;    /* tokens, counter increase over the span */
+    double prompt_tokens;        /* tokens, counter increase over the span */
+    double ttft_p50_s, ttft_p99_s; /* s, from the TTFT histogram's increase over the span */
+    int ttft_p99_lower_bound;    /* 1: p99 lies in the +Inf bucket (a lower bound) */
+    int has_span;                /* 1: span_*_ns below hold */
+    uint64_t span_from_ns;       /* ns since the step's start: the scrapes the counter */
+    uint64_t span_to_ns;         /* deltas run between (the client's tokens use the same) */
+};
+
+/* Mark srv as "not scraped": present 0, every figure NAN. */
+void sweep_server_clear(struct sweep_server *srv);
+
 /* What the sweep knew about one step beyond its records: one line of
  * steps.jsonl. Owned pointers are freed by sweep_step_free. */
 struct sweep_facts {
@@ -98,6 +122,7 @@ struct sweep_facts {
     struct hist *lateness;       /* ns, generator lateness; owned, never NULL after init */
     struct driver_sample *series;/* in-flight samples; owned, n_series of them */
     size_t n_series;
+    struct sweep_server server;  /* server metrics over the window (present 0 = none) */
 };
 
 /* What the recovery step measured (sweep_recovery_measure). Times are sched_ns
@@ -126,6 +151,10 @@ struct sweep_step {
     uint64_t prompt_tokens_ended;/* tokens, of ok records that ended inside the window */
     uint64_t output_tokens_ended;/* tokens, likewise */
     uint64_t sent_in_window;     /* window records sent before the window closed */
+    double client_tokens_in_span;/* tokens, output tokens of every record of the step
+                                  * (warm-up and failed ones too) received inside the
+                                  * server span (f.server.span_*): the first at first_ns,
+                                  * the rest spread evenly over (first_ns, last_ns] */
     uint64_t *met_sched_ns;      /* sched_ns of each window record but cancelled ones,
                                   * in finish order (sorted by sweep_recovery_measure) */
     unsigned char *met;          /* 1 when that record met the SLO (ok when there is none) */
@@ -302,6 +331,10 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set);
 
 /* ---- JSON: steps.jsonl lines, settings, summary.json ------------------ */
+
+/* The server figures of step s beside the client's (summary.json's
+ * per-step "server"): NULL when the step was not scraped. Caller owns it. */
+json_t *sweep_server_json(const struct sweep_step *s);
 
 /* The steps.jsonl line of f (an object; caller owns it). */
 json_t *sweep_facts_json(const struct sweep_facts *f);

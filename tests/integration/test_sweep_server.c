@@ -1,0 +1,259 @@
+/* Integration tests of the sweep's server metrics (issue 6): one scraper
+ * for the whole sweep, joined to each step's window, against `llmload
+ * sim`'s /metrics on 127.0.0.1.
+ *
+ * The sim runs a batch of 4 sequences with a 20 ms step base: about 12
+ * req/s of capacity for the workload below (prompt 64, output 16 tokens,
+ * ignore_eos; test_sweep.c derives it from sim_profile_capacity_rps). Two
+ * steps of 3 s (+0.5 s warm-up) at 3 and 24 req/s: the first leaves the
+ * server's queue empty, the second builds a backlog of about 12 requests
+ * a second. Scrapes every 200 ms. The file runs in about 20 s. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test.h"
+
+#include "util.h"
+
+static struct harness_sim cur_sim;
+
+static int sim_teardown(void **state)
+{
+    (void)state;
+    if (cur_sim.pid > 0)
+        harness_sim_stop(&cur_sim);
+    cur_sim.pid = 0;
+    return 0;
+}
+
+#define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
+#define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \
+                 "--arrival", "constant"
+/* Server-counted generation tokens against client-counted output tokens
+ * over the same span of scrapes: within 5% (the client spreads each
+ * request's tokens evenly between its first and last token; the sim emits
+ * them one engine step apart, so the spread is close but not exact). */
+#define TOKENS_REL_TOL 0.05
+
+static json_t *load_json(const char *dir, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        fail_msg("%s: %s", path, je.text);
+    return j;
+}
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_number(v))
+        fail_msg("\"%s\" is not a number", k);
+    return json_number_value(v);
+}
+
+/* The largest data-y of the <circle>s of series in chart chart_id whose
+ * data-x lies in [x0, x1]; -1 when there is none. *count gets how many
+ * points the series has in the whole chart. */
+static double svg_max_in(const char *html, const char *chart_id, const char *series, double x0,
+                         double x1, size_t *count)
+{
+    char pat[160];
+    snprintf(pat, sizeof pat, "class=\"chart\" id=\"%s\"", chart_id);
+    const char *start = strstr(html, pat);
+    if (!start)
+        fail_msg("no chart %s in the report", chart_id);
+    const char *end = strstr(start, "</svg>");
+    assert_non_null(end);
+    snprintf(pat, sizeof pat, "data-series=\"%s\" data-x=\"", series);
+    double best = -1;
+    *count = 0;
+    for (const char *p = strstr(start, pat); p && p < end; p = strstr(p + 1, pat)) {
+        const char *q = p + strlen(pat);
+        char *e;
+        double x = strtod(q, &e);
+        assert_true(e != q);
+        const char *yq = strstr(q, "data-y=\"");
+        assert_non_null(yq);
+        double y = strtod(yq + 8, &e);
+        assert_true(e != yq + 8);
+        (*count)++;
+        if (x >= x0 && x <= x1 && y > best)
+            best = y;
+    }
+    return best;
+}
+
+static void run_ok(const char *const *argv, int timeout_s, char **out)
+{
+    int status = -1;
+    char *err = NULL;
+    assert_int_equal(harness_run(argv, timeout_s, &status, out, &err), 0);
+    if (status != 0)
+        fail_msg("llmload %s exited %d\nstdout:\n%s\nstderr:\n%s", argv[0], status,
+                 out && *out ? *out : "", err ? err : "");
+    free(err);
+}
+
+static void test_sweep_server_join(void **state)
+{
+    (void)state;
+    const char *sargs[] = {SIM_SMALL, NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    char *tmp = harness_tmpdir();
+    assert_non_null(tmp);
+    char dir[600], url[200];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    const char *argv[] = {"sweep", "--url", url, "--out", dir, "--quiet", "--rates", "3,24",
+                          "--step-duration", "3s", "--warmup", "0.5s", "--no-recovery",
+                          "--ttft-limit", "100s", "--max-error-rate", "100",
+                          "--metrics-interval", "200ms", WORKLOAD, NULL};
+    char *out = NULL;
+    run_ok(argv, 90, &out);
+    sim_teardown(NULL);
+    assert_non_null(strstr(out, "server /metrics per step window"));
+    free(out);
+
+    json_t *sum = load_json(dir, "summary.json");
+    json_t *steps = json_object_get(sum, "steps");
+    assert_int_equal(json_array_size(steps), 2);
+    double t_win[2][2];
+    for (size_t i = 0; i < 2; i++) {
+        json_t *st = json_array_get(steps, i);
+        json_t *srv = json_object_get(st, "server");
+        assert_true(json_is_object(srv));
+        assert_string_equal(json_string_value(json_object_get(srv, "engine")), "vllm");
+        /* 3 s at 200 ms: about 15 scrapes in the window, none failed. */
+        ASSERT_IN_RANGE(num(srv, "scrapes"), 8, 17);
+        assert_int_equal((int)num(srv, "failed"), 0);
+        double gen = num(srv, "generation_tokens"), cli = num(srv, "client_output_tokens");
+        print_message("step %zu: queue mean %.2f max %.0f, running max %.0f, kv max %.3f, "
+                      "server gen tokens %.0f, client %.1f, TTFT p50 server %.4fs client "
+                      "(from sent) %.4fs\n",
+                      i, num(srv, "waiting_mean"), num(srv, "waiting_max"),
+                      num(srv, "running_max"), num(srv, "kv_usage_max"), gen, cli,
+                      num(srv, "ttft_p50_s"), num(srv, "client_ttft_from_sent_p50_s"));
+        assert_true(gen > 100);
+        ASSERT_REL(cli, gen, TOKENS_REL_TOL);
+        ASSERT_IN_RANGE(num(srv, "running_max"), 1, 4);
+        assert_true(num(srv, "ttft_p50_s") > 0);
+        double off = num(st, "start_offset_ns") / 1e9, w = num(st, "warmup_ns") / 1e9;
+        t_win[i][0] = off + w;
+        t_win[i][1] = off + w + num(st, "window_ns") / 1e9;
+    }
+    json_t *lo = json_object_get(json_array_get(steps, 0), "server");
+    json_t *hi = json_object_get(json_array_get(steps, 1), "server");
+    /* 3 req/s against ~12 req/s of capacity: nothing waits. */
+    ASSERT_IN_RANGE(num(lo, "waiting_max"), 0, 1);
+    /* 24 req/s: the queue grows by ~12 a second over the window. */
+    assert_true(num(hi, "waiting_max") > 10);
+    assert_true(num(hi, "waiting_mean") > 5);
+    assert_int_equal((int)num(hi, "running_max"), 4);
+
+    /* steps.csv: the server columns at the end, filled. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/steps.csv", dir);
+    char *csv = harness_read_file(path, NULL);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, ",err_transport_error,server_scrapes,"));
+    assert_non_null(strstr(csv, ",client_output_tokens_in_span\n"));
+    free(csv);
+
+    /* The report: the server's queue on the in-flight time axis, empty in
+     * the low step's window, above 10 in the overloaded one. */
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(html);
+    size_t n_pts = 0;
+    double q_lo = svg_max_in(html, "chart-server-queue", "server_waiting", t_win[0][0],
+                             t_win[0][1], &n_pts);
+    assert_true(n_pts >= 20);
+    double q_hi = svg_max_in(html, "chart-server-queue", "server_waiting", t_win[1][0],
+                             t_win[1][1], &n_pts);
+    ASSERT_IN_RANGE(q_lo, 0, 1);
+    assert_true(q_hi > 10);
+    double r_hi = svg_max_in(html, "chart-server-queue", "server_running", t_win[1][0],
+                             t_win[1][1], &n_pts);
+    ASSERT_NEAR(r_hi, 4, 1e-9);
+    double kv = svg_max_in(html, "chart-server-kv", "server_kv_usage", t_win[1][0],
+                           t_win[1][1], &n_pts);
+    assert_true(kv > 0 && kv <= 100);
+    free(html);
+
+    /* `llmload report DIR` rebuilds the same per-step server figures from
+     * the files alone. */
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    assert_int_equal(unlink(path), 0);
+    const char *rargv[] = {"report", dir, NULL};
+    out = NULL;
+    run_ok(rargv, 30, &out);
+    assert_non_null(strstr(out, "server /metrics per step window"));
+    free(out);
+    json_t *sum2 = load_json(dir, "summary.json");
+    json_t *steps2 = json_object_get(sum2, "steps");
+    assert_int_equal(json_array_size(steps2), 2);
+    for (size_t i = 0; i < 2; i++)
+        assert_true(json_equal(json_object_get(json_array_get(steps, i), "server"),
+                               json_object_get(json_array_get(steps2, i), "server")));
+    json_decref(sum2);
+    json_decref(sum);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
+/* A metrics URL nobody answers: warnings and counted gaps, the sweep
+ * itself succeeds. */
+static void test_sweep_server_gaps(void **state)
+{
+    (void)state;
+    const char *sargs[] = {SIM_SMALL, NULL};
+    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    char *tmp = harness_tmpdir();
+    assert_non_null(tmp);
+    char dir[600], url[200];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    /* Port 1 on 127.0.0.1: connection refused. */
+    const char *argv[] = {"sweep", "--url", url, "--out", dir, "--quiet", "--rates", "3",
+                          "--step-duration", "1s", "--warmup", "0.2s", "--no-recovery",
+                          "--metrics-url", "http://127.0.0.1:1/metrics",
+                          "--metrics-interval", "200ms", WORKLOAD, NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(argv, 60, &status, &out, &err), 0);
+    sim_teardown(NULL);
+    if (status != 0)
+        fail_msg("sweep exited %d\nstderr:\n%s", status, err);
+    assert_non_null(strstr(err, "warning"));
+    assert_non_null(strstr(out, "gaps)"));
+    json_t *sum = load_json(dir, "summary.json");
+    json_t *srv = json_object_get(json_array_get(json_object_get(sum, "steps"), 0), "server");
+    assert_true(json_is_object(srv));
+    assert_true(num(srv, "failed") >= 3);
+    assert_true(num(srv, "failed") == num(srv, "scrapes"));
+    assert_true(json_is_null(json_object_get(srv, "waiting_max")));
+    assert_true(json_is_null(json_object_get(srv, "generation_tokens")));
+    /* The step's own figures are all there. */
+    assert_true(num(json_array_get(json_object_get(sum, "steps"), 0), "completed_rps") > 1);
+    json_decref(sum);
+    free(out);
+    free(err);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_sweep_server_join, sim_teardown),
+        cmocka_unit_test_teardown(test_sweep_server_gaps, sim_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
