@@ -129,6 +129,9 @@ static void reject_generator_flags(const struct run_opts *o)
         {o->prefix_tokens, "--prefix-tokens"},
         {o->cancel_fraction, "--cancel-fraction"},
         {o->cancel_after, "--cancel-after"},
+        {o->lengths, "--lengths"},
+        {o->dataset, "--dataset"},
+        {o->calibration, "--calibration"},
         {o->cancel_after_tokens, "--cancel-after-tokens"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++) {

@@ -12,6 +12,7 @@ int sweep_main(int argc, char **argv);
 int replay_main(int argc, char **argv);
 int report_main(int argc, char **argv);
 int demo_main(int argc, char **argv);
+int calibrate_main(int argc, char **argv);
 
 /* Rebuild summary.json, steps.csv and report.html of the sweep results in
  * dir from run.json, steps.jsonl and requests.jsonl (cmd_report.c), and

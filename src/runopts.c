@@ -12,6 +12,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "calibrate.h"
+#include "dataset.h"
+#include "empirical.h"
 #include "results.h"
 #include "sse.h"
 #include "util.h"
@@ -54,6 +57,9 @@ const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS] = {
     {"cancel-after", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER},
     {"cancel-after-tokens", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER_TOKENS},
     {"max-inflight", required_argument, NULL, RUNOPTS_OPT_MAX_INFLIGHT},
+    {"lengths", required_argument, NULL, RUNOPTS_OPT_LENGTHS},
+    {"dataset", required_argument, NULL, RUNOPTS_OPT_DATASET},
+    {"calibration", required_argument, NULL, RUNOPTS_OPT_CALIBRATION},
 };
 
 const char runopts_workload_help[] =
@@ -67,6 +73,10 @@ const char runopts_workload_help[] =
 "  --cancel-fraction F      share of clients that disconnect mid-stream (0..1)\n"
 "  --cancel-after DIST      ...after a drawn time from the send (e.g. exponential:2s)\n"
 "  --cancel-after-tokens DIST  ...or after a drawn number of output events\n"
+"  --lengths empirical:FILE (input, output) pairs drawn jointly, one observed row per request\n"
+"  --dataset FILE           prompts from a ShareGPT JSON or JSONL file, sent verbatim; lengths\n"
+"                           from the data (--output-tokens when an entry has none)\n"
+"  --calibration FILE       scale synthetic prompts by a fit from llmload calibrate\n"
 "  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
 "                           the system; each refusal is a client_dropped record (default: none)\n";
 
@@ -95,6 +105,9 @@ int runopts_take(struct run_opts *o, int c, const char *a)
     case RUNOPTS_OPT_CANCEL_AFTER: o->cancel_after = a; break;
     case RUNOPTS_OPT_CANCEL_AFTER_TOKENS: o->cancel_after_tokens = a; break;
     case RUNOPTS_OPT_MAX_INFLIGHT: o->max_inflight = a; break;
+    case RUNOPTS_OPT_LENGTHS: o->lengths = a; break;
+    case RUNOPTS_OPT_DATASET: o->dataset = a; break;
+    case RUNOPTS_OPT_CALIBRATION: o->calibration = a; break;
     case RUNOPTS_OPT_HTTP2: o->http2 = 1; break;
     case RUNOPTS_OPT_INSECURE: o->insecure = 1; break;
     case RUNOPTS_OPT_CACERT: o->cacert = a; break;
@@ -195,6 +208,105 @@ static double fraction_flag(const char *name, const char *v)
     return x;
 }
 
+/* Whether a length flag's value names an empirical file. */
+static int is_empirical(const char *v)
+{
+    return v && strncmp(v, "empirical:", 10) == 0;
+}
+
+/* Load `empirical:FILE[#input|#output]` of flag name: the column is the
+ * suffix's, else def_col of a two-column file, else the only column. */
+static struct empirical *empirical_flag(const char *name, const char *v, int def_col, int *col)
+{
+    const char *path = v + 10;
+    size_t n = strlen(path);
+    int want = -1;
+    if (n > 6 && strcmp(path + n - 6, "#input") == 0) {
+        want = EMPIRICAL_COL_INPUT;
+        n -= 6;
+    } else if (n > 7 && strcmp(path + n - 7, "#output") == 0) {
+        want = EMPIRICAL_COL_OUTPUT;
+        n -= 7;
+    }
+    if (n == 0)
+        ll_usage_fail("%s: expected empirical:FILE (a CSV or JSONL of observed lengths), "
+                      "got \"%s\"", name, v);
+    char *file = ll_malloc(n + 1);
+    memcpy(file, path, n);
+    file[n] = 0;
+    char err[512];
+    struct empirical *e = NULL;
+    if (empirical_load(file, DIST_UNIT_NONE, &e, err, sizeof err) != 0) {
+        free(file);
+        ll_usage_fail("%s: %s", name, err);
+    }
+    int cols = empirical_columns(e);
+    if (want >= 0 && cols < 2) {
+        empirical_free(e);
+        ll_usage_fail("%s: %s has one column; #input and #output name a column of a "
+                      "two-column file", name, file);
+    }
+    free(file);
+    *col = want >= 0 ? want : cols == 2 ? def_col : EMPIRICAL_COL_VALUE;
+    return e;
+}
+
+/* --prompt-tokens / --output-tokens empirical:FILE, --lengths and
+ * --dataset into wl (checked against --workload by the caller). */
+static void runopts_workload_files(const struct run_opts *o, struct workload *wl)
+{
+    if (o->lengths) {
+        if (o->workload)
+            ll_usage_fail("--lengths: with --workload, lengths are set per class in the file");
+        if (o->prompt_tokens || o->output_tokens)
+            ll_usage_fail("--lengths: gives both lengths; drop --prompt-tokens and "
+                          "--output-tokens");
+        if (!is_empirical(o->lengths))
+            ll_usage_fail("--lengths: expected empirical:FILE (two columns, input,output), "
+                          "got \"%s\"", o->lengths);
+        size_t n = strlen(o->lengths);
+        if ((n > 6 && strcmp(o->lengths + n - 6, "#input") == 0) ||
+            (n > 7 && strcmp(o->lengths + n - 7, "#output") == 0))
+            ll_usage_fail("--lengths: takes both columns; drop the #column from \"%s\"",
+                          o->lengths);
+        int col;
+        struct empirical *e = empirical_flag("--lengths", o->lengths, 0, &col);
+        if (empirical_columns(e) != 2) {
+            empirical_free(e);
+            ll_usage_fail("--lengths: expected a two-column file (input,output), got one "
+                          "column in \"%s\"", o->lengths + 10);
+        }
+        wl->pairs = e;
+    }
+    if (is_empirical(o->prompt_tokens))
+        wl->prompt_emp = empirical_flag("--prompt-tokens", o->prompt_tokens,
+                                        EMPIRICAL_COL_INPUT, &wl->prompt_col);
+    if (is_empirical(o->output_tokens))
+        wl->output_emp = empirical_flag("--output-tokens", o->output_tokens,
+                                        EMPIRICAL_COL_OUTPUT, &wl->output_col);
+    if (o->dataset) {
+        if (o->prompt_tokens)
+            ll_usage_fail("--dataset: prompt lengths come from the data; drop --prompt-tokens");
+        if (o->lengths)
+            ll_usage_fail("--dataset: prompt lengths come from the data; drop --lengths");
+        if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens)
+            ll_usage_fail("--dataset: prompts are sent verbatim; --prefix-* does not apply");
+        char err[512];
+        struct dataset *d = NULL;
+        if (dataset_load(o->dataset, &d, err, sizeof err) != 0)
+            ll_usage_fail("--dataset: %s", err);
+        wl->dataset = d;
+    }
+    if (o->calibration) {
+        char err[512];
+        struct calib_fit fit;
+        if (calib_fit_load(o->calibration, &fit, err, sizeof err) != 0)
+            ll_usage_fail("--calibration: %s", err);
+        wl->calib.tokens_per_word = fit.slope;
+        wl->calib.intercept_tokens = fit.intercept;
+    }
+}
+
 /* --workload, the prefix flags, --all-unique and the cancellation flags
  * into cfg->workload (and the transport's need for timed cancels). */
 static void runopts_workload_realism(const struct run_opts *o, struct run_config *cfg)
@@ -214,6 +326,7 @@ static void runopts_workload_realism(const struct run_opts *o, struct run_config
         }
         wl->classes = f;
     }
+    runopts_workload_files(o, wl);
     if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens) {
         if (o->workload)
             ll_usage_fail("--prefix-*: with --workload, prefixes are set per class in the file");
@@ -268,8 +381,17 @@ static void runopts_workload_realism(const struct run_opts *o, struct run_config
 
 void runopts_workload_free(struct run_config *cfg)
 {
-    wl_file_free((struct wl_file *)cfg->workload.classes);
-    cfg->workload.classes = NULL;
+    struct workload *wl = &cfg->workload;
+    wl_file_free((struct wl_file *)wl->classes);
+    wl->classes = NULL;
+    empirical_free((struct empirical *)wl->prompt_emp);
+    wl->prompt_emp = NULL;
+    empirical_free((struct empirical *)wl->output_emp);
+    wl->output_emp = NULL;
+    empirical_free((struct empirical *)wl->pairs);
+    wl->pairs = NULL;
+    dataset_free((struct dataset *)wl->dataset);
+    wl->dataset = NULL;
 }
 
 void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
@@ -278,9 +400,15 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
     struct workload *wl = &cfg->workload;
     wl->seed = seed;
     wl->ignore_eos = o->ignore_eos;
-    runopts_dist("--prompt-tokens", o->prompt_tokens ? o->prompt_tokens : RUNOPTS_DEFAULT_PROMPT,
+    /* An empirical:FILE is loaded by runopts_workload_files; the DIST
+     * keeps the default then (unused, but well-formed). */
+    runopts_dist("--prompt-tokens", o->prompt_tokens && !is_empirical(o->prompt_tokens)
+                                        ? o->prompt_tokens
+                                        : RUNOPTS_DEFAULT_PROMPT,
                  DIST_UNIT_NONE, 1, &wl->prompt_tokens);
-    runopts_dist("--output-tokens", o->output_tokens ? o->output_tokens : RUNOPTS_DEFAULT_OUTPUT,
+    runopts_dist("--output-tokens", o->output_tokens && !is_empirical(o->output_tokens)
+                                        ? o->output_tokens
+                                        : RUNOPTS_DEFAULT_OUTPUT,
                  DIST_UNIT_NONE, 1, &wl->output_tokens);
 
     runopts_workload_realism(o, cfg);
@@ -533,9 +661,31 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     json_object_set_new(c, "max_tokens_total", json_integer((json_int_t)cfg->max_tokens_total));
     json_object_set_new(c, "seed", json_integer((json_int_t)cfg->workload.seed));
     dist_format(&cfg->workload.prompt_tokens, buf, sizeof buf);
-    json_object_set_new(c, "prompt_tokens", json_string(buf));
+    json_object_set_new(c, "prompt_tokens",
+                        json_string(cfg->workload.prompt_emp ? o->prompt_tokens
+                                    : cfg->workload.dataset ? "dataset"
+                                                            : buf));
     dist_format(&cfg->workload.output_tokens, buf, sizeof buf);
-    json_object_set_new(c, "output_tokens", json_string(buf));
+    json_object_set_new(c, "output_tokens",
+                        json_string(cfg->workload.output_emp ? o->output_tokens : buf));
+    if (cfg->workload.pairs)
+        json_object_set_new(c, "lengths", json_string(o->lengths));
+    if (cfg->workload.dataset) {
+        json_t *ds = json_object();
+        json_object_set_new(ds, "file", json_string(o->dataset));
+        json_object_set_new(ds, "entries", json_integer((json_int_t)cfg->workload.dataset->n));
+        json_object_set_new(ds, "skipped",
+                            json_integer((json_int_t)cfg->workload.dataset->skipped_total));
+        json_object_set_new(c, "dataset", ds);
+    }
+    if (cfg->workload.calib.tokens_per_word > 0) {
+        json_t *k = json_object();
+        json_object_set_new(k, "file", json_string(o->calibration));
+        json_object_set_new(k, "tokens_per_word", json_real(cfg->workload.calib.tokens_per_word));
+        json_object_set_new(k, "intercept_tokens",
+                            json_real(cfg->workload.calib.intercept_tokens));
+        json_object_set_new(c, "calibration", k);
+    }
     json_object_set_new(c, "ignore_eos", json_boolean(cfg->workload.ignore_eos));
     json_object_set_new(c, "workload_file", o->workload ? json_string(o->workload) : json_null());
     if (cfg->workload.classes) {

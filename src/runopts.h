@@ -39,11 +39,12 @@ enum {
     RUNOPTS_OPT_WORKLOAD, RUNOPTS_OPT_PREFIX_FRACTION, RUNOPTS_OPT_PREFIX_GROUPS,
     RUNOPTS_OPT_PREFIX_TOKENS, RUNOPTS_OPT_ALL_UNIQUE, RUNOPTS_OPT_CANCEL_FRACTION,
     RUNOPTS_OPT_CANCEL_AFTER, RUNOPTS_OPT_CANCEL_AFTER_TOKENS, RUNOPTS_OPT_MAX_INFLIGHT,
+    RUNOPTS_OPT_LENGTHS, RUNOPTS_OPT_DATASET, RUNOPTS_OPT_CALIBRATION,
     RUNOPTS_OPT_FIRST_PRIVATE = 512,
 };
 
 /* Number of entries of runopts_common_options (no terminator). */
-#define RUNOPTS_COMMON_OPTIONS 37
+#define RUNOPTS_COMMON_OPTIONS 40
 extern const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS];
 
 /* Everything the flags say, before it becomes a run_config. Strings are
@@ -64,6 +65,7 @@ struct run_opts {
     const char *cancel_fraction, *cancel_after, *cancel_after_tokens;
     int all_unique;
     const char *max_inflight;
+    const char *lengths, *dataset, *calibration;
     int force, dry_run, quiet;
 };
 
@@ -99,7 +101,8 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
 extern const char runopts_workload_help[];
 
 /* Free what runopts_workload_transport loaded into cfg (the --workload
- * file). Safe when nothing was loaded. */
+ * file, empirical length files, the --dataset). Safe when nothing was
+ * loaded, and twice. */
 void runopts_workload_free(struct run_config *cfg);
 
 /* The target, once asked about itself. Owned; runopts_target_close. */

@@ -1,0 +1,49 @@
+/* calibrate.h: the words-to-tokens fit of a server's tokenizer.
+ *
+ * `llmload calibrate` sends synthetic prompts of known word counts (the
+ * words of wl_prompt_build) and reads back the server's token counts; a
+ * least-squares line tokens = slope * words + intercept is the fit. A run
+ * with `--calibration FILE` then writes round((target - intercept) / slope)
+ * words so the server-counted prompt hits the target. The fit is saved as
+ * one JSON object:
+ *
+ *   {"model": "m", "slope": 1.3, "intercept": 9, "residual": 0.4,
+ *    "probes": 8, "source": "usage", "date": "2024-05-01T12:00:00Z"}
+ *
+ * residual is the root mean square of the fit's errors, tokens. */
+#ifndef LL_CALIBRATE_H
+#define LL_CALIBRATE_H
+
+#include <stddef.h>
+
+/* Longest model name kept, NUL included. */
+#define CALIB_MODEL_MAX 256
+
+struct calib_fit {
+    char model[CALIB_MODEL_MAX];  /* the model the probes asked for ("" = unknown) */
+    double slope;                 /* tokens per word, > 0 */
+    double intercept;             /* tokens added to every prompt (chat template), may be < 0 */
+    double residual;              /* RMS error of the fit over the probes, tokens */
+    size_t probes;                /* number of points fitted, >= 2 */
+    char source[16];              /* "usage" or "tokenize" */
+    char date[32];                /* UTC, ISO 8601, when fitted */
+};
+
+/* Fit tokens[i] = slope * words[i] + intercept by least squares over n
+ * points (n >= 2, at least two distinct word counts). Sets out's slope,
+ * intercept, residual and probes (other fields untouched). Returns 0, or
+ * LL_E_INVAL when the points cannot give a line or the slope is not > 0. */
+int calib_fit_compute(const double *words, const double *tokens, size_t n,
+                      struct calib_fit *out);
+
+/* Write fit to path as the JSON object above (replacing the file). Returns
+ * 0, or LL_E_IO with the reason in err. */
+int calib_fit_save(const char *path, const struct calib_fit *fit, char *err, size_t errlen);
+
+/* Read a fit saved by calib_fit_save. Returns 0, or LL_E_IO / LL_E_INVAL
+ * with one line in err naming the file and field and what was expected
+ * (slope must be a number in (0, 100], intercept in [-1e6, 1e6]). Unknown
+ * fields are errors. */
+int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t errlen);
+
+#endif

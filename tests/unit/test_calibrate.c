@@ -1,0 +1,130 @@
+/* Unit tests of the words-to-tokens fit (calibrate.c) and the scaling of
+ * synthetic prompts by it (workload_calib_words). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calibrate.h"
+#include "test.h"
+#include "util.h"
+#include "workload.h"
+
+/* A tokenizer of 1.3 tokens per word plus a 9-token template, rounded as a
+ * real server rounds: the fit recovers the line, and the words it picks
+ * for targets of 50..8000 tokens count within 2% of the target. */
+static void test_fit_known_slope(void **state)
+{
+    (void)state;
+    double words[8], tokens[8];
+    const unsigned w[8] = {16, 32, 64, 128, 256, 384, 512, 1024};
+    for (size_t i = 0; i < 8; i++) {
+        words[i] = w[i];
+        tokens[i] = round(1.3 * w[i] + 9);
+    }
+    struct calib_fit fit;
+    memset(&fit, 0, sizeof fit);
+    assert_int_equal(calib_fit_compute(words, tokens, 8, &fit), 0);
+    ASSERT_NEAR(fit.slope, 1.3, 0.002);
+    ASSERT_NEAR(fit.intercept, 9, 0.5);
+    assert_true(fit.residual < 0.5);
+    assert_int_equal(fit.probes, 8);
+    struct workload_calib c = {fit.slope, fit.intercept};
+    for (uint32_t target = 50; target <= 8000; target = target * 3 / 2) {
+        uint32_t n = workload_calib_words(&c, target);
+        double counted = round(1.3 * n + 9);
+        ASSERT_REL(counted, target, 0.02);
+    }
+    /* A prefix: no template, the slope alone. */
+    uint32_t pw = workload_calib_prefix_words(&c, 1300);
+    assert_int_equal(pw, 1000);
+}
+
+/* No fit: one word per token. The sim's exact fit (1, 0) likewise. */
+static void test_identity(void **state)
+{
+    (void)state;
+    struct workload_calib none = {0, 0}, sim = {1.0, 0.0};
+    assert_int_equal(workload_calib_words(&none, 777), 777);
+    assert_int_equal(workload_calib_words(&sim, 777), 777);
+    assert_int_equal(workload_calib_prefix_words(&sim, 64), 64);
+    assert_int_equal(workload_calib_words(&sim, 1), 1);
+    struct workload_calib big = {1.0, 500.0};
+    assert_int_equal(workload_calib_words(&big, 10), 1);
+}
+
+static void test_fit_rejects(void **state)
+{
+    (void)state;
+    struct calib_fit fit;
+    double same_w[3] = {10, 10, 10}, t[3] = {12, 13, 14};
+    assert_int_equal(calib_fit_compute(same_w, t, 3, &fit), LL_E_INVAL);
+    double w2[2] = {10, 20}, flat[2] = {30, 30}, down[2] = {30, 20};
+    assert_int_equal(calib_fit_compute(w2, flat, 2, &fit), LL_E_INVAL);
+    assert_int_equal(calib_fit_compute(w2, down, 2, &fit), LL_E_INVAL);
+    assert_int_equal(calib_fit_compute(w2, t, 1, &fit), LL_E_INVAL);
+}
+
+static char *tmp_path(const char *contents)
+{
+    char *p = strdup("/tmp/llmload-calib-XXXXXX");
+    int fd = mkstemp(p);
+    assert_true(fd >= 0);
+    size_t n = strlen(contents);
+    assert_int_equal(write(fd, contents, n), (ssize_t)n);
+    close(fd);
+    return p;
+}
+
+static void test_save_load(void **state)
+{
+    (void)state;
+    struct calib_fit a, b;
+    memset(&a, 0, sizeof a);
+    snprintf(a.model, sizeof a.model, "m-7b");
+    snprintf(a.source, sizeof a.source, "usage");
+    snprintf(a.date, sizeof a.date, "2024-05-01T12:00:00Z");
+    a.slope = 1.2345678901234;
+    a.intercept = -3.5;
+    a.residual = 0.25;
+    a.probes = 8;
+    char *p = tmp_path("");
+    char err[300];
+    assert_int_equal(calib_fit_save(p, &a, err, sizeof err), 0);
+    assert_int_equal(calib_fit_load(p, &b, err, sizeof err), 0);
+    assert_true(b.slope == a.slope);
+    assert_true(b.intercept == a.intercept);
+    assert_string_equal(b.model, "m-7b");
+    assert_string_equal(b.source, "usage");
+    assert_int_equal(b.probes, 8);
+    unlink(p);
+    free(p);
+
+    p = tmp_path("{\"slope\": 0, \"intercept\": 1}");
+    assert_int_equal(calib_fit_load(p, &b, err, sizeof err), LL_E_INVAL);
+    assert_non_null(strstr(err, "slope: expected a number in (0, 100]"));
+    unlink(p);
+    free(p);
+    p = tmp_path("{\"slope\": 1, \"intercept\": 1, \"sloop\": 2}");
+    assert_int_equal(calib_fit_load(p, &b, err, sizeof err), LL_E_INVAL);
+    assert_non_null(strstr(err, "sloop: unknown field"));
+    unlink(p);
+    free(p);
+    p = tmp_path("{\"slope\": 1}");
+    assert_int_equal(calib_fit_load(p, &b, err, sizeof err), LL_E_INVAL);
+    assert_non_null(strstr(err, "intercept"));
+    unlink(p);
+    free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fit_known_slope),
+        cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_fit_rejects),
+        cmocka_unit_test(test_save_load),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
