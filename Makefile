@@ -43,7 +43,7 @@ INTEG_HARNESS := $(BUILD)/tests/integration/harness.o
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all lib deps test unit integration check-asan valgrind fuzz fuzz-build demo install clean
+.PHONY: check-report all lib deps test unit integration check-asan valgrind fuzz fuzz-build demo install clean
 
 all: $(BIN)
 
@@ -101,6 +101,9 @@ test: deps
 check-asan: deps
 	@LLMLOAD_SANITIZED=1 $(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined \
 	    CC=clang unit integration
+
+check-report: deps
+	@sh tests/report-screenshot.sh
 
 valgrind: deps
 	@$(MAKE) --no-print-directory $(UNIT_BIN)

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The report's screenshot test (issue 5): render the sample sweep report in
+# headless Chromium and check the picture is the page, not an error or a
+# blank: a PNG of the asked size whose compressed size shows real content
+# (a blank 1280x2400 page compresses to about 10 KB; the report's charts to
+# several hundred). Skips, saying so, where Chromium is not installed
+# (Debian: apt-get install chromium). Run by `make check-report` and CI.
+set -eu
+cd "$(dirname "$0")/.."
+if ! command -v chromium >/dev/null 2>&1; then
+    echo "report-screenshot: skipped (chromium not installed)"
+    exit 0
+fi
+out=build/report-screenshot-test.png
+sh scripts/screenshot-report.sh "" "$out" 1280 2400 >/dev/null
+magic=$(od -An -tx1 -N8 "$out" | tr -d ' \n')
+[ "$magic" = "89504e470d0a1a0a" ] || { echo "report-screenshot: $out is not a PNG" >&2; exit 1; }
+# IHDR: width and height, big-endian, at bytes 16..23.
+w=$(od -An -tu1 -j16 -N4 "$out" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
+h=$(od -An -tu1 -j20 -N4 "$out" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
+size=$(wc -c <"$out")
+if [ "$w" -ne 1280 ] || [ "$h" -ne 2400 ]; then
+    echo "report-screenshot: expected 1280x2400, got ${w}x${h}" >&2
+    exit 1
+fi
+if [ "$size" -lt 100000 ]; then
+    echo "report-screenshot: $out is only $size bytes: a blank or broken page?" >&2
+    exit 1
+fi
+echo "report-screenshot: 1 passed, 0 failed (${w}x${h}, $size bytes)"
