@@ -78,7 +78,8 @@ $(INTEG_HARNESS): tests/integration/harness.c tests/integration/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
 
-$(BUILD)/tests/integration/%: tests/integration/%.c $(INTEG_HARNESS) $(LIB) tests/unit/test.h
+$(BUILD)/tests/integration/%: tests/integration/%.c $(INTEG_HARNESS) $(LIB) tests/unit/test.h \
+    tests/integration/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/integration $(LDFLAGS) -o $@ $< \
 	    $(INTEG_HARNESS) $(LIB) $(LIBS) $(TEST_LIBS)

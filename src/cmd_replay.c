@@ -75,40 +75,39 @@ struct replay_opts {
     const char *time_scale, *rate_scale;
 };
 
+/* What replay_take_own fills. */
+struct replay_parse {
+    struct run_opts *o;
+    struct replay_opts *ro;
+};
+
+static int replay_take_own(void *ud, int c, const char *a)
+{
+    struct replay_parse *p = ud;
+    struct run_opts *o = p->o;
+    struct replay_opts *ro = p->ro;
+    switch (c) {
+    case OPT_TIME_SCALE: ro->time_scale = a; break;
+    case OPT_RATE_SCALE: ro->rate_scale = a; break;
+    case OPT_DURATION: o->duration = a; break;
+    case OPT_REQUESTS: o->requests = a; break;
+    case OPT_MAX_TOKENS_TOTAL: o->max_tokens_total = a; break;
+    default: return 0;
+    }
+    return 1;
+}
+
 static void parse_args(int argc, char **argv, struct run_opts *o, struct replay_opts *ro)
 {
-    struct option table[RUNOPTS_COMMON_OPTIONS + LL_ARRAY_LEN(replay_own_options) + 1];
-    memcpy(table, runopts_common_options, sizeof runopts_common_options);
-    memcpy(table + RUNOPTS_COMMON_OPTIONS, replay_own_options, sizeof replay_own_options);
-    memset(&table[LL_ARRAY_LEN(table) - 1], 0, sizeof table[0]);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":hH:", table, NULL)) != -1) {
-        const char *a = optarg;
-        if (runopts_take(o, c, a))
-            continue;
-        switch (c) {
-        case OPT_TIME_SCALE: ro->time_scale = a; break;
-        case OPT_RATE_SCALE: ro->rate_scale = a; break;
-        case OPT_DURATION: o->duration = a; break;
-        case OPT_REQUESTS: o->requests = a; break;
-        case OPT_MAX_TOKENS_TOTAL: o->max_tokens_total = a; break;
-        case RUNOPTS_OPT_HELP:
-        case 'h':
-            replay_usage(stdout);
-            exit(LL_EXIT_OK);
-        case ':':
-            ll_usage_fail("%s: needs a value (see llmload replay --help)", argv[optind - 1]);
-        default:
-            ll_usage_fail("unknown option \"%s\" (see llmload replay --help)", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc)
+    struct replay_parse p = {o, ro};
+    int first = runopts_parse(argc, argv, "replay", replay_own_options,
+                              LL_ARRAY_LEN(replay_own_options), replay_take_own, &p, replay_usage,
+                              o);
+    if (first >= argc)
         ll_usage_fail("replay: expected a trace file (llmload replay TRACE.jsonl)");
-    ro->trace_path = argv[optind++];
-    if (optind < argc)
-        ll_usage_fail("unexpected argument \"%s\" (see llmload replay --help)", argv[optind]);
+    ro->trace_path = argv[first++];
+    if (first < argc)
+        ll_usage_fail("unexpected argument \"%s\" (see llmload replay --help)", argv[first]);
 }
 
 /* The shared flags that describe what `run` generates have no meaning for

@@ -173,56 +173,56 @@ static void run_live_cb(void *ud, const struct driver_live *v)
     expose_update(l->exposer, v);
 }
 
+/* What run_take_own fills. */
+struct run_parse {
+    struct run_opts *o;
+    struct run_metrics_opts *mo;
+    struct run_session_opts *so;
+};
+
+static int run_take_own(void *ud, int c, const char *a)
+{
+    struct run_parse *p = ud;
+    struct run_opts *o = p->o;
+    struct run_metrics_opts *mo = p->mo;
+    struct run_session_opts *so = p->so;
+    switch (c) {
+    case OPT_RATE: o->rate = a; break;
+    case OPT_RAMP_TO: o->ramp_to = a; break;
+    case OPT_MAX_CONC: o->max_conc = a; break;
+    case OPT_ON_CAP: o->on_cap = a; break;
+    case OPT_USERS: o->users = a; break;
+    case OPT_THINK: o->think = a; break;
+    case OPT_PACE: o->pace = a; break;
+    case OPT_DURATION: o->duration = a; break;
+    case OPT_REQUESTS: o->requests = a; break;
+    case OPT_MAX_TOKENS_TOTAL: o->max_tokens_total = a; break;
+    case OPT_DUMP: o->dump = a; break;
+    case OPT_DRY_RUN: o->dry_run = 1; break;
+    case OPT_METRICS_URL: mo->url = a; break;
+    case OPT_METRICS_INTERVAL: mo->interval = a; break;
+    case OPT_NO_METRICS: mo->off = 1; break;
+    case OPT_EXPOSE: mo->expose = a; break;
+    case OPT_SESSIONS: so->sessions = a; break;
+    case OPT_TURNS: so->turns = a; break;
+    case OPT_BURST:
+        if (so->n_bursts == RUN_MAX_BURSTS)
+            ll_usage_fail("--burst: at most %d bursts", RUN_MAX_BURSTS);
+        so->bursts[so->n_bursts++] = a;
+        break;
+    default: return 0;
+    }
+    return 1;
+}
+
 static void parse_args(int argc, char **argv, struct run_opts *o, struct run_metrics_opts *mo,
                        struct run_session_opts *so)
 {
-    struct option table[RUNOPTS_COMMON_OPTIONS + LL_ARRAY_LEN(run_own_options) + 1];
-    memcpy(table, runopts_common_options, sizeof runopts_common_options);
-    memcpy(table + RUNOPTS_COMMON_OPTIONS, run_own_options, sizeof run_own_options);
-    memset(&table[LL_ARRAY_LEN(table) - 1], 0, sizeof table[0]);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":H:h", table, NULL)) != -1) {
-        const char *a = optarg;
-        if (runopts_take(o, c, a))
-            continue;
-        switch (c) {
-        case OPT_RATE: o->rate = a; break;
-        case OPT_RAMP_TO: o->ramp_to = a; break;
-        case OPT_MAX_CONC: o->max_conc = a; break;
-        case OPT_ON_CAP: o->on_cap = a; break;
-        case OPT_USERS: o->users = a; break;
-        case OPT_THINK: o->think = a; break;
-        case OPT_PACE: o->pace = a; break;
-        case OPT_DURATION: o->duration = a; break;
-        case OPT_REQUESTS: o->requests = a; break;
-        case OPT_MAX_TOKENS_TOTAL: o->max_tokens_total = a; break;
-        case OPT_DUMP: o->dump = a; break;
-        case OPT_DRY_RUN: o->dry_run = 1; break;
-        case OPT_METRICS_URL: mo->url = a; break;
-        case OPT_METRICS_INTERVAL: mo->interval = a; break;
-        case OPT_NO_METRICS: mo->off = 1; break;
-        case OPT_EXPOSE: mo->expose = a; break;
-        case OPT_SESSIONS: so->sessions = a; break;
-        case OPT_TURNS: so->turns = a; break;
-        case OPT_BURST:
-            if (so->n_bursts == RUN_MAX_BURSTS)
-                ll_usage_fail("--burst: at most %d bursts", RUN_MAX_BURSTS);
-            so->bursts[so->n_bursts++] = a;
-            break;
-        case RUNOPTS_OPT_HELP:
-        case 'h':
-            run_usage(stdout);
-            exit(LL_EXIT_OK);
-        case ':':
-            ll_usage_fail("%s: needs a value (see llmload run --help)", argv[optind - 1]);
-        default:
-            ll_usage_fail("unknown option \"%s\" (see llmload run --help)", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        ll_usage_fail("unexpected argument \"%s\" (see llmload run --help)", argv[optind]);
+    struct run_parse p = {o, mo, so};
+    int first = runopts_parse(argc, argv, "run", run_own_options, LL_ARRAY_LEN(run_own_options),
+                              run_take_own, &p, run_usage, o);
+    if (first < argc)
+        ll_usage_fail("unexpected argument \"%s\" (see llmload run --help)", argv[first]);
 }
 
 /* --sessions excludes the other load models and the flags only they take;

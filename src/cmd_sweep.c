@@ -167,53 +167,43 @@ struct sweep_plan {
     int recovery;
 };
 
+
+static int sweep_take_own(void *ud, int c, const char *a)
+{
+    struct sweep_opts *so = ud;
+    switch (c) {
+    case OPT_RATES: so->rates = a; break;
+    case OPT_STEP_DURATION: so->step_duration = a; break;
+    case OPT_GAP: so->gap = a; break;
+    case OPT_REPEAT: so->repeat = a; break;
+    case OPT_PROBE_DURATION: so->probe_duration = a; break;
+    case OPT_MAX_STEPS: so->max_steps = a; break;
+    case OPT_NO_RECOVERY: so->no_recovery = 1; break;
+    case OPT_RECOVERY_DURATION: so->recovery_duration = a; break;
+    case OPT_OVERLOAD_DURATION: so->overload_duration = a; break;
+    case OPT_ATTAINMENT: so->attainment = a; break;
+    case OPT_MAX_ERROR_RATE: so->max_error_rate = a; break;
+    case OPT_TTFT_LIMIT: so->ttft_limit = a; break;
+    case OPT_HEADROOM: so->headroom = a; break;
+    case OPT_FORECAST: so->forecast = a; break;
+    case OPT_COST: so->cost = a; break;
+    case OPT_REPLICAS: so->replicas = a; break;
+    case OPT_EXPECT_CAPACITY: so->expect_capacity = a; break;
+    case OPT_EXPECT_SLO: so->expect_slo = 1; break;
+    case OPT_METRICS_URL: so->metrics_url = a; break;
+    case OPT_METRICS_INTERVAL: so->metrics_interval = a; break;
+    case OPT_NO_METRICS: so->no_metrics = 1; break;
+    default: return 0;
+    }
+    return 1;
+}
+
 static void parse_args(int argc, char **argv, struct run_opts *o, struct sweep_opts *so)
 {
-    struct option table[RUNOPTS_COMMON_OPTIONS + LL_ARRAY_LEN(sweep_own_options) + 1];
-    memcpy(table, runopts_common_options, sizeof runopts_common_options);
-    memcpy(table + RUNOPTS_COMMON_OPTIONS, sweep_own_options, sizeof sweep_own_options);
-    memset(&table[LL_ARRAY_LEN(table) - 1], 0, sizeof table[0]);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":H:h", table, NULL)) != -1) {
-        const char *a = optarg;
-        if (runopts_take(o, c, a))
-            continue;
-        switch (c) {
-        case OPT_RATES: so->rates = a; break;
-        case OPT_STEP_DURATION: so->step_duration = a; break;
-        case OPT_GAP: so->gap = a; break;
-        case OPT_REPEAT: so->repeat = a; break;
-        case OPT_PROBE_DURATION: so->probe_duration = a; break;
-        case OPT_MAX_STEPS: so->max_steps = a; break;
-        case OPT_NO_RECOVERY: so->no_recovery = 1; break;
-        case OPT_RECOVERY_DURATION: so->recovery_duration = a; break;
-        case OPT_OVERLOAD_DURATION: so->overload_duration = a; break;
-        case OPT_ATTAINMENT: so->attainment = a; break;
-        case OPT_MAX_ERROR_RATE: so->max_error_rate = a; break;
-        case OPT_TTFT_LIMIT: so->ttft_limit = a; break;
-        case OPT_HEADROOM: so->headroom = a; break;
-        case OPT_FORECAST: so->forecast = a; break;
-        case OPT_COST: so->cost = a; break;
-        case OPT_REPLICAS: so->replicas = a; break;
-        case OPT_EXPECT_CAPACITY: so->expect_capacity = a; break;
-        case OPT_EXPECT_SLO: so->expect_slo = 1; break;
-        case OPT_METRICS_URL: so->metrics_url = a; break;
-        case OPT_METRICS_INTERVAL: so->metrics_interval = a; break;
-        case OPT_NO_METRICS: so->no_metrics = 1; break;
-        case RUNOPTS_OPT_HELP:
-        case 'h':
-            sweep_usage(stdout);
-            exit(LL_EXIT_OK);
-        case ':':
-            ll_usage_fail("%s: needs a value (see llmload sweep --help)", argv[optind - 1]);
-        default:
-            ll_usage_fail("unknown option \"%s\" (see llmload sweep --help)", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        ll_usage_fail("unexpected argument \"%s\" (see llmload sweep --help)", argv[optind]);
+    int first = runopts_parse(argc, argv, "sweep", sweep_own_options,
+                              LL_ARRAY_LEN(sweep_own_options), sweep_take_own, so, sweep_usage, o);
+    if (first < argc)
+        ll_usage_fail("unexpected argument \"%s\" (see llmload sweep --help)", argv[first]);
 }
 
 /* A percentage flag: a number in (lo, hi], returned as a fraction. */

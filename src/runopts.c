@@ -133,6 +133,40 @@ int runopts_take(struct run_opts *o, int c, const char *a)
     return 1;
 }
 
+int runopts_parse(int argc, char **argv, const char *cmd, const struct option *own, size_t n_own,
+                  runopts_take_cb *take_own, void *ud, void (*usage)(FILE *f),
+                  struct run_opts *o)
+{
+    size_t n = RUNOPTS_COMMON_OPTIONS + n_own;
+    struct option *table = ll_calloc(n + 1, sizeof *table); /* zeroed terminator */
+    memcpy(table, runopts_common_options, sizeof runopts_common_options);
+    if (n_own)
+        memcpy(table + RUNOPTS_COMMON_OPTIONS, own, n_own * sizeof *own);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":H:h", table, NULL)) != -1) {
+        const char *a = optarg;
+        if (runopts_take(o, c, a))
+            continue;
+        switch (c) {
+        case RUNOPTS_OPT_HELP:
+        case 'h':
+            usage(stdout);
+            exit(LL_EXIT_OK);
+        case ':':
+            ll_usage_fail("%s: needs a value (see llmload %s --help)", argv[optind - 1], cmd);
+        default:
+            if (c >= RUNOPTS_OPT_FIRST_PRIVATE && take_own(ud, c, a))
+                break;
+            ll_usage_fail("unknown option \"%s\" (see llmload %s --help)", argv[optind - 1],
+                          cmd);
+        }
+    }
+    free(table);
+    return optind;
+}
+
 double runopts_positive(const char *name, const char *v)
 {
     double x;

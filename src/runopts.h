@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <curl/curl.h>
 #include <getopt.h>
@@ -73,6 +74,23 @@ struct run_opts {
  * when it was (o updated; a bad --header exits LL_EXIT_USAGE), 0 when c is
  * not a shared flag. RUNOPTS_OPT_HELP and 'h' are not consumed. */
 int runopts_take(struct run_opts *o, int c, const char *a);
+
+/* A command's handler of its own flags: consume option c (a value from its
+ * own table, with argument a, NULL for a flag without one) into ud and
+ * return 1, or return 0 when c is not one of its flags (reported as an
+ * unknown option). It may exit LL_EXIT_USAGE on a bad value. */
+typedef int runopts_take_cb(void *ud, int c, const char *a);
+
+/* Parse argv[1..] with getopt_long over runopts_common_options followed by
+ * own[0, n_own) (values >= RUNOPTS_OPT_FIRST_PRIVATE): shared flags go to o
+ * (runopts_take), the others to take_own(ud, ...). --help/-h prints
+ * usage(stdout) and exits LL_EXIT_OK; a missing value or an unknown option
+ * exits LL_EXIT_USAGE with a one-line reason that points at
+ * `llmload <cmd> --help`. Returns the index in argv of the first operand
+ * (argc when there is none). Resets optind and opterr. */
+int runopts_parse(int argc, char **argv, const char *cmd, const struct option *own, size_t n_own,
+                  runopts_take_cb *take_own, void *ud, void (*usage)(FILE *f),
+                  struct run_opts *o);
 
 /* Strict option values: each exits LL_EXIT_USAGE with a one-line reason
  * naming the flag on a bad value, else returns the value. */

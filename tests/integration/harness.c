@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test.h"
+
 static const char *harness_bin(void)
 {
     const char *bin = getenv("LLMLOAD_BIN");
@@ -383,4 +385,238 @@ char *harness_read_file(const char *path, size_t *len)
     if (len)
         *len = n;
     return buf;
+}
+
+/* ---- cmocka helpers ------------------------------------------------------ */
+
+struct harness_sim harness_cur_sim;
+
+int harness_sim_teardown(void **state)
+{
+    (void)state;
+    if (harness_cur_sim.pid > 0)
+        harness_sim_stop(&harness_cur_sim);
+    harness_cur_sim.pid = 0;
+    return 0;
+}
+
+char *harness_run_client(const char *const *fixed, const char *const *args, int expect_rc,
+                         char **err_out)
+{
+    char *tmp = harness_tmpdir();
+    assert_non_null(tmp);
+    char out[600], url[200];
+    snprintf(out, sizeof out, "%s/r", tmp);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *argv[64] = {"run", "--url", url, "--out", out, "--quiet"};
+    size_t n = 6;
+    for (size_t i = 0; fixed && fixed[i]; i++) {
+        assert_true(n < 63);
+        argv[n++] = fixed[i];
+    }
+    for (size_t i = 0; args[i]; i++) {
+        assert_true(n < 63);
+        argv[n++] = args[i];
+    }
+    argv[n] = NULL;
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(argv, 60, &status, &o, &e), 0);
+    if (status != expect_rc &&
+        !(expect_rc == HARNESS_RC_OK_OR_INVALID && (status == 0 || status == 1)))
+        fail_msg("llmload run exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", status,
+                 expect_rc, o, e);
+    free(o);
+    if (err_out)
+        *err_out = e;
+    else
+        free(e);
+    free(tmp);
+    char *res = strdup(out);
+    assert_non_null(res);
+    return res;
+}
+
+void harness_results_free(char *dir)
+{
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    harness_rm_rf(dir);
+    free(dir);
+}
+
+json_t *harness_jsonl_load(const char *path)
+{
+    size_t len = 0;
+    char *text = harness_read_file(path, &len);
+    assert_non_null(text);
+    json_t *arr = json_array();
+    assert_non_null(arr);
+    char *line = text;
+    size_t lineno = 0;
+    while (line < text + len) {
+        char *nl = memchr(line, '\n', (size_t)(text + len - line));
+        if (!nl)
+            fail_msg("%s: the last line has no newline", path);
+        lineno++;
+        json_error_t je;
+        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
+        if (!j)
+            fail_msg("%s line %zu: %s", path, lineno, je.text);
+        assert_int_equal(json_array_append_new(arr, j), 0);
+        line = nl + 1;
+    }
+    free(text);
+    return arr;
+}
+
+struct harness_recs *harness_recs_load(const char *path)
+{
+    json_t *arr = harness_jsonl_load(path);
+    struct harness_recs *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    r->n = json_array_size(arr);
+    r->items = calloc(r->n ? r->n : 1, sizeof *r->items);
+    assert_non_null(r->items);
+    for (size_t i = 0; i < r->n; i++)
+        r->items[i] = json_incref(json_array_get(arr, i));
+    json_decref(arr);
+    return r;
+}
+
+struct harness_recs *harness_requests_load(const char *dir)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    return harness_recs_load(path);
+}
+
+void harness_recs_free(struct harness_recs *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        json_decref(r->items[i]);
+    free(r->items);
+    free(r);
+}
+
+json_t *harness_json_load(const char *dir, const char *name)
+{
+    char path[700];
+    if (dir)
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+    else
+        snprintf(path, sizeof path, "%s", name);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        fail_msg("%s: %s", path, je.text);
+    return j;
+}
+
+json_t *harness_summary_load(const char *dir)
+{
+    return harness_json_load(dir, "summary.json");
+}
+
+int64_t harness_ival(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+int64_t harness_ival_req(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v)) {
+        char *s = json_dumps(o, JSON_COMPACT);
+        fail_msg("field \"%s\" is not an integer in %s", k, s ? s : "?");
+    }
+    return (int64_t)json_integer_value(v);
+}
+
+const char *harness_sval(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+int harness_is_null(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    if (!v)
+        fail_msg("field \"%s\" is missing", k);
+    return json_is_null(v);
+}
+
+double harness_num(json_t *o, const char *path)
+{
+    char buf[200];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t *cur = o;
+    for (char *p = buf, *dot; p; p = dot ? dot + 1 : NULL) {
+        dot = strchr(p, '.');
+        if (dot)
+            *dot = '\0';
+        cur = json_object_get(cur, p);
+        if (!cur)
+            fail_msg("\"%s\" is missing (at \"%s\")", path, p);
+    }
+    if (!json_is_number(cur))
+        fail_msg("\"%s\" is not a number", path);
+    return json_number_value(cur);
+}
+
+char *harness_cur_tmp;
+
+void harness_tmp_begin(void)
+{
+    harness_cur_tmp = harness_tmpdir();
+    assert_non_null(harness_cur_tmp);
+}
+
+void harness_tmp_path(char *buf, size_t len, const char *name)
+{
+    int n = snprintf(buf, len, "%s/%s", harness_cur_tmp, name);
+    assert_true(n > 0 && (size_t)n < len);
+}
+
+void harness_tmp_end(void)
+{
+    if (harness_cur_tmp) {
+        harness_rm_rf(harness_cur_tmp);
+        free(harness_cur_tmp);
+        harness_cur_tmp = NULL;
+    }
+}
+
+void harness_kill_reap(pid_t *pid)
+{
+    if (*pid > 0) {
+        kill(*pid, SIGKILL);
+        waitpid(*pid, NULL, 0);
+    }
+    *pid = 0;
+}
+
+int harness_free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    socklen_t sl = sizeof sa;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+    close(fd);
+    return ntohs(sa.sin_port);
+}
+
+void harness_sleep_ms(unsigned ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
 }

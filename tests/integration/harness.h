@@ -8,7 +8,9 @@
 #ifndef LL_TEST_HARNESS_H
 #define LL_TEST_HARNESS_H
 
+#include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct harness_sim {
@@ -56,5 +58,106 @@ int harness_http(int port, const char *raw_request, size_t len, char **response,
 /* Read a whole file into a NUL-terminated buffer (caller frees); *len gets
  * the byte count (len may be NULL). NULL with a message when it cannot. */
 char *harness_read_file(const char *path, size_t *len);
+
+/* ---- cmocka helpers -------------------------------------------------------
+ * The functions below run inside a cmocka test: on an error they fail the
+ * running test (fail_msg / assert_*) instead of returning one. */
+
+/* The sim of the running test. A test starts it with
+ * harness_sim_start(&harness_cur_sim, ...); harness_sim_teardown stops it
+ * even when an assertion failed half-way. */
+extern struct harness_sim harness_cur_sim;
+
+/* cmocka teardown (state unused): stop harness_cur_sim when it runs and
+ * zero its pid. Safe to call from a test or another teardown. Returns 0. */
+int harness_sim_teardown(void **state);
+
+/* Accepted by harness_run_client as expect_rc: exit 0, or 1 (the run was
+ * marked INVALID because a wake-up of the generator was over 1 ms late on
+ * this shared machine: the self-check doing its job, not a wrong
+ * measurement). */
+#define HARNESS_RC_OK_OR_INVALID (-1)
+
+/* Run `llmload run --url <harness_cur_sim.url>/v1 --out <tmp>/r --quiet
+ * <fixed...> <args...>` (fixed may be NULL; both NULL-terminated, at most
+ * 56 strings together) with a 60 s timeout, and fail the test unless it
+ * exits expect_rc (or HARNESS_RC_OK_OR_INVALID). *err_out, when err_out is
+ * not NULL, gets its stderr (caller frees). Returns the results dir
+ * "<tmp>/r" (caller releases it with harness_results_free). */
+char *harness_run_client(const char *const *fixed, const char *const *args, int expect_rc,
+                         char **err_out);
+
+/* Remove the temporary directory above a results dir returned by
+ * harness_run_client (with everything in it) and free dir. */
+void harness_results_free(char *dir);
+
+/* Every line of a JSON Lines file, parsed, as a JSON array (caller
+ * decrefs). Every line must end with a newline and parse. */
+json_t *harness_jsonl_load(const char *path);
+
+/* The records of a JSON Lines file as a flat array of objects. */
+struct harness_recs {
+    json_t **items; /* n records, each owned (one reference) */
+    size_t n;
+};
+
+/* Load path as harness_jsonl_load does. Returns the records (caller frees
+ * with harness_recs_free). */
+struct harness_recs *harness_recs_load(const char *path);
+
+/* harness_recs_load of dir/requests.jsonl. */
+struct harness_recs *harness_requests_load(const char *dir);
+
+/* Release every record and r itself; NULL is a no-op. */
+void harness_recs_free(struct harness_recs *r);
+
+/* Parse the JSON file dir/name (dir may be NULL: name is the path).
+ * Returns it (caller decrefs). */
+json_t *harness_json_load(const char *dir, const char *name);
+
+/* harness_json_load(dir, "summary.json"). */
+json_t *harness_summary_load(const char *dir);
+
+/* Integer field k of o, or -1 when it is absent or not an integer. */
+int64_t harness_ival(json_t *o, const char *k);
+
+/* Integer field k of o; fails the test when it is absent, null or not an
+ * integer. */
+int64_t harness_ival_req(json_t *o, const char *k);
+
+/* String field k of o, or "" when it is absent or not a string. The
+ * string belongs to o. */
+const char *harness_sval(json_t *o, const char *k);
+
+/* Whether field k of o is null; fails the test when it is missing. */
+int harness_is_null(json_t *o, const char *k);
+
+/* The number at a dotted path in o ("server.waiting.max"; a plain key is a
+ * path of one); fails the test when it is missing or not a number. */
+double harness_num(json_t *o, const char *path);
+
+
+/* This test's temporary directory (NULL outside harness_tmp_begin ..
+ * harness_tmp_end). */
+extern char *harness_cur_tmp;
+
+/* Create harness_cur_tmp for the running test (harness_tmpdir). */
+void harness_tmp_begin(void);
+
+/* buf = <harness_cur_tmp>/name; fails the test when it does not fit len. */
+void harness_tmp_path(char *buf, size_t len, const char *name);
+
+/* Remove harness_cur_tmp with everything in it and reset it to NULL; a
+ * no-op when there is none. For teardowns. */
+void harness_tmp_end(void);
+
+/* SIGKILL *pid and reap it when it is > 0; *pid becomes 0. */
+void harness_kill_reap(pid_t *pid);
+
+/* A TCP port on 127.0.0.1 where nothing listens (bound, then closed). */
+int harness_free_port(void);
+
+/* Sleep ms milliseconds (resumed after a signal). */
+void harness_sleep_ms(unsigned ms);
 
 #endif

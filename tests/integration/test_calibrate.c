@@ -10,17 +10,6 @@
 #include "harness.h"
 #include "test.h"
 
-static struct harness_sim cur_sim;
-
-static int sim_teardown(void **state)
-{
-    (void)state;
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
-    return 0;
-}
-
 static int run_llmload(const char *const *argv, char **out, char **err)
 {
     int status = -1;
@@ -32,10 +21,10 @@ static void test_calibrate_sim(void **state)
 {
     (void)state;
     const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char *dir = harness_tmpdir();
     char url[200], cal[600], res[600];
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     snprintf(cal, sizeof cal, "%s/cal.json", dir);
     snprintf(res, sizeof res, "%s/r", dir);
 
@@ -65,7 +54,7 @@ static void test_calibrate_sim(void **state)
         fail_msg("run exited %d\n%s\n%s", status, o, e);
     free(o);
     free(e);
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
 
     char path[700];
     snprintf(path, sizeof path, "%s/requests.jsonl", res);
@@ -122,7 +111,7 @@ static void test_calibrate_no_server(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_calibrate_sim, sim_teardown),
+        cmocka_unit_test_teardown(test_calibrate_sim, harness_sim_teardown),
         cmocka_unit_test(test_calibrate_no_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,99 +17,14 @@
 #include "test.h"
 #include "workload.h"
 
-#define MAX_RECS 2000
 #define PAIRS "tests/data/workload/pairs.csv"
 #define VALUES "tests/data/workload/values.jsonl"
 #define PROMPTS "tests/data/workload/prompts.jsonl"
 #define SHAREGPT "tests/data/workload/sharegpt.json"
 
-static struct harness_sim cur_sim;
-
-static int sim_teardown(void **state)
-{
-    (void)state;
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
-    return 0;
-}
-
-struct recs {
-    json_t *items[MAX_RECS];
-    size_t n;
-};
-
-static struct recs *recs_load(const char *dir)
-{
-    struct recs *r = calloc(1, sizeof *r);
-    assert_non_null(r);
-    char path[512];
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    size_t len = 0;
-    char *text = harness_read_file(path, &len);
-    assert_non_null(text);
-    char *line = text;
-    while (line < text + len) {
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        assert_non_null(nl);
-        json_error_t je;
-        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
-        if (!j)
-            fail_msg("requests.jsonl line %zu: %s", r->n + 1, je.text);
-        assert_true(r->n < MAX_RECS);
-        r->items[r->n++] = j;
-        line = nl + 1;
-    }
-    free(text);
-    return r;
-}
-
-static void recs_free(struct recs *r)
-{
-    for (size_t i = 0; i < r->n; i++)
-        json_decref(r->items[i]);
-    free(r);
-}
-
-static int64_t ival(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
-}
-
-/* Run the client against the current sim with args; returns the results
- * dir (free with cleanup_dir). */
-static char *run_client(const char *const *args)
-{
-    char *dir = harness_tmpdir();
-    char out[600], url[200];
-    snprintf(out, sizeof out, "%s/r", dir);
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
-    const char *argv[64] = {"run", "--url", url, "--out", out, "--quiet", "--seed", "7",
-                            "--rate", "100", "--requests", "30", "--ignore-eos"};
-    size_t n = 13;
-    for (size_t i = 0; args[i]; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(argv, 60, &status, &o, &e), 0);
-    if (status != 0 && status != 1)
-        fail_msg("llmload run exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
-    free(o);
-    free(e);
-    free(dir);
-    return strdup(out);
-}
-
-static void cleanup_dir(char *dir)
-{
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    harness_rm_rf(dir);
-    free(dir);
-}
+/* Every run: 30 seeded requests at 100/s, each answer exactly max_tokens. */
+static const char *const run_fixed[] = {"--seed", "7", "--rate", "100", "--requests", "30",
+                                        "--ignore-eos", NULL};
 
 static void base_workload(struct workload *w)
 {
@@ -159,11 +74,11 @@ static void test_empirical_columns(void **state)
 {
     (void)state;
     const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--prompt-tokens", "empirical:" PAIRS "#input", "--output-tokens",
                           "empirical:" VALUES, NULL};
-    char *dir = run_client(args);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(run_fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
     struct workload w;
     base_workload(&w);
@@ -172,29 +87,29 @@ static void test_empirical_columns(void **state)
     w.prompt_col = EMPIRICAL_COL_INPUT;
     w.output_emp = values;
     w.output_col = EMPIRICAL_COL_VALUE;
-    struct recs *r = recs_load(dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 30);
     size_t distinct_prompts = 0;
     int64_t first = -1;
     for (size_t i = 0; i < r->n; i++) {
         json_t *rec = r->items[i];
-        int64_t p = ival(rec, "prompt_tokens"), m = ival(rec, "max_tokens");
+        int64_t p = harness_ival(rec, "prompt_tokens"), m = harness_ival(rec, "max_tokens");
         assert_true(in_column(pairs, EMPIRICAL_COL_INPUT, p));
         assert_true(in_column(values, EMPIRICAL_COL_VALUE, m));
         struct req_spec s;
-        workload_spec(&w, (uint64_t)ival(rec, "id"), &s);
+        workload_spec(&w, (uint64_t)harness_ival(rec, "id"), &s);
         assert_int_equal(p, s.prompt_tokens);
         assert_int_equal(m, s.max_tokens);
-        assert_int_equal(ival(rec, "prompt_tokens_server"), p);
+        assert_int_equal(harness_ival(rec, "prompt_tokens_server"), p);
         if (first < 0)
             first = p;
         distinct_prompts += p != first;
     }
     assert_true(distinct_prompts > 0);
-    recs_free(r);
+    harness_recs_free(r);
     empirical_free(pairs);
     empirical_free(values);
-    cleanup_dir(dir);
+    harness_results_free(dir);
 }
 
 /* --lengths empirical:PAIRS: every record's (prompt, max_tokens) is one
@@ -205,21 +120,22 @@ static void test_empirical_pairs(void **state)
 {
     (void)state;
     const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--lengths", "empirical:" PAIRS, NULL};
-    char *dir = run_client(args);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(run_fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
     struct empirical *pairs = load_emp(PAIRS);
-    struct recs *r = recs_load(dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 30);
     for (size_t i = 0; i < r->n; i++) {
-        int64_t p = ival(r->items[i], "prompt_tokens"), m = ival(r->items[i], "max_tokens");
+        int64_t p = harness_ival(r->items[i], "prompt_tokens"),
+                m = harness_ival(r->items[i], "max_tokens");
         assert_true(is_row(pairs, p, m));
-        assert_int_equal(ival(r->items[i], "prompt_tokens_server"), p);
+        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), p);
     }
-    recs_free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 
     /* Correlation: the file's, and that of 20000 draws, joint and apart. */
     struct workload w;
@@ -277,12 +193,12 @@ static void test_empirical_pairs(void **state)
 static void check_dataset(const char *path, const char *output_flag, uint32_t output_default)
 {
     const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char ds[300];
     snprintf(ds, sizeof ds, "%s", path);
     const char *args[] = {"--dataset", ds, "--output-tokens", output_flag, NULL};
-    char *dir = run_client(args);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(run_fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
     char err[300];
     struct dataset *d = NULL;
@@ -291,22 +207,22 @@ static void check_dataset(const char *path, const char *output_flag, uint32_t ou
     struct workload w;
     base_workload(&w);
     w.dataset = d;
-    struct recs *r = recs_load(dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 30);
     size_t with_default = 0, with_data = 0;
     for (size_t i = 0; i < r->n; i++) {
         json_t *rec = r->items[i];
         struct req_spec s;
-        workload_spec(&w, (uint64_t)ival(rec, "id"), &s);
+        workload_spec(&w, (uint64_t)harness_ival(rec, "id"), &s);
         assert_true(s.dataset_entry >= 0 && (size_t)s.dataset_entry < d->n);
         const struct dataset_entry *e = &d->entries[s.dataset_entry];
-        assert_int_equal(ival(rec, "prompt_tokens"), e->prompt_tokens);
-        assert_int_equal(ival(rec, "prompt_tokens_server"), e->prompt_tokens);
+        assert_int_equal(harness_ival(rec, "prompt_tokens"), e->prompt_tokens);
+        assert_int_equal(harness_ival(rec, "prompt_tokens_server"), e->prompt_tokens);
         if (e->output_tokens) {
-            assert_int_equal(ival(rec, "max_tokens"), e->output_tokens);
+            assert_int_equal(harness_ival(rec, "max_tokens"), e->output_tokens);
             with_data++;
         } else {
-            assert_int_equal(ival(rec, "max_tokens"), output_default);
+            assert_int_equal(harness_ival(rec, "max_tokens"), output_default);
             with_default++;
         }
     }
@@ -319,9 +235,9 @@ static void check_dataset(const char *path, const char *output_flag, uint32_t ou
     assert_true(with_data > 0);
     if (d->format == DATASET_JSONL)
         assert_true(with_default > 0);
-    recs_free(r);
+    harness_recs_free(r);
     dataset_free(d);
-    cleanup_dir(dir);
+    harness_results_free(dir);
 }
 
 static void test_dataset_jsonl(void **state)
@@ -339,10 +255,10 @@ static void test_dataset_sharegpt(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_empirical_columns, sim_teardown),
-        cmocka_unit_test_teardown(test_empirical_pairs, sim_teardown),
-        cmocka_unit_test_teardown(test_dataset_jsonl, sim_teardown),
-        cmocka_unit_test_teardown(test_dataset_sharegpt, sim_teardown),
+        cmocka_unit_test_teardown(test_empirical_columns, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_empirical_pairs, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_dataset_jsonl, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_dataset_sharegpt, harness_sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,6 +46,7 @@
 
 #include "harness.h"
 #include "test.h"
+#include "util.h"
 
 #define MS 1000000.0
 #define MAX_ARGS 64
@@ -99,65 +100,22 @@ struct conn {
 
 static struct hostile cur_srv;
 static struct hostile_counts *cur_counts;
-static struct harness_sim cur_sim;
 static pid_t cur_client; /* a client running, or 0 */
 static pid_t cur_aux;    /* openssl s_server, or 0 */
-static char *cur_tmp;
-
-static void kill_reap(pid_t *pid)
-{
-    if (*pid > 0) {
-        kill(*pid, SIGKILL);
-        waitpid(*pid, NULL, 0);
-    }
-    *pid = 0;
-}
 
 static int teardown(void **state)
 {
     (void)state;
-    kill_reap(&cur_client);
-    kill_reap(&cur_srv.pid);
-    kill_reap(&cur_aux);
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
+    harness_kill_reap(&cur_client);
+    harness_kill_reap(&cur_srv.pid);
+    harness_kill_reap(&cur_aux);
+    harness_sim_teardown(NULL);
     if (cur_counts) {
         munmap(cur_counts, sizeof *cur_counts);
         cur_counts = NULL;
     }
-    if (cur_tmp) {
-        harness_rm_rf(cur_tmp);
-        free(cur_tmp);
-        cur_tmp = NULL;
-    }
+    harness_tmp_end();
     return 0;
-}
-
-static void test_begin(void)
-{
-    cur_tmp = harness_tmpdir();
-    assert_non_null(cur_tmp);
-}
-
-static void tmp_path(char *buf, size_t len, const char *name)
-{
-    int n = snprintf(buf, len, "%s/%s", cur_tmp, name);
-    assert_true(n > 0 && (size_t)n < len);
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
 }
 
 /* ---- server: writing ---------------------------------------------------- */
@@ -226,13 +184,14 @@ static size_t stream_text(char *buf, size_t cap, int tokens)
     size_t at = 0;
     for (int i = 0; i < tokens; i++)
         at += (size_t)snprintf(buf + at, cap - at, "%s", EV_CONTENT);
-    at += (size_t)snprintf(buf + at, cap - at,
-                           "%s"
-                           "data: {\"id\":\"h\",\"object\":\"chat.completion.chunk\",\"choices\":[],"
-                           "\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":%d,"
-                           "\"total_tokens\":%d}}\n\n"
-                           "%s",
-                           EV_FINISH, tokens, tokens + 7, EV_DONE);
+    at +=
+        (size_t)snprintf(buf + at, cap - at,
+                         "%s"
+                         "data: {\"id\":\"h\",\"object\":\"chat.completion.chunk\",\"choices\":[],"
+                         "\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":%d,"
+                         "\"total_tokens\":%d}}\n\n"
+                         "%s",
+                         EV_FINISH, tokens, tokens + 7, EV_DONE);
     if (at >= cap)
         abort();
     return at;
@@ -320,7 +279,7 @@ static void drip(int fd, const char *s, unsigned gap_ms)
     for (size_t i = 0;; i = (i + 1) % n) {
         if (send_chunk(fd, s + i, 1) != 0)
             return;
-        sleep_ms(gap_ms);
+        harness_sleep_ms(gap_ms);
     }
 }
 
@@ -362,7 +321,7 @@ static int serve_post(const struct conn *c)
         int ok = 1;
         for (int i = 0; i < tokens && ok; i++) {
             if (slow)
-                sleep_ms(50);
+                harness_sleep_ms(50);
             ok = send_chunk_str(fd, EV_CONTENT) == 0;
         }
         size_t n = stream_text(text, sizeof text, tokens);
@@ -393,7 +352,7 @@ static int serve_post(const struct conn *c)
         if (send_str(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n") != 0)
             break;
         do {
-            sleep_ms(50);
+            harness_sleep_ms(50);
         } while (send_str(fd, "X-Drip: 1\r\n") == 0);
         break;
     case HM_DRIP_FIRST:
@@ -644,20 +603,6 @@ static void hostile_start(enum hostile_mode mode, int port)
     cur_srv.pid = pid;
 }
 
-/* A port on 127.0.0.1 where nothing listens (bound, then closed). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    socklen_t sl = sizeof sa;
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
 /* ---- the client --------------------------------------------------------- */
 
 struct client_res {
@@ -690,8 +635,8 @@ static pid_t client_start(const char *const *argv, rlim_t nofile)
     if (!bin || !*bin)
         fail_msg("LLMLOAD_BIN is not set");
     char outp[600], errp[600];
-    tmp_path(outp, sizeof outp, "client.out");
-    tmp_path(errp, sizeof errp, "client.err");
+    harness_tmp_path(outp, sizeof outp, "client.out");
+    harness_tmp_path(errp, sizeof errp, "client.err");
     char *v[MAX_ARGS + 2];
     size_t n = 0;
     v[n++] = (char *)bin;
@@ -724,7 +669,7 @@ static pid_t client_start(const char *const *argv, rlim_t nofile)
 /* Wait for the client, SIGKILL past timeout_s, and collect what it left. */
 static void client_wait(pid_t pid, int timeout_s, struct client_res *res)
 {
-    uint64_t deadline = mono_ns() + (uint64_t)timeout_s * 1000000000ull;
+    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_s * 1000000000ull;
     int st = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
@@ -734,12 +679,12 @@ static void client_wait(pid_t pid, int timeout_s, struct client_res *res)
             break;
         if (r < 0 && errno != EINTR)
             fail_msg("wait4: %s", strerror(errno));
-        if (mono_ns() >= deadline) {
+        if (ll_now_ns() >= deadline) {
             kill(pid, SIGKILL);
             wait4(pid, &st, 0, &ru);
             break;
         }
-        sleep_ms(10);
+        harness_sleep_ms(10);
     }
     cur_client = 0;
     res->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
@@ -747,65 +692,15 @@ static void client_wait(pid_t pid, int timeout_s, struct client_res *res)
     /* Status 126: the child could not set the limit or open its files
      * (under valgrind, for one, setrlimit in the forked child misbehaves). */
     char p[600];
-    tmp_path(p, sizeof p, "client.out");
+    harness_tmp_path(p, sizeof p, "client.out");
     res->out = res->status == 126 ? NULL : harness_read_file(p, NULL);
-    tmp_path(p, sizeof p, "client.err");
+    harness_tmp_path(p, sizeof p, "client.err");
     res->err = res->status == 126 ? NULL : harness_read_file(p, NULL);
     if (!res->out)
         res->out = calloc(1, 1);
     if (!res->err)
         res->err = calloc(1, 1);
     assert_true(res->out && res->err);
-}
-
-/* ---- JSON helpers --------------------------------------------------------- */
-
-static json_t *jsonl_load(const char *path)
-{
-    size_t len = 0;
-    char *text = harness_read_file(path, &len);
-    assert_non_null(text);
-    json_t *arr = json_array();
-    char *line = text;
-    size_t lineno = 0;
-    while (line < text + len) {
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        if (!nl)
-            fail_msg("%s: the last line has no newline", path);
-        lineno++;
-        json_error_t je;
-        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
-        if (!j)
-            fail_msg("%s line %zu: %s", path, lineno, je.text);
-        json_array_append_new(arr, j);
-        line = nl + 1;
-    }
-    free(text);
-    return arr;
-}
-
-static int64_t ival(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    if (!json_is_integer(v)) {
-        char *s = json_dumps(o, JSON_COMPACT);
-        fail_msg("field \"%s\" is not an integer in %s", k, s ? s : "?");
-    }
-    return (int64_t)json_integer_value(v);
-}
-
-static int is_null(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    if (!v)
-        fail_msg("field \"%s\" is missing", k);
-    return json_is_null(v);
-}
-
-static const char *sval(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
 }
 
 /* ---- one run and its invariants ----------------------------------------- */
@@ -829,7 +724,7 @@ static size_t count_kind(json_t *recs, const char *kind)
 {
     size_t n = 0;
     for (size_t i = 0; i < json_array_size(recs); i++)
-        n += strcmp(sval(json_array_get(recs, i), "kind"), kind) == 0;
+        n += strcmp(harness_sval(json_array_get(recs, i), "kind"), kind) == 0;
     return n;
 }
 
@@ -841,7 +736,7 @@ static void check_invariants(struct run *r, const char *out, size_t n)
 {
     char p[700];
     snprintf(p, sizeof p, "%s/requests.jsonl", out);
-    r->recs = jsonl_load(p);
+    r->recs = harness_jsonl_load(p);
     snprintf(p, sizeof p, "%s/summary.json", out);
     json_error_t je;
     r->sum = json_load_file(p, 0, &je);
@@ -853,16 +748,16 @@ static void check_invariants(struct run *r, const char *out, size_t n)
     char *seen = calloc(n, 1);
     assert_non_null(seen);
     for (size_t i = 0; i < n; i++) {
-        int64_t id = ival(json_array_get(r->recs, i), "id");
+        int64_t id = harness_ival_req(json_array_get(r->recs, i), "id");
         if (id < 0 || (size_t)id >= n || seen[id])
             fail_msg("record id %lld is out of range or repeated", (long long)id);
         seen[id] = 1;
     }
     free(seen);
     json_t *req = json_object_get(r->sum, "requests");
-    assert_int_equal(ival(req, "scheduled"), n);
-    assert_int_equal(ival(req, "completed"), n);
-    assert_int_equal(ival(r->sum, "records_written"), n);
+    assert_int_equal(harness_ival_req(req, "scheduled"), n);
+    assert_int_equal(harness_ival_req(req, "completed"), n);
+    assert_int_equal(harness_ival_req(r->sum, "records_written"), n);
     json_t *by_kind = json_object_get(req, "by_kind");
     assert_true(json_is_object(by_kind));
     const char *key;
@@ -876,7 +771,7 @@ static void check_invariants(struct run *r, const char *out, size_t n)
         total += c;
     }
     assert_int_equal(total, n);
-    assert_int_equal(ival(req, "ok") + ival(req, "failed"), n);
+    assert_int_equal(harness_ival_req(req, "ok") + harness_ival_req(req, "failed"), n);
 }
 
 /* Run `llmload run` with the flags every case shares (then args, which
@@ -887,7 +782,7 @@ static void run_case_ex(const char *url, const char *out, const char *const *arg
                         rlim_t nofile, struct run *r)
 {
     char outdir[600], nbuf[24];
-    tmp_path(outdir, sizeof outdir, out);
+    harness_tmp_path(outdir, sizeof outdir, out);
     snprintf(nbuf, sizeof nbuf, "%zu", n);
     const char *head[] = {"run", "--url", url ? url : cur_srv.url, "--model", "hostile",
                           "--out", outdir, "--quiet", "--no-metrics", "--threads", "1",
@@ -898,12 +793,12 @@ static void run_case_ex(const char *url, const char *out, const char *const *arg
     av_add(&a, head);
     av_add(&a, args);
     memset(r, 0, sizeof *r);
-    uint64_t t0 = mono_ns();
+    uint64_t t0 = ll_now_ns();
     pid_t pid = client_start(a.v, nofile);
     client_wait(pid, CLIENT_TIMEOUT_S, &r->c);
     if (r->c.status != 0 && r->c.status != 1)
         fail_msg("llmload run exited %d after %.1f s (0 or 1 expected)\nstdout:\n%s\nstderr:\n%s",
-                 r->c.status, (double)(mono_ns() - t0) / 1e9, r->c.out, r->c.err);
+                 r->c.status, (double)(ll_now_ns() - t0) / 1e9, r->c.out, r->c.err);
     check_invariants(r, outdir, n);
 }
 
@@ -923,7 +818,7 @@ static void assert_all_kind(json_t *recs, const char *kind)
 {
     for (size_t i = 0; i < json_array_size(recs); i++) {
         json_t *rec = json_array_get(recs, i);
-        if (strcmp(sval(rec, "kind"), kind) != 0) {
+        if (strcmp(harness_sval(rec, "kind"), kind) != 0) {
             char why[96];
             snprintf(why, sizeof why, "expected kind %s", kind);
             fail_record(rec, why);
@@ -950,7 +845,7 @@ static int all_kind_or_known_bug(json_t *recs, const char *want, const char *tod
 
 static int64_t by_kind(struct run *r, const char *kind)
 {
-    return ival(json_object_get(json_object_get(r->sum, "requests"), "by_kind"), kind);
+    return harness_ival_req(json_object_get(json_object_get(r->sum, "requests"), "by_kind"), kind);
 }
 
 /* ---- the matrix ------------------------------------------------------- */
@@ -959,7 +854,7 @@ static int64_t by_kind(struct run *r, const char *kind)
 static void test_line_never_ends(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_LINE_ENDLESS, 0);
     const char *args[] = {"--max-line", "4096", NULL};
     struct run r;
@@ -967,9 +862,9 @@ static void test_line_never_ends(void **state)
     assert_all_kind(r.recs, "line_too_long");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(ival(rec, "http_status"), 200);
-        assert_true(is_null(rec, "first_ns"));
-        assert_int_equal(ival(rec, "events"), 0);
+        assert_int_equal(harness_ival_req(rec, "http_status"), 200);
+        assert_true(harness_is_null(rec, "first_ns"));
+        assert_int_equal(harness_ival_req(rec, "events"), 0);
     }
     assert_int_equal(by_kind(&r, "line_too_long"), 3);
     assert_int_equal(atomic_load(&cur_counts->posts), 3);
@@ -986,7 +881,7 @@ static long baseline_rss_kb(void)
     assert_all_kind(r.recs, "ok");
     long kb = r.c.maxrss_kb;
     run_free(&r);
-    kill_reap(&cur_srv.pid);
+    harness_kill_reap(&cur_srv.pid);
     return kb;
 }
 
@@ -997,7 +892,7 @@ static long baseline_rss_kb(void)
 static void test_one_endless_event(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     long base_kb = baseline_rss_kb();
     hostile_start(HM_EVENT_ENDLESS, 0);
     const char *args[] = {"--max-line", "65536", NULL};
@@ -1017,7 +912,7 @@ static void test_one_endless_event(void **state)
 static void test_endless_events_memory_bounded(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     long base_kb = baseline_rss_kb();
     hostile_start(HM_EVENTS_ENDLESS, 0);
     uint64_t before = atomic_load(&cur_counts->bytes_sent);
@@ -1028,8 +923,9 @@ static void test_endless_events_memory_bounded(void **state)
     assert_all_kind(r.recs, "timeout_total");
     for (size_t i = 0; i < 2; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_true(ival(rec, "events") > 1000);
-        ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "sent_ns"), 1500 * MS, 2500 * MS);
+        assert_true(harness_ival_req(rec, "events") > 1000);
+        ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "sent_ns"),
+                        1500 * MS, 2500 * MS);
     }
     print_message("server wrote %.0f MiB; peak RSS %ld KiB, plain run %ld KiB\n",
                   (double)sent / 1048576.0, r.c.maxrss_kb, base_kb);
@@ -1044,7 +940,7 @@ static void test_endless_events_memory_bounded(void **state)
 static void test_headers_never_end(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_HEADERS_DRIP, 0);
     const char *args[] = {"--timeout-first-token", "500ms", NULL};
     struct run r;
@@ -1052,10 +948,11 @@ static void test_headers_never_end(void **state)
     assert_all_kind(r.recs, "timeout_first_token");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_true(is_null(rec, "first_ns"));
+        assert_true(harness_is_null(rec, "first_ns"));
         /* 500 ms after sending; the timeout sweep runs every 5 ms, and a
          * busy host gets 400 ms more. */
-        ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "sent_ns"), 500 * MS, 900 * MS);
+        ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "sent_ns"),
+                        500 * MS, 900 * MS);
     }
     run_free(&r);
 }
@@ -1067,7 +964,7 @@ static void test_headers_never_end(void **state)
 static void test_slowloris_before_first_event(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_DRIP_FIRST, 0);
     const char *args[] = {"--timeout-first-token", "800ms", "--timeout-idle", "300ms", NULL};
     struct run r;
@@ -1075,9 +972,10 @@ static void test_slowloris_before_first_event(void **state)
     assert_all_kind(r.recs, "timeout_first_token");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(ival(rec, "http_status"), 200);
-        assert_int_equal(ival(rec, "events"), 0);
-        ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "sent_ns"), 800 * MS, 1200 * MS);
+        assert_int_equal(harness_ival_req(rec, "http_status"), 200);
+        assert_int_equal(harness_ival_req(rec, "events"), 0);
+        ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "sent_ns"),
+                        800 * MS, 1200 * MS);
     }
     run_free(&r);
 }
@@ -1088,7 +986,7 @@ static void test_slowloris_before_first_event(void **state)
 static void test_slowloris_after_first_event(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_DRIP_IDLE, 0);
     const char *args[] = {"--timeout-idle", "600ms", NULL};
     struct run r;
@@ -1096,11 +994,12 @@ static void test_slowloris_after_first_event(void **state)
     assert_all_kind(r.recs, "timeout_idle");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(ival(rec, "events"), 1);
-        assert_false(is_null(rec, "first_ns"));
+        assert_int_equal(harness_ival_req(rec, "events"), 1);
+        assert_false(harness_is_null(rec, "first_ns"));
         /* The first event arrives at once, the next byte 1 s later: the
          * timeout fires 600 ms after the event (up to 1 s on a busy host). */
-        ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "first_ns"), 600 * MS, 1000 * MS);
+        ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "first_ns"),
+                        600 * MS, 1000 * MS);
     }
     run_free(&r);
 }
@@ -1115,7 +1014,7 @@ static void test_slowloris_after_first_event(void **state)
 static void test_slowloris_drip_under_idle(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_DRIP_FAST, 0);
     const char *args[] = {"--timeout-idle", "400ms", "--timeout-total", "1500ms", NULL};
     struct run r;
@@ -1124,11 +1023,13 @@ static void test_slowloris_drip_under_idle(void **state)
                                       "a drip under the idle timeout keeps a request alive");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(ival(rec, "events"), 1);
+        assert_int_equal(harness_ival_req(rec, "events"), 1);
         if (fixed)
-            ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "first_ns"), 400 * MS, 800 * MS);
+            ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "first_ns"),
+                            400 * MS, 800 * MS);
         else
-            ASSERT_IN_RANGE(ival(rec, "end_ns") - ival(rec, "sent_ns"), 1500 * MS, 1900 * MS);
+            ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "sent_ns"),
+                            1500 * MS, 1900 * MS);
     }
     run_free(&r);
 }
@@ -1138,13 +1039,13 @@ static void test_slowloris_drip_under_idle(void **state)
 static void test_reset_before_headers(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_RESET, 0);
     struct run r;
     run_case(NULL, 3, &r);
     assert_all_kind(r.recs, "connect_error");
     for (size_t i = 0; i < 3; i++)
-        assert_true(is_null(json_array_get(r.recs, i), "http_status"));
+        assert_true(harness_is_null(json_array_get(r.recs, i), "http_status"));
     assert_int_equal(by_kind(&r, "connect_error"), 3);
     run_free(&r);
 }
@@ -1154,16 +1055,16 @@ static void test_reset_before_headers(void **state)
 static void test_http10_close_delimited(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_HTTP10, 0);
     struct run r;
     run_case(NULL, 3, &r);
     assert_all_kind(r.recs, "ok");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(ival(rec, "events"), STREAM_TOKENS);
-        assert_int_equal(ival(rec, "output_tokens"), STREAM_TOKENS);
-        assert_string_equal(sval(rec, "tokens_source"), "usage");
+        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
+        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
+        assert_string_equal(harness_sval(rec, "tokens_source"), "usage");
     }
     run_free(&r);
 }
@@ -1176,7 +1077,7 @@ static void test_http10_close_delimited(void **state)
 static void test_gzip_unrequested(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_GZIP, 0);
     struct run r;
     run_case(NULL, 3, &r);
@@ -1184,8 +1085,8 @@ static void test_gzip_unrequested(void **state)
                           "an unrequested Content-Encoding is not detected");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(ival(rec, "http_status"), 200);
-        assert_int_equal(ival(rec, "events"), 0);
+        assert_int_equal(harness_ival_req(rec, "http_status"), 200);
+        assert_int_equal(harness_ival_req(rec, "events"), 0);
     }
     run_free(&r);
 }
@@ -1195,13 +1096,13 @@ static void test_gzip_unrequested(void **state)
 static void test_sse_body_labelled_html(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_HTML_TYPE, 0);
     struct run r;
     run_case(NULL, 3, &r);
     assert_all_kind(r.recs, "ok");
     for (size_t i = 0; i < 3; i++)
-        assert_int_equal(ival(json_array_get(r.recs, i), "events"), STREAM_TOKENS);
+        assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "events"), STREAM_TOKENS);
     run_free(&r);
 }
 
@@ -1212,7 +1113,7 @@ static void test_sse_body_labelled_html(void **state)
 static void test_html_body(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_HTML_BODY, 0);
     struct run r;
     run_case(NULL, 3, &r);
@@ -1220,8 +1121,8 @@ static void test_html_body(void **state)
                           "a 200 that is not an event stream is called truncated");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(ival(rec, "http_status"), 200);
-        assert_true(is_null(rec, "first_ns"));
+        assert_int_equal(harness_ival_req(rec, "http_status"), 200);
+        assert_true(harness_is_null(rec, "first_ns"));
     }
     run_free(&r);
 }
@@ -1234,7 +1135,7 @@ static void test_html_body(void **state)
 static void test_invalid_utf8_content(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_BAD_UTF8, 0);
     struct run r;
     run_case(NULL, 3, &r);
@@ -1250,7 +1151,7 @@ static void test_invalid_utf8_content(void **state)
 static void test_data_after_done(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_AFTER_DONE, 0);
     struct run r;
     run_case(NULL, 3, &r);
@@ -1259,8 +1160,9 @@ static void test_data_after_done(void **state)
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
         /* Today the 3 content events after [DONE] are counted too. */
-        assert_int_equal(ival(rec, "events"), fixed ? STREAM_TOKENS : STREAM_TOKENS + 3);
-        assert_int_equal(ival(rec, "output_tokens"), STREAM_TOKENS); /* from usage */
+        assert_int_equal(harness_ival_req(rec, "events"),
+                         fixed ? STREAM_TOKENS : STREAM_TOKENS + 3);
+        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS); /* from usage */
     }
     run_free(&r);
 }
@@ -1272,7 +1174,7 @@ static void test_data_after_done(void **state)
 static void test_done_then_silence(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_DONE_HANG, 0);
     const char *args[] = {"--timeout-idle", "500ms", NULL};
     struct run r;
@@ -1281,9 +1183,9 @@ static void test_done_then_silence(void **state)
                                       "a stream that stays open after [DONE] times out");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(ival(rec, "events"), STREAM_TOKENS);
-        assert_int_equal(ival(rec, "output_tokens"), STREAM_TOKENS);
-        int64_t after_last = ival(rec, "end_ns") - ival(rec, "last_ns");
+        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
+        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
+        int64_t after_last = harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "last_ns");
         if (fixed)
             ASSERT_IN_RANGE(after_last, 0, 100 * MS);
         else
@@ -1297,13 +1199,13 @@ static void test_done_then_silence(void **state)
 static void test_redirect_not_followed(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_REDIRECT, 0);
     struct run r;
     run_case(NULL, 3, &r);
     assert_all_kind(r.recs, "http_other");
     for (size_t i = 0; i < 3; i++)
-        assert_int_equal(ival(json_array_get(r.recs, i), "http_status"), 302);
+        assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "http_status"), 302);
     assert_int_equal(atomic_load(&cur_counts->posts), 3);
     assert_int_equal(by_kind(&r, "http_other"), 3);
     run_free(&r);
@@ -1314,14 +1216,14 @@ static void test_redirect_not_followed(void **state)
 static void test_connection_refused(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", free_port());
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", harness_free_port());
     struct run r;
     run_case_ex(url, "r", NULL, 3, 0, &r);
     assert_all_kind(r.recs, "connect_error");
     for (size_t i = 0; i < 3; i++)
-        assert_true(is_null(json_array_get(r.recs, i), "http_status"));
+        assert_true(harness_is_null(json_array_get(r.recs, i), "http_status"));
     assert_int_equal(by_kind(&r, "connect_error"), 3);
     run_free(&r);
 }
@@ -1335,12 +1237,12 @@ static void test_connection_refused(void **state)
 static void test_unknown_host(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     struct run r;
-    uint64_t t0 = mono_ns();
+    uint64_t t0 = ll_now_ns();
     const char *args[] = {"--timeout-connect", "1s", NULL};
     run_case_ex("http://nonexistent.invalid/v1", "r", args, 3, 0, &r);
-    double took_s = (double)(mono_ns() - t0) / 1e9;
+    double took_s = (double)(ll_now_ns() - t0) / 1e9;
     if (count_kind(r.recs, "timeout_connect") == 3) {
         /* A resolver that does not answer at all (no network) runs into
          * --timeout-connect, which covers the lookup: still one record
@@ -1370,18 +1272,18 @@ static int run_quiet(const char *const *argv, int timeout_s)
         execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
-    uint64_t deadline = mono_ns() + (uint64_t)timeout_s * 1000000000ull;
+    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_s * 1000000000ull;
     int st = 0;
     for (;;) {
         pid_t r = waitpid(pid, &st, WNOHANG);
         if (r == pid)
             break;
-        if (mono_ns() >= deadline || (r < 0 && errno != EINTR)) {
+        if (ll_now_ns() >= deadline || (r < 0 && errno != EINTR)) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
             return -1;
         }
-        sleep_ms(10);
+        harness_sleep_ms(10);
     }
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -1389,8 +1291,8 @@ static int run_quiet(const char *const *argv, int timeout_s)
 /* 1 once a TCP connection to 127.0.0.1:port succeeds, 0 after timeout_ms. */
 static int wait_listening(int port, int timeout_ms)
 {
-    uint64_t deadline = mono_ns() + (uint64_t)timeout_ms * 1000000ull;
-    while (mono_ns() < deadline) {
+    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    while (ll_now_ns() < deadline) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             return 0;
@@ -1400,28 +1302,27 @@ static int wait_listening(int port, int timeout_ms)
         close(fd);
         if (ok)
             return 1;
-        sleep_ms(20);
+        harness_sleep_ms(20);
     }
     return 0;
 }
 
 /* A server whose certificate is self-signed, without --cacert: the
  * handshake fails verification and each request is a transport_error
- * naming the certificate (and with --cacert it passes). The certificate is made at test time with the
- * openssl CLI and served by `openssl s_server -www`; without openssl the
- * test is skipped. */
+ * naming the certificate (and with --cacert it passes). The certificate is made at test time with
+ * the openssl CLI and served by `openssl s_server -www`; without openssl the test is skipped. */
 static void test_tls_self_signed(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     const char *ver[] = {"openssl", "version", NULL};
     if (run_quiet(ver, 10) != 0) {
         print_message("openssl CLI not found: TLS case skipped\n");
         skip();
     }
     char cert[600], key[600], accept[64], url[64];
-    tmp_path(cert, sizeof cert, "cert.pem");
-    tmp_path(key, sizeof key, "key.pem");
+    harness_tmp_path(cert, sizeof cert, "cert.pem");
+    harness_tmp_path(key, sizeof key, "key.pem");
     const char *gen[] = {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
                          "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out",
                          cert, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
@@ -1430,7 +1331,7 @@ static void test_tls_self_signed(void **state)
         print_message("openssl could not make a certificate: TLS case skipped\n");
         skip();
     }
-    int port = free_port();
+    int port = harness_free_port();
     snprintf(accept, sizeof accept, "127.0.0.1:%d", port);
     snprintf(url, sizeof url, "https://127.0.0.1:%d/v1", port);
     const char *srv[] = {"openssl", "s_server", "-accept", accept, "-cert", cert,
@@ -1454,12 +1355,12 @@ static void test_tls_self_signed(void **state)
     assert_all_kind(r.recs, "transport_error");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        const char *d = sval(rec, "detail");
+        const char *d = harness_sval(rec, "detail");
         if (!strstr(d, "certificate") && !strstr(d, "SSL"))
             fail_record(rec, "the detail should name the certificate");
-        assert_true(is_null(rec, "http_status"));
+        assert_true(harness_is_null(rec, "http_status"));
     }
-    print_message("self-signed: %s\n", sval(json_array_get(r.recs, 0), "detail"));
+    print_message("self-signed: %s\n", harness_sval(json_array_get(r.recs, 0), "detail"));
     run_free(&r);
 
     /* The control: with --cacert the handshake passes. s_server -www never
@@ -1467,9 +1368,9 @@ static void test_tls_self_signed(void **state)
     const char *ca[] = {"--cacert", cert, "--timeout-first-token", "500ms", NULL};
     run_case_ex(url, "ca", ca, 1, 0, &r);
     json_t *rec = json_array_get(r.recs, 0);
-    if (strcmp(sval(rec, "kind"), "transport_error") == 0)
+    if (strcmp(harness_sval(rec, "kind"), "transport_error") == 0)
         fail_record(rec, "with --cacert the handshake should pass");
-    print_message("with --cacert: %s\n", sval(rec, "kind"));
+    print_message("with --cacert: %s\n", harness_sval(rec, "kind"));
     run_free(&r);
 }
 
@@ -1484,28 +1385,28 @@ static void test_tls_self_signed(void **state)
 static void test_server_killed_and_restarted(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     hostile_start(HM_SLOW, 0);
     int port = cur_srv.port;
     char outdir[600];
-    tmp_path(outdir, sizeof outdir, "r");
+    harness_tmp_path(outdir, sizeof outdir, "r");
     const char *args[] = {"run", "--url", cur_srv.url, "--model", "hostile", "--out", outdir,
                           "--quiet", "--no-metrics", "--threads", "1", "--rate", "10",
                           "--arrival", "constant", "--requests", "20", "--timeout-connect",
                           "2s", "--timeout-total", "5s", NULL};
     pid_t pid = client_start(args, 0);
-    uint64_t deadline = mono_ns() + 10000000000ull;
+    uint64_t deadline = ll_now_ns() + 10000000000ull;
     while (atomic_load(&cur_counts->posts) < 4) {
-        if (mono_ns() > deadline)
+        if (ll_now_ns() > deadline)
             fail_msg("the server read %llu requests in 10 s",
                      (unsigned long long)atomic_load(&cur_counts->posts));
-        sleep_ms(2);
+        harness_sleep_ms(2);
     }
-    uint64_t kill_abs = mono_ns();
-    kill_reap(&cur_srv.pid);
-    sleep_ms(400);
+    uint64_t kill_abs = ll_now_ns();
+    harness_kill_reap(&cur_srv.pid);
+    harness_sleep_ms(400);
     hostile_start(HM_SLOW, port);
-    uint64_t restart_abs = mono_ns();
+    uint64_t restart_abs = ll_now_ns();
     struct run r;
     memset(&r, 0, sizeof r);
     client_wait(pid, CLIENT_TIMEOUT_S, &r.c);
@@ -1513,12 +1414,12 @@ static void test_server_killed_and_restarted(void **state)
         fail_msg("llmload run exited %d\nstderr:\n%s", r.c.status, r.c.err);
     check_invariants(&r, outdir, 20);
 
-    int64_t t0 = ival(r.sum, "run_start_monotonic_ns");
+    int64_t t0 = harness_ival_req(r.sum, "run_start_monotonic_ns");
     const int64_t margin = 20 * (int64_t)MS;
     for (size_t i = 0; i < 20; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        const char *kind = sval(rec, "kind");
-        int64_t sent = t0 + ival(rec, "sent_ns");
+        const char *kind = harness_sval(rec, "kind");
+        int64_t sent = t0 + harness_ival_req(rec, "sent_ns");
         const char *want = NULL;
         if (sent + 600 * (int64_t)MS < (int64_t)kill_abs)
             want = "ok"; /* finished (0.5 s) before the kill */
@@ -1567,13 +1468,13 @@ static void test_server_killed_and_restarted(void **state)
 static void test_out_of_file_descriptors(void **state)
 {
     (void)state;
-    test_begin();
+    harness_tmp_begin();
     const char *sargs[] = {"--step-base", "100ms", "--step-per-prefill-token", "0",
                            "--step-per-seq", "0", "--prefill-chunk", "4096", "--kv-tokens",
                            "4000000", "--max-num-seqs", "256", NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char url[160];
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     const char *args[] = {"--rate", "400", "--output-tokens", "5", "--ignore-eos",
                           "--prompt-tokens", "16", NULL};
     struct run r;
@@ -1584,8 +1485,8 @@ static void test_out_of_file_descriptors(void **state)
     const char *detail = "";
     for (size_t i = 0; i < 100 && !*detail; i++) {
         json_t *rec = json_array_get(r.recs, i);
-        if (strcmp(sval(rec, "kind"), "ok") != 0)
-            detail = sval(rec, "detail");
+        if (strcmp(harness_sval(rec, "kind"), "ok") != 0)
+            detail = harness_sval(rec, "detail");
     }
     print_message("RLIMIT_NOFILE 32: %zu ok, %zu connect_error, %zu transport_error "
                   "(first detail: %s)\n",

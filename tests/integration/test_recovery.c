@@ -20,16 +20,6 @@
 #include "util.h"
 
 #define SIM_SEQS 4
-static struct harness_sim cur_sim;
-
-static int sim_teardown(void **state)
-{
-    (void)state;
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
-    return 0;
-}
 
 #define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
 #define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \
@@ -56,7 +46,7 @@ static char *sweep_ok(const char *const *args, char *dir, size_t dirlen)
     assert_non_null(tmp);
     snprintf(dir, dirlen, "%s/r", tmp);
     char url[200];
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     const char *argv[64] = {"sweep", "--url", url, "--out", dir, "--quiet"};
     size_t n = 6;
     for (size_t i = 0; args[i]; i++)
@@ -71,25 +61,6 @@ static char *sweep_ok(const char *const *args, char *dir, size_t dirlen)
     free(out);
     free(err);
     return tmp;
-}
-
-static json_t *load_json(const char *dir, const char *name)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j)
-        fail_msg("%s: %s", path, je.text);
-    return j;
-}
-
-static double num(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    if (!json_is_number(v))
-        fail_msg("\"%s\" is not a number", k);
-    return json_number_value(v);
 }
 
 /* `llmload report DIR` rebuilds summary.json byte for byte. */
@@ -129,7 +100,7 @@ static void test_recovery_after_overload(void **state)
     (void)state;
     double c = truth_rps();
     const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char rate[32];
     snprintf(rate, sizeof rate, "%.3g", 2 * c);
     const char *args[] = {"--rates", rate, "--step-duration", "2s", "--warmup", "0.3s",
@@ -138,9 +109,9 @@ static void test_recovery_after_overload(void **state)
                           WORKLOAD, NULL};
     char dir[600];
     char *tmp = sweep_ok(args, dir, sizeof dir);
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
 
-    json_t *sum = load_json(dir, "summary.json");
+    json_t *sum = harness_json_load(dir, "summary.json");
     json_t *steps = json_object_get(sum, "steps");
     assert_int_equal(json_array_size(steps), 2);
     json_t *rs = json_array_get(steps, 1);
@@ -149,21 +120,21 @@ static void test_recovery_after_overload(void **state)
     char want[32];
     snprintf(want, sizeof want, "%.3g", 0.2 * top);
     double lam = strtod(want, NULL);
-    ASSERT_REL(num(rs, "offered_rps"), lam, 1e-9);
-    ASSERT_REL(num(rs, "overload_rps"), top, 1e-9);
+    ASSERT_REL(harness_num(rs, "offered_rps"), lam, 1e-9);
+    ASSERT_REL(harness_num(rs, "overload_rps"), top, 1e-9);
     assert_int_equal(json_integer_value(json_object_get(rs, "warmup_ns")), 3 * LL_NS_PER_SEC);
     /* The window's requests are the 8 s at the recovery rate alone. */
-    ASSERT_NEAR(num(rs, "scheduled"), lam * 8, 1.5);
+    ASSERT_NEAR(harness_num(rs, "scheduled"), lam * 8, 1.5);
 
     json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
     assert_true(json_is_true(json_object_get(rec, "ran")));
     assert_int_equal(json_integer_value(json_object_get(rec, "switch_ns")), 3 * LL_NS_PER_SEC);
-    double q = num(rec, "backlog_at_switch");
+    double q = harness_num(rec, "backlog_at_switch");
     /* (2C - C) x 3 s queued plus the batch, give or take the noise. */
     ASSERT_NEAR(q, c * 3 + SIM_SEQS, 0.35 * c * 3);
     if (!json_is_true(json_object_get(rec, "recovered")))
         fail_msg("not recovered within the step: %s", json_dumps(rec, 0));
-    double got_s = num(rec, "recovery_ns") / 1e9;
+    double got_s = harness_num(rec, "recovery_ns") / 1e9;
     double lower = (q - SIM_SEQS - c * 0.25) / (c - lam), upper = q / (c - lam);
     if (!(got_s >= 0.8 * lower - 0.2 && got_s <= 1.25 * upper + 0.3))
         fail_msg("recovery %.3fs outside [0.8 x %.3f - 0.2, 1.25 x %.3f + 0.3] (backlog %.0f, "
@@ -171,8 +142,8 @@ static void test_recovery_after_overload(void **state)
                  got_s, lower, upper, q, c, lam);
     /* The first window request (within one spacing of the switch) already
      * waits behind the backlog. */
-    ASSERT_IN_RANGE(num(rec, "first_miss_ns"), 3e9, 3e9 + 1e9 / lam);
-    assert_true(num(rec, "back_in_slo_ns") > num(rec, "last_miss_ns"));
+    ASSERT_IN_RANGE(harness_num(rec, "first_miss_ns"), 3e9, 3e9 + 1e9 / lam);
+    assert_true(harness_num(rec, "back_in_slo_ns") > harness_num(rec, "last_miss_ns"));
     check_rebuild(dir);
     json_decref(sum);
     harness_rm_rf(tmp);
@@ -186,7 +157,7 @@ static void test_recovery_without_overload(void **state)
     (void)state;
     double c = truth_rps();
     const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char rate[32];
     snprintf(rate, sizeof rate, "%.3g", 0.25 * c);
     const char *args[] = {"--rates", rate, "--step-duration", "1s", "--warmup", "0.3s",
@@ -194,13 +165,13 @@ static void test_recovery_without_overload(void **state)
                           "--recovery-duration", "2s", WORKLOAD, NULL};
     char dir[600];
     char *tmp = sweep_ok(args, dir, sizeof dir);
-    sim_teardown(NULL);
-    json_t *sum = load_json(dir, "summary.json");
+    harness_sim_teardown(NULL);
+    json_t *sum = harness_json_load(dir, "summary.json");
     json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
     assert_true(json_is_true(json_object_get(rec, "recovered")));
     assert_int_equal(json_integer_value(json_object_get(rec, "recovery_ns")), 0);
     assert_true(json_is_null(json_object_get(rec, "first_miss_ns")));
-    ASSERT_IN_RANGE(num(rec, "backlog_at_switch"), 0, SIM_SEQS);
+    ASSERT_IN_RANGE(harness_num(rec, "backlog_at_switch"), 0, SIM_SEQS);
     check_rebuild(dir);
     json_decref(sum);
     harness_rm_rf(tmp);
@@ -210,8 +181,8 @@ static void test_recovery_without_overload(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_recovery_after_overload, sim_teardown),
-        cmocka_unit_test_teardown(test_recovery_without_overload, sim_teardown),
+        cmocka_unit_test_teardown(test_recovery_after_overload, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_recovery_without_overload, harness_sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,70 +16,11 @@
 
 #define MS 1000000LL
 
-static struct harness_sim cur_sim;
-
-static int sim_teardown(void **state)
-{
-    (void)state;
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
-    return 0;
-}
-
-#define MAX_LINES 4000
-
-struct lines {
-    json_t *items[MAX_LINES];
-    size_t n;
-};
-
-static void lines_free(struct lines *r)
-{
-    for (size_t i = 0; i < r->n; i++)
-        json_decref(r->items[i]);
-    r->n = 0;
-}
-
-/* Every line of a JSONL file, parsed. */
-static void lines_load(struct lines *r, const char *path)
-{
-    size_t len = 0;
-    char *text = harness_read_file(path, &len);
-    assert_non_null(text);
-    r->n = 0;
-    char *line = text;
-    while (line < text + len) {
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        assert_non_null(nl);
-        json_error_t je;
-        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
-        if (!j)
-            fail_msg("%s line %zu: %s", path, r->n + 1, je.text);
-        assert_true(r->n < MAX_LINES);
-        r->items[r->n++] = j;
-        line = nl + 1;
-    }
-    free(text);
-}
-
-static int64_t ival(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
-}
-
-static const char *sval(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
 /* The entry of lines whose "id" (or "index") is id, or NULL. */
-static json_t *by_id(struct lines *r, const char *key, int64_t id)
+static json_t *by_id(struct harness_recs *r, const char *key, int64_t id)
 {
     for (size_t i = 0; i < r->n; i++) {
-        if (ival(r->items[i], key) == id)
+        if (harness_ival(r->items[i], key) == id)
             return r->items[i];
     }
     return NULL;
@@ -112,7 +53,7 @@ static void write_file(const char *path, const char *text)
  * max tokens, and the sim's own prompt count equal to the requested one. */
 static void check_replay_of_dump(double scale, const char *scale_arg)
 {
-    struct harness_sim *sim = &cur_sim;
+    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {"--profile", "instant", NULL};
     assert_int_equal(harness_sim_start(sim, sargs), 0);
     char *dir = harness_tmpdir();
@@ -129,43 +70,38 @@ static void check_replay_of_dump(double scale, const char *scale_arg)
     const char *rep_args[] = {"replay", dump, "--url", url, "--out", out, "--quiet",
                               "--seed", "7", "--ignore-eos", "--time-scale", scale_arg, NULL};
     free(run_llmload(rep_args, 0, 1)); /* 1: INVALID when a wake-up was over 1 ms late */
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
 
-    struct lines *d = calloc(1, sizeof *d), *r = calloc(1, sizeof *r);
-    lines_load(d, dump);
+    struct harness_recs *d = harness_recs_load(dump);
     char path[700];
     snprintf(path, sizeof path, "%s/requests.jsonl", out);
-    lines_load(r, path);
+    struct harness_recs *r = harness_recs_load(path);
     assert_int_equal(d->n, 60);
     assert_int_equal(r->n, d->n);
     for (size_t i = 0; i < d->n; i++) {
         json_t *want = d->items[i];
-        json_t *got = by_id(r, "id", ival(want, "index"));
+        json_t *got = by_id(r, "id", harness_ival(want, "index"));
         if (!got)
-            fail_msg("no record for schedule index %lld", (long long)ival(want, "index"));
-        int64_t sched = (int64_t)llround((double)ival(want, "sched_ns") * scale);
-        assert_int_equal(ival(got, "sched_ns"), sched);
-        assert_int_equal(ival(got, "prompt_tokens"), ival(want, "prompt_tokens"));
-        assert_int_equal(ival(got, "max_tokens"), ival(want, "max_tokens"));
-        assert_string_equal(sval(got, "kind"), "ok");
-        assert_int_equal(ival(got, "prompt_tokens_server"), ival(want, "prompt_tokens"));
-        assert_int_equal(ival(got, "output_tokens"), ival(want, "max_tokens"));
+            fail_msg("no record for schedule index %lld", (long long)harness_ival(want, "index"));
+        int64_t sched = (int64_t)llround((double)harness_ival(want, "sched_ns") * scale);
+        assert_int_equal(harness_ival(got, "sched_ns"), sched);
+        assert_int_equal(harness_ival(got, "prompt_tokens"), harness_ival(want, "prompt_tokens"));
+        assert_int_equal(harness_ival(got, "max_tokens"), harness_ival(want, "max_tokens"));
+        assert_string_equal(harness_sval(got, "kind"), "ok");
+        assert_int_equal(harness_ival(got, "prompt_tokens_server"),
+                         harness_ival(want, "prompt_tokens"));
+        assert_int_equal(harness_ival(got, "output_tokens"), harness_ival(want, "max_tokens"));
     }
-    snprintf(path, sizeof path, "%s/summary.json", out);
-    json_error_t je;
-    json_t *s = json_load_file(path, 0, &je);
-    assert_non_null(s);
+    json_t *s = harness_summary_load(out);
     json_t *late = json_object_get(json_object_get(s, "latency_ns"), "schedule_lateness");
-    int64_t p99 = ival(late, "p99");
+    int64_t p99 = harness_ival(late, "p99");
     fprintf(stderr, "replay x%s: schedule lateness p99 %.3f ms, max %.3f ms over %lld requests\n",
-            scale_arg, (double)p99 / 1e6, (double)ival(late, "max") / 1e6,
-            (long long)ival(late, "count"));
+            scale_arg, (double)p99 / 1e6, (double)harness_ival(late, "max") / 1e6,
+            (long long)harness_ival(late, "count"));
     assert_true(p99 >= 0 && p99 < 20 * MS);
     json_decref(s);
-    lines_free(d);
-    lines_free(r);
-    free(d);
-    free(r);
+    harness_recs_free(d);
+    harness_recs_free(r);
     harness_rm_rf(dir);
     free(dir);
 }
@@ -189,7 +125,7 @@ static void test_replay_time_scale_halves_offsets(void **state)
 static void test_replay_trace_fields(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &cur_sim;
+    struct harness_sim *sim = &harness_cur_sim;
     assert_int_equal(harness_sim_start(sim, NULL), 0);
     char *dir = harness_tmpdir();
     char trace[600], out[600], url[200], path[700];
@@ -210,11 +146,10 @@ static void test_replay_trace_fields(void **state)
     const char *args[] = {"replay", trace, "--url", url, "--out", out, "--quiet",
                           "--ignore-eos", NULL};
     free(run_llmload(args, 0, 1));
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
 
-    struct lines *r = calloc(1, sizeof *r);
     snprintf(path, sizeof path, "%s/requests.jsonl", out);
-    lines_load(r, path);
+    struct harness_recs *r = harness_recs_load(path);
     assert_int_equal(r->n, 4);
     /* Sorted by time: the prompt line (t=0) is index 0. */
     json_t *p = by_id(r, "id", 0), *c = by_id(r, "id", 1), *x = by_id(r, "id", 2),
@@ -223,24 +158,23 @@ static void test_replay_trace_fields(void **state)
     assert_non_null(c);
     assert_non_null(x);
     assert_non_null(k);
-    assert_int_equal(ival(p, "sched_ns"), 0);
-    assert_string_equal(sval(p, "kind"), "ok");
-    assert_string_equal(sval(p, "class"), "poetry");
-    assert_int_equal(ival(p, "prompt_tokens"), 10);
-    assert_int_equal(ival(p, "prompt_tokens_server"), 10);
-    assert_int_equal(ival(c, "sched_ns"), 50 * MS);
-    assert_string_equal(sval(c, "class"), "chat");
-    assert_int_equal(ival(c, "session"), 17);
+    assert_int_equal(harness_ival(p, "sched_ns"), 0);
+    assert_string_equal(harness_sval(p, "kind"), "ok");
+    assert_string_equal(harness_sval(p, "class"), "poetry");
+    assert_int_equal(harness_ival(p, "prompt_tokens"), 10);
+    assert_int_equal(harness_ival(p, "prompt_tokens_server"), 10);
+    assert_int_equal(harness_ival(c, "sched_ns"), 50 * MS);
+    assert_string_equal(harness_sval(c, "class"), "chat");
+    assert_int_equal(harness_ival(c, "session"), 17);
     assert_null(json_object_get(c, "turn"));
-    assert_int_equal(ival(c, "prompt_tokens_server"), 30);
-    assert_int_equal(ival(x, "prompt_tokens_server"), 40);
+    assert_int_equal(harness_ival(c, "prompt_tokens_server"), 30);
+    assert_int_equal(harness_ival(x, "prompt_tokens_server"), 40);
     assert_null(json_object_get(x, "class"));
-    assert_string_equal(sval(k, "kind"), "cancelled");
-    int64_t held = ival(k, "end_ns") - ival(k, "sent_ns");
+    assert_string_equal(harness_sval(k, "kind"), "cancelled");
+    int64_t held = harness_ival(k, "end_ns") - harness_ival(k, "sent_ns");
     assert_true(held >= 100 * MS && held < 400 * MS);
-    assert_true(ival(k, "output_tokens") < 300);
-    lines_free(r);
-    free(r);
+    assert_true(harness_ival(k, "output_tokens") < 300);
+    harness_recs_free(r);
     harness_rm_rf(dir);
     free(dir);
 }
@@ -287,9 +221,9 @@ static void test_replay_bad_input(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_replay_identical_to_dump, sim_teardown),
-        cmocka_unit_test_teardown(test_replay_time_scale_halves_offsets, sim_teardown),
-        cmocka_unit_test_teardown(test_replay_trace_fields, sim_teardown),
+        cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_replay_time_scale_halves_offsets, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),
         cmocka_unit_test(test_replay_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

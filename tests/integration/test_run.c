@@ -17,78 +17,6 @@
 
 #define MS 1000000.0
 
-/* The sim of the running test; the teardown stops it even when an
- * assertion failed half-way. */
-static struct harness_sim cur_sim;
-
-static int sim_teardown(void **state)
-{
-    (void)state;
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
-    return 0;
-}
-#define MAX_RECS 20000
-
-struct recs {
-    json_t *items[MAX_RECS];
-    size_t n;
-};
-
-static void recs_free(struct recs *r)
-{
-    for (size_t i = 0; i < r->n; i++)
-        json_decref(r->items[i]);
-    r->n = 0;
-}
-
-static void recs_load(struct recs *r, const char *dir)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    size_t len = 0;
-    char *text = harness_read_file(path, &len);
-    assert_non_null(text);
-    r->n = 0;
-    char *line = text;
-    while (line < text + len) {
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        assert_non_null(nl); /* every record ends with a newline */
-        json_error_t je;
-        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
-        if (!j)
-            fail_msg("requests.jsonl line %zu: %s", r->n + 1, je.text);
-        assert_true(r->n < MAX_RECS);
-        r->items[r->n++] = j;
-        line = nl + 1;
-    }
-    free(text);
-}
-
-static json_t *summary_load(const char *dir)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j)
-        fail_msg("%s: %s", path, je.text);
-    return j;
-}
-
-static int64_t ival(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
-}
-
-static const char *sval(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -104,47 +32,6 @@ static double pct(const double *sorted, size_t n, double p)
     return sorted[rank - 1];
 }
 
-/* Exit statuses a test accepts. A run on this shared machine may be marked
- * INVALID (exit 1) when one wake-up of the generator was over 1 ms late:
- * that verdict is the self-check doing its job, not a wrong measurement, so
- * tests that check the measurements accept it. */
-#define RC_OK_OR_INVALID (-1)
-
-/* Run `llmload run --url <sim> --out <tmp> --quiet <args>`; returns the
- * results dir (caller frees and removes). */
-static char *run_client(const struct harness_sim *sim, const char *const *args, int expect_rc)
-{
-    char *dir = harness_tmpdir();
-    char out[600], url[200];
-    snprintf(out, sizeof out, "%s/r", dir);
-    snprintf(url, sizeof url, "%s/v1", sim->url);
-    const char *argv[64] = {"run", "--url", url, "--out", out, "--quiet"};
-    size_t n = 6;
-    for (size_t i = 0; args[i]; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(argv, 60, &status, &o, &e), 0);
-    if (status != expect_rc && !(expect_rc == RC_OK_OR_INVALID && (status == 0 || status == 1)))
-        fail_msg("llmload run exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", status,
-                 expect_rc, o, e);
-    free(o);
-    free(e);
-    char *res = strdup(out);
-    free(dir);
-    return res;
-}
-
-static void cleanup_dir(char *dir)
-{
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    harness_rm_rf(dir);
-    free(dir);
-}
-
 /* The sim serves a 10-token answer to an 8-token prompt in 10 steps of
  * 10 ms: 0.1 s of service, as in the worked example of seed 000. */
 #define SIM_100MS "--step-base", "10ms", "--step-per-prefill-token", "0", "--step-per-seq", "0"
@@ -155,31 +42,30 @@ static void cleanup_dir(char *dir)
 static void test_co_closed_loop(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &cur_sim;
+    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", NULL};
     assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--users", "1", "--pace", "1s", "--duration", "10s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos", NULL};
-    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 6);
     double e2e[6];
     for (size_t i = 0; i < r->n; i++) {
-        assert_string_equal(sval(r->items[i], "kind"), "ok");
-        e2e[i] = (double)(ival(r->items[i], "end_ns") - ival(r->items[i], "sched_ns"));
+        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+        e2e[i] =
+            (double)(harness_ival(r->items[i], "end_ns") - harness_ival(r->items[i], "sched_ns"));
     }
     qsort(e2e, 6, sizeof e2e[0], cmp_double);
     ASSERT_NEAR(pct(e2e, 6, 50), 100 * MS, 25 * MS);  /* median 0.1 s */
     ASSERT_NEAR(e2e[5], 5000 * MS, 250 * MS);         /* the one stalled request */
-    json_t *s = summary_load(dir);
+    json_t *s = harness_summary_load(dir);
     assert_true(json_is_true(json_object_get(s, "closed_loop")));
     json_decref(s);
-    recs_free(r);
-    free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 /* The same stall, open loop from the intended send times: ten samples,
@@ -188,21 +74,21 @@ static void test_co_closed_loop(void **state)
 static void test_co_open_loop(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &cur_sim;
+    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", NULL};
     assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "1", "--arrival", "constant", "--duration", "10s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos", NULL};
-    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 10);
     double e2e[10], sum = 0;
     for (size_t i = 0; i < r->n; i++) {
-        assert_string_equal(sval(r->items[i], "kind"), "ok");
-        e2e[i] = (double)(ival(r->items[i], "end_ns") - ival(r->items[i], "sched_ns"));
+        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+        e2e[i] =
+            (double)(harness_ival(r->items[i], "end_ns") - harness_ival(r->items[i], "sched_ns"));
         sum += e2e[i];
     }
     qsort(e2e, 10, sizeof e2e[0], cmp_double);
@@ -216,12 +102,11 @@ static void test_co_open_loop(void **state)
         ASSERT_NEAR(e2e[i], expect_s[i] * 1e9, 250 * MS);
     /* Scheduled exactly one second apart, whatever the server did. */
     for (size_t i = 0; i < r->n; i++) {
-        int64_t id = ival(r->items[i], "id");
-        assert_int_equal(ival(r->items[i], "sched_ns"), id * 1000000000LL);
+        int64_t id = harness_ival(r->items[i], "id");
+        assert_int_equal(harness_ival(r->items[i], "sched_ns"), id * 1000000000LL);
     }
-    recs_free(r);
-    free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 /* Throughput counts completions by time inside the window, so a capped
@@ -232,39 +117,37 @@ static void test_co_open_loop(void **state)
 static void test_capped_rate_and_fifo(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &cur_sim;
+    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, NULL};
     assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "40", "--max-concurrency", "2", "--requests", "80",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           NULL};
-    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
-    json_t *s = summary_load(dir);
+    json_t *s = harness_summary_load(dir);
     json_t *thr = json_object_get(s, "throughput");
     double done = json_real_value(json_object_get(thr, "completion_rate_per_s"));
     ASSERT_NEAR(done, 20.0, 3.0);
     json_decref(s);
 
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 80);
     /* Sent in schedule order: sort by sent_ns, ids must then increase. */
     int64_t sent_of[80];
     for (size_t i = 0; i < r->n; i++) {
-        int64_t id = ival(r->items[i], "id");
+        int64_t id = harness_ival(r->items[i], "id");
         assert_true(id >= 0 && id < 80);
-        sent_of[id] = ival(r->items[i], "sent_ns");
+        sent_of[id] = harness_ival(r->items[i], "sent_ns");
     }
     for (int i = 1; i < 80; i++) {
         if (sent_of[i] < sent_of[i - 1])
             fail_msg("request %d was sent at %lld ns, before request %d at %lld ns", i,
                      (long long)sent_of[i], i - 1, (long long)sent_of[i - 1]);
     }
-    recs_free(r);
-    free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 /* Before the first output event only the first-token timeout applies;
@@ -274,40 +157,39 @@ static void test_capped_rate_and_fifo(void **state)
 static void test_first_token_vs_idle_timeout(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &cur_sim;
+    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, "--stall-at", "1s", "--stall-for", "4s", NULL};
     assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "3s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           "--timeout-idle", "1s", "--timeout-first-token", "2s", NULL};
-    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 15);
     int ok = 0, first = 0;
     for (size_t i = 0; i < r->n; i++) {
-        const char *kind = sval(r->items[i], "kind");
-        int64_t sched = ival(r->items[i], "sched_ns");
+        const char *kind = harness_sval(r->items[i], "kind");
+        int64_t sched = harness_ival(r->items[i], "sched_ns");
         if (strcmp(kind, "ok") == 0) {
             ok++;
             assert_true(sched < 1000000000LL);
         } else if (strcmp(kind, "timeout_first_token") == 0) {
             first++;
             assert_true(sched >= 1000000000LL);
-            double waited = (double)(ival(r->items[i], "end_ns") - ival(r->items[i], "sent_ns"));
+            double waited = (double)(harness_ival(r->items[i], "end_ns") -
+                                     harness_ival(r->items[i], "sent_ns"));
             ASSERT_NEAR(waited, 2000 * MS, 60 * MS);
         } else {
             fail_msg("request %lld: kind %s, expected ok or timeout_first_token",
-                     (long long)ival(r->items[i], "id"), kind);
+                     (long long)harness_ival(r->items[i], "id"), kind);
         }
     }
     assert_int_equal(ok, 5);
     assert_int_equal(first, 10);
-    recs_free(r);
-    free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 /* Warm-up requests are written but add nothing to the summary: not even
@@ -315,17 +197,16 @@ static void test_first_token_vs_idle_timeout(void **state)
 static void test_warmup_excluded_from_itl(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &cur_sim;
+    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, NULL};
     assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "10", "--arrival", "constant", "--duration", "2s",
                           "--warmup", "1s", "--prompt-tokens", "8", "--output-tokens", "10",
                           "--ignore-eos", NULL};
-    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 20);
     int64_t gaps = 0, warm = 0;
     for (size_t i = 0; i < r->n; i++) {
@@ -333,17 +214,16 @@ static void test_warmup_excluded_from_itl(void **state)
             warm++;
             continue;
         }
-        gaps += ival(r->items[i], "events") - 1;
+        gaps += harness_ival(r->items[i], "events") - 1;
     }
     assert_int_equal(warm, 10);
-    json_t *s = summary_load(dir);
+    json_t *s = harness_summary_load(dir);
     json_t *itl = json_object_get(json_object_get(s, "latency_ns"), "itl");
-    assert_int_equal(ival(itl, "count"), gaps);
+    assert_int_equal(harness_ival(itl, "count"), gaps);
     assert_int_equal(gaps, 90);
     json_decref(s);
-    recs_free(r);
-    free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 /* --max-inflight is a safety cap whose refusals are records: never more in
@@ -352,48 +232,46 @@ static void test_warmup_excluded_from_itl(void **state)
 static void test_max_inflight(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &cur_sim;
+    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, NULL};
     assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "60", "--duration", "2s", "--max-inflight", "3",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           NULL};
-    char *dir = run_client(sim, args, RC_OK_OR_INVALID);
-    sim_teardown(NULL);
-    json_t *s = summary_load(dir);
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
+    json_t *s = harness_summary_load(dir);
     json_t *req = json_object_get(s, "requests");
-    int64_t scheduled = ival(req, "scheduled");
+    int64_t scheduled = harness_ival(req, "scheduled");
     json_t *inflight = json_object_get(s, "inflight");
     assert_true(json_number_value(json_object_get(inflight, "max")) <= 3.0);
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal((int64_t)r->n, scheduled);
     int dropped = 0;
     for (size_t i = 0; i < r->n; i++) {
-        if (strcmp(sval(r->items[i], "kind"), "client_dropped") == 0) {
+        if (strcmp(harness_sval(r->items[i], "kind"), "client_dropped") == 0) {
             dropped++;
             assert_true(json_is_null(json_object_get(r->items[i], "sent_ns")));
         } else {
-            assert_string_equal(sval(r->items[i], "kind"), "ok");
+            assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
         }
     }
     /* 3 slots of 0.1 s serve about 30/s of the 60/s offered. */
     assert_true(dropped > (int)r->n / 4);
     json_decref(s);
-    recs_free(r);
-    free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_co_closed_loop, sim_teardown),
-        cmocka_unit_test_teardown(test_co_open_loop, sim_teardown),
-        cmocka_unit_test_teardown(test_capped_rate_and_fifo, sim_teardown),
-        cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, sim_teardown),
-        cmocka_unit_test_teardown(test_warmup_excluded_from_itl, sim_teardown),
-        cmocka_unit_test_teardown(test_max_inflight, sim_teardown),
+        cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_warmup_excluded_from_itl, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_max_inflight, harness_sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,22 +20,14 @@
 #include "harness.h"
 #include "test.h"
 
-static struct harness_sim cur_sim;
-
 /* The background client of the --expose test, killed if a check fails. */
 static pid_t cur_client;
 
 static int sim_teardown(void **state)
 {
     (void)state;
-    if (cur_client > 0) {
-        kill(cur_client, SIGKILL);
-        waitpid(cur_client, NULL, 0);
-        cur_client = 0;
-    }
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
+    harness_kill_reap(&cur_client);
+    harness_sim_teardown(NULL);
     return 0;
 }
 
@@ -47,76 +39,7 @@ static int sim_teardown(void **state)
 static void sim_start_small(void)
 {
     const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
-}
-
-/* Run `llmload run --url <sim>/v1 --out <tmp>/r --quiet args...`, check the
- * exit status (0, or 1 = INVALID on a noisy machine, when ok_invalid), and
- * return the results dir (caller frees with cleanup_dir). *err_out, when
- * not NULL, gets stderr (caller frees). */
-static char *run_client(const char *const *args, int ok_invalid, char **err_out)
-{
-    char *tmp = harness_tmpdir();
-    assert_non_null(tmp);
-    char out[600], url[200];
-    snprintf(out, sizeof out, "%s/r", tmp);
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
-    const char *argv[64] = {"run", "--url", url, "--out", out, "--quiet"};
-    size_t n = 6;
-    for (size_t i = 0; args[i]; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(argv, 60, &status, &o, &e), 0);
-    if (!(status == 0 || (ok_invalid && status == 1)))
-        fail_msg("llmload run exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
-    free(o);
-    if (err_out)
-        *err_out = e;
-    else
-        free(e);
-    free(tmp);
-    return strdup(out);
-}
-
-static void cleanup_dir(char *dir)
-{
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    harness_rm_rf(dir);
-    free(dir);
-}
-
-static json_t *load_json(const char *dir, const char *name)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j)
-        fail_msg("%s: %s", path, je.text);
-    return j;
-}
-
-static double num(json_t *o, const char *path)
-{
-    /* a dotted path: "server.waiting.max" */
-    char buf[200];
-    snprintf(buf, sizeof buf, "%s", path);
-    json_t *cur = o;
-    for (char *p = buf, *dot; p; p = dot ? dot + 1 : NULL) {
-        dot = strchr(p, '.');
-        if (dot)
-            *dot = '\0';
-        cur = json_object_get(cur, p);
-        if (!cur)
-            fail_msg("summary.json has no %s (missing at \"%s\")", path, p);
-    }
-    if (!json_is_number(cur))
-        fail_msg("summary.json %s is not a number", path);
-    return json_number_value(cur);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
 }
 
 /* Lines of server_metrics.jsonl: how many, how many ok. */
@@ -153,26 +76,26 @@ static void test_overload_queue_rises(void **state)
     sim_start_small();
     const char *args[] = {"--rate", "40", "--arrival", "constant", "--duration", "2s",
                           "--metrics-interval", "200ms", WORK, NULL};
-    char *dir = run_client(args, 1, NULL);
-    json_t *s = load_json(dir, "summary.json");
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    json_t *s = harness_json_load(dir, "summary.json");
     assert_string_equal(json_string_value(json_object_get(json_object_get(s, "server"), "engine")),
                         "vllm");
     /* 80 arrivals in 2 s, 19 served per second: by the end of offering
      * some 40 wait. Demand at least 10 at the peak and 2 on average. */
-    ASSERT_IN_RANGE(num(s, "server.waiting.max"), 10, 80);
-    ASSERT_IN_RANGE(num(s, "server.waiting.mean"), 2, 80);
-    ASSERT_NEAR(num(s, "server.running.max"), 4, 0);
-    ASSERT_NEAR(num(s, "server.generation_tokens.delta"), 80 * 20, 0);
-    ASSERT_NEAR(num(s, "server.generation_tokens.client"), 80 * 20, 0);
-    ASSERT_NEAR(num(s, "server.request_success.delta"), 80, 0);
-    assert_int_equal((int)num(s, "server.failed"), 0);
+    ASSERT_IN_RANGE(harness_num(s, "server.waiting.max"), 10, 80);
+    ASSERT_IN_RANGE(harness_num(s, "server.waiting.mean"), 2, 80);
+    ASSERT_NEAR(harness_num(s, "server.running.max"), 4, 0);
+    ASSERT_NEAR(harness_num(s, "server.generation_tokens.delta"), 80 * 20, 0);
+    ASSERT_NEAR(harness_num(s, "server.generation_tokens.client"), 80 * 20, 0);
+    ASSERT_NEAR(harness_num(s, "server.request_success.delta"), 80, 0);
+    assert_int_equal((int)harness_num(s, "server.failed"), 0);
     size_t lines, ok;
     count_lines(dir, &lines, &ok);
     assert_true(lines >= 10); /* >= 6 s at 200 ms */
     assert_int_equal(ok, lines);
-    ASSERT_NEAR(num(s, "server.scrapes"), (double)lines, 0);
+    ASSERT_NEAR(harness_num(s, "server.scrapes"), (double)lines, 0);
     json_decref(s);
-    cleanup_dir(dir);
+    harness_results_free(dir);
 }
 
 /* Well below capacity (4/s) nothing waits, tokens match, and the server's
@@ -184,19 +107,20 @@ static void test_low_rate_agrees(void **state)
     sim_start_small();
     const char *args[] = {"--rate", "4", "--arrival", "constant", "--duration", "3s",
                           "--metrics-interval", "200ms", WORK, NULL};
-    char *dir = run_client(args, 1, NULL);
-    json_t *s = load_json(dir, "summary.json");
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    json_t *s = harness_json_load(dir, "summary.json");
     /* A request may wait for the next step boundary (10 ms) before it
      * joins the batch: a scrape at that instant sees 1. */
-    ASSERT_IN_RANGE(num(s, "server.waiting.max"), 0, 1);
-    ASSERT_IN_RANGE(num(s, "server.waiting.mean"), 0, 0.2);
-    ASSERT_IN_RANGE(num(s, "server.running.max"), 1, 4);
-    double gen = num(s, "server.generation_tokens.delta");
-    double client = num(s, "server.generation_tokens.client");
+    ASSERT_IN_RANGE(harness_num(s, "server.waiting.max"), 0, 1);
+    ASSERT_IN_RANGE(harness_num(s, "server.waiting.mean"), 0, 0.2);
+    ASSERT_IN_RANGE(harness_num(s, "server.running.max"), 1, 4);
+    double gen = harness_num(s, "server.generation_tokens.delta");
+    double client = harness_num(s, "server.generation_tokens.client");
     ASSERT_NEAR(client, 12 * 20, 0);
     ASSERT_REL(gen, client, 0.03);
-    ASSERT_NEAR(num(s, "server.prompt_tokens.delta"), num(s, "server.prompt_tokens.client"), 0);
-    ASSERT_NEAR(num(s, "server.ttft.count"), 12, 0);
+    ASSERT_NEAR(harness_num(s, "server.prompt_tokens.delta"),
+                harness_num(s, "server.prompt_tokens.client"), 0);
+    ASSERT_NEAR(harness_num(s, "server.ttft.count"), 12, 0);
     /* First token after one 10 ms step (plus up to one step of waiting):
      * vLLM's buckets there are (0.01, 0.02]; the client, who also counts
      * the loopback and its own stack, must land in the same bucket or
@@ -205,13 +129,13 @@ static void test_low_rate_agrees(void **state)
         json_object_get(json_object_get(json_object_get(s, "server"), "ttft"), "p50_bucket_s"), 0));
     double hi = json_number_value(json_array_get(
         json_object_get(json_object_get(json_object_get(s, "server"), "ttft"), "p50_bucket_s"), 1));
-    double server_p50 = num(s, "server.ttft.p50_s");
-    double client_p50 = num(s, "server.ttft.client_from_sent_p50_s");
+    double server_p50 = harness_num(s, "server.ttft.p50_s");
+    double client_p50 = harness_num(s, "server.ttft.client_from_sent_p50_s");
     ASSERT_IN_RANGE(server_p50, lo, hi);
     assert_true(hi - lo <= 0.05);
     ASSERT_IN_RANGE(client_p50, lo, hi + 0.01);
     json_decref(s);
-    cleanup_dir(dir);
+    harness_results_free(dir);
 }
 
 /* A port on 127.0.0.1 that refuses connections (bound, not listening). */
@@ -240,45 +164,32 @@ static void test_failing_url_is_a_gap(void **state)
     const char *args[] = {"--rate", "4", "--arrival", "constant", "--duration", "1s",
                           "--metrics-url", murl, "--metrics-interval", "200ms", WORK, NULL};
     char *err = NULL;
-    char *dir = run_client(args, 1, &err);
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, &err);
     assert_non_null(strstr(err, "warning"));
     assert_non_null(strstr(err, murl));
     free(err);
-    json_t *s = load_json(dir, "summary.json");
-    double scrapes = num(s, "server.scrapes");
+    json_t *s = harness_json_load(dir, "summary.json");
+    double scrapes = harness_num(s, "server.scrapes");
     assert_true(scrapes >= 3);
-    ASSERT_NEAR(num(s, "server.failed"), scrapes, 0);
+    ASSERT_NEAR(harness_num(s, "server.failed"), scrapes, 0);
     assert_null(json_object_get(json_object_get(s, "server"), "engine"));
     size_t lines, ok;
     count_lines(dir, &lines, &ok);
     ASSERT_NEAR((double)lines, scrapes, 0);
     assert_int_equal(ok, 0);
     json_decref(s);
-    cleanup_dir(dir);
+    harness_results_free(dir);
     close(hold);
 
     const char *args2[] = {"--rate", "4", "--duration", "1s", "--no-metrics", WORK, NULL};
-    dir = run_client(args2, 1, NULL);
-    s = load_json(dir, "summary.json");
+    dir = harness_run_client(NULL, args2, HARNESS_RC_OK_OR_INVALID, NULL);
+    s = harness_json_load(dir, "summary.json");
     assert_null(json_object_get(s, "server"));
     char path[700];
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
     assert_int_equal(access(path, F_OK), -1);
     json_decref(s);
-    cleanup_dir(dir);
-}
-
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t len = sizeof a;
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    close(fd);
-    return ntohs(a.sin_port);
+    harness_results_free(dir);
 }
 
 /* The value of an unlabelled sample "name value" on an exposition page. */
@@ -302,12 +213,6 @@ static char *scrape_expose(int port)
     return resp;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* --expose, scraped by this test while the run is in progress: the
  * counters rise between two scrapes a second apart. */
 static void test_expose_while_running(void **state)
@@ -319,8 +224,8 @@ static void test_expose_while_running(void **state)
     char *tmp = harness_tmpdir();
     char out[600], url[200], addr[64];
     snprintf(out, sizeof out, "%s/r", tmp);
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
-    int port = free_port();
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    int port = harness_free_port();
     snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -338,14 +243,14 @@ static void test_expose_while_running(void **state)
             first = NULL;
         }
         if (!first)
-            sleep_ms(50);
+            harness_sleep_ms(50);
     }
     if (!first) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
         fail_msg("--expose %s never answered", addr);
     }
-    sleep_ms(2000);
+    harness_sleep_ms(2000);
     char *second = scrape_expose(port);
     assert_non_null(second);
     double sent1 = page_value(first, "llmload_requests_sent_total");
@@ -371,7 +276,7 @@ static void test_expose_while_running(void **state)
         if (w == pid)
             break;
         status = -1;
-        sleep_ms(50);
+        harness_sleep_ms(50);
     }
     if (status == -1) {
         kill(pid, SIGKILL);

@@ -15,120 +15,38 @@
 #include "test.h"
 
 #define MS 1000000LL
-#define MAX_RECS 4000
 #define MAX_SESSIONS 200
 #define MAX_TURNS 8
 
-static struct harness_sim cur_sim;
-
-static int sim_teardown(void **state)
-{
-    (void)state;
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
-    return 0;
-}
-
 struct recs {
-    json_t *items[MAX_RECS];
-    size_t n;
+    struct harness_recs *all;
     /* by[session][turn]: the record, NULL when absent */
     json_t *by[MAX_SESSIONS][MAX_TURNS];
 };
 
-static int64_t ival(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
-}
-
-static const char *sval(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
+/* Every run: `llmload run ... --no-metrics <args>`. */
+static const char *const no_metrics[] = {"--no-metrics", NULL};
 
 /* Load dir/requests.jsonl and index it by (session, turn); a second record
  * for the same turn fails the test. */
 static void recs_load(struct recs *r, const char *dir)
 {
-    char path[700];
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    size_t len = 0;
-    char *text = harness_read_file(path, &len);
-    assert_non_null(text);
-    char *line = text;
-    while (line < text + len) {
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        assert_non_null(nl);
-        json_error_t je;
-        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
-        if (!j)
-            fail_msg("requests.jsonl line %zu: %s", r->n + 1, je.text);
-        assert_true(r->n < MAX_RECS);
-        r->items[r->n++] = j;
-        int64_t s = ival(j, "session"), t = ival(j, "turn");
+    r->all = harness_requests_load(dir);
+    for (size_t i = 0; i < r->all->n; i++) {
+        json_t *j = r->all->items[i];
+        int64_t s = harness_ival(j, "session"), t = harness_ival(j, "turn");
         assert_true(s >= 0 && s < MAX_SESSIONS);
         assert_true(t >= 0 && t < MAX_TURNS);
         assert_null(r->by[s][t]);
         r->by[s][t] = j;
-        assert_int_equal(ival(j, "id"), s * 1000 + t);
-        line = nl + 1;
+        assert_int_equal(harness_ival(j, "id"), s * 1000 + t);
     }
-    free(text);
 }
 
 static void recs_free(struct recs *r)
 {
-    for (size_t i = 0; i < r->n; i++)
-        json_decref(r->items[i]);
+    harness_recs_free(r->all);
     free(r);
-}
-
-/* Run `llmload run --url <sim> --out <tmp> --quiet <args>`, accepting exit
- * 0 or 1 (INVALID when one wake-up was over 1 ms late on this machine).
- * Returns the results dir (caller frees; its parent is a temp dir). */
-static char *run_sessions(const char *const *args)
-{
-    char *dir = harness_tmpdir();
-    char out[600], url[200];
-    snprintf(out, sizeof out, "%s/r", dir);
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
-    const char *argv[64] = {"run", "--url", url, "--out", out, "--quiet", "--no-metrics"};
-    size_t n = 7;
-    for (size_t i = 0; args[i]; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(argv, 60, &status, &o, &e), 0);
-    if (status != 0 && status != 1)
-        fail_msg("llmload run exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
-    free(o);
-    free(e);
-    free(dir);
-    return strdup(out);
-}
-
-static void cleanup_dir(char *dir)
-{
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    harness_rm_rf(dir);
-    free(dir);
-}
-
-static json_t *summary_load(const char *dir)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j)
-        fail_msg("%s: %s", path, je.text);
-    return j;
 }
 
 /* 6 sessions of 4 turns, 30 ms think, 16-token prompts and 3-12 token
@@ -140,45 +58,45 @@ static void test_sessions_think_and_context(void **state)
 {
     (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--sessions", "20", "--arrival", "constant", "--requests", "6",
                           "--turns", "4", "--think", "30ms", "--prompt-tokens", "16",
                           "--output-tokens", "uniform:3,12", "--ignore-eos", NULL};
-    char *dir = run_sessions(args);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
     struct recs *r = calloc(1, sizeof *r);
     recs_load(r, dir);
-    assert_int_equal(r->n, 24);
+    assert_int_equal(r->all->n, 24);
     for (int s = 0; s < 6; s++) {
         int64_t context = 0;
         for (int t = 0; t < 4; t++) {
             json_t *x = r->by[s][t];
             if (!x)
                 fail_msg("session %d turn %d has no record", s, t);
-            assert_string_equal(sval(x, "kind"), "ok");
-            assert_int_equal(ival(x, "prompt_tokens"), context + 16);
-            assert_int_equal(ival(x, "prompt_tokens_server"), context + 16);
-            assert_int_equal(ival(x, "output_tokens"), ival(x, "max_tokens"));
+            assert_string_equal(harness_sval(x, "kind"), "ok");
+            assert_int_equal(harness_ival(x, "prompt_tokens"), context + 16);
+            assert_int_equal(harness_ival(x, "prompt_tokens_server"), context + 16);
+            assert_int_equal(harness_ival(x, "output_tokens"), harness_ival(x, "max_tokens"));
             if (t > 0)
-                assert_int_equal(ival(x, "sched_ns"),
-                                 ival(r->by[s][t - 1], "end_ns") + 30 * MS);
+                assert_int_equal(harness_ival(x, "sched_ns"),
+                                 harness_ival(r->by[s][t - 1], "end_ns") + 30 * MS);
             else
-                assert_int_equal(ival(x, "sched_ns"), 50 * MS * s); /* constant 20/s */
-            context += 16 + ival(x, "output_tokens");
+                assert_int_equal(harness_ival(x, "sched_ns"), 50 * MS * s); /* constant 20/s */
+            context += 16 + harness_ival(x, "output_tokens");
         }
     }
-    json_t *sj = summary_load(dir);
+    json_t *sj = harness_summary_load(dir);
     json_t *ses = json_object_get(sj, "sessions");
     assert_non_null(ses);
-    assert_int_equal(ival(ses, "started"), 6);
-    assert_int_equal(ival(ses, "cut"), 0);
+    assert_int_equal(harness_ival(ses, "started"), 6);
+    assert_int_equal(harness_ival(ses, "cut"), 0);
     ASSERT_NEAR(json_real_value(json_object_get(ses, "intended_request_rate_per_s")), 80.0,
                 1e-9);
-    assert_int_equal(ival(json_object_get(sj, "requests"), "scheduled"), 24);
+    assert_int_equal(harness_ival(json_object_get(sj, "requests"), "scheduled"), 24);
     json_decref(sj);
     recs_free(r);
-    cleanup_dir(dir);
+    harness_results_free(dir);
 }
 
 /* A duration-bounded run with drawn turn counts: every session's turns are
@@ -189,36 +107,38 @@ static void test_sessions_every_turn_one_record(void **state)
 {
     (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--sessions", "30", "--duration", "1s", "--turns", "uniform:1,6",
                           "--think", "uniform:5ms,40ms", "--prompt-tokens", "8",
                           "--output-tokens", "4", "--ignore-eos", "--seed", "3", NULL};
-    char *dir = run_sessions(args);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
     struct recs *r = calloc(1, sizeof *r);
     recs_load(r, dir);
-    assert_true(r->n > 10);
+    assert_true(r->all->n > 10);
     size_t seen = 0;
     for (int s = 0; s < MAX_SESSIONS; s++) {
         int t = 0;
         while (t < MAX_TURNS && r->by[s][t]) {
             json_t *x = r->by[s][t];
-            assert_int_equal(ival(x, "prompt_tokens_server"), 8 + t * (8 + 4));
+            assert_int_equal(harness_ival(x, "prompt_tokens_server"), 8 + t * (8 + 4));
             if (t > 0)
-                assert_true(ival(x, "sched_ns") >= ival(r->by[s][t - 1], "end_ns") + 5 * MS);
+                assert_true(harness_ival(x, "sched_ns") >=
+                            harness_ival(r->by[s][t - 1], "end_ns") + 5 * MS);
             t++;
             seen++;
         }
         for (int k = t; k < MAX_TURNS; k++)
             assert_null(r->by[s][k]); /* no gap in a session's turns */
     }
-    assert_int_equal(seen, r->n);
-    json_t *sj = summary_load(dir);
-    assert_int_equal(ival(json_object_get(sj, "requests"), "scheduled"), (int64_t)r->n);
+    assert_int_equal(seen, r->all->n);
+    json_t *sj = harness_summary_load(dir);
+    assert_int_equal(harness_ival(json_object_get(sj, "requests"), "scheduled"),
+                     (int64_t)r->all->n);
     json_decref(sj);
     recs_free(r);
-    cleanup_dir(dir);
+    harness_results_free(dir);
 }
 
 /* Contradictory or impossible session flags exit 2 before any request. */
@@ -249,8 +169,8 @@ static void test_sessions_bad_flags(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_sessions_think_and_context, sim_teardown),
-        cmocka_unit_test_teardown(test_sessions_every_turn_one_record, sim_teardown),
+        cmocka_unit_test_teardown(test_sessions_think_and_context, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
         cmocka_unit_test(test_sessions_bad_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,17 +19,6 @@
 #include "sim/profile.h"
 #include "util.h"
 
-static struct harness_sim cur_sim;
-
-static int sim_teardown(void **state)
-{
-    (void)state;
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
-    return 0;
-}
-
 #define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
 #define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \
                  "--arrival", "constant"
@@ -62,7 +51,7 @@ static void sweep_run(struct swept *s, const char *const *args, int timeout_s)
     assert_non_null(s->tmp);
     snprintf(s->dir, sizeof s->dir, "%s/r", s->tmp);
     char url[200];
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     const char *argv[80] = {"sweep", "--url", url, "--out", s->dir, "--quiet"};
     size_t n = 6;
     for (size_t i = 0; args[i]; i++)
@@ -78,25 +67,6 @@ static void swept_free(struct swept *s)
     free(s->tmp);
     free(s->out);
     free(s->err);
-}
-
-static json_t *load_json(const char *dir, const char *name)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j)
-        fail_msg("%s: %s", path, je.text);
-    return j;
-}
-
-static double num(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    if (!json_is_number(v))
-        fail_msg("\"%s\" is not a number", k);
-    return json_number_value(v);
 }
 
 /* Format "3.02" as the sweep does (3 significant digits), as a flag. */
@@ -189,8 +159,9 @@ static void check_csv(const char *dir, json_t *steps)
             vals[i] = strtod(f, &end);
             f = strchr(f, ',') + 1;
         }
-        ASSERT_REL(vals[3], num(st, "offered_rps"), 1e-5);
-        ASSERT_NEAR(vals[7], num(st, "completed_rps"), 1e-5 * num(st, "completed_rps") + 1e-9);
+        ASSERT_REL(vals[3], harness_num(st, "offered_rps"), 1e-5);
+        ASSERT_NEAR(vals[7], harness_num(st, "completed_rps"),
+                    1e-5 * harness_num(st, "completed_rps") + 1e-9);
         rows++;
         line = nl + 1;
     }
@@ -258,7 +229,7 @@ static void test_sweep_capacity_knee(void **state)
     (void)state;
     double c = truth_rps();
     const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char rates[200];
     char r[6][16];
     for (int i = 0; i < 6; i++)
@@ -270,13 +241,13 @@ static void test_sweep_capacity_knee(void **state)
                           NULL};
     struct swept s;
     sweep_run(&s, args, 120);
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
     if (s.status != 0)
         fail_msg("sweep exited %d\nstdout:\n%s\nstderr:\n%s", s.status, s.out, s.err);
     assert_non_null(strstr(s.out, "SLO capacity:"));
     assert_non_null(strstr(s.out, "saturation knee:"));
 
-    json_t *sum = load_json(s.dir, "summary.json");
+    json_t *sum = harness_json_load(s.dir, "summary.json");
     assert_string_equal(json_string_value(json_object_get(sum, "schema")), "llmload.sweep/1");
     json_t *steps = json_object_get(sum, "steps");
     size_t n = json_array_size(steps);
@@ -285,32 +256,32 @@ static void test_sweep_capacity_knee(void **state)
         check_step_schema(json_array_get(steps, i));
     json_t *last = json_array_get(steps, n - 1);
     assert_string_equal(json_string_value(json_object_get(last, "kind")), "recovery");
-    double top = num(json_array_get(steps, n - 2), "offered_rps");
+    double top = harness_num(json_array_get(steps, n - 2), "offered_rps");
     char want[16];
     rate_arg(want, sizeof want, 0.2 * top);
-    ASSERT_REL(num(last, "offered_rps"), strtod(want, NULL), 1e-9);
+    ASSERT_REL(harness_num(last, "offered_rps"), strtod(want, NULL), 1e-9);
     /* Step offsets grow: each starts after the previous one's duration. */
     for (size_t i = 1; i < n; i++) {
         json_t *a = json_array_get(steps, i - 1), *b = json_array_get(steps, i);
-        assert_true(num(b, "start_offset_ns") >=
-                    num(a, "start_offset_ns") + num(a, "duration_ns"));
+        assert_true(harness_num(b, "start_offset_ns") >=
+                    harness_num(a, "start_offset_ns") + harness_num(a, "duration_ns"));
     }
     /* The lowest step passes with every request in the SLO. */
     json_t *s0 = json_array_get(steps, 0);
     assert_true(json_is_true(json_object_get(s0, "slo_pass")));
-    ASSERT_NEAR(num(s0, "attainment"), 1.0, 1e-9);
+    ASSERT_NEAR(harness_num(s0, "attainment"), 1.0, 1e-9);
 
     json_t *fd = json_object_get(sum, "findings");
-    double cap = num(fd, "slo_capacity_rps"), knee = num(fd, "knee_rps");
+    double cap = harness_num(fd, "slo_capacity_rps"), knee = harness_num(fd, "knee_rps");
     ASSERT_NEAR(cap, c, 0.25 * c + 0.01);
     assert_true(cap <= c * 1.01); /* nothing above capacity meets the SLO */
     ASSERT_NEAR(knee, c, 0.25 * c);
     assert_true(json_is_number(json_object_get(fd, "next_failing_rps")));
-    assert_true(num(fd, "next_failing_rps") > cap);
+    assert_true(harness_num(fd, "next_failing_rps") > cap);
     /* 50 req/s at 80% of the capacity per replica. */
     assert_int_equal(json_integer_value(json_object_get(fd, "replicas_needed")),
                      (json_int_t)ceil(50 / (0.8 * cap) - 1e-9));
-    assert_true(num(fd, "cost_per_million_output_tokens_at_capacity") > 0);
+    assert_true(harness_num(fd, "cost_per_million_output_tokens_at_capacity") > 0);
 
     check_csv(s.dir, steps);
 
@@ -322,14 +293,14 @@ static void test_sweep_capacity_knee(void **state)
     double xs[8], ys[8];
     size_t m = 0;
     for (size_t i = 0; i + 1 < n; i++) {
-        xs[m] = num(json_array_get(steps, i), "offered_rps");
-        ys[m] = num(json_array_get(steps, i), "completed_rps");
+        xs[m] = harness_num(json_array_get(steps, i), "offered_rps");
+        ys[m] = harness_num(json_array_get(steps, i), "completed_rps");
         m++;
     }
     double vknee = check_svg_points(html, "chart-throughput", "completed", xs, ys, m, "knee");
     ASSERT_NEAR(vknee, knee, 1e-6 * knee);
     for (size_t i = 0; i < m; i++)
-        ys[i] = num(json_array_get(steps, i), "goodput_rps");
+        ys[i] = harness_num(json_array_get(steps, i), "goodput_rps");
     double vcap = check_svg_points(html, "chart-throughput", "goodput", xs, ys, m, "capacity");
     ASSERT_NEAR(vcap, cap, 1e-6 * cap);
     free(html);
@@ -364,20 +335,21 @@ static void test_stop_error_rate(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_SMALL, "--fault", "500:0.5", NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rates", "10,11,12", "--step-duration", "2s", "--warmup", "0.3s",
                           "--slo", "ttft=1s", "--no-recovery", "--expect-capacity", "5",
                           WORKLOAD, NULL};
     struct swept s;
     sweep_run(&s, args, 60);
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
     if (s.status != 1)
         fail_msg("sweep exited %d, expected 1\nstderr:\n%s", s.status, s.err);
     assert_non_null(strstr(s.err, "--expect-capacity"));
-    json_t *sum = load_json(s.dir, "summary.json");
+    json_t *sum = harness_json_load(s.dir, "summary.json");
     json_t *steps = json_object_get(sum, "steps");
     assert_int_equal(json_array_size(steps), 1);
-    ASSERT_IN_RANGE(num(json_array_get(steps, 0), "error_rate"), 0.2, 0.85); /* 0.5 of ~20 */
+    ASSERT_IN_RANGE(harness_num(json_array_get(steps, 0), "error_rate"), 0.2,
+                    0.85); /* 0.5 of ~20 */
     json_t *errs = json_object_get(json_array_get(steps, 0), "errors_by_kind");
     assert_true(json_integer_value(json_object_get(errs, "http_5xx")) > 0);
     const char *why = json_string_value(
@@ -395,7 +367,7 @@ static void test_stop_ttft_limit(void **state)
     (void)state;
     double c = truth_rps();
     const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char rates[100], a[16], b[16], d[16];
     rate_arg(a, sizeof a, 0.5 * c);
     rate_arg(b, sizeof b, 2 * c);
@@ -406,10 +378,10 @@ static void test_stop_ttft_limit(void **state)
                           WORKLOAD, NULL};
     struct swept s;
     sweep_run(&s, args, 60);
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
     if (s.status != 0)
         fail_msg("sweep exited %d\nstderr:\n%s", s.status, s.err);
-    json_t *sum = load_json(s.dir, "summary.json");
+    json_t *sum = harness_json_load(s.dir, "summary.json");
     json_t *steps = json_object_get(sum, "steps");
     assert_int_equal(json_array_size(steps), 2);
     const char *why = json_string_value(
@@ -431,7 +403,7 @@ static void test_stop_goodput_falling(void **state)
     (void)state;
     double c = truth_rps();
     const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char rates[120], r[5][16];
     double f[5] = {0.5, 1.5, 2, 2.5, 3};
     for (int i = 0; i < 5; i++)
@@ -442,19 +414,19 @@ static void test_stop_goodput_falling(void **state)
                           WORKLOAD, NULL};
     struct swept s;
     sweep_run(&s, args, 90);
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
     if (s.status != 0)
         fail_msg("sweep exited %d\nstderr:\n%s", s.status, s.err);
-    json_t *sum = load_json(s.dir, "summary.json");
+    json_t *sum = harness_json_load(s.dir, "summary.json");
     json_t *steps = json_object_get(sum, "steps");
     assert_int_equal(json_array_size(steps), 3);
     const char *why = json_string_value(
         json_object_get(json_object_get(sum, "findings"), "stop_reason"));
     assert_non_null(why);
     assert_non_null(strstr(why, "goodput fell"));
-    double g0 = num(json_array_get(steps, 0), "goodput_rps");
-    assert_true(num(json_array_get(steps, 1), "goodput_rps") < 0.95 * g0);
-    assert_true(num(json_array_get(steps, 2), "goodput_rps") < 0.95 * g0);
+    double g0 = harness_num(json_array_get(steps, 0), "goodput_rps");
+    assert_true(harness_num(json_array_get(steps, 1), "goodput_rps") < 0.95 * g0);
+    assert_true(harness_num(json_array_get(steps, 2), "goodput_rps") < 0.95 * g0);
     json_decref(sum);
     swept_free(&s);
 }
@@ -469,23 +441,24 @@ static void test_recovery_after_stall(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_SMALL, "--stall-at", "6s", "--stall-for", "2s", NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rates", "10", "--step-duration", "3s", "--warmup", "0.5s",
                           "--slo", "ttft=500ms", "--overload-duration", "0",
                           "--recovery-duration", "8s", WORKLOAD, NULL};
     struct swept s;
     sweep_run(&s, args, 60);
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
     if (s.status != 0)
         fail_msg("sweep exited %d\nstderr:\n%s", s.status, s.err);
-    json_t *sum = load_json(s.dir, "summary.json");
+    json_t *sum = harness_json_load(s.dir, "summary.json");
     json_t *steps = json_object_get(sum, "steps");
     assert_int_equal(json_array_size(steps), 2);
     json_t *rs = json_array_get(steps, 1);
-    ASSERT_NEAR(num(rs, "offered_rps"), 2, 1e-9);
+    ASSERT_NEAR(harness_num(rs, "offered_rps"), 2, 1e-9);
     json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
     assert_true(json_is_true(json_object_get(rec, "ran")));
-    json_t *first = json_object_get(rec, "first_miss_ns"), *back = json_object_get(rec, "back_in_slo_ns");
+    json_t *first = json_object_get(rec, "first_miss_ns"),
+           *back = json_object_get(rec, "back_in_slo_ns");
     if (!json_is_integer(first) || !json_is_integer(back))
         fail_msg("recovery not measured:\n%s", s.out);
     /* The stall starts ~2 s into the recovery step (sim clock 6 s; the
@@ -554,11 +527,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flags_and_help),
-        cmocka_unit_test_teardown(test_sweep_capacity_knee, sim_teardown),
-        cmocka_unit_test_teardown(test_stop_error_rate, sim_teardown),
-        cmocka_unit_test_teardown(test_stop_ttft_limit, sim_teardown),
-        cmocka_unit_test_teardown(test_stop_goodput_falling, sim_teardown),
-        cmocka_unit_test_teardown(test_recovery_after_stall, sim_teardown),
+        cmocka_unit_test_teardown(test_sweep_capacity_knee, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_stop_error_rate, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_stop_ttft_limit, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_stop_goodput_falling, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

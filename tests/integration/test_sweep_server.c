@@ -19,17 +19,6 @@
 
 #include "util.h"
 
-static struct harness_sim cur_sim;
-
-static int sim_teardown(void **state)
-{
-    (void)state;
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
-    return 0;
-}
-
 #define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
 #define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \
                  "--arrival", "constant"
@@ -38,25 +27,6 @@ static int sim_teardown(void **state)
  * request's tokens evenly between its first and last token; the sim emits
  * them one engine step apart, so the spread is close but not exact). */
 #define TOKENS_REL_TOL 0.05
-
-static json_t *load_json(const char *dir, const char *name)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j)
-        fail_msg("%s: %s", path, je.text);
-    return j;
-}
-
-static double num(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    if (!json_is_number(v))
-        fail_msg("\"%s\" is not a number", k);
-    return json_number_value(v);
-}
 
 /* The largest data-y of the <circle>s of series in chart chart_id whose
  * data-x lies in [x0, x1]; -1 when there is none. *count gets how many
@@ -105,23 +75,23 @@ static void test_sweep_server_join(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char *tmp = harness_tmpdir();
     assert_non_null(tmp);
     char dir[600], url[200];
     snprintf(dir, sizeof dir, "%s/r", tmp);
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     const char *argv[] = {"sweep", "--url", url, "--out", dir, "--quiet", "--rates", "3,24",
                           "--step-duration", "3s", "--warmup", "0.5s", "--no-recovery",
                           "--ttft-limit", "100s", "--max-error-rate", "100",
                           "--metrics-interval", "200ms", WORKLOAD, NULL};
     char *out = NULL;
     run_ok(argv, 90, &out);
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
     assert_non_null(strstr(out, "server /metrics per step window"));
     free(out);
 
-    json_t *sum = load_json(dir, "summary.json");
+    json_t *sum = harness_json_load(dir, "summary.json");
     json_t *steps = json_object_get(sum, "steps");
     assert_int_equal(json_array_size(steps), 2);
     double t_win[2][2];
@@ -131,31 +101,34 @@ static void test_sweep_server_join(void **state)
         assert_true(json_is_object(srv));
         assert_string_equal(json_string_value(json_object_get(srv, "engine")), "vllm");
         /* 3 s at 200 ms: about 15 scrapes in the window, none failed. */
-        ASSERT_IN_RANGE(num(srv, "scrapes"), 8, 17);
-        assert_int_equal((int)num(srv, "failed"), 0);
-        double gen = num(srv, "generation_tokens"), cli = num(srv, "client_output_tokens");
+        ASSERT_IN_RANGE(harness_num(srv, "scrapes"), 8, 17);
+        assert_int_equal((int)harness_num(srv, "failed"), 0);
+        double gen = harness_num(srv, "generation_tokens"),
+               cli = harness_num(srv, "client_output_tokens");
         print_message("step %zu: queue mean %.2f max %.0f, running max %.0f, kv max %.3f, "
                       "server gen tokens %.0f, client %.1f, TTFT p50 server %.4fs client "
                       "(from sent) %.4fs\n",
-                      i, num(srv, "waiting_mean"), num(srv, "waiting_max"),
-                      num(srv, "running_max"), num(srv, "kv_usage_max"), gen, cli,
-                      num(srv, "ttft_p50_s"), num(srv, "client_ttft_from_sent_p50_s"));
+                      i, harness_num(srv, "waiting_mean"), harness_num(srv, "waiting_max"),
+                      harness_num(srv, "running_max"), harness_num(srv, "kv_usage_max"), gen, cli,
+                      harness_num(srv, "ttft_p50_s"),
+                      harness_num(srv, "client_ttft_from_sent_p50_s"));
         assert_true(gen > 100);
         ASSERT_REL(cli, gen, TOKENS_REL_TOL);
-        ASSERT_IN_RANGE(num(srv, "running_max"), 1, 4);
-        assert_true(num(srv, "ttft_p50_s") > 0);
-        double off = num(st, "start_offset_ns") / 1e9, w = num(st, "warmup_ns") / 1e9;
+        ASSERT_IN_RANGE(harness_num(srv, "running_max"), 1, 4);
+        assert_true(harness_num(srv, "ttft_p50_s") > 0);
+        double off = harness_num(st, "start_offset_ns") / 1e9,
+               w = harness_num(st, "warmup_ns") / 1e9;
         t_win[i][0] = off + w;
-        t_win[i][1] = off + w + num(st, "window_ns") / 1e9;
+        t_win[i][1] = off + w + harness_num(st, "window_ns") / 1e9;
     }
     json_t *lo = json_object_get(json_array_get(steps, 0), "server");
     json_t *hi = json_object_get(json_array_get(steps, 1), "server");
     /* 3 req/s against ~12 req/s of capacity: nothing waits. */
-    ASSERT_IN_RANGE(num(lo, "waiting_max"), 0, 1);
+    ASSERT_IN_RANGE(harness_num(lo, "waiting_max"), 0, 1);
     /* 24 req/s: the queue grows by ~12 a second over the window. */
-    assert_true(num(hi, "waiting_max") > 10);
-    assert_true(num(hi, "waiting_mean") > 5);
-    assert_int_equal((int)num(hi, "running_max"), 4);
+    assert_true(harness_num(hi, "waiting_max") > 10);
+    assert_true(harness_num(hi, "waiting_mean") > 5);
+    assert_int_equal((int)harness_num(hi, "running_max"), 4);
 
     /* steps.csv: the server columns at the end, filled. */
     char path[700];
@@ -196,7 +169,7 @@ static void test_sweep_server_join(void **state)
     run_ok(rargv, 30, &out);
     assert_non_null(strstr(out, "server /metrics per step window"));
     free(out);
-    json_t *sum2 = load_json(dir, "summary.json");
+    json_t *sum2 = harness_json_load(dir, "summary.json");
     json_t *steps2 = json_object_get(sum2, "steps");
     assert_int_equal(json_array_size(steps2), 2);
     for (size_t i = 0; i < 2; i++)
@@ -214,12 +187,12 @@ static void test_sweep_server_gaps(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     char *tmp = harness_tmpdir();
     assert_non_null(tmp);
     char dir[600], url[200];
     snprintf(dir, sizeof dir, "%s/r", tmp);
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     /* Port 1 on 127.0.0.1: connection refused. */
     const char *argv[] = {"sweep", "--url", url, "--out", dir, "--quiet", "--rates", "3",
                           "--step-duration", "1s", "--warmup", "0.2s", "--no-recovery",
@@ -228,20 +201,20 @@ static void test_sweep_server_gaps(void **state)
     int status = -1;
     char *out = NULL, *err = NULL;
     assert_int_equal(harness_run(argv, 60, &status, &out, &err), 0);
-    sim_teardown(NULL);
+    harness_sim_teardown(NULL);
     if (status != 0)
         fail_msg("sweep exited %d\nstderr:\n%s", status, err);
     assert_non_null(strstr(err, "warning"));
     assert_non_null(strstr(out, "gaps)"));
-    json_t *sum = load_json(dir, "summary.json");
+    json_t *sum = harness_json_load(dir, "summary.json");
     json_t *srv = json_object_get(json_array_get(json_object_get(sum, "steps"), 0), "server");
     assert_true(json_is_object(srv));
-    assert_true(num(srv, "failed") >= 3);
-    assert_true(num(srv, "failed") == num(srv, "scrapes"));
+    assert_true(harness_num(srv, "failed") >= 3);
+    assert_true(harness_num(srv, "failed") == harness_num(srv, "scrapes"));
     assert_true(json_is_null(json_object_get(srv, "waiting_max")));
     assert_true(json_is_null(json_object_get(srv, "generation_tokens")));
     /* The step's own figures are all there. */
-    assert_true(num(json_array_get(json_object_get(sum, "steps"), 0), "completed_rps") > 1);
+    assert_true(harness_num(json_array_get(json_object_get(sum, "steps"), 0), "completed_rps") > 1);
     json_decref(sum);
     free(out);
     free(err);
@@ -252,8 +225,8 @@ static void test_sweep_server_gaps(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_sweep_server_join, sim_teardown),
-        cmocka_unit_test_teardown(test_sweep_server_gaps, sim_teardown),
+        cmocka_unit_test_teardown(test_sweep_server_join, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_sweep_server_gaps, harness_sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

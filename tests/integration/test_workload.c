@@ -15,97 +15,8 @@
 #include "workload.h"
 
 #define MS 1000000.0
-#define MAX_RECS 4000
 
-static struct harness_sim cur_sim;
-
-static int sim_teardown(void **state)
-{
-    (void)state;
-    if (cur_sim.pid > 0)
-        harness_sim_stop(&cur_sim);
-    cur_sim.pid = 0;
-    return 0;
-}
-
-struct recs {
-    json_t *items[MAX_RECS];
-    size_t n;
-};
-
-static void recs_load(struct recs *r, const char *dir)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    size_t len = 0;
-    char *text = harness_read_file(path, &len);
-    assert_non_null(text);
-    r->n = 0;
-    char *line = text;
-    while (line < text + len) {
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        assert_non_null(nl);
-        json_error_t je;
-        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
-        if (!j)
-            fail_msg("requests.jsonl line %zu: %s", r->n + 1, je.text);
-        assert_true(r->n < MAX_RECS);
-        r->items[r->n++] = j;
-        line = nl + 1;
-    }
-    free(text);
-}
-
-static void recs_free(struct recs *r)
-{
-    for (size_t i = 0; i < r->n; i++)
-        json_decref(r->items[i]);
-    free(r);
-}
-
-static int64_t ival(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
-}
-
-static const char *sval(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-/* Run the client against the current sim; returns the results dir. */
-static char *run_client(const char *const *args)
-{
-    char *dir = harness_tmpdir();
-    char out[600], url[200];
-    snprintf(out, sizeof out, "%s/r", dir);
-    snprintf(url, sizeof url, "%s/v1", cur_sim.url);
-    const char *argv[64] = {"run", "--url", url, "--out", out, "--quiet", "--no-metrics"};
-    size_t n = 7;
-    for (size_t i = 0; args[i]; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(argv, 60, &status, &o, &e), 0);
-    if (status != 0 && status != 1)
-        fail_msg("llmload run exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
-    free(o);
-    free(e);
-    free(dir);
-    return strdup(out);
-}
-
-static void cleanup_dir(char *dir)
-{
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    harness_rm_rf(dir);
-    free(dir);
-}
+static const char *const no_metrics[] = {"--no-metrics", NULL};
 
 static void base_workload(struct workload *w, const char *prompt, const char *output)
 {
@@ -125,26 +36,25 @@ static void test_prefix_sharing(void **state)
 {
     (void)state;
     const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "256",
                           "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
                           "--prefix-groups", "2", "--prefix-tokens", "128", NULL};
-    char *dir = run_client(args);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
     struct workload w;
     base_workload(&w, "256", "8");
     w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_true(r->n > 30);
     size_t shared = 0, hits = 0;
     for (size_t i = 0; i < r->n; i++) {
         struct req_spec spec;
-        workload_spec(&w, (uint64_t)ival(r->items[i], "id"), &spec);
-        assert_string_equal(sval(r->items[i], "kind"), "ok");
-        int64_t cached = ival(r->items[i], "cached_tokens");
-        assert_int_equal(ival(r->items[i], "prompt_tokens_server"), 256);
+        workload_spec(&w, (uint64_t)harness_ival(r->items[i], "id"), &spec);
+        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+        int64_t cached = harness_ival(r->items[i], "cached_tokens");
+        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), 256);
         if (spec.prefix_id >= 0) {
             shared++;
             assert_true(cached == 0 || cached == 128);
@@ -156,23 +66,22 @@ static void test_prefix_sharing(void **state)
     /* Only a group's first requests (before its prefix is computed) miss. */
     assert_true(shared > 10);
     assert_true(hits + 4 >= shared);
-    recs_free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 
     /* The one-flag switch: the same run with --all-unique hits nothing. */
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args2[] = {"--rate", "20", "--duration", "2s", "--prompt-tokens", "256",
                            "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
                            "--prefix-groups", "2", "--prefix-tokens", "128", "--all-unique",
                            NULL};
-    dir = run_client(args2);
-    sim_teardown(NULL);
-    r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    dir = harness_run_client(no_metrics, args2, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
+    r = harness_requests_load(dir);
     for (size_t i = 0; i < r->n; i++)
-        assert_int_equal(ival(r->items[i], "cached_tokens"), 0);
-    recs_free(r);
-    cleanup_dir(dir);
+        assert_int_equal(harness_ival(r->items[i], "cached_tokens"), 0);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 /* 30% of clients walk away after a drawn number of output events: each
@@ -182,12 +91,12 @@ static void test_cancel_after_tokens(void **state)
 {
     (void)state;
     const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "32",
                           "--output-tokens", "40", "--ignore-eos", "--cancel-fraction", "0.3",
                           "--cancel-after-tokens", "uniform:5,20", NULL};
-    char *dir = run_client(args);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
     struct workload w;
     char err[200];
@@ -196,24 +105,23 @@ static void test_cancel_after_tokens(void **state)
     w.cancel.fraction = 0.3;
     assert_int_equal(dist_parse("uniform:5,20", DIST_UNIT_NONE, &w.cancel.after, err, sizeof err),
                      0);
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    struct harness_recs *r = harness_requests_load(dir);
     size_t cancelled = 0;
     for (size_t i = 0; i < r->n; i++) {
         struct req_spec spec;
-        workload_spec(&w, (uint64_t)ival(r->items[i], "id"), &spec);
+        workload_spec(&w, (uint64_t)harness_ival(r->items[i], "id"), &spec);
         if (spec.cancel_kind == WL_CANCEL_AFTER_TOKENS) {
             cancelled++;
-            assert_string_equal(sval(r->items[i], "kind"), "cancelled");
-            assert_int_equal(ival(r->items[i], "events"), (int64_t)spec.cancel_after);
+            assert_string_equal(harness_sval(r->items[i], "kind"), "cancelled");
+            assert_int_equal(harness_ival(r->items[i], "events"), (int64_t)spec.cancel_after);
         } else {
-            assert_string_equal(sval(r->items[i], "kind"), "ok");
-            assert_int_equal(ival(r->items[i], "events"), 40);
+            assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+            assert_int_equal(harness_ival(r->items[i], "events"), 40);
         }
     }
     assert_true(cancelled >= 5 && cancelled < r->n);
-    recs_free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 /* Cancellation after a drawn time: the record ends that long after it was
@@ -222,23 +130,23 @@ static void test_cancel_after_time(void **state)
 {
     (void)state;
     const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rate", "10", "--duration", "2s", "--prompt-tokens", "32",
                           "--output-tokens", "128", "--ignore-eos", "--cancel-after", "200ms",
                           NULL};
-    char *dir = run_client(args);
-    sim_teardown(NULL);
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_true(r->n > 5);
     for (size_t i = 0; i < r->n; i++) {
-        assert_string_equal(sval(r->items[i], "kind"), "cancelled");
-        double held = (double)(ival(r->items[i], "end_ns") - ival(r->items[i], "sent_ns"));
+        assert_string_equal(harness_sval(r->items[i], "kind"), "cancelled");
+        double held =
+            (double)(harness_ival(r->items[i], "end_ns") - harness_ival(r->items[i], "sent_ns"));
         ASSERT_NEAR(held, 200 * MS, 30 * MS);
-        assert_true(ival(r->items[i], "events") > 0);
+        assert_true(harness_ival(r->items[i], "events") > 0);
     }
-    recs_free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 /* Traffic classes from a workload file: every record names the class its
@@ -260,10 +168,10 @@ static void test_classes(void **state)
           f);
     fclose(f);
     const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--workload", path, NULL};
-    char *dir = run_client(args);
-    sim_teardown(NULL);
+    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
 
     struct wl_file *wf = NULL;
     char err[300];
@@ -271,36 +179,31 @@ static void test_classes(void **state)
     struct workload w;
     base_workload(&w, "1", "1");
     w.classes = wf;
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    struct harness_recs *r = harness_requests_load(dir);
     size_t n_short = 0;
     for (size_t i = 0; i < r->n; i++) {
         struct req_spec spec;
-        workload_spec(&w, (uint64_t)ival(r->items[i], "id"), &spec);
-        assert_string_equal(sval(r->items[i], "class"), spec.class_name);
-        assert_string_equal(sval(r->items[i], "kind"), "ok");
-        assert_int_equal(ival(r->items[i], "prompt_tokens_server"), spec.prompt_tokens);
-        assert_int_equal(ival(r->items[i], "output_tokens"), spec.max_tokens);
+        workload_spec(&w, (uint64_t)harness_ival(r->items[i], "id"), &spec);
+        assert_string_equal(harness_sval(r->items[i], "class"), spec.class_name);
+        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), spec.prompt_tokens);
+        assert_int_equal(harness_ival(r->items[i], "output_tokens"), spec.max_tokens);
         n_short += strcmp(spec.class_name, "short") == 0;
     }
     assert_true(n_short > 0 && n_short < r->n);
 
-    char spath[700];
-    snprintf(spath, sizeof spath, "%s/summary.json", dir);
-    json_error_t je;
-    json_t *s = json_load_file(spath, 0, &je);
-    assert_non_null(s);
+    json_t *s = harness_summary_load(dir);
     json_t *classes = json_object_get(s, "classes");
     assert_int_equal(json_array_size(classes), 2);
     json_t *c0 = json_array_get(classes, 0), *c1 = json_array_get(classes, 1);
-    assert_string_equal(sval(c0, "name"), "short");
-    assert_int_equal(ival(c0, "scheduled"), (int64_t)n_short);
-    assert_int_equal(ival(c1, "scheduled"), (int64_t)(r->n - n_short));
-    assert_string_equal(sval(c1, "slo"), "ttft=1s");
+    assert_string_equal(harness_sval(c0, "name"), "short");
+    assert_int_equal(harness_ival(c0, "scheduled"), (int64_t)n_short);
+    assert_int_equal(harness_ival(c1, "scheduled"), (int64_t)(r->n - n_short));
+    assert_string_equal(harness_sval(c1, "slo"), "ttft=1s");
     json_decref(s);
-    recs_free(r);
+    harness_recs_free(r);
     wl_file_free(wf);
-    cleanup_dir(dir);
+    harness_results_free(dir);
     harness_rm_rf(tmp);
     free(tmp);
 }
@@ -311,21 +214,20 @@ static void test_bursts(void **state)
 {
     (void)state;
     const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&cur_sim, sargs), 0);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "2s",
                           "--prompt-tokens", "32", "--output-tokens", "4", "--ignore-eos",
                           "--burst", "at=1s,count=6,prompt-tokens=1000",
                           "--burst", "at=500ms,count=2", NULL};
-    char *dir = run_client(args);
-    sim_teardown(NULL);
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
+    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
+    struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 10 + 6 + 2);
     int at_1s = 0, at_500 = 0;
     for (size_t i = 0; i < r->n; i++) {
-        int64_t sched = ival(r->items[i], "sched_ns");
-        assert_string_equal(sval(r->items[i], "kind"), "ok");
-        if (ival(r->items[i], "prompt_tokens_server") == 1000) {
+        int64_t sched = harness_ival(r->items[i], "sched_ns");
+        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+        if (harness_ival(r->items[i], "prompt_tokens_server") == 1000) {
             at_1s++;
             assert_int_equal(sched, 1000000000LL);
         } else if (sched == 500000000LL) {
@@ -336,18 +238,18 @@ static void test_bursts(void **state)
     }
     assert_int_equal(at_1s, 6);
     assert_int_equal(at_500, 2);
-    recs_free(r);
-    cleanup_dir(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_prefix_sharing, sim_teardown),
-        cmocka_unit_test_teardown(test_cancel_after_tokens, sim_teardown),
-        cmocka_unit_test_teardown(test_cancel_after_time, sim_teardown),
-        cmocka_unit_test_teardown(test_classes, sim_teardown),
-        cmocka_unit_test_teardown(test_bursts, sim_teardown),
+        cmocka_unit_test_teardown(test_prefix_sharing, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_cancel_after_tokens, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_cancel_after_time, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_classes, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_bursts, harness_sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
