@@ -33,8 +33,8 @@ static void usage(FILE *f)
             "commands:\n",
             LL_VERSION);
     for (size_t i = 0; i < LL_ARRAY_LEN(commands); i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "  %-8s %s\n", "help", "this text");
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "  %-10s %s\n", "help", "this text");
     fprintf(f, "\nEvery latency is measured from the time a request was scheduled.\n"
                "See docs/ for metric definitions and output formats.\n");
 }
