@@ -137,8 +137,14 @@ int runopts_parse(int argc, char **argv, const char *cmd, const struct option *o
                   runopts_take_cb *take_own, void *ud, void (*usage)(FILE *f),
                   struct run_opts *o)
 {
-    size_t n = RUNOPTS_COMMON_OPTIONS + n_own;
-    struct option *table = ll_calloc(n + 1, sizeof *table); /* zeroed terminator */
+    /* On the stack: the usage errors below exit at once, and nothing may
+     * be left allocated then (LeakSanitizer would turn exit 2 into 1). */
+    struct option table[RUNOPTS_COMMON_OPTIONS + RUNOPTS_MAX_OWN_OPTIONS + 1];
+    if (n_own > RUNOPTS_MAX_OWN_OPTIONS) {
+        ll_errorf("%s: %zu own options, more than RUNOPTS_MAX_OWN_OPTIONS", cmd, n_own);
+        abort();
+    }
+    memset(table, 0, sizeof table); /* zeroed terminator */
     memcpy(table, runopts_common_options, sizeof runopts_common_options);
     if (n_own)
         memcpy(table + RUNOPTS_COMMON_OPTIONS, own, n_own * sizeof *own);
@@ -163,7 +169,6 @@ int runopts_parse(int argc, char **argv, const char *cmd, const struct option *o
                           cmd);
         }
     }
-    free(table);
     return optind;
 }
 

@@ -44,6 +44,9 @@ enum {
     RUNOPTS_OPT_FIRST_PRIVATE = 512,
 };
 
+/* Most flags a command may add to the shared ones (runopts_parse). */
+#define RUNOPTS_MAX_OWN_OPTIONS 48
+
 /* Number of entries of runopts_common_options (no terminator). */
 #define RUNOPTS_COMMON_OPTIONS 40
 extern const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS];
