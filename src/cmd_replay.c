@@ -27,7 +27,6 @@
 #include "trace.h"
 #include "util.h"
 
-#define REPLAY_LATENESS_LIMIT_NS LL_NS_PER_MS
 
 static void replay_usage(FILE *f)
 {
@@ -260,30 +259,10 @@ int replay_main(int argc, char **argv)
     struct summary_info info = {0};
     info.mode = mode;
     info.offered_rate_per_s = replay_offered_rate(trace, cfg.trace_factor);
-    info.window_ns = res.window_ns;
-    info.warmup_ns = cfg.warmup_ns;
-    info.inflight_mean = res.inflight_mean;
-    info.inflight_max = res.inflight_max;
-    info.target_url = cfg.transport.base_url;
-    info.model = target.model;
-    info.version = LL_VERSION;
-    info.seed = cfg.workload.seed;
-    info.interrupted = res.interrupted;
-    info.records_written = res.records_written;
     char slo_text[96];
-    if (slo_is_set(&cfg.slo)) {
-        slo_format(&cfg.slo, slo_text, sizeof slo_text);
-        info.slo = slo_text;
-    }
+    runopts_summary_info(&cfg, &res, target.model, "the trace's times", slo_text,
+                         sizeof slo_text, &info);
     const struct stats *s = &res.stats;
-    uint64_t late_p99 = hist_count(s->lateness) ? hist_percentile(s->lateness, 99) : 0;
-    if (late_p99 > REPLAY_LATENESS_LIMIT_NS) {
-        char l[16];
-        info.invalid = 1;
-        snprintf(info.invalid_reason, sizeof info.invalid_reason,
-                 "schedule lateness p99 %s > 1ms: the generator could not keep the trace's times",
-                 ll_fmt_duration(late_p99, l, sizeof l));
-    }
 
     summary_print(stdout, s, &info);
     if (res.stop_reason[0])

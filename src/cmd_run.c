@@ -24,7 +24,6 @@
 #include "summary.h"
 #include "util.h"
 
-#define RUN_LATENESS_LIMIT_NS LL_NS_PER_MS
 #define RUN_ACHIEVED_MIN 0.99
 #define RUN_DEFAULT_TURNS "3"
 
@@ -568,33 +567,11 @@ int run_main(int argc, char **argv)
     info.offered_rate_per_s = cfg.mode == LOAD_CLOSED ? 0 : cfg.arrival.rate_per_s;
     if (cfg.mode == LOAD_SESSIONS)
         session_summary_info(&cfg, &res, mode, sizeof mode, &info);
-    info.window_ns = res.window_ns;
-    info.warmup_ns = cfg.warmup_ns;
-    info.inflight_mean = res.inflight_mean;
-    info.inflight_max = res.inflight_max;
-    info.target_url = cfg.transport.base_url;
-    info.model = model;
-    info.version = LL_VERSION;
-    info.seed = cfg.workload.seed;
-    info.interrupted = res.interrupted;
-    info.records_written = res.records_written;
     char slo_text[96];
-    if (slo_is_set(&cfg.slo)) {
-        slo_format(&cfg.slo, slo_text, sizeof slo_text);
-        info.slo = slo_text;
-    }
-
-    /* The self-check: a run whose generator fell behind measured itself. */
+    runopts_summary_info(&cfg, &res, model, "the schedule", slo_text, sizeof slo_text, &info);
     const struct stats *s = &res.stats;
-    uint64_t late_p99 = hist_count(s->lateness) ? hist_percentile(s->lateness, 99) : 0;
-    if (late_p99 > RUN_LATENESS_LIMIT_NS) {
-        char l[16];
-        info.invalid = 1;
-        snprintf(info.invalid_reason, sizeof info.invalid_reason,
-                 "schedule lateness p99 %s > 1ms: the generator could not keep the schedule",
-                 ll_fmt_duration(late_p99, l, sizeof l));
-    } else if (cfg.mode == LOAD_OPEN && !res.interrupted && s->scheduled &&
-               (double)res.sent_in_window < RUN_ACHIEVED_MIN * (double)s->scheduled) {
+    if (!info.invalid && cfg.mode == LOAD_OPEN && !res.interrupted && s->scheduled &&
+        (double)res.sent_in_window < RUN_ACHIEVED_MIN * (double)s->scheduled) {
         info.invalid = 1;
         snprintf(info.invalid_reason, sizeof info.invalid_reason,
                  "achieved send rate %.1f%% of offered (< 99%%): the generator fell behind",

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "hist.h"
 #include "dataset.h"
 #include "empirical.h"
 #include "results.h"
@@ -823,5 +824,35 @@ void runopts_raise_nofile(void)
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,
+                          const char *model, const char *kept, char *slo_buf,
+                          size_t slo_len, struct summary_info *info)
+{
+    info->window_ns = res->window_ns;
+    info->warmup_ns = cfg->warmup_ns;
+    info->inflight_mean = res->inflight_mean;
+    info->inflight_max = res->inflight_max;
+    info->target_url = cfg->transport.base_url;
+    info->model = model;
+    info->version = LL_VERSION;
+    info->seed = cfg->workload.seed;
+    info->interrupted = res->interrupted;
+    info->records_written = res->records_written;
+    if (slo_is_set(&cfg->slo)) {
+        slo_format(&cfg->slo, slo_buf, slo_len);
+        info->slo = slo_buf;
+    }
+    /* The self-check: a run whose generator fell behind measured itself. */
+    const struct stats *s = &res->stats;
+    uint64_t late_p99 = hist_count(s->lateness) ? hist_percentile(s->lateness, 99) : 0;
+    if (late_p99 > LL_NS_PER_MS) {
+        char l[16];
+        info->invalid = 1;
+        snprintf(info->invalid_reason, sizeof info->invalid_reason,
+                 "schedule lateness p99 %s > 1ms: the generator could not keep %s",
+                 ll_fmt_duration(late_p99, l, sizeof l), kept);
     }
 }

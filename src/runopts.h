@@ -21,6 +21,7 @@
 
 #include "dist.h"
 #include "driver.h"
+#include "summary.h"
 
 #define RUNOPTS_DEFAULT_URL "http://127.0.0.1:8000/v1"
 #define RUNOPTS_DEFAULT_PROMPT "256"
@@ -163,5 +164,15 @@ void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len);
 
 /* Raise RLIMIT_NOFILE to its hard limit (many connections at high rates). */
 void runopts_raise_nofile(void);
+
+/* Fill the summary facts run and replay share from cfg and res: window,
+ * warm-up, in-flight, target, model, version, seed, interruption, records,
+ * the SLO (its text goes into slo_buf, which must outlive info), and the
+ * lateness self-check: p99 over 1 ms marks the run INVALID, the reason
+ * ending with what could not be kept (e.g. "the schedule"). The caller
+ * sets mode and the offered rate. */
+void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,
+                          const char *model, const char *kept, char *slo_buf,
+                          size_t slo_len, struct summary_info *info);
 
 #endif
