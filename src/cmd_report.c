@@ -22,10 +22,11 @@ static void report_usage(FILE *f)
     fprintf(f,
 "usage: llmload report DIR\n"
 "\n"
-"Rebuild summary.json, steps.csv and report.html of a sweep's results\n"
-"directory from its raw files: run.json (settings), steps.jsonl (what the\n"
-"driver knew about each step), requests.jsonl (one line per request) and,\n"
-"when the sweep scraped the server, server_metrics.jsonl.\n"
+"Rebuild summary.json, steps.csv, report.html (and classes.csv when the sweep\n"
+"broke out traffic classes) of a sweep's results directory from its raw\n"
+"files: run.json (settings), steps.jsonl (what the driver knew about each\n"
+"step), requests.jsonl (one line per request) and, when the sweep scraped\n"
+"the server, server_metrics.jsonl.\n"
 "Prints the step table and the findings. Nothing is sent anywhere.\n"
 "\n"
 "Exit status: 0 ok, 1 an --expect-capacity / --expect-slo check recorded in\n"
@@ -216,6 +217,54 @@ static void fill_report(const struct built *b, const struct sweep_findings *fd,
     r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
 }
 
+/* The per-class input of the HTML report (nothing without classes): one
+ * report_class per class of the findings, each with one entry per step.
+ * *cls gets n_classes entries and *cls_steps n_classes x n_steps, and
+ * *slo_text the SLO specs (96 bytes each); the caller frees all three. */
+static void fill_report_classes(const struct built *b, const struct sweep_findings *fd,
+                                struct report *r, struct report_class **cls,
+                                struct report_class_step **cls_steps, char **slo_text)
+{
+    size_t nc = fd->n_classes, ns = b->n_steps;
+    *cls = ll_calloc(nc + 1, sizeof **cls);
+    *cls_steps = ll_calloc(nc * ns + 1, sizeof **cls_steps);
+    *slo_text = ll_calloc(nc + 1, 96);
+    for (size_t k = 0; k < nc; k++) {
+        const struct sweep_class_finding *cf = &fd->classes[k];
+        struct report_class *c = &(*cls)[k];
+        struct report_class_step *cs = *cls_steps + k * ns;
+        c->name = cf->name;
+        if (cf->have_slo) {
+            slo_format(&cf->slo, *slo_text + 96 * k, 96);
+            c->slo = *slo_text + 96 * k;
+        }
+        c->own_slo = cf->own_slo;
+        c->capacity_rps = cf->capacity_found ? cf->capacity_rps : 0;
+        c->capacity_lower_bound = cf->none_failed;
+        c->steps = cs;
+        for (size_t i = 0; i < ns; i++) {
+            const struct sweep_step *s = &b->steps[i];
+            int j = sweep_step_class_find(s, cf->name);
+            if (j < 0)
+                continue;
+            const struct sweep_class *sc = &s->classes[j];
+            cs[i].present = 1;
+            cs[i].scheduled = sc->stats.scheduled;
+            cs[i].ok = sc->stats.by_kind[REC_OK];
+            cs[i].failed = stats_failed(&sc->stats);
+            cs[i].achieved_rps = sc->achieved_rps;
+            cs[i].goodput_rps = sc->goodput_rps;
+            cs[i].attainment = sc->attainment;
+            memcpy(cs[i].ttft_ns, sc->ttft_ns, sizeof cs[i].ttft_ns);
+            memcpy(cs[i].tpot_ns, sc->tpot_ns, sizeof cs[i].tpot_ns);
+            memcpy(cs[i].e2e_ns, sc->e2e_ns, sizeof cs[i].e2e_ns);
+            cs[i].pass = sc->slo_pass;
+        }
+    }
+    r->classes = nc ? *cls : NULL;
+    r->n_classes = nc;
+}
+
 int report_build_dir(const char *dir, FILE *out)
 {
     struct built b = {0};
@@ -225,6 +274,10 @@ int report_build_dir(const char *dir, FILE *out)
     struct report_step *rs = NULL;
     struct report_inflight_sample *samples = NULL;
     struct report_server_sample *server = NULL;
+    struct report_class *cls = NULL;
+    struct report_class_step *cls_steps = NULL;
+    char *slo_text = NULL, *text = NULL;
+    struct sweep_findings *fd = NULL;
     json_t *sum = NULL;
 
     sweep_settings_init(&set);
@@ -255,12 +308,14 @@ int report_build_dir(const char *dir, FILE *out)
         sweep_step_finish(&b.steps[i], &set);
     b.points = ll_calloc(b.n_steps + 1, sizeof *b.points);
     b.n_points = sweep_points_build(b.steps, b.n_steps, b.points);
-    struct sweep_findings fd;
-    sweep_findings_compute(b.steps, b.n_steps, b.points, b.n_points, &set, &fd);
-    char text[2048];
-    sweep_findings_text(&fd, &set, b.stop_reason, text, sizeof text);
+    /* The findings hold every class's: too big for the stack's comfort. */
+    fd = ll_malloc(sizeof *fd);
+    sweep_findings_compute(b.steps, b.n_steps, b.points, b.n_points, &set, fd);
+    text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
+    sweep_findings_text(fd, &set, b.stop_reason, text, SWEEP_FINDINGS_TEXT_MAX);
     if (out) {
         sweep_print_table(out, b.steps, b.n_steps, &set);
+        sweep_print_classes(out, fd);
         fprintf(out, "\n%s", text);
         fflush(out);
     }
@@ -271,7 +326,14 @@ int report_build_dir(const char *dir, FILE *out)
         ll_errorf("%s", err);
         goto out;
     }
-    sum = sweep_summary_json(b.steps, b.n_steps, b.points, b.n_points, &fd, &set,
+    if (steps_csv_have_classes(b.steps, b.n_steps)) {
+        snprintf(path, sizeof path, "%s/classes.csv", dir);
+        if (steps_csv_write_classes(path, b.steps, b.n_steps, err, sizeof err) != 0) {
+            ll_errorf("%s", err);
+            goto out;
+        }
+    }
+    sum = sweep_summary_json(b.steps, b.n_steps, b.points, b.n_points, fd, &set,
                              b.stop_reason, b.run);
     snprintf(path, sizeof path, "%s/summary.json", dir);
     if (results_write_json_path_atomic(path, sum, err, sizeof err) != 0) {
@@ -280,7 +342,8 @@ int report_build_dir(const char *dir, FILE *out)
     }
     rs = ll_calloc(b.n_steps + 1, sizeof *rs);
     struct report r;
-    fill_report(&b, &fd, &set, &r, rs, &samples);
+    fill_report(&b, fd, &set, &r, rs, &samples);
+    fill_report_classes(&b, fd, &r, &cls, &cls_steps, &slo_text);
     r.findings_text = text;
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
     r.n_server = load_server_series(path, &server);
@@ -293,21 +356,26 @@ int report_build_dir(const char *dir, FILE *out)
 
     rc = LL_EXIT_OK;
     if (set.expect_capacity_rps > 0 &&
-        (!fd.capacity_found || fd.capacity_rps < set.expect_capacity_rps)) {
-        if (fd.capacity_found)
+        (!fd->capacity_found || fd->capacity_rps < set.expect_capacity_rps)) {
+        if (fd->capacity_found)
             ll_errorf("--expect-capacity: SLO capacity %.4g req/s is below %.4g req/s",
-                      fd.capacity_rps, set.expect_capacity_rps);
+                      fd->capacity_rps, set.expect_capacity_rps);
         else
             ll_errorf("--expect-capacity: no SLO capacity found (expected at least %.4g req/s)",
                       set.expect_capacity_rps);
         rc = LL_EXIT_FAIL;
-    } else if (set.expect_slo && fd.slo_missed) {
-        ll_errorf("--expect-slo: the step at %.4g req/s misses the SLO: %s", fd.next_fail_rps,
-                  fd.next_fail_reason);
+    } else if (set.expect_slo && fd->slo_missed) {
+        ll_errorf("--expect-slo: the step at %.4g req/s misses the SLO: %s", fd->next_fail_rps,
+                  fd->next_fail_reason);
         rc = LL_EXIT_FAIL;
     }
 out:
     json_decref(sum);
+    free(cls);
+    free(cls_steps);
+    free(slo_text);
+    free(text);
+    free(fd);
     free(rs);
     free(samples);
     free(server);

@@ -36,6 +36,10 @@
 #include "scrape.h"
 #include "sweep.h"
 #include "util.h"
+#include "wlfile.h"
+
+_Static_assert(WL_NAME_MAX <= SWEEP_CLASS_NAME_MAX && WL_MAX_CLASSES <= SWEEP_MAX_CLASSES,
+               "every workload class fits the sweep's breakdown");
 
 #define SWEEP_DEFAULT_STEP "10s"
 #define SWEEP_DEFAULT_WARMUP "2s"
@@ -58,7 +62,9 @@ static void sweep_usage(FILE *f)
 "A ladder of open-loop offered loads through saturation, then a recovery step:\n"
 "goodput, SLO capacity and the saturation knee. Every latency is measured from\n"
 "the time the request was scheduled. Writes run.json, requests.jsonl (all\n"
-"steps), steps.jsonl, steps.csv, summary.json and report.html.\n"
+"steps), steps.jsonl, steps.csv, summary.json and report.html; with a\n"
+"--workload file of two classes or more, a per-class breakdown in each, and\n"
+"classes.csv.\n"
 "\n"
 "Sweep:\n"
 "  --rates LIST|auto        offered rates, req/s (e.g. 2,4,8,16); auto (default): a\n"
@@ -603,6 +609,19 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     f->n_series = res.n_series;
     res.series = NULL;
     res.n_series = 0;
+    /* Two classes or more: each class's scheduled count and own SLO go
+     * into the step's facts; its figures come from the records' "class". */
+    const struct wl_file *wf = cfg.workload.classes;
+    if (wf && wf->n >= 2 && res.n_classes == wf->n && wf->n <= SWEEP_MAX_CLASSES) {
+        sweep_step_classes_init(s, wf->n);
+        for (size_t k = 0; k < wf->n; k++) {
+            struct sweep_class_facts *c = &f->classes[k];
+            const struct wl_slo *cs = &wf->classes[k].slo;
+            snprintf(c->name, sizeof c->name, "%s", wf->classes[k].name);
+            c->own_slo = (struct slo){cs->ttft_ns, cs->tpot_ns, cs->e2e_ns};
+            c->scheduled = res.class_stats[k].scheduled;
+        }
+    }
     int interrupted = res.interrupted;
     join_step(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
     driver_result_free(&res);

@@ -15,6 +15,9 @@
  *   over time   in-flight requests over the whole run with the step
  *               boundaries; the server's queue, batch and KV cache when scraped
  *   TTFT        the TTFT distribution (CDF) of each step, one line per step
+ *   classes     with two traffic classes or more: each class's SLO capacity,
+ *               its TTFT and TPOT p99 against offered load (one line per
+ *               class), and a table of every step and class
  *   table       every step, one row each
  *
  * Curves against offered load use the steps other than the recovery step,
@@ -987,6 +990,160 @@ static void report_table(struct strbuf *b, const struct report *r)
                    "target.</p>\n");
 }
 
+/* p99 of one class's TTFT or TPOT against offered load: one series per
+ * class (data-series is the class name), the sweep's knee and capacity
+ * marked. A step where the class has no ok request is a gap. */
+static void report_class_chart(struct strbuf *b, const struct report *r,
+                               const size_t *order, size_t n,
+                               const struct report_marks *marks, enum report_metric metric,
+                               const char *id, const char *name)
+{
+    size_t nc = r->n_classes;
+    double *x = ll_calloc(n + 1, sizeof(double));
+    double *y = ll_calloc(nc * (n + 1) + 1, sizeof(double));
+    struct svg_series *series = ll_calloc(nc + 1, sizeof(*series));
+    double vmin = INFINITY, vmax = 0;
+    for (size_t i = 0; i < n; i++)
+        x[i] = report_step_x(r, &r->steps[order[i]]);
+    for (size_t k = 0; k < nc; k++) {
+        const struct report_class *c = &r->classes[k];
+        double *yk = y + k * (n + 1);
+        for (size_t i = 0; i < n; i++) {
+            const struct report_class_step *cs = &c->steps[order[i]];
+            const uint64_t *v = metric == REPORT_TTFT ? cs->ttft_ns : cs->tpot_ns;
+            yk[i] = cs->present && cs->ok > 0 ? report_ns_to(v[REPORT_P99], 1e6) : NAN;
+            if (yk[i] > 0 && yk[i] < vmin)
+                vmin = yk[i];
+            if (yk[i] > vmax)
+                vmax = yk[i];
+        }
+        series[k] = (struct svg_series){.key = c->name, .label = c->name, .x = x, .y = yk,
+                                        .n = n, .flags = SVG_LINE | SVG_MARKERS};
+    }
+    int log_y = vmax > 0 && isfinite(vmin) && vmax / vmin > REPORT_LOG_RATIO;
+    char ylabel[48], title[96];
+    snprintf(ylabel, sizeof(ylabel), "%s p99", name);
+    snprintf(title, sizeof(title), "%s p99 per class against %s load", name,
+             r->closed_loop ? "achieved" : "offered");
+    struct svg_chart c = {
+        .id = id, .title = title,
+        .x = {.label = r->closed_loop ? "achieved load" : "offered load", .unit = "req/s",
+              .scale = SVG_SCALE_LINEAR, .min = NAN, .max = NAN, .include_zero = 1},
+        .y = {.label = ylabel, .unit = log_y ? "ms, log scale" : "ms",
+              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN, .max = NAN,
+              .include_zero = 1},
+        .series = series, .n_series = nc,
+        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
+        .bands = &marks->band, .n_bands = marks->n_bands,
+        .empty_note = "no successful requests",
+    };
+    svg_chart_write(b, &c);
+    free(series);
+    free(x);
+    free(y);
+}
+
+/* Each class's SLO capacity in words, then one row per step and class. */
+static void report_class_table(struct strbuf *b, const struct report *r)
+{
+    static const char *const head[][3] = {
+        {"#", "", "step, in the order run"},
+        {"offered", "req/s", "offered load of the whole step"},
+        {"class", "", ""},
+        {"sched", "", "requests of the class scheduled in the window"},
+        {"ok", "", "its requests that completed ok"},
+        {"failed", "", "its requests of any other kind"},
+        {"sent", "req/s", "its achieved send rate"},
+        {"goodput", "req/s", "ok and within its SLO, per second"},
+        {"in SLO", "%", "share of its scheduled requests within its SLO"},
+        {"TTFT", "p50", "ms"}, {"TTFT", "p99", "ms"},
+        {"TPOT", "p50", "ms"}, {"TPOT", "p99", "ms"},
+        {"E2E", "p50", "s"}, {"E2E", "p99", "s"},
+        {"verdict", "", "met its SLO at the attainment target"},
+    };
+    strbuf_puts(b, "<ul class=\"classcap\">\n");
+    for (size_t k = 0; k < r->n_classes; k++) {
+        const struct report_class *c = &r->classes[k];
+        strbuf_puts(b, "<li data-class=\"");
+        strbuf_put_xml(b, c->name);
+        strbuf_puts(b, "\"><b>");
+        strbuf_put_xml(b, c->name);
+        strbuf_puts(b, "</b> (");
+        strbuf_put_xml(b, c->slo != NULL ? c->slo : "no SLO");
+        if (c->slo != NULL)
+            strbuf_puts(b, c->own_slo ? ", its own" : ", the sweep's");
+        strbuf_puts(b, "): SLO capacity ");
+        if (c->capacity_rps > 0) {
+            if (c->capacity_lower_bound)
+                strbuf_puts(b, "\xE2\x89\xA5 ");
+            report_put_value(b, c->capacity_rps);
+            strbuf_puts(b, " req/s");
+        } else {
+            strbuf_puts(b, "not reached");
+        }
+        strbuf_puts(b, "</li>\n");
+    }
+    strbuf_puts(b, "</ul>\n<div class=\"tablewrap\"><table id=\"classes\">\n<thead><tr>");
+    for (size_t i = 0; i < LL_ARRAY_LEN(head); i++) {
+        strbuf_puts(b, i == 2 || i == LL_ARRAY_LEN(head) - 1 ? "<th class=\"l\"" : "<th");
+        if (head[i][2][0] != '\0')
+            strbuf_printf(b, " title=\"%s\"", head[i][2]);
+        strbuf_printf(b, ">%s<br/>%s</th>", head[i][0], head[i][1]);
+    }
+    strbuf_puts(b, "</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct report_step *s = &r->steps[i];
+        for (size_t k = 0; k < r->n_classes; k++) {
+            const struct report_class_step *cs = &r->classes[k].steps[i];
+            if (!cs->present)
+                continue;
+            strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\"" : "");
+            strbuf_printf(b, "<td>%zu%s</td>", i + 1, s->recovery ? " rec" : "");
+            report_td(b, s->offered_rps, 0);
+            strbuf_puts(b, "<td class=\"l\">");
+            strbuf_put_xml(b, r->classes[k].name);
+            strbuf_printf(b, "</td><td>%llu</td><td>%llu</td><td%s>%llu</td>",
+                          (unsigned long long)cs->scheduled, (unsigned long long)cs->ok,
+                          cs->failed ? " class=\"bad\"" : "", (unsigned long long)cs->failed);
+            report_td(b, cs->achieved_rps, 0);
+            report_td(b, cs->goodput_rps, 0);
+            report_td(b, cs->attainment * 100.0,
+                      r->attainment_target > 0 && cs->attainment < r->attainment_target);
+            int ok = cs->ok > 0;
+            report_td(b, ok ? (double)cs->ttft_ns[REPORT_P50] / 1e6 : NAN, 0);
+            report_td(b, ok ? (double)cs->ttft_ns[REPORT_P99] / 1e6 : NAN, 0);
+            report_td(b, ok ? (double)cs->tpot_ns[REPORT_P50] / 1e6 : NAN, 0);
+            report_td(b, ok ? (double)cs->tpot_ns[REPORT_P99] / 1e6 : NAN, 0);
+            report_td(b, ok ? (double)cs->e2e_ns[REPORT_P50] / 1e9 : NAN, 0);
+            report_td(b, ok ? (double)cs->e2e_ns[REPORT_P99] / 1e9 : NAN, 0);
+            strbuf_printf(b, "<td class=\"l%s\">%s</td></tr>\n", cs->pass ? "" : " bad",
+                          s->recovery ? "recovery" : cs->pass ? "ok" : "SLO miss");
+        }
+    }
+    strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Each class against its own "
+                   "SLO (else the sweep's); TTFT and TPOT in ms, E2E in s; percentiles of "
+                   "its successful requests.</p>\n");
+}
+
+/* The per-class section: capacities, the two charts, the table. */
+static void report_classes(struct strbuf *b, const struct report *r, const size_t *order,
+                           size_t n, const struct report_marks *marks)
+{
+    strbuf_puts(b, "<h2>By traffic class</h2>\n<section class=\"grid\">\n");
+    report_figure_open(b, NULL, "TTFT p99 per class",
+                       "One line per traffic class of the workload file, against the "
+                       "whole step's offered load.");
+    report_class_chart(b, r, order, n, marks, REPORT_TTFT, "chart-class-ttft", "TTFT");
+    report_figure_close(b);
+    report_figure_open(b, NULL, "TPOT p99 per class",
+                       "The streaming pace of each class; long outputs share the batch "
+                       "with short ones.");
+    report_class_chart(b, r, order, n, marks, REPORT_TPOT, "chart-class-tpot", "TPOT");
+    report_figure_close(b);
+    strbuf_puts(b, "</section>\n");
+    report_class_table(b, r);
+}
+
 void report_html_render(const struct report *r, struct strbuf *b)
 {
     size_t *order = ll_calloc(r->n_steps + 1, sizeof(size_t));
@@ -1090,6 +1247,9 @@ void report_html_render(const struct report *r, struct strbuf *b)
     report_cdf_chart(b, r);
     report_figure_close(b);
     strbuf_puts(b, "</section>\n");
+
+    if (r->n_classes > 0)
+        report_classes(b, r, order, n, &marks);
 
     strbuf_puts(b, "<h2>Every step</h2>\n");
     report_table(b, r);

@@ -73,6 +73,31 @@ struct report_step {
                                    * distribution chart uses ttft_ns's six points */
 };
 
+/* One traffic class at one step of the sweep. */
+struct report_class_step {
+    int present;                /* 0: the class has no figures at this step (not drawn) */
+    uint64_t scheduled;         /* its requests scheduled in the window */
+    uint64_t ok;                /* records of kind ok; 0 = its latencies are not drawn */
+    uint64_t failed;            /* records of any other kind */
+    double achieved_rps;        /* req/s, its requests sent / window */
+    double goodput_rps;         /* req/s, ok and within its SLO / window */
+    double attainment;          /* fraction 0..1 within its SLO; NAN = no SLO */
+    uint64_t ttft_ns[REPORT_NPCT];  /* ns, its ok requests, p50 .. max */
+    uint64_t tpot_ns[REPORT_NPCT];  /* ns */
+    uint64_t e2e_ns[REPORT_NPCT];   /* ns */
+    int pass;                   /* 1: met its SLO at the attainment target */
+};
+
+/* One traffic class (--workload FILE with two classes or more). */
+struct report_class {
+    const char *name;
+    const char *slo;            /* its SLO spec ("ttft=500ms"); NULL = none */
+    int own_slo;                /* 1: the class's own SLO, 0: the sweep's */
+    double capacity_rps;        /* req/s, its SLO capacity; 0 = not found */
+    int capacity_lower_bound;   /* 1: no step failed for it */
+    const struct report_class_step *steps; /* one per report.steps, same order */
+};
+
 struct report {
     const char *title;          /* page title; NULL = "llmload report" */
     const char *target;         /* URL */
@@ -94,6 +119,8 @@ struct report {
     const char *findings_text;  /* the sweep's findings in words; may be NULL; newlines kept */
     const struct report_server_sample *server; /* n_server scrapes in time order; may be NULL */
     size_t n_server;
+    const struct report_class *classes; /* n_classes; NULL/0 = no per-class section */
+    size_t n_classes;
 };
 
 /* Render r as a complete HTML document into out (appended). Deterministic:

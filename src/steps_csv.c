@@ -134,8 +134,59 @@ static void row(FILE *f, const struct sweep_step *s)
     fputc('\n', f);
 }
 
-int steps_csv_write(const char *path, const struct sweep_step *steps, size_t n, char *err,
-                    size_t errlen)
+const char *const steps_csv_class_columns[] = {
+    "step", "repeat", "kind", "offered_rps", "class", "slo", "scheduled", "ok", "failed",
+    "error_rate", "achieved_rps", "completed_rps", "goodput_rps", "attainment",
+    "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "e2e_p50_ms", "e2e_p99_ms",
+    "slo_pass",
+};
+const size_t steps_csv_class_ncolumns =
+    sizeof steps_csv_class_columns / sizeof steps_csv_class_columns[0];
+
+int steps_csv_have_classes(const struct sweep_step *steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (steps[i].f.n_classes)
+            return 1;
+    return 0;
+}
+
+/* The classes.csv rows of step s. Class names are [A-Za-z0-9_.-] and
+ * need no quoting; an SLO spec holds commas, so it is always quoted. */
+static void class_rows(FILE *f, const struct sweep_step *s)
+{
+    for (size_t k = 0; k < s->f.n_classes; k++) {
+        const struct sweep_class *c = &s->classes[k];
+        const struct stats *st = &c->stats;
+        int ok = st->by_kind[REC_OK] > 0, tp = hist_count(st->tpot) > 0;
+        char slo[96] = "";
+        if (c->have_slo)
+            slo_format(&c->slo, slo, sizeof slo);
+        fprintf(f, "%u,%u,%s", s->f.index, s->f.repeat, s->f.recovery ? "recovery" : "load");
+        num(f, s->f.offered_rps);
+        fprintf(f, ",%s,\"%s\",%llu,%llu,%llu", s->f.classes[k].name, slo,
+                (unsigned long long)st->scheduled, (unsigned long long)st->by_kind[REC_OK],
+                (unsigned long long)stats_failed(st));
+        num(f, c->error_rate);
+        num(f, c->achieved_rps);
+        num(f, c->completed_rps);
+        num(f, c->goodput_rps);
+        num(f, c->attainment);
+        ms(f, c->ttft_ns[0], ok);
+        ms(f, c->ttft_ns[3], ok);
+        ms(f, c->tpot_ns[0], tp);
+        ms(f, c->tpot_ns[3], tp);
+        ms(f, c->e2e_ns[0], ok);
+        ms(f, c->e2e_ns[3], ok);
+        fprintf(f, ",%d\n", c->slo_pass);
+    }
+}
+
+/* Write a header of ncols names and rows(f, step) for each step to path
+ * atomically. */
+static int csv_write(const char *path, const char *const *cols, size_t ncols,
+                     void (*rows)(FILE *, const struct sweep_step *),
+                     const struct sweep_step *steps, size_t n, char *err, size_t errlen)
 {
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
@@ -147,11 +198,11 @@ int steps_csv_write(const char *path, const struct sweep_step *steps, size_t n, 
         snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
         return LL_E_IO;
     }
-    for (size_t i = 0; i < steps_csv_ncolumns; i++)
-        fprintf(f, "%s%s", i ? "," : "", steps_csv_columns[i]);
+    for (size_t i = 0; i < ncols; i++)
+        fprintf(f, "%s%s", i ? "," : "", cols[i]);
     fputc('\n', f);
     for (size_t i = 0; i < n; i++)
-        row(f, &steps[i]);
+        rows(f, &steps[i]);
     int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
     int e = errno;
     if (fclose(f) != 0 && !bad) {
@@ -166,4 +217,17 @@ int steps_csv_write(const char *path, const struct sweep_step *steps, size_t n, 
         return LL_E_IO;
     }
     return 0;
+}
+
+int steps_csv_write(const char *path, const struct sweep_step *steps, size_t n, char *err,
+                    size_t errlen)
+{
+    return csv_write(path, steps_csv_columns, steps_csv_ncolumns, row, steps, n, err, errlen);
+}
+
+int steps_csv_write_classes(const char *path, const struct sweep_step *steps, size_t n,
+                            char *err, size_t errlen)
+{
+    return csv_write(path, steps_csv_class_columns, steps_csv_class_ncolumns, class_rows,
+                     steps, n, err, errlen);
 }

@@ -20,4 +20,20 @@ extern const size_t steps_csv_ncolumns;
 int steps_csv_write(const char *path, const struct sweep_step *steps, size_t n, char *err,
                     size_t errlen);
 
+/* classes.csv: one row per step and traffic class (long format), for a
+ * sweep whose workload file has two classes or more. Columns in
+ * steps_csv_class_columns (docs/formats.md, "classes.csv"). */
+extern const char *const steps_csv_class_columns[];
+extern const size_t steps_csv_class_ncolumns;
+
+/* 1 when some step of the n has a per-class breakdown (then `llmload
+ * sweep` and `llmload report` write classes.csv). */
+int steps_csv_have_classes(const struct sweep_step *steps, size_t n);
+
+/* Write classes.csv of the n steps to path atomically, as steps_csv_write
+ * does: the header, then for each step in order one row per class in the
+ * step's class order. Same returns as steps_csv_write. */
+int steps_csv_write_classes(const char *path, const struct sweep_step *steps, size_t n,
+                            char *err, size_t errlen);
+
 #endif

@@ -48,6 +48,11 @@ void sweep_server_clear(struct sweep_server *srv)
     srv->ttft_p50_s = srv->ttft_p99_s = NAN;
 }
 
+static int in_window(const struct sweep_facts *f, uint64_t t_ns)
+{
+    return t_ns != LL_NO_TIME && t_ns >= f->warmup_ns && t_ns < f->duration_ns;
+}
+
 /* Output tokens of r received inside [a, b] (ns since the step's start):
  * the first at first_ns, the rest spread evenly over (first_ns, last_ns]. */
 static double tokens_in_span(const struct record *r, uint64_t a, uint64_t b)
@@ -76,18 +81,76 @@ void sweep_step_free(struct sweep_step *s)
     free(s->f.series);
     free(s->met_sched_ns);
     free(s->met);
+    for (size_t k = 0; s->classes && k < s->f.n_classes; k++)
+        stats_free(&s->classes[k].stats);
+    free(s->classes);
+    free(s->f.classes);
     memset(s, 0, sizeof *s);
 }
 
-static int in_window(const struct sweep_facts *f, uint64_t t_ns)
+void sweep_step_classes_init(struct sweep_step *s, size_t n)
 {
-    return t_ns != LL_NO_TIME && t_ns >= f->warmup_ns && t_ns < f->duration_ns;
+    if (n == 0 || n > SWEEP_MAX_CLASSES || s->f.n_classes) {
+        ll_errorf("sweep_step_classes_init: bad class count %zu", n);
+        abort();
+    }
+    s->f.classes = ll_calloc(n, sizeof *s->f.classes);
+    s->classes = ll_calloc(n, sizeof *s->classes);
+    s->f.n_classes = n;
+    for (size_t k = 0; k < n; k++) {
+        stats_init(&s->classes[k].stats);
+        s->classes[k].attainment = NAN;
+    }
+}
+
+int sweep_step_class_find(const struct sweep_step *s, const char *name)
+{
+    if (!name)
+        return -1;
+    for (size_t k = 0; k < s->f.n_classes; k++)
+        if (strcmp(s->f.classes[k].name, name) == 0)
+            return (int)k;
+    return -1;
+}
+
+/* The SLO that applies to class k of s: its own, else the sweep's. */
+static const struct slo *class_slo(const struct sweep_step *s, size_t k,
+                                   const struct sweep_settings *set)
+{
+    const struct slo *own = &s->f.classes[k].own_slo;
+    return slo_is_set(own) ? own : &set->slo;
+}
+
+/* Count r towards class k of s, as sweep_step_add_record counts the step. */
+static void class_add_record(struct sweep_step *s, size_t k, const struct record *r,
+                             const struct sweep_settings *set)
+{
+    struct sweep_class *c = &s->classes[k];
+    const struct slo *slo = class_slo(s, k, set);
+    int have = slo_is_set(slo);
+    if (r->kind == REC_OK && in_window(&s->f, r->end_ns)) {
+        c->ok_ended_in_window++;
+        if (!have || slo_met(slo, r))
+            c->met_ended_in_window++;
+    }
+    if (r->warmup || r->sched_ns < s->f.warmup_ns)
+        return;
+    stats_add_record(&c->stats, r);
+    if (have && slo_met(slo, r))
+        c->stats.slo_met++;
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns <= s->f.duration_ns)
+        c->sent_in_window++;
 }
 
 void sweep_step_add_record(struct sweep_step *s, const struct record *r,
                            const struct sweep_settings *set)
 {
     const struct sweep_facts *f = &s->f;
+    if (f->n_classes) {
+        int k = sweep_step_class_find(s, r->cls);
+        if (k >= 0)
+            class_add_record(s, (size_t)k, r, set);
+    }
     /* Rates count what the server finished inside the window, whichever
      * request it was: completions, goodput and tokens all flatten at
      * capacity instead of echoing the offered load (docs/metrics.md). */
@@ -169,6 +232,42 @@ static double inflight_growth(const struct sweep_facts *f)
     return g;
 }
 
+/* The derived figures of class k of s (the step's steadiness known), w
+ * the window in s. The same rules as the step's, against the class's SLO. */
+static void class_finish(struct sweep_step *s, size_t k, const struct sweep_settings *set,
+                         double w)
+{
+    struct sweep_class *c = &s->classes[k];
+    struct stats *st = &c->stats;
+    uint64_t n_window = st->completed;
+    st->scheduled = s->f.classes[k].scheduled ? s->f.classes[k].scheduled : n_window;
+    st->sent = c->sent_in_window;
+    c->slo = *class_slo(s, k, set);
+    c->have_slo = slo_is_set(&c->slo);
+    c->achieved_rps = (double)c->sent_in_window / w;
+    c->completed_rps = (double)c->ok_ended_in_window / w;
+    c->goodput_rps = (double)c->met_ended_in_window / w;
+    c->attainment = c->have_slo && st->scheduled ? (double)st->slo_met / (double)st->scheduled
+                                                 : NAN;
+    c->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
+    fill_pcts(st->ttft, c->ttft_ns);
+    fill_pcts(st->tpot, c->tpot_ns);
+    fill_pcts(st->e2e, c->e2e_ns);
+    c->fail_reason[0] = '\0';
+    if (st->scheduled == 0) {
+        /* no request of the class in the window: nothing failed */
+    } else if (c->have_slo && c->attainment < set->attainment) {
+        snprintf(c->fail_reason, sizeof c->fail_reason, "attainment %.1f%% < %.4g%%",
+                 100 * c->attainment, 100 * set->attainment);
+    } else if (!c->have_slo && c->error_rate > set->max_error_rate) {
+        snprintf(c->fail_reason, sizeof c->fail_reason, "error rate %.1f%% > %.4g%%",
+                 100 * c->error_rate, 100 * set->max_error_rate);
+    } else if (!s->steady) {
+        snprintf(c->fail_reason, sizeof c->fail_reason, "not steady: %.140s", s->steady_reason);
+    }
+    c->slo_pass = c->fail_reason[0] == '\0';
+}
+
 void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
 {
     const struct sweep_facts *f = &s->f;
@@ -219,6 +318,8 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
         snprintf(s->fail_reason, sizeof s->fail_reason, "not steady: %.140s", s->steady_reason);
     }
     s->slo_pass = s->fail_reason[0] == '\0';
+    for (size_t k = 0; k < f->n_classes; k++)
+        class_finish(s, k, set, w);
     s->cost_per_mtok = sweep_cost_per_mtok(set->cost_per_hour, set->replicas, s->output_tps);
     if (f->recovery) {
         sweep_recovery_measure(s->met_sched_ns, s->met, s->n_met, f->warmup_ns, f->duration_ns,
@@ -628,6 +729,89 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
     return 0;
 }
 
+/* Whether class name passes at the point of offered rate rps (every
+ * repeat passes; a step without the class does not count). *reason gets
+ * the first failing repeat's reason. */
+static int class_point_pass(const struct sweep_step *steps, size_t n, const char *name,
+                            double rps, const char **reason)
+{
+    *reason = "";
+    for (size_t j = 0; j < n; j++) {
+        if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
+            continue;
+        int k = sweep_step_class_find(&steps[j], name);
+        if (k >= 0 && !steps[j].classes[k].slo_pass) {
+            *reason = steps[j].classes[k].fail_reason;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The per-class findings (out->classes), over the points in offered order
+ * (ord); the sweep's own capacity is already in out. */
+static void class_findings(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, const size_t *ord,
+                           size_t n_points, struct sweep_findings *out)
+{
+    const struct sweep_step *first = NULL;
+    for (size_t i = 0; i < n && !first; i++)
+        if (steps[i].f.n_classes)
+            first = &steps[i];
+    if (!first)
+        return;
+    out->n_classes = LL_MIN(first->f.n_classes, (size_t)SWEEP_MAX_CLASSES);
+    for (size_t k = 0; k < out->n_classes; k++) {
+        struct sweep_class_finding *cf = &out->classes[k];
+        cf->name = first->f.classes[k].name;
+        cf->slo = first->classes[k].slo;
+        cf->have_slo = first->classes[k].have_slo;
+        cf->own_slo = slo_is_set(&first->f.classes[k].own_slo);
+        cf->next_fail_reason = "";
+        size_t first_fail = n_points;
+        const char *why = "";
+        for (size_t i = 0; i < n_points; i++) {
+            if (!class_point_pass(steps, n, cf->name, points[ord[i]].offered_rps, &why)) {
+                first_fail = i;
+                break;
+            }
+        }
+        if (first_fail > 0 && n_points > 0) {
+            cf->capacity_found = 1;
+            cf->capacity_rps = points[ord[first_fail - 1]].offered_rps;
+        }
+        if (first_fail < n_points) {
+            cf->next_fails = 1;
+            cf->next_fail_rps = points[ord[first_fail]].offered_rps;
+            cf->next_fail_reason = why;
+        } else {
+            cf->none_failed = n_points > 0;
+        }
+        if (!out->capacity_found)
+            continue;
+        double rps = points[out->capacity_point].offered_rps, ttft = 0, tpot = 0;
+        uint32_t m = 0, mt = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
+                continue;
+            int c = sweep_step_class_find(&steps[j], cf->name);
+            if (c < 0 || steps[j].classes[c].stats.by_kind[REC_OK] == 0)
+                continue;
+            ttft += (double)steps[j].classes[c].ttft_ns[3];
+            m++;
+            if (hist_count(steps[j].classes[c].stats.tpot)) {
+                tpot += (double)steps[j].classes[c].tpot_ns[3];
+                mt++;
+            }
+        }
+        if (m) {
+            cf->at_capacity = 1;
+            cf->ttft_p99_at_capacity_ns = (uint64_t)llround(ttft / m);
+            cf->tpot_p99_at_capacity_ns = mt ? (uint64_t)llround(tpot / mt) : 0;
+        }
+    }
+}
+
 void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                             const struct sweep_point *points, size_t n_points,
                             const struct sweep_settings *set, struct sweep_findings *out)
@@ -679,6 +863,7 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     } else {
         out->none_failed = n_points > 0;
     }
+    class_findings(steps, n, points, ord, n_points, out);
     free(ord);
 
     double *x = ll_malloc((n + 1) * sizeof *x), *y = ll_malloc((n + 1) * sizeof *y);
@@ -805,6 +990,29 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
     if (fd->drain_ns)
         put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
             ll_fmt_duration(fd->drain_ns, a, sizeof a));
+    for (size_t k = 0; k < fd->n_classes; k++) {
+        const struct sweep_class_finding *cf = &fd->classes[k];
+        char cslo[96] = "";
+        if (cf->have_slo)
+            slo_format(&cf->slo, cslo, sizeof cslo);
+        const char *cwhat = cf->have_slo ? "SLO capacity" : "capacity (no SLO)";
+        put(buf, len, &at, "class %s: ", cf->name);
+        if (cf->capacity_found) {
+            put(buf, len, &at, "%s %.4g req/s", cwhat, cf->capacity_rps);
+            if (cf->have_slo)
+                put(buf, len, &at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
+            if (cf->next_fails)
+                put(buf, len, &at, "; next step %.4g req/s fails: %s\n", cf->next_fail_rps,
+                    cf->next_fail_reason);
+            else
+                put(buf, len, &at, "; no step failed for it\n");
+        } else if (cf->next_fails) {
+            put(buf, len, &at, "%s not found: the lowest step %.4g req/s already fails: %s\n",
+                cwhat, cf->next_fail_rps, cf->next_fail_reason);
+        } else {
+            put(buf, len, &at, "%s not found (no steps)\n", cwhat);
+        }
+    }
     put(buf, len, &at, "stopped: %s\n", stop_reason && *stop_reason ? stop_reason
                                                                      : "every rate was run");
 }
@@ -935,6 +1143,44 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
         fputc('\n', f);
     }
     print_server_table(f, steps, n);
+}
+
+void sweep_print_classes(FILE *f, const struct sweep_findings *fd)
+{
+    char a[16], b[16], t[40], cap[48], next[48], at_cap[32];
+    if (fd->n_classes == 0)
+        return;
+    if (fd->capacity_found)
+        snprintf(at_cap, sizeof at_cap, "at %.4g req/s", fd->capacity_rps);
+    else
+        snprintf(at_cap, sizeof at_cap, "at the capacity");
+    fprintf(f, "\nby class (own SLO, else the sweep's; p99 %s, the sweep's SLO capacity):\n",
+            at_cap);
+    fprintf(f, "%-15s %-26s %16s %16s %10s %10s\n", "class", "SLO", "SLO capacity",
+            "next fails", "TTFT p99", "TPOT p99");
+    for (size_t k = 0; k < fd->n_classes; k++) {
+        const struct sweep_class_finding *cf = &fd->classes[k];
+        char slo[96] = "-";
+        if (cf->have_slo) {
+            slo_format(&cf->slo, t, sizeof t);
+            snprintf(slo, sizeof slo, "%s%s", t, cf->own_slo ? " (own)" : "");
+        }
+        if (cf->capacity_found)
+            snprintf(cap, sizeof cap, "%s%.4g req/s", cf->none_failed ? ">=" : "",
+                     cf->capacity_rps);
+        else
+            snprintf(cap, sizeof cap, "not found");
+        if (cf->next_fails)
+            snprintf(next, sizeof next, "%.4g req/s", cf->next_fail_rps);
+        else
+            snprintf(next, sizeof next, "-");
+        fprintf(f, "%-15.15s %-26.26s %16s %16s %10s %10s\n", cf->name, slo, cap, next,
+                cf->at_capacity ? ll_fmt_duration(cf->ttft_p99_at_capacity_ns, a, sizeof a)
+                                : "-",
+                cf->at_capacity && cf->tpot_p99_at_capacity_ns
+                    ? ll_fmt_duration(cf->tpot_p99_at_capacity_ns, b, sizeof b)
+                    : "-");
+    }
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -1071,7 +1317,71 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
     jset(o, "inflight_series", series);
     if (f->server.present)
         jset(o, "server", server_facts_json(&f->server));
+    if (f->n_classes) {
+        json_t *arr = json_array();
+        for (size_t k = 0; k < f->n_classes; k++) {
+            const struct sweep_class_facts *c = &f->classes[k];
+            json_t *co = json_object();
+            char buf[96];
+            jset(co, "name", json_string(c->name));
+            if (slo_is_set(&c->own_slo)) {
+                slo_format(&c->own_slo, buf, sizeof buf);
+                jset(co, "slo", json_string(buf));
+            } else {
+                jset(co, "slo", json_null());
+            }
+            jset(co, "scheduled", ju64(c->scheduled));
+            json_array_append_new(arr, co);
+        }
+        jset(o, "classes", arr);
+    }
     return o;
+}
+
+/* steps.jsonl's "classes" into s (no classes when absent or empty). */
+static int class_facts_from_json(json_t *arr, struct sweep_step *s, char *err, size_t errlen)
+{
+    if (!arr || json_is_null(arr))
+        return 0;
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+    if (!json_is_array(arr) || n > SWEEP_MAX_CLASSES || s->f.n_classes) {
+        snprintf(err, errlen, "\"classes\": expected an array of at most %d classes",
+                 SWEEP_MAX_CLASSES);
+        return LL_E_INVAL;
+    }
+    if (n == 0)
+        return 0;
+    sweep_step_classes_init(s, n);
+    for (size_t k = 0; k < n; k++) {
+        json_t *co = json_array_get(arr, k);
+        struct sweep_class_facts *c = &s->f.classes[k];
+        const char *name = json_string_value(json_object_get(co, "name"));
+        if (!name || !*name || strlen(name) >= sizeof c->name) {
+            snprintf(err, errlen, "\"classes\"[%zu].name: expected a name of 1 to %d bytes",
+                     k, SWEEP_CLASS_NAME_MAX - 1);
+            return LL_E_INVAL;
+        }
+        snprintf(c->name, sizeof c->name, "%s", name);
+        json_t *slo = json_object_get(co, "slo");
+        char why[160];
+        if (json_is_string(slo)) {
+            if (slo_parse(json_string_value(slo), &c->own_slo, why, sizeof why) != 0) {
+                snprintf(err, errlen, "\"classes\"[%zu].slo: %s", k, why);
+                return LL_E_INVAL;
+            }
+        } else if (slo && !json_is_null(slo)) {
+            snprintf(err, errlen, "\"classes\"[%zu].slo: expected a string or null", k);
+            return LL_E_INVAL;
+        }
+        json_t *v = json_object_get(co, "scheduled");
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            snprintf(err, errlen, "\"classes\"[%zu].scheduled: expected a non-negative integer",
+                     k);
+            return LL_E_INVAL;
+        }
+        c->scheduled = (uint64_t)json_integer_value(v);
+    }
+    return 0;
 }
 
 static int get_u64(json_t *o, const char *k, uint64_t *out, char *err, size_t errlen)
@@ -1139,7 +1449,7 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
         f->n_series++;
     }
     server_facts_from_json(json_object_get(o, "server"), &f->server);
-    return 0;
+    return class_facts_from_json(json_object_get(o, "classes"), s, err, errlen);
 }
 
 json_t *sweep_settings_json(const struct sweep_settings *set)
@@ -1215,8 +1525,11 @@ static int64_t opt_int(json_t *o, const char *k)
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
 }
 
-int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
-                           size_t errlen)
+/* sweep_record_from_json, and the record's "class" into cls (cls_len
+ * bytes; "" when absent or too long) when cls is not NULL. r->cls stays
+ * NULL: the caller points it at cls. */
+static int record_parse(const char *line, size_t len, struct record *r, char *cls,
+                        size_t cls_len, char *err, size_t errlen)
 {
     json_error_t je;
     json_t *o = json_loadb(line, len, 0, &je);
@@ -1278,10 +1591,22 @@ int sweep_record_from_json(const char *line, size_t len, struct record *r, char 
     const char *detail = json_string_value(json_object_get(o, "detail"));
     if (detail)
         snprintf(r->detail, sizeof r->detail, "%s", detail);
+    if (cls && cls_len) {
+        const char *c = json_string_value(json_object_get(o, "class"));
+        cls[0] = '\0';
+        if (c && strlen(c) < cls_len)
+            memcpy(cls, c, strlen(c) + 1);
+    }
     rc = 0;
 out:
     json_decref(o);
     return rc;
+}
+
+int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
+                           size_t errlen)
+{
+    return record_parse(line, len, r, NULL, 0, err, errlen);
 }
 
 int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
@@ -1304,16 +1629,17 @@ int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps
     while ((got = getline(&line, &cap, f)) > 0) {
         lineno++;
         struct record r;
-        char why[200];
+        char why[200], cls[SWEEP_CLASS_NAME_MAX];
         if (got == 1 && line[0] == '\n')
             continue;
-        if (sweep_record_from_json(line, (size_t)got, &r, why, sizeof why) != 0) {
+        if (record_parse(line, (size_t)got, &r, cls, sizeof cls, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
             rc = LL_E_INVAL;
             goto out;
         }
         if (r.step < 0)
             continue;
+        r.cls = cls[0] ? cls : NULL;
         for (size_t i = 0; i < n; i++) {
             if (steps[i].f.index == (uint32_t)r.step) {
                 sweep_step_add_record(&steps[i], &r, set);
@@ -1336,6 +1662,43 @@ static json_t *pct_json(const uint64_t *v, int any)
     json_t *o = json_object();
     for (int i = 0; i < SWEEP_NPCT; i++)
         jset(o, sweep_pct_keys[i], any ? ju64(v[i]) : json_null());
+    return o;
+}
+
+/* summary.json's steps[].classes[k]: class k of s. */
+static json_t *class_json(const struct sweep_step *s, size_t k)
+{
+    const struct sweep_class *c = &s->classes[k];
+    const struct stats *st = &c->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    char buf[96];
+    json_t *o = json_object();
+    jset(o, "name", json_string(s->f.classes[k].name));
+    if (c->have_slo) {
+        slo_format(&c->slo, buf, sizeof buf);
+        jset(o, "slo", json_string(buf));
+    } else {
+        jset(o, "slo", json_null());
+    }
+    jset(o, "slo_source", !c->have_slo ? json_null()
+                          : json_string(slo_is_set(&s->f.classes[k].own_slo) ? "class"
+                                                                              : "sweep"));
+    jset(o, "scheduled", ju64(st->scheduled));
+    jset(o, "ok", ju64(st->by_kind[REC_OK]));
+    jset(o, "failed", ju64(stats_failed(st)));
+    jset(o, "slo_met", ju64(st->slo_met));
+    jset(o, "achieved_rps", jnum(c->achieved_rps));
+    jset(o, "completed_rps", jnum(c->completed_rps));
+    jset(o, "goodput_rps", jnum(c->goodput_rps));
+    jset(o, "attainment", jnum(c->attainment));
+    jset(o, "error_rate", jnum(c->error_rate));
+    json_t *lat = json_object();
+    jset(lat, "ttft", pct_json(c->ttft_ns, ok));
+    jset(lat, "tpot", pct_json(c->tpot_ns, hist_count(st->tpot) > 0));
+    jset(lat, "e2e", pct_json(c->e2e_ns, ok));
+    jset(o, "latency_ns", lat);
+    jset(o, "slo_pass", json_boolean(c->slo_pass));
+    jset(o, "fail_reason", c->slo_pass ? json_null() : json_string(c->fail_reason));
     return o;
 }
 
@@ -1401,6 +1764,12 @@ static json_t *step_json(const struct sweep_step *s)
     json_t *srv = sweep_server_json(s);
     if (srv)
         jset(o, "server", srv);
+    if (s->f.n_classes) {
+        json_t *arr = json_array();
+        for (size_t k = 0; k < s->f.n_classes; k++)
+            json_array_append_new(arr, class_json(s, k));
+        jset(o, "classes", arr);
+    }
     return o;
 }
 
@@ -1476,9 +1845,39 @@ json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
     jset(f, "drain_ns", ju64(fd->drain_ns));
     jset(f, "slo_missed", json_boolean(fd->slo_missed));
     jset(f, "stop_reason", stop_reason && *stop_reason ? json_string(stop_reason) : json_null());
-    char text[2048];
-    sweep_findings_text(fd, set, stop_reason, text, sizeof text);
+    if (fd->n_classes) {
+        json_t *carr = json_array();
+        for (size_t k = 0; k < fd->n_classes; k++) {
+            const struct sweep_class_finding *cf = &fd->classes[k];
+            json_t *co = json_object();
+            char buf[96];
+            jset(co, "name", json_string(cf->name));
+            if (cf->have_slo) {
+                slo_format(&cf->slo, buf, sizeof buf);
+                jset(co, "slo", json_string(buf));
+            } else {
+                jset(co, "slo", json_null());
+            }
+            jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps)
+                                                            : json_null());
+            jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));
+            jset(co, "next_failing_rps", cf->next_fails ? json_real(cf->next_fail_rps)
+                                                        : json_null());
+            jset(co, "next_failing_reason", cf->next_fails ? json_string(cf->next_fail_reason)
+                                                           : json_null());
+            jset(co, "ttft_p99_ns_at_slo_capacity",
+                 cf->at_capacity ? ju64(cf->ttft_p99_at_capacity_ns) : json_null());
+            jset(co, "tpot_p99_ns_at_slo_capacity",
+                 cf->at_capacity && cf->tpot_p99_at_capacity_ns
+                     ? ju64(cf->tpot_p99_at_capacity_ns) : json_null());
+            json_array_append_new(carr, co);
+        }
+        jset(f, "classes", carr);
+    }
+    char *text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
+    sweep_findings_text(fd, set, stop_reason, text, SWEEP_FINDINGS_TEXT_MAX);
     jset(f, "text", json_string(text));
+    free(text);
     jset(root, "findings", f);
     return root;
 }

@@ -99,6 +99,22 @@ struct sweep_server {
 /* Mark srv as "not scraped": present 0, every figure NAN. */
 void sweep_server_clear(struct sweep_server *srv);
 
+/* Traffic classes (--workload FILE): a sweep breaks out each class of a
+ * file that defines two or more. Names fit SWEEP_CLASS_NAME_MAX bytes (NUL
+ * included, as WL_NAME_MAX); at most SWEEP_MAX_CLASSES (WL_MAX_CLASSES). */
+#define SWEEP_CLASS_NAME_MAX 64
+#define SWEEP_MAX_CLASSES 256
+
+/* What the sweep knew about one traffic class in one step (steps.jsonl's
+ * "classes"): its name, its own SLO, and how many of its requests the
+ * schedule produced in the window. */
+struct sweep_class_facts {
+    char name[SWEEP_CLASS_NAME_MAX]; /* as records carry it in "class" */
+    struct slo own_slo;          /* the class's own thresholds; all 0 = the sweep's apply */
+    uint64_t scheduled;          /* window requests of the class (driver); 0 = count its
+                                  * window records instead */
+};
+
 /* What the sweep knew about one step beyond its records: one line of
  * steps.jsonl. Owned pointers are freed by sweep_step_free. */
 struct sweep_facts {
@@ -123,6 +139,9 @@ struct sweep_facts {
     struct driver_sample *series;/* in-flight samples; owned, n_series of them */
     size_t n_series;
     struct sweep_server server;  /* server metrics over the window (present 0 = none) */
+    struct sweep_class_facts *classes; /* owned; n_classes of them (0 = no breakdown);
+                                  * allocated by sweep_step_classes_init */
+    size_t n_classes;
 };
 
 /* What the recovery step measured (sweep_recovery_measure). Times are sched_ns
@@ -136,6 +155,32 @@ struct sweep_recovery {
                                   * within the step */
     uint64_t recovery_ns;        /* back_ns - the window's start (the switch); 0 when
                                   * nothing missed; LL_NO_TIME = not back within the step */
+};
+
+/* One traffic class within a step: what its records add up to and the
+ * derived figures, counted like the step's own, against the class's SLO
+ * (its own thresholds when it has any, else the sweep's). Pairs with
+ * sweep_facts.classes[] at the same index. */
+struct sweep_class {
+    /* fed by sweep_step_add_record */
+    struct stats stats;          /* window records of the class (warm-up excluded) */
+    uint64_t ok_ended_in_window; /* ok records of the class that ended inside the window */
+    uint64_t met_ended_in_window;/* ...of them, those that met its SLO (all without one) */
+    uint64_t sent_in_window;     /* its window records sent before the window closed */
+    /* derived by sweep_step_finish */
+    int have_slo;                /* 1: its effective SLO has a threshold */
+    struct slo slo;              /* its effective SLO (own, else the sweep's) */
+    double achieved_rps;         /* req/s, sent_in_window / window */
+    double completed_rps;        /* req/s, ok_ended_in_window / window */
+    double goodput_rps;          /* req/s, met_ended_in_window / window */
+    double attainment;           /* fraction, met / scheduled; NAN without an SLO or
+                                  * without a scheduled request */
+    double error_rate;           /* fraction of its window records not ok */
+    uint64_t ttft_ns[SWEEP_NPCT], tpot_ns[SWEEP_NPCT], e2e_ns[SWEEP_NPCT];
+    int slo_pass;                /* 1: attainment at the target (no SLO: error rate in the
+                                  * limit) and the step steady; a class with no
+                                  * request in the window passes */
+    char fail_reason[160];       /* why it fails, "" when it passes */
 };
 
 /* One step: its facts, what its records add up to, and the derived
@@ -182,6 +227,7 @@ struct sweep_step {
     struct sweep_recovery recovery; /* recovery step only (all LL_NO_TIME otherwise) */
     double backlog_at_switch;    /* requests in flight at the switch (the last in-flight
                                   * sample at or before it); NAN without a lead-in */
+    struct sweep_class *classes; /* owned; f.n_classes of them, NULL when 0 */
 };
 
 /* Make s empty (facts zeroed, histograms allocated). Undo with
@@ -191,9 +237,20 @@ void sweep_step_init(struct sweep_step *s);
 /* Free what s owns and zero it. Safe on a zeroed struct and twice. */
 void sweep_step_free(struct sweep_step *s);
 
+/* Give s n traffic classes (1 <= n <= SWEEP_MAX_CLASSES), once, before
+ * any record is added: s->f.classes (zeroed facts, for the caller to
+ * fill) and s->classes (empty). Aborts on out of memory. */
+void sweep_step_classes_init(struct sweep_step *s, size_t n);
+
+/* The index of the class named name in s->f.classes, or -1 (also when
+ * name is NULL). */
+int sweep_step_class_find(const struct sweep_step *s, const char *name);
+
 /* Add one record of this step (r->step == s->f.index). Warm-up records
  * only count towards ok_ended_in_window. Needs s->f (warmup_ns,
- * duration_ns) set first. */
+ * duration_ns) set first. With classes, the record also counts towards
+ * the class whose name is r->cls (a record of no known class counts only
+ * in the step's total). */
 void sweep_step_add_record(struct sweep_step *s, const struct record *r,
                            const struct sweep_settings *set);
 
@@ -292,6 +349,27 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
 int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
                      const struct sweep_settings *set, char *reason, size_t len);
 
+/* One traffic class's findings: its SLO capacity, found over the points
+ * as the sweep's (a point passes for the class when every repeat does),
+ * and its p99 latencies at the sweep's SLO capacity. Pointers borrow from
+ * the steps. */
+struct sweep_class_finding {
+    const char *name;
+    int have_slo;                /* its effective SLO has a threshold */
+    struct slo slo;              /* its effective SLO */
+    int own_slo;                 /* 1: the class's own thresholds, 0: the sweep's */
+    int capacity_found;
+    double capacity_rps;         /* req/s, the last passing point below its first failing one */
+    int next_fails;
+    double next_fail_rps;
+    const char *next_fail_reason;/* "" when none */
+    int none_failed;             /* 1: no point failed for it (a lower bound) */
+    int at_capacity;             /* 1: the two figures below hold (the sweep's capacity
+                                  * was found and the class had ok requests there) */
+    uint64_t ttft_p99_at_capacity_ns; /* ns, mean over the capacity point's repeats */
+    uint64_t tpot_p99_at_capacity_ns; /* ns, likewise; 0 when no TPOT */
+};
+
 struct sweep_findings {
     int have_slo;
     int capacity_found;          /* 1: some point passed before the first failing one */
@@ -314,6 +392,9 @@ struct sweep_findings {
     struct sweep_recovery recovery; /* as measured by the recovery step */
     uint64_t drain_ns;           /* time the last loaded step took to drain after offering stopped */
     int slo_missed;              /* some non-recovery step failed its SLO */
+    size_t n_classes;            /* traffic classes broken out (0 = none) */
+    struct sweep_class_finding classes[SWEEP_MAX_CLASSES]; /* the first n_classes, in
+                                  * the order of the first step's classes */
 };
 
 /* Findings over steps (n of them, in run order) and their points. */
@@ -321,14 +402,24 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                             const struct sweep_point *points, size_t n_points,
                             const struct sweep_settings *set, struct sweep_findings *out);
 
-/* The findings in words: one line each, newline-terminated. Writes into
- * buf (len bytes, truncated if short). */
+/* Room for the findings text with every class: a buffer of this many
+ * bytes never truncates it. */
+#define SWEEP_FINDINGS_TEXT_MAX (2048 + SWEEP_MAX_CLASSES * 320)
+
+/* The findings in words: one line each, newline-terminated (one line per
+ * traffic class before the "stopped" line). Writes into buf (len bytes,
+ * truncated if short; SWEEP_FINDINGS_TEXT_MAX always suffices). */
 void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
                          const char *stop_reason, char *buf, size_t len);
 
 /* Print the step table (one row per step) and then the findings text. */
 void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set);
+
+/* Print the per-class block (nothing without classes): one line per class
+ * with its SLO, its SLO capacity, the next point failing for it, and its
+ * TTFT and TPOT p99 at the sweep's SLO capacity. */
+void sweep_print_classes(FILE *f, const struct sweep_findings *fd);
 
 /* ---- JSON: steps.jsonl lines, settings, summary.json ------------------ */
 

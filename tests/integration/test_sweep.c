@@ -474,6 +474,139 @@ static void test_recovery_after_stall(void **state)
     swept_free(&s);
 }
 
+/* Two traffic classes with the same 32-token prompt and very different
+ * outputs, 8 and 64 tokens (ignore_eos), on a sim whose every step lasts
+ * at least its 20 ms step base (docs/sim-engine.md: step = base + prefill
+ * tokens x 10 us + decoding sequences x 150 us, so about 20.3-21.5 ms at
+ * these loads). A request's E2E is its TTFT plus one step per output token
+ * after the first, so the long class's E2E p50 exceeds the short one's by
+ * 56 steps: at least 56 x 20 ms = 1.12 s (5% slack for the histogram and
+ * the two populations' TTFT), at most 56 x 30 ms. Per-class scheduled
+ * counts add up to the step's; summary.json, classes.csv and the report's
+ * per-class chart agree; the terminal prints the per-class block and the
+ * findings a line per class; `llmload report` rebuilds every file
+ * byte for byte. */
+static void test_sweep_classes(void **state)
+{
+    (void)state;
+    char *wtmp = harness_tmpdir();
+    assert_non_null(wtmp);
+    char wpath[600];
+    snprintf(wpath, sizeof wpath, "%s/w.json", wtmp);
+    FILE *wf = fopen(wpath, "w");
+    assert_non_null(wf);
+    fputs("{\"classes\": [\n"
+          " {\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 8,"
+          "  \"ignore_eos\": true},\n"
+          " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 64,"
+          "  \"ignore_eos\": true, \"slo\": {\"e2e_ms\": 10000}}\n"
+          "]}\n",
+          wf);
+    fclose(wf);
+    const char *sargs[] = {"--step-base", "20ms", NULL};
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    const char *args[] = {"--rates", "4,8", "--step-duration", "3s", "--warmup", "0.5s",
+                          "--no-recovery", "--no-metrics", "--slo", "ttft=1s", "--arrival",
+                          "constant", "--workload", wpath, NULL};
+    struct swept s;
+    sweep_run(&s, args, 60);
+    harness_sim_teardown(NULL);
+    if (s.status != 0)
+        fail_msg("sweep exited %d\nstdout:\n%s\nstderr:\n%s", s.status, s.out, s.err);
+    assert_non_null(strstr(s.out, "by class (own SLO, else the sweep's"));
+    assert_non_null(strstr(s.out, "class short: SLO capacity"));
+    assert_non_null(strstr(s.out, "class long: SLO capacity"));
+
+    json_t *sum = harness_json_load(s.dir, "summary.json");
+    json_t *steps = json_object_get(sum, "steps");
+    assert_int_equal(json_array_size(steps), 2);
+    double xs[2][2], ys[2][2];
+    for (size_t i = 0; i < 2; i++) {
+        json_t *st = json_array_get(steps, i);
+        json_t *cl = json_object_get(st, "classes");
+        assert_int_equal(json_array_size(cl), 2);
+        json_t *sh = json_array_get(cl, 0), *lo = json_array_get(cl, 1);
+        assert_string_equal(harness_sval(sh, "name"), "short");
+        assert_string_equal(harness_sval(lo, "name"), "long");
+        assert_string_equal(harness_sval(sh, "slo"), "ttft=1s");
+        assert_string_equal(harness_sval(sh, "slo_source"), "sweep");
+        assert_string_equal(harness_sval(lo, "slo"), "e2e=10s");
+        assert_string_equal(harness_sval(lo, "slo_source"), "class");
+        assert_int_equal(harness_ival_req(sh, "scheduled") + harness_ival_req(lo, "scheduled"),
+                         harness_ival_req(st, "scheduled"));
+        assert_int_equal(harness_ival_req(sh, "ok") + harness_ival_req(lo, "ok"),
+                         harness_ival_req(st, "ok"));
+        assert_true(harness_ival_req(sh, "scheduled") > 0 && harness_ival_req(lo, "scheduled") > 0);
+        double e2e_sh = harness_num(sh, "latency_ns.e2e.p50") / 1e9;
+        double e2e_lo = harness_num(lo, "latency_ns.e2e.p50") / 1e9;
+        if (e2e_lo - e2e_sh < 0.95 * 56 * 0.020 || e2e_lo - e2e_sh > 56 * 0.030)
+            fail_msg("step %zu: E2E p50 long %.3fs - short %.3fs = %.3fs, expected "
+                     "56 steps of 20-30 ms", i, e2e_lo, e2e_sh, e2e_lo - e2e_sh);
+        for (int k = 0; k < 2; k++) {
+            json_t *c = k ? lo : sh;
+            xs[k][i] = harness_num(st, "offered_rps");
+            ys[k][i] = harness_num(c, "latency_ns.ttft.p99") / 1e6;
+        }
+    }
+    json_t *fc = json_object_get(json_object_get(sum, "findings"), "classes");
+    assert_int_equal(json_array_size(fc), 2);
+    assert_string_equal(harness_sval(json_array_get(fc, 1), "name"), "long");
+
+    /* The per-class chart plots each class's TTFT p99 at each offered rate. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/report.html", s.dir);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(html);
+    check_svg_points(html, "chart-class-ttft", "short", xs[0], ys[0], 2, NULL);
+    check_svg_points(html, "chart-class-ttft", "long", xs[1], ys[1], 2, NULL);
+    assert_non_null(strstr(html, "<table id=\"classes\">"));
+    free(html);
+
+    /* classes.csv: a header and one row per step and class. */
+    snprintf(path, sizeof path, "%s/classes.csv", s.dir);
+    char *csv = harness_read_file(path, NULL);
+    assert_non_null(csv);
+    size_t lines = 0;
+    for (const char *p = csv; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 1 + 4);
+    assert_non_null(strstr(csv, "\n1,0,load,8,long,\"e2e=10s\","));
+
+    /* `llmload report DIR` rebuilds every output byte for byte. */
+    static const char *const files[] = {"summary.json", "steps.csv", "classes.csv",
+                                        "report.html"};
+    char *before[4];
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", s.dir, files[i]);
+        before[i] = harness_read_file(path, NULL);
+        assert_non_null(before[i]);
+        unlink(path);
+    }
+    const char *rargs[] = {"report", s.dir, NULL};
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(rargs, 60, &status, &o, &e), 0);
+    if (status != 0)
+        fail_msg("report exited %d: %s", status, e);
+    assert_non_null(strstr(o, "class long: SLO capacity"));
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", s.dir, files[i]);
+        char *after = harness_read_file(path, NULL);
+        assert_non_null(after);
+        if (strcmp(before[i], after) != 0)
+            fail_msg("%s differs after llmload report", files[i]);
+        free(after);
+        free(before[i]);
+    }
+    free(o);
+    free(e);
+    free(csv);
+    json_decref(sum);
+    swept_free(&s);
+    harness_rm_rf(wtmp);
+    free(wtmp);
+}
+
 static void expect_usage(const char *const *args, const char *needle)
 {
     int status = -1;
@@ -532,6 +665,7 @@ int main(void)
         cmocka_unit_test_teardown(test_stop_ttft_limit, harness_sim_teardown),
         cmocka_unit_test_teardown(test_stop_goodput_falling, harness_sim_teardown),
         cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_sweep_classes, harness_sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

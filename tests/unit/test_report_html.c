@@ -553,6 +553,92 @@ static void test_recovery_step(void **state)
     free(doc);
 }
 
+/* Two traffic classes on the five-step fixture: "short" at every step,
+ * "long" at the first four only. Each class chart carries one series per
+ * class with exactly its p99 points (none where the class is absent), the
+ * table one row per present (step, class), and each class's capacity is
+ * stated. Without classes the section is absent. */
+static const uint64_t fx_cls_ttft_ms[2][5] = {{90, 100, 120, 300, 800}, {200, 260, 700, 2000, 0}};
+static const uint64_t fx_cls_tpot_ms[2][5] = {{15, 16, 18, 25, 40}, {30, 32, 45, 80, 0}};
+
+static void test_classes_section(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_make(&f);
+    char *doc = render(&f.r);
+    assert_null(strstr(doc, "By traffic class"));
+    assert_null(strstr(doc, "chart-class-ttft"));
+    free(doc);
+
+    struct report_class_step cs[2][5];
+    memset(cs, 0, sizeof(cs));
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 5; i++) {
+            if (k == 1 && i == 4)
+                continue;       /* "long" has no figures at the last step */
+            struct report_class_step *c = &cs[k][i];
+            c->present = 1;
+            c->scheduled = 100 + (uint64_t)i;
+            c->ok = 90;
+            c->failed = 10 + (uint64_t)i;
+            c->achieved_rps = fx_offered[i] / 2;
+            c->goodput_rps = fx_goodput[i] / 2;
+            c->attainment = fx_attain[i];
+            c->ttft_ns[REPORT_P50] = fx_cls_ttft_ms[k][i] * MS / 2;
+            c->ttft_ns[REPORT_P99] = fx_cls_ttft_ms[k][i] * MS;
+            c->tpot_ns[REPORT_P99] = fx_cls_tpot_ms[k][i] * MS;
+            c->e2e_ns[REPORT_P99] = 4000 * MS;
+            c->pass = fx_attain[i] >= 0.99;
+        }
+    }
+    struct report_class cls[2] = {
+        {.name = "short", .slo = "ttft=500ms", .own_slo = 0, .capacity_rps = 15,
+         .steps = cs[0]},
+        {.name = "long", .slo = "ttft=1s", .own_slo = 1, .capacity_rps = 10,
+         .capacity_lower_bound = 0, .steps = cs[1]},
+    };
+    f.r.classes = cls;
+    f.r.n_classes = 2;
+    doc = render(&f.r);
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "<h2>By traffic class</h2>"));
+    double xs[8], ys[8];
+    static const char *const ids[2] = {"chart-class-ttft", "chart-class-tpot"};
+    for (int m = 0; m < 2; m++) {
+        for (int k = 0; k < 2; k++) {
+            size_t want_n = k == 0 ? 5 : 4;
+            assert_int_equal(pts(doc, ids[m], cls[k].name, xs, ys, 8), want_n);
+            for (size_t i = 0; i < want_n; i++) {
+                double want = m == 0 ? (double)fx_cls_ttft_ms[k][i]
+                                     : (double)fx_cls_tpot_ms[k][i];
+                assert_true(xs[i] == fx_offered[i]);
+                if (ys[i] != want)
+                    fail_msg("%s %s step %zu: %.17g, want %.17g", ids[m], cls[k].name, i,
+                             ys[i], want);
+            }
+        }
+        /* The sweep's capacity and knee are marked on the class charts too. */
+        const char *v = keyed(doc, ids[m], "<line class=\"vline\"", "capacity");
+        assert_non_null(v);
+        assert_true(tag_num(v, "data-x") == 15);
+    }
+    /* One row per (step, class) present: 5 + 4. */
+    const char *t = strstr(doc, "<table id=\"classes\">");
+    assert_non_null(t);
+    const char *te = strstr(t, "</table>");
+    size_t rows = 0;
+    for (const char *p = strstr(t, "<tr>"); p != NULL && p < te; p = strstr(p + 1, "<tr>"))
+        rows++;
+    assert_int_equal(rows, 1 + 9);   /* the heading row, then the body */
+    assert_non_null(strstr(t, "<td class=\"l\">long</td><td>103</td><td>90</td>"
+                              "<td class=\"bad\">13</td>"));
+    assert_non_null(strstr(doc, "<b>short</b> (ttft=500ms, the sweep's): SLO capacity "
+                                "15 req/s</li>"));
+    assert_non_null(strstr(doc, "<b>long</b> (ttft=1s, its own): SLO capacity 10 req/s"));
+    free(doc);
+}
+
 static void test_escaping(void **state)
 {
     (void)state;
@@ -921,6 +1007,7 @@ int main(void)
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),
+        cmocka_unit_test(test_classes_section),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_empty_report),
         cmocka_unit_test(test_deterministic),

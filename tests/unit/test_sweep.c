@@ -5,10 +5,12 @@
  * on. Every expected number is computed by hand in the comment beside it. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test.h"
 
 #include "record.h"
+#include "steps_csv.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -602,6 +604,425 @@ static void test_facts_round_trip(void **state)
     ASSERT_NEAR(t.cost_per_hour, 2.5, 0);
 }
 
+/* ---- traffic classes ---------------------------------------------------- */
+
+static const char *const cls_names[2] = {"short", "long"};
+
+/* A step with two classes: rate req/s for 10 s after a 1 s warm-up,
+ * constant arrivals; even ids are "short" (4 output tokens), odd ids
+ * "long" (16 tokens), 20 ms per token after the first, end 1 ms after the
+ * last. "long" has its own SLO ttft=200ms; "short" follows the sweep's.
+ * With count_scheduled the facts carry each class's scheduled count, as
+ * the driver gives it; else 0 (counted from the records). */
+static void make_class_step(struct sweep_step *s, uint32_t index, double rate,
+                            uint64_t ttft_short_ms, uint64_t ttft_long_ms, int count_scheduled,
+                            const struct sweep_settings *set)
+{
+    sweep_step_init(s);
+    s->f.index = index;
+    s->f.offered_rps = rate;
+    s->f.warmup_ns = 1 * SEC;
+    s->f.duration_ns = 11 * SEC;
+    s->f.window_ns = 10 * SEC;
+    s->f.inflight_mean = 2;
+    s->f.inflight_max = 4;
+    sweep_step_classes_init(s, 2);
+    for (int k = 0; k < 2; k++)
+        snprintf(s->f.classes[k].name, sizeof s->f.classes[k].name, "%s", cls_names[k]);
+    s->f.classes[1].own_slo.ttft_ns = 200 * MS;
+    uint64_t n = (uint64_t)(rate * 11), window = 0, per[2] = {0, 0};
+    for (uint64_t i = 0; i < n; i++) {
+        struct record r;
+        record_init(&r, i);
+        int k = (int)(i % 2);
+        r.sched_ns = (uint64_t)((double)i * 1e9 / rate);
+        r.sent_ns = r.sched_ns;
+        r.step = (int32_t)index;
+        r.warmup = r.sched_ns < s->f.warmup_ns;
+        r.cls = cls_names[k];
+        r.class_idx = k;
+        r.prompt_tokens = 64;
+        r.max_tokens = k ? 16 : 4;
+        r.kind = REC_OK;
+        r.http_status = 200;
+        r.first_ns = r.first_content_ns = r.sched_ns + (k ? ttft_long_ms : ttft_short_ms) * MS;
+        r.output_tokens = r.events = r.max_tokens;
+        r.last_ns = r.first_ns + (r.output_tokens - 1) * 20 * MS;
+        r.end_ns = r.last_ns + 1 * MS;
+        if (!r.warmup) {
+            window++;
+            per[k]++;
+        }
+        sweep_step_add_record(s, &r, set);
+    }
+    s->f.scheduled = window;
+    for (int k = 0; count_scheduled && k < 2; k++)
+        s->f.classes[k].scheduled = per[k];
+    sweep_step_finish(s, set);
+}
+
+/* Four steps at 2, 4, 6, 8 req/s; the sweep's SLO is ttft=100ms.
+ *   short (the sweep's SLO): TTFT 50, 50, 50, 150 ms: passes at 2, 4, 6,
+ *     fails at 8: SLO capacity 6, next failing 8.
+ *   long (its own ttft=200ms): TTFT 80, 80, 250, 250 ms: passes at 2, 4,
+ *     fails at 6: SLO capacity 4, next failing 6.
+ *   the whole step against ttft=100ms: long's 250 ms fails step 3 (6
+ *     req/s) at 50% attainment: the sweep's SLO capacity is 4 req/s, where
+ *     short's TTFT p99 is 50 ms and long's 80 ms (TPOT 20 ms for both). */
+static void make_class_sweep(struct sweep_step *steps, const struct sweep_settings *set)
+{
+    static const double rates[4] = {2, 4, 6, 8};
+    static const uint64_t ts[4] = {50, 50, 50, 150}, tl[4] = {80, 80, 250, 250};
+    for (int i = 0; i < 4; i++)
+        make_class_step(&steps[i], (uint32_t)i, rates[i], ts[i], tl[i], i != 1, set);
+}
+
+static void class_settings(struct sweep_settings *set)
+{
+    sweep_settings_init(set);
+    set->slo.ttft_ns = 100 * MS;
+}
+
+/* Per-class figures of one step, by hand. At 6 req/s, 66 requests, ids
+ * 6..65 in the window (sched 1.0 .. 10.83 s): 30 short, 30 long. */
+static void test_class_step_figures(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    struct sweep_step steps[4];
+    make_class_sweep(steps, &set);
+    const struct sweep_step *s = &steps[2];
+    assert_int_equal(s->f.n_classes, 2);
+    const struct sweep_class *sh = &s->classes[0], *lo = &s->classes[1];
+    assert_int_equal(sh->stats.scheduled, 30);
+    assert_int_equal(lo->stats.scheduled, 30);
+    assert_int_equal(sh->stats.scheduled + lo->stats.scheduled, s->stats.scheduled);
+    assert_int_equal(lo->stats.by_kind[REC_OK], 30);
+    assert_int_equal(stats_failed(&lo->stats), 0);
+    /* 30 sent in a 10 s window each. */
+    ASSERT_NEAR(sh->achieved_rps, 3.0, 1e-12);
+    ASSERT_NEAR(lo->achieved_rps, 3.0, 1e-12);
+    /* short: everything within 100 ms; long: 250 ms > its own 200 ms. */
+    ASSERT_NEAR(sh->attainment, 1.0, 1e-12);
+    ASSERT_NEAR(lo->attainment, 0.0, 1e-12);
+    assert_true(sh->slo_pass);
+    assert_false(lo->slo_pass);
+    assert_string_equal(lo->fail_reason, "attainment 0.0% < 99%");
+    assert_int_equal(lo->slo.ttft_ns, 200 * MS);
+    assert_int_equal(sh->slo.ttft_ns, 100 * MS);
+    /* short ok requests end 50 + 3 x 20 + 1 = 111 ms after sched: the ones
+     * scheduled in [0.889, 10.889) s end in the window: ids 6..65, 30 short
+     * of them: 3 req/s completed and in the SLO. long ends 250 + 15 x 20
+     * + 1 = 551 ms after sched: ids 3..62, 30 long: 3 req/s completed, no
+     * goodput. */
+    ASSERT_NEAR(sh->completed_rps, 3.0, 1e-12);
+    ASSERT_NEAR(sh->goodput_rps, 3.0, 1e-12);
+    ASSERT_NEAR(lo->completed_rps, 3.0, 1e-12);
+    ASSERT_NEAR(lo->goodput_rps, 0.0, 1e-12);
+    ASSERT_REL((double)sh->ttft_ns[3], 50.0 * MS, 0.005);
+    ASSERT_REL((double)lo->ttft_ns[3], 250.0 * MS, 0.005);
+    ASSERT_REL((double)lo->tpot_ns[3], 20.0 * MS, 0.005);
+    /* E2E: 111 ms and 551 ms. */
+    ASSERT_REL((double)sh->e2e_ns[0], 111.0 * MS, 0.005);
+    ASSERT_REL((double)lo->e2e_ns[0], 551.0 * MS, 0.005);
+    /* Step 1's facts carry no scheduled counts: counted from the records
+     * (4 req/s: ids 4..43, 20 each). */
+    assert_int_equal(steps[1].classes[0].stats.scheduled, 20);
+    assert_int_equal(steps[1].classes[1].stats.scheduled, 20);
+    /* A step without classes has none. */
+    struct sweep_step plain;
+    make_step(&plain, 0, 10, 50, 0, &set);
+    assert_int_equal(plain.f.n_classes, 0);
+    assert_null(plain.classes);
+    sweep_step_free(&plain);
+    for (int i = 0; i < 4; i++)
+        sweep_step_free(&steps[i]);
+}
+
+/* Per-class SLO capacities, the block printed after the table and the
+ * lines of the findings. */
+static void test_class_findings(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    struct sweep_step steps[4];
+    make_class_sweep(steps, &set);
+    struct sweep_point pts[4];
+    size_t np = sweep_points_build(steps, 4, pts);
+    struct sweep_findings *fd = malloc(sizeof *fd);
+    assert_non_null(fd);
+    sweep_findings_compute(steps, 4, pts, np, &set, fd);
+    assert_true(fd->capacity_found);
+    ASSERT_NEAR(fd->capacity_rps, 4, 0);
+    assert_int_equal(fd->n_classes, 2);
+    const struct sweep_class_finding *sh = &fd->classes[0], *lo = &fd->classes[1];
+    assert_string_equal(sh->name, "short");
+    assert_true(sh->capacity_found);
+    ASSERT_NEAR(sh->capacity_rps, 6, 0);
+    assert_true(sh->next_fails);
+    ASSERT_NEAR(sh->next_fail_rps, 8, 0);
+    assert_false(sh->none_failed);
+    assert_false(sh->own_slo);
+    assert_true(lo->capacity_found);
+    ASSERT_NEAR(lo->capacity_rps, 4, 0);
+    ASSERT_NEAR(lo->next_fail_rps, 6, 0);
+    assert_true(lo->own_slo);
+    assert_true(sh->at_capacity && lo->at_capacity);
+    ASSERT_REL((double)sh->ttft_p99_at_capacity_ns, 50.0 * MS, 0.005);
+    ASSERT_REL((double)lo->ttft_p99_at_capacity_ns, 80.0 * MS, 0.005);
+    ASSERT_REL((double)lo->tpot_p99_at_capacity_ns, 20.0 * MS, 0.005);
+
+    char *text = malloc(SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(text);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "SLO capacity: 4 req/s"));
+    assert_non_null(strstr(text, "class short: SLO capacity 6 req/s (ttft=100ms); next step "
+                                 "8 req/s fails: attainment 0.0% < 99%\n"));
+    assert_non_null(strstr(text, "class long: SLO capacity 4 req/s (ttft=200ms, its own); "
+                                 "next step 6 req/s fails: attainment 0.0% < 99%\n"));
+    /* The class lines come before the last line. */
+    assert_true(strstr(text, "class long") < strstr(text, "stopped:"));
+    free(text);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    sweep_print_classes(f, fd);
+    fclose(f);
+    assert_non_null(strstr(buf, "p99 at 4 req/s"));
+    const char *line = strstr(buf, "\nshort ");
+    assert_non_null(line);
+    assert_non_null(strstr(line, "ttft=100ms"));
+    assert_non_null(strstr(line, "6 req/s"));
+    assert_non_null(strstr(line, "8 req/s"));
+    line = strstr(buf, "\nlong ");
+    assert_non_null(line);
+    assert_non_null(strstr(line, "ttft=200ms (own)"));
+    free(buf);
+
+    /* Without classes: no block, no class line. */
+    struct sweep_step plain[2];
+    make_step(&plain[0], 0, 2, 50, 0, &set);
+    make_step(&plain[1], 1, 4, 50, 0, &set);
+    np = sweep_points_build(plain, 2, pts);
+    sweep_findings_compute(plain, 2, pts, np, &set, fd);
+    assert_int_equal(fd->n_classes, 0);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    sweep_print_classes(f, fd);
+    fclose(f);
+    assert_int_equal(len, 0);
+    free(buf);
+    sweep_step_free(&plain[0]);
+    sweep_step_free(&plain[1]);
+    free(fd);
+    for (int i = 0; i < 4; i++)
+        sweep_step_free(&steps[i]);
+}
+
+/* summary.json's steps[].classes and findings.classes; a sweep without
+ * classes has neither key. */
+static void test_class_summary_json(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    struct sweep_step steps[4];
+    make_class_sweep(steps, &set);
+    struct sweep_point pts[4];
+    size_t np = sweep_points_build(steps, 4, pts);
+    struct sweep_findings *fd = malloc(sizeof *fd);
+    assert_non_null(fd);
+    sweep_findings_compute(steps, 4, pts, np, &set, fd);
+    json_t *run = json_object();
+    json_t *sum = sweep_summary_json(steps, 4, pts, np, fd, &set, "", run);
+    assert_string_equal(json_string_value(json_object_get(sum, "schema")), "llmload.sweep/1");
+    json_t *st = json_array_get(json_object_get(sum, "steps"), 2);
+    json_t *cl = json_object_get(st, "classes");
+    assert_int_equal(json_array_size(cl), 2);
+    json_t *lo = json_array_get(cl, 1);
+    assert_string_equal(json_string_value(json_object_get(lo, "name")), "long");
+    assert_string_equal(json_string_value(json_object_get(lo, "slo")), "ttft=200ms");
+    assert_string_equal(json_string_value(json_object_get(lo, "slo_source")), "class");
+    assert_int_equal(json_integer_value(json_object_get(lo, "scheduled")), 30);
+    assert_int_equal(json_integer_value(json_object_get(lo, "ok")), 30);
+    assert_int_equal(json_integer_value(json_object_get(lo, "failed")), 0);
+    ASSERT_NEAR(json_number_value(json_object_get(lo, "attainment")), 0.0, 0);
+    ASSERT_NEAR(json_number_value(json_object_get(lo, "achieved_rps")), 3.0, 1e-12);
+    assert_true(json_is_false(json_object_get(lo, "slo_pass")));
+    json_t *e2e = json_object_get(json_object_get(lo, "latency_ns"), "e2e");
+    ASSERT_REL((double)json_integer_value(json_object_get(e2e, "p50")), 551.0 * MS, 0.005);
+    json_t *sh = json_array_get(cl, 0);
+    assert_string_equal(json_string_value(json_object_get(sh, "slo_source")), "sweep");
+    assert_true(json_is_true(json_object_get(sh, "slo_pass")));
+    assert_true(json_is_null(json_object_get(sh, "fail_reason")));
+
+    json_t *fc = json_object_get(json_object_get(sum, "findings"), "classes");
+    assert_int_equal(json_array_size(fc), 2);
+    json_t *f0 = json_array_get(fc, 0), *f1 = json_array_get(fc, 1);
+    ASSERT_NEAR(json_number_value(json_object_get(f0, "slo_capacity_rps")), 6, 0);
+    ASSERT_NEAR(json_number_value(json_object_get(f0, "next_failing_rps")), 8, 0);
+    ASSERT_NEAR(json_number_value(json_object_get(f1, "slo_capacity_rps")), 4, 0);
+    assert_true(json_is_false(json_object_get(f1, "capacity_is_lower_bound")));
+    ASSERT_REL((double)json_integer_value(json_object_get(f1, "ttft_p99_ns_at_slo_capacity")),
+               80.0 * MS, 0.005);
+    const char *text = json_string_value(json_object_get(json_object_get(sum, "findings"),
+                                                         "text"));
+    assert_non_null(strstr(text, "class long: SLO capacity 4 req/s"));
+    json_decref(sum);
+
+    struct sweep_step plain;
+    make_step(&plain, 0, 2, 50, 0, &set);
+    np = sweep_points_build(&plain, 1, pts);
+    sweep_findings_compute(&plain, 1, pts, np, &set, fd);
+    sum = sweep_summary_json(&plain, 1, pts, np, fd, &set, "", run);
+    st = json_array_get(json_object_get(sum, "steps"), 0);
+    assert_null(json_object_get(st, "classes"));
+    assert_null(json_object_get(json_object_get(sum, "findings"), "classes"));
+    json_t *facts = sweep_facts_json(&plain.f);
+    assert_null(json_object_get(facts, "classes"));
+    json_decref(facts);
+    json_decref(sum);
+    sweep_step_free(&plain);
+    json_decref(run);
+    free(fd);
+    for (int i = 0; i < 4; i++)
+        sweep_step_free(&steps[i]);
+}
+
+/* The class facts go through steps.jsonl and back; records written by
+ * record_write_jsonl are attributed to their class by sweep_read_records;
+ * bad class facts are refused with the field named. */
+static void test_class_facts_and_records(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    struct sweep_step a, b;
+    make_class_step(&a, 3, 2, 50, 80, 1, &set);
+    json_t *j = sweep_facts_json(&a.f);
+    sweep_step_init(&b);
+    char err[200];
+    assert_int_equal(sweep_facts_from_json(j, &b, err, sizeof err), 0);
+    assert_int_equal(b.f.n_classes, 2);
+    assert_string_equal(b.f.classes[0].name, "short");
+    assert_false(b.f.classes[0].own_slo.ttft_ns);
+    assert_string_equal(b.f.classes[1].name, "long");
+    assert_int_equal(b.f.classes[1].own_slo.ttft_ns, 200 * MS);
+    assert_int_equal(b.f.classes[0].scheduled, 10);
+    assert_int_equal(b.f.classes[1].scheduled, 10);
+
+    /* Records of the same step through a file: the same class figures. */
+    char path[] = "/tmp/test_sweep_cls_XXXXXX";
+    int fdn = mkstemp(path);
+    assert_true(fdn >= 0);
+    FILE *f = fdopen(fdn, "w");
+    assert_non_null(f);
+    for (uint64_t i = 0; i < 22; i++) {
+        struct record r;
+        record_init(&r, i);
+        int k = (int)(i % 2);
+        r.sched_ns = i * 500 * MS;
+        r.sent_ns = r.sched_ns;
+        r.step = 3;
+        r.warmup = r.sched_ns < 1 * SEC;
+        r.cls = cls_names[k];
+        r.first_ns = r.sched_ns + (k ? 80 : 50) * MS;
+        r.output_tokens = r.events = k ? 16 : 4;
+        r.last_ns = r.first_ns + (r.output_tokens - 1) * 20 * MS;
+        r.end_ns = r.last_ns + 1 * MS;
+        r.http_status = 200;
+        assert_int_equal(record_write_jsonl(f, &r), 0);
+    }
+    /* A record of another class name counts in the total only. */
+    struct record x;
+    record_init(&x, 99);
+    x.sched_ns = 5 * SEC;
+    x.step = 3;
+    x.cls = "other";
+    x.kind = REC_HTTP_5XX;
+    x.end_ns = x.sched_ns + MS;
+    assert_int_equal(record_write_jsonl(f, &x), 0);
+    fclose(f);
+    assert_int_equal(sweep_read_records(path, 0, &b, 1, &set, err, sizeof err), 0);
+    unlink(path);
+    sweep_step_finish(&b, &set);
+    assert_int_equal(b.stats.completed, 21);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(b.classes[k].stats.completed, 10);
+        assert_int_equal(b.classes[k].stats.by_kind[REC_OK], 10);
+        ASSERT_NEAR(b.classes[k].attainment, a.classes[k].attainment, 0);
+        assert_int_equal(b.classes[k].ttft_ns[3], a.classes[k].ttft_ns[3]);
+        assert_int_equal(b.classes[k].e2e_ns[0], a.classes[k].e2e_ns[0]);
+    }
+    sweep_step_free(&b);
+
+    /* Bad facts: the field is named. */
+    json_t *cls = json_object_get(j, "classes");
+    json_object_set_new(json_array_get(cls, 1), "slo", json_string("ttft=fast"));
+    sweep_step_init(&b);
+    assert_int_equal(sweep_facts_from_json(j, &b, err, sizeof err), LL_E_INVAL);
+    assert_non_null(strstr(err, "\"classes\"[1].slo"));
+    sweep_step_free(&b);
+    json_object_set_new(json_array_get(cls, 1), "slo", json_null());
+    json_object_set_new(json_array_get(cls, 0), "scheduled", json_integer(-1));
+    sweep_step_init(&b);
+    assert_int_equal(sweep_facts_from_json(j, &b, err, sizeof err), LL_E_INVAL);
+    assert_non_null(strstr(err, "\"classes\"[0].scheduled"));
+    sweep_step_free(&b);
+    json_decref(j);
+    sweep_step_free(&a);
+}
+
+/* classes.csv: the header and one row per step and class, by hand. */
+static void test_classes_csv(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    struct sweep_step steps[4];
+    make_class_sweep(steps, &set);
+    assert_true(steps_csv_have_classes(steps, 4));
+    assert_false(steps_csv_have_classes(steps, 0));
+    char dir[] = "/tmp/test_sweep_csv_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], err[300];
+    snprintf(path, sizeof path, "%s/classes.csv", dir);
+    assert_int_equal(steps_csv_write_classes(path, steps, 4, err, sizeof err), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    size_t n = 0;
+    char row5[1024] = "";
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_true(strncmp(line, "step,repeat,kind,offered_rps,class,slo,scheduled,ok,failed,"
+                              "error_rate,achieved_rps,completed_rps,goodput_rps,attainment,",
+                        strlen("step,repeat,kind,offered_rps,class,slo,scheduled,ok,failed,"
+                               "error_rate,achieved_rps,completed_rps,goodput_rps,"
+                               "attainment,")) == 0);
+    while (fgets(line, sizeof line, f)) {
+        if (n == 5)
+            snprintf(row5, sizeof row5, "%s", line);
+        n++;
+    }
+    fclose(f);
+    unlink(path);
+    rmdir(dir);
+    assert_int_equal(n, 8);
+    /* Row 5 is step 2 (6 req/s), class long: 30 scheduled, 30 ok, 0
+     * failed, error rate 0, 3 req/s sent and completed, goodput 0,
+     * attainment 0; ... slo_pass 0. */
+    assert_true(strncmp(row5, "2,0,load,6,long,\"ttft=200ms\",30,30,0,0,3,3,0,0,",
+                        strlen("2,0,load,6,long,\"ttft=200ms\",30,30,0,0,3,3,0,0,")) == 0);
+    assert_non_null(strstr(row5, ",0\n"));
+    for (int i = 0; i < 4; i++)
+        sweep_step_free(&steps[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -619,6 +1040,11 @@ int main(void)
         cmocka_unit_test(test_points_repeat),
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_facts_round_trip),
+        cmocka_unit_test(test_class_step_figures),
+        cmocka_unit_test(test_class_findings),
+        cmocka_unit_test(test_class_summary_json),
+        cmocka_unit_test(test_class_facts_and_records),
+        cmocka_unit_test(test_classes_csv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
