@@ -49,6 +49,43 @@ uint32_t chatbody_prompt_tokens(const struct req_spec *spec);
  * session and the turn. */
 void chatbody_fill_record(struct record *r, const struct req_spec *spec);
 
+/* Token IDs of --prompt-ids prompts lie in [CHATBODY_ID_MIN, CHATBODY_ID_MAX]
+ * (1000 to 17383: 2^14 values, so each ID carries 14 bits). Every common
+ * model reserves ids below 1000 for something other than text: BOS, EOS
+ * and UNK at 0-2 (Llama 2, Mistral), byte-fallback tokens at 3-258 (Llama
+ * 2, Mistral), BERT-style specials up to 103, Mistral v3's control tokens
+ * up to 770. And 17383 is below the smallest common vocabulary (32000:
+ * Llama 2, Mistral 7B), so every ID is an ordinary text token on any of
+ * them; the special tokens of larger vocabularies (Llama 3 from 128000,
+ * Qwen from 151643, GPT-2's 50256) are above it. */
+#define CHATBODY_ID_MIN 1000u
+#define CHATBODY_ID_BITS 14
+#define CHATBODY_ID_MAX (CHATBODY_ID_MIN + (1u << CHATBODY_ID_BITS) - 1u)
+
+/* Write spec's prompt as token IDs (--prompt-ids, /v1/completions only):
+ * exactly spec->prompt_tokens decimal IDs in [CHATBODY_ID_MIN,
+ * CHATBODY_ID_MAX], separated by commas, without brackets or spaces (the
+ * caller writes "prompt":[ and ]). The IDs follow the synthetic text
+ * prompt's plan (docs/workload.md) token for token:
+ *
+ *   - with spec->prefix_id >= 0, the first min(prefix_tokens, prompt_tokens)
+ *     IDs are shared prefix prefix_id: the same IDs in every request with
+ *     the same (seed, prefix_id, prefix_tokens), beginning with prefix_id's
+ *     32 low bits as three 14-bit digits (least significant first), so two
+ *     groups differ within their first three IDs (in the first one when
+ *     their numbers differ mod 16384);
+ *   - then a nonce of up to 4 IDs: a bijection of (seed, index) on 56 bits,
+ *     so two requests of one run never share it;
+ *   - then filler IDs drawn from a generator seeded by (seed, index).
+ *
+ * Without a prefix the nonce comes first. spec->calib, spec->prompt_text
+ * and spec->history are ignored: an ID prompt's length is exact on every
+ * server, and runopts refuses --prompt-ids with verbatim prompts and
+ * sessions. Same buffer contract as chatbody_prompt: writes at most len
+ * bytes (no NUL; buf may be NULL when len is 0) and returns the bytes
+ * needed (at most 6 per ID). Allocates nothing. */
+size_t chatbody_prompt_ids(uint64_t seed, const struct req_spec *spec, char *buf, size_t len);
+
 /* The synthetic assistant text of a turn: exactly n_tokens words of 1-4
  * lowercase letters or digits under the sim's tokenizer, a function of
  * (seed, index). Same buffer contract as chatbody_prompt. */

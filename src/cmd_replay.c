@@ -50,7 +50,7 @@ static void replay_usage(FILE *f)
 "\n"
 "Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
 "--ignore-eos, -H, --api-key-env, --http2, --insecure, --cacert, --timeout-*,\n"
-"--threads, --out, --force, --grace, --max-line, --quiet, --slo).\n"
+"--threads, --out, --force, --grace, --max-line, --quiet, --slo, --prompt-ids).\n"
 "\n"
 "Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
 "2 bad flags or a bad trace, 3 could not run, 130 interrupted.\n");
@@ -206,6 +206,12 @@ int replay_main(int argc, char **argv)
         ll_usage_fail("%s", err);
     }
     cfg.trace = trace;
+    if (runopts_prompt_ids_check_trace(&cfg, trace, ro.trace_path, err, sizeof err) != 0) {
+        trace_free(trace);
+        cfg.trace = NULL;
+        runopts_workload_free(&cfg);
+        ll_usage_fail("%s", err);
+    }
     cfg.transport.cancels = replay_has_cancels(trace);
 
     int exit_code = LL_EXIT_RUNTIME;

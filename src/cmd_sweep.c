@@ -114,7 +114,7 @@ static void sweep_usage(FILE *f)
 "--arrival constant|poisson|gamma, --burstiness, --seed, --prompt-tokens,\n"
 "--output-tokens, --timeout-*, --threads, --out, --force, --grace, --max-line,\n"
 "--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
-"--cancel-*); see llmload run --help for their defaults.\n"
+"--cancel-*, --prompt-ids); see llmload run --help for their defaults.\n"
 "\n"
 "Exit status: 0 ok, 1 an --expect-* check failed, 2 bad flags, 3 could not run,\n"
 "130 interrupted.\n",

@@ -18,6 +18,7 @@
 #include "empirical.h"
 #include "results.h"
 #include "sse.h"
+#include "trace.h"
 #include "util.h"
 
 const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS] = {
@@ -61,6 +62,7 @@ const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS] = {
     {"lengths", required_argument, NULL, RUNOPTS_OPT_LENGTHS},
     {"dataset", required_argument, NULL, RUNOPTS_OPT_DATASET},
     {"calibration", required_argument, NULL, RUNOPTS_OPT_CALIBRATION},
+    {"prompt-ids", no_argument, NULL, RUNOPTS_OPT_PROMPT_IDS},
 };
 
 const char runopts_workload_help[] =
@@ -78,6 +80,9 @@ const char runopts_workload_help[] =
 "  --dataset FILE           prompts from a ShareGPT JSON or JSONL file, sent verbatim; lengths\n"
 "                           from the data (--output-tokens when an entry has none)\n"
 "  --calibration FILE       scale synthetic prompts by a fit from llmload calibrate\n"
+"  --prompt-ids             send each synthetic prompt as token IDs (\"prompt\": [ids]):\n"
+"                           lengths exact on any server that takes IDs; needs\n"
+"                           --api openai-completions (not with --dataset or --sessions)\n"
 "  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
 "                           the system; each refusal is a client_dropped record (default: none)\n";
 
@@ -109,6 +114,7 @@ int runopts_take(struct run_opts *o, int c, const char *a)
     case RUNOPTS_OPT_LENGTHS: o->lengths = a; break;
     case RUNOPTS_OPT_DATASET: o->dataset = a; break;
     case RUNOPTS_OPT_CALIBRATION: o->calibration = a; break;
+    case RUNOPTS_OPT_PROMPT_IDS: o->prompt_ids = 1; break;
     case RUNOPTS_OPT_HTTP2: o->http2 = 1; break;
     case RUNOPTS_OPT_INSECURE: o->insecure = 1; break;
     case RUNOPTS_OPT_CACERT: o->cacert = a; break;
@@ -434,6 +440,60 @@ void runopts_workload_free(struct run_config *cfg)
     wl->dataset = NULL;
 }
 
+/* --prompt-ids sends synthetic prompts as token IDs to /v1/completions:
+ * refuse what would send anything else (cfg->transport.api is parsed).
+ * What the workload loaded is freed before the exit, so a usage error
+ * leaves nothing allocated. */
+static void runopts_prompt_ids_check(const struct run_opts *o, struct run_config *cfg)
+{
+    char msg[400];
+    const struct wl_file *f = cfg->workload.classes;
+    int cli_chat = cfg->transport.api != OAI_API_COMPLETIONS;
+    msg[0] = '\0';
+    if (!f && cli_chat)
+        snprintf(msg, sizeof msg, "--prompt-ids: token-ID prompts go to /v1/completions; add "
+                 "--api openai-completions");
+    for (size_t i = 0; f && !msg[0] && i < f->n; i++) {
+        const struct wl_class *c = &f->classes[i];
+        if (c->api == OAI_API_CHAT)
+            snprintf(msg, sizeof msg, "--prompt-ids: class \"%s\" of %s has \"api\": "
+                     "\"chat\"; token-ID prompts go to /v1/completions only", c->name,
+                     o->workload);
+        else if (c->api < 0 && cli_chat)
+            snprintf(msg, sizeof msg, "--prompt-ids: class \"%s\" of %s takes the chat API "
+                     "from --api; add --api openai-completions", c->name, o->workload);
+    }
+    if (!msg[0] && o->dataset)
+        snprintf(msg, sizeof msg, "--prompt-ids: --dataset prompts are text, sent verbatim; "
+                 "use one or the other");
+    if (!msg[0] && o->calibration)
+        snprintf(msg, sizeof msg, "--prompt-ids: an ID prompt's length is exact on every "
+                 "server; --calibration applies to text prompts only");
+    if (!msg[0] && cfg->mode == LOAD_SESSIONS)
+        snprintf(msg, sizeof msg, "--prompt-ids: a session resends its conversation as "
+                 "text; --sessions does not take token-ID prompts");
+    if (msg[0]) {
+        runopts_workload_free(cfg);
+        ll_usage_fail("%s", msg);
+    }
+}
+
+int runopts_prompt_ids_check_trace(const struct run_config *cfg, const struct trace *trace,
+                                   const char *path, char *err, size_t errlen)
+{
+    if (!cfg->transport.prompt_ids)
+        return 0;
+    for (size_t i = 0; i < trace->n; i++) {
+        if (trace->entries[i].prompt_off != TRACE_NONE) {
+            snprintf(err, errlen, "--prompt-ids: %s:%u: the line carries prompt text, which "
+                     "is sent verbatim; a trace replayed with --prompt-ids must give lengths "
+                     "only", path, trace->entries[i].line);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                 struct run_config *cfg)
 {
@@ -482,6 +542,9 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
         else
             ll_usage_fail("--api: expected openai-chat or openai-completions, got \"%s\"", o->api);
     }
+    if (o->prompt_ids)
+        runopts_prompt_ids_check(o, cfg);
+    tc->prompt_ids = o->prompt_ids;
     tc->stream = !o->no_stream;
     tc->ignore_eos = o->ignore_eos;
     tc->http2 = o->http2;
@@ -759,6 +822,7 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
                                                                        : "openai-completions"));
     json_object_set_new(c, "model", json_string(model));
     json_object_set_new(c, "stream", json_boolean(tc->stream));
+    json_object_set_new(c, "prompt_ids", json_boolean(tc->prompt_ids));
     json_object_set_new(c, "http2", json_boolean(tc->http2));
     json_object_set_new(c, "insecure", json_boolean(tc->insecure));
     json_object_set_new(c, "headers", results_redact_headers(o->headers, o->n_headers));

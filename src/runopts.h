@@ -42,6 +42,7 @@ enum {
     RUNOPTS_OPT_PREFIX_TOKENS, RUNOPTS_OPT_ALL_UNIQUE, RUNOPTS_OPT_CANCEL_FRACTION,
     RUNOPTS_OPT_CANCEL_AFTER, RUNOPTS_OPT_CANCEL_AFTER_TOKENS, RUNOPTS_OPT_MAX_INFLIGHT,
     RUNOPTS_OPT_LENGTHS, RUNOPTS_OPT_DATASET, RUNOPTS_OPT_CALIBRATION,
+    RUNOPTS_OPT_PROMPT_IDS,
     RUNOPTS_OPT_FIRST_PRIVATE = 512,
 };
 
@@ -49,7 +50,7 @@ enum {
 #define RUNOPTS_MAX_OWN_OPTIONS 48
 
 /* Number of entries of runopts_common_options (no terminator). */
-#define RUNOPTS_COMMON_OPTIONS 40
+#define RUNOPTS_COMMON_OPTIONS 41
 extern const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS];
 
 /* Everything the flags say, before it becomes a run_config. Strings are
@@ -71,6 +72,7 @@ struct run_opts {
     int all_unique;
     const char *max_inflight;
     const char *lengths, *dataset, *calibration;
+    int prompt_ids;              /* --prompt-ids: prompts as token IDs (completions) */
     int force, dry_run, quiet;
 };
 
@@ -115,9 +117,24 @@ uint64_t runopts_seed(const struct run_opts *o);
 void runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_config *a);
 
 /* Workload (prompt/output lengths, ignore_eos, seed), --threads and the
- * transport (URL, API, stream, TLS, timeouts, SSE line bound). */
+ * transport (URL, API, stream, TLS, timeouts, SSE line bound, --prompt-ids).
+ * --prompt-ids is refused (exit LL_EXIT_USAGE) beside what cannot send
+ * token IDs: an API other than openai-completions (--api, or a --workload
+ * class's "api"), --dataset, --calibration, and cfg->mode LOAD_SESSIONS
+ * (set it before calling). A replay's trace is checked once loaded:
+ * runopts_prompt_ids_check_trace. */
 void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                 struct run_config *cfg);
+
+struct trace;
+
+/* With --prompt-ids (cfg->transport.prompt_ids), whether trace (loaded
+ * from path) can be sent as token IDs: returns 0 when it can (or without
+ * the flag), or -1 with one line in err (errlen bytes) naming path and the
+ * first line that carries prompt text, which is sent verbatim and has no IDs. The caller frees what it
+ * holds and exits LL_EXIT_USAGE with the line. */
+int runopts_prompt_ids_check_trace(const struct run_config *cfg, const struct trace *trace,
+                                   const char *path, char *err, size_t errlen);
 
 /* The usage lines of the workload-realism flags, for each command's --help. */
 extern const char runopts_workload_help[];

@@ -203,17 +203,21 @@ static size_t build_body(struct transport *t, struct treq *q, const struct req_s
         char *b = q->body;
         size_t at = 0;
         int n;
+        int ids = q->api == OAI_API_COMPLETIONS && t->cfg.prompt_ids;
         if (q->api == OAI_API_CHAT)
             n = snprintf(b, cap, "{\"model\":\"%s\",\"messages\":[", t->model_json);
         else
-            n = snprintf(b, cap, "{\"model\":\"%s\",\"prompt\":\"", t->model_json);
+            n = snprintf(b, cap, "{\"model\":\"%s\",\"prompt\":%s", t->model_json,
+                         ids ? "[" : "\"");
         if (n < 0)
             abort();
         at = (size_t)n;
         size_t room = at < cap ? cap - at : 0;
-        size_t plen = chatbody_prompt(q->api, t->cfg.seed, spec, at < cap ? b + at : NULL, room);
+        char *dst = at < cap ? b + at : NULL;
+        size_t plen = ids ? chatbody_prompt_ids(t->cfg.seed, spec, dst, room)
+                          : chatbody_prompt(q->api, t->cfg.seed, spec, dst, room);
         at += plen;
-        const char *close = q->api == OAI_API_CHAT ? "]" : "\"";
+        const char *close = (q->api == OAI_API_CHAT || ids) ? "]" : "\"";
         const char *stream = t->cfg.stream
                                  ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}"
                                  : ",\"stream\":false";

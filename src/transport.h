@@ -26,6 +26,7 @@ struct transport_config {
     int stream;                      /* 1 = SSE streaming, 0 = one JSON body */
     const char *model;               /* model name (JSON-escaped by the transport) */
     int ignore_eos;                  /* send "ignore_eos": true */
+    int prompt_ids;                  /* completions: send the prompt as token IDs */
     const struct curl_slist *headers;/* extra request headers (borrowed; may be NULL) */
     int http2;                       /* negotiate HTTP/2 */
     int insecure;                    /* skip TLS verification */

@@ -325,10 +325,71 @@ static int append_content(struct api_ctx *ctx, json_t *content, const char **why
     return 0;
 }
 
-/* Fill ctx->text with the prompt. Returns 0, or -1 with code and why. */
-static int extract_prompt(struct api_ctx *ctx, json_t *root, int chat, const char **code,
-                          const char **why)
+/* A JSON value's kind, for messages: "a string", "null", ... */
+static const char *json_kind(const json_t *v)
 {
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number with a fraction or exponent";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+/* Fill ctx->text with the token IDs of arr, a prompt given as IDs (field
+ * names it in messages: "prompt" or "prompt"[0]), as native uint32_t
+ * values from ctx->text.data (malloc'd, so aligned). Every element must be
+ * an integer from 0 to TOKENIZER_ID_MAX, and there must be at least one.
+ * Returns 0, or -1 with the reason in whybuf (whylen bytes) and *why. */
+static int extract_ids(struct api_ctx *ctx, json_t *arr, const char *field, char *whybuf,
+                       size_t whylen, const char **why)
+{
+    size_t n = json_array_size(arr);
+    if (n == 0) {
+        snprintf(whybuf, whylen, "%s must not be an empty array: a prompt of token IDs needs "
+                 "at least one", field);
+        *why = whybuf;
+        return -1;
+    }
+    if (n > UINT32_MAX) {
+        snprintf(whybuf, whylen, "%s: more than 4294967295 token IDs", field);
+        *why = whybuf;
+        return -1;
+    }
+    uint32_t *ids = (uint32_t *)(void *)http_buf_reserve(&ctx->text, n * sizeof(uint32_t));
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(arr, i);
+        if (!json_is_integer(v)) {
+            snprintf(whybuf, whylen, "%s[%zu] must be an integer token ID (0 to %u), got %s",
+                     field, i, TOKENIZER_ID_MAX, json_kind(v));
+            *why = whybuf;
+            return -1;
+        }
+        json_int_t id = json_integer_value(v);
+        if (id < 0 || id > (json_int_t)TOKENIZER_ID_MAX) {
+            snprintf(whybuf, whylen, "%s[%zu]: token ID %lld is %s; IDs are 0 to %u", field, i,
+                     (long long)id, id < 0 ? "negative" : "above the vocabulary",
+                     TOKENIZER_ID_MAX);
+            *why = whybuf;
+            return -1;
+        }
+        ids[i] = (uint32_t)id;
+    }
+    http_buf_commit(&ctx->text, n * sizeof(uint32_t));
+    return 0;
+}
+
+/* Fill ctx->text with the prompt: its text, or, when *is_ids is set on
+ * return, its token IDs (extract_ids). Returns 0, or -1 with code and why
+ * (why may point into whybuf, whylen bytes). */
+static int extract_prompt(struct api_ctx *ctx, json_t *root, int chat, const char **code,
+                          const char **why, char *whybuf, size_t whylen, int *is_ids)
+{
+    *is_ids = 0;
     http_buf_clear(&ctx->text);
     if (chat) {
         json_t *msgs = json_object_get(root, "messages");
@@ -367,9 +428,30 @@ static int extract_prompt(struct api_ctx *ctx, json_t *root, int chat, const cha
     }
     if (json_is_array(p) && json_array_size(p) == 1 && json_is_string(json_array_get(p, 0)))
         p = json_array_get(p, 0);
+    if (json_is_array(p)) {
+        /* Token IDs: [1, 2, 3], or a batch of one: [[1, 2, 3]]. */
+        *code = "invalid_field";
+        const char *field = "\"prompt\"";
+        json_t *first = json_array_get(p, 0);
+        if (json_is_array(first) || json_is_string(first)) {
+            if (json_array_size(p) > 1) {
+                *code = "unsupported";
+                *why = "\"prompt\": a batch of several prompts is not supported; send one "
+                       "prompt per request";
+                return -1;
+            }
+            p = first;
+            field = "\"prompt\"[0]";
+        }
+        if (extract_ids(ctx, p, field, whybuf, whylen, why) < 0)
+            return -1;
+        *is_ids = 1;
+        return 0;
+    }
     if (!json_is_string(p)) {
         *code = "invalid_field";
-        *why = "\"prompt\" must be a string (or an array of one string)";
+        *why = "\"prompt\" must be a string, an array of token IDs, or an array of one of "
+               "either";
         return -1;
     }
     http_buf_append(&ctx->text, json_string_value(p), json_string_length(p));
@@ -448,6 +530,8 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     }
 
     const char *code = "invalid_field", *why = NULL;
+    char whybuf[192];
+    int ids_prompt = 0;
     json_int_t max_tokens = ctx->default_max_tokens, n = 1;
     int stream = 0, ignore_eos = 0, include_usage = 0;
     json_t *model_v = json_object_get(root, "model");
@@ -473,11 +557,12 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     else if (n != 1) {
         code = "unsupported";
         why = "only n=1 is supported";
-    } else if (extract_prompt(ctx, root, chat, &code, &why) == 0) {
+    } else if (extract_prompt(ctx, root, chat, &code, &why, whybuf, sizeof whybuf,
+                              &ids_prompt) == 0) {
         why = NULL;
     }
     if (why) {
-        char msg[200];
+        char msg[256];
         snprintf(msg, sizeof(msg), "%s", why);
         json_decref(root);
         return req_fail(ctx, r, out, 400, code, msg, now_ns);
@@ -500,10 +585,13 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     if (r->fault == FAULT_REASONING && r->chat)
         r->reasoning_tokens = r->max_tokens / 2;
 
-    /* The prompt: an empty one counts as 1 token (like a BOS token). */
+    /* The prompt: an empty text counts as 1 token (like a BOS token); a
+     * prompt of IDs is one token per ID (at least one: extract_ids). */
     const char *text = ctx->text.data ? ctx->text.data : "";
     size_t text_len = ctx->text.len;
-    uint32_t ptoks = tokenizer_count(text, text_len);
+    const uint32_t *ids = ids_prompt ? (const uint32_t *)(const void *)ctx->text.data : NULL;
+    size_t n_ids = ids_prompt ? ctx->text.len / sizeof(uint32_t) : 0;
+    uint32_t ptoks = ids_prompt ? (uint32_t)n_ids : tokenizer_count(text, text_len);
     r->prompt_tokens = ptoks ? ptoks : 1;
     uint32_t want = ctx->block_tokens ? r->prompt_tokens / ctx->block_tokens + 1 : 0;
     if (want > ctx->hashes_cap) {
@@ -511,10 +599,13 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
         ctx->hashes = ll_malloc((size_t)want * sizeof(uint64_t));
         ctx->hashes_cap = want;
     }
-    uint32_t n_hashes = ctx->block_tokens
-                            ? tokenizer_block_hashes(text, text_len, ctx->block_tokens,
-                                                     ctx->hashes, ctx->hashes_cap)
-                            : 0;
+    uint32_t n_hashes = 0;
+    if (ctx->block_tokens && ids_prompt)
+        n_hashes = tokenizer_block_hashes_ids(ids, n_ids, ctx->block_tokens, ctx->hashes,
+                                              ctx->hashes_cap);
+    else if (ctx->block_tokens)
+        n_hashes = tokenizer_block_hashes(text, text_len, ctx->block_tokens, ctx->hashes,
+                                          ctx->hashes_cap);
 
     switch (r->fault) {
     case FAULT_500:

@@ -76,6 +76,32 @@ uint32_t tokenizer_block_hashes(const char *text, size_t len, uint32_t block_tok
     return written;
 }
 
+/* Header byte of an ID token: text tokens' headers are 1-4 and 9-12. */
+#define ID_TOKEN_HEADER 0x20
+
+uint32_t tokenizer_block_hashes_ids(const uint32_t *ids, size_t n, uint32_t block_tokens,
+                                    uint64_t *out, uint32_t max_out)
+{
+    uint64_t h = FNV_OFFSET;
+    uint32_t in_block = 0, written = 0;
+
+    if (block_tokens == 0 || max_out == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = ids[i];
+        h = fnv_byte(h, ID_TOKEN_HEADER);
+        for (int k = 0; k < 4; k++)
+            h = fnv_byte(h, (unsigned char)(id >> (8 * k)));
+        if (++in_block == block_tokens) {
+            in_block = 0;
+            out[written++] = h;
+            if (written == max_out)
+                break;
+        }
+    }
+    return written;
+}
+
 /* splitmix64's output function: a well-mixed 64-bit value from any input. */
 static uint64_t mix64(uint64_t z)
 {

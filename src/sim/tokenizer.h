@@ -40,6 +40,23 @@ uint32_t tokenizer_count(const char *text, size_t len);
 uint32_t tokenizer_block_hashes(const char *text, size_t len, uint32_t block_tokens,
                                 uint64_t *out, uint32_t max_out);
 
+/* Token IDs the sim accepts in a prompt given as IDs: 0 to
+ * TOKENIZER_ID_MAX, a vocabulary of 2^18 = 262144 ids, as large as the
+ * largest common vocabularies (Gemma 3's 262144), so any real model's IDs
+ * are accepted and an ID from a corrupted body is still caught. */
+#define TOKENIZER_ID_MAX 262143u
+
+/* tokenizer_block_hashes for a prompt given as token IDs: ids[0, n) are
+ * its n tokens (each ID one token, no tokenizing), and out[i] gets the hash
+ * of ids [0, (i+1) * block_tokens). Two ID prompts have equal hashes for
+ * block i exactly when their first (i+1) * block_tokens IDs are equal (up
+ * to 64-bit collisions). Each ID is hashed as a header byte no text token
+ * uses and its 4 bytes, little-endian, so an ID prompt never shares a
+ * block with a text prompt. Same limits and return as
+ * tokenizer_block_hashes (ids may be NULL when n is 0). */
+uint32_t tokenizer_block_hashes_ids(const uint32_t *ids, size_t n, uint32_t block_tokens,
+                                    uint64_t *out, uint32_t max_out);
+
 /* The text of output token `index` (0-based) of the request whose output
  * is seeded by req_seed: a space, then 1 to 4 lowercase ASCII letters,
  * chosen deterministically from (req_seed, index). Concatenating tokens

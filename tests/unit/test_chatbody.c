@@ -1,6 +1,8 @@
-/* Unit tests of chatbody (conversation bodies) and session (open sessions,
- * due turns). Bodies are parsed back with jansson and counted with the
- * sim's tokenizer: the count must be what chatbody_prompt_tokens says. */
+/* Unit tests of chatbody (conversation bodies, token-ID prompts) and
+ * session (open sessions, due turns). Bodies are parsed back with jansson
+ * and counted with the sim's tokenizer: the count must be what
+ * chatbody_prompt_tokens says. ID prompts are parsed back and checked for
+ * count, range, shared prefixes and the buffer contract. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +206,228 @@ static void test_session_set(void **state)
     session_set_reset(&s);
 }
 
+/* ---- token-ID prompts ---- */
+
+#define IDS_MAX 2048
+
+/* chatbody_prompt_ids of spec under seed, checked for form (decimal IDs
+ * in range, single commas, nothing else) and parsed into ids (at most
+ * IDS_MAX). Returns the number of IDs. */
+static size_t ids_of(uint64_t seed, const struct req_spec *spec, uint32_t *ids)
+{
+    size_t need = chatbody_prompt_ids(seed, spec, NULL, 0);
+    char *buf = malloc(need + 1);
+    assert_non_null(buf);
+    assert_int_equal(chatbody_prompt_ids(seed, spec, buf, need), need);
+    buf[need] = '\0';
+    size_t n = 0, i = 0;
+    while (i < need) {
+        uint64_t v = 0;
+        size_t start = i;
+        while (i < need && buf[i] >= '0' && buf[i] <= '9')
+            v = v * 10 + (uint64_t)(buf[i++] - '0');
+        if (i == start || i - start > 5 || buf[start] == '0')
+            fail_msg("not a decimal ID at byte %zu: %s", start, buf);
+        assert_in_range(v, CHATBODY_ID_MIN, CHATBODY_ID_MAX);
+        assert_true(n < IDS_MAX);
+        ids[n++] = (uint32_t)v;
+        if (i < need) {
+            assert_int_equal(buf[i], ',');
+            i++;
+            assert_true(i < need); /* no trailing comma */
+        }
+    }
+    /* Within brackets it is a JSON array of n integers. */
+    char *doc = malloc(need + 3);
+    assert_non_null(doc);
+    doc[0] = '[';
+    memcpy(doc + 1, buf, need);
+    doc[need + 1] = ']';
+    doc[need + 2] = '\0';
+    json_error_t je;
+    json_t *arr = json_loads(doc, 0, &je);
+    if (!arr)
+        fail_msg("not JSON: %s: %s", je.text, doc);
+    assert_int_equal(json_array_size(arr), n);
+    assert_int_equal(json_integer_value(json_array_get(arr, 0)), ids[0]);
+    json_decref(arr);
+    free(doc);
+    free(buf);
+    return n;
+}
+
+static void prefixed(struct req_spec *spec, int64_t group, uint32_t prefix_tokens)
+{
+    spec->prefix_id = group;
+    spec->prefix_tokens = prefix_tokens;
+}
+
+/* Exactly prompt_tokens IDs, with or without a prefix of any length
+ * against the prompt (shorter, equal, longer, within the nonce). */
+static void test_prompt_ids_exact_count(void **state)
+{
+    (void)state;
+    static uint32_t ids[IDS_MAX];
+    static const uint32_t lens[] = {1, 2, 3, 4, 5, 17, 127, 128, 129, 131, 132, 256, 2000};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        struct req_spec spec;
+        spec_of(77, lens[k], &spec);
+        spec.prefix_id = -1;
+        spec.prefix_tokens = 0;
+        assert_int_equal(ids_of(5, &spec, ids), lens[k]);
+        prefixed(&spec, 3, 128);
+        assert_int_equal(ids_of(5, &spec, ids), lens[k]);
+        /* 4 or 5 digits each: between 5n - 1 and 6n - 1 bytes. */
+        size_t bytes = chatbody_prompt_ids(5, &spec, NULL, 0);
+        assert_in_range(bytes, 5 * (size_t)lens[k] - 1, 6 * (size_t)lens[k] - 1);
+    }
+    /* Calibration, verbatim text and history do not change an ID prompt. */
+    struct req_spec a, b;
+    spec_of(8, 300, &a);
+    b = a;
+    b.calib.tokens_per_word = 1.3;
+    b.calib.intercept_tokens = 9;
+    static uint32_t ids_b[IDS_MAX];
+    assert_int_equal(ids_of(5, &a, ids), 300);
+    assert_int_equal(ids_of(5, &b, ids_b), 300);
+    assert_memory_equal(ids, ids_b, 300 * sizeof ids[0]);
+}
+
+/* Two requests of one prefix group share exactly their first L IDs: the
+ * tag (the group's number in 14-bit digits, hand-computed here) and the
+ * body; then the nonce and filler differ. */
+static void test_prompt_ids_prefix_sharing(void **state)
+{
+    (void)state;
+    static uint32_t a[IDS_MAX], b[IDS_MAX], c[IDS_MAX];
+    struct req_spec sa, sb, sc;
+    spec_of(10, 256, &sa);
+    spec_of(11, 256, &sb);
+    prefixed(&sa, 3, 128);
+    prefixed(&sb, 3, 128);
+    assert_int_equal(ids_of(5, &sa, a), 256);
+    assert_int_equal(ids_of(5, &sb, b), 256);
+    assert_int_equal(a[0], 1003);
+    assert_int_equal(a[1], 1000);
+    assert_int_equal(a[2], 1000);
+    assert_memory_equal(a, b, 128 * sizeof a[0]);
+    /* The nonce (IDs 128-131) differs; so does nearly all the filler. */
+    assert_memory_not_equal(a + 128, b + 128, 4 * sizeof a[0]);
+    size_t differ = 0;
+    for (size_t i = 132; i < 256; i++)
+        differ += a[i] != b[i];
+    assert_true(differ > 110);
+
+    /* Group 4 differs from the first ID; group 3 + 16384 from the second
+     * (same low digit), and its body differs too. */
+    spec_of(10, 256, &sc);
+    prefixed(&sc, 4, 128);
+    assert_int_equal(ids_of(5, &sc, c), 256);
+    assert_int_equal(c[0], 1004);
+    prefixed(&sc, 3 + 16384, 128);
+    assert_int_equal(ids_of(5, &sc, c), 256);
+    assert_int_equal(c[0], 1003);
+    assert_int_equal(c[1], 1001);
+    assert_int_equal(c[2], 1000);
+    differ = 0;
+    for (size_t i = 3; i < 128; i++)
+        differ += a[i] != c[i];
+    assert_true(differ > 110);
+
+    /* Another seed, another prefix body (the tag stays). */
+    assert_int_equal(ids_of(6, &sb, b), 256);
+    assert_int_equal(b[0], 1003);
+    assert_memory_not_equal(a + 3, b + 3, 125 * sizeof a[0]);
+
+    /* A prompt shorter than its prefix is all prefix: the group's first
+     * 10 IDs, the same for every request of the group. */
+    spec_of(12, 10, &sc);
+    prefixed(&sc, 3, 128);
+    assert_int_equal(ids_of(5, &sc, c), 10);
+    assert_memory_equal(a, c, 10 * sizeof a[0]);
+
+    /* Without a prefix the nonce comes first: two requests differ within
+     * their first 4 IDs. */
+    spec_of(10, 256, &sa);
+    spec_of(11, 256, &sb);
+    sa.prefix_id = sb.prefix_id = -1;
+    assert_int_equal(ids_of(5, &sa, a), 256);
+    assert_int_equal(ids_of(5, &sb, b), 256);
+    assert_memory_not_equal(a, b, 4 * sizeof a[0]);
+}
+
+/* The same (seed, spec) always gives the same bytes; the seed and the
+ * index each change them. */
+static void test_prompt_ids_deterministic(void **state)
+{
+    (void)state;
+    char x[2048], y[2048];
+    struct req_spec spec;
+    spec_of(40, 300, &spec);
+    prefixed(&spec, 9, 50);
+    size_t n = chatbody_prompt_ids(5, &spec, x, sizeof x);
+    assert_true(n < sizeof x);
+    assert_int_equal(chatbody_prompt_ids(5, &spec, y, sizeof y), n);
+    assert_memory_equal(x, y, n);
+    size_t m = chatbody_prompt_ids(7, &spec, y, sizeof y);
+    assert_true(m != n || memcmp(x, y, n) != 0);
+    spec.index = 41;
+    m = chatbody_prompt_ids(5, &spec, y, sizeof y);
+    assert_true(m != n || memcmp(x, y, n) != 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The nonce: 4 IDs of 14 bits read back as 56 bits are distinct for
+ * 50000 consecutive indices. */
+static void test_prompt_ids_nonce_unique(void **state)
+{
+    (void)state;
+    enum { N = 50000 };
+    uint64_t *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    uint32_t ids[IDS_MAX];
+    struct req_spec spec;
+    spec_of(0, 4, &spec);
+    spec.prefix_id = -1;
+    for (uint64_t i = 0; i < N; i++) {
+        spec.index = i;
+        assert_int_equal(ids_of(3, &spec, ids), 4);
+        v[i] = 0;
+        for (int k = 3; k >= 0; k--)
+            v[i] = (v[i] << CHATBODY_ID_BITS) | (ids[k] - CHATBODY_ID_MIN);
+    }
+    qsort(v, N, sizeof *v, cmp_u64);
+    for (size_t i = 1; i < N; i++)
+        assert_true(v[i] != v[i - 1]);
+    free(v);
+}
+
+/* The buffer contract: every length gets the same answer and the prefix
+ * of the full text, and nothing past len is written. */
+static void test_prompt_ids_buffer(void **state)
+{
+    (void)state;
+    struct req_spec spec;
+    spec_of(90, 40, &spec);
+    prefixed(&spec, 2, 20);
+    char full[512];
+    size_t n = chatbody_prompt_ids(5, &spec, full, sizeof full);
+    assert_true(n > 150 && n < sizeof full);
+    assert_int_equal(chatbody_prompt_ids(5, &spec, NULL, 0), n);
+    char small[512];
+    for (size_t cut = 0; cut <= n; cut++) {
+        memset(small, '#', sizeof small);
+        assert_int_equal(chatbody_prompt_ids(5, &spec, small, cut), n);
+        assert_memory_equal(small, full, cut);
+        assert_int_equal(small[cut], '#');
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +436,11 @@ int main(void)
         cmocka_unit_test(test_assistant_text_exact),
         cmocka_unit_test(test_turns_check),
         cmocka_unit_test(test_session_set),
+        cmocka_unit_test(test_prompt_ids_exact_count),
+        cmocka_unit_test(test_prompt_ids_prefix_sharing),
+        cmocka_unit_test(test_prompt_ids_deterministic),
+        cmocka_unit_test(test_prompt_ids_nonce_unique),
+        cmocka_unit_test(test_prompt_ids_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

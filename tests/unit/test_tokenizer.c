@@ -126,12 +126,65 @@ static void test_output_tokens(void **state)
     assert_int_equal(tokenizer_output_token(7, 3, NULL, 0), 0);
 }
 
+/* Block hashes of ID prompts: whole blocks only, equal exactly on equal
+ * leading IDs, FNV-1a over (0x20, id little-endian) per token. */
+static void test_block_hashes_ids(void **state)
+{
+    (void)state;
+    uint32_t a[40], b[40];
+    uint64_t ha[4], hb[4];
+    for (uint32_t i = 0; i < 40; i++)
+        a[i] = b[i] = 1000 + i * 7;
+
+    assert_int_equal(tokenizer_block_hashes_ids(a, 40, 16, ha, 4), 2); /* 32 of 40 */
+    assert_int_equal(tokenizer_block_hashes_ids(a, 40, 41, ha, 4), 0);
+    assert_int_equal(tokenizer_block_hashes_ids(a, 40, 0, ha, 4), 0);
+    assert_int_equal(tokenizer_block_hashes_ids(a, 40, 1, ha, 3), 3);
+    assert_int_equal(tokenizer_block_hashes_ids(a, 40, 16, NULL, 0), 0);
+    assert_int_equal(tokenizer_block_hashes_ids(NULL, 0, 16, ha, 4), 0);
+    assert_int_equal(tokenizer_block_hashes_ids(a, 32, 16, ha, 4), 2);  /* exactly full */
+
+    /* Equal first block, a different ID in the second. */
+    b[20] = 99;
+    assert_int_equal(tokenizer_block_hashes_ids(a, 40, 16, ha, 4), 2);
+    assert_int_equal(tokenizer_block_hashes_ids(b, 40, 16, hb, 4), 2);
+    assert_true(ha[0] == hb[0]);
+    assert_true(ha[1] != hb[1]);
+    /* A change in the first block changes every later hash. */
+    b[20] = a[20];
+    b[0] = a[0] + 1;
+    assert_int_equal(tokenizer_block_hashes_ids(b, 40, 16, hb, 4), 2);
+    assert_true(ha[0] != hb[0] && ha[1] != hb[1]);
+    /* Block i does not depend on what follows it. */
+    assert_int_equal(tokenizer_block_hashes_ids(a, 17, 16, hb, 4), 1);
+    assert_true(ha[0] == hb[0]);
+    /* Every byte of an ID counts: ids differing only in the high byte. */
+    uint32_t x = 5, y = 5u | (1u << 24);
+    assert_int_equal(tokenizer_block_hashes_ids(&x, 1, 1, ha, 1), 1);
+    assert_int_equal(tokenizer_block_hashes_ids(&y, 1, 1, hb, 1), 1);
+    assert_true(ha[0] != hb[0]);
+
+    /* Hand-computed FNV-1a 64: bytes 20 01 00 00 00, then 20 39 30 00 00. */
+    uint32_t two[2] = {1, 12345};
+    assert_int_equal(tokenizer_block_hashes_ids(two, 2, 1, ha, 2), 2);
+    assert_true(ha[0] == 0xaee53e812508e05eULL);
+    assert_true(ha[1] == 0x57a9f397e8a8ddc3ULL);
+
+    /* An ID prompt never shares a block with a text prompt: the four
+     * bytes "abcd" as one ID and as one word. */
+    uint32_t abcd = 0x64636261u;
+    assert_int_equal(tokenizer_block_hashes_ids(&abcd, 1, 1, ha, 1), 1);
+    assert_int_equal(tokenizer_block_hashes("abcd", 4, 1, hb, 1), 1);
+    assert_true(ha[0] != hb[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_count),
         cmocka_unit_test(test_block_hashes),
         cmocka_unit_test(test_output_tokens),
+        cmocka_unit_test(test_block_hashes_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
