@@ -89,9 +89,17 @@ unit: $(UNIT_BIN)
 	    echo "== $$t"; $$t || fail=1; \
 	done; exit $$fail
 
+# Run again with every request on libcurl (docs/http-client.md): the
+# hostile-server matrix and the measurement tests must hold for both clients.
+INTEG_CURL := $(BUILD)/tests/integration/test_hostile $(BUILD)/tests/integration/test_run
+
 integration: $(BIN) $(INTEG_BIN)
 	@fail=0; for t in $(INTEG_BIN); do \
 	    echo "== $$t"; LLMLOAD_BIN=$(abspath $(BIN)) LLMLOAD_DATA=$(abspath tests/data) $$t || fail=1; \
+	done; \
+	for t in $(INTEG_CURL); do \
+	    echo "== $$t (LLMLOAD_HTTP_CLIENT=curl)"; LLMLOAD_HTTP_CLIENT=curl \
+	    LLMLOAD_BIN=$(abspath $(BIN)) LLMLOAD_DATA=$(abspath tests/data) $$t || fail=1; \
 	done; exit $$fail
 
 test: deps

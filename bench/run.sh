@@ -10,6 +10,9 @@
 #   - client-added TTFT: client TTFT minus the sim-logged TTFT, p50/p99,
 #   - (with BENCH_CONCURRENT=1) 10,000 concurrent open streams: client RSS.
 # Not part of `make test`. Needs python3 (for reading JSON) and wrk.
+# The rate table runs each rate on both HTTP clients (docs/http-client.md);
+# CLIENTS="native" (or "curl") picks one. Everything after it uses the
+# default client (native for the sim's http:// URL).
 # Usage: bench/run.sh [BIN] [SECONDS] [RATES...]
 set -eu
 BIN=${1:-build/llmload}
@@ -67,12 +70,15 @@ echo "machine: $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/c
 echo "open-loop Poisson, 16-token prompts and streams, ${SECS}s per rate, sim --profile instant"
 echo
 start_sim --profile instant
-printf '%8s %9s %10s %13s %13s %14s %8s %s\n' rate requests achieved% ttft_p99_ms late_p99_ms cpu_ms/1000req rss_MB verdict
+printf '%-7s %8s %9s %10s %13s %13s %14s %8s %s\n' client rate requests achieved% ttft_p99_ms \
+    late_p99_ms cpu_ms/1000req rss_MB verdict
 for r in $RATES; do
-    run_client "$TMP/r$r" --rate "$r" --duration "${SECS}s" --prompt-tokens 16 --output-tokens 16 \
-        --ignore-eos
-    summ "$TMP/r$r" | awk -v r="$r" '{printf "%8d %9d %10.2f %13.3f %13.3f %14.1f %8.1f %s\n",
-        r, $1, $3, $4, $5, 1000 * $6 / ($1 > 0 ? $1 : 1) * 1000, $7 / 1024, $8}'
+    for c in ${CLIENTS:-native curl}; do
+        run_client "$TMP/r$r" --http-client "$c" --rate "$r" --duration "${SECS}s" \
+            --prompt-tokens 16 --output-tokens 16 --ignore-eos
+        summ "$TMP/r$r" | awk -v r="$r" -v c="$c" '{printf "%-7s %8d %9d %10.2f %13.3f %13.3f %14.1f %8.1f %s\n",
+            c, r, $1, $3, $4, $5, 1000 * $6 / ($1 > 0 ? $1 : 1) * 1000, $7 / 1024, $8}'
+    done
 done
 
 echo

@@ -49,8 +49,9 @@ static void replay_usage(FILE *f)
 "                           gives byte-identical prompts for a dumped schedule)\n"
 "\n"
 "Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
-"--ignore-eos, -H, --api-key-env, --http2, --insecure, --cacert, --timeout-*,\n"
-"--threads, --out, --force, --grace, --max-line, --quiet, --slo, --prompt-ids).\n"
+"--ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure, --cacert,\n"
+"--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
+"--prompt-ids).\n"
 "\n"
 "Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
 "2 bad flags or a bad trace, 3 could not run, 130 interrupted.\n");

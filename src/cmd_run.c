@@ -44,6 +44,8 @@ static void run_usage(FILE *f)
 "  -H, --header 'N: V'      extra request header (repeatable; values never written out)\n"
 "  --api-key-env VAR        send $VAR as a Bearer token (default OPENAI_API_KEY, if set)\n"
 "  --http2                  negotiate HTTP/2 (default HTTP/1.1)\n"
+"  --http-client C          auto (default): our own HTTP/1.1 client for http:// with no\n"
+"                           proxy, libcurl for https, --http2 and proxies; native; curl\n"
 "  --insecure               do not verify TLS certificates\n"
 "  --cacert FILE            CA bundle for TLS\n"
 "\n"

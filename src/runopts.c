@@ -30,6 +30,7 @@ const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS] = {
     {"header", required_argument, NULL, 'H'},
     {"api-key-env", required_argument, NULL, RUNOPTS_OPT_API_KEY_ENV},
     {"http2", no_argument, NULL, RUNOPTS_OPT_HTTP2},
+    {"http-client", required_argument, NULL, RUNOPTS_OPT_HTTP_CLIENT},
     {"insecure", no_argument, NULL, RUNOPTS_OPT_INSECURE},
     {"cacert", required_argument, NULL, RUNOPTS_OPT_CACERT},
     {"arrival", required_argument, NULL, RUNOPTS_OPT_ARRIVAL},
@@ -116,6 +117,7 @@ int runopts_take(struct run_opts *o, int c, const char *a)
     case RUNOPTS_OPT_CALIBRATION: o->calibration = a; break;
     case RUNOPTS_OPT_PROMPT_IDS: o->prompt_ids = 1; break;
     case RUNOPTS_OPT_HTTP2: o->http2 = 1; break;
+    case RUNOPTS_OPT_HTTP_CLIENT: o->http_client = a; break;
     case RUNOPTS_OPT_INSECURE: o->insecure = 1; break;
     case RUNOPTS_OPT_CACERT: o->cacert = a; break;
     case RUNOPTS_OPT_ARRIVAL: o->arrival = a; break;
@@ -548,6 +550,19 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
     tc->stream = !o->no_stream;
     tc->ignore_eos = o->ignore_eos;
     tc->http2 = o->http2;
+    if (!o->http_client || strcmp(o->http_client, "auto") == 0)
+        tc->client = TRANSPORT_CLIENT_AUTO;
+    else if (strcmp(o->http_client, "native") == 0)
+        tc->client = TRANSPORT_CLIENT_NATIVE;
+    else if (strcmp(o->http_client, "curl") == 0)
+        tc->client = TRANSPORT_CLIENT_CURL;
+    else
+        ll_usage_fail("--http-client: expected auto, native or curl, got \"%s\"", o->http_client);
+    if (tc->client == TRANSPORT_CLIENT_NATIVE && o->http2)
+        ll_usage_fail("--http-client native: speaks HTTP/1.1 only; drop --http2 or use curl");
+    if (tc->client == TRANSPORT_CLIENT_NATIVE && o->url && strncasecmp(o->url, "http://", 7) != 0)
+        ll_usage_fail("--http-client native: plain http:// only (got \"%.80s\"); use curl for TLS",
+                      o->url);
     tc->insecure = o->insecure;
     tc->cacert = o->cacert;
     tc->connect_timeout_ns = o->t_connect ? runopts_duration("--timeout-connect", o->t_connect)
@@ -824,6 +839,7 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     json_object_set_new(c, "stream", json_boolean(tc->stream));
     json_object_set_new(c, "prompt_ids", json_boolean(tc->prompt_ids));
     json_object_set_new(c, "http2", json_boolean(tc->http2));
+    json_object_set_new(c, "http_client", json_string(o->http_client ? o->http_client : "auto"));
     json_object_set_new(c, "insecure", json_boolean(tc->insecure));
     json_object_set_new(c, "headers", results_redact_headers(o->headers, o->n_headers));
     json_object_set_new(c, "api_key_env", json_string(o->api_key_env ? o->api_key_env

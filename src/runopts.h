@@ -42,7 +42,7 @@ enum {
     RUNOPTS_OPT_PREFIX_TOKENS, RUNOPTS_OPT_ALL_UNIQUE, RUNOPTS_OPT_CANCEL_FRACTION,
     RUNOPTS_OPT_CANCEL_AFTER, RUNOPTS_OPT_CANCEL_AFTER_TOKENS, RUNOPTS_OPT_MAX_INFLIGHT,
     RUNOPTS_OPT_LENGTHS, RUNOPTS_OPT_DATASET, RUNOPTS_OPT_CALIBRATION,
-    RUNOPTS_OPT_PROMPT_IDS,
+    RUNOPTS_OPT_PROMPT_IDS, RUNOPTS_OPT_HTTP_CLIENT,
     RUNOPTS_OPT_FIRST_PRIVATE = 512,
 };
 
@@ -50,13 +50,13 @@ enum {
 #define RUNOPTS_MAX_OWN_OPTIONS 48
 
 /* Number of entries of runopts_common_options (no terminator). */
-#define RUNOPTS_COMMON_OPTIONS 41
+#define RUNOPTS_COMMON_OPTIONS 42
 extern const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS];
 
 /* Everything the flags say, before it becomes a run_config. Strings are
  * borrowed from argv. Zero-initialise before parsing. */
 struct run_opts {
-    const char *url, *api, *model, *api_key_env, *cacert;
+    const char *url, *api, *model, *api_key_env, *cacert, *http_client;
     int no_stream, ignore_eos, http2, insecure;
     const char *headers[RUNOPTS_MAX_HEADERS];
     size_t n_headers;

@@ -20,6 +20,9 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +30,14 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "chatbody.h"
+#include "h1.h"
 #include "sse.h"
 #include "util.h"
 
@@ -39,9 +46,37 @@
 #define TRANSPORT_ERRBODY_BYTES 200
 #define TRANSPORT_MAX_BODY_BYTES (8u << 20) /* non-stream responses */
 #define TRANSPORT_AFTER_DONE_NS (1 * LL_NS_PER_SEC) /* wait for the close after [DONE] */
+#define TRANSPORT_RBUF_BYTES (64u << 10) /* one read on the native path */
+#define TRANSPORT_MAX_ADDRS 4
+
+/* epoll data: the low 3 bits say what an event is for. A native
+ * connection's pointer (16-byte aligned) has them 0. */
+#define TAG_CONN 0u
+#define TAG_CURL 1u  /* libcurl's socket, fd in the upper bits */
+#define TAG_SCHED 2u /* the schedule timerfd */
+#define TAG_WAKE 3u  /* the wake eventfd */
+
+/* A connection of the native HTTP/1.1 path. */
+enum { CONN_CONNECTING, CONN_BUSY, CONN_IDLE };
+struct tconn {
+    int fd;
+    int state;
+    int addr_idx;             /* which of the resolved addresses */
+    uint32_t served;          /* responses completed on it */
+    uint32_t ev;              /* epoll events registered, 0 = not registered */
+    struct treq *q;           /* the request on it, NULL when idle */
+    size_t wr_off;            /* request bytes written so far */
+    uint64_t start_abs_ns;    /* connect() time */
+    struct h1_parser h1;
+    struct tconn *next, *prev; /* idle list (doubly linked), or free list */
+};
 
 struct treq {
-    CURL *easy;
+    CURL *easy;               /* NULL on the native path */
+    struct tconn *conn;       /* native path: the connection carrying it */
+    char clen[48];            /* native path: "Content-Length: N" and the blank line */
+    size_t clen_len, body_len;
+    int retried;              /* native path: resent once on a fresh connection */
     struct transport *t;
     struct record rec;
     struct sse_parser sse;
@@ -88,7 +123,25 @@ struct transport {
     uint32_t inflight;
     struct treq **all;        /* every slot ever made, for freeing */
     size_t n_all, cap_all;
+    /* The native HTTP/1.1 path (t->native set). */
+    int native;
+    struct sockaddr_storage addr[TRANSPORT_MAX_ADDRS];
+    socklen_t addr_len[TRANSPORT_MAX_ADDRS];
+    int n_addr;
+    char resolve_err[200];    /* set when the host did not resolve */
+    char hostport[300];       /* for error details */
+    char *head[2];            /* request line and headers, by enum oai_api */
+    size_t head_len[2];
+    char *rbuf;               /* TRANSPORT_RBUF_BYTES, shared by all reads */
+    struct tconn *idle;       /* kept-alive connections, most recent first */
+    struct tconn *conn_free;  /* released connection structs */
+    int thread_ready;         /* the polling thread's timer slack is set */
 };
+
+/* epoll_pwait2 (Linux 5.11) takes a nanosecond timeout, which saves a
+ * timerfd_settime per scheduled arrival and a read when it fires; on an
+ * older kernel (ENOSYS) every transport goes back to the timerfd. */
+static atomic_int pwait2_missing;
 
 static uint64_t rel(const struct transport *t, uint64_t abs_ns)
 {
@@ -111,7 +164,7 @@ static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *s
         ev.events |= EPOLLIN;
     if (what & CURL_POLL_OUT)
         ev.events |= EPOLLOUT;
-    ev.data.fd = s;
+    ev.data.u64 = ((uint64_t)(uint32_t)s << 3) | TAG_CURL;
     if (epoll_ctl(t->epfd, EPOLL_CTL_MOD, s, &ev) != 0) {
         if (errno != ENOENT || epoll_ctl(t->epfd, EPOLL_CTL_ADD, s, &ev) != 0) {
             ll_errorf("transport: epoll_ctl fd %d: %s", (int)s, strerror(errno));
@@ -322,10 +375,11 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     return 0;
 }
 
-static size_t on_header(char *buf, size_t size, size_t nmemb, void *ud)
+/* One response header line (or the status line), as libcurl or the h1
+ * parser hands it over (with or without its line end). Returns 1 when the
+ * transfer must stop. */
+static int header_line(struct treq *q, const char *buf, size_t n)
 {
-    struct treq *q = ud;
-    size_t n = size * nmemb;
     if (n > 5 && strncmp(buf, "HTTP/", 5) == 0) {
         /* Status line; a later one (after 1xx or a redirect) replaces it. */
         const char *sp = memchr(buf, ' ', n);
@@ -372,31 +426,34 @@ static size_t on_header(char *buf, size_t size, size_t nmemb, void *ud)
         if (digits)
             q->rec.retry_after_ms = secs * 1000;
     }
-    return n;
+    return q->abort;
 }
 
-static size_t on_write(char *buf, size_t size, size_t nmemb, void *ud)
+static size_t on_header(char *buf, size_t size, size_t nmemb, void *ud)
 {
-    uint64_t now = ll_now_ns(); /* first: the moment these bytes were read */
-    struct treq *q = ud;
     size_t n = size * nmemb;
+    return header_line(ud, buf, n) ? 0 : n;
+}
+
+/* Response body bytes read at q->read_abs_ns. Returns 1 when the transfer
+ * must stop (the kind is already decided). */
+static int body_bytes(struct treq *q, const char *buf, size_t n)
+{
     if (q->abort)
-        return 0;
-    q->last_read_abs_ns = now;
-    q->read_abs_ns = now;
+        return 1;
     if (q->rec.http_status != 200) {
         size_t room = sizeof q->errbody - 1 - q->errbody_len;
         size_t take = n < room ? n : room;
         memcpy(q->errbody + q->errbody_len, buf, take);
         q->errbody_len += take;
-        return n;
+        return 0;
     }
     if (!q->t->cfg.stream) {
         if (q->rec.first_ns == LL_NO_TIME)
-            q->rec.first_ns = rel(q->t, now);
+            q->rec.first_ns = rel(q->t, q->read_abs_ns);
         if (q->resp_len + n > TRANSPORT_MAX_BODY_BYTES) {
             set_forced(q, REC_MALFORMED_EVENT, "response body over 8 MiB");
-            return 0;
+            return 1;
         }
         if (q->resp_len + n > q->resp_cap) {
             size_t cap = q->resp_cap ? q->resp_cap : 4096;
@@ -407,15 +464,25 @@ static size_t on_write(char *buf, size_t size, size_t nmemb, void *ud)
         }
         memcpy(q->resp + q->resp_len, buf, n);
         q->resp_len += n;
-        return n;
+        return 0;
     }
     q->resp_len_seen += n;
     int rc = sse_parser_feed(&q->sse, buf, n, on_sse_event, q);
     if (rc == LL_E_PROTO) {
         set_forced(q, REC_LINE_TOO_LONG, "SSE line over the limit");
-        return 0; /* abort the transfer */
+        return 1; /* abort the transfer */
     }
-    return q->abort ? 0 : n;
+    return q->abort;
+}
+
+static size_t on_write(char *buf, size_t size, size_t nmemb, void *ud)
+{
+    uint64_t now = ll_now_ns(); /* first: the moment these bytes were read */
+    struct treq *q = ud;
+    q->last_read_abs_ns = now;
+    q->read_abs_ns = now;
+    size_t n = size * nmemb;
+    return body_bytes(q, buf, n) ? 0 : n;
 }
 
 /* ---- slots ------------------------------------------------------------- */
@@ -429,15 +496,18 @@ static struct treq *slot_get(struct transport *t, char *err, size_t errlen)
     }
     q = ll_calloc(1, sizeof *q);
     q->t = t;
+    sse_parser_init(&q->sse, t->cfg.max_line_bytes);
+    q->api = t->cfg.api;
+    if (t->native)
+        goto keep;
     q->easy = curl_easy_init();
     if (!q->easy) {
         snprintf(err, errlen, "curl_easy_init failed");
+        sse_parser_free(&q->sse);
         free(q);
         return NULL;
     }
-    sse_parser_init(&q->sse, t->cfg.max_line_bytes);
     CURL *e = q->easy;
-    q->api = t->cfg.api;
     curl_easy_setopt(e, CURLOPT_URL, t->url[q->api]);
     curl_easy_setopt(e, CURLOPT_PRIVATE, q);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
@@ -459,6 +529,7 @@ static struct treq *slot_get(struct transport *t, char *err, size_t errlen)
     if (t->cfg.connect_timeout_ns)
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                          (long)((t->cfg.connect_timeout_ns + LL_NS_PER_MS - 1) / LL_NS_PER_MS));
+keep:
     if (t->n_all == t->cap_all) {
         t->cap_all = t->cap_all ? t->cap_all * 2 : 64;
         t->all = ll_realloc(t->all, t->cap_all * sizeof *t->all);
@@ -544,7 +615,8 @@ static void client_resource_error(struct treq *q, struct record *r)
 {
     static atomic_int warned;
     long os_errno = 0;
-    curl_easy_getinfo(q->easy, CURLINFO_OS_ERRNO, &os_errno);
+    if (q->easy)
+        curl_easy_getinfo(q->easy, CURLINFO_OS_ERRNO, &os_errno);
     if (os_errno == 0 && r->kind == REC_CONNECT_ERROR) {
         /* libcurl does not always keep socket()'s errno: ask the kernel
          * whether this process can open one more descriptor. */
@@ -567,6 +639,8 @@ static void client_resource_error(struct treq *q, struct record *r)
         ll_errorf("warning: %s; those requests are recorded as transport_error", what);
 }
 
+static void native_detach(struct transport *t, struct treq *q);
+
 /* Decide the record's kind and token counts, hand it to the caller, and
  * return the slot. */
 static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t now_abs)
@@ -578,7 +652,8 @@ static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t n
 
     if (q->has_forced) {
         r->kind = q->forced;
-    } else if (res != CURLE_OK) {
+    } else if (res != CURLE_OK && !(q->saw_done && kind_from_curl(q, res) == REC_STREAM_TRUNCATED)) {
+        /* (A connection cut after [DONE] ended a complete stream.) */
         r->kind = kind_from_curl(q, res);
         snprintf(r->detail, sizeof r->detail, "%s", curl_easy_strerror(res));
         client_resource_error(q, r);
@@ -630,7 +705,10 @@ static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t n
         r->output_tokens = r->events;
     }
 
-    curl_multi_remove_handle(t->multi, q->easy);
+    if (t->native)
+        native_detach(t, q);
+    else
+        curl_multi_remove_handle(t->multi, q->easy);
     active_remove(t, q);
     t->done(t->ud, r);
     q->next = t->free_list;
@@ -679,6 +757,10 @@ static void sweep(struct transport *t, uint64_t now)
         if (q->cancel_at_abs_ns && now >= q->cancel_at_abs_ns) {
             kind = REC_CANCELLED;
             why = "cancelled by the workload after its drawn time";
+        } else if (c->connect_timeout_ns && q->conn && q->conn->state == CONN_CONNECTING &&
+                   now - q->conn->start_abs_ns >= c->connect_timeout_ns) {
+            kind = REC_TIMEOUT_CONNECT;
+            why = "connect timeout";
         } else if (c->total_timeout_ns && now - q->sent_abs_ns >= c->total_timeout_ns) {
             kind = REC_TIMEOUT_TOTAL;
             why = "total timeout";
@@ -700,6 +782,525 @@ static void sweep(struct transport *t, uint64_t now)
         }
         q = next;
     }
+}
+
+/* ---- the native HTTP/1.1 path ------------------------------------------ */
+/*
+ * For a plain http:// target libcurl costs most of the client's CPU (about
+ * 90k instructions per streamed request, docs/design-http.md), so the
+ * common case runs on a connection pool written here: non-blocking
+ * connect, one writev per request, level-triggered reads into one shared
+ * buffer stamped when read() returns, and src/h1.c for the framing. The
+ * decoding above (header_line, body_bytes, finish) is the same for both
+ * clients, so every record means the same thing whichever carried it. */
+
+static void conn_watch(struct transport *t, struct tconn *c, uint32_t ev)
+{
+    if (c->ev == ev)
+        return;
+    struct epoll_event e = {.events = ev};
+    e.data.ptr = c;
+    if (epoll_ctl(t->epfd, c->ev ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &e) != 0)
+        ll_errorf("transport: epoll_ctl fd %d: %s", c->fd, strerror(errno));
+    c->ev = ev;
+}
+
+static void idle_remove(struct transport *t, struct tconn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        t->idle = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->next = c->prev = NULL;
+}
+
+/* Close c and keep its struct for the next connection. c->q is left to the
+ * caller (it must already be detached). */
+static void conn_close(struct transport *t, struct tconn *c)
+{
+    if (c->state == CONN_IDLE)
+        idle_remove(t, c);
+    if (c->fd >= 0) {
+        if (c->ev)
+            epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+        close(c->fd);
+    }
+    c->fd = -1;
+    c->ev = 0;
+    c->q = NULL;
+    c->next = t->conn_free;
+    t->conn_free = c;
+}
+
+static void native_detach(struct transport *t, struct treq *q)
+{
+    struct tconn *c = q->conn;
+    if (!c)
+        return;
+    /* The response is unfinished: the connection cannot carry another. */
+    q->conn = NULL;
+    c->q = NULL;
+    conn_close(t, c);
+}
+
+/* Finish q (not on a connection) as kind. */
+static void native_fail(struct transport *t, struct treq *q, enum rec_kind kind,
+                        const char *detail, uint64_t now_abs)
+{
+    set_forced(q, kind, detail);
+    finish(t, q, CURLE_OK, now_abs);
+}
+
+/* A socket() or connect() failure with errno e. */
+static void native_fail_errno(struct transport *t, struct treq *q, const char *what, int e)
+{
+    static atomic_int warned;
+    char detail[200];
+    enum rec_kind kind = REC_CONNECT_ERROR;
+    if (e == EMFILE || e == ENFILE || e == EADDRNOTAVAIL) {
+        const char *why = e == EADDRNOTAVAIL
+                              ? "client out of ephemeral ports (too many new connections)"
+                              : "client out of file descriptors (raise ulimit -n)";
+        snprintf(detail, sizeof detail, "%s", why);
+        kind = REC_TRANSPORT_ERROR;
+        if (atomic_exchange(&warned, 1) == 0)
+            ll_errorf("warning: %s; those requests are recorded as transport_error", why);
+    } else {
+        snprintf(detail, sizeof detail, "%s %.80s: %.80s", what, t->hostport, strerror(e));
+    }
+    native_fail(t, q, kind, detail, ll_now_ns());
+}
+
+static int conn_write(struct transport *t, struct tconn *c);
+static void native_connect(struct transport *t, struct treq *q, int addr_idx);
+
+static int h1_on_header(void *ud, const char *line, size_t len)
+{
+    return header_line(ud, line, len);
+}
+
+static int h1_on_body(void *ud, const char *buf, size_t len)
+{
+    return body_bytes(ud, buf, len);
+}
+
+static struct tconn *conn_get_struct(struct transport *t, struct treq *q)
+{
+    struct tconn *c = t->conn_free;
+    if (c) {
+        t->conn_free = c->next;
+        h1_parser_reset(&c->h1);
+        c->h1.ud = q;
+    } else {
+        c = ll_calloc(1, sizeof *c);
+        h1_parser_init(&c->h1, h1_on_header, h1_on_body, q);
+        h1_parser_reset(&c->h1);
+    }
+    c->fd = -1;
+    c->ev = 0;
+    c->served = 0;
+    c->next = c->prev = NULL;
+    return c;
+}
+
+static void conn_attach(struct tconn *c, struct treq *q)
+{
+    c->q = q;
+    c->wr_off = 0;
+    c->h1.ud = q;
+    q->conn = c;
+}
+
+/* connect() to address addr_idx failed with e: the next address, or the
+ * request fails. */
+static void connect_failed(struct transport *t, struct tconn *c, int e)
+{
+    struct treq *q = c->q;
+    int idx = c->addr_idx;
+    q->conn = NULL;
+    c->q = NULL;
+    conn_close(t, c);
+    if (idx + 1 < t->n_addr && e != EMFILE && e != ENFILE && e != EADDRNOTAVAIL)
+        native_connect(t, q, idx + 1);
+    else
+        native_fail_errno(t, q, "connect", e);
+}
+
+static void native_connect(struct transport *t, struct treq *q, int addr_idx)
+{
+    if (t->resolve_err[0]) {
+        native_fail(t, q, REC_CONNECT_ERROR, t->resolve_err, ll_now_ns());
+        return;
+    }
+    const struct sockaddr *sa = (const struct sockaddr *)&t->addr[addr_idx];
+    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        native_fail_errno(t, q, "socket", errno);
+        return;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct tconn *c = conn_get_struct(t, q);
+    c->fd = fd;
+    c->addr_idx = addr_idx;
+    c->start_abs_ns = ll_now_ns();
+    conn_attach(c, q);
+    if (connect(fd, sa, t->addr_len[addr_idx]) == 0) {
+        c->state = CONN_BUSY;
+        conn_write(t, c);
+    } else if (errno == EINPROGRESS) {
+        c->state = CONN_CONNECTING;
+        conn_watch(t, c, EPOLLOUT);
+    } else {
+        connect_failed(t, c, errno);
+    }
+}
+
+/* The connection failed or closed (err 0: an orderly close) while q was on
+ * it. */
+static void conn_lost(struct transport *t, struct tconn *c, int err, uint64_t now_abs)
+{
+    struct treq *q = c->q;
+    if (!q) {
+        conn_close(t, c); /* an idle connection the server closed */
+        return;
+    }
+    if (!err && h1_parser_eof(&c->h1) == H1_DONE) {
+        /* A body framed by the close: complete. */
+        q->conn = NULL;
+        c->q = NULL;
+        conn_close(t, c);
+        finish(t, q, CURLE_OK, q->last_read_abs_ns > q->sent_abs_ns ? q->last_read_abs_ns
+                                                                     : now_abs);
+        return;
+    }
+    int reused = c->served > 0;
+    int nothing = c->h1.bytes_seen == 0;
+    int status = h1_parser_status_seen(&c->h1);
+    q->conn = NULL;
+    c->q = NULL;
+    conn_close(t, c);
+    if (reused && nothing && !q->retried) {
+        /* A kept-alive connection the server had already closed (its idle
+         * timeout raced our request): send it again on a fresh one, as
+         * libcurl does. */
+        q->retried = 1;
+        native_connect(t, q, 0);
+        return;
+    }
+    char detail[200];
+    const char *why = err ? strerror(err) : c->h1.error ? c->h1.error : "connection closed";
+    if (!status) {
+        snprintf(detail, sizeof detail, "%.80s: %.80s", t->hostport,
+                 err ? why : "server closed the connection with no response");
+        native_fail(t, q, REC_CONNECT_ERROR, detail, now_abs);
+    } else if (q->saw_done) {
+        finish(t, q, CURLE_OK, now_abs); /* cut after [DONE]: the stream was complete */
+    } else {
+        snprintf(detail, sizeof detail, "%s", why);
+        native_fail(t, q, REC_STREAM_TRUNCATED, detail, now_abs);
+    }
+}
+
+/* Write what is left of c's request. Returns 0, or -1 when c is gone. */
+static int conn_write(struct transport *t, struct tconn *c)
+{
+    struct treq *q = c->q;
+    struct iovec iov[3] = {
+        {.iov_base = t->head[q->api], .iov_len = t->head_len[q->api]},
+        {.iov_base = q->clen, .iov_len = q->clen_len},
+        {.iov_base = q->body, .iov_len = q->body_len},
+    };
+    size_t total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len;
+    while (c->wr_off < total) {
+        size_t skip = c->wr_off;
+        int first = 0;
+        while (skip >= iov[first].iov_len) {
+            skip -= iov[first].iov_len;
+            first++;
+        }
+        struct iovec v[3];
+        int n = 0;
+        for (int i = first; i < 3; i++)
+            v[n++] = iov[i];
+        v[0].iov_base = (char *)v[0].iov_base + skip;
+        v[0].iov_len -= skip;
+        struct msghdr m = {.msg_iov = v, .msg_iovlen = (size_t)n};
+        ssize_t w = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                conn_watch(t, c, EPOLLIN | EPOLLOUT);
+                return 0;
+            }
+            conn_lost(t, c, errno, ll_now_ns());
+            return -1;
+        }
+        c->wr_off += (size_t)w;
+    }
+    conn_watch(t, c, EPOLLIN);
+    return 0;
+}
+
+/* The response on c ended at now_abs; extra: bytes followed it. */
+static void conn_complete(struct transport *t, struct tconn *c, uint64_t now_abs, int extra)
+{
+    struct treq *q = c->q;
+    q->conn = NULL;
+    c->q = NULL;
+    c->served++;
+    size_t total = t->head_len[q->api] + q->clen_len + q->body_len;
+    if (c->h1.keep_alive && !extra && c->wr_off == total) {
+        h1_parser_reset(&c->h1);
+        c->state = CONN_IDLE;
+        c->prev = NULL;
+        c->next = t->idle;
+        if (t->idle)
+            t->idle->prev = c;
+        t->idle = c;
+    } else {
+        conn_close(t, c);
+    }
+    finish(t, q, CURLE_OK, now_abs);
+}
+
+static void conn_readable(struct transport *t, struct tconn *c)
+{
+    for (;;) {
+        ssize_t n = read(c->fd, t->rbuf, TRANSPORT_RBUF_BYTES);
+        uint64_t now = ll_now_ns(); /* the moment these bytes were read */
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return;
+            conn_lost(t, c, errno, now);
+            return;
+        }
+        if (n == 0) {
+            conn_lost(t, c, 0, now);
+            return;
+        }
+        struct treq *q = c->q;
+        if (!q) {
+            conn_close(t, c); /* bytes on an idle connection: not ours */
+            return;
+        }
+        q->read_abs_ns = now;
+        q->last_read_abs_ns = now;
+        size_t used = 0;
+        int rc = h1_parser_feed(&c->h1, t->rbuf, (size_t)n, &used);
+        if (rc == H1_DONE) {
+            conn_complete(t, c, now, used < (size_t)n);
+            return;
+        }
+        if (rc == H1_STOPPED) {
+            native_detach(t, q);
+            finish(t, q, CURLE_OK, now);
+            return;
+        }
+        if (rc < 0) {
+            char detail[200];
+            snprintf(detail, sizeof detail, "bad HTTP response: %s", c->h1.error);
+            int in_body = h1_parser_in_body(&c->h1);
+            native_detach(t, q);
+            native_fail(t, q, in_body ? REC_STREAM_TRUNCATED : REC_TRANSPORT_ERROR, detail, now);
+            return;
+        }
+        /* One read per event: epoll is level-triggered and says if more is
+         * waiting, and a connection that never stops sending cannot starve
+         * the others or the timeout sweep. */
+        return;
+    }
+}
+
+static void conn_event(struct transport *t, struct tconn *c, uint32_t ev)
+{
+    if (c->state == CONN_CONNECTING) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+            err = errno;
+        if (err) {
+            connect_failed(t, c, err);
+            return;
+        }
+        if (!(ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+            return;
+        c->state = CONN_BUSY;
+        if (conn_write(t, c) != 0)
+            return;
+        return; /* the response comes with a later event */
+    }
+    if ((ev & EPOLLOUT) && c->q && conn_write(t, c) != 0)
+        return;
+    if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
+        conn_readable(t, c);
+}
+
+/* Send q now: on a kept-alive connection when one is free, else on a new
+ * one. */
+static void native_submit(struct transport *t, struct treq *q)
+{
+    int w = snprintf(q->clen, sizeof q->clen, "Content-Length: %zu\r\n\r\n", q->body_len);
+    q->clen_len = (size_t)w;
+    q->retried = 0;
+    struct tconn *c = t->idle;
+    if (c) {
+        idle_remove(t, c);
+        c->state = CONN_BUSY;
+        conn_attach(c, q);
+        conn_write(t, c);
+        return;
+    }
+    native_connect(t, q, 0);
+}
+
+/* Build one API's request head: request line, Host, then the configured
+ * headers in order. libcurl's conventions for the list hold: "Name:" with
+ * nothing after it removes a header (here only Host can be removed),
+ * "Name;" sends it empty. */
+static char *native_head(const char *path, const char *host, const struct curl_slist *hdrs,
+                         size_t *len_out)
+{
+    size_t cap = strlen(path) + strlen(host) + 64;
+    for (const struct curl_slist *h = hdrs; h; h = h->next)
+        cap += strlen(h->data) + 2;
+    char *b = ll_malloc(cap);
+    size_t at = (size_t)snprintf(b, cap, "POST %s HTTP/1.1\r\n", path);
+    int own_host = 0;
+    for (const struct curl_slist *h = hdrs; h; h = h->next)
+        own_host |= strncasecmp(h->data, "host:", 5) == 0 || strncasecmp(h->data, "host;", 5) == 0;
+    if (!own_host)
+        at += (size_t)snprintf(b + at, cap - at, "Host: %s\r\n", host);
+    for (const struct curl_slist *h = hdrs; h; h = h->next) {
+        const char *d = h->data;
+        size_t n = strlen(d);
+        const char *colon = memchr(d, ':', n);
+        const char *semi = memchr(d, ';', n);
+        if (colon) {
+            const char *v = colon + 1;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            if (*v == '\0')
+                continue; /* "Name:": remove */
+            if (strncasecmp(d, "content-length:", 15) == 0)
+                continue; /* ours, per request */
+            at += (size_t)snprintf(b + at, cap - at, "%s\r\n", d);
+        } else if (semi && semi[1] == '\0') {
+            at += (size_t)snprintf(b + at, cap - at, "%.*s:\r\n", (int)(semi - d), d);
+        }
+    }
+    *len_out = at;
+    return b;
+}
+
+/* Decide whether this transport takes the native path and prepare it.
+ * Returns 1 (native), 0 (libcurl), or -1 with err set (native was asked
+ * for and cannot be used). */
+static int native_setup(struct transport *t, char *err, size_t errlen)
+{
+    const struct transport_config *cfg = &t->cfg;
+    enum transport_client want = cfg->client;
+    const char *env = getenv("LLMLOAD_HTTP_CLIENT");
+    if (want == TRANSPORT_CLIENT_AUTO && env && strcmp(env, "curl") == 0)
+        want = TRANSPORT_CLIENT_CURL;
+    else if (want == TRANSPORT_CLIENT_AUTO && env && strcmp(env, "native") == 0)
+        want = TRANSPORT_CLIENT_NATIVE;
+    if (want == TRANSPORT_CLIENT_CURL)
+        return 0;
+    int forced = want == TRANSPORT_CLIENT_NATIVE;
+    const char *u = cfg->base_url;
+    const char *why = NULL;
+    static const char *const proxies[] = {"http_proxy", "all_proxy", "ALL_PROXY"};
+    for (size_t i = 0; i < sizeof proxies / sizeof proxies[0] && !why; i++) {
+        const char *v = getenv(proxies[i]);
+        if (v && *v)
+            why = "a proxy is set in the environment";
+    }
+    if (strncasecmp(u, "http://", 7) != 0)
+        why = "the URL is not http://";
+    else if (cfg->http2)
+        why = "--http2 was asked for";
+    else if (strpbrk(u + 7, "@?#"))
+        why = "the URL has user info, a query or a fragment";
+    if (why) {
+        if (!forced)
+            return 0;
+        snprintf(err, errlen, "--http-client native: %s", why);
+        return -1;
+    }
+    const char *auth = u + 7;
+    const char *slash = strchr(auth, '/');
+    size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);
+    const char *path = slash ? slash : "";
+    char host[256], port[16] = "80";
+    size_t hlen;
+    const char *after;
+    if (alen && auth[0] == '[') {
+        const char *rb = memchr(auth, ']', alen);
+        if (!rb) {
+            snprintf(err, errlen, "--url: unbalanced [ in the host");
+            return -1;
+        }
+        hlen = (size_t)(rb - auth - 1);
+        if (hlen >= sizeof host)
+            hlen = sizeof host - 1;
+        memcpy(host, auth + 1, hlen);
+        after = rb + 1;
+    } else {
+        const char *colon = memchr(auth, ':', alen);
+        hlen = colon ? (size_t)(colon - auth) : alen;
+        if (hlen >= sizeof host)
+            hlen = sizeof host - 1;
+        memcpy(host, auth, hlen);
+        after = auth + hlen;
+    }
+    host[hlen] = '\0';
+    if (after < auth + alen && *after == ':') {
+        size_t plen = (size_t)(auth + alen - after - 1);
+        if (plen == 0 || plen >= sizeof port) {
+            snprintf(err, errlen, "--url: bad port");
+            return -1;
+        }
+        memcpy(port, after + 1, plen);
+        port[plen] = '\0';
+    }
+    if (hlen == 0) {
+        snprintf(err, errlen, "--url: no host");
+        return -1;
+    }
+    snprintf(t->hostport, sizeof t->hostport, "%.*s", (int)alen, auth);
+
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    int rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(t->resolve_err, sizeof t->resolve_err, "could not resolve host %.80s: %.60s", host,
+                 gai_strerror(rc));
+    } else {
+        for (struct addrinfo *a = res; a && t->n_addr < TRANSPORT_MAX_ADDRS; a = a->ai_next) {
+            if (a->ai_addrlen > sizeof t->addr[0])
+                continue;
+            memcpy(&t->addr[t->n_addr], a->ai_addr, a->ai_addrlen);
+            t->addr_len[t->n_addr++] = a->ai_addrlen;
+        }
+        freeaddrinfo(res);
+        if (t->n_addr == 0)
+            snprintf(t->resolve_err, sizeof t->resolve_err, "no usable address for %.80s", host);
+    }
+
+    static const char *const api_path[2] = {"/chat/completions", "/completions"};
+    for (int a = 0; a < 2; a++) {
+        char full[1200];
+        snprintf(full, sizeof full, "%s%s", path, api_path[a]);
+        t->head[a] = native_head(full, t->hostport, cfg->headers, &t->head_len[a]);
+    }
+    t->rbuf = ll_malloc(TRANSPORT_RBUF_BYTES);
+    return 1;
 }
 
 /* ---- public ------------------------------------------------------------ */
@@ -733,11 +1334,19 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
     }
     int fds[] = {t->sched_tfd, t->wake_efd};
     for (size_t i = 0; i < 2; i++) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.fd = fds[i]};
+        struct epoll_event ev = {.events = EPOLLIN};
+        ev.data.u64 = i == 0 ? TAG_SCHED : TAG_WAKE;
         if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fds[i], &ev) != 0) {
             snprintf(err, errlen, "epoll_ctl: %s", strerror(errno));
             goto fail;
         }
+    }
+    int nat = native_setup(t, err, errlen);
+    if (nat < 0)
+        goto fail;
+    if (nat > 0) {
+        t->native = 1;
+        return t;
     }
     t->multi = curl_multi_init();
     if (!t->multi) {
@@ -771,6 +1380,17 @@ void transport_free(struct transport *t)
         free(q);
     }
     free(t->all);
+    while (t->idle)
+        conn_close(t, t->idle);
+    while (t->conn_free) {
+        struct tconn *c = t->conn_free;
+        t->conn_free = c->next;
+        h1_parser_free(&c->h1);
+        free(c);
+    }
+    free(t->head[0]);
+    free(t->head[1]);
+    free(t->rbuf);
     if (t->multi)
         curl_multi_cleanup(t->multi);
     int fds[] = {t->epfd, t->sched_tfd, t->wake_efd};
@@ -823,15 +1443,19 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
     enum oai_api api = spec->api >= 0 ? (enum oai_api)spec->api : t->cfg.api;
     if (api != q->api) {
         q->api = api;
-        curl_easy_setopt(q->easy, CURLOPT_URL, t->url[api]);
+        if (q->easy)
+            curl_easy_setopt(q->easy, CURLOPT_URL, t->url[api]);
     }
     q->cancel_after_events = spec->cancel_kind == WL_CANCEL_AFTER_TOKENS
                                  ? LL_MAX(spec->cancel_after, 1)
                                  : 0;
     sse_parser_reset(&q->sse);
     size_t len = build_body(t, q, spec);
-    curl_easy_setopt(q->easy, CURLOPT_POSTFIELDS, q->body);
-    curl_easy_setopt(q->easy, CURLOPT_POSTFIELDSIZE, (long)len);
+    q->body_len = len;
+    if (q->easy) {
+        curl_easy_setopt(q->easy, CURLOPT_POSTFIELDS, q->body);
+        curl_easy_setopt(q->easy, CURLOPT_POSTFIELDSIZE, (long)len);
+    }
     uint64_t now = ll_now_ns();
     q->sent_abs_ns = now;
     q->last_read_abs_ns = now;
@@ -839,6 +1463,10 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
     q->cancel_at_abs_ns = spec->cancel_kind == WL_CANCEL_AFTER_TIME ? now + spec->cancel_after : 0;
     q->rec.sent_ns = rel(t, now);
     active_add(t, q);
+    if (t->native) {
+        native_submit(t, q);
+        return;
+    }
     CURLMcode mc = curl_multi_add_handle(t->multi, q->easy);
     if (mc != CURLM_OK) {
         active_remove(t, q);
@@ -854,6 +1482,8 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
 
 void transport_kick(struct transport *t)
 {
+    if (t->native)
+        return; /* requests went out in transport_submit */
     curl_timeouts(t);
     drain_done(t);
 }
@@ -861,21 +1491,49 @@ void transport_kick(struct transport *t)
 void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
 {
     struct epoll_event evs[TRANSPORT_MAX_EVENTS];
-    curl_timeouts(t);
-    drain_done(t);
-    arm_deadline(t, deadline_abs_ns);
+    if (!t->thread_ready) {
+        /* Wake-ups are scheduled sends: ask for them on time, not within
+         * the default 50 us of slack. (Per thread: the caller's.) */
+        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+        t->thread_ready = 1;
+    }
+    if (!t->native) {
+        curl_timeouts(t);
+        drain_done(t);
+    }
     int need_sweep = t->inflight && (t->cfg.first_token_timeout_ns || t->cfg.idle_timeout_ns ||
-                                     t->cfg.total_timeout_ns || t->cfg.cancels);
+                                     t->cfg.total_timeout_ns || t->cfg.cancels ||
+                                     (t->native && t->cfg.connect_timeout_ns));
     uint64_t wake = t->curl_deadline_abs_ns;
     if (need_sweep)
         wake = LL_MIN(wake, t->next_sweep_abs_ns);
-    int timeout_ms = -1;
-    if (wake != UINT64_MAX) {
-        uint64_t now = ll_now_ns();
-        uint64_t ms = wake > now ? (wake - now + LL_NS_PER_MS - 1) / LL_NS_PER_MS : 0;
-        timeout_ms = (int)LL_MIN(ms, 60000u);
+    int n = -1;
+    errno = ENOSYS;
+    if (!atomic_load_explicit(&pwait2_missing, memory_order_relaxed)) {
+        arm_deadline(t, UINT64_MAX);
+        uint64_t until = LL_MIN(wake, deadline_abs_ns);
+        struct timespec ts, *tsp = NULL;
+        if (until != UINT64_MAX) {
+            uint64_t now = ll_now_ns();
+            uint64_t d = until > now ? LL_MIN(until - now, 60 * LL_NS_PER_SEC) : 0;
+            ts.tv_sec = (time_t)(d / LL_NS_PER_SEC);
+            ts.tv_nsec = (long)(d % LL_NS_PER_SEC);
+            tsp = &ts;
+        }
+        n = epoll_pwait2(t->epfd, evs, TRANSPORT_MAX_EVENTS, tsp, NULL);
+        if (n < 0 && errno == ENOSYS)
+            atomic_store(&pwait2_missing, 1);
     }
-    int n = epoll_wait(t->epfd, evs, TRANSPORT_MAX_EVENTS, timeout_ms);
+    if (n < 0 && errno == ENOSYS) {
+        arm_deadline(t, deadline_abs_ns);
+        int timeout_ms = -1;
+        if (wake != UINT64_MAX) {
+            uint64_t now = ll_now_ns();
+            uint64_t ms = wake > now ? (wake - now + LL_NS_PER_MS - 1) / LL_NS_PER_MS : 0;
+            timeout_ms = (int)LL_MIN(ms, 60000u);
+        }
+        n = epoll_wait(t->epfd, evs, TRANSPORT_MAX_EVENTS, timeout_ms);
+    }
     if (n < 0 && errno != EINTR) {
         ll_errorf("transport: epoll_wait: %s", strerror(errno));
         return;
@@ -883,15 +1541,18 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
     int running;
     uint64_t buf;
     for (int i = 0; i < n; i++) {
-        int fd = evs[i].data.fd;
-        if (fd == t->sched_tfd) {
-            if (read(fd, &buf, sizeof buf) < 0 && errno != EAGAIN)
+        uint64_t tag = evs[i].data.u64;
+        if ((tag & 7u) == TAG_CONN) {
+            conn_event(t, evs[i].data.ptr, evs[i].events);
+        } else if (tag == TAG_SCHED) {
+            if (read(t->sched_tfd, &buf, sizeof buf) < 0 && errno != EAGAIN)
                 ll_errorf("transport: timerfd read: %s", strerror(errno));
             t->armed_deadline = UINT64_MAX; /* fired: disarmed */
-        } else if (fd == t->wake_efd) {
-            if (read(fd, &buf, sizeof buf) < 0 && errno != EAGAIN)
+        } else if (tag == TAG_WAKE) {
+            if (read(t->wake_efd, &buf, sizeof buf) < 0 && errno != EAGAIN)
                 ll_errorf("transport: eventfd read: %s", strerror(errno));
         } else {
+            int fd = (int)(tag >> 3);
             int flags = 0;
             if (evs[i].events & EPOLLIN)
                 flags |= CURL_CSELECT_IN;
@@ -902,8 +1563,10 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
             curl_multi_socket_action(t->multi, fd, flags, &running);
         }
     }
-    curl_timeouts(t);
-    drain_done(t);
+    if (!t->native) {
+        curl_timeouts(t);
+        drain_done(t);
+    }
     if (need_sweep) {
         uint64_t now = ll_now_ns();
         if (now >= t->next_sweep_abs_ns) {
@@ -918,6 +1581,11 @@ void transport_wake(struct transport *t)
     uint64_t one = 1;
     ssize_t w = write(t->wake_efd, &one, sizeof one);
     (void)w;
+}
+
+const char *transport_client_name(const struct transport *t)
+{
+    return t->native ? "native" : "curl";
 }
 
 uint32_t transport_inflight(const struct transport *t)

@@ -20,6 +20,16 @@
 
 struct curl_slist;
 
+/* Which HTTP client carries the requests. AUTO takes the plain-HTTP/1.1
+ * path written here (src/h1.c) for an http:// URL with no proxy in the
+ * environment and no --http2, and libcurl for everything else (TLS,
+ * HTTP/2, proxies). */
+enum transport_client {
+    TRANSPORT_CLIENT_AUTO = 0,
+    TRANSPORT_CLIENT_NATIVE, /* plain HTTP/1.1 only; an https:// URL is an error */
+    TRANSPORT_CLIENT_CURL
+};
+
 struct transport_config {
     const char *base_url;            /* API base, e.g. http://127.0.0.1:8000/v1 */
     enum oai_api api;                /* which endpoint and chunk format */
@@ -29,6 +39,7 @@ struct transport_config {
     int prompt_ids;                  /* completions: send the prompt as token IDs */
     const struct curl_slist *headers;/* extra request headers (borrowed; may be NULL) */
     int http2;                       /* negotiate HTTP/2 */
+    enum transport_client client;    /* which HTTP client (AUTO by default) */
     int insecure;                    /* skip TLS verification */
     const char *cacert;              /* CA bundle path or NULL */
     uint64_t connect_timeout_ns;     /* 0 = libcurl's default */
@@ -74,6 +85,9 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns);
 
 /* Wake a transport_poll blocked in another thread. Async-signal-safe. */
 void transport_wake(struct transport *t);
+
+/* The HTTP client this transport uses: "native" or "curl". */
+const char *transport_client_name(const struct transport *t);
 
 /* Requests currently in flight. */
 uint32_t transport_inflight(const struct transport *t);
