@@ -76,6 +76,8 @@ enum hostile_mode {
     HM_AFTER_DONE,     /* a correct stream, then more events and garbage after [DONE] */
     HM_REDIRECT,       /* 302 to the same URL */
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
+    HM_CLOSE_SECOND,   /* HM_NORMAL for a connection's first request; the second is read,
+                        * then the connection closes unanswered (a keep-alive timeout racing it) */
 };
 
 /* Shared between the test and the server child (MAP_SHARED). */
@@ -314,6 +316,7 @@ static int serve_post(const struct conn *c)
     int keep = 0;
     switch (c->mode) {
     case HM_NORMAL:
+    case HM_CLOSE_SECOND:
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
         if (send_str(fd, SSE_HEAD) != 0)
@@ -508,6 +511,7 @@ static void *conn_main(void *arg)
                                  "\"object\":\"model\"}]}";
     char *buf = malloc(REQ_BUF_BYTES);
     int open = buf != NULL;
+    int posts_here = 0;
     while (open) {
         int r = read_request(c.fd, buf, REQ_BUF_BYTES);
         if (r == 0)
@@ -523,6 +527,8 @@ static void *conn_main(void *arg)
             continue;
         }
         atomic_fetch_add(&cur_counts->posts, 1);
+        if (c.mode == HM_CLOSE_SECOND && ++posts_here == 2)
+            break; /* closed with the request unanswered */
         int keep = serve_post(&c);
         if (keep == 2)
             open = -1; /* closed by the behaviour */
@@ -1211,6 +1217,23 @@ static void test_redirect_not_followed(void **state)
     run_free(&r);
 }
 
+/* Each connection answers one request and closes under the next one, as
+ * a server's keep-alive timeout racing a request does: the request met a
+ * reused connection and got not one byte back, so the client sends it once
+ * more on a fresh connection (libcurl does the same). Every request is ok,
+ * and the server read 1 + 2 * 3 = 7 requests for 4. */
+static void test_keepalive_closed_under_request(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    hostile_start(HM_CLOSE_SECOND, 0);
+    struct run r;
+    run_case(NULL, 4, &r);
+    assert_all_kind(r.recs, "ok");
+    assert_int_equal(atomic_load(&cur_counts->posts), 7);
+    run_free(&r);
+}
+
 /* Nothing listens on the port: connect_error, no status, no output. The
  * probe fails too, and with --model given the run goes on. */
 static void test_connection_refused(void **state)
@@ -1523,6 +1546,7 @@ int main(void)
         cmocka_unit_test_teardown(test_data_after_done, teardown),
         cmocka_unit_test_teardown(test_done_then_silence, teardown),
         cmocka_unit_test_teardown(test_redirect_not_followed, teardown),
+        cmocka_unit_test_teardown(test_keepalive_closed_under_request, teardown),
         cmocka_unit_test_teardown(test_connection_refused, teardown),
         cmocka_unit_test_teardown(test_unknown_host, teardown),
         cmocka_unit_test_teardown(test_tls_self_signed, teardown),
