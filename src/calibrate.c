@@ -12,19 +12,30 @@
 int calib_fit_compute(const double *words, const double *tokens, size_t n,
                       struct calib_fit *out)
 {
+    return calib_fit_compute_weighted(words, tokens, NULL, n, out);
+}
+
+int calib_fit_compute_weighted(const double *words, const double *tokens, const double *weight,
+                               size_t n, struct calib_fit *out)
+{
     if (n < 2)
         return LL_E_INVAL;
-    double mx = 0, my = 0;
+    double sw = 0, mx = 0, my = 0;
     for (size_t i = 0; i < n; i++) {
-        mx += words[i];
-        my += tokens[i];
+        double w = weight ? weight[i] : 1.0;
+        if (!(w > 0) || !isfinite(w))
+            return LL_E_INVAL;
+        sw += w;
+        mx += w * words[i];
+        my += w * tokens[i];
     }
-    mx /= (double)n;
-    my /= (double)n;
+    mx /= sw;
+    my /= sw;
     double sxx = 0, sxy = 0;
     for (size_t i = 0; i < n; i++) {
-        sxx += (words[i] - mx) * (words[i] - mx);
-        sxy += (words[i] - mx) * (tokens[i] - my);
+        double w = weight ? weight[i] : 1.0;
+        sxx += w * (words[i] - mx) * (words[i] - mx);
+        sxy += w * (words[i] - mx) * (tokens[i] - my);
     }
     if (!(sxx > 0))
         return LL_E_INVAL;

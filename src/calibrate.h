@@ -2,13 +2,14 @@
  *
  * `llmload calibrate` sends synthetic prompts of known word counts (the
  * words of wl_prompt_build) and reads back the server's token counts; a
- * least-squares line tokens = slope * words + intercept is the fit. A run
- * with `--calibration FILE` then writes round((target - intercept) / slope)
- * words so the server-counted prompt hits the target. The fit is saved as
+ * (weighted) least-squares line tokens = slope * words + intercept is the
+ * fit. A run with `--calibration FILE` then writes
+ * round((target - intercept) / slope) words so the server-counted prompt
+ * hits the target. The fit is saved as
  * one JSON object:
  *
  *   {"model": "m", "slope": 1.3, "intercept": 9, "residual": 0.4,
- *    "probes": 8, "source": "usage", "date": "2024-05-01T12:00:00Z"}
+ *    "probes": 10, "source": "usage", "date": "2024-05-01T12:00:00Z"}
  *
  * residual is the root mean square of the fit's errors, tokens. */
 #ifndef LL_CALIBRATE_H
@@ -35,6 +36,14 @@ struct calib_fit {
  * LL_E_INVAL when the points cannot give a line or the slope is not > 0. */
 int calib_fit_compute(const double *words, const double *tokens, size_t n,
                       struct calib_fit *out);
+
+/* calib_fit_compute by weighted least squares: point i counts weight[i]
+ * (> 0, finite; NULL = all 1, which is calib_fit_compute). residual stays
+ * the unweighted RMS error over the points. Use weights 1 / variance when
+ * the points' errors differ: a probe's count varies more the more random
+ * words it has. Same returns. */
+int calib_fit_compute_weighted(const double *words, const double *tokens, const double *weight,
+                               size_t n, struct calib_fit *out);
 
 /* Write fit to path as the JSON object above (replacing the file). Returns
  * 0, or LL_E_IO with the reason in err. */

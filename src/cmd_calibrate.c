@@ -5,8 +5,11 @@
  * known word counts, one at a time, each a non-streaming request for one
  * output token, and read usage.prompt_tokens back. A server that sends no
  * usage is asked its POST /tokenize (llama.cpp's, at the URL's root)
- * instead; that count lacks the chat template, so the intercept is then
- * only the tokenizer's own (BOS). The least-squares line is saved. */
+ * instead, with "add_special": true so the BOS a completions prompt gets is
+ * counted (llama.cpp's default is false); that count lacks the chat
+ * template, so the intercept is then only the tokenizer's own (BOS), and a
+ * chat run's prompts come out longer by the template's tokens (I say so
+ * on stderr). The least-squares line is saved. */
 #include <curl/curl.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -21,10 +24,22 @@
 #include "util.h"
 #include "wlfile.h"
 
-#define CALIB_PROBES 8
+#define CALIB_PROBES 10
+/* Probes that must succeed; a 4xx (a context too short) on a longer one
+ * ends the probing there instead of failing. */
+#define CALIB_MIN_PROBES 5
 #define CALIB_SEED 0x63616c6962ULL   /* "calib": probe text never equals a run's */
 
-static const unsigned calib_probe_words[CALIB_PROBES] = {16, 32, 64, 128, 256, 384, 512, 1024};
+/* A prompt of W words is a 4-word nonce, then W - 4 words drawn at random
+ * from wl_prompt_build's list. Where the server's count depends on which
+ * words were drawn (a small vocabulary, or bytes2 on the sim), a probe's
+ * count varies about a line by an error whose variance grows with those
+ * random words, so the fit weighs probe i by 1 / (W - 3): the 4-word probe
+ * (the nonce alone: no random words) pins the intercept, the long ones the
+ * slope. An unweighted fit instead carries the long probes' random error
+ * in the slope back to W = 0, several tokens off in the intercept. */
+static const unsigned calib_probe_words[CALIB_PROBES] = {4, 8, 16, 32, 64, 128, 256,
+                                                         512, 1024, 2048};
 
 struct calib_opts {
     const char *url, *model, *out, *api, *api_key_env;
@@ -207,7 +222,7 @@ static double probe_count(CURL *c, const struct calib_opts *o, const char *model
             return n;
         *use_tokenize = 1;
     }
-    json_t *req = json_pack("{s:s}", "content", text);
+    json_t *req = json_pack("{s:s, s:b}", "content", text, "add_special", 1);
     char *body = json_dumps(req, JSON_COMPACT);
     json_decref(req);
     char *url = tokenize_url(o->url);
@@ -270,19 +285,29 @@ int calibrate_main(int argc, char **argv)
             goto fail;
         }
     }
-    double words[CALIB_PROBES], tokens[CALIB_PROBES];
+    double words[CALIB_PROBES], tokens[CALIB_PROBES], weight[CALIB_PROBES];
     size_t cap = 5 * (size_t)calib_probe_words[CALIB_PROBES - 1] + 16;
     text = ll_malloc(cap + 1);
     int use_tokenize = 0;
+    size_t probes = 0;
     for (size_t i = 0; i < CALIB_PROBES; i++) {
         size_t n = wl_prompt_build(CALIB_SEED, i, calib_probe_words[i], -1, 0, text, cap);
         text[n] = 0;
         words[i] = calib_probe_words[i];
+        weight[i] = 1.0 / ((double)calib_probe_words[i] - 3.0);
         tokens[i] = probe_count(c, &o, model, headers, text, &use_tokenize, err, sizeof err);
+        if (tokens[i] < 0 && i >= CALIB_MIN_PROBES && strstr(err, ": HTTP 4")) {
+            /* A server with a short context refuses the long probes: fit
+             * the ones it took (its prompts cannot be longer anyway). */
+            fprintf(stderr, "calibrate: probe %zu (%u words) refused (%s); fitting the %zu "
+                    "shorter probes\n", i, calib_probe_words[i], err, i);
+            break;
+        }
         if (tokens[i] < 0) {
             ll_errorf("calibrate: probe %zu (%u words): %s", i, calib_probe_words[i], err);
             goto fail;
         }
+        probes++;
     }
     struct calib_fit fit;
     memset(&fit, 0, sizeof fit);
@@ -292,7 +317,7 @@ int calibrate_main(int argc, char **argv)
     struct tm tm;
     if (gmtime_r(&now, &tm))
         strftime(fit.date, sizeof fit.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (calib_fit_compute(words, tokens, CALIB_PROBES, &fit) != 0) {
+    if (calib_fit_compute_weighted(words, tokens, weight, probes, &fit) != 0) {
         ll_errorf("calibrate: the server's counts do not grow with the prompt (no fit)");
         status = LL_EXIT_FAIL;
         goto fail;
@@ -301,6 +326,10 @@ int calibrate_main(int argc, char **argv)
         ll_errorf("calibrate: %s", err);
         goto fail;
     }
+    if (use_tokenize && !o.completions)
+        fprintf(stderr, "calibrate: warning: the server sends no usage, so the fit comes from "
+                "/tokenize, which does not count the chat template: openai-chat prompts will "
+                "be longer than asked by the template's tokens\n");
     printf("calibrate: %s: %.4f tokens per word, intercept %.2f tokens, residual %.2f "
            "tokens over %zu probes (%s); saved to %s\n",
            model, fit.slope, fit.intercept, fit.residual, fit.probes, fit.source, o.out);

@@ -39,6 +39,9 @@ void api_ctx_free(struct api_ctx *ctx)
     free(ctx->hashes);
     ctx->hashes = NULL;
     ctx->hashes_cap = 0;
+    free(ctx->msg_ends);
+    ctx->msg_ends = NULL;
+    ctx->n_msgs = ctx->msg_ends_cap = 0;
 }
 
 void api_req_init(struct api_req *r)
@@ -391,6 +394,7 @@ static int extract_prompt(struct api_ctx *ctx, json_t *root, int chat, const cha
 {
     *is_ids = 0;
     http_buf_clear(&ctx->text);
+    ctx->n_msgs = 0;
     if (chat) {
         json_t *msgs = json_object_get(root, "messages");
         if (!msgs) {
@@ -405,6 +409,11 @@ static int extract_prompt(struct api_ctx *ctx, json_t *root, int chat, const cha
         }
         size_t i;
         json_t *m;
+        if (json_array_size(msgs) > ctx->msg_ends_cap) {
+            free(ctx->msg_ends);
+            ctx->msg_ends_cap = json_array_size(msgs);
+            ctx->msg_ends = ll_malloc(ctx->msg_ends_cap * sizeof(size_t));
+        }
         json_array_foreach(msgs, i, m) {
             if (!json_is_object(m)) {
                 *code = "invalid_field";
@@ -417,7 +426,9 @@ static int extract_prompt(struct api_ctx *ctx, json_t *root, int chat, const cha
                 *code = "invalid_field";
                 return -1;
             }
+            ctx->msg_ends[i] = ctx->text.len;
         }
+        ctx->n_msgs = json_array_size(msgs);
         return 0;
     }
     json_t *p = json_object_get(root, "prompt");
@@ -585,13 +596,21 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     if (r->fault == FAULT_REASONING && r->chat)
         r->reasoning_tokens = r->max_tokens / 2;
 
-    /* The prompt: an empty text counts as 1 token (like a BOS token); a
-     * prompt of IDs is one token per ID (at least one: extract_ids). */
+    /* The prompt: under ctx->tokenizer, its template included (chat: the
+     * n_msgs messages); an empty count is 1 token (like a BOS token); a
+     * prompt of IDs is one token per ID (at least one: extract_ids), under
+     * either tokenizer, with no BOS added. */
     const char *text = ctx->text.data ? ctx->text.data : "";
     size_t text_len = ctx->text.len;
     const uint32_t *ids = ids_prompt ? (const uint32_t *)(const void *)ctx->text.data : NULL;
     size_t n_ids = ids_prompt ? ctx->text.len / sizeof(uint32_t) : 0;
-    uint32_t ptoks = ids_prompt ? (uint32_t)n_ids : tokenizer_count(text, text_len);
+    struct tokenizer_prompt tp = {
+        .text = text,
+        .len = text_len,
+        .msg_ends = chat ? ctx->msg_ends : NULL,
+        .n_msgs = chat ? ctx->n_msgs : 0,
+    };
+    uint32_t ptoks = ids_prompt ? (uint32_t)n_ids : tokenizer_prompt_count(ctx->tokenizer, &tp);
     r->prompt_tokens = ptoks ? ptoks : 1;
     uint32_t want = ctx->block_tokens ? r->prompt_tokens / ctx->block_tokens + 1 : 0;
     if (want > ctx->hashes_cap) {
@@ -604,8 +623,8 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
         n_hashes = tokenizer_block_hashes_ids(ids, n_ids, ctx->block_tokens, ctx->hashes,
                                               ctx->hashes_cap);
     else if (ctx->block_tokens)
-        n_hashes = tokenizer_block_hashes(text, text_len, ctx->block_tokens, ctx->hashes,
-                                          ctx->hashes_cap);
+        n_hashes = tokenizer_prompt_block_hashes(ctx->tokenizer, &tp, ctx->block_tokens,
+                                                 ctx->hashes, ctx->hashes_cap);
 
     switch (r->fault) {
     case FAULT_500:
@@ -668,8 +687,11 @@ static void build_body(struct api_ctx *ctx, struct api_req *r, int finish_length
         http_buf_puts(b, "\",\"logprobs\":null,\"finish_reason\":\"");
     }
     http_buf_puts(b, finish_length ? "length" : "stop");
-    http_buf_puts(b, "\"}],");
-    put_usage(b, r);
+    http_buf_puts(b, "\"}]");
+    if (!ctx->no_usage) {
+        http_buf_puts(b, ",");
+        put_usage(b, r);
+    }
     http_buf_puts(b, "}\n");
 }
 
@@ -691,7 +713,7 @@ static int req_finish(struct api_ctx *ctx, struct api_req *r, const struct engin
         http_buf_puts(b, reason);
         http_buf_puts(b, "\"}]}");
         emit_data(r, out, b->data, b->len);
-        if (r->include_usage) {
+        if (r->include_usage && !ctx->no_usage) {
             http_buf_clear(b);
             put_obj_head(b, r, chunk_object(r));
             http_buf_puts(b, "\"choices\":[],");
@@ -782,6 +804,66 @@ static int respond(struct http_buf *out, int status, const char *ctype, const ch
     return keep_alive ? API_DONE : API_CLOSE;
 }
 
+/* POST /tokenize, llama.cpp's (at the root, not under /v1): {"content":
+ * "text", "add_special": false} -> {"tokens":[id, ...]} under
+ * ctx->tokenizer. Not a completion request: no engine, no log, no fault. */
+static int handle_tokenize(struct api_ctx *ctx, const struct http_request *hreq,
+                           struct http_buf *out)
+{
+    int ka = hreq->keep_alive;
+    const char *code = "invalid_field", *why = NULL;
+    char msg[300];
+    json_error_t jerr;
+    json_t *root = json_loadb(hreq->body, hreq->body_len, 0, &jerr);
+    json_t *content = root ? json_object_get(root, "content") : NULL;
+    int add_special = 0, with_pieces = 0;
+    if (!root) {
+        snprintf(msg, sizeof(msg), "invalid JSON body: %s (line %d, column %d)", jerr.text,
+                 jerr.line, jerr.column);
+        code = "invalid_json";
+        why = msg;
+    } else if (!json_is_object(root)) {
+        code = "invalid_json";
+        why = "the request body must be a JSON object";
+    } else if (!content) {
+        code = "missing_field";
+        why = "missing required field \"content\"";
+    } else if (!json_is_string(content)) {
+        why = "\"content\" must be a string";
+    } else if (get_bool(root, "add_special", &add_special) < 0) {
+        why = "\"add_special\" must be a boolean";
+    } else if (get_bool(root, "with_pieces", &with_pieces) < 0 || with_pieces) {
+        code = "unsupported";
+        why = "\"with_pieces\" is not supported: the sim answers token IDs only";
+    }
+    if (why) {
+        if (why != msg)
+            snprintf(msg, sizeof(msg), "%s", why);
+        json_decref(root);
+        api_write_error(out, 400, code, msg, ka);
+        return ka ? API_DONE : API_CLOSE;
+    }
+    const char *text = json_string_value(content);
+    size_t len = json_string_length(content);
+    uint32_t n = tokenizer_ids(ctx->tokenizer, text, len, add_special, NULL, 0);
+    uint32_t *ids = n ? ll_malloc((size_t)n * sizeof(uint32_t)) : NULL;
+    tokenizer_ids(ctx->tokenizer, text, len, add_special, ids, n);
+    json_decref(root);
+    struct http_buf *b = &ctx->json;
+    http_buf_clear(b);
+    http_buf_puts(b, "{\"tokens\":[");
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            http_buf_puts(b, ",");
+        http_buf_u64(b, ids[i]);
+    }
+    http_buf_puts(b, "]}");
+    free(ids);
+    put_head(out, 200, "application/json; charset=utf-8", (int64_t)b->len, ka, NULL);
+    http_buf_append(out, b->data, b->len);
+    return ka ? API_DONE : API_CLOSE;
+}
+
 int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request *hreq,
                struct http_buf *out, uint64_t now_ns, void *ud)
 {
@@ -794,6 +876,13 @@ int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request
             return ka ? API_DONE : API_CLOSE;
         }
         return handle_completion(ctx, r, hreq, chat, out, now_ns, ud);
+    }
+    if (strcmp(path, "/tokenize") == 0) {
+        if (hreq->method != HTTP_METHOD_POST) {
+            write_error_ex(out, 405, "method_not_allowed", "use POST", ka, "Allow: POST\r\n");
+            return ka ? API_DONE : API_CLOSE;
+        }
+        return handle_tokenize(ctx, hreq, out);
     }
     int models = strcmp(path, "/v1/models") == 0;
     int health = strcmp(path, "/health") == 0;

@@ -16,6 +16,7 @@
 #include "sim/http.h"
 #include "sim/metrics.h"
 #include "sim/simlog.h"
+#include "sim/tokenizer.h"
 
 /* What the server does next with a connection after an api_* call. */
 #define API_DONE    0   /* the response is complete in out; read the next request */
@@ -37,12 +38,16 @@ struct api_ctx {
     int role_chunk;                 /* 1 = every chat stream starts with a role-only chunk */
     uint64_t slow_headers_delay_ns;
     uint64_t seed;                  /* per-request output text seeds derive from it */
+    enum tokenizer_kind tokenizer;  /* counts prompts, keys their blocks, answers /tokenize */
+    int no_usage;                   /* 1 = completion responses carry no "usage" (--no-usage) */
     uint64_t requests_total;        /* completion requests seen; numbers the ids */
     /* Scratch space reused by every request (no per-token allocation). */
     struct http_buf text;           /* prompt text of the request being parsed */
     struct http_buf json;           /* one event or body being built */
     uint64_t *hashes;               /* block hashes */
     uint32_t hashes_cap;
+    size_t *msg_ends;               /* chat: where each message's content ends in text */
+    size_t n_msgs, msg_ends_cap;
 };
 
 enum api_req_state {
@@ -86,7 +91,10 @@ void api_req_init(struct api_req *r);
 /* Free r's storage; r must not be RUNNING (api_abort first). */
 void api_req_free(struct api_req *r);
 
-/* Handle one complete request: append the response (or, for a stream, its
+/* Handle one complete request (the completion endpoints, /v1/models,
+ * /health, /metrics, and POST /tokenize, llama.cpp's: {"content": "..."}
+ * with an optional boolean "add_special", answered {"tokens": [...]} under
+ * ctx->tokenizer): append the response (or, for a stream, its
  * headers) to out. ud is passed to the engine and comes back in its events
  * for this request. Returns API_DONE, API_PENDING (r->state says why) or
  * API_CLOSE. */

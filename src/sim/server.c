@@ -690,6 +690,8 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     s->api.role_chunk = cfg->role_chunk;
     s->api.slow_headers_delay_ns = cfg->slow_headers_delay_ns;
     s->api.seed = cfg->seed;
+    s->api.tokenizer = cfg->tokenizer;
+    s->api.no_usage = cfg->no_usage;
     *out = s;
     return 0;
 fail:

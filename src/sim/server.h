@@ -11,6 +11,7 @@
 
 #include "sim/engine.h"
 #include "sim/faults.h"
+#include "sim/tokenizer.h"
 
 struct server_config {
     const char *host;               /* numeric address to bind: "127.0.0.1", "::1", "0.0.0.0" */
@@ -30,6 +31,8 @@ struct server_config {
     size_t conn_buffer_bytes;       /* output buffered per connection before a drop */
     const char *log_path;           /* --log FILE, or NULL */
     uint64_t seed;                  /* output text seeds */
+    enum tokenizer_kind tokenizer;  /* --tokenizer (default TOKENIZER_WORDS) */
+    int no_usage;                   /* --no-usage: completion responses carry no usage */
 };
 
 struct server;

@@ -11,6 +11,7 @@
 #include "sim/faults.h"
 #include "sim/profile.h"
 #include "sim/server.h"
+#include "sim/tokenizer.h"
 #include "util.h"
 
 #define SIM_DEFAULT_PORT 8000
@@ -36,6 +37,7 @@ static const struct sim_opt sim_opts[] = {
     {"--stall-at", 1}, {"--stall-for", 1}, {"--fault", 1}, {"--slow-headers-delay", 1},
     {"--role-chunk", 0}, {"--tokens-per-event", 1},
     {"--default-max-tokens", 1}, {"--max-body", 1}, {"--conn-buffer", 1},
+    {"--tokenizer", 1}, {"--no-usage", 0},
 };
 
 static void sim_usage(FILE *f)
@@ -64,6 +66,9 @@ static void sim_usage(FILE *f)
             "  --default-max-tokens N      max_tokens when a request gives none (default %d)\n"
             "  --max-body BYTES            request body limit, 413 beyond (default %u)\n"
             "  --conn-buffer BYTES         unwritten output per connection before it is dropped (default %u)\n"
+            "  --tokenizer NAME            words (ceil(bytes/4) per word) or bytes2 (ceil(bytes/2) per\n"
+            "                              word, a BOS and a chat template) (default words; docs/sim-engine.md)\n"
+            "  --no-usage                  completion responses carry no \"usage\" (as some servers)\n"
             "  --explain                   describe the profile (after overrides) and exit\n"
             "  --help                      this text\n"
             "\n"
@@ -252,6 +257,11 @@ static void on_second(void *ud, const char *name, const char *val)
         c->max_body_bytes = (size_t)parse_whole(name, val, 1, (uint64_t)1 << 32);
     } else if (strcmp(name, "--conn-buffer") == 0) {
         c->conn_buffer_bytes = (size_t)parse_whole(name, val, 1024, (uint64_t)1 << 34);
+    } else if (strcmp(name, "--tokenizer") == 0) {
+        if (tokenizer_kind_parse(val, &c->tokenizer) < 0)
+            ll_usage_fail("--tokenizer: expected words or bytes2, got \"%s\"", val);
+    } else if (strcmp(name, "--no-usage") == 0) {
+        c->no_usage = 1;
     }
     /* --profile, --seed and --help were taken in the first pass. */
 }
@@ -312,8 +322,9 @@ int sim_main(int argc, char **argv)
     printf("http://%s%s%s:%u\n", v6 ? "[" : "", c->host, v6 ? "]" : "",
            (unsigned)server_port(srv));
     fflush(stdout);
-    fprintf(stderr, "llmload sim: profile %s, model %s, listening on %s%s%s:%u\n",
-            a.profile.name, c->model_name, v6 ? "[" : "", c->host, v6 ? "]" : "",
+    fprintf(stderr, "llmload sim: profile %s, model %s, tokenizer %s%s, listening on %s%s%s:%u\n",
+            a.profile.name, c->model_name, tokenizer_kind_name(c->tokenizer),
+            c->no_usage ? " (no usage)" : "", v6 ? "[" : "", c->host, v6 ? "]" : "",
             (unsigned)server_port(srv));
     rc = server_run(srv);
     int frc = server_free(srv);

@@ -1,6 +1,7 @@
 /* Unit tests for sim/tokenizer.c: token counts on awkward whitespace and
- * long words, block hashes that agree exactly on shared prefixes, and
- * output tokens that re-count exactly. */
+ * long words, block hashes that agree exactly on shared prefixes, output
+ * tokens that re-count exactly, and the bytes2 tokenizer's counts, special
+ * tokens, hashes and /tokenize IDs (all against hand-computed values). */
 #include "test.h"
 
 #include <string.h>
@@ -178,6 +179,174 @@ static void test_block_hashes_ids(void **state)
     assert_true(ha[0] != hb[0]);
 }
 
+/* The words rule's hashes, by hand: FNV-1a 64 over (12 "hell"), (1 "o"),
+ * (12 "worl"), (1 "d"). Pins the default tokenizer's keys byte for byte. */
+static void test_words_hash_golden(void **state)
+{
+    (void)state;
+    uint64_t h[4];
+    assert_int_equal(tokenizer_block_hashes("hello world", 11, 1, h, 4), 4);
+    assert_true(h[0] == 0x1a8c424aa021872cULL);
+    assert_true(h[1] == 0x153699346e94ebc8ULL);
+    assert_true(h[2] == 0x5e326ceb59d9862cULL);
+    assert_true(h[3] == 0xe47b60105229ba49ULL);
+    /* The prompt form under words: no special tokens, messages ignored. */
+    size_t ends[2] = {5, 11};
+    struct tokenizer_prompt chat = {"hello world", 11, ends, 2};
+    struct tokenizer_prompt comp = {"hello world", 11, NULL, 0};
+    uint64_t g[4];
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_WORDS, &chat, 1, g, 4), 4);
+    assert_memory_equal(g, h, sizeof h);
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_WORDS, &comp, 1, g, 4), 4);
+    assert_memory_equal(g, h, sizeof h);
+    assert_int_equal(tokenizer_prompt_count(TOKENIZER_WORDS, &chat), 4);
+    assert_int_equal(tokenizer_prompt_count(TOKENIZER_WORDS, &comp), 4);
+}
+
+static void test_kind_names(void **state)
+{
+    (void)state;
+    enum tokenizer_kind k = TOKENIZER_BYTES2;
+    assert_int_equal(tokenizer_kind_parse("words", &k), 0);
+    assert_int_equal(k, TOKENIZER_WORDS);
+    assert_int_equal(tokenizer_kind_parse("bytes2", &k), 0);
+    assert_int_equal(k, TOKENIZER_BYTES2);
+    assert_int_equal(tokenizer_kind_parse("bytes", &k), -1);
+    assert_int_equal(tokenizer_kind_parse("", &k), -1);
+    assert_int_equal(k, TOKENIZER_BYTES2);
+    assert_string_equal(tokenizer_kind_name(TOKENIZER_WORDS), "words");
+    assert_string_equal(tokenizer_kind_name(TOKENIZER_BYTES2), "bytes2");
+}
+
+static uint32_t b2(const char *s)
+{
+    return tokenizer_count_text(TOKENIZER_BYTES2, s, strlen(s));
+}
+
+/* bytes2 text: a word of n bytes is ceil(n / 2). */
+static void test_bytes2_count(void **state)
+{
+    (void)state;
+    assert_int_equal(tokenizer_count_text(TOKENIZER_BYTES2, NULL, 0), 0);
+    assert_int_equal(b2(""), 0);
+    assert_int_equal(b2(" \t\n "), 0);
+    assert_int_equal(b2("a"), 1);
+    assert_int_equal(b2("of"), 1);
+    assert_int_equal(b2("the"), 2);
+    assert_int_equal(b2("tree"), 2);
+    assert_int_equal(b2("hello"), 3);
+    assert_int_equal(b2("hello world"), 6);
+    /* The synthetic prompt words: 1 token for 2 letters, 2 for 3 or 4. */
+    assert_int_equal(b2("the of and to in tree"), 2 + 1 + 2 + 1 + 1 + 2);
+    assert_int_equal(b2("  x\t yz\n"), 2);
+    assert_int_equal(b2("\xc3\xa9"), 1);              /* "é": 2 bytes */
+    assert_int_equal(b2("\xc3\xa9\xc3\xa9\xc3\xa9"), 3);
+    assert_int_equal(tokenizer_count_text(TOKENIZER_BYTES2, "abcde", 3), 2);
+    char big[1001];
+    memset(big, 'x', sizeof big);
+    assert_int_equal(tokenizer_count_text(TOKENIZER_BYTES2, big, 1000), 500);
+    assert_int_equal(tokenizer_count_text(TOKENIZER_BYTES2, big, 1001), 501);
+    /* The words kind through the same door is tokenizer_count. */
+    assert_int_equal(tokenizer_count_text(TOKENIZER_WORDS, "hello world", 11), 4);
+    assert_int_equal(tokenizer_count_text(TOKENIZER_WORDS, big, 1001), 251);
+}
+
+/* bytes2 prompts: BOS for completions; 7 per message + 3 for chat. */
+static void test_bytes2_prompt_count(void **state)
+{
+    (void)state;
+    struct tokenizer_prompt comp = {"hello world", 11, NULL, 0};
+    assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &comp), 6 + 1);
+    struct tokenizer_prompt empty = {NULL, 0, NULL, 0};
+    assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &empty), 1);
+    size_t one_end[1] = {11};
+    struct tokenizer_prompt one = {"hello world", 11, one_end, 1};
+    assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &one), 6 + 7 + 3);
+    /* Two messages "hello" and "the a", joined by "\n". */
+    size_t two_end[2] = {5, 11};
+    struct tokenizer_prompt two = {"hello\nthe a", 11, two_end, 2};
+    assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &two), 3 + 2 + 1 + 14 + 3);
+    /* One message with empty content: the template alone. */
+    size_t zero_end[1] = {0};
+    struct tokenizer_prompt blank = {"", 0, zero_end, 1};
+    assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &blank), 10);
+}
+
+/* bytes2 block hashes: special tokens are tokens of the chain. */
+static void test_bytes2_hashes(void **state)
+{
+    (void)state;
+    /* By hand: FNV-1a 64 over (0x40 0x01) BOS, (10 "ab"), (9 "c"). */
+    struct tokenizer_prompt comp = {"ab c", 4, NULL, 0};
+    uint64_t h[4];
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &comp, 1, h, 4), 3);
+    assert_true(h[0] == 0x090c0707b5a4387aULL);
+    assert_true(h[1] == 0x1972246ff1671713ULL);
+    assert_true(h[2] == 0xeaf976ca4132f5d7ULL);
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &comp, 2, h, 4), 1);
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &comp, 0, h, 4), 0);
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &comp, 1, NULL, 0), 0);
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &comp, 1, h, 2), 2);
+
+    /* Chat "ab": 7 + 1 + 3 = 11 tokens, two blocks of 4, five of 2. */
+    size_t e1[1] = {2};
+    struct tokenizer_prompt c1 = {"ab", 2, e1, 1};
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &c1, 4, h, 4), 2);
+    uint64_t k[8];
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &c1, 2, k, 8), 5);
+
+    /* Two conversations with the same first message (8 words: 8 tokens
+     * after 7 template tokens) and the next message's 7 template tokens:
+     * equal for 22 tokens, so blocks of 5 tokens 0-3 match, block 4 not. */
+    const char *ta = "aa bb cc dd ee ff gg hh\nxx";
+    const char *tb = "aa bb cc dd ee ff gg hh\nyy zz";
+    size_t ea[2] = {23, strlen(ta)}, eb[2] = {23, strlen(tb)};
+    struct tokenizer_prompt pa = {ta, strlen(ta), ea, 2}, pb = {tb, strlen(tb), eb, 2};
+    assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &pa), 8 + 1 + 17);
+    uint64_t ha[8], hb[8];
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &pa, 5, ha, 8), 5);
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &pb, 5, hb, 8), 5);
+    assert_true(ha[0] == hb[0] && ha[1] == hb[1] && ha[2] == hb[2] && ha[3] == hb[3]);
+    assert_true(ha[4] != hb[4]);
+    /* The template matters: the same text as completions shares nothing. */
+    struct tokenizer_prompt pc = {ta, strlen(ta), NULL, 0};
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &pc, 5, hb, 8), 2);
+    assert_true(ha[0] != hb[0]);
+    /* And bytes2 text keys differ from words text keys ("abcd" is one
+     * words token, two bytes2 tokens). */
+    assert_int_equal(tokenizer_block_hashes("abcd", 4, 1, ha, 1), 1);
+    assert_true(ha[0] != h[0]);
+}
+
+/* /tokenize's IDs: one per token, BOS only with add_special under bytes2. */
+static void test_ids(void **state)
+{
+    (void)state;
+    uint32_t ids[16];
+    assert_int_equal(tokenizer_ids(TOKENIZER_BYTES2, "hello the a", 11, 1, ids, 16), 7);
+    assert_int_equal(ids[0], TOKENIZER_BOS_ID);
+    for (int i = 1; i < 7; i++)
+        assert_in_range(ids[i], TOKENIZER_TEXT_ID_MIN, TOKENIZER_TEXT_ID_MAX);
+    uint32_t again[16];
+    assert_int_equal(tokenizer_ids(TOKENIZER_BYTES2, "hello the a", 11, 0, again, 16), 6);
+    assert_memory_equal(again, ids + 1, 6 * sizeof(uint32_t));
+    /* Equal tokens, equal IDs: "ab" at a word start both times. */
+    assert_int_equal(tokenizer_ids(TOKENIZER_BYTES2, "ab ab abab", 10, 0, ids, 16), 4);
+    assert_int_equal(ids[0], ids[1]);
+    assert_int_equal(ids[0], ids[2]);
+    assert_true(ids[3] != ids[2]);            /* "ab" inside a word is another token */
+    /* Counting without room, and a short buffer: only max_out written. */
+    assert_int_equal(tokenizer_ids(TOKENIZER_BYTES2, "hello", 5, 1, NULL, 0), 4);
+    uint32_t two[3] = {0, 0, 77};
+    assert_int_equal(tokenizer_ids(TOKENIZER_BYTES2, "hello", 5, 1, two, 2), 4);
+    assert_int_equal(two[0], TOKENIZER_BOS_ID);
+    assert_int_equal(two[2], 77);
+    /* words: no special tokens, so add_special adds nothing. */
+    assert_int_equal(tokenizer_ids(TOKENIZER_WORDS, "hello the a", 11, 1, ids, 16), 4);
+    assert_in_range(ids[0], TOKENIZER_TEXT_ID_MIN, TOKENIZER_TEXT_ID_MAX);
+    assert_int_equal(tokenizer_ids(TOKENIZER_WORDS, "", 0, 1, ids, 16), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +354,12 @@ int main(void)
         cmocka_unit_test(test_block_hashes),
         cmocka_unit_test(test_output_tokens),
         cmocka_unit_test(test_block_hashes_ids),
+        cmocka_unit_test(test_words_hash_golden),
+        cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_bytes2_count),
+        cmocka_unit_test(test_bytes2_prompt_count),
+        cmocka_unit_test(test_bytes2_hashes),
+        cmocka_unit_test(test_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
