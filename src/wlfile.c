@@ -956,22 +956,30 @@ int wl_cancel_draw(const struct wl_cancel *c, struct rng *r, uint64_t *after)
 #define WL_NONCE_DIGITS 13
 #define WL_TAG_DIGITS 7
 
-/* 64 words of 1 to 4 lowercase letters: one token each on the sim. */
-static const char *const wl_words[64] = {
-    "the", "of", "and", "to", "in", "is", "that", "for", "it", "as", "was",
-    "with", "be", "by", "on", "not", "he", "this", "are", "or", "his", "from",
-    "at", "have", "an", "but", "they", "one", "all", "we", "can", "her",
-    "has", "more", "will", "some", "time", "what", "when", "make", "like",
-    "into", "year", "your", "good", "just", "over", "also", "back", "use",
-    "two", "how", "work", "well", "way", "even", "new", "want", "any",
-    "give", "day", "most", "us", "tree",
+
+/* 64 common words of 2 to 4 lowercase letters (one token each on the sim),
+ * by length: 15, 20 and 29 of them. */
+static const char *const wl_words_2[] = {
+    "of", "to", "in", "is", "it", "as", "be", "by", "on", "he", "or", "at", "an", "we", "us",
 };
+static const char *const wl_words_3[] = {
+    "the", "and", "for", "was", "not", "are", "his", "but", "one", "all",
+    "can", "her", "has", "use", "two", "how", "way", "new", "any", "day",
+};
+static const char *const wl_words_4[] = {
+    "that", "with", "this", "from", "have", "they", "more", "will", "some", "time",
+    "what", "when", "make", "like", "into", "year", "your", "good", "just", "over",
+    "also", "back", "work", "well", "even", "want", "give", "most", "tree",
+};
+static const char *const *const wl_words_by_len[3] = {wl_words_2, wl_words_3, wl_words_4};
+static const uint32_t wl_words_len_n[3] = {15, 20, 29};
 
 struct pbuf {
     char *buf;
     size_t len;
     size_t at;        /* bytes needed so far */
     uint32_t words;   /* words written so far */
+    uint32_t by_len[3]; /* list words written so far, by length class */
 };
 
 static void pb_word(struct pbuf *b, const char *w, size_t n)
@@ -1002,11 +1010,30 @@ static void pb_base36(struct pbuf *b, uint64_t v, int digits, uint32_t limit)
         pb_word(b, d + i, (size_t)(digits - i < 4 ? digits - i : 4));
 }
 
+/* Words from the list up to limit. Which word is random; its length is
+ * not: each word takes the length class furthest behind its share of the
+ * list (15:20:29), so every stretch of the prompt has the list's mix of 2-,
+ * 3- and 4-letter words within one word per class. A tokenizer that counts
+ * by letters (a small vocabulary, or any BPE on rarer words) then sees the
+ * same tokens per word in every prompt, and a calibrated prompt's length
+ * is off by about one word, not by the square root of its length. */
 static void pb_random_words(struct pbuf *b, struct rng *r, uint32_t limit)
 {
     while (b->words < limit) {
-        const char *w = wl_words[rng_next(r) >> 58];
-        pb_word(b, w, strlen(w));
+        uint64_t n = (uint64_t)b->by_len[0] + b->by_len[1] + b->by_len[2] + 1;
+        int cls = 0;
+        int64_t best = INT64_MIN;
+        for (int k = 0; k < 3; k++) {
+            /* deficit * 64: share * n - written */
+            int64_t deficit = (int64_t)(wl_words_len_n[k] * n) - 64 * (int64_t)b->by_len[k];
+            if (deficit > best) {
+                best = deficit;
+                cls = k;
+            }
+        }
+        uint32_t pick = (uint32_t)(((rng_next(r) >> 32) * wl_words_len_n[cls]) >> 32);
+        b->by_len[cls]++;
+        pb_word(b, wl_words_by_len[cls][pick], (size_t)cls + 2);
     }
 }
 

@@ -229,14 +229,13 @@ static void check_fit(const char *cal, uint32_t special, const char *source)
      * letters (1 token), 20 of 3 and 29 of 4 (2 tokens): 113 tokens over 64
      * words, 1.765625 a word on average; the nonce's 4 words are 4, 4, 4, 1
      * digits, 7 tokens, 0.0625 under 4 average words. So the expected line
-     * is 1.765625 W + special - 0.0625. The probes draw their words at
-     * random, so the fit is only near it: a word's count has variance
-     * 0.18, which puts one standard deviation of the weighted fit's slope
-     * at about 0.007 (0.42 over the root of its ~4000 random words), and
-     * its intercept is pinned by the 4-word probe (the nonce alone, no
-     * random words) to within a few tenths; I allow 0.02 and 1.5 tokens. */
-    ASSERT_NEAR(fit.slope, 113.0 / 64.0, 0.02);
-    ASSERT_NEAR(fit.intercept, special - 0.0625, 1.5);
+     * is 1.765625 W + special - 0.0625. wl_prompt_build keeps every
+     * stretch of words within one word per length class of that mix, so
+     * a probe's count is off the line by at most about a token and the fit
+     * lands within 0.002 of the slope and half a token of the intercept
+     * (with words drawn freely at random it was 0.007 and 5 tokens). */
+    ASSERT_NEAR(fit.slope, 113.0 / 64.0, 0.002);
+    ASSERT_NEAR(fit.intercept, special - 0.0625, 0.5);
     fprintf(stderr, "calibrate (%s): slope %.4f (hand %.4f, word list 1.7656), intercept "
             "%.3f (hand %.3f, word list %.3f), residual %.3f tokens\n", source, fit.slope,
             slope, fit.intercept, intercept, special - 0.0625, fit.residual);
@@ -317,16 +316,14 @@ static void test_calibrate_bytes2_tokenize(void **state)
  * request's server count must be exactly the hand count of the words its
  * prompt got (round((N - intercept) / slope), built by wl_prompt_build
  * with the run's seed and the request's index) plus the template. Its
- * error against the requested N is then all the word mix's: whether the
- * randomly drawn words are 1 or 2 tokens. That error has a standard
- * deviation of sqrt(0.18 (W - 4)) tokens for W words (3.4% of 64 tokens,
- * 0.9% of 1024, 0.6% of 3000) plus what the fit's own random error adds (its
- * slope is off by ~0.2%, see check_fit), so 2% is NOT reachable per
- * request for short prompts with this word list and a tokenizer whose count
- * depends on the word (docs/workload.md, "calibrate"). I assert 2%, or 4
- * standard deviations of that noise where they are more, per request; the
- * mean over a length's 16 requests within a quarter of that plus 0.5%; and
- * print the worst error at each length. */
+ * error against the requested N is then the rounding to whole words and
+ * the word mix's: wl_prompt_build keeps the 2-, 3- and 4-letter words of
+ * every prompt within one word per class of the list's mix, so that is
+ * about a token whatever the length (with words drawn freely at random it
+ * was sqrt(0.18 (W - 4)) tokens: the worst request was 6.25% off at 256
+ * tokens). The issue's promise, 2% after calibrate, must hold for every
+ * request at every length (at 64 tokens one token of rounding is 1.6%);
+ * the worst and mean error at each length are printed. */
 static void test_calibrated_run_bytes2(void **state)
 {
     (void)state;
@@ -374,22 +371,8 @@ static void test_calibrated_run_bytes2(void **state)
         fprintf(stderr, "calibrated run, %5s tokens: worst error %+.2f%%, mean %+.2f%% over "
                 "%zu requests\n", lengths[li], 100 * worst, 100 * sum / (double)recs->n,
                 recs->n);
-        /* 2%, or where the word mix's own noise is larger, 4 of its
-         * standard deviations (sqrt(0.18 (W - 4)) tokens for W words) plus
-         * 0.5% for the fit. */
-        double n_tok = atof(lengths[li]);
-        double w_rand = (double)workload_calib_words(&wc, (uint32_t)n_tok) - 4.0;
-        double bound = 4.0 * sqrt(0.18 * w_rand) / n_tok + 0.005;
-        if (bound < 0.02)
-            bound = 0.02;
-        if (fabs(worst) > bound)
-            fail_msg("%s tokens: worst error %.2f%% is over %.2f%%", lengths[li], 100 * worst,
-                     100 * bound);
-        /* The mean over 16 requests: the fit's bias, and a quarter of the
-         * noise. */
-        if (fabs(sum / (double)recs->n) > bound / 4 + 0.005)
-            fail_msg("%s tokens: mean error %.2f%% is over %.2f%%", lengths[li],
-                     100 * sum / (double)recs->n, 100 * (bound / 4 + 0.005));
+        if (fabs(worst) > 0.02)
+            fail_msg("%s tokens: worst error %.2f%% is over 2%%", lengths[li], 100 * worst);
         if (fabs(worst) > fabs(worst_all))
             worst_all = worst;
         harness_recs_free(recs);

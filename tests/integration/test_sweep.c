@@ -593,8 +593,14 @@ static void test_sweep_classes(void **state)
         snprintf(path, sizeof path, "%s/%s", s.dir, files[i]);
         char *after = harness_read_file(path, NULL);
         assert_non_null(after);
-        if (strcmp(before[i], after) != 0)
-            fail_msg("%s differs after llmload report", files[i]);
+        if (strcmp(before[i], after) != 0) {
+            size_t at = 0;
+            while (before[i][at] && before[i][at] == after[at])
+                at++;
+            size_t from = at > 80 ? at - 80 : 0;
+            fail_msg("%s differs after llmload report at byte %zu:\nrun:    %.160s\nreport: %.160s",
+                     files[i], at, before[i] + from, after + from);
+        }
         free(after);
         free(before[i]);
     }
