@@ -30,7 +30,6 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
@@ -135,13 +134,7 @@ struct transport {
     char *rbuf;               /* TRANSPORT_RBUF_BYTES, shared by all reads */
     struct tconn *idle;       /* kept-alive connections, most recent first */
     struct tconn *conn_free;  /* released connection structs */
-    int thread_ready;         /* the polling thread's timer slack is set */
 };
-
-/* epoll_pwait2 (Linux 5.11) takes a nanosecond timeout, which saves a
- * timerfd_settime per scheduled arrival and a read when it fires; on an
- * older kernel (ENOSYS) every transport goes back to the timerfd. */
-static atomic_int pwait2_missing;
 
 static uint64_t rel(const struct transport *t, uint64_t abs_ns)
 {
@@ -1491,49 +1484,24 @@ void transport_kick(struct transport *t)
 void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
 {
     struct epoll_event evs[TRANSPORT_MAX_EVENTS];
-    if (!t->thread_ready) {
-        /* Wake-ups are scheduled sends: ask for them on time, not within
-         * the default 50 us of slack. (Per thread: the caller's.) */
-        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-        t->thread_ready = 1;
-    }
     if (!t->native) {
         curl_timeouts(t);
         drain_done(t);
     }
+    arm_deadline(t, deadline_abs_ns);
     int need_sweep = t->inflight && (t->cfg.first_token_timeout_ns || t->cfg.idle_timeout_ns ||
                                      t->cfg.total_timeout_ns || t->cfg.cancels ||
                                      (t->native && t->cfg.connect_timeout_ns));
     uint64_t wake = t->curl_deadline_abs_ns;
     if (need_sweep)
         wake = LL_MIN(wake, t->next_sweep_abs_ns);
-    int n = -1;
-    errno = ENOSYS;
-    if (!atomic_load_explicit(&pwait2_missing, memory_order_relaxed)) {
-        arm_deadline(t, UINT64_MAX);
-        uint64_t until = LL_MIN(wake, deadline_abs_ns);
-        struct timespec ts, *tsp = NULL;
-        if (until != UINT64_MAX) {
-            uint64_t now = ll_now_ns();
-            uint64_t d = until > now ? LL_MIN(until - now, 60 * LL_NS_PER_SEC) : 0;
-            ts.tv_sec = (time_t)(d / LL_NS_PER_SEC);
-            ts.tv_nsec = (long)(d % LL_NS_PER_SEC);
-            tsp = &ts;
-        }
-        n = epoll_pwait2(t->epfd, evs, TRANSPORT_MAX_EVENTS, tsp, NULL);
-        if (n < 0 && errno == ENOSYS)
-            atomic_store(&pwait2_missing, 1);
+    int timeout_ms = -1;
+    if (wake != UINT64_MAX) {
+        uint64_t now = ll_now_ns();
+        uint64_t ms = wake > now ? (wake - now + LL_NS_PER_MS - 1) / LL_NS_PER_MS : 0;
+        timeout_ms = (int)LL_MIN(ms, 60000u);
     }
-    if (n < 0 && errno == ENOSYS) {
-        arm_deadline(t, deadline_abs_ns);
-        int timeout_ms = -1;
-        if (wake != UINT64_MAX) {
-            uint64_t now = ll_now_ns();
-            uint64_t ms = wake > now ? (wake - now + LL_NS_PER_MS - 1) / LL_NS_PER_MS : 0;
-            timeout_ms = (int)LL_MIN(ms, 60000u);
-        }
-        n = epoll_wait(t->epfd, evs, TRANSPORT_MAX_EVENTS, timeout_ms);
-    }
+    int n = epoll_wait(t->epfd, evs, TRANSPORT_MAX_EVENTS, timeout_ms);
     if (n < 0 && errno != EINTR) {
         ll_errorf("transport: epoll_wait: %s", strerror(errno));
         return;
