@@ -166,12 +166,20 @@ if [ "${BENCH_CONCURRENT:-0}" = 1 ]; then
         --timeout-first-token 0 >/dev/null 2>&1 &
     CL=$!
     peak=0
-    for _ in $(seq 1 70); do
+    fds=0
+    for _ in $(seq 1 40); do
         sleep 1
         rss=$(awk '/VmRSS/ {print $2}' /proc/$CL/status 2>/dev/null || echo 0)
         [ "${rss:-0}" -gt "$peak" ] && peak=$rss
+        n=$(ls /proc/$CL/fd 2>/dev/null | wc -l)
+        [ "$n" -gt "$fds" ] && fds=$n
         kill -0 $CL 2>/dev/null || break
     done
+    # The sim holds every stream for minutes (chunked prefill admits 128
+    # 4-token prompts per 30 s step): stop the client once measured.
+    kill -INT $CL 2>/dev/null || true
+    sleep 1
+    kill -INT $CL 2>/dev/null || true
     wait $CL || true
-    echo "  peak client RSS $((peak / 1024)) MB"
+    echo "  peak client RSS $((peak / 1024)) MB with up to $fds descriptors open"
 fi

@@ -446,6 +446,44 @@ void runopts_workload_free(struct run_config *cfg)
  * refuse what would send anything else (cfg->transport.api is parsed).
  * What the workload loaded is freed before the exit, so a usage error
  * leaves nothing allocated. */
+/* The HOST[:PORT] part of an http(s) URL: a host, an IPv6 literal in
+ * brackets, and a port of 1 to 65535 when one is given; else a usage
+ * error before anything is written. */
+static void runopts_check_authority(const char *url)
+{
+    const char *a = strstr(url, "://") + 3;
+    size_t n = strcspn(a, "/?#");
+    const char *at = memchr(a, '@', n);
+    if (at) {
+        n -= (size_t)(at + 1 - a);
+        a = at + 1;
+    }
+    const char *end = a + n, *p = a;
+    if (p < end && *p == '[') {
+        const char *rb = memchr(p, ']', n);
+        if (!rb)
+            ll_usage_fail("--url: unbalanced [ in the host of \"%s\"", url);
+        p = rb + 1;
+    } else {
+        while (p < end && *p != ':')
+            p++;
+    }
+    if (p == a || (a[0] == '[' && p == a + 2))
+        ll_usage_fail("--url: no host in \"%s\"", url);
+    if (p == end)
+        return;
+    if (*p != ':')
+        ll_usage_fail("--url: unexpected \"%.*s\" after the host in \"%s\"", (int)(end - p), p,
+                      url);
+    p++;
+    unsigned long port = 0;
+    const char *d = p;
+    while (d < end && *d >= '0' && *d <= '9' && port <= 65535)
+        port = port * 10 + (unsigned long)(*d++ - '0');
+    if (d == p || d != end || port == 0 || port > 65535)
+        ll_usage_fail("--url: the port must be 1 to 65535, got \"%.*s\"", (int)(end - p), p);
+}
+
 /* Is url's host a loopback address (127.x.y.z, ::1, localhost)? */
 static int runopts_url_is_loopback(const char *url)
 {
@@ -553,6 +591,7 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
     if (strncmp(tc->base_url, "http://", 7) != 0 && strncmp(tc->base_url, "https://", 8) != 0)
         ll_usage_fail("--url: expected http://HOST:PORT/... or https://..., got \"%s\"",
                       tc->base_url);
+    runopts_check_authority(tc->base_url);
     tc->api = OAI_API_CHAT;
     if (o->api) {
         if (strcmp(o->api, "openai-chat") == 0 || strcmp(o->api, "chat") == 0)

@@ -389,7 +389,7 @@ static int header_line(struct treq *q, const char *buf, size_t n)
             q->rec.http_status = st;
             q->status_seen = 1;
         }
-    } else if (n > 17 && strncasecmp(buf, "content-encoding:", 17) == 0) {
+    } else if (n >= 17 && strncasecmp(buf, "content-encoding:", 17) == 0) {
         /* We never ask for compression; a compressed stream would reach the
          * SSE decoder as garbage. */
         size_t i = 17;
@@ -633,6 +633,7 @@ static void client_resource_error(struct treq *q, struct record *r)
 }
 
 static void native_detach(struct transport *t, struct treq *q);
+static void connect_failed(struct transport *t, struct tconn *c, int e);
 
 /* Decide the record's kind and token counts, hand it to the caller, and
  * return the slot. */
@@ -752,6 +753,13 @@ static void sweep(struct transport *t, uint64_t now)
             why = "cancelled by the workload after its drawn time";
         } else if (c->connect_timeout_ns && q->conn && q->conn->state == CONN_CONNECTING &&
                    now - q->conn->start_abs_ns >= c->connect_timeout_ns) {
+            if (q->conn->addr_idx + 1 < t->n_addr) {
+                /* This address never answered: the host's next one gets
+                 * its own --timeout-connect. */
+                connect_failed(t, q->conn, ETIMEDOUT);
+                q = next;
+                continue;
+            }
             kind = REC_TIMEOUT_CONNECT;
             why = "connect timeout";
         } else if (c->total_timeout_ns && now - q->sent_abs_ns >= c->total_timeout_ns) {
@@ -793,8 +801,10 @@ static void conn_watch(struct transport *t, struct tconn *c, uint32_t ev)
         return;
     struct epoll_event e = {.events = ev};
     e.data.ptr = c;
-    if (epoll_ctl(t->epfd, c->ev ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &e) != 0)
+    if (epoll_ctl(t->epfd, c->ev ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &e) != 0) {
         ll_errorf("transport: epoll_ctl fd %d: %s", c->fd, strerror(errno));
+        return; /* the request's timeouts end it */
+    }
     c->ev = ev;
 }
 
@@ -867,6 +877,7 @@ static void native_fail_errno(struct transport *t, struct treq *q, const char *w
 }
 
 static int conn_write(struct transport *t, struct tconn *c);
+static void conn_write_failed(struct transport *t, struct tconn *c, int err);
 static void native_connect(struct transport *t, struct treq *q, int addr_idx);
 
 static int h1_on_header(void *ud, const char *line, size_t len)
@@ -893,6 +904,7 @@ static struct tconn *conn_get_struct(struct transport *t, struct treq *q)
     }
     c->fd = -1;
     c->ev = 0;
+    c->state = CONN_BUSY; /* not on the idle list (a recycled struct was) */
     c->served = 0;
     c->next = c->prev = NULL;
     return c;
@@ -1029,7 +1041,7 @@ static int conn_write(struct transport *t, struct tconn *c)
                 conn_watch(t, c, EPOLLIN | EPOLLOUT);
                 return 0;
             }
-            conn_lost(t, c, errno, ll_now_ns());
+            conn_write_failed(t, c, errno);
             return -1;
         }
         c->wr_off += (size_t)w;
@@ -1060,7 +1072,10 @@ static void conn_complete(struct transport *t, struct tconn *c, uint64_t now_abs
     finish(t, q, CURLE_OK, now_abs);
 }
 
-static void conn_readable(struct transport *t, struct tconn *c)
+/* One read from c, decoded. Returns 1 when bytes were read and the
+ * response goes on, 0 when there was nothing to read, -1 when the request
+ * or the connection ended (c may be gone). */
+static int conn_readable(struct transport *t, struct tconn *c)
 {
     for (;;) {
         ssize_t n = read(c->fd, t->rbuf, TRANSPORT_RBUF_BYTES);
@@ -1069,18 +1084,18 @@ static void conn_readable(struct transport *t, struct tconn *c)
             if (errno == EINTR)
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK)
-                return;
+                return 0;
             conn_lost(t, c, errno, now);
-            return;
+            return -1;
         }
         if (n == 0) {
             conn_lost(t, c, 0, now);
-            return;
+            return -1;
         }
         struct treq *q = c->q;
         if (!q) {
             conn_close(t, c); /* bytes on an idle connection: not ours */
-            return;
+            return -1;
         }
         q->read_abs_ns = now;
         q->last_read_abs_ns = now;
@@ -1088,12 +1103,12 @@ static void conn_readable(struct transport *t, struct tconn *c)
         int rc = h1_parser_feed(&c->h1, t->rbuf, (size_t)n, &used);
         if (rc == H1_DONE) {
             conn_complete(t, c, now, used < (size_t)n);
-            return;
+            return -1;
         }
         if (rc == H1_STOPPED) {
             native_detach(t, q);
             finish(t, q, CURLE_OK, now);
-            return;
+            return -1;
         }
         if (rc < 0) {
             char detail[200];
@@ -1101,13 +1116,26 @@ static void conn_readable(struct transport *t, struct tconn *c)
             int in_body = h1_parser_in_body(&c->h1);
             native_detach(t, q);
             native_fail(t, q, in_body ? REC_STREAM_TRUNCATED : REC_TRANSPORT_ERROR, detail, now);
-            return;
+            return -1;
         }
         /* One read per event: epoll is level-triggered and says if more is
          * waiting, and a connection that never stops sending cannot starve
          * the others or the timeout sweep. */
-        return;
+        return 1;
     }
+}
+
+/* Sending the request failed with err. The server may have answered
+ * already and closed without reading the rest (a 413 before a large
+ * body): read what it sent first, as libcurl does, and call the
+ * connection lost only when nothing decides the request. */
+static void conn_write_failed(struct transport *t, struct tconn *c, int err)
+{
+    int rc;
+    while ((rc = conn_readable(t, c)) > 0) {
+    }
+    if (rc == 0)
+        conn_lost(t, c, err, ll_now_ns());
 }
 
 static void conn_event(struct transport *t, struct tconn *c, uint32_t ev)
@@ -1128,10 +1156,12 @@ static void conn_event(struct transport *t, struct tconn *c, uint32_t ev)
             return;
         return; /* the response comes with a later event */
     }
-    if ((ev & EPOLLOUT) && c->q && conn_write(t, c) != 0)
+    /* Reads first: an answer that came before the whole request went out
+     * (an early error) decides the request, and a reset then does not. */
+    if ((ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) && conn_readable(t, c) < 0)
         return;
-    if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
-        conn_readable(t, c);
+    if ((ev & EPOLLOUT) && c->q)
+        conn_write(t, c);
 }
 
 /* Send q now: on a kept-alive connection when one is free, else on a new
@@ -1180,8 +1210,9 @@ static char *native_head(const char *path, const char *host, const struct curl_s
                 v++;
             if (*v == '\0')
                 continue; /* "Name:": remove */
-            if (strncasecmp(d, "content-length:", 15) == 0)
-                continue; /* ours, per request */
+            if (strncasecmp(d, "content-length:", 15) == 0 ||
+                strncasecmp(d, "transfer-encoding:", 18) == 0)
+                continue; /* the body's framing is ours: Content-Length */
             at += (size_t)snprintf(b + at, cap - at, "%s\r\n", d);
         } else if (semi && semi[1] == '\0') {
             at += (size_t)snprintf(b + at, cap - at, "%.*s:\r\n", (int)(semi - d), d);
@@ -1240,27 +1271,36 @@ static int native_setup(struct transport *t, char *err, size_t errlen)
             return -1;
         }
         hlen = (size_t)(rb - auth - 1);
-        if (hlen >= sizeof host)
-            hlen = sizeof host - 1;
+        if (hlen >= sizeof host) {
+            snprintf(err, errlen, "--url: host name too long");
+            return -1;
+        }
         memcpy(host, auth + 1, hlen);
         after = rb + 1;
     } else {
         const char *colon = memchr(auth, ':', alen);
         hlen = colon ? (size_t)(colon - auth) : alen;
-        if (hlen >= sizeof host)
-            hlen = sizeof host - 1;
+        if (hlen >= sizeof host) {
+            snprintf(err, errlen, "--url: host name too long");
+            return -1;
+        }
         memcpy(host, auth, hlen);
         after = auth + hlen;
     }
     host[hlen] = '\0';
     if (after < auth + alen && *after == ':') {
         size_t plen = (size_t)(auth + alen - after - 1);
-        if (plen == 0 || plen >= sizeof port) {
-            snprintf(err, errlen, "--url: bad port");
+        if (plen == 0 || plen > 5 || strspn(after + 1, "0123456789") < plen ||
+            strtoul(after + 1, NULL, 10) > 65535) {
+            snprintf(err, errlen, "--url: bad port \"%.*s\"", (int)LL_MIN(plen, 16), after + 1);
             return -1;
         }
         memcpy(port, after + 1, plen);
         port[plen] = '\0';
+    } else if (after < auth + alen) {
+        snprintf(err, errlen, "--url: unexpected \"%.*s\" after the host",
+                 (int)LL_MIN((size_t)(auth + alen - after), 16), after);
+        return -1;
     }
     if (hlen == 0) {
         snprintf(err, errlen, "--url: no host");

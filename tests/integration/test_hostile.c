@@ -78,6 +78,8 @@ enum hostile_mode {
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
     HM_CLOSE_SECOND,   /* HM_NORMAL for a connection's first request; the second is read,
                         * then the connection closes unanswered (a keep-alive timeout racing it) */
+    HM_EARLY_413,      /* read a POST's head only, answer 413 + close, close with the body
+                        * unread (a reset); a 4 KiB receive buffer so the client is mid-send */
 };
 
 /* Shared between the test and the server child (MAP_SHARED). */
@@ -317,6 +319,7 @@ static int serve_post(const struct conn *c)
     switch (c->mode) {
     case HM_NORMAL:
     case HM_CLOSE_SECOND:
+    case HM_EARLY_413: /* (answered in conn_main) */
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
         if (send_str(fd, SSE_HEAD) != 0)
@@ -512,6 +515,26 @@ static void *conn_main(void *arg)
     char *buf = malloc(REQ_BUF_BYTES);
     int open = buf != NULL;
     int posts_here = 0;
+    while (open && c.mode == HM_EARLY_413) {
+        /* The head only: the body stays unread. */
+        size_t n = 0;
+        char *end = NULL;
+        while (!end && n + 1 < REQ_BUF_BYTES) {
+            ssize_t r = recv(c.fd, buf + n, REQ_BUF_BYTES - 1 - n, 0);
+            if (r <= 0)
+                break;
+            n += (size_t)r;
+            buf[n] = '\0';
+            end = strstr(buf, "\r\n\r\n");
+        }
+        if (end && strncmp(buf, "POST ", 5) == 0) {
+            atomic_fetch_add(&cur_counts->posts, 1);
+            send_str(c.fd, "HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\n"
+                           "Connection: close\r\nContent-Length: 26\r\n\r\n"
+                           "{\"error\":\"body too large\"}");
+        }
+        open = 0;
+    }
     while (open) {
         int r = read_request(c.fd, buf, REQ_BUF_BYTES);
         if (r == 0)
@@ -590,6 +613,10 @@ static void hostile_start(enum hostile_mode mode, int port)
     assert_true(lfd >= 0);
     int one = 1;
     assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), 0);
+    if (mode == HM_EARLY_413) {
+        int small = 4096;
+        assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+    }
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0)
@@ -1234,6 +1261,25 @@ static void test_keepalive_closed_under_request(void **state)
     run_free(&r);
 }
 
+/* The server answers 413 after the request's head and closes with the
+ * rest of a 4 MB body unread, so the client's send fails with a reset
+ * while the answer waits in its receive buffer: the answer decides the
+ * request (http_4xx, status 413), as with libcurl, and nothing is resent. */
+static void test_early_error_before_body_sent(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    hostile_start(HM_EARLY_413, 0);
+    const char *args[] = {"--prompt-tokens", "1000000", NULL};
+    struct run r;
+    run_case(args, 3, &r);
+    assert_all_kind(r.recs, "http_4xx");
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "http_status"), 413);
+    assert_int_equal(atomic_load(&cur_counts->posts), 3);
+    run_free(&r);
+}
+
 /* Nothing listens on the port: connect_error, no status, no output. The
  * probe fails too, and with --model given the run goes on. */
 static void test_connection_refused(void **state)
@@ -1547,6 +1593,7 @@ int main(void)
         cmocka_unit_test_teardown(test_done_then_silence, teardown),
         cmocka_unit_test_teardown(test_redirect_not_followed, teardown),
         cmocka_unit_test_teardown(test_keepalive_closed_under_request, teardown),
+        cmocka_unit_test_teardown(test_early_error_before_body_sent, teardown),
         cmocka_unit_test_teardown(test_connection_refused, teardown),
         cmocka_unit_test_teardown(test_unknown_host, teardown),
         cmocka_unit_test_teardown(test_tls_self_signed, teardown),
