@@ -148,8 +148,7 @@ static void parse_args(int argc, char **argv, struct calib_opts *o)
         ll_usage_fail("calibrate: unexpected argument \"%s\"", argv[optind]);
     if (!o->url)
         o->url = RUNOPTS_DEFAULT_URL;
-    if (strncmp(o->url, "http://", 7) != 0 && strncmp(o->url, "https://", 8) != 0)
-        ll_usage_fail("--url: expected http://HOST:PORT/... or https://..., got \"%s\"", o->url);
+    runopts_check_url(o->url);
     if (!o->out)
         o->out = "calibration.json";
     if (o->api) {

@@ -446,18 +446,15 @@ void runopts_workload_free(struct run_config *cfg)
  * refuse what would send anything else (cfg->transport.api is parsed).
  * What the workload loaded is freed before the exit, so a usage error
  * leaves nothing allocated. */
-/* The HOST[:PORT] part of an http(s) URL: a host, an IPv6 literal in
- * brackets, and a port of 1 to 65535 when one is given; else a usage
- * error before anything is written. */
-static void runopts_check_authority(const char *url)
+void runopts_check_url(const char *url)
 {
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        ll_usage_fail("--url: expected http://HOST:PORT/... or https://..., got \"%s\"", url);
     const char *a = strstr(url, "://") + 3;
     size_t n = strcspn(a, "/?#");
-    const char *at = memchr(a, '@', n);
-    if (at) {
-        n -= (size_t)(at + 1 - a);
-        a = at + 1;
-    }
+    if (memchr(a, '@', n))
+        ll_usage_fail("--url: user info (USER:PASSWORD@) is not taken: the URL is written to "
+                      "run.json and the report; send credentials with -H or --api-key-env");
     const char *end = a + n, *p = a;
     if (p < end && *p == '[') {
         const char *rb = memchr(p, ']', n);
@@ -588,10 +585,7 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
 
     struct transport_config *tc = &cfg->transport;
     tc->base_url = o->url ? o->url : RUNOPTS_DEFAULT_URL;
-    if (strncmp(tc->base_url, "http://", 7) != 0 && strncmp(tc->base_url, "https://", 8) != 0)
-        ll_usage_fail("--url: expected http://HOST:PORT/... or https://..., got \"%s\"",
-                      tc->base_url);
-    runopts_check_authority(tc->base_url);
+    runopts_check_url(tc->base_url);
     tc->api = OAI_API_CHAT;
     if (o->api) {
         if (strcmp(o->api, "openai-chat") == 0 || strcmp(o->api, "chat") == 0)

@@ -192,4 +192,10 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
                           const char *model, const char *kept, char *slo_buf,
                           size_t slo_len, struct summary_info *info);
 
+/* Check a --url: http:// or https://, a host (an IPv6 literal in
+ * brackets), a port of 1 to 65535 when one is given, and no user info
+ * (it would reach run.json and the report). A usage error (exit 2) naming
+ * what is wrong otherwise. */
+void runopts_check_url(const char *url);
+
 #endif

@@ -985,6 +985,14 @@ static void test_bad_flags(void **state)
         {{"--rate", "5", "--think", "1s"}, "--think"},
         {{"--rate"}, "--rate"},
         {{"--rate", "5", "--output-tokens", "-3"}, "--output-tokens"},
+        {{"--rate", "5", "--url", "http://127.0.0.1:80x/v1"}, "port must be 1 to 65535"},
+        {{"--rate", "5", "--url", "http://127.0.0.1:70000/v1"}, "port must be 1 to 65535"},
+        {{"--rate", "5", "--url", "http://[::1/v1"}, "unbalanced ["},
+        {{"--rate", "5", "--url", "http://k:secret@127.0.0.1:1/v1"}, "user info"},
+        {{"--rate", "5", "--http-client", "fast"}, "--http-client"},
+        {{"--rate", "5", "--http-client", "native", "--url", "https://127.0.0.1:1/v1"},
+         "plain http:// only"},
+        {{"--rate", "5", "--http-client", "native", "--http2"}, "HTTP/1.1 only"},
     };
     char out[600];
     harness_tmp_path(out, sizeof out, "never");
