@@ -188,6 +188,12 @@ static void curl_timeouts(struct transport *t)
     }
 }
 
+/* armed_deadline after the timerfd fired: it stays readable (we do not
+ * read it) until the next timerfd_settime, which clears its count, so the
+ * next arm_deadline must call it whatever the deadline. That saves a
+ * read() per scheduled arrival. */
+#define TFD_FIRED (UINT64_MAX - 1)
+
 static void arm_deadline(struct transport *t, uint64_t deadline_abs_ns)
 {
     if (deadline_abs_ns == t->armed_deadline)
@@ -1559,9 +1565,7 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
         if ((tag & 7u) == TAG_CONN) {
             conn_event(t, evs[i].data.ptr, evs[i].events);
         } else if (tag == TAG_SCHED) {
-            if (read(t->sched_tfd, &buf, sizeof buf) < 0 && errno != EAGAIN)
-                ll_errorf("transport: timerfd read: %s", strerror(errno));
-            t->armed_deadline = UINT64_MAX; /* fired: disarmed */
+            t->armed_deadline = TFD_FIRED; /* re-armed or disarmed before the next wait */
         } else if (tag == TAG_WAKE) {
             if (read(t->wake_efd, &buf, sizeof buf) < 0 && errno != EAGAIN)
                 ll_errorf("transport: eventfd read: %s", strerror(errno));
