@@ -105,28 +105,6 @@ static int header_is(const char *line, size_t len, const char *want, const char 
     return 1;
 }
 
-/* Does the comma-separated list v contain token (case-insensitive)?
- * last: it must be the last element. */
-static int list_has(const char *v, size_t len, const char *token, int last)
-{
-    size_t n = strlen(token);
-    size_t i = 0;
-    int found = 0;
-    while (i < len) {
-        while (i < len && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-            i++;
-        size_t s = i;
-        while (i < len && v[i] != ',')
-            i++;
-        size_t e = i;
-        while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-            e--;
-        if (e > s)
-            found = (e - s == n && strncasecmp(v + s, token, n) == 0) ? 1 : (last ? 0 : found);
-    }
-    return found;
-}
-
 static int status_line(struct h1_parser *p, const char *l, size_t len)
 {
     /* HTTP/1.x SSS[ reason] */
@@ -211,12 +189,12 @@ static int header_line(struct h1_parser *p, const char *l, size_t len)
     } else if (header_is(l, len, "transfer-encoding", &v, &vl)) {
         /* Several Transfer-Encoding lines form one list: the last one
          * decides whether chunked is the final coding. */
-        p->chunked = list_has(v, vl, "chunked", 1);
+        p->chunked = ll_http_list_has(v, vl, "chunked", 1);
         p->conn_header |= CONN_TE_SEEN;
     } else if (header_is(l, len, "connection", &v, &vl)) {
-        if (list_has(v, vl, "close", 0))
+        if (ll_http_list_has(v, vl, "close", 0))
             p->conn_header |= CONN_CLOSE;
-        else if (list_has(v, vl, "keep-alive", 0))
+        else if (ll_http_list_has(v, vl, "keep-alive", 0))
             p->conn_header |= CONN_KEEP;
     }
     if (p->on_header && p->on_header(p->ud, l, len) != 0)

@@ -184,6 +184,30 @@ char *ll_fmt_duration(uint64_t ns, char *buf, size_t len)
     return buf;
 }
 
+int ll_http_list_has(const char *s, size_t n, const char *tok, int last)
+{
+    size_t tn = strlen(tok);
+    size_t i = 0;
+    int found = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == ','))
+            i++;
+        size_t start = i;
+        while (i < n && s[i] != ',')
+            i++;
+        size_t end = i;
+        while (end > start && (s[end - 1] == ' ' || s[end - 1] == '\t'))
+            end--;
+        if (end == start)
+            continue;
+        int is = end - start == tn && strncasecmp(s + start, tok, tn) == 0;
+        if (is && !last)
+            return 1;
+        found = is;
+    }
+    return found;
+}
+
 void ll_errorf(const char *fmt, ...)
 {
     va_list ap;

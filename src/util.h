@@ -62,6 +62,12 @@ int ll_parse_count(const char *s, double *out);
 int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
                          uint64_t *out_ns);
 
+/* Does the comma-separated list s[0, n) (an HTTP header value such as
+ * Connection's or Transfer-Encoding's) hold tok, compared without case,
+ * with blanks around items ignored? last: only the list's last item
+ * counts (Transfer-Encoding's final coding). s need not be NUL-terminated. */
+int ll_http_list_has(const char *s, size_t n, const char *tok, int last);
+
 /* Format a duration for people: "812us", "1.25ms", "3.40s". Writes into
  * buf (at least 16 bytes) and returns buf. */
 char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);

@@ -122,25 +122,6 @@ static int token_ieq(const char *s, size_t n, const char *lit)
     return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
 }
 
-/* Does the comma-separated list s[0, n) contain tok (case-insensitive)? */
-static int list_has(const char *s, size_t n, const char *tok)
-{
-    size_t i = 0;
-    while (i < n) {
-        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == ','))
-            i++;
-        size_t start = i;
-        while (i < n && s[i] != ',')
-            i++;
-        size_t end = i;
-        while (end > start && (s[end - 1] == ' ' || s[end - 1] == '\t'))
-            end--;
-        if (end > start && token_ieq(s + start, end - start, tok))
-            return 1;
-    }
-    return 0;
-}
-
 /* Strict decimal: digits only, no overflow past 2^63. */
 static int parse_decimal(const char *s, size_t n, uint64_t *out)
 {
@@ -267,9 +248,9 @@ static int parse_head(struct http_parser *p)
             have_te = 1;
             te_chunked = 1;
         } else if (token_ieq(hd->name, hd->name_len, "connection")) {
-            if (list_has(hd->value, hd->value_len, "close"))
+            if (ll_http_list_has(hd->value, hd->value_len, "close", 0))
                 r->keep_alive = 0;
-            else if (list_has(hd->value, hd->value_len, "keep-alive"))
+            else if (ll_http_list_has(hd->value, hd->value_len, "keep-alive", 0))
                 r->keep_alive = 1;
         } else if (token_ieq(hd->name, hd->name_len, "expect")) {
             if (token_ieq(hd->value, hd->value_len, "100-continue") &&

@@ -46,12 +46,31 @@ static void test_parse_u64(void **state)
     assert_int_equal(ll_parse_u64("12 ", &v), LL_E_INVAL);
 }
 
+/* HTTP header lists: any item, or only the last (Transfer-Encoding). */
+static void test_http_list_has(void **state)
+{
+    (void)state;
+    assert_int_equal(ll_http_list_has("close", 5, "close", 0), 1);
+    assert_int_equal(ll_http_list_has("keep-alive, Close", 17, "close", 0), 1);
+    assert_int_equal(ll_http_list_has(" ,, close\t,", 12, "close", 0), 1);
+    assert_int_equal(ll_http_list_has("closed", 6, "close", 0), 0);
+    assert_int_equal(ll_http_list_has("clos", 4, "close", 0), 0);
+    assert_int_equal(ll_http_list_has("", 0, "close", 0), 0);
+    /* Only the first n bytes count: "close" lies beyond them. */
+    assert_int_equal(ll_http_list_has("keep-alive, close", 10, "close", 0), 0);
+    assert_int_equal(ll_http_list_has("gzip, chunked", 13, "chunked", 1), 1);
+    assert_int_equal(ll_http_list_has("chunked, gzip", 13, "chunked", 1), 0);
+    assert_int_equal(ll_http_list_has("chunked, gzip", 13, "chunked", 0), 1);
+    assert_int_equal(ll_http_list_has("gzip, CHUNKED ,", 15, "chunked", 1), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_duration),
         cmocka_unit_test(test_parse_count),
         cmocka_unit_test(test_parse_u64),
+        cmocka_unit_test(test_http_list_has),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
