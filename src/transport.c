@@ -1601,11 +1601,6 @@ void transport_wake(struct transport *t)
     (void)w;
 }
 
-const char *transport_client_name(const struct transport *t)
-{
-    return t->native ? "native" : "curl";
-}
-
 uint32_t transport_inflight(const struct transport *t)
 {
     return t->inflight;

@@ -86,9 +86,6 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns);
 /* Wake a transport_poll blocked in another thread. Async-signal-safe. */
 void transport_wake(struct transport *t);
 
-/* The HTTP client this transport uses: "native" or "curl". */
-const char *transport_client_name(const struct transport *t);
-
 /* Requests currently in flight. */
 uint32_t transport_inflight(const struct transport *t);
 
