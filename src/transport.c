@@ -56,7 +56,7 @@
 #define TAG_WAKE 3u  /* the wake eventfd */
 
 /* A connection of the native HTTP/1.1 path. */
-enum { CONN_CONNECTING, CONN_BUSY, CONN_IDLE };
+enum { CONN_CONNECTING, CONN_BUSY, CONN_IDLE, CONN_CLOSED };
 struct tconn {
     int fd;
     int state;
@@ -794,9 +794,9 @@ static void sweep(struct transport *t, uint64_t now)
 /* ---- the native HTTP/1.1 path ------------------------------------------ */
 /*
  * For a plain http:// target libcurl costs most of the client's CPU (about
- * 90k instructions per streamed request, docs/design-http.md), so the
+ * 90k instructions per streamed request, docs/http-client.md), so the
  * common case runs on a connection pool written here: non-blocking
- * connect, one writev per request, level-triggered reads into one shared
+ * connect, one sendmsg per request, level-triggered reads into one shared
  * buffer stamped when read() returns, and src/h1.c for the framing. The
  * decoding above (header_line, body_bytes, finish) is the same for both
  * clients, so every record means the same thing whichever carried it. */
@@ -825,12 +825,13 @@ static void idle_remove(struct transport *t, struct tconn *c)
     c->next = c->prev = NULL;
 }
 
-/* Close c and keep its struct for the next connection. c->q is left to the
- * caller (it must already be detached). */
+/* Close c and keep its struct for the next connection. The request on it,
+ * if any, must already be detached (q->conn cleared) by the caller. */
 static void conn_close(struct transport *t, struct tconn *c)
 {
     if (c->state == CONN_IDLE)
         idle_remove(t, c);
+    c->state = CONN_CLOSED;
     if (c->fd >= 0) {
         if (c->ev)
             epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -910,7 +911,7 @@ static struct tconn *conn_get_struct(struct transport *t, struct treq *q)
     }
     c->fd = -1;
     c->ev = 0;
-    c->state = CONN_BUSY; /* not on the idle list (a recycled struct was) */
+    c->state = CONN_BUSY;
     c->served = 0;
     c->next = c->prev = NULL;
     return c;
