@@ -891,6 +891,12 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     json_object_set_new(c, "prompt_ids", json_boolean(tc->prompt_ids));
     json_object_set_new(c, "http2", json_boolean(tc->http2));
     json_object_set_new(c, "http_client", json_string(o->http_client ? o->http_client : "auto"));
+    const char *why_not_native;
+    json_object_set_new(c, "http_client_used",
+                        json_string(transport_client_choose(tc, &why_not_native) ==
+                                            TRANSPORT_CLIENT_NATIVE
+                                        ? "native"
+                                        : "curl"));
     json_object_set_new(c, "insecure", json_boolean(tc->insecure));
     json_object_set_new(c, "headers", results_redact_headers(o->headers, o->n_headers));
     json_object_set_new(c, "api_key_env", json_string(o->api_key_env ? o->api_key_env

@@ -1232,18 +1232,18 @@ static char *native_head(const char *path, const char *host, const struct curl_s
 /* Decide whether this transport takes the native path and prepare it.
  * Returns 1 (native), 0 (libcurl), or -1 with err set (native was asked
  * for and cannot be used). */
-static int native_setup(struct transport *t, char *err, size_t errlen)
+enum transport_client transport_client_choose(const struct transport_config *cfg,
+                                              const char **why_not_native)
 {
-    const struct transport_config *cfg = &t->cfg;
     enum transport_client want = cfg->client;
     const char *env = getenv("LLMLOAD_HTTP_CLIENT");
     if (want == TRANSPORT_CLIENT_AUTO && env && strcmp(env, "curl") == 0)
         want = TRANSPORT_CLIENT_CURL;
     else if (want == TRANSPORT_CLIENT_AUTO && env && strcmp(env, "native") == 0)
         want = TRANSPORT_CLIENT_NATIVE;
+    *why_not_native = NULL;
     if (want == TRANSPORT_CLIENT_CURL)
-        return 0;
-    int forced = want == TRANSPORT_CLIENT_NATIVE;
+        return TRANSPORT_CLIENT_CURL;
     const char *u = cfg->base_url;
     const char *why = NULL;
     static const char *const proxies[] = {"http_proxy", "all_proxy", "ALL_PROXY"};
@@ -1258,12 +1258,24 @@ static int native_setup(struct transport *t, char *err, size_t errlen)
         why = "--http2 was asked for";
     else if (strpbrk(u + 7, "@?#"))
         why = "the URL has user info, a query or a fragment";
-    if (why) {
-        if (!forced)
-            return 0;
+    if (!why)
+        return TRANSPORT_CLIENT_NATIVE;
+    *why_not_native = why;
+    return want == TRANSPORT_CLIENT_NATIVE ? TRANSPORT_CLIENT_AUTO : TRANSPORT_CLIENT_CURL;
+}
+
+static int native_setup(struct transport *t, char *err, size_t errlen)
+{
+    const struct transport_config *cfg = &t->cfg;
+    const char *why;
+    enum transport_client c = transport_client_choose(cfg, &why);
+    if (c == TRANSPORT_CLIENT_CURL)
+        return 0;
+    if (c != TRANSPORT_CLIENT_NATIVE) {
         snprintf(err, errlen, "--http-client native: %s", why);
         return -1;
     }
+    const char *u = cfg->base_url;
     const char *auth = u + 7;
     const char *slash = strchr(auth, '/');
     size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);

@@ -86,6 +86,14 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns);
 /* Wake a transport_poll blocked in another thread. Async-signal-safe. */
 void transport_wake(struct transport *t);
 
+/* The client a transport made from cfg uses: TRANSPORT_CLIENT_NATIVE or
+ * TRANSPORT_CLIENT_CURL, by cfg->client, then LLMLOAD_HTTP_CLIENT, then the
+ * URL, --http2 and the proxy variables (docs/http-client.md). Returns
+ * TRANSPORT_CLIENT_AUTO when native was asked for and cannot be used, with
+ * the reason in *why_not_native (static text; NULL when native is used). */
+enum transport_client transport_client_choose(const struct transport_config *cfg,
+                                              const char **why_not_native);
+
 /* Requests currently in flight. */
 uint32_t transport_inflight(const struct transport *t);
 

@@ -105,6 +105,15 @@ static void test_co_open_loop(void **state)
         int64_t id = harness_ival(r->items[i], "id");
         assert_int_equal(harness_ival(r->items[i], "sched_ns"), id * 1000000000LL);
     }
+    /* run.json names the client that carried the requests: our own for the
+     * sim's http:// URL, libcurl when make test reruns this on it. */
+    const char *env = getenv("LLMLOAD_HTTP_CLIENT");
+    json_t *run = harness_json_load(dir, "run.json");
+    json_t *config = json_object_get(run, "config");
+    assert_string_equal(harness_sval(config, "http_client"), "auto");
+    assert_string_equal(harness_sval(config, "http_client_used"),
+                        env && strcmp(env, "curl") == 0 ? "curl" : "native");
+    json_decref(run);
     harness_recs_free(r);
     harness_results_free(dir);
 }
