@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 /* |a - b| <= tol, doubles. */
@@ -39,5 +40,30 @@
         if (!(v_ >= l_ && v_ <= h_))                                          \
             fail_msg("%s = %.9g, expected in [%.9g, %.9g]", #v, v_, l_, h_);  \
     } while (0)
+
+/* Read tests/data/<dir>/<name> (from the repository root, or from
+ * $LLMLOAD_DATA/<dir>/) whole, NUL-terminated; its length in *len. Fails
+ * the test when the file cannot be read. Caller frees. */
+static inline char *test_read_data(const char *dir, const char *name, size_t *len)
+{
+    char path[512];
+    const char *root = getenv("LLMLOAD_DATA");
+    int n = snprintf(path, sizeof path, "%s/%s/%s", root ? root : "tests/data", dir, name);
+    assert_true(n > 0 && (size_t)n < sizeof path);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        fail_msg("cannot open %s (run from the repository root)", path);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long sz = ftell(f);
+    assert_true(sz >= 0);
+    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+    char *buf = malloc((size_t)sz + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)sz, f), (size_t)sz);
+    fclose(f);
+    buf[sz] = '\0';
+    *len = (size_t)sz;
+    return buf;
+}
 
 #endif

@@ -12,23 +12,10 @@
 
 static struct prom_scrape *load(const char *name)
 {
-    char path[512];
-    const char *root = getenv("LLMLOAD_DATA");
-    int n = snprintf(path, sizeof path, "%s/prom/%s",
-                     root ? root : "tests/data", name);
-    assert_true(n > 0 && (size_t)n < sizeof path);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s (run from the repository root)", path);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long sz = ftell(f);
-    assert_true(sz >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    char *buf = ll_malloc((size_t)sz + 1);
-    assert_int_equal(fread(buf, 1, (size_t)sz, f), (size_t)sz);
-    fclose(f);
+    size_t len;
+    char *buf = test_read_data("prom", name, &len);
     struct prom_scrape *s = NULL;
-    assert_int_equal(prom_scrape_parse(buf, (size_t)sz, &s), 0);
+    assert_int_equal(prom_scrape_parse(buf, len, &s), 0);
     assert_int_equal(s->stats.bad_lines, 0);
     free(buf);
     return s;

@@ -222,27 +222,6 @@ static char *crlf_to_lf(const char *s, size_t len)
 
 /* ---- the real captures -------------------------------------------------- */
 
-static char *read_data(const char *name, size_t *len)
-{
-    char path[512];
-    const char *root = getenv("LLMLOAD_DATA");
-    int n = snprintf(path, sizeof path, "%s/h1/%s", root ? root : "tests/data", name);
-    assert_true(n > 0 && (size_t)n < sizeof path);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s (run from the repository root)", path);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long sz = ftell(f);
-    assert_true(sz >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    char *buf = ll_malloc((size_t)sz + 1);
-    assert_int_equal(fread(buf, 1, (size_t)sz, f), (size_t)sz);
-    fclose(f);
-    buf[sz] = '\0';
-    *len = (size_t)sz;
-    return buf;
-}
-
 /* Hex digits at s[*i] up to CRLF; advances *i past the CRLF. */
 static size_t hand_hex_line(const char *s, size_t len, size_t *i)
 {
@@ -285,7 +264,7 @@ static void test_captures(void **state)
     for (size_t c = 0; c < sizeof captures / sizeof captures[0]; c++) {
         const struct capture *cap = &captures[c];
         size_t len;
-        char *raw = read_data(cap->name, &len);
+        char *raw = test_read_data("h1", cap->name, &len);
         char *end = strstr(raw, "\r\n\r\n");
         assert_non_null(end);
         size_t hbytes = (size_t)(end - raw) + 4;
@@ -361,7 +340,7 @@ static void test_capture_contents(void **state)
 
     memset(&r, 0, sizeof r);
     h1_parser_init(&p, on_header, on_body, &r);
-    raw = read_data("tokenize.http", &len);
+    raw = test_read_data("h1", "tokenize.http", &len);
     r.piece = raw;
     r.piece_len = len;
     assert_int_equal(h1_parser_feed(&p, raw, len, &used), H1_DONE);
@@ -370,7 +349,7 @@ static void test_capture_contents(void **state)
 
     h1_parser_reset(&p);
     rec_clear(&r);
-    raw = read_data("chat-stream-usage.http", &len);
+    raw = test_read_data("h1", "chat-stream-usage.http", &len);
     r.piece = raw;
     r.piece_len = len;
     assert_int_equal(h1_parser_feed(&p, raw, len, &used), H1_DONE);

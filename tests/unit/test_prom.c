@@ -8,30 +8,6 @@
 #include "prom.h"
 #include "util.h"
 
-/* Read tests/data/prom/<name> (from the repository root, or from
- * $LLMLOAD_DATA/prom/). Caller frees. */
-static char *read_data(const char *name, size_t *len)
-{
-    char path[512];
-    const char *root = getenv("LLMLOAD_DATA");
-    int n = snprintf(path, sizeof path, "%s/prom/%s",
-                     root ? root : "tests/data", name);
-    assert_true(n > 0 && (size_t)n < sizeof path);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s (run from the repository root)", path);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long sz = ftell(f);
-    assert_true(sz >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    char *buf = ll_malloc((size_t)sz + 1);
-    assert_int_equal(fread(buf, 1, (size_t)sz, f), (size_t)sz);
-    fclose(f);
-    buf[sz] = '\0';
-    *len = (size_t)sz;
-    return buf;
-}
-
 static struct prom_scrape *parse(const char *body)
 {
     struct prom_scrape *s = NULL;
@@ -52,7 +28,7 @@ static void test_types_and_families(void **state)
 {
     (void)state;
     size_t len;
-    char *body = read_data("openmetrics.txt", &len);
+    char *body = test_read_data("prom", "openmetrics.txt", &len);
     struct prom_scrape *s = NULL;
     assert_int_equal(prom_scrape_parse(body, len, &s), 0);
     assert_int_equal(s->stats.bad_lines, 0);
@@ -384,7 +360,7 @@ static void test_llamacpp_fixture(void **state)
         {"llamacpp:requests_deferred", PROM_GAUGE, 0},
     };
     size_t len;
-    char *body = read_data("llamacpp-metrics.txt", &len);
+    char *body = test_read_data("prom", "llamacpp-metrics.txt", &len);
     struct prom_scrape *s = NULL;
     assert_int_equal(prom_scrape_parse(body, len, &s), 0);
     assert_int_equal(s->stats.lines, 33);
@@ -424,7 +400,7 @@ static void test_callback_matches_scrape(void **state)
 {
     (void)state;
     size_t len, n = 0;
-    char *body = read_data("vllm.txt", &len);
+    char *body = test_read_data("prom", "vllm.txt", &len);
     struct prom_parse_stats st;
     assert_int_equal(prom_parse(body, len, count_cb, &n, &st), 0);
     struct prom_scrape *s = NULL;
@@ -440,7 +416,7 @@ static void test_find_and_sum(void **state)
 {
     (void)state;
     size_t len;
-    char *body = read_data("vllm.txt", &len);
+    char *body = test_read_data("prom", "vllm.txt", &len);
     struct prom_scrape *s = NULL;
     assert_int_equal(prom_scrape_parse(body, len, &s), 0);
 
@@ -483,7 +459,7 @@ static void test_histogram_quantile(void **state)
 {
     (void)state;
     size_t len;
-    char *body = read_data("vllm.txt", &len);
+    char *body = test_read_data("prom", "vllm.txt", &len);
     struct prom_scrape *s = NULL;
     assert_int_equal(prom_scrape_parse(body, len, &s), 0);
     struct prom_histogram h;
