@@ -1,6 +1,7 @@
 # llmload: the one entry point. `make` builds build/llmload.
 #   make demo         install deps if root, build, start the sim, sweep it
 #   make test         install deps if root, build, run unit then integration tests
+#                     (INTEG_JOBS=N integration jobs at a time, default 4)
 #   make check-asan   the whole suite under AddressSanitizer + UBSan (build-asan/)
 #   make valgrind     unit tests under valgrind, leak-checked
 #   make fuzz         each libFuzzer target for FUZZ_TIME seconds (clang)
@@ -94,14 +95,11 @@ unit: $(UNIT_BIN)
 # (check-asan reruns the matrix only, to keep CI's time down).
 INTEG_CURL := $(BUILD)/tests/integration/test_hostile $(BUILD)/tests/integration/test_run
 
+INTEG_JOBS ?= 4
+
 integration: $(BIN) $(INTEG_BIN)
-	@fail=0; for t in $(INTEG_BIN); do \
-	    echo "== $$t"; LLMLOAD_BIN=$(abspath $(BIN)) LLMLOAD_DATA=$(abspath tests/data) $$t || fail=1; \
-	done; \
-	for t in $(INTEG_CURL); do \
-	    echo "== $$t (LLMLOAD_HTTP_CLIENT=curl)"; LLMLOAD_HTTP_CLIENT=curl \
-	    LLMLOAD_BIN=$(abspath $(BIN)) LLMLOAD_DATA=$(abspath tests/data) $$t || fail=1; \
-	done; exit $$fail
+	@INTEG_JOBS=$(INTEG_JOBS) LLMLOAD_BIN=$(abspath $(BIN)) LLMLOAD_DATA=$(abspath tests/data) \
+	    bash tests/integration/run.sh --curl $(INTEG_CURL) -- $(INTEG_BIN)
 
 test: deps
 	@$(MAKE) --no-print-directory all

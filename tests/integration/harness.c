@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -619,4 +620,52 @@ void harness_sleep_ms(unsigned ms)
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
+}
+
+/* Whether name matches one of the comma-separated globs in list. */
+static int name_in_list(const char *name, const char *list)
+{
+    char glob[128];
+
+    while (*list) {
+        size_t n = strcspn(list, ",");
+        if (n > 0 && n < sizeof glob) {
+            memcpy(glob, list, n);
+            glob[n] = '\0';
+            if (fnmatch(glob, name, 0) == 0)
+                return 1;
+        }
+        list += n;
+        if (*list == ',')
+            list++;
+    }
+    return 0;
+}
+
+int harness_run_tests(const struct CMUnitTest *tests, size_t n)
+{
+    const char *only = getenv("LLMLOAD_TEST_FILTER");
+    const char *skip = getenv("LLMLOAD_TEST_SKIP");
+    struct CMUnitTest *keep = calloc(n ? n : 1, sizeof(*keep));
+    size_t k = 0;
+    int rc;
+
+    if (!keep)
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        if (only && *only && !name_in_list(tests[i].name, only))
+            continue;
+        if (skip && *skip && name_in_list(tests[i].name, skip))
+            continue;
+        keep[k++] = tests[i];
+    }
+    if (k == 0) {
+        fprintf(stderr, "no test left after LLMLOAD_TEST_FILTER=\"%s\" LLMLOAD_TEST_SKIP=\"%s\"\n",
+                only ? only : "", skip ? skip : "");
+        free(keep);
+        return 1;
+    }
+    rc = _cmocka_run_group_tests("tests", keep, k, NULL, NULL);
+    free(keep);
+    return rc;
 }

@@ -160,4 +160,14 @@ int harness_free_port(void);
 /* Sleep ms milliseconds (resumed after a signal). */
 void harness_sleep_ms(unsigned ms);
 
+/* Run a file's cmocka tests, or some of them: LLMLOAD_TEST_FILTER (globs
+ * separated by commas) keeps only the tests whose names match one,
+ * LLMLOAD_TEST_SKIP (the same) drops those that match one. This is how
+ * tests/integration/run.sh splits the long files into jobs that run side
+ * by side. A selection that leaves no test is an error (exit 1), so a
+ * stale job list cannot pass by running nothing. */
+struct CMUnitTest;
+int harness_run_tests(const struct CMUnitTest *tests, size_t n);
+#define harness_run_group(tests) harness_run_tests((tests), sizeof(tests) / sizeof((tests)[0]))
+
 #endif

@@ -413,5 +413,5 @@ int main(void)
         cmocka_unit_test_teardown(test_calibrated_run_bytes2, teardown_all),
         cmocka_unit_test(test_calibrate_no_server),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

@@ -1571,9 +1571,6 @@ static void test_out_of_file_descriptors(void **state)
 
 int main(void)
 {
-    const char *filter = getenv("LLMLOAD_TEST_FILTER");
-    if (filter && *filter)
-        cmocka_set_test_filter(filter);
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_line_never_ends, teardown),
@@ -1600,5 +1597,5 @@ int main(void)
         cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
         cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

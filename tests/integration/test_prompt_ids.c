@@ -624,5 +624,5 @@ int main(void)
         cmocka_unit_test_teardown(test_run_prefix_ids, harness_sim_teardown),
         cmocka_unit_test(test_client_sends_ids),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

@@ -184,5 +184,5 @@ int main(void)
         cmocka_unit_test_teardown(test_recovery_after_overload, harness_sim_teardown),
         cmocka_unit_test_teardown(test_recovery_without_overload, harness_sim_teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

@@ -226,5 +226,5 @@ int main(void)
         cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),
         cmocka_unit_test(test_replay_bad_input),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

@@ -282,5 +282,5 @@ int main(void)
         cmocka_unit_test_teardown(test_warmup_excluded_from_itl, harness_sim_teardown),
         cmocka_unit_test_teardown(test_max_inflight, harness_sim_teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

@@ -1125,10 +1125,6 @@ static void test_secrets_never_written(void **state)
 
 int main(void)
 {
-    /* LLMLOAD_TEST_FILTER=test_capped* runs only the matching tests. */
-    const char *filter = getenv("LLMLOAD_TEST_FILTER");
-    if (filter && *filter)
-        cmocka_set_test_filter(filter);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
         cmocka_unit_test_teardown(test_every_fault_kind, teardown),
@@ -1144,5 +1140,5 @@ int main(void)
         cmocka_unit_test_teardown(test_results_dir_not_empty, teardown),
         cmocka_unit_test_teardown(test_secrets_never_written, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

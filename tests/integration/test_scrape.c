@@ -302,5 +302,5 @@ int main(void)
         cmocka_unit_test_teardown(test_failing_url_is_a_gap, sim_teardown),
         cmocka_unit_test_teardown(test_expose_while_running, sim_teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

@@ -173,5 +173,5 @@ int main(void)
         cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
         cmocka_unit_test(test_sessions_bad_flags),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

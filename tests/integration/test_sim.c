@@ -888,5 +888,5 @@ int main(void)
         cmocka_unit_test(test_stall),
         cmocka_unit_test(test_cli),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

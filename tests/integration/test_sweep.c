@@ -673,5 +673,5 @@ int main(void)
         cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),
         cmocka_unit_test_teardown(test_sweep_classes, harness_sim_teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

@@ -228,5 +228,5 @@ int main(void)
         cmocka_unit_test_teardown(test_sweep_server_join, harness_sim_teardown),
         cmocka_unit_test_teardown(test_sweep_server_gaps, harness_sim_teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }

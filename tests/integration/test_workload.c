@@ -251,5 +251,5 @@ int main(void)
         cmocka_unit_test_teardown(test_classes, harness_sim_teardown),
         cmocka_unit_test_teardown(test_bursts, harness_sim_teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return harness_run_group(tests);
 }
