@@ -122,58 +122,17 @@ static void line_puts(struct line *l, const char *s)
 #define LINE_LIT(l, lit) line_put((l), (lit), sizeof(lit) - 1)
 
 /* "00" "01" ... "99": two digits per division by 100. */
-static const char digit_pairs[201] =
-    "0001020304050607080910111213141516171819"
-    "2021222324252627282930313233343536373839"
-    "4041424344454647484950515253545556575859"
-    "6061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* Append v in decimal, exactly as printf's %llu would. This and the
- * literals replace snprintf on this path: a typical line cost about 19,000
- * instructions through snprintf and costs under 3,000 now, fwrite included
- * (bench/decode.sh --instr). */
+/* Append v in decimal, exactly as printf's %llu would (ll_fmt_u64). That
+ * and the literals replace snprintf on this path: a typical line cost about
+ * 19,000 instructions through snprintf and costs under 3,000 now, fwrite
+ * included (bench/decode.sh --instr). */
 static void line_u64(struct line *l, uint64_t v)
 {
-    static const uint64_t pow10[20] = {
-        1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-        10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
-        100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-        100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-        100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
-    };
-    size_t n;                    /* digits; UINT64_MAX has 20 */
-
-#if defined(__GNUC__)
-    /* From the bit length: 1233/4096 is just above log10(2), so t is the
-     * digit count less one, or one more than that; one compare decides. */
-    unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-    n = (size_t)t + 1 - ((v | 1) < pow10[t]);
-#else
-    n = 1;
-    while (n < 20 && v >= pow10[n])
-        n++;
-#endif
-    if (l->overflow || n > sizeof(l->buf) - l->len) {
+    if (l->overflow || ll_u64_digits(v) > sizeof(l->buf) - l->len) {
         l->overflow = 1;
         return;
     }
-    /* Right to left, two digits per division by 100. */
-    char *p = l->buf + l->len + n;
-    l->len += n;
-    while (v >= 100) {
-        unsigned i = (unsigned)(v % 100) * 2;
-        v /= 100;
-        p -= 2;
-        p[0] = digit_pairs[i];
-        p[1] = digit_pairs[i + 1];
-    }
-    if (v >= 10) {
-        p[-2] = digit_pairs[v * 2];
-        p[-1] = digit_pairs[v * 2 + 1];
-    } else {
-        p[-1] = (char)('0' + v);
-    }
+    l->len += ll_fmt_u64(l->buf + l->len, v);
 }
 
 /* ,"key":value for a time, or null for LL_NO_TIME. key_lit is the literal

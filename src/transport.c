@@ -108,6 +108,7 @@ struct treq {
 struct transport {
     struct transport_config cfg;
     char *model_json;         /* JSON-escaped model name */
+    size_t model_json_len;
     char url[2][1024];        /* by enum oai_api */
     struct stats *stats;
     transport_done_cb *done;
@@ -247,38 +248,55 @@ static void body_reserve(struct treq *q, size_t need)
     q->body_cap = cap;
 }
 
-/* Build the JSON body for spec into q->body; returns its length. */
+/* Append the n bytes at src to b at *at when they fit in cap; *at advances
+ * either way, so a too-small buffer shows as *at >= cap. */
+static void body_put(char *b, size_t cap, size_t *at, const char *src, size_t n)
+{
+    if (*at + n <= cap)
+        memcpy(b + *at, src, n);
+    *at += n;
+}
+
+#define BODY_LIT(b, cap, at, lit) body_put((b), (cap), (at), (lit), sizeof(lit) - 1)
+
+/* Build the JSON body for spec into q->body; returns its length. Written
+ * with memcpy rather than snprintf: this runs once per request, and three
+ * snprintf calls were a tenth of the client's own CPU at 5,000 req/s. */
 static size_t build_body(struct transport *t, struct treq *q, const struct req_spec *spec)
 {
+    int chat = q->api == OAI_API_CHAT;
+    int ids = !chat && t->cfg.prompt_ids;
+    char num[LL_U64_DIGITS_MAX];
+    size_t num_len = ll_fmt_u64(num, spec->max_tokens);
+
     for (;;) {
-        size_t cap = q->body_cap;
+        size_t cap = q->body_cap, at = 0;
         char *b = q->body;
-        size_t at = 0;
-        int n;
-        int ids = q->api == OAI_API_COMPLETIONS && t->cfg.prompt_ids;
-        if (q->api == OAI_API_CHAT)
-            n = snprintf(b, cap, "{\"model\":\"%s\",\"messages\":[", t->model_json);
+
+        BODY_LIT(b, cap, &at, "{\"model\":\"");
+        body_put(b, cap, &at, t->model_json, t->model_json_len);
+        if (chat)
+            BODY_LIT(b, cap, &at, "\",\"messages\":[");
+        else if (ids)
+            BODY_LIT(b, cap, &at, "\",\"prompt\":[");
         else
-            n = snprintf(b, cap, "{\"model\":\"%s\",\"prompt\":%s", t->model_json,
-                         ids ? "[" : "\"");
-        if (n < 0)
-            abort();
-        at = (size_t)n;
+            BODY_LIT(b, cap, &at, "\",\"prompt\":\"");
         size_t room = at < cap ? cap - at : 0;
         char *dst = at < cap ? b + at : NULL;
-        size_t plen = ids ? chatbody_prompt_ids(t->cfg.seed, spec, dst, room)
-                          : chatbody_prompt(q->api, t->cfg.seed, spec, dst, room);
-        at += plen;
-        const char *close = (q->api == OAI_API_CHAT || ids) ? "]" : "\"";
-        const char *stream = t->cfg.stream
-                                 ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}"
-                                 : ",\"stream\":false";
-        n = snprintf(at < cap ? b + at : NULL, at < cap ? cap - at : 0,
-                     "%s,\"max_tokens\":%u%s%s}", close, spec->max_tokens, stream,
-                     spec->ignore_eos ? ",\"ignore_eos\":true" : "");
-        if (n < 0)
-            abort();
-        at += (size_t)n;
+        at += ids ? chatbody_prompt_ids(t->cfg.seed, spec, dst, room)
+                  : chatbody_prompt(q->api, t->cfg.seed, spec, dst, room);
+        if (chat || ids)
+            BODY_LIT(b, cap, &at, "],\"max_tokens\":");
+        else
+            BODY_LIT(b, cap, &at, "\",\"max_tokens\":");
+        body_put(b, cap, &at, num, num_len);
+        if (t->cfg.stream)
+            BODY_LIT(b, cap, &at, ",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
+        else
+            BODY_LIT(b, cap, &at, ",\"stream\":false");
+        if (spec->ignore_eos)
+            BODY_LIT(b, cap, &at, ",\"ignore_eos\":true");
+        BODY_LIT(b, cap, &at, "}");
         if (at < cap)
             return at;
         body_reserve(q, at + 1);
@@ -1175,8 +1193,12 @@ static void conn_event(struct transport *t, struct tconn *c, uint32_t ev)
  * one. */
 static void native_submit(struct transport *t, struct treq *q)
 {
-    int w = snprintf(q->clen, sizeof q->clen, "Content-Length: %zu\r\n\r\n", q->body_len);
-    q->clen_len = (size_t)w;
+    static const char name[] = "Content-Length: ";
+    size_t n = sizeof(name) - 1;
+    memcpy(q->clen, name, n);
+    n += ll_fmt_u64(q->clen + n, q->body_len);
+    memcpy(q->clen + n, "\r\n\r\n", 4);
+    q->clen_len = n + 4;
     q->retried = 0;
     struct tconn *c = t->idle;
     if (c) {
@@ -1369,6 +1391,7 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
     t->armed_deadline = UINT64_MAX;
     t->curl_deadline_abs_ns = UINT64_MAX;
     t->model_json = json_escape_dup(cfg->model ? cfg->model : "");
+    t->model_json_len = strlen(t->model_json);
     int n = snprintf(t->url[OAI_API_CHAT], sizeof t->url[0], "%s/chat/completions",
                      cfg->base_url);
     int m = snprintf(t->url[OAI_API_COMPLETIONS], sizeof t->url[0], "%s/completions",

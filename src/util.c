@@ -91,6 +91,57 @@ int ll_parse_double(const char *s, double *out)
     return 0;
 }
 
+static const char digit_pairs[201] =
+    "0001020304050607080910111213141516171819"
+    "2021222324252627282930313233343536373839"
+    "4041424344454647484950515253545556575859"
+    "6061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+size_t ll_u64_digits(uint64_t v)
+{
+    static const uint64_t pow10[20] = {
+        1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+        10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+        100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+        100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+        100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+    };
+#if defined(__GNUC__)
+    /* From the bit length: 1233/4096 is just above log10(2), so t is the
+     * digit count less one, or one more than that; one compare decides. */
+    unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+    return (size_t)t + 1 - ((v | 1) < pow10[t]);
+#else
+    size_t n = 1;
+    while (n < 20 && v >= pow10[n])
+        n++;
+    return n;
+#endif
+}
+
+size_t ll_fmt_u64(char *dst, uint64_t v)
+{
+    size_t n = ll_u64_digits(v);
+    char *p = dst + n;
+
+    /* Right to left, two digits per division by 100. */
+    while (v >= 100) {
+        unsigned i = (unsigned)(v % 100) * 2;
+        v /= 100;
+        p -= 2;
+        p[0] = digit_pairs[i];
+        p[1] = digit_pairs[i + 1];
+    }
+    if (v >= 10) {
+        p[-2] = digit_pairs[v * 2];
+        p[-1] = digit_pairs[v * 2 + 1];
+    } else {
+        p[-1] = (char)('0' + v);
+    }
+    return n;
+}
+
 int ll_parse_u64(const char *s, uint64_t *out)
 {
     if (!s || !*s || *s == '-' || *s == '+')

@@ -51,6 +51,14 @@ char *ll_strndup(const char *s, size_t n);
 
 /* A non-negative or signed double; finite only. */
 int ll_parse_double(const char *s, double *out);
+/* v in decimal, exactly as printf's %llu writes it (no NUL): the digit
+ * count, and ll_fmt_u64 writes them to dst (room for ll_u64_digits(v), at
+ * most LL_U64_DIGITS_MAX) and returns the count. For hot paths where
+ * snprintf costs thousands of instructions. */
+#define LL_U64_DIGITS_MAX 20
+size_t ll_u64_digits(uint64_t v);
+size_t ll_fmt_u64(char *dst, uint64_t v);
+
 /* An unsigned 64-bit integer in decimal; "1k" / "2M" / "3G" suffixes are
  * accepted only by ll_parse_count. */
 int ll_parse_u64(const char *s, uint64_t *out);

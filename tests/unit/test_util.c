@@ -64,6 +64,40 @@ static void test_http_list_has(void **state)
     assert_int_equal(ll_http_list_has("gzip, CHUNKED ,", 15, "chunked", 1), 1);
 }
 
+/* ll_fmt_u64 writes what printf's %llu does, at every digit count and
+ * around every power of ten. */
+static void test_fmt_u64(void **state)
+{
+    (void)state;
+    uint64_t vals[200];
+    size_t n = 0;
+    uint64_t p = 1;
+
+    vals[n++] = 0;
+    vals[n++] = UINT64_MAX;
+    vals[n++] = UINT64_MAX - 1;
+    for (int d = 0; d < 20; d++) {
+        vals[n++] = p - 1;
+        vals[n++] = p;
+        vals[n++] = p + 1;
+        vals[n++] = p * 7 + 3;
+        if (d < 19)
+            p *= 10;
+    }
+    for (uint64_t x = 0x9E3779B97F4A7C15ULL; n < sizeof(vals) / sizeof(vals[0]);
+         x = x * 6364136223846793005ULL + 1442695040888963407ULL)
+        vals[n++] = x >> (x & 63);
+    for (size_t i = 0; i < n; i++) {
+        char want[32], got[LL_U64_DIGITS_MAX + 1];
+        int w = snprintf(want, sizeof want, "%llu", (unsigned long long)vals[i]);
+        size_t g = ll_fmt_u64(got, vals[i]);
+        got[g] = '\0';
+        assert_int_equal(g, (size_t)w);
+        assert_int_equal(ll_u64_digits(vals[i]), (size_t)w);
+        assert_string_equal(got, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -71,6 +105,7 @@ int main(void)
         cmocka_unit_test(test_parse_count),
         cmocka_unit_test(test_parse_u64),
         cmocka_unit_test(test_http_list_has),
+        cmocka_unit_test(test_fmt_u64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
