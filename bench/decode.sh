@@ -4,7 +4,9 @@
 # compiling.
 #
 #   bench/decode.sh [events]   ns per event of the stream decoder (sse +
-#                              openai), 5 runs and their median
+#                              openai), 5 runs and their median; the last
+#                              line decodes through the per-stream memo
+#                              the client uses (oai_decode_chunk_memo)
 #   bench/decode.sh --instr    instructions per call under callgrind, which
 #                              a busy machine does not disturb: per payload
 #                              for oai_decode_chunk, and per record for
@@ -41,7 +43,7 @@ for i in 1 2 3 4 5; do
 done > "$out/runs.txt"
 cat "$out/runs.txt"
 echo "median of 5:"
-for shape in "one event per feed" "64 events per feed"; do
+for shape in "one event per feed" "64 events per feed" "64 per feed, the stream memo"; do
     grep "^$shape" "$out/runs.txt" | awk '{print $(NF-1)}' | sort -n | sed -n 3p |
-        awk -v s="$shape" '{printf "  %-22s %10.1f ns/event\n", s, $1}'
+        awk -v s="$shape" '{printf "  %-30s %10.1f ns/event\n", s, $1}'
 done

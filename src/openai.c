@@ -39,6 +39,10 @@ struct cur {
     const char *p;
     const char *end;
     unsigned depth;              /* containers entered and not yet left */
+    /* The counted output strings (content, text) seen: how many, and the
+     * bytes between the quotes of the last one, for oai_decode_chunk_memo. */
+    unsigned texts;
+    const char *text, *text_end;
 };
 
 /* A member's name, ready for comparing against literals. Real payloads
@@ -231,6 +235,28 @@ CUR_INLINE int cur_text_bytes(struct cur *c, uint64_t *bytes)
         return -1;
     if (v.type == JSCAN_STRING)
         *bytes = escaped ? jscan_string_decoded_len(&v) : v.len - 2;
+    return 0;
+}
+
+/* cur_text_bytes for a string that is counted as output (delta.content,
+ * text): it also notes where the string's bytes are, which is all
+ * oai_decode_chunk_memo needs to recognise the next chunk. */
+CUR_INLINE int cur_output_text(struct cur *c, uint64_t *bytes)
+{
+    struct jscan_value v;
+    int escaped = 0;
+
+    *bytes = 0;
+    if (cur_value(c, &v, &escaped) < 0)
+        return -1;
+    c->texts++;
+    if (v.type == JSCAN_STRING) {
+        *bytes = escaped ? jscan_string_decoded_len(&v) : v.len - 2;
+        c->text = v.ptr + 1;
+        c->text_end = v.ptr + v.len - 1;
+    } else {
+        c->texts++;              /* null or junk: nothing to patch next time */
+    }
     return 0;
 }
 
@@ -501,7 +527,7 @@ CUR_INLINE int read_message(struct cur *c, struct oai_chunk *out, int *saw_role)
         if (cur_key(c, &k, kb) < 0)
             return -1;
         if (KEY_IS(&k, "content")) {
-            rc = cur_text_bytes(c, &text);
+            rc = cur_output_text(c, &text);
             out->content_bytes = add_sat_u32(out->content_bytes, text);
         } else if (KEY_IS(&k, "role")) {
             rc = cur_value(c, &v, &escaped);
@@ -544,7 +570,7 @@ CUR_INLINE int read_choice(struct cur *c, enum oai_api api, int streamed,
         if (KEY_IS(&k, "finish_reason")) {
             rc = read_finish(c, out);
         } else if (api == OAI_API_COMPLETIONS && KEY_IS(&k, "text")) {
-            rc = cur_text_bytes(c, &text);
+            rc = cur_output_text(c, &text);
             out->content_bytes = add_sat_u32(out->content_bytes, text);
         } else if (api == OAI_API_CHAT &&
                    (streamed ? KEY_IS(&k, "delta") : KEY_IS(&k, "message"))) {
@@ -578,8 +604,15 @@ CUR_INLINE int read_choices(struct cur *c, enum oai_api api, int streamed,
 /* The shared single pass over chunks and responses: every byte is
  * validated, and the few fields we want are read on the way. out was
  * cleared by the caller; on invalid text it is cleared again. */
+/* What a successful decode_object saw beyond *out, for the memo. */
+struct decode_note {
+    unsigned texts;              /* counted output strings (and non-strings) */
+    const char *text, *text_end; /* the last string's bytes between its quotes */
+    int saw_role;
+};
+
 static int decode_object(enum oai_api api, int streamed, const char *data,
-                         size_t len, struct oai_chunk *out)
+                         size_t len, struct oai_chunk *out, struct decode_note *note)
 {
     struct cur c;
     struct jscan_value v, top_message = { JSCAN_INVALID, NULL, 0 };
@@ -592,6 +625,8 @@ static int decode_object(enum oai_api api, int streamed, const char *data,
     c.p = data;
     c.end = data + len;
     c.depth = 0;
+    c.texts = 0;
+    c.text = c.text_end = NULL;
     if (cur_peek(&c) != '{')
         return LL_E_PROTO;
     rc = cur_open(&c, '}');
@@ -631,6 +666,12 @@ static int decode_object(enum oai_api api, int streamed, const char *data,
     }
     if (streamed && saw_role && !oai_chunk_carries_output(out))
         out->role_only = 1;
+    if (note) {
+        note->texts = c.texts;
+        note->text = c.text;
+        note->text_end = c.text_end;
+        note->saw_role = saw_role;
+    }
     return 0;
 
 fail:
@@ -651,14 +692,88 @@ int oai_decode_chunk(enum oai_api api, const char *data, size_t len,
         out->done = 1;
         return 0;
     }
-    return decode_object(api, 1, data, len, out);
+    return decode_object(api, 1, data, len, out, NULL);
 }
 
 int oai_decode_response(enum oai_api api, const char *body, size_t len,
                         struct oai_chunk *out)
 {
     chunk_clear(out);
-    return decode_object(api, 0, body, len, out);
+    return decode_object(api, 0, body, len, out, NULL);
+}
+
+/* ---- the memo: a stream's chunks differ only in their text ---------------
+ *
+ * A server's chunks within one stream are normally byte for byte the same
+ * apart from the token text: same id, model, created second, same keys in
+ * the same order. So when the bytes before and after the one counted string
+ * of the last fully decoded chunk are unchanged, and the new string is
+ * plain (no quote, backslash, control byte or non-ASCII), the new chunk is
+ * that chunk with another string in the same place: it is valid, and
+ * decodes to the same fields with content_bytes (and, from it, role_only)
+ * of its own. That takes two memcmp and a short scan instead of a parse;
+ * anything else is decoded in full and, when it has one counted string
+ * and fits, becomes the chunk to compare with. fuzz_openai checks the
+ * shortcut against full decodes. */
+
+/* 1 when s[0..n) is printable ASCII without a quote or backslash: string
+ * bytes that need no decoding and are valid as they are. */
+static int plain_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)s[i];
+        if (b < 0x20 || b >= 0x7f || b == '"' || b == '\\')
+            return 0;
+    }
+    return 1;
+}
+
+void oai_memo_reset(struct oai_memo *m)
+{
+    m->len = 0;
+    m->hits = 0;
+}
+
+int oai_decode_chunk_memo(enum oai_api api, const char *data, size_t len,
+                          struct oai_chunk *out, struct oai_memo *m)
+{
+    size_t plen = m->len, tail = plen - m->text_end;
+
+    /* prev is head "text" tail; so is data when its head and tail match. */
+    if (plen > 0 && m->api == api && len >= (size_t)m->text_at + tail &&
+        memcmp(data, m->prev, m->text_at) == 0 &&
+        memcmp(data + len - tail, m->prev + m->text_end, tail) == 0) {
+        size_t text_len = len - tail - m->text_at;
+        if (plain_text(data + m->text_at, text_len)) {
+            *out = m->result;
+            out->content_bytes = (uint32_t)text_len;
+            out->role_only = m->saw_role && !oai_chunk_carries_output(out);
+            m->hits++;
+            return 0;
+        }
+    }
+
+    struct decode_note note;
+    int rc;
+
+    chunk_clear(out);
+    if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
+        out->done = 1;
+        return 0;
+    }
+    rc = decode_object(api, 1, data, len, out, &note);
+    m->len = 0;
+    if (rc == 0 && note.texts == 1 && note.text && len <= sizeof(m->prev) &&
+        out->reasoning_bytes == 0 && out->tool_call_deltas == 0) {
+        memcpy(m->prev, data, len);
+        m->len = (uint16_t)len;
+        m->api = api;
+        m->text_at = (uint16_t)(note.text - data);
+        m->text_end = (uint16_t)(note.text_end - data);
+        m->saw_role = note.saw_role;
+        m->result = *out;
+    }
+    return rc;
 }
 
 /* ---- per-request accumulation -------------------------------------------- */

@@ -45,6 +45,28 @@ int oai_chunk_carries_output(const struct oai_chunk *c);
 int oai_decode_chunk(enum oai_api api, const char *data, size_t len,
                      struct oai_chunk *out);
 
+/* What oai_decode_chunk_memo keeps between the chunks of one stream
+ * (about 640 bytes; no allocation). Reset it at the start of each
+ * response. */
+#define OAI_MEMO_MAX 384
+struct oai_memo {
+    uint16_t len;                /* bytes in prev; 0: nothing to compare with */
+    uint16_t text_at, text_end;  /* prev's counted string, between its quotes */
+    int saw_role;                /* prev had a role */
+    enum oai_api api;
+    uint32_t hits;               /* chunks decoded by the shortcut since the reset */
+    struct oai_chunk result;     /* what prev decoded to */
+    char prev[OAI_MEMO_MAX];     /* the last chunk decoded in full */
+};
+
+void oai_memo_reset(struct oai_memo *m);
+
+/* oai_decode_chunk with the same result for every input, faster when data
+ * differs from the stream's previous chunk only in its text (see
+ * openai.c). */
+int oai_decode_chunk_memo(enum oai_api api, const char *data, size_t len,
+                          struct oai_chunk *out, struct oai_memo *m);
+
 /* Decode a whole non-streamed response body (or an error body such as a
  * 400's {"error":{...}}) into *out: content_bytes from choices[].message
  * .content (chat) or choices[].text (completions), reasoning, tool calls,

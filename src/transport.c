@@ -79,6 +79,7 @@ struct treq {
     struct transport *t;
     struct record rec;
     struct sse_parser sse;
+    struct oai_memo memo;     /* the stream's last chunk, for oai_decode_chunk_memo */
     char *body;               /* request body, reused */
     size_t body_cap;
     char *resp;               /* non-stream response body, reused */
@@ -365,7 +366,7 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     if (q->saw_done)
         return 0; /* the stream ended at [DONE]: what follows is not output */
     struct oai_chunk c;
-    if (oai_decode_chunk(q->api, ev->data, ev->data_len, &c) != 0) {
+    if (oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo) != 0) {
         char detail[96];
         size_t n = ev->data_len < 60 ? ev->data_len : 60;
         snprintf(detail, sizeof detail, "bad event data: %.*s", (int)n, ev->data);
@@ -1525,6 +1526,7 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
                                  ? LL_MAX(spec->cancel_after, 1)
                                  : 0;
     sse_parser_reset(&q->sse);
+    oai_memo_reset(&q->memo);
     size_t len = build_body(t, q, spec);
     q->body_len = len;
     if (q->easy) {

@@ -2,7 +2,8 @@
  * arbitrary bytes. Checks that nothing crashes, that jscan agrees with
  * jansson on what is valid JSON (where their documented limits allow a
  * comparison), and that every value the walkers hand out lies inside the
- * document and validates on its own. */
+ * document and validates on its own; and that oai_decode_chunk_memo,
+ * fed the input's lines as one stream, always agrees with a full decode. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,6 +56,35 @@ static void check_value(const struct jscan_value *v, int depth)
     }
 }
 
+/* The memo's shortcut against full decodes: the input as lines, each a
+ * chunk of one stream, decoded both ways with the memo carried along; any
+ * field that differs is a bug. */
+static void memo_differential(enum oai_api api, const char *s, size_t size)
+{
+    struct oai_memo m;
+    struct oai_chunk full, memo;
+
+    oai_memo_reset(&m);
+    for (size_t at = 0; at <= size;) {
+        const char *nl = memchr(s + at, '\n', size - at);
+        size_t n = nl ? (size_t)(nl - (s + at)) : size - at;
+        int rc_full = oai_decode_chunk(api, s + at, n, &full);
+        int rc_memo = oai_decode_chunk_memo(api, s + at, n, &memo, &m);
+        if (rc_full != rc_memo || full.done != memo.done || full.role_only != memo.role_only ||
+            full.content_bytes != memo.content_bytes ||
+            full.reasoning_bytes != memo.reasoning_bytes ||
+            full.tool_call_deltas != memo.tool_call_deltas ||
+            full.has_finish != memo.has_finish ||
+            strcmp(full.finish_reason, memo.finish_reason) != 0 ||
+            full.has_usage != memo.has_usage || full.prompt_tokens != memo.prompt_tokens ||
+            full.completion_tokens != memo.completion_tokens ||
+            full.cached_tokens != memo.cached_tokens || full.has_error != memo.has_error ||
+            strcmp(full.error_message, memo.error_message) != 0)
+            abort();
+        at += n + 1;
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -70,6 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)oai_decode_chunk(OAI_API_COMPLETIONS, s, size, &c);
     (void)oai_decode_response(OAI_API_CHAT, s, size, &c);
     (void)oai_decode_response(OAI_API_COMPLETIONS, s, size, &c);
+    memo_differential(OAI_API_CHAT, s, size);
+    memo_differential(OAI_API_COMPLETIONS, s, size);
 
     int ours = jscan_validate(s, size, JSCAN_DEPTH_LIMIT, &root);
 

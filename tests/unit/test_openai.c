@@ -760,6 +760,114 @@ static void test_fast_path_edges(void **state)
     }
 }
 
+/* ---- the memo ----------------------------------------------------------- */
+
+/* Decode s both ways, with m carried over from the calls before, and
+ * insist on the same outcome in every field. */
+static void same_both_ways(enum oai_api api, struct oai_memo *m, const char *s, size_t n)
+{
+    struct oai_chunk full, memo;
+    int rc_full = oai_decode_chunk(api, s, n, &full);
+    int rc_memo = oai_decode_chunk_memo(api, s, n, &memo, m);
+
+    assert_int_equal(rc_memo, rc_full);
+    assert_int_equal(memo.done, full.done);
+    assert_int_equal(memo.role_only, full.role_only);
+    assert_int_equal(memo.content_bytes, full.content_bytes);
+    assert_int_equal(memo.reasoning_bytes, full.reasoning_bytes);
+    assert_int_equal(memo.tool_call_deltas, full.tool_call_deltas);
+    assert_int_equal(memo.has_finish, full.has_finish);
+    assert_string_equal(memo.finish_reason, full.finish_reason);
+    assert_int_equal(memo.has_usage, full.has_usage);
+    assert_int_equal(memo.prompt_tokens, full.prompt_tokens);
+    assert_int_equal(memo.completion_tokens, full.completion_tokens);
+    assert_int_equal(memo.cached_tokens, full.cached_tokens);
+    assert_int_equal(memo.has_error, full.has_error);
+    assert_string_equal(memo.error_message, full.error_message);
+}
+
+#define SAME(api, m, lit) same_both_ways((api), (m), (lit), sizeof(lit) - 1)
+
+/* Every data: line of a captured response, both ways; the number of
+ * chunks the shortcut took. */
+static uint32_t fixture_both_ways(enum oai_api api, const char *name, size_t *events)
+{
+    size_t len;
+    char *raw = test_read_data("h1", name, &len);
+    struct oai_memo m;
+
+    oai_memo_reset(&m);
+    *events = 0;
+    for (char *p = strstr(raw, "\ndata: "); p; p = strstr(p, "\ndata: ")) {
+        p += 7;
+        size_t n = strcspn(p, "\r\n");
+        same_both_ways(api, &m, p, n);
+        (*events)++;
+        p += n;
+    }
+    free(raw);
+    return m.hits;
+}
+
+static void test_memo_matches_full_decode(void **state)
+{
+    (void)state;
+    struct oai_memo m;
+    size_t events;
+
+    /* llama.cpp's captures: a role chunk with content null (not kept),
+     * escaped quotes (decoded in full, then kept), plain tokens (the
+     * shortcut), the finish and usage chunks (decoded in full). */
+    uint32_t hits = fixture_both_ways(OAI_API_CHAT, "chat-stream-usage.http", &events);
+    assert_true(events >= 10);
+    assert_in_range(hits, 1, events - 3);
+    hits = fixture_both_ways(OAI_API_COMPLETIONS, "completions-stream.http", &events);
+    assert_true(events >= 10);
+    assert_in_range(hits, 1, events - 2);
+
+    /* The sim's shape: after the first chunk, every token takes the
+     * shortcut, and a role-only chunk stays one until text arrives. */
+    oai_memo_reset(&m);
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" hi\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" there, you\"}}]}");
+    assert_int_equal(m.hits, 3);
+
+    /* Text the shortcut must not take: decoded in full, same answers. */
+    oai_memo_reset(&m);
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"\x01\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":null}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"\"}}]}");
+    SAME(OAI_API_CHAT, &m, "[DONE]");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"[DONE]\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}");
+    assert_int_equal(m.hits, 2);   /* "[DONE]" and "ok" after the "" chunk */
+    /* A chunk with two counted strings or with reasoning is never kept. */
+    oai_memo_reset(&m);
+    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"b\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"c\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\",\"reasoning_content\":\"r\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"b\",\"reasoning_content\":\"r\"}}]}");
+    assert_int_equal(m.hits, 0);
+    /* The API is part of the shape: chat's "content" is not a completion. */
+    oai_memo_reset(&m);
+    SAME(OAI_API_COMPLETIONS, &m, "{\"choices\":[{\"text\":\"a\",\"content\":\"z\"}]}");
+    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"text\":\"b\",\"content\":\"z\"}]}");
+    SAME(OAI_API_COMPLETIONS, &m, "{\"choices\":[{\"text\":\"cd\",\"content\":\"z\"}]}");
+    SAME(OAI_API_COMPLETIONS, &m, "{\"choices\":[{\"text\":\"e\",\"content\":\"z\"}]}");
+    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"text\":\"f\",\"content\":\"z\"}]}");
+    assert_int_equal(m.hits, 1);   /* "e" */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -775,6 +883,7 @@ int main(void)
         cmocka_unit_test(test_stream_events_fallback),
         cmocka_unit_test(test_matches_reference),
         cmocka_unit_test(test_fast_path_edges),
+        cmocka_unit_test(test_memo_matches_full_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
