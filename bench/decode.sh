@@ -9,8 +9,10 @@
 #                              the client uses (oai_decode_chunk_memo)
 #   bench/decode.sh --instr    instructions per call under callgrind, which
 #                              a busy machine does not disturb: per payload
-#                              for oai_decode_chunk, and per record for
-#                              record_write_jsonl (needs valgrind)
+#                              for oai_decode_chunk (NAME+memo: through
+#                              the stream memo, repeating the chunk), and
+#                              per record for record_write_jsonl (needs
+#                              valgrind)
 set -eu
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -20,10 +22,11 @@ ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Isrc -o "$out/decode_bench" \
 
 if [ "${1:-}" = "--instr" ]; then
     calls=2000
-    printf "%-18s %6s %12s %10s\n" "payload" "bytes" "instr/call" "instr/byte"
+    printf "%-24s %6s %12s %10s\n" "payload" "bytes" "instr/call" "instr/byte"
     "$out/decode_bench" --list | while read -r name bytes; do
         fn=oai_decode_chunk
         [ "$name" = record ] && fn=record_write_jsonl
+        case $name in *+memo) fn=oai_decode_chunk_memo ;; esac
         valgrind -q --tool=callgrind --toggle-collect="$fn" \
             --callgrind-out-file="$out/cg.$name" \
             "$out/decode_bench" --calls "$name" "$calls" 2>/dev/null
@@ -31,8 +34,8 @@ if [ "${1:-}" = "--instr" ]; then
         [ -n "$ir" ] || ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$out/cg.$name")
         awk -v n="$name" -v b="$bytes" -v ir="$ir" -v c="$calls" 'BEGIN {
             per = ir / c
-            if (b > 0) printf "%-18s %6d %12.0f %10.1f\n", n, b, per, per / b
-            else       printf "%-18s %6s %12.0f %10s\n", n, "-", per, "-"
+            if (b > 0) printf "%-24s %6d %12.0f %10.1f\n", n, b, per, per / b
+            else       printf "%-24s %6s %12.0f %10s\n", n, "-", per, "-"
         }'
     done
     exit 0
