@@ -707,26 +707,14 @@ int oai_decode_response(enum oai_api api, const char *body, size_t len,
  * A server's chunks within one stream are normally byte for byte the same
  * apart from the token text: same id, model, created second, same keys in
  * the same order. So when the bytes before and after the one counted string
- * of the last fully decoded chunk are unchanged, and the new string is
- * plain (no quote, backslash, control byte or non-ASCII), the new chunk is
- * that chunk with another string in the same place: it is valid, and
- * decodes to the same fields with content_bytes (and, from it, role_only)
- * of its own. That takes two memcmp and a short scan instead of a parse;
- * anything else is decoded in full and, when it has one counted string
- * and fits, becomes the chunk to compare with. fuzz_openai checks the
- * shortcut against full decodes. */
-
-/* 1 when s[0..n) is printable ASCII without a quote or backslash: string
- * bytes that need no decoding and are valid as they are. */
-static int plain_text(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b = (unsigned char)s[i];
-        if (b < 0x20 || b >= 0x7f || b == '"' || b == '\\')
-            return 0;
-    }
-    return 1;
-}
+ * of the last fully decoded chunk are unchanged, and what lies between
+ * them is a valid string that ends exactly at the old closing quote, the
+ * new chunk is that chunk with another string in the same place: it is
+ * valid, and decodes to the same fields with content_bytes (and, from it,
+ * role_only) of its own. That takes two memcmp and a scan of the token
+ * instead of a parse; anything else is decoded in full and, when it has
+ * one counted string and fits, becomes the chunk to compare with.
+ * fuzz_openai checks the shortcut against full decodes. */
 
 void oai_memo_reset(struct oai_memo *m)
 {
@@ -743,10 +731,15 @@ int oai_decode_chunk_memo(enum oai_api api, const char *data, size_t len,
     if (plen > 0 && m->api == api && len >= (size_t)m->text_at + tail &&
         memcmp(data, m->prev, m->text_at) == 0 &&
         memcmp(data + len - tail, m->prev + m->text_end, tail) == 0) {
-        size_t text_len = len - tail - m->text_at;
-        if (plain_text(data + m->text_at, text_len)) {
+        /* The new text must be a whole string between the same quotes:
+         * scanned from the opening quote by the decoder's own rules
+         * (escapes, UTF-8), it ends exactly at the tail's closing quote. */
+        const char *open = data + m->text_at - 1;
+        int escaped;
+        if (scan_string(open, data + len, &escaped) == data + len - tail + 1) {
+            struct jscan_value v = {JSCAN_STRING, open, len - tail + 1 - (m->text_at - 1u)};
             *out = m->result;
-            out->content_bytes = (uint32_t)text_len;
+            out->content_bytes = (uint32_t)(escaped ? jscan_string_decoded_len(&v) : v.len - 2);
             out->role_only = m->saw_role && !oai_chunk_carries_output(out);
             m->hits++;
             return 0;

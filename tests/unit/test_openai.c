@@ -815,15 +815,17 @@ static void test_memo_matches_full_decode(void **state)
     struct oai_memo m;
     size_t events;
 
-    /* llama.cpp's captures: a role chunk with content null (not kept),
-     * escaped quotes (decoded in full, then kept), plain tokens (the
-     * shortcut), the finish and usage chunks (decoded in full). */
+    /* llama.cpp's captures: every content chunk after the first takes the
+     * shortcut, escaped quotes included; the role chunk (content null),
+     * the first content chunk, the finish and usage chunks and [DONE] are
+     * decoded in full. */
     uint32_t hits = fixture_both_ways(OAI_API_CHAT, "chat-stream-usage.http", &events);
-    assert_true(events >= 10);
-    assert_in_range(hits, 1, events - 3);
+    assert_int_equal(events, 16);
+    assert_int_equal(hits, events - 5);
+    /* Completions: the finish chunk carries usage, so 2 besides the first. */
     hits = fixture_both_ways(OAI_API_COMPLETIONS, "completions-stream.http", &events);
-    assert_true(events >= 10);
-    assert_in_range(hits, 1, events - 2);
+    assert_int_equal(events, 14);
+    assert_int_equal(hits, events - 3);
 
     /* The sim's shape: after the first chunk, every token takes the
      * shortcut, and a role-only chunk stays one until text arrives. */
@@ -851,6 +853,20 @@ static void test_memo_matches_full_decode(void **state)
     SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"[DONE]\"}}]}");
     SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}");
     assert_int_equal(m.hits, 2);   /* "[DONE]" and "ok" after the "" chunk */
+    /* Escapes and UTF-8 take the shortcut too, checked by the decoder's
+     * own string rules; a broken one is decoded in full and refused. */
+    oai_memo_reset(&m);
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\\n\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\u00e9\\ud83d\\ude00\"}}]}");
+    assert_int_equal(m.hits, 3);
+    /* Head and tail match, but the string closes early: not the shortcut. */
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\ud83d\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\q\"}}]}");
+    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}");
+    assert_int_equal(m.hits, 3);
     /* A chunk with two counted strings or with reasoning is never kept. */
     oai_memo_reset(&m);
     SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"b\"}}]}");
