@@ -130,6 +130,7 @@ start_sim --step-base 2ms --step-per-prefill-token 0 --step-per-seq 0 --max-num-
     --kv-tokens 2000000 --queue-limit 0
 # The first 128 ms open ~256 connections while every stream is new; the
 # second run leaves that ramp out of the figures with a 1 s warm-up.
+# (It used to hold 10-26 ms stalls: see runopts_raise_nofile.)
 for warm in 0s 1s; do
     run_client "$TMP/slow" --rate 2000 --duration "${SECS}s" --prompt-tokens 16 --output-tokens 64 \
         --ignore-eos --warmup "$warm"

@@ -4,6 +4,7 @@
 #include "runopts.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -958,10 +959,31 @@ void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len)
 void runopts_raise_nofile(void)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && getrlimit(RLIMIT_NOFILE, &rl) != 0)
+            return;
     }
+    /* Grow the descriptor table now, while the process has one thread.
+     * The kernel grows it by doubling, and in a process with several
+     * threads every doubling waits for an RCU grace period
+     * (expand_fdtable): 8-13 ms on the development VM, so the worker that
+     * opened the 256th, 512th, ... connection stalled that long mid-run
+     * and every send due meanwhile was late. A dup2 to the highest
+     * descriptor we want sizes the table once (about 8 bytes a slot, in
+     * the kernel). */
+    rlim_t want = rl.rlim_cur < RUNOPTS_FD_TABLE ? rl.rlim_cur : RUNOPTS_FD_TABLE;
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (want > 1 && (rlim_t)fd < want - 1) {
+        int hi = dup2(fd, (int)(want - 1));
+        if (hi >= 0)
+            close(hi);
+    }
+    close(fd);
 }
 
 void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,

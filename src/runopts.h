@@ -179,7 +179,10 @@ json_t *runopts_run_json(const char *command, json_t *config, const struct run_c
 /* "open-loop poisson 20/s" and the like, for summaries. */
 void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len);
 
-/* Raise RLIMIT_NOFILE to its hard limit (many connections at high rates). */
+/* Raise RLIMIT_NOFILE to its hard limit (many connections at high rates)
+ * and size the descriptor table for RUNOPTS_FD_TABLE descriptors (or the
+ * limit, if lower) at once. Call before starting any thread. */
+#define RUNOPTS_FD_TABLE 65536
 void runopts_raise_nofile(void);
 
 /* Fill the summary facts run and replay share from cfg and res: window,
