@@ -88,13 +88,25 @@ struct worker {
     uint64_t last_sched_ns;
     uint64_t last_end_ns;       /* latest record end, relative */
 
-    /* records: complete lines appended here, written out with one write() */
+    /* records: complete lines appended here, then handed to this worker's
+     * writer thread, which write()s them while the loop goes on */
     FILE *rec_f;
     char *rbuf;
     size_t rlen, rcap;
     uint64_t next_flush_abs_ns;
-    int rec_error;
     uint64_t records_lost;      /* lines that could not be written */
+    /* the writer: a file write can take milliseconds (ext4 here took up
+     * to 5 ms for 64 KiB), which must not hold up the sends due meanwhile */
+    pthread_t wr_th;
+    int wr_running;             /* the writer thread exists */
+    pthread_mutex_t wr_lock;
+    pthread_cond_t wr_cond;     /* to the writer: a buffer, or stop */
+    pthread_cond_t wr_done;     /* from the writer: the buffer is written */
+    char *wr_buf;               /* wr_lock: the buffer being written */
+    size_t wr_len, wr_cap;      /* wr_lock: wr_len 0 = the writer is free */
+    int wr_stop;                /* wr_lock */
+    int rec_error;              /* writer (or the worker when it has none) */
+    uint64_t wr_lost;           /* wr_lock: lines the writer could not write */
 
     /* progress, written by this worker only */
     _Atomic uint64_t p_sched, p_sent, p_done, p_failed, p_out_tokens;
@@ -151,33 +163,122 @@ static ssize_t rec_cookie_write(void *c, const char *buf, size_t size)
     return (ssize_t)size;
 }
 
-static void records_flush(struct worker *w)
+/* Write len bytes of complete lines to the records file; the number of
+ * lines that could not be written (the summary and the exit status say
+ * so, since those requests have no record now). */
+static uint64_t records_write(struct worker *w, const char *buf, size_t len)
 {
-    if (!w->rec_f)
-        return;
-    fflush(w->rec_f);
     size_t off = 0;
-    while (off < w->rlen) {
-        ssize_t n = write(w->d->cfg->records_fd, w->rbuf + off, w->rlen - off);
+    uint64_t lost = 0;
+    while (off < len) {
+        ssize_t n = write(w->d->cfg->records_fd, buf + off, len - off);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             if (!w->rec_error)
                 ll_errorf("writing requests.jsonl: %s", strerror(errno));
             w->rec_error = 1;
-            /* Count what is lost, line by line: the summary and the exit
-             * status say so, since those requests have no record now. */
-            for (size_t k = off; k < w->rlen; k++) {
-                if (w->rbuf[k] == '\n') {
-                    w->records_lost++;
-                    w->records_written--;
-                }
-            }
+            for (size_t k = off; k < len; k++)
+                lost += buf[k] == '\n';
             break;
         }
         off += (size_t)n;
     }
-    w->rlen = 0;
+    return lost;
+}
+
+static void *writer_main(void *arg)
+{
+    struct worker *w = arg;
+    pthread_mutex_lock(&w->wr_lock);
+    for (;;) {
+        while (w->wr_len == 0 && !w->wr_stop)
+            pthread_cond_wait(&w->wr_cond, &w->wr_lock);
+        if (w->wr_len == 0)
+            break;
+        const char *buf = w->wr_buf;
+        size_t len = w->wr_len;
+        pthread_mutex_unlock(&w->wr_lock);
+        uint64_t lost = records_write(w, buf, len);
+        pthread_mutex_lock(&w->wr_lock);
+        w->wr_lost += lost;
+        w->wr_len = 0;
+        pthread_cond_broadcast(&w->wr_done);
+    }
+    pthread_mutex_unlock(&w->wr_lock);
+    return NULL;
+}
+
+/* Hand the lines gathered so far to the writer. Without `wait` this never
+ * blocks: when the writer is still busy with the last batch the lines stay
+ * here for the next call. With `wait` it returns when every line is
+ * written (the end of a worker) and folds the writer's losses into the
+ * counts. Without a writer thread it writes them itself. */
+static void records_flush(struct worker *w, int wait)
+{
+    if (!w->rec_f)
+        return;
+    fflush(w->rec_f);
+    if (!w->wr_running) {
+        uint64_t lost = records_write(w, w->rbuf, w->rlen);
+        w->records_lost += lost;
+        w->records_written -= lost;
+        w->rlen = 0;
+        return;
+    }
+    pthread_mutex_lock(&w->wr_lock);
+    if (wait)
+        while (w->wr_len > 0)
+            pthread_cond_wait(&w->wr_done, &w->wr_lock);
+    if (w->wr_len == 0 && w->rlen > 0) {
+        char *b = w->wr_buf;
+        size_t cap = w->wr_cap;
+        w->wr_buf = w->rbuf;
+        w->wr_cap = w->rcap;
+        w->wr_len = w->rlen;
+        w->rbuf = b;
+        w->rcap = cap;
+        w->rlen = 0;
+        pthread_cond_signal(&w->wr_cond);
+    }
+    if (wait) {
+        while (w->wr_len > 0)
+            pthread_cond_wait(&w->wr_done, &w->wr_lock);
+        w->records_lost += w->wr_lost;
+        w->records_written -= w->wr_lost;
+        w->wr_lost = 0;
+    }
+    pthread_mutex_unlock(&w->wr_lock);
+}
+
+/* Start the writer thread (a worker without one writes its own lines). */
+static void writer_start(struct worker *w)
+{
+    if (!w->rec_f)
+        return;
+    pthread_mutex_init(&w->wr_lock, NULL);
+    pthread_cond_init(&w->wr_cond, NULL);
+    pthread_cond_init(&w->wr_done, NULL);
+    w->wr_running = pthread_create(&w->wr_th, NULL, writer_main, w) == 0;
+}
+
+/* Write what is left and end the writer. */
+static void writer_stop(struct worker *w)
+{
+    if (!w->rec_f)
+        return;
+    records_flush(w, 1);
+    if (w->wr_running) {
+        pthread_mutex_lock(&w->wr_lock);
+        w->wr_stop = 1;
+        pthread_cond_signal(&w->wr_cond);
+        pthread_mutex_unlock(&w->wr_lock);
+        pthread_join(w->wr_th, NULL);
+        w->wr_running = 0;
+    }
+    pthread_cond_destroy(&w->wr_done);
+    pthread_cond_destroy(&w->wr_cond);
+    pthread_mutex_destroy(&w->wr_lock);
 }
 
 /* ---- in-system accounting (Little's law) ------------------------------- */
@@ -714,7 +815,7 @@ static void record_out(struct worker *w, struct record *r)
         pthread_mutex_unlock(&w->roll_lock);
     }
     if (w->rlen >= DRIVER_FLUSH_BYTES)
-        records_flush(w);
+        records_flush(w, 0);
 }
 
 static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
@@ -794,6 +895,7 @@ static void *worker_main(void *arg)
     w->offering = 1;
     w->infl_last_abs_ns = d->run_start_ns;
     w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
+    writer_start(w);
     if (cfg->mode == LOAD_CLOSED) {
         for (uint32_t i = 0; i < w->n_users; i++) {
             uint64_t g = (uint64_t)i * d->n_workers + w->idx;
@@ -845,7 +947,7 @@ static void *worker_main(void *arg)
             dispatch_queue(w);
         transport_kick(w->t);
         if (now >= w->next_flush_abs_ns) {
-            records_flush(w);
+            records_flush(w, 0);
             w->next_flush_abs_ns = now + DRIVER_FLUSH_NS;
         }
         if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
@@ -858,7 +960,7 @@ static void *worker_main(void *arg)
         deadline = LL_MIN(deadline, w->next_flush_abs_ns);
         transport_poll(w->t, deadline);
     }
-    records_flush(w);
+    writer_stop(w);
     atomic_store_explicit(&w->finished, 1, memory_order_release);
     return NULL;
 }
@@ -967,10 +1069,11 @@ static void worker_release(struct worker *w)
 {
     transport_free(w->t);
     if (w->rec_f) {
-        records_flush(w);
+        records_flush(w, 1);    /* (the worker's writer has stopped) */
         fclose(w->rec_f);
     }
     free(w->rbuf);
+    free(w->wr_buf);
     free(w->users);
     free(w->heap);
     free(w->q);

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -272,6 +273,46 @@ static void test_max_inflight(void **state)
     harness_results_free(dir);
 }
 
+/* A records file that cannot be written (a link to /dev/full): every line
+ * is counted as lost, the summary says none was written, and the run
+ * exits 3 with the loss on stderr. The lines reach the file through each
+ * worker's writer thread, so this checks that thread's accounting. */
+static void test_records_lost_counted(void **state)
+{
+    (void)state;
+    struct harness_sim *sim = &harness_cur_sim;
+    const char *sargs[] = {"--profile", "instant", NULL};
+    assert_int_equal(harness_sim_start(sim, sargs), 0);
+    char *tmp = harness_tmpdir();
+    assert_non_null(tmp);
+    char out[512], link[600], url[256], sum[600];
+    snprintf(out, sizeof out, "%s/r", tmp);
+    snprintf(link, sizeof link, "%s/requests.jsonl", out);
+    snprintf(sum, sizeof sum, "%s/summary.json", out);
+    snprintf(url, sizeof url, "%s/v1", sim->url);
+    assert_int_equal(mkdir(out, 0755), 0);
+    assert_int_equal(symlink("/dev/full", link), 0);
+    const char *args[] = {"run", "--url", url, "--rate", "300", "--requests", "300",
+                          "--threads", "2", "--prompt-tokens", "8", "--output-tokens", "4",
+                          "--out", out, "--force", "--quiet", NULL};
+    int status;
+    char *e = NULL;
+    assert_int_equal(harness_run(args, 60, &status, NULL, &e), 0);
+    harness_sim_teardown(NULL);
+    assert_int_equal(status, 3);
+    assert_non_null(strstr(e, "300 records could not be written"));
+    json_error_t jerr;
+    json_t *s = json_load_file(sum, 0, &jerr);
+    assert_non_null(s);
+    assert_int_equal(json_integer_value(json_object_get(s, "records_written")), 0);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(s, "requests"), "scheduled")), 300);
+    json_decref(s);
+    free(e);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +322,7 @@ int main(void)
         cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
         cmocka_unit_test_teardown(test_warmup_excluded_from_itl, harness_sim_teardown),
         cmocka_unit_test_teardown(test_max_inflight, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_records_lost_counted, harness_sim_teardown),
     };
     return harness_run_group(tests);
 }
