@@ -31,6 +31,7 @@
 #define DRIVER_START_LEAD_NS (30 * LL_NS_PER_MS) /* threads ready before t=0 */
 #define DRIVER_FLUSH_NS (100 * LL_NS_PER_MS)     /* records reach the file this often */
 #define DRIVER_FLUSH_BYTES (64 * 1024)
+#define DRIVER_RECORDS_BACKLOG (64u << 20)       /* lines held while the writer is busy */
 #define DRIVER_THINK_STREAM 0x7448000000000000ULL
 #define DRIVER_SESSION_STREAM 0x5365000000000000ULL
 
@@ -209,16 +210,21 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-/* Hand the lines gathered so far to the writer. Without `wait` this never
- * blocks: when the writer is still busy with the last batch the lines stay
- * here for the next call. With `wait` it returns when every line is
- * written (the end of a worker) and folds the writer's losses into the
- * counts. Without a writer thread it writes them itself. */
+/* Hand the lines gathered so far to the writer. Without `wait` this does
+ * not block: when the writer is still busy with the last batch the lines
+ * stay here for the next call (up to DRIVER_RECORDS_BACKLOG). With `wait`
+ * it returns when every line is written (the end of a worker) and folds
+ * the writer's losses into the counts. Without a writer thread it writes
+ * them itself. */
 static void records_flush(struct worker *w, int wait)
 {
     if (!w->rec_f)
         return;
     fflush(w->rec_f);
+    /* A disk that cannot keep up at all: past this much, wait for it
+     * rather than grow without bound. */
+    if (w->rlen >= DRIVER_RECORDS_BACKLOG)
+        wait = 1;
     if (!w->wr_running) {
         uint64_t lost = records_write(w, w->rbuf, w->rlen);
         w->records_lost += lost;

@@ -739,7 +739,7 @@ int oai_decode_chunk_memo(enum oai_api api, const char *data, size_t len,
         if (scan_string(open, data + len, &escaped) == data + len - tail + 1) {
             struct jscan_value v = {JSCAN_STRING, open, len - tail + 1 - (m->text_at - 1u)};
             *out = m->result;
-            out->content_bytes = (uint32_t)(escaped ? jscan_string_decoded_len(&v) : v.len - 2);
+            out->content_bytes = add_sat_u32(0, escaped ? jscan_string_decoded_len(&v) : v.len - 2);
             out->role_only = m->saw_role && !oai_chunk_carries_output(out);
             m->hits++;
             return 0;

@@ -971,7 +971,7 @@ void runopts_raise_nofile(void)
      * threads every doubling waits for an RCU grace period
      * (expand_fdtable): 8-13 ms on the development VM, so the worker that
      * opened the 256th, 512th, ... connection stalled that long mid-run
-     * and every send due meanwhile was late. A dup2 to the highest
+     * and every send due meanwhile was late. A duplicate at the highest
      * descriptor we want sizes the table once (about 8 bytes a slot, in
      * the kernel). */
     rlim_t want = rl.rlim_cur < RUNOPTS_FD_TABLE ? rl.rlim_cur : RUNOPTS_FD_TABLE;
@@ -979,7 +979,9 @@ void runopts_raise_nofile(void)
     if (fd < 0)
         return;
     if (want > 1 && (rlim_t)fd < want - 1) {
-        int hi = dup2(fd, (int)(want - 1));
+        /* F_DUPFD, not dup2: it never replaces a descriptor that is open
+         * up there (one inherited, say); it takes the next free one. */
+        int hi = fcntl(fd, F_DUPFD, (int)(want - 1));
         if (hi >= 0)
             close(hi);
     }

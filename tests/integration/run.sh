@@ -14,10 +14,12 @@
 # jobs by test name (LLMLOAD_TEST_FILTER / LLMLOAD_TEST_SKIP, read by
 # harness_run_tests); the table below lists them, longest first. A job's
 # output is kept and printed whole when it fails; the exit status is 1 when
-# any job failed.
+# any job failed. A job that runs past INTEG_JOB_TIMEOUT seconds (default
+# 900) is killed and fails.
 #
 # INTEG_JOBS=1 runs them one after another, as before.
 set -u
+set -f    # the filters below are globs for cmocka, not for the shell
 
 # binary  filter  skip   ("-" for none); every test of a split file must be
 # in exactly one of its jobs.
@@ -65,6 +67,10 @@ jobs_for() { # client bins...
     done
 }
 mapfile -t JOBS < <(jobs_for native "${bins[@]}"; jobs_for curl "${curl_bins[@]}")
+if [ ${#JOBS[@]} -eq 0 ]; then
+    echo "run.sh: no test binaries given" >&2
+    exit 1
+fi
 
 LOGS=$(mktemp -d)
 trap 'rm -rf "$LOGS"' EXIT
@@ -81,7 +87,7 @@ run_job() { # index client binary filter skip
         [ "$client" = curl ] && export LLMLOAD_HTTP_CLIENT=curl
         [ "$filter" != - ] && export LLMLOAD_TEST_FILTER="$filter"
         [ "$skip" != - ] && export LLMLOAD_TEST_SKIP="$skip"
-        exec "$bin"
+        exec timeout --kill-after=10 "${INTEG_JOB_TIMEOUT:-900}" "$bin"
     ) >"$LOGS/$i.log" 2>&1
     rc=$?
     local secs
