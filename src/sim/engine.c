@@ -103,6 +103,8 @@ struct engine {
     int step_preempted;           /* a preemption happened in this plan */
 
     uint64_t stall_from_ns, stall_to_ns; /* empty when from >= to */
+    uint64_t stall_first_at_ns, stall_first_for_ns; /* pending until the first submit */
+    int stall_first_pending;
     uint64_t rng_state;
     struct engine_stats st;
 };
@@ -716,6 +718,11 @@ static uint32_t draw_target(struct engine *e, const struct engine_req *req, uint
 int engine_submit(struct engine *e, uint64_t now_ns, const struct engine_req *req,
                   uint64_t *id_out)
 {
+    if (e->stall_first_pending) {
+        e->stall_first_pending = 0;
+        engine_set_stall(e, now_ns + e->stall_first_at_ns,
+                         now_ns + e->stall_first_at_ns + e->stall_first_for_ns);
+    }
     const uint32_t bt = e->cfg.block_tokens;
     uint64_t capacity_tokens = (uint64_t)e->n_blocks * bt;
     uint32_t n_hashes, i;
@@ -838,6 +845,13 @@ void engine_advance(struct engine *e, uint64_t now_ns, engine_event_cb *cb, void
         step_emit(e, t, cb, cb_ud);
         plan_step(e, t);
     }
+}
+
+void engine_set_stall_after_first(struct engine *e, uint64_t at_ns, uint64_t for_ns)
+{
+    e->stall_first_at_ns = at_ns;
+    e->stall_first_for_ns = for_ns;
+    e->stall_first_pending = for_ns > 0;
 }
 
 void engine_set_stall(struct engine *e, uint64_t from_ns, uint64_t to_ns)

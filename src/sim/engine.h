@@ -141,6 +141,12 @@ void engine_advance(struct engine *e, uint64_t now_ns, engine_event_cb *cb, void
  * Set it before from_ns. Used for the --stall-at/--stall-for fault. */
 void engine_set_stall(struct engine *e, uint64_t from_ns, uint64_t to_ns);
 
+/* The same stall, placed when the first request is submitted: it starts
+ * at_ns after that request and lasts for_ns. (A test's client reaches the
+ * server an unknown while after the server starts; this keeps a stall at
+ * the same point of the client's own schedule.) */
+void engine_set_stall_after_first(struct engine *e, uint64_t at_ns, uint64_t for_ns);
+
 void engine_get_stats(const struct engine *e, struct engine_stats *out);
 
 #endif

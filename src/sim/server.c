@@ -508,7 +508,9 @@ int server_run(struct server *s)
     s->now_ns = s->start_ns;
     s->end_ns = s->cfg.duration_ns ? s->start_ns + s->cfg.duration_ns : UINT64_MAX;
     s->next_log_flush_ns = s->start_ns + LL_NS_PER_SEC;
-    if (s->cfg.stall_for_ns > 0)
+    if (s->cfg.stall_for_ns > 0 && s->cfg.stall_from_first)
+        engine_set_stall_after_first(s->engine, s->cfg.stall_at_ns, s->cfg.stall_for_ns);
+    else if (s->cfg.stall_for_ns > 0)
         engine_set_stall(s->engine, s->start_ns + s->cfg.stall_at_ns,
                          s->start_ns + s->cfg.stall_at_ns + s->cfg.stall_for_ns);
     while (!s->stop) {

@@ -19,8 +19,9 @@ struct server_config {
     struct engine_config engine;    /* validated by the caller (engine_config_check) */
     const char *model_name;         /* served model id */
     uint64_t duration_ns;           /* stop by itself after this long; 0 = never */
-    uint64_t stall_at_ns;           /* engine stall start, relative to server start */
+    uint64_t stall_at_ns;           /* engine stall start, relative to server start (or see below) */
     uint64_t stall_for_ns;          /* stall length; 0 = no stall */
+    int stall_from_first;           /* stall_at_ns counts from the first request instead */
     struct faults faults;           /* copied (seeded, with the fractions) */
     uint64_t slow_headers_delay_ns; /* the slow-headers fault's delay */
     int role_chunk;                 /* 1 = every chat stream starts with a role-only chunk */

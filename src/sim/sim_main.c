@@ -34,7 +34,7 @@ static const struct sim_opt sim_opts[] = {
     {"--prefill-chunk", 1}, {"--step-base", 1}, {"--step-per-prefill-token", 1},
     {"--step-per-seq", 1}, {"--queue-limit", 1}, {"--output-len-median", 1},
     {"--output-len-sigma", 1}, {"--no-prefix-cache", 0},
-    {"--stall-at", 1}, {"--stall-for", 1}, {"--fault", 1}, {"--slow-headers-delay", 1},
+    {"--stall-at", 1}, {"--stall-for", 1}, {"--stall-from", 1}, {"--fault", 1}, {"--slow-headers-delay", 1},
     {"--role-chunk", 0}, {"--tokens-per-event", 1},
     {"--default-max-tokens", 1}, {"--max-body", 1}, {"--conn-buffer", 1},
     {"--tokenizer", 1}, {"--no-usage", 0},
@@ -89,6 +89,7 @@ static void sim_usage(FILE *f)
             "  --fault KIND:FRACTION       repeatable; KIND is 500, 503, 429, cut, malformed,\n"
             "                              slow-headers, role-only or reasoning (default: none)\n"
             "  --stall-at S --stall-for D  freeze the engine for D starting S after start (default: none)\n"
+            "  --stall-from WHEN           start (default) or first-request: what --stall-at counts from\n"
             "  --slow-headers-delay D      delay of the slow-headers fault (default 2s)\n"
             "  --role-chunk                every chat stream starts with a role-only chunk (default off)\n"
             "  --tokens-per-event N        tokens coalesced into one SSE event (default 1)\n",
@@ -241,6 +242,13 @@ static void on_second(void *ud, const char *name, const char *val)
     } else if (strcmp(name, "--stall-for") == 0) {
         c->stall_for_ns = parse_dur(name, val);
         a->stall_for_set = 1;
+    } else if (strcmp(name, "--stall-from") == 0) {
+        if (strcmp(val, "start") == 0)
+            c->stall_from_first = 0;
+        else if (strcmp(val, "first-request") == 0)
+            c->stall_from_first = 1;
+        else
+            ll_usage_fail("--stall-from: expected start or first-request, got \"%s\"", val);
     } else if (strcmp(name, "--fault") == 0) {
         char err[200];
         if (faults_add_spec(&c->faults, val, err, sizeof(err)) < 0)

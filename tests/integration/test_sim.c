@@ -815,6 +815,27 @@ static void test_stall(void **state)
     harness_sim_stop(&s);
 }
 
+/* --stall-from first-request: the stall counts from the first completion
+ * request, however long after the start it comes. 400 ms after the start,
+ * a request to a sim with --stall-at 0 --stall-for 600ms waits the whole
+ * 600 ms (counted from the start it would wait about 200). */
+static void test_stall_from_first_request(void **state)
+{
+    (void)state;
+    const char *args[] = {"--stall-at", "0", "--stall-for", "600ms", "--stall-from",
+                          "first-request", NULL};
+    struct harness_sim s;
+    start_sim(&s, args);
+    harness_sleep_ms(400);
+    uint64_t t0 = mono_ns();
+    struct resp r;
+    post_exchange(s.port, "/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":1}", &r);
+    assert_int_equal(r.status, 200);
+    assert_true(mono_ns() - t0 >= 600 * LL_NS_PER_MS);
+    resp_free(&r);
+    harness_sim_stop(&s);
+}
+
 static void test_cli(void **state)
 {
     (void)state;
@@ -827,7 +848,7 @@ static void test_cli(void **state)
                            "--log", "--max-num-seqs", "--kv-tokens", "--block-tokens",
                            "--prefill-chunk", "--step-base", "--step-per-prefill-token",
                            "--step-per-seq", "--queue-limit", "--output-len-median",
-                           "--output-len-sigma", "--no-prefix-cache", "--stall-at", "--stall-for",
+                           "--output-len-sigma", "--no-prefix-cache", "--stall-at", "--stall-for", "--stall-from",
                            "--fault", "--slow-headers-delay", "--role-chunk",
                            "--tokens-per-event", "--explain"};
     for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++)
@@ -886,6 +907,7 @@ int main(void)
         cmocka_unit_test(test_disconnect_midstream),
         cmocka_unit_test(test_slow_reader_dropped),
         cmocka_unit_test(test_stall),
+        cmocka_unit_test(test_stall_from_first_request),
         cmocka_unit_test(test_cli),
     };
     return harness_run_group(tests);
