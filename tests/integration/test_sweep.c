@@ -440,7 +440,8 @@ static void test_stop_goodput_falling(void **state)
 static void test_recovery_after_stall(void **state)
 {
     (void)state;
-    const char *sargs[] = {SIM_SMALL, "--stall-at", "6s", "--stall-for", "2s", NULL};
+    const char *sargs[] = {SIM_SMALL, "--stall-at", "6s", "--stall-for", "2s", "--stall-from",
+                           "first-request", NULL};
     assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rates", "10", "--step-duration", "3s", "--warmup", "0.5s",
                           "--slo", "ttft=500ms", "--overload-duration", "0",
@@ -461,8 +462,8 @@ static void test_recovery_after_stall(void **state)
            *back = json_object_get(rec, "back_in_slo_ns");
     if (!json_is_integer(first) || !json_is_integer(back))
         fail_msg("recovery not measured:\n%s", s.out);
-    /* The stall starts ~2 s into the recovery step (sim clock 6 s; the
-     * first step and its drain take ~4 s). */
+    /* The stall starts ~2 s into the recovery step (6 s after the first
+     * request; the first step and its drain take ~4 s). */
     double first_s = (double)json_integer_value(first) / 1e9;
     double rec_s = (double)(json_integer_value(back) - json_integer_value(first)) / 1e9;
     /* Without a lead-in the switch is the step's start. */
