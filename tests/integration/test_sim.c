@@ -798,21 +798,32 @@ static void test_slow_reader_dropped(void **state)
     free(dir);
 }
 
-/* --stall-at 0 --stall-for 600ms: nothing is generated before the stall
- * ends (checked as a lower bound only). */
-static void test_stall(void **state)
+/* Start a sim with args, wait delay_ms, then time one completion request
+ * from the moment the wait began (from_start = 0) or from the sim's start
+ * (from_start = 1): it must take at least 600 ms. */
+static void stall_case(const char *const *args, unsigned delay_ms, int from_start)
 {
-    (void)state;
-    const char *args[] = {"--stall-at", "0", "--stall-for", "600ms", NULL};
     struct harness_sim s;
     uint64_t t0 = mono_ns();
     start_sim(&s, args);
+    harness_sleep_ms(delay_ms);
+    if (!from_start)
+        t0 = mono_ns();
     struct resp r;
     post_exchange(s.port, "/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":1}", &r);
     assert_int_equal(r.status, 200);
     assert_true(mono_ns() - t0 >= 600 * LL_NS_PER_MS);
     resp_free(&r);
     harness_sim_stop(&s);
+}
+
+/* --stall-at 0 --stall-for 600ms: nothing is generated before the stall
+ * ends (checked as a lower bound only). */
+static void test_stall(void **state)
+{
+    (void)state;
+    const char *args[] = {"--stall-at", "0", "--stall-for", "600ms", NULL};
+    stall_case(args, 0, 1);
 }
 
 /* --stall-from first-request: the stall counts from the first completion
@@ -824,16 +835,7 @@ static void test_stall_from_first_request(void **state)
     (void)state;
     const char *args[] = {"--stall-at", "0", "--stall-for", "600ms", "--stall-from",
                           "first-request", NULL};
-    struct harness_sim s;
-    start_sim(&s, args);
-    harness_sleep_ms(400);
-    uint64_t t0 = mono_ns();
-    struct resp r;
-    post_exchange(s.port, "/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":1}", &r);
-    assert_int_equal(r.status, 200);
-    assert_true(mono_ns() - t0 >= 600 * LL_NS_PER_MS);
-    resp_free(&r);
-    harness_sim_stop(&s);
+    stall_case(args, 400, 0);
 }
 
 static void test_cli(void **state)
