@@ -44,7 +44,7 @@ INTEG_HARNESS := $(BUILD)/tests/integration/harness.o
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: check-report all lib deps test unit integration check-asan valgrind fuzz fuzz-build demo install clean
+.PHONY: check-report all lib deps test tests-build unit integration check-asan valgrind fuzz fuzz-build demo install clean
 
 all: $(BIN)
 
@@ -101,12 +101,19 @@ integration: $(BIN) $(INTEG_BIN)
 	@INTEG_JOBS=$(INTEG_JOBS) LLMLOAD_BIN=$(abspath $(BIN)) LLMLOAD_DATA=$(abspath tests/data) \
 	    bash tests/integration/run.sh --curl $(INTEG_CURL) -- $(INTEG_BIN)
 
+# Builds use every core; the tests then run as `unit` and `integration` say.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
+tests-build: $(BIN) $(UNIT_BIN) $(INTEG_BIN)
+
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all tests-build
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory integration
 
 check-asan: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) BUILD=build-asan SANITIZE=address,undefined \
+	    CC=clang tests-build
 	@LLMLOAD_SANITIZED=1 $(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined \
 	    CC=clang INTEG_CURL=build-asan/tests/integration/test_hostile unit integration
 
@@ -139,7 +146,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
 
 fuzz-build: $(FUZZ_BIN)
 
-fuzz: deps fuzz-build
+fuzz: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
 	@fail=0; for f in $(FUZZ_BIN); do \
 	    n=$$(basename $$f); corpus=$(BUILD)/fuzz/corpus-$$n; mkdir -p $$corpus; \
 	    echo "== $$n for $(FUZZ_TIME)s"; \
