@@ -222,10 +222,20 @@ CUR_INLINE int cur_value(struct cur *c, struct jscan_value *v, int *escaped)
     return 0;
 }
 
-/* Consume the next value; *bytes gets the length of the text a string
- * decodes to, 0 for null or any other non-string. An unescaped string's
+/* The length of the text the string v decodes to. An unescaped string's
  * text is its raw bytes, so the common case needs no second look. */
-CUR_INLINE int cur_text_bytes(struct cur *c, uint64_t *bytes)
+CUR_INLINE uint64_t string_text_bytes(const struct jscan_value *v, int escaped)
+{
+    return escaped ? jscan_string_decoded_len(v) : v->len - 2;
+}
+
+/* Consume the next value; *bytes gets the length of the text a string
+ * decodes to, 0 for null or any other non-string. With `output` (a string
+ * counted as output: delta.content, text) it also notes where the
+ * string's bytes are, which is all oai_decode_chunk_memo needs to
+ * recognise the next chunk. (Inlined: `output` is a constant at every
+ * call.) */
+CUR_INLINE int cur_text_bytes(struct cur *c, uint64_t *bytes, int output)
 {
     struct jscan_value v;
     int escaped = 0;
@@ -234,28 +244,12 @@ CUR_INLINE int cur_text_bytes(struct cur *c, uint64_t *bytes)
     if (cur_value(c, &v, &escaped) < 0)
         return -1;
     if (v.type == JSCAN_STRING)
-        *bytes = escaped ? jscan_string_decoded_len(&v) : v.len - 2;
-    return 0;
-}
-
-/* cur_text_bytes for a string that is counted as output (delta.content,
- * text): it also notes where the string's bytes are, which is all
- * oai_decode_chunk_memo needs to recognise the next chunk. */
-CUR_INLINE int cur_output_text(struct cur *c, uint64_t *bytes)
-{
-    struct jscan_value v;
-    int escaped = 0;
-
-    *bytes = 0;
-    if (cur_value(c, &v, &escaped) < 0)
-        return -1;
-    c->texts++;
-    if (v.type == JSCAN_STRING) {
-        *bytes = escaped ? jscan_string_decoded_len(&v) : v.len - 2;
+        *bytes = string_text_bytes(&v, escaped);
+    if (output) {
+        /* A non-string (null, junk) counts twice: nothing to patch later. */
+        c->texts += v.type == JSCAN_STRING ? 1 : 2;
         c->text = v.ptr + 1;
         c->text_end = v.ptr + v.len - 1;
-    } else {
-        c->texts++;              /* null or junk: nothing to patch next time */
     }
     return 0;
 }
@@ -527,16 +521,16 @@ CUR_INLINE int read_message(struct cur *c, struct oai_chunk *out, int *saw_role)
         if (cur_key(c, &k, kb) < 0)
             return -1;
         if (KEY_IS(&k, "content")) {
-            rc = cur_output_text(c, &text);
+            rc = cur_text_bytes(c, &text, 1);
             out->content_bytes = add_sat_u32(out->content_bytes, text);
         } else if (KEY_IS(&k, "role")) {
             rc = cur_value(c, &v, &escaped);
             if (rc == 0 && v.type == JSCAN_STRING)
                 *saw_role = 1;
         } else if (KEY_IS(&k, "reasoning_content")) {
-            rc = cur_text_bytes(c, &reasoning);
+            rc = cur_text_bytes(c, &reasoning, 0);
         } else if (KEY_IS(&k, "reasoning")) {
-            rc = cur_text_bytes(c, &reasoning_alt);
+            rc = cur_text_bytes(c, &reasoning_alt, 0);
         } else if (KEY_IS(&k, "tool_calls")) {
             rc = read_tool_calls(c, out);
         } else {
@@ -570,7 +564,7 @@ CUR_INLINE int read_choice(struct cur *c, enum oai_api api, int streamed,
         if (KEY_IS(&k, "finish_reason")) {
             rc = read_finish(c, out);
         } else if (api == OAI_API_COMPLETIONS && KEY_IS(&k, "text")) {
-            rc = cur_output_text(c, &text);
+            rc = cur_text_bytes(c, &text, 1);
             out->content_bytes = add_sat_u32(out->content_bytes, text);
         } else if (api == OAI_API_CHAT &&
                    (streamed ? KEY_IS(&k, "delta") : KEY_IS(&k, "message"))) {
@@ -739,7 +733,7 @@ int oai_decode_chunk_memo(enum oai_api api, const char *data, size_t len,
         if (scan_string(open, data + len, &escaped) == data + len - tail + 1) {
             struct jscan_value v = {JSCAN_STRING, open, len - tail + 1 - (m->text_at - 1u)};
             *out = m->result;
-            out->content_bytes = add_sat_u32(0, escaped ? jscan_string_decoded_len(&v) : v.len - 2);
+            out->content_bytes = add_sat_u32(0, string_text_bytes(&v, escaped));
             out->role_only = m->saw_role && !oai_chunk_carries_output(out);
             m->hits++;
             return 0;
