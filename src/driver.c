@@ -99,6 +99,7 @@ struct worker {
     /* the writer: a file write can take milliseconds (ext4 here took up
      * to 5 ms for 64 KiB), which must not hold up the sends due meanwhile */
     pthread_t wr_th;
+    int wr_inited;              /* writer_start ran and writer_stop has not */
     int wr_running;             /* the writer thread exists */
     pthread_mutex_t wr_lock;
     pthread_cond_t wr_cond;     /* to the writer: a buffer, or stop */
@@ -257,22 +258,28 @@ static void records_flush(struct worker *w, int wait)
     pthread_mutex_unlock(&w->wr_lock);
 }
 
-/* Start the writer thread (a worker without one writes its own lines). */
+/* Start the writer thread (a worker without one writes its own lines).
+ * Called while the run is set up, before t=0: a thread start can take
+ * milliseconds (far more under AddressSanitizer), which inside the worker
+ * would make its first sends late. */
 static void writer_start(struct worker *w)
 {
     if (!w->rec_f)
         return;
+    w->wr_inited = 1;
     pthread_mutex_init(&w->wr_lock, NULL);
     pthread_cond_init(&w->wr_cond, NULL);
     pthread_cond_init(&w->wr_done, NULL);
     w->wr_running = pthread_create(&w->wr_th, NULL, writer_main, w) == 0;
 }
 
-/* Write what is left and end the writer. */
+/* Write what is left and end the writer (at a worker's end, or at its
+ * release when it never ran). */
 static void writer_stop(struct worker *w)
 {
-    if (!w->rec_f)
+    if (!w->wr_inited)
         return;
+    w->wr_inited = 0;
     records_flush(w, 1);
     if (w->wr_running) {
         pthread_mutex_lock(&w->wr_lock);
@@ -901,7 +908,6 @@ static void *worker_main(void *arg)
     w->offering = 1;
     w->infl_last_abs_ns = d->run_start_ns;
     w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
-    writer_start(w);
     if (cfg->mode == LOAD_CLOSED) {
         for (uint32_t i = 0; i < w->n_users; i++) {
             uint64_t g = (uint64_t)i * d->n_workers + w->idx;
@@ -1074,8 +1080,9 @@ static void live_emit(struct driver *d, struct live_state *ls, uint32_t n, int f
 static void worker_release(struct worker *w)
 {
     transport_free(w->t);
+    writer_stop(w);             /* (done already when the worker ran) */
     if (w->rec_f) {
-        records_flush(w, 1);    /* (the worker's writer has stopped) */
+        records_flush(w, 1);
         fclose(w->rec_f);
     }
     free(w->rbuf);
@@ -1171,6 +1178,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
                 rc = LL_E_IO;
                 goto out;
             }
+            writer_start(w);
         }
         if (cfg->mode == LOAD_CLOSED) {
             w->n_users = cfg->users / d.n_workers + (i < cfg->users % d.n_workers);
@@ -1182,6 +1190,14 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
             }
         }
     }
+    /* t=0 is fixed once everything above is ready (transports, writer
+     * threads: a thread start can take milliseconds, far more under
+     * AddressSanitizer), so only the worker threads' own start falls in
+     * the lead. */
+    d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    res->run_start_abs_ns = d.run_start_ns;
+    for (uint32_t i = 0; i < d.n_workers; i++)
+        transport_set_run_start(d.workers[i].t, d.run_start_ns);
     struct live_state ls = {0};
     if (cfg->live_cb) {
         ls.ttft = hist_new();

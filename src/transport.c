@@ -1639,6 +1639,11 @@ void transport_wake(struct transport *t)
     (void)w;
 }
 
+void transport_set_run_start(struct transport *t, uint64_t run_start_ns)
+{
+    t->cfg.run_start_ns = run_start_ns;
+}
+
 uint32_t transport_inflight(const struct transport *t)
 {
     return t->inflight;

@@ -94,6 +94,9 @@ void transport_wake(struct transport *t);
 enum transport_client transport_client_choose(const struct transport_config *cfg,
                                               const char **why_not_native);
 
+/* Move the origin of record times (before any request was submitted). */
+void transport_set_run_start(struct transport *t, uint64_t run_start_ns);
+
 /* Requests currently in flight. */
 uint32_t transport_inflight(const struct transport *t);
 
