@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Isrc -o "$out/decode_bench" \
-    bench/decode_bench.c src/sse.c src/jscan.c src/openai.c src/record.c src/util.c -lm
+    bench/decode_bench.c src/h1.c src/sse.c src/jscan.c src/openai.c src/record.c src/util.c -lm
 
 if [ "${1:-}" = "--instr" ]; then
     calls=2000
@@ -26,6 +26,7 @@ if [ "${1:-}" = "--instr" ]; then
     "$out/decode_bench" --list | while read -r name bytes; do
         fn=oai_decode_chunk
         [ "$name" = record ] && fn=record_write_jsonl
+        [ "$name" = response ] && fn="feed_response*"
         case $name in *+memo) fn=oai_decode_chunk_memo ;; esac
         valgrind -q --tool=callgrind --toggle-collect="$fn" \
             --callgrind-out-file="$out/cg.$name" \

@@ -13,8 +13,12 @@
  * and nothing else, for callgrind, whose instruction counts do not depend
  * on what else the machine is doing. NAME is one of the payloads below
  * (oai_decode_chunk on it) or "record" (record_write_jsonl of a typical
- * finished request to /dev/null through stdio, fwrite included). bench/decode.sh --instr runs each
- * under callgrind and divides.
+ * finished request to /dev/null through stdio, fwrite included), or
+ * "response": one whole 16-token streamed response as `llmload sim` sends
+ * it (headers, chunked framing, SSE events, [DONE]) through the HTTP/1.1
+ * parser, the SSE parser and the memo decoder, as the client reads it when
+ * it arrives in one piece. bench/decode.sh --instr runs each under
+ * callgrind and divides.
  *
  * Usage: decode_bench [events]
  *        decode_bench --calls NAME N
@@ -23,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h1.h"
 #include "openai.h"
 #include "record.h"
 #include "sse.h"
@@ -160,10 +165,116 @@ static void typical_record(struct record *r, uint64_t id)
     r->worker = 1;
 }
 
+/* A 16-token streamed chat response, byte for byte as `llmload sim`
+ * writes it (captured with curl --raw), into buf; returns its length. */
+static size_t sim_response(char *buf, size_t cap)
+{
+    static const char *const tokens[16] = {" bujj", " wh", " gzz", " q", " the", " lo",
+                                           " xv", " pa", " mmr", " e", " to", " kq",
+                                           " sun", " ab", " c", " w"};
+    static const char head[] = "HTTP/1.1 200 OK\r\nServer: llmload-sim/fe99946\r\n"
+                               "Content-Type: text/event-stream\r\n"
+                               "Transfer-Encoding: chunked\r\nCache-Control: no-cache\r\n\r\n";
+    static const char pre[] = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
+                              "\"created\":1796044401,\"model\":\"x\",\"choices\":[";
+    char ev[512];
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, cap - n, "%s", head);
+    for (int i = 0; i < 19; i++) {
+        int el;
+        if (i < 16)
+            el = snprintf(ev, sizeof ev,
+                          "data: %s{\"index\":0,\"delta\":{\"content\":\"%s\"},"
+                          "\"logprobs\":null,\"finish_reason\":null}]}\n\n",
+                          pre, tokens[i]);
+        else if (i == 16)
+            el = snprintf(ev, sizeof ev,
+                          "data: %s{\"index\":0,\"delta\":{},\"logprobs\":null,"
+                          "\"finish_reason\":\"length\"}]}\n\n",
+                          pre);
+        else if (i == 17)
+            el = snprintf(ev, sizeof ev,
+                          "data: %s],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":16,"
+                          "\"total_tokens\":20,\"prompt_tokens_details\":{\"cached_tokens\":0}}}\n\n",
+                          pre);
+        else
+            el = snprintf(ev, sizeof ev, "data: [DONE]\n\n");
+        n += (size_t)snprintf(buf + n, cap - n, "%x\r\n%s\r\n", el, ev);
+    }
+    n += (size_t)snprintf(buf + n, cap - n, "0\r\n\r\n");
+    return n;
+}
+
+struct resp_ctx {
+    struct sse_parser sse;
+    struct ctx c;
+    int done;
+};
+
+static int resp_on_sse(void *ud, const struct sse_event *ev)
+{
+    struct resp_ctx *r = ud;
+    if (ev->data_len == 6 && memcmp(ev->data, "[DONE]", 6) == 0) {
+        r->done = 1;
+        return 0;
+    }
+    return on_event(&r->c, ev);
+}
+
+static int resp_on_body(void *ud, const char *buf, size_t len)
+{
+    struct resp_ctx *r = ud;
+    return sse_parser_feed(&r->sse, buf, len, resp_on_sse, r) != 0;
+}
+
+/* One response through the client's parsers (what --calls response
+ * counts). Returns its output tokens, 0 on a parse failure. */
+__attribute__((noinline)) static uint64_t feed_response(struct h1_parser *h, struct resp_ctx *r,
+                                                        const char *buf, size_t len)
+{
+    size_t used;
+    h1_parser_reset(h);
+    sse_parser_reset(&r->sse);
+    oai_stream_init(&r->c.st);
+    oai_memo_reset(r->c.memo);
+    r->done = 0;
+    if (h1_parser_feed(h, buf, len, &used) != H1_DONE || used != len || !r->done)
+        return 0;
+    return r->c.st.output_events;
+}
+
+static int run_response(uint64_t n)
+{
+    static char buf[8192];
+    size_t len = sim_response(buf, sizeof buf);
+    struct h1_parser h;
+    struct resp_ctx r = {0};
+    struct oai_memo m;
+    uint64_t sum = 0;
+    r.c.memo = &m;
+    sse_parser_init(&r.sse, 0);
+    h1_parser_init(&h, NULL, resp_on_body, &r);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t ev = feed_response(&h, &r, buf, len);
+        if (ev != 16 || r.c.malformed) {
+            fprintf(stderr, "decode_bench: the response decoded to %llu events\n",
+                    (unsigned long long)ev);
+            return 1;
+        }
+        sum += ev;
+    }
+    h1_parser_free(&h);
+    sse_parser_free(&r.sse);
+    fprintf(stderr, "response: %zu bytes, %llu events\n", len, (unsigned long long)sum);
+    return 0;
+}
+
 /* The counted mode: n calls of one function, checked so the compiler can
  * drop none of them. */
 static int run_calls(const char *name, uint64_t n)
 {
+    if (strcmp(name, "response") == 0)
+        return run_response(n);
     if (strcmp(name, "record") == 0) {
         struct record r;
         FILE *f = fopen("/dev/null", "w");   /* a real FILE, as the driver's */
@@ -229,6 +340,7 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < LL_ARRAY_LEN(payloads); k++)
             printf("%s+memo %zu\n", payloads[k].name, strlen(payloads[k].json));
         printf("record 0\n");
+        printf("response %zu\n", sim_response((char[8192]){0}, 8192));
         return 0;
     }
     if (argc >= 2 && strcmp(argv[1], "--calls") == 0) {

@@ -88,11 +88,12 @@ static int fail(struct h1_parser *p, const char *why)
 
 /* Does the header line name (case-insensitive) equal want, followed by ':'?
  * On a match, value and vlen hold the value without surrounding blanks. */
-static int header_is(const char *line, size_t len, const char *want, const char **value,
-                     size_t *vlen)
+static int header_is(const char *line, size_t len, const char *want, size_t n,
+                     const char **value, size_t *vlen)
 {
-    size_t n = strlen(want);
-    if (len <= n || line[n] != ':' || strncasecmp(line, want, n) != 0)
+    /* want is lower case: a first letter in either case, then the rest. */
+    if (len <= n || line[n] != ':' || (line[0] | 0x20) != want[0] ||
+        strncasecmp(line, want, n) != 0)
         return 0;
     size_t i = n + 1;
     while (i < len && (line[i] == ' ' || line[i] == '\t'))
@@ -104,6 +105,7 @@ static int header_is(const char *line, size_t len, const char *want, const char 
     *vlen = end - i;
     return 1;
 }
+#define HEADER_IS(line, len, lit, value, vlen) header_is(line, len, lit, sizeof(lit) - 1, value, vlen)
 
 static int status_line(struct h1_parser *p, const char *l, size_t len)
 {
@@ -173,7 +175,7 @@ static int header_line(struct h1_parser *p, const char *l, size_t len)
     }
     if (l[0] == ' ' || l[0] == '\t')
         return fail(p, "obsolete folded header line");
-    if (header_is(l, len, "content-length", &v, &vl)) {
+    if (HEADER_IS(l, len, "content-length", &v, &vl)) {
         uint64_t n = 0;
         if (vl == 0)
             return fail(p, "empty Content-Length");
@@ -186,12 +188,12 @@ static int header_line(struct h1_parser *p, const char *l, size_t len)
             return fail(p, "two different Content-Length values");
         p->has_length = 1;
         p->content_length = n;
-    } else if (header_is(l, len, "transfer-encoding", &v, &vl)) {
+    } else if (HEADER_IS(l, len, "transfer-encoding", &v, &vl)) {
         /* Several Transfer-Encoding lines form one list: the last one
          * decides whether chunked is the final coding. */
         p->chunked = ll_http_list_has(v, vl, "chunked", 1);
         p->conn_header |= CONN_TE_SEEN;
-    } else if (header_is(l, len, "connection", &v, &vl)) {
+    } else if (HEADER_IS(l, len, "connection", &v, &vl)) {
         if (ll_http_list_has(v, vl, "close", 0))
             p->conn_header |= CONN_CLOSE;
         else if (ll_http_list_has(v, vl, "keep-alive", 0))
@@ -202,16 +204,21 @@ static int header_line(struct h1_parser *p, const char *l, size_t len)
     return H1_MORE;
 }
 
+/* A hex digit's value, -1 for anything else. */
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
 static int chunk_size_line(struct h1_parser *p, const char *l, size_t len)
 {
     uint64_t n = 0;
     size_t i = 0;
     for (; i < len; i++) {
-        char c = l[i];
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
+        int d = hex_digit(l[i]);
         if (d < 0)
             break;
         if (n >> 59)
@@ -308,6 +315,37 @@ int h1_parser_feed(struct h1_parser *p, const char *buf, size_t len, size_t *use
         return H1_DONE;
     }
     while (i < len) {
+        /* A chunked stream's framing, whole in this buffer and with no line
+         * begun in an earlier feed: the "\r\n" after a chunk's data and the
+         * next "HEX\r\n" size line, taken without the line machinery (a
+         * token's chunk is framed by both). Anything else (extensions,
+         * bare LF, a line split across feeds, more than 15 digits) falls
+         * through to the general path below, which reads it from i. */
+        if (p->line_len == 0 && p->state == ST_CHUNK_END && len - i >= 2 && buf[i] == '\r' &&
+            buf[i + 1] == '\n') {
+            i += 2;
+            p->state = ST_CHUNK_SIZE;
+            continue;
+        }
+        if (p->line_len == 0 && p->state == ST_CHUNK_SIZE) {
+            size_t j = i, lim = LL_MIN(len, i + 15);
+            uint64_t n = 0;
+            int d;
+            while (j < lim && (d = hex_digit(buf[j])) >= 0) {
+                n = n * 16 + (uint64_t)d;
+                j++;
+            }
+            if (j > i && len - j >= 2 && buf[j] == '\r' && buf[j + 1] == '\n') {
+                i = j + 2;
+                if (n == 0) {
+                    p->state = ST_TRAILER;
+                } else {
+                    p->remaining = n;
+                    p->state = ST_CHUNK_DATA;
+                }
+                continue;
+            }
+        }
         if (is_line_state(p->state)) {
             const char *nl = memchr(buf + i, '\n', len - i);
             size_t take = nl ? (size_t)(nl - (buf + i)) + 1 : len - i;

@@ -573,6 +573,30 @@ static void test_chunk_extensions(void **state)
               &e);
 }
 
+/* Chunk sizes in every form the framing shortcut meets or leaves to the
+ * line reader: upper and lower case, leading zeros up to 15 digits (the
+ * shortcut) and past them (the line reader), a last chunk of "000". */
+static void test_chunk_sizes(void **state)
+{
+    (void)state;
+    struct expect e = (struct expect){.rc = H1_DONE,
+                                      .status = 200,
+                                      .keep_alive = 1,
+                                      .headers = "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n",
+                                      .body = "hello0123456789abcdefghijklmnopqrstuvwxyz",
+                                      .check_calls = 1,
+                                      .body_calls_whole = 3};
+    check_str("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+              "000000000000005\r\nhello\r\n0000000000000000A\r\n0123456789\r\n"
+              "1a\r\nabcdefghijklmnopqrstuvwxyz\r\n000\r\n\r\n",
+              &e);
+    e.body = "0123456789abcdefghijklmnopqrstuvwxyz";
+    e.body_calls_whole = 2;
+    check_str("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+              "A\r\n0123456789\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\n\r\n",
+              &e);
+}
+
 static void test_trailers(void **state)
 {
     (void)state;
@@ -1284,6 +1308,7 @@ int main(void)
         cmocka_unit_test(test_no_body_status),
         cmocka_unit_test(test_interim_100),
         cmocka_unit_test(test_chunk_extensions),
+        cmocka_unit_test(test_chunk_sizes),
         cmocka_unit_test(test_trailers),
         cmocka_unit_test(test_bare_lf),
         cmocka_unit_test(test_connection),
