@@ -48,12 +48,14 @@ void api_req_init(struct api_req *r)
 {
     memset(r, 0, sizeof(*r));
     http_buf_init(&r->model);
+    http_buf_init(&r->chunk_head);
     r->state = API_REQ_IDLE;
 }
 
 void api_req_free(struct api_req *r)
 {
     http_buf_free(&r->model);
+    http_buf_free(&r->chunk_head);
     free(r->hashes);
     r->hashes = NULL;
     r->n_hashes = 0;
@@ -175,12 +177,30 @@ static const char *chunk_object(const struct api_req *r)
     return r->chat ? "chat.completion.chunk" : "text_completion";
 }
 
+/* put_obj_head for a stream's chunk: the same bytes in every event of a
+ * response, written once when the request is read (r->chunk_head) and
+ * copied after that. */
+static void put_chunk_head(struct http_buf *b, const struct api_req *r)
+{
+    http_buf_append(b, r->chunk_head.data, r->chunk_head.len);
+}
+
 /* Frame ctx->json (or raw) as one SSE event: "data: X\n\n", inside one
  * HTTP chunk when the response is chunked. */
 static void emit_data(const struct api_req *r, struct http_buf *out, const char *data, size_t n)
 {
-    if (r->chunked)
-        http_buf_printf(out, "%zx\r\n", n + 8);
+    if (r->chunked) {
+        char hex[24];
+        size_t i = sizeof hex - 2;
+        hex[i] = '\r';
+        hex[i + 1] = '\n';
+        size_t v = n + 8; /* "data: " and "\n\n" */
+        do {
+            hex[--i] = "0123456789abcdef"[v & 15];
+            v >>= 4;
+        } while (v);
+        http_buf_append(out, hex + i, sizeof hex - i);
+    }
     http_buf_append(out, "data: ", 6);
     http_buf_append(out, data, n);
     http_buf_append(out, r->chunked ? "\n\n\r\n" : "\n\n", r->chunked ? 4 : 2);
@@ -201,7 +221,7 @@ static void emit_tokens(struct api_ctx *ctx, const struct api_req *r, struct htt
 {
     struct http_buf *b = &ctx->json;
     http_buf_clear(b);
-    put_obj_head(b, r, chunk_object(r));
+    put_chunk_head(b, r);
     if (r->chat)
         http_buf_puts(b, reasoning ? "\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\""
                                    : "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"");
@@ -217,7 +237,7 @@ static void emit_role(struct api_ctx *ctx, const struct api_req *r, struct http_
 {
     struct http_buf *b = &ctx->json;
     http_buf_clear(b);
-    put_obj_head(b, r, chunk_object(r));
+    put_chunk_head(b, r);
     http_buf_puts(b, "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},"
                      "\"logprobs\":null,\"finish_reason\":null}]}");
     emit_data(r, out, b->data, b->len);
@@ -510,11 +530,13 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
                              uint64_t now_ns, void *ud)
 {
     uint64_t num = ++ctx->requests_total;
-    struct http_buf keep_model = r->model;
+    struct http_buf keep_model = r->model, keep_head = r->chunk_head;
     free(r->hashes);
     memset(r, 0, sizeof(*r));
     r->model = keep_model;
+    r->chunk_head = keep_head;
     http_buf_clear(&r->model);
+    http_buf_clear(&r->chunk_head);
     r->chat = chat;
     r->keep_alive = hreq->keep_alive;
     r->chunked = hreq->version_minor >= 1;
@@ -586,6 +608,8 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     json_decref(root);
 
     r->stream = stream;
+    if (stream)
+        put_obj_head(&r->chunk_head, r, chunk_object(r));
     r->include_usage = stream && include_usage;
     r->ignore_eos = ignore_eos;
     r->max_tokens = (uint32_t)max_tokens;
@@ -706,7 +730,7 @@ static int req_finish(struct api_ctx *ctx, struct api_req *r, const struct engin
     if (r->stream) {
         struct http_buf *b = &ctx->json;
         http_buf_clear(b);
-        put_obj_head(b, r, chunk_object(r));
+        put_chunk_head(b, r);
         http_buf_puts(b, r->chat ? "\"choices\":[{\"index\":0,\"delta\":{},"
                                  : "\"choices\":[{\"index\":0,\"text\":\"\",");
         http_buf_puts(b, "\"logprobs\":null,\"finish_reason\":\"");
@@ -715,7 +739,7 @@ static int req_finish(struct api_ctx *ctx, struct api_req *r, const struct engin
         emit_data(r, out, b->data, b->len);
         if (r->include_usage && !ctx->no_usage) {
             http_buf_clear(b);
-            put_obj_head(b, r, chunk_object(r));
+            put_chunk_head(b, r);
             http_buf_puts(b, "\"choices\":[],");
             put_usage(b, r);
             http_buf_puts(b, "}");

@@ -78,6 +78,7 @@ struct api_req {
     uint32_t reasoning_tokens;      /* FAULT_REASONING: first this many are reasoning */
     uint64_t arrival_ns, first_token_ns, last_token_ns;
     struct http_buf model;          /* the echoed model name, JSON-escaped */
+    struct http_buf chunk_head;     /* a stream chunk's JSON up to "choices" */
     uint64_t *hashes;               /* kept while SLOW_HEADERS delays the submit */
     uint32_t n_hashes;
 };
