@@ -165,8 +165,9 @@ static void typical_record(struct record *r, uint64_t id)
     r->worker = 1;
 }
 
-/* A 16-token streamed chat response, byte for byte as `llmload sim`
- * writes it (captured with curl --raw), into buf; returns its length. */
+/* A 16-token streamed chat response as `llmload sim` writes it (its shape
+ * captured with curl --raw at fe99946; the Server version, model and
+ * `created` fixed here), into buf; returns its length. */
 static size_t sim_response(char *buf, size_t cap)
 {
     static const char *const tokens[16] = {" bujj", " wh", " gzz", " q", " the", " lo",

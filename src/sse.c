@@ -10,7 +10,9 @@
  *
  * Line ends are found with memchr, once per byte for LF and once for CR:
  * each search result is cached until the scan passes it, so a buffer with
- * only CR line ends stays linear. */
+ * only CR line ends stays linear. The common event, one "data:" line and
+ * the blank line, is taken in one step when it lies whole in the buffer
+ * (see sse_parser_feed). */
 #include "sse.h"
 
 #include <stdlib.h>
@@ -280,6 +282,26 @@ int sse_parser_feed(struct sse_parser *p, const char *buf, size_t len,
         }
         const char *t = lf < cr ? lf : cr;
 
+        /* The common event: "data:" or "data: " then the value, LF, and the
+         * blank line's LF, all in this buffer, with no line pending and no
+         * CR up to there. The same as the two lines through process_line:
+         * the value is data (a view, as it lies in this feed), then the
+         * event goes out. */
+        if (t == lf && lf + 1 < end && lf[1] == '\n' && lf + 1 < cr && p->line_len == 0 &&
+            p->data_state == SSE_DATA_NONE && lf - s >= 5 && memcmp(s, "data:", 5) == 0 &&
+            (size_t)(lf - s) <= p->max_line_bytes) {
+            const char *v = s + 5;
+            if (v < lf && *v == ' ')
+                v++;
+            p->data_view = v;
+            p->data_view_len = (size_t)(lf - v);
+            p->data_state = SSE_DATA_VIEW;
+            s = lf + 2;
+            rc = dispatch(p, 0, cb, ud);
+            if (rc)
+                return rc;
+            continue;
+        }
         if (t == end) {                          /* a partial line: keep it */
             if (line_append(p, s, (size_t)(end - s)) < 0)
                 return LL_E_PROTO;
