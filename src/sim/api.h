@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "jscan.h"
+
 #include "sim/engine.h"
 #include "sim/faults.h"
 #include "sim/http.h"
@@ -49,6 +51,22 @@ struct api_ctx {
     size_t *msg_ends;               /* chat: where each message's content ends in text */
     size_t n_msgs, msg_ends_cap;
 };
+
+/* What a completion request's body asked for (api_parse_completion). */
+struct api_body {
+    int stream, include_usage, ignore_eos;
+    int64_t max_tokens;             /* the request's, or ctx->default_max_tokens */
+    int ids_prompt;                 /* 1: ctx->text holds uint32_t token IDs, not text */
+    struct jscan_value model;       /* the "model" string (a view into the body), or
+                                     * type JSCAN_INVALID: absent or null */
+};
+
+/* Read and check the body of a completion request (chat: messages; else
+ * prompt): the prompt goes to ctx->text (and ctx->msg_ends, ctx->n_msgs
+ * for chat), the rest to *b. Returns 0, or -1 with the 400's error code
+ * and message. Exposed for tests/fuzz/fuzz_simbody.c. */
+int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int chat,
+                         struct api_body *b, const char **code, char *msg, size_t msglen);
 
 enum api_req_state {
     API_REQ_IDLE,                   /* no request in progress */

@@ -1,0 +1,330 @@
+/* fuzz_simbody: the sim's reading of completion request bodies
+ * (api_parse_completion, jscan views), against a reference that reads the
+ * same fields with jansson the way the sim did before (the reference below
+ * is that code, kept here as the oracle; it answers a top-level scalar as
+ * the new reader does, "the request body must be a JSON object").
+ *
+ * Input layout: byte 0 bit 0 picks chat (messages) or completions
+ * (prompt); the rest is the body. Whenever jansson and jscan agree that the
+ * body is valid JSON, the two readers must agree on everything: accepted or
+ * not, the error code and message, and on success every field, the prompt
+ * text or token IDs byte for byte, and (chat) where each message ends.
+ * Where they disagree on validity (jscan accepts \u0000 and integers past
+ * int64, which jansson refuses; nesting limits differ), the new reader must
+ * still answer: a 400 invalid_json when jscan refuses the body. */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jscan.h"
+#include "sim/api.h"
+#include "util.h"
+
+struct ref {
+    int stream, include_usage, ignore_eos, ids_prompt;
+    json_int_t max_tokens;
+    const char *model;
+    size_t model_len;
+    struct http_buf text;
+    size_t msg_ends[4096];
+    size_t n_msgs;
+};
+
+static int get_bool(json_t *obj, const char *key, int *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_boolean(v))
+        return -1;
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int get_int(json_t *obj, const char *key, json_int_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v))
+        return -1;
+    *out = json_integer_value(v);
+    return 0;
+}
+
+static int append_content(struct ref *r, json_t *content, const char **why)
+{
+    if (!content || json_is_null(content))
+        return 0;
+    if (json_is_string(content)) {
+        http_buf_append(&r->text, json_string_value(content), json_string_length(content));
+        return 0;
+    }
+    if (!json_is_array(content)) {
+        *why = "messages[].content must be a string or an array of text parts";
+        return -1;
+    }
+    size_t i;
+    json_t *part;
+    json_array_foreach(content, i, part) {
+        json_t *text = json_is_object(part) ? json_object_get(part, "text") : NULL;
+        if (!json_is_string(text)) {
+            *why = "messages[].content parts must be objects with a string \"text\"";
+            return -1;
+        }
+        if (i > 0)
+            http_buf_append(&r->text, "\n", 1);
+        http_buf_append(&r->text, json_string_value(text), json_string_length(text));
+    }
+    return 0;
+}
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number with a fraction or exponent";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static int extract_ids(struct ref *r, json_t *arr, const char *field, char *whybuf,
+                       size_t whylen, const char **why)
+{
+    size_t n = json_array_size(arr);
+    if (n == 0) {
+        snprintf(whybuf, whylen, "%s must not be an empty array: a prompt of token IDs needs "
+                 "at least one", field);
+        *why = whybuf;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(arr, i);
+        if (!json_is_integer(v)) {
+            snprintf(whybuf, whylen, "%s[%zu] must be an integer token ID (0 to %u), got %s",
+                     field, i, TOKENIZER_ID_MAX, json_kind(v));
+            *why = whybuf;
+            return -1;
+        }
+        json_int_t id = json_integer_value(v);
+        if (id < 0 || id > (json_int_t)TOKENIZER_ID_MAX) {
+            snprintf(whybuf, whylen, "%s[%zu]: token ID %lld is %s; IDs are 0 to %u", field, i,
+                     (long long)id, id < 0 ? "negative" : "above the vocabulary",
+                     TOKENIZER_ID_MAX);
+            *why = whybuf;
+            return -1;
+        }
+        uint32_t u = (uint32_t)id;
+        http_buf_append(&r->text, &u, sizeof u);
+    }
+    return 0;
+}
+
+static int extract_prompt(struct ref *r, json_t *root, int chat, const char **code,
+                          const char **why, char *whybuf, size_t whylen)
+{
+    if (chat) {
+        json_t *msgs = json_object_get(root, "messages");
+        if (!msgs) {
+            *code = "missing_field";
+            *why = "missing required field \"messages\"";
+            return -1;
+        }
+        if (!json_is_array(msgs) || json_array_size(msgs) == 0) {
+            *code = "invalid_field";
+            *why = "\"messages\" must be a non-empty array";
+            return -1;
+        }
+        size_t i;
+        json_t *m;
+        json_array_foreach(msgs, i, m) {
+            if (!json_is_object(m)) {
+                *code = "invalid_field";
+                *why = "each of \"messages\" must be an object";
+                return -1;
+            }
+            if (i > 0)
+                http_buf_append(&r->text, "\n", 1);
+            if (append_content(r, json_object_get(m, "content"), why) < 0) {
+                *code = "invalid_field";
+                return -1;
+            }
+            if (i < LL_ARRAY_LEN(r->msg_ends))
+                r->msg_ends[i] = r->text.len;
+        }
+        r->n_msgs = json_array_size(msgs);
+        return 0;
+    }
+    json_t *p = json_object_get(root, "prompt");
+    if (!p) {
+        *code = "missing_field";
+        *why = "missing required field \"prompt\"";
+        return -1;
+    }
+    if (json_is_array(p) && json_array_size(p) == 1 && json_is_string(json_array_get(p, 0)))
+        p = json_array_get(p, 0);
+    if (json_is_array(p)) {
+        *code = "invalid_field";
+        const char *field = "\"prompt\"";
+        json_t *first = json_array_get(p, 0);
+        if (json_is_array(first) || json_is_string(first)) {
+            if (json_array_size(p) > 1) {
+                *code = "unsupported";
+                *why = "\"prompt\": a batch of several prompts is not supported; send one "
+                       "prompt per request";
+                return -1;
+            }
+            p = first;
+            field = "\"prompt\"[0]";
+        }
+        if (extract_ids(r, p, field, whybuf, whylen, why) < 0)
+            return -1;
+        r->ids_prompt = 1;
+        return 0;
+    }
+    if (!json_is_string(p)) {
+        *code = "invalid_field";
+        *why = "\"prompt\" must be a string, an array of token IDs, or an array of one of "
+               "either";
+        return -1;
+    }
+    http_buf_append(&r->text, json_string_value(p), json_string_length(p));
+    return 0;
+}
+
+/* The reference: returns 0 or -1 with code and msg; root is kept in *keep
+ * (the model string points into it). */
+static int ref_parse(json_t *root, int chat, struct ref *r, const char **code, char *msg,
+                     size_t msglen)
+{
+    const char *why = NULL;
+    char whybuf[192];
+    json_int_t n = 1;
+    *code = "invalid_json";
+    if (!json_is_object(root)) {
+        snprintf(msg, msglen, "the request body must be a JSON object");
+        return -1;
+    }
+    *code = "invalid_field";
+    json_t *model_v = json_object_get(root, "model");
+    json_t *so = json_object_get(root, "stream_options");
+    if (model_v && !json_is_null(model_v) &&
+        (!json_is_string(model_v) || json_string_length(model_v) > API_MAX_MODEL_BYTES))
+        why = "\"model\" must be a string of at most 256 bytes";
+    else if (get_bool(root, "stream", &r->stream) < 0)
+        why = "\"stream\" must be a boolean";
+    else if (so && !json_is_null(so) && !json_is_object(so))
+        why = "\"stream_options\" must be an object";
+    else if (so && json_is_object(so) && get_bool(so, "include_usage", &r->include_usage) < 0)
+        why = "\"stream_options.include_usage\" must be a boolean";
+    else if (get_bool(root, "ignore_eos", &r->ignore_eos) < 0)
+        why = "\"ignore_eos\" must be a boolean";
+    else if (get_int(root, "max_tokens", &r->max_tokens) < 0 ||
+             get_int(root, "max_completion_tokens", &r->max_tokens) < 0)
+        why = "\"max_tokens\" must be an integer";
+    else if (r->max_tokens < 1 || r->max_tokens > (json_int_t)(1u << 30))
+        why = "\"max_tokens\" must be between 1 and 1073741824";
+    else if (get_int(root, "n", &n) < 0)
+        why = "\"n\" must be an integer";
+    else if (n != 1) {
+        *code = "unsupported";
+        why = "only n=1 is supported";
+    } else if (extract_prompt(r, root, chat, code, &why, whybuf, sizeof whybuf) == 0) {
+        why = NULL;
+    }
+    if (why) {
+        snprintf(msg, msglen, "%s", why);
+        return -1;
+    }
+    if (model_v && json_is_string(model_v)) {
+        r->model = json_string_value(model_v);
+        r->model_len = json_string_length(model_v);
+    }
+    return 0;
+}
+
+static void differ(const char *what, const uint8_t *data, size_t size)
+{
+    fprintf(stderr, "fuzz_simbody: %s differs for a %s body of %zu bytes:\n%.*s\n", what,
+            (data[0] & 1) ? "chat" : "completions", size - 1, (int)(size - 1),
+            (const char *)data + 1);
+    abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    int chat = data[0] & 1;
+    const char *body = (const char *)data + 1;
+    size_t len = size - 1;
+
+    struct api_ctx ctx;
+    api_ctx_init(&ctx);
+    ctx.default_max_tokens = 16;
+    struct api_body b;
+    const char *code;
+    char msg[300];
+    int rc = api_parse_completion(&ctx, body, len, chat, &b, &code, msg, sizeof msg);
+    if (rc < 0 && (!code || !msg[0]))
+        differ("a refusal without a code or message", data, size);
+
+    struct jscan_value root;
+    int jscan_ok = jscan_validate(body, len, JSCAN_DEPTH_LIMIT, &root) == 0;
+    if (!jscan_ok && (rc == 0 || strcmp(code, "invalid_json") != 0))
+        differ("acceptance of invalid JSON", data, size);
+    json_error_t jerr;
+    json_t *jroot = json_loadb(body, len, JSON_DECODE_ANY, &jerr);
+    if (jroot && jscan_ok) {
+        static struct ref r;
+        memset(&r, 0, sizeof r);
+        r.max_tokens = 16;
+        const char *rcode;
+        char rmsg[300];
+        int rrc = ref_parse(jroot, chat, &r, &rcode, rmsg, sizeof rmsg);
+        if (rrc != rc)
+            differ("acceptance", data, size);
+        if (rc < 0) {
+            if (strcmp(code, rcode) != 0)
+                differ("the error code", data, size);
+            if (strcmp(msg, rmsg) != 0)
+                differ("the error message", data, size);
+        } else {
+            if (b.stream != r.stream || b.include_usage != r.include_usage ||
+                b.ignore_eos != r.ignore_eos || b.max_tokens != (int64_t)r.max_tokens ||
+                b.ids_prompt != r.ids_prompt)
+                differ("a field", data, size);
+            char model[API_MAX_MODEL_BYTES + 1];
+            size_t model_len = 0;
+            if ((b.model.type == JSCAN_STRING) != (r.model != NULL))
+                differ("model presence", data, size);
+            if (r.model) {
+                jscan_string_unescape(&b.model, model, sizeof model, &model_len);
+                if (model_len != r.model_len || memcmp(model, r.model, model_len) != 0)
+                    differ("the model", data, size);
+            }
+            if (ctx.text.len != r.text.len ||
+                (r.text.len && memcmp(ctx.text.data, r.text.data, r.text.len) != 0))
+                differ("the prompt", data, size);
+            if (chat) {
+                if (ctx.n_msgs != r.n_msgs)
+                    differ("the message count", data, size);
+                for (size_t i = 0; i < ctx.n_msgs && i < LL_ARRAY_LEN(r.msg_ends); i++) {
+                    if (ctx.msg_ends[i] != r.msg_ends[i])
+                        differ("a message end", data, size);
+                }
+            }
+        }
+        http_buf_free(&r.text);
+    }
+    json_decref(jroot);
+    api_ctx_free(&ctx);
+    return 0;
+}
