@@ -339,13 +339,20 @@ static int get_bool(const struct jscan_value *v, int *out)
     return 0;
 }
 
-/* Optional integer: absent or null leaves *out. Returns 0 or -1 (not a
- * number, or one with a fraction or exponent, or past int64). */
+static int integer_text(const struct jscan_value *v);
+
+/* Optional integer: absent or null leaves *out; one past int64 reads as
+ * INT64_MAX or INT64_MIN, for the caller's range check. Returns 0, or -1
+ * for anything but an integer (a fraction or exponent included). */
 static int get_int(const struct jscan_value *v, int64_t *out)
 {
     if (absent(v))
         return 0;
-    return jscan_number_int64(v, out) == 0 ? 0 : -1;
+    if (v->type != JSCAN_NUMBER || !integer_text(v))
+        return -1;
+    if (jscan_number_int64(v, out) != 0)
+        *out = v->ptr[0] == '-' ? INT64_MIN : INT64_MAX;
+    return 0;
 }
 
 /* Append the decoded JSON string v to b. */
@@ -460,9 +467,9 @@ static int extract_ids(struct api_ctx *ctx, const struct jscan_value *arr, const
         int big = jscan_number_int64(&v, &id) != 0; /* past int64: out of range too */
         if (big || id < 0 || id > (int64_t)TOKENIZER_ID_MAX) {
             int neg = big ? v.ptr[0] == '-' : id < 0;
-            snprintf(whybuf, whylen, "%s[%zu]: token ID %.*s is %s; IDs are 0 to %u", field, i,
-                     (int)LL_MIN(v.len, 40u), v.ptr, neg ? "negative" : "above the vocabulary",
-                     TOKENIZER_ID_MAX);
+            snprintf(whybuf, whylen, "%s[%zu]: token ID %.*s%s is %s; IDs are 0 to %u", field,
+                     i, (int)LL_MIN(v.len, 40u), v.ptr, v.len > 40 ? "..." : "",
+                     neg ? "negative" : "above the vocabulary", TOKENIZER_ID_MAX);
             *why = whybuf;
             return -1;
         }
@@ -577,8 +584,12 @@ static int body_object(const char *body, size_t len, struct jscan_value *root, c
         /* Only now ask jansson, which says where the text goes wrong. */
         json_error_t jerr;
         json_t *j = json_loadb(body, len, 0, &jerr);
-        if (j)
-            snprintf(msg, msglen, "invalid JSON body (more than %d levels deep?)",
+        const char *nul = memchr(body, '\0', len);
+        if (j && nul) /* jansson stops reading at a NUL byte */
+            snprintf(msg, msglen, "invalid JSON body: a NUL byte at offset %zu",
+                     (size_t)(nul - body));
+        else if (j) /* jansson's limit is 2048 levels */
+            snprintf(msg, msglen, "invalid JSON body: nested more than %d levels deep",
                      JSCAN_DEPTH_LIMIT);
         else
             snprintf(msg, msglen, "invalid JSON body: %s (line %d, column %d)", jerr.text,

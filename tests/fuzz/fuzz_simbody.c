@@ -9,10 +9,14 @@
  * body is valid JSON, the two readers must agree on everything: accepted or
  * not, the error code and message, and on success every field, the prompt
  * text or token IDs byte for byte, and (chat) where each message ends.
- * Where they disagree on validity (jscan accepts \u0000 and integers past
- * int64, which jansson refuses; nesting limits differ), the new reader must
- * still answer: a 400 invalid_json when jscan refuses the body. */
+ * Where they disagree on validity, the disagreement must be one of the
+ * known ones: jscan accepts \u0000 and numbers past int64 or double, which
+ * jansson refuses, and refuses nesting past 1024 levels, which jansson
+ * takes to 2048, and a NUL byte, where jansson stops reading. The new reader must answer a body jscan refuses with a 400
+ * invalid_json, and one jansson refuses with a well-formed answer. */
+#include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +254,74 @@ static int ref_parse(json_t *root, int chat, struct ref *r, const char **code, c
     return 0;
 }
 
+/* Why jansson may refuse JSON that jscan takes: a \u0000 escape, or a
+ * number past what jansson holds (an integer past int64, a real past
+ * double). Scans the text outside strings. */
+static int jansson_refuses(const char *s, size_t n)
+{
+    int in_str = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (in_str) {
+            if (c == '\\') {
+                if (i + 5 < n && s[i + 1] == 'u' && memcmp(s + i + 2, "0000", 4) == 0)
+                    return 1;
+                i++;
+            } else if (c == '"') {
+                in_str = 0;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_str = 1;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t j = i + 1;
+            int integer = 1;
+            while (j < n && strchr("0123456789+-.eE", s[j])) {
+                if (s[j] == '.' || s[j] == 'e' || s[j] == 'E')
+                    integer = 0;
+                j++;
+            }
+            char num[400];
+            if (j - i >= sizeof num)
+                return 1;
+            memcpy(num, s + i, j - i);
+            num[j - i] = 0;
+            errno = 0;
+            if (integer)
+                (void)strtoll(num, NULL, 10);
+            else if (isinf(strtod(num, NULL)))
+                errno = ERANGE;
+            if (errno == ERANGE)
+                return 1;
+            i = j - 1;
+        }
+    }
+    return 0;
+}
+
+/* The deepest nesting of arrays and objects, outside strings. */
+static size_t depth(const char *s, size_t n)
+{
+    size_t d = 0, max = 0;
+    int in_str = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (in_str) {
+            if (s[i] == '\\')
+                i++;
+            else if (s[i] == '"')
+                in_str = 0;
+        } else if (s[i] == '"') {
+            in_str = 1;
+        } else if (s[i] == '[' || s[i] == '{') {
+            max = ++d > max ? d : max;
+        } else if ((s[i] == ']' || s[i] == '}') && d) {
+            d--;
+        }
+    }
+    return max;
+}
+
 static void differ(const char *what, const uint8_t *data, size_t size)
 {
     fprintf(stderr, "fuzz_simbody: %s differs for a %s body of %zu bytes:\n%.*s\n", what,
@@ -282,6 +354,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         differ("acceptance of invalid JSON", data, size);
     json_error_t jerr;
     json_t *jroot = json_loadb(body, len, JSON_DECODE_ANY, &jerr);
+    if (jroot && !jscan_ok && depth(body, len) <= JSCAN_DEPTH_LIMIT && !memchr(body, 0, len))
+        differ("validity (jansson takes it, jscan does not)", data, size);
+    if (!jroot && jscan_ok && !jansson_refuses(body, len))
+        differ("validity (jscan takes it, jansson does not)", data, size);
     if (jroot && jscan_ok) {
         static struct ref r;
         memset(&r, 0, sizeof r);

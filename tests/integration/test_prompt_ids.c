@@ -184,6 +184,12 @@ static void test_sim_rejects_bad_ids(void **state)
         {"[262144]", "invalid_field",
          "\\\"prompt\\\"[0]: token ID 262144 is above the vocabulary; IDs are 0 to 262143"},
         {"[[1, 2], [3]]", "unsupported", "\\\"prompt\\\": a batch of several prompts"},
+        /* Past int64: out of range, its text cut at 40 bytes and marked. */
+        {"[123456789012345678901234567890123456789012345]", "invalid_field",
+         "\\\"prompt\\\"[0]: token ID 1234567890123456789012345678901234567890... is above "
+         "the vocabulary"},
+        {"[-99999999999999999999]", "invalid_field",
+         "\\\"prompt\\\"[0]: token ID -99999999999999999999 is negative"},
         {"[[1, null]]", "invalid_field", "\\\"prompt\\\"[0][1] must be an integer token ID"},
         {"[5, [6]]", "invalid_field", "\\\"prompt\\\"[1] must be an integer token ID"},
         {"7", "invalid_field", "\\\"prompt\\\" must be a string, an array of token IDs"},

@@ -461,6 +461,13 @@ static void test_errors(void **state)
     expect_post_error(s.port, c, "{\"prompt\":\"x\",\"max_tokens\":0}", 400, "invalid_field");
     expect_post_error(s.port, c, "{\"prompt\":\"x\",\"stream\":1}", 400, "invalid_field");
     expect_post_error(s.port, c, "{\"prompt\":\"x\",\"n\":2}", 400, "unsupported");
+    /* Past int64 and past a double: JSON, refused by the field. */
+    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"max_tokens\":99999999999999999999}", 400,
+                      "invalid_field");
+    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"max_tokens\":1e400}", 400, "invalid_field");
+    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"n\":99999999999999999999}", 400, "unsupported");
+    /* A repeated key counts by its last value. */
+    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"prompt\":5}", 400, "invalid_field");
     expect_post_error(s.port, cc, "{\"messages\":[]}", 400, "invalid_field");
     expect_post_error(s.port, cc, "{\"messages\":[{\"content\":7}]}", 400, "invalid_field");
     expect_post_error(s.port, cc, "{\"prompt\":\"x\"}", 400, "missing_field");
