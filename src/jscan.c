@@ -818,8 +818,19 @@ int jscan_string_unescape(const struct jscan_value *v, char *buf, size_t cap,
     if (string_body(v, &p, &end) < 0)
         return LL_E_INVAL;
     while (p < end) {
-        /* Copy one whole character (or one escape) at a time, so that
-         * truncation never splits a UTF-8 sequence. */
+        /* A run of bytes up to the next escape that fits whole: one copy. */
+        if (*p != '\\') {
+            const char *b = memchr(p, '\\', (size_t)(end - p));
+            size_t run = (size_t)((b ? b : end) - p);
+            if (n + run <= cap - 1) {
+                memcpy(buf + n, p, run);
+                n += run;
+                p += run;
+                continue;
+            }
+        }
+        /* Otherwise copy one whole character (or one escape) at a time, so
+         * that truncation never splits a UTF-8 sequence. */
         const char *unit;
         size_t k;
         if (*p == '\\') {

@@ -314,8 +314,14 @@ static void get_members(const struct jscan_value *obj, const char *const *names,
     if (jscan_iter_init(&it, obj) != 0)
         return;
     while (jscan_iter_next_member(&it, &key, &val)) {
+        /* A key with no escape is its own bytes between the quotes. */
+        const char *raw = key.ptr + 1;
+        size_t raw_len = key.len - 2;
+        int plain = !memchr(raw, '\\', raw_len);
         for (size_t k = 0; k < n; k++) {
-            if (jscan_string_equals(&key, names[k], strlen(names[k]))) {
+            size_t want = strlen(names[k]);
+            if (plain ? raw_len == want && memcmp(raw, names[k], want) == 0
+                      : jscan_string_equals(&key, names[k], want)) {
                 vals[k] = val;
                 break;
             }

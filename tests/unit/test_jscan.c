@@ -286,6 +286,16 @@ static void test_strings(void **state)
     assert_int_equal(jscan_string_unescape(&v, buf, 6, &n), LL_E_RANGE);
     assert_int_equal(n, 3);
 
+    /* A plain run is copied whole only when it fits, NUL included. */
+    const char plain[] = "\"abcdef\"";
+    assert_int_equal(jscan_validate(plain, sizeof(plain) - 1, 8, &v), 0);
+    assert_int_equal(jscan_string_unescape(&v, buf, 6, &n), LL_E_RANGE);
+    assert_int_equal(n, 5);
+    assert_string_equal(buf, "abcde");
+    assert_int_equal(jscan_string_unescape(&v, buf, 7, &n), 0);
+    assert_int_equal(n, 6);
+    assert_string_equal(buf, "abcdef");
+
     /* Every simple escape. */
     const char esc[] = "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\"";
     assert_int_equal(jscan_validate(esc, sizeof(esc) - 1, 8, &v), 0);
