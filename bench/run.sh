@@ -13,8 +13,11 @@
 #   - (with BENCH_CONCURRENT=1) 10,000 concurrent open streams: client RSS.
 # Not part of `make test`. Needs python3 (for reading JSON) and wrk.
 # The rate table runs each rate on both HTTP clients (docs/http-client.md);
-# CLIENTS="native" (or "curl") picks one. Everything after it uses the
-# default client (native for the sim's http:// URL).
+# CLIENTS="native" (or "curl") picks one. REPEAT=N runs the whole rate
+# table N times over (rates interleaved, so a noisy minute spreads over all
+# of them) and prints each cell's median with its range and how many of
+# the N runs were valid. Everything after the table uses the default
+# client (native for the sim's http:// URL).
 # Usage: bench/run.sh [BIN] [SECONDS] [RATES...]
 set -eu
 BIN=${1:-build/llmload}
@@ -68,20 +71,52 @@ print(req["scheduled"], req["by_kind"]["ok"], 100.0 * s["sent_in_window"] / sche
 PY
 }
 
+print_rows() { # CLIENT RATE: its row (the median of its runs, with ranges, when several)
+    python3 - "$TMP/rows.$1.$2" "$1" "$2" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+c, r = sys.argv[2], int(sys.argv[3])
+cols = [[float(x[i]) for x in rows] for i in range(7)]
+cpu = [1e6 * s / max(n, 1) for s, n in zip(cols[5], cols[0])]
+med = lambda v: statistics.median(v)
+valid = sum(1 for x in rows if x[7] == "ok")
+verdict = rows[0][7] if len(rows) == 1 else f"ok {valid}/{len(rows)}"
+print(f"{c:<7} {r:8d} {int(med(cols[0])):9d} {med(cols[2]):10.2f} {med(cols[3]):13.3f} "
+      f"{med(cols[4]):13.3f} {med(cpu):14.1f} {med(cols[6]) / 1024:8.1f} {verdict}")
+if len(rows) > 1:
+    rng = lambda v, f: f"{min(v):{f}}-{max(v):{f}}"
+    print(f"{'':16} ranges over {len(rows)} runs: ttft_p99 {rng(cols[3], '.3f')} ms, "
+          f"late_p99 {rng(cols[4], '.3f')} ms, cpu {rng(cpu, '.1f')} ms/1000req")
+PY
+}
+
 echo "machine: $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo | sed 's/^ *//')"
 echo "open-loop Poisson, 16-token prompts and streams, ${SECS}s per rate, sim --profile instant"
+[ "${REPEAT:-1}" -le 1 ] || echo "each rate ${REPEAT} times, interleaved: medians, then the ranges"
 echo
 start_sim --profile instant
 printf '%-7s %8s %9s %10s %13s %13s %14s %8s %s\n' client rate requests achieved% ttft_p99_ms \
     late_p99_ms cpu_ms/1000req rss_MB verdict
-for r in $RATES; do
-    for c in ${CLIENTS:-native curl}; do
-        run_client "$TMP/r$r" --http-client "$c" --rate "$r" --duration "${SECS}s" \
-            --prompt-tokens 16 --output-tokens 16 --ignore-eos
-        summ "$TMP/r$r" | awk -v r="$r" -v c="$c" '{printf "%-7s %8d %9d %10.2f %13.3f %13.3f %14.1f %8.1f %s\n",
-            c, r, $1, $3, $4, $5, 1000 * $6 / ($1 > 0 ? $1 : 1) * 1000, $7 / 1024, $8}'
+REPEAT=${REPEAT:-1}
+rep=1
+while [ "$rep" -le "$REPEAT" ]; do
+    for r in $RATES; do
+        for c in ${CLIENTS:-native curl}; do
+            run_client "$TMP/r$r" --http-client "$c" --rate "$r" --duration "${SECS}s" \
+                --prompt-tokens 16 --output-tokens 16 --ignore-eos
+            summ "$TMP/r$r" >>"$TMP/rows.$c.$r"
+            [ "$REPEAT" -gt 1 ] || print_rows "$c" "$r"
+        done
     done
+    rep=$((rep + 1))
 done
+if [ "$REPEAT" -gt 1 ]; then
+    for r in $RATES; do
+        for c in ${CLIENTS:-native curl}; do
+            print_rows "$c" "$r"
+        done
+    done
+fi
 
 echo
 echo "marginal CPU per token event (64- vs 16-token streams at 2000 req/s):"
