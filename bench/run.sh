@@ -9,6 +9,9 @@
 #   - 64-token streams with 2 ms between events at 2,000 req/s, as is and
 #     with a 1 s warm-up (bench/readcost.sh shows what each event's read
 #     costs the client there),
+#   - past capacity: 20,000 requests at 20,000 req/s, three times: the wall
+#     time, how many came back ok and the lateness (a client that falls
+#     behind must not pile up connections: transport.c, TRANSPORT_BEHIND_NS),
 #   - client-added TTFT: client TTFT minus the sim-logged TTFT, p50/p99,
 #   - (with BENCH_CONCURRENT=1) 10,000 concurrent open streams: client RSS.
 # Not part of `make test`. Needs python3 (for reading JSON) and wrk.
@@ -171,6 +174,24 @@ for warm in 0s 1s; do
         --ignore-eos --warmup "$warm"
     summ "$TMP/slow" | awk -v w="$warm" '{printf "  warm-up %s: requests %d ok %d achieved %.2f%% TTFT p99 %.3f ms lateness p99 %.3f ms CPU %.1f ms/1000req %s\n",
         w, $1, $2, $3, $4, $5, 1000 * $6 / ($1 > 0 ? $1 : 1) * 1000, $8}'
+done
+
+echo "past capacity: 20,000 requests at 20,000 req/s (one worker thread), three runs:"
+start_sim --profile instant
+for k in 1 2 3; do
+    start=$(date +%s.%N)
+    run_client "$TMP/past$k" --rate 20000 --requests 20000 --threads 1 --prompt-tokens 16 \
+        --output-tokens 16 --ignore-eos
+    wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+    python3 - "$TMP/past$k" "$wall" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+k = s["requests"]["by_kind"]
+bad = {x: v for x, v in k.items() if v and x != "ok"}
+print(f"  wall {float(sys.argv[2]):.1f} s, ok {k['ok']} of {s['requests']['scheduled']},"
+      f" lateness p99 {s['latency_ns']['schedule_lateness']['p99'] / 1e6:.1f} ms"
+      + (f", failed: {bad}" if bad else ""))
+PY
 done
 
 echo "client-added TTFT (client TTFT-from-sent minus sim-logged TTFT), 1000 req/s:"
