@@ -43,6 +43,7 @@
 #define TRANSPORT_SWEEP_NS (5 * LL_NS_PER_MS)
 #define TRANSPORT_MAX_EVENTS 256
 #define TRANSPORT_BEHIND_NS (2 * LL_NS_PER_MS) /* see transport_poll */
+#define TRANSPORT_BEHIND_ROUNDS 16              /* batches read first, at most */
 #define TRANSPORT_ERRBODY_BYTES 200
 #define TRANSPORT_MAX_BODY_BYTES (8u << 20) /* non-stream responses */
 #define TRANSPORT_AFTER_DONE_NS (1 * LL_NS_PER_SEC) /* wait for the close after [DONE] */
@@ -1586,13 +1587,15 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
         uint64_t ms = wake > now ? (wake - now + LL_NS_PER_MS - 1) / LL_NS_PER_MS : 0;
         timeout_ms = (int)LL_MIN(ms, 60000u);
     }
-    int n = epoll_wait(t->epfd, evs, TRANSPORT_MAX_EVENTS, timeout_ms);
+    int running, rounds = 0, broke;
+    uint64_t buf;
+again:
+    broke = 0;
+    int n = epoll_wait(t->epfd, evs, TRANSPORT_MAX_EVENTS, rounds ? 0 : timeout_ms);
     if (n < 0 && errno != EINTR) {
         ll_errorf("transport: epoll_wait: %s", strerror(errno));
         return;
     }
-    int running;
-    uint64_t buf;
     for (int i = 0; i < n; i++) {
         /* A scheduled send is due: stop here and let the caller send it.
          * epoll is level-triggered, so the events not handled yet come
@@ -1602,11 +1605,14 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
          * rate past what this machine holds): there the due sends would
          * find every connection still holding an unread response and open
          * new ones, each connect() costlier than the last as they pile up,
-         * so the batch is read first and the sends reuse what it frees. */
+         * so everything ready is read first (below: more batches while
+         * they come full) and the sends reuse what it frees. */
         if (i && (i & 7) == 0 && deadline_abs_ns != UINT64_MAX) {
             uint64_t now = ll_now_ns();
-            if (now >= deadline_abs_ns && now - deadline_abs_ns < TRANSPORT_BEHIND_NS)
+            if (now >= deadline_abs_ns && now - deadline_abs_ns < TRANSPORT_BEHIND_NS) {
+                broke = 1;
                 break;
+            }
         }
         uint64_t tag = evs[i].data.u64;
         if ((tag & 7u) == TAG_CONN) {
@@ -1628,6 +1634,9 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
             curl_multi_socket_action(t->multi, fd, flags, &running);
         }
     }
+    if (!broke && n == TRANSPORT_MAX_EVENTS && deadline_abs_ns != UINT64_MAX &&
+        ++rounds < TRANSPORT_BEHIND_ROUNDS && ll_now_ns() >= deadline_abs_ns + TRANSPORT_BEHIND_NS)
+        goto again;
     if (!t->native) {
         curl_timeouts(t);
         drain_done(t);
