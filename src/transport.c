@@ -124,6 +124,7 @@ struct transport {
     struct treq *active;      /* doubly linked */
     struct treq *free_list;
     uint32_t inflight;
+    uint64_t reads, finished;       /* native: read() calls, requests finished */
     struct treq **all;        /* every slot ever made, for freeing */
     size_t n_all, cap_all;
     /* The native HTTP/1.1 path (t->native set). */
@@ -667,6 +668,7 @@ static void connect_failed(struct transport *t, struct tconn *c, int e);
 static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t now_abs)
 {
     struct record *r = &q->rec;
+    t->finished++;
     r->end_ns = rel(t, now_abs);
     if (t->cfg.stream && r->http_status == 200 && !q->has_forced)
         sse_parser_finish(&q->sse, on_sse_event, q);
@@ -1106,6 +1108,7 @@ static void conn_complete(struct transport *t, struct tconn *c, uint64_t now_abs
 static int conn_readable(struct transport *t, struct tconn *c)
 {
     for (;;) {
+        t->reads++;
         ssize_t n = read(c->fd, t->rbuf, TRANSPORT_RBUF_BYTES);
         uint64_t now = ll_now_ns(); /* the moment these bytes were read */
         if (n < 0) {
@@ -1567,6 +1570,15 @@ void transport_kick(struct transport *t)
     drain_done(t);
 }
 
+/* Does reading ahead free connections here? Where responses are short
+ * next to the reads they take (at most 4 reads per finished request so
+ * far), yes; a run of long streams (64 reads each, say) frees almost
+ * nothing per read, and there reading first only delays the due sends. */
+static int read_ahead_frees(const struct transport *t)
+{
+    return t->native && t->reads <= 4 * t->finished + 256;
+}
+
 void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
 {
     struct epoll_event evs[TRANSPORT_MAX_EVENTS];
@@ -1609,7 +1621,8 @@ again:
          * they come full) and the sends reuse what it frees. */
         if (i && (i & 7) == 0 && deadline_abs_ns != UINT64_MAX) {
             uint64_t now = ll_now_ns();
-            if (now >= deadline_abs_ns && now - deadline_abs_ns < TRANSPORT_BEHIND_NS) {
+            if (now >= deadline_abs_ns &&
+                (now - deadline_abs_ns < TRANSPORT_BEHIND_NS || !read_ahead_frees(t))) {
                 broke = 1;
                 break;
             }
@@ -1635,7 +1648,8 @@ again:
         }
     }
     if (!broke && n == TRANSPORT_MAX_EVENTS && deadline_abs_ns != UINT64_MAX &&
-        ++rounds < TRANSPORT_BEHIND_ROUNDS && ll_now_ns() >= deadline_abs_ns + TRANSPORT_BEHIND_NS)
+        read_ahead_frees(t) && ++rounds < TRANSPORT_BEHIND_ROUNDS &&
+        ll_now_ns() >= deadline_abs_ns + TRANSPORT_BEHIND_NS)
         goto again;
     if (!t->native) {
         curl_timeouts(t);
