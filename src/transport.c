@@ -1618,7 +1618,8 @@ again:
          * find every connection still holding an unread response and open
          * new ones, each connect() costlier than the last as they pile up,
          * so everything ready is read first (below: more batches while
-         * they come full) and the sends reuse what it frees. */
+         * they come full) and the sends reuse what it frees; only where
+         * reading does free connections (read_ahead_frees). */
         if (i && (i & 7) == 0 && deadline_abs_ns != UINT64_MAX) {
             uint64_t now = ll_now_ns();
             if (now >= deadline_abs_ns &&
