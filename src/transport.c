@@ -33,6 +33,7 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chatbody.h"
@@ -92,6 +93,7 @@ struct treq {
     uint64_t last_read_abs_ns;
     uint64_t read_abs_ns;     /* time of the read being decoded */
     int status_seen;
+    int64_t retry_at_s, date_s; /* a Retry-After HTTP-date, and the Date beside it */
     enum rec_kind forced;     /* a kind decided before libcurl finished */
     int has_forced;
     int saw_done, saw_finish;
@@ -396,6 +398,15 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     return 0;
 }
 
+/* Retry-After as an HTTP-date: the wait from the response's own Date
+ * (the server's clock against the server's clock), or from our wall clock
+ * where it sent none; a date already past is no wait. */
+static void retry_after_date(struct treq *q)
+{
+    int64_t base = q->date_s ? q->date_s : (int64_t)time(NULL);
+    q->rec.retry_after_ms = q->retry_at_s > base ? (q->retry_at_s - base) * 1000 : 0;
+}
+
 /* One response header line (or the status line), as libcurl or the h1
  * parser hands it over (with or without its line end). Returns 1 when the
  * transfer must stop. */
@@ -446,6 +457,12 @@ static int header_line(struct treq *q, const char *buf, size_t n)
         }
         if (digits)
             q->rec.retry_after_ms = secs * 1000;
+        else if (ll_parse_http_date(buf + i, n - i, &q->retry_at_s) == 0)
+            retry_after_date(q);
+    } else if (q->rec.http_status != 200 && n > 5 && strncasecmp(buf, "date:", 5) == 0) {
+        /* Only where a Retry-After may come (not on the hot path). */
+        if (ll_parse_http_date(buf + 5, n - 5, &q->date_s) == 0 && q->retry_at_s)
+            retry_after_date(q);
     }
     return q->abort;
 }
@@ -1510,6 +1527,7 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
     q->errbody_len = 0;
     q->resp_len = 0;
     q->status_seen = 0;
+    q->retry_at_s = q->date_s = 0;
     q->has_forced = 0;
     q->saw_done = q->saw_finish = 0;
     q->usage_chunks_with_output = 0;

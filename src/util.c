@@ -259,6 +259,119 @@ int ll_http_list_has(const char *s, size_t n, const char *tok, int last)
     return found;
 }
 
+/* ---- HTTP-date ---------------------------------------------------------- */
+
+struct datecur {
+    const char *s;
+    size_t i, n;
+};
+
+static int dc_lit(struct datecur *c, const char *lit)
+{
+    size_t k = strlen(lit);
+    if (c->n - c->i < k || memcmp(c->s + c->i, lit, k) != 0)
+        return 0;
+    c->i += k;
+    return 1;
+}
+
+/* Exactly `digits` decimal digits (a leading space stands for a zero when
+ * pad_space: asctime's day). */
+static int dc_num(struct datecur *c, int digits, int pad_space, int *out)
+{
+    if (c->n - c->i < (size_t)digits)
+        return 0;
+    int v = 0;
+    for (int k = 0; k < digits; k++) {
+        char ch = c->s[c->i + (size_t)k];
+        if (ch == ' ' && pad_space && k == 0)
+            continue;
+        if (ch < '0' || ch > '9')
+            return 0;
+        v = v * 10 + (ch - '0');
+    }
+    c->i += (size_t)digits;
+    *out = v;
+    return 1;
+}
+
+/* A name from list (case-sensitive, as the grammar says), its index. */
+static int dc_name(struct datecur *c, const char *const *list, int count, int *out)
+{
+    for (int k = 0; k < count; k++) {
+        if (dc_lit(c, list[k])) {
+            *out = k;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int dc_time(struct datecur *c, int *h, int *m, int *sec)
+{
+    return dc_num(c, 2, 0, h) && dc_lit(c, ":") && dc_num(c, 2, 0, m) && dc_lit(c, ":") &&
+           dc_num(c, 2, 0, sec);
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; m 1..12). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+int ll_parse_http_date(const char *s, size_t n, int64_t *epoch_s)
+{
+    static const char *const wkday[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    static const char *const weekday[] = {"Monday", "Tuesday", "Wednesday", "Thursday",
+                                          "Friday", "Saturday", "Sunday"};
+    static const char *const month[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        n--;
+    struct datecur c = {s, 0, n};
+    while (c.i < n && (s[c.i] == ' ' || s[c.i] == '\t'))
+        c.i++;
+    int y, mon, d, h, m, sec, wd;
+    size_t start = c.i;
+    if (dc_name(&c, weekday, 7, &wd) && dc_lit(&c, ", ")) {
+        /* RFC 850: Sunday, 06-Nov-94 08:49:37 GMT */
+        if (!(dc_num(&c, 2, 0, &d) && dc_lit(&c, "-") && dc_name(&c, month, 12, &mon) &&
+              dc_lit(&c, "-") && dc_num(&c, 2, 0, &y) && dc_lit(&c, " ") &&
+              dc_time(&c, &h, &m, &sec) && dc_lit(&c, " GMT")))
+            return LL_E_INVAL;
+        y += y >= 70 ? 1900 : 2000;
+    } else {
+        c.i = start;
+        if (!dc_name(&c, wkday, 7, &wd))
+            return LL_E_INVAL;
+        if (dc_lit(&c, ", ")) {
+            /* IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT */
+            if (!(dc_num(&c, 2, 0, &d) && dc_lit(&c, " ") && dc_name(&c, month, 12, &mon) &&
+                  dc_lit(&c, " ") && dc_num(&c, 4, 0, &y) && dc_lit(&c, " ") &&
+                  dc_time(&c, &h, &m, &sec) && dc_lit(&c, " GMT")))
+                return LL_E_INVAL;
+        } else {
+            /* asctime: Sun Nov  6 08:49:37 1994 */
+            if (!(dc_lit(&c, " ") && dc_name(&c, month, 12, &mon) && dc_lit(&c, " ") &&
+                  dc_num(&c, 2, 1, &d) && dc_lit(&c, " ") && dc_time(&c, &h, &m, &sec) &&
+                  dc_lit(&c, " ") && dc_num(&c, 4, 0, &y)))
+                return LL_E_INVAL;
+        }
+    }
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (c.i != n || d < 1 || d > mdays[mon] || (mon == 1 && d == 29 && !leap) || h > 23 ||
+        m > 59 || sec > 60)
+        return LL_E_INVAL;
+    *epoch_s = days_from_civil(y, mon + 1, d) * 86400 + (int64_t)h * 3600 + m * 60 + sec;
+    return 0;
+}
+
 void ll_errorf(const char *fmt, ...)
 {
     va_list ap;

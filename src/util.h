@@ -76,6 +76,14 @@ int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
  * counts (Transfer-Encoding's final coding). s need not be NUL-terminated. */
 int ll_http_list_has(const char *s, size_t n, const char *tok, int last);
 
+/* An HTTP-date in s[0..n) (RFC 9110 5.6.7: the IMF-fixdate
+ * "Sun, 06 Nov 1994 08:49:37 GMT", or the obsolete RFC 850
+ * "Sunday, 06-Nov-94 08:49:37 GMT" and asctime "Sun Nov  6 08:49:37 1994"
+ * forms), blanks around it allowed: 0 and the time in seconds since the
+ * epoch (UTC), or LL_E_INVAL. A two-digit year is 19YY from 70 up, else
+ * 20YY; the weekday is not checked against the date. */
+int ll_parse_http_date(const char *s, size_t n, int64_t *epoch_s);
+
 /* Format a duration for people: "812us", "1.25ms", "3.40s". Writes into
  * buf (at least 16 bytes) and returns buf. */
 char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);

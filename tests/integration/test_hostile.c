@@ -75,6 +75,8 @@ enum hostile_mode {
     HM_BAD_UTF8,       /* content strings holding bytes that are not UTF-8 */
     HM_AFTER_DONE,     /* a correct stream, then more events and garbage after [DONE] */
     HM_REDIRECT,       /* 302 to the same URL */
+    HM_429_DATE,       /* 429, Retry-After an HTTP-date 42 s after the Date header (after it) */
+    HM_429_DATE_NOW,   /* 429, Retry-After an HTTP-date 120 s from now, no Date header */
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
     HM_CLOSE_SECOND,   /* HM_NORMAL for a connection's first request; the second is read,
                         * then the connection closes unanswered (a keep-alive timeout racing it) */
@@ -453,6 +455,24 @@ static int serve_post(const struct conn *c)
         while (recv(fd, sink, sizeof sink, 0) > 0) {
         }
         break; /* the client closed it */
+    }
+    case HM_429_DATE:
+        keep = send_str(fd, "HTTP/1.1 429 Too Many Requests\r\n"
+                            "Retry-After: Mon, 30 Nov 2026 15:00:42 GMT\r\n"
+                            "Date: Mon, 30 Nov 2026 15:00:00 GMT\r\n"
+                            "Content-Length: 0\r\n\r\n") == 0;
+        break;
+    case HM_429_DATE_NOW: {
+        time_t at = time(NULL) + 120;
+        struct tm tm;
+        char date[64];
+        strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", gmtime_r(&at, &tm));
+        snprintf(text, sizeof text,
+                 "HTTP/1.1 429 Too Many Requests\r\nRetry-After: %s\r\n"
+                 "Content-Length: 0\r\n\r\n",
+                 date);
+        keep = send_str(fd, text) == 0;
+        break;
     }
     case HM_REDIRECT: {
         snprintf(text, sizeof text,
@@ -1257,6 +1277,38 @@ static void test_redirect_not_followed(void **state)
     run_free(&r);
 }
 
+/* Retry-After as an HTTP-date (RFC 9110 allows it beside delay-seconds):
+ * the wait is counted from the response's own Date header, wherever it
+ * comes, so the server's clock is measured against itself: exactly 42 s. */
+static void test_retry_after_http_date(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    hostile_start(HM_429_DATE, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    assert_all_kind(r.recs, "http_429");
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "retry_after_ms"), 42000);
+    run_free(&r);
+}
+
+/* Without a Date header the wait is from our own clock: 120 s from when
+ * the server wrote it, less the moments before we read it. */
+static void test_retry_after_http_date_no_date(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    hostile_start(HM_429_DATE_NOW, 0);
+    struct run r;
+    run_case(NULL, 3, &r);
+    assert_all_kind(r.recs, "http_429");
+    for (size_t i = 0; i < 3; i++)
+        ASSERT_IN_RANGE(harness_ival_req(json_array_get(r.recs, i), "retry_after_ms"), 115000,
+                        121000);
+    run_free(&r);
+}
+
 /* Each connection answers one request and closes under the next one, as
  * a server's keep-alive timeout racing a request does: the request met a
  * reused connection and got not one byte back, so the client sends it once
@@ -1606,6 +1658,8 @@ int main(void)
         cmocka_unit_test_teardown(test_data_after_done, teardown),
         cmocka_unit_test_teardown(test_done_then_silence, teardown),
         cmocka_unit_test_teardown(test_redirect_not_followed, teardown),
+        cmocka_unit_test_teardown(test_retry_after_http_date, teardown),
+        cmocka_unit_test_teardown(test_retry_after_http_date_no_date, teardown),
         cmocka_unit_test_teardown(test_keepalive_closed_under_request, teardown),
         cmocka_unit_test_teardown(test_early_error_before_body_sent, teardown),
         cmocka_unit_test_teardown(test_connection_refused, teardown),

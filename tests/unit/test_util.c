@@ -1,6 +1,7 @@
 /* Unit tests for util.c: strict parsing of numbers and durations. */
 #include "test.h"
 #include "util.h"
+#include <string.h>
 
 static void test_parse_duration(void **state)
 {
@@ -98,6 +99,47 @@ static void test_fmt_u64(void **state)
     }
 }
 
+static int64_t http_date(const char *s)
+{
+    int64_t t = -1;
+    return ll_parse_http_date(s, strlen(s), &t) == 0 ? t : -1;
+}
+
+/* The three forms RFC 9110 makes recipients accept, against epoch values
+ * from `date -u -d ... +%s`; and what must be refused. */
+static void test_http_date(void **state)
+{
+    (void)state;
+    assert_int_equal(http_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
+    assert_int_equal(http_date("Sunday, 06-Nov-94 08:49:37 GMT"), 784111777);
+    assert_int_equal(http_date("Sun Nov  6 08:49:37 1994"), 784111777);
+    assert_int_equal(http_date("  Thu, 01 Jan 1970 00:00:00 GMT\r\n"), 0);
+    assert_int_equal(http_date("Mon, 30 Nov 2026 15:37:29 GMT"), 1796053049);
+    assert_int_equal(http_date("Thu, 29 Feb 2024 23:59:59 GMT"), 1709251199);
+    assert_int_equal(http_date("Wednesday, 01-Mar-00 00:00:00 GMT"), 951868800);
+    assert_int_equal(http_date("Fri Dec 31 23:59:60 2027"), 1830297600);
+    assert_int_equal(http_date("Tue Mar 11 10:00:00 2025"), 1741687200);
+
+    const char *bad[] = {"", "120", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 08:49:37 UTC",
+                         "sun, 06 Nov 1994 08:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT",
+                         "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 31 Nov 1994 08:49:37 GMT",
+                         "Sun, 29 Feb 2023 08:49:37 GMT", "Sun, 29 Feb 1900 08:49:37 GMT",
+                         "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT",
+                         "Sun, 06 Nov 1994 08:49:37 GMT x", "Sun, 00 Nov 1994 08:49:37 GMT",
+                         "Sunday, 06 Nov 1994 08:49:37 GMT", "Sun Nov 6 08:49:37 1994",
+                         "Sun, 06-Nov-94 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t t;
+        if (ll_parse_http_date(bad[i], strlen(bad[i]), &t) != LL_E_INVAL)
+            fail_msg("accepted \"%s\"", bad[i]);
+    }
+    /* n bounds the input: the date is whole only in the first 29 bytes. */
+    int64_t t;
+    assert_int_equal(ll_parse_http_date("Sun, 06 Nov 1994 08:49:37 GMTXYZ", 29, &t), 0);
+    assert_int_equal(t, 784111777);
+    assert_int_equal(ll_parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", 28, &t), LL_E_INVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -106,6 +148,7 @@ int main(void)
         cmocka_unit_test(test_parse_u64),
         cmocka_unit_test(test_http_list_has),
         cmocka_unit_test(test_fmt_u64),
+        cmocka_unit_test(test_http_date),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
