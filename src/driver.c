@@ -1411,16 +1411,14 @@ void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst
 
 int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen)
 {
+    if (cfg->mode == LOAD_CLOSED) {
+        snprintf(err, errlen, "a closed-loop schedule depends on the server; use --rate");
+        return LL_E_INVAL;
+    }
     FILE *f = fopen(path, "w");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return LL_E_IO;
-    }
-    if (cfg->mode == LOAD_CLOSED) {
-        fclose(f);
-        snprintf(err, errlen, "--dump-schedule: a closed-loop schedule depends on the server; "
-                              "use --rate");
-        return LL_E_INVAL;
     }
     struct offer_src src;
     offer_src_init(&src, cfg);
