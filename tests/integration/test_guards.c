@@ -18,9 +18,10 @@
  *   the 300 ms timeout.
  *
  * All traffic is to 127.0.0.1, at most 100 requests/s; each test ends in
- * under about 3 s, the file in about 10 s. The client is forked here (not
- * through harness_run) so that a test can signal it while it runs; its
- * stdout and stderr go to files in the test's directory. */
+ * under 5 s, the file in about 6 s (9 s when the control retries). The
+ * client is forked here (not through harness_run) so that a test can
+ * signal it while it runs; its stdout and stderr go to files in the
+ * test's directory. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -136,6 +137,10 @@ static void client_wait(pid_t pid, const char *name, struct client_res *res)
     harness_tmp_path(p, sizeof p, leaf);
     res->err = harness_read_file(p, NULL);
     assert_true(res->out && res->err);
+    /* Under make check-asan a sanitizer's report exits 1, the same status
+     * as an INVALID run, which some tests here accept. */
+    if (strstr(res->err, "Sanitizer") || strstr(res->err, "runtime error:"))
+        fail_msg("the client reported a sanitizer error:\n%s", res->err);
 }
 
 /* Start the client, wait for it, and fail unless it exited expect_rc
@@ -217,8 +222,10 @@ static json_t *guard_run(const char *name, const char *total, const char *const 
 {
     const char *args[MAX_ARGS] = {GUARD_LOAD, "--max-tokens-total", total};
     size_t k = 10;
-    for (size_t i = 0; extra && extra[i]; i++)
+    for (size_t i = 0; extra && extra[i]; i++) {
+        assert_true(k < MAX_ARGS - 1);
         args[k++] = extra[i];
+    }
     args[k] = NULL;
     client_run(sim_url(), name, args, HARNESS_RC_OK_OR_INVALID, res);
     struct harness_recs *r = records_ids_kind(res->dir, n, "ok");
@@ -385,8 +392,8 @@ static void test_invalid_when_client_paused(void **state)
  * summary.json reports is over 1 ms, and valid (exit 0, "invalid": false,
  * a null reason, no banner) otherwise. Also: nothing here was paused, so
  * the p99 must be far below the 300 ms of the paused run. Returns 1 when
- * the run was valid. */
-static int selfcheck_rule_holds(const struct client_res *res)
+ * the run was valid; *p99_out gets the p99 in ns. */
+static int selfcheck_rule_holds(const struct client_res *res, double *p99_out)
 {
     json_t *s = harness_summary_load(res->dir);
     double p99 = harness_num(s, "latency_ns.schedule_lateness.p99");
@@ -403,37 +410,44 @@ static int selfcheck_rule_holds(const struct client_res *res)
     if (p99 >= 100 * MS)
         fail_msg("an unpaused run reports lateness p99 %.1f ms", p99 / 1e6);
     json_decref(s);
+    *p99_out = p99;
     return !late;
 }
 
-/* The control: the same run, not paused, is valid. On this shared 2-core
- * machine an unpaused run is itself INVALID now and then (a few wake-ups
- * over 1 ms late: the check doing its job, see HARNESS_RC_OK_OR_INVALID),
- * so the control tries up to three times. Every try must obey the rule
- * (selfcheck_rule_holds), and the first one whose p99 is under 1 ms must
- * come out valid; when the machine spoils all three, the test skips, for
- * it has then shown the rule but not a valid run. */
+/* The control: the same load, not paused, is valid. On this shared 2-core
+ * machine an unpaused run is itself INVALID now and then (two or three
+ * wake-ups in a hundred over 1 ms late: the check doing its job, see
+ * HARNESS_RC_OK_OR_INVALID; a third to a half of the runs while someone
+ * benchmarks beside us), so the control makes up to four 1 s tries (100
+ * arrivals each; shorter than the paused run, so that four fit in 5 s).
+ * Every try must obey the rule (selfcheck_rule_holds), and the first one
+ * whose p99 is under 1 ms must come out valid; when the machine spoils all
+ * four, the test skips, for it has then shown the rule but not a valid
+ * run. */
 static void test_valid_when_not_paused(void **state)
 {
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
     assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    for (int i = 0; i < 3; i++) {
+    const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
+                          "--prompt-tokens", "8", "--output-tokens", "4", NULL};
+    for (int i = 0; i < 4; i++) {
         char name[16];
         snprintf(name, sizeof name, "try%d", i);
         struct client_res res;
-        client_run(sim_url(), name, selfcheck_args, HARNESS_RC_OK_OR_INVALID, &res);
-        struct harness_recs *r = records_ids_kind(res.dir, 200, "ok");
+        client_run(sim_url(), name, args, HARNESS_RC_OK_OR_INVALID, &res);
+        struct harness_recs *r = records_ids_kind(res.dir, 100, "ok");
         harness_recs_free(r);
-        int valid = selfcheck_rule_holds(&res);
+        double p99;
+        int valid = selfcheck_rule_holds(&res, &p99);
         client_res_free(&res);
         if (valid)
             return;
-        print_message("control try %d: INVALID from this machine's noise; trying again\n",
-                      i + 1);
+        print_message("control try %d: lateness p99 %.2f ms, INVALID from this machine's "
+                      "noise\n", i + 1, p99 / 1e6);
     }
-    print_message("three unpaused runs were all over 1 ms late at p99: machine too busy\n");
+    print_message("four unpaused runs were all over 1 ms late at p99: machine too busy\n");
     skip();
 }
 
