@@ -277,27 +277,7 @@ int replay_main(int argc, char **argv)
     printf("results: %s\n", dir);
     fflush(stdout);
 
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_t *sj = summary_json(s, &info);
-    json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)res.sent_in_window));
-    json_object_set_new(sj, "run_start_monotonic_ns",
-                        json_integer((json_int_t)res.run_start_abs_ns));
-    json_object_set_new(sj, "warmup_records", json_integer((json_int_t)res.warmup_records));
-    json_object_set_new(sj, "stop_reason",
-                        res.stop_reason[0] ? json_string(res.stop_reason) : json_null());
-    if (results_write_json_path_atomic(path, sj, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        json_decref(sj);
-        goto out;
-    }
-    json_decref(sj);
-    exit_code = res.interrupted ? 130 : info.invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
-    if (res.records_lost) {
-        ll_errorf("%llu records could not be written to %s/requests.jsonl; "
-                  "the results are incomplete",
-                  (unsigned long long)res.records_lost, dir);
-        exit_code = LL_EXIT_RUNTIME;
-    }
+    exit_code = runopts_finish(dir, run, summary_json(s, &info), &info, &res);
 
 out:
     if (have_res)

@@ -84,6 +84,7 @@ struct worker {
     uint64_t infl_last_abs_ns;
     double infl_area;           /* requests * ns over the window */
     uint64_t sent_in_window;
+    uint64_t late_sends, late_asleep; /* the lateness diagnosis (driver_result) */
     uint64_t records_written;
     uint64_t warmup_records;
     uint64_t last_sched_ns;
@@ -532,7 +533,17 @@ static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_ab
     if (w->cls && class_idx >= 0 && (size_t)class_idx < w->n_cls)
         w->cls[class_idx].scheduled++;
     uint64_t sched_abs = w->d->run_start_ns + sched_ns;
-    stats_add_lateness(&w->stats, now_abs > sched_abs ? now_abs - sched_abs : 0);
+    uint64_t late = now_abs > sched_abs ? now_abs - sched_abs : 0;
+    stats_add_lateness(&w->stats, late);
+    if (late > DRIVER_LATE_NS) {
+        /* Asleep in epoll_wait when it came due, and most of the lateness
+         * spent waking: the OS's or the VM's doing, not this worker's load. */
+        uint64_t wf, wu;
+        transport_last_wait(w->t, &wf, &wu);
+        w->late_sends++;
+        if (wf <= sched_abs && sched_abs < wu && 2 * (wu - sched_abs) >= late)
+            w->late_asleep++;
+    }
 }
 
 static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched_ns, int64_t user)
@@ -979,6 +990,16 @@ static void *worker_main(void *arg)
 
 /* ---- progress ---------------------------------------------------------- */
 
+/* On stderr when it happens (the summary's "offering stopped early" line
+ * comes only at the end, on stdout). */
+static int say_spend_stop(const struct run_config *cfg)
+{
+    ll_errorf("spend guard: the next request would pass --max-tokens-total %llu; "
+              "offering stopped, requests in flight finish",
+              (unsigned long long)cfg->max_tokens_total);
+    return 1;
+}
+
 struct progress_state {
     uint64_t last_abs_ns;
     uint64_t last_sent, last_tokens;
@@ -1220,6 +1241,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     struct progress_state ps = {.last_abs_ns = d.run_start_ns, .ttft = hist_new()};
     uint64_t interval = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
     uint64_t next_progress = cfg->progress ? d.run_start_ns + interval : UINT64_MAX;
+    int guard_said = 0;
     uint64_t sample_every = cfg->sample_interval_ns ? cfg->sample_interval_ns
                                                     : 100 * LL_NS_PER_MS;
     uint64_t next_sample = d.run_start_ns;
@@ -1275,6 +1297,8 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
             for (uint32_t i = 0; i < started; i++)
                 transport_wake(d.workers[i].t);
         }
+        if (!guard_said && atomic_load(&d.spend_stop))
+            guard_said = say_spend_stop(cfg);
         now = ll_now_ns();
         if (cfg->progress && now >= next_progress) {
             progress_print(&d, &ps, 0);
@@ -1283,6 +1307,8 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
                 next_progress = now + interval;
         }
     }
+    if (!guard_said && atomic_load(&d.spend_stop))
+        say_spend_stop(cfg); /* the run ended before the loop looked */
     if (cfg->progress == 1)
         progress_print(&d, &ps, 1);
     hist_free(ps.ttft);
@@ -1305,6 +1331,8 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         for (size_t k = 0; k < w->n_cls; k++)
             stats_merge(&res->class_stats[k], &w->cls[k]);
         res->sent_in_window += w->sent_in_window;
+        res->late_sends += w->late_sends;
+        res->late_asleep += w->late_asleep;
         res->records_written += w->records_written;
         res->warmup_records += w->warmup_records;
         res->sessions_started += w->sessions_started;
@@ -1315,10 +1343,12 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         last_end = LL_MAX(last_end, w->last_end_ns);
     }
     /* The window: [warmup, duration], or up to the last record's end for a
-     * run bounded by --requests or stopped by a signal (its drain is part
-     * of what it measured). */
+     * run bounded by --requests, stopped by a signal or by the spend guard
+     * (its drain is part of what it measured; a full --duration would
+     * dilute every rate by the time nothing was offered). */
     uint64_t wend = last_end;
-    if (cfg->duration_ns && (!res->interrupted || wend > cfg->duration_ns))
+    int cut = res->interrupted || atomic_load(&d.spend_stop);
+    if (cfg->duration_ns && (!cut || wend > cfg->duration_ns))
         wend = cfg->duration_ns;
     res->window_ns = wend > cfg->warmup_ns ? wend - cfg->warmup_ns : 0;
     res->inflight_max = atomic_load(&d.in_system_max);

@@ -121,10 +121,17 @@ struct driver_sample {
     uint64_t done;                    /* records finished so far */
 };
 
+/* Schedule lateness past which a run is INVALID (at p99), and a send
+ * counts in the lateness diagnosis. */
+#define DRIVER_LATE_NS LL_NS_PER_MS
+
 struct driver_result {
     struct stats stats;               /* merged; caller frees with stats_free */
     uint64_t window_ns;               /* measurement window (after warm-up) */
     uint64_t sent_in_window;          /* window requests sent before the window closed */
+    uint64_t late_sends;              /* window sends later than DRIVER_LATE_NS */
+    uint64_t late_asleep;             /* ...of which the worker was asleep when they came due
+                                       * and woke late (transport_last_wait) */
     double inflight_mean;             /* time-weighted requests in the system over the window */
     uint32_t inflight_max;            /* most requests in the system at once, all workers */
     uint64_t records_lost;            /* records that could not be written (disk full...) */

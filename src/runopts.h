@@ -195,6 +195,16 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
                           const char *model, const char *kept, char *slo_buf,
                           size_t slo_len, struct summary_info *info);
 
+/* The end of a run or replay, after the terminal summary: write
+ * summary.json (sj, taken over; the stop reason and the other driver facts
+ * are added here), then run.json (run, still the caller's) once more with
+ * its "outcome" (exit status, invalid and why, interrupted, stop reason),
+ * so that every file of the results directory says whether the run
+ * measured what it meant to. Returns the exit status: 130 interrupted,
+ * 1 INVALID, 3 records lost or a file not written, else 0. */
+int runopts_finish(const char *dir, json_t *run, json_t *sj, const struct summary_info *info,
+                   const struct driver_result *res);
+
 /* Check a --url: http:// or https://, a host (an IPv6 literal in
  * brackets), a port of 1 to 65535 when one is given, and no user info
  * (it would reach run.json and the report). A usage error (exit 2) naming

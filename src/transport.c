@@ -126,6 +126,7 @@ struct transport {
     struct treq *active;      /* doubly linked */
     struct treq *free_list;
     uint32_t inflight;
+    uint64_t wait_from_ns, wait_until_ns; /* the last poll's epoll_wait (transport_last_wait) */
     uint64_t reads, finished;       /* native: read() calls, requests finished */
     struct treq **all;        /* every slot ever made, for freeing */
     size_t n_all, cap_all;
@@ -1621,7 +1622,11 @@ void transport_poll(struct transport *t, uint64_t deadline_abs_ns)
     uint64_t buf;
 again:
     broke = 0;
+    if (!rounds)
+        t->wait_from_ns = ll_now_ns();
     int n = epoll_wait(t->epfd, evs, TRANSPORT_MAX_EVENTS, rounds ? 0 : timeout_ms);
+    if (!rounds)
+        t->wait_until_ns = ll_now_ns();
     if (n < 0 && errno != EINTR) {
         ll_errorf("transport: epoll_wait: %s", strerror(errno));
         return;
@@ -1693,6 +1698,12 @@ void transport_wake(struct transport *t)
 void transport_set_run_start(struct transport *t, uint64_t run_start_ns)
 {
     t->cfg.run_start_ns = run_start_ns;
+}
+
+void transport_last_wait(const struct transport *t, uint64_t *from_abs_ns, uint64_t *until_abs_ns)
+{
+    *from_abs_ns = t->wait_from_ns;
+    *until_abs_ns = t->wait_until_ns;
 }
 
 uint32_t transport_inflight(const struct transport *t)

@@ -731,6 +731,19 @@ static void test_past_capacity_no_pileup(void **state)
                                  JSON_COMPACT);
         fail_msg("%lld of 20000 ok: %s", (long long)by_kind(sum, "ok"), kinds);
     }
+    /* Past capacity the worker is late because it is busy, never asleep,
+     * and the INVALID reason says so (where this machine falls behind). */
+    json_t *ld = json_object_get(sum, "lateness_diagnosis");
+    int64_t late = harness_ival_req(ld, "late_sends");
+    int64_t asleep = harness_ival_req(ld, "asleep_when_due");
+    print_message("late sends %lld, asleep when due %lld\n", (long long)late, (long long)asleep);
+    assert_true(2 * asleep < late || late == 0);
+    if (json_is_true(json_object_get(sum, "invalid")) && late > 0) {
+        const char *why = json_string_value(json_object_get(sum, "invalid_reason"));
+        assert_non_null(why);
+        if (!strstr(why, "the generator could not keep the schedule (busy when"))
+            fail_msg("invalid_reason: %s", why);
+    }
     json_decref(recs);
     json_decref(sum);
 }
