@@ -673,6 +673,18 @@ static size_t server_header(char *buf, size_t size, size_t n, void *ud)
     return len;
 }
 
+/* Does a -H name this header ("Name: value", "Name:" or "Name;")? */
+static int user_header(const struct run_opts *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < o->n_headers; i++) {
+        const char *h = o->headers[i];
+        if (strncasecmp(h, name, n) == 0 && (h[n] == ':' || h[n] == ';'))
+            return 1;
+    }
+    return 0;
+}
+
 /* GET BASE/models: the target's answer (parsed), its Server header, and
  * the first model id. Returns 0, or -1 with a reason in err. */
 static int probe_target(const struct transport_config *tc, const struct curl_slist *headers,
@@ -747,16 +759,22 @@ int runopts_target_open(const struct run_opts *o, struct run_config *cfg,
         return LL_EXIT_RUNTIME;
     }
     t->curl_up = 1;
-    t->headers = curl_slist_append(t->headers, "Content-Type: application/json");
-    t->headers = curl_slist_append(t->headers, "Expect:"); /* no 100-continue round trip */
-    t->headers = curl_slist_append(t->headers, "Accept: text/event-stream, application/json");
+    /* Our default headers, each unless a -H names it: the user's replaces
+     * it (one Authorization, not the key's and then theirs: a server reads
+     * the first), and "-H 'Name:'" removes it. */
+    if (!user_header(o, "Content-Type"))
+        t->headers = curl_slist_append(t->headers, "Content-Type: application/json");
+    if (!user_header(o, "Expect"))
+        t->headers = curl_slist_append(t->headers, "Expect:"); /* no 100-continue round trip */
+    if (!user_header(o, "Accept"))
+        t->headers = curl_slist_append(t->headers, "Accept: text/event-stream, application/json");
     const char *key_env = o->api_key_env ? o->api_key_env : "OPENAI_API_KEY";
     const char *key = getenv(key_env);
     if (o->api_key_env && (!key || !*key)) {
         ll_errorf("--api-key-env: $%s is not set", key_env);
         return LL_EXIT_USAGE;
     }
-    if (key && *key) {
+    if (key && *key && !user_header(o, "Authorization")) {
         size_t n = strlen(key) + 32;
         t->auth = ll_malloc(n);
         snprintf(t->auth, n, "Authorization: Bearer %s", key);

@@ -662,6 +662,32 @@ static void credentials_case(const char *client)
         assert_no_header(&cur_seen->req[i], "Authorization");
     client_res_free(&r);
 
+    /* A -H naming one of our default headers replaces it: one
+     * Authorization, the user's, though OPENAI_API_KEY is set too (a
+     * server reads the first of two); "-H 'Accept:'" removes the Accept
+     * header, ours and libcurl's. */
+    recorder_start(url, sizeof url);
+    harness_tmp_path(out, sizeof out, "r-override");
+    const char *over[] = {"run", "--url", url, "--out", out, "--http-client", client,
+                          "-H", "authorization: Bearer " KEY_MINE, "-H", "Accept:",
+                          "-H", "Content-Type: application/json; charset=utf-8",
+                          "--no-metrics", "--threads", "1", "--rate", "20", "--arrival",
+                          "constant", "--requests", "2", NULL};
+    const char *env_default[] = {"OPENAI_API_KEY=" KEY_DEFAULT, NULL};
+    client_run(over, env_default, 0, &r);
+    assert_ran(&r);
+    n = seen_count();
+    assert_int_equal(n, 3);
+    for (uint32_t i = 0; i < n; i++) {
+        assert_header_once(&cur_seen->req[i], "Authorization", "Bearer " KEY_MINE);
+        assert_no_header(&cur_seen->req[i], "Accept");
+        if (seen_is_post(&cur_seen->req[i]))
+            assert_header_once(&cur_seen->req[i], "Content-Type",
+                               "application/json; charset=utf-8");
+    }
+    assert_absent_in_dir(out, KEY_MINE);
+    client_res_free(&r);
+
     /* --api-key-env naming an unset variable: exit 2, naming it, and
      * nothing sent. */
     recorder_start(url, sizeof url);
