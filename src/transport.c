@@ -93,6 +93,7 @@ struct treq {
     uint64_t last_read_abs_ns;
     uint64_t read_abs_ns;     /* time of the read being decoded */
     int status_seen;
+    char curl_err[CURL_ERROR_SIZE]; /* libcurl's own words for a failure (CURLOPT_ERRORBUFFER) */
     int64_t retry_at_s, date_s; /* a Retry-After HTTP-date, and the Date beside it */
     enum rec_kind forced;     /* a kind decided before libcurl finished */
     int has_forced;
@@ -553,6 +554,7 @@ static struct treq *slot_get(struct transport *t, char *err, size_t errlen)
     curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, q->curl_err);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->cfg.headers);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
@@ -696,7 +698,11 @@ static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t n
     } else if (res != CURLE_OK && !(q->saw_done && kind_from_curl(q, res) == REC_STREAM_TRUNCATED)) {
         /* (A connection cut after [DONE] ended a complete stream.) */
         r->kind = kind_from_curl(q, res);
-        snprintf(r->detail, sizeof r->detail, "%s", curl_easy_strerror(res));
+        /* libcurl's buffer says which ("SSL certificate problem: self-signed
+         * certificate", "no alternative certificate subject name matches
+         * target host name ..."), where its code's text says only the kind. */
+        snprintf(r->detail, sizeof r->detail, "%.119s",
+                 q->curl_err[0] ? q->curl_err : curl_easy_strerror(res));
         client_resource_error(q, r);
     } else if (r->http_status != 200) {
         r->kind = kind_from_status(r->http_status);
@@ -1520,6 +1526,7 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
         return;
     }
     record_init(&q->rec, spec->index);
+    q->curl_err[0] = '\0';
     q->rec.sched_ns = sched_ns;
     q->rec.prompt_tokens = spec->prompt_tokens;
     q->rec.max_tokens = spec->max_tokens;
