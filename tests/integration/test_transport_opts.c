@@ -715,6 +715,58 @@ static void test_credentials_curl(void **state)
     credentials_case("curl");
 }
 
+/* --http2 reaches libcurl: on http:// it offers the h2c upgrade (RFC 7540
+ * 3.2) with its settings; a server that ignores the offer answers in
+ * HTTP/1.1, as this one does, and the run goes on. Without the flag
+ * nothing is offered. The auto client is libcurl whenever --http2 is
+ * given (the native one speaks HTTP/1.1 only); HTTP/2 itself, and over
+ * TLS, is libcurl's (docs/http-client.md). */
+static void test_http2_offered(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    for (int h2 = 0; h2 <= 1; h2++) {
+        char url[64], out[600];
+        recorder_start(url, sizeof url);
+        harness_tmp_path(out, sizeof out, h2 ? "r-h2" : "r-h1");
+        const char *args[] = {"run", "--url", url, "--out", out, "--quiet", "--no-metrics",
+                              "--threads", "1", "--rate", "20", "--arrival", "constant",
+                              "--requests", "3", "--prompt-tokens", "16",
+                              h2 ? "--http2" : "--http-client", h2 ? NULL : "curl", NULL};
+        struct client_res r;
+        client_run(args, NULL, 0, &r);
+        assert_ran(&r);
+        client_res_free(&r);
+        uint32_t n = seen_count(), posts = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const struct seen_req *sr = &cur_seen->req[i];
+            if (!seen_is_post(sr))
+                continue;
+            char v[2][256];
+            int settings = head_values(sr->head, "HTTP2-Settings", v, 2);
+            if (h2 && posts == 0) { /* offered on the connection's first request */
+                assert_header_once(sr, "Upgrade", "h2c");
+                if (settings != 1)
+                    fail_msg("expected one HTTP2-Settings header in:\n%s", sr->head);
+            } else if (!h2) {
+                assert_no_header(sr, "Upgrade");
+                assert_int_equal(settings, 0);
+            }
+            posts++;
+        }
+        assert_int_equal(posts, 3);
+        struct harness_recs *recs = harness_requests_load(out);
+        assert_int_equal(recs->n, 3);
+        for (size_t i = 0; i < recs->n; i++)
+            assert_string_equal(harness_sval(recs->items[i], "kind"), "ok");
+        harness_recs_free(recs);
+        json_t *run = harness_json_load(out, "run.json");
+        assert_string_equal(harness_sval(json_object_get(run, "config"), "http_client_used"),
+                            "curl");
+        json_decref(run);
+    }
+}
+
 /* ---- 2. kept-alive connections -------------------------------------------- */
 
 /* A closed loop of `users` users against the recording server, each
@@ -1256,6 +1308,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_credentials_native, teardown),
         cmocka_unit_test_teardown(test_credentials_curl, teardown),
+        cmocka_unit_test_teardown(test_http2_offered, teardown),
         cmocka_unit_test_teardown(test_keepalive_native, teardown),
         cmocka_unit_test_teardown(test_keepalive_curl, teardown),
         cmocka_unit_test_teardown(test_threads_split_schedule, teardown),
