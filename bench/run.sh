@@ -14,6 +14,11 @@
 #     behind must not pile up connections: transport.c, TRANSPORT_BEHIND_NS),
 #   - client-added TTFT: client TTFT minus the sim-logged TTFT, p50/p99,
 #   - (with BENCH_CONCURRENT=1) 10,000 concurrent open streams: client RSS.
+# Beside each rate's row: how late this machine wakes a thread at that
+# rate with nothing else running (bench/wakeup.c: a bare timerfd +
+# epoll_wait loop, run just before the client; p99), and what share of
+# the client's sends over 1 ms late came due while it slept and woke late
+# (summary.json's lateness_diagnosis: the OS's or VM's part).
 # Not part of `make test`. Needs python3 (for reading JSON) and wrk.
 # The rate table runs each rate on both HTTP clients (docs/http-client.md);
 # CLIENTS="native" (or "curl") picks one. REPEAT=N runs the whole rate
@@ -33,6 +38,7 @@ command -v python3 >/dev/null || { echo "bench/run.sh: needs python3" >&2; exit 
 
 TMP=$(mktemp -d)
 SIM=
+${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$TMP/wakeup" "$(dirname "$0")/wakeup.c" -lm
 stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
 trap 'stop_sim; rm -rf "$TMP"' EXIT INT TERM
 
@@ -56,8 +62,9 @@ run_client() {
     tail -1 "$TMP/time" | awk '{print $1 + $2, $3}' >"$out/cpu"
 }
 
-summ() { # DIR: prints requests ok achieved% ttft_p99_ms late_p99_ms cpu_s rss_kb
-    python3 - "$1" <<'PY'
+summ() { # DIR [FLOOR_US]: prints requests ok achieved% ttft_p99_ms late_p99_ms cpu_s rss_kb
+    #                verdict asleep% bare_wake_p99_ms
+    python3 - "$1" "${2:-nan}" <<'PY'
 import json, sys
 d = sys.argv[1]
 s = json.load(open(d + "/summary.json"))
@@ -68,10 +75,18 @@ sched = req["scheduled"] or 1
 def p99(k):
     v = lat.get(k)
     return v["p99"] / 1e6 if v else float("nan")
+ld = s.get("lateness_diagnosis") or {}
+late = ld.get("late_sends", 0)
+asleep = 100.0 * ld.get("asleep_when_due", 0) / late if late else float("nan")
 print(req["scheduled"], req["by_kind"]["ok"], 100.0 * s["sent_in_window"] / sched,
       p99("ttft"), p99("schedule_lateness") if "schedule_lateness" in lat else p99("lateness"),
-      float(cpu), int(rss), "INVALID" if s.get("invalid") else "ok")
+      float(cpu), int(rss), "INVALID" if s.get("invalid") else "ok", asleep,
+      float(sys.argv[2]) / 1e3)
 PY
+}
+
+bare_wake_us() { # RATE: the bare wake-up loop's p99 at RATE, microseconds
+    "$TMP/wakeup" "$1" "$SECS" | sed 's/.* p99 \([0-9.]*\) .*/\1/'
 }
 
 print_rows() { # CLIENT RATE: its row (the median of its runs, with ranges, when several)
@@ -80,12 +95,16 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 c, r = sys.argv[2], int(sys.argv[3])
 cols = [[float(x[i]) for x in rows] for i in range(7)]
+asleep = [float(x[8]) for x in rows if x[8] != "nan"]
+bare = [float(x[9]) for x in rows if x[9] != "nan"]
 cpu = [1e6 * s / max(n, 1) for s, n in zip(cols[5], cols[0])]
 med = lambda v: statistics.median(v)
+medn = lambda v, f: format(med(v), f) if v else "-"
 valid = sum(1 for x in rows if x[7] == "ok")
 verdict = rows[0][7] if len(rows) == 1 else f"ok {valid}/{len(rows)}"
 print(f"{c:<7} {r:8d} {int(med(cols[0])):9d} {med(cols[2]):10.2f} {med(cols[3]):13.3f} "
-      f"{med(cols[4]):13.3f} {med(cpu):14.1f} {med(cols[6]) / 1024:8.1f} {verdict}")
+      f"{med(cols[4]):13.3f} {med(cpu):14.1f} {med(cols[6]) / 1024:8.1f} "
+      f"{medn(bare, '13.3f'):>13} {medn(asleep, '8.0f'):>8} {verdict}")
 if len(rows) > 1:
     rng = lambda v, f: f"{min(v):{f}}-{max(v):{f}}"
     print(f"{'':16} ranges over {len(rows)} runs: ttft_p99 {rng(cols[3], '.3f')} ms, "
@@ -98,16 +117,17 @@ echo "open-loop Poisson, 16-token prompts and streams, ${SECS}s per rate, sim --
 [ "${REPEAT:-1}" -le 1 ] || echo "each rate ${REPEAT} times, interleaved: medians, then the ranges"
 echo
 start_sim --profile instant
-printf '%-7s %8s %9s %10s %13s %13s %14s %8s %s\n' client rate requests achieved% ttft_p99_ms \
-    late_p99_ms cpu_ms/1000req rss_MB verdict
+printf '%-7s %8s %9s %10s %13s %13s %14s %8s %13s %8s %s\n' client rate requests achieved% \
+    ttft_p99_ms late_p99_ms cpu_ms/1000req rss_MB bare_wake_p99 asleep% verdict
 REPEAT=${REPEAT:-1}
 rep=1
 while [ "$rep" -le "$REPEAT" ]; do
     for r in $RATES; do
         for c in ${CLIENTS:-native curl}; do
+            f=$(bare_wake_us "$r")
             run_client "$TMP/r$r" --http-client "$c" --rate "$r" --duration "${SECS}s" \
                 --prompt-tokens 16 --output-tokens 16 --ignore-eos
-            summ "$TMP/r$r" >>"$TMP/rows.$c.$r"
+            summ "$TMP/r$r" "$f" >>"$TMP/rows.$c.$r"
             [ "$REPEAT" -gt 1 ] || print_rows "$c" "$r"
         done
     done
@@ -172,8 +192,8 @@ start_sim --step-base 2ms --step-per-prefill-token 0 --step-per-seq 0 --max-num-
 for warm in 0s 1s; do
     run_client "$TMP/slow" --rate 2000 --duration "${SECS}s" --prompt-tokens 16 --output-tokens 64 \
         --ignore-eos --warmup "$warm"
-    summ "$TMP/slow" | awk -v w="$warm" '{printf "  warm-up %s: requests %d ok %d achieved %.2f%% TTFT p99 %.3f ms lateness p99 %.3f ms CPU %.1f ms/1000req %s\n",
-        w, $1, $2, $3, $4, $5, 1000 * $6 / ($1 > 0 ? $1 : 1) * 1000, $8}'
+    summ "$TMP/slow" | awk -v w="$warm" '{printf "  warm-up %s: requests %d ok %d achieved %.2f%% TTFT p99 %.3f ms lateness p99 %.3f ms CPU %.1f ms/1000req %s (late sends asleep when due: %s%%)\n",
+        w, $1, $2, $3, $4, $5, 1000 * $6 / ($1 > 0 ? $1 : 1) * 1000, $8, $9 == "nan" ? "-" : sprintf("%.0f", $9)}'
 done
 
 echo "past capacity: 20,000 requests at 20,000 req/s (one worker thread), three runs:"
