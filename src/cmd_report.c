@@ -184,8 +184,7 @@ static void fill_report(const struct built *b, const struct sweep_findings *fd,
         memcpy(p->by_kind, s->stats.by_kind, sizeof p->by_kind);
         p->steady = s->steady;
         p->recovery = s->f.recovery;
-        p->verdict = s->f.recovery ? "recovery" : !s->steady ? "unstable"
-                     : !s->slo_pass ? "SLO miss" : "ok";
+        p->verdict = sweep_step_verdict(s, 0);
         p->inflight_mean = s->f.inflight_mean;
         p->inflight_max = s->f.inflight_max;
         p->t_start_s = (double)(s->f.start_offset_ns + s->f.warmup_ns) / 1e9;
@@ -215,6 +214,9 @@ static void fill_report(const struct built *b, const struct sweep_findings *fd,
     r->attainment_target = slo_is_set(&set->slo) ? set->attainment : 0;
     r->capacity_rps = fd->capacity_found ? fd->capacity_rps : 0;
     r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
+    static char invalid_text[512];
+    r->invalid = sweep_invalid_text(b->steps, b->n_steps, invalid_text, sizeof invalid_text) > 0;
+    r->invalid_reason = r->invalid ? invalid_text : NULL;
 }
 
 /* The per-class input of the HTML report (nothing without classes): one
@@ -315,6 +317,9 @@ int report_build_dir(const char *dir, FILE *out)
     sweep_findings_text(fd, &set, b.stop_reason, text, SWEEP_FINDINGS_TEXT_MAX);
     if (out) {
         sweep_print_table(out, b.steps, b.n_steps, &set);
+        char inv[512];
+        if (sweep_invalid_text(b.steps, b.n_steps, inv, sizeof inv))
+            fprintf(out, "\n*** %s\n", inv);
         sweep_print_classes(out, fd);
         fprintf(out, "\n%s", text);
         fflush(out);

@@ -124,9 +124,7 @@ static void row(FILE *f, const struct sweep_step *s)
     ms(f, s->lateness_ns[0], hist_count(s->f.lateness) > 0);
     ms(f, s->lateness_ns[3], hist_count(s->f.lateness) > 0);
     ms(f, s->lateness_ns[5], hist_count(s->f.lateness) > 0);
-    const char *verdict = s->f.recovery ? "recovery" : !s->steady ? "unstable"
-                                                     : !s->slo_pass ? "slo_miss" : "ok";
-    fprintf(f, ",%d,%d,%s", s->steady, s->slo_pass, verdict);
+    fprintf(f, ",%d,%d,%s", s->steady, s->slo_pass, sweep_step_verdict(s, 1));
     num(f, s->cost_per_mtok);
     for (int k = 1; k < REC_KIND_COUNT; k++)
         fprintf(f, ",%llu", (unsigned long long)st->by_kind[k]);

@@ -291,6 +291,14 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     fill_pcts(st->itl_req, s->itl_ns);
     fill_pcts(st->e2e, s->e2e_ns);
     fill_pcts(f->lateness, s->lateness_ns);
+    /* `run`'s self-check, per step (docs/metrics.md): p99 is index 3. */
+    s->invalid = hist_count(f->lateness) > 0 && s->lateness_ns[3] > SWEEP_LATE_NS;
+    s->invalid_reason[0] = '\0';
+    if (s->invalid) {
+        char l[16];
+        snprintf(s->invalid_reason, sizeof s->invalid_reason,
+                 "schedule lateness p99 %s > 1ms", ll_fmt_duration(s->lateness_ns[3], l, sizeof l));
+    }
     s->ttft_p99_h1_ns = hist_count(s->ttft_h1) ? hist_percentile(s->ttft_h1, 99) : 0;
     s->ttft_p99_h2_ns = hist_count(s->ttft_h2) ? hist_percentile(s->ttft_h2, 99) : 0;
     s->inflight_growth = inflight_growth(f);
@@ -1017,14 +1025,16 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
                                                                      : "every rate was run");
 }
 
-static const char *step_verdict(const struct sweep_step *s)
+const char *sweep_step_verdict(const struct sweep_step *s, int csv)
 {
     if (s->f.recovery)
         return "recovery";
+    if (s->invalid)
+        return csv ? "invalid" : "INVALID";
     if (!s->steady)
         return "unstable";
     if (!s->slo_pass)
-        return "SLO miss";
+        return csv ? "slo_miss" : "SLO miss";
     return "ok";
 }
 
@@ -1102,6 +1112,30 @@ static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n
     }
 }
 
+size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len)
+{
+    size_t bad = 0, all = 0, at = 0;
+    buf[0] = '\0';
+    char rates[160] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].f.recovery)
+            continue;
+        all++;
+        if (!steps[i].invalid)
+            continue;
+        if (at < sizeof rates - 16)
+            at += (size_t)snprintf(rates + at, sizeof rates - at, "%s%.4g", bad ? ", " : "",
+                                   steps[i].f.offered_rps);
+        bad++;
+    }
+    if (bad)
+        snprintf(buf, len,
+                 "%zu of %zu steps (at %s req/s) are INVALID: the generator's schedule lateness "
+                 "p99 was over 1 ms, so their latencies include the client's delay",
+                 bad, all, rates);
+    return bad;
+}
+
 void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set)
 {
@@ -1137,7 +1171,7 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
             else
                 fprintf(f, " %8s", "-");
         }
-        fprintf(f, "  %s", step_verdict(s));
+        fprintf(f, "  %s", sweep_step_verdict(s, 0));
         if (!s->f.recovery && !s->slo_pass)
             fprintf(f, " (%s)", s->fail_reason);
         fputc('\n', f);
@@ -1759,7 +1793,9 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "inflight", inf);
     jset(o, "slo_pass", json_boolean(s->slo_pass));
     jset(o, "fail_reason", s->slo_pass ? json_null() : json_string(s->fail_reason));
-    jset(o, "verdict", json_string(step_verdict(s)));
+    jset(o, "verdict", json_string(sweep_step_verdict(s, 0)));
+    jset(o, "invalid", json_boolean(s->invalid));
+    jset(o, "invalid_reason", s->invalid ? json_string(s->invalid_reason) : json_null());
     jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
     json_t *srv = sweep_server_json(s);
     if (srv)

@@ -37,6 +37,8 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
  * or SWEEP_DEFAULT_TTFT_LIMIT_NS when the SLO has no TTFT. */
 #define SWEEP_TTFT_LIMIT_SLO_FACTOR 20
 #define SWEEP_DEFAULT_TTFT_LIMIT_NS (30 * LL_NS_PER_SEC)
+/* Schedule lateness p99 past which a step is INVALID (driver.h's DRIVER_LATE_NS). */
+#define SWEEP_LATE_NS LL_NS_PER_MS
 /* Steady-state rule: the second half's TTFT p99 is more than
  * SWEEP_TAIL_GROWTH times the first half's and more than
  * SWEEP_TAIL_GROWTH_MIN_NS above it; or the in-flight count grew over the
@@ -223,6 +225,10 @@ struct sweep_step {
     char steady_reason[160];     /* why not steady, "" when steady */
     int slo_pass;                /* 1: meets the SLO at the attainment and is steady */
     char fail_reason[160];       /* why it fails, "" when it passes */
+    int invalid;                 /* 1: the generator fell behind this step's schedule
+                                  * (lateness p99 over 1 ms, as for `run`): its
+                                  * figures include the client's delay */
+    char invalid_reason[96];     /* why, "" when valid */
     double cost_per_mtok;        /* cost per million output tokens; NAN = no cost given */
     struct sweep_recovery recovery; /* recovery step only (all LL_NO_TIME otherwise) */
     double backlog_at_switch;    /* requests in flight at the switch (the last in-flight
@@ -256,6 +262,11 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
 
 /* Compute the derived figures of s from what was added and s->f. */
 void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
+
+/* The step's one-word verdict, in the order that wins: recovery, INVALID,
+ * unstable, SLO miss, ok; csv: the steps.csv spelling (recovery, invalid,
+ * unstable, slo_miss, ok). Valid after sweep_step_finish. */
+const char *sweep_step_verdict(const struct sweep_step *s, int csv);
 
 /* ---- the pure parts (unit tested on their own) ------------------------ */
 
@@ -413,6 +424,11 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
                          const char *stop_reason, char *buf, size_t len);
 
 /* Print the step table (one row per step) and then the findings text. */
+/* The steps (recovery aside) the generator fell behind on, as one line for
+ * the terminal and the report's banner: "2 of 8 steps (at 45.0, 50.0
+ * req/s) are INVALID: ...". Returns how many; buf gets "" when none. */
+size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len);
+
 void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set);
 

@@ -368,6 +368,51 @@ static void test_step_figures(void **state)
     sweep_step_free(&s);
 }
 
+/* `run`'s self-check per step: lateness p99 over 1 ms makes the step
+ * INVALID, whatever its SLO verdict (its latencies include the client's
+ * delay), in its verdict, both spellings, and the one-line summary that
+ * the terminal and the report's banner carry; recovery steps aside. */
+static void test_step_invalid(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    struct sweep_step st[3];
+    for (int k = 0; k < 3; k++) {
+        make_step(&st[k], (uint32_t)k, 10 + 10 * k, 50, 0, &set);
+        assert_false(st[k].invalid);
+    }
+    char buf[512];
+    assert_int_equal(sweep_invalid_text(st, 3, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    /* 100 sends: 98 on time, 2 late by 5 ms: p99 is the 99th, 5 ms. The
+     * boundary: exactly 1 ms is not over it. */
+    for (int i = 0; i < 98; i++)
+        hist_record(st[1].f.lateness, 20 * 1000);
+    hist_record(st[1].f.lateness, 5 * MS);
+    hist_record(st[1].f.lateness, 5 * MS);
+    for (int i = 0; i < 100; i++)
+        hist_record(st[2].f.lateness, 1 * MS);
+    sweep_step_finish(&st[1], &set);
+    sweep_step_finish(&st[2], &set);
+    assert_true(st[1].invalid);
+    assert_true(st[1].slo_pass); /* the SLO verdict is kept, the label says INVALID */
+    assert_string_equal(st[1].invalid_reason, "schedule lateness p99 5.00ms > 1ms");
+    assert_string_equal(sweep_step_verdict(&st[1], 0), "INVALID");
+    assert_string_equal(sweep_step_verdict(&st[1], 1), "invalid");
+    assert_false(st[2].invalid);
+    assert_string_equal(sweep_step_verdict(&st[2], 0), "ok");
+    assert_int_equal(sweep_invalid_text(st, 3, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "1 of 3 steps (at 20 req/s) are INVALID"));
+    /* A recovery step is neither counted nor labelled INVALID. */
+    st[1].f.recovery = 1;
+    assert_int_equal(sweep_invalid_text(st, 3, buf, sizeof buf), 0);
+    assert_string_equal(sweep_step_verdict(&st[1], 0), "recovery");
+    for (int k = 0; k < 3; k++)
+        sweep_step_free(&st[k]);
+}
+
 /* Capacity: points 2, 4, 6 pass, 8 fails (TTFT), 10 fails: capacity 6 and
  * the next step shown failing is 8. */
 static void test_findings_capacity(void **state)
@@ -1035,6 +1080,7 @@ int main(void)
         cmocka_unit_test(test_recovery_step),
         cmocka_unit_test(test_cost_forecast),
         cmocka_unit_test(test_step_figures),
+        cmocka_unit_test(test_step_invalid),
         cmocka_unit_test(test_findings_capacity),
         cmocka_unit_test(test_stop_conditions),
         cmocka_unit_test(test_points_repeat),
