@@ -10,11 +10,15 @@
 #include <ftw.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <netinet/tcp.h>
+#include <sys/prctl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,8 +64,7 @@ static char **build_argv(const char *bin, const char *const *prefix, const char 
     return argv;
 }
 
-/* Wait for pid with a bound; SIGKILL past it. Returns the status code. */
-static int reap(pid_t pid, int timeout_ms)
+int harness_reap(pid_t pid, int timeout_ms)
 {
     uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
     int st = 0;
@@ -157,7 +160,7 @@ int harness_sim_start(struct harness_sim *s, const char *const *extra_args)
     if (!ok) {
         fprintf(stderr, "harness: sim did not print its address (got \"%s\")\n", line);
         kill(pid, SIGKILL);
-        reap(pid, 5000);
+        harness_reap(pid, 5000);
         return -1;
     }
     s->pid = pid;
@@ -171,7 +174,7 @@ int harness_sim_stop_status(struct harness_sim *s)
     if (s->pid <= 0)
         return -1;
     kill(s->pid, SIGTERM);
-    int st = reap(s->pid, 5000);
+    int st = harness_reap(s->pid, 5000);
     s->pid = 0;
     return st;
 }
@@ -265,7 +268,7 @@ int harness_run(const char *const *args, int timeout_s, int *exit_status, char *
     close(pe[0]);
     uint64_t now = mono_ms();
     int left_ms = now < deadline ? (int)(deadline - now) : 0;
-    int st = reap(pid, killed ? 5000 : left_ms + 1000);
+    int st = harness_reap(pid, killed ? 5000 : left_ms + 1000);
     if (exit_status)
         *exit_status = st;
     if (!bo)
@@ -668,4 +671,162 @@ int harness_run_tests(const struct CMUnitTest *tests, size_t n)
     rc = _cmocka_run_group_tests("tests", keep, k, NULL, NULL);
     free(keep);
     return rc;
+}
+
+int harness_run_quiet(const char *const *argv, int timeout_s)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int dn = open("/dev/null", O_RDWR);
+        if (dn < 0 || dup2(dn, 0) < 0 || dup2(dn, 1) < 0 || dup2(dn, 2) < 0)
+            _exit(126);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int st = harness_reap(pid, timeout_s * 1000);
+    return st >= 0 && st < 128 ? st : -1;
+}
+
+int harness_wait_listening(int port, int timeout_ms)
+{
+    uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
+    while (mono_ms() < deadline) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return 0;
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+        close(fd);
+        if (ok)
+            return 1;
+        harness_sleep_ms(20);
+    }
+    return 0;
+}
+
+void harness_serve_forever(int lfd, unsigned alarm_s, void *(*thread_main)(void *),
+                           void *(*make_arg)(int fd, void *ud), void *ud)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    alarm(alarm_s);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    for (;;) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            _exit(1);
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        void *arg = make_arg(fd, ud);
+        pthread_t th;
+        if (!arg) {
+            close(fd);
+            continue;
+        }
+        if (pthread_create(&th, &attr, thread_main, arg) != 0) {
+            close(fd);
+            free(arg);
+        }
+    }
+}
+
+int harness_tls_server_start(const char *cn, const char *san, char *url, size_t url_len,
+                             char *cert, size_t cert_len, pid_t *pid, const char **why)
+{
+    const char *ver[] = {"openssl", "version", NULL};
+    if (harness_run_quiet(ver, 10) != 0) {
+        *why = "openssl CLI not found";
+        return -1;
+    }
+    char key[600], accept[64], subj[160], ext[200];
+    harness_tmp_path(cert, cert_len, "cert.pem");
+    harness_tmp_path(key, sizeof key, "key.pem");
+    snprintf(subj, sizeof subj, "/CN=%s", cn);
+    snprintf(ext, sizeof ext, "subjectAltName=%s", san);
+    const char *gen[] = {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out",
+                         cert, "-days", "2", "-subj", subj, "-addext", ext, NULL};
+    if (harness_run_quiet(gen, 20) != 0) {
+        *why = "openssl could not make a certificate";
+        return -1;
+    }
+    int port = harness_free_port();
+    snprintf(accept, sizeof accept, "127.0.0.1:%d", port);
+    snprintf(url, url_len, "https://127.0.0.1:%d/v1", port);
+    const char *srv[] = {"openssl", "s_server", "-accept", accept, "-cert", cert,
+                         "-key", key, "-www", "-quiet", NULL};
+    *pid = fork();
+    if (*pid < 0) {
+        *pid = 0;
+        *why = "fork failed";
+        return -1;
+    }
+    if (*pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int dn = open("/dev/null", O_RDWR);
+        if (dn < 0 || dup2(dn, 0) < 0 || dup2(dn, 1) < 0 || dup2(dn, 2) < 0)
+            _exit(126);
+        execvp(srv[0], (char *const *)srv);
+        _exit(127);
+    }
+    if (!harness_wait_listening(port, 5000)) {
+        *why = "openssl s_server did not listen";
+        return -1;
+    }
+    return 0;
+}
+
+size_t harness_read_request(int fd, char *buf, size_t cap, size_t *body_len, int *body_kept)
+{
+    size_t n = 0;
+    char *end = NULL;
+    while (!end) {
+        if (n + 1 >= cap)
+            return 0;
+        ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return 0;
+        n += (size_t)r;
+        buf[n] = '\0';
+        end = strstr(buf, "\r\n\r\n");
+    }
+    size_t head = (size_t)(end + 4 - buf), body = 0;
+    for (char *line = strstr(buf, "\r\n"); line && line < end; line = strstr(line + 2, "\r\n")) {
+        if (strncasecmp(line + 2, "content-length:", 15) == 0) {
+            char *e = NULL;
+            errno = 0;
+            unsigned long long v = strtoull(line + 17, &e, 10);
+            if (e == line + 17 || errno)
+                return 0;
+            body = (size_t)v;
+        } else if (strncasecmp(line + 2, "transfer-encoding:", 18) == 0) {
+            return 0;
+        }
+    }
+    int keep = head + body + 1 <= cap;
+    size_t have = n - head; /* body bytes already in buf */
+    while (have < body) {
+        char tmp[4096];
+        char *dst = keep ? buf + head + have : tmp;
+        size_t room = keep || body - have < sizeof tmp ? body - have : sizeof tmp;
+        ssize_t r = recv(fd, dst, room, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return 0;
+        have += (size_t)r;
+    }
+    buf[keep ? head + body : head] = '\0';
+    *body_len = body;
+    *body_kept = keep;
+    return head;
 }

@@ -157,6 +157,45 @@ void harness_kill_reap(pid_t *pid);
 /* A TCP port on 127.0.0.1 where nothing listens (bound, then closed). */
 int harness_free_port(void);
 
+/* Wait for pid at most timeout_ms, SIGKILL past it: its exit status, 128
+ * + the signal that ended it, or -1 (waitpid failed). */
+int harness_reap(pid_t pid, int timeout_ms);
+
+/* Run argv (PATH lookup) with stdin, stdout and stderr on /dev/null: its
+ * exit status, or -1 when it could not run, was killed or took over
+ * timeout_s. */
+int harness_run_quiet(const char *const *argv, int timeout_s);
+
+/* 1 once a TCP connection to 127.0.0.1:port succeeds, 0 after timeout_ms. */
+int harness_wait_listening(int port, int timeout_ms);
+
+/* The body of a test's own server child: accept on lfd forever, each
+ * connection (TCP_NODELAY) on a detached thread running thread_main with
+ * make_arg(fd, ud), a malloc'd argument the thread frees (NULL: the
+ * connection is closed). The child dies with the test process
+ * (PDEATHSIG) and after alarm_s at most, so no server outlives a crashed
+ * test. Never returns. */
+void harness_serve_forever(int lfd, unsigned alarm_s, void *(*thread_main)(void *),
+                           void *(*make_arg)(int fd, void *ud), void *ud);
+
+/* A TLS server for a test: a certificate made now, self-signed, for
+ * common name cn and subjectAltName san ("IP:127.0.0.1", "DNS:name"), in
+ * the test's temporary directory (cert gets its path, for --cacert), and
+ * `openssl s_server -www` serving it on a free port of 127.0.0.1 (url
+ * gets https://127.0.0.1:PORT/v1; *pid the server, for the caller to
+ * kill, set as soon as it is forked). 0 once it listens; -1 with *why
+ * when openssl is missing or fails, for the caller to skip. */
+int harness_tls_server_start(const char *cn, const char *san, char *url, size_t url_len,
+                             char *cert, size_t cert_len, pid_t *pid, const char **why);
+
+/* For a test's own HTTP server: read one request (head, then its
+ * Content-Length body) from fd into buf. Returns the head's length
+ * (through the blank line) and *body_len; the body follows the head in
+ * buf when it fits (*body_kept 1), else it is read and dropped. buf ends
+ * with a NUL after what it holds. 0 when the peer closed, or sent a
+ * chunked body or a bad length. */
+size_t harness_read_request(int fd, char *buf, size_t cap, size_t *body_len, int *body_kept);
+
 /* Sleep ms milliseconds (resumed after a signal). */
 void harness_sleep_ms(unsigned ms);
 

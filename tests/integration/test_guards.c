@@ -112,23 +112,8 @@ static pid_t client_start(const char *url, const char *name, const char *const *
  * printed into res. */
 static void client_wait(pid_t pid, const char *name, struct client_res *res)
 {
-    uint64_t deadline = ll_now_ns() + (uint64_t)CLIENT_TIMEOUT_S * 1000000000ull;
-    int st = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR)
-            fail_msg("waitpid: %s", strerror(errno));
-        if (ll_now_ns() >= deadline) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            break;
-        }
-        harness_sleep_ms(5);
-    }
+    res->status = harness_reap(pid, CLIENT_TIMEOUT_S * 1000);
     cur_client = 0;
-    res->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
     char p[640], leaf[64];
     snprintf(leaf, sizeof leaf, "%s.out", name);
     harness_tmp_path(p, sizeof p, leaf);

@@ -491,41 +491,10 @@ static int serve_post(const struct conn *c)
  * a GET, 0 when the peer closed or sent something we do not parse. */
 static int read_request(int fd, char *buf, size_t cap)
 {
-    size_t n = 0;
-    char *end = NULL;
-    while (!end) {
-        if (n + 1 >= cap)
-            return 0;
-        ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return 0;
-        n += (size_t)r;
-        buf[n] = '\0';
-        end = strstr(buf, "\r\n\r\n");
-    }
-    size_t head = (size_t)(end + 4 - buf), body = 0;
-    for (char *line = strstr(buf, "\r\n"); line && line < end; line = strstr(line + 2, "\r\n")) {
-        if (strncasecmp(line + 2, "content-length:", 15) == 0) {
-            char *e = NULL;
-            unsigned long long v = strtoull(line + 17, &e, 10);
-            if (e == line + 17)
-                return 0;
-            body = (size_t)v;
-        }
-    }
-    size_t have = n - head;
-    while (have < body) {
-        char tmp[4096];
-        size_t want = body - have < sizeof tmp ? body - have : sizeof tmp;
-        ssize_t r = recv(fd, tmp, want, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return 0;
-        have += (size_t)r;
-    }
+    size_t body;
+    int kept;
+    if (harness_read_request(fd, buf, cap, &body, &kept) == 0)
+        return 0;
     return strncmp(buf, "GET ", 4) == 0 ? 2 : 1;
 }
 
@@ -597,37 +566,15 @@ static void *conn_main(void *arg)
     return NULL;
 }
 
-/* The server child: accept forever, one detached thread per connection.
- * It dies with the test process (PDEATHSIG) and after two minutes at most
- * (alarm), so no server outlives a crashed test. */
-static void hostile_serve(int lfd, enum hostile_mode mode, int port)
+/* One connection's thread argument: the server's mode and port, as ud
+ * holds them (harness_serve_forever). */
+static void *hostile_arg(int fd, void *ud)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    alarm(120);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    for (;;) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            _exit(1);
-        }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        struct conn *c = malloc(sizeof *c);
-        pthread_t th;
-        if (!c) {
-            close(fd);
-            continue;
-        }
-        *c = (struct conn){.fd = fd, .mode = mode, .port = port};
-        if (pthread_create(&th, &attr, conn_main, c) != 0) {
-            close(fd);
-            free(c);
-        }
-    }
+    const struct conn *proto = ud;
+    struct conn *c = malloc(sizeof *c);
+    if (c)
+        *c = (struct conn){.fd = fd, .mode = proto->mode, .port = proto->port};
+    return c;
 }
 
 /* Start the hostile server on 127.0.0.1:port (0 = any free port) into
@@ -662,7 +609,8 @@ static void hostile_start(enum hostile_mode mode, int port)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        hostile_serve(lfd, mode, cur_srv.port);
+        struct conn proto = {.fd = -1, .mode = mode, .port = cur_srv.port};
+        harness_serve_forever(lfd, 120, conn_main, hostile_arg, &proto);
         _exit(0);
     }
     close(lfd);
@@ -1396,55 +1344,6 @@ static void test_unknown_host(void **state)
 
 /* ---- TLS ------------------------------------------------------------------ */
 
-/* Run argv (PATH lookup) with stdout and stderr to /dev/null; exit status,
- * or -1 when it could not run or took over timeout_s. */
-static int run_quiet(const char *const *argv, int timeout_s)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        int dn = open("/dev/null", O_RDWR);
-        if (dn < 0 || dup2(dn, 0) < 0 || dup2(dn, 1) < 0 || dup2(dn, 2) < 0)
-            _exit(126);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_s * 1000000000ull;
-    int st = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            break;
-        if (ll_now_ns() >= deadline || (r < 0 && errno != EINTR)) {
-            kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-            return -1;
-        }
-        harness_sleep_ms(10);
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* 1 once a TCP connection to 127.0.0.1:port succeeds, 0 after timeout_ms. */
-static int wait_listening(int port, int timeout_ms)
-{
-    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-    while (ll_now_ns() < deadline) {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-            return 0;
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        close(fd);
-        if (ok)
-            return 1;
-        harness_sleep_ms(20);
-    }
-    return 0;
-}
-
 /* A server whose certificate is self-signed, without --cacert: the
  * handshake fails verification and each request is a transport_error
  * naming the certificate (and with --cacert it passes). The certificate is made at test time with
@@ -1453,39 +1352,11 @@ static void test_tls_self_signed(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    const char *ver[] = {"openssl", "version", NULL};
-    if (run_quiet(ver, 10) != 0) {
-        print_message("openssl CLI not found: TLS case skipped\n");
-        skip();
-    }
-    char cert[600], key[600], accept[64], url[64];
-    harness_tmp_path(cert, sizeof cert, "cert.pem");
-    harness_tmp_path(key, sizeof key, "key.pem");
-    const char *gen[] = {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out",
-                         cert, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
-                         "subjectAltName=IP:127.0.0.1", NULL};
-    if (run_quiet(gen, 20) != 0) {
-        print_message("openssl could not make a certificate: TLS case skipped\n");
-        skip();
-    }
-    int port = harness_free_port();
-    snprintf(accept, sizeof accept, "127.0.0.1:%d", port);
-    snprintf(url, sizeof url, "https://127.0.0.1:%d/v1", port);
-    const char *srv[] = {"openssl", "s_server", "-accept", accept, "-cert", cert,
-                         "-key", key, "-www", "-quiet", NULL};
-    cur_aux = fork();
-    assert_true(cur_aux >= 0);
-    if (cur_aux == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int dn = open("/dev/null", O_RDWR);
-        if (dn < 0 || dup2(dn, 0) < 0 || dup2(dn, 1) < 0 || dup2(dn, 2) < 0)
-            _exit(126);
-        execvp(srv[0], (char *const *)srv);
-        _exit(127);
-    }
-    if (!wait_listening(port, 5000)) {
-        print_message("openssl s_server did not listen: TLS case skipped\n");
+    char cert[600], url[64];
+    const char *why;
+    if (harness_tls_server_start("127.0.0.1", "IP:127.0.0.1", url, sizeof url, cert, sizeof cert,
+                                 &cur_aux, &why) != 0) {
+        print_message("%s: TLS case skipped\n", why);
         skip();
     }
     struct run r;

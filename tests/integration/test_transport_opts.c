@@ -172,54 +172,6 @@ static int answer_models(int fd)
 
 /* ---- server: reading and recording ---------------------------------------- */
 
-/* Read one request (head, then a Content-Length body) into buf. Returns
- * the head's length (up to and including the blank line), *body_len the
- * body's; 0 when the peer closed or sent what we do not parse (no length,
- * a chunked upload, too long). */
-static size_t read_request(int fd, char *buf, size_t cap, size_t *body_len)
-{
-    size_t n = 0;
-    char *end = NULL;
-    while (!end) {
-        if (n + 1 >= cap)
-            return 0;
-        ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return 0;
-        n += (size_t)r;
-        buf[n] = '\0';
-        end = strstr(buf, "\r\n\r\n");
-    }
-    size_t head = (size_t)(end + 4 - buf), body = 0;
-    for (char *line = strstr(buf, "\r\n"); line && line < end; line = strstr(line + 2, "\r\n")) {
-        if (strncasecmp(line + 2, "content-length:", 15) == 0) {
-            char *e = NULL;
-            errno = 0;
-            unsigned long long v = strtoull(line + 17, &e, 10);
-            if (e == line + 17 || errno)
-                return 0;
-            body = (size_t)v;
-        } else if (strncasecmp(line + 2, "transfer-encoding:", 18) == 0) {
-            return 0;
-        }
-    }
-    if (head + body + 1 > cap)
-        return 0;
-    while (n < head + body) {
-        ssize_t r = recv(fd, buf + n, head + body - n, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return 0;
-        n += (size_t)r;
-    }
-    buf[head + body] = '\0';
-    *body_len = body;
-    return head;
-}
-
 /* Copy at most cap - 1 bytes of s[0, len) and a NUL into dst. */
 static void copy_cut(char *dst, size_t cap, const char *s, size_t len)
 {
@@ -246,8 +198,11 @@ static void *conn_main(void *arg)
     free(arg);
     char *buf = malloc(REQ_BUF_BYTES);
     for (;;) {
-        size_t body = 0, head = buf ? read_request(c.fd, buf, REQ_BUF_BYTES, &body) : 0;
-        if (head == 0)
+        size_t body = 0, head = 0;
+        int kept = 0;
+        if (buf)
+            head = harness_read_request(c.fd, buf, REQ_BUF_BYTES, &body, &kept);
+        if (head == 0 || !kept) /* (a body too long to record: none this file sends) */
             break;
         record_request(c.idx, buf, head, body);
         int rc;
@@ -268,36 +223,14 @@ static void *conn_main(void *arg)
     return NULL;
 }
 
-/* The server child: accept forever, one detached thread per connection.
- * It dies with the test process (PDEATHSIG) and after a minute at most. */
-static void recorder_serve(int lfd)
+/* One recording connection's thread argument (harness_serve_forever). */
+static void *recorder_arg(int fd, void *ud)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    alarm(60);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    for (;;) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            _exit(1);
-        }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        struct conn *c = malloc(sizeof *c);
-        pthread_t th;
-        if (!c) {
-            close(fd);
-            continue;
-        }
+    (void)ud;
+    struct conn *c = malloc(sizeof *c);
+    if (c)
         *c = (struct conn){.fd = fd, .idx = atomic_fetch_add(&cur_seen->accepts, 1) + 1};
-        if (pthread_create(&th, &attr, conn_main, c) != 0) {
-            close(fd);
-            free(c);
-        }
-    }
+    return c;
 }
 
 /* Start the recording server on a free port of 127.0.0.1, with nothing
@@ -326,7 +259,7 @@ static void recorder_start(char *url, size_t url_len)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        recorder_serve(lfd);
+        harness_serve_forever(lfd, 60, conn_main, recorder_arg, NULL);
         _exit(0);
     }
     close(lfd);
@@ -504,22 +437,9 @@ static void client_run(const char *const *args, const char *const *env, int tty,
         }
         close(master);
     }
-    int st = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR)
-            fail_msg("waitpid: %s", strerror(errno));
-        if (ll_now_ns() >= deadline) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            break;
-        }
-        harness_sleep_ms(5);
-    }
+    uint64_t now = ll_now_ns();
+    res->status = harness_reap(pid, now < deadline ? (int)((deadline - now) / 1000000u) : 0);
     cur_client = 0;
-    res->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
     if (res->status == 126)
         fail_msg("the client child could not set up its environment or files");
     res->out = harness_read_file(outp, NULL);
@@ -942,55 +862,6 @@ static void test_threads_split_schedule(void **state)
 
 /* ---- 4. --insecure ----------------------------------------------------------- */
 
-/* Run argv (PATH lookup) with stdout and stderr to /dev/null; exit status,
- * or -1 when it could not run or took over timeout_s. */
-static int run_quiet(const char *const *argv, int timeout_s)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        int dn = open("/dev/null", O_RDWR);
-        if (dn < 0 || dup2(dn, 0) < 0 || dup2(dn, 1) < 0 || dup2(dn, 2) < 0)
-            _exit(126);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_s * 1000000000ull;
-    int st = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            break;
-        if (ll_now_ns() >= deadline || (r < 0 && errno != EINTR)) {
-            kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-            return -1;
-        }
-        harness_sleep_ms(10);
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* 1 once a TCP connection to 127.0.0.1:port succeeds, 0 after timeout_ms. */
-static int wait_listening(int port, int timeout_ms)
-{
-    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-    while (ll_now_ns() < deadline) {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-            return 0;
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        close(fd);
-        if (ok)
-            return 1;
-        harness_sleep_ms(20);
-    }
-    return 0;
-}
-
 /* Run against the TLS server at url into <tmp>/out_name with args added;
  * returns the records (caller frees). */
 static struct harness_recs *tls_run(const char *url, const char *out_name, const char *n,
@@ -1034,39 +905,11 @@ static void test_insecure_self_signed(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    const char *ver[] = {"openssl", "version", NULL};
-    if (run_quiet(ver, 10) != 0) {
-        print_message("openssl CLI not found: TLS case skipped\n");
-        skip();
-    }
-    char cert[600], key[600], accept[64], url[64];
-    harness_tmp_path(cert, sizeof cert, "cert.pem");
-    harness_tmp_path(key, sizeof key, "key.pem");
-    const char *gen[] = {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out",
-                         cert, "-days", "2", "-subj", "/CN=" WRONG_HOST, "-addext",
-                         "subjectAltName=DNS:" WRONG_HOST, NULL};
-    if (run_quiet(gen, 20) != 0) {
-        print_message("openssl could not make a certificate: TLS case skipped\n");
-        skip();
-    }
-    int port = harness_free_port();
-    snprintf(accept, sizeof accept, "127.0.0.1:%d", port);
-    snprintf(url, sizeof url, "https://127.0.0.1:%d/v1", port);
-    const char *srv[] = {"openssl", "s_server", "-accept", accept, "-cert", cert,
-                         "-key", key, "-www", "-quiet", NULL};
-    cur_aux = fork();
-    assert_true(cur_aux >= 0);
-    if (cur_aux == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int dn = open("/dev/null", O_RDWR);
-        if (dn < 0 || dup2(dn, 0) < 0 || dup2(dn, 1) < 0 || dup2(dn, 2) < 0)
-            _exit(126);
-        execvp(srv[0], (char *const *)srv);
-        _exit(127);
-    }
-    if (!wait_listening(port, 5000)) {
-        print_message("openssl s_server did not listen: TLS case skipped\n");
+    char cert[600], url[64];
+    const char *why;
+    if (harness_tls_server_start(WRONG_HOST, "DNS:" WRONG_HOST, url, sizeof url, cert,
+                                 sizeof cert, &cur_aux, &why) != 0) {
+        print_message("%s: TLS case skipped\n", why);
         skip();
     }
 
