@@ -673,13 +673,13 @@ static size_t server_header(char *buf, size_t size, size_t n, void *ud)
     return len;
 }
 
-/* Does a -H name this header ("Name: value", "Name:" or "Name;")? */
+/* Does a -H name this header ("Name: value" or "Name:")? */
 static int user_header(const struct run_opts *o, const char *name)
 {
     size_t n = strlen(name);
     for (size_t i = 0; i < o->n_headers; i++) {
         const char *h = o->headers[i];
-        if (strncasecmp(h, name, n) == 0 && (h[n] == ':' || h[n] == ';'))
+        if (strncasecmp(h, name, n) == 0 && h[n] == ':')
             return 1;
     }
     return 0;
@@ -706,12 +706,12 @@ static int probe_target(const struct transport_config *tc, const struct curl_sli
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, server_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, server);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    /* --timeout-connect holds here too (a target whose connects hang
-     * would otherwise cost 5 s before the run); 5 s where it is 0 (none). */
+    /* 5 s to connect, or --timeout-connect where it is shorter (a target
+     * whose connects hang would otherwise cost 5 s before the run). */
     long connect_ms = 5000L;
-    if (tc->connect_timeout_ns)
+    if (tc->connect_timeout_ns && tc->connect_timeout_ns < 5 * LL_NS_PER_SEC)
         connect_ms = (long)LL_MAX(tc->connect_timeout_ns / LL_NS_PER_MS, 1);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, LL_MAX(10000L, connect_ms + 5000L));
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10000L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
     if (tc->insecure) {
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -1071,17 +1071,15 @@ int runopts_finish(const char *dir, json_t *run, json_t *sj, const struct summar
     snprintf(path, sizeof path, "%s/summary.json", dir);
     int wrc = results_write_json_path_atomic(path, sj, err, sizeof err);
     json_decref(sj);
-    if (wrc != 0) {
+    if (wrc != 0)
         ll_errorf("%s", err);
-        return LL_EXIT_RUNTIME;
-    }
     int code = res->interrupted ? 130 : info->invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
-    if (res->records_lost) {
+    if (res->records_lost)
         ll_errorf("%llu records could not be written to %s/requests.jsonl (see above); "
                   "the results are incomplete",
                   (unsigned long long)res->records_lost, dir);
+    if (res->records_lost || wrc != 0)
         code = LL_EXIT_RUNTIME;
-    }
     json_t *o = json_object();
     json_object_set_new(o, "exit_status", json_integer(code));
     json_object_set_new(o, "invalid", json_boolean(info->invalid));

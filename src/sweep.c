@@ -1123,9 +1123,11 @@ size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, s
         all++;
         if (!steps[i].invalid)
             continue;
-        if (at < sizeof rates - 16)
+        if (at < sizeof rates - 24)
             at += (size_t)snprintf(rates + at, sizeof rates - at, "%s%.4g", bad ? ", " : "",
                                    steps[i].f.offered_rps);
+        else if (at < sizeof rates - 5)
+            at += (size_t)snprintf(rates + at, sizeof rates - at, ", ..."); /* once */
         bad++;
     }
     if (bad)

@@ -425,8 +425,9 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
 
 /* Print the step table (one row per step) and then the findings text. */
 /* The steps (recovery aside) the generator fell behind on, as one line for
- * the terminal and the report's banner: "2 of 8 steps (at 45.0, 50.0
- * req/s) are INVALID: ...". Returns how many; buf gets "" when none. */
+ * the terminal and the report's banner: "2 of 8 steps (at 45, 50 req/s)
+ * are INVALID: ..." (the rates cut with ", ..." past about 130
+ * characters). Returns how many; buf gets "" when none. */
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len);
 
 void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,

@@ -731,8 +731,9 @@ static void test_past_capacity_no_pileup(void **state)
                                  JSON_COMPACT);
         fail_msg("%lld of 20000 ok: %s", (long long)by_kind(sum, "ok"), kinds);
     }
-    /* Past capacity the worker is late because it is busy, never asleep,
-     * and the INVALID reason says so (where this machine falls behind). */
+    /* Past capacity the worker is late because it is busy: most late
+     * sends find it awake (a few may come due in a sleep the host then
+     * stretched; 19% at most here), and the INVALID reason says so. */
     json_t *ld = json_object_get(sum, "lateness_diagnosis");
     int64_t late = harness_ival_req(ld, "late_sends");
     int64_t asleep = harness_ival_req(ld, "asleep_when_due");
