@@ -23,6 +23,7 @@
  * signal it while it runs; its stdout and stderr go to files in the
  * test's directory. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -311,6 +312,41 @@ static const char *const selfcheck_args[] = {
     " sends later than 1ms came due while the worker slept, and it woke late: the OS or " \
     "VM did not run it in time (not the generator's load)"
 
+/* 1 once a thread of pid is seen sleeping in epoll_wait (its wchan), 0
+ * when none is within timeout_ms or wchan cannot be read here (then the
+ * caller asserts less). */
+static int worker_in_epoll_wait(pid_t pid, int timeout_ms)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    for (int waited = 0; waited < timeout_ms; waited++) {
+        DIR *d = opendir(dir);
+        if (!d)
+            return 0;
+        struct dirent *e;
+        int found = 0;
+        while (!found && (e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            char path[400], wchan[64] = "";
+            snprintf(path, sizeof path, "%s/%s/wchan", dir, e->d_name);
+            FILE *f = fopen(path, "r");
+            if (f) {
+                if (!fgets(wchan, sizeof wchan, f))
+                    wchan[0] = '\0';
+                fclose(f);
+            }
+            found = strstr(wchan, "epoll") != NULL;
+        }
+        closedir(d);
+        if (found)
+            return 1;
+        harness_sleep_ms(1);
+    }
+    print_message("no thread seen in epoll_wait: the diagnosis is not asserted\n");
+    return 0;
+}
+
 /* Wait up to 10 s for path to exist. */
 static void wait_for_file(const char *path)
 {
@@ -342,6 +378,11 @@ static void test_invalid_when_client_paused(void **state)
     snprintf(runjson, sizeof runjson, "%s/run.json", res.dir);
     wait_for_file(runjson);
     harness_sleep_ms(500);
+    /* Stop it while its worker sleeps in epoll_wait, as an idle worker at
+     * 100/s nearly always does (on a crowded machine it may instead be
+     * caught between waits, runnable, and the diagnosis, which sees only
+     * where the worker slept, would call the lateness busy). */
+    int asleep_seen = worker_in_epoll_wait(pid, 2000);
     assert_int_equal(kill(pid, SIGSTOP), 0);
     harness_sleep_ms(300);
     assert_int_equal(kill(pid, SIGCONT), 0);
@@ -367,7 +408,8 @@ static void test_invalid_when_client_paused(void **state)
     json_t *s = harness_summary_load(res.dir);
     assert_true(json_is_true(json_object_get(s, "invalid")));
     const char *why = harness_sval(s, "invalid_reason");
-    if (strncmp(why, "schedule lateness p99 ", 22) != 0 || !strstr(why, LATE_REASON_ASLEEP))
+    if (strncmp(why, "schedule lateness p99 ", 22) != 0 ||
+        (asleep_seen && !strstr(why, LATE_REASON_ASLEEP)))
         fail_msg("invalid_reason does not name the lateness and whose: \"%s\"", why);
     ASSERT_IN_RANGE(harness_num(s, "latency_ns.schedule_lateness.p99"), 100 * MS, 1000 * MS);
     /* About 30 arrivals fell in the pause, every one with the worker asleep
@@ -375,7 +417,7 @@ static void test_invalid_when_client_paused(void **state)
      * late; a few more may be late for other reasons. */
     int64_t late = (int64_t)harness_num(s, "lateness_diagnosis.late_sends");
     int64_t asleep = (int64_t)harness_num(s, "lateness_diagnosis.asleep_when_due");
-    if (late < 20 || asleep < 20 || 2 * asleep < late || asleep > late)
+    if (late < 20 || asleep > late || (asleep_seen && (asleep < 20 || 2 * asleep < late)))
         fail_msg("lateness diagnosis: %lld late sends, %lld asleep when due", (long long)late,
                  (long long)asleep);
     /* run.json, rewritten at the end, carries the verdict too. */
