@@ -459,11 +459,12 @@ static int header_line(struct treq *q, const char *buf, size_t n)
         }
         if (digits)
             q->rec.retry_after_ms = secs * 1000;
-        else if (ll_parse_http_date(buf + i, n - i, &q->retry_at_s) == 0)
+        else if (ll_parse_http_date(buf + i, n - i, (int64_t)time(NULL), &q->retry_at_s) == 0)
             retry_after_date(q);
     } else if (q->rec.http_status != 200 && n > 5 && strncasecmp(buf, "date:", 5) == 0) {
         /* Only where a Retry-After may come (not on the hot path). */
-        if (ll_parse_http_date(buf + 5, n - 5, &q->date_s) == 0 && q->retry_at_s)
+        int64_t now = (int64_t)time(NULL);
+        if (ll_parse_http_date(buf + 5, n - 5, now, &q->date_s) == 0 && q->retry_at_s)
             retry_after_date(q);
     }
     return q->abort;

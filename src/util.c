@@ -324,7 +324,7 @@ static int64_t days_from_civil(int64_t y, int m, int d)
     return era * 146097 + doe - 719468;
 }
 
-int ll_parse_http_date(const char *s, size_t n, int64_t *epoch_s)
+int ll_parse_http_date(const char *s, size_t n, int64_t now_s, int64_t *epoch_s)
 {
     static const char *const wkday[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
     static const char *const weekday[] = {"Monday", "Tuesday", "Wednesday", "Thursday",
@@ -336,7 +336,7 @@ int ll_parse_http_date(const char *s, size_t n, int64_t *epoch_s)
     struct datecur c = {s, 0, n};
     while (c.i < n && (s[c.i] == ' ' || s[c.i] == '\t'))
         c.i++;
-    int y, mon, d, h, m, sec, wd;
+    int y, mon, d, h, m, sec, wd, two_digit = 0;
     size_t start = c.i;
     if (dc_name(&c, weekday, 7, &wd) && dc_lit(&c, ", ")) {
         /* RFC 850: Sunday, 06-Nov-94 08:49:37 GMT */
@@ -344,7 +344,7 @@ int ll_parse_http_date(const char *s, size_t n, int64_t *epoch_s)
               dc_lit(&c, "-") && dc_num(&c, 2, 0, &y) && dc_lit(&c, " ") &&
               dc_time(&c, &h, &m, &sec) && dc_lit(&c, " GMT")))
             return LL_E_INVAL;
-        y += y >= 70 ? 1900 : 2000;
+        two_digit = 1;
     } else {
         c.i = start;
         if (!dc_name(&c, wkday, 7, &wd))
@@ -362,6 +362,20 @@ int ll_parse_http_date(const char *s, size_t n, int64_t *epoch_s)
                   dc_lit(&c, " ") && dc_num(&c, 4, 0, &y)))
                 return LL_E_INVAL;
         }
+    }
+    if (two_digit) {
+        /* now's century, or the one before if that is over 50 years ahead */
+        int64_t days = now_s >= 0 ? now_s / 86400 : (now_s - 86399) / 86400;
+        int64_t now_y = 1970 + days / 366; /* a lower bound, then up to the year */
+        while (days_from_civil(now_y + 1, 1, 1) <= days)
+            now_y++;
+        int64_t cand = now_y - now_y % 100 + y;
+        int64_t at = days_from_civil(cand, mon + 1, d <= 28 ? d : 28) * 86400;
+        if (at > now_s + (int64_t)50 * 31556952) /* 50 mean Gregorian years */
+            cand -= 100;
+        if (cand < 0 || cand > 9999)
+            return LL_E_INVAL;
+        y = (int)cand;
     }
     static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;

@@ -80,9 +80,11 @@ int ll_http_list_has(const char *s, size_t n, const char *tok, int last);
  * "Sun, 06 Nov 1994 08:49:37 GMT", or the obsolete RFC 850
  * "Sunday, 06-Nov-94 08:49:37 GMT" and asctime "Sun Nov  6 08:49:37 1994"
  * forms), blanks around it allowed: 0 and the time in seconds since the
- * epoch (UTC), or LL_E_INVAL. A two-digit year is 19YY from 70 up, else
- * 20YY; the weekday is not checked against the date. */
-int ll_parse_http_date(const char *s, size_t n, int64_t *epoch_s);
+ * epoch (UTC), or LL_E_INVAL. A two-digit year is taken in now_s's
+ * century, or the one before where that would put the date more than 50
+ * years after now_s (the RFC's rule; now_s: seconds since the epoch, the
+ * caller's clock). The weekday is not checked against the date. */
+int ll_parse_http_date(const char *s, size_t n, int64_t now_s, int64_t *epoch_s);
 
 /* Format a duration for people: "812us", "1.25ms", "3.40s". Writes into
  * buf (at least 16 bytes) and returns buf. */

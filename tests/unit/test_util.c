@@ -99,10 +99,17 @@ static void test_fmt_u64(void **state)
     }
 }
 
-static int64_t http_date(const char *s)
+#define NOW_2026 1796053049 /* Mon, 30 Nov 2026 15:37:29 GMT */
+
+static int64_t http_date_at(const char *s, int64_t now)
 {
     int64_t t = -1;
-    return ll_parse_http_date(s, strlen(s), &t) == 0 ? t : -1;
+    return ll_parse_http_date(s, strlen(s), now, &t) == 0 ? t : -1;
+}
+
+static int64_t http_date(const char *s)
+{
+    return http_date_at(s, NOW_2026);
 }
 
 /* The three forms RFC 9110 makes recipients accept, against epoch values
@@ -120,6 +127,14 @@ static void test_http_date(void **state)
     assert_int_equal(http_date("Fri Dec 31 23:59:60 2027"), 1830297600);
     assert_int_equal(http_date("Tue Mar 11 10:00:00 2025"), 1741687200);
 
+    /* RFC 850's two-digit year: now's century unless that is over 50
+     * years ahead (RFC 9110 5.6.7). */
+    assert_int_equal(http_date("Tuesday, 01-Jan-75 00:00:00 GMT"), 3313526400); /* 2075 */
+    assert_int_equal(http_date("Saturday, 01-Jan-77 00:00:00 GMT"), 220924800); /* 1977 */
+    assert_int_equal(http_date_at("Saturday, 01-Jan-95 00:00:00 GMT", 3799958400), /* in 2090 */
+                     3944678400);                                              /* 2095 */
+    assert_int_equal(http_date_at("Sunday, 06-Nov-94 08:49:37 GMT", 0), 784111777); /* in 1970 */
+
     const char *bad[] = {"", "120", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 08:49:37 UTC",
                          "sun, 06 Nov 1994 08:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT",
                          "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 31 Nov 1994 08:49:37 GMT",
@@ -130,14 +145,15 @@ static void test_http_date(void **state)
                          "Sun, 06-Nov-94 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int64_t t;
-        if (ll_parse_http_date(bad[i], strlen(bad[i]), &t) != LL_E_INVAL)
+        if (ll_parse_http_date(bad[i], strlen(bad[i]), NOW_2026, &t) != LL_E_INVAL)
             fail_msg("accepted \"%s\"", bad[i]);
     }
     /* n bounds the input: the date is whole only in the first 29 bytes. */
     int64_t t;
-    assert_int_equal(ll_parse_http_date("Sun, 06 Nov 1994 08:49:37 GMTXYZ", 29, &t), 0);
+    assert_int_equal(ll_parse_http_date("Sun, 06 Nov 1994 08:49:37 GMTXYZ", 29, NOW_2026, &t), 0);
     assert_int_equal(t, 784111777);
-    assert_int_equal(ll_parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", 28, &t), LL_E_INVAL);
+    assert_int_equal(ll_parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", 28, NOW_2026, &t),
+                     LL_E_INVAL);
 }
 
 int main(void)
