@@ -40,7 +40,10 @@ TMP=$(mktemp -d)
 SIM=
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$TMP/wakeup" "$(dirname "$0")/wakeup.c" -lm
 stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
-trap 'stop_sim; rm -rf "$TMP"' EXIT INT TERM
+# Cleanup on every way out, a signal included: a run piped to head (SIGPIPE)
+# used to leave its sim running.
+trap 'stop_sim; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM PIPE
 
 start_sim() { # args: sim flags
     stop_sim

@@ -14,7 +14,8 @@ command -v wrk >/dev/null || { echo "bench/sim.sh: needs wrk (apt-get install -y
 [ -x "$BIN" ] || { echo "bench/sim.sh: no binary at $BIN (run make)" >&2; exit 2; }
 
 TMP=$(mktemp -d)
-trap 'kill "$SIM" 2>/dev/null; wait "$SIM" 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
+trap 'kill "$SIM" 2>/dev/null; wait "$SIM" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM PIPE
 cat > "$TMP/post.lua" <<'LUA'
 wrk.method = "POST"
 wrk.path = "/v1/completions"
