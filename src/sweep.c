@@ -292,12 +292,12 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     fill_pcts(st->e2e, s->e2e_ns);
     fill_pcts(f->lateness, s->lateness_ns);
     /* `run`'s self-check, per step (docs/metrics.md): p99 is index 3. */
-    s->invalid = hist_count(f->lateness) > 0 && s->lateness_ns[3] > SWEEP_LATE_NS;
+    s->invalid = hist_count(f->lateness) > 0 && s->lateness_ns[3] > DRIVER_LATE_NS;
     s->invalid_reason[0] = '\0';
     if (s->invalid) {
         char l[16];
-        snprintf(s->invalid_reason, sizeof s->invalid_reason,
-                 "schedule lateness p99 %s > 1ms", ll_fmt_duration(s->lateness_ns[3], l, sizeof l));
+        ll_fmt_duration(s->lateness_ns[3], l, sizeof l);
+        snprintf(s->invalid_reason, sizeof s->invalid_reason, "schedule lateness p99 %s > 1ms", l);
     }
     s->ttft_p99_h1_ns = hist_count(s->ttft_h1) ? hist_percentile(s->ttft_h1, 99) : 0;
     s->ttft_p99_h2_ns = hist_count(s->ttft_h2) ? hist_percentile(s->ttft_h2, 99) : 0;

@@ -37,8 +37,6 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
  * or SWEEP_DEFAULT_TTFT_LIMIT_NS when the SLO has no TTFT. */
 #define SWEEP_TTFT_LIMIT_SLO_FACTOR 20
 #define SWEEP_DEFAULT_TTFT_LIMIT_NS (30 * LL_NS_PER_SEC)
-/* Schedule lateness p99 past which a step is INVALID (driver.h's DRIVER_LATE_NS). */
-#define SWEEP_LATE_NS LL_NS_PER_MS
 /* Steady-state rule: the second half's TTFT p99 is more than
  * SWEEP_TAIL_GROWTH times the first half's and more than
  * SWEEP_TAIL_GROWTH_MIN_NS above it; or the in-flight count grew over the
@@ -423,13 +421,13 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
 void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
                          const char *stop_reason, char *buf, size_t len);
 
-/* Print the step table (one row per step) and then the findings text. */
 /* The steps (recovery aside) the generator fell behind on, as one line for
  * the terminal and the report's banner: "2 of 8 steps (at 45, 50 req/s)
  * are INVALID: ..." (the rates cut with ", ..." past about 130
  * characters). Returns how many; buf gets "" when none. */
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len);
 
+/* Print the step table (one row per step) and then the findings text. */
 void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set);
 

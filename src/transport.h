@@ -97,13 +97,13 @@ enum transport_client transport_client_choose(const struct transport_config *cfg
 /* Move the origin of record times (before any request was submitted). */
 void transport_set_run_start(struct transport *t, uint64_t run_start_ns);
 
-/* Requests currently in flight. */
 /* When the last transport_poll waited in epoll_wait (CLOCK_MONOTONIC):
  * a send that came due inside that interval found the worker asleep, and
  * its lateness up to the interval's end is the wake-up's, not the
  * worker's load (the driver's lateness diagnosis). Zeros before a poll. */
 void transport_last_wait(const struct transport *t, uint64_t *from_abs_ns, uint64_t *until_abs_ns);
 
+/* Requests currently in flight. */
 uint32_t transport_inflight(const struct transport *t);
 
 /* Finish every in-flight request now as kind (through the done callback). */
