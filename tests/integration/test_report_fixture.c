@@ -1,0 +1,116 @@
+/* `llmload report DIR` on saved results directories: the rebuilt
+ * summary.json, steps.csv, classes.csv, report.html and the printed table
+ * must equal, byte for byte, what the build that recorded them wrote.
+ *
+ * tests/data/report/<name>/ holds a sweep's raw files (run.json,
+ * steps.jsonl, requests.jsonl, server_metrics.jsonl) and expected/ the
+ * outputs. The fixture pins every rule between the raw records and what a
+ * user reads: the per-step figures, the verdicts, the fits, the findings, the
+ * SVG. A change of behaviour fails here; a deliberate one regenerates
+ * expected/ in the same commit (tests/data/report/README.md says how).
+ *
+ * sweep-classes: a sweep of `llmload sim` (profile default) at 4, 12, 24 and
+ * 36 req/s with a recovery step, three traffic classes with their own SLOs,
+ * server metrics scraped every 200 ms. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test.h"
+
+static const char *const raw_files[] = {"run.json", "steps.jsonl", "requests.jsonl",
+                                        "server_metrics.jsonl"};
+static const char *const built_files[] = {"summary.json", "steps.csv", "classes.csv",
+                                          "report.html"};
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t len = 0;
+    char *text = harness_read_file(from, &len);
+    if (text == NULL)
+        fail_msg("cannot read %s", from);
+    FILE *f = fopen(to, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    free(text);
+}
+
+/* Fail with the first differing line of got against the file want_path. */
+static void assert_same_bytes(const char *what, const char *got, size_t got_len,
+                              const char *want_path)
+{
+    size_t want_len = 0;
+    char *want = harness_read_file(want_path, &want_len);
+    if (want == NULL)
+        fail_msg("cannot read %s", want_path);
+    size_t i = 0, line = 1;
+    while (i < got_len && i < want_len && got[i] == want[i]) {
+        if (got[i] == '\n')
+            line++;
+        i++;
+    }
+    if (i != got_len || i != want_len) {
+        size_t ls = i;
+        while (ls > 0 && want[ls - 1] != '\n')
+            ls--;
+        fail_msg("%s differs from %s at line %zu (byte %zu; %zu vs %zu bytes):\n"
+                 "  want: %.120s\n  got:  %.120s",
+                 what, want_path, line, i, want_len, got_len, want + ls,
+                 ls < got_len ? got + ls : "");
+    }
+    free(want);
+}
+
+static void check_fixture(const char *name)
+{
+    const char *data = getenv("LLMLOAD_DATA");
+    assert_non_null(data);
+    char *tmp = harness_tmpdir();
+    assert_non_null(tmp);
+    char src[800], dst[800];
+    for (size_t i = 0; i < sizeof raw_files / sizeof raw_files[0]; i++) {
+        snprintf(src, sizeof src, "%s/report/%s/%s", data, name, raw_files[i]);
+        snprintf(dst, sizeof dst, "%s/%s", tmp, raw_files[i]);
+        copy_file(src, dst);
+    }
+
+    const char *args[] = {"report", tmp, NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(args, 60, &status, &out, &err), 0);
+    if (status != 0)
+        fail_msg("llmload report exited %d\nstderr:\n%s", status, err);
+
+    snprintf(src, sizeof src, "%s/report/%s/expected/stdout.txt", data, name);
+    assert_same_bytes("stdout", out, strlen(out), src);
+    for (size_t i = 0; i < sizeof built_files / sizeof built_files[0]; i++) {
+        snprintf(src, sizeof src, "%s/report/%s/expected/%s", data, name, built_files[i]);
+        snprintf(dst, sizeof dst, "%s/%s", tmp, built_files[i]);
+        size_t len = 0;
+        char *got = harness_read_file(dst, &len);
+        if (got == NULL)
+            fail_msg("llmload report wrote no %s", built_files[i]);
+        assert_same_bytes(built_files[i], got, len, src);
+        free(got);
+    }
+    free(out);
+    free(err);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
+static void test_report_sweep_classes(void **state)
+{
+    (void)state;
+    check_fixture("sweep-classes");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_report_sweep_classes),
+    };
+    return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
+}
