@@ -2,6 +2,7 @@
 #   make demo         install deps if root, build, start the sim, sweep it
 #   make test         install deps if root, build, run unit then integration tests
 #                     (INTEG_JOBS=N integration jobs at a time, default 4)
+#   make check-layers each #include goes where src/<layer>/README.md allows
 #   make check-asan   the whole suite under AddressSanitizer + UBSan (build-asan/)
 #   make valgrind     unit tests under valgrind, leak-checked
 #   make fuzz         each libFuzzer target for FUZZ_TIME seconds (clang)
@@ -29,10 +30,10 @@ ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 LDFLAGS    += -fsanitize=$(SANITIZE)
 endif
 
-SRC      := $(wildcard src/*.c src/sim/*.c)
-LIB_SRC  := $(filter-out src/main.c,$(SRC))
+SRC      := $(wildcard src/*/*.c)
+LIB_SRC  := $(filter-out src/cli/main.c,$(SRC))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
-MAIN_OBJ := $(BUILD)/src/main.o
+MAIN_OBJ := $(BUILD)/src/cli/main.o
 LIB      := $(BUILD)/libllmload.a
 BIN      := $(BUILD)/llmload
 
@@ -44,7 +45,10 @@ INTEG_HARNESS := $(BUILD)/tests/integration/harness.o
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: check-report all lib deps test tests-build unit integration check-asan valgrind fuzz fuzz-build demo install clean
+check-layers:
+	@sh scripts/check-layers.sh src
+
+.PHONY: check-layers check-report all lib deps test tests-build unit integration check-asan valgrind fuzz fuzz-build demo install clean
 
 all: $(BIN)
 
@@ -61,7 +65,7 @@ $(BUILD)/%.o: %.c
 VERSION_FILE := $(BUILD)/version.txt
 $(shell mkdir -p $(BUILD); echo '$(VERSION)' | cmp -s - $(VERSION_FILE) 2>/dev/null || \
     echo '$(VERSION)' > $(VERSION_FILE))
-VERSION_USERS := $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l LL_VERSION src/*.c src/sim/*.c))
+VERSION_USERS := $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l LL_VERSION src/*/*.c))
 $(VERSION_USERS): $(VERSION_FILE)
 
 $(LIB): $(LIB_OBJ)

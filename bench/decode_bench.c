@@ -27,11 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h1.h"
-#include "openai.h"
-#include "record.h"
-#include "sse.h"
-#include "util.h"
+#include "http/h1.h"
+#include "decode/openai.h"
+#include "measure/record.h"
+#include "decode/sse.h"
+#include "util/util.h"
 
 static const char chunk[] =
     "data: {\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"content\":\" the\"}}],"

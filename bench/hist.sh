@@ -4,9 +4,9 @@
 # Builds the objects it needs through make, then a bench binary in build/bench/.
 set -eu
 cd "$(dirname "$0")/.."
-make --no-print-directory build/src/hist.o build/src/rng.o build/src/util.o >/dev/null
+make --no-print-directory build/src/measure/hist.o build/src/util/rng.o build/src/util/util.o >/dev/null
 mkdir -p build/bench
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Isrc \
     -o build/bench/hist_bench bench/hist_bench.c \
-    build/src/hist.o build/src/rng.o build/src/util.o -lm
+    build/src/measure/hist.o build/src/util/rng.o build/src/util/util.o -lm
 exec build/bench/hist_bench "${1:-10000000}"

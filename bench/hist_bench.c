@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "rng.h"
-#include "util.h"
+#include "measure/hist.h"
+#include "util/rng.h"
+#include "util/util.h"
 
 /* Keeps results alive so the compiler cannot drop the timed loops. */
 static volatile uint64_t sink;

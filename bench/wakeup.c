@@ -5,7 +5,7 @@
  *
  * Poisson arrivals at RATE per second, each an absolute CLOCK_MONOTONIC
  * deadline on a timerfd that one epoll_wait sleeps on: the client's idle
- * path (src/transport.c) without the sockets. Prints the lateness (wake-up
+ * path (src/http/transport.c) without the sockets. Prints the lateness (wake-up
  * time less deadline) at p50 / p90 / p99 / p99.9 / max, in microseconds,
  * and the share over 1 ms: how late this machine wakes a thread that has
  * nothing else to do. Not a strict floor for a client: on a VM an idle

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "jscan.h"
-#include "sim/tokenizer.h"
-#include "util.h"
+#include "decode/jscan.h"
+#include "workload/tokenizer.h"
+#include "util/util.h"
 
 #define API_MAX_TOKENS_LIMIT (1u << 30)
 
@@ -296,7 +296,7 @@ uint64_t api_token_seed(uint64_t seed, uint64_t request_num)
 
 /* ---- request bodies ----
  *
- * Read with jscan (src/jscan.h): the body is validated once, as RFC 8259
+ * Read with jscan (src/decode/jscan.h): the body is validated once, as RFC 8259
  * JSON, and the few members the sim uses are read from views into it, with
  * nothing allocated; jansson is called only to say where an invalid body
  * goes wrong. A repeated key counts by its last value, as jansson and

@@ -11,14 +11,14 @@
 
 #include <stdint.h>
 
-#include "jscan.h"
+#include "decode/jscan.h"
 
 #include "sim/engine.h"
 #include "sim/faults.h"
 #include "sim/http.h"
 #include "sim/metrics.h"
 #include "sim/simlog.h"
-#include "sim/tokenizer.h"
+#include "workload/tokenizer.h"
 
 /* What the server does next with a connection after an api_* call. */
 #define API_DONE    0   /* the response is complete in out; read the next request */

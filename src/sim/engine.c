@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define NIL UINT32_MAX
 #define KV_MAX_BLOCKS (UINT32_MAX / 2)

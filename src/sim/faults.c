@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 static const char *const kind_names[FAULT_KIND_COUNT] = {
     "none", "500", "503", "429", "cut", "malformed", "slow-headers", "role-only", "reasoning",

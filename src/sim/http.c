@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define HTTP_MAX_TARGET_BYTES 8192
 

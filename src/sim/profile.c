@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 static const struct sim_profile profiles[] = {
     {

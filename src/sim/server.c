@@ -33,7 +33,7 @@
 #include "sim/http.h"
 #include "sim/metrics.h"
 #include "sim/simlog.h"
-#include "util.h"
+#include "util/util.h"
 
 #define SERVER_READ_BYTES (64 * 1024)   /* one read() */
 #define SERVER_IN_LIMIT_BYTES (256 * 1024) /* unparsed input held while busy */

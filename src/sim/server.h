@@ -11,7 +11,7 @@
 
 #include "sim/engine.h"
 #include "sim/faults.h"
-#include "sim/tokenizer.h"
+#include "workload/tokenizer.h"
 
 struct server_config {
     const char *host;               /* numeric address to bind: "127.0.0.1", "::1", "0.0.0.0" */

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "sim/http.h"
-#include "util.h"
+#include "util/util.h"
 
 #define SIMLOG_FLUSH_BYTES (256 * 1024)
 

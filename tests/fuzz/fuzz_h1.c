@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h1.h"
-#include "util.h"
+#include "http/h1.h"
+#include "util/util.h"
 
 #define MAX_RESPONSES 64
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sim/http.h"
-#include "util.h"
+#include "util/util.h"
 
 #define MAX_OUTCOMES 64
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define FUZZ_NOW 1796053049 /* the parser's clock: 2026-11-30 */
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jscan.h"
-#include "openai.h"
+#include "decode/jscan.h"
+#include "decode/openai.h"
 
 static const char *g_doc;
 static size_t g_len;

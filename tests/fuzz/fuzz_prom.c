@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prom.h"
-#include "util.h"
+#include "metrics/prom.h"
+#include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

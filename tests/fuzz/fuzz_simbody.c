@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jscan.h"
+#include "decode/jscan.h"
 #include "sim/api.h"
-#include "util.h"
+#include "util/util.h"
 
 struct ref {
     int stream, include_usage, ignore_eos, ids_prompt;

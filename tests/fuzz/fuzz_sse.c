@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sse.h"
+#include "decode/sse.h"
 
 struct digest {
     uint64_t h;

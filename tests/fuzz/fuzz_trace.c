@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "empirical.h"
-#include "trace.h"
-#include "util.h"
+#include "workload/dataset.h"
+#include "workload/empirical.h"
+#include "workload/trace.h"
+#include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wlfile.h"
-#include "util.h"
+#include "workload/wlfile.h"
+#include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

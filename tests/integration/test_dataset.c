@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "empirical.h"
+#include "workload/dataset.h"
+#include "workload/empirical.h"
 #include "harness.h"
 #include "test.h"
-#include "workload.h"
+#include "workload/workload.h"
 
 #define PAIRS "tests/data/workload/pairs.csv"
 #define VALUES "tests/data/workload/values.jsonl"

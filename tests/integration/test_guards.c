@@ -40,7 +40,7 @@
 
 #include "harness.h"
 #include "test.h"
-#include "util.h"
+#include "util/util.h"
 
 #define MS 1000000LL
 #define MAX_ARGS 48

@@ -45,7 +45,7 @@
 
 #include "harness.h"
 #include "test.h"
-#include "util.h"
+#include "util/util.h"
 
 #define MS 1000000.0
 #define MAX_ARGS 64
@@ -1021,7 +1021,7 @@ static void test_slowloris_after_first_event(void **state)
  * event; idle 400 ms): no second event ever completes. docs/formats.md
  * defines timeout_idle as the gap between two events, so the promise is
  * timeout_idle 400 ms after the event. TODO(issue 7): the transport
- * measures idle from the last byte read (src/transport.c, sweep(): it
+ * measures idle from the last byte read (src/http/transport.c, sweep(): it
  * compares with last_read_abs_ns, which on_write() sets on every read), so
  * the drip defeats it and only --timeout-total ends the request. */
 static void test_slowloris_drip_under_idle(void **state)
@@ -1085,7 +1085,7 @@ static void test_http10_close_delimited(void **state)
 /* A gzip-encoded stream, though llmload never sends Accept-Encoding. The
  * bytes cannot be read as events: the promise is malformed_event, naming
  * the encoding. TODO(issue 7): the transport ignores Content-Encoding
- * (src/transport.c, on_header()), feeds the compressed bytes to the SSE
+ * (src/http/transport.c, on_header()), feeds the compressed bytes to the SSE
  * parser, finds no event and calls the stream truncated. */
 static void test_gzip_unrequested(void **state)
 {
@@ -1121,7 +1121,7 @@ static void test_sse_body_labelled_html(void **state)
 
 /* 200 with a web page (a login portal or a proxy's page): the promise is
  * malformed_event. TODO(issue 7): the page has no SSE field, so the parser
- * dispatches nothing and src/transport.c finish() calls it
+ * dispatches nothing and src/http/transport.c finish() calls it
  * stream_truncated ("stream ended without [DONE]"). */
 static void test_html_body(void **state)
 {
@@ -1159,7 +1159,7 @@ static void test_invalid_utf8_content(void **state)
 
 /* More events, then garbage, after [DONE]: the stream ended at [DONE],
  * so the promise is ok with the 5 events before it. TODO(issue 7):
- * src/transport.c on_sse_event() keeps decoding after saw_done, so the
+ * src/http/transport.c on_sse_event() keeps decoding after saw_done, so the
  * events after it are counted and the garbage makes it malformed_event. */
 static void test_data_after_done(void **state)
 {
@@ -1182,7 +1182,7 @@ static void test_data_after_done(void **state)
 
 /* [DONE], then silence on an open connection (no final chunk): the
  * stream ended at [DONE], so the promise is ok, ended when [DONE] arrived.
- * TODO(issue 7): src/transport.c only notes saw_done and waits for the
+ * TODO(issue 7): src/http/transport.c only notes saw_done and waits for the
  * transfer to end, so the idle timeout ends the request as timeout_idle. */
 static void test_done_then_silence(void **state)
 {
@@ -1474,7 +1474,7 @@ static void test_server_killed_and_restarted(void **state)
  * ok, the others fail as an error kind the summary counts. The promise
  * (docs/formats.md: transport_error covers resources) is transport_error
  * naming the limit. TODO(issue 7): libcurl's socket() fails with EMFILE,
- * it answers CURLE_COULDNT_CONNECT, and src/transport.c kind_from_curl()
+ * it answers CURLE_COULDNT_CONNECT, and src/http/transport.c kind_from_curl()
  * makes that connect_error "Couldn't connect to server", which reads like
  * a refused connection; the test accepts both kinds until that is fixed. */
 static void test_out_of_file_descriptors(void **state)

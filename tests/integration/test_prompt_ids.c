@@ -24,11 +24,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "chatbody.h"
+#include "workload/chatbody.h"
 #include "harness.h"
-#include "sim/tokenizer.h"
+#include "workload/tokenizer.h"
 #include "test.h"
-#include "workload.h"
+#include "workload/workload.h"
 
 #define IO_TIMEOUT_MS 5000
 

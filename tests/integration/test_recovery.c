@@ -17,7 +17,7 @@
 #include "test.h"
 
 #include "sim/profile.h"
-#include "util.h"
+#include "util/util.h"
 
 #define SIM_SEQS 4
 

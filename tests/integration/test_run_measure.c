@@ -26,7 +26,7 @@
 
 #include "harness.h"
 #include "test.h"
-#include "util.h"
+#include "util/util.h"
 
 #define MS 1000000.0
 #define MAX_ARGS 96

@@ -16,9 +16,9 @@
 
 #include "harness.h"
 #include "sim/api.h"
-#include "sim/tokenizer.h"
+#include "workload/tokenizer.h"
 #include "test.h"
-#include "util.h"
+#include "util/util.h"
 
 #define IO_TIMEOUT_MS 5000
 

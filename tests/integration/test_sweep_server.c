@@ -17,7 +17,7 @@
 #include "harness.h"
 #include "test.h"
 
-#include "util.h"
+#include "util/util.h"
 
 #define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
 #define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \

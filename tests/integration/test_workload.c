@@ -12,7 +12,7 @@
 
 #include "harness.h"
 #include "test.h"
-#include "workload.h"
+#include "workload/workload.h"
 
 #define MS 1000000.0
 

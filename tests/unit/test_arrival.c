@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "test.h"
-#include "arrival.h"
-#include "util.h"
+#include "workload/arrival.h"
+#include "util/util.h"
 
 static struct arrival_config config(enum arrival_kind kind, double rate,
                                     double k, uint64_t seed)

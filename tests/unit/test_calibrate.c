@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "calibrate.h"
+#include "workload/calibrate.h"
 #include "test.h"
-#include "util.h"
-#include "workload.h"
+#include "util/util.h"
+#include "workload/workload.h"
 
 /* A tokenizer of 1.3 tokens per word plus a 9-token template, rounded as a
  * real server rounds: the fit recovers the line, and the words it picks

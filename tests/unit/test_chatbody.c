@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chatbody.h"
-#include "session.h"
-#include "sim/tokenizer.h"
+#include "workload/chatbody.h"
+#include "workload/session.h"
+#include "workload/tokenizer.h"
 #include "test.h"
-#include "workload.h"
+#include "workload/workload.h"
 
 static void spec_of(uint64_t index, uint32_t prompt_tokens, struct req_spec *out)
 {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "util.h"
+#include "workload/dataset.h"
+#include "util/util.h"
 
 static const char *data_path(const char *name, char *buf, size_t len)
 {

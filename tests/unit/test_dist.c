@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "test.h"
-#include "dist.h"
-#include "util.h"
+#include "workload/dist.h"
+#include "util/util.h"
 
 #define NDRAWS 200000
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "empirical.h"
-#include "util.h"
+#include "workload/empirical.h"
+#include "util/util.h"
 
 static struct empirical *parse_ok(const char *text, enum dist_unit unit)
 {

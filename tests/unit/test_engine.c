@@ -9,8 +9,8 @@
 
 #include "sim/engine.h"
 #include "sim/profile.h"
-#include "sim/tokenizer.h"
-#include "util.h"
+#include "workload/tokenizer.h"
+#include "util/util.h"
 
 /* Costs chosen so that step times are easy to add up by hand:
  * a step is 1000 ns + 10 ns per prefill token + 100 ns per decoding seq. */

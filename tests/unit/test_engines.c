@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines.h"
-#include "prom.h"
-#include "util.h"
+#include "metrics/engines.h"
+#include "metrics/prom.h"
+#include "util/util.h"
 
 static struct prom_scrape *load(const char *name)
 {

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "test.h"
-#include "hist.h"
-#include "rng.h"
-#include "util.h"
+#include "measure/hist.h"
+#include "util/rng.h"
+#include "util/util.h"
 
 /* The bucket midpoint is within 1/256 of any value in the bucket. */
 #define HIST_REL_BOUND (1.0 / 256.0)

@@ -5,7 +5,7 @@
 
 #include "test.h"
 #include "sim/http.h"
-#include "util.h"
+#include "util/util.h"
 
 static const struct http_limits LIMITS = {.max_head_bytes = 1024, .max_body_bytes = 4096};
 

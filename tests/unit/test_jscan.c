@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-#include "jscan.h"
-#include "util.h"
+#include "decode/jscan.h"
+#include "util/util.h"
 
 /* Vectors carry their length, so embedded NUL bytes are tested too. */
 struct vec {

@@ -5,9 +5,9 @@
 
 #include <string.h>
 
-#include "jscan.h"
-#include "openai.h"
-#include "util.h"
+#include "decode/jscan.h"
+#include "decode/openai.h"
+#include "util/util.h"
 
 static struct oai_chunk chat(const char *s)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "sim/profile.h"
-#include "util.h"
+#include "util/util.h"
 
 static void test_get(void **state)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prom.h"
-#include "util.h"
+#include "metrics/prom.h"
+#include "util/util.h"
 
 static struct prom_scrape *parse(const char *body)
 {

@@ -7,8 +7,8 @@
 
 #include <jansson.h>
 
-#include "record.h"
-#include "util.h"
+#include "measure/record.h"
+#include "util/util.h"
 
 /* Write r through record_write_jsonl into memory and parse it back. The
  * line must be exactly one line ending in '\n'. Caller decrefs. */

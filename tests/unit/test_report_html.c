@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hist.h"
-#include "record.h"
-#include "report_html.h"
-#include "strbuf.h"
-#include "util.h"
+#include "measure/hist.h"
+#include "measure/record.h"
+#include "report/report_html.h"
+#include "util/strbuf.h"
+#include "util/util.h"
 
 /* ---- reading the page back ---- */
 

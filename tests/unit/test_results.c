@@ -11,8 +11,8 @@
 
 #include <jansson.h>
 
-#include "results.h"
-#include "util.h"
+#include "measure/results.h"
+#include "util/util.h"
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "test.h"
-#include "rng.h"
-#include "util.h"
+#include "util/rng.h"
+#include "util/util.h"
 
 static void test_reference_sequence(void **state)
 {

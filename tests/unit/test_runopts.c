@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 
-#include "runopts.h"
+#include "cli/runopts.h"
 
 /* FDSize from /proc/self/status: descriptor slots the table has now. */
 static long fd_table_size(void)

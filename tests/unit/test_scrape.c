@@ -14,10 +14,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "expose.h"
-#include "hist.h"
-#include "scrape.h"
-#include "util.h"
+#include "metrics/expose.h"
+#include "measure/hist.h"
+#include "metrics/scrape.h"
+#include "util/util.h"
 
 #define S LL_NS_PER_SEC
 

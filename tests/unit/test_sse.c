@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "openai.h"
-#include "sse.h"
-#include "util.h"
+#include "decode/openai.h"
+#include "decode/sse.h"
+#include "util/util.h"
 
 /* ---- a transcript of what the parser did --------------------------------- */
 

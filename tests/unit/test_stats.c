@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
-#include "stats.h"
-#include "util.h"
+#include "measure/record.h"
+#include "measure/stats.h"
+#include "util/util.h"
 
 static struct record ok_record(uint64_t id, uint64_t sched_ns)
 {

@@ -8,11 +8,11 @@
 
 #include <jansson.h>
 
-#include "hist.h"
-#include "record.h"
-#include "stats.h"
-#include "summary.h"
-#include "util.h"
+#include "measure/hist.h"
+#include "measure/record.h"
+#include "measure/stats.h"
+#include "measure/summary.h"
+#include "util/util.h"
 
 #define MS LL_NS_PER_MS
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
-#include "svg.h"
+#include "util/strbuf.h"
+#include "report/svg.h"
 
 /* ---- reading SVG back ---- */
 

@@ -9,10 +9,10 @@
 
 #include "test.h"
 
-#include "record.h"
-#include "steps_csv.h"
-#include "sweep.h"
-#include "util.h"
+#include "measure/record.h"
+#include "report/steps_csv.h"
+#include "sweep/sweep.h"
+#include "util/util.h"
 
 #define MS LL_NS_PER_MS
 #define SEC LL_NS_PER_SEC

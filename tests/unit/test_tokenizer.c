@@ -1,4 +1,4 @@
-/* Unit tests for sim/tokenizer.c: token counts on awkward whitespace and
+/* Unit tests for workload/tokenizer.c: token counts on awkward whitespace and
  * long words, block hashes that agree exactly on shared prefixes, output
  * tokens that re-count exactly, and the bytes2 tokenizer's counts, special
  * tokens, hashes and /tokenize IDs (all against hand-computed values). */
@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "sim/tokenizer.h"
+#include "workload/tokenizer.h"
 
 static uint32_t count_str(const char *s)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
-#include "util.h"
+#include "workload/trace.h"
+#include "util/util.h"
 
 static const char *data_path(const char *name, char *buf, size_t len)
 {

@@ -1,6 +1,6 @@
 /* Unit tests for util.c: strict parsing of numbers and durations. */
 #include "test.h"
-#include "util.h"
+#include "util/util.h"
 #include <string.h>
 
 static void test_parse_duration(void **state)

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "empirical.h"
-#include "sim/tokenizer.h"
-#include "util.h"
-#include "wlfile.h"
+#include "workload/empirical.h"
+#include "workload/tokenizer.h"
+#include "util/util.h"
+#include "workload/wlfile.h"
 
 static const char *data_path(const char *name, char *buf, size_t len)
 {

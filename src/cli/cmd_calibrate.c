@@ -1,0 +1,348 @@
+/* cmd_calibrate.c: `llmload calibrate`, the words-to-tokens fit of a
+ * server's tokenizer (see calibrate.h and docs/workload.md).
+ *
+ * I send CALIB_PROBES synthetic prompts (the words of wl_prompt_build) of
+ * known word counts, one at a time, each a non-streaming request for one
+ * output token, and read usage.prompt_tokens back. A server that sends no
+ * usage is asked its POST /tokenize (llama.cpp's, at the URL's root)
+ * instead, with "add_special": true so the BOS a completions prompt gets is
+ * counted (llama.cpp's default is false); that count lacks the chat
+ * template, so the intercept is then only the tokenizer's own (BOS), and a
+ * chat run's prompts come out longer by the template's tokens (I say so
+ * on stderr). The least-squares line is saved. */
+#include <curl/curl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "workload/calibrate.h"
+#include "cli/cmds.h"
+#include "cli/runopts.h"
+#include "util/util.h"
+#include "workload/wlfile.h"
+
+#define CALIB_PROBES 10
+/* Probes that must succeed; a 4xx (a context too short) on a longer one
+ * ends the probing there instead of failing. */
+#define CALIB_MIN_PROBES 5
+#define CALIB_SEED 0x63616c6962ULL   /* "calib": probe text never equals a run's */
+
+/* A prompt of W words is a 4-word nonce, then W - 4 words drawn at random
+ * from wl_prompt_build's list. Where the server's count depends on which
+ * words were drawn (a small vocabulary, or bytes2 on the sim), a probe's
+ * count varies about a line by an error whose variance grows with those
+ * random words, so the fit weighs probe i by 1 / (W - 3): the 4-word probe
+ * (the nonce alone: no random words) pins the intercept, the long ones the
+ * slope. An unweighted fit instead carries the long probes' random error
+ * in the slope back to W = 0, several tokens off in the intercept. */
+static const unsigned calib_probe_words[CALIB_PROBES] = {4, 8, 16, 32, 64, 128, 256,
+                                                         512, 1024, 2048};
+
+struct calib_opts {
+    const char *url, *model, *out, *api, *api_key_env;
+    int completions;
+};
+
+struct grow {
+    char *p;
+    size_t len;
+};
+
+static size_t grow_write(char *buf, size_t size, size_t n, void *ud)
+{
+    struct grow *g = ud;
+    size_t add = size * n;
+    if (g->len + add > ((size_t)64 << 20))
+        return 0;
+    g->p = ll_realloc(g->p, g->len + add + 1);
+    memcpy(g->p + g->len, buf, add);
+    g->len += add;
+    g->p[g->len] = 0;
+    return add;
+}
+
+/* One HTTP request: GET when body is NULL, else POST of JSON body. Returns
+ * the parsed JSON response (caller decrefs) when the status is 2xx, else
+ * NULL with the reason in err. */
+static json_t *http_json(CURL *c, const char *url, const struct curl_slist *headers,
+                         const char *body, char *err, size_t errlen)
+{
+    struct grow g = {NULL, 0};
+    curl_easy_reset(c);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, grow_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &g);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    CURLcode rc = curl_easy_perform(c);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    json_t *j = NULL;
+    if (rc != CURLE_OK) {
+        snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(rc));
+    } else if (status < 200 || status > 299) {
+        snprintf(err, errlen, "%s: HTTP %ld", url, status);
+    } else {
+        json_error_t je;
+        j = json_loadb(g.p ? g.p : "", g.len, 0, &je);
+        if (!j)
+            snprintf(err, errlen, "%s: response is not JSON (%s)", url, je.text);
+    }
+    free(g.p);
+    return j;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: llmload calibrate [--url BASE] [--model M] [--out FILE]\n"
+            "\n"
+            "Fit the server's tokens per word of llmload's synthetic prompts, so that\n"
+            "`llmload run --calibration FILE` hits prompt lengths on it (docs/workload.md).\n"
+            "\n"
+            "  --url BASE        OpenAI-compatible base URL (default %s)\n"
+            "  --model M         model to ask for (default: the first one BASE/models lists)\n"
+            "  --api API         openai-chat (default) or openai-completions\n"
+            "  --api-key-env V   environment variable holding the API key (default OPENAI_API_KEY)\n"
+            "  --out FILE        where to save the fit (default calibration.json)\n",
+            RUNOPTS_DEFAULT_URL);
+}
+
+static void parse_args(int argc, char **argv, struct calib_opts *o)
+{
+    enum { OPT_URL = 256, OPT_MODEL, OPT_OUT, OPT_API, OPT_KEY, OPT_HELP };
+    static const struct option table[] = {
+        {"url", required_argument, NULL, OPT_URL},
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"out", required_argument, NULL, OPT_OUT},
+        {"api", required_argument, NULL, OPT_API},
+        {"api-key-env", required_argument, NULL, OPT_KEY},
+        {"help", no_argument, NULL, OPT_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", table, NULL)) != -1) {
+        switch (c) {
+        case OPT_URL: o->url = optarg; break;
+        case OPT_MODEL: o->model = optarg; break;
+        case OPT_OUT: o->out = optarg; break;
+        case OPT_API: o->api = optarg; break;
+        case OPT_KEY: o->api_key_env = optarg; break;
+        case 'h':
+        case OPT_HELP: usage(stdout); exit(LL_EXIT_OK);
+        default:
+            ll_usage_fail("calibrate: unknown or incomplete option \"%s\" (see --help)",
+                          argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        ll_usage_fail("calibrate: unexpected argument \"%s\"", argv[optind]);
+    if (!o->url)
+        o->url = RUNOPTS_DEFAULT_URL;
+    runopts_check_url(o->url);
+    if (!o->out)
+        o->out = "calibration.json";
+    if (o->api) {
+        if (strcmp(o->api, "openai-completions") == 0 || strcmp(o->api, "completions") == 0)
+            o->completions = 1;
+        else if (strcmp(o->api, "openai-chat") != 0 && strcmp(o->api, "chat") != 0)
+            ll_usage_fail("--api: expected openai-chat or openai-completions, got \"%s\"", o->api);
+    }
+}
+
+/* base with any trailing '/' dropped, then suffix. Caller frees. */
+static char *join_url(const char *base, const char *suffix)
+{
+    size_t a = strlen(base), b = strlen(suffix);
+    while (a > 0 && base[a - 1] == '/')
+        a--;
+    char *p = ll_malloc(a + b + 1);
+    memcpy(p, base, a);
+    memcpy(p + a, suffix, b + 1);
+    return p;
+}
+
+/* The URL's root for /tokenize: base without a trailing "/v1". */
+static char *tokenize_url(const char *base)
+{
+    size_t a = strlen(base);
+    while (a > 0 && base[a - 1] == '/')
+        a--;
+    if (a >= 3 && memcmp(base + a - 3, "/v1", 3) == 0)
+        a -= 3;
+    char *p = ll_malloc(a + sizeof "/tokenize");
+    memcpy(p, base, a);
+    memcpy(p + a, "/tokenize", sizeof "/tokenize");
+    return p;
+}
+
+/* The server's token count of text: usage.prompt_tokens of a one-token
+ * request, or /tokenize's count when usage is absent (*source says which).
+ * Returns >= 0, or -1 with the reason in err. */
+static double probe_count(CURL *c, const struct calib_opts *o, const char *model,
+                          const struct curl_slist *headers, const char *text, int *use_tokenize,
+                          char *err, size_t errlen)
+{
+    double n = -1;
+    if (!*use_tokenize) {
+        json_t *req = json_object();
+        json_object_set_new(req, "model", json_string(model));
+        if (o->completions) {
+            json_object_set_new(req, "prompt", json_string(text));
+        } else {
+            json_t *msgs = json_array();
+            json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "user", "content", text));
+            json_object_set_new(req, "messages", msgs);
+        }
+        json_object_set_new(req, "max_tokens", json_integer(1));
+        json_object_set_new(req, "stream", json_false());
+        char *body = json_dumps(req, JSON_COMPACT);
+        json_decref(req);
+        char *url = join_url(o->url, o->completions ? "/completions" : "/chat/completions");
+        json_t *resp = http_json(c, url, headers, body, err, errlen);
+        free(url);
+        free(body);
+        if (!resp)
+            return -1;
+        json_t *pt = json_object_get(json_object_get(resp, "usage"), "prompt_tokens");
+        if (json_is_integer(pt) && json_integer_value(pt) >= 0)
+            n = (double)json_integer_value(pt);
+        json_decref(resp);
+        if (n >= 0)
+            return n;
+        *use_tokenize = 1;
+    }
+    json_t *req = json_pack("{s:s, s:b}", "content", text, "add_special", 1);
+    char *body = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    char *url = tokenize_url(o->url);
+    json_t *resp = http_json(c, url, headers, body, err, errlen);
+    free(url);
+    free(body);
+    if (!resp) {
+        size_t at = strlen(err);
+        snprintf(err + at, errlen - at, " (the server sends no usage.prompt_tokens either)");
+        return -1;
+    }
+    json_t *toks = json_object_get(resp, "tokens");
+    if (json_is_array(toks))
+        n = (double)json_array_size(toks);
+    else
+        snprintf(err, errlen, "/tokenize: expected {\"tokens\": [...]}");
+    json_decref(resp);
+    return n;
+}
+
+int calibrate_main(int argc, char **argv)
+{
+    struct calib_opts o = {0};
+    parse_args(argc, argv, &o);
+    int status = LL_EXIT_RUNTIME;
+    char err[512] = "";
+    struct curl_slist *headers = NULL;
+    char *auth = NULL, *model = NULL, *text = NULL;
+    CURL *c = NULL;
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+        ll_errorf("calibrate: libcurl did not initialise");
+        return LL_EXIT_RUNTIME;
+    }
+    c = curl_easy_init();
+    if (!c) {
+        ll_errorf("calibrate: libcurl did not initialise");
+        goto fail;
+    }
+    headers = curl_slist_append(headers, "Content-Type: application/json");
+    const char *key = getenv(o.api_key_env ? o.api_key_env : "OPENAI_API_KEY");
+    if (key && *key) {
+        size_t n = strlen(key) + sizeof "Authorization: Bearer ";
+        auth = ll_malloc(n);
+        snprintf(auth, n, "Authorization: Bearer %s", key);
+        headers = curl_slist_append(headers, auth);
+    }
+    if (o.model) {
+        model = ll_strdup(o.model);
+    } else {
+        char *url = join_url(o.url, "/models");
+        json_t *m = http_json(c, url, headers, NULL, err, sizeof err);
+        free(url);
+        json_t *id = json_object_get(json_array_get(json_object_get(m, "data"), 0), "id");
+        if (json_is_string(id))
+            model = ll_strdup(json_string_value(id));
+        json_decref(m);
+        if (!model) {
+            ll_errorf("calibrate: no model (give --model M): %s",
+                      *err ? err : "BASE/models listed none");
+            goto fail;
+        }
+    }
+    double words[CALIB_PROBES], tokens[CALIB_PROBES], weight[CALIB_PROBES];
+    size_t cap = 5 * (size_t)calib_probe_words[CALIB_PROBES - 1] + 16;
+    text = ll_malloc(cap + 1);
+    int use_tokenize = 0;
+    size_t probes = 0;
+    for (size_t i = 0; i < CALIB_PROBES; i++) {
+        size_t n = wl_prompt_build(CALIB_SEED, i, calib_probe_words[i], -1, 0, text, cap);
+        text[n] = 0;
+        words[i] = calib_probe_words[i];
+        weight[i] = 1.0 / ((double)calib_probe_words[i] - 3.0);
+        tokens[i] = probe_count(c, &o, model, headers, text, &use_tokenize, err, sizeof err);
+        if (tokens[i] < 0 && i >= CALIB_MIN_PROBES && strstr(err, ": HTTP 4")) {
+            /* A server with a short context refuses the long probes: fit
+             * the ones it took (its prompts cannot be longer anyway). */
+            fprintf(stderr, "calibrate: probe %zu (%u words) refused (%s); fitting the %zu "
+                    "shorter probes\n", i, calib_probe_words[i], err, i);
+            break;
+        }
+        if (tokens[i] < 0) {
+            ll_errorf("calibrate: probe %zu (%u words): %s", i, calib_probe_words[i], err);
+            goto fail;
+        }
+        probes++;
+    }
+    struct calib_fit fit;
+    memset(&fit, 0, sizeof fit);
+    snprintf(fit.model, sizeof fit.model, "%s", model);
+    snprintf(fit.source, sizeof fit.source, "%s", use_tokenize ? "tokenize" : "usage");
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(fit.date, sizeof fit.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (calib_fit_compute_weighted(words, tokens, weight, probes, &fit) != 0) {
+        ll_errorf("calibrate: the server's counts do not grow with the prompt (no fit)");
+        status = LL_EXIT_FAIL;
+        goto fail;
+    }
+    if (calib_fit_save(o.out, &fit, err, sizeof err) != 0) {
+        ll_errorf("calibrate: %s", err);
+        goto fail;
+    }
+    if (use_tokenize && !o.completions)
+        fprintf(stderr, "calibrate: warning: the server sends no usage, so the fit comes from "
+                "/tokenize, which does not count the chat template: openai-chat prompts will "
+                "be longer than asked by the template's tokens\n");
+    printf("calibrate: %s: %.4f tokens per word, intercept %.2f tokens, residual %.2f "
+           "tokens over %zu probes (%s); saved to %s\n",
+           model, fit.slope, fit.intercept, fit.residual, fit.probes, fit.source, o.out);
+    status = LL_EXIT_OK;
+fail:
+    free(text);
+    free(model);
+    curl_slist_free_all(headers);
+    if (auth) {
+        memset(auth, 0, strlen(auth));
+        free(auth);
+    }
+    if (c)
+        curl_easy_cleanup(c);
+    curl_global_cleanup();
+    return status;
+}

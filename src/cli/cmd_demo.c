@@ -1,0 +1,247 @@
+/* cmd_demo.c: `llmload demo`, the first thing a new user runs. Starts
+ * `llmload sim --profile default --port 0` as a child process, sweeps it
+ * with --rates auto and a sensible SLO, prints the table and the findings,
+ * writes the report, and stops the sim (by its pid), also on Ctrl-C. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cmds.h"
+#include "measure/slo.h"
+#include "util/util.h"
+
+#define DEMO_SLO "ttft=500ms,tpot=50ms"
+#define DEMO_STEP "3s"
+#define DEMO_WARMUP "2s"
+#define DEMO_PROBE "2s"
+#define DEMO_STARTUP_MS 10000
+
+static void demo_usage(FILE *f)
+{
+    fprintf(f,
+"usage: llmload demo [options]\n"
+"\n"
+"Start the built-in simulated server (llmload sim --profile default) on a free\n"
+"port of 127.0.0.1, sweep it with --rates auto, print the step table and the\n"
+"findings, write the report, and stop the server. Takes about 1.5 minutes.\n"
+"Arrivals are constant (open loop) so the short steps give a clean curve; run\n"
+"llmload sweep yourself for Poisson arrivals and longer steps.\n"
+"The default profile's theoretical capacity is 33.8 req/s for its workload\n"
+"(prompt 256, output 128 tokens, ignore_eos): see llmload sim --explain.\n"
+"\n"
+"  --out DIR            results directory (default results/<timestamp>)\n"
+"  --force              write into an existing non-empty --out\n"
+"  --slo SPEC           SLO of the sweep (default " DEMO_SLO ")\n"
+"  --step-duration D    measured hold of each step (default " DEMO_STEP ")\n"
+"  --warmup D           warm-up before each hold (default " DEMO_WARMUP ")\n"
+"  --probe-duration D   each capacity-probe round (default " DEMO_PROBE ")\n"
+"  --quiet              no progress lines on stderr\n"
+"\n"
+"Exit status: as llmload sweep; 3 when the sim cannot be started.\n");
+}
+
+static uint64_t now_ms(void)
+{
+    return ll_now_ns() / LL_NS_PER_MS;
+}
+
+/* Start the sim; read its first stdout line ("http://127.0.0.1:PORT").
+ * The child gets the signal mask it would have had (old). Returns the pid,
+ * or -1 with the reason printed. */
+static pid_t start_sim(const sigset_t *old, char *url, size_t url_len)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        ll_errorf("demo: pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        ll_errorf("demo: fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        char *argv[] = {"llmload", "sim", "--profile", "default", "--port", "0", NULL};
+        pthread_sigmask(SIG_SETMASK, old, NULL);
+        if (dup2(fds[1], STDOUT_FILENO) < 0)
+            _exit(127);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    char line[256];
+    size_t n = 0;
+    int ok = 0;
+    uint64_t deadline = now_ms() + DEMO_STARTUP_MS;
+    while (n < sizeof line - 1) {
+        uint64_t now = now_ms();
+        if (now >= deadline)
+            break;
+        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+        int pr = poll(&pfd, 1, (int)(deadline - now));
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            break;
+        ssize_t r = read(fds[0], line + n, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        if (line[n] == '\n') {
+            ok = 1;
+            break;
+        }
+        n++;
+    }
+    line[n] = '\0';
+    close(fds[0]);
+    if (!ok || strncmp(line, "http://", 7) != 0) {
+        ll_errorf("demo: the sim did not print its address (got \"%s\")", line);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    snprintf(url, url_len, "%s/v1", line);
+    return pid;
+}
+
+/* SIGTERM the sim, give it 5 s, then SIGKILL; always reaps it. */
+static void stop_sim(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    uint64_t deadline = now_ms() + 5000;
+    for (;;) {
+        pid_t w = waitpid(pid, NULL, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
+            return;
+        if (now_ms() >= deadline)
+            break;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+int demo_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"slo", required_argument, NULL, 's'},
+        {"step-duration", required_argument, NULL, 'd'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"probe-duration", required_argument, NULL, 'p'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL, *slo = DEMO_SLO, *step = DEMO_STEP, *warmup = DEMO_WARMUP;
+    const char *probe = DEMO_PROBE;
+    int force = 0, quiet = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'f': force = 1; break;
+        case 's': slo = optarg; break;
+        case 'd': step = optarg; break;
+        case 'w': warmup = optarg; break;
+        case 'p': probe = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h':
+            demo_usage(stdout);
+            return LL_EXIT_OK;
+        case ':':
+            ll_usage_fail("%s: needs a value (see llmload demo --help)", argv[optind - 1]);
+        default:
+            ll_usage_fail("unknown option \"%s\" (see llmload demo --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        ll_usage_fail("unexpected argument \"%s\" (see llmload demo --help)", argv[optind]);
+
+    /* Check what is passed on before the sim starts, so a bad value never
+     * leaves it running. */
+    struct slo check_slo;
+    char why[200];
+    uint64_t ns;
+    if (slo_parse(slo, &check_slo, why, sizeof why) != 0)
+        ll_usage_fail("--slo: %s", why);
+    if (ll_parse_duration_ns(step, LL_NS_PER_SEC, &ns) != 0 || ns < 100 * LL_NS_PER_MS)
+        ll_usage_fail("--step-duration: expected a duration of at least 100ms, got \"%s\"", step);
+    if (ll_parse_duration_ns(warmup, LL_NS_PER_SEC, &ns) != 0)
+        ll_usage_fail("--warmup: expected a duration (e.g. 1s), got \"%s\"", warmup);
+    if (ll_parse_duration_ns(probe, LL_NS_PER_SEC, &ns) != 0 || ns < 500 * LL_NS_PER_MS)
+        ll_usage_fail("--probe-duration: expected a duration of at least 500ms, got \"%s\"",
+                      probe);
+
+    /* Ctrl-C must not kill us before the sim is stopped: keep SIGINT and
+     * SIGTERM blocked (the sweep's driver takes them during a step). */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+
+    char url[300];
+    pid_t sim = start_sim(&old, url, sizeof url);
+    if (sim < 0) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return LL_EXIT_RUNTIME;
+    }
+    if (!quiet)
+        ll_errorf("demo: started llmload sim (pid %d) at %s", (int)sim, url);
+
+    const char *sargs[32];
+    int n = 0;
+    sargs[n++] = "sweep";
+    sargs[n++] = "--url";
+    sargs[n++] = url;
+    sargs[n++] = "--rates";
+    sargs[n++] = "auto";
+    sargs[n++] = "--slo";
+    sargs[n++] = slo;
+    sargs[n++] = "--step-duration";
+    sargs[n++] = step;
+    sargs[n++] = "--warmup";
+    sargs[n++] = warmup;
+    sargs[n++] = "--probe-duration";
+    sargs[n++] = probe;
+    sargs[n++] = "--prompt-tokens";
+    sargs[n++] = "256";
+    sargs[n++] = "--output-tokens";
+    sargs[n++] = "128";
+    sargs[n++] = "--ignore-eos";
+    sargs[n++] = "--arrival";
+    sargs[n++] = "constant";
+    if (out) {
+        sargs[n++] = "--out";
+        sargs[n++] = out;
+    }
+    if (force)
+        sargs[n++] = "--force";
+    if (quiet)
+        sargs[n++] = "--quiet";
+    sargs[n] = NULL;
+    int rc = sweep_main(n, (char **)sargs);
+    stop_sim(sim);
+    if (!quiet)
+        ll_errorf("demo: stopped the sim; open report.html in the results directory above");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}

@@ -1,0 +1,292 @@
+/* cmd_replay.c: `llmload replay TRACE.jsonl`, a recorded trace offered
+ * open-loop at its own (scaled) offsets, with its own lengths, classes,
+ * prefixes, prompt texts and cancellations (docs/workload.md).
+ *
+ * The trace is read and checked whole before anything is sent. The run
+ * itself is the driver's trace source (run_config.trace): worker w sends
+ * entries i with i mod W == w at trace_scaled_sched_ns, so a replay keeps
+ * every property of `llmload run`'s open loop: latencies from the
+ * scheduled time, one record per entry, schedule lateness measured. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmds.h"
+#include "driver/driver.h"
+#include "measure/hist.h"
+#include "workload/replay.h"
+#include "measure/results.h"
+#include "cli/runopts.h"
+#include "measure/summary.h"
+#include "workload/trace.h"
+#include "util/util.h"
+
+
+static void replay_usage(FILE *f)
+{
+    fprintf(f,
+"usage: llmload replay TRACE.jsonl [options]\n"
+"\n"
+"Offer a recorded trace open-loop, each request at its own offset from the\n"
+"trace start (sched_ns, t or timestamp), with its own prompt and output lengths,\n"
+"class, shared prefix, prompt text and cancellation. The trace format is in\n"
+"docs/workload.md; `llmload run --dump-schedule FILE` writes one.\n"
+"\n"
+"Timing:\n"
+"  --time-scale S           multiply every offset by S (2 = half as fast)\n"
+"  --rate-scale R           divide every offset by R (2 = twice the rate)\n"
+"  --duration D             offer only the requests whose scaled offset is before D\n"
+"  --requests N             offer only the first N requests (in arrival order)\n"
+"  --warmup D               requests scheduled in the first D are written, not summarised\n"
+"  --max-tokens-total N     spend guard: stop offering before prompt+max tokens pass N\n"
+"  --seed N                 seed of the synthetic prompt text (default 1; `run`'s seed\n"
+"                           gives byte-identical prompts for a dumped schedule)\n"
+"\n"
+"Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
+"--ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure, --cacert,\n"
+"--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
+"--prompt-ids).\n"
+"\n"
+"Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
+"2 bad flags or a bad trace, 3 could not run, 130 interrupted.\n");
+}
+
+enum {
+    OPT_TIME_SCALE = RUNOPTS_OPT_FIRST_PRIVATE, OPT_RATE_SCALE, OPT_DURATION, OPT_REQUESTS,
+    OPT_MAX_TOKENS_TOTAL,
+};
+
+static const struct option replay_own_options[] = {
+    {"time-scale", required_argument, NULL, OPT_TIME_SCALE},
+    {"rate-scale", required_argument, NULL, OPT_RATE_SCALE},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"requests", required_argument, NULL, OPT_REQUESTS},
+    {"max-tokens-total", required_argument, NULL, OPT_MAX_TOKENS_TOTAL},
+};
+
+struct replay_opts {
+    const char *trace_path;
+    const char *time_scale, *rate_scale;
+};
+
+/* What replay_take_own fills. */
+struct replay_parse {
+    struct run_opts *o;
+    struct replay_opts *ro;
+};
+
+static int replay_take_own(void *ud, int c, const char *a)
+{
+    struct replay_parse *p = ud;
+    struct run_opts *o = p->o;
+    struct replay_opts *ro = p->ro;
+    switch (c) {
+    case OPT_TIME_SCALE: ro->time_scale = a; break;
+    case OPT_RATE_SCALE: ro->rate_scale = a; break;
+    case OPT_DURATION: o->duration = a; break;
+    case OPT_REQUESTS: o->requests = a; break;
+    case OPT_MAX_TOKENS_TOTAL: o->max_tokens_total = a; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+static void parse_args(int argc, char **argv, struct run_opts *o, struct replay_opts *ro)
+{
+    struct replay_parse p = {o, ro};
+    int first = runopts_parse(argc, argv, "replay", replay_own_options,
+                              LL_ARRAY_LEN(replay_own_options), replay_take_own, &p, replay_usage,
+                              o);
+    if (first >= argc)
+        ll_usage_fail("replay: expected a trace file (llmload replay TRACE.jsonl)");
+    ro->trace_path = argv[first++];
+    if (first < argc)
+        ll_usage_fail("unexpected argument \"%s\" (see llmload replay --help)", argv[first]);
+}
+
+/* The shared flags that describe what `run` generates have no meaning for
+ * a trace, which brings its own: refuse them rather than ignore them. */
+static void reject_generator_flags(const struct run_opts *o)
+{
+    const struct {
+        const char *value;
+        const char *name;
+    } flags[] = {
+        {o->arrival, "--arrival"},
+        {o->burstiness, "--burstiness"},
+        {o->prompt_tokens, "--prompt-tokens"},
+        {o->output_tokens, "--output-tokens"},
+        {o->workload, "--workload"},
+        {o->prefix_fraction, "--prefix-fraction"},
+        {o->prefix_groups, "--prefix-groups"},
+        {o->prefix_tokens, "--prefix-tokens"},
+        {o->cancel_fraction, "--cancel-fraction"},
+        {o->cancel_after, "--cancel-after"},
+        {o->lengths, "--lengths"},
+        {o->dataset, "--dataset"},
+        {o->calibration, "--calibration"},
+        {o->cancel_after_tokens, "--cancel-after-tokens"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++) {
+        if (flags[i].value)
+            ll_usage_fail("%s: applies to llmload run; a replay takes its times, lengths, "
+                          "prefixes and cancellations from the trace",
+                          flags[i].name);
+    }
+    if (o->all_unique)
+        ll_usage_fail("--all-unique: applies to llmload run; a replay takes its prefixes "
+                      "from the trace");
+}
+
+/* Flags into cfg; the trace is loaded by the caller. */
+static void build_config(const struct run_opts *o, const struct replay_opts *ro,
+                         struct run_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->records_fd = -1;
+    cfg->step = -1;
+    cfg->mode = LOAD_OPEN;
+    reject_generator_flags(o);
+    runopts_slo(o, cfg);
+    uint64_t seed = runopts_seed(o);
+    double s = ro->time_scale ? runopts_positive("--time-scale", ro->time_scale) : 1.0;
+    double r = ro->rate_scale ? runopts_positive("--rate-scale", ro->rate_scale) : 1.0;
+    char err[200];
+    if (trace_time_factor(s, r, &cfg->trace_factor, err, sizeof err) != 0)
+        ll_usage_fail("--time-scale/--rate-scale: %s", err);
+    if (o->duration) {
+        cfg->duration_ns = runopts_duration("--duration", o->duration);
+        if (cfg->duration_ns == 0)
+            ll_usage_fail("--duration: must be more than 0");
+    }
+    if (o->requests)
+        cfg->max_requests = runopts_count("--requests", o->requests, 1);
+    if (o->warmup)
+        cfg->warmup_ns = runopts_duration("--warmup", o->warmup);
+    if (o->max_tokens_total)
+        cfg->max_tokens_total = runopts_count("--max-tokens-total", o->max_tokens_total, 1);
+    cfg->grace_ns = o->grace ? runopts_duration("--grace", o->grace) : 5 * LL_NS_PER_SEC;
+    runopts_workload_transport(o, seed, cfg);
+}
+
+/* run.json's config: the shared fields, then what a replay adds. */
+static json_t *replay_config_json(const struct run_opts *o, const struct replay_opts *ro,
+                                  const struct run_config *cfg, const char *model)
+{
+    json_t *c = runopts_config_json(o, cfg, model);
+    json_object_set_new(c, "load_model", json_string("replay"));
+    json_object_del(c, "rate_per_s");
+    json_object_del(c, "arrival");
+    json_object_del(c, "burstiness");
+    json_object_del(c, "prompt_tokens");
+    json_object_del(c, "output_tokens");
+    json_object_set_new(c, "trace", json_string(ro->trace_path));
+    json_object_set_new(c, "trace_requests", json_integer((json_int_t)cfg->trace->n));
+    json_object_set_new(c, "time_factor", json_real(cfg->trace_factor));
+    return c;
+}
+
+int replay_main(int argc, char **argv)
+{
+    struct run_opts o = {0};
+    struct replay_opts ro = {0};
+    struct run_config cfg;
+    parse_args(argc, argv, &o, &ro);
+    build_config(&o, &ro, &cfg);
+
+    char err[512];
+    struct trace *trace = NULL;
+    if (trace_load(ro.trace_path, &trace, err, sizeof err) != 0) {
+        runopts_workload_free(&cfg);
+        ll_usage_fail("%s", err);
+    }
+    cfg.trace = trace;
+    if (runopts_prompt_ids_check_trace(&cfg, trace, ro.trace_path, err, sizeof err) != 0) {
+        trace_free(trace);
+        cfg.trace = NULL;
+        runopts_workload_free(&cfg);
+        ll_usage_fail("%s", err);
+    }
+    cfg.transport.cancels = replay_has_cancels(trace);
+
+    int exit_code = LL_EXIT_RUNTIME;
+    struct runopts_target target;
+    json_t *run = NULL;
+    char dir[1024];
+    int fd = -1;
+    struct driver_result res;
+    int have_res = 0;
+
+    runopts_raise_nofile();
+    signal(SIGPIPE, SIG_IGN);
+    exit_code = runopts_target_open(&o, &cfg, &target);
+    if (exit_code != LL_EXIT_OK)
+        goto out;
+    exit_code = LL_EXIT_RUNTIME;
+
+    if (results_dir_prepare(o.out, o.force, dir, sizeof dir, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        exit_code = LL_EXIT_USAGE;
+        goto out;
+    }
+    run = runopts_run_json("replay", replay_config_json(&o, &ro, &cfg, target.model), &cfg,
+                           &target);
+    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        goto out;
+    }
+
+    char path[1100];
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        ll_errorf("%s: %s", path, strerror(errno));
+        goto out;
+    }
+    cfg.records_fd = fd;
+    cfg.progress = o.quiet ? 0 : (isatty(STDERR_FILENO) ? 1 : 2);
+    cfg.progress_interval_ns = cfg.progress == 1 ? LL_NS_PER_SEC : 5 * LL_NS_PER_SEC;
+
+    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        driver_result_free(&res);
+        goto out;
+    }
+    have_res = 1;
+
+    char mode[300];
+    snprintf(mode, sizeof mode, "replay %s, %zu requests, offsets x%g", ro.trace_path, trace->n,
+             cfg.trace_factor);
+    struct summary_info info = {0};
+    info.mode = mode;
+    info.offered_rate_per_s = replay_offered_rate(trace, cfg.trace_factor);
+    char slo_text[96];
+    runopts_summary_info(&cfg, &res, target.model, "the trace's times", slo_text,
+                         sizeof slo_text, &info);
+    const struct stats *s = &res.stats;
+
+    summary_print(stdout, s, &info);
+    if (res.stop_reason[0])
+        printf("offering stopped early: %s\n", res.stop_reason);
+    printf("results: %s\n", dir);
+    fflush(stdout);
+
+    exit_code = runopts_finish(dir, run, summary_json(s, &info), &info, &res);
+
+out:
+    if (have_res)
+        driver_result_free(&res);
+    if (fd >= 0)
+        close(fd);
+    json_decref(run);
+    runopts_target_close(&target);
+    runopts_workload_free(&cfg);
+    trace_free(trace);
+    return exit_code;
+}

@@ -1,0 +1,634 @@
+/* cmd_run.c: `llmload run`, one load point. Parses and checks every flag
+ * before anything is sent, asks the target about itself, writes run.json,
+ * runs the driver, then prints and writes the summary. The flags it shares
+ * with `llmload sweep` live in runopts.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmds.h"
+#include "driver/driver.h"
+#include "metrics/expose.h"
+#include "measure/hist.h"
+#include "measure/results.h"
+#include "cli/runopts.h"
+#include "metrics/scrape.h"
+#include "workload/session.h"
+#include "measure/summary.h"
+#include "util/util.h"
+
+#define RUN_ACHIEVED_MIN 0.99
+#define RUN_DEFAULT_TURNS "3"
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+"usage: llmload run [options]\n"
+"\n"
+"One load point against an OpenAI-compatible endpoint. Every latency is measured\n"
+"from the time the request was scheduled, not from when it was sent.\n"
+"Each option in more words: docs/run.md.\n"
+"\n"
+"Target:\n"
+"  --url BASE               API base URL (default " RUNOPTS_DEFAULT_URL ")\n"
+"  --api NAME               openai-chat (default) or openai-completions\n"
+"  --model NAME             model to ask for (default: the first id of BASE/models)\n"
+"  --no-stream              ask for one JSON body instead of an SSE stream\n"
+"  --ignore-eos             ask the server to generate exactly max_tokens\n"
+"  -H, --header 'N: V'      extra request header (repeatable; values never written out)\n"
+"  --api-key-env VAR        send $VAR as a Bearer token (default OPENAI_API_KEY, if set)\n"
+"  --http2                  negotiate HTTP/2 (default HTTP/1.1)\n"
+"  --http-client C          auto (default): our own HTTP/1.1 client for http:// with no\n"
+"                           proxy, libcurl for https, --http2 and proxies; native; curl\n"
+"  --insecure               do not verify TLS certificates\n"
+"  --cacert FILE            CA bundle for TLS\n"
+"\n"
+"Load (pick one model):\n"
+"  --rate R                 open loop: R requests/s (e.g. 20, 1.5k)\n"
+"  --arrival KIND           constant, poisson (default) or gamma\n"
+"  --burstiness K           gamma shape, CV = 1/sqrt(K) (default 1 = Poisson)\n"
+"  --ramp-to R2             rate goes linearly from R to R2 over the duration\n"
+"  --burst at=T,count=N[,prompt-tokens=P,output-tokens=Q]\n"
+"                           N extra requests all at T (repeatable; e.g. a cron job on the\n"
+"                           hour, or a burst of maximum-length prompts)\n"
+"  --max-concurrency K      with --rate: at most K in flight; waiting is client queue time\n"
+"  --on-cap queue|drop      what an arrival does at the cap (default queue)\n"
+"  --users N                closed loop: N users, each waits for its response\n"
+"  --think DIST             closed loop and sessions: think time after each response (default 0)\n"
+"  --pace INTERVAL          closed loop: each user starts at most one request per INTERVAL\n"
+"  --sessions R             partly open: R sessions/s arrive (--arrival, --burstiness apply),\n"
+"                           each a closed-loop chat whose context grows turn by turn\n"
+"  --turns DIST             sessions: turns per session (default 3, at most 1000)\n"
+"\n"
+"Bounds:\n"
+"  --duration D             offer load for D (e.g. 30s, 2m); default 10s unless --requests\n"
+"  --requests N             offer N requests\n"
+"  --warmup D               requests scheduled in the first D are written, not summarised\n"
+"  --max-tokens-total N     spend guard: stop offering before prompt+max tokens pass N\n"
+"  --seed N                 seed of the whole schedule (default 1)\n"
+"\n"
+"Workload (DIST: N, uniform:A,B, normal:MU,SD, lognormal:MU,SIGMA, exponential:M,\n"
+"gamma:K,THETA, with optional ,min=X,max=Y; see docs/distributions.md):\n"
+"  --prompt-tokens DIST     prompt length in tokens (default " RUNOPTS_DEFAULT_PROMPT ")\n"
+"  --output-tokens DIST     max_tokens per request (default " RUNOPTS_DEFAULT_OUTPUT ")\n"
+"\n"
+"Timeouts (each is its own error kind; 0 = none):\n"
+"  --timeout-connect D      default 10s\n"
+"  --timeout-first-token D  from send to the first output event; default 60s\n"
+"  --timeout-idle D         longest silence between output events; default 30s\n"
+"  --timeout-total D        from send to the end; default 10m\n"
+"\n"
+"Run and output:\n"
+"  --threads N              worker threads (default: online CPUs, at most 8; half of\n"
+"                           them when the URL is loopback: the server needs CPU too)\n"
+"  --out DIR                results directory (default results/<timestamp>)\n"
+"  --force                  write into an existing non-empty --out\n"
+"  --grace D                after Ctrl-C, time given to in-flight requests (default 5s)\n"
+"  --dump-schedule FILE     write the open-loop schedule as JSONL\n"
+"  --dry-run                with --dump-schedule: write it and send nothing\n"
+"  --max-line BYTES         longest SSE line accepted (default 262144)\n"
+"  --quiet                  no progress line\n"
+"  --slo ttft=D,tpot=D,e2e=D  thresholds for goodput (ok and every threshold met)\n"
+"\n"
+"Server metrics (see docs/server-metrics.md):\n"
+"  --metrics-url URL        scrape this Prometheus /metrics during the run (default:\n"
+"                           BASE with /v1 replaced by /metrics, if it answers at the start)\n"
+"  --metrics-interval D     scrape period (default 1s, at least 100ms)\n"
+"  --no-metrics             do not scrape\n"
+"  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. 127.0.0.1:9400)\n"
+"\n"
+"Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
+"2 bad flags, 3 could not run, 130 interrupted.\n");
+    fprintf(f, "\n%s", runopts_workload_help);
+}
+
+enum {
+    OPT_RATE = RUNOPTS_OPT_FIRST_PRIVATE, OPT_RAMP_TO, OPT_MAX_CONC, OPT_ON_CAP, OPT_USERS,
+    OPT_THINK, OPT_PACE, OPT_DURATION, OPT_REQUESTS, OPT_MAX_TOKENS_TOTAL, OPT_DUMP,
+    OPT_DRY_RUN, OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_NO_METRICS, OPT_EXPOSE,
+    OPT_SESSIONS, OPT_TURNS, OPT_BURST,
+};
+
+/* The flags only `run` has; the shared ones come first in the table. */
+static const struct option run_own_options[] = {
+    {"rate", required_argument, NULL, OPT_RATE},
+    {"ramp-to", required_argument, NULL, OPT_RAMP_TO},
+    {"max-concurrency", required_argument, NULL, OPT_MAX_CONC},
+    {"on-cap", required_argument, NULL, OPT_ON_CAP},
+    {"users", required_argument, NULL, OPT_USERS},
+    {"think", required_argument, NULL, OPT_THINK},
+    {"pace", required_argument, NULL, OPT_PACE},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"requests", required_argument, NULL, OPT_REQUESTS},
+    {"max-tokens-total", required_argument, NULL, OPT_MAX_TOKENS_TOTAL},
+    {"dump-schedule", required_argument, NULL, OPT_DUMP},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"metrics-url", required_argument, NULL, OPT_METRICS_URL},
+    {"metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL},
+    {"no-metrics", no_argument, NULL, OPT_NO_METRICS},
+    {"expose", required_argument, NULL, OPT_EXPOSE},
+    {"sessions", required_argument, NULL, OPT_SESSIONS},
+    {"turns", required_argument, NULL, OPT_TURNS},
+    {"burst", required_argument, NULL, OPT_BURST},
+};
+
+/* The server-metrics flags (issue 6), kept beside run_opts. */
+struct run_metrics_opts {
+    const char *url, *interval, *expose;
+    int off;
+    uint64_t interval_ns;
+};
+
+/* The partly-open session flags (issue 4), kept beside run_opts. */
+#define RUN_MAX_BURSTS 64
+
+struct run_session_opts {
+    const char *sessions, *turns;
+    const char *bursts[RUN_MAX_BURSTS]; /* --burst specs, in flag order */
+    size_t n_bursts;
+};
+
+/* What the driver's live view feeds during a run: the scraper starts on
+ * the first call, so its lines count from the run start, and --expose
+ * gets every view. */
+struct run_live {
+    struct scraper *scraper;
+    struct exposer *exposer;
+    int scraper_started;
+};
+
+static void run_live_cb(void *ud, const struct driver_live *v)
+{
+    struct run_live *l = ud;
+    if (l->scraper && !l->scraper_started) {
+        char err[200];
+        if (scraper_start(l->scraper, v->run_start_abs_ns, err, sizeof err) != 0)
+            ll_errorf("warning: server metrics: %s", err);
+        l->scraper_started = 1;
+    }
+    expose_update(l->exposer, v);
+}
+
+/* What run_take_own fills. */
+struct run_parse {
+    struct run_opts *o;
+    struct run_metrics_opts *mo;
+    struct run_session_opts *so;
+};
+
+static int run_take_own(void *ud, int c, const char *a)
+{
+    struct run_parse *p = ud;
+    struct run_opts *o = p->o;
+    struct run_metrics_opts *mo = p->mo;
+    struct run_session_opts *so = p->so;
+    switch (c) {
+    case OPT_RATE: o->rate = a; break;
+    case OPT_RAMP_TO: o->ramp_to = a; break;
+    case OPT_MAX_CONC: o->max_conc = a; break;
+    case OPT_ON_CAP: o->on_cap = a; break;
+    case OPT_USERS: o->users = a; break;
+    case OPT_THINK: o->think = a; break;
+    case OPT_PACE: o->pace = a; break;
+    case OPT_DURATION: o->duration = a; break;
+    case OPT_REQUESTS: o->requests = a; break;
+    case OPT_MAX_TOKENS_TOTAL: o->max_tokens_total = a; break;
+    case OPT_DUMP: o->dump = a; break;
+    case OPT_DRY_RUN: o->dry_run = 1; break;
+    case OPT_METRICS_URL: mo->url = a; break;
+    case OPT_METRICS_INTERVAL: mo->interval = a; break;
+    case OPT_NO_METRICS: mo->off = 1; break;
+    case OPT_EXPOSE: mo->expose = a; break;
+    case OPT_SESSIONS: so->sessions = a; break;
+    case OPT_TURNS: so->turns = a; break;
+    case OPT_BURST:
+        if (so->n_bursts == RUN_MAX_BURSTS)
+            ll_usage_fail("--burst: at most %d bursts", RUN_MAX_BURSTS);
+        so->bursts[so->n_bursts++] = a;
+        break;
+    default: return 0;
+    }
+    return 1;
+}
+
+static void parse_args(int argc, char **argv, struct run_opts *o, struct run_metrics_opts *mo,
+                       struct run_session_opts *so)
+{
+    struct run_parse p = {o, mo, so};
+    int first = runopts_parse(argc, argv, "run", run_own_options, LL_ARRAY_LEN(run_own_options),
+                              run_take_own, &p, run_usage, o);
+    if (first < argc)
+        ll_usage_fail("unexpected argument \"%s\" (see llmload run --help)", argv[first]);
+}
+
+/* --sessions excludes the other load models and the flags only they take;
+ * --turns needs it. */
+static void check_session_flags(const struct run_opts *o, const struct run_session_opts *so)
+{
+    if (!so->sessions) {
+        if (so->turns)
+            ll_usage_fail("--turns: applies to --sessions only");
+        return;
+    }
+    if (o->rate || o->users)
+        ll_usage_fail("--sessions and --%s: pick one load model (open loop, closed loop "
+                      "or partly open)", o->rate ? "rate" : "users");
+    if (o->ramp_to || o->max_conc || o->on_cap || o->pace)
+        ll_usage_fail("--sessions: --ramp-to, --max-concurrency, --on-cap and --pace do not "
+                      "apply (a session's turns wait for each other)");
+    if (o->dump)
+        ll_usage_fail("--dump-schedule: a session's later turns depend on the server; "
+                      "use --rate");
+}
+
+/* The partly-open model: sessions arrive by --arrival at --sessions R,
+ * each runs --turns turns with --think between a response and the next
+ * turn. */
+static void session_config(const struct run_opts *o, const struct run_session_opts *so,
+                           uint64_t seed, struct run_config *cfg)
+{
+    char err[200];
+    cfg->mode = LOAD_SESSIONS;
+    runopts_arrival(o, seed, &cfg->arrival);
+    cfg->arrival.rate_per_s = runopts_positive("--sessions", so->sessions);
+    if (arrival_config_check(&cfg->arrival, err, sizeof err) != 0)
+        ll_usage_fail("--sessions: %s", err);
+    runopts_dist("--turns", so->turns ? so->turns : RUN_DEFAULT_TURNS, DIST_UNIT_NONE, 1,
+                 &cfg->turns);
+    if (session_turns_check(&cfg->turns, err, sizeof err) != 0)
+        ll_usage_fail("--turns: %s", err);
+    runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1, &cfg->think);
+}
+
+/* run.json's config for a session run: the shared object says "open" for
+ * any arrival process; correct it and add the session fields. Takes and
+ * returns the reference. */
+static json_t *session_config_json(json_t *c, const struct run_config *cfg)
+{
+    if (cfg->mode != LOAD_SESSIONS)
+        return c;
+    char buf[DIST_SPEC_MAX];
+    json_object_set_new(c, "load_model", json_string("sessions"));
+    json_object_set_new(c, "session_rate_per_s", json_real(cfg->arrival.rate_per_s));
+    json_object_del(c, "rate_per_s");
+    dist_format(&cfg->turns, buf, sizeof buf);
+    json_object_set_new(c, "turns", json_string(buf));
+    dist_format(&cfg->think, buf, sizeof buf);
+    json_object_set_new(c, "think", json_string(buf));
+    return c;
+}
+
+/* The mode label and the intended vs realised rates of a session run. */
+static void session_summary_info(const struct run_config *cfg, const struct driver_result *res,
+                                 char *mode, size_t len, struct summary_info *info)
+{
+    char turns[DIST_SPEC_MAX], think[DIST_SPEC_MAX];
+    dist_format(&cfg->turns, turns, sizeof turns);
+    dist_format(&cfg->think, think, sizeof think);
+    int n = snprintf(mode, len, "partly-open: %s %g sessions/s, turns %s, think %s",
+                     arrival_kind_name(cfg->arrival.kind), cfg->arrival.rate_per_s, turns, think);
+    if (n < 0)
+        snprintf(mode, len, "partly-open"); /* a label: a long one is cut, never wrong */
+    info->sessions = 1;
+    info->session_rate_per_s = cfg->arrival.rate_per_s;
+    info->session_turns_mean = session_turns_mean(&cfg->turns);
+    info->offered_rate_per_s = cfg->arrival.rate_per_s * info->session_turns_mean;
+    info->sessions_started = res->sessions_in_window;
+    info->sessions_cut = res->sessions_cut;
+}
+
+/* Turn the flags into a run config, rejecting every bad or contradictory
+ * value before anything is sent. */
+/* Parse one --burst spec: at=T,count=N[,prompt-tokens=P][,output-tokens=Q]. */
+static void parse_burst(const char *spec, struct burst *b)
+{
+    char buf[256];
+    if (strlen(spec) >= sizeof buf)
+        ll_usage_fail("--burst: too long: \"%.40s...\"", spec);
+    snprintf(buf, sizeof buf, "%s", spec);
+    memset(b, 0, sizeof *b);
+    int have_at = 0;
+    for (char *part = buf, *next; part; part = next) {
+        next = strchr(part, ',');
+        if (next)
+            *next++ = '\0';
+        char *eq = strchr(part, '=');
+        if (!eq)
+            ll_usage_fail("--burst: expected KEY=VALUE, got \"%s\" in \"%s\"", part, spec);
+        *eq = '\0';
+        const char *v = eq + 1;
+        if (strcmp(part, "at") == 0) {
+            b->at_ns = runopts_duration("--burst at", v);
+            have_at = 1;
+        } else if (strcmp(part, "count") == 0) {
+            uint64_t n = runopts_count("--burst count", v, 1);
+            if (n > 1000000)
+                ll_usage_fail("--burst count: at most 1000000, got \"%s\"", v);
+            b->count = (uint32_t)n;
+        } else if (strcmp(part, "prompt-tokens") == 0) {
+            uint64_t n = runopts_count("--burst prompt-tokens", v, 1);
+            if (n > 4000000000u)
+                ll_usage_fail("--burst prompt-tokens: too large: \"%s\"", v);
+            b->prompt_tokens = (uint32_t)n;
+        } else if (strcmp(part, "output-tokens") == 0) {
+            uint64_t n = runopts_count("--burst output-tokens", v, 1);
+            if (n > 4000000000u)
+                ll_usage_fail("--burst output-tokens: too large: \"%s\"", v);
+            b->output_tokens = (uint32_t)n;
+        } else {
+            ll_usage_fail("--burst: unknown key \"%s\" (expected at, count, prompt-tokens, "
+                          "output-tokens)", part);
+        }
+    }
+    if (!have_at || !b->count)
+        ll_usage_fail("--burst: needs at=T and count=N, got \"%s\"", spec);
+}
+
+static int burst_cmp(const void *a, const void *b)
+{
+    const struct burst *x = a, *y = b;
+    return (x->at_ns > y->at_ns) - (x->at_ns < y->at_ns);
+}
+
+static void build_config(const struct run_opts *o, const struct run_session_opts *so,
+                         struct run_config *cfg)
+{
+    static struct burst bursts[RUN_MAX_BURSTS]; /* lives as long as the run */
+    memset(cfg, 0, sizeof *cfg);
+    cfg->records_fd = -1;
+    cfg->step = -1;
+    runopts_slo(o, cfg);
+    int open = o->rate != NULL, closed = o->users != NULL;
+    if (so->n_bursts && !open)
+        ll_usage_fail("--burst: applies to open-loop arrivals (--rate)");
+    check_session_flags(o, so);
+    if (open && closed)
+        ll_usage_fail("--rate and --users: pick one load model (open loop or closed loop)");
+    if (!open && !closed && !so->sessions)
+        ll_usage_fail("no load given: use --rate R (open loop), --users N (closed loop) "
+                      "or --sessions R (partly open)");
+    if (closed && (o->arrival || o->burstiness || o->ramp_to || o->max_conc || o->on_cap))
+        ll_usage_fail("--users: --arrival, --burstiness, --ramp-to and --max-concurrency "
+                      "apply to --rate only");
+    if (open && (o->think || o->pace))
+        ll_usage_fail("--think and --pace apply to --users only");
+    if (o->think && o->pace)
+        ll_usage_fail("--think and --pace: pick one");
+
+    uint64_t seed = runopts_seed(o);
+
+    if (o->duration)
+        cfg->duration_ns = runopts_duration("--duration", o->duration);
+    if (o->requests)
+        cfg->max_requests = runopts_count("--requests", o->requests, 1);
+    if (!o->duration && !o->requests)
+        cfg->duration_ns = 10 * LL_NS_PER_SEC;
+    if (o->duration && cfg->duration_ns == 0)
+        ll_usage_fail("--duration: must be more than 0");
+    if (o->warmup) {
+        cfg->warmup_ns = runopts_duration("--warmup", o->warmup);
+        if (cfg->duration_ns && cfg->warmup_ns >= cfg->duration_ns)
+            ll_usage_fail("--warmup: %s leaves no measurement window inside --duration %s",
+                          o->warmup, o->duration ? o->duration : "10s");
+    }
+    if (o->max_tokens_total)
+        cfg->max_tokens_total = runopts_count("--max-tokens-total", o->max_tokens_total, 1);
+    cfg->grace_ns = o->grace ? runopts_duration("--grace", o->grace) : 5 * LL_NS_PER_SEC;
+
+    if (so->sessions) {
+        session_config(o, so, seed, cfg);
+    } else if (open) {
+        cfg->mode = o->max_conc ? LOAD_CAPPED : LOAD_OPEN;
+        struct arrival_config *a = &cfg->arrival;
+        double rate = runopts_positive("--rate", o->rate);
+        runopts_arrival(o, seed, a);
+        a->rate_per_s = rate;
+        if (o->ramp_to) {
+            a->ramp_to_per_s = runopts_positive("--ramp-to", o->ramp_to);
+            if (!cfg->duration_ns)
+                ll_usage_fail("--ramp-to: needs --duration (the ramp spans it)");
+            a->ramp_ns = cfg->duration_ns;
+        }
+        char err[200];
+        if (arrival_config_check(a, err, sizeof err) != 0)
+            ll_usage_fail("--rate: %s", err);
+        for (size_t i = 0; i < so->n_bursts; i++) {
+            parse_burst(so->bursts[i], &bursts[i]);
+            if (cfg->duration_ns && bursts[i].at_ns >= cfg->duration_ns)
+                ll_usage_fail("--burst: at=%s is not inside --duration", so->bursts[i]);
+        }
+        qsort(bursts, so->n_bursts, sizeof bursts[0], burst_cmp);
+        cfg->bursts = bursts;
+        cfg->n_bursts = so->n_bursts;
+        if (o->max_conc) {
+            uint64_t k = runopts_count("--max-concurrency", o->max_conc, 1);
+            if (k > 1000000)
+                ll_usage_fail("--max-concurrency: at most 1000000, got \"%s\"", o->max_conc);
+            cfg->max_concurrency = (uint32_t)k;
+        }
+        if (o->on_cap) {
+            if (!o->max_conc)
+                ll_usage_fail("--on-cap: needs --max-concurrency");
+            if (strcmp(o->on_cap, "drop") == 0)
+                cfg->on_cap_drop = 1;
+            else if (strcmp(o->on_cap, "queue") != 0)
+                ll_usage_fail("--on-cap: expected queue or drop, got \"%s\"", o->on_cap);
+        }
+    } else {
+        cfg->mode = LOAD_CLOSED;
+        uint64_t n = runopts_count("--users", o->users, 1);
+        if (n > 1000000)
+            ll_usage_fail("--users: at most 1000000, got \"%s\"", o->users);
+        cfg->users = (uint32_t)n;
+        runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1, &cfg->think);
+        if (o->pace) {
+            cfg->pace_ns = runopts_duration("--pace", o->pace);
+            if (!cfg->pace_ns)
+                ll_usage_fail("--pace: must be more than 0");
+        }
+    }
+
+    runopts_workload_transport(o, seed, cfg);
+    if (o->dry_run && !o->dump)
+        ll_usage_fail("--dry-run: needs --dump-schedule FILE");
+}
+
+int run_main(int argc, char **argv)
+{
+    struct run_opts o = {0};
+    struct run_config cfg;
+    struct run_metrics_opts mo = {0};
+    struct run_session_opts so = {0};
+    parse_args(argc, argv, &o, &mo, &so);
+    build_config(&o, &so, &cfg);
+    mo.interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
+    if (mo.interval)
+        mo.interval_ns = runopts_duration("--metrics-interval", mo.interval);
+    if (mo.interval_ns < SCRAPE_MIN_INTERVAL_NS)
+        ll_usage_fail("--metrics-interval: at least 100ms, got \"%s\"", mo.interval);
+    if (mo.off && mo.url)
+        ll_usage_fail("--no-metrics and --metrics-url: pick one");
+
+    char err[512];
+    if (o.dump) {
+        if (driver_dump_schedule(&cfg, o.dump, err, sizeof err) != 0)
+            ll_usage_fail("--dump-schedule: %s", err);
+        if (o.dry_run)
+            return LL_EXIT_OK;
+    }
+
+    int exit_code = LL_EXIT_RUNTIME;
+    struct runopts_target target;
+    json_t *run = NULL;
+    char dir[1024];
+    int fd = -1;
+    struct driver_result res;
+    int have_res = 0;
+    struct run_live live = {0};
+
+    runopts_raise_nofile();
+    signal(SIGPIPE, SIG_IGN);
+    exit_code = runopts_target_open(&o, &cfg, &target);
+    if (exit_code != LL_EXIT_OK)
+        goto out;
+    exit_code = LL_EXIT_RUNTIME;
+    const char *model = target.model;
+
+    if (results_dir_prepare(o.out, o.force, dir, sizeof dir, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        exit_code = LL_EXIT_USAGE;
+        goto out;
+    }
+    run = runopts_run_json("run", session_config_json(runopts_config_json(&o, &cfg, model), &cfg),
+                           &cfg, &target);
+    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        goto out;
+    }
+
+    char path[1100];
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        ll_errorf("%s: %s", path, strerror(errno));
+        goto out;
+    }
+    cfg.records_fd = fd;
+    cfg.progress = o.quiet ? 0 : (isatty(STDERR_FILENO) ? 1 : 2);
+    cfg.progress_interval_ns = cfg.progress == 1 ? LL_NS_PER_SEC : 5 * LL_NS_PER_SEC;
+
+    if (!mo.off)
+        live.scraper = scraper_for_run(mo.url, cfg.transport.base_url, mo.interval_ns, dir,
+                                       o.quiet);
+    if (mo.expose) {
+        live.exposer = expose_new(mo.expose, cfg.mode == LOAD_CLOSED ? 0 : cfg.arrival.rate_per_s,
+                                  err, sizeof err);
+        if (!live.exposer) {
+            ll_errorf("--expose: %s", err);
+            goto out;
+        }
+    }
+    if (live.scraper || live.exposer) {
+        cfg.live_cb = run_live_cb;
+        cfg.live_ud = &live;
+    }
+
+    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        driver_result_free(&res);
+        goto out;
+    }
+    have_res = 1;
+    struct scrape_join sjoin;
+    struct scrape_client client = {NAN, NAN, NAN, NAN, NAN};
+    int join_rc = LL_E_NOTFOUND;
+    if (live.scraper) {
+        scraper_stop(live.scraper);
+        join_rc = scrape_join(live.scraper, res.run_start_abs_ns,
+                              res.run_start_abs_ns + res.elapsed_ns, SCRAPE_SPAN_OUTER, &sjoin);
+        const struct stats *cs = &res.stats;
+        if (hist_count(cs->ttft_server)) {
+            client.ttft_sent_p50_s = (double)hist_percentile(cs->ttft_server, 50) / 1e9;
+            client.ttft_sent_p99_s = (double)hist_percentile(cs->ttft_server, 99) / 1e9;
+        }
+        client.output_tokens = (double)(cs->output_tokens + cs->output_tokens_failed);
+        client.prompt_tokens = (double)cs->prompt_tokens;
+        client.completed_ok = (double)cs->by_kind[REC_OK];
+    }
+
+    char mode[160];
+    runopts_mode_label(&cfg, mode, sizeof mode);
+    struct summary_info info = {0};
+    info.mode = mode;
+    info.closed_loop = cfg.mode == LOAD_CLOSED;
+    info.offered_rate_per_s = cfg.mode == LOAD_CLOSED ? 0 : cfg.arrival.rate_per_s;
+    if (cfg.mode == LOAD_SESSIONS)
+        session_summary_info(&cfg, &res, mode, sizeof mode, &info);
+    char slo_text[96];
+    runopts_summary_info(&cfg, &res, model, "the schedule", slo_text, sizeof slo_text, &info);
+    const struct stats *s = &res.stats;
+    if (!info.invalid && cfg.mode == LOAD_OPEN && !res.interrupted && s->scheduled &&
+        (double)res.sent_in_window < RUN_ACHIEVED_MIN * (double)s->scheduled) {
+        info.invalid = 1;
+        snprintf(info.invalid_reason, sizeof info.invalid_reason,
+                 "achieved send rate %.1f%% of offered (< 99%%): the generator fell behind",
+                 100.0 * (double)res.sent_in_window / (double)s->scheduled);
+    }
+
+    summary_print(stdout, s, &info);
+    /* Per traffic class, each with its own SLO (or the run's). */
+    struct summary_class *classes = NULL;
+    char (*class_slo)[96] = NULL;
+    if (res.n_classes) {
+        classes = ll_calloc(res.n_classes, sizeof *classes);
+        class_slo = ll_calloc(res.n_classes, sizeof *class_slo);
+        for (size_t k = 0; k < res.n_classes; k++) {
+            const struct wl_class *wc = &cfg.workload.classes->classes[k];
+            struct slo cs = {wc->slo.ttft_ns, wc->slo.tpot_ns, wc->slo.e2e_ns};
+            if (!slo_is_set(&cs))
+                cs = cfg.slo;
+            classes[k].name = wc->name;
+            classes[k].s = &res.class_stats[k];
+            if (slo_is_set(&cs)) {
+                slo_format(&cs, class_slo[k], sizeof class_slo[k]);
+                classes[k].slo = class_slo[k];
+            }
+        }
+        summary_print_classes(stdout, classes, res.n_classes, res.window_ns);
+    }
+    if (res.stop_reason[0])
+        printf("offering stopped early: %s\n", res.stop_reason);
+    if (live.scraper)
+        scrape_join_print(stdout, &sjoin, join_rc, &client, live.scraper);
+    printf("results: %s\n", dir);
+    fflush(stdout);
+
+    json_t *sj = summary_json(s, &info);
+    if (res.n_classes)
+        json_object_set_new(sj, "classes",
+                            summary_classes_json(classes, res.n_classes, res.window_ns));
+    free(classes);
+    free(class_slo);
+    if (live.scraper)
+        json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, live.scraper));
+    exit_code = runopts_finish(dir, run, sj, &info, &res);
+
+out:
+    scraper_free(live.scraper);
+    expose_free(live.exposer);
+    if (have_res)
+        driver_result_free(&res);
+    if (fd >= 0)
+        close(fd);
+    json_decref(run);
+    runopts_target_close(&target);
+    runopts_workload_free(&cfg);
+    return exit_code;
+}

@@ -1,0 +1,340 @@
+/* cmd_sim.c: `llmload sim`, the built-in simulated inference server.
+ * Parses the flags into a server_config (profile first, then every engine
+ * flag overriding it), prints the base address as the first line of
+ * stdout, and runs the server until SIGINT/SIGTERM or --duration. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmds.h"
+#include "sim/engine.h"
+#include "sim/faults.h"
+#include "sim/profile.h"
+#include "sim/server.h"
+#include "workload/tokenizer.h"
+#include "util/util.h"
+
+#define SIM_DEFAULT_PORT 8000
+#define SIM_DEFAULT_MAX_TOKENS 16
+#define SIM_DEFAULT_MAX_BODY_BYTES (8u * 1024 * 1024)
+#define SIM_DEFAULT_MAX_HEAD_BYTES (64u * 1024)
+#define SIM_DEFAULT_CONN_BUFFER_BYTES (8u * 1024 * 1024)
+#define SIM_DEFAULT_SLOW_HEADERS_NS (2 * LL_NS_PER_SEC)
+
+struct sim_opt {
+    const char *name;
+    int has_arg;
+};
+
+static const struct sim_opt sim_opts[] = {
+    {"--host", 1}, {"--port", 1}, {"--profile", 1}, {"--model-name", 1},
+    {"--duration", 1}, {"--seed", 1}, {"--log", 1}, {"--explain", 0},
+    {"--help", 0}, {"-h", 0},
+    {"--max-num-seqs", 1}, {"--kv-tokens", 1}, {"--block-tokens", 1},
+    {"--prefill-chunk", 1}, {"--step-base", 1}, {"--step-per-prefill-token", 1},
+    {"--step-per-seq", 1}, {"--queue-limit", 1}, {"--output-len-median", 1},
+    {"--output-len-sigma", 1}, {"--no-prefix-cache", 0},
+    {"--stall-at", 1}, {"--stall-for", 1}, {"--stall-from", 1}, {"--fault", 1}, {"--slow-headers-delay", 1},
+    {"--role-chunk", 0}, {"--tokens-per-event", 1},
+    {"--default-max-tokens", 1}, {"--max-body", 1}, {"--conn-buffer", 1},
+    {"--tokenizer", 1}, {"--no-usage", 0},
+};
+
+static void sim_usage(FILE *f)
+{
+    struct sim_profile p;
+    sim_profile_get("default", &p);
+    const struct engine_config *e = &p.engine;
+    char b1[32], b2[32], b3[32];
+    fprintf(f,
+            "usage: llmload sim [options]\n"
+            "\n"
+            "An OpenAI-compatible simulated inference server (continuous batching,\n"
+            "KV-cache, prefix cache, preemption, faults on command). Prints its base\n"
+            "address (http://HOST:PORT) as the first line of stdout; clients use\n"
+            "--url http://HOST:PORT/v1. Runs until SIGINT/SIGTERM or --duration.\n"
+            "Durations take a unit (ns, us, ms, s, m, h); a bare number is seconds.\n"
+            "\n"
+            "server:\n"
+            "  --host ADDR                 numeric address to listen on (default 127.0.0.1; ::1 for IPv6)\n"
+            "  --port P                    TCP port, 0 = pick a free one (default %d)\n"
+            "  --profile NAME              engine profile: default or instant (default default)\n"
+            "  --model-name NAME           model id served by /v1/models (default llmload-sim)\n"
+            "  --duration D                exit by itself after D (default: run until a signal)\n"
+            "  --seed N                    seeds output lengths, output text and faults (default %llu)\n"
+            "  --log FILE                  one JSON line per completion request (default: none)\n"
+            "  --default-max-tokens N      max_tokens when a request gives none (default %d)\n"
+            "  --max-body BYTES            request body limit, 413 beyond (default %u)\n"
+            "  --conn-buffer BYTES         unwritten output per connection before it is dropped (default %u)\n"
+            "  --tokenizer NAME            words (ceil(bytes/4) per word) or bytes2 (ceil(bytes/2) per\n"
+            "                              word, a BOS and a chat template) (default words; docs/sim-engine.md)\n"
+            "  --no-usage                  completion responses carry no \"usage\" (as some servers)\n"
+            "  --explain                   describe the profile (after overrides) and exit\n"
+            "  --help                      this text\n"
+            "\n"
+            "engine (each overrides the profile; defaults shown are the default profile's):\n"
+            "  --max-num-seqs N            running batch bound, sequences (default %u)\n"
+            "  --kv-tokens N               KV-cache capacity, tokens (default %llu)\n"
+            "  --block-tokens N            KV block size, tokens (default %u)\n"
+            "  --prefill-chunk N           prefill tokens per step (default %u)\n"
+            "  --step-base DUR             fixed cost of a step (default %s)\n"
+            "  --step-per-prefill-token DUR  cost per prefill token (default %s)\n"
+            "  --step-per-seq DUR          cost per decoding sequence (default %s)\n"
+            "  --queue-limit N             waiting requests before 429, 0 = unbounded (default %u)\n"
+            "  --output-len-median N       median natural output length, tokens (default %g)\n"
+            "  --output-len-sigma X        lognormal sigma of the natural length (default %g)\n"
+            "  --no-prefix-cache           disable the prefix cache (default: enabled)\n"
+            "\n"
+            "faults (one per request at most, drawn from --seed in arrival order):\n"
+            "  --fault KIND:FRACTION       repeatable; KIND is 500, 503, 429, cut, malformed,\n"
+            "                              slow-headers, role-only or reasoning (default: none)\n"
+            "  --stall-at S --stall-for D  freeze the engine for D starting S after start (default: none)\n"
+            "  --stall-from WHEN           start (default) or first-request: what --stall-at counts from\n"
+            "  --slow-headers-delay D      delay of the slow-headers fault (default 2s)\n"
+            "  --role-chunk                every chat stream starts with a role-only chunk (default off)\n"
+            "  --tokens-per-event N        tokens coalesced into one SSE event (default 1)\n",
+            SIM_DEFAULT_PORT, (unsigned long long)e->seed, SIM_DEFAULT_MAX_TOKENS,
+            SIM_DEFAULT_MAX_BODY_BYTES, SIM_DEFAULT_CONN_BUFFER_BYTES, e->max_num_seqs,
+            (unsigned long long)e->kv_tokens, e->block_tokens, e->prefill_chunk_tokens,
+            ll_fmt_duration(e->step_base_ns, b1, sizeof(b1)),
+            ll_fmt_duration(e->step_prefill_token_ns, b2, sizeof(b2)),
+            ll_fmt_duration(e->step_seq_ns, b3, sizeof(b3)), e->queue_limit,
+            e->natural_len_median_tokens, e->natural_len_sigma);
+}
+
+static const struct sim_opt *find_opt(const char *arg, const char **inline_val)
+{
+    *inline_val = NULL;
+    const char *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+    for (size_t i = 0; i < LL_ARRAY_LEN(sim_opts); i++) {
+        if (strlen(sim_opts[i].name) == n && strncmp(arg, sim_opts[i].name, n) == 0) {
+            if (eq)
+                *inline_val = eq + 1;
+            return &sim_opts[i];
+        }
+    }
+    return NULL;
+}
+
+/* A whole number in [lo, hi], with an optional k/M/G suffix. */
+static uint64_t parse_whole(const char *flag, const char *v, uint64_t lo, uint64_t hi)
+{
+    double d;
+    if (ll_parse_count(v, &d) < 0 || d < (double)lo || d > (double)hi || d != (double)(uint64_t)d)
+        ll_usage_fail("%s: expected a whole number from %llu to %llu, got \"%s\"", flag,
+                      (unsigned long long)lo, (unsigned long long)hi, v);
+    return (uint64_t)d;
+}
+
+static uint64_t parse_dur(const char *flag, const char *v)
+{
+    uint64_t ns;
+    if (ll_parse_duration_ns(v, LL_NS_PER_SEC, &ns) < 0)
+        ll_usage_fail("%s: expected a duration (e.g. 250ms, 1.5s), got \"%s\"", flag, v);
+    return ns;
+}
+
+static double parse_nonneg(const char *flag, const char *v)
+{
+    double d;
+    if (ll_parse_double(v, &d) < 0 || d < 0)
+        ll_usage_fail("%s: expected a non-negative number, got \"%s\"", flag, v);
+    return d;
+}
+
+/* Walk argv, calling on(name, value) for each option (value NULL for
+ * flags). Unknown options and missing values fail with exit 2. */
+static void walk_args(int argc, char **argv,
+                      void (*on)(void *ud, const char *name, const char *val), void *ud)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *val;
+        const struct sim_opt *o = find_opt(argv[i], &val);
+        if (!o)
+            ll_usage_fail("sim: unknown option \"%s\" (see llmload sim --help)", argv[i]);
+        if (o->has_arg && !val) {
+            if (i + 1 >= argc)
+                ll_usage_fail("%s: missing value", o->name);
+            val = argv[++i];
+        } else if (!o->has_arg && val) {
+            ll_usage_fail("%s: takes no value, got \"%s\"", o->name, val);
+        }
+        on(ud, o->name, val);
+    }
+}
+
+struct sim_args {
+    struct server_config cfg;
+    struct sim_profile profile;
+    const char *profile_name;
+    int have_seed;
+    uint64_t seed;
+    int explain;
+    int help;
+    int stall_at_set, stall_for_set;
+};
+
+/* Pass 1: the profile and the seed, which the other options build on. */
+static void on_first(void *ud, const char *name, const char *val)
+{
+    struct sim_args *a = ud;
+    if (strcmp(name, "--profile") == 0)
+        a->profile_name = val;
+    else if (strcmp(name, "--seed") == 0) {
+        uint64_t s;
+        if (ll_parse_u64(val, &s) < 0)
+            ll_usage_fail("--seed: expected a whole number, got \"%s\"", val);
+        a->seed = s;
+        a->have_seed = 1;
+    } else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+        a->help = 1;
+}
+
+static void on_second(void *ud, const char *name, const char *val)
+{
+    struct sim_args *a = ud;
+    struct server_config *c = &a->cfg;
+    struct engine_config *e = &c->engine;
+    if (strcmp(name, "--host") == 0) {
+        c->host = val;
+    } else if (strcmp(name, "--port") == 0) {
+        c->port = (uint16_t)parse_whole(name, val, 0, 65535);
+    } else if (strcmp(name, "--model-name") == 0) {
+        if (!*val || strlen(val) > 256)
+            ll_usage_fail("--model-name: expected 1 to 256 bytes, got \"%s\"", val);
+        c->model_name = val;
+    } else if (strcmp(name, "--duration") == 0) {
+        c->duration_ns = parse_dur(name, val);
+        if (c->duration_ns == 0)
+            ll_usage_fail("--duration: expected a positive duration, got \"%s\"", val);
+    } else if (strcmp(name, "--log") == 0) {
+        c->log_path = val;
+    } else if (strcmp(name, "--explain") == 0) {
+        a->explain = 1;
+    } else if (strcmp(name, "--max-num-seqs") == 0) {
+        e->max_num_seqs = (uint32_t)parse_whole(name, val, 1, UINT32_MAX);
+    } else if (strcmp(name, "--kv-tokens") == 0) {
+        e->kv_tokens = parse_whole(name, val, 1, (uint64_t)1 << 50);
+    } else if (strcmp(name, "--block-tokens") == 0) {
+        e->block_tokens = (uint32_t)parse_whole(name, val, 1, 1 << 20);
+    } else if (strcmp(name, "--prefill-chunk") == 0) {
+        e->prefill_chunk_tokens = (uint32_t)parse_whole(name, val, 1, UINT32_MAX);
+    } else if (strcmp(name, "--step-base") == 0) {
+        e->step_base_ns = parse_dur(name, val);
+    } else if (strcmp(name, "--step-per-prefill-token") == 0) {
+        e->step_prefill_token_ns = parse_dur(name, val);
+    } else if (strcmp(name, "--step-per-seq") == 0) {
+        e->step_seq_ns = parse_dur(name, val);
+    } else if (strcmp(name, "--queue-limit") == 0) {
+        e->queue_limit = (uint32_t)parse_whole(name, val, 0, UINT32_MAX);
+    } else if (strcmp(name, "--output-len-median") == 0) {
+        e->natural_len_median_tokens = parse_nonneg(name, val);
+        if (e->natural_len_median_tokens < 1)
+            ll_usage_fail("--output-len-median: expected a number >= 1, got \"%s\"", val);
+    } else if (strcmp(name, "--output-len-sigma") == 0) {
+        e->natural_len_sigma = parse_nonneg(name, val);
+    } else if (strcmp(name, "--no-prefix-cache") == 0) {
+        e->prefix_cache = 0;
+    } else if (strcmp(name, "--stall-at") == 0) {
+        c->stall_at_ns = parse_dur(name, val);
+        a->stall_at_set = 1;
+    } else if (strcmp(name, "--stall-for") == 0) {
+        c->stall_for_ns = parse_dur(name, val);
+        a->stall_for_set = 1;
+    } else if (strcmp(name, "--stall-from") == 0) {
+        if (strcmp(val, "start") == 0)
+            c->stall_from_first = 0;
+        else if (strcmp(val, "first-request") == 0)
+            c->stall_from_first = 1;
+        else
+            ll_usage_fail("--stall-from: expected start or first-request, got \"%s\"", val);
+    } else if (strcmp(name, "--fault") == 0) {
+        char err[200];
+        if (faults_add_spec(&c->faults, val, err, sizeof(err)) < 0)
+            ll_usage_fail("--fault: %s", err);
+    } else if (strcmp(name, "--slow-headers-delay") == 0) {
+        c->slow_headers_delay_ns = parse_dur(name, val);
+    } else if (strcmp(name, "--role-chunk") == 0) {
+        c->role_chunk = 1;
+    } else if (strcmp(name, "--tokens-per-event") == 0) {
+        c->tokens_per_event = (uint32_t)parse_whole(name, val, 1, 1 << 20);
+    } else if (strcmp(name, "--default-max-tokens") == 0) {
+        c->default_max_tokens = (uint32_t)parse_whole(name, val, 1, 1 << 30);
+    } else if (strcmp(name, "--max-body") == 0) {
+        c->max_body_bytes = (size_t)parse_whole(name, val, 1, (uint64_t)1 << 32);
+    } else if (strcmp(name, "--conn-buffer") == 0) {
+        c->conn_buffer_bytes = (size_t)parse_whole(name, val, 1024, (uint64_t)1 << 34);
+    } else if (strcmp(name, "--tokenizer") == 0) {
+        if (tokenizer_kind_parse(val, &c->tokenizer) < 0)
+            ll_usage_fail("--tokenizer: expected words or bytes2, got \"%s\"", val);
+    } else if (strcmp(name, "--no-usage") == 0) {
+        c->no_usage = 1;
+    }
+    /* --profile, --seed and --help were taken in the first pass. */
+}
+
+int sim_main(int argc, char **argv)
+{
+    struct sim_args a;
+    memset(&a, 0, sizeof(a));
+    a.profile_name = "default";
+    walk_args(argc, argv, on_first, &a);
+    if (a.help) {
+        sim_usage(stdout);
+        return LL_EXIT_OK;
+    }
+    if (sim_profile_get(a.profile_name, &a.profile) < 0) {
+        ll_errorf("--profile: expected default or instant, got \"%s\"", a.profile_name);
+        return LL_EXIT_USAGE;
+    }
+    struct server_config *c = &a.cfg;
+    c->host = "127.0.0.1";
+    c->port = SIM_DEFAULT_PORT;
+    c->engine = a.profile.engine;
+    if (a.have_seed)
+        c->engine.seed = a.seed;
+    c->model_name = "llmload-sim";
+    c->slow_headers_delay_ns = SIM_DEFAULT_SLOW_HEADERS_NS;
+    c->tokens_per_event = 1;
+    c->default_max_tokens = SIM_DEFAULT_MAX_TOKENS;
+    c->max_head_bytes = SIM_DEFAULT_MAX_HEAD_BYTES;
+    c->max_body_bytes = SIM_DEFAULT_MAX_BODY_BYTES;
+    c->conn_buffer_bytes = SIM_DEFAULT_CONN_BUFFER_BYTES;
+    c->seed = c->engine.seed;
+    faults_init(&c->faults, c->seed);
+    walk_args(argc, argv, on_second, &a);
+    if (a.stall_at_set != a.stall_for_set) {
+        ll_errorf("%s: needs %s too", a.stall_at_set ? "--stall-at" : "--stall-for",
+                  a.stall_at_set ? "--stall-for" : "--stall-at");
+        return LL_EXIT_USAGE;
+    }
+    char err[256];
+    if (engine_config_check(&c->engine, err, sizeof(err)) < 0) {
+        ll_errorf("sim: %s", err);
+        return LL_EXIT_USAGE;
+    }
+    a.profile.engine = c->engine;
+    if (a.explain) {
+        sim_profile_explain(&a.profile, stdout);
+        return LL_EXIT_OK;
+    }
+
+    struct server *srv = NULL;
+    int rc = server_new(c, &srv, err, sizeof(err));
+    if (rc < 0) {
+        ll_errorf("sim: %s", err);
+        return rc == LL_E_INVAL ? LL_EXIT_USAGE : LL_EXIT_RUNTIME;
+    }
+    int v6 = strchr(c->host, ':') != NULL;
+    printf("http://%s%s%s:%u\n", v6 ? "[" : "", c->host, v6 ? "]" : "",
+           (unsigned)server_port(srv));
+    fflush(stdout);
+    fprintf(stderr, "llmload sim: profile %s, model %s, tokenizer %s%s, listening on %s%s%s:%u\n",
+            a.profile.name, c->model_name, tokenizer_kind_name(c->tokenizer),
+            c->no_usage ? " (no usage)" : "", v6 ? "[" : "", c->host, v6 ? "]" : "",
+            (unsigned)server_port(srv));
+    rc = server_run(srv);
+    int frc = server_free(srv);
+    return rc < 0 || frc < 0 ? LL_EXIT_RUNTIME : LL_EXIT_OK;
+}

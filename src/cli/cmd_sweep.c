@@ -1,0 +1,866 @@
+/* cmd_sweep.c: `llmload sweep`, a ladder of offered loads through
+ * saturation, then a recovery step.
+ *
+ * Each step is one driver_run (open loop at the step's rate, a labelled
+ * warm-up, then the hold). Every step appends to the one requests.jsonl
+ * (records carry "step"; their times are relative to their own step's
+ * start) and writes one line of facts to steps.jsonl. After each step its
+ * figures are computed from its records (sweep.c) and the stop conditions
+ * are checked. The recovery step is one driver_run too, so the overload's
+ * backlog is still in the server when it is measured: it offers the
+ * highest rate for --overload-duration (its labelled warm-up), then the
+ * arrival process switches to 20% of that rate for --recovery-duration
+ * (its window). At the end report_build_dir writes steps.csv, summary.json
+ * and report.html from those files, exactly as `llmload report DIR` does.
+ * One scraper of the server's /metrics runs for the whole sweep
+ * (server_metrics.jsonl, times from the sweep's start); each step's window
+ * is joined to it as the step ends and the figures go into its steps.jsonl
+ * line (docs/server-metrics.md, "In a sweep").
+ * docs/sweep.md describes the procedure. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cmds.h"
+#include "driver/driver.h"
+#include "measure/results.h"
+#include "cli/runopts.h"
+#include "metrics/scrape.h"
+#include "sweep/sweep.h"
+#include "util/util.h"
+#include "workload/wlfile.h"
+
+_Static_assert(WL_NAME_MAX <= SWEEP_CLASS_NAME_MAX && WL_MAX_CLASSES <= SWEEP_MAX_CLASSES,
+               "every workload class fits the sweep's breakdown");
+
+#define SWEEP_DEFAULT_STEP "10s"
+#define SWEEP_DEFAULT_WARMUP "2s"
+#define SWEEP_DEFAULT_PROBE "3s"
+#define SWEEP_MAX_RATES 256
+#define SWEEP_DEFAULT_MAX_STEPS 30
+#define SWEEP_RECOVERY_FRACTION 0.2
+/* Without --recovery-duration the recovery window is this many step
+ * durations: a backlog built over one step at 2.5 x capacity drains at
+ * 20% of that rate in 3 step durations (1.5 C x T / (C - 0.5 C)). */
+#define SWEEP_RECOVERY_STEPS 3
+#define SWEEP_PROBE_FIRST_USERS 16
+#define SWEEP_PROBE_MAX_USERS 1024
+
+static void sweep_usage(FILE *f)
+{
+    fprintf(f,
+"usage: llmload sweep [options]\n"
+"\n"
+"A ladder of open-loop offered loads through saturation, then a recovery step:\n"
+"goodput, SLO capacity and the saturation knee. Every latency is measured from\n"
+"the time the request was scheduled. Writes run.json, requests.jsonl (all\n"
+"steps), steps.jsonl, steps.csv, summary.json and report.html; with a\n"
+"--workload file of two classes or more, a per-class breakdown in each, and\n"
+"classes.csv.\n"
+"\n"
+"Sweep:\n"
+"  --rates LIST|auto        offered rates, req/s (e.g. 2,4,8,16); auto (default): a\n"
+"                           closed-loop probe estimates capacity C, then steps of\n"
+"                           10%% of C from 10%% up until a stop condition\n"
+"  --step-duration D        measured hold of each step (default " SWEEP_DEFAULT_STEP "); make it at\n"
+"                           least five times the longest expected request\n"
+"  --warmup D               discarded, labelled warm-up before each hold (default " SWEEP_DEFAULT_WARMUP ")\n"
+"  --gap D                  pause between steps (default 0)\n"
+"  --repeat N               run each rate N times; mean and 95%% CI across runs (default 1)\n"
+"  --probe-duration D       auto: length of each probe round (default " SWEEP_DEFAULT_PROBE ")\n"
+"  --max-steps N            at most N load steps (default %d)\n"
+"  --no-recovery            skip the recovery step\n"
+"  --overload-duration D    the recovery step first offers the highest rate for D (an\n"
+"                           overload lead-in, labelled warm-up; default: --step-duration;\n"
+"                           0 = none, the step starts from an idle server)\n"
+"  --recovery-duration D    then 20%% of the highest rate for D, the window in which the\n"
+"                           time until latency is back inside the SLO is measured\n"
+"                           (default: 3 x --step-duration)\n"
+"\n"
+"SLO and stop conditions:\n"
+"  --slo ttft=D,tpot=D,e2e=D  per-request thresholds (any subset); goodput counts\n"
+"                           requests that completed ok and met every one\n"
+"  --attainment PCT         share of scheduled requests that must meet the SLO (default 99)\n"
+"  --max-error-rate PCT     stop when a step's error rate passes it (default 10)\n"
+"  --ttft-limit D           stop when a step's TTFT p99 passes it (default 20 x the SLO's\n"
+"                           TTFT, or 30s without one)\n"
+"  (the sweep also stops when goodput is below its peak two steps in a row)\n"
+"\n"
+"Server metrics (docs/server-metrics.md): as `llmload run`; one scraper for the\n"
+"whole sweep, joined to each step's window:\n"
+"  --metrics-url URL        scrape this Prometheus /metrics (default: BASE with /v1\n"
+"                           replaced by /metrics, if it answers at the start)\n"
+"  --metrics-interval D     scrape period (default 1s, at least 100ms)\n"
+"  --no-metrics             do not scrape\n"
+"\n"
+"Findings, cost and CI checks:\n"
+"  --headroom PCT           operate at this share of the SLO capacity (default 80)\n"
+"  --forecast R             replicas needed for a forecast peak of R req/s\n"
+"  --cost-per-hour X        price of one replica per hour: cost per million output tokens\n"
+"  --replicas N             replicas behind --url (default 1)\n"
+"  --expect-capacity R      exit 1 when the SLO capacity is below R req/s\n"
+"  --expect-slo             exit 1 when any load step misses the SLO\n"
+"\n"
+"Target, workload, timeouts and output: as `llmload run` (--url, --api, --model,\n"
+"--no-stream, --ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure,\n"
+"--cacert,\n"
+"--arrival constant|poisson|gamma, --burstiness, --seed, --prompt-tokens,\n"
+"--output-tokens, --timeout-*, --threads, --out, --force, --grace, --max-line,\n"
+"--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
+"--cancel-*, --prompt-ids); see llmload run --help for their defaults.\n"
+"\n"
+"Exit status: 0 ok, 1 an --expect-* check failed, 2 bad flags, 3 could not run,\n"
+"130 interrupted.\n",
+            SWEEP_DEFAULT_MAX_STEPS);
+}
+
+enum {
+    OPT_RATES = RUNOPTS_OPT_FIRST_PRIVATE, OPT_STEP_DURATION, OPT_GAP, OPT_REPEAT,
+    OPT_PROBE_DURATION, OPT_MAX_STEPS, OPT_NO_RECOVERY, OPT_RECOVERY_DURATION,
+    OPT_OVERLOAD_DURATION, OPT_ATTAINMENT,
+    OPT_MAX_ERROR_RATE, OPT_TTFT_LIMIT, OPT_HEADROOM, OPT_FORECAST, OPT_COST, OPT_REPLICAS,
+    OPT_EXPECT_CAPACITY, OPT_EXPECT_SLO, OPT_METRICS_URL, OPT_METRICS_INTERVAL,
+    OPT_NO_METRICS,
+};
+
+static const struct option sweep_own_options[] = {
+    {"rates", required_argument, NULL, OPT_RATES},
+    {"step-duration", required_argument, NULL, OPT_STEP_DURATION},
+    {"gap", required_argument, NULL, OPT_GAP},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"probe-duration", required_argument, NULL, OPT_PROBE_DURATION},
+    {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+    {"no-recovery", no_argument, NULL, OPT_NO_RECOVERY},
+    {"recovery-duration", required_argument, NULL, OPT_RECOVERY_DURATION},
+    {"overload-duration", required_argument, NULL, OPT_OVERLOAD_DURATION},
+    {"attainment", required_argument, NULL, OPT_ATTAINMENT},
+    {"max-error-rate", required_argument, NULL, OPT_MAX_ERROR_RATE},
+    {"ttft-limit", required_argument, NULL, OPT_TTFT_LIMIT},
+    {"headroom", required_argument, NULL, OPT_HEADROOM},
+    {"forecast", required_argument, NULL, OPT_FORECAST},
+    {"cost-per-hour", required_argument, NULL, OPT_COST},
+    {"replicas", required_argument, NULL, OPT_REPLICAS},
+    {"expect-capacity", required_argument, NULL, OPT_EXPECT_CAPACITY},
+    {"expect-slo", no_argument, NULL, OPT_EXPECT_SLO},
+    {"metrics-url", required_argument, NULL, OPT_METRICS_URL},
+    {"metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL},
+    {"no-metrics", no_argument, NULL, OPT_NO_METRICS},
+};
+
+/* The sweep's own flags, as given. */
+struct sweep_opts {
+    const char *rates, *step_duration, *gap, *repeat, *probe_duration, *max_steps;
+    const char *recovery_duration, *overload_duration, *attainment, *max_error_rate, *ttft_limit, *headroom;
+    const char *forecast, *cost, *replicas, *expect_capacity;
+    const char *metrics_url, *metrics_interval;
+    int no_recovery, expect_slo, no_metrics;
+};
+
+/* The plan that comes out of the flags. */
+struct sweep_plan {
+    double rates[SWEEP_MAX_RATES];
+    size_t n_rates;                 /* 0 = auto */
+    uint64_t step_ns, warmup_ns, gap_ns, probe_ns, recovery_ns;
+    uint64_t overload_ns;           /* the recovery step's lead-in at the top rate; 0 = none */
+    uint32_t repeat, max_steps;
+    int recovery;
+};
+
+
+static int sweep_take_own(void *ud, int c, const char *a)
+{
+    struct sweep_opts *so = ud;
+    switch (c) {
+    case OPT_RATES: so->rates = a; break;
+    case OPT_STEP_DURATION: so->step_duration = a; break;
+    case OPT_GAP: so->gap = a; break;
+    case OPT_REPEAT: so->repeat = a; break;
+    case OPT_PROBE_DURATION: so->probe_duration = a; break;
+    case OPT_MAX_STEPS: so->max_steps = a; break;
+    case OPT_NO_RECOVERY: so->no_recovery = 1; break;
+    case OPT_RECOVERY_DURATION: so->recovery_duration = a; break;
+    case OPT_OVERLOAD_DURATION: so->overload_duration = a; break;
+    case OPT_ATTAINMENT: so->attainment = a; break;
+    case OPT_MAX_ERROR_RATE: so->max_error_rate = a; break;
+    case OPT_TTFT_LIMIT: so->ttft_limit = a; break;
+    case OPT_HEADROOM: so->headroom = a; break;
+    case OPT_FORECAST: so->forecast = a; break;
+    case OPT_COST: so->cost = a; break;
+    case OPT_REPLICAS: so->replicas = a; break;
+    case OPT_EXPECT_CAPACITY: so->expect_capacity = a; break;
+    case OPT_EXPECT_SLO: so->expect_slo = 1; break;
+    case OPT_METRICS_URL: so->metrics_url = a; break;
+    case OPT_METRICS_INTERVAL: so->metrics_interval = a; break;
+    case OPT_NO_METRICS: so->no_metrics = 1; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+static void parse_args(int argc, char **argv, struct run_opts *o, struct sweep_opts *so)
+{
+    int first = runopts_parse(argc, argv, "sweep", sweep_own_options,
+                              LL_ARRAY_LEN(sweep_own_options), sweep_take_own, so, sweep_usage, o);
+    if (first < argc)
+        ll_usage_fail("unexpected argument \"%s\" (see llmload sweep --help)", argv[first]);
+}
+
+/* A percentage flag: a number in (lo, hi], returned as a fraction. */
+static double opt_percent(const char *name, const char *v, double lo, double hi)
+{
+    double x;
+    if (ll_parse_double(v, &x) != 0 || !(x > lo) || x > hi)
+        ll_usage_fail("%s: expected a percentage above %g and at most %g (e.g. 99), got \"%s\"",
+                      name, lo, hi, v);
+    return x / 100;
+}
+
+static void parse_rates(const char *spec, struct sweep_plan *p)
+{
+    if (strcmp(spec, "auto") == 0) {
+        p->n_rates = 0;
+        return;
+    }
+    const char *s = spec;
+    while (*s) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        char item[64];
+        if (len == 0 || len >= sizeof item)
+            ll_usage_fail("--rates: expected auto or a list of positive rates (e.g. 2,4,8), "
+                          "got \"%s\"", spec);
+        memcpy(item, s, len);
+        item[len] = '\0';
+        double x;
+        if (ll_parse_count(item, &x) != 0 || !(x > 0))
+            ll_usage_fail("--rates: \"%s\" is not a positive rate (in \"%s\")", item, spec);
+        if (p->n_rates == SWEEP_MAX_RATES)
+            ll_usage_fail("--rates: at most %d rates", SWEEP_MAX_RATES);
+        p->rates[p->n_rates++] = x;
+        if (!comma)
+            break;
+        s = comma + 1;
+        if (!*s)
+            ll_usage_fail("--rates: trailing comma in \"%s\"", spec);
+    }
+}
+
+static void build_plan(const struct run_opts *o, const struct sweep_opts *so,
+                       struct run_config *cfg, struct sweep_plan *p, struct sweep_settings *set)
+{
+    memset(cfg, 0, sizeof *cfg);
+    memset(p, 0, sizeof *p);
+    sweep_settings_init(set);
+    cfg->records_fd = -1;
+    runopts_slo(o, cfg);
+    set->slo = cfg->slo;
+    uint64_t seed = runopts_seed(o);
+    parse_rates(so->rates ? so->rates : "auto", p);
+    set->auto_rates = p->n_rates == 0;
+    p->step_ns = runopts_duration("--step-duration",
+                                  so->step_duration ? so->step_duration : SWEEP_DEFAULT_STEP);
+    if (p->step_ns < 100 * LL_NS_PER_MS)
+        ll_usage_fail("--step-duration: at least 100ms, got \"%s\"", so->step_duration);
+    p->warmup_ns = runopts_duration("--warmup", o->warmup ? o->warmup : SWEEP_DEFAULT_WARMUP);
+    p->gap_ns = so->gap ? runopts_duration("--gap", so->gap) : 0;
+    p->probe_ns = runopts_duration("--probe-duration", so->probe_duration ? so->probe_duration
+                                                                          : SWEEP_DEFAULT_PROBE);
+    if (p->probe_ns < 500 * LL_NS_PER_MS)
+        ll_usage_fail("--probe-duration: at least 500ms, got \"%s\"", so->probe_duration);
+    if (so->probe_duration && !set->auto_rates)
+        ll_usage_fail("--probe-duration: applies to --rates auto only");
+    uint64_t r = so->repeat ? runopts_count("--repeat", so->repeat, 1) : 1;
+    if (r > 100)
+        ll_usage_fail("--repeat: at most 100, got \"%s\"", so->repeat);
+    p->repeat = (uint32_t)r;
+    uint64_t m = so->max_steps ? runopts_count("--max-steps", so->max_steps, 1)
+                               : SWEEP_DEFAULT_MAX_STEPS;
+    if (m > 1000)
+        ll_usage_fail("--max-steps: at most 1000, got \"%s\"", so->max_steps);
+    p->max_steps = (uint32_t)m;
+    p->recovery = !so->no_recovery;
+    if (so->no_recovery && so->recovery_duration)
+        ll_usage_fail("--recovery-duration: not with --no-recovery");
+    if (so->no_recovery && so->overload_duration)
+        ll_usage_fail("--overload-duration: not with --no-recovery");
+    p->recovery_ns = so->recovery_duration
+                         ? runopts_duration("--recovery-duration", so->recovery_duration)
+                         : SWEEP_RECOVERY_STEPS * p->step_ns;
+    if (p->recovery_ns == 0)
+        ll_usage_fail("--recovery-duration: must be more than 0");
+    p->overload_ns = so->overload_duration
+                         ? runopts_duration("--overload-duration", so->overload_duration)
+                         : p->step_ns;
+
+    if (so->attainment)
+        set->attainment = opt_percent("--attainment", so->attainment, 0, 100);
+    if (so->attainment && !slo_is_set(&set->slo))
+        ll_usage_fail("--attainment: needs --slo");
+    if (so->max_error_rate)
+        set->max_error_rate = opt_percent("--max-error-rate", so->max_error_rate, -1e-9, 100);
+    if (so->ttft_limit) {
+        set->ttft_limit_ns = runopts_duration("--ttft-limit", so->ttft_limit);
+        if (!set->ttft_limit_ns)
+            ll_usage_fail("--ttft-limit: must be more than 0");
+    } else {
+        set->ttft_limit_ns = set->slo.ttft_ns ? SWEEP_TTFT_LIMIT_SLO_FACTOR * set->slo.ttft_ns
+                                              : SWEEP_DEFAULT_TTFT_LIMIT_NS;
+    }
+    if (so->headroom)
+        set->headroom = opt_percent("--headroom", so->headroom, 0, 100);
+    if (so->forecast)
+        set->forecast_rps = runopts_positive("--forecast", so->forecast);
+    if (so->cost) {
+        double x;
+        if (ll_parse_double(so->cost, &x) != 0 || !(x > 0))
+            ll_usage_fail("--cost-per-hour: expected a positive price (e.g. 2.5), got \"%s\"",
+                          so->cost);
+        set->cost_per_hour = x;
+    }
+    if (so->replicas) {
+        uint64_t k = runopts_count("--replicas", so->replicas, 1);
+        if (k > 100000)
+            ll_usage_fail("--replicas: at most 100000, got \"%s\"", so->replicas);
+        set->replicas = (uint32_t)k;
+    }
+    if (so->expect_capacity)
+        set->expect_capacity_rps = runopts_positive("--expect-capacity", so->expect_capacity);
+    set->expect_slo = so->expect_slo;
+    if (so->expect_slo && !slo_is_set(&set->slo))
+        ll_usage_fail("--expect-slo: needs --slo");
+    if (so->expect_capacity && !slo_is_set(&set->slo))
+        ll_usage_fail("--expect-capacity: needs --slo");
+
+    cfg->mode = LOAD_OPEN;
+    runopts_arrival(o, seed, &cfg->arrival);
+    cfg->arrival.rate_per_s = p->n_rates ? p->rates[0] : 1;
+    char err[200];
+    if (arrival_config_check(&cfg->arrival, err, sizeof err) != 0)
+        ll_usage_fail("--rates: %s", err);
+    cfg->grace_ns = o->grace ? runopts_duration("--grace", o->grace) : 5 * LL_NS_PER_SEC;
+    runopts_workload_transport(o, seed, cfg);
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+/* 1 when a SIGINT or SIGTERM is pending (they stay blocked for the whole
+ * sweep; the driver takes them during a step). Consumes it. */
+static int signal_pending(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    struct timespec zero = {0, 0};
+    return sigtimedwait(&set, NULL, &zero) > 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / LL_NS_PER_SEC),
+                          .tv_nsec = (long)(ns % LL_NS_PER_SEC)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Closed-loop probe rounds with 16, 32, 64... users until the completion
+ * rate stops rising by 10%: ok completions over the round's elapsed time.
+ * Returns the best rate, 0 when nothing
+ * completed (err says why when a round could not run). */
+static double probe_capacity(const struct run_config *base, uint64_t probe_ns, int quiet,
+                             int *interrupted, char *err, size_t errlen)
+{
+    double best = 0;
+    *interrupted = 0;
+    for (uint32_t users = SWEEP_PROBE_FIRST_USERS; users <= SWEEP_PROBE_MAX_USERS; users *= 2) {
+        struct run_config cfg = *base;
+        struct driver_result res;
+        cfg.mode = LOAD_CLOSED;
+        cfg.users = users;
+        runopts_dist("--think", "0", DIST_UNIT_DURATION_NS, 1, &cfg.think);
+        cfg.duration_ns = probe_ns;
+        cfg.warmup_ns = 0;
+        cfg.records_fd = -1;
+        cfg.progress = 0;
+        cfg.step = -1;
+        if (driver_run(&cfg, &res, err, errlen) != 0) {
+            driver_result_free(&res);
+            return best;
+        }
+        /* Every ok completion over the whole round, drain included: the
+         * users start together, so completions come in waves and a part
+         * of the round over- or under-counts; the whole does not. */
+        double rate = res.elapsed_ns ? (double)res.stats.by_kind[REC_OK] /
+                                           ((double)res.elapsed_ns / 1e9)
+                                     : 0;
+        uint64_t failed = stats_failed(&res.stats), done = res.stats.completed;
+        *interrupted = res.interrupted;
+        driver_result_free(&res);
+        if (!quiet)
+            ll_errorf("probe: %u users (closed loop): %.3g req/s completed", users, rate);
+        if (*interrupted)
+            break;
+        int errors = done && (double)failed / (double)done > 0.1;
+        if (rate < 1.1 * best || errors) {
+            if (rate > best && !errors)
+                best = rate;
+            break;
+        }
+        best = rate;
+    }
+    return best;
+}
+
+/* Round a rate to 3 significant digits, for readable steps. */
+static double round3(double x)
+{
+    if (!(x > 0))
+        return x;
+    double p = pow(10, floor(log10(x)) - 2);
+    return round(x / p) * p;
+}
+
+static void iso_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    if (t == (time_t)-1 || !gmtime_r(&t, &tm) || strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, len, "unknown");
+}
+
+static json_t *plan_json(const struct run_opts *o, const struct run_config *cfg,
+                         const struct sweep_plan *p, const struct sweep_settings *set,
+                         const char *model, const char *started)
+{
+    json_t *c = runopts_config_json(o, cfg, model);
+    json_t *sw = sweep_settings_json(set);
+    if (p->n_rates) {
+        json_t *r = json_array();
+        for (size_t i = 0; i < p->n_rates; i++)
+            json_array_append_new(r, json_real(p->rates[i]));
+        json_object_set_new(sw, "rates", r);
+    } else {
+        json_object_set_new(sw, "rates", json_string("auto"));
+    }
+    json_object_set_new(sw, "step_duration_ns", json_integer((json_int_t)p->step_ns));
+    json_object_set_new(sw, "warmup_ns", json_integer((json_int_t)p->warmup_ns));
+    json_object_set_new(sw, "gap_ns", json_integer((json_int_t)p->gap_ns));
+    json_object_set_new(sw, "repeat", json_integer(p->repeat));
+    json_object_set_new(sw, "max_steps", json_integer(p->max_steps));
+    json_object_set_new(sw, "recovery", json_boolean(p->recovery));
+    json_object_set_new(sw, "recovery_duration_ns", json_integer((json_int_t)p->recovery_ns));
+    json_object_set_new(sw, "overload_duration_ns", json_integer((json_int_t)p->overload_ns));
+    json_object_set_new(c, "sweep", sw);
+    char mode[128];
+    snprintf(mode, sizeof mode, "open-loop %s sweep", arrival_kind_name(cfg->arrival.kind));
+    json_object_set_new(c, "mode_label", json_string(mode));
+    json_object_set_new(c, "started_at", json_string(started));
+    return c;
+}
+
+/* The running state of one sweep. */
+struct sweep_run {
+    const char *dir;
+    int records_fd;
+    FILE *steps_f;
+    char records_path[1100];
+    struct sweep_step *steps;
+    size_t n_steps, cap_steps;
+    struct sweep_point *points;
+    uint64_t start_ns;
+    int quiet;
+    struct scraper *scraper;        /* the sweep's one scraper; NULL = not scraping */
+};
+
+/* Join the scrapes to step s's window (run_start_abs_ns is the step's
+ * t = 0) with the inner span, so back-to-back steps do not share counts,
+ * and keep the figures in s->f.server. A window with no ok scrape keeps
+ * only the counts (NAN figures): a gap, never a failed step. */
+static void join_step(const struct sweep_run *sr, uint64_t run_start_abs_ns,
+                      struct sweep_facts *f)
+{
+    struct sweep_server *v = &f->server;
+    sweep_server_clear(v);
+    if (!sr->scraper)
+        return;
+    v->present = 1;
+    uint64_t t0 = run_start_abs_ns + f->warmup_ns, t1 = t0 + f->window_ns;
+    struct scrape_join j;
+    int rc = scrape_join(sr->scraper, t0, t1, SCRAPE_SPAN_INNER, &j);
+    if (rc != 0 && rc != LL_E_NOTFOUND)
+        return;
+    v->scrapes = j.scrapes;
+    v->failed = j.failed;
+    if (rc != 0)
+        return;
+    snprintf(v->engine, sizeof v->engine, "%s", engines_kind_name(j.engine));
+    if (j.waiting.present) {
+        v->waiting_mean = j.waiting.mean;
+        v->waiting_max = j.waiting.max;
+    }
+    if (j.running.present) {
+        v->running_mean = j.running.mean;
+        v->running_max = j.running.max;
+    }
+    if (j.kv_usage.present) {
+        v->kv_mean = j.kv_usage.mean;
+        v->kv_max = j.kv_usage.max;
+    }
+    if (j.preemptions.present)
+        v->preemptions = j.preemptions.delta;
+    if (j.generation_tokens.present)
+        v->generation_tokens = j.generation_tokens.delta;
+    if (j.prompt_tokens.present)
+        v->prompt_tokens = j.prompt_tokens.delta;
+    if (j.ttft_present && j.ttft_quantiles) {
+        v->ttft_p50_s = j.ttft_p50_s;
+        v->ttft_p99_s = j.ttft_p99_s;
+        v->ttft_p99_lower_bound = isinf(j.ttft_p99_hi_s);
+    }
+    if (j.span_to_abs_ns > j.span_from_abs_ns && j.span_from_abs_ns >= run_start_abs_ns) {
+        v->has_span = 1;
+        v->span_from_ns = j.span_from_abs_ns - run_start_abs_ns;
+        v->span_to_ns = j.span_to_abs_ns - run_start_abs_ns;
+    }
+}
+
+/* Run one step at rate; append its facts and figures. Returns 0, 1 when it
+ * was interrupted, or -1 (reason printed) when it could not run. A
+ * recovery step with lead_rps > 0 offers lead_rps through its warm-up and
+ * switches to rate at the warm-up's end (one driver run, one arrival
+ * process: the backlog built in the lead-in is still there at the switch). */
+static int run_step(struct sweep_run *sr, const struct run_config *base,
+                    const struct sweep_settings *set, double rate, uint64_t warmup_ns,
+                    uint64_t hold_ns, uint32_t repeat, int recovery, double lead_rps)
+{
+    struct run_config cfg = *base;
+    uint32_t index = (uint32_t)sr->n_steps;
+    char err[512];
+    cfg.mode = LOAD_OPEN;
+    cfg.arrival.rate_per_s = rate;
+    if (recovery && lead_rps > 0 && warmup_ns > 0) {
+        cfg.arrival.rate_per_s = lead_rps;
+        cfg.arrival.switch_at_ns = warmup_ns;
+        cfg.arrival.switch_to_per_s = rate;
+    } else {
+        lead_rps = 0;
+    }
+    cfg.arrival.seed = base->arrival.seed + index;
+    cfg.workload.seed = base->workload.seed + index;
+    cfg.transport.seed = base->transport.seed + index;
+    cfg.warmup_ns = warmup_ns;
+    cfg.duration_ns = warmup_ns + hold_ns;
+    cfg.records_fd = sr->records_fd;
+    cfg.step = (int32_t)index;
+    cfg.progress = 0;
+    off_t from = lseek(sr->records_fd, 0, SEEK_END);
+    if (from < 0) {
+        ll_errorf("%s: %s", sr->records_path, strerror(errno));
+        return -1;
+    }
+    if (!sr->quiet && lead_rps > 0)
+        ll_errorf("step %u (recovery): %.4g req/s for %.3gs, then %.4g req/s for %.3gs", index,
+                  lead_rps, (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
+    else if (!sr->quiet)
+        ll_errorf("step %u%s: %.4g req/s for %.3gs (+%.3gs warm-up)", index,
+                  recovery ? " (recovery)" : "", rate, (double)hold_ns / 1e9,
+                  (double)warmup_ns / 1e9);
+    uint64_t started = ll_now_ns();
+    struct driver_result res;
+    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
+        ll_errorf("step %u: %s", index, err);
+        driver_result_free(&res);
+        return -1;
+    }
+    if (sr->n_steps == sr->cap_steps) {
+        sr->cap_steps = sr->cap_steps ? sr->cap_steps * 2 : 16;
+        sr->steps = ll_realloc(sr->steps, sr->cap_steps * sizeof *sr->steps);
+        sr->points = ll_realloc(sr->points, sr->cap_steps * sizeof *sr->points);
+    }
+    struct sweep_step *s = &sr->steps[sr->n_steps++];
+    sweep_step_init(s);
+    struct sweep_facts *f = &s->f;
+    f->index = index;
+    f->repeat = repeat;
+    f->recovery = recovery;
+    f->offered_rps = rate;
+    f->overload_rps = lead_rps;
+    /* Records count from the driver's t = 0; so do the step's offset and
+     * its in-flight samples, to share one axis with the server's scrapes. */
+    f->start_offset_ns = res.run_start_abs_ns >= sr->start_ns ? res.run_start_abs_ns - sr->start_ns
+                                                              : started - sr->start_ns;
+    f->duration_ns = cfg.duration_ns;
+    f->warmup_ns = warmup_ns;
+    f->window_ns = res.window_ns;
+    f->elapsed_ns = res.elapsed_ns;
+    f->scheduled = res.stats.scheduled;
+    f->inflight_mean = res.inflight_mean;
+    f->inflight_max = res.inflight_max;
+    f->interrupted = res.interrupted;
+    hist_merge(f->lateness, res.stats.lateness);
+    f->series = res.series;
+    f->n_series = res.n_series;
+    res.series = NULL;
+    res.n_series = 0;
+    /* Two classes or more: each class's scheduled count and own SLO go
+     * into the step's facts; its figures come from the records' "class". */
+    const struct wl_file *wf = cfg.workload.classes;
+    if (wf && wf->n >= 2 && res.n_classes == wf->n && wf->n <= SWEEP_MAX_CLASSES) {
+        sweep_step_classes_init(s, wf->n);
+        for (size_t k = 0; k < wf->n; k++) {
+            struct sweep_class_facts *c = &f->classes[k];
+            const struct wl_slo *cs = &wf->classes[k].slo;
+            snprintf(c->name, sizeof c->name, "%s", wf->classes[k].name);
+            c->own_slo = (struct slo){cs->ttft_ns, cs->tpot_ns, cs->e2e_ns};
+            c->scheduled = res.class_stats[k].scheduled;
+        }
+    }
+    int interrupted = res.interrupted;
+    join_step(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
+    driver_result_free(&res);
+
+    json_t *line = sweep_facts_json(f);
+    char *text = json_dumps(line, JSON_COMPACT);
+    json_decref(line);
+    if (!text || fprintf(sr->steps_f, "%s\n", text) < 0 || fflush(sr->steps_f) != 0) {
+        ll_errorf("%s/steps.jsonl: cannot write: %s", sr->dir, strerror(errno));
+        free(text);
+        return -1;
+    }
+    free(text);
+    if (sweep_read_records(sr->records_path, (uint64_t)from, s, 1, set, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    sweep_step_finish(s, set);
+    if (!sr->quiet) {
+        char a[16];
+        ll_errorf("step %u: completed %.3g req/s, goodput %.3g req/s, TTFT p99 %s, %s%s%s",
+                  index, s->completed_rps, s->goodput_rps,
+                  ll_fmt_duration(s->ttft_ns[3], a, sizeof a),
+                  recovery ? "recovery" : s->slo_pass ? "ok" : "fails",
+                  !recovery && !s->slo_pass ? ": " : "", !recovery ? s->fail_reason : "");
+    }
+    return interrupted ? 1 : 0;
+}
+
+/* Run every load step and the recovery step. Writes the stop reason. */
+static int run_sweep(struct sweep_run *sr, const struct run_config *base,
+                     const struct sweep_plan *p, struct sweep_settings *set, char *stop,
+                     size_t stop_len)
+{
+    double top = 0;
+    int rc = 0;
+    stop[0] = '\0';
+    for (uint32_t k = 0;; k++) {
+        double rate;
+        if (p->n_rates) {
+            if (k >= p->n_rates)
+                break;
+            rate = p->rates[k];
+        } else {
+            rate = round3(set->estimate_rps * 0.1 * (k + 1));
+        }
+        if (k >= p->max_steps) {
+            snprintf(stop, stop_len, "reached --max-steps %u", p->max_steps);
+            break;
+        }
+        for (uint32_t r = 0; r < p->repeat; r++) {
+            if (signal_pending()) {
+                snprintf(stop, stop_len, "interrupted by a signal");
+                return 1;
+            }
+            int st = run_step(sr, base, set, rate, p->warmup_ns, p->step_ns, r, 0, 0);
+            if (st < 0)
+                return -1;
+            if (st > 0) {
+                snprintf(stop, stop_len, "interrupted by a signal");
+                return 1;
+            }
+            if (p->gap_ns)
+                sleep_ns(p->gap_ns);
+        }
+        top = LL_MAX(top, rate);
+        size_t np = sweep_points_build(sr->steps, sr->n_steps, sr->points);
+        if (sweep_stop_check(sr->points, np, sr->steps, set, stop, stop_len))
+            break;
+    }
+    if (p->recovery && top > 0) {
+        if (signal_pending()) {
+            snprintf(stop + strlen(stop), stop_len - strlen(stop), "%sinterrupted by a signal",
+                     stop[0] ? "; " : "");
+            return 1;
+        }
+        rc = run_step(sr, base, set, round3(SWEEP_RECOVERY_FRACTION * top), p->overload_ns,
+                      p->recovery_ns, 0, 1, top);
+        if (rc > 0)
+            snprintf(stop + strlen(stop), stop_len - strlen(stop), "%sinterrupted by a signal",
+                     stop[0] ? "; " : "");
+    }
+    return rc;
+}
+
+int sweep_main(int argc, char **argv)
+{
+    struct run_opts o = {0};
+    struct sweep_opts so = {0};
+    struct run_config cfg;
+    struct sweep_plan plan;
+    struct sweep_settings set;
+    parse_args(argc, argv, &o, &so);
+    build_plan(&o, &so, &cfg, &plan, &set);
+    uint64_t metrics_interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
+    if (so.metrics_interval)
+        metrics_interval_ns = runopts_duration("--metrics-interval", so.metrics_interval);
+    if (metrics_interval_ns < SCRAPE_MIN_INTERVAL_NS)
+        ll_usage_fail("--metrics-interval: at least 100ms, got \"%s\"", so.metrics_interval);
+    if (so.no_metrics && so.metrics_url)
+        ll_usage_fail("--no-metrics and --metrics-url: pick one");
+
+    int exit_code = LL_EXIT_RUNTIME;
+    struct runopts_target target;
+    struct sweep_run sr = {.records_fd = -1, .quiet = o.quiet};
+    json_t *run = NULL;
+    char dir[1024], err[1200], path[1100], started[40];
+    sigset_t block, old;
+
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    runopts_raise_nofile();
+    signal(SIGPIPE, SIG_IGN);
+    exit_code = runopts_target_open(&o, &cfg, &target);
+    if (exit_code != LL_EXIT_OK)
+        goto out;
+    exit_code = LL_EXIT_RUNTIME;
+    if (results_dir_prepare(o.out, o.force, dir, sizeof dir, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        exit_code = LL_EXIT_USAGE;
+        goto out;
+    }
+    sr.dir = dir;
+    iso_now(started, sizeof started);
+    run = runopts_run_json("sweep", plan_json(&o, &cfg, &plan, &set, target.model, started),
+                           &cfg, &target);
+    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        goto out;
+    }
+    snprintf(sr.records_path, sizeof sr.records_path, "%s/requests.jsonl", dir);
+    sr.records_fd = open(sr.records_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+                         0644);
+    if (sr.records_fd < 0) {
+        ll_errorf("%s: %s", sr.records_path, strerror(errno));
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    sr.steps_f = fopen(path, "we");
+    if (!sr.steps_f) {
+        ll_errorf("%s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (!so.no_metrics)
+        sr.scraper = scraper_for_run(so.metrics_url, cfg.transport.base_url, metrics_interval_ns,
+                                     dir, o.quiet);
+    sr.start_ns = ll_now_ns();
+    if (sr.scraper && scraper_start(sr.scraper, sr.start_ns, err, sizeof err) != 0) {
+        ll_errorf("warning: server metrics: %s", err);
+        scraper_free(sr.scraper);
+        sr.scraper = NULL;
+    }
+
+    char stop[256] = "";
+    if (set.auto_rates) {
+        int intr = 0;
+        err[0] = '\0';
+        set.estimate_rps = probe_capacity(&cfg, plan.probe_ns, o.quiet, &intr, err, sizeof err);
+        if (intr) {
+            ll_errorf("interrupted during the capacity probe");
+            exit_code = 130;
+            goto out;
+        }
+        if (!(set.estimate_rps > 0)) {
+            ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
+            goto out;
+        }
+        json_t *e = json_object();
+        json_object_set_new(e, "kind", json_string("probe"));
+        json_object_set_new(e, "estimate_rps", json_real(set.estimate_rps));
+        char *t = json_dumps(e, JSON_COMPACT);
+        json_decref(e);
+        fprintf(sr.steps_f, "%s\n", t ? t : "{}");
+        free(t);
+        json_object_set_new(json_object_get(json_object_get(run, "config"), "sweep"),
+                            "estimate_rps", json_real(set.estimate_rps));
+        if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+            ll_errorf("%s", err);
+            goto out;
+        }
+        if (!o.quiet)
+            ll_errorf("probe: estimated capacity %.3g req/s; stepping from %.3g req/s",
+                      set.estimate_rps, round3(set.estimate_rps * 0.1));
+    }
+    int st = run_sweep(&sr, &cfg, &plan, &set, stop, sizeof stop);
+    if (sr.scraper) {
+        scraper_stop(sr.scraper);
+        uint64_t scrapes = 0, failed = 0;
+        scraper_counts(sr.scraper, &scrapes, &failed);
+        if (failed && !o.quiet)
+            ll_errorf("server metrics: %llu of %llu scrapes of %s failed (counted as gaps)",
+                      (unsigned long long)failed, (unsigned long long)scrapes,
+                      scraper_url(sr.scraper));
+    }
+    if (st < 0 && sr.n_steps == 0)
+        goto out;
+    json_t *end = json_object();
+    json_object_set_new(end, "kind", json_string("end"));
+    json_object_set_new(end, "stop_reason", stop[0] ? json_string(stop) : json_null());
+    char *t = json_dumps(end, JSON_COMPACT);
+    json_decref(end);
+    if (!t || fprintf(sr.steps_f, "%s\n", t) < 0 || fflush(sr.steps_f) != 0) {
+        free(t);
+        ll_errorf("%s: cannot write", path);
+        goto out;
+    }
+    free(t);
+    fclose(sr.steps_f);
+    sr.steps_f = NULL;
+    close(sr.records_fd);
+    sr.records_fd = -1;
+
+    printf("llmload sweep of %s (model %s): %s\n\n", cfg.transport.base_url, target.model,
+           set.auto_rates ? "auto rates" : "given rates");
+    fflush(stdout);
+    exit_code = report_build_dir(dir, stdout);
+    printf("results: %s (report.html, steps.csv, summary.json)\n", dir);
+    fflush(stdout);
+    if (st > 0)
+        exit_code = 130;
+    else if (st < 0 && exit_code == LL_EXIT_OK)
+        exit_code = LL_EXIT_RUNTIME;
+
+out:
+    if (sr.steps_f)
+        fclose(sr.steps_f);
+    if (sr.records_fd >= 0)
+        close(sr.records_fd);
+    for (size_t i = 0; i < sr.n_steps; i++)
+        sweep_step_free(&sr.steps[i]);
+    free(sr.steps);
+    free(sr.points);
+    json_decref(run);
+    scraper_free(sr.scraper);
+    runopts_target_close(&target);
+    runopts_workload_free(&cfg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return exit_code;
+}

@@ -1,0 +1,1098 @@
+/* runopts.c: the flags `run` and `sweep` share, the target probe and
+ * run.json's config object (see runopts.h). Moved here from cmd_run.c so
+ * both commands parse, check and record them the same way. */
+#include "cli/runopts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "workload/calibrate.h"
+#include "measure/hist.h"
+#include "workload/dataset.h"
+#include "workload/empirical.h"
+#include "measure/results.h"
+#include "decode/sse.h"
+#include "workload/trace.h"
+#include "util/util.h"
+
+const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS] = {
+    {"url", required_argument, NULL, RUNOPTS_OPT_URL},
+    {"api", required_argument, NULL, RUNOPTS_OPT_API},
+    {"model", required_argument, NULL, RUNOPTS_OPT_MODEL},
+    {"no-stream", no_argument, NULL, RUNOPTS_OPT_NO_STREAM},
+    {"ignore-eos", no_argument, NULL, RUNOPTS_OPT_IGNORE_EOS},
+    {"header", required_argument, NULL, 'H'},
+    {"api-key-env", required_argument, NULL, RUNOPTS_OPT_API_KEY_ENV},
+    {"http2", no_argument, NULL, RUNOPTS_OPT_HTTP2},
+    {"http-client", required_argument, NULL, RUNOPTS_OPT_HTTP_CLIENT},
+    {"insecure", no_argument, NULL, RUNOPTS_OPT_INSECURE},
+    {"cacert", required_argument, NULL, RUNOPTS_OPT_CACERT},
+    {"arrival", required_argument, NULL, RUNOPTS_OPT_ARRIVAL},
+    {"burstiness", required_argument, NULL, RUNOPTS_OPT_BURSTINESS},
+    {"warmup", required_argument, NULL, RUNOPTS_OPT_WARMUP},
+    {"seed", required_argument, NULL, RUNOPTS_OPT_SEED},
+    {"prompt-tokens", required_argument, NULL, RUNOPTS_OPT_PROMPT_TOKENS},
+    {"output-tokens", required_argument, NULL, RUNOPTS_OPT_OUTPUT_TOKENS},
+    {"timeout-connect", required_argument, NULL, RUNOPTS_OPT_T_CONNECT},
+    {"timeout-first-token", required_argument, NULL, RUNOPTS_OPT_T_FIRST},
+    {"timeout-idle", required_argument, NULL, RUNOPTS_OPT_T_IDLE},
+    {"timeout-total", required_argument, NULL, RUNOPTS_OPT_T_TOTAL},
+    {"threads", required_argument, NULL, RUNOPTS_OPT_THREADS},
+    {"out", required_argument, NULL, RUNOPTS_OPT_OUT},
+    {"force", no_argument, NULL, RUNOPTS_OPT_FORCE},
+    {"grace", required_argument, NULL, RUNOPTS_OPT_GRACE},
+    {"max-line", required_argument, NULL, RUNOPTS_OPT_MAX_LINE},
+    {"quiet", no_argument, NULL, RUNOPTS_OPT_QUIET},
+    {"slo", required_argument, NULL, RUNOPTS_OPT_SLO},
+    {"help", no_argument, NULL, RUNOPTS_OPT_HELP},
+    {"workload", required_argument, NULL, RUNOPTS_OPT_WORKLOAD},
+    {"prefix-fraction", required_argument, NULL, RUNOPTS_OPT_PREFIX_FRACTION},
+    {"prefix-groups", required_argument, NULL, RUNOPTS_OPT_PREFIX_GROUPS},
+    {"prefix-tokens", required_argument, NULL, RUNOPTS_OPT_PREFIX_TOKENS},
+    {"all-unique", no_argument, NULL, RUNOPTS_OPT_ALL_UNIQUE},
+    {"cancel-fraction", required_argument, NULL, RUNOPTS_OPT_CANCEL_FRACTION},
+    {"cancel-after", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER},
+    {"cancel-after-tokens", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER_TOKENS},
+    {"max-inflight", required_argument, NULL, RUNOPTS_OPT_MAX_INFLIGHT},
+    {"lengths", required_argument, NULL, RUNOPTS_OPT_LENGTHS},
+    {"dataset", required_argument, NULL, RUNOPTS_OPT_DATASET},
+    {"calibration", required_argument, NULL, RUNOPTS_OPT_CALIBRATION},
+    {"prompt-ids", no_argument, NULL, RUNOPTS_OPT_PROMPT_IDS},
+};
+
+const char runopts_workload_help[] =
+"Workload realism (docs/workload.md):\n"
+"  --workload FILE          traffic classes (JSON): weights, lengths, API, prefix groups,\n"
+"                           cancellations and SLOs per class; records carry the class\n"
+"  --prefix-fraction F      share of requests that begin with a shared prefix (0..1, default 0)\n"
+"  --prefix-groups P        number of distinct shared prefixes (default 1)\n"
+"  --prefix-tokens L        length of each shared prefix, tokens\n"
+"  --all-unique             every prompt unique: turn all prefix sharing off (flags and file)\n"
+"  --cancel-fraction F      share of clients that disconnect mid-stream (0..1)\n"
+"  --cancel-after DIST      ...after a drawn time from the send (e.g. exponential:2s)\n"
+"  --cancel-after-tokens DIST  ...or after a drawn number of output events\n"
+"  --lengths empirical:FILE (input, output) pairs drawn jointly, one observed row per request\n"
+"  --dataset FILE           prompts from a ShareGPT JSON or JSONL file, sent verbatim; lengths\n"
+"                           from the data (--output-tokens when an entry has none)\n"
+"  --calibration FILE       scale synthetic prompts by a fit from llmload calibrate\n"
+"  --prompt-ids             send each synthetic prompt as token IDs (\"prompt\": [ids]):\n"
+"                           lengths exact on any server that takes IDs; needs\n"
+"                           --api openai-completions (not with --dataset or --sessions)\n"
+"  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
+"                           the system; each refusal is a client_dropped record (default: none)\n";
+
+int runopts_take(struct run_opts *o, int c, const char *a)
+{
+    switch (c) {
+    case RUNOPTS_OPT_URL: o->url = a; break;
+    case RUNOPTS_OPT_API: o->api = a; break;
+    case RUNOPTS_OPT_MODEL: o->model = a; break;
+    case RUNOPTS_OPT_NO_STREAM: o->no_stream = 1; break;
+    case RUNOPTS_OPT_IGNORE_EOS: o->ignore_eos = 1; break;
+    case 'H':
+        if (o->n_headers == RUNOPTS_MAX_HEADERS)
+            ll_usage_fail("--header: at most %d headers", RUNOPTS_MAX_HEADERS);
+        if (!strchr(a, ':'))
+            ll_usage_fail("--header: expected \"Name: value\", got a value without a colon");
+        o->headers[o->n_headers++] = a;
+        break;
+    case RUNOPTS_OPT_API_KEY_ENV: o->api_key_env = a; break;
+    case RUNOPTS_OPT_WORKLOAD: o->workload = a; break;
+    case RUNOPTS_OPT_PREFIX_FRACTION: o->prefix_fraction = a; break;
+    case RUNOPTS_OPT_PREFIX_GROUPS: o->prefix_groups = a; break;
+    case RUNOPTS_OPT_PREFIX_TOKENS: o->prefix_tokens = a; break;
+    case RUNOPTS_OPT_ALL_UNIQUE: o->all_unique = 1; break;
+    case RUNOPTS_OPT_CANCEL_FRACTION: o->cancel_fraction = a; break;
+    case RUNOPTS_OPT_CANCEL_AFTER: o->cancel_after = a; break;
+    case RUNOPTS_OPT_CANCEL_AFTER_TOKENS: o->cancel_after_tokens = a; break;
+    case RUNOPTS_OPT_MAX_INFLIGHT: o->max_inflight = a; break;
+    case RUNOPTS_OPT_LENGTHS: o->lengths = a; break;
+    case RUNOPTS_OPT_DATASET: o->dataset = a; break;
+    case RUNOPTS_OPT_CALIBRATION: o->calibration = a; break;
+    case RUNOPTS_OPT_PROMPT_IDS: o->prompt_ids = 1; break;
+    case RUNOPTS_OPT_HTTP2: o->http2 = 1; break;
+    case RUNOPTS_OPT_HTTP_CLIENT: o->http_client = a; break;
+    case RUNOPTS_OPT_INSECURE: o->insecure = 1; break;
+    case RUNOPTS_OPT_CACERT: o->cacert = a; break;
+    case RUNOPTS_OPT_ARRIVAL: o->arrival = a; break;
+    case RUNOPTS_OPT_BURSTINESS: o->burstiness = a; break;
+    case RUNOPTS_OPT_WARMUP: o->warmup = a; break;
+    case RUNOPTS_OPT_SEED: o->seed = a; break;
+    case RUNOPTS_OPT_PROMPT_TOKENS: o->prompt_tokens = a; break;
+    case RUNOPTS_OPT_OUTPUT_TOKENS: o->output_tokens = a; break;
+    case RUNOPTS_OPT_T_CONNECT: o->t_connect = a; break;
+    case RUNOPTS_OPT_T_FIRST: o->t_first = a; break;
+    case RUNOPTS_OPT_T_IDLE: o->t_idle = a; break;
+    case RUNOPTS_OPT_T_TOTAL: o->t_total = a; break;
+    case RUNOPTS_OPT_THREADS: o->threads = a; break;
+    case RUNOPTS_OPT_OUT: o->out = a; break;
+    case RUNOPTS_OPT_FORCE: o->force = 1; break;
+    case RUNOPTS_OPT_GRACE: o->grace = a; break;
+    case RUNOPTS_OPT_MAX_LINE: o->max_line = a; break;
+    case RUNOPTS_OPT_QUIET: o->quiet = 1; break;
+    case RUNOPTS_OPT_SLO: o->slo = a; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+int runopts_parse(int argc, char **argv, const char *cmd, const struct option *own, size_t n_own,
+                  runopts_take_cb *take_own, void *ud, void (*usage)(FILE *f),
+                  struct run_opts *o)
+{
+    /* On the stack: the usage errors below exit at once, and nothing may
+     * be left allocated then (LeakSanitizer would turn exit 2 into 1). */
+    struct option table[RUNOPTS_COMMON_OPTIONS + RUNOPTS_MAX_OWN_OPTIONS + 1];
+    if (n_own > RUNOPTS_MAX_OWN_OPTIONS) {
+        ll_errorf("%s: %zu own options, more than RUNOPTS_MAX_OWN_OPTIONS", cmd, n_own);
+        abort();
+    }
+    memset(table, 0, sizeof table); /* zeroed terminator */
+    memcpy(table, runopts_common_options, sizeof runopts_common_options);
+    if (n_own)
+        memcpy(table + RUNOPTS_COMMON_OPTIONS, own, n_own * sizeof *own);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":H:h", table, NULL)) != -1) {
+        const char *a = optarg;
+        if (runopts_take(o, c, a))
+            continue;
+        switch (c) {
+        case RUNOPTS_OPT_HELP:
+        case 'h':
+            usage(stdout);
+            exit(LL_EXIT_OK);
+        case ':':
+            ll_usage_fail("%s: needs a value (see llmload %s --help)", argv[optind - 1], cmd);
+        default:
+            if (c >= RUNOPTS_OPT_FIRST_PRIVATE && take_own(ud, c, a))
+                break;
+            ll_usage_fail("unknown option \"%s\" (see llmload %s --help)", argv[optind - 1],
+                          cmd);
+        }
+    }
+    return optind;
+}
+
+double runopts_positive(const char *name, const char *v)
+{
+    double x;
+    if (ll_parse_count(v, &x) != 0 || !(x > 0))
+        ll_usage_fail("%s: expected a positive number (e.g. 20 or 1.5k), got \"%s\"", name, v);
+    return x;
+}
+
+uint64_t runopts_count(const char *name, const char *v, uint64_t min)
+{
+    double x;
+    if (ll_parse_count(v, &x) != 0 || x != floor(x) || x < (double)min || x > 1.8e19)
+        ll_usage_fail("%s: expected a whole number >= %llu (e.g. 100 or 10k), got \"%s\"", name,
+                      (unsigned long long)min, v);
+    return (uint64_t)x;
+}
+
+uint64_t runopts_duration(const char *name, const char *v)
+{
+    uint64_t ns;
+    if (ll_parse_duration_ns(v, LL_NS_PER_SEC, &ns) != 0)
+        ll_usage_fail("%s: expected a duration (e.g. 500ms, 30s, 2m), got \"%s\"", name, v);
+    return ns;
+}
+
+void runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
+                  struct dist *out)
+{
+    char err[200];
+    if (dist_parse(v, unit, out, err, sizeof err) != 0 ||
+        (nonneg && dist_require_nonneg(out, err, sizeof err) != 0))
+        ll_usage_fail("%s: %s", name, err);
+}
+
+void runopts_slo(const struct run_opts *o, struct run_config *cfg)
+{
+    if (o->slo) {
+        char err[200];
+        if (slo_parse(o->slo, &cfg->slo, err, sizeof err) != 0)
+            ll_usage_fail("--slo: %s", err);
+    }
+}
+
+uint64_t runopts_seed(const struct run_opts *o)
+{
+    uint64_t seed = 1;
+    if (o->seed && (ll_parse_u64(o->seed, &seed) != 0 || seed > INT64_MAX))
+        ll_usage_fail("--seed: expected a whole number from 0 to 2^63-1, got \"%s\"", o->seed);
+    return seed;
+}
+
+void runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_config *a)
+{
+    a->kind = ARRIVAL_POISSON;
+    a->burstiness = 1;
+    a->seed = seed;
+    if (o->arrival && arrival_parse_kind(o->arrival, &a->kind) != 0)
+        ll_usage_fail("--arrival: expected constant, poisson or gamma, got \"%s\"", o->arrival);
+    if (o->burstiness) {
+        a->burstiness = runopts_positive("--burstiness", o->burstiness);
+        if (!o->arrival)
+            a->kind = ARRIVAL_GAMMA;
+        else if (a->kind != ARRIVAL_GAMMA)
+            ll_usage_fail("--burstiness: applies to --arrival gamma, not %s", o->arrival);
+    }
+}
+
+static double fraction_flag(const char *name, const char *v)
+{
+    double x;
+    if (ll_parse_double(v, &x) != 0 || !(x >= 0 && x <= 1))
+        ll_usage_fail("%s: expected a fraction from 0 to 1 (e.g. 0.3), got \"%s\"", name, v);
+    return x;
+}
+
+/* Whether a length flag's value names an empirical file. */
+static int is_empirical(const char *v)
+{
+    return v && strncmp(v, "empirical:", 10) == 0;
+}
+
+/* Load `empirical:FILE[#input|#output]` of flag name: the column is the
+ * suffix's, else def_col of a two-column file, else the only column. */
+static struct empirical *empirical_flag(const char *name, const char *v, int def_col, int *col)
+{
+    const char *path = v + 10;
+    size_t n = strlen(path);
+    int want = -1;
+    if (n > 6 && strcmp(path + n - 6, "#input") == 0) {
+        want = EMPIRICAL_COL_INPUT;
+        n -= 6;
+    } else if (n > 7 && strcmp(path + n - 7, "#output") == 0) {
+        want = EMPIRICAL_COL_OUTPUT;
+        n -= 7;
+    }
+    if (n == 0)
+        ll_usage_fail("%s: expected empirical:FILE (a CSV or JSONL of observed lengths), "
+                      "got \"%s\"", name, v);
+    char *file = ll_malloc(n + 1);
+    memcpy(file, path, n);
+    file[n] = 0;
+    char err[512];
+    struct empirical *e = NULL;
+    if (empirical_load(file, DIST_UNIT_NONE, &e, err, sizeof err) != 0) {
+        free(file);
+        ll_usage_fail("%s: %s", name, err);
+    }
+    int cols = empirical_columns(e);
+    if (want >= 0 && cols < 2) {
+        empirical_free(e);
+        ll_usage_fail("%s: %s has one column; #input and #output name a column of a "
+                      "two-column file", name, file);
+    }
+    free(file);
+    *col = want >= 0 ? want : cols == 2 ? def_col : EMPIRICAL_COL_VALUE;
+    return e;
+}
+
+/* --prompt-tokens / --output-tokens empirical:FILE, --lengths and
+ * --dataset into wl (checked against --workload by the caller). */
+static void runopts_workload_files(const struct run_opts *o, struct workload *wl)
+{
+    if (o->lengths) {
+        if (o->workload)
+            ll_usage_fail("--lengths: with --workload, lengths are set per class in the file");
+        if (o->prompt_tokens || o->output_tokens)
+            ll_usage_fail("--lengths: gives both lengths; drop --prompt-tokens and "
+                          "--output-tokens");
+        if (!is_empirical(o->lengths))
+            ll_usage_fail("--lengths: expected empirical:FILE (two columns, input,output), "
+                          "got \"%s\"", o->lengths);
+        size_t n = strlen(o->lengths);
+        if ((n > 6 && strcmp(o->lengths + n - 6, "#input") == 0) ||
+            (n > 7 && strcmp(o->lengths + n - 7, "#output") == 0))
+            ll_usage_fail("--lengths: takes both columns; drop the #column from \"%s\"",
+                          o->lengths);
+        int col;
+        struct empirical *e = empirical_flag("--lengths", o->lengths, 0, &col);
+        if (empirical_columns(e) != 2) {
+            empirical_free(e);
+            ll_usage_fail("--lengths: expected a two-column file (input,output), got one "
+                          "column in \"%s\"", o->lengths + 10);
+        }
+        wl->pairs = e;
+    }
+    if (is_empirical(o->prompt_tokens))
+        wl->prompt_emp = empirical_flag("--prompt-tokens", o->prompt_tokens,
+                                        EMPIRICAL_COL_INPUT, &wl->prompt_col);
+    if (is_empirical(o->output_tokens))
+        wl->output_emp = empirical_flag("--output-tokens", o->output_tokens,
+                                        EMPIRICAL_COL_OUTPUT, &wl->output_col);
+    if (o->dataset) {
+        if (o->prompt_tokens)
+            ll_usage_fail("--dataset: prompt lengths come from the data; drop --prompt-tokens");
+        if (o->lengths)
+            ll_usage_fail("--dataset: prompt lengths come from the data; drop --lengths");
+        if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens)
+            ll_usage_fail("--dataset: prompts are sent verbatim; --prefix-* does not apply");
+        char err[512];
+        struct dataset *d = NULL;
+        if (dataset_load(o->dataset, &d, err, sizeof err) != 0)
+            ll_usage_fail("--dataset: %s", err);
+        wl->dataset = d;
+    }
+    if (o->calibration) {
+        char err[512];
+        struct calib_fit fit;
+        if (calib_fit_load(o->calibration, &fit, err, sizeof err) != 0)
+            ll_usage_fail("--calibration: %s", err);
+        wl->calib.tokens_per_word = fit.slope;
+        wl->calib.intercept_tokens = fit.intercept;
+    }
+}
+
+/* --workload, the prefix flags, --all-unique and the cancellation flags
+ * into cfg->workload (and the transport's need for timed cancels). */
+static void runopts_workload_realism(const struct run_opts *o, struct run_config *cfg)
+{
+    struct workload *wl = &cfg->workload;
+    if (o->workload) {
+        if (o->prompt_tokens || o->output_tokens)
+            ll_usage_fail("--workload: lengths come from its classes; drop --prompt-tokens "
+                          "and --output-tokens");
+        char err[512];
+        struct wl_file *f = NULL;
+        if (wl_file_load(o->workload, &f, err, sizeof err) != 0)
+            ll_usage_fail("--workload: %s", err);
+        if (o->all_unique) {
+            for (size_t i = 0; i < f->n; i++)
+                f->classes[i].prefix.fraction = 0;
+        }
+        wl->classes = f;
+    }
+    runopts_workload_files(o, wl);
+    if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens) {
+        if (o->workload)
+            ll_usage_fail("--prefix-*: with --workload, prefixes are set per class in the file");
+        wl->prefix.fraction = o->prefix_fraction
+                                  ? fraction_flag("--prefix-fraction", o->prefix_fraction)
+                                  : 1.0;
+        wl->prefix.groups = 1;
+        if (o->prefix_groups) {
+            uint64_t g = runopts_count("--prefix-groups", o->prefix_groups, 1);
+            if (g > WL_MAX_PREFIX_GROUPS)
+                ll_usage_fail("--prefix-groups: at most %u, got \"%s\"", WL_MAX_PREFIX_GROUPS,
+                              o->prefix_groups);
+            wl->prefix.groups = (uint32_t)g;
+        }
+        if (!o->prefix_tokens)
+            ll_usage_fail("--prefix-fraction: needs --prefix-tokens L (the prefix length)");
+        uint64_t l = runopts_count("--prefix-tokens", o->prefix_tokens, 1);
+        if (l > WL_MAX_PREFIX_TOKENS)
+            ll_usage_fail("--prefix-tokens: at most %u, got \"%s\"", WL_MAX_PREFIX_TOKENS,
+                          o->prefix_tokens);
+        wl->prefix.tokens = (uint32_t)l;
+        if (o->all_unique)
+            wl->prefix.fraction = 0;
+    }
+    if (o->cancel_after && o->cancel_after_tokens)
+        ll_usage_fail("--cancel-after and --cancel-after-tokens: pick one");
+    if (o->cancel_fraction || o->cancel_after || o->cancel_after_tokens) {
+        if (o->workload)
+            ll_usage_fail("--cancel-*: with --workload, cancellations are set per class in the file");
+        if (!o->cancel_after && !o->cancel_after_tokens)
+            ll_usage_fail("--cancel-fraction: needs --cancel-after DIST or --cancel-after-tokens DIST");
+        wl->cancel.fraction = o->cancel_fraction
+                                  ? fraction_flag("--cancel-fraction", o->cancel_fraction)
+                                  : 1.0;
+        if (o->cancel_after) {
+            wl->cancel.kind = WL_CANCEL_AFTER_TIME;
+            runopts_dist("--cancel-after", o->cancel_after, DIST_UNIT_DURATION_NS, 1,
+                         &wl->cancel.after);
+        } else {
+            wl->cancel.kind = WL_CANCEL_AFTER_TOKENS;
+            runopts_dist("--cancel-after-tokens", o->cancel_after_tokens, DIST_UNIT_NONE, 1,
+                         &wl->cancel.after);
+        }
+        if (wl->cancel.fraction == 0)
+            wl->cancel.kind = WL_CANCEL_NONE;
+    }
+    int timed = wl->cancel.kind == WL_CANCEL_AFTER_TIME;
+    for (size_t i = 0; wl->classes && i < wl->classes->n; i++)
+        timed |= wl->classes->classes[i].cancel.kind == WL_CANCEL_AFTER_TIME;
+    cfg->transport.cancels = timed;
+}
+
+void runopts_workload_free(struct run_config *cfg)
+{
+    struct workload *wl = &cfg->workload;
+    wl_file_free((struct wl_file *)wl->classes);
+    wl->classes = NULL;
+    empirical_free((struct empirical *)wl->prompt_emp);
+    wl->prompt_emp = NULL;
+    empirical_free((struct empirical *)wl->output_emp);
+    wl->output_emp = NULL;
+    empirical_free((struct empirical *)wl->pairs);
+    wl->pairs = NULL;
+    dataset_free((struct dataset *)wl->dataset);
+    wl->dataset = NULL;
+}
+
+/* --prompt-ids sends synthetic prompts as token IDs to /v1/completions:
+ * refuse what would send anything else (cfg->transport.api is parsed).
+ * What the workload loaded is freed before the exit, so a usage error
+ * leaves nothing allocated. */
+void runopts_check_url(const char *url)
+{
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        ll_usage_fail("--url: expected http://HOST:PORT/... or https://..., got \"%s\"", url);
+    const char *a = strstr(url, "://") + 3;
+    size_t n = strcspn(a, "/?#");
+    if (memchr(a, '@', n))
+        ll_usage_fail("--url: user info (USER:PASSWORD@) is not taken: the URL is written to "
+                      "run.json and the report; send credentials with -H or --api-key-env");
+    const char *end = a + n, *p = a;
+    if (p < end && *p == '[') {
+        const char *rb = memchr(p, ']', n);
+        if (!rb)
+            ll_usage_fail("--url: unbalanced [ in the host of \"%s\"", url);
+        p = rb + 1;
+    } else {
+        while (p < end && *p != ':')
+            p++;
+    }
+    if (p == a || (a[0] == '[' && p == a + 2))
+        ll_usage_fail("--url: no host in \"%s\"", url);
+    if (p == end)
+        return;
+    if (*p != ':')
+        ll_usage_fail("--url: unexpected \"%.*s\" after the host in \"%s\"", (int)(end - p), p,
+                      url);
+    p++;
+    unsigned long port = 0;
+    const char *d = p;
+    while (d < end && *d >= '0' && *d <= '9' && port <= 65535)
+        port = port * 10 + (unsigned long)(*d++ - '0');
+    if (d == p || d != end || port == 0 || port > 65535)
+        ll_usage_fail("--url: the port must be 1 to 65535, got \"%.*s\"", (int)(end - p), p);
+}
+
+/* Is url's host a loopback address (127.x.y.z, ::1, localhost)? */
+static int runopts_url_is_loopback(const char *url)
+{
+    const char *h = strstr(url, "://");
+    h = h ? h + 3 : url;
+    if (strncmp(h, "127.", 4) == 0 || strncmp(h, "[::1]", 5) == 0)
+        return 1;
+    return strncasecmp(h, "localhost", 9) == 0 && (h[9] == '\0' || h[9] == ':' || h[9] == '/');
+}
+
+static void runopts_prompt_ids_check(const struct run_opts *o, struct run_config *cfg)
+{
+    char msg[400];
+    const struct wl_file *f = cfg->workload.classes;
+    int cli_chat = cfg->transport.api != OAI_API_COMPLETIONS;
+    msg[0] = '\0';
+    if (!f && cli_chat)
+        snprintf(msg, sizeof msg, "--prompt-ids: token-ID prompts go to /v1/completions; add "
+                 "--api openai-completions");
+    for (size_t i = 0; f && !msg[0] && i < f->n; i++) {
+        const struct wl_class *c = &f->classes[i];
+        if (c->api == OAI_API_CHAT)
+            snprintf(msg, sizeof msg, "--prompt-ids: class \"%s\" of %s has \"api\": "
+                     "\"chat\"; token-ID prompts go to /v1/completions only", c->name,
+                     o->workload);
+        else if (c->api < 0 && cli_chat)
+            snprintf(msg, sizeof msg, "--prompt-ids: class \"%s\" of %s takes the chat API "
+                     "from --api; add --api openai-completions", c->name, o->workload);
+    }
+    if (!msg[0] && o->dataset)
+        snprintf(msg, sizeof msg, "--prompt-ids: --dataset prompts are text, sent verbatim; "
+                 "use one or the other");
+    if (!msg[0] && o->calibration)
+        snprintf(msg, sizeof msg, "--prompt-ids: an ID prompt's length is exact on every "
+                 "server; --calibration applies to text prompts only");
+    if (!msg[0] && cfg->mode == LOAD_SESSIONS)
+        snprintf(msg, sizeof msg, "--prompt-ids: a session resends its conversation as "
+                 "text; --sessions does not take token-ID prompts");
+    if (msg[0]) {
+        runopts_workload_free(cfg);
+        ll_usage_fail("%s", msg);
+    }
+}
+
+int runopts_prompt_ids_check_trace(const struct run_config *cfg, const struct trace *trace,
+                                   const char *path, char *err, size_t errlen)
+{
+    if (!cfg->transport.prompt_ids)
+        return 0;
+    for (size_t i = 0; i < trace->n; i++) {
+        if (trace->entries[i].prompt_off != TRACE_NONE) {
+            snprintf(err, errlen, "--prompt-ids: %s:%u: the line carries prompt text, which "
+                     "is sent verbatim; a trace replayed with --prompt-ids must give lengths "
+                     "only", path, trace->entries[i].line);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
+                                struct run_config *cfg)
+{
+    struct workload *wl = &cfg->workload;
+    wl->seed = seed;
+    wl->ignore_eos = o->ignore_eos;
+    /* An empirical:FILE is loaded by runopts_workload_files; the DIST
+     * keeps the default then (unused, but well-formed). */
+    runopts_dist("--prompt-tokens", o->prompt_tokens && !is_empirical(o->prompt_tokens)
+                                        ? o->prompt_tokens
+                                        : RUNOPTS_DEFAULT_PROMPT,
+                 DIST_UNIT_NONE, 1, &wl->prompt_tokens);
+    runopts_dist("--output-tokens", o->output_tokens && !is_empirical(o->output_tokens)
+                                        ? o->output_tokens
+                                        : RUNOPTS_DEFAULT_OUTPUT,
+                 DIST_UNIT_NONE, 1, &wl->output_tokens);
+
+    runopts_workload_realism(o, cfg);
+    if (o->max_inflight) {
+        uint64_t m = runopts_count("--max-inflight", o->max_inflight, 1);
+        if (m > 10000000)
+            ll_usage_fail("--max-inflight: at most 10000000, got \"%s\"", o->max_inflight);
+        cfg->max_inflight = (uint32_t)m;
+    }
+
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1)
+        cpus = 1;
+    /* A target on this machine (loopback) needs CPU too: leave it half
+     * the cores. On 2 cores, two client threads beside a local server made
+     * the schedule late (bench/run.sh, 64-token streams: lateness p99
+     * 2.4 ms with 2 threads, 0.4-0.8 ms with 1). */
+    if (runopts_url_is_loopback(o->url ? o->url : RUNOPTS_DEFAULT_URL))
+        cpus = cpus / 2 > 0 ? cpus / 2 : 1;
+    cfg->threads = (uint32_t)LL_MIN(cpus, 8);
+    if (o->threads) {
+        uint64_t t = runopts_count("--threads", o->threads, 1);
+        if (t > 256)
+            ll_usage_fail("--threads: at most 256, got \"%s\"", o->threads);
+        cfg->threads = (uint32_t)t;
+    }
+
+    struct transport_config *tc = &cfg->transport;
+    tc->base_url = o->url ? o->url : RUNOPTS_DEFAULT_URL;
+    runopts_check_url(tc->base_url);
+    tc->api = OAI_API_CHAT;
+    if (o->api) {
+        if (strcmp(o->api, "openai-chat") == 0 || strcmp(o->api, "chat") == 0)
+            tc->api = OAI_API_CHAT;
+        else if (strcmp(o->api, "openai-completions") == 0 || strcmp(o->api, "completions") == 0)
+            tc->api = OAI_API_COMPLETIONS;
+        else
+            ll_usage_fail("--api: expected openai-chat or openai-completions, got \"%s\"", o->api);
+    }
+    if (o->prompt_ids)
+        runopts_prompt_ids_check(o, cfg);
+    tc->prompt_ids = o->prompt_ids;
+    tc->stream = !o->no_stream;
+    tc->ignore_eos = o->ignore_eos;
+    tc->http2 = o->http2;
+    if (!o->http_client || strcmp(o->http_client, "auto") == 0)
+        tc->client = TRANSPORT_CLIENT_AUTO;
+    else if (strcmp(o->http_client, "native") == 0)
+        tc->client = TRANSPORT_CLIENT_NATIVE;
+    else if (strcmp(o->http_client, "curl") == 0)
+        tc->client = TRANSPORT_CLIENT_CURL;
+    else
+        ll_usage_fail("--http-client: expected auto, native or curl, got \"%s\"", o->http_client);
+    if (tc->client == TRANSPORT_CLIENT_NATIVE && o->http2)
+        ll_usage_fail("--http-client native: speaks HTTP/1.1 only; drop --http2 or use curl");
+    if (tc->client == TRANSPORT_CLIENT_NATIVE && o->url && strncasecmp(o->url, "http://", 7) != 0)
+        ll_usage_fail("--http-client native: plain http:// only (got \"%.80s\"); use curl for TLS",
+                      o->url);
+    tc->insecure = o->insecure;
+    tc->cacert = o->cacert;
+    tc->connect_timeout_ns = o->t_connect ? runopts_duration("--timeout-connect", o->t_connect)
+                                          : 10 * LL_NS_PER_SEC;
+    tc->first_token_timeout_ns = o->t_first ? runopts_duration("--timeout-first-token", o->t_first)
+                                            : 60 * LL_NS_PER_SEC;
+    tc->idle_timeout_ns = o->t_idle ? runopts_duration("--timeout-idle", o->t_idle)
+                                    : 30 * LL_NS_PER_SEC;
+    tc->total_timeout_ns = o->t_total ? runopts_duration("--timeout-total", o->t_total)
+                                      : 600 * LL_NS_PER_SEC;
+    tc->max_line_bytes = SSE_DEFAULT_MAX_LINE;
+    if (o->max_line) {
+        uint64_t m = runopts_count("--max-line", o->max_line, 64);
+        if (m > (64u << 20))
+            ll_usage_fail("--max-line: at most 64M, got \"%s\"", o->max_line);
+        tc->max_line_bytes = (size_t)m;
+    }
+    tc->seed = seed;
+}
+
+/* ---- the target -------------------------------------------------------- */
+
+struct grow_buf {
+    char *p;
+    size_t len;
+};
+
+static size_t grow_write(char *buf, size_t size, size_t n, void *ud)
+{
+    struct grow_buf *b = ud;
+    size_t add = size * n;
+    if (b->len + add > (1u << 20))
+        return 0;
+    b->p = ll_realloc(b->p, b->len + add + 1);
+    memcpy(b->p + b->len, buf, add);
+    b->len += add;
+    b->p[b->len] = '\0';
+    return add;
+}
+
+static size_t server_header(char *buf, size_t size, size_t n, void *ud)
+{
+    char *server = ud;
+    size_t len = size * n;
+    if (len > 7 && strncasecmp(buf, "server:", 7) == 0) {
+        size_t i = 7;
+        while (i < len && buf[i] == ' ')
+            i++;
+        size_t end = len;
+        while (end > i && (buf[end - 1] == '\r' || buf[end - 1] == '\n'))
+            end--;
+        size_t take = LL_MIN(end - i, 127);
+        memcpy(server, buf + i, take);
+        server[take] = '\0';
+    }
+    return len;
+}
+
+/* Does a -H name this header ("Name: value" or "Name:")? */
+static int user_header(const struct run_opts *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < o->n_headers; i++) {
+        const char *h = o->headers[i];
+        if (strncasecmp(h, name, n) == 0 && h[n] == ':')
+            return 1;
+    }
+    return 0;
+}
+
+/* GET BASE/models: the target's answer (parsed), its Server header, and
+ * the first model id. Returns 0, or -1 with a reason in err. */
+static int probe_target(const struct transport_config *tc, const struct curl_slist *headers,
+                        json_t **models, char *server, char **first_id, char *err,
+                        size_t errlen)
+{
+    char url[1100];
+    snprintf(url, sizeof url, "%s/models", tc->base_url);
+    CURL *e = curl_easy_init();
+    if (!e) {
+        snprintf(err, errlen, "curl_easy_init failed");
+        return -1;
+    }
+    struct grow_buf b = {0};
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, grow_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, server_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, server);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    /* 5 s to connect, or --timeout-connect where it is shorter (a target
+     * whose connects hang would otherwise cost 5 s before the run). */
+    long connect_ms = 5000L;
+    if (tc->connect_timeout_ns && tc->connect_timeout_ns < 5 * LL_NS_PER_SEC)
+        connect_ms = (long)LL_MAX(tc->connect_timeout_ns / LL_NS_PER_MS, 1);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10000L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+    if (tc->insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (tc->cacert)
+        curl_easy_setopt(e, CURLOPT_CAINFO, tc->cacert);
+    CURLcode res = curl_easy_perform(e);
+    long status = 0;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(e);
+    int rc = -1;
+    if (res != CURLE_OK) {
+        snprintf(err, errlen, "GET %.300s: %s", url, curl_easy_strerror(res));
+        goto out;
+    }
+    if (status != 200) {
+        snprintf(err, errlen, "GET %.300s: HTTP %ld", url, status);
+        goto out;
+    }
+    json_error_t je;
+    *models = json_loadb(b.p ? b.p : "", b.len, 0, &je);
+    if (!*models) {
+        snprintf(err, errlen, "GET %.300s: not JSON (%s)", url, je.text);
+        goto out;
+    }
+    json_t *data = json_object_get(*models, "data");
+    json_t *first = json_is_array(data) ? json_array_get(data, 0) : NULL;
+    const char *id = json_string_value(json_object_get(first, "id"));
+    if (id)
+        *first_id = ll_strdup(id);
+    rc = 0;
+out:
+    free(b.p);
+    return rc;
+}
+
+int runopts_target_open(const struct run_opts *o, struct run_config *cfg,
+                        struct runopts_target *t)
+{
+    char err[512];
+    memset(t, 0, sizeof *t);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        ll_errorf("curl_global_init failed");
+        return LL_EXIT_RUNTIME;
+    }
+    t->curl_up = 1;
+    /* Our default headers, each unless a -H names it: the user's replaces
+     * it (one Authorization, not the key's and then theirs: a server reads
+     * the first), and "-H 'Name:'" removes it. */
+    if (!user_header(o, "Content-Type"))
+        t->headers = curl_slist_append(t->headers, "Content-Type: application/json");
+    if (!user_header(o, "Expect"))
+        t->headers = curl_slist_append(t->headers, "Expect:"); /* no 100-continue round trip */
+    if (!user_header(o, "Accept"))
+        t->headers = curl_slist_append(t->headers, "Accept: text/event-stream, application/json");
+    const char *key_env = o->api_key_env ? o->api_key_env : "OPENAI_API_KEY";
+    const char *key = getenv(key_env);
+    if (o->api_key_env && (!key || !*key)) {
+        ll_errorf("--api-key-env: $%s is not set", key_env);
+        return LL_EXIT_USAGE;
+    }
+    if (key && *key && !user_header(o, "Authorization")) {
+        size_t n = strlen(key) + 32;
+        t->auth = ll_malloc(n);
+        snprintf(t->auth, n, "Authorization: Bearer %s", key);
+        t->headers = curl_slist_append(t->headers, t->auth);
+    }
+    for (size_t i = 0; i < o->n_headers; i++)
+        t->headers = curl_slist_append(t->headers, o->headers[i]);
+    cfg->transport.headers = t->headers;
+
+    if (probe_target(&cfg->transport, t->headers, &t->models, t->server, &t->first_id, err,
+                     sizeof err) != 0) {
+        if (!o->model) {
+            ll_errorf("cannot ask the target for its model: %s (is the server up? or pass --model)",
+                      err);
+            return LL_EXIT_RUNTIME;
+        }
+        ll_errorf("warning: %s; going on with --model %s", err, o->model);
+    }
+    t->model = o->model ? o->model : t->first_id;
+    if (!t->model) {
+        ll_errorf("%s/models lists no model id; pass --model", cfg->transport.base_url);
+        return LL_EXIT_RUNTIME;
+    }
+    cfg->transport.model = t->model;
+    return LL_EXIT_OK;
+}
+
+void runopts_target_close(struct runopts_target *t)
+{
+    int curl_up = t->curl_up;
+    json_decref(t->models);
+    free(t->first_id);
+    if (t->auth) {
+        memset(t->auth, 0, strlen(t->auth));
+        free(t->auth);
+    }
+    curl_slist_free_all(t->headers);
+    memset(t, 0, sizeof *t);
+    if (curl_up)
+        curl_global_cleanup();
+}
+
+/* ---- run.json ---------------------------------------------------------- */
+
+json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,
+                            const char *model)
+{
+    json_t *c = json_object();
+    char buf[DIST_SPEC_MAX];
+    const char *mode = cfg->mode == LOAD_OPEN     ? "open"
+                       : cfg->mode == LOAD_CLOSED ? "closed"
+                                                  : "capped";
+    json_object_set_new(c, "load_model", json_string(mode));
+    if (cfg->mode != LOAD_CLOSED) {
+        json_object_set_new(c, "rate_per_s", json_real(cfg->arrival.rate_per_s));
+        json_object_set_new(c, "arrival", json_string(arrival_kind_name(cfg->arrival.kind)));
+        json_object_set_new(c, "burstiness", json_real(cfg->arrival.burstiness));
+        if (cfg->arrival.ramp_to_per_s > 0)
+            json_object_set_new(c, "ramp_to_per_s", json_real(cfg->arrival.ramp_to_per_s));
+    }
+    if (cfg->mode == LOAD_CAPPED) {
+        json_object_set_new(c, "max_concurrency", json_integer(cfg->max_concurrency));
+        json_object_set_new(c, "on_cap", json_string(cfg->on_cap_drop ? "drop" : "queue"));
+    }
+    if (cfg->mode == LOAD_CLOSED) {
+        json_object_set_new(c, "users", json_integer(cfg->users));
+        if (cfg->pace_ns) {
+            json_object_set_new(c, "pace_ns", json_integer((json_int_t)cfg->pace_ns));
+        } else {
+            dist_format(&cfg->think, buf, sizeof buf);
+            json_object_set_new(c, "think", json_string(buf));
+        }
+    }
+    json_object_set_new(c, "duration_ns", json_integer((json_int_t)cfg->duration_ns));
+    json_object_set_new(c, "requests", json_integer((json_int_t)cfg->max_requests));
+    json_object_set_new(c, "warmup_ns", json_integer((json_int_t)cfg->warmup_ns));
+    json_object_set_new(c, "max_tokens_total", json_integer((json_int_t)cfg->max_tokens_total));
+    json_object_set_new(c, "seed", json_integer((json_int_t)cfg->workload.seed));
+    dist_format(&cfg->workload.prompt_tokens, buf, sizeof buf);
+    json_object_set_new(c, "prompt_tokens",
+                        json_string(cfg->workload.prompt_emp ? o->prompt_tokens
+                                    : cfg->workload.dataset ? "dataset"
+                                                            : buf));
+    dist_format(&cfg->workload.output_tokens, buf, sizeof buf);
+    json_object_set_new(c, "output_tokens",
+                        json_string(cfg->workload.output_emp ? o->output_tokens : buf));
+    if (cfg->workload.pairs)
+        json_object_set_new(c, "lengths", json_string(o->lengths));
+    if (cfg->workload.dataset) {
+        json_t *ds = json_object();
+        json_object_set_new(ds, "file", json_string(o->dataset));
+        json_object_set_new(ds, "entries", json_integer((json_int_t)cfg->workload.dataset->n));
+        json_object_set_new(ds, "skipped",
+                            json_integer((json_int_t)cfg->workload.dataset->skipped_total));
+        json_object_set_new(c, "dataset", ds);
+    }
+    if (cfg->workload.calib.tokens_per_word > 0) {
+        json_t *k = json_object();
+        json_object_set_new(k, "file", json_string(o->calibration));
+        json_object_set_new(k, "tokens_per_word", json_real(cfg->workload.calib.tokens_per_word));
+        json_object_set_new(k, "intercept_tokens",
+                            json_real(cfg->workload.calib.intercept_tokens));
+        json_object_set_new(c, "calibration", k);
+    }
+    json_object_set_new(c, "ignore_eos", json_boolean(cfg->workload.ignore_eos));
+    json_object_set_new(c, "workload_file", o->workload ? json_string(o->workload) : json_null());
+    if (cfg->workload.classes) {
+        json_t *names = json_array();
+        for (size_t i = 0; i < cfg->workload.classes->n; i++)
+            json_array_append_new(names, json_string(cfg->workload.classes->classes[i].name));
+        json_object_set_new(c, "classes", names);
+    }
+    json_object_set_new(c, "all_unique", json_boolean(o->all_unique));
+    const struct wl_prefix *px = &cfg->workload.prefix;
+    if (px->fraction > 0) {
+        json_t *p = json_object();
+        json_object_set_new(p, "fraction", json_real(px->fraction));
+        json_object_set_new(p, "groups", json_integer(px->groups));
+        json_object_set_new(p, "tokens", json_integer(px->tokens));
+        json_object_set_new(c, "prefix", p);
+    }
+    const struct wl_cancel *cx = &cfg->workload.cancel;
+    if (cx->kind != WL_CANCEL_NONE) {
+        json_t *k = json_object();
+        char d[DIST_SPEC_MAX];
+        dist_format(&cx->after, d, sizeof d);
+        json_object_set_new(k, "fraction", json_real(cx->fraction));
+        json_object_set_new(k, cx->kind == WL_CANCEL_AFTER_TIME ? "after" : "after_tokens",
+                            json_string(d));
+        json_object_set_new(c, "cancel", k);
+    }
+    const struct transport_config *tc = &cfg->transport;
+    json_object_set_new(c, "url", json_string(tc->base_url));
+    json_object_set_new(c, "api", json_string(tc->api == OAI_API_CHAT ? "openai-chat"
+                                                                       : "openai-completions"));
+    json_object_set_new(c, "model", json_string(model));
+    json_object_set_new(c, "stream", json_boolean(tc->stream));
+    json_object_set_new(c, "prompt_ids", json_boolean(tc->prompt_ids));
+    json_object_set_new(c, "http2", json_boolean(tc->http2));
+    json_object_set_new(c, "http_client", json_string(o->http_client ? o->http_client : "auto"));
+    const char *why_not_native;
+    json_object_set_new(c, "http_client_used",
+                        json_string(transport_client_choose(tc, &why_not_native) ==
+                                            TRANSPORT_CLIENT_NATIVE
+                                        ? "native"
+                                        : "curl"));
+    json_object_set_new(c, "insecure", json_boolean(tc->insecure));
+    json_object_set_new(c, "headers", results_redact_headers(o->headers, o->n_headers));
+    json_object_set_new(c, "api_key_env", json_string(o->api_key_env ? o->api_key_env
+                                                                      : "OPENAI_API_KEY"));
+    json_object_set_new(c, "timeout_connect_ns", json_integer((json_int_t)tc->connect_timeout_ns));
+    json_object_set_new(c, "timeout_first_token_ns",
+                        json_integer((json_int_t)tc->first_token_timeout_ns));
+    json_object_set_new(c, "timeout_idle_ns", json_integer((json_int_t)tc->idle_timeout_ns));
+    json_object_set_new(c, "timeout_total_ns", json_integer((json_int_t)tc->total_timeout_ns));
+    json_object_set_new(c, "threads", json_integer(cfg->threads));
+    json_object_set_new(c, "grace_ns", json_integer((json_int_t)cfg->grace_ns));
+    if (slo_is_set(&cfg->slo)) {
+        slo_format(&cfg->slo, buf, sizeof buf);
+        json_object_set_new(c, "slo", json_string(buf));
+    }
+    return c;
+}
+
+json_t *runopts_run_json(const char *command, json_t *config, const struct run_config *cfg,
+                         const struct runopts_target *t)
+{
+    json_t *run = json_object();
+    json_object_set_new(run, "schema", json_string("llmload.run/1"));
+    json_object_set_new(run, "version", json_string(LL_VERSION));
+    json_object_set_new(run, "command", json_string(command));
+    json_object_set_new(run, "config", config);
+    results_add_host_info(run);
+    json_t *target = json_object();
+    json_object_set_new(target, "url", json_string(cfg->transport.base_url));
+    json_object_set_new(target, "server_header",
+                        t->server[0] ? json_string(t->server) : json_null());
+    json_object_set_new(target, "models", t->models ? json_incref(t->models) : json_null());
+    json_object_set_new(run, "target", target);
+    return run;
+}
+
+void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len)
+{
+    if (cfg->mode == LOAD_CLOSED) {
+        char p[16];
+        if (cfg->pace_ns)
+            snprintf(buf, len, "closed-loop, %u users, pace %s", cfg->users,
+                     ll_fmt_duration(cfg->pace_ns, p, sizeof p));
+        else
+            snprintf(buf, len, "closed-loop, %u users", cfg->users);
+    } else if (cfg->mode == LOAD_CAPPED) {
+        snprintf(buf, len, "capped open-loop %s %g/s, max-concurrency %u (%s)",
+                 arrival_kind_name(cfg->arrival.kind), cfg->arrival.rate_per_s,
+                 cfg->max_concurrency, cfg->on_cap_drop ? "drop" : "queue");
+    } else if (cfg->arrival.ramp_to_per_s > 0) {
+        snprintf(buf, len, "open-loop %s, ramp %g/s to %g/s", arrival_kind_name(cfg->arrival.kind),
+                 cfg->arrival.rate_per_s, cfg->arrival.ramp_to_per_s);
+    } else {
+        snprintf(buf, len, "open-loop %s %g/s", arrival_kind_name(cfg->arrival.kind),
+                 cfg->arrival.rate_per_s);
+    }
+}
+
+void runopts_raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && getrlimit(RLIMIT_NOFILE, &rl) != 0)
+            return;
+    }
+    /* Grow the descriptor table now, while the process has one thread.
+     * The kernel grows it by doubling, and in a process with several
+     * threads every doubling waits for an RCU grace period
+     * (expand_fdtable): 8-13 ms on the development VM, so the worker that
+     * opened the 256th, 512th, ... connection stalled that long mid-run
+     * and every send due meanwhile was late. A duplicate at the highest
+     * descriptor we want sizes the table once (about 8 bytes a slot, in
+     * the kernel). */
+    rlim_t want = rl.rlim_cur < RUNOPTS_FD_TABLE ? rl.rlim_cur : RUNOPTS_FD_TABLE;
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (want > 1 && (rlim_t)fd < want - 1) {
+        /* F_DUPFD, not dup2: it never replaces a descriptor that is open
+         * up there (one inherited, say); it takes the next free one. */
+        int hi = fcntl(fd, F_DUPFD, (int)(want - 1));
+        if (hi >= 0)
+            close(hi);
+    }
+    close(fd);
+}
+
+void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,
+                          const char *model, const char *kept, char *slo_buf,
+                          size_t slo_len, struct summary_info *info)
+{
+    info->window_ns = res->window_ns;
+    info->warmup_ns = cfg->warmup_ns;
+    info->inflight_mean = res->inflight_mean;
+    info->inflight_max = res->inflight_max;
+    info->target_url = cfg->transport.base_url;
+    info->model = model;
+    info->version = LL_VERSION;
+    info->seed = cfg->workload.seed;
+    info->interrupted = res->interrupted;
+    info->records_written = res->records_written;
+    if (slo_is_set(&cfg->slo)) {
+        slo_format(&cfg->slo, slo_buf, slo_len);
+        info->slo = slo_buf;
+    }
+    /* The self-check: a run whose generator fell behind measured itself. */
+    const struct stats *s = &res->stats;
+    uint64_t late_p99 = hist_count(s->lateness) ? hist_percentile(s->lateness, 99) : 0;
+    if (late_p99 > DRIVER_LATE_NS) {
+        char l[16];
+        info->invalid = 1;
+        ll_fmt_duration(late_p99, l, sizeof l);
+        /* Whose lateness: a worker asleep when its sends came due, woken
+         * late, was not run in time by the OS or the VM (steal, a stop, a
+         * slow timer); a busy one is the generator's own limit. */
+        uint64_t n = res->late_sends, a = res->late_asleep;
+        if (n && 2 * a >= n)
+            snprintf(info->invalid_reason, sizeof info->invalid_reason,
+                     "schedule lateness p99 %s > 1ms: %llu of the %llu sends later than 1ms "
+                     "came due while the worker slept, and it woke late: the OS or VM did "
+                     "not run it in time (not the generator's load)",
+                     l, (unsigned long long)a, (unsigned long long)n);
+        else
+            snprintf(info->invalid_reason, sizeof info->invalid_reason,
+                     "schedule lateness p99 %s > 1ms: the generator could not keep %s "
+                     "(busy when %llu of the %llu sends later than 1ms came due)",
+                     l, kept, (unsigned long long)(n - a), (unsigned long long)n);
+    }
+}
+
+int runopts_finish(const char *dir, json_t *run, json_t *sj, const struct summary_info *info,
+                   const struct driver_result *res)
+{
+    char err[1200], path[1100];
+    json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)res->sent_in_window));
+    json_object_set_new(sj, "run_start_monotonic_ns",
+                        json_integer((json_int_t)res->run_start_abs_ns));
+    json_object_set_new(sj, "warmup_records", json_integer((json_int_t)res->warmup_records));
+    json_object_set_new(sj, "stop_reason",
+                        res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
+    json_t *ld = json_object();
+    json_object_set_new(ld, "late_sends", json_integer((json_int_t)res->late_sends));
+    json_object_set_new(ld, "asleep_when_due", json_integer((json_int_t)res->late_asleep));
+    json_object_set_new(sj, "lateness_diagnosis", ld);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    int wrc = results_write_json_path_atomic(path, sj, err, sizeof err);
+    json_decref(sj);
+    if (wrc != 0)
+        ll_errorf("%s", err);
+    int code = res->interrupted ? 130 : info->invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
+    if (res->records_lost)
+        ll_errorf("%llu records could not be written to %s/requests.jsonl (see above); "
+                  "the results are incomplete",
+                  (unsigned long long)res->records_lost, dir);
+    if (res->records_lost || wrc != 0)
+        code = LL_EXIT_RUNTIME;
+    json_t *o = json_object();
+    json_object_set_new(o, "exit_status", json_integer(code));
+    json_object_set_new(o, "invalid", json_boolean(info->invalid));
+    json_object_set_new(o, "invalid_reason",
+                        info->invalid ? json_string(info->invalid_reason) : json_null());
+    json_object_set_new(o, "interrupted", json_boolean(res->interrupted));
+    json_object_set_new(o, "stop_reason",
+                        res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
+    json_object_set_new(o, "records_lost", json_integer((json_int_t)res->records_lost));
+    json_object_set_new(run, "outcome", o);
+    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_RUNTIME;
+    }
+    return code;
+}

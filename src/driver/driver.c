@@ -1,0 +1,1471 @@
+/* driver.c: the schedule, the worker threads, the records and the progress
+ * line of one load point.
+ *
+ * Each worker owns a transport (its own epoll loop and connections), a
+ * struct stats and a record buffer; the only shared writes are a few
+ * atomics touched once per request (the closed-loop request budget and the
+ * spend guard) and the progress counters, which each worker alone writes.
+ * Arrival times are absolute: a worker sleeps on a timerfd until the next
+ * scheduled time and, when it wakes late, sends everything that is due and
+ * records the lateness, so a slow moment never shifts the schedule. */
+#include "driver/driver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "workload/chatbody.h"
+#include "measure/hist.h"
+#include "workload/replay.h"
+#include "util/rng.h"
+#include "workload/session.h"
+#include "util/util.h"
+
+#define DRIVER_START_LEAD_NS (30 * LL_NS_PER_MS) /* threads ready before t=0 */
+#define DRIVER_FLUSH_NS (100 * LL_NS_PER_MS)     /* records reach the file this often */
+#define DRIVER_FLUSH_BYTES (64 * 1024)
+#define DRIVER_RECORDS_BACKLOG (64u << 20)       /* lines held while the writer is busy */
+#define DRIVER_THINK_STREAM 0x7448000000000000ULL
+#define DRIVER_SESSION_STREAM 0x5365000000000000ULL
+
+struct driver;
+
+struct user {
+    uint64_t turn;              /* requests this user has started */
+    uint64_t last_sched_ns;     /* relative */
+    struct rng rng;             /* think-time draws */
+    int retired;
+};
+
+struct user_due {
+    uint64_t at_ns;             /* relative */
+    uint32_t local;             /* index into worker->users */
+};
+
+struct queued {
+    struct req_spec spec;
+    uint64_t sched_ns;          /* relative */
+};
+
+struct worker {
+    struct driver *d;
+    uint32_t idx;
+    struct transport *t;
+    struct stats stats;
+
+    /* open loop and capped */
+    struct offer_src src;       /* the merged open-loop schedule (every worker walks it all) */
+    uint64_t gen_index;         /* arrivals drawn so far (trace and session sources) */
+    uint64_t next_index;
+    uint64_t next_off_ns;
+    struct req_spec next_spec;
+    int have_next;
+    uint64_t tokens_cum;        /* spend guard: prompt + max tokens of indices 0..gen_index-1 */
+
+    /* closed loop */
+    struct user *users;
+    uint32_t n_users;
+    struct user_due *heap;
+    uint32_t heap_n;
+
+    /* capped: FIFO of arrivals waiting for a slot */
+    struct queued *q;
+    size_t q_head, q_len, q_cap;
+
+    int offering;
+    uint32_t in_system;         /* in flight + queued */
+    uint64_t infl_last_abs_ns;
+    double infl_area;           /* requests * ns over the window */
+    uint64_t sent_in_window;
+    uint64_t late_sends, late_asleep; /* the lateness diagnosis (driver_result) */
+    uint64_t records_written;
+    uint64_t warmup_records;
+    uint64_t last_sched_ns;
+    uint64_t last_end_ns;       /* latest record end, relative */
+
+    /* records: complete lines appended here, then handed to this worker's
+     * writer thread, which write()s them while the loop goes on */
+    FILE *rec_f;
+    char *rbuf;
+    size_t rlen, rcap;
+    uint64_t next_flush_abs_ns;
+    uint64_t records_lost;      /* lines that could not be written */
+    /* the writer: a file write can take milliseconds (ext4 here took up
+     * to 5 ms for 64 KiB), which must not hold up the sends due meanwhile */
+    pthread_t wr_th;
+    int wr_inited;              /* writer_start ran and writer_stop has not */
+    int wr_running;             /* the writer thread exists */
+    pthread_mutex_t wr_lock;
+    pthread_cond_t wr_cond;     /* to the writer: a buffer, or stop */
+    pthread_cond_t wr_done;     /* from the writer: the buffer is written */
+    char *wr_buf;               /* wr_lock: the buffer being written */
+    size_t wr_len, wr_cap;      /* wr_lock: wr_len 0 = the writer is free */
+    int wr_stop;                /* wr_lock */
+    int rec_error;              /* writer (or the worker when it has none) */
+    uint64_t wr_lost;           /* wr_lock: lines the writer could not write */
+
+    /* progress, written by this worker only */
+    _Atomic uint64_t p_sched, p_sent, p_done, p_failed, p_out_tokens;
+    _Atomic uint32_t p_inflight;
+    _Atomic uint64_t p_kind[REC_KIND_COUNT];
+    pthread_mutex_t roll_lock;
+    struct hist *roll_ttft;
+    struct hist *live_ttft, *live_e2e, *live_late; /* roll_lock; only with cfg->live_cb */
+    struct hist *ttft_h1, *ttft_h2;   /* steady-state halves */
+    struct stats *cls;                /* per traffic class, n_cls of them; NULL without classes */
+    /* sessions */
+    struct session_set sessions;
+    uint64_t sessions_started, sessions_in_window, sessions_cut;
+    size_t n_cls;
+
+    _Atomic int finished;
+    pthread_t th;
+};
+
+struct driver {
+    const struct run_config *cfg;
+    uint64_t run_start_ns;
+    uint32_t n_workers;
+    struct worker *workers;
+    _Atomic int stop_level;          /* 0 running, 1 graceful, 2 immediate */
+    _Atomic uint64_t cancel_at_abs_ns;
+    _Atomic uint64_t closed_started; /* closed-loop requests started, all users */
+    _Atomic uint64_t tokens_offered;
+    _Atomic int spend_stop;
+    struct slo *cls_slo;             /* per class: its own SLO, else the run's */
+    _Atomic uint32_t in_system;      /* all workers: in flight + queued */
+    _Atomic uint32_t in_system_max;  /* its maximum over the window */
+};
+
+static uint64_t window_end_ns(const struct run_config *cfg)
+{
+    return cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
+}
+
+/* ---- records ----------------------------------------------------------- */
+
+static ssize_t rec_cookie_write(void *c, const char *buf, size_t size)
+{
+    struct worker *w = c;
+    if (w->rlen + size > w->rcap) {
+        size_t cap = w->rcap ? w->rcap : 2 * DRIVER_FLUSH_BYTES;
+        while (cap < w->rlen + size)
+            cap *= 2;
+        w->rbuf = ll_realloc(w->rbuf, cap);
+        w->rcap = cap;
+    }
+    memcpy(w->rbuf + w->rlen, buf, size);
+    w->rlen += size;
+    return (ssize_t)size;
+}
+
+/* Write len bytes of complete lines to the records file; the number of
+ * lines that could not be written (the summary and the exit status say
+ * so, since those requests have no record now). */
+static uint64_t records_write(struct worker *w, const char *buf, size_t len)
+{
+    size_t off = 0;
+    uint64_t lost = 0;
+    while (off < len) {
+        ssize_t n = write(w->d->cfg->records_fd, buf + off, len - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (!w->rec_error)
+                ll_errorf("writing requests.jsonl: %s", strerror(errno));
+            w->rec_error = 1;
+            for (size_t k = off; k < len; k++)
+                lost += buf[k] == '\n';
+            break;
+        }
+        off += (size_t)n;
+    }
+    return lost;
+}
+
+static void *writer_main(void *arg)
+{
+    struct worker *w = arg;
+    pthread_mutex_lock(&w->wr_lock);
+    for (;;) {
+        while (w->wr_len == 0 && !w->wr_stop)
+            pthread_cond_wait(&w->wr_cond, &w->wr_lock);
+        if (w->wr_len == 0)
+            break;
+        const char *buf = w->wr_buf;
+        size_t len = w->wr_len;
+        pthread_mutex_unlock(&w->wr_lock);
+        uint64_t lost = records_write(w, buf, len);
+        pthread_mutex_lock(&w->wr_lock);
+        w->wr_lost += lost;
+        w->wr_len = 0;
+        pthread_cond_broadcast(&w->wr_done);
+    }
+    pthread_mutex_unlock(&w->wr_lock);
+    return NULL;
+}
+
+/* Hand the lines gathered so far to the writer. Without `wait` this does
+ * not block: when the writer is still busy with the last batch the lines
+ * stay here for the next call (up to DRIVER_RECORDS_BACKLOG). With `wait`
+ * it returns when every line is written (the end of a worker) and folds
+ * the writer's losses into the counts. Without a writer thread it writes
+ * them itself. */
+static void records_flush(struct worker *w, int wait)
+{
+    if (!w->rec_f)
+        return;
+    fflush(w->rec_f);
+    /* A disk that cannot keep up at all: past this much, wait for it
+     * rather than grow without bound. */
+    if (w->rlen >= DRIVER_RECORDS_BACKLOG)
+        wait = 1;
+    if (!w->wr_running) {
+        uint64_t lost = records_write(w, w->rbuf, w->rlen);
+        w->records_lost += lost;
+        w->records_written -= lost;
+        w->rlen = 0;
+        return;
+    }
+    pthread_mutex_lock(&w->wr_lock);
+    if (wait)
+        while (w->wr_len > 0)
+            pthread_cond_wait(&w->wr_done, &w->wr_lock);
+    if (w->wr_len == 0 && w->rlen > 0) {
+        char *b = w->wr_buf;
+        size_t cap = w->wr_cap;
+        w->wr_buf = w->rbuf;
+        w->wr_cap = w->rcap;
+        w->wr_len = w->rlen;
+        w->rbuf = b;
+        w->rcap = cap;
+        w->rlen = 0;
+        pthread_cond_signal(&w->wr_cond);
+    }
+    if (wait) {
+        while (w->wr_len > 0)
+            pthread_cond_wait(&w->wr_done, &w->wr_lock);
+        w->records_lost += w->wr_lost;
+        w->records_written -= w->wr_lost;
+        w->wr_lost = 0;
+    }
+    pthread_mutex_unlock(&w->wr_lock);
+}
+
+/* Start the writer thread (a worker without one writes its own lines).
+ * Called while the run is set up, before t=0: a thread start can take
+ * milliseconds (far more under AddressSanitizer), which inside the worker
+ * would make its first sends late. */
+static void writer_start(struct worker *w)
+{
+    if (!w->rec_f)
+        return;
+    w->wr_inited = 1;
+    pthread_mutex_init(&w->wr_lock, NULL);
+    pthread_cond_init(&w->wr_cond, NULL);
+    pthread_cond_init(&w->wr_done, NULL);
+    w->wr_running = pthread_create(&w->wr_th, NULL, writer_main, w) == 0;
+}
+
+/* Write what is left and end the writer (at a worker's end, or at its
+ * release when it never ran). */
+static void writer_stop(struct worker *w)
+{
+    if (!w->wr_inited)
+        return;
+    w->wr_inited = 0;
+    records_flush(w, 1);
+    if (w->wr_running) {
+        pthread_mutex_lock(&w->wr_lock);
+        w->wr_stop = 1;
+        pthread_cond_signal(&w->wr_cond);
+        pthread_mutex_unlock(&w->wr_lock);
+        pthread_join(w->wr_th, NULL);
+        w->wr_running = 0;
+    }
+    pthread_cond_destroy(&w->wr_done);
+    pthread_cond_destroy(&w->wr_cond);
+    pthread_mutex_destroy(&w->wr_lock);
+}
+
+/* ---- in-system accounting (Little's law) ------------------------------- */
+
+/* The window's end, relative: --duration, or open-ended for a run bounded
+ * by --requests (its window ends with its last record). */
+static uint64_t window_end_rel(const struct run_config *cfg)
+{
+    return cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
+}
+
+/* Integrate this worker's requests in the system over the window. It runs
+ * on every change, whether or not the worker still offers: requests that
+ * are still in flight after its last arrival are in the system too. */
+static void infl_advance(struct worker *w, uint64_t now_abs)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint64_t from = w->d->run_start_ns + cfg->warmup_ns;
+    uint64_t end = window_end_rel(cfg);
+    uint64_t to = end == UINT64_MAX ? UINT64_MAX : w->d->run_start_ns + end;
+    uint64_t a = LL_MAX(w->infl_last_abs_ns, from);
+    uint64_t b = LL_MIN(now_abs, to);
+    if (b > a)
+        w->infl_area += (double)w->in_system * (double)(b - a);
+    w->infl_last_abs_ns = now_abs;
+}
+
+/* One request enters (+1) or leaves (-1) the system. The exact maximum
+ * over all workers needs the one shared counter: one atomic add per
+ * request, never per token. */
+static void in_system_add(struct worker *w, int delta)
+{
+    struct driver *d = w->d;
+    uint64_t now = ll_now_ns();
+    infl_advance(w, now);
+    w->in_system = (uint32_t)((int)w->in_system + delta);
+    atomic_store_explicit(&w->p_inflight, w->in_system, memory_order_relaxed);
+    if (delta > 0) {
+        uint32_t all = atomic_fetch_add_explicit(&d->in_system, 1, memory_order_relaxed) + 1;
+        if (now >= d->run_start_ns + d->cfg->warmup_ns) {
+            uint32_t max = atomic_load_explicit(&d->in_system_max, memory_order_relaxed);
+            while (all > max && !atomic_compare_exchange_weak_explicit(
+                                    &d->in_system_max, &max, all, memory_order_relaxed,
+                                    memory_order_relaxed)) {
+            }
+        }
+    } else {
+        atomic_fetch_sub_explicit(&d->in_system, 1, memory_order_relaxed);
+    }
+}
+
+/* ---- closed-loop user heap --------------------------------------------- */
+
+static void heap_push(struct worker *w, uint64_t at_ns, uint32_t local)
+{
+    uint32_t i = w->heap_n++;
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (w->heap[parent].at_ns <= at_ns)
+            break;
+        w->heap[i] = w->heap[parent];
+        i = parent;
+    }
+    w->heap[i].at_ns = at_ns;
+    w->heap[i].local = local;
+}
+
+static struct user_due heap_pop(struct worker *w)
+{
+    struct user_due top = w->heap[0];
+    struct user_due last = w->heap[--w->heap_n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= w->heap_n)
+            break;
+        if (c + 1 < w->heap_n && w->heap[c + 1].at_ns < w->heap[c].at_ns)
+            c++;
+        if (last.at_ns <= w->heap[c].at_ns)
+            break;
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    if (w->heap_n)
+        w->heap[i] = last;
+    return top;
+}
+
+/* ---- offering ---------------------------------------------------------- */
+
+/* Replay: this worker's next trace entry (i mod W == w). The spend guard
+ * walks every entry in order, as next_own_arrival does for a rate. */
+static void next_trace_arrival(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    const struct trace *t = cfg->trace;
+    uint32_t n = w->d->n_workers;
+    for (;;) {
+        uint64_t i = w->gen_index++;
+        if (i >= t->n || (cfg->max_requests && i >= cfg->max_requests)) {
+            w->have_next = 0;
+            return;
+        }
+        uint64_t off = trace_scaled_sched_ns(t, (size_t)i, cfg->trace_factor);
+        if (cfg->duration_ns && off >= cfg->duration_ns) {
+            w->have_next = 0;
+            return;
+        }
+        int mine = i % n == w->idx;
+        if (!mine && !cfg->max_tokens_total)
+            continue;
+        replay_spec(t, (size_t)i, cfg->workload.ignore_eos, &w->next_spec);
+        if (cfg->max_tokens_total) {
+            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
+            if (w->tokens_cum > cfg->max_tokens_total) {
+                atomic_store(&w->d->spend_stop, 1);
+                w->have_next = 0;
+                return;
+            }
+        }
+        if (mine) {
+            w->next_index = i;
+            w->next_off_ns = off;
+            w->have_next = 1;
+            return;
+        }
+    }
+}
+
+/* Sessions: this worker's next session arrival (session i mod W == w).
+ * --requests counts sessions. */
+static void next_session_arrival(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t n = w->d->n_workers;
+    for (;;) {
+        uint64_t off = arrival_next_ns(&w->src.arr);
+        uint64_t i = w->gen_index++;
+        if ((cfg->max_requests && i >= cfg->max_requests) ||
+            (cfg->duration_ns && off >= cfg->duration_ns)) {
+            w->have_next = 0;
+            return;
+        }
+        if (i % n == w->idx) {
+            w->next_index = i;
+            w->next_off_ns = off;
+            w->have_next = 1;
+            return;
+        }
+    }
+}
+
+/* Advance the arrival process to this worker's next arrival. The spend
+ * guard is applied here, in schedule order over every index (each worker
+ * walks them all), so which requests it admits depends on the config only,
+ * never on thread timing, and matches --dump-schedule. */
+static void next_own_arrival(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t n = w->d->n_workers;
+    if (cfg->trace) {
+        next_trace_arrival(w);
+        return;
+    }
+    if (cfg->mode == LOAD_SESSIONS) {
+        next_session_arrival(w);
+        return;
+    }
+    for (;;) {
+        uint64_t i, off;
+        const struct burst *b;
+        if (!offer_src_next(&w->src, cfg, &i, &off, &b)) {
+            w->have_next = 0;
+            return;
+        }
+        int mine = i % n == w->idx;
+        if (mine || cfg->max_tokens_total)
+            offer_spec(cfg, i, b, &w->next_spec);
+        if (cfg->max_tokens_total) {
+            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
+            if (w->tokens_cum > cfg->max_tokens_total) {
+                atomic_store(&w->d->spend_stop, 1);
+                w->have_next = 0;
+                return;
+            }
+        }
+        if (mine) {
+            w->next_index = i;
+            w->next_off_ns = off;
+            w->have_next = 1;
+            return;
+        }
+    }
+}
+
+/* The closed loop's spend guard: its order of requests depends on the
+ * server anyway, so a shared counter decides. */
+static int spend_guard_allows(struct worker *w, const struct req_spec *spec)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (!cfg->max_tokens_total)
+        return 1;
+    if (atomic_load(&w->d->spend_stop))
+        return 0;
+    uint64_t cost = (uint64_t)spec->prompt_tokens + spec->max_tokens;
+    uint64_t before = atomic_fetch_add(&w->d->tokens_offered, cost);
+    if (before + cost > cfg->max_tokens_total) {
+        atomic_store(&w->d->spend_stop, 1);
+        return 0;
+    }
+    return 1;
+}
+
+static void stop_offering(struct worker *w)
+{
+    if (!w->offering)
+        return;
+    infl_advance(w, ll_now_ns());
+    w->offering = 0;
+}
+
+static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_abs,
+                            int32_t class_idx)
+{
+    const struct run_config *cfg = w->d->cfg;
+    atomic_fetch_add_explicit(&w->p_sched, 1, memory_order_relaxed);
+    if (sched_ns > w->last_sched_ns)
+        w->last_sched_ns = sched_ns;
+    if (w->live_late) {
+        uint64_t due_abs = w->d->run_start_ns + sched_ns;
+        pthread_mutex_lock(&w->roll_lock);
+        hist_record(w->live_late, now_abs > due_abs ? now_abs - due_abs : 0);
+        pthread_mutex_unlock(&w->roll_lock);
+    }
+    if (sched_ns < cfg->warmup_ns)
+        return;
+    w->stats.scheduled++;
+    if (w->cls && class_idx >= 0 && (size_t)class_idx < w->n_cls)
+        w->cls[class_idx].scheduled++;
+    uint64_t sched_abs = w->d->run_start_ns + sched_ns;
+    uint64_t late = now_abs > sched_abs ? now_abs - sched_abs : 0;
+    stats_add_lateness(&w->stats, late);
+    if (late > DRIVER_LATE_NS) {
+        /* Asleep in epoll_wait when it came due, and most of the lateness
+         * spent waking: the OS's or the VM's doing, not this worker's load. */
+        uint64_t wf, wu;
+        transport_last_wait(w->t, &wf, &wu);
+        w->late_sends++;
+        if (wf <= sched_abs && sched_abs < wu && 2 * (wu - sched_abs) >= late)
+            w->late_asleep++;
+    }
+}
+
+static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched_ns, int64_t user)
+{
+    const struct run_config *cfg = w->d->cfg;
+    (void)cfg;
+    atomic_fetch_add_explicit(&w->p_sent, 1, memory_order_relaxed);
+    transport_submit(w->t, spec, sched_ns, user);
+}
+
+/* A request that was scheduled but never sent (dropped at the cap, or
+ * still queued when the run was stopped): it still gets its record. */
+static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                          enum rec_kind kind, const char *detail);
+
+static void dispatch_open(struct worker *w, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    while (w->have_next && w->d->run_start_ns + w->next_off_ns <= now) {
+        struct req_spec spec = w->next_spec;
+        uint64_t sched = w->next_off_ns;
+        count_scheduled(w, sched, now, spec.class_idx);
+        /* The safety cap: past --max-inflight requests in the system (all
+         * workers) an arrival is refused, and its record says so. */
+        if (cfg->max_inflight &&
+            atomic_load_explicit(&w->d->in_system, memory_order_relaxed) >= cfg->max_inflight) {
+            unsent_record(w, &spec, sched, REC_CLIENT_DROPPED,
+                          "refused: --max-inflight reached (client safety cap)");
+            next_own_arrival(w);
+            continue;
+        }
+        /* At the cap, or behind others already waiting (FIFO: a new
+         * arrival never overtakes a queued one). */
+        if (cfg->mode == LOAD_CAPPED &&
+            (w->q_len > 0 || transport_inflight(w->t) >= cfg->max_concurrency)) {
+            if (cfg->on_cap_drop) {
+                unsent_record(w, &spec, sched, REC_CLIENT_DROPPED,
+                              "dropped: max-concurrency reached (--on-cap drop)");
+            } else {
+                if (w->q_len == w->q_cap) {
+                    size_t cap = w->q_cap ? w->q_cap * 2 : 256;
+                    struct queued *nq = ll_malloc(cap * sizeof *nq);
+                    for (size_t i = 0; i < w->q_len; i++)
+                        nq[i] = w->q[(w->q_head + i) % w->q_cap];
+                    free(w->q);
+                    w->q = nq;
+                    w->q_cap = cap;
+                    w->q_head = 0;
+                }
+                w->q[(w->q_head + w->q_len) % w->q_cap] = (struct queued){spec, sched};
+                w->q_len++;
+                in_system_add(w, +1);
+            }
+        } else {
+            in_system_add(w, +1);
+            submit(w, &spec, sched, -1);
+        }
+        next_own_arrival(w);
+    }
+    if (!w->have_next)
+        stop_offering(w);
+}
+
+static void dispatch_queue(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    while (w->q_len && transport_inflight(w->t) < cfg->max_concurrency) {
+        struct queued qd = w->q[w->q_head];
+        w->q_head = (w->q_head + 1) % w->q_cap;
+        w->q_len--;
+        submit(w, &qd.spec, qd.sched_ns, -1);
+    }
+}
+
+static void dispatch_closed(struct worker *w, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t n = w->d->n_workers;
+    while (w->heap_n && w->d->run_start_ns + w->heap[0].at_ns <= now) {
+        struct user_due due = heap_pop(w);
+        struct user *u = &w->users[due.local];
+        uint64_t global_user = (uint64_t)due.local * n + w->idx;
+        if (cfg->duration_ns && due.at_ns >= cfg->duration_ns) {
+            u->retired = 1;
+            continue;
+        }
+        if (cfg->max_requests &&
+            atomic_fetch_add(&w->d->closed_started, 1) >= cfg->max_requests) {
+            u->retired = 1;
+            continue;
+        }
+        struct req_spec spec;
+        workload_spec(&cfg->workload, u->turn * cfg->users + global_user, &spec);
+        if (!spend_guard_allows(w, &spec)) {
+            u->retired = 1;
+            continue;
+        }
+        u->turn++;
+        u->last_sched_ns = due.at_ns;
+        count_scheduled(w, due.at_ns, now, spec.class_idx);
+        in_system_add(w, +1);
+        submit(w, &spec, due.at_ns, (int64_t)global_user);
+    }
+}
+
+static int closed_active(const struct worker *w)
+{
+    for (uint32_t i = 0; i < w->n_users; i++) {
+        if (!w->users[i].retired)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- sessions (partly open) -------------------------------------------- */
+
+/* Start turn s->started of session s, intended at sched_ns: its own user
+ * prompt is workload request s->index * SESSION_MAX_TURNS + turn, and it
+ * resends the earlier turns. The spend guard counts the whole context. A
+ * turn the guard refuses ends the session (cut). submit comes last: a
+ * request that fails at once finishes (on_done) inside it and may close s. */
+static void session_start_turn(struct worker *w, struct session *s, uint64_t ordinal,
+                               uint64_t sched_ns, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t k = s->started;
+    struct req_spec spec;
+    workload_spec(&cfg->workload, s->index * SESSION_MAX_TURNS + k, &spec);
+    spec.session = (int64_t)s->index;
+    spec.turn = (int32_t)k;
+    s->hist[k].spec = spec;
+    s->hist[k].output_tokens = 0;
+    spec.history = s->hist;
+    spec.history_len = k;
+    struct req_spec cost = spec;
+    cost.prompt_tokens = chatbody_prompt_tokens(&spec);
+    if (!spend_guard_allows(w, &cost)) {
+        w->sessions_cut++;
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    s->started++;
+    count_scheduled(w, sched_ns, now, spec.class_idx);
+    in_system_add(w, +1);
+    submit(w, &spec, sched_ns, -1);
+}
+
+/* Offer what is due, in time order: new sessions (their first turn at the
+ * arrival time) and later turns (at the end of the previous turn plus the
+ * think time). The worker stops offering when no arrival is left and
+ * every session has ended. */
+static void dispatch_sessions(struct worker *w, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint64_t t0 = w->d->run_start_ns;
+    for (;;) {
+        const struct session_due *due = session_due_peek(&w->sessions);
+        int arrival = w->have_next && t0 + w->next_off_ns <= now;
+        int turn = due && t0 + due->at_ns <= now;
+        if (!arrival && !turn)
+            break;
+        if (arrival && (!turn || w->next_off_ns <= due->at_ns)) {
+            uint64_t i = w->next_index, sched = w->next_off_ns;
+            struct rng r;
+            rng_seed(&r, cfg->workload.seed, DRIVER_SESSION_STREAM + 2 * i);
+            uint32_t turns = session_draw_turns(&cfg->turns, &r);
+            struct session *s = session_open(&w->sessions, i, turns, cfg->workload.seed,
+                                             DRIVER_SESSION_STREAM + 2 * i + 1);
+            w->sessions_started++;
+            if (sched >= cfg->warmup_ns)
+                w->sessions_in_window++;
+            next_own_arrival(w);
+            session_start_turn(w, s, w->sessions.next - 1, sched, now);
+        } else {
+            struct session_due d = session_due_pop(&w->sessions);
+            struct session *s = session_get(&w->sessions, d.ordinal);
+            if (s)
+                session_start_turn(w, s, d.ordinal, d.at_ns, now);
+        }
+    }
+    if (!w->have_next && !session_due_peek(&w->sessions) && w->sessions.open == 0)
+        stop_offering(w);
+}
+
+/* A turn finished: keep what the next turns resend (its output count),
+ * then schedule the next turn at r's end plus a drawn think time, or end
+ * the session after its last turn. A next turn past --duration cuts the
+ * session; after a stop signal, open sessions are left to be counted cut. */
+static void session_turn_done(struct worker *w, const struct record *r)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (r->session < 0 || r->turn < 0)
+        return;
+    uint64_t ordinal = ((uint64_t)r->session - w->idx) / w->d->n_workers;
+    struct session *s = session_get(&w->sessions, ordinal);
+    if (!s || (uint32_t)r->turn >= s->turns)
+        return;
+    s->hist[r->turn].output_tokens = r->output_tokens;
+    if (!w->offering || atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) != 0)
+        return;
+    if (s->started >= s->turns) {
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    uint64_t next = r->end_ns + dist_sample_u64(&cfg->think, &s->rng);
+    if (cfg->duration_ns && next >= cfg->duration_ns) {
+        w->sessions_cut++;
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    session_due_push(&w->sessions, next, ordinal);
+}
+
+/* ---- completion -------------------------------------------------------- */
+
+/* Add r to s: throughput by time inside the window (a send or a completion
+ * in [warmup, end], whichever request it belongs to, docs/metrics.md), and
+ * the window's requests' latencies and SLO verdicts. Used for the total
+ * and for the record's traffic class. */
+static void account(struct stats *s, const struct run_config *cfg, const struct slo *slo,
+                    const struct record *r)
+{
+    uint64_t wend = window_end_rel(cfg);
+    int met = slo_is_set(slo) && slo_met(slo, r);
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= cfg->warmup_ns && r->sent_ns <= wend)
+        s->win_sent++;
+    if (r->end_ns != LL_NO_TIME && r->end_ns >= cfg->warmup_ns && r->end_ns <= wend) {
+        s->win_completed++;
+        if (r->kind == REC_OK) {
+            s->win_ok++;
+            s->win_output_tokens += r->output_tokens;
+            s->win_prompt_tokens += r->prompt_tokens_server >= 0
+                                        ? (uint64_t)r->prompt_tokens_server
+                                        : r->prompt_tokens;
+            s->win_slo_met += (uint64_t)met;
+        }
+    }
+    if (r->warmup)
+        return;
+    stats_add_record(s, r);
+    if (r->sent_ns != LL_NO_TIME)
+        s->sent++;
+    s->slo_met += (uint64_t)met;
+}
+
+static void record_out(struct worker *w, struct record *r)
+{
+    const struct run_config *cfg = w->d->cfg;
+    r->warmup = r->sched_ns < cfg->warmup_ns;
+    r->step = cfg->step;
+    if (r->end_ns != LL_NO_TIME && r->end_ns > w->last_end_ns)
+        w->last_end_ns = r->end_ns;
+    account(&w->stats, cfg, &cfg->slo, r);
+    if (w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls)
+        account(&w->cls[r->class_idx], cfg, &w->d->cls_slo[r->class_idx], r);
+    if (r->warmup) {
+        w->warmup_records++;
+    } else {
+        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
+            int second;
+            if (cfg->duration_ns)
+                second = r->sched_ns >= cfg->warmup_ns + (cfg->duration_ns - cfg->warmup_ns) / 2;
+            else
+                /* --requests counts sessions in a session run, whose
+                 * record ids are session * 1000 + turn. */
+                second = (r->session >= 0 ? (uint64_t)r->session : r->id) >=
+                         cfg->max_requests / 2;
+            hist_record(second ? w->ttft_h2 : w->ttft_h1, r->first_ns - r->sched_ns);
+        }
+        if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_ns(cfg))
+            w->sent_in_window++;
+        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
+            pthread_mutex_lock(&w->roll_lock);
+            hist_record(w->roll_ttft, r->first_ns - r->sched_ns);
+            pthread_mutex_unlock(&w->roll_lock);
+        }
+    }
+    if (w->rec_f) {
+        if (record_write_jsonl(w->rec_f, r) == 0)
+            w->records_written++;
+    } else {
+        w->records_written++;
+    }
+    atomic_fetch_add_explicit(&w->p_done, 1, memory_order_relaxed);
+    if (r->kind != REC_OK)
+        atomic_fetch_add_explicit(&w->p_failed, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->p_out_tokens, r->output_tokens, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->p_kind[r->kind], 1, memory_order_relaxed);
+    if (w->live_ttft && r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
+        pthread_mutex_lock(&w->roll_lock);
+        hist_record(w->live_ttft, r->first_ns - r->sched_ns);
+        hist_record(w->live_e2e, r->end_ns - r->sched_ns);
+        pthread_mutex_unlock(&w->roll_lock);
+    }
+    if (w->rlen >= DRIVER_FLUSH_BYTES)
+        records_flush(w, 0);
+}
+
+static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                          enum rec_kind kind, const char *detail)
+{
+    struct record r;
+    record_init(&r, spec->index);
+    r.kind = kind;
+    r.sched_ns = sched_ns;
+    r.class_idx = spec->class_idx;
+    r.cls = spec->class_name;
+    r.prompt_tokens = spec->prompt_tokens;
+    r.max_tokens = spec->max_tokens;
+    r.worker = w->idx;
+    uint64_t now = ll_now_ns();
+    r.end_ns = now > w->d->run_start_ns ? now - w->d->run_start_ns : 0;
+    snprintf(r.detail, sizeof r.detail, "%s", detail);
+    record_out(w, &r);
+}
+
+static void on_done(void *ud, struct record *r)
+{
+    struct worker *w = ud;
+    const struct run_config *cfg = w->d->cfg;
+    record_out(w, r);
+    in_system_add(w, -1);
+    if (cfg->mode == LOAD_SESSIONS)
+        session_turn_done(w, r);
+    if (cfg->mode == LOAD_CLOSED && r->user >= 0 && w->offering &&
+        atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) == 0) {
+        uint32_t local = (uint32_t)((uint64_t)r->user / w->d->n_workers);
+        struct user *u = &w->users[local];
+        if (!u->retired) {
+            uint64_t next;
+            if (cfg->pace_ns) {
+                next = u->last_sched_ns + cfg->pace_ns;
+                if (next < r->end_ns)
+                    next = r->end_ns; /* late: send at once */
+            } else {
+                double think = dist_sample(&cfg->think, &u->rng);
+                next = r->end_ns + (think > 0 ? (uint64_t)think : 0);
+            }
+            if (cfg->duration_ns && next >= cfg->duration_ns)
+                u->retired = 1; /* its next request would fall outside the run */
+            else
+                heap_push(w, next, local);
+        }
+    }
+}
+
+/* ---- the worker -------------------------------------------------------- */
+
+static uint64_t next_due_abs(const struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (!w->offering)
+        return UINT64_MAX;
+    if (cfg->mode == LOAD_CLOSED)
+        return w->heap_n ? w->d->run_start_ns + w->heap[0].at_ns : UINT64_MAX;
+    if (cfg->mode == LOAD_SESSIONS) {
+        const struct session_due *due = session_due_peek(&w->sessions);
+        uint64_t at = w->have_next ? w->next_off_ns : UINT64_MAX;
+        if (due && due->at_ns < at)
+            at = due->at_ns;
+        return at == UINT64_MAX ? UINT64_MAX : w->d->run_start_ns + at;
+    }
+    return w->have_next ? w->d->run_start_ns + w->next_off_ns : UINT64_MAX;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct driver *d = w->d;
+    const struct run_config *cfg = d->cfg;
+    int cancelled = 0;
+
+    w->offering = 1;
+    w->infl_last_abs_ns = d->run_start_ns;
+    w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
+    if (cfg->mode == LOAD_CLOSED) {
+        for (uint32_t i = 0; i < w->n_users; i++) {
+            uint64_t g = (uint64_t)i * d->n_workers + w->idx;
+            /* Spread the users' first requests over one pace interval (or
+             * one mean think time) instead of firing them all at t=0. */
+            uint64_t spread = cfg->pace_ns ? cfg->pace_ns : (uint64_t)dist_mean(&cfg->think);
+            uint64_t start = cfg->users > 1 ? spread / cfg->users * g : 0;
+            heap_push(w, start, i);
+        }
+    } else {
+        offer_src_init(&w->src, cfg);
+        next_own_arrival(w);
+        if (!w->have_next)
+            stop_offering(w);
+    }
+
+    for (;;) {
+        uint64_t now = ll_now_ns();
+        int level = atomic_load_explicit(&d->stop_level, memory_order_acquire);
+        if (level >= 1 && w->offering) {
+            stop_offering(w);
+            while (w->q_len) {
+                struct queued qd = w->q[w->q_head];
+                w->q_head = (w->q_head + 1) % w->q_cap;
+                w->q_len--;
+                in_system_add(w, -1);
+                unsent_record(w, &qd.spec, qd.sched_ns, REC_CANCELLED,
+                              "cancelled: run stopped while waiting for a slot");
+            }
+        }
+        if (!cancelled && (level >= 2 || (level == 1 && now >= atomic_load(&d->cancel_at_abs_ns)))) {
+            transport_cancel_all(w->t, REC_CANCELLED, "cancelled: run stopped (grace expired)");
+            cancelled = 1;
+        }
+        if (cfg->mode == LOAD_CAPPED)
+            dispatch_queue(w); /* slots freed since the last pass go to the queue first */
+        if (w->offering) {
+            if (cfg->mode == LOAD_CLOSED) {
+                dispatch_closed(w, now);
+                if (!closed_active(w))
+                    stop_offering(w);
+            } else if (cfg->mode == LOAD_SESSIONS) {
+                dispatch_sessions(w, now);
+            } else {
+                dispatch_open(w, now);
+            }
+        }
+        if (cfg->mode == LOAD_CAPPED)
+            dispatch_queue(w);
+        transport_kick(w->t);
+        if (now >= w->next_flush_abs_ns) {
+            records_flush(w, 0);
+            w->next_flush_abs_ns = now + DRIVER_FLUSH_NS;
+        }
+        if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
+            break;
+        uint64_t deadline = next_due_abs(w);
+        if (w->offering && cfg->mode == LOAD_CLOSED && w->heap_n == 0)
+            deadline = UINT64_MAX;
+        if (level == 1 && !cancelled)
+            deadline = LL_MIN(deadline, atomic_load(&d->cancel_at_abs_ns));
+        deadline = LL_MIN(deadline, w->next_flush_abs_ns);
+        transport_poll(w->t, deadline);
+    }
+    writer_stop(w);
+    atomic_store_explicit(&w->finished, 1, memory_order_release);
+    return NULL;
+}
+
+/* ---- progress ---------------------------------------------------------- */
+
+/* On stderr when it happens (the summary's "offering stopped early" line
+ * comes only at the end, on stdout). */
+static int say_spend_stop(const struct run_config *cfg)
+{
+    ll_errorf("spend guard: the next request would pass --max-tokens-total %llu; "
+              "offering stopped, requests in flight finish",
+              (unsigned long long)cfg->max_tokens_total);
+    return 1;
+}
+
+struct progress_state {
+    uint64_t last_abs_ns;
+    uint64_t last_sent, last_tokens;
+    struct hist *ttft;
+};
+
+static void progress_print(struct driver *d, struct progress_state *ps, int final)
+{
+    const struct run_config *cfg = d->cfg;
+    uint64_t now = ll_now_ns();
+    uint64_t sched = 0, sent = 0, done = 0, failed = 0, tokens = 0, infl = 0;
+    hist_reset(ps->ttft);
+    for (uint32_t i = 0; i < d->n_workers; i++) {
+        struct worker *w = &d->workers[i];
+        sched += atomic_load_explicit(&w->p_sched, memory_order_relaxed);
+        sent += atomic_load_explicit(&w->p_sent, memory_order_relaxed);
+        done += atomic_load_explicit(&w->p_done, memory_order_relaxed);
+        failed += atomic_load_explicit(&w->p_failed, memory_order_relaxed);
+        tokens += atomic_load_explicit(&w->p_out_tokens, memory_order_relaxed);
+        infl += atomic_load_explicit(&w->p_inflight, memory_order_relaxed);
+        pthread_mutex_lock(&w->roll_lock);
+        hist_merge(ps->ttft, w->roll_ttft);
+        hist_reset(w->roll_ttft);
+        pthread_mutex_unlock(&w->roll_lock);
+    }
+    double dt = (double)(now - ps->last_abs_ns) / 1e9;
+    double elapsed = now > d->run_start_ns ? (double)(now - d->run_start_ns) / 1e9 : 0;
+    double send_rate = dt > 0 ? (double)(sent - ps->last_sent) / dt : 0;
+    double tok_rate = dt > 0 ? (double)(tokens - ps->last_tokens) / dt : 0;
+    char p50[16] = "-", p99[16] = "-";
+    if (hist_count(ps->ttft)) {
+        ll_fmt_duration(hist_percentile(ps->ttft, 50), p50, sizeof p50);
+        ll_fmt_duration(hist_percentile(ps->ttft, 99), p99, sizeof p99);
+    }
+    char offered[32];
+    if (cfg->mode == LOAD_CLOSED)
+        snprintf(offered, sizeof offered, "%u users", cfg->users);
+    else
+        snprintf(offered, sizeof offered, "%.1f/s offered", cfg->arrival.rate_per_s);
+    const char *lead = cfg->progress == 1 ? "\r\033[K" : "";
+    fprintf(stderr,
+            "%s[%6.1fs] %s, %.1f/s sent, in flight %llu, done %llu, errors %llu, "
+            "TTFT p50 %s p99 %s, %.0f tok/s%s",
+            lead, elapsed, offered, send_rate, (unsigned long long)infl,
+            (unsigned long long)done, (unsigned long long)failed, p50, p99, tok_rate,
+            cfg->progress == 1 && !final ? "" : "\n");
+    (void)sched;
+    ps->last_abs_ns = now;
+    ps->last_sent = sent;
+    ps->last_tokens = tokens;
+}
+
+/* ---- live view --------------------------------------------------------- */
+
+struct live_state {
+    struct hist *ttft, *e2e, *late;
+};
+
+/* Sum the first n workers' counters, move their live histograms into ls
+ * (emptying theirs), and hand the view to cfg->live_cb. */
+static void live_emit(struct driver *d, struct live_state *ls, uint32_t n, int final)
+{
+    struct driver_live v;
+    memset(&v, 0, sizeof v);
+    uint64_t now = ll_now_ns();
+    v.run_start_abs_ns = d->run_start_ns;
+    v.t_ns = now > d->run_start_ns ? now - d->run_start_ns : 0;
+    v.final = final;
+    hist_reset(ls->ttft);
+    hist_reset(ls->e2e);
+    hist_reset(ls->late);
+    for (uint32_t i = 0; i < n; i++) {
+        struct worker *w = &d->workers[i];
+        v.scheduled += atomic_load_explicit(&w->p_sched, memory_order_relaxed);
+        v.sent += atomic_load_explicit(&w->p_sent, memory_order_relaxed);
+        v.done += atomic_load_explicit(&w->p_done, memory_order_relaxed);
+        v.failed += atomic_load_explicit(&w->p_failed, memory_order_relaxed);
+        v.output_tokens += atomic_load_explicit(&w->p_out_tokens, memory_order_relaxed);
+        v.inflight += atomic_load_explicit(&w->p_inflight, memory_order_relaxed);
+        for (int k = 0; k < REC_KIND_COUNT; k++)
+            v.done_by_kind[k] += atomic_load_explicit(&w->p_kind[k], memory_order_relaxed);
+        pthread_mutex_lock(&w->roll_lock);
+        hist_merge(ls->ttft, w->live_ttft);
+        hist_merge(ls->e2e, w->live_e2e);
+        hist_merge(ls->late, w->live_late);
+        hist_reset(w->live_ttft);
+        hist_reset(w->live_e2e);
+        hist_reset(w->live_late);
+        pthread_mutex_unlock(&w->roll_lock);
+    }
+    v.ttft = ls->ttft;
+    v.e2e = ls->e2e;
+    v.lateness = ls->late;
+    d->cfg->live_cb(d->cfg->live_ud, &v);
+}
+
+/* ---- run --------------------------------------------------------------- */
+
+static void worker_release(struct worker *w)
+{
+    transport_free(w->t);
+    writer_stop(w);             /* (done already when the worker ran) */
+    if (w->rec_f) {
+        records_flush(w, 1);
+        fclose(w->rec_f);
+    }
+    free(w->rbuf);
+    free(w->wr_buf);
+    free(w->users);
+    free(w->heap);
+    free(w->q);
+    session_set_reset(&w->sessions);
+    hist_free(w->roll_ttft);
+    hist_free(w->live_ttft);
+    hist_free(w->live_e2e);
+    hist_free(w->live_late);
+    hist_free(w->ttft_h1);
+    hist_free(w->ttft_h2);
+    for (size_t k = 0; k < w->n_cls; k++)
+        stats_free(&w->cls[k]);
+    free(w->cls);
+    pthread_mutex_destroy(&w->roll_lock);
+    stats_free(&w->stats);
+}
+
+int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen)
+{
+    struct driver d = {0};
+    int rc = 0;
+    uint32_t started = 0, made = 0;
+    d.cfg = cfg;
+    d.n_workers = cfg->mode == LOAD_CAPPED ? 1 : LL_MAX(cfg->threads, 1u);
+    if (cfg->mode == LOAD_CLOSED && d.n_workers > cfg->users)
+        d.n_workers = cfg->users;
+    memset(res, 0, sizeof *res);
+    stats_init(&res->stats);
+    res->ttft_first_half = hist_new();
+    res->ttft_second_half = hist_new();
+    const struct wl_file *classes = cfg->workload.classes;
+    if (classes) {
+        res->n_classes = classes->n;
+        res->class_stats = ll_calloc(classes->n, sizeof *res->class_stats);
+        d.cls_slo = ll_calloc(classes->n, sizeof *d.cls_slo);
+        for (size_t k = 0; k < classes->n; k++) {
+            stats_init(&res->class_stats[k]);
+            const struct wl_slo *cs = &classes->classes[k].slo;
+            int own = cs->ttft_ns || cs->tpot_ns || cs->e2e_ns;
+            d.cls_slo[k] = own ? (struct slo){cs->ttft_ns, cs->tpot_ns, cs->e2e_ns} : cfg->slo;
+        }
+    }
+    size_t series_cap = 0;
+
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+
+    d.workers = ll_calloc(d.n_workers, sizeof *d.workers);
+    d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    res->run_start_abs_ns = d.run_start_ns;
+    for (uint32_t i = 0; i < d.n_workers; i++) {
+        struct worker *w = &d.workers[i];
+        w->d = &d;
+        w->idx = i;
+        stats_init(&w->stats);
+        pthread_mutex_init(&w->roll_lock, NULL);
+        w->roll_ttft = hist_new();
+        if (cfg->live_cb) {
+            w->live_ttft = hist_new();
+            w->live_e2e = hist_new();
+            w->live_late = hist_new();
+        }
+        w->ttft_h1 = hist_new();
+        w->ttft_h2 = hist_new();
+        if (res->n_classes) {
+            w->n_cls = res->n_classes;
+            w->cls = ll_calloc(w->n_cls, sizeof *w->cls);
+            for (size_t k = 0; k < w->n_cls; k++)
+                stats_init(&w->cls[k]);
+        }
+        made++;
+        struct transport_config tc = cfg->transport;
+        tc.run_start_ns = d.run_start_ns;
+        tc.warmup_ns = cfg->warmup_ns;
+        tc.worker = i;
+        w->t = transport_new(&tc, &w->stats, on_done, w, err, errlen);
+        if (!w->t) {
+            rc = LL_E_IO;
+            goto out;
+        }
+        if (cfg->records_fd >= 0) {
+            cookie_io_functions_t io = {.write = rec_cookie_write};
+            w->rec_f = fopencookie(w, "w", io);
+            if (!w->rec_f) {
+                snprintf(err, errlen, "fopencookie: %s", strerror(errno));
+                rc = LL_E_IO;
+                goto out;
+            }
+            writer_start(w);
+        }
+        if (cfg->mode == LOAD_CLOSED) {
+            w->n_users = cfg->users / d.n_workers + (i < cfg->users % d.n_workers);
+            w->users = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->users);
+            w->heap = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->heap);
+            for (uint32_t k = 0; k < w->n_users; k++) {
+                uint64_t g = (uint64_t)k * d.n_workers + i;
+                rng_seed(&w->users[k].rng, cfg->workload.seed, DRIVER_THINK_STREAM + g);
+            }
+        }
+    }
+    /* t=0 is fixed once everything above is ready (transports, writer
+     * threads: a thread start can take milliseconds, far more under
+     * AddressSanitizer), so only the worker threads' own start falls in
+     * the lead. */
+    d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    res->run_start_abs_ns = d.run_start_ns;
+    for (uint32_t i = 0; i < d.n_workers; i++)
+        transport_set_run_start(d.workers[i].t, d.run_start_ns);
+    struct live_state ls = {0};
+    if (cfg->live_cb) {
+        ls.ttft = hist_new();
+        ls.e2e = hist_new();
+        ls.late = hist_new();
+        live_emit(&d, &ls, 0, 0);
+    }
+    uint64_t live_every = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
+    uint64_t next_live = cfg->live_cb ? d.run_start_ns : UINT64_MAX;
+    for (; started < d.n_workers; started++) {
+        int e = pthread_create(&d.workers[started].th, NULL, worker_main, &d.workers[started]);
+        if (e) {
+            snprintf(err, errlen, "pthread_create: %s", strerror(e));
+            atomic_store(&d.stop_level, 2);
+            rc = LL_E_IO;
+            break;
+        }
+    }
+
+    struct progress_state ps = {.last_abs_ns = d.run_start_ns, .ttft = hist_new()};
+    uint64_t interval = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
+    uint64_t next_progress = cfg->progress ? d.run_start_ns + interval : UINT64_MAX;
+    int guard_said = 0;
+    uint64_t sample_every = cfg->sample_interval_ns ? cfg->sample_interval_ns
+                                                    : 100 * LL_NS_PER_MS;
+    uint64_t next_sample = d.run_start_ns;
+    for (;;) {
+        uint32_t fin = 0;
+        for (uint32_t i = 0; i < started; i++)
+            fin += (uint32_t)atomic_load_explicit(&d.workers[i].finished, memory_order_acquire);
+        if (fin == started)
+            break;
+        uint64_t now = ll_now_ns();
+        if (now >= next_sample) {
+            struct driver_sample smp = {.t_ns = now - LL_MIN(now, d.run_start_ns)};
+            for (uint32_t i = 0; i < started; i++) {
+                smp.inflight += atomic_load_explicit(&d.workers[i].p_inflight,
+                                                     memory_order_relaxed);
+                smp.done += atomic_load_explicit(&d.workers[i].p_done, memory_order_relaxed);
+            }
+            if (res->n_series == series_cap) {
+                series_cap = series_cap ? series_cap * 2 : 256;
+                res->series = ll_realloc(res->series, series_cap * sizeof *res->series);
+            }
+            res->series[res->n_series++] = smp;
+            next_sample += sample_every;
+            if (next_sample < now)
+                next_sample = now + sample_every;
+        }
+        if (now >= next_live) {
+            live_emit(&d, &ls, started, 0);
+            next_live += live_every;
+            if (next_live < now)
+                next_live = now + live_every;
+        }
+        uint64_t due = LL_MIN(LL_MIN(next_progress, next_sample), next_live);
+        uint64_t wait = due > now ? due - now : 0;
+        if (wait > 50 * LL_NS_PER_MS)
+            wait = 50 * LL_NS_PER_MS; /* also how fast we notice the end */
+        struct timespec ts = {.tv_sec = (time_t)(wait / LL_NS_PER_SEC),
+                              .tv_nsec = (long)(wait % LL_NS_PER_SEC)};
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM) {
+            int level = atomic_load(&d.stop_level) + 1;
+            if (level == 1) {
+                atomic_store(&d.cancel_at_abs_ns, ll_now_ns() + cfg->grace_ns);
+                char g[16];
+                ll_errorf("%s: stopping; in-flight requests get %s (again to stop now)",
+                          sig == SIGINT ? "interrupt" : "terminated",
+                          ll_fmt_duration(cfg->grace_ns, g, sizeof g));
+            } else {
+                ll_errorf("stopping now; in-flight requests are cancelled");
+            }
+            atomic_store_explicit(&d.stop_level, level, memory_order_release);
+            res->interrupted = 1;
+            for (uint32_t i = 0; i < started; i++)
+                transport_wake(d.workers[i].t);
+        }
+        if (!guard_said && atomic_load(&d.spend_stop))
+            guard_said = say_spend_stop(cfg);
+        now = ll_now_ns();
+        if (cfg->progress && now >= next_progress) {
+            progress_print(&d, &ps, 0);
+            next_progress += interval;
+            if (next_progress < now)
+                next_progress = now + interval;
+        }
+    }
+    if (!guard_said && atomic_load(&d.spend_stop))
+        say_spend_stop(cfg); /* the run ended before the loop looked */
+    if (cfg->progress == 1)
+        progress_print(&d, &ps, 1);
+    hist_free(ps.ttft);
+    for (uint32_t i = 0; i < started; i++)
+        pthread_join(d.workers[i].th, NULL);
+    if (cfg->live_cb) {
+        live_emit(&d, &ls, started, 1);
+        hist_free(ls.ttft);
+        hist_free(ls.e2e);
+        hist_free(ls.late);
+    }
+
+    uint64_t last_end = 0;
+    double area = 0;
+    for (uint32_t i = 0; i < started; i++) {
+        struct worker *w = &d.workers[i];
+        stats_merge(&res->stats, &w->stats);
+        hist_merge(res->ttft_first_half, w->ttft_h1);
+        hist_merge(res->ttft_second_half, w->ttft_h2);
+        for (size_t k = 0; k < w->n_cls; k++)
+            stats_merge(&res->class_stats[k], &w->cls[k]);
+        res->sent_in_window += w->sent_in_window;
+        res->late_sends += w->late_sends;
+        res->late_asleep += w->late_asleep;
+        res->records_written += w->records_written;
+        res->warmup_records += w->warmup_records;
+        res->sessions_started += w->sessions_started;
+        res->sessions_in_window += w->sessions_in_window;
+        res->sessions_cut += w->sessions_cut + w->sessions.open;
+        area += w->infl_area;
+        res->records_lost += w->records_lost;
+        last_end = LL_MAX(last_end, w->last_end_ns);
+    }
+    /* The window: [warmup, duration], or up to the last record's end for a
+     * run bounded by --requests, stopped by a signal or by the spend guard
+     * (its drain is part of what it measured; a full --duration would
+     * dilute every rate by the time nothing was offered). */
+    uint64_t wend = last_end;
+    int cut = res->interrupted || atomic_load(&d.spend_stop);
+    if (cfg->duration_ns && (!cut || wend > cfg->duration_ns))
+        wend = cfg->duration_ns;
+    res->window_ns = wend > cfg->warmup_ns ? wend - cfg->warmup_ns : 0;
+    res->inflight_max = atomic_load(&d.in_system_max);
+    if (res->window_ns == 0)
+        res->window_ns = 1;
+    res->inflight_mean = area / (double)res->window_ns;
+    res->elapsed_ns = ll_now_ns() - d.run_start_ns;
+    if (atomic_load(&d.spend_stop))
+        snprintf(res->stop_reason, sizeof res->stop_reason,
+                 "spend guard: the next request would pass --max-tokens-total %llu",
+                 (unsigned long long)cfg->max_tokens_total);
+    else if (res->interrupted)
+        snprintf(res->stop_reason, sizeof res->stop_reason, "interrupted by a signal");
+
+out:
+    for (uint32_t i = 0; i < made; i++)
+        worker_release(&d.workers[i]);
+    free(d.workers);
+    free(d.cls_slo);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+void driver_result_free(struct driver_result *res)
+{
+    stats_free(&res->stats);
+    hist_free(res->ttft_first_half);
+    hist_free(res->ttft_second_half);
+    free(res->series);
+    for (size_t k = 0; k < res->n_classes; k++)
+        stats_free(&res->class_stats[k]);
+    free(res->class_stats);
+    res->class_stats = NULL;
+    res->n_classes = 0;
+    res->ttft_first_half = res->ttft_second_half = NULL;
+    res->series = NULL;
+    res->n_series = 0;
+}
+
+void offer_src_init(struct offer_src *s, const struct run_config *cfg)
+{
+    memset(s, 0, sizeof *s);
+    arrival_init(&s->arr, &cfg->arrival);
+    if (cfg->n_bursts)
+        s->burst_left = cfg->bursts[0].count;
+}
+
+int offer_src_next(struct offer_src *s, const struct run_config *cfg, uint64_t *index,
+                   uint64_t *off_ns, const struct burst **burst)
+{
+    if (cfg->max_requests && s->index >= cfg->max_requests)
+        return 0;
+    if (!s->proc_valid && !s->proc_done) {
+        s->proc_off_ns = arrival_next_ns(&s->arr);
+        s->proc_valid = 1;
+        if (cfg->duration_ns && s->proc_off_ns >= cfg->duration_ns)
+            s->proc_done = 1;
+    }
+    int have_burst = s->burst_i < cfg->n_bursts;
+    int have_proc = s->proc_valid && !s->proc_done;
+    if (have_burst && (!have_proc || cfg->bursts[s->burst_i].at_ns <= s->proc_off_ns)) {
+        const struct burst *b = &cfg->bursts[s->burst_i];
+        *off_ns = b->at_ns;
+        *burst = b;
+        if (--s->burst_left == 0) {
+            s->burst_i++;
+            if (s->burst_i < cfg->n_bursts)
+                s->burst_left = cfg->bursts[s->burst_i].count;
+        }
+    } else if (have_proc) {
+        *off_ns = s->proc_off_ns;
+        *burst = NULL;
+        s->proc_valid = 0;
+    } else {
+        return 0;
+    }
+    *index = s->index++;
+    return 1;
+}
+
+void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst *b,
+                struct req_spec *out)
+{
+    workload_spec(&cfg->workload, index, out);
+    if (b && b->prompt_tokens)
+        out->prompt_tokens = b->prompt_tokens;
+    if (b && b->output_tokens)
+        out->max_tokens = b->output_tokens;
+}
+
+int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen)
+{
+    if (cfg->mode == LOAD_CLOSED) {
+        snprintf(err, errlen, "a closed-loop schedule depends on the server; use --rate");
+        return LL_E_INVAL;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    struct offer_src src;
+    offer_src_init(&src, cfg);
+    uint64_t tokens = 0, i, off;
+    const struct burst *b;
+    while (offer_src_next(&src, cfg, &i, &off, &b)) {
+        struct req_spec s;
+        offer_spec(cfg, i, b, &s);
+        tokens += (uint64_t)s.prompt_tokens + s.max_tokens;
+        if (cfg->max_tokens_total && tokens > cfg->max_tokens_total)
+            break;
+        fprintf(f, "{\"index\":%llu,\"sched_ns\":%llu,\"prompt_tokens\":%u,\"max_tokens\":%u}\n",
+                (unsigned long long)i, (unsigned long long)off, s.prompt_tokens, s.max_tokens);
+    }
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    return 0;
+}

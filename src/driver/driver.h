@@ -1,0 +1,188 @@
+/* driver.h: one load point. Decides when each request is sent (open loop,
+ * closed loop, or open arrivals through a concurrency cap), runs the worker
+ * threads that send them, writes every record as it finishes, and merges
+ * the workers' statistics at the end.
+ *
+ * The schedule is a pure function of the config: worker w of W takes the
+ * arrivals whose index i satisfies i mod W == w, so the thread count never
+ * changes which requests are sent when. */
+#ifndef LL_DRIVER_H
+#define LL_DRIVER_H
+
+#include <stdint.h>
+
+#include "workload/arrival.h"
+#include "workload/dist.h"
+#include "measure/hist.h"
+#include "measure/slo.h"
+#include "measure/stats.h"
+#include "workload/trace.h"
+#include "http/transport.h"
+#include "workload/workload.h"
+
+enum load_mode {
+    LOAD_OPEN,     /* arrivals independent of completions */
+    LOAD_CLOSED,   /* N users: send, wait for the response, think, repeat */
+    LOAD_CAPPED,   /* open arrivals through at most max_concurrency in flight */
+    LOAD_SESSIONS, /* open session arrivals, closed-loop turns inside (session.h) */
+};
+
+/* A live view of a run in progress, for a caller that publishes it while
+ * the run goes (llmload run --expose, the scraper's origin). Counters are
+ * totals since t = 0, warm-up included; the histograms hold only what
+ * happened since the previous call. Every pointer is borrowed for the
+ * duration of the call. */
+struct driver_live {
+    uint64_t run_start_abs_ns;        /* CLOCK_MONOTONIC of t = 0 */
+    uint64_t t_ns;                    /* now, relative to the run start (0 before it) */
+    int final;                        /* 1 on the last call, after the workers ended */
+    uint64_t scheduled, sent, done, failed;
+    uint64_t output_tokens;
+    uint32_t inflight;                /* requests in the system (sent or queued) */
+    uint64_t done_by_kind[REC_KIND_COUNT];
+    const struct hist *ttft;          /* ok requests finished since the last call: first - sched, ns */
+    const struct hist *e2e;           /* the same requests: end - sched, ns */
+    const struct hist *lateness;      /* requests scheduled since the last call: send lateness, ns */
+};
+
+typedef void driver_live_cb(void *ud, const struct driver_live *live);
+
+/* An explicit burst: count requests all scheduled at at_ns (a cron job on
+ * the hour), merged into the open-loop arrivals. Lengths 0 = drawn as
+ * usual; set = every request of the burst asks for exactly that. */
+struct burst {
+    uint64_t at_ns;                   /* offset from the run start */
+    uint32_t count;                   /* >= 1 */
+    uint32_t prompt_tokens;           /* 0 = the workload's draw */
+    uint32_t output_tokens;           /* 0 = the workload's draw */
+};
+
+/* The open-loop schedule: the arrival process merged with the bursts, in
+ * time order (a burst goes before process arrivals at the same time).
+ * Embedded; the workers and --dump-schedule walk the same one, so both see
+ * the same indices at the same offsets. */
+struct offer_src {
+    struct arrival arr;
+    uint64_t proc_off_ns;             /* the process's next offset, when proc_valid */
+    int proc_valid, proc_done;
+    size_t burst_i;                   /* next burst */
+    uint32_t burst_left;              /* requests left in bursts[burst_i] */
+    uint64_t index;                   /* arrivals returned so far */
+};
+
+struct run_config {
+    enum load_mode mode;
+    struct arrival_config arrival;    /* LOAD_OPEN and LOAD_CAPPED */
+    const struct burst *bursts;       /* sorted by at_ns, all < duration; borrowed */
+    size_t n_bursts;
+    uint32_t users;                   /* LOAD_CLOSED */
+    struct dist think;                /* LOAD_CLOSED, ns; used when pace_ns == 0 */
+    uint64_t pace_ns;                 /* LOAD_CLOSED: each user starts at most one request per pace */
+    uint32_t max_concurrency;         /* LOAD_CAPPED */
+    int on_cap_drop;                  /* LOAD_CAPPED: 1 = drop instead of queue */
+    uint64_t duration_ns;             /* offering stops at this offset; 0 = no bound */
+    uint64_t max_requests;            /* offering stops after this many; 0 = no bound */
+    uint64_t warmup_ns;               /* requests scheduled before this are warm-up */
+    uint64_t max_tokens_total;        /* spend guard over prompt + max_tokens; 0 = off */
+    uint32_t max_inflight;            /* open loop: refuse arrivals past this many in the
+                                         system (records client_dropped); 0 = no cap */
+    uint64_t grace_ns;                /* after a stop signal, time given to in-flight requests */
+    uint32_t threads;                 /* worker threads (>= 1) */
+    struct workload workload;
+    /* Replay: when set (LOAD_OPEN), the arrivals are the trace's entries
+     * at trace_scaled_sched_ns(trace, i, trace_factor), their requests from
+     * replay_spec; arrival and workload lengths are unused. Borrowed. */
+    const struct trace *trace;
+    double trace_factor;              /* offsets multiplied by this (> 0) */
+    /* LOAD_SESSIONS: arrival is the session process, think the pause
+     * between a turn's end and the next turn, turns the turns per session
+     * (session_turns_check). --requests bounds sessions, not turns. */
+    struct dist turns;
+    struct transport_config transport;/* run_start_ns and worker are set by the driver */
+    int records_fd;                   /* requests.jsonl, opened O_APPEND; -1 = none */
+    int progress;                     /* 0 none, 1 a live line on a TTY, 2 plain lines */
+    uint64_t progress_interval_ns;
+    struct slo slo;                   /* goodput thresholds; all 0 = none */
+    int32_t step;                     /* written into every record; -1 outside a sweep */
+    uint64_t sample_interval_ns;      /* in-flight time series period; 0 = 100 ms */
+    /* Live view: NULL = none. Called on driver_run's own thread: once
+     * before t = 0 (all zero, run_start_abs_ns known), then every
+     * live_interval_ns, and last with final = 1. Keep it short: it delays
+     * the progress line and the in-flight samples, never the workers. */
+    driver_live_cb *live_cb;
+    void *live_ud;
+    uint64_t live_interval_ns;        /* 0 = 1 s */
+};
+
+/* One point of the in-flight time series. */
+struct driver_sample {
+    uint64_t t_ns;                    /* relative to the run start */
+    uint32_t inflight;                /* requests in the system (sent or queued, not finished) */
+    uint64_t done;                    /* records finished so far */
+};
+
+/* Schedule lateness past which a run is INVALID (at p99), and a send
+ * counts in the lateness diagnosis. */
+#define DRIVER_LATE_NS LL_NS_PER_MS
+
+struct driver_result {
+    struct stats stats;               /* merged; caller frees with stats_free */
+    uint64_t window_ns;               /* measurement window (after warm-up) */
+    uint64_t sent_in_window;          /* window requests sent before the window closed */
+    uint64_t late_sends;              /* window sends later than DRIVER_LATE_NS */
+    uint64_t late_asleep;             /* ...of which the worker was asleep when they came due
+                                       * and woke late (transport_last_wait) */
+    double inflight_mean;             /* time-weighted requests in the system over the window */
+    uint32_t inflight_max;            /* most requests in the system at once, all workers */
+    uint64_t records_lost;            /* records that could not be written (disk full...) */
+    uint64_t records_written;
+    uint64_t warmup_records;
+    int interrupted;                  /* a signal stopped offering */
+    char stop_reason[160];            /* why offering stopped early ("" if it did not) */
+    uint64_t elapsed_ns;              /* run start to last record */
+    uint64_t run_start_abs_ns;        /* CLOCK_MONOTONIC of t = 0, to join other clocks' data */
+    /* LOAD_SESSIONS, else 0: sessions that arrived (all, and inside the
+     * window), and those cut short because a turn fell past --duration,
+     * the spend guard or a stop signal. */
+    uint64_t sessions_started, sessions_in_window, sessions_cut;
+    /* Steady-state check: TTFT of ok requests scheduled in the first and
+     * the second half of the window (a tail that grows with run length
+     * means the rate exceeds capacity). Owned; driver_result_free. */
+    struct hist *ttft_first_half, *ttft_second_half;
+    struct driver_sample *series;     /* owned; n_series points */
+    size_t n_series;
+    /* Per traffic class of workload.classes (same order), owned; NULL and
+     * 0 without classes. Each counts like stats, with the class's own SLO
+     * when it has one. */
+    struct stats *class_stats;
+    size_t n_classes;
+};
+
+/* Start the open-loop schedule of cfg. */
+void offer_src_init(struct offer_src *s, const struct run_config *cfg);
+
+/* The next arrival: its index, offset and, when it belongs to a burst, the
+ * burst (else NULL). Returns 0 when the schedule has ended (--duration,
+ * --requests). */
+int offer_src_next(struct offer_src *s, const struct run_config *cfg, uint64_t *index,
+                   uint64_t *off_ns, const struct burst **burst);
+
+/* The request spec of arrival index: the workload's draw with the burst's
+ * lengths when it sets them. */
+void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst *b,
+                struct req_spec *out);
+
+/* Free what driver_run allocated in res (stats, hists, series). */
+void driver_result_free(struct driver_result *res);
+
+/* Run one load point. Blocks SIGINT and SIGTERM in the calling thread and
+ * the workers and handles them: the first stops offering and gives
+ * in-flight requests grace_ns, the second cancels them at once. Returns 0,
+ * or LL_E_* with a reason in err when the run could not start. */
+int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen);
+
+/* Write the open-loop schedule (index, sched_ns, prompt_tokens, max_tokens
+ * per line) that cfg would offer, to path. Returns 0 or LL_E_IO. */
+int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen);
+
+#endif

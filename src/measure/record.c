@@ -1,0 +1,345 @@
+/* record.c: one record per scheduled request: its names, its JSON line, and
+ * the latencies derived from its raw times.
+ *
+ * record_write_jsonl is on the path of every finished request, so it
+ * formats by hand into a stack buffer, without printf, and writes the line
+ * with one fwrite: no allocation, and a line is either whole in the stdio
+ * buffer or absent. bench/decode.sh --instr counts its cost. */
+#include "measure/record.h"
+
+#include <string.h>
+
+#include "util/util.h"
+
+static const char *const kind_names[REC_KIND_COUNT] = {
+    [REC_OK] = "ok",
+    [REC_HTTP_429] = "http_429",
+    [REC_HTTP_5XX] = "http_5xx",
+    [REC_HTTP_4XX] = "http_4xx",
+    [REC_HTTP_OTHER] = "http_other",
+    [REC_TIMEOUT_CONNECT] = "timeout_connect",
+    [REC_TIMEOUT_FIRST_TOKEN] = "timeout_first_token",
+    [REC_TIMEOUT_IDLE] = "timeout_idle",
+    [REC_TIMEOUT_TOTAL] = "timeout_total",
+    [REC_CONNECT_ERROR] = "connect_error",
+    [REC_STREAM_TRUNCATED] = "stream_truncated",
+    [REC_MALFORMED_EVENT] = "malformed_event",
+    [REC_LINE_TOO_LONG] = "line_too_long",
+    [REC_SERVER_ERROR_EVENT] = "server_error_event",
+    [REC_CANCELLED] = "cancelled",
+    [REC_CLIENT_DROPPED] = "client_dropped",
+    [REC_TRANSPORT_ERROR] = "transport_error",
+};
+
+static const char *const source_names[] = {
+    [REC_TOKENS_USAGE] = "usage",
+    [REC_TOKENS_CHUNK_USAGE] = "chunk_usage",
+    [REC_TOKENS_EVENTS] = "events",
+};
+
+/* Out-of-range values get "unknown" rather than a crash: a corrupt kind
+ * must still produce a parseable line. */
+const char *rec_kind_name(enum rec_kind k)
+{
+    if ((unsigned)k >= REC_KIND_COUNT)
+        return "unknown";
+    return kind_names[k];
+}
+
+int rec_kind_from_name(const char *s)
+{
+    if (s == NULL)
+        return -1;
+    for (int k = 0; k < REC_KIND_COUNT; k++)
+        if (strcmp(s, kind_names[k]) == 0)
+            return k;
+    return -1;
+}
+
+const char *rec_tokens_source_name(enum rec_tokens_source s)
+{
+    if ((unsigned)s >= LL_ARRAY_LEN(source_names))
+        return "unknown";
+    return source_names[s];
+}
+
+/* tokens_source starts as "events": until a usage object arrives, the
+ * only count there is is the events counted. */
+void record_init(struct record *r, uint64_t id)
+{
+    memset(r, 0, sizeof(*r));
+    r->id = id;
+    r->kind = REC_OK;
+    r->http_status = 0;
+    r->sched_ns = LL_NO_TIME;
+    r->sent_ns = LL_NO_TIME;
+    r->first_ns = LL_NO_TIME;
+    r->first_content_ns = LL_NO_TIME;
+    r->last_ns = LL_NO_TIME;
+    r->end_ns = LL_NO_TIME;
+    r->prompt_tokens_server = -1;
+    r->cached_tokens = -1;
+    r->tokens_source = REC_TOKENS_EVENTS;
+    r->retry_after_ms = -1;
+    r->user = -1;
+    r->warmup = 0;
+    r->step = -1;
+    r->class_idx = -1;
+    r->cls = NULL;
+    r->session = -1;
+    r->turn = -1;
+    r->detail[0] = '\0';
+}
+
+/* A line buffer that remembers overflow instead of failing at every step.
+ * The worst case line (every number at 20 digits, the whole detail escaped
+ * as \u00XX) is under 1.2 KB, so LINE_MAX_BYTES is never reached by a
+ * valid record; the check is there for safety, not for control flow. */
+#define LINE_MAX_BYTES 2048
+
+struct line {
+    char buf[LINE_MAX_BYTES];
+    size_t len;
+    int overflow;
+};
+
+static void line_put(struct line *l, const char *s, size_t n)
+{
+    if (l->overflow || n > sizeof(l->buf) - l->len) {
+        l->overflow = 1;
+        return;
+    }
+    memcpy(l->buf + l->len, s, n);
+    l->len += n;
+}
+
+static void line_puts(struct line *l, const char *s)
+{
+    line_put(l, s, strlen(s));
+}
+
+/* A string literal, its length known at compile time. */
+#define LINE_LIT(l, lit) line_put((l), (lit), sizeof(lit) - 1)
+
+/* "00" "01" ... "99": two digits per division by 100. */
+/* Append v in decimal, exactly as printf's %llu would (ll_fmt_u64). That
+ * and the literals replace snprintf on this path: a typical line cost about
+ * 19,000 instructions through snprintf and costs under 3,000 now, fwrite
+ * included (bench/decode.sh --instr). */
+static void line_u64(struct line *l, uint64_t v)
+{
+    if (l->overflow || ll_u64_digits(v) > sizeof(l->buf) - l->len) {
+        l->overflow = 1;
+        return;
+    }
+    l->len += ll_fmt_u64(l->buf + l->len, v);
+}
+
+/* ,"key":value for a time, or null for LL_NO_TIME. key_lit is the literal
+ * ",\"key\":" itself. */
+#define LINE_TIME(l, key_lit, ns) do { \
+        LINE_LIT((l), key_lit); \
+        line_u64_or_null((l), (ns) != LL_NO_TIME, (ns)); \
+    } while (0)
+
+/* ,"key":value for an optional signed number, null when negative. */
+#define LINE_OPT(l, key_lit, v) do { \
+        int64_t v_ = (v); \
+        LINE_LIT((l), key_lit); \
+        line_u64_or_null((l), v_ >= 0, (uint64_t)v_); \
+    } while (0)
+
+static void line_u64_or_null(struct line *l, int present, uint64_t v)
+{
+    if (present)
+        line_u64(l, v);
+    else
+        LINE_LIT(l, "null");
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the
+ * bytes there are not one. Overlong forms, surrogates and code points above
+ * U+10FFFF are invalid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+        return 0;
+    return len;
+}
+
+/* Append s[0..n) as the body of a JSON string. The detail often carries a
+ * server's own words, cut at a fixed size, so it may hold control bytes or
+ * a UTF-8 sequence split in half: each invalid byte becomes U+FFFD, so the
+ * line always parses. */
+static void line_json_escaped(struct line *l, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        if (c == '"') {
+            line_put(l, "\\\"", 2);
+        } else if (c == '\\') {
+            line_put(l, "\\\\", 2);
+        } else if (c == '\n') {
+            line_put(l, "\\n", 2);
+        } else if (c == '\r') {
+            line_put(l, "\\r", 2);
+        } else if (c == '\t') {
+            line_put(l, "\\t", 2);
+        } else if (c < 0x20 || c == 0x7F) {
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
+            line_put(l, esc, sizeof(esc));
+        } else if (c < 0x80) {
+            line_put(l, (const char *)&p[i], 1);
+        } else {
+            size_t len = utf8_seq_len(p + i, n - i);
+            if (len == 0) {
+                line_put(l, "\\ufffd", 6);
+                i++;
+                continue;
+            }
+            line_put(l, (const char *)&p[i], len);
+            i += len;
+            continue;
+        }
+        i++;
+    }
+}
+
+int record_write_jsonl(FILE *f, const struct record *r)
+{
+    struct line l;
+    l.len = 0;
+    l.overflow = 0;
+
+    LINE_LIT(&l, "{\"id\":");
+    line_u64(&l, r->id);
+    LINE_LIT(&l, ",\"kind\":\"");
+    line_puts(&l, rec_kind_name(r->kind));
+    LINE_LIT(&l, "\",\"http_status\":");
+    line_u64_or_null(&l, r->http_status > 0, (uint64_t)r->http_status);
+    LINE_TIME(&l, ",\"sched_ns\":", r->sched_ns);
+    LINE_TIME(&l, ",\"sent_ns\":", r->sent_ns);
+    LINE_TIME(&l, ",\"first_ns\":", r->first_ns);
+    LINE_TIME(&l, ",\"first_content_ns\":", r->first_content_ns);
+    LINE_TIME(&l, ",\"last_ns\":", r->last_ns);
+    LINE_TIME(&l, ",\"end_ns\":", r->end_ns);
+    LINE_LIT(&l, ",\"max_gap_ns\":");
+    line_u64(&l, r->max_gap_ns);
+    LINE_LIT(&l, ",\"prompt_tokens\":");
+    line_u64(&l, r->prompt_tokens);
+    LINE_OPT(&l, ",\"prompt_tokens_server\":", r->prompt_tokens_server);
+    LINE_OPT(&l, ",\"cached_tokens\":", r->cached_tokens);
+    LINE_LIT(&l, ",\"max_tokens\":");
+    line_u64(&l, r->max_tokens);
+    LINE_LIT(&l, ",\"output_tokens\":");
+    line_u64(&l, r->output_tokens);
+    LINE_LIT(&l, ",\"tokens_source\":\"");
+    line_puts(&l, rec_tokens_source_name(r->tokens_source));
+    LINE_LIT(&l, "\",\"events\":");
+    line_u64(&l, r->events);
+    LINE_OPT(&l, ",\"retry_after_ms\":", r->retry_after_ms);
+    LINE_LIT(&l, ",\"worker\":");
+    line_u64(&l, r->worker);
+    LINE_OPT(&l, ",\"user\":", r->user);
+    if (r->warmup)
+        LINE_LIT(&l, ",\"warmup\":true");
+    else
+        LINE_LIT(&l, ",\"warmup\":false");
+    if (r->step >= 0) {
+        LINE_LIT(&l, ",\"step\":");
+        line_u64(&l, (uint64_t)r->step);
+    }
+    if (r->cls) {
+        LINE_LIT(&l, ",\"class\":\"");
+        line_json_escaped(&l, r->cls, strnlen(r->cls, 64));
+        LINE_LIT(&l, "\"");
+    }
+    if (r->session >= 0) {
+        LINE_LIT(&l, ",\"session\":");
+        line_u64(&l, (uint64_t)r->session);
+    }
+    if (r->turn >= 0) {
+        LINE_LIT(&l, ",\"turn\":");
+        line_u64(&l, (uint64_t)r->turn);
+    }
+
+    size_t dlen = strnlen(r->detail, sizeof(r->detail));
+    if (dlen == 0) {
+        line_puts(&l, ",\"detail\":null}\n");
+    } else {
+        line_puts(&l, ",\"detail\":\"");
+        line_json_escaped(&l, r->detail, dlen);
+        line_puts(&l, "\"}\n");
+    }
+
+    if (l.overflow) /* cannot happen (see LINE_MAX_BYTES); keep the contract */
+        return LL_E_IO;
+    if (fwrite(l.buf, 1, l.len, f) != l.len)
+        return LL_E_IO;
+    return 0;
+}
+
+/* b - a when both happened and b is not before a; LL_NO_TIME otherwise. A
+ * negative interval can only come from a corrupt record, and reporting it
+ * as undefined keeps it out of every percentile. */
+static uint64_t span_ns(uint64_t a, uint64_t b)
+{
+    if (a == LL_NO_TIME || b == LL_NO_TIME || b < a)
+        return LL_NO_TIME;
+    return b - a;
+}
+
+uint64_t record_ttft_ns(const struct record *r)
+{
+    return span_ns(r->sched_ns, r->first_ns);
+}
+
+uint64_t record_ttft_server_ns(const struct record *r)
+{
+    return span_ns(r->sent_ns, r->first_ns);
+}
+
+uint64_t record_e2e_ns(const struct record *r)
+{
+    return span_ns(r->sched_ns, r->end_ns);
+}
+
+uint64_t record_tpot_ns(const struct record *r)
+{
+    /* Two output events at least: a non-streamed body (one event) has no
+     * pace to measure, whatever its token count. */
+    if (r->output_tokens < 2 || r->events < 2)
+        return LL_NO_TIME;
+    uint64_t decode_ns = span_ns(r->first_ns, r->last_ns);
+    if (decode_ns == LL_NO_TIME)
+        return LL_NO_TIME;
+    return decode_ns / (r->output_tokens - 1);
+}

@@ -1,0 +1,110 @@
+/* slo.c: SLO thresholds. */
+#include "measure/slo.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/util.h"
+
+int slo_parse(const char *spec, struct slo *out, char *err, size_t errlen)
+{
+    struct slo s = {0};
+    const char *p = spec;
+    if (!spec || !*spec) {
+        snprintf(err, errlen, "expected ttft=DUR,tpot=DUR,e2e=DUR (any of them), got \"\"");
+        return LL_E_INVAL;
+    }
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char part[64];
+        if (n == 0 || n >= sizeof part) {
+            snprintf(err, errlen, "expected NAME=DURATION between commas in \"%s\"", spec);
+            return LL_E_INVAL;
+        }
+        memcpy(part, p, n);
+        part[n] = '\0';
+        char *eq = strchr(part, '=');
+        if (!eq) {
+            snprintf(err, errlen, "expected NAME=DURATION, got \"%s\"", part);
+            return LL_E_INVAL;
+        }
+        *eq = '\0';
+        uint64_t *slot = NULL;
+        if (strcmp(part, "ttft") == 0)
+            slot = &s.ttft_ns;
+        else if (strcmp(part, "tpot") == 0)
+            slot = &s.tpot_ns;
+        else if (strcmp(part, "e2e") == 0)
+            slot = &s.e2e_ns;
+        else {
+            snprintf(err, errlen, "unknown threshold \"%s\" (expected ttft, tpot or e2e)", part);
+            return LL_E_INVAL;
+        }
+        uint64_t ns;
+        if (ll_parse_duration_ns(eq + 1, LL_NS_PER_MS, &ns) != 0 || ns == 0) {
+            snprintf(err, errlen, "%s: expected a positive duration (e.g. 500ms, 2s), got \"%s\"",
+                     part, eq + 1);
+            return LL_E_INVAL;
+        }
+        *slot = ns;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    *out = s;
+    return 0;
+}
+
+int slo_is_set(const struct slo *s)
+{
+    return s->ttft_ns || s->tpot_ns || s->e2e_ns;
+}
+
+int slo_met(const struct slo *s, const struct record *r)
+{
+    if (r->kind != REC_OK)
+        return 0;
+    if (s->ttft_ns) {
+        uint64_t v = record_ttft_ns(r);
+        if (v == LL_NO_TIME || v > s->ttft_ns)
+            return 0;
+    }
+    if (s->tpot_ns) {
+        uint64_t v = record_tpot_ns(r);
+        if (v != LL_NO_TIME && v > s->tpot_ns)
+            return 0;
+    }
+    if (s->e2e_ns) {
+        uint64_t v = record_e2e_ns(r);
+        if (v == LL_NO_TIME || v > s->e2e_ns)
+            return 0;
+    }
+    return 1;
+}
+
+static size_t put_one(char *buf, size_t len, size_t at, const char *name, uint64_t ns)
+{
+    if (!ns)
+        return at;
+    char d[24];
+    if (ns % LL_NS_PER_SEC == 0)
+        snprintf(d, sizeof d, "%llus", (unsigned long long)(ns / LL_NS_PER_SEC));
+    else if (ns % LL_NS_PER_MS == 0)
+        snprintf(d, sizeof d, "%llums", (unsigned long long)(ns / LL_NS_PER_MS));
+    else
+        snprintf(d, sizeof d, "%lluus", (unsigned long long)(ns / LL_NS_PER_US));
+    int n = snprintf(buf + (at < len ? at : len), at < len ? len - at : 0, "%s%s=%s",
+                     at ? "," : "", name, d);
+    return at + (n > 0 ? (size_t)n : 0);
+}
+
+void slo_format(const struct slo *s, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len)
+        buf[0] = '\0';
+    at = put_one(buf, len, at, "ttft", s->ttft_ns);
+    at = put_one(buf, len, at, "tpot", s->tpot_ns);
+    put_one(buf, len, at, "e2e", s->e2e_ns);
+}

@@ -1,0 +1,34 @@
+/* slo.h: service-level objectives and whether a request met them.
+ *
+ * Goodput counts requests that completed ok AND met every threshold that is
+ * set; errors, timeouts and cancellations are misses. docs/metrics.md. */
+#ifndef LL_SLO_H
+#define LL_SLO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "measure/record.h"
+
+struct slo {
+    uint64_t ttft_ns;   /* max TTFT (first - sched); 0 = no threshold */
+    uint64_t tpot_ns;   /* max TPOT; 0 = no threshold */
+    uint64_t e2e_ns;    /* max E2E (end - sched); 0 = no threshold */
+};
+
+/* Parse "ttft=500ms,tpot=50ms,e2e=10s" (any subset, any order; a bare
+ * number is milliseconds). Returns 0, or LL_E_INVAL with a one-line reason
+ * naming the bad part in err. */
+int slo_parse(const char *spec, struct slo *out, char *err, size_t errlen);
+
+/* 1 when at least one threshold is set. */
+int slo_is_set(const struct slo *s);
+
+/* 1 when r is ok and meets every set threshold. A request with fewer than
+ * two output tokens has no TPOT and meets a TPOT threshold. */
+int slo_met(const struct slo *s, const struct record *r);
+
+/* Write the canonical spec ("ttft=500ms,e2e=10s") into buf. */
+void slo_format(const struct slo *s, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,187 @@
+/* stats.c: per-worker aggregates of records, merged once at the end. */
+#include "measure/stats.h"
+
+#include <string.h>
+
+#include "util/util.h"
+
+#define STATS_NHIST 10
+
+/* Pointers to the histogram fields of s, in a fixed order, so init, free
+ * and reset cannot disagree about which histograms exist (stats_merge
+ * names them one by one; a new histogram must be added there too). */
+static void stats_hist_slots(struct stats *s, struct hist **slots[STATS_NHIST])
+{
+    slots[0] = &s->ttft;
+    slots[1] = &s->ttft_server;
+    slots[2] = &s->ttfc;
+    slots[3] = &s->itl;
+    slots[4] = &s->itl_req;
+    slots[5] = &s->tpot;
+    slots[6] = &s->e2e;
+    slots[7] = &s->e2e_failed;
+    slots[8] = &s->client_queue;
+    slots[9] = &s->lateness;
+}
+
+void stats_init(struct stats *s)
+{
+    struct hist **slots[STATS_NHIST];
+    memset(s, 0, sizeof(*s));
+    stats_hist_slots(s, slots);
+    for (size_t i = 0; i < STATS_NHIST; i++)
+        *slots[i] = hist_new();
+}
+
+void stats_free(struct stats *s)
+{
+    struct hist **slots[STATS_NHIST];
+    stats_hist_slots(s, slots);
+    for (size_t i = 0; i < STATS_NHIST; i++)
+        hist_free(*slots[i]);
+    memset(s, 0, sizeof(*s));
+}
+
+void stats_reset(struct stats *s)
+{
+    struct hist *keep[STATS_NHIST];
+    struct hist **slots[STATS_NHIST];
+    stats_hist_slots(s, slots);
+    for (size_t i = 0; i < STATS_NHIST; i++) {
+        keep[i] = *slots[i];
+        hist_reset(keep[i]);
+    }
+    memset(s, 0, sizeof(*s));
+    for (size_t i = 0; i < STATS_NHIST; i++)
+        *slots[i] = keep[i];
+}
+
+/* b - a, or LL_NO_TIME when either is missing or b is before a. */
+static uint64_t stats_span_ns(uint64_t a, uint64_t b)
+{
+    if (a == LL_NO_TIME || b == LL_NO_TIME || b < a)
+        return LL_NO_TIME;
+    return b - a;
+}
+
+static void stats_record_time(struct hist *h, uint64_t ns)
+{
+    if (ns != LL_NO_TIME)
+        hist_record(h, ns);
+}
+
+void stats_add_record(struct stats *s, const struct record *r)
+{
+    s->completed++;
+    if ((unsigned)r->kind < REC_KIND_COUNT)
+        s->by_kind[r->kind]++;
+
+    uint64_t e2e_ns = record_e2e_ns(r);
+    if (e2e_ns != LL_NO_TIME) {
+        s->all_e2e_sum_ns += e2e_ns;
+        s->all_e2e_count++;
+    }
+    uint64_t service_ns = stats_span_ns(r->sent_ns, r->end_ns);
+    if (service_ns != LL_NO_TIME) {
+        s->all_service_sum_ns += service_ns;
+        s->all_service_count++;
+    }
+    stats_record_time(s->client_queue, stats_span_ns(r->sched_ns, r->sent_ns));
+    if (r->retry_after_ms >= 0) {
+        s->retry_after_seen++;
+        s->retry_after_sum_ms += (uint64_t)r->retry_after_ms;
+    }
+
+    if (r->kind != REC_OK) {
+        stats_record_time(s->e2e_failed, e2e_ns);
+        s->output_tokens_failed += r->output_tokens;
+        return;
+    }
+
+    stats_record_time(s->ttft, record_ttft_ns(r));
+    stats_record_time(s->ttft_server, record_ttft_server_ns(r));
+    stats_record_time(s->ttfc, stats_span_ns(r->sched_ns, r->first_content_ns));
+    stats_record_time(s->tpot, record_tpot_ns(r));
+    stats_record_time(s->e2e, e2e_ns);
+    if (e2e_ns != LL_NO_TIME)
+        s->ok_e2e_sum_ns += e2e_ns;
+    if (r->events >= 2) {
+        uint64_t decode_ns = stats_span_ns(r->first_ns, r->last_ns);
+        if (decode_ns != LL_NO_TIME)
+            hist_record(s->itl_req, decode_ns / (r->events - 1));
+    }
+
+    if (r->prompt_tokens_server >= 0) {
+        s->prompt_tokens += (uint64_t)r->prompt_tokens_server;
+        if ((uint64_t)r->prompt_tokens_server != r->prompt_tokens)
+            s->prompt_mismatch++;
+    } else {
+        s->prompt_tokens += r->prompt_tokens;
+    }
+    s->output_tokens += r->output_tokens;
+    s->events += r->events;
+    if (r->cached_tokens >= 0) {
+        s->cached_tokens += (uint64_t)r->cached_tokens;
+        s->cached_reported++;
+    }
+    if ((unsigned)r->tokens_source < LL_ARRAY_LEN(s->tokens_source_count))
+        s->tokens_source_count[r->tokens_source]++;
+}
+
+void stats_add_itl_gap(struct stats *s, uint64_t gap_ns)
+{
+    hist_record(s->itl, gap_ns);
+}
+
+void stats_add_lateness(struct stats *s, uint64_t late_ns)
+{
+    hist_record(s->lateness, late_ns);
+}
+
+void stats_merge(struct stats *dst, const struct stats *src)
+{
+    hist_merge(dst->ttft, src->ttft);
+    hist_merge(dst->ttft_server, src->ttft_server);
+    hist_merge(dst->ttfc, src->ttfc);
+    hist_merge(dst->itl, src->itl);
+    hist_merge(dst->itl_req, src->itl_req);
+    hist_merge(dst->tpot, src->tpot);
+    hist_merge(dst->e2e, src->e2e);
+    hist_merge(dst->e2e_failed, src->e2e_failed);
+    hist_merge(dst->client_queue, src->client_queue);
+    hist_merge(dst->lateness, src->lateness);
+
+    dst->slo_met += src->slo_met;
+    dst->win_sent += src->win_sent;
+    dst->win_completed += src->win_completed;
+    dst->win_ok += src->win_ok;
+    dst->win_slo_met += src->win_slo_met;
+    dst->win_prompt_tokens += src->win_prompt_tokens;
+    dst->win_output_tokens += src->win_output_tokens;
+    dst->scheduled += src->scheduled;
+    dst->sent += src->sent;
+    dst->completed += src->completed;
+    for (size_t k = 0; k < REC_KIND_COUNT; k++)
+        dst->by_kind[k] += src->by_kind[k];
+    dst->prompt_tokens += src->prompt_tokens;
+    dst->output_tokens += src->output_tokens;
+    dst->output_tokens_failed += src->output_tokens_failed;
+    dst->events += src->events;
+    dst->cached_tokens += src->cached_tokens;
+    dst->cached_reported += src->cached_reported;
+    dst->prompt_mismatch += src->prompt_mismatch;
+    dst->ok_e2e_sum_ns += src->ok_e2e_sum_ns;
+    dst->all_e2e_sum_ns += src->all_e2e_sum_ns;
+    dst->all_e2e_count += src->all_e2e_count;
+    dst->all_service_sum_ns += src->all_service_sum_ns;
+    dst->all_service_count += src->all_service_count;
+    for (size_t i = 0; i < LL_ARRAY_LEN(dst->tokens_source_count); i++)
+        dst->tokens_source_count[i] += src->tokens_source_count[i];
+    dst->retry_after_seen += src->retry_after_seen;
+    dst->retry_after_sum_ms += src->retry_after_sum_ms;
+}
+
+uint64_t stats_failed(const struct stats *s)
+{
+    return s->completed - s->by_kind[REC_OK];
+}

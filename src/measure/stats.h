@@ -1,0 +1,106 @@
+/* stats.h: the aggregate of one load point, built from records.
+ *
+ * Each worker owns one struct stats and feeds it from its own records and
+ * stream events; nothing is shared on the hot path. At the end the driver
+ * merges them with stats_merge and hands the total to summary_print and
+ * summary_write_json.
+ *
+ * What counts where (docs/formats.md says the same for users):
+ * - every record counts once in completed and in by_kind[kind];
+ * - latency histograms (ttft, ttft_server, ttfc, itl_req, tpot, e2e) take
+ *   only records of kind ok, so a fast 429 never improves a percentile;
+ * - e2e_failed takes the E2E of every record that is not ok (and has one),
+ *   so the time failures cost is still reported, apart;
+ * - client_queue (sent - sched) takes every record that was sent, whatever
+ *   its kind: it measures the generator and the cap, not the server;
+ * - token sums and tokens_source_count are over ok records; output tokens of
+ *   failed streams (partial output) are summed apart in output_tokens_failed;
+ * - itl and lateness take whatever the driver feeds through
+ *   stats_add_itl_gap and stats_add_lateness. */
+#ifndef LL_STATS_H
+#define LL_STATS_H
+
+#include <stdint.h>
+
+#include "measure/hist.h"
+#include "measure/record.h"
+
+struct stats {
+    uint64_t scheduled;             /* arrivals the schedule produced (driver sets) */
+    uint64_t sent;                  /* requests handed to the transport (driver sets) */
+    uint64_t completed;             /* records added, any kind */
+    uint64_t by_kind[REC_KIND_COUNT]; /* records per kind */
+
+    struct hist *ttft;              /* ns, first - sched, ok records */
+    struct hist *ttft_server;       /* ns, first - sent, ok records */
+    struct hist *ttfc;              /* ns, first_content - sched, ok records */
+    struct hist *itl;               /* ns, every gap between output events */
+    struct hist *itl_req;           /* ns, per ok request: (last - first) / (events - 1) */
+    struct hist *tpot;              /* ns, (last - first) / (output_tokens - 1), ok records */
+    struct hist *e2e;               /* ns, end - sched, ok records */
+    struct hist *e2e_failed;        /* ns, end - sched, records not ok */
+    struct hist *client_queue;      /* ns, sent - sched, every sent record */
+    struct hist *lateness;          /* ns, generator lateness (stats_add_lateness) */
+
+    uint64_t prompt_tokens;         /* tokens, ok records: the server's count if given, else requested */
+    uint64_t output_tokens;         /* tokens, ok records */
+    uint64_t output_tokens_failed;  /* tokens received by records that are not ok */
+    uint64_t events;                /* output-bearing events, ok records */
+    uint64_t cached_tokens;         /* tokens, ok records that reported a cached count */
+    uint64_t cached_reported;       /* ok records that reported a cached count */
+    uint64_t prompt_mismatch;       /* ok records whose server prompt count != requested */
+
+    uint64_t ok_e2e_sum_ns;         /* ns, sum of E2E over ok records */
+    uint64_t all_e2e_sum_ns;        /* ns, sum of E2E over every record with one */
+    uint64_t all_e2e_count;         /* records in all_e2e_sum_ns */
+    uint64_t all_service_sum_ns;    /* ns, sum of end - sent over every sent record with an end */
+    uint64_t all_service_count;     /* records in all_service_sum_ns */
+
+    uint64_t tokens_source_count[3]; /* ok records per enum rec_tokens_source */
+    uint64_t retry_after_seen;      /* records that carried a Retry-After */
+    uint64_t retry_after_sum_ms;    /* ms, sum of those Retry-After values */
+    uint64_t slo_met;               /* ok records that met every SLO threshold (driver counts) */
+
+    /* Throughput is counted by time, not by schedule (the driver counts
+     * these): events inside the measurement window, whichever request
+     * they belong to, warm-up ones included. Rates divide these by the
+     * window. */
+    uint64_t win_sent;              /* requests sent in the window */
+    uint64_t win_completed;         /* records that ended in the window, any kind */
+    uint64_t win_ok;                /* ok records that ended in the window */
+    uint64_t win_slo_met;           /* ... that met every SLO threshold */
+    uint64_t win_prompt_tokens;     /* tokens, of win_ok records */
+    uint64_t win_output_tokens;     /* tokens, of win_ok records */
+};
+
+/* Make s empty and allocate its histograms (aborts on out of memory).
+ * Undo with stats_free. */
+void stats_init(struct stats *s);
+
+/* Free the histograms of s and zero it. Safe on a zeroed struct and twice. */
+void stats_free(struct stats *s);
+
+/* Forget every value (histograms emptied, counters zeroed) but keep the
+ * allocations: for a sweep's next step. */
+void stats_reset(struct stats *s);
+
+/* Add one finished record (see the header comment for what goes where).
+ * Does not touch scheduled or sent: the driver counts those when they
+ * happen. O(1), allocates nothing. */
+void stats_add_record(struct stats *s, const struct record *r);
+
+/* Add one gap, in ns, between two consecutive output events of a stream. */
+void stats_add_itl_gap(struct stats *s, uint64_t gap_ns);
+
+/* Add one generator lateness sample, in ns: when an arrival was processed
+ * minus when it was scheduled. */
+void stats_add_lateness(struct stats *s, uint64_t late_ns);
+
+/* Add everything in src to dst. Afterwards dst equals a stats that had been
+ * fed both inputs. src is unchanged; dst != src. */
+void stats_merge(struct stats *dst, const struct stats *src);
+
+/* Records of any kind other than ok. */
+uint64_t stats_failed(const struct stats *s);
+
+#endif

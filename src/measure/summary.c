@@ -1,0 +1,562 @@
+/* summary.c: the end-of-run summary, for people (summary_print) and for
+ * programs (summary.json).
+ *
+ * The printed layout, top to bottom:
+ *
+ *   llmload run: <mode>[, offered R req/s][ (interrupted: partial results)]
+ *   [CLOSED LOOP label]
+ *   target, model, version, seed, window and warm-up
+ *   [INVALID banner with the reason]
+ *   requests: scheduled N, sent N, ok N, failed N
+ *   [failed by kind: only the kinds that occurred]
+ *   a latency table: one row per metric, columns p50 p90 p95 p99 p99.9 max count
+ *   throughput: offered vs sent vs completed req/s; tokens/s in and out, and
+ *   where the output token counts came from
+ *   Little's law: measured mean in flight vs rate x mean time in system
+ *
+ * Both outputs read the same table of rows and percentiles below, so the
+ * terminal and the JSON can never disagree about what a row is. */
+#include "measure/summary.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/hist.h"
+#include "measure/results.h"
+#include "util/util.h"
+
+struct summary_row {
+    const char *label;          /* printed */
+    const char *key;            /* summary.json latency_ns key */
+    size_t offset;              /* of the struct hist * in struct stats */
+    int only_if_nonempty;       /* skip the printed row when it has no values */
+};
+
+static const struct summary_row summary_rows[] = {
+    {"TTFT", "ttft", offsetof(struct stats, ttft), 0},
+    {"TTFT (server: first - sent)", "ttft_server", offsetof(struct stats, ttft_server), 0},
+    {"TTFC (first content)", "ttfc", offsetof(struct stats, ttfc), 0},
+    {"ITL (per gap)", "itl", offsetof(struct stats, itl), 0},
+    {"ITL (per request)", "itl_request", offsetof(struct stats, itl_req), 0},
+    {"TPOT", "tpot", offsetof(struct stats, tpot), 0},
+    {"E2E", "e2e", offsetof(struct stats, e2e), 0},
+    {"E2E (failed requests)", "e2e_failed", offsetof(struct stats, e2e_failed), 1},
+    {"client queue", "client_queue", offsetof(struct stats, client_queue), 0},
+    {"schedule lateness", "schedule_lateness", offsetof(struct stats, lateness), 0},
+};
+
+struct summary_pct {
+    double pct;
+    const char *label;          /* column heading */
+    const char *key;            /* JSON key */
+};
+
+static const struct summary_pct summary_pcts[] = {
+    {50.0, "p50", "p50"},   {90.0, "p90", "p90"},     {95.0, "p95", "p95"},
+    {99.0, "p99", "p99"},   {99.9, "p99.9", "p99_9"},
+};
+
+static const struct hist *summary_row_hist(const struct stats *s,
+                                           const struct summary_row *row)
+{
+    const char *base = (const char *)s;
+    return *(struct hist *const *)(base + row->offset);
+}
+
+/* count / window in 1/s, NAN when there is no window. */
+static double summary_rate(double count, uint64_t window_ns)
+{
+    if (window_ns == 0)
+        return NAN;
+    return count / ((double)window_ns / 1e9);
+}
+
+static double summary_mean_ns(uint64_t sum_ns, uint64_t n)
+{
+    return n == 0 ? NAN : (double)sum_ns / (double)n;
+}
+
+static const char *summary_str(const char *s)
+{
+    return s != NULL && s[0] != '\0' ? s : "-";
+}
+
+/* "12.34" or "-" for NAN, into buf. */
+static const char *summary_fmt_double(double v, const char *fmt, char *buf,
+                                      size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, fmt, v);
+    return buf;
+}
+
+static void summary_print_header(FILE *f, const struct summary_info *info)
+{
+    char a[32], b[32];
+    fprintf(f, "llmload run: %s", summary_str(info->mode));
+    if (info->offered_rate_per_s > 0)
+        fprintf(f, ", offered %.2f req/s", info->offered_rate_per_s);
+    if (info->interrupted)
+        fprintf(f, " (interrupted: partial results)");
+    fputc('\n', f);
+    if (info->closed_loop)
+        fprintf(f, "CLOSED LOOP: latencies exclude the wait a real user would "
+                   "see when the server slows\n");
+    fprintf(f, "target   %s\n", summary_str(info->target_url));
+    fprintf(f, "model    %s\n", summary_str(info->model));
+    fprintf(f, "version  %s, seed %" PRIu64 "\n", summary_str(info->version),
+            info->seed);
+    fprintf(f, "window   %s measured, after %s warm-up\n",
+            ll_fmt_duration(info->window_ns, a, sizeof(a)),
+            ll_fmt_duration(info->warmup_ns, b, sizeof(b)));
+    if (info->invalid) {
+        fprintf(f, "\n"
+                   "*** INVALID RUN: the load generator could not keep its schedule ***\n"
+                   "*** %s\n"
+                   "*** The figures below describe the client, not the server.\n",
+                summary_str(info->invalid_reason));
+    }
+    fputc('\n', f);
+}
+
+static void summary_print_requests(FILE *f, const struct stats *s)
+{
+    uint64_t failed = stats_failed(s);
+    fprintf(f, "requests: scheduled %" PRIu64 ", sent %" PRIu64 ", ok %" PRIu64
+               ", failed %" PRIu64 "\n",
+            s->scheduled, s->sent, s->by_kind[REC_OK], failed);
+    if (failed > 0) {
+        const char *sep = "";
+        fprintf(f, "failed by kind: ");
+        for (int k = 0; k < REC_KIND_COUNT; k++) {
+            if (k == REC_OK || s->by_kind[k] == 0)
+                continue;
+            fprintf(f, "%s%s %" PRIu64, sep, rec_kind_name((enum rec_kind)k),
+                    s->by_kind[k]);
+            sep = ", ";
+        }
+        fputc('\n', f);
+    }
+    if (s->scheduled > s->completed)
+        fprintf(f, "unfinished: %" PRIu64 " scheduled requests have no record\n",
+                s->scheduled - s->completed);
+    if (s->retry_after_seen > 0)
+        fprintf(f, "retry-after: %" PRIu64 " responses asked to wait, mean %.0f ms\n",
+                s->retry_after_seen,
+                (double)s->retry_after_sum_ms / (double)s->retry_after_seen);
+    fputc('\n', f);
+}
+
+#define SUMMARY_LABEL_W 28
+#define SUMMARY_COL_W 9
+
+static void summary_print_table(FILE *f, const struct stats *s)
+{
+    fprintf(f, "%-*s", SUMMARY_LABEL_W, "latency");
+    for (size_t p = 0; p < LL_ARRAY_LEN(summary_pcts); p++)
+        fprintf(f, " %*s", SUMMARY_COL_W, summary_pcts[p].label);
+    fprintf(f, " %*s %*s\n", SUMMARY_COL_W, "max", SUMMARY_COL_W, "count");
+
+    for (size_t i = 0; i < LL_ARRAY_LEN(summary_rows); i++) {
+        const struct summary_row *row = &summary_rows[i];
+        const struct hist *h = summary_row_hist(s, row);
+        uint64_t n = hist_count(h);
+        if (n == 0 && row->only_if_nonempty)
+            continue;
+        char buf[32];
+        fprintf(f, "%-*s", SUMMARY_LABEL_W, row->label);
+        for (size_t p = 0; p < LL_ARRAY_LEN(summary_pcts); p++) {
+            const char *v = n == 0 ? "-"
+                                   : ll_fmt_duration(hist_percentile(h, summary_pcts[p].pct),
+                                                     buf, sizeof(buf));
+            fprintf(f, " %*s", SUMMARY_COL_W, v);
+        }
+        fprintf(f, " %*s", SUMMARY_COL_W,
+                n == 0 ? "-" : ll_fmt_duration(hist_max(h), buf, sizeof(buf)));
+        fprintf(f, " %*" PRIu64 "\n", SUMMARY_COL_W, n);
+    }
+    for (size_t i = 0; i < LL_ARRAY_LEN(summary_rows); i++) {
+        const struct hist *h = summary_row_hist(s, &summary_rows[i]);
+        if (hist_overflow(h) > 0)
+            fprintf(f, "note: %" PRIu64 " %s values beyond the histogram's range "
+                       "(max is exact, percentiles among them are the max)\n",
+                    hist_overflow(h), summary_rows[i].label);
+    }
+    fputc('\n', f);
+}
+
+static void summary_print_throughput(FILE *f, const struct stats *s,
+                                     const struct summary_info *info)
+{
+    char a[32], b[32], c[32], d[32];
+    uint64_t w = info->window_ns;
+    char e[32];
+    fprintf(f, "throughput: offered %s req/s (scheduled %s req/s), sent %s req/s, "
+               "completed %s req/s (ok %s req/s)\n",
+            info->offered_rate_per_s > 0
+                ? summary_fmt_double(info->offered_rate_per_s, "%.2f", a, sizeof(a))
+                : "-",
+            summary_fmt_double(summary_rate((double)s->scheduled, w), "%.2f", e, sizeof(e)),
+            summary_fmt_double(summary_rate((double)s->win_sent, w), "%.2f", b, sizeof(b)),
+            summary_fmt_double(summary_rate((double)s->win_completed, w), "%.2f", c, sizeof(c)),
+            summary_fmt_double(summary_rate((double)s->win_ok, w), "%.2f", d, sizeof(d)));
+    if (info->slo) {
+        fprintf(f, "goodput:    %s req/s met the SLO (%s), attainment %s%% of scheduled\n",
+                summary_fmt_double(summary_rate((double)s->win_slo_met, w), "%.2f", a, sizeof(a)),
+                info->slo,
+                summary_fmt_double(s->scheduled ? 100.0 * (double)s->slo_met /
+                                                      (double)s->scheduled
+                                                : 0.0,
+                                   "%.1f", b, sizeof(b)));
+    }
+    fprintf(f, "tokens:     input %s tok/s, output %s tok/s (ok requests)\n",
+            summary_fmt_double(summary_rate((double)s->win_prompt_tokens, w), "%.1f", a,
+                               sizeof(a)),
+            summary_fmt_double(summary_rate((double)s->win_output_tokens, w), "%.1f", b,
+                               sizeof(b)));
+
+    uint64_t ok = s->by_kind[REC_OK];
+    if (ok > 0) {
+        const char *sep = "";
+        fprintf(f, "            output tokens counted from: ");
+        for (int i = 0; i < 3; i++) {
+            if (s->tokens_source_count[i] == 0)
+                continue;
+            fprintf(f, "%s%s %" PRIu64, sep,
+                    rec_tokens_source_name((enum rec_tokens_source)i),
+                    s->tokens_source_count[i]);
+            sep = ", ";
+        }
+        fprintf(f, " of %" PRIu64 " ok requests\n", ok);
+        if (s->tokens_source_count[REC_TOKENS_EVENTS] > 0)
+            fprintf(f, "            (counted events undercount when an event carries "
+                       "several tokens;\n"
+                       "             ask for usage with stream_options.include_usage)\n");
+    }
+    if (s->cached_reported > 0)
+        fprintf(f, "            cached prompt tokens: %" PRIu64 " (%.1f%% of input)\n",
+                s->cached_tokens,
+                s->prompt_tokens > 0
+                    ? 100.0 * (double)s->cached_tokens / (double)s->prompt_tokens
+                    : 0.0);
+    if (s->prompt_mismatch > 0)
+        fprintf(f, "            note: %" PRIu64 " ok requests had a server prompt "
+                   "count unlike the requested one (another tokenizer?)\n",
+                s->prompt_mismatch);
+
+    double rate = summary_rate((double)s->win_completed, w);
+    double e2e_s = summary_mean_ns(s->all_e2e_sum_ns, s->all_e2e_count) / 1e9;
+    double svc_s = summary_mean_ns(s->all_service_sum_ns, s->all_service_count) / 1e9;
+    fprintf(f, "in flight:  mean %s, max %s (measured)\n",
+            summary_fmt_double(info->inflight_mean, "%.2f", a, sizeof(a)),
+            summary_fmt_double(info->inflight_max, "%.0f", b, sizeof(b)));
+    fprintf(f, "Little's law: completion rate x mean time in system = %s "
+               "(E2E, from sched), %s (from sent)\n",
+            summary_fmt_double(rate * e2e_s, "%.2f", c, sizeof(c)),
+            summary_fmt_double(rate * svc_s, "%.2f", d, sizeof(d)));
+    if (info->records_written > 0)
+        fprintf(f, "records:    %" PRIu64 " lines in requests.jsonl\n",
+                info->records_written);
+}
+
+/* Intended vs realised session and request rates (partly-open runs). */
+static void summary_print_sessions(FILE *f, const struct stats *s,
+                                   const struct summary_info *info)
+{
+    char a[32], b[32], c[32], d[32];
+    uint64_t w = info->window_ns;
+    fprintf(f, "sessions:   intended %s/s, realised %s/s (%" PRIu64 " started, %" PRIu64
+               " cut short); requests intended %s/s (x %.2f turns), realised %s/s\n",
+            summary_fmt_double(info->session_rate_per_s, "%.2f", a, sizeof(a)),
+            summary_fmt_double(summary_rate((double)info->sessions_started, w), "%.2f", b,
+                               sizeof(b)),
+            info->sessions_started, info->sessions_cut,
+            summary_fmt_double(info->offered_rate_per_s, "%.2f", c, sizeof(c)),
+            info->session_turns_mean,
+            summary_fmt_double(summary_rate((double)s->scheduled, w), "%.2f", d, sizeof(d)));
+}
+
+void summary_print(FILE *f, const struct stats *s, const struct summary_info *info)
+{
+    summary_print_header(f, info);
+    summary_print_requests(f, s);
+    summary_print_table(f, s);
+    summary_print_throughput(f, s, info);
+    if (info->sessions)
+        summary_print_sessions(f, s, info);
+    if (info->invalid)
+        fprintf(f, "\n*** INVALID RUN: %s\n", summary_str(info->invalid_reason));
+}
+
+/* ---- summary.json ---------------------------------------------------- */
+
+static void summary_oom(void) __attribute__((noreturn));
+
+static void summary_oom(void)
+{
+    ll_errorf("out of memory building summary.json");
+    abort();
+}
+
+/* obj[key] = v, taking v's reference; aborts when jansson is out of memory
+ * (it returns NULL for v, or fails the set). */
+static void jset(json_t *obj, const char *key, json_t *v)
+{
+    if (v == NULL || json_object_set_new(obj, key, v) != 0)
+        summary_oom();
+}
+
+static json_t *jobj(void)
+{
+    json_t *o = json_object();
+    if (o == NULL)
+        summary_oom();
+    return o;
+}
+
+/* An integer, or null above INT64_MAX (JSON readers cannot hold it). */
+static json_t *ju64(uint64_t v)
+{
+    return v <= (uint64_t)INT64_MAX ? json_integer((json_int_t)v) : json_null();
+}
+
+static json_t *jdouble(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A JSON string of s (null when s is NULL). jansson refuses bytes that are
+ * not UTF-8; rather than lose the field, such bytes become '?'. */
+static json_t *jstrn(const char *s, size_t maxlen)
+{
+    if (s == NULL)
+        return json_null();
+    size_t n = strnlen(s, maxlen);
+    json_t *j = json_stringn(s, n);
+    if (j != NULL)
+        return j;
+    char *copy = ll_strndup(s, n);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)copy[i] >= 0x80)
+            copy[i] = '?';
+    j = json_stringn(copy, n);
+    free(copy);
+    return j;
+}
+
+static json_t *jstr(const char *s)
+{
+    return jstrn(s, SIZE_MAX);
+}
+
+static json_t *summary_latency_json(const struct hist *h)
+{
+    json_t *o = jobj();
+    uint64_t n = hist_count(h);
+    jset(o, "count", ju64(n));
+    jset(o, "min", n > 0 ? ju64(hist_min(h)) : json_null());
+    for (size_t p = 0; p < LL_ARRAY_LEN(summary_pcts); p++)
+        jset(o, summary_pcts[p].key,
+             n > 0 ? ju64(hist_percentile(h, summary_pcts[p].pct)) : json_null());
+    jset(o, "max", n > 0 ? ju64(hist_max(h)) : json_null());
+    jset(o, "mean", n > 0 ? ju64((uint64_t)llround(hist_mean(h))) : json_null());
+    jset(o, "overflow", ju64(hist_overflow(h)));
+    char *text = hist_to_string(h);
+    jset(o, "hist", json_string(text));
+    free(text);
+    return o;
+}
+
+json_t *summary_json(const struct stats *s, const struct summary_info *info)
+{
+    json_t *root = jobj();
+    uint64_t w = info->window_ns;
+
+    jset(root, "schema", json_string(SUMMARY_SCHEMA));
+    jset(root, "version", jstr(info->version));
+    jset(root, "mode", jstr(info->mode));
+    jset(root, "closed_loop", json_boolean(info->closed_loop));
+    jset(root, "interrupted", json_boolean(info->interrupted));
+    jset(root, "invalid", json_boolean(info->invalid));
+    jset(root, "invalid_reason",
+         info->invalid ? jstrn(info->invalid_reason, sizeof(info->invalid_reason))
+                       : json_null());
+    jset(root, "target_url", jstr(info->target_url));
+    jset(root, "model", jstr(info->model));
+    /* Seeds above INT64_MAX go as a decimal string (docs/formats.md). */
+    if (info->seed <= (uint64_t)INT64_MAX) {
+        jset(root, "seed", ju64(info->seed));
+    } else {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "%" PRIu64, info->seed);
+        jset(root, "seed", json_string(buf));
+    }
+    jset(root, "window_ns", ju64(w));
+    jset(root, "warmup_ns", ju64(info->warmup_ns));
+
+    json_t *req = jobj();
+    jset(req, "scheduled", ju64(s->scheduled));
+    jset(req, "sent", ju64(s->sent));
+    jset(req, "completed", ju64(s->completed));
+    jset(req, "ok", ju64(s->by_kind[REC_OK]));
+    jset(req, "failed", ju64(stats_failed(s)));
+    jset(req, "unfinished",
+         ju64(s->scheduled > s->completed ? s->scheduled - s->completed : 0));
+    json_t *kinds = jobj();
+    for (int k = 0; k < REC_KIND_COUNT; k++)
+        jset(kinds, rec_kind_name((enum rec_kind)k), ju64(s->by_kind[k]));
+    jset(req, "by_kind", kinds);
+    json_t *ra = jobj();
+    jset(ra, "count", ju64(s->retry_after_seen));
+    jset(ra, "mean_ms", s->retry_after_seen > 0
+                            ? jdouble((double)s->retry_after_sum_ms /
+                                      (double)s->retry_after_seen)
+                            : json_null());
+    jset(req, "retry_after", ra);
+    jset(root, "requests", req);
+
+    json_t *lat = jobj();
+    for (size_t i = 0; i < LL_ARRAY_LEN(summary_rows); i++)
+        jset(lat, summary_rows[i].key,
+             summary_latency_json(summary_row_hist(s, &summary_rows[i])));
+    jset(root, "latency_ns", lat);
+
+    json_t *thr = jobj();
+    jset(thr, "offered_rate_per_s",
+         info->offered_rate_per_s > 0 ? jdouble(info->offered_rate_per_s) : json_null());
+    jset(thr, "scheduled_rate_per_s", jdouble(summary_rate((double)s->scheduled, w)));
+    jset(thr, "send_rate_per_s", jdouble(summary_rate((double)s->win_sent, w)));
+    jset(thr, "completion_rate_per_s", jdouble(summary_rate((double)s->win_completed, w)));
+    jset(thr, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, w)));
+    jset(thr, "input_tokens_per_s", jdouble(summary_rate((double)s->win_prompt_tokens, w)));
+    jset(thr, "output_tokens_per_s", jdouble(summary_rate((double)s->win_output_tokens, w)));
+    jset(thr, "goodput_per_s",
+         info->slo ? jdouble(summary_rate((double)s->win_slo_met, w)) : json_null());
+    jset(thr, "attainment", info->slo && s->scheduled
+                                ? jdouble((double)s->slo_met / (double)s->scheduled)
+                                : json_null());
+    jset(thr, "slo", info->slo ? json_string(info->slo) : json_null());
+    jset(root, "throughput", thr);
+
+    if (info->sessions) {
+        json_t *ses = jobj();
+        jset(ses, "intended_rate_per_s", jdouble(info->session_rate_per_s));
+        jset(ses, "realised_rate_per_s",
+             jdouble(summary_rate((double)info->sessions_started, w)));
+        jset(ses, "turns_mean", jdouble(info->session_turns_mean));
+        jset(ses, "started", ju64(info->sessions_started));
+        jset(ses, "cut", ju64(info->sessions_cut));
+        jset(ses, "intended_request_rate_per_s", jdouble(info->offered_rate_per_s));
+        jset(ses, "realised_request_rate_per_s",
+             jdouble(summary_rate((double)s->scheduled, w)));
+        jset(root, "sessions", ses);
+    }
+
+    json_t *tok = jobj();
+    jset(tok, "prompt_tokens", ju64(s->prompt_tokens));
+    jset(tok, "output_tokens", ju64(s->output_tokens));
+    jset(tok, "output_tokens_failed", ju64(s->output_tokens_failed));
+    jset(tok, "events", ju64(s->events));
+    jset(tok, "cached_tokens", s->cached_reported > 0 ? ju64(s->cached_tokens) : json_null());
+    jset(tok, "cached_reported", ju64(s->cached_reported));
+    jset(tok, "prompt_mismatch", ju64(s->prompt_mismatch));
+    json_t *src = jobj();
+    for (int i = 0; i < 3; i++)
+        jset(src, rec_tokens_source_name((enum rec_tokens_source)i),
+             ju64(s->tokens_source_count[i]));
+    jset(tok, "source", src);
+    jset(root, "tokens", tok);
+
+    double rate = summary_rate((double)s->win_completed, w);
+    json_t *inf = jobj();
+    jset(inf, "mean", jdouble(info->inflight_mean));
+    jset(inf, "max", jdouble(info->inflight_max));
+    jset(inf, "littles_law_e2e",
+         jdouble(rate * summary_mean_ns(s->all_e2e_sum_ns, s->all_e2e_count) / 1e9));
+    jset(inf, "littles_law_service",
+         jdouble(rate * summary_mean_ns(s->all_service_sum_ns, s->all_service_count) / 1e9));
+    jset(root, "inflight", inf);
+
+    jset(root, "records_written", ju64(info->records_written));
+    return root;
+}
+
+int summary_write_json(const char *path, const struct stats *s,
+                       const struct summary_info *info, char *err, size_t errlen)
+{
+    json_t *root = summary_json(s, info);
+    int rc = results_write_json_path_atomic(path, root, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uint64_t window_ns)
+{
+    if (n == 0)
+        return;
+    fprintf(f, "\nby class          sched      ok  failed   TTFT p50    p99   TPOT p50    p99"
+               "    E2E p99  goodput/s  attain\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct stats *s = c[i].s;
+        char a[16] = "-", b[16] = "-", d[16] = "-", e[16] = "-", g[16] = "-";
+        if (hist_count(s->ttft)) {
+            ll_fmt_duration(hist_percentile(s->ttft, 50), a, sizeof a);
+            ll_fmt_duration(hist_percentile(s->ttft, 99), b, sizeof b);
+        }
+        if (hist_count(s->tpot)) {
+            ll_fmt_duration(hist_percentile(s->tpot, 50), d, sizeof d);
+            ll_fmt_duration(hist_percentile(s->tpot, 99), e, sizeof e);
+        }
+        if (hist_count(s->e2e))
+            ll_fmt_duration(hist_percentile(s->e2e, 99), g, sizeof g);
+        char gp[24] = "-", at[24] = "-";
+        if (c[i].slo) {
+            snprintf(gp, sizeof gp, "%.2f", summary_rate((double)s->win_slo_met, window_ns));
+            if (s->scheduled)
+                snprintf(at, sizeof at, "%.1f%%",
+                         100.0 * (double)s->slo_met / (double)s->scheduled);
+        }
+        fprintf(f, "%-15.15s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %10s %10s %7s\n",
+                c[i].name, s->scheduled, s->by_kind[REC_OK], stats_failed(s), a, b, d, e, g, gp,
+                at);
+    }
+}
+
+json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t window_ns)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const struct stats *s = c[i].s;
+        json_t *o = jobj();
+        jset(o, "name", json_string(c[i].name));
+        jset(o, "scheduled", ju64(s->scheduled));
+        jset(o, "ok", ju64(s->by_kind[REC_OK]));
+        jset(o, "failed", ju64(stats_failed(s)));
+        json_t *kinds = jobj();
+        for (int k = 0; k < REC_KIND_COUNT; k++) {
+            if (s->by_kind[k])
+                jset(kinds, rec_kind_name((enum rec_kind)k), ju64(s->by_kind[k]));
+        }
+        jset(o, "by_kind", kinds);
+        json_t *lat = jobj();
+        jset(lat, "ttft", summary_latency_json(s->ttft));
+        jset(lat, "tpot", summary_latency_json(s->tpot));
+        jset(lat, "e2e", summary_latency_json(s->e2e));
+        jset(o, "latency_ns", lat);
+        jset(o, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, window_ns)));
+        jset(o, "output_tokens_per_s",
+             jdouble(summary_rate((double)s->win_output_tokens, window_ns)));
+        jset(o, "slo", c[i].slo ? json_string(c[i].slo) : json_null());
+        jset(o, "goodput_per_s",
+             c[i].slo ? jdouble(summary_rate((double)s->win_slo_met, window_ns)) : json_null());
+        jset(o, "attainment", c[i].slo && s->scheduled
+                                  ? jdouble((double)s->slo_met / (double)s->scheduled)
+                                  : json_null());
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}

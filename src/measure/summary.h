@@ -1,0 +1,81 @@
+/* summary.h: what `llmload run` prints at the end of a load point, and the
+ * same figures as summary.json.
+ *
+ * The terminal summary follows h2load's shape: totals first, then one row
+ * per latency with its percentiles and count, then throughput. Every figure
+ * printed is also in summary.json, in integer nanoseconds or plain counts
+ * (docs/formats.md documents the schema). */
+#ifndef LL_SUMMARY_H
+#define LL_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "measure/stats.h"
+
+/* The schema name written as summary.json's "schema". Bumped on any change
+ * that could break a reader (a removed or retyped field). */
+#define SUMMARY_SCHEMA "llmload.summary/1"
+
+/* Facts about the run that the stats cannot know; the driver fills it.
+ * Strings are borrowed and may be NULL (printed as "-", written as null). */
+struct summary_info {
+    const char *mode;           /* "open-loop poisson", "closed-loop", "capped (max-concurrency 8)" */
+    int closed_loop;            /* 1: every output carries the CLOSED LOOP label */
+    double offered_rate_per_s;  /* req/s, intended rate; 0 for closed loop */
+    uint64_t window_ns;         /* ns, measurement window (rates divide by it) */
+    uint64_t warmup_ns;         /* ns, discarded warm-up before the window */
+    double inflight_mean;       /* requests, time-weighted mean in flight (driver) */
+    double inflight_max;        /* requests, most in flight at once (driver) */
+    int invalid;                /* 1: generator-bound run, figures not trustworthy */
+    char invalid_reason[256];   /* why, when invalid */
+    const char *target_url;
+    const char *model;
+    const char *version;
+    uint64_t seed;
+    int interrupted;            /* 1: stopped by a signal, partial results */
+    uint64_t records_written;   /* lines in requests.jsonl */
+    const char *slo;            /* canonical SLO spec, NULL when none: goodput is printed */
+    /* Partly-open sessions (llmload run --sessions); all 0 otherwise.
+     * offered_rate_per_s is then the intended request rate: the session
+     * rate times the mean turns per session. */
+    int sessions;               /* 1: print and write the session figures */
+    double session_rate_per_s;  /* sessions/s, intended */
+    double session_turns_mean;  /* turns per session, intended mean */
+    uint64_t sessions_started;  /* sessions that arrived inside the window */
+    uint64_t sessions_cut;      /* sessions cut short (--duration, spend guard, signal) */
+};
+
+/* One traffic class's figures, for the per-class breakdown. */
+struct summary_class {
+    const char *name;           /* borrowed */
+    const struct stats *s;      /* counted like the total, with the class's SLO */
+    const char *slo;            /* the class's SLO spec, NULL when none */
+};
+
+/* Print one line per class: scheduled, ok, failed, TTFT and TPOT p50/p99,
+ * E2E p99, goodput and attainment. Nothing when n is 0. */
+void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uint64_t window_ns);
+
+/* The same as a JSON array (caller owns the reference). */
+json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t window_ns);
+
+/* Print the human summary of s to f (see the layout in summary.c). Plain
+ * text, no colours, lines under 100 columns. Empty histograms print "-". */
+void summary_print(FILE *f, const struct stats *s,
+                   const struct summary_info *info);
+
+/* Build the summary.json object of s and info (schema SUMMARY_SCHEMA).
+ * Caller owns the reference (json_decref). Aborts on out of memory. */
+json_t *summary_json(const struct stats *s, const struct summary_info *info);
+
+/* Write summary_json(s, info) to path atomically (path.tmp, then rename).
+ * Returns 0, or LL_E_IO / LL_E_RANGE with the reason in err (errlen bytes). */
+int summary_write_json(const char *path, const struct stats *s,
+                       const struct summary_info *info, char *err,
+                       size_t errlen);
+
+#endif

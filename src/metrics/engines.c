@@ -1,0 +1,223 @@
+/* engines.c: the table of known engines' metric names and what they mean.
+ *
+ * The table is the whole module; the functions only search it. Where each
+ * name was confirmed (engine docs, engine source, our llama.cpp fixture,
+ * or only third-party scrapers) is written down in docs/server-metrics.md;
+ * rows with confirmed = 0 are names I could not confirm at the source. */
+#include "metrics/engines.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define ROW(e, m, n, t, conf) {e, m, n, NULL, NULL, t, 1.0, conf}
+#define ROWL(e, m, n, ln, lv, t, conf) {e, m, n, ln, lv, t, 1.0, conf}
+
+/* In preference order within an engine and meaning: newer names first. */
+static const struct engine_metric engine_table[] = {
+    /* vLLM (V1 engine names; gpu_cache_usage_perc is the V0 name). Both
+     * KV gauges are fractions despite "perc": 1 means 100 percent. */
+    ROW(ENGINE_VLLM, ENGINE_M_WAITING, "vllm:num_requests_waiting", PROM_GAUGE, 1),
+    ROW(ENGINE_VLLM, ENGINE_M_RUNNING, "vllm:num_requests_running", PROM_GAUGE, 1),
+    ROW(ENGINE_VLLM, ENGINE_M_KV_USAGE, "vllm:kv_cache_usage_perc", PROM_GAUGE, 1),
+    ROW(ENGINE_VLLM, ENGINE_M_KV_USAGE, "vllm:gpu_cache_usage_perc", PROM_GAUGE, 1),
+    ROW(ENGINE_VLLM, ENGINE_M_PREEMPTIONS, "vllm:num_preemptions_total", PROM_COUNTER, 1),
+    ROW(ENGINE_VLLM, ENGINE_M_TTFT, "vllm:time_to_first_token_seconds", PROM_HISTOGRAM, 1),
+    ROW(ENGINE_VLLM, ENGINE_M_PROMPT_TOKENS, "vllm:prompt_tokens_total", PROM_COUNTER, 1),
+    ROW(ENGINE_VLLM, ENGINE_M_GENERATION_TOKENS, "vllm:generation_tokens_total", PROM_COUNTER, 1),
+    ROW(ENGINE_VLLM, ENGINE_M_REQUEST_SUCCESS, "vllm:request_success_total", PROM_COUNTER, 1),
+
+    /* SGLang. token_usage is a fraction of the KV pool. Preemptions are
+     * "retractions"; the counter name is from third-party scrapers only
+     * (sglang:num_retracted_reqs is a per-batch gauge, not a counter). */
+    ROW(ENGINE_SGLANG, ENGINE_M_WAITING, "sglang:num_queue_reqs", PROM_GAUGE, 1),
+    ROW(ENGINE_SGLANG, ENGINE_M_RUNNING, "sglang:num_running_reqs", PROM_GAUGE, 1),
+    ROW(ENGINE_SGLANG, ENGINE_M_KV_USAGE, "sglang:token_usage", PROM_GAUGE, 1),
+    ROW(ENGINE_SGLANG, ENGINE_M_PREEMPTIONS, "sglang:num_retracted_requests_total", PROM_COUNTER, 0),
+    ROW(ENGINE_SGLANG, ENGINE_M_TTFT, "sglang:time_to_first_token_seconds", PROM_HISTOGRAM, 1),
+    ROW(ENGINE_SGLANG, ENGINE_M_PROMPT_TOKENS, "sglang:prompt_tokens_total", PROM_COUNTER, 1),
+    ROW(ENGINE_SGLANG, ENGINE_M_GENERATION_TOKENS, "sglang:generation_tokens_total", PROM_COUNTER, 1),
+    ROW(ENGINE_SGLANG, ENGINE_M_REQUEST_SUCCESS, "sglang:num_requests_total", PROM_COUNTER, 0),
+
+    /* TGI: no TTFT histogram, no KV gauge, no preemption counter. Token
+     * totals are the _sum of the per-request length histograms. */
+    ROW(ENGINE_TGI, ENGINE_M_WAITING, "tgi_queue_size", PROM_GAUGE, 1),
+    ROW(ENGINE_TGI, ENGINE_M_RUNNING, "tgi_batch_current_size", PROM_GAUGE, 1),
+    ROW(ENGINE_TGI, ENGINE_M_PROMPT_TOKENS, "tgi_request_input_length_sum", PROM_HISTOGRAM, 1),
+    ROW(ENGINE_TGI, ENGINE_M_GENERATION_TOKENS, "tgi_request_generated_tokens_sum", PROM_HISTOGRAM, 1),
+    ROW(ENGINE_TGI, ENGINE_M_REQUEST_SUCCESS, "tgi_request_success", PROM_COUNTER, 1),
+
+    /* llama.cpp server. kv_cache_usage_ratio (a fraction) is in older
+     * builds' docs; the 2026-05 build of our fixture no longer sends it. */
+    ROW(ENGINE_LLAMACPP, ENGINE_M_WAITING, "llamacpp:requests_deferred", PROM_GAUGE, 1),
+    ROW(ENGINE_LLAMACPP, ENGINE_M_RUNNING, "llamacpp:requests_processing", PROM_GAUGE, 1),
+    ROW(ENGINE_LLAMACPP, ENGINE_M_KV_USAGE, "llamacpp:kv_cache_usage_ratio", PROM_GAUGE, 1),
+    ROW(ENGINE_LLAMACPP, ENGINE_M_PROMPT_TOKENS, "llamacpp:prompt_tokens_total", PROM_COUNTER, 1),
+    ROW(ENGINE_LLAMACPP, ENGINE_M_GENERATION_TOKENS, "llamacpp:tokens_predicted_total", PROM_COUNTER, 1),
+
+    /* Triton. With the TensorRT-LLM backend the in-flight batcher holds the
+     * queue, so its gauges come first; Triton's own pending count is the
+     * fallback for other backends. */
+    ROWL(ENGINE_TRITON, ENGINE_M_WAITING, "nv_trt_llm_request_metrics", "request_type", "waiting", PROM_GAUGE, 1),
+    ROW(ENGINE_TRITON, ENGINE_M_WAITING, "nv_inference_pending_request_count", PROM_GAUGE, 0),
+    ROWL(ENGINE_TRITON, ENGINE_M_RUNNING, "nv_trt_llm_request_metrics", "request_type", "scheduled", PROM_GAUGE, 1),
+    ROWL(ENGINE_TRITON, ENGINE_M_KV_USAGE, "nv_trt_llm_kv_cache_block_metrics", "kv_cache_block_type", "fraction", PROM_GAUGE, 0),
+    ROW(ENGINE_TRITON, ENGINE_M_REQUEST_SUCCESS, "nv_inference_request_success", PROM_COUNTER, 1),
+};
+
+static const struct {
+    enum engine_kind kind;
+    const char *prefix;
+} engine_prefix[] = {
+    {ENGINE_VLLM, "vllm:"},
+    {ENGINE_SGLANG, "sglang:"},
+    {ENGINE_TGI, "tgi_"},
+    {ENGINE_LLAMACPP, "llamacpp:"},
+    {ENGINE_TRITON, "nv_"},
+};
+
+const struct engine_metric *engines_table(size_t *n)
+{
+    if (n != NULL)
+        *n = LL_ARRAY_LEN(engine_table);
+    return engine_table;
+}
+
+const char *engines_kind_name(enum engine_kind k)
+{
+    switch (k) {
+    case ENGINE_VLLM: return "vllm";
+    case ENGINE_SGLANG: return "sglang";
+    case ENGINE_TGI: return "tgi";
+    case ENGINE_LLAMACPP: return "llamacpp";
+    case ENGINE_TRITON: return "triton";
+    case ENGINE_UNKNOWN:
+    case ENGINE_KIND_COUNT: break;
+    }
+    return "unknown";
+}
+
+const char *engines_meaning_name(enum engine_meaning m)
+{
+    switch (m) {
+    case ENGINE_M_WAITING: return "waiting";
+    case ENGINE_M_RUNNING: return "running";
+    case ENGINE_M_KV_USAGE: return "kv_usage";
+    case ENGINE_M_PREEMPTIONS: return "preemptions";
+    case ENGINE_M_TTFT: return "ttft";
+    case ENGINE_M_PROMPT_TOKENS: return "prompt_tokens";
+    case ENGINE_M_GENERATION_TOKENS: return "generation_tokens";
+    case ENGINE_M_REQUEST_SUCCESS: return "request_success";
+    case ENGINE_M_NONE:
+    case ENGINE_MEANING_COUNT: break;
+    }
+    return "none";
+}
+
+/* Does sample s belong to row r? Histogram rows match the family's three
+ * parts by name; other rows match the exact name, and the label if any. */
+static int row_matches(const struct engine_metric *r,
+                       const struct prom_sample *s)
+{
+    if (r->type == PROM_HISTOGRAM && r->meaning == ENGINE_M_TTFT) {
+        size_t n = strlen(r->name);
+        if (strncmp(s->name, r->name, n) != 0)
+            return 0;
+        const char *rest = s->name + n;
+        return strcmp(rest, "_bucket") == 0 || strcmp(rest, "_sum") == 0 ||
+               strcmp(rest, "_count") == 0;
+    }
+    if (strcmp(s->name, r->name) != 0)
+        return 0;
+    if (r->label_name == NULL)
+        return 1;
+    for (size_t i = 0; i < s->n_labels; i++)
+        if (strcmp(s->labels[i].name, r->label_name) == 0)
+            return strcmp(s->labels[i].value, r->label_value) == 0;
+    return 0;
+}
+
+const struct engine_metric *engines_lookup(const struct prom_sample *s)
+{
+    if (s == NULL)
+        return NULL;
+    for (size_t i = 0; i < LL_ARRAY_LEN(engine_table); i++)
+        if (row_matches(&engine_table[i], s))
+            return &engine_table[i];
+    return NULL;
+}
+
+enum engine_kind engines_detect(const struct prom_scrape *s)
+{
+    size_t votes[ENGINE_KIND_COUNT] = {0};
+    enum engine_kind best = ENGINE_UNKNOWN;
+
+    if (s == NULL)
+        return ENGINE_UNKNOWN;
+    for (size_t i = 0; i < s->n_samples; i++) {
+        const char *name = s->samples[i].name;
+        for (size_t j = 0; j < LL_ARRAY_LEN(engine_prefix); j++) {
+            size_t n = strlen(engine_prefix[j].prefix);
+            if (strncmp(name, engine_prefix[j].prefix, n) == 0) {
+                votes[engine_prefix[j].kind]++;
+                break;
+            }
+        }
+    }
+    for (int k = ENGINE_UNKNOWN + 1; k < ENGINE_KIND_COUNT; k++)
+        if (votes[k] > votes[best])
+            best = (enum engine_kind)k;
+    return best;
+}
+
+int engines_extract(enum engine_kind k, const struct prom_scrape *s,
+                    struct engine_values *out)
+{
+    if (out == NULL)
+        return LL_E_INVAL;
+    memset(out, 0, sizeof *out);
+    if (s == NULL || k <= ENGINE_UNKNOWN || k >= ENGINE_KIND_COUNT)
+        return LL_E_INVAL;
+    for (size_t r = 0; r < LL_ARRAY_LEN(engine_table); r++) {
+        const struct engine_metric *row = &engine_table[r];
+        if (row->engine != k || row->meaning == ENGINE_M_TTFT ||
+            out->present[row->meaning])
+            continue;
+        double v = row->meaning == ENGINE_M_KV_USAGE ? -INFINITY : 0.0;
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_samples; i++) {
+            const struct prom_sample *smp = &s->samples[i];
+            if (!row_matches(row, smp))
+                continue;
+            double x = smp->value * row->scale;
+            if (row->meaning == ENGINE_M_KV_USAGE) {
+                if (isnan(x))
+                    continue;       /* a NaN gauge says nothing */
+                v = x > v ? x : v;
+            } else {
+                v += x;
+            }
+            n++;
+        }
+        if (n == 0)
+            continue;
+        out->value[row->meaning] = v;
+        out->present[row->meaning] = 1;
+        out->source[row->meaning] = row;
+    }
+    return 0;
+}
+
+int engines_ttft_histogram(enum engine_kind k, const struct prom_scrape *s,
+                           struct prom_histogram *out)
+{
+    if (s == NULL || out == NULL)
+        return LL_E_INVAL;
+    for (size_t r = 0; r < LL_ARRAY_LEN(engine_table); r++) {
+        const struct engine_metric *row = &engine_table[r];
+        if (row->engine == k && row->meaning == ENGINE_M_TTFT)
+            return prom_scrape_histogram(s, row->name, NULL, 0, out);
+    }
+    return LL_E_NOTFOUND;
+}

@@ -1,0 +1,103 @@
+/* engines.h: what known inference engines' /metrics names mean.
+ *
+ * Each engine names the same few things differently: how many requests
+ * wait, how many run, how full the KV cache is, preemptions, server-side
+ * TTFT, token and request counters. This module maps a parsed scrape's
+ * samples to those common meanings, detects which engine a scrape came
+ * from, and extracts one value per meaning. Metrics it does not know stay
+ * raw in the scrape; nothing is dropped. The table, with where each name
+ * was confirmed, is in docs/server-metrics.md. */
+#ifndef LL_ENGINES_H
+#define LL_ENGINES_H
+
+#include <stddef.h>
+
+#include "metrics/prom.h"
+
+enum engine_kind {
+    ENGINE_UNKNOWN = 0,
+    ENGINE_VLLM,
+    ENGINE_SGLANG,
+    ENGINE_TGI,
+    ENGINE_LLAMACPP,
+    ENGINE_TRITON,       /* Triton, with or without the TensorRT-LLM backend */
+    ENGINE_KIND_COUNT,
+};
+
+enum engine_meaning {
+    ENGINE_M_NONE = 0,          /* not a metric this module knows */
+    ENGINE_M_WAITING,           /* gauge: requests queued, not yet running */
+    ENGINE_M_RUNNING,           /* gauge: requests in the running batch */
+    ENGINE_M_KV_USAGE,          /* gauge: KV-cache use as a fraction 0..1 */
+    ENGINE_M_PREEMPTIONS,       /* counter: preemptions (SGLang: retractions) */
+    ENGINE_M_TTFT,              /* histogram: server-side TTFT, seconds */
+    ENGINE_M_PROMPT_TOKENS,     /* counter: prompt (prefill) tokens */
+    ENGINE_M_GENERATION_TOKENS, /* counter: generated tokens */
+    ENGINE_M_REQUEST_SUCCESS,   /* counter: requests finished */
+    ENGINE_MEANING_COUNT,
+};
+
+/* One row of the map. For a TTFT row, name is the histogram family and a
+ * sample matches when it is name_bucket / name_sum / name_count; for any
+ * other row, name is the exact sample name (TGI's token totals are the
+ * _sum samples of its length histograms). When label_name is not NULL
+ * the sample must also carry label_name="label_value" (Triton's
+ * TensorRT-LLM gauges put the meaning in a label). */
+struct engine_metric {
+    enum engine_kind engine;
+    enum engine_meaning meaning;
+    const char *name;
+    const char *label_name;
+    const char *label_value;
+    enum prom_type type;        /* the type the engine declares */
+    double scale;               /* multiply a value by this to get the
+                                 * meaning's unit (fraction 0..1, seconds,
+                                 * counts) */
+    int confirmed;              /* 1: seen in the engine's docs or source,
+                                 * or in our fixture; 0: not confirmed */
+};
+
+/* The whole table, in preference order: for an engine and a meaning the
+ * first row whose metric is present in a scrape is the one used (newer
+ * names before older ones). Static; *n gets its length. */
+const struct engine_metric *engines_table(size_t *n);
+
+/* Static names: "vllm", "sglang", "tgi", "llamacpp", "triton", "unknown";
+ * "waiting", "running", "kv_usage", ... "none". */
+const char *engines_kind_name(enum engine_kind k);
+const char *engines_meaning_name(enum engine_meaning m);
+
+/* The row a sample matches, or NULL when the sample's metric is unknown
+ * (keep it raw). Borrowed from the static table. */
+const struct engine_metric *engines_lookup(const struct prom_sample *s);
+
+/* Which engine a scrape came from: the engine whose metric-name prefix
+ * ("vllm:", "sglang:", "tgi_", "llamacpp:", "nv_") the most samples carry.
+ * ENGINE_UNKNOWN when none does (or s is NULL). */
+enum engine_kind engines_detect(const struct prom_scrape *s);
+
+/* One value per meaning from one scrape. present[m] is 1 when the engine
+ * exposes meaning m in this scrape. Counts and counters are summed over
+ * label sets (several models, ranks, finish reasons); KV usage is the
+ * maximum over them. Histograms (TTFT) are not values: see
+ * engines_ttft_histogram. */
+struct engine_values {
+    double value[ENGINE_MEANING_COUNT];
+    int present[ENGINE_MEANING_COUNT];
+    const struct engine_metric *source[ENGINE_MEANING_COUNT]; /* the row
+                                                 * used, or NULL */
+};
+
+/* Fill *out from scrape s for engine k. Returns 0, or LL_E_INVAL for NULL
+ * arguments or an unknown engine (out is then all zeros). */
+int engines_extract(enum engine_kind k, const struct prom_scrape *s,
+                    struct engine_values *out);
+
+/* Gather engine k's server-side TTFT histogram from s (all label sets
+ * summed by le), in seconds. Returns what prom_scrape_histogram returns,
+ * or LL_E_NOTFOUND when the engine has no TTFT histogram or the scrape
+ * lacks it. */
+int engines_ttft_histogram(enum engine_kind k, const struct prom_scrape *s,
+                           struct prom_histogram *out);
+
+#endif

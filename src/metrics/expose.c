@@ -1,0 +1,433 @@
+/* expose.c: the --expose /metrics server.
+ *
+ * The page is rendered in expose_update (on the driver's thread, once per
+ * live interval) into a string under a mutex; the serving thread copies
+ * it for each request. Rolling quantiles come from a ring of the last
+ * EXPOSE_WINDOW_UPDATES interval histograms, merged at render time; the
+ * _sum and _count of each summary are totals since the start. */
+#include "metrics/expose.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "measure/hist.h"
+#include "measure/record.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+enum { EX_TTFT, EX_E2E, EX_LATE, EX_N };
+
+static const char *const ex_name[EX_N] = {
+    "llmload_ttft_seconds",
+    "llmload_e2e_seconds",
+    "llmload_schedule_lateness_seconds",
+};
+static const char *const ex_help[EX_N] = {
+    "Time to first token, from the scheduled send time, of ok requests.",
+    "End-to-end latency, from the scheduled send time, of ok requests.",
+    "How late the generator sent each request after its scheduled time.",
+};
+static const double ex_quantiles[] = {0.5, 0.9, 0.99};
+
+struct exposer {
+    int listen_fd;
+    int stop_fd;                        /* eventfd: the thread's stop signal */
+    int port;
+    double offered_rate_per_s;
+    pthread_t th;
+    int thread_started;
+
+    pthread_mutex_t lock;               /* guards page */
+    struct strbuf page;
+
+    /* Owned by the updating thread. */
+    struct hist *ring[EX_N][EXPOSE_WINDOW_UPDATES];
+    struct hist *merged;
+    double total_sum_s[EX_N];           /* seconds, since the start */
+    uint64_t total_count[EX_N];
+    uint64_t ring_t_ns[EXPOSE_WINDOW_UPDATES + 1];   /* the achieved-rate window */
+    uint64_t ring_sent[EXPOSE_WINDOW_UPDATES + 1];
+    size_t updates;
+};
+
+/* ---- rendering ---------------------------------------------------------- */
+
+static void put_head(struct strbuf *b, const char *name, const char *type, const char *help)
+{
+    strbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void put_u64(struct strbuf *b, const char *name, uint64_t v)
+{
+    strbuf_printf(b, "%s %llu\n", name, (unsigned long long)v);
+}
+
+static void put_num(struct strbuf *b, const char *name, const char *labels, double v)
+{
+    strbuf_printf(b, "%s%s ", name, labels ? labels : "");
+    if (isnan(v))
+        strbuf_puts(b, "NaN");
+    else if (isinf(v))
+        strbuf_puts(b, v > 0 ? "+Inf" : "-Inf");
+    else
+        strbuf_put_num(b, v);
+    strbuf_puts(b, "\n");
+}
+
+static void render(struct exposer *e, const struct driver_live *v, struct strbuf *b)
+{
+    put_head(b, "llmload_requests_scheduled_total", "counter",
+             "Requests the schedule has released (warm-up included).");
+    put_u64(b, "llmload_requests_scheduled_total", v->scheduled);
+    put_head(b, "llmload_requests_sent_total", "counter",
+             "Requests handed to the transport.");
+    put_u64(b, "llmload_requests_sent_total", v->sent);
+    put_head(b, "llmload_requests_completed_total", "counter",
+             "Requests finished, by kind (ok or the error kind).");
+    for (int k = 0; k < REC_KIND_COUNT; k++)
+        strbuf_printf(b, "llmload_requests_completed_total{kind=\"%s\"} %llu\n",
+                      rec_kind_name((enum rec_kind)k), (unsigned long long)v->done_by_kind[k]);
+    put_head(b, "llmload_output_tokens_total", "counter", "Output tokens received.");
+    put_u64(b, "llmload_output_tokens_total", v->output_tokens);
+    put_head(b, "llmload_requests_in_flight", "gauge",
+             "Requests in the system: sent or waiting for a slot, not finished.");
+    put_u64(b, "llmload_requests_in_flight", v->inflight);
+    if (e->offered_rate_per_s > 0) {
+        put_head(b, "llmload_offered_rate", "gauge",
+                 "The configured open-loop arrival rate, requests per second.");
+        put_num(b, "llmload_offered_rate", NULL, e->offered_rate_per_s);
+    }
+
+    /* Achieved send rate over the window of past updates. */
+    size_t slots = EXPOSE_WINDOW_UPDATES + 1;
+    size_t have = LL_MIN(e->updates, slots);
+    double rate = NAN;
+    if (have >= 2) {
+        size_t newest = (e->updates - 1) % slots, oldest = (e->updates - have) % slots;
+        uint64_t dt = e->ring_t_ns[newest] - e->ring_t_ns[oldest];
+        if (dt > 0)
+            rate = (double)(e->ring_sent[newest] - e->ring_sent[oldest]) * 1e9 / (double)dt;
+    }
+    put_head(b, "llmload_achieved_rate", "gauge",
+             "Requests sent per second over the rolling window.");
+    put_num(b, "llmload_achieved_rate", NULL, rate);
+
+    for (int x = 0; x < EX_N; x++) {
+        hist_reset(e->merged);
+        for (size_t i = 0; i < EXPOSE_WINDOW_UPDATES; i++)
+            hist_merge(e->merged, e->ring[x][i]);
+        put_head(b, ex_name[x], "summary", ex_help[x]);
+        for (size_t q = 0; q < LL_ARRAY_LEN(ex_quantiles); q++) {
+            char labels[32];
+            snprintf(labels, sizeof labels, "{quantile=\"%g\"}", ex_quantiles[q]);
+            double val = hist_count(e->merged)
+                             ? (double)hist_percentile(e->merged, 100 * ex_quantiles[q]) / 1e9
+                             : NAN;
+            put_num(b, ex_name[x], labels, val);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "%s_sum", ex_name[x]);
+        put_num(b, name, NULL, e->total_sum_s[x]);
+        snprintf(name, sizeof name, "%s_count", ex_name[x]);
+        put_u64(b, name, e->total_count[x]);
+    }
+    put_head(b, "llmload_run_elapsed_seconds", "gauge", "Time since the run started.");
+    put_num(b, "llmload_run_elapsed_seconds", NULL, (double)v->t_ns / 1e9);
+    put_head(b, "llmload_run_finished", "gauge", "1 once every request has finished.");
+    put_u64(b, "llmload_run_finished", (uint64_t)(v->final != 0));
+}
+
+void expose_update(struct exposer *e, const struct driver_live *v)
+{
+    if (!e || !v)
+        return;
+    size_t slot = e->updates % EXPOSE_WINDOW_UPDATES;
+    const struct hist *in[EX_N] = {v->ttft, v->e2e, v->lateness};
+    for (int x = 0; x < EX_N; x++) {
+        hist_reset(e->ring[x][slot]);
+        if (!in[x])
+            continue;
+        hist_merge(e->ring[x][slot], in[x]);
+        uint64_t n = hist_count(in[x]);
+        e->total_count[x] += n;
+        e->total_sum_s[x] += hist_mean(in[x]) * (double)n / 1e9;
+    }
+    size_t rs = e->updates % (EXPOSE_WINDOW_UPDATES + 1);
+    e->ring_t_ns[rs] = v->t_ns;
+    e->ring_sent[rs] = v->sent;
+    e->updates++;
+
+    struct strbuf b;
+    strbuf_init(&b);
+    render(e, v, &b);
+    pthread_mutex_lock(&e->lock);
+    struct strbuf old = e->page;
+    e->page = b;
+    pthread_mutex_unlock(&e->lock);
+    strbuf_free(&old);
+}
+
+char *expose_render(struct exposer *e, size_t *len)
+{
+    pthread_mutex_lock(&e->lock);
+    char *copy = ll_malloc(e->page.len + 1);
+    memcpy(copy, e->page.data, e->page.len);
+    copy[e->page.len] = '\0';
+    if (len)
+        *len = e->page.len;
+    pthread_mutex_unlock(&e->lock);
+    return copy;
+}
+
+/* ---- serving ------------------------------------------------------------ */
+
+static void send_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return; /* the client went away: nothing to tell anyone */
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+static void send_status(int fd, const char *status)
+{
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+                     "Connection: close\r\n\r\n%s\n",
+                     status, strlen(status) + 1, status);
+    if (n > 0 && (size_t)n < sizeof head)
+        send_all(fd, head, (size_t)n);
+}
+
+/* Read one request head and answer it. Blocking, with 1 s socket timeouts,
+ * so a stuck client delays the next scrape by at most that. */
+static void serve_one(struct exposer *e, int fd)
+{
+    struct timeval tv = {.tv_sec = 1};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    char req[EXPOSE_MAX_REQUEST_BYTES + 1];
+    size_t len = 0;
+    for (;;) {
+        if (len == EXPOSE_MAX_REQUEST_BYTES) {
+            send_status(fd, "431 Request Header Fields Too Large");
+            return;
+        }
+        ssize_t n = recv(fd, req + len, EXPOSE_MAX_REQUEST_BYTES - len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        len += (size_t)n;
+        req[len] = '\0';
+        if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
+            break;
+    }
+    int get = strncmp(req, "GET ", 4) == 0, head = strncmp(req, "HEAD ", 5) == 0;
+    if (!get && !head) {
+        send_status(fd, "405 Method Not Allowed");
+        return;
+    }
+    const char *path = req + (get ? 4 : 5);
+    size_t plen = strcspn(path, " ?\r\n");
+    if (!(plen == 8 && memcmp(path, "/metrics", 8) == 0)) {
+        send_status(fd, "404 Not Found");
+        return;
+    }
+    size_t blen;
+    char *body = expose_render(e, &blen);
+    char hdr[256];
+    int n = snprintf(hdr, sizeof hdr,
+                     "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                     blen);
+    if (n > 0 && (size_t)n < sizeof hdr) {
+        send_all(fd, hdr, (size_t)n);
+        if (get)
+            send_all(fd, body, blen);
+    }
+    free(body);
+}
+
+static void *expose_main(void *arg)
+{
+    struct exposer *e = arg;
+    for (;;) {
+        struct pollfd p[2] = {{.fd = e->listen_fd, .events = POLLIN},
+                              {.fd = e->stop_fd, .events = POLLIN}};
+        int n = poll(p, 2, -1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            ll_errorf("--expose: poll: %s", strerror(errno));
+            return NULL;
+        }
+        if (p[1].revents || (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)))
+            return NULL;
+        if (!(p[0].revents & POLLIN))
+            continue;
+        int fd = accept4(e->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue; /* EMFILE, a reset before accept: the client retries */
+        serve_one(e, fd);
+        close(fd);
+    }
+}
+
+/* Split "HOST:PORT" or "[V6]:PORT" into host and port strings. */
+static int split_addr(const char *s, char *host, size_t hlen, char *port, size_t plen)
+{
+    const char *colon, *h = s;
+    size_t n;
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':')
+            return LL_E_INVAL;
+        h = s + 1;
+        n = (size_t)(close - h);
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon)
+            return LL_E_INVAL;
+        n = (size_t)(colon - s);
+    }
+    size_t pl = strlen(colon + 1);
+    if (n == 0 || n >= hlen || pl == 0 || pl >= plen)
+        return LL_E_INVAL;
+    memcpy(host, h, n);
+    host[n] = '\0';
+    memcpy(port, colon + 1, pl + 1);
+    uint64_t v;
+    if (ll_parse_u64(port, &v) != 0 || v > 65535)
+        return LL_E_INVAL;
+    return 0;
+}
+
+struct exposer *expose_new(const char *addr_port, double offered_rate_per_s, char *err,
+                           size_t errlen)
+{
+    char host[128], port[16];
+    if (!addr_port || split_addr(addr_port, host, sizeof host, port, sizeof port) != 0) {
+        snprintf(err, errlen, "expected ADDR:PORT (e.g. 127.0.0.1:9400), got \"%s\"",
+                 addr_port ? addr_port : "");
+        return NULL;
+    }
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE};
+    struct addrinfo *ai = NULL;
+    int g = getaddrinfo(host, port, &hints, &ai);
+    if (g != 0) {
+        snprintf(err, errlen, "\"%s\": expected a numeric address (%s)", addr_port,
+                 gai_strerror(g));
+        return NULL;
+    }
+    struct exposer *e = ll_calloc(1, sizeof *e);
+    e->listen_fd = -1;
+    e->stop_fd = -1;
+    e->offered_rate_per_s = offered_rate_per_s;
+    pthread_mutex_init(&e->lock, NULL);
+    strbuf_init(&e->page);
+    e->merged = hist_new();
+    for (int x = 0; x < EX_N; x++)
+        for (size_t i = 0; i < EXPOSE_WINDOW_UPDATES; i++)
+            e->ring[x][i] = hist_new();
+
+    e->listen_fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (e->listen_fd < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        goto fail;
+    }
+    int one = 1;
+    setsockopt(e->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(e->listen_fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+        snprintf(err, errlen, "bind %s: %s", addr_port, strerror(errno));
+        goto fail;
+    }
+    if (listen(e->listen_fd, 64) != 0) {
+        snprintf(err, errlen, "listen %s: %s", addr_port, strerror(errno));
+        goto fail;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getsockname(e->listen_fd, (struct sockaddr *)&ss, &sl) != 0) {
+        snprintf(err, errlen, "getsockname: %s", strerror(errno));
+        goto fail;
+    }
+    e->port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
+                                       : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    e->stop_fd = eventfd(0, EFD_CLOEXEC);
+    if (e->stop_fd < 0) {
+        snprintf(err, errlen, "eventfd: %s", strerror(errno));
+        goto fail;
+    }
+    /* A page before the first update: every counter at zero. */
+    struct driver_live zero;
+    memset(&zero, 0, sizeof zero);
+    strbuf_clear(&e->page);
+    render(e, &zero, &e->page);
+
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int pe = pthread_create(&e->th, NULL, expose_main, e);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (pe) {
+        snprintf(err, errlen, "pthread_create: %s", strerror(pe));
+        goto fail;
+    }
+    e->thread_started = 1;
+    freeaddrinfo(ai);
+    return e;
+
+fail:
+    freeaddrinfo(ai);
+    expose_free(e);
+    return NULL;
+}
+
+int expose_port(const struct exposer *e)
+{
+    return e ? e->port : -1;
+}
+
+void expose_free(struct exposer *e)
+{
+    if (!e)
+        return;
+    if (e->thread_started) {
+        uint64_t one = 1;
+        if (write(e->stop_fd, &one, sizeof one) != (ssize_t)sizeof one)
+            shutdown(e->listen_fd, SHUT_RDWR); /* poll then reports a hang-up */
+        pthread_join(e->th, NULL);
+    }
+    if (e->stop_fd >= 0)
+        close(e->stop_fd);
+    if (e->listen_fd >= 0)
+        close(e->listen_fd);
+    for (int x = 0; x < EX_N; x++)
+        for (size_t i = 0; i < EXPOSE_WINDOW_UPDATES; i++)
+            hist_free(e->ring[x][i]);
+    hist_free(e->merged);
+    strbuf_free(&e->page);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+}

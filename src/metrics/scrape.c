@@ -1,0 +1,928 @@
+/* scrape.c: the /metrics scraper thread, its series, and the join.
+ *
+ * The thread owns one libcurl easy handle and one body buffer, reused for
+ * every scrape. Each scrape becomes a scrape_point (mapped values plus the
+ * TTFT histogram) appended to a series under a mutex, and one JSON line
+ * written with a single write() to server_metrics.jsonl. Lines taken
+ * before the origin is known (the probe) wait in memory and are written
+ * when the thread starts. */
+#include "metrics/scrape.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+/* ---- points ------------------------------------------------------------ */
+
+void scrape_point_reset(struct scrape_point *p)
+{
+    if (!p)
+        return;
+    free(p->ttft_le);
+    free(p->ttft_count);
+    memset(p, 0, sizeof *p);
+}
+
+int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
+                           uint64_t end_abs_ns, struct scrape_point *p,
+                           struct prom_scrape **parsed)
+{
+    if (!p)
+        return LL_E_INVAL;
+    memset(p, 0, sizeof *p);
+    p->start_abs_ns = start_abs_ns;
+    p->end_abs_ns = end_abs_ns;
+    if (parsed)
+        *parsed = NULL;
+    struct prom_scrape *ps = NULL;
+    if (prom_scrape_parse(body ? body : "", body ? len : 0, &ps) != 0)
+        return 0;
+    if (ps->n_samples == 0) {
+        prom_scrape_free(ps);
+        return 0;
+    }
+    p->ok = 1;
+    p->engine = engines_detect(ps);
+    if (p->engine != ENGINE_UNKNOWN) {
+        struct engine_values v;
+        if (engines_extract(p->engine, ps, &v) == 0) {
+            for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
+                p->value[m] = v.value[m];
+                p->present[m] = (unsigned char)(v.present[m] != 0);
+            }
+        }
+        struct prom_histogram *h = ll_malloc(sizeof *h);
+        if (engines_ttft_histogram(p->engine, ps, h) == 0 && h->n_buckets > 0) {
+            p->ttft_n = h->n_buckets;
+            p->ttft_le = ll_malloc(h->n_buckets * sizeof(double));
+            p->ttft_count = ll_malloc(h->n_buckets * sizeof(double));
+            memcpy(p->ttft_le, h->le, h->n_buckets * sizeof(double));
+            memcpy(p->ttft_count, h->count, h->n_buckets * sizeof(double));
+            p->ttft_sum_s = h->sum;
+            p->ttft_total = h->total;
+            p->present[ENGINE_M_TTFT] = 1;
+        }
+        free(h);
+    }
+    if (parsed)
+        *parsed = ps;
+    else
+        prom_scrape_free(ps);
+    return 0;
+}
+
+/* ---- series ------------------------------------------------------------ */
+
+void scrape_series_init(struct scrape_series *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void scrape_series_reset(struct scrape_series *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        scrape_point_reset(&s->pts[i]);
+    free(s->pts);
+    memset(s, 0, sizeof *s);
+}
+
+int scrape_series_add(struct scrape_series *s, struct scrape_point *p)
+{
+    if (!s || !p)
+        return LL_E_INVAL;
+    if (s->n && p->start_abs_ns < s->pts[s->n - 1].start_abs_ns)
+        return LL_E_INVAL;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->pts = ll_realloc(s->pts, s->cap * sizeof *s->pts);
+    }
+    s->pts[s->n++] = *p;
+    memset(p, 0, sizeof *p);
+    return 0;
+}
+
+/* ---- the join ---------------------------------------------------------- */
+
+/* The time a scrape stands for: the middle of its request. */
+static uint64_t point_time(const struct scrape_point *p)
+{
+    uint64_t end = p->end_abs_ns >= p->start_abs_ns ? p->end_abs_ns : p->start_abs_ns;
+    return p->start_abs_ns + (end - p->start_abs_ns) / 2;
+}
+
+static void gauge_add(struct scrape_gauge *g, const struct scrape_point *p, enum engine_meaning m)
+{
+    if (!p->present[m])
+        return;
+    double v = p->value[m];
+    g->mean += v; /* a sum until gauge_finish */
+    if (!g->present || v > g->max)
+        g->max = v;
+    g->present = 1;
+    g->n++;
+}
+
+static void gauge_finish(struct scrape_gauge *g)
+{
+    if (g->n)
+        g->mean /= (double)g->n;
+}
+
+/* Increase of meaning m from point a to point b, counting resets. Walks
+ * every ok point in between that has the meaning. */
+static void counter_over(const struct scrape_series *s, size_t a, size_t b, enum engine_meaning m,
+                         struct scrape_counter *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!s->pts[a].present[m] || !s->pts[b].present[m])
+        return;
+    c->present = 1;
+    double prev = s->pts[a].value[m];
+    for (size_t i = a + 1; i <= b; i++) {
+        const struct scrape_point *p = &s->pts[i];
+        if (!p->ok || !p->present[m])
+            continue;
+        double d = p->value[m] - prev;
+        if (d < 0) {
+            d = p->value[m];
+            c->resets++;
+        }
+        c->delta += d;
+        prev = p->value[m];
+    }
+}
+
+static void point_hist(const struct scrape_point *p, struct prom_histogram *h)
+{
+    memset(h, 0, sizeof *h);
+    h->n_buckets = p->ttft_n;
+    memcpy(h->le, p->ttft_le, p->ttft_n * sizeof(double));
+    memcpy(h->count, p->ttft_count, p->ttft_n * sizeof(double));
+    h->sum = p->ttft_sum_s;
+    h->total = p->ttft_total;
+}
+
+static int same_bounds(const struct prom_histogram *a, const struct prom_histogram *b)
+{
+    if (a->n_buckets != b->n_buckets)
+        return 0;
+    for (size_t i = 0; i < a->n_buckets; i++) {
+        if (a->le[i] != b->le[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* The bucket (lo, hi] that holds rank q * N, by the rule
+ * prom_histogram_quantile follows (running maximum of the counts). */
+static void quantile_bucket(const struct prom_histogram *h, double q, double *lo, double *hi)
+{
+    size_t n = h->n_buckets;
+    double run = 0, total = 0;
+    for (size_t i = 0; i < n; i++)
+        total = h->count[i] > total ? h->count[i] : total;
+    double rank = q * total;
+    for (size_t i = 0; i < n; i++) {
+        run = h->count[i] > run ? h->count[i] : run;
+        if (run >= rank) {
+            *hi = h->le[i];
+            *lo = i == 0 ? (h->le[0] <= 0 ? h->le[0] : 0) : h->le[i - 1];
+            return;
+        }
+    }
+    *lo = n ? h->le[n - 1] : 0;
+    *hi = INFINITY;
+}
+
+/* Sum the TTFT histogram deltas over consecutive ok points from a to b. */
+static void ttft_over(const struct scrape_series *s, size_t a, size_t b, struct scrape_join *out)
+{
+    if (!s->pts[a].ttft_n || !s->pts[b].ttft_n)
+        return;
+    struct prom_histogram *acc = ll_calloc(3, sizeof *acc);
+    struct prom_histogram *prev = acc + 1, *cur = acc + 2;
+    point_hist(&s->pts[a], prev);
+    acc->n_buckets = prev->n_buckets;
+    memcpy(acc->le, prev->le, prev->n_buckets * sizeof(double));
+    for (size_t i = a + 1; i <= b; i++) {
+        const struct scrape_point *p = &s->pts[i];
+        if (!p->ok || !p->ttft_n)
+            continue;
+        point_hist(p, cur);
+        struct prom_histogram d;
+        int rc = prom_histogram_delta(cur, prev, &d);
+        if (rc == LL_E_RANGE)
+            d = *cur; /* a reset: what the server counted since it restarted */
+        else if (rc != 0)
+            memset(&d, 0, sizeof d);
+        if (d.n_buckets && same_bounds(&d, acc)) {
+            for (size_t k = 0; k < acc->n_buckets; k++)
+                acc->count[k] += d.count[k];
+            acc->sum += d.sum;
+            acc->total += d.total;
+        }
+        *prev = *cur;
+    }
+    out->ttft_present = 1;
+    size_t last = acc->n_buckets ? acc->n_buckets - 1 : 0;
+    out->ttft_count = acc->n_buckets ? acc->count[last] : 0;
+    if (out->ttft_count > 0 && prom_histogram_quantile(acc, 0.5, &out->ttft_p50_s) == 0 &&
+        prom_histogram_quantile(acc, 0.99, &out->ttft_p99_s) == 0) {
+        out->ttft_quantiles = 1;
+        quantile_bucket(acc, 0.5, &out->ttft_p50_lo_s, &out->ttft_p50_hi_s);
+        quantile_bucket(acc, 0.99, &out->ttft_p99_lo_s, &out->ttft_p99_hi_s);
+    }
+    free(acc);
+}
+
+int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
+                       enum scrape_span span, struct scrape_join *out)
+{
+    if (!out)
+        return LL_E_INVAL;
+    memset(out, 0, sizeof *out);
+    if (!s || t1_abs_ns < t0_abs_ns ||
+        (span != SCRAPE_SPAN_OUTER && span != SCRAPE_SPAN_INNER))
+        return LL_E_INVAL;
+
+    /* Gauges, and the first and last ok points inside the window. */
+    size_t first_in = SIZE_MAX, last_in = SIZE_MAX;
+    size_t before = SIZE_MAX, after = SIZE_MAX; /* last ok <= t0, first ok >= t1 */
+    for (size_t i = 0; i < s->n; i++) {
+        const struct scrape_point *p = &s->pts[i];
+        uint64_t t = point_time(p);
+        if (p->ok && t <= t0_abs_ns)
+            before = i;
+        if (p->ok && t >= t1_abs_ns && after == SIZE_MAX)
+            after = i;
+        if (t < t0_abs_ns || t > t1_abs_ns)
+            continue;
+        out->scrapes++;
+        if (!p->ok) {
+            out->failed++;
+            continue;
+        }
+        out->ok++;
+        if (first_in == SIZE_MAX)
+            first_in = i;
+        last_in = i;
+        out->engine = p->engine;
+        gauge_add(&out->waiting, p, ENGINE_M_WAITING);
+        gauge_add(&out->running, p, ENGINE_M_RUNNING);
+        gauge_add(&out->kv_usage, p, ENGINE_M_KV_USAGE);
+    }
+    gauge_finish(&out->waiting);
+    gauge_finish(&out->running);
+    gauge_finish(&out->kv_usage);
+
+    size_t a, b;
+    if (span == SCRAPE_SPAN_OUTER) {
+        a = before != SIZE_MAX ? before : first_in;
+        b = after != SIZE_MAX ? after : last_in;
+    } else {
+        a = first_in;
+        b = last_in;
+    }
+    if (a == SIZE_MAX || b == SIZE_MAX || a >= b)
+        return out->ok ? 0 : LL_E_NOTFOUND;
+    if (out->engine == ENGINE_UNKNOWN)
+        out->engine = s->pts[b].engine;
+    out->span_from_abs_ns = point_time(&s->pts[a]);
+    out->span_to_abs_ns = point_time(&s->pts[b]);
+    counter_over(s, a, b, ENGINE_M_PREEMPTIONS, &out->preemptions);
+    counter_over(s, a, b, ENGINE_M_PROMPT_TOKENS, &out->prompt_tokens);
+    counter_over(s, a, b, ENGINE_M_GENERATION_TOKENS, &out->generation_tokens);
+    counter_over(s, a, b, ENGINE_M_REQUEST_SUCCESS, &out->request_success);
+    ttft_over(s, a, b, out);
+    return 0;
+}
+
+/* ---- the default URL --------------------------------------------------- */
+
+int scrape_default_url(const char *base_url, char *buf, size_t len)
+{
+    if (!buf || len == 0)
+        return LL_E_RANGE;
+    buf[0] = '\0';
+    if (!base_url)
+        return LL_E_RANGE;
+    size_t n = strlen(base_url);
+    while (n > 0 && base_url[n - 1] == '/')
+        n--;
+    if (n >= 3 && memcmp(base_url + n - 3, "/v1", 3) == 0)
+        n -= 3;
+    if (n + sizeof "/metrics" > len)
+        return LL_E_RANGE;
+    memcpy(buf, base_url, n);
+    memcpy(buf + n, "/metrics", sizeof "/metrics");
+    return 0;
+}
+
+/* ---- the scraper ------------------------------------------------------- */
+
+struct scraper {
+    struct scrape_config cfg;
+    char *url;                      /* owned copy */
+    CURL *curl;
+    char *body;                     /* reused; body_len bytes */
+    size_t body_len, body_cap;
+    int body_over;                  /* the body passed SCRAPE_MAX_BODY_BYTES */
+
+    pthread_mutex_t lock;           /* guards everything below */
+    pthread_cond_t wake;
+    struct scrape_series series;
+    uint64_t scrapes, failed;
+    int warned;
+    int stop;
+    uint64_t origin_abs_ns;
+    int have_origin;
+    json_t **pending;               /* lines waiting for the origin */
+    size_t n_pending;
+
+    int thread_started;
+    int owns_fd;                    /* scraper_for_run opened cfg.out_fd */
+    int file_failed;                /* a write failed: no more lines */
+    pthread_t th;
+};
+
+static size_t body_write(char *buf, size_t size, size_t n, void *ud)
+{
+    struct scraper *s = ud;
+    size_t add = size * n;
+    if (s->body_len + add > SCRAPE_MAX_BODY_BYTES) {
+        s->body_over = 1;
+        return 0; /* libcurl aborts the transfer */
+    }
+    if (s->body_len + add + 1 > s->body_cap) {
+        size_t cap = s->body_cap ? s->body_cap : 64 * 1024;
+        while (cap < s->body_len + add + 1)
+            cap *= 2;
+        s->body = ll_realloc(s->body, cap);
+        s->body_cap = cap;
+    }
+    memcpy(s->body + s->body_len, buf, add);
+    s->body_len += add;
+    return add;
+}
+
+struct scraper *scraper_new(const struct scrape_config *cfg, char *err, size_t errlen)
+{
+    if (!cfg || !cfg->url || !*cfg->url) {
+        snprintf(err, errlen, "no metrics URL");
+        return NULL;
+    }
+    if (cfg->interval_ns < SCRAPE_MIN_INTERVAL_NS) {
+        snprintf(err, errlen, "metrics interval must be at least 100ms");
+        return NULL;
+    }
+    if (cfg->timeout_ns && cfg->timeout_ns >= cfg->interval_ns) {
+        snprintf(err, errlen, "metrics timeout must be shorter than the interval");
+        return NULL;
+    }
+    struct scraper *s = ll_calloc(1, sizeof *s);
+    s->cfg = *cfg;
+    s->url = ll_strdup(cfg->url);
+    s->cfg.url = s->url;
+    if (!s->cfg.timeout_ns)
+        s->cfg.timeout_ns = cfg->interval_ns / 10 * 8;
+    scrape_series_init(&s->series);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->wake, &ca);
+    pthread_condattr_destroy(&ca);
+
+    s->curl = curl_easy_init();
+    if (!s->curl) {
+        snprintf(err, errlen, "curl_easy_init failed");
+        scraper_free(s);
+        return NULL;
+    }
+    long timeout_ms = (long)(s->cfg.timeout_ns / LL_NS_PER_MS);
+    curl_easy_setopt(s->curl, CURLOPT_URL, s->url);
+    curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
+    curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
+    curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, body_write);
+    curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(s->curl, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(s->curl, CURLOPT_USERAGENT, "llmload/" LL_VERSION);
+    return s;
+}
+
+/* A JSON number, or "+Inf" / "-Inf" / "NaN" as a string (JSON has none). */
+static json_t *json_num(double v)
+{
+    if (isfinite(v))
+        return json_real(v);
+    return json_string(isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf");
+}
+
+/* A whole number where the value is one (counters, gauges of requests),
+ * so the file reads 12, not 12.0. */
+static json_t *json_count(double v)
+{
+    if (isfinite(v) && v == floor(v) && fabs(v) < 9e15)
+        return json_integer((json_int_t)v);
+    return json_num(v);
+}
+
+static const char *const meaning_key[ENGINE_MEANING_COUNT] = {
+    [ENGINE_M_WAITING] = "waiting",
+    [ENGINE_M_RUNNING] = "running",
+    [ENGINE_M_KV_USAGE] = "kv_usage",
+    [ENGINE_M_PREEMPTIONS] = "preemptions_total",
+    [ENGINE_M_PROMPT_TOKENS] = "prompt_tokens_total",
+    [ENGINE_M_GENERATION_TOKENS] = "generation_tokens_total",
+    [ENGINE_M_REQUEST_SUCCESS] = "request_success_total",
+};
+
+/* The JSON line of one scrape, without t_ns (set when written). */
+static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
+                          const struct prom_scrape *ps, const char *error)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "t_ns", json_null()); /* first in the line; set when written */
+    json_object_set_new(o, "mono_ns", json_integer((json_int_t)p->start_abs_ns));
+    json_object_set_new(o, "dur_ns", json_integer((json_int_t)(p->end_abs_ns - p->start_abs_ns)));
+    json_object_set_new(o, "ok", json_boolean(p->ok));
+    if (!p->ok) {
+        json_object_set_new(o, "error", json_string(error ? error : "failed"));
+        return o;
+    }
+    json_object_set_new(o, "engine", json_string(engines_kind_name(p->engine)));
+    for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
+        if (!meaning_key[m])
+            continue;
+        if (!p->present[m])
+            json_object_set_new(o, meaning_key[m], json_null());
+        else if (m == ENGINE_M_KV_USAGE)
+            json_object_set_new(o, meaning_key[m], json_num(p->value[m]));
+        else
+            json_object_set_new(o, meaning_key[m], json_count(p->value[m]));
+    }
+    if (p->ttft_n) {
+        json_t *le = json_array(), *cum = json_array();
+        for (size_t i = 0; i < p->ttft_n; i++) {
+            if (isfinite(p->ttft_le[i]))
+                json_array_append_new(le, json_real(p->ttft_le[i]));
+            json_array_append_new(cum, json_count(p->ttft_count[i]));
+        }
+        json_object_set_new(o, "ttft_le_s", le);
+        json_object_set_new(o, "ttft_cum", cum);
+        json_object_set_new(o, "ttft_sum_s", json_num(p->ttft_sum_s));
+        json_object_set_new(o, "ttft_count", json_count(p->ttft_total));
+    }
+    if (ps) {
+        json_object_set_new(o, "samples", json_integer((json_int_t)ps->n_samples));
+        json_object_set_new(o, "bad_lines", json_integer((json_int_t)ps->stats.bad_lines));
+        if (s->cfg.raw || p->engine == ENGINE_UNKNOWN) {
+            json_t *raw = json_array();
+            size_t n = LL_MIN(ps->n_samples, (size_t)SCRAPE_RAW_MAX_SAMPLES);
+            for (size_t i = 0; i < n; i++) {
+                const struct prom_sample *x = &ps->samples[i];
+                json_t *r = json_object(), *labels = json_object();
+                json_object_set_new(r, "name", json_string(x->name));
+                for (size_t k = 0; k < x->n_labels; k++)
+                    json_object_set_new(labels, x->labels[k].name,
+                                        json_stringn(x->labels[k].value, x->labels[k].value_len));
+                json_object_set_new(r, "labels", labels);
+                json_object_set_new(r, "value", json_num(x->value));
+                json_array_append_new(raw, r);
+            }
+            json_object_set_new(o, "raw", raw);
+            if (ps->n_samples > n)
+                json_object_set_new(o, "raw_left_out", json_integer((json_int_t)(ps->n_samples - n)));
+        }
+    }
+    return o;
+}
+
+/* Write one line with t_ns relative to the origin. Called with the lock
+ * held; the write is one syscall on an O_APPEND fd. */
+static void line_write(struct scraper *s, json_t *o)
+{
+    if (s->cfg.out_fd < 0 || s->file_failed)
+        return;
+    json_int_t mono = json_integer_value(json_object_get(o, "mono_ns"));
+    json_object_set_new(o, "t_ns", json_integer(mono - (json_int_t)s->origin_abs_ns));
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    if (!text)
+        return;
+    size_t len = strlen(text);
+    char *line = ll_malloc(len + 1);
+    memcpy(line, text, len);
+    line[len] = '\n';
+    free(text);
+    size_t off = 0;
+    while (off < len + 1) {
+        ssize_t w = write(s->cfg.out_fd, line + off, len + 1 - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (!s->cfg.quiet)
+                ll_errorf("warning: writing server_metrics.jsonl: %s", strerror(errno));
+            s->file_failed = 1; /* one warning, then the file is given up */
+            break;
+        }
+        off += (size_t)w;
+    }
+    free(line);
+}
+
+/* One GET, parse, keep and write. Returns 0 when ok, else LL_E_IO (could
+ * not fetch) or LL_E_PROTO (fetched garbage), with a reason in err. */
+static int scrape_once(struct scraper *s, char *err, size_t errlen)
+{
+    s->body_len = 0;
+    s->body_over = 0;
+    uint64_t start = ll_now_ns();
+    CURLcode cc = curl_easy_perform(s->curl);
+    uint64_t end = ll_now_ns();
+    long status = 0;
+    curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
+
+    int rc = 0;
+    struct scrape_point p;
+    struct prom_scrape *ps = NULL;
+    memset(&p, 0, sizeof p);
+    p.start_abs_ns = start;
+    p.end_abs_ns = end;
+    if (s->body_over) {
+        snprintf(err, errlen, "body larger than %u bytes", SCRAPE_MAX_BODY_BYTES);
+        rc = LL_E_PROTO;
+    } else if (cc != CURLE_OK) {
+        snprintf(err, errlen, "%s", curl_easy_strerror(cc));
+        rc = LL_E_IO;
+    } else if (status != 200) {
+        snprintf(err, errlen, "HTTP %ld", status);
+        rc = LL_E_PROTO;
+    } else {
+        scrape_point_from_body(s->body, s->body_len, start, end, &p, &ps);
+        if (!p.ok) {
+            snprintf(err, errlen, "no Prometheus samples in a %zu-byte body", s->body_len);
+            rc = LL_E_PROTO;
+        }
+    }
+    json_t *line = point_json(s, &p, ps, rc ? err : NULL);
+    prom_scrape_free(ps);
+
+    pthread_mutex_lock(&s->lock);
+    s->scrapes++;
+    if (rc) {
+        s->failed++;
+        if (!s->warned && !s->cfg.quiet)
+            ll_errorf("warning: scraping %s: %s; server metrics will have gaps (counted)",
+                      s->url, err);
+        s->warned = 1;
+    }
+    if (scrape_series_add(&s->series, &p) != 0)
+        scrape_point_reset(&p); /* out of order: cannot happen on one clock */
+    if (s->have_origin) {
+        line_write(s, line);
+        json_decref(line);
+    } else {
+        s->pending = ll_realloc(s->pending, (s->n_pending + 1) * sizeof *s->pending);
+        s->pending[s->n_pending++] = line;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int scraper_probe(struct scraper *s, char *err, size_t errlen)
+{
+    if (!s)
+        return LL_E_INVAL;
+    return scrape_once(s, err, errlen);
+}
+
+static void *scraper_main(void *arg)
+{
+    struct scraper *s = arg;
+    char err[256];
+    uint64_t next = ll_now_ns();
+    pthread_mutex_lock(&s->lock);
+    while (!s->stop) {
+        uint64_t now = ll_now_ns();
+        if (now >= next) {
+            pthread_mutex_unlock(&s->lock);
+            scrape_once(s, err, sizeof err);
+            pthread_mutex_lock(&s->lock);
+            next += s->cfg.interval_ns;
+            now = ll_now_ns();
+            if (next <= now) /* a slow scrape: skip the missed ticks */
+                next = now + s->cfg.interval_ns;
+            continue;
+        }
+        struct timespec ts = {.tv_sec = (time_t)(next / LL_NS_PER_SEC),
+                              .tv_nsec = (long)(next % LL_NS_PER_SEC)};
+        pthread_cond_timedwait(&s->wake, &s->lock, &ts);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+int scraper_start(struct scraper *s, uint64_t origin_abs_ns, char *err, size_t errlen)
+{
+    if (!s || s->thread_started)
+        return LL_E_INVAL;
+    pthread_mutex_lock(&s->lock);
+    s->origin_abs_ns = origin_abs_ns;
+    s->have_origin = 1;
+    for (size_t i = 0; i < s->n_pending; i++) {
+        line_write(s, s->pending[i]);
+        json_decref(s->pending[i]);
+    }
+    free(s->pending);
+    s->pending = NULL;
+    s->n_pending = 0;
+    pthread_mutex_unlock(&s->lock);
+
+    /* The thread must never take SIGINT/SIGTERM: the driver waits for
+     * them with sigtimedwait in its own thread. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(&s->th, NULL, scraper_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e) {
+        snprintf(err, errlen, "pthread_create: %s", strerror(e));
+        return LL_E_IO;
+    }
+    s->thread_started = 1;
+    return 0;
+}
+
+void scraper_stop(struct scraper *s)
+{
+    if (!s)
+        return;
+    if (s->thread_started) {
+        pthread_mutex_lock(&s->lock);
+        s->stop = 1;
+        pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->th, NULL);
+        s->thread_started = 0;
+    }
+    char err[256];
+    scrape_once(s, err, sizeof err);
+}
+
+int scrape_join(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
+                enum scrape_span span, struct scrape_join *out)
+{
+    if (!s) {
+        if (out)
+            memset(out, 0, sizeof *out);
+        return LL_E_INVAL;
+    }
+    struct scraper *m = (struct scraper *)s; /* the lock is not part of the value */
+    pthread_mutex_lock(&m->lock);
+    int rc = scrape_series_join(&s->series, t0_abs_ns, t1_abs_ns, span, out);
+    pthread_mutex_unlock(&m->lock);
+    return rc;
+}
+
+void scraper_counts(const struct scraper *s, uint64_t *scrapes, uint64_t *failed)
+{
+    struct scraper *m = (struct scraper *)s;
+    pthread_mutex_lock(&m->lock);
+    if (scrapes)
+        *scrapes = s->scrapes;
+    if (failed)
+        *failed = s->failed;
+    pthread_mutex_unlock(&m->lock);
+}
+
+uint64_t scraper_origin_ns(const struct scraper *s)
+{
+    return s && s->have_origin ? s->origin_abs_ns : 0;
+}
+
+void scraper_free(struct scraper *s)
+{
+    if (!s)
+        return;
+    if (s->thread_started) {
+        pthread_mutex_lock(&s->lock);
+        s->stop = 1;
+        pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->th, NULL);
+    }
+    for (size_t i = 0; i < s->n_pending; i++)
+        json_decref(s->pending[i]);
+    free(s->pending);
+    if (s->curl)
+        curl_easy_cleanup(s->curl);
+    scrape_series_reset(&s->series);
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->lock);
+    if (s->owns_fd && s->cfg.out_fd >= 0)
+        close(s->cfg.out_fd);
+    free(s->body);
+    free(s->url);
+    free(s);
+}
+
+/* ---- for the commands -------------------------------------------------- */
+
+const char *scraper_url(const struct scraper *s)
+{
+    return s ? s->url : NULL;
+}
+
+struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t interval_ns,
+                                const char *dir, int quiet)
+{
+    char def[1100], path[1100], err[256];
+    if (!url) {
+        if (scrape_default_url(base_url, def, sizeof def) != 0)
+            return NULL;
+    }
+    struct scrape_config cfg = {.url = url ? url : def, .interval_ns = interval_ns,
+                                .out_fd = -1};
+    struct scraper *s = scraper_new(&cfg, err, sizeof err);
+    if (!s) {
+        ll_errorf("warning: server metrics: %s; going on without them", err);
+        return NULL;
+    }
+    if (!url) {
+        /* The default URL is a guess: use it only if it answers now. */
+        s->cfg.quiet = 1;
+        if (scraper_probe(s, err, sizeof err) != 0) {
+            if (!quiet)
+                ll_errorf("note: no server metrics (%s: %s; pass --metrics-url to set one)",
+                          def, err);
+            scraper_free(s);
+            return NULL;
+        }
+        s->cfg.quiet = 0;
+    }
+    int n = snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
+    int fd = n > 0 && (size_t)n < sizeof path
+                 ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)
+                 : -1;
+    if (fd < 0) {
+        ll_errorf("warning: %s: %s; going on without server metrics", path, strerror(errno));
+        scraper_free(s);
+        return NULL;
+    }
+    s->cfg.out_fd = fd;
+    s->owns_fd = 1;
+    if (url)
+        scraper_probe(s, err, sizeof err); /* a failure warns and counts */
+    return s;
+}
+
+/* "12.3ms"-style seconds for people; "-" when not a number. */
+static const char *fmt_s(double v_s, char *buf, size_t len)
+{
+    if (!isfinite(v_s) || v_s < 0) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
+    return ll_fmt_duration((uint64_t)(v_s * 1e9 + 0.5), buf, len);
+}
+
+static void print_gauge(FILE *f, const char *name, const struct scrape_gauge *g, double scale,
+                        const char *unit)
+{
+    if (!g->present)
+        return;
+    fprintf(f, "  %-20s mean %.2f%s  max %.2f%s\n", name, g->mean * scale, unit,
+            g->max * scale, unit);
+}
+
+static void print_counter(FILE *f, const char *name, const struct scrape_counter *c,
+                          double client)
+{
+    if (!c->present)
+        return;
+    fprintf(f, "  %-20s %.0f", name, c->delta);
+    if (isfinite(client)) {
+        fprintf(f, "   client %.0f", client);
+        if (client > 0)
+            fprintf(f, " (server/client %.3f)", c->delta / client);
+    }
+    if (c->resets)
+        fprintf(f, "   (%u counter resets)", c->resets);
+    fputc('\n', f);
+}
+
+void scrape_join_print(FILE *f, const struct scrape_join *j, int join_rc,
+                       const struct scrape_client *c, const struct scraper *s)
+{
+    uint64_t n = 0, failed = 0;
+    scraper_counts(s, &n, &failed);
+    fprintf(f, "server metrics (%s): %llu scrapes, %llu failed (gaps)\n", scraper_url(s),
+            (unsigned long long)n, (unsigned long long)failed);
+    if (join_rc != 0) {
+        fprintf(f, "  no usable scrape over the run\n");
+        return;
+    }
+    fprintf(f, "  engine               %s\n", engines_kind_name(j->engine));
+    print_gauge(f, "queue depth", &j->waiting, 1, "");
+    print_gauge(f, "running", &j->running, 1, "");
+    print_gauge(f, "KV-cache usage", &j->kv_usage, 100, "%");
+    print_counter(f, "preemptions", &j->preemptions, NAN);
+    print_counter(f, "prompt tokens", &j->prompt_tokens, c ? c->prompt_tokens : NAN);
+    print_counter(f, "generation tokens", &j->generation_tokens, c ? c->output_tokens : NAN);
+    print_counter(f, "requests finished", &j->request_success, c ? c->completed_ok : NAN);
+    if (j->ttft_quantiles) {
+        char a[16], b[16], ca[16], cb[16];
+        fprintf(f, "  %-20s p50 %s  p99 %s%s   client (from sent) p50 %s  p99 %s\n",
+                "TTFT (server)", fmt_s(j->ttft_p50_s, a, sizeof a),
+                isinf(j->ttft_p99_hi_s) ? ">" : "", fmt_s(j->ttft_p99_s, b, sizeof b),
+                fmt_s(c ? c->ttft_sent_p50_s : NAN, ca, sizeof ca),
+                fmt_s(c ? c->ttft_sent_p99_s : NAN, cb, sizeof cb));
+        fprintf(f, "  %-20s p50 in (%g, %g] s, p99 in (%g, %g] s\n", "  bucket bounds",
+                j->ttft_p50_lo_s, j->ttft_p50_hi_s, j->ttft_p99_lo_s, j->ttft_p99_hi_s);
+    }
+}
+
+static json_t *gauge_json(const struct scrape_gauge *g)
+{
+    if (!g->present)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "mean", json_num(g->mean));
+    json_object_set_new(o, "max", json_num(g->max));
+    json_object_set_new(o, "scrapes", json_integer((json_int_t)g->n));
+    return o;
+}
+
+static json_t *counter_json(const struct scrape_counter *c, double client)
+{
+    if (!c->present)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "delta", json_count(c->delta));
+    json_object_set_new(o, "resets", json_integer(c->resets));
+    if (isfinite(client))
+        json_object_set_new(o, "client", json_count(client));
+    return o;
+}
+
+json_t *scrape_join_json(const struct scrape_join *j, int join_rc,
+                         const struct scrape_client *c, const struct scraper *s)
+{
+    uint64_t n = 0, failed = 0;
+    scraper_counts(s, &n, &failed);
+    json_t *o = json_object();
+    json_object_set_new(o, "url", json_string(scraper_url(s)));
+    json_object_set_new(o, "scrapes", json_integer((json_int_t)n));
+    json_object_set_new(o, "failed", json_integer((json_int_t)failed));
+    json_object_set_new(o, "origin_monotonic_ns",
+                        json_integer((json_int_t)scraper_origin_ns(s)));
+    if (join_rc != 0)
+        return o;
+    json_object_set_new(o, "engine", json_string(engines_kind_name(j->engine)));
+    json_object_set_new(o, "window_scrapes", json_integer((json_int_t)j->scrapes));
+    json_object_set_new(o, "window_failed", json_integer((json_int_t)j->failed));
+    json_object_set_new(o, "span_from_monotonic_ns", json_integer((json_int_t)j->span_from_abs_ns));
+    json_object_set_new(o, "span_to_monotonic_ns", json_integer((json_int_t)j->span_to_abs_ns));
+    json_object_set_new(o, "waiting", gauge_json(&j->waiting));
+    json_object_set_new(o, "running", gauge_json(&j->running));
+    json_object_set_new(o, "kv_usage", gauge_json(&j->kv_usage));
+    json_object_set_new(o, "preemptions", counter_json(&j->preemptions, NAN));
+    json_object_set_new(o, "prompt_tokens",
+                        counter_json(&j->prompt_tokens, c ? c->prompt_tokens : NAN));
+    json_object_set_new(o, "generation_tokens",
+                        counter_json(&j->generation_tokens, c ? c->output_tokens : NAN));
+    json_object_set_new(o, "request_success",
+                        counter_json(&j->request_success, c ? c->completed_ok : NAN));
+    if (j->ttft_present) {
+        json_t *t = json_object();
+        json_object_set_new(t, "count", json_count(j->ttft_count));
+        if (j->ttft_quantiles) {
+            json_object_set_new(t, "p50_s", json_num(j->ttft_p50_s));
+            json_object_set_new(t, "p50_bucket_s", json_pack("[o,o]", json_num(j->ttft_p50_lo_s),
+                                                             json_num(j->ttft_p50_hi_s)));
+            json_object_set_new(t, "p99_s", json_num(j->ttft_p99_s));
+            json_object_set_new(t, "p99_bucket_s", json_pack("[o,o]", json_num(j->ttft_p99_lo_s),
+                                                             json_num(j->ttft_p99_hi_s)));
+            json_object_set_new(t, "p99_is_lower_bound", json_boolean(isinf(j->ttft_p99_hi_s)));
+        }
+        if (c && isfinite(c->ttft_sent_p50_s)) {
+            json_object_set_new(t, "client_from_sent_p50_s", json_num(c->ttft_sent_p50_s));
+            json_object_set_new(t, "client_from_sent_p99_s", json_num(c->ttft_sent_p99_s));
+        }
+        json_object_set_new(o, "ttft", t);
+    } else {
+        json_object_set_new(o, "ttft", json_null());
+    }
+    return o;
+}

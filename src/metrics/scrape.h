@@ -1,0 +1,233 @@
+/* scrape.h: scrape a server's Prometheus /metrics during a run, keep the
+ * series on the client's clock, write it to server_metrics.jsonl, and join
+ * it to a window of the client's timeline (a run, or one sweep step).
+ *
+ * The scraper is its own thread with its own libcurl easy handle, so a
+ * slow or dead metrics endpoint never touches the load workers. A scrape
+ * that fails or returns garbage is a warning (printed once) and a counted
+ * gap, never a failed run.
+ *
+ * Every scrape is stamped twice on CLOCK_MONOTONIC (ll_now_ns): when the
+ * GET started and when its body ended. The server rendered the page
+ * somewhere in between; the join takes the midpoint as the scrape's time.
+ * The file format and the join's rules are in docs/server-metrics.md. */
+#ifndef LL_SCRAPE_H
+#define LL_SCRAPE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "metrics/engines.h"
+#include "metrics/prom.h"
+
+#define SCRAPE_DEFAULT_INTERVAL_NS (1000ULL * 1000 * 1000)
+#define SCRAPE_MIN_INTERVAL_NS (100ULL * 1000 * 1000)
+/* A body longer than this makes the scrape fail ("body too large"). */
+#define SCRAPE_MAX_BODY_BYTES (8u << 20)
+/* The most raw samples one line of server_metrics.jsonl carries. */
+#define SCRAPE_RAW_MAX_SAMPLES 2000
+
+/* One scrape as kept in memory: the mapped values and the TTFT histogram,
+ * not the raw samples (those go to the file only). */
+struct scrape_point {
+    uint64_t start_abs_ns;          /* CLOCK_MONOTONIC when the GET started */
+    uint64_t end_abs_ns;            /* ... when the body ended (or it failed) */
+    int ok;                         /* 1: a 200 with at least one sample */
+    enum engine_kind engine;        /* ENGINE_UNKNOWN when not ok */
+    double value[ENGINE_MEANING_COUNT];        /* see engines_extract */
+    unsigned char present[ENGINE_MEANING_COUNT];
+    /* The server-side TTFT histogram (seconds), cumulative as scraped;
+     * ttft_n == 0 when the engine has none. Arrays owned by the point. */
+    size_t ttft_n;
+    double *ttft_le;                /* ttft_n upper bounds, ascending, +Inf last */
+    double *ttft_count;             /* ttft_n cumulative counts */
+    double ttft_sum_s;              /* seconds */
+    double ttft_total;              /* observations */
+};
+
+/* Fill *p from one scrape body (len bytes, need not be NUL-terminated)
+ * fetched between start_abs_ns and end_abs_ns: detect the engine, extract
+ * the common meanings and copy the TTFT histogram. A body with no sample
+ * at all makes p->ok 0 (garbage). Returns 0, or LL_E_INVAL for NULL p.
+ * The caller releases p with scrape_point_reset. *parsed, when not NULL,
+ * gets the parsed scrape (caller frees with prom_scrape_free). */
+int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
+                           uint64_t end_abs_ns, struct scrape_point *p,
+                           struct prom_scrape **parsed);
+
+/* Free the arrays a point owns and zero it. Safe on a zeroed point. */
+void scrape_point_reset(struct scrape_point *p);
+
+/* A time-ordered series of scrapes. */
+struct scrape_series {
+    struct scrape_point *pts;       /* n of them, by start time; owned */
+    size_t n, cap;
+};
+
+/* Make s empty. */
+void scrape_series_init(struct scrape_series *s);
+
+/* Free every point and the array; s is empty again. */
+void scrape_series_reset(struct scrape_series *s);
+
+/* Append *p, taking ownership of its arrays (*p is zeroed). Points must
+ * come in order of start time; returns 0, or LL_E_INVAL when p starts
+ * before the last point. */
+int scrape_series_add(struct scrape_series *s, struct scrape_point *p);
+
+/* A gauge over a window: the plain mean of the ok scrapes in it (scrapes
+ * are evenly spaced, so this is a time average) and the largest value. */
+struct scrape_gauge {
+    int present;                    /* 1 when some ok scrape in the window had it */
+    size_t n;                       /* scrapes that had it */
+    double mean, max;
+};
+
+/* A counter's increase over the window's span. A value that goes down
+ * between two consecutive scrapes is a reset (a restart): the increase
+ * across it is the later value, as in Prometheus' increase(). */
+struct scrape_counter {
+    int present;                    /* 1 when the span's ends both had it */
+    double delta;
+    uint32_t resets;
+};
+
+/* Which scrapes a window's counter and histogram deltas run between. */
+enum scrape_span {
+    /* The last ok scrape at or before t0 to the first at or after t1
+     * (falling back to the nearest inside): everything that happened in
+     * the window, plus up to one interval outside each edge. Right for a
+     * whole run, whose scraper takes a baseline before the first request
+     * and a last scrape after the last response. */
+    SCRAPE_SPAN_OUTER,
+    /* The first ok scrape at or after t0 to the last at or before t1:
+     * only what happened inside, missing up to one interval at each edge.
+     * Right for back-to-back sweep steps. */
+    SCRAPE_SPAN_INNER,
+};
+
+/* Server-side figures over a client time window [t0, t1]. */
+struct scrape_join {
+    size_t scrapes;                 /* scrapes whose time is in [t0, t1] */
+    size_t ok, failed;              /* of those (failed = counted gaps) */
+    enum engine_kind engine;        /* of the last ok scrape in the window */
+    struct scrape_gauge waiting, running, kv_usage;
+    uint64_t span_from_abs_ns;      /* the scrape times the deltas run */
+    uint64_t span_to_abs_ns;        /* between (0 when there is no span) */
+    struct scrape_counter preemptions, prompt_tokens, generation_tokens,
+        request_success;
+    /* Server-side TTFT over the span, from the histogram deltas. */
+    int ttft_present;               /* 1 when the span has a TTFT histogram */
+    double ttft_count;              /* observations in the span */
+    int ttft_quantiles;             /* 1 when count > 0: the fields below hold */
+    double ttft_p50_s, ttft_p99_s;  /* prom_histogram_quantile estimates */
+    /* The bucket (lo, hi] each estimate lies in: the truth is somewhere in
+     * it. hi is +Inf when the rank fell past the last finite bound, and
+     * the estimate is then only a lower bound. */
+    double ttft_p50_lo_s, ttft_p50_hi_s, ttft_p99_lo_s, ttft_p99_hi_s;
+};
+
+/* Join series s to the window [t0_abs_ns, t1_abs_ns] (CLOCK_MONOTONIC,
+ * t0 <= t1). Gauges use the ok scrapes whose time (midpoint of start and
+ * end) is in the window; counter and TTFT deltas run over the span chosen
+ * by span, summed pair by pair across consecutive ok scrapes so resets are
+ * handled. Returns 0 and *out; LL_E_INVAL for bad arguments (out is then
+ * zeroed); LL_E_NOTFOUND when there is no ok scrape in the window nor a
+ * span around it (out then still counts the failed scrapes). */
+int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
+                       enum scrape_span span, struct scrape_join *out);
+
+/* The default metrics URL of an API base URL: a trailing "/v1" (and any
+ * trailing slashes) replaced by "/metrics"; "/metrics" appended otherwise.
+ * "http://h:8000/v1" -> "http://h:8000/metrics". Returns 0, or LL_E_RANGE
+ * when it does not fit in len bytes (buf then holds ""). */
+int scrape_default_url(const char *base_url, char *buf, size_t len);
+
+struct scrape_config {
+    const char *url;                /* the metrics URL; borrowed for the scraper's life */
+    uint64_t interval_ns;           /* >= SCRAPE_MIN_INTERVAL_NS */
+    uint64_t timeout_ns;            /* per scrape; 0 = 80% of the interval;
+                                     * must be < interval_ns */
+    int out_fd;                     /* server_metrics.jsonl (O_APPEND), or -1 */
+    int raw;                        /* 1: every line carries its raw samples;
+                                     * 0: only when the engine is unknown.
+                                     * At most SCRAPE_RAW_MAX_SAMPLES either way. */
+    int quiet;                      /* 1: no warning on stderr */
+};
+
+struct scraper;
+
+/* Make a scraper (no thread yet). Checks the config. Returns NULL with a
+ * reason in err when it is invalid. Caller frees with scraper_free. */
+struct scraper *scraper_new(const struct scrape_config *cfg, char *err, size_t errlen);
+
+/* One scrape now, on the calling thread, kept and written like any other.
+ * Returns 0 when it was ok, or LL_E_IO / LL_E_PROTO with a reason in err
+ * (a counted gap). Do not call while the thread runs. Used for the probe
+ * at the start ("does the default URL answer?"). */
+int scraper_probe(struct scraper *s, char *err, size_t errlen);
+
+/* Start the thread: it scrapes at once, then every interval. Lines in the
+ * file carry t_ns relative to origin_abs_ns (a CLOCK_MONOTONIC time: the
+ * run start). The thread blocks every signal. Returns 0, or LL_E_IO with
+ * a reason in err. Call at most once. */
+int scraper_start(struct scraper *s, uint64_t origin_abs_ns, char *err, size_t errlen);
+
+/* Stop the thread (waits for a scrape in progress, at most its timeout),
+ * then take one last scrape so the series ends after the run's last
+ * response. Safe when the thread never started (it then only scrapes). */
+void scraper_stop(struct scraper *s);
+
+/* Join the series so far to a window (see scrape_series_join). Safe to call
+ * while the thread runs. */
+int scrape_join(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
+                enum scrape_span span, struct scrape_join *out);
+
+/* Scrapes taken and scrapes that failed, so far. */
+void scraper_counts(const struct scraper *s, uint64_t *scrapes, uint64_t *failed);
+
+/* The origin given to scraper_start (0 before it). */
+uint64_t scraper_origin_ns(const struct scraper *s);
+
+/* Stop (if running) and free everything (and close the file when the
+ * scraper opened it). NULL does nothing. */
+void scraper_free(struct scraper *s);
+
+/* ---- for the commands (`llmload run`, `llmload sweep`) ---------------- */
+
+/* The scraper of one run: the metrics URL is url, or when url is NULL the
+ * default one of base_url (scrape_default_url). Opens
+ * dir/server_metrics.jsonl (the scraper owns it) and probes once. An
+ * explicit URL that fails the probe is kept: a warning now, counted gaps
+ * later. A default URL that fails is dropped: a note on stderr (unless
+ * quiet, which silences only that note) and NULL. Also NULL, with a warning, when the file cannot be
+ * opened. Start it with scraper_start; free with scraper_free. */
+struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t interval_ns,
+                                const char *dir, int quiet);
+
+/* The metrics URL (borrowed, valid for the scraper's life). */
+const char *scraper_url(const struct scraper *s);
+
+/* Client-side figures to set beside the server's; NAN where unknown. */
+struct scrape_client {
+    double ttft_sent_p50_s;         /* client TTFT from the send time, s */
+    double ttft_sent_p99_s;
+    double output_tokens;           /* tokens the client received, all records */
+    double prompt_tokens;           /* tokens the client sent (ok records) */
+    double completed_ok;            /* ok records */
+};
+
+/* Print the joined figures to f, a few lines under a "server" heading,
+ * each server figure beside the client's. */
+void scrape_join_print(FILE *f, const struct scrape_join *j, int join_rc,
+                       const struct scrape_client *c, const struct scraper *s);
+
+/* The same as a JSON object (summary.json's "server"); the caller owns
+ * it. join_rc is what scrape_join returned: on LL_E_NOTFOUND only the
+ * counts are filled. */
+json_t *scrape_join_json(const struct scrape_join *j, int join_rc,
+                         const struct scrape_client *c, const struct scraper *s);
+
+#endif

@@ -1,0 +1,138 @@
+/* report_html.h: report.html, the one-file report of a sweep (or of a
+ * single load point: a sweep of one step).
+ *
+ * The page is self-contained: inline CSS and inline SVG charts (svg.h), no
+ * scripts, no fonts, no images, no network. It reads the same printed as on
+ * screen. docs/report.md explains each chart.
+ *
+ * The input is a plain struct that the sweep driver fills as it goes, or
+ * that `llmload report DIR` rebuilds from steps.csv, summary.json and
+ * server_metrics.jsonl. Everything in it is borrowed: the writer copies
+ * nothing and frees nothing. */
+#ifndef LL_REPORT_HTML_H
+#define LL_REPORT_HTML_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "measure/hist.h"
+#include "measure/record.h"
+#include "util/strbuf.h"
+
+/* The percentiles of every latency array below, in this order:
+ * p50 p90 p95 p99 p99.9 max (nearest rank, docs/percentiles.md). */
+#define REPORT_NPCT 6
+enum report_pct { REPORT_P50, REPORT_P90, REPORT_P95, REPORT_P99,
+                  REPORT_P999, REPORT_MAX };
+
+/* About the most points a time chart draws. Longer series are thinned:
+ * each run of samples becomes the one with the largest value, so peaks
+ * survive. The in-flight chart shares it among the steps (at least 30 each). */
+#define REPORT_MAX_TS_POINTS 600
+
+/* One sample of the client's in-flight count. */
+struct report_inflight_sample {
+    double t_s;                 /* s since the run's start */
+    double inflight;            /* requests in flight at t_s */
+};
+
+/* One scrape of the server's /metrics, in the engine-neutral names of
+ * docs/server-metrics.md. A field that was not scraped is NAN. */
+struct report_server_sample {
+    double t_s;                 /* s since the run's start */
+    double waiting;             /* requests queued in the server, not running */
+    double running;             /* requests in the running batch */
+    double kv_usage;            /* KV cache in use, fraction 0..1 */
+};
+
+/* One load point of the sweep. */
+struct report_step {
+    double offered_rps;         /* req/s, the schedule's rate (closed loop: NAN) */
+    double achieved_rps;        /* req/s, sent / window */
+    double completed_rps;       /* req/s, ok completions / window */
+    double goodput_rps;         /* req/s, ok and within every SLO / window */
+    double attainment;          /* fraction 0..1 of scheduled requests that met every SLO; NAN = no SLO */
+    double input_tps;           /* tokens/s, prompt tokens of ok requests / window */
+    double output_tps;          /* tokens/s, output tokens of ok requests / window */
+    uint64_t scheduled;         /* requests scheduled in the window */
+    uint64_t ok;                /* records of kind ok; 0 = the latencies below are not drawn */
+    uint64_t ttft_ns[REPORT_NPCT];  /* ns, ok requests, p50 .. max */
+    uint64_t tpot_ns[REPORT_NPCT];  /* ns */
+    uint64_t itl_ns[REPORT_NPCT];   /* ns, per request */
+    uint64_t e2e_ns[REPORT_NPCT];   /* ns */
+    uint64_t by_kind[REC_KIND_COUNT]; /* records per kind; [REC_OK] is ignored by the error chart */
+    int steady;                 /* 1: backlog not growing, TTFT tail not rising */
+    int recovery;               /* 1: the recovery step after saturation (kept off the curves' lines) */
+    const char *verdict;        /* short text for the table ("ok", "SLO miss", "saturated"); may be NULL */
+    double inflight_mean;       /* requests, time-weighted */
+    double inflight_max;        /* requests */
+    double t_start_s, t_end_s;  /* s since the run's start: the step's window (both 0 = unknown) */
+    const struct report_inflight_sample *inflight; /* n_inflight samples in time order; may be NULL */
+    size_t n_inflight;
+    const struct hist *ttft_hist; /* ns, this step's TTFT of ok requests; NULL = the
+                                   * distribution chart uses ttft_ns's six points */
+};
+
+/* One traffic class at one step of the sweep. */
+struct report_class_step {
+    int present;                /* 0: the class has no figures at this step (not drawn) */
+    uint64_t scheduled;         /* its requests scheduled in the window */
+    uint64_t ok;                /* records of kind ok; 0 = its latencies are not drawn */
+    uint64_t failed;            /* records of any other kind */
+    double achieved_rps;        /* req/s, its requests sent / window */
+    double goodput_rps;         /* req/s, ok and within its SLO / window */
+    double attainment;          /* fraction 0..1 within its SLO; NAN = no SLO */
+    uint64_t ttft_ns[REPORT_NPCT];  /* ns, its ok requests, p50 .. max */
+    uint64_t tpot_ns[REPORT_NPCT];  /* ns */
+    uint64_t e2e_ns[REPORT_NPCT];   /* ns */
+    int pass;                   /* 1: met its SLO at the attainment target */
+};
+
+/* One traffic class (--workload FILE with two classes or more). */
+struct report_class {
+    const char *name;
+    const char *slo;            /* its SLO spec ("ttft=500ms"); NULL = none */
+    int own_slo;                /* 1: the class's own SLO, 0: the sweep's */
+    double capacity_rps;        /* req/s, its SLO capacity; 0 = not found */
+    int capacity_lower_bound;   /* 1: no step failed for it */
+    const struct report_class_step *steps; /* one per report.steps, same order */
+};
+
+struct report {
+    const char *title;          /* page title; NULL = "llmload report" */
+    const char *target;         /* URL */
+    const char *model;
+    const char *version;        /* llmload version */
+    const char *started_at;     /* wall-clock start, as text (ISO 8601) */
+    const char *mode;           /* "open-loop poisson", ... */
+    int closed_loop;            /* 1: labelled CLOSED LOOP wherever it matters */
+    int invalid;                /* 1: generator-bound, figures not trustworthy */
+    const char *invalid_reason; /* why, when invalid; may be NULL */
+    const struct report_step *steps; /* n_steps, in the order they ran */
+    size_t n_steps;
+    double slo_ttft_ms;         /* ms, per-request thresholds; 0 = none */
+    double slo_tpot_ms;
+    double slo_e2e_ms;
+    double attainment_target;   /* fraction, e.g. 0.99; 0 = none */
+    double capacity_rps;        /* req/s, highest offered load meeting the target; 0 = not found */
+    double knee_rps;            /* req/s, where latency turns up; 0 = not found */
+    const char *findings_text;  /* the sweep's findings in words; may be NULL; newlines kept */
+    const struct report_server_sample *server; /* n_server scrapes in time order; may be NULL */
+    size_t n_server;
+    const struct report_class *classes; /* n_classes; NULL/0 = no per-class section */
+    size_t n_classes;
+};
+
+/* Render r as a complete HTML document into out (appended). Deterministic:
+ * the same r gives byte-identical text. Aborts on out of memory. */
+void report_html_render(const struct report *r, struct strbuf *out);
+
+/* Write the report of r to path atomically: the page goes to path.tmp, is
+ * flushed and fsynced, then renamed over path (a reader sees the old file
+ * or the whole new one). Returns 0, or LL_E_IO / LL_E_RANGE (path too
+ * long) with the reason, naming the file, in err (errlen bytes, may be 0).
+ * On failure path.tmp is removed. */
+int report_html_write(const struct report *r, const char *path, char *err,
+                      size_t errlen);
+
+#endif

@@ -1,0 +1,231 @@
+/* steps_csv.c: steps.csv of a sweep (see steps_csv.h). */
+#include "report/steps_csv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+/* 54 fixed columns, then one error count per kind other than ok
+ * ("err_http_429" ...), in enum rec_kind order, then N_SERVER server
+ * columns. */
+#define N_FIXED 54
+#define N_SERVER 15
+
+const char *const steps_csv_columns[] = {
+    "step", "repeat", "kind", "offered_rps", "start_offset_s", "window_s", "achieved_rps",
+    "completed_rps", "goodput_rps", "attainment", "input_tps", "output_tps", "scheduled", "ok",
+    "failed", "error_rate",
+    "ttft_p50_ms", "ttft_p90_ms", "ttft_p95_ms", "ttft_p99_ms", "ttft_p999_ms", "ttft_max_ms",
+    "tpot_p50_ms", "tpot_p90_ms", "tpot_p95_ms", "tpot_p99_ms", "tpot_p999_ms", "tpot_max_ms",
+    "itl_p50_ms", "itl_p90_ms", "itl_p95_ms", "itl_p99_ms", "itl_p999_ms", "itl_max_ms",
+    "e2e_p50_ms", "e2e_p90_ms", "e2e_p95_ms", "e2e_p99_ms", "e2e_p999_ms", "e2e_max_ms",
+    "ttft_p99_ci_lo_ms", "ttft_p99_ci_hi_ms", "ttft_p99_first_half_ms",
+    "ttft_p99_second_half_ms", "inflight_mean", "inflight_max", "inflight_growth",
+    "lateness_p50_ms", "lateness_p99_ms", "lateness_max_ms", "steady", "slo_pass", "verdict",
+    "cost_per_mtok",
+    "err_http_429", "err_http_5xx", "err_http_4xx", "err_http_other", "err_timeout_connect",
+    "err_timeout_first_token", "err_timeout_idle", "err_timeout_total", "err_connect_error",
+    "err_stream_truncated", "err_malformed_event", "err_line_too_long",
+    "err_server_error_event", "err_cancelled", "err_client_dropped", "err_transport_error",
+    /* the server's /metrics over the step's window (empty when not scraped) */
+    "server_scrapes", "server_scrapes_failed", "server_waiting_mean", "server_waiting_max",
+    "server_running_mean", "server_running_max", "server_kv_usage_mean", "server_kv_usage_max",
+    "server_preemptions", "server_ttft_p50_ms", "server_ttft_p99_ms",
+    "client_ttft_from_sent_p50_ms", "client_ttft_from_sent_p99_ms",
+    "server_generation_tokens", "client_output_tokens_in_span",
+};
+const size_t steps_csv_ncolumns = sizeof steps_csv_columns / sizeof steps_csv_columns[0];
+
+_Static_assert(sizeof steps_csv_columns / sizeof steps_csv_columns[0] ==
+                   N_FIXED + REC_KIND_COUNT - 1 + N_SERVER,
+               "one error column per kind other than ok");
+
+static void num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, ",%.6g", v);
+    else
+        fputc(',', f);
+}
+
+static void ms(FILE *f, uint64_t ns, int defined)
+{
+    if (defined)
+        fprintf(f, ",%.3f", (double)ns / 1e6);
+    else
+        fputc(',', f);
+}
+
+static void pcts(FILE *f, const uint64_t *v, int defined)
+{
+    for (int i = 0; i < SWEEP_NPCT; i++)
+        ms(f, v[i], defined);
+}
+
+/* The N_SERVER server columns: all empty when the step was not scraped. */
+static void server_cols(FILE *f, const struct sweep_step *s)
+{
+    const struct sweep_server *v = &s->f.server;
+    if (!v->present) {
+        for (int i = 0; i < N_SERVER; i++)
+            fputc(',', f);
+        return;
+    }
+    const struct hist *h = s->stats.ttft_server;
+    int have = hist_count(h) > 0;
+    fprintf(f, ",%llu,%llu", (unsigned long long)v->scrapes, (unsigned long long)v->failed);
+    num(f, v->waiting_mean);
+    num(f, v->waiting_max);
+    num(f, v->running_mean);
+    num(f, v->running_max);
+    num(f, v->kv_mean);
+    num(f, v->kv_max);
+    num(f, v->preemptions);
+    num(f, v->ttft_p50_s * 1e3);
+    num(f, v->ttft_p99_s * 1e3);
+    ms(f, have ? hist_percentile(h, 50) : 0, have);
+    ms(f, have ? hist_percentile(h, 99) : 0, have);
+    num(f, v->generation_tokens);
+    num(f, v->has_span ? s->client_tokens_in_span : NAN);
+}
+
+static void row(FILE *f, const struct sweep_step *s)
+{
+    const struct stats *st = &s->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    fprintf(f, "%u,%u,%s", s->f.index, s->f.repeat, s->f.recovery ? "recovery" : "load");
+    num(f, s->f.offered_rps);
+    num(f, (double)s->f.start_offset_ns / 1e9);
+    num(f, (double)s->f.window_ns / 1e9);
+    num(f, s->achieved_rps);
+    num(f, s->completed_rps);
+    num(f, s->goodput_rps);
+    num(f, s->attainment);
+    num(f, s->input_tps);
+    num(f, s->output_tps);
+    fprintf(f, ",%llu,%llu,%llu", (unsigned long long)st->scheduled,
+            (unsigned long long)st->by_kind[REC_OK], (unsigned long long)stats_failed(st));
+    num(f, s->error_rate);
+    pcts(f, s->ttft_ns, ok);
+    pcts(f, s->tpot_ns, hist_count(st->tpot) > 0);
+    pcts(f, s->itl_ns, hist_count(st->itl_req) > 0);
+    pcts(f, s->e2e_ns, ok);
+    ms(f, s->ttft_p99_ci_lo_ns, s->ci_valid);
+    ms(f, s->ttft_p99_ci_hi_ns, s->ci_valid && s->ttft_p99_ci_hi_ns);
+    ms(f, s->ttft_p99_h1_ns, hist_count(s->ttft_h1) > 0);
+    ms(f, s->ttft_p99_h2_ns, hist_count(s->ttft_h2) > 0);
+    num(f, s->f.inflight_mean);
+    num(f, s->f.inflight_max);
+    num(f, s->inflight_growth);
+    ms(f, s->lateness_ns[0], hist_count(s->f.lateness) > 0);
+    ms(f, s->lateness_ns[3], hist_count(s->f.lateness) > 0);
+    ms(f, s->lateness_ns[5], hist_count(s->f.lateness) > 0);
+    fprintf(f, ",%d,%d,%s", s->steady, s->slo_pass, sweep_step_verdict(s, 1));
+    num(f, s->cost_per_mtok);
+    for (int k = 1; k < REC_KIND_COUNT; k++)
+        fprintf(f, ",%llu", (unsigned long long)st->by_kind[k]);
+    server_cols(f, s);
+    fputc('\n', f);
+}
+
+const char *const steps_csv_class_columns[] = {
+    "step", "repeat", "kind", "offered_rps", "class", "slo", "scheduled", "ok", "failed",
+    "error_rate", "achieved_rps", "completed_rps", "goodput_rps", "attainment",
+    "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "e2e_p50_ms", "e2e_p99_ms",
+    "slo_pass",
+};
+const size_t steps_csv_class_ncolumns =
+    sizeof steps_csv_class_columns / sizeof steps_csv_class_columns[0];
+
+int steps_csv_have_classes(const struct sweep_step *steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (steps[i].f.n_classes)
+            return 1;
+    return 0;
+}
+
+/* The classes.csv rows of step s. Class names are [A-Za-z0-9_.-] and
+ * need no quoting; an SLO spec holds commas, so it is always quoted. */
+static void class_rows(FILE *f, const struct sweep_step *s)
+{
+    for (size_t k = 0; k < s->f.n_classes; k++) {
+        const struct sweep_class *c = &s->classes[k];
+        const struct stats *st = &c->stats;
+        int ok = st->by_kind[REC_OK] > 0, tp = hist_count(st->tpot) > 0;
+        char slo[96] = "";
+        if (c->have_slo)
+            slo_format(&c->slo, slo, sizeof slo);
+        fprintf(f, "%u,%u,%s", s->f.index, s->f.repeat, s->f.recovery ? "recovery" : "load");
+        num(f, s->f.offered_rps);
+        fprintf(f, ",%s,\"%s\",%llu,%llu,%llu", s->f.classes[k].name, slo,
+                (unsigned long long)st->scheduled, (unsigned long long)st->by_kind[REC_OK],
+                (unsigned long long)stats_failed(st));
+        num(f, c->error_rate);
+        num(f, c->achieved_rps);
+        num(f, c->completed_rps);
+        num(f, c->goodput_rps);
+        num(f, c->attainment);
+        ms(f, c->ttft_ns[0], ok);
+        ms(f, c->ttft_ns[3], ok);
+        ms(f, c->tpot_ns[0], tp);
+        ms(f, c->tpot_ns[3], tp);
+        ms(f, c->e2e_ns[0], ok);
+        ms(f, c->e2e_ns[3], ok);
+        fprintf(f, ",%d\n", c->slo_pass);
+    }
+}
+
+/* Write a header of ncols names and rows(f, step) for each step to path
+ * atomically. */
+static int csv_write(const char *path, const char *const *cols, size_t ncols,
+                     void (*rows)(FILE *, const struct sweep_step *),
+                     const struct sweep_step *steps, size_t n, char *err, size_t errlen)
+{
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+        snprintf(err, errlen, "%.200s: path too long", path);
+        return LL_E_RANGE;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        return LL_E_IO;
+    }
+    for (size_t i = 0; i < ncols; i++)
+        fprintf(f, "%s%s", i ? "," : "", cols[i]);
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++)
+        rows(f, &steps[i]);
+    int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad || rename(tmp, path) != 0) {
+        if (!bad)
+            e = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        unlink(tmp);
+        return LL_E_IO;
+    }
+    return 0;
+}
+
+int steps_csv_write(const char *path, const struct sweep_step *steps, size_t n, char *err,
+                    size_t errlen)
+{
+    return csv_write(path, steps_csv_columns, steps_csv_ncolumns, row, steps, n, err, errlen);
+}
+
+int steps_csv_write_classes(const char *path, const struct sweep_step *steps, size_t n,
+                            char *err, size_t errlen)
+{
+    return csv_write(path, steps_csv_class_columns, steps_csv_class_ncolumns, class_rows,
+                     steps, n, err, errlen);
+}

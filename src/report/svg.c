@@ -1,0 +1,1025 @@
+/* svg.c: x-y and stacked bar charts as inline SVG.
+ *
+ * A chart is laid out in a fixed viewBox (560 x 320 by default) that the
+ * page scales to its width. From the outside in: the legend in a row (or
+ * rows) across the top, tick labels and axis titles on the left and at the
+ * bottom, and the plot area in the middle. The plot area holds, bottom to
+ * top: shaded bands, grid lines, reference lines and markers, then the
+ * series (clipped to the plot), then the labels of the reference lines,
+ * with a white halo so they stay readable over the data.
+ *
+ * Presentation is in attributes, not CSS, so a chart copied out of the
+ * page still renders the same. Text sizes are estimated (no font metrics
+ * without a renderer): about 0.55 em per character, a little generous. */
+#include "report/svg.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define SVG_FONT "system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif"
+#define SVG_FONT_PX 12.0
+#define SVG_CHAR_PX 6.6             /* estimated advance of one character at 12 px */
+#define SVG_LEGEND_ROW_PX 18.0
+#define SVG_MARGIN_RIGHT 18.0
+#define SVG_MARGIN_BOTTOM 46.0
+#define SVG_AXIS_COLOR "#374151"
+#define SVG_GRID_COLOR "#e5e7eb"
+#define SVG_TEXT_COLOR "#374151"
+#define SVG_REF_COLOR "#b91c1c"     /* reference (SLO) lines */
+#define SVG_MARK_COLOR "#374151"    /* default vertical markers */
+
+static const char *const svg_okabe_ito[SVG_PALETTE_LEN] = {
+    "#0072b2", /* blue */
+    "#d55e00", /* vermillion */
+    "#009e73", /* bluish green */
+    "#e69f00", /* orange */
+    "#cc79a7", /* reddish purple */
+    "#56b4e9", /* sky blue */
+    "#000000", /* black */
+    "#f0e442", /* yellow (weak on white: last) */
+};
+
+const char *svg_palette(size_t i)
+{
+    return svg_okabe_ito[i % SVG_PALETTE_LEN];
+}
+
+/* Viridis at nine evenly spaced stops; we interpolate linearly between
+ * them. The last stop is darkened a little from viridis' pale yellow so a
+ * thin line stays visible on white. */
+static const unsigned char svg_ramp_stops[9][3] = {
+    {68, 1, 84},    {71, 44, 122},  {59, 81, 139},  {44, 113, 142},
+    {33, 144, 141}, {39, 173, 129}, {92, 200, 99},  {170, 220, 50},
+    {200, 200, 30},
+};
+
+void svg_ramp_color(double t, char out[8])
+{
+    if (!(t >= 0))
+        t = 0;
+    if (t > 1)
+        t = 1;
+    double pos = t * 8.0;
+    int i = (int)floor(pos);
+    if (i >= 8)
+        i = 7;
+    double f = pos - i;
+    int rgb[3];
+    for (int c = 0; c < 3; c++) {
+        double v = svg_ramp_stops[i][c] +
+                   f * (svg_ramp_stops[i + 1][c] - svg_ramp_stops[i][c]);
+        rgb[c] = (int)lround(v);
+    }
+    snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
+
+/* ---- ticks ---- */
+
+/* 10^e exactly for the integer exponents we meet (|e| <= 300 or so). For
+ * e < 0 the caller divides by 10^-e instead, which rounds once. */
+static double svg_pow10(int e)
+{
+    return pow(10.0, (double)e);
+}
+
+/* k * mult * 10^e with one rounding: tick values like 0.3 come out as the
+ * double nearest 0.3, not 0.30000000000000004. */
+static double svg_scaled(double k_mult, int e)
+{
+    return e >= 0 ? k_mult * svg_pow10(e) : k_mult / svg_pow10(-e);
+}
+
+/* The i-th value of the 1-2-5 sequence: i = 0 -> 1, 1 -> 2, 2 -> 5,
+ * 3 -> 10, -1 -> 0.5, ... */
+static double svg_125_value(long i)
+{
+    static const double m[3] = {1, 2, 5};
+    long e = i >= 0 ? i / 3 : -((-i + 2) / 3);
+    long r = i - 3 * e;
+    return svg_scaled(m[r], (int)e);
+}
+
+/* The index of the largest 1-2-5 value <= v (v > 0), with a relative
+ * tolerance so that v = 5 * 10^e maps to itself despite rounding. */
+static long svg_125_floor(double v)
+{
+    long e = (long)floor(log10(v));
+    long i = 3 * e + 2;
+    /* log10 may be off by one near powers of ten: search from above. */
+    while (svg_125_value(i) > v * (1 + 1e-9))
+        i--;
+    while (svg_125_value(i + 1) <= v * (1 + 1e-9))
+        i++;
+    return i;
+}
+
+static long svg_125_ceil(double v)
+{
+    long i = svg_125_floor(v);
+    if (svg_125_value(i) < v * (1 - 1e-9))
+        i++;
+    return i;
+}
+
+size_t svg_axis_ticks(enum svg_scale scale, double lo, double hi,
+                      double *ax_lo, double *ax_hi, double *ticks)
+{
+    size_t n = 0;
+    if (scale == SVG_SCALE_LOG) {
+        if (!(lo > 0) || !isfinite(lo))
+            lo = 1;
+        if (!(hi >= lo) || !isfinite(hi))
+            hi = lo;
+        long i0 = svg_125_floor(lo), i1 = svg_125_ceil(hi);
+        if (i0 == i1) {
+            i0--;
+            i1++;
+        }
+        *ax_lo = svg_125_value(i0);
+        *ax_hi = svg_125_value(i1);
+        if (i1 - i0 + 1 <= 9) {
+            for (long i = i0; i <= i1; i++)
+                ticks[n++] = svg_125_value(i);
+            return n;
+        }
+        /* Powers of ten only, every stride-th so they fit. */
+        long e0 = (i0 + 2) / 3, e1;
+        if (i0 < 0)
+            e0 = -((-i0) / 3);          /* ceil(i0 / 3) for negatives */
+        e1 = i1 >= 0 ? i1 / 3 : -((-i1 + 2) / 3);
+        long stride = (e1 - e0) / (SVG_MAX_TICKS - 1) + 1;
+        for (long e = e0; e <= e1 && n < SVG_MAX_TICKS; e += stride)
+            ticks[n++] = svg_scaled(1, (int)e);
+        return n;
+    }
+
+    if (!isfinite(lo) || !isfinite(hi) || hi < lo) {
+        lo = 0;
+        hi = 1;
+    }
+    if (hi == lo) {
+        if (lo == 0) {
+            hi = 1;
+        } else {
+            double d = fabs(lo) * 0.1;
+            lo -= d;
+            hi += d;
+        }
+    }
+    double raw = (hi - lo) / 5.0;
+    int e = (int)floor(log10(raw));
+    double f = raw / pow(10.0, e);
+    double mult;
+    if (f <= 1 + 1e-9)
+        mult = 1;
+    else if (f <= 2 + 1e-9)
+        mult = 2;
+    else if (f <= 5 + 1e-9)
+        mult = 5;
+    else {
+        mult = 1;
+        e++;
+    }
+    double step = svg_scaled(mult, e);
+    double k0 = floor(lo / step + 1e-9), k1 = ceil(hi / step - 1e-9);
+    if (k1 <= k0)
+        k1 = k0 + 1;
+    *ax_lo = svg_scaled(k0 * mult, e);
+    *ax_hi = svg_scaled(k1 * mult, e);
+    for (double k = k0; k <= k1 && n < SVG_MAX_TICKS; k++)
+        ticks[n++] = svg_scaled(k * mult, e);
+    return n;
+}
+
+char *svg_format_tick(double v, char *buf, size_t len)
+{
+    double a = fabs(v);
+    if (v == 0)
+        snprintf(buf, len, "0");
+    else if (a >= 1e9)
+        snprintf(buf, len, "%.4gG", v / 1e9);
+    else if (a >= 1e6)
+        snprintf(buf, len, "%.4gM", v / 1e6);
+    else if (a >= 1e4)
+        snprintf(buf, len, "%.4gk", v / 1e3);
+    else if (a < 1e-3)
+        snprintf(buf, len, "%.2g", v);
+    else
+        snprintf(buf, len, "%.4g", v);
+    return buf;
+}
+
+/* ---- layout helpers ---- */
+
+/* Estimated width in px of s at 12 px (UTF-8 characters, not bytes). */
+static double svg_text_width(const char *s)
+{
+    size_t chars = 0;
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
+        if ((*p & 0xC0) != 0x80)
+            chars++;
+    return (double)chars * SVG_CHAR_PX;
+}
+
+/* Maps axis values to pixels along one direction. */
+struct svg_map {
+    enum svg_scale scale;
+    double lo, hi;              /* axis range, axis units */
+    double p0, p1;              /* pixels of lo and hi */
+};
+
+static int svg_plottable(const struct svg_map *m, double v)
+{
+    return isfinite(v) && (m->scale != SVG_SCALE_LOG || v > 0);
+}
+
+static double svg_map_px(const struct svg_map *m, double v)
+{
+    double t;
+    if (m->scale == SVG_SCALE_LOG)
+        t = (log10(v) - log10(m->lo)) / (log10(m->hi) - log10(m->lo));
+    else
+        t = (v - m->lo) / (m->hi - m->lo);
+    return m->p0 + t * (m->p1 - m->p0);
+}
+
+/* Pixel coordinates: two decimals, trimmed. */
+static void svg_px(struct strbuf *b, double v)
+{
+    strbuf_put_fixed(b, v, 2);
+}
+
+/* A legend entry, laid out left to right and wrapped into rows. */
+struct svg_legend_item {
+    const char *label;
+    const char *color;
+    int kind;                   /* 0 line, 1 dashed line, 2 marker only, 3 box */
+    int marker;                 /* line kinds: draw a dot too */
+    int hollow;                 /* the marker is a ring */
+    double x, y;                /* assigned by svg_legend_layout */
+};
+
+/* Place items in rows from left, wrapping at right. Returns the number of
+ * rows (0 when there are no items). */
+static int svg_legend_layout(struct svg_legend_item *it, size_t n, double left,
+                             double right, double top)
+{
+    if (n == 0)
+        return 0;
+    int rows = 1;
+    double x = left;
+    for (size_t i = 0; i < n; i++) {
+        double w = 26 + svg_text_width(it[i].label) + 16;
+        if (x > left && x + w > right) {
+            rows++;
+            x = left;
+        }
+        it[i].x = x;
+        it[i].y = top + (rows - 1) * SVG_LEGEND_ROW_PX;
+        x += w;
+    }
+    return rows;
+}
+
+static void svg_legend_write(struct strbuf *b, const struct svg_legend_item *it,
+                             size_t n)
+{
+    if (n == 0)
+        return;
+    strbuf_puts(b, "<g class=\"legend\">");
+    for (size_t i = 0; i < n; i++) {
+        double x = it[i].x, y = it[i].y;
+        strbuf_puts(b, "<g class=\"legend-item\">");
+        if (it[i].kind == 3) {
+            strbuf_puts(b, "<rect x=\"");
+            svg_px(b, x + 4);
+            strbuf_puts(b, "\" y=\"");
+            svg_px(b, y - 5);
+            strbuf_printf(b, "\" width=\"14\" height=\"10\" rx=\"2\" fill=\"%s\"/>",
+                          it[i].color);
+        } else {
+            if (it[i].kind != 2) {
+                strbuf_puts(b, "<line x1=\"");
+                svg_px(b, x);
+                strbuf_puts(b, "\" x2=\"");
+                svg_px(b, x + 22);
+                strbuf_puts(b, "\" y1=\"");
+                svg_px(b, y);
+                strbuf_puts(b, "\" y2=\"");
+                svg_px(b, y);
+                strbuf_printf(b, "\" stroke=\"%s\" stroke-width=\"2\"%s/>",
+                              it[i].color,
+                              it[i].kind == 1 ? " stroke-dasharray=\"5 3\"" : "");
+            }
+            if (it[i].marker || it[i].kind == 2) {
+                strbuf_puts(b, "<circle cx=\"");
+                svg_px(b, x + 11);
+                strbuf_puts(b, "\" cy=\"");
+                svg_px(b, y);
+                if (it[i].hollow)
+                    strbuf_printf(b, "\" r=\"3.5\" fill=\"#ffffff\" stroke=\"%s\" "
+                                     "stroke-width=\"2\"/>", it[i].color);
+                else
+                    strbuf_printf(b, "\" r=\"3.5\" fill=\"%s\"/>", it[i].color);
+            }
+        }
+        strbuf_puts(b, "<text x=\"");
+        svg_px(b, x + 26);
+        strbuf_puts(b, "\" y=\"");
+        svg_px(b, y + 4);
+        strbuf_puts(b, "\" fill=\"" SVG_TEXT_COLOR "\">");
+        strbuf_put_xml(b, it[i].label);
+        strbuf_puts(b, "</text></g>");
+    }
+    strbuf_puts(b, "</g>\n");
+}
+
+/* The opening <svg> tag, <title> and the clip path of the plot area. */
+static void svg_open(struct strbuf *b, const char *id, const char *title,
+                     double w, double h, double pl, double pt, double pw,
+                     double ph)
+{
+    strbuf_puts(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"");
+    strbuf_put_xml(b, id);
+    strbuf_puts(b, "\" viewBox=\"0 0 ");
+    svg_px(b, w);
+    strbuf_puts(b, " ");
+    svg_px(b, h);
+    strbuf_puts(b, "\" width=\"");
+    svg_px(b, w);
+    strbuf_puts(b, "\" height=\"");
+    svg_px(b, h);
+    strbuf_puts(b, "\" role=\"img\" font-family=\"" SVG_FONT "\" font-size=\"12\">\n");
+    if (title != NULL) {
+        strbuf_puts(b, "<title>");
+        strbuf_put_xml(b, title);
+        strbuf_puts(b, "</title>\n");
+    }
+    strbuf_puts(b, "<defs><clipPath id=\"");
+    strbuf_put_xml(b, id);
+    strbuf_puts(b, "-clip\"><rect x=\"");
+    svg_px(b, pl - 6);
+    strbuf_puts(b, "\" y=\"");
+    svg_px(b, pt - 6);
+    strbuf_puts(b, "\" width=\"");
+    svg_px(b, pw + 12);
+    strbuf_puts(b, "\" height=\"");
+    svg_px(b, ph + 12);
+    strbuf_puts(b, "\"/></clipPath></defs>\n");
+    strbuf_puts(b, "<rect class=\"bg\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+}
+
+/* "label (unit)", escaped. */
+static void svg_axis_title(struct strbuf *b, const struct svg_axis *a)
+{
+    strbuf_put_xml(b, a->label);
+    if (a->unit != NULL && a->unit[0] != '\0') {
+        if (a->label != NULL && a->label[0] != '\0')
+            strbuf_puts(b, " (");
+        strbuf_put_xml(b, a->unit);
+        if (a->label != NULL && a->label[0] != '\0')
+            strbuf_puts(b, ")");
+    }
+}
+
+static int svg_axis_has_title(const struct svg_axis *a)
+{
+    return (a->label != NULL && a->label[0] != '\0') ||
+           (a->unit != NULL && a->unit[0] != '\0');
+}
+
+/* The y axis: grid lines and labelled ticks across the plot, the axis
+ * title rotated at the far left. */
+static void svg_y_axis_write(struct strbuf *b, const struct svg_map *my,
+                             const double *ticks, size_t nt, double pl,
+                             double pr, double pt, double ph,
+                             const struct svg_axis *a)
+{
+    char lab[32];
+    for (size_t i = 0; i < nt; i++) {
+        if (ticks[i] < my->lo * (1 - 1e-9) - 1e-12 || ticks[i] > my->hi * (1 + 1e-9) + 1e-12)
+            continue;
+        double y = svg_map_px(my, ticks[i]);
+        strbuf_puts(b, "<g class=\"tick y\" data-v=\"");
+        strbuf_put_num(b, ticks[i]);
+        strbuf_puts(b, "\"><line x1=\"");
+        svg_px(b, pl);
+        strbuf_puts(b, "\" x2=\"");
+        svg_px(b, pr);
+        strbuf_puts(b, "\" y1=\"");
+        svg_px(b, y);
+        strbuf_puts(b, "\" y2=\"");
+        svg_px(b, y);
+        strbuf_puts(b, "\" stroke=\"" SVG_GRID_COLOR "\"/><text x=\"");
+        svg_px(b, pl - 6);
+        strbuf_puts(b, "\" y=\"");
+        svg_px(b, y + 4);
+        strbuf_puts(b, "\" text-anchor=\"end\" fill=\"" SVG_TEXT_COLOR "\">");
+        strbuf_put_xml(b, svg_format_tick(ticks[i], lab, sizeof(lab)));
+        strbuf_puts(b, "</text></g>\n");
+    }
+    if (svg_axis_has_title(a)) {
+        double cy = pt + ph / 2;
+        strbuf_puts(b, "<text class=\"axis-title y\" transform=\"translate(14,");
+        svg_px(b, cy);
+        strbuf_puts(b, ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12.5\" fill=\""
+                       SVG_TEXT_COLOR "\">");
+        svg_axis_title(b, a);
+        strbuf_puts(b, "</text>\n");
+    }
+}
+
+/* Width in px that the y tick labels need. */
+static double svg_y_label_width(const double *ticks, size_t nt)
+{
+    char lab[32];
+    double w = 0;
+    for (size_t i = 0; i < nt; i++) {
+        double tw = svg_text_width(svg_format_tick(ticks[i], lab, sizeof(lab)));
+        if (tw > w)
+            w = tw;
+    }
+    return w;
+}
+
+/* Axis range and ticks for one axis of an x-y chart, from the user's
+ * min/max where given, else from the data range [dlo, dhi] (have = 0: no
+ * data at all). */
+static size_t svg_axis_range(const struct svg_axis *a, int have, int pad_top,
+                             double dlo, double dhi, double *lo, double *hi,
+                             double *ticks)
+{
+    int log_scale = a->scale == SVG_SCALE_LOG;
+    if (!have) {
+        dlo = log_scale ? 1 : 0;
+        dhi = log_scale ? 10 : 1;
+    }
+    if (!log_scale && a->include_zero) {
+        if (dlo > 0)
+            dlo = 0;
+        if (dhi < 0)
+            dhi = 0;
+    }
+    int fixed_lo = isfinite(a->min) && (!log_scale || a->min > 0);
+    int fixed_hi = isfinite(a->max) && (!log_scale || a->max > 0);
+    if (fixed_lo)
+        dlo = a->min;
+    if (fixed_hi)
+        dhi = a->max;
+    /* A little headroom above the data on a linear y axis, so a line at the
+     * top (an SLO exactly on a tick) does not sit on the frame. */
+    if (pad_top && !log_scale && !fixed_hi && have && dhi > dlo)
+        dhi += (dhi - dlo) * 0.04;
+    if (dhi < dlo)
+        dhi = dlo;
+    size_t n = svg_axis_ticks(a->scale, dlo, dhi, lo, hi, ticks);
+    if (fixed_lo)
+        *lo = a->min;
+    if (fixed_hi)
+        *hi = a->max;
+    if (*hi <= *lo)
+        *hi = log_scale ? *lo * 10 : *lo + 1;
+    return n;
+}
+
+static void svg_widen(int *have, double *lo, double *hi, double v)
+{
+    if (!*have) {
+        *lo = *hi = v;
+        *have = 1;
+        return;
+    }
+    if (v < *lo)
+        *lo = v;
+    if (v > *hi)
+        *hi = v;
+}
+
+static int svg_axis_value_ok(const struct svg_axis *a, double v)
+{
+    return isfinite(v) && (a->scale != SVG_SCALE_LOG || v > 0);
+}
+
+static const char *svg_series_color(const struct svg_series *s, size_t i)
+{
+    return s->color != NULL ? s->color : svg_palette(i);
+}
+
+static unsigned svg_series_flags(const struct svg_series *s)
+{
+    return s->flags == 0 ? (SVG_LINE | SVG_MARKERS) : s->flags;
+}
+
+/* A label with a white halo, for text drawn over data. */
+static void svg_halo_text(struct strbuf *b, const char *cls, double x, double y,
+                          const char *anchor, const char *color,
+                          const char *text)
+{
+    strbuf_printf(b, "<text class=\"%s\" x=\"", cls);
+    svg_px(b, x);
+    strbuf_puts(b, "\" y=\"");
+    svg_px(b, y);
+    strbuf_printf(b, "\" text-anchor=\"%s\" fill=\"%s\" font-size=\"11.5\" "
+                     "font-weight=\"600\" stroke=\"#ffffff\" stroke-width=\"3\" "
+                     "stroke-linejoin=\"round\" paint-order=\"stroke\">",
+                  anchor, color);
+    strbuf_put_xml(b, text);
+    strbuf_puts(b, "</text>\n");
+}
+
+static void svg_empty_note(struct strbuf *b, double pl, double pt, double pw,
+                           double ph, const char *note, const char *dflt)
+{
+    strbuf_puts(b, "<text class=\"empty\" x=\"");
+    svg_px(b, pl + pw / 2);
+    strbuf_puts(b, "\" y=\"");
+    svg_px(b, pt + ph / 2);
+    strbuf_puts(b, "\" text-anchor=\"middle\" fill=\"#6b7280\" font-size=\"14\">");
+    strbuf_put_xml(b, note != NULL ? note : dflt);
+    strbuf_puts(b, "</text>\n");
+}
+
+/* One series: the line (path) and then one circle per plottable point. */
+static void svg_series_write(struct strbuf *b, const struct svg_series *s,
+                             size_t idx, const struct svg_map *mx,
+                             const struct svg_map *my)
+{
+    unsigned flags = svg_series_flags(s);
+    const char *color = svg_series_color(s, idx);
+    const char *key = s->key != NULL ? s->key : "";
+
+    if (flags & (SVG_LINE | SVG_STEP)) {
+        int pen_down = 0, any = 0;
+        double prev_y = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            if (!svg_plottable(mx, s->x[i]) || !svg_plottable(my, s->y[i])) {
+                pen_down = 0;
+                continue;
+            }
+            double px = svg_map_px(mx, s->x[i]), py = svg_map_px(my, s->y[i]);
+            if (!any) {
+                strbuf_puts(b, "<path class=\"line\" data-series=\"");
+                strbuf_put_xml(b, key);
+                strbuf_puts(b, "\" d=\"");
+                any = 1;
+            }
+            if (!pen_down) {
+                strbuf_puts(b, "M");
+                svg_px(b, px);
+                strbuf_puts(b, " ");
+                svg_px(b, py);
+                pen_down = 1;
+            } else if (flags & SVG_STEP) {
+                /* Across at the old level, then up: a right-continuous
+                 * step, as an empirical CDF is. */
+                strbuf_puts(b, "H");
+                svg_px(b, px);
+                if (py != prev_y) {
+                    strbuf_puts(b, "V");
+                    svg_px(b, py);
+                }
+            } else {
+                strbuf_puts(b, "L");
+                svg_px(b, px);
+                strbuf_puts(b, " ");
+                svg_px(b, py);
+            }
+            prev_y = py;
+        }
+        if (any)
+            strbuf_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+                             "stroke-linejoin=\"round\"%s/>\n",
+                          color, (flags & SVG_DASHED) ? " stroke-dasharray=\"6 4\"" : "");
+    }
+
+    int markers = (flags & SVG_MARKERS) != 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!svg_plottable(mx, s->x[i]) || !svg_plottable(my, s->y[i]))
+            continue;
+        strbuf_puts(b, "<circle class=\"pt\" data-series=\"");
+        strbuf_put_xml(b, key);
+        strbuf_puts(b, "\" data-x=\"");
+        strbuf_put_num(b, s->x[i]);
+        strbuf_puts(b, "\" data-y=\"");
+        strbuf_put_num(b, s->y[i]);
+        strbuf_puts(b, "\" cx=\"");
+        svg_px(b, svg_map_px(mx, s->x[i]));
+        strbuf_puts(b, "\" cy=\"");
+        svg_px(b, svg_map_px(my, s->y[i]));
+        if (!markers) {
+            strbuf_puts(b, "\" r=\"0\"/>");
+            continue;
+        }
+        if (flags & SVG_HOLLOW)
+            strbuf_printf(b, "\" r=\"4\" fill=\"#ffffff\" stroke=\"%s\" stroke-width=\"2\">",
+                          color);
+        else
+            strbuf_printf(b, "\" r=\"3.5\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"1\">",
+                          color);
+        strbuf_puts(b, "<title>");
+        strbuf_put_xml(b, s->label != NULL ? s->label : key);
+        strbuf_puts(b, ": ");
+        strbuf_put_num(b, s->x[i]);
+        strbuf_puts(b, ", ");
+        strbuf_put_num(b, s->y[i]);
+        strbuf_puts(b, "</title></circle>\n");
+    }
+    strbuf_puts(b, "\n");
+}
+
+void svg_chart_write(struct strbuf *b, const struct svg_chart *c)
+{
+    double w = c->width > 0 ? c->width : SVG_DEFAULT_WIDTH;
+    double h = c->height > 0 ? c->height : SVG_DEFAULT_HEIGHT;
+    const char *id = c->id != NULL ? c->id : "chart";
+
+    /* Data ranges over everything plottable. */
+    int hx = 0, hy = 0, any_point = 0;
+    double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+    for (size_t s = 0; s < c->n_series; s++) {
+        const struct svg_series *se = &c->series[s];
+        for (size_t i = 0; i < se->n; i++) {
+            if (!svg_axis_value_ok(&c->x, se->x[i]) ||
+                !svg_axis_value_ok(&c->y, se->y[i]))
+                continue;
+            svg_widen(&hx, &xlo, &xhi, se->x[i]);
+            svg_widen(&hy, &ylo, &yhi, se->y[i]);
+            any_point = 1;
+        }
+    }
+    for (size_t i = 0; i < c->n_hlines; i++)
+        if (svg_axis_value_ok(&c->y, c->hlines[i].y))
+            svg_widen(&hy, &ylo, &yhi, c->hlines[i].y);
+    for (size_t i = 0; i < c->n_vlines; i++)
+        if (svg_axis_value_ok(&c->x, c->vlines[i].x))
+            svg_widen(&hx, &xlo, &xhi, c->vlines[i].x);
+
+    double xt[SVG_MAX_TICKS], yt[SVG_MAX_TICKS];
+    struct svg_map mx = {.scale = c->x.scale}, my = {.scale = c->y.scale};
+    size_t nxt = svg_axis_range(&c->x, hx, 0, xlo, xhi, &mx.lo, &mx.hi, xt);
+    size_t nyt = svg_axis_range(&c->y, hy, 1, ylo, yhi, &my.lo, &my.hi, yt);
+
+    /* Legend entries: one per series not marked SVG_NOLEGEND. */
+    struct svg_legend_item *items = ll_calloc(c->n_series + 1, sizeof(*items));
+    size_t n_items = 0;
+    for (size_t s = 0; s < c->n_series; s++) {
+        unsigned flags = svg_series_flags(&c->series[s]);
+        if (flags & SVG_NOLEGEND)
+            continue;
+        struct svg_legend_item *it = &items[n_items++];
+        it->label = c->series[s].label != NULL ? c->series[s].label
+                                               : (c->series[s].key ? c->series[s].key : "");
+        it->color = svg_series_color(&c->series[s], s);
+        if (!(flags & (SVG_LINE | SVG_STEP)))
+            it->kind = 2;
+        else
+            it->kind = (flags & SVG_DASHED) ? 1 : 0;
+        it->marker = (flags & SVG_MARKERS) != 0;
+        it->hollow = (flags & SVG_HOLLOW) != 0;
+    }
+
+    double pl = 14 + 10 + svg_y_label_width(yt, nyt) + 8;
+    if (!svg_axis_has_title(&c->y))
+        pl -= 14;
+    double pr = w - SVG_MARGIN_RIGHT;
+    int rows = svg_legend_layout(items, n_items, pl, pr, 14);
+    double pt = rows > 0 ? 14 + rows * SVG_LEGEND_ROW_PX + 4 : 14;
+    double pb = h - (svg_axis_has_title(&c->x) ? SVG_MARGIN_BOTTOM : 28);
+    double pw = pr - pl, ph = pb - pt;
+    mx.p0 = pl;
+    mx.p1 = pr;
+    my.p0 = pb;
+    my.p1 = pt;
+
+    svg_open(b, id, c->title, w, h, pl, pt, pw, ph);
+
+    /* Bands, clipped to the plot. */
+    for (size_t i = 0; i < c->n_bands; i++) {
+        const struct svg_band *bd = &c->bands[i];
+        double x0 = svg_plottable(&mx, bd->x0) ? svg_map_px(&mx, bd->x0) : pl;
+        double x1 = svg_plottable(&mx, bd->x1) ? svg_map_px(&mx, bd->x1) : pr;
+        if (bd->x0 == INFINITY || bd->x1 == -INFINITY)
+            continue;
+        x0 = LL_MAX(pl, LL_MIN(pr, x0));
+        x1 = LL_MAX(pl, LL_MIN(pr, x1));
+        if (x1 <= x0)
+            continue;
+        strbuf_puts(b, "<rect class=\"band\" data-key=\"");
+        strbuf_put_xml(b, bd->key);
+        strbuf_puts(b, "\" data-x0=\"");
+        strbuf_put_num(b, bd->x0);
+        strbuf_puts(b, "\" data-x1=\"");
+        strbuf_put_num(b, bd->x1);
+        strbuf_puts(b, "\" x=\"");
+        svg_px(b, x0);
+        strbuf_puts(b, "\" y=\"");
+        svg_px(b, pt);
+        strbuf_puts(b, "\" width=\"");
+        svg_px(b, x1 - x0);
+        strbuf_puts(b, "\" height=\"");
+        svg_px(b, ph);
+        strbuf_puts(b, "\" fill=\"#fde8e8\" fill-opacity=\"0.7\"/>\n");
+        if (bd->label != NULL && x1 - x0 > svg_text_width(bd->label) * 0.95 + 8) {
+            strbuf_puts(b, "<text class=\"band-label\" x=\"");
+            svg_px(b, x1 - 5);
+            strbuf_puts(b, "\" y=\"");
+            svg_px(b, pb - 6);
+            strbuf_puts(b, "\" text-anchor=\"end\" fill=\"#9b1c1c\" font-size=\"11\">");
+            strbuf_put_xml(b, bd->label);
+            strbuf_puts(b, "</text>\n");
+        }
+    }
+
+    /* Grid and ticks. */
+    svg_y_axis_write(b, &my, yt, nyt, pl, pr, pt, ph, &c->y);
+    char lab[32];
+    double last_label_end = -1e9;
+    for (size_t i = 0; i < nxt; i++) {
+        if (xt[i] < mx.lo * (1 - 1e-9) - 1e-12 || xt[i] > mx.hi * (1 + 1e-9) + 1e-12)
+            continue;
+        double x = svg_map_px(&mx, xt[i]);
+        svg_format_tick(xt[i], lab, sizeof(lab));
+        double tw = svg_text_width(lab);
+        strbuf_puts(b, "<g class=\"tick x\" data-v=\"");
+        strbuf_put_num(b, xt[i]);
+        strbuf_puts(b, "\"><line x1=\"");
+        svg_px(b, x);
+        strbuf_puts(b, "\" x2=\"");
+        svg_px(b, x);
+        strbuf_puts(b, "\" y1=\"");
+        svg_px(b, pt);
+        strbuf_puts(b, "\" y2=\"");
+        svg_px(b, pb + 4);
+        strbuf_puts(b, "\" stroke=\"" SVG_GRID_COLOR "\"/>");
+        if (x - tw / 2 > last_label_end + 6) {
+            strbuf_puts(b, "<text x=\"");
+            svg_px(b, x);
+            strbuf_puts(b, "\" y=\"");
+            svg_px(b, pb + 17);
+            strbuf_puts(b, "\" text-anchor=\"middle\" fill=\"" SVG_TEXT_COLOR "\">");
+            strbuf_put_xml(b, lab);
+            strbuf_puts(b, "</text>");
+            last_label_end = x + tw / 2;
+        }
+        strbuf_puts(b, "</g>\n");
+    }
+    /* The frame's left and bottom edges. */
+    strbuf_puts(b, "<path class=\"axis\" d=\"M");
+    svg_px(b, pl);
+    strbuf_puts(b, " ");
+    svg_px(b, pt);
+    strbuf_puts(b, "V");
+    svg_px(b, pb);
+    strbuf_puts(b, "H");
+    svg_px(b, pr);
+    strbuf_puts(b, "\" fill=\"none\" stroke=\"" SVG_AXIS_COLOR "\"/>\n");
+    if (svg_axis_has_title(&c->x)) {
+        strbuf_puts(b, "<text class=\"axis-title x\" x=\"");
+        svg_px(b, pl + pw / 2);
+        strbuf_puts(b, "\" y=\"");
+        svg_px(b, h - 8);
+        strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"12.5\" fill=\"" SVG_TEXT_COLOR "\">");
+        svg_axis_title(b, &c->x);
+        strbuf_puts(b, "</text>\n");
+    }
+
+    /* Reference lines and markers (their labels come after the data). */
+    for (size_t i = 0; i < c->n_hlines; i++) {
+        const struct svg_hline *hl = &c->hlines[i];
+        if (!svg_plottable(&my, hl->y))
+            continue;
+        double y = svg_map_px(&my, hl->y);
+        strbuf_puts(b, "<line class=\"hline\" data-key=\"");
+        strbuf_put_xml(b, hl->key);
+        strbuf_puts(b, "\" data-y=\"");
+        strbuf_put_num(b, hl->y);
+        strbuf_puts(b, "\" x1=\"");
+        svg_px(b, pl);
+        strbuf_puts(b, "\" x2=\"");
+        svg_px(b, pr);
+        strbuf_puts(b, "\" y1=\"");
+        svg_px(b, y);
+        strbuf_puts(b, "\" y2=\"");
+        svg_px(b, y);
+        strbuf_puts(b, "\" stroke=\"" SVG_REF_COLOR "\" stroke-width=\"1.5\" "
+                       "stroke-dasharray=\"8 4\"/>\n");
+    }
+    for (size_t i = 0; i < c->n_vlines; i++) {
+        const struct svg_vline *vl = &c->vlines[i];
+        if (!svg_plottable(&mx, vl->x))
+            continue;
+        double x = svg_map_px(&mx, vl->x);
+        strbuf_puts(b, "<line class=\"vline\" data-key=\"");
+        strbuf_put_xml(b, vl->key);
+        strbuf_puts(b, "\" data-x=\"");
+        strbuf_put_num(b, vl->x);
+        strbuf_puts(b, "\" x1=\"");
+        svg_px(b, x);
+        strbuf_puts(b, "\" x2=\"");
+        svg_px(b, x);
+        strbuf_puts(b, "\" y1=\"");
+        svg_px(b, pt);
+        strbuf_puts(b, "\" y2=\"");
+        svg_px(b, pb);
+        strbuf_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\"/>\n",
+                      vl->color != NULL ? vl->color : SVG_MARK_COLOR);
+    }
+
+    /* The data, clipped to the plot area (with a small margin for markers). */
+    strbuf_puts(b, "<g class=\"series\" clip-path=\"url(#");
+    strbuf_put_xml(b, id);
+    strbuf_puts(b, "-clip)\">\n");
+    for (size_t s = 0; s < c->n_series; s++)
+        svg_series_write(b, &c->series[s], s, &mx, &my);
+    strbuf_puts(b, "</g>\n");
+
+    /* Labels of reference lines and markers, over the data. */
+    for (size_t i = 0; i < c->n_hlines; i++) {
+        const struct svg_hline *hl = &c->hlines[i];
+        if (hl->label == NULL || !svg_plottable(&my, hl->y))
+            continue;
+        double y = svg_map_px(&my, hl->y);
+        /* Above the line, unless that would leave the plot. */
+        double ly = y - 5 < pt + 10 ? y + 14 : y - 5;
+        svg_halo_text(b, "hline-label", pr - 4, ly, "end", SVG_REF_COLOR, hl->label);
+    }
+    size_t nth = 0;
+    for (size_t i = 0; i < c->n_vlines; i++) {
+        const struct svg_vline *vl = &c->vlines[i];
+        if (vl->label == NULL || !svg_plottable(&mx, vl->x))
+            continue;
+        double x = svg_map_px(&mx, vl->x);
+        double tw = svg_text_width(vl->label);
+        int right = x + 4 + tw > pr;
+        /* Stagger successive labels so close markers stay readable. */
+        double y = pt + 13 + 15.0 * (double)(nth++ % 3);
+        svg_halo_text(b, "vline-label", right ? x - 4 : x + 4, y,
+                      right ? "end" : "start",
+                      vl->color != NULL ? vl->color : SVG_MARK_COLOR, vl->label);
+    }
+
+    if (!any_point)
+        svg_empty_note(b, pl, pt, pw, ph, c->empty_note, "no data");
+    svg_legend_write(b, items, n_items);
+    strbuf_puts(b, "</svg>\n");
+    free(items);
+}
+
+/* ---- stacked bars ---- */
+
+static double svg_bar_value(const struct svg_bar_stack *st, size_t i)
+{
+    double v = st->values[i];
+    return (isfinite(v) && v > 0) ? v : 0;
+}
+
+void svg_bar_chart_write(struct strbuf *b, const struct svg_bar_chart *c)
+{
+    double w = c->width > 0 ? c->width : SVG_DEFAULT_WIDTH;
+    double h = c->height > 0 ? c->height : SVG_DEFAULT_HEIGHT;
+    const char *id = c->id != NULL ? c->id : "bars";
+
+    double top = 0;
+    int any = 0;
+    for (size_t i = 0; i < c->n_categories; i++) {
+        double sum = 0;
+        for (size_t s = 0; s < c->n_stacks; s++)
+            sum += svg_bar_value(&c->stacks[s], i);
+        if (sum > 0)
+            any = 1;
+        if (sum > top)
+            top = sum;
+    }
+    /* Counts: keep at least 0..5 so small counts do not get 0.2 steps. */
+    struct svg_axis ya = c->y;
+    ya.scale = SVG_SCALE_LINEAR;
+    ya.include_zero = 1;
+    if (!isfinite(ya.min))
+        ya.min = 0;
+    double yt[SVG_MAX_TICKS];
+    struct svg_map my = {.scale = SVG_SCALE_LINEAR};
+    size_t nyt = svg_axis_range(&ya, 1, 1, 0, top < 5 ? 5 : top, &my.lo, &my.hi, yt);
+
+    struct svg_legend_item *items = ll_calloc(c->n_stacks + 1, sizeof(*items));
+    for (size_t s = 0; s < c->n_stacks; s++) {
+        items[s].label = c->stacks[s].label != NULL ? c->stacks[s].label
+                                                    : (c->stacks[s].key ? c->stacks[s].key : "");
+        items[s].color = c->stacks[s].color != NULL ? c->stacks[s].color : svg_palette(s);
+        items[s].kind = 3;
+    }
+
+    double pl = 14 + 10 + svg_y_label_width(yt, nyt) + 8;
+    if (!svg_axis_has_title(&ya))
+        pl -= 14;
+    double pr = w - SVG_MARGIN_RIGHT;
+    int rows = svg_legend_layout(items, c->n_stacks, pl, pr, 14);
+    double pt = rows > 0 ? 14 + rows * SVG_LEGEND_ROW_PX + 4 : 14;
+    double pb = h - (c->x_label != NULL ? SVG_MARGIN_BOTTOM : 28);
+    double pw = pr - pl, ph = pb - pt;
+    my.p0 = pb;
+    my.p1 = pt;
+
+    svg_open(b, id, c->title, w, h, pl, pt, pw, ph);
+    svg_y_axis_write(b, &my, yt, nyt, pl, pr, pt, ph, &ya);
+
+    size_t n = c->n_categories;
+    double slot = n > 0 ? pw / (double)n : pw;
+    double bw = LL_MIN(slot * 0.7, 44.0);
+    /* Label every k-th category so labels do not collide. */
+    double widest = 0;
+    for (size_t i = 0; i < n; i++) {
+        double tw = svg_text_width(c->categories[i]);
+        if (tw > widest)
+            widest = tw;
+    }
+    size_t every = 1;
+    while (every < n && slot * (double)every < widest + 8)
+        every++;
+
+    for (size_t i = 0; i < n; i++) {
+        double cx = pl + slot * ((double)i + 0.5);
+        strbuf_puts(b, "<g class=\"cat\" data-x=\"");
+        strbuf_put_xml(b, c->categories[i]);
+        strbuf_puts(b, "\">");
+        double base = 0;
+        for (size_t s = 0; s < c->n_stacks; s++) {
+            const struct svg_bar_stack *st = &c->stacks[s];
+            double v = svg_bar_value(st, i);
+            if (v <= 0)
+                continue;
+            double y0 = svg_map_px(&my, base), y1 = svg_map_px(&my, base + v);
+            strbuf_puts(b, "<rect class=\"bar\" data-series=\"");
+            strbuf_put_xml(b, st->key);
+            strbuf_puts(b, "\" data-x=\"");
+            strbuf_put_xml(b, c->categories[i]);
+            strbuf_puts(b, "\" data-y=\"");
+            strbuf_put_num(b, v);
+            strbuf_puts(b, "\" data-y0=\"");
+            strbuf_put_num(b, base);
+            strbuf_puts(b, "\" x=\"");
+            svg_px(b, cx - bw / 2);
+            strbuf_puts(b, "\" y=\"");
+            svg_px(b, y1);
+            strbuf_puts(b, "\" width=\"");
+            svg_px(b, bw);
+            strbuf_puts(b, "\" height=\"");
+            svg_px(b, y0 - y1);
+            strbuf_printf(b, "\" fill=\"%s\"><title>",
+                          st->color != NULL ? st->color : svg_palette(s));
+            strbuf_put_xml(b, st->label != NULL ? st->label : st->key);
+            strbuf_puts(b, " @ ");
+            strbuf_put_xml(b, c->categories[i]);
+            strbuf_puts(b, ": ");
+            strbuf_put_num(b, v);
+            strbuf_puts(b, "</title></rect>");
+            base += v;
+        }
+        if (base > 0) {
+            strbuf_puts(b, "<text class=\"total\" x=\"");
+            svg_px(b, cx);
+            strbuf_puts(b, "\" y=\"");
+            svg_px(b, svg_map_px(&my, base) - 4);
+            strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"10.5\" fill=\"" SVG_TEXT_COLOR "\">");
+            strbuf_put_num(b, base);
+            strbuf_puts(b, "</text>");
+        }
+        if (i % every == 0) {
+            strbuf_puts(b, "<text x=\"");
+            svg_px(b, cx);
+            strbuf_puts(b, "\" y=\"");
+            svg_px(b, pb + 17);
+            strbuf_puts(b, "\" text-anchor=\"middle\" fill=\"" SVG_TEXT_COLOR "\">");
+            strbuf_put_xml(b, c->categories[i]);
+            strbuf_puts(b, "</text>");
+        }
+        strbuf_puts(b, "</g>\n");
+    }
+    strbuf_puts(b, "<path class=\"axis\" d=\"M");
+    svg_px(b, pl);
+    strbuf_puts(b, " ");
+    svg_px(b, pt);
+    strbuf_puts(b, "V");
+    svg_px(b, pb);
+    strbuf_puts(b, "H");
+    svg_px(b, pr);
+    strbuf_puts(b, "\" fill=\"none\" stroke=\"" SVG_AXIS_COLOR "\"/>\n");
+    if (c->x_label != NULL) {
+        strbuf_puts(b, "<text class=\"axis-title x\" x=\"");
+        svg_px(b, pl + pw / 2);
+        strbuf_puts(b, "\" y=\"");
+        svg_px(b, h - 8);
+        strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"12.5\" fill=\"" SVG_TEXT_COLOR "\">");
+        strbuf_put_xml(b, c->x_label);
+        strbuf_puts(b, "</text>\n");
+    }
+    if (!any)
+        svg_empty_note(b, pl, pt, pw, ph, c->empty_note, "none");
+    svg_legend_write(b, items, c->n_stacks);
+    strbuf_puts(b, "</svg>\n");
+    free(items);
+}

@@ -1,0 +1,1921 @@
+/* sweep.c: per-step figures, verdicts, stop conditions and findings of a
+ * sweep (see sweep.h; the rules in words are in docs/sweep.md). */
+#include "sweep/sweep.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+const double sweep_pcts[SWEEP_NPCT] = {50, 90, 95, 99, 99.9, 100};
+const char *const sweep_pct_keys[SWEEP_NPCT] = {"p50", "p90", "p95", "p99", "p99_9", "max"};
+
+void sweep_settings_init(struct sweep_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->attainment = SWEEP_DEFAULT_ATTAINMENT;
+    s->max_error_rate = SWEEP_DEFAULT_MAX_ERROR_RATE;
+    s->headroom = SWEEP_DEFAULT_HEADROOM;
+    s->replicas = 1;
+}
+
+/* ---- one step ---------------------------------------------------------- */
+
+void sweep_step_init(struct sweep_step *s)
+{
+    memset(s, 0, sizeof *s);
+    stats_init(&s->stats);
+    s->ttft_h1 = hist_new();
+    s->ttft_h2 = hist_new();
+    s->f.lateness = hist_new();
+    s->recovery.first_miss_ns = s->recovery.last_miss_ns = LL_NO_TIME;
+    s->recovery.back_ns = s->recovery.recovery_ns = LL_NO_TIME;
+    s->backlog_at_switch = NAN;
+    sweep_server_clear(&s->f.server);
+}
+
+void sweep_server_clear(struct sweep_server *srv)
+{
+    memset(srv, 0, sizeof *srv);
+    srv->waiting_mean = srv->waiting_max = NAN;
+    srv->running_mean = srv->running_max = NAN;
+    srv->kv_mean = srv->kv_max = NAN;
+    srv->preemptions = srv->generation_tokens = srv->prompt_tokens = NAN;
+    srv->ttft_p50_s = srv->ttft_p99_s = NAN;
+}
+
+static int in_window(const struct sweep_facts *f, uint64_t t_ns)
+{
+    return t_ns != LL_NO_TIME && t_ns >= f->warmup_ns && t_ns < f->duration_ns;
+}
+
+/* Output tokens of r received inside [a, b] (ns since the step's start):
+ * the first at first_ns, the rest spread evenly over (first_ns, last_ns]. */
+static double tokens_in_span(const struct record *r, uint64_t a, uint64_t b)
+{
+    if (r->output_tokens == 0 || r->first_ns == LL_NO_TIME)
+        return 0;
+    double got = r->first_ns >= a && r->first_ns <= b ? 1 : 0;
+    if (r->output_tokens < 2)
+        return got;
+    uint64_t lo = r->first_ns, hi = r->last_ns;
+    double rest = (double)(r->output_tokens - 1);
+    if (hi == LL_NO_TIME || hi <= lo)
+        return got + (lo >= a && lo <= b ? rest : 0);
+    uint64_t from = LL_MAX(lo, a), to = LL_MIN(hi, b);
+    if (to > from)
+        got += rest * (double)(to - from) / (double)(hi - lo);
+    return got;
+}
+
+void sweep_step_free(struct sweep_step *s)
+{
+    stats_free(&s->stats);
+    hist_free(s->ttft_h1);
+    hist_free(s->ttft_h2);
+    hist_free(s->f.lateness);
+    free(s->f.series);
+    free(s->met_sched_ns);
+    free(s->met);
+    for (size_t k = 0; s->classes && k < s->f.n_classes; k++)
+        stats_free(&s->classes[k].stats);
+    free(s->classes);
+    free(s->f.classes);
+    memset(s, 0, sizeof *s);
+}
+
+void sweep_step_classes_init(struct sweep_step *s, size_t n)
+{
+    if (n == 0 || n > SWEEP_MAX_CLASSES || s->f.n_classes) {
+        ll_errorf("sweep_step_classes_init: bad class count %zu", n);
+        abort();
+    }
+    s->f.classes = ll_calloc(n, sizeof *s->f.classes);
+    s->classes = ll_calloc(n, sizeof *s->classes);
+    s->f.n_classes = n;
+    for (size_t k = 0; k < n; k++) {
+        stats_init(&s->classes[k].stats);
+        s->classes[k].attainment = NAN;
+    }
+}
+
+int sweep_step_class_find(const struct sweep_step *s, const char *name)
+{
+    if (!name)
+        return -1;
+    for (size_t k = 0; k < s->f.n_classes; k++)
+        if (strcmp(s->f.classes[k].name, name) == 0)
+            return (int)k;
+    return -1;
+}
+
+/* The SLO that applies to class k of s: its own, else the sweep's. */
+static const struct slo *class_slo(const struct sweep_step *s, size_t k,
+                                   const struct sweep_settings *set)
+{
+    const struct slo *own = &s->f.classes[k].own_slo;
+    return slo_is_set(own) ? own : &set->slo;
+}
+
+/* Count r towards class k of s, as sweep_step_add_record counts the step. */
+static void class_add_record(struct sweep_step *s, size_t k, const struct record *r,
+                             const struct sweep_settings *set)
+{
+    struct sweep_class *c = &s->classes[k];
+    const struct slo *slo = class_slo(s, k, set);
+    int have = slo_is_set(slo);
+    if (r->kind == REC_OK && in_window(&s->f, r->end_ns)) {
+        c->ok_ended_in_window++;
+        if (!have || slo_met(slo, r))
+            c->met_ended_in_window++;
+    }
+    if (r->warmup || r->sched_ns < s->f.warmup_ns)
+        return;
+    stats_add_record(&c->stats, r);
+    if (have && slo_met(slo, r))
+        c->stats.slo_met++;
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns <= s->f.duration_ns)
+        c->sent_in_window++;
+}
+
+void sweep_step_add_record(struct sweep_step *s, const struct record *r,
+                           const struct sweep_settings *set)
+{
+    const struct sweep_facts *f = &s->f;
+    if (f->n_classes) {
+        int k = sweep_step_class_find(s, r->cls);
+        if (k >= 0)
+            class_add_record(s, (size_t)k, r, set);
+    }
+    /* Rates count what the server finished inside the window, whichever
+     * request it was: completions, goodput and tokens all flatten at
+     * capacity instead of echoing the offered load (docs/metrics.md). */
+    if (r->kind == REC_OK && in_window(f, r->end_ns)) {
+        s->ok_ended_in_window++;
+        if (!slo_is_set(&set->slo) || slo_met(&set->slo, r))
+            s->met_ended_in_window++;
+        s->prompt_tokens_ended += r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server
+                                                               : r->prompt_tokens;
+        s->output_tokens_ended += r->output_tokens;
+    }
+    if (f->server.has_span)
+        s->client_tokens_in_span += tokens_in_span(r, f->server.span_from_ns,
+                                                   f->server.span_to_ns);
+    if (r->warmup || r->sched_ns < f->warmup_ns)
+        return;
+    stats_add_record(&s->stats, r);
+    int met;
+    if (slo_is_set(&set->slo)) {
+        met = slo_met(&set->slo, r);
+        if (met)
+            s->stats.slo_met++;
+    } else {
+        met = r->kind == REC_OK;
+    }
+    if (r->kind == REC_OK && r->first_ns != LL_NO_TIME && r->first_ns >= r->sched_ns) {
+        uint64_t half = f->warmup_ns + (f->duration_ns - f->warmup_ns) / 2;
+        hist_record(r->sched_ns >= half ? s->ttft_h2 : s->ttft_h1, r->first_ns - r->sched_ns);
+    }
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns <= f->duration_ns)
+        s->sent_in_window++;
+    /* A request the client chose to cancel says nothing about whether
+     * latency recovered. */
+    if (r->kind == REC_CANCELLED)
+        return;
+    if (s->n_met == s->cap_met) {
+        s->cap_met = s->cap_met ? s->cap_met * 2 : 256;
+        s->met_sched_ns = ll_realloc(s->met_sched_ns, s->cap_met * sizeof *s->met_sched_ns);
+        s->met = ll_realloc(s->met, s->cap_met * sizeof *s->met);
+    }
+    s->met_sched_ns[s->n_met] = r->sched_ns;
+    s->met[s->n_met] = (unsigned char)met;
+    s->n_met++;
+}
+
+static void fill_pcts(const struct hist *h, uint64_t *out)
+{
+    int any = hist_count(h) > 0;
+    for (int i = 0; i < SWEEP_NPCT; i++)
+        out[i] = any ? hist_percentile(h, sweep_pcts[i]) : 0;
+}
+
+static double window_s(const struct sweep_facts *f)
+{
+    uint64_t w = f->window_ns ? f->window_ns
+                 : f->duration_ns > f->warmup_ns ? f->duration_ns - f->warmup_ns : 0;
+    return w ? (double)w / 1e9 : 1e-9;
+}
+
+/* The in-flight count's fitted change over the window: the least-squares
+ * slope of the samples inside the window times the window's length. The
+ * warm-up should cover the fill-up at the step's start (about one request
+ * duration); docs/sweep.md says so. */
+static double inflight_growth(const struct sweep_facts *f)
+{
+    size_t n = 0;
+    double *x = ll_malloc((f->n_series + 1) * sizeof *x);
+    double *y = ll_malloc((f->n_series + 1) * sizeof *y);
+    for (size_t i = 0; i < f->n_series; i++) {
+        if (f->series[i].t_ns < f->warmup_ns || f->series[i].t_ns > f->duration_ns)
+            continue;
+        x[n] = (double)f->series[i].t_ns / 1e9;
+        y[n] = f->series[i].inflight;
+        n++;
+    }
+    double g = sweep_slope(x, y, n) * window_s(f);
+    free(x);
+    free(y);
+    return g;
+}
+
+/* The derived figures of class k of s (the step's steadiness known), w
+ * the window in s. The same rules as the step's, against the class's SLO. */
+static void class_finish(struct sweep_step *s, size_t k, const struct sweep_settings *set,
+                         double w)
+{
+    struct sweep_class *c = &s->classes[k];
+    struct stats *st = &c->stats;
+    uint64_t n_window = st->completed;
+    st->scheduled = s->f.classes[k].scheduled ? s->f.classes[k].scheduled : n_window;
+    st->sent = c->sent_in_window;
+    c->slo = *class_slo(s, k, set);
+    c->have_slo = slo_is_set(&c->slo);
+    c->achieved_rps = (double)c->sent_in_window / w;
+    c->completed_rps = (double)c->ok_ended_in_window / w;
+    c->goodput_rps = (double)c->met_ended_in_window / w;
+    c->attainment = c->have_slo && st->scheduled ? (double)st->slo_met / (double)st->scheduled
+                                                 : NAN;
+    c->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
+    fill_pcts(st->ttft, c->ttft_ns);
+    fill_pcts(st->tpot, c->tpot_ns);
+    fill_pcts(st->e2e, c->e2e_ns);
+    c->fail_reason[0] = '\0';
+    if (st->scheduled == 0) {
+        /* no request of the class in the window: nothing failed */
+    } else if (c->have_slo && c->attainment < set->attainment) {
+        snprintf(c->fail_reason, sizeof c->fail_reason, "attainment %.1f%% < %.4g%%",
+                 100 * c->attainment, 100 * set->attainment);
+    } else if (!c->have_slo && c->error_rate > set->max_error_rate) {
+        snprintf(c->fail_reason, sizeof c->fail_reason, "error rate %.1f%% > %.4g%%",
+                 100 * c->error_rate, 100 * set->max_error_rate);
+    } else if (!s->steady) {
+        snprintf(c->fail_reason, sizeof c->fail_reason, "not steady: %.140s", s->steady_reason);
+    }
+    c->slo_pass = c->fail_reason[0] == '\0';
+}
+
+void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
+{
+    const struct sweep_facts *f = &s->f;
+    struct stats *st = &s->stats;
+    double w = window_s(f);
+    uint64_t n_window = st->completed;
+    st->scheduled = f->scheduled ? f->scheduled : n_window;
+    st->sent = s->sent_in_window;
+    int have_slo = slo_is_set(&set->slo);
+
+    s->achieved_rps = (double)s->sent_in_window / w;
+    s->completed_rps = (double)s->ok_ended_in_window / w;
+    s->goodput_rps = (double)s->met_ended_in_window / w;
+    s->attainment = have_slo ? (st->scheduled ? (double)st->slo_met / (double)st->scheduled : 0)
+                             : NAN;
+    s->input_tps = (double)s->prompt_tokens_ended / w;
+    s->output_tps = (double)s->output_tokens_ended / w;
+    s->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
+    fill_pcts(st->ttft, s->ttft_ns);
+    fill_pcts(st->tpot, s->tpot_ns);
+    fill_pcts(st->itl_req, s->itl_ns);
+    fill_pcts(st->e2e, s->e2e_ns);
+    fill_pcts(f->lateness, s->lateness_ns);
+    /* `run`'s self-check, per step (docs/metrics.md): p99 is index 3. */
+    s->invalid = hist_count(f->lateness) > 0 && s->lateness_ns[3] > DRIVER_LATE_NS;
+    s->invalid_reason[0] = '\0';
+    if (s->invalid) {
+        char l[16];
+        ll_fmt_duration(s->lateness_ns[3], l, sizeof l);
+        snprintf(s->invalid_reason, sizeof s->invalid_reason, "schedule lateness p99 %s > 1ms", l);
+    }
+    s->ttft_p99_h1_ns = hist_count(s->ttft_h1) ? hist_percentile(s->ttft_h1, 99) : 0;
+    s->ttft_p99_h2_ns = hist_count(s->ttft_h2) ? hist_percentile(s->ttft_h2, 99) : 0;
+    s->inflight_growth = inflight_growth(f);
+
+    uint64_t n = hist_count(st->ttft), lo = 0, hi = 0;
+    s->ci_valid = 0;
+    s->ttft_p99_ci_lo_ns = s->ttft_p99_ci_hi_ns = 0;
+    if (n > 0 && sweep_quantile_ci_ranks(n, 0.99, 0.95, &lo, &hi) == 0 && lo > 0) {
+        s->ci_valid = 1;
+        s->ttft_p99_ci_lo_ns = hist_percentile(st->ttft, 100.0 * (double)lo / (double)n);
+        s->ttft_p99_ci_hi_ns = hi ? hist_percentile(st->ttft, 100.0 * (double)hi / (double)n) : 0;
+    }
+
+    s->steady = sweep_steady_verdict(s->ttft_p99_h1_ns, s->ttft_p99_h2_ns, s->inflight_growth,
+                                     f->inflight_mean, s->steady_reason,
+                                     sizeof s->steady_reason);
+    s->fail_reason[0] = '\0';
+    if (have_slo && s->attainment < set->attainment) {
+        snprintf(s->fail_reason, sizeof s->fail_reason, "attainment %.1f%% < %.4g%%",
+                 100 * s->attainment, 100 * set->attainment);
+    } else if (!have_slo && s->error_rate > set->max_error_rate) {
+        snprintf(s->fail_reason, sizeof s->fail_reason, "error rate %.1f%% > %.4g%%",
+                 100 * s->error_rate, 100 * set->max_error_rate);
+    } else if (!s->steady) {
+        snprintf(s->fail_reason, sizeof s->fail_reason, "not steady: %.140s", s->steady_reason);
+    }
+    s->slo_pass = s->fail_reason[0] == '\0';
+    for (size_t k = 0; k < f->n_classes; k++)
+        class_finish(s, k, set, w);
+    s->cost_per_mtok = sweep_cost_per_mtok(set->cost_per_hour, set->replicas, s->output_tps);
+    if (f->recovery) {
+        sweep_recovery_measure(s->met_sched_ns, s->met, s->n_met, f->warmup_ns, f->duration_ns,
+                               SWEEP_RECOVERY_TAIL_NS, &s->recovery);
+        s->backlog_at_switch = NAN;
+        for (size_t i = 0; f->overload_rps > 0 && i < f->n_series; i++)
+            if (f->series[i].t_ns <= f->warmup_ns)
+                s->backlog_at_switch = f->series[i].inflight;
+    }
+}
+
+/* ---- pure parts -------------------------------------------------------- */
+
+static double binom_logpmf(uint64_t n, uint64_t k, double lq, double l1q)
+{
+    double nn = (double)n, kk = (double)k;
+    return lgamma(nn + 1) - lgamma(kk + 1) - lgamma(nn - kk + 1) + kk * lq + (nn - kk) * l1q;
+}
+
+/* The number of samples at or below the true q-quantile is Binomial(n, q).
+ * X(l) <= x_q exactly when at least l samples are <= x_q, so
+ * P(X(l) <= x_q <= X(u)) = F(u - 1) - F(l - 1) with F the binomial CDF:
+ * l is the largest rank with F(l - 1) <= alpha/2 and u the smallest with
+ * F(u - 1) >= 1 - alpha/2. */
+int sweep_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint64_t *hi)
+{
+    if (n == 0 || !(q > 0 && q < 1) || !(conf > 0 && conf < 1))
+        return LL_E_INVAL;
+    double alpha = (1 - conf) / 2, lq = log(q), l1q = log1p(-q), cdf = 0;
+    *lo = 0;
+    *hi = 0;
+    /* cdf holds F(k - 1) at the top of each pass, i.e. P(B < k). */
+    for (uint64_t k = 1; k <= n; k++) {
+        cdf += exp(binom_logpmf(n, k - 1, lq, l1q));
+        double below = cdf; /* F(k - 1) */
+        if (below <= alpha)
+            *lo = k;
+        if (below >= 1 - alpha) {
+            *hi = k;
+            break;
+        }
+    }
+    return 0;
+}
+
+double sweep_slope(const double *x, const double *y, size_t n)
+{
+    if (n < 2)
+        return 0;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= (double)n;
+    my /= (double)n;
+    double sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+    }
+    return sxx > 0 ? sxy / sxx : 0;
+}
+
+/* Solve the 3x3 system m v = r by Gaussian elimination with partial
+ * pivoting. Returns 0, or -1 when it is singular. */
+static int solve3(double m[3][3], double r[3], double v[3])
+{
+    for (int c = 0; c < 3; c++) {
+        int p = c;
+        for (int i = c + 1; i < 3; i++)
+            if (fabs(m[i][c]) > fabs(m[p][c]))
+                p = i;
+        if (fabs(m[p][c]) < 1e-12)
+            return -1;
+        if (p != c) {
+            for (int j = 0; j < 3; j++) {
+                double t = m[c][j];
+                m[c][j] = m[p][j];
+                m[p][j] = t;
+            }
+            double t = r[c];
+            r[c] = r[p];
+            r[p] = t;
+        }
+        for (int i = c + 1; i < 3; i++) {
+            double k = m[i][c] / m[c][c];
+            for (int j = c; j < 3; j++)
+                m[i][j] -= k * m[c][j];
+            r[i] -= k * r[c];
+        }
+    }
+    for (int i = 2; i >= 0; i--) {
+        double t = r[i];
+        for (int j = i + 1; j < 3; j++)
+            t -= m[i][j] * v[j];
+        v[i] = t / m[i][i];
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define KNEE_GRID 400
+
+/* Fit the hinge at breakpoint k; keeps it in *out when its residual is
+ * the smallest so far. */
+static void knee_try(const double *x, const double *y, size_t n, double k,
+                     struct sweep_knee *out)
+{
+    double m[3][3] = {{0}}, r[3] = {0}, v[3];
+    for (size_t i = 0; i < n; i++) {
+        double f[3] = {1, x[i], x[i] > k ? x[i] - k : 0};
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b < 3; b++)
+                m[a][b] += f[a] * f[b];
+            r[a] += f[a] * y[i];
+        }
+    }
+    if (solve3(m, r, v) != 0)
+        return;
+    double sse = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = y[i] - (v[0] + v[1] * x[i] + v[2] * (x[i] > k ? x[i] - k : 0));
+        sse += e * e;
+    }
+    if (sse < out->sse - 1e-12) {
+        out->sse = sse;
+        out->knee_x = k;
+        out->slope_below = v[1];
+        out->slope_above = v[1] + v[2];
+        out->y_at_knee = v[0] + v[1] * k;
+    }
+}
+
+/* For breakpoints k between the second smallest and the second largest x
+ * (the data's own x, a grid, then a finer grid around the best), fit
+ * y = a + b x + c max(0, x - k) by least squares and keep the k with the
+ * smallest residual. The grid matters: the knee usually lies between two
+ * steps. */
+void sweep_knee_fit(const double *x, const double *y, size_t n, struct sweep_knee *out)
+{
+    memset(out, 0, sizeof *out);
+    out->sse = INFINITY;
+    if (n < 4)
+        return;
+    double *xs = ll_malloc(n * sizeof *xs);
+    memcpy(xs, x, n * sizeof *xs);
+    qsort(xs, n, sizeof *xs, cmp_double);
+    double k0 = xs[1], k1 = xs[n - 2];
+    free(xs);
+    if (!(k1 > k0))
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] >= k0 && x[i] <= k1)
+            knee_try(x, y, n, x[i], out);
+    double step = (k1 - k0) / KNEE_GRID;
+    for (int g = 0; g <= KNEE_GRID; g++)
+        knee_try(x, y, n, k0 + step * g, out);
+    double c = out->knee_x;
+    for (int g = -100; g <= 100 && isfinite(out->sse); g++) {
+        double k = c + step * g / 100;
+        if (k >= k0 && k <= k1)
+            knee_try(x, y, n, k, out);
+    }
+    out->found = isfinite(out->sse) && out->slope_below > 0 &&
+                 out->slope_above < 0.5 * out->slope_below;
+}
+
+int sweep_steady_verdict(uint64_t ttft_p99_h1_ns, uint64_t ttft_p99_h2_ns,
+                         double inflight_growth, double inflight_mean, char *reason,
+                         size_t len)
+{
+    char a[16], b[16];
+    if (len)
+        reason[0] = '\0';
+    if (ttft_p99_h1_ns > 0 && ttft_p99_h2_ns > 0 &&
+        (double)ttft_p99_h2_ns > SWEEP_TAIL_GROWTH * (double)ttft_p99_h1_ns &&
+        ttft_p99_h2_ns - ttft_p99_h1_ns > SWEEP_TAIL_GROWTH_MIN_NS) {
+        snprintf(reason, len, "TTFT p99 rose from %s to %s within the step",
+                 ll_fmt_duration(ttft_p99_h1_ns, a, sizeof a),
+                 ll_fmt_duration(ttft_p99_h2_ns, b, sizeof b));
+        return 0;
+    }
+    double limit = LL_MAX(SWEEP_BACKLOG_MIN, SWEEP_BACKLOG_FRACTION * inflight_mean);
+    limit = LL_MAX(limit, SWEEP_BACKLOG_NOISE * sqrt(LL_MAX(inflight_mean, 0.0)));
+    if (inflight_growth > limit) {
+        snprintf(reason, len, "in-flight requests grew by %.1f over the window", inflight_growth);
+        return 0;
+    }
+    return 1;
+}
+
+/* Sort (sched, met) pairs by sched: a small insertion-merge via index. */
+struct met_pair {
+    uint64_t sched_ns;
+    unsigned char met;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const struct met_pair *x = a, *y = b;
+    return (x->sched_ns > y->sched_ns) - (x->sched_ns < y->sched_ns);
+}
+
+void sweep_recovery_measure(uint64_t *sched_ns, unsigned char *met, size_t n, uint64_t from_ns,
+                            uint64_t to_ns, uint64_t min_tail_ns, struct sweep_recovery *out)
+{
+    out->first_miss_ns = out->last_miss_ns = LL_NO_TIME;
+    out->back_ns = out->recovery_ns = LL_NO_TIME;
+    if (n > 0) {
+        struct met_pair *p = ll_malloc(n * sizeof *p);
+        for (size_t i = 0; i < n; i++) {
+            p[i].sched_ns = sched_ns[i];
+            p[i].met = met[i];
+        }
+        qsort(p, n, sizeof *p, cmp_pair);
+        for (size_t i = 0; i < n; i++) {
+            sched_ns[i] = p[i].sched_ns;
+            met[i] = p[i].met;
+        }
+        free(p);
+    }
+    size_t last = n;
+    for (size_t i = 0; i < n; i++) {
+        if (met[i])
+            continue;
+        if (out->first_miss_ns == LL_NO_TIME)
+            out->first_miss_ns = sched_ns[i];
+        out->last_miss_ns = sched_ns[i];
+        last = i;
+    }
+    if (last == n) {
+        out->back_ns = from_ns;
+        out->recovery_ns = 0;
+        return;
+    }
+    /* Back at the first request after the last miss, when the window
+     * still has min_tail_ns after it (else a miss near the end, or a
+     * backlog that outlasts the window, would pass for a recovery). */
+    if (last + 1 < n && sched_ns[last + 1] < to_ns && to_ns - sched_ns[last + 1] >= min_tail_ns) {
+        out->back_ns = sched_ns[last + 1];
+        out->recovery_ns = out->back_ns > from_ns ? out->back_ns - from_ns : 0;
+    }
+}
+
+double sweep_cost_per_mtok(double cost_per_hour, uint32_t replicas, double output_tps)
+{
+    if (!(cost_per_hour > 0) || replicas == 0 || !(output_tps > 0))
+        return NAN;
+    return cost_per_hour * replicas / 3600.0 / output_tps * 1e6;
+}
+
+uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double headroom,
+                               uint32_t replicas)
+{
+    if (!(forecast_rps > 0) || !(capacity_rps > 0) || !(headroom > 0) || replicas == 0)
+        return 0;
+    double per = capacity_rps / replicas * headroom;
+    double need = ceil(forecast_rps / per - 1e-9);
+    return need > 1e9 ? 1000000000u : (uint32_t)LL_MAX(need, 1.0);
+}
+
+double sweep_t975(uint32_t df)
+{
+    static const double t[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+                               2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+                               2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+                               2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df == 0)
+        return INFINITY;
+    if (df < LL_ARRAY_LEN(t))
+        return t[df];
+    if (df < 60)
+        return 2.021;
+    if (df < 120)
+        return 2.000;
+    return 1.960;
+}
+
+/* ---- points, stops, findings ------------------------------------------ */
+
+static void mean_ci(const double *v, uint32_t n, double *mean, double *ci)
+{
+    double m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        m += v[i];
+    m /= n ? n : 1;
+    *mean = m;
+    *ci = 0;
+    if (n < 2)
+        return;
+    double ss = 0;
+    for (uint32_t i = 0; i < n; i++)
+        ss += (v[i] - m) * (v[i] - m);
+    *ci = sweep_t975(n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
+}
+
+size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep_point *points)
+{
+    size_t np = 0;
+    double *g = ll_malloc((n + 1) * sizeof *g), *c = ll_malloc((n + 1) * sizeof *c);
+    double *a = ll_malloc((n + 1) * sizeof *a), *t = ll_malloc((n + 1) * sizeof *t);
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].f.recovery)
+            continue;
+        int seen = 0;
+        for (size_t p = 0; p < np; p++)
+            if (points[p].offered_rps == steps[i].f.offered_rps)
+                seen = 1;
+        if (seen)
+            continue;
+        struct sweep_point *pt = &points[np++];
+        memset(pt, 0, sizeof *pt);
+        pt->offered_rps = steps[i].f.offered_rps;
+        pt->first_step = i;
+        pt->pass = 1;
+        pt->steady = 1;
+        pt->fail_reason = "";
+        double err = 0, otps = 0;
+        uint32_t k = 0;
+        for (size_t j = i; j < n; j++) {
+            const struct sweep_step *s = &steps[j];
+            if (s->f.recovery || s->f.offered_rps != pt->offered_rps)
+                continue;
+            g[k] = s->goodput_rps;
+            c[k] = s->completed_rps;
+            a[k] = s->attainment;
+            t[k] = (double)s->ttft_ns[3] / 1e6;
+            err += s->error_rate;
+            otps += s->output_tps;
+            if (!s->slo_pass && pt->pass) {
+                pt->pass = 0;
+                pt->fail_reason = s->fail_reason;
+            }
+            if (!s->steady)
+                pt->steady = 0;
+            k++;
+        }
+        pt->n = k;
+        mean_ci(g, k, &pt->goodput_rps, &pt->goodput_ci);
+        mean_ci(c, k, &pt->completed_rps, &pt->completed_ci);
+        mean_ci(a, k, &pt->attainment, &pt->attainment_ci);
+        mean_ci(t, k, &pt->ttft_p99_ms, &pt->ttft_p99_ci_ms);
+        pt->error_rate = err / k;
+        pt->output_tps = otps / k;
+    }
+    free(g);
+    free(c);
+    free(a);
+    free(t);
+    return np;
+}
+
+int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
+                     const struct sweep_settings *set, char *reason, size_t len)
+{
+    (void)steps;
+    if (n == 0)
+        return 0;
+    const struct sweep_point *last = &points[n - 1];
+    char a[16], b[16];
+    if (last->error_rate > set->max_error_rate) {
+        snprintf(reason, len, "error rate %.1f%% > %.4g%% at %.4g req/s", 100 * last->error_rate,
+                 100 * set->max_error_rate, last->offered_rps);
+        return 1;
+    }
+    if (set->ttft_limit_ns && last->ttft_p99_ms * 1e6 > (double)set->ttft_limit_ns) {
+        snprintf(reason, len, "TTFT p99 %s over the safety limit %s at %.4g req/s",
+                 ll_fmt_duration((uint64_t)(last->ttft_p99_ms * 1e6), a, sizeof a),
+                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps);
+        return 1;
+    }
+    if (n >= 3) {
+        double peak = 0, at = 0;
+        for (size_t i = 0; i + 2 < n; i++) {
+            if (points[i].goodput_rps > peak) {
+                peak = points[i].goodput_rps;
+                at = points[i].offered_rps;
+            }
+        }
+        if (peak > 0 && points[n - 1].goodput_rps < SWEEP_GOODPUT_FALL * peak &&
+            points[n - 2].goodput_rps < SWEEP_GOODPUT_FALL * peak) {
+            snprintf(reason, len,
+                     "goodput fell below its peak (%.4g req/s at %.4g req/s offered) two steps "
+                     "in a row",
+                     peak, at);
+            return 1;
+        }
+    }
+    if (set->auto_rates && n >= 3 && !last->steady &&
+        last->completed_rps < 1.05 * points[n - 3].completed_rps &&
+        last->offered_rps >= 1.15 * points[n - 3].offered_rps) {
+        snprintf(reason, len, "throughput plateau: %.4g req/s completed at %.4g req/s offered",
+                 last->completed_rps, last->offered_rps);
+        return 1;
+    }
+    if (set->auto_rates && set->estimate_rps > 0 && last->offered_rps >= 2.5 * set->estimate_rps) {
+        snprintf(reason, len, "offered load reached 250%% of the estimated capacity (%.4g req/s)",
+                 set->estimate_rps);
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether class name passes at the point of offered rate rps (every
+ * repeat passes; a step without the class does not count). *reason gets
+ * the first failing repeat's reason. */
+static int class_point_pass(const struct sweep_step *steps, size_t n, const char *name,
+                            double rps, const char **reason)
+{
+    *reason = "";
+    for (size_t j = 0; j < n; j++) {
+        if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
+            continue;
+        int k = sweep_step_class_find(&steps[j], name);
+        if (k >= 0 && !steps[j].classes[k].slo_pass) {
+            *reason = steps[j].classes[k].fail_reason;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The per-class findings (out->classes), over the points in offered order
+ * (ord); the sweep's own capacity is already in out. */
+static void class_findings(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, const size_t *ord,
+                           size_t n_points, struct sweep_findings *out)
+{
+    const struct sweep_step *first = NULL;
+    for (size_t i = 0; i < n && !first; i++)
+        if (steps[i].f.n_classes)
+            first = &steps[i];
+    if (!first)
+        return;
+    out->n_classes = LL_MIN(first->f.n_classes, (size_t)SWEEP_MAX_CLASSES);
+    for (size_t k = 0; k < out->n_classes; k++) {
+        struct sweep_class_finding *cf = &out->classes[k];
+        cf->name = first->f.classes[k].name;
+        cf->slo = first->classes[k].slo;
+        cf->have_slo = first->classes[k].have_slo;
+        cf->own_slo = slo_is_set(&first->f.classes[k].own_slo);
+        cf->next_fail_reason = "";
+        size_t first_fail = n_points;
+        const char *why = "";
+        for (size_t i = 0; i < n_points; i++) {
+            if (!class_point_pass(steps, n, cf->name, points[ord[i]].offered_rps, &why)) {
+                first_fail = i;
+                break;
+            }
+        }
+        if (first_fail > 0 && n_points > 0) {
+            cf->capacity_found = 1;
+            cf->capacity_rps = points[ord[first_fail - 1]].offered_rps;
+        }
+        if (first_fail < n_points) {
+            cf->next_fails = 1;
+            cf->next_fail_rps = points[ord[first_fail]].offered_rps;
+            cf->next_fail_reason = why;
+        } else {
+            cf->none_failed = n_points > 0;
+        }
+        if (!out->capacity_found)
+            continue;
+        double rps = points[out->capacity_point].offered_rps, ttft = 0, tpot = 0;
+        uint32_t m = 0, mt = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
+                continue;
+            int c = sweep_step_class_find(&steps[j], cf->name);
+            if (c < 0 || steps[j].classes[c].stats.by_kind[REC_OK] == 0)
+                continue;
+            ttft += (double)steps[j].classes[c].ttft_ns[3];
+            m++;
+            if (hist_count(steps[j].classes[c].stats.tpot)) {
+                tpot += (double)steps[j].classes[c].tpot_ns[3];
+                mt++;
+            }
+        }
+        if (m) {
+            cf->at_capacity = 1;
+            cf->ttft_p99_at_capacity_ns = (uint64_t)llround(ttft / m);
+            cf->tpot_p99_at_capacity_ns = mt ? (uint64_t)llround(tpot / mt) : 0;
+        }
+    }
+}
+
+void sweep_findings_compute(const struct sweep_step *steps, size_t n,
+                            const struct sweep_point *points, size_t n_points,
+                            const struct sweep_settings *set, struct sweep_findings *out)
+{
+    memset(out, 0, sizeof *out);
+    out->have_slo = slo_is_set(&set->slo);
+    out->next_fail_reason = "";
+    out->cost_at_capacity = NAN;
+    out->backlog_at_switch = NAN;
+    out->recovery.first_miss_ns = out->recovery.last_miss_ns = LL_NO_TIME;
+    out->recovery.back_ns = out->recovery.recovery_ns = LL_NO_TIME;
+
+    /* Points in offered order: the capacity is the last passing point
+     * below the first failing one. */
+    size_t *ord = ll_malloc((n_points + 1) * sizeof *ord);
+    for (size_t i = 0; i < n_points; i++)
+        ord[i] = i;
+    for (size_t i = 1; i < n_points; i++) {
+        size_t v = ord[i], j = i;
+        while (j > 0 && points[ord[j - 1]].offered_rps > points[v].offered_rps) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = v;
+    }
+    size_t first_fail = n_points;
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].pass) {
+            first_fail = i;
+            out->slo_missed = 1;
+            break;
+        }
+    }
+    if (first_fail > 0 && n_points > 0) {
+        const struct sweep_point *cap = &points[ord[first_fail - 1]];
+        out->capacity_found = 1;
+        out->capacity_rps = cap->offered_rps;
+        out->capacity_point = ord[first_fail - 1];
+        out->operate_rps = set->headroom * cap->offered_rps;
+        out->replicas_needed = sweep_replicas_needed(set->forecast_rps, cap->offered_rps,
+                                                     set->headroom, set->replicas);
+        out->cost_at_capacity = sweep_cost_per_mtok(set->cost_per_hour, set->replicas,
+                                                    cap->output_tps);
+    }
+    if (first_fail < n_points) {
+        out->next_fails = 1;
+        out->next_fail_rps = points[ord[first_fail]].offered_rps;
+        out->next_fail_reason = points[ord[first_fail]].fail_reason;
+    } else {
+        out->none_failed = n_points > 0;
+    }
+    class_findings(steps, n, points, ord, n_points, out);
+    free(ord);
+
+    double *x = ll_malloc((n + 1) * sizeof *x), *y = ll_malloc((n + 1) * sizeof *y);
+    size_t m = 0;
+    const struct sweep_step *last_loaded = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].f.recovery) {
+            out->have_recovery = 1;
+            out->recovery_rps = steps[i].f.offered_rps;
+            out->overload_rps = steps[i].f.overload_rps;
+            out->switch_ns = steps[i].f.overload_rps > 0 ? steps[i].f.warmup_ns : 0;
+            out->backlog_at_switch = steps[i].backlog_at_switch;
+            out->recovery = steps[i].recovery;
+            continue;
+        }
+        x[m] = steps[i].achieved_rps;
+        y[m] = steps[i].completed_rps;
+        m++;
+        last_loaded = &steps[i];
+    }
+    sweep_knee_fit(x, y, m, &out->knee);
+    free(x);
+    free(y);
+    if (last_loaded && last_loaded->f.elapsed_ns > last_loaded->f.duration_ns)
+        out->drain_ns = last_loaded->f.elapsed_ns - last_loaded->f.duration_ns;
+}
+
+/* Append to a bounded buffer. */
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    if (*at >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *at = LL_MIN(len - 1, *at + (size_t)k);
+}
+
+void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         const char *stop_reason, char *buf, size_t len)
+{
+    size_t at = 0;
+    char slo[96] = "", a[16], b[16];
+    if (len)
+        buf[0] = '\0';
+    if (fd->have_slo)
+        slo_format(&set->slo, slo, sizeof slo);
+    const char *what = fd->have_slo ? "SLO capacity" : "capacity (no SLO: steady, errors in limit)";
+    if (fd->capacity_found) {
+        put(buf, len, &at, "%s: %.4g req/s", what, fd->capacity_rps);
+        if (fd->have_slo)
+            put(buf, len, &at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
+        if (fd->next_fails)
+            put(buf, len, &at, "; next step %.4g req/s fails: %s\n", fd->next_fail_rps,
+                fd->next_fail_reason);
+        else
+            put(buf, len, &at, "; no step failed: the capacity is at least this\n");
+    } else if (fd->next_fails) {
+        put(buf, len, &at, "%s: not found: the lowest step %.4g req/s already fails: %s\n",
+            what, fd->next_fail_rps, fd->next_fail_reason);
+    } else {
+        put(buf, len, &at, "%s: not found (no steps)\n", what);
+    }
+    if (fd->knee.found)
+        put(buf, len, &at,
+            "saturation knee: %.3g req/s offered (completions follow at slope %.2f below it, "
+            "%.2f above; %.3g req/s at the knee)\n",
+            fd->knee.knee_x, fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
+            fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above, fd->knee.y_at_knee);
+    else
+        put(buf, len, &at, "saturation knee: not found (completions kept following offered load)\n");
+    if (fd->capacity_found)
+        put(buf, len, &at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
+            fd->operate_rps, 100 * set->headroom, fd->have_slo ? "SLO capacity" : "capacity");
+    if (set->forecast_rps > 0) {
+        if (fd->replicas_needed)
+            put(buf, len, &at,
+                "forecast: %.4g req/s needs %u replica%s (each at %.0f%% of its measured "
+                "capacity %.3g req/s)\n",
+                set->forecast_rps, fd->replicas_needed, fd->replicas_needed == 1 ? "" : "s",
+                100 * set->headroom, fd->capacity_rps / set->replicas);
+        else
+            put(buf, len, &at, "forecast: %.4g req/s: no capacity found to size it\n",
+                set->forecast_rps);
+    }
+    if (set->cost_per_hour > 0 && isfinite(fd->cost_at_capacity))
+        put(buf, len, &at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
+            fd->cost_at_capacity, set->cost_per_hour, set->replicas);
+    if (fd->have_recovery) {
+        const struct sweep_recovery *rc = &fd->recovery;
+        put(buf, len, &at, "recovery: ");
+        if (fd->overload_rps > 0) {
+            put(buf, len, &at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
+                fd->overload_rps);
+            if (isfinite(fd->backlog_at_switch))
+                put(buf, len, &at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
+            put(buf, len, &at, ", then %.3g req/s: ", fd->recovery_rps);
+        } else {
+            put(buf, len, &at, "at %.3g req/s: ", fd->recovery_rps);
+        }
+        if (rc->first_miss_ns == LL_NO_TIME)
+            put(buf, len, &at, "latency within the SLO from the %s\n",
+                fd->overload_rps > 0 ? "switch" : "start");
+        else if (rc->recovery_ns == LL_NO_TIME)
+            put(buf, len, &at, "latency not back inside the SLO within the step (last miss %s "
+                "after the %s)\n",
+                ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
+                fd->overload_rps > 0 ? "switch" : "start");
+        else if (rc->first_miss_ns > fd->switch_ns)
+            put(buf, len, &at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
+                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+                fd->overload_rps > 0 ? "switch" : "start",
+                ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
+        else
+            put(buf, len, &at, "latency back inside the SLO %s after the %s\n",
+                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+                fd->overload_rps > 0 ? "switch" : "start");
+    }
+    if (fd->drain_ns)
+        put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
+            ll_fmt_duration(fd->drain_ns, a, sizeof a));
+    for (size_t k = 0; k < fd->n_classes; k++) {
+        const struct sweep_class_finding *cf = &fd->classes[k];
+        char cslo[96] = "";
+        if (cf->have_slo)
+            slo_format(&cf->slo, cslo, sizeof cslo);
+        const char *cwhat = cf->have_slo ? "SLO capacity" : "capacity (no SLO)";
+        put(buf, len, &at, "class %s: ", cf->name);
+        if (cf->capacity_found) {
+            put(buf, len, &at, "%s %.4g req/s", cwhat, cf->capacity_rps);
+            if (cf->have_slo)
+                put(buf, len, &at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
+            if (cf->next_fails)
+                put(buf, len, &at, "; next step %.4g req/s fails: %s\n", cf->next_fail_rps,
+                    cf->next_fail_reason);
+            else
+                put(buf, len, &at, "; no step failed for it\n");
+        } else if (cf->next_fails) {
+            put(buf, len, &at, "%s not found: the lowest step %.4g req/s already fails: %s\n",
+                cwhat, cf->next_fail_rps, cf->next_fail_reason);
+        } else {
+            put(buf, len, &at, "%s not found (no steps)\n", cwhat);
+        }
+    }
+    put(buf, len, &at, "stopped: %s\n", stop_reason && *stop_reason ? stop_reason
+                                                                     : "every rate was run");
+}
+
+const char *sweep_step_verdict(const struct sweep_step *s, int csv)
+{
+    if (s->f.recovery)
+        return "recovery";
+    if (s->invalid)
+        return csv ? "invalid" : "INVALID";
+    if (!s->steady)
+        return "unstable";
+    if (!s->slo_pass)
+        return csv ? "slo_miss" : "SLO miss";
+    return "ok";
+}
+
+/* "mean/max" of a gauge, "-" when absent. */
+static void fmt_gauge(char *buf, size_t len, double mean, double max, double scale)
+{
+    if (isnan(mean) || isnan(max))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.1f/%.0f", mean * scale, max * scale);
+}
+
+static void fmt_secs(char *buf, size_t len, double s, int lower_bound)
+{
+    char d[16];
+    if (isnan(s) || s < 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%s%s", lower_bound ? ">" : "",
+                 ll_fmt_duration((uint64_t)llround(s * 1e9), d, sizeof d));
+}
+
+static void fmt_count(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+/* The server's figures per step, after the step table (only when some
+ * step was scraped): queue, batch and KV gauges over the window, the
+ * server's TTFT beside the client's from the send time, and the server's
+ * generated tokens beside the client's over the same span. */
+static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n)
+{
+    size_t scraped = 0;
+    for (size_t i = 0; i < n; i++)
+        scraped += steps[i].f.server.present;
+    if (!scraped)
+        return;
+    fprintf(f, "\nserver /metrics per step window (mean/max; TTFT server | client from send):\n");
+    fprintf(f, "%4s %11s %11s %11s %7s %21s %19s %9s\n", "step", "queue", "running", "KV %",
+            "preempt", "TTFT p50 srv|cli", "gen tok srv|cli", "scrapes");
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_step *s = &steps[i];
+        const struct sweep_server *v = &s->f.server;
+        char id[16], q[24], r[24], kv[24], pre[24], t1[24], t2[24], g1[24], g2[24];
+        char ttft[56], gen[56], sc[40];
+        if (!v->present)
+            continue;
+        if (s->f.recovery)
+            snprintf(id, sizeof id, "rec");
+        else if (s->f.repeat)
+            snprintf(id, sizeof id, "%u.%u", s->f.index, s->f.repeat);
+        else
+            snprintf(id, sizeof id, "%u", s->f.index);
+        fmt_gauge(q, sizeof q, v->waiting_mean, v->waiting_max, 1);
+        fmt_gauge(r, sizeof r, v->running_mean, v->running_max, 1);
+        fmt_gauge(kv, sizeof kv, v->kv_mean, v->kv_max, 100);
+        fmt_count(pre, sizeof pre, v->preemptions);
+        fmt_secs(t1, sizeof t1, v->ttft_p50_s, 0);
+        fmt_secs(t2, sizeof t2, hist_count(s->stats.ttft_server)
+                                    ? (double)hist_percentile(s->stats.ttft_server, 50) / 1e9
+                                    : NAN, 0);
+        snprintf(ttft, sizeof ttft, "%s|%s", t1, t2);
+        fmt_count(g1, sizeof g1, v->generation_tokens);
+        fmt_count(g2, sizeof g2, v->has_span ? s->client_tokens_in_span : NAN);
+        snprintf(gen, sizeof gen, "%s|%s", g1, g2);
+        if (v->failed)
+            snprintf(sc, sizeof sc, "%" PRIu64 " (%" PRIu64 " gaps)", v->scrapes, v->failed);
+        else
+            snprintf(sc, sizeof sc, "%" PRIu64, v->scrapes);
+        fprintf(f, "%4s %11s %11s %11s %7s %21s %19s %9s\n", id, q, r, kv, pre, ttft, gen, sc);
+    }
+}
+
+size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len)
+{
+    size_t bad = 0, all = 0, at = 0;
+    buf[0] = '\0';
+    char rates[160] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].f.recovery)
+            continue;
+        all++;
+        if (!steps[i].invalid)
+            continue;
+        if (at < sizeof rates - 24)
+            at += (size_t)snprintf(rates + at, sizeof rates - at, "%s%.4g", bad ? ", " : "",
+                                   steps[i].f.offered_rps);
+        else if (at < sizeof rates - 5)
+            at += (size_t)snprintf(rates + at, sizeof rates - at, ", ..."); /* once */
+        bad++;
+    }
+    if (bad)
+        snprintf(buf, len,
+                 "%zu of %zu steps (at %s req/s) are INVALID: the generator's schedule lateness "
+                 "p99 was over 1 ms, so their latencies include the client's delay",
+                 bad, all, rates);
+    return bad;
+}
+
+void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
+                       const struct sweep_settings *set)
+{
+    char a[16], b[16], c[16], d[16];
+    int cost = set->cost_per_hour > 0;
+    fprintf(f, "%4s %8s %8s %8s %8s %7s %9s %9s %9s %9s %6s %11s%s  %s\n", "step", "offered",
+            "achieved", "compl/s", "goodput", "attain", "TTFT p50", "TTFT p99", "TPOT p99",
+            "E2E p99", "err%", "inflight", cost ? "  $/Mtok" : "", "verdict");
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_step *s = &steps[i];
+        char att[16], id[16], infl[24];
+        if (isnan(s->attainment))
+            snprintf(att, sizeof att, "-");
+        else
+            snprintf(att, sizeof att, "%.1f%%", 100 * s->attainment);
+        if (s->f.recovery)
+            snprintf(id, sizeof id, "rec");
+        else if (s->f.repeat)
+            snprintf(id, sizeof id, "%u.%u", s->f.index, s->f.repeat);
+        else
+            snprintf(id, sizeof id, "%u", s->f.index);
+        snprintf(infl, sizeof infl, "%.1f/%.0f", s->f.inflight_mean, s->f.inflight_max);
+        fprintf(f, "%4s %8.3g %8.3g %8.3g %8.3g %7s %9s %9s %9s %9s %6.1f %11s", id,
+                s->f.offered_rps, s->achieved_rps, s->completed_rps, s->goodput_rps, att,
+                s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->ttft_ns[0], a, sizeof a) : "-",
+                s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->ttft_ns[3], b, sizeof b) : "-",
+                hist_count(s->stats.tpot) ? ll_fmt_duration(s->tpot_ns[3], c, sizeof c) : "-",
+                s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->e2e_ns[3], d, sizeof d) : "-",
+                100 * s->error_rate, infl);
+        if (cost) {
+            if (isfinite(s->cost_per_mtok))
+                fprintf(f, " %8.3g", s->cost_per_mtok);
+            else
+                fprintf(f, " %8s", "-");
+        }
+        fprintf(f, "  %s", sweep_step_verdict(s, 0));
+        if (!s->f.recovery && !s->slo_pass)
+            fprintf(f, " (%s)", s->fail_reason);
+        fputc('\n', f);
+    }
+    print_server_table(f, steps, n);
+}
+
+void sweep_print_classes(FILE *f, const struct sweep_findings *fd)
+{
+    char a[16], b[16], t[40], cap[48], next[48], at_cap[32];
+    if (fd->n_classes == 0)
+        return;
+    if (fd->capacity_found)
+        snprintf(at_cap, sizeof at_cap, "at %.4g req/s", fd->capacity_rps);
+    else
+        snprintf(at_cap, sizeof at_cap, "at the capacity");
+    fprintf(f, "\nby class (own SLO, else the sweep's; p99 %s, the sweep's SLO capacity):\n",
+            at_cap);
+    fprintf(f, "%-15s %-26s %16s %16s %10s %10s\n", "class", "SLO", "SLO capacity",
+            "next fails", "TTFT p99", "TPOT p99");
+    for (size_t k = 0; k < fd->n_classes; k++) {
+        const struct sweep_class_finding *cf = &fd->classes[k];
+        char slo[96] = "-";
+        if (cf->have_slo) {
+            slo_format(&cf->slo, t, sizeof t);
+            snprintf(slo, sizeof slo, "%s%s", t, cf->own_slo ? " (own)" : "");
+        }
+        if (cf->capacity_found)
+            snprintf(cap, sizeof cap, "%s%.4g req/s", cf->none_failed ? ">=" : "",
+                     cf->capacity_rps);
+        else
+            snprintf(cap, sizeof cap, "not found");
+        if (cf->next_fails)
+            snprintf(next, sizeof next, "%.4g req/s", cf->next_fail_rps);
+        else
+            snprintf(next, sizeof next, "-");
+        fprintf(f, "%-15.15s %-26.26s %16s %16s %10s %10s\n", cf->name, slo, cap, next,
+                cf->at_capacity ? ll_fmt_duration(cf->ttft_p99_at_capacity_ns, a, sizeof a)
+                                : "-",
+                cf->at_capacity && cf->tpot_p99_at_capacity_ns
+                    ? ll_fmt_duration(cf->tpot_p99_at_capacity_ns, b, sizeof b)
+                    : "-");
+    }
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static json_t *ju64(uint64_t v)
+{
+    return json_integer((json_int_t)LL_MIN(v, (uint64_t)INT64_MAX));
+}
+
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static void jset(json_t *o, const char *k, json_t *v)
+{
+    if (!v || json_object_set_new(o, k, v) != 0) {
+        ll_errorf("out of memory building JSON");
+        abort();
+    }
+}
+
+/* The facts part of the server figures (steps.jsonl's "server"). */
+static json_t *server_facts_json(const struct sweep_server *v)
+{
+    json_t *o = json_object();
+    jset(o, "scrapes", ju64(v->scrapes));
+    jset(o, "failed", ju64(v->failed));
+    jset(o, "engine", v->engine[0] ? json_string(v->engine) : json_null());
+    jset(o, "waiting_mean", jnum(v->waiting_mean));
+    jset(o, "waiting_max", jnum(v->waiting_max));
+    jset(o, "running_mean", jnum(v->running_mean));
+    jset(o, "running_max", jnum(v->running_max));
+    jset(o, "kv_usage_mean", jnum(v->kv_mean));
+    jset(o, "kv_usage_max", jnum(v->kv_max));
+    jset(o, "preemptions", jnum(v->preemptions));
+    jset(o, "generation_tokens", jnum(v->generation_tokens));
+    jset(o, "prompt_tokens", jnum(v->prompt_tokens));
+    jset(o, "ttft_p50_s", jnum(v->ttft_p50_s));
+    jset(o, "ttft_p99_s", jnum(v->ttft_p99_s));
+    jset(o, "ttft_p99_is_lower_bound", json_boolean(v->ttft_p99_lower_bound));
+    jset(o, "span_from_ns", v->has_span ? ju64(v->span_from_ns) : json_null());
+    jset(o, "span_to_ns", v->has_span ? ju64(v->span_to_ns) : json_null());
+    return o;
+}
+
+/* A number or NAN (null, absent). */
+static double num_or_nan(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void server_facts_from_json(json_t *o, struct sweep_server *v)
+{
+    sweep_server_clear(v);
+    if (!json_is_object(o))
+        return;
+    v->present = 1;
+    json_t *x = json_object_get(o, "scrapes");
+    v->scrapes = json_is_integer(x) && json_integer_value(x) > 0
+                     ? (uint64_t)json_integer_value(x) : 0;
+    x = json_object_get(o, "failed");
+    v->failed = json_is_integer(x) && json_integer_value(x) > 0
+                    ? (uint64_t)json_integer_value(x) : 0;
+    const char *e = json_string_value(json_object_get(o, "engine"));
+    snprintf(v->engine, sizeof v->engine, "%s", e ? e : "");
+    v->waiting_mean = num_or_nan(o, "waiting_mean");
+    v->waiting_max = num_or_nan(o, "waiting_max");
+    v->running_mean = num_or_nan(o, "running_mean");
+    v->running_max = num_or_nan(o, "running_max");
+    v->kv_mean = num_or_nan(o, "kv_usage_mean");
+    v->kv_max = num_or_nan(o, "kv_usage_max");
+    v->preemptions = num_or_nan(o, "preemptions");
+    v->generation_tokens = num_or_nan(o, "generation_tokens");
+    v->prompt_tokens = num_or_nan(o, "prompt_tokens");
+    v->ttft_p50_s = num_or_nan(o, "ttft_p50_s");
+    v->ttft_p99_s = num_or_nan(o, "ttft_p99_s");
+    v->ttft_p99_lower_bound = json_is_true(json_object_get(o, "ttft_p99_is_lower_bound"));
+    json_t *a = json_object_get(o, "span_from_ns"), *b = json_object_get(o, "span_to_ns");
+    if (json_is_integer(a) && json_is_integer(b) && json_integer_value(a) >= 0 &&
+        json_integer_value(b) >= json_integer_value(a)) {
+        v->has_span = 1;
+        v->span_from_ns = (uint64_t)json_integer_value(a);
+        v->span_to_ns = (uint64_t)json_integer_value(b);
+    }
+}
+
+json_t *sweep_server_json(const struct sweep_step *s)
+{
+    const struct sweep_server *v = &s->f.server;
+    if (!v->present)
+        return NULL;
+    json_t *o = server_facts_json(v);
+    const struct hist *h = s->stats.ttft_server;
+    int have = hist_count(h) > 0;
+    jset(o, "client_ttft_from_sent_p50_s",
+         have ? json_real((double)hist_percentile(h, 50) / 1e9) : json_null());
+    jset(o, "client_ttft_from_sent_p99_s",
+         have ? json_real((double)hist_percentile(h, 99) / 1e9) : json_null());
+    jset(o, "client_output_tokens", v->has_span ? json_real(s->client_tokens_in_span)
+                                                : json_null());
+    return o;
+}
+
+json_t *sweep_facts_json(const struct sweep_facts *f)
+{
+    json_t *o = json_object();
+    jset(o, "step", ju64(f->index));
+    jset(o, "repeat", ju64(f->repeat));
+    jset(o, "kind", json_string(f->recovery ? "recovery" : "load"));
+    jset(o, "offered_rps", json_real(f->offered_rps));
+    if (f->recovery)
+        jset(o, "overload_rps", json_real(f->overload_rps));
+    jset(o, "start_offset_ns", ju64(f->start_offset_ns));
+    jset(o, "duration_ns", ju64(f->duration_ns));
+    jset(o, "warmup_ns", ju64(f->warmup_ns));
+    jset(o, "window_ns", ju64(f->window_ns));
+    jset(o, "elapsed_ns", ju64(f->elapsed_ns));
+    jset(o, "scheduled", ju64(f->scheduled));
+    jset(o, "inflight_mean", json_real(f->inflight_mean));
+    jset(o, "inflight_max", json_real(f->inflight_max));
+    jset(o, "interrupted", json_boolean(f->interrupted));
+    char *h = hist_to_string(f->lateness);
+    jset(o, "lateness_hist", json_string(h));
+    free(h);
+    json_t *series = json_array();
+    for (size_t i = 0; i < f->n_series; i++) {
+        json_t *p = json_array();
+        json_array_append_new(p, ju64(f->series[i].t_ns));
+        json_array_append_new(p, ju64(f->series[i].inflight));
+        json_array_append_new(series, p);
+    }
+    jset(o, "inflight_series", series);
+    if (f->server.present)
+        jset(o, "server", server_facts_json(&f->server));
+    if (f->n_classes) {
+        json_t *arr = json_array();
+        for (size_t k = 0; k < f->n_classes; k++) {
+            const struct sweep_class_facts *c = &f->classes[k];
+            json_t *co = json_object();
+            char buf[96];
+            jset(co, "name", json_string(c->name));
+            if (slo_is_set(&c->own_slo)) {
+                slo_format(&c->own_slo, buf, sizeof buf);
+                jset(co, "slo", json_string(buf));
+            } else {
+                jset(co, "slo", json_null());
+            }
+            jset(co, "scheduled", ju64(c->scheduled));
+            json_array_append_new(arr, co);
+        }
+        jset(o, "classes", arr);
+    }
+    return o;
+}
+
+/* steps.jsonl's "classes" into s (no classes when absent or empty). */
+static int class_facts_from_json(json_t *arr, struct sweep_step *s, char *err, size_t errlen)
+{
+    if (!arr || json_is_null(arr))
+        return 0;
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+    if (!json_is_array(arr) || n > SWEEP_MAX_CLASSES || s->f.n_classes) {
+        snprintf(err, errlen, "\"classes\": expected an array of at most %d classes",
+                 SWEEP_MAX_CLASSES);
+        return LL_E_INVAL;
+    }
+    if (n == 0)
+        return 0;
+    sweep_step_classes_init(s, n);
+    for (size_t k = 0; k < n; k++) {
+        json_t *co = json_array_get(arr, k);
+        struct sweep_class_facts *c = &s->f.classes[k];
+        const char *name = json_string_value(json_object_get(co, "name"));
+        if (!name || !*name || strlen(name) >= sizeof c->name) {
+            snprintf(err, errlen, "\"classes\"[%zu].name: expected a name of 1 to %d bytes",
+                     k, SWEEP_CLASS_NAME_MAX - 1);
+            return LL_E_INVAL;
+        }
+        snprintf(c->name, sizeof c->name, "%s", name);
+        json_t *slo = json_object_get(co, "slo");
+        char why[160];
+        if (json_is_string(slo)) {
+            if (slo_parse(json_string_value(slo), &c->own_slo, why, sizeof why) != 0) {
+                snprintf(err, errlen, "\"classes\"[%zu].slo: %s", k, why);
+                return LL_E_INVAL;
+            }
+        } else if (slo && !json_is_null(slo)) {
+            snprintf(err, errlen, "\"classes\"[%zu].slo: expected a string or null", k);
+            return LL_E_INVAL;
+        }
+        json_t *v = json_object_get(co, "scheduled");
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            snprintf(err, errlen, "\"classes\"[%zu].scheduled: expected a non-negative integer",
+                     k);
+            return LL_E_INVAL;
+        }
+        c->scheduled = (uint64_t)json_integer_value(v);
+    }
+    return 0;
+}
+
+static int get_u64(json_t *o, const char *k, uint64_t *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        snprintf(err, errlen, "\"%s\": expected a non-negative integer", k);
+        return LL_E_INVAL;
+    }
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen)
+{
+    struct sweep_facts *f = &s->f;
+    uint64_t v;
+    if (!json_is_object(o)) {
+        snprintf(err, errlen, "expected a JSON object");
+        return LL_E_INVAL;
+    }
+    if (get_u64(o, "step", &v, err, errlen) || v > UINT32_MAX)
+        return LL_E_INVAL;
+    f->index = (uint32_t)v;
+    if (get_u64(o, "repeat", &v, err, errlen) || v > UINT32_MAX)
+        return LL_E_INVAL;
+    f->repeat = (uint32_t)v;
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    f->recovery = kind && strcmp(kind, "recovery") == 0;
+    json_t *r = json_object_get(o, "offered_rps");
+    if (!json_is_number(r)) {
+        snprintf(err, errlen, "\"offered_rps\": expected a number");
+        return LL_E_INVAL;
+    }
+    f->offered_rps = json_number_value(r);
+    r = json_object_get(o, "overload_rps");
+    f->overload_rps = f->recovery && json_is_number(r) && json_number_value(r) > 0
+                          ? json_number_value(r)
+                          : 0;
+    if (get_u64(o, "start_offset_ns", &f->start_offset_ns, err, errlen) ||
+        get_u64(o, "duration_ns", &f->duration_ns, err, errlen) ||
+        get_u64(o, "warmup_ns", &f->warmup_ns, err, errlen) ||
+        get_u64(o, "window_ns", &f->window_ns, err, errlen) ||
+        get_u64(o, "elapsed_ns", &f->elapsed_ns, err, errlen) ||
+        get_u64(o, "scheduled", &f->scheduled, err, errlen))
+        return LL_E_INVAL;
+    f->inflight_mean = json_number_value(json_object_get(o, "inflight_mean"));
+    f->inflight_max = json_number_value(json_object_get(o, "inflight_max"));
+    f->interrupted = json_is_true(json_object_get(o, "interrupted"));
+    const char *h = json_string_value(json_object_get(o, "lateness_hist"));
+    if (h && hist_from_string(f->lateness, h, err, errlen) != 0)
+        return LL_E_INVAL;
+    json_t *series = json_object_get(o, "inflight_series");
+    size_t n = json_is_array(series) ? json_array_size(series) : 0;
+    free(f->series);
+    f->series = ll_calloc(n + 1, sizeof *f->series);
+    f->n_series = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = json_array_get(series, i);
+        json_t *t = json_array_get(p, 0), *c = json_array_get(p, 1);
+        if (!json_is_integer(t) || !json_is_integer(c))
+            continue;
+        f->series[f->n_series].t_ns = (uint64_t)json_integer_value(t);
+        f->series[f->n_series].inflight = (uint32_t)json_integer_value(c);
+        f->n_series++;
+    }
+    server_facts_from_json(json_object_get(o, "server"), &f->server);
+    return class_facts_from_json(json_object_get(o, "classes"), s, err, errlen);
+}
+
+json_t *sweep_settings_json(const struct sweep_settings *set)
+{
+    json_t *o = json_object();
+    char buf[96];
+    if (slo_is_set(&set->slo)) {
+        slo_format(&set->slo, buf, sizeof buf);
+        jset(o, "slo", json_string(buf));
+    } else {
+        jset(o, "slo", json_null());
+    }
+    jset(o, "attainment", json_real(set->attainment));
+    jset(o, "max_error_rate", json_real(set->max_error_rate));
+    jset(o, "ttft_limit_ns", ju64(set->ttft_limit_ns));
+    jset(o, "headroom", json_real(set->headroom));
+    jset(o, "forecast_rps", json_real(set->forecast_rps));
+    jset(o, "cost_per_hour", json_real(set->cost_per_hour));
+    jset(o, "replicas", ju64(set->replicas));
+    jset(o, "expect_capacity_rps", json_real(set->expect_capacity_rps));
+    jset(o, "expect_slo", json_boolean(set->expect_slo));
+    jset(o, "auto_rates", json_boolean(set->auto_rates));
+    jset(o, "estimate_rps", json_real(set->estimate_rps));
+    return o;
+}
+
+static void num_from(json_t *o, const char *k, double *out)
+{
+    json_t *v = json_object_get(o, k);
+    if (json_is_number(v))
+        *out = json_number_value(v);
+}
+
+void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
+{
+    const char *slo = json_string_value(json_object_get(o, "slo"));
+    if (slo && slo_parse(slo, &set->slo, NULL, 0) != 0)
+        memset(&set->slo, 0, sizeof set->slo);
+    num_from(o, "attainment", &set->attainment);
+    num_from(o, "max_error_rate", &set->max_error_rate);
+    json_t *v = json_object_get(o, "ttft_limit_ns");
+    if (json_is_integer(v) && json_integer_value(v) >= 0)
+        set->ttft_limit_ns = (uint64_t)json_integer_value(v);
+    num_from(o, "headroom", &set->headroom);
+    num_from(o, "forecast_rps", &set->forecast_rps);
+    num_from(o, "cost_per_hour", &set->cost_per_hour);
+    v = json_object_get(o, "replicas");
+    if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= UINT32_MAX)
+        set->replicas = (uint32_t)json_integer_value(v);
+    num_from(o, "expect_capacity_rps", &set->expect_capacity_rps);
+    set->expect_slo = json_is_true(json_object_get(o, "expect_slo"));
+    set->auto_rates = json_is_true(json_object_get(o, "auto_rates"));
+    num_from(o, "estimate_rps", &set->estimate_rps);
+}
+
+/* A time field: an integer >= 0, or null for LL_NO_TIME. */
+static int time_from(json_t *o, const char *k, uint64_t *out)
+{
+    json_t *v = json_object_get(o, k);
+    if (json_is_null(v) || !v) {
+        *out = LL_NO_TIME;
+        return 0;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return -1;
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+static int64_t opt_int(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+/* sweep_record_from_json, and the record's "class" into cls (cls_len
+ * bytes; "" when absent or too long) when cls is not NULL. r->cls stays
+ * NULL: the caller points it at cls. */
+static int record_parse(const char *line, size_t len, struct record *r, char *cls,
+                        size_t cls_len, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *o = json_loadb(line, len, 0, &je);
+    if (!o) {
+        snprintf(err, errlen, "not JSON: %s", je.text);
+        return LL_E_INVAL;
+    }
+    int rc = LL_E_INVAL;
+    json_t *id = json_object_get(o, "id");
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    if (!json_is_object(o) || !json_is_integer(id) || !kind) {
+        snprintf(err, errlen, "a record needs \"id\" and \"kind\"");
+        goto out;
+    }
+    record_init(r, (uint64_t)json_integer_value(id));
+    int k = rec_kind_from_name(kind);
+    if (k < 0) {
+        snprintf(err, errlen, "unknown kind \"%.40s\"", kind);
+        goto out;
+    }
+    r->kind = (enum rec_kind)k;
+    int64_t st = opt_int(o, "http_status");
+    r->http_status = st > 0 && st < 1000 ? (int)st : 0;
+    if (time_from(o, "sched_ns", &r->sched_ns) || time_from(o, "sent_ns", &r->sent_ns) ||
+        time_from(o, "first_ns", &r->first_ns) ||
+        time_from(o, "first_content_ns", &r->first_content_ns) ||
+        time_from(o, "last_ns", &r->last_ns) || time_from(o, "end_ns", &r->end_ns)) {
+        snprintf(err, errlen, "a time field is not a non-negative integer or null");
+        goto out;
+    }
+    if (r->sched_ns == LL_NO_TIME) {
+        snprintf(err, errlen, "\"sched_ns\" is null");
+        goto out;
+    }
+    int64_t v = opt_int(o, "max_gap_ns");
+    r->max_gap_ns = v > 0 ? (uint64_t)v : 0;
+    v = opt_int(o, "prompt_tokens");
+    r->prompt_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    r->prompt_tokens_server = opt_int(o, "prompt_tokens_server");
+    r->cached_tokens = opt_int(o, "cached_tokens");
+    v = opt_int(o, "max_tokens");
+    r->max_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    v = opt_int(o, "output_tokens");
+    r->output_tokens = v > 0 ? (uint64_t)v : 0;
+    const char *src = json_string_value(json_object_get(o, "tokens_source"));
+    r->tokens_source = REC_TOKENS_USAGE;
+    for (int i = 0; src && i < 3; i++)
+        if (strcmp(src, rec_tokens_source_name((enum rec_tokens_source)i)) == 0)
+            r->tokens_source = (enum rec_tokens_source)i;
+    v = opt_int(o, "events");
+    r->events = v > 0 ? (uint64_t)v : 0;
+    r->retry_after_ms = opt_int(o, "retry_after_ms");
+    v = opt_int(o, "worker");
+    r->worker = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    r->user = opt_int(o, "user");
+    r->warmup = json_is_true(json_object_get(o, "warmup"));
+    v = opt_int(o, "step");
+    r->step = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+    const char *detail = json_string_value(json_object_get(o, "detail"));
+    if (detail)
+        snprintf(r->detail, sizeof r->detail, "%s", detail);
+    if (cls && cls_len) {
+        const char *c = json_string_value(json_object_get(o, "class"));
+        cls[0] = '\0';
+        if (c && strlen(c) < cls_len)
+            memcpy(cls, c, strlen(c) + 1);
+    }
+    rc = 0;
+out:
+    json_decref(o);
+    return rc;
+}
+
+int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
+                           size_t errlen)
+{
+    return record_parse(line, len, r, NULL, 0, err, errlen);
+}
+
+int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
+                       const struct sweep_settings *set, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    int rc = 0;
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    if (from && fseeko(f, (off_t)from, SEEK_SET) != 0) {
+        snprintf(err, errlen, "%s: seek: %s", path, strerror(errno));
+        rc = LL_E_IO;
+        goto out;
+    }
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        struct record r;
+        char why[200], cls[SWEEP_CLASS_NAME_MAX];
+        if (got == 1 && line[0] == '\n')
+            continue;
+        if (record_parse(line, (size_t)got, &r, cls, sizeof cls, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
+            rc = LL_E_INVAL;
+            goto out;
+        }
+        if (r.step < 0)
+            continue;
+        r.cls = cls[0] ? cls : NULL;
+        for (size_t i = 0; i < n; i++) {
+            if (steps[i].f.index == (uint32_t)r.step) {
+                sweep_step_add_record(&steps[i], &r, set);
+                break;
+            }
+        }
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read: %s", path, strerror(errno));
+        rc = LL_E_IO;
+    }
+out:
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+static json_t *pct_json(const uint64_t *v, int any)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < SWEEP_NPCT; i++)
+        jset(o, sweep_pct_keys[i], any ? ju64(v[i]) : json_null());
+    return o;
+}
+
+/* summary.json's steps[].classes[k]: class k of s. */
+static json_t *class_json(const struct sweep_step *s, size_t k)
+{
+    const struct sweep_class *c = &s->classes[k];
+    const struct stats *st = &c->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    char buf[96];
+    json_t *o = json_object();
+    jset(o, "name", json_string(s->f.classes[k].name));
+    if (c->have_slo) {
+        slo_format(&c->slo, buf, sizeof buf);
+        jset(o, "slo", json_string(buf));
+    } else {
+        jset(o, "slo", json_null());
+    }
+    jset(o, "slo_source", !c->have_slo ? json_null()
+                          : json_string(slo_is_set(&s->f.classes[k].own_slo) ? "class"
+                                                                              : "sweep"));
+    jset(o, "scheduled", ju64(st->scheduled));
+    jset(o, "ok", ju64(st->by_kind[REC_OK]));
+    jset(o, "failed", ju64(stats_failed(st)));
+    jset(o, "slo_met", ju64(st->slo_met));
+    jset(o, "achieved_rps", jnum(c->achieved_rps));
+    jset(o, "completed_rps", jnum(c->completed_rps));
+    jset(o, "goodput_rps", jnum(c->goodput_rps));
+    jset(o, "attainment", jnum(c->attainment));
+    jset(o, "error_rate", jnum(c->error_rate));
+    json_t *lat = json_object();
+    jset(lat, "ttft", pct_json(c->ttft_ns, ok));
+    jset(lat, "tpot", pct_json(c->tpot_ns, hist_count(st->tpot) > 0));
+    jset(lat, "e2e", pct_json(c->e2e_ns, ok));
+    jset(o, "latency_ns", lat);
+    jset(o, "slo_pass", json_boolean(c->slo_pass));
+    jset(o, "fail_reason", c->slo_pass ? json_null() : json_string(c->fail_reason));
+    return o;
+}
+
+static json_t *step_json(const struct sweep_step *s)
+{
+    json_t *o = json_object();
+    const struct stats *st = &s->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    jset(o, "step", ju64(s->f.index));
+    jset(o, "repeat", ju64(s->f.repeat));
+    jset(o, "kind", json_string(s->f.recovery ? "recovery" : "load"));
+    jset(o, "offered_rps", json_real(s->f.offered_rps));
+    jset(o, "overload_rps", s->f.overload_rps > 0 ? json_real(s->f.overload_rps) : json_null());
+    jset(o, "start_offset_ns", ju64(s->f.start_offset_ns));
+    jset(o, "duration_ns", ju64(s->f.duration_ns));
+    jset(o, "warmup_ns", ju64(s->f.warmup_ns));
+    jset(o, "window_ns", ju64(s->f.window_ns));
+    jset(o, "scheduled", ju64(st->scheduled));
+    jset(o, "ok", ju64(st->by_kind[REC_OK]));
+    jset(o, "failed", ju64(stats_failed(st)));
+    jset(o, "slo_met", ju64(st->slo_met));
+    jset(o, "achieved_rps", jnum(s->achieved_rps));
+    jset(o, "completed_rps", jnum(s->completed_rps));
+    jset(o, "goodput_rps", jnum(s->goodput_rps));
+    jset(o, "attainment", jnum(s->attainment));
+    jset(o, "input_tokens_per_s", jnum(s->input_tps));
+    jset(o, "output_tokens_per_s", jnum(s->output_tps));
+    jset(o, "error_rate", jnum(s->error_rate));
+    json_t *kinds = json_object();
+    for (int k = 1; k < REC_KIND_COUNT; k++)
+        jset(kinds, rec_kind_name((enum rec_kind)k), ju64(st->by_kind[k]));
+    jset(o, "errors_by_kind", kinds);
+    json_t *lat = json_object();
+    jset(lat, "ttft", pct_json(s->ttft_ns, ok));
+    jset(lat, "tpot", pct_json(s->tpot_ns, hist_count(st->tpot) > 0));
+    jset(lat, "itl", pct_json(s->itl_ns, hist_count(st->itl_req) > 0));
+    jset(lat, "e2e", pct_json(s->e2e_ns, ok));
+    jset(lat, "schedule_lateness", pct_json(s->lateness_ns, hist_count(s->f.lateness) > 0));
+    jset(o, "latency_ns", lat);
+    json_t *ci = json_object();
+    jset(ci, "confidence", json_real(0.95));
+    jset(ci, "lo", s->ci_valid ? ju64(s->ttft_p99_ci_lo_ns) : json_null());
+    jset(ci, "hi", s->ci_valid && s->ttft_p99_ci_hi_ns ? ju64(s->ttft_p99_ci_hi_ns)
+                                                       : json_null());
+    jset(o, "ttft_p99_ci_ns", ci);
+    json_t *ss = json_object();
+    jset(ss, "steady", json_boolean(s->steady));
+    jset(ss, "reason", s->steady ? json_null() : json_string(s->steady_reason));
+    jset(ss, "ttft_p99_first_half_ns", hist_count(s->ttft_h1) ? ju64(s->ttft_p99_h1_ns)
+                                                              : json_null());
+    jset(ss, "ttft_p99_second_half_ns", hist_count(s->ttft_h2) ? ju64(s->ttft_p99_h2_ns)
+                                                               : json_null());
+    jset(ss, "inflight_growth", jnum(s->inflight_growth));
+    jset(o, "steady_state", ss);
+    json_t *inf = json_object();
+    jset(inf, "mean", jnum(s->f.inflight_mean));
+    jset(inf, "max", jnum(s->f.inflight_max));
+    jset(o, "inflight", inf);
+    jset(o, "slo_pass", json_boolean(s->slo_pass));
+    jset(o, "fail_reason", s->slo_pass ? json_null() : json_string(s->fail_reason));
+    jset(o, "verdict", json_string(sweep_step_verdict(s, 0)));
+    jset(o, "invalid", json_boolean(s->invalid));
+    jset(o, "invalid_reason", s->invalid ? json_string(s->invalid_reason) : json_null());
+    jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
+    json_t *srv = sweep_server_json(s);
+    if (srv)
+        jset(o, "server", srv);
+    if (s->f.n_classes) {
+        json_t *arr = json_array();
+        for (size_t k = 0; k < s->f.n_classes; k++)
+            json_array_append_new(arr, class_json(s, k));
+        jset(o, "classes", arr);
+    }
+    return o;
+}
+
+static json_t *time_or_null(uint64_t t)
+{
+    return t == LL_NO_TIME ? json_null() : ju64(t);
+}
+
+json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, size_t n_points,
+                           const struct sweep_findings *fd, const struct sweep_settings *set,
+                           const char *stop_reason, json_t *run_json)
+{
+    json_t *root = json_object();
+    json_t *cfg = json_object_get(run_json, "config");
+    jset(root, "schema", json_string(SWEEP_SUMMARY_SCHEMA));
+    jset(root, "version", json_string(LL_VERSION));
+    json_t *url = json_object_get(cfg, "url"), *model = json_object_get(cfg, "model");
+    jset(root, "target_url", url ? json_incref(url) : json_null());
+    jset(root, "model", model ? json_incref(model) : json_null());
+    jset(root, "settings", sweep_settings_json(set));
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, step_json(&steps[i]));
+    jset(root, "steps", arr);
+    arr = json_array();
+    for (size_t i = 0; i < n_points; i++) {
+        const struct sweep_point *p = &points[i];
+        json_t *o = json_object();
+        jset(o, "offered_rps", json_real(p->offered_rps));
+        jset(o, "runs", ju64(p->n));
+        jset(o, "goodput_rps", jnum(p->goodput_rps));
+        jset(o, "goodput_rps_ci95", jnum(p->goodput_ci));
+        jset(o, "completed_rps", jnum(p->completed_rps));
+        jset(o, "completed_rps_ci95", jnum(p->completed_ci));
+        jset(o, "attainment", jnum(p->attainment));
+        jset(o, "attainment_ci95", jnum(p->attainment_ci));
+        jset(o, "ttft_p99_ms", jnum(p->ttft_p99_ms));
+        jset(o, "ttft_p99_ms_ci95", jnum(p->ttft_p99_ci_ms));
+        jset(o, "error_rate", jnum(p->error_rate));
+        jset(o, "pass", json_boolean(p->pass));
+        json_array_append_new(arr, o);
+    }
+    jset(root, "points", arr);
+    json_t *f = json_object();
+    jset(f, "slo_capacity_rps", fd->capacity_found ? json_real(fd->capacity_rps) : json_null());
+    jset(f, "capacity_is_lower_bound", json_boolean(fd->none_failed));
+    jset(f, "next_failing_rps", fd->next_fails ? json_real(fd->next_fail_rps) : json_null());
+    jset(f, "next_failing_reason", fd->next_fails ? json_string(fd->next_fail_reason)
+                                                  : json_null());
+    jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());
+    jset(f, "knee_slope_below", jnum(fd->knee.slope_below));
+    jset(f, "knee_slope_above", jnum(fd->knee.slope_above));
+    jset(f, "operate_at_rps", fd->capacity_found ? json_real(fd->operate_rps) : json_null());
+    jset(f, "headroom", json_real(set->headroom));
+    jset(f, "forecast_rps", set->forecast_rps > 0 ? json_real(set->forecast_rps) : json_null());
+    jset(f, "replicas_needed", fd->replicas_needed ? ju64(fd->replicas_needed) : json_null());
+    jset(f, "cost_per_million_output_tokens_at_capacity", jnum(fd->cost_at_capacity));
+    json_t *rec = json_object();
+    jset(rec, "ran", json_boolean(fd->have_recovery));
+    int hr = fd->have_recovery;
+    jset(rec, "offered_rps", hr ? json_real(fd->recovery_rps) : json_null());
+    jset(rec, "overload_rps", hr && fd->overload_rps > 0 ? json_real(fd->overload_rps)
+                                                        : json_null());
+    jset(rec, "switch_ns", hr ? ju64(fd->switch_ns) : json_null());
+    jset(rec, "backlog_at_switch", hr ? jnum(fd->backlog_at_switch) : json_null());
+    jset(rec, "first_miss_ns", hr ? time_or_null(fd->recovery.first_miss_ns) : json_null());
+    jset(rec, "last_miss_ns", hr ? time_or_null(fd->recovery.last_miss_ns) : json_null());
+    jset(rec, "back_in_slo_ns", hr ? time_or_null(fd->recovery.back_ns) : json_null());
+    jset(rec, "recovered", json_boolean(hr && fd->recovery.recovery_ns != LL_NO_TIME));
+    jset(rec, "recovery_ns", hr ? time_or_null(fd->recovery.recovery_ns) : json_null());
+    jset(f, "recovery", rec);
+    jset(f, "drain_ns", ju64(fd->drain_ns));
+    jset(f, "slo_missed", json_boolean(fd->slo_missed));
+    jset(f, "stop_reason", stop_reason && *stop_reason ? json_string(stop_reason) : json_null());
+    if (fd->n_classes) {
+        json_t *carr = json_array();
+        for (size_t k = 0; k < fd->n_classes; k++) {
+            const struct sweep_class_finding *cf = &fd->classes[k];
+            json_t *co = json_object();
+            char buf[96];
+            jset(co, "name", json_string(cf->name));
+            if (cf->have_slo) {
+                slo_format(&cf->slo, buf, sizeof buf);
+                jset(co, "slo", json_string(buf));
+            } else {
+                jset(co, "slo", json_null());
+            }
+            jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps)
+                                                            : json_null());
+            jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));
+            jset(co, "next_failing_rps", cf->next_fails ? json_real(cf->next_fail_rps)
+                                                        : json_null());
+            jset(co, "next_failing_reason", cf->next_fails ? json_string(cf->next_fail_reason)
+                                                           : json_null());
+            jset(co, "ttft_p99_ns_at_slo_capacity",
+                 cf->at_capacity ? ju64(cf->ttft_p99_at_capacity_ns) : json_null());
+            jset(co, "tpot_p99_ns_at_slo_capacity",
+                 cf->at_capacity && cf->tpot_p99_at_capacity_ns
+                     ? ju64(cf->tpot_p99_at_capacity_ns) : json_null());
+            json_array_append_new(carr, co);
+        }
+        jset(f, "classes", carr);
+    }
+    char *text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
+    sweep_findings_text(fd, set, stop_reason, text, SWEEP_FINDINGS_TEXT_MAX);
+    jset(f, "text", json_string(text));
+    free(text);
+    jset(root, "findings", f);
+    return root;
+}

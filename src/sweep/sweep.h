@@ -1,0 +1,478 @@
+/* sweep.h: the analysis of a sweep of offered loads (`llmload sweep`,
+ * `llmload report`): per-step figures built from the step's records, the
+ * steady-state verdict, the stop conditions, and the findings (SLO
+ * capacity, saturation knee, headroom, forecast, cost, recovery).
+ *
+ * Every per-step figure is computed from two inputs only: the step's lines
+ * of requests.jsonl (fed one record at a time) and the facts the driver
+ * knew and the records cannot tell (struct sweep_facts, one line of
+ * steps.jsonl). The sweep and `llmload report DIR` go through the same
+ * functions, so a rebuilt report equals the live one. docs/sweep.md states
+ * every rule below in words. */
+#ifndef LL_SWEEP_H
+#define LL_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "driver/driver.h"
+#include "measure/hist.h"
+#include "measure/record.h"
+#include "measure/slo.h"
+#include "measure/stats.h"
+
+/* Percentiles of each latency row: p50 p90 p95 p99 p99.9 max. */
+#define SWEEP_NPCT 6
+extern const double sweep_pcts[SWEEP_NPCT];       /* 50, 90, 95, 99, 99.9, 100 */
+extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
+
+/* Defaults of the sweep's analysis flags. */
+#define SWEEP_DEFAULT_ATTAINMENT 0.99
+#define SWEEP_DEFAULT_MAX_ERROR_RATE 0.10
+#define SWEEP_DEFAULT_HEADROOM 0.8
+/* Without --ttft-limit the safety limit is this many times the SLO's TTFT,
+ * or SWEEP_DEFAULT_TTFT_LIMIT_NS when the SLO has no TTFT. */
+#define SWEEP_TTFT_LIMIT_SLO_FACTOR 20
+#define SWEEP_DEFAULT_TTFT_LIMIT_NS (30 * LL_NS_PER_SEC)
+/* Steady-state rule: the second half's TTFT p99 is more than
+ * SWEEP_TAIL_GROWTH times the first half's and more than
+ * SWEEP_TAIL_GROWTH_MIN_NS above it; or the in-flight count grew over the
+ * window by more than max(SWEEP_BACKLOG_MIN, SWEEP_BACKLOG_FRACTION x its
+ * mean, SWEEP_BACKLOG_NOISE x sqrt(its mean)) (the last term is the
+ * Poisson noise of a count with that mean). */
+#define SWEEP_TAIL_GROWTH 1.5
+#define SWEEP_TAIL_GROWTH_MIN_NS (100 * LL_NS_PER_MS)
+#define SWEEP_BACKLOG_MIN 4.0
+#define SWEEP_BACKLOG_FRACTION 0.5
+#define SWEEP_BACKLOG_NOISE 3.0
+/* Goodput is "falling" at a point when it is below this fraction of the
+ * best goodput of the points before the last two. */
+#define SWEEP_GOODPUT_FALL 0.95
+/* Recovery: latency is back inside the SLO at the first request after the
+ * recovery window's last miss, provided at least this much of the window
+ * is left after it to show that it stays back (sweep_recovery_measure). */
+#define SWEEP_RECOVERY_TAIL_NS (1 * LL_NS_PER_SEC)
+
+/* The sweep's analysis settings (run.json "config"."sweep" keeps them). */
+struct sweep_settings {
+    struct slo slo;              /* per-request thresholds; all 0 = no SLO */
+    double attainment;           /* fraction (0, 1] of scheduled requests that must meet the SLO */
+    double max_error_rate;       /* fraction [0, 1]: stop above it */
+    uint64_t ttft_limit_ns;      /* stop when a step's TTFT p99 is above it; 0 = none */
+    double headroom;             /* fraction (0, 1]: operate at this share of capacity */
+    double forecast_rps;         /* req/s forecast peak; 0 = none */
+    double cost_per_hour;        /* price of one replica per hour; 0 = none */
+    uint32_t replicas;           /* replicas behind the URL (>= 1) */
+    double expect_capacity_rps;  /* exit 1 when the SLO capacity is below it; 0 = none */
+    int expect_slo;              /* exit 1 when any step (not the recovery) misses the SLO */
+    int auto_rates;              /* 1: --rates auto (the plateau and range stops apply) */
+    double estimate_rps;         /* auto: the probe's capacity estimate; 0 = none */
+};
+
+/* Fill s with the defaults above (no SLO, one replica). */
+void sweep_settings_init(struct sweep_settings *s);
+
+/* What the server's /metrics said over one step's window, joined live by
+ * `llmload sweep` (scrape_join, SCRAPE_SPAN_INNER) and kept in steps.jsonl
+ * ("server") so `llmload report` rebuilds it. A figure the engine does not
+ * export, or that no ok scrape covered, is NAN. */
+struct sweep_server {
+    int present;                 /* 1: the sweep scraped during this step */
+    uint64_t scrapes, failed;    /* scrapes whose time is in the window; failed = gaps */
+    char engine[16];             /* "vllm", ..., "unknown"; "" when no ok scrape */
+    double waiting_mean, waiting_max;   /* requests queued in the server */
+    double running_mean, running_max;   /* requests in the running batch */
+    double kv_mean, kv_max;      /* KV cache in use, fraction 0..1 */
+    double preemptions;          /* counter increase over the span */
+    double generation_tokens;    /* tokens, counter increase over the span */
+    double prompt_tokens;        /* tokens, counter increase over the span */
+    double ttft_p50_s, ttft_p99_s; /* s, from the TTFT histogram's increase over the span */
+    int ttft_p99_lower_bound;    /* 1: p99 lies in the +Inf bucket (a lower bound) */
+    int has_span;                /* 1: span_*_ns below hold */
+    uint64_t span_from_ns;       /* ns since the step's start: the scrapes the counter */
+    uint64_t span_to_ns;         /* deltas run between (the client's tokens use the same) */
+};
+
+/* Mark srv as "not scraped": present 0, every figure NAN. */
+void sweep_server_clear(struct sweep_server *srv);
+
+/* Traffic classes (--workload FILE): a sweep breaks out each class of a
+ * file that defines two or more. Names fit SWEEP_CLASS_NAME_MAX bytes (NUL
+ * included, as WL_NAME_MAX); at most SWEEP_MAX_CLASSES (WL_MAX_CLASSES). */
+#define SWEEP_CLASS_NAME_MAX 64
+#define SWEEP_MAX_CLASSES 256
+
+/* What the sweep knew about one traffic class in one step (steps.jsonl's
+ * "classes"): its name, its own SLO, and how many of its requests the
+ * schedule produced in the window. */
+struct sweep_class_facts {
+    char name[SWEEP_CLASS_NAME_MAX]; /* as records carry it in "class" */
+    struct slo own_slo;          /* the class's own thresholds; all 0 = the sweep's apply */
+    uint64_t scheduled;          /* window requests of the class (driver); 0 = count its
+                                  * window records instead */
+};
+
+/* What the sweep knew about one step beyond its records: one line of
+ * steps.jsonl. Owned pointers are freed by sweep_step_free. */
+struct sweep_facts {
+    uint32_t index;              /* step index, as in the records' "step" */
+    uint32_t repeat;             /* 0-based repetition of this rate */
+    int recovery;                /* 1: the recovery step */
+    double offered_rps;          /* req/s, the schedule's rate (the recovery step: after
+                                  * the switch) */
+    double overload_rps;         /* req/s, recovery step only: the rate of its overload
+                                  * lead-in, which is its warm-up (warmup_ns long); the
+                                  * rate switches to offered_rps at warmup_ns. 0 = none */
+    uint64_t start_offset_ns;    /* ns, step start since the sweep's start */
+    uint64_t duration_ns;        /* ns, offering time including warm-up */
+    uint64_t warmup_ns;          /* ns, discarded warm-up */
+    uint64_t window_ns;          /* ns, the measurement window (driver) */
+    uint64_t elapsed_ns;         /* ns, step start to its last record */
+    uint64_t scheduled;          /* window requests the schedule produced (driver) */
+    double inflight_mean;        /* requests, time-weighted over the window */
+    double inflight_max;         /* requests */
+    int interrupted;             /* a signal stopped the step */
+    struct hist *lateness;       /* ns, generator lateness; owned, never NULL after init */
+    struct driver_sample *series;/* in-flight samples; owned, n_series of them */
+    size_t n_series;
+    struct sweep_server server;  /* server metrics over the window (present 0 = none) */
+    struct sweep_class_facts *classes; /* owned; n_classes of them (0 = no breakdown);
+                                  * allocated by sweep_step_classes_init */
+    size_t n_classes;
+};
+
+/* What the recovery step measured (sweep_recovery_measure). Times are sched_ns
+ * of requests, from the step's start (the start of its overload lead-in). */
+struct sweep_recovery {
+    uint64_t first_miss_ns;      /* first window request that missed; LL_NO_TIME = none */
+    uint64_t last_miss_ns;       /* last window request that missed; LL_NO_TIME = none */
+    uint64_t back_ns;            /* first window request after the last miss: latency is
+                                  * back inside the SLO for good from here; the window's
+                                  * start when nothing missed; LL_NO_TIME = not back
+                                  * within the step */
+    uint64_t recovery_ns;        /* back_ns - the window's start (the switch); 0 when
+                                  * nothing missed; LL_NO_TIME = not back within the step */
+};
+
+/* One traffic class within a step: what its records add up to and the
+ * derived figures, counted like the step's own, against the class's SLO
+ * (its own thresholds when it has any, else the sweep's). Pairs with
+ * sweep_facts.classes[] at the same index. */
+struct sweep_class {
+    /* fed by sweep_step_add_record */
+    struct stats stats;          /* window records of the class (warm-up excluded) */
+    uint64_t ok_ended_in_window; /* ok records of the class that ended inside the window */
+    uint64_t met_ended_in_window;/* ...of them, those that met its SLO (all without one) */
+    uint64_t sent_in_window;     /* its window records sent before the window closed */
+    /* derived by sweep_step_finish */
+    int have_slo;                /* 1: its effective SLO has a threshold */
+    struct slo slo;              /* its effective SLO (own, else the sweep's) */
+    double achieved_rps;         /* req/s, sent_in_window / window */
+    double completed_rps;        /* req/s, ok_ended_in_window / window */
+    double goodput_rps;          /* req/s, met_ended_in_window / window */
+    double attainment;           /* fraction, met / scheduled; NAN without an SLO or
+                                  * without a scheduled request */
+    double error_rate;           /* fraction of its window records not ok */
+    uint64_t ttft_ns[SWEEP_NPCT], tpot_ns[SWEEP_NPCT], e2e_ns[SWEEP_NPCT];
+    int slo_pass;                /* 1: attainment at the target (no SLO: error rate in the
+                                  * limit) and the step steady; a class with no
+                                  * request in the window passes */
+    char fail_reason[160];       /* why it fails, "" when it passes */
+};
+
+/* One step: its facts, what its records add up to, and the derived
+ * figures (valid after sweep_step_finish). */
+struct sweep_step {
+    struct sweep_facts f;
+    /* fed by sweep_step_add_record */
+    struct stats stats;          /* window records (warm-up excluded) */
+    struct hist *ttft_h1;        /* ns, ok window records scheduled in the first half */
+    struct hist *ttft_h2;        /* ns, ... in the second half */
+    uint64_t ok_ended_in_window; /* ok records (warm-up ones too) that ended inside the window */
+    uint64_t met_ended_in_window;/* ...of them, those that met the SLO (all of them without one) */
+    uint64_t prompt_tokens_ended;/* tokens, of ok records that ended inside the window */
+    uint64_t output_tokens_ended;/* tokens, likewise */
+    uint64_t sent_in_window;     /* window records sent before the window closed */
+    double client_tokens_in_span;/* tokens, output tokens of every record of the step
+                                  * (warm-up and failed ones too) received inside the
+                                  * server span (f.server.span_*): the first at first_ns,
+                                  * the rest spread evenly over (first_ns, last_ns] */
+    uint64_t *met_sched_ns;      /* sched_ns of each window record but cancelled ones,
+                                  * in finish order (sorted by sweep_recovery_measure) */
+    unsigned char *met;          /* 1 when that record met the SLO (ok when there is none) */
+    size_t n_met, cap_met;
+    /* derived */
+    double achieved_rps;         /* req/s, sent_in_window / window */
+    double completed_rps;        /* req/s, ok_ended_in_window / window */
+    double goodput_rps;          /* req/s, window records that met the SLO / window; no SLO: ok ones */
+    double attainment;           /* fraction, met / scheduled; NAN without an SLO */
+    double input_tps, output_tps;/* tokens/s, ok window records / window */
+    double error_rate;           /* fraction of window records not ok */
+    uint64_t ttft_ns[SWEEP_NPCT], tpot_ns[SWEEP_NPCT], itl_ns[SWEEP_NPCT], e2e_ns[SWEEP_NPCT];
+    uint64_t lateness_ns[SWEEP_NPCT];
+    uint64_t ttft_p99_h1_ns, ttft_p99_h2_ns; /* 0 when that half has no ok record */
+    double inflight_growth;      /* requests: in-flight slope over the window's second
+                                  * half, times the window */
+    int ci_valid;                /* 1: ttft_p99_ci_lo_ns is a bound */
+    uint64_t ttft_p99_ci_lo_ns;  /* ns, 95% order-statistic interval of p99 TTFT */
+    uint64_t ttft_p99_ci_hi_ns;  /* ns; 0 = unbounded (too few samples) */
+    int steady;                  /* 1: backlog not growing, TTFT tail not rising */
+    char steady_reason[160];     /* why not steady, "" when steady */
+    int slo_pass;                /* 1: meets the SLO at the attainment and is steady */
+    char fail_reason[160];       /* why it fails, "" when it passes */
+    int invalid;                 /* 1: the generator fell behind this step's schedule
+                                  * (lateness p99 over 1 ms, as for `run`): its
+                                  * figures include the client's delay */
+    char invalid_reason[96];     /* why, "" when valid */
+    double cost_per_mtok;        /* cost per million output tokens; NAN = no cost given */
+    struct sweep_recovery recovery; /* recovery step only (all LL_NO_TIME otherwise) */
+    double backlog_at_switch;    /* requests in flight at the switch (the last in-flight
+                                  * sample at or before it); NAN without a lead-in */
+    struct sweep_class *classes; /* owned; f.n_classes of them, NULL when 0 */
+};
+
+/* Make s empty (facts zeroed, histograms allocated). Undo with
+ * sweep_step_free. Aborts on out of memory. */
+void sweep_step_init(struct sweep_step *s);
+
+/* Free what s owns and zero it. Safe on a zeroed struct and twice. */
+void sweep_step_free(struct sweep_step *s);
+
+/* Give s n traffic classes (1 <= n <= SWEEP_MAX_CLASSES), once, before
+ * any record is added: s->f.classes (zeroed facts, for the caller to
+ * fill) and s->classes (empty). Aborts on out of memory. */
+void sweep_step_classes_init(struct sweep_step *s, size_t n);
+
+/* The index of the class named name in s->f.classes, or -1 (also when
+ * name is NULL). */
+int sweep_step_class_find(const struct sweep_step *s, const char *name);
+
+/* Add one record of this step (r->step == s->f.index). Warm-up records
+ * only count towards ok_ended_in_window. Needs s->f (warmup_ns,
+ * duration_ns) set first. With classes, the record also counts towards
+ * the class whose name is r->cls (a record of no known class counts only
+ * in the step's total). */
+void sweep_step_add_record(struct sweep_step *s, const struct record *r,
+                           const struct sweep_settings *set);
+
+/* Compute the derived figures of s from what was added and s->f. */
+void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
+
+/* The step's one-word verdict, in the order that wins: recovery, INVALID,
+ * unstable, SLO miss, ok; csv: the steps.csv spelling (recovery, invalid,
+ * unstable, slo_miss, ok). Valid after sweep_step_finish. */
+const char *sweep_step_verdict(const struct sweep_step *s, int csv);
+
+/* ---- the pure parts (unit tested on their own) ------------------------ */
+
+/* Ranks (1-based) of the order statistics that bracket the q-quantile
+ * (0 < q < 1) of n samples with confidence conf (e.g. 0.95), from the
+ * binomial distribution: P(X(lo) <= x_q <= X(hi)) >= conf, each tail at
+ * most (1 - conf) / 2. *hi is 0 when no rank up to n is high enough, *lo
+ * is 0 when none is low enough. Returns 0, or LL_E_INVAL for bad
+ * arguments (n == 0 included). */
+int sweep_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint64_t *hi);
+
+/* The least-squares slope of y on x over n points (0 when n < 2 or every
+ * x is equal). */
+double sweep_slope(const double *x, const double *y, size_t n);
+
+/* A two-segment (hinge) fit y = a + b x + c max(0, x - k). */
+struct sweep_knee {
+    int found;                   /* 1: the slope above k is under half the slope below */
+    double knee_x;               /* k, in x units */
+    double slope_below;          /* b */
+    double slope_above;          /* b + c */
+    double y_at_knee;            /* a + b k */
+    double sse;                  /* residual sum of squares */
+};
+
+/* Fit the hinge to n points (x need not be sorted; n >= 4 for a result;
+ * k ranges between the second smallest and the second largest x). Fills
+ * *out (found 0 when n < 4 or no bend). */
+void sweep_knee_fit(const double *x, const double *y, size_t n, struct sweep_knee *out);
+
+/* Steady-state verdict from a step's numbers (see the rule at
+ * SWEEP_TAIL_GROWTH). Writes the reason when unsteady into reason (may be
+ * "" otherwise). Returns 1 when steady. */
+int sweep_steady_verdict(uint64_t ttft_p99_h1_ns, uint64_t ttft_p99_h2_ns,
+                         double inflight_growth, double inflight_mean, char *reason,
+                         size_t len);
+
+/* Recovery: n window requests as (sched_ns, met) in any order, scheduled
+ * in the window [from_ns, to_ns) that starts at the rate switch. Latency
+ * is back inside the SLO at the first request after the last miss (so
+ * every request scheduled from then on met it), provided that request is
+ * at least min_tail_ns before to_ns: a window whose last min_tail_ns hold
+ * a miss, or no request after it, has not shown a recovery. No miss at
+ * all: back at from_ns, recovery 0. Fills *out (see struct
+ * sweep_recovery). The arrays are sorted by sched_ns in place. */
+void sweep_recovery_measure(uint64_t *sched_ns, unsigned char *met, size_t n, uint64_t from_ns,
+                            uint64_t to_ns, uint64_t min_tail_ns, struct sweep_recovery *out);
+
+/* Cost per million output tokens of replicas replicas at cost_per_hour
+ * each, producing output_tps tokens/s. NAN when any input is <= 0. */
+double sweep_cost_per_mtok(double cost_per_hour, uint32_t replicas, double output_tps);
+
+/* Replicas needed for forecast_rps when replicas replicas serve
+ * capacity_rps and each should run at headroom of its share. 0 when any
+ * input is <= 0. */
+uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double headroom,
+                               uint32_t replicas);
+
+/* The 97.5% quantile of Student's t with df degrees of freedom (>= 1). */
+double sweep_t975(uint32_t df);
+
+/* ---- points, stops and findings --------------------------------------- */
+
+/* One offered rate: the mean over its repeats (one step when --repeat 1). */
+struct sweep_point {
+    double offered_rps;
+    size_t first_step;           /* index into the steps array of its first repeat */
+    uint32_t n;                  /* repeats */
+    double goodput_rps, goodput_ci;     /* mean, and half-width of its 95% interval (0 if n < 2) */
+    double completed_rps, completed_ci;
+    double attainment, attainment_ci;   /* NAN without an SLO */
+    double ttft_p99_ms, ttft_p99_ci_ms;
+    double error_rate;           /* mean */
+    double output_tps;           /* mean */
+    int pass;                    /* every repeat passes */
+    int steady;                  /* every repeat is steady */
+    const char *fail_reason;     /* borrowed from the first failing repeat; "" when passing */
+};
+
+/* Group the non-recovery steps into points by offered rate, in the order
+ * the rates first ran. points needs room for n entries. Returns the
+ * number of points. */
+size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep_point *points);
+
+/* The stop conditions, evaluated after the last point: error rate over the
+ * limit, TTFT p99 over the safety limit, goodput below its earlier peak two
+ * points in a row; with auto rates also a throughput plateau (completions
+ * up less than 5% over the last two points while the last is unsteady) and
+ * the offered rate reaching 2.5 times the estimate. Returns 1 and a
+ * one-line reason when the sweep should stop. */
+int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
+                     const struct sweep_settings *set, char *reason, size_t len);
+
+/* One traffic class's findings: its SLO capacity, found over the points
+ * as the sweep's (a point passes for the class when every repeat does),
+ * and its p99 latencies at the sweep's SLO capacity. Pointers borrow from
+ * the steps. */
+struct sweep_class_finding {
+    const char *name;
+    int have_slo;                /* its effective SLO has a threshold */
+    struct slo slo;              /* its effective SLO */
+    int own_slo;                 /* 1: the class's own thresholds, 0: the sweep's */
+    int capacity_found;
+    double capacity_rps;         /* req/s, the last passing point below its first failing one */
+    int next_fails;
+    double next_fail_rps;
+    const char *next_fail_reason;/* "" when none */
+    int none_failed;             /* 1: no point failed for it (a lower bound) */
+    int at_capacity;             /* 1: the two figures below hold (the sweep's capacity
+                                  * was found and the class had ok requests there) */
+    uint64_t ttft_p99_at_capacity_ns; /* ns, mean over the capacity point's repeats */
+    uint64_t tpot_p99_at_capacity_ns; /* ns, likewise; 0 when no TPOT */
+};
+
+struct sweep_findings {
+    int have_slo;
+    int capacity_found;          /* 1: some point passed before the first failing one */
+    double capacity_rps;         /* req/s, offered rate of that point */
+    size_t capacity_point;
+    int next_fails;              /* 1: a failing point follows the capacity point */
+    double next_fail_rps;
+    const char *next_fail_reason;/* borrowed from the steps; "" when none */
+    int none_failed;             /* 1: no point failed (the capacity is a lower bound) */
+    struct sweep_knee knee;      /* completions against achieved (sent) load: the same
+                                  * requests on both axes, so Poisson noise cancels */
+    double operate_rps;          /* headroom x capacity */
+    uint32_t replicas_needed;    /* for forecast_rps; 0 = no forecast */
+    double cost_at_capacity;     /* per million output tokens; NAN = none */
+    int have_recovery;
+    double recovery_rps;         /* req/s after the switch */
+    double overload_rps;         /* req/s of the lead-in; 0 = none */
+    uint64_t switch_ns;          /* lead-in length: the switch, from the step's start */
+    double backlog_at_switch;    /* requests in flight at the switch; NAN = unknown */
+    struct sweep_recovery recovery; /* as measured by the recovery step */
+    uint64_t drain_ns;           /* time the last loaded step took to drain after offering stopped */
+    int slo_missed;              /* some non-recovery step failed its SLO */
+    size_t n_classes;            /* traffic classes broken out (0 = none) */
+    struct sweep_class_finding classes[SWEEP_MAX_CLASSES]; /* the first n_classes, in
+                                  * the order of the first step's classes */
+};
+
+/* Findings over steps (n of them, in run order) and their points. */
+void sweep_findings_compute(const struct sweep_step *steps, size_t n,
+                            const struct sweep_point *points, size_t n_points,
+                            const struct sweep_settings *set, struct sweep_findings *out);
+
+/* Room for the findings text with every class: a buffer of this many
+ * bytes never truncates it. */
+#define SWEEP_FINDINGS_TEXT_MAX (2048 + SWEEP_MAX_CLASSES * 320)
+
+/* The findings in words: one line each, newline-terminated (one line per
+ * traffic class before the "stopped" line). Writes into buf (len bytes,
+ * truncated if short; SWEEP_FINDINGS_TEXT_MAX always suffices). */
+void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         const char *stop_reason, char *buf, size_t len);
+
+/* The steps (recovery aside) the generator fell behind on, as one line for
+ * the terminal and the report's banner: "2 of 8 steps (at 45, 50 req/s)
+ * are INVALID: ..." (the rates cut with ", ..." past about 130
+ * characters). Returns how many; buf gets "" when none. */
+size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len);
+
+/* Print the step table (one row per step) and then the findings text. */
+void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
+                       const struct sweep_settings *set);
+
+/* Print the per-class block (nothing without classes): one line per class
+ * with its SLO, its SLO capacity, the next point failing for it, and its
+ * TTFT and TPOT p99 at the sweep's SLO capacity. */
+void sweep_print_classes(FILE *f, const struct sweep_findings *fd);
+
+/* ---- JSON: steps.jsonl lines, settings, summary.json ------------------ */
+
+/* The server figures of step s beside the client's (summary.json's
+ * per-step "server"): NULL when the step was not scraped. Caller owns it. */
+json_t *sweep_server_json(const struct sweep_step *s);
+
+/* The steps.jsonl line of f (an object; caller owns it). */
+json_t *sweep_facts_json(const struct sweep_facts *f);
+
+/* Read a steps.jsonl object into s->f (s initialised). Returns 0, or
+ * LL_E_INVAL with a reason in err. */
+int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen);
+
+/* Settings as the "sweep" object of run.json's config, and back (absent
+ * keys keep their defaults). Caller owns the returned object. */
+json_t *sweep_settings_json(const struct sweep_settings *set);
+void sweep_settings_from_json(json_t *o, struct sweep_settings *set);
+
+/* Parse one requests.jsonl line (len bytes, no newline needed) into r.
+ * Returns 0, or LL_E_INVAL with a reason in err. */
+int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
+                           size_t errlen);
+
+/* Feed the lines of the records file at path from byte offset from on to
+ * the steps whose f.index matches each record's "step" (records of other
+ * steps are skipped). Returns 0, or LL_E_IO / LL_E_INVAL with "path:line:
+ * reason" in err. */
+int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
+                       const struct sweep_settings *set, char *err, size_t errlen);
+
+#define SWEEP_SUMMARY_SCHEMA "llmload.sweep/1"
+
+/* summary.json of a sweep (schema SWEEP_SUMMARY_SCHEMA, docs/formats.md).
+ * Caller owns the object. */
+json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, size_t n_points,
+                           const struct sweep_findings *fd, const struct sweep_settings *set,
+                           const char *stop_reason, json_t *run_json);
+
+#endif

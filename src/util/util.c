@@ -1,0 +1,408 @@
+/* util.c: error names, the clock, checked allocation, strict parsing. */
+#include "util/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *ll_strerror(int err)
+{
+    switch (err) {
+    case LL_OK: return "ok";
+    case LL_E_NOMEM: return "out of memory";
+    case LL_E_INVAL: return "invalid value";
+    case LL_E_PROTO: return "protocol error";
+    case LL_E_IO: return "I/O error";
+    case LL_E_FULL: return "full";
+    case LL_E_AGAIN: return "try again";
+    case LL_E_RANGE: return "out of range";
+    case LL_E_EOF: return "unexpected end of input";
+    case LL_E_NOTFOUND: return "not found";
+    }
+    return "unknown error";
+}
+
+uint64_t ll_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * LL_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static void oom(size_t size)
+{
+    fprintf(stderr, "llmload: out of memory allocating %zu bytes\n", size);
+    abort();
+}
+
+void *ll_malloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p)
+        oom(size);
+    return p;
+}
+
+void *ll_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom(n * size);
+    return p;
+}
+
+void *ll_realloc(void *p, size_t size)
+{
+    void *q = realloc(p, size ? size : 1);
+    if (!q)
+        oom(size);
+    return q;
+}
+
+char *ll_strdup(const char *s)
+{
+    return ll_strndup(s, strlen(s));
+}
+
+char *ll_strndup(const char *s, size_t n)
+{
+    char *p = ll_malloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+int ll_parse_double(const char *s, double *out)
+{
+    if (!s || !*s)
+        return LL_E_INVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0')
+        return LL_E_INVAL;
+    if (errno == ERANGE || !isfinite(v))
+        return LL_E_RANGE;
+    *out = v;
+    return 0;
+}
+
+static const char digit_pairs[201] =
+    "0001020304050607080910111213141516171819"
+    "2021222324252627282930313233343536373839"
+    "4041424344454647484950515253545556575859"
+    "6061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+size_t ll_u64_digits(uint64_t v)
+{
+    static const uint64_t pow10[20] = {
+        1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+        10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+        100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+        100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+        100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+    };
+#if defined(__GNUC__)
+    /* From the bit length: 1233/4096 is just above log10(2), so t is the
+     * digit count less one, or one more than that; one compare decides. */
+    unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+    return (size_t)t + 1 - ((v | 1) < pow10[t]);
+#else
+    size_t n = 1;
+    while (n < 20 && v >= pow10[n])
+        n++;
+    return n;
+#endif
+}
+
+size_t ll_fmt_u64(char *dst, uint64_t v)
+{
+    size_t n = ll_u64_digits(v);
+    char *p = dst + n;
+
+    /* Right to left, two digits per division by 100. */
+    while (v >= 100) {
+        unsigned i = (unsigned)(v % 100) * 2;
+        v /= 100;
+        p -= 2;
+        p[0] = digit_pairs[i];
+        p[1] = digit_pairs[i + 1];
+    }
+    if (v >= 10) {
+        p[-2] = digit_pairs[v * 2];
+        p[-1] = digit_pairs[v * 2 + 1];
+    } else {
+        p[-1] = (char)('0' + v);
+    }
+    return n;
+}
+
+int ll_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return LL_E_INVAL;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end != '\0')
+        return LL_E_INVAL;
+    if (errno == ERANGE)
+        return LL_E_RANGE;
+    *out = v;
+    return 0;
+}
+
+int ll_parse_count(const char *s, double *out)
+{
+    if (!s || !*s)
+        return LL_E_INVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s)
+        return LL_E_INVAL;
+    if (*end == 'k' || *end == 'K') {
+        v *= 1e3;
+        end++;
+    } else if (*end == 'M') {
+        v *= 1e6;
+        end++;
+    } else if (*end == 'G') {
+        v *= 1e9;
+        end++;
+    }
+    if (*end != '\0')
+        return LL_E_INVAL;
+    if (errno == ERANGE || !isfinite(v))
+        return LL_E_RANGE;
+    *out = v;
+    return 0;
+}
+
+int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
+                         uint64_t *out_ns)
+{
+    if (!s || !*s)
+        return LL_E_INVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s)
+        return LL_E_INVAL;
+    if (errno == ERANGE || !isfinite(v))
+        return LL_E_RANGE;
+    double unit;
+    if (*end == '\0')
+        unit = (double)default_unit_ns;
+    else if (strcmp(end, "ns") == 0)
+        unit = 1;
+    else if (strcmp(end, "us") == 0)
+        unit = 1e3;
+    else if (strcmp(end, "ms") == 0)
+        unit = 1e6;
+    else if (strcmp(end, "s") == 0)
+        unit = 1e9;
+    else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+        unit = 60e9;
+    else if (strcmp(end, "h") == 0)
+        unit = 3600e9;
+    else
+        return LL_E_INVAL;
+    if (v < 0)
+        return LL_E_RANGE;
+    double ns = v * unit;
+    if (ns >= 1.8e19)
+        return LL_E_RANGE;
+    *out_ns = (uint64_t)llround(ns);
+    return 0;
+}
+
+char *ll_fmt_duration(uint64_t ns, char *buf, size_t len)
+{
+    if (ns < 10 * LL_NS_PER_US)
+        snprintf(buf, len, "%.2fus", (double)ns / 1e3);
+    else if (ns < LL_NS_PER_MS)
+        snprintf(buf, len, "%.0fus", (double)ns / 1e3);
+    else if (ns < LL_NS_PER_SEC)
+        snprintf(buf, len, "%.2fms", (double)ns / 1e6);
+    else
+        snprintf(buf, len, "%.2fs", (double)ns / 1e9);
+    return buf;
+}
+
+int ll_http_list_has(const char *s, size_t n, const char *tok, int last)
+{
+    size_t tn = strlen(tok);
+    size_t i = 0;
+    int found = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == ','))
+            i++;
+        size_t start = i;
+        while (i < n && s[i] != ',')
+            i++;
+        size_t end = i;
+        while (end > start && (s[end - 1] == ' ' || s[end - 1] == '\t'))
+            end--;
+        if (end == start)
+            continue;
+        int is = end - start == tn && strncasecmp(s + start, tok, tn) == 0;
+        if (is && !last)
+            return 1;
+        found = is;
+    }
+    return found;
+}
+
+/* ---- HTTP-date ---------------------------------------------------------- */
+
+struct datecur {
+    const char *s;
+    size_t i, n;
+};
+
+static int dc_lit(struct datecur *c, const char *lit)
+{
+    size_t k = strlen(lit);
+    if (c->n - c->i < k || memcmp(c->s + c->i, lit, k) != 0)
+        return 0;
+    c->i += k;
+    return 1;
+}
+
+/* Exactly `digits` decimal digits (a leading space stands for a zero when
+ * pad_space: asctime's day). */
+static int dc_num(struct datecur *c, int digits, int pad_space, int *out)
+{
+    if (c->n - c->i < (size_t)digits)
+        return 0;
+    int v = 0;
+    for (int k = 0; k < digits; k++) {
+        char ch = c->s[c->i + (size_t)k];
+        if (ch == ' ' && pad_space && k == 0)
+            continue;
+        if (ch < '0' || ch > '9')
+            return 0;
+        v = v * 10 + (ch - '0');
+    }
+    c->i += (size_t)digits;
+    *out = v;
+    return 1;
+}
+
+/* A name from list (case-sensitive, as the grammar says), its index. */
+static int dc_name(struct datecur *c, const char *const *list, int count, int *out)
+{
+    for (int k = 0; k < count; k++) {
+        if (dc_lit(c, list[k])) {
+            *out = k;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int dc_time(struct datecur *c, int *h, int *m, int *sec)
+{
+    return dc_num(c, 2, 0, h) && dc_lit(c, ":") && dc_num(c, 2, 0, m) && dc_lit(c, ":") &&
+           dc_num(c, 2, 0, sec);
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; m 1..12). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+int ll_parse_http_date(const char *s, size_t n, int64_t now_s, int64_t *epoch_s)
+{
+    static const char *const wkday[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    static const char *const weekday[] = {"Monday", "Tuesday", "Wednesday", "Thursday",
+                                          "Friday", "Saturday", "Sunday"};
+    static const char *const month[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        n--;
+    struct datecur c = {s, 0, n};
+    while (c.i < n && (s[c.i] == ' ' || s[c.i] == '\t'))
+        c.i++;
+    int y, mon, d, h, m, sec, wd, two_digit = 0;
+    size_t start = c.i;
+    if (dc_name(&c, weekday, 7, &wd) && dc_lit(&c, ", ")) {
+        /* RFC 850: Sunday, 06-Nov-94 08:49:37 GMT */
+        if (!(dc_num(&c, 2, 0, &d) && dc_lit(&c, "-") && dc_name(&c, month, 12, &mon) &&
+              dc_lit(&c, "-") && dc_num(&c, 2, 0, &y) && dc_lit(&c, " ") &&
+              dc_time(&c, &h, &m, &sec) && dc_lit(&c, " GMT")))
+            return LL_E_INVAL;
+        two_digit = 1;
+    } else {
+        c.i = start;
+        if (!dc_name(&c, wkday, 7, &wd))
+            return LL_E_INVAL;
+        if (dc_lit(&c, ", ")) {
+            /* IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT */
+            if (!(dc_num(&c, 2, 0, &d) && dc_lit(&c, " ") && dc_name(&c, month, 12, &mon) &&
+                  dc_lit(&c, " ") && dc_num(&c, 4, 0, &y) && dc_lit(&c, " ") &&
+                  dc_time(&c, &h, &m, &sec) && dc_lit(&c, " GMT")))
+                return LL_E_INVAL;
+        } else {
+            /* asctime: Sun Nov  6 08:49:37 1994 */
+            if (!(dc_lit(&c, " ") && dc_name(&c, month, 12, &mon) && dc_lit(&c, " ") &&
+                  dc_num(&c, 2, 1, &d) && dc_lit(&c, " ") && dc_time(&c, &h, &m, &sec) &&
+                  dc_lit(&c, " ") && dc_num(&c, 4, 0, &y)))
+                return LL_E_INVAL;
+        }
+    }
+    if (two_digit) {
+        /* now's century, or the one before if that is over 50 years ahead */
+        int64_t days = now_s >= 0 ? now_s / 86400 : (now_s - 86399) / 86400;
+        int64_t now_y = 1970 + days / 366; /* a lower bound, then up to the year */
+        while (days_from_civil(now_y + 1, 1, 1) <= days)
+            now_y++;
+        int64_t cand = now_y - now_y % 100 + y;
+        int64_t at = days_from_civil(cand, mon + 1, d <= 28 ? d : 28) * 86400;
+        if (at > now_s + (int64_t)50 * 31556952) /* 50 mean Gregorian years */
+            cand -= 100;
+        if (cand < 0 || cand > 9999)
+            return LL_E_INVAL;
+        y = (int)cand;
+    }
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (c.i != n || d < 1 || d > mdays[mon] || (mon == 1 && d == 29 && !leap) || h > 23 ||
+        m > 59 || sec > 60)
+        return LL_E_INVAL;
+    *epoch_s = days_from_civil(y, mon + 1, d) * 86400 + (int64_t)h * 3600 + m * 60 + sec;
+    return 0;
+}
+
+void ll_errorf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("llmload: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void ll_usage_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("llmload: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(LL_EXIT_USAGE);
+}

@@ -1,0 +1,156 @@
+/* calibrate.c: the words-to-tokens fit, and its file (see calibrate.h). */
+#include "workload/calibrate.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/util.h"
+
+int calib_fit_compute(const double *words, const double *tokens, size_t n,
+                      struct calib_fit *out)
+{
+    return calib_fit_compute_weighted(words, tokens, NULL, n, out);
+}
+
+int calib_fit_compute_weighted(const double *words, const double *tokens, const double *weight,
+                               size_t n, struct calib_fit *out)
+{
+    if (n < 2)
+        return LL_E_INVAL;
+    double sw = 0, mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = weight ? weight[i] : 1.0;
+        if (!(w > 0) || !isfinite(w))
+            return LL_E_INVAL;
+        sw += w;
+        mx += w * words[i];
+        my += w * tokens[i];
+    }
+    mx /= sw;
+    my /= sw;
+    double sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = weight ? weight[i] : 1.0;
+        sxx += w * (words[i] - mx) * (words[i] - mx);
+        sxy += w * (words[i] - mx) * (tokens[i] - my);
+    }
+    if (!(sxx > 0))
+        return LL_E_INVAL;
+    double slope = sxy / sxx;
+    if (!(slope > 0) || !isfinite(slope))
+        return LL_E_INVAL;
+    double intercept = my - slope * mx;
+    double sse = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = tokens[i] - (slope * words[i] + intercept);
+        sse += e * e;
+    }
+    out->slope = slope;
+    out->intercept = intercept;
+    out->residual = sqrt(sse / (double)n);
+    out->probes = n;
+    return 0;
+}
+
+int calib_fit_save(const char *path, const struct calib_fit *fit, char *err, size_t errlen)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "model", json_string(fit->model));
+    json_object_set_new(j, "slope", json_real(fit->slope));
+    json_object_set_new(j, "intercept", json_real(fit->intercept));
+    json_object_set_new(j, "residual", json_real(fit->residual));
+    json_object_set_new(j, "probes", json_integer((json_int_t)fit->probes));
+    json_object_set_new(j, "source", json_string(fit->source));
+    json_object_set_new(j, "date", json_string(fit->date));
+    int rc = json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: cannot write (%s)", path, strerror(errno));
+        return LL_E_IO;
+    }
+    return 0;
+}
+
+/* A string member of j into buf (cap bytes): 0, or -1 when the type is
+ * wrong or it does not fit. Absent: buf unchanged. */
+static int take_string(json_t *j, const char *key, char *buf, size_t cap)
+{
+    json_t *v = json_object_get(j, key);
+    if (!v)
+        return 0;
+    if (!json_is_string(v) || json_string_length(v) >= cap)
+        return -1;
+    memcpy(buf, json_string_value(v), json_string_length(v) + 1);
+    return 0;
+}
+
+int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    json_error_t je;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!j) {
+        snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+        return je.line <= 0 && errno ? LL_E_IO : LL_E_INVAL;
+    }
+    int rc = LL_E_INVAL;
+    if (!json_is_object(j)) {
+        snprintf(err, errlen, "%s: expected a JSON object (from llmload calibrate)", path);
+        goto fail;
+    }
+    static const char *const known[] = {"model", "slope", "intercept", "residual",
+                                        "probes", "source", "date"};
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v) {
+        size_t i = 0;
+        while (i < LL_ARRAY_LEN(known) && strcmp(key, known[i]) != 0)
+            i++;
+        if (i == LL_ARRAY_LEN(known)) {
+            snprintf(err, errlen, "%s: %s: unknown field (allowed: model, slope, intercept, "
+                     "residual, probes, source, date)", path, key);
+            goto fail;
+        }
+    }
+    json_t *s = json_object_get(j, "slope");
+    if (!json_is_number(s) || !(json_number_value(s) > 0) || json_number_value(s) > 100) {
+        snprintf(err, errlen, "%s: slope: expected a number in (0, 100] (tokens per word)", path);
+        goto fail;
+    }
+    out->slope = json_number_value(s);
+    json_t *b = json_object_get(j, "intercept");
+    if (!json_is_number(b) || !(fabs(json_number_value(b)) <= 1e6)) {
+        snprintf(err, errlen, "%s: intercept: expected a number in [-1e6, 1e6] (tokens)", path);
+        goto fail;
+    }
+    out->intercept = json_number_value(b);
+    json_t *r = json_object_get(j, "residual");
+    if (r) {
+        if (!json_is_number(r) || !(json_number_value(r) >= 0)) {
+            snprintf(err, errlen, "%s: residual: expected a number >= 0 (tokens)", path);
+            goto fail;
+        }
+        out->residual = json_number_value(r);
+    }
+    json_t *p = json_object_get(j, "probes");
+    if (p) {
+        if (!json_is_integer(p) || json_integer_value(p) < 0) {
+            snprintf(err, errlen, "%s: probes: expected a whole number >= 0", path);
+            goto fail;
+        }
+        out->probes = (size_t)json_integer_value(p);
+    }
+    if (take_string(j, "model", out->model, sizeof out->model) != 0 ||
+        take_string(j, "source", out->source, sizeof out->source) != 0 ||
+        take_string(j, "date", out->date, sizeof out->date) != 0) {
+        snprintf(err, errlen, "%s: model, source and date: expected short strings", path);
+        goto fail;
+    }
+    rc = 0;
+fail:
+    json_decref(j);
+    return rc;
+}

@@ -1,0 +1,241 @@
+/* chatbody.c: the prompt part of a request body, conversations included
+ * (see chatbody.h).
+ *
+ * Every writer here follows workload_prompt's contract: write what fits
+ * into buf[0, len), count every byte needed, and let the caller grow its
+ * buffer and call again. That keeps the transport's one body buffer per
+ * slot and its single retry loop, and costs nothing extra on the common
+ * path (one user message of synthetic text). */
+#include "workload/chatbody.h"
+
+#include <string.h>
+
+#include "util/rng.h"
+#include "workload/wlfile.h"
+
+/* Salt of the seed of synthetic assistant text, so it never repeats a
+ * user prompt's words. */
+#define CHATBODY_ASSISTANT_SALT 0x61737369737461ULL
+
+/* RNG streams of ID prompts: the shared prefix of group g is drawn from
+ * stream CHATBODY_IDS_PREFIX_STREAM ^ g (schedule-wide: above 2^63), the
+ * filler of request i from CHATBODY_IDS_FILLER_STREAM + i. Both differ
+ * from every stream the text prompts and the workload draw from. */
+#define CHATBODY_IDS_PREFIX_STREAM (RNG_STREAM_ARRIVAL | 0x4950000000000000ULL)
+#define CHATBODY_IDS_FILLER_STREAM 0x4946000000000000ULL
+/* Salt of the nonce, and its width: four 14-bit IDs. */
+#define CHATBODY_IDS_NONCE_SALT 0x69646E6F6E6365ULL
+#define CHATBODY_IDS_NONCE_BITS 56
+#define CHATBODY_IDS_NONCE_IDS 4
+/* IDs in a prefix's tag: 3 x 14 bits hold its 32-bit number. */
+#define CHATBODY_IDS_TAG_IDS 3
+
+struct cbuf {
+    char *buf;
+    size_t len;
+    size_t at;                   /* bytes needed so far */
+};
+
+static void cb_put(struct cbuf *b, const char *s, size_t n)
+{
+    if (b->at < b->len) {
+        size_t room = b->len - b->at;
+        memcpy(b->buf + b->at, s, n < room ? n : room);
+    }
+    b->at += n;
+}
+
+#define CB_LIT(b, lit) cb_put((b), (lit), sizeof(lit) - 1)
+
+/* Where the next bytes go, and how many fit: the pair a
+ * workload_prompt-style writer takes. */
+static char *cb_tail(struct cbuf *b, size_t *room)
+{
+    *room = b->at < b->len ? b->len - b->at : 0;
+    return *room ? b->buf + b->at : NULL;
+}
+
+/* Append text[0, n) as the body of a JSON string: quote, backslash and
+ * control bytes escaped; every other byte as it is (the trace loader only
+ * hands over text that came out of valid JSON, so it is valid UTF-8). */
+static void cb_escaped(struct cbuf *b, const char *text, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;              /* start of the bytes not yet copied */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        cb_put(b, text + run, i - run);
+        run = i + 1;
+        if (c == '"') {
+            CB_LIT(b, "\\\"");
+        } else if (c == '\\') {
+            CB_LIT(b, "\\\\");
+        } else if (c == '\n') {
+            CB_LIT(b, "\\n");
+        } else if (c == '\t') {
+            CB_LIT(b, "\\t");
+        } else if (c == '\r') {
+            CB_LIT(b, "\\r");
+        } else {
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            cb_put(b, esc, sizeof esc);
+        }
+    }
+    cb_put(b, text + run, n - run);
+}
+
+/* The user prompt of spec: verbatim (escaped) or synthetic. */
+static void cb_user_text(struct cbuf *b, uint64_t seed, const struct req_spec *spec)
+{
+    if (spec->prompt_text) {
+        cb_escaped(b, spec->prompt_text, spec->prompt_text_len);
+        return;
+    }
+    size_t room;
+    char *p = cb_tail(b, &room);
+    b->at += workload_prompt(seed, spec, p, room);
+}
+
+static void cb_assistant_text(struct cbuf *b, uint64_t seed, const struct chat_turn *turn)
+{
+    size_t room;
+    char *p = cb_tail(b, &room);
+    uint32_t n = turn->output_tokens > UINT32_MAX ? UINT32_MAX : (uint32_t)turn->output_tokens;
+    b->at += chatbody_assistant_text(seed, turn->spec.index, n, p, room);
+}
+
+size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *spec, char *buf,
+                       size_t len)
+{
+    struct cbuf b = {.buf = buf, .len = len, .at = 0};
+    for (uint32_t k = 0; k < spec->history_len; k++) {
+        const struct chat_turn *turn = &spec->history[k];
+        if (api == OAI_API_CHAT) {
+            CB_LIT(&b, "{\"role\":\"user\",\"content\":\"");
+            cb_user_text(&b, seed, &turn->spec);
+            CB_LIT(&b, "\"},{\"role\":\"assistant\",\"content\":\"");
+            cb_assistant_text(&b, seed, turn);
+            CB_LIT(&b, "\"},");
+        } else {
+            cb_user_text(&b, seed, &turn->spec);
+            CB_LIT(&b, "\\n");
+            cb_assistant_text(&b, seed, turn);
+            CB_LIT(&b, "\\n");
+        }
+    }
+    if (api == OAI_API_CHAT)
+        CB_LIT(&b, "{\"role\":\"user\",\"content\":\"");
+    cb_user_text(&b, seed, spec);
+    if (api == OAI_API_CHAT)
+        CB_LIT(&b, "\"}");
+    return b.at;
+}
+
+uint32_t chatbody_prompt_tokens(const struct req_spec *spec)
+{
+    uint64_t total = spec->prompt_tokens;
+    for (uint32_t k = 0; k < spec->history_len; k++)
+        total += (uint64_t)spec->history[k].spec.prompt_tokens + spec->history[k].output_tokens;
+    return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+}
+
+void chatbody_fill_record(struct record *r, const struct req_spec *spec)
+{
+    r->prompt_tokens = chatbody_prompt_tokens(spec);
+    r->session = spec->session;
+    r->turn = spec->turn;
+}
+
+size_t chatbody_assistant_text(uint64_t seed, uint64_t index, uint32_t n_tokens, char *buf,
+                               size_t len)
+{
+    return wl_prompt_build(seed ^ CHATBODY_ASSISTANT_SALT, index, n_tokens, -1, 0, buf, len);
+}
+
+/* ---- token-ID prompts -------------------------------------------------- */
+
+struct idbuf {
+    struct cbuf b;
+    uint32_t ids;                /* IDs written so far */
+};
+
+/* Append one ID in [CHATBODY_ID_MIN, CHATBODY_ID_MAX], after a comma
+ * unless it is the first. */
+static void ids_put(struct idbuf *w, uint32_t id)
+{
+    char d[12];
+    size_t n = 0;
+    if (w->ids)
+        d[n++] = ',';
+    char rev[10];
+    size_t k = 0;
+    do {
+        rev[k++] = (char)('0' + id % 10);
+        id /= 10;
+    } while (id);
+    while (k)
+        d[n++] = rev[--k];
+    cb_put(&w->b, d, n);
+    w->ids++;
+}
+
+/* The ID of 14 random bits. */
+static uint32_t ids_of_bits(uint64_t bits)
+{
+    return CHATBODY_ID_MIN + (uint32_t)(bits & ((1u << CHATBODY_ID_BITS) - 1u));
+}
+
+/* Write v's 14-bit digits, least significant first, `digits` of them,
+ * stopping when w->ids reaches limit. */
+static void ids_digits(struct idbuf *w, uint64_t v, int digits, uint32_t limit)
+{
+    for (int i = 0; i < digits && w->ids < limit; i++) {
+        ids_put(w, ids_of_bits(v));
+        v >>= CHATBODY_ID_BITS;
+    }
+}
+
+static void ids_random(struct idbuf *w, struct rng *r, uint32_t limit)
+{
+    while (w->ids < limit)
+        ids_put(w, ids_of_bits(rng_next(r) >> (64 - CHATBODY_ID_BITS)));
+}
+
+/* A bijection of [0, 2^56): splitmix64's finaliser with every step taken
+ * mod 2^56 (a right xorshift and a product with an odd constant are each
+ * invertible there), so distinct values below 2^56 stay distinct. */
+static uint64_t mix56(uint64_t z)
+{
+    const uint64_t mask = ((uint64_t)1 << CHATBODY_IDS_NONCE_BITS) - 1;
+    z &= mask;
+    z ^= z >> 29;
+    z = (z * 0xBF58476D1CE4E5B9ULL) & mask;
+    z ^= z >> 27;
+    z = (z * 0x94D049BB133111EBULL) & mask;
+    z ^= z >> 31;
+    return z;
+}
+
+size_t chatbody_prompt_ids(uint64_t seed, const struct req_spec *spec, char *buf, size_t len)
+{
+    struct idbuf w = {.b = {.buf = buf, .len = len, .at = 0}, .ids = 0};
+    uint32_t n = spec->prompt_tokens;
+    struct rng r;
+
+    if (spec->prefix_id >= 0 && spec->prefix_tokens > 0) {
+        uint32_t l = spec->prefix_tokens < n ? spec->prefix_tokens : n;
+        ids_digits(&w, (uint64_t)spec->prefix_id & 0xFFFFFFFFULL, CHATBODY_IDS_TAG_IDS, l);
+        rng_seed(&r, seed, CHATBODY_IDS_PREFIX_STREAM ^ (uint64_t)spec->prefix_id);
+        ids_random(&w, &r, l);
+    }
+    uint32_t nonce_end = n - w.ids > CHATBODY_IDS_NONCE_IDS ? w.ids + CHATBODY_IDS_NONCE_IDS : n;
+    uint64_t salt = seed ^ CHATBODY_IDS_NONCE_SALT;
+    salt ^= salt >> 31;
+    salt *= 0x9E3779B97F4A7C15ULL;
+    ids_digits(&w, mix56(spec->index + salt), CHATBODY_IDS_NONCE_IDS, nonce_end);
+    rng_seed(&r, seed, CHATBODY_IDS_FILLER_STREAM + spec->index);
+    ids_random(&w, &r, n);
+    return w.b.at;
+}

@@ -1,0 +1,526 @@
+/* dist.c: parse, sample and print the DIST grammar of dist.h. */
+#include "workload/dist.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+/* Positional arguments a kind can take, at most. */
+#define DIST_MAX_POS 2
+/* Smallest probability mass a truncation interval may keep. */
+#define DIST_MIN_MASS 1e-3
+/* Largest magnitude of a plain value: far beyond any length, small enough
+ * that sums and products of parameters stay finite. */
+#define DIST_VALUE_MAX 1e15
+/* Bounds that keep exp() and the gamma sampler finite and fast. */
+#define DIST_LOG_MU_MAX 100.0
+#define DIST_SIGMA_MAX 10.0
+#define DIST_GAMMA_K_MAX 1e6
+
+struct kind_info {
+    const char *name;
+    enum dist_kind kind;
+    int npos;            /* positional arguments */
+    const char *usage;   /* what was expected, for error messages */
+};
+
+static const struct kind_info kinds[] = {
+    {"fixed", DIST_FIXED, 1, "expected N"},
+    {"uniform", DIST_UNIFORM, 2, "expected A,B with A <= B"},
+    {"normal", DIST_NORMAL, 2, "expected MU,SD with SD >= 0"},
+    {"lognormal", DIST_LOGNORMAL, 2,
+     "expected MU,SIGMA or median=M,sigma=S with SIGMA >= 0 and M > 0"},
+    {"exponential", DIST_EXPONENTIAL, 1, "expected MEAN with MEAN > 0"},
+    {"gamma", DIST_GAMMA, 2, "expected K,THETA with K > 0 and THETA > 0"},
+};
+
+const char *dist_kind_name(enum dist_kind k)
+{
+    for (size_t i = 0; i < LL_ARRAY_LEN(kinds); i++)
+        if (kinds[i].kind == k)
+            return kinds[i].name;
+    return "unknown";
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return LL_E_INVAL;
+}
+
+/* Trim spaces and tabs from both ends of s, in place; returns the start. */
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* Parse one value in the distribution's unit. Returns 0, or writes a
+ * reason ("\"x\" is not a number") into why and returns LL_E_INVAL. */
+static int parse_value(const char *s, enum dist_unit unit, double *out,
+                       char *why, size_t whylen)
+{
+    if (unit == DIST_UNIT_DURATION_NS) {
+        uint64_t ns;
+        int rc = ll_parse_duration_ns(s, LL_NS_PER_SEC, &ns);
+        if (rc == LL_E_RANGE && *s == '-') {
+            snprintf(why, whylen, "\"%s\" is negative (durations are >= 0)",
+                     s);
+            return LL_E_INVAL;
+        }
+        if (rc != 0) {
+            snprintf(why, whylen,
+                     "\"%s\" is not a duration such as 500ms or 2s", s);
+            return LL_E_INVAL;
+        }
+        *out = (double)ns;
+        return 0;
+    }
+    if (ll_parse_count(s, out) != 0) {
+        snprintf(why, whylen, "\"%s\" is not a number", s);
+        return LL_E_INVAL;
+    }
+    if (fabs(*out) > DIST_VALUE_MAX) {
+        snprintf(why, whylen, "\"%s\" is beyond +-%g", s, DIST_VALUE_MAX);
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
+/* Parse a unitless number (gamma's K, lognormal's MU and SIGMA). */
+static int parse_plain(const char *s, double *out, char *why, size_t whylen)
+{
+    if (ll_parse_double(s, out) != 0) {
+        snprintf(why, whylen, "\"%s\" is not a number", s);
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
+/* Standard normal upper tail, accurate far out: P(Z > x). */
+static double normal_q(double x)
+{
+    return 0.5 * erfc(x / M_SQRT2);
+}
+
+/* Probability mass of the standard normal in [lo, hi]. */
+static double normal_mass(double lo, double hi)
+{
+    if (lo > 0)
+        return normal_q(lo) - normal_q(hi);
+    return normal_q(-hi) - normal_q(-lo);
+}
+
+/* The mass of d's distribution inside [min, max], or -1 when we have no
+ * closed form (gamma). */
+static double trunc_mass(const struct dist *d)
+{
+    double lo = d->min, hi = d->max;
+    switch (d->kind) {
+    case DIST_FIXED:
+        return d->a >= lo && d->a <= hi ? 1.0 : 0.0;
+    case DIST_UNIFORM:
+        if (d->a == d->b)
+            return d->a >= lo && d->a <= hi ? 1.0 : 0.0;
+        return fmax(0.0, fmin(hi, d->b) - fmax(lo, d->a)) / (d->b - d->a);
+    case DIST_NORMAL:
+        if (d->b == 0)
+            return d->a >= lo && d->a <= hi ? 1.0 : 0.0;
+        return normal_mass((lo - d->a) / d->b, (hi - d->a) / d->b);
+    case DIST_LOGNORMAL: {
+        double llo = lo > 0 ? log(lo) : -INFINITY;
+        double lhi = hi > 0 ? log(hi) : -INFINITY;
+        if (d->b == 0)
+            return d->a >= llo && d->a <= lhi ? 1.0 : 0.0;
+        return normal_mass((llo - d->a) / d->b, (lhi - d->a) / d->b);
+    }
+    case DIST_EXPONENTIAL:
+        return exp(-fmax(lo, 0.0) / d->a) - exp(-fmax(hi, 0.0) / d->a);
+    case DIST_GAMMA:
+        return -1.0;
+    }
+    return -1.0;
+}
+
+/* The keyed arguments one spec may carry. */
+struct keyed {
+    const char *min, *max, *median, *sigma;
+};
+
+int dist_parse(const char *spec, enum dist_unit unit, struct dist *out,
+               char *err, size_t errlen)
+{
+    char buf[DIST_SPEC_MAX], why[DIST_SPEC_MAX + 64];
+    char args_text[DIST_SPEC_MAX];
+    struct dist d;
+
+    if (strlen(spec) >= sizeof(buf))
+        return fail(err, errlen, "distribution spec longer than %d bytes",
+                    DIST_SPEC_MAX - 1);
+    memcpy(buf, spec, strlen(spec) + 1);
+    char *s = trim(buf);
+    memset(&d, 0, sizeof(d));
+    d.unit = unit;
+    d.min = -INFINITY;
+    d.max = INFINITY;
+
+    if (*s == '\0')
+        return fail(err, errlen,
+                    "empty distribution (expected e.g. 500, uniform:100,900 "
+                    "or exponential:2s)");
+
+    char *colon = strchr(s, ':');
+    if (!colon) {
+        /* A bare value: fixed. */
+        if (strchr(s, ',') || parse_value(s, unit, &d.a, why, sizeof(why)))
+            return fail(err, errlen,
+                        "expected a %s or KIND:ARGS (fixed, uniform, normal, "
+                        "lognormal, exponential, gamma), got \"%s\"",
+                        unit == DIST_UNIT_DURATION_NS ? "duration" : "number",
+                        s);
+        d.kind = DIST_FIXED;
+        *out = d;
+        return 0;
+    }
+
+    *colon = '\0';
+    char *kname = trim(s);
+    char *args = colon + 1;
+    memcpy(args_text, args, strlen(args) + 1);
+    char *shown = trim(args_text);
+
+    const struct kind_info *k = NULL;
+    for (size_t i = 0; i < LL_ARRAY_LEN(kinds); i++)
+        if (strcmp(kname, kinds[i].name) == 0)
+            k = &kinds[i];
+    if (!k) {
+        if (strcmp(kname, "empirical") == 0)
+            return fail(err, errlen,
+                        "empirical:FILE is not supported yet (use fixed, "
+                        "uniform, normal, lognormal, exponential or gamma)");
+        return fail(err, errlen,
+                    "unknown distribution \"%s\" (expected fixed, uniform, "
+                    "normal, lognormal, exponential or gamma)", kname);
+    }
+    d.kind = k->kind;
+
+    /* Split args on commas: positional values first, then key=value. */
+    const char *pos[DIST_MAX_POS];
+    int npos = 0;
+    struct keyed kv = {NULL, NULL, NULL, NULL};
+    char *p = args;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        char *tok = trim(p);
+        char *eq = strchr(tok, '=');
+        if (eq) {
+            *eq = '\0';
+            char *key = trim(tok), *val = trim(eq + 1);
+            const char **slot = NULL;
+            if (strcmp(key, "min") == 0)
+                slot = &kv.min;
+            else if (strcmp(key, "max") == 0)
+                slot = &kv.max;
+            else if (k->kind == DIST_LOGNORMAL && strcmp(key, "median") == 0)
+                slot = &kv.median;
+            else if (k->kind == DIST_LOGNORMAL && strcmp(key, "sigma") == 0)
+                slot = &kv.sigma;
+            if (!slot)
+                return fail(err, errlen,
+                            "%s: unknown option \"%s=%s\" (expected "
+                            "%smin=X or max=Y)", k->name, key, val,
+                            k->kind == DIST_LOGNORMAL ? "median=M, sigma=S, "
+                                                      : "");
+            if (*slot)
+                return fail(err, errlen, "%s: %s= given twice", k->name, key);
+            *slot = val;
+        } else {
+            if (kv.min || kv.max || kv.median || kv.sigma || npos == k->npos ||
+                *tok == '\0')
+                return fail(err, errlen, "%s: %s, got \"%s\"", k->name,
+                            k->usage, shown);
+            pos[npos++] = tok;
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+
+    /* The kind's own parameters. */
+    int rc = 0;
+    why[0] = '\0';
+    if (k->kind == DIST_LOGNORMAL && (kv.median || kv.sigma)) {
+        if (npos != 0 || !kv.median || !kv.sigma)
+            return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
+                        shown);
+        rc = parse_value(kv.median, unit, &d.median, why, sizeof(why));
+        if (!rc)
+            rc = parse_plain(kv.sigma, &d.b, why, sizeof(why));
+        if (!rc && (!(d.median > 0) || d.b < 0))
+            return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
+                        shown);
+        d.by_median = 1;
+        if (!rc)
+            d.a = log(d.median);
+    } else if (npos != k->npos) {
+        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
+                    shown);
+    } else if (k->kind == DIST_LOGNORMAL) {
+        if (unit == DIST_UNIT_DURATION_NS)
+            return fail(err, errlen,
+                        "lognormal: for a duration write median=M,sigma=S "
+                        "(e.g. lognormal:median=2s,sigma=0.5), got \"%s\"",
+                        shown);
+        rc = parse_plain(pos[0], &d.a, why, sizeof(why));
+        if (!rc)
+            rc = parse_plain(pos[1], &d.b, why, sizeof(why));
+    } else if (k->kind == DIST_GAMMA) {
+        rc = parse_plain(pos[0], &d.a, why, sizeof(why));
+        if (!rc)
+            rc = parse_value(pos[1], unit, &d.b, why, sizeof(why));
+    } else {
+        rc = parse_value(pos[0], unit, &d.a, why, sizeof(why));
+        if (!rc && npos == 2)
+            rc = parse_value(pos[1], unit, &d.b, why, sizeof(why));
+    }
+    if (rc)
+        return fail(err, errlen, "%s: %s (%s)", k->name, why, k->usage);
+
+    int ok = 1;
+    switch (k->kind) {
+    case DIST_FIXED: break;
+    case DIST_UNIFORM: ok = d.a <= d.b; break;
+    case DIST_NORMAL: ok = d.b >= 0; break;
+    case DIST_LOGNORMAL: ok = d.b >= 0; break;
+    case DIST_EXPONENTIAL: ok = d.a > 0; break;
+    case DIST_GAMMA: ok = d.a > 0 && d.b > 0; break;
+    }
+    if (!ok)
+        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
+                    shown);
+    if (k->kind == DIST_LOGNORMAL &&
+        (d.b > DIST_SIGMA_MAX || fabs(d.a) > DIST_LOG_MU_MAX))
+        return fail(err, errlen,
+                    "lognormal: expected SIGMA <= %g and |MU| <= %g, got "
+                    "\"%s\"", DIST_SIGMA_MAX, DIST_LOG_MU_MAX, shown);
+    if (k->kind == DIST_GAMMA && d.a > DIST_GAMMA_K_MAX)
+        return fail(err, errlen, "gamma: expected K <= %g, got \"%s\"",
+                    DIST_GAMMA_K_MAX, shown);
+
+    /* Truncation. */
+    if (kv.min) {
+        if (parse_value(kv.min, unit, &d.min, why, sizeof(why)))
+            return fail(err, errlen, "%s: min=: %s", k->name, why);
+        d.has_min = 1;
+    }
+    if (kv.max) {
+        if (parse_value(kv.max, unit, &d.max, why, sizeof(why)))
+            return fail(err, errlen, "%s: max=: %s", k->name, why);
+        d.has_max = 1;
+    }
+    if (d.min > d.max)
+        return fail(err, errlen, "%s: min=%s is above max=%s", k->name,
+                    kv.min, kv.max);
+    if (d.has_min || d.has_max) {
+        double mass = trunc_mass(&d);
+        if (mass >= 0 && mass < DIST_MIN_MASS)
+            return fail(err, errlen,
+                        "%s: min=%s,max=%s keeps only %.3g%% of the "
+                        "distribution (expected at least %g%%)", k->name,
+                        kv.min ? kv.min : "-", kv.max ? kv.max : "-",
+                        100.0 * mass, 100.0 * DIST_MIN_MASS);
+    }
+    *out = d;
+    return 0;
+}
+
+int dist_require_nonneg(struct dist *d, char *err, size_t errlen)
+{
+    const char *name = dist_kind_name(d->kind);
+    if ((d->kind == DIST_FIXED || d->kind == DIST_UNIFORM ||
+         d->kind == DIST_NORMAL) && d->a < 0)
+        return fail(err, errlen,
+                    "%s: %s must be >= 0 for a quantity that cannot be "
+                    "negative, got %g", name,
+                    d->kind == DIST_FIXED ? "N" :
+                    d->kind == DIST_UNIFORM ? "A" : "MU", d->a);
+    if (d->has_min && d->min < 0)
+        return fail(err, errlen, "%s: min= must be >= 0, got %g", name,
+                    d->min);
+    if (d->has_max && d->max < 0)
+        return fail(err, errlen, "%s: max= must be >= 0, got %g", name,
+                    d->max);
+    if (d->kind == DIST_NORMAL && !d->has_min) {
+        d->min = 0;
+        d->has_min = 1;
+    }
+    return 0;
+}
+
+static double draw(const struct dist *d, struct rng *r)
+{
+    switch (d->kind) {
+    case DIST_FIXED:
+        return d->a;
+    case DIST_UNIFORM:
+        return d->a + (d->b - d->a) * rng_uniform(r);
+    case DIST_NORMAL:
+        return d->a + d->b * rng_normal(r);
+    case DIST_LOGNORMAL:
+        return exp(d->a + d->b * rng_normal(r));
+    case DIST_EXPONENTIAL:
+        return rng_exponential(r, d->a);
+    case DIST_GAMMA:
+        return rng_gamma(r, d->a, d->b);
+    }
+    return 0.0;
+}
+
+double dist_sample_counted(const struct dist *d, struct rng *r,
+                           uint64_t *clamped)
+{
+    double x = draw(d, r);
+    if (!d->has_min && !d->has_max)
+        return x;
+    for (int i = 1; i < DIST_MAX_REDRAWS && (x < d->min || x > d->max); i++)
+        x = draw(d, r);
+    if (x >= d->min && x <= d->max)
+        return x;
+    if (clamped)
+        (*clamped)++;
+    return x < d->min ? d->min : d->max;
+}
+
+double dist_sample(const struct dist *d, struct rng *r)
+{
+    return dist_sample_counted(d, r, NULL);
+}
+
+uint64_t dist_sample_u64(const struct dist *d, struct rng *r)
+{
+    double x = dist_sample(d, r);
+    if (!(x > 0))
+        return 0;
+    if (x >= 0x1.0p63)
+        return (uint64_t)1 << 63;
+    return (uint64_t)llround(x);
+}
+
+double dist_mean(const struct dist *d)
+{
+    switch (d->kind) {
+    case DIST_FIXED:
+    case DIST_NORMAL:
+    case DIST_EXPONENTIAL:
+        return d->a;
+    case DIST_UNIFORM:
+        return 0.5 * (d->a + d->b);
+    case DIST_LOGNORMAL:
+        return exp(d->a + 0.5 * d->b * d->b);
+    case DIST_GAMMA:
+        return d->a * d->b;
+    }
+    return 0.0;
+}
+
+/* A plain number in its shortest form that strtod reads back exactly. */
+static void fmt_plain(double v, char *buf, size_t len)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+/* A value in the unit: plain, or a duration in the largest exact unit. */
+static void fmt_value(const struct dist *d, double v, char *buf, size_t len)
+{
+    if (d->unit != DIST_UNIT_DURATION_NS) {
+        fmt_plain(v, buf, len);
+        return;
+    }
+    unsigned long long ns = (unsigned long long)llround(v);
+    if (ns % LL_NS_PER_SEC == 0)
+        snprintf(buf, len, "%llus", ns / LL_NS_PER_SEC);
+    else if (ns % LL_NS_PER_MS == 0)
+        snprintf(buf, len, "%llums", ns / LL_NS_PER_MS);
+    else if (ns % LL_NS_PER_US == 0)
+        snprintf(buf, len, "%lluus", ns / LL_NS_PER_US);
+    else
+        snprintf(buf, len, "%lluns", ns);
+}
+
+int dist_format(const struct dist *d, char *buf, size_t len)
+{
+    char a[40], b[40], lo[40], hi[40];
+    int n;
+
+    switch (d->kind) {
+    case DIST_FIXED:
+    case DIST_EXPONENTIAL:
+        fmt_value(d, d->a, a, sizeof(a));
+        n = snprintf(buf, len, "%s:%s", dist_kind_name(d->kind), a);
+        break;
+    case DIST_UNIFORM:
+    case DIST_NORMAL:
+        fmt_value(d, d->a, a, sizeof(a));
+        fmt_value(d, d->b, b, sizeof(b));
+        n = snprintf(buf, len, "%s:%s,%s", dist_kind_name(d->kind), a, b);
+        break;
+    case DIST_LOGNORMAL:
+        fmt_plain(d->b, b, sizeof(b));
+        if (d->by_median) {
+            fmt_value(d, d->median, a, sizeof(a));
+            n = snprintf(buf, len, "lognormal:median=%s,sigma=%s", a, b);
+        } else {
+            fmt_plain(d->a, a, sizeof(a));
+            n = snprintf(buf, len, "lognormal:%s,%s", a, b);
+        }
+        break;
+    case DIST_GAMMA:
+        fmt_plain(d->a, a, sizeof(a));
+        fmt_value(d, d->b, b, sizeof(b));
+        n = snprintf(buf, len, "gamma:%s,%s", a, b);
+        break;
+    default:
+        n = snprintf(buf, len, "unknown");
+        break;
+    }
+    if (n < 0 || (size_t)n >= len)
+        return LL_E_FULL;
+    size_t used = (size_t)n;
+    if (d->has_min) {
+        fmt_value(d, d->min, lo, sizeof(lo));
+        n = snprintf(buf + used, len - used, ",min=%s", lo);
+        if (n < 0 || (size_t)n >= len - used)
+            return LL_E_FULL;
+        used += (size_t)n;
+    }
+    if (d->has_max) {
+        fmt_value(d, d->max, hi, sizeof(hi));
+        n = snprintf(buf + used, len - used, ",max=%s", hi);
+        if (n < 0 || (size_t)n >= len - used)
+            return LL_E_FULL;
+        used += (size_t)n;
+    }
+    return (int)used;
+}

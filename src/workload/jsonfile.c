@@ -1,0 +1,199 @@
+/* jsonfile.c: the helpers every loader of a user's input file shares.
+ * See jsonfile.h. */
+#include "workload/jsonfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "decode/jscan.h"
+#include "util/util.h"
+
+int jsonfile_read_all(const char *path, size_t max_bytes, char **out,
+                    size_t *out_len, char *err, size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int fd, rc = LL_E_IO;
+
+    *out = NULL;
+    *out_len = 0;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    for (;;) {
+        if (len + 1 >= cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            if (ncap > max_bytes + 2)
+                ncap = max_bytes + 2;
+            if (ncap <= len + 1) {
+                snprintf(err, errlen, "%s: file is larger than %zu bytes", path,
+                         max_bytes);
+                rc = LL_E_RANGE;
+                goto fail;
+            }
+            buf = ll_realloc(buf, ncap);
+            cap = ncap;
+        }
+        ssize_t n = read(fd, buf + len, cap - 1 - len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+            goto fail;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+        if (len > max_bytes) {
+            snprintf(err, errlen, "%s: file is larger than %zu bytes", path,
+                     max_bytes);
+            rc = LL_E_RANGE;
+            goto fail;
+        }
+    }
+    close(fd);
+    if (!buf)
+        buf = ll_malloc(1);
+    buf[len] = '\0';
+    *out = buf;
+    *out_len = len;
+    return 0;
+
+fail:
+    close(fd);
+    free(buf);
+    return rc;
+}
+
+char *jsonfile_quote(const char *s, size_t len, char *out, size_t outlen)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t at = 0, i;
+    size_t room = outlen > 8 ? outlen - 8 : 0; /* keep space for "..." + NUL */
+    if (room > 40)
+        room = 40;
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t need = (c < 0x20 || c >= 0x7f || c == '\\') ? 4 : 1;
+        if (at + need > room)
+            break;
+        if (need == 4) {
+            out[at++] = '\\';
+            out[at++] = 'x';
+            out[at++] = hex[c >> 4];
+            out[at++] = hex[c & 15];
+        } else {
+            out[at++] = (char)c;
+        }
+    }
+    if (i < len && outlen >= 4) {
+        out[at++] = '.';
+        out[at++] = '.';
+        out[at++] = '.';
+    }
+    if (outlen)
+        out[at < outlen ? at : outlen - 1] = '\0';
+    return out;
+}
+
+void jsonfile_line_col(const char *text, size_t off, unsigned long *line,
+                     unsigned long *col)
+{
+    unsigned long l = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < off; i++) {
+        if (text[i] == '\n') {
+            l++;
+            start = i + 1;
+        }
+    }
+    *line = l;
+    *col = (unsigned long)(off - start) + 1;
+}
+
+/* jansson's message may quote raw input (newlines, any bytes): keep it
+ * one printable ASCII line. */
+void jsonfile_clean_text(const char *in, char *out, size_t outlen)
+{
+    size_t i = 0;
+    for (; in[i] && i + 1 < outlen; i++) {
+        unsigned char c = (unsigned char)in[i];
+        out[i] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
+    }
+    out[i] = '\0';
+}
+
+void jsonfile_json_error(const char *name, unsigned long first_line,
+                       const char *text, size_t len, char *err, size_t errlen)
+{
+    json_error_t jerr;
+    char msg[JSON_ERROR_TEXT_LENGTH];
+    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+                           &jerr);
+    if (j) {
+        json_decref(j);
+        snprintf(err, errlen, "%s:%lu: invalid JSON (nested more than %d deep, "
+                              "or invalid UTF-8)", name, first_line,
+                 JSCAN_DEFAULT_DEPTH);
+        return;
+    }
+    jsonfile_clean_text(jerr.text, msg, sizeof(msg));
+    snprintf(err, errlen, "%s:%lu:%d: invalid JSON: %s", name,
+             first_line + (unsigned long)(jerr.line > 1 ? jerr.line - 1 : 0),
+             jerr.column > 0 ? jerr.column : 1, msg);
+}
+
+int jsonfile_json_members(const char *name, unsigned long line,
+                        const char *line_start,
+                        const struct jscan_value *obj,
+                        const char *const *names, size_t n,
+                        struct jscan_value *vals, char *err, size_t errlen)
+{
+    struct jscan_iter it;
+    struct jscan_value key, val;
+
+    for (size_t i = 0; i < n; i++)
+        vals[i].type = JSCAN_INVALID;
+    if (jscan_iter_init(&it, obj) != 0)
+        return LL_E_INVAL;
+    while (jscan_iter_next_member(&it, &key, &val)) {
+        size_t i;
+        for (i = 0; i < n; i++) {
+            if (jscan_string_equals(&key, names[i], strlen(names[i])))
+                break;
+        }
+        char q[64];
+        jsonfile_quote(key.ptr + 1, key.len - 2, q, sizeof(q));
+        unsigned long col = (unsigned long)(key.ptr - line_start) + 1;
+        if (i == n) {
+            char allowed[512];
+            size_t at = 0;
+            allowed[0] = '\0';
+            for (size_t k = 0; k < n && at < sizeof(allowed); k++) {
+                int w = snprintf(allowed + at, sizeof(allowed) - at, "%s%s",
+                                 k ? ", " : "", names[k]);
+                if (w < 0)
+                    break;
+                at += (size_t)w;
+            }
+            snprintf(err, errlen, "%s:%lu:%lu: %s: unknown field (allowed: %s)",
+                     name, line, col, q, allowed);
+            return LL_E_INVAL;
+        }
+        if (vals[i].type != JSCAN_INVALID) {
+            snprintf(err, errlen, "%s:%lu:%lu: %s: repeated field", name, line,
+                     col, q);
+            return LL_E_INVAL;
+        }
+        vals[i] = val;
+    }
+    return 0;
+}

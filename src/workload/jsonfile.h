@@ -1,0 +1,54 @@
+/* jsonfile.h: what every loader of a user's input file shares (the
+ * --workload file, traces, datasets, empirical files): reading a file whole
+ * with a bound, quoting a bad value for a one-line error, the line and column
+ * of an offset, jansson's syntax error as "NAME:LINE:COL: ...", and a JSON
+ * object's members sorted by an allowed list. */
+#ifndef LL_JSONFILE_H
+#define LL_JSONFILE_H
+
+#include <stddef.h>
+
+struct jscan_value;
+
+/* Largest input file any loader reads whole (2 GiB). */
+#define JSONFILE_MAX_BYTES ((size_t)2 << 30)
+
+/* Read the file at path whole into a new buffer (caller frees with free();
+ * one NUL byte is appended, not counted in *out_len). Files over max_bytes
+ * are refused. Returns 0, LL_E_IO or LL_E_RANGE with "PATH: reason" in err. */
+int jsonfile_read_all(const char *path, size_t max_bytes, char **out,
+                    size_t *out_len, char *err, size_t errlen);
+
+/* Write s[0..len) into out (outlen >= 8 bytes) for an error message: at
+ * most about 40 bytes, control and non-ASCII bytes as \xHH, "..." when cut.
+ * Returns out. */
+char *jsonfile_quote(const char *s, size_t len, char *out, size_t outlen);
+
+/* The 1-based line and byte column of offset off in text. */
+void jsonfile_line_col(const char *text, size_t off, unsigned long *line,
+                     unsigned long *col);
+
+/* Copy the string in into out (outlen >= 1), each control or non-ASCII
+ * byte as '?', cut to fit: one printable line for an error message. */
+void jsonfile_clean_text(const char *in, char *out, size_t outlen);
+
+/* For text that is not valid JSON (a whole document, or one line of a
+ * JSON Lines file that starts at line first_line): write
+ * "NAME:LINE:COL: invalid JSON: <reason>" into err, the position and
+ * reason from jansson's parse of text (made one printable line). */
+void jsonfile_json_error(const char *name, unsigned long first_line,
+                       const char *text, size_t len, char *err, size_t errlen);
+
+/* Sort the members of JSON object obj (from a validated document) into
+ * vals: vals[i] gets the member named names[i], or a value of type
+ * JSCAN_INVALID when absent. An unknown or repeated key is an error,
+ * written as "NAME:LINE:COL: KEY: unknown field (allowed: a, b, c)" or
+ * "...: repeated field", the column counted from line_start. Returns 0 or
+ * LL_E_INVAL. n <= 32. */
+int jsonfile_json_members(const char *name, unsigned long line,
+                        const char *line_start,
+                        const struct jscan_value *obj,
+                        const char *const *names, size_t n,
+                        struct jscan_value *vals, char *err, size_t errlen);
+
+#endif

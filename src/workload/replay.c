@@ -1,0 +1,56 @@
+/* replay.c: trace entries as requests (see replay.h). */
+#include "workload/replay.h"
+
+#include "workload/tokenizer.h"
+
+void replay_spec(const struct trace *t, size_t i, int ignore_eos, struct req_spec *out)
+{
+    const struct trace_entry *e = &t->entries[i];
+    size_t text_len = 0;
+    const char *text = trace_prompt(t, i, &text_len);
+    out->index = e->index;
+    out->prompt_tokens = e->prompt_tokens;
+    if (out->prompt_tokens == 0) {
+        uint32_t n = text ? tokenizer_count(text, text_len) : 0;
+        out->prompt_tokens = n ? n : 1;
+    }
+    out->max_tokens = e->max_tokens;
+    out->class_idx = -1;
+    out->class_name = trace_class_name(t, i);
+    out->ignore_eos = ignore_eos;
+    out->api = -1;
+    out->prefix_id = e->prefix_id;
+    out->prefix_tokens = e->prefix_id >= 0 ? e->prefix_tokens : 0;
+    if (e->cancel_after_ns != TRACE_NONE) {
+        out->cancel_kind = WL_CANCEL_AFTER_TIME;
+        out->cancel_after = e->cancel_after_ns;
+    } else {
+        out->cancel_kind = WL_CANCEL_NONE;
+        out->cancel_after = 0;
+    }
+    out->prompt_text = text;
+    out->prompt_text_len = text ? text_len : 0;
+    out->history = NULL;
+    out->history_len = 0;
+    out->session = e->session_id != TRACE_NONE && e->session_id <= INT64_MAX
+                       ? (int64_t)e->session_id
+                       : -1;
+    out->turn = -1;
+}
+
+double replay_offered_rate(const struct trace *t, double factor)
+{
+    uint64_t span = trace_scaled_sched_ns(t, t->n - 1, factor);
+    if (span == 0)
+        return 0;
+    return (double)t->n / ((double)span / 1e9);
+}
+
+int replay_has_cancels(const struct trace *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->entries[i].cancel_after_ns != TRACE_NONE)
+            return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* replay.h: a trace's entries as the driver's requests (`llmload replay`).
+ *
+ * The driver's trace source (run_config.trace) offers entry i at
+ * trace_scaled_sched_ns(t, i, factor), from the worker i mod W, with the
+ * request replay_spec builds: the trace's index, lengths, class, prefix,
+ * prompt text, session and cancellation. A trace line without a prompt
+ * text gets the synthetic prompt of its index (workload_prompt), so a
+ * schedule dumped by `llmload run --dump-schedule` and replayed with the
+ * same --seed sends byte-identical prompts. */
+#ifndef LL_REPLAY_H
+#define LL_REPLAY_H
+
+#include <stddef.h>
+
+#include "workload/trace.h"
+#include "workload/workload.h"
+
+/* Fill out with the request of entry i (< t->n). ignore_eos is the command
+ * line's. The prompt text and class name are borrowed from t (valid until
+ * trace_free). A line with a prompt text and no prompt_tokens gets the
+ * text's length under the sim's tokenizer (at least 1). */
+void replay_spec(const struct trace *t, size_t i, int ignore_eos, struct req_spec *out);
+
+/* The replay's intended request rate, req/s: entries over the span from
+ * offset 0 to the last scaled offset; 0 when that span is 0 (every
+ * request at once). */
+double replay_offered_rate(const struct trace *t, double factor);
+
+/* 1 when some entry cancels after a time (the transport must sweep). */
+int replay_has_cancels(const struct trace *t);
+
+#endif

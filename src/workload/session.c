@@ -1,0 +1,161 @@
+/* session.c: open sessions and their due turns (see session.h). */
+#include "workload/session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define SESSION_MEAN_DRAWS 100000
+
+int session_turns_check(const struct dist *turns, char *err, size_t errlen)
+{
+    struct dist d = *turns;
+    if (dist_require_nonneg(&d, err, errlen) != 0)
+        return LL_E_INVAL;
+    double top = d.has_max ? d.max : INFINITY;
+    if (d.kind == DIST_FIXED)
+        top = LL_MIN(top, d.a);
+    else if (d.kind == DIST_UNIFORM)
+        top = LL_MIN(top, d.b);
+    if (!(top < SESSION_MAX_TURNS + 0.5)) {
+        snprintf(err, errlen, "at most %u turns per session: give a bounded distribution "
+                              "(fixed, uniform, or max=%u), got an upper end of %g",
+                 SESSION_MAX_TURNS, SESSION_MAX_TURNS, top);
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
+uint32_t session_draw_turns(const struct dist *turns, struct rng *r)
+{
+    uint64_t n = dist_sample_u64(turns, r);
+    if (n < 1)
+        return 1;
+    return n > SESSION_MAX_TURNS ? SESSION_MAX_TURNS : (uint32_t)n;
+}
+
+double session_turns_mean(const struct dist *turns)
+{
+    struct rng r;
+    rng_seed(&r, 0x7475726e73ULL, 0);
+    if (turns->kind == DIST_FIXED)
+        return (double)session_draw_turns(turns, &r);
+    double sum = 0;
+    for (int i = 0; i < SESSION_MEAN_DRAWS; i++)
+        sum += session_draw_turns(turns, &r);
+    return sum / SESSION_MEAN_DRAWS;
+}
+
+void session_set_init(struct session_set *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void session_set_reset(struct session_set *s)
+{
+    for (size_t i = 0; i < s->cap; i++) {
+        if (s->ring[i]) {
+            free(s->ring[i]->hist);
+            free(s->ring[i]);
+        }
+    }
+    free(s->ring);
+    free(s->heap);
+    session_set_init(s);
+}
+
+/* Grow the ring so ordinals [oldest, next] fit; open sessions move to
+ * their slot under the new capacity. */
+static void ring_grow(struct session_set *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    struct session **ring = ll_calloc(cap, sizeof *ring);
+    for (uint64_t o = s->oldest; o < s->next; o++)
+        ring[o % cap] = s->ring[o % s->cap];
+    free(s->ring);
+    s->ring = ring;
+    s->cap = cap;
+}
+
+struct session *session_open(struct session_set *s, uint64_t index, uint32_t turns,
+                             uint64_t seed, uint64_t stream)
+{
+    if (s->next - s->oldest + 1 > s->cap)
+        ring_grow(s);
+    struct session *x = ll_calloc(1, sizeof *x);
+    x->index = index;
+    x->turns = turns;
+    x->hist = ll_calloc(turns, sizeof *x->hist);
+    rng_seed(&x->rng, seed, stream);
+    s->ring[s->next % s->cap] = x;
+    s->next++;
+    s->open++;
+    return x;
+}
+
+struct session *session_get(const struct session_set *s, uint64_t ordinal)
+{
+    if (ordinal < s->oldest || ordinal >= s->next)
+        return NULL;
+    return s->ring[ordinal % s->cap];
+}
+
+void session_close(struct session_set *s, uint64_t ordinal)
+{
+    struct session *x = session_get(s, ordinal);
+    if (!x)
+        return;
+    free(x->hist);
+    free(x);
+    s->ring[ordinal % s->cap] = NULL;
+    s->open--;
+    while (s->oldest < s->next && !s->ring[s->oldest % s->cap])
+        s->oldest++;
+}
+
+void session_due_push(struct session_set *s, uint64_t at_ns, uint64_t ordinal)
+{
+    if (s->heap_n == s->heap_cap) {
+        s->heap_cap = s->heap_cap ? s->heap_cap * 2 : 64;
+        s->heap = ll_realloc(s->heap, s->heap_cap * sizeof *s->heap);
+    }
+    size_t i = s->heap_n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (s->heap[parent].at_ns <= at_ns)
+            break;
+        s->heap[i] = s->heap[parent];
+        i = parent;
+    }
+    s->heap[i].at_ns = at_ns;
+    s->heap[i].ordinal = ordinal;
+}
+
+const struct session_due *session_due_peek(const struct session_set *s)
+{
+    return s->heap_n ? &s->heap[0] : NULL;
+}
+
+struct session_due session_due_pop(struct session_set *s)
+{
+    struct session_due top = s->heap[0];
+    struct session_due last = s->heap[--s->heap_n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->heap_n)
+            break;
+        if (c + 1 < s->heap_n && s->heap[c + 1].at_ns < s->heap[c].at_ns)
+            c++;
+        if (last.at_ns <= s->heap[c].at_ns)
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->heap_n)
+        s->heap[i] = last;
+    return top;
+}

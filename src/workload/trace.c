@@ -1,0 +1,530 @@
+/* trace.c: replay traces from JSON Lines. See trace.h for the format. */
+#include "workload/trace.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/jscan.h"
+#include "util/util.h"
+#include "workload/jsonfile.h"
+
+/* Largest arrival offset, ns (about 146 years), and the matching bounds in
+ * seconds; a timestamp may be any time up to the year 5000. */
+#define TRACE_MAX_SCHED_NS ((int64_t)1 << 62)
+#define TRACE_MAX_T_S 4.6e9
+#define TRACE_MAX_TIMESTAMP_S 1e11
+/* Longest prompt text in one line, bytes. */
+#define TRACE_MAX_PROMPT_BYTES ((size_t)16 << 20)
+
+enum {
+    F_INDEX, F_SCHED_NS, F_T, F_TIMESTAMP, F_PROMPT_TOKENS, F_MAX_TOKENS,
+    F_OUTPUT_TOKENS, F_CLASS, F_PREFIX_ID, F_PREFIX_TOKENS, F_SESSION_ID,
+    F_PROMPT, F_CANCEL_AFTER_NS, F_COUNT
+};
+
+static const char *const field_names[F_COUNT] = {
+    "index", "sched_ns", "t", "timestamp", "prompt_tokens", "max_tokens",
+    "output_tokens", "class", "prefix_id", "prefix_tokens", "session_id",
+    "prompt", "cancel_after_ns",
+};
+
+struct tparse {
+    const char *name;
+    char *err;
+    size_t errlen;
+    struct trace *t;
+    size_t cap;            /* entries allocated */
+    size_t arena_cap;
+    double *stamps;        /* TRACE_TIME_TIMESTAMP: the raw seconds per entry */
+    int time_field;        /* -1 until the first line */
+    unsigned long time_line;
+    unsigned long index_line; /* the first line that decided has_index */
+    const char *ls;        /* the current line's start */
+    unsigned long line;
+};
+
+static void terr(struct tparse *p, const struct jscan_value *at,
+                 const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* "NAME:LINE:COL: FIELD: <fmt>", the column of at (or 1). */
+static void terr(struct tparse *p, const struct jscan_value *at,
+                 const char *field, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    if (!p->err || p->errlen == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    unsigned long col = at && at->ptr ? (unsigned long)(at->ptr - p->ls) + 1 : 1;
+    snprintf(p->err, p->errlen, "%s:%lu:%lu: %s%s%s", p->name, p->line, col,
+             field ? field : "", field ? ": " : "", msg);
+}
+
+/* A whole number field in [lo, hi]. */
+static int get_int(struct tparse *p, const struct jscan_value *v,
+                   const char *field, int64_t lo, int64_t hi,
+                   const char *expect, int64_t *out)
+{
+    int64_t x;
+    if (v->type != JSCAN_NUMBER || jscan_number_int64(v, &x) != 0 || x < lo ||
+        x > hi) {
+        char q[64];
+        terr(p, v, field, "expected %s, got %s", expect,
+             jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
+        return LL_E_INVAL;
+    }
+    *out = x;
+    return 0;
+}
+
+static int get_seconds(struct tparse *p, const struct jscan_value *v,
+                       const char *field, double hi, const char *expect,
+                       double *out)
+{
+    double x;
+    if (v->type != JSCAN_NUMBER || jscan_number_double(v, &x) != 0 ||
+        !(x >= 0) || x > hi) {
+        char q[64];
+        terr(p, v, field, "expected %s, got %s", expect,
+             jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
+        return LL_E_INVAL;
+    }
+    *out = x;
+    return 0;
+}
+
+static int valid_class(const char *s, size_t n)
+{
+    if (n == 0 || n >= TRACE_CLASS_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+static int get_class(struct tparse *p, const struct jscan_value *v,
+                     int32_t *out)
+{
+    char name[TRACE_CLASS_MAX];
+    size_t n = 0;
+    struct trace *t = p->t;
+    if (v->type != JSCAN_STRING ||
+        jscan_string_unescape(v, name, sizeof(name), &n) != 0 ||
+        !valid_class(name, n)) {
+        char q[64];
+        terr(p, v, "class", "expected a name of 1 to %d letters, digits, '_', "
+                            "'.' or '-', got %s", TRACE_CLASS_MAX - 1,
+             jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
+        return LL_E_INVAL;
+    }
+    for (size_t i = 0; i < t->n_classes; i++) {
+        if (strcmp(t->classes[i], name) == 0) {
+            *out = (int32_t)i;
+            return 0;
+        }
+    }
+    if (t->n_classes == TRACE_MAX_CLASSES) {
+        terr(p, v, "class", "more than %d distinct classes", TRACE_MAX_CLASSES);
+        return LL_E_RANGE;
+    }
+    if (t->n_classes == 0)
+        t->classes = ll_calloc(TRACE_MAX_CLASSES, TRACE_CLASS_MAX);
+    memcpy(t->classes[t->n_classes], name, n + 1);
+    *out = (int32_t)t->n_classes++;
+    return 0;
+}
+
+static int get_prompt(struct tparse *p, const struct jscan_value *v,
+                      struct trace_entry *e)
+{
+    struct trace *t = p->t;
+    size_t n = v->type == JSCAN_STRING ? jscan_string_decoded_len(v) : 0;
+    if (v->type != JSCAN_STRING || n > TRACE_MAX_PROMPT_BYTES) {
+        char q[64];
+        terr(p, v, "prompt", "expected a string of at most %zu bytes, got %s",
+             TRACE_MAX_PROMPT_BYTES, jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
+        return LL_E_INVAL;
+    }
+    if (t->arena_bytes + n + 1 > p->arena_cap) {
+        size_t cap = p->arena_cap ? p->arena_cap : 4096;
+        while (cap < t->arena_bytes + n + 1)
+            cap *= 2;
+        t->arena = ll_realloc(t->arena, cap);
+        p->arena_cap = cap;
+    }
+    size_t got_len = 0;
+    char *dst = t->arena + t->arena_bytes;
+    if (jscan_string_unescape(v, dst, n + 1, &got_len) != 0 || got_len != n ||
+        memchr(dst, '\0', n)) {
+        terr(p, v, "prompt", "expected text without NUL characters");
+        return LL_E_INVAL;
+    }
+    e->prompt_off = t->arena_bytes;
+    e->prompt_len = (uint32_t)n;
+    t->arena_bytes += n + 1;
+    return 0;
+}
+
+/* One non-blank line, s[0..n). */
+static int parse_line(struct tparse *p, const char *s, size_t n)
+{
+    struct jscan_value root, v[F_COUNT];
+    struct trace *t = p->t;
+    struct trace_entry e;
+    int64_t x;
+    int rc;
+    char expect[96];
+
+    p->ls = s;
+    if (jscan_validate(s, n, JSCAN_DEFAULT_DEPTH, &root) != 0) {
+        jsonfile_json_error(p->name, p->line, s, n, p->err, p->errlen);
+        return LL_E_INVAL;
+    }
+    if (root.type != JSCAN_OBJECT) {
+        char q[64];
+        terr(p, &root, NULL, "expected one JSON object per line, like "
+             "{\"sched_ns\":0,\"prompt_tokens\":100,\"max_tokens\":50}, got %s",
+             jsonfile_quote(root.ptr, root.len, q, sizeof(q)));
+        return LL_E_INVAL;
+    }
+    if ((rc = jsonfile_json_members(p->name, p->line, s, &root, field_names,
+                                  F_COUNT, v, p->err, p->errlen)))
+        return rc;
+    if (t->n >= TRACE_MAX_ENTRIES) {
+        terr(p, &root, NULL, "too many requests: at most %u are read",
+             TRACE_MAX_ENTRIES);
+        return LL_E_RANGE;
+    }
+
+    memset(&e, 0, sizeof(e));
+    e.cancel_after_ns = TRACE_NONE;
+    e.session_id = TRACE_NONE;
+    e.prompt_off = TRACE_NONE;
+    e.prefix_id = -1;
+    e.class_id = -1;
+    e.line = (uint32_t)p->line;
+
+    /* The arrival time: exactly one spelling, the same on every line. */
+    int tf = -1, count = 0;
+    for (int k = F_SCHED_NS; k <= F_TIMESTAMP; k++) {
+        if (v[k].type != JSCAN_INVALID) {
+            count++;
+            tf = k;
+        }
+    }
+    if (count != 1) {
+        terr(p, &root, NULL, "%s: expected exactly one of sched_ns (integer "
+             "ns), t (seconds) or timestamp (absolute seconds)",
+             count ? "more than one arrival time" : "no arrival time");
+        return LL_E_INVAL;
+    }
+    int want = tf == F_SCHED_NS ? TRACE_TIME_SCHED_NS
+             : tf == F_T        ? TRACE_TIME_SECONDS
+                                : TRACE_TIME_TIMESTAMP;
+    if (p->time_field < 0) {
+        p->time_field = want;
+        p->time_line = p->line;
+        t->time_field = (enum trace_time_field)want;
+    } else if (p->time_field != want) {
+        static const char *const tn[] = {"sched_ns", "t", "timestamp"};
+        terr(p, &v[tf], field_names[tf], "expected %s, as on line %lu (every "
+             "line must use the same time field)", tn[p->time_field],
+             p->time_line);
+        return LL_E_INVAL;
+    }
+    double secs = 0;
+    if (tf == F_SCHED_NS) {
+        if ((rc = get_int(p, &v[tf], "sched_ns", 0, TRACE_MAX_SCHED_NS,
+                          "a whole number of nanoseconds >= 0", &x)))
+            return rc;
+        e.sched_ns = (uint64_t)x;
+    } else if (tf == F_T) {
+        if ((rc = get_seconds(p, &v[tf], "t", TRACE_MAX_T_S,
+                              "seconds from the trace start, >= 0", &secs)))
+            return rc;
+        e.sched_ns = (uint64_t)llround(secs * 1e9);
+    } else if ((rc = get_seconds(p, &v[tf], "timestamp", TRACE_MAX_TIMESTAMP_S,
+                                 "absolute seconds >= 0 (e.g. Unix time)",
+                                 &secs))) {
+        return rc;
+    }
+
+    /* Lengths. */
+    snprintf(expect, sizeof(expect), "a whole number in [1, %u]",
+             TRACE_MAX_TOKENS);
+    if (v[F_PROMPT].type != JSCAN_INVALID && (rc = get_prompt(p, &v[F_PROMPT], &e)))
+        return rc;
+    if (v[F_PROMPT_TOKENS].type != JSCAN_INVALID) {
+        if ((rc = get_int(p, &v[F_PROMPT_TOKENS], "prompt_tokens", 1,
+                          TRACE_MAX_TOKENS, expect, &x)))
+            return rc;
+        e.prompt_tokens = (uint32_t)x;
+    } else if (e.prompt_off == TRACE_NONE) {
+        terr(p, &root, "prompt_tokens", "missing: expected %s (or a \"prompt\" "
+             "text)", expect);
+        return LL_E_INVAL;
+    }
+    int has_max = v[F_MAX_TOKENS].type != JSCAN_INVALID;
+    int has_out = v[F_OUTPUT_TOKENS].type != JSCAN_INVALID;
+    if (has_max == has_out) {
+        terr(p, has_out ? &v[F_OUTPUT_TOKENS] : &root, has_max ? "output_tokens" : "max_tokens",
+             "%s: expected exactly one of max_tokens and output_tokens (the "
+             "same thing)", has_max ? "given with max_tokens" : "missing");
+        return LL_E_INVAL;
+    }
+    int of = has_max ? F_MAX_TOKENS : F_OUTPUT_TOKENS;
+    if ((rc = get_int(p, &v[of], field_names[of], 1, TRACE_MAX_TOKENS, expect,
+                      &x)))
+        return rc;
+    e.max_tokens = (uint32_t)x;
+
+    /* Optional fields. */
+    if (v[F_CLASS].type != JSCAN_INVALID && (rc = get_class(p, &v[F_CLASS], &e.class_id)))
+        return rc;
+    int has_pid = v[F_PREFIX_ID].type != JSCAN_INVALID;
+    int has_ptok = v[F_PREFIX_TOKENS].type != JSCAN_INVALID;
+    if (has_pid != has_ptok) {
+        terr(p, has_pid ? &v[F_PREFIX_ID] : &v[F_PREFIX_TOKENS],
+             has_pid ? "prefix_tokens" : "prefix_id",
+             "missing: prefix_id and prefix_tokens go together");
+        return LL_E_INVAL;
+    }
+    if (has_pid) {
+        if ((rc = get_int(p, &v[F_PREFIX_ID], "prefix_id", 0, 0xFFFFFFFFLL,
+                          "a whole number in [0, 4294967295]", &x)))
+            return rc;
+        e.prefix_id = x;
+        if ((rc = get_int(p, &v[F_PREFIX_TOKENS], "prefix_tokens", 1,
+                          TRACE_MAX_TOKENS, expect, &x)))
+            return rc;
+        e.prefix_tokens = (uint32_t)x;
+        if (e.prompt_tokens && e.prefix_tokens > e.prompt_tokens) {
+            terr(p, &v[F_PREFIX_TOKENS], "prefix_tokens", "expected at most "
+                 "prompt_tokens (%u), got %u", e.prompt_tokens, e.prefix_tokens);
+            return LL_E_INVAL;
+        }
+    }
+    if (v[F_SESSION_ID].type != JSCAN_INVALID) {
+        if ((rc = get_int(p, &v[F_SESSION_ID], "session_id", 0, INT64_MAX,
+                          "a whole number >= 0", &x)))
+            return rc;
+        e.session_id = (uint64_t)x;
+    }
+    if (v[F_CANCEL_AFTER_NS].type != JSCAN_INVALID) {
+        if ((rc = get_int(p, &v[F_CANCEL_AFTER_NS], "cancel_after_ns", 0,
+                          TRACE_MAX_SCHED_NS,
+                          "a whole number of nanoseconds >= 0", &x)))
+            return rc;
+        e.cancel_after_ns = (uint64_t)x;
+    }
+
+    /* index: on every line or on none. */
+    int has_index = v[F_INDEX].type != JSCAN_INVALID;
+    if (t->n == 0) {
+        t->has_index = has_index;
+        p->index_line = p->line;
+    } else if (has_index != t->has_index) {
+        terr(p, has_index ? &v[F_INDEX] : &root, "index", "%s, but line %lu "
+             "%s: expected index on every line or on none",
+             has_index ? "given" : "missing", p->index_line,
+             t->has_index ? "has one" : "has none");
+        return LL_E_INVAL;
+    }
+    if (has_index) {
+        if ((rc = get_int(p, &v[F_INDEX], "index", 0, INT64_MAX,
+                          "a whole number >= 0", &x)))
+            return rc;
+        e.index = (uint64_t)x;
+    }
+
+    if (t->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 1024;
+        t->entries = ll_realloc(t->entries, p->cap * sizeof(*t->entries));
+        if (p->time_field == TRACE_TIME_TIMESTAMP)
+            p->stamps = ll_realloc(p->stamps, p->cap * sizeof(double));
+    }
+    if (p->time_field == TRACE_TIME_TIMESTAMP)
+        p->stamps[t->n] = secs;
+    t->entries[t->n++] = e;
+    return 0;
+}
+
+static int cmp_arrival(const void *a, const void *b)
+{
+    const struct trace_entry *x = a, *y = b;
+    if (x->sched_ns != y->sched_ns)
+        return x->sched_ns < y->sched_ns ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+struct idx_line {
+    uint64_t index;
+    uint32_t line;
+};
+
+static int cmp_index(const void *a, const void *b)
+{
+    const struct idx_line *x = a, *y = b;
+    if (x->index != y->index)
+        return x->index < y->index ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+int trace_parse(const char *name, const char *text, size_t len,
+                struct trace **out, char *err, size_t errlen)
+{
+    struct tparse p = {.name = name, .err = err, .errlen = errlen,
+                       .time_field = -1};
+    int rc = LL_E_INVAL;
+
+    *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    p.t = ll_calloc(1, sizeof(*p.t));
+
+    const char *s = text, *end = text + len;
+    while (s < end) {
+        p.line++;
+        const char *eol = memchr(s, '\n', (size_t)(end - s));
+        if (!eol)
+            eol = end;
+        const char *a = s;
+        while (a < eol && (*a == ' ' || *a == '\t' || *a == '\r'))
+            a++;
+        if (a < eol && (rc = parse_line(&p, s, (size_t)(eol - s))))
+            goto fail;
+        s = eol < end ? eol + 1 : end;
+    }
+    struct trace *t = p.t;
+    if (t->n == 0) {
+        snprintf(err, errlen, "%s: empty trace: expected one JSON object per "
+                 "line, like {\"sched_ns\":0,\"prompt_tokens\":100,"
+                 "\"max_tokens\":50}", name);
+        rc = LL_E_INVAL;
+        goto fail;
+    }
+    if (t->time_field == TRACE_TIME_TIMESTAMP) {
+        double lo = p.stamps[0];
+        for (size_t i = 1; i < t->n; i++)
+            lo = fmin(lo, p.stamps[i]);
+        for (size_t i = 0; i < t->n; i++)
+            t->entries[i].sched_ns = (uint64_t)llround((p.stamps[i] - lo) * 1e9);
+    }
+    qsort(t->entries, t->n, sizeof(*t->entries), cmp_arrival);
+    if (t->has_index) {
+        struct idx_line *il = ll_malloc(t->n * sizeof(*il));
+        for (size_t i = 0; i < t->n; i++) {
+            il[i].index = t->entries[i].index;
+            il[i].line = t->entries[i].line;
+        }
+        qsort(il, t->n, sizeof(*il), cmp_index);
+        for (size_t i = 1; i < t->n; i++) {
+            if (il[i].index == il[i - 1].index) {
+                snprintf(err, errlen, "%s:%u: index: %llu repeats line %u's: "
+                         "expected a unique index per request", name,
+                         il[i].line, (unsigned long long)il[i].index,
+                         il[i - 1].line);
+                free(il);
+                rc = LL_E_INVAL;
+                goto fail;
+            }
+        }
+        free(il);
+    } else {
+        for (size_t i = 0; i < t->n; i++)
+            t->entries[i].index = i;
+    }
+    free(p.stamps);
+    *out = t;
+    return 0;
+
+fail:
+    free(p.stamps);
+    trace_free(p.t);
+    return rc;
+}
+
+int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    *out = NULL;
+    int rc = jsonfile_read_all(path, JSONFILE_MAX_BYTES, &text, &len, err,
+                             errlen);
+    if (rc)
+        return rc;
+    rc = trace_parse(path, text, len, out, err, errlen);
+    free(text);
+    return rc;
+}
+
+void trace_free(struct trace *t)
+{
+    if (!t)
+        return;
+    free(t->entries);
+    free(t->arena);
+    free(t->classes);
+    free(t);
+}
+
+const char *trace_prompt(const struct trace *t, size_t i, size_t *len_out)
+{
+    const struct trace_entry *e = &t->entries[i];
+    if (e->prompt_off == TRACE_NONE) {
+        if (len_out)
+            *len_out = 0;
+        return NULL;
+    }
+    if (len_out)
+        *len_out = e->prompt_len;
+    return t->arena + e->prompt_off;
+}
+
+const char *trace_class_name(const struct trace *t, size_t i)
+{
+    int32_t c = t->entries[i].class_id;
+    return c < 0 ? NULL : t->classes[c];
+}
+
+int trace_time_factor(double time_scale, double rate_scale, double *factor,
+                      char *err, size_t errlen)
+{
+    if (!(time_scale > 0) || !isfinite(time_scale)) {
+        snprintf(err, errlen, "--time-scale: expected a number > 0 (2 plays "
+                 "the trace twice as slowly), got %g", time_scale);
+        return LL_E_INVAL;
+    }
+    if (!(rate_scale > 0) || !isfinite(rate_scale)) {
+        snprintf(err, errlen, "--rate-scale: expected a number > 0 (2 plays "
+                 "the trace at twice the rate), got %g", rate_scale);
+        return LL_E_INVAL;
+    }
+    *factor = time_scale / rate_scale;
+    return 0;
+}
+
+uint64_t trace_scaled_sched_ns(const struct trace *t, size_t i, double factor)
+{
+    uint64_t ns = t->entries[i].sched_ns;
+    if (factor == 1.0)
+        return ns;
+    double v = (double)ns * factor;
+    if (!(v >= 0))
+        return 0;
+    if (v >= 1.8e19)
+        return UINT64_MAX - 1;
+    if (v >= 9e18)
+        return (uint64_t)v; /* beyond llround's range; ns precision is moot */
+    return (uint64_t)llround(v);
+}

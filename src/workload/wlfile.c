@@ -1,0 +1,889 @@
+/* wlfile.c: the --workload file, its draws, the shared-prefix prompt, and
+ * See wlfile.h.
+ *
+ * The file is parsed with jansson (which rejects repeated keys and gives
+ * the line and column of a syntax error); jansson keeps no positions for
+ * values, so when a value is wrong we find it again with jscan over the
+ * same text, by its path, and report where it starts. */
+#include "workload/wlfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "decode/jscan.h"
+#include "workload/empirical.h"
+#include "workload/jsonfile.h"
+#include "util/util.h"
+
+/* A workload file is small; refuse anything huge. */
+#define WL_MAX_FILE_BYTES ((size_t)16 << 20)
+/* Longest JSON path we build ("classes.255.cancel.after_tokens"). */
+#define WL_PATH_MAX 96
+/* Upper bounds for "impossible" values. */
+#define WL_MAX_WEIGHT 1e12
+#define WL_MAX_SLO_MS 1e9
+
+/* ---- parsing the workload file ----------------------------------------- */
+
+struct wctx {
+    const char *name;
+    const char *text;
+    size_t len;
+    const char *base_dir;
+    char *err;
+    size_t errlen;
+    struct jscan_value root;
+    int have_root;
+};
+
+/* Write "NAME:LINE:COL: FIELD: <fmt>" for the dotted path (located by
+ * jscan; when the path does not exist, its nearest existing parent). */
+static void werr(struct wctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void werr(struct wctx *c, const char *path, const char *fmt, ...)
+{
+    char where[WL_PATH_MAX], shown[WL_PATH_MAX + 16];
+    struct jscan_value v;
+    int found = 0;
+
+    if (!c->err || c->errlen == 0)
+        return;
+    snprintf(where, sizeof(where), "%s", path);
+    while (c->have_root) {
+        if (jscan_path_get(&c->root, where, &v) == 0) {
+            found = 1;
+            break;
+        }
+        char *dot = strrchr(where, '.');
+        if (!dot) {
+            v = c->root;
+            found = 1;
+            break;
+        }
+        *dot = '\0';
+    }
+
+    /* classes.1.weight -> classes[1].weight */
+    size_t at = 0;
+    for (const char *p = path; *p && at + 8 < sizeof(shown);) {
+        const char *seg = p;
+        while (*p && *p != '.')
+            p++;
+        size_t n = (size_t)(p - seg);
+        int digits = n > 0;
+        for (size_t k = 0; k < n; k++)
+            digits &= seg[k] >= '0' && seg[k] <= '9';
+        if (digits) {
+            at += (size_t)snprintf(shown + at, sizeof(shown) - at, "[%.*s]",
+                                   (int)n, seg);
+        } else {
+            at += (size_t)snprintf(shown + at, sizeof(shown) - at, "%s%.*s",
+                                   at ? "." : "", (int)n, seg);
+        }
+        if (at >= sizeof(shown))
+            at = sizeof(shown) - 1;
+        if (*p == '.')
+            p++;
+    }
+    shown[at] = '\0';
+
+    char raw[512], msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
+    va_end(ap);
+    jsonfile_clean_text(raw, msg, sizeof(msg)); /* a DIST error may echo raw text */
+    if (found) {
+        unsigned long line, col;
+        jsonfile_line_col(c->text, (size_t)(v.ptr - c->text), &line, &col);
+        snprintf(c->err, c->errlen, "%s:%lu:%lu: %s%s%s", c->name, line, col,
+                 shown, at ? ": " : "", msg);
+    } else {
+        snprintf(c->err, c->errlen, "%s: %s%s%s", c->name, shown,
+                 at ? ": " : "", msg);
+    }
+}
+
+/* dst = a "." b (or b when a is empty), cut to fit n bytes. */
+static void join(char *dst, size_t n, const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), at = 0;
+    if (n == 0)
+        return;
+    for (size_t i = 0; i < la && at + 1 < n; i++)
+        dst[at++] = a[i];
+    if (la && at + 1 < n)
+        dst[at++] = '.';
+    for (size_t i = 0; i < lb && at + 1 < n; i++)
+        dst[at++] = b[i];
+    dst[at] = '\0';
+}
+
+/* A short rendering of a JSON value for "got ..." (caller frees). */
+static char *got(const json_t *j)
+{
+    char *s = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+    if (!s)
+        return ll_strdup("?");
+    char q[64];
+    jsonfile_quote(s, strlen(s), q, sizeof(q));
+    free(s);
+    return ll_strdup(q);
+}
+
+static const char *json_type_name(const json_t *j)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static int valid_name(const char *s, size_t n)
+{
+    if (n == 0 || n >= WL_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+              (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Reject members of obj not in names (NULL-terminated). */
+static int check_keys(struct wctx *c, const char *path, json_t *obj,
+                      const char *const *names)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val) {
+        int ok = 0;
+        for (size_t i = 0; names[i]; i++)
+            ok |= strcmp(key, names[i]) == 0;
+        if (ok)
+            continue;
+        char allowed[512], sub[WL_PATH_MAX];
+        size_t at = 0;
+        allowed[0] = '\0';
+        for (size_t i = 0; names[i] && at < sizeof(allowed); i++) {
+            int w = snprintf(allowed + at, sizeof(allowed) - at, "%s%s",
+                             i ? ", " : "", names[i]);
+            if (w < 0)
+                break;
+            at += (size_t)w;
+        }
+        char q[64];
+        jsonfile_quote(key, strlen(key), q, sizeof(q));
+        if (valid_name(key, strlen(key)) && !strchr(key, '.') &&
+            strlen(key) <= 40)
+            join(sub, sizeof(sub), path, key);
+        else
+            snprintf(sub, sizeof(sub), "%s", path); /* jscan cannot name it */
+        werr(c, sub, "unknown field \"%s\" (allowed: %s)", q, allowed);
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
+/* A number field into *out; absent leaves *out. Checks lo < v <= hi (or
+ * lo <= v when lo_incl). */
+static int get_number(struct wctx *c, const char *path, json_t *obj,
+                      const char *key, double lo, int lo_incl, double hi,
+                      const char *expect, double *out)
+{
+    char sub[WL_PATH_MAX];
+    json_t *j = json_object_get(obj, key);
+    if (!j)
+        return 0;
+    join(sub, sizeof(sub), path, key);
+    double v = json_is_number(j) ? json_number_value(j) : NAN;
+    if (!json_is_number(j) || !isfinite(v) || v > hi || v < lo ||
+        (!lo_incl && v == lo)) {
+        char *g = got(j);
+        werr(c, sub, "expected %s, got %s", expect, g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A whole-number field in [lo, hi]; absent is an error when required. */
+static int get_count(struct wctx *c, const char *path, json_t *obj,
+                     const char *key, uint32_t lo, uint32_t hi, int required,
+                     uint32_t *out)
+{
+    char sub[WL_PATH_MAX];
+    json_t *j = json_object_get(obj, key);
+    join(sub, sizeof(sub), path, key);
+    if (!j) {
+        if (!required)
+            return 0;
+        werr(c, sub, "missing: expected a whole number in [%u, %u]", lo, hi);
+        return LL_E_INVAL;
+    }
+    json_int_t v = json_is_integer(j) ? json_integer_value(j) : -1;
+    if (!json_is_integer(j) || v < (json_int_t)lo || v > (json_int_t)hi) {
+        char *g = got(j);
+        werr(c, sub, "expected a whole number in [%u, %u], got %s", lo, hi, g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* The path of an empirical FILE, relative to the workload file's directory.
+ * Caller frees. */
+static char *resolve(const char *base_dir, const char *file)
+{
+    if (file[0] == '/' || !base_dir || !*base_dir || strcmp(base_dir, ".") == 0)
+        return ll_strdup(file);
+    size_t a = strlen(base_dir), b = strlen(file);
+    char *p = ll_malloc(a + b + 2);
+    memcpy(p, base_dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, file, b + 1);
+    return p;
+}
+
+/* Load "empirical:FILE" for the field at sub. */
+static int load_empirical(struct wctx *c, const char *sub, const char *spec,
+                          struct empirical **out)
+{
+    const char *file = spec + strlen("empirical:");
+    while (*file == ' ')
+        file++;
+    if (!c->base_dir) {
+        werr(c, sub, "empirical files are not allowed here");
+        return LL_E_INVAL;
+    }
+    if (!*file) {
+        werr(c, sub, "expected empirical:FILE, got no file name");
+        return LL_E_INVAL;
+    }
+    char *path = resolve(c->base_dir, file);
+    char eerr[512];
+    int rc = empirical_load(path, DIST_UNIT_NONE, out, eerr, sizeof(eerr));
+    free(path);
+    if (rc) {
+        werr(c, sub, "%s", eerr);
+        return rc;
+    }
+    return 0;
+}
+
+/* A DIST field (string, or a number meaning fixed:N) into *d, in unit;
+ * token distributions are also checked non-negative. */
+static int get_dist(struct wctx *c, const char *sub, json_t *j,
+                    enum dist_unit unit, struct dist *d)
+{
+    char spec[DIST_SPEC_MAX + 32], derr[256];
+    if (json_is_number(j) && unit == DIST_UNIT_NONE) {
+        snprintf(spec, sizeof(spec), "fixed:%.17g", json_number_value(j));
+    } else if (json_is_string(j) && json_string_length(j) < DIST_SPEC_MAX &&
+               strlen(json_string_value(j)) == json_string_length(j)) {
+        snprintf(spec, sizeof(spec), "%s", json_string_value(j));
+    } else {
+        char *g = got(j);
+        werr(c, sub, "expected a DIST string such as %s, got %s",
+             unit == DIST_UNIT_NONE ? "\"uniform:100,500\""
+                                    : "\"exponential:2s\"", g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    derr[0] = '\0';
+    if (dist_parse(spec, unit, d, derr, sizeof(derr)) != 0 ||
+        (unit == DIST_UNIT_NONE && dist_require_nonneg(d, derr, sizeof(derr)))) {
+        werr(c, sub, "%s", derr[0] ? derr : "bad distribution");
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
+/* prompt_tokens / output_tokens: a DIST or empirical:FILE. */
+static int get_len(struct wctx *c, const char *path, json_t *cls,
+                   const char *key, int col, struct wl_len *out)
+{
+    char sub[WL_PATH_MAX];
+    json_t *j = json_object_get(cls, key);
+    join(sub, sizeof(sub), path, key);
+    if (!j) {
+        werr(c, sub, "missing: expected a DIST (e.g. \"lognormal:median=500,"
+                     "sigma=0.5\") or \"empirical:FILE\", or \"lengths\"");
+        return LL_E_INVAL;
+    }
+    if (json_is_string(j) &&
+        strncmp(json_string_value(j), "empirical:", 10) == 0) {
+        out->kind = WL_LEN_EMPIRICAL;
+        int rc = load_empirical(c, sub, json_string_value(j), &out->emp);
+        if (rc)
+            return rc;
+        out->col = empirical_columns(out->emp) > col ? col : 0;
+        return 0;
+    }
+    out->kind = WL_LEN_DIST;
+    return get_dist(c, sub, j, DIST_UNIT_NONE, &out->dist);
+}
+
+static int parse_prefix(struct wctx *c, const char *path, json_t *j,
+                        struct wl_prefix *p)
+{
+    static const char *const keys[] = {"fraction", "groups", "tokens", NULL};
+    int rc;
+    if (!json_is_object(j)) {
+        char *g = got(j);
+        werr(c, path, "expected an object {\"fraction\": F, \"groups\": P, "
+                      "\"tokens\": L}, got %s", g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    if ((rc = check_keys(c, path, j, keys)))
+        return rc;
+    char sub[WL_PATH_MAX];
+    join(sub, sizeof(sub), path, "fraction");
+    if (!json_object_get(j, "fraction")) {
+        werr(c, sub, "missing: expected a fraction of requests in [0, 1]");
+        return LL_E_INVAL;
+    }
+    if ((rc = get_number(c, path, j, "fraction", 0, 1, 1,
+                         "a fraction of requests in [0, 1]", &p->fraction)) ||
+        (rc = get_count(c, path, j, "groups", 1, WL_MAX_PREFIX_GROUPS, 1,
+                        &p->groups)) ||
+        (rc = get_count(c, path, j, "tokens", 1, WL_MAX_PREFIX_TOKENS, 1,
+                        &p->tokens)))
+        return rc;
+    return 0;
+}
+
+static int parse_cancel(struct wctx *c, const char *path, json_t *j,
+                        struct wl_cancel *k)
+{
+    static const char *const keys[] = {"fraction", "after", "after_tokens", NULL};
+    int rc;
+    char sub[WL_PATH_MAX];
+    if (!json_is_object(j)) {
+        char *g = got(j);
+        werr(c, path, "expected an object {\"fraction\": F, \"after\": DIST} "
+                      "or {\"fraction\": F, \"after_tokens\": DIST}, got %s", g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    if ((rc = check_keys(c, path, j, keys)))
+        return rc;
+    join(sub, sizeof(sub), path, "fraction");
+    if (!json_object_get(j, "fraction")) {
+        werr(c, sub, "missing: expected a fraction of requests in (0, 1]");
+        return LL_E_INVAL;
+    }
+    if ((rc = get_number(c, path, j, "fraction", 0, 0, 1,
+                         "a fraction of requests in (0, 1]", &k->fraction)))
+        return rc;
+    json_t *t = json_object_get(j, "after");
+    json_t *n = json_object_get(j, "after_tokens");
+    if ((t != NULL) == (n != NULL)) {
+        werr(c, path, "expected exactly one of \"after\" (a duration DIST) "
+                      "and \"after_tokens\" (a token-count DIST)");
+        return LL_E_INVAL;
+    }
+    if (t) {
+        k->kind = WL_CANCEL_AFTER_TIME;
+        join(sub, sizeof(sub), path, "after");
+        return get_dist(c, sub, t, DIST_UNIT_DURATION_NS, &k->after);
+    }
+    k->kind = WL_CANCEL_AFTER_TOKENS;
+    join(sub, sizeof(sub), path, "after_tokens");
+    return get_dist(c, sub, n, DIST_UNIT_NONE, &k->after);
+}
+
+static int parse_slo(struct wctx *c, const char *path, json_t *j,
+                     struct wl_slo *s)
+{
+    static const char *const keys[] = {"ttft_ms", "tpot_ms", "e2e_ms", NULL};
+    uint64_t *dst[] = {&s->ttft_ns, &s->tpot_ns, &s->e2e_ns};
+    int rc;
+    if (!json_is_object(j)) {
+        char *g = got(j);
+        werr(c, path, "expected an object {\"ttft_ms\": N, \"tpot_ms\": N, "
+                      "\"e2e_ms\": N}, got %s", g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    if ((rc = check_keys(c, path, j, keys)))
+        return rc;
+    for (size_t i = 0; i < 3; i++) {
+        double ms = -1;
+        if ((rc = get_number(c, path, j, keys[i], 0, 0, WL_MAX_SLO_MS,
+                             "a number of milliseconds > 0 (the unit is in "
+                             "the name: 500, not \"500ms\")", &ms)))
+            return rc;
+        if (ms > 0)
+            *dst[i] = (uint64_t)llround(ms * 1e6);
+    }
+    return 0;
+}
+
+static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
+{
+    static const char *const keys[] = {
+        "name", "weight", "prompt_tokens", "output_tokens", "lengths", "api",
+        "ignore_eos", "prefix", "cancel", "slo", NULL};
+    struct wl_class *k = &f->classes[idx];
+    char path[WL_PATH_MAX], sub[WL_PATH_MAX];
+    json_t *v;
+    int rc;
+
+    snprintf(path, sizeof(path), "classes.%zu", idx);
+    k->weight = 1;
+    k->api = -1;
+    k->ignore_eos = -1;
+    if (!json_is_object(j)) {
+        char *g = got(j);
+        werr(c, path, "expected a class object {\"name\": ..., ...}, got %s", g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    if ((rc = check_keys(c, path, j, keys)))
+        return rc;
+
+    join(sub, sizeof(sub), path, "name");
+    v = json_object_get(j, "name");
+    if (!v || !json_is_string(v) ||
+        !valid_name(json_string_value(v), json_string_length(v)) ||
+        strlen(json_string_value(v)) != json_string_length(v)) {
+        char *g = v ? got(v) : ll_strdup("nothing");
+        werr(c, sub, "expected a name of 1 to %d letters, digits, '_', '.' "
+                     "or '-', got %s", WL_NAME_MAX - 1, g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    snprintf(k->name, sizeof(k->name), "%s", json_string_value(v));
+    for (size_t i = 0; i < idx; i++) {
+        if (strcmp(f->classes[i].name, k->name) == 0) {
+            werr(c, sub, "class name \"%s\" is already used by classes[%zu]",
+                 k->name, i);
+            return LL_E_INVAL;
+        }
+    }
+
+    if ((rc = get_number(c, path, j, "weight", 0, 0, WL_MAX_WEIGHT,
+                         "a number > 0 (relative weight)", &k->weight)))
+        return rc;
+
+    v = json_object_get(j, "lengths");
+    if (v) {
+        join(sub, sizeof(sub), path, "lengths");
+        if (json_object_get(j, "prompt_tokens") ||
+            json_object_get(j, "output_tokens")) {
+            werr(c, sub, "expected either \"lengths\" (joint pairs) or "
+                         "\"prompt_tokens\" and \"output_tokens\", not both");
+            return LL_E_INVAL;
+        }
+        if (!json_is_string(v) ||
+            strncmp(json_string_value(v), "empirical:", 10) != 0) {
+            char *g = got(v);
+            werr(c, sub, "expected \"empirical:FILE\" (a file of input,output "
+                         "pairs), got %s", g);
+            free(g);
+            return LL_E_INVAL;
+        }
+        if ((rc = load_empirical(c, sub, json_string_value(v), &k->pairs)))
+            return rc;
+        if (empirical_columns(k->pairs) != 2) {
+            werr(c, sub, "expected a file of input,output pairs, got one "
+                         "column of values");
+            return LL_E_INVAL;
+        }
+    } else if ((rc = get_len(c, path, j, "prompt_tokens", EMPIRICAL_COL_INPUT,
+                             &k->prompt_tokens)) ||
+               (rc = get_len(c, path, j, "output_tokens", EMPIRICAL_COL_OUTPUT,
+                             &k->output_tokens))) {
+        return rc;
+    }
+
+    v = json_object_get(j, "api");
+    if (v) {
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        if (strcmp(s, "chat") == 0) {
+            k->api = OAI_API_CHAT;
+        } else if (strcmp(s, "completions") == 0) {
+            k->api = OAI_API_COMPLETIONS;
+        } else {
+            char *g = got(v);
+            join(sub, sizeof(sub), path, "api");
+            werr(c, sub, "expected \"chat\" or \"completions\", got %s", g);
+            free(g);
+            return LL_E_INVAL;
+        }
+    }
+    v = json_object_get(j, "ignore_eos");
+    if (v) {
+        if (!json_is_boolean(v)) {
+            char *g = got(v);
+            join(sub, sizeof(sub), path, "ignore_eos");
+            werr(c, sub, "expected true or false, got %s", g);
+            free(g);
+            return LL_E_INVAL;
+        }
+        k->ignore_eos = json_is_true(v);
+    }
+    join(sub, sizeof(sub), path, "prefix");
+    if ((v = json_object_get(j, "prefix")) &&
+        (rc = parse_prefix(c, sub, v, &k->prefix)))
+        return rc;
+    join(sub, sizeof(sub), path, "cancel");
+    if ((v = json_object_get(j, "cancel")) &&
+        (rc = parse_cancel(c, sub, v, &k->cancel)))
+        return rc;
+    join(sub, sizeof(sub), path, "slo");
+    if ((v = json_object_get(j, "slo")) && (rc = parse_slo(c, sub, v, &k->slo)))
+        return rc;
+    return 0;
+}
+
+static int parse_root(struct wctx *c, json_t *root, struct wl_file *f)
+{
+    static const char *const keys[] = {"version", "classes", NULL};
+    int rc;
+    if (!json_is_object(root)) {
+        werr(c, "", "expected an object {\"classes\": [...]}, got %s",
+             json_type_name(root));
+        return LL_E_INVAL;
+    }
+    if ((rc = check_keys(c, "", root, keys)))
+        return rc;
+    json_t *v = json_object_get(root, "version");
+    if (v && !(json_is_integer(v) && json_integer_value(v) == 1)) {
+        char *g = got(v);
+        werr(c, "version", "expected 1 (the only schema version), got %s", g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    json_t *cl = json_object_get(root, "classes");
+    if (!cl || !json_is_array(cl) || json_array_size(cl) == 0 ||
+        json_array_size(cl) > WL_MAX_CLASSES) {
+        char *g = cl ? got(cl) : ll_strdup("nothing");
+        werr(c, "classes", "expected an array of 1 to %d class objects, got %s",
+             WL_MAX_CLASSES, g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    f->n = json_array_size(cl);
+    f->classes = ll_calloc(f->n, sizeof(*f->classes));
+    f->cum_weight = ll_calloc(f->n, sizeof(double));
+    double total = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        if ((rc = parse_class(c, f, i, json_array_get(cl, i))))
+            return rc;
+        total += f->classes[i].weight;
+    }
+    double run = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        run += f->classes[i].weight;
+        f->cum_weight[i] = run / total;
+    }
+    f->cum_weight[f->n - 1] = 1.0;
+    return 0;
+}
+
+int wl_file_parse(const char *name, const char *text, size_t len,
+                  const char *base_dir, struct wl_file **out, char *err,
+                  size_t errlen)
+{
+    struct wctx c = {.name = name, .text = text, .len = len,
+                     .base_dir = base_dir, .err = err, .errlen = errlen};
+    struct wl_file *f = NULL;
+    json_t *root = NULL;
+    json_error_t jerr;
+    int rc = LL_E_INVAL;
+
+    *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    size_t k = 0;
+    while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r' ||
+                       text[k] == '\n'))
+        k++;
+    if (k == len) {
+        snprintf(err, errlen, "%s: empty file: expected a JSON object "
+                              "{\"classes\": [...]} (see docs/workload.md)", name);
+        return LL_E_INVAL;
+    }
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!root) {
+        jsonfile_json_error(name, 1, text, len, err, errlen);
+        return LL_E_INVAL;
+    }
+    c.have_root = jscan_validate(text, len, JSCAN_DEFAULT_DEPTH, &c.root) == 0;
+
+    f = ll_calloc(1, sizeof(*f));
+    if ((rc = parse_root(&c, root, f)))
+        goto fail;
+    json_decref(root);
+    *out = f;
+    return 0;
+
+fail:
+    json_decref(root);
+    wl_file_free(f);
+    return rc;
+}
+
+int wl_file_load(const char *path, struct wl_file **out, char *err,
+                 size_t errlen)
+{
+    char *text, *dir;
+    size_t len;
+    *out = NULL;
+    int rc = jsonfile_read_all(path, WL_MAX_FILE_BYTES, &text, &len, err, errlen);
+    if (rc)
+        return rc;
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        dir = ll_strdup(".");
+    else if (slash == path)
+        dir = ll_strdup("/");
+    else
+        dir = ll_strndup(path, (size_t)(slash - path));
+    rc = wl_file_parse(path, text, len, dir, out, err, errlen);
+    free(dir);
+    free(text);
+    return rc;
+}
+
+void wl_file_free(struct wl_file *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; f->classes && i < f->n; i++) {
+        empirical_free(f->classes[i].prompt_tokens.emp);
+        empirical_free(f->classes[i].output_tokens.emp);
+        empirical_free(f->classes[i].pairs);
+    }
+    free(f->classes);
+    free(f->cum_weight);
+    free(f);
+}
+
+/* ---- draws ------------------------------------------------------------- */
+
+size_t wl_pick_class(const struct wl_file *f, struct rng *r)
+{
+    double u = rng_uniform(r);
+    size_t lo = 0, hi = f->n - 1;
+    while (lo < hi) {                  /* first i with u < cum_weight[i] */
+        size_t mid = lo + (hi - lo) / 2;
+        if (u < f->cum_weight[mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+int wl_find_class(const struct wl_file *f, const char *name)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        if (strcmp(f->classes[i].name, name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Round a drawn length as workload.c does: nearest integer, in [1, 4e9]. */
+static uint32_t to_tokens(double v)
+{
+    if (!(v >= 1.0))
+        return 1;
+    if (v > 4e9)
+        return 4000000000u;
+    return (uint32_t)llround(v);
+}
+
+static double len_draw(const struct wl_len *l, struct rng *r)
+{
+    if (l->kind == WL_LEN_EMPIRICAL)
+        return empirical_sample(l->emp, l->col, r);
+    return dist_sample(&l->dist, r);
+}
+
+void wl_class_lengths(const struct wl_class *c, struct rng *r,
+                      uint32_t *prompt_tokens, uint32_t *max_tokens)
+{
+    if (c->pairs) {
+        double in, outv;
+        empirical_sample_pair(c->pairs, r, &in, &outv);
+        *prompt_tokens = to_tokens(in);
+        *max_tokens = to_tokens(outv);
+        return;
+    }
+    *prompt_tokens = to_tokens(len_draw(&c->prompt_tokens, r));
+    *max_tokens = to_tokens(len_draw(&c->output_tokens, r));
+}
+
+int64_t wl_prefix_draw(const struct wl_prefix *p, struct rng *r)
+{
+    if (!(p->fraction > 0) || p->groups == 0 || p->tokens == 0)
+        return -1;
+    if (p->fraction < 1 && !(rng_uniform(r) < p->fraction))
+        return -1;
+    uint64_t g = (uint64_t)(rng_uniform(r) * (double)p->groups);
+    return (int64_t)(g < p->groups ? g : p->groups - 1);
+}
+
+int wl_cancel_draw(const struct wl_cancel *c, struct rng *r, uint64_t *after)
+{
+    if (c->kind == WL_CANCEL_NONE || !(c->fraction > 0))
+        return 0;
+    if (c->fraction < 1 && !(rng_uniform(r) < c->fraction))
+        return 0;
+    *after = dist_sample_u64(&c->after, r);
+    return 1;
+}
+
+/* ---- the synthetic prompt ---------------------------------------------- */
+
+/* Stream bases: prefix text (schedule-wide, so from 2^63 up but never
+ * RNG_STREAM_ARRIVAL itself) and per-request filler (below 2^63, apart
+ * from workload.c's base). */
+#define WL_PREFIX_STREAM_BASE (RNG_STREAM_ARRIVAL | 0x5046000000000000ULL)
+#define WL_FILLER_STREAM_BASE 0x464C000000000000ULL
+/* Base-36 digits in a nonce (36^13 > 2^64) and in a prefix tag (36^7 >
+ * 2^32; ids are taken modulo 2^32 for the tag, the body depends on all
+ * 64 bits). */
+#define WL_NONCE_DIGITS 13
+#define WL_TAG_DIGITS 7
+
+
+/* 64 common words of 2 to 4 lowercase letters (one token each on the sim),
+ * by length: 15, 20 and 29 of them. */
+static const char *const wl_words_2[] = {
+    "of", "to", "in", "is", "it", "as", "be", "by", "on", "he", "or", "at", "an", "we", "us",
+};
+static const char *const wl_words_3[] = {
+    "the", "and", "for", "was", "not", "are", "his", "but", "one", "all",
+    "can", "her", "has", "use", "two", "how", "way", "new", "any", "day",
+};
+static const char *const wl_words_4[] = {
+    "that", "with", "this", "from", "have", "they", "more", "will", "some", "time",
+    "what", "when", "make", "like", "into", "year", "your", "good", "just", "over",
+    "also", "back", "work", "well", "even", "want", "give", "most", "tree",
+};
+static const char *const *const wl_words_by_len[3] = {wl_words_2, wl_words_3, wl_words_4};
+static const uint32_t wl_words_len_n[3] = {15, 20, 29};
+
+struct pbuf {
+    char *buf;
+    size_t len;
+    size_t at;        /* bytes needed so far */
+    uint32_t words;   /* words written so far */
+    uint32_t by_len[3]; /* list words written so far, by length class */
+};
+
+static void pb_word(struct pbuf *b, const char *w, size_t n)
+{
+    if (b->words) {
+        if (b->at < b->len)
+            b->buf[b->at] = ' ';
+        b->at++;
+    }
+    for (size_t i = 0; i < n; i++, b->at++) {
+        if (b->at < b->len)
+            b->buf[b->at] = w[i];
+    }
+    b->words++;
+}
+
+/* Write the `digits` base-36 digits of v, least significant first, as
+ * words of 4 (the last shorter), stopping when b->words reaches limit. */
+static void pb_base36(struct pbuf *b, uint64_t v, int digits, uint32_t limit)
+{
+    static const char b36[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    char d[16];
+    for (int i = 0; i < digits; i++) {
+        d[i] = b36[v % 36];
+        v /= 36;
+    }
+    for (int i = 0; i < digits && b->words < limit; i += 4)
+        pb_word(b, d + i, (size_t)(digits - i < 4 ? digits - i : 4));
+}
+
+/* Words from the list up to limit. Which word is random; its length is
+ * not: each word takes the length class furthest behind its share of the
+ * list (15:20:29), so every stretch of the prompt has the list's mix of 2-,
+ * 3- and 4-letter words within one word per class. A tokenizer that counts
+ * by letters (a small vocabulary, or any BPE on rarer words) then sees the
+ * same tokens per word in every prompt, and a calibrated prompt's length
+ * is off by about one word, not by the square root of its length. */
+static void pb_random_words(struct pbuf *b, struct rng *r, uint32_t limit)
+{
+    while (b->words < limit) {
+        uint64_t n = (uint64_t)b->by_len[0] + b->by_len[1] + b->by_len[2] + 1;
+        int cls = 0;
+        int64_t best = INT64_MIN;
+        for (int k = 0; k < 3; k++) {
+            /* deficit * 64: share * n - written */
+            int64_t deficit = (int64_t)(wl_words_len_n[k] * n) - 64 * (int64_t)b->by_len[k];
+            if (deficit > best) {
+                best = deficit;
+                cls = k;
+            }
+        }
+        uint32_t pick = (uint32_t)(((rng_next(r) >> 32) * wl_words_len_n[cls]) >> 32);
+        b->by_len[cls]++;
+        pb_word(b, wl_words_by_len[cls][pick], (size_t)cls + 2);
+    }
+}
+
+/* splitmix64's finaliser: a bijection of 64-bit values. */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* The prompt is: [tag body...] (prefix_tokens words, shared) nonce filler.
+ * The tag is prefix_id's 7 base-36 digits, least significant first, so its
+ * first word alone tells 36^4 groups apart; the body is drawn from a
+ * generator seeded by (seed, prefix_id), so it is the same bytes in every
+ * request of the group. The nonce is a bijection of index (for a fixed
+ * seed) written as 13 fixed-width digits, so two requests of one run never
+ * share it, and its 4 words never blur into the filler. */
+size_t wl_prompt_build(uint64_t seed, uint64_t index, uint32_t n_tokens,
+                       int64_t prefix_id, uint32_t prefix_tokens, char *buf,
+                       size_t len)
+{
+    struct pbuf b = {.buf = buf, .len = len};
+    struct rng r;
+
+    if (prefix_id >= 0 && prefix_tokens > 0) {
+        uint32_t l = prefix_tokens < n_tokens ? prefix_tokens : n_tokens;
+        pb_base36(&b, (uint64_t)prefix_id & 0xFFFFFFFFULL, WL_TAG_DIGITS, l);
+        rng_seed(&r, seed, WL_PREFIX_STREAM_BASE ^ (uint64_t)prefix_id);
+        pb_random_words(&b, &r, l);
+    }
+    uint32_t nonce_end = b.words + 4 < n_tokens ? b.words + 4 : n_tokens;
+    pb_base36(&b, mix64(index + mix64(seed ^ 0x6E6F6E6365ULL)), WL_NONCE_DIGITS,
+              nonce_end);
+    rng_seed(&r, seed, WL_FILLER_STREAM_BASE + index);
+    pb_random_words(&b, &r, n_tokens);
+    return b.at;
+}

@@ -1,0 +1,136 @@
+/* workload.c: request lengths, classes, shared prefixes, cancellations. */
+#include "workload/workload.h"
+
+#include <math.h>
+
+#include "workload/dataset.h"
+#include "workload/empirical.h"
+#include "util/rng.h"
+
+/* Stream offset so workload draws never share an RNG stream with the
+ * arrival process or other consumers seeded from the same seed. */
+#define WORKLOAD_STREAM_BASE 0x5157000000000000ULL
+
+static uint32_t to_tokens(double v)
+{
+    if (!(v >= 1.0))
+        return 1;
+    if (v > 4e9)
+        return 4000000000u;
+    return (uint32_t)llround(v);
+}
+
+/* One length from an empirical column when one is set, else from d. */
+static uint32_t draw_tokens(const struct dist *d, const struct empirical *e, int col,
+                            struct rng *r)
+{
+    if (e)
+        return to_tokens(empirical_sample(e, col, r));
+    return to_tokens(dist_sample(d, r));
+}
+
+void workload_spec(const struct workload *w, uint64_t index, struct req_spec *out)
+{
+    struct rng r;
+    rng_seed(&r, w->seed, WORKLOAD_STREAM_BASE + index);
+    out->index = index;
+    out->class_idx = -1;
+    out->class_name = NULL;
+    out->prompt_text = NULL;
+    out->prompt_text_len = 0;
+    out->history = NULL;
+    out->history_len = 0;
+    out->session = -1;
+    out->turn = -1;
+    out->api = -1;
+    out->ignore_eos = w->ignore_eos;
+    out->calib = w->calib;
+    out->dataset_entry = -1;
+    const struct wl_prefix *prefix = &w->prefix;
+    const struct wl_cancel *cancel = &w->cancel;
+    if (w->classes) {
+        size_t k = wl_pick_class(w->classes, &r);
+        const struct wl_class *c = &w->classes->classes[k];
+        out->class_idx = (int32_t)k;
+        out->class_name = c->name;
+        wl_class_lengths(c, &r, &out->prompt_tokens, &out->max_tokens);
+        if (out->prompt_tokens < 1)
+            out->prompt_tokens = 1;
+        if (out->max_tokens < 1)
+            out->max_tokens = 1;
+        if (c->api >= 0)
+            out->api = c->api;
+        if (c->ignore_eos >= 0)
+            out->ignore_eos = c->ignore_eos;
+        prefix = &c->prefix;
+        cancel = &c->cancel;
+    } else if (w->pairs) {
+        double in, outv;
+        empirical_sample_pair(w->pairs, &r, &in, &outv);
+        out->prompt_tokens = to_tokens(in);
+        out->max_tokens = to_tokens(outv);
+    } else {
+        out->prompt_tokens = draw_tokens(&w->prompt_tokens, w->prompt_emp, w->prompt_col, &r);
+        out->max_tokens = draw_tokens(&w->output_tokens, w->output_emp, w->output_col, &r);
+    }
+    if (w->dataset) {
+        size_t e = dataset_pick(w->dataset, &r);
+        const struct dataset_entry *de = &w->dataset->entries[e];
+        out->dataset_entry = (int64_t)e;
+        out->prompt_text = dataset_prompt(w->dataset, e, &out->prompt_text_len);
+        out->prompt_tokens = de->prompt_tokens >= 1 ? de->prompt_tokens : 1;
+        if (de->output_tokens >= 1)
+            out->max_tokens = de->output_tokens;
+        /* A verbatim prompt has no synthetic prefix; the draws below still
+         * happen, so cancellations stay where they would be. */
+        (void)wl_prefix_draw(prefix, &r);
+        out->prefix_id = -1;
+        out->prefix_tokens = 0;
+        goto cancel;
+    }
+    out->prefix_id = wl_prefix_draw(prefix, &r);
+    out->prefix_tokens = out->prefix_id >= 0 ? prefix->tokens : 0;
+    /* A prefix longer than the prompt would make the prompt longer than
+     * asked: the prompt grows to hold the prefix plus its nonce. */
+    if (out->prefix_id >= 0 && out->prompt_tokens < out->prefix_tokens + 4)
+        out->prompt_tokens = out->prefix_tokens + 4;
+cancel:;
+    uint64_t after = 0;
+    if (wl_cancel_draw(cancel, &r, &after)) {
+        out->cancel_kind = cancel->kind;
+        out->cancel_after = after;
+    } else {
+        out->cancel_kind = WL_CANCEL_NONE;
+        out->cancel_after = 0;
+    }
+}
+
+const char *workload_class_name(const struct workload *w, const struct req_spec *spec)
+{
+    if (!w->classes || spec->class_idx < 0 || (size_t)spec->class_idx >= w->classes->n)
+        return NULL;
+    return w->classes->classes[spec->class_idx].name;
+}
+
+size_t workload_prompt(uint64_t seed, const struct req_spec *spec, char *buf, size_t len)
+{
+    uint32_t words = workload_calib_words(&spec->calib, spec->prompt_tokens);
+    uint32_t prefix_words = spec->prefix_id >= 0
+                                ? workload_calib_prefix_words(&spec->calib, spec->prefix_tokens)
+                                : 0;
+    return wl_prompt_build(seed, spec->index, words, spec->prefix_id, prefix_words, buf, len);
+}
+
+uint32_t workload_calib_words(const struct workload_calib *c, uint32_t target_tokens)
+{
+    if (!(c->tokens_per_word > 0))
+        return target_tokens;
+    return to_tokens(((double)target_tokens - c->intercept_tokens) / c->tokens_per_word);
+}
+
+uint32_t workload_calib_prefix_words(const struct workload_calib *c, uint32_t prefix_tokens)
+{
+    if (!(c->tokens_per_word > 0) || prefix_tokens == 0)
+        return prefix_tokens;
+    return to_tokens((double)prefix_tokens / c->tokens_per_word);
+}

@@ -1,0 +1,110 @@
+/* workload.h: what each scheduled request asks for, as a pure function of
+ * the seed and the request's schedule index, so any worker thread (or any
+ * machine of a sharded run) builds the identical request for index i. */
+#ifndef LL_WORKLOAD_H
+#define LL_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "workload/dist.h"
+#include "workload/wlfile.h"
+
+struct chat_turn;
+struct dataset;
+struct empirical;
+
+/* A words-to-tokens fit of a server's tokenizer (llmload calibrate): a
+ * synthetic prompt of W words counts slope * W + intercept tokens there.
+ * slope 0 means none: one word per token (exact on the sim). */
+struct workload_calib {
+    double tokens_per_word;      /* slope, > 0 when set */
+    double intercept_tokens;     /* tokens the server adds to every prompt (chat template) */
+};
+
+struct workload {
+    struct dist prompt_tokens;   /* prompt length distribution, tokens */
+    struct dist output_tokens;   /* max_tokens distribution, tokens */
+    int ignore_eos;              /* ask the server to generate exactly max_tokens */
+    uint64_t seed;
+    /* Traffic classes from --workload FILE (borrowed; NULL = one class made
+     * of the fields above and below). */
+    const struct wl_file *classes;
+    struct wl_prefix prefix;     /* one-class prefix sharing; fraction 0 = all unique */
+    struct wl_cancel cancel;     /* one-class cancellations; kind NONE = none */
+    /* Lengths from files (owned by whoever loaded them: runopts frees them in
+     * runopts_workload_free). Without classes only. NULL = not used. */
+    const struct empirical *prompt_emp;  /* --prompt-tokens empirical:FILE */
+    int prompt_col;                      /* its column (EMPIRICAL_COL_*) */
+    const struct empirical *output_emp;  /* --output-tokens empirical:FILE */
+    int output_col;
+    const struct empirical *pairs;       /* --lengths empirical:FILE: one row per request */
+    /* --dataset FILE: each prompt's text and length (and its output length
+     * when the entry has one) from an entry drawn per request. NULL = none. */
+    const struct dataset *dataset;
+    struct workload_calib calib;         /* --calibration FILE; zero = none */
+};
+
+/* One request's content parameters. */
+struct req_spec {
+    uint64_t index;              /* schedule index */
+    uint32_t prompt_tokens;      /* >= 1 */
+    uint32_t max_tokens;         /* >= 1 */
+    int32_t class_idx;           /* index into workload.classes, -1 without classes */
+    const char *class_name;      /* its name (borrowed from workload.classes), NULL = none */
+    int ignore_eos;              /* 0 or 1 */
+    int api;                     /* enum oai_api, or -1: the transport's --api */
+    int64_t prefix_id;           /* shared-prefix group, -1 = unique prompt */
+    uint32_t prefix_tokens;      /* length of the shared prefix, tokens */
+    enum wl_cancel_kind cancel_kind;
+    uint64_t cancel_after;       /* ns after the send, or tokens received */
+    /* Replay and sessions (NULL / 0 / -1 from workload_spec). */
+    const char *prompt_text;     /* send this text as the prompt, JSON-escaped, instead of
+                                    synthetic text; borrowed until transport_submit returns */
+    size_t prompt_text_len;      /* its bytes */
+    const struct chat_turn *history; /* earlier turns of a session, oldest first; borrowed
+                                    until transport_submit returns (src/workload/chatbody.h) */
+    uint32_t history_len;        /* turns in history */
+    int64_t session;             /* session index (sessions, or a trace's session_id), -1 = none */
+    int32_t turn;                /* 0-based turn within the session, -1 = none */
+    /* The fit workload_prompt scales synthetic words by (zero from anything
+     * but workload_spec with --calibration: one word per token). */
+    struct workload_calib calib;
+    int64_t dataset_entry;       /* the --dataset entry of the prompt, -1 = none */
+};
+
+/* Draw request index. Deterministic in (seed, index): one RNG stream per
+ * index, drawn in a fixed order (class, lengths, dataset entry, prefix,
+ * cancellation). Lengths are rounded to the nearest integer and at least 1.
+ * Lengths come from the class, or else from w->pairs (one observed row), or
+ * else each from its empirical file or its DIST. With w->dataset the prompt
+ * is an entry's text (prompt_text, borrowed from the dataset), its length
+ * the entry's, and max_tokens the entry's output length when it has one;
+ * such a prompt never has a shared prefix. */
+void workload_spec(const struct workload *w, uint64_t index, struct req_spec *out);
+
+/* The name of the request's class, or NULL without classes. Borrowed from
+ * w->classes. */
+const char *workload_class_name(const struct workload *w, const struct req_spec *spec);
+
+/* Build the prompt of spec: exactly spec->prompt_tokens tokens under the
+ * documented whitespace tokenizer (docs/workload.md), beginning with its
+ * shared prefix when it has one and unique after it. With spec->calib set
+ * the number of words is workload_calib_words(calib, prompt_tokens) (and
+ * the prefix's words scaled the same way, without the intercept), so the
+ * server's own count hits the target. Writes at most len
+ * bytes (no NUL) into buf and returns the byte count needed; when that
+ * exceeds len the caller retries with a bigger buffer. The text needs no
+ * JSON escaping. */
+size_t workload_prompt(uint64_t seed, const struct req_spec *spec, char *buf, size_t len);
+
+/* The number of synthetic words whose count under the fit c is closest to
+ * target_tokens: round((target - intercept) / slope), at least 1 and at
+ * most 4e9. With no fit (slope <= 0) returns target_tokens. */
+uint32_t workload_calib_words(const struct workload_calib *c, uint32_t target_tokens);
+
+/* The same for a shared prefix of prefix_tokens (no intercept: the
+ * template is counted once per prompt), at least 1 when prefix_tokens > 0. */
+uint32_t workload_calib_prefix_words(const struct workload_calib *c, uint32_t prefix_tokens);
+
+#endif
