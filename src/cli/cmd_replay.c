@@ -267,7 +267,7 @@ int replay_main(int argc, char **argv)
     info.mode = mode;
     info.offered_rate_per_s = replay_offered_rate(trace, cfg.trace_factor);
     char slo_text[96];
-    runopts_summary_info(&cfg, &res, target.model, "the trace's times", slo_text,
+    runopts_summary_info(&cfg, &res, target.model, "the trace's times", 0, slo_text,
                          sizeof slo_text, &info);
     const struct stats *s = &res.stats;
 

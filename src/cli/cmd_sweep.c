@@ -617,9 +617,8 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         sweep_step_classes_init(s, wf->n);
         for (size_t k = 0; k < wf->n; k++) {
             struct sweep_class_facts *c = &f->classes[k];
-            const struct wl_slo *cs = &wf->classes[k].slo;
             snprintf(c->name, sizeof c->name, "%s", wf->classes[k].name);
-            c->own_slo = (struct slo){cs->ttft_ns, cs->tpot_ns, cs->e2e_ns};
+            c->own_slo = wf->classes[k].slo;
             c->scheduled = res.class_stats[k].scheduled;
         }
     }

@@ -18,6 +18,7 @@
 #include "workload/dataset.h"
 #include "workload/empirical.h"
 #include "measure/results.h"
+#include "measure/verdict.h"
 #include "decode/sse.h"
 #include "workload/trace.h"
 #include "util/util.h"
@@ -1012,7 +1013,7 @@ void runopts_raise_nofile(void)
 }
 
 void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,
-                          const char *model, const char *kept, char *slo_buf,
+                          const char *model, const char *kept, int check_achieved, char *slo_buf,
                           size_t slo_len, struct summary_info *info)
 {
     info->window_ns = res->window_ns;
@@ -1030,28 +1031,16 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
         info->slo = slo_buf;
     }
     /* The self-check: a run whose generator fell behind measured itself. */
-    const struct stats *s = &res->stats;
-    uint64_t late_p99 = hist_count(s->lateness) ? hist_percentile(s->lateness, 99) : 0;
-    if (late_p99 > DRIVER_LATE_NS) {
-        char l[16];
-        info->invalid = 1;
-        ll_fmt_duration(late_p99, l, sizeof l);
-        /* Whose lateness: a worker asleep when its sends came due, woken
-         * late, was not run in time by the OS or the VM (steal, a stop, a
-         * slow timer); a busy one is the generator's own limit. */
-        uint64_t n = res->late_sends, a = res->late_asleep;
-        if (n && 2 * a >= n)
-            snprintf(info->invalid_reason, sizeof info->invalid_reason,
-                     "schedule lateness p99 %s > 1ms: %llu of the %llu sends later than 1ms "
-                     "came due while the worker slept, and it woke late: the OS or VM did "
-                     "not run it in time (not the generator's load)",
-                     l, (unsigned long long)a, (unsigned long long)n);
-        else
-            snprintf(info->invalid_reason, sizeof info->invalid_reason,
-                     "schedule lateness p99 %s > 1ms: the generator could not keep %s "
-                     "(busy when %llu of the %llu sends later than 1ms came due)",
-                     l, kept, (unsigned long long)(n - a), (unsigned long long)n);
-    }
+    struct verdict_input v = {
+        .lateness = res->stats.lateness,
+        .late_sends = res->late_sends,
+        .late_asleep = res->late_asleep,
+        .kept = kept,
+        .check_achieved = check_achieved,
+        .scheduled = res->stats.scheduled,
+        .sent_in_window = res->sent_in_window,
+    };
+    info->invalid = verdict_judge(&v, info->invalid_reason, sizeof info->invalid_reason);
 }
 
 int runopts_finish(const char *dir, json_t *run, json_t *sj, const struct summary_info *info,

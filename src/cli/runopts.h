@@ -188,11 +188,12 @@ void runopts_raise_nofile(void);
 /* Fill the summary facts run and replay share from cfg and res: window,
  * warm-up, in-flight, target, model, version, seed, interruption, records,
  * the SLO (its text goes into slo_buf, which must outlive info), and the
- * lateness self-check: p99 over 1 ms marks the run INVALID, the reason
- * ending with what could not be kept (e.g. "the schedule"). The caller
- * sets mode and the offered rate. */
+ * self-check (verdict_judge): lateness p99 over 1 ms marks the run INVALID,
+ * the reason ending with what could not be kept (e.g. "the schedule"); with
+ * check_achieved, so does sending fewer than 99% of the window's scheduled
+ * requests. The caller sets mode and the offered rate. */
 void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,
-                          const char *model, const char *kept, char *slo_buf,
+                          const char *model, const char *kept, int check_achieved, char *slo_buf,
                           size_t slo_len, struct summary_info *info);
 
 /* The end of a run or replay, after the terminal summary: write

@@ -535,7 +535,7 @@ static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_ab
     uint64_t sched_abs = w->d->run_start_ns + sched_ns;
     uint64_t late = now_abs > sched_abs ? now_abs - sched_abs : 0;
     stats_add_lateness(&w->stats, late);
-    if (late > DRIVER_LATE_NS) {
+    if (late > VERDICT_LATE_NS) {
         /* Asleep in epoll_wait when it came due, and most of the lateness
          * spent waking: the OS's or the VM's doing, not this worker's load. */
         uint64_t wf, wu;
@@ -1145,9 +1145,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         d.cls_slo = ll_calloc(classes->n, sizeof *d.cls_slo);
         for (size_t k = 0; k < classes->n; k++) {
             stats_init(&res->class_stats[k]);
-            const struct wl_slo *cs = &classes->classes[k].slo;
-            int own = cs->ttft_ns || cs->tpot_ns || cs->e2e_ns;
-            d.cls_slo[k] = own ? (struct slo){cs->ttft_ns, cs->tpot_ns, cs->e2e_ns} : cfg->slo;
+            d.cls_slo[k] = *slo_or(&classes->classes[k].slo, &cfg->slo);
         }
     }
     size_t series_cap = 0;
@@ -1253,7 +1251,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
             break;
         uint64_t now = ll_now_ns();
         if (now >= next_sample) {
-            struct driver_sample smp = {.t_ns = now - LL_MIN(now, d.run_start_ns)};
+            struct inflight_sample smp = {.t_ns = now - LL_MIN(now, d.run_start_ns)};
             for (uint32_t i = 0; i < started; i++) {
                 smp.inflight += atomic_load_explicit(&d.workers[i].p_inflight,
                                                      memory_order_relaxed);

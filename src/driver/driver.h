@@ -16,6 +16,7 @@
 #include "measure/hist.h"
 #include "measure/slo.h"
 #include "measure/stats.h"
+#include "measure/verdict.h"
 #include "workload/trace.h"
 #include "http/transport.h"
 #include "workload/workload.h"
@@ -114,22 +115,11 @@ struct run_config {
     uint64_t live_interval_ns;        /* 0 = 1 s */
 };
 
-/* One point of the in-flight time series. */
-struct driver_sample {
-    uint64_t t_ns;                    /* relative to the run start */
-    uint32_t inflight;                /* requests in the system (sent or queued, not finished) */
-    uint64_t done;                    /* records finished so far */
-};
-
-/* Schedule lateness past which a run is INVALID (at p99), and a send
- * counts in the lateness diagnosis. */
-#define DRIVER_LATE_NS LL_NS_PER_MS
-
 struct driver_result {
     struct stats stats;               /* merged; caller frees with stats_free */
     uint64_t window_ns;               /* measurement window (after warm-up) */
     uint64_t sent_in_window;          /* window requests sent before the window closed */
-    uint64_t late_sends;              /* window sends later than DRIVER_LATE_NS */
+    uint64_t late_sends;              /* window sends later than VERDICT_LATE_NS */
     uint64_t late_asleep;             /* ...of which the worker was asleep when they came due
                                        * and woke late (transport_last_wait) */
     double inflight_mean;             /* time-weighted requests in the system over the window */
@@ -149,7 +139,7 @@ struct driver_result {
      * the second half of the window (a tail that grows with run length
      * means the rate exceeds capacity). Owned; driver_result_free. */
     struct hist *ttft_first_half, *ttft_second_half;
-    struct driver_sample *series;     /* owned; n_series points */
+    struct inflight_sample *series;     /* owned; n_series points */
     size_t n_series;
     /* Per traffic class of workload.classes (same order), owned; NULL and
      * 0 without classes. Each counts like stats, with the class's own SLO

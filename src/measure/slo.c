@@ -108,3 +108,8 @@ void slo_format(const struct slo *s, char *buf, size_t len)
     at = put_one(buf, len, at, "tpot", s->tpot_ns);
     put_one(buf, len, at, "e2e", s->e2e_ns);
 }
+
+const struct slo *slo_or(const struct slo *own, const struct slo *fallback)
+{
+    return slo_is_set(own) ? own : fallback;
+}

@@ -16,6 +16,11 @@ struct slo {
     uint64_t e2e_ns;    /* max E2E (end - sched); 0 = no threshold */
 };
 
+/* The SLO that applies to a traffic class: own when any of its thresholds
+ * is set, else fallback (the run's or the sweep's). The one home of that
+ * rule; run, sweep and the report all call it. Returns one of the two. */
+const struct slo *slo_or(const struct slo *own, const struct slo *fallback);
+
 /* Parse "ttft=500ms,tpot=50ms,e2e=10s" (any subset, any order; a bare
  * number is milliseconds). Returns 0, or LL_E_INVAL with a one-line reason
  * naming the bad part in err. */

@@ -25,6 +25,14 @@
 #include "measure/hist.h"
 #include "measure/record.h"
 
+/* One point of a load point's in-flight time series (the driver samples
+ * it; the sweep judges steadiness from it). */
+struct inflight_sample {
+    uint64_t t_ns;                    /* relative to the run start */
+    uint32_t inflight;                /* requests in the system (sent or queued, not finished) */
+    uint64_t done;                    /* records finished so far */
+};
+
 struct stats {
     uint64_t scheduled;             /* arrivals the schedule produced (driver sets) */
     uint64_t sent;                  /* requests handed to the transport (driver sets) */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/verdict.h"
 #include "util/util.h"
 
 const double sweep_pcts[SWEEP_NPCT] = {50, 90, 95, 99, 99.9, 100};
@@ -117,8 +118,7 @@ int sweep_step_class_find(const struct sweep_step *s, const char *name)
 static const struct slo *class_slo(const struct sweep_step *s, size_t k,
                                    const struct sweep_settings *set)
 {
-    const struct slo *own = &s->f.classes[k].own_slo;
-    return slo_is_set(own) ? own : &set->slo;
+    return slo_or(&s->f.classes[k].own_slo, &set->slo);
 }
 
 /* Count r towards class k of s, as sweep_step_add_record counts the step. */
@@ -291,14 +291,9 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     fill_pcts(st->itl_req, s->itl_ns);
     fill_pcts(st->e2e, s->e2e_ns);
     fill_pcts(f->lateness, s->lateness_ns);
-    /* `run`'s self-check, per step (docs/metrics.md): p99 is index 3. */
-    s->invalid = hist_count(f->lateness) > 0 && s->lateness_ns[3] > DRIVER_LATE_NS;
-    s->invalid_reason[0] = '\0';
-    if (s->invalid) {
-        char l[16];
-        ll_fmt_duration(s->lateness_ns[3], l, sizeof l);
-        snprintf(s->invalid_reason, sizeof s->invalid_reason, "schedule lateness p99 %s > 1ms", l);
-    }
+    /* `run`'s self-check, per step (docs/metrics.md). */
+    struct verdict_input v = {.lateness = f->lateness};
+    s->invalid = verdict_judge(&v, s->invalid_reason, sizeof s->invalid_reason);
     s->ttft_p99_h1_ns = hist_count(s->ttft_h1) ? hist_percentile(s->ttft_h1, 99) : 0;
     s->ttft_p99_h2_ns = hist_count(s->ttft_h2) ? hist_percentile(s->ttft_h2, 99) : 0;
     s->inflight_growth = inflight_growth(f);

@@ -18,7 +18,6 @@
 
 #include <jansson.h>
 
-#include "driver/driver.h"
 #include "measure/hist.h"
 #include "measure/record.h"
 #include "measure/slo.h"
@@ -136,7 +135,7 @@ struct sweep_facts {
     double inflight_max;         /* requests */
     int interrupted;             /* a signal stopped the step */
     struct hist *lateness;       /* ns, generator lateness; owned, never NULL after init */
-    struct driver_sample *series;/* in-flight samples; owned, n_series of them */
+    struct inflight_sample *series;/* in-flight samples; owned, n_series of them */
     size_t n_series;
     struct sweep_server server;  /* server metrics over the window (present 0 = none) */
     struct sweep_class_facts *classes; /* owned; n_classes of them (0 = no breakdown);

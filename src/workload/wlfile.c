@@ -414,7 +414,7 @@ static int parse_cancel(struct wctx *c, const char *path, json_t *j,
 }
 
 static int parse_slo(struct wctx *c, const char *path, json_t *j,
-                     struct wl_slo *s)
+                     struct slo *s)
 {
     static const char *const keys[] = {"ttft_ms", "tpot_ms", "e2e_ms", NULL};
     uint64_t *dst[] = {&s->ttft_ns, &s->tpot_ns, &s->e2e_ns};

@@ -30,6 +30,7 @@
 
 #include "workload/dist.h"
 #include "decode/openai.h"
+#include "measure/slo.h"
 #include "util/rng.h"
 
 struct empirical;
@@ -78,14 +79,6 @@ struct wl_cancel {
     struct dist after;       /* ns (AFTER_TIME) or tokens (AFTER_TOKENS) */
 };
 
-/* A class's own SLO thresholds; 0 = no threshold of that kind (the
- * command line's applies). */
-struct wl_slo {
-    uint64_t ttft_ns;
-    uint64_t tpot_ns;
-    uint64_t e2e_ns;
-};
-
 struct wl_class {
     char name[WL_NAME_MAX];  /* [A-Za-z0-9_.-], 1..63 bytes, unique */
     double weight;           /* > 0, relative */
@@ -96,7 +89,7 @@ struct wl_class {
     int ignore_eos;          /* 0, 1, or -1: the command line's setting */
     struct wl_prefix prefix;
     struct wl_cancel cancel;
-    struct wl_slo slo;
+    struct slo slo;          /* the class's own SLO; unset = the run's */
 };
 
 struct wl_file {

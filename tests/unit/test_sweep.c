@@ -216,7 +216,7 @@ static void test_recovery_step(void **state)
         uint32_t in = 0;
         for (size_t i = 0; i < n; i++)
             in += a[i] <= t && d[i] > t;
-        s.f.series[j] = (struct driver_sample){.t_ns = t, .inflight = in};
+        s.f.series[j] = (struct inflight_sample){.t_ns = t, .inflight = in};
     }
     s.f.scheduled = 36;
     sweep_step_finish(&s, &set);
@@ -609,8 +609,8 @@ static void test_facts_round_trip(void **state)
     a.f.inflight_max = 3;
     hist_record(a.f.lateness, 12345);
     a.f.series = calloc(2, sizeof *a.f.series);
-    a.f.series[0] = (struct driver_sample){.t_ns = 100, .inflight = 2};
-    a.f.series[1] = (struct driver_sample){.t_ns = 200, .inflight = 3};
+    a.f.series[0] = (struct inflight_sample){.t_ns = 100, .inflight = 2};
+    a.f.series[1] = (struct inflight_sample){.t_ns = 200, .inflight = 3};
     a.f.n_series = 2;
     json_t *j = sweep_facts_json(&a.f);
     char err[200];
