@@ -27,7 +27,7 @@ set -f    # the filters below are globs for cmocka, not for the shell
 # others, one at a time: test_agreement_with_sim_log compares client and
 # server timestamps to within a millisecond, which three other jobs on the
 # same two cores can spoil, and test_past_capacity_no_pileup wants the sim
-# to keep up with 20,000 req/s.
+# to keep up with 20,000 requests offered at 60,000/s.
 SPLITS='
 test_sweep        test_sweep_capacity_knee       -                                   -
 test_run_measure  -                              test_agreement_with_sim_log,test_past_capacity_no_pileup -
