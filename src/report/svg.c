@@ -632,40 +632,105 @@ static void svg_series_write(struct strbuf *b, const struct svg_series *s,
     strbuf_puts(b, "\n");
 }
 
-void svg_chart_write(struct strbuf *b, const struct svg_chart *c)
-{
-    double w = c->width > 0 ? c->width : SVG_DEFAULT_WIDTH;
-    double h = c->height > 0 ? c->height : SVG_DEFAULT_HEIGHT;
-    const char *id = c->id != NULL ? c->id : "chart";
+/* The plot area of a chart and the frame around it, in pixels: the left
+ * margin fits the y labels (and the y title when there is one), the legend
+ * rows go above the plot, the x labels (and title) below. */
+struct svg_frame {
+    double w, h;                /* the whole chart */
+    double pl, pr, pt, pb;      /* the plot's left, right, top and bottom edges */
+    double pw, ph;              /* its width and height */
+};
 
-    /* Data ranges over everything plottable. */
-    int hx = 0, hy = 0, any_point = 0;
-    double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+/* Lay out the frame of a w x h chart whose y ticks are yt[0..nyt) and
+ * place the n legend items above the plot. */
+static void svg_frame_layout(struct svg_frame *fr, double w, double h, const double *yt,
+                             size_t nyt, int y_title, int x_title,
+                             struct svg_legend_item *items, size_t n)
+{
+    fr->w = w;
+    fr->h = h;
+    fr->pl = 14 + 10 + svg_y_label_width(yt, nyt) + 8;
+    if (!y_title)
+        fr->pl -= 14;
+    fr->pr = w - SVG_MARGIN_RIGHT;
+    int rows = svg_legend_layout(items, n, fr->pl, fr->pr, 14);
+    fr->pt = rows > 0 ? 14 + rows * SVG_LEGEND_ROW_PX + 4 : 14;
+    fr->pb = h - (x_title ? SVG_MARGIN_BOTTOM : 28);
+    fr->pw = fr->pr - fr->pl;
+    fr->ph = fr->pb - fr->pt;
+}
+
+/* A category or tick label under the plot, centred on x. */
+static void svg_x_label(struct strbuf *b, const struct svg_frame *fr, double x, const char *text)
+{
+    strbuf_puts(b, "<text x=\"");
+    svg_px(b, x);
+    strbuf_puts(b, "\" y=\"");
+    svg_px(b, fr->pb + 17);
+    strbuf_puts(b, "\" text-anchor=\"middle\" fill=\"" SVG_TEXT_COLOR "\">");
+    strbuf_put_xml(b, text);
+    strbuf_puts(b, "</text>");
+}
+
+/* The frame's left and bottom edges, then the opening of the x axis title
+ * when has_title (the caller writes the title and calls
+ * svg_x_title_close). */
+static void svg_frame_edges(struct strbuf *b, const struct svg_frame *fr, int has_title)
+{
+    strbuf_puts(b, "<path class=\"axis\" d=\"M");
+    svg_px(b, fr->pl);
+    strbuf_puts(b, " ");
+    svg_px(b, fr->pt);
+    strbuf_puts(b, "V");
+    svg_px(b, fr->pb);
+    strbuf_puts(b, "H");
+    svg_px(b, fr->pr);
+    strbuf_puts(b, "\" fill=\"none\" stroke=\"" SVG_AXIS_COLOR "\"/>\n");
+    if (has_title) {
+        strbuf_puts(b, "<text class=\"axis-title x\" x=\"");
+        svg_px(b, fr->pl + fr->pw / 2);
+        strbuf_puts(b, "\" y=\"");
+        svg_px(b, fr->h - 8);
+        strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"12.5\" fill=\"" SVG_TEXT_COLOR "\">");
+    }
+}
+
+static void svg_x_title_close(struct strbuf *b)
+{
+    strbuf_puts(b, "</text>\n");
+}
+
+/* The data ranges of a line chart over everything plottable: its points,
+ * its horizontal lines (y) and its vertical lines (x). Returns 1 when any
+ * point of a series is plottable. */
+static int svg_chart_ranges(const struct svg_chart *c, int *hx, double *xlo, double *xhi,
+                            int *hy, double *ylo, double *yhi)
+{
+    int any_point = 0;
     for (size_t s = 0; s < c->n_series; s++) {
         const struct svg_series *se = &c->series[s];
         for (size_t i = 0; i < se->n; i++) {
             if (!svg_axis_value_ok(&c->x, se->x[i]) ||
                 !svg_axis_value_ok(&c->y, se->y[i]))
                 continue;
-            svg_widen(&hx, &xlo, &xhi, se->x[i]);
-            svg_widen(&hy, &ylo, &yhi, se->y[i]);
+            svg_widen(hx, xlo, xhi, se->x[i]);
+            svg_widen(hy, ylo, yhi, se->y[i]);
             any_point = 1;
         }
     }
     for (size_t i = 0; i < c->n_hlines; i++)
         if (svg_axis_value_ok(&c->y, c->hlines[i].y))
-            svg_widen(&hy, &ylo, &yhi, c->hlines[i].y);
+            svg_widen(hy, ylo, yhi, c->hlines[i].y);
     for (size_t i = 0; i < c->n_vlines; i++)
         if (svg_axis_value_ok(&c->x, c->vlines[i].x))
-            svg_widen(&hx, &xlo, &xhi, c->vlines[i].x);
+            svg_widen(hx, xlo, xhi, c->vlines[i].x);
+    return any_point;
+}
 
-    double xt[SVG_MAX_TICKS], yt[SVG_MAX_TICKS];
-    struct svg_map mx = {.scale = c->x.scale}, my = {.scale = c->y.scale};
-    size_t nxt = svg_axis_range(&c->x, hx, 0, xlo, xhi, &mx.lo, &mx.hi, xt);
-    size_t nyt = svg_axis_range(&c->y, hy, 1, ylo, yhi, &my.lo, &my.hi, yt);
-
-    /* Legend entries: one per series not marked SVG_NOLEGEND. */
-    struct svg_legend_item *items = ll_calloc(c->n_series + 1, sizeof(*items));
+/* Legend entries of a line chart into items (room for n_series): one per
+ * series not marked SVG_NOLEGEND. Returns how many. */
+static size_t svg_chart_legend(const struct svg_chart *c, struct svg_legend_item *items)
+{
     size_t n_items = 0;
     for (size_t s = 0; s < c->n_series; s++) {
         unsigned flags = svg_series_flags(&c->series[s]);
@@ -682,31 +747,21 @@ void svg_chart_write(struct strbuf *b, const struct svg_chart *c)
         it->marker = (flags & SVG_MARKERS) != 0;
         it->hollow = (flags & SVG_HOLLOW) != 0;
     }
+    return n_items;
+}
 
-    double pl = 14 + 10 + svg_y_label_width(yt, nyt) + 8;
-    if (!svg_axis_has_title(&c->y))
-        pl -= 14;
-    double pr = w - SVG_MARGIN_RIGHT;
-    int rows = svg_legend_layout(items, n_items, pl, pr, 14);
-    double pt = rows > 0 ? 14 + rows * SVG_LEGEND_ROW_PX + 4 : 14;
-    double pb = h - (svg_axis_has_title(&c->x) ? SVG_MARGIN_BOTTOM : 28);
-    double pw = pr - pl, ph = pb - pt;
-    mx.p0 = pl;
-    mx.p1 = pr;
-    my.p0 = pb;
-    my.p1 = pt;
-
-    svg_open(b, id, c->title, w, h, pl, pt, pw, ph);
-
-    /* Bands, clipped to the plot. */
+/* Shaded x ranges, clipped to the plot, each with its label when it fits. */
+static void svg_bands_write(struct strbuf *b, const struct svg_chart *c,
+                            const struct svg_map *mx, const struct svg_frame *fr)
+{
     for (size_t i = 0; i < c->n_bands; i++) {
         const struct svg_band *bd = &c->bands[i];
-        double x0 = svg_plottable(&mx, bd->x0) ? svg_map_px(&mx, bd->x0) : pl;
-        double x1 = svg_plottable(&mx, bd->x1) ? svg_map_px(&mx, bd->x1) : pr;
+        double x0 = svg_plottable(mx, bd->x0) ? svg_map_px(mx, bd->x0) : fr->pl;
+        double x1 = svg_plottable(mx, bd->x1) ? svg_map_px(mx, bd->x1) : fr->pr;
         if (bd->x0 == INFINITY || bd->x1 == -INFINITY)
             continue;
-        x0 = LL_MAX(pl, LL_MIN(pr, x0));
-        x1 = LL_MAX(pl, LL_MIN(pr, x1));
+        x0 = LL_MAX(fr->pl, LL_MIN(fr->pr, x0));
+        x1 = LL_MAX(fr->pl, LL_MIN(fr->pr, x1));
         if (x1 <= x0)
             continue;
         strbuf_puts(b, "<rect class=\"band\" data-key=\"");
@@ -718,31 +773,35 @@ void svg_chart_write(struct strbuf *b, const struct svg_chart *c)
         strbuf_puts(b, "\" x=\"");
         svg_px(b, x0);
         strbuf_puts(b, "\" y=\"");
-        svg_px(b, pt);
+        svg_px(b, fr->pt);
         strbuf_puts(b, "\" width=\"");
         svg_px(b, x1 - x0);
         strbuf_puts(b, "\" height=\"");
-        svg_px(b, ph);
+        svg_px(b, fr->ph);
         strbuf_puts(b, "\" fill=\"#fde8e8\" fill-opacity=\"0.7\"/>\n");
         if (bd->label != NULL && x1 - x0 > svg_text_width(bd->label) * 0.95 + 8) {
             strbuf_puts(b, "<text class=\"band-label\" x=\"");
             svg_px(b, x1 - 5);
             strbuf_puts(b, "\" y=\"");
-            svg_px(b, pb - 6);
+            svg_px(b, fr->pb - 6);
             strbuf_puts(b, "\" text-anchor=\"end\" fill=\"#9b1c1c\" font-size=\"11\">");
             strbuf_put_xml(b, bd->label);
             strbuf_puts(b, "</text>\n");
         }
     }
+}
 
-    /* Grid and ticks. */
-    svg_y_axis_write(b, &my, yt, nyt, pl, pr, pt, ph, &c->y);
+/* The x grid lines and ticks xt[0..nxt) inside the range, a label under
+ * each that does not run into the one before. */
+static void svg_x_axis_write(struct strbuf *b, const struct svg_map *mx, const double *xt,
+                             size_t nxt, const struct svg_frame *fr)
+{
     char lab[32];
     double last_label_end = -1e9;
     for (size_t i = 0; i < nxt; i++) {
-        if (xt[i] < mx.lo * (1 - 1e-9) - 1e-12 || xt[i] > mx.hi * (1 + 1e-9) + 1e-12)
+        if (xt[i] < mx->lo * (1 - 1e-9) - 1e-12 || xt[i] > mx->hi * (1 + 1e-9) + 1e-12)
             continue;
-        double x = svg_map_px(&mx, xt[i]);
+        double x = svg_map_px(mx, xt[i]);
         svg_format_tick(xt[i], lab, sizeof(lab));
         double tw = svg_text_width(lab);
         strbuf_puts(b, "<g class=\"tick x\" data-v=\"");
@@ -752,83 +811,126 @@ void svg_chart_write(struct strbuf *b, const struct svg_chart *c)
         strbuf_puts(b, "\" x2=\"");
         svg_px(b, x);
         strbuf_puts(b, "\" y1=\"");
-        svg_px(b, pt);
+        svg_px(b, fr->pt);
         strbuf_puts(b, "\" y2=\"");
-        svg_px(b, pb + 4);
+        svg_px(b, fr->pb + 4);
         strbuf_puts(b, "\" stroke=\"" SVG_GRID_COLOR "\"/>");
         if (x - tw / 2 > last_label_end + 6) {
-            strbuf_puts(b, "<text x=\"");
-            svg_px(b, x);
-            strbuf_puts(b, "\" y=\"");
-            svg_px(b, pb + 17);
-            strbuf_puts(b, "\" text-anchor=\"middle\" fill=\"" SVG_TEXT_COLOR "\">");
-            strbuf_put_xml(b, lab);
-            strbuf_puts(b, "</text>");
+            svg_x_label(b, fr, x, lab);
             last_label_end = x + tw / 2;
         }
         strbuf_puts(b, "</g>\n");
     }
-    /* The frame's left and bottom edges. */
-    strbuf_puts(b, "<path class=\"axis\" d=\"M");
-    svg_px(b, pl);
-    strbuf_puts(b, " ");
-    svg_px(b, pt);
-    strbuf_puts(b, "V");
-    svg_px(b, pb);
-    strbuf_puts(b, "H");
-    svg_px(b, pr);
-    strbuf_puts(b, "\" fill=\"none\" stroke=\"" SVG_AXIS_COLOR "\"/>\n");
-    if (svg_axis_has_title(&c->x)) {
-        strbuf_puts(b, "<text class=\"axis-title x\" x=\"");
-        svg_px(b, pl + pw / 2);
-        strbuf_puts(b, "\" y=\"");
-        svg_px(b, h - 8);
-        strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"12.5\" fill=\"" SVG_TEXT_COLOR "\">");
-        svg_axis_title(b, &c->x);
-        strbuf_puts(b, "</text>\n");
-    }
+}
 
-    /* Reference lines and markers (their labels come after the data). */
+/* A reference line from (x1, y1) to (x2, y2) with its key and value
+ * (data-AXIS="v"), up to the stroke attributes, which the caller writes. */
+static void svg_refline_open(struct strbuf *b, const char *cls, const char *key, char axis,
+                             double v, double x1, double x2, double y1, double y2)
+{
+    strbuf_printf(b, "<line class=\"%s\" data-key=\"", cls);
+    strbuf_put_xml(b, key);
+    strbuf_printf(b, "\" data-%c=\"", axis);
+    strbuf_put_num(b, v);
+    strbuf_puts(b, "\" x1=\"");
+    svg_px(b, x1);
+    strbuf_puts(b, "\" x2=\"");
+    svg_px(b, x2);
+    strbuf_puts(b, "\" y1=\"");
+    svg_px(b, y1);
+    strbuf_puts(b, "\" y2=\"");
+    svg_px(b, y2);
+}
+
+/* Horizontal (SLO) and vertical (knee, capacity) reference lines. */
+static void svg_reflines_write(struct strbuf *b, const struct svg_chart *c,
+                               const struct svg_map *mx, const struct svg_map *my,
+                               const struct svg_frame *fr)
+{
     for (size_t i = 0; i < c->n_hlines; i++) {
         const struct svg_hline *hl = &c->hlines[i];
-        if (!svg_plottable(&my, hl->y))
+        if (!svg_plottable(my, hl->y))
             continue;
-        double y = svg_map_px(&my, hl->y);
-        strbuf_puts(b, "<line class=\"hline\" data-key=\"");
-        strbuf_put_xml(b, hl->key);
-        strbuf_puts(b, "\" data-y=\"");
-        strbuf_put_num(b, hl->y);
-        strbuf_puts(b, "\" x1=\"");
-        svg_px(b, pl);
-        strbuf_puts(b, "\" x2=\"");
-        svg_px(b, pr);
-        strbuf_puts(b, "\" y1=\"");
-        svg_px(b, y);
-        strbuf_puts(b, "\" y2=\"");
-        svg_px(b, y);
+        double y = svg_map_px(my, hl->y);
+        svg_refline_open(b, "hline", hl->key, 'y', hl->y, fr->pl, fr->pr, y, y);
         strbuf_puts(b, "\" stroke=\"" SVG_REF_COLOR "\" stroke-width=\"1.5\" "
                        "stroke-dasharray=\"8 4\"/>\n");
     }
     for (size_t i = 0; i < c->n_vlines; i++) {
         const struct svg_vline *vl = &c->vlines[i];
-        if (!svg_plottable(&mx, vl->x))
+        if (!svg_plottable(mx, vl->x))
             continue;
-        double x = svg_map_px(&mx, vl->x);
-        strbuf_puts(b, "<line class=\"vline\" data-key=\"");
-        strbuf_put_xml(b, vl->key);
-        strbuf_puts(b, "\" data-x=\"");
-        strbuf_put_num(b, vl->x);
-        strbuf_puts(b, "\" x1=\"");
-        svg_px(b, x);
-        strbuf_puts(b, "\" x2=\"");
-        svg_px(b, x);
-        strbuf_puts(b, "\" y1=\"");
-        svg_px(b, pt);
-        strbuf_puts(b, "\" y2=\"");
-        svg_px(b, pb);
+        double x = svg_map_px(mx, vl->x);
+        svg_refline_open(b, "vline", vl->key, 'x', vl->x, x, x, fr->pt, fr->pb);
         strbuf_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\"/>\n",
                       vl->color != NULL ? vl->color : SVG_MARK_COLOR);
     }
+}
+
+/* The reference lines' labels, written after the data so they stay on top. */
+static void svg_reflabels_write(struct strbuf *b, const struct svg_chart *c,
+                                const struct svg_map *mx, const struct svg_map *my,
+                                const struct svg_frame *fr)
+{
+    for (size_t i = 0; i < c->n_hlines; i++) {
+        const struct svg_hline *hl = &c->hlines[i];
+        if (hl->label == NULL || !svg_plottable(my, hl->y))
+            continue;
+        double y = svg_map_px(my, hl->y);
+        /* Above the line, unless that would leave the plot. */
+        double ly = y - 5 < fr->pt + 10 ? y + 14 : y - 5;
+        svg_halo_text(b, "hline-label", fr->pr - 4, ly, "end", SVG_REF_COLOR, hl->label);
+    }
+    size_t nth = 0;
+    for (size_t i = 0; i < c->n_vlines; i++) {
+        const struct svg_vline *vl = &c->vlines[i];
+        if (vl->label == NULL || !svg_plottable(mx, vl->x))
+            continue;
+        double x = svg_map_px(mx, vl->x);
+        double tw = svg_text_width(vl->label);
+        int right = x + 4 + tw > fr->pr;
+        /* Stagger successive labels so close markers stay readable. */
+        double y = fr->pt + 13 + 15.0 * (double)(nth++ % 3);
+        svg_halo_text(b, "vline-label", right ? x - 4 : x + 4, y,
+                      right ? "end" : "start",
+                      vl->color != NULL ? vl->color : SVG_MARK_COLOR, vl->label);
+    }
+}
+
+void svg_chart_write(struct strbuf *b, const struct svg_chart *c)
+{
+    double w = c->width > 0 ? c->width : SVG_DEFAULT_WIDTH;
+    double h = c->height > 0 ? c->height : SVG_DEFAULT_HEIGHT;
+    const char *id = c->id != NULL ? c->id : "chart";
+
+    int hx = 0, hy = 0;
+    double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+    int any_point = svg_chart_ranges(c, &hx, &xlo, &xhi, &hy, &ylo, &yhi);
+    double xt[SVG_MAX_TICKS], yt[SVG_MAX_TICKS];
+    struct svg_map mx = {.scale = c->x.scale}, my = {.scale = c->y.scale};
+    size_t nxt = svg_axis_range(&c->x, hx, 0, xlo, xhi, &mx.lo, &mx.hi, xt);
+    size_t nyt = svg_axis_range(&c->y, hy, 1, ylo, yhi, &my.lo, &my.hi, yt);
+
+    struct svg_legend_item *items = ll_calloc(c->n_series + 1, sizeof(*items));
+    size_t n_items = svg_chart_legend(c, items);
+    struct svg_frame fr;
+    svg_frame_layout(&fr, w, h, yt, nyt, svg_axis_has_title(&c->y),
+                     svg_axis_has_title(&c->x), items, n_items);
+    mx.p0 = fr.pl;
+    mx.p1 = fr.pr;
+    my.p0 = fr.pb;
+    my.p1 = fr.pt;
+
+    svg_open(b, id, c->title, w, h, fr.pl, fr.pt, fr.pw, fr.ph);
+    svg_bands_write(b, c, &mx, &fr);
+    svg_y_axis_write(b, &my, yt, nyt, fr.pl, fr.pr, fr.pt, fr.ph, &c->y);
+    svg_x_axis_write(b, &mx, xt, nxt, &fr);
+    svg_frame_edges(b, &fr, svg_axis_has_title(&c->x));
+    if (svg_axis_has_title(&c->x)) {
+        svg_axis_title(b, &c->x);
+        svg_x_title_close(b);
+    }
+    svg_reflines_write(b, c, &mx, &my, &fr);
 
     /* The data, clipped to the plot area (with a small margin for markers). */
     strbuf_puts(b, "<g class=\"series\" clip-path=\"url(#");
@@ -838,33 +940,9 @@ void svg_chart_write(struct strbuf *b, const struct svg_chart *c)
         svg_series_write(b, &c->series[s], s, &mx, &my);
     strbuf_puts(b, "</g>\n");
 
-    /* Labels of reference lines and markers, over the data. */
-    for (size_t i = 0; i < c->n_hlines; i++) {
-        const struct svg_hline *hl = &c->hlines[i];
-        if (hl->label == NULL || !svg_plottable(&my, hl->y))
-            continue;
-        double y = svg_map_px(&my, hl->y);
-        /* Above the line, unless that would leave the plot. */
-        double ly = y - 5 < pt + 10 ? y + 14 : y - 5;
-        svg_halo_text(b, "hline-label", pr - 4, ly, "end", SVG_REF_COLOR, hl->label);
-    }
-    size_t nth = 0;
-    for (size_t i = 0; i < c->n_vlines; i++) {
-        const struct svg_vline *vl = &c->vlines[i];
-        if (vl->label == NULL || !svg_plottable(&mx, vl->x))
-            continue;
-        double x = svg_map_px(&mx, vl->x);
-        double tw = svg_text_width(vl->label);
-        int right = x + 4 + tw > pr;
-        /* Stagger successive labels so close markers stay readable. */
-        double y = pt + 13 + 15.0 * (double)(nth++ % 3);
-        svg_halo_text(b, "vline-label", right ? x - 4 : x + 4, y,
-                      right ? "end" : "start",
-                      vl->color != NULL ? vl->color : SVG_MARK_COLOR, vl->label);
-    }
-
+    svg_reflabels_write(b, c, &mx, &my, &fr);
     if (!any_point)
-        svg_empty_note(b, pl, pt, pw, ph, c->empty_note, "no data");
+        svg_empty_note(b, fr.pl, fr.pt, fr.pw, fr.ph, c->empty_note, "no data");
     svg_legend_write(b, items, n_items);
     strbuf_puts(b, "</svg>\n");
     free(items);
@@ -876,6 +954,62 @@ static double svg_bar_value(const struct svg_bar_stack *st, size_t i)
 {
     double v = st->values[i];
     return (isfinite(v) && v > 0) ? v : 0;
+}
+
+/* One category's stacked bars, its total above them and (when label) its
+ * name under the plot, centred on cx with bars bw wide. */
+static void svg_bar_category_write(struct strbuf *b, const struct svg_bar_chart *c, size_t i,
+                                   const struct svg_map *my, const struct svg_frame *fr,
+                                   double cx, double bw, int label)
+{
+    strbuf_puts(b, "<g class=\"cat\" data-x=\"");
+    strbuf_put_xml(b, c->categories[i]);
+    strbuf_puts(b, "\">");
+    double base = 0;
+    for (size_t s = 0; s < c->n_stacks; s++) {
+        const struct svg_bar_stack *st = &c->stacks[s];
+        double v = svg_bar_value(st, i);
+        if (v <= 0)
+            continue;
+        double y0 = svg_map_px(my, base), y1 = svg_map_px(my, base + v);
+        strbuf_puts(b, "<rect class=\"bar\" data-series=\"");
+        strbuf_put_xml(b, st->key);
+        strbuf_puts(b, "\" data-x=\"");
+        strbuf_put_xml(b, c->categories[i]);
+        strbuf_puts(b, "\" data-y=\"");
+        strbuf_put_num(b, v);
+        strbuf_puts(b, "\" data-y0=\"");
+        strbuf_put_num(b, base);
+        strbuf_puts(b, "\" x=\"");
+        svg_px(b, cx - bw / 2);
+        strbuf_puts(b, "\" y=\"");
+        svg_px(b, y1);
+        strbuf_puts(b, "\" width=\"");
+        svg_px(b, bw);
+        strbuf_puts(b, "\" height=\"");
+        svg_px(b, y0 - y1);
+        strbuf_printf(b, "\" fill=\"%s\"><title>",
+                      st->color != NULL ? st->color : svg_palette(s));
+        strbuf_put_xml(b, st->label != NULL ? st->label : st->key);
+        strbuf_puts(b, " @ ");
+        strbuf_put_xml(b, c->categories[i]);
+        strbuf_puts(b, ": ");
+        strbuf_put_num(b, v);
+        strbuf_puts(b, "</title></rect>");
+        base += v;
+    }
+    if (base > 0) {
+        strbuf_puts(b, "<text class=\"total\" x=\"");
+        svg_px(b, cx);
+        strbuf_puts(b, "\" y=\"");
+        svg_px(b, svg_map_px(my, base) - 4);
+        strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"10.5\" fill=\"" SVG_TEXT_COLOR "\">");
+        strbuf_put_num(b, base);
+        strbuf_puts(b, "</text>");
+    }
+    if (label)
+        svg_x_label(b, fr, cx, c->categories[i]);
+    strbuf_puts(b, "</g>\n");
 }
 
 void svg_bar_chart_write(struct strbuf *b, const struct svg_bar_chart *c)
@@ -913,19 +1047,15 @@ void svg_bar_chart_write(struct strbuf *b, const struct svg_bar_chart *c)
         items[s].kind = 3;
     }
 
-    double pl = 14 + 10 + svg_y_label_width(yt, nyt) + 8;
-    if (!svg_axis_has_title(&ya))
-        pl -= 14;
-    double pr = w - SVG_MARGIN_RIGHT;
-    int rows = svg_legend_layout(items, c->n_stacks, pl, pr, 14);
-    double pt = rows > 0 ? 14 + rows * SVG_LEGEND_ROW_PX + 4 : 14;
-    double pb = h - (c->x_label != NULL ? SVG_MARGIN_BOTTOM : 28);
-    double pw = pr - pl, ph = pb - pt;
-    my.p0 = pb;
-    my.p1 = pt;
+    struct svg_frame fr;
+    svg_frame_layout(&fr, w, h, yt, nyt, svg_axis_has_title(&ya), c->x_label != NULL, items,
+                     c->n_stacks);
+    double pl = fr.pl, pw = fr.pw;
+    my.p0 = fr.pb;
+    my.p1 = fr.pt;
 
-    svg_open(b, id, c->title, w, h, pl, pt, pw, ph);
-    svg_y_axis_write(b, &my, yt, nyt, pl, pr, pt, ph, &ya);
+    svg_open(b, id, c->title, w, h, fr.pl, fr.pt, fr.pw, fr.ph);
+    svg_y_axis_write(b, &my, yt, nyt, fr.pl, fr.pr, fr.pt, fr.ph, &ya);
 
     size_t n = c->n_categories;
     double slot = n > 0 ? pw / (double)n : pw;
@@ -941,84 +1071,16 @@ void svg_bar_chart_write(struct strbuf *b, const struct svg_bar_chart *c)
     while (every < n && slot * (double)every < widest + 8)
         every++;
 
-    for (size_t i = 0; i < n; i++) {
-        double cx = pl + slot * ((double)i + 0.5);
-        strbuf_puts(b, "<g class=\"cat\" data-x=\"");
-        strbuf_put_xml(b, c->categories[i]);
-        strbuf_puts(b, "\">");
-        double base = 0;
-        for (size_t s = 0; s < c->n_stacks; s++) {
-            const struct svg_bar_stack *st = &c->stacks[s];
-            double v = svg_bar_value(st, i);
-            if (v <= 0)
-                continue;
-            double y0 = svg_map_px(&my, base), y1 = svg_map_px(&my, base + v);
-            strbuf_puts(b, "<rect class=\"bar\" data-series=\"");
-            strbuf_put_xml(b, st->key);
-            strbuf_puts(b, "\" data-x=\"");
-            strbuf_put_xml(b, c->categories[i]);
-            strbuf_puts(b, "\" data-y=\"");
-            strbuf_put_num(b, v);
-            strbuf_puts(b, "\" data-y0=\"");
-            strbuf_put_num(b, base);
-            strbuf_puts(b, "\" x=\"");
-            svg_px(b, cx - bw / 2);
-            strbuf_puts(b, "\" y=\"");
-            svg_px(b, y1);
-            strbuf_puts(b, "\" width=\"");
-            svg_px(b, bw);
-            strbuf_puts(b, "\" height=\"");
-            svg_px(b, y0 - y1);
-            strbuf_printf(b, "\" fill=\"%s\"><title>",
-                          st->color != NULL ? st->color : svg_palette(s));
-            strbuf_put_xml(b, st->label != NULL ? st->label : st->key);
-            strbuf_puts(b, " @ ");
-            strbuf_put_xml(b, c->categories[i]);
-            strbuf_puts(b, ": ");
-            strbuf_put_num(b, v);
-            strbuf_puts(b, "</title></rect>");
-            base += v;
-        }
-        if (base > 0) {
-            strbuf_puts(b, "<text class=\"total\" x=\"");
-            svg_px(b, cx);
-            strbuf_puts(b, "\" y=\"");
-            svg_px(b, svg_map_px(&my, base) - 4);
-            strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"10.5\" fill=\"" SVG_TEXT_COLOR "\">");
-            strbuf_put_num(b, base);
-            strbuf_puts(b, "</text>");
-        }
-        if (i % every == 0) {
-            strbuf_puts(b, "<text x=\"");
-            svg_px(b, cx);
-            strbuf_puts(b, "\" y=\"");
-            svg_px(b, pb + 17);
-            strbuf_puts(b, "\" text-anchor=\"middle\" fill=\"" SVG_TEXT_COLOR "\">");
-            strbuf_put_xml(b, c->categories[i]);
-            strbuf_puts(b, "</text>");
-        }
-        strbuf_puts(b, "</g>\n");
-    }
-    strbuf_puts(b, "<path class=\"axis\" d=\"M");
-    svg_px(b, pl);
-    strbuf_puts(b, " ");
-    svg_px(b, pt);
-    strbuf_puts(b, "V");
-    svg_px(b, pb);
-    strbuf_puts(b, "H");
-    svg_px(b, pr);
-    strbuf_puts(b, "\" fill=\"none\" stroke=\"" SVG_AXIS_COLOR "\"/>\n");
+    for (size_t i = 0; i < n; i++)
+        svg_bar_category_write(b, c, i, &my, &fr, pl + slot * ((double)i + 0.5), bw,
+                               i % every == 0);
+    svg_frame_edges(b, &fr, c->x_label != NULL);
     if (c->x_label != NULL) {
-        strbuf_puts(b, "<text class=\"axis-title x\" x=\"");
-        svg_px(b, pl + pw / 2);
-        strbuf_puts(b, "\" y=\"");
-        svg_px(b, h - 8);
-        strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"12.5\" fill=\"" SVG_TEXT_COLOR "\">");
         strbuf_put_xml(b, c->x_label);
-        strbuf_puts(b, "</text>\n");
+        svg_x_title_close(b);
     }
     if (!any)
-        svg_empty_note(b, pl, pt, pw, ph, c->empty_note, "none");
+        svg_empty_note(b, fr.pl, fr.pt, fr.pw, fr.ph, c->empty_note, "none");
     svg_legend_write(b, items, c->n_stacks);
     strbuf_puts(b, "</svg>\n");
     free(items);
