@@ -910,6 +910,22 @@ static void report_td(struct strbuf *b, double v, int bad)
     strbuf_puts(b, "</td>");
 }
 
+/* A table's heading, up to the opening <tbody>: head[i] is the column's
+ * first line, its second line and its tooltip (none when empty). The last
+ * column, and column text_col, hold text and are left-aligned. */
+static void report_table_head(struct strbuf *b, const char *const (*head)[3], size_t n,
+                              size_t text_col)
+{
+    strbuf_puts(b, "<thead><tr>");
+    for (size_t i = 0; i < n; i++) {
+        strbuf_puts(b, i == text_col || i == n - 1 ? "<th class=\"l\"" : "<th");
+        if (head[i][2][0] != '\0')
+            strbuf_printf(b, " title=\"%s\"", head[i][2]);
+        strbuf_printf(b, ">%s<br/>%s</th>", head[i][0], head[i][1]);
+    }
+    strbuf_puts(b, "</tr></thead>\n<tbody>\n");
+}
+
 static void report_table(struct strbuf *b, const struct report *r)
 {
     /* Heading (two lines), and its tooltip. */
@@ -933,14 +949,8 @@ static void report_table(struct strbuf *b, const struct report *r)
         {"steady", "", "backlog not growing and TTFT tail not rising"},
         {"verdict", "", ""},
     };
-    strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"steps\">\n<thead><tr>");
-    for (size_t i = 0; i < LL_ARRAY_LEN(head); i++) {
-        strbuf_puts(b, i == LL_ARRAY_LEN(head) - 1 ? "<th class=\"l\"" : "<th");
-        if (head[i][2][0] != '\0')
-            strbuf_printf(b, " title=\"%s\"", head[i][2]);
-        strbuf_printf(b, ">%s<br/>%s</th>", head[i][0], head[i][1]);
-    }
-    strbuf_puts(b, "</tr></thead>\n<tbody>\n");
+    strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"steps\">\n");
+    report_table_head(b, head, LL_ARRAY_LEN(head), LL_ARRAY_LEN(head));
     for (size_t i = 0; i < r->n_steps; i++) {
         const struct report_step *s = &r->steps[i];
         int over = r->capacity_rps > 0 && report_step_x(r, s) > r->capacity_rps;
@@ -1083,14 +1093,8 @@ static void report_class_table(struct strbuf *b, const struct report *r)
         }
         strbuf_puts(b, "</li>\n");
     }
-    strbuf_puts(b, "</ul>\n<div class=\"tablewrap\"><table id=\"classes\">\n<thead><tr>");
-    for (size_t i = 0; i < LL_ARRAY_LEN(head); i++) {
-        strbuf_puts(b, i == 2 || i == LL_ARRAY_LEN(head) - 1 ? "<th class=\"l\"" : "<th");
-        if (head[i][2][0] != '\0')
-            strbuf_printf(b, " title=\"%s\"", head[i][2]);
-        strbuf_printf(b, ">%s<br/>%s</th>", head[i][0], head[i][1]);
-    }
-    strbuf_puts(b, "</tr></thead>\n<tbody>\n");
+    strbuf_puts(b, "</ul>\n<div class=\"tablewrap\"><table id=\"classes\">\n");
+    report_table_head(b, head, LL_ARRAY_LEN(head), 2);
     for (size_t i = 0; i < r->n_steps; i++) {
         const struct report_step *s = &r->steps[i];
         for (size_t k = 0; k < r->n_classes; k++) {
