@@ -380,19 +380,16 @@ fail:
     return rc;
 }
 
-int dataset_load(const char *path, struct dataset **out, char *err,
-                 size_t errlen)
+static int dataset_parse_text(void *out, const char *name, const char *text, size_t len,
+                              char *err, size_t errlen)
 {
-    char *text;
-    size_t len;
+    return dataset_parse(name, text, len, out, err, errlen);
+}
+
+int dataset_load(const char *path, struct dataset **out, char *err, size_t errlen)
+{
     *out = NULL;
-    int rc = jsonfile_read_all(path, JSONFILE_MAX_BYTES, &text, &len, err,
-                             errlen);
-    if (rc)
-        return rc;
-    rc = dataset_parse(path, text, len, out, err, errlen);
-    free(text);
-    return rc;
+    return jsonfile_load(path, JSONFILE_MAX_BYTES, dataset_parse_text, out, err, errlen);
 }
 
 void dataset_free(struct dataset *d)

@@ -296,10 +296,7 @@ int empirical_parse(const char *name, const char *text, size_t len,
         err[0] = '\0';
 
     /* The format: JSON Lines when the first non-blank byte is '{'. */
-    size_t k = 0;
-    while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r' ||
-                       text[k] == '\n'))
-        k++;
+    size_t k = jsonfile_skip_blank(text, len);
     int jsonl = k < len && text[k] == '{';
 
     const char *s = text, *end = text + len;
@@ -355,19 +352,24 @@ fail:
     return rc;
 }
 
-int empirical_load(const char *path, enum dist_unit unit,
-                   struct empirical **out, char *err, size_t errlen)
+struct empirical_load_ctx {
+    enum dist_unit unit;
+    struct empirical **out;
+};
+
+static int empirical_parse_text(void *ctx, const char *name, const char *text, size_t len,
+                                char *err, size_t errlen)
 {
-    char *text;
-    size_t len;
+    struct empirical_load_ctx *c = ctx;
+    return empirical_parse(name, text, len, c->unit, c->out, err, errlen);
+}
+
+int empirical_load(const char *path, enum dist_unit unit, struct empirical **out, char *err,
+                   size_t errlen)
+{
+    struct empirical_load_ctx c = {unit, out};
     *out = NULL;
-    int rc = jsonfile_read_all(path, JSONFILE_MAX_BYTES, &text, &len, err,
-                             errlen);
-    if (rc)
-        return rc;
-    rc = empirical_parse(path, text, len, unit, out, err, errlen);
-    free(text);
-    return rc;
+    return jsonfile_load(path, JSONFILE_MAX_BYTES, empirical_parse_text, &c, err, errlen);
 }
 
 void empirical_free(struct empirical *e)

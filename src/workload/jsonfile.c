@@ -73,6 +73,40 @@ fail:
     return rc;
 }
 
+int jsonfile_load(const char *path, size_t max_bytes, jsonfile_parse_fn *parse, void *out,
+                  char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    int rc = jsonfile_read_all(path, max_bytes, &text, &len, err, errlen);
+    if (rc)
+        return rc;
+    rc = parse(out, path, text, len, err, errlen);
+    free(text);
+    return rc;
+}
+
+size_t jsonfile_skip_blank(const char *text, size_t len)
+{
+    size_t k = 0;
+    while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r' || text[k] == '\n'))
+        k++;
+    return k;
+}
+
+int jsonfile_valid_name(const char *s, size_t n, size_t max)
+{
+    if (n == 0 || n >= max)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
 char *jsonfile_quote(const char *s, size_t len, char *out, size_t outlen)
 {
     static const char hex[] = "0123456789abcdef";

@@ -19,6 +19,26 @@ struct jscan_value;
 int jsonfile_read_all(const char *path, size_t max_bytes, char **out,
                     size_t *out_len, char *err, size_t errlen);
 
+/* Parses text[0..len), the contents of the file name, into the object at
+ * out (the loader's own out-parameter); returns 0 or an LL_E* code with
+ * the reason in err. */
+typedef int jsonfile_parse_fn(void *out, const char *name, const char *text, size_t len,
+                              char *err, size_t errlen);
+
+/* Read the file at path whole (at most max_bytes) and parse it with
+ * parse(out, path, ...). Returns what parse returns, or the read's error
+ * (jsonfile_read_all). */
+int jsonfile_load(const char *path, size_t max_bytes, jsonfile_parse_fn *parse, void *out,
+                  char *err, size_t errlen);
+
+/* The offset of the first byte of text[0..len) that is not a space, tab,
+ * CR or LF (len when there is none). */
+size_t jsonfile_skip_blank(const char *text, size_t len);
+
+/* Whether s[0..n) is a name of 1 to max - 1 bytes of [A-Za-z0-9_.-] (a
+ * class name, which fits a buffer of max bytes with its NUL). */
+int jsonfile_valid_name(const char *s, size_t n, size_t max);
+
 /* Write s[0..len) into out (outlen >= 8 bytes) for an error message: at
  * most about 40 bytes, control and non-ASCII bytes as \xHH, "..." when cut.
  * Returns out. */

@@ -99,19 +99,6 @@ static int get_seconds(struct tparse *p, const struct jscan_value *v,
     return 0;
 }
 
-static int valid_class(const char *s, size_t n)
-{
-    if (n == 0 || n >= TRACE_CLASS_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
-            return 0;
-    }
-    return 1;
-}
-
 static int get_class(struct tparse *p, const struct jscan_value *v,
                      int32_t *out)
 {
@@ -120,7 +107,7 @@ static int get_class(struct tparse *p, const struct jscan_value *v,
     struct trace *t = p->t;
     if (v->type != JSCAN_STRING ||
         jscan_string_unescape(v, name, sizeof(name), &n) != 0 ||
-        !valid_class(name, n)) {
+        !jsonfile_valid_name(name, n, TRACE_CLASS_MAX)) {
         char q[64];
         terr(p, v, "class", "expected a name of 1 to %d letters, digits, '_', "
                             "'.' or '-', got %s", TRACE_CLASS_MAX - 1,
@@ -454,18 +441,16 @@ fail:
     return rc;
 }
 
+static int trace_parse_text(void *out, const char *name, const char *text, size_t len,
+                            char *err, size_t errlen)
+{
+    return trace_parse(name, text, len, out, err, errlen);
+}
+
 int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
 {
-    char *text;
-    size_t len;
     *out = NULL;
-    int rc = jsonfile_read_all(path, JSONFILE_MAX_BYTES, &text, &len, err,
-                             errlen);
-    if (rc)
-        return rc;
-    rc = trace_parse(path, text, len, out, err, errlen);
-    free(text);
-    return rc;
+    return jsonfile_load(path, JSONFILE_MAX_BYTES, trace_parse_text, out, err, errlen);
 }
 
 void trace_free(struct trace *t)

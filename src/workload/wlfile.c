@@ -154,19 +154,6 @@ static const char *json_type_name(const json_t *j)
     }
 }
 
-static int valid_name(const char *s, size_t n)
-{
-    if (n == 0 || n >= WL_NAME_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char ch = s[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-              (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-'))
-            return 0;
-    }
-    return 1;
-}
-
 /* Reject members of obj not in names (NULL-terminated). */
 static int check_keys(struct wctx *c, const char *path, json_t *obj,
                       const char *const *names)
@@ -191,7 +178,7 @@ static int check_keys(struct wctx *c, const char *path, json_t *obj,
         }
         char q[64];
         jsonfile_quote(key, strlen(key), q, sizeof(q));
-        if (valid_name(key, strlen(key)) && !strchr(key, '.') &&
+        if (jsonfile_valid_name(key, strlen(key), WL_NAME_MAX) && !strchr(key, '.') &&
             strlen(key) <= 40)
             join(sub, sizeof(sub), path, key);
         else
@@ -466,7 +453,7 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
     join(sub, sizeof(sub), path, "name");
     v = json_object_get(j, "name");
     if (!v || !json_is_string(v) ||
-        !valid_name(json_string_value(v), json_string_length(v)) ||
+        !jsonfile_valid_name(json_string_value(v), json_string_length(v), WL_NAME_MAX) ||
         strlen(json_string_value(v)) != json_string_length(v)) {
         char *g = v ? got(v) : ll_strdup("nothing");
         werr(c, sub, "expected a name of 1 to %d letters, digits, '_', '.' "
@@ -617,10 +604,7 @@ int wl_file_parse(const char *name, const char *text, size_t len,
     *out = NULL;
     if (err && errlen)
         err[0] = '\0';
-    size_t k = 0;
-    while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r' ||
-                       text[k] == '\n'))
-        k++;
+    size_t k = jsonfile_skip_blank(text, len);
     if (k == len) {
         snprintf(err, errlen, "%s: empty file: expected a JSON object "
                               "{\"classes\": [...]} (see docs/workload.md)", name);
