@@ -330,19 +330,27 @@ static int get_len(struct wctx *c, const char *path, json_t *cls,
     return get_dist(c, sub, j, DIST_UNIT_NONE, &out->dist);
 }
 
+/* Check that j is an object of only the members keys (NULL-terminated):
+ * else "expected WHAT SHAPE, got <its type>" or check_keys's error. */
+static int expect_object(struct wctx *c, const char *path, json_t *j, const char *const *keys,
+                         const char *what, const char *shape)
+{
+    if (!json_is_object(j)) {
+        char *g = got(j);
+        werr(c, path, "expected %s %s, got %s", what, shape, g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    return check_keys(c, path, j, keys);
+}
+
 static int parse_prefix(struct wctx *c, const char *path, json_t *j,
                         struct wl_prefix *p)
 {
     static const char *const keys[] = {"fraction", "groups", "tokens", NULL};
     int rc;
-    if (!json_is_object(j)) {
-        char *g = got(j);
-        werr(c, path, "expected an object {\"fraction\": F, \"groups\": P, "
-                      "\"tokens\": L}, got %s", g);
-        free(g);
-        return LL_E_INVAL;
-    }
-    if ((rc = check_keys(c, path, j, keys)))
+    if ((rc = expect_object(c, path, j, keys, "an object",
+                            "{\"fraction\": F, \"groups\": P, \"tokens\": L}")))
         return rc;
     char sub[WL_PATH_MAX];
     join(sub, sizeof(sub), path, "fraction");
@@ -366,14 +374,9 @@ static int parse_cancel(struct wctx *c, const char *path, json_t *j,
     static const char *const keys[] = {"fraction", "after", "after_tokens", NULL};
     int rc;
     char sub[WL_PATH_MAX];
-    if (!json_is_object(j)) {
-        char *g = got(j);
-        werr(c, path, "expected an object {\"fraction\": F, \"after\": DIST} "
-                      "or {\"fraction\": F, \"after_tokens\": DIST}, got %s", g);
-        free(g);
-        return LL_E_INVAL;
-    }
-    if ((rc = check_keys(c, path, j, keys)))
+    if ((rc = expect_object(c, path, j, keys, "an object",
+                            "{\"fraction\": F, \"after\": DIST} "
+                            "or {\"fraction\": F, \"after_tokens\": DIST}")))
         return rc;
     join(sub, sizeof(sub), path, "fraction");
     if (!json_object_get(j, "fraction")) {
@@ -406,14 +409,8 @@ static int parse_slo(struct wctx *c, const char *path, json_t *j,
     static const char *const keys[] = {"ttft_ms", "tpot_ms", "e2e_ms", NULL};
     uint64_t *dst[] = {&s->ttft_ns, &s->tpot_ns, &s->e2e_ns};
     int rc;
-    if (!json_is_object(j)) {
-        char *g = got(j);
-        werr(c, path, "expected an object {\"ttft_ms\": N, \"tpot_ms\": N, "
-                      "\"e2e_ms\": N}, got %s", g);
-        free(g);
-        return LL_E_INVAL;
-    }
-    if ((rc = check_keys(c, path, j, keys)))
+    if ((rc = expect_object(c, path, j, keys, "an object",
+                            "{\"ttft_ms\": N, \"tpot_ms\": N, \"e2e_ms\": N}")))
         return rc;
     for (size_t i = 0; i < 3; i++) {
         double ms = -1;
@@ -441,13 +438,7 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
     k->weight = 1;
     k->api = -1;
     k->ignore_eos = -1;
-    if (!json_is_object(j)) {
-        char *g = got(j);
-        werr(c, path, "expected a class object {\"name\": ..., ...}, got %s", g);
-        free(g);
-        return LL_E_INVAL;
-    }
-    if ((rc = check_keys(c, path, j, keys)))
+    if ((rc = expect_object(c, path, j, keys, "a class object", "{\"name\": ..., ...}")))
         return rc;
 
     join(sub, sizeof(sub), path, "name");
