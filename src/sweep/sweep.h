@@ -22,6 +22,7 @@
 #include "measure/record.h"
 #include "measure/slo.h"
 #include "measure/stats.h"
+#include "sweep/fit.h"
 
 /* Percentiles of each latency row: p50 p90 p95 p99 p99.9 max. */
 #define SWEEP_NPCT 6
@@ -265,34 +266,7 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
  * unstable, slo_miss, ok). Valid after sweep_step_finish. */
 const char *sweep_step_verdict(const struct sweep_step *s, int csv);
 
-/* ---- the pure parts (unit tested on their own) ------------------------ */
-
-/* Ranks (1-based) of the order statistics that bracket the q-quantile
- * (0 < q < 1) of n samples with confidence conf (e.g. 0.95), from the
- * binomial distribution: P(X(lo) <= x_q <= X(hi)) >= conf, each tail at
- * most (1 - conf) / 2. *hi is 0 when no rank up to n is high enough, *lo
- * is 0 when none is low enough. Returns 0, or LL_E_INVAL for bad
- * arguments (n == 0 included). */
-int sweep_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint64_t *hi);
-
-/* The least-squares slope of y on x over n points (0 when n < 2 or every
- * x is equal). */
-double sweep_slope(const double *x, const double *y, size_t n);
-
-/* A two-segment (hinge) fit y = a + b x + c max(0, x - k). */
-struct sweep_knee {
-    int found;                   /* 1: the slope above k is under half the slope below */
-    double knee_x;               /* k, in x units */
-    double slope_below;          /* b */
-    double slope_above;          /* b + c */
-    double y_at_knee;            /* a + b k */
-    double sse;                  /* residual sum of squares */
-};
-
-/* Fit the hinge to n points (x need not be sorted; n >= 4 for a result;
- * k ranges between the second smallest and the second largest x). Fills
- * *out (found 0 when n < 4 or no bend). */
-void sweep_knee_fit(const double *x, const double *y, size_t n, struct sweep_knee *out);
+/* ---- the pure parts (unit tested on their own; the fits are in fit.h) - */
 
 /* Steady-state verdict from a step's numbers (see the rule at
  * SWEEP_TAIL_GROWTH). Writes the reason when unsteady into reason (may be
@@ -321,9 +295,6 @@ double sweep_cost_per_mtok(double cost_per_hour, uint32_t replicas, double outpu
  * input is <= 0. */
 uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double headroom,
                                uint32_t replicas);
-
-/* The 97.5% quantile of Student's t with df degrees of freedom (>= 1). */
-double sweep_t975(uint32_t df);
 
 /* ---- points, stops and findings --------------------------------------- */
 
@@ -387,7 +358,7 @@ struct sweep_findings {
     double next_fail_rps;
     const char *next_fail_reason;/* borrowed from the steps; "" when none */
     int none_failed;             /* 1: no point failed (the capacity is a lower bound) */
-    struct sweep_knee knee;      /* completions against achieved (sent) load: the same
+    struct fit_knee knee;        /* completions against achieved (sent) load: the same
                                   * requests on both axes, so Poisson noise cancels */
     double operate_rps;          /* headroom x capacity */
     uint32_t replicas_needed;    /* for forecast_rps; 0 = no forecast */
