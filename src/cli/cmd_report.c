@@ -15,6 +15,7 @@
 #include "measure/results.h"
 #include "report/steps_csv.h"
 #include "sweep/sweep.h"
+#include "sweep/sweep_json.h"
 #include "util/util.h"
 
 static void report_usage(FILE *f)

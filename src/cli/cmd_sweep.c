@@ -35,6 +35,7 @@
 #include "cli/runopts.h"
 #include "metrics/scrape.h"
 #include "sweep/sweep.h"
+#include "sweep/sweep_json.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
 

@@ -6,17 +6,15 @@
  * Every per-step figure is computed from two inputs only: the step's lines
  * of requests.jsonl (fed one record at a time) and the facts the driver
  * knew and the records cannot tell (struct sweep_facts, one line of
- * steps.jsonl). The sweep and `llmload report DIR` go through the same
- * functions, so a rebuilt report equals the live one. docs/sweep.md states
- * every rule below in words. */
+ * steps.jsonl, read and written by sweep_json.h). The sweep and `llmload
+ * report DIR` go through the same functions, so a rebuilt report equals
+ * the live one. docs/sweep.md states every rule below in words. */
 #ifndef LL_SWEEP_H
 #define LL_SWEEP_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include <jansson.h>
 
 #include "measure/hist.h"
 #include "measure/record.h"
@@ -406,23 +404,7 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
  * TTFT and TPOT p99 at the sweep's SLO capacity. */
 void sweep_print_classes(FILE *f, const struct sweep_findings *fd);
 
-/* ---- JSON: steps.jsonl lines, settings, summary.json ------------------ */
-
-/* The server figures of step s beside the client's (summary.json's
- * per-step "server"): NULL when the step was not scraped. Caller owns it. */
-json_t *sweep_server_json(const struct sweep_step *s);
-
-/* The steps.jsonl line of f (an object; caller owns it). */
-json_t *sweep_facts_json(const struct sweep_facts *f);
-
-/* Read a steps.jsonl object into s->f (s initialised). Returns 0, or
- * LL_E_INVAL with a reason in err. */
-int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen);
-
-/* Settings as the "sweep" object of run.json's config, and back (absent
- * keys keep their defaults). Caller owns the returned object. */
-json_t *sweep_settings_json(const struct sweep_settings *set);
-void sweep_settings_from_json(json_t *o, struct sweep_settings *set);
+/* ---- records (the JSON of steps and summaries is in sweep_json.h) ---- */
 
 /* Parse one requests.jsonl line (len bytes, no newline needed) into r.
  * Returns 0, or LL_E_INVAL with a reason in err. */
@@ -435,14 +417,5 @@ int sweep_record_from_json(const char *line, size_t len, struct record *r, char 
  * reason" in err. */
 int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set, char *err, size_t errlen);
-
-#define SWEEP_SUMMARY_SCHEMA "llmload.sweep/1"
-
-/* summary.json of a sweep (schema SWEEP_SUMMARY_SCHEMA, docs/formats.md).
- * Caller owns the object. */
-json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
-                           const struct sweep_point *points, size_t n_points,
-                           const struct sweep_findings *fd, const struct sweep_settings *set,
-                           const char *stop_reason, json_t *run_json);
 
 #endif

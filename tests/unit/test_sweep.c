@@ -11,6 +11,7 @@
 #include "measure/record.h"
 #include "report/steps_csv.h"
 #include "sweep/sweep.h"
+#include "sweep/sweep_json.h"
 #include "util/util.h"
 
 #define MS LL_NS_PER_MS
