@@ -2,14 +2,11 @@
  * sweep (see sweep.h; the rules in words are in docs/sweep.md). */
 #include "sweep/sweep.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "measure/verdict.h"
 #include "util/util.h"
@@ -1025,154 +1022,31 @@ void sweep_print_classes(FILE *f, const struct sweep_findings *fd)
 
 /* ---- records ----------------------------------------------------------- */
 
-/* A time field: an integer >= 0, or null for LL_NO_TIME. */
-static int time_from(json_t *o, const char *k, uint64_t *out)
-{
-    json_t *v = json_object_get(o, k);
-    if (json_is_null(v) || !v) {
-        *out = LL_NO_TIME;
-        return 0;
-    }
-    if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return -1;
-    *out = (uint64_t)json_integer_value(v);
-    return 0;
-}
+/* What sweep_read_records feeds its records to. */
+struct step_feed {
+    struct sweep_step *steps;
+    size_t n;
+    const struct sweep_settings *set;
+};
 
-static int64_t opt_int(json_t *o, const char *k)
+/* A record goes to the step whose index it carries; records outside a
+ * sweep's steps (no "step", or a step not in the array) are skipped. */
+static void feed_record(void *ud, const struct record *r)
 {
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
-}
-
-/* sweep_record_from_json, and the record's "class" into cls (cls_len
- * bytes; "" when absent or too long) when cls is not NULL. r->cls stays
- * NULL: the caller points it at cls. */
-static int record_parse(const char *line, size_t len, struct record *r, char *cls,
-                        size_t cls_len, char *err, size_t errlen)
-{
-    json_error_t je;
-    json_t *o = json_loadb(line, len, 0, &je);
-    if (!o) {
-        snprintf(err, errlen, "not JSON: %s", je.text);
-        return LL_E_INVAL;
+    struct step_feed *feed = ud;
+    if (r->step < 0)
+        return;
+    for (size_t i = 0; i < feed->n; i++) {
+        if (feed->steps[i].f.index == (uint32_t)r->step) {
+            sweep_step_add_record(&feed->steps[i], r, feed->set);
+            return;
+        }
     }
-    int rc = LL_E_INVAL;
-    json_t *id = json_object_get(o, "id");
-    const char *kind = json_string_value(json_object_get(o, "kind"));
-    if (!json_is_object(o) || !json_is_integer(id) || !kind) {
-        snprintf(err, errlen, "a record needs \"id\" and \"kind\"");
-        goto out;
-    }
-    record_init(r, (uint64_t)json_integer_value(id));
-    int k = rec_kind_from_name(kind);
-    if (k < 0) {
-        snprintf(err, errlen, "unknown kind \"%.40s\"", kind);
-        goto out;
-    }
-    r->kind = (enum rec_kind)k;
-    int64_t st = opt_int(o, "http_status");
-    r->http_status = st > 0 && st < 1000 ? (int)st : 0;
-    if (time_from(o, "sched_ns", &r->sched_ns) || time_from(o, "sent_ns", &r->sent_ns) ||
-        time_from(o, "first_ns", &r->first_ns) ||
-        time_from(o, "first_content_ns", &r->first_content_ns) ||
-        time_from(o, "last_ns", &r->last_ns) || time_from(o, "end_ns", &r->end_ns)) {
-        snprintf(err, errlen, "a time field is not a non-negative integer or null");
-        goto out;
-    }
-    if (r->sched_ns == LL_NO_TIME) {
-        snprintf(err, errlen, "\"sched_ns\" is null");
-        goto out;
-    }
-    int64_t v = opt_int(o, "max_gap_ns");
-    r->max_gap_ns = v > 0 ? (uint64_t)v : 0;
-    v = opt_int(o, "prompt_tokens");
-    r->prompt_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
-    r->prompt_tokens_server = opt_int(o, "prompt_tokens_server");
-    r->cached_tokens = opt_int(o, "cached_tokens");
-    v = opt_int(o, "max_tokens");
-    r->max_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
-    v = opt_int(o, "output_tokens");
-    r->output_tokens = v > 0 ? (uint64_t)v : 0;
-    const char *src = json_string_value(json_object_get(o, "tokens_source"));
-    r->tokens_source = REC_TOKENS_USAGE;
-    for (int i = 0; src && i < 3; i++)
-        if (strcmp(src, rec_tokens_source_name((enum rec_tokens_source)i)) == 0)
-            r->tokens_source = (enum rec_tokens_source)i;
-    v = opt_int(o, "events");
-    r->events = v > 0 ? (uint64_t)v : 0;
-    r->retry_after_ms = opt_int(o, "retry_after_ms");
-    v = opt_int(o, "worker");
-    r->worker = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
-    r->user = opt_int(o, "user");
-    r->warmup = json_is_true(json_object_get(o, "warmup"));
-    v = opt_int(o, "step");
-    r->step = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
-    const char *detail = json_string_value(json_object_get(o, "detail"));
-    if (detail)
-        snprintf(r->detail, sizeof r->detail, "%s", detail);
-    if (cls && cls_len) {
-        const char *c = json_string_value(json_object_get(o, "class"));
-        cls[0] = '\0';
-        if (c && strlen(c) < cls_len)
-            memcpy(cls, c, strlen(c) + 1);
-    }
-    rc = 0;
-out:
-    json_decref(o);
-    return rc;
-}
-
-int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
-                           size_t errlen)
-{
-    return record_parse(line, len, r, NULL, 0, err, errlen);
 }
 
 int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return LL_E_IO;
-    }
-    int rc = 0;
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
-    if (from && fseeko(f, (off_t)from, SEEK_SET) != 0) {
-        snprintf(err, errlen, "%s: seek: %s", path, strerror(errno));
-        rc = LL_E_IO;
-        goto out;
-    }
-    ssize_t got;
-    while ((got = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        struct record r;
-        char why[200], cls[SWEEP_CLASS_NAME_MAX];
-        if (got == 1 && line[0] == '\n')
-            continue;
-        if (record_parse(line, (size_t)got, &r, cls, sizeof cls, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
-            rc = LL_E_INVAL;
-            goto out;
-        }
-        if (r.step < 0)
-            continue;
-        r.cls = cls[0] ? cls : NULL;
-        for (size_t i = 0; i < n; i++) {
-            if (steps[i].f.index == (uint32_t)r.step) {
-                sweep_step_add_record(&steps[i], &r, set);
-                break;
-            }
-        }
-    }
-    if (ferror(f)) {
-        snprintf(err, errlen, "%s: read: %s", path, strerror(errno));
-        rc = LL_E_IO;
-    }
-out:
-    free(line);
-    fclose(f);
-    return rc;
+    struct step_feed feed = {.steps = steps, .n = n, .set = set};
+    return record_read_file(path, from, feed_record, &feed, err, errlen);
 }

@@ -406,15 +406,10 @@ void sweep_print_classes(FILE *f, const struct sweep_findings *fd);
 
 /* ---- records (the JSON of steps and summaries is in sweep_json.h) ---- */
 
-/* Parse one requests.jsonl line (len bytes, no newline needed) into r.
- * Returns 0, or LL_E_INVAL with a reason in err. */
-int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
-                           size_t errlen);
-
-/* Feed the lines of the records file at path from byte offset from on to
- * the steps whose f.index matches each record's "step" (records of other
- * steps are skipped). Returns 0, or LL_E_IO / LL_E_INVAL with "path:line:
- * reason" in err. */
+/* Feed the records of the requests.jsonl file at path from byte offset
+ * from on (read by record_read_file) to the steps whose f.index matches
+ * each record's "step" (records of other steps are skipped). Returns 0,
+ * or LL_E_IO / LL_E_INVAL with "path:line: reason" in err. */
 int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set, char *err, size_t errlen);
 

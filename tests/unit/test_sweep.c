@@ -464,59 +464,6 @@ static void test_points_repeat(void **state)
         sweep_step_free(&steps[i]);
 }
 
-/* A record written by record_write_jsonl reads back field for field. */
-static void test_record_round_trip(void **state)
-{
-    (void)state;
-    struct record r, back;
-    record_init(&r, 42);
-    r.kind = REC_TIMEOUT_IDLE;
-    r.http_status = 200;
-    r.sched_ns = 1000;
-    r.sent_ns = 1500;
-    r.first_ns = 9000;
-    r.first_content_ns = 9100;
-    r.last_ns = 20000;
-    r.end_ns = 30000;
-    r.max_gap_ns = 777;
-    r.prompt_tokens = 64;
-    r.prompt_tokens_server = 65;
-    r.max_tokens = 16;
-    r.output_tokens = 7;
-    r.tokens_source = REC_TOKENS_EVENTS;
-    r.events = 7;
-    r.worker = 3;
-    r.step = 5;
-    r.warmup = 1;
-    snprintf(r.detail, sizeof r.detail, "idle \"30s\"");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(record_write_jsonl(f, &r), 0);
-    fclose(f);
-    char err[200];
-    assert_int_equal(sweep_record_from_json(buf, len, &back, err, sizeof err), 0);
-    assert_int_equal(back.id, 42);
-    assert_int_equal(back.kind, REC_TIMEOUT_IDLE);
-    assert_int_equal(back.sched_ns, 1000);
-    assert_int_equal(back.sent_ns, 1500);
-    assert_int_equal(back.first_ns, 9000);
-    assert_int_equal(back.end_ns, 30000);
-    assert_int_equal(back.max_gap_ns, 777);
-    assert_int_equal(back.prompt_tokens_server, 65);
-    assert_int_equal(back.cached_tokens, -1);
-    assert_int_equal(back.output_tokens, 7);
-    assert_int_equal(back.tokens_source, REC_TOKENS_EVENTS);
-    assert_int_equal(back.step, 5);
-    assert_int_equal(back.warmup, 1);
-    assert_string_equal(back.detail, "idle \"30s\"");
-    free(buf);
-    assert_int_equal(sweep_record_from_json("{\"id\":1}", 8, &back, err, sizeof err),
-                     LL_E_INVAL);
-    assert_int_equal(sweep_record_from_json("nope", 4, &back, err, sizeof err), LL_E_INVAL);
-}
-
 static void test_facts_round_trip(void **state)
 {
     (void)state;
@@ -1009,7 +956,6 @@ int main(void)
         cmocka_unit_test(test_findings_capacity),
         cmocka_unit_test(test_stop_conditions),
         cmocka_unit_test(test_points_repeat),
-        cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_facts_round_trip),
         cmocka_unit_test(test_class_step_figures),
         cmocka_unit_test(test_class_findings),
