@@ -20,14 +20,19 @@
 #include "sweep/sweep_json.h"
 #include "util/util.h"
 
-/* Everything the builder allocates, freed in one place. */
+/* What the builder reads and computes, and everything it allocates,
+ * freed in one place. */
 struct built {
-    json_t *run;
-    struct sweep_step *steps;
+    json_t *run;                 /* run.json */
+    struct sweep_settings set;   /* its config.sweep */
+    struct sweep_step *steps;    /* one per steps.jsonl step, fed requests.jsonl */
     size_t n_steps;
     struct sweep_point *points;
     size_t n_points;
-    char stop_reason[256];
+    char stop_reason[256];       /* steps.jsonl's "end" line; "" = none */
+    struct sweep_findings *fd;   /* every class's findings: too big for the stack's comfort */
+    char *text;                  /* the findings in words, SWEEP_FINDINGS_TEXT_MAX bytes */
+    char invalid_text[512];      /* the INVALID steps in one line, for the report's banner */
 };
 
 static void built_free(struct built *b)
@@ -36,6 +41,8 @@ static void built_free(struct built *b)
         sweep_step_free(&b->steps[i]);
     free(b->steps);
     free(b->points);
+    free(b->fd);
+    free(b->text);
     json_decref(b->run);
     memset(b, 0, sizeof *b);
 }
@@ -141,11 +148,13 @@ static size_t load_server_series(const char *path, struct report_server_sample *
 }
 
 /* Fill the HTML report's input from the steps. rs needs n entries; the
- * in-flight samples are allocated into *samples (caller frees). */
-static void fill_report(const struct built *b, const struct sweep_findings *fd,
-                        const struct sweep_settings *set, struct report *r,
-                        struct report_step *rs, struct report_inflight_sample **samples)
+ * in-flight samples are allocated into *samples (caller frees). r borrows
+ * from b, b->invalid_text included. */
+static void fill_report(struct built *b, struct report *r, struct report_step *rs,
+                        struct report_inflight_sample **samples)
 {
+    const struct sweep_findings *fd = b->fd;
+    const struct sweep_settings *set = &b->set;
     size_t total = 0;
     for (size_t i = 0; i < b->n_steps; i++)
         total += b->steps[i].f.n_series;
@@ -201,19 +210,20 @@ static void fill_report(const struct built *b, const struct sweep_findings *fd,
     r->attainment_target = slo_is_set(&set->slo) ? set->attainment : 0;
     r->capacity_rps = fd->capacity_found ? fd->capacity_rps : 0;
     r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
-    static char invalid_text[512];
-    r->invalid = sweep_invalid_text(b->steps, b->n_steps, invalid_text, sizeof invalid_text) > 0;
-    r->invalid_reason = r->invalid ? invalid_text : NULL;
+    r->invalid = sweep_invalid_text(b->steps, b->n_steps, b->invalid_text,
+                                    sizeof b->invalid_text) > 0;
+    r->invalid_reason = r->invalid ? b->invalid_text : NULL;
 }
 
 /* The per-class input of the HTML report (nothing without classes): one
  * report_class per class of the findings, each with one entry per step.
  * *cls gets n_classes entries and *cls_steps n_classes x n_steps, and
  * *slo_text the SLO specs (96 bytes each); the caller frees all three. */
-static void fill_report_classes(const struct built *b, const struct sweep_findings *fd,
-                                struct report *r, struct report_class **cls,
+static void fill_report_classes(const struct built *b, struct report *r,
+                                struct report_class **cls,
                                 struct report_class_step **cls_steps, char **slo_text)
 {
+    const struct sweep_findings *fd = b->fd;
     size_t nc = fd->n_classes, ns = b->n_steps;
     *cls = ll_calloc(nc + 1, sizeof **cls);
     *cls_steps = ll_calloc(nc * ns + 1, sizeof **cls_steps);
@@ -254,123 +264,162 @@ static void fill_report_classes(const struct built *b, const struct sweep_findin
     r->n_classes = nc;
 }
 
-int report_build_dir(const char *dir, FILE *out)
+/* Read run.json, steps.jsonl and requests.jsonl of dir into b (zeroed).
+ * Returns 0, or -1 with the reason on stderr. */
+static int built_load(const char *dir, struct built *b)
 {
-    struct built b = {0};
-    struct sweep_settings set;
     char path[1200], err[1600];
-    int rc = LL_EXIT_USAGE;
-    struct report_step *rs = NULL;
-    struct report_inflight_sample *samples = NULL;
+    sweep_settings_init(&b->set);
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_error_t je;
+    b->run = json_load_file(path, 0, &je);
+    if (!b->run) {
+        ll_errorf("%s: %s", path, je.text);
+        return -1;
+    }
+    json_t *sw = json_object_get(json_object_get(b->run, "config"), "sweep");
+    if (!json_is_object(sw)) {
+        ll_errorf("%s: not a sweep's results (run.json has no config.sweep)", dir);
+        return -1;
+    }
+    sweep_settings_from_json(sw, &b->set);
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    if (load_steps(path, b, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    if (sweep_read_records(path, 0, b->steps, b->n_steps, &b->set, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every step's figures, the points, the findings and their text. */
+static void built_analyse(struct built *b)
+{
+    for (size_t i = 0; i < b->n_steps; i++)
+        sweep_step_finish(&b->steps[i], &b->set);
+    b->points = ll_calloc(b->n_steps + 1, sizeof *b->points);
+    b->n_points = sweep_points_build(b->steps, b->n_steps, b->points);
+    b->fd = ll_malloc(sizeof *b->fd);
+    sweep_findings_compute(b->steps, b->n_steps, b->points, b->n_points, &b->set, b->fd);
+    b->text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
+    sweep_findings_text(b->fd, &b->set, b->stop_reason, b->text, SWEEP_FINDINGS_TEXT_MAX);
+}
+
+/* The terminal's view: the step table, the INVALID line, the classes and
+ * the findings. */
+static void built_print(const struct built *b, FILE *out)
+{
+    sweep_print_table(out, b->steps, b->n_steps, &b->set);
+    char inv[512];
+    if (sweep_invalid_text(b->steps, b->n_steps, inv, sizeof inv))
+        fprintf(out, "\n*** %s\n", inv);
+    sweep_print_classes(out, b->fd);
+    fprintf(out, "\n%s", b->text);
+    fflush(out);
+}
+
+/* steps.csv, classes.csv (with classes) and summary.json into dir.
+ * Returns 0, or -1 with the reason on stderr. */
+static int write_tables(const char *dir, const struct built *b)
+{
+    char path[1200], err[1600];
+    snprintf(path, sizeof path, "%s/steps.csv", dir);
+    if (steps_csv_write(path, b->steps, b->n_steps, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    if (steps_csv_have_classes(b->steps, b->n_steps)) {
+        snprintf(path, sizeof path, "%s/classes.csv", dir);
+        if (steps_csv_write_classes(path, b->steps, b->n_steps, err, sizeof err) != 0) {
+            ll_errorf("%s", err);
+            return -1;
+        }
+    }
+    json_t *sum = sweep_summary_json(b->steps, b->n_steps, b->points, b->n_points, b->fd,
+                                     &b->set, b->stop_reason, b->run);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    int rc = results_write_json_path_atomic(path, sum, err, sizeof err);
+    json_decref(sum);
+    if (rc != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* report.html into dir, with server_metrics.jsonl's series when there is
+ * one. Returns 0, or -1 with the reason on stderr. */
+static int write_html(const char *dir, struct built *b)
+{
+    char path[1200], err[1600];
     struct report_server_sample *server = NULL;
     struct report_class *cls = NULL;
     struct report_class_step *cls_steps = NULL;
-    char *slo_text = NULL, *text = NULL;
-    struct sweep_findings *fd = NULL;
-    json_t *sum = NULL;
-
-    sweep_settings_init(&set);
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    json_error_t je;
-    b.run = json_load_file(path, 0, &je);
-    if (!b.run) {
-        ll_errorf("%s: %s", path, je.text);
-        goto out;
-    }
-    json_t *sw = json_object_get(json_object_get(b.run, "config"), "sweep");
-    if (!json_is_object(sw)) {
-        ll_errorf("%s: not a sweep's results (run.json has no config.sweep)", dir);
-        goto out;
-    }
-    sweep_settings_from_json(sw, &set);
-    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
-    if (load_steps(path, &b, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    if (sweep_read_records(path, 0, b.steps, b.n_steps, &set, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
-    }
-    for (size_t i = 0; i < b.n_steps; i++)
-        sweep_step_finish(&b.steps[i], &set);
-    b.points = ll_calloc(b.n_steps + 1, sizeof *b.points);
-    b.n_points = sweep_points_build(b.steps, b.n_steps, b.points);
-    /* The findings hold every class's: too big for the stack's comfort. */
-    fd = ll_malloc(sizeof *fd);
-    sweep_findings_compute(b.steps, b.n_steps, b.points, b.n_points, &set, fd);
-    text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
-    sweep_findings_text(fd, &set, b.stop_reason, text, SWEEP_FINDINGS_TEXT_MAX);
-    if (out) {
-        sweep_print_table(out, b.steps, b.n_steps, &set);
-        char inv[512];
-        if (sweep_invalid_text(b.steps, b.n_steps, inv, sizeof inv))
-            fprintf(out, "\n*** %s\n", inv);
-        sweep_print_classes(out, fd);
-        fprintf(out, "\n%s", text);
-        fflush(out);
-    }
-
-    rc = LL_EXIT_RUNTIME;
-    snprintf(path, sizeof path, "%s/steps.csv", dir);
-    if (steps_csv_write(path, b.steps, b.n_steps, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
-    }
-    if (steps_csv_have_classes(b.steps, b.n_steps)) {
-        snprintf(path, sizeof path, "%s/classes.csv", dir);
-        if (steps_csv_write_classes(path, b.steps, b.n_steps, err, sizeof err) != 0) {
-            ll_errorf("%s", err);
-            goto out;
-        }
-    }
-    sum = sweep_summary_json(b.steps, b.n_steps, b.points, b.n_points, fd, &set,
-                             b.stop_reason, b.run);
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    if (results_write_json_path_atomic(path, sum, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
-    }
-    rs = ll_calloc(b.n_steps + 1, sizeof *rs);
+    char *slo_text = NULL;
+    struct report_inflight_sample *samples = NULL;
+    struct report_step *rs = ll_calloc(b->n_steps + 1, sizeof *rs);
     struct report r;
-    fill_report(&b, fd, &set, &r, rs, &samples);
-    fill_report_classes(&b, fd, &r, &cls, &cls_steps, &slo_text);
-    r.findings_text = text;
+    fill_report(b, &r, rs, &samples);
+    fill_report_classes(b, &r, &cls, &cls_steps, &slo_text);
+    r.findings_text = b->text;
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
     r.n_server = load_server_series(path, &server);
     r.server = r.n_server ? server : NULL;
     snprintf(path, sizeof path, "%s/report.html", dir);
-    if (report_html_write(&r, path, err, sizeof err) != 0) {
+    int rc = report_html_write(&r, path, err, sizeof err);
+    if (rc != 0)
         ll_errorf("%s", err);
-        goto out;
-    }
-
-    rc = LL_EXIT_OK;
-    if (set.expect_capacity_rps > 0 &&
-        (!fd->capacity_found || fd->capacity_rps < set.expect_capacity_rps)) {
-        if (fd->capacity_found)
-            ll_errorf("--expect-capacity: SLO capacity %.4g req/s is below %.4g req/s",
-                      fd->capacity_rps, set.expect_capacity_rps);
-        else
-            ll_errorf("--expect-capacity: no SLO capacity found (expected at least %.4g req/s)",
-                      set.expect_capacity_rps);
-        rc = LL_EXIT_FAIL;
-    } else if (set.expect_slo && fd->slo_missed) {
-        ll_errorf("--expect-slo: the step at %.4g req/s misses the SLO: %s", fd->next_fail_rps,
-                  fd->next_fail_reason);
-        rc = LL_EXIT_FAIL;
-    }
-out:
-    json_decref(sum);
     free(cls);
     free(cls_steps);
     free(slo_text);
-    free(text);
-    free(fd);
     free(rs);
     free(samples);
     free(server);
+    return rc != 0 ? -1 : 0;
+}
+
+/* The --expect-capacity and --expect-slo checks recorded in run.json:
+ * LL_EXIT_FAIL with the reason on stderr when one fails, else LL_EXIT_OK. */
+static int expect_checks(const struct built *b)
+{
+    const struct sweep_settings *set = &b->set;
+    const struct sweep_findings *fd = b->fd;
+    if (set->expect_capacity_rps > 0 &&
+        (!fd->capacity_found || fd->capacity_rps < set->expect_capacity_rps)) {
+        if (fd->capacity_found)
+            ll_errorf("--expect-capacity: SLO capacity %.4g req/s is below %.4g req/s",
+                      fd->capacity_rps, set->expect_capacity_rps);
+        else
+            ll_errorf("--expect-capacity: no SLO capacity found (expected at least %.4g req/s)",
+                      set->expect_capacity_rps);
+        return LL_EXIT_FAIL;
+    }
+    if (set->expect_slo && fd->slo_missed) {
+        ll_errorf("--expect-slo: the step at %.4g req/s misses the SLO: %s", fd->next_fail_rps,
+                  fd->next_fail_reason);
+        return LL_EXIT_FAIL;
+    }
+    return LL_EXIT_OK;
+}
+
+int report_build_dir(const char *dir, FILE *out)
+{
+    struct built b = {0};
+    int rc = LL_EXIT_USAGE;
+    if (built_load(dir, &b) != 0)
+        goto out;
+    built_analyse(&b);
+    if (out)
+        built_print(&b, out);
+    rc = LL_EXIT_RUNTIME;
+    if (write_tables(dir, &b) != 0 || write_html(dir, &b) != 0)
+        goto out;
+    rc = expect_checks(&b);
+out:
     built_free(&b);
     return rc;
 }
