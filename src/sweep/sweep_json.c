@@ -454,24 +454,10 @@ static json_t *time_or_null(uint64_t t)
     return t == LL_NO_TIME ? json_null() : ju64(t);
 }
 
-json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
-                           const struct sweep_point *points, size_t n_points,
-                           const struct sweep_findings *fd, const struct sweep_settings *set,
-                           const char *stop_reason, json_t *run_json)
+/* summary.json's "points": one object per offered rate. */
+static json_t *points_json(const struct sweep_point *points, size_t n_points)
 {
-    json_t *root = json_object();
-    json_t *cfg = json_object_get(run_json, "config");
-    jset(root, "schema", json_string(SWEEP_SUMMARY_SCHEMA));
-    jset(root, "version", json_string(LL_VERSION));
-    json_t *url = json_object_get(cfg, "url"), *model = json_object_get(cfg, "model");
-    jset(root, "target_url", url ? json_incref(url) : json_null());
-    jset(root, "model", model ? json_incref(model) : json_null());
-    jset(root, "settings", sweep_settings_json(set));
     json_t *arr = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, step_json(&steps[i]));
-    jset(root, "steps", arr);
-    arr = json_array();
     for (size_t i = 0; i < n_points; i++) {
         const struct sweep_point *p = &points[i];
         json_t *o = json_object();
@@ -489,7 +475,60 @@ json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
         jset(o, "pass", json_boolean(p->pass));
         json_array_append_new(arr, o);
     }
-    jset(root, "points", arr);
+    return arr;
+}
+
+/* summary.json's findings.recovery (every figure null when no recovery
+ * step ran). */
+static json_t *recovery_json(const struct sweep_findings *fd)
+{
+    json_t *rec = json_object();
+    jset(rec, "ran", json_boolean(fd->have_recovery));
+    int hr = fd->have_recovery;
+    jset(rec, "offered_rps", hr ? json_real(fd->recovery_rps) : json_null());
+    jset(rec, "overload_rps", hr && fd->overload_rps > 0 ? json_real(fd->overload_rps)
+                                                        : json_null());
+    jset(rec, "switch_ns", hr ? ju64(fd->switch_ns) : json_null());
+    jset(rec, "backlog_at_switch", hr ? jnum(fd->backlog_at_switch) : json_null());
+    jset(rec, "first_miss_ns", hr ? time_or_null(fd->recovery.first_miss_ns) : json_null());
+    jset(rec, "last_miss_ns", hr ? time_or_null(fd->recovery.last_miss_ns) : json_null());
+    jset(rec, "back_in_slo_ns", hr ? time_or_null(fd->recovery.back_ns) : json_null());
+    jset(rec, "recovered", json_boolean(hr && fd->recovery.recovery_ns != LL_NO_TIME));
+    jset(rec, "recovery_ns", hr ? time_or_null(fd->recovery.recovery_ns) : json_null());
+    return rec;
+}
+
+/* summary.json's findings.classes[k]: one traffic class's findings. */
+static json_t *class_finding_json(const struct sweep_class_finding *cf)
+{
+    json_t *co = json_object();
+    char buf[96];
+    jset(co, "name", json_string(cf->name));
+    if (cf->have_slo) {
+        slo_format(&cf->slo, buf, sizeof buf);
+        jset(co, "slo", json_string(buf));
+    } else {
+        jset(co, "slo", json_null());
+    }
+    jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps)
+                                                    : json_null());
+    jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));
+    jset(co, "next_failing_rps", cf->next_fails ? json_real(cf->next_fail_rps)
+                                                : json_null());
+    jset(co, "next_failing_reason", cf->next_fails ? json_string(cf->next_fail_reason)
+                                                   : json_null());
+    jset(co, "ttft_p99_ns_at_slo_capacity",
+         cf->at_capacity ? ju64(cf->ttft_p99_at_capacity_ns) : json_null());
+    jset(co, "tpot_p99_ns_at_slo_capacity",
+         cf->at_capacity && cf->tpot_p99_at_capacity_ns
+             ? ju64(cf->tpot_p99_at_capacity_ns) : json_null());
+    return co;
+}
+
+/* summary.json's "findings", their text included. */
+static json_t *findings_json(const struct sweep_findings *fd, const struct sweep_settings *set,
+                             const char *stop_reason)
+{
     json_t *f = json_object();
     jset(f, "slo_capacity_rps", fd->capacity_found ? json_real(fd->capacity_rps) : json_null());
     jset(f, "capacity_is_lower_bound", json_boolean(fd->none_failed));
@@ -504,56 +543,41 @@ json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
     jset(f, "forecast_rps", set->forecast_rps > 0 ? json_real(set->forecast_rps) : json_null());
     jset(f, "replicas_needed", fd->replicas_needed ? ju64(fd->replicas_needed) : json_null());
     jset(f, "cost_per_million_output_tokens_at_capacity", jnum(fd->cost_at_capacity));
-    json_t *rec = json_object();
-    jset(rec, "ran", json_boolean(fd->have_recovery));
-    int hr = fd->have_recovery;
-    jset(rec, "offered_rps", hr ? json_real(fd->recovery_rps) : json_null());
-    jset(rec, "overload_rps", hr && fd->overload_rps > 0 ? json_real(fd->overload_rps)
-                                                        : json_null());
-    jset(rec, "switch_ns", hr ? ju64(fd->switch_ns) : json_null());
-    jset(rec, "backlog_at_switch", hr ? jnum(fd->backlog_at_switch) : json_null());
-    jset(rec, "first_miss_ns", hr ? time_or_null(fd->recovery.first_miss_ns) : json_null());
-    jset(rec, "last_miss_ns", hr ? time_or_null(fd->recovery.last_miss_ns) : json_null());
-    jset(rec, "back_in_slo_ns", hr ? time_or_null(fd->recovery.back_ns) : json_null());
-    jset(rec, "recovered", json_boolean(hr && fd->recovery.recovery_ns != LL_NO_TIME));
-    jset(rec, "recovery_ns", hr ? time_or_null(fd->recovery.recovery_ns) : json_null());
-    jset(f, "recovery", rec);
+    jset(f, "recovery", recovery_json(fd));
     jset(f, "drain_ns", ju64(fd->drain_ns));
     jset(f, "slo_missed", json_boolean(fd->slo_missed));
     jset(f, "stop_reason", stop_reason && *stop_reason ? json_string(stop_reason) : json_null());
     if (fd->n_classes) {
         json_t *carr = json_array();
-        for (size_t k = 0; k < fd->n_classes; k++) {
-            const struct sweep_class_finding *cf = &fd->classes[k];
-            json_t *co = json_object();
-            char buf[96];
-            jset(co, "name", json_string(cf->name));
-            if (cf->have_slo) {
-                slo_format(&cf->slo, buf, sizeof buf);
-                jset(co, "slo", json_string(buf));
-            } else {
-                jset(co, "slo", json_null());
-            }
-            jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps)
-                                                            : json_null());
-            jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));
-            jset(co, "next_failing_rps", cf->next_fails ? json_real(cf->next_fail_rps)
-                                                        : json_null());
-            jset(co, "next_failing_reason", cf->next_fails ? json_string(cf->next_fail_reason)
-                                                           : json_null());
-            jset(co, "ttft_p99_ns_at_slo_capacity",
-                 cf->at_capacity ? ju64(cf->ttft_p99_at_capacity_ns) : json_null());
-            jset(co, "tpot_p99_ns_at_slo_capacity",
-                 cf->at_capacity && cf->tpot_p99_at_capacity_ns
-                     ? ju64(cf->tpot_p99_at_capacity_ns) : json_null());
-            json_array_append_new(carr, co);
-        }
+        for (size_t k = 0; k < fd->n_classes; k++)
+            json_array_append_new(carr, class_finding_json(&fd->classes[k]));
         jset(f, "classes", carr);
     }
     char *text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
     sweep_findings_text(fd, set, stop_reason, text, SWEEP_FINDINGS_TEXT_MAX);
     jset(f, "text", json_string(text));
     free(text);
-    jset(root, "findings", f);
+    return f;
+}
+
+json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, size_t n_points,
+                           const struct sweep_findings *fd, const struct sweep_settings *set,
+                           const char *stop_reason, json_t *run_json)
+{
+    json_t *root = json_object();
+    json_t *cfg = json_object_get(run_json, "config");
+    jset(root, "schema", json_string(SWEEP_SUMMARY_SCHEMA));
+    jset(root, "version", json_string(LL_VERSION));
+    json_t *url = json_object_get(cfg, "url"), *model = json_object_get(cfg, "model");
+    jset(root, "target_url", url ? json_incref(url) : json_null());
+    jset(root, "model", model ? json_incref(model) : json_null());
+    jset(root, "settings", sweep_settings_json(set));
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, step_json(&steps[i]));
+    jset(root, "steps", arr);
+    jset(root, "points", points_json(points, n_points));
+    jset(root, "findings", findings_json(fd, set, stop_reason));
     return root;
 }
