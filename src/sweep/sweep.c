@@ -716,112 +716,137 @@ static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
         *at = LL_MIN(len - 1, *at + (size_t)k);
 }
 
-void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
-                         const char *stop_reason, char *buf, size_t len)
+/* The capacity line of the findings text. */
+static void put_capacity(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         char *buf, size_t len, size_t *at)
 {
-    size_t at = 0;
-    char slo[96] = "", a[16], b[16];
-    if (len)
-        buf[0] = '\0';
+    char slo[96] = "";
     if (fd->have_slo)
         slo_format(&set->slo, slo, sizeof slo);
     const char *what = fd->have_slo ? "SLO capacity" : "capacity (no SLO: steady, errors in limit)";
     if (fd->capacity_found) {
-        put(buf, len, &at, "%s: %.4g req/s", what, fd->capacity_rps);
+        put(buf, len, at, "%s: %.4g req/s", what, fd->capacity_rps);
         if (fd->have_slo)
-            put(buf, len, &at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
+            put(buf, len, at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
         if (fd->next_fails)
-            put(buf, len, &at, "; next step %.4g req/s fails: %s\n", fd->next_fail_rps,
+            put(buf, len, at, "; next step %.4g req/s fails: %s\n", fd->next_fail_rps,
                 fd->next_fail_reason);
         else
-            put(buf, len, &at, "; no step failed: the capacity is at least this\n");
+            put(buf, len, at, "; no step failed: the capacity is at least this\n");
     } else if (fd->next_fails) {
-        put(buf, len, &at, "%s: not found: the lowest step %.4g req/s already fails: %s\n",
+        put(buf, len, at, "%s: not found: the lowest step %.4g req/s already fails: %s\n",
             what, fd->next_fail_rps, fd->next_fail_reason);
     } else {
-        put(buf, len, &at, "%s: not found (no steps)\n", what);
+        put(buf, len, at, "%s: not found (no steps)\n", what);
     }
+}
+
+/* The knee, headroom, forecast and cost lines of the findings text. */
+static void put_sizing(const struct sweep_findings *fd, const struct sweep_settings *set,
+                       char *buf, size_t len, size_t *at)
+{
     if (fd->knee.found)
-        put(buf, len, &at,
+        put(buf, len, at,
             "saturation knee: %.3g req/s offered (completions follow at slope %.2f below it, "
             "%.2f above; %.3g req/s at the knee)\n",
             fd->knee.knee_x, fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
             fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above, fd->knee.y_at_knee);
     else
-        put(buf, len, &at, "saturation knee: not found (completions kept following offered load)\n");
+        put(buf, len, at, "saturation knee: not found (completions kept following offered load)\n");
     if (fd->capacity_found)
-        put(buf, len, &at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
+        put(buf, len, at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
             fd->operate_rps, 100 * set->headroom, fd->have_slo ? "SLO capacity" : "capacity");
     if (set->forecast_rps > 0) {
         if (fd->replicas_needed)
-            put(buf, len, &at,
+            put(buf, len, at,
                 "forecast: %.4g req/s needs %u replica%s (each at %.0f%% of its measured "
                 "capacity %.3g req/s)\n",
                 set->forecast_rps, fd->replicas_needed, fd->replicas_needed == 1 ? "" : "s",
                 100 * set->headroom, fd->capacity_rps / set->replicas);
         else
-            put(buf, len, &at, "forecast: %.4g req/s: no capacity found to size it\n",
+            put(buf, len, at, "forecast: %.4g req/s: no capacity found to size it\n",
                 set->forecast_rps);
     }
     if (set->cost_per_hour > 0 && isfinite(fd->cost_at_capacity))
-        put(buf, len, &at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
+        put(buf, len, at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
             fd->cost_at_capacity, set->cost_per_hour, set->replicas);
-    if (fd->have_recovery) {
-        const struct sweep_recovery *rc = &fd->recovery;
-        put(buf, len, &at, "recovery: ");
-        if (fd->overload_rps > 0) {
-            put(buf, len, &at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
-                fd->overload_rps);
-            if (isfinite(fd->backlog_at_switch))
-                put(buf, len, &at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
-            put(buf, len, &at, ", then %.3g req/s: ", fd->recovery_rps);
-        } else {
-            put(buf, len, &at, "at %.3g req/s: ", fd->recovery_rps);
-        }
-        if (rc->first_miss_ns == LL_NO_TIME)
-            put(buf, len, &at, "latency within the SLO from the %s\n",
-                fd->overload_rps > 0 ? "switch" : "start");
-        else if (rc->recovery_ns == LL_NO_TIME)
-            put(buf, len, &at, "latency not back inside the SLO within the step (last miss %s "
-                "after the %s)\n",
-                ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
-                fd->overload_rps > 0 ? "switch" : "start");
-        else if (rc->first_miss_ns > fd->switch_ns)
-            put(buf, len, &at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
-                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
-                fd->overload_rps > 0 ? "switch" : "start",
-                ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
-        else
-            put(buf, len, &at, "latency back inside the SLO %s after the %s\n",
-                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
-                fd->overload_rps > 0 ? "switch" : "start");
+}
+
+/* The recovery line of the findings text (a recovery step ran). */
+static void put_recovery(const struct sweep_findings *fd, char *buf, size_t len, size_t *at)
+{
+    const struct sweep_recovery *rc = &fd->recovery;
+    char a[16], b[16];
+    put(buf, len, at, "recovery: ");
+    if (fd->overload_rps > 0) {
+        put(buf, len, at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
+            fd->overload_rps);
+        if (isfinite(fd->backlog_at_switch))
+            put(buf, len, at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
+        put(buf, len, at, ", then %.3g req/s: ", fd->recovery_rps);
+    } else {
+        put(buf, len, at, "at %.3g req/s: ", fd->recovery_rps);
     }
+    if (rc->first_miss_ns == LL_NO_TIME)
+        put(buf, len, at, "latency within the SLO from the %s\n",
+            fd->overload_rps > 0 ? "switch" : "start");
+    else if (rc->recovery_ns == LL_NO_TIME)
+        put(buf, len, at, "latency not back inside the SLO within the step (last miss %s "
+            "after the %s)\n",
+            ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start");
+    else if (rc->first_miss_ns > fd->switch_ns)
+        put(buf, len, at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
+            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start",
+            ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
+    else
+        put(buf, len, at, "latency back inside the SLO %s after the %s\n",
+            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start");
+}
+
+/* One traffic class's line of the findings text. */
+static void put_class(const struct sweep_class_finding *cf, char *buf, size_t len, size_t *at)
+{
+    char cslo[96] = "";
+    if (cf->have_slo)
+        slo_format(&cf->slo, cslo, sizeof cslo);
+    const char *cwhat = cf->have_slo ? "SLO capacity" : "capacity (no SLO)";
+    put(buf, len, at, "class %s: ", cf->name);
+    if (cf->capacity_found) {
+        put(buf, len, at, "%s %.4g req/s", cwhat, cf->capacity_rps);
+        if (cf->have_slo)
+            put(buf, len, at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
+        if (cf->next_fails)
+            put(buf, len, at, "; next step %.4g req/s fails: %s\n", cf->next_fail_rps,
+                cf->next_fail_reason);
+        else
+            put(buf, len, at, "; no step failed for it\n");
+    } else if (cf->next_fails) {
+        put(buf, len, at, "%s not found: the lowest step %.4g req/s already fails: %s\n",
+            cwhat, cf->next_fail_rps, cf->next_fail_reason);
+    } else {
+        put(buf, len, at, "%s not found (no steps)\n", cwhat);
+    }
+}
+
+void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         const char *stop_reason, char *buf, size_t len)
+{
+    size_t at = 0;
+    char a[16];
+    if (len)
+        buf[0] = '\0';
+    put_capacity(fd, set, buf, len, &at);
+    put_sizing(fd, set, buf, len, &at);
+    if (fd->have_recovery)
+        put_recovery(fd, buf, len, &at);
     if (fd->drain_ns)
         put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
             ll_fmt_duration(fd->drain_ns, a, sizeof a));
-    for (size_t k = 0; k < fd->n_classes; k++) {
-        const struct sweep_class_finding *cf = &fd->classes[k];
-        char cslo[96] = "";
-        if (cf->have_slo)
-            slo_format(&cf->slo, cslo, sizeof cslo);
-        const char *cwhat = cf->have_slo ? "SLO capacity" : "capacity (no SLO)";
-        put(buf, len, &at, "class %s: ", cf->name);
-        if (cf->capacity_found) {
-            put(buf, len, &at, "%s %.4g req/s", cwhat, cf->capacity_rps);
-            if (cf->have_slo)
-                put(buf, len, &at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
-            if (cf->next_fails)
-                put(buf, len, &at, "; next step %.4g req/s fails: %s\n", cf->next_fail_rps,
-                    cf->next_fail_reason);
-            else
-                put(buf, len, &at, "; no step failed for it\n");
-        } else if (cf->next_fails) {
-            put(buf, len, &at, "%s not found: the lowest step %.4g req/s already fails: %s\n",
-                cwhat, cf->next_fail_rps, cf->next_fail_reason);
-        } else {
-            put(buf, len, &at, "%s not found (no steps)\n", cwhat);
-        }
-    }
+    for (size_t k = 0; k < fd->n_classes; k++)
+        put_class(&fd->classes[k], buf, len, &at);
     put(buf, len, &at, "stopped: %s\n", stop_reason && *stop_reason ? stop_reason
                                                                      : "every rate was run");
 }
