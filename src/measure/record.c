@@ -336,29 +336,21 @@ static int64_t opt_int(json_t *o, const char *k)
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
 }
 
-/* jansson reads the line: this is not the hot path (a report reads each
- * record once), and its errors say where a hand-edited line went wrong. */
-int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls,
-                       size_t cls_len, char *err, size_t errlen)
+/* The line's id, kind, status and times into r (record_init'ed here).
+ * Returns 0, or LL_E_INVAL with the reason in err. */
+static int read_head(json_t *o, struct record *r, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *o = json_loadb(line, len, 0, &je);
-    if (!o) {
-        snprintf(err, errlen, "not JSON: %s", je.text);
-        return LL_E_INVAL;
-    }
-    int rc = LL_E_INVAL;
     json_t *id = json_object_get(o, "id");
     const char *kind = json_string_value(json_object_get(o, "kind"));
     if (!json_is_object(o) || !json_is_integer(id) || !kind) {
         snprintf(err, errlen, "a record needs \"id\" and \"kind\"");
-        goto out;
+        return LL_E_INVAL;
     }
     record_init(r, (uint64_t)json_integer_value(id));
     int k = rec_kind_from_name(kind);
     if (k < 0) {
         snprintf(err, errlen, "unknown kind \"%.40s\"", kind);
-        goto out;
+        return LL_E_INVAL;
     }
     r->kind = (enum rec_kind)k;
     int64_t st = opt_int(o, "http_status");
@@ -368,12 +360,19 @@ int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls
         time_from(o, "first_content_ns", &r->first_content_ns) ||
         time_from(o, "last_ns", &r->last_ns) || time_from(o, "end_ns", &r->end_ns)) {
         snprintf(err, errlen, "a time field is not a non-negative integer or null");
-        goto out;
+        return LL_E_INVAL;
     }
     if (r->sched_ns == LL_NO_TIME) {
         snprintf(err, errlen, "\"sched_ns\" is null");
-        goto out;
+        return LL_E_INVAL;
     }
+    return 0;
+}
+
+/* The line's counts, tokens source and indices into r: a value absent or
+ * out of its field's range keeps record_init's. */
+static void read_counts(json_t *o, struct record *r)
+{
     int64_t v = opt_int(o, "max_gap_ns");
     r->max_gap_ns = v > 0 ? (uint64_t)v : 0;
     v = opt_int(o, "prompt_tokens");
@@ -386,8 +385,8 @@ int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls
     r->output_tokens = v > 0 ? (uint64_t)v : 0;
     const char *src = json_string_value(json_object_get(o, "tokens_source"));
     r->tokens_source = REC_TOKENS_USAGE;
-    for (int i = 0; src && i < 3; i++)
-        if (strcmp(src, rec_tokens_source_name((enum rec_tokens_source)i)) == 0)
+    for (int i = 0; src && i < (int)LL_ARRAY_LEN(source_names); i++)
+        if (strcmp(src, source_names[i]) == 0)
             r->tokens_source = (enum rec_tokens_source)i;
     v = opt_int(o, "events");
     r->events = v > 0 ? (uint64_t)v : 0;
@@ -401,6 +400,23 @@ int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls
     r->session = opt_int(o, "session");
     v = opt_int(o, "turn");
     r->turn = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+}
+
+/* jansson reads the line: this is not the hot path (a report reads each
+ * record once), and its errors say where a hand-edited line went wrong. */
+int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls,
+                       size_t cls_len, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *o = json_loadb(line, len, 0, &je);
+    if (!o) {
+        snprintf(err, errlen, "not JSON: %s", je.text);
+        return LL_E_INVAL;
+    }
+    int rc = read_head(o, r, err, errlen);
+    if (rc != 0)
+        goto out;
+    read_counts(o, r);
     const char *detail = json_string_value(json_object_get(o, "detail"));
     if (detail)
         snprintf(r->detail, sizeof r->detail, "%s", detail);
@@ -411,7 +427,6 @@ int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls
             memcpy(cls, c, strlen(c) + 1);
         r->cls = cls[0] ? cls : NULL;
     }
-    rc = 0;
 out:
     json_decref(o);
     return rc;
