@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Isrc -o "$out/decode_bench" \
-    bench/decode_bench.c src/http/h1.c src/decode/sse.c src/decode/jscan.c src/decode/openai.c src/measure/record.c src/util/util.c -lm
+    bench/decode_bench.c src/http/h1.c src/decode/sse.c src/decode/jscan.c src/decode/openai.c src/measure/record.c src/util/util.c \
+    $(pkg-config --cflags --libs jansson) -lm
 
 if [ "${1:-}" = "--instr" ]; then
     calls=2000

@@ -34,7 +34,9 @@
 #include "measure/results.h"
 #include "cli/runopts.h"
 #include "metrics/scrape.h"
+#include "report/report_build.h"
 #include "sweep/sweep.h"
+#include "sweep/sweep_json.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
 

@@ -1,5 +1,6 @@
-/* record.c: one record per scheduled request: its names, its JSON line, and
- * the latencies derived from its raw times.
+/* record.c: one record per scheduled request: its names, its JSON line
+ * written and read back (the one owner of requests.jsonl's wire format),
+ * and the latencies derived from its raw times.
  *
  * record_write_jsonl is on the path of every finished request, so it
  * formats by hand into a stack buffer, without printf, and writes the line
@@ -7,7 +8,12 @@
  * buffer or absent. bench/decode.sh --instr counts its cost. */
 #include "measure/record.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+
+#include <jansson.h>
 
 #include "util/util.h"
 
@@ -279,7 +285,7 @@ int record_write_jsonl(FILE *f, const struct record *r)
     }
     if (r->cls) {
         LINE_LIT(&l, ",\"class\":\"");
-        line_json_escaped(&l, r->cls, strnlen(r->cls, 64));
+        line_json_escaped(&l, r->cls, strnlen(r->cls, REC_CLASS_NAME_MAX));
         LINE_LIT(&l, "\"");
     }
     if (r->session >= 0) {
@@ -305,6 +311,165 @@ int record_write_jsonl(FILE *f, const struct record *r)
     if (fwrite(l.buf, 1, l.len, f) != l.len)
         return LL_E_IO;
     return 0;
+}
+
+/* ---- reading a line back ------------------------------------------------ */
+
+/* A time field: an integer >= 0, or null for LL_NO_TIME. */
+static int time_from(json_t *o, const char *k, uint64_t *out)
+{
+    json_t *v = json_object_get(o, k);
+    if (json_is_null(v) || !v) {
+        *out = LL_NO_TIME;
+        return 0;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return -1;
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+/* An integer field, or -1 when it is absent, null or not an integer. */
+static int64_t opt_int(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+/* The line's id, kind, status and times into r (record_init'ed here).
+ * Returns 0, or LL_E_INVAL with the reason in err. */
+static int read_head(json_t *o, struct record *r, char *err, size_t errlen)
+{
+    json_t *id = json_object_get(o, "id");
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    if (!json_is_object(o) || !json_is_integer(id) || !kind) {
+        snprintf(err, errlen, "a record needs \"id\" and \"kind\"");
+        return LL_E_INVAL;
+    }
+    record_init(r, (uint64_t)json_integer_value(id));
+    int k = rec_kind_from_name(kind);
+    if (k < 0) {
+        snprintf(err, errlen, "unknown kind \"%.40s\"", kind);
+        return LL_E_INVAL;
+    }
+    r->kind = (enum rec_kind)k;
+    int64_t st = opt_int(o, "http_status");
+    r->http_status = st > 0 && st < 1000 ? (int)st : 0;
+    if (time_from(o, "sched_ns", &r->sched_ns) || time_from(o, "sent_ns", &r->sent_ns) ||
+        time_from(o, "first_ns", &r->first_ns) ||
+        time_from(o, "first_content_ns", &r->first_content_ns) ||
+        time_from(o, "last_ns", &r->last_ns) || time_from(o, "end_ns", &r->end_ns)) {
+        snprintf(err, errlen, "a time field is not a non-negative integer or null");
+        return LL_E_INVAL;
+    }
+    if (r->sched_ns == LL_NO_TIME) {
+        snprintf(err, errlen, "\"sched_ns\" is null");
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
+/* The line's counts, tokens source and indices into r: a value absent or
+ * out of its field's range keeps record_init's. */
+static void read_counts(json_t *o, struct record *r)
+{
+    int64_t v = opt_int(o, "max_gap_ns");
+    r->max_gap_ns = v > 0 ? (uint64_t)v : 0;
+    v = opt_int(o, "prompt_tokens");
+    r->prompt_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    r->prompt_tokens_server = opt_int(o, "prompt_tokens_server");
+    r->cached_tokens = opt_int(o, "cached_tokens");
+    v = opt_int(o, "max_tokens");
+    r->max_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    v = opt_int(o, "output_tokens");
+    r->output_tokens = v > 0 ? (uint64_t)v : 0;
+    const char *src = json_string_value(json_object_get(o, "tokens_source"));
+    r->tokens_source = REC_TOKENS_USAGE;
+    for (int i = 0; src && i < (int)LL_ARRAY_LEN(source_names); i++)
+        if (strcmp(src, source_names[i]) == 0)
+            r->tokens_source = (enum rec_tokens_source)i;
+    v = opt_int(o, "events");
+    r->events = v > 0 ? (uint64_t)v : 0;
+    r->retry_after_ms = opt_int(o, "retry_after_ms");
+    v = opt_int(o, "worker");
+    r->worker = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    r->user = opt_int(o, "user");
+    r->warmup = json_is_true(json_object_get(o, "warmup"));
+    v = opt_int(o, "step");
+    r->step = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+    r->session = opt_int(o, "session");
+    v = opt_int(o, "turn");
+    r->turn = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+}
+
+/* jansson reads the line: this is not the hot path (a report reads each
+ * record once), and its errors say where a hand-edited line went wrong. */
+int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls,
+                       size_t cls_len, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *o = json_loadb(line, len, 0, &je);
+    if (!o) {
+        snprintf(err, errlen, "not JSON: %s", je.text);
+        return LL_E_INVAL;
+    }
+    int rc = read_head(o, r, err, errlen);
+    if (rc != 0)
+        goto out;
+    read_counts(o, r);
+    const char *detail = json_string_value(json_object_get(o, "detail"));
+    if (detail)
+        snprintf(r->detail, sizeof r->detail, "%s", detail);
+    if (cls && cls_len) {
+        const char *c = json_string_value(json_object_get(o, "class"));
+        cls[0] = '\0';
+        if (c && strlen(c) < cls_len)
+            memcpy(cls, c, strlen(c) + 1);
+        r->cls = cls[0] ? cls : NULL;
+    }
+out:
+    json_decref(o);
+    return rc;
+}
+
+int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *ud,
+                     char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    int rc = 0;
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    if (from && fseeko(f, (off_t)from, SEEK_SET) != 0) {
+        snprintf(err, errlen, "%s: seek: %s", path, strerror(errno));
+        rc = LL_E_IO;
+        goto out;
+    }
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        struct record r;
+        char why[200], cls[REC_CLASS_NAME_MAX];
+        if (got == 1 && line[0] == '\n')
+            continue;
+        if (record_parse_jsonl(line, (size_t)got, &r, cls, sizeof cls, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
+            rc = LL_E_INVAL;
+            goto out;
+        }
+        cb(ud, &r);
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read: %s", path, strerror(errno));
+        rc = LL_E_IO;
+    }
+out:
+    free(line);
+    fclose(f);
+    return rc;
 }
 
 /* b - a when both happened and b is not before a; LL_NO_TIME otherwise. A

@@ -1,12 +1,14 @@
 /* record.h: one record per scheduled request, whatever happened to it.
  *
  * This is the in-memory form of a line of requests.jsonl (docs/formats.md
- * documents every field). Times are CLOCK_MONOTONIC nanoseconds relative to
- * the run start; LL_NO_TIME marks a time that never happened (written as
- * null). Latencies are derived from these, never stored. */
+ * documents every field); record.c writes the line and reads it back, so
+ * one file owns the wire format. Times are CLOCK_MONOTONIC nanoseconds
+ * relative to the run start; LL_NO_TIME marks a time that never happened
+ * (written as null). Latencies are derived from these, never stored. */
 #ifndef LL_RECORD_H
 #define LL_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -81,9 +83,40 @@ struct record {
  * counts zero, optional numbers -1, kind REC_OK. */
 void record_init(struct record *r, uint64_t id);
 
+/* Bytes of a class name in a record, NUL included (as WL_NAME_MAX): the
+ * writer writes at most this many bytes of r->cls, and the reader keeps a
+ * "class" only when it is shorter than its buffer (at most this size). */
+#define REC_CLASS_NAME_MAX 64
+
 /* Write r as one JSON line (with '\n') to f. Returns 0 or LL_E_IO.
  * Allocates nothing. */
 int record_write_jsonl(FILE *f, const struct record *r);
+
+/* Parse one requests.jsonl line (len bytes, a trailing newline allowed)
+ * into r, the inverse of record_write_jsonl. "id", "kind" and a non-null
+ * "sched_ns" are required, and a time must be a non-negative integer or
+ * null. Any other field that is absent, null or out of its type's range
+ * keeps record_init's value (0 for counts, -1 for the optional numbers),
+ * except tokens_source: "usage" when absent or unknown. class_idx is not
+ * in the line and stays -1. When cls is not NULL, the line's "class" is copied into cls
+ * (cls_len bytes) if it fits, NUL included, and r->cls points at cls;
+ * otherwise r->cls is NULL. Returns 0, or LL_E_INVAL with a reason in err
+ * (errlen bytes). Allocates only inside the call (jansson). */
+int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls,
+                       size_t cls_len, char *err, size_t errlen);
+
+/* Called by record_read_file once per record, in file order. r and r->cls
+ * are borrowed for the call only. */
+typedef void record_read_cb(void *ud, const struct record *r);
+
+/* Read the requests.jsonl file at path from byte offset from (0 = the
+ * start) to its end, calling cb(ud, r) for each record; blank lines are
+ * skipped. Returns 0, or LL_E_IO (open, seek or read) / LL_E_INVAL (a line
+ * that does not parse) with "path: reason" or "path:line: reason" in err
+ * (line numbers count from the offset). Records before a bad line have
+ * been passed to cb. */
+int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *ud,
+                     char *err, size_t errlen);
 
 /* Derived latencies, LL_NO_TIME when undefined. */
 uint64_t record_ttft_ns(const struct record *r);        /* first - sched */

@@ -2,7 +2,6 @@
  * sweep (see sweep.h; the rules in words are in docs/sweep.md). */
 #include "sweep/sweep.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -226,7 +225,7 @@ static double inflight_growth(const struct sweep_facts *f)
         y[n] = f->series[i].inflight;
         n++;
     }
-    double g = sweep_slope(x, y, n) * window_s(f);
+    double g = fit_slope(x, y, n) * window_s(f);
     free(x);
     free(y);
     return g;
@@ -301,7 +300,7 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     uint64_t n = hist_count(st->ttft), lo = 0, hi = 0;
     s->ci_valid = 0;
     s->ttft_p99_ci_lo_ns = s->ttft_p99_ci_hi_ns = 0;
-    if (n > 0 && sweep_quantile_ci_ranks(n, 0.99, 0.95, &lo, &hi) == 0 && lo > 0) {
+    if (n > 0 && fit_quantile_ci_ranks(n, 0.99, 0.95, &lo, &hi) == 0 && lo > 0) {
         s->ci_valid = 1;
         s->ttft_p99_ci_lo_ns = hist_percentile(st->ttft, 100.0 * (double)lo / (double)n);
         s->ttft_p99_ci_hi_ns = hi ? hist_percentile(st->ttft, 100.0 * (double)hi / (double)n) : 0;
@@ -335,166 +334,6 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
 }
 
 /* ---- pure parts -------------------------------------------------------- */
-
-static double binom_logpmf(uint64_t n, uint64_t k, double lq, double l1q)
-{
-    double nn = (double)n, kk = (double)k;
-    return lgamma(nn + 1) - lgamma(kk + 1) - lgamma(nn - kk + 1) + kk * lq + (nn - kk) * l1q;
-}
-
-/* The number of samples at or below the true q-quantile is Binomial(n, q).
- * X(l) <= x_q exactly when at least l samples are <= x_q, so
- * P(X(l) <= x_q <= X(u)) = F(u - 1) - F(l - 1) with F the binomial CDF:
- * l is the largest rank with F(l - 1) <= alpha/2 and u the smallest with
- * F(u - 1) >= 1 - alpha/2. */
-int sweep_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint64_t *hi)
-{
-    if (n == 0 || !(q > 0 && q < 1) || !(conf > 0 && conf < 1))
-        return LL_E_INVAL;
-    double alpha = (1 - conf) / 2, lq = log(q), l1q = log1p(-q), cdf = 0;
-    *lo = 0;
-    *hi = 0;
-    /* cdf holds F(k - 1) at the top of each pass, i.e. P(B < k). */
-    for (uint64_t k = 1; k <= n; k++) {
-        cdf += exp(binom_logpmf(n, k - 1, lq, l1q));
-        double below = cdf; /* F(k - 1) */
-        if (below <= alpha)
-            *lo = k;
-        if (below >= 1 - alpha) {
-            *hi = k;
-            break;
-        }
-    }
-    return 0;
-}
-
-double sweep_slope(const double *x, const double *y, size_t n)
-{
-    if (n < 2)
-        return 0;
-    double mx = 0, my = 0;
-    for (size_t i = 0; i < n; i++) {
-        mx += x[i];
-        my += y[i];
-    }
-    mx /= (double)n;
-    my /= (double)n;
-    double sxx = 0, sxy = 0;
-    for (size_t i = 0; i < n; i++) {
-        sxx += (x[i] - mx) * (x[i] - mx);
-        sxy += (x[i] - mx) * (y[i] - my);
-    }
-    return sxx > 0 ? sxy / sxx : 0;
-}
-
-/* Solve the 3x3 system m v = r by Gaussian elimination with partial
- * pivoting. Returns 0, or -1 when it is singular. */
-static int solve3(double m[3][3], double r[3], double v[3])
-{
-    for (int c = 0; c < 3; c++) {
-        int p = c;
-        for (int i = c + 1; i < 3; i++)
-            if (fabs(m[i][c]) > fabs(m[p][c]))
-                p = i;
-        if (fabs(m[p][c]) < 1e-12)
-            return -1;
-        if (p != c) {
-            for (int j = 0; j < 3; j++) {
-                double t = m[c][j];
-                m[c][j] = m[p][j];
-                m[p][j] = t;
-            }
-            double t = r[c];
-            r[c] = r[p];
-            r[p] = t;
-        }
-        for (int i = c + 1; i < 3; i++) {
-            double k = m[i][c] / m[c][c];
-            for (int j = c; j < 3; j++)
-                m[i][j] -= k * m[c][j];
-            r[i] -= k * r[c];
-        }
-    }
-    for (int i = 2; i >= 0; i--) {
-        double t = r[i];
-        for (int j = i + 1; j < 3; j++)
-            t -= m[i][j] * v[j];
-        v[i] = t / m[i][i];
-    }
-    return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-#define KNEE_GRID 400
-
-/* Fit the hinge at breakpoint k; keeps it in *out when its residual is
- * the smallest so far. */
-static void knee_try(const double *x, const double *y, size_t n, double k,
-                     struct sweep_knee *out)
-{
-    double m[3][3] = {{0}}, r[3] = {0}, v[3];
-    for (size_t i = 0; i < n; i++) {
-        double f[3] = {1, x[i], x[i] > k ? x[i] - k : 0};
-        for (int a = 0; a < 3; a++) {
-            for (int b = 0; b < 3; b++)
-                m[a][b] += f[a] * f[b];
-            r[a] += f[a] * y[i];
-        }
-    }
-    if (solve3(m, r, v) != 0)
-        return;
-    double sse = 0;
-    for (size_t i = 0; i < n; i++) {
-        double e = y[i] - (v[0] + v[1] * x[i] + v[2] * (x[i] > k ? x[i] - k : 0));
-        sse += e * e;
-    }
-    if (sse < out->sse - 1e-12) {
-        out->sse = sse;
-        out->knee_x = k;
-        out->slope_below = v[1];
-        out->slope_above = v[1] + v[2];
-        out->y_at_knee = v[0] + v[1] * k;
-    }
-}
-
-/* For breakpoints k between the second smallest and the second largest x
- * (the data's own x, a grid, then a finer grid around the best), fit
- * y = a + b x + c max(0, x - k) by least squares and keep the k with the
- * smallest residual. The grid matters: the knee usually lies between two
- * steps. */
-void sweep_knee_fit(const double *x, const double *y, size_t n, struct sweep_knee *out)
-{
-    memset(out, 0, sizeof *out);
-    out->sse = INFINITY;
-    if (n < 4)
-        return;
-    double *xs = ll_malloc(n * sizeof *xs);
-    memcpy(xs, x, n * sizeof *xs);
-    qsort(xs, n, sizeof *xs, cmp_double);
-    double k0 = xs[1], k1 = xs[n - 2];
-    free(xs);
-    if (!(k1 > k0))
-        return;
-    for (size_t i = 0; i < n; i++)
-        if (x[i] >= k0 && x[i] <= k1)
-            knee_try(x, y, n, x[i], out);
-    double step = (k1 - k0) / KNEE_GRID;
-    for (int g = 0; g <= KNEE_GRID; g++)
-        knee_try(x, y, n, k0 + step * g, out);
-    double c = out->knee_x;
-    for (int g = -100; g <= 100 && isfinite(out->sse); g++) {
-        double k = c + step * g / 100;
-        if (k >= k0 && k <= k1)
-            knee_try(x, y, n, k, out);
-    }
-    out->found = isfinite(out->sse) && out->slope_below > 0 &&
-                 out->slope_above < 0.5 * out->slope_below;
-}
 
 int sweep_steady_verdict(uint64_t ttft_p99_h1_ns, uint64_t ttft_p99_h2_ns,
                          double inflight_growth, double inflight_mean, char *reason,
@@ -590,40 +429,7 @@ uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double 
     return need > 1e9 ? 1000000000u : (uint32_t)LL_MAX(need, 1.0);
 }
 
-double sweep_t975(uint32_t df)
-{
-    static const double t[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
-                               2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-                               2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
-                               2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-    if (df == 0)
-        return INFINITY;
-    if (df < LL_ARRAY_LEN(t))
-        return t[df];
-    if (df < 60)
-        return 2.021;
-    if (df < 120)
-        return 2.000;
-    return 1.960;
-}
-
 /* ---- points, stops, findings ------------------------------------------ */
-
-static void mean_ci(const double *v, uint32_t n, double *mean, double *ci)
-{
-    double m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        m += v[i];
-    m /= n ? n : 1;
-    *mean = m;
-    *ci = 0;
-    if (n < 2)
-        return;
-    double ss = 0;
-    for (uint32_t i = 0; i < n; i++)
-        ss += (v[i] - m) * (v[i] - m);
-    *ci = sweep_t975(n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
-}
 
 size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep_point *points)
 {
@@ -667,10 +473,10 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             k++;
         }
         pt->n = k;
-        mean_ci(g, k, &pt->goodput_rps, &pt->goodput_ci);
-        mean_ci(c, k, &pt->completed_rps, &pt->completed_ci);
-        mean_ci(a, k, &pt->attainment, &pt->attainment_ci);
-        mean_ci(t, k, &pt->ttft_p99_ms, &pt->ttft_p99_ci_ms);
+        fit_mean_ci95(g, k, &pt->goodput_rps, &pt->goodput_ci);
+        fit_mean_ci95(c, k, &pt->completed_rps, &pt->completed_ci);
+        fit_mean_ci95(a, k, &pt->attainment, &pt->attainment_ci);
+        fit_mean_ci95(t, k, &pt->ttft_p99_ms, &pt->ttft_p99_ci_ms);
         pt->error_rate = err / k;
         pt->output_tps = otps / k;
     }
@@ -887,7 +693,7 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         m++;
         last_loaded = &steps[i];
     }
-    sweep_knee_fit(x, y, m, &out->knee);
+    fit_knee(x, y, m, &out->knee);
     free(x);
     free(y);
     if (last_loaded && last_loaded->f.elapsed_ns > last_loaded->f.duration_ns)
@@ -910,112 +716,137 @@ static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
         *at = LL_MIN(len - 1, *at + (size_t)k);
 }
 
-void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
-                         const char *stop_reason, char *buf, size_t len)
+/* The capacity line of the findings text. */
+static void put_capacity(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         char *buf, size_t len, size_t *at)
 {
-    size_t at = 0;
-    char slo[96] = "", a[16], b[16];
-    if (len)
-        buf[0] = '\0';
+    char slo[96] = "";
     if (fd->have_slo)
         slo_format(&set->slo, slo, sizeof slo);
     const char *what = fd->have_slo ? "SLO capacity" : "capacity (no SLO: steady, errors in limit)";
     if (fd->capacity_found) {
-        put(buf, len, &at, "%s: %.4g req/s", what, fd->capacity_rps);
+        put(buf, len, at, "%s: %.4g req/s", what, fd->capacity_rps);
         if (fd->have_slo)
-            put(buf, len, &at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
+            put(buf, len, at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
         if (fd->next_fails)
-            put(buf, len, &at, "; next step %.4g req/s fails: %s\n", fd->next_fail_rps,
+            put(buf, len, at, "; next step %.4g req/s fails: %s\n", fd->next_fail_rps,
                 fd->next_fail_reason);
         else
-            put(buf, len, &at, "; no step failed: the capacity is at least this\n");
+            put(buf, len, at, "; no step failed: the capacity is at least this\n");
     } else if (fd->next_fails) {
-        put(buf, len, &at, "%s: not found: the lowest step %.4g req/s already fails: %s\n",
+        put(buf, len, at, "%s: not found: the lowest step %.4g req/s already fails: %s\n",
             what, fd->next_fail_rps, fd->next_fail_reason);
     } else {
-        put(buf, len, &at, "%s: not found (no steps)\n", what);
+        put(buf, len, at, "%s: not found (no steps)\n", what);
     }
+}
+
+/* The knee, headroom, forecast and cost lines of the findings text. */
+static void put_sizing(const struct sweep_findings *fd, const struct sweep_settings *set,
+                       char *buf, size_t len, size_t *at)
+{
     if (fd->knee.found)
-        put(buf, len, &at,
+        put(buf, len, at,
             "saturation knee: %.3g req/s offered (completions follow at slope %.2f below it, "
             "%.2f above; %.3g req/s at the knee)\n",
             fd->knee.knee_x, fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
             fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above, fd->knee.y_at_knee);
     else
-        put(buf, len, &at, "saturation knee: not found (completions kept following offered load)\n");
+        put(buf, len, at, "saturation knee: not found (completions kept following offered load)\n");
     if (fd->capacity_found)
-        put(buf, len, &at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
+        put(buf, len, at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
             fd->operate_rps, 100 * set->headroom, fd->have_slo ? "SLO capacity" : "capacity");
     if (set->forecast_rps > 0) {
         if (fd->replicas_needed)
-            put(buf, len, &at,
+            put(buf, len, at,
                 "forecast: %.4g req/s needs %u replica%s (each at %.0f%% of its measured "
                 "capacity %.3g req/s)\n",
                 set->forecast_rps, fd->replicas_needed, fd->replicas_needed == 1 ? "" : "s",
                 100 * set->headroom, fd->capacity_rps / set->replicas);
         else
-            put(buf, len, &at, "forecast: %.4g req/s: no capacity found to size it\n",
+            put(buf, len, at, "forecast: %.4g req/s: no capacity found to size it\n",
                 set->forecast_rps);
     }
     if (set->cost_per_hour > 0 && isfinite(fd->cost_at_capacity))
-        put(buf, len, &at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
+        put(buf, len, at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
             fd->cost_at_capacity, set->cost_per_hour, set->replicas);
-    if (fd->have_recovery) {
-        const struct sweep_recovery *rc = &fd->recovery;
-        put(buf, len, &at, "recovery: ");
-        if (fd->overload_rps > 0) {
-            put(buf, len, &at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
-                fd->overload_rps);
-            if (isfinite(fd->backlog_at_switch))
-                put(buf, len, &at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
-            put(buf, len, &at, ", then %.3g req/s: ", fd->recovery_rps);
-        } else {
-            put(buf, len, &at, "at %.3g req/s: ", fd->recovery_rps);
-        }
-        if (rc->first_miss_ns == LL_NO_TIME)
-            put(buf, len, &at, "latency within the SLO from the %s\n",
-                fd->overload_rps > 0 ? "switch" : "start");
-        else if (rc->recovery_ns == LL_NO_TIME)
-            put(buf, len, &at, "latency not back inside the SLO within the step (last miss %s "
-                "after the %s)\n",
-                ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
-                fd->overload_rps > 0 ? "switch" : "start");
-        else if (rc->first_miss_ns > fd->switch_ns)
-            put(buf, len, &at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
-                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
-                fd->overload_rps > 0 ? "switch" : "start",
-                ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
-        else
-            put(buf, len, &at, "latency back inside the SLO %s after the %s\n",
-                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
-                fd->overload_rps > 0 ? "switch" : "start");
+}
+
+/* The recovery line of the findings text (a recovery step ran). */
+static void put_recovery(const struct sweep_findings *fd, char *buf, size_t len, size_t *at)
+{
+    const struct sweep_recovery *rc = &fd->recovery;
+    char a[16], b[16];
+    put(buf, len, at, "recovery: ");
+    if (fd->overload_rps > 0) {
+        put(buf, len, at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
+            fd->overload_rps);
+        if (isfinite(fd->backlog_at_switch))
+            put(buf, len, at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
+        put(buf, len, at, ", then %.3g req/s: ", fd->recovery_rps);
+    } else {
+        put(buf, len, at, "at %.3g req/s: ", fd->recovery_rps);
     }
+    if (rc->first_miss_ns == LL_NO_TIME)
+        put(buf, len, at, "latency within the SLO from the %s\n",
+            fd->overload_rps > 0 ? "switch" : "start");
+    else if (rc->recovery_ns == LL_NO_TIME)
+        put(buf, len, at, "latency not back inside the SLO within the step (last miss %s "
+            "after the %s)\n",
+            ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start");
+    else if (rc->first_miss_ns > fd->switch_ns)
+        put(buf, len, at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
+            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start",
+            ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
+    else
+        put(buf, len, at, "latency back inside the SLO %s after the %s\n",
+            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start");
+}
+
+/* One traffic class's line of the findings text. */
+static void put_class(const struct sweep_class_finding *cf, char *buf, size_t len, size_t *at)
+{
+    char cslo[96] = "";
+    if (cf->have_slo)
+        slo_format(&cf->slo, cslo, sizeof cslo);
+    const char *cwhat = cf->have_slo ? "SLO capacity" : "capacity (no SLO)";
+    put(buf, len, at, "class %s: ", cf->name);
+    if (cf->capacity_found) {
+        put(buf, len, at, "%s %.4g req/s", cwhat, cf->capacity_rps);
+        if (cf->have_slo)
+            put(buf, len, at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
+        if (cf->next_fails)
+            put(buf, len, at, "; next step %.4g req/s fails: %s\n", cf->next_fail_rps,
+                cf->next_fail_reason);
+        else
+            put(buf, len, at, "; no step failed for it\n");
+    } else if (cf->next_fails) {
+        put(buf, len, at, "%s not found: the lowest step %.4g req/s already fails: %s\n",
+            cwhat, cf->next_fail_rps, cf->next_fail_reason);
+    } else {
+        put(buf, len, at, "%s not found (no steps)\n", cwhat);
+    }
+}
+
+void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         const char *stop_reason, char *buf, size_t len)
+{
+    size_t at = 0;
+    char a[16];
+    if (len)
+        buf[0] = '\0';
+    put_capacity(fd, set, buf, len, &at);
+    put_sizing(fd, set, buf, len, &at);
+    if (fd->have_recovery)
+        put_recovery(fd, buf, len, &at);
     if (fd->drain_ns)
         put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
             ll_fmt_duration(fd->drain_ns, a, sizeof a));
-    for (size_t k = 0; k < fd->n_classes; k++) {
-        const struct sweep_class_finding *cf = &fd->classes[k];
-        char cslo[96] = "";
-        if (cf->have_slo)
-            slo_format(&cf->slo, cslo, sizeof cslo);
-        const char *cwhat = cf->have_slo ? "SLO capacity" : "capacity (no SLO)";
-        put(buf, len, &at, "class %s: ", cf->name);
-        if (cf->capacity_found) {
-            put(buf, len, &at, "%s %.4g req/s", cwhat, cf->capacity_rps);
-            if (cf->have_slo)
-                put(buf, len, &at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
-            if (cf->next_fails)
-                put(buf, len, &at, "; next step %.4g req/s fails: %s\n", cf->next_fail_rps,
-                    cf->next_fail_reason);
-            else
-                put(buf, len, &at, "; no step failed for it\n");
-        } else if (cf->next_fails) {
-            put(buf, len, &at, "%s not found: the lowest step %.4g req/s already fails: %s\n",
-                cwhat, cf->next_fail_rps, cf->next_fail_reason);
-        } else {
-            put(buf, len, &at, "%s not found (no steps)\n", cwhat);
-        }
-    }
+    for (size_t k = 0; k < fd->n_classes; k++)
+        put_class(&fd->classes[k], buf, len, &at);
     put(buf, len, &at, "stopped: %s\n", stop_reason && *stop_reason ? stop_reason
                                                                      : "every rate was run");
 }
@@ -1214,703 +1045,33 @@ void sweep_print_classes(FILE *f, const struct sweep_findings *fd)
     }
 }
 
-/* ---- JSON -------------------------------------------------------------- */
+/* ---- records ----------------------------------------------------------- */
 
-static json_t *ju64(uint64_t v)
-{
-    return json_integer((json_int_t)LL_MIN(v, (uint64_t)INT64_MAX));
-}
+/* What sweep_read_records feeds its records to. */
+struct step_feed {
+    struct sweep_step *steps;
+    size_t n;
+    const struct sweep_settings *set;
+};
 
-static json_t *jnum(double v)
+/* A record goes to the step whose index it carries; records outside a
+ * sweep's steps (no "step", or a step not in the array) are skipped. */
+static void feed_record(void *ud, const struct record *r)
 {
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static void jset(json_t *o, const char *k, json_t *v)
-{
-    if (!v || json_object_set_new(o, k, v) != 0) {
-        ll_errorf("out of memory building JSON");
-        abort();
-    }
-}
-
-/* The facts part of the server figures (steps.jsonl's "server"). */
-static json_t *server_facts_json(const struct sweep_server *v)
-{
-    json_t *o = json_object();
-    jset(o, "scrapes", ju64(v->scrapes));
-    jset(o, "failed", ju64(v->failed));
-    jset(o, "engine", v->engine[0] ? json_string(v->engine) : json_null());
-    jset(o, "waiting_mean", jnum(v->waiting_mean));
-    jset(o, "waiting_max", jnum(v->waiting_max));
-    jset(o, "running_mean", jnum(v->running_mean));
-    jset(o, "running_max", jnum(v->running_max));
-    jset(o, "kv_usage_mean", jnum(v->kv_mean));
-    jset(o, "kv_usage_max", jnum(v->kv_max));
-    jset(o, "preemptions", jnum(v->preemptions));
-    jset(o, "generation_tokens", jnum(v->generation_tokens));
-    jset(o, "prompt_tokens", jnum(v->prompt_tokens));
-    jset(o, "ttft_p50_s", jnum(v->ttft_p50_s));
-    jset(o, "ttft_p99_s", jnum(v->ttft_p99_s));
-    jset(o, "ttft_p99_is_lower_bound", json_boolean(v->ttft_p99_lower_bound));
-    jset(o, "span_from_ns", v->has_span ? ju64(v->span_from_ns) : json_null());
-    jset(o, "span_to_ns", v->has_span ? ju64(v->span_to_ns) : json_null());
-    return o;
-}
-
-/* A number or NAN (null, absent). */
-static double num_or_nan(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static void server_facts_from_json(json_t *o, struct sweep_server *v)
-{
-    sweep_server_clear(v);
-    if (!json_is_object(o))
+    struct step_feed *feed = ud;
+    if (r->step < 0)
         return;
-    v->present = 1;
-    json_t *x = json_object_get(o, "scrapes");
-    v->scrapes = json_is_integer(x) && json_integer_value(x) > 0
-                     ? (uint64_t)json_integer_value(x) : 0;
-    x = json_object_get(o, "failed");
-    v->failed = json_is_integer(x) && json_integer_value(x) > 0
-                    ? (uint64_t)json_integer_value(x) : 0;
-    const char *e = json_string_value(json_object_get(o, "engine"));
-    snprintf(v->engine, sizeof v->engine, "%s", e ? e : "");
-    v->waiting_mean = num_or_nan(o, "waiting_mean");
-    v->waiting_max = num_or_nan(o, "waiting_max");
-    v->running_mean = num_or_nan(o, "running_mean");
-    v->running_max = num_or_nan(o, "running_max");
-    v->kv_mean = num_or_nan(o, "kv_usage_mean");
-    v->kv_max = num_or_nan(o, "kv_usage_max");
-    v->preemptions = num_or_nan(o, "preemptions");
-    v->generation_tokens = num_or_nan(o, "generation_tokens");
-    v->prompt_tokens = num_or_nan(o, "prompt_tokens");
-    v->ttft_p50_s = num_or_nan(o, "ttft_p50_s");
-    v->ttft_p99_s = num_or_nan(o, "ttft_p99_s");
-    v->ttft_p99_lower_bound = json_is_true(json_object_get(o, "ttft_p99_is_lower_bound"));
-    json_t *a = json_object_get(o, "span_from_ns"), *b = json_object_get(o, "span_to_ns");
-    if (json_is_integer(a) && json_is_integer(b) && json_integer_value(a) >= 0 &&
-        json_integer_value(b) >= json_integer_value(a)) {
-        v->has_span = 1;
-        v->span_from_ns = (uint64_t)json_integer_value(a);
-        v->span_to_ns = (uint64_t)json_integer_value(b);
-    }
-}
-
-json_t *sweep_server_json(const struct sweep_step *s)
-{
-    const struct sweep_server *v = &s->f.server;
-    if (!v->present)
-        return NULL;
-    json_t *o = server_facts_json(v);
-    const struct hist *h = s->stats.ttft_server;
-    int have = hist_count(h) > 0;
-    jset(o, "client_ttft_from_sent_p50_s",
-         have ? json_real((double)hist_percentile(h, 50) / 1e9) : json_null());
-    jset(o, "client_ttft_from_sent_p99_s",
-         have ? json_real((double)hist_percentile(h, 99) / 1e9) : json_null());
-    jset(o, "client_output_tokens", v->has_span ? json_real(s->client_tokens_in_span)
-                                                : json_null());
-    return o;
-}
-
-json_t *sweep_facts_json(const struct sweep_facts *f)
-{
-    json_t *o = json_object();
-    jset(o, "step", ju64(f->index));
-    jset(o, "repeat", ju64(f->repeat));
-    jset(o, "kind", json_string(f->recovery ? "recovery" : "load"));
-    jset(o, "offered_rps", json_real(f->offered_rps));
-    if (f->recovery)
-        jset(o, "overload_rps", json_real(f->overload_rps));
-    jset(o, "start_offset_ns", ju64(f->start_offset_ns));
-    jset(o, "duration_ns", ju64(f->duration_ns));
-    jset(o, "warmup_ns", ju64(f->warmup_ns));
-    jset(o, "window_ns", ju64(f->window_ns));
-    jset(o, "elapsed_ns", ju64(f->elapsed_ns));
-    jset(o, "scheduled", ju64(f->scheduled));
-    jset(o, "inflight_mean", json_real(f->inflight_mean));
-    jset(o, "inflight_max", json_real(f->inflight_max));
-    jset(o, "interrupted", json_boolean(f->interrupted));
-    char *h = hist_to_string(f->lateness);
-    jset(o, "lateness_hist", json_string(h));
-    free(h);
-    json_t *series = json_array();
-    for (size_t i = 0; i < f->n_series; i++) {
-        json_t *p = json_array();
-        json_array_append_new(p, ju64(f->series[i].t_ns));
-        json_array_append_new(p, ju64(f->series[i].inflight));
-        json_array_append_new(series, p);
-    }
-    jset(o, "inflight_series", series);
-    if (f->server.present)
-        jset(o, "server", server_facts_json(&f->server));
-    if (f->n_classes) {
-        json_t *arr = json_array();
-        for (size_t k = 0; k < f->n_classes; k++) {
-            const struct sweep_class_facts *c = &f->classes[k];
-            json_t *co = json_object();
-            char buf[96];
-            jset(co, "name", json_string(c->name));
-            if (slo_is_set(&c->own_slo)) {
-                slo_format(&c->own_slo, buf, sizeof buf);
-                jset(co, "slo", json_string(buf));
-            } else {
-                jset(co, "slo", json_null());
-            }
-            jset(co, "scheduled", ju64(c->scheduled));
-            json_array_append_new(arr, co);
+    for (size_t i = 0; i < feed->n; i++) {
+        if (feed->steps[i].f.index == (uint32_t)r->step) {
+            sweep_step_add_record(&feed->steps[i], r, feed->set);
+            return;
         }
-        jset(o, "classes", arr);
     }
-    return o;
-}
-
-/* steps.jsonl's "classes" into s (no classes when absent or empty). */
-static int class_facts_from_json(json_t *arr, struct sweep_step *s, char *err, size_t errlen)
-{
-    if (!arr || json_is_null(arr))
-        return 0;
-    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
-    if (!json_is_array(arr) || n > SWEEP_MAX_CLASSES || s->f.n_classes) {
-        snprintf(err, errlen, "\"classes\": expected an array of at most %d classes",
-                 SWEEP_MAX_CLASSES);
-        return LL_E_INVAL;
-    }
-    if (n == 0)
-        return 0;
-    sweep_step_classes_init(s, n);
-    for (size_t k = 0; k < n; k++) {
-        json_t *co = json_array_get(arr, k);
-        struct sweep_class_facts *c = &s->f.classes[k];
-        const char *name = json_string_value(json_object_get(co, "name"));
-        if (!name || !*name || strlen(name) >= sizeof c->name) {
-            snprintf(err, errlen, "\"classes\"[%zu].name: expected a name of 1 to %d bytes",
-                     k, SWEEP_CLASS_NAME_MAX - 1);
-            return LL_E_INVAL;
-        }
-        snprintf(c->name, sizeof c->name, "%s", name);
-        json_t *slo = json_object_get(co, "slo");
-        char why[160];
-        if (json_is_string(slo)) {
-            if (slo_parse(json_string_value(slo), &c->own_slo, why, sizeof why) != 0) {
-                snprintf(err, errlen, "\"classes\"[%zu].slo: %s", k, why);
-                return LL_E_INVAL;
-            }
-        } else if (slo && !json_is_null(slo)) {
-            snprintf(err, errlen, "\"classes\"[%zu].slo: expected a string or null", k);
-            return LL_E_INVAL;
-        }
-        json_t *v = json_object_get(co, "scheduled");
-        if (!json_is_integer(v) || json_integer_value(v) < 0) {
-            snprintf(err, errlen, "\"classes\"[%zu].scheduled: expected a non-negative integer",
-                     k);
-            return LL_E_INVAL;
-        }
-        c->scheduled = (uint64_t)json_integer_value(v);
-    }
-    return 0;
-}
-
-static int get_u64(json_t *o, const char *k, uint64_t *out, char *err, size_t errlen)
-{
-    json_t *v = json_object_get(o, k);
-    if (!json_is_integer(v) || json_integer_value(v) < 0) {
-        snprintf(err, errlen, "\"%s\": expected a non-negative integer", k);
-        return LL_E_INVAL;
-    }
-    *out = (uint64_t)json_integer_value(v);
-    return 0;
-}
-
-int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen)
-{
-    struct sweep_facts *f = &s->f;
-    uint64_t v;
-    if (!json_is_object(o)) {
-        snprintf(err, errlen, "expected a JSON object");
-        return LL_E_INVAL;
-    }
-    if (get_u64(o, "step", &v, err, errlen) || v > UINT32_MAX)
-        return LL_E_INVAL;
-    f->index = (uint32_t)v;
-    if (get_u64(o, "repeat", &v, err, errlen) || v > UINT32_MAX)
-        return LL_E_INVAL;
-    f->repeat = (uint32_t)v;
-    const char *kind = json_string_value(json_object_get(o, "kind"));
-    f->recovery = kind && strcmp(kind, "recovery") == 0;
-    json_t *r = json_object_get(o, "offered_rps");
-    if (!json_is_number(r)) {
-        snprintf(err, errlen, "\"offered_rps\": expected a number");
-        return LL_E_INVAL;
-    }
-    f->offered_rps = json_number_value(r);
-    r = json_object_get(o, "overload_rps");
-    f->overload_rps = f->recovery && json_is_number(r) && json_number_value(r) > 0
-                          ? json_number_value(r)
-                          : 0;
-    if (get_u64(o, "start_offset_ns", &f->start_offset_ns, err, errlen) ||
-        get_u64(o, "duration_ns", &f->duration_ns, err, errlen) ||
-        get_u64(o, "warmup_ns", &f->warmup_ns, err, errlen) ||
-        get_u64(o, "window_ns", &f->window_ns, err, errlen) ||
-        get_u64(o, "elapsed_ns", &f->elapsed_ns, err, errlen) ||
-        get_u64(o, "scheduled", &f->scheduled, err, errlen))
-        return LL_E_INVAL;
-    f->inflight_mean = json_number_value(json_object_get(o, "inflight_mean"));
-    f->inflight_max = json_number_value(json_object_get(o, "inflight_max"));
-    f->interrupted = json_is_true(json_object_get(o, "interrupted"));
-    const char *h = json_string_value(json_object_get(o, "lateness_hist"));
-    if (h && hist_from_string(f->lateness, h, err, errlen) != 0)
-        return LL_E_INVAL;
-    json_t *series = json_object_get(o, "inflight_series");
-    size_t n = json_is_array(series) ? json_array_size(series) : 0;
-    free(f->series);
-    f->series = ll_calloc(n + 1, sizeof *f->series);
-    f->n_series = 0;
-    for (size_t i = 0; i < n; i++) {
-        json_t *p = json_array_get(series, i);
-        json_t *t = json_array_get(p, 0), *c = json_array_get(p, 1);
-        if (!json_is_integer(t) || !json_is_integer(c))
-            continue;
-        f->series[f->n_series].t_ns = (uint64_t)json_integer_value(t);
-        f->series[f->n_series].inflight = (uint32_t)json_integer_value(c);
-        f->n_series++;
-    }
-    server_facts_from_json(json_object_get(o, "server"), &f->server);
-    return class_facts_from_json(json_object_get(o, "classes"), s, err, errlen);
-}
-
-json_t *sweep_settings_json(const struct sweep_settings *set)
-{
-    json_t *o = json_object();
-    char buf[96];
-    if (slo_is_set(&set->slo)) {
-        slo_format(&set->slo, buf, sizeof buf);
-        jset(o, "slo", json_string(buf));
-    } else {
-        jset(o, "slo", json_null());
-    }
-    jset(o, "attainment", json_real(set->attainment));
-    jset(o, "max_error_rate", json_real(set->max_error_rate));
-    jset(o, "ttft_limit_ns", ju64(set->ttft_limit_ns));
-    jset(o, "headroom", json_real(set->headroom));
-    jset(o, "forecast_rps", json_real(set->forecast_rps));
-    jset(o, "cost_per_hour", json_real(set->cost_per_hour));
-    jset(o, "replicas", ju64(set->replicas));
-    jset(o, "expect_capacity_rps", json_real(set->expect_capacity_rps));
-    jset(o, "expect_slo", json_boolean(set->expect_slo));
-    jset(o, "auto_rates", json_boolean(set->auto_rates));
-    jset(o, "estimate_rps", json_real(set->estimate_rps));
-    return o;
-}
-
-static void num_from(json_t *o, const char *k, double *out)
-{
-    json_t *v = json_object_get(o, k);
-    if (json_is_number(v))
-        *out = json_number_value(v);
-}
-
-void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
-{
-    const char *slo = json_string_value(json_object_get(o, "slo"));
-    if (slo && slo_parse(slo, &set->slo, NULL, 0) != 0)
-        memset(&set->slo, 0, sizeof set->slo);
-    num_from(o, "attainment", &set->attainment);
-    num_from(o, "max_error_rate", &set->max_error_rate);
-    json_t *v = json_object_get(o, "ttft_limit_ns");
-    if (json_is_integer(v) && json_integer_value(v) >= 0)
-        set->ttft_limit_ns = (uint64_t)json_integer_value(v);
-    num_from(o, "headroom", &set->headroom);
-    num_from(o, "forecast_rps", &set->forecast_rps);
-    num_from(o, "cost_per_hour", &set->cost_per_hour);
-    v = json_object_get(o, "replicas");
-    if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= UINT32_MAX)
-        set->replicas = (uint32_t)json_integer_value(v);
-    num_from(o, "expect_capacity_rps", &set->expect_capacity_rps);
-    set->expect_slo = json_is_true(json_object_get(o, "expect_slo"));
-    set->auto_rates = json_is_true(json_object_get(o, "auto_rates"));
-    num_from(o, "estimate_rps", &set->estimate_rps);
-}
-
-/* A time field: an integer >= 0, or null for LL_NO_TIME. */
-static int time_from(json_t *o, const char *k, uint64_t *out)
-{
-    json_t *v = json_object_get(o, k);
-    if (json_is_null(v) || !v) {
-        *out = LL_NO_TIME;
-        return 0;
-    }
-    if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return -1;
-    *out = (uint64_t)json_integer_value(v);
-    return 0;
-}
-
-static int64_t opt_int(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
-}
-
-/* sweep_record_from_json, and the record's "class" into cls (cls_len
- * bytes; "" when absent or too long) when cls is not NULL. r->cls stays
- * NULL: the caller points it at cls. */
-static int record_parse(const char *line, size_t len, struct record *r, char *cls,
-                        size_t cls_len, char *err, size_t errlen)
-{
-    json_error_t je;
-    json_t *o = json_loadb(line, len, 0, &je);
-    if (!o) {
-        snprintf(err, errlen, "not JSON: %s", je.text);
-        return LL_E_INVAL;
-    }
-    int rc = LL_E_INVAL;
-    json_t *id = json_object_get(o, "id");
-    const char *kind = json_string_value(json_object_get(o, "kind"));
-    if (!json_is_object(o) || !json_is_integer(id) || !kind) {
-        snprintf(err, errlen, "a record needs \"id\" and \"kind\"");
-        goto out;
-    }
-    record_init(r, (uint64_t)json_integer_value(id));
-    int k = rec_kind_from_name(kind);
-    if (k < 0) {
-        snprintf(err, errlen, "unknown kind \"%.40s\"", kind);
-        goto out;
-    }
-    r->kind = (enum rec_kind)k;
-    int64_t st = opt_int(o, "http_status");
-    r->http_status = st > 0 && st < 1000 ? (int)st : 0;
-    if (time_from(o, "sched_ns", &r->sched_ns) || time_from(o, "sent_ns", &r->sent_ns) ||
-        time_from(o, "first_ns", &r->first_ns) ||
-        time_from(o, "first_content_ns", &r->first_content_ns) ||
-        time_from(o, "last_ns", &r->last_ns) || time_from(o, "end_ns", &r->end_ns)) {
-        snprintf(err, errlen, "a time field is not a non-negative integer or null");
-        goto out;
-    }
-    if (r->sched_ns == LL_NO_TIME) {
-        snprintf(err, errlen, "\"sched_ns\" is null");
-        goto out;
-    }
-    int64_t v = opt_int(o, "max_gap_ns");
-    r->max_gap_ns = v > 0 ? (uint64_t)v : 0;
-    v = opt_int(o, "prompt_tokens");
-    r->prompt_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
-    r->prompt_tokens_server = opt_int(o, "prompt_tokens_server");
-    r->cached_tokens = opt_int(o, "cached_tokens");
-    v = opt_int(o, "max_tokens");
-    r->max_tokens = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
-    v = opt_int(o, "output_tokens");
-    r->output_tokens = v > 0 ? (uint64_t)v : 0;
-    const char *src = json_string_value(json_object_get(o, "tokens_source"));
-    r->tokens_source = REC_TOKENS_USAGE;
-    for (int i = 0; src && i < 3; i++)
-        if (strcmp(src, rec_tokens_source_name((enum rec_tokens_source)i)) == 0)
-            r->tokens_source = (enum rec_tokens_source)i;
-    v = opt_int(o, "events");
-    r->events = v > 0 ? (uint64_t)v : 0;
-    r->retry_after_ms = opt_int(o, "retry_after_ms");
-    v = opt_int(o, "worker");
-    r->worker = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
-    r->user = opt_int(o, "user");
-    r->warmup = json_is_true(json_object_get(o, "warmup"));
-    v = opt_int(o, "step");
-    r->step = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
-    const char *detail = json_string_value(json_object_get(o, "detail"));
-    if (detail)
-        snprintf(r->detail, sizeof r->detail, "%s", detail);
-    if (cls && cls_len) {
-        const char *c = json_string_value(json_object_get(o, "class"));
-        cls[0] = '\0';
-        if (c && strlen(c) < cls_len)
-            memcpy(cls, c, strlen(c) + 1);
-    }
-    rc = 0;
-out:
-    json_decref(o);
-    return rc;
-}
-
-int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
-                           size_t errlen)
-{
-    return record_parse(line, len, r, NULL, 0, err, errlen);
 }
 
 int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return LL_E_IO;
-    }
-    int rc = 0;
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
-    if (from && fseeko(f, (off_t)from, SEEK_SET) != 0) {
-        snprintf(err, errlen, "%s: seek: %s", path, strerror(errno));
-        rc = LL_E_IO;
-        goto out;
-    }
-    ssize_t got;
-    while ((got = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        struct record r;
-        char why[200], cls[SWEEP_CLASS_NAME_MAX];
-        if (got == 1 && line[0] == '\n')
-            continue;
-        if (record_parse(line, (size_t)got, &r, cls, sizeof cls, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
-            rc = LL_E_INVAL;
-            goto out;
-        }
-        if (r.step < 0)
-            continue;
-        r.cls = cls[0] ? cls : NULL;
-        for (size_t i = 0; i < n; i++) {
-            if (steps[i].f.index == (uint32_t)r.step) {
-                sweep_step_add_record(&steps[i], &r, set);
-                break;
-            }
-        }
-    }
-    if (ferror(f)) {
-        snprintf(err, errlen, "%s: read: %s", path, strerror(errno));
-        rc = LL_E_IO;
-    }
-out:
-    free(line);
-    fclose(f);
-    return rc;
-}
-
-static json_t *pct_json(const uint64_t *v, int any)
-{
-    json_t *o = json_object();
-    for (int i = 0; i < SWEEP_NPCT; i++)
-        jset(o, sweep_pct_keys[i], any ? ju64(v[i]) : json_null());
-    return o;
-}
-
-/* summary.json's steps[].classes[k]: class k of s. */
-static json_t *class_json(const struct sweep_step *s, size_t k)
-{
-    const struct sweep_class *c = &s->classes[k];
-    const struct stats *st = &c->stats;
-    int ok = st->by_kind[REC_OK] > 0;
-    char buf[96];
-    json_t *o = json_object();
-    jset(o, "name", json_string(s->f.classes[k].name));
-    if (c->have_slo) {
-        slo_format(&c->slo, buf, sizeof buf);
-        jset(o, "slo", json_string(buf));
-    } else {
-        jset(o, "slo", json_null());
-    }
-    jset(o, "slo_source", !c->have_slo ? json_null()
-                          : json_string(slo_is_set(&s->f.classes[k].own_slo) ? "class"
-                                                                              : "sweep"));
-    jset(o, "scheduled", ju64(st->scheduled));
-    jset(o, "ok", ju64(st->by_kind[REC_OK]));
-    jset(o, "failed", ju64(stats_failed(st)));
-    jset(o, "slo_met", ju64(st->slo_met));
-    jset(o, "achieved_rps", jnum(c->achieved_rps));
-    jset(o, "completed_rps", jnum(c->completed_rps));
-    jset(o, "goodput_rps", jnum(c->goodput_rps));
-    jset(o, "attainment", jnum(c->attainment));
-    jset(o, "error_rate", jnum(c->error_rate));
-    json_t *lat = json_object();
-    jset(lat, "ttft", pct_json(c->ttft_ns, ok));
-    jset(lat, "tpot", pct_json(c->tpot_ns, hist_count(st->tpot) > 0));
-    jset(lat, "e2e", pct_json(c->e2e_ns, ok));
-    jset(o, "latency_ns", lat);
-    jset(o, "slo_pass", json_boolean(c->slo_pass));
-    jset(o, "fail_reason", c->slo_pass ? json_null() : json_string(c->fail_reason));
-    return o;
-}
-
-static json_t *step_json(const struct sweep_step *s)
-{
-    json_t *o = json_object();
-    const struct stats *st = &s->stats;
-    int ok = st->by_kind[REC_OK] > 0;
-    jset(o, "step", ju64(s->f.index));
-    jset(o, "repeat", ju64(s->f.repeat));
-    jset(o, "kind", json_string(s->f.recovery ? "recovery" : "load"));
-    jset(o, "offered_rps", json_real(s->f.offered_rps));
-    jset(o, "overload_rps", s->f.overload_rps > 0 ? json_real(s->f.overload_rps) : json_null());
-    jset(o, "start_offset_ns", ju64(s->f.start_offset_ns));
-    jset(o, "duration_ns", ju64(s->f.duration_ns));
-    jset(o, "warmup_ns", ju64(s->f.warmup_ns));
-    jset(o, "window_ns", ju64(s->f.window_ns));
-    jset(o, "scheduled", ju64(st->scheduled));
-    jset(o, "ok", ju64(st->by_kind[REC_OK]));
-    jset(o, "failed", ju64(stats_failed(st)));
-    jset(o, "slo_met", ju64(st->slo_met));
-    jset(o, "achieved_rps", jnum(s->achieved_rps));
-    jset(o, "completed_rps", jnum(s->completed_rps));
-    jset(o, "goodput_rps", jnum(s->goodput_rps));
-    jset(o, "attainment", jnum(s->attainment));
-    jset(o, "input_tokens_per_s", jnum(s->input_tps));
-    jset(o, "output_tokens_per_s", jnum(s->output_tps));
-    jset(o, "error_rate", jnum(s->error_rate));
-    json_t *kinds = json_object();
-    for (int k = 1; k < REC_KIND_COUNT; k++)
-        jset(kinds, rec_kind_name((enum rec_kind)k), ju64(st->by_kind[k]));
-    jset(o, "errors_by_kind", kinds);
-    json_t *lat = json_object();
-    jset(lat, "ttft", pct_json(s->ttft_ns, ok));
-    jset(lat, "tpot", pct_json(s->tpot_ns, hist_count(st->tpot) > 0));
-    jset(lat, "itl", pct_json(s->itl_ns, hist_count(st->itl_req) > 0));
-    jset(lat, "e2e", pct_json(s->e2e_ns, ok));
-    jset(lat, "schedule_lateness", pct_json(s->lateness_ns, hist_count(s->f.lateness) > 0));
-    jset(o, "latency_ns", lat);
-    json_t *ci = json_object();
-    jset(ci, "confidence", json_real(0.95));
-    jset(ci, "lo", s->ci_valid ? ju64(s->ttft_p99_ci_lo_ns) : json_null());
-    jset(ci, "hi", s->ci_valid && s->ttft_p99_ci_hi_ns ? ju64(s->ttft_p99_ci_hi_ns)
-                                                       : json_null());
-    jset(o, "ttft_p99_ci_ns", ci);
-    json_t *ss = json_object();
-    jset(ss, "steady", json_boolean(s->steady));
-    jset(ss, "reason", s->steady ? json_null() : json_string(s->steady_reason));
-    jset(ss, "ttft_p99_first_half_ns", hist_count(s->ttft_h1) ? ju64(s->ttft_p99_h1_ns)
-                                                              : json_null());
-    jset(ss, "ttft_p99_second_half_ns", hist_count(s->ttft_h2) ? ju64(s->ttft_p99_h2_ns)
-                                                               : json_null());
-    jset(ss, "inflight_growth", jnum(s->inflight_growth));
-    jset(o, "steady_state", ss);
-    json_t *inf = json_object();
-    jset(inf, "mean", jnum(s->f.inflight_mean));
-    jset(inf, "max", jnum(s->f.inflight_max));
-    jset(o, "inflight", inf);
-    jset(o, "slo_pass", json_boolean(s->slo_pass));
-    jset(o, "fail_reason", s->slo_pass ? json_null() : json_string(s->fail_reason));
-    jset(o, "verdict", json_string(sweep_step_verdict(s, 0)));
-    jset(o, "invalid", json_boolean(s->invalid));
-    jset(o, "invalid_reason", s->invalid ? json_string(s->invalid_reason) : json_null());
-    jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
-    json_t *srv = sweep_server_json(s);
-    if (srv)
-        jset(o, "server", srv);
-    if (s->f.n_classes) {
-        json_t *arr = json_array();
-        for (size_t k = 0; k < s->f.n_classes; k++)
-            json_array_append_new(arr, class_json(s, k));
-        jset(o, "classes", arr);
-    }
-    return o;
-}
-
-static json_t *time_or_null(uint64_t t)
-{
-    return t == LL_NO_TIME ? json_null() : ju64(t);
-}
-
-json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
-                           const struct sweep_point *points, size_t n_points,
-                           const struct sweep_findings *fd, const struct sweep_settings *set,
-                           const char *stop_reason, json_t *run_json)
-{
-    json_t *root = json_object();
-    json_t *cfg = json_object_get(run_json, "config");
-    jset(root, "schema", json_string(SWEEP_SUMMARY_SCHEMA));
-    jset(root, "version", json_string(LL_VERSION));
-    json_t *url = json_object_get(cfg, "url"), *model = json_object_get(cfg, "model");
-    jset(root, "target_url", url ? json_incref(url) : json_null());
-    jset(root, "model", model ? json_incref(model) : json_null());
-    jset(root, "settings", sweep_settings_json(set));
-    json_t *arr = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, step_json(&steps[i]));
-    jset(root, "steps", arr);
-    arr = json_array();
-    for (size_t i = 0; i < n_points; i++) {
-        const struct sweep_point *p = &points[i];
-        json_t *o = json_object();
-        jset(o, "offered_rps", json_real(p->offered_rps));
-        jset(o, "runs", ju64(p->n));
-        jset(o, "goodput_rps", jnum(p->goodput_rps));
-        jset(o, "goodput_rps_ci95", jnum(p->goodput_ci));
-        jset(o, "completed_rps", jnum(p->completed_rps));
-        jset(o, "completed_rps_ci95", jnum(p->completed_ci));
-        jset(o, "attainment", jnum(p->attainment));
-        jset(o, "attainment_ci95", jnum(p->attainment_ci));
-        jset(o, "ttft_p99_ms", jnum(p->ttft_p99_ms));
-        jset(o, "ttft_p99_ms_ci95", jnum(p->ttft_p99_ci_ms));
-        jset(o, "error_rate", jnum(p->error_rate));
-        jset(o, "pass", json_boolean(p->pass));
-        json_array_append_new(arr, o);
-    }
-    jset(root, "points", arr);
-    json_t *f = json_object();
-    jset(f, "slo_capacity_rps", fd->capacity_found ? json_real(fd->capacity_rps) : json_null());
-    jset(f, "capacity_is_lower_bound", json_boolean(fd->none_failed));
-    jset(f, "next_failing_rps", fd->next_fails ? json_real(fd->next_fail_rps) : json_null());
-    jset(f, "next_failing_reason", fd->next_fails ? json_string(fd->next_fail_reason)
-                                                  : json_null());
-    jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());
-    jset(f, "knee_slope_below", jnum(fd->knee.slope_below));
-    jset(f, "knee_slope_above", jnum(fd->knee.slope_above));
-    jset(f, "operate_at_rps", fd->capacity_found ? json_real(fd->operate_rps) : json_null());
-    jset(f, "headroom", json_real(set->headroom));
-    jset(f, "forecast_rps", set->forecast_rps > 0 ? json_real(set->forecast_rps) : json_null());
-    jset(f, "replicas_needed", fd->replicas_needed ? ju64(fd->replicas_needed) : json_null());
-    jset(f, "cost_per_million_output_tokens_at_capacity", jnum(fd->cost_at_capacity));
-    json_t *rec = json_object();
-    jset(rec, "ran", json_boolean(fd->have_recovery));
-    int hr = fd->have_recovery;
-    jset(rec, "offered_rps", hr ? json_real(fd->recovery_rps) : json_null());
-    jset(rec, "overload_rps", hr && fd->overload_rps > 0 ? json_real(fd->overload_rps)
-                                                        : json_null());
-    jset(rec, "switch_ns", hr ? ju64(fd->switch_ns) : json_null());
-    jset(rec, "backlog_at_switch", hr ? jnum(fd->backlog_at_switch) : json_null());
-    jset(rec, "first_miss_ns", hr ? time_or_null(fd->recovery.first_miss_ns) : json_null());
-    jset(rec, "last_miss_ns", hr ? time_or_null(fd->recovery.last_miss_ns) : json_null());
-    jset(rec, "back_in_slo_ns", hr ? time_or_null(fd->recovery.back_ns) : json_null());
-    jset(rec, "recovered", json_boolean(hr && fd->recovery.recovery_ns != LL_NO_TIME));
-    jset(rec, "recovery_ns", hr ? time_or_null(fd->recovery.recovery_ns) : json_null());
-    jset(f, "recovery", rec);
-    jset(f, "drain_ns", ju64(fd->drain_ns));
-    jset(f, "slo_missed", json_boolean(fd->slo_missed));
-    jset(f, "stop_reason", stop_reason && *stop_reason ? json_string(stop_reason) : json_null());
-    if (fd->n_classes) {
-        json_t *carr = json_array();
-        for (size_t k = 0; k < fd->n_classes; k++) {
-            const struct sweep_class_finding *cf = &fd->classes[k];
-            json_t *co = json_object();
-            char buf[96];
-            jset(co, "name", json_string(cf->name));
-            if (cf->have_slo) {
-                slo_format(&cf->slo, buf, sizeof buf);
-                jset(co, "slo", json_string(buf));
-            } else {
-                jset(co, "slo", json_null());
-            }
-            jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps)
-                                                            : json_null());
-            jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));
-            jset(co, "next_failing_rps", cf->next_fails ? json_real(cf->next_fail_rps)
-                                                        : json_null());
-            jset(co, "next_failing_reason", cf->next_fails ? json_string(cf->next_fail_reason)
-                                                           : json_null());
-            jset(co, "ttft_p99_ns_at_slo_capacity",
-                 cf->at_capacity ? ju64(cf->ttft_p99_at_capacity_ns) : json_null());
-            jset(co, "tpot_p99_ns_at_slo_capacity",
-                 cf->at_capacity && cf->tpot_p99_at_capacity_ns
-                     ? ju64(cf->tpot_p99_at_capacity_ns) : json_null());
-            json_array_append_new(carr, co);
-        }
-        jset(f, "classes", carr);
-    }
-    char *text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
-    sweep_findings_text(fd, set, stop_reason, text, SWEEP_FINDINGS_TEXT_MAX);
-    jset(f, "text", json_string(text));
-    free(text);
-    jset(root, "findings", f);
-    return root;
+    struct step_feed feed = {.steps = steps, .n = n, .set = set};
+    return record_read_file(path, from, feed_record, &feed, err, errlen);
 }

@@ -6,9 +6,9 @@
  * Every per-step figure is computed from two inputs only: the step's lines
  * of requests.jsonl (fed one record at a time) and the facts the driver
  * knew and the records cannot tell (struct sweep_facts, one line of
- * steps.jsonl). The sweep and `llmload report DIR` go through the same
- * functions, so a rebuilt report equals the live one. docs/sweep.md states
- * every rule below in words. */
+ * steps.jsonl, read and written by sweep_json.h). The sweep and `llmload
+ * report DIR` go through the same functions, so a rebuilt report equals
+ * the live one. docs/sweep.md states every rule below in words. */
 #ifndef LL_SWEEP_H
 #define LL_SWEEP_H
 
@@ -16,12 +16,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <jansson.h>
-
 #include "measure/hist.h"
 #include "measure/record.h"
 #include "measure/slo.h"
 #include "measure/stats.h"
+#include "sweep/fit.h"
 
 /* Percentiles of each latency row: p50 p90 p95 p99 p99.9 max. */
 #define SWEEP_NPCT 6
@@ -265,34 +264,7 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
  * unstable, slo_miss, ok). Valid after sweep_step_finish. */
 const char *sweep_step_verdict(const struct sweep_step *s, int csv);
 
-/* ---- the pure parts (unit tested on their own) ------------------------ */
-
-/* Ranks (1-based) of the order statistics that bracket the q-quantile
- * (0 < q < 1) of n samples with confidence conf (e.g. 0.95), from the
- * binomial distribution: P(X(lo) <= x_q <= X(hi)) >= conf, each tail at
- * most (1 - conf) / 2. *hi is 0 when no rank up to n is high enough, *lo
- * is 0 when none is low enough. Returns 0, or LL_E_INVAL for bad
- * arguments (n == 0 included). */
-int sweep_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint64_t *hi);
-
-/* The least-squares slope of y on x over n points (0 when n < 2 or every
- * x is equal). */
-double sweep_slope(const double *x, const double *y, size_t n);
-
-/* A two-segment (hinge) fit y = a + b x + c max(0, x - k). */
-struct sweep_knee {
-    int found;                   /* 1: the slope above k is under half the slope below */
-    double knee_x;               /* k, in x units */
-    double slope_below;          /* b */
-    double slope_above;          /* b + c */
-    double y_at_knee;            /* a + b k */
-    double sse;                  /* residual sum of squares */
-};
-
-/* Fit the hinge to n points (x need not be sorted; n >= 4 for a result;
- * k ranges between the second smallest and the second largest x). Fills
- * *out (found 0 when n < 4 or no bend). */
-void sweep_knee_fit(const double *x, const double *y, size_t n, struct sweep_knee *out);
+/* ---- the pure parts (unit tested on their own; the fits are in fit.h) - */
 
 /* Steady-state verdict from a step's numbers (see the rule at
  * SWEEP_TAIL_GROWTH). Writes the reason when unsteady into reason (may be
@@ -321,9 +293,6 @@ double sweep_cost_per_mtok(double cost_per_hour, uint32_t replicas, double outpu
  * input is <= 0. */
 uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double headroom,
                                uint32_t replicas);
-
-/* The 97.5% quantile of Student's t with df degrees of freedom (>= 1). */
-double sweep_t975(uint32_t df);
 
 /* ---- points, stops and findings --------------------------------------- */
 
@@ -387,7 +356,7 @@ struct sweep_findings {
     double next_fail_rps;
     const char *next_fail_reason;/* borrowed from the steps; "" when none */
     int none_failed;             /* 1: no point failed (the capacity is a lower bound) */
-    struct sweep_knee knee;      /* completions against achieved (sent) load: the same
+    struct fit_knee knee;        /* completions against achieved (sent) load: the same
                                   * requests on both axes, so Poisson noise cancels */
     double operate_rps;          /* headroom x capacity */
     uint32_t replicas_needed;    /* for forecast_rps; 0 = no forecast */
@@ -435,43 +404,13 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
  * TTFT and TPOT p99 at the sweep's SLO capacity. */
 void sweep_print_classes(FILE *f, const struct sweep_findings *fd);
 
-/* ---- JSON: steps.jsonl lines, settings, summary.json ------------------ */
+/* ---- records (the JSON of steps and summaries is in sweep_json.h) ---- */
 
-/* The server figures of step s beside the client's (summary.json's
- * per-step "server"): NULL when the step was not scraped. Caller owns it. */
-json_t *sweep_server_json(const struct sweep_step *s);
-
-/* The steps.jsonl line of f (an object; caller owns it). */
-json_t *sweep_facts_json(const struct sweep_facts *f);
-
-/* Read a steps.jsonl object into s->f (s initialised). Returns 0, or
- * LL_E_INVAL with a reason in err. */
-int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen);
-
-/* Settings as the "sweep" object of run.json's config, and back (absent
- * keys keep their defaults). Caller owns the returned object. */
-json_t *sweep_settings_json(const struct sweep_settings *set);
-void sweep_settings_from_json(json_t *o, struct sweep_settings *set);
-
-/* Parse one requests.jsonl line (len bytes, no newline needed) into r.
- * Returns 0, or LL_E_INVAL with a reason in err. */
-int sweep_record_from_json(const char *line, size_t len, struct record *r, char *err,
-                           size_t errlen);
-
-/* Feed the lines of the records file at path from byte offset from on to
- * the steps whose f.index matches each record's "step" (records of other
- * steps are skipped). Returns 0, or LL_E_IO / LL_E_INVAL with "path:line:
- * reason" in err. */
+/* Feed the records of the requests.jsonl file at path from byte offset
+ * from on (read by record_read_file) to the steps whose f.index matches
+ * each record's "step" (records of other steps are skipped). Returns 0,
+ * or LL_E_IO / LL_E_INVAL with "path:line: reason" in err. */
 int sweep_read_records(const char *path, uint64_t from, struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set, char *err, size_t errlen);
-
-#define SWEEP_SUMMARY_SCHEMA "llmload.sweep/1"
-
-/* summary.json of a sweep (schema SWEEP_SUMMARY_SCHEMA, docs/formats.md).
- * Caller owns the object. */
-json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
-                           const struct sweep_point *points, size_t n_points,
-                           const struct sweep_findings *fd, const struct sweep_settings *set,
-                           const char *stop_reason, json_t *run_json);
 
 #endif

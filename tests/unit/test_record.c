@@ -1,9 +1,11 @@
-/* test_record.c: record names, the requests.jsonl line, derived latencies. */
+/* test_record.c: record names, the requests.jsonl line written and read
+ * back, derived latencies. */
 #include "test.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -453,6 +455,246 @@ static void test_jsonl_matches_printf(void **state)
     }
 }
 
+/* ---- reading lines back --------------------------------------------------- */
+
+/* Write r with record_write_jsonl and parse the line back into *back,
+ * its class into cls (REC_CLASS_NAME_MAX bytes). */
+static void write_and_read(const struct record *r, struct record *back, char *cls)
+{
+    char *buf = NULL, err[200] = "";
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(record_write_jsonl(f, r), 0);
+    assert_int_equal(fclose(f), 0);
+    memset(back, 0xA5, sizeof *back); /* nothing may survive from before */
+    if (record_parse_jsonl(buf, len, back, cls, REC_CLASS_NAME_MAX, err, sizeof err) != 0)
+        fail_msg("line does not read back: %s: %s", err, buf);
+    free(buf);
+}
+
+/* Every field of the wire format equal. class_idx is not in the line (the
+ * class's name is): it reads back as -1. */
+static void assert_same_record(const struct record *a, const struct record *b)
+{
+    assert_int_equal(b->id, a->id);
+    assert_int_equal(b->kind, a->kind);
+    assert_int_equal(b->http_status, a->http_status);
+    assert_int_equal(b->sched_ns, a->sched_ns);
+    assert_int_equal(b->sent_ns, a->sent_ns);
+    assert_int_equal(b->first_ns, a->first_ns);
+    assert_int_equal(b->first_content_ns, a->first_content_ns);
+    assert_int_equal(b->last_ns, a->last_ns);
+    assert_int_equal(b->end_ns, a->end_ns);
+    assert_int_equal(b->max_gap_ns, a->max_gap_ns);
+    assert_int_equal(b->prompt_tokens, a->prompt_tokens);
+    assert_int_equal(b->prompt_tokens_server, a->prompt_tokens_server);
+    assert_int_equal(b->cached_tokens, a->cached_tokens);
+    assert_int_equal(b->max_tokens, a->max_tokens);
+    assert_int_equal(b->output_tokens, a->output_tokens);
+    assert_int_equal(b->tokens_source, a->tokens_source);
+    assert_int_equal(b->events, a->events);
+    assert_int_equal(b->retry_after_ms, a->retry_after_ms);
+    assert_int_equal(b->worker, a->worker);
+    assert_int_equal(b->user, a->user);
+    assert_int_equal(b->warmup, a->warmup);
+    assert_int_equal(b->step, a->step);
+    assert_int_equal(b->class_idx, -1);
+    if (a->cls == NULL) {
+        assert_null(b->cls);
+    } else {
+        assert_non_null(b->cls);
+        assert_string_equal(b->cls, a->cls);
+    }
+    assert_int_equal(b->session, a->session);
+    assert_int_equal(b->turn, a->turn);
+    assert_string_equal(b->detail, a->detail);
+}
+
+/* A record with every field set, written then read back: equal, field for
+ * field; then every kind and every tokens source on their own. */
+static void test_read_back_full(void **state)
+{
+    (void)state;
+    struct record r, back;
+    char cls[REC_CLASS_NAME_MAX];
+    record_init(&r, 12345);
+    r.kind = REC_TIMEOUT_IDLE;
+    r.http_status = 200;
+    r.sched_ns = 1000000000ULL;
+    r.sent_ns = 1000250000ULL;
+    r.first_ns = 1250000000ULL;
+    r.first_content_ns = 1260000000ULL;
+    r.last_ns = 3400000000ULL;
+    r.end_ns = 3400500000ULL;
+    r.max_gap_ns = 98000000;
+    r.prompt_tokens = 512;
+    r.prompt_tokens_server = 515;
+    r.cached_tokens = 256;
+    r.max_tokens = 128;
+    r.output_tokens = 127;
+    r.tokens_source = REC_TOKENS_CHUNK_USAGE;
+    r.events = 120;
+    r.retry_after_ms = 1500;
+    r.worker = 3;
+    r.user = 17;
+    r.warmup = 1;
+    r.step = 5;
+    r.class_idx = 1;
+    r.cls = "long \"ctx\"";
+    r.session = 4;
+    r.turn = 2;
+    snprintf(r.detail, sizeof r.detail, "idle \"30s\" \\ after\ttoken 12, caf\xc3\xa9");
+    write_and_read(&r, &back, cls);
+    assert_same_record(&r, &back);
+    assert_ptr_equal(back.cls, cls);
+
+    for (int k = 0; k < REC_KIND_COUNT; k++) {
+        r.kind = (enum rec_kind)k;
+        write_and_read(&r, &back, cls);
+        assert_same_record(&r, &back);
+    }
+    enum rec_tokens_source srcs[] = {REC_TOKENS_USAGE, REC_TOKENS_CHUNK_USAGE,
+                                     REC_TOKENS_EVENTS};
+    for (size_t i = 0; i < LL_ARRAY_LEN(srcs); i++) {
+        r.tokens_source = srcs[i];
+        write_and_read(&r, &back, cls);
+        assert_same_record(&r, &back);
+    }
+}
+
+/* The optional fields absent or null (a request never sent: every time
+ * but sched_ns null, no usage, no class, step, session or turn): read
+ * back as record_init leaves them. */
+static void test_read_back_absent(void **state)
+{
+    (void)state;
+    struct record r, back;
+    char cls[REC_CLASS_NAME_MAX];
+    record_init(&r, 0);
+    r.kind = REC_CLIENT_DROPPED;
+    r.sched_ns = 0;
+    write_and_read(&r, &back, cls);
+    assert_same_record(&r, &back);
+    assert_int_equal(back.sent_ns, LL_NO_TIME);
+    assert_int_equal(back.prompt_tokens_server, -1);
+    assert_int_equal(back.step, -1);
+    assert_null(back.cls);
+    assert_int_equal(back.session, -1);
+    assert_int_equal(back.turn, -1);
+
+    /* Without a buffer for it, the class is not kept. */
+    char err[200];
+    const char *line = "{\"id\":1,\"kind\":\"ok\",\"sched_ns\":5,\"class\":\"a\"}";
+    assert_int_equal(record_parse_jsonl(line, strlen(line), &back, NULL, 0, err, sizeof err),
+                     0);
+    assert_null(back.cls);
+    assert_int_equal(back.sched_ns, 5);
+    /* A class that does not fit its buffer is dropped, not cut. */
+    char small[2];
+    assert_int_equal(record_parse_jsonl(line, strlen(line), &back, small, sizeof small, err,
+                                        sizeof err), 0);
+    assert_string_equal(back.cls, "a");
+    assert_int_equal(record_parse_jsonl(line, strlen(line), &back, small, 1, err, sizeof err),
+                     0);
+    assert_null(back.cls);
+}
+
+/* Lines the reader refuses, each with its reason. */
+static void test_read_bad_lines(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *why;
+    } bad[] = {
+        {"nope", "not JSON"},
+        {"{\"id\":1}", "a record needs \"id\" and \"kind\""},
+        {"[1,2]", "a record needs \"id\" and \"kind\""},
+        {"{\"id\":1,\"kind\":\"fine\",\"sched_ns\":0}", "unknown kind \"fine\""},
+        {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":null}", "\"sched_ns\" is null"},
+        {"{\"id\":1,\"kind\":\"ok\"}", "\"sched_ns\" is null"},
+        {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":0,\"end_ns\":-4}", "a time field"},
+        {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":\"0\"}", "a time field"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
+        struct record r;
+        char err[200] = "";
+        assert_int_equal(record_parse_jsonl(bad[i].line, strlen(bad[i].line), &r, NULL, 0,
+                                            err, sizeof err), LL_E_INVAL);
+        if (strstr(err, bad[i].why) == NULL)
+            fail_msg("%s: reason \"%s\", expected \"%s\"", bad[i].line, err, bad[i].why);
+    }
+}
+
+/* What record_read_file hands its callback. */
+struct seen {
+    size_t n;
+    uint64_t ids[8];
+    char cls[8][REC_CLASS_NAME_MAX];
+};
+
+static void see_record(void *ud, const struct record *r)
+{
+    struct seen *s = ud;
+    assert_true(s->n < LL_ARRAY_LEN(s->ids));
+    s->ids[s->n] = r->id;
+    snprintf(s->cls[s->n], sizeof s->cls[s->n], "%s", r->cls ? r->cls : "-");
+    s->n++;
+}
+
+/* A file of records read whole, from an offset, with a blank line
+ * skipped; a bad line stops it with path:line; a missing file is LL_E_IO. */
+static void test_read_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_record_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    long second = 0;
+    for (uint64_t i = 0; i < 3; i++) {
+        struct record r;
+        record_init(&r, 10 + i);
+        r.sched_ns = i * 1000;
+        r.cls = i == 1 ? "b" : NULL;
+        assert_int_equal(record_write_jsonl(f, &r), 0);
+        if (i == 0) {
+            assert_int_equal(fputc('\n', f), '\n');
+            second = ftell(f);
+        }
+    }
+    assert_int_equal(fflush(f), 0);
+
+    struct seen s = {0};
+    char err[300] = "";
+    assert_int_equal(record_read_file(path, 0, see_record, &s, err, sizeof err), 0);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.ids[0], 10);
+    assert_int_equal(s.ids[2], 12);
+    assert_string_equal(s.cls[0], "-");
+    assert_string_equal(s.cls[1], "b");
+
+    memset(&s, 0, sizeof s);
+    assert_int_equal(record_read_file(path, (uint64_t)second, see_record, &s, err, sizeof err),
+                     0);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.ids[0], 11);
+
+    assert_true(fputs("{\"id\":13}\n", f) >= 0);
+    assert_int_equal(fclose(f), 0);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(record_read_file(path, 0, see_record, &s, err, sizeof err), LL_E_INVAL);
+    assert_int_equal(s.n, 3);
+    char want[200];
+    snprintf(want, sizeof want, "%s:5: a record needs", path);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fail_msg("error \"%s\", expected it to start \"%s\"", err, want);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(record_read_file(path, 0, see_record, &s, err, sizeof err), LL_E_IO);
+    assert_non_null(strstr(err, "No such file"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +706,10 @@ int main(void)
         cmocka_unit_test(test_jsonl_write_error),
         cmocka_unit_test(test_derived),
         cmocka_unit_test(test_jsonl_matches_printf),
+        cmocka_unit_test(test_read_back_full),
+        cmocka_unit_test(test_read_back_absent),
+        cmocka_unit_test(test_read_bad_lines),
+        cmocka_unit_test(test_read_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,7 @@
-/* Unit tests of sweep.c: the order-statistic interval, the two-segment knee
- * fit, the steady-state verdict, recovery, cost and forecast arithmetic,
- * per-step figures from synthetic records, the capacity pick and every
- * stop condition, and the JSON round trips that `llmload report` relies
- * on. Every expected number is computed by hand in the comment beside it. */
+/* Unit tests of sweep.c: the steady-state verdict, recovery, cost and
+ * forecast arithmetic, per-step figures from synthetic records, the
+ * capacity pick and every stop condition, and the JSON round trips that
+ * `llmload report` relies on (the fits are in test_fit.c). Every expected number is computed by hand in the comment beside it. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,78 +11,11 @@
 #include "measure/record.h"
 #include "report/steps_csv.h"
 #include "sweep/sweep.h"
+#include "sweep/sweep_json.h"
 #include "util/util.h"
 
 #define MS LL_NS_PER_MS
 #define SEC LL_NS_PER_SEC
-
-/* Ranks from the exact binomial CDF (checked against Python's math.comb):
- * n=20, q=0.5 gives the textbook median interval X(6)..X(15). */
-static void test_ci_ranks(void **state)
-{
-    (void)state;
-    uint64_t lo, hi;
-    assert_int_equal(sweep_quantile_ci_ranks(20, 0.5, 0.95, &lo, &hi), 0);
-    assert_int_equal(lo, 6);
-    assert_int_equal(hi, 15);
-    assert_int_equal(sweep_quantile_ci_ranks(1000, 0.99, 0.95, &lo, &hi), 0);
-    assert_int_equal(lo, 983);
-    assert_int_equal(hi, 997);
-    assert_int_equal(sweep_quantile_ci_ranks(500, 0.99, 0.95, &lo, &hi), 0);
-    assert_int_equal(lo, 490);
-    assert_int_equal(hi, 500);
-    /* 100 samples cannot bound p99 from above at 95%. */
-    assert_int_equal(sweep_quantile_ci_ranks(100, 0.99, 0.95, &lo, &hi), 0);
-    assert_int_equal(lo, 97);
-    assert_int_equal(hi, 0);
-    assert_int_equal(sweep_quantile_ci_ranks(0, 0.99, 0.95, &lo, &hi), LL_E_INVAL);
-    assert_int_equal(sweep_quantile_ci_ranks(10, 1.0, 0.95, &lo, &hi), LL_E_INVAL);
-}
-
-static void test_slope(void **state)
-{
-    (void)state;
-    double x[] = {0, 1, 2, 3}, y[] = {1, 3, 5, 7};
-    ASSERT_NEAR(sweep_slope(x, y, 4), 2.0, 1e-12);
-    ASSERT_NEAR(sweep_slope(x, y, 1), 0.0, 0);
-    double xc[] = {2, 2, 2};
-    ASSERT_NEAR(sweep_slope(xc, y, 3), 0.0, 0);
-}
-
-/* Completions follow offered load up to 12 req/s, then stay there. */
-static void test_knee_saturating(void **state)
-{
-    (void)state;
-    double x[] = {3, 6, 9, 12, 15, 18}, y[] = {3, 6, 9, 12, 12, 12};
-    struct sweep_knee k;
-    sweep_knee_fit(x, y, 6, &k);
-    assert_true(k.found);
-    ASSERT_NEAR(k.knee_x, 12.0, 0.05);
-    ASSERT_NEAR(k.slope_below, 1.0, 1e-6);
-    ASSERT_NEAR(k.slope_above, 0.0, 1e-6);
-    ASSERT_NEAR(k.y_at_knee, 12.0, 0.05);
-    /* The knee between two steps: y = min(x, 10.5). */
-    double y2[] = {3, 6, 9, 10.5, 10.5, 10.5};
-    sweep_knee_fit(x, y2, 6, &k);
-    assert_true(k.found);
-    ASSERT_NEAR(k.knee_x, 10.5, 0.05);
-    /* Unsorted input gives the same answer. */
-    double xu[] = {18, 3, 12, 6, 15, 9}, yu[] = {12, 3, 12, 6, 12, 9};
-    sweep_knee_fit(xu, yu, 6, &k);
-    assert_true(k.found);
-    ASSERT_NEAR(k.knee_x, 12.0, 0.05);
-}
-
-static void test_knee_none(void **state)
-{
-    (void)state;
-    double x[] = {3, 6, 9, 12, 15}, y[] = {3, 6, 9, 12, 15};
-    struct sweep_knee k;
-    sweep_knee_fit(x, y, 5, &k);
-    assert_false(k.found);
-    sweep_knee_fit(x, y, 3, &k); /* too few points */
-    assert_false(k.found);
-}
 
 static void test_steady_verdict(void **state)
 {
@@ -271,9 +203,6 @@ static void test_cost_forecast(void **state)
     /* Exactly on the boundary: 9.6 / 9.6 = 1. */
     assert_int_equal(sweep_replicas_needed(9.6, 12, 0.8, 1), 1);
     assert_int_equal(sweep_replicas_needed(0, 12, 0.8, 1), 0);
-    ASSERT_NEAR(sweep_t975(1), 12.706, 1e-3);
-    ASSERT_NEAR(sweep_t975(4), 2.776, 1e-3);
-    ASSERT_NEAR(sweep_t975(1000), 1.96, 1e-3);
 }
 
 /* A synthetic step: rate req/s for 10 s after a 1 s warm-up, constant
@@ -533,59 +462,6 @@ static void test_points_repeat(void **state)
     assert_true(pts[1].pass);
     for (int i = 0; i < 4; i++)
         sweep_step_free(&steps[i]);
-}
-
-/* A record written by record_write_jsonl reads back field for field. */
-static void test_record_round_trip(void **state)
-{
-    (void)state;
-    struct record r, back;
-    record_init(&r, 42);
-    r.kind = REC_TIMEOUT_IDLE;
-    r.http_status = 200;
-    r.sched_ns = 1000;
-    r.sent_ns = 1500;
-    r.first_ns = 9000;
-    r.first_content_ns = 9100;
-    r.last_ns = 20000;
-    r.end_ns = 30000;
-    r.max_gap_ns = 777;
-    r.prompt_tokens = 64;
-    r.prompt_tokens_server = 65;
-    r.max_tokens = 16;
-    r.output_tokens = 7;
-    r.tokens_source = REC_TOKENS_EVENTS;
-    r.events = 7;
-    r.worker = 3;
-    r.step = 5;
-    r.warmup = 1;
-    snprintf(r.detail, sizeof r.detail, "idle \"30s\"");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(record_write_jsonl(f, &r), 0);
-    fclose(f);
-    char err[200];
-    assert_int_equal(sweep_record_from_json(buf, len, &back, err, sizeof err), 0);
-    assert_int_equal(back.id, 42);
-    assert_int_equal(back.kind, REC_TIMEOUT_IDLE);
-    assert_int_equal(back.sched_ns, 1000);
-    assert_int_equal(back.sent_ns, 1500);
-    assert_int_equal(back.first_ns, 9000);
-    assert_int_equal(back.end_ns, 30000);
-    assert_int_equal(back.max_gap_ns, 777);
-    assert_int_equal(back.prompt_tokens_server, 65);
-    assert_int_equal(back.cached_tokens, -1);
-    assert_int_equal(back.output_tokens, 7);
-    assert_int_equal(back.tokens_source, REC_TOKENS_EVENTS);
-    assert_int_equal(back.step, 5);
-    assert_int_equal(back.warmup, 1);
-    assert_string_equal(back.detail, "idle \"30s\"");
-    free(buf);
-    assert_int_equal(sweep_record_from_json("{\"id\":1}", 8, &back, err, sizeof err),
-                     LL_E_INVAL);
-    assert_int_equal(sweep_record_from_json("nope", 4, &back, err, sizeof err), LL_E_INVAL);
 }
 
 static void test_facts_round_trip(void **state)
@@ -1071,10 +947,6 @@ static void test_classes_csv(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ci_ranks),
-        cmocka_unit_test(test_slope),
-        cmocka_unit_test(test_knee_saturating),
-        cmocka_unit_test(test_knee_none),
         cmocka_unit_test(test_steady_verdict),
         cmocka_unit_test(test_recovery),
         cmocka_unit_test(test_recovery_step),
@@ -1084,7 +956,6 @@ int main(void)
         cmocka_unit_test(test_findings_capacity),
         cmocka_unit_test(test_stop_conditions),
         cmocka_unit_test(test_points_repeat),
-        cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_facts_round_trip),
         cmocka_unit_test(test_class_step_figures),
         cmocka_unit_test(test_class_findings),

@@ -1,0 +1,425 @@
+/* report_build.c: a sweep's results directory into its summary.json,
+ * steps.csv, classes.csv and report.html (see report_build.h). It reads
+ * run.json, steps.jsonl, requests.jsonl and server_metrics.jsonl, computes
+ * every figure with the sweep layer's functions, prints the step table and
+ * the findings, and writes the files. `llmload report DIR` and `llmload
+ * sweep` both end here, so a rebuilt report is the live one. */
+#include "report/report_build.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/results.h"
+#include "report/report_html.h"
+#include "report/steps_csv.h"
+#include "sweep/sweep.h"
+#include "sweep/sweep_json.h"
+#include "util/util.h"
+
+/* What the builder reads and computes, and everything it allocates,
+ * freed in one place. */
+struct built {
+    json_t *run;                 /* run.json */
+    struct sweep_settings set;   /* its config.sweep */
+    struct sweep_step *steps;    /* one per steps.jsonl step, fed requests.jsonl */
+    size_t n_steps;
+    struct sweep_point *points;
+    size_t n_points;
+    char stop_reason[256];       /* steps.jsonl's "end" line; "" = none */
+    struct sweep_findings *fd;   /* every class's findings: too big for the stack's comfort */
+    char *text;                  /* the findings in words, SWEEP_FINDINGS_TEXT_MAX bytes */
+    char invalid_text[512];      /* the INVALID steps in one line, for the report's banner */
+};
+
+static void built_free(struct built *b)
+{
+    for (size_t i = 0; i < b->n_steps; i++)
+        sweep_step_free(&b->steps[i]);
+    free(b->steps);
+    free(b->points);
+    free(b->fd);
+    free(b->text);
+    json_decref(b->run);
+    memset(b, 0, sizeof *b);
+}
+
+/* Read steps.jsonl: one facts object per step, an "end" object with the
+ * stop reason; "probe" lines and unknown kinds are skipped. */
+static int load_steps(const char *path, struct built *b, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%.1000s: %s", path, strerror(errno));
+        return LL_E_IO;
+    }
+    char *line = NULL;
+    size_t cap = 0, lineno = 0, room = 0;
+    ssize_t got;
+    int rc = 0;
+    while ((got = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        json_error_t je;
+        json_t *o = json_loadb(line, (size_t)got, 0, &je);
+        if (!o) {
+            snprintf(err, errlen, "%.1000s:%zu: not JSON: %s", path, lineno, je.text);
+            rc = LL_E_INVAL;
+            break;
+        }
+        const char *kind = json_string_value(json_object_get(o, "kind"));
+        if (kind && strcmp(kind, "end") == 0) {
+            const char *why = json_string_value(json_object_get(o, "stop_reason"));
+            snprintf(b->stop_reason, sizeof b->stop_reason, "%s", why ? why : "");
+        } else if (kind && (strcmp(kind, "load") == 0 || strcmp(kind, "recovery") == 0)) {
+            if (b->n_steps == room) {
+                room = room ? room * 2 : 16;
+                b->steps = ll_realloc(b->steps, room * sizeof *b->steps);
+            }
+            struct sweep_step *s = &b->steps[b->n_steps];
+            sweep_step_init(s);
+            b->n_steps++;
+            char why[200];
+            if (sweep_facts_from_json(o, s, why, sizeof why) != 0) {
+                snprintf(err, errlen, "%.1000s:%zu: %s", path, lineno, why);
+                rc = LL_E_INVAL;
+            }
+        }
+        json_decref(o);
+        if (rc)
+            break;
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+static double field_or_nan(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Read the ok scrapes of server_metrics.jsonl (times relative to the
+ * sweep's start, the in-flight samples' axis) into *out. A missing file
+ * is no series; an unreadable line is skipped (a scrape is a cross-check,
+ * never a reason to fail the report). Returns the count; *out is
+ * allocated (caller frees) even when it is 0. */
+static size_t load_server_series(const char *path, struct report_server_sample **out)
+{
+    size_t n = 0, cap = 64;
+    *out = ll_calloc(cap, sizeof **out);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t got;
+    while ((got = getline(&line, &lcap, f)) > 0) {
+        json_t *o = json_loadb(line, (size_t)got, 0, NULL);
+        if (!o)
+            continue;
+        json_t *t = json_object_get(o, "t_ns"), *d = json_object_get(o, "dur_ns");
+        if (json_is_true(json_object_get(o, "ok")) && json_is_integer(t)) {
+            if (n == cap) {
+                cap *= 2;
+                *out = ll_realloc(*out, cap * sizeof **out);
+            }
+            double mid_ns = (double)json_integer_value(t) +
+                            (json_is_integer(d) ? (double)json_integer_value(d) / 2 : 0);
+            struct report_server_sample *p = &(*out)[n];
+            p->t_s = mid_ns / 1e9;
+            p->waiting = field_or_nan(o, "waiting");
+            p->running = field_or_nan(o, "running");
+            p->kv_usage = field_or_nan(o, "kv_usage");
+            /* The baseline scrape before the first step is drawn at 0. */
+            if (p->t_s < 0)
+                p->t_s = 0;
+            if (n == 0 || p->t_s >= (*out)[n - 1].t_s)
+                n++;
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    return n;
+}
+
+/* Fill the HTML report's input from the steps. rs needs n entries; the
+ * in-flight samples are allocated into *samples (caller frees). r borrows
+ * from b, b->invalid_text included. */
+static void fill_report(struct built *b, struct report *r, struct report_step *rs,
+                        struct report_inflight_sample **samples)
+{
+    const struct sweep_findings *fd = b->fd;
+    const struct sweep_settings *set = &b->set;
+    size_t total = 0;
+    for (size_t i = 0; i < b->n_steps; i++)
+        total += b->steps[i].f.n_series;
+    *samples = ll_calloc(total + 1, sizeof **samples);
+    size_t at = 0;
+    for (size_t i = 0; i < b->n_steps; i++) {
+        const struct sweep_step *s = &b->steps[i];
+        struct report_step *p = &rs[i];
+        memset(p, 0, sizeof *p);
+        p->offered_rps = s->f.offered_rps;
+        p->achieved_rps = s->achieved_rps;
+        p->completed_rps = s->completed_rps;
+        p->goodput_rps = s->goodput_rps;
+        p->attainment = s->attainment;
+        p->input_tps = s->input_tps;
+        p->output_tps = s->output_tps;
+        p->scheduled = s->stats.scheduled;
+        p->ok = s->stats.by_kind[REC_OK];
+        memcpy(p->ttft_ns, s->ttft_ns, sizeof p->ttft_ns);
+        memcpy(p->tpot_ns, s->tpot_ns, sizeof p->tpot_ns);
+        memcpy(p->itl_ns, s->itl_ns, sizeof p->itl_ns);
+        memcpy(p->e2e_ns, s->e2e_ns, sizeof p->e2e_ns);
+        memcpy(p->by_kind, s->stats.by_kind, sizeof p->by_kind);
+        p->steady = s->steady;
+        p->recovery = s->f.recovery;
+        p->verdict = sweep_step_verdict(s, 0);
+        p->inflight_mean = s->f.inflight_mean;
+        p->inflight_max = s->f.inflight_max;
+        p->t_start_s = (double)(s->f.start_offset_ns + s->f.warmup_ns) / 1e9;
+        p->t_end_s = (double)(s->f.start_offset_ns + s->f.duration_ns) / 1e9;
+        p->inflight = *samples + at;
+        for (size_t k = 0; k < s->f.n_series; k++) {
+            (*samples)[at].t_s = (double)(s->f.start_offset_ns + s->f.series[k].t_ns) / 1e9;
+            (*samples)[at].inflight = s->f.series[k].inflight;
+            at++;
+        }
+        p->n_inflight = s->f.n_series;
+        p->ttft_hist = s->stats.ttft;
+    }
+    memset(r, 0, sizeof *r);
+    json_t *cfg = json_object_get(b->run, "config");
+    r->title = "llmload sweep";
+    r->target = json_string_value(json_object_get(cfg, "url"));
+    r->model = json_string_value(json_object_get(cfg, "model"));
+    r->version = json_string_value(json_object_get(b->run, "version"));
+    r->started_at = json_string_value(json_object_get(cfg, "started_at"));
+    r->mode = json_string_value(json_object_get(cfg, "mode_label"));
+    r->steps = rs;
+    r->n_steps = b->n_steps;
+    r->slo_ttft_ms = (double)set->slo.ttft_ns / 1e6;
+    r->slo_tpot_ms = (double)set->slo.tpot_ns / 1e6;
+    r->slo_e2e_ms = (double)set->slo.e2e_ns / 1e6;
+    r->attainment_target = slo_is_set(&set->slo) ? set->attainment : 0;
+    r->capacity_rps = fd->capacity_found ? fd->capacity_rps : 0;
+    r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
+    r->invalid = sweep_invalid_text(b->steps, b->n_steps, b->invalid_text,
+                                    sizeof b->invalid_text) > 0;
+    r->invalid_reason = r->invalid ? b->invalid_text : NULL;
+}
+
+/* The per-class input of the HTML report (nothing without classes): one
+ * report_class per class of the findings, each with one entry per step.
+ * *cls gets n_classes entries and *cls_steps n_classes x n_steps, and
+ * *slo_text the SLO specs (96 bytes each); the caller frees all three. */
+static void fill_report_classes(const struct built *b, struct report *r,
+                                struct report_class **cls,
+                                struct report_class_step **cls_steps, char **slo_text)
+{
+    const struct sweep_findings *fd = b->fd;
+    size_t nc = fd->n_classes, ns = b->n_steps;
+    *cls = ll_calloc(nc + 1, sizeof **cls);
+    *cls_steps = ll_calloc(nc * ns + 1, sizeof **cls_steps);
+    *slo_text = ll_calloc(nc + 1, 96);
+    for (size_t k = 0; k < nc; k++) {
+        const struct sweep_class_finding *cf = &fd->classes[k];
+        struct report_class *c = &(*cls)[k];
+        struct report_class_step *cs = *cls_steps + k * ns;
+        c->name = cf->name;
+        if (cf->have_slo) {
+            slo_format(&cf->slo, *slo_text + 96 * k, 96);
+            c->slo = *slo_text + 96 * k;
+        }
+        c->own_slo = cf->own_slo;
+        c->capacity_rps = cf->capacity_found ? cf->capacity_rps : 0;
+        c->capacity_lower_bound = cf->none_failed;
+        c->steps = cs;
+        for (size_t i = 0; i < ns; i++) {
+            const struct sweep_step *s = &b->steps[i];
+            int j = sweep_step_class_find(s, cf->name);
+            if (j < 0)
+                continue;
+            const struct sweep_class *sc = &s->classes[j];
+            cs[i].present = 1;
+            cs[i].scheduled = sc->stats.scheduled;
+            cs[i].ok = sc->stats.by_kind[REC_OK];
+            cs[i].failed = stats_failed(&sc->stats);
+            cs[i].achieved_rps = sc->achieved_rps;
+            cs[i].goodput_rps = sc->goodput_rps;
+            cs[i].attainment = sc->attainment;
+            memcpy(cs[i].ttft_ns, sc->ttft_ns, sizeof cs[i].ttft_ns);
+            memcpy(cs[i].tpot_ns, sc->tpot_ns, sizeof cs[i].tpot_ns);
+            memcpy(cs[i].e2e_ns, sc->e2e_ns, sizeof cs[i].e2e_ns);
+            cs[i].pass = sc->slo_pass;
+        }
+    }
+    r->classes = nc ? *cls : NULL;
+    r->n_classes = nc;
+}
+
+/* Read run.json, steps.jsonl and requests.jsonl of dir into b (zeroed).
+ * Returns 0, or -1 with the reason on stderr. */
+static int built_load(const char *dir, struct built *b)
+{
+    char path[1200], err[1600];
+    sweep_settings_init(&b->set);
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_error_t je;
+    b->run = json_load_file(path, 0, &je);
+    if (!b->run) {
+        ll_errorf("%s: %s", path, je.text);
+        return -1;
+    }
+    json_t *sw = json_object_get(json_object_get(b->run, "config"), "sweep");
+    if (!json_is_object(sw)) {
+        ll_errorf("%s: not a sweep's results (run.json has no config.sweep)", dir);
+        return -1;
+    }
+    sweep_settings_from_json(sw, &b->set);
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    if (load_steps(path, b, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    if (sweep_read_records(path, 0, b->steps, b->n_steps, &b->set, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every step's figures, the points, the findings and their text. */
+static void built_analyse(struct built *b)
+{
+    for (size_t i = 0; i < b->n_steps; i++)
+        sweep_step_finish(&b->steps[i], &b->set);
+    b->points = ll_calloc(b->n_steps + 1, sizeof *b->points);
+    b->n_points = sweep_points_build(b->steps, b->n_steps, b->points);
+    b->fd = ll_malloc(sizeof *b->fd);
+    sweep_findings_compute(b->steps, b->n_steps, b->points, b->n_points, &b->set, b->fd);
+    b->text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
+    sweep_findings_text(b->fd, &b->set, b->stop_reason, b->text, SWEEP_FINDINGS_TEXT_MAX);
+}
+
+/* The terminal's view: the step table, the INVALID line, the classes and
+ * the findings. */
+static void built_print(const struct built *b, FILE *out)
+{
+    sweep_print_table(out, b->steps, b->n_steps, &b->set);
+    char inv[512];
+    if (sweep_invalid_text(b->steps, b->n_steps, inv, sizeof inv))
+        fprintf(out, "\n*** %s\n", inv);
+    sweep_print_classes(out, b->fd);
+    fprintf(out, "\n%s", b->text);
+    fflush(out);
+}
+
+/* steps.csv, classes.csv (with classes) and summary.json into dir.
+ * Returns 0, or -1 with the reason on stderr. */
+static int write_tables(const char *dir, const struct built *b)
+{
+    char path[1200], err[1600];
+    snprintf(path, sizeof path, "%s/steps.csv", dir);
+    if (steps_csv_write(path, b->steps, b->n_steps, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    if (steps_csv_have_classes(b->steps, b->n_steps)) {
+        snprintf(path, sizeof path, "%s/classes.csv", dir);
+        if (steps_csv_write_classes(path, b->steps, b->n_steps, err, sizeof err) != 0) {
+            ll_errorf("%s", err);
+            return -1;
+        }
+    }
+    json_t *sum = sweep_summary_json(b->steps, b->n_steps, b->points, b->n_points, b->fd,
+                                     &b->set, b->stop_reason, b->run);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    int rc = results_write_json_path_atomic(path, sum, err, sizeof err);
+    json_decref(sum);
+    if (rc != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* report.html into dir, with server_metrics.jsonl's series when there is
+ * one. Returns 0, or -1 with the reason on stderr. */
+static int write_html(const char *dir, struct built *b)
+{
+    char path[1200], err[1600];
+    struct report_server_sample *server = NULL;
+    struct report_class *cls = NULL;
+    struct report_class_step *cls_steps = NULL;
+    char *slo_text = NULL;
+    struct report_inflight_sample *samples = NULL;
+    struct report_step *rs = ll_calloc(b->n_steps + 1, sizeof *rs);
+    struct report r;
+    fill_report(b, &r, rs, &samples);
+    fill_report_classes(b, &r, &cls, &cls_steps, &slo_text);
+    r.findings_text = b->text;
+    snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
+    r.n_server = load_server_series(path, &server);
+    r.server = r.n_server ? server : NULL;
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    int rc = report_html_write(&r, path, err, sizeof err);
+    if (rc != 0)
+        ll_errorf("%s", err);
+    free(cls);
+    free(cls_steps);
+    free(slo_text);
+    free(rs);
+    free(samples);
+    free(server);
+    return rc != 0 ? -1 : 0;
+}
+
+/* The --expect-capacity and --expect-slo checks recorded in run.json:
+ * LL_EXIT_FAIL with the reason on stderr when one fails, else LL_EXIT_OK. */
+static int expect_checks(const struct built *b)
+{
+    const struct sweep_settings *set = &b->set;
+    const struct sweep_findings *fd = b->fd;
+    if (set->expect_capacity_rps > 0 &&
+        (!fd->capacity_found || fd->capacity_rps < set->expect_capacity_rps)) {
+        if (fd->capacity_found)
+            ll_errorf("--expect-capacity: SLO capacity %.4g req/s is below %.4g req/s",
+                      fd->capacity_rps, set->expect_capacity_rps);
+        else
+            ll_errorf("--expect-capacity: no SLO capacity found (expected at least %.4g req/s)",
+                      set->expect_capacity_rps);
+        return LL_EXIT_FAIL;
+    }
+    if (set->expect_slo && fd->slo_missed) {
+        ll_errorf("--expect-slo: the step at %.4g req/s misses the SLO: %s", fd->next_fail_rps,
+                  fd->next_fail_reason);
+        return LL_EXIT_FAIL;
+    }
+    return LL_EXIT_OK;
+}
+
+int report_build_dir(const char *dir, FILE *out)
+{
+    struct built b = {0};
+    int rc = LL_EXIT_USAGE;
+    if (built_load(dir, &b) != 0)
+        goto out;
+    built_analyse(&b);
+    if (out)
+        built_print(&b, out);
+    rc = LL_EXIT_RUNTIME;
+    if (write_tables(dir, &b) != 0 || write_html(dir, &b) != 0)
+        goto out;
+    rc = expect_checks(&b);
+out:
+    built_free(&b);
+    return rc;
+}

@@ -1,0 +1,22 @@
+/* report_build.h: the one routine that turns a sweep's results directory
+ * into its summary.json, steps.csv, classes.csv and report.html. `llmload
+ * report DIR` rebuilds a saved sweep with it and `llmload sweep` writes its
+ * own results with it at its end, so the two are byte-identical
+ * (tests/data/report/sweep-classes holds a saved sweep to compare). */
+#ifndef LL_REPORT_BUILD_H
+#define LL_REPORT_BUILD_H
+
+#include <stdio.h>
+
+/* Rebuild summary.json, steps.csv (and classes.csv when the sweep broke
+ * out traffic classes) and report.html of the sweep results in dir from
+ * run.json, steps.jsonl, requests.jsonl and, when present,
+ * server_metrics.jsonl, and print the step table and the findings to out
+ * (NULL = print nothing). Returns an exit status: LL_EXIT_OK;
+ * LL_EXIT_FAIL when an --expect-capacity / --expect-slo check recorded in
+ * run.json fails (a one-line reason on stderr); LL_EXIT_USAGE for missing
+ * or malformed files; LL_EXIT_RUNTIME when a file cannot be written (the
+ * reason on stderr in both). */
+int report_build_dir(const char *dir, FILE *out);
+
+#endif

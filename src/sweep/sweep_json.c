@@ -1,0 +1,583 @@
+/* sweep_json.c: the sweep's JSON (see sweep_json.h): steps.jsonl's facts
+ * and run.json's "sweep" settings, both ways, and summary.json of a sweep.
+ * Moved out of sweep.c unchanged: summary.json is byte for byte what it
+ * was (tests/data/report/sweep-classes holds one to compare). */
+#include "sweep/sweep_json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/slo.h"
+#include "util/util.h"
+
+static json_t *ju64(uint64_t v)
+{
+    return json_integer((json_int_t)LL_MIN(v, (uint64_t)INT64_MAX));
+}
+
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static void jset(json_t *o, const char *k, json_t *v)
+{
+    if (!v || json_object_set_new(o, k, v) != 0) {
+        ll_errorf("out of memory building JSON");
+        abort();
+    }
+}
+
+/* The facts part of the server figures (steps.jsonl's "server"). */
+static json_t *server_facts_json(const struct sweep_server *v)
+{
+    json_t *o = json_object();
+    jset(o, "scrapes", ju64(v->scrapes));
+    jset(o, "failed", ju64(v->failed));
+    jset(o, "engine", v->engine[0] ? json_string(v->engine) : json_null());
+    jset(o, "waiting_mean", jnum(v->waiting_mean));
+    jset(o, "waiting_max", jnum(v->waiting_max));
+    jset(o, "running_mean", jnum(v->running_mean));
+    jset(o, "running_max", jnum(v->running_max));
+    jset(o, "kv_usage_mean", jnum(v->kv_mean));
+    jset(o, "kv_usage_max", jnum(v->kv_max));
+    jset(o, "preemptions", jnum(v->preemptions));
+    jset(o, "generation_tokens", jnum(v->generation_tokens));
+    jset(o, "prompt_tokens", jnum(v->prompt_tokens));
+    jset(o, "ttft_p50_s", jnum(v->ttft_p50_s));
+    jset(o, "ttft_p99_s", jnum(v->ttft_p99_s));
+    jset(o, "ttft_p99_is_lower_bound", json_boolean(v->ttft_p99_lower_bound));
+    jset(o, "span_from_ns", v->has_span ? ju64(v->span_from_ns) : json_null());
+    jset(o, "span_to_ns", v->has_span ? ju64(v->span_to_ns) : json_null());
+    return o;
+}
+
+/* A number or NAN (null, absent). */
+static double num_or_nan(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void server_facts_from_json(json_t *o, struct sweep_server *v)
+{
+    sweep_server_clear(v);
+    if (!json_is_object(o))
+        return;
+    v->present = 1;
+    json_t *x = json_object_get(o, "scrapes");
+    v->scrapes = json_is_integer(x) && json_integer_value(x) > 0
+                     ? (uint64_t)json_integer_value(x) : 0;
+    x = json_object_get(o, "failed");
+    v->failed = json_is_integer(x) && json_integer_value(x) > 0
+                    ? (uint64_t)json_integer_value(x) : 0;
+    const char *e = json_string_value(json_object_get(o, "engine"));
+    snprintf(v->engine, sizeof v->engine, "%s", e ? e : "");
+    v->waiting_mean = num_or_nan(o, "waiting_mean");
+    v->waiting_max = num_or_nan(o, "waiting_max");
+    v->running_mean = num_or_nan(o, "running_mean");
+    v->running_max = num_or_nan(o, "running_max");
+    v->kv_mean = num_or_nan(o, "kv_usage_mean");
+    v->kv_max = num_or_nan(o, "kv_usage_max");
+    v->preemptions = num_or_nan(o, "preemptions");
+    v->generation_tokens = num_or_nan(o, "generation_tokens");
+    v->prompt_tokens = num_or_nan(o, "prompt_tokens");
+    v->ttft_p50_s = num_or_nan(o, "ttft_p50_s");
+    v->ttft_p99_s = num_or_nan(o, "ttft_p99_s");
+    v->ttft_p99_lower_bound = json_is_true(json_object_get(o, "ttft_p99_is_lower_bound"));
+    json_t *a = json_object_get(o, "span_from_ns"), *b = json_object_get(o, "span_to_ns");
+    if (json_is_integer(a) && json_is_integer(b) && json_integer_value(a) >= 0 &&
+        json_integer_value(b) >= json_integer_value(a)) {
+        v->has_span = 1;
+        v->span_from_ns = (uint64_t)json_integer_value(a);
+        v->span_to_ns = (uint64_t)json_integer_value(b);
+    }
+}
+
+json_t *sweep_server_json(const struct sweep_step *s)
+{
+    const struct sweep_server *v = &s->f.server;
+    if (!v->present)
+        return NULL;
+    json_t *o = server_facts_json(v);
+    const struct hist *h = s->stats.ttft_server;
+    int have = hist_count(h) > 0;
+    jset(o, "client_ttft_from_sent_p50_s",
+         have ? json_real((double)hist_percentile(h, 50) / 1e9) : json_null());
+    jset(o, "client_ttft_from_sent_p99_s",
+         have ? json_real((double)hist_percentile(h, 99) / 1e9) : json_null());
+    jset(o, "client_output_tokens", v->has_span ? json_real(s->client_tokens_in_span)
+                                                : json_null());
+    return o;
+}
+
+json_t *sweep_facts_json(const struct sweep_facts *f)
+{
+    json_t *o = json_object();
+    jset(o, "step", ju64(f->index));
+    jset(o, "repeat", ju64(f->repeat));
+    jset(o, "kind", json_string(f->recovery ? "recovery" : "load"));
+    jset(o, "offered_rps", json_real(f->offered_rps));
+    if (f->recovery)
+        jset(o, "overload_rps", json_real(f->overload_rps));
+    jset(o, "start_offset_ns", ju64(f->start_offset_ns));
+    jset(o, "duration_ns", ju64(f->duration_ns));
+    jset(o, "warmup_ns", ju64(f->warmup_ns));
+    jset(o, "window_ns", ju64(f->window_ns));
+    jset(o, "elapsed_ns", ju64(f->elapsed_ns));
+    jset(o, "scheduled", ju64(f->scheduled));
+    jset(o, "inflight_mean", json_real(f->inflight_mean));
+    jset(o, "inflight_max", json_real(f->inflight_max));
+    jset(o, "interrupted", json_boolean(f->interrupted));
+    char *h = hist_to_string(f->lateness);
+    jset(o, "lateness_hist", json_string(h));
+    free(h);
+    json_t *series = json_array();
+    for (size_t i = 0; i < f->n_series; i++) {
+        json_t *p = json_array();
+        json_array_append_new(p, ju64(f->series[i].t_ns));
+        json_array_append_new(p, ju64(f->series[i].inflight));
+        json_array_append_new(series, p);
+    }
+    jset(o, "inflight_series", series);
+    if (f->server.present)
+        jset(o, "server", server_facts_json(&f->server));
+    if (f->n_classes) {
+        json_t *arr = json_array();
+        for (size_t k = 0; k < f->n_classes; k++) {
+            const struct sweep_class_facts *c = &f->classes[k];
+            json_t *co = json_object();
+            char buf[96];
+            jset(co, "name", json_string(c->name));
+            if (slo_is_set(&c->own_slo)) {
+                slo_format(&c->own_slo, buf, sizeof buf);
+                jset(co, "slo", json_string(buf));
+            } else {
+                jset(co, "slo", json_null());
+            }
+            jset(co, "scheduled", ju64(c->scheduled));
+            json_array_append_new(arr, co);
+        }
+        jset(o, "classes", arr);
+    }
+    return o;
+}
+
+/* steps.jsonl's "classes" into s (no classes when absent or empty). */
+static int class_facts_from_json(json_t *arr, struct sweep_step *s, char *err, size_t errlen)
+{
+    if (!arr || json_is_null(arr))
+        return 0;
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+    if (!json_is_array(arr) || n > SWEEP_MAX_CLASSES || s->f.n_classes) {
+        snprintf(err, errlen, "\"classes\": expected an array of at most %d classes",
+                 SWEEP_MAX_CLASSES);
+        return LL_E_INVAL;
+    }
+    if (n == 0)
+        return 0;
+    sweep_step_classes_init(s, n);
+    for (size_t k = 0; k < n; k++) {
+        json_t *co = json_array_get(arr, k);
+        struct sweep_class_facts *c = &s->f.classes[k];
+        const char *name = json_string_value(json_object_get(co, "name"));
+        if (!name || !*name || strlen(name) >= sizeof c->name) {
+            snprintf(err, errlen, "\"classes\"[%zu].name: expected a name of 1 to %d bytes",
+                     k, SWEEP_CLASS_NAME_MAX - 1);
+            return LL_E_INVAL;
+        }
+        snprintf(c->name, sizeof c->name, "%s", name);
+        json_t *slo = json_object_get(co, "slo");
+        char why[160];
+        if (json_is_string(slo)) {
+            if (slo_parse(json_string_value(slo), &c->own_slo, why, sizeof why) != 0) {
+                snprintf(err, errlen, "\"classes\"[%zu].slo: %s", k, why);
+                return LL_E_INVAL;
+            }
+        } else if (slo && !json_is_null(slo)) {
+            snprintf(err, errlen, "\"classes\"[%zu].slo: expected a string or null", k);
+            return LL_E_INVAL;
+        }
+        json_t *v = json_object_get(co, "scheduled");
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            snprintf(err, errlen, "\"classes\"[%zu].scheduled: expected a non-negative integer",
+                     k);
+            return LL_E_INVAL;
+        }
+        c->scheduled = (uint64_t)json_integer_value(v);
+    }
+    return 0;
+}
+
+static int get_u64(json_t *o, const char *k, uint64_t *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        snprintf(err, errlen, "\"%s\": expected a non-negative integer", k);
+        return LL_E_INVAL;
+    }
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen)
+{
+    struct sweep_facts *f = &s->f;
+    uint64_t v;
+    if (!json_is_object(o)) {
+        snprintf(err, errlen, "expected a JSON object");
+        return LL_E_INVAL;
+    }
+    if (get_u64(o, "step", &v, err, errlen) || v > UINT32_MAX)
+        return LL_E_INVAL;
+    f->index = (uint32_t)v;
+    if (get_u64(o, "repeat", &v, err, errlen) || v > UINT32_MAX)
+        return LL_E_INVAL;
+    f->repeat = (uint32_t)v;
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    f->recovery = kind && strcmp(kind, "recovery") == 0;
+    json_t *r = json_object_get(o, "offered_rps");
+    if (!json_is_number(r)) {
+        snprintf(err, errlen, "\"offered_rps\": expected a number");
+        return LL_E_INVAL;
+    }
+    f->offered_rps = json_number_value(r);
+    r = json_object_get(o, "overload_rps");
+    f->overload_rps = f->recovery && json_is_number(r) && json_number_value(r) > 0
+                          ? json_number_value(r)
+                          : 0;
+    if (get_u64(o, "start_offset_ns", &f->start_offset_ns, err, errlen) ||
+        get_u64(o, "duration_ns", &f->duration_ns, err, errlen) ||
+        get_u64(o, "warmup_ns", &f->warmup_ns, err, errlen) ||
+        get_u64(o, "window_ns", &f->window_ns, err, errlen) ||
+        get_u64(o, "elapsed_ns", &f->elapsed_ns, err, errlen) ||
+        get_u64(o, "scheduled", &f->scheduled, err, errlen))
+        return LL_E_INVAL;
+    f->inflight_mean = json_number_value(json_object_get(o, "inflight_mean"));
+    f->inflight_max = json_number_value(json_object_get(o, "inflight_max"));
+    f->interrupted = json_is_true(json_object_get(o, "interrupted"));
+    const char *h = json_string_value(json_object_get(o, "lateness_hist"));
+    if (h && hist_from_string(f->lateness, h, err, errlen) != 0)
+        return LL_E_INVAL;
+    json_t *series = json_object_get(o, "inflight_series");
+    size_t n = json_is_array(series) ? json_array_size(series) : 0;
+    free(f->series);
+    f->series = ll_calloc(n + 1, sizeof *f->series);
+    f->n_series = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = json_array_get(series, i);
+        json_t *t = json_array_get(p, 0), *c = json_array_get(p, 1);
+        if (!json_is_integer(t) || !json_is_integer(c))
+            continue;
+        f->series[f->n_series].t_ns = (uint64_t)json_integer_value(t);
+        f->series[f->n_series].inflight = (uint32_t)json_integer_value(c);
+        f->n_series++;
+    }
+    server_facts_from_json(json_object_get(o, "server"), &f->server);
+    return class_facts_from_json(json_object_get(o, "classes"), s, err, errlen);
+}
+
+json_t *sweep_settings_json(const struct sweep_settings *set)
+{
+    json_t *o = json_object();
+    char buf[96];
+    if (slo_is_set(&set->slo)) {
+        slo_format(&set->slo, buf, sizeof buf);
+        jset(o, "slo", json_string(buf));
+    } else {
+        jset(o, "slo", json_null());
+    }
+    jset(o, "attainment", json_real(set->attainment));
+    jset(o, "max_error_rate", json_real(set->max_error_rate));
+    jset(o, "ttft_limit_ns", ju64(set->ttft_limit_ns));
+    jset(o, "headroom", json_real(set->headroom));
+    jset(o, "forecast_rps", json_real(set->forecast_rps));
+    jset(o, "cost_per_hour", json_real(set->cost_per_hour));
+    jset(o, "replicas", ju64(set->replicas));
+    jset(o, "expect_capacity_rps", json_real(set->expect_capacity_rps));
+    jset(o, "expect_slo", json_boolean(set->expect_slo));
+    jset(o, "auto_rates", json_boolean(set->auto_rates));
+    jset(o, "estimate_rps", json_real(set->estimate_rps));
+    return o;
+}
+
+static void num_from(json_t *o, const char *k, double *out)
+{
+    json_t *v = json_object_get(o, k);
+    if (json_is_number(v))
+        *out = json_number_value(v);
+}
+
+void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
+{
+    const char *slo = json_string_value(json_object_get(o, "slo"));
+    if (slo && slo_parse(slo, &set->slo, NULL, 0) != 0)
+        memset(&set->slo, 0, sizeof set->slo);
+    num_from(o, "attainment", &set->attainment);
+    num_from(o, "max_error_rate", &set->max_error_rate);
+    json_t *v = json_object_get(o, "ttft_limit_ns");
+    if (json_is_integer(v) && json_integer_value(v) >= 0)
+        set->ttft_limit_ns = (uint64_t)json_integer_value(v);
+    num_from(o, "headroom", &set->headroom);
+    num_from(o, "forecast_rps", &set->forecast_rps);
+    num_from(o, "cost_per_hour", &set->cost_per_hour);
+    v = json_object_get(o, "replicas");
+    if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= UINT32_MAX)
+        set->replicas = (uint32_t)json_integer_value(v);
+    num_from(o, "expect_capacity_rps", &set->expect_capacity_rps);
+    set->expect_slo = json_is_true(json_object_get(o, "expect_slo"));
+    set->auto_rates = json_is_true(json_object_get(o, "auto_rates"));
+    num_from(o, "estimate_rps", &set->estimate_rps);
+}
+
+static json_t *pct_json(const uint64_t *v, int any)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < SWEEP_NPCT; i++)
+        jset(o, sweep_pct_keys[i], any ? ju64(v[i]) : json_null());
+    return o;
+}
+
+/* summary.json's steps[].classes[k]: class k of s. */
+static json_t *class_json(const struct sweep_step *s, size_t k)
+{
+    const struct sweep_class *c = &s->classes[k];
+    const struct stats *st = &c->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    char buf[96];
+    json_t *o = json_object();
+    jset(o, "name", json_string(s->f.classes[k].name));
+    if (c->have_slo) {
+        slo_format(&c->slo, buf, sizeof buf);
+        jset(o, "slo", json_string(buf));
+    } else {
+        jset(o, "slo", json_null());
+    }
+    jset(o, "slo_source", !c->have_slo ? json_null()
+                          : json_string(slo_is_set(&s->f.classes[k].own_slo) ? "class"
+                                                                              : "sweep"));
+    jset(o, "scheduled", ju64(st->scheduled));
+    jset(o, "ok", ju64(st->by_kind[REC_OK]));
+    jset(o, "failed", ju64(stats_failed(st)));
+    jset(o, "slo_met", ju64(st->slo_met));
+    jset(o, "achieved_rps", jnum(c->achieved_rps));
+    jset(o, "completed_rps", jnum(c->completed_rps));
+    jset(o, "goodput_rps", jnum(c->goodput_rps));
+    jset(o, "attainment", jnum(c->attainment));
+    jset(o, "error_rate", jnum(c->error_rate));
+    json_t *lat = json_object();
+    jset(lat, "ttft", pct_json(c->ttft_ns, ok));
+    jset(lat, "tpot", pct_json(c->tpot_ns, hist_count(st->tpot) > 0));
+    jset(lat, "e2e", pct_json(c->e2e_ns, ok));
+    jset(o, "latency_ns", lat);
+    jset(o, "slo_pass", json_boolean(c->slo_pass));
+    jset(o, "fail_reason", c->slo_pass ? json_null() : json_string(c->fail_reason));
+    return o;
+}
+
+static json_t *step_json(const struct sweep_step *s)
+{
+    json_t *o = json_object();
+    const struct stats *st = &s->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    jset(o, "step", ju64(s->f.index));
+    jset(o, "repeat", ju64(s->f.repeat));
+    jset(o, "kind", json_string(s->f.recovery ? "recovery" : "load"));
+    jset(o, "offered_rps", json_real(s->f.offered_rps));
+    jset(o, "overload_rps", s->f.overload_rps > 0 ? json_real(s->f.overload_rps) : json_null());
+    jset(o, "start_offset_ns", ju64(s->f.start_offset_ns));
+    jset(o, "duration_ns", ju64(s->f.duration_ns));
+    jset(o, "warmup_ns", ju64(s->f.warmup_ns));
+    jset(o, "window_ns", ju64(s->f.window_ns));
+    jset(o, "scheduled", ju64(st->scheduled));
+    jset(o, "ok", ju64(st->by_kind[REC_OK]));
+    jset(o, "failed", ju64(stats_failed(st)));
+    jset(o, "slo_met", ju64(st->slo_met));
+    jset(o, "achieved_rps", jnum(s->achieved_rps));
+    jset(o, "completed_rps", jnum(s->completed_rps));
+    jset(o, "goodput_rps", jnum(s->goodput_rps));
+    jset(o, "attainment", jnum(s->attainment));
+    jset(o, "input_tokens_per_s", jnum(s->input_tps));
+    jset(o, "output_tokens_per_s", jnum(s->output_tps));
+    jset(o, "error_rate", jnum(s->error_rate));
+    json_t *kinds = json_object();
+    for (int k = 1; k < REC_KIND_COUNT; k++)
+        jset(kinds, rec_kind_name((enum rec_kind)k), ju64(st->by_kind[k]));
+    jset(o, "errors_by_kind", kinds);
+    json_t *lat = json_object();
+    jset(lat, "ttft", pct_json(s->ttft_ns, ok));
+    jset(lat, "tpot", pct_json(s->tpot_ns, hist_count(st->tpot) > 0));
+    jset(lat, "itl", pct_json(s->itl_ns, hist_count(st->itl_req) > 0));
+    jset(lat, "e2e", pct_json(s->e2e_ns, ok));
+    jset(lat, "schedule_lateness", pct_json(s->lateness_ns, hist_count(s->f.lateness) > 0));
+    jset(o, "latency_ns", lat);
+    json_t *ci = json_object();
+    jset(ci, "confidence", json_real(0.95));
+    jset(ci, "lo", s->ci_valid ? ju64(s->ttft_p99_ci_lo_ns) : json_null());
+    jset(ci, "hi", s->ci_valid && s->ttft_p99_ci_hi_ns ? ju64(s->ttft_p99_ci_hi_ns)
+                                                       : json_null());
+    jset(o, "ttft_p99_ci_ns", ci);
+    json_t *ss = json_object();
+    jset(ss, "steady", json_boolean(s->steady));
+    jset(ss, "reason", s->steady ? json_null() : json_string(s->steady_reason));
+    jset(ss, "ttft_p99_first_half_ns", hist_count(s->ttft_h1) ? ju64(s->ttft_p99_h1_ns)
+                                                              : json_null());
+    jset(ss, "ttft_p99_second_half_ns", hist_count(s->ttft_h2) ? ju64(s->ttft_p99_h2_ns)
+                                                               : json_null());
+    jset(ss, "inflight_growth", jnum(s->inflight_growth));
+    jset(o, "steady_state", ss);
+    json_t *inf = json_object();
+    jset(inf, "mean", jnum(s->f.inflight_mean));
+    jset(inf, "max", jnum(s->f.inflight_max));
+    jset(o, "inflight", inf);
+    jset(o, "slo_pass", json_boolean(s->slo_pass));
+    jset(o, "fail_reason", s->slo_pass ? json_null() : json_string(s->fail_reason));
+    jset(o, "verdict", json_string(sweep_step_verdict(s, 0)));
+    jset(o, "invalid", json_boolean(s->invalid));
+    jset(o, "invalid_reason", s->invalid ? json_string(s->invalid_reason) : json_null());
+    jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
+    json_t *srv = sweep_server_json(s);
+    if (srv)
+        jset(o, "server", srv);
+    if (s->f.n_classes) {
+        json_t *arr = json_array();
+        for (size_t k = 0; k < s->f.n_classes; k++)
+            json_array_append_new(arr, class_json(s, k));
+        jset(o, "classes", arr);
+    }
+    return o;
+}
+
+static json_t *time_or_null(uint64_t t)
+{
+    return t == LL_NO_TIME ? json_null() : ju64(t);
+}
+
+/* summary.json's "points": one object per offered rate. */
+static json_t *points_json(const struct sweep_point *points, size_t n_points)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n_points; i++) {
+        const struct sweep_point *p = &points[i];
+        json_t *o = json_object();
+        jset(o, "offered_rps", json_real(p->offered_rps));
+        jset(o, "runs", ju64(p->n));
+        jset(o, "goodput_rps", jnum(p->goodput_rps));
+        jset(o, "goodput_rps_ci95", jnum(p->goodput_ci));
+        jset(o, "completed_rps", jnum(p->completed_rps));
+        jset(o, "completed_rps_ci95", jnum(p->completed_ci));
+        jset(o, "attainment", jnum(p->attainment));
+        jset(o, "attainment_ci95", jnum(p->attainment_ci));
+        jset(o, "ttft_p99_ms", jnum(p->ttft_p99_ms));
+        jset(o, "ttft_p99_ms_ci95", jnum(p->ttft_p99_ci_ms));
+        jset(o, "error_rate", jnum(p->error_rate));
+        jset(o, "pass", json_boolean(p->pass));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* summary.json's findings.recovery (every figure null when no recovery
+ * step ran). */
+static json_t *recovery_json(const struct sweep_findings *fd)
+{
+    json_t *rec = json_object();
+    jset(rec, "ran", json_boolean(fd->have_recovery));
+    int hr = fd->have_recovery;
+    jset(rec, "offered_rps", hr ? json_real(fd->recovery_rps) : json_null());
+    jset(rec, "overload_rps", hr && fd->overload_rps > 0 ? json_real(fd->overload_rps)
+                                                        : json_null());
+    jset(rec, "switch_ns", hr ? ju64(fd->switch_ns) : json_null());
+    jset(rec, "backlog_at_switch", hr ? jnum(fd->backlog_at_switch) : json_null());
+    jset(rec, "first_miss_ns", hr ? time_or_null(fd->recovery.first_miss_ns) : json_null());
+    jset(rec, "last_miss_ns", hr ? time_or_null(fd->recovery.last_miss_ns) : json_null());
+    jset(rec, "back_in_slo_ns", hr ? time_or_null(fd->recovery.back_ns) : json_null());
+    jset(rec, "recovered", json_boolean(hr && fd->recovery.recovery_ns != LL_NO_TIME));
+    jset(rec, "recovery_ns", hr ? time_or_null(fd->recovery.recovery_ns) : json_null());
+    return rec;
+}
+
+/* summary.json's findings.classes[k]: one traffic class's findings. */
+static json_t *class_finding_json(const struct sweep_class_finding *cf)
+{
+    json_t *co = json_object();
+    char buf[96];
+    jset(co, "name", json_string(cf->name));
+    if (cf->have_slo) {
+        slo_format(&cf->slo, buf, sizeof buf);
+        jset(co, "slo", json_string(buf));
+    } else {
+        jset(co, "slo", json_null());
+    }
+    jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps)
+                                                    : json_null());
+    jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));
+    jset(co, "next_failing_rps", cf->next_fails ? json_real(cf->next_fail_rps)
+                                                : json_null());
+    jset(co, "next_failing_reason", cf->next_fails ? json_string(cf->next_fail_reason)
+                                                   : json_null());
+    jset(co, "ttft_p99_ns_at_slo_capacity",
+         cf->at_capacity ? ju64(cf->ttft_p99_at_capacity_ns) : json_null());
+    jset(co, "tpot_p99_ns_at_slo_capacity",
+         cf->at_capacity && cf->tpot_p99_at_capacity_ns
+             ? ju64(cf->tpot_p99_at_capacity_ns) : json_null());
+    return co;
+}
+
+/* summary.json's "findings", their text included. */
+static json_t *findings_json(const struct sweep_findings *fd, const struct sweep_settings *set,
+                             const char *stop_reason)
+{
+    json_t *f = json_object();
+    jset(f, "slo_capacity_rps", fd->capacity_found ? json_real(fd->capacity_rps) : json_null());
+    jset(f, "capacity_is_lower_bound", json_boolean(fd->none_failed));
+    jset(f, "next_failing_rps", fd->next_fails ? json_real(fd->next_fail_rps) : json_null());
+    jset(f, "next_failing_reason", fd->next_fails ? json_string(fd->next_fail_reason)
+                                                  : json_null());
+    jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());
+    jset(f, "knee_slope_below", jnum(fd->knee.slope_below));
+    jset(f, "knee_slope_above", jnum(fd->knee.slope_above));
+    jset(f, "operate_at_rps", fd->capacity_found ? json_real(fd->operate_rps) : json_null());
+    jset(f, "headroom", json_real(set->headroom));
+    jset(f, "forecast_rps", set->forecast_rps > 0 ? json_real(set->forecast_rps) : json_null());
+    jset(f, "replicas_needed", fd->replicas_needed ? ju64(fd->replicas_needed) : json_null());
+    jset(f, "cost_per_million_output_tokens_at_capacity", jnum(fd->cost_at_capacity));
+    jset(f, "recovery", recovery_json(fd));
+    jset(f, "drain_ns", ju64(fd->drain_ns));
+    jset(f, "slo_missed", json_boolean(fd->slo_missed));
+    jset(f, "stop_reason", stop_reason && *stop_reason ? json_string(stop_reason) : json_null());
+    if (fd->n_classes) {
+        json_t *carr = json_array();
+        for (size_t k = 0; k < fd->n_classes; k++)
+            json_array_append_new(carr, class_finding_json(&fd->classes[k]));
+        jset(f, "classes", carr);
+    }
+    char *text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
+    sweep_findings_text(fd, set, stop_reason, text, SWEEP_FINDINGS_TEXT_MAX);
+    jset(f, "text", json_string(text));
+    free(text);
+    return f;
+}
+
+json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, size_t n_points,
+                           const struct sweep_findings *fd, const struct sweep_settings *set,
+                           const char *stop_reason, json_t *run_json)
+{
+    json_t *root = json_object();
+    json_t *cfg = json_object_get(run_json, "config");
+    jset(root, "schema", json_string(SWEEP_SUMMARY_SCHEMA));
+    jset(root, "version", json_string(LL_VERSION));
+    json_t *url = json_object_get(cfg, "url"), *model = json_object_get(cfg, "model");
+    jset(root, "target_url", url ? json_incref(url) : json_null());
+    jset(root, "model", model ? json_incref(model) : json_null());
+    jset(root, "settings", sweep_settings_json(set));
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, step_json(&steps[i]));
+    jset(root, "steps", arr);
+    jset(root, "points", points_json(points, n_points));
+    jset(root, "findings", findings_json(fd, set, stop_reason));
+    return root;
+}
