@@ -38,6 +38,7 @@
 
 #include "workload/chatbody.h"
 #include "http/h1.h"
+#include "http/outcome.h"
 #include "decode/sse.h"
 #include "util/util.h"
 
@@ -617,65 +618,111 @@ static void errbody_detail(struct treq *q)
     d[at < cap ? at : cap - 1] = '\0';
 }
 
-static enum rec_kind kind_from_status(int status)
-{
-    if (status == 429)
-        return REC_HTTP_429;
-    if (status >= 500 && status <= 599)
-        return REC_HTTP_5XX;
-    if (status >= 400 && status <= 499)
-        return REC_HTTP_4XX;
-    return REC_HTTP_OTHER;
-}
+/* How a transfer failed, in the words of the client that carried it. */
+struct xfer_error {
+    enum outcome_xfer xfer;  /* never OUTCOME_XFER_NONE */
+    const char *detail;      /* the client's own words (copied into the record) */
+    int os_errno;            /* the errno behind it, 0 = not known */
+    int fd_probe_errno;      /* errno of opening one more descriptor now, 0 = it opened */
+};
 
-static enum rec_kind kind_from_curl(struct treq *q, CURLcode res)
+static enum outcome_xfer xfer_from_curl(CURLcode res)
 {
     switch (res) {
+    case CURLE_OK:
+        return OUTCOME_XFER_NONE;
     case CURLE_OPERATION_TIMEDOUT:
-        return q->status_seen ? REC_TIMEOUT_TOTAL : REC_TIMEOUT_CONNECT;
+        return OUTCOME_XFER_TIMEOUT;
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
-        return REC_CONNECT_ERROR;
+        return OUTCOME_XFER_CONNECT;
     case CURLE_PARTIAL_FILE:
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_SEND_ERROR:
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
-        /* Reset or closed: before a status line that is the connection
-         * failing (docs/formats.md), after it the stream was cut. */
-        return q->status_seen ? REC_STREAM_TRUNCATED : REC_CONNECT_ERROR;
+        return OUTCOME_XFER_CUT;
     default:
-        return REC_TRANSPORT_ERROR;
+        return OUTCOME_XFER_OTHER;
     }
 }
 
-/* The client itself out of resources is not the server's failure: say
- * which (file descriptors, ephemeral ports) and warn once on stderr. */
-static void client_resource_error(struct treq *q, struct record *r)
+/* Can this process open one more descriptor? 0, or open's errno. */
+static int fd_probe_errno(void)
+{
+    int fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return errno;
+    close(fd);
+    return 0;
+}
+
+/* Decode a non-stream response's body into c. A complete response (not an
+ * error object) gives the record its usage and its one output "event". */
+static enum outcome_body take_body(struct treq *q, struct oai_chunk *c)
+{
+    struct record *r = &q->rec;
+    if (oai_decode_response(q->api, q->resp ? q->resp : "", q->resp_len, c) != 0)
+        return OUTCOME_BODY_NOT_JSON;
+    if (c->has_error)
+        return OUTCOME_BODY_ERROR;
+    int out = c->content_bytes + c->reasoning_bytes + c->tool_call_deltas > 0;
+    if (c->has_usage)
+        take_usage(q, c, 0);
+    if (out) {
+        r->events = 1;
+        r->first_content_ns = c->content_bytes ? r->first_ns : LL_NO_TIME;
+        r->last_ns = r->end_ns;
+    } else {
+        r->first_ns = LL_NO_TIME;
+    }
+    return OUTCOME_BODY_OK;
+}
+
+/* The record's detail for outcome o (a forced kind wrote its own). The
+ * client out of resources is not the server's failure: say which, and warn
+ * once on stderr. */
+static void outcome_detail(struct treq *q, const struct outcome *o, const struct xfer_error *xe,
+                           const struct oai_chunk *c)
 {
     static atomic_int warned;
-    long os_errno = 0;
-    if (q->easy)
-        curl_easy_getinfo(q->easy, CURLINFO_OS_ERRNO, &os_errno);
-    if (os_errno == 0 && r->kind == REC_CONNECT_ERROR) {
-        /* libcurl does not always keep socket()'s errno: ask the kernel
-         * whether this process can open one more descriptor. */
-        int fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
-        if (fd >= 0)
-            close(fd);
-        else if (errno == EMFILE || errno == ENFILE)
-            os_errno = errno;
-    }
+    struct record *r = &q->rec;
     const char *what = NULL;
-    if (os_errno == EMFILE || os_errno == ENFILE)
+    switch (o->why) {
+    case OUTCOME_WHY_FORCED:
+    case OUTCOME_WHY_STREAM_DONE:
+    case OUTCOME_WHY_BODY_OK:
+        break;
+    case OUTCOME_WHY_XFER:
+        snprintf(r->detail, sizeof r->detail, "%.119s", xe->detail);
+        break;
+    case OUTCOME_WHY_XFER_OUT_OF_FDS:
         what = "client out of file descriptors (raise ulimit -n)";
-    else if (os_errno == EADDRNOTAVAIL)
+        break;
+    case OUTCOME_WHY_XFER_OUT_OF_PORTS:
         what = "client out of ephemeral ports (too many new connections)";
+        break;
+    case OUTCOME_WHY_HTTP_STATUS:
+        errbody_detail(q);
+        break;
+    case OUTCOME_WHY_STREAM_NOT_SSE:
+        snprintf(r->detail, sizeof r->detail,
+                 "a 200 response with a body but no SSE event (not a stream)");
+        break;
+    case OUTCOME_WHY_STREAM_CUT:
+        snprintf(r->detail, sizeof r->detail, "stream ended without [DONE] or finish_reason");
+        break;
+    case OUTCOME_WHY_BODY_NOT_JSON:
+        snprintf(r->detail, sizeof r->detail, "response body is not the expected JSON");
+        break;
+    case OUTCOME_WHY_BODY_ERROR:
+        snprintf(r->detail, sizeof r->detail, "server error: %.100s", c->error_message);
+        break;
+    }
     if (!what)
         return;
-    r->kind = REC_TRANSPORT_ERROR;
     snprintf(r->detail, sizeof r->detail, "%s", what);
     if (atomic_exchange(&warned, 1) == 0)
         ll_errorf("warning: %s; those requests are recorded as transport_error", what);
@@ -684,9 +731,11 @@ static void client_resource_error(struct treq *q, struct record *r)
 static void native_detach(struct transport *t, struct treq *q);
 static void connect_failed(struct transport *t, struct tconn *c, int e);
 
-/* Decide the record's kind and token counts, hand it to the caller, and
- * return the slot. */
-static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t now_abs)
+/* Decide the record's kind and token counts (outcome_decide), hand it to
+ * the caller, and return the slot. xe: how the transfer failed, NULL when
+ * it did not. */
+static void finish(struct transport *t, struct treq *q, const struct xfer_error *xe,
+                   uint64_t now_abs)
 {
     struct record *r = &q->rec;
     t->finished++;
@@ -694,64 +743,31 @@ static void finish(struct transport *t, struct treq *q, CURLcode res, uint64_t n
     if (t->cfg.stream && r->http_status == 200 && !q->has_forced)
         sse_parser_finish(&q->sse, on_sse_event, q);
 
-    if (q->has_forced) {
-        r->kind = q->forced;
-    } else if (res != CURLE_OK && !(q->saw_done && kind_from_curl(q, res) == REC_STREAM_TRUNCATED)) {
-        /* (A connection cut after [DONE] ended a complete stream.) */
-        r->kind = kind_from_curl(q, res);
-        /* libcurl's buffer says which ("SSL certificate problem: self-signed
-         * certificate", "no alternative certificate subject name matches
-         * target host name ..."), where its code's text says only the kind. */
-        snprintf(r->detail, sizeof r->detail, "%.119s",
-                 q->curl_err[0] ? q->curl_err : curl_easy_strerror(res));
-        client_resource_error(q, r);
-    } else if (r->http_status != 200) {
-        r->kind = kind_from_status(r->http_status);
-        errbody_detail(q);
-    } else if (t->cfg.stream) {
-        if (q->saw_done || q->saw_finish) {
-            r->kind = REC_OK;
-        } else if (q->sse_events == 0 && q->resp_len_seen) {
-            r->kind = REC_MALFORMED_EVENT;
-            snprintf(r->detail, sizeof r->detail,
-                     "a 200 response with a body but no SSE event (not a stream)");
-        } else {
-            r->kind = REC_STREAM_TRUNCATED;
-            snprintf(r->detail, sizeof r->detail, "stream ended without [DONE] or finish_reason");
-        }
-    } else {
-        struct oai_chunk c;
-        if (oai_decode_response(q->api, q->resp ? q->resp : "", q->resp_len, &c) != 0) {
-            r->kind = REC_MALFORMED_EVENT;
-            snprintf(r->detail, sizeof r->detail, "response body is not the expected JSON");
-        } else if (c.has_error) {
-            r->kind = REC_SERVER_ERROR_EVENT;
-            snprintf(r->detail, sizeof r->detail, "server error: %.100s", c.error_message);
-        } else {
-            r->kind = REC_OK;
-            int out = c.content_bytes + c.reasoning_bytes + c.tool_call_deltas > 0;
-            if (c.has_usage)
-                take_usage(q, &c, 0);
-            if (out) {
-                r->events = 1;
-                r->first_content_ns = c.content_bytes ? r->first_ns : LL_NO_TIME;
-                r->last_ns = r->end_ns;
-            } else {
-                r->first_ns = LL_NO_TIME;
-            }
-        }
-    }
-
-    if (q->usage_chunks_with_output > 1 && q->usage_completion_tokens >= 0) {
-        r->tokens_source = REC_TOKENS_CHUNK_USAGE;
-        r->output_tokens = (uint64_t)q->usage_completion_tokens;
-    } else if (q->usage_completion_tokens >= 0) {
-        r->tokens_source = REC_TOKENS_USAGE;
-        r->output_tokens = (uint64_t)q->usage_completion_tokens;
-    } else {
-        r->tokens_source = REC_TOKENS_EVENTS;
-        r->output_tokens = r->events;
-    }
+    struct outcome_in in = {
+        .forced = q->has_forced,
+        .forced_kind = q->forced,
+        .xfer = xe ? xe->xfer : OUTCOME_XFER_NONE,
+        .status_seen = q->status_seen,
+        .os_errno = xe ? xe->os_errno : 0,
+        .fd_probe_errno = xe ? xe->fd_probe_errno : 0,
+        .http_status = r->http_status,
+        .stream = t->cfg.stream,
+        .saw_done = q->saw_done,
+        .saw_finish = q->saw_finish,
+        .sse_events = q->sse_events,
+        .stream_bytes = q->resp_len_seen,
+        .usage_chunks_with_output = q->usage_chunks_with_output,
+    };
+    struct oai_chunk c;
+    if (outcome_reads_body(&in))
+        in.body = take_body(q, &c);
+    in.usage_completion_tokens = q->usage_completion_tokens;
+    struct outcome o = outcome_decide(&in);
+    r->kind = o.kind;
+    outcome_detail(q, &o, xe, &c);
+    r->tokens_source = o.tokens_source;
+    r->output_tokens = o.tokens_source == REC_TOKENS_EVENTS ? r->events
+                                                            : (uint64_t)q->usage_completion_tokens;
 
     if (t->native)
         native_detach(t, q);
@@ -781,7 +797,26 @@ static void drain_done(struct transport *t)
         uint64_t end = q->last_read_abs_ns > q->sent_abs_ns ? q->last_read_abs_ns : now;
         if (res != CURLE_OK || end > now)
             end = now;
-        finish(t, q, res, end);
+        if (res == CURLE_OK) {
+            finish(t, q, NULL, end);
+            continue;
+        }
+        /* libcurl's buffer says which ("SSL certificate problem: self-signed
+         * certificate", "no alternative certificate subject name matches
+         * target host name ..."), where its code's text says only the kind. */
+        struct xfer_error xe = {
+            .xfer = xfer_from_curl(res),
+            .detail = q->curl_err[0] ? q->curl_err : curl_easy_strerror(res),
+        };
+        long os_errno = 0;
+        curl_easy_getinfo(q->easy, CURLINFO_OS_ERRNO, &os_errno);
+        xe.os_errno = (int)os_errno;
+        /* libcurl does not always keep socket()'s errno: on a connect
+         * failure without one, ask the kernel whether this process can open
+         * one more descriptor. */
+        if (os_errno == 0 && outcome_xfer_kind(xe.xfer, q->status_seen) == REC_CONNECT_ERROR)
+            xe.fd_probe_errno = fd_probe_errno();
+        finish(t, q, &xe, end);
     }
 }
 
@@ -798,7 +833,7 @@ static void sweep(struct transport *t, uint64_t now)
              * stream was complete at [DONE], whatever timeout is near;
              * stop waiting for the close (an earlier verdict stands). */
             set_forced(q, REC_OK, NULL);
-            finish(t, q, CURLE_OK, q->done_abs_ns);
+            finish(t, q, NULL, q->done_abs_ns);
             q = next;
             continue;
         }
@@ -833,7 +868,7 @@ static void sweep(struct transport *t, uint64_t now)
         }
         if (why) {
             set_forced(q, kind, why);
-            finish(t, q, CURLE_OK, now);
+            finish(t, q, NULL, now);
         }
         q = next;
     }
@@ -908,27 +943,18 @@ static void native_fail(struct transport *t, struct treq *q, enum rec_kind kind,
                         const char *detail, uint64_t now_abs)
 {
     set_forced(q, kind, detail);
-    finish(t, q, CURLE_OK, now_abs);
+    finish(t, q, NULL, now_abs);
 }
 
-/* A socket() or connect() failure with errno e. */
+/* A socket() or connect() failure with errno e: connect_error, or
+ * transport_error when the client itself is out of descriptors or ports
+ * (outcome_decide, as for libcurl). */
 static void native_fail_errno(struct transport *t, struct treq *q, const char *what, int e)
 {
-    static atomic_int warned;
     char detail[200];
-    enum rec_kind kind = REC_CONNECT_ERROR;
-    if (e == EMFILE || e == ENFILE || e == EADDRNOTAVAIL) {
-        const char *why = e == EADDRNOTAVAIL
-                              ? "client out of ephemeral ports (too many new connections)"
-                              : "client out of file descriptors (raise ulimit -n)";
-        snprintf(detail, sizeof detail, "%s", why);
-        kind = REC_TRANSPORT_ERROR;
-        if (atomic_exchange(&warned, 1) == 0)
-            ll_errorf("warning: %s; those requests are recorded as transport_error", why);
-    } else {
-        snprintf(detail, sizeof detail, "%s %.80s: %.80s", what, t->hostport, strerror(e));
-    }
-    native_fail(t, q, kind, detail, ll_now_ns());
+    snprintf(detail, sizeof detail, "%s %.80s: %.80s", what, t->hostport, strerror(e));
+    struct xfer_error xe = {.xfer = OUTCOME_XFER_CONNECT, .detail = detail, .os_errno = e};
+    finish(t, q, &xe, ll_now_ns());
 }
 
 static int conn_write(struct transport *t, struct tconn *c);
@@ -1032,7 +1058,7 @@ static void conn_lost(struct transport *t, struct tconn *c, int err, uint64_t no
         q->conn = NULL;
         c->q = NULL;
         conn_close(t, c);
-        finish(t, q, CURLE_OK, q->last_read_abs_ns > q->sent_abs_ns ? q->last_read_abs_ns
+        finish(t, q, NULL, q->last_read_abs_ns > q->sent_abs_ns ? q->last_read_abs_ns
                                                                      : now_abs);
         return;
     }
@@ -1057,7 +1083,7 @@ static void conn_lost(struct transport *t, struct tconn *c, int err, uint64_t no
                  err ? why : "server closed the connection with no response");
         native_fail(t, q, REC_CONNECT_ERROR, detail, now_abs);
     } else if (q->saw_done) {
-        finish(t, q, CURLE_OK, now_abs); /* cut after [DONE]: the stream was complete */
+        finish(t, q, NULL, now_abs); /* cut after [DONE]: the stream was complete */
     } else {
         snprintf(detail, sizeof detail, "%s", why);
         native_fail(t, q, REC_STREAM_TRUNCATED, detail, now_abs);
@@ -1124,7 +1150,7 @@ static void conn_complete(struct transport *t, struct tconn *c, uint64_t now_abs
     } else {
         conn_close(t, c);
     }
-    finish(t, q, CURLE_OK, now_abs);
+    finish(t, q, NULL, now_abs);
 }
 
 /* One read from c, decoded. Returns 1 when bytes were read and the
@@ -1163,7 +1189,7 @@ static int conn_readable(struct transport *t, struct tconn *c)
         }
         if (rc == H1_STOPPED) {
             native_detach(t, q);
-            finish(t, q, CURLE_OK, now);
+            finish(t, q, NULL, now);
             return -1;
         }
         if (rc < 0) {
@@ -1725,6 +1751,6 @@ void transport_cancel_all(struct transport *t, enum rec_kind kind, const char *d
     while (t->active) {
         struct treq *q = t->active;
         set_forced(q, kind, detail);
-        finish(t, q, CURLE_OK, now);
+        finish(t, q, NULL, now);
     }
 }
