@@ -39,7 +39,7 @@ struct outcome_in {
     enum outcome_xfer xfer;      /* how the transfer failed, NONE if it did not */
     int status_seen;             /* 1: a status line was read before it failed */
     int os_errno;                /* the errno behind xfer, 0 = not known */
-    int fd_probe_errno;          /* errno of opening one more descriptor after xfer, 0 = it opened */
+    int fd_probe_errno;          /* errno of opening one more descriptor then, 0 = it opened */
     int http_status;             /* the last status line's code, 0 = none */
     int stream;                  /* 1: an SSE stream was asked for */
     int saw_done;                /* the stream's [DONE] was read */
