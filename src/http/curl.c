@@ -11,9 +11,10 @@
  * timerfd_settime per call cost a tenth of the client's CPU).
  *
  * Each slot owns its easy handle, set up once; libcurl's write and header
- * callbacks stamp the time and feed the transport's decoding. libcurl only
- * has a connect timeout of ours (CURLOPT_CONNECTTIMEOUT_MS): first-token,
- * idle and total timeouts are the transport's sweep. */
+ * callbacks stamp the time and feed the transport's decoding. Of our
+ * timeouts libcurl applies only the connect timeout
+ * (CURLOPT_CONNECTTIMEOUT_MS); first-token, idle and total timeouts are the
+ * transport's sweep. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -474,8 +474,8 @@ static enum outcome_body take_body(struct treq *q, struct oai_chunk *c)
 /* The record's detail for outcome o (a forced kind wrote its own). The
  * client out of resources is not the server's failure: say which, and warn
  * once on stderr. */
-static void outcome_detail(struct treq *q, const struct outcome *o, const struct xfer_error *xe,
-                           const struct oai_chunk *c)
+static void set_detail(struct treq *q, const struct outcome *o, const struct xfer_error *xe,
+                       const struct oai_chunk *c)
 {
     static atomic_int warned;
     struct record *r = &q->rec;
@@ -548,7 +548,7 @@ static void decide(struct transport *t, struct treq *q, const struct xfer_error 
     in.usage_completion_tokens = q->usage_completion_tokens;
     struct outcome o = outcome_decide(&in);
     r->kind = o.kind;
-    outcome_detail(q, &o, xe, &c);
+    set_detail(q, &o, xe, &c);
     r->tokens_source = o.tokens_source;
     r->output_tokens = o.tokens_source == REC_TOKENS_EVENTS ? r->events
                                                             : (uint64_t)q->usage_completion_tokens;
