@@ -1,8 +1,8 @@
 /* Unit tests for outcome.c: a finished request's kind and tokens_source.
  *
- * Three ways in. A table of named cases, each a situation the hostile-server
- * tests (tests/integration/test_hostile.c) produce end to end, with the
- * answer written out by hand. Then every combination of the inputs, each
+ * Three ways in. A table of named cases, situations the clients meet (most
+ * of them produced end to end by tests/integration/test_hostile.c), with
+ * the answer written out by hand. Then every combination of the inputs, each
  * over the values that fall on either side of every comparison the rule
  * makes, checked against the rule as transport.c's finish() wrote it before
  * it moved here (old_decide below, kept in that shape on purpose: it is the
