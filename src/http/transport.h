@@ -1,12 +1,18 @@
-/* transport.h: one worker's HTTP client: libcurl's multi_socket API driven
- * by our own epoll + timerfd loop, streaming responses decoded as they are
- * read.
+/* transport.h: one worker's HTTP client, streaming responses decoded as
+ * they are read, on our own epoll + timerfd loop.
+ *
+ * Two clients carry the requests (transport_client_choose picks one per
+ * transport; docs/http-client.md): our own HTTP/1.1 connections (native.c)
+ * for a plain http:// target, and libcurl's multi_socket API (curl.c) for
+ * TLS, HTTP/2 and proxies. What a response means is decided once for both
+ * (transport.c, outcome.c), so a record reads the same whichever carried it.
  *
  * A transport belongs to one thread. The thread submits requests and calls
  * transport_poll in a loop; finished requests come back through the done
  * callback as complete records (exactly one per submitted request, whatever
- * happens to it). Timestamps are taken when bytes are read, in libcurl's
- * write callback, before any parsing. */
+ * happens to it). Timestamps are taken when bytes are read (the moment
+ * read() returns on the native path, on entry to libcurl's write callback),
+ * before any parsing. */
 #ifndef LL_TRANSPORT_H
 #define LL_TRANSPORT_H
 
@@ -21,9 +27,9 @@
 struct curl_slist;
 
 /* Which HTTP client carries the requests. AUTO takes the plain-HTTP/1.1
- * path written here (src/h1.c) for an http:// URL with no proxy in the
- * environment and no --http2, and libcurl for everything else (TLS,
- * HTTP/2, proxies). */
+ * client written here (src/http/native.c, src/http/h1.c) for an http://
+ * URL with no proxy in the environment and no --http2, and libcurl for
+ * everything else (TLS, HTTP/2, proxies). */
 enum transport_client {
     TRANSPORT_CLIENT_AUTO = 0,
     TRANSPORT_CLIENT_NATIVE, /* plain HTTP/1.1 only; an https:// URL is an error */
@@ -42,9 +48,9 @@ struct transport_config {
     enum transport_client client;    /* which HTTP client (AUTO by default) */
     int insecure;                    /* skip TLS verification */
     const char *cacert;              /* CA bundle path or NULL */
-    uint64_t connect_timeout_ns;     /* 0 = libcurl's default */
+    uint64_t connect_timeout_ns;     /* 0 = libcurl's default, the kernel's on native */
     uint64_t first_token_timeout_ns; /* from sent to first output event; 0 = none */
-    uint64_t idle_timeout_ns;        /* max gap between reads once sent; 0 = none */
+    uint64_t idle_timeout_ns;        /* max gap between output events; 0 = none */
     uint64_t total_timeout_ns;       /* from sent to end; 0 = none */
     size_t max_line_bytes;           /* SSE line bound */
     uint64_t seed;                   /* prompt nonce seed */
@@ -57,24 +63,29 @@ struct transport_config {
 /* Called once per finished request. r is valid only during the call. */
 typedef void transport_done_cb(void *ud, struct record *r);
 
-/* Create a transport. stats is borrowed and receives per-gap ITL samples
- * on the hot path (the caller adds whole records itself in the callback).
- * Returns NULL with a reason in err. Caller frees with transport_free. */
+/* Create a transport on the client transport_client_choose picks. stats
+ * is borrowed and receives per-gap ITL samples on the hot path (the caller
+ * adds whole records itself in the callback). Returns NULL with a reason
+ * in err. Caller frees with transport_free. */
 struct transport *transport_new(const struct transport_config *cfg, struct stats *stats,
                                 transport_done_cb *done, void *ud, char *err, size_t errlen);
 
-/* Finish every request still in flight as `kind` (e.g. REC_CANCELLED),
- * through the done callback, then free everything. NULL is fine. */
+/* Finish every request still in flight as cancelled, through the done
+ * callback, then free everything. NULL is fine. */
 void transport_free(struct transport *t);
 
 /* Start request spec now. sched_ns is its scheduled time relative to the
- * run start; user is the closed-loop user or -1. Calls done at once (with
- * a transport_error record) if the request cannot be started. The request
- * is on the wire after the next transport_kick or transport_poll. */
+ * run start; user is the closed-loop user or -1. Calls done before it
+ * returns when the request cannot be started: transport_error (no slot, or
+ * libcurl refused it), or on the native client what connect() said at once
+ * (connect_error, or transport_error when the client is out of descriptors
+ * or ports). The native client sends it here; on libcurl it is on the wire
+ * after the next transport_kick or transport_poll. */
 void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t sched_ns,
                       int64_t user);
 
-/* Let libcurl start what was submitted (call after a batch of submits). */
+/* Let libcurl start what was submitted (call after a batch of submits;
+ * the native client sends in transport_submit, and this does nothing). */
 void transport_kick(struct transport *t);
 
 /* Wait for I/O until deadline_abs_ns (CLOCK_MONOTONIC; UINT64_MAX = no

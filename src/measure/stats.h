@@ -15,8 +15,11 @@
  *   its kind: it measures the generator and the cap, not the server;
  * - token sums and tokens_source_count are over ok records; output tokens of
  *   failed streams (partial output) are summed apart in output_tokens_failed;
- * - itl and lateness take whatever the driver feeds through
- *   stats_add_itl_gap and stats_add_lateness. */
+ * - itl takes every gap between output events of a stream scheduled after
+ *   the warm-up, fed by the worker's transport as it reads them
+ *   (stats_add_itl_gap, any kind: a gap is measured before the record's
+ *   kind is known); lateness takes what the driver feeds through
+ *   stats_add_lateness. */
 #ifndef LL_STATS_H
 #define LL_STATS_H
 
@@ -97,7 +100,8 @@ void stats_reset(struct stats *s);
  * happen. O(1), allocates nothing. */
 void stats_add_record(struct stats *s, const struct record *r);
 
-/* Add one gap, in ns, between two consecutive output events of a stream. */
+/* Add one gap, in ns, between two consecutive output events of a stream.
+ * The transport calls it on the hot path, as it reads them. O(1). */
 void stats_add_itl_gap(struct stats *s, uint64_t gap_ns);
 
 /* Add one generator lateness sample, in ns: when an arrival was processed
