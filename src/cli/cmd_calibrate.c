@@ -115,7 +115,8 @@ static void usage(FILE *f)
             RUNOPTS_DEFAULT_URL);
 }
 
-static void parse_args(int argc, char **argv, struct calib_opts *o)
+/* The flags into o: 0, RUNOPTS_HELP, or LL_E_INVAL with the reason in err. */
+static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, size_t errlen)
 {
     enum { OPT_URL = 256, OPT_MODEL, OPT_OUT, OPT_API, OPT_KEY, OPT_HELP };
     static const struct option table[] = {
@@ -138,25 +139,28 @@ static void parse_args(int argc, char **argv, struct calib_opts *o)
         case OPT_API: o->api = optarg; break;
         case OPT_KEY: o->api_key_env = optarg; break;
         case 'h':
-        case OPT_HELP: usage(stdout); exit(LL_EXIT_OK);
+        case OPT_HELP: return RUNOPTS_HELP;
         default:
-            ll_usage_fail("calibrate: unknown or incomplete option \"%s\" (see --help)",
-                          argv[optind - 1]);
+            return runopts_errf(err, errlen, "calibrate: unknown or incomplete option \"%s\" "
+                                "(see --help)", argv[optind - 1]);
         }
     }
     if (optind < argc)
-        ll_usage_fail("calibrate: unexpected argument \"%s\"", argv[optind]);
+        return runopts_errf(err, errlen, "calibrate: unexpected argument \"%s\"", argv[optind]);
     if (!o->url)
         o->url = RUNOPTS_DEFAULT_URL;
-    runopts_check_url(o->url);
+    if (runopts_check_url(o->url, err, errlen) != 0)
+        return LL_E_INVAL;
     if (!o->out)
         o->out = "calibration.json";
     if (o->api) {
         if (strcmp(o->api, "openai-completions") == 0 || strcmp(o->api, "completions") == 0)
             o->completions = 1;
         else if (strcmp(o->api, "openai-chat") != 0 && strcmp(o->api, "chat") != 0)
-            ll_usage_fail("--api: expected openai-chat or openai-completions, got \"%s\"", o->api);
+            return runopts_errf(err, errlen, "--api: expected openai-chat or "
+                                "openai-completions, got \"%s\"", o->api);
     }
+    return 0;
 }
 
 /* base with any trailing '/' dropped, then suffix. Caller frees. */
@@ -245,9 +249,18 @@ static double probe_count(CURL *c, const struct calib_opts *o, const char *model
 int calibrate_main(int argc, char **argv)
 {
     struct calib_opts o = {0};
-    parse_args(argc, argv, &o);
+    char err[RUNOPTS_ERR_MAX] = "";
+    int rc = parse_args(argc, argv, &o, err, sizeof err);
+    if (rc == RUNOPTS_HELP) {
+        usage(stdout);
+        return LL_EXIT_OK;
+    }
+    if (rc != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
+    err[0] = '\0';
     int status = LL_EXIT_RUNTIME;
-    char err[512] = "";
     struct curl_slist *headers = NULL;
     char *auth = NULL, *model = NULL, *text = NULL;
     CURL *c = NULL;

@@ -81,7 +81,7 @@ struct replay_parse {
     struct replay_opts *ro;
 };
 
-static int replay_take_own(void *ud, int c, const char *a)
+static int replay_take_own(void *ud, int c, const char *a, char *err, size_t errlen)
 {
     struct replay_parse *p = ud;
     struct run_opts *o = p->o;
@@ -97,22 +97,29 @@ static int replay_take_own(void *ud, int c, const char *a)
     return 1;
 }
 
-static void parse_args(int argc, char **argv, struct run_opts *o, struct replay_opts *ro)
+static int parse_args(int argc, char **argv, struct run_opts *o, struct replay_opts *ro,
+                      char *err, size_t errlen)
 {
     struct replay_parse p = {o, ro};
-    int first = runopts_parse(argc, argv, "replay", replay_own_options,
-                              LL_ARRAY_LEN(replay_own_options), replay_take_own, &p, replay_usage,
-                              o);
+    int first;
+    int rc = runopts_parse(argc, argv, "replay", replay_own_options,
+                           LL_ARRAY_LEN(replay_own_options), replay_take_own, &p, o, &first, err,
+                           errlen);
+    if (rc != 0)
+        return rc;
     if (first >= argc)
-        ll_usage_fail("replay: expected a trace file (llmload replay TRACE.jsonl)");
+        return runopts_errf(err, errlen, "replay: expected a trace file (llmload replay "
+                            "TRACE.jsonl)");
     ro->trace_path = argv[first++];
     if (first < argc)
-        ll_usage_fail("unexpected argument \"%s\" (see llmload replay --help)", argv[first]);
+        return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload replay "
+                            "--help)", argv[first]);
+    return 0;
 }
 
 /* The shared flags that describe what `run` generates have no meaning for
  * a trace, which brings its own: refuse them rather than ignore them. */
-static void reject_generator_flags(const struct run_opts *o)
+static int reject_generator_flags(const struct run_opts *o, char *err, size_t errlen)
 {
     const struct {
         const char *value;
@@ -135,44 +142,70 @@ static void reject_generator_flags(const struct run_opts *o)
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++) {
         if (flags[i].value)
-            ll_usage_fail("%s: applies to llmload run; a replay takes its times, lengths, "
-                          "prefixes and cancellations from the trace",
-                          flags[i].name);
+            return runopts_errf(err, errlen, "%s: applies to llmload run; a replay takes its "
+                                "times, lengths, prefixes and cancellations from the trace",
+                                flags[i].name);
     }
     if (o->all_unique)
-        ll_usage_fail("--all-unique: applies to llmload run; a replay takes its prefixes "
-                      "from the trace");
+        return runopts_errf(err, errlen, "--all-unique: applies to llmload run; a replay takes "
+                            "its prefixes from the trace");
+    return 0;
 }
 
-/* Flags into cfg; the trace is loaded by the caller. */
-static void build_config(const struct run_opts *o, const struct replay_opts *ro,
-                         struct run_config *cfg)
+/* Flags into cfg; the trace is loaded by the caller. 0 or LL_E_INVAL. */
+static int build_config(const struct run_opts *o, const struct replay_opts *ro,
+                        struct run_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->records_fd = -1;
     cfg->step = -1;
     cfg->mode = LOAD_OPEN;
-    reject_generator_flags(o);
-    runopts_slo(o, cfg);
-    uint64_t seed = runopts_seed(o);
-    double s = ro->time_scale ? runopts_positive("--time-scale", ro->time_scale) : 1.0;
-    double r = ro->rate_scale ? runopts_positive("--rate-scale", ro->rate_scale) : 1.0;
-    char err[200];
-    if (trace_time_factor(s, r, &cfg->trace_factor, err, sizeof err) != 0)
-        ll_usage_fail("--time-scale/--rate-scale: %s", err);
+    uint64_t seed;
+    double s = 1.0, r = 1.0;
+    if (reject_generator_flags(o, err, errlen) != 0 || runopts_slo(o, cfg, err, errlen) != 0 ||
+        runopts_seed(o, &seed, err, errlen) != 0 ||
+        (ro->time_scale &&
+         runopts_positive("--time-scale", ro->time_scale, &s, err, errlen) != 0) ||
+        (ro->rate_scale &&
+         runopts_positive("--rate-scale", ro->rate_scale, &r, err, errlen) != 0))
+        return LL_E_INVAL;
+    char why[200];
+    if (trace_time_factor(s, r, &cfg->trace_factor, why, sizeof why) != 0)
+        return runopts_errf(err, errlen, "--time-scale/--rate-scale: %s", why);
     if (o->duration) {
-        cfg->duration_ns = runopts_duration("--duration", o->duration);
+        if (runopts_duration("--duration", o->duration, &cfg->duration_ns, err, errlen) != 0)
+            return LL_E_INVAL;
         if (cfg->duration_ns == 0)
-            ll_usage_fail("--duration: must be more than 0");
+            return runopts_errf(err, errlen, "--duration: must be more than 0");
     }
-    if (o->requests)
-        cfg->max_requests = runopts_count("--requests", o->requests, 1);
-    if (o->warmup)
-        cfg->warmup_ns = runopts_duration("--warmup", o->warmup);
-    if (o->max_tokens_total)
-        cfg->max_tokens_total = runopts_count("--max-tokens-total", o->max_tokens_total, 1);
-    cfg->grace_ns = o->grace ? runopts_duration("--grace", o->grace) : 5 * LL_NS_PER_SEC;
-    runopts_workload_transport(o, seed, cfg);
+    cfg->grace_ns = 5 * LL_NS_PER_SEC;
+    if ((o->requests &&
+         runopts_count("--requests", o->requests, 1, &cfg->max_requests, err, errlen) != 0) ||
+        (o->warmup && runopts_duration("--warmup", o->warmup, &cfg->warmup_ns, err, errlen) != 0) ||
+        (o->max_tokens_total && runopts_count("--max-tokens-total", o->max_tokens_total, 1,
+                                              &cfg->max_tokens_total, err, errlen) != 0) ||
+        (o->grace && runopts_duration("--grace", o->grace, &cfg->grace_ns, err, errlen) != 0))
+        return LL_E_INVAL;
+    return runopts_workload_transport(o, seed, cfg, err, errlen);
+}
+
+/* The flags, then the trace they name into *trace (caller frees with
+ * trace_free) and cfg->trace: 0, RUNOPTS_HELP, or LL_E_INVAL with the
+ * reason in err. What it loaded is the caller's to free either way. */
+static int replay_flags(int argc, char **argv, struct run_opts *o, struct replay_opts *ro,
+                        struct run_config *cfg, struct trace **trace, char *err, size_t errlen)
+{
+    int rc = parse_args(argc, argv, o, ro, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (build_config(o, ro, cfg, err, errlen) != 0 ||
+        trace_load(ro->trace_path, trace, err, errlen) != 0)
+        return LL_E_INVAL;
+    cfg->trace = *trace;
+    if (runopts_prompt_ids_check_trace(cfg, *trace, ro->trace_path, err, errlen) != 0)
+        return LL_E_INVAL;
+    cfg->transport.cancels = replay_has_cancels(*trace);
+    return 0;
 }
 
 /* run.json's config: the shared fields, then what a replay adds. */
@@ -197,23 +230,20 @@ int replay_main(int argc, char **argv)
     struct run_opts o = {0};
     struct replay_opts ro = {0};
     struct run_config cfg;
-    parse_args(argc, argv, &o, &ro);
-    build_config(&o, &ro, &cfg);
-
-    char err[512];
+    char err[RUNOPTS_ERR_MAX];
+    memset(&cfg, 0, sizeof cfg);
     struct trace *trace = NULL;
-    if (trace_load(ro.trace_path, &trace, err, sizeof err) != 0) {
-        runopts_workload_free(&cfg);
-        ll_usage_fail("%s", err);
-    }
-    cfg.trace = trace;
-    if (runopts_prompt_ids_check_trace(&cfg, trace, ro.trace_path, err, sizeof err) != 0) {
+    int rc = replay_flags(argc, argv, &o, &ro, &cfg, &trace, err, sizeof err);
+    if (rc != 0) {
         trace_free(trace);
-        cfg.trace = NULL;
         runopts_workload_free(&cfg);
-        ll_usage_fail("%s", err);
+        if (rc == RUNOPTS_HELP) {
+            replay_usage(stdout);
+            return LL_EXIT_OK;
+        }
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
     }
-    cfg.transport.cancels = replay_has_cancels(trace);
 
     int exit_code = LL_EXIT_RUNTIME;
     struct runopts_target target;
