@@ -21,6 +21,7 @@
 #include "workload/calibrate.h"
 #include "cli/cmds.h"
 #include "cli/runopts.h"
+#include "http/fetch.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
 
@@ -42,60 +43,36 @@ static const unsigned calib_probe_words[CALIB_PROBES] = {4, 8, 16, 32, 64, 128, 
                                                          512, 1024, 2048};
 
 struct calib_opts {
-    const char *url, *model, *out, *api, *api_key_env;
-    int completions;
+    const char *url, *model, *out, *api, *api_key_env, *cacert;
+    int completions, insecure;
 };
 
-struct grow {
-    char *p;
-    size_t len;
+/* What every request of a calibration shares: the connection, the
+ * headers and the TLS options. */
+struct calib_http {
+    struct fetcher *fetch;
+    struct fetch_opts opts;
+    struct fetch_response resp;
 };
-
-static size_t grow_write(char *buf, size_t size, size_t n, void *ud)
-{
-    struct grow *g = ud;
-    size_t add = size * n;
-    if (g->len + add > ((size_t)64 << 20))
-        return 0;
-    g->p = ll_realloc(g->p, g->len + add + 1);
-    memcpy(g->p + g->len, buf, add);
-    g->len += add;
-    g->p[g->len] = 0;
-    return add;
-}
 
 /* One HTTP request: GET when body is NULL, else POST of JSON body. Returns
  * the parsed JSON response (caller decrefs) when the status is 2xx, else
  * NULL with the reason in err. */
-static json_t *http_json(CURL *c, const char *url, const struct curl_slist *headers,
-                         const char *body, char *err, size_t errlen)
+static json_t *http_json(struct calib_http *h, const char *url, const char *body, char *err,
+                         size_t errlen)
 {
-    struct grow g = {NULL, 0};
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, grow_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &g);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    if (body)
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    CURLcode rc = curl_easy_perform(c);
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    char why[256];
     json_t *j = NULL;
-    if (rc != CURLE_OK) {
-        snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(rc));
-    } else if (status < 200 || status > 299) {
-        snprintf(err, errlen, "%s: HTTP %ld", url, status);
+    if (fetch_request(h->fetch, url, body, &h->opts, &h->resp, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: %s", url, why);
+    } else if (h->resp.status < 200 || h->resp.status > 299) {
+        snprintf(err, errlen, "%s: HTTP %ld", url, h->resp.status);
     } else {
         json_error_t je;
-        j = json_loadb(g.p ? g.p : "", g.len, 0, &je);
+        j = json_loadb(h->resp.body ? h->resp.body : "", h->resp.body_len, 0, &je);
         if (!j)
             snprintf(err, errlen, "%s: response is not JSON (%s)", url, je.text);
     }
-    free(g.p);
     return j;
 }
 
@@ -111,6 +88,8 @@ static void usage(FILE *f)
             "  --model M         model to ask for (default: the first one BASE/models lists)\n"
             "  --api API         openai-chat (default) or openai-completions\n"
             "  --api-key-env V   environment variable holding the API key (default OPENAI_API_KEY)\n"
+            "  --cacert FILE     CA bundle for TLS\n"
+            "  --insecure        do not verify TLS certificates\n"
             "  --out FILE        where to save the fit (default calibration.json)\n",
             RUNOPTS_DEFAULT_URL);
 }
@@ -118,13 +97,16 @@ static void usage(FILE *f)
 /* The flags into o: 0, RUNOPTS_HELP, or LL_E_INVAL with the reason in err. */
 static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, size_t errlen)
 {
-    enum { OPT_URL = 256, OPT_MODEL, OPT_OUT, OPT_API, OPT_KEY, OPT_HELP };
+    enum { OPT_URL = 256, OPT_MODEL, OPT_OUT, OPT_API, OPT_KEY, OPT_CACERT, OPT_INSECURE,
+           OPT_HELP };
     static const struct option table[] = {
         {"url", required_argument, NULL, OPT_URL},
         {"model", required_argument, NULL, OPT_MODEL},
         {"out", required_argument, NULL, OPT_OUT},
         {"api", required_argument, NULL, OPT_API},
         {"api-key-env", required_argument, NULL, OPT_KEY},
+        {"cacert", required_argument, NULL, OPT_CACERT},
+        {"insecure", no_argument, NULL, OPT_INSECURE},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -138,6 +120,8 @@ static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, si
         case OPT_OUT: o->out = optarg; break;
         case OPT_API: o->api = optarg; break;
         case OPT_KEY: o->api_key_env = optarg; break;
+        case OPT_CACERT: o->cacert = optarg; break;
+        case OPT_INSECURE: o->insecure = 1; break;
         case 'h':
         case OPT_HELP: return RUNOPTS_HELP;
         default:
@@ -192,9 +176,8 @@ static char *tokenize_url(const char *base)
 /* The server's token count of text: usage.prompt_tokens of a one-token
  * request, or /tokenize's count when usage is absent (*source says which).
  * Returns >= 0, or -1 with the reason in err. */
-static double probe_count(CURL *c, const struct calib_opts *o, const char *model,
-                          const struct curl_slist *headers, const char *text, int *use_tokenize,
-                          char *err, size_t errlen)
+static double probe_count(struct calib_http *h, const struct calib_opts *o, const char *model,
+                          const char *text, int *use_tokenize, char *err, size_t errlen)
 {
     double n = -1;
     if (!*use_tokenize) {
@@ -212,7 +195,7 @@ static double probe_count(CURL *c, const struct calib_opts *o, const char *model
         char *body = json_dumps(req, JSON_COMPACT);
         json_decref(req);
         char *url = join_url(o->url, o->completions ? "/completions" : "/chat/completions");
-        json_t *resp = http_json(c, url, headers, body, err, errlen);
+        json_t *resp = http_json(h, url, body, err, errlen);
         free(url);
         free(body);
         if (!resp)
@@ -229,7 +212,7 @@ static double probe_count(CURL *c, const struct calib_opts *o, const char *model
     char *body = json_dumps(req, JSON_COMPACT);
     json_decref(req);
     char *url = tokenize_url(o->url);
-    json_t *resp = http_json(c, url, headers, body, err, errlen);
+    json_t *resp = http_json(h, url, body, err, errlen);
     free(url);
     free(body);
     if (!resp) {
@@ -263,13 +246,13 @@ int calibrate_main(int argc, char **argv)
     int status = LL_EXIT_RUNTIME;
     struct curl_slist *headers = NULL;
     char *auth = NULL, *model = NULL, *text = NULL;
-    CURL *c = NULL;
+    struct calib_http h = {0};
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
         ll_errorf("calibrate: libcurl did not initialise");
         return LL_EXIT_RUNTIME;
     }
-    c = curl_easy_init();
-    if (!c) {
+    h.fetch = fetch_new();
+    if (!h.fetch) {
         ll_errorf("calibrate: libcurl did not initialise");
         goto fail;
     }
@@ -281,11 +264,17 @@ int calibrate_main(int argc, char **argv)
         snprintf(auth, n, "Authorization: Bearer %s", key);
         headers = curl_slist_append(headers, auth);
     }
+    h.opts.headers = headers;
+    h.opts.cacert = o.cacert;
+    h.opts.insecure = o.insecure;
+    h.opts.timeout_ns = 120 * LL_NS_PER_SEC;
+    h.opts.connect_timeout_ns = 10 * LL_NS_PER_SEC;
+    h.opts.max_body_bytes = (size_t)64 << 20;
     if (o.model) {
         model = ll_strdup(o.model);
     } else {
         char *url = join_url(o.url, "/models");
-        json_t *m = http_json(c, url, headers, NULL, err, sizeof err);
+        json_t *m = http_json(&h, url, NULL, err, sizeof err);
         free(url);
         json_t *id = json_object_get(json_array_get(json_object_get(m, "data"), 0), "id");
         if (json_is_string(id))
@@ -307,7 +296,7 @@ int calibrate_main(int argc, char **argv)
         text[n] = 0;
         words[i] = calib_probe_words[i];
         weight[i] = 1.0 / ((double)calib_probe_words[i] - 3.0);
-        tokens[i] = probe_count(c, &o, model, headers, text, &use_tokenize, err, sizeof err);
+        tokens[i] = probe_count(&h, &o, model, text, &use_tokenize, err, sizeof err);
         if (tokens[i] < 0 && i >= CALIB_MIN_PROBES && strstr(err, ": HTTP 4")) {
             /* A server with a short context refuses the long probes: fit
              * the ones it took (its prompts cannot be longer anyway). */
@@ -354,8 +343,8 @@ fail:
         memset(auth, 0, strlen(auth));
         free(auth);
     }
-    if (c)
-        curl_easy_cleanup(c);
+    fetch_response_free(&h.resp);
+    fetch_free(h.fetch);
     curl_global_cleanup();
     return status;
 }

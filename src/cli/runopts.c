@@ -22,6 +22,7 @@
 #include "measure/verdict.h"
 #include "metrics/scrape.h"
 #include "decode/sse.h"
+#include "http/fetch.h"
 #include "workload/trace.h"
 #include "util/util.h"
 
@@ -785,42 +786,6 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
 
 /* ---- the target -------------------------------------------------------- */
 
-struct grow_buf {
-    char *p;
-    size_t len;
-};
-
-static size_t grow_write(char *buf, size_t size, size_t n, void *ud)
-{
-    struct grow_buf *b = ud;
-    size_t add = size * n;
-    if (b->len + add > (1u << 20))
-        return 0;
-    b->p = ll_realloc(b->p, b->len + add + 1);
-    memcpy(b->p + b->len, buf, add);
-    b->len += add;
-    b->p[b->len] = '\0';
-    return add;
-}
-
-static size_t server_header(char *buf, size_t size, size_t n, void *ud)
-{
-    char *server = ud;
-    size_t len = size * n;
-    if (len > 7 && strncasecmp(buf, "server:", 7) == 0) {
-        size_t i = 7;
-        while (i < len && buf[i] == ' ')
-            i++;
-        size_t end = len;
-        while (end > i && (buf[end - 1] == '\r' || buf[end - 1] == '\n'))
-            end--;
-        size_t take = LL_MIN(end - i, 127);
-        memcpy(server, buf + i, take);
-        server[take] = '\0';
-    }
-    return len;
-}
-
 /* Does a -H name this header ("Name: value" or "Name:")? */
 static int user_header(const struct run_opts *o, const char *name)
 {
@@ -839,49 +804,41 @@ static int probe_target(const struct transport_config *tc, const struct curl_sli
                         json_t **models, char *server, char **first_id, char *err,
                         size_t errlen)
 {
-    char url[1100];
+    char url[1100], why[256];
     snprintf(url, sizeof url, "%s/models", tc->base_url);
-    CURL *e = curl_easy_init();
-    if (!e) {
+    struct fetcher *f = fetch_new();
+    if (!f) {
         snprintf(err, errlen, "curl_easy_init failed");
         return -1;
     }
-    struct grow_buf b = {0};
-    curl_easy_setopt(e, CURLOPT_URL, url);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, grow_write);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, server_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, server);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     /* 5 s to connect, or --timeout-connect where it is shorter (a target
      * whose connects hang would otherwise cost 5 s before the run). */
-    long connect_ms = 5000L;
-    if (tc->connect_timeout_ns && tc->connect_timeout_ns < 5 * LL_NS_PER_SEC)
-        connect_ms = (long)LL_MAX(tc->connect_timeout_ns / LL_NS_PER_MS, 1);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10000L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-    if (tc->insecure) {
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    if (tc->cacert)
-        curl_easy_setopt(e, CURLOPT_CAINFO, tc->cacert);
-    CURLcode res = curl_easy_perform(e);
-    long status = 0;
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(e);
+    uint64_t connect_ns = 5 * LL_NS_PER_SEC;
+    if (tc->connect_timeout_ns && tc->connect_timeout_ns < connect_ns)
+        connect_ns = LL_MAX(tc->connect_timeout_ns, LL_NS_PER_MS);
+    struct fetch_opts fo = {
+        .headers = headers,
+        .cacert = tc->cacert,
+        .insecure = tc->insecure,
+        .timeout_ns = 10 * LL_NS_PER_SEC,
+        .connect_timeout_ns = connect_ns,
+        .max_body_bytes = 1u << 20,
+    };
+    struct fetch_response r = {0};
+    int frc = fetch_request(f, url, NULL, &fo, &r, why, sizeof why);
+    fetch_free(f);
+    snprintf(server, sizeof r.server, "%s", r.server);
     int rc = -1;
-    if (res != CURLE_OK) {
-        snprintf(err, errlen, "GET %.300s: %s", url, curl_easy_strerror(res));
+    if (frc != 0) {
+        snprintf(err, errlen, "GET %.300s: %.200s", url, why);
         goto out;
     }
-    if (status != 200) {
-        snprintf(err, errlen, "GET %.300s: HTTP %ld", url, status);
+    if (r.status != 200) {
+        snprintf(err, errlen, "GET %.300s: HTTP %ld", url, r.status);
         goto out;
     }
     json_error_t je;
-    *models = json_loadb(b.p ? b.p : "", b.len, 0, &je);
+    *models = json_loadb(r.body ? r.body : "", r.body_len, 0, &je);
     if (!*models) {
         snprintf(err, errlen, "GET %.300s: not JSON (%s)", url, je.text);
         goto out;
@@ -893,7 +850,7 @@ static int probe_target(const struct transport_config *tc, const struct curl_sli
         *first_id = ll_strdup(id);
     rc = 0;
 out:
-    free(b.p);
+    fetch_response_free(&r);
     return rc;
 }
 
