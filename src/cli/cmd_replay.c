@@ -7,22 +7,18 @@
  * entries i with i mod W == w at trace_scaled_sched_ns, so a replay keeps
  * every property of `llmload run`'s open loop: latencies from the
  * scheduled time, one record per entry, schedule lateness measured. */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cmds.h"
 #include "driver/driver.h"
 #include "measure/hist.h"
 #include "workload/replay.h"
-#include "measure/results.h"
 #include "cli/runopts.h"
+#include "cli/runsetup.h"
 #include "measure/summary.h"
 #include "workload/trace.h"
 #include "util/util.h"
@@ -225,6 +221,30 @@ static json_t *replay_config_json(const struct run_opts *o, const struct replay_
     return c;
 }
 
+/* After the driver: print the summary and finish the results directory.
+ * Returns the exit status. */
+static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
+                         const struct run_config *cfg, const struct trace *trace)
+{
+    const struct driver_result *res = &rs->res;
+    char mode[300];
+    snprintf(mode, sizeof mode, "replay %s, %zu requests, offsets x%g", ro->trace_path, trace->n,
+             cfg->trace_factor);
+    struct summary_info info = {0};
+    info.mode = mode;
+    info.offered_rate_per_s = replay_offered_rate(trace, cfg->trace_factor);
+    char slo_text[96];
+    runopts_summary_info(cfg, res, rs->target.model, "the trace's times", 0, slo_text,
+                         sizeof slo_text, &info);
+
+    summary_print(stdout, &res->stats, &info);
+    if (res->stop_reason[0])
+        printf("offering stopped early: %s\n", res->stop_reason);
+    printf("results: %s\n", rs->dir);
+    fflush(stdout);
+    return run_setup_finish(rs, summary_json(&res->stats, &info), &info);
+}
+
 int replay_main(int argc, char **argv)
 {
     struct run_opts o = {0};
@@ -245,77 +265,15 @@ int replay_main(int argc, char **argv)
         return LL_EXIT_USAGE;
     }
 
-    int exit_code = LL_EXIT_RUNTIME;
-    struct runopts_target target;
-    json_t *run = NULL;
-    char dir[1024];
-    int fd = -1;
-    struct driver_result res;
-    int have_res = 0;
-
-    runopts_raise_nofile();
-    signal(SIGPIPE, SIG_IGN);
-    exit_code = runopts_target_open(&o, &cfg, &target);
-    if (exit_code != LL_EXIT_OK)
-        goto out;
-    exit_code = LL_EXIT_RUNTIME;
-
-    if (results_dir_prepare(o.out, o.force, dir, sizeof dir, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        exit_code = LL_EXIT_USAGE;
-        goto out;
-    }
-    run = runopts_run_json("replay", replay_config_json(&o, &ro, &cfg, target.model), &cfg,
-                           &target);
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
-    }
-
-    char path[1100];
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        ll_errorf("%s: %s", path, strerror(errno));
-        goto out;
-    }
-    cfg.records_fd = fd;
-    cfg.progress = o.quiet ? 0 : (isatty(STDERR_FILENO) ? 1 : 2);
-    cfg.progress_interval_ns = cfg.progress == 1 ? LL_NS_PER_SEC : 5 * LL_NS_PER_SEC;
-
-    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        driver_result_free(&res);
-        goto out;
-    }
-    have_res = 1;
-
-    char mode[300];
-    snprintf(mode, sizeof mode, "replay %s, %zu requests, offsets x%g", ro.trace_path, trace->n,
-             cfg.trace_factor);
-    struct summary_info info = {0};
-    info.mode = mode;
-    info.offered_rate_per_s = replay_offered_rate(trace, cfg.trace_factor);
-    char slo_text[96];
-    runopts_summary_info(&cfg, &res, target.model, "the trace's times", 0, slo_text,
-                         sizeof slo_text, &info);
-    const struct stats *s = &res.stats;
-
-    summary_print(stdout, s, &info);
-    if (res.stop_reason[0])
-        printf("offering stopped early: %s\n", res.stop_reason);
-    printf("results: %s\n", dir);
-    fflush(stdout);
-
-    exit_code = runopts_finish(dir, run, summary_json(s, &info), &info, &res);
-
-out:
-    if (have_res)
-        driver_result_free(&res);
-    if (fd >= 0)
-        close(fd);
-    json_decref(run);
-    runopts_target_close(&target);
+    struct run_setup rs;
+    int exit_code = run_setup_open(&rs, &o, &cfg);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_setup_results(&rs, &o, "replay",
+                                      replay_config_json(&o, &ro, &cfg, rs.target.model), &cfg);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_setup_drive(&rs, &cfg) == 0 ? replay_report(&rs, &ro, &cfg, trace)
+                                                    : LL_EXIT_RUNTIME;
+    run_setup_close(&rs);
     runopts_workload_free(&cfg);
     trace_free(trace);
     return exit_code;

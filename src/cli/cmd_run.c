@@ -1,24 +1,21 @@
 /* cmd_run.c: `llmload run`, one load point. Parses and checks every flag
  * before anything is sent, asks the target about itself, writes run.json,
  * runs the driver, then prints and writes the summary. The flags it shares
- * with `llmload sweep` live in runopts.c. */
-#include <errno.h>
-#include <fcntl.h>
+ * with `llmload replay` and `sweep` live in runopts.c, the steps from the
+ * target to the finished results directory in runsetup.c. */
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cmds.h"
 #include "driver/driver.h"
 #include "metrics/expose.h"
 #include "measure/hist.h"
-#include "measure/results.h"
 #include "cli/runopts.h"
+#include "cli/runsetup.h"
 #include "metrics/scrape.h"
 #include "workload/session.h"
 #include "measure/summary.h"
@@ -546,6 +543,121 @@ static int run_flags(int argc, char **argv, struct run_opts *o, struct run_metri
     return runopts_metrics_flags(mo->interval, mo->off, mo->url, &mo->interval_ns, err, errlen);
 }
 
+/* The scraper (unless --no-metrics) and --expose, fed by the driver's
+ * live view. LL_EXIT_OK, or LL_EXIT_RUNTIME when --expose cannot listen. */
+static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo, int quiet,
+                         struct run_config *cfg, struct run_live *live)
+{
+    char err[512];
+    run_setup_scraper(rs, mo->url, mo->off, mo->interval_ns, cfg, quiet);
+    live->scraper = rs->scraper;
+    if (mo->expose) {
+        live->exposer = expose_new(mo->expose,
+                                   cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s, err,
+                                   sizeof err);
+        if (!live->exposer) {
+            ll_errorf("--expose: %s", err);
+            return LL_EXIT_RUNTIME;
+        }
+    }
+    if (live->scraper || live->exposer) {
+        cfg->live_cb = run_live_cb;
+        cfg->live_ud = live;
+    }
+    return LL_EXIT_OK;
+}
+
+/* The server's side of the run: stop the scraper, join its series to the
+ * run's span, and the client's figures to compare them with. Returns the
+ * join's code (LL_E_NOTFOUND without a scraper). */
+static int run_server_join(struct scraper *sc, const struct driver_result *res,
+                           struct scrape_join *j, struct scrape_client *client)
+{
+    const struct scrape_client none = {NAN, NAN, NAN, NAN, NAN};
+    *client = none;
+    if (!sc)
+        return LL_E_NOTFOUND;
+    scraper_stop(sc);
+    int rc = scrape_join(sc, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
+                         SCRAPE_SPAN_OUTER, j);
+    const struct stats *cs = &res->stats;
+    if (hist_count(cs->ttft_server)) {
+        client->ttft_sent_p50_s = (double)hist_percentile(cs->ttft_server, 50) / 1e9;
+        client->ttft_sent_p99_s = (double)hist_percentile(cs->ttft_server, 99) / 1e9;
+    }
+    client->output_tokens = (double)(cs->output_tokens + cs->output_tokens_failed);
+    client->prompt_tokens = (double)cs->prompt_tokens;
+    client->completed_ok = (double)cs->by_kind[REC_OK];
+    return rc;
+}
+
+/* Per traffic class, each with its own SLO (or the run's): print the
+ * table and return summary.json's "classes" (NULL without classes). */
+static json_t *run_classes(const struct run_config *cfg, const struct driver_result *res)
+{
+    if (!res->n_classes)
+        return NULL;
+    struct summary_class *classes = ll_calloc(res->n_classes, sizeof *classes);
+    char (*class_slo)[96] = ll_calloc(res->n_classes, sizeof *class_slo);
+    for (size_t k = 0; k < res->n_classes; k++) {
+        const struct wl_class *wc = &cfg->workload.classes->classes[k];
+        struct slo cs = *slo_or(&wc->slo, &cfg->slo);
+        classes[k].name = wc->name;
+        classes[k].s = &res->class_stats[k];
+        if (slo_is_set(&cs)) {
+            slo_format(&cs, class_slo[k], sizeof class_slo[k]);
+            classes[k].slo = class_slo[k];
+        }
+    }
+    summary_print_classes(stdout, classes, res->n_classes, res->window_ns);
+    json_t *j = summary_classes_json(classes, res->n_classes, res->window_ns);
+    free(classes);
+    free(class_slo);
+    return j;
+}
+
+/* After the driver: print the summary (classes, stop reason, the server's
+ * view, the directory) and finish the results directory. Returns the
+ * exit status. */
+static int run_report(struct run_setup *rs, const struct run_config *cfg)
+{
+    const struct driver_result *res = &rs->res;
+    struct scrape_join sjoin;
+    struct scrape_client client;
+    int join_rc = run_server_join(rs->scraper, res, &sjoin, &client);
+
+    char mode[160];
+    runopts_mode_label(cfg, mode, sizeof mode);
+    struct summary_info info = {0};
+    info.mode = mode;
+    info.closed_loop = cfg->mode == LOAD_CLOSED;
+    info.offered_rate_per_s = cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s;
+    if (cfg->mode == LOAD_SESSIONS)
+        session_summary_info(cfg, res, mode, sizeof mode, &info);
+    char slo_text[96];
+    /* The achieved-rate check is open loop's: a cap, users or sessions set
+     * their own pace, and an interrupted window is short by design. */
+    runopts_summary_info(cfg, res, rs->target.model, "the schedule",
+                         cfg->mode == LOAD_OPEN && !res->interrupted, slo_text, sizeof slo_text,
+                         &info);
+
+    summary_print(stdout, &res->stats, &info);
+    json_t *classes = run_classes(cfg, res);
+    if (res->stop_reason[0])
+        printf("offering stopped early: %s\n", res->stop_reason);
+    if (rs->scraper)
+        scrape_join_print(stdout, &sjoin, join_rc, &client, rs->scraper);
+    printf("results: %s\n", rs->dir);
+    fflush(stdout);
+
+    json_t *sj = summary_json(&res->stats, &info);
+    if (classes)
+        json_object_set_new(sj, "classes", classes);
+    if (rs->scraper)
+        json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
+    return run_setup_finish(rs, sj, &info);
+}
+
 int run_main(int argc, char **argv)
 {
     struct run_opts o = {0};
@@ -572,146 +684,19 @@ int run_main(int argc, char **argv)
         return LL_EXIT_USAGE;
     }
 
-    int exit_code = LL_EXIT_RUNTIME;
-    struct runopts_target target;
-    json_t *run = NULL;
-    char dir[1024];
-    int fd = -1;
-    struct driver_result res;
-    int have_res = 0;
+    struct run_setup rs;
     struct run_live live = {0};
-
-    runopts_raise_nofile();
-    signal(SIGPIPE, SIG_IGN);
-    exit_code = runopts_target_open(&o, &cfg, &target);
-    if (exit_code != LL_EXIT_OK)
-        goto out;
-    exit_code = LL_EXIT_RUNTIME;
-    const char *model = target.model;
-
-    if (results_dir_prepare(o.out, o.force, dir, sizeof dir, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        exit_code = LL_EXIT_USAGE;
-        goto out;
+    int exit_code = run_setup_open(&rs, &o, &cfg);
+    if (exit_code == LL_EXIT_OK) {
+        json_t *config = runopts_config_json(&o, &cfg, rs.target.model);
+        exit_code = run_setup_results(&rs, &o, "run", session_config_json(config, &cfg), &cfg);
     }
-    run = runopts_run_json("run", session_config_json(runopts_config_json(&o, &cfg, model), &cfg),
-                           &cfg, &target);
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
-    }
-
-    char path[1100];
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        ll_errorf("%s: %s", path, strerror(errno));
-        goto out;
-    }
-    cfg.records_fd = fd;
-    cfg.progress = o.quiet ? 0 : (isatty(STDERR_FILENO) ? 1 : 2);
-    cfg.progress_interval_ns = cfg.progress == 1 ? LL_NS_PER_SEC : 5 * LL_NS_PER_SEC;
-
-    if (!mo.off)
-        live.scraper = scraper_for_run(mo.url, cfg.transport.base_url, mo.interval_ns, dir,
-                                       o.quiet);
-    if (mo.expose) {
-        live.exposer = expose_new(mo.expose, cfg.mode == LOAD_CLOSED ? 0 : cfg.arrival.rate_per_s,
-                                  err, sizeof err);
-        if (!live.exposer) {
-            ll_errorf("--expose: %s", err);
-            goto out;
-        }
-    }
-    if (live.scraper || live.exposer) {
-        cfg.live_cb = run_live_cb;
-        cfg.live_ud = &live;
-    }
-
-    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        driver_result_free(&res);
-        goto out;
-    }
-    have_res = 1;
-    struct scrape_join sjoin;
-    struct scrape_client client = {NAN, NAN, NAN, NAN, NAN};
-    int join_rc = LL_E_NOTFOUND;
-    if (live.scraper) {
-        scraper_stop(live.scraper);
-        join_rc = scrape_join(live.scraper, res.run_start_abs_ns,
-                              res.run_start_abs_ns + res.elapsed_ns, SCRAPE_SPAN_OUTER, &sjoin);
-        const struct stats *cs = &res.stats;
-        if (hist_count(cs->ttft_server)) {
-            client.ttft_sent_p50_s = (double)hist_percentile(cs->ttft_server, 50) / 1e9;
-            client.ttft_sent_p99_s = (double)hist_percentile(cs->ttft_server, 99) / 1e9;
-        }
-        client.output_tokens = (double)(cs->output_tokens + cs->output_tokens_failed);
-        client.prompt_tokens = (double)cs->prompt_tokens;
-        client.completed_ok = (double)cs->by_kind[REC_OK];
-    }
-
-    char mode[160];
-    runopts_mode_label(&cfg, mode, sizeof mode);
-    struct summary_info info = {0};
-    info.mode = mode;
-    info.closed_loop = cfg.mode == LOAD_CLOSED;
-    info.offered_rate_per_s = cfg.mode == LOAD_CLOSED ? 0 : cfg.arrival.rate_per_s;
-    if (cfg.mode == LOAD_SESSIONS)
-        session_summary_info(&cfg, &res, mode, sizeof mode, &info);
-    char slo_text[96];
-    /* The achieved-rate check is open loop's: a cap, users or sessions set
-     * their own pace, and an interrupted window is short by design. */
-    runopts_summary_info(&cfg, &res, model, "the schedule",
-                         cfg.mode == LOAD_OPEN && !res.interrupted, slo_text, sizeof slo_text,
-                         &info);
-    const struct stats *s = &res.stats;
-
-    summary_print(stdout, s, &info);
-    /* Per traffic class, each with its own SLO (or the run's). */
-    struct summary_class *classes = NULL;
-    char (*class_slo)[96] = NULL;
-    if (res.n_classes) {
-        classes = ll_calloc(res.n_classes, sizeof *classes);
-        class_slo = ll_calloc(res.n_classes, sizeof *class_slo);
-        for (size_t k = 0; k < res.n_classes; k++) {
-            const struct wl_class *wc = &cfg.workload.classes->classes[k];
-            struct slo cs = *slo_or(&wc->slo, &cfg.slo);
-            classes[k].name = wc->name;
-            classes[k].s = &res.class_stats[k];
-            if (slo_is_set(&cs)) {
-                slo_format(&cs, class_slo[k], sizeof class_slo[k]);
-                classes[k].slo = class_slo[k];
-            }
-        }
-        summary_print_classes(stdout, classes, res.n_classes, res.window_ns);
-    }
-    if (res.stop_reason[0])
-        printf("offering stopped early: %s\n", res.stop_reason);
-    if (live.scraper)
-        scrape_join_print(stdout, &sjoin, join_rc, &client, live.scraper);
-    printf("results: %s\n", dir);
-    fflush(stdout);
-
-    json_t *sj = summary_json(s, &info);
-    if (res.n_classes)
-        json_object_set_new(sj, "classes",
-                            summary_classes_json(classes, res.n_classes, res.window_ns));
-    free(classes);
-    free(class_slo);
-    if (live.scraper)
-        json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, live.scraper));
-    exit_code = runopts_finish(dir, run, sj, &info, &res);
-
-out:
-    scraper_free(live.scraper);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_live_open(&rs, &mo, o.quiet, &cfg, &live);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_setup_drive(&rs, &cfg) == 0 ? run_report(&rs, &cfg) : LL_EXIT_RUNTIME;
     expose_free(live.exposer);
-    if (have_res)
-        driver_result_free(&res);
-    if (fd >= 0)
-        close(fd);
-    json_decref(run);
-    runopts_target_close(&target);
+    run_setup_close(&rs);
     runopts_workload_free(&cfg);
     return exit_code;
 }

@@ -33,6 +33,7 @@
 #include "driver/driver.h"
 #include "measure/results.h"
 #include "cli/runopts.h"
+#include "cli/runsetup.h"
 #include "metrics/scrape.h"
 #include "sweep/sweep.h"
 #include "util/util.h"
@@ -802,58 +803,41 @@ int sweep_main(int argc, char **argv)
         return LL_EXIT_USAGE;
     }
 
-    int exit_code = LL_EXIT_RUNTIME;
-    struct runopts_target target;
+    struct run_setup rs;
     struct sweep_run sr = {.records_fd = -1, .quiet = o.quiet};
-    json_t *run = NULL;
-    char dir[1024], path[1100], started[40];
+    char path[1100], started[40];
     sigset_t block, old;
 
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    runopts_raise_nofile();
-    signal(SIGPIPE, SIG_IGN);
-    exit_code = runopts_target_open(&o, &cfg, &target);
+    int exit_code = run_setup_open(&rs, &o, &cfg);
+    if (exit_code != LL_EXIT_OK)
+        goto out;
+    iso_now(started, sizeof started);
+    exit_code = run_setup_results(&rs, &o, "sweep",
+                                  plan_json(&o, &cfg, &plan, &set, rs.target.model, started), &cfg);
     if (exit_code != LL_EXIT_OK)
         goto out;
     exit_code = LL_EXIT_RUNTIME;
-    if (results_dir_prepare(o.out, o.force, dir, sizeof dir, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        exit_code = LL_EXIT_USAGE;
-        goto out;
-    }
-    sr.dir = dir;
-    iso_now(started, sizeof started);
-    run = runopts_run_json("sweep", plan_json(&o, &cfg, &plan, &set, target.model, started),
-                           &cfg, &target);
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
-    }
-    snprintf(sr.records_path, sizeof sr.records_path, "%s/requests.jsonl", dir);
-    sr.records_fd = open(sr.records_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
-                         0644);
-    if (sr.records_fd < 0) {
-        ll_errorf("%s: %s", sr.records_path, strerror(errno));
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    sr.dir = rs.dir;
+    sr.records_fd = rs.records_fd;
+    snprintf(sr.records_path, sizeof sr.records_path, "%s", rs.records_path);
+    snprintf(path, sizeof path, "%s/steps.jsonl", rs.dir);
     sr.steps_f = fopen(path, "we");
     if (!sr.steps_f) {
         ll_errorf("%s: %s", path, strerror(errno));
         goto out;
     }
-    if (!so.no_metrics)
-        sr.scraper = scraper_for_run(so.metrics_url, cfg.transport.base_url, metrics_interval_ns,
-                                     dir, o.quiet);
+    run_setup_scraper(&rs, so.metrics_url, so.no_metrics, metrics_interval_ns, &cfg, o.quiet);
     sr.start_ns = ll_now_ns();
-    if (sr.scraper && scraper_start(sr.scraper, sr.start_ns, err, sizeof err) != 0) {
+    if (rs.scraper && scraper_start(rs.scraper, sr.start_ns, err, sizeof err) != 0) {
         ll_errorf("warning: server metrics: %s", err);
-        scraper_free(sr.scraper);
-        sr.scraper = NULL;
+        scraper_free(rs.scraper);
+        rs.scraper = NULL;
     }
+    sr.scraper = rs.scraper;
 
     char stop[256] = "";
     if (set.auto_rates) {
@@ -876,9 +860,9 @@ int sweep_main(int argc, char **argv)
         json_decref(e);
         fprintf(sr.steps_f, "%s\n", t ? t : "{}");
         free(t);
-        json_object_set_new(json_object_get(json_object_get(run, "config"), "sweep"),
+        json_object_set_new(json_object_get(json_object_get(rs.run, "config"), "sweep"),
                             "estimate_rps", json_real(set.estimate_rps));
-        if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        if (results_write_json_atomic(rs.dir, "run.json", rs.run, err, sizeof err) != 0) {
             ll_errorf("%s", err);
             goto out;
         }
@@ -911,14 +895,14 @@ int sweep_main(int argc, char **argv)
     free(t);
     fclose(sr.steps_f);
     sr.steps_f = NULL;
-    close(sr.records_fd);
-    sr.records_fd = -1;
+    close(rs.records_fd);
+    rs.records_fd = sr.records_fd = -1;
 
-    printf("llmload sweep of %s (model %s): %s\n\n", cfg.transport.base_url, target.model,
+    printf("llmload sweep of %s (model %s): %s\n\n", cfg.transport.base_url, rs.target.model,
            set.auto_rates ? "auto rates" : "given rates");
     fflush(stdout);
-    exit_code = report_build_dir(dir, stdout);
-    printf("results: %s (report.html, steps.csv, summary.json)\n", dir);
+    exit_code = report_build_dir(rs.dir, stdout);
+    printf("results: %s (report.html, steps.csv, summary.json)\n", rs.dir);
     fflush(stdout);
     if (st > 0)
         exit_code = 130;
@@ -928,15 +912,11 @@ int sweep_main(int argc, char **argv)
 out:
     if (sr.steps_f)
         fclose(sr.steps_f);
-    if (sr.records_fd >= 0)
-        close(sr.records_fd);
     for (size_t i = 0; i < sr.n_steps; i++)
         sweep_step_free(&sr.steps[i]);
     free(sr.steps);
     free(sr.points);
-    json_decref(run);
-    scraper_free(sr.scraper);
-    runopts_target_close(&target);
+    run_setup_close(&rs);
     runopts_workload_free(&cfg);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return exit_code;

@@ -1,7 +1,7 @@
-/* runopts.h: the flags `llmload run` and `llmload sweep` share (target,
+/* runopts.h: the flags `llmload run`, `replay` and `sweep` share (target,
  * workload, timeouts, output), the checks that turn them into a run_config,
- * the probe of the target (GET BASE/models) and the "config" object of
- * run.json.
+ * the "config" object of run.json and the summary's facts. The probe of
+ * the target and the rest of the sequence are in runsetup.h.
  *
  * Each command keeps its own getopt_long table: it starts with
  * RUNOPTS_COMMON_OPTIONS entries (runopts_common_options) and adds its own,
@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <curl/curl.h>
 #include <getopt.h>
 #include <jansson.h>
 
@@ -174,37 +173,9 @@ extern const char runopts_workload_help[];
  * loaded, and twice. */
 void runopts_workload_free(struct run_config *cfg);
 
-/* The target, once asked about itself. Owned; runopts_target_close. */
-struct runopts_target {
-    struct curl_slist *headers;     /* request headers, auth included */
-    json_t *models;                 /* BASE/models, NULL when it failed */
-    char server[128];               /* its Server header, "" if none */
-    char *first_id;                 /* first model id it listed, or NULL */
-    char *auth;                     /* the Authorization line (wiped on close) */
-    const char *model;              /* the model to ask for (o->model or first_id) */
-    int curl_up;                    /* 1 once curl_global_init succeeded */
-};
-
-/* Initialise libcurl, build the request headers (API key from the
- * environment, -H lines), ask BASE/models and pick the model; sets
- * cfg->transport.headers and .model. Returns LL_EXIT_OK, or the exit status
- * to end with after printing the reason (LL_EXIT_USAGE, LL_EXIT_RUNTIME).
- * Call runopts_target_close in every case. */
-int runopts_target_open(const struct run_opts *o, struct run_config *cfg,
-                        struct runopts_target *t);
-
-/* Free what runopts_target_open made and clean libcurl up (once, when it
- * was set up). Safe on a zeroed struct and twice. */
-void runopts_target_close(struct runopts_target *t);
-
 /* The "config" object of run.json for cfg. Caller owns the reference. */
 json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,
                             const char *model);
-
-/* The run.json root: schema, version, command, config (taken over: the
- * caller passes a new reference), host and target. Caller owns it. */
-json_t *runopts_run_json(const char *command, json_t *config, const struct run_config *cfg,
-                         const struct runopts_target *t);
 
 /* "open-loop poisson 20/s" and the like, for summaries. */
 void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len);
@@ -225,16 +196,6 @@ void runopts_raise_nofile(void);
 void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,
                           const char *model, const char *kept, int check_achieved, char *slo_buf,
                           size_t slo_len, struct summary_info *info);
-
-/* The end of a run or replay, after the terminal summary: write
- * summary.json (sj, taken over; the stop reason and the other driver facts
- * are added here), then run.json (run, still the caller's) once more with
- * its "outcome" (exit status, invalid and why, interrupted, stop reason),
- * so that every file of the results directory says whether the run
- * measured what it meant to. Returns the exit status: 130 interrupted,
- * 1 INVALID, 3 records lost or a file not written, else 0. */
-int runopts_finish(const char *dir, json_t *run, json_t *sj, const struct summary_info *info,
-                   const struct driver_result *res);
 
 /* Check a --url: http:// or https://, a host (an IPv6 literal in
  * brackets), a port of 1 to 65535 when one is given, and no user info
