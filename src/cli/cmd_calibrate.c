@@ -229,6 +229,60 @@ static double probe_count(struct calib_http *h, const struct calib_opts *o, cons
     return n;
 }
 
+/* --model, or the first id BASE/models lists. Caller frees; NULL with the
+ * reason printed. */
+static char *calib_model(struct calib_http *h, const struct calib_opts *o)
+{
+    if (o->model)
+        return ll_strdup(o->model);
+    char err[RUNOPTS_ERR_MAX] = "", *model = NULL;
+    char *url = join_url(o->url, "/models");
+    json_t *m = http_json(h, url, NULL, err, sizeof err);
+    free(url);
+    json_t *id = json_object_get(json_array_get(json_object_get(m, "data"), 0), "id");
+    if (json_is_string(id))
+        model = ll_strdup(json_string_value(id));
+    json_decref(m);
+    if (!model)
+        ll_errorf("calibrate: no model (give --model M): %s",
+                  *err ? err : "BASE/models listed none");
+    return model;
+}
+
+/* Send the CALIB_PROBES probes in turn: words, tokens and weights of the
+ * *probes that were counted. 0, or -1 with the reason printed. */
+static int calib_probe_all(struct calib_http *h, const struct calib_opts *o, const char *model,
+                           double *words, double *tokens, double *weight, int *use_tokenize,
+                           size_t *probes)
+{
+    char err[RUNOPTS_ERR_MAX] = "";
+    size_t cap = 5 * (size_t)calib_probe_words[CALIB_PROBES - 1] + 16;
+    char *text = ll_malloc(cap + 1);
+    int rc = 0;
+    for (size_t i = 0; i < CALIB_PROBES; i++) {
+        size_t n = wl_prompt_build(CALIB_SEED, i, calib_probe_words[i], -1, 0, text, cap);
+        text[n] = 0;
+        words[i] = calib_probe_words[i];
+        weight[i] = 1.0 / ((double)calib_probe_words[i] - 3.0);
+        tokens[i] = probe_count(h, o, model, text, use_tokenize, err, sizeof err);
+        if (tokens[i] < 0 && i >= CALIB_MIN_PROBES && strstr(err, ": HTTP 4")) {
+            /* A server with a short context refuses the long probes: fit
+             * the ones it took (its prompts cannot be longer anyway). */
+            fprintf(stderr, "calibrate: probe %zu (%u words) refused (%s); fitting the %zu "
+                    "shorter probes\n", i, calib_probe_words[i], err, i);
+            break;
+        }
+        if (tokens[i] < 0) {
+            ll_errorf("calibrate: probe %zu (%u words): %s", i, calib_probe_words[i], err);
+            rc = -1;
+            break;
+        }
+        (*probes)++;
+    }
+    free(text);
+    return rc;
+}
+
 int calibrate_main(int argc, char **argv)
 {
     struct calib_opts o = {0};
@@ -245,7 +299,7 @@ int calibrate_main(int argc, char **argv)
     err[0] = '\0';
     int status = LL_EXIT_RUNTIME;
     struct curl_slist *headers = NULL;
-    char *auth = NULL, *model = NULL, *text = NULL;
+    char *auth = NULL, *model = NULL;
     struct calib_http h = {0};
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
         ll_errorf("calibrate: libcurl did not initialise");
@@ -270,46 +324,14 @@ int calibrate_main(int argc, char **argv)
     h.opts.timeout_ns = 120 * LL_NS_PER_SEC;
     h.opts.connect_timeout_ns = 10 * LL_NS_PER_SEC;
     h.opts.max_body_bytes = (size_t)64 << 20;
-    if (o.model) {
-        model = ll_strdup(o.model);
-    } else {
-        char *url = join_url(o.url, "/models");
-        json_t *m = http_json(&h, url, NULL, err, sizeof err);
-        free(url);
-        json_t *id = json_object_get(json_array_get(json_object_get(m, "data"), 0), "id");
-        if (json_is_string(id))
-            model = ll_strdup(json_string_value(id));
-        json_decref(m);
-        if (!model) {
-            ll_errorf("calibrate: no model (give --model M): %s",
-                      *err ? err : "BASE/models listed none");
-            goto fail;
-        }
-    }
+    model = calib_model(&h, &o);
+    if (!model)
+        goto fail;
     double words[CALIB_PROBES], tokens[CALIB_PROBES], weight[CALIB_PROBES];
-    size_t cap = 5 * (size_t)calib_probe_words[CALIB_PROBES - 1] + 16;
-    text = ll_malloc(cap + 1);
     int use_tokenize = 0;
     size_t probes = 0;
-    for (size_t i = 0; i < CALIB_PROBES; i++) {
-        size_t n = wl_prompt_build(CALIB_SEED, i, calib_probe_words[i], -1, 0, text, cap);
-        text[n] = 0;
-        words[i] = calib_probe_words[i];
-        weight[i] = 1.0 / ((double)calib_probe_words[i] - 3.0);
-        tokens[i] = probe_count(&h, &o, model, text, &use_tokenize, err, sizeof err);
-        if (tokens[i] < 0 && i >= CALIB_MIN_PROBES && strstr(err, ": HTTP 4")) {
-            /* A server with a short context refuses the long probes: fit
-             * the ones it took (its prompts cannot be longer anyway). */
-            fprintf(stderr, "calibrate: probe %zu (%u words) refused (%s); fitting the %zu "
-                    "shorter probes\n", i, calib_probe_words[i], err, i);
-            break;
-        }
-        if (tokens[i] < 0) {
-            ll_errorf("calibrate: probe %zu (%u words): %s", i, calib_probe_words[i], err);
-            goto fail;
-        }
-        probes++;
-    }
+    if (calib_probe_all(&h, &o, model, words, tokens, weight, &use_tokenize, &probes) != 0)
+        goto fail;
     struct calib_fit fit;
     memset(&fit, 0, sizeof fit);
     snprintf(fit.model, sizeof fit.model, "%s", model);
@@ -336,7 +358,6 @@ int calibrate_main(int argc, char **argv)
            model, fit.slope, fit.intercept, fit.residual, fit.probes, fit.source, o.out);
     status = LL_EXIT_OK;
 fail:
-    free(text);
     free(model);
     curl_slist_free_all(headers);
     if (auth) {

@@ -781,6 +781,67 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
     return rc;
 }
 
+/* --rates auto: probe the capacity, note it in steps.jsonl and run.json.
+ * LL_EXIT_OK, 130 when interrupted, or LL_EXIT_RUNTIME, reason printed. */
+static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct run_config *cfg,
+                       const struct sweep_plan *plan, struct sweep_settings *set, int quiet)
+{
+    char err[1200] = "";
+    int intr = 0;
+    set->estimate_rps = probe_capacity(cfg, plan->probe_ns, quiet, &intr, err, sizeof err);
+    if (intr) {
+        ll_errorf("interrupted during the capacity probe");
+        return 130;
+    }
+    if (!(set->estimate_rps > 0)) {
+        ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
+        return LL_EXIT_RUNTIME;
+    }
+    json_t *e = json_object();
+    json_object_set_new(e, "kind", json_string("probe"));
+    json_object_set_new(e, "estimate_rps", json_real(set->estimate_rps));
+    char *t = json_dumps(e, JSON_COMPACT);
+    json_decref(e);
+    fprintf(sr->steps_f, "%s\n", t ? t : "{}");
+    free(t);
+    json_object_set_new(json_object_get(json_object_get(rs->run, "config"), "sweep"),
+                        "estimate_rps", json_real(set->estimate_rps));
+    if (results_write_json_atomic(rs->dir, "run.json", rs->run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_RUNTIME;
+    }
+    if (!quiet)
+        ll_errorf("probe: estimated capacity %.3g req/s; stepping from %.3g req/s",
+                  set->estimate_rps, round3(set->estimate_rps * 0.1));
+    return LL_EXIT_OK;
+}
+
+/* Stop the scraper (NULL: none) and say how many scrapes failed. */
+static void sweep_scraper_stop(struct scraper *sc, int quiet)
+{
+    if (!sc)
+        return;
+    scraper_stop(sc);
+    uint64_t scrapes = 0, failed = 0;
+    scraper_counts(sc, &scrapes, &failed);
+    if (failed && !quiet)
+        ll_errorf("server metrics: %llu of %llu scrapes of %s failed (counted as gaps)",
+                  (unsigned long long)failed, (unsigned long long)scrapes, scraper_url(sc));
+}
+
+/* steps.jsonl's last line, {"kind": "end", "stop_reason": ...}. 0 or -1. */
+static int sweep_end_line(FILE *f, const char *stop)
+{
+    json_t *end = json_object();
+    json_object_set_new(end, "kind", json_string("end"));
+    json_object_set_new(end, "stop_reason", stop[0] ? json_string(stop) : json_null());
+    char *t = json_dumps(end, JSON_COMPACT);
+    json_decref(end);
+    int rc = !t || fprintf(f, "%s\n", t) < 0 || fflush(f) != 0 ? -1 : 0;
+    free(t);
+    return rc;
+}
+
 int sweep_main(int argc, char **argv)
 {
     struct run_opts o = {0};
@@ -841,58 +902,19 @@ int sweep_main(int argc, char **argv)
 
     char stop[256] = "";
     if (set.auto_rates) {
-        int intr = 0;
-        err[0] = '\0';
-        set.estimate_rps = probe_capacity(&cfg, plan.probe_ns, o.quiet, &intr, err, sizeof err);
-        if (intr) {
-            ll_errorf("interrupted during the capacity probe");
-            exit_code = 130;
+        exit_code = sweep_probe(&rs, &sr, &cfg, &plan, &set, o.quiet);
+        if (exit_code != LL_EXIT_OK)
             goto out;
-        }
-        if (!(set.estimate_rps > 0)) {
-            ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
-            goto out;
-        }
-        json_t *e = json_object();
-        json_object_set_new(e, "kind", json_string("probe"));
-        json_object_set_new(e, "estimate_rps", json_real(set.estimate_rps));
-        char *t = json_dumps(e, JSON_COMPACT);
-        json_decref(e);
-        fprintf(sr.steps_f, "%s\n", t ? t : "{}");
-        free(t);
-        json_object_set_new(json_object_get(json_object_get(rs.run, "config"), "sweep"),
-                            "estimate_rps", json_real(set.estimate_rps));
-        if (results_write_json_atomic(rs.dir, "run.json", rs.run, err, sizeof err) != 0) {
-            ll_errorf("%s", err);
-            goto out;
-        }
-        if (!o.quiet)
-            ll_errorf("probe: estimated capacity %.3g req/s; stepping from %.3g req/s",
-                      set.estimate_rps, round3(set.estimate_rps * 0.1));
+        exit_code = LL_EXIT_RUNTIME;
     }
     int st = run_sweep(&sr, &cfg, &plan, &set, stop, sizeof stop);
-    if (sr.scraper) {
-        scraper_stop(sr.scraper);
-        uint64_t scrapes = 0, failed = 0;
-        scraper_counts(sr.scraper, &scrapes, &failed);
-        if (failed && !o.quiet)
-            ll_errorf("server metrics: %llu of %llu scrapes of %s failed (counted as gaps)",
-                      (unsigned long long)failed, (unsigned long long)scrapes,
-                      scraper_url(sr.scraper));
-    }
+    sweep_scraper_stop(sr.scraper, o.quiet);
     if (st < 0 && sr.n_steps == 0)
         goto out;
-    json_t *end = json_object();
-    json_object_set_new(end, "kind", json_string("end"));
-    json_object_set_new(end, "stop_reason", stop[0] ? json_string(stop) : json_null());
-    char *t = json_dumps(end, JSON_COMPACT);
-    json_decref(end);
-    if (!t || fprintf(sr.steps_f, "%s\n", t) < 0 || fflush(sr.steps_f) != 0) {
-        free(t);
+    if (sweep_end_line(sr.steps_f, stop) != 0) {
         ll_errorf("%s: cannot write", path);
         goto out;
     }
-    free(t);
     fclose(sr.steps_f);
     sr.steps_f = NULL;
     close(rs.records_fd);
