@@ -21,6 +21,7 @@
 #include "workload/calibrate.h"
 #include "cli/cmds.h"
 #include "cli/runopts.h"
+#include "http/fetch.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
 
@@ -42,60 +43,36 @@ static const unsigned calib_probe_words[CALIB_PROBES] = {4, 8, 16, 32, 64, 128, 
                                                          512, 1024, 2048};
 
 struct calib_opts {
-    const char *url, *model, *out, *api, *api_key_env;
-    int completions;
+    const char *url, *model, *out, *api, *api_key_env, *cacert;
+    int completions, insecure;
 };
 
-struct grow {
-    char *p;
-    size_t len;
+/* What every request of a calibration shares: the connection, the
+ * headers and the TLS options. */
+struct calib_http {
+    struct fetcher *fetch;
+    struct fetch_opts opts;
+    struct fetch_response resp;
 };
-
-static size_t grow_write(char *buf, size_t size, size_t n, void *ud)
-{
-    struct grow *g = ud;
-    size_t add = size * n;
-    if (g->len + add > ((size_t)64 << 20))
-        return 0;
-    g->p = ll_realloc(g->p, g->len + add + 1);
-    memcpy(g->p + g->len, buf, add);
-    g->len += add;
-    g->p[g->len] = 0;
-    return add;
-}
 
 /* One HTTP request: GET when body is NULL, else POST of JSON body. Returns
  * the parsed JSON response (caller decrefs) when the status is 2xx, else
  * NULL with the reason in err. */
-static json_t *http_json(CURL *c, const char *url, const struct curl_slist *headers,
-                         const char *body, char *err, size_t errlen)
+static json_t *http_json(struct calib_http *h, const char *url, const char *body, char *err,
+                         size_t errlen)
 {
-    struct grow g = {NULL, 0};
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, grow_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &g);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    if (body)
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    CURLcode rc = curl_easy_perform(c);
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    char why[256];
     json_t *j = NULL;
-    if (rc != CURLE_OK) {
-        snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(rc));
-    } else if (status < 200 || status > 299) {
-        snprintf(err, errlen, "%s: HTTP %ld", url, status);
+    if (fetch_request(h->fetch, url, body, &h->opts, &h->resp, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: %s", url, why);
+    } else if (h->resp.status < 200 || h->resp.status > 299) {
+        snprintf(err, errlen, "%s: HTTP %ld", url, h->resp.status);
     } else {
         json_error_t je;
-        j = json_loadb(g.p ? g.p : "", g.len, 0, &je);
+        j = json_loadb(h->resp.body ? h->resp.body : "", h->resp.body_len, 0, &je);
         if (!j)
             snprintf(err, errlen, "%s: response is not JSON (%s)", url, je.text);
     }
-    free(g.p);
     return j;
 }
 
@@ -111,19 +88,25 @@ static void usage(FILE *f)
             "  --model M         model to ask for (default: the first one BASE/models lists)\n"
             "  --api API         openai-chat (default) or openai-completions\n"
             "  --api-key-env V   environment variable holding the API key (default OPENAI_API_KEY)\n"
+            "  --cacert FILE     CA bundle for TLS\n"
+            "  --insecure        do not verify TLS certificates\n"
             "  --out FILE        where to save the fit (default calibration.json)\n",
             RUNOPTS_DEFAULT_URL);
 }
 
-static void parse_args(int argc, char **argv, struct calib_opts *o)
+/* The flags into o: 0, RUNOPTS_HELP, or LL_E_INVAL with the reason in err. */
+static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, size_t errlen)
 {
-    enum { OPT_URL = 256, OPT_MODEL, OPT_OUT, OPT_API, OPT_KEY, OPT_HELP };
+    enum { OPT_URL = 256, OPT_MODEL, OPT_OUT, OPT_API, OPT_KEY, OPT_CACERT, OPT_INSECURE,
+           OPT_HELP };
     static const struct option table[] = {
         {"url", required_argument, NULL, OPT_URL},
         {"model", required_argument, NULL, OPT_MODEL},
         {"out", required_argument, NULL, OPT_OUT},
         {"api", required_argument, NULL, OPT_API},
         {"api-key-env", required_argument, NULL, OPT_KEY},
+        {"cacert", required_argument, NULL, OPT_CACERT},
+        {"insecure", no_argument, NULL, OPT_INSECURE},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -137,26 +120,31 @@ static void parse_args(int argc, char **argv, struct calib_opts *o)
         case OPT_OUT: o->out = optarg; break;
         case OPT_API: o->api = optarg; break;
         case OPT_KEY: o->api_key_env = optarg; break;
+        case OPT_CACERT: o->cacert = optarg; break;
+        case OPT_INSECURE: o->insecure = 1; break;
         case 'h':
-        case OPT_HELP: usage(stdout); exit(LL_EXIT_OK);
+        case OPT_HELP: return RUNOPTS_HELP;
         default:
-            ll_usage_fail("calibrate: unknown or incomplete option \"%s\" (see --help)",
-                          argv[optind - 1]);
+            return runopts_errf(err, errlen, "calibrate: unknown or incomplete option \"%s\" "
+                                "(see --help)", argv[optind - 1]);
         }
     }
     if (optind < argc)
-        ll_usage_fail("calibrate: unexpected argument \"%s\"", argv[optind]);
+        return runopts_errf(err, errlen, "calibrate: unexpected argument \"%s\"", argv[optind]);
     if (!o->url)
         o->url = RUNOPTS_DEFAULT_URL;
-    runopts_check_url(o->url);
+    if (runopts_check_url(o->url, err, errlen) != 0)
+        return LL_E_INVAL;
     if (!o->out)
         o->out = "calibration.json";
     if (o->api) {
         if (strcmp(o->api, "openai-completions") == 0 || strcmp(o->api, "completions") == 0)
             o->completions = 1;
         else if (strcmp(o->api, "openai-chat") != 0 && strcmp(o->api, "chat") != 0)
-            ll_usage_fail("--api: expected openai-chat or openai-completions, got \"%s\"", o->api);
+            return runopts_errf(err, errlen, "--api: expected openai-chat or "
+                                "openai-completions, got \"%s\"", o->api);
     }
+    return 0;
 }
 
 /* base with any trailing '/' dropped, then suffix. Caller frees. */
@@ -188,9 +176,8 @@ static char *tokenize_url(const char *base)
 /* The server's token count of text: usage.prompt_tokens of a one-token
  * request, or /tokenize's count when usage is absent (*source says which).
  * Returns >= 0, or -1 with the reason in err. */
-static double probe_count(CURL *c, const struct calib_opts *o, const char *model,
-                          const struct curl_slist *headers, const char *text, int *use_tokenize,
-                          char *err, size_t errlen)
+static double probe_count(struct calib_http *h, const struct calib_opts *o, const char *model,
+                          const char *text, int *use_tokenize, char *err, size_t errlen)
 {
     double n = -1;
     if (!*use_tokenize) {
@@ -208,7 +195,7 @@ static double probe_count(CURL *c, const struct calib_opts *o, const char *model
         char *body = json_dumps(req, JSON_COMPACT);
         json_decref(req);
         char *url = join_url(o->url, o->completions ? "/completions" : "/chat/completions");
-        json_t *resp = http_json(c, url, headers, body, err, errlen);
+        json_t *resp = http_json(h, url, body, err, errlen);
         free(url);
         free(body);
         if (!resp)
@@ -225,7 +212,7 @@ static double probe_count(CURL *c, const struct calib_opts *o, const char *model
     char *body = json_dumps(req, JSON_COMPACT);
     json_decref(req);
     char *url = tokenize_url(o->url);
-    json_t *resp = http_json(c, url, headers, body, err, errlen);
+    json_t *resp = http_json(h, url, body, err, errlen);
     free(url);
     free(body);
     if (!resp) {
@@ -242,21 +229,84 @@ static double probe_count(CURL *c, const struct calib_opts *o, const char *model
     return n;
 }
 
+/* --model, or the first id BASE/models lists. Caller frees; NULL with the
+ * reason printed. */
+static char *calib_model(struct calib_http *h, const struct calib_opts *o)
+{
+    if (o->model)
+        return ll_strdup(o->model);
+    char err[RUNOPTS_ERR_MAX] = "", *model = NULL;
+    char *url = join_url(o->url, "/models");
+    json_t *m = http_json(h, url, NULL, err, sizeof err);
+    free(url);
+    json_t *id = json_object_get(json_array_get(json_object_get(m, "data"), 0), "id");
+    if (json_is_string(id))
+        model = ll_strdup(json_string_value(id));
+    json_decref(m);
+    if (!model)
+        ll_errorf("calibrate: no model (give --model M): %s",
+                  *err ? err : "BASE/models listed none");
+    return model;
+}
+
+/* Send the CALIB_PROBES probes in turn: words, tokens and weights of the
+ * *probes that were counted. 0, or -1 with the reason printed. */
+static int calib_probe_all(struct calib_http *h, const struct calib_opts *o, const char *model,
+                           double *words, double *tokens, double *weight, int *use_tokenize,
+                           size_t *probes)
+{
+    char err[RUNOPTS_ERR_MAX] = "";
+    size_t cap = 5 * (size_t)calib_probe_words[CALIB_PROBES - 1] + 16;
+    char *text = ll_malloc(cap + 1);
+    int rc = 0;
+    for (size_t i = 0; i < CALIB_PROBES; i++) {
+        size_t n = wl_prompt_build(CALIB_SEED, i, calib_probe_words[i], -1, 0, text, cap);
+        text[n] = 0;
+        words[i] = calib_probe_words[i];
+        weight[i] = 1.0 / ((double)calib_probe_words[i] - 3.0);
+        tokens[i] = probe_count(h, o, model, text, use_tokenize, err, sizeof err);
+        if (tokens[i] < 0 && i >= CALIB_MIN_PROBES && strstr(err, ": HTTP 4")) {
+            /* A server with a short context refuses the long probes: fit
+             * the ones it took (its prompts cannot be longer anyway). */
+            fprintf(stderr, "calibrate: probe %zu (%u words) refused (%s); fitting the %zu "
+                    "shorter probes\n", i, calib_probe_words[i], err, i);
+            break;
+        }
+        if (tokens[i] < 0) {
+            ll_errorf("calibrate: probe %zu (%u words): %s", i, calib_probe_words[i], err);
+            rc = -1;
+            break;
+        }
+        (*probes)++;
+    }
+    free(text);
+    return rc;
+}
+
 int calibrate_main(int argc, char **argv)
 {
     struct calib_opts o = {0};
-    parse_args(argc, argv, &o);
+    char err[RUNOPTS_ERR_MAX] = "";
+    int rc = parse_args(argc, argv, &o, err, sizeof err);
+    if (rc == RUNOPTS_HELP) {
+        usage(stdout);
+        return LL_EXIT_OK;
+    }
+    if (rc != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
+    err[0] = '\0';
     int status = LL_EXIT_RUNTIME;
-    char err[512] = "";
     struct curl_slist *headers = NULL;
-    char *auth = NULL, *model = NULL, *text = NULL;
-    CURL *c = NULL;
+    char *auth = NULL, *model = NULL;
+    struct calib_http h = {0};
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
         ll_errorf("calibrate: libcurl did not initialise");
         return LL_EXIT_RUNTIME;
     }
-    c = curl_easy_init();
-    if (!c) {
+    h.fetch = fetch_new();
+    if (!h.fetch) {
         ll_errorf("calibrate: libcurl did not initialise");
         goto fail;
     }
@@ -268,46 +318,20 @@ int calibrate_main(int argc, char **argv)
         snprintf(auth, n, "Authorization: Bearer %s", key);
         headers = curl_slist_append(headers, auth);
     }
-    if (o.model) {
-        model = ll_strdup(o.model);
-    } else {
-        char *url = join_url(o.url, "/models");
-        json_t *m = http_json(c, url, headers, NULL, err, sizeof err);
-        free(url);
-        json_t *id = json_object_get(json_array_get(json_object_get(m, "data"), 0), "id");
-        if (json_is_string(id))
-            model = ll_strdup(json_string_value(id));
-        json_decref(m);
-        if (!model) {
-            ll_errorf("calibrate: no model (give --model M): %s",
-                      *err ? err : "BASE/models listed none");
-            goto fail;
-        }
-    }
+    h.opts.headers = headers;
+    h.opts.cacert = o.cacert;
+    h.opts.insecure = o.insecure;
+    h.opts.timeout_ns = 120 * LL_NS_PER_SEC;
+    h.opts.connect_timeout_ns = 10 * LL_NS_PER_SEC;
+    h.opts.max_body_bytes = (size_t)64 << 20;
+    model = calib_model(&h, &o);
+    if (!model)
+        goto fail;
     double words[CALIB_PROBES], tokens[CALIB_PROBES], weight[CALIB_PROBES];
-    size_t cap = 5 * (size_t)calib_probe_words[CALIB_PROBES - 1] + 16;
-    text = ll_malloc(cap + 1);
     int use_tokenize = 0;
     size_t probes = 0;
-    for (size_t i = 0; i < CALIB_PROBES; i++) {
-        size_t n = wl_prompt_build(CALIB_SEED, i, calib_probe_words[i], -1, 0, text, cap);
-        text[n] = 0;
-        words[i] = calib_probe_words[i];
-        weight[i] = 1.0 / ((double)calib_probe_words[i] - 3.0);
-        tokens[i] = probe_count(c, &o, model, headers, text, &use_tokenize, err, sizeof err);
-        if (tokens[i] < 0 && i >= CALIB_MIN_PROBES && strstr(err, ": HTTP 4")) {
-            /* A server with a short context refuses the long probes: fit
-             * the ones it took (its prompts cannot be longer anyway). */
-            fprintf(stderr, "calibrate: probe %zu (%u words) refused (%s); fitting the %zu "
-                    "shorter probes\n", i, calib_probe_words[i], err, i);
-            break;
-        }
-        if (tokens[i] < 0) {
-            ll_errorf("calibrate: probe %zu (%u words): %s", i, calib_probe_words[i], err);
-            goto fail;
-        }
-        probes++;
-    }
+    if (calib_probe_all(&h, &o, model, words, tokens, weight, &use_tokenize, &probes) != 0)
+        goto fail;
     struct calib_fit fit;
     memset(&fit, 0, sizeof fit);
     snprintf(fit.model, sizeof fit.model, "%s", model);
@@ -334,15 +358,14 @@ int calibrate_main(int argc, char **argv)
            model, fit.slope, fit.intercept, fit.residual, fit.probes, fit.source, o.out);
     status = LL_EXIT_OK;
 fail:
-    free(text);
     free(model);
     curl_slist_free_all(headers);
     if (auth) {
         memset(auth, 0, strlen(auth));
         free(auth);
     }
-    if (c)
-        curl_easy_cleanup(c);
+    fetch_response_free(&h.resp);
+    fetch_free(h.fetch);
     curl_global_cleanup();
     return status;
 }

@@ -7,22 +7,18 @@
  * entries i with i mod W == w at trace_scaled_sched_ns, so a replay keeps
  * every property of `llmload run`'s open loop: latencies from the
  * scheduled time, one record per entry, schedule lateness measured. */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cmds.h"
 #include "driver/driver.h"
 #include "measure/hist.h"
 #include "workload/replay.h"
-#include "measure/results.h"
 #include "cli/runopts.h"
+#include "cli/runsetup.h"
 #include "measure/summary.h"
 #include "workload/trace.h"
 #include "util/util.h"
@@ -81,7 +77,7 @@ struct replay_parse {
     struct replay_opts *ro;
 };
 
-static int replay_take_own(void *ud, int c, const char *a)
+static int replay_take_own(void *ud, int c, const char *a, char *err, size_t errlen)
 {
     struct replay_parse *p = ud;
     struct run_opts *o = p->o;
@@ -97,22 +93,29 @@ static int replay_take_own(void *ud, int c, const char *a)
     return 1;
 }
 
-static void parse_args(int argc, char **argv, struct run_opts *o, struct replay_opts *ro)
+static int parse_args(int argc, char **argv, struct run_opts *o, struct replay_opts *ro,
+                      char *err, size_t errlen)
 {
     struct replay_parse p = {o, ro};
-    int first = runopts_parse(argc, argv, "replay", replay_own_options,
-                              LL_ARRAY_LEN(replay_own_options), replay_take_own, &p, replay_usage,
-                              o);
+    int first;
+    int rc = runopts_parse(argc, argv, "replay", replay_own_options,
+                           LL_ARRAY_LEN(replay_own_options), replay_take_own, &p, o, &first, err,
+                           errlen);
+    if (rc != 0)
+        return rc;
     if (first >= argc)
-        ll_usage_fail("replay: expected a trace file (llmload replay TRACE.jsonl)");
+        return runopts_errf(err, errlen, "replay: expected a trace file (llmload replay "
+                            "TRACE.jsonl)");
     ro->trace_path = argv[first++];
     if (first < argc)
-        ll_usage_fail("unexpected argument \"%s\" (see llmload replay --help)", argv[first]);
+        return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload replay "
+                            "--help)", argv[first]);
+    return 0;
 }
 
 /* The shared flags that describe what `run` generates have no meaning for
  * a trace, which brings its own: refuse them rather than ignore them. */
-static void reject_generator_flags(const struct run_opts *o)
+static int reject_generator_flags(const struct run_opts *o, char *err, size_t errlen)
 {
     const struct {
         const char *value;
@@ -135,44 +138,70 @@ static void reject_generator_flags(const struct run_opts *o)
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++) {
         if (flags[i].value)
-            ll_usage_fail("%s: applies to llmload run; a replay takes its times, lengths, "
-                          "prefixes and cancellations from the trace",
-                          flags[i].name);
+            return runopts_errf(err, errlen, "%s: applies to llmload run; a replay takes its "
+                                "times, lengths, prefixes and cancellations from the trace",
+                                flags[i].name);
     }
     if (o->all_unique)
-        ll_usage_fail("--all-unique: applies to llmload run; a replay takes its prefixes "
-                      "from the trace");
+        return runopts_errf(err, errlen, "--all-unique: applies to llmload run; a replay takes "
+                            "its prefixes from the trace");
+    return 0;
 }
 
-/* Flags into cfg; the trace is loaded by the caller. */
-static void build_config(const struct run_opts *o, const struct replay_opts *ro,
-                         struct run_config *cfg)
+/* Flags into cfg; the trace is loaded by the caller. 0 or LL_E_INVAL. */
+static int build_config(const struct run_opts *o, const struct replay_opts *ro,
+                        struct run_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->records_fd = -1;
     cfg->step = -1;
     cfg->mode = LOAD_OPEN;
-    reject_generator_flags(o);
-    runopts_slo(o, cfg);
-    uint64_t seed = runopts_seed(o);
-    double s = ro->time_scale ? runopts_positive("--time-scale", ro->time_scale) : 1.0;
-    double r = ro->rate_scale ? runopts_positive("--rate-scale", ro->rate_scale) : 1.0;
-    char err[200];
-    if (trace_time_factor(s, r, &cfg->trace_factor, err, sizeof err) != 0)
-        ll_usage_fail("--time-scale/--rate-scale: %s", err);
+    uint64_t seed;
+    double s = 1.0, r = 1.0;
+    if (reject_generator_flags(o, err, errlen) != 0 || runopts_slo(o, cfg, err, errlen) != 0 ||
+        runopts_seed(o, &seed, err, errlen) != 0 ||
+        (ro->time_scale &&
+         runopts_positive("--time-scale", ro->time_scale, &s, err, errlen) != 0) ||
+        (ro->rate_scale &&
+         runopts_positive("--rate-scale", ro->rate_scale, &r, err, errlen) != 0))
+        return LL_E_INVAL;
+    char why[200];
+    if (trace_time_factor(s, r, &cfg->trace_factor, why, sizeof why) != 0)
+        return runopts_errf(err, errlen, "--time-scale/--rate-scale: %s", why);
     if (o->duration) {
-        cfg->duration_ns = runopts_duration("--duration", o->duration);
+        if (runopts_duration("--duration", o->duration, &cfg->duration_ns, err, errlen) != 0)
+            return LL_E_INVAL;
         if (cfg->duration_ns == 0)
-            ll_usage_fail("--duration: must be more than 0");
+            return runopts_errf(err, errlen, "--duration: must be more than 0");
     }
-    if (o->requests)
-        cfg->max_requests = runopts_count("--requests", o->requests, 1);
-    if (o->warmup)
-        cfg->warmup_ns = runopts_duration("--warmup", o->warmup);
-    if (o->max_tokens_total)
-        cfg->max_tokens_total = runopts_count("--max-tokens-total", o->max_tokens_total, 1);
-    cfg->grace_ns = o->grace ? runopts_duration("--grace", o->grace) : 5 * LL_NS_PER_SEC;
-    runopts_workload_transport(o, seed, cfg);
+    cfg->grace_ns = 5 * LL_NS_PER_SEC;
+    if ((o->requests &&
+         runopts_count("--requests", o->requests, 1, &cfg->max_requests, err, errlen) != 0) ||
+        (o->warmup && runopts_duration("--warmup", o->warmup, &cfg->warmup_ns, err, errlen) != 0) ||
+        (o->max_tokens_total && runopts_count("--max-tokens-total", o->max_tokens_total, 1,
+                                              &cfg->max_tokens_total, err, errlen) != 0) ||
+        (o->grace && runopts_duration("--grace", o->grace, &cfg->grace_ns, err, errlen) != 0))
+        return LL_E_INVAL;
+    return runopts_workload_transport(o, seed, cfg, err, errlen);
+}
+
+/* The flags, then the trace they name into *trace (caller frees with
+ * trace_free) and cfg->trace: 0, RUNOPTS_HELP, or LL_E_INVAL with the
+ * reason in err. What it loaded is the caller's to free either way. */
+static int replay_flags(int argc, char **argv, struct run_opts *o, struct replay_opts *ro,
+                        struct run_config *cfg, struct trace **trace, char *err, size_t errlen)
+{
+    int rc = parse_args(argc, argv, o, ro, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (build_config(o, ro, cfg, err, errlen) != 0 ||
+        trace_load(ro->trace_path, trace, err, errlen) != 0)
+        return LL_E_INVAL;
+    cfg->trace = *trace;
+    if (runopts_prompt_ids_check_trace(cfg, *trace, ro->trace_path, err, errlen) != 0)
+        return LL_E_INVAL;
+    cfg->transport.cancels = replay_has_cancels(*trace);
+    return 0;
 }
 
 /* run.json's config: the shared fields, then what a replay adds. */
@@ -192,100 +221,59 @@ static json_t *replay_config_json(const struct run_opts *o, const struct replay_
     return c;
 }
 
+/* After the driver: print the summary and finish the results directory.
+ * Returns the exit status. */
+static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
+                         const struct run_config *cfg, const struct trace *trace)
+{
+    const struct driver_result *res = &rs->res;
+    char mode[300];
+    snprintf(mode, sizeof mode, "replay %s, %zu requests, offsets x%g", ro->trace_path, trace->n,
+             cfg->trace_factor);
+    struct summary_info info = {0};
+    info.mode = mode;
+    info.offered_rate_per_s = replay_offered_rate(trace, cfg->trace_factor);
+    char slo_text[96];
+    runopts_summary_info(cfg, res, rs->target.model, "the trace's times", 0, slo_text,
+                         sizeof slo_text, &info);
+
+    summary_print(stdout, &res->stats, &info);
+    if (res->stop_reason[0])
+        printf("offering stopped early: %s\n", res->stop_reason);
+    printf("results: %s\n", rs->dir);
+    fflush(stdout);
+    return run_setup_finish(rs, summary_json(&res->stats, &info), &info);
+}
+
 int replay_main(int argc, char **argv)
 {
     struct run_opts o = {0};
     struct replay_opts ro = {0};
     struct run_config cfg;
-    parse_args(argc, argv, &o, &ro);
-    build_config(&o, &ro, &cfg);
-
-    char err[512];
+    char err[RUNOPTS_ERR_MAX];
+    memset(&cfg, 0, sizeof cfg);
     struct trace *trace = NULL;
-    if (trace_load(ro.trace_path, &trace, err, sizeof err) != 0) {
-        runopts_workload_free(&cfg);
-        ll_usage_fail("%s", err);
-    }
-    cfg.trace = trace;
-    if (runopts_prompt_ids_check_trace(&cfg, trace, ro.trace_path, err, sizeof err) != 0) {
+    int rc = replay_flags(argc, argv, &o, &ro, &cfg, &trace, err, sizeof err);
+    if (rc != 0) {
         trace_free(trace);
-        cfg.trace = NULL;
         runopts_workload_free(&cfg);
-        ll_usage_fail("%s", err);
-    }
-    cfg.transport.cancels = replay_has_cancels(trace);
-
-    int exit_code = LL_EXIT_RUNTIME;
-    struct runopts_target target;
-    json_t *run = NULL;
-    char dir[1024];
-    int fd = -1;
-    struct driver_result res;
-    int have_res = 0;
-
-    runopts_raise_nofile();
-    signal(SIGPIPE, SIG_IGN);
-    exit_code = runopts_target_open(&o, &cfg, &target);
-    if (exit_code != LL_EXIT_OK)
-        goto out;
-    exit_code = LL_EXIT_RUNTIME;
-
-    if (results_dir_prepare(o.out, o.force, dir, sizeof dir, err, sizeof err) != 0) {
+        if (rc == RUNOPTS_HELP) {
+            replay_usage(stdout);
+            return LL_EXIT_OK;
+        }
         ll_errorf("%s", err);
-        exit_code = LL_EXIT_USAGE;
-        goto out;
-    }
-    run = runopts_run_json("replay", replay_config_json(&o, &ro, &cfg, target.model), &cfg,
-                           &target);
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
+        return LL_EXIT_USAGE;
     }
 
-    char path[1100];
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        ll_errorf("%s: %s", path, strerror(errno));
-        goto out;
-    }
-    cfg.records_fd = fd;
-    cfg.progress = o.quiet ? 0 : (isatty(STDERR_FILENO) ? 1 : 2);
-    cfg.progress_interval_ns = cfg.progress == 1 ? LL_NS_PER_SEC : 5 * LL_NS_PER_SEC;
-
-    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        driver_result_free(&res);
-        goto out;
-    }
-    have_res = 1;
-
-    char mode[300];
-    snprintf(mode, sizeof mode, "replay %s, %zu requests, offsets x%g", ro.trace_path, trace->n,
-             cfg.trace_factor);
-    struct summary_info info = {0};
-    info.mode = mode;
-    info.offered_rate_per_s = replay_offered_rate(trace, cfg.trace_factor);
-    char slo_text[96];
-    runopts_summary_info(&cfg, &res, target.model, "the trace's times", 0, slo_text,
-                         sizeof slo_text, &info);
-    const struct stats *s = &res.stats;
-
-    summary_print(stdout, s, &info);
-    if (res.stop_reason[0])
-        printf("offering stopped early: %s\n", res.stop_reason);
-    printf("results: %s\n", dir);
-    fflush(stdout);
-
-    exit_code = runopts_finish(dir, run, summary_json(s, &info), &info, &res);
-
-out:
-    if (have_res)
-        driver_result_free(&res);
-    if (fd >= 0)
-        close(fd);
-    json_decref(run);
-    runopts_target_close(&target);
+    struct run_setup rs;
+    int exit_code = run_setup_open(&rs, &o, &cfg);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_setup_results(&rs, &o, "replay",
+                                      replay_config_json(&o, &ro, &cfg, rs.target.model), &cfg);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_setup_drive(&rs, &cfg) == 0 ? replay_report(&rs, &ro, &cfg, trace)
+                                                    : LL_EXIT_RUNTIME;
+    run_setup_close(&rs);
     runopts_workload_free(&cfg);
     trace_free(trace);
     return exit_code;

@@ -1,24 +1,21 @@
 /* cmd_run.c: `llmload run`, one load point. Parses and checks every flag
  * before anything is sent, asks the target about itself, writes run.json,
  * runs the driver, then prints and writes the summary. The flags it shares
- * with `llmload sweep` live in runopts.c. */
-#include <errno.h>
-#include <fcntl.h>
+ * with `llmload replay` and `sweep` live in runopts.c, the steps from the
+ * target to the finished results directory in runsetup.c. */
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cmds.h"
 #include "driver/driver.h"
 #include "metrics/expose.h"
 #include "measure/hist.h"
-#include "measure/results.h"
 #include "cli/runopts.h"
+#include "cli/runsetup.h"
 #include "metrics/scrape.h"
 #include "workload/session.h"
 #include "measure/summary.h"
@@ -182,7 +179,7 @@ struct run_parse {
     struct run_session_opts *so;
 };
 
-static int run_take_own(void *ud, int c, const char *a)
+static int run_take_own(void *ud, int c, const char *a, char *err, size_t errlen)
 {
     struct run_parse *p = ud;
     struct run_opts *o = p->o;
@@ -209,7 +206,7 @@ static int run_take_own(void *ud, int c, const char *a)
     case OPT_TURNS: so->turns = a; break;
     case OPT_BURST:
         if (so->n_bursts == RUN_MAX_BURSTS)
-            ll_usage_fail("--burst: at most %d bursts", RUN_MAX_BURSTS);
+            return runopts_errf(err, errlen, "--burst: at most %d bursts", RUN_MAX_BURSTS);
         so->bursts[so->n_bursts++] = a;
         break;
     default: return 0;
@@ -217,53 +214,63 @@ static int run_take_own(void *ud, int c, const char *a)
     return 1;
 }
 
-static void parse_args(int argc, char **argv, struct run_opts *o, struct run_metrics_opts *mo,
-                       struct run_session_opts *so)
+static int parse_args(int argc, char **argv, struct run_opts *o, struct run_metrics_opts *mo,
+                      struct run_session_opts *so, char *err, size_t errlen)
 {
     struct run_parse p = {o, mo, so};
-    int first = runopts_parse(argc, argv, "run", run_own_options, LL_ARRAY_LEN(run_own_options),
-                              run_take_own, &p, run_usage, o);
+    int first;
+    int rc = runopts_parse(argc, argv, "run", run_own_options, LL_ARRAY_LEN(run_own_options),
+                           run_take_own, &p, o, &first, err, errlen);
+    if (rc != 0)
+        return rc;
     if (first < argc)
-        ll_usage_fail("unexpected argument \"%s\" (see llmload run --help)", argv[first]);
+        return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload run --help)",
+                            argv[first]);
+    return 0;
 }
 
 /* --sessions excludes the other load models and the flags only they take;
  * --turns needs it. */
-static void check_session_flags(const struct run_opts *o, const struct run_session_opts *so)
+static int check_session_flags(const struct run_opts *o, const struct run_session_opts *so,
+                               char *err, size_t errlen)
 {
     if (!so->sessions) {
         if (so->turns)
-            ll_usage_fail("--turns: applies to --sessions only");
-        return;
+            return runopts_errf(err, errlen, "--turns: applies to --sessions only");
+        return 0;
     }
     if (o->rate || o->users)
-        ll_usage_fail("--sessions and --%s: pick one load model (open loop, closed loop "
-                      "or partly open)", o->rate ? "rate" : "users");
+        return runopts_errf(err, errlen, "--sessions and --%s: pick one load model (open loop, "
+                            "closed loop or partly open)", o->rate ? "rate" : "users");
     if (o->ramp_to || o->max_conc || o->on_cap || o->pace)
-        ll_usage_fail("--sessions: --ramp-to, --max-concurrency, --on-cap and --pace do not "
-                      "apply (a session's turns wait for each other)");
+        return runopts_errf(err, errlen, "--sessions: --ramp-to, --max-concurrency, --on-cap "
+                            "and --pace do not apply (a session's turns wait for each other)");
     if (o->dump)
-        ll_usage_fail("--dump-schedule: a session's later turns depend on the server; "
-                      "use --rate");
+        return runopts_errf(err, errlen, "--dump-schedule: a session's later turns depend on "
+                            "the server; use --rate");
+    return 0;
 }
 
 /* The partly-open model: sessions arrive by --arrival at --sessions R,
  * each runs --turns turns with --think between a response and the next
  * turn. */
-static void session_config(const struct run_opts *o, const struct run_session_opts *so,
-                           uint64_t seed, struct run_config *cfg)
+static int session_config(const struct run_opts *o, const struct run_session_opts *so,
+                          uint64_t seed, struct run_config *cfg, char *err, size_t errlen)
 {
-    char err[200];
+    char why[200];
     cfg->mode = LOAD_SESSIONS;
-    runopts_arrival(o, seed, &cfg->arrival);
-    cfg->arrival.rate_per_s = runopts_positive("--sessions", so->sessions);
-    if (arrival_config_check(&cfg->arrival, err, sizeof err) != 0)
-        ll_usage_fail("--sessions: %s", err);
-    runopts_dist("--turns", so->turns ? so->turns : RUN_DEFAULT_TURNS, DIST_UNIT_NONE, 1,
-                 &cfg->turns);
-    if (session_turns_check(&cfg->turns, err, sizeof err) != 0)
-        ll_usage_fail("--turns: %s", err);
-    runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1, &cfg->think);
+    if (runopts_arrival(o, seed, &cfg->arrival, err, errlen) != 0 ||
+        runopts_positive("--sessions", so->sessions, &cfg->arrival.rate_per_s, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (arrival_config_check(&cfg->arrival, why, sizeof why) != 0)
+        return runopts_errf(err, errlen, "--sessions: %s", why);
+    if (runopts_dist("--turns", so->turns ? so->turns : RUN_DEFAULT_TURNS, DIST_UNIT_NONE, 1,
+                     &cfg->turns, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (session_turns_check(&cfg->turns, why, sizeof why) != 0)
+        return runopts_errf(err, errlen, "--turns: %s", why);
+    return runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1,
+                        &cfg->think, err, errlen);
 }
 
 /* run.json's config for a session run: the shared object says "open" for
@@ -303,51 +310,62 @@ static void session_summary_info(const struct run_config *cfg, const struct driv
     info->sessions_cut = res->sessions_cut;
 }
 
-/* Turn the flags into a run config, rejecting every bad or contradictory
- * value before anything is sent. */
+/* A whole number of --burst key k, from 1 to max ("too large" past it, or
+ * "at most" when at_most). */
+static int burst_count(const char *k, const char *v, uint64_t max, int at_most, uint32_t *out,
+                       char *err, size_t errlen)
+{
+    uint64_t n;
+    if (runopts_count(k, v, 1, &n, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (n > max)
+        return at_most ? runopts_errf(err, errlen, "%s: at most %llu, got \"%s\"", k,
+                                      (unsigned long long)max, v)
+                       : runopts_errf(err, errlen, "%s: too large: \"%s\"", k, v);
+    *out = (uint32_t)n;
+    return 0;
+}
+
 /* Parse one --burst spec: at=T,count=N[,prompt-tokens=P][,output-tokens=Q]. */
-static void parse_burst(const char *spec, struct burst *b)
+static int parse_burst(const char *spec, struct burst *b, char *err, size_t errlen)
 {
     char buf[256];
     if (strlen(spec) >= sizeof buf)
-        ll_usage_fail("--burst: too long: \"%.40s...\"", spec);
+        return runopts_errf(err, errlen, "--burst: too long: \"%.40s...\"", spec);
     snprintf(buf, sizeof buf, "%s", spec);
     memset(b, 0, sizeof *b);
-    int have_at = 0;
+    int have_at = 0, rc = 0;
     for (char *part = buf, *next; part; part = next) {
         next = strchr(part, ',');
         if (next)
             *next++ = '\0';
         char *eq = strchr(part, '=');
         if (!eq)
-            ll_usage_fail("--burst: expected KEY=VALUE, got \"%s\" in \"%s\"", part, spec);
+            return runopts_errf(err, errlen, "--burst: expected KEY=VALUE, got \"%s\" in "
+                                "\"%s\"", part, spec);
         *eq = '\0';
         const char *v = eq + 1;
         if (strcmp(part, "at") == 0) {
-            b->at_ns = runopts_duration("--burst at", v);
+            rc = runopts_duration("--burst at", v, &b->at_ns, err, errlen);
             have_at = 1;
         } else if (strcmp(part, "count") == 0) {
-            uint64_t n = runopts_count("--burst count", v, 1);
-            if (n > 1000000)
-                ll_usage_fail("--burst count: at most 1000000, got \"%s\"", v);
-            b->count = (uint32_t)n;
+            rc = burst_count("--burst count", v, 1000000, 1, &b->count, err, errlen);
         } else if (strcmp(part, "prompt-tokens") == 0) {
-            uint64_t n = runopts_count("--burst prompt-tokens", v, 1);
-            if (n > 4000000000u)
-                ll_usage_fail("--burst prompt-tokens: too large: \"%s\"", v);
-            b->prompt_tokens = (uint32_t)n;
+            rc = burst_count("--burst prompt-tokens", v, 4000000000u, 0, &b->prompt_tokens, err,
+                             errlen);
         } else if (strcmp(part, "output-tokens") == 0) {
-            uint64_t n = runopts_count("--burst output-tokens", v, 1);
-            if (n > 4000000000u)
-                ll_usage_fail("--burst output-tokens: too large: \"%s\"", v);
-            b->output_tokens = (uint32_t)n;
+            rc = burst_count("--burst output-tokens", v, 4000000000u, 0, &b->output_tokens, err,
+                             errlen);
         } else {
-            ll_usage_fail("--burst: unknown key \"%s\" (expected at, count, prompt-tokens, "
-                          "output-tokens)", part);
+            return runopts_errf(err, errlen, "--burst: unknown key \"%s\" (expected at, count, "
+                                "prompt-tokens, output-tokens)", part);
         }
+        if (rc != 0)
+            return rc;
     }
     if (!have_at || !b->count)
-        ll_usage_fail("--burst: needs at=T and count=N, got \"%s\"", spec);
+        return runopts_errf(err, errlen, "--burst: needs at=T and count=N, got \"%s\"", spec);
+    return 0;
 }
 
 static int burst_cmp(const void *a, const void *b)
@@ -356,107 +374,288 @@ static int burst_cmp(const void *a, const void *b)
     return (x->at_ns > y->at_ns) - (x->at_ns < y->at_ns);
 }
 
-static void build_config(const struct run_opts *o, const struct run_session_opts *so,
-                         struct run_config *cfg)
+/* Which load model the flags ask for, and the flags that do not go with it. */
+static int check_load_model(const struct run_opts *o, const struct run_session_opts *so,
+                            char *err, size_t errlen)
 {
-    static struct burst bursts[RUN_MAX_BURSTS]; /* lives as long as the run */
-    memset(cfg, 0, sizeof *cfg);
-    cfg->records_fd = -1;
-    cfg->step = -1;
-    runopts_slo(o, cfg);
     int open = o->rate != NULL, closed = o->users != NULL;
     if (so->n_bursts && !open)
-        ll_usage_fail("--burst: applies to open-loop arrivals (--rate)");
-    check_session_flags(o, so);
+        return runopts_errf(err, errlen, "--burst: applies to open-loop arrivals (--rate)");
+    if (check_session_flags(o, so, err, errlen) != 0)
+        return LL_E_INVAL;
     if (open && closed)
-        ll_usage_fail("--rate and --users: pick one load model (open loop or closed loop)");
+        return runopts_errf(err, errlen, "--rate and --users: pick one load model (open loop or "
+                            "closed loop)");
     if (!open && !closed && !so->sessions)
-        ll_usage_fail("no load given: use --rate R (open loop), --users N (closed loop) "
-                      "or --sessions R (partly open)");
+        return runopts_errf(err, errlen, "no load given: use --rate R (open loop), --users N "
+                            "(closed loop) or --sessions R (partly open)");
     if (closed && (o->arrival || o->burstiness || o->ramp_to || o->max_conc || o->on_cap))
-        ll_usage_fail("--users: --arrival, --burstiness, --ramp-to and --max-concurrency "
-                      "apply to --rate only");
+        return runopts_errf(err, errlen, "--users: --arrival, --burstiness, --ramp-to and "
+                            "--max-concurrency apply to --rate only");
     if (open && (o->think || o->pace))
-        ll_usage_fail("--think and --pace apply to --users only");
+        return runopts_errf(err, errlen, "--think and --pace apply to --users only");
     if (o->think && o->pace)
-        ll_usage_fail("--think and --pace: pick one");
+        return runopts_errf(err, errlen, "--think and --pace: pick one");
+    return 0;
+}
 
-    uint64_t seed = runopts_seed(o);
-
-    if (o->duration)
-        cfg->duration_ns = runopts_duration("--duration", o->duration);
-    if (o->requests)
-        cfg->max_requests = runopts_count("--requests", o->requests, 1);
+/* --duration, --requests, --warmup, --max-tokens-total and --grace. */
+static int bounds_config(const struct run_opts *o, struct run_config *cfg, char *err,
+                         size_t errlen)
+{
+    if (o->duration && runopts_duration("--duration", o->duration, &cfg->duration_ns, err,
+                                        errlen) != 0)
+        return LL_E_INVAL;
+    if (o->requests && runopts_count("--requests", o->requests, 1, &cfg->max_requests, err,
+                                     errlen) != 0)
+        return LL_E_INVAL;
     if (!o->duration && !o->requests)
         cfg->duration_ns = 10 * LL_NS_PER_SEC;
     if (o->duration && cfg->duration_ns == 0)
-        ll_usage_fail("--duration: must be more than 0");
+        return runopts_errf(err, errlen, "--duration: must be more than 0");
     if (o->warmup) {
-        cfg->warmup_ns = runopts_duration("--warmup", o->warmup);
+        if (runopts_duration("--warmup", o->warmup, &cfg->warmup_ns, err, errlen) != 0)
+            return LL_E_INVAL;
         if (cfg->duration_ns && cfg->warmup_ns >= cfg->duration_ns)
-            ll_usage_fail("--warmup: %s leaves no measurement window inside --duration %s",
-                          o->warmup, o->duration ? o->duration : "10s");
+            return runopts_errf(err, errlen, "--warmup: %s leaves no measurement window inside "
+                                "--duration %s", o->warmup, o->duration ? o->duration : "10s");
     }
-    if (o->max_tokens_total)
-        cfg->max_tokens_total = runopts_count("--max-tokens-total", o->max_tokens_total, 1);
-    cfg->grace_ns = o->grace ? runopts_duration("--grace", o->grace) : 5 * LL_NS_PER_SEC;
+    if (o->max_tokens_total && runopts_count("--max-tokens-total", o->max_tokens_total, 1,
+                                             &cfg->max_tokens_total, err, errlen) != 0)
+        return LL_E_INVAL;
+    cfg->grace_ns = 5 * LL_NS_PER_SEC;
+    if (o->grace && runopts_duration("--grace", o->grace, &cfg->grace_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    return 0;
+}
 
-    if (so->sessions) {
-        session_config(o, so, seed, cfg);
-    } else if (open) {
-        cfg->mode = o->max_conc ? LOAD_CAPPED : LOAD_OPEN;
-        struct arrival_config *a = &cfg->arrival;
-        double rate = runopts_positive("--rate", o->rate);
-        runopts_arrival(o, seed, a);
-        a->rate_per_s = rate;
-        if (o->ramp_to) {
-            a->ramp_to_per_s = runopts_positive("--ramp-to", o->ramp_to);
-            if (!cfg->duration_ns)
-                ll_usage_fail("--ramp-to: needs --duration (the ramp spans it)");
-            a->ramp_ns = cfg->duration_ns;
-        }
-        char err[200];
-        if (arrival_config_check(a, err, sizeof err) != 0)
-            ll_usage_fail("--rate: %s", err);
-        for (size_t i = 0; i < so->n_bursts; i++) {
-            parse_burst(so->bursts[i], &bursts[i]);
-            if (cfg->duration_ns && bursts[i].at_ns >= cfg->duration_ns)
-                ll_usage_fail("--burst: at=%s is not inside --duration", so->bursts[i]);
-        }
-        qsort(bursts, so->n_bursts, sizeof bursts[0], burst_cmp);
-        cfg->bursts = bursts;
-        cfg->n_bursts = so->n_bursts;
-        if (o->max_conc) {
-            uint64_t k = runopts_count("--max-concurrency", o->max_conc, 1);
-            if (k > 1000000)
-                ll_usage_fail("--max-concurrency: at most 1000000, got \"%s\"", o->max_conc);
-            cfg->max_concurrency = (uint32_t)k;
-        }
-        if (o->on_cap) {
-            if (!o->max_conc)
-                ll_usage_fail("--on-cap: needs --max-concurrency");
-            if (strcmp(o->on_cap, "drop") == 0)
-                cfg->on_cap_drop = 1;
-            else if (strcmp(o->on_cap, "queue") != 0)
-                ll_usage_fail("--on-cap: expected queue or drop, got \"%s\"", o->on_cap);
-        }
-    } else {
-        cfg->mode = LOAD_CLOSED;
-        uint64_t n = runopts_count("--users", o->users, 1);
-        if (n > 1000000)
-            ll_usage_fail("--users: at most 1000000, got \"%s\"", o->users);
-        cfg->users = (uint32_t)n;
-        runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1, &cfg->think);
-        if (o->pace) {
-            cfg->pace_ns = runopts_duration("--pace", o->pace);
-            if (!cfg->pace_ns)
-                ll_usage_fail("--pace: must be more than 0");
-        }
+/* Open loop, capped or not: --rate, --ramp-to, --burst, --max-concurrency
+ * and --on-cap. */
+static int open_config(const struct run_opts *o, const struct run_session_opts *so,
+                       uint64_t seed, struct run_config *cfg, char *err, size_t errlen)
+{
+    static struct burst bursts[RUN_MAX_BURSTS]; /* lives as long as the run */
+    cfg->mode = o->max_conc ? LOAD_CAPPED : LOAD_OPEN;
+    struct arrival_config *a = &cfg->arrival;
+    double rate;
+    if (runopts_positive("--rate", o->rate, &rate, err, errlen) != 0 ||
+        runopts_arrival(o, seed, a, err, errlen) != 0)
+        return LL_E_INVAL;
+    a->rate_per_s = rate;
+    if (o->ramp_to) {
+        if (runopts_positive("--ramp-to", o->ramp_to, &a->ramp_to_per_s, err, errlen) != 0)
+            return LL_E_INVAL;
+        if (!cfg->duration_ns)
+            return runopts_errf(err, errlen, "--ramp-to: needs --duration (the ramp spans it)");
+        a->ramp_ns = cfg->duration_ns;
     }
+    char why[200];
+    if (arrival_config_check(a, why, sizeof why) != 0)
+        return runopts_errf(err, errlen, "--rate: %s", why);
+    for (size_t i = 0; i < so->n_bursts; i++) {
+        if (parse_burst(so->bursts[i], &bursts[i], err, errlen) != 0)
+            return LL_E_INVAL;
+        if (cfg->duration_ns && bursts[i].at_ns >= cfg->duration_ns)
+            return runopts_errf(err, errlen, "--burst: at=%s is not inside --duration",
+                                so->bursts[i]);
+    }
+    qsort(bursts, so->n_bursts, sizeof bursts[0], burst_cmp);
+    cfg->bursts = bursts;
+    cfg->n_bursts = so->n_bursts;
+    if (o->max_conc) {
+        uint64_t k;
+        if (runopts_count("--max-concurrency", o->max_conc, 1, &k, err, errlen) != 0)
+            return LL_E_INVAL;
+        if (k > 1000000)
+            return runopts_errf(err, errlen, "--max-concurrency: at most 1000000, got \"%s\"",
+                                o->max_conc);
+        cfg->max_concurrency = (uint32_t)k;
+    }
+    if (o->on_cap) {
+        if (!o->max_conc)
+            return runopts_errf(err, errlen, "--on-cap: needs --max-concurrency");
+        if (strcmp(o->on_cap, "drop") == 0)
+            cfg->on_cap_drop = 1;
+        else if (strcmp(o->on_cap, "queue") != 0)
+            return runopts_errf(err, errlen, "--on-cap: expected queue or drop, got \"%s\"",
+                                o->on_cap);
+    }
+    return 0;
+}
 
-    runopts_workload_transport(o, seed, cfg);
+/* Closed loop: --users, --think and --pace. */
+static int closed_config(const struct run_opts *o, struct run_config *cfg, char *err,
+                         size_t errlen)
+{
+    cfg->mode = LOAD_CLOSED;
+    uint64_t n;
+    if (runopts_count("--users", o->users, 1, &n, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (n > 1000000)
+        return runopts_errf(err, errlen, "--users: at most 1000000, got \"%s\"", o->users);
+    cfg->users = (uint32_t)n;
+    if (runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1, &cfg->think,
+                     err, errlen) != 0)
+        return LL_E_INVAL;
+    if (o->pace) {
+        if (runopts_duration("--pace", o->pace, &cfg->pace_ns, err, errlen) != 0)
+            return LL_E_INVAL;
+        if (!cfg->pace_ns)
+            return runopts_errf(err, errlen, "--pace: must be more than 0");
+    }
+    return 0;
+}
+
+/* Turn the flags into a run config, rejecting every bad or contradictory
+ * value before anything is sent. 0, or LL_E_INVAL with the reason in err;
+ * cfg is the caller's to free (runopts_workload_free) either way. */
+static int build_config(const struct run_opts *o, const struct run_session_opts *so,
+                        struct run_config *cfg, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->records_fd = -1;
+    cfg->step = -1;
+    uint64_t seed;
+    if (runopts_slo(o, cfg, err, errlen) != 0 || check_load_model(o, so, err, errlen) != 0 ||
+        runopts_seed(o, &seed, err, errlen) != 0 || bounds_config(o, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
+    int rc = so->sessions ? session_config(o, so, seed, cfg, err, errlen)
+             : o->rate    ? open_config(o, so, seed, cfg, err, errlen)
+                          : closed_config(o, cfg, err, errlen);
+    if (rc != 0 || runopts_workload_transport(o, seed, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
     if (o->dry_run && !o->dump)
-        ll_usage_fail("--dry-run: needs --dump-schedule FILE");
+        return runopts_errf(err, errlen, "--dry-run: needs --dump-schedule FILE");
+    return 0;
+}
+
+/* Every flag of `llmload run`, parsed and checked: 0, RUNOPTS_HELP, or
+ * LL_E_INVAL with the reason in err. */
+static int run_flags(int argc, char **argv, struct run_opts *o, struct run_metrics_opts *mo,
+                     struct run_session_opts *so, struct run_config *cfg, char *err,
+                     size_t errlen)
+{
+    int rc = parse_args(argc, argv, o, mo, so, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (build_config(o, so, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
+    return runopts_metrics_flags(mo->interval, mo->off, mo->url, &mo->interval_ns, err, errlen);
+}
+
+/* The scraper (unless --no-metrics) and --expose, fed by the driver's
+ * live view. LL_EXIT_OK, or LL_EXIT_RUNTIME when --expose cannot listen. */
+static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo, int quiet,
+                         struct run_config *cfg, struct run_live *live)
+{
+    char err[512];
+    run_setup_scraper(rs, mo->url, mo->off, mo->interval_ns, cfg, quiet);
+    live->scraper = rs->scraper;
+    if (mo->expose) {
+        live->exposer = expose_new(mo->expose,
+                                   cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s, err,
+                                   sizeof err);
+        if (!live->exposer) {
+            ll_errorf("--expose: %s", err);
+            return LL_EXIT_RUNTIME;
+        }
+    }
+    if (live->scraper || live->exposer) {
+        cfg->live_cb = run_live_cb;
+        cfg->live_ud = live;
+    }
+    return LL_EXIT_OK;
+}
+
+/* The server's side of the run: stop the scraper, join its series to the
+ * run's span, and the client's figures to compare them with. Returns the
+ * join's code (LL_E_NOTFOUND without a scraper). */
+static int run_server_join(struct scraper *sc, const struct driver_result *res,
+                           struct scrape_join *j, struct scrape_client *client)
+{
+    const struct scrape_client none = {NAN, NAN, NAN, NAN, NAN};
+    *client = none;
+    if (!sc)
+        return LL_E_NOTFOUND;
+    scraper_stop(sc);
+    int rc = scrape_join(sc, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
+                         SCRAPE_SPAN_OUTER, j);
+    const struct stats *cs = &res->stats;
+    if (hist_count(cs->ttft_server)) {
+        client->ttft_sent_p50_s = (double)hist_percentile(cs->ttft_server, 50) / 1e9;
+        client->ttft_sent_p99_s = (double)hist_percentile(cs->ttft_server, 99) / 1e9;
+    }
+    client->output_tokens = (double)(cs->output_tokens + cs->output_tokens_failed);
+    client->prompt_tokens = (double)cs->prompt_tokens;
+    client->completed_ok = (double)cs->by_kind[REC_OK];
+    return rc;
+}
+
+/* Per traffic class, each with its own SLO (or the run's): print the
+ * table and return summary.json's "classes" (NULL without classes). */
+static json_t *run_classes(const struct run_config *cfg, const struct driver_result *res)
+{
+    if (!res->n_classes)
+        return NULL;
+    struct summary_class *classes = ll_calloc(res->n_classes, sizeof *classes);
+    char (*class_slo)[96] = ll_calloc(res->n_classes, sizeof *class_slo);
+    for (size_t k = 0; k < res->n_classes; k++) {
+        const struct wl_class *wc = &cfg->workload.classes->classes[k];
+        struct slo cs = *slo_or(&wc->slo, &cfg->slo);
+        classes[k].name = wc->name;
+        classes[k].s = &res->class_stats[k];
+        if (slo_is_set(&cs)) {
+            slo_format(&cs, class_slo[k], sizeof class_slo[k]);
+            classes[k].slo = class_slo[k];
+        }
+    }
+    summary_print_classes(stdout, classes, res->n_classes, res->window_ns);
+    json_t *j = summary_classes_json(classes, res->n_classes, res->window_ns);
+    free(classes);
+    free(class_slo);
+    return j;
+}
+
+/* After the driver: print the summary (classes, stop reason, the server's
+ * view, the directory) and finish the results directory. Returns the
+ * exit status. */
+static int run_report(struct run_setup *rs, const struct run_config *cfg)
+{
+    const struct driver_result *res = &rs->res;
+    struct scrape_join sjoin;
+    struct scrape_client client;
+    int join_rc = run_server_join(rs->scraper, res, &sjoin, &client);
+
+    char mode[160];
+    runopts_mode_label(cfg, mode, sizeof mode);
+    struct summary_info info = {0};
+    info.mode = mode;
+    info.closed_loop = cfg->mode == LOAD_CLOSED;
+    info.offered_rate_per_s = cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s;
+    if (cfg->mode == LOAD_SESSIONS)
+        session_summary_info(cfg, res, mode, sizeof mode, &info);
+    char slo_text[96];
+    /* The achieved-rate check is open loop's: a cap, users or sessions set
+     * their own pace, and an interrupted window is short by design. */
+    runopts_summary_info(cfg, res, rs->target.model, "the schedule",
+                         cfg->mode == LOAD_OPEN && !res->interrupted, slo_text, sizeof slo_text,
+                         &info);
+
+    summary_print(stdout, &res->stats, &info);
+    json_t *classes = run_classes(cfg, res);
+    if (res->stop_reason[0])
+        printf("offering stopped early: %s\n", res->stop_reason);
+    if (rs->scraper)
+        scrape_join_print(stdout, &sjoin, join_rc, &client, rs->scraper);
+    printf("results: %s\n", rs->dir);
+    fflush(stdout);
+
+    json_t *sj = summary_json(&res->stats, &info);
+    if (classes)
+        json_object_set_new(sj, "classes", classes);
+    if (rs->scraper)
+        json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
+    return run_setup_finish(rs, sj, &info);
 }
 
 int run_main(int argc, char **argv)
@@ -465,164 +664,39 @@ int run_main(int argc, char **argv)
     struct run_config cfg;
     struct run_metrics_opts mo = {0};
     struct run_session_opts so = {0};
-    parse_args(argc, argv, &o, &mo, &so);
-    build_config(&o, &so, &cfg);
-    mo.interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
-    if (mo.interval)
-        mo.interval_ns = runopts_duration("--metrics-interval", mo.interval);
-    if (mo.interval_ns < SCRAPE_MIN_INTERVAL_NS)
-        ll_usage_fail("--metrics-interval: at least 100ms, got \"%s\"", mo.interval);
-    if (mo.off && mo.url)
-        ll_usage_fail("--no-metrics and --metrics-url: pick one");
-
-    char err[512];
-    if (o.dump) {
-        if (driver_dump_schedule(&cfg, o.dump, err, sizeof err) != 0)
-            ll_usage_fail("--dump-schedule: %s", err);
-        if (o.dry_run)
+    char err[RUNOPTS_ERR_MAX];
+    memset(&cfg, 0, sizeof cfg);
+    int rc = run_flags(argc, argv, &o, &mo, &so, &cfg, err, sizeof err);
+    if (rc == RUNOPTS_HELP) {
+        run_usage(stdout);
+        return LL_EXIT_OK;
+    }
+    if (rc == 0 && o.dump && driver_dump_schedule(&cfg, o.dump, err, sizeof err) != 0) {
+        char why[RUNOPTS_ERR_MAX];
+        snprintf(why, sizeof why, "%s", err);
+        rc = runopts_errf(err, sizeof err, "--dump-schedule: %s", why);
+    }
+    if (rc != 0 || o.dry_run) {
+        runopts_workload_free(&cfg);
+        if (rc == 0)
             return LL_EXIT_OK;
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
     }
 
-    int exit_code = LL_EXIT_RUNTIME;
-    struct runopts_target target;
-    json_t *run = NULL;
-    char dir[1024];
-    int fd = -1;
-    struct driver_result res;
-    int have_res = 0;
+    struct run_setup rs;
     struct run_live live = {0};
-
-    runopts_raise_nofile();
-    signal(SIGPIPE, SIG_IGN);
-    exit_code = runopts_target_open(&o, &cfg, &target);
-    if (exit_code != LL_EXIT_OK)
-        goto out;
-    exit_code = LL_EXIT_RUNTIME;
-    const char *model = target.model;
-
-    if (results_dir_prepare(o.out, o.force, dir, sizeof dir, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        exit_code = LL_EXIT_USAGE;
-        goto out;
+    int exit_code = run_setup_open(&rs, &o, &cfg);
+    if (exit_code == LL_EXIT_OK) {
+        json_t *config = runopts_config_json(&o, &cfg, rs.target.model);
+        exit_code = run_setup_results(&rs, &o, "run", session_config_json(config, &cfg), &cfg);
     }
-    run = runopts_run_json("run", session_config_json(runopts_config_json(&o, &cfg, model), &cfg),
-                           &cfg, &target);
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
-    }
-
-    char path[1100];
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        ll_errorf("%s: %s", path, strerror(errno));
-        goto out;
-    }
-    cfg.records_fd = fd;
-    cfg.progress = o.quiet ? 0 : (isatty(STDERR_FILENO) ? 1 : 2);
-    cfg.progress_interval_ns = cfg.progress == 1 ? LL_NS_PER_SEC : 5 * LL_NS_PER_SEC;
-
-    if (!mo.off)
-        live.scraper = scraper_for_run(mo.url, cfg.transport.base_url, mo.interval_ns, dir,
-                                       o.quiet);
-    if (mo.expose) {
-        live.exposer = expose_new(mo.expose, cfg.mode == LOAD_CLOSED ? 0 : cfg.arrival.rate_per_s,
-                                  err, sizeof err);
-        if (!live.exposer) {
-            ll_errorf("--expose: %s", err);
-            goto out;
-        }
-    }
-    if (live.scraper || live.exposer) {
-        cfg.live_cb = run_live_cb;
-        cfg.live_ud = &live;
-    }
-
-    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        driver_result_free(&res);
-        goto out;
-    }
-    have_res = 1;
-    struct scrape_join sjoin;
-    struct scrape_client client = {NAN, NAN, NAN, NAN, NAN};
-    int join_rc = LL_E_NOTFOUND;
-    if (live.scraper) {
-        scraper_stop(live.scraper);
-        join_rc = scrape_join(live.scraper, res.run_start_abs_ns,
-                              res.run_start_abs_ns + res.elapsed_ns, SCRAPE_SPAN_OUTER, &sjoin);
-        const struct stats *cs = &res.stats;
-        if (hist_count(cs->ttft_server)) {
-            client.ttft_sent_p50_s = (double)hist_percentile(cs->ttft_server, 50) / 1e9;
-            client.ttft_sent_p99_s = (double)hist_percentile(cs->ttft_server, 99) / 1e9;
-        }
-        client.output_tokens = (double)(cs->output_tokens + cs->output_tokens_failed);
-        client.prompt_tokens = (double)cs->prompt_tokens;
-        client.completed_ok = (double)cs->by_kind[REC_OK];
-    }
-
-    char mode[160];
-    runopts_mode_label(&cfg, mode, sizeof mode);
-    struct summary_info info = {0};
-    info.mode = mode;
-    info.closed_loop = cfg.mode == LOAD_CLOSED;
-    info.offered_rate_per_s = cfg.mode == LOAD_CLOSED ? 0 : cfg.arrival.rate_per_s;
-    if (cfg.mode == LOAD_SESSIONS)
-        session_summary_info(&cfg, &res, mode, sizeof mode, &info);
-    char slo_text[96];
-    /* The achieved-rate check is open loop's: a cap, users or sessions set
-     * their own pace, and an interrupted window is short by design. */
-    runopts_summary_info(&cfg, &res, model, "the schedule",
-                         cfg.mode == LOAD_OPEN && !res.interrupted, slo_text, sizeof slo_text,
-                         &info);
-    const struct stats *s = &res.stats;
-
-    summary_print(stdout, s, &info);
-    /* Per traffic class, each with its own SLO (or the run's). */
-    struct summary_class *classes = NULL;
-    char (*class_slo)[96] = NULL;
-    if (res.n_classes) {
-        classes = ll_calloc(res.n_classes, sizeof *classes);
-        class_slo = ll_calloc(res.n_classes, sizeof *class_slo);
-        for (size_t k = 0; k < res.n_classes; k++) {
-            const struct wl_class *wc = &cfg.workload.classes->classes[k];
-            struct slo cs = *slo_or(&wc->slo, &cfg.slo);
-            classes[k].name = wc->name;
-            classes[k].s = &res.class_stats[k];
-            if (slo_is_set(&cs)) {
-                slo_format(&cs, class_slo[k], sizeof class_slo[k]);
-                classes[k].slo = class_slo[k];
-            }
-        }
-        summary_print_classes(stdout, classes, res.n_classes, res.window_ns);
-    }
-    if (res.stop_reason[0])
-        printf("offering stopped early: %s\n", res.stop_reason);
-    if (live.scraper)
-        scrape_join_print(stdout, &sjoin, join_rc, &client, live.scraper);
-    printf("results: %s\n", dir);
-    fflush(stdout);
-
-    json_t *sj = summary_json(s, &info);
-    if (res.n_classes)
-        json_object_set_new(sj, "classes",
-                            summary_classes_json(classes, res.n_classes, res.window_ns));
-    free(classes);
-    free(class_slo);
-    if (live.scraper)
-        json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, live.scraper));
-    exit_code = runopts_finish(dir, run, sj, &info, &res);
-
-out:
-    scraper_free(live.scraper);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_live_open(&rs, &mo, o.quiet, &cfg, &live);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_setup_drive(&rs, &cfg) == 0 ? run_report(&rs, &cfg) : LL_EXIT_RUNTIME;
     expose_free(live.exposer);
-    if (have_res)
-        driver_result_free(&res);
-    if (fd >= 0)
-        close(fd);
-    json_decref(run);
-    runopts_target_close(&target);
+    run_setup_close(&rs);
     runopts_workload_free(&cfg);
     return exit_code;
 }

@@ -2,6 +2,7 @@
  * Parses the flags into a server_config (profile first, then every engine
  * flag overriding it), prints the base address as the first line of
  * stdout, and runs the server until SIGINT/SIGTERM or --duration. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,53 +118,6 @@ static const struct sim_opt *find_opt(const char *arg, const char **inline_val)
     return NULL;
 }
 
-/* A whole number in [lo, hi], with an optional k/M/G suffix. */
-static uint64_t parse_whole(const char *flag, const char *v, uint64_t lo, uint64_t hi)
-{
-    double d;
-    if (ll_parse_count(v, &d) < 0 || d < (double)lo || d > (double)hi || d != (double)(uint64_t)d)
-        ll_usage_fail("%s: expected a whole number from %llu to %llu, got \"%s\"", flag,
-                      (unsigned long long)lo, (unsigned long long)hi, v);
-    return (uint64_t)d;
-}
-
-static uint64_t parse_dur(const char *flag, const char *v)
-{
-    uint64_t ns;
-    if (ll_parse_duration_ns(v, LL_NS_PER_SEC, &ns) < 0)
-        ll_usage_fail("%s: expected a duration (e.g. 250ms, 1.5s), got \"%s\"", flag, v);
-    return ns;
-}
-
-static double parse_nonneg(const char *flag, const char *v)
-{
-    double d;
-    if (ll_parse_double(v, &d) < 0 || d < 0)
-        ll_usage_fail("%s: expected a non-negative number, got \"%s\"", flag, v);
-    return d;
-}
-
-/* Walk argv, calling on(name, value) for each option (value NULL for
- * flags). Unknown options and missing values fail with exit 2. */
-static void walk_args(int argc, char **argv,
-                      void (*on)(void *ud, const char *name, const char *val), void *ud)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *val;
-        const struct sim_opt *o = find_opt(argv[i], &val);
-        if (!o)
-            ll_usage_fail("sim: unknown option \"%s\" (see llmload sim --help)", argv[i]);
-        if (o->has_arg && !val) {
-            if (i + 1 >= argc)
-                ll_usage_fail("%s: missing value", o->name);
-            val = argv[++i];
-        } else if (!o->has_arg && val) {
-            ll_usage_fail("%s: takes no value, got \"%s\"", o->name, val);
-        }
-        on(ud, o->name, val);
-    }
-}
-
 struct sim_args {
     struct server_config cfg;
     struct sim_profile profile;
@@ -173,74 +127,146 @@ struct sim_args {
     int explain;
     int help;
     int stall_at_set, stall_for_set;
+    int bad;                        /* a flag was refused: err says why */
+    char err[512];                  /* the first refusal's one-line reason */
 };
 
-/* Pass 1: the profile and the seed, which the other options build on. */
-static void on_first(void *ud, const char *name, const char *val)
+/* Refuse a flag: keep the first reason (the walk stops there) for
+ * sim_main to print. Parsing never exits. */
+static void sim_bad(struct sim_args *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void sim_bad(struct sim_args *a, const char *fmt, ...)
 {
-    struct sim_args *a = ud;
+    if (a->bad)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->err, sizeof a->err, fmt, ap);
+    va_end(ap);
+    a->bad = 1;
+}
+
+
+
+/* A whole number in [lo, hi], with an optional k/M/G suffix. */
+static uint64_t parse_whole(struct sim_args *a, const char *flag, const char *v, uint64_t lo,
+                            uint64_t hi)
+{
+    double d;
+    if (ll_parse_count(v, &d) < 0 || d < (double)lo || d > (double)hi || d != (double)(uint64_t)d)
+        sim_bad(a, "%s: expected a whole number from %llu to %llu, got \"%s\"", flag,
+                (unsigned long long)lo, (unsigned long long)hi, v);
+    return a->bad ? 0 : (uint64_t)d;
+}
+
+static uint64_t parse_dur(struct sim_args *a, const char *flag, const char *v)
+{
+    uint64_t ns = 0;
+    if (ll_parse_duration_ns(v, LL_NS_PER_SEC, &ns) < 0)
+        sim_bad(a, "%s: expected a duration (e.g. 250ms, 1.5s), got \"%s\"", flag, v);
+    return ns;
+}
+
+static double parse_nonneg(struct sim_args *a, const char *flag, const char *v)
+{
+    double d = 0;
+    if (ll_parse_double(v, &d) < 0 || d < 0)
+        sim_bad(a, "%s: expected a non-negative number, got \"%s\"", flag, v);
+    return d;
+}
+
+/* Walk argv, calling on(a, name, value) for each option (value NULL for
+ * flags), up to the first refusal. Returns 0, or LL_E_INVAL with the
+ * reason in a->err (an unknown option, a missing value, or what on
+ * refused). */
+static int walk_args(int argc, char **argv,
+                     void (*on)(struct sim_args *a, const char *name, const char *val),
+                     struct sim_args *a)
+{
+    for (int i = 1; i < argc && !a->bad; i++) {
+        const char *val;
+        const struct sim_opt *o = find_opt(argv[i], &val);
+        if (!o) {
+            sim_bad(a, "sim: unknown option \"%s\" (see llmload sim --help)", argv[i]);
+        } else if (o->has_arg && !val && i + 1 >= argc) {
+            sim_bad(a, "%s: missing value", o->name);
+        } else if (!o->has_arg && val) {
+            sim_bad(a, "%s: takes no value, got \"%s\"", o->name, val);
+        } else {
+            if (o->has_arg && !val)
+                val = argv[++i];
+            on(a, o->name, val);
+        }
+    }
+    return a->bad ? LL_E_INVAL : 0;
+}
+
+/* Pass 1: the profile and the seed, which the other options build on. */
+static void on_first(struct sim_args *a, const char *name, const char *val)
+{
     if (strcmp(name, "--profile") == 0)
         a->profile_name = val;
     else if (strcmp(name, "--seed") == 0) {
         uint64_t s;
         if (ll_parse_u64(val, &s) < 0)
-            ll_usage_fail("--seed: expected a whole number, got \"%s\"", val);
-        a->seed = s;
+            sim_bad(a, "--seed: expected a whole number, got \"%s\"", val);
+        else
+            a->seed = s;
         a->have_seed = 1;
     } else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
         a->help = 1;
 }
 
-static void on_second(void *ud, const char *name, const char *val)
+static void on_second(struct sim_args *a, const char *name, const char *val)
 {
-    struct sim_args *a = ud;
     struct server_config *c = &a->cfg;
     struct engine_config *e = &c->engine;
     if (strcmp(name, "--host") == 0) {
         c->host = val;
     } else if (strcmp(name, "--port") == 0) {
-        c->port = (uint16_t)parse_whole(name, val, 0, 65535);
+        c->port = (uint16_t)parse_whole(a, name, val, 0, 65535);
     } else if (strcmp(name, "--model-name") == 0) {
         if (!*val || strlen(val) > 256)
-            ll_usage_fail("--model-name: expected 1 to 256 bytes, got \"%s\"", val);
+            sim_bad(a, "--model-name: expected 1 to 256 bytes, got \"%s\"", val);
         c->model_name = val;
     } else if (strcmp(name, "--duration") == 0) {
-        c->duration_ns = parse_dur(name, val);
+        c->duration_ns = parse_dur(a, name, val);
         if (c->duration_ns == 0)
-            ll_usage_fail("--duration: expected a positive duration, got \"%s\"", val);
+            sim_bad(a, "--duration: expected a positive duration, got \"%s\"", val);
     } else if (strcmp(name, "--log") == 0) {
         c->log_path = val;
     } else if (strcmp(name, "--explain") == 0) {
         a->explain = 1;
     } else if (strcmp(name, "--max-num-seqs") == 0) {
-        e->max_num_seqs = (uint32_t)parse_whole(name, val, 1, UINT32_MAX);
+        e->max_num_seqs = (uint32_t)parse_whole(a, name, val, 1, UINT32_MAX);
     } else if (strcmp(name, "--kv-tokens") == 0) {
-        e->kv_tokens = parse_whole(name, val, 1, (uint64_t)1 << 50);
+        e->kv_tokens = parse_whole(a, name, val, 1, (uint64_t)1 << 50);
     } else if (strcmp(name, "--block-tokens") == 0) {
-        e->block_tokens = (uint32_t)parse_whole(name, val, 1, 1 << 20);
+        e->block_tokens = (uint32_t)parse_whole(a, name, val, 1, 1 << 20);
     } else if (strcmp(name, "--prefill-chunk") == 0) {
-        e->prefill_chunk_tokens = (uint32_t)parse_whole(name, val, 1, UINT32_MAX);
+        e->prefill_chunk_tokens = (uint32_t)parse_whole(a, name, val, 1, UINT32_MAX);
     } else if (strcmp(name, "--step-base") == 0) {
-        e->step_base_ns = parse_dur(name, val);
+        e->step_base_ns = parse_dur(a, name, val);
     } else if (strcmp(name, "--step-per-prefill-token") == 0) {
-        e->step_prefill_token_ns = parse_dur(name, val);
+        e->step_prefill_token_ns = parse_dur(a, name, val);
     } else if (strcmp(name, "--step-per-seq") == 0) {
-        e->step_seq_ns = parse_dur(name, val);
+        e->step_seq_ns = parse_dur(a, name, val);
     } else if (strcmp(name, "--queue-limit") == 0) {
-        e->queue_limit = (uint32_t)parse_whole(name, val, 0, UINT32_MAX);
+        e->queue_limit = (uint32_t)parse_whole(a, name, val, 0, UINT32_MAX);
     } else if (strcmp(name, "--output-len-median") == 0) {
-        e->natural_len_median_tokens = parse_nonneg(name, val);
+        e->natural_len_median_tokens = parse_nonneg(a, name, val);
         if (e->natural_len_median_tokens < 1)
-            ll_usage_fail("--output-len-median: expected a number >= 1, got \"%s\"", val);
+            sim_bad(a, "--output-len-median: expected a number >= 1, got \"%s\"", val);
     } else if (strcmp(name, "--output-len-sigma") == 0) {
-        e->natural_len_sigma = parse_nonneg(name, val);
+        e->natural_len_sigma = parse_nonneg(a, name, val);
     } else if (strcmp(name, "--no-prefix-cache") == 0) {
         e->prefix_cache = 0;
     } else if (strcmp(name, "--stall-at") == 0) {
-        c->stall_at_ns = parse_dur(name, val);
+        c->stall_at_ns = parse_dur(a, name, val);
         a->stall_at_set = 1;
     } else if (strcmp(name, "--stall-for") == 0) {
-        c->stall_for_ns = parse_dur(name, val);
+        c->stall_for_ns = parse_dur(a, name, val);
         a->stall_for_set = 1;
     } else if (strcmp(name, "--stall-from") == 0) {
         if (strcmp(val, "start") == 0)
@@ -248,26 +274,26 @@ static void on_second(void *ud, const char *name, const char *val)
         else if (strcmp(val, "first-request") == 0)
             c->stall_from_first = 1;
         else
-            ll_usage_fail("--stall-from: expected start or first-request, got \"%s\"", val);
+            sim_bad(a, "--stall-from: expected start or first-request, got \"%s\"", val);
     } else if (strcmp(name, "--fault") == 0) {
         char err[200];
         if (faults_add_spec(&c->faults, val, err, sizeof(err)) < 0)
-            ll_usage_fail("--fault: %s", err);
+            sim_bad(a, "--fault: %s", err);
     } else if (strcmp(name, "--slow-headers-delay") == 0) {
-        c->slow_headers_delay_ns = parse_dur(name, val);
+        c->slow_headers_delay_ns = parse_dur(a, name, val);
     } else if (strcmp(name, "--role-chunk") == 0) {
         c->role_chunk = 1;
     } else if (strcmp(name, "--tokens-per-event") == 0) {
-        c->tokens_per_event = (uint32_t)parse_whole(name, val, 1, 1 << 20);
+        c->tokens_per_event = (uint32_t)parse_whole(a, name, val, 1, 1 << 20);
     } else if (strcmp(name, "--default-max-tokens") == 0) {
-        c->default_max_tokens = (uint32_t)parse_whole(name, val, 1, 1 << 30);
+        c->default_max_tokens = (uint32_t)parse_whole(a, name, val, 1, 1 << 30);
     } else if (strcmp(name, "--max-body") == 0) {
-        c->max_body_bytes = (size_t)parse_whole(name, val, 1, (uint64_t)1 << 32);
+        c->max_body_bytes = (size_t)parse_whole(a, name, val, 1, (uint64_t)1 << 32);
     } else if (strcmp(name, "--conn-buffer") == 0) {
-        c->conn_buffer_bytes = (size_t)parse_whole(name, val, 1024, (uint64_t)1 << 34);
+        c->conn_buffer_bytes = (size_t)parse_whole(a, name, val, 1024, (uint64_t)1 << 34);
     } else if (strcmp(name, "--tokenizer") == 0) {
         if (tokenizer_kind_parse(val, &c->tokenizer) < 0)
-            ll_usage_fail("--tokenizer: expected words or bytes2, got \"%s\"", val);
+            sim_bad(a, "--tokenizer: expected words or bytes2, got \"%s\"", val);
     } else if (strcmp(name, "--no-usage") == 0) {
         c->no_usage = 1;
     }
@@ -279,7 +305,10 @@ int sim_main(int argc, char **argv)
     struct sim_args a;
     memset(&a, 0, sizeof(a));
     a.profile_name = "default";
-    walk_args(argc, argv, on_first, &a);
+    if (walk_args(argc, argv, on_first, &a) != 0) {
+        ll_errorf("%s", a.err);
+        return LL_EXIT_USAGE;
+    }
     if (a.help) {
         sim_usage(stdout);
         return LL_EXIT_OK;
@@ -303,7 +332,10 @@ int sim_main(int argc, char **argv)
     c->conn_buffer_bytes = SIM_DEFAULT_CONN_BUFFER_BYTES;
     c->seed = c->engine.seed;
     faults_init(&c->faults, c->seed);
-    walk_args(argc, argv, on_second, &a);
+    if (walk_args(argc, argv, on_second, &a) != 0) {
+        ll_errorf("%s", a.err);
+        return LL_EXIT_USAGE;
+    }
     if (a.stall_at_set != a.stall_for_set) {
         ll_errorf("%s: needs %s too", a.stall_at_set ? "--stall-at" : "--stall-for",
                   a.stall_at_set ? "--stall-for" : "--stall-at");

@@ -33,6 +33,7 @@
 #include "driver/driver.h"
 #include "measure/results.h"
 #include "cli/runopts.h"
+#include "cli/runsetup.h"
 #include "metrics/scrape.h"
 #include "report/report_build.h"
 #include "sweep/sweep.h"
@@ -177,7 +178,7 @@ struct sweep_plan {
 };
 
 
-static int sweep_take_own(void *ud, int c, const char *a)
+static int sweep_take_own(void *ud, int c, const char *a, char *err, size_t errlen)
 {
     struct sweep_opts *so = ud;
     switch (c) {
@@ -207,29 +208,38 @@ static int sweep_take_own(void *ud, int c, const char *a)
     return 1;
 }
 
-static void parse_args(int argc, char **argv, struct run_opts *o, struct sweep_opts *so)
+static int parse_args(int argc, char **argv, struct run_opts *o, struct sweep_opts *so,
+                      char *err, size_t errlen)
 {
-    int first = runopts_parse(argc, argv, "sweep", sweep_own_options,
-                              LL_ARRAY_LEN(sweep_own_options), sweep_take_own, so, sweep_usage, o);
+    int first;
+    int rc = runopts_parse(argc, argv, "sweep", sweep_own_options,
+                           LL_ARRAY_LEN(sweep_own_options), sweep_take_own, so, o, &first, err,
+                           errlen);
+    if (rc != 0)
+        return rc;
     if (first < argc)
-        ll_usage_fail("unexpected argument \"%s\" (see llmload sweep --help)", argv[first]);
+        return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload sweep --help)",
+                            argv[first]);
+    return 0;
 }
 
-/* A percentage flag: a number in (lo, hi], returned as a fraction. */
-static double opt_percent(const char *name, const char *v, double lo, double hi)
+/* A percentage flag: a number in (lo, hi], stored as a fraction. */
+static int opt_percent(const char *name, const char *v, double lo, double hi, double *out,
+                       char *err, size_t errlen)
 {
     double x;
     if (ll_parse_double(v, &x) != 0 || !(x > lo) || x > hi)
-        ll_usage_fail("%s: expected a percentage above %g and at most %g (e.g. 99), got \"%s\"",
-                      name, lo, hi, v);
-    return x / 100;
+        return runopts_errf(err, errlen, "%s: expected a percentage above %g and at most %g "
+                            "(e.g. 99), got \"%s\"", name, lo, hi, v);
+    *out = x / 100;
+    return 0;
 }
 
-static void parse_rates(const char *spec, struct sweep_plan *p)
+static int parse_rates(const char *spec, struct sweep_plan *p, char *err, size_t errlen)
 {
     if (strcmp(spec, "auto") == 0) {
         p->n_rates = 0;
-        return;
+        return 0;
     }
     const char *s = spec;
     while (*s) {
@@ -237,118 +247,182 @@ static void parse_rates(const char *spec, struct sweep_plan *p)
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
         char item[64];
         if (len == 0 || len >= sizeof item)
-            ll_usage_fail("--rates: expected auto or a list of positive rates (e.g. 2,4,8), "
-                          "got \"%s\"", spec);
+            return runopts_errf(err, errlen, "--rates: expected auto or a list of positive rates "
+                                "(e.g. 2,4,8), got \"%s\"", spec);
         memcpy(item, s, len);
         item[len] = '\0';
         double x;
         if (ll_parse_count(item, &x) != 0 || !(x > 0))
-            ll_usage_fail("--rates: \"%s\" is not a positive rate (in \"%s\")", item, spec);
+            return runopts_errf(err, errlen, "--rates: \"%s\" is not a positive rate (in "
+                                "\"%s\")", item, spec);
         if (p->n_rates == SWEEP_MAX_RATES)
-            ll_usage_fail("--rates: at most %d rates", SWEEP_MAX_RATES);
+            return runopts_errf(err, errlen, "--rates: at most %d rates", SWEEP_MAX_RATES);
         p->rates[p->n_rates++] = x;
         if (!comma)
             break;
         s = comma + 1;
         if (!*s)
-            ll_usage_fail("--rates: trailing comma in \"%s\"", spec);
+            return runopts_errf(err, errlen, "--rates: trailing comma in \"%s\"", spec);
     }
+    return 0;
 }
 
-static void build_plan(const struct run_opts *o, const struct sweep_opts *so,
-                       struct run_config *cfg, struct sweep_plan *p, struct sweep_settings *set)
+/* A whole-number flag from 1 to max, or def when absent. */
+static int opt_count(const char *name, const char *v, uint64_t def, uint64_t max,
+                     uint32_t *out, char *err, size_t errlen)
+{
+    uint64_t n = def;
+    if (v && runopts_count(name, v, 1, &n, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (n > max)
+        return runopts_errf(err, errlen, "%s: at most %llu, got \"%s\"", name,
+                            (unsigned long long)max, v);
+    *out = (uint32_t)n;
+    return 0;
+}
+
+/* The steps: --rates, durations, --gap, --repeat, --max-steps and the
+ * recovery step's flags. */
+static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
+                      struct sweep_plan *p, struct sweep_settings *set, char *err, size_t errlen)
+{
+    if (parse_rates(so->rates ? so->rates : "auto", p, err, errlen) != 0)
+        return LL_E_INVAL;
+    set->auto_rates = p->n_rates == 0;
+    if (runopts_duration("--step-duration", so->step_duration ? so->step_duration
+                                                              : SWEEP_DEFAULT_STEP,
+                         &p->step_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (p->step_ns < 100 * LL_NS_PER_MS)
+        return runopts_errf(err, errlen, "--step-duration: at least 100ms, got \"%s\"",
+                            so->step_duration);
+    if (runopts_duration("--warmup", o->warmup ? o->warmup : SWEEP_DEFAULT_WARMUP, &p->warmup_ns,
+                         err, errlen) != 0 ||
+        (so->gap && runopts_duration("--gap", so->gap, &p->gap_ns, err, errlen) != 0) ||
+        runopts_duration("--probe-duration", so->probe_duration ? so->probe_duration
+                                                                : SWEEP_DEFAULT_PROBE,
+                         &p->probe_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (p->probe_ns < 500 * LL_NS_PER_MS)
+        return runopts_errf(err, errlen, "--probe-duration: at least 500ms, got \"%s\"",
+                            so->probe_duration);
+    if (so->probe_duration && !set->auto_rates)
+        return runopts_errf(err, errlen, "--probe-duration: applies to --rates auto only");
+    if (opt_count("--repeat", so->repeat, 1, 100, &p->repeat, err, errlen) != 0 ||
+        opt_count("--max-steps", so->max_steps, SWEEP_DEFAULT_MAX_STEPS, 1000, &p->max_steps,
+                  err, errlen) != 0)
+        return LL_E_INVAL;
+    p->recovery = !so->no_recovery;
+    if (so->no_recovery && so->recovery_duration)
+        return runopts_errf(err, errlen, "--recovery-duration: not with --no-recovery");
+    if (so->no_recovery && so->overload_duration)
+        return runopts_errf(err, errlen, "--overload-duration: not with --no-recovery");
+    p->recovery_ns = SWEEP_RECOVERY_STEPS * p->step_ns;
+    if (so->recovery_duration && runopts_duration("--recovery-duration", so->recovery_duration,
+                                                  &p->recovery_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (p->recovery_ns == 0)
+        return runopts_errf(err, errlen, "--recovery-duration: must be more than 0");
+    p->overload_ns = p->step_ns;
+    if (so->overload_duration && runopts_duration("--overload-duration", so->overload_duration,
+                                                  &p->overload_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    return 0;
+}
+
+/* The verdicts' settings: --attainment, --max-error-rate, --ttft-limit,
+ * the capacity plan and the --expect-* checks. */
+static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set, char *err,
+                         size_t errlen)
+{
+    if (so->attainment &&
+        opt_percent("--attainment", so->attainment, 0, 100, &set->attainment, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (so->attainment && !slo_is_set(&set->slo))
+        return runopts_errf(err, errlen, "--attainment: needs --slo");
+    if (so->max_error_rate && opt_percent("--max-error-rate", so->max_error_rate, -1e-9, 100,
+                                          &set->max_error_rate, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (so->ttft_limit) {
+        if (runopts_duration("--ttft-limit", so->ttft_limit, &set->ttft_limit_ns, err,
+                             errlen) != 0)
+            return LL_E_INVAL;
+        if (!set->ttft_limit_ns)
+            return runopts_errf(err, errlen, "--ttft-limit: must be more than 0");
+    } else {
+        set->ttft_limit_ns = set->slo.ttft_ns ? SWEEP_TTFT_LIMIT_SLO_FACTOR * set->slo.ttft_ns
+                                              : SWEEP_DEFAULT_TTFT_LIMIT_NS;
+    }
+    if ((so->headroom &&
+         opt_percent("--headroom", so->headroom, 0, 100, &set->headroom, err, errlen) != 0) ||
+        (so->forecast &&
+         runopts_positive("--forecast", so->forecast, &set->forecast_rps, err, errlen) != 0))
+        return LL_E_INVAL;
+    if (so->cost) {
+        double x;
+        if (ll_parse_double(so->cost, &x) != 0 || !(x > 0))
+            return runopts_errf(err, errlen, "--cost-per-hour: expected a positive price (e.g. "
+                                "2.5), got \"%s\"", so->cost);
+        set->cost_per_hour = x;
+    }
+    if (so->replicas &&
+        opt_count("--replicas", so->replicas, 1, 100000, &set->replicas, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (so->expect_capacity && runopts_positive("--expect-capacity", so->expect_capacity,
+                                                &set->expect_capacity_rps, err, errlen) != 0)
+        return LL_E_INVAL;
+    set->expect_slo = so->expect_slo;
+    if (so->expect_slo && !slo_is_set(&set->slo))
+        return runopts_errf(err, errlen, "--expect-slo: needs --slo");
+    if (so->expect_capacity && !slo_is_set(&set->slo))
+        return runopts_errf(err, errlen, "--expect-capacity: needs --slo");
+    return 0;
+}
+
+/* Every flag into cfg, the plan and the settings: 0, or LL_E_INVAL with
+ * the reason in err (cfg is the caller's to free either way). */
+static int build_plan(const struct run_opts *o, const struct sweep_opts *so,
+                      struct run_config *cfg, struct sweep_plan *p, struct sweep_settings *set,
+                      char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
     memset(p, 0, sizeof *p);
     sweep_settings_init(set);
     cfg->records_fd = -1;
-    runopts_slo(o, cfg);
+    if (runopts_slo(o, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
     set->slo = cfg->slo;
-    uint64_t seed = runopts_seed(o);
-    parse_rates(so->rates ? so->rates : "auto", p);
-    set->auto_rates = p->n_rates == 0;
-    p->step_ns = runopts_duration("--step-duration",
-                                  so->step_duration ? so->step_duration : SWEEP_DEFAULT_STEP);
-    if (p->step_ns < 100 * LL_NS_PER_MS)
-        ll_usage_fail("--step-duration: at least 100ms, got \"%s\"", so->step_duration);
-    p->warmup_ns = runopts_duration("--warmup", o->warmup ? o->warmup : SWEEP_DEFAULT_WARMUP);
-    p->gap_ns = so->gap ? runopts_duration("--gap", so->gap) : 0;
-    p->probe_ns = runopts_duration("--probe-duration", so->probe_duration ? so->probe_duration
-                                                                          : SWEEP_DEFAULT_PROBE);
-    if (p->probe_ns < 500 * LL_NS_PER_MS)
-        ll_usage_fail("--probe-duration: at least 500ms, got \"%s\"", so->probe_duration);
-    if (so->probe_duration && !set->auto_rates)
-        ll_usage_fail("--probe-duration: applies to --rates auto only");
-    uint64_t r = so->repeat ? runopts_count("--repeat", so->repeat, 1) : 1;
-    if (r > 100)
-        ll_usage_fail("--repeat: at most 100, got \"%s\"", so->repeat);
-    p->repeat = (uint32_t)r;
-    uint64_t m = so->max_steps ? runopts_count("--max-steps", so->max_steps, 1)
-                               : SWEEP_DEFAULT_MAX_STEPS;
-    if (m > 1000)
-        ll_usage_fail("--max-steps: at most 1000, got \"%s\"", so->max_steps);
-    p->max_steps = (uint32_t)m;
-    p->recovery = !so->no_recovery;
-    if (so->no_recovery && so->recovery_duration)
-        ll_usage_fail("--recovery-duration: not with --no-recovery");
-    if (so->no_recovery && so->overload_duration)
-        ll_usage_fail("--overload-duration: not with --no-recovery");
-    p->recovery_ns = so->recovery_duration
-                         ? runopts_duration("--recovery-duration", so->recovery_duration)
-                         : SWEEP_RECOVERY_STEPS * p->step_ns;
-    if (p->recovery_ns == 0)
-        ll_usage_fail("--recovery-duration: must be more than 0");
-    p->overload_ns = so->overload_duration
-                         ? runopts_duration("--overload-duration", so->overload_duration)
-                         : p->step_ns;
-
-    if (so->attainment)
-        set->attainment = opt_percent("--attainment", so->attainment, 0, 100);
-    if (so->attainment && !slo_is_set(&set->slo))
-        ll_usage_fail("--attainment: needs --slo");
-    if (so->max_error_rate)
-        set->max_error_rate = opt_percent("--max-error-rate", so->max_error_rate, -1e-9, 100);
-    if (so->ttft_limit) {
-        set->ttft_limit_ns = runopts_duration("--ttft-limit", so->ttft_limit);
-        if (!set->ttft_limit_ns)
-            ll_usage_fail("--ttft-limit: must be more than 0");
-    } else {
-        set->ttft_limit_ns = set->slo.ttft_ns ? SWEEP_TTFT_LIMIT_SLO_FACTOR * set->slo.ttft_ns
-                                              : SWEEP_DEFAULT_TTFT_LIMIT_NS;
-    }
-    if (so->headroom)
-        set->headroom = opt_percent("--headroom", so->headroom, 0, 100);
-    if (so->forecast)
-        set->forecast_rps = runopts_positive("--forecast", so->forecast);
-    if (so->cost) {
-        double x;
-        if (ll_parse_double(so->cost, &x) != 0 || !(x > 0))
-            ll_usage_fail("--cost-per-hour: expected a positive price (e.g. 2.5), got \"%s\"",
-                          so->cost);
-        set->cost_per_hour = x;
-    }
-    if (so->replicas) {
-        uint64_t k = runopts_count("--replicas", so->replicas, 1);
-        if (k > 100000)
-            ll_usage_fail("--replicas: at most 100000, got \"%s\"", so->replicas);
-        set->replicas = (uint32_t)k;
-    }
-    if (so->expect_capacity)
-        set->expect_capacity_rps = runopts_positive("--expect-capacity", so->expect_capacity);
-    set->expect_slo = so->expect_slo;
-    if (so->expect_slo && !slo_is_set(&set->slo))
-        ll_usage_fail("--expect-slo: needs --slo");
-    if (so->expect_capacity && !slo_is_set(&set->slo))
-        ll_usage_fail("--expect-capacity: needs --slo");
+    uint64_t seed;
+    if (runopts_seed(o, &seed, err, errlen) != 0 || plan_steps(o, so, p, set, err, errlen) != 0 ||
+        plan_settings(so, set, err, errlen) != 0)
+        return LL_E_INVAL;
 
     cfg->mode = LOAD_OPEN;
-    runopts_arrival(o, seed, &cfg->arrival);
+    if (runopts_arrival(o, seed, &cfg->arrival, err, errlen) != 0)
+        return LL_E_INVAL;
     cfg->arrival.rate_per_s = p->n_rates ? p->rates[0] : 1;
-    char err[200];
-    if (arrival_config_check(&cfg->arrival, err, sizeof err) != 0)
-        ll_usage_fail("--rates: %s", err);
-    cfg->grace_ns = o->grace ? runopts_duration("--grace", o->grace) : 5 * LL_NS_PER_SEC;
-    runopts_workload_transport(o, seed, cfg);
+    char why[200];
+    if (arrival_config_check(&cfg->arrival, why, sizeof why) != 0)
+        return runopts_errf(err, errlen, "--rates: %s", why);
+    cfg->grace_ns = 5 * LL_NS_PER_SEC;
+    if (o->grace && runopts_duration("--grace", o->grace, &cfg->grace_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    return runopts_workload_transport(o, seed, cfg, err, errlen);
+}
+
+/* Every flag of `llmload sweep`: 0, RUNOPTS_HELP, or LL_E_INVAL with the
+ * reason in err. */
+static int sweep_flags(int argc, char **argv, struct run_opts *o, struct sweep_opts *so,
+                       struct run_config *cfg, struct sweep_plan *p, struct sweep_settings *set,
+                       uint64_t *metrics_interval_ns, char *err, size_t errlen)
+{
+    int rc = parse_args(argc, argv, o, so, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (build_plan(o, so, cfg, p, set, err, errlen) != 0)
+        return LL_E_INVAL;
+    return runopts_metrics_flags(so->metrics_interval, so->no_metrics, so->metrics_url,
+                                 metrics_interval_ns, err, errlen);
 }
 
 /* ---- running ------------------------------------------------------------ */
@@ -387,7 +461,7 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
         struct driver_result res;
         cfg.mode = LOAD_CLOSED;
         cfg.users = users;
-        runopts_dist("--think", "0", DIST_UNIT_DURATION_NS, 1, &cfg.think);
+        runopts_dist("--think", "0", DIST_UNIT_DURATION_NS, 1, &cfg.think, err, errlen);
         cfg.duration_ns = probe_ns;
         cfg.warmup_ns = 0;
         cfg.records_fd = -1;
@@ -709,6 +783,67 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
     return rc;
 }
 
+/* --rates auto: probe the capacity, note it in steps.jsonl and run.json.
+ * LL_EXIT_OK, 130 when interrupted, or LL_EXIT_RUNTIME, reason printed. */
+static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct run_config *cfg,
+                       const struct sweep_plan *plan, struct sweep_settings *set, int quiet)
+{
+    char err[1200] = "";
+    int intr = 0;
+    set->estimate_rps = probe_capacity(cfg, plan->probe_ns, quiet, &intr, err, sizeof err);
+    if (intr) {
+        ll_errorf("interrupted during the capacity probe");
+        return 130;
+    }
+    if (!(set->estimate_rps > 0)) {
+        ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
+        return LL_EXIT_RUNTIME;
+    }
+    json_t *e = json_object();
+    json_object_set_new(e, "kind", json_string("probe"));
+    json_object_set_new(e, "estimate_rps", json_real(set->estimate_rps));
+    char *t = json_dumps(e, JSON_COMPACT);
+    json_decref(e);
+    fprintf(sr->steps_f, "%s\n", t ? t : "{}");
+    free(t);
+    json_object_set_new(json_object_get(json_object_get(rs->run, "config"), "sweep"),
+                        "estimate_rps", json_real(set->estimate_rps));
+    if (results_write_json_atomic(rs->dir, "run.json", rs->run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_RUNTIME;
+    }
+    if (!quiet)
+        ll_errorf("probe: estimated capacity %.3g req/s; stepping from %.3g req/s",
+                  set->estimate_rps, round3(set->estimate_rps * 0.1));
+    return LL_EXIT_OK;
+}
+
+/* Stop the scraper (NULL: none) and say how many scrapes failed. */
+static void sweep_scraper_stop(struct scraper *sc, int quiet)
+{
+    if (!sc)
+        return;
+    scraper_stop(sc);
+    uint64_t scrapes = 0, failed = 0;
+    scraper_counts(sc, &scrapes, &failed);
+    if (failed && !quiet)
+        ll_errorf("server metrics: %llu of %llu scrapes of %s failed (counted as gaps)",
+                  (unsigned long long)failed, (unsigned long long)scrapes, scraper_url(sc));
+}
+
+/* steps.jsonl's last line, {"kind": "end", "stop_reason": ...}. 0 or -1. */
+static int sweep_end_line(FILE *f, const char *stop)
+{
+    json_t *end = json_object();
+    json_object_set_new(end, "kind", json_string("end"));
+    json_object_set_new(end, "stop_reason", stop[0] ? json_string(stop) : json_null());
+    char *t = json_dumps(end, JSON_COMPACT);
+    json_decref(end);
+    int rc = !t || fprintf(f, "%s\n", t) < 0 || fflush(f) != 0 ? -1 : 0;
+    free(t);
+    return rc;
+}
+
 int sweep_main(int argc, char **argv)
 {
     struct run_opts o = {0};
@@ -716,133 +851,82 @@ int sweep_main(int argc, char **argv)
     struct run_config cfg;
     struct sweep_plan plan;
     struct sweep_settings set;
-    parse_args(argc, argv, &o, &so);
-    build_plan(&o, &so, &cfg, &plan, &set);
-    uint64_t metrics_interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
-    if (so.metrics_interval)
-        metrics_interval_ns = runopts_duration("--metrics-interval", so.metrics_interval);
-    if (metrics_interval_ns < SCRAPE_MIN_INTERVAL_NS)
-        ll_usage_fail("--metrics-interval: at least 100ms, got \"%s\"", so.metrics_interval);
-    if (so.no_metrics && so.metrics_url)
-        ll_usage_fail("--no-metrics and --metrics-url: pick one");
+    uint64_t metrics_interval_ns;
+    char err[1200];
+    memset(&cfg, 0, sizeof cfg);
+    int rc = sweep_flags(argc, argv, &o, &so, &cfg, &plan, &set, &metrics_interval_ns, err,
+                         sizeof err);
+    if (rc != 0) {
+        runopts_workload_free(&cfg);
+        if (rc == RUNOPTS_HELP) {
+            sweep_usage(stdout);
+            return LL_EXIT_OK;
+        }
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
 
-    int exit_code = LL_EXIT_RUNTIME;
-    struct runopts_target target;
+    struct run_setup rs;
     struct sweep_run sr = {.records_fd = -1, .quiet = o.quiet};
-    json_t *run = NULL;
-    char dir[1024], err[1200], path[1100], started[40];
+    char path[1100], started[40];
     sigset_t block, old;
 
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    runopts_raise_nofile();
-    signal(SIGPIPE, SIG_IGN);
-    exit_code = runopts_target_open(&o, &cfg, &target);
+    int exit_code = run_setup_open(&rs, &o, &cfg);
+    if (exit_code != LL_EXIT_OK)
+        goto out;
+    iso_now(started, sizeof started);
+    exit_code = run_setup_results(&rs, &o, "sweep",
+                                  plan_json(&o, &cfg, &plan, &set, rs.target.model, started), &cfg);
     if (exit_code != LL_EXIT_OK)
         goto out;
     exit_code = LL_EXIT_RUNTIME;
-    if (results_dir_prepare(o.out, o.force, dir, sizeof dir, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        exit_code = LL_EXIT_USAGE;
-        goto out;
-    }
-    sr.dir = dir;
-    iso_now(started, sizeof started);
-    run = runopts_run_json("sweep", plan_json(&o, &cfg, &plan, &set, target.model, started),
-                           &cfg, &target);
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        goto out;
-    }
-    snprintf(sr.records_path, sizeof sr.records_path, "%s/requests.jsonl", dir);
-    sr.records_fd = open(sr.records_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
-                         0644);
-    if (sr.records_fd < 0) {
-        ll_errorf("%s: %s", sr.records_path, strerror(errno));
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    sr.dir = rs.dir;
+    sr.records_fd = rs.records_fd;
+    snprintf(sr.records_path, sizeof sr.records_path, "%s", rs.records_path);
+    snprintf(path, sizeof path, "%s/steps.jsonl", rs.dir);
     sr.steps_f = fopen(path, "we");
     if (!sr.steps_f) {
         ll_errorf("%s: %s", path, strerror(errno));
         goto out;
     }
-    if (!so.no_metrics)
-        sr.scraper = scraper_for_run(so.metrics_url, cfg.transport.base_url, metrics_interval_ns,
-                                     dir, o.quiet);
+    run_setup_scraper(&rs, so.metrics_url, so.no_metrics, metrics_interval_ns, &cfg, o.quiet);
     sr.start_ns = ll_now_ns();
-    if (sr.scraper && scraper_start(sr.scraper, sr.start_ns, err, sizeof err) != 0) {
+    if (rs.scraper && scraper_start(rs.scraper, sr.start_ns, err, sizeof err) != 0) {
         ll_errorf("warning: server metrics: %s", err);
-        scraper_free(sr.scraper);
-        sr.scraper = NULL;
+        scraper_free(rs.scraper);
+        rs.scraper = NULL;
     }
+    sr.scraper = rs.scraper;
 
     char stop[256] = "";
     if (set.auto_rates) {
-        int intr = 0;
-        err[0] = '\0';
-        set.estimate_rps = probe_capacity(&cfg, plan.probe_ns, o.quiet, &intr, err, sizeof err);
-        if (intr) {
-            ll_errorf("interrupted during the capacity probe");
-            exit_code = 130;
+        exit_code = sweep_probe(&rs, &sr, &cfg, &plan, &set, o.quiet);
+        if (exit_code != LL_EXIT_OK)
             goto out;
-        }
-        if (!(set.estimate_rps > 0)) {
-            ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
-            goto out;
-        }
-        json_t *e = json_object();
-        json_object_set_new(e, "kind", json_string("probe"));
-        json_object_set_new(e, "estimate_rps", json_real(set.estimate_rps));
-        char *t = json_dumps(e, JSON_COMPACT);
-        json_decref(e);
-        fprintf(sr.steps_f, "%s\n", t ? t : "{}");
-        free(t);
-        json_object_set_new(json_object_get(json_object_get(run, "config"), "sweep"),
-                            "estimate_rps", json_real(set.estimate_rps));
-        if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-            ll_errorf("%s", err);
-            goto out;
-        }
-        if (!o.quiet)
-            ll_errorf("probe: estimated capacity %.3g req/s; stepping from %.3g req/s",
-                      set.estimate_rps, round3(set.estimate_rps * 0.1));
+        exit_code = LL_EXIT_RUNTIME;
     }
     int st = run_sweep(&sr, &cfg, &plan, &set, stop, sizeof stop);
-    if (sr.scraper) {
-        scraper_stop(sr.scraper);
-        uint64_t scrapes = 0, failed = 0;
-        scraper_counts(sr.scraper, &scrapes, &failed);
-        if (failed && !o.quiet)
-            ll_errorf("server metrics: %llu of %llu scrapes of %s failed (counted as gaps)",
-                      (unsigned long long)failed, (unsigned long long)scrapes,
-                      scraper_url(sr.scraper));
-    }
+    sweep_scraper_stop(sr.scraper, o.quiet);
     if (st < 0 && sr.n_steps == 0)
         goto out;
-    json_t *end = json_object();
-    json_object_set_new(end, "kind", json_string("end"));
-    json_object_set_new(end, "stop_reason", stop[0] ? json_string(stop) : json_null());
-    char *t = json_dumps(end, JSON_COMPACT);
-    json_decref(end);
-    if (!t || fprintf(sr.steps_f, "%s\n", t) < 0 || fflush(sr.steps_f) != 0) {
-        free(t);
+    if (sweep_end_line(sr.steps_f, stop) != 0) {
         ll_errorf("%s: cannot write", path);
         goto out;
     }
-    free(t);
     fclose(sr.steps_f);
     sr.steps_f = NULL;
-    close(sr.records_fd);
-    sr.records_fd = -1;
+    close(rs.records_fd);
+    rs.records_fd = sr.records_fd = -1;
 
-    printf("llmload sweep of %s (model %s): %s\n\n", cfg.transport.base_url, target.model,
+    printf("llmload sweep of %s (model %s): %s\n\n", cfg.transport.base_url, rs.target.model,
            set.auto_rates ? "auto rates" : "given rates");
     fflush(stdout);
-    exit_code = report_build_dir(dir, stdout);
-    printf("results: %s (report.html, steps.csv, summary.json)\n", dir);
+    exit_code = report_build_dir(rs.dir, stdout);
+    printf("results: %s (report.html, steps.csv, summary.json)\n", rs.dir);
     fflush(stdout);
     if (st > 0)
         exit_code = 130;
@@ -852,15 +936,11 @@ int sweep_main(int argc, char **argv)
 out:
     if (sr.steps_f)
         fclose(sr.steps_f);
-    if (sr.records_fd >= 0)
-        close(sr.records_fd);
     for (size_t i = 0; i < sr.n_steps; i++)
         sweep_step_free(&sr.steps[i]);
     free(sr.steps);
     free(sr.points);
-    json_decref(run);
-    scraper_free(sr.scraper);
-    runopts_target_close(&target);
+    run_setup_close(&rs);
     runopts_workload_free(&cfg);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return exit_code;

@@ -1,11 +1,12 @@
-/* runopts.c: the flags `run` and `sweep` share, the target probe and
+/* runopts.c: the flags `run`, `replay` and `sweep` share, their checks and
  * run.json's config object (see runopts.h). Moved here from cmd_run.c so
- * both commands parse, check and record them the same way. */
+ * the commands parse, check and record them the same way. */
 #include "cli/runopts.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "workload/empirical.h"
 #include "measure/results.h"
 #include "measure/verdict.h"
+#include "metrics/scrape.h"
 #include "decode/sse.h"
 #include "workload/trace.h"
 #include "util/util.h"
@@ -89,7 +91,16 @@ const char runopts_workload_help[] =
 "  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
 "                           the system; each refusal is a client_dropped record (default: none)\n";
 
-int runopts_take(struct run_opts *o, int c, const char *a)
+int runopts_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return LL_E_INVAL;
+}
+
+int runopts_take(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
 {
     switch (c) {
     case RUNOPTS_OPT_URL: o->url = a; break;
@@ -99,9 +110,11 @@ int runopts_take(struct run_opts *o, int c, const char *a)
     case RUNOPTS_OPT_IGNORE_EOS: o->ignore_eos = 1; break;
     case 'H':
         if (o->n_headers == RUNOPTS_MAX_HEADERS)
-            ll_usage_fail("--header: at most %d headers", RUNOPTS_MAX_HEADERS);
+            return runopts_errf(err, errlen, "--header: at most %d headers",
+                                RUNOPTS_MAX_HEADERS);
         if (!strchr(a, ':'))
-            ll_usage_fail("--header: expected \"Name: value\", got a value without a colon");
+            return runopts_errf(err, errlen, "--header: expected \"Name: value\", got a value "
+                                "without a colon");
         o->headers[o->n_headers++] = a;
         break;
     case RUNOPTS_OPT_API_KEY_ENV: o->api_key_env = a; break;
@@ -145,11 +158,10 @@ int runopts_take(struct run_opts *o, int c, const char *a)
 }
 
 int runopts_parse(int argc, char **argv, const char *cmd, const struct option *own, size_t n_own,
-                  runopts_take_cb *take_own, void *ud, void (*usage)(FILE *f),
-                  struct run_opts *o)
+                  runopts_take_cb *take_own, void *ud, struct run_opts *o, int *first, char *err,
+                  size_t errlen)
 {
-    /* On the stack: the usage errors below exit at once, and nothing may
-     * be left allocated then (LeakSanitizer would turn exit 2 into 1). */
+    /* On the stack: nothing to free on any way out. */
     struct option table[RUNOPTS_COMMON_OPTIONS + RUNOPTS_MAX_OWN_OPTIONS + 1];
     if (n_own > RUNOPTS_MAX_OWN_OPTIONS) {
         ll_errorf("%s: %zu own options, more than RUNOPTS_MAX_OWN_OPTIONS", cmd, n_own);
@@ -164,98 +176,135 @@ int runopts_parse(int argc, char **argv, const char *cmd, const struct option *o
     int c;
     while ((c = getopt_long(argc, argv, ":H:h", table, NULL)) != -1) {
         const char *a = optarg;
-        if (runopts_take(o, c, a))
+        int took = runopts_take(o, c, a, err, errlen);
+        if (took < 0)
+            return took;
+        if (took)
             continue;
         switch (c) {
         case RUNOPTS_OPT_HELP:
         case 'h':
-            usage(stdout);
-            exit(LL_EXIT_OK);
+            return RUNOPTS_HELP;
         case ':':
-            ll_usage_fail("%s: needs a value (see llmload %s --help)", argv[optind - 1], cmd);
+            return runopts_errf(err, errlen, "%s: needs a value (see llmload %s --help)",
+                                argv[optind - 1], cmd);
         default:
-            if (c >= RUNOPTS_OPT_FIRST_PRIVATE && take_own(ud, c, a))
+            took = c >= RUNOPTS_OPT_FIRST_PRIVATE ? take_own(ud, c, a, err, errlen) : 0;
+            if (took < 0)
+                return took;
+            if (took)
                 break;
-            ll_usage_fail("unknown option \"%s\" (see llmload %s --help)", argv[optind - 1],
-                          cmd);
+            return runopts_errf(err, errlen, "unknown option \"%s\" (see llmload %s --help)",
+                                argv[optind - 1], cmd);
         }
     }
-    return optind;
+    *first = optind;
+    return 0;
 }
 
-double runopts_positive(const char *name, const char *v)
+int runopts_positive(const char *name, const char *v, double *out, char *err, size_t errlen)
 {
     double x;
     if (ll_parse_count(v, &x) != 0 || !(x > 0))
-        ll_usage_fail("%s: expected a positive number (e.g. 20 or 1.5k), got \"%s\"", name, v);
-    return x;
+        return runopts_errf(err, errlen, "%s: expected a positive number (e.g. 20 or 1.5k), "
+                            "got \"%s\"", name, v);
+    *out = x;
+    return 0;
 }
 
-uint64_t runopts_count(const char *name, const char *v, uint64_t min)
+int runopts_count(const char *name, const char *v, uint64_t min, uint64_t *out, char *err,
+                  size_t errlen)
 {
     double x;
     if (ll_parse_count(v, &x) != 0 || x != floor(x) || x < (double)min || x > 1.8e19)
-        ll_usage_fail("%s: expected a whole number >= %llu (e.g. 100 or 10k), got \"%s\"", name,
-                      (unsigned long long)min, v);
-    return (uint64_t)x;
+        return runopts_errf(err, errlen, "%s: expected a whole number >= %llu (e.g. 100 or "
+                            "10k), got \"%s\"", name, (unsigned long long)min, v);
+    *out = (uint64_t)x;
+    return 0;
 }
 
-uint64_t runopts_duration(const char *name, const char *v)
+int runopts_duration(const char *name, const char *v, uint64_t *out_ns, char *err,
+                     size_t errlen)
 {
-    uint64_t ns;
-    if (ll_parse_duration_ns(v, LL_NS_PER_SEC, &ns) != 0)
-        ll_usage_fail("%s: expected a duration (e.g. 500ms, 30s, 2m), got \"%s\"", name, v);
-    return ns;
+    if (ll_parse_duration_ns(v, LL_NS_PER_SEC, out_ns) != 0)
+        return runopts_errf(err, errlen, "%s: expected a duration (e.g. 500ms, 30s, 2m), "
+                            "got \"%s\"", name, v);
+    return 0;
 }
 
-void runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
-                  struct dist *out)
+int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
+                 struct dist *out, char *err, size_t errlen)
 {
-    char err[200];
-    if (dist_parse(v, unit, out, err, sizeof err) != 0 ||
-        (nonneg && dist_require_nonneg(out, err, sizeof err) != 0))
-        ll_usage_fail("%s: %s", name, err);
+    char why[200];
+    if (dist_parse(v, unit, out, why, sizeof why) != 0 ||
+        (nonneg && dist_require_nonneg(out, why, sizeof why) != 0))
+        return runopts_errf(err, errlen, "%s: %s", name, why);
+    return 0;
 }
 
-void runopts_slo(const struct run_opts *o, struct run_config *cfg)
+int runopts_metrics_flags(const char *interval, int off, const char *url,
+                          uint64_t *interval_ns, char *err, size_t errlen)
+{
+    *interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
+    if (interval && runopts_duration("--metrics-interval", interval, interval_ns, err,
+                                     errlen) != 0)
+        return LL_E_INVAL;
+    if (*interval_ns < SCRAPE_MIN_INTERVAL_NS)
+        return runopts_errf(err, errlen, "--metrics-interval: at least 100ms, got \"%s\"",
+                            interval);
+    if (off && url)
+        return runopts_errf(err, errlen, "--no-metrics and --metrics-url: pick one");
+    return 0;
+}
+
+int runopts_slo(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen)
 {
     if (o->slo) {
-        char err[200];
-        if (slo_parse(o->slo, &cfg->slo, err, sizeof err) != 0)
-            ll_usage_fail("--slo: %s", err);
+        char why[200];
+        if (slo_parse(o->slo, &cfg->slo, why, sizeof why) != 0)
+            return runopts_errf(err, errlen, "--slo: %s", why);
     }
+    return 0;
 }
 
-uint64_t runopts_seed(const struct run_opts *o)
+int runopts_seed(const struct run_opts *o, uint64_t *seed, char *err, size_t errlen)
 {
-    uint64_t seed = 1;
-    if (o->seed && (ll_parse_u64(o->seed, &seed) != 0 || seed > INT64_MAX))
-        ll_usage_fail("--seed: expected a whole number from 0 to 2^63-1, got \"%s\"", o->seed);
-    return seed;
+    *seed = 1;
+    if (o->seed && (ll_parse_u64(o->seed, seed) != 0 || *seed > INT64_MAX))
+        return runopts_errf(err, errlen, "--seed: expected a whole number from 0 to 2^63-1, "
+                            "got \"%s\"", o->seed);
+    return 0;
 }
 
-void runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_config *a)
+int runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_config *a,
+                    char *err, size_t errlen)
 {
     a->kind = ARRIVAL_POISSON;
     a->burstiness = 1;
     a->seed = seed;
     if (o->arrival && arrival_parse_kind(o->arrival, &a->kind) != 0)
-        ll_usage_fail("--arrival: expected constant, poisson or gamma, got \"%s\"", o->arrival);
+        return runopts_errf(err, errlen, "--arrival: expected constant, poisson or gamma, "
+                            "got \"%s\"", o->arrival);
     if (o->burstiness) {
-        a->burstiness = runopts_positive("--burstiness", o->burstiness);
+        if (runopts_positive("--burstiness", o->burstiness, &a->burstiness, err, errlen) != 0)
+            return LL_E_INVAL;
         if (!o->arrival)
             a->kind = ARRIVAL_GAMMA;
         else if (a->kind != ARRIVAL_GAMMA)
-            ll_usage_fail("--burstiness: applies to --arrival gamma, not %s", o->arrival);
+            return runopts_errf(err, errlen, "--burstiness: applies to --arrival gamma, not %s",
+                                o->arrival);
     }
+    return 0;
 }
 
-static double fraction_flag(const char *name, const char *v)
+static int fraction_flag(const char *name, const char *v, double *out, char *err, size_t errlen)
 {
     double x;
     if (ll_parse_double(v, &x) != 0 || !(x >= 0 && x <= 1))
-        ll_usage_fail("%s: expected a fraction from 0 to 1 (e.g. 0.3), got \"%s\"", name, v);
-    return x;
+        return runopts_errf(err, errlen, "%s: expected a fraction from 0 to 1 (e.g. 0.3), "
+                            "got \"%s\"", name, v);
+    *out = x;
+    return 0;
 }
 
 /* Whether a length flag's value names an empirical file. */
@@ -264,9 +313,11 @@ static int is_empirical(const char *v)
     return v && strncmp(v, "empirical:", 10) == 0;
 }
 
-/* Load `empirical:FILE[#input|#output]` of flag name: the column is the
- * suffix's, else def_col of a two-column file, else the only column. */
-static struct empirical *empirical_flag(const char *name, const char *v, int def_col, int *col)
+/* Load `empirical:FILE[#input|#output]` of flag name into *out (caller
+ * frees with empirical_free): the column is the suffix's, else def_col of
+ * a two-column file, else the only column. 0 or LL_E_INVAL. */
+static int empirical_flag(const char *name, const char *v, int def_col, struct empirical **out,
+                          int *col, char *err, size_t errlen)
 {
     const char *path = v + 10;
     size_t n = strlen(path);
@@ -279,154 +330,204 @@ static struct empirical *empirical_flag(const char *name, const char *v, int def
         n -= 7;
     }
     if (n == 0)
-        ll_usage_fail("%s: expected empirical:FILE (a CSV or JSONL of observed lengths), "
-                      "got \"%s\"", name, v);
+        return runopts_errf(err, errlen, "%s: expected empirical:FILE (a CSV or JSONL of "
+                            "observed lengths), got \"%s\"", name, v);
     char *file = ll_malloc(n + 1);
     memcpy(file, path, n);
     file[n] = 0;
-    char err[512];
+    char why[512];
     struct empirical *e = NULL;
-    if (empirical_load(file, DIST_UNIT_NONE, &e, err, sizeof err) != 0) {
-        free(file);
-        ll_usage_fail("%s: %s", name, err);
+    int rc = 0;
+    if (empirical_load(file, DIST_UNIT_NONE, &e, why, sizeof why) != 0) {
+        rc = runopts_errf(err, errlen, "%s: %s", name, why);
+        goto out;
     }
     int cols = empirical_columns(e);
     if (want >= 0 && cols < 2) {
         empirical_free(e);
-        ll_usage_fail("%s: %s has one column; #input and #output name a column of a "
-                      "two-column file", name, file);
+        rc = runopts_errf(err, errlen, "%s: %s has one column; #input and #output name a "
+                          "column of a two-column file", name, file);
+        goto out;
     }
-    free(file);
     *col = want >= 0 ? want : cols == 2 ? def_col : EMPIRICAL_COL_VALUE;
-    return e;
+    *out = e;
+out:
+    free(file);
+    return rc;
 }
 
 /* --prompt-tokens / --output-tokens empirical:FILE, --lengths and
- * --dataset into wl (checked against --workload by the caller). */
-static void runopts_workload_files(const struct run_opts *o, struct workload *wl)
+ * --dataset into wl (checked against --workload by the caller). What it
+ * loaded stays in wl, for runopts_workload_free, even on an error. */
+static int runopts_workload_files(const struct run_opts *o, struct workload *wl, char *err,
+                                  size_t errlen)
 {
+    struct empirical *e = NULL;
     if (o->lengths) {
         if (o->workload)
-            ll_usage_fail("--lengths: with --workload, lengths are set per class in the file");
+            return runopts_errf(err, errlen, "--lengths: with --workload, lengths are set per "
+                                "class in the file");
         if (o->prompt_tokens || o->output_tokens)
-            ll_usage_fail("--lengths: gives both lengths; drop --prompt-tokens and "
-                          "--output-tokens");
+            return runopts_errf(err, errlen, "--lengths: gives both lengths; drop "
+                                "--prompt-tokens and --output-tokens");
         if (!is_empirical(o->lengths))
-            ll_usage_fail("--lengths: expected empirical:FILE (two columns, input,output), "
-                          "got \"%s\"", o->lengths);
+            return runopts_errf(err, errlen, "--lengths: expected empirical:FILE (two columns, "
+                                "input,output), got \"%s\"", o->lengths);
         size_t n = strlen(o->lengths);
         if ((n > 6 && strcmp(o->lengths + n - 6, "#input") == 0) ||
             (n > 7 && strcmp(o->lengths + n - 7, "#output") == 0))
-            ll_usage_fail("--lengths: takes both columns; drop the #column from \"%s\"",
-                          o->lengths);
+            return runopts_errf(err, errlen, "--lengths: takes both columns; drop the #column "
+                                "from \"%s\"", o->lengths);
         int col;
-        struct empirical *e = empirical_flag("--lengths", o->lengths, 0, &col);
+        if (empirical_flag("--lengths", o->lengths, 0, &e, &col, err, errlen) != 0)
+            return LL_E_INVAL;
         if (empirical_columns(e) != 2) {
             empirical_free(e);
-            ll_usage_fail("--lengths: expected a two-column file (input,output), got one "
-                          "column in \"%s\"", o->lengths + 10);
+            return runopts_errf(err, errlen, "--lengths: expected a two-column file "
+                                "(input,output), got one column in \"%s\"", o->lengths + 10);
         }
         wl->pairs = e;
     }
-    if (is_empirical(o->prompt_tokens))
-        wl->prompt_emp = empirical_flag("--prompt-tokens", o->prompt_tokens,
-                                        EMPIRICAL_COL_INPUT, &wl->prompt_col);
-    if (is_empirical(o->output_tokens))
-        wl->output_emp = empirical_flag("--output-tokens", o->output_tokens,
-                                        EMPIRICAL_COL_OUTPUT, &wl->output_col);
+    if (is_empirical(o->prompt_tokens)) {
+        if (empirical_flag("--prompt-tokens", o->prompt_tokens, EMPIRICAL_COL_INPUT, &e,
+                           &wl->prompt_col, err, errlen) != 0)
+            return LL_E_INVAL;
+        wl->prompt_emp = e;
+    }
+    if (is_empirical(o->output_tokens)) {
+        if (empirical_flag("--output-tokens", o->output_tokens, EMPIRICAL_COL_OUTPUT, &e,
+                           &wl->output_col, err, errlen) != 0)
+            return LL_E_INVAL;
+        wl->output_emp = e;
+    }
     if (o->dataset) {
         if (o->prompt_tokens)
-            ll_usage_fail("--dataset: prompt lengths come from the data; drop --prompt-tokens");
+            return runopts_errf(err, errlen, "--dataset: prompt lengths come from the data; "
+                                "drop --prompt-tokens");
         if (o->lengths)
-            ll_usage_fail("--dataset: prompt lengths come from the data; drop --lengths");
+            return runopts_errf(err, errlen, "--dataset: prompt lengths come from the data; "
+                                "drop --lengths");
         if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens)
-            ll_usage_fail("--dataset: prompts are sent verbatim; --prefix-* does not apply");
-        char err[512];
+            return runopts_errf(err, errlen, "--dataset: prompts are sent verbatim; --prefix-* "
+                                "does not apply");
+        char why[512];
         struct dataset *d = NULL;
-        if (dataset_load(o->dataset, &d, err, sizeof err) != 0)
-            ll_usage_fail("--dataset: %s", err);
+        if (dataset_load(o->dataset, &d, why, sizeof why) != 0)
+            return runopts_errf(err, errlen, "--dataset: %s", why);
         wl->dataset = d;
     }
     if (o->calibration) {
-        char err[512];
+        char why[512];
         struct calib_fit fit;
-        if (calib_fit_load(o->calibration, &fit, err, sizeof err) != 0)
-            ll_usage_fail("--calibration: %s", err);
+        if (calib_fit_load(o->calibration, &fit, why, sizeof why) != 0)
+            return runopts_errf(err, errlen, "--calibration: %s", why);
         wl->calib.tokens_per_word = fit.slope;
         wl->calib.intercept_tokens = fit.intercept;
     }
+    return 0;
+}
+
+/* The shared prefix flags into wl->prefix (--workload excludes them). */
+static int runopts_prefix(const struct run_opts *o, struct wl_prefix *px, char *err,
+                          size_t errlen)
+{
+    if (o->workload)
+        return runopts_errf(err, errlen, "--prefix-*: with --workload, prefixes are set per "
+                            "class in the file");
+    px->fraction = 1.0;
+    if (o->prefix_fraction &&
+        fraction_flag("--prefix-fraction", o->prefix_fraction, &px->fraction, err, errlen) != 0)
+        return LL_E_INVAL;
+    px->groups = 1;
+    uint64_t g, l;
+    if (o->prefix_groups) {
+        if (runopts_count("--prefix-groups", o->prefix_groups, 1, &g, err, errlen) != 0)
+            return LL_E_INVAL;
+        if (g > WL_MAX_PREFIX_GROUPS)
+            return runopts_errf(err, errlen, "--prefix-groups: at most %u, got \"%s\"",
+                                WL_MAX_PREFIX_GROUPS, o->prefix_groups);
+        px->groups = (uint32_t)g;
+    }
+    if (!o->prefix_tokens)
+        return runopts_errf(err, errlen, "--prefix-fraction: needs --prefix-tokens L (the "
+                            "prefix length)");
+    if (runopts_count("--prefix-tokens", o->prefix_tokens, 1, &l, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (l > WL_MAX_PREFIX_TOKENS)
+        return runopts_errf(err, errlen, "--prefix-tokens: at most %u, got \"%s\"",
+                            WL_MAX_PREFIX_TOKENS, o->prefix_tokens);
+    px->tokens = (uint32_t)l;
+    if (o->all_unique)
+        px->fraction = 0;
+    return 0;
+}
+
+/* The cancellation flags into wl->cancel (--workload excludes them). */
+static int runopts_cancel(const struct run_opts *o, struct wl_cancel *cx, char *err,
+                          size_t errlen)
+{
+    if (o->workload)
+        return runopts_errf(err, errlen, "--cancel-*: with --workload, cancellations are set "
+                            "per class in the file");
+    if (!o->cancel_after && !o->cancel_after_tokens)
+        return runopts_errf(err, errlen, "--cancel-fraction: needs --cancel-after DIST or "
+                            "--cancel-after-tokens DIST");
+    cx->fraction = 1.0;
+    if (o->cancel_fraction &&
+        fraction_flag("--cancel-fraction", o->cancel_fraction, &cx->fraction, err, errlen) != 0)
+        return LL_E_INVAL;
+    int rc;
+    if (o->cancel_after) {
+        cx->kind = WL_CANCEL_AFTER_TIME;
+        rc = runopts_dist("--cancel-after", o->cancel_after, DIST_UNIT_DURATION_NS, 1,
+                          &cx->after, err, errlen);
+    } else {
+        cx->kind = WL_CANCEL_AFTER_TOKENS;
+        rc = runopts_dist("--cancel-after-tokens", o->cancel_after_tokens, DIST_UNIT_NONE, 1,
+                          &cx->after, err, errlen);
+    }
+    if (rc != 0)
+        return rc;
+    if (cx->fraction == 0)
+        cx->kind = WL_CANCEL_NONE;
+    return 0;
 }
 
 /* --workload, the prefix flags, --all-unique and the cancellation flags
  * into cfg->workload (and the transport's need for timed cancels). */
-static void runopts_workload_realism(const struct run_opts *o, struct run_config *cfg)
+static int runopts_workload_realism(const struct run_opts *o, struct run_config *cfg,
+                                    char *err, size_t errlen)
 {
     struct workload *wl = &cfg->workload;
     if (o->workload) {
         if (o->prompt_tokens || o->output_tokens)
-            ll_usage_fail("--workload: lengths come from its classes; drop --prompt-tokens "
-                          "and --output-tokens");
-        char err[512];
+            return runopts_errf(err, errlen, "--workload: lengths come from its classes; drop "
+                                "--prompt-tokens and --output-tokens");
+        char why[512];
         struct wl_file *f = NULL;
-        if (wl_file_load(o->workload, &f, err, sizeof err) != 0)
-            ll_usage_fail("--workload: %s", err);
+        if (wl_file_load(o->workload, &f, why, sizeof why) != 0)
+            return runopts_errf(err, errlen, "--workload: %s", why);
         if (o->all_unique) {
             for (size_t i = 0; i < f->n; i++)
                 f->classes[i].prefix.fraction = 0;
         }
         wl->classes = f;
     }
-    runopts_workload_files(o, wl);
-    if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens) {
-        if (o->workload)
-            ll_usage_fail("--prefix-*: with --workload, prefixes are set per class in the file");
-        wl->prefix.fraction = o->prefix_fraction
-                                  ? fraction_flag("--prefix-fraction", o->prefix_fraction)
-                                  : 1.0;
-        wl->prefix.groups = 1;
-        if (o->prefix_groups) {
-            uint64_t g = runopts_count("--prefix-groups", o->prefix_groups, 1);
-            if (g > WL_MAX_PREFIX_GROUPS)
-                ll_usage_fail("--prefix-groups: at most %u, got \"%s\"", WL_MAX_PREFIX_GROUPS,
-                              o->prefix_groups);
-            wl->prefix.groups = (uint32_t)g;
-        }
-        if (!o->prefix_tokens)
-            ll_usage_fail("--prefix-fraction: needs --prefix-tokens L (the prefix length)");
-        uint64_t l = runopts_count("--prefix-tokens", o->prefix_tokens, 1);
-        if (l > WL_MAX_PREFIX_TOKENS)
-            ll_usage_fail("--prefix-tokens: at most %u, got \"%s\"", WL_MAX_PREFIX_TOKENS,
-                          o->prefix_tokens);
-        wl->prefix.tokens = (uint32_t)l;
-        if (o->all_unique)
-            wl->prefix.fraction = 0;
-    }
+    if (runopts_workload_files(o, wl, err, errlen) != 0)
+        return LL_E_INVAL;
+    if ((o->prefix_fraction || o->prefix_groups || o->prefix_tokens) &&
+        runopts_prefix(o, &wl->prefix, err, errlen) != 0)
+        return LL_E_INVAL;
     if (o->cancel_after && o->cancel_after_tokens)
-        ll_usage_fail("--cancel-after and --cancel-after-tokens: pick one");
-    if (o->cancel_fraction || o->cancel_after || o->cancel_after_tokens) {
-        if (o->workload)
-            ll_usage_fail("--cancel-*: with --workload, cancellations are set per class in the file");
-        if (!o->cancel_after && !o->cancel_after_tokens)
-            ll_usage_fail("--cancel-fraction: needs --cancel-after DIST or --cancel-after-tokens DIST");
-        wl->cancel.fraction = o->cancel_fraction
-                                  ? fraction_flag("--cancel-fraction", o->cancel_fraction)
-                                  : 1.0;
-        if (o->cancel_after) {
-            wl->cancel.kind = WL_CANCEL_AFTER_TIME;
-            runopts_dist("--cancel-after", o->cancel_after, DIST_UNIT_DURATION_NS, 1,
-                         &wl->cancel.after);
-        } else {
-            wl->cancel.kind = WL_CANCEL_AFTER_TOKENS;
-            runopts_dist("--cancel-after-tokens", o->cancel_after_tokens, DIST_UNIT_NONE, 1,
-                         &wl->cancel.after);
-        }
-        if (wl->cancel.fraction == 0)
-            wl->cancel.kind = WL_CANCEL_NONE;
-    }
+        return runopts_errf(err, errlen, "--cancel-after and --cancel-after-tokens: pick one");
+    if ((o->cancel_fraction || o->cancel_after || o->cancel_after_tokens) &&
+        runopts_cancel(o, &wl->cancel, err, errlen) != 0)
+        return LL_E_INVAL;
     int timed = wl->cancel.kind == WL_CANCEL_AFTER_TIME;
     for (size_t i = 0; wl->classes && i < wl->classes->n; i++)
         timed |= wl->classes->classes[i].cancel.kind == WL_CANCEL_AFTER_TIME;
     cfg->transport.cancels = timed;
+    return 0;
 }
 
 void runopts_workload_free(struct run_config *cfg)
@@ -444,43 +545,43 @@ void runopts_workload_free(struct run_config *cfg)
     wl->dataset = NULL;
 }
 
-/* --prompt-ids sends synthetic prompts as token IDs to /v1/completions:
- * refuse what would send anything else (cfg->transport.api is parsed).
- * What the workload loaded is freed before the exit, so a usage error
- * leaves nothing allocated. */
-void runopts_check_url(const char *url)
+int runopts_check_url(const char *url, char *err, size_t errlen)
 {
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-        ll_usage_fail("--url: expected http://HOST:PORT/... or https://..., got \"%s\"", url);
+        return runopts_errf(err, errlen, "--url: expected http://HOST:PORT/... or https://..., "
+                            "got \"%s\"", url);
     const char *a = strstr(url, "://") + 3;
     size_t n = strcspn(a, "/?#");
     if (memchr(a, '@', n))
-        ll_usage_fail("--url: user info (USER:PASSWORD@) is not taken: the URL is written to "
-                      "run.json and the report; send credentials with -H or --api-key-env");
+        return runopts_errf(err, errlen, "--url: user info (USER:PASSWORD@) is not taken: the "
+                            "URL is written to run.json and the report; send credentials with "
+                            "-H or --api-key-env");
     const char *end = a + n, *p = a;
     if (p < end && *p == '[') {
         const char *rb = memchr(p, ']', n);
         if (!rb)
-            ll_usage_fail("--url: unbalanced [ in the host of \"%s\"", url);
+            return runopts_errf(err, errlen, "--url: unbalanced [ in the host of \"%s\"", url);
         p = rb + 1;
     } else {
         while (p < end && *p != ':')
             p++;
     }
     if (p == a || (a[0] == '[' && p == a + 2))
-        ll_usage_fail("--url: no host in \"%s\"", url);
+        return runopts_errf(err, errlen, "--url: no host in \"%s\"", url);
     if (p == end)
-        return;
+        return 0;
     if (*p != ':')
-        ll_usage_fail("--url: unexpected \"%.*s\" after the host in \"%s\"", (int)(end - p), p,
-                      url);
+        return runopts_errf(err, errlen, "--url: unexpected \"%.*s\" after the host in \"%s\"",
+                            (int)(end - p), p, url);
     p++;
     unsigned long port = 0;
     const char *d = p;
     while (d < end && *d >= '0' && *d <= '9' && port <= 65535)
         port = port * 10 + (unsigned long)(*d++ - '0');
     if (d == p || d != end || port == 0 || port > 65535)
-        ll_usage_fail("--url: the port must be 1 to 65535, got \"%.*s\"", (int)(end - p), p);
+        return runopts_errf(err, errlen, "--url: the port must be 1 to 65535, got \"%.*s\"",
+                            (int)(end - p), p);
+    return 0;
 }
 
 /* Is url's host a loopback address (127.x.y.z, ::1, localhost)? */
@@ -493,38 +594,37 @@ static int runopts_url_is_loopback(const char *url)
     return strncasecmp(h, "localhost", 9) == 0 && (h[9] == '\0' || h[9] == ':' || h[9] == '/');
 }
 
-static void runopts_prompt_ids_check(const struct run_opts *o, struct run_config *cfg)
+/* --prompt-ids sends synthetic prompts as token IDs to /v1/completions:
+ * refuse what would send anything else (cfg->transport.api is parsed). */
+static int runopts_prompt_ids_check(const struct run_opts *o, struct run_config *cfg,
+                                    char *err, size_t errlen)
 {
-    char msg[400];
     const struct wl_file *f = cfg->workload.classes;
     int cli_chat = cfg->transport.api != OAI_API_COMPLETIONS;
-    msg[0] = '\0';
     if (!f && cli_chat)
-        snprintf(msg, sizeof msg, "--prompt-ids: token-ID prompts go to /v1/completions; add "
-                 "--api openai-completions");
-    for (size_t i = 0; f && !msg[0] && i < f->n; i++) {
+        return runopts_errf(err, errlen, "--prompt-ids: token-ID prompts go to "
+                            "/v1/completions; add --api openai-completions");
+    for (size_t i = 0; f && i < f->n; i++) {
         const struct wl_class *c = &f->classes[i];
         if (c->api == OAI_API_CHAT)
-            snprintf(msg, sizeof msg, "--prompt-ids: class \"%s\" of %s has \"api\": "
-                     "\"chat\"; token-ID prompts go to /v1/completions only", c->name,
-                     o->workload);
+            return runopts_errf(err, errlen, "--prompt-ids: class \"%s\" of %s has \"api\": "
+                                "\"chat\"; token-ID prompts go to /v1/completions only",
+                                c->name, o->workload);
         else if (c->api < 0 && cli_chat)
-            snprintf(msg, sizeof msg, "--prompt-ids: class \"%s\" of %s takes the chat API "
-                     "from --api; add --api openai-completions", c->name, o->workload);
+            return runopts_errf(err, errlen, "--prompt-ids: class \"%s\" of %s takes the chat "
+                                "API from --api; add --api openai-completions", c->name,
+                                o->workload);
     }
-    if (!msg[0] && o->dataset)
-        snprintf(msg, sizeof msg, "--prompt-ids: --dataset prompts are text, sent verbatim; "
-                 "use one or the other");
-    if (!msg[0] && o->calibration)
-        snprintf(msg, sizeof msg, "--prompt-ids: an ID prompt's length is exact on every "
-                 "server; --calibration applies to text prompts only");
-    if (!msg[0] && cfg->mode == LOAD_SESSIONS)
-        snprintf(msg, sizeof msg, "--prompt-ids: a session resends its conversation as "
-                 "text; --sessions does not take token-ID prompts");
-    if (msg[0]) {
-        runopts_workload_free(cfg);
-        ll_usage_fail("%s", msg);
-    }
+    if (o->dataset)
+        return runopts_errf(err, errlen, "--prompt-ids: --dataset prompts are text, sent "
+                            "verbatim; use one or the other");
+    if (o->calibration)
+        return runopts_errf(err, errlen, "--prompt-ids: an ID prompt's length is exact on every "
+                            "server; --calibration applies to text prompts only");
+    if (cfg->mode == LOAD_SESSIONS)
+        return runopts_errf(err, errlen, "--prompt-ids: a session resends its conversation as "
+                            "text; --sessions does not take token-ID prompts");
+    return 0;
 }
 
 int runopts_prompt_ids_check_trace(const struct run_config *cfg, const struct trace *trace,
@@ -543,31 +643,42 @@ int runopts_prompt_ids_check_trace(const struct run_config *cfg, const struct tr
     return 0;
 }
 
-void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
-                                struct run_config *cfg)
+/* The length and realism flags of the workload, and --max-inflight. */
+static int runopts_workload(const struct run_opts *o, uint64_t seed, struct run_config *cfg,
+                            char *err, size_t errlen)
 {
     struct workload *wl = &cfg->workload;
     wl->seed = seed;
     wl->ignore_eos = o->ignore_eos;
     /* An empirical:FILE is loaded by runopts_workload_files; the DIST
      * keeps the default then (unused, but well-formed). */
-    runopts_dist("--prompt-tokens", o->prompt_tokens && !is_empirical(o->prompt_tokens)
-                                        ? o->prompt_tokens
-                                        : RUNOPTS_DEFAULT_PROMPT,
-                 DIST_UNIT_NONE, 1, &wl->prompt_tokens);
-    runopts_dist("--output-tokens", o->output_tokens && !is_empirical(o->output_tokens)
-                                        ? o->output_tokens
-                                        : RUNOPTS_DEFAULT_OUTPUT,
-                 DIST_UNIT_NONE, 1, &wl->output_tokens);
-
-    runopts_workload_realism(o, cfg);
+    if (runopts_dist("--prompt-tokens", o->prompt_tokens && !is_empirical(o->prompt_tokens)
+                                            ? o->prompt_tokens
+                                            : RUNOPTS_DEFAULT_PROMPT,
+                     DIST_UNIT_NONE, 1, &wl->prompt_tokens, err, errlen) != 0 ||
+        runopts_dist("--output-tokens", o->output_tokens && !is_empirical(o->output_tokens)
+                                            ? o->output_tokens
+                                            : RUNOPTS_DEFAULT_OUTPUT,
+                     DIST_UNIT_NONE, 1, &wl->output_tokens, err, errlen) != 0 ||
+        runopts_workload_realism(o, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
     if (o->max_inflight) {
-        uint64_t m = runopts_count("--max-inflight", o->max_inflight, 1);
+        uint64_t m;
+        if (runopts_count("--max-inflight", o->max_inflight, 1, &m, err, errlen) != 0)
+            return LL_E_INVAL;
         if (m > 10000000)
-            ll_usage_fail("--max-inflight: at most 10000000, got \"%s\"", o->max_inflight);
+            return runopts_errf(err, errlen, "--max-inflight: at most 10000000, got \"%s\"",
+                                o->max_inflight);
         cfg->max_inflight = (uint32_t)m;
     }
+    return 0;
+}
 
+/* --threads: by default the online CPUs, at most 8, half of them for a
+ * loopback target. */
+static int runopts_threads(const struct run_opts *o, struct run_config *cfg, char *err,
+                           size_t errlen)
+{
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus < 1)
         cpus = 1;
@@ -579,15 +690,33 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
         cpus = cpus / 2 > 0 ? cpus / 2 : 1;
     cfg->threads = (uint32_t)LL_MIN(cpus, 8);
     if (o->threads) {
-        uint64_t t = runopts_count("--threads", o->threads, 1);
+        uint64_t t;
+        if (runopts_count("--threads", o->threads, 1, &t, err, errlen) != 0)
+            return LL_E_INVAL;
         if (t > 256)
-            ll_usage_fail("--threads: at most 256, got \"%s\"", o->threads);
+            return runopts_errf(err, errlen, "--threads: at most 256, got \"%s\"", o->threads);
         cfg->threads = (uint32_t)t;
     }
+    return 0;
+}
 
+/* A timeout flag, or its default when absent. */
+static int timeout_flag(const char *name, const char *v, uint64_t def_ns, uint64_t *out_ns,
+                        char *err, size_t errlen)
+{
+    *out_ns = def_ns;
+    return v ? runopts_duration(name, v, out_ns, err, errlen) : 0;
+}
+
+/* The transport: URL, API, --prompt-ids, stream, client, TLS, timeouts
+ * and the SSE line bound. */
+static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run_config *cfg,
+                             char *err, size_t errlen)
+{
     struct transport_config *tc = &cfg->transport;
     tc->base_url = o->url ? o->url : RUNOPTS_DEFAULT_URL;
-    runopts_check_url(tc->base_url);
+    if (runopts_check_url(tc->base_url, err, errlen) != 0)
+        return LL_E_INVAL;
     tc->api = OAI_API_CHAT;
     if (o->api) {
         if (strcmp(o->api, "openai-chat") == 0 || strcmp(o->api, "chat") == 0)
@@ -595,10 +724,11 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
         else if (strcmp(o->api, "openai-completions") == 0 || strcmp(o->api, "completions") == 0)
             tc->api = OAI_API_COMPLETIONS;
         else
-            ll_usage_fail("--api: expected openai-chat or openai-completions, got \"%s\"", o->api);
+            return runopts_errf(err, errlen, "--api: expected openai-chat or "
+                                "openai-completions, got \"%s\"", o->api);
     }
-    if (o->prompt_ids)
-        runopts_prompt_ids_check(o, cfg);
+    if (o->prompt_ids && runopts_prompt_ids_check(o, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
     tc->prompt_ids = o->prompt_ids;
     tc->stream = !o->no_stream;
     tc->ignore_eos = o->ignore_eos;
@@ -610,212 +740,47 @@ void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
     else if (strcmp(o->http_client, "curl") == 0)
         tc->client = TRANSPORT_CLIENT_CURL;
     else
-        ll_usage_fail("--http-client: expected auto, native or curl, got \"%s\"", o->http_client);
+        return runopts_errf(err, errlen, "--http-client: expected auto, native or curl, got "
+                            "\"%s\"", o->http_client);
     if (tc->client == TRANSPORT_CLIENT_NATIVE && o->http2)
-        ll_usage_fail("--http-client native: speaks HTTP/1.1 only; drop --http2 or use curl");
+        return runopts_errf(err, errlen, "--http-client native: speaks HTTP/1.1 only; drop "
+                            "--http2 or use curl");
     if (tc->client == TRANSPORT_CLIENT_NATIVE && o->url && strncasecmp(o->url, "http://", 7) != 0)
-        ll_usage_fail("--http-client native: plain http:// only (got \"%.80s\"); use curl for TLS",
-                      o->url);
+        return runopts_errf(err, errlen, "--http-client native: plain http:// only (got "
+                            "\"%.80s\"); use curl for TLS", o->url);
     tc->insecure = o->insecure;
     tc->cacert = o->cacert;
-    tc->connect_timeout_ns = o->t_connect ? runopts_duration("--timeout-connect", o->t_connect)
-                                          : 10 * LL_NS_PER_SEC;
-    tc->first_token_timeout_ns = o->t_first ? runopts_duration("--timeout-first-token", o->t_first)
-                                            : 60 * LL_NS_PER_SEC;
-    tc->idle_timeout_ns = o->t_idle ? runopts_duration("--timeout-idle", o->t_idle)
-                                    : 30 * LL_NS_PER_SEC;
-    tc->total_timeout_ns = o->t_total ? runopts_duration("--timeout-total", o->t_total)
-                                      : 600 * LL_NS_PER_SEC;
+    if (timeout_flag("--timeout-connect", o->t_connect, 10 * LL_NS_PER_SEC,
+                     &tc->connect_timeout_ns, err, errlen) != 0 ||
+        timeout_flag("--timeout-first-token", o->t_first, 60 * LL_NS_PER_SEC,
+                     &tc->first_token_timeout_ns, err, errlen) != 0 ||
+        timeout_flag("--timeout-idle", o->t_idle, 30 * LL_NS_PER_SEC, &tc->idle_timeout_ns, err,
+                     errlen) != 0 ||
+        timeout_flag("--timeout-total", o->t_total, 600 * LL_NS_PER_SEC, &tc->total_timeout_ns,
+                     err, errlen) != 0)
+        return LL_E_INVAL;
     tc->max_line_bytes = SSE_DEFAULT_MAX_LINE;
     if (o->max_line) {
-        uint64_t m = runopts_count("--max-line", o->max_line, 64);
+        uint64_t m;
+        if (runopts_count("--max-line", o->max_line, 64, &m, err, errlen) != 0)
+            return LL_E_INVAL;
         if (m > (64u << 20))
-            ll_usage_fail("--max-line: at most 64M, got \"%s\"", o->max_line);
+            return runopts_errf(err, errlen, "--max-line: at most 64M, got \"%s\"",
+                                o->max_line);
         tc->max_line_bytes = (size_t)m;
     }
     tc->seed = seed;
-}
-
-/* ---- the target -------------------------------------------------------- */
-
-struct grow_buf {
-    char *p;
-    size_t len;
-};
-
-static size_t grow_write(char *buf, size_t size, size_t n, void *ud)
-{
-    struct grow_buf *b = ud;
-    size_t add = size * n;
-    if (b->len + add > (1u << 20))
-        return 0;
-    b->p = ll_realloc(b->p, b->len + add + 1);
-    memcpy(b->p + b->len, buf, add);
-    b->len += add;
-    b->p[b->len] = '\0';
-    return add;
-}
-
-static size_t server_header(char *buf, size_t size, size_t n, void *ud)
-{
-    char *server = ud;
-    size_t len = size * n;
-    if (len > 7 && strncasecmp(buf, "server:", 7) == 0) {
-        size_t i = 7;
-        while (i < len && buf[i] == ' ')
-            i++;
-        size_t end = len;
-        while (end > i && (buf[end - 1] == '\r' || buf[end - 1] == '\n'))
-            end--;
-        size_t take = LL_MIN(end - i, 127);
-        memcpy(server, buf + i, take);
-        server[take] = '\0';
-    }
-    return len;
-}
-
-/* Does a -H name this header ("Name: value" or "Name:")? */
-static int user_header(const struct run_opts *o, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; i < o->n_headers; i++) {
-        const char *h = o->headers[i];
-        if (strncasecmp(h, name, n) == 0 && h[n] == ':')
-            return 1;
-    }
     return 0;
 }
 
-/* GET BASE/models: the target's answer (parsed), its Server header, and
- * the first model id. Returns 0, or -1 with a reason in err. */
-static int probe_target(const struct transport_config *tc, const struct curl_slist *headers,
-                        json_t **models, char *server, char **first_id, char *err,
-                        size_t errlen)
+int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
+                               struct run_config *cfg, char *err, size_t errlen)
 {
-    char url[1100];
-    snprintf(url, sizeof url, "%s/models", tc->base_url);
-    CURL *e = curl_easy_init();
-    if (!e) {
-        snprintf(err, errlen, "curl_easy_init failed");
-        return -1;
-    }
-    struct grow_buf b = {0};
-    curl_easy_setopt(e, CURLOPT_URL, url);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, grow_write);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, server_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, server);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    /* 5 s to connect, or --timeout-connect where it is shorter (a target
-     * whose connects hang would otherwise cost 5 s before the run). */
-    long connect_ms = 5000L;
-    if (tc->connect_timeout_ns && tc->connect_timeout_ns < 5 * LL_NS_PER_SEC)
-        connect_ms = (long)LL_MAX(tc->connect_timeout_ns / LL_NS_PER_MS, 1);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10000L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-    if (tc->insecure) {
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    if (tc->cacert)
-        curl_easy_setopt(e, CURLOPT_CAINFO, tc->cacert);
-    CURLcode res = curl_easy_perform(e);
-    long status = 0;
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(e);
-    int rc = -1;
-    if (res != CURLE_OK) {
-        snprintf(err, errlen, "GET %.300s: %s", url, curl_easy_strerror(res));
-        goto out;
-    }
-    if (status != 200) {
-        snprintf(err, errlen, "GET %.300s: HTTP %ld", url, status);
-        goto out;
-    }
-    json_error_t je;
-    *models = json_loadb(b.p ? b.p : "", b.len, 0, &je);
-    if (!*models) {
-        snprintf(err, errlen, "GET %.300s: not JSON (%s)", url, je.text);
-        goto out;
-    }
-    json_t *data = json_object_get(*models, "data");
-    json_t *first = json_is_array(data) ? json_array_get(data, 0) : NULL;
-    const char *id = json_string_value(json_object_get(first, "id"));
-    if (id)
-        *first_id = ll_strdup(id);
-    rc = 0;
-out:
-    free(b.p);
-    return rc;
-}
-
-int runopts_target_open(const struct run_opts *o, struct run_config *cfg,
-                        struct runopts_target *t)
-{
-    char err[512];
-    memset(t, 0, sizeof *t);
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        ll_errorf("curl_global_init failed");
-        return LL_EXIT_RUNTIME;
-    }
-    t->curl_up = 1;
-    /* Our default headers, each unless a -H names it: the user's replaces
-     * it (one Authorization, not the key's and then theirs: a server reads
-     * the first), and "-H 'Name:'" removes it. */
-    if (!user_header(o, "Content-Type"))
-        t->headers = curl_slist_append(t->headers, "Content-Type: application/json");
-    if (!user_header(o, "Expect"))
-        t->headers = curl_slist_append(t->headers, "Expect:"); /* no 100-continue round trip */
-    if (!user_header(o, "Accept"))
-        t->headers = curl_slist_append(t->headers, "Accept: text/event-stream, application/json");
-    const char *key_env = o->api_key_env ? o->api_key_env : "OPENAI_API_KEY";
-    const char *key = getenv(key_env);
-    if (o->api_key_env && (!key || !*key)) {
-        ll_errorf("--api-key-env: $%s is not set", key_env);
-        return LL_EXIT_USAGE;
-    }
-    if (key && *key && !user_header(o, "Authorization")) {
-        size_t n = strlen(key) + 32;
-        t->auth = ll_malloc(n);
-        snprintf(t->auth, n, "Authorization: Bearer %s", key);
-        t->headers = curl_slist_append(t->headers, t->auth);
-    }
-    for (size_t i = 0; i < o->n_headers; i++)
-        t->headers = curl_slist_append(t->headers, o->headers[i]);
-    cfg->transport.headers = t->headers;
-
-    if (probe_target(&cfg->transport, t->headers, &t->models, t->server, &t->first_id, err,
-                     sizeof err) != 0) {
-        if (!o->model) {
-            ll_errorf("cannot ask the target for its model: %s (is the server up? or pass --model)",
-                      err);
-            return LL_EXIT_RUNTIME;
-        }
-        ll_errorf("warning: %s; going on with --model %s", err, o->model);
-    }
-    t->model = o->model ? o->model : t->first_id;
-    if (!t->model) {
-        ll_errorf("%s/models lists no model id; pass --model", cfg->transport.base_url);
-        return LL_EXIT_RUNTIME;
-    }
-    cfg->transport.model = t->model;
-    return LL_EXIT_OK;
-}
-
-void runopts_target_close(struct runopts_target *t)
-{
-    int curl_up = t->curl_up;
-    json_decref(t->models);
-    free(t->first_id);
-    if (t->auth) {
-        memset(t->auth, 0, strlen(t->auth));
-        free(t->auth);
-    }
-    curl_slist_free_all(t->headers);
-    memset(t, 0, sizeof *t);
-    if (curl_up)
-        curl_global_cleanup();
+    if (runopts_workload(o, seed, cfg, err, errlen) != 0 ||
+        runopts_threads(o, cfg, err, errlen) != 0 ||
+        runopts_transport(o, seed, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
+    return 0;
 }
 
 /* ---- run.json ---------------------------------------------------------- */
@@ -940,24 +905,6 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     return c;
 }
 
-json_t *runopts_run_json(const char *command, json_t *config, const struct run_config *cfg,
-                         const struct runopts_target *t)
-{
-    json_t *run = json_object();
-    json_object_set_new(run, "schema", json_string("llmload.run/1"));
-    json_object_set_new(run, "version", json_string(LL_VERSION));
-    json_object_set_new(run, "command", json_string(command));
-    json_object_set_new(run, "config", config);
-    results_add_host_info(run);
-    json_t *target = json_object();
-    json_object_set_new(target, "url", json_string(cfg->transport.base_url));
-    json_object_set_new(target, "server_header",
-                        t->server[0] ? json_string(t->server) : json_null());
-    json_object_set_new(target, "models", t->models ? json_incref(t->models) : json_null());
-    json_object_set_new(run, "target", target);
-    return run;
-}
-
 void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len)
 {
     if (cfg->mode == LOAD_CLOSED) {
@@ -1041,47 +988,4 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
         .sent_in_window = res->sent_in_window,
     };
     info->invalid = verdict_judge(&v, info->invalid_reason, sizeof info->invalid_reason);
-}
-
-int runopts_finish(const char *dir, json_t *run, json_t *sj, const struct summary_info *info,
-                   const struct driver_result *res)
-{
-    char err[1200], path[1100];
-    json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)res->sent_in_window));
-    json_object_set_new(sj, "run_start_monotonic_ns",
-                        json_integer((json_int_t)res->run_start_abs_ns));
-    json_object_set_new(sj, "warmup_records", json_integer((json_int_t)res->warmup_records));
-    json_object_set_new(sj, "stop_reason",
-                        res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
-    json_t *ld = json_object();
-    json_object_set_new(ld, "late_sends", json_integer((json_int_t)res->late_sends));
-    json_object_set_new(ld, "asleep_when_due", json_integer((json_int_t)res->late_asleep));
-    json_object_set_new(sj, "lateness_diagnosis", ld);
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    int wrc = results_write_json_path_atomic(path, sj, err, sizeof err);
-    json_decref(sj);
-    if (wrc != 0)
-        ll_errorf("%s", err);
-    int code = res->interrupted ? 130 : info->invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
-    if (res->records_lost)
-        ll_errorf("%llu records could not be written to %s/requests.jsonl (see above); "
-                  "the results are incomplete",
-                  (unsigned long long)res->records_lost, dir);
-    if (res->records_lost || wrc != 0)
-        code = LL_EXIT_RUNTIME;
-    json_t *o = json_object();
-    json_object_set_new(o, "exit_status", json_integer(code));
-    json_object_set_new(o, "invalid", json_boolean(info->invalid));
-    json_object_set_new(o, "invalid_reason",
-                        info->invalid ? json_string(info->invalid_reason) : json_null());
-    json_object_set_new(o, "interrupted", json_boolean(res->interrupted));
-    json_object_set_new(o, "stop_reason",
-                        res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
-    json_object_set_new(o, "records_lost", json_integer((json_int_t)res->records_lost));
-    json_object_set_new(run, "outcome", o);
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        return LL_EXIT_RUNTIME;
-    }
-    return code;
 }

@@ -1,13 +1,18 @@
-/* runopts.h: the flags `llmload run` and `llmload sweep` share (target,
+/* runopts.h: the flags `llmload run`, `replay` and `sweep` share (target,
  * workload, timeouts, output), the checks that turn them into a run_config,
- * the probe of the target (GET BASE/models) and the "config" object of
- * run.json.
+ * the "config" object of run.json and the summary's facts. The probe of
+ * the target and the rest of the sequence are in runsetup.h.
  *
  * Each command keeps its own getopt_long table: it starts with
  * RUNOPTS_COMMON_OPTIONS entries (runopts_common_options) and adds its own,
  * whose values must be >= RUNOPTS_OPT_FIRST_PRIVATE. runopts_take() consumes
- * the common ones. Option parsing never returns on bad input: it prints a
- * one-line reason naming the flag and exits LL_EXIT_USAGE. */
+ * the common ones.
+ *
+ * Nothing here exits or prints a usage error: a function that checks a flag
+ * returns 0, or LL_E_INVAL with a one-line reason naming the flag in the
+ * caller's err buffer (errlen bytes; RUNOPTS_ERR_MAX is enough for every
+ * message). The command's main function prints it ("llmload: <reason>")
+ * and returns LL_EXIT_USAGE. */
 #ifndef LL_RUNOPTS_H
 #define LL_RUNOPTS_H
 
@@ -15,7 +20,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <curl/curl.h>
 #include <getopt.h>
 #include <jansson.h>
 
@@ -27,6 +31,12 @@
 #define RUNOPTS_DEFAULT_PROMPT "256"
 #define RUNOPTS_DEFAULT_OUTPUT "128"
 #define RUNOPTS_MAX_HEADERS 64
+
+/* Room for any one-line reason a function here writes into err. */
+#define RUNOPTS_ERR_MAX 1024
+
+/* runopts_parse's answer when --help or -h was given. */
+#define RUNOPTS_HELP 1
 
 /* getopt values of the shared flags; a command's own flags use values from
  * RUNOPTS_OPT_FIRST_PRIVATE up. */
@@ -76,63 +86,82 @@ struct run_opts {
     int force, dry_run, quiet;
 };
 
+/* Write a printf-style reason into err (errlen bytes) and return
+ * LL_E_INVAL: how every check here, and the commands' own, fails. */
+int runopts_errf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Consume option c (with argument a) when it is a shared flag: returns 1
- * when it was (o updated; a bad --header exits LL_EXIT_USAGE), 0 when c is
- * not a shared flag. RUNOPTS_OPT_HELP and 'h' are not consumed. */
-int runopts_take(struct run_opts *o, int c, const char *a);
+ * when it was (o updated), 0 when c is not a shared flag, LL_E_INVAL (a
+ * bad --header, reason in err). RUNOPTS_OPT_HELP and 'h' are not consumed. */
+int runopts_take(struct run_opts *o, int c, const char *a, char *err, size_t errlen);
 
 /* A command's handler of its own flags: consume option c (a value from its
  * own table, with argument a, NULL for a flag without one) into ud and
  * return 1, or return 0 when c is not one of its flags (reported as an
- * unknown option). It may exit LL_EXIT_USAGE on a bad value. */
-typedef int runopts_take_cb(void *ud, int c, const char *a);
+ * unknown option), or LL_E_INVAL with a reason in err on a bad value. */
+typedef int runopts_take_cb(void *ud, int c, const char *a, char *err, size_t errlen);
 
 /* Parse argv[1..] with getopt_long over runopts_common_options followed by
  * own[0, n_own) (values >= RUNOPTS_OPT_FIRST_PRIVATE): shared flags go to o
- * (runopts_take), the others to take_own(ud, ...). --help/-h prints
- * usage(stdout) and exits LL_EXIT_OK; a missing value or an unknown option
- * exits LL_EXIT_USAGE with a one-line reason that points at
- * `llmload <cmd> --help`. Returns the index in argv of the first operand
- * (argc when there is none). Resets optind and opterr. */
+ * (runopts_take), the others to take_own(ud, ...). Returns 0 with *first
+ * set to the index in argv of the first operand (argc when there is none);
+ * RUNOPTS_HELP when --help or -h was given (the caller prints its usage and
+ * ends with LL_EXIT_OK); or LL_E_INVAL with a one-line reason in err (a
+ * missing value, an unknown option: it points at `llmload <cmd> --help`,
+ * or what take_own refused). Resets optind and opterr. */
 int runopts_parse(int argc, char **argv, const char *cmd, const struct option *own, size_t n_own,
-                  runopts_take_cb *take_own, void *ud, void (*usage)(FILE *f),
-                  struct run_opts *o);
+                  runopts_take_cb *take_own, void *ud, struct run_opts *o, int *first, char *err,
+                  size_t errlen);
 
-/* Strict option values: each exits LL_EXIT_USAGE with a one-line reason
- * naming the flag on a bad value, else returns the value. */
-double runopts_positive(const char *name, const char *v);
-uint64_t runopts_count(const char *name, const char *v, uint64_t min);
-uint64_t runopts_duration(const char *name, const char *v);
-void runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
-                  struct dist *out);
+/* Strict option values: each stores the value of flag name (its text v)
+ * and returns 0, or returns LL_E_INVAL with a one-line reason naming the
+ * flag in err: a positive number (1.5k), a whole number >= min, a
+ * duration (500ms, 2m), a DIST (nonneg: no negative values). */
+int runopts_positive(const char *name, const char *v, double *out, char *err, size_t errlen);
+int runopts_count(const char *name, const char *v, uint64_t min, uint64_t *out, char *err,
+                  size_t errlen);
+int runopts_duration(const char *name, const char *v, uint64_t *out_ns, char *err,
+                     size_t errlen);
+int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
+                 struct dist *out, char *err, size_t errlen);
 
-/* --slo into cfg->slo (nothing when the flag is absent). */
-void runopts_slo(const struct run_opts *o, struct run_config *cfg);
+/* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least
+ * SCRAPE_MIN_INTERVAL_NS) into *interval_ns, and --no-metrics beside
+ * --metrics-url refused; run and sweep take these flags. 0 or LL_E_INVAL. */
+int runopts_metrics_flags(const char *interval, int off, const char *url,
+                          uint64_t *interval_ns, char *err, size_t errlen);
 
-/* --seed, default 1. */
-uint64_t runopts_seed(const struct run_opts *o);
+/* --slo into cfg->slo (nothing when the flag is absent). 0 or LL_E_INVAL. */
+int runopts_slo(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen);
+
+/* --seed into *seed, default 1. 0 or LL_E_INVAL. */
+int runopts_seed(const struct run_opts *o, uint64_t *seed, char *err, size_t errlen);
 
 /* --arrival and --burstiness into a (kind, burstiness, seed); the rate is
- * the caller's. */
-void runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_config *a);
+ * the caller's. 0 or LL_E_INVAL. */
+int runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_config *a,
+                    char *err, size_t errlen);
 
 /* Workload (prompt/output lengths, ignore_eos, seed), --threads and the
  * transport (URL, API, stream, TLS, timeouts, SSE line bound, --prompt-ids).
- * --prompt-ids is refused (exit LL_EXIT_USAGE) beside what cannot send
+ * Returns 0, or LL_E_INVAL with the reason in err; what it loaded into
+ * cfg is the caller's to free (runopts_workload_free) in either case.
+ * --prompt-ids is refused beside what cannot send
  * token IDs: an API other than openai-completions (--api, or a --workload
  * class's "api"), --dataset, --calibration, and cfg->mode LOAD_SESSIONS
  * (set it before calling). A replay's trace is checked once loaded:
  * runopts_prompt_ids_check_trace. */
-void runopts_workload_transport(const struct run_opts *o, uint64_t seed,
-                                struct run_config *cfg);
+int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
+                               struct run_config *cfg, char *err, size_t errlen);
 
 struct trace;
 
 /* With --prompt-ids (cfg->transport.prompt_ids), whether trace (loaded
  * from path) can be sent as token IDs: returns 0 when it can (or without
  * the flag), or -1 with one line in err (errlen bytes) naming path and the
- * first line that carries prompt text, which is sent verbatim and has no IDs. The caller frees what it
- * holds and exits LL_EXIT_USAGE with the line. */
+ * first line that carries prompt text, which is sent verbatim and has no
+ * IDs. The caller frees what it holds and ends with LL_EXIT_USAGE. */
 int runopts_prompt_ids_check_trace(const struct run_config *cfg, const struct trace *trace,
                                    const char *path, char *err, size_t errlen);
 
@@ -144,37 +173,9 @@ extern const char runopts_workload_help[];
  * loaded, and twice. */
 void runopts_workload_free(struct run_config *cfg);
 
-/* The target, once asked about itself. Owned; runopts_target_close. */
-struct runopts_target {
-    struct curl_slist *headers;     /* request headers, auth included */
-    json_t *models;                 /* BASE/models, NULL when it failed */
-    char server[128];               /* its Server header, "" if none */
-    char *first_id;                 /* first model id it listed, or NULL */
-    char *auth;                     /* the Authorization line (wiped on close) */
-    const char *model;              /* the model to ask for (o->model or first_id) */
-    int curl_up;                    /* 1 once curl_global_init succeeded */
-};
-
-/* Initialise libcurl, build the request headers (API key from the
- * environment, -H lines), ask BASE/models and pick the model; sets
- * cfg->transport.headers and .model. Returns LL_EXIT_OK, or the exit status
- * to end with after printing the reason (LL_EXIT_USAGE, LL_EXIT_RUNTIME).
- * Call runopts_target_close in every case. */
-int runopts_target_open(const struct run_opts *o, struct run_config *cfg,
-                        struct runopts_target *t);
-
-/* Free what runopts_target_open made and clean libcurl up (once, when it
- * was set up). Safe on a zeroed struct and twice. */
-void runopts_target_close(struct runopts_target *t);
-
 /* The "config" object of run.json for cfg. Caller owns the reference. */
 json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,
                             const char *model);
-
-/* The run.json root: schema, version, command, config (taken over: the
- * caller passes a new reference), host and target. Caller owns it. */
-json_t *runopts_run_json(const char *command, json_t *config, const struct run_config *cfg,
-                         const struct runopts_target *t);
 
 /* "open-loop poisson 20/s" and the like, for summaries. */
 void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len);
@@ -196,20 +197,10 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
                           const char *model, const char *kept, int check_achieved, char *slo_buf,
                           size_t slo_len, struct summary_info *info);
 
-/* The end of a run or replay, after the terminal summary: write
- * summary.json (sj, taken over; the stop reason and the other driver facts
- * are added here), then run.json (run, still the caller's) once more with
- * its "outcome" (exit status, invalid and why, interrupted, stop reason),
- * so that every file of the results directory says whether the run
- * measured what it meant to. Returns the exit status: 130 interrupted,
- * 1 INVALID, 3 records lost or a file not written, else 0. */
-int runopts_finish(const char *dir, json_t *run, json_t *sj, const struct summary_info *info,
-                   const struct driver_result *res);
-
 /* Check a --url: http:// or https://, a host (an IPv6 literal in
  * brackets), a port of 1 to 65535 when one is given, and no user info
- * (it would reach run.json and the report). A usage error (exit 2) naming
- * what is wrong otherwise. */
-void runopts_check_url(const char *url);
+ * (it would reach run.json and the report). Returns 0, or LL_E_INVAL with
+ * a reason naming what is wrong in err. */
+int runopts_check_url(const char *url, char *err, size_t errlen);
 
 #endif

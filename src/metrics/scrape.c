@@ -1,14 +1,14 @@
 /* scrape.c: the /metrics scraper thread, its series, and the join.
  *
- * The thread owns one libcurl easy handle and one body buffer, reused for
- * every scrape. Each scrape becomes a scrape_point (mapped values plus the
+ * The thread owns one fetcher (http/fetch.h: a libcurl easy handle, so the
+ * connection is kept) and one body buffer, reused for every scrape. It
+ * sends no request headers of the run: never the API key, never a -H. Each scrape becomes a scrape_point (mapped values plus the
  * TTFT histogram) appended to a series under a mutex, and one JSON line
  * written with a single write() to server_metrics.jsonl. Lines taken
  * before the origin is known (the probe) wait in memory and are written
  * when the thread starts. */
 #include "metrics/scrape.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http/fetch.h"
 #include "util/util.h"
 
 /* ---- points ------------------------------------------------------------ */
@@ -333,10 +334,9 @@ int scrape_default_url(const char *base_url, char *buf, size_t len)
 struct scraper {
     struct scrape_config cfg;
     char *url;                      /* owned copy */
-    CURL *curl;
-    char *body;                     /* reused; body_len bytes */
-    size_t body_len, body_cap;
-    int body_over;                  /* the body passed SCRAPE_MAX_BODY_BYTES */
+    struct fetcher *fetch;          /* its connection, kept between scrapes */
+    struct fetch_opts fetch_opts;   /* no headers: never the API key or -H */
+    struct fetch_response resp;     /* the body's buffer, reused */
 
     pthread_mutex_t lock;           /* guards everything below */
     pthread_cond_t wake;
@@ -354,26 +354,6 @@ struct scraper {
     int file_failed;                /* a write failed: no more lines */
     pthread_t th;
 };
-
-static size_t body_write(char *buf, size_t size, size_t n, void *ud)
-{
-    struct scraper *s = ud;
-    size_t add = size * n;
-    if (s->body_len + add > SCRAPE_MAX_BODY_BYTES) {
-        s->body_over = 1;
-        return 0; /* libcurl aborts the transfer */
-    }
-    if (s->body_len + add + 1 > s->body_cap) {
-        size_t cap = s->body_cap ? s->body_cap : 64 * 1024;
-        while (cap < s->body_len + add + 1)
-            cap *= 2;
-        s->body = ll_realloc(s->body, cap);
-        s->body_cap = cap;
-    }
-    memcpy(s->body + s->body_len, buf, add);
-    s->body_len += add;
-    return add;
-}
 
 struct scraper *scraper_new(const struct scrape_config *cfg, char *err, size_t errlen)
 {
@@ -403,21 +383,17 @@ struct scraper *scraper_new(const struct scrape_config *cfg, char *err, size_t e
     pthread_cond_init(&s->wake, &ca);
     pthread_condattr_destroy(&ca);
 
-    s->curl = curl_easy_init();
-    if (!s->curl) {
+    s->fetch = fetch_new();
+    if (!s->fetch) {
         snprintf(err, errlen, "curl_easy_init failed");
         scraper_free(s);
         return NULL;
     }
-    long timeout_ms = (long)(s->cfg.timeout_ns / LL_NS_PER_MS);
-    curl_easy_setopt(s->curl, CURLOPT_URL, s->url);
-    curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
-    curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
-    curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, body_write);
-    curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, s);
-    curl_easy_setopt(s->curl, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(s->curl, CURLOPT_USERAGENT, "llmload/" LL_VERSION);
+    s->fetch_opts.timeout_ns = s->cfg.timeout_ns;
+    s->fetch_opts.connect_timeout_ns = s->cfg.timeout_ns;
+    s->fetch_opts.max_body_bytes = SCRAPE_MAX_BODY_BYTES;
+    s->fetch_opts.accept_encoding = 1;
+    s->fetch_opts.user_agent = "llmload/" LL_VERSION;
     return s;
 }
 
@@ -545,13 +521,9 @@ static void line_write(struct scraper *s, json_t *o)
  * not fetch) or LL_E_PROTO (fetched garbage), with a reason in err. */
 static int scrape_once(struct scraper *s, char *err, size_t errlen)
 {
-    s->body_len = 0;
-    s->body_over = 0;
     uint64_t start = ll_now_ns();
-    CURLcode cc = curl_easy_perform(s->curl);
+    int frc = fetch_request(s->fetch, s->url, NULL, &s->fetch_opts, &s->resp, err, errlen);
     uint64_t end = ll_now_ns();
-    long status = 0;
-    curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
 
     int rc = 0;
     struct scrape_point p;
@@ -559,19 +531,17 @@ static int scrape_once(struct scraper *s, char *err, size_t errlen)
     memset(&p, 0, sizeof p);
     p.start_abs_ns = start;
     p.end_abs_ns = end;
-    if (s->body_over) {
-        snprintf(err, errlen, "body larger than %u bytes", SCRAPE_MAX_BODY_BYTES);
-        rc = LL_E_PROTO;
-    } else if (cc != CURLE_OK) {
-        snprintf(err, errlen, "%s", curl_easy_strerror(cc));
+    if (frc == LL_E_FULL) {
+        rc = LL_E_PROTO; /* err: "body larger than SCRAPE_MAX_BODY_BYTES bytes" */
+    } else if (frc != 0) {
         rc = LL_E_IO;
-    } else if (status != 200) {
-        snprintf(err, errlen, "HTTP %ld", status);
+    } else if (s->resp.status != 200) {
+        snprintf(err, errlen, "HTTP %ld", s->resp.status);
         rc = LL_E_PROTO;
     } else {
-        scrape_point_from_body(s->body, s->body_len, start, end, &p, &ps);
+        scrape_point_from_body(s->resp.body, s->resp.body_len, start, end, &p, &ps);
         if (!p.ok) {
-            snprintf(err, errlen, "no Prometheus samples in a %zu-byte body", s->body_len);
+            snprintf(err, errlen, "no Prometheus samples in a %zu-byte body", s->resp.body_len);
             rc = LL_E_PROTO;
         }
     }
@@ -725,14 +695,13 @@ void scraper_free(struct scraper *s)
     for (size_t i = 0; i < s->n_pending; i++)
         json_decref(s->pending[i]);
     free(s->pending);
-    if (s->curl)
-        curl_easy_cleanup(s->curl);
+    fetch_free(s->fetch);
     scrape_series_reset(&s->series);
     pthread_cond_destroy(&s->wake);
     pthread_mutex_destroy(&s->lock);
     if (s->owns_fd && s->cfg.out_fd >= 0)
         close(s->cfg.out_fd);
-    free(s->body);
+    fetch_response_free(&s->resp);
     free(s->url);
     free(s);
 }

@@ -92,7 +92,9 @@ char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);
 
 /* Print "llmload: <fmt>\n" to stderr. */
 void ll_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print "llmload: <fmt>\n" to stderr and exit(LL_EXIT_USAGE). */
+/* Print "llmload: <fmt>\n" to stderr and exit(LL_EXIT_USAGE). For a
+ * command's main function only (demo, report): a parser returns its
+ * reason instead, so that it can be tested (cli/runopts.h). */
 void ll_usage_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
 

@@ -404,6 +404,67 @@ static void test_calibrate_no_server(void **state)
     free(dir);
 }
 
+/* calibrate honours --cacert and --insecure (it has the run's TLS options
+ * since its requests go through http/fetch.c). The server is openssl
+ * s_server -www with a self-signed certificate for 127.0.0.1 (skipped
+ * without the openssl CLI): it answers any GET with an HTML page, so a
+ * handshake that passes ends at "/models ... not JSON" (exit 3), one that
+ * fails at the certificate. */
+static pid_t tls_pid;
+
+static int teardown_tls(void **state)
+{
+    (void)state;
+    harness_kill_reap(&tls_pid);
+    harness_tmp_end();
+    return 0;
+}
+
+/* calibrate against url with one extra flag (and its value, or NULL):
+ * its exit status, and its stderr in *e (caller frees). */
+static int calibrate_tls(const char *url, const char *flag, const char *value, char **e)
+{
+    char cal[600];
+    harness_tmp_path(cal, sizeof cal, "cal.json");
+    const char *cargs[] = {"calibrate", "--url", url, "--out", cal, flag, value, NULL};
+    char *o = NULL;
+    int st = run_llmload(cargs, &o, e);
+    free(o);
+    return st;
+}
+
+static void test_calibrate_tls_options(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char cert[600], url[64];
+    const char *why;
+    if (harness_tls_server_start("127.0.0.1", "IP:127.0.0.1", url, sizeof url, cert,
+                                 sizeof cert, &tls_pid, &why) != 0) {
+        print_message("%s: TLS case skipped\n", why);
+        skip();
+    }
+    char *e = NULL;
+    assert_int_equal(calibrate_tls(url, NULL, NULL, &e), 3);
+    print_message("verified: %s", e);
+    if (!strstr(e, "certificate") && !strstr(e, "SSL"))
+        fail_msg("without --cacert or --insecure: expected a certificate error, got %s", e);
+    free(e);
+
+    assert_int_equal(calibrate_tls(url, "--cacert", cert, &e), 3);
+    print_message("--cacert: %s", e);
+    if (!strstr(e, "/models: response is not JSON"))
+        fail_msg("with --cacert the handshake should pass and /models answer HTML; got %s", e);
+    free(e);
+
+    assert_int_equal(calibrate_tls(url, "--insecure", NULL, &e), 3);
+    print_message("--insecure: %s", e);
+    if (!strstr(e, "/models: response is not JSON"))
+        fail_msg("with --insecure the handshake should pass and /models answer HTML; got %s",
+                 e);
+    free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +473,7 @@ int main(void)
         cmocka_unit_test_teardown(test_calibrate_bytes2_tokenize, teardown_all),
         cmocka_unit_test_teardown(test_calibrated_run_bytes2, teardown_all),
         cmocka_unit_test(test_calibrate_no_server),
+        cmocka_unit_test_teardown(test_calibrate_tls_options, teardown_tls),
     };
     return harness_run_group(tests);
 }

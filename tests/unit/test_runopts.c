@@ -1,5 +1,8 @@
-/* Unit tests for runopts.c's process setup: runopts_raise_nofile sizes the
- * descriptor table at once (see the comment there for why). */
+/* Unit tests for runopts.c: the flag parsers, which return a one-line
+ * reason instead of exiting (each test checks the code, the message and
+ * that a good value still parses), and the process setup:
+ * runopts_raise_nofile sizes the descriptor table at once (see the comment
+ * there for why). */
 #include "test.h"
 
 #include <stdio.h>
@@ -8,6 +11,198 @@
 #include <sys/resource.h>
 
 #include "cli/runopts.h"
+#include "util/util.h"
+
+/* ---- parsing errors ---------------------------------------------------- */
+
+/* rc must be LL_E_INVAL and err exactly want. */
+#define ASSERT_USAGE(rc, err, want)                                           \
+    do {                                                                      \
+        assert_int_equal((rc), LL_E_INVAL);                                   \
+        assert_string_equal((err), (want));                                   \
+    } while (0)
+
+static void test_value_errors(void **state)
+{
+    (void)state;
+    char err[RUNOPTS_ERR_MAX];
+    double x = 0;
+    uint64_t n = 0;
+    struct dist d;
+
+    ASSERT_USAGE(runopts_positive("--rate", "fast", &x, err, sizeof err), err,
+                 "--rate: expected a positive number (e.g. 20 or 1.5k), got \"fast\"");
+    ASSERT_USAGE(runopts_positive("--rate", "0", &x, err, sizeof err), err,
+                 "--rate: expected a positive number (e.g. 20 or 1.5k), got \"0\"");
+    assert_int_equal(runopts_positive("--rate", "1.5k", &x, err, sizeof err), 0);
+    ASSERT_NEAR(x, 1500, 0);
+
+    ASSERT_USAGE(runopts_count("--requests", "1.5", 1, &n, err, sizeof err), err,
+                 "--requests: expected a whole number >= 1 (e.g. 100 or 10k), got \"1.5\"");
+    ASSERT_USAGE(runopts_count("--max-line", "10", 64, &n, err, sizeof err), err,
+                 "--max-line: expected a whole number >= 64 (e.g. 100 or 10k), got \"10\"");
+    assert_int_equal(runopts_count("--requests", "10k", 1, &n, err, sizeof err), 0);
+    assert_int_equal(n, 10000);
+
+    ASSERT_USAGE(runopts_duration("--duration", "abc", &n, err, sizeof err), err,
+                 "--duration: expected a duration (e.g. 500ms, 30s, 2m), got \"abc\"");
+    assert_int_equal(runopts_duration("--duration", "2m", &n, err, sizeof err), 0);
+    assert_int_equal(n, 120 * LL_NS_PER_SEC);
+
+    assert_int_equal(runopts_dist("--think", "uniform:5", DIST_UNIT_DURATION_NS, 1, &d, err,
+                                  sizeof err), LL_E_INVAL);
+    assert_true(strncmp(err, "--think: ", 9) == 0);
+
+    ASSERT_USAGE(runopts_metrics_flags("10ms", 0, NULL, &n, err, sizeof err), err,
+                 "--metrics-interval: at least 100ms, got \"10ms\"");
+    ASSERT_USAGE(runopts_metrics_flags(NULL, 1, "http://x/metrics", &n, err, sizeof err), err,
+                 "--no-metrics and --metrics-url: pick one");
+    assert_int_equal(runopts_metrics_flags("2s", 0, NULL, &n, err, sizeof err), 0);
+    assert_int_equal(n, 2 * LL_NS_PER_SEC);
+}
+
+static void test_url_errors(void **state)
+{
+    (void)state;
+    char err[RUNOPTS_ERR_MAX];
+
+    ASSERT_USAGE(runopts_check_url("ftp://x", err, sizeof err), err,
+                 "--url: expected http://HOST:PORT/... or https://..., got \"ftp://x\"");
+    ASSERT_USAGE(runopts_check_url("http://h:0/v1", err, sizeof err), err,
+                 "--url: the port must be 1 to 65535, got \"0\"");
+    ASSERT_USAGE(runopts_check_url("http:///v1", err, sizeof err), err,
+                 "--url: no host in \"http:///v1\"");
+    assert_int_equal(runopts_check_url("http://u:p@h/v1", err, sizeof err), LL_E_INVAL);
+    assert_non_null(strstr(err, "user info"));
+    assert_int_equal(runopts_check_url("https://[::1]:8443/v1", err, sizeof err), 0);
+}
+
+/* An own flag that refuses "bad", for the callback's error path. */
+static int take_own_test(void *ud, int c, const char *a, char *err, size_t errlen)
+{
+    if (c != RUNOPTS_OPT_FIRST_PRIVATE)
+        return 0;
+    if (strcmp(a, "bad") == 0)
+        return runopts_errf(err, errlen, "--own: refused \"%s\"", a);
+    *(const char **)ud = a;
+    return 1;
+}
+
+static const struct option own_test[] = {
+    {"own", required_argument, NULL, RUNOPTS_OPT_FIRST_PRIVATE},
+};
+
+/* runopts_parse over a NULL-terminated argument list. */
+static int parse(const char **args, struct run_opts *o, const char **own, int *first, char *err,
+                 size_t errlen)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "run";
+    while (*args)
+        argv[argc++] = (char *)*args++;
+    argv[argc] = NULL;
+    memset(o, 0, sizeof *o);
+    return runopts_parse(argc, argv, "run", own_test, 1, take_own_test, own, o, first, err,
+                         errlen);
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    char err[RUNOPTS_ERR_MAX];
+    struct run_opts o;
+    const char *own = NULL;
+    int first = -1;
+
+    const char *ok[] = {"--url", "http://h/v1", "-H", "X-A: 1", "--own", "v", "TRACE", NULL};
+    assert_int_equal(parse(ok, &o, &own, &first, err, sizeof err), 0);
+    assert_string_equal(o.url, "http://h/v1");
+    assert_int_equal(o.n_headers, 1);
+    assert_string_equal(own, "v");
+    assert_int_equal(first, 7);
+
+    const char *unknown[] = {"--bogus", NULL};
+    ASSERT_USAGE(parse(unknown, &o, &own, &first, err, sizeof err), err,
+                 "unknown option \"--bogus\" (see llmload run --help)");
+    const char *missing[] = {"--url", NULL};
+    ASSERT_USAGE(parse(missing, &o, &own, &first, err, sizeof err), err,
+                 "--url: needs a value (see llmload run --help)");
+    const char *header[] = {"-H", "nocolon", NULL};
+    ASSERT_USAGE(parse(header, &o, &own, &first, err, sizeof err), err,
+                 "--header: expected \"Name: value\", got a value without a colon");
+    const char *refused[] = {"--own", "bad", NULL};
+    ASSERT_USAGE(parse(refused, &o, &own, &first, err, sizeof err), err,
+                 "--own: refused \"bad\"");
+    const char *help[] = {"--url", "http://h/v1", "--help", NULL};
+    assert_int_equal(parse(help, &o, &own, &first, err, sizeof err), RUNOPTS_HELP);
+}
+
+/* runopts_workload_transport on o: its code, err holding the reason. */
+static int workload_transport(const struct run_opts *o, char *err, size_t errlen)
+{
+    struct run_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    int rc = runopts_workload_transport(o, 1, &cfg, err, errlen);
+    runopts_workload_free(&cfg);
+    return rc;
+}
+
+static void test_config_errors(void **state)
+{
+    (void)state;
+    char err[RUNOPTS_ERR_MAX];
+    struct run_opts o;
+    struct run_config cfg;
+    uint64_t seed;
+
+    memset(&o, 0, sizeof o);
+    assert_int_equal(workload_transport(&o, err, sizeof err), 0);
+
+    o.api = "nope";
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
+                 "--api: expected openai-chat or openai-completions, got \"nope\"");
+    memset(&o, 0, sizeof o);
+    o.threads = "300";
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
+                 "--threads: at most 256, got \"300\"");
+    memset(&o, 0, sizeof o);
+    o.http_client = "native";
+    o.http2 = 1;
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
+                 "--http-client native: speaks HTTP/1.1 only; drop --http2 or use curl");
+    memset(&o, 0, sizeof o);
+    o.prefix_fraction = "2";
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
+                 "--prefix-fraction: expected a fraction from 0 to 1 (e.g. 0.3), got \"2\"");
+    memset(&o, 0, sizeof o);
+    o.lengths = "empirical:/nonexistent/lengths.csv";
+    assert_int_equal(workload_transport(&o, err, sizeof err), LL_E_INVAL);
+    assert_true(strncmp(err, "--lengths: ", 11) == 0);
+    memset(&o, 0, sizeof o);
+    o.prompt_ids = 1;
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
+                 "--prompt-ids: token-ID prompts go to /v1/completions; add --api "
+                 "openai-completions");
+    memset(&o, 0, sizeof o);
+    o.t_idle = "xx";
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
+                 "--timeout-idle: expected a duration (e.g. 500ms, 30s, 2m), got \"xx\"");
+
+    memset(&o, 0, sizeof o);
+    o.seed = "-1";
+    ASSERT_USAGE(runopts_seed(&o, &seed, err, sizeof err), err,
+                 "--seed: expected a whole number from 0 to 2^63-1, got \"-1\"");
+    memset(&o, 0, sizeof o);
+    o.arrival = "poisson";
+    o.burstiness = "2";
+    memset(&cfg, 0, sizeof cfg);
+    ASSERT_USAGE(runopts_arrival(&o, 1, &cfg.arrival, err, sizeof err), err,
+                 "--burstiness: applies to --arrival gamma, not poisson");
+    o.slo = "ttft=abc";
+    assert_int_equal(runopts_slo(&o, &cfg, err, sizeof err), LL_E_INVAL);
+    assert_true(strncmp(err, "--slo: ", 7) == 0);
+}
 
 /* FDSize from /proc/self/status: descriptor slots the table has now. */
 static long fd_table_size(void)
@@ -48,6 +243,10 @@ static void test_fd_table_grown_up_front(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_value_errors),
+        cmocka_unit_test(test_url_errors),
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_fd_table_grown_up_front),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,294 @@
+/* runsetup.c: the sequence run, replay and sweep share (runsetup.h).
+ * Each command had its own copy of it, with its own goto ladder; the
+ * steps and the one cleanup are here, the commands keep what differs:
+ * their flags, run.json's config object, and what they print. */
+#include "cli/runsetup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "http/fetch.h"
+#include "measure/results.h"
+#include "util/util.h"
+
+/* ---- the target -------------------------------------------------------- */
+
+/* Does a -H name this header ("Name: value" or "Name:")? */
+static int user_header(const struct run_opts *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < o->n_headers; i++) {
+        const char *h = o->headers[i];
+        if (strncasecmp(h, name, n) == 0 && h[n] == ':')
+            return 1;
+    }
+    return 0;
+}
+
+/* GET BASE/models: the target's answer (parsed), its Server header, and
+ * the first model id. Returns 0, or -1 with a reason in err. */
+static int probe_target(const struct transport_config *tc, const struct curl_slist *headers,
+                        json_t **models, char *server, char **first_id, char *err,
+                        size_t errlen)
+{
+    char url[1100], why[256];
+    snprintf(url, sizeof url, "%s/models", tc->base_url);
+    struct fetcher *f = fetch_new();
+    if (!f) {
+        snprintf(err, errlen, "curl_easy_init failed");
+        return -1;
+    }
+    /* 5 s to connect, or --timeout-connect where it is shorter (a target
+     * whose connects hang would otherwise cost 5 s before the run). */
+    uint64_t connect_ns = 5 * LL_NS_PER_SEC;
+    if (tc->connect_timeout_ns && tc->connect_timeout_ns < connect_ns)
+        connect_ns = LL_MAX(tc->connect_timeout_ns, LL_NS_PER_MS);
+    struct fetch_opts fo = {
+        .headers = headers,
+        .cacert = tc->cacert,
+        .insecure = tc->insecure,
+        .timeout_ns = 10 * LL_NS_PER_SEC,
+        .connect_timeout_ns = connect_ns,
+        .max_body_bytes = 1u << 20,
+    };
+    struct fetch_response r = {0};
+    int frc = fetch_request(f, url, NULL, &fo, &r, why, sizeof why);
+    fetch_free(f);
+    snprintf(server, sizeof r.server, "%s", r.server);
+    int rc = -1;
+    if (frc != 0) {
+        snprintf(err, errlen, "GET %.300s: %.200s", url, why);
+        goto out;
+    }
+    if (r.status != 200) {
+        snprintf(err, errlen, "GET %.300s: HTTP %ld", url, r.status);
+        goto out;
+    }
+    json_error_t je;
+    *models = json_loadb(r.body ? r.body : "", r.body_len, 0, &je);
+    if (!*models) {
+        snprintf(err, errlen, "GET %.300s: not JSON (%s)", url, je.text);
+        goto out;
+    }
+    json_t *data = json_object_get(*models, "data");
+    json_t *first = json_is_array(data) ? json_array_get(data, 0) : NULL;
+    const char *id = json_string_value(json_object_get(first, "id"));
+    if (id)
+        *first_id = ll_strdup(id);
+    rc = 0;
+out:
+    fetch_response_free(&r);
+    return rc;
+}
+
+/* libcurl, the request headers, the probe and the model (run_setup_open). */
+static int target_open(const struct run_opts *o, struct run_config *cfg, struct run_target *t)
+{
+    char err[512];
+    memset(t, 0, sizeof *t);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        ll_errorf("curl_global_init failed");
+        return LL_EXIT_RUNTIME;
+    }
+    t->curl_up = 1;
+    /* Our default headers, each unless a -H names it: the user's replaces
+     * it (one Authorization, not the key's and then theirs: a server reads
+     * the first), and "-H 'Name:'" removes it. */
+    if (!user_header(o, "Content-Type"))
+        t->headers = curl_slist_append(t->headers, "Content-Type: application/json");
+    if (!user_header(o, "Expect"))
+        t->headers = curl_slist_append(t->headers, "Expect:"); /* no 100-continue round trip */
+    if (!user_header(o, "Accept"))
+        t->headers = curl_slist_append(t->headers, "Accept: text/event-stream, application/json");
+    const char *key_env = o->api_key_env ? o->api_key_env : "OPENAI_API_KEY";
+    const char *key = getenv(key_env);
+    if (o->api_key_env && (!key || !*key)) {
+        ll_errorf("--api-key-env: $%s is not set", key_env);
+        return LL_EXIT_USAGE;
+    }
+    if (key && *key && !user_header(o, "Authorization")) {
+        size_t n = strlen(key) + 32;
+        t->auth = ll_malloc(n);
+        snprintf(t->auth, n, "Authorization: Bearer %s", key);
+        t->headers = curl_slist_append(t->headers, t->auth);
+    }
+    for (size_t i = 0; i < o->n_headers; i++)
+        t->headers = curl_slist_append(t->headers, o->headers[i]);
+    cfg->transport.headers = t->headers;
+
+    if (probe_target(&cfg->transport, t->headers, &t->models, t->server, &t->first_id, err,
+                     sizeof err) != 0) {
+        if (!o->model) {
+            ll_errorf("cannot ask the target for its model: %s (is the server up? or pass --model)",
+                      err);
+            return LL_EXIT_RUNTIME;
+        }
+        ll_errorf("warning: %s; going on with --model %s", err, o->model);
+    }
+    t->model = o->model ? o->model : t->first_id;
+    if (!t->model) {
+        ll_errorf("%s/models lists no model id; pass --model", cfg->transport.base_url);
+        return LL_EXIT_RUNTIME;
+    }
+    cfg->transport.model = t->model;
+    return LL_EXIT_OK;
+}
+
+static void target_close(struct run_target *t)
+{
+    int curl_up = t->curl_up;
+    json_decref(t->models);
+    free(t->first_id);
+    if (t->auth) {
+        memset(t->auth, 0, strlen(t->auth));
+        free(t->auth);
+    }
+    curl_slist_free_all(t->headers);
+    memset(t, 0, sizeof *t);
+    if (curl_up)
+        curl_global_cleanup();
+}
+
+/* The run.json root: schema, version, command, config (taken over), host
+ * and target. Caller owns it. */
+static json_t *run_json(const char *command, json_t *config, const struct run_config *cfg,
+                        const struct run_target *t)
+{
+    json_t *run = json_object();
+    json_object_set_new(run, "schema", json_string("llmload.run/1"));
+    json_object_set_new(run, "version", json_string(LL_VERSION));
+    json_object_set_new(run, "command", json_string(command));
+    json_object_set_new(run, "config", config);
+    results_add_host_info(run);
+    json_t *target = json_object();
+    json_object_set_new(target, "url", json_string(cfg->transport.base_url));
+    json_object_set_new(target, "server_header",
+                        t->server[0] ? json_string(t->server) : json_null());
+    json_object_set_new(target, "models", t->models ? json_incref(t->models) : json_null());
+    json_object_set_new(run, "target", target);
+    return run;
+}
+
+
+/* ---- the steps --------------------------------------------------------- */
+
+int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_config *cfg)
+{
+    memset(rs, 0, sizeof *rs);
+    rs->records_fd = -1;
+    runopts_raise_nofile();
+    signal(SIGPIPE, SIG_IGN);
+    return target_open(o, cfg, &rs->target);
+}
+
+int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char *command,
+                      json_t *config, struct run_config *cfg)
+{
+    char err[1200];
+    if (results_dir_prepare(o->out, o->force, rs->dir, sizeof rs->dir, err, sizeof err) != 0) {
+        json_decref(config);
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
+    rs->run = run_json(command, config, cfg, &rs->target);
+    if (results_write_json_atomic(rs->dir, "run.json", rs->run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_RUNTIME;
+    }
+    snprintf(rs->records_path, sizeof rs->records_path, "%s/requests.jsonl", rs->dir);
+    rs->records_fd = open(rs->records_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+                          0644);
+    if (rs->records_fd < 0) {
+        ll_errorf("%s: %s", rs->records_path, strerror(errno));
+        return LL_EXIT_RUNTIME;
+    }
+    cfg->records_fd = rs->records_fd;
+    cfg->progress = o->quiet ? 0 : (isatty(STDERR_FILENO) ? 1 : 2);
+    cfg->progress_interval_ns = cfg->progress == 1 ? LL_NS_PER_SEC : 5 * LL_NS_PER_SEC;
+    return LL_EXIT_OK;
+}
+
+void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t interval_ns,
+                       const struct run_config *cfg, int quiet)
+{
+    if (!off)
+        rs->scraper = scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet);
+}
+
+int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)
+{
+    char err[512];
+    if (driver_run(cfg, &rs->res, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        driver_result_free(&rs->res);
+        return -1;
+    }
+    rs->have_res = 1;
+    return 0;
+}
+
+int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info *info)
+{
+    const char *dir = rs->dir;
+    json_t *run = rs->run;
+    const struct driver_result *res = &rs->res;
+    char err[1200], path[1100];
+    json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)res->sent_in_window));
+    json_object_set_new(sj, "run_start_monotonic_ns",
+                        json_integer((json_int_t)res->run_start_abs_ns));
+    json_object_set_new(sj, "warmup_records", json_integer((json_int_t)res->warmup_records));
+    json_object_set_new(sj, "stop_reason",
+                        res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
+    json_t *ld = json_object();
+    json_object_set_new(ld, "late_sends", json_integer((json_int_t)res->late_sends));
+    json_object_set_new(ld, "asleep_when_due", json_integer((json_int_t)res->late_asleep));
+    json_object_set_new(sj, "lateness_diagnosis", ld);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    int wrc = results_write_json_path_atomic(path, sj, err, sizeof err);
+    json_decref(sj);
+    if (wrc != 0)
+        ll_errorf("%s", err);
+    int code = res->interrupted ? 130 : info->invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
+    if (res->records_lost)
+        ll_errorf("%llu records could not be written to %s/requests.jsonl (see above); "
+                  "the results are incomplete",
+                  (unsigned long long)res->records_lost, dir);
+    if (res->records_lost || wrc != 0)
+        code = LL_EXIT_RUNTIME;
+    json_t *o = json_object();
+    json_object_set_new(o, "exit_status", json_integer(code));
+    json_object_set_new(o, "invalid", json_boolean(info->invalid));
+    json_object_set_new(o, "invalid_reason",
+                        info->invalid ? json_string(info->invalid_reason) : json_null());
+    json_object_set_new(o, "interrupted", json_boolean(res->interrupted));
+    json_object_set_new(o, "stop_reason",
+                        res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
+    json_object_set_new(o, "records_lost", json_integer((json_int_t)res->records_lost));
+    json_object_set_new(run, "outcome", o);
+    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_RUNTIME;
+    }
+    return code;
+}
+
+void run_setup_close(struct run_setup *rs)
+{
+    scraper_free(rs->scraper);
+    rs->scraper = NULL;
+    if (rs->have_res)
+        driver_result_free(&rs->res);
+    rs->have_res = 0;
+    if (rs->records_fd >= 0)
+        close(rs->records_fd);
+    rs->records_fd = -1;
+    json_decref(rs->run);
+    rs->run = NULL;
+    target_close(&rs->target);
+}

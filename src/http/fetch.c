@@ -1,0 +1,141 @@
+/* fetch.c: one blocking HTTP request on a libcurl easy handle (fetch.h).
+ * Three callers had three set-ups of their own (the /models probe,
+ * calibrate, the scraper), and calibrate's forgot --cacert and --insecure;
+ * here the TLS options, timeouts and body bound are set in one place. */
+#include "http/fetch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/util.h"
+
+struct fetcher {
+    CURL *curl;
+};
+
+struct fetcher *fetch_new(void)
+{
+    CURL *c = curl_easy_init();
+    if (!c)
+        return NULL;
+    struct fetcher *f = ll_calloc(1, sizeof *f);
+    f->curl = c;
+    return f;
+}
+
+void fetch_free(struct fetcher *f)
+{
+    if (!f)
+        return;
+    curl_easy_cleanup(f->curl);
+    free(f);
+}
+
+void fetch_response_free(struct fetch_response *r)
+{
+    free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+static size_t body_write(char *buf, size_t size, size_t n, void *ud)
+{
+    struct fetch_response *r = ud;
+    size_t add = size * n;
+    if (r->max_body_bytes && r->body_len + add > r->max_body_bytes) {
+        r->body_over = 1;
+        return 0; /* libcurl aborts the transfer */
+    }
+    if (r->body_len + add + 1 > r->body_cap) {
+        size_t cap = r->body_cap ? r->body_cap : 16 * 1024;
+        while (cap < r->body_len + add + 1)
+            cap *= 2;
+        r->body = ll_realloc(r->body, cap);
+        r->body_cap = cap;
+    }
+    memcpy(r->body + r->body_len, buf, add);
+    r->body_len += add;
+    r->body[r->body_len] = '\0';
+    return add;
+}
+
+/* Keep the Server header's value, trimmed, at most 127 bytes. */
+static size_t header_line(char *buf, size_t size, size_t n, void *ud)
+{
+    struct fetch_response *r = ud;
+    size_t len = size * n;
+    if (len > 7 && strncasecmp(buf, "server:", 7) == 0) {
+        size_t i = 7;
+        while (i < len && buf[i] == ' ')
+            i++;
+        size_t end = len;
+        while (end > i && (buf[end - 1] == '\r' || buf[end - 1] == '\n'))
+            end--;
+        size_t take = LL_MIN(end - i, sizeof r->server - 1);
+        memcpy(r->server, buf + i, take);
+        r->server[take] = '\0';
+    }
+    return len;
+}
+
+/* ns to libcurl's ms, at least 1 (0 would mean no timeout). */
+static long ms_of(uint64_t ns)
+{
+    uint64_t ms = ns / LL_NS_PER_MS;
+    return ms > 0 ? (long)LL_MIN(ms, (uint64_t)0x7fffffff) : 1L;
+}
+
+int fetch_request(struct fetcher *f, const char *url, const char *post_body,
+                  const struct fetch_opts *opts, struct fetch_response *r, char *err,
+                  size_t errlen)
+{
+    if (!f || !url || !opts || !r) {
+        snprintf(err, errlen, "fetch: a NULL argument");
+        return LL_E_INVAL;
+    }
+    CURL *c = f->curl;
+    r->status = 0;
+    r->body_len = 0;
+    if (r->body)
+        r->body[0] = '\0';
+    r->max_body_bytes = opts->max_body_bytes;
+    r->body_over = 0;
+    r->server[0] = '\0';
+    curl_easy_reset(c); /* keeps the connection, forgets the last request's options */
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (opts->headers)
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, opts->headers);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_line);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+    if (opts->timeout_ns)
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms_of(opts->timeout_ns));
+    if (opts->connect_timeout_ns)
+        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms_of(opts->connect_timeout_ns));
+    if (opts->insecure) {
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (opts->cacert)
+        curl_easy_setopt(c, CURLOPT_CAINFO, opts->cacert);
+    if (opts->user_agent)
+        curl_easy_setopt(c, CURLOPT_USERAGENT, opts->user_agent);
+    if (opts->accept_encoding)
+        curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+    if (post_body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, post_body);
+    CURLcode cc = curl_easy_perform(c);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    if (r->body_over) {
+        snprintf(err, errlen, "body larger than %zu bytes", opts->max_body_bytes);
+        return LL_E_FULL;
+    }
+    if (cc != CURLE_OK) {
+        snprintf(err, errlen, "%s", curl_easy_strerror(cc));
+        return LL_E_IO;
+    }
+    return 0;
+}

@@ -1,0 +1,69 @@
+/* fetch.h: one blocking HTTP request, for the few requests llmload makes
+ * outside a load run: the target's GET BASE/models before a run, the
+ * probes of `llmload calibrate`, and the scraper's GET of a server's
+ * /metrics. The load itself goes through transport.h, never through here.
+ *
+ * A fetcher wraps one libcurl easy handle, so requests made one after the
+ * other through it reuse its connection. It is not thread-safe: one thread
+ * at a time (the scraper owns one in its own thread). Every request is
+ * made from the options given to it alone, nothing carries over but the
+ * connection. libcurl must be initialised (curl_global_init) before the
+ * first fetch_new when more than one thread may be running. */
+#ifndef LL_FETCH_H
+#define LL_FETCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <curl/curl.h>
+
+/* How to make one request. Zero-initialise, then set what applies. */
+struct fetch_opts {
+    const struct curl_slist *headers; /* request headers, borrowed; NULL: none of ours */
+    const char *cacert;               /* CA bundle file for TLS, or NULL for the system's */
+    int insecure;                     /* 1: check neither the certificate nor the host name */
+    uint64_t timeout_ns;              /* the whole request, ns; 0: none (ms resolution) */
+    uint64_t connect_timeout_ns;      /* TCP and TLS set-up, ns; 0: libcurl's default */
+    size_t max_body_bytes;            /* a longer body fails with LL_E_FULL; 0: no bound */
+    const char *user_agent;           /* User-Agent to send, or NULL for none */
+    int accept_encoding;              /* 1: offer every encoding libcurl can decode */
+};
+
+/* What came back. Zero-initialise before the first request; the body's
+ * buffer is kept and reused by the next request made with the same
+ * response. Release with fetch_response_free. */
+struct fetch_response {
+    long status;                      /* HTTP status code; 0 when no response came */
+    char *body;                       /* body_len bytes and a NUL; NULL before any byte */
+    size_t body_len;                  /* bytes */
+    size_t body_cap;                  /* bytes allocated at body */
+    size_t max_body_bytes;            /* the bound of the request in progress */
+    int body_over;                    /* the body passed max_body_bytes */
+    char server[128];                 /* the Server header's value, "" when none */
+};
+
+struct fetcher;
+
+/* A fetcher, or NULL when libcurl cannot make an easy handle. Caller frees
+ * with fetch_free. */
+struct fetcher *fetch_new(void);
+
+/* Free f and close its connection. NULL does nothing. */
+void fetch_free(struct fetcher *f);
+
+/* One request to url: a GET, or a POST of post_body (a NUL-terminated
+ * string, sent as it is; the caller's headers say its type) when it is
+ * not NULL. Blocks until the response ends, fails or times out. Returns
+ * 0 when a response came, whatever its status (r->status, r->body,
+ * r->server); LL_E_FULL when the body passed opts->max_body_bytes (err:
+ * "body larger than N bytes"); LL_E_IO when no response came (err:
+ * libcurl's reason, e.g. "Couldn't connect to server"); LL_E_INVAL for a
+ * NULL argument. err (errlen bytes) names no URL: the caller adds it. */
+int fetch_request(struct fetcher *f, const char *url, const char *post_body,
+                  const struct fetch_opts *opts, struct fetch_response *r, char *err,
+                  size_t errlen);
+
+/* Free the body r holds and zero it. Safe on a zeroed response, and twice. */
+void fetch_response_free(struct fetch_response *r);
+
+#endif
