@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cmds.h"
+#include "cli/sweepjob.h"
 #include "measure/slo.h"
 #include "util/util.h"
 
@@ -238,7 +239,17 @@ int demo_main(int argc, char **argv)
     if (quiet)
         sargs[n++] = "--quiet";
     sargs[n] = NULL;
-    int rc = sweep_main(n, (char **)sargs);
+    struct sweep_job *job;
+    char err[1200];
+    int rc = sweep_job_parse(n, (char **)sargs, &job, err, sizeof err);
+    if (rc == 0) {
+        rc = sweep_job_run(job);
+        sweep_job_free(job);
+    } else {
+        /* The values were checked above; nothing else can be refused. */
+        ll_errorf("%s", err);
+        rc = LL_EXIT_USAGE;
+    }
     stop_sim(sim);
     if (!quiet)
         ll_errorf("demo: stopped the sim; open report.html in the results directory above");

@@ -34,6 +34,7 @@
 #include "measure/results.h"
 #include "cli/runopts.h"
 #include "cli/runsetup.h"
+#include "cli/sweepjob.h"
 #include "metrics/scrape.h"
 #include "report/report_build.h"
 #include "sweep/sweep.h"
@@ -844,30 +845,43 @@ static int sweep_end_line(FILE *f, const char *stop)
     return rc;
 }
 
-int sweep_main(int argc, char **argv)
-{
-    struct run_opts o = {0};
-    struct sweep_opts so = {0};
+/* Everything one sweep is run from, parsed from its flags. */
+struct sweep_job {
+    struct run_opts o;
+    struct sweep_opts so;
     struct run_config cfg;
     struct sweep_plan plan;
     struct sweep_settings set;
     uint64_t metrics_interval_ns;
-    char err[1200];
-    memset(&cfg, 0, sizeof cfg);
-    int rc = sweep_flags(argc, argv, &o, &so, &cfg, &plan, &set, &metrics_interval_ns, err,
-                         sizeof err);
-    if (rc != 0) {
-        runopts_workload_free(&cfg);
-        if (rc == RUNOPTS_HELP) {
-            sweep_usage(stdout);
-            return LL_EXIT_OK;
-        }
-        ll_errorf("%s", err);
-        return LL_EXIT_USAGE;
-    }
+};
 
+int sweep_job_parse(int argc, char **argv, struct sweep_job **out, char *err, size_t errlen)
+{
+    struct sweep_job *j = ll_calloc(1, sizeof *j);
+    int rc = sweep_flags(argc, argv, &j->o, &j->so, &j->cfg, &j->plan, &j->set,
+                         &j->metrics_interval_ns, err, errlen);
+    if (rc != 0) {
+        sweep_job_free(j);
+        *out = NULL;
+        return rc;
+    }
+    *out = j;
+    return 0;
+}
+
+void sweep_job_free(struct sweep_job *j)
+{
+    if (j == NULL)
+        return;
+    runopts_workload_free(&j->cfg);
+    free(j);
+}
+
+int sweep_job_run(struct sweep_job *j)
+{
+    char err[1200];
     struct run_setup rs;
-    struct sweep_run sr = {.records_fd = -1, .quiet = o.quiet};
+    struct sweep_run sr = {.records_fd = -1, .quiet = j->o.quiet};
     char path[1100], started[40];
     sigset_t block, old;
 
@@ -875,12 +889,12 @@ int sweep_main(int argc, char **argv)
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    int exit_code = run_setup_open(&rs, &o, &cfg);
+    int exit_code = run_setup_open(&rs, &j->o, &j->cfg);
     if (exit_code != LL_EXIT_OK)
         goto out;
     iso_now(started, sizeof started);
-    exit_code = run_setup_results(&rs, &o, "sweep",
-                                  plan_json(&o, &cfg, &plan, &set, rs.target.model, started), &cfg);
+    json_t *plan = plan_json(&j->o, &j->cfg, &j->plan, &j->set, rs.target.model, started);
+    exit_code = run_setup_results(&rs, &j->o, "sweep", plan, &j->cfg);
     if (exit_code != LL_EXIT_OK)
         goto out;
     exit_code = LL_EXIT_RUNTIME;
@@ -893,7 +907,8 @@ int sweep_main(int argc, char **argv)
         ll_errorf("%s: %s", path, strerror(errno));
         goto out;
     }
-    run_setup_scraper(&rs, so.metrics_url, so.no_metrics, metrics_interval_ns, &cfg, o.quiet);
+    run_setup_scraper(&rs, j->so.metrics_url, j->so.no_metrics, j->metrics_interval_ns,
+                      &j->cfg, j->o.quiet);
     sr.start_ns = ll_now_ns();
     if (rs.scraper && scraper_start(rs.scraper, sr.start_ns, err, sizeof err) != 0) {
         ll_errorf("warning: server metrics: %s", err);
@@ -903,14 +918,14 @@ int sweep_main(int argc, char **argv)
     sr.scraper = rs.scraper;
 
     char stop[256] = "";
-    if (set.auto_rates) {
-        exit_code = sweep_probe(&rs, &sr, &cfg, &plan, &set, o.quiet);
+    if (j->set.auto_rates) {
+        exit_code = sweep_probe(&rs, &sr, &j->cfg, &j->plan, &j->set, j->o.quiet);
         if (exit_code != LL_EXIT_OK)
             goto out;
         exit_code = LL_EXIT_RUNTIME;
     }
-    int st = run_sweep(&sr, &cfg, &plan, &set, stop, sizeof stop);
-    sweep_scraper_stop(sr.scraper, o.quiet);
+    int st = run_sweep(&sr, &j->cfg, &j->plan, &j->set, stop, sizeof stop);
+    sweep_scraper_stop(sr.scraper, j->o.quiet);
     if (st < 0 && sr.n_steps == 0)
         goto out;
     if (sweep_end_line(sr.steps_f, stop) != 0) {
@@ -922,8 +937,8 @@ int sweep_main(int argc, char **argv)
     close(rs.records_fd);
     rs.records_fd = sr.records_fd = -1;
 
-    printf("llmload sweep of %s (model %s): %s\n\n", cfg.transport.base_url, rs.target.model,
-           set.auto_rates ? "auto rates" : "given rates");
+    printf("llmload sweep of %s (model %s): %s\n\n", j->cfg.transport.base_url, rs.target.model,
+           j->set.auto_rates ? "auto rates" : "given rates");
     fflush(stdout);
     exit_code = report_build_dir(rs.dir, stdout);
     printf("results: %s (report.html, steps.csv, summary.json)\n", rs.dir);
@@ -941,7 +956,24 @@ out:
     free(sr.steps);
     free(sr.points);
     run_setup_close(&rs);
-    runopts_workload_free(&cfg);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return exit_code;
+}
+
+int sweep_main(int argc, char **argv)
+{
+    struct sweep_job *j;
+    char err[1200];
+    int rc = sweep_job_parse(argc, argv, &j, err, sizeof err);
+    if (rc == RUNOPTS_HELP) {
+        sweep_usage(stdout);
+        return LL_EXIT_OK;
+    }
+    if (rc != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
+    rc = sweep_job_run(j);
+    sweep_job_free(j);
+    return rc;
 }
