@@ -9,6 +9,7 @@
  * scheduled time and, when it wakes late, sends everything that is due and
  * records the lateness, so a slow moment never shifts the schedule. */
 #include "driver/driver.h"
+#include "driver/recwriter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +31,6 @@
 
 #define DRIVER_START_LEAD_NS (30 * LL_NS_PER_MS) /* threads ready before t=0 */
 #define DRIVER_FLUSH_NS (100 * LL_NS_PER_MS)     /* records reach the file this often */
-#define DRIVER_FLUSH_BYTES (64 * 1024)
-#define DRIVER_RECORDS_BACKLOG (64u << 20)       /* lines held while the writer is busy */
 #define DRIVER_THINK_STREAM 0x7448000000000000ULL
 #define DRIVER_SESSION_STREAM 0x5365000000000000ULL
 
@@ -85,31 +84,14 @@ struct worker {
     double infl_area;           /* requests * ns over the window */
     uint64_t sent_in_window;
     uint64_t late_sends, late_asleep; /* the lateness diagnosis (driver_result) */
-    uint64_t records_written;
     uint64_t warmup_records;
     uint64_t last_sched_ns;
     uint64_t last_end_ns;       /* latest record end, relative */
 
-    /* records: complete lines appended here, then handed to this worker's
-     * writer thread, which write()s them while the loop goes on */
-    FILE *rec_f;
-    char *rbuf;
-    size_t rlen, rcap;
+    /* records: requests.jsonl lines, written by this worker's own writer
+     * thread while the loop goes on */
+    struct recwriter rw;
     uint64_t next_flush_abs_ns;
-    uint64_t records_lost;      /* lines that could not be written */
-    /* the writer: a file write can take milliseconds (ext4 here took up
-     * to 5 ms for 64 KiB), which must not hold up the sends due meanwhile */
-    pthread_t wr_th;
-    int wr_inited;              /* writer_start ran and writer_stop has not */
-    int wr_running;             /* the writer thread exists */
-    pthread_mutex_t wr_lock;
-    pthread_cond_t wr_cond;     /* to the writer: a buffer, or stop */
-    pthread_cond_t wr_done;     /* from the writer: the buffer is written */
-    char *wr_buf;               /* wr_lock: the buffer being written */
-    size_t wr_len, wr_cap;      /* wr_lock: wr_len 0 = the writer is free */
-    int wr_stop;                /* wr_lock */
-    int rec_error;              /* writer (or the worker when it has none) */
-    uint64_t wr_lost;           /* wr_lock: lines the writer could not write */
 
     /* progress, written by this worker only */
     _Atomic uint64_t p_sched, p_sent, p_done, p_failed, p_out_tokens;
@@ -147,152 +129,6 @@ struct driver {
 static uint64_t window_end_ns(const struct run_config *cfg)
 {
     return cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
-}
-
-/* ---- records ----------------------------------------------------------- */
-
-static ssize_t rec_cookie_write(void *c, const char *buf, size_t size)
-{
-    struct worker *w = c;
-    if (w->rlen + size > w->rcap) {
-        size_t cap = w->rcap ? w->rcap : 2 * DRIVER_FLUSH_BYTES;
-        while (cap < w->rlen + size)
-            cap *= 2;
-        w->rbuf = ll_realloc(w->rbuf, cap);
-        w->rcap = cap;
-    }
-    memcpy(w->rbuf + w->rlen, buf, size);
-    w->rlen += size;
-    return (ssize_t)size;
-}
-
-/* Write len bytes of complete lines to the records file; the number of
- * lines that could not be written (the summary and the exit status say
- * so, since those requests have no record now). */
-static uint64_t records_write(struct worker *w, const char *buf, size_t len)
-{
-    size_t off = 0;
-    uint64_t lost = 0;
-    while (off < len) {
-        ssize_t n = write(w->d->cfg->records_fd, buf + off, len - off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (!w->rec_error)
-                ll_errorf("writing requests.jsonl: %s", strerror(errno));
-            w->rec_error = 1;
-            for (size_t k = off; k < len; k++)
-                lost += buf[k] == '\n';
-            break;
-        }
-        off += (size_t)n;
-    }
-    return lost;
-}
-
-static void *writer_main(void *arg)
-{
-    struct worker *w = arg;
-    pthread_mutex_lock(&w->wr_lock);
-    for (;;) {
-        while (w->wr_len == 0 && !w->wr_stop)
-            pthread_cond_wait(&w->wr_cond, &w->wr_lock);
-        if (w->wr_len == 0)
-            break;
-        const char *buf = w->wr_buf;
-        size_t len = w->wr_len;
-        pthread_mutex_unlock(&w->wr_lock);
-        uint64_t lost = records_write(w, buf, len);
-        pthread_mutex_lock(&w->wr_lock);
-        w->wr_lost += lost;
-        w->wr_len = 0;
-        pthread_cond_broadcast(&w->wr_done);
-    }
-    pthread_mutex_unlock(&w->wr_lock);
-    return NULL;
-}
-
-/* Hand the lines gathered so far to the writer. Without `wait` this does
- * not block: when the writer is still busy with the last batch the lines
- * stay here for the next call (up to DRIVER_RECORDS_BACKLOG). With `wait`
- * it returns when every line is written (the end of a worker) and folds
- * the writer's losses into the counts. Without a writer thread it writes
- * them itself. */
-static void records_flush(struct worker *w, int wait)
-{
-    if (!w->rec_f)
-        return;
-    fflush(w->rec_f);
-    /* A disk that cannot keep up at all: past this much, wait for it
-     * rather than grow without bound. */
-    if (w->rlen >= DRIVER_RECORDS_BACKLOG)
-        wait = 1;
-    if (!w->wr_running) {
-        uint64_t lost = records_write(w, w->rbuf, w->rlen);
-        w->records_lost += lost;
-        w->records_written -= lost;
-        w->rlen = 0;
-        return;
-    }
-    pthread_mutex_lock(&w->wr_lock);
-    if (wait)
-        while (w->wr_len > 0)
-            pthread_cond_wait(&w->wr_done, &w->wr_lock);
-    if (w->wr_len == 0 && w->rlen > 0) {
-        char *b = w->wr_buf;
-        size_t cap = w->wr_cap;
-        w->wr_buf = w->rbuf;
-        w->wr_cap = w->rcap;
-        w->wr_len = w->rlen;
-        w->rbuf = b;
-        w->rcap = cap;
-        w->rlen = 0;
-        pthread_cond_signal(&w->wr_cond);
-    }
-    if (wait) {
-        while (w->wr_len > 0)
-            pthread_cond_wait(&w->wr_done, &w->wr_lock);
-        w->records_lost += w->wr_lost;
-        w->records_written -= w->wr_lost;
-        w->wr_lost = 0;
-    }
-    pthread_mutex_unlock(&w->wr_lock);
-}
-
-/* Start the writer thread (a worker without one writes its own lines).
- * Called while the run is set up, before t=0: a thread start can take
- * milliseconds (far more under AddressSanitizer), which inside the worker
- * would make its first sends late. */
-static void writer_start(struct worker *w)
-{
-    if (!w->rec_f)
-        return;
-    w->wr_inited = 1;
-    pthread_mutex_init(&w->wr_lock, NULL);
-    pthread_cond_init(&w->wr_cond, NULL);
-    pthread_cond_init(&w->wr_done, NULL);
-    w->wr_running = pthread_create(&w->wr_th, NULL, writer_main, w) == 0;
-}
-
-/* Write what is left and end the writer (at a worker's end, or at its
- * release when it never ran). */
-static void writer_stop(struct worker *w)
-{
-    if (!w->wr_inited)
-        return;
-    w->wr_inited = 0;
-    records_flush(w, 1);
-    if (w->wr_running) {
-        pthread_mutex_lock(&w->wr_lock);
-        w->wr_stop = 1;
-        pthread_cond_signal(&w->wr_cond);
-        pthread_mutex_unlock(&w->wr_lock);
-        pthread_join(w->wr_th, NULL);
-        w->wr_running = 0;
-    }
-    pthread_cond_destroy(&w->wr_done);
-    pthread_cond_destroy(&w->wr_cond);
-    pthread_mutex_destroy(&w->wr_lock);
 }
 
 /* ---- in-system accounting (Little's law) ------------------------------- */
@@ -821,12 +657,7 @@ static void record_out(struct worker *w, struct record *r)
             pthread_mutex_unlock(&w->roll_lock);
         }
     }
-    if (w->rec_f) {
-        if (record_write_jsonl(w->rec_f, r) == 0)
-            w->records_written++;
-    } else {
-        w->records_written++;
-    }
+    recwriter_add(&w->rw, r);
     atomic_fetch_add_explicit(&w->p_done, 1, memory_order_relaxed);
     if (r->kind != REC_OK)
         atomic_fetch_add_explicit(&w->p_failed, 1, memory_order_relaxed);
@@ -838,8 +669,8 @@ static void record_out(struct worker *w, struct record *r)
         hist_record(w->live_e2e, r->end_ns - r->sched_ns);
         pthread_mutex_unlock(&w->roll_lock);
     }
-    if (w->rlen >= DRIVER_FLUSH_BYTES)
-        records_flush(w, 0);
+    if (recwriter_full(&w->rw))
+        recwriter_flush(&w->rw, 0);
 }
 
 static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
@@ -970,7 +801,7 @@ static void *worker_main(void *arg)
             dispatch_queue(w);
         transport_kick(w->t);
         if (now >= w->next_flush_abs_ns) {
-            records_flush(w, 0);
+            recwriter_flush(&w->rw, 0);
             w->next_flush_abs_ns = now + DRIVER_FLUSH_NS;
         }
         if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
@@ -983,7 +814,7 @@ static void *worker_main(void *arg)
         deadline = LL_MIN(deadline, w->next_flush_abs_ns);
         transport_poll(w->t, deadline);
     }
-    writer_stop(w);
+    recwriter_stop(&w->rw);
     atomic_store_explicit(&w->finished, 1, memory_order_release);
     return NULL;
 }
@@ -1101,13 +932,7 @@ static void live_emit(struct driver *d, struct live_state *ls, uint32_t n, int f
 static void worker_release(struct worker *w)
 {
     transport_free(w->t);
-    writer_stop(w);             /* (done already when the worker ran) */
-    if (w->rec_f) {
-        records_flush(w, 1);
-        fclose(w->rec_f);
-    }
-    free(w->rbuf);
-    free(w->wr_buf);
+    recwriter_reset(&w->rw);
     free(w->users);
     free(w->heap);
     free(w->q);
@@ -1189,16 +1014,11 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
             rc = LL_E_IO;
             goto out;
         }
-        if (cfg->records_fd >= 0) {
-            cookie_io_functions_t io = {.write = rec_cookie_write};
-            w->rec_f = fopencookie(w, "w", io);
-            if (!w->rec_f) {
-                snprintf(err, errlen, "fopencookie: %s", strerror(errno));
-                rc = LL_E_IO;
-                goto out;
-            }
-            writer_start(w);
+        if (recwriter_open(&w->rw, cfg->records_fd, err, errlen) != 0) {
+            rc = LL_E_IO;
+            goto out;
         }
+        recwriter_start(&w->rw);
         if (cfg->mode == LOAD_CLOSED) {
             w->n_users = cfg->users / d.n_workers + (i < cfg->users % d.n_workers);
             w->users = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->users);
@@ -1331,13 +1151,13 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         res->sent_in_window += w->sent_in_window;
         res->late_sends += w->late_sends;
         res->late_asleep += w->late_asleep;
-        res->records_written += w->records_written;
+        res->records_written += w->rw.written;
         res->warmup_records += w->warmup_records;
         res->sessions_started += w->sessions_started;
         res->sessions_in_window += w->sessions_in_window;
         res->sessions_cut += w->sessions_cut + w->sessions.open;
         area += w->infl_area;
-        res->records_lost += w->records_lost;
+        res->records_lost += w->rw.lost;
         last_end = LL_MAX(last_end, w->last_end_ns);
     }
     /* The window: [warmup, duration], or up to the last record's end for a
