@@ -93,13 +93,7 @@ struct worker {
     struct recwriter rw;
     uint64_t next_flush_abs_ns;
 
-    /* progress, written by this worker only */
-    _Atomic uint64_t p_sched, p_sent, p_done, p_failed, p_out_tokens;
-    _Atomic uint32_t p_inflight;
-    _Atomic uint64_t p_kind[REC_KIND_COUNT];
-    pthread_mutex_t roll_lock;
-    struct hist *roll_ttft;
-    struct hist *live_ttft, *live_e2e, *live_late; /* roll_lock; only with cfg->live_cb */
+    struct progress_counters pc;      /* the progress line's and the live view's */
     struct hist *ttft_h1, *ttft_h2;   /* steady-state halves */
     struct stats *cls;                /* per traffic class, n_cls of them; NULL without classes */
     /* sessions */
@@ -116,6 +110,7 @@ struct driver {
     uint64_t run_start_ns;
     uint32_t n_workers;
     struct worker *workers;
+    struct progress_counters **pcs;  /* each worker's pc, for progress.c */
     _Atomic int stop_level;          /* 0 running, 1 graceful, 2 immediate */
     _Atomic uint64_t cancel_at_abs_ns;
     _Atomic uint64_t closed_started; /* closed-loop requests started, all users */
@@ -165,7 +160,7 @@ static void in_system_add(struct worker *w, int delta)
     uint64_t now = ll_now_ns();
     infl_advance(w, now);
     w->in_system = (uint32_t)((int)w->in_system + delta);
-    atomic_store_explicit(&w->p_inflight, w->in_system, memory_order_relaxed);
+    progress_set_inflight(&w->pc, w->in_system);
     if (delta > 0) {
         uint32_t all = atomic_fetch_add_explicit(&d->in_system, 1, memory_order_relaxed) + 1;
         if (now >= d->run_start_ns + d->cfg->warmup_ns) {
@@ -354,22 +349,16 @@ static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_ab
                             int32_t class_idx)
 {
     const struct run_config *cfg = w->d->cfg;
-    atomic_fetch_add_explicit(&w->p_sched, 1, memory_order_relaxed);
+    uint64_t sched_abs = w->d->run_start_ns + sched_ns;
+    uint64_t late = now_abs > sched_abs ? now_abs - sched_abs : 0;
+    progress_count_sched(&w->pc, late);
     if (sched_ns > w->last_sched_ns)
         w->last_sched_ns = sched_ns;
-    if (w->live_late) {
-        uint64_t due_abs = w->d->run_start_ns + sched_ns;
-        pthread_mutex_lock(&w->roll_lock);
-        hist_record(w->live_late, now_abs > due_abs ? now_abs - due_abs : 0);
-        pthread_mutex_unlock(&w->roll_lock);
-    }
     if (sched_ns < cfg->warmup_ns)
         return;
     w->stats.scheduled++;
     if (w->cls && class_idx >= 0 && (size_t)class_idx < w->n_cls)
         w->cls[class_idx].scheduled++;
-    uint64_t sched_abs = w->d->run_start_ns + sched_ns;
-    uint64_t late = now_abs > sched_abs ? now_abs - sched_abs : 0;
     stats_add_lateness(&w->stats, late);
     if (late > VERDICT_LATE_NS) {
         /* Asleep in epoll_wait when it came due, and most of the lateness
@@ -386,7 +375,7 @@ static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched
 {
     const struct run_config *cfg = w->d->cfg;
     (void)cfg;
-    atomic_fetch_add_explicit(&w->p_sent, 1, memory_order_relaxed);
+    progress_count_sent(&w->pc);
     transport_submit(w->t, spec, sched_ns, user);
 }
 
@@ -651,24 +640,11 @@ static void record_out(struct worker *w, struct record *r)
         }
         if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_ns(cfg))
             w->sent_in_window++;
-        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
-            pthread_mutex_lock(&w->roll_lock);
-            hist_record(w->roll_ttft, r->first_ns - r->sched_ns);
-            pthread_mutex_unlock(&w->roll_lock);
-        }
+        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME)
+            progress_count_ttft(&w->pc, r->first_ns - r->sched_ns);
     }
     recwriter_add(&w->rw, r);
-    atomic_fetch_add_explicit(&w->p_done, 1, memory_order_relaxed);
-    if (r->kind != REC_OK)
-        atomic_fetch_add_explicit(&w->p_failed, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&w->p_out_tokens, r->output_tokens, memory_order_relaxed);
-    atomic_fetch_add_explicit(&w->p_kind[r->kind], 1, memory_order_relaxed);
-    if (w->live_ttft && r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
-        pthread_mutex_lock(&w->roll_lock);
-        hist_record(w->live_ttft, r->first_ns - r->sched_ns);
-        hist_record(w->live_e2e, r->end_ns - r->sched_ns);
-        pthread_mutex_unlock(&w->roll_lock);
-    }
+    progress_count_done(&w->pc, r);
     if (recwriter_full(&w->rw))
         recwriter_flush(&w->rw, 0);
 }
@@ -831,102 +807,6 @@ static int say_spend_stop(const struct run_config *cfg)
     return 1;
 }
 
-struct progress_state {
-    uint64_t last_abs_ns;
-    uint64_t last_sent, last_tokens;
-    struct hist *ttft;
-};
-
-static void progress_print(struct driver *d, struct progress_state *ps, int final)
-{
-    const struct run_config *cfg = d->cfg;
-    uint64_t now = ll_now_ns();
-    uint64_t sched = 0, sent = 0, done = 0, failed = 0, tokens = 0, infl = 0;
-    hist_reset(ps->ttft);
-    for (uint32_t i = 0; i < d->n_workers; i++) {
-        struct worker *w = &d->workers[i];
-        sched += atomic_load_explicit(&w->p_sched, memory_order_relaxed);
-        sent += atomic_load_explicit(&w->p_sent, memory_order_relaxed);
-        done += atomic_load_explicit(&w->p_done, memory_order_relaxed);
-        failed += atomic_load_explicit(&w->p_failed, memory_order_relaxed);
-        tokens += atomic_load_explicit(&w->p_out_tokens, memory_order_relaxed);
-        infl += atomic_load_explicit(&w->p_inflight, memory_order_relaxed);
-        pthread_mutex_lock(&w->roll_lock);
-        hist_merge(ps->ttft, w->roll_ttft);
-        hist_reset(w->roll_ttft);
-        pthread_mutex_unlock(&w->roll_lock);
-    }
-    double dt = (double)(now - ps->last_abs_ns) / 1e9;
-    double elapsed = now > d->run_start_ns ? (double)(now - d->run_start_ns) / 1e9 : 0;
-    double send_rate = dt > 0 ? (double)(sent - ps->last_sent) / dt : 0;
-    double tok_rate = dt > 0 ? (double)(tokens - ps->last_tokens) / dt : 0;
-    char p50[16] = "-", p99[16] = "-";
-    if (hist_count(ps->ttft)) {
-        ll_fmt_duration(hist_percentile(ps->ttft, 50), p50, sizeof p50);
-        ll_fmt_duration(hist_percentile(ps->ttft, 99), p99, sizeof p99);
-    }
-    char offered[32];
-    if (cfg->mode == LOAD_CLOSED)
-        snprintf(offered, sizeof offered, "%u users", cfg->users);
-    else
-        snprintf(offered, sizeof offered, "%.1f/s offered", cfg->arrival.rate_per_s);
-    const char *lead = cfg->progress == 1 ? "\r\033[K" : "";
-    fprintf(stderr,
-            "%s[%6.1fs] %s, %.1f/s sent, in flight %llu, done %llu, errors %llu, "
-            "TTFT p50 %s p99 %s, %.0f tok/s%s",
-            lead, elapsed, offered, send_rate, (unsigned long long)infl,
-            (unsigned long long)done, (unsigned long long)failed, p50, p99, tok_rate,
-            cfg->progress == 1 && !final ? "" : "\n");
-    (void)sched;
-    ps->last_abs_ns = now;
-    ps->last_sent = sent;
-    ps->last_tokens = tokens;
-}
-
-/* ---- live view --------------------------------------------------------- */
-
-struct live_state {
-    struct hist *ttft, *e2e, *late;
-};
-
-/* Sum the first n workers' counters, move their live histograms into ls
- * (emptying theirs), and hand the view to cfg->live_cb. */
-static void live_emit(struct driver *d, struct live_state *ls, uint32_t n, int final)
-{
-    struct driver_live v;
-    memset(&v, 0, sizeof v);
-    uint64_t now = ll_now_ns();
-    v.run_start_abs_ns = d->run_start_ns;
-    v.t_ns = now > d->run_start_ns ? now - d->run_start_ns : 0;
-    v.final = final;
-    hist_reset(ls->ttft);
-    hist_reset(ls->e2e);
-    hist_reset(ls->late);
-    for (uint32_t i = 0; i < n; i++) {
-        struct worker *w = &d->workers[i];
-        v.scheduled += atomic_load_explicit(&w->p_sched, memory_order_relaxed);
-        v.sent += atomic_load_explicit(&w->p_sent, memory_order_relaxed);
-        v.done += atomic_load_explicit(&w->p_done, memory_order_relaxed);
-        v.failed += atomic_load_explicit(&w->p_failed, memory_order_relaxed);
-        v.output_tokens += atomic_load_explicit(&w->p_out_tokens, memory_order_relaxed);
-        v.inflight += atomic_load_explicit(&w->p_inflight, memory_order_relaxed);
-        for (int k = 0; k < REC_KIND_COUNT; k++)
-            v.done_by_kind[k] += atomic_load_explicit(&w->p_kind[k], memory_order_relaxed);
-        pthread_mutex_lock(&w->roll_lock);
-        hist_merge(ls->ttft, w->live_ttft);
-        hist_merge(ls->e2e, w->live_e2e);
-        hist_merge(ls->late, w->live_late);
-        hist_reset(w->live_ttft);
-        hist_reset(w->live_e2e);
-        hist_reset(w->live_late);
-        pthread_mutex_unlock(&w->roll_lock);
-    }
-    v.ttft = ls->ttft;
-    v.e2e = ls->e2e;
-    v.lateness = ls->late;
-    d->cfg->live_cb(d->cfg->live_ud, &v);
-}
-
 /* ---- run --------------------------------------------------------------- */
 
 static void worker_release(struct worker *w)
@@ -937,16 +817,12 @@ static void worker_release(struct worker *w)
     free(w->heap);
     free(w->q);
     session_set_reset(&w->sessions);
-    hist_free(w->roll_ttft);
-    hist_free(w->live_ttft);
-    hist_free(w->live_e2e);
-    hist_free(w->live_late);
+    progress_counters_reset(&w->pc);
     hist_free(w->ttft_h1);
     hist_free(w->ttft_h2);
     for (size_t k = 0; k < w->n_cls; k++)
         stats_free(&w->cls[k]);
     free(w->cls);
-    pthread_mutex_destroy(&w->roll_lock);
     stats_free(&w->stats);
 }
 
@@ -982,6 +858,9 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     pthread_sigmask(SIG_BLOCK, &set, &old);
 
     d.workers = ll_calloc(d.n_workers, sizeof *d.workers);
+    d.pcs = ll_calloc(d.n_workers, sizeof *d.pcs);
+    for (uint32_t i = 0; i < d.n_workers; i++)
+        d.pcs[i] = &d.workers[i].pc;
     d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
     res->run_start_abs_ns = d.run_start_ns;
     for (uint32_t i = 0; i < d.n_workers; i++) {
@@ -989,13 +868,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         w->d = &d;
         w->idx = i;
         stats_init(&w->stats);
-        pthread_mutex_init(&w->roll_lock, NULL);
-        w->roll_ttft = hist_new();
-        if (cfg->live_cb) {
-            w->live_ttft = hist_new();
-            w->live_e2e = hist_new();
-            w->live_late = hist_new();
-        }
+        progress_counters_init(&w->pc, cfg->live_cb != NULL);
         w->ttft_h1 = hist_new();
         w->ttft_h2 = hist_new();
         if (res->n_classes) {
@@ -1037,12 +910,10 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     res->run_start_abs_ns = d.run_start_ns;
     for (uint32_t i = 0; i < d.n_workers; i++)
         transport_set_run_start(d.workers[i].t, d.run_start_ns);
-    struct live_state ls = {0};
+    struct live_view lv = {0};
     if (cfg->live_cb) {
-        ls.ttft = hist_new();
-        ls.e2e = hist_new();
-        ls.late = hist_new();
-        live_emit(&d, &ls, 0, 0);
+        live_view_init(&lv);
+        live_emit(&lv, cfg->live_cb, cfg->live_ud, d.run_start_ns, d.pcs, 0, 0);
     }
     uint64_t live_every = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
     uint64_t next_live = cfg->live_cb ? d.run_start_ns : UINT64_MAX;
@@ -1056,7 +927,9 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         }
     }
 
-    struct progress_state ps = {.last_abs_ns = d.run_start_ns, .ttft = hist_new()};
+    struct progress_line pl;
+    progress_line_init(&pl, d.run_start_ns, cfg->progress == 1,
+                       cfg->mode == LOAD_CLOSED, cfg->users, cfg->arrival.rate_per_s);
     uint64_t interval = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
     uint64_t next_progress = cfg->progress ? d.run_start_ns + interval : UINT64_MAX;
     int guard_said = 0;
@@ -1073,9 +946,8 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         if (now >= next_sample) {
             struct inflight_sample smp = {.t_ns = now - LL_MIN(now, d.run_start_ns)};
             for (uint32_t i = 0; i < started; i++) {
-                smp.inflight += atomic_load_explicit(&d.workers[i].p_inflight,
-                                                     memory_order_relaxed);
-                smp.done += atomic_load_explicit(&d.workers[i].p_done, memory_order_relaxed);
+                smp.inflight += atomic_load_explicit(&d.pcs[i]->inflight, memory_order_relaxed);
+                smp.done += atomic_load_explicit(&d.pcs[i]->done, memory_order_relaxed);
             }
             if (res->n_series == series_cap) {
                 series_cap = series_cap ? series_cap * 2 : 256;
@@ -1087,7 +959,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
                 next_sample = now + sample_every;
         }
         if (now >= next_live) {
-            live_emit(&d, &ls, started, 0);
+            live_emit(&lv, cfg->live_cb, cfg->live_ud, d.run_start_ns, d.pcs, started, 0);
             next_live += live_every;
             if (next_live < now)
                 next_live = now + live_every;
@@ -1119,7 +991,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
             guard_said = say_spend_stop(cfg);
         now = ll_now_ns();
         if (cfg->progress && now >= next_progress) {
-            progress_print(&d, &ps, 0);
+            progress_print(&pl, d.pcs, d.n_workers, 0);
             next_progress += interval;
             if (next_progress < now)
                 next_progress = now + interval;
@@ -1128,15 +1000,13 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     if (!guard_said && atomic_load(&d.spend_stop))
         say_spend_stop(cfg); /* the run ended before the loop looked */
     if (cfg->progress == 1)
-        progress_print(&d, &ps, 1);
-    hist_free(ps.ttft);
+        progress_print(&pl, d.pcs, d.n_workers, 1);
+    progress_line_reset(&pl);
     for (uint32_t i = 0; i < started; i++)
         pthread_join(d.workers[i].th, NULL);
     if (cfg->live_cb) {
-        live_emit(&d, &ls, started, 1);
-        hist_free(ls.ttft);
-        hist_free(ls.e2e);
-        hist_free(ls.late);
+        live_emit(&lv, cfg->live_cb, cfg->live_ud, d.run_start_ns, d.pcs, started, 1);
+        live_view_reset(&lv);
     }
 
     uint64_t last_end = 0;
@@ -1185,6 +1055,7 @@ out:
     for (uint32_t i = 0; i < made; i++)
         worker_release(&d.workers[i]);
     free(d.workers);
+    free(d.pcs);
     free(d.cls_slo);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
