@@ -214,100 +214,61 @@ static struct user_due heap_pop(struct worker *w)
 
 /* ---- offering ---------------------------------------------------------- */
 
-/* Replay: this worker's next trace entry (i mod W == w). The spend guard
- * walks every entry in order, as next_own_arrival does for a rate. */
-static void next_trace_arrival(struct worker *w)
+/* The next arrival of the whole schedule (every worker walks it all),
+ * from the source cfg names: the trace's entries at their scaled offsets
+ * (replay), the session process (--requests counts sessions), or the
+ * open-loop process merged with the bursts (offer_src). *burst is set
+ * for a burst's arrival, else NULL. Returns 0 when the schedule has
+ * ended (the source ran out, --requests, --duration). */
+static int schedule_next(struct worker *w, uint64_t *index, uint64_t *off_ns,
+                         const struct burst **burst)
 {
     const struct run_config *cfg = w->d->cfg;
-    const struct trace *t = cfg->trace;
-    uint32_t n = w->d->n_workers;
-    for (;;) {
-        uint64_t i = w->gen_index++;
-        if (i >= t->n || (cfg->max_requests && i >= cfg->max_requests)) {
-            w->have_next = 0;
-            return;
-        }
-        uint64_t off = trace_scaled_sched_ns(t, (size_t)i, cfg->trace_factor);
-        if (cfg->duration_ns && off >= cfg->duration_ns) {
-            w->have_next = 0;
-            return;
-        }
-        int mine = i % n == w->idx;
-        if (!mine && !cfg->max_tokens_total)
-            continue;
-        replay_spec(t, (size_t)i, cfg->workload.ignore_eos, &w->next_spec);
-        if (cfg->max_tokens_total) {
-            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
-            if (w->tokens_cum > cfg->max_tokens_total) {
-                atomic_store(&w->d->spend_stop, 1);
-                w->have_next = 0;
-                return;
-            }
-        }
-        if (mine) {
-            w->next_index = i;
-            w->next_off_ns = off;
-            w->have_next = 1;
-            return;
-        }
-    }
-}
-
-/* Sessions: this worker's next session arrival (session i mod W == w).
- * --requests counts sessions. */
-static void next_session_arrival(struct worker *w)
-{
-    const struct run_config *cfg = w->d->cfg;
-    uint32_t n = w->d->n_workers;
-    for (;;) {
-        uint64_t off = arrival_next_ns(&w->src.arr);
-        uint64_t i = w->gen_index++;
-        if ((cfg->max_requests && i >= cfg->max_requests) ||
-            (cfg->duration_ns && off >= cfg->duration_ns)) {
-            w->have_next = 0;
-            return;
-        }
-        if (i % n == w->idx) {
-            w->next_index = i;
-            w->next_off_ns = off;
-            w->have_next = 1;
-            return;
-        }
-    }
-}
-
-/* Advance the arrival process to this worker's next arrival. The spend
- * guard is applied here, in schedule order over every index (each worker
- * walks them all), so which requests it admits depends on the config only,
- * never on thread timing, and matches --dump-schedule. */
-static void next_own_arrival(struct worker *w)
-{
-    const struct run_config *cfg = w->d->cfg;
-    uint32_t n = w->d->n_workers;
+    *burst = NULL;
     if (cfg->trace) {
-        next_trace_arrival(w);
-        return;
+        *index = w->gen_index++;
+        if (*index >= cfg->trace->n || (cfg->max_requests && *index >= cfg->max_requests))
+            return 0;
+        *off_ns = trace_scaled_sched_ns(cfg->trace, (size_t)*index, cfg->trace_factor);
+    } else if (cfg->mode == LOAD_SESSIONS) {
+        *off_ns = arrival_next_ns(&w->src.arr);
+        *index = w->gen_index++;
+        if (cfg->max_requests && *index >= cfg->max_requests)
+            return 0;
+    } else {
+        return offer_src_next(&w->src, cfg, index, off_ns, burst);
     }
-    if (cfg->mode == LOAD_SESSIONS) {
-        next_session_arrival(w);
-        return;
-    }
-    for (;;) {
-        uint64_t i, off;
-        const struct burst *b;
-        if (!offer_src_next(&w->src, cfg, &i, &off, &b)) {
-            w->have_next = 0;
-            return;
+    return !(cfg->duration_ns && *off_ns >= cfg->duration_ns);
+}
+
+/* Advance to this worker's next arrival (index i mod W == w): sets
+ * next_index, next_off_ns and, but for sessions, next_spec, or clears
+ * have_next when the schedule has ended. The spend guard is applied here,
+ * in schedule order over every index, so which requests it admits depends
+ * on the config only, never on thread timing, and matches --dump-schedule;
+ * a session's turns are priced as they start (session_start_turn). Cost:
+ * a request spec is drawn for the other workers' arrivals only when the
+ * guard is on. */
+static void next_arrival(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    int sessions = !cfg->trace && cfg->mode == LOAD_SESSIONS;
+    int guard = cfg->max_tokens_total && !sessions;
+    uint64_t i, off;
+    const struct burst *b;
+    while (schedule_next(w, &i, &off, &b)) {
+        int mine = i % w->d->n_workers == w->idx;
+        if ((mine && !sessions) || guard) {
+            if (cfg->trace)
+                replay_spec(cfg->trace, (size_t)i, cfg->workload.ignore_eos, &w->next_spec);
+            else
+                offer_spec(cfg, i, b, &w->next_spec);
         }
-        int mine = i % n == w->idx;
-        if (mine || cfg->max_tokens_total)
-            offer_spec(cfg, i, b, &w->next_spec);
-        if (cfg->max_tokens_total) {
+        if (guard) {
             w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
             if (w->tokens_cum > cfg->max_tokens_total) {
                 atomic_store(&w->d->spend_stop, 1);
-                w->have_next = 0;
-                return;
+                break;
             }
         }
         if (mine) {
@@ -317,6 +278,7 @@ static void next_own_arrival(struct worker *w)
             return;
         }
     }
+    w->have_next = 0;
 }
 
 /* The closed loop's spend guard: its order of requests depends on the
@@ -397,7 +359,7 @@ static void dispatch_open(struct worker *w, uint64_t now)
             atomic_load_explicit(&w->d->in_system, memory_order_relaxed) >= cfg->max_inflight) {
             unsent_record(w, &spec, sched, REC_CLIENT_DROPPED,
                           "refused: --max-inflight reached (client safety cap)");
-            next_own_arrival(w);
+            next_arrival(w);
             continue;
         }
         /* At the cap, or behind others already waiting (FIFO: a new
@@ -426,7 +388,7 @@ static void dispatch_open(struct worker *w, uint64_t now)
             in_system_add(w, +1);
             submit(w, &spec, sched, -1);
         }
-        next_own_arrival(w);
+        next_arrival(w);
     }
     if (!w->have_next)
         stop_offering(w);
@@ -540,7 +502,7 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
             w->sessions_started++;
             if (sched >= cfg->warmup_ns)
                 w->sessions_in_window++;
-            next_own_arrival(w);
+            next_arrival(w);
             session_start_turn(w, s, w->sessions.next - 1, sched, now);
         } else {
             struct session_due d = session_due_pop(&w->sessions);
@@ -737,7 +699,7 @@ static void *worker_main(void *arg)
         }
     } else {
         offer_src_init(&w->src, cfg);
-        next_own_arrival(w);
+        next_arrival(w);
         if (!w->have_next)
             stop_offering(w);
     }
