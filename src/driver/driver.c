@@ -1,8 +1,9 @@
-/* driver.c: the schedule, the worker threads, the records and the progress
- * line of one load point.
+/* driver.c: the schedule and the worker threads of one load point, and
+ * driver_run's steps: start, supervise, merge, window. The records writer
+ * is recwriter.c, the progress line and the live view progress.c.
  *
  * Each worker owns a transport (its own epoll loop and connections), a
- * struct stats and a record buffer; the only shared writes are a few
+ * struct stats and a records writer; the only shared writes are a few
  * atomics touched once per request (the closed-loop request budget and the
  * spend guard) and the progress counters, which each worker alone writes.
  * Arrival times are absolute: a worker sleeps on a timerfd until the next
@@ -12,7 +13,6 @@
 #include "driver/recwriter.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "workload/chatbody.h"
 #include "measure/hist.h"
@@ -119,6 +118,13 @@ struct driver {
     struct slo *cls_slo;             /* per class: its own SLO, else the run's */
     _Atomic uint32_t in_system;      /* all workers: in flight + queued */
     _Atomic uint32_t in_system_max;  /* its maximum over the window */
+    /* driver_run's thread only */
+    uint32_t made;                   /* workers set up (worker_release undoes them) */
+    uint32_t started;                /* worker threads started */
+    sigset_t sigs;                   /* SIGINT and SIGTERM, blocked while the run goes */
+    sigset_t old_sigs;               /* the caller's mask, restored at the end */
+    double infl_area;                /* merged: requests * ns in the system over the window */
+    uint64_t last_end_ns;            /* merged: the latest record end, relative */
 };
 
 static uint64_t window_end_ns(const struct run_config *cfg)
@@ -757,20 +763,53 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* ---- progress ---------------------------------------------------------- */
+/* ---- run: start ------------------------------------------------------- */
 
-/* On stderr when it happens (the summary's "offering stopped early" line
- * comes only at the end, on stdout). */
-static int say_spend_stop(const struct run_config *cfg)
+/* Set up worker i of d (zeroed memory): its statistics, counters and
+ * histograms, its transport, its records writer with the writer thread
+ * running, and for a closed loop its users (user g = k * W + i, each with
+ * its own think-time stream). Returns 0, or LL_E_IO with the reason in
+ * err; worker_release undoes whatever was done either way. */
+static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
 {
-    ll_errorf("spend guard: the next request would pass --max-tokens-total %llu; "
-              "offering stopped, requests in flight finish",
-              (unsigned long long)cfg->max_tokens_total);
-    return 1;
+    const struct run_config *cfg = d->cfg;
+    struct worker *w = &d->workers[i];
+    w->d = d;
+    w->idx = i;
+    stats_init(&w->stats);
+    progress_counters_init(&w->pc, cfg->live_cb != NULL);
+    d->pcs[i] = &w->pc;
+    w->ttft_h1 = hist_new();
+    w->ttft_h2 = hist_new();
+    if (cfg->workload.classes && cfg->workload.classes->n) {
+        w->n_cls = cfg->workload.classes->n;
+        w->cls = ll_calloc(w->n_cls, sizeof *w->cls);
+        for (size_t k = 0; k < w->n_cls; k++)
+            stats_init(&w->cls[k]);
+    }
+    struct transport_config tc = cfg->transport;
+    tc.run_start_ns = d->run_start_ns;
+    tc.warmup_ns = cfg->warmup_ns;
+    tc.worker = i;
+    w->t = transport_new(&tc, &w->stats, on_done, w, err, errlen);
+    if (!w->t)
+        return LL_E_IO;
+    if (recwriter_open(&w->rw, cfg->records_fd, err, errlen) != 0)
+        return LL_E_IO;
+    recwriter_start(&w->rw);
+    if (cfg->mode == LOAD_CLOSED) {
+        w->n_users = cfg->users / d->n_workers + (i < cfg->users % d->n_workers);
+        w->users = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->users);
+        w->heap = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->heap);
+        for (uint32_t k = 0; k < w->n_users; k++) {
+            uint64_t g = (uint64_t)k * d->n_workers + i;
+            rng_seed(&w->users[k].rng, cfg->workload.seed, DRIVER_THINK_STREAM + g);
+        }
+    }
+    return 0;
 }
 
-/* ---- run --------------------------------------------------------------- */
-
+/* Undo worker_setup (any part of it) and what the worker's run left. */
 static void worker_release(struct worker *w)
 {
     transport_free(w->t);
@@ -788,15 +827,21 @@ static void worker_release(struct worker *w)
     stats_free(&w->stats);
 }
 
-int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen)
+/* Start: size the run (one worker when capped, so the cap is exact; no
+ * more workers than closed-loop users), zero res and allocate what it
+ * owns, block SIGINT and SIGTERM (driver_run's thread takes them with
+ * sigtimedwait, the workers inherit the mask), set up every worker, then
+ * fix t = 0 once all of that is ready: transports and writer threads
+ * take milliseconds to start (far more under AddressSanitizer), so only
+ * the worker threads' own start falls in DRIVER_START_LEAD_NS. Returns 0,
+ * or LL_E_IO with the reason in err; run_release undoes it either way. */
+static int run_start(struct driver *d, const struct run_config *cfg, struct driver_result *res,
+                     char *err, size_t errlen)
 {
-    struct driver d = {0};
-    int rc = 0;
-    uint32_t started = 0, made = 0;
-    d.cfg = cfg;
-    d.n_workers = cfg->mode == LOAD_CAPPED ? 1 : LL_MAX(cfg->threads, 1u);
-    if (cfg->mode == LOAD_CLOSED && d.n_workers > cfg->users)
-        d.n_workers = cfg->users;
+    d->cfg = cfg;
+    d->n_workers = cfg->mode == LOAD_CAPPED ? 1 : LL_MAX(cfg->threads, 1u);
+    if (cfg->mode == LOAD_CLOSED && d->n_workers > cfg->users)
+        d->n_workers = cfg->users;
     memset(res, 0, sizeof *res);
     stats_init(&res->stats);
     res->ttft_first_half = hist_new();
@@ -805,176 +850,221 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     if (classes) {
         res->n_classes = classes->n;
         res->class_stats = ll_calloc(classes->n, sizeof *res->class_stats);
-        d.cls_slo = ll_calloc(classes->n, sizeof *d.cls_slo);
+        d->cls_slo = ll_calloc(classes->n, sizeof *d->cls_slo);
         for (size_t k = 0; k < classes->n; k++) {
             stats_init(&res->class_stats[k]);
-            d.cls_slo[k] = *slo_or(&classes->classes[k].slo, &cfg->slo);
+            d->cls_slo[k] = *slo_or(&classes->classes[k].slo, &cfg->slo);
         }
     }
-    size_t series_cap = 0;
 
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
+    sigemptyset(&d->sigs);
+    sigaddset(&d->sigs, SIGINT);
+    sigaddset(&d->sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &d->sigs, &d->old_sigs);
 
-    d.workers = ll_calloc(d.n_workers, sizeof *d.workers);
-    d.pcs = ll_calloc(d.n_workers, sizeof *d.pcs);
-    for (uint32_t i = 0; i < d.n_workers; i++)
-        d.pcs[i] = &d.workers[i].pc;
-    d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
-    res->run_start_abs_ns = d.run_start_ns;
-    for (uint32_t i = 0; i < d.n_workers; i++) {
-        struct worker *w = &d.workers[i];
-        w->d = &d;
-        w->idx = i;
-        stats_init(&w->stats);
-        progress_counters_init(&w->pc, cfg->live_cb != NULL);
-        w->ttft_h1 = hist_new();
-        w->ttft_h2 = hist_new();
-        if (res->n_classes) {
-            w->n_cls = res->n_classes;
-            w->cls = ll_calloc(w->n_cls, sizeof *w->cls);
-            for (size_t k = 0; k < w->n_cls; k++)
-                stats_init(&w->cls[k]);
-        }
-        made++;
-        struct transport_config tc = cfg->transport;
-        tc.run_start_ns = d.run_start_ns;
-        tc.warmup_ns = cfg->warmup_ns;
-        tc.worker = i;
-        w->t = transport_new(&tc, &w->stats, on_done, w, err, errlen);
-        if (!w->t) {
-            rc = LL_E_IO;
-            goto out;
-        }
-        if (recwriter_open(&w->rw, cfg->records_fd, err, errlen) != 0) {
-            rc = LL_E_IO;
-            goto out;
-        }
-        recwriter_start(&w->rw);
-        if (cfg->mode == LOAD_CLOSED) {
-            w->n_users = cfg->users / d.n_workers + (i < cfg->users % d.n_workers);
-            w->users = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->users);
-            w->heap = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->heap);
-            for (uint32_t k = 0; k < w->n_users; k++) {
-                uint64_t g = (uint64_t)k * d.n_workers + i;
-                rng_seed(&w->users[k].rng, cfg->workload.seed, DRIVER_THINK_STREAM + g);
-            }
-        }
+    d->workers = ll_calloc(d->n_workers, sizeof *d->workers);
+    d->pcs = ll_calloc(d->n_workers, sizeof *d->pcs);
+    d->run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    res->run_start_abs_ns = d->run_start_ns;
+    for (uint32_t i = 0; i < d->n_workers; i++) {
+        d->made++;
+        int rc = worker_setup(d, i, err, errlen);
+        if (rc != 0)
+            return rc;
     }
-    /* t=0 is fixed once everything above is ready (transports, writer
-     * threads: a thread start can take milliseconds, far more under
-     * AddressSanitizer), so only the worker threads' own start falls in
-     * the lead. */
-    d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
-    res->run_start_abs_ns = d.run_start_ns;
-    for (uint32_t i = 0; i < d.n_workers; i++)
-        transport_set_run_start(d.workers[i].t, d.run_start_ns);
-    struct live_view lv = {0};
+    d->run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    res->run_start_abs_ns = d->run_start_ns;
+    for (uint32_t i = 0; i < d->n_workers; i++)
+        transport_set_run_start(d->workers[i].t, d->run_start_ns);
+    return 0;
+}
+
+/* Release what run_start set up and restore the signal mask. */
+static void run_release(struct driver *d)
+{
+    for (uint32_t i = 0; i < d->made; i++)
+        worker_release(&d->workers[i]);
+    free(d->workers);
+    free(d->pcs);
+    free(d->cls_slo);
+    pthread_sigmask(SIG_SETMASK, &d->old_sigs, NULL);
+}
+
+/* ---- run: supervise --------------------------------------------------- */
+
+/* driver_run's own thread while the workers run: when it next samples
+ * in-flight, emits the live view and prints the progress line (absolute
+ * CLOCK_MONOTONIC ns, UINT64_MAX = never), and their state. */
+struct supervisor {
+    uint64_t sample_every_ns, next_sample_abs_ns;
+    uint64_t live_every_ns, next_live_abs_ns;
+    uint64_t progress_every_ns, next_progress_abs_ns;
+    size_t series_cap;          /* res->series allocated, points */
+    int guard_said;             /* the spend guard's stop is on stderr */
+    struct progress_line pl;
+    struct live_view lv;
+};
+
+/* Set the supervisor's clocks from t = 0 and make the live view's first
+ * call (all zero, before any worker runs), as run_config promises. */
+static void supervisor_init(struct supervisor *sv, const struct driver *d)
+{
+    const struct run_config *cfg = d->cfg;
+    memset(sv, 0, sizeof *sv);
     if (cfg->live_cb) {
-        live_view_init(&lv);
-        live_emit(&lv, cfg->live_cb, cfg->live_ud, d.run_start_ns, d.pcs, 0, 0);
+        live_view_init(&sv->lv);
+        live_emit(&sv->lv, cfg->live_cb, cfg->live_ud, d->run_start_ns, d->pcs, 0, 0);
     }
-    uint64_t live_every = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
-    uint64_t next_live = cfg->live_cb ? d.run_start_ns : UINT64_MAX;
-    for (; started < d.n_workers; started++) {
-        int e = pthread_create(&d.workers[started].th, NULL, worker_main, &d.workers[started]);
+    sv->live_every_ns = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
+    sv->next_live_abs_ns = cfg->live_cb ? d->run_start_ns : UINT64_MAX;
+    progress_line_init(&sv->pl, d->run_start_ns, cfg->progress == 1, cfg->mode == LOAD_CLOSED,
+                       cfg->users, cfg->arrival.rate_per_s);
+    sv->progress_every_ns = cfg->progress_interval_ns ? cfg->progress_interval_ns
+                                                      : LL_NS_PER_SEC;
+    sv->next_progress_abs_ns = cfg->progress ? d->run_start_ns + sv->progress_every_ns
+                                             : UINT64_MAX;
+    sv->sample_every_ns = cfg->sample_interval_ns ? cfg->sample_interval_ns
+                                                  : 100 * LL_NS_PER_MS;
+    sv->next_sample_abs_ns = d->run_start_ns;
+}
+
+/* Start the worker threads. When one cannot start, the ones that did are
+ * told to stop at once (they still end, and are merged, as after a second
+ * Ctrl-C) and this returns LL_E_IO with the reason in err. */
+static int run_launch(struct driver *d, char *err, size_t errlen)
+{
+    for (; d->started < d->n_workers; d->started++) {
+        struct worker *w = &d->workers[d->started];
+        int e = pthread_create(&w->th, NULL, worker_main, w);
         if (e) {
             snprintf(err, errlen, "pthread_create: %s", strerror(e));
-            atomic_store(&d.stop_level, 2);
-            rc = LL_E_IO;
-            break;
+            atomic_store(&d->stop_level, 2);
+            return LL_E_IO;
         }
     }
+    return 0;
+}
 
-    struct progress_line pl;
-    progress_line_init(&pl, d.run_start_ns, cfg->progress == 1,
-                       cfg->mode == LOAD_CLOSED, cfg->users, cfg->arrival.rate_per_s);
-    uint64_t interval = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
-    uint64_t next_progress = cfg->progress ? d.run_start_ns + interval : UINT64_MAX;
-    int guard_said = 0;
-    uint64_t sample_every = cfg->sample_interval_ns ? cfg->sample_interval_ns
-                                                    : 100 * LL_NS_PER_MS;
-    uint64_t next_sample = d.run_start_ns;
-    for (;;) {
-        uint32_t fin = 0;
-        for (uint32_t i = 0; i < started; i++)
-            fin += (uint32_t)atomic_load_explicit(&d.workers[i].finished, memory_order_acquire);
-        if (fin == started)
-            break;
+/* Move a periodic deadline on by one period, or to a period from now when
+ * the supervisor fell behind (it never fires twice to catch up). */
+static void tick_advance(uint64_t *next_abs_ns, uint64_t every_ns, uint64_t now)
+{
+    *next_abs_ns += every_ns;
+    if (*next_abs_ns < now)
+        *next_abs_ns = now + every_ns;
+}
+
+/* Append one point of the in-flight time series (all started workers). */
+static void supervise_sample(struct driver *d, struct supervisor *sv, struct driver_result *res,
+                             uint64_t now)
+{
+    struct inflight_sample smp = {.t_ns = now - LL_MIN(now, d->run_start_ns)};
+    for (uint32_t i = 0; i < d->started; i++) {
+        smp.inflight += atomic_load_explicit(&d->pcs[i]->inflight, memory_order_relaxed);
+        smp.done += atomic_load_explicit(&d->pcs[i]->done, memory_order_relaxed);
+    }
+    if (res->n_series == sv->series_cap) {
+        sv->series_cap = sv->series_cap ? sv->series_cap * 2 : 256;
+        res->series = ll_realloc(res->series, sv->series_cap * sizeof *res->series);
+    }
+    res->series[res->n_series++] = smp;
+    tick_advance(&sv->next_sample_abs_ns, sv->sample_every_ns, now);
+}
+
+/* SIGINT or SIGTERM: the first stops offering and gives requests in
+ * flight cfg->grace_ns, the next cancels them at once. */
+static void supervise_signal(struct driver *d, int sig, struct driver_result *res)
+{
+    const struct run_config *cfg = d->cfg;
+    int level = atomic_load(&d->stop_level) + 1;
+    if (level == 1) {
+        atomic_store(&d->cancel_at_abs_ns, ll_now_ns() + cfg->grace_ns);
+        char g[16];
+        ll_errorf("%s: stopping; in-flight requests get %s (again to stop now)",
+                  sig == SIGINT ? "interrupt" : "terminated",
+                  ll_fmt_duration(cfg->grace_ns, g, sizeof g));
+    } else {
+        ll_errorf("stopping now; in-flight requests are cancelled");
+    }
+    atomic_store_explicit(&d->stop_level, level, memory_order_release);
+    res->interrupted = 1;
+    for (uint32_t i = 0; i < d->started; i++)
+        transport_wake(d->workers[i].t);
+}
+
+/* On stderr when it happens (the summary's "offering stopped early" line
+ * comes only at the end, on stdout). */
+static int say_spend_stop(const struct run_config *cfg)
+{
+    ll_errorf("spend guard: the next request would pass --max-tokens-total %llu; "
+              "offering stopped, requests in flight finish",
+              (unsigned long long)cfg->max_tokens_total);
+    return 1;
+}
+
+static int all_finished(const struct driver *d)
+{
+    uint32_t fin = 0;
+    for (uint32_t i = 0; i < d->started; i++)
+        fin += (uint32_t)atomic_load_explicit(&d->workers[i].finished, memory_order_acquire);
+    return fin == d->started;
+}
+
+/* Supervise until every started worker has finished: sample in-flight,
+ * emit the live view, take the stop signals, say when the spend guard
+ * stopped offering, print the progress line, each on its own clock, in
+ * waits of at most 50 ms (also how fast the end is noticed). Then the
+ * final progress line, the joins and the live view's final call. The
+ * workers alone decide when they end. */
+static void run_supervise(struct driver *d, struct supervisor *sv, struct driver_result *res)
+{
+    const struct run_config *cfg = d->cfg;
+    while (!all_finished(d)) {
         uint64_t now = ll_now_ns();
-        if (now >= next_sample) {
-            struct inflight_sample smp = {.t_ns = now - LL_MIN(now, d.run_start_ns)};
-            for (uint32_t i = 0; i < started; i++) {
-                smp.inflight += atomic_load_explicit(&d.pcs[i]->inflight, memory_order_relaxed);
-                smp.done += atomic_load_explicit(&d.pcs[i]->done, memory_order_relaxed);
-            }
-            if (res->n_series == series_cap) {
-                series_cap = series_cap ? series_cap * 2 : 256;
-                res->series = ll_realloc(res->series, series_cap * sizeof *res->series);
-            }
-            res->series[res->n_series++] = smp;
-            next_sample += sample_every;
-            if (next_sample < now)
-                next_sample = now + sample_every;
+        if (now >= sv->next_sample_abs_ns)
+            supervise_sample(d, sv, res, now);
+        if (now >= sv->next_live_abs_ns) {
+            live_emit(&sv->lv, cfg->live_cb, cfg->live_ud, d->run_start_ns, d->pcs, d->started, 0);
+            tick_advance(&sv->next_live_abs_ns, sv->live_every_ns, now);
         }
-        if (now >= next_live) {
-            live_emit(&lv, cfg->live_cb, cfg->live_ud, d.run_start_ns, d.pcs, started, 0);
-            next_live += live_every;
-            if (next_live < now)
-                next_live = now + live_every;
-        }
-        uint64_t due = LL_MIN(LL_MIN(next_progress, next_sample), next_live);
-        uint64_t wait = due > now ? due - now : 0;
-        if (wait > 50 * LL_NS_PER_MS)
-            wait = 50 * LL_NS_PER_MS; /* also how fast we notice the end */
+        uint64_t due = LL_MIN(LL_MIN(sv->next_progress_abs_ns, sv->next_sample_abs_ns),
+                              sv->next_live_abs_ns);
+        uint64_t wait = LL_MIN(due > now ? due - now : 0, 50 * LL_NS_PER_MS);
         struct timespec ts = {.tv_sec = (time_t)(wait / LL_NS_PER_SEC),
                               .tv_nsec = (long)(wait % LL_NS_PER_SEC)};
-        int sig = sigtimedwait(&set, NULL, &ts);
-        if (sig == SIGINT || sig == SIGTERM) {
-            int level = atomic_load(&d.stop_level) + 1;
-            if (level == 1) {
-                atomic_store(&d.cancel_at_abs_ns, ll_now_ns() + cfg->grace_ns);
-                char g[16];
-                ll_errorf("%s: stopping; in-flight requests get %s (again to stop now)",
-                          sig == SIGINT ? "interrupt" : "terminated",
-                          ll_fmt_duration(cfg->grace_ns, g, sizeof g));
-            } else {
-                ll_errorf("stopping now; in-flight requests are cancelled");
-            }
-            atomic_store_explicit(&d.stop_level, level, memory_order_release);
-            res->interrupted = 1;
-            for (uint32_t i = 0; i < started; i++)
-                transport_wake(d.workers[i].t);
-        }
-        if (!guard_said && atomic_load(&d.spend_stop))
-            guard_said = say_spend_stop(cfg);
+        int sig = sigtimedwait(&d->sigs, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM)
+            supervise_signal(d, sig, res);
+        if (!sv->guard_said && atomic_load(&d->spend_stop))
+            sv->guard_said = say_spend_stop(cfg);
         now = ll_now_ns();
-        if (cfg->progress && now >= next_progress) {
-            progress_print(&pl, d.pcs, d.n_workers, 0);
-            next_progress += interval;
-            if (next_progress < now)
-                next_progress = now + interval;
+        if (cfg->progress && now >= sv->next_progress_abs_ns) {
+            progress_print(&sv->pl, d->pcs, d->n_workers, 0);
+            tick_advance(&sv->next_progress_abs_ns, sv->progress_every_ns, now);
         }
     }
-    if (!guard_said && atomic_load(&d.spend_stop))
+    if (!sv->guard_said && atomic_load(&d->spend_stop))
         say_spend_stop(cfg); /* the run ended before the loop looked */
     if (cfg->progress == 1)
-        progress_print(&pl, d.pcs, d.n_workers, 1);
-    progress_line_reset(&pl);
-    for (uint32_t i = 0; i < started; i++)
-        pthread_join(d.workers[i].th, NULL);
+        progress_print(&sv->pl, d->pcs, d->n_workers, 1);
+    progress_line_reset(&sv->pl);
+    for (uint32_t i = 0; i < d->started; i++)
+        pthread_join(d->workers[i].th, NULL);
     if (cfg->live_cb) {
-        live_emit(&lv, cfg->live_cb, cfg->live_ud, d.run_start_ns, d.pcs, started, 1);
-        live_view_reset(&lv);
+        live_emit(&sv->lv, cfg->live_cb, cfg->live_ud, d->run_start_ns, d->pcs, d->started, 1);
+        live_view_reset(&sv->lv);
     }
+}
 
-    uint64_t last_end = 0;
-    double area = 0;
-    for (uint32_t i = 0; i < started; i++) {
-        struct worker *w = &d.workers[i];
+/* ---- run: merge and window -------------------------------------------- */
+
+/* Merge: fold each started worker's statistics, histograms and counts
+ * into res, once, after the joins (no shared writes while the run goes).
+ * The in-flight area and the latest record end go to d for run_window. */
+static void run_merge(struct driver *d, struct driver_result *res)
+{
+    for (uint32_t i = 0; i < d->started; i++) {
+        struct worker *w = &d->workers[i];
         stats_merge(&res->stats, &w->stats);
         hist_merge(res->ttft_first_half, w->ttft_h1);
         hist_merge(res->ttft_second_half, w->ttft_h2);
@@ -988,38 +1078,52 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         res->sessions_started += w->sessions_started;
         res->sessions_in_window += w->sessions_in_window;
         res->sessions_cut += w->sessions_cut + w->sessions.open;
-        area += w->infl_area;
+        d->infl_area += w->infl_area;
         res->records_lost += w->rw.lost;
-        last_end = LL_MAX(last_end, w->last_end_ns);
+        d->last_end_ns = LL_MAX(d->last_end_ns, w->last_end_ns);
     }
-    /* The window: [warmup, duration], or up to the last record's end for a
-     * run bounded by --requests, stopped by a signal or by the spend guard
-     * (its drain is part of what it measured; a full --duration would
-     * dilute every rate by the time nothing was offered). */
-    uint64_t wend = last_end;
-    int cut = res->interrupted || atomic_load(&d.spend_stop);
+}
+
+/* Window: the measurement window's length, [warmup, duration], or up to
+ * the last record's end for a run bounded by --requests, stopped by a
+ * signal or by the spend guard (its drain is part of what it measured; a
+ * full --duration would dilute every rate by the time nothing was
+ * offered); never 0. Then the figures that divide by it or end with it:
+ * mean in flight, the maximum, elapsed time and why offering stopped. */
+static void run_window(struct driver *d, struct driver_result *res)
+{
+    const struct run_config *cfg = d->cfg;
+    uint64_t wend = d->last_end_ns;
+    int cut = res->interrupted || atomic_load(&d->spend_stop);
     if (cfg->duration_ns && (!cut || wend > cfg->duration_ns))
         wend = cfg->duration_ns;
     res->window_ns = wend > cfg->warmup_ns ? wend - cfg->warmup_ns : 0;
-    res->inflight_max = atomic_load(&d.in_system_max);
+    res->inflight_max = atomic_load(&d->in_system_max);
     if (res->window_ns == 0)
         res->window_ns = 1;
-    res->inflight_mean = area / (double)res->window_ns;
-    res->elapsed_ns = ll_now_ns() - d.run_start_ns;
-    if (atomic_load(&d.spend_stop))
+    res->inflight_mean = d->infl_area / (double)res->window_ns;
+    res->elapsed_ns = ll_now_ns() - d->run_start_ns;
+    if (atomic_load(&d->spend_stop))
         snprintf(res->stop_reason, sizeof res->stop_reason,
                  "spend guard: the next request would pass --max-tokens-total %llu",
                  (unsigned long long)cfg->max_tokens_total);
     else if (res->interrupted)
         snprintf(res->stop_reason, sizeof res->stop_reason, "interrupted by a signal");
+}
 
-out:
-    for (uint32_t i = 0; i < made; i++)
-        worker_release(&d.workers[i]);
-    free(d.workers);
-    free(d.pcs);
-    free(d.cls_slo);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen)
+{
+    struct driver d = {0};
+    struct supervisor sv;
+    int rc = run_start(&d, cfg, res, err, errlen);
+    if (rc == 0) {
+        supervisor_init(&sv, &d);
+        rc = run_launch(&d, err, errlen);
+        run_supervise(&d, &sv, res);
+        run_merge(&d, res);
+        run_window(&d, res);
+    }
+    run_release(&d);
     return rc;
 }
 
