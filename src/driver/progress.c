@@ -27,36 +27,11 @@ void progress_counters_reset(struct progress_counters *pc)
     pthread_mutex_destroy(&pc->lock);
 }
 
-void progress_count_sched(struct progress_counters *pc, uint64_t late_ns)
-{
-    atomic_fetch_add_explicit(&pc->sched, 1, memory_order_relaxed);
-    if (pc->live_late) {
-        pthread_mutex_lock(&pc->lock);
-        hist_record(pc->live_late, late_ns);
-        pthread_mutex_unlock(&pc->lock);
-    }
-}
-
 void progress_count_ttft(struct progress_counters *pc, uint64_t ttft_ns)
 {
     pthread_mutex_lock(&pc->lock);
     hist_record(pc->roll_ttft, ttft_ns);
     pthread_mutex_unlock(&pc->lock);
-}
-
-void progress_count_done(struct progress_counters *pc, const struct record *r)
-{
-    atomic_fetch_add_explicit(&pc->done, 1, memory_order_relaxed);
-    if (r->kind != REC_OK)
-        atomic_fetch_add_explicit(&pc->failed, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&pc->out_tokens, r->output_tokens, memory_order_relaxed);
-    atomic_fetch_add_explicit(&pc->kind[r->kind], 1, memory_order_relaxed);
-    if (pc->live_ttft && r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
-        pthread_mutex_lock(&pc->lock);
-        hist_record(pc->live_ttft, r->first_ns - r->sched_ns);
-        hist_record(pc->live_e2e, r->end_ns - r->sched_ns);
-        pthread_mutex_unlock(&pc->lock);
-    }
 }
 
 /* ---- the progress line ------------------------------------------------- */
