@@ -684,13 +684,13 @@ static uint64_t next_due_abs(const struct worker *w)
     return w->have_next ? w->d->run_start_ns + w->next_off_ns : UINT64_MAX;
 }
 
-static void *worker_main(void *arg)
+/* Start offering: the worker's clocks from t = 0, and its first due
+ * times: each closed-loop user's first request, or the first of its
+ * arrivals (none left: it offers nothing). */
+static void worker_begin(struct worker *w)
 {
-    struct worker *w = arg;
     struct driver *d = w->d;
     const struct run_config *cfg = d->cfg;
-    int cancelled = 0;
-
     w->offering = 1;
     w->infl_last_abs_ns = d->run_start_ns;
     w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
@@ -709,21 +709,41 @@ static void *worker_main(void *arg)
         if (!w->have_next)
             stop_offering(w);
     }
+}
 
+/* A stop signal: offer nothing more, and give each arrival still waiting
+ * at the cap its record (cancelled). */
+static void worker_stop(struct worker *w)
+{
+    stop_offering(w);
+    while (w->q_len) {
+        struct queued qd = w->q[w->q_head];
+        w->q_head = (w->q_head + 1) % w->q_cap;
+        w->q_len--;
+        in_system_add(w, -1);
+        unsent_record(w, &qd.spec, qd.sched_ns, REC_CANCELLED,
+                      "cancelled: run stopped while waiting for a slot");
+    }
+}
+
+/* A worker's thread: offer what is due, let the transport run, sleep in
+ * transport_poll until the next due time, the next records flush or the
+ * end of the grace; after a stop signal, cancel what is in flight when
+ * the grace ends (at once on a second signal). Ends when it offers
+ * nothing more and nothing is in flight or queued. */
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct driver *d = w->d;
+    const struct run_config *cfg = d->cfg;
+    int cancelled = 0;
+
+    worker_begin(w);
     for (;;) {
         uint64_t now = ll_now_ns();
         int level = atomic_load_explicit(&d->stop_level, memory_order_acquire);
-        if (level >= 1 && w->offering) {
-            stop_offering(w);
-            while (w->q_len) {
-                struct queued qd = w->q[w->q_head];
-                w->q_head = (w->q_head + 1) % w->q_cap;
-                w->q_len--;
-                in_system_add(w, -1);
-                unsent_record(w, &qd.spec, qd.sched_ns, REC_CANCELLED,
-                              "cancelled: run stopped while waiting for a slot");
-            }
-        }
+        if (level >= 1 && w->offering)
+            worker_stop(w);
         if (!cancelled && (level >= 2 || (level == 1 && now >= atomic_load(&d->cancel_at_abs_ns)))) {
             transport_cancel_all(w->t, REC_CANCELLED, "cancelled: run stopped (grace expired)");
             cancelled = 1;
