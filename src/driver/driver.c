@@ -65,7 +65,7 @@ struct worker {
     uint64_t next_off_ns;
     struct req_spec next_spec;
     int have_next;
-    uint64_t tokens_cum;        /* spend guard: prompt + max tokens of indices 0..gen_index-1 */
+    uint64_t tokens_cum;        /* spend guard: prompt + max tokens of every arrival walked */
 
     /* closed loop */
     struct user *users;
