@@ -1,17 +1,18 @@
-/* driver.c: the schedule, the worker threads, the records and the progress
- * line of one load point.
+/* driver.c: the schedule and the worker threads of one load point, and
+ * driver_run's steps: start, supervise, merge, window. The records writer
+ * is recwriter.c, the progress line and the live view progress.c.
  *
  * Each worker owns a transport (its own epoll loop and connections), a
- * struct stats and a record buffer; the only shared writes are a few
+ * struct stats and a records writer; the only shared writes are a few
  * atomics touched once per request (the closed-loop request budget and the
  * spend guard) and the progress counters, which each worker alone writes.
  * Arrival times are absolute: a worker sleeps on a timerfd until the next
  * scheduled time and, when it wakes late, sends everything that is due and
  * records the lateness, so a slow moment never shifts the schedule. */
 #include "driver/driver.h"
+#include "driver/recwriter.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "workload/chatbody.h"
 #include "measure/hist.h"
@@ -30,8 +30,6 @@
 
 #define DRIVER_START_LEAD_NS (30 * LL_NS_PER_MS) /* threads ready before t=0 */
 #define DRIVER_FLUSH_NS (100 * LL_NS_PER_MS)     /* records reach the file this often */
-#define DRIVER_FLUSH_BYTES (64 * 1024)
-#define DRIVER_RECORDS_BACKLOG (64u << 20)       /* lines held while the writer is busy */
 #define DRIVER_THINK_STREAM 0x7448000000000000ULL
 #define DRIVER_SESSION_STREAM 0x5365000000000000ULL
 
@@ -67,7 +65,7 @@ struct worker {
     uint64_t next_off_ns;
     struct req_spec next_spec;
     int have_next;
-    uint64_t tokens_cum;        /* spend guard: prompt + max tokens of indices 0..gen_index-1 */
+    uint64_t tokens_cum;        /* spend guard: prompt + max tokens of every arrival walked */
 
     /* closed loop */
     struct user *users;
@@ -85,39 +83,16 @@ struct worker {
     double infl_area;           /* requests * ns over the window */
     uint64_t sent_in_window;
     uint64_t late_sends, late_asleep; /* the lateness diagnosis (driver_result) */
-    uint64_t records_written;
     uint64_t warmup_records;
     uint64_t last_sched_ns;
     uint64_t last_end_ns;       /* latest record end, relative */
 
-    /* records: complete lines appended here, then handed to this worker's
-     * writer thread, which write()s them while the loop goes on */
-    FILE *rec_f;
-    char *rbuf;
-    size_t rlen, rcap;
+    /* records: requests.jsonl lines, written by this worker's own writer
+     * thread while the loop goes on */
+    struct recwriter rw;
     uint64_t next_flush_abs_ns;
-    uint64_t records_lost;      /* lines that could not be written */
-    /* the writer: a file write can take milliseconds (ext4 here took up
-     * to 5 ms for 64 KiB), which must not hold up the sends due meanwhile */
-    pthread_t wr_th;
-    int wr_inited;              /* writer_start ran and writer_stop has not */
-    int wr_running;             /* the writer thread exists */
-    pthread_mutex_t wr_lock;
-    pthread_cond_t wr_cond;     /* to the writer: a buffer, or stop */
-    pthread_cond_t wr_done;     /* from the writer: the buffer is written */
-    char *wr_buf;               /* wr_lock: the buffer being written */
-    size_t wr_len, wr_cap;      /* wr_lock: wr_len 0 = the writer is free */
-    int wr_stop;                /* wr_lock */
-    int rec_error;              /* writer (or the worker when it has none) */
-    uint64_t wr_lost;           /* wr_lock: lines the writer could not write */
 
-    /* progress, written by this worker only */
-    _Atomic uint64_t p_sched, p_sent, p_done, p_failed, p_out_tokens;
-    _Atomic uint32_t p_inflight;
-    _Atomic uint64_t p_kind[REC_KIND_COUNT];
-    pthread_mutex_t roll_lock;
-    struct hist *roll_ttft;
-    struct hist *live_ttft, *live_e2e, *live_late; /* roll_lock; only with cfg->live_cb */
+    struct progress_counters pc;      /* the progress line's and the live view's */
     struct hist *ttft_h1, *ttft_h2;   /* steady-state halves */
     struct stats *cls;                /* per traffic class, n_cls of them; NULL without classes */
     /* sessions */
@@ -134,6 +109,7 @@ struct driver {
     uint64_t run_start_ns;
     uint32_t n_workers;
     struct worker *workers;
+    struct progress_counters **pcs;  /* each worker's pc, for progress.c */
     _Atomic int stop_level;          /* 0 running, 1 graceful, 2 immediate */
     _Atomic uint64_t cancel_at_abs_ns;
     _Atomic uint64_t closed_started; /* closed-loop requests started, all users */
@@ -142,157 +118,18 @@ struct driver {
     struct slo *cls_slo;             /* per class: its own SLO, else the run's */
     _Atomic uint32_t in_system;      /* all workers: in flight + queued */
     _Atomic uint32_t in_system_max;  /* its maximum over the window */
+    /* driver_run's thread only */
+    uint32_t made;                   /* workers set up (worker_release undoes them) */
+    uint32_t started;                /* worker threads started */
+    sigset_t sigs;                   /* SIGINT and SIGTERM, blocked while the run goes */
+    sigset_t old_sigs;               /* the caller's mask, restored at the end */
+    double infl_area;                /* merged: requests * ns in the system over the window */
+    uint64_t last_end_ns;            /* merged: the latest record end, relative */
 };
 
 static uint64_t window_end_ns(const struct run_config *cfg)
 {
     return cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
-}
-
-/* ---- records ----------------------------------------------------------- */
-
-static ssize_t rec_cookie_write(void *c, const char *buf, size_t size)
-{
-    struct worker *w = c;
-    if (w->rlen + size > w->rcap) {
-        size_t cap = w->rcap ? w->rcap : 2 * DRIVER_FLUSH_BYTES;
-        while (cap < w->rlen + size)
-            cap *= 2;
-        w->rbuf = ll_realloc(w->rbuf, cap);
-        w->rcap = cap;
-    }
-    memcpy(w->rbuf + w->rlen, buf, size);
-    w->rlen += size;
-    return (ssize_t)size;
-}
-
-/* Write len bytes of complete lines to the records file; the number of
- * lines that could not be written (the summary and the exit status say
- * so, since those requests have no record now). */
-static uint64_t records_write(struct worker *w, const char *buf, size_t len)
-{
-    size_t off = 0;
-    uint64_t lost = 0;
-    while (off < len) {
-        ssize_t n = write(w->d->cfg->records_fd, buf + off, len - off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (!w->rec_error)
-                ll_errorf("writing requests.jsonl: %s", strerror(errno));
-            w->rec_error = 1;
-            for (size_t k = off; k < len; k++)
-                lost += buf[k] == '\n';
-            break;
-        }
-        off += (size_t)n;
-    }
-    return lost;
-}
-
-static void *writer_main(void *arg)
-{
-    struct worker *w = arg;
-    pthread_mutex_lock(&w->wr_lock);
-    for (;;) {
-        while (w->wr_len == 0 && !w->wr_stop)
-            pthread_cond_wait(&w->wr_cond, &w->wr_lock);
-        if (w->wr_len == 0)
-            break;
-        const char *buf = w->wr_buf;
-        size_t len = w->wr_len;
-        pthread_mutex_unlock(&w->wr_lock);
-        uint64_t lost = records_write(w, buf, len);
-        pthread_mutex_lock(&w->wr_lock);
-        w->wr_lost += lost;
-        w->wr_len = 0;
-        pthread_cond_broadcast(&w->wr_done);
-    }
-    pthread_mutex_unlock(&w->wr_lock);
-    return NULL;
-}
-
-/* Hand the lines gathered so far to the writer. Without `wait` this does
- * not block: when the writer is still busy with the last batch the lines
- * stay here for the next call (up to DRIVER_RECORDS_BACKLOG). With `wait`
- * it returns when every line is written (the end of a worker) and folds
- * the writer's losses into the counts. Without a writer thread it writes
- * them itself. */
-static void records_flush(struct worker *w, int wait)
-{
-    if (!w->rec_f)
-        return;
-    fflush(w->rec_f);
-    /* A disk that cannot keep up at all: past this much, wait for it
-     * rather than grow without bound. */
-    if (w->rlen >= DRIVER_RECORDS_BACKLOG)
-        wait = 1;
-    if (!w->wr_running) {
-        uint64_t lost = records_write(w, w->rbuf, w->rlen);
-        w->records_lost += lost;
-        w->records_written -= lost;
-        w->rlen = 0;
-        return;
-    }
-    pthread_mutex_lock(&w->wr_lock);
-    if (wait)
-        while (w->wr_len > 0)
-            pthread_cond_wait(&w->wr_done, &w->wr_lock);
-    if (w->wr_len == 0 && w->rlen > 0) {
-        char *b = w->wr_buf;
-        size_t cap = w->wr_cap;
-        w->wr_buf = w->rbuf;
-        w->wr_cap = w->rcap;
-        w->wr_len = w->rlen;
-        w->rbuf = b;
-        w->rcap = cap;
-        w->rlen = 0;
-        pthread_cond_signal(&w->wr_cond);
-    }
-    if (wait) {
-        while (w->wr_len > 0)
-            pthread_cond_wait(&w->wr_done, &w->wr_lock);
-        w->records_lost += w->wr_lost;
-        w->records_written -= w->wr_lost;
-        w->wr_lost = 0;
-    }
-    pthread_mutex_unlock(&w->wr_lock);
-}
-
-/* Start the writer thread (a worker without one writes its own lines).
- * Called while the run is set up, before t=0: a thread start can take
- * milliseconds (far more under AddressSanitizer), which inside the worker
- * would make its first sends late. */
-static void writer_start(struct worker *w)
-{
-    if (!w->rec_f)
-        return;
-    w->wr_inited = 1;
-    pthread_mutex_init(&w->wr_lock, NULL);
-    pthread_cond_init(&w->wr_cond, NULL);
-    pthread_cond_init(&w->wr_done, NULL);
-    w->wr_running = pthread_create(&w->wr_th, NULL, writer_main, w) == 0;
-}
-
-/* Write what is left and end the writer (at a worker's end, or at its
- * release when it never ran). */
-static void writer_stop(struct worker *w)
-{
-    if (!w->wr_inited)
-        return;
-    w->wr_inited = 0;
-    records_flush(w, 1);
-    if (w->wr_running) {
-        pthread_mutex_lock(&w->wr_lock);
-        w->wr_stop = 1;
-        pthread_cond_signal(&w->wr_cond);
-        pthread_mutex_unlock(&w->wr_lock);
-        pthread_join(w->wr_th, NULL);
-        w->wr_running = 0;
-    }
-    pthread_cond_destroy(&w->wr_done);
-    pthread_cond_destroy(&w->wr_cond);
-    pthread_mutex_destroy(&w->wr_lock);
 }
 
 /* ---- in-system accounting (Little's law) ------------------------------- */
@@ -329,7 +166,7 @@ static void in_system_add(struct worker *w, int delta)
     uint64_t now = ll_now_ns();
     infl_advance(w, now);
     w->in_system = (uint32_t)((int)w->in_system + delta);
-    atomic_store_explicit(&w->p_inflight, w->in_system, memory_order_relaxed);
+    progress_set_inflight(&w->pc, w->in_system);
     if (delta > 0) {
         uint32_t all = atomic_fetch_add_explicit(&d->in_system, 1, memory_order_relaxed) + 1;
         if (now >= d->run_start_ns + d->cfg->warmup_ns) {
@@ -383,100 +220,61 @@ static struct user_due heap_pop(struct worker *w)
 
 /* ---- offering ---------------------------------------------------------- */
 
-/* Replay: this worker's next trace entry (i mod W == w). The spend guard
- * walks every entry in order, as next_own_arrival does for a rate. */
-static void next_trace_arrival(struct worker *w)
+/* The next arrival of the whole schedule (every worker walks it all),
+ * from the source cfg names: the trace's entries at their scaled offsets
+ * (replay), the session process (--requests counts sessions), or the
+ * open-loop process merged with the bursts (offer_src). *burst is set
+ * for a burst's arrival, else NULL. Returns 0 when the schedule has
+ * ended (the source ran out, --requests, --duration). */
+static int schedule_next(struct worker *w, uint64_t *index, uint64_t *off_ns,
+                         const struct burst **burst)
 {
     const struct run_config *cfg = w->d->cfg;
-    const struct trace *t = cfg->trace;
-    uint32_t n = w->d->n_workers;
-    for (;;) {
-        uint64_t i = w->gen_index++;
-        if (i >= t->n || (cfg->max_requests && i >= cfg->max_requests)) {
-            w->have_next = 0;
-            return;
-        }
-        uint64_t off = trace_scaled_sched_ns(t, (size_t)i, cfg->trace_factor);
-        if (cfg->duration_ns && off >= cfg->duration_ns) {
-            w->have_next = 0;
-            return;
-        }
-        int mine = i % n == w->idx;
-        if (!mine && !cfg->max_tokens_total)
-            continue;
-        replay_spec(t, (size_t)i, cfg->workload.ignore_eos, &w->next_spec);
-        if (cfg->max_tokens_total) {
-            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
-            if (w->tokens_cum > cfg->max_tokens_total) {
-                atomic_store(&w->d->spend_stop, 1);
-                w->have_next = 0;
-                return;
-            }
-        }
-        if (mine) {
-            w->next_index = i;
-            w->next_off_ns = off;
-            w->have_next = 1;
-            return;
-        }
-    }
-}
-
-/* Sessions: this worker's next session arrival (session i mod W == w).
- * --requests counts sessions. */
-static void next_session_arrival(struct worker *w)
-{
-    const struct run_config *cfg = w->d->cfg;
-    uint32_t n = w->d->n_workers;
-    for (;;) {
-        uint64_t off = arrival_next_ns(&w->src.arr);
-        uint64_t i = w->gen_index++;
-        if ((cfg->max_requests && i >= cfg->max_requests) ||
-            (cfg->duration_ns && off >= cfg->duration_ns)) {
-            w->have_next = 0;
-            return;
-        }
-        if (i % n == w->idx) {
-            w->next_index = i;
-            w->next_off_ns = off;
-            w->have_next = 1;
-            return;
-        }
-    }
-}
-
-/* Advance the arrival process to this worker's next arrival. The spend
- * guard is applied here, in schedule order over every index (each worker
- * walks them all), so which requests it admits depends on the config only,
- * never on thread timing, and matches --dump-schedule. */
-static void next_own_arrival(struct worker *w)
-{
-    const struct run_config *cfg = w->d->cfg;
-    uint32_t n = w->d->n_workers;
+    *burst = NULL;
     if (cfg->trace) {
-        next_trace_arrival(w);
-        return;
+        *index = w->gen_index++;
+        if (*index >= cfg->trace->n || (cfg->max_requests && *index >= cfg->max_requests))
+            return 0;
+        *off_ns = trace_scaled_sched_ns(cfg->trace, (size_t)*index, cfg->trace_factor);
+    } else if (cfg->mode == LOAD_SESSIONS) {
+        *off_ns = arrival_next_ns(&w->src.arr);
+        *index = w->gen_index++;
+        if (cfg->max_requests && *index >= cfg->max_requests)
+            return 0;
+    } else {
+        return offer_src_next(&w->src, cfg, index, off_ns, burst);
     }
-    if (cfg->mode == LOAD_SESSIONS) {
-        next_session_arrival(w);
-        return;
-    }
-    for (;;) {
-        uint64_t i, off;
-        const struct burst *b;
-        if (!offer_src_next(&w->src, cfg, &i, &off, &b)) {
-            w->have_next = 0;
-            return;
+    return !(cfg->duration_ns && *off_ns >= cfg->duration_ns);
+}
+
+/* Advance to this worker's next arrival (index i mod W == w): sets
+ * next_index, next_off_ns and, but for sessions, next_spec, or clears
+ * have_next when the schedule has ended. The spend guard is applied here,
+ * in schedule order over every index, so which requests it admits depends
+ * on the config only, never on thread timing, and matches --dump-schedule;
+ * a session's turns are priced as they start (session_start_turn). Cost:
+ * a request spec is drawn for the other workers' arrivals only when the
+ * guard is on. */
+static void next_arrival(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    int sessions = !cfg->trace && cfg->mode == LOAD_SESSIONS;
+    int guard = cfg->max_tokens_total && !sessions;
+    uint64_t i, off;
+    const struct burst *b;
+    while (schedule_next(w, &i, &off, &b)) {
+        int mine = i % w->d->n_workers == w->idx;
+        if ((mine && !sessions) || guard) {
+            if (cfg->trace)
+                replay_spec(cfg->trace, (size_t)i, cfg->workload.ignore_eos, &w->next_spec);
+            else
+                offer_spec(cfg, i, b, &w->next_spec);
         }
-        int mine = i % n == w->idx;
-        if (mine || cfg->max_tokens_total)
-            offer_spec(cfg, i, b, &w->next_spec);
-        if (cfg->max_tokens_total) {
+        if (guard) {
             w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
             if (w->tokens_cum > cfg->max_tokens_total) {
                 atomic_store(&w->d->spend_stop, 1);
-                w->have_next = 0;
-                return;
+                break;
             }
         }
         if (mine) {
@@ -486,6 +284,7 @@ static void next_own_arrival(struct worker *w)
             return;
         }
     }
+    w->have_next = 0;
 }
 
 /* The closed loop's spend guard: its order of requests depends on the
@@ -518,22 +317,16 @@ static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_ab
                             int32_t class_idx)
 {
     const struct run_config *cfg = w->d->cfg;
-    atomic_fetch_add_explicit(&w->p_sched, 1, memory_order_relaxed);
+    uint64_t sched_abs = w->d->run_start_ns + sched_ns;
+    uint64_t late = now_abs > sched_abs ? now_abs - sched_abs : 0;
+    progress_count_sched(&w->pc, late);
     if (sched_ns > w->last_sched_ns)
         w->last_sched_ns = sched_ns;
-    if (w->live_late) {
-        uint64_t due_abs = w->d->run_start_ns + sched_ns;
-        pthread_mutex_lock(&w->roll_lock);
-        hist_record(w->live_late, now_abs > due_abs ? now_abs - due_abs : 0);
-        pthread_mutex_unlock(&w->roll_lock);
-    }
     if (sched_ns < cfg->warmup_ns)
         return;
     w->stats.scheduled++;
     if (w->cls && class_idx >= 0 && (size_t)class_idx < w->n_cls)
         w->cls[class_idx].scheduled++;
-    uint64_t sched_abs = w->d->run_start_ns + sched_ns;
-    uint64_t late = now_abs > sched_abs ? now_abs - sched_abs : 0;
     stats_add_lateness(&w->stats, late);
     if (late > VERDICT_LATE_NS) {
         /* Asleep in epoll_wait when it came due, and most of the lateness
@@ -550,7 +343,7 @@ static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched
 {
     const struct run_config *cfg = w->d->cfg;
     (void)cfg;
-    atomic_fetch_add_explicit(&w->p_sent, 1, memory_order_relaxed);
+    progress_count_sent(&w->pc);
     transport_submit(w->t, spec, sched_ns, user);
 }
 
@@ -572,7 +365,7 @@ static void dispatch_open(struct worker *w, uint64_t now)
             atomic_load_explicit(&w->d->in_system, memory_order_relaxed) >= cfg->max_inflight) {
             unsent_record(w, &spec, sched, REC_CLIENT_DROPPED,
                           "refused: --max-inflight reached (client safety cap)");
-            next_own_arrival(w);
+            next_arrival(w);
             continue;
         }
         /* At the cap, or behind others already waiting (FIFO: a new
@@ -601,7 +394,7 @@ static void dispatch_open(struct worker *w, uint64_t now)
             in_system_add(w, +1);
             submit(w, &spec, sched, -1);
         }
-        next_own_arrival(w);
+        next_arrival(w);
     }
     if (!w->have_next)
         stop_offering(w);
@@ -715,7 +508,7 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
             w->sessions_started++;
             if (sched >= cfg->warmup_ns)
                 w->sessions_in_window++;
-            next_own_arrival(w);
+            next_arrival(w);
             session_start_turn(w, s, w->sessions.next - 1, sched, now);
         } else {
             struct session_due d = session_due_pop(&w->sessions);
@@ -815,31 +608,13 @@ static void record_out(struct worker *w, struct record *r)
         }
         if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_ns(cfg))
             w->sent_in_window++;
-        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
-            pthread_mutex_lock(&w->roll_lock);
-            hist_record(w->roll_ttft, r->first_ns - r->sched_ns);
-            pthread_mutex_unlock(&w->roll_lock);
-        }
+        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME)
+            progress_count_ttft(&w->pc, r->first_ns - r->sched_ns);
     }
-    if (w->rec_f) {
-        if (record_write_jsonl(w->rec_f, r) == 0)
-            w->records_written++;
-    } else {
-        w->records_written++;
-    }
-    atomic_fetch_add_explicit(&w->p_done, 1, memory_order_relaxed);
-    if (r->kind != REC_OK)
-        atomic_fetch_add_explicit(&w->p_failed, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&w->p_out_tokens, r->output_tokens, memory_order_relaxed);
-    atomic_fetch_add_explicit(&w->p_kind[r->kind], 1, memory_order_relaxed);
-    if (w->live_ttft && r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
-        pthread_mutex_lock(&w->roll_lock);
-        hist_record(w->live_ttft, r->first_ns - r->sched_ns);
-        hist_record(w->live_e2e, r->end_ns - r->sched_ns);
-        pthread_mutex_unlock(&w->roll_lock);
-    }
-    if (w->rlen >= DRIVER_FLUSH_BYTES)
-        records_flush(w, 0);
+    recwriter_add(&w->rw, r);
+    progress_count_done(&w->pc, r);
+    if (recwriter_full(&w->rw))
+        recwriter_flush(&w->rw, 0);
 }
 
 static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
@@ -909,13 +684,13 @@ static uint64_t next_due_abs(const struct worker *w)
     return w->have_next ? w->d->run_start_ns + w->next_off_ns : UINT64_MAX;
 }
 
-static void *worker_main(void *arg)
+/* Start offering: the worker's clocks from t = 0, and its first due
+ * times: each closed-loop user's first request, or the first of its
+ * arrivals (none left: it offers nothing). */
+static void worker_begin(struct worker *w)
 {
-    struct worker *w = arg;
     struct driver *d = w->d;
     const struct run_config *cfg = d->cfg;
-    int cancelled = 0;
-
     w->offering = 1;
     w->infl_last_abs_ns = d->run_start_ns;
     w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
@@ -930,25 +705,45 @@ static void *worker_main(void *arg)
         }
     } else {
         offer_src_init(&w->src, cfg);
-        next_own_arrival(w);
+        next_arrival(w);
         if (!w->have_next)
             stop_offering(w);
     }
+}
 
+/* A stop signal: offer nothing more, and give each arrival still waiting
+ * at the cap its record (cancelled). */
+static void worker_stop(struct worker *w)
+{
+    stop_offering(w);
+    while (w->q_len) {
+        struct queued qd = w->q[w->q_head];
+        w->q_head = (w->q_head + 1) % w->q_cap;
+        w->q_len--;
+        in_system_add(w, -1);
+        unsent_record(w, &qd.spec, qd.sched_ns, REC_CANCELLED,
+                      "cancelled: run stopped while waiting for a slot");
+    }
+}
+
+/* A worker's thread: offer what is due, let the transport run, sleep in
+ * transport_poll until the next due time, the next records flush or the
+ * end of the grace; after a stop signal, cancel what is in flight when
+ * the grace ends (at once on a second signal). Ends when it offers
+ * nothing more and nothing is in flight or queued. */
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct driver *d = w->d;
+    const struct run_config *cfg = d->cfg;
+    int cancelled = 0;
+
+    worker_begin(w);
     for (;;) {
         uint64_t now = ll_now_ns();
         int level = atomic_load_explicit(&d->stop_level, memory_order_acquire);
-        if (level >= 1 && w->offering) {
-            stop_offering(w);
-            while (w->q_len) {
-                struct queued qd = w->q[w->q_head];
-                w->q_head = (w->q_head + 1) % w->q_cap;
-                w->q_len--;
-                in_system_add(w, -1);
-                unsent_record(w, &qd.spec, qd.sched_ns, REC_CANCELLED,
-                              "cancelled: run stopped while waiting for a slot");
-            }
-        }
+        if (level >= 1 && w->offering)
+            worker_stop(w);
         if (!cancelled && (level >= 2 || (level == 1 && now >= atomic_load(&d->cancel_at_abs_ns)))) {
             transport_cancel_all(w->t, REC_CANCELLED, "cancelled: run stopped (grace expired)");
             cancelled = 1;
@@ -970,7 +765,7 @@ static void *worker_main(void *arg)
             dispatch_queue(w);
         transport_kick(w->t);
         if (now >= w->next_flush_abs_ns) {
-            records_flush(w, 0);
+            recwriter_flush(&w->rw, 0);
             w->next_flush_abs_ns = now + DRIVER_FLUSH_NS;
         }
         if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
@@ -983,12 +778,239 @@ static void *worker_main(void *arg)
         deadline = LL_MIN(deadline, w->next_flush_abs_ns);
         transport_poll(w->t, deadline);
     }
-    writer_stop(w);
+    recwriter_stop(&w->rw);
     atomic_store_explicit(&w->finished, 1, memory_order_release);
     return NULL;
 }
 
-/* ---- progress ---------------------------------------------------------- */
+/* ---- run: start ------------------------------------------------------- */
+
+/* Set up worker i of d (zeroed memory): its statistics, counters and
+ * histograms, its transport, its records writer with the writer thread
+ * running, and for a closed loop its users (user g = k * W + i, each with
+ * its own think-time stream). Returns 0, or LL_E_IO with the reason in
+ * err; worker_release undoes whatever was done either way. */
+static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
+{
+    const struct run_config *cfg = d->cfg;
+    struct worker *w = &d->workers[i];
+    w->d = d;
+    w->idx = i;
+    stats_init(&w->stats);
+    progress_counters_init(&w->pc, cfg->live_cb != NULL);
+    d->pcs[i] = &w->pc;
+    w->ttft_h1 = hist_new();
+    w->ttft_h2 = hist_new();
+    if (cfg->workload.classes && cfg->workload.classes->n) {
+        w->n_cls = cfg->workload.classes->n;
+        w->cls = ll_calloc(w->n_cls, sizeof *w->cls);
+        for (size_t k = 0; k < w->n_cls; k++)
+            stats_init(&w->cls[k]);
+    }
+    struct transport_config tc = cfg->transport;
+    tc.run_start_ns = d->run_start_ns;
+    tc.warmup_ns = cfg->warmup_ns;
+    tc.worker = i;
+    w->t = transport_new(&tc, &w->stats, on_done, w, err, errlen);
+    if (!w->t)
+        return LL_E_IO;
+    if (recwriter_open(&w->rw, cfg->records_fd, err, errlen) != 0)
+        return LL_E_IO;
+    recwriter_start(&w->rw);
+    if (cfg->mode == LOAD_CLOSED) {
+        w->n_users = cfg->users / d->n_workers + (i < cfg->users % d->n_workers);
+        w->users = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->users);
+        w->heap = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->heap);
+        for (uint32_t k = 0; k < w->n_users; k++) {
+            uint64_t g = (uint64_t)k * d->n_workers + i;
+            rng_seed(&w->users[k].rng, cfg->workload.seed, DRIVER_THINK_STREAM + g);
+        }
+    }
+    return 0;
+}
+
+/* Undo worker_setup (any part of it) and what the worker's run left. */
+static void worker_release(struct worker *w)
+{
+    transport_free(w->t);
+    recwriter_reset(&w->rw);
+    free(w->users);
+    free(w->heap);
+    free(w->q);
+    session_set_reset(&w->sessions);
+    progress_counters_reset(&w->pc);
+    hist_free(w->ttft_h1);
+    hist_free(w->ttft_h2);
+    for (size_t k = 0; k < w->n_cls; k++)
+        stats_free(&w->cls[k]);
+    free(w->cls);
+    stats_free(&w->stats);
+}
+
+/* Start: size the run (one worker when capped, so the cap is exact; no
+ * more workers than closed-loop users), zero res and allocate what it
+ * owns, block SIGINT and SIGTERM (driver_run's thread takes them with
+ * sigtimedwait, the workers inherit the mask), set up every worker, then
+ * fix t = 0 once all of that is ready: transports and writer threads
+ * take milliseconds to start (far more under AddressSanitizer), so only
+ * the worker threads' own start falls in DRIVER_START_LEAD_NS. Returns 0,
+ * or LL_E_IO with the reason in err; run_release undoes it either way. */
+static int run_start(struct driver *d, const struct run_config *cfg, struct driver_result *res,
+                     char *err, size_t errlen)
+{
+    d->cfg = cfg;
+    d->n_workers = cfg->mode == LOAD_CAPPED ? 1 : LL_MAX(cfg->threads, 1u);
+    if (cfg->mode == LOAD_CLOSED && d->n_workers > cfg->users)
+        d->n_workers = cfg->users;
+    memset(res, 0, sizeof *res);
+    stats_init(&res->stats);
+    res->ttft_first_half = hist_new();
+    res->ttft_second_half = hist_new();
+    const struct wl_file *classes = cfg->workload.classes;
+    if (classes) {
+        res->n_classes = classes->n;
+        res->class_stats = ll_calloc(classes->n, sizeof *res->class_stats);
+        d->cls_slo = ll_calloc(classes->n, sizeof *d->cls_slo);
+        for (size_t k = 0; k < classes->n; k++) {
+            stats_init(&res->class_stats[k]);
+            d->cls_slo[k] = *slo_or(&classes->classes[k].slo, &cfg->slo);
+        }
+    }
+
+    sigemptyset(&d->sigs);
+    sigaddset(&d->sigs, SIGINT);
+    sigaddset(&d->sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &d->sigs, &d->old_sigs);
+
+    d->workers = ll_calloc(d->n_workers, sizeof *d->workers);
+    d->pcs = ll_calloc(d->n_workers, sizeof *d->pcs);
+    d->run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    res->run_start_abs_ns = d->run_start_ns;
+    for (uint32_t i = 0; i < d->n_workers; i++) {
+        d->made++;
+        int rc = worker_setup(d, i, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
+    d->run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    res->run_start_abs_ns = d->run_start_ns;
+    for (uint32_t i = 0; i < d->n_workers; i++)
+        transport_set_run_start(d->workers[i].t, d->run_start_ns);
+    return 0;
+}
+
+/* Release what run_start set up and restore the signal mask. */
+static void run_release(struct driver *d)
+{
+    for (uint32_t i = 0; i < d->made; i++)
+        worker_release(&d->workers[i]);
+    free(d->workers);
+    free(d->pcs);
+    free(d->cls_slo);
+    pthread_sigmask(SIG_SETMASK, &d->old_sigs, NULL);
+}
+
+/* ---- run: supervise --------------------------------------------------- */
+
+/* driver_run's own thread while the workers run: when it next samples
+ * in-flight, emits the live view and prints the progress line (absolute
+ * CLOCK_MONOTONIC ns, UINT64_MAX = never), and their state. */
+struct supervisor {
+    uint64_t sample_every_ns, next_sample_abs_ns;
+    uint64_t live_every_ns, next_live_abs_ns;
+    uint64_t progress_every_ns, next_progress_abs_ns;
+    size_t series_cap;          /* res->series allocated, points */
+    int guard_said;             /* the spend guard's stop is on stderr */
+    struct progress_line pl;
+    struct live_view lv;
+};
+
+/* Set the supervisor's clocks from t = 0 and make the live view's first
+ * call (all zero, before any worker runs), as run_config promises. */
+static void supervisor_init(struct supervisor *sv, const struct driver *d)
+{
+    const struct run_config *cfg = d->cfg;
+    memset(sv, 0, sizeof *sv);
+    if (cfg->live_cb) {
+        live_view_init(&sv->lv);
+        live_emit(&sv->lv, cfg->live_cb, cfg->live_ud, d->run_start_ns, d->pcs, 0, 0);
+    }
+    sv->live_every_ns = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
+    sv->next_live_abs_ns = cfg->live_cb ? d->run_start_ns : UINT64_MAX;
+    progress_line_init(&sv->pl, d->run_start_ns, cfg->progress == 1, cfg->mode == LOAD_CLOSED,
+                       cfg->users, cfg->arrival.rate_per_s);
+    sv->progress_every_ns = cfg->progress_interval_ns ? cfg->progress_interval_ns
+                                                      : LL_NS_PER_SEC;
+    sv->next_progress_abs_ns = cfg->progress ? d->run_start_ns + sv->progress_every_ns
+                                             : UINT64_MAX;
+    sv->sample_every_ns = cfg->sample_interval_ns ? cfg->sample_interval_ns
+                                                  : 100 * LL_NS_PER_MS;
+    sv->next_sample_abs_ns = d->run_start_ns;
+}
+
+/* Start the worker threads. When one cannot start, the ones that did are
+ * told to stop at once (they still end, and are merged, as after a second
+ * Ctrl-C) and this returns LL_E_IO with the reason in err. */
+static int run_launch(struct driver *d, char *err, size_t errlen)
+{
+    for (; d->started < d->n_workers; d->started++) {
+        struct worker *w = &d->workers[d->started];
+        int e = pthread_create(&w->th, NULL, worker_main, w);
+        if (e) {
+            snprintf(err, errlen, "pthread_create: %s", strerror(e));
+            atomic_store(&d->stop_level, 2);
+            return LL_E_IO;
+        }
+    }
+    return 0;
+}
+
+/* Move a periodic deadline on by one period, or to a period from now when
+ * the supervisor fell behind (it never fires twice to catch up). */
+static void tick_advance(uint64_t *next_abs_ns, uint64_t every_ns, uint64_t now)
+{
+    *next_abs_ns += every_ns;
+    if (*next_abs_ns < now)
+        *next_abs_ns = now + every_ns;
+}
+
+/* Append one point of the in-flight time series (all started workers). */
+static void supervise_sample(struct driver *d, struct supervisor *sv, struct driver_result *res,
+                             uint64_t now)
+{
+    struct inflight_sample smp = {.t_ns = now - LL_MIN(now, d->run_start_ns)};
+    for (uint32_t i = 0; i < d->started; i++) {
+        smp.inflight += atomic_load_explicit(&d->pcs[i]->inflight, memory_order_relaxed);
+        smp.done += atomic_load_explicit(&d->pcs[i]->done, memory_order_relaxed);
+    }
+    if (res->n_series == sv->series_cap) {
+        sv->series_cap = sv->series_cap ? sv->series_cap * 2 : 256;
+        res->series = ll_realloc(res->series, sv->series_cap * sizeof *res->series);
+    }
+    res->series[res->n_series++] = smp;
+    tick_advance(&sv->next_sample_abs_ns, sv->sample_every_ns, now);
+}
+
+/* SIGINT or SIGTERM: the first stops offering and gives requests in
+ * flight cfg->grace_ns, the next cancels them at once. */
+static void supervise_signal(struct driver *d, int sig, struct driver_result *res)
+{
+    const struct run_config *cfg = d->cfg;
+    int level = atomic_load(&d->stop_level) + 1;
+    if (level == 1) {
+        atomic_store(&d->cancel_at_abs_ns, ll_now_ns() + cfg->grace_ns);
+        char g[16];
+        ll_errorf("%s: stopping; in-flight requests get %s (again to stop now)",
+                  sig == SIGINT ? "interrupt" : "terminated",
+                  ll_fmt_duration(cfg->grace_ns, g, sizeof g));
+    } else {
+        ll_errorf("stopping now; in-flight requests are cancelled");
+    }
+    atomic_store_explicit(&d->stop_level, level, memory_order_release);
+    res->interrupted = 1;
+    for (uint32_t i = 0; i < d->started; i++)
+        transport_wake(d->workers[i].t);
+}
 
 /* On stderr when it happens (the summary's "offering stopped early" line
  * comes only at the end, on stdout). */
@@ -1000,329 +1022,69 @@ static int say_spend_stop(const struct run_config *cfg)
     return 1;
 }
 
-struct progress_state {
-    uint64_t last_abs_ns;
-    uint64_t last_sent, last_tokens;
-    struct hist *ttft;
-};
+static int all_finished(const struct driver *d)
+{
+    uint32_t fin = 0;
+    for (uint32_t i = 0; i < d->started; i++)
+        fin += (uint32_t)atomic_load_explicit(&d->workers[i].finished, memory_order_acquire);
+    return fin == d->started;
+}
 
-static void progress_print(struct driver *d, struct progress_state *ps, int final)
+/* Supervise until every started worker has finished: sample in-flight,
+ * emit the live view, take the stop signals, say when the spend guard
+ * stopped offering, print the progress line, each on its own clock, in
+ * waits of at most 50 ms (also how fast the end is noticed). Then the
+ * final progress line, the joins and the live view's final call. The
+ * workers alone decide when they end. */
+static void run_supervise(struct driver *d, struct supervisor *sv, struct driver_result *res)
 {
     const struct run_config *cfg = d->cfg;
-    uint64_t now = ll_now_ns();
-    uint64_t sched = 0, sent = 0, done = 0, failed = 0, tokens = 0, infl = 0;
-    hist_reset(ps->ttft);
-    for (uint32_t i = 0; i < d->n_workers; i++) {
-        struct worker *w = &d->workers[i];
-        sched += atomic_load_explicit(&w->p_sched, memory_order_relaxed);
-        sent += atomic_load_explicit(&w->p_sent, memory_order_relaxed);
-        done += atomic_load_explicit(&w->p_done, memory_order_relaxed);
-        failed += atomic_load_explicit(&w->p_failed, memory_order_relaxed);
-        tokens += atomic_load_explicit(&w->p_out_tokens, memory_order_relaxed);
-        infl += atomic_load_explicit(&w->p_inflight, memory_order_relaxed);
-        pthread_mutex_lock(&w->roll_lock);
-        hist_merge(ps->ttft, w->roll_ttft);
-        hist_reset(w->roll_ttft);
-        pthread_mutex_unlock(&w->roll_lock);
-    }
-    double dt = (double)(now - ps->last_abs_ns) / 1e9;
-    double elapsed = now > d->run_start_ns ? (double)(now - d->run_start_ns) / 1e9 : 0;
-    double send_rate = dt > 0 ? (double)(sent - ps->last_sent) / dt : 0;
-    double tok_rate = dt > 0 ? (double)(tokens - ps->last_tokens) / dt : 0;
-    char p50[16] = "-", p99[16] = "-";
-    if (hist_count(ps->ttft)) {
-        ll_fmt_duration(hist_percentile(ps->ttft, 50), p50, sizeof p50);
-        ll_fmt_duration(hist_percentile(ps->ttft, 99), p99, sizeof p99);
-    }
-    char offered[32];
-    if (cfg->mode == LOAD_CLOSED)
-        snprintf(offered, sizeof offered, "%u users", cfg->users);
-    else
-        snprintf(offered, sizeof offered, "%.1f/s offered", cfg->arrival.rate_per_s);
-    const char *lead = cfg->progress == 1 ? "\r\033[K" : "";
-    fprintf(stderr,
-            "%s[%6.1fs] %s, %.1f/s sent, in flight %llu, done %llu, errors %llu, "
-            "TTFT p50 %s p99 %s, %.0f tok/s%s",
-            lead, elapsed, offered, send_rate, (unsigned long long)infl,
-            (unsigned long long)done, (unsigned long long)failed, p50, p99, tok_rate,
-            cfg->progress == 1 && !final ? "" : "\n");
-    (void)sched;
-    ps->last_abs_ns = now;
-    ps->last_sent = sent;
-    ps->last_tokens = tokens;
-}
-
-/* ---- live view --------------------------------------------------------- */
-
-struct live_state {
-    struct hist *ttft, *e2e, *late;
-};
-
-/* Sum the first n workers' counters, move their live histograms into ls
- * (emptying theirs), and hand the view to cfg->live_cb. */
-static void live_emit(struct driver *d, struct live_state *ls, uint32_t n, int final)
-{
-    struct driver_live v;
-    memset(&v, 0, sizeof v);
-    uint64_t now = ll_now_ns();
-    v.run_start_abs_ns = d->run_start_ns;
-    v.t_ns = now > d->run_start_ns ? now - d->run_start_ns : 0;
-    v.final = final;
-    hist_reset(ls->ttft);
-    hist_reset(ls->e2e);
-    hist_reset(ls->late);
-    for (uint32_t i = 0; i < n; i++) {
-        struct worker *w = &d->workers[i];
-        v.scheduled += atomic_load_explicit(&w->p_sched, memory_order_relaxed);
-        v.sent += atomic_load_explicit(&w->p_sent, memory_order_relaxed);
-        v.done += atomic_load_explicit(&w->p_done, memory_order_relaxed);
-        v.failed += atomic_load_explicit(&w->p_failed, memory_order_relaxed);
-        v.output_tokens += atomic_load_explicit(&w->p_out_tokens, memory_order_relaxed);
-        v.inflight += atomic_load_explicit(&w->p_inflight, memory_order_relaxed);
-        for (int k = 0; k < REC_KIND_COUNT; k++)
-            v.done_by_kind[k] += atomic_load_explicit(&w->p_kind[k], memory_order_relaxed);
-        pthread_mutex_lock(&w->roll_lock);
-        hist_merge(ls->ttft, w->live_ttft);
-        hist_merge(ls->e2e, w->live_e2e);
-        hist_merge(ls->late, w->live_late);
-        hist_reset(w->live_ttft);
-        hist_reset(w->live_e2e);
-        hist_reset(w->live_late);
-        pthread_mutex_unlock(&w->roll_lock);
-    }
-    v.ttft = ls->ttft;
-    v.e2e = ls->e2e;
-    v.lateness = ls->late;
-    d->cfg->live_cb(d->cfg->live_ud, &v);
-}
-
-/* ---- run --------------------------------------------------------------- */
-
-static void worker_release(struct worker *w)
-{
-    transport_free(w->t);
-    writer_stop(w);             /* (done already when the worker ran) */
-    if (w->rec_f) {
-        records_flush(w, 1);
-        fclose(w->rec_f);
-    }
-    free(w->rbuf);
-    free(w->wr_buf);
-    free(w->users);
-    free(w->heap);
-    free(w->q);
-    session_set_reset(&w->sessions);
-    hist_free(w->roll_ttft);
-    hist_free(w->live_ttft);
-    hist_free(w->live_e2e);
-    hist_free(w->live_late);
-    hist_free(w->ttft_h1);
-    hist_free(w->ttft_h2);
-    for (size_t k = 0; k < w->n_cls; k++)
-        stats_free(&w->cls[k]);
-    free(w->cls);
-    pthread_mutex_destroy(&w->roll_lock);
-    stats_free(&w->stats);
-}
-
-int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen)
-{
-    struct driver d = {0};
-    int rc = 0;
-    uint32_t started = 0, made = 0;
-    d.cfg = cfg;
-    d.n_workers = cfg->mode == LOAD_CAPPED ? 1 : LL_MAX(cfg->threads, 1u);
-    if (cfg->mode == LOAD_CLOSED && d.n_workers > cfg->users)
-        d.n_workers = cfg->users;
-    memset(res, 0, sizeof *res);
-    stats_init(&res->stats);
-    res->ttft_first_half = hist_new();
-    res->ttft_second_half = hist_new();
-    const struct wl_file *classes = cfg->workload.classes;
-    if (classes) {
-        res->n_classes = classes->n;
-        res->class_stats = ll_calloc(classes->n, sizeof *res->class_stats);
-        d.cls_slo = ll_calloc(classes->n, sizeof *d.cls_slo);
-        for (size_t k = 0; k < classes->n; k++) {
-            stats_init(&res->class_stats[k]);
-            d.cls_slo[k] = *slo_or(&classes->classes[k].slo, &cfg->slo);
-        }
-    }
-    size_t series_cap = 0;
-
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
-
-    d.workers = ll_calloc(d.n_workers, sizeof *d.workers);
-    d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
-    res->run_start_abs_ns = d.run_start_ns;
-    for (uint32_t i = 0; i < d.n_workers; i++) {
-        struct worker *w = &d.workers[i];
-        w->d = &d;
-        w->idx = i;
-        stats_init(&w->stats);
-        pthread_mutex_init(&w->roll_lock, NULL);
-        w->roll_ttft = hist_new();
-        if (cfg->live_cb) {
-            w->live_ttft = hist_new();
-            w->live_e2e = hist_new();
-            w->live_late = hist_new();
-        }
-        w->ttft_h1 = hist_new();
-        w->ttft_h2 = hist_new();
-        if (res->n_classes) {
-            w->n_cls = res->n_classes;
-            w->cls = ll_calloc(w->n_cls, sizeof *w->cls);
-            for (size_t k = 0; k < w->n_cls; k++)
-                stats_init(&w->cls[k]);
-        }
-        made++;
-        struct transport_config tc = cfg->transport;
-        tc.run_start_ns = d.run_start_ns;
-        tc.warmup_ns = cfg->warmup_ns;
-        tc.worker = i;
-        w->t = transport_new(&tc, &w->stats, on_done, w, err, errlen);
-        if (!w->t) {
-            rc = LL_E_IO;
-            goto out;
-        }
-        if (cfg->records_fd >= 0) {
-            cookie_io_functions_t io = {.write = rec_cookie_write};
-            w->rec_f = fopencookie(w, "w", io);
-            if (!w->rec_f) {
-                snprintf(err, errlen, "fopencookie: %s", strerror(errno));
-                rc = LL_E_IO;
-                goto out;
-            }
-            writer_start(w);
-        }
-        if (cfg->mode == LOAD_CLOSED) {
-            w->n_users = cfg->users / d.n_workers + (i < cfg->users % d.n_workers);
-            w->users = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->users);
-            w->heap = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->heap);
-            for (uint32_t k = 0; k < w->n_users; k++) {
-                uint64_t g = (uint64_t)k * d.n_workers + i;
-                rng_seed(&w->users[k].rng, cfg->workload.seed, DRIVER_THINK_STREAM + g);
-            }
-        }
-    }
-    /* t=0 is fixed once everything above is ready (transports, writer
-     * threads: a thread start can take milliseconds, far more under
-     * AddressSanitizer), so only the worker threads' own start falls in
-     * the lead. */
-    d.run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
-    res->run_start_abs_ns = d.run_start_ns;
-    for (uint32_t i = 0; i < d.n_workers; i++)
-        transport_set_run_start(d.workers[i].t, d.run_start_ns);
-    struct live_state ls = {0};
-    if (cfg->live_cb) {
-        ls.ttft = hist_new();
-        ls.e2e = hist_new();
-        ls.late = hist_new();
-        live_emit(&d, &ls, 0, 0);
-    }
-    uint64_t live_every = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
-    uint64_t next_live = cfg->live_cb ? d.run_start_ns : UINT64_MAX;
-    for (; started < d.n_workers; started++) {
-        int e = pthread_create(&d.workers[started].th, NULL, worker_main, &d.workers[started]);
-        if (e) {
-            snprintf(err, errlen, "pthread_create: %s", strerror(e));
-            atomic_store(&d.stop_level, 2);
-            rc = LL_E_IO;
-            break;
-        }
-    }
-
-    struct progress_state ps = {.last_abs_ns = d.run_start_ns, .ttft = hist_new()};
-    uint64_t interval = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
-    uint64_t next_progress = cfg->progress ? d.run_start_ns + interval : UINT64_MAX;
-    int guard_said = 0;
-    uint64_t sample_every = cfg->sample_interval_ns ? cfg->sample_interval_ns
-                                                    : 100 * LL_NS_PER_MS;
-    uint64_t next_sample = d.run_start_ns;
-    for (;;) {
-        uint32_t fin = 0;
-        for (uint32_t i = 0; i < started; i++)
-            fin += (uint32_t)atomic_load_explicit(&d.workers[i].finished, memory_order_acquire);
-        if (fin == started)
-            break;
+    while (!all_finished(d)) {
         uint64_t now = ll_now_ns();
-        if (now >= next_sample) {
-            struct inflight_sample smp = {.t_ns = now - LL_MIN(now, d.run_start_ns)};
-            for (uint32_t i = 0; i < started; i++) {
-                smp.inflight += atomic_load_explicit(&d.workers[i].p_inflight,
-                                                     memory_order_relaxed);
-                smp.done += atomic_load_explicit(&d.workers[i].p_done, memory_order_relaxed);
-            }
-            if (res->n_series == series_cap) {
-                series_cap = series_cap ? series_cap * 2 : 256;
-                res->series = ll_realloc(res->series, series_cap * sizeof *res->series);
-            }
-            res->series[res->n_series++] = smp;
-            next_sample += sample_every;
-            if (next_sample < now)
-                next_sample = now + sample_every;
+        if (now >= sv->next_sample_abs_ns)
+            supervise_sample(d, sv, res, now);
+        if (now >= sv->next_live_abs_ns) {
+            live_emit(&sv->lv, cfg->live_cb, cfg->live_ud, d->run_start_ns, d->pcs, d->started, 0);
+            tick_advance(&sv->next_live_abs_ns, sv->live_every_ns, now);
         }
-        if (now >= next_live) {
-            live_emit(&d, &ls, started, 0);
-            next_live += live_every;
-            if (next_live < now)
-                next_live = now + live_every;
-        }
-        uint64_t due = LL_MIN(LL_MIN(next_progress, next_sample), next_live);
-        uint64_t wait = due > now ? due - now : 0;
-        if (wait > 50 * LL_NS_PER_MS)
-            wait = 50 * LL_NS_PER_MS; /* also how fast we notice the end */
+        uint64_t due = LL_MIN(LL_MIN(sv->next_progress_abs_ns, sv->next_sample_abs_ns),
+                              sv->next_live_abs_ns);
+        uint64_t wait = LL_MIN(due > now ? due - now : 0, 50 * LL_NS_PER_MS);
         struct timespec ts = {.tv_sec = (time_t)(wait / LL_NS_PER_SEC),
                               .tv_nsec = (long)(wait % LL_NS_PER_SEC)};
-        int sig = sigtimedwait(&set, NULL, &ts);
-        if (sig == SIGINT || sig == SIGTERM) {
-            int level = atomic_load(&d.stop_level) + 1;
-            if (level == 1) {
-                atomic_store(&d.cancel_at_abs_ns, ll_now_ns() + cfg->grace_ns);
-                char g[16];
-                ll_errorf("%s: stopping; in-flight requests get %s (again to stop now)",
-                          sig == SIGINT ? "interrupt" : "terminated",
-                          ll_fmt_duration(cfg->grace_ns, g, sizeof g));
-            } else {
-                ll_errorf("stopping now; in-flight requests are cancelled");
-            }
-            atomic_store_explicit(&d.stop_level, level, memory_order_release);
-            res->interrupted = 1;
-            for (uint32_t i = 0; i < started; i++)
-                transport_wake(d.workers[i].t);
-        }
-        if (!guard_said && atomic_load(&d.spend_stop))
-            guard_said = say_spend_stop(cfg);
+        int sig = sigtimedwait(&d->sigs, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM)
+            supervise_signal(d, sig, res);
+        if (!sv->guard_said && atomic_load(&d->spend_stop))
+            sv->guard_said = say_spend_stop(cfg);
         now = ll_now_ns();
-        if (cfg->progress && now >= next_progress) {
-            progress_print(&d, &ps, 0);
-            next_progress += interval;
-            if (next_progress < now)
-                next_progress = now + interval;
+        if (cfg->progress && now >= sv->next_progress_abs_ns) {
+            progress_print(&sv->pl, d->pcs, d->n_workers, 0);
+            tick_advance(&sv->next_progress_abs_ns, sv->progress_every_ns, now);
         }
     }
-    if (!guard_said && atomic_load(&d.spend_stop))
+    if (!sv->guard_said && atomic_load(&d->spend_stop))
         say_spend_stop(cfg); /* the run ended before the loop looked */
     if (cfg->progress == 1)
-        progress_print(&d, &ps, 1);
-    hist_free(ps.ttft);
-    for (uint32_t i = 0; i < started; i++)
-        pthread_join(d.workers[i].th, NULL);
+        progress_print(&sv->pl, d->pcs, d->n_workers, 1);
+    progress_line_reset(&sv->pl);
+    for (uint32_t i = 0; i < d->started; i++)
+        pthread_join(d->workers[i].th, NULL);
     if (cfg->live_cb) {
-        live_emit(&d, &ls, started, 1);
-        hist_free(ls.ttft);
-        hist_free(ls.e2e);
-        hist_free(ls.late);
+        live_emit(&sv->lv, cfg->live_cb, cfg->live_ud, d->run_start_ns, d->pcs, d->started, 1);
+        live_view_reset(&sv->lv);
     }
+}
 
-    uint64_t last_end = 0;
-    double area = 0;
-    for (uint32_t i = 0; i < started; i++) {
-        struct worker *w = &d.workers[i];
+/* ---- run: merge and window -------------------------------------------- */
+
+/* Merge: fold each started worker's statistics, histograms and counts
+ * into res, once, after the joins (no shared writes while the run goes).
+ * The in-flight area and the latest record end go to d for run_window. */
+static void run_merge(struct driver *d, struct driver_result *res)
+{
+    for (uint32_t i = 0; i < d->started; i++) {
+        struct worker *w = &d->workers[i];
         stats_merge(&res->stats, &w->stats);
         hist_merge(res->ttft_first_half, w->ttft_h1);
         hist_merge(res->ttft_second_half, w->ttft_h2);
@@ -1331,42 +1093,57 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
         res->sent_in_window += w->sent_in_window;
         res->late_sends += w->late_sends;
         res->late_asleep += w->late_asleep;
-        res->records_written += w->records_written;
+        res->records_written += w->rw.written;
         res->warmup_records += w->warmup_records;
         res->sessions_started += w->sessions_started;
         res->sessions_in_window += w->sessions_in_window;
         res->sessions_cut += w->sessions_cut + w->sessions.open;
-        area += w->infl_area;
-        res->records_lost += w->records_lost;
-        last_end = LL_MAX(last_end, w->last_end_ns);
+        d->infl_area += w->infl_area;
+        res->records_lost += w->rw.lost;
+        d->last_end_ns = LL_MAX(d->last_end_ns, w->last_end_ns);
     }
-    /* The window: [warmup, duration], or up to the last record's end for a
-     * run bounded by --requests, stopped by a signal or by the spend guard
-     * (its drain is part of what it measured; a full --duration would
-     * dilute every rate by the time nothing was offered). */
-    uint64_t wend = last_end;
-    int cut = res->interrupted || atomic_load(&d.spend_stop);
+}
+
+/* Window: the measurement window's length, [warmup, duration], or up to
+ * the last record's end for a run bounded by --requests, stopped by a
+ * signal or by the spend guard (its drain is part of what it measured; a
+ * full --duration would dilute every rate by the time nothing was
+ * offered); never 0. Then the figures that divide by it or end with it:
+ * mean in flight, the maximum, elapsed time and why offering stopped. */
+static void run_window(struct driver *d, struct driver_result *res)
+{
+    const struct run_config *cfg = d->cfg;
+    uint64_t wend = d->last_end_ns;
+    int cut = res->interrupted || atomic_load(&d->spend_stop);
     if (cfg->duration_ns && (!cut || wend > cfg->duration_ns))
         wend = cfg->duration_ns;
     res->window_ns = wend > cfg->warmup_ns ? wend - cfg->warmup_ns : 0;
-    res->inflight_max = atomic_load(&d.in_system_max);
+    res->inflight_max = atomic_load(&d->in_system_max);
     if (res->window_ns == 0)
         res->window_ns = 1;
-    res->inflight_mean = area / (double)res->window_ns;
-    res->elapsed_ns = ll_now_ns() - d.run_start_ns;
-    if (atomic_load(&d.spend_stop))
+    res->inflight_mean = d->infl_area / (double)res->window_ns;
+    res->elapsed_ns = ll_now_ns() - d->run_start_ns;
+    if (atomic_load(&d->spend_stop))
         snprintf(res->stop_reason, sizeof res->stop_reason,
                  "spend guard: the next request would pass --max-tokens-total %llu",
                  (unsigned long long)cfg->max_tokens_total);
     else if (res->interrupted)
         snprintf(res->stop_reason, sizeof res->stop_reason, "interrupted by a signal");
+}
 
-out:
-    for (uint32_t i = 0; i < made; i++)
-        worker_release(&d.workers[i]);
-    free(d.workers);
-    free(d.cls_slo);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen)
+{
+    struct driver d = {0};
+    struct supervisor sv;
+    int rc = run_start(&d, cfg, res, err, errlen);
+    if (rc == 0) {
+        supervisor_init(&sv, &d);
+        rc = run_launch(&d, err, errlen);
+        run_supervise(&d, &sv, res);
+        run_merge(&d, res);
+        run_window(&d, res);
+    }
+    run_release(&d);
     return rc;
 }
 

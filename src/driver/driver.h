@@ -5,7 +5,10 @@
  *
  * The schedule is a pure function of the config: worker w of W takes the
  * arrivals whose index i satisfies i mod W == w, so the thread count never
- * changes which requests are sent when. */
+ * changes which requests are sent when.
+ *
+ * The live view handed to run_config's live_cb (struct driver_live) is
+ * declared in progress.h, which this header includes. */
 #ifndef LL_DRIVER_H
 #define LL_DRIVER_H
 
@@ -20,6 +23,7 @@
 #include "workload/trace.h"
 #include "http/transport.h"
 #include "workload/workload.h"
+#include "driver/progress.h"
 
 enum load_mode {
     LOAD_OPEN,     /* arrivals independent of completions */
@@ -27,26 +31,6 @@ enum load_mode {
     LOAD_CAPPED,   /* open arrivals through at most max_concurrency in flight */
     LOAD_SESSIONS, /* open session arrivals, closed-loop turns inside (session.h) */
 };
-
-/* A live view of a run in progress, for a caller that publishes it while
- * the run goes (llmload run --expose, the scraper's origin). Counters are
- * totals since t = 0, warm-up included; the histograms hold only what
- * happened since the previous call. Every pointer is borrowed for the
- * duration of the call. */
-struct driver_live {
-    uint64_t run_start_abs_ns;        /* CLOCK_MONOTONIC of t = 0 */
-    uint64_t t_ns;                    /* now, relative to the run start (0 before it) */
-    int final;                        /* 1 on the last call, after the workers ended */
-    uint64_t scheduled, sent, done, failed;
-    uint64_t output_tokens;
-    uint32_t inflight;                /* requests in the system (sent or queued) */
-    uint64_t done_by_kind[REC_KIND_COUNT];
-    const struct hist *ttft;          /* ok requests finished since the last call: first - sched, ns */
-    const struct hist *e2e;           /* the same requests: end - sched, ns */
-    const struct hist *lateness;      /* requests scheduled since the last call: send lateness, ns */
-};
-
-typedef void driver_live_cb(void *ud, const struct driver_live *live);
 
 /* An explicit burst: count requests all scheduled at at_ns (a cron job on
  * the hour), merged into the open-loop arrivals. Lengths 0 = drawn as
