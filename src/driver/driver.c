@@ -127,11 +127,6 @@ struct driver {
     uint64_t last_end_ns;            /* merged: the latest record end, relative */
 };
 
-static uint64_t window_end_ns(const struct run_config *cfg)
-{
-    return cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
-}
-
 /* ---- in-system accounting (Little's law) ------------------------------- */
 
 /* The window's end, relative: --duration, or open-ended for a run bounded
@@ -606,7 +601,7 @@ static void record_out(struct worker *w, struct record *r)
                          cfg->max_requests / 2;
             hist_record(second ? w->ttft_h2 : w->ttft_h1, r->first_ns - r->sched_ns);
         }
-        if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_ns(cfg))
+        if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_rel(cfg))
             w->sent_in_window++;
         if (r->kind == REC_OK && r->first_ns != LL_NO_TIME)
             progress_count_ttft(&w->pc, r->first_ns - r->sched_ns);

@@ -940,7 +940,7 @@ static void test_insecure_self_signed(void **state)
 
 /* One progress line, parsed:
  * "[  5.0s] 4.0/s offered, 4.2/s sent, in flight 0, done 21, errors 0, TTFT
- * p50 1.2ms p99 1.9ms, 12 tok/s" (src/driver/driver.c progress_print). */
+ * p50 1.2ms p99 1.9ms, 12 tok/s" (src/driver/progress.c progress_print). */
 struct progress {
     double elapsed_s, offered_per_s, sent_per_s, tok_per_s;
     unsigned long long inflight, done, errors;
