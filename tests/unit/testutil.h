@@ -1,0 +1,37 @@
+/* testutil.h: helpers shared by the unit tests, linked into every unit
+ * test binary (tests/unit/testutil.c).
+ *
+ * Like test.h's macros, each helper runs inside a cmocka test and fails
+ * it with a message naming what was looked for, rather than returning an
+ * error for the caller to check. */
+#ifndef LL_TESTUTIL_H
+#define LL_TESTUTIL_H
+
+#include <stddef.h>
+
+/* ---- reading SVG back ------------------------------------------------------
+ * The chart writer (svg.c) and the HTML report (report_html.c) are checked
+ * by reading their output back: the data-* attributes must carry exactly
+ * the values given. */
+
+/* The <svg> element of doc that holds id="id": its start, and its length
+ * through "</svg>" in *len. NULL when absent. */
+const char *svgtest_chart_find(const char *doc, const char *id, size_t *len);
+
+/* The value of attribute name in the tag starting at tag (up to its '>'),
+ * copied into out (outlen bytes with the NUL). Returns 1 if found and it
+ * fits, else 0. */
+int svgtest_attr(const char *tag, const char *name, char *out, size_t outlen);
+
+/* The numeric value of attribute name in the tag at tag; fails the test
+ * when it is missing or not a number. */
+double svgtest_num(const char *tag, const char *name);
+
+/* Every element in [s, s+len) that starts with prefix and (when series is
+ * not NULL) has data-series == series: its numeric attributes a and b
+ * into xs and ys, the first max of them. Returns the count (which may
+ * exceed max). */
+size_t svgtest_collect(const char *s, size_t len, const char *prefix, const char *series,
+                       const char *a, const char *b, double *xs, double *ys, size_t max);
+
+#endif
