@@ -18,14 +18,103 @@ static struct oai_chunk chat(const char *s)
     return c;
 }
 
-static struct oai_chunk compl(const char *s)
+/* One decoded chunk and what it must say: "field=value" pairs separated
+ * by ';', each field of struct oai_chunk by name, plus "output" for
+ * oai_chunk_carries_output. Fields not named are not checked. test names
+ * the cmocka test that decodes it (CHUNK_TEST). */
+struct chunk_case {
+    const char *test;
+    enum oai_api api;
+    const char *json;
+    const char *expect;
+};
+
+#define CHAT OAI_API_CHAT
+#define COMPL OAI_API_COMPLETIONS
+
+static int chunk_field(const struct oai_chunk *c, const char *name, int64_t *num,
+                       const char **str)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+        int kind; /* 'i' int, 'u' uint32_t, 'l' int64_t, 's' char[] */
+    } fields[] = {
+        {"done", offsetof(struct oai_chunk, done), 'i'},
+        {"role_only", offsetof(struct oai_chunk, role_only), 'i'},
+        {"content_bytes", offsetof(struct oai_chunk, content_bytes), 'u'},
+        {"reasoning_bytes", offsetof(struct oai_chunk, reasoning_bytes), 'u'},
+        {"tool_call_deltas", offsetof(struct oai_chunk, tool_call_deltas), 'u'},
+        {"has_finish", offsetof(struct oai_chunk, has_finish), 'i'},
+        {"finish_reason", offsetof(struct oai_chunk, finish_reason), 's'},
+        {"has_usage", offsetof(struct oai_chunk, has_usage), 'i'},
+        {"prompt_tokens", offsetof(struct oai_chunk, prompt_tokens), 'l'},
+        {"completion_tokens", offsetof(struct oai_chunk, completion_tokens), 'l'},
+        {"cached_tokens", offsetof(struct oai_chunk, cached_tokens), 'l'},
+        {"has_error", offsetof(struct oai_chunk, has_error), 'i'},
+        {"error_message", offsetof(struct oai_chunk, error_message), 's'},
+    };
+    const char *base = (const char *)c;
+    if (strcmp(name, "output") == 0) {
+        *num = oai_chunk_carries_output(c);
+        return 'i';
+    }
+    for (size_t i = 0; i < LL_ARRAY_LEN(fields); i++) {
+        if (strcmp(name, fields[i].name) != 0)
+            continue;
+        const char *at = base + fields[i].off;
+        switch (fields[i].kind) {
+        case 'i': *num = *(const int *)(const void *)at; break;
+        case 'u': *num = *(const uint32_t *)(const void *)at; break;
+        case 'l': *num = *(const int64_t *)(const void *)at; break;
+        default: *str = at; break;
+        }
+        return fields[i].kind;
+    }
+    fail_msg("no field %s in struct oai_chunk", name);
+    return 0;
+}
+
+/* Check every field that expect names (as in struct chunk_case) in c,
+ * decoded from json. */
+static void chunk_expect(const char *json, const struct oai_chunk *c, const char *expect)
+{
+    char buf[256];
+    assert_true(strlen(expect) < sizeof(buf));
+    memcpy(buf, expect, strlen(expect) + 1);
+    for (char *f = buf, *next; f != NULL; f = next) {
+        next = strchr(f, ';');
+        if (next != NULL)
+            *next++ = '\0';
+        char *eq = strchr(f, '=');
+        assert_non_null(eq);
+        *eq = '\0';
+        int64_t got = 0;
+        const char *got_s = NULL;
+        if (chunk_field(c, f, &got, &got_s) == 's') {
+            if (strcmp(got_s, eq + 1) != 0)
+                fail_msg("%s: %s = \"%s\", expected \"%s\"", json, f, got_s, eq + 1);
+            continue;
+        }
+        char *end;
+        long long want = strtoll(eq + 1, &end, 10);
+        assert_true(*end == '\0' && end != eq + 1);
+        if (got != want)
+            fail_msg("%s: %s = %lld, expected %lld", json, f, (long long)got, want);
+    }
+}
+
+/* Decode the case (it must succeed) and check every field it names. */
+static void check_chunk(const struct chunk_case *k)
 {
     struct oai_chunk c;
-    int rc = oai_decode_chunk(OAI_API_COMPLETIONS, s, strlen(s), &c);
+    int rc = oai_decode_chunk(k->api, k->json, strlen(k->json), &c);
     if (rc != 0)
-        fail_msg("decode of %s failed: %d", s, rc);
-    return c;
+        fail_msg("decode of %s failed: %d", k->json, rc);
+    chunk_expect(k->json, &c, k->expect);
 }
+
+#define CHUNK_TEST(name) { #name, run_chunk_cases, NULL, NULL, (void *)#name }
 
 static void test_done_and_malformed(void **state)
 {
@@ -52,184 +141,142 @@ static void test_done_and_malformed(void **state)
     assert_int_equal(c.role_only, 0);
 }
 
-static void test_chat_content(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
-    c = chat("{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null},"
-             "\"finish_reason\":null}]}");
-    assert_int_equal(c.role_only, 1);
-    assert_int_equal(c.content_bytes, 0);
-    assert_int_equal(c.has_finish, 0);
-    assert_int_equal(oai_chunk_carries_output(&c), 0);
-
-    c = chat("{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}");
-    assert_int_equal(c.role_only, 1);
-    assert_int_equal(c.content_bytes, 0);
-
+static const struct chunk_case chunk_cases[] = {
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null},"
+     "\"finish_reason\":null}]}",
+     "role_only=1;content_bytes=0;has_finish=0;output=0"},
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}",
+     "role_only=1;content_bytes=0"},
     /* A role with content is a token, not role-only. */
-    c = chat("{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"}}]}");
-    assert_int_equal(c.role_only, 0);
-    assert_int_equal(c.content_bytes, 2);
-    assert_int_equal(oai_chunk_carries_output(&c), 1);
-
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"}}]}",
+     "role_only=0;content_bytes=2;output=1"},
     /* Bytes are counted decoded: a\nb is 3, \u00e9 is 2, a pair is 4. */
-    c = chat("{\"choices\":[{\"delta\":{\"content\":\"a\\nb\\u00e9\\ud83d\\ude00\"}}]}");
-    assert_int_equal(c.content_bytes, 9);
-
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"delta\":{\"content\":\"a\\nb\\u00e9\\ud83d\\ude00\"}}]}",
+     "content_bytes=9"},
     /* Several choices are all counted; the first finish_reason is kept. */
-    c = chat("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"},\"finish_reason\":null},"
-             "{\"index\":1,\"delta\":{\"content\":\"de\"},\"finish_reason\":\"stop\"},"
-             "{\"index\":2,\"delta\":{},\"finish_reason\":\"length\"}]}");
-    assert_int_equal(c.content_bytes, 5);
-    assert_int_equal(c.has_finish, 1);
-    assert_string_equal(c.finish_reason, "stop");
-
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"},\"finish_reason\":null},"
+     "{\"index\":1,\"delta\":{\"content\":\"de\"},\"finish_reason\":\"stop\"},"
+     "{\"index\":2,\"delta\":{},\"finish_reason\":\"length\"}]}",
+     "content_bytes=5;has_finish=1;finish_reason=stop"},
     /* The completions field is ignored by the chat decoder. */
-    c = chat("{\"choices\":[{\"text\":\"abc\"}]}");
-    assert_int_equal(c.content_bytes, 0);
-
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"text\":\"abc\"}]}", "content_bytes=0"},
     /* Content of an unexpected type counts nothing (and is no error). */
-    c = chat("{\"choices\":[{\"delta\":{\"content\":[{\"type\":\"text\"}]}}]}");
-    assert_int_equal(c.content_bytes, 0);
-    c = chat("{\"choices\":{\"delta\":{\"content\":\"x\"}}}");
-    assert_int_equal(c.content_bytes, 0);
-}
-
-static void test_reasoning_and_tools(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
-    c = chat("{\"choices\":[{\"delta\":{\"reasoning_content\":\"think\"}}]}");
-    assert_int_equal(c.reasoning_bytes, 5);
-    assert_int_equal(c.content_bytes, 0);
-    assert_int_equal(oai_chunk_carries_output(&c), 1);
-    c = chat("{\"choices\":[{\"delta\":{\"reasoning\":\"hmm\",\"content\":null}}]}");
-    assert_int_equal(c.reasoning_bytes, 3);
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"delta\":{\"content\":[{\"type\":\"text\"}]}}]}", "content_bytes=0"},
+    {"test_chat_content", CHAT,
+     "{\"choices\":{\"delta\":{\"content\":\"x\"}}}", "content_bytes=0"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"reasoning_content\":\"think\"}}]}",
+     "reasoning_bytes=5;content_bytes=0;output=1"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"reasoning\":\"hmm\",\"content\":null}}]}",
+     "reasoning_bytes=3"},
     /* The same text under both names is counted once (the longer). */
-    c = chat("{\"choices\":[{\"delta\":{\"reasoning\":\"abcd\",\"reasoning_content\":\"abcd\"}}]}");
-    assert_int_equal(c.reasoning_bytes, 4);
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"reasoning\":\"abcd\",\"reasoning_content\":\"abcd\"}}]}",
+     "reasoning_bytes=4"},
     /* A role with reasoning is output, not role-only. */
-    c = chat("{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"r\"}}]}");
-    assert_int_equal(c.role_only, 0);
-
-    c = chat("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
-             "{\"arguments\":\"{\\\"a\\\":\"}},{\"index\":1,\"id\":\"call_1\"}]}}]}");
-    assert_int_equal(c.tool_call_deltas, 2);
-    assert_int_equal(c.content_bytes, 0);
-    assert_int_equal(oai_chunk_carries_output(&c), 1);
-    c = chat("{\"choices\":[{\"delta\":{\"tool_calls\":[]}}]}");
-    assert_int_equal(c.tool_call_deltas, 0);
-    c = chat("{\"choices\":[{\"delta\":{\"tool_calls\":null}}]}");
-    assert_int_equal(c.tool_call_deltas, 0);
-}
-
-static void test_finish_reason(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
-    c = chat("{\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}");
-    assert_int_equal(c.has_finish, 1);
-    assert_string_equal(c.finish_reason, "length");
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"r\"}}]}",
+     "role_only=0"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+     "{\"arguments\":\"{\\\"a\\\":\"}},{\"index\":1,\"id\":\"call_1\"}]}}]}",
+     "tool_call_deltas=2;content_bytes=0;output=1"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"tool_calls\":[]}}]}", "tool_call_deltas=0"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"tool_calls\":null}}]}", "tool_call_deltas=0"},
+    {"test_finish_reason", CHAT,
+     "{\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}",
+     "has_finish=1;finish_reason=length"},
     /* Truncated to 15 bytes plus the NUL. */
-    c = chat("{\"choices\":[{\"delta\":{},\"finish_reason\":\"a_very_long_finish_reason\"}]}");
-    assert_int_equal(c.has_finish, 1);
-    assert_string_equal(c.finish_reason, "a_very_long_fin");
+    {"test_finish_reason", CHAT,
+     "{\"choices\":[{\"delta\":{},\"finish_reason\":\"a_very_long_finish_reason\"}]}",
+     "has_finish=1;finish_reason=a_very_long_fin"},
     /* Non-null but not a string: finished, reason unknown. */
-    c = chat("{\"choices\":[{\"delta\":{},\"finish_reason\":7}]}");
-    assert_int_equal(c.has_finish, 1);
-    assert_string_equal(c.finish_reason, "");
-}
-
-static void test_usage(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
+    {"test_finish_reason", CHAT,
+     "{\"choices\":[{\"delta\":{},\"finish_reason\":7}]}", "has_finish=1;finish_reason="},
     /* OpenAI's and llama.cpp's final chunk: choices empty, usage set. */
-    c = chat("{\"choices\":[],\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":46,"
-             "\"total_tokens\":58,\"prompt_tokens_details\":{\"cached_tokens\":3}},"
-             "\"timings\":{\"predicted_n\":12,\"predicted_ms\":2.763}}");
-    assert_int_equal(c.has_usage, 1);
-    assert_int_equal(c.completion_tokens, 12);
-    assert_int_equal(c.prompt_tokens, 46);
-    assert_int_equal(c.cached_tokens, 3);
-    assert_int_equal(oai_chunk_carries_output(&c), 0);
-    assert_int_equal(c.role_only, 0);
-
-    c = chat("{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":null}");
-    assert_int_equal(c.has_usage, 0);
-    assert_int_equal(c.completion_tokens, -1);
-
+    {"test_usage", CHAT,
+     "{\"choices\":[],\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":46,"
+     "\"total_tokens\":58,\"prompt_tokens_details\":{\"cached_tokens\":3}},"
+     "\"timings\":{\"predicted_n\":12,\"predicted_ms\":2.763}}",
+     "has_usage=1;completion_tokens=12;prompt_tokens=46;cached_tokens=3;output=0;role_only=0"},
+    {"test_usage", CHAT,
+     "{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":null}",
+     "has_usage=0;completion_tokens=-1"},
     /* Missing or odd fields stay -1. */
-    c = chat("{\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1.5,"
-             "\"prompt_tokens_details\":null}}");
-    assert_int_equal(c.has_usage, 1);
-    assert_int_equal(c.prompt_tokens, 5);
-    assert_int_equal(c.completion_tokens, -1);
-    assert_int_equal(c.cached_tokens, -1);
-    c = chat("{\"usage\":{\"prompt_tokens\":-4,\"completion_tokens\":\"3\"}}");
-    assert_int_equal(c.prompt_tokens, -1);
-    assert_int_equal(c.completion_tokens, -1);
+    {"test_usage", CHAT,
+     "{\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1.5,"
+     "\"prompt_tokens_details\":null}}",
+     "has_usage=1;prompt_tokens=5;completion_tokens=-1;cached_tokens=-1"},
+    {"test_usage", CHAT,
+     "{\"usage\":{\"prompt_tokens\":-4,\"completion_tokens\":\"3\"}}",
+     "prompt_tokens=-1;completion_tokens=-1"},
+    {"test_errors", CHAT,
+     "{\"error\":{\"code\":500,\"message\":\"slot \\\"0\\\" failed\",\"type\":\"server_error\"}}",
+     "has_error=1;error_message=slot \"0\" failed"},
+    {"test_errors", CHAT,
+     "{\"error\":\"overloaded\"}", "has_error=1;error_message=overloaded"},
+    {"test_errors", CHAT,
+     "{\"error\":null,\"choices\":[]}", "has_error=0"},
+    {"test_errors", CHAT,
+     "{\"error\":{\"code\":1}}", "has_error=1;error_message="},
+    /* vLLM's older shape. */
+    {"test_errors", CHAT,
+     "{\"object\":\"error\",\"message\":\"bad request\",\"type\":\"BadRequestError\",\"code\":400}",
+     "has_error=1;error_message=bad request"},
+    {"test_errors", CHAT,
+     "{\"object\":\"chat.completion.chunk\",\"message\":\"not an error\"}", "has_error=0"},
+    {"test_completions", COMPL,
+     "{\"choices\":[{\"text\":\" there\",\"index\":0,\"logprobs\":null,"
+     "\"finish_reason\":null}],\"object\":\"text_completion\"}",
+     "content_bytes=6;has_finish=0;role_only=0"},
+    {"test_completions", COMPL,
+     "{\"choices\":[{\"text\":\"\",\"finish_reason\":\"length\"}],"
+     "\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":5}}",
+     "content_bytes=0;output=0;finish_reason=length;completion_tokens=12"},
+    {"test_completions", COMPL,
+     "{\"choices\":[{\"text\":\"ab\"},{\"text\":\"cde\"}]}", "content_bytes=5"},
+    /* The chat delta is ignored by the completions decoder. */
+    {"test_completions", COMPL,
+     "{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}", "content_bytes=0"},
+};
+
+/* A cmocka test whose initial state is its own name: every case of
+ * chunk_cases[] filed under that name. */
+static void run_chunk_cases(void **state)
+{
+    const char *test = *state;
+    size_t ran = 0;
+    for (size_t i = 0; i < LL_ARRAY_LEN(chunk_cases); i++) {
+        if (strcmp(chunk_cases[i].test, test) == 0) {
+            check_chunk(&chunk_cases[i]);
+            ran++;
+        }
+    }
+    if (ran == 0)
+        fail_msg("no chunk case for %s", test);
 }
 
-static void test_errors(void **state)
+/* Long error messages are cut to 127 bytes. */
+static void test_error_message_cut(void **state)
 {
     (void)state;
-    struct oai_chunk c;
     char longmsg[400];
     char doc[600];
-
-    c = chat("{\"error\":{\"code\":500,\"message\":\"slot \\\"0\\\" failed\",\"type\":\"server_error\"}}");
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "slot \"0\" failed");
-    c = chat("{\"error\":\"overloaded\"}");
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "overloaded");
-    c = chat("{\"error\":null,\"choices\":[]}");
-    assert_int_equal(c.has_error, 0);
-    c = chat("{\"error\":{\"code\":1}}");
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "");
-    /* vLLM's older shape. */
-    c = chat("{\"object\":\"error\",\"message\":\"bad request\",\"type\":\"BadRequestError\",\"code\":400}");
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "bad request");
-    c = chat("{\"object\":\"chat.completion.chunk\",\"message\":\"not an error\"}");
-    assert_int_equal(c.has_error, 0);
-
-    /* Long messages are cut to 127 bytes. */
     memset(longmsg, 'm', sizeof(longmsg) - 1);
     longmsg[sizeof(longmsg) - 1] = '\0';
     snprintf(doc, sizeof(doc), "{\"error\":{\"message\":\"%s\"}}", longmsg);
-    c = chat(doc);
+    struct oai_chunk c = chat(doc);
     assert_int_equal(strlen(c.error_message), 127);
-}
-
-static void test_completions(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
-    c = compl("{\"choices\":[{\"text\":\" there\",\"index\":0,\"logprobs\":null,"
-              "\"finish_reason\":null}],\"object\":\"text_completion\"}");
-    assert_int_equal(c.content_bytes, 6);
-    assert_int_equal(c.has_finish, 0);
-    assert_int_equal(c.role_only, 0);
-    c = compl("{\"choices\":[{\"text\":\"\",\"finish_reason\":\"length\"}],"
-              "\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":5}}");
-    assert_int_equal(c.content_bytes, 0);
-    assert_int_equal(oai_chunk_carries_output(&c), 0);
-    assert_string_equal(c.finish_reason, "length");
-    assert_int_equal(c.completion_tokens, 12);
-    c = compl("{\"choices\":[{\"text\":\"ab\"},{\"text\":\"cde\"}]}");
-    assert_int_equal(c.content_bytes, 5);
-    /* The chat delta is ignored by the completions decoder. */
-    c = compl("{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}");
-    assert_int_equal(c.content_bytes, 0);
 }
 
 static void test_response(void **state)
@@ -243,14 +290,9 @@ static void test_response(void **state)
         "\"prompt_tokens\":9}}";
 
     assert_int_equal(oai_decode_response(OAI_API_CHAT, body, sizeof(body) - 1, &c), 0);
-    assert_int_equal(c.content_bytes, 11);
-    assert_int_equal(c.reasoning_bytes, 2);
-    assert_int_equal(c.tool_call_deltas, 1);
-    assert_string_equal(c.finish_reason, "stop");
-    assert_int_equal(c.completion_tokens, 3);
-    assert_int_equal(c.prompt_tokens, 9);
-    assert_int_equal(c.role_only, 0);
-    assert_int_equal(c.done, 0);
+    chunk_expect(body, &c, "content_bytes=11;reasoning_bytes=2;tool_call_deltas=1;"
+                           "finish_reason=stop;completion_tokens=3;prompt_tokens=9;"
+                           "role_only=0;done=0");
 
     const char cbody[] = "{\"choices\":[{\"text\":\"four\",\"finish_reason\":\"length\"}]}";
     assert_int_equal(oai_decode_response(OAI_API_COMPLETIONS, cbody, sizeof(cbody) - 1, &c), 0);
@@ -888,12 +930,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_done_and_malformed),
-        cmocka_unit_test(test_chat_content),
-        cmocka_unit_test(test_reasoning_and_tools),
-        cmocka_unit_test(test_finish_reason),
-        cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_completions),
+        CHUNK_TEST(test_chat_content),
+        CHUNK_TEST(test_reasoning_and_tools),
+        CHUNK_TEST(test_finish_reason),
+        CHUNK_TEST(test_usage),
+        CHUNK_TEST(test_errors),
+        cmocka_unit_test(test_error_message_cut),
+        CHUNK_TEST(test_completions),
         cmocka_unit_test(test_response),
         cmocka_unit_test(test_stream_chunk_usage),
         cmocka_unit_test(test_stream_events_fallback),
