@@ -35,25 +35,19 @@ struct chunk_case {
 static int chunk_field(const struct oai_chunk *c, const char *name, int64_t *num,
                        const char **str)
 {
+#define FIELD(f, kind) { #f, offsetof(struct oai_chunk, f), kind }
     static const struct {
         const char *name;
         size_t off;
         int kind; /* 'i' int, 'u' uint32_t, 'l' int64_t, 's' char[] */
     } fields[] = {
-        {"done", offsetof(struct oai_chunk, done), 'i'},
-        {"role_only", offsetof(struct oai_chunk, role_only), 'i'},
-        {"content_bytes", offsetof(struct oai_chunk, content_bytes), 'u'},
-        {"reasoning_bytes", offsetof(struct oai_chunk, reasoning_bytes), 'u'},
-        {"tool_call_deltas", offsetof(struct oai_chunk, tool_call_deltas), 'u'},
-        {"has_finish", offsetof(struct oai_chunk, has_finish), 'i'},
-        {"finish_reason", offsetof(struct oai_chunk, finish_reason), 's'},
-        {"has_usage", offsetof(struct oai_chunk, has_usage), 'i'},
-        {"prompt_tokens", offsetof(struct oai_chunk, prompt_tokens), 'l'},
-        {"completion_tokens", offsetof(struct oai_chunk, completion_tokens), 'l'},
-        {"cached_tokens", offsetof(struct oai_chunk, cached_tokens), 'l'},
-        {"has_error", offsetof(struct oai_chunk, has_error), 'i'},
-        {"error_message", offsetof(struct oai_chunk, error_message), 's'},
+        FIELD(done, 'i'), FIELD(role_only, 'i'), FIELD(content_bytes, 'u'),
+        FIELD(reasoning_bytes, 'u'), FIELD(tool_call_deltas, 'u'), FIELD(has_finish, 'i'),
+        FIELD(finish_reason, 's'), FIELD(has_usage, 'i'), FIELD(prompt_tokens, 'l'),
+        FIELD(completion_tokens, 'l'), FIELD(cached_tokens, 'l'), FIELD(has_error, 'i'),
+        FIELD(error_message, 's'),
     };
+#undef FIELD
     const char *base = (const char *)c;
     if (strcmp(name, "output") == 0) {
         *num = oai_chunk_carries_output(c);
@@ -492,17 +486,26 @@ static void ref_error(struct jscan_reader *r, struct oai_chunk *c)
     }
 }
 
+/* Enter the object at r, or skip the value there when it is not one.
+ * Returns 1 when entered. */
+static int ref_enter_object(struct jscan_reader *r)
+{
+    if (jscan_reader_peek(r) != JSCAN_OBJECT) {
+        jscan_reader_value(r, NULL);
+        return 0;
+    }
+    jscan_reader_enter(r);
+    return 1;
+}
+
 static void ref_message(struct jscan_reader *r, struct oai_chunk *c, int *saw_role)
 {
     struct jscan_value v;
     struct ref_key k;
     uint64_t reasoning = 0, reasoning_alt = 0;
 
-    if (jscan_reader_peek(r) != JSCAN_OBJECT) {
-        jscan_reader_value(r, NULL);
+    if (!ref_enter_object(r))
         return;
-    }
-    jscan_reader_enter(r);
     while (ref_next_key(r, &k)) {
         if (REF_IS(&k, "content")) {
             c->content_bytes = ref_add(c->content_bytes, ref_text(r));
@@ -534,11 +537,8 @@ static void ref_choice(struct jscan_reader *r, enum oai_api api, int streamed,
     struct jscan_value v;
     struct ref_key k;
 
-    if (jscan_reader_peek(r) != JSCAN_OBJECT) {
-        jscan_reader_value(r, NULL);
+    if (!ref_enter_object(r))
         return;
-    }
-    jscan_reader_enter(r);
     while (ref_next_key(r, &k)) {
         if (REF_IS(&k, "finish_reason")) {
             if (jscan_reader_value(r, &v) && v.type != JSCAN_NULL && !c->has_finish) {
@@ -828,7 +828,98 @@ static void same_both_ways(enum oai_api api, struct oai_memo *m, const char *s, 
     assert_string_equal(memo.error_message, full.error_message);
 }
 
-#define SAME(api, m, lit) same_both_ways((api), (m), (lit), sizeof(lit) - 1)
+/* A memo script: reset the memo, decode a chunk both ways (same_both_ways),
+ * or check how many chunks took the shortcut since the reset. */
+struct memo_step {
+    enum { MEMO_STEP_RESET, MEMO_STEP_SAME, MEMO_STEP_HITS } op;
+    enum oai_api api;
+    const char *json;
+    size_t len;      /* of json: sizeof(lit) - 1, so a literal's every byte counts */
+    uint32_t hits;
+};
+
+#define MEMO_RESET { MEMO_STEP_RESET, OAI_API_CHAT, NULL, 0, 0 }
+#define MEMO_SAME(api, lit) { MEMO_STEP_SAME, (api), (lit), sizeof(lit) - 1, 0 }
+#define MEMO_HITS(n) { MEMO_STEP_HITS, OAI_API_CHAT, NULL, 0, (n) }
+
+static const struct memo_step memo_script[] = {
+    /* The sim's shape: after the first chunk, every token takes the
+     * shortcut, and a role-only chunk stays one until text arrives. */
+    MEMO_RESET,
+    MEMO_SAME(CHAT, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" hi\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" there, you\"}}]}"),
+    MEMO_HITS(3),
+
+    /* Text the shortcut must not take: decoded in full, same answers. */
+    MEMO_RESET,
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"\x01\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":null}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"\"}}]}"),
+    MEMO_SAME(CHAT, "[DONE]"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"[DONE]\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}"),
+    MEMO_HITS(2),   /* "[DONE]" and "ok" after the "" chunk */
+    /* Escapes and UTF-8 take the shortcut too, checked by the decoder's
+     * own string rules; a broken one is decoded in full and refused. */
+    MEMO_RESET,
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\\n\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\u00e9\\ud83d\\ude00\"}}]}"),
+    MEMO_HITS(3),
+    /* Head and tail match, but the string closes early: not the shortcut. */
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\ud83d\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\q\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}"),
+    MEMO_HITS(3),
+    /* A chunk with two counted strings or with reasoning is never kept. */
+    MEMO_RESET,
+    MEMO_SAME(CHAT, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"b\"}}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"c\"}}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"delta\":{\"content\":\"a\",\"reasoning_content\":\"r\"}}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"delta\":{\"content\":\"b\",\"reasoning_content\":\"r\"}}]}"),
+    MEMO_HITS(0),
+    /* The API is part of the shape: chat's "content" is not a completion. */
+    MEMO_RESET,
+    MEMO_SAME(COMPL, "{\"choices\":[{\"text\":\"a\",\"content\":\"z\"}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"text\":\"b\",\"content\":\"z\"}]}"),
+    MEMO_SAME(COMPL, "{\"choices\":[{\"text\":\"cd\",\"content\":\"z\"}]}"),
+    MEMO_SAME(COMPL, "{\"choices\":[{\"text\":\"e\",\"content\":\"z\"}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"text\":\"f\",\"content\":\"z\"}]}"),
+    MEMO_HITS(1),   /* "e" */
+};
+
+static void run_memo_script(const struct memo_step *steps, size_t n)
+{
+    struct oai_memo m;
+    oai_memo_reset(&m);
+    for (size_t i = 0; i < n; i++) {
+        switch (steps[i].op) {
+        case MEMO_STEP_RESET:
+            oai_memo_reset(&m);
+            break;
+        case MEMO_STEP_SAME:
+            same_both_ways(steps[i].api, &m, steps[i].json, steps[i].len);
+            break;
+        case MEMO_STEP_HITS:
+            if (m.hits != steps[i].hits)
+                fail_msg("memo step %zu: %u chunks took the shortcut, expected %u", i,
+                         (unsigned)m.hits, (unsigned)steps[i].hits);
+            break;
+        }
+    }
+}
 
 /* Every data: line of a captured response, both ways; the number of
  * chunks the shortcut took. */
@@ -854,7 +945,6 @@ static uint32_t fixture_both_ways(enum oai_api api, const char *name, size_t *ev
 static void test_memo_matches_full_decode(void **state)
 {
     (void)state;
-    struct oai_memo m;
     size_t events;
 
     /* llama.cpp's captures: every content chunk after the first takes the
@@ -869,61 +959,7 @@ static void test_memo_matches_full_decode(void **state)
     assert_int_equal(events, 14);
     assert_int_equal(hits, events - 3);
 
-    /* The sim's shape: after the first chunk, every token takes the
-     * shortcut, and a role-only chunk stays one until text arrives. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" hi\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" there, you\"}}]}");
-    assert_int_equal(m.hits, 3);
-
-    /* Text the shortcut must not take: decoded in full, same answers. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"\x01\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":null}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"\"}}]}");
-    SAME(OAI_API_CHAT, &m, "[DONE]");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"[DONE]\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}");
-    assert_int_equal(m.hits, 2);   /* "[DONE]" and "ok" after the "" chunk */
-    /* Escapes and UTF-8 take the shortcut too, checked by the decoder's
-     * own string rules; a broken one is decoded in full and refused. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\\n\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\u00e9\\ud83d\\ude00\"}}]}");
-    assert_int_equal(m.hits, 3);
-    /* Head and tail match, but the string closes early: not the shortcut. */
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\ud83d\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\q\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}");
-    assert_int_equal(m.hits, 3);
-    /* A chunk with two counted strings or with reasoning is never kept. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"b\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"c\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\",\"reasoning_content\":\"r\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"b\",\"reasoning_content\":\"r\"}}]}");
-    assert_int_equal(m.hits, 0);
-    /* The API is part of the shape: chat's "content" is not a completion. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_COMPLETIONS, &m, "{\"choices\":[{\"text\":\"a\",\"content\":\"z\"}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"text\":\"b\",\"content\":\"z\"}]}");
-    SAME(OAI_API_COMPLETIONS, &m, "{\"choices\":[{\"text\":\"cd\",\"content\":\"z\"}]}");
-    SAME(OAI_API_COMPLETIONS, &m, "{\"choices\":[{\"text\":\"e\",\"content\":\"z\"}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"text\":\"f\",\"content\":\"z\"}]}");
-    assert_int_equal(m.hits, 1);   /* "e" */
+    run_memo_script(memo_script, LL_ARRAY_LEN(memo_script));
 }
 
 int main(void)
