@@ -33,6 +33,16 @@ static void test_get(void **state)
     assert_null(sim_profile_name(2));
 }
 
+/* The capacity of the built-in profile name (into *p) for 256 tokens in
+ * and 128 out. */
+static struct sim_capacity profile_capacity(const char *name, struct sim_profile *p)
+{
+    struct sim_capacity cap;
+    assert_int_equal(sim_profile_get(name, p), 0);
+    assert_int_equal(sim_profile_capacity(&p->engine, 256, 128, &cap), 0);
+    return cap;
+}
+
 /* default, 256 in / 128 out: 64 sequences each hold a slot for 128 steps,
  * so half a request starts per step; a step is
  * 4 ms + 0.5 * 256 * 10 us + 64 * 127/128 * 150 us = 14.805 ms, and the
@@ -41,10 +51,7 @@ static void test_capacity_default(void **state)
 {
     (void)state;
     struct sim_profile p;
-    struct sim_capacity cap;
-
-    assert_int_equal(sim_profile_get("default", &p), 0);
-    assert_int_equal(sim_profile_capacity(&p.engine, 256, 128, &cap), 0);
+    struct sim_capacity cap = profile_capacity("default", &p);
     assert_int_equal(cap.limit, SIM_LIMIT_SEQS);
     ASSERT_NEAR(cap.batch_seqs, 64, 1e-9);
     ASSERT_NEAR(cap.residence_steps, 128, 1e-9);
@@ -103,10 +110,7 @@ static void test_capacity_instant(void **state)
 {
     (void)state;
     struct sim_profile p;
-    struct sim_capacity cap;
-
-    assert_int_equal(sim_profile_get("instant", &p), 0);
-    assert_int_equal(sim_profile_capacity(&p.engine, 256, 128, &cap), 0);
+    struct sim_capacity cap = profile_capacity("instant", &p);
     assert_int_equal(cap.limit, SIM_LIMIT_INSTANT);
     assert_true(isinf(cap.rps));
 }
