@@ -238,24 +238,32 @@ static void make_chart(struct strbuf *b, enum svg_scale ys, const char *title)
     svg_chart_write(b, &c);
 }
 
+/* make_chart titled "TTFT" into b (which it initialises; the caller
+ * frees it): the chart's start, its length in *len. */
+static const char *ttft_chart(struct strbuf *b, enum svg_scale ys, size_t *len)
+{
+    strbuf_init(b);
+    make_chart(b, ys, "TTFT");
+    const char *s = svgtest_chart_find(b->data, "c1", len);
+    assert_non_null(s);
+    return s;
+}
+
 static void test_chart_points_exact(void **state)
 {
     (void)state;
     struct strbuf b;
-    strbuf_init(&b);
-    make_chart(&b, SVG_SCALE_LINEAR, "TTFT");
     size_t len;
-    const char *s = svgtest_chart_find(b.data, "c1", &len);
-    assert_non_null(s);
+    const char *s = ttft_chart(&b, SVG_SCALE_LINEAR, &len);
     double xs[8], ys[8];
     assert_int_equal(svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p50", "data-x",
-                             "data-y", xs, ys, 8), 5);
+                                     "data-y", xs, ys, 8), 5);
     for (int i = 0; i < 5; i++) {
         assert_true(xs[i] == px_x[i]);
         assert_true(ys[i] == px_p50[i]);
     }
     assert_int_equal(svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p99", "data-x",
-                             "data-y", xs, ys, 8), 5);
+                                     "data-y", xs, ys, 8), 5);
     for (int i = 0; i < 5; i++)
         assert_true(ys[i] == px_p99[i]);
 
@@ -282,7 +290,7 @@ static void test_chart_points_exact(void **state)
      * at 17.5, between the ticks. */
     double vx[4], vy[4];
     assert_int_equal(svgtest_collect(s, len, "<line class=\"vline\"", NULL, "data-x", "x1",
-                             vx, vy, 4), 2);
+                                     vx, vy, 4), 2);
     assert_true(vx[0] == 15);
     ASSERT_NEAR(vy[0], cx[2], 1e-9);
     assert_true(vx[1] == 17.5);
@@ -302,11 +310,8 @@ static void test_chart_log_axis(void **state)
 {
     (void)state;
     struct strbuf b;
-    strbuf_init(&b);
-    make_chart(&b, SVG_SCALE_LOG, "TTFT");
     size_t len;
-    const char *s = svgtest_chart_find(b.data, "c1", &len);
-    assert_non_null(s);
+    const char *s = ttft_chart(&b, SVG_SCALE_LOG, &len);
     /* Data 100..9000: [100, 10000], seven 1-2-5 ticks. */
     double t[SVG_MAX_TICKS];
     size_t n = tick_values(s, len, "y", t, SVG_MAX_TICKS);
@@ -342,7 +347,7 @@ static void test_chart_skips_unplottable(void **state)
     svg_chart_write(&b, &c);
     double xs[8], ys[8];
     size_t n = svgtest_collect(b.data, b.len, "<circle class=\"pt\"", "s", "data-x", "data-y",
-                       xs, ys, 8);
+                               xs, ys, 8);
     assert_int_equal(n, 2);
     assert_true(xs[0] == 1 && ys[0] == 10 && xs[1] == 5 && ys[1] == 50);
     /* The line breaks at the gap: two moves, no line segment across it. */
@@ -377,7 +382,7 @@ static void test_chart_step_and_markers(void **state)
     /* No markers: the points are there, with r = 0. */
     double xs[4], ys[4];
     assert_int_equal(svgtest_collect(b.data, b.len, "<circle class=\"pt\"", "cdf", "data-x",
-                             "data-y", xs, ys, 4), 3);
+                                     "data-y", xs, ys, 4), 3);
     assert_true(xs[2] == 40 && ys[2] == 100);
     const char *pt = strstr(b.data, "<circle class=\"pt\"");
     assert_true(svgtest_num(pt, "r") == 0);
@@ -453,10 +458,10 @@ static void test_bars_stacked(void **state)
     /* Zeros are not drawn: three 429 / timeout segments in all. */
     double ys[8], y0s[8];
     assert_int_equal(svgtest_collect(b.data, b.len, "<rect class=\"bar\"", "http_429", "data-y",
-                             "data-y0", ys, y0s, 8), 2);
+                                     "data-y0", ys, y0s, 8), 2);
     assert_true(ys[0] == 3 && y0s[0] == 0 && ys[1] == 12 && y0s[1] == 0);
     assert_int_equal(svgtest_collect(b.data, b.len, "<rect class=\"bar\"", "timeout_first_token",
-                             "data-y", "data-y0", ys, y0s, 8), 2);
+                                     "data-y", "data-y0", ys, y0s, 8), 2);
     assert_true(ys[0] == 1 && y0s[0] == 0);
     assert_true(ys[1] == 4 && y0s[1] == 12);        /* stacked on the 429s */
     /* Heights are proportional: 12 is four times 3. */
