@@ -26,6 +26,9 @@
 
 #include "test.h"
 
+#include "sim/profile.h"
+#include "util/util.h"
+
 static const char *harness_bin(void)
 {
     const char *bin = getenv("LLMLOAD_BIN");
@@ -395,6 +398,12 @@ char *harness_read_file(const char *path, size_t *len)
 
 struct harness_sim harness_cur_sim;
 
+void harness_cur_sim_start(const char *const *extra_args)
+{
+    if (harness_sim_start(&harness_cur_sim, extra_args) != 0)
+        fail_msg("llmload sim did not start");
+}
+
 int harness_sim_teardown(void **state)
 {
     (void)state;
@@ -404,15 +413,65 @@ int harness_sim_teardown(void **state)
     return 0;
 }
 
-char *harness_run_client(const char *const *fixed, const char *const *args, int expect_rc,
+/* Fail the test unless llmload cmd's exit status is want (0 or 1 for
+ * HARNESS_RC_OK_OR_INVALID), with its stdout o and stderr e. */
+static void expect_status(const char *cmd, int status, int want, const char *o, const char *e)
+{
+    if (status != want && !(want == HARNESS_RC_OK_OR_INVALID && (status == 0 || status == 1)))
+        fail_msg("llmload %s exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", cmd, status,
+                 want, o, e);
+}
+
+char *harness_run_expect(const char *const *args, int timeout_s, int want_status,
                          char **err_out)
+{
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    if (harness_run(args, timeout_s, &status, &o, &e) != 0)
+        fail_msg("could not run llmload %s", args[0]);
+    expect_status(args[0], status, want_status, o, e);
+    if (err_out)
+        *err_out = e;
+    else
+        free(e);
+    return o;
+}
+
+void harness_expect_usage(const char *const *args, const char *needle)
+{
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    if (harness_run(args, 20, &status, &o, &e) != 0)
+        fail_msg("could not run llmload %s", args[0]);
+    const char *nl = strchr(e, '\n');
+    if (status != 2 || strstr(e, needle) == NULL || nl == NULL || nl[1] != '\0' || o[0] != '\0')
+        fail_msg("llmload %s: exit %d, expected 2 with one stderr line naming \"%s\" and "
+                 "nothing on stdout\nstdout:\n%s\nstderr:\n%s",
+                 args[0], status, needle, o, e);
+    free(o);
+    free(e);
+}
+
+void harness_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        fail_msg("cannot create %s", path);
+    size_t len = strlen(text);
+    if (fwrite(text, 1, len, f) != len || fclose(f) != 0)
+        fail_msg("cannot write %s", path);
+}
+
+char *harness_run_against_sim(const char *cmd, const char *const *fixed,
+                              const char *const *args, int timeout_s, int *status,
+                              char **out, char **err)
 {
     char *tmp = harness_tmpdir();
     assert_non_null(tmp);
-    char out[600], url[200];
-    snprintf(out, sizeof out, "%s/r", tmp);
+    char dir[600], url[200];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    const char *argv[64] = {"run", "--url", url, "--out", out, "--quiet"};
+    const char *argv[64] = {cmd, "--url", url, "--out", dir, "--quiet"};
     size_t n = 6;
     for (size_t i = 0; fixed && fixed[i]; i++) {
         assert_true(n < 63);
@@ -423,22 +482,88 @@ char *harness_run_client(const char *const *fixed, const char *const *args, int 
         argv[n++] = args[i];
     }
     argv[n] = NULL;
+    free(tmp);
+    if (harness_run(argv, timeout_s, status, out, err) != 0)
+        fail_msg("could not run llmload %s", cmd);
+    char *res = strdup(dir);
+    assert_non_null(res);
+    return res;
+}
+
+char *harness_run_client(const char *const *fixed, const char *const *args, int expect_rc,
+                         char **err_out)
+{
     int status = -1;
     char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(argv, 60, &status, &o, &e), 0);
-    if (status != expect_rc &&
-        !(expect_rc == HARNESS_RC_OK_OR_INVALID && (status == 0 || status == 1)))
-        fail_msg("llmload run exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", status,
-                 expect_rc, o, e);
+    char *dir = harness_run_against_sim("run", fixed, args, 60, &status, &o, &e);
+    expect_status("run", status, expect_rc, o, e);
     free(o);
     if (err_out)
         *err_out = e;
     else
         free(e);
-    free(tmp);
-    char *res = strdup(out);
-    assert_non_null(res);
-    return res;
+    return dir;
+}
+
+char *harness_report_rebuilds(const char *dir, const char *const *files)
+{
+    char path[700];
+    size_t n = 0;
+    while (files[n])
+        n++;
+    char **before = calloc(n, sizeof *before);
+    assert_non_null(before);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        before[i] = harness_read_file(path, NULL);
+        assert_non_null(before[i]);
+        unlink(path);
+    }
+    const char *rargs[] = {"report", dir, NULL};
+    char *o = harness_run_expect(rargs, 60, 0, NULL);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        char *after = harness_read_file(path, NULL);
+        assert_non_null(after);
+        if (strcmp(before[i], after) != 0) {
+            size_t at = 0;
+            while (before[i][at] && before[i][at] == after[at])
+                at++;
+            size_t from = at > 80 ? at - 80 : 0;
+            fail_msg("%s differs after llmload report at byte %zu:\nrun:    %.160s\nreport: %.160s",
+                     files[i], at, before[i] + from, after + from);
+        }
+        free(after);
+        free(before[i]);
+    }
+    free(before);
+    return o;
+}
+
+double harness_small_sim_start(const char *const *extra_args)
+{
+    const char *args[32] = {HARNESS_SMALL_SIM};
+    size_t n = 0;
+    while (args[n])
+        n++;
+    for (size_t i = 0; extra_args && extra_args[i]; i++) {
+        assert_true(n < 31);
+        args[n++] = extra_args[i];
+    }
+    args[n] = NULL;
+    harness_cur_sim_start(args);
+    return harness_small_sim_rps();
+}
+
+double harness_small_sim_rps(void)
+{
+    struct sim_profile p;
+    assert_int_equal(sim_profile_get("default", &p), 0);
+    p.engine.max_num_seqs = HARNESS_SMALL_SIM_SEQS;
+    p.engine.step_base_ns = 20 * LL_NS_PER_MS;
+    double c = sim_profile_capacity_rps(&p.engine, 64, 16);
+    ASSERT_IN_RANGE(c, 10, 14); /* 12.07 by the formula of docs/sim-engine.md */
+    return c;
 }
 
 void harness_results_free(char *dir)

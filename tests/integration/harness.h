@@ -68,6 +68,10 @@ char *harness_read_file(const char *path, size_t *len);
  * even when an assertion failed half-way. */
 extern struct harness_sim harness_cur_sim;
 
+/* harness_sim_start(&harness_cur_sim, extra_args), failing the test when
+ * the sim does not start. */
+void harness_cur_sim_start(const char *const *extra_args);
+
 /* cmocka teardown (state unused): stop harness_cur_sim when it runs and
  * zero its pid. Safe to call from a test or another teardown. Returns 0. */
 int harness_sim_teardown(void **state);
@@ -78,6 +82,24 @@ int harness_sim_teardown(void **state);
  * measurement). */
 #define HARNESS_RC_OK_OR_INVALID (-1)
 
+/* Run LLMLOAD_BIN args... (as harness_run) with a timeout_s timeout and
+ * fail the test unless it exits want_status (or, for
+ * HARNESS_RC_OK_OR_INVALID, 0 or 1); the message names the command and
+ * gives its exit status, stdout and stderr. Returns its stdout (caller
+ * frees); *err_out, when err_out is not NULL, gets its stderr (caller
+ * frees). */
+char *harness_run_expect(const char *const *args, int timeout_s, int want_status,
+                         char **err_out);
+
+/* Run LLMLOAD_BIN args... (20 s timeout) and fail the test unless it is a
+ * usage error: exit 2, nothing on stdout, and exactly one line on stderr,
+ * which contains needle. */
+void harness_expect_usage(const char *const *args, const char *needle);
+
+/* Create (or truncate) path and write text to it; fails the test when it
+ * cannot. */
+void harness_write_file(const char *path, const char *text);
+
 /* Run `llmload run --url <harness_cur_sim.url>/v1 --out <tmp>/r --quiet
  * <fixed...> <args...>` (fixed may be NULL; both NULL-terminated, at most
  * 56 strings together) with a 60 s timeout, and fail the test unless it
@@ -86,6 +108,40 @@ int harness_sim_teardown(void **state);
  * "<tmp>/r" (caller releases it with harness_results_free). */
 char *harness_run_client(const char *const *fixed, const char *const *args, int expect_rc,
                          char **err_out);
+
+/* Run `llmload <cmd> --url <harness_cur_sim.url>/v1 --out <tmp>/r --quiet
+ * <fixed...> <args...>` (as harness_run_client, fixed may be NULL), in a
+ * new temporary directory, with a timeout_s timeout; its exit status,
+ * stdout and stderr as harness_run gives them. Returns the results dir
+ * "<tmp>/r" (caller releases it with harness_results_free). */
+char *harness_run_against_sim(const char *cmd, const char *const *fixed,
+                              const char *const *args, int timeout_s, int *status,
+                              char **out, char **err);
+
+/* `llmload report dir` must rebuild each of files (NULL-terminated names
+ * in dir) byte for byte: each is read, removed, rebuilt and compared; a
+ * difference fails the test naming the file and the first byte that
+ * differs. Returns report's stdout (caller frees). */
+char *harness_report_rebuilds(const char *dir, const char *const *files);
+
+/* The small sim the sweep tests measure against: the default profile with
+ * a batch of 4 sequences and a 20 ms step base (HARNESS_SMALL_SIM, its
+ * flags), for HARNESS_SMALL_WORKLOAD (prompt 64, output 16 tokens,
+ * ignore_eos, constant arrivals). Its capacity is low, about 12 req/s. */
+#define HARNESS_SMALL_SIM_SEQS 4
+#define HARNESS_SMALL_SIM "--max-num-seqs", "4", "--step-base", "20ms"
+#define HARNESS_SMALL_WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", \
+                               "--ignore-eos", "--arrival", "constant"
+
+/* The small sim's capacity for HARNESS_SMALL_WORKLOAD in requests per
+ * second, by sim_profile_capacity_rps: the truth a sweep's findings are
+ * checked against. */
+double harness_small_sim_rps(void);
+
+/* Start harness_cur_sim as the small sim, with extra_args (NULL-terminated,
+ * may be NULL) after HARNESS_SMALL_SIM; fails the test when it does not
+ * start. Returns harness_small_sim_rps(). */
+double harness_small_sim_start(const char *const *extra_args);
 
 /* Remove the temporary directory above a results dir returned by
  * harness_run_client (with everything in it) and free dir. */
