@@ -73,8 +73,7 @@ static int is_row(const struct empirical *e, int64_t in, int64_t out)
 static void test_empirical_columns(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args[] = {"--prompt-tokens", "empirical:" PAIRS "#input", "--output-tokens",
                           "empirical:" VALUES, NULL};
     char *dir = harness_run_client(run_fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
@@ -119,8 +118,7 @@ static void test_empirical_columns(void **state)
 static void test_empirical_pairs(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args[] = {"--lengths", "empirical:" PAIRS, NULL};
     char *dir = harness_run_client(run_fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
     harness_sim_teardown(NULL);
@@ -192,8 +190,7 @@ static void test_empirical_pairs(void **state)
  * --output-tokens where the entry has none. */
 static void check_dataset(const char *path, const char *output_flag, uint32_t output_default)
 {
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     char ds[300];
     snprintf(ds, sizeof ds, "%s", path);
     const char *args[] = {"--dataset", ds, "--output-tokens", output_flag, NULL};

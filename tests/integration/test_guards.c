@@ -237,7 +237,7 @@ static void test_spend_guard_exact_multiple(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *extra[] = {"--duration", "2s", NULL};
     struct client_res res;
     json_t *s = guard_run("r", "1000", extra, 10, &res);
@@ -266,7 +266,7 @@ static void test_spend_guard_not_a_multiple(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *extra[] = {"--duration", "2s", "--threads", "2", NULL};
     struct client_res res;
     json_t *s = guard_run("r", "1049", extra, 10, &res);
@@ -370,7 +370,7 @@ static void test_invalid_when_client_paused(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     struct client_res res;
     pid_t pid = client_start(sim_url(), "r", selfcheck_args, &res);
     /* run.json is written just before the driver starts its clock. */
@@ -484,7 +484,7 @@ static void test_valid_when_not_paused(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--prompt-tokens", "8", "--output-tokens", "4", NULL};
     for (int i = 0; i < 4; i++) {

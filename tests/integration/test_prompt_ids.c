@@ -115,7 +115,7 @@ static void test_sim_accepts_ids(void **state)
 {
     (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     int port = harness_cur_sim.port;
     struct req_spec spec;
     int64_t prompt, cached;
@@ -168,7 +168,7 @@ static void test_sim_rejects_bad_ids(void **state)
 {
     (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     static const struct {
         const char *prompt;
         const char *code;
@@ -463,8 +463,7 @@ static void test_client_sends_ids(void **state)
 static void test_run_prefix_ids(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args[] = {"--api", "openai-completions", "--prompt-ids", "--rate", "20",
                           "--duration", "3s", "--prompt-tokens", "256", "--output-tokens", "8",
                           "--ignore-eos", "--prefix-fraction", "0.5", "--prefix-groups", "2",
@@ -507,7 +506,7 @@ static void test_run_prefix_ids(void **state)
     harness_recs_free(r);
     harness_results_free(dir);
 
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args2[] = {"--api", "openai-completions", "--prompt-ids", "--rate", "20",
                            "--duration", "2s", "--prompt-tokens", "256", "--output-tokens", "8",
                            "--ignore-eos", "--prefix-fraction", "0.5", "--prefix-groups", "2",

@@ -228,7 +228,7 @@ static void agreement_run(struct agreement *ag)
     unlink(logp);
     const char *sargs[] = {"--step-base", "2ms", "--step-per-prefill-token", "0",
                            "--step-per-seq", "0", SIM_ROOMY, "--log", logp, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     /* Seed 6: no two requests of one prompt length within 128 ms. */
     const char *args[] = {"--rate", "50", "--duration", "4s", "--seed", "6", PROMPT_WIDE,
                           "--output-tokens", "10", "--ignore-eos", NULL};
@@ -356,7 +356,7 @@ static void test_every_fault_kind(void **state)
                            "--fault", "cut:0.1", "--fault", "malformed:0.1",
                            "--fault", "slow-headers:0.1", "--fault", "role-only:0.1",
                            "--fault", "reasoning:0.1", "--slow-headers-delay", "1s", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     /* Seed 8: no two requests of one prompt length within 70 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--requests", "300",
                           "--seed", "8", PROMPT_WIDE, "--output-tokens", "10", "--ignore-eos",
@@ -468,7 +468,7 @@ static void test_tokens_per_event(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, "--tokens-per-event", "4", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "40", "--arrival", "constant", "--requests", "20",
                           "--output-tokens", "uniform:4,40", "--ignore-eos", NULL};
     run_client(args, RC_OK_OR_INVALID);
@@ -506,7 +506,7 @@ static void test_closed_loop_rate(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--users", "4", "--think", "200ms", "--duration", "5s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           NULL};
@@ -583,7 +583,7 @@ static void test_capped_queue(void **state)
     char logp[600];
     harness_tmp_path(logp, sizeof logp, "sim.log");
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, "--log", logp, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     /* Seed 6: no two requests of one prompt length within 130 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--seed", "6", PROMPT_WIDE,
@@ -649,7 +649,7 @@ static void test_capped_drop(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--on-cap", "drop", "--prompt-tokens", "8",
                           "--output-tokens", "5", "--ignore-eos", NULL};
@@ -716,7 +716,7 @@ static void test_past_capacity_no_pileup(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "20000", "--requests", "20000", "--threads", "1",
                           "--http-client", "native", "--prompt-tokens", "16",
                           "--output-tokens", "16", "--ignore-eos", NULL};
@@ -835,7 +835,7 @@ static void test_schedule_determinism(void **state)
 
     /* Real runs against the instant sim: what was sent is what was dumped. */
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *rp[] = {"--rate", "100", "--duration", "1s", "--seed", "7", "--prompt-tokens",
                         "uniform:10,100", "--output-tokens", "4", "--dump-schedule", f4, NULL};
     run_client(rp, RC_OK_OR_INVALID);
@@ -928,7 +928,7 @@ static void signal_case(int sig1, int sig2, const char *grace, double expect_can
 {
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "20s",
                           "--prompt-tokens", "8", "--output-tokens", "2000", "--ignore-eos",
                           "--grace", grace, NULL};
@@ -1077,7 +1077,7 @@ static void test_results_dir_not_empty(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     char dir[600], keep[700];
     harness_tmp_path(dir, sizeof dir, "r");
     assert_int_equal(mkdir(dir, 0755), 0);
@@ -1138,7 +1138,7 @@ static void test_secrets_never_written(void **state)
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", "--fault", "500:0.3", "--fault", "cut:0.3",
                            NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     assert_int_equal(setenv("OPENAI_API_KEY", "sk-marker-XYZ", 1), 0);
     const char *args[] = {"--rate", "20", "--requests", "20", "--output-tokens", "8",
                           "-H", "X-Secret: marker-ABC", NULL};

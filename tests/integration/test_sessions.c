@@ -58,7 +58,7 @@ static void test_sessions_think_and_context(void **state)
 {
     (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--sessions", "20", "--arrival", "constant", "--requests", "6",
                           "--turns", "4", "--think", "30ms", "--prompt-tokens", "16",
                           "--output-tokens", "uniform:3,12", "--ignore-eos", NULL};
@@ -107,7 +107,7 @@ static void test_sessions_every_turn_one_record(void **state)
 {
     (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--sessions", "30", "--duration", "1s", "--turns", "uniform:1,6",
                           "--think", "uniform:5ms,40ms", "--prompt-tokens", "8",
                           "--output-tokens", "4", "--ignore-eos", "--seed", "3", NULL};

@@ -35,8 +35,7 @@ static void base_workload(struct workload *w, const char *prompt, const char *ou
 static void test_prefix_sharing(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "256",
                           "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
                           "--prefix-groups", "2", "--prefix-tokens", "128", NULL};
@@ -70,7 +69,7 @@ static void test_prefix_sharing(void **state)
     harness_results_free(dir);
 
     /* The one-flag switch: the same run with --all-unique hits nothing. */
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args2[] = {"--rate", "20", "--duration", "2s", "--prompt-tokens", "256",
                            "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
                            "--prefix-groups", "2", "--prefix-tokens", "128", "--all-unique",
@@ -90,8 +89,7 @@ static void test_prefix_sharing(void **state)
 static void test_cancel_after_tokens(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "32",
                           "--output-tokens", "40", "--ignore-eos", "--cancel-fraction", "0.3",
                           "--cancel-after-tokens", "uniform:5,20", NULL};
@@ -129,8 +127,7 @@ static void test_cancel_after_tokens(void **state)
 static void test_cancel_after_time(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "10", "--duration", "2s", "--prompt-tokens", "32",
                           "--output-tokens", "128", "--ignore-eos", "--cancel-after", "200ms",
                           NULL};
@@ -167,8 +164,7 @@ static void test_classes(void **state)
           "]}\n",
           f);
     fclose(f);
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--workload", path, NULL};
     char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
     harness_sim_teardown(NULL);
@@ -213,8 +209,7 @@ static void test_classes(void **state)
 static void test_bursts(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "2s",
                           "--prompt-tokens", "32", "--output-tokens", "4", "--ignore-eos",
                           "--burst", "at=1s,count=6,prompt-tokens=1000",
