@@ -1,9 +1,33 @@
 /* testutil.c: helpers shared by the unit tests (see testutil.h). */
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
+
+const char *test_data_path(const char *dir, const char *name, char *buf, size_t len)
+{
+    const char *root = getenv("LLMLOAD_DATA");
+    int n = snprintf(buf, len, "%s/%s/%s", root ? root : "tests/data", dir, name);
+    assert_true(n > 0 && (size_t)n < len);
+    return buf;
+}
+
+void assert_rejected(int rc, const void *out, const char *err, const char *input,
+                     const char *a, const char *b, const char *c)
+{
+    if (rc == 0)
+        fail_msg("accepted: %s", input);
+    if (out != NULL)
+        fail_msg("refused, but returned %p: %s", out, input);
+    const char *parts[] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (parts[i] != NULL && strstr(err, parts[i]) == NULL)
+            fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, parts[i], input);
+    if (strchr(err, '\n') != NULL)
+        fail_msg("message \"%s\" is more than one line\n(input %s)", err, input);
+}
 
 const char *svgtest_chart_find(const char *doc, const char *id, size_t *len)
 {

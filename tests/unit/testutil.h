@@ -9,6 +9,18 @@
 
 #include <stddef.h>
 
+/* buf = "$LLMLOAD_DATA/dir/name", or "tests/data/dir/name" when the
+ * variable is unset (run from the repository root). Fails the test when it
+ * does not fit len. Returns buf. */
+const char *test_data_path(const char *dir, const char *name, char *buf, size_t len);
+
+/* A parser's refusal of input: rc must be non-zero, out (what it returned
+ * through its out-parameter) NULL, and err one line that contains each of
+ * a, b and c that is not NULL. Fails the test naming what was wrong and the
+ * input. */
+void assert_rejected(int rc, const void *out, const char *err, const char *input,
+                     const char *a, const char *b, const char *c);
+
 /* ---- reading SVG back ------------------------------------------------------
  * The chart writer (svg.c) and the HTML report (report_html.c) are checked
  * by reading their output back: the data-* attributes must carry exactly
