@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <netinet/tcp.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -28,6 +29,8 @@
 
 #include "sim/profile.h"
 #include "util/util.h"
+#include "workload/dist.h"
+#include "workload/workload.h"
 
 static const char *harness_bin(void)
 {
@@ -338,17 +341,10 @@ int harness_http(int port, const char *raw_request, size_t len, char **response,
         close(fd);
         return -1;
     }
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = send(fd, raw_request + off, len - off, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            fprintf(stderr, "harness: send: %s\n", strerror(errno));
-            close(fd);
-            return -1;
-        }
-        off += (size_t)w;
+    if (harness_send_all(fd, raw_request, len, NULL) != 0) {
+        fprintf(stderr, "harness: send: %s\n", strerror(errno));
+        close(fd);
+        return -1;
     }
     char *buf = NULL;
     size_t n = 0, cap = 0;
@@ -500,6 +496,24 @@ char *harness_run_client(const char *const *fixed, const char *const *args, int 
     free(o);
     if (err_out)
         *err_out = e;
+    else
+        free(e);
+    return dir;
+}
+
+char *harness_sweep_ok(const char *const *args, int timeout_s, char **out, char **err)
+{
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    char *dir = harness_run_against_sim("sweep", NULL, args, timeout_s, &status, &o, &e);
+    harness_sim_teardown(NULL);
+    expect_status("sweep", status, 0, o, e);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    if (err)
+        *err = e;
     else
         free(e);
     return dir;
@@ -730,17 +744,96 @@ void harness_kill_reap(pid_t *pid)
     *pid = 0;
 }
 
+pid_t harness_spawn(const char *const *args, const char *out_path, const char *err_path,
+                    int err_fd, int (*prep)(void *ud), void *ud)
+{
+    const char *bin = harness_bin();
+    if (bin == NULL)
+        fail_msg("LLMLOAD_BIN is not set");
+    struct harness_argv a = {.v = {bin}, .n = 1};
+    harness_argv_add(&a, args);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (prep != NULL && prep(ud) != 0)
+            _exit(126);
+        int in = open("/dev/null", O_RDONLY);
+        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = err_fd >= 0 ? err_fd : open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        close(in);
+        close(o);
+        close(e);
+        execv(bin, (char *const *)a.v);
+        _exit(127);
+    }
+    return pid;
+}
+
+void harness_argv_add(struct harness_argv *a, const char *const *args)
+{
+    for (size_t i = 0; args && args[i]; i++) {
+        assert_true(a->n < HARNESS_MAX_ARGS);
+        a->v[a->n++] = args[i];
+    }
+    a->v[a->n] = NULL;
+}
+
+void harness_cleanup(pid_t *const *pids)
+{
+    for (size_t i = 0; pids[i] != NULL; i++)
+        harness_kill_reap(pids[i]);
+    harness_sim_teardown(NULL);
+    harness_tmp_end();
+}
+
+int harness_send_all(int fd, const void *buf, size_t len, size_t *sent)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        if (sent != NULL)
+            *sent += (size_t)w;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
 int harness_free_port(void)
+{
+    int port;
+    close(harness_bind_local(-1, &port));
+    return port;
+}
+
+int harness_bind_local(int backlog, int *port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     assert_true(fd >= 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    if (backlog >= 0)
+        assert_int_equal(listen(fd, backlog), 0);
     socklen_t sl = sizeof sa;
     assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    close(fd);
-    return ntohs(sa.sin_port);
+    *port = ntohs(sa.sin_port);
+    return fd;
+}
+
+void *harness_shared_map(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        fail_msg("mmap of %zu shared bytes: %s", size, strerror(errno));
+    memset(p, 0, size);
+    return p;
 }
 
 void harness_sleep_ms(unsigned ms)
@@ -954,4 +1047,49 @@ size_t harness_read_request(int fd, char *buf, size_t cap, size_t *body_len, int
     *body_len = body;
     *body_kept = keep;
     return head;
+}
+
+void harness_check_prefix_hits(const char *dir)
+{
+    struct workload w;
+    char err[200];
+    memset(&w, 0, sizeof w);
+    w.seed = 1;
+    w.ignore_eos = 1;
+    assert_int_equal(dist_parse("256", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
+    assert_int_equal(dist_parse("8", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_true(r->n > 30);
+    size_t shared = 0, hits = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)harness_ival(r->items[i], "id"), &spec);
+        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+        assert_int_equal(harness_ival(r->items[i], "prompt_tokens"), 256);
+        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), 256);
+        int64_t cached = harness_ival(r->items[i], "cached_tokens");
+        if (spec.prefix_id >= 0) {
+            shared++;
+            assert_true(cached == 0 || cached == 128);
+            hits += cached == 128;
+        } else {
+            assert_int_equal(cached, 0);
+        }
+    }
+    /* Only a group's first requests (before its prefix is computed) miss. */
+    assert_true(shared > 10);
+    assert_true(hits + 4 >= shared);
+    harness_recs_free(r);
+}
+
+void harness_check_no_prefix_hits(const char *dir)
+{
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_true(r->n > 20);
+    for (size_t i = 0; i < r->n; i++) {
+        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), 256);
+        assert_int_equal(harness_ival(r->items[i], "cached_tokens"), 0);
+    }
+    harness_recs_free(r);
 }

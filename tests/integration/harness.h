@@ -118,6 +118,13 @@ char *harness_run_against_sim(const char *cmd, const char *const *fixed,
                               const char *const *args, int timeout_s, int *status,
                               char **out, char **err);
 
+/* harness_run_against_sim("sweep", NULL, args, timeout_s, ...), then
+ * stop harness_cur_sim; fails the test unless the sweep exited 0. *out
+ * and *err get its stdout and stderr (caller frees; either may be NULL to
+ * discard). Returns the results dir (caller releases it with
+ * harness_results_free). */
+char *harness_sweep_ok(const char *const *args, int timeout_s, char **out, char **err);
+
 /* `llmload report dir` must rebuild each of files (NULL-terminated names
  * in dir) byte for byte: each is read, removed, rebuilt and compared; a
  * difference fails the test naming the file and the first byte that
@@ -142,6 +149,25 @@ double harness_small_sim_rps(void);
  * may be NULL) after HARNESS_SMALL_SIM; fails the test when it does not
  * start. Returns harness_small_sim_rps(). */
 double harness_small_sim_start(const char *const *extra_args);
+
+/* The prefix-sharing run test_workload and test_prompt_ids make (with
+ * text and with token-ID prompts): 20 req/s of 256-token prompts and 8
+ * output tokens (ignore_eos), half of them beginning with one of two
+ * shared 128-token prefixes. */
+#define HARNESS_PREFIX_RUN                                                                  \
+    "--rate", "20", "--prompt-tokens", "256", "--output-tokens", "8", "--ignore-eos",       \
+        "--prefix-fraction", "0.5", "--prefix-groups", "2", "--prefix-tokens", "128"
+
+/* The records in dir of a HARNESS_PREFIX_RUN against the sim: more than 30,
+ * each ok with 256 prompt tokens by both counts. A request the workload
+ * (seed 1) puts in a prefix group is served 0 or 128 cached tokens (8
+ * whole blocks, once its group's prefix is computed), any other none;
+ * more than 10 are shared and at most 4 of those miss. */
+void harness_check_prefix_hits(const char *dir);
+
+/* The records in dir of a HARNESS_PREFIX_RUN with --all-unique: more than
+ * 20, the server counting 256 prompt tokens and serving no cached one. */
+void harness_check_no_prefix_hits(const char *dir);
 
 /* Remove the temporary directory above a results dir returned by
  * harness_run_client (with everything in it) and free dir. */
@@ -210,8 +236,50 @@ void harness_tmp_end(void);
 /* SIGKILL *pid and reap it when it is > 0; *pid becomes 0. */
 void harness_kill_reap(pid_t *pid);
 
+/* Fork and exec LLMLOAD_BIN args... (NULL-terminated, at most
+ * HARNESS_MAX_ARGS) with stdin from /dev/null, stdout into the file
+ * out_path and stderr into err_path, or onto err_fd when err_fd >= 0. In
+ * the child, prep(ud) runs first when prep is not NULL (to set a limit or
+ * the environment); the child exits 126 when prep returns non-zero or a
+ * file cannot be opened, 127 when the exec fails. Fails the test when
+ * LLMLOAD_BIN is unset or fork fails. Returns the child's pid. */
+#define HARNESS_MAX_ARGS 96
+pid_t harness_spawn(const char *const *args, const char *out_path, const char *err_path,
+                    int err_fd, int (*prep)(void *ud), void *ud);
+
+/* An argument vector built in pieces: v holds n arguments and a NULL. */
+struct harness_argv {
+    const char *v[HARNESS_MAX_ARGS + 1];
+    size_t n;
+};
+
+/* Append the NULL-terminated args (may be NULL) to a; fails the test past
+ * HARNESS_MAX_ARGS. */
+void harness_argv_add(struct harness_argv *a, const char *const *args);
+
+/* For a cmocka teardown: harness_kill_reap each pid that pids (a
+ * NULL-terminated list) points to, stop harness_cur_sim
+ * (harness_sim_teardown) and remove harness_cur_tmp (harness_tmp_end). */
+void harness_cleanup(pid_t *const *pids);
+
+/* For a test's own server: send buf[0, len) on fd, resuming after EINTR,
+ * without SIGPIPE. Adds the bytes written to *sent (when not NULL), also
+ * when it fails. Returns 0, or -1 once the peer is gone. */
+int harness_send_all(int fd, const void *buf, size_t len, size_t *sent);
+
 /* A TCP port on 127.0.0.1 where nothing listens (bound, then closed). */
 int harness_free_port(void);
+
+/* A TCP socket (close-on-exec) bound to 127.0.0.1:0, listening with
+ * backlog, or only bound when backlog is negative (connections to it are
+ * refused). Fails the test on an error. Returns the socket; *port gets the
+ * port it is bound to. */
+int harness_bind_local(int backlog, int *port);
+
+/* size bytes of zeroed memory shared with the children forked after this
+ * (MAP_SHARED), for a test's own server to report to the test; fails the
+ * test when it cannot. The caller unmaps it with munmap(p, size). */
+void *harness_shared_map(size_t size);
 
 /* Wait for pid at most timeout_ms, SIGKILL past it: its exit status, 128
  * + the signal that ended it, or -1 (waitpid failed). */

@@ -54,10 +54,7 @@ static pid_t cur_server; /* the stalling listener's child, or 0 */
 static int teardown(void **state)
 {
     (void)state;
-    harness_kill_reap(&cur_client);
-    harness_kill_reap(&cur_server);
-    harness_sim_teardown(NULL);
-    harness_tmp_end();
+    harness_cleanup((pid_t *const[]){&cur_client, &cur_server, NULL});
     return 0;
 }
 
@@ -76,9 +73,6 @@ struct client_res {
 static pid_t client_start(const char *url, const char *name, const char *const *args,
                           struct client_res *res)
 {
-    const char *bin = getenv("LLMLOAD_BIN");
-    if (!bin || !*bin)
-        fail_msg("LLMLOAD_BIN is not set");
     char outp[640], errp[640], leaf[64];
     memset(res, 0, sizeof *res);
     harness_tmp_path(res->dir, sizeof res->dir, name);
@@ -86,27 +80,13 @@ static pid_t client_start(const char *url, const char *name, const char *const *
     harness_tmp_path(outp, sizeof outp, leaf);
     snprintf(leaf, sizeof leaf, "%s.err", name);
     harness_tmp_path(errp, sizeof errp, leaf);
-    const char *v[MAX_ARGS + 1] = {bin, "run", "--url", url, "--out", res->dir, "--quiet",
-                                   "--no-metrics"};
-    size_t n = 8;
-    for (size_t i = 0; args[i]; i++) {
-        assert_true(n < MAX_ARGS);
-        v[n++] = args[i];
-    }
-    v[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY);
-        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-            _exit(126);
-        execv(bin, (char *const *)v);
-        _exit(127);
-    }
-    cur_client = pid;
-    return pid;
+    const char *head[] = {"run", "--url", url, "--out", res->dir, "--quiet", "--no-metrics",
+                          NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, args);
+    cur_client = harness_spawn(a.v, outp, errp, -1, NULL, NULL);
+    return cur_client;
 }
 
 /* Wait for the client (SIGKILL past CLIENT_TIMEOUT_S) and read what it
@@ -564,14 +544,9 @@ static void stall_serve(int lfd, int port, int report_fd)
                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                        "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
                        strlen(MODELS_BODY), MODELS_BODY);
-    size_t off = 0;
-    while (off < (size_t)len) {
-        ssize_t w = send(probe, resp + off, (size_t)len - off, MSG_NOSIGNAL);
-        if (w <= 0) {
-            verdict = 'E';
-            goto out;
-        }
-        off += (size_t)w;
+    if (harness_send_all(probe, resp, (size_t)len, NULL) != 0) {
+        verdict = 'E';
+        goto out;
     }
     close(probe);
 out:
@@ -590,15 +565,8 @@ out:
 static void connect_timeout_case(const char *client)
 {
     harness_tmp_begin();
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(lfd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(listen(lfd, 0), 0);
-    socklen_t sl = sizeof sa;
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
-    int port = ntohs(sa.sin_port);
+    int port;
+    int lfd = harness_bind_local(0, &port);
     int rep[2];
     assert_int_equal(pipe2(rep, O_CLOEXEC), 0);
     pid_t pid = fork();

@@ -141,15 +141,9 @@ static void test_low_rate_agrees(void **state)
 /* A port on 127.0.0.1 that refuses connections (bound, not listening). */
 static int closed_port(int *hold)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t len = sizeof a;
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    *hold = fd;
-    return ntohs(a.sin_port);
+    int port;
+    *hold = harness_bind_local(-1, &port);
+    return port;
 }
 
 /* A metrics URL that fails: a warning, counted gaps, and the run still

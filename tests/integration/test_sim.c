@@ -190,12 +190,7 @@ static int connect_port(int port)
 
 static void send_all(int fd, const char *s, size_t n)
 {
-    while (n > 0) {
-        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-        assert_true(w > 0);
-        s += w;
-        n -= (size_t)w;
-    }
+    assert_int_equal(harness_send_all(fd, s, n, NULL), 0);
 }
 
 /* Read from fd until it closes or IO_TIMEOUT_MS of silence. */

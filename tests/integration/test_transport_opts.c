@@ -95,37 +95,19 @@ static unsigned post_delay_ms;
 static int teardown(void **state)
 {
     (void)state;
-    harness_kill_reap(&cur_client);
-    harness_kill_reap(&cur_srv);
-    harness_kill_reap(&cur_aux);
-    harness_sim_teardown(NULL);
+    harness_cleanup((pid_t *const[]){&cur_client, &cur_srv, &cur_aux, NULL});
     if (cur_seen) {
         munmap(cur_seen, sizeof *cur_seen);
         cur_seen = NULL;
     }
-    harness_tmp_end();
     return 0;
 }
 
 /* ---- server: writing ---------------------------------------------------- */
 
-static int send_all(int fd, const char *p, size_t len)
-{
-    while (len) {
-        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 static int send_str(int fd, const char *s)
 {
-    return send_all(fd, s, strlen(s));
+    return harness_send_all(fd, s, strlen(s), NULL);
 }
 
 #define EV_CONTENT                                                                     \
@@ -149,7 +131,7 @@ static int answer_post(int fd)
              "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
              "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n%zx\r\n",
              sizeof body - 1);
-    if (send_str(fd, head) != 0 || send_all(fd, body, sizeof body - 1) != 0)
+    if (send_str(fd, head) != 0 || harness_send_all(fd, body, sizeof body - 1, NULL) != 0)
         return -1;
     return send_str(fd, "\r\n0\r\n\r\n");
 }
@@ -237,22 +219,10 @@ static void *recorder_arg(int fd, void *ud)
 static void recorder_start(char *url, size_t url_len)
 {
     harness_kill_reap(&cur_srv);
-    if (!cur_seen) {
-        void *p = mmap(NULL, sizeof *cur_seen, PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        assert_true(p != MAP_FAILED);
-        cur_seen = p;
-    }
+    if (!cur_seen)
+        cur_seen = harness_shared_map(sizeof *cur_seen);
     memset(cur_seen, 0, sizeof *cur_seen);
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(lfd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(listen(lfd, 128), 0);
-    socklen_t sl = sizeof sa;
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
-    cur_srv_port = ntohs(sa.sin_port);
+    int lfd = harness_bind_local(128, &cur_srv_port);
     snprintf(url, url_len, "http://127.0.0.1:%d/v1", cur_srv_port);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -362,6 +332,29 @@ static int drain_fd(int fd, char **buf, size_t *len)
     return 1;
 }
 
+/* In the client's child: the environment changes ud lists (client_run).
+ * Returns 0, or -1 when one cannot be made. */
+static int set_env(void *ud)
+{
+    const char *const *env = ud;
+    unsetenv("OPENAI_API_KEY");
+    unsetenv("LLMLOAD_HTTP_CLIENT");
+    for (size_t i = 0; env && env[i]; i++) {
+        const char *eq = strchr(env[i], '=');
+        char name[128];
+        if (!eq) {
+            unsetenv(env[i]);
+            continue;
+        }
+        if ((size_t)(eq - env[i]) >= sizeof name)
+            return -1;
+        copy_cut(name, sizeof name, env[i], (size_t)(eq - env[i]));
+        if (setenv(name, eq + 1, 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Run LLMLOAD_BIN args... and wait for it (SIGKILL past CLIENT_TIMEOUT_S).
  * env lists changes to the environment made in the child only:
  * "NAME=VALUE" sets, "NAME" unsets (OPENAI_API_KEY and LLMLOAD_HTTP_CLIENT
@@ -371,52 +364,16 @@ static int drain_fd(int fd, char **buf, size_t *len)
 static void client_run(const char *const *args, const char *const *env, int tty,
                        struct client_res *res)
 {
-    const char *bin = getenv("LLMLOAD_BIN");
-    if (!bin || !*bin)
-        fail_msg("LLMLOAD_BIN is not set");
     char outp[600], errp[600];
     harness_tmp_path(outp, sizeof outp, "client.out");
     harness_tmp_path(errp, sizeof errp, "client.err");
-    char *v[MAX_ARGS + 2];
-    size_t n = 0;
-    v[n++] = (char *)bin;
-    for (size_t i = 0; args[i]; i++) {
-        assert_true(n < MAX_ARGS);
-        v[n++] = (char *)args[i];
-    }
-    v[n] = NULL;
     int master = -1, slave = -1;
     if (tty) {
         assert_int_equal(openpty(&master, &slave, NULL, NULL, NULL), 0);
         assert_int_equal(fcntl(master, F_SETFD, FD_CLOEXEC), 0);
         assert_int_equal(fcntl(slave, F_SETFD, FD_CLOEXEC), 0);
     }
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        unsetenv("OPENAI_API_KEY");
-        unsetenv("LLMLOAD_HTTP_CLIENT");
-        for (size_t i = 0; env && env[i]; i++) {
-            const char *eq = strchr(env[i], '=');
-            char name[128];
-            if (!eq) {
-                unsetenv(env[i]);
-                continue;
-            }
-            if ((size_t)(eq - env[i]) >= sizeof name)
-                _exit(126);
-            copy_cut(name, sizeof name, env[i], (size_t)(eq - env[i]));
-            if (setenv(name, eq + 1, 1) != 0)
-                _exit(126);
-        }
-        int in = open("/dev/null", O_RDONLY);
-        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = tty ? slave : open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-            _exit(126);
-        execv(bin, v);
-        _exit(127);
-    }
+    pid_t pid = harness_spawn(args, outp, errp, tty ? slave : -1, set_env, (void *)env);
     cur_client = pid;
     uint64_t deadline = ll_now_ns() + (uint64_t)CLIENT_TIMEOUT_S * 1000000000ull;
     char *tty_buf = NULL;
