@@ -28,15 +28,10 @@
  * harness_results_free). */
 static char *sweep_ok(const char *const *args)
 {
-    int status = -1;
-    char *out = NULL, *err = NULL;
-    char *dir = harness_run_against_sim("sweep", NULL, args, 90, &status, &out, &err);
-    harness_sim_teardown(NULL);
-    if (status != 0)
-        fail_msg("sweep exited %d\nstdout:\n%s\nstderr:\n%s", status, out, err);
+    char *out = NULL;
+    char *dir = harness_sweep_ok(args, 90, &out, NULL);
     assert_non_null(strstr(out, "recovery: "));
     free(out);
-    free(err);
     return dir;
 }
 

@@ -36,50 +36,18 @@ static void test_prefix_sharing(void **state)
 {
     (void)state;
     harness_cur_sim_start(NULL);
-    const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "256",
-                          "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
-                          "--prefix-groups", "2", "--prefix-tokens", "128", NULL};
+    const char *args[] = {HARNESS_PREFIX_RUN, "--duration", "3s", NULL};
     char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
     harness_sim_teardown(NULL);
-
-    struct workload w;
-    base_workload(&w, "256", "8");
-    w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
-    struct harness_recs *r = harness_requests_load(dir);
-    assert_true(r->n > 30);
-    size_t shared = 0, hits = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        struct req_spec spec;
-        workload_spec(&w, (uint64_t)harness_ival(r->items[i], "id"), &spec);
-        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
-        int64_t cached = harness_ival(r->items[i], "cached_tokens");
-        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), 256);
-        if (spec.prefix_id >= 0) {
-            shared++;
-            assert_true(cached == 0 || cached == 128);
-            hits += cached == 128;
-        } else {
-            assert_int_equal(cached, 0);
-        }
-    }
-    /* Only a group's first requests (before its prefix is computed) miss. */
-    assert_true(shared > 10);
-    assert_true(hits + 4 >= shared);
-    harness_recs_free(r);
+    harness_check_prefix_hits(dir);
     harness_results_free(dir);
 
     /* The one-flag switch: the same run with --all-unique hits nothing. */
     harness_cur_sim_start(NULL);
-    const char *args2[] = {"--rate", "20", "--duration", "2s", "--prompt-tokens", "256",
-                           "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
-                           "--prefix-groups", "2", "--prefix-tokens", "128", "--all-unique",
-                           NULL};
+    const char *args2[] = {HARNESS_PREFIX_RUN, "--duration", "2s", "--all-unique", NULL};
     dir = harness_run_client(no_metrics, args2, HARNESS_RC_OK_OR_INVALID, NULL);
     harness_sim_teardown(NULL);
-    r = harness_requests_load(dir);
-    for (size_t i = 0; i < r->n; i++)
-        assert_int_equal(harness_ival(r->items[i], "cached_tokens"), 0);
-    harness_recs_free(r);
+    harness_check_no_prefix_hits(dir);
     harness_results_free(dir);
 }
 
