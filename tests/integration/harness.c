@@ -873,6 +873,11 @@ int harness_run_tests(const struct CMUnitTest *tests, size_t n)
 
     if (!keep)
         return 1;
+    if (harness_bin() == NULL) {
+        fprintf(stderr, "(run the integration tests through make integration)\n");
+        free(keep);
+        return 1;
+    }
     for (size_t i = 0; i < n; i++) {
         if (only && *only && !name_in_list(tests[i].name, only))
             continue;

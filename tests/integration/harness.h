@@ -328,7 +328,8 @@ void harness_sleep_ms(unsigned ms);
  * LLMLOAD_TEST_SKIP (the same) drops those that match one. This is how
  * tests/integration/run.sh splits the long files into jobs that run side
  * by side. A selection that leaves no test is an error (exit 1), so a
- * stale job list cannot pass by running nothing. */
+ * stale job list cannot pass by running nothing; so is an unset
+ * LLMLOAD_BIN. */
 struct CMUnitTest;
 int harness_run_tests(const struct CMUnitTest *tests, size_t n);
 #define harness_run_group(tests) harness_run_tests((tests), sizeof(tests) / sizeof((tests)[0]))

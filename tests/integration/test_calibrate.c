@@ -238,15 +238,22 @@ static void check_fit(const char *cal, uint32_t special, const char *source)
             slope, fit.intercept, intercept, special - 0.0625, fit.residual);
 }
 
+/* Start the sim with the bytes2 tokenizer and the instant profile, and
+ * calibrate against it through usage into cal (calibrate_expect). */
+static void bytes2_calibrated(char *cal, size_t len)
+{
+    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    calibrate_expect(cal, len, "usage", NULL);
+}
+
 /* (a) bytes2 through usage: chat prompts of one message, 10 template
  * tokens. */
 static void test_calibrate_bytes2_usage(void **state)
 {
     (void)state;
-    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
     char cal[600];
-    calibrate_expect(cal, sizeof cal, "usage", NULL);
+    bytes2_calibrated(cal, sizeof cal);
     check_fit(cal, BYTES2_CHAT_ONE_MESSAGE, "usage");
     harness_sim_teardown(NULL);
     harness_tmp_end();
@@ -310,10 +317,8 @@ static void test_calibrate_bytes2_tokenize(void **state)
 static void test_calibrated_run_bytes2(void **state)
 {
     (void)state;
-    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
     char cal[600];
-    calibrate_expect(cal, sizeof cal, "usage", NULL);
+    bytes2_calibrated(cal, sizeof cal);
     struct calib_fit fit;
     char err[300];
     assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);

@@ -895,10 +895,6 @@ static void test_cli(void **state)
 
 int main(void)
 {
-    if (!getenv("LLMLOAD_BIN")) {
-        fprintf(stderr, "test_sim: LLMLOAD_BIN is not set (run via make integration)\n");
-        return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_chat_exact),
         cmocka_unit_test(test_completions),
