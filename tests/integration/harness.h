@@ -332,6 +332,11 @@ void harness_sleep_ms(unsigned ms);
  * LLMLOAD_BIN. */
 struct CMUnitTest;
 int harness_run_tests(const struct CMUnitTest *tests, size_t n);
+/* A cmocka test entry for one HTTP client: runs fn with *state the client's
+ * name, "native" or "curl" (a string literal), under the name
+ * test_<name>_<client>, with teardown. */
+#define HARNESS_CLIENT_TEST(name, fn, client, teardown) \
+    { "test_" name "_" client, (fn), NULL, (teardown), (void *)(client) }
 #define harness_run_group(tests) harness_run_tests((tests), sizeof(tests) / sizeof((tests)[0]))
 
 #endif

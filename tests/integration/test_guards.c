@@ -562,8 +562,9 @@ out:
  * connect_error or another timeout, with no HTTP status, ending 300 ms
  * (plus the native client's 5 ms sweep and scheduling slack) after it was
  * sent; records == scheduled, and the summary counts them by kind. */
-static void connect_timeout_case(const char *client)
+static void connect_timeout_case(void **state)
 {
+    const char *client = *state;
     harness_tmp_begin();
     int port;
     int lfd = harness_bind_local(0, &port);
@@ -629,18 +630,6 @@ static void connect_timeout_case(const char *client)
     client_res_free(&res);
 }
 
-static void test_connect_timeout_native(void **state)
-{
-    (void)state;
-    connect_timeout_case("native");
-}
-
-static void test_connect_timeout_curl(void **state)
-{
-    (void)state;
-    connect_timeout_case("curl");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -648,8 +637,8 @@ int main(void)
         cmocka_unit_test_teardown(test_spend_guard_not_a_multiple, teardown),
         cmocka_unit_test_teardown(test_invalid_when_client_paused, teardown),
         cmocka_unit_test_teardown(test_valid_when_not_paused, teardown),
-        cmocka_unit_test_teardown(test_connect_timeout_native, teardown),
-        cmocka_unit_test_teardown(test_connect_timeout_curl, teardown),
+        HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "native", teardown),
+        HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "curl", teardown),
     };
     return harness_run_group(tests);
 }

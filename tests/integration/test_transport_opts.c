@@ -459,8 +459,9 @@ static int assert_absent_in_dir(const char *dir, const char *needle)
  * and neither key shows in anything the client wrote. Then with no key at
  * all, no Authorization header; with --api-key-env naming an unset
  * variable, a usage error before any request. */
-static void credentials_case(const char *client)
+static void credentials_case(void **state)
 {
+    const char *client = *state;
     harness_tmp_begin();
     char url[64], out[600];
     recorder_start(url, sizeof url);
@@ -578,18 +579,6 @@ static void credentials_case(const char *client)
     client_res_free(&r);
 }
 
-static void test_credentials_native(void **state)
-{
-    (void)state;
-    credentials_case("native");
-}
-
-static void test_credentials_curl(void **state)
-{
-    (void)state;
-    credentials_case("curl");
-}
-
 /* --http2 reaches libcurl: on http:// it offers the h2c upgrade (RFC 7540
  * 3.2) with its settings; a server that ignores the offer answers in
  * HTTP/1.1, as this one does, and the run goes on. Without the flag
@@ -698,23 +687,12 @@ static uint32_t post_connections(const char *client, unsigned users, unsigned wa
 /* One user's 20 requests go over one connection; three users' 30 over
  * three: at most one per user, and no fewer, since the three users' 20 ms
  * requests are in flight at once and HTTP/1.1 carries one at a time. */
-static void keepalive_case(const char *client)
+static void keepalive_case(void **state)
 {
+    const char *client = *state;
     harness_tmp_begin();
     assert_int_equal(post_connections(client, 1, 20, "r1"), 1);
     assert_int_equal(post_connections(client, 3, 30, "r3"), 3);
-}
-
-static void test_keepalive_native(void **state)
-{
-    (void)state;
-    keepalive_case("native");
-}
-
-static void test_keepalive_curl(void **state)
-{
-    (void)state;
-    keepalive_case("curl");
 }
 
 /* ---- 3. --threads splits the schedule without changing it ------------------ */
@@ -1104,11 +1082,11 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_credentials_native, teardown),
-        cmocka_unit_test_teardown(test_credentials_curl, teardown),
+        HARNESS_CLIENT_TEST("credentials", credentials_case, "native", teardown),
+        HARNESS_CLIENT_TEST("credentials", credentials_case, "curl", teardown),
         cmocka_unit_test_teardown(test_http2_offered, teardown),
-        cmocka_unit_test_teardown(test_keepalive_native, teardown),
-        cmocka_unit_test_teardown(test_keepalive_curl, teardown),
+        HARNESS_CLIENT_TEST("keepalive", keepalive_case, "native", teardown),
+        HARNESS_CLIENT_TEST("keepalive", keepalive_case, "curl", teardown),
         cmocka_unit_test_teardown(test_threads_split_schedule, teardown),
         cmocka_unit_test_teardown(test_insecure_self_signed, teardown),
         cmocka_unit_test_teardown(test_progress_plain_lines, teardown),
