@@ -404,6 +404,16 @@ static void client_run(const char *const *args, const char *const *env, int tty,
     assert_true(res->out && res->err);
 }
 
+/* The results dir holds exactly n records, every one of kind "ok". */
+static void assert_all_ok(const char *dir, size_t n)
+{
+    struct harness_recs *recs = harness_requests_load(dir);
+    assert_int_equal(recs->n, n);
+    for (size_t i = 0; i < recs->n; i++)
+        assert_string_equal(harness_sval(recs->items[i], "kind"), "ok");
+    harness_recs_free(recs);
+}
+
 /* Fail unless the run exited 0, or 1 (INVALID: a wake-up on this shared
  * machine was late, which changes nothing checked here). */
 static void assert_ran(const struct client_res *r)
@@ -501,11 +511,7 @@ static void credentials_case(void **state)
     assert_int_equal(probes, 1);
     assert_int_equal(posts, 4);
 
-    struct harness_recs *recs = harness_requests_load(out);
-    assert_int_equal(recs->n, 4);
-    for (size_t i = 0; i < recs->n; i++)
-        assert_string_equal(harness_sval(recs->items[i], "kind"), "ok");
-    harness_recs_free(recs);
+    assert_all_ok(out, 4);
     json_t *run = harness_json_load(out, "run.json");
     json_t *config = json_object_get(run, "config");
     assert_string_equal(harness_sval(config, "model"), MODEL_ID);
@@ -619,11 +625,7 @@ static void test_http2_offered(void **state)
             posts++;
         }
         assert_int_equal(posts, 3);
-        struct harness_recs *recs = harness_requests_load(out);
-        assert_int_equal(recs->n, 3);
-        for (size_t i = 0; i < recs->n; i++)
-            assert_string_equal(harness_sval(recs->items[i], "kind"), "ok");
-        harness_recs_free(recs);
+        assert_all_ok(out, 3);
         json_t *run = harness_json_load(out, "run.json");
         assert_string_equal(harness_sval(json_object_get(run, "config"), "http_client_used"),
                             "curl");
@@ -657,11 +659,7 @@ static uint32_t post_connections(const char *client, unsigned users, unsigned wa
     client_run(args, NULL, 0, &r);
     assert_ran(&r);
     client_res_free(&r);
-    struct harness_recs *recs = harness_requests_load(out);
-    assert_int_equal(recs->n, want);
-    for (size_t i = 0; i < recs->n; i++)
-        assert_string_equal(harness_sval(recs->items[i], "kind"), "ok");
-    harness_recs_free(recs);
+    assert_all_ok(out, want);
 
     uint32_t n = seen_count(), posts = 0;
     char used[SLOTS + 2] = {0}; /* accept indexes run from 1 */
@@ -976,6 +974,26 @@ static void sim_start_instant(char *url, size_t len)
     snprintf(url, len, "%s/v1", harness_cur_sim.url);
 }
 
+/* One thread at rate/s, constant arrivals, for duration, 4 output tokens,
+ * into <tmp>/<name> (out gets the path), against url; stderr on a
+ * pseudo-terminal when tty is set (client_run). The run must end 0 or 1. */
+static void progress_run(const char *url, const char *rate, const char *duration, int quiet,
+                         int tty, const char *name, char *out, size_t out_len,
+                         struct client_res *r)
+{
+    harness_tmp_path(out, out_len, name);
+    const char *head[] = {"run", "--url", url, "--out", out, "--no-metrics", NULL};
+    const char *load[] = {"--threads", "1", "--rate", rate, "--arrival", "constant",
+                          "--duration", duration, "--output-tokens", "4", NULL};
+    const char *q[] = {"--quiet", NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, quiet ? q : NULL);
+    harness_argv_add(&a, load);
+    client_run(a.v, NULL, tty, r);
+    assert_ran(r);
+}
+
 /* Not on a terminal, without --quiet: one plain line every 5 s (the
  * interval cmd_run.c sets for a pipe or file), no carriage returns or
  * escape sequences, and no closing line. A 5.4 s run at 4/s, constant
@@ -988,13 +1006,8 @@ static void test_progress_plain_lines(void **state)
     harness_tmp_begin();
     char url[200], out[600];
     sim_start_instant(url, sizeof url);
-    harness_tmp_path(out, sizeof out, "r");
-    const char *args[] = {"run", "--url", url, "--out", out, "--no-metrics", "--threads", "1",
-                          "--rate", "4", "--arrival", "constant", "--duration", "5.4s",
-                          "--output-tokens", "4", NULL};
     struct client_res r;
-    client_run(args, NULL, 0, &r);
-    assert_ran(&r);
+    progress_run(url, "4", "5.4s", 0, 0, "r", out, sizeof out, &r);
     if (strchr(r.err, '\r') || strchr(r.err, '\033'))
         fail_msg("terminal control bytes on a plain stderr:\n%s", r.err);
     struct progress pl[8];
@@ -1034,13 +1047,8 @@ static void test_progress_terminal_and_quiet(void **state)
     close(sl);
     char url[200], out[600];
     sim_start_instant(url, sizeof url);
-    harness_tmp_path(out, sizeof out, "r");
-    const char *args[] = {"run", "--url", url, "--out", out, "--no-metrics", "--threads", "1",
-                          "--rate", "8", "--arrival", "constant", "--duration", "2.5s",
-                          "--output-tokens", "4", NULL};
     struct client_res r;
-    client_run(args, NULL, 1, &r);
-    assert_ran(&r);
+    progress_run(url, "8", "2.5s", 0, 1, "r", out, sizeof out, &r);
     assert_non_null(strstr(r.err, "\r\033[K["));
     struct progress pl[16];
     size_t n = progress_lines(r.err, "\r\n", pl, 16);
@@ -1067,12 +1075,7 @@ static void test_progress_terminal_and_quiet(void **state)
     assert_int_equal(recs->n, 20);
     harness_recs_free(recs);
 
-    harness_tmp_path(out, sizeof out, "r-quiet");
-    const char *quiet[] = {"run", "--url", url, "--out", out, "--quiet", "--no-metrics",
-                           "--threads", "1", "--rate", "8", "--arrival", "constant",
-                           "--duration", "1.5s", "--output-tokens", "4", NULL};
-    client_run(quiet, NULL, 1, &r);
-    assert_ran(&r);
+    progress_run(url, "8", "1.5s", 1, 1, "r-quiet", out, sizeof out, &r);
     if (strchr(r.err, '[') || strchr(r.err, '\033'))
         fail_msg("--quiet, yet on the terminal:\n%s", r.err);
     client_res_free(&r);
