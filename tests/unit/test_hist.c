@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "measure/hist.h"
 #include "util/rng.h"
 #include "util/util.h"
@@ -425,12 +426,10 @@ static void test_write(void **state)
     (void)state;
     struct hist *h = hist_new();
     hist_record(h, 42);
-    char *mem = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&mem, &len);
-    assert_non_null(f);
-    assert_int_equal(hist_write(h, f), 0);
-    assert_int_equal(fclose(f), 0);
+    struct test_mem m;
+    test_mem_open(&m);
+    assert_int_equal(hist_write(h, m.f), 0);
+    char *mem = test_mem_close(&m);
     assert_string_equal(mem, "llh1 1 42 42 0 42 0 42:1\n");
     free(mem);
     hist_free(h);

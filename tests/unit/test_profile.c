@@ -3,6 +3,7 @@
  * numbers worked out by hand. The simulated check of the same formula is
  * test_engine's test_overload_matches_capacity. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -118,15 +119,12 @@ static void test_capacity_instant(void **state)
 static char *explain(const char *name)
 {
     struct sim_profile p;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    struct test_mem m;
 
-    assert_non_null(f);
     assert_int_equal(sim_profile_get(name, &p), 0);
-    sim_profile_explain(&p, f);
-    assert_int_equal(fclose(f), 0);
-    return buf;
+    test_mem_open(&m);
+    sim_profile_explain(&p, m.f);
+    return test_mem_close(&m);
 }
 
 static void test_explain(void **state)

@@ -29,6 +29,21 @@ void assert_rejected(int rc, const void *out, const char *err, const char *input
         fail_msg("message \"%s\" is more than one line\n(input %s)", err, input);
 }
 
+void test_mem_open(struct test_mem *m)
+{
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    assert_non_null(m->f);
+}
+
+char *test_mem_close(struct test_mem *m)
+{
+    assert_int_equal(fclose(m->f), 0);
+    m->f = NULL;
+    return m->buf;
+}
+
 const char *svgtest_chart_find(const char *doc, const char *id, size_t *len)
 {
     char pat[128];

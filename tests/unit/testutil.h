@@ -8,6 +8,7 @@
 #define LL_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* buf = "$LLMLOAD_DATA/dir/name", or "tests/data/dir/name" when the
  * variable is unset (run from the repository root). Fails the test when it
@@ -20,6 +21,20 @@ const char *test_data_path(const char *dir, const char *name, char *buf, size_t 
  * input. */
 void assert_rejected(int rc, const void *out, const char *err, const char *input,
                      const char *a, const char *b, const char *c);
+
+/* A memory stream for a writer under test to print into. */
+struct test_mem {
+    FILE *f;     /* open between test_mem_open and test_mem_close */
+    char *buf;   /* what was written, after test_mem_close */
+    size_t len;  /* its length in bytes */
+};
+
+/* Open m->f; fails the test when it cannot. */
+void test_mem_open(struct test_mem *m);
+
+/* Close m->f (which must succeed) and return what was written to it,
+ * NUL-terminated (caller frees; also in m->buf, its length in m->len). */
+char *test_mem_close(struct test_mem *m);
 
 /* ---- reading SVG back ------------------------------------------------------
  * The chart writer (svg.c) and the HTML report (report_html.c) are checked
