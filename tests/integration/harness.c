@@ -519,6 +519,15 @@ char *harness_sweep_ok(const char *const *args, int timeout_s, char **out, char 
     return dir;
 }
 
+char *harness_run_on_sim(const char *const *sim_args, const char *const *fixed,
+                         const char *const *args)
+{
+    harness_cur_sim_start(sim_args);
+    char *dir = harness_run_client(fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
+    return dir;
+}
+
 char *harness_report_rebuilds(const char *dir, const char *const *files)
 {
     char path[700];

@@ -169,6 +169,13 @@ void harness_check_prefix_hits(const char *dir);
  * 20, the server counting 256 prompt tokens and serving no cached one. */
 void harness_check_no_prefix_hits(const char *dir);
 
+/* Start harness_cur_sim with sim_args (harness_cur_sim_start), run the
+ * client against it (harness_run_client with fixed and args, exit 0 or
+ * 1 accepted), and stop the sim. Returns the results dir (caller releases
+ * it with harness_results_free). */
+char *harness_run_on_sim(const char *const *sim_args, const char *const *fixed,
+                         const char *const *args);
+
 /* Remove the temporary directory above a results dir returned by
  * harness_run_client (with everything in it) and free dir. */
 void harness_results_free(char *dir);

@@ -73,11 +73,9 @@ static int is_row(const struct empirical *e, int64_t in, int64_t out)
 static void test_empirical_columns(void **state)
 {
     (void)state;
-    harness_cur_sim_start(NULL);
     const char *args[] = {"--prompt-tokens", "empirical:" PAIRS "#input", "--output-tokens",
                           "empirical:" VALUES, NULL};
-    char *dir = harness_run_client(run_fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, run_fixed, args);
 
     struct workload w;
     base_workload(&w);
@@ -118,10 +116,8 @@ static void test_empirical_columns(void **state)
 static void test_empirical_pairs(void **state)
 {
     (void)state;
-    harness_cur_sim_start(NULL);
     const char *args[] = {"--lengths", "empirical:" PAIRS, NULL};
-    char *dir = harness_run_client(run_fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, run_fixed, args);
 
     struct empirical *pairs = load_emp(PAIRS);
     struct harness_recs *r = harness_requests_load(dir);

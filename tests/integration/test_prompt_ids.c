@@ -442,11 +442,9 @@ static void test_client_sends_ids(void **state)
 static void test_run_prefix_ids(void **state)
 {
     (void)state;
-    harness_cur_sim_start(NULL);
     const char *args[] = {"--api", "openai-completions", "--prompt-ids", HARNESS_PREFIX_RUN,
                           "--duration", "3s", NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
 
     json_t *run = harness_json_load(dir, "run.json");
     assert_true(json_is_true(json_object_get(json_object_get(run, "config"), "prompt_ids")));
@@ -454,11 +452,9 @@ static void test_run_prefix_ids(void **state)
     harness_check_prefix_hits(dir);
     harness_results_free(dir);
 
-    harness_cur_sim_start(NULL);
     const char *args2[] = {"--api", "openai-completions", "--prompt-ids", HARNESS_PREFIX_RUN,
                            "--duration", "2s", "--all-unique", NULL};
-    dir = harness_run_client(no_metrics, args2, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    dir = harness_run_on_sim(NULL, no_metrics, args2);
     harness_check_no_prefix_hits(dir);
     harness_results_free(dir);
 }

@@ -35,18 +35,14 @@ static void base_workload(struct workload *w, const char *prompt, const char *ou
 static void test_prefix_sharing(void **state)
 {
     (void)state;
-    harness_cur_sim_start(NULL);
     const char *args[] = {HARNESS_PREFIX_RUN, "--duration", "3s", NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
     harness_check_prefix_hits(dir);
     harness_results_free(dir);
 
     /* The one-flag switch: the same run with --all-unique hits nothing. */
-    harness_cur_sim_start(NULL);
     const char *args2[] = {HARNESS_PREFIX_RUN, "--duration", "2s", "--all-unique", NULL};
-    dir = harness_run_client(no_metrics, args2, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    dir = harness_run_on_sim(NULL, no_metrics, args2);
     harness_check_no_prefix_hits(dir);
     harness_results_free(dir);
 }
@@ -57,12 +53,10 @@ static void test_prefix_sharing(void **state)
 static void test_cancel_after_tokens(void **state)
 {
     (void)state;
-    harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "32",
                           "--output-tokens", "40", "--ignore-eos", "--cancel-fraction", "0.3",
                           "--cancel-after-tokens", "uniform:5,20", NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
 
     struct workload w;
     char err[200];
@@ -95,12 +89,10 @@ static void test_cancel_after_tokens(void **state)
 static void test_cancel_after_time(void **state)
 {
     (void)state;
-    harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "10", "--duration", "2s", "--prompt-tokens", "32",
                           "--output-tokens", "128", "--ignore-eos", "--cancel-after", "200ms",
                           NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
     struct harness_recs *r = harness_requests_load(dir);
     assert_true(r->n > 5);
     for (size_t i = 0; i < r->n; i++) {
@@ -132,10 +124,8 @@ static void test_classes(void **state)
           "]}\n",
           f);
     fclose(f);
-    harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--workload", path, NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
 
     struct wl_file *wf = NULL;
     char err[300];
@@ -177,13 +167,11 @@ static void test_classes(void **state)
 static void test_bursts(void **state)
 {
     (void)state;
-    harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "2s",
                           "--prompt-tokens", "32", "--output-tokens", "4", "--ignore-eos",
                           "--burst", "at=1s,count=6,prompt-tokens=1000",
                           "--burst", "at=500ms,count=2", NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
     struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 10 + 6 + 2);
     int at_1s = 0, at_500 = 0;
