@@ -244,12 +244,25 @@ static char *render(const struct report *r)
     return b.data;              /* the caller frees it */
 }
 
-static void test_latency_points_exact(void **state)
+/* cmocka setup and teardown of a test that reads the five-step fixture's
+ * page: the page is the test's state. */
+static int doc_setup(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
-    char *doc = render(&f.r);
+    *state = render(&f.r);
+    return 0;
+}
+
+static int doc_teardown(void **state)
+{
+    free(*state);
+    return 0;
+}
+
+static void test_latency_points_exact(void **state)
+{
+    const char *doc = *state;
     assert_well_formed(doc);
     double xs[16], ys[16];
     static const char *const ids[3] = {"chart-ttft", "chart-tpot", "chart-e2e"};
@@ -270,15 +283,11 @@ static void test_latency_points_exact(void **state)
             }
         }
     }
-    free(doc);
 }
 
 static void test_slo_line_and_markers(void **state)
 {
-    (void)state;
-    struct fixture f;
-    fixture_make(&f);
-    char *doc = render(&f.r);
+    const char *doc = *state;
     double cx[8], cy[8];
     /* TTFT: the SLO line at 500 ms runs through step 3's p99 (500 ms). */
     const char *hl = keyed(doc, "chart-ttft", "<line class=\"hline\"", "slo");
@@ -318,15 +327,11 @@ static void test_slo_line_and_markers(void **state)
     assert_non_null(strstr(doc, "<div class=\"v\">15<span class=\"u\">req/s</span>"));
     assert_non_null(strstr(doc, "<div class=\"v\">20<span class=\"u\">req/s</span>"));
     assert_non_null(strstr(doc, "capacity is 75% of it"));
-    free(doc);
 }
 
 static void test_throughput_points(void **state)
 {
-    (void)state;
-    struct fixture f;
-    fixture_make(&f);
-    char *doc = render(&f.r);
+    const char *doc = *state;
     double xs[8], ys[8];
     struct { const char *key; const double *want; } s[] = {
         {"achieved", fx_achieved}, {"completed", fx_completed}, {"goodput", fx_goodput},
@@ -344,15 +349,11 @@ static void test_throughput_points(void **state)
     assert_int_equal(pts(doc, "chart-tokens", "output_tps", xs, ys, 8), 5);
     for (int i = 0; i < 5; i++)
         assert_true(ys[i] == fx_out_tps[i]);
-    free(doc);
 }
 
 static void test_errors_by_kind(void **state)
 {
-    (void)state;
-    struct fixture f;
-    fixture_make(&f);
-    char *doc = render(&f.r);
+    const char *doc = *state;
     double ys[8], y0[8];
     assert_int_equal(points(doc, "chart-errors", "<rect class=\"bar\"", "http_429",
                             "data-y", "data-y0", ys, y0, 8), 2);
@@ -365,15 +366,11 @@ static void test_errors_by_kind(void **state)
                             "data-y0", ys, y0, 8), 0);
     assert_null(strstr(doc, "data-series=\"http_5xx\""));
     assert_non_null(strstr(doc, "data-series=\"http_429\" data-x=\"20\""));
-    free(doc);
 }
 
 static void test_inflight_and_table(void **state)
 {
-    (void)state;
-    struct fixture f;
-    fixture_make(&f);
-    char *doc = render(&f.r);
+    const char *doc = *state;
     double xs[32], ys[32];
     assert_int_equal(pts(doc, "chart-inflight", "inflight", xs, ys, 32), 20);
     for (int i = 0; i < 5; i++)
@@ -405,7 +402,6 @@ static void test_inflight_and_table(void **state)
     assert_int_equal(over, 2);
     /* Step 4's TTFT p99 (1500 ms) is over the SLO: flagged. */
     assert_non_null(strstr(doc, "<td class=\"bad\">1500</td>"));
-    free(doc);
 }
 
 static void test_thinning_keeps_peaks(void **state)
@@ -942,11 +938,11 @@ int main(void)
         return rc == 0 ? 0 : 1;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_latency_points_exact),
-        cmocka_unit_test(test_slo_line_and_markers),
-        cmocka_unit_test(test_throughput_points),
-        cmocka_unit_test(test_errors_by_kind),
-        cmocka_unit_test(test_inflight_and_table),
+        cmocka_unit_test_setup_teardown(test_latency_points_exact, doc_setup, doc_teardown),
+        cmocka_unit_test_setup_teardown(test_slo_line_and_markers, doc_setup, doc_teardown),
+        cmocka_unit_test_setup_teardown(test_throughput_points, doc_setup, doc_teardown),
+        cmocka_unit_test_setup_teardown(test_errors_by_kind, doc_setup, doc_teardown),
+        cmocka_unit_test_setup_teardown(test_inflight_and_table, doc_setup, doc_teardown),
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),
