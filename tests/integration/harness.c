@@ -563,6 +563,24 @@ char *harness_report_rebuilds(const char *dir, const char *const *files)
     return o;
 }
 
+void harness_sweep_rate(char *buf, size_t len, double rate_per_s)
+{
+    snprintf(buf, len, "%.3g", rate_per_s);
+}
+
+void harness_sweep_rates(char *buf, size_t len, double c, const double *f, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char r[16];
+        harness_sweep_rate(r, sizeof r, f[i] * c);
+        int w = snprintf(buf + at, len - at, "%s%s", i ? "," : "", r);
+        assert_true(w > 0 && (size_t)w < len - at);
+        at += (size_t)w;
+    }
+}
+
 double harness_small_sim_start(const char *const *extra_args)
 {
     const char *args[32] = {HARNESS_SMALL_SIM};

@@ -145,6 +145,14 @@ char *harness_report_rebuilds(const char *dir, const char *const *files);
  * checked against. */
 double harness_small_sim_rps(void);
 
+/* A rate as the sweep writes it (3 significant digits, "%.3g"), for
+ * --rates and for comparing with summary.json. */
+void harness_sweep_rate(char *buf, size_t len, double rate_per_s);
+
+/* The --rates list "r1,r2,..." of f[i] * c for i < n, each as
+ * harness_sweep_rate writes it; fails the test when it does not fit len. */
+void harness_sweep_rates(char *buf, size_t len, double c, const double *f, size_t n);
+
 /* Start harness_cur_sim as the small sim, with extra_args (NULL-terminated,
  * may be NULL) after HARNESS_SMALL_SIM; fails the test when it does not
  * start. Returns harness_small_sim_rps(). */

@@ -56,7 +56,7 @@ static void test_recovery_after_overload(void **state)
     (void)state;
     double c = harness_small_sim_start(NULL);
     char rate[32];
-    snprintf(rate, sizeof rate, "%.3g", 2 * c);
+    harness_sweep_rate(rate, sizeof rate, 2 * c);
     const char *args[] = {"--rates", rate, "--step-duration", "2s", "--warmup", "0.3s",
                           "--slo", "ttft=250ms", "--ttft-limit", "100s", "--max-error-rate",
                           "100", "--overload-duration", "3s", "--recovery-duration", "8s",
@@ -70,7 +70,7 @@ static void test_recovery_after_overload(void **state)
     assert_string_equal(json_string_value(json_object_get(rs, "kind")), "recovery");
     double top = strtod(rate, NULL);
     char want[32];
-    snprintf(want, sizeof want, "%.3g", 0.2 * top);
+    harness_sweep_rate(want, sizeof want, 0.2 * top);
     double lam = strtod(want, NULL);
     ASSERT_REL(harness_num(rs, "offered_rps"), lam, 1e-9);
     ASSERT_REL(harness_num(rs, "overload_rps"), top, 1e-9);
@@ -108,7 +108,7 @@ static void test_recovery_without_overload(void **state)
     (void)state;
     double c = harness_small_sim_start(NULL);
     char rate[32];
-    snprintf(rate, sizeof rate, "%.3g", 0.25 * c);
+    harness_sweep_rate(rate, sizeof rate, 0.25 * c);
     const char *args[] = {"--rates", rate, "--step-duration", "1s", "--warmup", "0.3s",
                           "--slo", "ttft=250ms", "--overload-duration", "1s",
                           "--recovery-duration", "2s", WORKLOAD, NULL};

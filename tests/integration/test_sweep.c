@@ -43,25 +43,6 @@ static void swept_free(struct swept *s)
     free(s->err);
 }
 
-/* Format "3.02" as the sweep does (3 significant digits), as a flag. */
-static void rate_arg(char *buf, size_t len, double r)
-{
-    snprintf(buf, len, "%.3g", r);
-}
-
-/* The --rates list "r1,r2,..." of f[i] * c, each as rate_arg writes it. */
-static void rates_arg(char *buf, size_t len, double c, const double *f, size_t n)
-{
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        char r[16];
-        rate_arg(r, sizeof r, f[i] * c);
-        int w = snprintf(buf + at, len - at, "%s%s", i ? "," : "", r);
-        assert_true(w > 0 && (size_t)w < len - at);
-        at += (size_t)w;
-    }
-}
-
 /* Run the sweep (sweep_run), stop the sim, and insist on exit status
  * want_status, want_steps steps in summary.json and, when why is not
  * NULL, a stop reason that contains why. Returns summary.json (caller
@@ -241,7 +222,7 @@ static void test_sweep_capacity_knee(void **state)
     double c = harness_small_sim_start(NULL);
     char rates[200];
     static const double f[] = {0.25, 0.5, 0.75, 1, 1.25, 1.5};
-    rates_arg(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
+    harness_sweep_rates(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
     const char *args[] = {"--rates", rates, "--step-duration", "3s", "--warmup", "0.5s",
                           "--slo", "ttft=250ms", "--ttft-limit", "100s", "--cost-per-hour",
                           "2", "--forecast", "50", "--recovery-duration", "2s", WORKLOAD,
@@ -265,7 +246,7 @@ static void test_sweep_capacity_knee(void **state)
     assert_string_equal(json_string_value(json_object_get(last, "kind")), "recovery");
     double top = harness_num(json_array_get(steps, n - 2), "offered_rps");
     char want[16];
-    rate_arg(want, sizeof want, 0.2 * top);
+    harness_sweep_rate(want, sizeof want, 0.2 * top);
     ASSERT_REL(harness_num(last, "offered_rps"), strtod(want, NULL), 1e-9);
     /* Step offsets grow: each starts after the previous one's duration. */
     for (size_t i = 1; i < n; i++) {
@@ -297,7 +278,7 @@ static void test_sweep_capacity_knee(void **state)
     snprintf(path, sizeof path, "%s/report.html", s.dir);
     char *html = harness_read_file(path, NULL);
     assert_non_null(html);
-    double xs[8], ys[8];
+    double xs[8] = {0}, ys[8] = {0};
     size_t m = 0;
     for (size_t i = 0; i + 1 < n; i++) {
         xs[m] = harness_num(json_array_get(steps, i), "offered_rps");
@@ -352,7 +333,7 @@ static void test_stop_ttft_limit(void **state)
     double c = harness_small_sim_start(NULL);
     char rates[100];
     static const double f[] = {0.5, 2, 2.5};
-    rates_arg(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
+    harness_sweep_rates(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
     const char *args[] = {"--rates", rates, "--step-duration", "2s", "--warmup", "0.3s",
                           "--ttft-limit", "300ms", "--max-error-rate", "100", "--no-recovery",
                           WORKLOAD, NULL};
@@ -375,7 +356,7 @@ static void test_stop_goodput_falling(void **state)
     double c = harness_small_sim_start(NULL);
     char rates[120];
     static const double f[] = {0.5, 1.5, 2, 2.5, 3};
-    rates_arg(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
+    harness_sweep_rates(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
     const char *args[] = {"--rates", rates, "--step-duration", "2s", "--warmup", "0.3s",
                           "--slo", "ttft=250ms", "--ttft-limit", "100s", "--no-recovery",
                           WORKLOAD, NULL};
