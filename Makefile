@@ -75,9 +75,16 @@ $(LIB): $(LIB_OBJ)
 $(BIN): $(MAIN_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIB) $(LIBS)
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB) tests/unit/test.h
+# testutil.c: the helpers every unit test may share, linked into each.
+UNIT_UTIL := $(BUILD)/tests/unit/testutil.o
+
+$(UNIT_UTIL): tests/unit/testutil.c tests/unit/testutil.h tests/unit/test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LIBS) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_UTIL) $(LIB) tests/unit/test.h tests/unit/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(UNIT_UTIL) $(LIB) $(LIBS) $(TEST_LIBS)
 
 $(INTEG_HARNESS): tests/integration/harness.c tests/integration/harness.h
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <netinet/tcp.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +26,11 @@
 #include <unistd.h>
 
 #include "test.h"
+
+#include "sim/profile.h"
+#include "util/util.h"
+#include "workload/dist.h"
+#include "workload/workload.h"
 
 static const char *harness_bin(void)
 {
@@ -335,17 +341,10 @@ int harness_http(int port, const char *raw_request, size_t len, char **response,
         close(fd);
         return -1;
     }
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = send(fd, raw_request + off, len - off, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            fprintf(stderr, "harness: send: %s\n", strerror(errno));
-            close(fd);
-            return -1;
-        }
-        off += (size_t)w;
+    if (harness_send_all(fd, raw_request, len, NULL) != 0) {
+        fprintf(stderr, "harness: send: %s\n", strerror(errno));
+        close(fd);
+        return -1;
     }
     char *buf = NULL;
     size_t n = 0, cap = 0;
@@ -395,6 +394,12 @@ char *harness_read_file(const char *path, size_t *len)
 
 struct harness_sim harness_cur_sim;
 
+void harness_cur_sim_start(const char *const *extra_args)
+{
+    if (harness_sim_start(&harness_cur_sim, extra_args) != 0)
+        fail_msg("llmload sim did not start");
+}
+
 int harness_sim_teardown(void **state)
 {
     (void)state;
@@ -404,15 +409,65 @@ int harness_sim_teardown(void **state)
     return 0;
 }
 
-char *harness_run_client(const char *const *fixed, const char *const *args, int expect_rc,
+/* Fail the test unless llmload cmd's exit status is want (0 or 1 for
+ * HARNESS_RC_OK_OR_INVALID), with its stdout o and stderr e. */
+static void expect_status(const char *cmd, int status, int want, const char *o, const char *e)
+{
+    if (status != want && !(want == HARNESS_RC_OK_OR_INVALID && (status == 0 || status == 1)))
+        fail_msg("llmload %s exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", cmd, status,
+                 want, o, e);
+}
+
+char *harness_run_expect(const char *const *args, int timeout_s, int want_status,
                          char **err_out)
+{
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    if (harness_run(args, timeout_s, &status, &o, &e) != 0)
+        fail_msg("could not run llmload %s", args[0]);
+    expect_status(args[0], status, want_status, o, e);
+    if (err_out)
+        *err_out = e;
+    else
+        free(e);
+    return o;
+}
+
+void harness_expect_usage(const char *const *args, const char *needle)
+{
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    if (harness_run(args, 20, &status, &o, &e) != 0)
+        fail_msg("could not run llmload %s", args[0]);
+    const char *nl = strchr(e, '\n');
+    if (status != 2 || strstr(e, needle) == NULL || nl == NULL || nl[1] != '\0' || o[0] != '\0')
+        fail_msg("llmload %s: exit %d, expected 2 with one stderr line naming \"%s\" and "
+                 "nothing on stdout\nstdout:\n%s\nstderr:\n%s",
+                 args[0], status, needle, o, e);
+    free(o);
+    free(e);
+}
+
+void harness_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        fail_msg("cannot create %s", path);
+    size_t len = strlen(text);
+    if (fwrite(text, 1, len, f) != len || fclose(f) != 0)
+        fail_msg("cannot write %s", path);
+}
+
+char *harness_run_against_sim(const char *cmd, const char *const *fixed,
+                              const char *const *args, int timeout_s, int *status,
+                              char **out, char **err)
 {
     char *tmp = harness_tmpdir();
     assert_non_null(tmp);
-    char out[600], url[200];
-    snprintf(out, sizeof out, "%s/r", tmp);
+    char dir[600], url[200];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    const char *argv[64] = {"run", "--url", url, "--out", out, "--quiet"};
+    const char *argv[64] = {cmd, "--url", url, "--out", dir, "--quiet"};
     size_t n = 6;
     for (size_t i = 0; fixed && fixed[i]; i++) {
         assert_true(n < 63);
@@ -423,22 +478,133 @@ char *harness_run_client(const char *const *fixed, const char *const *args, int 
         argv[n++] = args[i];
     }
     argv[n] = NULL;
+    free(tmp);
+    if (harness_run(argv, timeout_s, status, out, err) != 0)
+        fail_msg("could not run llmload %s", cmd);
+    char *res = strdup(dir);
+    assert_non_null(res);
+    return res;
+}
+
+char *harness_run_client(const char *const *fixed, const char *const *args, int expect_rc,
+                         char **err_out)
+{
     int status = -1;
     char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(argv, 60, &status, &o, &e), 0);
-    if (status != expect_rc &&
-        !(expect_rc == HARNESS_RC_OK_OR_INVALID && (status == 0 || status == 1)))
-        fail_msg("llmload run exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", status,
-                 expect_rc, o, e);
+    char *dir = harness_run_against_sim("run", fixed, args, 60, &status, &o, &e);
+    expect_status("run", status, expect_rc, o, e);
     free(o);
     if (err_out)
         *err_out = e;
     else
         free(e);
-    free(tmp);
-    char *res = strdup(out);
-    assert_non_null(res);
-    return res;
+    return dir;
+}
+
+char *harness_sweep_ok(const char *const *args, int timeout_s, char **out, char **err)
+{
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    char *dir = harness_run_against_sim("sweep", NULL, args, timeout_s, &status, &o, &e);
+    harness_sim_teardown(NULL);
+    expect_status("sweep", status, 0, o, e);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    if (err)
+        *err = e;
+    else
+        free(e);
+    return dir;
+}
+
+char *harness_run_on_sim(const char *const *sim_args, const char *const *fixed,
+                         const char *const *args)
+{
+    harness_cur_sim_start(sim_args);
+    char *dir = harness_run_client(fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
+    return dir;
+}
+
+char *harness_report_rebuilds(const char *dir, const char *const *files)
+{
+    char path[700];
+    size_t n = 0;
+    while (files[n])
+        n++;
+    char **before = calloc(n, sizeof *before);
+    assert_non_null(before);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        before[i] = harness_read_file(path, NULL);
+        assert_non_null(before[i]);
+        unlink(path);
+    }
+    const char *rargs[] = {"report", dir, NULL};
+    char *o = harness_run_expect(rargs, 60, 0, NULL);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        char *after = harness_read_file(path, NULL);
+        assert_non_null(after);
+        if (strcmp(before[i], after) != 0) {
+            size_t at = 0;
+            while (before[i][at] && before[i][at] == after[at])
+                at++;
+            size_t from = at > 80 ? at - 80 : 0;
+            fail_msg("%s differs after llmload report at byte %zu:\nrun:    %.160s\nreport: %.160s",
+                     files[i], at, before[i] + from, after + from);
+        }
+        free(after);
+        free(before[i]);
+    }
+    free(before);
+    return o;
+}
+
+void harness_sweep_rate(char *buf, size_t len, double rate_per_s)
+{
+    snprintf(buf, len, "%.3g", rate_per_s);
+}
+
+void harness_sweep_rates(char *buf, size_t len, double c, const double *f, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char r[16];
+        harness_sweep_rate(r, sizeof r, f[i] * c);
+        int w = snprintf(buf + at, len - at, "%s%s", i ? "," : "", r);
+        assert_true(w > 0 && (size_t)w < len - at);
+        at += (size_t)w;
+    }
+}
+
+double harness_small_sim_start(const char *const *extra_args)
+{
+    const char *args[32] = {HARNESS_SMALL_SIM};
+    size_t n = 0;
+    while (args[n])
+        n++;
+    for (size_t i = 0; extra_args && extra_args[i]; i++) {
+        assert_true(n < 31);
+        args[n++] = extra_args[i];
+    }
+    args[n] = NULL;
+    harness_cur_sim_start(args);
+    return harness_small_sim_rps();
+}
+
+double harness_small_sim_rps(void)
+{
+    struct sim_profile p;
+    assert_int_equal(sim_profile_get("default", &p), 0);
+    p.engine.max_num_seqs = HARNESS_SMALL_SIM_SEQS;
+    p.engine.step_base_ns = 20 * LL_NS_PER_MS;
+    double c = sim_profile_capacity_rps(&p.engine, 64, 16);
+    ASSERT_IN_RANGE(c, 10, 14); /* 12.07 by the formula of docs/sim-engine.md */
+    return c;
 }
 
 void harness_results_free(char *dir)
@@ -605,17 +771,96 @@ void harness_kill_reap(pid_t *pid)
     *pid = 0;
 }
 
+pid_t harness_spawn(const char *const *args, const char *out_path, const char *err_path,
+                    int err_fd, int (*prep)(void *ud), void *ud)
+{
+    const char *bin = harness_bin();
+    if (bin == NULL)
+        fail_msg("LLMLOAD_BIN is not set");
+    struct harness_argv a = {.v = {bin}, .n = 1};
+    harness_argv_add(&a, args);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (prep != NULL && prep(ud) != 0)
+            _exit(126);
+        int in = open("/dev/null", O_RDONLY);
+        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = err_fd >= 0 ? err_fd : open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        close(in);
+        close(o);
+        close(e);
+        execv(bin, (char *const *)a.v);
+        _exit(127);
+    }
+    return pid;
+}
+
+void harness_argv_add(struct harness_argv *a, const char *const *args)
+{
+    for (size_t i = 0; args && args[i]; i++) {
+        assert_true(a->n < HARNESS_MAX_ARGS);
+        a->v[a->n++] = args[i];
+    }
+    a->v[a->n] = NULL;
+}
+
+void harness_cleanup(pid_t *const *pids)
+{
+    for (size_t i = 0; pids[i] != NULL; i++)
+        harness_kill_reap(pids[i]);
+    harness_sim_teardown(NULL);
+    harness_tmp_end();
+}
+
+int harness_send_all(int fd, const void *buf, size_t len, size_t *sent)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        if (sent != NULL)
+            *sent += (size_t)w;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
 int harness_free_port(void)
+{
+    int port;
+    close(harness_bind_local(-1, &port));
+    return port;
+}
+
+int harness_bind_local(int backlog, int *port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     assert_true(fd >= 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    if (backlog >= 0)
+        assert_int_equal(listen(fd, backlog), 0);
     socklen_t sl = sizeof sa;
     assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    close(fd);
-    return ntohs(sa.sin_port);
+    *port = ntohs(sa.sin_port);
+    return fd;
+}
+
+void *harness_shared_map(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        fail_msg("mmap of %zu shared bytes: %s", size, strerror(errno));
+    memset(p, 0, size);
+    return p;
 }
 
 void harness_sleep_ms(unsigned ms)
@@ -655,6 +900,11 @@ int harness_run_tests(const struct CMUnitTest *tests, size_t n)
 
     if (!keep)
         return 1;
+    if (harness_bin() == NULL) {
+        fprintf(stderr, "(run the integration tests through make integration)\n");
+        free(keep);
+        return 1;
+    }
     for (size_t i = 0; i < n; i++) {
         if (only && *only && !name_in_list(tests[i].name, only))
             continue;
@@ -829,4 +1079,49 @@ size_t harness_read_request(int fd, char *buf, size_t cap, size_t *body_len, int
     *body_len = body;
     *body_kept = keep;
     return head;
+}
+
+void harness_check_prefix_hits(const char *dir)
+{
+    struct workload w;
+    char err[200];
+    memset(&w, 0, sizeof w);
+    w.seed = 1;
+    w.ignore_eos = 1;
+    assert_int_equal(dist_parse("256", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
+    assert_int_equal(dist_parse("8", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_true(r->n > 30);
+    size_t shared = 0, hits = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)harness_ival(r->items[i], "id"), &spec);
+        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+        assert_int_equal(harness_ival(r->items[i], "prompt_tokens"), 256);
+        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), 256);
+        int64_t cached = harness_ival(r->items[i], "cached_tokens");
+        if (spec.prefix_id >= 0) {
+            shared++;
+            assert_true(cached == 0 || cached == 128);
+            hits += cached == 128;
+        } else {
+            assert_int_equal(cached, 0);
+        }
+    }
+    /* Only a group's first requests (before its prefix is computed) miss. */
+    assert_true(shared > 10);
+    assert_true(hits + 4 >= shared);
+    harness_recs_free(r);
+}
+
+void harness_check_no_prefix_hits(const char *dir)
+{
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_true(r->n > 20);
+    for (size_t i = 0; i < r->n; i++) {
+        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), 256);
+        assert_int_equal(harness_ival(r->items[i], "cached_tokens"), 0);
+    }
+    harness_recs_free(r);
 }

@@ -68,6 +68,10 @@ char *harness_read_file(const char *path, size_t *len);
  * even when an assertion failed half-way. */
 extern struct harness_sim harness_cur_sim;
 
+/* harness_sim_start(&harness_cur_sim, extra_args), failing the test when
+ * the sim does not start. */
+void harness_cur_sim_start(const char *const *extra_args);
+
 /* cmocka teardown (state unused): stop harness_cur_sim when it runs and
  * zero its pid. Safe to call from a test or another teardown. Returns 0. */
 int harness_sim_teardown(void **state);
@@ -78,6 +82,24 @@ int harness_sim_teardown(void **state);
  * measurement). */
 #define HARNESS_RC_OK_OR_INVALID (-1)
 
+/* Run LLMLOAD_BIN args... (as harness_run) with a timeout_s timeout and
+ * fail the test unless it exits want_status (or, for
+ * HARNESS_RC_OK_OR_INVALID, 0 or 1); the message names the command and
+ * gives its exit status, stdout and stderr. Returns its stdout (caller
+ * frees); *err_out, when err_out is not NULL, gets its stderr (caller
+ * frees). */
+char *harness_run_expect(const char *const *args, int timeout_s, int want_status,
+                         char **err_out);
+
+/* Run LLMLOAD_BIN args... (20 s timeout) and fail the test unless it is a
+ * usage error: exit 2, nothing on stdout, and exactly one line on stderr,
+ * which contains needle. */
+void harness_expect_usage(const char *const *args, const char *needle);
+
+/* Create (or truncate) path and write text to it; fails the test when it
+ * cannot. */
+void harness_write_file(const char *path, const char *text);
+
 /* Run `llmload run --url <harness_cur_sim.url>/v1 --out <tmp>/r --quiet
  * <fixed...> <args...>` (fixed may be NULL; both NULL-terminated, at most
  * 56 strings together) with a 60 s timeout, and fail the test unless it
@@ -86,6 +108,81 @@ int harness_sim_teardown(void **state);
  * "<tmp>/r" (caller releases it with harness_results_free). */
 char *harness_run_client(const char *const *fixed, const char *const *args, int expect_rc,
                          char **err_out);
+
+/* Run `llmload <cmd> --url <harness_cur_sim.url>/v1 --out <tmp>/r --quiet
+ * <fixed...> <args...>` (as harness_run_client, fixed may be NULL), in a
+ * new temporary directory, with a timeout_s timeout; its exit status,
+ * stdout and stderr as harness_run gives them. Returns the results dir
+ * "<tmp>/r" (caller releases it with harness_results_free). */
+char *harness_run_against_sim(const char *cmd, const char *const *fixed,
+                              const char *const *args, int timeout_s, int *status,
+                              char **out, char **err);
+
+/* harness_run_against_sim("sweep", NULL, args, timeout_s, ...), then
+ * stop harness_cur_sim; fails the test unless the sweep exited 0. *out
+ * and *err get its stdout and stderr (caller frees; either may be NULL to
+ * discard). Returns the results dir (caller releases it with
+ * harness_results_free). */
+char *harness_sweep_ok(const char *const *args, int timeout_s, char **out, char **err);
+
+/* `llmload report dir` must rebuild each of files (NULL-terminated names
+ * in dir) byte for byte: each is read, removed, rebuilt and compared; a
+ * difference fails the test naming the file and the first byte that
+ * differs. Returns report's stdout (caller frees). */
+char *harness_report_rebuilds(const char *dir, const char *const *files);
+
+/* The small sim the sweep tests measure against: the default profile with
+ * a batch of 4 sequences and a 20 ms step base (HARNESS_SMALL_SIM, its
+ * flags), for HARNESS_SMALL_WORKLOAD (prompt 64, output 16 tokens,
+ * ignore_eos, constant arrivals). Its capacity is low, about 12 req/s. */
+#define HARNESS_SMALL_SIM_SEQS 4
+#define HARNESS_SMALL_SIM "--max-num-seqs", "4", "--step-base", "20ms"
+#define HARNESS_SMALL_WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", \
+                               "--ignore-eos", "--arrival", "constant"
+
+/* The small sim's capacity for HARNESS_SMALL_WORKLOAD in requests per
+ * second, by sim_profile_capacity_rps: the truth a sweep's findings are
+ * checked against. */
+double harness_small_sim_rps(void);
+
+/* A rate as the sweep writes it (3 significant digits, "%.3g"), for
+ * --rates and for comparing with summary.json. */
+void harness_sweep_rate(char *buf, size_t len, double rate_per_s);
+
+/* The --rates list "r1,r2,..." of f[i] * c for i < n, each as
+ * harness_sweep_rate writes it; fails the test when it does not fit len. */
+void harness_sweep_rates(char *buf, size_t len, double c, const double *f, size_t n);
+
+/* Start harness_cur_sim as the small sim, with extra_args (NULL-terminated,
+ * may be NULL) after HARNESS_SMALL_SIM; fails the test when it does not
+ * start. Returns harness_small_sim_rps(). */
+double harness_small_sim_start(const char *const *extra_args);
+
+/* The prefix-sharing run test_workload and test_prompt_ids make (with
+ * text and with token-ID prompts): 20 req/s of 256-token prompts and 8
+ * output tokens (ignore_eos), half of them beginning with one of two
+ * shared 128-token prefixes. */
+#define HARNESS_PREFIX_RUN                                                                  \
+    "--rate", "20", "--prompt-tokens", "256", "--output-tokens", "8", "--ignore-eos",       \
+        "--prefix-fraction", "0.5", "--prefix-groups", "2", "--prefix-tokens", "128"
+
+/* The records in dir of a HARNESS_PREFIX_RUN against the sim: more than 30,
+ * each ok with 256 prompt tokens by both counts. A request the workload
+ * (seed 1) puts in a prefix group is served 0 or 128 cached tokens (8
+ * whole blocks, once its group's prefix is computed), any other none;
+ * more than 10 are shared and at most 4 of those miss. */
+void harness_check_prefix_hits(const char *dir);
+
+/* The records in dir of a HARNESS_PREFIX_RUN with --all-unique: more than
+ * 20, the server counting 256 prompt tokens and serving no cached one. */
+void harness_check_no_prefix_hits(const char *dir);
+
+/* Start harness_cur_sim with sim_args (harness_cur_sim_start), run the
+ * client against it (harness_run_client with fixed and args, exit 0 or
+ * 1 accepted), and stop the sim. Returns the results dir (caller releases
+ * it with harness_results_free). */
+char *harness_run_on_sim(const char *const *sim_args, const char *const *fixed,
+                         const char *const *args);
 
 /* Remove the temporary directory above a results dir returned by
  * harness_run_client (with everything in it) and free dir. */
@@ -154,8 +251,50 @@ void harness_tmp_end(void);
 /* SIGKILL *pid and reap it when it is > 0; *pid becomes 0. */
 void harness_kill_reap(pid_t *pid);
 
+/* Fork and exec LLMLOAD_BIN args... (NULL-terminated, at most
+ * HARNESS_MAX_ARGS) with stdin from /dev/null, stdout into the file
+ * out_path and stderr into err_path, or onto err_fd when err_fd >= 0. In
+ * the child, prep(ud) runs first when prep is not NULL (to set a limit or
+ * the environment); the child exits 126 when prep returns non-zero or a
+ * file cannot be opened, 127 when the exec fails. Fails the test when
+ * LLMLOAD_BIN is unset or fork fails. Returns the child's pid. */
+#define HARNESS_MAX_ARGS 96
+pid_t harness_spawn(const char *const *args, const char *out_path, const char *err_path,
+                    int err_fd, int (*prep)(void *ud), void *ud);
+
+/* An argument vector built in pieces: v holds n arguments and a NULL. */
+struct harness_argv {
+    const char *v[HARNESS_MAX_ARGS + 1];
+    size_t n;
+};
+
+/* Append the NULL-terminated args (may be NULL) to a; fails the test past
+ * HARNESS_MAX_ARGS. */
+void harness_argv_add(struct harness_argv *a, const char *const *args);
+
+/* For a cmocka teardown: harness_kill_reap each pid that pids (a
+ * NULL-terminated list) points to, stop harness_cur_sim
+ * (harness_sim_teardown) and remove harness_cur_tmp (harness_tmp_end). */
+void harness_cleanup(pid_t *const *pids);
+
+/* For a test's own server: send buf[0, len) on fd, resuming after EINTR,
+ * without SIGPIPE. Adds the bytes written to *sent (when not NULL), also
+ * when it fails. Returns 0, or -1 once the peer is gone. */
+int harness_send_all(int fd, const void *buf, size_t len, size_t *sent);
+
 /* A TCP port on 127.0.0.1 where nothing listens (bound, then closed). */
 int harness_free_port(void);
+
+/* A TCP socket (close-on-exec) bound to 127.0.0.1:0, listening with
+ * backlog, or only bound when backlog is negative (connections to it are
+ * refused). Fails the test on an error. Returns the socket; *port gets the
+ * port it is bound to. */
+int harness_bind_local(int backlog, int *port);
+
+/* size bytes of zeroed memory shared with the children forked after this
+ * (MAP_SHARED), for a test's own server to report to the test; fails the
+ * test when it cannot. The caller unmaps it with munmap(p, size). */
+void *harness_shared_map(size_t size);
 
 /* Wait for pid at most timeout_ms, SIGKILL past it: its exit status, 128
  * + the signal that ended it, or -1 (waitpid failed). */
@@ -204,9 +343,15 @@ void harness_sleep_ms(unsigned ms);
  * LLMLOAD_TEST_SKIP (the same) drops those that match one. This is how
  * tests/integration/run.sh splits the long files into jobs that run side
  * by side. A selection that leaves no test is an error (exit 1), so a
- * stale job list cannot pass by running nothing. */
+ * stale job list cannot pass by running nothing; so is an unset
+ * LLMLOAD_BIN. */
 struct CMUnitTest;
 int harness_run_tests(const struct CMUnitTest *tests, size_t n);
+/* A cmocka test entry for one HTTP client: runs fn with *state the client's
+ * name, "native" or "curl" (a string literal), under the name
+ * test_<name>_<client>, with teardown. */
+#define HARNESS_CLIENT_TEST(name, fn, client, teardown) \
+    { "test_" name "_" client, (fn), NULL, (teardown), (void *)(client) }
 #define harness_run_group(tests) harness_run_tests((tests), sizeof(tests) / sizeof((tests)[0]))
 
 #endif

@@ -39,13 +39,6 @@ static const unsigned probe_words[PROBES] = {4, 8, 16, 32, 64, 128, 256, 512, 10
 #define BYTES2_CHAT_ONE_MESSAGE (7 + 3)
 #define BYTES2_BOS 1
 
-static int run_llmload(const char *const *argv, char **out, char **err)
-{
-    int status = -1;
-    assert_int_equal(harness_run(argv, 60, &status, out, err), 0);
-    return status;
-}
-
 /* bytes2's text rule, written here independently of src/sim: each
  * whitespace-separated word of n bytes is ceil(n / 2) tokens. */
 static uint32_t hand_bytes2_tokens(const char *text, size_t len)
@@ -133,32 +126,50 @@ static int teardown_all(void **state)
 
 /* Run calibrate against the current sim into path; returns its stdout and
  * stderr (caller frees). */
-static void calibrate_into(const char *path, char **o, char **e)
+/* Run calibrate against the running sim into path; it must exit 0.
+ * Returns its stdout (caller frees); *e gets its stderr (caller frees). */
+static char *calibrate_into(const char *path, char **e)
 {
     char url[200];
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     const char *cargs[] = {"calibrate", "--url", url, "--out", path, NULL};
-    int status = run_llmload(cargs, o, e);
-    if (status != 0)
-        fail_msg("calibrate exited %d\n%s\n%s", status, *o, *e);
+    return harness_run_expect(cargs, 60, 0, e);
+}
+
+/* calibrate_into <harness_cur_tmp>/cal.json (harness_tmp_begin first; cal
+ * gets the path): its summary must say it fit 10 probes counted by source,
+ * and stderr must contain warn, or when warn is NULL no warning. */
+static void calibrate_expect(char *cal, size_t len, const char *source, const char *warn)
+{
+    harness_tmp_begin();
+    harness_tmp_path(cal, len, "cal.json");
+    char *e = NULL;
+    char *o = calibrate_into(cal, &e);
+    char want[64];
+    snprintf(want, sizeof want, "over 10 probes (%s)", source);
+    if (strstr(o, want) == NULL)
+        fail_msg("calibrate printed no \"%s\":\n%s", want, o);
+    if (warn != NULL)
+        assert_non_null(strstr(e, warn));
+    else
+        assert_null(strstr(e, "warning"));
+    free(o);
+    free(e);
 }
 
 static void test_calibrate_sim(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     char *dir = harness_tmpdir();
     char url[200], cal[600], res[600];
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     snprintf(cal, sizeof cal, "%s/cal.json", dir);
     snprintf(res, sizeof res, "%s/r", dir);
 
-    char *o = NULL, *e = NULL;
-    calibrate_into(cal, &o, &e);
+    char *o = calibrate_into(cal, NULL);
     assert_non_null(strstr(o, "1.0000 tokens per word"));
     free(o);
-    free(e);
     struct calib_fit fit;
     char err[300];
     assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);
@@ -172,34 +183,20 @@ static void test_calibrate_sim(void **state)
     const char *rargs[] = {"run", "--url", url, "--out", res, "--quiet", "--rate", "100",
                            "--requests", "30", "--prompt-tokens", "uniform:20,400",
                            "--output-tokens", "2", "--calibration", cal, NULL};
-    int status = run_llmload(rargs, &o, &e);
-    if (status != 0 && status != 1)
-        fail_msg("run exited %d\n%s\n%s", status, o, e);
-    free(o);
-    free(e);
+    free(harness_run_expect(rargs, 60, HARNESS_RC_OK_OR_INVALID, NULL));
     harness_sim_teardown(NULL);
 
-    char path[700];
-    snprintf(path, sizeof path, "%s/requests.jsonl", res);
-    size_t len = 0;
-    char *text = harness_read_file(path, &len);
-    assert_non_null(text);
-    size_t n = 0;
-    for (char *line = text; line < text + len;) {
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        assert_non_null(nl);
-        json_t *j = json_loadb(line, (size_t)(nl - line), 0, NULL);
-        assert_non_null(j);
-        json_int_t want = json_integer_value(json_object_get(j, "prompt_tokens"));
-        json_int_t got = json_integer_value(json_object_get(j, "prompt_tokens_server"));
+    struct harness_recs *recs = harness_requests_load(res);
+    for (size_t i = 0; i < recs->n; i++) {
+        json_int_t want = json_integer_value(json_object_get(recs->items[i], "prompt_tokens"));
+        json_int_t got =
+            json_integer_value(json_object_get(recs->items[i], "prompt_tokens_server"));
         assert_true(want >= 20 && want <= 400);
         assert_int_equal(got, want);
-        json_decref(j);
-        n++;
-        line = nl + 1;
     }
-    assert_int_equal(n, 30);
-    free(text);
+    assert_int_equal(recs->n, 30);
+    harness_recs_free(recs);
+    char path[700];
     snprintf(path, sizeof path, "%s/run.json", res);
     json_t *rj = json_load_file(path, 0, NULL);
     assert_non_null(rj);
@@ -241,22 +238,22 @@ static void check_fit(const char *cal, uint32_t special, const char *source)
             slope, fit.intercept, intercept, special - 0.0625, fit.residual);
 }
 
+/* Start the sim with the bytes2 tokenizer and the instant profile, and
+ * calibrate against it through usage into cal (calibrate_expect). */
+static void bytes2_calibrated(char *cal, size_t len)
+{
+    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    calibrate_expect(cal, len, "usage", NULL);
+}
+
 /* (a) bytes2 through usage: chat prompts of one message, 10 template
  * tokens. */
 static void test_calibrate_bytes2_usage(void **state)
 {
     (void)state;
-    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    harness_tmp_begin();
     char cal[600];
-    harness_tmp_path(cal, sizeof cal, "cal.json");
-    char *o = NULL, *e = NULL;
-    calibrate_into(cal, &o, &e);
-    assert_non_null(strstr(o, "over 10 probes (usage)"));
-    assert_null(strstr(e, "warning"));
-    free(o);
-    free(e);
+    bytes2_calibrated(cal, sizeof cal);
     check_fit(cal, BYTES2_CHAT_ONE_MESSAGE, "usage");
     harness_sim_teardown(NULL);
     harness_tmp_end();
@@ -269,7 +266,7 @@ static void test_calibrate_bytes2_tokenize(void **state)
 {
     (void)state;
     const char *sargs[] = {"--tokenizer", "bytes2", "--no-usage", "--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
 
     /* The sim's answers themselves: no usage; /tokenize's IDs. */
     char *resp = post(harness_cur_sim.port, "/v1/chat/completions",
@@ -298,15 +295,8 @@ static void test_calibrate_bytes2_tokenize(void **state)
     assert_non_null(strstr(resp, "\"code\":\"invalid_field\""));
     free(resp);
 
-    harness_tmp_begin();
     char cal[600];
-    harness_tmp_path(cal, sizeof cal, "cal.json");
-    char *o = NULL, *e = NULL;
-    calibrate_into(cal, &o, &e);
-    assert_non_null(strstr(o, "over 10 probes (tokenize)"));
-    assert_non_null(strstr(e, "does not count the chat template"));
-    free(o);
-    free(e);
+    calibrate_expect(cal, sizeof cal, "tokenize", "does not count the chat template");
     check_fit(cal, BYTES2_BOS, "tokenize");
     harness_sim_teardown(NULL);
     harness_tmp_end();
@@ -327,15 +317,8 @@ static void test_calibrate_bytes2_tokenize(void **state)
 static void test_calibrated_run_bytes2(void **state)
 {
     (void)state;
-    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    harness_tmp_begin();
     char cal[600];
-    harness_tmp_path(cal, sizeof cal, "cal.json");
-    char *o = NULL, *e = NULL;
-    calibrate_into(cal, &o, &e);
-    free(o);
-    free(e);
+    bytes2_calibrated(cal, sizeof cal);
     struct calib_fit fit;
     char err[300];
     assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);
@@ -392,10 +375,9 @@ static void test_calibrate_no_server(void **state)
     snprintf(cal, sizeof cal, "%s/cal.json", dir);
     const char *cargs[] = {"calibrate", "--url", "http://127.0.0.1:1/v1", "--model", "m",
                            "--out", cal, NULL};
-    char *o = NULL, *e = NULL;
-    assert_int_equal(run_llmload(cargs, &o, &e), 3);
+    char *e = NULL;
+    free(harness_run_expect(cargs, 60, 3, &e));
     assert_non_null(strstr(e, "calibrate: probe 0"));
-    free(o);
     free(e);
     size_t len;
     char *t = harness_read_file(cal, &len);
@@ -420,17 +402,16 @@ static int teardown_tls(void **state)
     return 0;
 }
 
-/* calibrate against url with one extra flag (and its value, or NULL):
- * its exit status, and its stderr in *e (caller frees). */
-static int calibrate_tls(const char *url, const char *flag, const char *value, char **e)
+/* calibrate against url with one extra flag (and its value, or NULL),
+ * which must exit 3 (could not run): its stderr (caller frees). */
+static char *calibrate_tls(const char *url, const char *flag, const char *value)
 {
     char cal[600];
     harness_tmp_path(cal, sizeof cal, "cal.json");
     const char *cargs[] = {"calibrate", "--url", url, "--out", cal, flag, value, NULL};
-    char *o = NULL;
-    int st = run_llmload(cargs, &o, e);
-    free(o);
-    return st;
+    char *e = NULL;
+    free(harness_run_expect(cargs, 60, 3, &e));
+    return e;
 }
 
 static void test_calibrate_tls_options(void **state)
@@ -444,20 +425,19 @@ static void test_calibrate_tls_options(void **state)
         print_message("%s: TLS case skipped\n", why);
         skip();
     }
-    char *e = NULL;
-    assert_int_equal(calibrate_tls(url, NULL, NULL, &e), 3);
+    char *e = calibrate_tls(url, NULL, NULL);
     print_message("verified: %s", e);
     if (!strstr(e, "certificate") && !strstr(e, "SSL"))
         fail_msg("without --cacert or --insecure: expected a certificate error, got %s", e);
     free(e);
 
-    assert_int_equal(calibrate_tls(url, "--cacert", cert, &e), 3);
+    e = calibrate_tls(url, "--cacert", cert);
     print_message("--cacert: %s", e);
     if (!strstr(e, "/models: response is not JSON"))
         fail_msg("with --cacert the handshake should pass and /models answer HTML; got %s", e);
     free(e);
 
-    assert_int_equal(calibrate_tls(url, "--insecure", NULL, &e), 3);
+    e = calibrate_tls(url, "--insecure", NULL);
     print_message("--insecure: %s", e);
     if (!strstr(e, "/models: response is not JSON"))
         fail_msg("with --insecure the handshake should pass and /models answer HTML; got %s",

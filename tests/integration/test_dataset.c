@@ -73,12 +73,9 @@ static int is_row(const struct empirical *e, int64_t in, int64_t out)
 static void test_empirical_columns(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--prompt-tokens", "empirical:" PAIRS "#input", "--output-tokens",
                           "empirical:" VALUES, NULL};
-    char *dir = harness_run_client(run_fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, run_fixed, args);
 
     struct workload w;
     base_workload(&w);
@@ -119,11 +116,8 @@ static void test_empirical_columns(void **state)
 static void test_empirical_pairs(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--lengths", "empirical:" PAIRS, NULL};
-    char *dir = harness_run_client(run_fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, run_fixed, args);
 
     struct empirical *pairs = load_emp(PAIRS);
     struct harness_recs *r = harness_requests_load(dir);
@@ -192,8 +186,7 @@ static void test_empirical_pairs(void **state)
  * --output-tokens where the entry has none. */
 static void check_dataset(const char *path, const char *output_flag, uint32_t output_default)
 {
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(NULL);
     char ds[300];
     snprintf(ds, sizeof ds, "%s", path);
     const char *args[] = {"--dataset", ds, "--output-tokens", output_flag, NULL};

@@ -54,10 +54,7 @@ static pid_t cur_server; /* the stalling listener's child, or 0 */
 static int teardown(void **state)
 {
     (void)state;
-    harness_kill_reap(&cur_client);
-    harness_kill_reap(&cur_server);
-    harness_sim_teardown(NULL);
-    harness_tmp_end();
+    harness_cleanup((pid_t *const[]){&cur_client, &cur_server, NULL});
     return 0;
 }
 
@@ -76,9 +73,6 @@ struct client_res {
 static pid_t client_start(const char *url, const char *name, const char *const *args,
                           struct client_res *res)
 {
-    const char *bin = getenv("LLMLOAD_BIN");
-    if (!bin || !*bin)
-        fail_msg("LLMLOAD_BIN is not set");
     char outp[640], errp[640], leaf[64];
     memset(res, 0, sizeof *res);
     harness_tmp_path(res->dir, sizeof res->dir, name);
@@ -86,27 +80,13 @@ static pid_t client_start(const char *url, const char *name, const char *const *
     harness_tmp_path(outp, sizeof outp, leaf);
     snprintf(leaf, sizeof leaf, "%s.err", name);
     harness_tmp_path(errp, sizeof errp, leaf);
-    const char *v[MAX_ARGS + 1] = {bin, "run", "--url", url, "--out", res->dir, "--quiet",
-                                   "--no-metrics"};
-    size_t n = 8;
-    for (size_t i = 0; args[i]; i++) {
-        assert_true(n < MAX_ARGS);
-        v[n++] = args[i];
-    }
-    v[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY);
-        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-            _exit(126);
-        execv(bin, (char *const *)v);
-        _exit(127);
-    }
-    cur_client = pid;
-    return pid;
+    const char *head[] = {"run", "--url", url, "--out", res->dir, "--quiet", "--no-metrics",
+                          NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, args);
+    cur_client = harness_spawn(a.v, outp, errp, -1, NULL, NULL);
+    return cur_client;
 }
 
 /* Wait for the client (SIGKILL past CLIENT_TIMEOUT_S) and read what it
@@ -237,7 +217,7 @@ static void test_spend_guard_exact_multiple(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *extra[] = {"--duration", "2s", NULL};
     struct client_res res;
     json_t *s = guard_run("r", "1000", extra, 10, &res);
@@ -266,7 +246,7 @@ static void test_spend_guard_not_a_multiple(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *extra[] = {"--duration", "2s", "--threads", "2", NULL};
     struct client_res res;
     json_t *s = guard_run("r", "1049", extra, 10, &res);
@@ -370,7 +350,7 @@ static void test_invalid_when_client_paused(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     struct client_res res;
     pid_t pid = client_start(sim_url(), "r", selfcheck_args, &res);
     /* run.json is written just before the driver starts its clock. */
@@ -484,7 +464,7 @@ static void test_valid_when_not_paused(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--prompt-tokens", "8", "--output-tokens", "4", NULL};
     for (int i = 0; i < 4; i++) {
@@ -564,14 +544,9 @@ static void stall_serve(int lfd, int port, int report_fd)
                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                        "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
                        strlen(MODELS_BODY), MODELS_BODY);
-    size_t off = 0;
-    while (off < (size_t)len) {
-        ssize_t w = send(probe, resp + off, (size_t)len - off, MSG_NOSIGNAL);
-        if (w <= 0) {
-            verdict = 'E';
-            goto out;
-        }
-        off += (size_t)w;
+    if (harness_send_all(probe, resp, (size_t)len, NULL) != 0) {
+        verdict = 'E';
+        goto out;
     }
     close(probe);
 out:
@@ -587,18 +562,12 @@ out:
  * connect_error or another timeout, with no HTTP status, ending 300 ms
  * (plus the native client's 5 ms sweep and scheduling slack) after it was
  * sent; records == scheduled, and the summary counts them by kind. */
-static void connect_timeout_case(const char *client)
+static void connect_timeout_case(void **state)
 {
+    const char *client = *state;
     harness_tmp_begin();
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(lfd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(listen(lfd, 0), 0);
-    socklen_t sl = sizeof sa;
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
-    int port = ntohs(sa.sin_port);
+    int port;
+    int lfd = harness_bind_local(0, &port);
     int rep[2];
     assert_int_equal(pipe2(rep, O_CLOEXEC), 0);
     pid_t pid = fork();
@@ -661,18 +630,6 @@ static void connect_timeout_case(const char *client)
     client_res_free(&res);
 }
 
-static void test_connect_timeout_native(void **state)
-{
-    (void)state;
-    connect_timeout_case("native");
-}
-
-static void test_connect_timeout_curl(void **state)
-{
-    (void)state;
-    connect_timeout_case("curl");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -680,8 +637,8 @@ int main(void)
         cmocka_unit_test_teardown(test_spend_guard_not_a_multiple, teardown),
         cmocka_unit_test_teardown(test_invalid_when_client_paused, teardown),
         cmocka_unit_test_teardown(test_valid_when_not_paused, teardown),
-        cmocka_unit_test_teardown(test_connect_timeout_native, teardown),
-        cmocka_unit_test_teardown(test_connect_timeout_curl, teardown),
+        HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "native", teardown),
+        HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "curl", teardown),
     };
     return harness_run_group(tests);
 }

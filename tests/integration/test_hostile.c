@@ -48,7 +48,6 @@
 #include "util/util.h"
 
 #define MS 1000000.0
-#define MAX_ARGS 64
 #define CLIENT_TIMEOUT_S 30           /* a client still running past this is a hang */
 #define REQ_BUF_BYTES 65536           /* request head the hostile server accepts */
 #define FLOOD_BYTES (64 * 1024)       /* one write of an endless body */
@@ -114,15 +113,11 @@ static pid_t cur_aux;    /* openssl s_server, or 0 */
 static int teardown(void **state)
 {
     (void)state;
-    harness_kill_reap(&cur_client);
-    harness_kill_reap(&cur_srv.pid);
-    harness_kill_reap(&cur_aux);
-    harness_sim_teardown(NULL);
+    harness_cleanup((pid_t *const[]){&cur_client, &cur_srv.pid, &cur_aux, NULL});
     if (cur_counts) {
         munmap(cur_counts, sizeof *cur_counts);
         cur_counts = NULL;
     }
-    harness_tmp_end();
     return 0;
 }
 
@@ -131,18 +126,10 @@ static int teardown(void **state)
 /* Write len bytes. Returns 0, or -1 once the peer is gone. */
 static int send_all(int fd, const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (len) {
-        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        atomic_fetch_add(&cur_counts->bytes_sent, (uint64_t)w);
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
+    size_t sent = 0;
+    int rc = harness_send_all(fd, buf, len, &sent);
+    atomic_fetch_add(&cur_counts->bytes_sent, (uint64_t)sent);
+    return rc;
 }
 
 static int send_str(int fd, const char *s)
@@ -581,13 +568,8 @@ static void *hostile_arg(int fd, void *ud)
  * after it is accepted. */
 static void hostile_start(enum hostile_mode mode, int port)
 {
-    if (!cur_counts) {
-        void *p = mmap(NULL, sizeof *cur_counts, PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        assert_true(p != MAP_FAILED);
-        cur_counts = p;
-        memset(cur_counts, 0, sizeof *cur_counts);
-    }
+    if (!cur_counts)
+        cur_counts = harness_shared_map(sizeof *cur_counts);
     int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     assert_true(lfd >= 0);
     int one = 1;
@@ -624,59 +606,25 @@ struct client_res {
     char *out, *err;
 };
 
-struct argv_b {
-    const char *v[MAX_ARGS + 1];
-    size_t n;
-};
-
-static void av_add(struct argv_b *a, const char *const *args)
-{
-    for (size_t i = 0; args && args[i]; i++) {
-        assert_true(a->n < MAX_ARGS);
-        a->v[a->n++] = args[i];
-    }
-    a->v[a->n] = NULL;
-}
-
 /* Fork and exec LLMLOAD_BIN argv..., stdout and stderr to files in the
  * test's directory, stdin from /dev/null. nofile > 0 sets both the soft and
  * the hard RLIMIT_NOFILE first (the client raises its soft limit to the
  * hard one, so both must come down). */
+/* In the client's child: both RLIMIT_NOFILE limits to *ud when it is not 0. */
+static int set_nofile(void *ud)
+{
+    rlim_t nofile = *(const rlim_t *)ud;
+    struct rlimit rl = {.rlim_cur = nofile, .rlim_max = nofile};
+    return nofile ? setrlimit(RLIMIT_NOFILE, &rl) : 0;
+}
+
 static pid_t client_start(const char *const *argv, rlim_t nofile)
 {
-    const char *bin = getenv("LLMLOAD_BIN");
-    if (!bin || !*bin)
-        fail_msg("LLMLOAD_BIN is not set");
     char outp[600], errp[600];
     harness_tmp_path(outp, sizeof outp, "client.out");
     harness_tmp_path(errp, sizeof errp, "client.err");
-    char *v[MAX_ARGS + 2];
-    size_t n = 0;
-    v[n++] = (char *)bin;
-    for (size_t i = 0; argv[i]; i++)
-        v[n++] = (char *)argv[i];
-    v[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (nofile) {
-            struct rlimit rl = {.rlim_cur = nofile, .rlim_max = nofile};
-            if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-                _exit(126);
-        }
-        int in = open("/dev/null", O_RDONLY);
-        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-            _exit(126);
-        close(in);
-        close(o);
-        close(e);
-        execv(bin, v);
-        _exit(127);
-    }
-    cur_client = pid;
-    return pid;
+    cur_client = harness_spawn(argv, outp, errp, -1, set_nofile, &nofile);
+    return cur_client;
 }
 
 /* Wait for the client, SIGKILL past timeout_s, and collect what it left. */
@@ -802,9 +750,9 @@ static void run_case_ex(const char *url, const char *out, const char *const *arg
                           "--rate", "20", "--arrival", "constant", "--requests", nbuf,
                           "--timeout-connect", "2s", "--timeout-first-token", "3s",
                           "--timeout-idle", "3s", "--timeout-total", "5s", NULL};
-    struct argv_b a = {.n = 0};
-    av_add(&a, head);
-    av_add(&a, args);
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, args);
     memset(r, 0, sizeof *r);
     uint64_t t0 = ll_now_ns();
     pid_t pid = client_start(a.v, nofile);
@@ -1484,7 +1432,7 @@ static void test_out_of_file_descriptors(void **state)
     const char *sargs[] = {"--step-base", "100ms", "--step-per-prefill-token", "0",
                            "--step-per-seq", "0", "--prefill-chunk", "4096", "--kv-tokens",
                            "4000000", "--max-num-seqs", "256", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     char url[160];
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     const char *args[] = {"--rate", "400", "--output-tokens", "5", "--ignore-eos",

@@ -115,7 +115,7 @@ static void test_sim_accepts_ids(void **state)
 {
     (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     int port = harness_cur_sim.port;
     struct req_spec spec;
     int64_t prompt, cached;
@@ -168,7 +168,7 @@ static void test_sim_rejects_bad_ids(void **state)
 {
     (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     static const struct {
         const char *prompt;
         const char *code;
@@ -232,19 +232,6 @@ struct capture {
     char *bodies[CAPTURE_MAX];
     size_t n;                  /* bodies kept (the thread's until joined) */
 };
-
-static void send_all(int fd, const char *s, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        s += w;
-        n -= (size_t)w;
-    }
-}
 
 /* Read one request from fd: returns its bytes (caller frees) with *head_len
  * the head's length (through the blank line) and *body_len the body's, or
@@ -330,8 +317,8 @@ static void *capture_main(void *ud)
                     c->bodies[c->n++] = keep;
                 }
             }
-            send_all(fd, head, (size_t)hn);
-            send_all(fd, body, strlen(body));
+            (void)harness_send_all(fd, head, (size_t)hn, NULL);
+            (void)harness_send_all(fd, body, strlen(body), NULL);
             free(req);
         }
         close(fd);
@@ -342,15 +329,7 @@ static void *capture_main(void *ud)
 static void capture_start(struct capture *c)
 {
     memset(c, 0, sizeof *c);
-    c->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(c->lfd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(c->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(listen(c->lfd, 64), 0);
-    socklen_t sl = sizeof sa;
-    assert_int_equal(getsockname(c->lfd, (struct sockaddr *)&sa, &sl), 0);
-    c->port = ntohs(sa.sin_port);
+    c->lfd = harness_bind_local(64, &c->port);
     atomic_init(&c->stop, 0);
     assert_int_equal(pthread_create(&c->thread, NULL, capture_main, c), 0);
 }
@@ -463,90 +442,24 @@ static void test_client_sends_ids(void **state)
 static void test_run_prefix_ids(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    const char *args[] = {"--api", "openai-completions", "--prompt-ids", "--rate", "20",
-                          "--duration", "3s", "--prompt-tokens", "256", "--output-tokens", "8",
-                          "--ignore-eos", "--prefix-fraction", "0.5", "--prefix-groups", "2",
-                          "--prefix-tokens", "128", NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    const char *args[] = {"--api", "openai-completions", "--prompt-ids", HARNESS_PREFIX_RUN,
+                          "--duration", "3s", NULL};
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
 
     json_t *run = harness_json_load(dir, "run.json");
     assert_true(json_is_true(json_object_get(json_object_get(run, "config"), "prompt_ids")));
     json_decref(run);
-
-    struct workload w;
-    char err[200];
-    memset(&w, 0, sizeof w);
-    w.seed = 1;
-    w.ignore_eos = 1;
-    assert_int_equal(dist_parse("256", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
-    assert_int_equal(dist_parse("8", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
-    w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
-    struct harness_recs *r = harness_requests_load(dir);
-    assert_true(r->n > 30);
-    size_t shared = 0, hits = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        struct req_spec spec;
-        workload_spec(&w, (uint64_t)harness_ival(r->items[i], "id"), &spec);
-        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
-        assert_int_equal(harness_ival(r->items[i], "prompt_tokens"), 256);
-        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), 256);
-        int64_t cached = harness_ival(r->items[i], "cached_tokens");
-        if (spec.prefix_id >= 0) {
-            shared++;
-            assert_true(cached == 0 || cached == 128);
-            hits += cached == 128;
-        } else {
-            assert_int_equal(cached, 0);
-        }
-    }
-    assert_true(shared > 10);
-    assert_true(hits + 4 >= shared);
-    harness_recs_free(r);
+    harness_check_prefix_hits(dir);
     harness_results_free(dir);
 
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    const char *args2[] = {"--api", "openai-completions", "--prompt-ids", "--rate", "20",
-                           "--duration", "2s", "--prompt-tokens", "256", "--output-tokens", "8",
-                           "--ignore-eos", "--prefix-fraction", "0.5", "--prefix-groups", "2",
-                           "--prefix-tokens", "128", "--all-unique", NULL};
-    dir = harness_run_client(no_metrics, args2, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
-    r = harness_requests_load(dir);
-    assert_true(r->n > 20);
-    for (size_t i = 0; i < r->n; i++) {
-        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), 256);
-        assert_int_equal(harness_ival(r->items[i], "cached_tokens"), 0);
-    }
-    harness_recs_free(r);
+    const char *args2[] = {"--api", "openai-completions", "--prompt-ids", HARNESS_PREFIX_RUN,
+                           "--duration", "2s", "--all-unique", NULL};
+    dir = harness_run_on_sim(NULL, no_metrics, args2);
+    harness_check_no_prefix_hits(dir);
     harness_results_free(dir);
 }
 
 /* ---- flags that cannot go with token IDs ---- */
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_true(fputs(text, f) >= 0);
-    assert_int_equal(fclose(f), 0);
-}
-
-/* Run llmload args; expect exit 2, one line on stderr containing want. */
-static void expect_usage(const char *const *args, const char *want)
-{
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(args, 30, &status, &o, &e), 0);
-    if (status != 2 || !e || !strstr(e, want))
-        fail_msg("expected exit 2 with \"%s\", got %d:\n%s", want, status, e ? e : "");
-    const char *nl = strchr(e, '\n');
-    assert_true(nl && nl[1] == '\0'); /* exactly one line */
-    free(o);
-    free(e);
-}
 
 static void test_cli_rejects(void **state)
 {
@@ -559,57 +472,57 @@ static void test_cli_rejects(void **state)
     harness_tmp_path(calib, sizeof calib, "calib.json");
     harness_tmp_path(trace, sizeof trace, "trace.jsonl");
     harness_tmp_path(out, sizeof out, "r");
-    write_file(wl_chat, "{\"version\": 1, \"classes\": ["
+    harness_write_file(wl_chat, "{\"version\": 1, \"classes\": ["
                         "{\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, "
                         "\"output_tokens\": 4, \"api\": \"completions\"},"
                         "{\"name\": \"talk\", \"weight\": 1, \"prompt_tokens\": 32, "
                         "\"output_tokens\": 4, \"api\": \"chat\"}]}\n");
-    write_file(wl_plain, "{\"version\": 1, \"classes\": ["
+    harness_write_file(wl_plain, "{\"version\": 1, \"classes\": ["
                          "{\"name\": \"plain\", \"weight\": 1, \"prompt_tokens\": 32, "
                          "\"output_tokens\": 4}]}\n");
-    write_file(data, "{\"prompt\": \"hello there\", \"output_tokens\": 4}\n");
-    write_file(calib, "{\"slope\": 1.0, \"intercept\": 0.0}\n");
-    write_file(trace, "{\"t\": 0, \"prompt_tokens\": 8, \"output_tokens\": 2}\n"
+    harness_write_file(data, "{\"prompt\": \"hello there\", \"output_tokens\": 4}\n");
+    harness_write_file(calib, "{\"slope\": 1.0, \"intercept\": 0.0}\n");
+    harness_write_file(trace, "{\"t\": 0, \"prompt_tokens\": 8, \"output_tokens\": 2}\n"
                       "{\"t\": 0.1, \"prompt\": \"some words\", \"output_tokens\": 2}\n");
     const char *url = "http://127.0.0.1:9/v1"; /* never reached */
 #define RUN(...) {"run", "--url", url, "--out", out, "--quiet", "--rate", "1", "--requests", \
                   "1", "--prompt-ids", __VA_ARGS__, NULL}
     {
         const char *a[] = RUN("--prompt-tokens", "8");
-        expect_usage(a, "--prompt-ids: token-ID prompts go to /v1/completions; add --api "
+        harness_expect_usage(a, "--prompt-ids: token-ID prompts go to /v1/completions; add --api "
                         "openai-completions");
     }
     {
         const char *a[] = RUN("--api", "openai-chat");
-        expect_usage(a, "--prompt-ids: token-ID prompts go to /v1/completions");
+        harness_expect_usage(a, "--prompt-ids: token-ID prompts go to /v1/completions");
     }
     {
         const char *a[] = RUN("--api", "openai-completions", "--workload", wl_chat);
-        expect_usage(a, "--prompt-ids: class \"talk\" of");
+        harness_expect_usage(a, "--prompt-ids: class \"talk\" of");
     }
     {
         const char *a[] = RUN("--workload", wl_plain);
-        expect_usage(a, "--prompt-ids: class \"plain\" of");
+        harness_expect_usage(a, "--prompt-ids: class \"plain\" of");
     }
     {
         const char *a[] = RUN("--api", "openai-completions", "--dataset", data);
-        expect_usage(a, "--prompt-ids: --dataset prompts are text");
+        harness_expect_usage(a, "--prompt-ids: --dataset prompts are text");
     }
     {
         const char *a[] = RUN("--api", "openai-completions", "--calibration", calib);
-        expect_usage(a, "--prompt-ids: an ID prompt's length is exact");
+        harness_expect_usage(a, "--prompt-ids: an ID prompt's length is exact");
     }
 #undef RUN
     {
         const char *a[] = {"run", "--url", url, "--out", out, "--quiet", "--sessions", "1",
                            "--requests", "1", "--api", "openai-completions", "--prompt-ids",
                            NULL};
-        expect_usage(a, "--sessions does not take token-ID prompts");
+        harness_expect_usage(a, "--sessions does not take token-ID prompts");
     }
     {
         const char *a[] = {"replay", trace, "--url", url, "--out", out, "--quiet", "--api",
                            "openai-completions", "--prompt-ids", NULL};
-        expect_usage(a, ":2: the line carries prompt text");
+        harness_expect_usage(a, ":2: the line carries prompt text");
     }
     harness_tmp_end();
 }

@@ -19,71 +19,27 @@
 #include "sim/profile.h"
 #include "util/util.h"
 
-#define SIM_SEQS 4
+#define SIM_SEQS HARNESS_SMALL_SIM_SEQS
+#define WORKLOAD HARNESS_SMALL_WORKLOAD
 
-#define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
-#define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \
-                 "--arrival", "constant"
-
-/* The truth: the sim's capacity as SIM_SMALL configures it, for WORKLOAD. */
-static double truth_rps(void)
+/* Run `llmload sweep --url <sim>/v1 --out <tmp>/r --quiet <args>` and stop
+ * the sim. Fails the test when the sweep does not exit 0 or prints no
+ * recovery line. Returns the results dir (caller releases it with
+ * harness_results_free). */
+static char *sweep_ok(const char *const *args)
 {
-    struct sim_profile p;
-    assert_int_equal(sim_profile_get("default", &p), 0);
-    p.engine.max_num_seqs = SIM_SEQS;
-    p.engine.step_base_ns = 20 * LL_NS_PER_MS;
-    double c = sim_profile_capacity_rps(&p.engine, 64, 16);
-    ASSERT_IN_RANGE(c, 10, 14);
-    return c;
-}
-
-/* Run `llmload sweep --url <sim>/v1 --out <tmp>/r --quiet <args>`; the
- * results dir goes to dir (dirlen bytes). Returns the temp dir (caller
- * removes and frees). Fails the test when the sweep does not exit 0. */
-static char *sweep_ok(const char *const *args, char *dir, size_t dirlen)
-{
-    char *tmp = harness_tmpdir();
-    assert_non_null(tmp);
-    snprintf(dir, dirlen, "%s/r", tmp);
-    char url[200];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    const char *argv[64] = {"sweep", "--url", url, "--out", dir, "--quiet"};
-    size_t n = 6;
-    for (size_t i = 0; args[i]; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    int status = -1;
-    char *out = NULL, *err = NULL;
-    assert_int_equal(harness_run(argv, 90, &status, &out, &err), 0);
-    if (status != 0)
-        fail_msg("sweep exited %d\nstdout:\n%s\nstderr:\n%s", status, out, err);
+    char *out = NULL;
+    char *dir = harness_sweep_ok(args, 90, &out, NULL);
     assert_non_null(strstr(out, "recovery: "));
     free(out);
-    free(err);
-    return tmp;
+    return dir;
 }
 
 /* `llmload report DIR` rebuilds summary.json byte for byte. */
 static void check_rebuild(const char *dir)
 {
-    char path[700];
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    char *before = harness_read_file(path, NULL);
-    assert_non_null(before);
-    unlink(path);
-    const char *rargs[] = {"report", dir, NULL};
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(rargs, 60, &status, &o, &e), 0);
-    if (status != 0)
-        fail_msg("report exited %d: %s", status, e);
-    char *after = harness_read_file(path, NULL);
-    assert_non_null(after);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
-    free(o);
-    free(e);
+    static const char *const rebuilt[] = {"summary.json", NULL};
+    free(harness_report_rebuilds(dir, rebuilt));
 }
 
 /* Overload, then recovery. With Q requests in flight at the switch (from
@@ -98,18 +54,14 @@ static void check_rebuild(const char *dir)
 static void test_recovery_after_overload(void **state)
 {
     (void)state;
-    double c = truth_rps();
-    const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    double c = harness_small_sim_start(NULL);
     char rate[32];
-    snprintf(rate, sizeof rate, "%.3g", 2 * c);
+    harness_sweep_rate(rate, sizeof rate, 2 * c);
     const char *args[] = {"--rates", rate, "--step-duration", "2s", "--warmup", "0.3s",
                           "--slo", "ttft=250ms", "--ttft-limit", "100s", "--max-error-rate",
                           "100", "--overload-duration", "3s", "--recovery-duration", "8s",
                           WORKLOAD, NULL};
-    char dir[600];
-    char *tmp = sweep_ok(args, dir, sizeof dir);
-    harness_sim_teardown(NULL);
+    char *dir = sweep_ok(args);
 
     json_t *sum = harness_json_load(dir, "summary.json");
     json_t *steps = json_object_get(sum, "steps");
@@ -118,7 +70,7 @@ static void test_recovery_after_overload(void **state)
     assert_string_equal(json_string_value(json_object_get(rs, "kind")), "recovery");
     double top = strtod(rate, NULL);
     char want[32];
-    snprintf(want, sizeof want, "%.3g", 0.2 * top);
+    harness_sweep_rate(want, sizeof want, 0.2 * top);
     double lam = strtod(want, NULL);
     ASSERT_REL(harness_num(rs, "offered_rps"), lam, 1e-9);
     ASSERT_REL(harness_num(rs, "overload_rps"), top, 1e-9);
@@ -146,8 +98,7 @@ static void test_recovery_after_overload(void **state)
     assert_true(harness_num(rec, "back_in_slo_ns") > harness_num(rec, "last_miss_ns"));
     check_rebuild(dir);
     json_decref(sum);
-    harness_rm_rf(tmp);
-    free(tmp);
+    harness_results_free(dir);
 }
 
 /* At a quarter of the capacity nothing queues: the lead-in leaves no
@@ -155,17 +106,13 @@ static void test_recovery_after_overload(void **state)
 static void test_recovery_without_overload(void **state)
 {
     (void)state;
-    double c = truth_rps();
-    const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    double c = harness_small_sim_start(NULL);
     char rate[32];
-    snprintf(rate, sizeof rate, "%.3g", 0.25 * c);
+    harness_sweep_rate(rate, sizeof rate, 0.25 * c);
     const char *args[] = {"--rates", rate, "--step-duration", "1s", "--warmup", "0.3s",
                           "--slo", "ttft=250ms", "--overload-duration", "1s",
                           "--recovery-duration", "2s", WORKLOAD, NULL};
-    char dir[600];
-    char *tmp = sweep_ok(args, dir, sizeof dir);
-    harness_sim_teardown(NULL);
+    char *dir = sweep_ok(args);
     json_t *sum = harness_json_load(dir, "summary.json");
     json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
     assert_true(json_is_true(json_object_get(rec, "recovered")));
@@ -174,8 +121,7 @@ static void test_recovery_without_overload(void **state)
     ASSERT_IN_RANGE(harness_num(rec, "backlog_at_switch"), 0, SIM_SEQS);
     check_rebuild(dir);
     json_decref(sum);
-    harness_rm_rf(tmp);
-    free(tmp);
+    harness_results_free(dir);
 }
 
 int main(void)

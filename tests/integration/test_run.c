@@ -48,13 +48,10 @@ static double pct(const double *sorted, size_t n, double p)
 static void test_co_closed_loop(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", SIM_STALL_FROM_FIRST, NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--users", "1", "--pace", "1s", "--duration", "10s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos", NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(sargs, NULL, args);
 
     struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 6);
@@ -80,13 +77,10 @@ static void test_co_closed_loop(void **state)
 static void test_co_open_loop(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", SIM_STALL_FROM_FIRST, NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "1", "--arrival", "constant", "--duration", "10s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos", NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(sargs, NULL, args);
 
     struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 10);
@@ -132,14 +126,11 @@ static void test_co_open_loop(void **state)
 static void test_capped_rate_and_fifo(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "40", "--max-concurrency", "2", "--requests", "80",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(sargs, NULL, args);
 
     json_t *s = harness_summary_load(dir);
     json_t *thr = json_object_get(s, "throughput");
@@ -172,14 +163,11 @@ static void test_capped_rate_and_fifo(void **state)
 static void test_first_token_vs_idle_timeout(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, "--stall-at", "1s", "--stall-for", "4s", SIM_STALL_FROM_FIRST, NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "3s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           "--timeout-idle", "1s", "--timeout-first-token", "2s", NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(sargs, NULL, args);
 
     struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 15);
@@ -212,14 +200,11 @@ static void test_first_token_vs_idle_timeout(void **state)
 static void test_warmup_excluded_from_itl(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "10", "--arrival", "constant", "--duration", "2s",
                           "--warmup", "1s", "--prompt-tokens", "8", "--output-tokens", "10",
                           "--ignore-eos", NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(sargs, NULL, args);
 
     struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 20);
@@ -247,14 +232,11 @@ static void test_warmup_excluded_from_itl(void **state)
 static void test_max_inflight(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {SIM_100MS, NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
     const char *args[] = {"--rate", "60", "--duration", "2s", "--max-inflight", "3",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(sargs, NULL, args);
     json_t *s = harness_summary_load(dir);
     json_t *req = json_object_get(s, "requests");
     int64_t scheduled = harness_ival(req, "scheduled");
@@ -285,26 +267,23 @@ static void test_max_inflight(void **state)
 static void test_records_lost_counted(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     char *tmp = harness_tmpdir();
     assert_non_null(tmp);
     char out[512], link[600], url[256], sum[600];
     snprintf(out, sizeof out, "%s/r", tmp);
     snprintf(link, sizeof link, "%s/requests.jsonl", out);
     snprintf(sum, sizeof sum, "%s/summary.json", out);
-    snprintf(url, sizeof url, "%s/v1", sim->url);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     assert_int_equal(mkdir(out, 0755), 0);
     assert_int_equal(symlink("/dev/full", link), 0);
     const char *args[] = {"run", "--url", url, "--rate", "300", "--requests", "300",
                           "--threads", "2", "--prompt-tokens", "8", "--output-tokens", "4",
                           "--out", out, "--force", "--quiet", NULL};
-    int status;
     char *e = NULL;
-    assert_int_equal(harness_run(args, 60, &status, NULL, &e), 0);
+    free(harness_run_expect(args, 60, 3, &e));
     harness_sim_teardown(NULL);
-    assert_int_equal(status, 3);
     assert_non_null(strstr(e, "300 records could not be written"));
     json_error_t jerr;
     json_t *s = json_load_file(sum, 0, &jerr);

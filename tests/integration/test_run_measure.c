@@ -14,7 +14,6 @@
  * assertion. Tolerances are stated beside each check and are meant for a
  * shared, noisy 2-core machine; the whole file runs in about 40 s. */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -29,7 +28,6 @@
 #include "util/util.h"
 
 #define MS 1000000.0
-#define MAX_ARGS 96
 
 /* A 10-token answer in 10 engine steps of 10 ms: 0.1 s of service. */
 #define SIM_100MS "--step-base", "10ms", "--step-per-prefill-token", "0", "--step-per-seq", "0"
@@ -47,45 +45,28 @@ static pid_t cur_client;  /* a client running in the background, or 0 */
 static int teardown(void **state)
 {
     (void)state;
-    harness_kill_reap(&cur_client);
-    harness_sim_teardown(NULL);
-    harness_tmp_end();
+    harness_cleanup((pid_t *const[]){&cur_client, NULL});
     unsetenv("OPENAI_API_KEY");
     return 0;
 }
 
 /* ---- argument vectors --------------------------------------------------- */
 
-struct argv_b {
-    const char *v[MAX_ARGS + 1];
-    size_t n;
-};
-
-/* Append a NULL-terminated list of arguments. */
-static void av_add(struct argv_b *a, const char *const *args)
-{
-    for (size_t i = 0; args && args[i]; i++) {
-        assert_true(a->n < MAX_ARGS);
-        a->v[a->n++] = args[i];
-    }
-    a->v[a->n] = NULL;
-}
-
 /* "run --url <sim>/v1 --out <tmp>/<out> [--quiet]" then args. url_buf must
  * outlive the vector. */
-static void av_run(struct argv_b *a, char *url_buf, size_t url_len, char *out_buf,
+static void av_run(struct harness_argv *a, char *url_buf, size_t url_len, char *out_buf,
                    size_t out_len, const char *out, int quiet, const char *const *args)
 {
     snprintf(url_buf, url_len, "%s/v1", harness_cur_sim.url);
     harness_tmp_path(out_buf, out_len, out);
     const char *head[] = {"run", "--url", url_buf, "--out", out_buf, NULL};
     a->n = 0;
-    av_add(a, head);
+    harness_argv_add(a, head);
     if (quiet) {
         const char *q[] = {"--quiet", NULL};
-        av_add(a, q);
+        harness_argv_add(a, q);
     }
-    av_add(a, args);
+    harness_argv_add(a, args);
 }
 
 /* Exit statuses a measurement test accepts: 0, or 1 when the run was marked
@@ -97,7 +78,7 @@ static void av_run(struct argv_b *a, char *url_buf, size_t url_len, char *out_bu
  * exits with expect_rc. */
 static void run_client(const char *const *args, int expect_rc)
 {
-    struct argv_b a;
+    struct harness_argv a;
     char url[200], out[600];
     av_run(&a, url, sizeof url, out, sizeof out, "r", 1, args);
     int status = -1;
@@ -228,7 +209,7 @@ static void agreement_run(struct agreement *ag)
     unlink(logp);
     const char *sargs[] = {"--step-base", "2ms", "--step-per-prefill-token", "0",
                            "--step-per-seq", "0", SIM_ROOMY, "--log", logp, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     /* Seed 6: no two requests of one prompt length within 128 ms. */
     const char *args[] = {"--rate", "50", "--duration", "4s", "--seed", "6", PROMPT_WIDE,
                           "--output-tokens", "10", "--ignore-eos", NULL};
@@ -356,7 +337,7 @@ static void test_every_fault_kind(void **state)
                            "--fault", "cut:0.1", "--fault", "malformed:0.1",
                            "--fault", "slow-headers:0.1", "--fault", "role-only:0.1",
                            "--fault", "reasoning:0.1", "--slow-headers-delay", "1s", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     /* Seed 8: no two requests of one prompt length within 70 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--requests", "300",
                           "--seed", "8", PROMPT_WIDE, "--output-tokens", "10", "--ignore-eos",
@@ -468,7 +449,7 @@ static void test_tokens_per_event(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, "--tokens-per-event", "4", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "40", "--arrival", "constant", "--requests", "20",
                           "--output-tokens", "uniform:4,40", "--ignore-eos", NULL};
     run_client(args, RC_OK_OR_INVALID);
@@ -506,7 +487,7 @@ static void test_closed_loop_rate(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--users", "4", "--think", "200ms", "--duration", "5s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           NULL};
@@ -583,7 +564,7 @@ static void test_capped_queue(void **state)
     char logp[600];
     harness_tmp_path(logp, sizeof logp, "sim.log");
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, "--log", logp, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     /* Seed 6: no two requests of one prompt length within 130 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--seed", "6", PROMPT_WIDE,
@@ -649,7 +630,7 @@ static void test_capped_drop(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--on-cap", "drop", "--prompt-tokens", "8",
                           "--output-tokens", "5", "--ignore-eos", NULL};
@@ -720,7 +701,7 @@ static void test_past_capacity_no_pileup(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "60000", "--requests", "20000", "--threads", "1",
                           "--http-client", "native", "--prompt-tokens", "16",
                           "--output-tokens", "16", "--ignore-eos", NULL};
@@ -839,7 +820,7 @@ static void test_schedule_determinism(void **state)
 
     /* Real runs against the instant sim: what was sent is what was dumped. */
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *rp[] = {"--rate", "100", "--duration", "1s", "--seed", "7", "--prompt-tokens",
                         "uniform:10,100", "--output-tokens", "4", "--dump-schedule", f4, NULL};
     run_client(rp, RC_OK_OR_INVALID);
@@ -865,27 +846,7 @@ static void test_schedule_determinism(void **state)
  * files; the pid goes to cur_client so the teardown can kill it. */
 static void client_spawn(const char *const *args, const char *out_path, const char *err_path)
 {
-    const char *bin = getenv("LLMLOAD_BIN");
-    assert_non_null(bin);
-    char *argv[MAX_ARGS + 2];
-    size_t n = 0;
-    argv[n++] = (char *)bin;
-    for (size_t i = 0; args[i]; i++) {
-        assert_true(n < MAX_ARGS);
-        argv[n++] = (char *)args[i];
-    }
-    argv[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (o < 0 || e < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(e, STDERR_FILENO) < 0)
-            _exit(127);
-        execv(bin, argv);
-        _exit(127);
-    }
-    cur_client = pid;
+    cur_client = harness_spawn(args, out_path, err_path, -1, NULL, NULL);
 }
 
 /* Wait up to timeout_ms for cur_client; returns its wait status, or fails
@@ -932,11 +893,11 @@ static void signal_case(int sig1, int sig2, const char *grace, double expect_can
 {
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "20s",
                           "--prompt-tokens", "8", "--output-tokens", "2000", "--ignore-eos",
                           "--grace", grace, NULL};
-    struct argv_b a;
+    struct harness_argv a;
     char url[200], out[600], so[600], se[600], runjson[700];
     av_run(&a, url, sizeof url, out, sizeof out, "r", 1, args);
     harness_tmp_path(so, sizeof so, "stdout.txt");
@@ -1052,10 +1013,10 @@ static void test_bad_flags(void **state)
     char out[600];
     harness_tmp_path(out, sizeof out, "never");
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        struct argv_b a = {.n = 0};
+        struct harness_argv a = {.n = 0};
         const char *head[] = {"run", "--url", "http://127.0.0.1:1/v1", "--out", out, NULL};
-        av_add(&a, head);
-        av_add(&a, cases[c].args);
+        harness_argv_add(&a, head);
+        harness_argv_add(&a, cases[c].args);
         int status = -1;
         char *o = NULL, *e = NULL;
         assert_int_equal(harness_run(a.v, 20, &status, &o, &e), 0);
@@ -1081,7 +1042,7 @@ static void test_results_dir_not_empty(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     char dir[600], keep[700];
     harness_tmp_path(dir, sizeof dir, "r");
     assert_int_equal(mkdir(dir, 0755), 0);
@@ -1092,7 +1053,7 @@ static void test_results_dir_not_empty(void **state)
     assert_int_equal(fclose(f), 0);
 
     const char *args[] = {"--rate", "20", "--requests", "2", "--output-tokens", "4", NULL};
-    struct argv_b a;
+    struct harness_argv a;
     char url[200], out[600];
     av_run(&a, url, sizeof url, out, sizeof out, "r", 1, args);
     int status = -1;
@@ -1142,11 +1103,11 @@ static void test_secrets_never_written(void **state)
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", "--fault", "500:0.3", "--fault", "cut:0.3",
                            NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     assert_int_equal(setenv("OPENAI_API_KEY", "sk-marker-XYZ", 1), 0);
     const char *args[] = {"--rate", "20", "--requests", "20", "--output-tokens", "8",
                           "-H", "X-Secret: marker-ABC", NULL};
-    struct argv_b a;
+    struct harness_argv a;
     char url[200], out[600];
     av_run(&a, url, sizeof url, out, sizeof out, "r", 0, args);
     int status = -1;

@@ -39,32 +39,37 @@ static int sim_teardown(void **state)
 static void sim_start_small(void)
 {
     const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
 }
 
-/* Lines of server_metrics.jsonl: how many, how many ok. */
+/* Lines of server_metrics.jsonl: how many, how many ok. Every line must
+ * parse and carry an integer t_ns. */
 static void count_lines(const char *dir, size_t *lines, size_t *ok)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
-    size_t len = 0;
-    char *text = harness_read_file(path, &len);
-    assert_non_null(text);
-    *lines = *ok = 0;
-    for (char *line = text; line < text + len;) {
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        assert_non_null(nl);
-        json_error_t je;
-        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &je);
-        if (!j)
-            fail_msg("server_metrics.jsonl line %zu: %s", *lines + 1, je.text);
+    json_t *all = harness_jsonl_load(path);
+    *lines = json_array_size(all);
+    *ok = 0;
+    for (size_t i = 0; i < *lines; i++) {
+        json_t *j = json_array_get(all, i);
         assert_true(json_is_integer(json_object_get(j, "t_ns")));
         *ok += json_is_true(json_object_get(j, "ok"));
-        (*lines)++;
-        json_decref(j);
-        line = nl + 1;
     }
-    free(text);
+    json_decref(all);
+}
+
+/* On the small sim: WORK at rate per second (constant arrivals) for
+ * duration, scraped every 200 ms. Returns summary.json (caller decrefs);
+ * *dir gets the results dir (caller releases it with
+ * harness_results_free). */
+static json_t *scraped_run(const char *rate, const char *duration, char **dir)
+{
+    sim_start_small();
+    const char *args[] = {"--rate", rate, "--arrival", "constant", "--duration", duration,
+                          "--metrics-interval", "200ms", WORK, NULL};
+    *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    return harness_json_load(*dir, "summary.json");
 }
 
 /* Above capacity (40/s against ~19/s) the queue must build up; the server
@@ -73,11 +78,8 @@ static void count_lines(const char *dir, size_t *lines, size_t *ok)
 static void test_overload_queue_rises(void **state)
 {
     (void)state;
-    sim_start_small();
-    const char *args[] = {"--rate", "40", "--arrival", "constant", "--duration", "2s",
-                          "--metrics-interval", "200ms", WORK, NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    json_t *s = harness_json_load(dir, "summary.json");
+    char *dir;
+    json_t *s = scraped_run("40", "2s", &dir);
     assert_string_equal(json_string_value(json_object_get(json_object_get(s, "server"), "engine")),
                         "vllm");
     /* 80 arrivals in 2 s, 19 served per second: by the end of offering
@@ -104,11 +106,8 @@ static void test_overload_queue_rises(void **state)
 static void test_low_rate_agrees(void **state)
 {
     (void)state;
-    sim_start_small();
-    const char *args[] = {"--rate", "4", "--arrival", "constant", "--duration", "3s",
-                          "--metrics-interval", "200ms", WORK, NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    json_t *s = harness_json_load(dir, "summary.json");
+    char *dir;
+    json_t *s = scraped_run("4", "3s", &dir);
     /* A request may wait for the next step boundary (10 ms) before it
      * joins the batch: a scrape at that instant sees 1. */
     ASSERT_IN_RANGE(harness_num(s, "server.waiting.max"), 0, 1);
@@ -141,15 +140,9 @@ static void test_low_rate_agrees(void **state)
 /* A port on 127.0.0.1 that refuses connections (bound, not listening). */
 static int closed_port(int *hold)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t len = sizeof a;
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    *hold = fd;
-    return ntohs(a.sin_port);
+    int port;
+    *hold = harness_bind_local(-1, &port);
+    return port;
 }
 
 /* A metrics URL that fails: a warning, counted gaps, and the run still
@@ -292,10 +285,6 @@ static void test_expose_while_running(void **state)
 
 int main(void)
 {
-    if (!getenv("LLMLOAD_BIN")) {
-        fprintf(stderr, "LLMLOAD_BIN is not set (run through make integration)\n");
-        return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_overload_queue_rises, sim_teardown),
         cmocka_unit_test_teardown(test_low_rate_agrees, sim_teardown),

@@ -178,6 +178,38 @@ static void start_sim(struct harness_sim *s, const char *const *args)
         fail_msg("could not start the sim");
 }
 
+/* start_sim with args and --log into the test's temporary directory
+ * (harness_tmp_begin; tmp_teardown removes it): logpath gets the log's
+ * path. */
+static void start_logged_sim(struct harness_sim *s, const char *const *args, char *logpath,
+                             size_t len)
+{
+    harness_tmp_begin();
+    harness_tmp_path(logpath, len, "sim.jsonl");
+    const char *log[] = {"--log", logpath, NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, args);
+    harness_argv_add(&a, log);
+    start_sim(s, a.v);
+}
+
+/* The sim's log at logpath holds needle. */
+static void assert_log_has(const char *logpath, const char *needle)
+{
+    char *log = harness_read_file(logpath, NULL);
+    assert_non_null(log);
+    if (strstr(log, needle) == NULL)
+        fail_msg("the sim's log lacks %s:\n%s", needle, log);
+    free(log);
+}
+
+static int tmp_teardown(void **state)
+{
+    (void)state;
+    harness_tmp_end();
+    return 0;
+}
+
 static int connect_port(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -190,12 +222,7 @@ static int connect_port(int port)
 
 static void send_all(int fd, const char *s, size_t n)
 {
-    while (n > 0) {
-        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-        assert_true(w > 0);
-        s += w;
-        n -= (size_t)w;
-    }
+    assert_int_equal(harness_send_all(fd, s, n, NULL), 0);
 }
 
 /* Read from fd until it closes or IO_TIMEOUT_MS of silence. */
@@ -646,13 +673,10 @@ static void test_tokens_per_event(void **state)
 static void test_metrics_and_log(void **state)
 {
     (void)state;
-    char *dir = harness_tmpdir();
-    assert_non_null(dir);
     char logpath[512];
-    snprintf(logpath, sizeof(logpath), "%s/sim.jsonl", dir);
-    const char *args[] = {"--profile", "instant", "--log", logpath, NULL};
+    const char *args[] = {"--profile", "instant", NULL};
     struct harness_sim s;
-    start_sim(&s, args);
+    start_logged_sim(&s, args, logpath, sizeof logpath);
     const char *prompts[3] = {"a", "hello world", "abcdefghi jk"}; /* 1, 4, 4 tokens */
     for (int i = 0; i < 3; i++) {
         char body[256];
@@ -730,20 +754,17 @@ static void test_metrics_and_log(void **state)
     }
     assert_int_equal(lines, 3);
     free(log);
-    harness_rm_rf(dir);
-    free(dir);
+    harness_tmp_end();
 }
 
 /* A client that vanishes mid-stream: cancelled, logged, server fine. */
 static void test_disconnect_midstream(void **state)
 {
     (void)state;
-    char *dir = harness_tmpdir();
     char logpath[512];
-    snprintf(logpath, sizeof(logpath), "%s/sim.jsonl", dir);
-    const char *args[] = {"--step-base", "10ms", "--log", logpath, NULL};
+    const char *args[] = {"--step-base", "10ms", NULL};
     struct harness_sim s;
-    start_sim(&s, args);
+    start_logged_sim(&s, args, logpath, sizeof logpath);
     char *req = post("/v1/completions",
                      "{\"prompt\":\"x\",\"stream\":true,\"max_tokens\":100000,\"ignore_eos\":true}");
     int fd = connect_port(s.port);
@@ -765,24 +786,18 @@ static void test_disconnect_midstream(void **state)
     }
     assert_int_equal(running, 0);
     assert_int_equal(harness_sim_stop_status(&s), 0);
-    char *log = harness_read_file(logpath, NULL);
-    assert_non_null(log);
-    assert_non_null(strstr(log, "\"error\":\"client_gone\""));
-    free(log);
-    harness_rm_rf(dir);
-    free(dir);
+    assert_log_has(logpath, "\"error\":\"client_gone\"");
+    harness_tmp_end();
 }
 
 /* A client that stops reading is dropped at --conn-buffer. */
 static void test_slow_reader_dropped(void **state)
 {
     (void)state;
-    char *dir = harness_tmpdir();
     char logpath[512];
-    snprintf(logpath, sizeof(logpath), "%s/sim.jsonl", dir);
-    const char *args[] = {"--profile", "instant", "--conn-buffer", "65536", "--log", logpath, NULL};
+    const char *args[] = {"--profile", "instant", "--conn-buffer", "65536", NULL};
     struct harness_sim s;
-    start_sim(&s, args);
+    start_logged_sim(&s, args, logpath, sizeof logpath);
     char *req = post("/v1/completions",
                      "{\"prompt\":\"x\",\"stream\":true,\"max_tokens\":100000,\"ignore_eos\":true}");
     int fd = connect_port(s.port);
@@ -797,12 +812,8 @@ static void test_slow_reader_dropped(void **state)
     resp_free(&r);
     close(fd);
     assert_int_equal(harness_sim_stop_status(&s), 0);
-    char *log = harness_read_file(logpath, NULL);
-    assert_non_null(log);
-    assert_non_null(strstr(log, "\"error\":\"buffer_overflow\""));
-    free(log);
-    harness_rm_rf(dir);
-    free(dir);
+    assert_log_has(logpath, "\"error\":\"buffer_overflow\"");
+    harness_tmp_end();
 }
 
 /* Start a sim with args, wait delay_ms, then time one completion request
@@ -900,10 +911,6 @@ static void test_cli(void **state)
 
 int main(void)
 {
-    if (!getenv("LLMLOAD_BIN")) {
-        fprintf(stderr, "test_sim: LLMLOAD_BIN is not set (run via make integration)\n");
-        return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_chat_exact),
         cmocka_unit_test(test_completions),
@@ -912,9 +919,9 @@ int main(void)
         cmocka_unit_test(test_queue_full),
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_tokens_per_event),
-        cmocka_unit_test(test_metrics_and_log),
-        cmocka_unit_test(test_disconnect_midstream),
-        cmocka_unit_test(test_slow_reader_dropped),
+        cmocka_unit_test_teardown(test_metrics_and_log, tmp_teardown),
+        cmocka_unit_test_teardown(test_disconnect_midstream, tmp_teardown),
+        cmocka_unit_test_teardown(test_slow_reader_dropped, tmp_teardown),
         cmocka_unit_test(test_stall),
         cmocka_unit_test(test_stall_from_first_request),
         cmocka_unit_test(test_cli),

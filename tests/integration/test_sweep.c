@@ -19,25 +19,10 @@
 #include "sim/profile.h"
 #include "util/util.h"
 
-#define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
-#define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \
-                 "--arrival", "constant"
-
-/* The truth: capacity of the sim as configured by SIM_SMALL, for WORKLOAD. */
-static double truth_rps(void)
-{
-    struct sim_profile p;
-    assert_int_equal(sim_profile_get("default", &p), 0);
-    p.engine.max_num_seqs = 4;
-    p.engine.step_base_ns = 20 * LL_NS_PER_MS;
-    double c = sim_profile_capacity_rps(&p.engine, 64, 16);
-    ASSERT_IN_RANGE(c, 10, 14); /* 12.07 by the formula of docs/sim-engine.md */
-    return c;
-}
+#define WORKLOAD HARNESS_SMALL_WORKLOAD
 
 struct swept {
-    char *tmp;      /* the temp dir (removed by swept_free) */
-    char dir[600];  /* the results dir inside it */
+    char *dir;      /* the results dir (removed with its temp dir by swept_free) */
     int status;
     char *out, *err;
 };
@@ -47,32 +32,39 @@ struct swept {
 static void sweep_run(struct swept *s, const char *const *args, int timeout_s)
 {
     memset(s, 0, sizeof *s);
-    s->tmp = harness_tmpdir();
-    assert_non_null(s->tmp);
-    snprintf(s->dir, sizeof s->dir, "%s/r", s->tmp);
-    char url[200];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    const char *argv[80] = {"sweep", "--url", url, "--out", s->dir, "--quiet"};
-    size_t n = 6;
-    for (size_t i = 0; args[i]; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    assert_int_equal(harness_run(argv, timeout_s, &s->status, &s->out, &s->err), 0);
+    s->dir = harness_run_against_sim("sweep", NULL, args, timeout_s, &s->status, &s->out,
+                                     &s->err);
 }
 
 static void swept_free(struct swept *s)
 {
-    if (s->tmp)
-        harness_rm_rf(s->tmp);
-    free(s->tmp);
+    harness_results_free(s->dir);
     free(s->out);
     free(s->err);
 }
 
-/* Format "3.02" as the sweep does (3 significant digits), as a flag. */
-static void rate_arg(char *buf, size_t len, double r)
+/* Run the sweep (sweep_run), stop the sim, and insist on exit status
+ * want_status, want_steps steps in summary.json and, when why is not
+ * NULL, a stop reason that contains why. Returns summary.json (caller
+ * decrefs). */
+static json_t *sweep_expect(struct swept *s, const char *const *args, int timeout_s,
+                            int want_status, size_t want_steps, const char *why)
 {
-    snprintf(buf, len, "%.3g", r);
+    sweep_run(s, args, timeout_s);
+    harness_sim_teardown(NULL);
+    if (s->status != want_status)
+        fail_msg("sweep exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", s->status,
+                 want_status, s->out, s->err);
+    json_t *sum = harness_json_load(s->dir, "summary.json");
+    assert_int_equal(json_array_size(json_object_get(sum, "steps")), want_steps);
+    if (why != NULL) {
+        const char *stop = json_string_value(
+            json_object_get(json_object_get(sum, "findings"), "stop_reason"));
+        if (stop == NULL || strstr(stop, why) == NULL)
+            fail_msg("stop reason \"%s\", expected one with \"%s\"", stop ? stop : "(none)",
+                     why);
+    }
+    return sum;
 }
 
 /* The documented summary.json step fields (docs/formats.md) and types. */
@@ -227,14 +219,10 @@ static double check_svg_points(const char *html, const char *chart_id, const cha
 static void test_sweep_capacity_knee(void **state)
 {
     (void)state;
-    double c = truth_rps();
-    const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    double c = harness_small_sim_start(NULL);
     char rates[200];
-    char r[6][16];
-    for (int i = 0; i < 6; i++)
-        rate_arg(r[i], sizeof r[i], c * 0.25 * (i + 1));
-    snprintf(rates, sizeof rates, "%s,%s,%s,%s,%s,%s", r[0], r[1], r[2], r[3], r[4], r[5]);
+    static const double f[] = {0.25, 0.5, 0.75, 1, 1.25, 1.5};
+    harness_sweep_rates(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
     const char *args[] = {"--rates", rates, "--step-duration", "3s", "--warmup", "0.5s",
                           "--slo", "ttft=250ms", "--ttft-limit", "100s", "--cost-per-hour",
                           "2", "--forecast", "50", "--recovery-duration", "2s", WORKLOAD,
@@ -258,7 +246,7 @@ static void test_sweep_capacity_knee(void **state)
     assert_string_equal(json_string_value(json_object_get(last, "kind")), "recovery");
     double top = harness_num(json_array_get(steps, n - 2), "offered_rps");
     char want[16];
-    rate_arg(want, sizeof want, 0.2 * top);
+    harness_sweep_rate(want, sizeof want, 0.2 * top);
     ASSERT_REL(harness_num(last, "offered_rps"), strtod(want, NULL), 1e-9);
     /* Step offsets grow: each starts after the previous one's duration. */
     for (size_t i = 1; i < n; i++) {
@@ -290,7 +278,7 @@ static void test_sweep_capacity_knee(void **state)
     snprintf(path, sizeof path, "%s/report.html", s.dir);
     char *html = harness_read_file(path, NULL);
     assert_non_null(html);
-    double xs[8], ys[8];
+    double xs[8] = {0}, ys[8] = {0};
     size_t m = 0;
     for (size_t i = 0; i + 1 < n; i++) {
         xs[m] = harness_num(json_array_get(steps, i), "offered_rps");
@@ -306,24 +294,10 @@ static void test_sweep_capacity_knee(void **state)
     free(html);
 
     /* `llmload report DIR` rebuilds the same summary.json. */
-    char *before = NULL, *after = NULL;
-    snprintf(path, sizeof path, "%s/summary.json", s.dir);
-    before = harness_read_file(path, NULL);
-    unlink(path);
-    const char *rargs[] = {"report", s.dir, NULL};
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(rargs, 60, &status, &o, &e), 0);
-    if (status != 0)
-        fail_msg("report exited %d: %s", status, e);
-    after = harness_read_file(path, NULL);
-    assert_non_null(after);
-    assert_string_equal(before, after);
+    static const char *const rebuilt[] = {"summary.json", NULL};
+    char *o = harness_report_rebuilds(s.dir, rebuilt);
     assert_non_null(strstr(o, "SLO capacity:"));
     free(o);
-    free(e);
-    free(before);
-    free(after);
     json_decref(sum);
     swept_free(&s);
 }
@@ -334,28 +308,19 @@ static void test_sweep_capacity_knee(void **state)
 static void test_stop_error_rate(void **state)
 {
     (void)state;
-    const char *sargs[] = {SIM_SMALL, "--fault", "500:0.5", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    const char *sargs[] = {"--fault", "500:0.5", NULL};
+    harness_small_sim_start(sargs);
     const char *args[] = {"--rates", "10,11,12", "--step-duration", "2s", "--warmup", "0.3s",
                           "--slo", "ttft=1s", "--no-recovery", "--expect-capacity", "5",
                           WORKLOAD, NULL};
     struct swept s;
-    sweep_run(&s, args, 60);
-    harness_sim_teardown(NULL);
-    if (s.status != 1)
-        fail_msg("sweep exited %d, expected 1\nstderr:\n%s", s.status, s.err);
+    json_t *sum = sweep_expect(&s, args, 60, 1, 1, "error rate");
     assert_non_null(strstr(s.err, "--expect-capacity"));
-    json_t *sum = harness_json_load(s.dir, "summary.json");
     json_t *steps = json_object_get(sum, "steps");
-    assert_int_equal(json_array_size(steps), 1);
     ASSERT_IN_RANGE(harness_num(json_array_get(steps, 0), "error_rate"), 0.2,
                     0.85); /* 0.5 of ~20 */
     json_t *errs = json_object_get(json_array_get(steps, 0), "errors_by_kind");
     assert_true(json_integer_value(json_object_get(errs, "http_5xx")) > 0);
-    const char *why = json_string_value(
-        json_object_get(json_object_get(sum, "findings"), "stop_reason"));
-    assert_non_null(why);
-    assert_non_null(strstr(why, "error rate"));
     json_decref(sum);
     swept_free(&s);
 }
@@ -365,29 +330,16 @@ static void test_stop_error_rate(void **state)
 static void test_stop_ttft_limit(void **state)
 {
     (void)state;
-    double c = truth_rps();
-    const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    char rates[100], a[16], b[16], d[16];
-    rate_arg(a, sizeof a, 0.5 * c);
-    rate_arg(b, sizeof b, 2 * c);
-    rate_arg(d, sizeof d, 2.5 * c);
-    snprintf(rates, sizeof rates, "%s,%s,%s", a, b, d);
+    double c = harness_small_sim_start(NULL);
+    char rates[100];
+    static const double f[] = {0.5, 2, 2.5};
+    harness_sweep_rates(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
     const char *args[] = {"--rates", rates, "--step-duration", "2s", "--warmup", "0.3s",
                           "--ttft-limit", "300ms", "--max-error-rate", "100", "--no-recovery",
                           WORKLOAD, NULL};
     struct swept s;
-    sweep_run(&s, args, 60);
-    harness_sim_teardown(NULL);
-    if (s.status != 0)
-        fail_msg("sweep exited %d\nstderr:\n%s", s.status, s.err);
-    json_t *sum = harness_json_load(s.dir, "summary.json");
+    json_t *sum = sweep_expect(&s, args, 60, 0, 2, "safety limit");
     json_t *steps = json_object_get(sum, "steps");
-    assert_int_equal(json_array_size(steps), 2);
-    const char *why = json_string_value(
-        json_object_get(json_object_get(sum, "findings"), "stop_reason"));
-    assert_non_null(why);
-    assert_non_null(strstr(why, "safety limit"));
     /* Without an SLO the step past capacity is unsteady: it fails. */
     json_t *s1 = json_array_get(steps, 1);
     assert_false(json_is_true(json_object_get(json_object_get(s1, "steady_state"), "steady")));
@@ -401,29 +353,16 @@ static void test_stop_ttft_limit(void **state)
 static void test_stop_goodput_falling(void **state)
 {
     (void)state;
-    double c = truth_rps();
-    const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    char rates[120], r[5][16];
-    double f[5] = {0.5, 1.5, 2, 2.5, 3};
-    for (int i = 0; i < 5; i++)
-        rate_arg(r[i], sizeof r[i], f[i] * c);
-    snprintf(rates, sizeof rates, "%s,%s,%s,%s,%s", r[0], r[1], r[2], r[3], r[4]);
+    double c = harness_small_sim_start(NULL);
+    char rates[120];
+    static const double f[] = {0.5, 1.5, 2, 2.5, 3};
+    harness_sweep_rates(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
     const char *args[] = {"--rates", rates, "--step-duration", "2s", "--warmup", "0.3s",
                           "--slo", "ttft=250ms", "--ttft-limit", "100s", "--no-recovery",
                           WORKLOAD, NULL};
     struct swept s;
-    sweep_run(&s, args, 90);
-    harness_sim_teardown(NULL);
-    if (s.status != 0)
-        fail_msg("sweep exited %d\nstderr:\n%s", s.status, s.err);
-    json_t *sum = harness_json_load(s.dir, "summary.json");
+    json_t *sum = sweep_expect(&s, args, 90, 0, 3, "goodput fell");
     json_t *steps = json_object_get(sum, "steps");
-    assert_int_equal(json_array_size(steps), 3);
-    const char *why = json_string_value(
-        json_object_get(json_object_get(sum, "findings"), "stop_reason"));
-    assert_non_null(why);
-    assert_non_null(strstr(why, "goodput fell"));
     double g0 = harness_num(json_array_get(steps, 0), "goodput_rps");
     assert_true(harness_num(json_array_get(steps, 1), "goodput_rps") < 0.95 * g0);
     assert_true(harness_num(json_array_get(steps, 2), "goodput_rps") < 0.95 * g0);
@@ -440,20 +379,15 @@ static void test_stop_goodput_falling(void **state)
 static void test_recovery_after_stall(void **state)
 {
     (void)state;
-    const char *sargs[] = {SIM_SMALL, "--stall-at", "6s", "--stall-for", "2s", "--stall-from",
+    const char *sargs[] = {"--stall-at", "6s", "--stall-for", "2s", "--stall-from",
                            "first-request", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_small_sim_start(sargs);
     const char *args[] = {"--rates", "10", "--step-duration", "3s", "--warmup", "0.5s",
                           "--slo", "ttft=500ms", "--overload-duration", "0",
                           "--recovery-duration", "8s", WORKLOAD, NULL};
     struct swept s;
-    sweep_run(&s, args, 60);
-    harness_sim_teardown(NULL);
-    if (s.status != 0)
-        fail_msg("sweep exited %d\nstderr:\n%s", s.status, s.err);
-    json_t *sum = harness_json_load(s.dir, "summary.json");
+    json_t *sum = sweep_expect(&s, args, 60, 0, 2, NULL);
     json_t *steps = json_object_get(sum, "steps");
-    assert_int_equal(json_array_size(steps), 2);
     json_t *rs = json_array_get(steps, 1);
     ASSERT_NEAR(harness_num(rs, "offered_rps"), 2, 1e-9);
     json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
@@ -490,37 +424,28 @@ static void test_recovery_after_stall(void **state)
 static void test_sweep_classes(void **state)
 {
     (void)state;
-    char *wtmp = harness_tmpdir();
-    assert_non_null(wtmp);
+    harness_tmp_begin();
     char wpath[600];
-    snprintf(wpath, sizeof wpath, "%s/w.json", wtmp);
-    FILE *wf = fopen(wpath, "w");
-    assert_non_null(wf);
-    fputs("{\"classes\": [\n"
-          " {\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 8,"
-          "  \"ignore_eos\": true},\n"
-          " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 64,"
-          "  \"ignore_eos\": true, \"slo\": {\"e2e_ms\": 10000}}\n"
-          "]}\n",
-          wf);
-    fclose(wf);
+    harness_tmp_path(wpath, sizeof wpath, "w.json");
+    harness_write_file(wpath,
+                       "{\"classes\": [\n"
+                       " {\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 8,"
+                       "  \"ignore_eos\": true},\n"
+                       " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 64,"
+                       "  \"ignore_eos\": true, \"slo\": {\"e2e_ms\": 10000}}\n"
+                       "]}\n");
     const char *sargs[] = {"--step-base", "20ms", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     const char *args[] = {"--rates", "4,8", "--step-duration", "3s", "--warmup", "0.5s",
                           "--no-recovery", "--no-metrics", "--slo", "ttft=1s", "--arrival",
                           "constant", "--workload", wpath, NULL};
     struct swept s;
-    sweep_run(&s, args, 60);
-    harness_sim_teardown(NULL);
-    if (s.status != 0)
-        fail_msg("sweep exited %d\nstdout:\n%s\nstderr:\n%s", s.status, s.out, s.err);
+    json_t *sum = sweep_expect(&s, args, 60, 0, 2, NULL);
     assert_non_null(strstr(s.out, "by class (own SLO, else the sweep's"));
     assert_non_null(strstr(s.out, "class short: SLO capacity"));
     assert_non_null(strstr(s.out, "class long: SLO capacity"));
 
-    json_t *sum = harness_json_load(s.dir, "summary.json");
     json_t *steps = json_object_get(sum, "steps");
-    assert_int_equal(json_array_size(steps), 2);
     double xs[2][2], ys[2][2];
     for (size_t i = 0; i < 2; i++) {
         json_t *st = json_array_get(steps, i);
@@ -575,92 +500,40 @@ static void test_sweep_classes(void **state)
 
     /* `llmload report DIR` rebuilds every output byte for byte. */
     static const char *const files[] = {"summary.json", "steps.csv", "classes.csv",
-                                        "report.html"};
-    char *before[4];
-    for (int i = 0; i < 4; i++) {
-        snprintf(path, sizeof path, "%s/%s", s.dir, files[i]);
-        before[i] = harness_read_file(path, NULL);
-        assert_non_null(before[i]);
-        unlink(path);
-    }
-    const char *rargs[] = {"report", s.dir, NULL};
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(rargs, 60, &status, &o, &e), 0);
-    if (status != 0)
-        fail_msg("report exited %d: %s", status, e);
+                                        "report.html", NULL};
+    char *o = harness_report_rebuilds(s.dir, files);
     assert_non_null(strstr(o, "class long: SLO capacity"));
-    for (int i = 0; i < 4; i++) {
-        snprintf(path, sizeof path, "%s/%s", s.dir, files[i]);
-        char *after = harness_read_file(path, NULL);
-        assert_non_null(after);
-        if (strcmp(before[i], after) != 0) {
-            size_t at = 0;
-            while (before[i][at] && before[i][at] == after[at])
-                at++;
-            size_t from = at > 80 ? at - 80 : 0;
-            fail_msg("%s differs after llmload report at byte %zu:\nrun:    %.160s\nreport: %.160s",
-                     files[i], at, before[i] + from, after + from);
-        }
-        free(after);
-        free(before[i]);
-    }
     free(o);
-    free(e);
     free(csv);
     json_decref(sum);
     swept_free(&s);
-    harness_rm_rf(wtmp);
-    free(wtmp);
-}
-
-static void expect_usage(const char *const *args, const char *needle)
-{
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(args, 20, &status, &o, &e), 0);
-    if (status != 2 || !strstr(e, needle))
-        fail_msg("expected exit 2 naming %s, got %d: %s", needle, status, e);
-    /* One line. */
-    assert_non_null(strchr(e, '\n'));
-    assert_null(strchr(strchr(e, '\n') + 1, '\n'));
-    free(o);
-    free(e);
+    harness_tmp_end();
 }
 
 static void test_flags_and_help(void **state)
 {
     (void)state;
     const char *a1[] = {"sweep", "--rates", "2,x", NULL};
-    expect_usage(a1, "--rates");
+    harness_expect_usage(a1, "--rates");
     const char *a2[] = {"sweep", "--rates", "2", "--attainment", "99", NULL};
-    expect_usage(a2, "--attainment");
+    harness_expect_usage(a2, "--attainment");
     const char *a3[] = {"sweep", "--rates", "2", "--step-duration", "fast", NULL};
-    expect_usage(a3, "--step-duration");
+    harness_expect_usage(a3, "--step-duration");
     const char *a4[] = {"sweep", "--bogus", NULL};
-    expect_usage(a4, "--bogus");
+    harness_expect_usage(a4, "--bogus");
     const char *a5[] = {"demo", "--slo", "ttft=abc", NULL};
-    expect_usage(a5, "--slo");
+    harness_expect_usage(a5, "--slo");
     const char *a6[] = {"report", "/nonexistent/llmload-dir", NULL};
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a6, 20, &status, &o, &e), 0);
-    assert_int_equal(status, 2);
-    free(o);
-    free(e);
+    free(harness_run_expect(a6, 20, 2, NULL));
     const char *h1[] = {"sweep", "--help", NULL};
-    assert_int_equal(harness_run(h1, 20, &status, &o, &e), 0);
-    assert_int_equal(status, 0);
+    char *o = harness_run_expect(h1, 20, 0, NULL);
     assert_non_null(strstr(o, "(default 10s)"));
     assert_non_null(strstr(o, "--expect-capacity"));
     free(o);
-    free(e);
     const char *h2[] = {"demo", "--help", NULL};
-    assert_int_equal(harness_run(h2, 20, &status, &o, &e), 0);
-    assert_int_equal(status, 0);
+    o = harness_run_expect(h2, 20, 0, NULL);
     assert_non_null(strstr(o, "ttft=500ms,tpot=50ms"));
     free(o);
-    free(e);
 }
 
 int main(void)

@@ -19,9 +19,7 @@
 
 #include "util/util.h"
 
-#define SIM_SMALL "--max-num-seqs", "4", "--step-base", "20ms"
-#define WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", \
-                 "--arrival", "constant"
+#define WORKLOAD HARNESS_SMALL_WORKLOAD
 /* Server-counted generation tokens against client-counted output tokens
  * over the same span of scrapes: within 5% (the client spreads each
  * request's tokens evenly between its first and last token; the sim emits
@@ -60,34 +58,15 @@ static double svg_max_in(const char *html, const char *chart_id, const char *ser
     return best;
 }
 
-static void run_ok(const char *const *argv, int timeout_s, char **out)
-{
-    int status = -1;
-    char *err = NULL;
-    assert_int_equal(harness_run(argv, timeout_s, &status, out, &err), 0);
-    if (status != 0)
-        fail_msg("llmload %s exited %d\nstdout:\n%s\nstderr:\n%s", argv[0], status,
-                 out && *out ? *out : "", err ? err : "");
-    free(err);
-}
-
 static void test_sweep_server_join(void **state)
 {
     (void)state;
-    const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    char *tmp = harness_tmpdir();
-    assert_non_null(tmp);
-    char dir[600], url[200];
-    snprintf(dir, sizeof dir, "%s/r", tmp);
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    const char *argv[] = {"sweep", "--url", url, "--out", dir, "--quiet", "--rates", "3,24",
-                          "--step-duration", "3s", "--warmup", "0.5s", "--no-recovery",
-                          "--ttft-limit", "100s", "--max-error-rate", "100",
+    harness_small_sim_start(NULL);
+    const char *args[] = {"--rates", "3,24", "--step-duration", "3s", "--warmup", "0.5s",
+                          "--no-recovery", "--ttft-limit", "100s", "--max-error-rate", "100",
                           "--metrics-interval", "200ms", WORKLOAD, NULL};
     char *out = NULL;
-    run_ok(argv, 90, &out);
-    harness_sim_teardown(NULL);
+    char *dir = harness_sweep_ok(args, 90, &out, NULL);
     assert_non_null(strstr(out, "server /metrics per step window"));
     free(out);
 
@@ -165,8 +144,7 @@ static void test_sweep_server_join(void **state)
     snprintf(path, sizeof path, "%s/summary.json", dir);
     assert_int_equal(unlink(path), 0);
     const char *rargv[] = {"report", dir, NULL};
-    out = NULL;
-    run_ok(rargv, 30, &out);
+    out = harness_run_expect(rargv, 30, 0, NULL);
     assert_non_null(strstr(out, "server /metrics per step window"));
     free(out);
     json_t *sum2 = harness_json_load(dir, "summary.json");
@@ -177,8 +155,7 @@ static void test_sweep_server_join(void **state)
                                json_object_get(json_array_get(steps2, i), "server")));
     json_decref(sum2);
     json_decref(sum);
-    harness_rm_rf(tmp);
-    free(tmp);
+    harness_results_free(dir);
 }
 
 /* A metrics URL nobody answers: warnings and counted gaps, the sweep
@@ -186,24 +163,13 @@ static void test_sweep_server_join(void **state)
 static void test_sweep_server_gaps(void **state)
 {
     (void)state;
-    const char *sargs[] = {SIM_SMALL, NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    char *tmp = harness_tmpdir();
-    assert_non_null(tmp);
-    char dir[600], url[200];
-    snprintf(dir, sizeof dir, "%s/r", tmp);
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_small_sim_start(NULL);
     /* Port 1 on 127.0.0.1: connection refused. */
-    const char *argv[] = {"sweep", "--url", url, "--out", dir, "--quiet", "--rates", "3",
-                          "--step-duration", "1s", "--warmup", "0.2s", "--no-recovery",
-                          "--metrics-url", "http://127.0.0.1:1/metrics",
+    const char *args[] = {"--rates", "3", "--step-duration", "1s", "--warmup", "0.2s",
+                          "--no-recovery", "--metrics-url", "http://127.0.0.1:1/metrics",
                           "--metrics-interval", "200ms", WORKLOAD, NULL};
-    int status = -1;
     char *out = NULL, *err = NULL;
-    assert_int_equal(harness_run(argv, 60, &status, &out, &err), 0);
-    harness_sim_teardown(NULL);
-    if (status != 0)
-        fail_msg("sweep exited %d\nstderr:\n%s", status, err);
+    char *dir = harness_sweep_ok(args, 60, &out, &err);
     assert_non_null(strstr(err, "warning"));
     assert_non_null(strstr(out, "gaps)"));
     json_t *sum = harness_json_load(dir, "summary.json");
@@ -218,8 +184,7 @@ static void test_sweep_server_gaps(void **state)
     json_decref(sum);
     free(out);
     free(err);
-    harness_rm_rf(tmp);
-    free(tmp);
+    harness_results_free(dir);
 }
 
 int main(void)

@@ -95,37 +95,19 @@ static unsigned post_delay_ms;
 static int teardown(void **state)
 {
     (void)state;
-    harness_kill_reap(&cur_client);
-    harness_kill_reap(&cur_srv);
-    harness_kill_reap(&cur_aux);
-    harness_sim_teardown(NULL);
+    harness_cleanup((pid_t *const[]){&cur_client, &cur_srv, &cur_aux, NULL});
     if (cur_seen) {
         munmap(cur_seen, sizeof *cur_seen);
         cur_seen = NULL;
     }
-    harness_tmp_end();
     return 0;
 }
 
 /* ---- server: writing ---------------------------------------------------- */
 
-static int send_all(int fd, const char *p, size_t len)
-{
-    while (len) {
-        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 static int send_str(int fd, const char *s)
 {
-    return send_all(fd, s, strlen(s));
+    return harness_send_all(fd, s, strlen(s), NULL);
 }
 
 #define EV_CONTENT                                                                     \
@@ -149,7 +131,7 @@ static int answer_post(int fd)
              "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
              "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n%zx\r\n",
              sizeof body - 1);
-    if (send_str(fd, head) != 0 || send_all(fd, body, sizeof body - 1) != 0)
+    if (send_str(fd, head) != 0 || harness_send_all(fd, body, sizeof body - 1, NULL) != 0)
         return -1;
     return send_str(fd, "\r\n0\r\n\r\n");
 }
@@ -237,22 +219,10 @@ static void *recorder_arg(int fd, void *ud)
 static void recorder_start(char *url, size_t url_len)
 {
     harness_kill_reap(&cur_srv);
-    if (!cur_seen) {
-        void *p = mmap(NULL, sizeof *cur_seen, PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        assert_true(p != MAP_FAILED);
-        cur_seen = p;
-    }
+    if (!cur_seen)
+        cur_seen = harness_shared_map(sizeof *cur_seen);
     memset(cur_seen, 0, sizeof *cur_seen);
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(lfd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(listen(lfd, 128), 0);
-    socklen_t sl = sizeof sa;
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
-    cur_srv_port = ntohs(sa.sin_port);
+    int lfd = harness_bind_local(128, &cur_srv_port);
     snprintf(url, url_len, "http://127.0.0.1:%d/v1", cur_srv_port);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -362,6 +332,29 @@ static int drain_fd(int fd, char **buf, size_t *len)
     return 1;
 }
 
+/* In the client's child: the environment changes ud lists (client_run).
+ * Returns 0, or -1 when one cannot be made. */
+static int set_env(void *ud)
+{
+    const char *const *env = ud;
+    unsetenv("OPENAI_API_KEY");
+    unsetenv("LLMLOAD_HTTP_CLIENT");
+    for (size_t i = 0; env && env[i]; i++) {
+        const char *eq = strchr(env[i], '=');
+        char name[128];
+        if (!eq) {
+            unsetenv(env[i]);
+            continue;
+        }
+        if ((size_t)(eq - env[i]) >= sizeof name)
+            return -1;
+        copy_cut(name, sizeof name, env[i], (size_t)(eq - env[i]));
+        if (setenv(name, eq + 1, 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Run LLMLOAD_BIN args... and wait for it (SIGKILL past CLIENT_TIMEOUT_S).
  * env lists changes to the environment made in the child only:
  * "NAME=VALUE" sets, "NAME" unsets (OPENAI_API_KEY and LLMLOAD_HTTP_CLIENT
@@ -371,52 +364,16 @@ static int drain_fd(int fd, char **buf, size_t *len)
 static void client_run(const char *const *args, const char *const *env, int tty,
                        struct client_res *res)
 {
-    const char *bin = getenv("LLMLOAD_BIN");
-    if (!bin || !*bin)
-        fail_msg("LLMLOAD_BIN is not set");
     char outp[600], errp[600];
     harness_tmp_path(outp, sizeof outp, "client.out");
     harness_tmp_path(errp, sizeof errp, "client.err");
-    char *v[MAX_ARGS + 2];
-    size_t n = 0;
-    v[n++] = (char *)bin;
-    for (size_t i = 0; args[i]; i++) {
-        assert_true(n < MAX_ARGS);
-        v[n++] = (char *)args[i];
-    }
-    v[n] = NULL;
     int master = -1, slave = -1;
     if (tty) {
         assert_int_equal(openpty(&master, &slave, NULL, NULL, NULL), 0);
         assert_int_equal(fcntl(master, F_SETFD, FD_CLOEXEC), 0);
         assert_int_equal(fcntl(slave, F_SETFD, FD_CLOEXEC), 0);
     }
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        unsetenv("OPENAI_API_KEY");
-        unsetenv("LLMLOAD_HTTP_CLIENT");
-        for (size_t i = 0; env && env[i]; i++) {
-            const char *eq = strchr(env[i], '=');
-            char name[128];
-            if (!eq) {
-                unsetenv(env[i]);
-                continue;
-            }
-            if ((size_t)(eq - env[i]) >= sizeof name)
-                _exit(126);
-            copy_cut(name, sizeof name, env[i], (size_t)(eq - env[i]));
-            if (setenv(name, eq + 1, 1) != 0)
-                _exit(126);
-        }
-        int in = open("/dev/null", O_RDONLY);
-        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = tty ? slave : open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-            _exit(126);
-        execv(bin, v);
-        _exit(127);
-    }
+    pid_t pid = harness_spawn(args, outp, errp, tty ? slave : -1, set_env, (void *)env);
     cur_client = pid;
     uint64_t deadline = ll_now_ns() + (uint64_t)CLIENT_TIMEOUT_S * 1000000000ull;
     char *tty_buf = NULL;
@@ -445,6 +402,16 @@ static void client_run(const char *const *args, const char *const *env, int tty,
     if (!res->err)
         res->err = calloc(1, 1);
     assert_true(res->out && res->err);
+}
+
+/* The results dir holds exactly n records, every one of kind "ok". */
+static void assert_all_ok(const char *dir, size_t n)
+{
+    struct harness_recs *recs = harness_requests_load(dir);
+    assert_int_equal(recs->n, n);
+    for (size_t i = 0; i < recs->n; i++)
+        assert_string_equal(harness_sval(recs->items[i], "kind"), "ok");
+    harness_recs_free(recs);
 }
 
 /* Fail unless the run exited 0, or 1 (INVALID: a wake-up on this shared
@@ -502,8 +469,9 @@ static int assert_absent_in_dir(const char *dir, const char *needle)
  * and neither key shows in anything the client wrote. Then with no key at
  * all, no Authorization header; with --api-key-env naming an unset
  * variable, a usage error before any request. */
-static void credentials_case(const char *client)
+static void credentials_case(void **state)
 {
+    const char *client = *state;
     harness_tmp_begin();
     char url[64], out[600];
     recorder_start(url, sizeof url);
@@ -543,11 +511,7 @@ static void credentials_case(const char *client)
     assert_int_equal(probes, 1);
     assert_int_equal(posts, 4);
 
-    struct harness_recs *recs = harness_requests_load(out);
-    assert_int_equal(recs->n, 4);
-    for (size_t i = 0; i < recs->n; i++)
-        assert_string_equal(harness_sval(recs->items[i], "kind"), "ok");
-    harness_recs_free(recs);
+    assert_all_ok(out, 4);
     json_t *run = harness_json_load(out, "run.json");
     json_t *config = json_object_get(run, "config");
     assert_string_equal(harness_sval(config, "model"), MODEL_ID);
@@ -621,18 +585,6 @@ static void credentials_case(const char *client)
     client_res_free(&r);
 }
 
-static void test_credentials_native(void **state)
-{
-    (void)state;
-    credentials_case("native");
-}
-
-static void test_credentials_curl(void **state)
-{
-    (void)state;
-    credentials_case("curl");
-}
-
 /* --http2 reaches libcurl: on http:// it offers the h2c upgrade (RFC 7540
  * 3.2) with its settings; a server that ignores the offer answers in
  * HTTP/1.1, as this one does, and the run goes on. Without the flag
@@ -673,11 +625,7 @@ static void test_http2_offered(void **state)
             posts++;
         }
         assert_int_equal(posts, 3);
-        struct harness_recs *recs = harness_requests_load(out);
-        assert_int_equal(recs->n, 3);
-        for (size_t i = 0; i < recs->n; i++)
-            assert_string_equal(harness_sval(recs->items[i], "kind"), "ok");
-        harness_recs_free(recs);
+        assert_all_ok(out, 3);
         json_t *run = harness_json_load(out, "run.json");
         assert_string_equal(harness_sval(json_object_get(run, "config"), "http_client_used"),
                             "curl");
@@ -711,11 +659,7 @@ static uint32_t post_connections(const char *client, unsigned users, unsigned wa
     client_run(args, NULL, 0, &r);
     assert_ran(&r);
     client_res_free(&r);
-    struct harness_recs *recs = harness_requests_load(out);
-    assert_int_equal(recs->n, want);
-    for (size_t i = 0; i < recs->n; i++)
-        assert_string_equal(harness_sval(recs->items[i], "kind"), "ok");
-    harness_recs_free(recs);
+    assert_all_ok(out, want);
 
     uint32_t n = seen_count(), posts = 0;
     char used[SLOTS + 2] = {0}; /* accept indexes run from 1 */
@@ -741,23 +685,12 @@ static uint32_t post_connections(const char *client, unsigned users, unsigned wa
 /* One user's 20 requests go over one connection; three users' 30 over
  * three: at most one per user, and no fewer, since the three users' 20 ms
  * requests are in flight at once and HTTP/1.1 carries one at a time. */
-static void keepalive_case(const char *client)
+static void keepalive_case(void **state)
 {
+    const char *client = *state;
     harness_tmp_begin();
     assert_int_equal(post_connections(client, 1, 20, "r1"), 1);
     assert_int_equal(post_connections(client, 3, 30, "r3"), 3);
-}
-
-static void test_keepalive_native(void **state)
-{
-    (void)state;
-    keepalive_case("native");
-}
-
-static void test_keepalive_curl(void **state)
-{
-    (void)state;
-    keepalive_case("curl");
 }
 
 /* ---- 3. --threads splits the schedule without changing it ------------------ */
@@ -812,7 +745,7 @@ static void test_threads_split_schedule(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     char url[200], d1[600], d2[600], o1[600], o2[600];
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     harness_tmp_path(d1, sizeof d1, "sched-t1.jsonl");
@@ -1037,8 +970,28 @@ static void assert_arrivals_by(const struct progress *p, double rate)
 static void sim_start_instant(char *url, size_t len)
 {
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    harness_cur_sim_start(sargs);
     snprintf(url, len, "%s/v1", harness_cur_sim.url);
+}
+
+/* One thread at rate/s, constant arrivals, for duration, 4 output tokens,
+ * into <tmp>/<name> (out gets the path), against url; stderr on a
+ * pseudo-terminal when tty is set (client_run). The run must end 0 or 1. */
+static void progress_run(const char *url, const char *rate, const char *duration, int quiet,
+                         int tty, const char *name, char *out, size_t out_len,
+                         struct client_res *r)
+{
+    harness_tmp_path(out, out_len, name);
+    const char *head[] = {"run", "--url", url, "--out", out, "--no-metrics", NULL};
+    const char *load[] = {"--threads", "1", "--rate", rate, "--arrival", "constant",
+                          "--duration", duration, "--output-tokens", "4", NULL};
+    const char *q[] = {"--quiet", NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, quiet ? q : NULL);
+    harness_argv_add(&a, load);
+    client_run(a.v, NULL, tty, r);
+    assert_ran(r);
 }
 
 /* Not on a terminal, without --quiet: one plain line every 5 s (the
@@ -1053,13 +1006,8 @@ static void test_progress_plain_lines(void **state)
     harness_tmp_begin();
     char url[200], out[600];
     sim_start_instant(url, sizeof url);
-    harness_tmp_path(out, sizeof out, "r");
-    const char *args[] = {"run", "--url", url, "--out", out, "--no-metrics", "--threads", "1",
-                          "--rate", "4", "--arrival", "constant", "--duration", "5.4s",
-                          "--output-tokens", "4", NULL};
     struct client_res r;
-    client_run(args, NULL, 0, &r);
-    assert_ran(&r);
+    progress_run(url, "4", "5.4s", 0, 0, "r", out, sizeof out, &r);
     if (strchr(r.err, '\r') || strchr(r.err, '\033'))
         fail_msg("terminal control bytes on a plain stderr:\n%s", r.err);
     struct progress pl[8];
@@ -1099,13 +1047,8 @@ static void test_progress_terminal_and_quiet(void **state)
     close(sl);
     char url[200], out[600];
     sim_start_instant(url, sizeof url);
-    harness_tmp_path(out, sizeof out, "r");
-    const char *args[] = {"run", "--url", url, "--out", out, "--no-metrics", "--threads", "1",
-                          "--rate", "8", "--arrival", "constant", "--duration", "2.5s",
-                          "--output-tokens", "4", NULL};
     struct client_res r;
-    client_run(args, NULL, 1, &r);
-    assert_ran(&r);
+    progress_run(url, "8", "2.5s", 0, 1, "r", out, sizeof out, &r);
     assert_non_null(strstr(r.err, "\r\033[K["));
     struct progress pl[16];
     size_t n = progress_lines(r.err, "\r\n", pl, 16);
@@ -1132,12 +1075,7 @@ static void test_progress_terminal_and_quiet(void **state)
     assert_int_equal(recs->n, 20);
     harness_recs_free(recs);
 
-    harness_tmp_path(out, sizeof out, "r-quiet");
-    const char *quiet[] = {"run", "--url", url, "--out", out, "--quiet", "--no-metrics",
-                           "--threads", "1", "--rate", "8", "--arrival", "constant",
-                           "--duration", "1.5s", "--output-tokens", "4", NULL};
-    client_run(quiet, NULL, 1, &r);
-    assert_ran(&r);
+    progress_run(url, "8", "1.5s", 1, 1, "r-quiet", out, sizeof out, &r);
     if (strchr(r.err, '[') || strchr(r.err, '\033'))
         fail_msg("--quiet, yet on the terminal:\n%s", r.err);
     client_res_free(&r);
@@ -1147,11 +1085,11 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_credentials_native, teardown),
-        cmocka_unit_test_teardown(test_credentials_curl, teardown),
+        HARNESS_CLIENT_TEST("credentials", credentials_case, "native", teardown),
+        HARNESS_CLIENT_TEST("credentials", credentials_case, "curl", teardown),
         cmocka_unit_test_teardown(test_http2_offered, teardown),
-        cmocka_unit_test_teardown(test_keepalive_native, teardown),
-        cmocka_unit_test_teardown(test_keepalive_curl, teardown),
+        HARNESS_CLIENT_TEST("keepalive", keepalive_case, "native", teardown),
+        HARNESS_CLIENT_TEST("keepalive", keepalive_case, "curl", teardown),
         cmocka_unit_test_teardown(test_threads_split_schedule, teardown),
         cmocka_unit_test_teardown(test_insecure_self_signed, teardown),
         cmocka_unit_test_teardown(test_progress_plain_lines, teardown),

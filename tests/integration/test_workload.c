@@ -35,52 +35,15 @@ static void base_workload(struct workload *w, const char *prompt, const char *ou
 static void test_prefix_sharing(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "256",
-                          "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
-                          "--prefix-groups", "2", "--prefix-tokens", "128", NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
-
-    struct workload w;
-    base_workload(&w, "256", "8");
-    w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
-    struct harness_recs *r = harness_requests_load(dir);
-    assert_true(r->n > 30);
-    size_t shared = 0, hits = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        struct req_spec spec;
-        workload_spec(&w, (uint64_t)harness_ival(r->items[i], "id"), &spec);
-        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
-        int64_t cached = harness_ival(r->items[i], "cached_tokens");
-        assert_int_equal(harness_ival(r->items[i], "prompt_tokens_server"), 256);
-        if (spec.prefix_id >= 0) {
-            shared++;
-            assert_true(cached == 0 || cached == 128);
-            hits += cached == 128;
-        } else {
-            assert_int_equal(cached, 0);
-        }
-    }
-    /* Only a group's first requests (before its prefix is computed) miss. */
-    assert_true(shared > 10);
-    assert_true(hits + 4 >= shared);
-    harness_recs_free(r);
+    const char *args[] = {HARNESS_PREFIX_RUN, "--duration", "3s", NULL};
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
+    harness_check_prefix_hits(dir);
     harness_results_free(dir);
 
     /* The one-flag switch: the same run with --all-unique hits nothing. */
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    const char *args2[] = {"--rate", "20", "--duration", "2s", "--prompt-tokens", "256",
-                           "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",
-                           "--prefix-groups", "2", "--prefix-tokens", "128", "--all-unique",
-                           NULL};
-    dir = harness_run_client(no_metrics, args2, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
-    r = harness_requests_load(dir);
-    for (size_t i = 0; i < r->n; i++)
-        assert_int_equal(harness_ival(r->items[i], "cached_tokens"), 0);
-    harness_recs_free(r);
+    const char *args2[] = {HARNESS_PREFIX_RUN, "--duration", "2s", "--all-unique", NULL};
+    dir = harness_run_on_sim(NULL, no_metrics, args2);
+    harness_check_no_prefix_hits(dir);
     harness_results_free(dir);
 }
 
@@ -90,13 +53,10 @@ static void test_prefix_sharing(void **state)
 static void test_cancel_after_tokens(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "32",
                           "--output-tokens", "40", "--ignore-eos", "--cancel-fraction", "0.3",
                           "--cancel-after-tokens", "uniform:5,20", NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
 
     struct workload w;
     char err[200];
@@ -129,13 +89,10 @@ static void test_cancel_after_tokens(void **state)
 static void test_cancel_after_time(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rate", "10", "--duration", "2s", "--prompt-tokens", "32",
                           "--output-tokens", "128", "--ignore-eos", "--cancel-after", "200ms",
                           NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
     struct harness_recs *r = harness_requests_load(dir);
     assert_true(r->n > 5);
     for (size_t i = 0; i < r->n; i++) {
@@ -167,11 +124,8 @@ static void test_classes(void **state)
           "]}\n",
           f);
     fclose(f);
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rate", "20", "--duration", "3s", "--workload", path, NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
 
     struct wl_file *wf = NULL;
     char err[300];
@@ -213,14 +167,11 @@ static void test_classes(void **state)
 static void test_bursts(void **state)
 {
     (void)state;
-    const char *sargs[] = {NULL};
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
     const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "2s",
                           "--prompt-tokens", "32", "--output-tokens", "4", "--ignore-eos",
                           "--burst", "at=1s,count=6,prompt-tokens=1000",
                           "--burst", "at=500ms,count=2", NULL};
-    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_teardown(NULL);
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
     struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 10 + 6 + 2);
     int at_1s = 0, at_500 = 0;

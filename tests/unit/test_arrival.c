@@ -148,15 +148,22 @@ static uint64_t count_between(const struct arrival_config *c,
     }
 }
 
+/* Constant arrivals ramping from 10/s to 1000/s over 10 s. */
+static struct arrival_config ramp_10_to_1000(void)
+{
+    struct arrival_config c = config(ARRIVAL_CONSTANT, 10, 0, 1);
+    c.ramp_to_per_s = 1000;
+    c.ramp_ns = 10 * LL_NS_PER_SEC;
+    return c;
+}
+
 static void test_ramp(void **state)
 {
     (void)state;
     const uint64_t s = LL_NS_PER_SEC;
-    /* 10/s to 1000/s over 10 s: L(t) = 10 t + 49.5 t^2 (t in s), so
-     * L(10) = 5050, L(1) = 59.5, L(10) - L(9) = 950.5. */
-    struct arrival_config c = config(ARRIVAL_CONSTANT, 10, 0, 1);
-    c.ramp_to_per_s = 1000;
-    c.ramp_ns = 10 * s;
+    /* L(t) = 10 t + 49.5 t^2 (t in s), so L(10) = 5050, L(1) = 59.5,
+     * L(10) - L(9) = 950.5. */
+    struct arrival_config c = ramp_10_to_1000();
 
     /* Constant: the i-th arrival is exactly at L^-1(i). */
     struct arrival a;
@@ -311,9 +318,7 @@ static void test_switch_ramp(void **state)
 {
     (void)state;
     const uint64_t s = LL_NS_PER_SEC;
-    struct arrival_config c = config(ARRIVAL_CONSTANT, 10, 0, 1);
-    c.ramp_to_per_s = 1000;
-    c.ramp_ns = 10 * s;
+    struct arrival_config c = ramp_10_to_1000();
     c.switch_at_ns = 5 * s;
     c.switch_to_per_s = 50;
     assert_int_equal(count_between(&c, 0, 5 * s - 1), 1288); /* i = 0..1287 */

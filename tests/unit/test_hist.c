@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "measure/hist.h"
 #include "util/rng.h"
 #include "util/util.h"
@@ -92,17 +93,24 @@ static void check_against_sorted(gen_fn *gen, uint64_t seed)
     free(v);
 }
 
-static void test_percentiles_uniform(void **state)
+/* A distribution checked against its sorted samples, as a cmocka test's
+ * initial state. */
+struct sorted_case {
+    gen_fn *gen;
+    uint64_t seed;
+};
+
+static const struct sorted_case uniform_case = {gen_uniform, 1};
+static const struct sorted_case lognormal_case = {gen_lognormal, 2};
+static const struct sorted_case small_case = {gen_small, 5};
+
+static void run_sorted_case(void **state)
 {
-    (void)state;
-    check_against_sorted(gen_uniform, 1);
+    const struct sorted_case *c = *state;
+    check_against_sorted(c->gen, c->seed);
 }
 
-static void test_percentiles_lognormal(void **state)
-{
-    (void)state;
-    check_against_sorted(gen_lognormal, 2);
-}
+#define SORTED_TEST(name, c) { #name, run_sorted_case, NULL, NULL, (void *)&(c) }
 
 static void test_percentiles_constant(void **state)
 {
@@ -128,12 +136,6 @@ static void test_percentiles_two_point(void **state)
     ASSERT_REL(hist_percentile(h, 90.5), 5e9, HIST_REL_BOUND);
     assert_int_equal(hist_percentile(h, 100), 5000000000ULL);
     hist_free(h);
-}
-
-static void test_percentiles_small(void **state)
-{
-    (void)state;
-    check_against_sorted(gen_small, 5);
 }
 
 static void test_nearest_rank(void **state)
@@ -425,12 +427,10 @@ static void test_write(void **state)
     (void)state;
     struct hist *h = hist_new();
     hist_record(h, 42);
-    char *mem = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&mem, &len);
-    assert_non_null(f);
-    assert_int_equal(hist_write(h, f), 0);
-    assert_int_equal(fclose(f), 0);
+    struct test_mem m;
+    test_mem_open(&m);
+    assert_int_equal(hist_write(h, m.f), 0);
+    char *mem = test_mem_close(&m);
     assert_string_equal(mem, "llh1 1 42 42 0 42 0 42:1\n");
     free(mem);
     hist_free(h);
@@ -439,11 +439,11 @@ static void test_write(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_percentiles_uniform),
-        cmocka_unit_test(test_percentiles_lognormal),
+        SORTED_TEST(test_percentiles_uniform, uniform_case),
+        SORTED_TEST(test_percentiles_lognormal, lognormal_case),
         cmocka_unit_test(test_percentiles_constant),
         cmocka_unit_test(test_percentiles_two_point),
-        cmocka_unit_test(test_percentiles_small),
+        SORTED_TEST(test_percentiles_small, small_case),
         cmocka_unit_test(test_nearest_rank),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_merge),

@@ -57,6 +57,14 @@ static void for_every_split(const char *s, size_t len, int want_rc, size_t want_
     http_parser_free(&p);
 }
 
+/* The request p parsed; fails the test when there is none. */
+static const struct http_request *request_of(const struct http_parser *p)
+{
+    const struct http_request *r = http_parser_request(p);
+    assert_non_null(r);
+    return r;
+}
+
 static const char GET_REQ[] = "GET /v1/models?x=1 HTTP/1.1\r\n"
                               "Host: 127.0.0.1:8000\r\n"
                               "User-Agent:   curl/8  \r\n"
@@ -65,8 +73,7 @@ static const char GET_REQ[] = "GET /v1/models?x=1 HTTP/1.1\r\n"
 
 static void check_get(const struct http_parser *p)
 {
-    const struct http_request *r = http_parser_request(p);
-    assert_non_null(r);
+    const struct http_request *r = request_of(p);
     assert_int_equal(r->method, HTTP_METHOD_GET);
     assert_string_equal(r->method_str, "GET");
     assert_string_equal(r->target, "/v1/models?x=1");
@@ -84,12 +91,6 @@ static void check_get(const struct http_parser *p)
     assert_null(http_request_header(r, "content-length"));
 }
 
-static void test_get_every_split(void **state)
-{
-    (void)state;
-    for_every_split(GET_REQ, strlen(GET_REQ), HTTP_PARSE_DONE, strlen(GET_REQ), check_get);
-}
-
 static const char POST_REQ[] = "POST /v1/completions HTTP/1.1\r\n"
                                "Content-Type: application/json\r\n"
                                "Content-Length: 16\r\n"
@@ -98,19 +99,12 @@ static const char POST_REQ[] = "POST /v1/completions HTTP/1.1\r\n"
 
 static void check_post(const struct http_parser *p)
 {
-    const struct http_request *r = http_parser_request(p);
-    assert_non_null(r);
+    const struct http_request *r = request_of(p);
     assert_int_equal(r->method, HTTP_METHOD_POST);
     assert_string_equal(r->path, "/v1/completions");
     assert_int_equal(r->body_len, 16);
     assert_string_equal(r->body, "{\"prompt\":\"hi\"}\n");
     assert_int_equal(r->chunked, 0);
-}
-
-static void test_post_every_split(void **state)
-{
-    (void)state;
-    for_every_split(POST_REQ, strlen(POST_REQ), HTTP_PARSE_DONE, strlen(POST_REQ), check_post);
 }
 
 static const char CHUNKED_REQ[] = "POST /v1/chat/completions HTTP/1.1\r\n"
@@ -124,19 +118,31 @@ static const char CHUNKED_REQ[] = "POST /v1/chat/completions HTTP/1.1\r\n"
 
 static void check_chunked(const struct http_parser *p)
 {
-    const struct http_request *r = http_parser_request(p);
-    assert_non_null(r);
+    const struct http_request *r = request_of(p);
     assert_int_equal(r->chunked, 1);
     assert_int_equal(r->body_len, 5 + 26);
     assert_string_equal(r->body, "hello, this is twenty-six bytes");
 }
 
-static void test_chunked_every_split(void **state)
+/* A request parsed whole, byte by byte and split at every offset, and
+ * checked each time. */
+struct split_case {
+    const char *req;
+    void (*check)(const struct http_parser *p);
+};
+
+static const struct split_case get_split = {GET_REQ, check_get};
+static const struct split_case post_split = {POST_REQ, check_post};
+static const struct split_case chunked_split = {CHUNKED_REQ, check_chunked};
+
+/* A cmocka test whose initial state is its struct split_case. */
+static void run_every_split(void **state)
 {
-    (void)state;
-    for_every_split(CHUNKED_REQ, strlen(CHUNKED_REQ), HTTP_PARSE_DONE, strlen(CHUNKED_REQ),
-                    check_chunked);
+    const struct split_case *c = *state;
+    for_every_split(c->req, strlen(c->req), HTTP_PARSE_DONE, strlen(c->req), c->check);
 }
+
+#define SPLIT_TEST(name, c) { #name, run_every_split, NULL, NULL, (void *)&(c) }
 
 /* Bare LF line endings and blank lines before the request line. */
 static void test_lf_only(void **state)
@@ -150,7 +156,7 @@ static void test_lf_only(void **state)
         http_parser_reset(&p);
         size_t used;
         assert_int_equal(feed_split(&p, s, strlen(s), split, &used), HTTP_PARSE_DONE);
-        const struct http_request *r = http_parser_request(&p);
+        const struct http_request *r = request_of(&p);
         assert_int_equal(r->version_minor, 0);
         assert_int_equal(r->keep_alive, 1);
         assert_string_equal(r->body, "abc");
@@ -327,9 +333,9 @@ static void test_buf(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get_every_split),
-        cmocka_unit_test(test_post_every_split),
-        cmocka_unit_test(test_chunked_every_split),
+        SPLIT_TEST(test_get_every_split, get_split),
+        SPLIT_TEST(test_post_every_split, post_split),
+        SPLIT_TEST(test_chunked_every_split, chunked_split),
         cmocka_unit_test(test_lf_only),
         cmocka_unit_test(test_pipelined),
         cmocka_unit_test(test_bad_requests),

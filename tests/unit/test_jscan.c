@@ -347,27 +347,39 @@ static void reader_walk(struct jscan_reader *r, int *values)
 
 /* The reader, entering everything or skipping everything, accepts exactly
  * what the validator accepts. */
+/* check(doc, valid, ud) on every document of valid_docs (valid 1), then
+ * of invalid_docs (valid 0). */
+static void for_every_doc(void (*check)(const struct vec *doc, int valid, void *ud), void *ud)
+{
+    for (size_t i = 0; i < LL_ARRAY_LEN(valid_docs); i++)
+        check(&valid_docs[i], 1, ud);
+    for (size_t i = 0; i < LL_ARRAY_LEN(invalid_docs); i++)
+        check(&invalid_docs[i], 0, ud);
+}
+
+/* Walk doc entering everything, then skip it whole: both must end as the
+ * validator does. *ud counts the scalars walked. */
+static void reader_agrees(const struct vec *doc, int valid, void *ud)
+{
+    struct jscan_reader r;
+    int want = valid ? 0 : LL_E_PROTO;
+    jscan_reader_init(&r, doc->s, doc->len, JSCAN_DEFAULT_DEPTH);
+    reader_walk(&r, ud);
+    if (jscan_reader_finish(&r) != want)
+        fail_msg("reader walk of <%s>: expected %d", doc->s, want);
+    jscan_reader_init(&r, doc->s, doc->len, JSCAN_DEFAULT_DEPTH);
+    jscan_reader_value(&r, NULL);
+    if (jscan_reader_finish(&r) != want)
+        fail_msg("reader skip of <%s>: expected %d", doc->s, want);
+}
+
 static void test_reader_agrees(void **state)
 {
     (void)state;
     struct jscan_reader r;
     int values = 0;
 
-    for (int pass = 0; pass < 2; pass++) {
-        const struct vec *set = pass ? invalid_docs : valid_docs;
-        size_t n = pass ? LL_ARRAY_LEN(invalid_docs) : LL_ARRAY_LEN(valid_docs);
-        for (size_t i = 0; i < n; i++) {
-            int want = pass ? LL_E_PROTO : 0;
-            jscan_reader_init(&r, set[i].s, set[i].len, JSCAN_DEFAULT_DEPTH);
-            reader_walk(&r, &values);
-            if (jscan_reader_finish(&r) != want)
-                fail_msg("reader walk of <%s>: expected %d", set[i].s, want);
-            jscan_reader_init(&r, set[i].s, set[i].len, JSCAN_DEFAULT_DEPTH);
-            jscan_reader_value(&r, NULL);
-            if (jscan_reader_finish(&r) != want)
-                fail_msg("reader skip of <%s>: expected %d", set[i].s, want);
-        }
-    }
+    for_every_doc(reader_agrees, &values);
     /* {"a":{"b":[null,true,false,-1.25e-3,"x"]}} has 5 scalars. */
     values = 0;
     const char doc[] = "{\"a\":{\"b\":[null,true,false,-1.25e-3,\"x\"]},\"c\":[]}";
@@ -400,33 +412,39 @@ static void test_reader_agrees(void **state)
 /* The raw scanners agree with the validator: a valid document's value
  * ends exactly where the validator's root does, an invalid one is refused
  * or leaves bytes behind. */
+static int is_json_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* A valid doc's scanned value ends where the validator's root does; an
+ * invalid one is refused or leaves more than white space behind. */
+static void scan_agrees(const struct vec *doc, int valid, void *ud)
+{
+    (void)ud;
+    struct jscan_value root;
+    const char *p = doc->s, *end = doc->s + doc->len;
+    while (p < end && is_json_space(*p))
+        p++;
+    const char *q = jscan_scan_value(p, end, JSCAN_DEFAULT_DEPTH);
+    const char *t = q;
+    while (t && t < end && is_json_space(*t))
+        t++;
+    if (valid) {
+        assert_int_equal(jscan_validate(doc->s, doc->len, JSCAN_DEFAULT_DEPTH, &root), 0);
+        if (q != root.ptr + root.len)
+            fail_msg("scan of valid <%s> ends at %td", doc->s, q ? q - p : -1);
+    } else if (q && t == end) {
+        fail_msg("scan of invalid <%s> accepted it", doc->s);
+    }
+}
+
 static void test_scan(void **state)
 {
     (void)state;
-    struct jscan_value root;
     int escaped = 7;
 
-    for (int pass = 0; pass < 2; pass++) {
-        const struct vec *set = pass ? invalid_docs : valid_docs;
-        size_t n = pass ? LL_ARRAY_LEN(invalid_docs) : LL_ARRAY_LEN(valid_docs);
-        for (size_t i = 0; i < n; i++) {
-            const char *p = set[i].s, *end = set[i].s + set[i].len;
-            while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-                p++;
-            const char *q = jscan_scan_value(p, end, JSCAN_DEFAULT_DEPTH);
-            const char *t = q;
-            while (t && t < end && (*t == ' ' || *t == '\t' || *t == '\r' || *t == '\n'))
-                t++;
-            if (!pass) {
-                assert_int_equal(jscan_validate(set[i].s, set[i].len, JSCAN_DEFAULT_DEPTH,
-                                                &root), 0);
-                if (q != root.ptr + root.len)
-                    fail_msg("scan of valid <%s> ends at %td", set[i].s, q ? q - p : -1);
-            } else if (q && t == end) {
-                fail_msg("scan of invalid <%s> accepted it", set[i].s);
-            }
-        }
-    }
+    for_every_doc(scan_agrees, NULL);
     /* Only the value is looked at, not what follows it. */
     const char two[] = "{\"a\":[1,\"x\"]} junk";
     assert_ptr_equal(jscan_scan_value(two, two + sizeof(two) - 1, 2), two + 13);

@@ -18,14 +18,97 @@ static struct oai_chunk chat(const char *s)
     return c;
 }
 
-static struct oai_chunk compl(const char *s)
+/* One decoded chunk and what it must say: "field=value" pairs separated
+ * by ';', each field of struct oai_chunk by name, plus "output" for
+ * oai_chunk_carries_output. Fields not named are not checked. test names
+ * the cmocka test that decodes it (CHUNK_TEST). */
+struct chunk_case {
+    const char *test;
+    enum oai_api api;
+    const char *json;
+    const char *expect;
+};
+
+#define CHAT OAI_API_CHAT
+#define COMPL OAI_API_COMPLETIONS
+
+static int chunk_field(const struct oai_chunk *c, const char *name, int64_t *num,
+                       const char **str)
+{
+#define FIELD(f, kind) { #f, offsetof(struct oai_chunk, f), kind }
+    static const struct {
+        const char *name;
+        size_t off;
+        int kind; /* 'i' int, 'u' uint32_t, 'l' int64_t, 's' char[] */
+    } fields[] = {
+        FIELD(done, 'i'), FIELD(role_only, 'i'), FIELD(content_bytes, 'u'),
+        FIELD(reasoning_bytes, 'u'), FIELD(tool_call_deltas, 'u'), FIELD(has_finish, 'i'),
+        FIELD(finish_reason, 's'), FIELD(has_usage, 'i'), FIELD(prompt_tokens, 'l'),
+        FIELD(completion_tokens, 'l'), FIELD(cached_tokens, 'l'), FIELD(has_error, 'i'),
+        FIELD(error_message, 's'),
+    };
+#undef FIELD
+    const char *base = (const char *)c;
+    if (strcmp(name, "output") == 0) {
+        *num = oai_chunk_carries_output(c);
+        return 'i';
+    }
+    for (size_t i = 0; i < LL_ARRAY_LEN(fields); i++) {
+        if (strcmp(name, fields[i].name) != 0)
+            continue;
+        const char *at = base + fields[i].off;
+        switch (fields[i].kind) {
+        case 'i': *num = *(const int *)(const void *)at; break;
+        case 'u': *num = *(const uint32_t *)(const void *)at; break;
+        case 'l': *num = *(const int64_t *)(const void *)at; break;
+        default: *str = at; break;
+        }
+        return fields[i].kind;
+    }
+    fail_msg("no field %s in struct oai_chunk", name);
+    return 0;
+}
+
+/* Check every field that expect names (as in struct chunk_case) in c,
+ * decoded from json. */
+static void chunk_expect(const char *json, const struct oai_chunk *c, const char *expect)
+{
+    char buf[256];
+    assert_true(strlen(expect) < sizeof(buf));
+    memcpy(buf, expect, strlen(expect) + 1);
+    for (char *f = buf, *next; f != NULL; f = next) {
+        next = strchr(f, ';');
+        if (next != NULL)
+            *next++ = '\0';
+        char *eq = strchr(f, '=');
+        assert_non_null(eq);
+        *eq = '\0';
+        int64_t got = 0;
+        const char *got_s = NULL;
+        if (chunk_field(c, f, &got, &got_s) == 's') {
+            if (strcmp(got_s, eq + 1) != 0)
+                fail_msg("%s: %s = \"%s\", expected \"%s\"", json, f, got_s, eq + 1);
+            continue;
+        }
+        char *end;
+        long long want = strtoll(eq + 1, &end, 10);
+        assert_true(*end == '\0' && end != eq + 1);
+        if (got != want)
+            fail_msg("%s: %s = %lld, expected %lld", json, f, (long long)got, want);
+    }
+}
+
+/* Decode the case (it must succeed) and check every field it names. */
+static void check_chunk(const struct chunk_case *k)
 {
     struct oai_chunk c;
-    int rc = oai_decode_chunk(OAI_API_COMPLETIONS, s, strlen(s), &c);
+    int rc = oai_decode_chunk(k->api, k->json, strlen(k->json), &c);
     if (rc != 0)
-        fail_msg("decode of %s failed: %d", s, rc);
-    return c;
+        fail_msg("decode of %s failed: %d", k->json, rc);
+    chunk_expect(k->json, &c, k->expect);
 }
+
+#define CHUNK_TEST(name) { #name, run_chunk_cases, NULL, NULL, (void *)#name }
 
 static void test_done_and_malformed(void **state)
 {
@@ -52,184 +135,142 @@ static void test_done_and_malformed(void **state)
     assert_int_equal(c.role_only, 0);
 }
 
-static void test_chat_content(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
-    c = chat("{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null},"
-             "\"finish_reason\":null}]}");
-    assert_int_equal(c.role_only, 1);
-    assert_int_equal(c.content_bytes, 0);
-    assert_int_equal(c.has_finish, 0);
-    assert_int_equal(oai_chunk_carries_output(&c), 0);
-
-    c = chat("{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}");
-    assert_int_equal(c.role_only, 1);
-    assert_int_equal(c.content_bytes, 0);
-
+static const struct chunk_case chunk_cases[] = {
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null},"
+     "\"finish_reason\":null}]}",
+     "role_only=1;content_bytes=0;has_finish=0;output=0"},
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}",
+     "role_only=1;content_bytes=0"},
     /* A role with content is a token, not role-only. */
-    c = chat("{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"}}]}");
-    assert_int_equal(c.role_only, 0);
-    assert_int_equal(c.content_bytes, 2);
-    assert_int_equal(oai_chunk_carries_output(&c), 1);
-
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"}}]}",
+     "role_only=0;content_bytes=2;output=1"},
     /* Bytes are counted decoded: a\nb is 3, \u00e9 is 2, a pair is 4. */
-    c = chat("{\"choices\":[{\"delta\":{\"content\":\"a\\nb\\u00e9\\ud83d\\ude00\"}}]}");
-    assert_int_equal(c.content_bytes, 9);
-
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"delta\":{\"content\":\"a\\nb\\u00e9\\ud83d\\ude00\"}}]}",
+     "content_bytes=9"},
     /* Several choices are all counted; the first finish_reason is kept. */
-    c = chat("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"},\"finish_reason\":null},"
-             "{\"index\":1,\"delta\":{\"content\":\"de\"},\"finish_reason\":\"stop\"},"
-             "{\"index\":2,\"delta\":{},\"finish_reason\":\"length\"}]}");
-    assert_int_equal(c.content_bytes, 5);
-    assert_int_equal(c.has_finish, 1);
-    assert_string_equal(c.finish_reason, "stop");
-
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"},\"finish_reason\":null},"
+     "{\"index\":1,\"delta\":{\"content\":\"de\"},\"finish_reason\":\"stop\"},"
+     "{\"index\":2,\"delta\":{},\"finish_reason\":\"length\"}]}",
+     "content_bytes=5;has_finish=1;finish_reason=stop"},
     /* The completions field is ignored by the chat decoder. */
-    c = chat("{\"choices\":[{\"text\":\"abc\"}]}");
-    assert_int_equal(c.content_bytes, 0);
-
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"text\":\"abc\"}]}", "content_bytes=0"},
     /* Content of an unexpected type counts nothing (and is no error). */
-    c = chat("{\"choices\":[{\"delta\":{\"content\":[{\"type\":\"text\"}]}}]}");
-    assert_int_equal(c.content_bytes, 0);
-    c = chat("{\"choices\":{\"delta\":{\"content\":\"x\"}}}");
-    assert_int_equal(c.content_bytes, 0);
-}
-
-static void test_reasoning_and_tools(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
-    c = chat("{\"choices\":[{\"delta\":{\"reasoning_content\":\"think\"}}]}");
-    assert_int_equal(c.reasoning_bytes, 5);
-    assert_int_equal(c.content_bytes, 0);
-    assert_int_equal(oai_chunk_carries_output(&c), 1);
-    c = chat("{\"choices\":[{\"delta\":{\"reasoning\":\"hmm\",\"content\":null}}]}");
-    assert_int_equal(c.reasoning_bytes, 3);
+    {"test_chat_content", CHAT,
+     "{\"choices\":[{\"delta\":{\"content\":[{\"type\":\"text\"}]}}]}", "content_bytes=0"},
+    {"test_chat_content", CHAT,
+     "{\"choices\":{\"delta\":{\"content\":\"x\"}}}", "content_bytes=0"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"reasoning_content\":\"think\"}}]}",
+     "reasoning_bytes=5;content_bytes=0;output=1"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"reasoning\":\"hmm\",\"content\":null}}]}",
+     "reasoning_bytes=3"},
     /* The same text under both names is counted once (the longer). */
-    c = chat("{\"choices\":[{\"delta\":{\"reasoning\":\"abcd\",\"reasoning_content\":\"abcd\"}}]}");
-    assert_int_equal(c.reasoning_bytes, 4);
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"reasoning\":\"abcd\",\"reasoning_content\":\"abcd\"}}]}",
+     "reasoning_bytes=4"},
     /* A role with reasoning is output, not role-only. */
-    c = chat("{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"r\"}}]}");
-    assert_int_equal(c.role_only, 0);
-
-    c = chat("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
-             "{\"arguments\":\"{\\\"a\\\":\"}},{\"index\":1,\"id\":\"call_1\"}]}}]}");
-    assert_int_equal(c.tool_call_deltas, 2);
-    assert_int_equal(c.content_bytes, 0);
-    assert_int_equal(oai_chunk_carries_output(&c), 1);
-    c = chat("{\"choices\":[{\"delta\":{\"tool_calls\":[]}}]}");
-    assert_int_equal(c.tool_call_deltas, 0);
-    c = chat("{\"choices\":[{\"delta\":{\"tool_calls\":null}}]}");
-    assert_int_equal(c.tool_call_deltas, 0);
-}
-
-static void test_finish_reason(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
-    c = chat("{\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}");
-    assert_int_equal(c.has_finish, 1);
-    assert_string_equal(c.finish_reason, "length");
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"r\"}}]}",
+     "role_only=0"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+     "{\"arguments\":\"{\\\"a\\\":\"}},{\"index\":1,\"id\":\"call_1\"}]}}]}",
+     "tool_call_deltas=2;content_bytes=0;output=1"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"tool_calls\":[]}}]}", "tool_call_deltas=0"},
+    {"test_reasoning_and_tools", CHAT,
+     "{\"choices\":[{\"delta\":{\"tool_calls\":null}}]}", "tool_call_deltas=0"},
+    {"test_finish_reason", CHAT,
+     "{\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}",
+     "has_finish=1;finish_reason=length"},
     /* Truncated to 15 bytes plus the NUL. */
-    c = chat("{\"choices\":[{\"delta\":{},\"finish_reason\":\"a_very_long_finish_reason\"}]}");
-    assert_int_equal(c.has_finish, 1);
-    assert_string_equal(c.finish_reason, "a_very_long_fin");
+    {"test_finish_reason", CHAT,
+     "{\"choices\":[{\"delta\":{},\"finish_reason\":\"a_very_long_finish_reason\"}]}",
+     "has_finish=1;finish_reason=a_very_long_fin"},
     /* Non-null but not a string: finished, reason unknown. */
-    c = chat("{\"choices\":[{\"delta\":{},\"finish_reason\":7}]}");
-    assert_int_equal(c.has_finish, 1);
-    assert_string_equal(c.finish_reason, "");
-}
-
-static void test_usage(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
+    {"test_finish_reason", CHAT,
+     "{\"choices\":[{\"delta\":{},\"finish_reason\":7}]}", "has_finish=1;finish_reason="},
     /* OpenAI's and llama.cpp's final chunk: choices empty, usage set. */
-    c = chat("{\"choices\":[],\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":46,"
-             "\"total_tokens\":58,\"prompt_tokens_details\":{\"cached_tokens\":3}},"
-             "\"timings\":{\"predicted_n\":12,\"predicted_ms\":2.763}}");
-    assert_int_equal(c.has_usage, 1);
-    assert_int_equal(c.completion_tokens, 12);
-    assert_int_equal(c.prompt_tokens, 46);
-    assert_int_equal(c.cached_tokens, 3);
-    assert_int_equal(oai_chunk_carries_output(&c), 0);
-    assert_int_equal(c.role_only, 0);
-
-    c = chat("{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":null}");
-    assert_int_equal(c.has_usage, 0);
-    assert_int_equal(c.completion_tokens, -1);
-
+    {"test_usage", CHAT,
+     "{\"choices\":[],\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":46,"
+     "\"total_tokens\":58,\"prompt_tokens_details\":{\"cached_tokens\":3}},"
+     "\"timings\":{\"predicted_n\":12,\"predicted_ms\":2.763}}",
+     "has_usage=1;completion_tokens=12;prompt_tokens=46;cached_tokens=3;output=0;role_only=0"},
+    {"test_usage", CHAT,
+     "{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":null}",
+     "has_usage=0;completion_tokens=-1"},
     /* Missing or odd fields stay -1. */
-    c = chat("{\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1.5,"
-             "\"prompt_tokens_details\":null}}");
-    assert_int_equal(c.has_usage, 1);
-    assert_int_equal(c.prompt_tokens, 5);
-    assert_int_equal(c.completion_tokens, -1);
-    assert_int_equal(c.cached_tokens, -1);
-    c = chat("{\"usage\":{\"prompt_tokens\":-4,\"completion_tokens\":\"3\"}}");
-    assert_int_equal(c.prompt_tokens, -1);
-    assert_int_equal(c.completion_tokens, -1);
+    {"test_usage", CHAT,
+     "{\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1.5,"
+     "\"prompt_tokens_details\":null}}",
+     "has_usage=1;prompt_tokens=5;completion_tokens=-1;cached_tokens=-1"},
+    {"test_usage", CHAT,
+     "{\"usage\":{\"prompt_tokens\":-4,\"completion_tokens\":\"3\"}}",
+     "prompt_tokens=-1;completion_tokens=-1"},
+    {"test_errors", CHAT,
+     "{\"error\":{\"code\":500,\"message\":\"slot \\\"0\\\" failed\",\"type\":\"server_error\"}}",
+     "has_error=1;error_message=slot \"0\" failed"},
+    {"test_errors", CHAT,
+     "{\"error\":\"overloaded\"}", "has_error=1;error_message=overloaded"},
+    {"test_errors", CHAT,
+     "{\"error\":null,\"choices\":[]}", "has_error=0"},
+    {"test_errors", CHAT,
+     "{\"error\":{\"code\":1}}", "has_error=1;error_message="},
+    /* vLLM's older shape. */
+    {"test_errors", CHAT,
+     "{\"object\":\"error\",\"message\":\"bad request\",\"type\":\"BadRequestError\",\"code\":400}",
+     "has_error=1;error_message=bad request"},
+    {"test_errors", CHAT,
+     "{\"object\":\"chat.completion.chunk\",\"message\":\"not an error\"}", "has_error=0"},
+    {"test_completions", COMPL,
+     "{\"choices\":[{\"text\":\" there\",\"index\":0,\"logprobs\":null,"
+     "\"finish_reason\":null}],\"object\":\"text_completion\"}",
+     "content_bytes=6;has_finish=0;role_only=0"},
+    {"test_completions", COMPL,
+     "{\"choices\":[{\"text\":\"\",\"finish_reason\":\"length\"}],"
+     "\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":5}}",
+     "content_bytes=0;output=0;finish_reason=length;completion_tokens=12"},
+    {"test_completions", COMPL,
+     "{\"choices\":[{\"text\":\"ab\"},{\"text\":\"cde\"}]}", "content_bytes=5"},
+    /* The chat delta is ignored by the completions decoder. */
+    {"test_completions", COMPL,
+     "{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}", "content_bytes=0"},
+};
+
+/* A cmocka test whose initial state is its own name: every case of
+ * chunk_cases[] filed under that name. */
+static void run_chunk_cases(void **state)
+{
+    const char *test = *state;
+    size_t ran = 0;
+    for (size_t i = 0; i < LL_ARRAY_LEN(chunk_cases); i++) {
+        if (strcmp(chunk_cases[i].test, test) == 0) {
+            check_chunk(&chunk_cases[i]);
+            ran++;
+        }
+    }
+    if (ran == 0)
+        fail_msg("no chunk case for %s", test);
 }
 
-static void test_errors(void **state)
+/* Long error messages are cut to 127 bytes. */
+static void test_error_message_cut(void **state)
 {
     (void)state;
-    struct oai_chunk c;
     char longmsg[400];
     char doc[600];
-
-    c = chat("{\"error\":{\"code\":500,\"message\":\"slot \\\"0\\\" failed\",\"type\":\"server_error\"}}");
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "slot \"0\" failed");
-    c = chat("{\"error\":\"overloaded\"}");
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "overloaded");
-    c = chat("{\"error\":null,\"choices\":[]}");
-    assert_int_equal(c.has_error, 0);
-    c = chat("{\"error\":{\"code\":1}}");
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "");
-    /* vLLM's older shape. */
-    c = chat("{\"object\":\"error\",\"message\":\"bad request\",\"type\":\"BadRequestError\",\"code\":400}");
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "bad request");
-    c = chat("{\"object\":\"chat.completion.chunk\",\"message\":\"not an error\"}");
-    assert_int_equal(c.has_error, 0);
-
-    /* Long messages are cut to 127 bytes. */
     memset(longmsg, 'm', sizeof(longmsg) - 1);
     longmsg[sizeof(longmsg) - 1] = '\0';
     snprintf(doc, sizeof(doc), "{\"error\":{\"message\":\"%s\"}}", longmsg);
-    c = chat(doc);
+    struct oai_chunk c = chat(doc);
     assert_int_equal(strlen(c.error_message), 127);
-}
-
-static void test_completions(void **state)
-{
-    (void)state;
-    struct oai_chunk c;
-
-    c = compl("{\"choices\":[{\"text\":\" there\",\"index\":0,\"logprobs\":null,"
-              "\"finish_reason\":null}],\"object\":\"text_completion\"}");
-    assert_int_equal(c.content_bytes, 6);
-    assert_int_equal(c.has_finish, 0);
-    assert_int_equal(c.role_only, 0);
-    c = compl("{\"choices\":[{\"text\":\"\",\"finish_reason\":\"length\"}],"
-              "\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":5}}");
-    assert_int_equal(c.content_bytes, 0);
-    assert_int_equal(oai_chunk_carries_output(&c), 0);
-    assert_string_equal(c.finish_reason, "length");
-    assert_int_equal(c.completion_tokens, 12);
-    c = compl("{\"choices\":[{\"text\":\"ab\"},{\"text\":\"cde\"}]}");
-    assert_int_equal(c.content_bytes, 5);
-    /* The chat delta is ignored by the completions decoder. */
-    c = compl("{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}");
-    assert_int_equal(c.content_bytes, 0);
 }
 
 static void test_response(void **state)
@@ -243,14 +284,9 @@ static void test_response(void **state)
         "\"prompt_tokens\":9}}";
 
     assert_int_equal(oai_decode_response(OAI_API_CHAT, body, sizeof(body) - 1, &c), 0);
-    assert_int_equal(c.content_bytes, 11);
-    assert_int_equal(c.reasoning_bytes, 2);
-    assert_int_equal(c.tool_call_deltas, 1);
-    assert_string_equal(c.finish_reason, "stop");
-    assert_int_equal(c.completion_tokens, 3);
-    assert_int_equal(c.prompt_tokens, 9);
-    assert_int_equal(c.role_only, 0);
-    assert_int_equal(c.done, 0);
+    chunk_expect(body, &c, "content_bytes=11;reasoning_bytes=2;tool_call_deltas=1;"
+                           "finish_reason=stop;completion_tokens=3;prompt_tokens=9;"
+                           "role_only=0;done=0");
 
     const char cbody[] = "{\"choices\":[{\"text\":\"four\",\"finish_reason\":\"length\"}]}";
     assert_int_equal(oai_decode_response(OAI_API_COMPLETIONS, cbody, sizeof(cbody) - 1, &c), 0);
@@ -450,17 +486,26 @@ static void ref_error(struct jscan_reader *r, struct oai_chunk *c)
     }
 }
 
+/* Enter the object at r, or skip the value there when it is not one.
+ * Returns 1 when entered. */
+static int ref_enter_object(struct jscan_reader *r)
+{
+    if (jscan_reader_peek(r) != JSCAN_OBJECT) {
+        jscan_reader_value(r, NULL);
+        return 0;
+    }
+    jscan_reader_enter(r);
+    return 1;
+}
+
 static void ref_message(struct jscan_reader *r, struct oai_chunk *c, int *saw_role)
 {
     struct jscan_value v;
     struct ref_key k;
     uint64_t reasoning = 0, reasoning_alt = 0;
 
-    if (jscan_reader_peek(r) != JSCAN_OBJECT) {
-        jscan_reader_value(r, NULL);
+    if (!ref_enter_object(r))
         return;
-    }
-    jscan_reader_enter(r);
     while (ref_next_key(r, &k)) {
         if (REF_IS(&k, "content")) {
             c->content_bytes = ref_add(c->content_bytes, ref_text(r));
@@ -492,11 +537,8 @@ static void ref_choice(struct jscan_reader *r, enum oai_api api, int streamed,
     struct jscan_value v;
     struct ref_key k;
 
-    if (jscan_reader_peek(r) != JSCAN_OBJECT) {
-        jscan_reader_value(r, NULL);
+    if (!ref_enter_object(r))
         return;
-    }
-    jscan_reader_enter(r);
     while (ref_next_key(r, &k)) {
         if (REF_IS(&k, "finish_reason")) {
             if (jscan_reader_value(r, &v) && v.type != JSCAN_NULL && !c->has_finish) {
@@ -786,7 +828,98 @@ static void same_both_ways(enum oai_api api, struct oai_memo *m, const char *s, 
     assert_string_equal(memo.error_message, full.error_message);
 }
 
-#define SAME(api, m, lit) same_both_ways((api), (m), (lit), sizeof(lit) - 1)
+/* A memo script: reset the memo, decode a chunk both ways (same_both_ways),
+ * or check how many chunks took the shortcut since the reset. */
+struct memo_step {
+    enum { MEMO_STEP_RESET, MEMO_STEP_SAME, MEMO_STEP_HITS } op;
+    enum oai_api api;
+    const char *json;
+    size_t len;      /* of json: sizeof(lit) - 1, so a literal's every byte counts */
+    uint32_t hits;
+};
+
+#define MEMO_RESET { MEMO_STEP_RESET, OAI_API_CHAT, NULL, 0, 0 }
+#define MEMO_SAME(api, lit) { MEMO_STEP_SAME, (api), (lit), sizeof(lit) - 1, 0 }
+#define MEMO_HITS(n) { MEMO_STEP_HITS, OAI_API_CHAT, NULL, 0, (n) }
+
+static const struct memo_step memo_script[] = {
+    /* The sim's shape: after the first chunk, every token takes the
+     * shortcut, and a role-only chunk stays one until text arrives. */
+    MEMO_RESET,
+    MEMO_SAME(CHAT, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" hi\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" there, you\"}}]}"),
+    MEMO_HITS(3),
+
+    /* Text the shortcut must not take: decoded in full, same answers. */
+    MEMO_RESET,
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"\x01\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":null}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"\"}}]}"),
+    MEMO_SAME(CHAT, "[DONE]"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"[DONE]\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}"),
+    MEMO_HITS(2),   /* "[DONE]" and "ok" after the "" chunk */
+    /* Escapes and UTF-8 take the shortcut too, checked by the decoder's
+     * own string rules; a broken one is decoded in full and refused. */
+    MEMO_RESET,
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\\n\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\u00e9\\ud83d\\ude00\"}}]}"),
+    MEMO_HITS(3),
+    /* Head and tail match, but the string closes early: not the shortcut. */
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\ud83d\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\q\"}}]}"),
+    MEMO_SAME(CHAT, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}"),
+    MEMO_HITS(3),
+    /* A chunk with two counted strings or with reasoning is never kept. */
+    MEMO_RESET,
+    MEMO_SAME(CHAT, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"b\"}}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"c\"}}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"delta\":{\"content\":\"a\",\"reasoning_content\":\"r\"}}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"delta\":{\"content\":\"b\",\"reasoning_content\":\"r\"}}]}"),
+    MEMO_HITS(0),
+    /* The API is part of the shape: chat's "content" is not a completion. */
+    MEMO_RESET,
+    MEMO_SAME(COMPL, "{\"choices\":[{\"text\":\"a\",\"content\":\"z\"}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"text\":\"b\",\"content\":\"z\"}]}"),
+    MEMO_SAME(COMPL, "{\"choices\":[{\"text\":\"cd\",\"content\":\"z\"}]}"),
+    MEMO_SAME(COMPL, "{\"choices\":[{\"text\":\"e\",\"content\":\"z\"}]}"),
+    MEMO_SAME(CHAT, "{\"choices\":[{\"text\":\"f\",\"content\":\"z\"}]}"),
+    MEMO_HITS(1),   /* "e" */
+};
+
+static void run_memo_script(const struct memo_step *steps, size_t n)
+{
+    struct oai_memo m;
+    oai_memo_reset(&m);
+    for (size_t i = 0; i < n; i++) {
+        switch (steps[i].op) {
+        case MEMO_STEP_RESET:
+            oai_memo_reset(&m);
+            break;
+        case MEMO_STEP_SAME:
+            same_both_ways(steps[i].api, &m, steps[i].json, steps[i].len);
+            break;
+        case MEMO_STEP_HITS:
+            if (m.hits != steps[i].hits)
+                fail_msg("memo step %zu: %u chunks took the shortcut, expected %u", i,
+                         (unsigned)m.hits, (unsigned)steps[i].hits);
+            break;
+        }
+    }
+}
 
 /* Every data: line of a captured response, both ways; the number of
  * chunks the shortcut took. */
@@ -812,7 +945,6 @@ static uint32_t fixture_both_ways(enum oai_api api, const char *name, size_t *ev
 static void test_memo_matches_full_decode(void **state)
 {
     (void)state;
-    struct oai_memo m;
     size_t events;
 
     /* llama.cpp's captures: every content chunk after the first takes the
@@ -827,73 +959,20 @@ static void test_memo_matches_full_decode(void **state)
     assert_int_equal(events, 14);
     assert_int_equal(hits, events - 3);
 
-    /* The sim's shape: after the first chunk, every token takes the
-     * shortcut, and a role-only chunk stays one until text arrives. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" hi\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" there, you\"}}]}");
-    assert_int_equal(m.hits, 3);
-
-    /* Text the shortcut must not take: decoded in full, same answers. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"\x01\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\\\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-2\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":null}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"\"}}]}");
-    SAME(OAI_API_CHAT, &m, "[DONE]");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"[DONE]\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-3\",\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}");
-    assert_int_equal(m.hits, 2);   /* "[DONE]" and "ok" after the "" chunk */
-    /* Escapes and UTF-8 take the shortcut too, checked by the decoder's
-     * own string rules; a broken one is decoded in full and refused. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\\\"b\\n\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\u00e9\\ud83d\\ude00\"}}]}");
-    assert_int_equal(m.hits, 3);
-    /* Head and tail match, but the string closes early: not the shortcut. */
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"a\",\"x\":\"b\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\ud83d\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\\q\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"id\":\"c-4\",\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}");
-    assert_int_equal(m.hits, 3);
-    /* A chunk with two counted strings or with reasoning is never kept. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"b\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\"}},{\"delta\":{\"content\":\"c\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"a\",\"reasoning_content\":\"r\"}}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"delta\":{\"content\":\"b\",\"reasoning_content\":\"r\"}}]}");
-    assert_int_equal(m.hits, 0);
-    /* The API is part of the shape: chat's "content" is not a completion. */
-    oai_memo_reset(&m);
-    SAME(OAI_API_COMPLETIONS, &m, "{\"choices\":[{\"text\":\"a\",\"content\":\"z\"}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"text\":\"b\",\"content\":\"z\"}]}");
-    SAME(OAI_API_COMPLETIONS, &m, "{\"choices\":[{\"text\":\"cd\",\"content\":\"z\"}]}");
-    SAME(OAI_API_COMPLETIONS, &m, "{\"choices\":[{\"text\":\"e\",\"content\":\"z\"}]}");
-    SAME(OAI_API_CHAT, &m, "{\"choices\":[{\"text\":\"f\",\"content\":\"z\"}]}");
-    assert_int_equal(m.hits, 1);   /* "e" */
+    run_memo_script(memo_script, LL_ARRAY_LEN(memo_script));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_done_and_malformed),
-        cmocka_unit_test(test_chat_content),
-        cmocka_unit_test(test_reasoning_and_tools),
-        cmocka_unit_test(test_finish_reason),
-        cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_completions),
+        CHUNK_TEST(test_chat_content),
+        CHUNK_TEST(test_reasoning_and_tools),
+        CHUNK_TEST(test_finish_reason),
+        CHUNK_TEST(test_usage),
+        CHUNK_TEST(test_errors),
+        cmocka_unit_test(test_error_message_cut),
+        CHUNK_TEST(test_completions),
         cmocka_unit_test(test_response),
         cmocka_unit_test(test_stream_chunk_usage),
         cmocka_unit_test(test_stream_events_fallback),

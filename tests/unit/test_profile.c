@@ -3,6 +3,7 @@
  * numbers worked out by hand. The simulated check of the same formula is
  * test_engine's test_overload_matches_capacity. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,16 @@ static void test_get(void **state)
     assert_null(sim_profile_name(2));
 }
 
+/* The capacity of the built-in profile name (into *p) for 256 tokens in
+ * and 128 out. */
+static struct sim_capacity profile_capacity(const char *name, struct sim_profile *p)
+{
+    struct sim_capacity cap;
+    assert_int_equal(sim_profile_get(name, p), 0);
+    assert_int_equal(sim_profile_capacity(&p->engine, 256, 128, &cap), 0);
+    return cap;
+}
+
 /* default, 256 in / 128 out: 64 sequences each hold a slot for 128 steps,
  * so half a request starts per step; a step is
  * 4 ms + 0.5 * 256 * 10 us + 64 * 127/128 * 150 us = 14.805 ms, and the
@@ -41,10 +52,7 @@ static void test_capacity_default(void **state)
 {
     (void)state;
     struct sim_profile p;
-    struct sim_capacity cap;
-
-    assert_int_equal(sim_profile_get("default", &p), 0);
-    assert_int_equal(sim_profile_capacity(&p.engine, 256, 128, &cap), 0);
+    struct sim_capacity cap = profile_capacity("default", &p);
     assert_int_equal(cap.limit, SIM_LIMIT_SEQS);
     ASSERT_NEAR(cap.batch_seqs, 64, 1e-9);
     ASSERT_NEAR(cap.residence_steps, 128, 1e-9);
@@ -103,10 +111,7 @@ static void test_capacity_instant(void **state)
 {
     (void)state;
     struct sim_profile p;
-    struct sim_capacity cap;
-
-    assert_int_equal(sim_profile_get("instant", &p), 0);
-    assert_int_equal(sim_profile_capacity(&p.engine, 256, 128, &cap), 0);
+    struct sim_capacity cap = profile_capacity("instant", &p);
     assert_int_equal(cap.limit, SIM_LIMIT_INSTANT);
     assert_true(isinf(cap.rps));
 }
@@ -114,15 +119,12 @@ static void test_capacity_instant(void **state)
 static char *explain(const char *name)
 {
     struct sim_profile p;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    struct test_mem m;
 
-    assert_non_null(f);
     assert_int_equal(sim_profile_get(name, &p), 0);
-    sim_profile_explain(&p, f);
-    assert_int_equal(fclose(f), 0);
-    return buf;
+    test_mem_open(&m);
+    sim_profile_explain(&p, m.f);
+    return test_mem_close(&m);
 }
 
 static void test_explain(void **state)

@@ -24,13 +24,25 @@ static const char *label(const struct prom_sample *smp, const char *name)
     return NULL;
 }
 
+/* tests/data/prom/name, parsed (it must parse): the scrape (caller frees
+ * with prom_scrape_free), in *body the text it was read from (caller
+ * frees, after the scrape) and in *len its length (len may be NULL). */
+static struct prom_scrape *scrape_of(const char *name, char **body, size_t *len)
+{
+    size_t n;
+    struct prom_scrape *s = NULL;
+    *body = test_read_data("prom", name, &n);
+    assert_int_equal(prom_scrape_parse(*body, n, &s), 0);
+    if (len != NULL)
+        *len = n;
+    return s;
+}
+
 static void test_types_and_families(void **state)
 {
     (void)state;
-    size_t len;
-    char *body = test_read_data("prom", "openmetrics.txt", &len);
-    struct prom_scrape *s = NULL;
-    assert_int_equal(prom_scrape_parse(body, len, &s), 0);
+    char *body;
+    struct prom_scrape *s = scrape_of("openmetrics.txt", &body, NULL);
     assert_int_equal(s->stats.bad_lines, 0);
     assert_int_equal(s->stats.saw_eof, 1);
     assert_int_equal(s->n_samples, 16);    /* after_eof is not read */
@@ -359,10 +371,9 @@ static void test_llamacpp_fixture(void **state)
         {"llamacpp:requests_processing", PROM_GAUGE, 0},
         {"llamacpp:requests_deferred", PROM_GAUGE, 0},
     };
+    char *body;
     size_t len;
-    char *body = test_read_data("prom", "llamacpp-metrics.txt", &len);
-    struct prom_scrape *s = NULL;
-    assert_int_equal(prom_scrape_parse(body, len, &s), 0);
+    struct prom_scrape *s = scrape_of("llamacpp-metrics.txt", &body, &len);
     assert_int_equal(s->stats.lines, 33);
     assert_int_equal(s->stats.bad_lines, 0);
     assert_int_equal(s->n_samples, LL_ARRAY_LEN(want));
@@ -412,13 +423,33 @@ static void test_callback_matches_scrape(void **state)
     free(body);
 }
 
+/* tests/data/prom/vllm.txt, parsed: the state of the tests that read it. */
+struct vllm_fixture {
+    char *body;
+    struct prom_scrape *s;
+};
+
+static int vllm_setup(void **state)
+{
+    struct vllm_fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    f->s = scrape_of("vllm.txt", &f->body, NULL);
+    *state = f;
+    return 0;
+}
+
+static int vllm_teardown(void **state)
+{
+    struct vllm_fixture *f = *state;
+    prom_scrape_free(f->s);
+    free(f->body);
+    free(f);
+    return 0;
+}
+
 static void test_find_and_sum(void **state)
 {
-    (void)state;
-    size_t len;
-    char *body = test_read_data("prom", "vllm.txt", &len);
-    struct prom_scrape *s = NULL;
-    assert_int_equal(prom_scrape_parse(body, len, &s), 0);
+    const struct prom_scrape *s = ((struct vllm_fixture *)*state)->s;
 
     size_t pos = 0;
     const struct prom_label stop[] = {{"finished_reason", "stop", 4}};
@@ -444,8 +475,6 @@ static void test_find_and_sum(void **state)
     assert_string_equal(s->samples[pos].family, "vllm:num_preemptions");
     assert_int_equal(s->samples[pos].suffix, PROM_SUFFIX_TOTAL);
     assert_int_equal(s->samples[pos + 1].suffix, PROM_SUFFIX_CREATED);
-    prom_scrape_free(s);
-    free(body);
 }
 
 /* Buckets le 0.1:10, 0.5:30, 1:45, +Inf:50. By hand, with rank = q * 50:
@@ -457,11 +486,7 @@ static void test_find_and_sum(void **state)
  *   q=0    rank 0 in (0, 0.1]:    0 */
 static void test_histogram_quantile(void **state)
 {
-    (void)state;
-    size_t len;
-    char *body = test_read_data("prom", "vllm.txt", &len);
-    struct prom_scrape *s = NULL;
-    assert_int_equal(prom_scrape_parse(body, len, &s), 0);
+    const struct prom_scrape *s = ((struct vllm_fixture *)*state)->s;
     struct prom_histogram h;
     assert_int_equal(prom_scrape_histogram(s, "vllm:time_to_first_token_seconds",
                                            NULL, 0, &h), 0);
@@ -493,8 +518,6 @@ static void test_histogram_quantile(void **state)
                                            other, 1, &h), LL_E_NOTFOUND);
     assert_int_equal(prom_scrape_histogram(s, "vllm:num_requests_running",
                                            NULL, 0, &h), LL_E_NOTFOUND);
-    prom_scrape_free(s);
-    free(body);
 }
 
 /* The delta of two scrapes is the load step's own histogram. Earlier:
@@ -628,8 +651,8 @@ int main(void)
         cmocka_unit_test(test_eof_and_nul),
         cmocka_unit_test(test_llamacpp_fixture),
         cmocka_unit_test(test_callback_matches_scrape),
-        cmocka_unit_test(test_find_and_sum),
-        cmocka_unit_test(test_histogram_quantile),
+        cmocka_unit_test_setup_teardown(test_find_and_sum, vllm_setup, vllm_teardown),
+        cmocka_unit_test_setup_teardown(test_histogram_quantile, vllm_setup, vllm_teardown),
         cmocka_unit_test(test_histogram_delta),
         cmocka_unit_test(test_histogram_gather_edge_cases),
     };

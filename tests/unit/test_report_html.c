@@ -9,6 +9,7 @@
  * a realistic synthetic sweep report to path and exits: the input of
  * scripts/screenshot-report.sh and of docs/report-screenshot.png. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,51 +24,6 @@
 
 /* ---- reading the page back ---- */
 
-static const char *chart_find(const char *doc, const char *id, size_t *len)
-{
-    char pat[128];
-    snprintf(pat, sizeof(pat), "id=\"%s\"", id);
-    const char *p = strstr(doc, pat);
-    if (p == NULL)
-        return NULL;
-    while (p > doc && strncmp(p, "<svg", 4) != 0)
-        p--;
-    const char *e = strstr(p, "</svg>");
-    if (e == NULL)
-        return NULL;
-    *len = (size_t)(e + 6 - p);
-    return p;
-}
-
-static int tag_attr(const char *tag, const char *name, char *out, size_t outlen)
-{
-    const char *end = strchr(tag, '>');
-    char pat[64];
-    snprintf(pat, sizeof(pat), " %s=\"", name);
-    const char *p = strstr(tag, pat);
-    if (p == NULL || end == NULL || p > end)
-        return 0;
-    p += strlen(pat);
-    const char *q = strchr(p, '"');
-    if (q == NULL || (size_t)(q - p) >= outlen)
-        return 0;
-    memcpy(out, p, (size_t)(q - p));
-    out[q - p] = '\0';
-    return 1;
-}
-
-static double tag_num(const char *tag, const char *name)
-{
-    char v[128];
-    if (!tag_attr(tag, name, v, sizeof(v)))
-        fail_msg("attribute %s missing in %.80s", name, tag);
-    char *end;
-    double d = strtod(v, &end);
-    if (*end != '\0')
-        fail_msg("attribute %s=\"%s\" is not a number", name, v);
-    return d;
-}
-
 /* Elements starting with prefix inside the chart id whose data-series is
  * series: attributes a and b into xs and ys. Returns the count. */
 static size_t points(const char *doc, const char *id, const char *prefix,
@@ -75,23 +31,10 @@ static size_t points(const char *doc, const char *id, const char *prefix,
                      double *ys, size_t max)
 {
     size_t len;
-    const char *s = chart_find(doc, id, &len);
+    const char *s = svgtest_chart_find(doc, id, &len);
     if (s == NULL)
         fail_msg("no chart %s", id);
-    size_t n = 0;
-    for (const char *p = strstr(s, prefix); p != NULL && p < s + len;
-         p = strstr(p + 1, prefix)) {
-        char v[128];
-        if (series != NULL &&
-            (!tag_attr(p, "data-series", v, sizeof(v)) || strcmp(v, series) != 0))
-            continue;
-        if (n < max) {
-            xs[n] = tag_num(p, a);
-            ys[n] = tag_num(p, b);
-        }
-        n++;
-    }
-    return n;
+    return svgtest_collect(s, len, prefix, series, a, b, xs, ys, max);
 }
 
 static size_t pts(const char *doc, const char *id, const char *series, double *xs,
@@ -106,13 +49,13 @@ static const char *keyed(const char *doc, const char *id, const char *prefix,
                          const char *key)
 {
     size_t len;
-    const char *s = chart_find(doc, id, &len);
+    const char *s = svgtest_chart_find(doc, id, &len);
     if (s == NULL)
         fail_msg("no chart %s", id);
     for (const char *p = strstr(s, prefix); p != NULL && p < s + len;
          p = strstr(p + 1, prefix)) {
         char v[128];
-        if (tag_attr(p, "data-key", v, sizeof(v)) && strcmp(v, key) == 0)
+        if (svgtest_attr(p, "data-key", v, sizeof(v)) && strcmp(v, key) == 0)
             return p;
     }
     return NULL;
@@ -301,12 +244,25 @@ static char *render(const struct report *r)
     return b.data;              /* the caller frees it */
 }
 
-static void test_latency_points_exact(void **state)
+/* cmocka setup and teardown of a test that reads the five-step fixture's
+ * page: the page is the test's state. */
+static int doc_setup(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
-    char *doc = render(&f.r);
+    *state = render(&f.r);
+    return 0;
+}
+
+static int doc_teardown(void **state)
+{
+    free(*state);
+    return 0;
+}
+
+static void test_latency_points_exact(void **state)
+{
+    const char *doc = *state;
     assert_well_formed(doc);
     double xs[16], ys[16];
     static const char *const ids[3] = {"chart-ttft", "chart-tpot", "chart-e2e"};
@@ -327,31 +283,27 @@ static void test_latency_points_exact(void **state)
             }
         }
     }
-    free(doc);
 }
 
 static void test_slo_line_and_markers(void **state)
 {
-    (void)state;
-    struct fixture f;
-    fixture_make(&f);
-    char *doc = render(&f.r);
+    const char *doc = *state;
     double cx[8], cy[8];
     /* TTFT: the SLO line at 500 ms runs through step 3's p99 (500 ms). */
     const char *hl = keyed(doc, "chart-ttft", "<line class=\"hline\"", "slo");
     assert_non_null(hl);
-    assert_true(tag_num(hl, "data-y") == 500);
+    assert_true(svgtest_num(hl, "data-y") == 500);
     points(doc, "chart-ttft", "<circle class=\"pt\"", "ttft_p99", "cx", "cy", cx, cy, 8);
-    ASSERT_NEAR(tag_num(hl, "y1"), cy[2], 1e-9);
+    ASSERT_NEAR(svgtest_num(hl, "y1"), cy[2], 1e-9);
     /* The knee at 20 and the capacity at 15, where those steps' points are. */
     const char *knee = keyed(doc, "chart-ttft", "<line class=\"vline\"", "knee");
     const char *cap = keyed(doc, "chart-ttft", "<line class=\"vline\"", "capacity");
     assert_non_null(knee);
     assert_non_null(cap);
-    assert_true(tag_num(knee, "data-x") == 20);
-    assert_true(tag_num(cap, "data-x") == 15);
-    ASSERT_NEAR(tag_num(knee, "x1"), cx[3], 1e-9);
-    ASSERT_NEAR(tag_num(cap, "x1"), cx[2], 1e-9);
+    assert_true(svgtest_num(knee, "data-x") == 20);
+    assert_true(svgtest_num(cap, "data-x") == 15);
+    ASSERT_NEAR(svgtest_num(knee, "x1"), cx[3], 1e-9);
+    ASSERT_NEAR(svgtest_num(cap, "x1"), cx[2], 1e-9);
     /* Every chart against offered load has both markers. */
     static const char *const ids[] = {"chart-tpot", "chart-e2e", "chart-attainment",
                                       "chart-throughput", "chart-tokens"};
@@ -362,7 +314,7 @@ static void test_slo_line_and_markers(void **state)
     /* TPOT has its SLO line at 50; E2E has no SLO so no line. */
     hl = keyed(doc, "chart-tpot", "<line class=\"hline\"", "slo");
     assert_non_null(hl);
-    assert_true(tag_num(hl, "data-y") == 50);
+    assert_true(svgtest_num(hl, "data-y") == 50);
     assert_null(keyed(doc, "chart-e2e", "<line class=\"hline\"", "slo"));
     /* Attainment in %, the target line at 99. */
     double xs[8], ys[8];
@@ -370,20 +322,16 @@ static void test_slo_line_and_markers(void **state)
     for (int i = 0; i < 5; i++)
         assert_true(ys[i] == fx_attain[i] * 100.0);
     hl = keyed(doc, "chart-attainment", "<line class=\"hline\"", "target");
-    assert_true(tag_num(hl, "data-y") == 99);
+    assert_true(svgtest_num(hl, "data-y") == 99);
     /* The findings in large type. */
     assert_non_null(strstr(doc, "<div class=\"v\">15<span class=\"u\">req/s</span>"));
     assert_non_null(strstr(doc, "<div class=\"v\">20<span class=\"u\">req/s</span>"));
     assert_non_null(strstr(doc, "capacity is 75% of it"));
-    free(doc);
 }
 
 static void test_throughput_points(void **state)
 {
-    (void)state;
-    struct fixture f;
-    fixture_make(&f);
-    char *doc = render(&f.r);
+    const char *doc = *state;
     double xs[8], ys[8];
     struct { const char *key; const double *want; } s[] = {
         {"achieved", fx_achieved}, {"completed", fx_completed}, {"goodput", fx_goodput},
@@ -401,15 +349,11 @@ static void test_throughput_points(void **state)
     assert_int_equal(pts(doc, "chart-tokens", "output_tps", xs, ys, 8), 5);
     for (int i = 0; i < 5; i++)
         assert_true(ys[i] == fx_out_tps[i]);
-    free(doc);
 }
 
 static void test_errors_by_kind(void **state)
 {
-    (void)state;
-    struct fixture f;
-    fixture_make(&f);
-    char *doc = render(&f.r);
+    const char *doc = *state;
     double ys[8], y0[8];
     assert_int_equal(points(doc, "chart-errors", "<rect class=\"bar\"", "http_429",
                             "data-y", "data-y0", ys, y0, 8), 2);
@@ -422,15 +366,11 @@ static void test_errors_by_kind(void **state)
                             "data-y0", ys, y0, 8), 0);
     assert_null(strstr(doc, "data-series=\"http_5xx\""));
     assert_non_null(strstr(doc, "data-series=\"http_429\" data-x=\"20\""));
-    free(doc);
 }
 
 static void test_inflight_and_table(void **state)
 {
-    (void)state;
-    struct fixture f;
-    fixture_make(&f);
-    char *doc = render(&f.r);
+    const char *doc = *state;
     double xs[32], ys[32];
     assert_int_equal(pts(doc, "chart-inflight", "inflight", xs, ys, 32), 20);
     for (int i = 0; i < 5; i++)
@@ -440,7 +380,7 @@ static void test_inflight_and_table(void **state)
         }
     /* One step boundary per step, at its start. */
     size_t len;
-    const char *c = chart_find(doc, "chart-inflight", &len);
+    const char *c = svgtest_chart_find(doc, "chart-inflight", &len);
     size_t nb = 0;
     for (const char *p = strstr(c, "data-key=\"step\""); p && p < c + len;
          p = strstr(p + 1, "data-key=\"step\""))
@@ -462,7 +402,6 @@ static void test_inflight_and_table(void **state)
     assert_int_equal(over, 2);
     /* Step 4's TTFT p99 (1500 ms) is over the SLO: flagged. */
     assert_non_null(strstr(doc, "<td class=\"bad\">1500</td>"));
-    free(doc);
 }
 
 static void test_thinning_keeps_peaks(void **state)
@@ -528,7 +467,7 @@ static void test_ttft_cdf(void **state)
     assert_true(ys[5] == 100 && xs[5] == 27000);
     const char *slo = keyed(doc, "chart-ttft-cdf", "<line class=\"vline\"", "slo");
     assert_non_null(slo);
-    assert_true(tag_num(slo, "data-x") == 500);
+    assert_true(svgtest_num(slo, "data-x") == 500);
     free(doc);
     hist_free(h);
 }
@@ -621,7 +560,7 @@ static void test_classes_section(void **state)
         /* The sweep's capacity and knee are marked on the class charts too. */
         const char *v = keyed(doc, ids[m], "<line class=\"vline\"", "capacity");
         assert_non_null(v);
-        assert_true(tag_num(v, "data-x") == 15);
+        assert_true(svgtest_num(v, "data-x") == 15);
     }
     /* One row per (step, class) present: 5 + 4. */
     const char *t = strstr(doc, "<table id=\"classes\">");
@@ -970,7 +909,7 @@ static void test_sample_report(void **state)
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(ids); i++) {
         size_t len;
-        if (chart_find(doc, ids[i], &len) == NULL)
+        if (svgtest_chart_find(doc, ids[i], &len) == NULL)
             fail_msg("chart %s missing", ids[i]);
     }
     /* The synthetic server has a knee and a capacity below its 18 req/s. */
@@ -999,11 +938,11 @@ int main(void)
         return rc == 0 ? 0 : 1;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_latency_points_exact),
-        cmocka_unit_test(test_slo_line_and_markers),
-        cmocka_unit_test(test_throughput_points),
-        cmocka_unit_test(test_errors_by_kind),
-        cmocka_unit_test(test_inflight_and_table),
+        cmocka_unit_test_setup_teardown(test_latency_points_exact, doc_setup, doc_teardown),
+        cmocka_unit_test_setup_teardown(test_slo_line_and_markers, doc_setup, doc_teardown),
+        cmocka_unit_test_setup_teardown(test_throughput_points, doc_setup, doc_teardown),
+        cmocka_unit_test_setup_teardown(test_errors_by_kind, doc_setup, doc_teardown),
+        cmocka_unit_test_setup_teardown(test_inflight_and_table, doc_setup, doc_teardown),
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),

@@ -142,6 +142,21 @@ static void test_prepare_default(void **state)
     rm_tree(base);
 }
 
+/* results_write_json_atomic(base, "run.json", obj) succeeds and leaves
+ * path (base/run.json) alone in base, no .tmp beside it, reading back
+ * equal to obj. */
+static void write_reads_back(const char *base, const char *path, json_t *obj)
+{
+    char err[512] = "";
+    assert_int_equal(results_write_json_atomic(base, "run.json", obj, err, sizeof(err)), 0);
+    assert_int_equal(count_entries(base), 1);
+    json_error_t jerr;
+    json_t *back = json_load_file(path, 0, &jerr);
+    assert_non_null(back);
+    assert_true(json_equal(obj, back));
+    json_decref(back);
+}
+
 static void test_write_atomic(void **state)
 {
     (void)state;
@@ -153,13 +168,7 @@ static void test_write_atomic(void **state)
     json_t *obj = json_pack("{s:s, s:i, s:[i,i], s:{s:f}}", "name", "caf\xc3\xa9", "n",
                             42, "list", 1, 2, "nested", "x", 1.5);
     assert_non_null(obj);
-    assert_int_equal(results_write_json_atomic(base, "run.json", obj, err, sizeof(err)), 0);
-    assert_int_equal(count_entries(base), 1); /* no run.json.tmp left */
-    json_error_t jerr;
-    json_t *back = json_load_file(path, 0, &jerr);
-    assert_non_null(back);
-    assert_true(json_equal(obj, back));
-    json_decref(back);
+    write_reads_back(base, path, obj);
 
     /* Pretty-printed, in insertion order, with a final newline. */
     FILE *f = fopen(path, "r");
@@ -174,12 +183,7 @@ static void test_write_atomic(void **state)
 
     /* Overwrite replaces the whole file. */
     json_t *small = json_pack("{s:b}", "ok", 1);
-    assert_int_equal(results_write_json_atomic(base, "run.json", small, err, sizeof(err)),
-                     0);
-    back = json_load_file(path, 0, &jerr);
-    assert_true(json_equal(small, back));
-    json_decref(back);
-    assert_int_equal(count_entries(base), 1);
+    write_reads_back(base, path, small);
 
     /* A stale .tmp from a crashed run is replaced, not appended to. */
     char stale[300];
@@ -188,11 +192,7 @@ static void test_write_atomic(void **state)
     assert_non_null(f);
     fputs("garbage garbage garbage garbage garbage garbage garbage garbage", f);
     fclose(f);
-    assert_int_equal(results_write_json_atomic(base, "run.json", obj, err, sizeof(err)), 0);
-    back = json_load_file(path, 0, &jerr);
-    assert_true(json_equal(obj, back));
-    json_decref(back);
-    assert_int_equal(count_entries(base), 1);
+    write_reads_back(base, path, obj);
 
     /* A directory that does not exist: an error naming the file. */
     char missing[300];

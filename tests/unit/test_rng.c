@@ -170,6 +170,21 @@ static double draw_gamma(struct rng *r, double shape, double scale)
     return rng_gamma(r, shape, scale);
 }
 
+/* The fraction of n draws (seeded as moments_of) strictly between lo and
+ * hi. */
+static double fraction_in(double (*draw)(struct rng *, double, double), double p1,
+                          double p2, uint64_t seed, int n, double lo, double hi)
+{
+    struct rng r;
+    rng_seed(&r, seed, 0);
+    int in = 0;
+    for (int i = 0; i < n; i++) {
+        double x = draw(&r, p1, p2);
+        in += x > lo && x < hi;
+    }
+    return (double)in / n;
+}
+
 static void test_normal(void **state)
 {
     (void)state;
@@ -178,12 +193,8 @@ static void test_normal(void **state)
     ASSERT_NEAR(m.mean, 0.0, 4 / sqrt(n));
     ASSERT_NEAR(m.var, 1.0, 0.015);
     /* P(|Z| < 1.96) = 0.95. */
-    struct rng r;
-    rng_seed(&r, 6, 0);
-    int inside = 0;
-    for (int i = 0; i < n; i++)
-        inside += fabs(rng_normal(&r)) < 1.959964;
-    ASSERT_NEAR((double)inside / n, 0.95, 4 * sqrt(0.95 * 0.05 / n));
+    ASSERT_NEAR(fraction_in(draw_normal, 0, 1, 6, n, -1.959964, 1.959964), 0.95,
+                4 * sqrt(0.95 * 0.05 / n));
 }
 
 static void test_exponential(void **state)
@@ -193,12 +204,11 @@ static void test_exponential(void **state)
     struct moments m = moments_of(draw_exponential, 2.5, 0, 7, n);
     ASSERT_REL(m.mean, 2.5, 4 / sqrt(n));
     ASSERT_REL(m.var, 6.25, 0.03);
+    /* P(X > mean) = 1/e. */
+    ASSERT_NEAR(fraction_in(draw_exponential, 2.5, 0, 8, n, 2.5, INFINITY), exp(-1),
+                4 * sqrt(0.37 * 0.63 / n));
     struct rng r;
     rng_seed(&r, 8, 0);
-    int above = 0;
-    for (int i = 0; i < n; i++)
-        above += rng_exponential(&r, 2.5) > 2.5;
-    ASSERT_NEAR((double)above / n, exp(-1), 4 * sqrt(0.37 * 0.63 / n));
     assert_true(rng_exponential(&r, 0) == 0.0);
     assert_true(rng_exponential(&r, -1) == 0.0);
 }

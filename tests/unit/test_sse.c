@@ -489,57 +489,78 @@ static void decode_capture(const char *name, enum oai_api api, struct stream_ctx
     free(b.buf);
 }
 
-static void test_llama_chat_stream_usage(void **state)
+/* What a captured stream must decode to: the counts of the accumulated
+ * stream, its finish and usage, and the output tokens with their source. */
+struct capture_want {
+    const char *name;
+    enum oai_api api;
+    uint64_t events, role_only_events, content_events, output_events, content_bytes;
+    const char *finish_reason;
+    int64_t completion_tokens, prompt_tokens, cached_tokens;
+    uint64_t output_tokens;
+    enum oai_tokens_source src;
+};
+
+/* Decode w's capture (decode_capture) and check every field of w, and that
+ * the stream is complete: no malformed or unterminated event, [DONE]
+ * seen, a finish reason, no error. */
+static void check_capture(const struct capture_want *w)
 {
-    (void)state;
     struct stream_ctx c;
     enum oai_tokens_source src;
 
-    decode_capture("chat-stream-usage.http", OAI_API_CHAT, &c);
+    decode_capture(w->name, w->api, &c);
     assert_int_equal(c.malformed, 0);
     assert_int_equal(c.unterminated, 0);
-    /* 1 role chunk, 12 content chunks, 1 finish chunk, 1 usage chunk, [DONE]. */
-    assert_int_equal(c.st.events, 16);
-    assert_int_equal(c.st.role_only_events, 1);
-    assert_int_equal(c.st.content_events, 12);
-    assert_int_equal(c.st.output_events, 12);
-    /* "\"" "H" "a" "\"" " " "A" "n" "an" "t" "o" "p" "," decoded. */
-    assert_int_equal(c.st.content_bytes, 13);
+    assert_int_equal(c.st.events, w->events);
+    assert_int_equal(c.st.role_only_events, w->role_only_events);
+    assert_int_equal(c.st.content_events, w->content_events);
+    assert_int_equal(c.st.output_events, w->output_events);
+    assert_int_equal(c.st.content_bytes, w->content_bytes);
     assert_int_equal(c.st.done, 1);
     assert_int_equal(c.st.has_finish, 1);
-    assert_string_equal(c.st.finish_reason, "length");
-    assert_int_equal(c.st.completion_tokens, 12);
-    assert_int_equal(c.st.prompt_tokens, 46);
-    assert_int_equal(c.st.cached_tokens, 0);
-    assert_int_equal(oai_stream_output_tokens(&c.st, &src), 12);
-    assert_int_equal(src, OAI_TOKENS_USAGE);
+    assert_string_equal(c.st.finish_reason, w->finish_reason);
+    assert_int_equal(c.st.completion_tokens, w->completion_tokens);
+    assert_int_equal(c.st.prompt_tokens, w->prompt_tokens);
+    assert_int_equal(c.st.cached_tokens, w->cached_tokens);
+    assert_int_equal(oai_stream_output_tokens(&c.st, &src), w->output_tokens);
+    assert_int_equal(src, w->src);
     assert_int_equal(c.st.has_error, 0);
 }
 
-static void test_llama_completions_stream(void **state)
+static const struct capture_want chat_stream_usage = {
+    .name = "chat-stream-usage.http", .api = OAI_API_CHAT,
+    /* 1 role chunk, 12 content chunks, 1 finish chunk, 1 usage chunk, [DONE]. */
+    .events = 16, .role_only_events = 1, .content_events = 12, .output_events = 12,
+    /* "\"" "H" "a" "\"" " " "A" "n" "an" "t" "o" "p" "," decoded. */
+    .content_bytes = 13, .finish_reason = "length",
+    .completion_tokens = 12, .prompt_tokens = 46, .cached_tokens = 0,
+    .output_tokens = 12, .src = OAI_TOKENS_USAGE,
+};
+
+static const struct capture_want completions_stream = {
+    .name = "completions-stream.http", .api = OAI_API_COMPLETIONS,
+    /* 12 text chunks, a final chunk with "" text + finish + usage, [DONE]. */
+    .events = 14, .role_only_events = 0, .content_events = 12, .output_events = 12,
+    /* "," " there" " was" " a" " little" " g" "ir" "l" " named" " Lily" "." " She" */
+    .content_bytes = 41, .finish_reason = "length",
+    .completion_tokens = 12, .prompt_tokens = 5, .cached_tokens = 1,
+    .output_tokens = 12, .src = OAI_TOKENS_USAGE,
+};
+
+/* A cmocka test whose initial state is its struct capture_want. */
+static void run_capture(void **state)
+{
+    check_capture(*state);
+}
+
+#define CAPTURE_TEST(name, want) { #name, run_capture, NULL, NULL, (void *)&(want) }
+
+/* The completions stream read as chat finds no output: the api matters. */
+static void test_llama_completions_as_chat(void **state)
 {
     (void)state;
     struct stream_ctx c;
-    enum oai_tokens_source src;
-
-    decode_capture("completions-stream.http", OAI_API_COMPLETIONS, &c);
-    assert_int_equal(c.malformed, 0);
-    /* 12 text chunks, a final chunk with "" text + finish + usage, [DONE]. */
-    assert_int_equal(c.st.events, 14);
-    assert_int_equal(c.st.role_only_events, 0);
-    assert_int_equal(c.st.content_events, 12);
-    assert_int_equal(c.st.output_events, 12);
-    /* "," " there" " was" " a" " little" " g" "ir" "l" " named" " Lily" "." " She" */
-    assert_int_equal(c.st.content_bytes, 41);
-    assert_string_equal(c.st.finish_reason, "length");
-    assert_int_equal(c.st.completion_tokens, 12);
-    assert_int_equal(c.st.prompt_tokens, 5);
-    assert_int_equal(c.st.cached_tokens, 1);
-    assert_int_equal(oai_stream_output_tokens(&c.st, &src), 12);
-    assert_int_equal(src, OAI_TOKENS_USAGE);
-    assert_int_equal(c.st.done, 1);
-
-    /* The same stream read as chat finds no output: the api matters. */
     decode_capture("completions-stream.http", OAI_API_CHAT, &c);
     assert_int_equal(c.st.output_events, 0);
 }
@@ -587,8 +608,9 @@ int main(void)
         cmocka_unit_test(test_callback_stops),
         cmocka_unit_test(test_zero_copy),
         cmocka_unit_test(test_reuse_no_growth),
-        cmocka_unit_test(test_llama_chat_stream_usage),
-        cmocka_unit_test(test_llama_completions_stream),
+        CAPTURE_TEST(test_llama_chat_stream_usage, chat_stream_usage),
+        CAPTURE_TEST(test_llama_completions_stream, completions_stream),
+        cmocka_unit_test(test_llama_completions_as_chat),
         cmocka_unit_test(test_llama_nostream_and_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

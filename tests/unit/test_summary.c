@@ -1,6 +1,7 @@
 /* test_summary.c: the printed summary and summary.json, against figures
  * computed by hand from hand-made records. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,13 +87,10 @@ static void fixture_fill(struct fixture *fx)
 
 static char *print_to_string(const struct stats *s, const struct summary_info *info)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    summary_print(f, s, info);
-    assert_int_equal(fclose(f), 0);
-    return buf;
+    struct test_mem m;
+    test_mem_open(&m);
+    summary_print(m.f, s, info);
+    return test_mem_close(&m);
 }
 
 /* The line of text that starts with prefix, copied into line. */

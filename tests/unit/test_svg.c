@@ -4,6 +4,7 @@
  * exactly the values given, and the pixel coordinates must agree with the
  * axis ticks (a point at a tick's value sits on that tick's grid line). */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,79 +14,6 @@
 
 /* ---- reading SVG back ---- */
 
-/* The <svg> element whose id is id: its start, and its length through
- * "</svg>" in *len. NULL when absent. */
-static const char *chart_find(const char *doc, const char *id, size_t *len)
-{
-    char pat[128];
-    snprintf(pat, sizeof(pat), "id=\"%s\"", id);
-    const char *p = strstr(doc, pat);
-    if (p == NULL)
-        return NULL;
-    while (p > doc && strncmp(p, "<svg", 4) != 0)
-        p--;
-    const char *e = strstr(p, "</svg>");
-    if (e == NULL)
-        return NULL;
-    *len = (size_t)(e + 6 - p);
-    return p;
-}
-
-/* The value of attribute name in the tag starting at tag (up to its '>'),
- * copied into out. Returns 1 if found. */
-static int tag_attr(const char *tag, const char *name, char *out, size_t outlen)
-{
-    const char *end = strchr(tag, '>');
-    char pat[64];
-    snprintf(pat, sizeof(pat), " %s=\"", name);
-    const char *p = strstr(tag, pat);
-    if (p == NULL || end == NULL || p > end)
-        return 0;
-    p += strlen(pat);
-    const char *q = strchr(p, '"');
-    if (q == NULL || (size_t)(q - p) >= outlen)
-        return 0;
-    memcpy(out, p, (size_t)(q - p));
-    out[q - p] = '\0';
-    return 1;
-}
-
-static double tag_num(const char *tag, const char *name)
-{
-    char v[128];
-    if (!tag_attr(tag, name, v, sizeof(v)))
-        fail_msg("attribute %s missing in %.80s", name, tag);
-    char *end;
-    double d = strtod(v, &end);
-    if (*end != '\0')
-        fail_msg("attribute %s=\"%s\" is not a number", name, v);
-    return d;
-}
-
-/* Every element in [s, s+len) that starts with prefix and (when series is
- * not NULL) has data-series == series: its attributes a and b into xs, ys.
- * Returns the count. */
-static size_t collect(const char *s, size_t len, const char *prefix,
-                      const char *series, const char *a, const char *b,
-                      double *xs, double *ys, size_t max)
-{
-    size_t n = 0;
-    const char *end = s + len;
-    for (const char *p = strstr(s, prefix); p != NULL && p < end;
-         p = strstr(p + 1, prefix)) {
-        char v[128];
-        if (series != NULL &&
-            (!tag_attr(p, "data-series", v, sizeof(v)) || strcmp(v, series) != 0))
-            continue;
-        if (n < max) {
-            xs[n] = tag_num(p, a);
-            ys[n] = tag_num(p, b);
-        }
-        n++;
-    }
-    return n;
-}
-
 /* The pixel position of tick value v on axis "x" or "y" of the chart. */
 static double tick_px(const char *s, size_t len, const char *axis, double v)
 {
@@ -93,10 +21,10 @@ static double tick_px(const char *s, size_t len, const char *axis, double v)
     snprintf(pat, sizeof(pat), "<g class=\"tick %s\"", axis);
     const char *end = s + len;
     for (const char *p = strstr(s, pat); p != NULL && p < end; p = strstr(p + 1, pat)) {
-        if (tag_num(p, "data-v") != v)
+        if (svgtest_num(p, "data-v") != v)
             continue;
         const char *line = strstr(p, "<line");
-        return tag_num(line, axis[0] == 'x' ? "x1" : "y1");
+        return svgtest_num(line, axis[0] == 'x' ? "x1" : "y1");
     }
     fail_msg("no %s tick at %g", axis, v);
     return 0;
@@ -111,7 +39,7 @@ static size_t tick_values(const char *s, size_t len, const char *axis, double *v
     const char *end = s + len;
     for (const char *p = strstr(s, pat); p != NULL && p < end; p = strstr(p + 1, pat))
         if (n < max)
-            v[n++] = tag_num(p, "data-v");
+            v[n++] = svgtest_num(p, "data-v");
     return n;
 }
 
@@ -310,30 +238,38 @@ static void make_chart(struct strbuf *b, enum svg_scale ys, const char *title)
     svg_chart_write(b, &c);
 }
 
+/* make_chart titled "TTFT" into b (which it initialises; the caller
+ * frees it): the chart's start, its length in *len. */
+static const char *ttft_chart(struct strbuf *b, enum svg_scale ys, size_t *len)
+{
+    strbuf_init(b);
+    make_chart(b, ys, "TTFT");
+    const char *s = svgtest_chart_find(b->data, "c1", len);
+    assert_non_null(s);
+    return s;
+}
+
 static void test_chart_points_exact(void **state)
 {
     (void)state;
     struct strbuf b;
-    strbuf_init(&b);
-    make_chart(&b, SVG_SCALE_LINEAR, "TTFT");
     size_t len;
-    const char *s = chart_find(b.data, "c1", &len);
-    assert_non_null(s);
+    const char *s = ttft_chart(&b, SVG_SCALE_LINEAR, &len);
     double xs[8], ys[8];
-    assert_int_equal(collect(s, len, "<circle class=\"pt\"", "ttft_p50", "data-x",
-                             "data-y", xs, ys, 8), 5);
+    assert_int_equal(svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p50", "data-x",
+                                     "data-y", xs, ys, 8), 5);
     for (int i = 0; i < 5; i++) {
         assert_true(xs[i] == px_x[i]);
         assert_true(ys[i] == px_p50[i]);
     }
-    assert_int_equal(collect(s, len, "<circle class=\"pt\"", "ttft_p99", "data-x",
-                             "data-y", xs, ys, 8), 5);
+    assert_int_equal(svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p99", "data-x",
+                                     "data-y", xs, ys, 8), 5);
     for (int i = 0; i < 5; i++)
         assert_true(ys[i] == px_p99[i]);
 
     /* Pixels agree with the axes: linear x and y through the ticks. */
     double cx[8], cy[8];
-    collect(s, len, "<circle class=\"pt\"", "ttft_p50", "cx", "cy", cx, cy, 8);
+    svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p50", "cx", "cy", cx, cy, 8);
     double x0 = tick_px(s, len, "x", 0), x25 = tick_px(s, len, "x", 25);
     double y0 = tick_px(s, len, "y", 0), y2k = tick_px(s, len, "y", 2000);
     for (int i = 0; i < 5; i++) {
@@ -344,17 +280,17 @@ static void test_chart_points_exact(void **state)
     /* The SLO line sits at y = 500, where the p99 point at 500 is. */
     const char *hl = strstr(s, "<line class=\"hline\"");
     assert_non_null(hl);
-    assert_true(tag_num(hl, "data-y") == 500);
-    collect(s, len, "<circle class=\"pt\"", "ttft_p99", "cx", "cy", cx, cy, 8);
-    ASSERT_NEAR(tag_num(hl, "y1"), cy[2], 1e-9);
-    ASSERT_NEAR(tag_num(hl, "y2"), cy[2], 1e-9);
+    assert_true(svgtest_num(hl, "data-y") == 500);
+    svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p99", "cx", "cy", cx, cy, 8);
+    ASSERT_NEAR(svgtest_num(hl, "y1"), cy[2], 1e-9);
+    ASSERT_NEAR(svgtest_num(hl, "y2"), cy[2], 1e-9);
     assert_non_null(strstr(s, ">SLO 500 ms</text>"));
 
     /* The capacity marker at x = 15, where the third points are; the knee
      * at 17.5, between the ticks. */
     double vx[4], vy[4];
-    assert_int_equal(collect(s, len, "<line class=\"vline\"", NULL, "data-x", "x1",
-                             vx, vy, 4), 2);
+    assert_int_equal(svgtest_collect(s, len, "<line class=\"vline\"", NULL, "data-x", "x1",
+                                     vx, vy, 4), 2);
     assert_true(vx[0] == 15);
     ASSERT_NEAR(vy[0], cx[2], 1e-9);
     assert_true(vx[1] == 17.5);
@@ -365,8 +301,8 @@ static void test_chart_points_exact(void **state)
     /* The band runs from the capacity to the right edge of the plot. */
     const char *band = strstr(s, "<rect class=\"band\"");
     assert_non_null(band);
-    ASSERT_NEAR(tag_num(band, "x"), cx[2], 1e-9);
-    ASSERT_NEAR(tag_num(band, "x") + tag_num(band, "width"), x25, 0.011);
+    ASSERT_NEAR(svgtest_num(band, "x"), cx[2], 1e-9);
+    ASSERT_NEAR(svgtest_num(band, "x") + svgtest_num(band, "width"), x25, 0.011);
     strbuf_free(&b);
 }
 
@@ -374,11 +310,8 @@ static void test_chart_log_axis(void **state)
 {
     (void)state;
     struct strbuf b;
-    strbuf_init(&b);
-    make_chart(&b, SVG_SCALE_LOG, "TTFT");
     size_t len;
-    const char *s = chart_find(b.data, "c1", &len);
-    assert_non_null(s);
+    const char *s = ttft_chart(&b, SVG_SCALE_LOG, &len);
     /* Data 100..9000: [100, 10000], seven 1-2-5 ticks. */
     double t[SVG_MAX_TICKS];
     size_t n = tick_values(s, len, "y", t, SVG_MAX_TICKS);
@@ -390,13 +323,13 @@ static void test_chart_log_axis(void **state)
     double y10k = tick_px(s, len, "y", 10000);
     ASSERT_NEAR(y100 - y1k, y1k - y10k, 0.02);      /* equal decades */
     double cx[8], cy[8];
-    collect(s, len, "<circle class=\"pt\"", "ttft_p50", "cx", "cy", cx, cy, 8);
+    svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p50", "cx", "cy", cx, cy, 8);
     /* 100 on its tick; 400 at log10(4) of the way to 1000. */
     ASSERT_NEAR(cy[0], y100, 0.011);
     ASSERT_NEAR(cy[3], y100 + (y1k - y100) * log10(4.0), 0.011);
     const char *hl = strstr(s, "<line class=\"hline\"");
-    ASSERT_NEAR(tag_num(hl, "y1"), y100 + (y1k - y100) * log10(5.0), 0.011);
-    ASSERT_NEAR(tag_num(hl, "y1"), tick_px(s, len, "y", 500), 1e-9);
+    ASSERT_NEAR(svgtest_num(hl, "y1"), y100 + (y1k - y100) * log10(5.0), 0.011);
+    ASSERT_NEAR(svgtest_num(hl, "y1"), tick_px(s, len, "y", 500), 1e-9);
     strbuf_free(&b);
 }
 
@@ -413,15 +346,15 @@ static void test_chart_skips_unplottable(void **state)
     strbuf_init(&b);
     svg_chart_write(&b, &c);
     double xs[8], ys[8];
-    size_t n = collect(b.data, b.len, "<circle class=\"pt\"", "s", "data-x", "data-y",
-                       xs, ys, 8);
+    size_t n = svgtest_collect(b.data, b.len, "<circle class=\"pt\"", "s", "data-x", "data-y",
+                               xs, ys, 8);
     assert_int_equal(n, 2);
     assert_true(xs[0] == 1 && ys[0] == 10 && xs[1] == 5 && ys[1] == 50);
     /* The line breaks at the gap: two moves, no line segment across it. */
     const char *path = strstr(b.data, "<path class=\"line\"");
     assert_non_null(path);
     char d[256];
-    assert_true(tag_attr(path, "d", d, sizeof(d)));
+    assert_true(svgtest_attr(path, "d", d, sizeof(d)));
     assert_null(strchr(d, 'L'));
     assert_non_null(strchr(strchr(d, 'M') + 1, 'M'));
     assert_null(strstr(b.data, "NaN"));
@@ -441,18 +374,18 @@ static void test_chart_step_and_markers(void **state)
     svg_chart_write(&b, &c);
     const char *path = strstr(b.data, "<path class=\"line\"");
     char d[256];
-    assert_true(tag_attr(path, "d", d, sizeof(d)));
+    assert_true(svgtest_attr(path, "d", d, sizeof(d)));
     /* M x0 y0, H x1 V y1, H x2 V y2: across first, then up. */
     assert_non_null(strchr(d, 'H'));
     assert_non_null(strchr(d, 'V'));
     assert_null(strchr(d, 'L'));
     /* No markers: the points are there, with r = 0. */
     double xs[4], ys[4];
-    assert_int_equal(collect(b.data, b.len, "<circle class=\"pt\"", "cdf", "data-x",
-                             "data-y", xs, ys, 4), 3);
+    assert_int_equal(svgtest_collect(b.data, b.len, "<circle class=\"pt\"", "cdf", "data-x",
+                                     "data-y", xs, ys, 4), 3);
     assert_true(xs[2] == 40 && ys[2] == 100);
     const char *pt = strstr(b.data, "<circle class=\"pt\"");
-    assert_true(tag_num(pt, "r") == 0);
+    assert_true(svgtest_num(pt, "r") == 0);
     /* The fixed y range is kept, not rounded out. */
     double t[SVG_MAX_TICKS];
     size_t n = tick_values(b.data, b.len, "y", t, SVG_MAX_TICKS);
@@ -524,23 +457,23 @@ static void test_bars_stacked(void **state)
     svg_bar_chart_write(&b, &c);
     /* Zeros are not drawn: three 429 / timeout segments in all. */
     double ys[8], y0s[8];
-    assert_int_equal(collect(b.data, b.len, "<rect class=\"bar\"", "http_429", "data-y",
-                             "data-y0", ys, y0s, 8), 2);
+    assert_int_equal(svgtest_collect(b.data, b.len, "<rect class=\"bar\"", "http_429", "data-y",
+                                     "data-y0", ys, y0s, 8), 2);
     assert_true(ys[0] == 3 && y0s[0] == 0 && ys[1] == 12 && y0s[1] == 0);
-    assert_int_equal(collect(b.data, b.len, "<rect class=\"bar\"", "timeout_first_token",
-                             "data-y", "data-y0", ys, y0s, 8), 2);
+    assert_int_equal(svgtest_collect(b.data, b.len, "<rect class=\"bar\"", "timeout_first_token",
+                                     "data-y", "data-y0", ys, y0s, 8), 2);
     assert_true(ys[0] == 1 && y0s[0] == 0);
     assert_true(ys[1] == 4 && y0s[1] == 12);        /* stacked on the 429s */
     /* Heights are proportional: 12 is four times 3. */
     double h[8], yy[8];
-    collect(b.data, b.len, "<rect class=\"bar\"", "http_429", "height", "y", h, yy, 8);
+    svgtest_collect(b.data, b.len, "<rect class=\"bar\"", "http_429", "height", "y", h, yy, 8);
     ASSERT_NEAR(h[1], 4 * h[0], 0.03);
     /* The segment with data-x "15" on top of the 429s starts where they end. */
     const char *p = strstr(b.data, "data-series=\"timeout_first_token\" data-x=\"15\"");
     assert_non_null(p);
     while (strncmp(p, "<rect", 5) != 0)
         p--;
-    ASSERT_NEAR(tag_num(p, "y") + tag_num(p, "height"), yy[1], 0.011);
+    ASSERT_NEAR(svgtest_num(p, "y") + svgtest_num(p, "height"), yy[1], 0.011);
     assert_non_null(strstr(b.data, ">16</text>"));   /* total above the bar */
     strbuf_free(&b);
 

@@ -3,6 +3,7 @@
  * class picking by weight, the per-request draws, and the shared-prefix
  * prompt builder (exact token count, shared and unique parts). */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,6 @@
 #include "workload/tokenizer.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
-
-static const char *data_path(const char *name, char *buf, size_t len)
-{
-    const char *root = getenv("LLMLOAD_DATA");
-    snprintf(buf, len, "%s/workload/%s", root ? root : "tests/data", name);
-    return buf;
-}
 
 static struct wl_file *parse_ok(const char *text)
 {
@@ -34,15 +28,8 @@ static void parse_bad(const char *text, const char *a, const char *b)
 {
     struct wl_file *f = (struct wl_file *)1;
     char err[1024] = "";
-    if (wl_file_parse("w.json", text, strlen(text), NULL, &f, err,
-                      sizeof(err)) == 0)
-        fail_msg("accepted: %s", text);
-    assert_null(f);
-    if (a && !strstr(err, a))
-        fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, a, text);
-    if (b && !strstr(err, b))
-        fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, b, text);
-    assert_null(strchr(err, '\n'));
+    int rc = wl_file_parse("w.json", text, strlen(text), NULL, &f, err, sizeof(err));
+    assert_rejected(rc, f, err, text, a, b, NULL);
 }
 
 /* The sample file, every field. */
@@ -51,8 +38,8 @@ static void test_sample_file(void **state)
     (void)state;
     char path[512], err[1024] = "";
     struct wl_file *f = NULL;
-    if (wl_file_load(data_path("classes.json", path, sizeof(path)), &f, err,
-                     sizeof(err)))
+    test_data_path("workload", "classes.json", path, sizeof(path));
+    if (wl_file_load(path, &f, err, sizeof(err)))
         fail_msg("%s", err);
     assert_int_equal(f->n, 3);
 

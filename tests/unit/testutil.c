@@ -1,0 +1,110 @@
+/* testutil.c: helpers shared by the unit tests (see testutil.h). */
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+const char *test_data_path(const char *dir, const char *name, char *buf, size_t len)
+{
+    const char *root = getenv("LLMLOAD_DATA");
+    int n = snprintf(buf, len, "%s/%s/%s", root ? root : "tests/data", dir, name);
+    assert_true(n > 0 && (size_t)n < len);
+    return buf;
+}
+
+void assert_rejected(int rc, const void *out, const char *err, const char *input,
+                     const char *a, const char *b, const char *c)
+{
+    if (rc == 0)
+        fail_msg("accepted: %s", input);
+    if (out != NULL)
+        fail_msg("refused, but returned %p: %s", out, input);
+    const char *parts[] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (parts[i] != NULL && strstr(err, parts[i]) == NULL)
+            fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, parts[i], input);
+    if (strchr(err, '\n') != NULL)
+        fail_msg("message \"%s\" is more than one line\n(input %s)", err, input);
+}
+
+void test_mem_open(struct test_mem *m)
+{
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    assert_non_null(m->f);
+}
+
+char *test_mem_close(struct test_mem *m)
+{
+    assert_int_equal(fclose(m->f), 0);
+    m->f = NULL;
+    return m->buf;
+}
+
+const char *svgtest_chart_find(const char *doc, const char *id, size_t *len)
+{
+    char pat[128];
+    snprintf(pat, sizeof(pat), "id=\"%s\"", id);
+    const char *p = strstr(doc, pat);
+    if (p == NULL)
+        return NULL;
+    while (p > doc && strncmp(p, "<svg", 4) != 0)
+        p--;
+    const char *e = strstr(p, "</svg>");
+    if (e == NULL)
+        return NULL;
+    *len = (size_t)(e + 6 - p);
+    return p;
+}
+
+int svgtest_attr(const char *tag, const char *name, char *out, size_t outlen)
+{
+    const char *end = strchr(tag, '>');
+    char pat[64];
+    snprintf(pat, sizeof(pat), " %s=\"", name);
+    const char *p = strstr(tag, pat);
+    if (p == NULL || end == NULL || p > end)
+        return 0;
+    p += strlen(pat);
+    const char *q = strchr(p, '"');
+    if (q == NULL || (size_t)(q - p) >= outlen)
+        return 0;
+    memcpy(out, p, (size_t)(q - p));
+    out[q - p] = '\0';
+    return 1;
+}
+
+double svgtest_num(const char *tag, const char *name)
+{
+    char v[128];
+    if (!svgtest_attr(tag, name, v, sizeof(v)))
+        fail_msg("attribute %s missing in %.80s", name, tag);
+    char *end;
+    double d = strtod(v, &end);
+    if (*end != '\0')
+        fail_msg("attribute %s=\"%s\" is not a number", name, v);
+    return d;
+}
+
+size_t svgtest_collect(const char *s, size_t len, const char *prefix, const char *series,
+                       const char *a, const char *b, double *xs, double *ys, size_t max)
+{
+    size_t n = 0;
+    const char *end = s + len;
+    for (const char *p = strstr(s, prefix); p != NULL && p < end;
+         p = strstr(p + 1, prefix)) {
+        char v[128];
+        if (series != NULL &&
+            (!svgtest_attr(p, "data-series", v, sizeof(v)) || strcmp(v, series) != 0))
+            continue;
+        if (n < max) {
+            xs[n] = svgtest_num(p, a);
+            ys[n] = svgtest_num(p, b);
+        }
+        n++;
+    }
+    return n;
+}

@@ -1,0 +1,64 @@
+/* testutil.h: helpers shared by the unit tests, linked into every unit
+ * test binary (tests/unit/testutil.c).
+ *
+ * Like test.h's macros, each helper runs inside a cmocka test and fails
+ * it with a message naming what was looked for, rather than returning an
+ * error for the caller to check. */
+#ifndef LL_TESTUTIL_H
+#define LL_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* buf = "$LLMLOAD_DATA/dir/name", or "tests/data/dir/name" when the
+ * variable is unset (run from the repository root). Fails the test when it
+ * does not fit len. Returns buf. */
+const char *test_data_path(const char *dir, const char *name, char *buf, size_t len);
+
+/* A parser's refusal of input: rc must be non-zero, out (what it returned
+ * through its out-parameter) NULL, and err one line that contains each of
+ * a, b and c that is not NULL. Fails the test naming what was wrong and the
+ * input. */
+void assert_rejected(int rc, const void *out, const char *err, const char *input,
+                     const char *a, const char *b, const char *c);
+
+/* A memory stream for a writer under test to print into. */
+struct test_mem {
+    FILE *f;     /* open between test_mem_open and test_mem_close */
+    char *buf;   /* what was written, after test_mem_close */
+    size_t len;  /* its length in bytes */
+};
+
+/* Open m->f; fails the test when it cannot. */
+void test_mem_open(struct test_mem *m);
+
+/* Close m->f (which must succeed) and return what was written to it,
+ * NUL-terminated (caller frees; also in m->buf, its length in m->len). */
+char *test_mem_close(struct test_mem *m);
+
+/* ---- reading SVG back ------------------------------------------------------
+ * The chart writer (svg.c) and the HTML report (report_html.c) are checked
+ * by reading their output back: the data-* attributes must carry exactly
+ * the values given. */
+
+/* The <svg> element of doc that holds id="id": its start, and its length
+ * through "</svg>" in *len. NULL when absent. */
+const char *svgtest_chart_find(const char *doc, const char *id, size_t *len);
+
+/* The value of attribute name in the tag starting at tag (up to its '>'),
+ * copied into out (outlen bytes with the NUL). Returns 1 if found and it
+ * fits, else 0. */
+int svgtest_attr(const char *tag, const char *name, char *out, size_t outlen);
+
+/* The numeric value of attribute name in the tag at tag; fails the test
+ * when it is missing or not a number. */
+double svgtest_num(const char *tag, const char *name);
+
+/* Every element in [s, s+len) that starts with prefix and (when series is
+ * not NULL) has data-series == series: its numeric attributes a and b
+ * into xs and ys, the first max of them. Returns the count (which may
+ * exceed max). */
+size_t svgtest_collect(const char *s, size_t len, const char *prefix, const char *series,
+                       const char *a, const char *b, double *xs, double *ys, size_t max);
+
+#endif
