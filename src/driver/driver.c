@@ -24,6 +24,7 @@
 #include "workload/chatbody.h"
 #include "measure/hist.h"
 #include "workload/replay.h"
+#include "util/dueheap.h"
 #include "util/rng.h"
 #include "workload/session.h"
 #include "util/util.h"
@@ -40,11 +41,6 @@ struct user {
     uint64_t last_sched_ns;     /* relative */
     struct rng rng;             /* think-time draws */
     int retired;
-};
-
-struct user_due {
-    uint64_t at_ns;             /* relative */
-    uint32_t local;             /* index into worker->users */
 };
 
 struct queued {
@@ -70,8 +66,8 @@ struct worker {
     /* closed loop */
     struct user *users;
     uint32_t n_users;
-    struct user_due *heap;
-    uint32_t heap_n;
+    struct due_heap users_due;  /* closed loop: at_ns a user's next send (relative),
+                                 * id its index into users; room for every user */
 
     /* capped: FIFO of arrivals waiting for a slot */
     struct queued *q;
@@ -174,43 +170,6 @@ static void in_system_add(struct worker *w, int delta)
     } else {
         atomic_fetch_sub_explicit(&d->in_system, 1, memory_order_relaxed);
     }
-}
-
-/* ---- closed-loop user heap --------------------------------------------- */
-
-static void heap_push(struct worker *w, uint64_t at_ns, uint32_t local)
-{
-    uint32_t i = w->heap_n++;
-    while (i > 0) {
-        uint32_t parent = (i - 1) / 2;
-        if (w->heap[parent].at_ns <= at_ns)
-            break;
-        w->heap[i] = w->heap[parent];
-        i = parent;
-    }
-    w->heap[i].at_ns = at_ns;
-    w->heap[i].local = local;
-}
-
-static struct user_due heap_pop(struct worker *w)
-{
-    struct user_due top = w->heap[0];
-    struct user_due last = w->heap[--w->heap_n];
-    uint32_t i = 0;
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= w->heap_n)
-            break;
-        if (c + 1 < w->heap_n && w->heap[c + 1].at_ns < w->heap[c].at_ns)
-            c++;
-        if (last.at_ns <= w->heap[c].at_ns)
-            break;
-        w->heap[i] = w->heap[c];
-        i = c;
-    }
-    if (w->heap_n)
-        w->heap[i] = last;
-    return top;
 }
 
 /* ---- offering ---------------------------------------------------------- */
@@ -410,10 +369,11 @@ static void dispatch_closed(struct worker *w, uint64_t now)
 {
     const struct run_config *cfg = w->d->cfg;
     uint32_t n = w->d->n_workers;
-    while (w->heap_n && w->d->run_start_ns + w->heap[0].at_ns <= now) {
-        struct user_due due = heap_pop(w);
-        struct user *u = &w->users[due.local];
-        uint64_t global_user = (uint64_t)due.local * n + w->idx;
+    while (due_heap_peek(&w->users_due) &&
+           w->d->run_start_ns + due_heap_peek(&w->users_due)->at_ns <= now) {
+        struct due due = due_heap_pop(&w->users_due);
+        struct user *u = &w->users[due.id];
+        uint64_t global_user = due.id * n + w->idx;
         if (cfg->duration_ns && due.at_ns >= cfg->duration_ns) {
             u->retired = 1;
             continue;
@@ -488,7 +448,7 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
     const struct run_config *cfg = w->d->cfg;
     uint64_t t0 = w->d->run_start_ns;
     for (;;) {
-        const struct session_due *due = session_due_peek(&w->sessions);
+        const struct due *due = session_due_peek(&w->sessions);
         int arrival = w->have_next && t0 + w->next_off_ns <= now;
         int turn = due && t0 + due->at_ns <= now;
         if (!arrival && !turn)
@@ -506,10 +466,10 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
             next_arrival(w);
             session_start_turn(w, s, w->sessions.next - 1, sched, now);
         } else {
-            struct session_due d = session_due_pop(&w->sessions);
-            struct session *s = session_get(&w->sessions, d.ordinal);
+            struct due d = session_due_pop(&w->sessions);
+            struct session *s = session_get(&w->sessions, d.id);
             if (s)
-                session_start_turn(w, s, d.ordinal, d.at_ns, now);
+                session_start_turn(w, s, d.id, d.at_ns, now);
         }
     }
     if (!w->have_next && !session_due_peek(&w->sessions) && w->sessions.open == 0)
@@ -655,7 +615,7 @@ static void on_done(void *ud, struct record *r)
             if (cfg->duration_ns && next >= cfg->duration_ns)
                 u->retired = 1; /* its next request would fall outside the run */
             else
-                heap_push(w, next, local);
+                due_heap_push(&w->users_due, next, local);
         }
     }
 }
@@ -667,10 +627,12 @@ static uint64_t next_due_abs(const struct worker *w)
     const struct run_config *cfg = w->d->cfg;
     if (!w->offering)
         return UINT64_MAX;
-    if (cfg->mode == LOAD_CLOSED)
-        return w->heap_n ? w->d->run_start_ns + w->heap[0].at_ns : UINT64_MAX;
+    if (cfg->mode == LOAD_CLOSED) {
+        const struct due *next = due_heap_peek(&w->users_due);
+        return next ? w->d->run_start_ns + next->at_ns : UINT64_MAX;
+    }
     if (cfg->mode == LOAD_SESSIONS) {
-        const struct session_due *due = session_due_peek(&w->sessions);
+        const struct due *due = session_due_peek(&w->sessions);
         uint64_t at = w->have_next ? w->next_off_ns : UINT64_MAX;
         if (due && due->at_ns < at)
             at = due->at_ns;
@@ -696,7 +658,7 @@ static void worker_begin(struct worker *w)
              * one mean think time) instead of firing them all at t=0. */
             uint64_t spread = cfg->pace_ns ? cfg->pace_ns : (uint64_t)dist_mean(&cfg->think);
             uint64_t start = cfg->users > 1 ? spread / cfg->users * g : 0;
-            heap_push(w, start, i);
+            due_heap_push(&w->users_due, start, i);
         }
     } else {
         offer_src_init(&w->src, cfg);
@@ -766,7 +728,7 @@ static void *worker_main(void *arg)
         if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
             break;
         uint64_t deadline = next_due_abs(w);
-        if (w->offering && cfg->mode == LOAD_CLOSED && w->heap_n == 0)
+        if (w->offering && cfg->mode == LOAD_CLOSED && w->users_due.n == 0)
             deadline = UINT64_MAX;
         if (level == 1 && !cancelled)
             deadline = LL_MIN(deadline, atomic_load(&d->cancel_at_abs_ns));
@@ -815,7 +777,7 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     if (cfg->mode == LOAD_CLOSED) {
         w->n_users = cfg->users / d->n_workers + (i < cfg->users % d->n_workers);
         w->users = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->users);
-        w->heap = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->heap);
+        due_heap_init(&w->users_due, w->n_users ? w->n_users : 1);
         for (uint32_t k = 0; k < w->n_users; k++) {
             uint64_t g = (uint64_t)k * d->n_workers + i;
             rng_seed(&w->users[k].rng, cfg->workload.seed, DRIVER_THINK_STREAM + g);
@@ -830,7 +792,7 @@ static void worker_release(struct worker *w)
     transport_free(w->t);
     recwriter_reset(&w->rw);
     free(w->users);
-    free(w->heap);
+    due_heap_reset(&w->users_due);
     free(w->q);
     session_set_reset(&w->sessions);
     progress_counters_reset(&w->pc);

@@ -634,18 +634,25 @@ int scraper_start(struct scraper *s, uint64_t origin_abs_ns, char *err, size_t e
     return 0;
 }
 
+/* Ask the scrape thread to stop, and wait for it (nothing when it never
+ * started or was stopped already). */
+static void scraper_join_thread(struct scraper *s)
+{
+    if (!s->thread_started)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->stop = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->th, NULL);
+    s->thread_started = 0;
+}
+
 void scraper_stop(struct scraper *s)
 {
     if (!s)
         return;
-    if (s->thread_started) {
-        pthread_mutex_lock(&s->lock);
-        s->stop = 1;
-        pthread_cond_signal(&s->wake);
-        pthread_mutex_unlock(&s->lock);
-        pthread_join(s->th, NULL);
-        s->thread_started = 0;
-    }
+    scraper_join_thread(s);
     char err[256];
     scrape_once(s, err, sizeof err);
 }
@@ -685,13 +692,7 @@ void scraper_free(struct scraper *s)
 {
     if (!s)
         return;
-    if (s->thread_started) {
-        pthread_mutex_lock(&s->lock);
-        s->stop = 1;
-        pthread_cond_signal(&s->wake);
-        pthread_mutex_unlock(&s->lock);
-        pthread_join(s->th, NULL);
-    }
+    scraper_join_thread(s);
     for (size_t i = 0; i < s->n_pending; i++)
         json_decref(s->pending[i]);
     free(s->pending);

@@ -63,7 +63,7 @@ void session_set_reset(struct session_set *s)
         }
     }
     free(s->ring);
-    free(s->heap);
+    due_heap_reset(&s->due);
     session_set_init(s);
 }
 
@@ -118,44 +118,15 @@ void session_close(struct session_set *s, uint64_t ordinal)
 
 void session_due_push(struct session_set *s, uint64_t at_ns, uint64_t ordinal)
 {
-    if (s->heap_n == s->heap_cap) {
-        s->heap_cap = s->heap_cap ? s->heap_cap * 2 : 64;
-        s->heap = ll_realloc(s->heap, s->heap_cap * sizeof *s->heap);
-    }
-    size_t i = s->heap_n++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (s->heap[parent].at_ns <= at_ns)
-            break;
-        s->heap[i] = s->heap[parent];
-        i = parent;
-    }
-    s->heap[i].at_ns = at_ns;
-    s->heap[i].ordinal = ordinal;
+    due_heap_push(&s->due, at_ns, ordinal);
 }
 
-const struct session_due *session_due_peek(const struct session_set *s)
+const struct due *session_due_peek(const struct session_set *s)
 {
-    return s->heap_n ? &s->heap[0] : NULL;
+    return due_heap_peek(&s->due);
 }
 
-struct session_due session_due_pop(struct session_set *s)
+struct due session_due_pop(struct session_set *s)
 {
-    struct session_due top = s->heap[0];
-    struct session_due last = s->heap[--s->heap_n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= s->heap_n)
-            break;
-        if (c + 1 < s->heap_n && s->heap[c + 1].at_ns < s->heap[c].at_ns)
-            c++;
-        if (last.at_ns <= s->heap[c].at_ns)
-            break;
-        s->heap[i] = s->heap[c];
-        i = c;
-    }
-    if (s->heap_n)
-        s->heap[i] = last;
-    return top;
+    return due_heap_pop(&s->due);
 }

@@ -16,6 +16,7 @@
 
 #include "workload/chatbody.h"
 #include "workload/dist.h"
+#include "util/dueheap.h"
 #include "util/rng.h"
 
 /* Most turns in one session; a turn's request id is
@@ -30,19 +31,14 @@ struct session {
     struct chat_turn *hist;      /* turns entries; [0, started) are filled */
 };
 
-struct session_due {
-    uint64_t at_ns;              /* intended send time of the turn, relative */
-    uint64_t ordinal;
-};
-
 struct session_set {
     struct session **ring;       /* open sessions by ordinal % cap, NULL = closed */
     size_t cap;
     uint64_t oldest;             /* no session below this ordinal is open */
     uint64_t next;               /* ordinal of the next session opened */
     uint64_t open;               /* sessions open now */
-    struct session_due *heap;    /* turns due, earliest first */
-    size_t heap_n, heap_cap;
+    struct due_heap due;         /* turns due: at_ns their intended send time
+                                  * (relative), id the session's ordinal */
 };
 
 /* Check a --turns distribution: nonnegative, and its largest possible
@@ -79,7 +75,7 @@ void session_close(struct session_set *s, uint64_t ordinal);
 
 /* Turns due: push one, look at the earliest, pop it. */
 void session_due_push(struct session_set *s, uint64_t at_ns, uint64_t ordinal);
-const struct session_due *session_due_peek(const struct session_set *s); /* NULL when none */
-struct session_due session_due_pop(struct session_set *s);              /* heap_n > 0 */
+const struct due *session_due_peek(const struct session_set *s); /* NULL when none */
+struct due session_due_pop(struct session_set *s);               /* one is due */
 
 #endif

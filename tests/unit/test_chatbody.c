@@ -197,8 +197,9 @@ static void test_session_set(void **state)
         session_due_push(&s, at[i], i);
     uint64_t last = 0;
     for (size_t i = 0; i < 7; i++) {
-        struct session_due d = session_due_pop(&s);
+        struct due d = session_due_pop(&s);
         assert_true(d.at_ns >= last);
+        assert_int_equal(at[d.id], d.at_ns); /* each turn pops with its own time */
         last = d.at_ns;
     }
     assert_null(session_due_peek(&s));
