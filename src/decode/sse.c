@@ -35,13 +35,7 @@ static const unsigned char sse_bom[3] = { 0xEF, 0xBB, 0xBF };
  * bound rounded up to the next doubling of the initial size). */
 static void buf_reserve(char **buf, size_t *cap, size_t need)
 {
-    if (need <= *cap)
-        return;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    *buf = ll_realloc(*buf, n);
-    *cap = n;
+    *buf = ll_grow(*buf, cap, need, 64);
 }
 
 void sse_parser_init(struct sse_parser *p, size_t max_line_bytes)

@@ -17,13 +17,7 @@
 static ssize_t cookie_write(void *c, const char *buf, size_t size)
 {
     struct recwriter *rw = c;
-    if (rw->len + size > rw->cap) {
-        size_t cap = rw->cap ? rw->cap : 2 * RECWRITER_FLUSH_BYTES;
-        while (cap < rw->len + size)
-            cap *= 2;
-        rw->buf = ll_realloc(rw->buf, cap);
-        rw->cap = cap;
-    }
+    rw->buf = ll_grow(rw->buf, &rw->cap, rw->len + size, 2 * RECWRITER_FLUSH_BYTES);
     memcpy(rw->buf + rw->len, buf, size);
     rw->len += size;
     return (ssize_t)size;

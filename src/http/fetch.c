@@ -47,13 +47,7 @@ static size_t body_write(char *buf, size_t size, size_t n, void *ud)
         r->body_over = 1;
         return 0; /* libcurl aborts the transfer */
     }
-    if (r->body_len + add + 1 > r->body_cap) {
-        size_t cap = r->body_cap ? r->body_cap : 16 * 1024;
-        while (cap < r->body_len + add + 1)
-            cap *= 2;
-        r->body = ll_realloc(r->body, cap);
-        r->body_cap = cap;
-    }
+    r->body = ll_grow(r->body, &r->body_cap, r->body_len + add + 1, 16 * 1024);
     memcpy(r->body + r->body_len, buf, add);
     r->body_len += add;
     r->body[r->body_len] = '\0';

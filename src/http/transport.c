@@ -123,13 +123,7 @@ static char *json_escape_dup(const char *s)
 
 static void body_reserve(struct treq *q, size_t need)
 {
-    if (need <= q->body_cap)
-        return;
-    size_t cap = q->body_cap ? q->body_cap : 1024;
-    while (cap < need)
-        cap *= 2;
-    q->body = ll_realloc(q->body, cap);
-    q->body_cap = cap;
+    q->body = ll_grow(q->body, &q->body_cap, need, 1024);
 }
 
 /* Append the n bytes at src to b at *at when they fit in cap; *at advances
@@ -366,13 +360,7 @@ int transport_body_bytes(struct treq *q, const char *buf, size_t n)
             transport_force_kind(q, REC_MALFORMED_EVENT, "response body over 8 MiB");
             return 1;
         }
-        if (q->resp_len + n > q->resp_cap) {
-            size_t cap = q->resp_cap ? q->resp_cap : 4096;
-            while (cap < q->resp_len + n)
-                cap *= 2;
-            q->resp = ll_realloc(q->resp, cap);
-            q->resp_cap = cap;
-        }
+        q->resp = ll_grow(q->resp, &q->resp_cap, q->resp_len + n, 4096);
         memcpy(q->resp + q->resp_len, buf, n);
         q->resp_len += n;
         return 0;

@@ -89,24 +89,12 @@ static int fail_status(struct http_parser *p, int status)
 
 static void head_reserve(struct http_parser *p, size_t need)
 {
-    if (need <= p->head_cap)
-        return;
-    size_t cap = p->head_cap ? p->head_cap : 1024;
-    while (cap < need)
-        cap *= 2;
-    p->head = ll_realloc(p->head, cap);
-    p->head_cap = cap;
+    p->head = ll_grow(p->head, &p->head_cap, need, 1024);
 }
 
 static void body_reserve(struct http_parser *p, size_t need)
 {
-    if (need <= p->body_cap)
-        return;
-    size_t cap = p->body_cap ? p->body_cap : 1024;
-    while (cap < need)
-        cap *= 2;
-    p->body = ll_realloc(p->body, cap);
-    p->body_cap = cap;
+    p->body = ll_grow(p->body, &p->body_cap, need, 1024);
 }
 
 /* RFC 9110 tchar. */
@@ -539,11 +527,7 @@ char *http_buf_reserve(struct http_buf *b, size_t n)
         if (b->cap - b->len >= n)
             return b->data + b->len;
     }
-    size_t cap = b->cap ? b->cap : 512;
-    while (cap - b->len < n)
-        cap *= 2;
-    b->data = ll_realloc(b->data, cap);
-    b->cap = cap;
+    b->data = ll_grow(b->data, &b->cap, b->len + n, 512);
     return b->data + b->len;
 }
 

@@ -63,6 +63,17 @@ void *ll_realloc(void *p, size_t size)
     return q;
 }
 
+void *ll_grow(void *p, size_t *cap, size_t need, size_t min_cap)
+{
+    if (need <= *cap)
+        return p;
+    size_t n = *cap ? *cap : min_cap;
+    while (n < need)
+        n *= 2;
+    *cap = n;
+    return ll_realloc(p, n);
+}
+
 char *ll_strdup(const char *s)
 {
     return ll_strndup(s, strlen(s));

@@ -43,6 +43,12 @@ void *ll_malloc(size_t size);
 void *ll_calloc(size_t n, size_t size);
 void *ll_realloc(void *p, size_t size);
 char *ll_strdup(const char *s);
+
+/* Grow the byte buffer p of *cap bytes to hold at least need bytes: when
+ * need > *cap, the capacity doubles from *cap (from min_cap when *cap is
+ * 0) until it does, the contents are kept, and *cap is updated. Returns
+ * the buffer (p when it did not grow). Aborts when out of memory. */
+void *ll_grow(void *p, size_t *cap, size_t need, size_t min_cap);
 char *ll_strndup(const char *s, size_t n);
 
 /* Strict parsers for option values and file fields. Each parses the whole

@@ -65,13 +65,7 @@ uint32_t dataset_count_words(const char *s, size_t len)
 static void reserve_arena(struct dparse *p, size_t n)
 {
     struct dataset *d = p->d;
-    if (d->arena_bytes + n <= p->arena_cap)
-        return;
-    size_t cap = p->arena_cap ? p->arena_cap : 65536;
-    while (cap < d->arena_bytes + n)
-        cap *= 2;
-    d->arena = ll_realloc(d->arena, cap);
-    p->arena_cap = cap;
+    d->arena = ll_grow(d->arena, &p->arena_cap, d->arena_bytes + n, 65536);
 }
 
 /* Decode string v onto the end of the arena (not yet committed). Returns

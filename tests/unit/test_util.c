@@ -156,9 +156,34 @@ static void test_http_date(void **state)
                      LL_E_INVAL);
 }
 
+/* ll_grow: no change when it fits; else doubling from the capacity (or
+ * the minimum, from none) to the first that fits, contents kept. */
+static void test_grow(void **state)
+{
+    (void)state;
+    size_t cap = 0;
+    char *b = ll_grow(NULL, &cap, 1, 64);
+    assert_int_equal(cap, 64);
+    memcpy(b, "abc", 4);
+    char *same = ll_grow(b, &cap, 64, 64);
+    assert_ptr_equal(same, b);
+    assert_int_equal(cap, 64);
+    b = ll_grow(b, &cap, 65, 64);
+    assert_int_equal(cap, 128);
+    b = ll_grow(b, &cap, 1000, 64);
+    assert_int_equal(cap, 1024);
+    assert_string_equal(b, "abc");
+    free(b);
+    cap = 0;
+    b = ll_grow(NULL, &cap, 5000, 64); /* from none, far past the minimum */
+    assert_int_equal(cap, 8192);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_grow),
         cmocka_unit_test(test_parse_duration),
         cmocka_unit_test(test_parse_count),
         cmocka_unit_test(test_parse_u64),
