@@ -1422,8 +1422,8 @@ static void test_server_killed_and_restarted(void **state)
  * ok, the others fail as an error kind the summary counts. The promise
  * (docs/formats.md: transport_error covers resources) is transport_error
  * naming the limit. TODO(issue 7): libcurl's socket() fails with EMFILE,
- * it answers CURLE_COULDNT_CONNECT, and src/http/transport.c kind_from_curl()
- * makes that connect_error "Couldn't connect to server", which reads like
+ * it answers CURLE_COULDNT_CONNECT, and curl.c with outcome_xfer_kind()
+ * (src/http/) makes that connect_error "Couldn't connect to server", which reads like
  * a refused connection; the test accepts both kinds until that is fixed. */
 static void test_out_of_file_descriptors(void **state)
 {
