@@ -321,9 +321,138 @@ static void report_findings(struct strbuf *b, const struct report *r)
     }
 }
 
-/* The per-class section: capacities, the two charts, the table. */
-static void report_classes(struct strbuf *b, const struct report *r, const size_t *order,
-                           size_t n, const struct report_marks *marks)
+/* The page's head up to the opening <main>: doctype, meta, the title (the
+ * report's, else "llmload report") and the CSS. */
+static void report_page_open(struct strbuf *b, const struct report *r)
+{
+    strbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+                   "<meta name=\"generator\" content=\"llmload\"/>\n<title>");
+    strbuf_put_xml(b, r->title != NULL ? r->title : "llmload report");
+    strbuf_puts(b, "</title>\n<style>\n");
+    strbuf_puts(b, report_css);
+    strbuf_puts(b, "</style>\n</head>\n<body>\n<main>\n");
+}
+
+/* Latency against load: TTFT, TPOT and E2E percentiles, then SLO
+ * attainment when any step has an attainment figure (an SLO was set). */
+static void report_latency_section(struct strbuf *b, const struct report *r,
+                                   const size_t *order, size_t n,
+                                   const struct report_marks *marks)
+{
+    int any_attainment = 0;
+    for (size_t i = 0; i < r->n_steps; i++)
+        if (isfinite(r->steps[i].attainment))
+            any_attainment = 1;
+
+    strbuf_printf(b, "<h2>Latency against %s load</h2>\n<section class=\"grid\">\n",
+                  r->closed_loop ? "achieved" : "offered");
+    report_figure_open(b, NULL, "TTFT",
+                       "Time to first token, from the scheduled send time. "
+                       "Dashed red: the SLO threshold; dotted: the knee and the SLO capacity; "
+                       "shaded: beyond the SLO capacity.");
+    report_latency_chart(b, r, order, n, marks, REPORT_TTFT, "chart-ttft", "TTFT", "ms",
+                         1e6, r->slo_ttft_ms);
+    report_figure_close(b);
+    report_figure_open(b, NULL, "TPOT",
+                       "Time per output token after the first: the streaming pace "
+                       "a reader sees.");
+    report_latency_chart(b, r, order, n, marks, REPORT_TPOT, "chart-tpot", "TPOT", "ms",
+                         1e6, r->slo_tpot_ms);
+    report_figure_close(b);
+    report_figure_open(b, NULL, "End-to-end latency",
+                       "From the scheduled send time to the end of the stream.");
+    report_latency_chart(b, r, order, n, marks, REPORT_E2E, "chart-e2e", "E2E", "s",
+                         1e9, r->slo_e2e_ms / 1000.0);
+    report_figure_close(b);
+    if (any_attainment) {
+        report_figure_open(b, NULL, "SLO attainment",
+                           "Share of scheduled requests that completed within every "
+                           "SLO. Capacity is the highest load above the target line.");
+        report_attainment_chart(b, r, order, n, marks);
+        report_figure_close(b);
+    }
+    strbuf_puts(b, "</section>\n");
+}
+
+/* Throughput against load: requests per second, output tokens per second. */
+static void report_throughput_section(struct strbuf *b, const struct report *r,
+                                      const size_t *order, size_t n,
+                                      const struct report_marks *marks)
+{
+    strbuf_printf(b, "<h2>Throughput against %s load</h2>\n<section class=\"grid\">\n",
+                  r->closed_loop ? "achieved" : "offered");
+    report_figure_open(b, NULL, "Requests per second",
+                       "On the dashed y = x line the server keeps up. Completed "
+                       "falling below it is saturation; goodput below completed is "
+                       "work done too late to count.");
+    report_throughput_chart(b, r, order, n, marks);
+    report_figure_close(b);
+    report_figure_open(b, NULL, "Output tokens per second",
+                       "Generated tokens of successful requests. It flattens where "
+                       "the server is saturated.");
+    report_tokens_chart(b, r, order, n, marks);
+    report_figure_close(b);
+    strbuf_puts(b, "</section>\n");
+}
+
+/* Errors: by kind per step, one wide chart. */
+static void report_errors_section(struct strbuf *b, const struct report *r)
+{
+    strbuf_puts(b, "<h2>Errors</h2>\n<section class=\"grid\">\n");
+    report_figure_open(b, "wide", "Errors by kind per step",
+                       "Every scheduled request that did not complete ok, by kind "
+                       "(docs/formats.md lists the kinds). The number on a bar is its total.");
+    report_errors_chart(b, r);
+    report_figure_close(b);
+    strbuf_puts(b, "</section>\n");
+}
+
+/* Over time: the client's requests in flight, then, when the server's
+ * /metrics was scraped (r->n_server > 0), its queue and batch and its KV
+ * cache. */
+static void report_time_section(struct strbuf *b, const struct report *r)
+{
+    strbuf_puts(b, "<h2>Over time</h2>\n<section class=\"grid\">\n");
+    report_figure_open(b, "wide", "Requests in flight",
+                       "Requests sent and not yet finished, over the whole run; grey "
+                       "lines mark the start of each step. A climb that never levels "
+                       "off within a step is a growing backlog.");
+    report_inflight_chart(b, r);
+    report_figure_close(b);
+    if (r->n_server > 0) {
+        report_figure_open(b, "wide", "Server queue and batch",
+                           "Scraped from the server's /metrics: requests running in "
+                           "the batch and waiting in its queue.");
+        report_server_chart(b, r, 0);
+        report_figure_close(b);
+        report_figure_open(b, "wide", "Server KV cache",
+                           "Share of the KV cache in use. Near 100% the server "
+                           "preempts or queues: the usual cause of the knee.");
+        report_server_chart(b, r, 1);
+        report_figure_close(b);
+    }
+    strbuf_puts(b, "</section>\n");
+}
+
+/* The TTFT distribution of every step, one wide chart. */
+static void report_cdf_section(struct strbuf *b, const struct report *r)
+{
+    strbuf_puts(b, "<h2>TTFT distribution per step</h2>\n<section class=\"grid\">\n");
+    report_figure_open(b, "wide", "TTFT, cumulative distribution",
+                       "One line per step, darker for lighter load. A line's height "
+                       "at the SLO is the share of requests whose first token came in "
+                       "time; a long flat top is the tail.");
+    report_cdf_chart(b, r);
+    report_figure_close(b);
+    strbuf_puts(b, "</section>\n");
+}
+
+/* By traffic class (only with classes): the two p99 charts, then each
+ * class's capacity and the class table. */
+static void report_class_section(struct strbuf *b, const struct report *r,
+                                 const size_t *order, size_t n,
+                                 const struct report_marks *marks)
 {
     strbuf_puts(b, "<h2>By traffic class</h2>\n<section class=\"grid\">\n");
     report_figure_open(b, NULL, "TTFT p99 per class",
@@ -340,115 +469,17 @@ static void report_classes(struct strbuf *b, const struct report *r, const size_
     report_class_table(b, r);
 }
 
-void report_html_render(const struct report *r, struct strbuf *b)
+/* Every step: the table, one row per step in the order run. */
+static void report_steps_section(struct strbuf *b, const struct report *r)
 {
-    size_t *order = ll_calloc(r->n_steps + 1, sizeof(size_t));
-    size_t n = report_curve_order(r, order);
-    struct report_marks marks;
-    report_marks_init(&marks, r);
-    int any_attainment = 0, any_server = r->n_server > 0;
-    for (size_t i = 0; i < r->n_steps; i++)
-        if (isfinite(r->steps[i].attainment))
-            any_attainment = 1;
-
-    strbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-                   "<meta name=\"generator\" content=\"llmload\"/>\n<title>");
-    strbuf_put_xml(b, r->title != NULL ? r->title : "llmload report");
-    strbuf_puts(b, "</title>\n<style>\n");
-    strbuf_puts(b, report_css);
-    strbuf_puts(b, "</style>\n</head>\n<body>\n<main>\n");
-    report_header(b, r);
-    report_findings(b, r);
-
-    const char *against = r->closed_loop ? "achieved" : "offered";
-    char how[256];
-    strbuf_printf(b, "<h2>Latency against %s load</h2>\n<section class=\"grid\">\n", against);
-    snprintf(how, sizeof(how), "Time to first token, from the scheduled send time. "
-             "Dashed red: the SLO threshold; dotted: the knee and the SLO capacity; "
-             "shaded: beyond the SLO capacity.");
-    report_figure_open(b, NULL, "TTFT", how);
-    report_latency_chart(b, r, order, n, &marks, REPORT_TTFT, "chart-ttft", "TTFT", "ms",
-                         1e6, r->slo_ttft_ms);
-    report_figure_close(b);
-    report_figure_open(b, NULL, "TPOT",
-                       "Time per output token after the first: the streaming pace "
-                       "a reader sees.");
-    report_latency_chart(b, r, order, n, &marks, REPORT_TPOT, "chart-tpot", "TPOT", "ms",
-                         1e6, r->slo_tpot_ms);
-    report_figure_close(b);
-    report_figure_open(b, NULL, "End-to-end latency",
-                       "From the scheduled send time to the end of the stream.");
-    report_latency_chart(b, r, order, n, &marks, REPORT_E2E, "chart-e2e", "E2E", "s",
-                         1e9, r->slo_e2e_ms / 1000.0);
-    report_figure_close(b);
-    if (any_attainment) {
-        report_figure_open(b, NULL, "SLO attainment",
-                           "Share of scheduled requests that completed within every "
-                           "SLO. Capacity is the highest load above the target line.");
-        report_attainment_chart(b, r, order, n, &marks);
-        report_figure_close(b);
-    }
-    strbuf_puts(b, "</section>\n");
-
-    strbuf_printf(b, "<h2>Throughput against %s load</h2>\n<section class=\"grid\">\n",
-                  against);
-    report_figure_open(b, NULL, "Requests per second",
-                       "On the dashed y = x line the server keeps up. Completed "
-                       "falling below it is saturation; goodput below completed is "
-                       "work done too late to count.");
-    report_throughput_chart(b, r, order, n, &marks);
-    report_figure_close(b);
-    report_figure_open(b, NULL, "Output tokens per second",
-                       "Generated tokens of successful requests. It flattens where "
-                       "the server is saturated.");
-    report_tokens_chart(b, r, order, n, &marks);
-    report_figure_close(b);
-    strbuf_puts(b, "</section>\n");
-
-    strbuf_puts(b, "<h2>Errors</h2>\n<section class=\"grid\">\n");
-    report_figure_open(b, "wide", "Errors by kind per step",
-                       "Every scheduled request that did not complete ok, by kind "
-                       "(docs/formats.md lists the kinds). The number on a bar is its total.");
-    report_errors_chart(b, r);
-    report_figure_close(b);
-    strbuf_puts(b, "</section>\n");
-
-    strbuf_puts(b, "<h2>Over time</h2>\n<section class=\"grid\">\n");
-    report_figure_open(b, "wide", "Requests in flight",
-                       "Requests sent and not yet finished, over the whole run; grey "
-                       "lines mark the start of each step. A climb that never levels "
-                       "off within a step is a growing backlog.");
-    report_inflight_chart(b, r);
-    report_figure_close(b);
-    if (any_server) {
-        report_figure_open(b, "wide", "Server queue and batch",
-                           "Scraped from the server's /metrics: requests running in "
-                           "the batch and waiting in its queue.");
-        report_server_chart(b, r, 0);
-        report_figure_close(b);
-        report_figure_open(b, "wide", "Server KV cache",
-                           "Share of the KV cache in use. Near 100% the server "
-                           "preempts or queues: the usual cause of the knee.");
-        report_server_chart(b, r, 1);
-        report_figure_close(b);
-    }
-    strbuf_puts(b, "</section>\n");
-
-    strbuf_puts(b, "<h2>TTFT distribution per step</h2>\n<section class=\"grid\">\n");
-    report_figure_open(b, "wide", "TTFT, cumulative distribution",
-                       "One line per step, darker for lighter load. A line's height "
-                       "at the SLO is the share of requests whose first token came in "
-                       "time; a long flat top is the tail.");
-    report_cdf_chart(b, r);
-    report_figure_close(b);
-    strbuf_puts(b, "</section>\n");
-
-    if (r->n_classes > 0)
-        report_classes(b, r, order, n, &marks);
-
     strbuf_puts(b, "<h2>Every step</h2>\n");
     report_table(b, r);
+}
+
+/* The footer (with the llmload version when known) and the end of the
+ * document. */
+static void report_page_close(struct strbuf *b, const struct report *r)
+{
     strbuf_puts(b, "<footer>Latencies count from each request's scheduled send time "
                    "(no coordinated omission). Percentiles are nearest-rank. Every point "
                    "in the charts carries its exact value in data-x / data-y attributes. "
@@ -458,6 +489,31 @@ void report_html_render(const struct report *r, struct strbuf *b)
         strbuf_put_xml(b, r->version);
     }
     strbuf_puts(b, ".</footer>\n</main>\n</body>\n</html>\n");
+}
+
+/* The page, section by section in the order of the file's header comment.
+ * The curves' step order and the knee/capacity markers are worked out once
+ * here and lent to every chart against load. */
+void report_html_render(const struct report *r, struct strbuf *b)
+{
+    size_t *order = ll_calloc(r->n_steps + 1, sizeof(size_t));
+    size_t n = report_curve_order(r, order);
+    struct report_marks marks;
+    report_marks_init(&marks, r);
+
+    report_page_open(b, r);
+    report_header(b, r);
+    report_findings(b, r);
+    report_latency_section(b, r, order, n, &marks);
+    report_throughput_section(b, r, order, n, &marks);
+    report_errors_section(b, r);
+    report_time_section(b, r);
+    report_cdf_section(b, r);
+    if (r->n_classes > 0)
+        report_class_section(b, r, order, n, &marks);
+    report_steps_section(b, r);
+    report_page_close(b, r);
+
     report_marks_free(&marks);
     free(order);
 }
