@@ -61,6 +61,7 @@ void report_marks_free(struct report_marks *m)
     strbuf_free(&m->cap_label);
 }
 
+/* Step s's REPORT_NPCT percentiles of metric m, ns (borrowed from s). */
 static const uint64_t *report_metric_ns(const struct report_step *s,
                                         enum report_metric m)
 {
@@ -71,13 +72,108 @@ static const uint64_t *report_metric_ns(const struct report_step *s,
     }
 }
 
+/* The metric's name in series keys: "ttft", "tpot", "e2e". */
+static const char *report_metric_key(enum report_metric m)
+{
+    return m == REPORT_TTFT ? "ttft" : m == REPORT_TPOT ? "tpot" : "e2e";
+}
+
 /* Use a log y axis when the values span more than this ratio: past the
  * knee the tail grows by orders of magnitude and a linear axis would flatten
  * everything before it onto the floor. */
 #define REPORT_LOG_RATIO 30.0
 
-/* A latency chart: p50, p90 and p99 against offered load, the SLO line,
- * the knee and capacity markers; the recovery step's p99 as a ring. */
+/* Widen [*vmin, *vmax], the range of a chart's values, by v. Only a v
+ * above 0 can lower vmin (a log axis cannot show the others); NaN changes
+ * nothing. Start from vmin = INFINITY, vmax = 0. */
+static void report_range_add(double v, double *vmin, double *vmax)
+{
+    if (v > 0 && v < *vmin)
+        *vmin = v;
+    if (v > *vmax)
+        *vmax = v;
+}
+
+/* 1 when values over [vmin, vmax] (from report_range_add) want a log y
+ * axis: they span more than REPORT_LOG_RATIO. */
+static int report_log_y(double vmin, double vmax)
+{
+    return vmax > 0 && isfinite(vmin) && vmax / vmin > REPORT_LOG_RATIO;
+}
+
+/* The series of one latency chart and the arrays they point into: p50,
+ * p90 and p99 over the curve steps (x; y holds three rows of n + 1), then
+ * the recovery step's p99 as rings (rx, ry), when it has ok requests.
+ * vmin and vmax span the percentiles, in the chart's unit; the rings do not
+ * count. The arrays are the chart's to free. */
+struct report_latency_series {
+    double *x, *y, *rx, *ry;
+    char keys[4][32], labels[4][48];
+    struct svg_series series[4];
+    size_t n_series;
+    double vmin, vmax;
+};
+
+/* The three percentile lines of metric over the curve steps order[0..n),
+ * in units of unit_ns ns; a step without ok requests is a gap (NaN). */
+static void report_latency_curves(struct report_latency_series *ls, const struct report *r,
+                                  const size_t *order, size_t n, enum report_metric metric,
+                                  const char *name, double unit_ns)
+{
+    static const int pcts[3] = {REPORT_P50, REPORT_P90, REPORT_P99};
+    static const char *const pct_names[3] = {"p50", "p90", "p99"};
+    static const char *const colors[3] = {REPORT_COLOR_P50, REPORT_COLOR_P90,
+                                          REPORT_COLOR_P99};
+
+    ls->x = ll_calloc(n + 1, sizeof(double));
+    ls->y = ll_calloc(3 * (n + 1), sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        const struct report_step *s = &r->steps[order[i]];
+        ls->x[i] = report_step_x(r, s);
+        for (int p = 0; p < 3; p++) {
+            double v = s->ok > 0 ? report_ns_to(report_metric_ns(s, metric)[pcts[p]], unit_ns)
+                                 : NAN;
+            ls->y[p * (n + 1) + i] = v;
+            report_range_add(v, &ls->vmin, &ls->vmax);
+        }
+    }
+    for (int p = 0; p < 3; p++) {
+        snprintf(ls->keys[p], sizeof(ls->keys[p]), "%s_%s", report_metric_key(metric),
+                 pct_names[p]);
+        snprintf(ls->labels[p], sizeof(ls->labels[p]), "%s %s", name, pct_names[p]);
+        ls->series[ls->n_series++] = (struct svg_series){
+            .key = ls->keys[p], .label = ls->labels[p], .x = ls->x, .y = ls->y + p * (n + 1),
+            .n = n, .flags = SVG_LINE | SVG_MARKERS, .color = colors[p]};
+    }
+}
+
+/* The p99 of metric of every recovery step with ok requests, as hollow
+ * rings: a series only when there is one. */
+static void report_latency_rings(struct report_latency_series *ls, const struct report *r,
+                                 enum report_metric metric, double unit_ns)
+{
+    ls->rx = ll_calloc(r->n_steps + 1, sizeof(double));
+    ls->ry = ll_calloc(r->n_steps + 1, sizeof(double));
+    size_t nr = 0;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct report_step *s = &r->steps[i];
+        if (!s->recovery || s->ok == 0)
+            continue;
+        ls->rx[nr] = report_step_x(r, s);
+        ls->ry[nr] = report_ns_to(report_metric_ns(s, metric)[REPORT_P99], unit_ns);
+        nr++;
+    }
+    if (nr == 0)
+        return;
+    snprintf(ls->keys[3], sizeof(ls->keys[3]), "%s_p99_recovery", report_metric_key(metric));
+    snprintf(ls->labels[3], sizeof(ls->labels[3]), "recovery step p99");
+    ls->series[ls->n_series++] = (struct svg_series){
+        .key = ls->keys[3], .label = ls->labels[3], .x = ls->rx, .y = ls->ry, .n = nr,
+        .flags = SVG_MARKERS | SVG_HOLLOW, .color = "#111827"};
+}
+
+/* A latency chart: the percentile lines and the recovery rings, the SLO
+ * line (which also widens the y range), the knee and capacity markers. */
 void report_latency_chart(struct strbuf *b, const struct report *r,
                           const size_t *order, size_t n,
                           const struct report_marks *marks,
@@ -85,57 +181,9 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
                           const char *name, const char *unit,
                           double unit_ns, double slo)
 {
-    static const int pcts[3] = {REPORT_P50, REPORT_P90, REPORT_P99};
-    static const char *const pct_names[3] = {"p50", "p90", "p99"};
-    static const char *const colors[3] = {REPORT_COLOR_P50, REPORT_COLOR_P90,
-                                          REPORT_COLOR_P99};
-    const char *prefix = metric == REPORT_TTFT ? "ttft" : metric == REPORT_TPOT ? "tpot" : "e2e";
-
-    double *x = ll_calloc(n + 1, sizeof(double));
-    double *y = ll_calloc(3 * (n + 1), sizeof(double));
-    double *rx = ll_calloc(r->n_steps + 1, sizeof(double));
-    double *ry = ll_calloc(r->n_steps + 1, sizeof(double));
-    char keys[4][32], labels[4][48];
-    struct svg_series series[4];
-    size_t ns = 0;
-    double vmin = INFINITY, vmax = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        const struct report_step *s = &r->steps[order[i]];
-        x[i] = report_step_x(r, s);
-        for (int p = 0; p < 3; p++) {
-            double v = s->ok > 0 ? report_ns_to(report_metric_ns(s, metric)[pcts[p]], unit_ns)
-                                 : NAN;
-            y[p * (n + 1) + i] = v;
-            if (v > 0 && v < vmin)
-                vmin = v;
-            if (v > vmax)
-                vmax = v;
-        }
-    }
-    for (int p = 0; p < 3; p++) {
-        snprintf(keys[p], sizeof(keys[p]), "%s_%s", prefix, pct_names[p]);
-        snprintf(labels[p], sizeof(labels[p]), "%s %s", name, pct_names[p]);
-        series[ns++] = (struct svg_series){
-            .key = keys[p], .label = labels[p], .x = x, .y = y + p * (n + 1),
-            .n = n, .flags = SVG_LINE | SVG_MARKERS, .color = colors[p]};
-    }
-    size_t nr = 0;
-    for (size_t i = 0; i < r->n_steps; i++) {
-        const struct report_step *s = &r->steps[i];
-        if (!s->recovery || s->ok == 0)
-            continue;
-        rx[nr] = report_step_x(r, s);
-        ry[nr] = report_ns_to(report_metric_ns(s, metric)[REPORT_P99], unit_ns);
-        nr++;
-    }
-    if (nr > 0) {
-        snprintf(keys[3], sizeof(keys[3]), "%s_p99_recovery", prefix);
-        snprintf(labels[3], sizeof(labels[3]), "recovery step p99");
-        series[ns++] = (struct svg_series){
-            .key = keys[3], .label = labels[3], .x = rx, .y = ry, .n = nr,
-            .flags = SVG_MARKERS | SVG_HOLLOW, .color = "#111827"};
-    }
+    struct report_latency_series ls = {.vmin = INFINITY, .vmax = 0};
+    report_latency_curves(&ls, r, order, n, metric, name, unit_ns);
+    report_latency_rings(&ls, r, metric, unit_ns);
 
     struct strbuf slo_label;
     strbuf_init(&slo_label);
@@ -145,12 +193,9 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
         report_put_value(&slo_label, slo);
         strbuf_printf(&slo_label, " %s", unit);
         hl = (struct svg_hline){.y = slo, .key = "slo", .label = slo_label.data};
-        if (slo < vmin)
-            vmin = slo;
-        if (slo > vmax)
-            vmax = slo;
+        report_range_add(slo, &ls.vmin, &ls.vmax);
     }
-    int log_y = vmax > 0 && isfinite(vmin) && vmax / vmin > REPORT_LOG_RATIO;
+    int log_y = report_log_y(ls.vmin, ls.vmax);
     char yunit[48];
     snprintf(yunit, sizeof(yunit), "%s%s", unit, log_y ? ", log scale" : "");
     char title[96];
@@ -164,7 +209,7 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
         .y = {.label = name, .unit = yunit,
               .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN,
               .max = NAN, .include_zero = 1},
-        .series = series, .n_series = ns,
+        .series = ls.series, .n_series = ls.n_series,
         .hlines = &hl, .n_hlines = slo > 0 ? 1 : 0,
         .vlines = marks->vlines, .n_vlines = marks->n_vlines,
         .bands = &marks->band, .n_bands = marks->n_bands,
@@ -172,10 +217,10 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     };
     svg_chart_write(b, &c);
     strbuf_free(&slo_label);
-    free(x);
-    free(y);
-    free(rx);
-    free(ry);
+    free(ls.x);
+    free(ls.y);
+    free(ls.rx);
+    free(ls.ry);
 }
 
 void report_attainment_chart(struct strbuf *b, const struct report *r,
@@ -616,15 +661,12 @@ void report_class_chart(struct strbuf *b, const struct report *r,
             const struct report_class_step *cs = &c->steps[order[i]];
             const uint64_t *v = metric == REPORT_TTFT ? cs->ttft_ns : cs->tpot_ns;
             yk[i] = cs->present && cs->ok > 0 ? report_ns_to(v[REPORT_P99], 1e6) : NAN;
-            if (yk[i] > 0 && yk[i] < vmin)
-                vmin = yk[i];
-            if (yk[i] > vmax)
-                vmax = yk[i];
+            report_range_add(yk[i], &vmin, &vmax);
         }
         series[k] = (struct svg_series){.key = c->name, .label = c->name, .x = x, .y = yk,
                                         .n = n, .flags = SVG_LINE | SVG_MARKERS};
     }
-    int log_y = vmax > 0 && isfinite(vmin) && vmax / vmin > REPORT_LOG_RATIO;
+    int log_y = report_log_y(vmin, vmax);
     char ylabel[48], title[96];
     snprintf(ylabel, sizeof(ylabel), "%s p99", name);
     snprintf(title, sizeof(title), "%s p99 per class against %s load", name,
