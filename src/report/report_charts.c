@@ -557,56 +557,97 @@ static const double report_cdf_levels[] = {
     75, 80, 85, 90, 92.5, 95, 97, 98, 99, 99.5, 99.9, 100,
 };
 
-void report_cdf_chart(struct strbuf *b, const struct report *r)
+/* The most points of one step's CDF line. */
+#define REPORT_CDF_POINTS \
+    (LL_ARRAY_LEN(report_cdf_levels) > REPORT_NPCT ? LL_ARRAY_LEN(report_cdf_levels) \
+                                                   : REPORT_NPCT)
+
+/* Step s's TTFT distribution as points (x: TTFT in ms, y: % of its ok
+ * requests at or below) into sx and sy (REPORT_CDF_POINTS each): from its
+ * histogram at report_cdf_levels, else from its six stored percentiles.
+ * Returns the count; 0 when s has no ok request. */
+static size_t report_cdf_points(const struct report_step *s, double *sx, double *sy)
 {
     static const double six_levels[REPORT_NPCT] = {50, 90, 95, 99, 99.9, 100};
-    size_t nl = LL_ARRAY_LEN(report_cdf_levels);
-    size_t per = nl > REPORT_NPCT ? nl : REPORT_NPCT;
-    size_t n = r->n_steps;
-    size_t *order = ll_calloc(n + 1, sizeof(size_t));
+    size_t k = 0;
+    if (s->ttft_hist != NULL && hist_count(s->ttft_hist) > 0) {
+        for (size_t l = 0; l < LL_ARRAY_LEN(report_cdf_levels); l++) {
+            sx[k] = (double)hist_percentile(s->ttft_hist, report_cdf_levels[l]) / 1e6;
+            sy[k] = report_cdf_levels[l];
+            k++;
+        }
+    } else if (s->ok > 0) {
+        for (size_t l = 0; l < REPORT_NPCT; l++) {
+            sx[k] = (double)s->ttft_ns[l] / 1e6;
+            sy[k] = six_levels[l];
+            k++;
+        }
+    }
+    return k;
+}
+
+/* The CDF chart's lines and the arrays they point into: one line per step
+ * that has points, the curve steps by load and then the recovery step
+ * (dashed), coloured along a ramp from light load to heavy. */
+struct report_cdf_lines {
+    double *x, *y;              /* REPORT_CDF_POINTS per step, ms and % */
+    struct svg_series *series;  /* n of them */
+    char (*keys)[32], (*labels)[40], (*colors)[8];
+    size_t n;
+};
+
+/* Fill cl from r; free with report_cdf_lines_free. */
+static void report_cdf_lines_build(struct report_cdf_lines *cl, const struct report *r)
+{
+    size_t per = REPORT_CDF_POINTS;
+    size_t *order = ll_calloc(r->n_steps + 1, sizeof(size_t));
     size_t no = report_curve_order(r, order);
     /* Recovery steps after the curve steps. */
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < r->n_steps; i++)
         if (r->steps[i].recovery)
             order[no++] = i;
-    double *x = ll_calloc(per * (no + 1), sizeof(double));
-    double *y = ll_calloc(per * (no + 1), sizeof(double));
-    struct svg_series *se = ll_calloc(no + 1, sizeof(*se));
-    char (*keys)[32] = ll_calloc(no + 1, sizeof(*keys));
-    char (*labels)[40] = ll_calloc(no + 1, sizeof(*labels));
-    char (*colors)[8] = ll_calloc(no + 1, sizeof(*colors));
+    cl->x = ll_calloc(per * (no + 1), sizeof(double));
+    cl->y = ll_calloc(per * (no + 1), sizeof(double));
+    cl->series = ll_calloc(no + 1, sizeof(*cl->series));
+    cl->keys = ll_calloc(no + 1, sizeof(*cl->keys));
+    cl->labels = ll_calloc(no + 1, sizeof(*cl->labels));
+    cl->colors = ll_calloc(no + 1, sizeof(*cl->colors));
+    cl->n = 0;
     struct strbuf lab;
     strbuf_init(&lab);
-    size_t nse = 0;
     for (size_t oi = 0; oi < no; oi++) {
         const struct report_step *s = &r->steps[order[oi]];
-        double *sx = x + per * oi, *sy = y + per * oi;
-        size_t k = 0;
-        if (s->ttft_hist != NULL && hist_count(s->ttft_hist) > 0) {
-            for (size_t l = 0; l < nl; l++) {
-                sx[k] = (double)hist_percentile(s->ttft_hist, report_cdf_levels[l]) / 1e6;
-                sy[k] = report_cdf_levels[l];
-                k++;
-            }
-        } else if (s->ok > 0) {
-            for (size_t l = 0; l < REPORT_NPCT; l++) {
-                sx[k] = (double)s->ttft_ns[l] / 1e6;
-                sy[k] = six_levels[l];
-                k++;
-            }
-        }
+        double *sx = cl->x + per * oi, *sy = cl->y + per * oi;
+        size_t k = report_cdf_points(s, sx, sy);
         if (k == 0)
             continue;
+        size_t j = cl->n++;
         report_step_label(r, s, &lab);
-        snprintf(keys[nse], sizeof(keys[nse]), "ttft_cdf_%zu", order[oi]);
-        snprintf(labels[nse], sizeof(labels[nse]), "%s req/s", lab.data);
-        svg_ramp_color(no > 1 ? (double)oi / (double)(no - 1) : 0, colors[nse]);
-        se[nse] = (struct svg_series){.key = keys[nse], .label = labels[nse], .x = sx,
-                                      .y = sy, .n = k,
-                                      .flags = SVG_LINE | (s->recovery ? SVG_DASHED : 0),
-                                      .color = colors[nse]};
-        nse++;
+        snprintf(cl->keys[j], sizeof(cl->keys[j]), "ttft_cdf_%zu", order[oi]);
+        snprintf(cl->labels[j], sizeof(cl->labels[j]), "%s req/s", lab.data);
+        svg_ramp_color(no > 1 ? (double)oi / (double)(no - 1) : 0, cl->colors[j]);
+        cl->series[j] = (struct svg_series){
+            .key = cl->keys[j], .label = cl->labels[j], .x = sx, .y = sy, .n = k,
+            .flags = SVG_LINE | (s->recovery ? SVG_DASHED : 0), .color = cl->colors[j]};
     }
+    strbuf_free(&lab);
+    free(order);
+}
+
+static void report_cdf_lines_free(struct report_cdf_lines *cl)
+{
+    free(cl->x);
+    free(cl->y);
+    free(cl->series);
+    free(cl->keys);
+    free(cl->labels);
+    free(cl->colors);
+}
+
+void report_cdf_chart(struct strbuf *b, const struct report *r)
+{
+    struct report_cdf_lines cl;
+    report_cdf_lines_build(&cl, r);
     struct strbuf slo;
     strbuf_init(&slo);
     struct svg_vline vl = {0};
@@ -623,20 +664,13 @@ void report_cdf_chart(struct strbuf *b, const struct report *r)
         .x = {.label = "TTFT", .unit = "ms, log scale", .scale = SVG_SCALE_LOG,
               .min = NAN, .max = NAN},
         .y = {.label = "requests at or below", .unit = "%", .min = 0, .max = 100},
-        .series = se, .n_series = nse,
+        .series = cl.series, .n_series = cl.n,
         .vlines = &vl, .n_vlines = r->slo_ttft_ms > 0 ? 1 : 0,
         .empty_note = "no successful requests",
     };
     svg_chart_write(b, &c);
-    strbuf_free(&lab);
     strbuf_free(&slo);
-    free(order);
-    free(x);
-    free(y);
-    free(se);
-    free(keys);
-    free(labels);
-    free(colors);
+    report_cdf_lines_free(&cl);
 }
 
 /* p99 of one class's TTFT or TPOT against offered load: one series per
