@@ -61,6 +61,16 @@ void report_marks_free(struct report_marks *m)
     strbuf_free(&m->cap_label);
 }
 
+/* The x axis of every chart against load: offered load, or achieved load
+ * in a closed loop (docs/report.md), req/s, linear from 0, its range from
+ * the data. */
+static struct svg_axis report_load_axis(const struct report *r)
+{
+    return (struct svg_axis){.label = r->closed_loop ? "achieved load" : "offered load",
+                             .unit = "req/s", .scale = SVG_SCALE_LINEAR, .min = NAN,
+                             .max = NAN, .include_zero = 1};
+}
+
 /* Step s's REPORT_NPCT percentiles of metric m, ns (borrowed from s). */
 static const uint64_t *report_metric_ns(const struct report_step *s,
                                         enum report_metric m)
@@ -204,8 +214,7 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
 
     struct svg_chart c = {
         .id = id, .title = title,
-        .x = {.label = r->closed_loop ? "achieved load" : "offered load", .unit = "req/s",
-              .scale = SVG_SCALE_LINEAR, .min = NAN, .max = NAN, .include_zero = 1},
+        .x = report_load_axis(r),
         .y = {.label = name, .unit = yunit,
               .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN,
               .max = NAN, .include_zero = 1},
@@ -248,8 +257,7 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
     }
     struct svg_chart c = {
         .id = "chart-attainment", .title = "SLO attainment against offered load",
-        .x = {.label = r->closed_loop ? "achieved load" : "offered load", .unit = "req/s",
-              .min = NAN, .max = NAN, .include_zero = 1},
+        .x = report_load_axis(r),
         .y = {.label = "within SLO", .unit = "%", .min = 0, .max = 100},
         .series = &se, .n_series = 1,
         .hlines = &hl, .n_hlines = r->attainment_target > 0 ? 1 : 0,
@@ -293,8 +301,7 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
     };
     struct svg_chart c = {
         .id = "chart-throughput", .title = "Throughput and goodput against offered load",
-        .x = {.label = r->closed_loop ? "achieved load" : "offered load", .unit = "req/s",
-              .min = NAN, .max = NAN, .include_zero = 1},
+        .x = report_load_axis(r),
         .y = {.label = "rate", .unit = "req/s", .min = NAN, .max = NAN, .include_zero = 1},
         .series = se, .n_series = 4,
         .vlines = marks->vlines, .n_vlines = marks->n_vlines,
@@ -322,8 +329,7 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
                             .y = y, .n = n, .color = "#cc79a7"};
     struct svg_chart c = {
         .id = "chart-tokens", .title = "Output tokens per second against offered load",
-        .x = {.label = r->closed_loop ? "achieved load" : "offered load", .unit = "req/s",
-              .min = NAN, .max = NAN, .include_zero = 1},
+        .x = report_load_axis(r),
         .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN,
               .include_zero = 1},
         .series = &se, .n_series = 1,
@@ -707,8 +713,7 @@ void report_class_chart(struct strbuf *b, const struct report *r,
              r->closed_loop ? "achieved" : "offered");
     struct svg_chart c = {
         .id = id, .title = title,
-        .x = {.label = r->closed_loop ? "achieved load" : "offered load", .unit = "req/s",
-              .scale = SVG_SCALE_LINEAR, .min = NAN, .max = NAN, .include_zero = 1},
+        .x = report_load_axis(r),
         .y = {.label = ylabel, .unit = log_y ? "ms, log scale" : "ms",
               .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN, .max = NAN,
               .include_zero = 1},
