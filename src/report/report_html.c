@@ -180,18 +180,12 @@ static void report_figure_close(struct strbuf *b)
     strbuf_puts(b, "</figure>\n");
 }
 
-static void report_header(struct strbuf *b, const struct report *r)
+/* dl.facts: target, model, start, llmload version (each when known), the
+ * SLO thresholds ("none" without any) and the attainment target (when
+ * set). */
+static void report_facts(struct strbuf *b, const struct report *r)
 {
-    strbuf_puts(b, "<header>\n<h1>");
-    strbuf_put_xml(b, r->title != NULL ? r->title : "llmload report");
-    strbuf_puts(b, "</h1>\n<p class=\"sub\">");
-    strbuf_printf(b, "%s of %zu step%s", r->n_steps == 1 ? "Load point" : "Load sweep",
-                  r->n_steps, r->n_steps == 1 ? "" : "s");
-    if (r->mode != NULL) {
-        strbuf_puts(b, ", ");
-        strbuf_put_xml(b, r->mode);
-    }
-    strbuf_puts(b, "</p>\n<dl class=\"facts\">\n");
+    strbuf_puts(b, "<dl class=\"facts\">\n");
     struct { const char *k, *v; } facts[] = {
         {"target", r->target}, {"model", r->model}, {"started", r->started_at},
         {"llmload", r->version},
@@ -225,6 +219,12 @@ static void report_header(struct strbuf *b, const struct report *r)
         strbuf_puts(b, "% of requests within SLO</dd></div>\n");
     }
     strbuf_puts(b, "</dl>\n");
+}
+
+/* The banners: INVALID (with its reason when given) when the generator
+ * could not keep its schedule, CLOSED LOOP in a closed loop. */
+static void report_banners(struct strbuf *b, const struct report *r)
+{
     if (r->invalid) {
         strbuf_puts(b, "<div class=\"banner invalid\">INVALID: the load generator could "
                        "not keep its schedule; these figures are not trustworthy.");
@@ -239,9 +239,29 @@ static void report_header(struct strbuf *b, const struct report *r)
                        "response before sending again, so latencies exclude the wait a "
                        "real user would see under overload; curves are drawn against "
                        "achieved load.</div>\n");
+}
+
+/* The header: the title, "Load sweep of N steps" and the mode, the facts,
+ * the banners. */
+static void report_header(struct strbuf *b, const struct report *r)
+{
+    strbuf_puts(b, "<header>\n<h1>");
+    strbuf_put_xml(b, r->title != NULL ? r->title : "llmload report");
+    strbuf_puts(b, "</h1>\n<p class=\"sub\">");
+    strbuf_printf(b, "%s of %zu step%s", r->n_steps == 1 ? "Load point" : "Load sweep",
+                  r->n_steps, r->n_steps == 1 ? "" : "s");
+    if (r->mode != NULL) {
+        strbuf_puts(b, ", ");
+        strbuf_put_xml(b, r->mode);
+    }
+    strbuf_puts(b, "</p>\n");
+    report_facts(b, r);
+    report_banners(b, r);
     strbuf_puts(b, "</header>\n");
 }
 
+/* One card: key above, v in large type with its unit, or the text none
+ * when v is not a positive number, and a line of detail below. */
 static void report_card(struct strbuf *b, const char *cls, const char *key,
                         double v, const char *unit, const char *none,
                         const char *detail)
@@ -261,24 +281,13 @@ static void report_card(struct strbuf *b, const char *cls, const char *key,
     strbuf_puts(b, "</div></div>\n");
 }
 
-static void report_findings(struct strbuf *b, const struct report *r)
+/* The cards of the sweep's two limits: the SLO capacity (with the
+ * attainment target it was judged at) and the knee (with the capacity as
+ * a share of it when both are known). */
+static void report_limit_cards(struct strbuf *b, const struct report *r)
 {
-    double peak_good = NAN, peak_good_x = NAN, peak_out = NAN, peak_out_x = NAN;
-    for (size_t i = 0; i < r->n_steps; i++) {
-        const struct report_step *s = &r->steps[i];
-        if (isfinite(s->goodput_rps) && !(s->goodput_rps <= peak_good)) {
-            peak_good = s->goodput_rps;
-            peak_good_x = report_step_x(r, s);
-        }
-        if (isfinite(s->output_tps) && !(s->output_tps <= peak_out)) {
-            peak_out = s->output_tps;
-            peak_out_x = report_step_x(r, s);
-        }
-    }
     struct strbuf d;
     strbuf_init(&d);
-    strbuf_puts(b, "<section class=\"cards\">\n");
-
     if (r->attainment_target > 0) {
         strbuf_puts(&d, "highest load with \xE2\x89\xA5 ");
         report_put_value(&d, r->attainment_target * 100);
@@ -299,8 +308,28 @@ static void report_findings(struct strbuf *b, const struct report *r)
         strbuf_puts(&d, "% of it");
     }
     report_card(b, "knee", "Knee", r->knee_rps, "req/s", "not found", d.data);
+    strbuf_free(&d);
+}
 
-    strbuf_clear(&d);
+/* The cards of the peaks over every step, recovery included: goodput and
+ * output tokens/s, each with the load it was reached at (the first step
+ * on ties). The only statistic the page computes. */
+static void report_peak_cards(struct strbuf *b, const struct report *r)
+{
+    double peak_good = NAN, peak_good_x = NAN, peak_out = NAN, peak_out_x = NAN;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct report_step *s = &r->steps[i];
+        if (isfinite(s->goodput_rps) && !(s->goodput_rps <= peak_good)) {
+            peak_good = s->goodput_rps;
+            peak_good_x = report_step_x(r, s);
+        }
+        if (isfinite(s->output_tps) && !(s->output_tps <= peak_out)) {
+            peak_out = s->output_tps;
+            peak_out_x = report_step_x(r, s);
+        }
+    }
+    struct strbuf d;
+    strbuf_init(&d);
     strbuf_puts(&d, "requests/s completed within SLO, at ");
     report_put_value(&d, peak_good_x);
     strbuf_puts(&d, " req/s");
@@ -311,8 +340,16 @@ static void report_findings(struct strbuf *b, const struct report *r)
     report_put_value(&d, peak_out_x);
     strbuf_puts(&d, " req/s");
     report_card(b, "tput", "Peak output", peak_out, "tokens/s", "none", d.data);
-    strbuf_puts(b, "</section>\n");
     strbuf_free(&d);
+}
+
+/* The four cards, then the sweep's findings in words when there are any. */
+static void report_findings(struct strbuf *b, const struct report *r)
+{
+    strbuf_puts(b, "<section class=\"cards\">\n");
+    report_limit_cards(b, r);
+    report_peak_cards(b, r);
+    strbuf_puts(b, "</section>\n");
 
     if (r->findings_text != NULL && r->findings_text[0] != '\0') {
         strbuf_puts(b, "<div class=\"findings\">");
