@@ -412,7 +412,8 @@ static size_t report_thin(const double *v, size_t n, size_t max, size_t *keep)
 }
 
 /* Step boundaries as vertical markers for the time charts; labels are the
- * step's load. Returns the count; labels point into labels_buf. */
+ * step's load. Returns the count; the markers' labels point into labels.
+ * v and labels hold at least r->n_steps entries. */
 static size_t report_step_marks(const struct report *r, struct svg_vline *v,
                                 char (*labels)[24])
 {

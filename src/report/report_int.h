@@ -7,8 +7,8 @@
  *   report_charts.c  the charts (inline SVG through svg.h)
  *   report_tables.c  the steps table and the class table
  *
- * Every function here appends to b and aborts on out of memory, like
- * report_html_render. r and everything it points to are borrowed. */
+ * A function here that takes b appends to it; all abort on out of memory,
+ * like report_html_render. r and everything it points to are borrowed. */
 #ifndef LL_REPORT_INT_H
 #define LL_REPORT_INT_H
 
