@@ -1,0 +1,730 @@
+/* report_charts.c: the charts of report.html, each an inline SVG (svg.h).
+ *
+ * Against offered load (achieved load in a closed loop): TTFT, TPOT and E2E
+ * percentiles, SLO attainment, throughput and goodput, output tokens/s, and
+ * with traffic classes each class's TTFT and TPOT p99; every one with the
+ * knee and the SLO capacity marked (struct report_marks). Per step: errors
+ * by kind, stacked. Over time: requests in flight and the server's scrapes.
+ * And the TTFT distribution of each step. report_html.c puts them in their
+ * figures and sections; docs/report.md says how to read each. */
+#include "report/report_html.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_int.h"
+#include "report/svg.h"
+#include "util/util.h"
+
+#define REPORT_WIDE_WIDTH 1200      /* viewBox width of full-width charts */
+#define REPORT_COLOR_P50 "#0072b2"
+#define REPORT_COLOR_P90 "#e69f00"
+#define REPORT_COLOR_P99 "#d55e00"
+#define REPORT_COLOR_KNEE "#6d28d9"
+#define REPORT_COLOR_CAP "#047857"
+#define REPORT_COLOR_STEP "#9ca3af"
+
+static double report_ns_to(uint64_t ns, double unit_ns)
+{
+    return (double)ns / unit_ns;
+}
+
+void report_marks_init(struct report_marks *m, const struct report *r)
+{
+    memset(m, 0, sizeof(*m));
+    strbuf_init(&m->knee_label);
+    strbuf_init(&m->cap_label);
+    if (r->capacity_rps > 0 && isfinite(r->capacity_rps)) {
+        strbuf_puts(&m->cap_label, "SLO capacity ");
+        report_put_value(&m->cap_label, r->capacity_rps);
+        m->vlines[m->n_vlines++] = (struct svg_vline){
+            .x = r->capacity_rps, .key = "capacity", .label = m->cap_label.data,
+            .color = REPORT_COLOR_CAP};
+        m->band = (struct svg_band){.x0 = r->capacity_rps, .x1 = INFINITY,
+                                    .key = "over-capacity"};
+        m->n_bands = 1;
+    }
+    if (r->knee_rps > 0 && isfinite(r->knee_rps)) {
+        strbuf_puts(&m->knee_label, "knee ");
+        report_put_value(&m->knee_label, r->knee_rps);
+        m->vlines[m->n_vlines++] = (struct svg_vline){
+            .x = r->knee_rps, .key = "knee", .label = m->knee_label.data,
+            .color = REPORT_COLOR_KNEE};
+    }
+}
+
+void report_marks_free(struct report_marks *m)
+{
+    strbuf_free(&m->knee_label);
+    strbuf_free(&m->cap_label);
+}
+
+/* The x axis of every chart against load: offered load, or achieved load
+ * in a closed loop (docs/report.md), req/s, linear from 0, its range from
+ * the data. */
+static struct svg_axis report_load_axis(const struct report *r)
+{
+    return (struct svg_axis){.label = r->closed_loop ? "achieved load" : "offered load",
+                             .unit = "req/s", .scale = SVG_SCALE_LINEAR, .min = NAN,
+                             .max = NAN, .include_zero = 1};
+}
+
+/* Step s's REPORT_NPCT percentiles of metric m, ns (borrowed from s). */
+static const uint64_t *report_metric_ns(const struct report_step *s,
+                                        enum report_metric m)
+{
+    switch (m) {
+    case REPORT_TTFT: return s->ttft_ns;
+    case REPORT_TPOT: return s->tpot_ns;
+    default: return s->e2e_ns;
+    }
+}
+
+/* The metric's name in series keys: "ttft", "tpot", "e2e". */
+static const char *report_metric_key(enum report_metric m)
+{
+    return m == REPORT_TTFT ? "ttft" : m == REPORT_TPOT ? "tpot" : "e2e";
+}
+
+/* Use a log y axis when the values span more than this ratio: past the
+ * knee the tail grows by orders of magnitude and a linear axis would flatten
+ * everything before it onto the floor. */
+#define REPORT_LOG_RATIO 30.0
+
+/* Widen [*vmin, *vmax], the range of a chart's values, by v. Only a v
+ * above 0 can lower vmin (a log axis cannot show the others); NaN changes
+ * nothing. Start from vmin = INFINITY, vmax = 0. */
+static void report_range_add(double v, double *vmin, double *vmax)
+{
+    if (v > 0 && v < *vmin)
+        *vmin = v;
+    if (v > *vmax)
+        *vmax = v;
+}
+
+/* 1 when values over [vmin, vmax] (from report_range_add) want a log y
+ * axis: they span more than REPORT_LOG_RATIO. */
+static int report_log_y(double vmin, double vmax)
+{
+    return vmax > 0 && isfinite(vmin) && vmax / vmin > REPORT_LOG_RATIO;
+}
+
+/* The series of one latency chart and the arrays they point into: p50,
+ * p90 and p99 over the curve steps (x; y holds three rows of n + 1), then
+ * the recovery step's p99 as rings (rx, ry), when it has ok requests.
+ * vmin and vmax span the percentiles, in the chart's unit; the rings do not
+ * count. The arrays are the chart's to free. */
+struct report_latency_series {
+    double *x, *y, *rx, *ry;
+    char keys[4][32], labels[4][48];
+    struct svg_series series[4];
+    size_t n_series;
+    double vmin, vmax;
+};
+
+/* The three percentile lines of metric over the curve steps order[0..n),
+ * in units of unit_ns ns; a step without ok requests is a gap (NaN). */
+static void report_latency_curves(struct report_latency_series *ls, const struct report *r,
+                                  const size_t *order, size_t n, enum report_metric metric,
+                                  const char *name, double unit_ns)
+{
+    static const int pcts[3] = {REPORT_P50, REPORT_P90, REPORT_P99};
+    static const char *const pct_names[3] = {"p50", "p90", "p99"};
+    static const char *const colors[3] = {REPORT_COLOR_P50, REPORT_COLOR_P90,
+                                          REPORT_COLOR_P99};
+
+    ls->x = ll_calloc(n + 1, sizeof(double));
+    ls->y = ll_calloc(3 * (n + 1), sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        const struct report_step *s = &r->steps[order[i]];
+        ls->x[i] = report_step_x(r, s);
+        for (int p = 0; p < 3; p++) {
+            double v = s->ok > 0 ? report_ns_to(report_metric_ns(s, metric)[pcts[p]], unit_ns)
+                                 : NAN;
+            ls->y[p * (n + 1) + i] = v;
+            report_range_add(v, &ls->vmin, &ls->vmax);
+        }
+    }
+    for (int p = 0; p < 3; p++) {
+        snprintf(ls->keys[p], sizeof(ls->keys[p]), "%s_%s", report_metric_key(metric),
+                 pct_names[p]);
+        snprintf(ls->labels[p], sizeof(ls->labels[p]), "%s %s", name, pct_names[p]);
+        ls->series[ls->n_series++] = (struct svg_series){
+            .key = ls->keys[p], .label = ls->labels[p], .x = ls->x, .y = ls->y + p * (n + 1),
+            .n = n, .flags = SVG_LINE | SVG_MARKERS, .color = colors[p]};
+    }
+}
+
+/* The p99 of metric of every recovery step with ok requests, as hollow
+ * rings: a series only when there is one. */
+static void report_latency_rings(struct report_latency_series *ls, const struct report *r,
+                                 enum report_metric metric, double unit_ns)
+{
+    ls->rx = ll_calloc(r->n_steps + 1, sizeof(double));
+    ls->ry = ll_calloc(r->n_steps + 1, sizeof(double));
+    size_t nr = 0;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct report_step *s = &r->steps[i];
+        if (!s->recovery || s->ok == 0)
+            continue;
+        ls->rx[nr] = report_step_x(r, s);
+        ls->ry[nr] = report_ns_to(report_metric_ns(s, metric)[REPORT_P99], unit_ns);
+        nr++;
+    }
+    if (nr == 0)
+        return;
+    snprintf(ls->keys[3], sizeof(ls->keys[3]), "%s_p99_recovery", report_metric_key(metric));
+    snprintf(ls->labels[3], sizeof(ls->labels[3]), "recovery step p99");
+    ls->series[ls->n_series++] = (struct svg_series){
+        .key = ls->keys[3], .label = ls->labels[3], .x = ls->rx, .y = ls->ry, .n = nr,
+        .flags = SVG_MARKERS | SVG_HOLLOW, .color = "#111827"};
+}
+
+/* A latency chart: the percentile lines and the recovery rings, the SLO
+ * line (which also widens the y range), the knee and capacity markers. */
+void report_latency_chart(struct strbuf *b, const struct report *r,
+                          const size_t *order, size_t n,
+                          const struct report_marks *marks,
+                          enum report_metric metric, const char *id,
+                          const char *name, const char *unit,
+                          double unit_ns, double slo)
+{
+    struct report_latency_series ls = {.vmin = INFINITY, .vmax = 0};
+    report_latency_curves(&ls, r, order, n, metric, name, unit_ns);
+    report_latency_rings(&ls, r, metric, unit_ns);
+
+    struct strbuf slo_label;
+    strbuf_init(&slo_label);
+    struct svg_hline hl = {0};
+    if (slo > 0) {
+        strbuf_puts(&slo_label, "SLO ");
+        report_put_value(&slo_label, slo);
+        strbuf_printf(&slo_label, " %s", unit);
+        hl = (struct svg_hline){.y = slo, .key = "slo", .label = slo_label.data};
+        report_range_add(slo, &ls.vmin, &ls.vmax);
+    }
+    int log_y = report_log_y(ls.vmin, ls.vmax);
+    char yunit[48];
+    snprintf(yunit, sizeof(yunit), "%s%s", unit, log_y ? ", log scale" : "");
+    char title[96];
+    snprintf(title, sizeof(title), "%s percentiles against %s load", name,
+             r->closed_loop ? "achieved" : "offered");
+
+    struct svg_chart c = {
+        .id = id, .title = title,
+        .x = report_load_axis(r),
+        .y = {.label = name, .unit = yunit,
+              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN,
+              .max = NAN, .include_zero = 1},
+        .series = ls.series, .n_series = ls.n_series,
+        .hlines = &hl, .n_hlines = slo > 0 ? 1 : 0,
+        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
+        .bands = &marks->band, .n_bands = marks->n_bands,
+        .empty_note = "no successful requests",
+    };
+    svg_chart_write(b, &c);
+    strbuf_free(&slo_label);
+    free(ls.x);
+    free(ls.y);
+    free(ls.rx);
+    free(ls.ry);
+}
+
+void report_attainment_chart(struct strbuf *b, const struct report *r,
+                             const size_t *order, size_t n,
+                             const struct report_marks *marks)
+{
+    double *x = ll_calloc(n + 1, sizeof(double));
+    double *y = ll_calloc(n + 1, sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        const struct report_step *s = &r->steps[order[i]];
+        x[i] = report_step_x(r, s);
+        y[i] = s->attainment * 100.0;
+    }
+    struct svg_series se = {.key = "attainment", .label = "requests within SLO",
+                            .x = x, .y = y, .n = n, .color = REPORT_COLOR_CAP};
+    struct strbuf lab;
+    strbuf_init(&lab);
+    struct svg_hline hl = {0};
+    if (r->attainment_target > 0) {
+        strbuf_puts(&lab, "target ");
+        report_put_value(&lab, r->attainment_target * 100);
+        strbuf_puts(&lab, "%");
+        hl = (struct svg_hline){.y = r->attainment_target * 100, .key = "target",
+                                .label = lab.data};
+    }
+    struct svg_chart c = {
+        .id = "chart-attainment", .title = "SLO attainment against offered load",
+        .x = report_load_axis(r),
+        .y = {.label = "within SLO", .unit = "%", .min = 0, .max = 100},
+        .series = &se, .n_series = 1,
+        .hlines = &hl, .n_hlines = r->attainment_target > 0 ? 1 : 0,
+        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
+        .bands = &marks->band, .n_bands = marks->n_bands,
+        .empty_note = "no SLO set",
+    };
+    svg_chart_write(b, &c);
+    strbuf_free(&lab);
+    free(x);
+    free(y);
+}
+
+void report_throughput_chart(struct strbuf *b, const struct report *r,
+                             const size_t *order, size_t n,
+                             const struct report_marks *marks)
+{
+    double *x = ll_calloc(n + 1, sizeof(double));
+    double *ya = ll_calloc(n + 1, sizeof(double));
+    double *yc = ll_calloc(n + 1, sizeof(double));
+    double *yg = ll_calloc(n + 1, sizeof(double));
+    double ix[2] = {0, 0}, iy[2] = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        const struct report_step *s = &r->steps[order[i]];
+        x[i] = report_step_x(r, s);
+        ya[i] = s->achieved_rps;
+        yc[i] = s->completed_rps;
+        yg[i] = s->goodput_rps;
+        if (x[i] > ix[1])
+            ix[1] = iy[1] = x[i];
+    }
+    struct svg_series se[4] = {
+        {.key = "ideal", .label = "offered (y = x)", .x = ix, .y = iy, .n = n > 0 ? 2 : 0,
+         .flags = SVG_LINE | SVG_DASHED, .color = "#9ca3af"},
+        {.key = "achieved", .label = "sent (achieved)", .x = x, .y = ya, .n = n,
+         .flags = SVG_LINE | SVG_MARKERS, .color = "#56b4e9"},
+        {.key = "completed", .label = "completed ok", .x = x, .y = yc, .n = n,
+         .flags = SVG_LINE | SVG_MARKERS, .color = REPORT_COLOR_P50},
+        {.key = "goodput", .label = "goodput (within SLO)", .x = x, .y = yg, .n = n,
+         .flags = SVG_LINE | SVG_MARKERS, .color = REPORT_COLOR_CAP},
+    };
+    struct svg_chart c = {
+        .id = "chart-throughput", .title = "Throughput and goodput against offered load",
+        .x = report_load_axis(r),
+        .y = {.label = "rate", .unit = "req/s", .min = NAN, .max = NAN, .include_zero = 1},
+        .series = se, .n_series = 4,
+        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
+        .bands = &marks->band, .n_bands = marks->n_bands,
+    };
+    svg_chart_write(b, &c);
+    free(x);
+    free(ya);
+    free(yc);
+    free(yg);
+}
+
+void report_tokens_chart(struct strbuf *b, const struct report *r,
+                         const size_t *order, size_t n,
+                         const struct report_marks *marks)
+{
+    double *x = ll_calloc(n + 1, sizeof(double));
+    double *y = ll_calloc(n + 1, sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        const struct report_step *s = &r->steps[order[i]];
+        x[i] = report_step_x(r, s);
+        y[i] = s->output_tps;
+    }
+    struct svg_series se = {.key = "output_tps", .label = "output tokens/s", .x = x,
+                            .y = y, .n = n, .color = "#cc79a7"};
+    struct svg_chart c = {
+        .id = "chart-tokens", .title = "Output tokens per second against offered load",
+        .x = report_load_axis(r),
+        .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN,
+              .include_zero = 1},
+        .series = &se, .n_series = 1,
+        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
+        .bands = &marks->band, .n_bands = marks->n_bands,
+    };
+    svg_chart_write(b, &c);
+    free(x);
+    free(y);
+}
+
+void report_errors_chart(struct strbuf *b, const struct report *r)
+{
+    size_t n = r->n_steps;
+    char **cats = ll_calloc(n + 1, sizeof(char *));
+    double *vals = ll_calloc((size_t)REC_KIND_COUNT * (n + 1), sizeof(double));
+    struct svg_bar_stack stacks[REC_KIND_COUNT];
+    size_t nst = 0;
+    struct strbuf lab;
+    strbuf_init(&lab);
+    for (size_t i = 0; i < n; i++) {
+        report_step_label(r, &r->steps[i], &lab);
+        cats[i] = ll_strdup(lab.data);
+    }
+    for (int k = 0; k < REC_KIND_COUNT; k++) {
+        if (k == REC_OK)
+            continue;
+        uint64_t total = 0;
+        for (size_t i = 0; i < n; i++)
+            total += r->steps[i].by_kind[k];
+        if (total == 0)
+            continue;
+        double *v = vals + nst * (n + 1);
+        for (size_t i = 0; i < n; i++)
+            v[i] = (double)r->steps[i].by_kind[k];
+        /* Colours by kind, not by position, so a kind keeps its colour
+         * from one report to the next. */
+        stacks[nst] = (struct svg_bar_stack){.key = rec_kind_name((enum rec_kind)k),
+                                             .values = v,
+                                             .color = svg_palette((size_t)k - 1)};
+        nst++;
+    }
+    struct svg_bar_chart c = {
+        .id = "chart-errors", .title = "Errors by kind per step",
+        .width = REPORT_WIDE_WIDTH, .height = 280,
+        .categories = (const char *const *)cats, .n_categories = n,
+        .x_label = r->closed_loop ? "step (achieved req/s)" : "step (offered req/s)",
+        .y = {.label = "requests", .min = NAN, .max = NAN},
+        .stacks = stacks, .n_stacks = nst,
+        .empty_note = "no errors in any step",
+    };
+    svg_bar_chart_write(b, &c);
+    for (size_t i = 0; i < n; i++)
+        free(cats[i]);
+    free(cats);
+    free(vals);
+    strbuf_free(&lab);
+}
+
+/* Thin samples [0, n) into at most max points (max >= 1) by keeping, in
+ * each run of ceil(n / max) samples, the one with the largest value (the
+ * first on ties), so peaks survive. Writes the kept indices to keep and
+ * returns their count. */
+static size_t report_thin(const double *v, size_t n, size_t max, size_t *keep)
+{
+    if (n <= max) {
+        for (size_t i = 0; i < n; i++)
+            keep[i] = i;
+        return n;
+    }
+    size_t run = (n + max - 1) / max, k = 0;
+    for (size_t i = 0; i < n; i += run) {
+        size_t best = i;
+        for (size_t j = i + 1; j < n && j < i + run; j++)
+            if (v[j] > v[best] || (isnan(v[best]) && !isnan(v[j])))
+                best = j;
+        keep[k++] = best;
+    }
+    return k;
+}
+
+/* Step boundaries as vertical markers for the time charts; labels are the
+ * step's load. Returns the count; the markers' labels point into labels.
+ * v and labels hold at least r->n_steps entries. */
+static size_t report_step_marks(const struct report *r, struct svg_vline *v,
+                                char (*labels)[24])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct report_step *s = &r->steps[i];
+        if (s->t_start_s == 0 && s->t_end_s == 0)
+            continue;
+        struct strbuf lab;
+        strbuf_init(&lab);
+        report_step_label(r, s, &lab);
+        strbuf_puts(&lab, "/s");
+        snprintf(labels[n], sizeof(labels[n]), "%s", lab.data);
+        strbuf_free(&lab);
+        v[n] = (struct svg_vline){.x = s->t_start_s, .key = "step", .label = labels[n],
+                                  .color = REPORT_COLOR_STEP};
+        n++;
+    }
+    return n;
+}
+
+/* The end of the run's time axis, s: the last step end or sample time. A
+ * time axis ends there instead of at the next round tick. NAN when none. */
+static double report_time_end(const struct report *r)
+{
+    double t = 0;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct report_step *s = &r->steps[i];
+        t = LL_MAX(t, s->t_end_s);
+        if (s->inflight != NULL && s->n_inflight > 0)
+            t = LL_MAX(t, s->inflight[s->n_inflight - 1].t_s);
+    }
+    if (r->server != NULL && r->n_server > 0)
+        t = LL_MAX(t, r->server[r->n_server - 1].t_s);
+    return t > 0 ? t : NAN;
+}
+
+void report_inflight_chart(struct strbuf *b, const struct report *r)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < r->n_steps; i++)
+        total += r->steps[i].n_inflight;
+    size_t budget = r->n_steps > 0 ? REPORT_MAX_TS_POINTS / r->n_steps : 1;
+    if (budget < 30)
+        budget = 30;
+    double *x = ll_calloc(total + 1, sizeof(double));
+    double *y = ll_calloc(total + 1, sizeof(double));
+    double *tmp = ll_calloc(total + 1, sizeof(double));
+    size_t *keep = ll_calloc(total + 1, sizeof(size_t));
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct report_step *s = &r->steps[i];
+        if (s->inflight == NULL)
+            continue;
+        for (size_t j = 0; j < s->n_inflight; j++)
+            tmp[j] = s->inflight[j].inflight;
+        size_t k = report_thin(tmp, s->n_inflight, budget, keep);
+        for (size_t j = 0; j < k; j++) {
+            x[n] = s->inflight[keep[j]].t_s;
+            y[n] = s->inflight[keep[j]].inflight;
+            n++;
+        }
+    }
+    struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
+    char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
+    size_t nm = report_step_marks(r, marks, labels);
+    struct svg_series se = {.key = "inflight", .label = "requests in flight (client)",
+                            .x = x, .y = y, .n = n, .flags = SVG_LINE,
+                            .color = REPORT_COLOR_P50};
+    struct svg_chart c = {
+        .id = "chart-inflight", .title = "Requests in flight over time",
+        .width = REPORT_WIDE_WIDTH, .height = 300,
+        .x = {.label = "time since start", .unit = "s", .min = 0,
+              .max = report_time_end(r), .include_zero = 1},
+        .y = {.label = "in flight", .unit = "requests", .min = NAN, .max = NAN,
+              .include_zero = 1},
+        .series = &se, .n_series = 1, .vlines = marks, .n_vlines = nm,
+        .empty_note = "no in-flight samples",
+    };
+    svg_chart_write(b, &c);
+    free(x);
+    free(y);
+    free(tmp);
+    free(keep);
+    free(marks);
+    free(labels);
+}
+
+/* One chart of the server's scrapes: its queue and running batch
+ * (kv = 0), or its KV cache usage in % (kv = 1). Scrapes are thinned by
+ * their queue length so the peaks of the backlog survive. */
+void report_server_chart(struct strbuf *b, const struct report *r, int kv)
+{
+    size_t n = r->n_server;
+    double *v = ll_calloc(n + 1, sizeof(double));
+    size_t *keep = ll_calloc(n + 1, sizeof(size_t));
+    for (size_t i = 0; i < n; i++)
+        v[i] = r->server[i].waiting;
+    size_t k = report_thin(v, n, REPORT_MAX_TS_POINTS, keep);
+    double *x = ll_calloc(k + 1, sizeof(double));
+    double *y0 = ll_calloc(k + 1, sizeof(double));
+    double *y1 = ll_calloc(k + 1, sizeof(double));
+    for (size_t i = 0; i < k; i++) {
+        const struct report_server_sample *s = &r->server[keep[i]];
+        x[i] = s->t_s;
+        y0[i] = kv ? s->kv_usage * 100.0 : s->running;
+        y1[i] = s->waiting;
+    }
+    struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
+    char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
+    size_t nm = report_step_marks(r, marks, labels);
+    struct svg_series se[2] = {
+        {.key = "server_running", .label = "running (batch)", .x = x, .y = y0, .n = k,
+         .flags = SVG_LINE, .color = REPORT_COLOR_P50},
+        {.key = "server_waiting", .label = "waiting (queue)", .x = x, .y = y1, .n = k,
+         .flags = SVG_LINE, .color = REPORT_COLOR_P99},
+    };
+    if (kv)
+        se[0] = (struct svg_series){.key = "server_kv_usage", .label = "KV cache in use",
+                                    .x = x, .y = y0, .n = k, .flags = SVG_LINE,
+                                    .color = "#009e73"};
+    struct svg_chart c = {
+        .id = kv ? "chart-server-kv" : "chart-server-queue",
+        .title = kv ? "Server KV cache usage over time"
+                    : "Server queue and running batch over time",
+        .width = REPORT_WIDE_WIDTH, .height = kv ? 220 : 280,
+        .x = {.label = "time since start", .unit = "s", .min = 0,
+              .max = report_time_end(r), .include_zero = 1},
+        .y = {.label = kv ? "KV cache" : "requests", .unit = kv ? "%" : NULL,
+              .min = kv ? 0 : NAN, .max = kv ? 100 : NAN, .include_zero = 1},
+        .series = se, .n_series = kv ? 1 : 2, .vlines = marks, .n_vlines = nm,
+        .empty_note = "not scraped",
+    };
+    svg_chart_write(b, &c);
+    free(v);
+    free(keep);
+    free(x);
+    free(y0);
+    free(y1);
+    free(marks);
+    free(labels);
+}
+
+/* The cumulative fraction levels (in %) at which a step's TTFT
+ * distribution is sampled from its histogram. */
+static const double report_cdf_levels[] = {
+    0.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70,
+    75, 80, 85, 90, 92.5, 95, 97, 98, 99, 99.5, 99.9, 100,
+};
+
+/* The most points of one step's CDF line. */
+#define REPORT_CDF_POINTS \
+    (LL_ARRAY_LEN(report_cdf_levels) > REPORT_NPCT ? LL_ARRAY_LEN(report_cdf_levels) \
+                                                   : REPORT_NPCT)
+
+/* Step s's TTFT distribution as points (x: TTFT in ms, y: % of its ok
+ * requests at or below) into sx and sy (REPORT_CDF_POINTS each): from its
+ * histogram at report_cdf_levels, else from its six stored percentiles.
+ * Returns the count; 0 when s has no ok request. */
+static size_t report_cdf_points(const struct report_step *s, double *sx, double *sy)
+{
+    static const double six_levels[REPORT_NPCT] = {50, 90, 95, 99, 99.9, 100};
+    size_t k = 0;
+    if (s->ttft_hist != NULL && hist_count(s->ttft_hist) > 0) {
+        for (size_t l = 0; l < LL_ARRAY_LEN(report_cdf_levels); l++) {
+            sx[k] = (double)hist_percentile(s->ttft_hist, report_cdf_levels[l]) / 1e6;
+            sy[k] = report_cdf_levels[l];
+            k++;
+        }
+    } else if (s->ok > 0) {
+        for (size_t l = 0; l < REPORT_NPCT; l++) {
+            sx[k] = (double)s->ttft_ns[l] / 1e6;
+            sy[k] = six_levels[l];
+            k++;
+        }
+    }
+    return k;
+}
+
+/* The CDF chart's lines and the arrays they point into: one line per step
+ * that has points, the curve steps by load and then the recovery step
+ * (dashed), coloured along a ramp from light load to heavy. */
+struct report_cdf_lines {
+    double *x, *y;              /* REPORT_CDF_POINTS per step, ms and % */
+    struct svg_series *series;  /* n of them */
+    char (*keys)[32], (*labels)[40], (*colors)[8];
+    size_t n;
+};
+
+/* Fill cl from r; free with report_cdf_lines_free. */
+static void report_cdf_lines_build(struct report_cdf_lines *cl, const struct report *r)
+{
+    size_t per = REPORT_CDF_POINTS;
+    size_t *order = ll_calloc(r->n_steps + 1, sizeof(size_t));
+    size_t no = report_curve_order(r, order);
+    /* Recovery steps after the curve steps. */
+    for (size_t i = 0; i < r->n_steps; i++)
+        if (r->steps[i].recovery)
+            order[no++] = i;
+    cl->x = ll_calloc(per * (no + 1), sizeof(double));
+    cl->y = ll_calloc(per * (no + 1), sizeof(double));
+    cl->series = ll_calloc(no + 1, sizeof(*cl->series));
+    cl->keys = ll_calloc(no + 1, sizeof(*cl->keys));
+    cl->labels = ll_calloc(no + 1, sizeof(*cl->labels));
+    cl->colors = ll_calloc(no + 1, sizeof(*cl->colors));
+    cl->n = 0;
+    struct strbuf lab;
+    strbuf_init(&lab);
+    for (size_t oi = 0; oi < no; oi++) {
+        const struct report_step *s = &r->steps[order[oi]];
+        double *sx = cl->x + per * oi, *sy = cl->y + per * oi;
+        size_t k = report_cdf_points(s, sx, sy);
+        if (k == 0)
+            continue;
+        size_t j = cl->n++;
+        report_step_label(r, s, &lab);
+        snprintf(cl->keys[j], sizeof(cl->keys[j]), "ttft_cdf_%zu", order[oi]);
+        snprintf(cl->labels[j], sizeof(cl->labels[j]), "%s req/s", lab.data);
+        svg_ramp_color(no > 1 ? (double)oi / (double)(no - 1) : 0, cl->colors[j]);
+        cl->series[j] = (struct svg_series){
+            .key = cl->keys[j], .label = cl->labels[j], .x = sx, .y = sy, .n = k,
+            .flags = SVG_LINE | (s->recovery ? SVG_DASHED : 0), .color = cl->colors[j]};
+    }
+    strbuf_free(&lab);
+    free(order);
+}
+
+static void report_cdf_lines_free(struct report_cdf_lines *cl)
+{
+    free(cl->x);
+    free(cl->y);
+    free(cl->series);
+    free(cl->keys);
+    free(cl->labels);
+    free(cl->colors);
+}
+
+void report_cdf_chart(struct strbuf *b, const struct report *r)
+{
+    struct report_cdf_lines cl;
+    report_cdf_lines_build(&cl, r);
+    struct strbuf slo;
+    strbuf_init(&slo);
+    struct svg_vline vl = {0};
+    if (r->slo_ttft_ms > 0) {
+        strbuf_puts(&slo, "SLO ");
+        report_put_value(&slo, r->slo_ttft_ms);
+        strbuf_puts(&slo, " ms");
+        vl = (struct svg_vline){.x = r->slo_ttft_ms, .key = "slo", .label = slo.data,
+                                .color = "#b91c1c"};
+    }
+    struct svg_chart c = {
+        .id = "chart-ttft-cdf", .title = "TTFT distribution of each step (CDF)",
+        .width = REPORT_WIDE_WIDTH, .height = 380,
+        .x = {.label = "TTFT", .unit = "ms, log scale", .scale = SVG_SCALE_LOG,
+              .min = NAN, .max = NAN},
+        .y = {.label = "requests at or below", .unit = "%", .min = 0, .max = 100},
+        .series = cl.series, .n_series = cl.n,
+        .vlines = &vl, .n_vlines = r->slo_ttft_ms > 0 ? 1 : 0,
+        .empty_note = "no successful requests",
+    };
+    svg_chart_write(b, &c);
+    strbuf_free(&slo);
+    report_cdf_lines_free(&cl);
+}
+
+/* p99 of one class's TTFT or TPOT against offered load: one series per
+ * class (data-series is the class name), the sweep's knee and capacity
+ * marked. A step where the class has no ok request is a gap. */
+void report_class_chart(struct strbuf *b, const struct report *r,
+                        const size_t *order, size_t n,
+                        const struct report_marks *marks, enum report_metric metric,
+                        const char *id, const char *name)
+{
+    size_t nc = r->n_classes;
+    double *x = ll_calloc(n + 1, sizeof(double));
+    double *y = ll_calloc(nc * (n + 1) + 1, sizeof(double));
+    struct svg_series *series = ll_calloc(nc + 1, sizeof(*series));
+    double vmin = INFINITY, vmax = 0;
+    for (size_t i = 0; i < n; i++)
+        x[i] = report_step_x(r, &r->steps[order[i]]);
+    for (size_t k = 0; k < nc; k++) {
+        const struct report_class *c = &r->classes[k];
+        double *yk = y + k * (n + 1);
+        for (size_t i = 0; i < n; i++) {
+            const struct report_class_step *cs = &c->steps[order[i]];
+            const uint64_t *v = metric == REPORT_TTFT ? cs->ttft_ns : cs->tpot_ns;
+            yk[i] = cs->present && cs->ok > 0 ? report_ns_to(v[REPORT_P99], 1e6) : NAN;
+            report_range_add(yk[i], &vmin, &vmax);
+        }
+        series[k] = (struct svg_series){.key = c->name, .label = c->name, .x = x, .y = yk,
+                                        .n = n, .flags = SVG_LINE | SVG_MARKERS};
+    }
+    int log_y = report_log_y(vmin, vmax);
+    char ylabel[48], title[96];
+    snprintf(ylabel, sizeof(ylabel), "%s p99", name);
+    snprintf(title, sizeof(title), "%s p99 per class against %s load", name,
+             r->closed_loop ? "achieved" : "offered");
+    struct svg_chart c = {
+        .id = id, .title = title,
+        .x = report_load_axis(r),
+        .y = {.label = ylabel, .unit = log_y ? "ms, log scale" : "ms",
+              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN, .max = NAN,
+              .include_zero = 1},
+        .series = series, .n_series = nc,
+        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
+        .bands = &marks->band, .n_bands = marks->n_bands,
+        .empty_note = "no successful requests",
+    };
+    svg_chart_write(b, &c);
+    free(series);
+    free(x);
+    free(y);
+}

@@ -1,0 +1,126 @@
+/* report_int.h: what the three files of report.html share; nothing outside
+ * src/report/report_*.c includes it (the public face is report_html.h).
+ *
+ *   report_html.c    the page: skeleton, CSS, header, cards, findings, the
+ *                    sections in their order, the file; and the conventions
+ *                    below that every part uses
+ *   report_charts.c  the charts (inline SVG through svg.h)
+ *   report_tables.c  the steps table and the class table
+ *
+ * A function here that takes b appends to it; all abort on out of memory,
+ * like report_html_render. r and everything it points to are borrowed. */
+#ifndef LL_REPORT_INT_H
+#define LL_REPORT_INT_H
+
+#include <stddef.h>
+
+#include "report/svg.h"
+#include "util/strbuf.h"
+
+/* Defined in report_html.h, which each file includes first; not included
+ * here, so that report_html.c does not reach its own header through this
+ * one (make check-layers takes that for a cycle). */
+struct report;
+struct report_step;
+
+/* --- conventions (report_html.c) --- */
+
+/* Append v as text for people: NaN or infinity is an en dash; otherwise
+ * about 3 significant digits, fixed point, no exponent. */
+void report_put_value(struct strbuf *b, double v);
+
+/* The x value of step s on the curves, req/s: its offered load, or (closed
+ * loop, or no offered rate) its achieved send rate. */
+double report_step_x(const struct report *r, const struct report_step *s);
+
+/* Write to idx the indices of r's non-recovery steps sorted by x (stable);
+ * returns their count. idx holds at least r->n_steps entries. */
+size_t report_curve_order(const struct report *r, size_t *idx);
+
+/* Replace b's text by step s's label in legends and categories: its x
+ * ("20"), with " rec" after it for the recovery step ("20 rec"). */
+void report_step_label(const struct report *r, const struct report_step *s,
+                       struct strbuf *b);
+
+/* --- charts (report_charts.c) --- */
+
+/* The markers every chart against offered load shares: a dotted line at the
+ * SLO capacity and one at the knee (each only when found), and the shaded
+ * band beyond the capacity. The labels are owned here: init fills m from r,
+ * free releases the labels (the vlines point into them until then). */
+struct report_marks {
+    struct svg_vline vlines[2];
+    size_t n_vlines;
+    struct svg_band band;
+    size_t n_bands;
+    struct strbuf knee_label, cap_label;
+};
+
+void report_marks_init(struct report_marks *m, const struct report *r);
+void report_marks_free(struct report_marks *m);
+
+/* The latencies a chart against offered load can draw. */
+enum report_metric { REPORT_TTFT, REPORT_TPOT, REPORT_E2E };
+
+/* The charts against load take the curve steps as order[0..n) (from
+ * report_curve_order) and the sweep's markers. */
+
+/* p50, p90 and p99 of metric against load, in unit (unit_ns ns each: 1e6
+ * for ms, 1e9 for s), the threshold slo in that unit as a dashed line
+ * (0 = none), the recovery step's p99 as a ring; a log y axis when the
+ * values span more than 30x. id is the <svg> id, name the metric's name. */
+void report_latency_chart(struct strbuf *b, const struct report *r,
+                          const size_t *order, size_t n,
+                          const struct report_marks *marks,
+                          enum report_metric metric, const char *id,
+                          const char *name, const char *unit,
+                          double unit_ns, double slo);
+
+/* SLO attainment of each step, %, with the attainment target's line. */
+void report_attainment_chart(struct strbuf *b, const struct report *r,
+                             const size_t *order, size_t n,
+                             const struct report_marks *marks);
+
+/* Achieved, completed and goodput req/s against load, with y = x. */
+void report_throughput_chart(struct strbuf *b, const struct report *r,
+                             const size_t *order, size_t n,
+                             const struct report_marks *marks);
+
+/* Output tokens/s against load. */
+void report_tokens_chart(struct strbuf *b, const struct report *r,
+                         const size_t *order, size_t n,
+                         const struct report_marks *marks);
+
+/* Errors by kind per step (every step, in the order run), stacked bars;
+ * only the kinds that occurred, each in its own colour. */
+void report_errors_chart(struct strbuf *b, const struct report *r);
+
+/* The client's requests in flight over the whole run, thinned to about
+ * REPORT_MAX_TS_POINTS, with a line at the start of each step. */
+void report_inflight_chart(struct strbuf *b, const struct report *r);
+
+/* The server's scrapes over time: its queue and running batch (kv = 0),
+ * or its KV cache usage in % (kv = 1). */
+void report_server_chart(struct strbuf *b, const struct report *r, int kv);
+
+/* The TTFT distribution (CDF) of every step, one line per step, the
+ * recovery step dashed, the TTFT SLO as a vertical line. */
+void report_cdf_chart(struct strbuf *b, const struct report *r);
+
+/* p99 of metric (REPORT_TTFT or REPORT_TPOT, in ms) of each traffic class
+ * against the whole step's load, one line per class. */
+void report_class_chart(struct strbuf *b, const struct report *r,
+                        const size_t *order, size_t n,
+                        const struct report_marks *marks, enum report_metric metric,
+                        const char *id, const char *name);
+
+/* --- tables (report_tables.c) --- */
+
+/* table#steps: every step in the order run, one row each, and its note. */
+void report_table(struct strbuf *b, const struct report *r);
+
+/* Each class's SLO capacity in words, then table#classes: one row per step
+ * and class present, and its note. */
+void report_class_table(struct strbuf *b, const struct report *r);
+
+#endif

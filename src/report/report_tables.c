@@ -1,0 +1,207 @@
+/* report_tables.c: the tables of report.html: every step, one row each
+ * (table#steps), and with traffic classes every step and class (the class
+ * capacities in words, then table#classes). A cell over an SLO or under the
+ * attainment target is red; docs/report.md says what each column holds. */
+#include "report/report_html.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "report/report_int.h"
+#include "util/util.h"
+
+/* One number cell: v as report_put_value writes it (NaN a dash), red when
+ * bad. */
+static void report_td(struct strbuf *b, double v, int bad)
+{
+    strbuf_puts(b, bad ? "<td class=\"bad\">" : "<td>");
+    report_put_value(b, v);
+    strbuf_puts(b, "</td>");
+}
+
+/* A table's heading, up to the opening <tbody>: head[i] is the column's
+ * first line, its second line and its tooltip (none when empty). The last
+ * column, and column text_col, hold text and are left-aligned. */
+static void report_table_head(struct strbuf *b, const char *const (*head)[3], size_t n,
+                              size_t text_col)
+{
+    strbuf_puts(b, "<thead><tr>");
+    for (size_t i = 0; i < n; i++) {
+        strbuf_puts(b, i == text_col || i == n - 1 ? "<th class=\"l\"" : "<th");
+        if (head[i][2][0] != '\0')
+            strbuf_printf(b, " title=\"%s\"", head[i][2]);
+        strbuf_printf(b, ">%s<br/>%s</th>", head[i][0], head[i][1]);
+    }
+    strbuf_puts(b, "</tr></thead>\n<tbody>\n");
+}
+
+/* Step i's row of table#steps: shaded beyond the SLO capacity, italic for
+ * the recovery step; a p99 over its SLO, an attainment under the target,
+ * any error and an unsteady step in red. */
+static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
+{
+    const struct report_step *s = &r->steps[i];
+    int over = r->capacity_rps > 0 && report_step_x(r, s) > r->capacity_rps;
+    strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\""
+                                          : over ? " class=\"over\"" : "");
+    strbuf_printf(b, "<td>%zu%s</td>", i + 1, s->recovery ? " rec" : "");
+    report_td(b, s->offered_rps, 0);
+    report_td(b, s->achieved_rps, 0);
+    report_td(b, s->completed_rps, 0);
+    report_td(b, s->goodput_rps, 0);
+    report_td(b, s->attainment * 100.0,
+              r->attainment_target > 0 && s->attainment < r->attainment_target);
+    report_td(b, s->input_tps, 0);
+    report_td(b, s->output_tps, 0);
+    static const int tp[4] = {REPORT_P50, REPORT_P90, REPORT_P99, REPORT_MAX};
+    for (int p = 0; p < 4; p++)
+        report_td(b, s->ok ? (double)s->ttft_ns[tp[p]] / 1e6 : NAN,
+                  tp[p] == REPORT_P99 && r->slo_ttft_ms > 0 && s->ok &&
+                      (double)s->ttft_ns[tp[p]] / 1e6 > r->slo_ttft_ms);
+    report_td(b, s->ok ? (double)s->tpot_ns[REPORT_P50] / 1e6 : NAN, 0);
+    report_td(b, s->ok ? (double)s->tpot_ns[REPORT_P99] / 1e6 : NAN,
+              r->slo_tpot_ms > 0 && s->ok &&
+                  (double)s->tpot_ns[REPORT_P99] / 1e6 > r->slo_tpot_ms);
+    report_td(b, s->ok ? (double)s->itl_ns[REPORT_P50] / 1e6 : NAN, 0);
+    report_td(b, s->ok ? (double)s->itl_ns[REPORT_P99] / 1e6 : NAN, 0);
+    report_td(b, s->ok ? (double)s->e2e_ns[REPORT_P50] / 1e9 : NAN, 0);
+    report_td(b, s->ok ? (double)s->e2e_ns[REPORT_P99] / 1e9 : NAN,
+              r->slo_e2e_ms > 0 && s->ok &&
+                  (double)s->e2e_ns[REPORT_P99] / 1e6 > r->slo_e2e_ms);
+    uint64_t errors = 0;
+    for (int k = 0; k < REC_KIND_COUNT; k++)
+        if (k != REC_OK)
+            errors += s->by_kind[k];
+    strbuf_printf(b, "<td%s>%llu</td>", errors ? " class=\"bad\"" : "",
+                  (unsigned long long)errors);
+    report_td(b, s->inflight_mean, 0);
+    report_td(b, s->inflight_max, 0);
+    strbuf_printf(b, "<td%s>%s</td>", s->steady ? "" : " class=\"bad\"",
+                  s->steady ? "yes" : "no");
+    strbuf_puts(b, "<td class=\"l\">");
+    strbuf_put_xml(b, s->verdict != NULL ? s->verdict : "");
+    strbuf_puts(b, "</td></tr>\n");
+}
+
+void report_table(struct strbuf *b, const struct report *r)
+{
+    /* Heading (two lines), and its tooltip. */
+    static const char *const head[][3] = {
+        {"#", "", "step, in the order run"},
+        {"offered", "req/s", "offered load"},
+        {"sent", "req/s", "achieved send rate"},
+        {"ok", "req/s", "ok completions per second (completed)"},
+        {"goodput", "req/s", "ok and within every SLO, per second"},
+        {"in SLO", "%", "share of scheduled requests within every SLO"},
+        {"input", "tok/s", "prompt tokens of ok requests per second"},
+        {"output", "tok/s", "output tokens of ok requests per second"},
+        {"TTFT", "p50", "ms"}, {"TTFT", "p90", "ms"}, {"TTFT", "p99", "ms"},
+        {"TTFT", "max", "ms"},
+        {"TPOT", "p50", "ms"}, {"TPOT", "p99", "ms"},
+        {"ITL", "p50", "ms, per request"}, {"ITL", "p99", "ms, per request"},
+        {"E2E", "p50", "s"}, {"E2E", "p99", "s"},
+        {"errors", "", "requests of any kind but ok"},
+        {"in flight", "mean", "requests, time-weighted"},
+        {"in flight", "max", "requests"},
+        {"steady", "", "backlog not growing and TTFT tail not rising"},
+        {"verdict", "", ""},
+    };
+    strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"steps\">\n");
+    report_table_head(b, head, LL_ARRAY_LEN(head), LL_ARRAY_LEN(head));
+    for (size_t i = 0; i < r->n_steps; i++)
+        report_table_row(b, r, i);
+    strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">TTFT, TPOT and ITL in "
+                   "ms, E2E in s; percentiles of successful requests. Shaded rows: "
+                   "beyond the SLO capacity. Red: over an SLO or under the attainment "
+                   "target.</p>\n");
+}
+
+/* ul.classcap: each class's name, its SLO (its own or the sweep's) and its
+ * SLO capacity in words (marked as a lower bound when no step failed for
+ * it). */
+static void report_class_caps(struct strbuf *b, const struct report *r)
+{
+    strbuf_puts(b, "<ul class=\"classcap\">\n");
+    for (size_t k = 0; k < r->n_classes; k++) {
+        const struct report_class *c = &r->classes[k];
+        strbuf_puts(b, "<li data-class=\"");
+        strbuf_put_xml(b, c->name);
+        strbuf_puts(b, "\"><b>");
+        strbuf_put_xml(b, c->name);
+        strbuf_puts(b, "</b> (");
+        strbuf_put_xml(b, c->slo != NULL ? c->slo : "no SLO");
+        if (c->slo != NULL)
+            strbuf_puts(b, c->own_slo ? ", its own" : ", the sweep's");
+        strbuf_puts(b, "): SLO capacity ");
+        if (c->capacity_rps > 0) {
+            if (c->capacity_lower_bound)
+                strbuf_puts(b, "\xE2\x89\xA5 ");
+            report_put_value(b, c->capacity_rps);
+            strbuf_puts(b, " req/s");
+        } else {
+            strbuf_puts(b, "not reached");
+        }
+        strbuf_puts(b, "</li>\n");
+    }
+    strbuf_puts(b, "</ul>\n");
+}
+
+/* Row of class k at step i of table#classes (the class is present there):
+ * italic for the recovery step; its failures, an attainment under the
+ * target and a missed SLO in red. */
+static void report_class_row(struct strbuf *b, const struct report *r, size_t i, size_t k)
+{
+    const struct report_step *s = &r->steps[i];
+    const struct report_class_step *cs = &r->classes[k].steps[i];
+    strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\"" : "");
+    strbuf_printf(b, "<td>%zu%s</td>", i + 1, s->recovery ? " rec" : "");
+    report_td(b, s->offered_rps, 0);
+    strbuf_puts(b, "<td class=\"l\">");
+    strbuf_put_xml(b, r->classes[k].name);
+    strbuf_printf(b, "</td><td>%llu</td><td>%llu</td><td%s>%llu</td>",
+                  (unsigned long long)cs->scheduled, (unsigned long long)cs->ok,
+                  cs->failed ? " class=\"bad\"" : "", (unsigned long long)cs->failed);
+    report_td(b, cs->achieved_rps, 0);
+    report_td(b, cs->goodput_rps, 0);
+    report_td(b, cs->attainment * 100.0,
+              r->attainment_target > 0 && cs->attainment < r->attainment_target);
+    int ok = cs->ok > 0;
+    report_td(b, ok ? (double)cs->ttft_ns[REPORT_P50] / 1e6 : NAN, 0);
+    report_td(b, ok ? (double)cs->ttft_ns[REPORT_P99] / 1e6 : NAN, 0);
+    report_td(b, ok ? (double)cs->tpot_ns[REPORT_P50] / 1e6 : NAN, 0);
+    report_td(b, ok ? (double)cs->tpot_ns[REPORT_P99] / 1e6 : NAN, 0);
+    report_td(b, ok ? (double)cs->e2e_ns[REPORT_P50] / 1e9 : NAN, 0);
+    report_td(b, ok ? (double)cs->e2e_ns[REPORT_P99] / 1e9 : NAN, 0);
+    strbuf_printf(b, "<td class=\"l%s\">%s</td></tr>\n", cs->pass ? "" : " bad",
+                  s->recovery ? "recovery" : cs->pass ? "ok" : "SLO miss");
+}
+
+/* Each class's SLO capacity in words, then one row per step and class. */
+void report_class_table(struct strbuf *b, const struct report *r)
+{
+    static const char *const head[][3] = {
+        {"#", "", "step, in the order run"},
+        {"offered", "req/s", "offered load of the whole step"},
+        {"class", "", ""},
+        {"sched", "", "requests of the class scheduled in the window"},
+        {"ok", "", "its requests that completed ok"},
+        {"failed", "", "its requests of any other kind"},
+        {"sent", "req/s", "its achieved send rate"},
+        {"goodput", "req/s", "ok and within its SLO, per second"},
+        {"in SLO", "%", "share of its scheduled requests within its SLO"},
+        {"TTFT", "p50", "ms"}, {"TTFT", "p99", "ms"},
+        {"TPOT", "p50", "ms"}, {"TPOT", "p99", "ms"},
+        {"E2E", "p50", "s"}, {"E2E", "p99", "s"},
+        {"verdict", "", "met its SLO at the attainment target"},
+    };
+    report_class_caps(b, r);
+    strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"classes\">\n");
+    report_table_head(b, head, LL_ARRAY_LEN(head), 2);
+    for (size_t i = 0; i < r->n_steps; i++)
+        for (size_t k = 0; k < r->n_classes; k++)
+            if (r->classes[k].steps[i].present)
+                report_class_row(b, r, i, k);
+    strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Each class against its own "
+                   "SLO (else the sweep's); TTFT and TPOT in ms, E2E in s; percentiles of "
+                   "its successful requests.</p>\n");
+}
