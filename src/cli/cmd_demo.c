@@ -137,7 +137,16 @@ static void stop_sim(pid_t pid)
     waitpid(pid, NULL, 0);
 }
 
-int demo_main(int argc, char **argv)
+/* What `llmload demo` was asked for: the sweep's values (strings, passed
+ * on as given) and its flags. */
+struct demo_opts {
+    const char *out, *slo, *step, *warmup, *probe;
+    int force, quiet;
+};
+
+/* Parse argv into *d (defaults first). Returns 1 when --help was printed
+ * (the caller exits 0), else 0; a bad flag exits 2 through ll_usage_fail. */
+static int demo_parse_args(int argc, char **argv, struct demo_opts *d)
 {
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'},
@@ -150,23 +159,22 @@ int demo_main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *out = NULL, *slo = DEMO_SLO, *step = DEMO_STEP, *warmup = DEMO_WARMUP;
-    const char *probe = DEMO_PROBE;
-    int force = 0, quiet = 0, c;
+    int c;
+    *d = (struct demo_opts){NULL, DEMO_SLO, DEMO_STEP, DEMO_WARMUP, DEMO_PROBE, 0, 0};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': out = optarg; break;
-        case 'f': force = 1; break;
-        case 's': slo = optarg; break;
-        case 'd': step = optarg; break;
-        case 'w': warmup = optarg; break;
-        case 'p': probe = optarg; break;
-        case 'q': quiet = 1; break;
+        case 'o': d->out = optarg; break;
+        case 'f': d->force = 1; break;
+        case 's': d->slo = optarg; break;
+        case 'd': d->step = optarg; break;
+        case 'w': d->warmup = optarg; break;
+        case 'p': d->probe = optarg; break;
+        case 'q': d->quiet = 1; break;
         case 'h':
             demo_usage(stdout);
-            return LL_EXIT_OK;
+            return 1;
         case ':':
             ll_usage_fail("%s: needs a value (see llmload demo --help)", argv[optind - 1]);
         default:
@@ -175,21 +183,84 @@ int demo_main(int argc, char **argv)
     }
     if (optind < argc)
         ll_usage_fail("unexpected argument \"%s\" (see llmload demo --help)", argv[optind]);
+    return 0;
+}
 
-    /* Check what is passed on before the sim starts, so a bad value never
-     * leaves it running. */
+/* Check the values passed on to the sweep before the sim starts, so a bad
+ * one never leaves it running; exits 2 through ll_usage_fail on one. */
+static void demo_check_values(const struct demo_opts *d)
+{
     struct slo check_slo;
     char why[200];
     uint64_t ns;
-    if (slo_parse(slo, &check_slo, why, sizeof why) != 0)
+    if (slo_parse(d->slo, &check_slo, why, sizeof why) != 0)
         ll_usage_fail("--slo: %s", why);
-    if (ll_parse_duration_ns(step, LL_NS_PER_SEC, &ns) != 0 || ns < 100 * LL_NS_PER_MS)
-        ll_usage_fail("--step-duration: expected a duration of at least 100ms, got \"%s\"", step);
-    if (ll_parse_duration_ns(warmup, LL_NS_PER_SEC, &ns) != 0)
-        ll_usage_fail("--warmup: expected a duration (e.g. 1s), got \"%s\"", warmup);
-    if (ll_parse_duration_ns(probe, LL_NS_PER_SEC, &ns) != 0 || ns < 500 * LL_NS_PER_MS)
+    if (ll_parse_duration_ns(d->step, LL_NS_PER_SEC, &ns) != 0 || ns < 100 * LL_NS_PER_MS)
+        ll_usage_fail("--step-duration: expected a duration of at least 100ms, got \"%s\"",
+                      d->step);
+    if (ll_parse_duration_ns(d->warmup, LL_NS_PER_SEC, &ns) != 0)
+        ll_usage_fail("--warmup: expected a duration (e.g. 1s), got \"%s\"", d->warmup);
+    if (ll_parse_duration_ns(d->probe, LL_NS_PER_SEC, &ns) != 0 || ns < 500 * LL_NS_PER_MS)
         ll_usage_fail("--probe-duration: expected a duration of at least 500ms, got \"%s\"",
-                      probe);
+                      d->probe);
+}
+
+/* Sweep the sim at url with d's values: build the sweep's argv and run
+ * it. Returns the sweep's exit status (LL_EXIT_*). */
+static int demo_sweep(const struct demo_opts *d, const char *url)
+{
+    const char *sargs[32];
+    int n = 0;
+    sargs[n++] = "sweep";
+    sargs[n++] = "--url";
+    sargs[n++] = url;
+    sargs[n++] = "--rates";
+    sargs[n++] = "auto";
+    sargs[n++] = "--slo";
+    sargs[n++] = d->slo;
+    sargs[n++] = "--step-duration";
+    sargs[n++] = d->step;
+    sargs[n++] = "--warmup";
+    sargs[n++] = d->warmup;
+    sargs[n++] = "--probe-duration";
+    sargs[n++] = d->probe;
+    sargs[n++] = "--prompt-tokens";
+    sargs[n++] = "256";
+    sargs[n++] = "--output-tokens";
+    sargs[n++] = "128";
+    sargs[n++] = "--ignore-eos";
+    sargs[n++] = "--arrival";
+    sargs[n++] = "constant";
+    if (d->out) {
+        sargs[n++] = "--out";
+        sargs[n++] = d->out;
+    }
+    if (d->force)
+        sargs[n++] = "--force";
+    if (d->quiet)
+        sargs[n++] = "--quiet";
+    sargs[n] = NULL;
+    struct sweep_job *job;
+    char err[1200];
+    int rc = sweep_job_parse(n, (char **)sargs, &job, err, sizeof err);
+    if (rc == 0) {
+        rc = sweep_job_run(job);
+        sweep_job_free(job);
+    } else {
+        /* The values were checked above; nothing else can be refused. */
+        ll_errorf("%s", err);
+        rc = LL_EXIT_USAGE;
+    }
+    return rc;
+}
+
+/* `llmload demo`: parse and check, start the sim, sweep it, stop it. */
+int demo_main(int argc, char **argv)
+{
+    struct demo_opts d;
+    if (demo_parse_args(argc, argv, &d))
+        return LL_EXIT_OK;
+    demo_check_values(&d);
 
     /* Ctrl-C must not kill us before the sim is stopped: keep SIGINT and
      * SIGTERM blocked (the sweep's driver takes them during a step). */
@@ -205,53 +276,11 @@ int demo_main(int argc, char **argv)
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return LL_EXIT_RUNTIME;
     }
-    if (!quiet)
+    if (!d.quiet)
         ll_errorf("demo: started llmload sim (pid %d) at %s", (int)sim, url);
-
-    const char *sargs[32];
-    int n = 0;
-    sargs[n++] = "sweep";
-    sargs[n++] = "--url";
-    sargs[n++] = url;
-    sargs[n++] = "--rates";
-    sargs[n++] = "auto";
-    sargs[n++] = "--slo";
-    sargs[n++] = slo;
-    sargs[n++] = "--step-duration";
-    sargs[n++] = step;
-    sargs[n++] = "--warmup";
-    sargs[n++] = warmup;
-    sargs[n++] = "--probe-duration";
-    sargs[n++] = probe;
-    sargs[n++] = "--prompt-tokens";
-    sargs[n++] = "256";
-    sargs[n++] = "--output-tokens";
-    sargs[n++] = "128";
-    sargs[n++] = "--ignore-eos";
-    sargs[n++] = "--arrival";
-    sargs[n++] = "constant";
-    if (out) {
-        sargs[n++] = "--out";
-        sargs[n++] = out;
-    }
-    if (force)
-        sargs[n++] = "--force";
-    if (quiet)
-        sargs[n++] = "--quiet";
-    sargs[n] = NULL;
-    struct sweep_job *job;
-    char err[1200];
-    int rc = sweep_job_parse(n, (char **)sargs, &job, err, sizeof err);
-    if (rc == 0) {
-        rc = sweep_job_run(job);
-        sweep_job_free(job);
-    } else {
-        /* The values were checked above; nothing else can be refused. */
-        ll_errorf("%s", err);
-        rc = LL_EXIT_USAGE;
-    }
+    int rc = demo_sweep(&d, url);
     stop_sim(sim);
-    if (!quiet)
+    if (!d.quiet)
         ll_errorf("demo: stopped the sim; open report.html in the results directory above");
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;

@@ -785,10 +785,11 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
 
 /* ---- run.json ---------------------------------------------------------- */
 
-json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,
-                            const char *model)
+/* The load model's keys of run.json's config into c: open, closed or
+ * capped, with the keys that mode has (rate and arrival unless closed;
+ * the cap; users with pace or think time). */
+static void config_load_json(json_t *c, const struct run_config *cfg)
 {
-    json_t *c = json_object();
     char buf[DIST_SPEC_MAX];
     const char *mode = cfg->mode == LOAD_OPEN     ? "open"
                        : cfg->mode == LOAD_CLOSED ? "closed"
@@ -814,11 +815,15 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
             json_object_set_new(c, "think", json_string(buf));
         }
     }
-    json_object_set_new(c, "duration_ns", json_integer((json_int_t)cfg->duration_ns));
-    json_object_set_new(c, "requests", json_integer((json_int_t)cfg->max_requests));
-    json_object_set_new(c, "warmup_ns", json_integer((json_int_t)cfg->warmup_ns));
-    json_object_set_new(c, "max_tokens_total", json_integer((json_int_t)cfg->max_tokens_total));
-    json_object_set_new(c, "seed", json_integer((json_int_t)cfg->workload.seed));
+}
+
+/* The request lengths into c: prompt and output tokens (the empirical
+ * file's spec, "dataset", or the canonical DIST), the --lengths pairs
+ * file, the dataset and the calibration, each when in use. */
+static void config_lengths_json(json_t *c, const struct run_opts *o,
+                                const struct run_config *cfg)
+{
+    char buf[DIST_SPEC_MAX];
     dist_format(&cfg->workload.prompt_tokens, buf, sizeof buf);
     json_object_set_new(c, "prompt_tokens",
                         json_string(cfg->workload.prompt_emp ? o->prompt_tokens
@@ -845,6 +850,14 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
                             json_real(cfg->workload.calib.intercept_tokens));
         json_object_set_new(c, "calibration", k);
     }
+}
+
+/* The rest of the workload's shape into c: ignore_eos, the --workload
+ * file, class names, all_unique, and the shared prefix and cancellation
+ * when set. */
+static void config_shape_json(json_t *c, const struct run_opts *o,
+                              const struct run_config *cfg)
+{
     json_object_set_new(c, "ignore_eos", json_boolean(cfg->workload.ignore_eos));
     json_object_set_new(c, "workload_file", o->workload ? json_string(o->workload) : json_null());
     if (cfg->workload.classes) {
@@ -872,7 +885,15 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
                             json_string(d));
         json_object_set_new(c, "cancel", k);
     }
-    const struct transport_config *tc = &cfg->transport;
+}
+
+/* The target and HTTP client into c: URL, API, model, streaming, the
+ * client asked for and the one transport_client_choose picks, headers
+ * (redacted), the key's variable and the timeouts. */
+static void config_transport_json(json_t *c, const struct run_opts *o,
+                                  const struct transport_config *tc,
+                                  const char *model)
+{
     json_object_set_new(c, "url", json_string(tc->base_url));
     json_object_set_new(c, "api", json_string(tc->api == OAI_API_CHAT ? "openai-chat"
                                                                        : "openai-completions"));
@@ -896,6 +917,25 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
                         json_integer((json_int_t)tc->first_token_timeout_ns));
     json_object_set_new(c, "timeout_idle_ns", json_integer((json_int_t)tc->idle_timeout_ns));
     json_object_set_new(c, "timeout_total_ns", json_integer((json_int_t)tc->total_timeout_ns));
+}
+
+/* The keys in the order run.json has always had them, so two files diff
+ * cleanly: load model, limits, lengths, workload shape, transport,
+ * threads, SLO. */
+json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,
+                            const char *model)
+{
+    json_t *c = json_object();
+    char buf[DIST_SPEC_MAX];
+    config_load_json(c, cfg);
+    json_object_set_new(c, "duration_ns", json_integer((json_int_t)cfg->duration_ns));
+    json_object_set_new(c, "requests", json_integer((json_int_t)cfg->max_requests));
+    json_object_set_new(c, "warmup_ns", json_integer((json_int_t)cfg->warmup_ns));
+    json_object_set_new(c, "max_tokens_total", json_integer((json_int_t)cfg->max_tokens_total));
+    json_object_set_new(c, "seed", json_integer((json_int_t)cfg->workload.seed));
+    config_lengths_json(c, o, cfg);
+    config_shape_json(c, o, cfg);
+    config_transport_json(c, o, &cfg->transport, model);
     json_object_set_new(c, "threads", json_integer(cfg->threads));
     json_object_set_new(c, "grace_ns", json_integer((json_int_t)cfg->grace_ns));
     if (slo_is_set(&cfg->slo)) {

@@ -302,6 +302,112 @@ static int is_line_state(int st)
            st == ST_TRAILER;
 }
 
+/* The chunked stream's framing, whole in buf at *i and with no line begun
+ * in an earlier feed: the "\r\n" after a chunk's data and the next
+ * "HEX\r\n" size line, taken without the line machinery (a token's chunk
+ * is framed by both). Returns 1 and advances *i when it took one, else 0:
+ * anything else (extensions, bare LF, a line split across feeds, more
+ * than 15 digits) is left to feed_line, which reads it from *i. This is
+ * the per-token hot path: keep it small enough to inline. */
+static int feed_chunk_framing(struct h1_parser *p, const char *buf, size_t len, size_t *i)
+{
+    size_t at = *i;
+    if (p->line_len != 0)
+        return 0;
+    if (p->state == ST_CHUNK_END && len - at >= 2 && buf[at] == '\r' && buf[at + 1] == '\n') {
+        *i = at + 2;
+        p->state = ST_CHUNK_SIZE;
+        return 1;
+    }
+    if (p->state != ST_CHUNK_SIZE)
+        return 0;
+    size_t j = at, lim = LL_MIN(len, at + 15);
+    uint64_t n = 0;
+    int d;
+    while (j < lim && (d = hex_digit(buf[j])) >= 0) {
+        n = n * 16 + (uint64_t)d;
+        j++;
+    }
+    if (j == at || len - j < 2 || buf[j] != '\r' || buf[j + 1] != '\n')
+        return 0;
+    *i = j + 2;
+    if (n == 0) {
+        p->state = ST_TRAILER;
+    } else {
+        p->remaining = n;
+        p->state = ST_CHUNK_DATA;
+    }
+    return 1;
+}
+
+/* In a line state: take buf[*i..len) up to and including the next LF,
+ * counting header bytes against H1_MAX_HEADER_BYTES. A line without its LF
+ * yet is kept (line_keep) and *i moves to len; a whole line (joined to
+ * what was kept, its CR dropped) goes to on_line. Returns H1_MORE to go
+ * on, or what the feed returns (H1_DONE, H1_STOPPED, LL_E_PROTO); on a
+ * refused line *i stays at its start. */
+static int feed_line(struct h1_parser *p, const char *buf, size_t len, size_t *i)
+{
+    const char *nl = memchr(buf + *i, '\n', len - *i);
+    size_t take = nl ? (size_t)(nl - (buf + *i)) + 1 : len - *i;
+    int rc;
+    if (p->state == ST_STATUS || p->state == ST_HEADER || p->state == ST_TRAILER) {
+        p->header_bytes += take;
+        if (p->header_bytes > H1_MAX_HEADER_BYTES)
+            return fail(p, "header section over 100 KiB");
+    }
+    if (!nl) {
+        rc = line_keep(p, buf + *i, take);
+        *i += take;
+        return rc;
+    }
+    const char *l = buf + *i;
+    size_t ll = take - 1;
+    if (p->line_len) {
+        rc = line_keep(p, l, ll);
+        if (rc < 0)
+            return rc;
+        l = p->line;
+        ll = p->line_len;
+        p->line_len = 0;
+    }
+    if (ll && l[ll - 1] == '\r')
+        ll--;
+    if (ll > H1_MAX_LINE_BYTES)
+        return fail(p, "a header or chunk line over 16 KiB");
+    *i += take;
+    return on_line(p, l, ll);
+}
+
+/* In a body state: hand the body bytes at buf[*i..len) (up to what the
+ * Content-Length or chunk has left) to on_body, uncopied, and advance *i.
+ * Returns H1_MORE to go on, H1_DONE at the end of a Content-Length body,
+ * or H1_STOPPED when the callback asked to stop (that wins over done). */
+static int feed_body(struct h1_parser *p, const char *buf, size_t len, size_t *i)
+{
+    int rc = H1_MORE;
+    size_t n = len - *i;
+    if (p->state != ST_BODY_CLOSE && p->remaining < n)
+        n = (size_t)p->remaining;
+    int stop = p->on_body && n ? p->on_body(p->ud, buf + *i, n) : 0;
+    *i += n;
+    if (p->state != ST_BODY_CLOSE) {
+        p->remaining -= n;
+        if (p->remaining == 0) {
+            if (p->state == ST_BODY_LEN) {
+                p->state = ST_DONE;
+                rc = H1_DONE;
+            } else {
+                p->state = ST_CHUNK_END;
+            }
+        }
+    }
+    return stop ? H1_STOPPED : rc;
+}
+
+/* Feed buf[0..len) (see h1.h): chunk framing on its fast path, lines, body
+ * bytes, until the buffer ends or the response does. *used is how many
+ * bytes were taken. */
 int h1_parser_feed(struct h1_parser *p, const char *buf, size_t len, size_t *used)
 {
     size_t i = 0;
@@ -315,101 +421,13 @@ int h1_parser_feed(struct h1_parser *p, const char *buf, size_t len, size_t *use
         return H1_DONE;
     }
     while (i < len) {
-        /* A chunked stream's framing, whole in this buffer and with no line
-         * begun in an earlier feed: the "\r\n" after a chunk's data and the
-         * next "HEX\r\n" size line, taken without the line machinery (a
-         * token's chunk is framed by both). Anything else (extensions,
-         * bare LF, a line split across feeds, more than 15 digits) falls
-         * through to the general path below, which reads it from i. */
-        if (p->line_len == 0 && p->state == ST_CHUNK_END && len - i >= 2 && buf[i] == '\r' &&
-            buf[i + 1] == '\n') {
-            i += 2;
-            p->state = ST_CHUNK_SIZE;
+        if (feed_chunk_framing(p, buf, len, &i))
             continue;
-        }
-        if (p->line_len == 0 && p->state == ST_CHUNK_SIZE) {
-            size_t j = i, lim = LL_MIN(len, i + 15);
-            uint64_t n = 0;
-            int d;
-            while (j < lim && (d = hex_digit(buf[j])) >= 0) {
-                n = n * 16 + (uint64_t)d;
-                j++;
-            }
-            if (j > i && len - j >= 2 && buf[j] == '\r' && buf[j + 1] == '\n') {
-                i = j + 2;
-                if (n == 0) {
-                    p->state = ST_TRAILER;
-                } else {
-                    p->remaining = n;
-                    p->state = ST_CHUNK_DATA;
-                }
-                continue;
-            }
-        }
-        if (is_line_state(p->state)) {
-            const char *nl = memchr(buf + i, '\n', len - i);
-            size_t take = nl ? (size_t)(nl - (buf + i)) + 1 : len - i;
-            int in_headers = p->state == ST_STATUS || p->state == ST_HEADER ||
-                             p->state == ST_TRAILER;
-            if (in_headers) {
-                p->header_bytes += take;
-                if (p->header_bytes > H1_MAX_HEADER_BYTES) {
-                    rc = fail(p, "header section over 100 KiB");
-                    break;
-                }
-            }
-            if (!nl) {
-                rc = line_keep(p, buf + i, take);
-                i += take;
-                if (rc < 0)
-                    break;
-                continue;
-            }
-            const char *l = buf + i;
-            size_t ll = take - 1;
-            if (p->line_len) {
-                rc = line_keep(p, l, ll);
-                if (rc < 0)
-                    break;
-                l = p->line;
-                ll = p->line_len;
-                p->line_len = 0;
-            }
-            if (ll && l[ll - 1] == '\r')
-                ll--;
-            if (ll > H1_MAX_LINE_BYTES) {
-                rc = fail(p, "a header or chunk line over 16 KiB");
-                break;
-            }
-            i += take;
-            rc = on_line(p, l, ll);
-            if (rc != H1_MORE)
-                break;
-            continue;
-        }
-        /* Body bytes. */
-        size_t avail = len - i;
-        size_t n = avail;
-        if (p->state != ST_BODY_CLOSE && p->remaining < n)
-            n = (size_t)p->remaining;
-        int stop = p->on_body && n ? p->on_body(p->ud, buf + i, n) : 0;
-        i += n;
-        if (p->state != ST_BODY_CLOSE) {
-            p->remaining -= n;
-            if (p->remaining == 0) {
-                if (p->state == ST_BODY_LEN) {
-                    p->state = ST_DONE;
-                    rc = H1_DONE;
-                } else {
-                    p->state = ST_CHUNK_END;
-                }
-            }
-        }
-        if (stop) {
-            rc = H1_STOPPED;
-            break;
-        }
-        if (rc == H1_DONE)
+        if (is_line_state(p->state))
+            rc = feed_line(p, buf, len, &i);
+        else
+            rc = feed_body(p, buf, len, &i);
+        if (rc != H1_MORE)
             break;
     }
     p->bytes_seen += i;

@@ -371,11 +371,11 @@ static json_t *summary_latency_json(const struct hist *h)
     return o;
 }
 
-json_t *summary_json(const struct stats *s, const struct summary_info *info)
+/* The run's identity and settings, the first keys of summary.json, into
+ * root: schema, version, mode, the flags, target, model, seed (above
+ * INT64_MAX as a decimal string, docs/formats.md), window and warm-up. */
+static void summary_header_json(json_t *root, const struct summary_info *info)
 {
-    json_t *root = jobj();
-    uint64_t w = info->window_ns;
-
     jset(root, "schema", json_string(SUMMARY_SCHEMA));
     jset(root, "version", jstr(info->version));
     jset(root, "mode", jstr(info->mode));
@@ -387,7 +387,6 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
                        : json_null());
     jset(root, "target_url", jstr(info->target_url));
     jset(root, "model", jstr(info->model));
-    /* Seeds above INT64_MAX go as a decimal string (docs/formats.md). */
     if (info->seed <= (uint64_t)INT64_MAX) {
         jset(root, "seed", ju64(info->seed));
     } else {
@@ -395,9 +394,14 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
         snprintf(buf, sizeof(buf), "%" PRIu64, info->seed);
         jset(root, "seed", json_string(buf));
     }
-    jset(root, "window_ns", ju64(w));
+    jset(root, "window_ns", ju64(info->window_ns));
     jset(root, "warmup_ns", ju64(info->warmup_ns));
+}
 
+/* The "requests" object: counts, counts by kind, and the Retry-After
+ * headers seen (mean_ms null when none). Caller owns the reference. */
+static json_t *summary_requests_json(const struct stats *s)
+{
     json_t *req = jobj();
     jset(req, "scheduled", ju64(s->scheduled));
     jset(req, "sent", ju64(s->sent));
@@ -417,14 +421,16 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
                                       (double)s->retry_after_seen)
                             : json_null());
     jset(req, "retry_after", ra);
-    jset(root, "requests", req);
+    return req;
+}
 
-    json_t *lat = jobj();
-    for (size_t i = 0; i < LL_ARRAY_LEN(summary_rows); i++)
-        jset(lat, summary_rows[i].key,
-             summary_latency_json(summary_row_hist(s, &summary_rows[i])));
-    jset(root, "latency_ns", lat);
-
+/* The "throughput" object: rates over the window w (ns), goodput and
+ * attainment when an SLO was set (null otherwise). Caller owns the
+ * reference. */
+static json_t *summary_throughput_json(const struct stats *s,
+                                       const struct summary_info *info,
+                                       uint64_t w)
+{
     json_t *thr = jobj();
     jset(thr, "offered_rate_per_s",
          info->offered_rate_per_s > 0 ? jdouble(info->offered_rate_per_s) : json_null());
@@ -440,22 +446,33 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
                                 ? jdouble((double)s->slo_met / (double)s->scheduled)
                                 : json_null());
     jset(thr, "slo", info->slo ? json_string(info->slo) : json_null());
-    jset(root, "throughput", thr);
+    return thr;
+}
 
-    if (info->sessions) {
-        json_t *ses = jobj();
-        jset(ses, "intended_rate_per_s", jdouble(info->session_rate_per_s));
-        jset(ses, "realised_rate_per_s",
-             jdouble(summary_rate((double)info->sessions_started, w)));
-        jset(ses, "turns_mean", jdouble(info->session_turns_mean));
-        jset(ses, "started", ju64(info->sessions_started));
-        jset(ses, "cut", ju64(info->sessions_cut));
-        jset(ses, "intended_request_rate_per_s", jdouble(info->offered_rate_per_s));
-        jset(ses, "realised_request_rate_per_s",
-             jdouble(summary_rate((double)s->scheduled, w)));
-        jset(root, "sessions", ses);
-    }
+/* The "sessions" object of a session run: intended and realised session
+ * and request rates over the window w (ns). Caller owns the reference. */
+static json_t *summary_sessions_json(const struct stats *s,
+                                     const struct summary_info *info,
+                                     uint64_t w)
+{
+    json_t *ses = jobj();
+    jset(ses, "intended_rate_per_s", jdouble(info->session_rate_per_s));
+    jset(ses, "realised_rate_per_s",
+         jdouble(summary_rate((double)info->sessions_started, w)));
+    jset(ses, "turns_mean", jdouble(info->session_turns_mean));
+    jset(ses, "started", ju64(info->sessions_started));
+    jset(ses, "cut", ju64(info->sessions_cut));
+    jset(ses, "intended_request_rate_per_s", jdouble(info->offered_rate_per_s));
+    jset(ses, "realised_request_rate_per_s",
+         jdouble(summary_rate((double)s->scheduled, w)));
+    return ses;
+}
 
+/* The "tokens" object: totals, cached tokens (null when no response
+ * reported them) and the count of each tokens source. Caller owns the
+ * reference. */
+static json_t *summary_tokens_json(const struct stats *s)
+{
     json_t *tok = jobj();
     jset(tok, "prompt_tokens", ju64(s->prompt_tokens));
     jset(tok, "output_tokens", ju64(s->output_tokens));
@@ -469,8 +486,16 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
         jset(src, rec_tokens_source_name((enum rec_tokens_source)i),
              ju64(s->tokens_source_count[i]));
     jset(tok, "source", src);
-    jset(root, "tokens", tok);
+    return tok;
+}
 
+/* The "inflight" object: the sampled mean and max, and Little's law from
+ * the completion rate over the window w (ns) times the mean E2E and
+ * service times. Caller owns the reference. */
+static json_t *summary_inflight_json(const struct stats *s,
+                                     const struct summary_info *info,
+                                     uint64_t w)
+{
     double rate = summary_rate((double)s->win_completed, w);
     json_t *inf = jobj();
     jset(inf, "mean", jdouble(info->inflight_mean));
@@ -479,8 +504,28 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
          jdouble(rate * summary_mean_ns(s->all_e2e_sum_ns, s->all_e2e_count) / 1e9));
     jset(inf, "littles_law_service",
          jdouble(rate * summary_mean_ns(s->all_service_sum_ns, s->all_service_count) / 1e9));
-    jset(root, "inflight", inf);
+    return inf;
+}
 
+/* summary.json's keys in their documented order (docs/formats.md), one
+ * section per step. */
+json_t *summary_json(const struct stats *s, const struct summary_info *info)
+{
+    json_t *root = jobj();
+    uint64_t w = info->window_ns;
+
+    summary_header_json(root, info);
+    jset(root, "requests", summary_requests_json(s));
+    json_t *lat = jobj();
+    for (size_t i = 0; i < LL_ARRAY_LEN(summary_rows); i++)
+        jset(lat, summary_rows[i].key,
+             summary_latency_json(summary_row_hist(s, &summary_rows[i])));
+    jset(root, "latency_ns", lat);
+    jset(root, "throughput", summary_throughput_json(s, info, w));
+    if (info->sessions)
+        jset(root, "sessions", summary_sessions_json(s, info, w));
+    jset(root, "tokens", summary_tokens_json(s));
+    jset(root, "inflight", summary_inflight_json(s, info, w));
     jset(root, "records_written", ju64(info->records_written));
     return root;
 }

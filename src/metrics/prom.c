@@ -289,115 +289,138 @@ static const char *parse_comment(struct prom_parser *p, const char *line,
     return NULL;
 }
 
-/* A sample line, leading whitespace already skipped. Delivers the sample
- * and returns NULL, or returns why the line is bad. */
-static const char *parse_sample(struct prom_parser *p, const char *line,
-                                size_t len, size_t lineno)
+/* Where parse_sample is in one line: line[i..len) is still to read, and
+ * out is the next free byte of the parser's scratch buffer, which holds
+ * the sample's unescaped, NUL-terminated strings. */
+struct sample_cursor {
+    const char *line;
+    size_t len, i;
+    char *out;
+};
+
+static void skip_ws(struct sample_cursor *c)
 {
-    char *out = p->scratch;
-    size_t i = 0, n_labels = 0;
-    struct prom_sample smp;
+    while (c->i < c->len && is_ws(c->line[c->i]))
+        c->i++;
+}
 
-    memset(&smp, 0, sizeof smp);
-    if (!is_name_start(line[0]))
-        return "bad metric name";
-    while (i < len && is_name_char(line[i]))
-        i++;
-    const char *name = line;
-    size_t name_len = i;
-    memcpy(out, name, name_len);
-    out[name_len] = '\0';
-    smp.name = out;
-    out += name_len + 1;
+/* Copy s[0..n) to the scratch buffer, NUL-terminated; returns the copy. */
+static const char *scratch_copy(struct sample_cursor *c, const char *s,
+                                size_t n)
+{
+    char *at = c->out;
+    memcpy(at, s, n);
+    at[n] = '\0';
+    c->out += n + 1;
+    return at;
+}
 
-    size_t ws_start = i;
-    while (i < len && is_ws(line[i]))
-        i++;
-    int spaced = i > ws_start;
-
-    if (i < len && line[i] == '{') {
-        i++;
-        for (;;) {
-            while (i < len && is_ws(line[i]))
-                i++;
+/* A label's quoted value, the cursor just past its opening '"', unescaped
+ * (\\, \" and \n) into the scratch buffer as lab->value and value_len.
+ * Returns NULL, or why the line is bad. */
+static const char *parse_label_value(struct sample_cursor *c,
+                                     struct prom_label *lab)
+{
+    const char *line = c->line;
+    size_t len = c->len, i = c->i, vlen = 0;
+    char *out = c->out;
+    lab->value = out;
+    for (;;) {
+        if (i == len)
+            return "unterminated label value";
+        char ch = line[i++];
+        if (ch == '"')
+            break;
+        if (ch == '\\') {
             if (i == len)
-                return "unterminated label set";
-            if (line[i] == '}') {
-                i++;
-                break;
-            }
-            if (!is_label_start(line[i]))
-                return "bad label name";
-            if (n_labels == PROM_MAX_LABELS)
-                return "too many labels";
-            size_t ln_at = i;
-            while (i < len && is_label_char(line[i]))
-                i++;
-            struct prom_label *lab = &p->labels[n_labels++];
-            memcpy(out, line + ln_at, i - ln_at);
-            out[i - ln_at] = '\0';
-            lab->name = out;
-            out += i - ln_at + 1;
-            while (i < len && is_ws(line[i]))
-                i++;
-            if (i == len || line[i] != '=')
-                return "expected '=' after label name";
-            i++;
-            while (i < len && is_ws(line[i]))
-                i++;
-            if (i == len || line[i] != '"')
-                return "expected '\"' before label value";
-            i++;
-            size_t vlen = 0;
-            lab->value = out;
-            for (;;) {
-                if (i == len)
-                    return "unterminated label value";
-                char c = line[i++];
-                if (c == '"')
-                    break;
-                if (c == '\\') {
-                    if (i == len)
-                        return "unterminated label value";
-                    char e = line[i++];
-                    if (e == '\\' || e == '"')
-                        c = e;
-                    else if (e == 'n')
-                        c = '\n';
-                    else
-                        return "bad escape in label value";
-                }
-                if (vlen == PROM_MAX_LABEL_VALUE_BYTES)
-                    return "label value too long";
-                out[vlen++] = c;
-            }
-            out[vlen] = '\0';
-            lab->value_len = vlen;
-            out += vlen + 1;
-            while (i < len && is_ws(line[i]))
-                i++;
-            if (i < len && line[i] == ',') {
-                i++;
-                continue;
-            }
-            if (i < len && line[i] == '}') {
-                i++;
-                break;
-            }
-            return "expected ',' or '}' in label set";
+                return "unterminated label value";
+            char e = line[i++];
+            if (e == '\\' || e == '"')
+                ch = e;
+            else if (e == 'n')
+                ch = '\n';
+            else
+                return "bad escape in label value";
         }
-        while (i < len && is_ws(line[i]))
-            i++;
-    } else if (!spaced) {
-        return i == len ? "missing value" : "bad metric name";
+        if (vlen == PROM_MAX_LABEL_VALUE_BYTES)
+            return "label value too long";
+        out[vlen++] = ch;
     }
+    out[vlen] = '\0';
+    lab->value_len = vlen;
+    c->out += vlen + 1;
+    c->i = i;
+    return NULL;
+}
 
+/* One name="value" pair, the cursor at the label name's first byte (a
+ * valid start), into lab. Returns NULL, or why the line is bad. */
+static const char *parse_label(struct sample_cursor *c, struct prom_label *lab)
+{
+    size_t ln_at = c->i;
+    while (c->i < c->len && is_label_char(c->line[c->i]))
+        c->i++;
+    lab->name = scratch_copy(c, c->line + ln_at, c->i - ln_at);
+    skip_ws(c);
+    if (c->i == c->len || c->line[c->i] != '=')
+        return "expected '=' after label name";
+    c->i++;
+    skip_ws(c);
+    if (c->i == c->len || c->line[c->i] != '"')
+        return "expected '\"' before label value";
+    c->i++;
+    return parse_label_value(c, lab);
+}
+
+/* The label set, the cursor just past its '{', into p->labels; the count
+ * in *n_labels. Leaves the cursor after the '}' and the blanks after it.
+ * Returns NULL, or why the line is bad. */
+static const char *parse_label_set(struct prom_parser *p,
+                                   struct sample_cursor *c, size_t *n_labels)
+{
+    for (;;) {
+        skip_ws(c);
+        if (c->i == c->len)
+            return "unterminated label set";
+        if (c->line[c->i] == '}') {
+            c->i++;
+            break;
+        }
+        if (!is_label_start(c->line[c->i]))
+            return "bad label name";
+        if (*n_labels == PROM_MAX_LABELS)
+            return "too many labels";
+        const char *why = parse_label(c, &p->labels[(*n_labels)++]);
+        if (why)
+            return why;
+        skip_ws(c);
+        if (c->i < c->len && c->line[c->i] == ',') {
+            c->i++;
+            continue;
+        }
+        if (c->i < c->len && c->line[c->i] == '}') {
+            c->i++;
+            break;
+        }
+        return "expected ',' or '}' in label set";
+    }
+    skip_ws(c);
+    return NULL;
+}
+
+/* The value, an optional timestamp and an optional "# exemplar", which I
+ * ignore, into smp. Returns NULL, or why the line is bad. */
+static const char *parse_value_part(struct sample_cursor *c,
+                                    struct prom_sample *smp)
+{
+    const char *line = c->line;
+    size_t len = c->len, i = c->i;
     size_t v_at = i;
     while (i < len && !is_ws(line[i]))
         i++;
     if (i == v_at)
         return "missing value";
-    if (prom_parse_value(line + v_at, i - v_at, &smp.value) != 0)
+    if (prom_parse_value(line + v_at, i - v_at, &smp->value) != 0)
         return "bad value";
     while (i < len && is_ws(line[i]))
         i++;
@@ -405,33 +428,76 @@ static const char *parse_sample(struct prom_parser *p, const char *line,
         size_t t_at = i;
         while (i < len && !is_ws(line[i]))
             i++;
-        if (parse_timestamp(line + t_at, i - t_at, &smp.timestamp_ms) != 0)
+        if (parse_timestamp(line + t_at, i - t_at, &smp->timestamp_ms) != 0)
             return "bad timestamp";
-        smp.has_timestamp = 1;
+        smp->has_timestamp = 1;
         while (i < len && is_ws(line[i]))
             i++;
     }
     /* Whatever follows '#' is an OpenMetrics exemplar, which I ignore. */
     if (i < len && line[i] != '#')
         return "junk after value";
+    c->i = i;
+    return NULL;
+}
 
+/* Set smp's type, suffix and family from the TYPE line that names
+ * name[0..name_len), or untyped with itself as family when none does. A
+ * family name shorter than the sample's is copied to the scratch buffer. */
+static void resolve_family(const struct prom_parser *p,
+                           struct sample_cursor *c, const char *name,
+                           size_t name_len, struct prom_sample *smp)
+{
     enum prom_suffix sx = PROM_SUFFIX_NONE;
     const struct prom_family *f = find_family(p, name, name_len, &sx);
-    if (f != NULL) {
-        smp.type = f->type;
-        smp.suffix = sx;
-        if (f->len == name_len) {
-            smp.family = smp.name;
-        } else {
-            memcpy(out, f->name, f->len);
-            out[f->len] = '\0';
-            smp.family = out;
-        }
-    } else {
-        smp.type = PROM_UNTYPED;
-        smp.suffix = PROM_SUFFIX_NONE;
-        smp.family = smp.name;
+    if (f == NULL) {
+        smp->type = PROM_UNTYPED;
+        smp->suffix = PROM_SUFFIX_NONE;
+        smp->family = smp->name;
+        return;
     }
+    smp->type = f->type;
+    smp->suffix = sx;
+    if (f->len == name_len)
+        smp->family = smp->name;
+    else
+        smp->family = scratch_copy(c, f->name, f->len);
+}
+
+/* A sample line, leading whitespace already skipped: name, label set,
+ * value, timestamp. Delivers the sample through p->cb and returns NULL,
+ * or returns why the line is bad (nothing delivered). The strings live in
+ * p->scratch until the next line. */
+static const char *parse_sample(struct prom_parser *p, const char *line,
+                                size_t len, size_t lineno)
+{
+    struct sample_cursor c = {line, len, 0, p->scratch};
+    size_t n_labels = 0;
+    struct prom_sample smp;
+    const char *why;
+
+    memset(&smp, 0, sizeof smp);
+    if (!is_name_start(line[0]))
+        return "bad metric name";
+    while (c.i < len && is_name_char(line[c.i]))
+        c.i++;
+    size_t name_len = c.i;
+    smp.name = scratch_copy(&c, line, name_len);
+
+    size_t ws_start = c.i;
+    skip_ws(&c);
+    int spaced = c.i > ws_start;
+    if (c.i < len && line[c.i] == '{') {
+        c.i++;
+        if ((why = parse_label_set(p, &c, &n_labels)) != NULL)
+            return why;
+    } else if (!spaced) {
+        return c.i == len ? "missing value" : "bad metric name";
+    }
+    if ((why = parse_value_part(&c, &smp)) != NULL)
+        return why;
+
+    resolve_family(p, &c, line, name_len, &smp);
     smp.labels = n_labels ? p->labels : NULL;
     smp.n_labels = n_labels;
     smp.line = lineno;

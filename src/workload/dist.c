@@ -163,11 +163,252 @@ struct keyed {
     const char *min, *max, *median, *sigma;
 };
 
+/* A spec's arguments split on commas: views into the caller's copy. */
+struct dist_args {
+    const char *pos[DIST_MAX_POS];
+    int npos;
+    struct keyed kv;
+};
+
+/* The kind named kname, or NULL (with the message in err) when there is
+ * none. "empirical" gets its own message: it is a kind we mean to add. */
+static const struct kind_info *find_kind(const char *kname, char *err,
+                                         size_t errlen)
+{
+    const struct kind_info *k = NULL;
+    for (size_t i = 0; i < LL_ARRAY_LEN(kinds); i++)
+        if (strcmp(kname, kinds[i].name) == 0)
+            k = &kinds[i];
+    if (k)
+        return k;
+    if (strcmp(kname, "empirical") == 0)
+        fail(err, errlen,
+             "empirical:FILE is not supported yet (use fixed, "
+             "uniform, normal, lognormal, exponential or gamma)");
+    else
+        fail(err, errlen,
+             "unknown distribution \"%s\" (expected fixed, uniform, "
+             "normal, lognormal, exponential or gamma)", kname);
+    return NULL;
+}
+
+/* Record one key=value token of kind k in kv; the key and value are
+ * trimmed in place. Returns 0, or LL_E_INVAL for a key k does not take or
+ * one given twice. */
+static int split_keyed(const struct kind_info *k, char *tok, char *eq,
+                       struct keyed *kv, char *err, size_t errlen)
+{
+    *eq = '\0';
+    char *key = trim(tok), *val = trim(eq + 1);
+    const char **slot = NULL;
+    if (strcmp(key, "min") == 0)
+        slot = &kv->min;
+    else if (strcmp(key, "max") == 0)
+        slot = &kv->max;
+    else if (k->kind == DIST_LOGNORMAL && strcmp(key, "median") == 0)
+        slot = &kv->median;
+    else if (k->kind == DIST_LOGNORMAL && strcmp(key, "sigma") == 0)
+        slot = &kv->sigma;
+    if (!slot)
+        return fail(err, errlen,
+                    "%s: unknown option \"%s=%s\" (expected "
+                    "%smin=X or max=Y)", k->name, key, val,
+                    k->kind == DIST_LOGNORMAL ? "median=M, sigma=S, " : "");
+    if (*slot)
+        return fail(err, errlen, "%s: %s= given twice", k->name, key);
+    *slot = val;
+    return 0;
+}
+
+/* Split args (written to in place) on commas into a: positional values
+ * first, then key=value. shown is the trimmed text for messages. Returns 0
+ * or LL_E_INVAL: a positional value after a key, too many, or an empty one. */
+static int split_args(const struct kind_info *k, char *args, const char *shown,
+                      struct dist_args *a, char *err, size_t errlen)
+{
+    char *p = args;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        char *tok = trim(p);
+        char *eq = strchr(tok, '=');
+        if (eq) {
+            int rc = split_keyed(k, tok, eq, &a->kv, err, errlen);
+            if (rc)
+                return rc;
+        } else {
+            const struct keyed *kv = &a->kv;
+            if (kv->min || kv->max || kv->median || kv->sigma ||
+                a->npos == k->npos || *tok == '\0')
+                return fail(err, errlen, "%s: %s, got \"%s\"", k->name,
+                            k->usage, shown);
+            a->pos[a->npos++] = tok;
+        }
+        if (!comma)
+            return 0;
+        p = comma + 1;
+    }
+}
+
+/* Lognormal by median=M,sigma=S: both keys, no positional values, M > 0
+ * and S >= 0. Sets d->median, d->b, d->a = log(M) and d->by_median.
+ * Returns 0 or LL_E_INVAL with the message in err. */
+static int parse_median_form(const struct kind_info *k,
+                             const struct dist_args *a, enum dist_unit unit,
+                             const char *shown, struct dist *d, char *err,
+                             size_t errlen)
+{
+    char why[DIST_SPEC_MAX + 64];
+    if (a->npos != 0 || !a->kv.median || !a->kv.sigma)
+        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
+                    shown);
+    int rc = parse_value(a->kv.median, unit, &d->median, why, sizeof(why));
+    if (!rc)
+        rc = parse_plain(a->kv.sigma, &d->b, why, sizeof(why));
+    if (rc)
+        return fail(err, errlen, "%s: %s (%s)", k->name, why, k->usage);
+    if (!(d->median > 0) || d->b < 0)
+        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
+                    shown);
+    d->by_median = 1;
+    d->a = log(d->median);
+    return 0;
+}
+
+/* Parse the kind's own parameters (d->a, d->b, and for lognormal by median
+ * d->median) from a. Returns 0 or LL_E_INVAL with the message in err. */
+static int parse_params(const struct kind_info *k, const struct dist_args *a,
+                        enum dist_unit unit, const char *shown,
+                        struct dist *d, char *err, size_t errlen)
+{
+    char why[DIST_SPEC_MAX + 64];
+    int rc = 0;
+    why[0] = '\0';
+    if (k->kind == DIST_LOGNORMAL && (a->kv.median || a->kv.sigma))
+        return parse_median_form(k, a, unit, shown, d, err, errlen);
+    if (a->npos != k->npos) {
+        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
+                    shown);
+    } else if (k->kind == DIST_LOGNORMAL) {
+        if (unit == DIST_UNIT_DURATION_NS)
+            return fail(err, errlen,
+                        "lognormal: for a duration write median=M,sigma=S "
+                        "(e.g. lognormal:median=2s,sigma=0.5), got \"%s\"",
+                        shown);
+        rc = parse_plain(a->pos[0], &d->a, why, sizeof(why));
+        if (!rc)
+            rc = parse_plain(a->pos[1], &d->b, why, sizeof(why));
+    } else if (k->kind == DIST_GAMMA) {
+        rc = parse_plain(a->pos[0], &d->a, why, sizeof(why));
+        if (!rc)
+            rc = parse_value(a->pos[1], unit, &d->b, why, sizeof(why));
+    } else {
+        rc = parse_value(a->pos[0], unit, &d->a, why, sizeof(why));
+        if (!rc && a->npos == 2)
+            rc = parse_value(a->pos[1], unit, &d->b, why, sizeof(why));
+    }
+    if (rc)
+        return fail(err, errlen, "%s: %s (%s)", k->name, why, k->usage);
+    return 0;
+}
+
+/* Check d's parameters against kind k's ranges: the usage rule, then the
+ * bounds that keep sampling finite. Returns 0 or LL_E_INVAL with the
+ * message in err. */
+static int check_params(const struct kind_info *k, const struct dist *d,
+                        const char *shown, char *err, size_t errlen)
+{
+    int ok = 1;
+    switch (k->kind) {
+    case DIST_FIXED: break;
+    case DIST_UNIFORM: ok = d->a <= d->b; break;
+    case DIST_NORMAL: ok = d->b >= 0; break;
+    case DIST_LOGNORMAL: ok = d->b >= 0; break;
+    case DIST_EXPONENTIAL: ok = d->a > 0; break;
+    case DIST_GAMMA: ok = d->a > 0 && d->b > 0; break;
+    }
+    if (!ok)
+        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
+                    shown);
+    if (k->kind == DIST_LOGNORMAL &&
+        (d->b > DIST_SIGMA_MAX || fabs(d->a) > DIST_LOG_MU_MAX))
+        return fail(err, errlen,
+                    "lognormal: expected SIGMA <= %g and |MU| <= %g, got "
+                    "\"%s\"", DIST_SIGMA_MAX, DIST_LOG_MU_MAX, shown);
+    if (k->kind == DIST_GAMMA && d->a > DIST_GAMMA_K_MAX)
+        return fail(err, errlen, "gamma: expected K <= %g, got \"%s\"",
+                    DIST_GAMMA_K_MAX, shown);
+    return 0;
+}
+
+/* Apply min= and max= from kv to d (d->min, d->max, has_min, has_max).
+ * Returns 0, or LL_E_INVAL when a bound does not parse, min is above max,
+ * or the interval keeps less than DIST_MIN_MASS of the distribution. */
+static int parse_truncation(const struct kind_info *k, const struct keyed *kv,
+                            enum dist_unit unit, struct dist *d, char *err,
+                            size_t errlen)
+{
+    char why[DIST_SPEC_MAX + 64];
+    if (kv->min) {
+        if (parse_value(kv->min, unit, &d->min, why, sizeof(why)))
+            return fail(err, errlen, "%s: min=: %s", k->name, why);
+        d->has_min = 1;
+    }
+    if (kv->max) {
+        if (parse_value(kv->max, unit, &d->max, why, sizeof(why)))
+            return fail(err, errlen, "%s: max=: %s", k->name, why);
+        d->has_max = 1;
+    }
+    if (d->min > d->max)
+        return fail(err, errlen, "%s: min=%s is above max=%s", k->name,
+                    kv->min, kv->max);
+    if (d->has_min || d->has_max) {
+        double mass = trunc_mass(d);
+        if (mass >= 0 && mass < DIST_MIN_MASS)
+            return fail(err, errlen,
+                        "%s: min=%s,max=%s keeps only %.3g%% of the "
+                        "distribution (expected at least %g%%)", k->name,
+                        kv->min ? kv->min : "-", kv->max ? kv->max : "-",
+                        100.0 * mass, 100.0 * DIST_MIN_MASS);
+    }
+    return 0;
+}
+
+/* A spec with KIND:ARGS, s trimmed and colon at its ':' (both in the
+ * caller's copy, written to in place). Fills *d (unit and bounds already
+ * set) and returns 0, or LL_E_INVAL with the message in err. */
+static int parse_kind_args(char *s, char *colon, enum dist_unit unit,
+                           struct dist *d, char *err, size_t errlen)
+{
+    char args_text[DIST_SPEC_MAX];
+    *colon = '\0';
+    const struct kind_info *k = find_kind(trim(s), err, errlen);
+    if (!k)
+        return LL_E_INVAL;
+    d->kind = k->kind;
+
+    char *args = colon + 1;
+    memcpy(args_text, args, strlen(args) + 1);
+    const char *shown = trim(args_text);
+    struct dist_args a = {.npos = 0, .kv = {NULL, NULL, NULL, NULL}};
+    int rc = split_args(k, args, shown, &a, err, errlen);
+    if (!rc)
+        rc = parse_params(k, &a, unit, shown, d, err, errlen);
+    if (!rc)
+        rc = check_params(k, d, shown, err, errlen);
+    if (!rc)
+        rc = parse_truncation(k, &a.kv, unit, d, err, errlen);
+    return rc;
+}
+
+/* Parse spec (see dist.h for the grammar): a bare value is fixed, else
+ * KIND:ARGS. The spec is copied, trimmed and split in a stack buffer, so
+ * nothing is allocated and spec is not written to. */
 int dist_parse(const char *spec, enum dist_unit unit, struct dist *out,
                char *err, size_t errlen)
 {
     char buf[DIST_SPEC_MAX], why[DIST_SPEC_MAX + 64];
-    char args_text[DIST_SPEC_MAX];
     struct dist d;
 
     if (strlen(spec) >= sizeof(buf))
@@ -186,7 +427,11 @@ int dist_parse(const char *spec, enum dist_unit unit, struct dist *out,
                     "or exponential:2s)");
 
     char *colon = strchr(s, ':');
-    if (!colon) {
+    if (colon) {
+        int rc = parse_kind_args(s, colon, unit, &d, err, errlen);
+        if (rc)
+            return rc;
+    } else {
         /* A bare value: fixed. */
         if (strchr(s, ',') || parse_value(s, unit, &d.a, why, sizeof(why)))
             return fail(err, errlen,
@@ -195,158 +440,6 @@ int dist_parse(const char *spec, enum dist_unit unit, struct dist *out,
                         unit == DIST_UNIT_DURATION_NS ? "duration" : "number",
                         s);
         d.kind = DIST_FIXED;
-        *out = d;
-        return 0;
-    }
-
-    *colon = '\0';
-    char *kname = trim(s);
-    char *args = colon + 1;
-    memcpy(args_text, args, strlen(args) + 1);
-    char *shown = trim(args_text);
-
-    const struct kind_info *k = NULL;
-    for (size_t i = 0; i < LL_ARRAY_LEN(kinds); i++)
-        if (strcmp(kname, kinds[i].name) == 0)
-            k = &kinds[i];
-    if (!k) {
-        if (strcmp(kname, "empirical") == 0)
-            return fail(err, errlen,
-                        "empirical:FILE is not supported yet (use fixed, "
-                        "uniform, normal, lognormal, exponential or gamma)");
-        return fail(err, errlen,
-                    "unknown distribution \"%s\" (expected fixed, uniform, "
-                    "normal, lognormal, exponential or gamma)", kname);
-    }
-    d.kind = k->kind;
-
-    /* Split args on commas: positional values first, then key=value. */
-    const char *pos[DIST_MAX_POS];
-    int npos = 0;
-    struct keyed kv = {NULL, NULL, NULL, NULL};
-    char *p = args;
-    for (;;) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        char *tok = trim(p);
-        char *eq = strchr(tok, '=');
-        if (eq) {
-            *eq = '\0';
-            char *key = trim(tok), *val = trim(eq + 1);
-            const char **slot = NULL;
-            if (strcmp(key, "min") == 0)
-                slot = &kv.min;
-            else if (strcmp(key, "max") == 0)
-                slot = &kv.max;
-            else if (k->kind == DIST_LOGNORMAL && strcmp(key, "median") == 0)
-                slot = &kv.median;
-            else if (k->kind == DIST_LOGNORMAL && strcmp(key, "sigma") == 0)
-                slot = &kv.sigma;
-            if (!slot)
-                return fail(err, errlen,
-                            "%s: unknown option \"%s=%s\" (expected "
-                            "%smin=X or max=Y)", k->name, key, val,
-                            k->kind == DIST_LOGNORMAL ? "median=M, sigma=S, "
-                                                      : "");
-            if (*slot)
-                return fail(err, errlen, "%s: %s= given twice", k->name, key);
-            *slot = val;
-        } else {
-            if (kv.min || kv.max || kv.median || kv.sigma || npos == k->npos ||
-                *tok == '\0')
-                return fail(err, errlen, "%s: %s, got \"%s\"", k->name,
-                            k->usage, shown);
-            pos[npos++] = tok;
-        }
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-
-    /* The kind's own parameters. */
-    int rc = 0;
-    why[0] = '\0';
-    if (k->kind == DIST_LOGNORMAL && (kv.median || kv.sigma)) {
-        if (npos != 0 || !kv.median || !kv.sigma)
-            return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
-                        shown);
-        rc = parse_value(kv.median, unit, &d.median, why, sizeof(why));
-        if (!rc)
-            rc = parse_plain(kv.sigma, &d.b, why, sizeof(why));
-        if (!rc && (!(d.median > 0) || d.b < 0))
-            return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
-                        shown);
-        d.by_median = 1;
-        if (!rc)
-            d.a = log(d.median);
-    } else if (npos != k->npos) {
-        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
-                    shown);
-    } else if (k->kind == DIST_LOGNORMAL) {
-        if (unit == DIST_UNIT_DURATION_NS)
-            return fail(err, errlen,
-                        "lognormal: for a duration write median=M,sigma=S "
-                        "(e.g. lognormal:median=2s,sigma=0.5), got \"%s\"",
-                        shown);
-        rc = parse_plain(pos[0], &d.a, why, sizeof(why));
-        if (!rc)
-            rc = parse_plain(pos[1], &d.b, why, sizeof(why));
-    } else if (k->kind == DIST_GAMMA) {
-        rc = parse_plain(pos[0], &d.a, why, sizeof(why));
-        if (!rc)
-            rc = parse_value(pos[1], unit, &d.b, why, sizeof(why));
-    } else {
-        rc = parse_value(pos[0], unit, &d.a, why, sizeof(why));
-        if (!rc && npos == 2)
-            rc = parse_value(pos[1], unit, &d.b, why, sizeof(why));
-    }
-    if (rc)
-        return fail(err, errlen, "%s: %s (%s)", k->name, why, k->usage);
-
-    int ok = 1;
-    switch (k->kind) {
-    case DIST_FIXED: break;
-    case DIST_UNIFORM: ok = d.a <= d.b; break;
-    case DIST_NORMAL: ok = d.b >= 0; break;
-    case DIST_LOGNORMAL: ok = d.b >= 0; break;
-    case DIST_EXPONENTIAL: ok = d.a > 0; break;
-    case DIST_GAMMA: ok = d.a > 0 && d.b > 0; break;
-    }
-    if (!ok)
-        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
-                    shown);
-    if (k->kind == DIST_LOGNORMAL &&
-        (d.b > DIST_SIGMA_MAX || fabs(d.a) > DIST_LOG_MU_MAX))
-        return fail(err, errlen,
-                    "lognormal: expected SIGMA <= %g and |MU| <= %g, got "
-                    "\"%s\"", DIST_SIGMA_MAX, DIST_LOG_MU_MAX, shown);
-    if (k->kind == DIST_GAMMA && d.a > DIST_GAMMA_K_MAX)
-        return fail(err, errlen, "gamma: expected K <= %g, got \"%s\"",
-                    DIST_GAMMA_K_MAX, shown);
-
-    /* Truncation. */
-    if (kv.min) {
-        if (parse_value(kv.min, unit, &d.min, why, sizeof(why)))
-            return fail(err, errlen, "%s: min=: %s", k->name, why);
-        d.has_min = 1;
-    }
-    if (kv.max) {
-        if (parse_value(kv.max, unit, &d.max, why, sizeof(why)))
-            return fail(err, errlen, "%s: max=: %s", k->name, why);
-        d.has_max = 1;
-    }
-    if (d.min > d.max)
-        return fail(err, errlen, "%s: min=%s is above max=%s", k->name,
-                    kv.min, kv.max);
-    if (d.has_min || d.has_max) {
-        double mass = trunc_mass(&d);
-        if (mass >= 0 && mass < DIST_MIN_MASS)
-            return fail(err, errlen,
-                        "%s: min=%s,max=%s keeps only %.3g%% of the "
-                        "distribution (expected at least %g%%)", k->name,
-                        kv.min ? kv.min : "-", kv.max ? kv.max : "-",
-                        100.0 * mass, 100.0 * DIST_MIN_MASS);
     }
     *out = d;
     return 0;

@@ -162,13 +162,228 @@ static int get_prompt(struct tparse *p, const struct jscan_value *v,
     return 0;
 }
 
-/* One non-blank line, s[0..n). */
+/* The arrival time's field on this line (F_SCHED_NS, F_T or F_TIMESTAMP)
+ * into *tf: exactly one spelling, the same on every line. The first line
+ * decides the trace's time field. Returns 0 or LL_E_INVAL (message in
+ * p->err). */
+static int pick_time_field(struct tparse *p, const struct jscan_value *root,
+                           const struct jscan_value *v, int *tf)
+{
+    int count = 0;
+    *tf = -1;
+    for (int k = F_SCHED_NS; k <= F_TIMESTAMP; k++) {
+        if (v[k].type != JSCAN_INVALID) {
+            count++;
+            *tf = k;
+        }
+    }
+    if (count != 1) {
+        terr(p, root, NULL, "%s: expected exactly one of sched_ns (integer "
+             "ns), t (seconds) or timestamp (absolute seconds)",
+             count ? "more than one arrival time" : "no arrival time");
+        return LL_E_INVAL;
+    }
+    int want = *tf == F_SCHED_NS ? TRACE_TIME_SCHED_NS
+             : *tf == F_T        ? TRACE_TIME_SECONDS
+                                 : TRACE_TIME_TIMESTAMP;
+    if (p->time_field < 0) {
+        p->time_field = want;
+        p->time_line = p->line;
+        p->t->time_field = (enum trace_time_field)want;
+    } else if (p->time_field != want) {
+        static const char *const tn[] = {"sched_ns", "t", "timestamp"};
+        terr(p, &v[*tf], field_names[*tf], "expected %s, as on line %lu "
+             "(every line must use the same time field)", tn[p->time_field],
+             p->time_line);
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
+/* The arrival time into e->sched_ns, or for a timestamp the raw seconds
+ * into *secs (trace_parse makes them relative once all are read). Returns
+ * 0, or an error with its message in p->err. */
+static int get_arrival(struct tparse *p, const struct jscan_value *root,
+                       const struct jscan_value *v, struct trace_entry *e,
+                       double *secs)
+{
+    int tf, rc;
+    int64_t x;
+    if ((rc = pick_time_field(p, root, v, &tf)))
+        return rc;
+    *secs = 0;
+    if (tf == F_SCHED_NS) {
+        if ((rc = get_int(p, &v[tf], "sched_ns", 0, TRACE_MAX_SCHED_NS,
+                          "a whole number of nanoseconds >= 0", &x)))
+            return rc;
+        e->sched_ns = (uint64_t)x;
+    } else if (tf == F_T) {
+        if ((rc = get_seconds(p, &v[tf], "t", TRACE_MAX_T_S,
+                              "seconds from the trace start, >= 0", secs)))
+            return rc;
+        e->sched_ns = (uint64_t)llround(*secs * 1e9);
+    } else if ((rc = get_seconds(p, &v[tf], "timestamp", TRACE_MAX_TIMESTAMP_S,
+                                 "absolute seconds >= 0 (e.g. Unix time)",
+                                 secs))) {
+        return rc;
+    }
+    return 0;
+}
+
+/* The lengths: the prompt (text, prompt_tokens, or both) and exactly one of
+ * max_tokens and output_tokens, into e; expect says what a token count
+ * must be. Returns 0, or an error with its message in p->err. A prompt
+ * text goes into the trace's arena. */
+static int get_lengths(struct tparse *p, const struct jscan_value *root,
+                       const struct jscan_value *v, const char *expect,
+                       struct trace_entry *e)
+{
+    int64_t x;
+    int rc;
+    if (v[F_PROMPT].type != JSCAN_INVALID && (rc = get_prompt(p, &v[F_PROMPT], e)))
+        return rc;
+    if (v[F_PROMPT_TOKENS].type != JSCAN_INVALID) {
+        if ((rc = get_int(p, &v[F_PROMPT_TOKENS], "prompt_tokens", 1,
+                          TRACE_MAX_TOKENS, expect, &x)))
+            return rc;
+        e->prompt_tokens = (uint32_t)x;
+    } else if (e->prompt_off == TRACE_NONE) {
+        terr(p, root, "prompt_tokens", "missing: expected %s (or a \"prompt\" "
+             "text)", expect);
+        return LL_E_INVAL;
+    }
+    int has_max = v[F_MAX_TOKENS].type != JSCAN_INVALID;
+    int has_out = v[F_OUTPUT_TOKENS].type != JSCAN_INVALID;
+    if (has_max == has_out) {
+        terr(p, has_out ? &v[F_OUTPUT_TOKENS] : root, has_max ? "output_tokens" : "max_tokens",
+             "%s: expected exactly one of max_tokens and output_tokens (the "
+             "same thing)", has_max ? "given with max_tokens" : "missing");
+        return LL_E_INVAL;
+    }
+    int of = has_max ? F_MAX_TOKENS : F_OUTPUT_TOKENS;
+    if ((rc = get_int(p, &v[of], field_names[of], 1, TRACE_MAX_TOKENS, expect,
+                      &x)))
+        return rc;
+    e->max_tokens = (uint32_t)x;
+    return 0;
+}
+
+/* prefix_id and prefix_tokens, which go together, into e; prefix_tokens
+ * (a token count, as expect says) may not exceed a known prompt_tokens.
+ * Returns 0, or an error with its message in p->err. */
+static int get_prefix(struct tparse *p, const struct jscan_value *v,
+                      const char *expect, struct trace_entry *e)
+{
+    int64_t x;
+    int rc;
+    int has_pid = v[F_PREFIX_ID].type != JSCAN_INVALID;
+    int has_ptok = v[F_PREFIX_TOKENS].type != JSCAN_INVALID;
+    if (has_pid != has_ptok) {
+        terr(p, has_pid ? &v[F_PREFIX_ID] : &v[F_PREFIX_TOKENS],
+             has_pid ? "prefix_tokens" : "prefix_id",
+             "missing: prefix_id and prefix_tokens go together");
+        return LL_E_INVAL;
+    }
+    if (!has_pid)
+        return 0;
+    if ((rc = get_int(p, &v[F_PREFIX_ID], "prefix_id", 0, 0xFFFFFFFFLL,
+                      "a whole number in [0, 4294967295]", &x)))
+        return rc;
+    e->prefix_id = x;
+    if ((rc = get_int(p, &v[F_PREFIX_TOKENS], "prefix_tokens", 1,
+                      TRACE_MAX_TOKENS, expect, &x)))
+        return rc;
+    e->prefix_tokens = (uint32_t)x;
+    if (e->prompt_tokens && e->prefix_tokens > e->prompt_tokens) {
+        terr(p, &v[F_PREFIX_TOKENS], "prefix_tokens", "expected at most "
+             "prompt_tokens (%u), got %u", e->prompt_tokens, e->prefix_tokens);
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
+/* The optional fields: class, the prefix pair, session_id and
+ * cancel_after_ns, into e; expect says what a token count must be.
+ * Returns 0, or an error with its message in p->err. */
+static int get_optional(struct tparse *p, const struct jscan_value *v,
+                        const char *expect, struct trace_entry *e)
+{
+    int64_t x;
+    int rc;
+    if (v[F_CLASS].type != JSCAN_INVALID && (rc = get_class(p, &v[F_CLASS], &e->class_id)))
+        return rc;
+    if ((rc = get_prefix(p, v, expect, e)))
+        return rc;
+    if (v[F_SESSION_ID].type != JSCAN_INVALID) {
+        if ((rc = get_int(p, &v[F_SESSION_ID], "session_id", 0, INT64_MAX,
+                          "a whole number >= 0", &x)))
+            return rc;
+        e->session_id = (uint64_t)x;
+    }
+    if (v[F_CANCEL_AFTER_NS].type != JSCAN_INVALID) {
+        if ((rc = get_int(p, &v[F_CANCEL_AFTER_NS], "cancel_after_ns", 0,
+                          TRACE_MAX_SCHED_NS,
+                          "a whole number of nanoseconds >= 0", &x)))
+            return rc;
+        e->cancel_after_ns = (uint64_t)x;
+    }
+    return 0;
+}
+
+/* index: on every line or on none; the first line decides. Into
+ * e->index. Returns 0, or an error with its message in p->err. */
+static int get_index(struct tparse *p, const struct jscan_value *root,
+                     const struct jscan_value *v, struct trace_entry *e)
+{
+    struct trace *t = p->t;
+    int64_t x;
+    int rc;
+    int has_index = v[F_INDEX].type != JSCAN_INVALID;
+    if (t->n == 0) {
+        t->has_index = has_index;
+        p->index_line = p->line;
+    } else if (has_index != t->has_index) {
+        terr(p, has_index ? &v[F_INDEX] : root, "index", "%s, but line %lu "
+             "%s: expected index on every line or on none",
+             has_index ? "given" : "missing", p->index_line,
+             t->has_index ? "has one" : "has none");
+        return LL_E_INVAL;
+    }
+    if (has_index) {
+        if ((rc = get_int(p, &v[F_INDEX], "index", 0, INT64_MAX,
+                          "a whole number >= 0", &x)))
+            return rc;
+        e->index = (uint64_t)x;
+    }
+    return 0;
+}
+
+/* Append e to the trace, growing the entries (and, for timestamps, the
+ * raw seconds beside them) by doubling. secs is e's raw timestamp. */
+static void append_entry(struct tparse *p, const struct trace_entry *e,
+                         double secs)
+{
+    struct trace *t = p->t;
+    if (t->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 1024;
+        t->entries = ll_realloc(t->entries, p->cap * sizeof(*t->entries));
+        if (p->time_field == TRACE_TIME_TIMESTAMP)
+            p->stamps = ll_realloc(p->stamps, p->cap * sizeof(double));
+    }
+    if (p->time_field == TRACE_TIME_TIMESTAMP)
+        p->stamps[t->n] = secs;
+    t->entries[t->n++] = *e;
+}
+
+/* One non-blank line, s[0..n): one JSON object, its fields checked in the
+ * order the messages promise (arrival, lengths, optional fields, index),
+ * then appended. Returns 0, or an error with "NAME:LINE:COL: ..." in
+ * p->err; on error the entry is not appended. */
 static int parse_line(struct tparse *p, const char *s, size_t n)
 {
     struct jscan_value root, v[F_COUNT];
-    struct trace *t = p->t;
     struct trace_entry e;
-    int64_t x;
+    double secs;
     int rc;
     char expect[96];
 
@@ -187,7 +402,7 @@ static int parse_line(struct tparse *p, const char *s, size_t n)
     if ((rc = jsonfile_json_members(p->name, p->line, s, &root, field_names,
                                   F_COUNT, v, p->err, p->errlen)))
         return rc;
-    if (t->n >= TRACE_MAX_ENTRIES) {
+    if (p->t->n >= TRACE_MAX_ENTRIES) {
         terr(p, &root, NULL, "too many requests: at most %u are read",
              TRACE_MAX_ENTRIES);
         return LL_E_RANGE;
@@ -201,148 +416,14 @@ static int parse_line(struct tparse *p, const char *s, size_t n)
     e.class_id = -1;
     e.line = (uint32_t)p->line;
 
-    /* The arrival time: exactly one spelling, the same on every line. */
-    int tf = -1, count = 0;
-    for (int k = F_SCHED_NS; k <= F_TIMESTAMP; k++) {
-        if (v[k].type != JSCAN_INVALID) {
-            count++;
-            tf = k;
-        }
-    }
-    if (count != 1) {
-        terr(p, &root, NULL, "%s: expected exactly one of sched_ns (integer "
-             "ns), t (seconds) or timestamp (absolute seconds)",
-             count ? "more than one arrival time" : "no arrival time");
-        return LL_E_INVAL;
-    }
-    int want = tf == F_SCHED_NS ? TRACE_TIME_SCHED_NS
-             : tf == F_T        ? TRACE_TIME_SECONDS
-                                : TRACE_TIME_TIMESTAMP;
-    if (p->time_field < 0) {
-        p->time_field = want;
-        p->time_line = p->line;
-        t->time_field = (enum trace_time_field)want;
-    } else if (p->time_field != want) {
-        static const char *const tn[] = {"sched_ns", "t", "timestamp"};
-        terr(p, &v[tf], field_names[tf], "expected %s, as on line %lu (every "
-             "line must use the same time field)", tn[p->time_field],
-             p->time_line);
-        return LL_E_INVAL;
-    }
-    double secs = 0;
-    if (tf == F_SCHED_NS) {
-        if ((rc = get_int(p, &v[tf], "sched_ns", 0, TRACE_MAX_SCHED_NS,
-                          "a whole number of nanoseconds >= 0", &x)))
-            return rc;
-        e.sched_ns = (uint64_t)x;
-    } else if (tf == F_T) {
-        if ((rc = get_seconds(p, &v[tf], "t", TRACE_MAX_T_S,
-                              "seconds from the trace start, >= 0", &secs)))
-            return rc;
-        e.sched_ns = (uint64_t)llround(secs * 1e9);
-    } else if ((rc = get_seconds(p, &v[tf], "timestamp", TRACE_MAX_TIMESTAMP_S,
-                                 "absolute seconds >= 0 (e.g. Unix time)",
-                                 &secs))) {
-        return rc;
-    }
-
-    /* Lengths. */
     snprintf(expect, sizeof(expect), "a whole number in [1, %u]",
              TRACE_MAX_TOKENS);
-    if (v[F_PROMPT].type != JSCAN_INVALID && (rc = get_prompt(p, &v[F_PROMPT], &e)))
+    if ((rc = get_arrival(p, &root, v, &e, &secs)) ||
+        (rc = get_lengths(p, &root, v, expect, &e)) ||
+        (rc = get_optional(p, v, expect, &e)) ||
+        (rc = get_index(p, &root, v, &e)))
         return rc;
-    if (v[F_PROMPT_TOKENS].type != JSCAN_INVALID) {
-        if ((rc = get_int(p, &v[F_PROMPT_TOKENS], "prompt_tokens", 1,
-                          TRACE_MAX_TOKENS, expect, &x)))
-            return rc;
-        e.prompt_tokens = (uint32_t)x;
-    } else if (e.prompt_off == TRACE_NONE) {
-        terr(p, &root, "prompt_tokens", "missing: expected %s (or a \"prompt\" "
-             "text)", expect);
-        return LL_E_INVAL;
-    }
-    int has_max = v[F_MAX_TOKENS].type != JSCAN_INVALID;
-    int has_out = v[F_OUTPUT_TOKENS].type != JSCAN_INVALID;
-    if (has_max == has_out) {
-        terr(p, has_out ? &v[F_OUTPUT_TOKENS] : &root, has_max ? "output_tokens" : "max_tokens",
-             "%s: expected exactly one of max_tokens and output_tokens (the "
-             "same thing)", has_max ? "given with max_tokens" : "missing");
-        return LL_E_INVAL;
-    }
-    int of = has_max ? F_MAX_TOKENS : F_OUTPUT_TOKENS;
-    if ((rc = get_int(p, &v[of], field_names[of], 1, TRACE_MAX_TOKENS, expect,
-                      &x)))
-        return rc;
-    e.max_tokens = (uint32_t)x;
-
-    /* Optional fields. */
-    if (v[F_CLASS].type != JSCAN_INVALID && (rc = get_class(p, &v[F_CLASS], &e.class_id)))
-        return rc;
-    int has_pid = v[F_PREFIX_ID].type != JSCAN_INVALID;
-    int has_ptok = v[F_PREFIX_TOKENS].type != JSCAN_INVALID;
-    if (has_pid != has_ptok) {
-        terr(p, has_pid ? &v[F_PREFIX_ID] : &v[F_PREFIX_TOKENS],
-             has_pid ? "prefix_tokens" : "prefix_id",
-             "missing: prefix_id and prefix_tokens go together");
-        return LL_E_INVAL;
-    }
-    if (has_pid) {
-        if ((rc = get_int(p, &v[F_PREFIX_ID], "prefix_id", 0, 0xFFFFFFFFLL,
-                          "a whole number in [0, 4294967295]", &x)))
-            return rc;
-        e.prefix_id = x;
-        if ((rc = get_int(p, &v[F_PREFIX_TOKENS], "prefix_tokens", 1,
-                          TRACE_MAX_TOKENS, expect, &x)))
-            return rc;
-        e.prefix_tokens = (uint32_t)x;
-        if (e.prompt_tokens && e.prefix_tokens > e.prompt_tokens) {
-            terr(p, &v[F_PREFIX_TOKENS], "prefix_tokens", "expected at most "
-                 "prompt_tokens (%u), got %u", e.prompt_tokens, e.prefix_tokens);
-            return LL_E_INVAL;
-        }
-    }
-    if (v[F_SESSION_ID].type != JSCAN_INVALID) {
-        if ((rc = get_int(p, &v[F_SESSION_ID], "session_id", 0, INT64_MAX,
-                          "a whole number >= 0", &x)))
-            return rc;
-        e.session_id = (uint64_t)x;
-    }
-    if (v[F_CANCEL_AFTER_NS].type != JSCAN_INVALID) {
-        if ((rc = get_int(p, &v[F_CANCEL_AFTER_NS], "cancel_after_ns", 0,
-                          TRACE_MAX_SCHED_NS,
-                          "a whole number of nanoseconds >= 0", &x)))
-            return rc;
-        e.cancel_after_ns = (uint64_t)x;
-    }
-
-    /* index: on every line or on none. */
-    int has_index = v[F_INDEX].type != JSCAN_INVALID;
-    if (t->n == 0) {
-        t->has_index = has_index;
-        p->index_line = p->line;
-    } else if (has_index != t->has_index) {
-        terr(p, has_index ? &v[F_INDEX] : &root, "index", "%s, but line %lu "
-             "%s: expected index on every line or on none",
-             has_index ? "given" : "missing", p->index_line,
-             t->has_index ? "has one" : "has none");
-        return LL_E_INVAL;
-    }
-    if (has_index) {
-        if ((rc = get_int(p, &v[F_INDEX], "index", 0, INT64_MAX,
-                          "a whole number >= 0", &x)))
-            return rc;
-        e.index = (uint64_t)x;
-    }
-
-    if (t->n == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 1024;
-        t->entries = ll_realloc(t->entries, p->cap * sizeof(*t->entries));
-        if (p->time_field == TRACE_TIME_TIMESTAMP)
-            p->stamps = ll_realloc(p->stamps, p->cap * sizeof(double));
-    }
-    if (p->time_field == TRACE_TIME_TIMESTAMP)
-        p->stamps[t->n] = secs;
-    t->entries[t->n++] = e;
+    append_entry(p, &e, secs);
     return 0;
 }
 
