@@ -27,10 +27,11 @@ set -f    # the filters below are globs for cmocka, not for the shell
 # others, one at a time: test_agreement_with_sim_log compares client and
 # server timestamps to within a millisecond, which three other jobs on the
 # same two cores can spoil, and test_past_capacity_no_pileup wants the sim
-# to keep up with 20,000 requests offered at 60,000/s.
+# to keep up with 20,000 requests at 20,000/s, test_busy_lateness_diagnosis
+# with 20,000 offered at 200,000/s.
 SPLITS='
 test_sweep        test_sweep_capacity_knee       -                                   -
-test_run_measure  -                              test_agreement_with_sim_log,test_past_capacity_no_pileup -
+test_run_measure  -                              test_agreement_with_sim_log,test_past_capacity_no_pileup,test_busy_lateness_diagnosis -
 test_sweep        test_stop_*                    -                                   -
 test_sweep        -                              test_sweep_capacity_knee,test_stop_* -
 test_recovery     test_recovery_after_overload   -                                   -
@@ -41,6 +42,7 @@ test_run          test_co_open_loop              -                              
 test_recovery     -                              test_recovery_after_overload        -
 test_run_measure  test_agreement_with_sim_log    -                                   alone
 test_run_measure  test_past_capacity_no_pileup   -                                   alone
+test_run_measure  test_busy_lateness_diagnosis   -                                   alone
 '
 
 curl_bins=()
