@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "workload/arrival.h"
 #include "util/util.h"
 
@@ -44,17 +45,11 @@ static double *gaps_s(const struct arrival_config *c, size_t n)
     return g;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The Kolmogorov-Smirnov statistic of x (sorted here) against the
  * exponential CDF with the given rate. */
 static double ks_exponential(double *x, size_t n, double rate)
 {
-    qsort(x, n, sizeof(*x), cmp_double);
+    qsort(x, n, sizeof(*x), test_cmp_double);
     double d = 0;
     for (size_t i = 0; i < n; i++) {
         double f = 1.0 - exp(-rate * x[i]);

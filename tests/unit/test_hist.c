@@ -12,12 +12,6 @@
 /* The bucket midpoint is within 1/256 of any value in the bucket. */
 #define HIST_REL_BOUND (1.0 / 256.0)
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Nearest rank computed independently of hist.c, in integers: the
  * percentile is given in thousandths of a percent (99.9 -> 99900). */
 static uint64_t rank_exact(uint64_t pct_milli, uint64_t n)
@@ -69,7 +63,7 @@ static void check_against_sorted(gen_fn *gen, uint64_t seed)
         v[i] = gen(&r);
         hist_record(h, v[i]);
     }
-    qsort(v, n, sizeof(*v), cmp_u64);
+    qsort(v, n, sizeof(*v), test_cmp_u64);
 
     assert_int_equal(hist_count(h), n);
     assert_int_equal(hist_min(h), v[0]);
