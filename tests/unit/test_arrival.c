@@ -454,19 +454,13 @@ static void test_parse_kind(void **state)
     assert_string_equal(arrival_kind_name(ARRIVAL_POISSON), "poisson");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_poisson_ks),
-        cmocka_unit_test(test_gamma_cv),
-        cmocka_unit_test(test_constant_exact),
-        cmocka_unit_test(test_ramp),
-        cmocka_unit_test(test_switch_constant_exact),
-        cmocka_unit_test(test_switch_random),
-        cmocka_unit_test(test_switch_ramp),
-        cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_config_check),
-        cmocka_unit_test(test_parse_kind),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_poisson_ks),
+          cmocka_unit_test(test_gamma_cv),
+          cmocka_unit_test(test_constant_exact),
+          cmocka_unit_test(test_ramp),
+          cmocka_unit_test(test_switch_constant_exact),
+          cmocka_unit_test(test_switch_random),
+          cmocka_unit_test(test_switch_ramp),
+          cmocka_unit_test(test_determinism),
+          cmocka_unit_test(test_config_check),
+          cmocka_unit_test(test_parse_kind))

@@ -424,19 +424,13 @@ static void test_prompt_ids_buffer(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chat_history_counts),
-        cmocka_unit_test(test_verbatim_prompt_escaped),
-        cmocka_unit_test(test_assistant_text_exact),
-        cmocka_unit_test(test_turns_check),
-        cmocka_unit_test(test_session_set),
-        cmocka_unit_test(test_prompt_ids_exact_count),
-        cmocka_unit_test(test_prompt_ids_prefix_sharing),
-        cmocka_unit_test(test_prompt_ids_deterministic),
-        cmocka_unit_test(test_prompt_ids_nonce_unique),
-        cmocka_unit_test(test_prompt_ids_buffer),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_chat_history_counts),
+          cmocka_unit_test(test_verbatim_prompt_escaped),
+          cmocka_unit_test(test_assistant_text_exact),
+          cmocka_unit_test(test_turns_check),
+          cmocka_unit_test(test_session_set),
+          cmocka_unit_test(test_prompt_ids_exact_count),
+          cmocka_unit_test(test_prompt_ids_prefix_sharing),
+          cmocka_unit_test(test_prompt_ids_deterministic),
+          cmocka_unit_test(test_prompt_ids_nonce_unique),
+          cmocka_unit_test(test_prompt_ids_buffer))

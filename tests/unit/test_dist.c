@@ -401,18 +401,12 @@ static void test_determinism(void **state)
         assert_true(dist_sample(&d, &a) == dist_sample(&d, &b));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kinds_moments),
-        cmocka_unit_test(test_lognormal_quantiles),
-        cmocka_unit_test(test_truncation),
-        cmocka_unit_test(test_units),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_nonneg),
-        cmocka_unit_test(test_format_round_trip),
-        cmocka_unit_test(test_sample_u64),
-        cmocka_unit_test(test_determinism),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_kinds_moments),
+          cmocka_unit_test(test_lognormal_quantiles),
+          cmocka_unit_test(test_truncation),
+          cmocka_unit_test(test_units),
+          cmocka_unit_test(test_errors),
+          cmocka_unit_test(test_nonneg),
+          cmocka_unit_test(test_format_round_trip),
+          cmocka_unit_test(test_sample_u64),
+          cmocka_unit_test(test_determinism))

@@ -290,19 +290,13 @@ static void test_table_consistent(void **state)
     assert_string_equal(engines_meaning_name(ENGINE_M_KV_USAGE), "kv_usage");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_detect_each_engine),
-        cmocka_unit_test(test_extract_vllm),
-        cmocka_unit_test(test_extract_sglang),
-        cmocka_unit_test(test_extract_tgi),
-        cmocka_unit_test(test_extract_llamacpp_fixture),
-        cmocka_unit_test(test_extract_triton),
-        cmocka_unit_test(test_old_vllm_kv_name_and_max),
-        cmocka_unit_test(test_lookup_keeps_unknown_raw),
-        cmocka_unit_test(test_ttft_histogram),
-        cmocka_unit_test(test_table_consistent),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_detect_each_engine),
+          cmocka_unit_test(test_extract_vllm),
+          cmocka_unit_test(test_extract_sglang),
+          cmocka_unit_test(test_extract_tgi),
+          cmocka_unit_test(test_extract_llamacpp_fixture),
+          cmocka_unit_test(test_extract_triton),
+          cmocka_unit_test(test_old_vllm_kv_name_and_max),
+          cmocka_unit_test(test_lookup_keeps_unknown_raw),
+          cmocka_unit_test(test_ttft_histogram),
+          cmocka_unit_test(test_table_consistent))

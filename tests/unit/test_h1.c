@@ -1298,32 +1298,26 @@ static void test_heap_line(void **state)
     rec_free(&r);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_captures),
-        cmocka_unit_test(test_capture_contents),
-        cmocka_unit_test(test_content_length),
-        cmocka_unit_test(test_close_delimited),
-        cmocka_unit_test(test_no_body_status),
-        cmocka_unit_test(test_interim_100),
-        cmocka_unit_test(test_chunk_extensions),
-        cmocka_unit_test(test_chunk_sizes),
-        cmocka_unit_test(test_trailers),
-        cmocka_unit_test(test_bare_lf),
-        cmocka_unit_test(test_connection),
-        cmocka_unit_test(test_back_to_back),
-        cmocka_unit_test(test_callback_stop),
-        cmocka_unit_test(test_body_never_framing),
-        cmocka_unit_test(test_errors_status),
-        cmocka_unit_test(test_errors_headers),
-        cmocka_unit_test(test_errors_chunks),
-        cmocka_unit_test(test_errors_eof),
-        cmocka_unit_test(test_error_sticky),
-        cmocka_unit_test(test_in_body),
-        cmocka_unit_test(test_long_line),
-        cmocka_unit_test(test_header_section_bound),
-        cmocka_unit_test(test_heap_line),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_captures),
+          cmocka_unit_test(test_capture_contents),
+          cmocka_unit_test(test_content_length),
+          cmocka_unit_test(test_close_delimited),
+          cmocka_unit_test(test_no_body_status),
+          cmocka_unit_test(test_interim_100),
+          cmocka_unit_test(test_chunk_extensions),
+          cmocka_unit_test(test_chunk_sizes),
+          cmocka_unit_test(test_trailers),
+          cmocka_unit_test(test_bare_lf),
+          cmocka_unit_test(test_connection),
+          cmocka_unit_test(test_back_to_back),
+          cmocka_unit_test(test_callback_stop),
+          cmocka_unit_test(test_body_never_framing),
+          cmocka_unit_test(test_errors_status),
+          cmocka_unit_test(test_errors_headers),
+          cmocka_unit_test(test_errors_chunks),
+          cmocka_unit_test(test_errors_eof),
+          cmocka_unit_test(test_error_sticky),
+          cmocka_unit_test(test_in_body),
+          cmocka_unit_test(test_long_line),
+          cmocka_unit_test(test_header_section_bound),
+          cmocka_unit_test(test_heap_line))

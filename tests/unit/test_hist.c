@@ -430,23 +430,17 @@ static void test_write(void **state)
     hist_free(h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        SORTED_TEST(test_percentiles_uniform, uniform_case),
-        SORTED_TEST(test_percentiles_lognormal, lognormal_case),
-        cmocka_unit_test(test_percentiles_constant),
-        cmocka_unit_test(test_percentiles_two_point),
-        SORTED_TEST(test_percentiles_small, small_case),
-        cmocka_unit_test(test_nearest_rank),
-        cmocka_unit_test(test_empty),
-        cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_overflow),
-        cmocka_unit_test(test_iteration),
-        cmocka_unit_test(test_bucket_bounds),
-        cmocka_unit_test(test_string_round_trip),
-        cmocka_unit_test(test_string_rejects),
-        cmocka_unit_test(test_write),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(SORTED_TEST(test_percentiles_uniform, uniform_case),
+          SORTED_TEST(test_percentiles_lognormal, lognormal_case),
+          cmocka_unit_test(test_percentiles_constant),
+          cmocka_unit_test(test_percentiles_two_point),
+          SORTED_TEST(test_percentiles_small, small_case),
+          cmocka_unit_test(test_nearest_rank),
+          cmocka_unit_test(test_empty),
+          cmocka_unit_test(test_merge),
+          cmocka_unit_test(test_overflow),
+          cmocka_unit_test(test_iteration),
+          cmocka_unit_test(test_bucket_bounds),
+          cmocka_unit_test(test_string_round_trip),
+          cmocka_unit_test(test_string_rejects),
+          cmocka_unit_test(test_write))

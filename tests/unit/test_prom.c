@@ -638,23 +638,17 @@ static void test_histogram_gather_edge_cases(void **state)
     ASSERT_NEAR(q, 2.0, 1e-12);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_types_and_families),
-        cmocka_unit_test(test_label_escapes),
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_timestamps),
-        cmocka_unit_test(test_bad_lines_counted),
-        cmocka_unit_test(test_crlf_and_no_final_newline),
-        cmocka_unit_test(test_long_lines),
-        cmocka_unit_test(test_eof_and_nul),
-        cmocka_unit_test(test_llamacpp_fixture),
-        cmocka_unit_test(test_callback_matches_scrape),
-        cmocka_unit_test_setup_teardown(test_find_and_sum, vllm_setup, vllm_teardown),
-        cmocka_unit_test_setup_teardown(test_histogram_quantile, vllm_setup, vllm_teardown),
-        cmocka_unit_test(test_histogram_delta),
-        cmocka_unit_test(test_histogram_gather_edge_cases),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_types_and_families),
+          cmocka_unit_test(test_label_escapes),
+          cmocka_unit_test(test_values),
+          cmocka_unit_test(test_timestamps),
+          cmocka_unit_test(test_bad_lines_counted),
+          cmocka_unit_test(test_crlf_and_no_final_newline),
+          cmocka_unit_test(test_long_lines),
+          cmocka_unit_test(test_eof_and_nul),
+          cmocka_unit_test(test_llamacpp_fixture),
+          cmocka_unit_test(test_callback_matches_scrape),
+          cmocka_unit_test_setup_teardown(test_find_and_sum, vllm_setup, vllm_teardown),
+          cmocka_unit_test_setup_teardown(test_histogram_quantile, vllm_setup, vllm_teardown),
+          cmocka_unit_test(test_histogram_delta),
+          cmocka_unit_test(test_histogram_gather_edge_cases))

@@ -235,16 +235,10 @@ static void test_gamma(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_sequence),
-        cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_streams),
-        cmocka_unit_test(test_uniform_range),
-        cmocka_unit_test(test_normal),
-        cmocka_unit_test(test_exponential),
-        cmocka_unit_test(test_gamma),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_reference_sequence),
+          cmocka_unit_test(test_determinism),
+          cmocka_unit_test(test_streams),
+          cmocka_unit_test(test_uniform_range),
+          cmocka_unit_test(test_normal),
+          cmocka_unit_test(test_exponential),
+          cmocka_unit_test(test_gamma))

@@ -240,14 +240,8 @@ static void test_fd_table_grown_up_front(void **state)
     assert_int_equal(fcntl(want - 1, F_GETFD), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_value_errors),
-        cmocka_unit_test(test_url_errors),
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_fd_table_grown_up_front),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_value_errors),
+          cmocka_unit_test(test_url_errors),
+          cmocka_unit_test(test_parse),
+          cmocka_unit_test(test_config_errors),
+          cmocka_unit_test(test_fd_table_grown_up_front))

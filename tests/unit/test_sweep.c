@@ -962,24 +962,18 @@ static void test_classes_csv(void **state)
     class_sweep_free(&cs);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_steady_verdict),
-        cmocka_unit_test(test_recovery),
-        cmocka_unit_test(test_recovery_step),
-        cmocka_unit_test(test_cost_forecast),
-        cmocka_unit_test(test_step_figures),
-        cmocka_unit_test(test_step_invalid),
-        cmocka_unit_test(test_findings_capacity),
-        cmocka_unit_test(test_stop_conditions),
-        cmocka_unit_test(test_points_repeat),
-        cmocka_unit_test(test_facts_round_trip),
-        cmocka_unit_test(test_class_step_figures),
-        cmocka_unit_test(test_class_findings),
-        cmocka_unit_test(test_class_summary_json),
-        cmocka_unit_test(test_class_facts_and_records),
-        cmocka_unit_test(test_classes_csv),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_steady_verdict),
+          cmocka_unit_test(test_recovery),
+          cmocka_unit_test(test_recovery_step),
+          cmocka_unit_test(test_cost_forecast),
+          cmocka_unit_test(test_step_figures),
+          cmocka_unit_test(test_step_invalid),
+          cmocka_unit_test(test_findings_capacity),
+          cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_facts_round_trip),
+          cmocka_unit_test(test_class_step_figures),
+          cmocka_unit_test(test_class_findings),
+          cmocka_unit_test(test_class_summary_json),
+          cmocka_unit_test(test_class_facts_and_records),
+          cmocka_unit_test(test_classes_csv))

@@ -156,15 +156,9 @@ static void test_http_date(void **state)
                      LL_E_INVAL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_duration),
-        cmocka_unit_test(test_parse_count),
-        cmocka_unit_test(test_parse_u64),
-        cmocka_unit_test(test_http_list_has),
-        cmocka_unit_test(test_fmt_u64),
-        cmocka_unit_test(test_http_date),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_parse_duration),
+          cmocka_unit_test(test_parse_count),
+          cmocka_unit_test(test_parse_u64),
+          cmocka_unit_test(test_http_list_has),
+          cmocka_unit_test(test_fmt_u64),
+          cmocka_unit_test(test_http_date))
