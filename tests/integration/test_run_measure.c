@@ -1139,23 +1139,17 @@ static void test_secrets_never_written(void **state)
     json_decref(recs);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
-        cmocka_unit_test_teardown(test_every_fault_kind, teardown),
-        cmocka_unit_test_teardown(test_tokens_per_event, teardown),
-        cmocka_unit_test_teardown(test_closed_loop_rate, teardown),
-        cmocka_unit_test_teardown(test_capped_queue, teardown),
-        cmocka_unit_test_teardown(test_capped_drop, teardown),
-        cmocka_unit_test_teardown(test_past_capacity_no_pileup, teardown),
-        cmocka_unit_test_teardown(test_schedule_determinism, teardown),
-        cmocka_unit_test_teardown(test_sigint_grace, teardown),
-        cmocka_unit_test_teardown(test_sigint_twice, teardown),
-        cmocka_unit_test_teardown(test_sigterm_grace, teardown),
-        cmocka_unit_test_teardown(test_bad_flags, teardown),
-        cmocka_unit_test_teardown(test_results_dir_not_empty, teardown),
-        cmocka_unit_test_teardown(test_secrets_never_written, teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
+             cmocka_unit_test_teardown(test_every_fault_kind, teardown),
+             cmocka_unit_test_teardown(test_tokens_per_event, teardown),
+             cmocka_unit_test_teardown(test_closed_loop_rate, teardown),
+             cmocka_unit_test_teardown(test_capped_queue, teardown),
+             cmocka_unit_test_teardown(test_capped_drop, teardown),
+             cmocka_unit_test_teardown(test_past_capacity_no_pileup, teardown),
+             cmocka_unit_test_teardown(test_schedule_determinism, teardown),
+             cmocka_unit_test_teardown(test_sigint_grace, teardown),
+             cmocka_unit_test_teardown(test_sigint_twice, teardown),
+             cmocka_unit_test_teardown(test_sigterm_grace, teardown),
+             cmocka_unit_test_teardown(test_bad_flags, teardown),
+             cmocka_unit_test_teardown(test_results_dir_not_empty, teardown),
+             cmocka_unit_test_teardown(test_secrets_never_written, teardown))
