@@ -2,6 +2,7 @@
  * against small hand-written scrapes of each engine and the real llama.cpp
  * capture. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,19 +209,16 @@ static void test_ttft_histogram(void **state)
 {
     (void)state;
     struct prom_histogram h;
-    double q;
     struct prom_scrape *s = load("vllm.txt");
     assert_int_equal(engines_ttft_histogram(ENGINE_VLLM, s, &h), 0);
-    assert_int_equal(prom_histogram_quantile(&h, 0.5, &q), 0);
-    ASSERT_NEAR(q, 0.4, 1e-12);            /* see test_prom.c */
+    ASSERT_QUANTILE(&h, 0.5, 0.4); /* see test_prom.c */
     prom_scrape_free(s);
 
     /* SGLang: 1, 3, 27, 28. p50 rank 14 in (0.06, 1]:
      * 0.06 + 0.94 * (14 - 3) / 24. */
     s = load("sglang.txt");
     assert_int_equal(engines_ttft_histogram(ENGINE_SGLANG, s, &h), 0);
-    assert_int_equal(prom_histogram_quantile(&h, 0.5, &q), 0);
-    ASSERT_NEAR(q, 0.06 + 0.94 * 11.0 / 24.0, 1e-12);
+    ASSERT_QUANTILE(&h, 0.5, 0.06 + 0.94 * 11.0 / 24.0);
     prom_scrape_free(s);
 
     s = load("tgi.txt");
