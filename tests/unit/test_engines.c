@@ -98,7 +98,7 @@ static const enum engine_meaning cols[] = {
     ENGINE_M_REQUEST_SUCCESS,
 };
 
-static const struct {
+static const struct extract_case {
     const char *file;
     enum engine_kind kind;
     double want[LL_ARRAY_LEN(cols)];
@@ -114,18 +114,19 @@ static const struct {
     {"triton.txt", ENGINE_TRITON, {3, 6, 0.3, ABSENT, ABSENT, ABSENT, 80}},
 };
 
-static void test_extract_each_engine(void **state)
+/* A cmocka test whose initial state is its row of extract_cases. */
+static void run_extract_case(void **state)
 {
-    (void)state;
-    for (size_t i = 0; i < LL_ARRAY_LEN(extract_cases); i++) {
-        double want[ENGINE_MEANING_COUNT];
-        for (int m = 0; m < ENGINE_MEANING_COUNT; m++)
-            want[m] = ABSENT;
-        for (size_t c = 0; c < LL_ARRAY_LEN(cols); c++)
-            want[cols[c]] = extract_cases[i].want[c];
-        check_values(extract_cases[i].file, extract_cases[i].kind, want);
-    }
+    const struct extract_case *c = *state;
+    double want[ENGINE_MEANING_COUNT];
+    for (int m = 0; m < ENGINE_MEANING_COUNT; m++)
+        want[m] = ABSENT;
+    for (size_t k = 0; k < LL_ARRAY_LEN(cols); k++)
+        want[cols[k]] = c->want[k];
+    check_values(c->file, c->kind, want);
 }
+
+#define EXTRACT_TEST(name, i) { #name, run_extract_case, NULL, NULL, (void *)&extract_cases[i] }
 
 static void test_extract_triton_pending(void **state)
 {
@@ -255,7 +256,11 @@ static void test_table_consistent(void **state)
 }
 
 TEST_MAIN(cmocka_unit_test(test_detect_each_engine),
-          cmocka_unit_test(test_extract_each_engine),
+          EXTRACT_TEST(test_extract_vllm, 0),
+          EXTRACT_TEST(test_extract_sglang, 1),
+          EXTRACT_TEST(test_extract_tgi, 2),
+          EXTRACT_TEST(test_extract_llamacpp_fixture, 3),
+          EXTRACT_TEST(test_extract_triton, 4),
           cmocka_unit_test(test_extract_triton_pending),
           cmocka_unit_test(test_old_vllm_kv_name_and_max),
           cmocka_unit_test(test_lookup_keeps_unknown_raw),
