@@ -153,7 +153,7 @@ $(FUZZ_LIB): $(LIB_SRC)
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang CFLAGS="-O1 -g $(FUZZ_FLAGS)" lib
 endif
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzzutil.h $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
 	    -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB) $(LIBS)

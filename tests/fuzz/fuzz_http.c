@@ -11,6 +11,8 @@
 #include "sim/http.h"
 #include "util/util.h"
 
+#include "fuzzutil.h"
+
 #define MAX_OUTCOMES 64
 
 struct outcome {
@@ -25,9 +27,8 @@ struct outcome {
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    uint64_t h = FUZZ_HASH_SEED;
+    fuzz_hash_mix(&h, s, n);
     return h;
 }
 
@@ -49,14 +50,10 @@ static size_t parse_all(const char *data, size_t size, uint32_t seed, struct out
         }
         size_t used = 0;
         int rc = http_parser_feed(&p, data + off, piece, &used);
-        if (used > piece)
-            abort();
+        fuzz_check_used(used, piece, rc == HTTP_PARSE_MORE);
         off += used;
-        if (rc == HTTP_PARSE_MORE) {
-            if (used != piece)
-                abort();
+        if (rc == HTTP_PARSE_MORE)
             continue;
-        }
         struct outcome *o = &out[n_out++];
         memset(o, 0, sizeof(*o));
         o->rc = rc;

@@ -12,6 +12,8 @@
 
 #include "decode/sse.h"
 
+#include "fuzzutil.h"
+
 struct digest {
     uint64_t h;
     size_t events;
@@ -20,11 +22,7 @@ struct digest {
 
 static void mix(struct digest *d, const void *p, size_t n)
 {
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        d->h ^= s[i];
-        d->h *= 1099511628211ULL;
-    }
+    fuzz_hash_mix(&d->h, p, n);
 }
 
 static int digest_cb(void *ud, const struct sse_event *ev)
@@ -49,7 +47,7 @@ static int digest_cb(void *ud, const struct sse_event *ev)
 static struct digest run(struct sse_parser *p, const char *s, size_t len,
                          size_t max_line, uint32_t seed)
 {
-    struct digest d = { 1469598103934665603ULL, 0, max_line };
+    struct digest d = { FUZZ_HASH_SEED, 0, max_line };
     size_t pos = 0;
     int rc = 0;
 

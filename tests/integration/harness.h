@@ -354,4 +354,13 @@ int harness_run_tests(const struct CMUnitTest *tests, size_t n);
     { "test_" name "_" client, (fn), NULL, (teardown), (void *)(client) }
 #define harness_run_group(tests) harness_run_tests((tests), sizeof(tests) / sizeof((tests)[0]))
 
+/* main() of an integration test binary: harness_run_group over the cmocka
+ * tests given, in order. */
+#define HARNESS_MAIN(...)                                 \
+    int main(void)                                        \
+    {                                                     \
+        const struct CMUnitTest tests[] = {__VA_ARGS__};  \
+        return harness_run_group(tests);                  \
+    }
+
 #endif

@@ -445,15 +445,9 @@ static void test_calibrate_tls_options(void **state)
     free(e);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_calibrate_sim, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_calibrate_bytes2_usage, teardown_all),
-        cmocka_unit_test_teardown(test_calibrate_bytes2_tokenize, teardown_all),
-        cmocka_unit_test_teardown(test_calibrated_run_bytes2, teardown_all),
-        cmocka_unit_test(test_calibrate_no_server),
-        cmocka_unit_test_teardown(test_calibrate_tls_options, teardown_tls),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_calibrate_sim, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_calibrate_bytes2_usage, teardown_all),
+             cmocka_unit_test_teardown(test_calibrate_bytes2_tokenize, teardown_all),
+             cmocka_unit_test_teardown(test_calibrated_run_bytes2, teardown_all),
+             cmocka_unit_test(test_calibrate_no_server),
+             cmocka_unit_test_teardown(test_calibrate_tls_options, teardown_tls))

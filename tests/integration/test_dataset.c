@@ -245,13 +245,7 @@ static void test_dataset_sharegpt(void **state)
     check_dataset(SHAREGPT, "11", 11);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_empirical_columns, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_empirical_pairs, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_dataset_jsonl, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_dataset_sharegpt, harness_sim_teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_empirical_columns, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_empirical_pairs, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_dataset_jsonl, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_dataset_sharegpt, harness_sim_teardown))

@@ -630,15 +630,9 @@ static void connect_timeout_case(void **state)
     client_res_free(&res);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_spend_guard_exact_multiple, teardown),
-        cmocka_unit_test_teardown(test_spend_guard_not_a_multiple, teardown),
-        cmocka_unit_test_teardown(test_invalid_when_client_paused, teardown),
-        cmocka_unit_test_teardown(test_valid_when_not_paused, teardown),
-        HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "native", teardown),
-        HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "curl", teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_spend_guard_exact_multiple, teardown),
+             cmocka_unit_test_teardown(test_spend_guard_not_a_multiple, teardown),
+             cmocka_unit_test_teardown(test_invalid_when_client_paused, teardown),
+             cmocka_unit_test_teardown(test_valid_when_not_paused, teardown),
+             HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "native", teardown),
+             HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "curl", teardown))

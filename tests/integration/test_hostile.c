@@ -768,6 +768,21 @@ static void run_case(const char *const *args, size_t n, struct run *r)
     run_case_ex(NULL, "r", args, n, 0, r);
 }
 
+/* A fresh temporary folder, a hostile server in mode m, and n requests
+ * with the extra args (NULL-terminated, or NULL) run against it. */
+static void hostile_run(enum hostile_mode m, const char *const *args, size_t n, struct run *r)
+{
+    harness_tmp_begin();
+    hostile_start(m, 0);
+    run_case(args, n, r);
+}
+
+/* How long before its end_ns a record's field (a time in ns) lies. */
+static int64_t end_after(json_t *rec, const char *field)
+{
+    return harness_ival_req(rec, "end_ns") - harness_ival_req(rec, field);
+}
+
 static void fail_record(json_t *rec, const char *why)
 {
     char *s = json_dumps(rec, JSON_COMPACT);
@@ -815,11 +830,9 @@ static int64_t by_kind(struct run *r, const char *kind)
 static void test_line_never_ends(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_LINE_ENDLESS, 0);
     const char *args[] = {"--max-line", "4096", NULL};
     struct run r;
-    run_case(args, 3, &r);
+    hostile_run(HM_LINE_ENDLESS, args, 3, &r);
     assert_all_kind(r.recs, "line_too_long");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
@@ -885,7 +898,7 @@ static void test_endless_events_memory_bounded(void **state)
     for (size_t i = 0; i < 2; i++) {
         json_t *rec = json_array_get(r.recs, i);
         assert_true(harness_ival_req(rec, "events") > 1000);
-        ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "sent_ns"),
+        ASSERT_IN_RANGE(end_after(rec, "sent_ns"),
                         1500 * MS, 2500 * MS);
     }
     print_message("server wrote %.0f MiB; peak RSS %ld KiB, plain run %ld KiB\n",
@@ -901,18 +914,16 @@ static void test_endless_events_memory_bounded(void **state)
 static void test_headers_never_end(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_HEADERS_DRIP, 0);
     const char *args[] = {"--timeout-first-token", "500ms", NULL};
     struct run r;
-    run_case(args, 3, &r);
+    hostile_run(HM_HEADERS_DRIP, args, 3, &r);
     assert_all_kind(r.recs, "timeout_first_token");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
         assert_true(harness_is_null(rec, "first_ns"));
         /* 500 ms after sending; the timeout sweep runs every 5 ms, and a
          * busy host gets 400 ms more. */
-        ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "sent_ns"),
+        ASSERT_IN_RANGE(end_after(rec, "sent_ns"),
                         500 * MS, 900 * MS);
     }
     run_free(&r);
@@ -925,17 +936,15 @@ static void test_headers_never_end(void **state)
 static void test_slowloris_before_first_event(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_DRIP_FIRST, 0);
     const char *args[] = {"--timeout-first-token", "800ms", "--timeout-idle", "300ms", NULL};
     struct run r;
-    run_case(args, 3, &r);
+    hostile_run(HM_DRIP_FIRST, args, 3, &r);
     assert_all_kind(r.recs, "timeout_first_token");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
         assert_int_equal(harness_ival_req(rec, "http_status"), 200);
         assert_int_equal(harness_ival_req(rec, "events"), 0);
-        ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "sent_ns"),
+        ASSERT_IN_RANGE(end_after(rec, "sent_ns"),
                         800 * MS, 1200 * MS);
     }
     run_free(&r);
@@ -947,11 +956,9 @@ static void test_slowloris_before_first_event(void **state)
 static void test_slowloris_after_first_event(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_DRIP_IDLE, 0);
     const char *args[] = {"--timeout-idle", "600ms", NULL};
     struct run r;
-    run_case(args, 3, &r);
+    hostile_run(HM_DRIP_IDLE, args, 3, &r);
     assert_all_kind(r.recs, "timeout_idle");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
@@ -959,7 +966,7 @@ static void test_slowloris_after_first_event(void **state)
         assert_false(harness_is_null(rec, "first_ns"));
         /* The first event arrives at once, the next byte 1 s later: the
          * timeout fires 600 ms after the event (up to 1 s on a busy host). */
-        ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "first_ns"),
+        ASSERT_IN_RANGE(end_after(rec, "first_ns"),
                         600 * MS, 1000 * MS);
     }
     run_free(&r);
@@ -975,21 +982,19 @@ static void test_slowloris_after_first_event(void **state)
 static void test_slowloris_drip_under_idle(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_DRIP_FAST, 0);
     const char *args[] = {"--timeout-idle", "400ms", "--timeout-total", "1500ms", NULL};
     struct run r;
-    run_case(args, 3, &r);
+    hostile_run(HM_DRIP_FAST, args, 3, &r);
     int fixed = all_kind_or_known_bug(r.recs, "timeout_idle", "timeout_total",
                                       "a drip under the idle timeout keeps a request alive");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
         assert_int_equal(harness_ival_req(rec, "events"), 1);
         if (fixed)
-            ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "first_ns"),
+            ASSERT_IN_RANGE(end_after(rec, "first_ns"),
                             400 * MS, 800 * MS);
         else
-            ASSERT_IN_RANGE(harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "sent_ns"),
+            ASSERT_IN_RANGE(end_after(rec, "sent_ns"),
                             1500 * MS, 1900 * MS);
     }
     run_free(&r);
@@ -1000,10 +1005,8 @@ static void test_slowloris_drip_under_idle(void **state)
 static void test_reset_before_headers(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_RESET, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_RESET, NULL, 3, &r);
     assert_all_kind(r.recs, "connect_error");
     for (size_t i = 0; i < 3; i++)
         assert_true(harness_is_null(json_array_get(r.recs, i), "http_status"));
@@ -1016,10 +1019,8 @@ static void test_reset_before_headers(void **state)
 static void test_http10_close_delimited(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_HTTP10, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_HTTP10, NULL, 3, &r);
     assert_all_kind(r.recs, "ok");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
@@ -1038,10 +1039,8 @@ static void test_http10_close_delimited(void **state)
 static void test_gzip_unrequested(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_GZIP, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_GZIP, NULL, 3, &r);
     all_kind_or_known_bug(r.recs, "malformed_event", "stream_truncated",
                           "an unrequested Content-Encoding is not detected");
     for (size_t i = 0; i < 3; i++) {
@@ -1057,10 +1056,8 @@ static void test_gzip_unrequested(void **state)
 static void test_sse_body_labelled_html(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_HTML_TYPE, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_HTML_TYPE, NULL, 3, &r);
     assert_all_kind(r.recs, "ok");
     for (size_t i = 0; i < 3; i++)
         assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "events"), STREAM_TOKENS);
@@ -1074,10 +1071,8 @@ static void test_sse_body_labelled_html(void **state)
 static void test_html_body(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_HTML_BODY, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_HTML_BODY, NULL, 3, &r);
     all_kind_or_known_bug(r.recs, "malformed_event", "stream_truncated",
                           "a 200 that is not an event stream is called truncated");
     for (size_t i = 0; i < 3; i++) {
@@ -1096,10 +1091,8 @@ static void test_html_body(void **state)
 static void test_invalid_utf8_content(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_BAD_UTF8, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_BAD_UTF8, NULL, 3, &r);
     all_kind_or_known_bug(r.recs, "malformed_event", NULL,
                           "invalid UTF-8 in a JSON string is malformed JSON");
     run_free(&r);
@@ -1112,10 +1105,8 @@ static void test_invalid_utf8_content(void **state)
 static void test_data_after_done(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_AFTER_DONE, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_AFTER_DONE, NULL, 3, &r);
     int fixed = all_kind_or_known_bug(r.recs, "ok", "malformed_event",
                                       "events after [DONE] are decoded");
     for (size_t i = 0; i < 3; i++) {
@@ -1135,18 +1126,16 @@ static void test_data_after_done(void **state)
 static void test_done_then_silence(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_DONE_HANG, 0);
     const char *args[] = {"--timeout-idle", "500ms", NULL};
     struct run r;
-    run_case(args, 3, &r);
+    hostile_run(HM_DONE_HANG, args, 3, &r);
     int fixed = all_kind_or_known_bug(r.recs, "ok", "timeout_idle",
                                       "a stream that stays open after [DONE] times out");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
         assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
         assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
-        int64_t after_last = harness_ival_req(rec, "end_ns") - harness_ival_req(rec, "last_ns");
+        int64_t after_last = end_after(rec, "last_ns");
         if (fixed)
             ASSERT_IN_RANGE(after_last, 0, 100 * MS);
         else
@@ -1160,10 +1149,8 @@ static void test_done_then_silence(void **state)
 static void test_redirect_not_followed(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_REDIRECT, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_REDIRECT, NULL, 3, &r);
     assert_all_kind(r.recs, "http_other");
     for (size_t i = 0; i < 3; i++)
         assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "http_status"), 302);
@@ -1178,10 +1165,8 @@ static void test_redirect_not_followed(void **state)
 static void test_retry_after_http_date(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_429_DATE, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_429_DATE, NULL, 3, &r);
     assert_all_kind(r.recs, "http_429");
     for (size_t i = 0; i < 3; i++)
         assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "retry_after_ms"), 42000);
@@ -1193,10 +1178,8 @@ static void test_retry_after_http_date(void **state)
 static void test_retry_after_http_date_no_date(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_429_DATE_NOW, 0);
     struct run r;
-    run_case(NULL, 3, &r);
+    hostile_run(HM_429_DATE_NOW, NULL, 3, &r);
     assert_all_kind(r.recs, "http_429");
     for (size_t i = 0; i < 3; i++)
         ASSERT_IN_RANGE(harness_ival_req(json_array_get(r.recs, i), "retry_after_ms"), 115000,
@@ -1212,10 +1195,8 @@ static void test_retry_after_http_date_no_date(void **state)
 static void test_keepalive_closed_under_request(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hostile_start(HM_CLOSE_SECOND, 0);
     struct run r;
-    run_case(NULL, 4, &r);
+    hostile_run(HM_CLOSE_SECOND, NULL, 4, &r);
     assert_all_kind(r.recs, "ok");
     assert_int_equal(atomic_load(&cur_counts->posts), 7);
     run_free(&r);

@@ -534,14 +534,8 @@ static int tmp_teardown(void **state)
     return 0;
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_sim_accepts_ids, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_sim_rejects_bad_ids, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_cli_rejects, tmp_teardown),
-        cmocka_unit_test_teardown(test_run_prefix_ids, harness_sim_teardown),
-        cmocka_unit_test(test_client_sends_ids),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_sim_accepts_ids, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sim_rejects_bad_ids, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cli_rejects, tmp_teardown),
+             cmocka_unit_test_teardown(test_run_prefix_ids, harness_sim_teardown),
+             cmocka_unit_test(test_client_sends_ids))

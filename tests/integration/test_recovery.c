@@ -124,11 +124,5 @@ static void test_recovery_without_overload(void **state)
     harness_results_free(dir);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_recovery_after_overload, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_recovery_without_overload, harness_sim_teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_recovery_after_overload, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_recovery_without_overload, harness_sim_teardown))

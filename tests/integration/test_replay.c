@@ -218,13 +218,7 @@ static void test_replay_bad_input(void **state)
     free(dir);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_replay_time_scale_halves_offsets, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),
-        cmocka_unit_test(test_replay_bad_input),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_time_scale_halves_offsets, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),
+             cmocka_unit_test(test_replay_bad_input))

@@ -297,16 +297,10 @@ static void test_records_lost_counted(void **state)
     free(tmp);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_warmup_excluded_from_itl, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_max_inflight, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_records_lost_counted, harness_sim_teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_warmup_excluded_from_itl, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_max_inflight, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_records_lost_counted, harness_sim_teardown))

@@ -91,6 +91,16 @@ static void run_client(const char *const *args, int expect_rc)
     free(e);
 }
 
+/* Start harness_cur_sim with sargs, run the client with args (run_client:
+ * fail unless it exits with expect_rc), and stop the sim, which flushes
+ * its log, so that the run's records and the sim's log can be read. */
+static void sim_run_stop(const char *const *sargs, const char *const *args, int expect_rc)
+{
+    harness_cur_sim_start(sargs);
+    run_client(args, expect_rc);
+    harness_sim_stop(&harness_cur_sim);
+}
+
 /* <tmp>/r/<name> */
 static void res_path(char *buf, size_t len, const char *name)
 {
@@ -209,12 +219,10 @@ static void agreement_run(struct agreement *ag)
     unlink(logp);
     const char *sargs[] = {"--step-base", "2ms", "--step-per-prefill-token", "0",
                            "--step-per-seq", "0", SIM_ROOMY, "--log", logp, NULL};
-    harness_cur_sim_start(sargs);
     /* Seed 6: no two requests of one prompt length within 128 ms. */
     const char *args[] = {"--rate", "50", "--duration", "4s", "--seed", "6", PROMPT_WIDE,
                           "--output-tokens", "10", "--ignore-eos", NULL};
-    run_client(args, RC_OK_OR_INVALID);
-    harness_sim_stop(&harness_cur_sim); /* flushes the log */
+    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
 
     json_t *recs = records_load(), *log = harness_jsonl_load(logp), *sum = summary_load();
     int64_t t0 = harness_ival_req(sum, "run_start_monotonic_ns");
@@ -337,13 +345,11 @@ static void test_every_fault_kind(void **state)
                            "--fault", "cut:0.1", "--fault", "malformed:0.1",
                            "--fault", "slow-headers:0.1", "--fault", "role-only:0.1",
                            "--fault", "reasoning:0.1", "--slow-headers-delay", "1s", NULL};
-    harness_cur_sim_start(sargs);
     /* Seed 8: no two requests of one prompt length within 70 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--requests", "300",
                           "--seed", "8", PROMPT_WIDE, "--output-tokens", "10", "--ignore-eos",
                           "--timeout-first-token", "300ms", NULL};
-    run_client(args, RC_OK_OR_INVALID);
-    harness_sim_stop(&harness_cur_sim);
+    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
 
     json_t *recs = records_load(), *log = harness_jsonl_load(logp), *sum = summary_load();
     int64_t t0 = harness_ival_req(sum, "run_start_monotonic_ns");
@@ -449,11 +455,9 @@ static void test_tokens_per_event(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, "--tokens-per-event", "4", NULL};
-    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "40", "--arrival", "constant", "--requests", "20",
                           "--output-tokens", "uniform:4,40", "--ignore-eos", NULL};
-    run_client(args, RC_OK_OR_INVALID);
-    harness_sim_stop(&harness_cur_sim);
+    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
 
     json_t *recs = records_load(), *sum = summary_load();
     assert_int_equal(json_array_size(recs), 20);
@@ -487,12 +491,10 @@ static void test_closed_loop_rate(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
-    harness_cur_sim_start(sargs);
     const char *args[] = {"--users", "4", "--think", "200ms", "--duration", "5s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           NULL};
-    run_client(args, RC_OK_OR_INVALID);
-    harness_sim_stop(&harness_cur_sim);
+    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
 
     json_t *recs = records_load(), *sum = summary_load();
     size_t n = json_array_size(recs);
@@ -564,14 +566,12 @@ static void test_capped_queue(void **state)
     char logp[600];
     harness_tmp_path(logp, sizeof logp, "sim.log");
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, "--log", logp, NULL};
-    harness_cur_sim_start(sargs);
     /* Seed 6: no two requests of one prompt length within 130 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--seed", "6", PROMPT_WIDE,
                           "--output-tokens", "5",
                           "--ignore-eos", NULL};
-    run_client(args, RC_OK_OR_INVALID);
-    harness_sim_stop(&harness_cur_sim);
+    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
 
     json_t *recs = records_load(), *log = harness_jsonl_load(logp), *sum = summary_load();
     int64_t t0 = harness_ival_req(sum, "run_start_monotonic_ns");
@@ -630,12 +630,10 @@ static void test_capped_drop(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
-    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--on-cap", "drop", "--prompt-tokens", "8",
                           "--output-tokens", "5", "--ignore-eos", NULL};
-    run_client(args, RC_OK_OR_INVALID);
-    harness_sim_stop(&harness_cur_sim);
+    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
 
     json_t *recs = records_load(), *sum = summary_load();
     size_t n = json_array_size(recs);
@@ -699,12 +697,10 @@ static void test_past_capacity_no_pileup(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "20000", "--requests", "20000", "--threads", "1",
                           "--http-client", "native", "--prompt-tokens", "16",
                           "--output-tokens", "16", "--ignore-eos", NULL};
-    run_client(args, RC_OK_OR_INVALID);
-    harness_sim_stop(&harness_cur_sim);
+    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
 
     json_t *recs = records_load(), *sum = summary_load();
     assert_int_equal(json_array_size(recs), 20000);
@@ -736,13 +732,11 @@ static void test_busy_lateness_diagnosis(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
     const char *args[] = {"--rate", "200000", "--requests", "20000", "--threads", "1",
                           "--http-client", "native", "--prompt-tokens", "16",
                           "--output-tokens", "16", "--ignore-eos", "--timeout-connect", "2s",
                           NULL};
-    run_client(args, RC_OK_OR_INVALID);
-    harness_sim_stop(&harness_cur_sim);
+    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
 
     json_t *sum = summary_load();
     json_t *ld = json_object_get(sum, "lateness_diagnosis");
@@ -1164,24 +1158,18 @@ static void test_secrets_never_written(void **state)
     json_decref(recs);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
-        cmocka_unit_test_teardown(test_every_fault_kind, teardown),
-        cmocka_unit_test_teardown(test_tokens_per_event, teardown),
-        cmocka_unit_test_teardown(test_closed_loop_rate, teardown),
-        cmocka_unit_test_teardown(test_capped_queue, teardown),
-        cmocka_unit_test_teardown(test_capped_drop, teardown),
-        cmocka_unit_test_teardown(test_past_capacity_no_pileup, teardown),
-        cmocka_unit_test_teardown(test_busy_lateness_diagnosis, teardown),
-        cmocka_unit_test_teardown(test_schedule_determinism, teardown),
-        cmocka_unit_test_teardown(test_sigint_grace, teardown),
-        cmocka_unit_test_teardown(test_sigint_twice, teardown),
-        cmocka_unit_test_teardown(test_sigterm_grace, teardown),
-        cmocka_unit_test_teardown(test_bad_flags, teardown),
-        cmocka_unit_test_teardown(test_results_dir_not_empty, teardown),
-        cmocka_unit_test_teardown(test_secrets_never_written, teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
+             cmocka_unit_test_teardown(test_every_fault_kind, teardown),
+             cmocka_unit_test_teardown(test_tokens_per_event, teardown),
+             cmocka_unit_test_teardown(test_closed_loop_rate, teardown),
+             cmocka_unit_test_teardown(test_capped_queue, teardown),
+             cmocka_unit_test_teardown(test_capped_drop, teardown),
+             cmocka_unit_test_teardown(test_past_capacity_no_pileup, teardown),
+             cmocka_unit_test_teardown(test_busy_lateness_diagnosis, teardown),
+             cmocka_unit_test_teardown(test_schedule_determinism, teardown),
+             cmocka_unit_test_teardown(test_sigint_grace, teardown),
+             cmocka_unit_test_teardown(test_sigint_twice, teardown),
+             cmocka_unit_test_teardown(test_sigterm_grace, teardown),
+             cmocka_unit_test_teardown(test_bad_flags, teardown),
+             cmocka_unit_test_teardown(test_results_dir_not_empty, teardown),
+             cmocka_unit_test_teardown(test_secrets_never_written, teardown))

@@ -283,13 +283,7 @@ static void test_expose_while_running(void **state)
     free(tmp);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_overload_queue_rises, sim_teardown),
-        cmocka_unit_test_teardown(test_low_rate_agrees, sim_teardown),
-        cmocka_unit_test_teardown(test_failing_url_is_a_gap, sim_teardown),
-        cmocka_unit_test_teardown(test_expose_while_running, sim_teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_overload_queue_rises, sim_teardown),
+             cmocka_unit_test_teardown(test_low_rate_agrees, sim_teardown),
+             cmocka_unit_test_teardown(test_failing_url_is_a_gap, sim_teardown),
+             cmocka_unit_test_teardown(test_expose_while_running, sim_teardown))

@@ -162,12 +162,6 @@ static void test_sessions_bad_flags(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_sessions_think_and_context, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
-        cmocka_unit_test(test_sessions_bad_flags),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
+             cmocka_unit_test(test_sessions_bad_flags))

@@ -909,22 +909,16 @@ static void test_cli(void **state)
     free(err);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stream_chat_exact),
-        cmocka_unit_test(test_completions),
-        cmocka_unit_test(test_keepalive_pipelined),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_queue_full),
-        cmocka_unit_test(test_faults),
-        cmocka_unit_test(test_tokens_per_event),
-        cmocka_unit_test_teardown(test_metrics_and_log, tmp_teardown),
-        cmocka_unit_test_teardown(test_disconnect_midstream, tmp_teardown),
-        cmocka_unit_test_teardown(test_slow_reader_dropped, tmp_teardown),
-        cmocka_unit_test(test_stall),
-        cmocka_unit_test(test_stall_from_first_request),
-        cmocka_unit_test(test_cli),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test(test_stream_chat_exact),
+             cmocka_unit_test(test_completions),
+             cmocka_unit_test(test_keepalive_pipelined),
+             cmocka_unit_test(test_errors),
+             cmocka_unit_test(test_queue_full),
+             cmocka_unit_test(test_faults),
+             cmocka_unit_test(test_tokens_per_event),
+             cmocka_unit_test_teardown(test_metrics_and_log, tmp_teardown),
+             cmocka_unit_test_teardown(test_disconnect_midstream, tmp_teardown),
+             cmocka_unit_test_teardown(test_slow_reader_dropped, tmp_teardown),
+             cmocka_unit_test(test_stall),
+             cmocka_unit_test(test_stall_from_first_request),
+             cmocka_unit_test(test_cli))

@@ -536,16 +536,10 @@ static void test_flags_and_help(void **state)
     free(o);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_flags_and_help),
-        cmocka_unit_test_teardown(test_sweep_capacity_knee, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_stop_error_rate, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_stop_ttft_limit, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_stop_goodput_falling, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_sweep_classes, harness_sim_teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test(test_flags_and_help),
+             cmocka_unit_test_teardown(test_sweep_capacity_knee, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_stop_error_rate, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_stop_ttft_limit, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_stop_goodput_falling, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sweep_classes, harness_sim_teardown))

@@ -187,11 +187,5 @@ static void test_sweep_server_gaps(void **state)
     harness_results_free(dir);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_sweep_server_join, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_sweep_server_gaps, harness_sim_teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_sweep_server_join, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sweep_server_gaps, harness_sim_teardown))

@@ -193,14 +193,8 @@ static void test_bursts(void **state)
     harness_results_free(dir);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_prefix_sharing, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_cancel_after_tokens, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_cancel_after_time, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_classes, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_bursts, harness_sim_teardown),
-    };
-    return harness_run_group(tests);
-}
+HARNESS_MAIN(cmocka_unit_test_teardown(test_prefix_sharing, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cancel_after_tokens, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cancel_after_time, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_classes, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_bursts, harness_sim_teardown))

@@ -41,6 +41,16 @@
             fail_msg("%s = %.9g, expected in [%.9g, %.9g]", #v, v_, l_, h_);  \
     } while (0)
 
+/* main() of a test binary: run the cmocka tests given (cmocka_unit_test(fn),
+ * ...) in order, with no group setup or teardown. Exits non-zero when any
+ * fails. */
+#define TEST_MAIN(...)                                        \
+    int main(void)                                            \
+    {                                                         \
+        const struct CMUnitTest tests[] = {__VA_ARGS__};      \
+        return cmocka_run_group_tests(tests, NULL, NULL);     \
+    }
+
 /* Read tests/data/<dir>/<name> (from the repository root, or from
  * $LLMLOAD_DATA/<dir>/) whole, NUL-terminated; its length in *len. Fails
  * the test when the file cannot be read. Caller frees. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "workload/arrival.h"
 #include "util/util.h"
 
@@ -44,17 +45,11 @@ static double *gaps_s(const struct arrival_config *c, size_t n)
     return g;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The Kolmogorov-Smirnov statistic of x (sorted here) against the
  * exponential CDF with the given rate. */
 static double ks_exponential(double *x, size_t n, double rate)
 {
-    qsort(x, n, sizeof(*x), cmp_double);
+    qsort(x, n, sizeof(*x), test_cmp_double);
     double d = 0;
     for (size_t i = 0; i < n; i++) {
         double f = 1.0 - exp(-rate * x[i]);
@@ -459,19 +454,13 @@ static void test_parse_kind(void **state)
     assert_string_equal(arrival_kind_name(ARRIVAL_POISSON), "poisson");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_poisson_ks),
-        cmocka_unit_test(test_gamma_cv),
-        cmocka_unit_test(test_constant_exact),
-        cmocka_unit_test(test_ramp),
-        cmocka_unit_test(test_switch_constant_exact),
-        cmocka_unit_test(test_switch_random),
-        cmocka_unit_test(test_switch_ramp),
-        cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_config_check),
-        cmocka_unit_test(test_parse_kind),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_poisson_ks),
+          cmocka_unit_test(test_gamma_cv),
+          cmocka_unit_test(test_constant_exact),
+          cmocka_unit_test(test_ramp),
+          cmocka_unit_test(test_switch_constant_exact),
+          cmocka_unit_test(test_switch_random),
+          cmocka_unit_test(test_switch_ramp),
+          cmocka_unit_test(test_determinism),
+          cmocka_unit_test(test_config_check),
+          cmocka_unit_test(test_parse_kind))

@@ -119,13 +119,7 @@ static void test_save_load(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fit_known_slope),
-        cmocka_unit_test(test_identity),
-        cmocka_unit_test(test_fit_rejects),
-        cmocka_unit_test(test_save_load),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_fit_known_slope),
+          cmocka_unit_test(test_identity),
+          cmocka_unit_test(test_fit_rejects),
+          cmocka_unit_test(test_save_load))

@@ -11,6 +11,7 @@
 #include "workload/session.h"
 #include "workload/tokenizer.h"
 #include "test.h"
+#include "testutil.h"
 #include "workload/workload.h"
 
 static void spec_of(uint64_t index, uint32_t prompt_tokens, struct req_spec *out)
@@ -377,12 +378,6 @@ static void test_prompt_ids_deterministic(void **state)
     assert_true(m != n || memcmp(x, y, n) != 0);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The nonce: 4 IDs of 14 bits read back as 56 bits are distinct for
  * 50000 consecutive indices. */
 static void test_prompt_ids_nonce_unique(void **state)
@@ -402,7 +397,7 @@ static void test_prompt_ids_nonce_unique(void **state)
         for (int k = 3; k >= 0; k--)
             v[i] = (v[i] << CHATBODY_ID_BITS) | (ids[k] - CHATBODY_ID_MIN);
     }
-    qsort(v, N, sizeof *v, cmp_u64);
+    qsort(v, N, sizeof *v, test_cmp_u64);
     for (size_t i = 1; i < N; i++)
         assert_true(v[i] != v[i - 1]);
     free(v);
@@ -429,19 +424,13 @@ static void test_prompt_ids_buffer(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chat_history_counts),
-        cmocka_unit_test(test_verbatim_prompt_escaped),
-        cmocka_unit_test(test_assistant_text_exact),
-        cmocka_unit_test(test_turns_check),
-        cmocka_unit_test(test_session_set),
-        cmocka_unit_test(test_prompt_ids_exact_count),
-        cmocka_unit_test(test_prompt_ids_prefix_sharing),
-        cmocka_unit_test(test_prompt_ids_deterministic),
-        cmocka_unit_test(test_prompt_ids_nonce_unique),
-        cmocka_unit_test(test_prompt_ids_buffer),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_chat_history_counts),
+          cmocka_unit_test(test_verbatim_prompt_escaped),
+          cmocka_unit_test(test_assistant_text_exact),
+          cmocka_unit_test(test_turns_check),
+          cmocka_unit_test(test_session_set),
+          cmocka_unit_test(test_prompt_ids_exact_count),
+          cmocka_unit_test(test_prompt_ids_prefix_sharing),
+          cmocka_unit_test(test_prompt_ids_deterministic),
+          cmocka_unit_test(test_prompt_ids_nonce_unique),
+          cmocka_unit_test(test_prompt_ids_buffer))

@@ -151,14 +151,8 @@ static void test_pick_and_words(void **state)
     assert_int_equal(dataset_count_words(" a  bb\tc\r\nd ", 12), 4);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sharegpt),
-        cmocka_unit_test(test_sharegpt_escapes_and_bad_text),
-        cmocka_unit_test(test_jsonl),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_pick_and_words),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_sharegpt),
+          cmocka_unit_test(test_sharegpt_escapes_and_bad_text),
+          cmocka_unit_test(test_jsonl),
+          cmocka_unit_test(test_errors),
+          cmocka_unit_test(test_pick_and_words))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "workload/dist.h"
 #include "util/util.h"
 
@@ -79,12 +80,6 @@ static void test_kinds_moments(void **state)
     assert_true(s.lo >= 0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Lognormal quantiles: median e^MU, p90 e^(MU + 1.2816 SIGMA), p99
  * e^(MU + 2.3263 SIGMA). The sample quantile's standard error is about
  * sqrt(p(1-p)/n) / pdf; 2% covers it at p99 with room. */
@@ -99,7 +94,7 @@ static void test_lognormal_quantiles(void **state)
     rng_seed(&r, 77, 0);
     for (int i = 0; i < NDRAWS; i++)
         x[i] = dist_sample(&d, &r);
-    qsort(x, NDRAWS, sizeof(*x), cmp_double);
+    qsort(x, NDRAWS, sizeof(*x), test_cmp_double);
     ASSERT_REL(x[NDRAWS / 2 - 1], 2e9, 0.01);
     ASSERT_REL(x[(int)(0.9 * NDRAWS) - 1], 2e9 * exp(1.2815516 * 0.8), 0.01);
     ASSERT_REL(x[(int)(0.99 * NDRAWS) - 1], 2e9 * exp(2.3263479 * 0.8),
@@ -406,18 +401,12 @@ static void test_determinism(void **state)
         assert_true(dist_sample(&d, &a) == dist_sample(&d, &b));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kinds_moments),
-        cmocka_unit_test(test_lognormal_quantiles),
-        cmocka_unit_test(test_truncation),
-        cmocka_unit_test(test_units),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_nonneg),
-        cmocka_unit_test(test_format_round_trip),
-        cmocka_unit_test(test_sample_u64),
-        cmocka_unit_test(test_determinism),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_kinds_moments),
+          cmocka_unit_test(test_lognormal_quantiles),
+          cmocka_unit_test(test_truncation),
+          cmocka_unit_test(test_units),
+          cmocka_unit_test(test_errors),
+          cmocka_unit_test(test_nonneg),
+          cmocka_unit_test(test_format_round_trip),
+          cmocka_unit_test(test_sample_u64),
+          cmocka_unit_test(test_determinism))

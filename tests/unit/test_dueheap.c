@@ -82,12 +82,6 @@ static void test_one(void **state)
     due_heap_reset(&h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_many_ties_growing),
-        cmocka_unit_test(test_distinct_fixed_room),
-        cmocka_unit_test(test_one),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_many_ties_growing),
+          cmocka_unit_test(test_distinct_fixed_room),
+          cmocka_unit_test(test_one))

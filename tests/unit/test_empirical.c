@@ -261,17 +261,11 @@ static void test_pairs_correlation(void **state)
     empirical_free(e);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csv_single),
-        cmocka_unit_test(test_csv_pairs),
-        cmocka_unit_test(test_jsonl),
-        cmocka_unit_test(test_durations),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_load_file),
-        cmocka_unit_test(test_sample_quantiles),
-        cmocka_unit_test(test_pairs_correlation),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_csv_single),
+          cmocka_unit_test(test_csv_pairs),
+          cmocka_unit_test(test_jsonl),
+          cmocka_unit_test(test_durations),
+          cmocka_unit_test(test_errors),
+          cmocka_unit_test(test_load_file),
+          cmocka_unit_test(test_sample_quantiles),
+          cmocka_unit_test(test_pairs_correlation))

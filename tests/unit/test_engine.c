@@ -791,23 +791,17 @@ static void test_overload_matches_capacity(void **state)
     ASSERT_REL(got, cap, 0.05);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_check),
-        cmocka_unit_test(test_single_request),
-        cmocka_unit_test(test_batch_composition),
-        cmocka_unit_test(test_chunked_prefill),
-        cmocka_unit_test(test_kv_blocks_admission),
-        cmocka_unit_test(test_preemption),
-        cmocka_unit_test(test_prefix_cache),
-        cmocka_unit_test(test_prefix_cache_eviction),
-        cmocka_unit_test(test_queue_limit),
-        cmocka_unit_test(test_stall),
-        cmocka_unit_test(test_cancel),
-        cmocka_unit_test(test_instant_10k),
-        cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_overload_matches_capacity),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_config_check),
+          cmocka_unit_test(test_single_request),
+          cmocka_unit_test(test_batch_composition),
+          cmocka_unit_test(test_chunked_prefill),
+          cmocka_unit_test(test_kv_blocks_admission),
+          cmocka_unit_test(test_preemption),
+          cmocka_unit_test(test_prefix_cache),
+          cmocka_unit_test(test_prefix_cache_eviction),
+          cmocka_unit_test(test_queue_limit),
+          cmocka_unit_test(test_stall),
+          cmocka_unit_test(test_cancel),
+          cmocka_unit_test(test_instant_10k),
+          cmocka_unit_test(test_determinism),
+          cmocka_unit_test(test_overload_matches_capacity))

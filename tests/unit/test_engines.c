@@ -2,6 +2,7 @@
  * against small hand-written scrapes of each engine and the real llama.cpp
  * capture. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,92 +78,59 @@ static void check_values(const char *file, enum engine_kind k,
         if (!v.present[m])
             fail_msg("%s: %s absent, want %g", file,
                      engines_meaning_name((enum engine_meaning)m), want[m]);
-        ASSERT_NEAR(v.value[m], want[m], 1e-9 * fabs(want[m]));
+        if (!(fabs(v.value[m] - want[m]) <= 1e-9 * fabs(want[m])))
+            fail_msg("%s: %s = %.9g, want %.9g", file,
+                     engines_meaning_name((enum engine_meaning)m), v.value[m], want[m]);
         assert_non_null(v.source[m]);
         assert_int_equal(v.source[m]->engine, k);
     }
     prom_scrape_free(s);
 }
 
-static void test_extract_vllm(void **state)
+#define ABSENT (-1.0)
+
+/* What engines_extract finds in each capture, in the order of cols;
+ * ABSENT: not there. TTFT is a histogram, never a value: check_values
+ * requires it absent for every engine. */
+static const enum engine_meaning cols[] = {
+    ENGINE_M_WAITING,       ENGINE_M_RUNNING,           ENGINE_M_KV_USAGE,
+    ENGINE_M_PREEMPTIONS,   ENGINE_M_PROMPT_TOKENS,     ENGINE_M_GENERATION_TOKENS,
+    ENGINE_M_REQUEST_SUCCESS,
+};
+
+static const struct extract_case {
+    const char *file;
+    enum engine_kind kind;
+    double want[LL_ARRAY_LEN(cols)];
+} extract_cases[] = {
+    /* finished: stop 90 + length 10 + abort 2 */
+    {"vllm.txt", ENGINE_VLLM, {3, 7, 0.42, 5, 12345, 6789, 102}},
+    {"sglang.txt", ENGINE_SGLANG, {2826, 162, 0.28, 48, 8128902, 7557572, ABSENT}},
+    {"tgi.txt", ENGINE_TGI, {4, 16, ABSENT, ABSENT, 64000, 32000, 250}},
+    /* this build does not send KV usage */
+    {"llamacpp-metrics.txt", ENGINE_LLAMACPP, {0, 0, ABSENT, ABSENT, 51, 36, ABSENT}},
+    /* waiting: TRT-LLM's waiting, not pending (0); running: scheduled;
+     * finished: both models summed */
+    {"triton.txt", ENGINE_TRITON, {3, 6, 0.3, ABSENT, ABSENT, ABSENT, 80}},
+};
+
+/* A cmocka test whose initial state is its row of extract_cases. */
+static void run_extract_case(void **state)
 {
-    (void)state;
+    const struct extract_case *c = *state;
     double want[ENGINE_MEANING_COUNT];
-    want[ENGINE_M_NONE] = -1;
-    want[ENGINE_M_WAITING] = 3;
-    want[ENGINE_M_RUNNING] = 7;
-    want[ENGINE_M_KV_USAGE] = 0.42;
-    want[ENGINE_M_PREEMPTIONS] = 5;
-    want[ENGINE_M_TTFT] = -1;
-    want[ENGINE_M_PROMPT_TOKENS] = 12345;
-    want[ENGINE_M_GENERATION_TOKENS] = 6789;
-    want[ENGINE_M_REQUEST_SUCCESS] = 102;    /* stop 90 + length 10 + abort 2 */
-    check_values("vllm.txt", ENGINE_VLLM, want);
+    for (int m = 0; m < ENGINE_MEANING_COUNT; m++)
+        want[m] = ABSENT;
+    for (size_t k = 0; k < LL_ARRAY_LEN(cols); k++)
+        want[cols[k]] = c->want[k];
+    check_values(c->file, c->kind, want);
 }
 
-static void test_extract_sglang(void **state)
+#define EXTRACT_TEST(name, i) { #name, run_extract_case, NULL, NULL, (void *)&extract_cases[i] }
+
+static void test_extract_triton_pending(void **state)
 {
     (void)state;
-    double want[ENGINE_MEANING_COUNT];
-    want[ENGINE_M_NONE] = -1;
-    want[ENGINE_M_WAITING] = 2826;
-    want[ENGINE_M_RUNNING] = 162;
-    want[ENGINE_M_KV_USAGE] = 0.28;
-    want[ENGINE_M_PREEMPTIONS] = 48;
-    want[ENGINE_M_TTFT] = -1;
-    want[ENGINE_M_PROMPT_TOKENS] = 8128902;
-    want[ENGINE_M_GENERATION_TOKENS] = 7557572;
-    want[ENGINE_M_REQUEST_SUCCESS] = -1;
-    check_values("sglang.txt", ENGINE_SGLANG, want);
-}
-
-static void test_extract_tgi(void **state)
-{
-    (void)state;
-    double want[ENGINE_MEANING_COUNT];
-    want[ENGINE_M_NONE] = -1;
-    want[ENGINE_M_WAITING] = 4;
-    want[ENGINE_M_RUNNING] = 16;
-    want[ENGINE_M_KV_USAGE] = -1;
-    want[ENGINE_M_PREEMPTIONS] = -1;
-    want[ENGINE_M_TTFT] = -1;
-    want[ENGINE_M_PROMPT_TOKENS] = 64000;
-    want[ENGINE_M_GENERATION_TOKENS] = 32000;
-    want[ENGINE_M_REQUEST_SUCCESS] = 250;
-    check_values("tgi.txt", ENGINE_TGI, want);
-}
-
-static void test_extract_llamacpp_fixture(void **state)
-{
-    (void)state;
-    double want[ENGINE_MEANING_COUNT];
-    want[ENGINE_M_NONE] = -1;
-    want[ENGINE_M_WAITING] = 0;
-    want[ENGINE_M_RUNNING] = 0;
-    want[ENGINE_M_KV_USAGE] = -1;     /* this build does not send it */
-    want[ENGINE_M_PREEMPTIONS] = -1;
-    want[ENGINE_M_TTFT] = -1;
-    want[ENGINE_M_PROMPT_TOKENS] = 51;
-    want[ENGINE_M_GENERATION_TOKENS] = 36;
-    want[ENGINE_M_REQUEST_SUCCESS] = -1;
-    check_values("llamacpp-metrics.txt", ENGINE_LLAMACPP, want);
-}
-
-static void test_extract_triton(void **state)
-{
-    (void)state;
-    double want[ENGINE_MEANING_COUNT];
-    want[ENGINE_M_NONE] = -1;
-    want[ENGINE_M_WAITING] = 3;      /* TRT-LLM's waiting, not pending (0) */
-    want[ENGINE_M_RUNNING] = 6;      /* scheduled */
-    want[ENGINE_M_KV_USAGE] = 0.3;
-    want[ENGINE_M_PREEMPTIONS] = -1;
-    want[ENGINE_M_TTFT] = -1;
-    want[ENGINE_M_PROMPT_TOKENS] = -1;
-    want[ENGINE_M_GENERATION_TOKENS] = -1;
-    want[ENGINE_M_REQUEST_SUCCESS] = 80;   /* both models summed */
-    check_values("triton.txt", ENGINE_TRITON, want);
-
     /* Without the TRT-LLM backend, the pending count is the queue. */
     const char *plain = "nv_inference_pending_request_count{model=\"a\"} 2\n"
                         "nv_inference_pending_request_count{model=\"b\"} 5\n";
@@ -242,19 +210,16 @@ static void test_ttft_histogram(void **state)
 {
     (void)state;
     struct prom_histogram h;
-    double q;
     struct prom_scrape *s = load("vllm.txt");
     assert_int_equal(engines_ttft_histogram(ENGINE_VLLM, s, &h), 0);
-    assert_int_equal(prom_histogram_quantile(&h, 0.5, &q), 0);
-    ASSERT_NEAR(q, 0.4, 1e-12);            /* see test_prom.c */
+    ASSERT_QUANTILE(&h, 0.5, 0.4); /* see test_prom.c */
     prom_scrape_free(s);
 
     /* SGLang: 1, 3, 27, 28. p50 rank 14 in (0.06, 1]:
      * 0.06 + 0.94 * (14 - 3) / 24. */
     s = load("sglang.txt");
     assert_int_equal(engines_ttft_histogram(ENGINE_SGLANG, s, &h), 0);
-    assert_int_equal(prom_histogram_quantile(&h, 0.5, &q), 0);
-    ASSERT_NEAR(q, 0.06 + 0.94 * 11.0 / 24.0, 1e-12);
+    ASSERT_QUANTILE(&h, 0.5, 0.06 + 0.94 * 11.0 / 24.0);
     prom_scrape_free(s);
 
     s = load("tgi.txt");
@@ -290,19 +255,14 @@ static void test_table_consistent(void **state)
     assert_string_equal(engines_meaning_name(ENGINE_M_KV_USAGE), "kv_usage");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_detect_each_engine),
-        cmocka_unit_test(test_extract_vllm),
-        cmocka_unit_test(test_extract_sglang),
-        cmocka_unit_test(test_extract_tgi),
-        cmocka_unit_test(test_extract_llamacpp_fixture),
-        cmocka_unit_test(test_extract_triton),
-        cmocka_unit_test(test_old_vllm_kv_name_and_max),
-        cmocka_unit_test(test_lookup_keeps_unknown_raw),
-        cmocka_unit_test(test_ttft_histogram),
-        cmocka_unit_test(test_table_consistent),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_detect_each_engine),
+          EXTRACT_TEST(test_extract_vllm, 0),
+          EXTRACT_TEST(test_extract_sglang, 1),
+          EXTRACT_TEST(test_extract_tgi, 2),
+          EXTRACT_TEST(test_extract_llamacpp_fixture, 3),
+          EXTRACT_TEST(test_extract_triton, 4),
+          cmocka_unit_test(test_extract_triton_pending),
+          cmocka_unit_test(test_old_vllm_kv_name_and_max),
+          cmocka_unit_test(test_lookup_keeps_unknown_raw),
+          cmocka_unit_test(test_ttft_histogram),
+          cmocka_unit_test(test_table_consistent))

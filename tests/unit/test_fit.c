@@ -183,18 +183,12 @@ static void test_knee_none(void **state)
     assert_false(k.found);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ci_ranks_median_table),
-        cmocka_unit_test(test_ci_ranks_p99),
-        cmocka_unit_test(test_t975_table),
-        cmocka_unit_test(test_mean_ci95),
-        cmocka_unit_test(test_slope),
-        cmocka_unit_test(test_solve3),
-        cmocka_unit_test(test_knee_saturating),
-        cmocka_unit_test(test_knee_two_slopes),
-        cmocka_unit_test(test_knee_none),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_ci_ranks_median_table),
+          cmocka_unit_test(test_ci_ranks_p99),
+          cmocka_unit_test(test_t975_table),
+          cmocka_unit_test(test_mean_ci95),
+          cmocka_unit_test(test_slope),
+          cmocka_unit_test(test_solve3),
+          cmocka_unit_test(test_knee_saturating),
+          cmocka_unit_test(test_knee_two_slopes),
+          cmocka_unit_test(test_knee_none))

@@ -12,12 +12,6 @@
 /* The bucket midpoint is within 1/256 of any value in the bucket. */
 #define HIST_REL_BOUND (1.0 / 256.0)
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Nearest rank computed independently of hist.c, in integers: the
  * percentile is given in thousandths of a percent (99.9 -> 99900). */
 static uint64_t rank_exact(uint64_t pct_milli, uint64_t n)
@@ -69,7 +63,7 @@ static void check_against_sorted(gen_fn *gen, uint64_t seed)
         v[i] = gen(&r);
         hist_record(h, v[i]);
     }
-    qsort(v, n, sizeof(*v), cmp_u64);
+    qsort(v, n, sizeof(*v), test_cmp_u64);
 
     assert_int_equal(hist_count(h), n);
     assert_int_equal(hist_min(h), v[0]);
@@ -436,23 +430,17 @@ static void test_write(void **state)
     hist_free(h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        SORTED_TEST(test_percentiles_uniform, uniform_case),
-        SORTED_TEST(test_percentiles_lognormal, lognormal_case),
-        cmocka_unit_test(test_percentiles_constant),
-        cmocka_unit_test(test_percentiles_two_point),
-        SORTED_TEST(test_percentiles_small, small_case),
-        cmocka_unit_test(test_nearest_rank),
-        cmocka_unit_test(test_empty),
-        cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_overflow),
-        cmocka_unit_test(test_iteration),
-        cmocka_unit_test(test_bucket_bounds),
-        cmocka_unit_test(test_string_round_trip),
-        cmocka_unit_test(test_string_rejects),
-        cmocka_unit_test(test_write),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(SORTED_TEST(test_percentiles_uniform, uniform_case),
+          SORTED_TEST(test_percentiles_lognormal, lognormal_case),
+          cmocka_unit_test(test_percentiles_constant),
+          cmocka_unit_test(test_percentiles_two_point),
+          SORTED_TEST(test_percentiles_small, small_case),
+          cmocka_unit_test(test_nearest_rank),
+          cmocka_unit_test(test_empty),
+          cmocka_unit_test(test_merge),
+          cmocka_unit_test(test_overflow),
+          cmocka_unit_test(test_iteration),
+          cmocka_unit_test(test_bucket_bounds),
+          cmocka_unit_test(test_string_round_trip),
+          cmocka_unit_test(test_string_rejects),
+          cmocka_unit_test(test_write))

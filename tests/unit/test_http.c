@@ -330,19 +330,13 @@ static void test_buf(void **state)
     http_buf_free(&b);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        SPLIT_TEST(test_get_every_split, get_split),
-        SPLIT_TEST(test_post_every_split, post_split),
-        SPLIT_TEST(test_chunked_every_split, chunked_split),
-        cmocka_unit_test(test_lf_only),
-        cmocka_unit_test(test_pipelined),
-        cmocka_unit_test(test_bad_requests),
-        cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_expect_continue),
-        cmocka_unit_test(test_connection_close),
-        cmocka_unit_test(test_buf),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(SPLIT_TEST(test_get_every_split, get_split),
+          SPLIT_TEST(test_post_every_split, post_split),
+          SPLIT_TEST(test_chunked_every_split, chunked_split),
+          cmocka_unit_test(test_lf_only),
+          cmocka_unit_test(test_pipelined),
+          cmocka_unit_test(test_bad_requests),
+          cmocka_unit_test(test_limits),
+          cmocka_unit_test(test_expect_continue),
+          cmocka_unit_test(test_connection_close),
+          cmocka_unit_test(test_buf))

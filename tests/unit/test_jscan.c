@@ -473,18 +473,12 @@ static void test_scan(void **state)
     assert_ptr_equal(jscan_scan_string(ctl, ctl + 4, &escaped), NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_validate_vectors),
-        cmocka_unit_test(test_validate_root),
-        cmocka_unit_test(test_depth),
-        cmocka_unit_test(test_iterate),
-        cmocka_unit_test(test_lookup),
-        cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_strings),
-        cmocka_unit_test(test_reader_agrees),
-        cmocka_unit_test(test_scan),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_validate_vectors),
+          cmocka_unit_test(test_validate_root),
+          cmocka_unit_test(test_depth),
+          cmocka_unit_test(test_iterate),
+          cmocka_unit_test(test_lookup),
+          cmocka_unit_test(test_numbers),
+          cmocka_unit_test(test_strings),
+          cmocka_unit_test(test_reader_agrees),
+          cmocka_unit_test(test_scan))

@@ -962,23 +962,17 @@ static void test_memo_matches_full_decode(void **state)
     run_memo_script(memo_script, LL_ARRAY_LEN(memo_script));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_done_and_malformed),
-        CHUNK_TEST(test_chat_content),
-        CHUNK_TEST(test_reasoning_and_tools),
-        CHUNK_TEST(test_finish_reason),
-        CHUNK_TEST(test_usage),
-        CHUNK_TEST(test_errors),
-        cmocka_unit_test(test_error_message_cut),
-        CHUNK_TEST(test_completions),
-        cmocka_unit_test(test_response),
-        cmocka_unit_test(test_stream_chunk_usage),
-        cmocka_unit_test(test_stream_events_fallback),
-        cmocka_unit_test(test_matches_reference),
-        cmocka_unit_test(test_fast_path_edges),
-        cmocka_unit_test(test_memo_matches_full_decode),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_done_and_malformed),
+          CHUNK_TEST(test_chat_content),
+          CHUNK_TEST(test_reasoning_and_tools),
+          CHUNK_TEST(test_finish_reason),
+          CHUNK_TEST(test_usage),
+          CHUNK_TEST(test_errors),
+          cmocka_unit_test(test_error_message_cut),
+          CHUNK_TEST(test_completions),
+          cmocka_unit_test(test_response),
+          cmocka_unit_test(test_stream_chunk_usage),
+          cmocka_unit_test(test_stream_events_fallback),
+          cmocka_unit_test(test_matches_reference),
+          cmocka_unit_test(test_fast_path_edges),
+          cmocka_unit_test(test_memo_matches_full_decode))

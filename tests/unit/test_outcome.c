@@ -358,13 +358,7 @@ static void test_xfer_kind(void **state)
     assert_int_equal(outcome_xfer_kind(OUTCOME_XFER_OTHER, 1), REC_TRANSPORT_ERROR);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_named_cases),
-        cmocka_unit_test(test_every_combination),
-        cmocka_unit_test(test_forced_kinds_pass_through),
-        cmocka_unit_test(test_xfer_kind),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_named_cases),
+          cmocka_unit_test(test_every_combination),
+          cmocka_unit_test(test_forced_kinds_pass_through),
+          cmocka_unit_test(test_xfer_kind))

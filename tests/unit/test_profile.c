@@ -151,14 +151,8 @@ static void test_explain(void **state)
     free(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get),
-        cmocka_unit_test(test_capacity_default),
-        cmocka_unit_test(test_capacity_kv_and_prefill),
-        cmocka_unit_test(test_capacity_instant),
-        cmocka_unit_test(test_explain),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_get),
+          cmocka_unit_test(test_capacity_default),
+          cmocka_unit_test(test_capacity_kv_and_prefill),
+          cmocka_unit_test(test_capacity_instant),
+          cmocka_unit_test(test_explain))

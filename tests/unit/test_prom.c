@@ -1,6 +1,7 @@
 /* Unit tests for prom.c: the Prometheus text parser, sample lookup, and
  * quantiles from histogram buckets against hand-computed values. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -494,18 +495,12 @@ static void test_histogram_quantile(void **state)
     ASSERT_NEAR(h.sum, 21.5, 0.0);
     ASSERT_NEAR(h.total, 50.0, 0.0);
     double q;
-    assert_int_equal(prom_histogram_quantile(&h, 0.10, &q), 0);
-    ASSERT_NEAR(q, 0.05, 1e-12);
-    assert_int_equal(prom_histogram_quantile(&h, 0.50, &q), 0);
-    ASSERT_NEAR(q, 0.4, 1e-12);
-    assert_int_equal(prom_histogram_quantile(&h, 0.80, &q), 0);
-    ASSERT_NEAR(q, 0.5 + 0.5 * 10.0 / 15.0, 1e-12);
-    assert_int_equal(prom_histogram_quantile(&h, 0.90, &q), 0);
-    ASSERT_NEAR(q, 1.0, 1e-12);
-    assert_int_equal(prom_histogram_quantile(&h, 0.99, &q), 0);
-    ASSERT_NEAR(q, 1.0, 1e-12);
-    assert_int_equal(prom_histogram_quantile(&h, 0.0, &q), 0);
-    ASSERT_NEAR(q, 0.0, 1e-12);
+    ASSERT_QUANTILE(&h, 0.10, 0.05);
+    ASSERT_QUANTILE(&h, 0.50, 0.4);
+    ASSERT_QUANTILE(&h, 0.80, 0.5 + 0.5 * 10.0 / 15.0);
+    ASSERT_QUANTILE(&h, 0.90, 1.0);
+    ASSERT_QUANTILE(&h, 0.99, 1.0);
+    ASSERT_QUANTILE(&h, 0.0, 0.0);
 
     /* Out-of-range q is reported, never clamped. */
     assert_int_equal(prom_histogram_quantile(&h, 1.5, &q), LL_E_RANGE);
@@ -547,10 +542,8 @@ static void test_histogram_delta(void **state)
     ASSERT_NEAR(d.total, 30, 0);
     ASSERT_NEAR(d.sum, 15, 0);
     double q;
-    assert_int_equal(prom_histogram_quantile(&d, 0.5, &q), 0);
-    ASSERT_NEAR(q, 0.1 + 0.4 * 9.0 / 14.0, 1e-12);
-    assert_int_equal(prom_histogram_quantile(&d, 0.9, &q), 0);
-    ASSERT_NEAR(q, 1.0, 1e-12);
+    ASSERT_QUANTILE(&d, 0.5, 0.1 + 0.4 * 9.0 / 14.0);
+    ASSERT_QUANTILE(&d, 0.9, 1.0);
 
     /* A reset (counts went down) is reported and out is left alone. */
     struct prom_histogram keep = d;
@@ -600,14 +593,12 @@ static void test_histogram_gather_edge_cases(void **state)
     ASSERT_NEAR(h.total, 10, 0);
     /* p50 of the sum: rank 5 in (1, 2]: 1 + 1 * 1/2. */
     double q;
-    assert_int_equal(prom_histogram_quantile(&h, 0.5, &q), 0);
-    ASSERT_NEAR(q, 1.5, 1e-12);
+    ASSERT_QUANTILE(&h, 0.5, 1.5);
     /* Only series a: 2, 4, 4; p25 rank 1 in (0, 1]: 0.5. */
     const struct prom_label a[] = {{"m", "a", 1}};
     assert_int_equal(prom_scrape_histogram(s, "h", a, 1, &h), 0);
     ASSERT_NEAR(h.count[2], 4, 0);
-    assert_int_equal(prom_histogram_quantile(&h, 0.25, &q), 0);
-    ASSERT_NEAR(q, 0.5, 1e-12);
+    ASSERT_QUANTILE(&h, 0.25, 0.5);
     prom_scrape_free(s);
 
     /* A bucket without le is an error; so is one without +Inf for a
@@ -631,30 +622,22 @@ static void test_histogram_gather_edge_cases(void **state)
     m.n_buckets = 3;
     m.le[0] = 1; m.le[1] = 2; m.le[2] = INFINITY;
     m.count[0] = 5; m.count[1] = 3; m.count[2] = 10;
-    assert_int_equal(prom_histogram_quantile(&m, 0.5, &q), 0);
-    ASSERT_NEAR(q, 1.0, 1e-12);
+    ASSERT_QUANTILE(&m, 0.5, 1.0);
     /* p60 rank 6 lands in +Inf (cum 5, 5, 10): the top finite bound 2. */
-    assert_int_equal(prom_histogram_quantile(&m, 0.6, &q), 0);
-    ASSERT_NEAR(q, 2.0, 1e-12);
+    ASSERT_QUANTILE(&m, 0.6, 2.0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_types_and_families),
-        cmocka_unit_test(test_label_escapes),
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_timestamps),
-        cmocka_unit_test(test_bad_lines_counted),
-        cmocka_unit_test(test_crlf_and_no_final_newline),
-        cmocka_unit_test(test_long_lines),
-        cmocka_unit_test(test_eof_and_nul),
-        cmocka_unit_test(test_llamacpp_fixture),
-        cmocka_unit_test(test_callback_matches_scrape),
-        cmocka_unit_test_setup_teardown(test_find_and_sum, vllm_setup, vllm_teardown),
-        cmocka_unit_test_setup_teardown(test_histogram_quantile, vllm_setup, vllm_teardown),
-        cmocka_unit_test(test_histogram_delta),
-        cmocka_unit_test(test_histogram_gather_edge_cases),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_types_and_families),
+          cmocka_unit_test(test_label_escapes),
+          cmocka_unit_test(test_values),
+          cmocka_unit_test(test_timestamps),
+          cmocka_unit_test(test_bad_lines_counted),
+          cmocka_unit_test(test_crlf_and_no_final_newline),
+          cmocka_unit_test(test_long_lines),
+          cmocka_unit_test(test_eof_and_nul),
+          cmocka_unit_test(test_llamacpp_fixture),
+          cmocka_unit_test(test_callback_matches_scrape),
+          cmocka_unit_test_setup_teardown(test_find_and_sum, vllm_setup, vllm_teardown),
+          cmocka_unit_test_setup_teardown(test_histogram_quantile, vllm_setup, vllm_teardown),
+          cmocka_unit_test(test_histogram_delta),
+          cmocka_unit_test(test_histogram_gather_edge_cases))

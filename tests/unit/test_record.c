@@ -695,21 +695,15 @@ static void test_read_file(void **state)
     assert_non_null(strstr(err, "No such file"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kind_names),
-        cmocka_unit_test(test_init),
-        cmocka_unit_test(test_jsonl_full),
-        cmocka_unit_test(test_jsonl_nulls),
-        cmocka_unit_test(test_jsonl_escaping),
-        cmocka_unit_test(test_jsonl_write_error),
-        cmocka_unit_test(test_derived),
-        cmocka_unit_test(test_jsonl_matches_printf),
-        cmocka_unit_test(test_read_back_full),
-        cmocka_unit_test(test_read_back_absent),
-        cmocka_unit_test(test_read_bad_lines),
-        cmocka_unit_test(test_read_file),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_kind_names),
+          cmocka_unit_test(test_init),
+          cmocka_unit_test(test_jsonl_full),
+          cmocka_unit_test(test_jsonl_nulls),
+          cmocka_unit_test(test_jsonl_escaping),
+          cmocka_unit_test(test_jsonl_write_error),
+          cmocka_unit_test(test_derived),
+          cmocka_unit_test(test_jsonl_matches_printf),
+          cmocka_unit_test(test_read_back_full),
+          cmocka_unit_test(test_read_back_absent),
+          cmocka_unit_test(test_read_bad_lines),
+          cmocka_unit_test(test_read_file))

@@ -261,14 +261,8 @@ static void test_redact_headers(void **state)
     json_decref(arr);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prepare_named),
-        cmocka_unit_test(test_prepare_default),
-        cmocka_unit_test(test_write_atomic),
-        cmocka_unit_test(test_host_info),
-        cmocka_unit_test(test_redact_headers),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_prepare_named),
+          cmocka_unit_test(test_prepare_default),
+          cmocka_unit_test(test_write_atomic),
+          cmocka_unit_test(test_host_info),
+          cmocka_unit_test(test_redact_headers))

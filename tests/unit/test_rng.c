@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "util/rng.h"
 #include "util/util.h"
 
@@ -34,12 +35,6 @@ static void test_determinism(void **state)
     assert_true(x != y);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void test_streams(void **state)
 {
     (void)state;
@@ -54,7 +49,7 @@ static void test_streams(void **state)
         rng_seed(&r, (uint64_t)i + 5000, 0); /* not 1234: no pair twice */
         first[N + i] = rng_next(&r);
     }
-    qsort(first, 2 * N, sizeof(first[0]), cmp_u64);
+    qsort(first, 2 * N, sizeof(first[0]), test_cmp_u64);
     for (int i = 1; i < 2 * N; i++)
         assert_true(first[i] != first[i - 1]);
 
@@ -240,16 +235,10 @@ static void test_gamma(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_sequence),
-        cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_streams),
-        cmocka_unit_test(test_uniform_range),
-        cmocka_unit_test(test_normal),
-        cmocka_unit_test(test_exponential),
-        cmocka_unit_test(test_gamma),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_reference_sequence),
+          cmocka_unit_test(test_determinism),
+          cmocka_unit_test(test_streams),
+          cmocka_unit_test(test_uniform_range),
+          cmocka_unit_test(test_normal),
+          cmocka_unit_test(test_exponential),
+          cmocka_unit_test(test_gamma))

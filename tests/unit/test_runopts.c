@@ -159,35 +159,28 @@ static void test_config_errors(void **state)
     memset(&o, 0, sizeof o);
     assert_int_equal(workload_transport(&o, err, sizeof err), 0);
 
-    o.api = "nope";
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
-                 "--api: expected openai-chat or openai-completions, got \"nope\"");
-    memset(&o, 0, sizeof o);
-    o.threads = "300";
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
-                 "--threads: at most 256, got \"300\"");
-    memset(&o, 0, sizeof o);
-    o.http_client = "native";
-    o.http2 = 1;
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
-                 "--http-client native: speaks HTTP/1.1 only; drop --http2 or use curl");
-    memset(&o, 0, sizeof o);
-    o.prefix_fraction = "2";
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
-                 "--prefix-fraction: expected a fraction from 0 to 1 (e.g. 0.3), got \"2\"");
+    /* Options otherwise unset, one bad: the whole message. */
+    static const struct {
+        struct run_opts o;
+        const char *want;
+    } bad[] = {
+        {{.api = "nope"}, "--api: expected openai-chat or openai-completions, got \"nope\""},
+        {{.threads = "300"}, "--threads: at most 256, got \"300\""},
+        {{.http_client = "native", .http2 = 1},
+         "--http-client native: speaks HTTP/1.1 only; drop --http2 or use curl"},
+        {{.prefix_fraction = "2"},
+         "--prefix-fraction: expected a fraction from 0 to 1 (e.g. 0.3), got \"2\""},
+        {{.prompt_ids = 1},
+         "--prompt-ids: token-ID prompts go to /v1/completions; add --api openai-completions"},
+        {{.t_idle = "xx"}, "--timeout-idle: expected a duration (e.g. 500ms, 30s, 2m), got \"xx\""},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++)
+        ASSERT_USAGE(workload_transport(&bad[i].o, err, sizeof err), err, bad[i].want);
+    /* The file's own reason follows the option's name. */
     memset(&o, 0, sizeof o);
     o.lengths = "empirical:/nonexistent/lengths.csv";
     assert_int_equal(workload_transport(&o, err, sizeof err), LL_E_INVAL);
     assert_true(strncmp(err, "--lengths: ", 11) == 0);
-    memset(&o, 0, sizeof o);
-    o.prompt_ids = 1;
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
-                 "--prompt-ids: token-ID prompts go to /v1/completions; add --api "
-                 "openai-completions");
-    memset(&o, 0, sizeof o);
-    o.t_idle = "xx";
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
-                 "--timeout-idle: expected a duration (e.g. 500ms, 30s, 2m), got \"xx\"");
 
     memset(&o, 0, sizeof o);
     o.seed = "-1";
@@ -240,14 +233,8 @@ static void test_fd_table_grown_up_front(void **state)
     assert_int_equal(fcntl(want - 1, F_GETFD), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_value_errors),
-        cmocka_unit_test(test_url_errors),
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_fd_table_grown_up_front),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_value_errors),
+          cmocka_unit_test(test_url_errors),
+          cmocka_unit_test(test_parse),
+          cmocka_unit_test(test_config_errors),
+          cmocka_unit_test(test_fd_table_grown_up_front))

@@ -595,23 +595,17 @@ static void test_llama_nostream_and_error(void **state)
     free(b.buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_line_endings),
-        cmocka_unit_test(test_comments_and_fields),
-        cmocka_unit_test(test_event_and_id),
-        cmocka_unit_test(test_end_of_stream),
-        cmocka_unit_test(test_bom),
-        cmocka_unit_test(test_long_line),
-        cmocka_unit_test(test_long_line_bounded),
-        cmocka_unit_test(test_callback_stops),
-        cmocka_unit_test(test_zero_copy),
-        cmocka_unit_test(test_reuse_no_growth),
-        CAPTURE_TEST(test_llama_chat_stream_usage, chat_stream_usage),
-        CAPTURE_TEST(test_llama_completions_stream, completions_stream),
-        cmocka_unit_test(test_llama_completions_as_chat),
-        cmocka_unit_test(test_llama_nostream_and_error),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_line_endings),
+          cmocka_unit_test(test_comments_and_fields),
+          cmocka_unit_test(test_event_and_id),
+          cmocka_unit_test(test_end_of_stream),
+          cmocka_unit_test(test_bom),
+          cmocka_unit_test(test_long_line),
+          cmocka_unit_test(test_long_line_bounded),
+          cmocka_unit_test(test_callback_stops),
+          cmocka_unit_test(test_zero_copy),
+          cmocka_unit_test(test_reuse_no_growth),
+          CAPTURE_TEST(test_llama_chat_stream_usage, chat_stream_usage),
+          CAPTURE_TEST(test_llama_completions_stream, completions_stream),
+          cmocka_unit_test(test_llama_completions_as_chat),
+          cmocka_unit_test(test_llama_nostream_and_error))

@@ -269,12 +269,6 @@ static void test_merge_equals_single(void **state)
     stats_free(&total);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_add_one_ok),
-        cmocka_unit_test(test_add_failures),
-        cmocka_unit_test(test_merge_equals_single),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_add_one_ok),
+          cmocka_unit_test(test_add_failures),
+          cmocka_unit_test(test_merge_equals_single))

@@ -442,13 +442,7 @@ static void test_json_write_error(void **state)
     stats_free(&s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_print),
-        cmocka_unit_test(test_json),
-        cmocka_unit_test(test_json_exact_percentiles),
-        cmocka_unit_test(test_json_write_error),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_print),
+          cmocka_unit_test(test_json),
+          cmocka_unit_test(test_json_exact_percentiles),
+          cmocka_unit_test(test_json_write_error))

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testutil.h"
 
 #include "measure/record.h"
 #include "report/steps_csv.h"
@@ -604,15 +605,62 @@ static void class_settings(struct sweep_settings *set)
     set->slo.ttft_ns = 100 * MS;
 }
 
+/* The points of n steps into pts (room for n) and their findings into fd.
+ * Returns the number of points. */
+static size_t class_findings(const struct sweep_step *steps, size_t n,
+                             const struct sweep_settings *set, struct sweep_point *pts,
+                             struct sweep_findings *fd)
+{
+    size_t np = sweep_points_build(steps, n, pts);
+    sweep_findings_compute(steps, n, pts, np, set, fd);
+    return np;
+}
+
+/* make_class_sweep's four steps under class_settings, with their points
+ * and findings (fd on the heap: the struct is large). */
+struct class_sweep {
+    struct sweep_settings set;
+    struct sweep_step steps[4];
+    struct sweep_point pts[4];
+    size_t np;
+    struct sweep_findings *fd;
+};
+
+static void class_sweep_init(struct class_sweep *cs)
+{
+    class_settings(&cs->set);
+    make_class_sweep(cs->steps, &cs->set);
+    cs->fd = malloc(sizeof *cs->fd);
+    assert_non_null(cs->fd);
+    cs->np = class_findings(cs->steps, 4, &cs->set, cs->pts, cs->fd);
+}
+
+static void class_sweep_free(struct class_sweep *cs)
+{
+    free(cs->fd);
+    for (int i = 0; i < 4; i++)
+        sweep_step_free(&cs->steps[i]);
+}
+
+/* What sweep_print_classes prints for fd (caller frees). */
+static char *print_classes(const struct sweep_findings *fd, size_t *len)
+{
+    struct test_mem m;
+    test_mem_open(&m);
+    sweep_print_classes(m.f, fd);
+    char *buf = test_mem_close(&m);
+    *len = m.len;
+    return buf;
+}
+
 /* Per-class figures of one step, by hand. At 6 req/s, 66 requests, ids
  * 6..65 in the window (sched 1.0 .. 10.83 s): 30 short, 30 long. */
 static void test_class_step_figures(void **state)
 {
     (void)state;
-    struct sweep_settings set;
-    class_settings(&set);
-    struct sweep_step steps[4];
-    make_class_sweep(steps, &set);
+    struct class_sweep cs;
+    class_sweep_init(&cs);
+    struct sweep_step *steps = cs.steps;
     const struct sweep_step *s = &steps[2];
     assert_int_equal(s->f.n_classes, 2);
     const struct sweep_class *sh = &s->classes[0], *lo = &s->classes[1];
@@ -653,12 +701,11 @@ static void test_class_step_figures(void **state)
     assert_int_equal(steps[1].classes[1].stats.scheduled, 20);
     /* A step without classes has none. */
     struct sweep_step plain;
-    make_step(&plain, 0, 10, 50, 0, &set);
+    make_step(&plain, 0, 10, 50, 0, &cs.set);
     assert_int_equal(plain.f.n_classes, 0);
     assert_null(plain.classes);
     sweep_step_free(&plain);
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    class_sweep_free(&cs);
 }
 
 /* Per-class SLO capacities, the block printed after the table and the
@@ -666,15 +713,9 @@ static void test_class_step_figures(void **state)
 static void test_class_findings(void **state)
 {
     (void)state;
-    struct sweep_settings set;
-    class_settings(&set);
-    struct sweep_step steps[4];
-    make_class_sweep(steps, &set);
-    struct sweep_point pts[4];
-    size_t np = sweep_points_build(steps, 4, pts);
-    struct sweep_findings *fd = malloc(sizeof *fd);
-    assert_non_null(fd);
-    sweep_findings_compute(steps, 4, pts, np, &set, fd);
+    struct class_sweep cs;
+    class_sweep_init(&cs);
+    struct sweep_findings *fd = cs.fd;
     assert_true(fd->capacity_found);
     ASSERT_NEAR(fd->capacity_rps, 4, 0);
     assert_int_equal(fd->n_classes, 2);
@@ -697,7 +738,7 @@ static void test_class_findings(void **state)
 
     char *text = malloc(SWEEP_FINDINGS_TEXT_MAX);
     assert_non_null(text);
-    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    sweep_findings_text(fd, &cs.set, "", text, SWEEP_FINDINGS_TEXT_MAX);
     assert_non_null(strstr(text, "SLO capacity: 4 req/s"));
     assert_non_null(strstr(text, "class short: SLO capacity 6 req/s (ttft=100ms); next step "
                                  "8 req/s fails: attainment 0.0% < 99%\n"));
@@ -707,12 +748,8 @@ static void test_class_findings(void **state)
     assert_true(strstr(text, "class long") < strstr(text, "stopped:"));
     free(text);
 
-    char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    sweep_print_classes(f, fd);
-    fclose(f);
+    char *buf = print_classes(fd, &len);
     assert_non_null(strstr(buf, "p99 at 4 req/s"));
     const char *line = strstr(buf, "\nshort ");
     assert_non_null(line);
@@ -726,23 +763,16 @@ static void test_class_findings(void **state)
 
     /* Without classes: no block, no class line. */
     struct sweep_step plain[2];
-    make_step(&plain[0], 0, 2, 50, 0, &set);
-    make_step(&plain[1], 1, 4, 50, 0, &set);
-    np = sweep_points_build(plain, 2, pts);
-    sweep_findings_compute(plain, 2, pts, np, &set, fd);
+    make_step(&plain[0], 0, 2, 50, 0, &cs.set);
+    make_step(&plain[1], 1, 4, 50, 0, &cs.set);
+    class_findings(plain, 2, &cs.set, cs.pts, fd);
     assert_int_equal(fd->n_classes, 0);
-    buf = NULL;
-    f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    sweep_print_classes(f, fd);
-    fclose(f);
+    buf = print_classes(fd, &len);
     assert_int_equal(len, 0);
     free(buf);
     sweep_step_free(&plain[0]);
     sweep_step_free(&plain[1]);
-    free(fd);
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    class_sweep_free(&cs);
 }
 
 /* summary.json's steps[].classes and findings.classes; a sweep without
@@ -750,17 +780,10 @@ static void test_class_findings(void **state)
 static void test_class_summary_json(void **state)
 {
     (void)state;
-    struct sweep_settings set;
-    class_settings(&set);
-    struct sweep_step steps[4];
-    make_class_sweep(steps, &set);
-    struct sweep_point pts[4];
-    size_t np = sweep_points_build(steps, 4, pts);
-    struct sweep_findings *fd = malloc(sizeof *fd);
-    assert_non_null(fd);
-    sweep_findings_compute(steps, 4, pts, np, &set, fd);
+    struct class_sweep cs;
+    class_sweep_init(&cs);
     json_t *run = json_object();
-    json_t *sum = sweep_summary_json(steps, 4, pts, np, fd, &set, "", run);
+    json_t *sum = sweep_summary_json(cs.steps, 4, cs.pts, cs.np, cs.fd, &cs.set, "", run);
     assert_string_equal(json_string_value(json_object_get(sum, "schema")), "llmload.sweep/1");
     json_t *st = json_array_get(json_object_get(sum, "steps"), 2);
     json_t *cl = json_object_get(st, "classes");
@@ -797,10 +820,9 @@ static void test_class_summary_json(void **state)
     json_decref(sum);
 
     struct sweep_step plain;
-    make_step(&plain, 0, 2, 50, 0, &set);
-    np = sweep_points_build(&plain, 1, pts);
-    sweep_findings_compute(&plain, 1, pts, np, &set, fd);
-    sum = sweep_summary_json(&plain, 1, pts, np, fd, &set, "", run);
+    make_step(&plain, 0, 2, 50, 0, &cs.set);
+    size_t np = class_findings(&plain, 1, &cs.set, cs.pts, cs.fd);
+    sum = sweep_summary_json(&plain, 1, cs.pts, np, cs.fd, &cs.set, "", run);
     st = json_array_get(json_object_get(sum, "steps"), 0);
     assert_null(json_object_get(st, "classes"));
     assert_null(json_object_get(json_object_get(sum, "findings"), "classes"));
@@ -810,9 +832,7 @@ static void test_class_summary_json(void **state)
     json_decref(sum);
     sweep_step_free(&plain);
     json_decref(run);
-    free(fd);
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    class_sweep_free(&cs);
 }
 
 /* The class facts go through steps.jsonl and back; records written by
@@ -903,10 +923,9 @@ static void test_class_facts_and_records(void **state)
 static void test_classes_csv(void **state)
 {
     (void)state;
-    struct sweep_settings set;
-    class_settings(&set);
-    struct sweep_step steps[4];
-    make_class_sweep(steps, &set);
+    struct class_sweep cs;
+    class_sweep_init(&cs);
+    struct sweep_step *steps = cs.steps;
     assert_true(steps_csv_have_classes(steps, 4));
     assert_false(steps_csv_have_classes(steps, 0));
     char dir[] = "/tmp/test_sweep_csv_XXXXXX";
@@ -940,28 +959,21 @@ static void test_classes_csv(void **state)
     assert_true(strncmp(row5, "2,0,load,6,long,\"ttft=200ms\",30,30,0,0,3,3,0,0,",
                         strlen("2,0,load,6,long,\"ttft=200ms\",30,30,0,0,3,3,0,0,")) == 0);
     assert_non_null(strstr(row5, ",0\n"));
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    class_sweep_free(&cs);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_steady_verdict),
-        cmocka_unit_test(test_recovery),
-        cmocka_unit_test(test_recovery_step),
-        cmocka_unit_test(test_cost_forecast),
-        cmocka_unit_test(test_step_figures),
-        cmocka_unit_test(test_step_invalid),
-        cmocka_unit_test(test_findings_capacity),
-        cmocka_unit_test(test_stop_conditions),
-        cmocka_unit_test(test_points_repeat),
-        cmocka_unit_test(test_facts_round_trip),
-        cmocka_unit_test(test_class_step_figures),
-        cmocka_unit_test(test_class_findings),
-        cmocka_unit_test(test_class_summary_json),
-        cmocka_unit_test(test_class_facts_and_records),
-        cmocka_unit_test(test_classes_csv),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_steady_verdict),
+          cmocka_unit_test(test_recovery),
+          cmocka_unit_test(test_recovery_step),
+          cmocka_unit_test(test_cost_forecast),
+          cmocka_unit_test(test_step_figures),
+          cmocka_unit_test(test_step_invalid),
+          cmocka_unit_test(test_findings_capacity),
+          cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_facts_round_trip),
+          cmocka_unit_test(test_class_step_figures),
+          cmocka_unit_test(test_class_findings),
+          cmocka_unit_test(test_class_summary_json),
+          cmocka_unit_test(test_class_facts_and_records),
+          cmocka_unit_test(test_classes_csv))

@@ -347,19 +347,13 @@ static void test_ids(void **state)
     assert_int_equal(tokenizer_ids(TOKENIZER_WORDS, "", 0, 1, ids, 16), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_count),
-        cmocka_unit_test(test_block_hashes),
-        cmocka_unit_test(test_output_tokens),
-        cmocka_unit_test(test_block_hashes_ids),
-        cmocka_unit_test(test_words_hash_golden),
-        cmocka_unit_test(test_kind_names),
-        cmocka_unit_test(test_bytes2_count),
-        cmocka_unit_test(test_bytes2_prompt_count),
-        cmocka_unit_test(test_bytes2_hashes),
-        cmocka_unit_test(test_ids),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_count),
+          cmocka_unit_test(test_block_hashes),
+          cmocka_unit_test(test_output_tokens),
+          cmocka_unit_test(test_block_hashes_ids),
+          cmocka_unit_test(test_words_hash_golden),
+          cmocka_unit_test(test_kind_names),
+          cmocka_unit_test(test_bytes2_count),
+          cmocka_unit_test(test_bytes2_prompt_count),
+          cmocka_unit_test(test_bytes2_hashes),
+          cmocka_unit_test(test_ids))

@@ -234,14 +234,8 @@ static void test_errors(void **state)
     assert_non_null(strstr(err, "/nonexistent/t.jsonl: cannot open"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dump_schedule_roundtrip),
-        cmocka_unit_test(test_all_fields),
-        cmocka_unit_test(test_sorting_and_escapes),
-        cmocka_unit_test(test_timestamp_rebase_and_scale),
-        cmocka_unit_test(test_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_dump_schedule_roundtrip),
+          cmocka_unit_test(test_all_fields),
+          cmocka_unit_test(test_sorting_and_escapes),
+          cmocka_unit_test(test_timestamp_rebase_and_scale),
+          cmocka_unit_test(test_errors))

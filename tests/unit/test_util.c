@@ -180,16 +180,10 @@ static void test_grow(void **state)
     free(b);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_grow),
-        cmocka_unit_test(test_parse_duration),
-        cmocka_unit_test(test_parse_count),
-        cmocka_unit_test(test_parse_u64),
-        cmocka_unit_test(test_http_list_has),
-        cmocka_unit_test(test_fmt_u64),
-        cmocka_unit_test(test_http_date),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_grow),
+          cmocka_unit_test(test_parse_duration),
+          cmocka_unit_test(test_parse_count),
+          cmocka_unit_test(test_parse_u64),
+          cmocka_unit_test(test_http_list_has),
+          cmocka_unit_test(test_fmt_u64),
+          cmocka_unit_test(test_http_date))

@@ -426,15 +426,9 @@ static void test_prompt_build(void **state)
     assert_int_equal(wl_prompt_build(3, 4, 0, -1, 0, big, sizeof(big)), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sample_file),
-        cmocka_unit_test(test_defaults_and_numbers),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_pick_frequencies),
-        cmocka_unit_test(test_prefix_and_cancel_draws),
-        cmocka_unit_test(test_prompt_build),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_sample_file),
+          cmocka_unit_test(test_defaults_and_numbers),
+          cmocka_unit_test(test_errors),
+          cmocka_unit_test(test_pick_frequencies),
+          cmocka_unit_test(test_prefix_and_cancel_draws),
+          cmocka_unit_test(test_prompt_build))

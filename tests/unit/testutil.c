@@ -108,3 +108,15 @@ size_t svgtest_collect(const char *s, size_t len, const char *prefix, const char
     }
     return n;
 }
+
+int test_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int test_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}

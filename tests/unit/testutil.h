@@ -22,6 +22,21 @@ const char *test_data_path(const char *dir, const char *name, char *buf, size_t 
 void assert_rejected(int rc, const void *out, const char *err, const char *input,
                      const char *a, const char *b, const char *c);
 
+/* qsort comparators, ascending: of uint64_t and of double (NaN not
+ * ordered). */
+int test_cmp_u64(const void *a, const void *b);
+int test_cmp_double(const void *a, const void *b);
+
+/* h's p-quantile (prom_histogram_quantile; the caller includes
+ * metrics/prom.h) is found and within 1e-12 of want. A macro, so that a
+ * failure names the caller's line. */
+#define ASSERT_QUANTILE(h, p, want)                                         \
+    do {                                                                    \
+        double q_;                                                          \
+        assert_int_equal(prom_histogram_quantile((h), (p), &q_), 0);        \
+        ASSERT_NEAR(q_, (want), 1e-12);                                     \
+    } while (0)
+
 /* A memory stream for a writer under test to print into. */
 struct test_mem {
     FILE *f;     /* open between test_mem_open and test_mem_close */
