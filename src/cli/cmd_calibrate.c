@@ -94,41 +94,29 @@ static void usage(FILE *f)
             RUNOPTS_DEFAULT_URL);
 }
 
-/* The flags into o: 0, RUNOPTS_HELP, or LL_E_INVAL with the reason in err. */
+static const struct runopts_flag calib_flags[] = {
+    RUNOPTS_VALUE("url", struct calib_opts, url),
+    RUNOPTS_VALUE("model", struct calib_opts, model),
+    RUNOPTS_VALUE("out", struct calib_opts, out),
+    RUNOPTS_VALUE("api", struct calib_opts, api),
+    RUNOPTS_VALUE("api-key-env", struct calib_opts, api_key_env),
+    RUNOPTS_VALUE("cacert", struct calib_opts, cacert),
+    RUNOPTS_SET("insecure", struct calib_opts, insecure),
+    {"help", 'h', RUNOPTS_KIND_HELP, 0, NULL},
+};
+
+/* The flags into o: 0, RUNOPTS_HELP, or LL_E_INVAL with the reason in err.
+ * calibrate words its errors as it always has: no "needs a value", and
+ * no pointer at `llmload calibrate --help`. */
 static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, size_t errlen)
 {
-    enum { OPT_URL = 256, OPT_MODEL, OPT_OUT, OPT_API, OPT_KEY, OPT_CACERT, OPT_INSECURE,
-           OPT_HELP };
-    static const struct option table[] = {
-        {"url", required_argument, NULL, OPT_URL},
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"out", required_argument, NULL, OPT_OUT},
-        {"api", required_argument, NULL, OPT_API},
-        {"api-key-env", required_argument, NULL, OPT_KEY},
-        {"cacert", required_argument, NULL, OPT_CACERT},
-        {"insecure", no_argument, NULL, OPT_INSECURE},
-        {"help", no_argument, NULL, OPT_HELP},
-        {NULL, 0, NULL, 0},
-    };
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", table, NULL)) != -1) {
-        switch (c) {
-        case OPT_URL: o->url = optarg; break;
-        case OPT_MODEL: o->model = optarg; break;
-        case OPT_OUT: o->out = optarg; break;
-        case OPT_API: o->api = optarg; break;
-        case OPT_KEY: o->api_key_env = optarg; break;
-        case OPT_CACERT: o->cacert = optarg; break;
-        case OPT_INSECURE: o->insecure = 1; break;
-        case 'h':
-        case OPT_HELP: return RUNOPTS_HELP;
-        default:
-            return runopts_errf(err, errlen, "calibrate: unknown or incomplete option \"%s\" "
-                                "(see --help)", argv[optind - 1]);
-        }
-    }
+    const struct runopts_table t = {calib_flags, LL_ARRAY_LEN(calib_flags), o};
+    int rc = runopts_walk(argc, argv, &t, 1, err, errlen);
+    if (rc == RUNOPTS_NO_VALUE || rc == RUNOPTS_UNKNOWN)
+        return runopts_errf(err, errlen, "calibrate: unknown or incomplete option \"%s\" "
+                            "(see --help)", argv[optind - 1]);
+    if (rc != 0)
+        return rc;
     if (optind < argc)
         return runopts_errf(err, errlen, "calibrate: unexpected argument \"%s\"", argv[optind]);
     if (!o->url)

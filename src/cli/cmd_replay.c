@@ -7,7 +7,6 @@
  * entries i with i mod W == w at trace_scaled_sched_ns, so a replay keeps
  * every property of `llmload run`'s open loop: latencies from the
  * scheduled time, one record per entry, schedule lateness measured. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,63 +52,37 @@ static void replay_usage(FILE *f)
 "2 bad flags or a bad trace, 3 could not run, 130 interrupted.\n");
 }
 
-enum {
-    OPT_TIME_SCALE = RUNOPTS_OPT_FIRST_PRIVATE, OPT_RATE_SCALE, OPT_DURATION, OPT_REQUESTS,
-    OPT_MAX_TOKENS_TOTAL,
-};
-
-static const struct option replay_own_options[] = {
-    {"time-scale", required_argument, NULL, OPT_TIME_SCALE},
-    {"rate-scale", required_argument, NULL, OPT_RATE_SCALE},
-    {"duration", required_argument, NULL, OPT_DURATION},
-    {"requests", required_argument, NULL, OPT_REQUESTS},
-    {"max-tokens-total", required_argument, NULL, OPT_MAX_TOKENS_TOTAL},
-};
-
 struct replay_opts {
     const char *trace_path;
     const char *time_scale, *rate_scale;
 };
 
-/* What replay_take_own fills. */
-struct replay_parse {
-    struct run_opts *o;
-    struct replay_opts *ro;
+/* Everything `llmload replay`'s flags say: the shared flags, and its own. */
+struct replay_args {
+    struct run_opts o;
+    struct replay_opts ro;
 };
 
-static int replay_take_own(void *ud, int c, const char *a, char *err, size_t errlen)
-{
-    struct replay_parse *p = ud;
-    struct run_opts *o = p->o;
-    struct replay_opts *ro = p->ro;
-    switch (c) {
-    case OPT_TIME_SCALE: ro->time_scale = a; break;
-    case OPT_RATE_SCALE: ro->rate_scale = a; break;
-    case OPT_DURATION: o->duration = a; break;
-    case OPT_REQUESTS: o->requests = a; break;
-    case OPT_MAX_TOKENS_TOTAL: o->max_tokens_total = a; break;
-    default: return 0;
-    }
-    return 1;
-}
+/* The flags only `replay` has; runopts_parse adds the shared ones. */
+static const struct runopts_flag replay_own_flags[] = {
+    RUNOPTS_VALUE("time-scale", struct replay_args, ro.time_scale),
+    RUNOPTS_VALUE("rate-scale", struct replay_args, ro.rate_scale),
+    RUNOPTS_VALUE("duration", struct replay_args, o.duration),
+    RUNOPTS_VALUE("requests", struct replay_args, o.requests),
+    RUNOPTS_VALUE("max-tokens-total", struct replay_args, o.max_tokens_total),
+};
 
-static int parse_args(int argc, char **argv, struct run_opts *o, struct replay_opts *ro,
-                      char *err, size_t errlen)
+static int parse_args(int argc, char **argv, struct replay_args *ra, char *err, size_t errlen)
 {
-    struct replay_parse p = {o, ro};
+    const struct runopts_table own = {replay_own_flags, LL_ARRAY_LEN(replay_own_flags), ra};
     int first;
-    int rc = runopts_parse(argc, argv, "replay", replay_own_options,
-                           LL_ARRAY_LEN(replay_own_options), replay_take_own, &p, o, &first, err,
-                           errlen);
+    int rc = runopts_parse(argc, argv, "replay", &own, 1, &ra->o, &first, err, errlen);
     if (rc != 0)
         return rc;
     if (first >= argc)
         return runopts_errf(err, errlen, "replay: expected a trace file (llmload replay "
                             "TRACE.jsonl)");
-    ro->trace_path = argv[first++];
-    if (first < argc)
-        return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload replay "
-                            "--help)", argv[first]);
+    ra->ro.trace_path = argv[first];
     return 0;
 }
 
@@ -188,13 +161,14 @@ static int build_config(const struct run_opts *o, const struct replay_opts *ro,
 /* The flags, then the trace they name into *trace (caller frees with
  * trace_free) and cfg->trace: 0, RUNOPTS_HELP, or LL_E_INVAL with the
  * reason in err. What it loaded is the caller's to free either way. */
-static int replay_flags(int argc, char **argv, struct run_opts *o, struct replay_opts *ro,
-                        struct run_config *cfg, struct trace **trace, char *err, size_t errlen)
+static int replay_flags(int argc, char **argv, struct replay_args *ra, struct run_config *cfg,
+                        struct trace **trace, char *err, size_t errlen)
 {
-    int rc = parse_args(argc, argv, o, ro, err, errlen);
+    const struct replay_opts *ro = &ra->ro;
+    int rc = parse_args(argc, argv, ra, err, errlen);
     if (rc != 0)
         return rc;
-    if (build_config(o, ro, cfg, err, errlen) != 0 ||
+    if (build_config(&ra->o, ro, cfg, err, errlen) != 0 ||
         trace_load(ro->trace_path, trace, err, errlen) != 0)
         return LL_E_INVAL;
     cfg->trace = *trace;
@@ -247,13 +221,14 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
 
 int replay_main(int argc, char **argv)
 {
-    struct run_opts o = {0};
-    struct replay_opts ro = {0};
+    struct replay_args ra;
     struct run_config cfg;
     char err[RUNOPTS_ERR_MAX];
+    memset(&ra, 0, sizeof ra);
     memset(&cfg, 0, sizeof cfg);
+    const struct run_opts *o = &ra.o;
     struct trace *trace = NULL;
-    int rc = replay_flags(argc, argv, &o, &ro, &cfg, &trace, err, sizeof err);
+    int rc = replay_flags(argc, argv, &ra, &cfg, &trace, err, sizeof err);
     if (rc != 0) {
         trace_free(trace);
         runopts_workload_free(&cfg);
@@ -266,12 +241,12 @@ int replay_main(int argc, char **argv)
     }
 
     struct run_setup rs;
-    int exit_code = run_setup_open(&rs, &o, &cfg);
+    int exit_code = run_setup_open(&rs, o, &cfg);
     if (exit_code == LL_EXIT_OK)
-        exit_code = run_setup_results(&rs, &o, "replay",
-                                      replay_config_json(&o, &ro, &cfg, rs.target.model), &cfg);
+        exit_code = run_setup_results(&rs, o, "replay",
+                                      replay_config_json(o, &ra.ro, &cfg, rs.target.model), &cfg);
     if (exit_code == LL_EXIT_OK)
-        exit_code = run_setup_drive(&rs, &cfg) == 0 ? replay_report(&rs, &ro, &cfg, trace)
+        exit_code = run_setup_drive(&rs, &cfg) == 0 ? replay_report(&rs, &ra.ro, &cfg, trace)
                                                     : LL_EXIT_RUNTIME;
     run_setup_close(&rs);
     runopts_workload_free(&cfg);

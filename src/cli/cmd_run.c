@@ -3,7 +3,6 @@
  * runs the driver, then prints and writes the summary. The flags it shares
  * with `llmload replay` and `sweep` live in runopts.c, the steps from the
  * target to the finished results directory in runsetup.c. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -105,36 +104,6 @@ static void run_usage(FILE *f)
     fprintf(f, "\n%s", runopts_workload_help);
 }
 
-enum {
-    OPT_RATE = RUNOPTS_OPT_FIRST_PRIVATE, OPT_RAMP_TO, OPT_MAX_CONC, OPT_ON_CAP, OPT_USERS,
-    OPT_THINK, OPT_PACE, OPT_DURATION, OPT_REQUESTS, OPT_MAX_TOKENS_TOTAL, OPT_DUMP,
-    OPT_DRY_RUN, OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_NO_METRICS, OPT_EXPOSE,
-    OPT_SESSIONS, OPT_TURNS, OPT_BURST,
-};
-
-/* The flags only `run` has; the shared ones come first in the table. */
-static const struct option run_own_options[] = {
-    {"rate", required_argument, NULL, OPT_RATE},
-    {"ramp-to", required_argument, NULL, OPT_RAMP_TO},
-    {"max-concurrency", required_argument, NULL, OPT_MAX_CONC},
-    {"on-cap", required_argument, NULL, OPT_ON_CAP},
-    {"users", required_argument, NULL, OPT_USERS},
-    {"think", required_argument, NULL, OPT_THINK},
-    {"pace", required_argument, NULL, OPT_PACE},
-    {"duration", required_argument, NULL, OPT_DURATION},
-    {"requests", required_argument, NULL, OPT_REQUESTS},
-    {"max-tokens-total", required_argument, NULL, OPT_MAX_TOKENS_TOTAL},
-    {"dump-schedule", required_argument, NULL, OPT_DUMP},
-    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-    {"metrics-url", required_argument, NULL, OPT_METRICS_URL},
-    {"metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL},
-    {"no-metrics", no_argument, NULL, OPT_NO_METRICS},
-    {"expose", required_argument, NULL, OPT_EXPOSE},
-    {"sessions", required_argument, NULL, OPT_SESSIONS},
-    {"turns", required_argument, NULL, OPT_TURNS},
-    {"burst", required_argument, NULL, OPT_BURST},
-};
-
 /* The server-metrics flags (issue 6), kept beside run_opts. */
 struct run_metrics_opts {
     const char *url, *interval, *expose;
@@ -150,6 +119,47 @@ struct run_session_opts {
     const char *bursts[RUN_MAX_BURSTS]; /* --burst specs, in flag order */
     size_t n_bursts;
 };
+
+/* Everything `llmload run`'s flags say: the shared flags, and its own. */
+struct run_args {
+    struct run_opts o;
+    struct run_metrics_opts mo;
+    struct run_session_opts so;
+};
+
+/* --burst: repeatable, up to RUN_MAX_BURSTS, checked by parse_burst. */
+static int take_burst(void *dst, const char *a, char *err, size_t errlen)
+{
+    struct run_session_opts *so = &((struct run_args *)dst)->so;
+    if (so->n_bursts == RUN_MAX_BURSTS)
+        return runopts_errf(err, errlen, "--burst: at most %d bursts", RUN_MAX_BURSTS);
+    so->bursts[so->n_bursts++] = a;
+    return 0;
+}
+
+/* The flags only `run` has, in the groups of its --help; runopts_parse
+ * adds the shared ones. */
+#define VALUE(name, field) RUNOPTS_VALUE(name, struct run_args, field)
+#define SET(name, field) RUNOPTS_SET(name, struct run_args, field)
+static const struct runopts_flag run_own_flags[] = {
+    /* the load */
+    VALUE("rate", o.rate), VALUE("ramp-to", o.ramp_to),
+    VALUE("max-concurrency", o.max_conc), VALUE("on-cap", o.on_cap),
+    VALUE("users", o.users), VALUE("think", o.think), VALUE("pace", o.pace),
+    /* bounds */
+    VALUE("duration", o.duration), VALUE("requests", o.requests),
+    VALUE("max-tokens-total", o.max_tokens_total),
+    /* output */
+    VALUE("dump-schedule", o.dump), SET("dry-run", o.dry_run),
+    /* server metrics */
+    VALUE("metrics-url", mo.url), VALUE("metrics-interval", mo.interval),
+    SET("no-metrics", mo.off), VALUE("expose", mo.expose),
+    /* sessions and bursts */
+    VALUE("sessions", so.sessions), VALUE("turns", so.turns),
+    {"burst", 0, RUNOPTS_KIND_CALL, 0, take_burst},
+};
+#undef VALUE
+#undef SET
 
 /* What the driver's live view feeds during a run: the scraper starts on
  * the first call, so its lines count from the run start, and --expose
@@ -172,61 +182,11 @@ static void run_live_cb(void *ud, const struct driver_live *v)
     expose_update(l->exposer, v);
 }
 
-/* What run_take_own fills. */
-struct run_parse {
-    struct run_opts *o;
-    struct run_metrics_opts *mo;
-    struct run_session_opts *so;
-};
-
-static int run_take_own(void *ud, int c, const char *a, char *err, size_t errlen)
+static int parse_args(int argc, char **argv, struct run_args *ra, char *err, size_t errlen)
 {
-    struct run_parse *p = ud;
-    struct run_opts *o = p->o;
-    struct run_metrics_opts *mo = p->mo;
-    struct run_session_opts *so = p->so;
-    switch (c) {
-    case OPT_RATE: o->rate = a; break;
-    case OPT_RAMP_TO: o->ramp_to = a; break;
-    case OPT_MAX_CONC: o->max_conc = a; break;
-    case OPT_ON_CAP: o->on_cap = a; break;
-    case OPT_USERS: o->users = a; break;
-    case OPT_THINK: o->think = a; break;
-    case OPT_PACE: o->pace = a; break;
-    case OPT_DURATION: o->duration = a; break;
-    case OPT_REQUESTS: o->requests = a; break;
-    case OPT_MAX_TOKENS_TOTAL: o->max_tokens_total = a; break;
-    case OPT_DUMP: o->dump = a; break;
-    case OPT_DRY_RUN: o->dry_run = 1; break;
-    case OPT_METRICS_URL: mo->url = a; break;
-    case OPT_METRICS_INTERVAL: mo->interval = a; break;
-    case OPT_NO_METRICS: mo->off = 1; break;
-    case OPT_EXPOSE: mo->expose = a; break;
-    case OPT_SESSIONS: so->sessions = a; break;
-    case OPT_TURNS: so->turns = a; break;
-    case OPT_BURST:
-        if (so->n_bursts == RUN_MAX_BURSTS)
-            return runopts_errf(err, errlen, "--burst: at most %d bursts", RUN_MAX_BURSTS);
-        so->bursts[so->n_bursts++] = a;
-        break;
-    default: return 0;
-    }
-    return 1;
-}
-
-static int parse_args(int argc, char **argv, struct run_opts *o, struct run_metrics_opts *mo,
-                      struct run_session_opts *so, char *err, size_t errlen)
-{
-    struct run_parse p = {o, mo, so};
+    const struct runopts_table own = {run_own_flags, LL_ARRAY_LEN(run_own_flags), ra};
     int first;
-    int rc = runopts_parse(argc, argv, "run", run_own_options, LL_ARRAY_LEN(run_own_options),
-                           run_take_own, &p, o, &first, err, errlen);
-    if (rc != 0)
-        return rc;
-    if (first < argc)
-        return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload run --help)",
-                            argv[first]);
-    return 0;
+    return runopts_parse(argc, argv, "run", &own, 0, &ra->o, &first, err, errlen);
 }
 
 /* --sessions excludes the other load models and the flags only they take;
@@ -531,15 +491,15 @@ static int build_config(const struct run_opts *o, const struct run_session_opts 
 
 /* Every flag of `llmload run`, parsed and checked: 0, RUNOPTS_HELP, or
  * LL_E_INVAL with the reason in err. */
-static int run_flags(int argc, char **argv, struct run_opts *o, struct run_metrics_opts *mo,
-                     struct run_session_opts *so, struct run_config *cfg, char *err,
-                     size_t errlen)
+static int run_flags(int argc, char **argv, struct run_args *ra, struct run_config *cfg,
+                     char *err, size_t errlen)
 {
-    int rc = parse_args(argc, argv, o, mo, so, err, errlen);
+    int rc = parse_args(argc, argv, ra, err, errlen);
     if (rc != 0)
         return rc;
-    if (build_config(o, so, cfg, err, errlen) != 0)
+    if (build_config(&ra->o, &ra->so, cfg, err, errlen) != 0)
         return LL_E_INVAL;
+    struct run_metrics_opts *mo = &ra->mo;
     return runopts_metrics_flags(mo->interval, mo->off, mo->url, &mo->interval_ns, err, errlen);
 }
 
@@ -660,23 +620,23 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg)
 
 int run_main(int argc, char **argv)
 {
-    struct run_opts o = {0};
+    struct run_args ra;
     struct run_config cfg;
-    struct run_metrics_opts mo = {0};
-    struct run_session_opts so = {0};
     char err[RUNOPTS_ERR_MAX];
+    memset(&ra, 0, sizeof ra);
     memset(&cfg, 0, sizeof cfg);
-    int rc = run_flags(argc, argv, &o, &mo, &so, &cfg, err, sizeof err);
+    const struct run_opts *o = &ra.o;
+    int rc = run_flags(argc, argv, &ra, &cfg, err, sizeof err);
     if (rc == RUNOPTS_HELP) {
         run_usage(stdout);
         return LL_EXIT_OK;
     }
-    if (rc == 0 && o.dump && driver_dump_schedule(&cfg, o.dump, err, sizeof err) != 0) {
+    if (rc == 0 && o->dump && driver_dump_schedule(&cfg, o->dump, err, sizeof err) != 0) {
         char why[RUNOPTS_ERR_MAX];
         snprintf(why, sizeof why, "%s", err);
         rc = runopts_errf(err, sizeof err, "--dump-schedule: %s", why);
     }
-    if (rc != 0 || o.dry_run) {
+    if (rc != 0 || o->dry_run) {
         runopts_workload_free(&cfg);
         if (rc == 0)
             return LL_EXIT_OK;
@@ -686,13 +646,13 @@ int run_main(int argc, char **argv)
 
     struct run_setup rs;
     struct run_live live = {0};
-    int exit_code = run_setup_open(&rs, &o, &cfg);
+    int exit_code = run_setup_open(&rs, o, &cfg);
     if (exit_code == LL_EXIT_OK) {
-        json_t *config = runopts_config_json(&o, &cfg, rs.target.model);
-        exit_code = run_setup_results(&rs, &o, "run", session_config_json(config, &cfg), &cfg);
+        json_t *config = runopts_config_json(o, &cfg, rs.target.model);
+        exit_code = run_setup_results(&rs, o, "run", session_config_json(config, &cfg), &cfg);
     }
     if (exit_code == LL_EXIT_OK)
-        exit_code = run_live_open(&rs, &mo, o.quiet, &cfg, &live);
+        exit_code = run_live_open(&rs, &ra.mo, o->quiet, &cfg, &live);
     if (exit_code == LL_EXIT_OK)
         exit_code = run_setup_drive(&rs, &cfg) == 0 ? run_report(&rs, &cfg) : LL_EXIT_RUNTIME;
     expose_free(live.exposer);

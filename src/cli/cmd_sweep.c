@@ -19,7 +19,6 @@
  * docs/sweep.md describes the procedure. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -126,39 +125,6 @@ static void sweep_usage(FILE *f)
             SWEEP_DEFAULT_MAX_STEPS);
 }
 
-enum {
-    OPT_RATES = RUNOPTS_OPT_FIRST_PRIVATE, OPT_STEP_DURATION, OPT_GAP, OPT_REPEAT,
-    OPT_PROBE_DURATION, OPT_MAX_STEPS, OPT_NO_RECOVERY, OPT_RECOVERY_DURATION,
-    OPT_OVERLOAD_DURATION, OPT_ATTAINMENT,
-    OPT_MAX_ERROR_RATE, OPT_TTFT_LIMIT, OPT_HEADROOM, OPT_FORECAST, OPT_COST, OPT_REPLICAS,
-    OPT_EXPECT_CAPACITY, OPT_EXPECT_SLO, OPT_METRICS_URL, OPT_METRICS_INTERVAL,
-    OPT_NO_METRICS,
-};
-
-static const struct option sweep_own_options[] = {
-    {"rates", required_argument, NULL, OPT_RATES},
-    {"step-duration", required_argument, NULL, OPT_STEP_DURATION},
-    {"gap", required_argument, NULL, OPT_GAP},
-    {"repeat", required_argument, NULL, OPT_REPEAT},
-    {"probe-duration", required_argument, NULL, OPT_PROBE_DURATION},
-    {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
-    {"no-recovery", no_argument, NULL, OPT_NO_RECOVERY},
-    {"recovery-duration", required_argument, NULL, OPT_RECOVERY_DURATION},
-    {"overload-duration", required_argument, NULL, OPT_OVERLOAD_DURATION},
-    {"attainment", required_argument, NULL, OPT_ATTAINMENT},
-    {"max-error-rate", required_argument, NULL, OPT_MAX_ERROR_RATE},
-    {"ttft-limit", required_argument, NULL, OPT_TTFT_LIMIT},
-    {"headroom", required_argument, NULL, OPT_HEADROOM},
-    {"forecast", required_argument, NULL, OPT_FORECAST},
-    {"cost-per-hour", required_argument, NULL, OPT_COST},
-    {"replicas", required_argument, NULL, OPT_REPLICAS},
-    {"expect-capacity", required_argument, NULL, OPT_EXPECT_CAPACITY},
-    {"expect-slo", no_argument, NULL, OPT_EXPECT_SLO},
-    {"metrics-url", required_argument, NULL, OPT_METRICS_URL},
-    {"metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL},
-    {"no-metrics", no_argument, NULL, OPT_NO_METRICS},
-};
-
 /* The sweep's own flags, as given. */
 struct sweep_opts {
     const char *rates, *step_duration, *gap, *repeat, *probe_duration, *max_steps;
@@ -179,49 +145,37 @@ struct sweep_plan {
 };
 
 
-static int sweep_take_own(void *ud, int c, const char *a, char *err, size_t errlen)
-{
-    struct sweep_opts *so = ud;
-    switch (c) {
-    case OPT_RATES: so->rates = a; break;
-    case OPT_STEP_DURATION: so->step_duration = a; break;
-    case OPT_GAP: so->gap = a; break;
-    case OPT_REPEAT: so->repeat = a; break;
-    case OPT_PROBE_DURATION: so->probe_duration = a; break;
-    case OPT_MAX_STEPS: so->max_steps = a; break;
-    case OPT_NO_RECOVERY: so->no_recovery = 1; break;
-    case OPT_RECOVERY_DURATION: so->recovery_duration = a; break;
-    case OPT_OVERLOAD_DURATION: so->overload_duration = a; break;
-    case OPT_ATTAINMENT: so->attainment = a; break;
-    case OPT_MAX_ERROR_RATE: so->max_error_rate = a; break;
-    case OPT_TTFT_LIMIT: so->ttft_limit = a; break;
-    case OPT_HEADROOM: so->headroom = a; break;
-    case OPT_FORECAST: so->forecast = a; break;
-    case OPT_COST: so->cost = a; break;
-    case OPT_REPLICAS: so->replicas = a; break;
-    case OPT_EXPECT_CAPACITY: so->expect_capacity = a; break;
-    case OPT_EXPECT_SLO: so->expect_slo = 1; break;
-    case OPT_METRICS_URL: so->metrics_url = a; break;
-    case OPT_METRICS_INTERVAL: so->metrics_interval = a; break;
-    case OPT_NO_METRICS: so->no_metrics = 1; break;
-    default: return 0;
-    }
-    return 1;
-}
+/* The flags only `sweep` has, in the groups of its --help; runopts_parse
+ * adds the shared ones. */
+#define VALUE(name, field) RUNOPTS_VALUE(name, struct sweep_opts, field)
+#define SET(name, field) RUNOPTS_SET(name, struct sweep_opts, field)
+static const struct runopts_flag sweep_own_flags[] = {
+    /* the steps */
+    VALUE("rates", rates), VALUE("step-duration", step_duration), VALUE("gap", gap),
+    VALUE("repeat", repeat), VALUE("probe-duration", probe_duration),
+    VALUE("max-steps", max_steps),
+    SET("no-recovery", no_recovery), VALUE("recovery-duration", recovery_duration),
+    VALUE("overload-duration", overload_duration),
+    /* stop conditions */
+    VALUE("attainment", attainment), VALUE("max-error-rate", max_error_rate),
+    VALUE("ttft-limit", ttft_limit),
+    /* findings, cost and CI checks */
+    VALUE("headroom", headroom), VALUE("forecast", forecast), VALUE("cost-per-hour", cost),
+    VALUE("replicas", replicas), VALUE("expect-capacity", expect_capacity),
+    SET("expect-slo", expect_slo),
+    /* server metrics */
+    VALUE("metrics-url", metrics_url), VALUE("metrics-interval", metrics_interval),
+    SET("no-metrics", no_metrics),
+};
+#undef VALUE
+#undef SET
 
 static int parse_args(int argc, char **argv, struct run_opts *o, struct sweep_opts *so,
                       char *err, size_t errlen)
 {
+    const struct runopts_table own = {sweep_own_flags, LL_ARRAY_LEN(sweep_own_flags), so};
     int first;
-    int rc = runopts_parse(argc, argv, "sweep", sweep_own_options,
-                           LL_ARRAY_LEN(sweep_own_options), sweep_take_own, so, o, &first, err,
-                           errlen);
-    if (rc != 0)
-        return rc;
-    if (first < argc)
-        return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload sweep --help)",
-                            argv[first]);
-    return 0;
+    return runopts_parse(argc, argv, "sweep", &own, 0, o, &first, err, errlen);
 }
 
 /* A percentage flag: a number in (lo, hi], stored as a fraction. */

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,50 +26,52 @@
 #include "workload/trace.h"
 #include "util/util.h"
 
-const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS] = {
-    {"url", required_argument, NULL, RUNOPTS_OPT_URL},
-    {"api", required_argument, NULL, RUNOPTS_OPT_API},
-    {"model", required_argument, NULL, RUNOPTS_OPT_MODEL},
-    {"no-stream", no_argument, NULL, RUNOPTS_OPT_NO_STREAM},
-    {"ignore-eos", no_argument, NULL, RUNOPTS_OPT_IGNORE_EOS},
-    {"header", required_argument, NULL, 'H'},
-    {"api-key-env", required_argument, NULL, RUNOPTS_OPT_API_KEY_ENV},
-    {"http2", no_argument, NULL, RUNOPTS_OPT_HTTP2},
-    {"http-client", required_argument, NULL, RUNOPTS_OPT_HTTP_CLIENT},
-    {"insecure", no_argument, NULL, RUNOPTS_OPT_INSECURE},
-    {"cacert", required_argument, NULL, RUNOPTS_OPT_CACERT},
-    {"arrival", required_argument, NULL, RUNOPTS_OPT_ARRIVAL},
-    {"burstiness", required_argument, NULL, RUNOPTS_OPT_BURSTINESS},
-    {"warmup", required_argument, NULL, RUNOPTS_OPT_WARMUP},
-    {"seed", required_argument, NULL, RUNOPTS_OPT_SEED},
-    {"prompt-tokens", required_argument, NULL, RUNOPTS_OPT_PROMPT_TOKENS},
-    {"output-tokens", required_argument, NULL, RUNOPTS_OPT_OUTPUT_TOKENS},
-    {"timeout-connect", required_argument, NULL, RUNOPTS_OPT_T_CONNECT},
-    {"timeout-first-token", required_argument, NULL, RUNOPTS_OPT_T_FIRST},
-    {"timeout-idle", required_argument, NULL, RUNOPTS_OPT_T_IDLE},
-    {"timeout-total", required_argument, NULL, RUNOPTS_OPT_T_TOTAL},
-    {"threads", required_argument, NULL, RUNOPTS_OPT_THREADS},
-    {"out", required_argument, NULL, RUNOPTS_OPT_OUT},
-    {"force", no_argument, NULL, RUNOPTS_OPT_FORCE},
-    {"grace", required_argument, NULL, RUNOPTS_OPT_GRACE},
-    {"max-line", required_argument, NULL, RUNOPTS_OPT_MAX_LINE},
-    {"quiet", no_argument, NULL, RUNOPTS_OPT_QUIET},
-    {"slo", required_argument, NULL, RUNOPTS_OPT_SLO},
-    {"help", no_argument, NULL, RUNOPTS_OPT_HELP},
-    {"workload", required_argument, NULL, RUNOPTS_OPT_WORKLOAD},
-    {"prefix-fraction", required_argument, NULL, RUNOPTS_OPT_PREFIX_FRACTION},
-    {"prefix-groups", required_argument, NULL, RUNOPTS_OPT_PREFIX_GROUPS},
-    {"prefix-tokens", required_argument, NULL, RUNOPTS_OPT_PREFIX_TOKENS},
-    {"all-unique", no_argument, NULL, RUNOPTS_OPT_ALL_UNIQUE},
-    {"cancel-fraction", required_argument, NULL, RUNOPTS_OPT_CANCEL_FRACTION},
-    {"cancel-after", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER},
-    {"cancel-after-tokens", required_argument, NULL, RUNOPTS_OPT_CANCEL_AFTER_TOKENS},
-    {"max-inflight", required_argument, NULL, RUNOPTS_OPT_MAX_INFLIGHT},
-    {"lengths", required_argument, NULL, RUNOPTS_OPT_LENGTHS},
-    {"dataset", required_argument, NULL, RUNOPTS_OPT_DATASET},
-    {"calibration", required_argument, NULL, RUNOPTS_OPT_CALIBRATION},
-    {"prompt-ids", no_argument, NULL, RUNOPTS_OPT_PROMPT_IDS},
+/* -H, --header: "Name: value", repeatable up to RUNOPTS_MAX_HEADERS. */
+static int take_header(void *dst, const char *a, char *err, size_t errlen)
+{
+    struct run_opts *o = dst;
+    if (o->n_headers == RUNOPTS_MAX_HEADERS)
+        return runopts_errf(err, errlen, "--header: at most %d headers", RUNOPTS_MAX_HEADERS);
+    if (!strchr(a, ':'))
+        return runopts_errf(err, errlen, "--header: expected \"Name: value\", got a value "
+                            "without a colon");
+    o->headers[o->n_headers++] = a;
+    return 0;
+}
+
+/* The flags run, replay and sweep share, into struct run_opts, in the
+ * groups of `llmload run --help`. */
+#define VALUE(name, field) RUNOPTS_VALUE(name, struct run_opts, field)
+#define SET(name, field) RUNOPTS_SET(name, struct run_opts, field)
+static const struct runopts_flag common_flags[] = {
+    /* the target */
+    VALUE("url", url), VALUE("api", api), VALUE("model", model),
+    SET("no-stream", no_stream), SET("ignore-eos", ignore_eos),
+    {"header", 'H', RUNOPTS_KIND_CALL, 0, take_header},
+    VALUE("api-key-env", api_key_env), SET("http2", http2), VALUE("http-client", http_client),
+    SET("insecure", insecure), VALUE("cacert", cacert),
+    /* the load, its bounds and lengths */
+    VALUE("arrival", arrival), VALUE("burstiness", burstiness),
+    VALUE("warmup", warmup), VALUE("seed", seed),
+    VALUE("prompt-tokens", prompt_tokens), VALUE("output-tokens", output_tokens),
+    /* timeouts */
+    VALUE("timeout-connect", t_connect), VALUE("timeout-first-token", t_first),
+    VALUE("timeout-idle", t_idle), VALUE("timeout-total", t_total),
+    /* the run and its output */
+    VALUE("threads", threads), VALUE("out", out), SET("force", force), VALUE("grace", grace),
+    VALUE("max-line", max_line), SET("quiet", quiet), VALUE("slo", slo),
+    {"help", 'h', RUNOPTS_KIND_HELP, 0, NULL},
+    /* workload realism */
+    VALUE("workload", workload),
+    VALUE("prefix-fraction", prefix_fraction), VALUE("prefix-groups", prefix_groups),
+    VALUE("prefix-tokens", prefix_tokens), SET("all-unique", all_unique),
+    VALUE("cancel-fraction", cancel_fraction), VALUE("cancel-after", cancel_after),
+    VALUE("cancel-after-tokens", cancel_after_tokens), VALUE("max-inflight", max_inflight),
+    VALUE("lengths", lengths), VALUE("dataset", dataset), VALUE("calibration", calibration),
+    SET("prompt-ids", prompt_ids),
 };
+#undef VALUE
+#undef SET
 
 const char runopts_workload_help[] =
 "Workload realism (docs/workload.md):\n"
@@ -100,104 +103,109 @@ int runopts_errf(char *err, size_t errlen, const char *fmt, ...)
     return LL_E_INVAL;
 }
 
-int runopts_take(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
+/* getopt_long's view of a walk's tables: long flag i returns WALK_VAL + i,
+ * a short alias its letter. */
+#define WALK_VAL 256
+
+struct walk {
+    struct option opts[RUNOPTS_MAX_FLAGS + 1];  /* zeroed terminator */
+    const struct runopts_flag *flag[RUNOPTS_MAX_FLAGS];
+    void *dst[RUNOPTS_MAX_FLAGS];
+    char shorts[2 * RUNOPTS_MAX_FLAGS + 2];      /* ":" first: a missing value is ':' */
+    size_t n;
+};
+
+static void walk_init(struct walk *w, const struct runopts_table *t, size_t n_tables)
 {
-    switch (c) {
-    case RUNOPTS_OPT_URL: o->url = a; break;
-    case RUNOPTS_OPT_API: o->api = a; break;
-    case RUNOPTS_OPT_MODEL: o->model = a; break;
-    case RUNOPTS_OPT_NO_STREAM: o->no_stream = 1; break;
-    case RUNOPTS_OPT_IGNORE_EOS: o->ignore_eos = 1; break;
-    case 'H':
-        if (o->n_headers == RUNOPTS_MAX_HEADERS)
-            return runopts_errf(err, errlen, "--header: at most %d headers",
-                                RUNOPTS_MAX_HEADERS);
-        if (!strchr(a, ':'))
-            return runopts_errf(err, errlen, "--header: expected \"Name: value\", got a value "
-                                "without a colon");
-        o->headers[o->n_headers++] = a;
-        break;
-    case RUNOPTS_OPT_API_KEY_ENV: o->api_key_env = a; break;
-    case RUNOPTS_OPT_WORKLOAD: o->workload = a; break;
-    case RUNOPTS_OPT_PREFIX_FRACTION: o->prefix_fraction = a; break;
-    case RUNOPTS_OPT_PREFIX_GROUPS: o->prefix_groups = a; break;
-    case RUNOPTS_OPT_PREFIX_TOKENS: o->prefix_tokens = a; break;
-    case RUNOPTS_OPT_ALL_UNIQUE: o->all_unique = 1; break;
-    case RUNOPTS_OPT_CANCEL_FRACTION: o->cancel_fraction = a; break;
-    case RUNOPTS_OPT_CANCEL_AFTER: o->cancel_after = a; break;
-    case RUNOPTS_OPT_CANCEL_AFTER_TOKENS: o->cancel_after_tokens = a; break;
-    case RUNOPTS_OPT_MAX_INFLIGHT: o->max_inflight = a; break;
-    case RUNOPTS_OPT_LENGTHS: o->lengths = a; break;
-    case RUNOPTS_OPT_DATASET: o->dataset = a; break;
-    case RUNOPTS_OPT_CALIBRATION: o->calibration = a; break;
-    case RUNOPTS_OPT_PROMPT_IDS: o->prompt_ids = 1; break;
-    case RUNOPTS_OPT_HTTP2: o->http2 = 1; break;
-    case RUNOPTS_OPT_HTTP_CLIENT: o->http_client = a; break;
-    case RUNOPTS_OPT_INSECURE: o->insecure = 1; break;
-    case RUNOPTS_OPT_CACERT: o->cacert = a; break;
-    case RUNOPTS_OPT_ARRIVAL: o->arrival = a; break;
-    case RUNOPTS_OPT_BURSTINESS: o->burstiness = a; break;
-    case RUNOPTS_OPT_WARMUP: o->warmup = a; break;
-    case RUNOPTS_OPT_SEED: o->seed = a; break;
-    case RUNOPTS_OPT_PROMPT_TOKENS: o->prompt_tokens = a; break;
-    case RUNOPTS_OPT_OUTPUT_TOKENS: o->output_tokens = a; break;
-    case RUNOPTS_OPT_T_CONNECT: o->t_connect = a; break;
-    case RUNOPTS_OPT_T_FIRST: o->t_first = a; break;
-    case RUNOPTS_OPT_T_IDLE: o->t_idle = a; break;
-    case RUNOPTS_OPT_T_TOTAL: o->t_total = a; break;
-    case RUNOPTS_OPT_THREADS: o->threads = a; break;
-    case RUNOPTS_OPT_OUT: o->out = a; break;
-    case RUNOPTS_OPT_FORCE: o->force = 1; break;
-    case RUNOPTS_OPT_GRACE: o->grace = a; break;
-    case RUNOPTS_OPT_MAX_LINE: o->max_line = a; break;
-    case RUNOPTS_OPT_QUIET: o->quiet = 1; break;
-    case RUNOPTS_OPT_SLO: o->slo = a; break;
-    default: return 0;
+    memset(w, 0, sizeof *w);
+    size_t ns = 0;
+    w->shorts[ns++] = ':';
+    for (size_t k = 0; k < n_tables; k++) {
+        for (size_t i = 0; i < t[k].n; i++) {
+            const struct runopts_flag *f = &t[k].flags[i];
+            int has_arg = f->kind == RUNOPTS_KIND_VALUE || f->kind == RUNOPTS_KIND_CALL;
+            if (w->n == RUNOPTS_MAX_FLAGS) {
+                ll_errorf("more than RUNOPTS_MAX_FLAGS flags");
+                abort();
+            }
+            w->opts[w->n] = (struct option){f->name, has_arg ? required_argument : no_argument,
+                                            NULL, WALK_VAL + (int)w->n};
+            w->flag[w->n] = f;
+            w->dst[w->n++] = t[k].dst;
+            if (f->short_name) {
+                w->shorts[ns++] = f->short_name;
+                if (has_arg)
+                    w->shorts[ns++] = ':';
+            }
+        }
     }
-    return 1;
 }
 
-int runopts_parse(int argc, char **argv, const char *cmd, const struct option *own, size_t n_own,
-                  runopts_take_cb *take_own, void *ud, struct run_opts *o, int *first, char *err,
-                  size_t errlen)
+/* The index of the flag getopt_long returned c for, or -1. */
+static int walk_find(const struct walk *w, int c)
 {
-    /* On the stack: nothing to free on any way out. */
-    struct option table[RUNOPTS_COMMON_OPTIONS + RUNOPTS_MAX_OWN_OPTIONS + 1];
-    if (n_own > RUNOPTS_MAX_OWN_OPTIONS) {
-        ll_errorf("%s: %zu own options, more than RUNOPTS_MAX_OWN_OPTIONS", cmd, n_own);
-        abort();
+    if (c >= WALK_VAL && (size_t)(c - WALK_VAL) < w->n)
+        return c - WALK_VAL;
+    for (size_t i = 0; i < w->n; i++) {
+        if (w->flag[i]->short_name == c)
+            return (int)i;
     }
-    memset(table, 0, sizeof table); /* zeroed terminator */
-    memcpy(table, runopts_common_options, sizeof runopts_common_options);
-    if (n_own)
-        memcpy(table + RUNOPTS_COMMON_OPTIONS, own, n_own * sizeof *own);
+    return -1;
+}
+
+/* Store flag f's value a (NULL for a flag that takes none) into dst. */
+static int flag_take(const struct runopts_flag *f, void *dst, const char *a, char *err,
+                     size_t errlen)
+{
+    char *field = (char *)dst + f->off;
+    switch (f->kind) {
+    case RUNOPTS_KIND_VALUE: *(const char **)(void *)field = a; return 0;
+    case RUNOPTS_KIND_SET: *(int *)(void *)field = 1; return 0;
+    case RUNOPTS_KIND_CALL: return f->take(dst, a, err, errlen);
+    case RUNOPTS_KIND_HELP: return RUNOPTS_HELP;
+    }
+    return 0;
+}
+
+int runopts_walk(int argc, char **argv, const struct runopts_table *t, size_t n_tables,
+                 char *err, size_t errlen)
+{
+    struct walk w; /* on the stack: nothing to free on any way out */
+    walk_init(&w, t, n_tables);
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":H:h", table, NULL)) != -1) {
-        const char *a = optarg;
-        int took = runopts_take(o, c, a, err, errlen);
-        if (took < 0)
-            return took;
-        if (took)
-            continue;
-        switch (c) {
-        case RUNOPTS_OPT_HELP:
-        case 'h':
-            return RUNOPTS_HELP;
-        case ':':
-            return runopts_errf(err, errlen, "%s: needs a value (see llmload %s --help)",
-                                argv[optind - 1], cmd);
-        default:
-            took = c >= RUNOPTS_OPT_FIRST_PRIVATE ? take_own(ud, c, a, err, errlen) : 0;
-            if (took < 0)
-                return took;
-            if (took)
-                break;
-            return runopts_errf(err, errlen, "unknown option \"%s\" (see llmload %s --help)",
-                                argv[optind - 1], cmd);
-        }
+    while ((c = getopt_long(argc, argv, w.shorts, w.opts, NULL)) != -1) {
+        if (c == ':')
+            return RUNOPTS_NO_VALUE;
+        int i = walk_find(&w, c);
+        if (i < 0)
+            return RUNOPTS_UNKNOWN;
+        int rc = flag_take(w.flag[i], w.dst[i], optarg, err, errlen);
+        if (rc != 0)
+            return rc;
     }
+    return 0;
+}
+
+int runopts_parse(int argc, char **argv, const char *cmd, const struct runopts_table *own,
+                  int max_operands, struct run_opts *o, int *first, char *err, size_t errlen)
+{
+    struct runopts_table t[2] = {{common_flags, LL_ARRAY_LEN(common_flags), o}};
+    if (own)
+        t[1] = *own;
+    int rc = runopts_walk(argc, argv, t, own ? 2 : 1, err, errlen);
+    if (rc == RUNOPTS_NO_VALUE)
+        return runopts_errf(err, errlen, "%s: needs a value (see llmload %s --help)",
+                            argv[optind - 1], cmd);
+    if (rc == RUNOPTS_UNKNOWN)
+        return runopts_errf(err, errlen, "unknown option \"%s\" (see llmload %s --help)",
+                            argv[optind - 1], cmd);
+    if (rc != 0)
+        return rc;
+    if (argc - optind > max_operands)
+        return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload %s --help)",
+                            argv[optind + max_operands], cmd);
     *first = optind;
     return 0;
 }

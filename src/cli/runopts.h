@@ -3,10 +3,10 @@
  * the "config" object of run.json and the summary's facts. The probe of
  * the target and the rest of the sequence are in runsetup.h.
  *
- * Each command keeps its own getopt_long table: it starts with
- * RUNOPTS_COMMON_OPTIONS entries (runopts_common_options) and adds its own,
- * whose values must be >= RUNOPTS_OPT_FIRST_PRIVATE. runopts_take() consumes
- * the common ones.
+ * Each command declares its flags as data, a table of struct runopts_flag
+ * (a name, and the field of the command's struct its value goes to), and
+ * runopts_parse walks the shared table and the command's own with one
+ * getopt_long loop (runopts_walk).
  *
  * Nothing here exits or prints a usage error: a function that checks a flag
  * returns 0, or LL_E_INVAL with a one-line reason naming the flag in the
@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <getopt.h>
 #include <jansson.h>
 
 #include "workload/dist.h"
@@ -35,33 +34,14 @@
 /* Room for any one-line reason a function here writes into err. */
 #define RUNOPTS_ERR_MAX 1024
 
-/* runopts_parse's answer when --help or -h was given. */
+/* runopts_parse's and runopts_walk's answer when --help or -h was given. */
 #define RUNOPTS_HELP 1
 
-/* getopt values of the shared flags; a command's own flags use values from
- * RUNOPTS_OPT_FIRST_PRIVATE up. */
-enum {
-    RUNOPTS_OPT_URL = 256, RUNOPTS_OPT_API, RUNOPTS_OPT_MODEL, RUNOPTS_OPT_NO_STREAM,
-    RUNOPTS_OPT_IGNORE_EOS, RUNOPTS_OPT_API_KEY_ENV, RUNOPTS_OPT_HTTP2, RUNOPTS_OPT_INSECURE,
-    RUNOPTS_OPT_CACERT, RUNOPTS_OPT_ARRIVAL, RUNOPTS_OPT_BURSTINESS, RUNOPTS_OPT_WARMUP,
-    RUNOPTS_OPT_SEED, RUNOPTS_OPT_PROMPT_TOKENS, RUNOPTS_OPT_OUTPUT_TOKENS,
-    RUNOPTS_OPT_T_CONNECT, RUNOPTS_OPT_T_FIRST, RUNOPTS_OPT_T_IDLE, RUNOPTS_OPT_T_TOTAL,
-    RUNOPTS_OPT_THREADS, RUNOPTS_OPT_OUT, RUNOPTS_OPT_FORCE, RUNOPTS_OPT_GRACE,
-    RUNOPTS_OPT_MAX_LINE, RUNOPTS_OPT_QUIET, RUNOPTS_OPT_SLO, RUNOPTS_OPT_HELP,
-    RUNOPTS_OPT_WORKLOAD, RUNOPTS_OPT_PREFIX_FRACTION, RUNOPTS_OPT_PREFIX_GROUPS,
-    RUNOPTS_OPT_PREFIX_TOKENS, RUNOPTS_OPT_ALL_UNIQUE, RUNOPTS_OPT_CANCEL_FRACTION,
-    RUNOPTS_OPT_CANCEL_AFTER, RUNOPTS_OPT_CANCEL_AFTER_TOKENS, RUNOPTS_OPT_MAX_INFLIGHT,
-    RUNOPTS_OPT_LENGTHS, RUNOPTS_OPT_DATASET, RUNOPTS_OPT_CALIBRATION,
-    RUNOPTS_OPT_PROMPT_IDS, RUNOPTS_OPT_HTTP_CLIENT,
-    RUNOPTS_OPT_FIRST_PRIVATE = 512,
-};
-
-/* Most flags a command may add to the shared ones (runopts_parse). */
-#define RUNOPTS_MAX_OWN_OPTIONS 48
-
-/* Number of entries of runopts_common_options (no terminator). */
-#define RUNOPTS_COMMON_OPTIONS 42
-extern const struct option runopts_common_options[RUNOPTS_COMMON_OPTIONS];
+/* runopts_walk's answers for an argument it cannot take (the caller words
+ * the message): a flag without its value, and an unknown or ambiguous
+ * flag (or a value given to a flag that takes none). */
+#define RUNOPTS_NO_VALUE 2
+#define RUNOPTS_UNKNOWN 3
 
 /* Everything the flags say, before it becomes a run_config. Strings are
  * borrowed from argv. Zero-initialise before parsing. */
@@ -91,28 +71,72 @@ struct run_opts {
 int runopts_errf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Consume option c (with argument a) when it is a shared flag: returns 1
- * when it was (o updated), 0 when c is not a shared flag, LL_E_INVAL (a
- * bad --header, reason in err). RUNOPTS_OPT_HELP and 'h' are not consumed. */
-int runopts_take(struct run_opts *o, int c, const char *a, char *err, size_t errlen);
+/* ---- flag tables ---------------------------------------------------------
+ * A command says what each of its flags stores, and where, instead of a
+ * switch: one struct runopts_flag per long flag. What a value means is
+ * checked after the walk, by the functions further down. */
 
-/* A command's handler of its own flags: consume option c (a value from its
- * own table, with argument a, NULL for a flag without one) into ud and
- * return 1, or return 0 when c is not one of its flags (reported as an
- * unknown option), or LL_E_INVAL with a reason in err on a bad value. */
-typedef int runopts_take_cb(void *ud, int c, const char *a, char *err, size_t errlen);
+/* How a flag stores what it is given. */
+enum runopts_kind {
+    RUNOPTS_KIND_VALUE, /* takes a value: a const char * field points at it (argv's; the last wins) */
+    RUNOPTS_KIND_SET,   /* takes none: an int field is set to 1 */
+    RUNOPTS_KIND_CALL,  /* takes a value and hands it to the flag's take function */
+    RUNOPTS_KIND_HELP,  /* takes none: the walk ends with RUNOPTS_HELP */
+};
 
-/* Parse argv[1..] with getopt_long over runopts_common_options followed by
- * own[0, n_own) (values >= RUNOPTS_OPT_FIRST_PRIVATE): shared flags go to o
- * (runopts_take), the others to take_own(ud, ...). Returns 0 with *first
- * set to the index in argv of the first operand (argc when there is none);
- * RUNOPTS_HELP when --help or -h was given (the caller prints its usage and
- * ends with LL_EXIT_OK); or LL_E_INVAL with a one-line reason in err (a
- * missing value, an unknown option: it points at `llmload <cmd> --help`,
- * or what take_own refused). Resets optind and opterr. */
-int runopts_parse(int argc, char **argv, const char *cmd, const struct option *own, size_t n_own,
-                  runopts_take_cb *take_own, void *ud, struct run_opts *o, int *first, char *err,
-                  size_t errlen);
+/* A CALL flag's own code, for what a field cannot say (a repeatable flag
+ * with a bound, a check as the value is given): consume a into dst, the
+ * struct the flag's table fills. 0, or LL_E_INVAL with a reason in err. */
+typedef int runopts_take_fn(void *dst, const char *a, char *err, size_t errlen);
+
+/* One flag of a table. */
+struct runopts_flag {
+    const char *name;      /* long name, without "--" */
+    char short_name;       /* one-letter alias (-H), or 0 */
+    enum runopts_kind kind;
+    size_t off;            /* VALUE, SET: offsetof its field in the struct the table fills */
+    runopts_take_fn *take; /* CALL: what consumes the value */
+};
+
+/* The usual entries; the field's type is checked when compiling (a
+ * const char * for a VALUE, an int for a SET). A CALL or a HELP entry is
+ * written out in full. */
+#define RUNOPTS_VALUE(name, type, field)                                                      \
+    {(name), 0, RUNOPTS_KIND_VALUE,                                                          \
+     _Generic(((type *)0)->field, const char *: offsetof(type, field)), NULL}
+#define RUNOPTS_SET(name, type, field)                                                        \
+    {(name), 0, RUNOPTS_KIND_SET, _Generic(((type *)0)->field, int: offsetof(type, field)), NULL}
+
+/* A table and the struct it fills. */
+struct runopts_table {
+    const struct runopts_flag *flags;
+    size_t n;
+    void *dst;
+};
+
+/* Most flags runopts_walk takes, all its tables together. */
+#define RUNOPTS_MAX_FLAGS 128
+
+/* Walk argv[1..] with getopt_long over the flags of t[0, n_tables)
+ * (abbreviated as getopt_long allows; operands may come anywhere), each
+ * flag into its table's dst. Resets optind and opterr. Returns 0 at the
+ * end, optind then at the first operand (argc when there is none);
+ * RUNOPTS_HELP at a HELP flag; LL_E_INVAL with a CALL flag's reason in
+ * err; or, err untouched and argv[optind - 1] the argument at fault,
+ * RUNOPTS_NO_VALUE or RUNOPTS_UNKNOWN. More than RUNOPTS_MAX_FLAGS flags
+ * is a programming error: it aborts. */
+int runopts_walk(int argc, char **argv, const struct runopts_table *t, size_t n_tables,
+                 char *err, size_t errlen);
+
+/* Parse argv[1..] over the shared flags (into o) and the command's own
+ * (own, or NULL): returns 0 with *first set to the index in argv of the
+ * first operand (argc when there is none), at most max_operands of them;
+ * RUNOPTS_HELP when --help or -h was given (the caller prints its usage
+ * and ends with LL_EXIT_OK); or LL_E_INVAL with a one-line reason in err:
+ * a missing value, an unknown option or an operand too many (each points
+ * at `llmload <cmd> --help`), or what a flag's take refused. */
+int runopts_parse(int argc, char **argv, const char *cmd, const struct runopts_table *own,
+                  int max_operands, struct run_opts *o, int *first, char *err, size_t errlen);
 
 /* Strict option values: each stores the value of flag name (its text v)
  * and returns 0, or returns LL_E_INVAL with a one-line reason naming the

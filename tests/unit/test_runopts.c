@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <sys/resource.h>
 
 #include "cli/runopts.h"
@@ -77,34 +78,41 @@ static void test_url_errors(void **state)
     assert_int_equal(runopts_check_url("https://[::1]:8443/v1", err, sizeof err), 0);
 }
 
-/* An own flag that refuses "bad", for the callback's error path. */
-static int take_own_test(void *ud, int c, const char *a, char *err, size_t errlen)
-{
-    if (c != RUNOPTS_OPT_FIRST_PRIVATE)
-        return 0;
-    if (strcmp(a, "bad") == 0)
-        return runopts_errf(err, errlen, "--own: refused \"%s\"", a);
-    *(const char **)ud = a;
-    return 1;
-}
-
-static const struct option own_test[] = {
-    {"own", required_argument, NULL, RUNOPTS_OPT_FIRST_PRIVATE},
+/* A command's own flags, for runopts_parse: a value, a switch, and one
+ * with its own code that refuses "bad". */
+struct own_test {
+    const char *own, *value;
+    int on;
 };
 
-/* runopts_parse over a NULL-terminated argument list. */
-static int parse(const char **args, struct run_opts *o, const char **own, int *first, char *err,
-                 size_t errlen)
+static int take_own_test(void *dst, const char *a, char *err, size_t errlen)
 {
-    char *argv[32];
+    if (strcmp(a, "bad") == 0)
+        return runopts_errf(err, errlen, "--own: refused \"%s\"", a);
+    ((struct own_test *)dst)->own = a;
+    return 0;
+}
+
+static const struct runopts_flag own_test_flags[] = {
+    {"own", 0, RUNOPTS_KIND_CALL, 0, take_own_test},
+    RUNOPTS_VALUE("value", struct own_test, value),
+    RUNOPTS_SET("on", struct own_test, on),
+};
+
+/* runopts_parse over a NULL-terminated argument list, at most one operand. */
+static int parse(const char **args, struct run_opts *o, struct own_test *own, int *first,
+                 char *err, size_t errlen)
+{
+    char *argv[2 * RUNOPTS_MAX_HEADERS + 8];
     int argc = 0;
     argv[argc++] = "run";
     while (*args)
         argv[argc++] = (char *)*args++;
     argv[argc] = NULL;
     memset(o, 0, sizeof *o);
-    return runopts_parse(argc, argv, "run", own_test, 1, take_own_test, own, o, first, err,
-                         errlen);
+    memset(own, 0, sizeof *own);
+    const struct runopts_table t = {own_test_flags, LL_ARRAY_LEN(own_test_flags), own};
+    return runopts_parse(argc, argv, "run", &t, 1, o, first, err, errlen);
 }
 
 static void test_parse(void **state)
@@ -112,30 +120,88 @@ static void test_parse(void **state)
     (void)state;
     char err[RUNOPTS_ERR_MAX];
     struct run_opts o;
-    const char *own = NULL;
+    struct own_test own;
     int first = -1;
 
-    const char *ok[] = {"--url", "http://h/v1", "-H", "X-A: 1", "--own", "v", "TRACE", NULL};
+    const char *ok[] = {"--url", "http://h/v1", "-H", "X-A: 1", "--own", "v", "TRACE",
+                        "--val=w", "--on", "--no-stream", NULL};
     assert_int_equal(parse(ok, &o, &own, &first, err, sizeof err), 0);
     assert_string_equal(o.url, "http://h/v1");
     assert_int_equal(o.n_headers, 1);
-    assert_string_equal(own, "v");
-    assert_int_equal(first, 7);
+    assert_int_equal(o.no_stream, 1);
+    assert_string_equal(own.own, "v");
+    assert_string_equal(own.value, "w");
+    assert_int_equal(own.on, 1);
+    assert_int_equal(first, 10); /* getopt_long moved the operand after the flags */
 
     const char *unknown[] = {"--bogus", NULL};
     ASSERT_USAGE(parse(unknown, &o, &own, &first, err, sizeof err), err,
                  "unknown option \"--bogus\" (see llmload run --help)");
+    const char *ambiguous[] = {"--o", "x", NULL};
+    ASSERT_USAGE(parse(ambiguous, &o, &own, &first, err, sizeof err), err,
+                 "unknown option \"--o\" (see llmload run --help)");
+    const char *valued[] = {"--on=1", NULL};
+    ASSERT_USAGE(parse(valued, &o, &own, &first, err, sizeof err), err,
+                 "unknown option \"--on=1\" (see llmload run --help)");
     const char *missing[] = {"--url", NULL};
     ASSERT_USAGE(parse(missing, &o, &own, &first, err, sizeof err), err,
                  "--url: needs a value (see llmload run --help)");
+    const char *operands[] = {"A", "B", NULL};
+    ASSERT_USAGE(parse(operands, &o, &own, &first, err, sizeof err), err,
+                 "unexpected argument \"B\" (see llmload run --help)");
     const char *header[] = {"-H", "nocolon", NULL};
     ASSERT_USAGE(parse(header, &o, &own, &first, err, sizeof err), err,
                  "--header: expected \"Name: value\", got a value without a colon");
     const char *refused[] = {"--own", "bad", NULL};
     ASSERT_USAGE(parse(refused, &o, &own, &first, err, sizeof err), err,
                  "--own: refused \"bad\"");
-    const char *help[] = {"--url", "http://h/v1", "--help", NULL};
+    const char *help[] = {"--url", "http://h/v1", "--help", "--bogus", NULL};
     assert_int_equal(parse(help, &o, &own, &first, err, sizeof err), RUNOPTS_HELP);
+}
+
+/* -H is repeatable up to RUNOPTS_MAX_HEADERS, then refused. */
+static void test_parse_header_bound(void **state)
+{
+    (void)state;
+    char err[RUNOPTS_ERR_MAX];
+    struct run_opts o;
+    struct own_test own;
+    int first = -1;
+    const char *args[2 * (RUNOPTS_MAX_HEADERS + 1) + 1];
+    size_t n = 0;
+    for (int i = 0; i < RUNOPTS_MAX_HEADERS; i++) {
+        args[n++] = "-H";
+        args[n++] = "X: 1";
+    }
+    args[n] = NULL;
+    assert_int_equal(parse(args, &o, &own, &first, err, sizeof err), 0);
+    assert_int_equal(o.n_headers, RUNOPTS_MAX_HEADERS);
+    args[n++] = "--header";
+    args[n++] = "X: 2";
+    args[n] = NULL;
+    ASSERT_USAGE(parse(args, &o, &own, &first, err, sizeof err), err,
+                 "--header: at most 64 headers");
+}
+
+/* runopts_walk leaves the wording of a missing value or an unknown flag
+ * to its caller (calibrate words them its own way). */
+static void test_walk_answers(void **state)
+{
+    (void)state;
+    char err[RUNOPTS_ERR_MAX] = "";
+    struct own_test own = {0};
+    const struct runopts_table t = {own_test_flags, LL_ARRAY_LEN(own_test_flags), &own};
+    char *missing[] = {"cmd", "--value", NULL};
+    char *unknown[] = {"cmd", "-H", "x", NULL};
+    char *ok[] = {"cmd", "--on", "rest", NULL};
+
+    assert_int_equal(runopts_walk(2, missing, &t, 1, err, sizeof err), RUNOPTS_NO_VALUE);
+    assert_int_equal(optind, 2);
+    assert_int_equal(runopts_walk(3, unknown, &t, 1, err, sizeof err), RUNOPTS_UNKNOWN);
+    assert_string_equal(err, "");
+    assert_int_equal(runopts_walk(3, ok, &t, 1, err, sizeof err), 0);
+    assert_int_equal(optind, 2);
+    assert_int_equal(own.on, 1);
 }
 
 /* runopts_workload_transport on o: its code, err holding the reason. */
@@ -236,5 +302,7 @@ static void test_fd_table_grown_up_front(void **state)
 TEST_MAIN(cmocka_unit_test(test_value_errors),
           cmocka_unit_test(test_url_errors),
           cmocka_unit_test(test_parse),
+          cmocka_unit_test(test_parse_header_bound),
+          cmocka_unit_test(test_walk_answers),
           cmocka_unit_test(test_config_errors),
           cmocka_unit_test(test_fd_table_grown_up_front))
