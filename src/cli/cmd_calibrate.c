@@ -276,14 +276,8 @@ int calibrate_main(int argc, char **argv)
     struct calib_opts o = {0};
     char err[RUNOPTS_ERR_MAX] = "";
     int rc = parse_args(argc, argv, &o, err, sizeof err);
-    if (rc == RUNOPTS_HELP) {
-        usage(stdout);
-        return LL_EXIT_OK;
-    }
-    if (rc != 0) {
-        ll_errorf("%s", err);
-        return LL_EXIT_USAGE;
-    }
+    if (rc != 0)
+        return runopts_usage_exit(rc, err, usage);
     err[0] = '\0';
     int status = LL_EXIT_RUNTIME;
     struct curl_slist *headers = NULL;

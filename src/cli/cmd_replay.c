@@ -232,12 +232,7 @@ int replay_main(int argc, char **argv)
     if (rc != 0) {
         trace_free(trace);
         runopts_workload_free(&cfg);
-        if (rc == RUNOPTS_HELP) {
-            replay_usage(stdout);
-            return LL_EXIT_OK;
-        }
-        ll_errorf("%s", err);
-        return LL_EXIT_USAGE;
+        return runopts_usage_exit(rc, err, replay_usage);
     }
 
     struct run_setup rs;

@@ -627,10 +627,6 @@ int run_main(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     const struct run_opts *o = &ra.o;
     int rc = run_flags(argc, argv, &ra, &cfg, err, sizeof err);
-    if (rc == RUNOPTS_HELP) {
-        run_usage(stdout);
-        return LL_EXIT_OK;
-    }
     if (rc == 0 && o->dump && driver_dump_schedule(&cfg, o->dump, err, sizeof err) != 0) {
         char why[RUNOPTS_ERR_MAX];
         snprintf(why, sizeof why, "%s", err);
@@ -638,10 +634,7 @@ int run_main(int argc, char **argv)
     }
     if (rc != 0 || o->dry_run) {
         runopts_workload_free(&cfg);
-        if (rc == 0)
-            return LL_EXIT_OK;
-        ll_errorf("%s", err);
-        return LL_EXIT_USAGE;
+        return rc == 0 ? LL_EXIT_OK : runopts_usage_exit(rc, err, run_usage);
     }
 
     struct run_setup rs;

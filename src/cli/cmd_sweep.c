@@ -919,14 +919,8 @@ int sweep_main(int argc, char **argv)
     struct sweep_job *j;
     char err[1200];
     int rc = sweep_job_parse(argc, argv, &j, err, sizeof err);
-    if (rc == RUNOPTS_HELP) {
-        sweep_usage(stdout);
-        return LL_EXIT_OK;
-    }
-    if (rc != 0) {
-        ll_errorf("%s", err);
-        return LL_EXIT_USAGE;
-    }
+    if (rc != 0)
+        return runopts_usage_exit(rc, err, sweep_usage);
     rc = sweep_job_run(j);
     sweep_job_free(j);
     return rc;

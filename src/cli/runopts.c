@@ -210,6 +210,16 @@ int runopts_parse(int argc, char **argv, const char *cmd, const struct runopts_t
     return 0;
 }
 
+int runopts_usage_exit(int rc, const char *err, void (*usage)(FILE *f))
+{
+    if (rc == RUNOPTS_HELP) {
+        usage(stdout);
+        return LL_EXIT_OK;
+    }
+    ll_errorf("%s", err);
+    return LL_EXIT_USAGE;
+}
+
 int runopts_positive(const char *name, const char *v, double *out, char *err, size_t errlen)
 {
     double x;

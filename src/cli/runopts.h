@@ -138,6 +138,12 @@ int runopts_walk(int argc, char **argv, const struct runopts_table *t, size_t n_
 int runopts_parse(int argc, char **argv, const char *cmd, const struct runopts_table *own,
                   int max_operands, struct run_opts *o, int *first, char *err, size_t errlen);
 
+/* The exit status of a command whose flags did not parse, given rc from
+ * its parse (RUNOPTS_HELP or LL_E_INVAL with the reason in err): prints
+ * usage on stdout and returns LL_EXIT_OK for --help, else prints
+ * "llmload: <err>" on stderr and returns LL_EXIT_USAGE. */
+int runopts_usage_exit(int rc, const char *err, void (*usage)(FILE *f));
+
 /* Strict option values: each stores the value of flag name (its text v)
  * and returns 0, or returns LL_E_INVAL with a one-line reason naming the
  * flag in err: a positive number (1.5k), a whole number >= min, a
