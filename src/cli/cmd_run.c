@@ -422,15 +422,9 @@ static int open_config(const struct run_opts *o, const struct run_session_opts *
     qsort(bursts, so->n_bursts, sizeof bursts[0], burst_cmp);
     cfg->bursts = bursts;
     cfg->n_bursts = so->n_bursts;
-    if (o->max_conc) {
-        uint64_t k;
-        if (runopts_count("--max-concurrency", o->max_conc, 1, &k, err, errlen) != 0)
-            return LL_E_INVAL;
-        if (k > 1000000)
-            return runopts_errf(err, errlen, "--max-concurrency: at most 1000000, got \"%s\"",
-                                o->max_conc);
-        cfg->max_concurrency = (uint32_t)k;
-    }
+    if (o->max_conc && runopts_count_upto("--max-concurrency", o->max_conc, 1000000,
+                                          &cfg->max_concurrency, err, errlen) != 0)
+        return LL_E_INVAL;
     if (o->on_cap) {
         if (!o->max_conc)
             return runopts_errf(err, errlen, "--on-cap: needs --max-concurrency");
@@ -448,12 +442,8 @@ static int closed_config(const struct run_opts *o, struct run_config *cfg, char 
                          size_t errlen)
 {
     cfg->mode = LOAD_CLOSED;
-    uint64_t n;
-    if (runopts_count("--users", o->users, 1, &n, err, errlen) != 0)
+    if (runopts_count_upto("--users", o->users, 1000000, &cfg->users, err, errlen) != 0)
         return LL_E_INVAL;
-    if (n > 1000000)
-        return runopts_errf(err, errlen, "--users: at most 1000000, got \"%s\"", o->users);
-    cfg->users = (uint32_t)n;
     if (runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1, &cfg->think,
                      err, errlen) != 0)
         return LL_E_INVAL;

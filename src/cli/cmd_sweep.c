@@ -222,20 +222,6 @@ static int parse_rates(const char *spec, struct sweep_plan *p, char *err, size_t
     return 0;
 }
 
-/* A whole-number flag from 1 to max, or def when absent. */
-static int opt_count(const char *name, const char *v, uint64_t def, uint64_t max,
-                     uint32_t *out, char *err, size_t errlen)
-{
-    uint64_t n = def;
-    if (v && runopts_count(name, v, 1, &n, err, errlen) != 0)
-        return LL_E_INVAL;
-    if (n > max)
-        return runopts_errf(err, errlen, "%s: at most %llu, got \"%s\"", name,
-                            (unsigned long long)max, v);
-    *out = (uint32_t)n;
-    return 0;
-}
-
 /* The steps: --rates, durations, --gap, --repeat, --max-steps and the
  * recovery step's flags. */
 static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
@@ -263,9 +249,12 @@ static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
                             so->probe_duration);
     if (so->probe_duration && !set->auto_rates)
         return runopts_errf(err, errlen, "--probe-duration: applies to --rates auto only");
-    if (opt_count("--repeat", so->repeat, 1, 100, &p->repeat, err, errlen) != 0 ||
-        opt_count("--max-steps", so->max_steps, SWEEP_DEFAULT_MAX_STEPS, 1000, &p->max_steps,
-                  err, errlen) != 0)
+    p->repeat = 1;
+    p->max_steps = SWEEP_DEFAULT_MAX_STEPS;
+    if ((so->repeat && runopts_count_upto("--repeat", so->repeat, 100, &p->repeat, err,
+                                          errlen) != 0) ||
+        (so->max_steps && runopts_count_upto("--max-steps", so->max_steps, 1000, &p->max_steps,
+                                             err, errlen) != 0))
         return LL_E_INVAL;
     p->recovery = !so->no_recovery;
     if (so->no_recovery && so->recovery_duration)
@@ -321,7 +310,7 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
         set->cost_per_hour = x;
     }
     if (so->replicas &&
-        opt_count("--replicas", so->replicas, 1, 100000, &set->replicas, err, errlen) != 0)
+        runopts_count_upto("--replicas", so->replicas, 100000, &set->replicas, err, errlen) != 0)
         return LL_E_INVAL;
     if (so->expect_capacity && runopts_positive("--expect-capacity", so->expect_capacity,
                                                 &set->expect_capacity_rps, err, errlen) != 0)

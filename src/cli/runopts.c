@@ -241,6 +241,18 @@ int runopts_count(const char *name, const char *v, uint64_t min, uint64_t *out, 
     return 0;
 }
 
+int runopts_count_upto(const char *name, const char *v, uint32_t max, uint32_t *out, char *err,
+                       size_t errlen)
+{
+    uint64_t n;
+    if (runopts_count(name, v, 1, &n, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (n > max)
+        return runopts_errf(err, errlen, "%s: at most %u, got \"%s\"", name, max, v);
+    *out = (uint32_t)n;
+    return 0;
+}
+
 int runopts_duration(const char *name, const char *v, uint64_t *out_ns, char *err,
                      size_t errlen)
 {
@@ -457,24 +469,16 @@ static int runopts_prefix(const struct run_opts *o, struct wl_prefix *px, char *
         fraction_flag("--prefix-fraction", o->prefix_fraction, &px->fraction, err, errlen) != 0)
         return LL_E_INVAL;
     px->groups = 1;
-    uint64_t g, l;
-    if (o->prefix_groups) {
-        if (runopts_count("--prefix-groups", o->prefix_groups, 1, &g, err, errlen) != 0)
-            return LL_E_INVAL;
-        if (g > WL_MAX_PREFIX_GROUPS)
-            return runopts_errf(err, errlen, "--prefix-groups: at most %u, got \"%s\"",
-                                WL_MAX_PREFIX_GROUPS, o->prefix_groups);
-        px->groups = (uint32_t)g;
-    }
+    if (o->prefix_groups && runopts_count_upto("--prefix-groups", o->prefix_groups,
+                                               WL_MAX_PREFIX_GROUPS, &px->groups, err,
+                                               errlen) != 0)
+        return LL_E_INVAL;
     if (!o->prefix_tokens)
         return runopts_errf(err, errlen, "--prefix-fraction: needs --prefix-tokens L (the "
                             "prefix length)");
-    if (runopts_count("--prefix-tokens", o->prefix_tokens, 1, &l, err, errlen) != 0)
+    if (runopts_count_upto("--prefix-tokens", o->prefix_tokens, WL_MAX_PREFIX_TOKENS,
+                           &px->tokens, err, errlen) != 0)
         return LL_E_INVAL;
-    if (l > WL_MAX_PREFIX_TOKENS)
-        return runopts_errf(err, errlen, "--prefix-tokens: at most %u, got \"%s\"",
-                            WL_MAX_PREFIX_TOKENS, o->prefix_tokens);
-    px->tokens = (uint32_t)l;
     if (o->all_unique)
         px->fraction = 0;
     return 0;
@@ -680,15 +684,9 @@ static int runopts_workload(const struct run_opts *o, uint64_t seed, struct run_
                      DIST_UNIT_NONE, 1, &wl->output_tokens, err, errlen) != 0 ||
         runopts_workload_realism(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
-    if (o->max_inflight) {
-        uint64_t m;
-        if (runopts_count("--max-inflight", o->max_inflight, 1, &m, err, errlen) != 0)
-            return LL_E_INVAL;
-        if (m > 10000000)
-            return runopts_errf(err, errlen, "--max-inflight: at most 10000000, got \"%s\"",
-                                o->max_inflight);
-        cfg->max_inflight = (uint32_t)m;
-    }
+    if (o->max_inflight && runopts_count_upto("--max-inflight", o->max_inflight, 10000000,
+                                              &cfg->max_inflight, err, errlen) != 0)
+        return LL_E_INVAL;
     return 0;
 }
 
@@ -707,14 +705,9 @@ static int runopts_threads(const struct run_opts *o, struct run_config *cfg, cha
     if (runopts_url_is_loopback(o->url ? o->url : RUNOPTS_DEFAULT_URL))
         cpus = cpus / 2 > 0 ? cpus / 2 : 1;
     cfg->threads = (uint32_t)LL_MIN(cpus, 8);
-    if (o->threads) {
-        uint64_t t;
-        if (runopts_count("--threads", o->threads, 1, &t, err, errlen) != 0)
-            return LL_E_INVAL;
-        if (t > 256)
-            return runopts_errf(err, errlen, "--threads: at most 256, got \"%s\"", o->threads);
-        cfg->threads = (uint32_t)t;
-    }
+    if (o->threads && runopts_count_upto("--threads", o->threads, 256, &cfg->threads, err,
+                                         errlen) != 0)
+        return LL_E_INVAL;
     return 0;
 }
 

@@ -146,11 +146,14 @@ int runopts_usage_exit(int rc, const char *err, void (*usage)(FILE *f));
 
 /* Strict option values: each stores the value of flag name (its text v)
  * and returns 0, or returns LL_E_INVAL with a one-line reason naming the
- * flag in err: a positive number (1.5k), a whole number >= min, a
- * duration (500ms, 2m), a DIST (nonneg: no negative values). */
+ * flag in err: a positive number (1.5k), a whole number >= min, a whole
+ * number from 1 to max ("at most" past it), a duration (500ms, 2m), a
+ * DIST (nonneg: no negative values). */
 int runopts_positive(const char *name, const char *v, double *out, char *err, size_t errlen);
 int runopts_count(const char *name, const char *v, uint64_t min, uint64_t *out, char *err,
                   size_t errlen);
+int runopts_count_upto(const char *name, const char *v, uint32_t max, uint32_t *out, char *err,
+                       size_t errlen);
 int runopts_duration(const char *name, const char *v, uint64_t *out_ns, char *err,
                      size_t errlen);
 int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,

@@ -45,6 +45,15 @@ static void test_value_errors(void **state)
     assert_int_equal(runopts_count("--requests", "10k", 1, &n, err, sizeof err), 0);
     assert_int_equal(n, 10000);
 
+    uint32_t u = 7;
+    ASSERT_USAGE(runopts_count_upto("--users", "2000000", 1000000, &u, err, sizeof err), err,
+                 "--users: at most 1000000, got \"2000000\"");
+    ASSERT_USAGE(runopts_count_upto("--users", "0", 1000000, &u, err, sizeof err), err,
+                 "--users: expected a whole number >= 1 (e.g. 100 or 10k), got \"0\"");
+    assert_int_equal(u, 7); /* untouched on a refusal */
+    assert_int_equal(runopts_count_upto("--users", "1M", 1000000, &u, err, sizeof err), 0);
+    assert_int_equal(u, 1000000);
+
     ASSERT_USAGE(runopts_duration("--duration", "abc", &n, err, sizeof err), err,
                  "--duration: expected a duration (e.g. 500ms, 30s, 2m), got \"abc\"");
     assert_int_equal(runopts_duration("--duration", "2m", &n, err, sizeof err), 0);
