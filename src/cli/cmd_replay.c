@@ -125,9 +125,7 @@ static int reject_generator_flags(const struct run_opts *o, char *err, size_t er
 static int build_config(const struct run_opts *o, const struct replay_opts *ro,
                         struct run_config *cfg, char *err, size_t errlen)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->records_fd = -1;
-    cfg->step = -1;
+    runopts_config_init(cfg);
     cfg->mode = LOAD_OPEN;
     uint64_t seed;
     double s = 1.0, r = 1.0;

@@ -462,9 +462,7 @@ static int closed_config(const struct run_opts *o, struct run_config *cfg, char 
 static int build_config(const struct run_opts *o, const struct run_session_opts *so,
                         struct run_config *cfg, char *err, size_t errlen)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->records_fd = -1;
-    cfg->step = -1;
+    runopts_config_init(cfg);
     uint64_t seed;
     if (runopts_slo(o, cfg, err, errlen) != 0 || check_load_model(o, so, err, errlen) != 0 ||
         runopts_seed(o, &seed, err, errlen) != 0 || bounds_config(o, cfg, err, errlen) != 0)

@@ -329,10 +329,9 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so,
                       struct run_config *cfg, struct sweep_plan *p, struct sweep_settings *set,
                       char *err, size_t errlen)
 {
-    memset(cfg, 0, sizeof *cfg);
+    runopts_config_init(cfg); /* each step sets its own step */
     memset(p, 0, sizeof *p);
     sweep_settings_init(set);
-    cfg->records_fd = -1;
     if (runopts_slo(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
     set->slo = cfg->slo;

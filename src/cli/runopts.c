@@ -287,6 +287,13 @@ int runopts_metrics_flags(const char *interval, int off, const char *url,
     return 0;
 }
 
+void runopts_config_init(struct run_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->records_fd = -1;
+    cfg->step = -1;
+}
+
 int runopts_slo(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen)
 {
     if (o->slo) {
@@ -327,10 +334,12 @@ int runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_conf
     return 0;
 }
 
+/* A --*-fraction flag, from 0 to 1; 1 when absent (the flags beside it
+ * turn the feature on for every request). */
 static int fraction_flag(const char *name, const char *v, double *out, char *err, size_t errlen)
 {
-    double x;
-    if (ll_parse_double(v, &x) != 0 || !(x >= 0 && x <= 1))
+    double x = 1.0;
+    if (v && (ll_parse_double(v, &x) != 0 || !(x >= 0 && x <= 1)))
         return runopts_errf(err, errlen, "%s: expected a fraction from 0 to 1 (e.g. 0.3), "
                             "got \"%s\"", name, v);
     *out = x;
@@ -464,9 +473,7 @@ static int runopts_prefix(const struct run_opts *o, struct wl_prefix *px, char *
     if (o->workload)
         return runopts_errf(err, errlen, "--prefix-*: with --workload, prefixes are set per "
                             "class in the file");
-    px->fraction = 1.0;
-    if (o->prefix_fraction &&
-        fraction_flag("--prefix-fraction", o->prefix_fraction, &px->fraction, err, errlen) != 0)
+    if (fraction_flag("--prefix-fraction", o->prefix_fraction, &px->fraction, err, errlen) != 0)
         return LL_E_INVAL;
     px->groups = 1;
     if (o->prefix_groups && runopts_count_upto("--prefix-groups", o->prefix_groups,
@@ -494,9 +501,7 @@ static int runopts_cancel(const struct run_opts *o, struct wl_cancel *cx, char *
     if (!o->cancel_after && !o->cancel_after_tokens)
         return runopts_errf(err, errlen, "--cancel-fraction: needs --cancel-after DIST or "
                             "--cancel-after-tokens DIST");
-    cx->fraction = 1.0;
-    if (o->cancel_fraction &&
-        fraction_flag("--cancel-fraction", o->cancel_fraction, &cx->fraction, err, errlen) != 0)
+    if (fraction_flag("--cancel-fraction", o->cancel_fraction, &cx->fraction, err, errlen) != 0)
         return LL_E_INVAL;
     int rc;
     if (o->cancel_after) {

@@ -165,6 +165,10 @@ int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonne
 int runopts_metrics_flags(const char *interval, int off, const char *url,
                           uint64_t *interval_ns, char *err, size_t errlen);
 
+/* Zero cfg, with no records file and no sweep step yet (records_fd and
+ * step -1): where every command's run_config starts. */
+void runopts_config_init(struct run_config *cfg);
+
 /* --slo into cfg->slo (nothing when the flag is absent). 0 or LL_E_INVAL. */
 int runopts_slo(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen);
 
