@@ -219,13 +219,11 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
 
 int replay_main(int argc, char **argv)
 {
-    struct replay_args ra;
+    struct replay_args ra = {0};
     struct run_config cfg;
-    char err[RUNOPTS_ERR_MAX];
-    memset(&ra, 0, sizeof ra);
-    memset(&cfg, 0, sizeof cfg);
-    const struct run_opts *o = &ra.o;
     struct trace *trace = NULL;
+    char err[RUNOPTS_ERR_MAX];
+    memset(&cfg, 0, sizeof cfg);
     int rc = replay_flags(argc, argv, &ra, &cfg, &trace, err, sizeof err);
     if (rc != 0) {
         trace_free(trace);
@@ -234,10 +232,11 @@ int replay_main(int argc, char **argv)
     }
 
     struct run_setup rs;
-    int exit_code = run_setup_open(&rs, o, &cfg);
+    int exit_code = run_setup_open(&rs, &ra.o, &cfg);
     if (exit_code == LL_EXIT_OK)
-        exit_code = run_setup_results(&rs, o, "replay",
-                                      replay_config_json(o, &ra.ro, &cfg, rs.target.model), &cfg);
+        exit_code = run_setup_results(&rs, &ra.o, "replay",
+                                      replay_config_json(&ra.o, &ra.ro, &cfg, rs.target.model),
+                                      &cfg);
     if (exit_code == LL_EXIT_OK)
         exit_code = run_setup_drive(&rs, &cfg) == 0 ? replay_report(&rs, &ra.ro, &cfg, trace)
                                                     : LL_EXIT_RUNTIME;

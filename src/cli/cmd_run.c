@@ -608,10 +608,9 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg)
 
 int run_main(int argc, char **argv)
 {
-    struct run_args ra;
+    struct run_args ra = {0};
     struct run_config cfg;
     char err[RUNOPTS_ERR_MAX];
-    memset(&ra, 0, sizeof ra);
     memset(&cfg, 0, sizeof cfg);
     const struct run_opts *o = &ra.o;
     int rc = run_flags(argc, argv, &ra, &cfg, err, sizeof err);
