@@ -222,6 +222,18 @@ static int parse_rates(const char *spec, struct sweep_plan *p, char *err, size_t
     return 0;
 }
 
+/* A duration flag of at least min_ns (min_text says it in the message),
+ * def when absent. */
+static int plan_duration(const char *name, const char *v, const char *def, uint64_t min_ns,
+                         const char *min_text, uint64_t *out_ns, char *err, size_t errlen)
+{
+    if (runopts_duration(name, v ? v : def, out_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (*out_ns < min_ns)
+        return runopts_errf(err, errlen, "%s: at least %s, got \"%s\"", name, min_text, v);
+    return 0;
+}
+
 /* The steps: --rates, durations, --gap, --repeat, --max-steps and the
  * recovery step's flags. */
 static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
@@ -230,23 +242,14 @@ static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
     if (parse_rates(so->rates ? so->rates : "auto", p, err, errlen) != 0)
         return LL_E_INVAL;
     set->auto_rates = p->n_rates == 0;
-    if (runopts_duration("--step-duration", so->step_duration ? so->step_duration
-                                                              : SWEEP_DEFAULT_STEP,
-                         &p->step_ns, err, errlen) != 0)
-        return LL_E_INVAL;
-    if (p->step_ns < 100 * LL_NS_PER_MS)
-        return runopts_errf(err, errlen, "--step-duration: at least 100ms, got \"%s\"",
-                            so->step_duration);
-    if (runopts_duration("--warmup", o->warmup ? o->warmup : SWEEP_DEFAULT_WARMUP, &p->warmup_ns,
+    if (plan_duration("--step-duration", so->step_duration, SWEEP_DEFAULT_STEP,
+                      100 * LL_NS_PER_MS, "100ms", &p->step_ns, err, errlen) != 0 ||
+        runopts_duration("--warmup", o->warmup ? o->warmup : SWEEP_DEFAULT_WARMUP, &p->warmup_ns,
                          err, errlen) != 0 ||
         (so->gap && runopts_duration("--gap", so->gap, &p->gap_ns, err, errlen) != 0) ||
-        runopts_duration("--probe-duration", so->probe_duration ? so->probe_duration
-                                                                : SWEEP_DEFAULT_PROBE,
-                         &p->probe_ns, err, errlen) != 0)
+        plan_duration("--probe-duration", so->probe_duration, SWEEP_DEFAULT_PROBE,
+                      500 * LL_NS_PER_MS, "500ms", &p->probe_ns, err, errlen) != 0)
         return LL_E_INVAL;
-    if (p->probe_ns < 500 * LL_NS_PER_MS)
-        return runopts_errf(err, errlen, "--probe-duration: at least 500ms, got \"%s\"",
-                            so->probe_duration);
     if (so->probe_duration && !set->auto_rates)
         return runopts_errf(err, errlen, "--probe-duration: applies to --rates auto only");
     p->repeat = 1;
