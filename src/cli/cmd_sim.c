@@ -300,6 +300,29 @@ static void on_second(struct sim_args *a, const char *name, const char *val)
     /* --profile, --seed and --help were taken in the first pass. */
 }
 
+/* The server's settings before the engine flags: the profile's engine
+ * (with --seed), and the defaults --help names. */
+static void sim_defaults(struct sim_args *a)
+{
+    struct engine_config e = a->profile.engine;
+    if (a->have_seed)
+        e.seed = a->seed;
+    a->cfg = (struct server_config){
+        .host = "127.0.0.1",
+        .port = SIM_DEFAULT_PORT,
+        .engine = e,
+        .model_name = "llmload-sim",
+        .slow_headers_delay_ns = SIM_DEFAULT_SLOW_HEADERS_NS,
+        .tokens_per_event = 1,
+        .default_max_tokens = SIM_DEFAULT_MAX_TOKENS,
+        .max_head_bytes = SIM_DEFAULT_MAX_HEAD_BYTES,
+        .max_body_bytes = SIM_DEFAULT_MAX_BODY_BYTES,
+        .conn_buffer_bytes = SIM_DEFAULT_CONN_BUFFER_BYTES,
+        .seed = e.seed,
+    };
+    faults_init(&a->cfg.faults, a->cfg.seed);
+}
+
 int sim_main(int argc, char **argv)
 {
     struct sim_args a;
@@ -317,21 +340,8 @@ int sim_main(int argc, char **argv)
         ll_errorf("--profile: expected default or instant, got \"%s\"", a.profile_name);
         return LL_EXIT_USAGE;
     }
+    sim_defaults(&a);
     struct server_config *c = &a.cfg;
-    c->host = "127.0.0.1";
-    c->port = SIM_DEFAULT_PORT;
-    c->engine = a.profile.engine;
-    if (a.have_seed)
-        c->engine.seed = a.seed;
-    c->model_name = "llmload-sim";
-    c->slow_headers_delay_ns = SIM_DEFAULT_SLOW_HEADERS_NS;
-    c->tokens_per_event = 1;
-    c->default_max_tokens = SIM_DEFAULT_MAX_TOKENS;
-    c->max_head_bytes = SIM_DEFAULT_MAX_HEAD_BYTES;
-    c->max_body_bytes = SIM_DEFAULT_MAX_BODY_BYTES;
-    c->conn_buffer_bytes = SIM_DEFAULT_CONN_BUFFER_BYTES;
-    c->seed = c->engine.seed;
-    faults_init(&c->faults, c->seed);
     if (walk_args(argc, argv, on_second, &a) != 0) {
         ll_errorf("%s", a.err);
         return LL_EXIT_USAGE;
