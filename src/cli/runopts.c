@@ -346,6 +346,13 @@ static int fraction_flag(const char *name, const char *v, double *out, char *err
     return 0;
 }
 
+/* flags beside --workload, whose classes set what (lengths, prefixes...). */
+static int set_per_class(const char *flags, const char *what, char *err, size_t errlen)
+{
+    return runopts_errf(err, errlen, "%s: with --workload, %s are set per class in the file",
+                        flags, what);
+}
+
 /* Whether a length flag's value names an empirical file. */
 static int is_empirical(const char *v)
 {
@@ -404,8 +411,7 @@ static int runopts_workload_files(const struct run_opts *o, struct workload *wl,
     struct empirical *e = NULL;
     if (o->lengths) {
         if (o->workload)
-            return runopts_errf(err, errlen, "--lengths: with --workload, lengths are set per "
-                                "class in the file");
+            return set_per_class("--lengths", "lengths", err, errlen);
         if (o->prompt_tokens || o->output_tokens)
             return runopts_errf(err, errlen, "--lengths: gives both lengths; drop "
                                 "--prompt-tokens and --output-tokens");
@@ -471,8 +477,7 @@ static int runopts_prefix(const struct run_opts *o, struct wl_prefix *px, char *
                           size_t errlen)
 {
     if (o->workload)
-        return runopts_errf(err, errlen, "--prefix-*: with --workload, prefixes are set per "
-                            "class in the file");
+        return set_per_class("--prefix-*", "prefixes", err, errlen);
     if (fraction_flag("--prefix-fraction", o->prefix_fraction, &px->fraction, err, errlen) != 0)
         return LL_E_INVAL;
     px->groups = 1;
@@ -496,8 +501,7 @@ static int runopts_cancel(const struct run_opts *o, struct wl_cancel *cx, char *
                           size_t errlen)
 {
     if (o->workload)
-        return runopts_errf(err, errlen, "--cancel-*: with --workload, cancellations are set "
-                            "per class in the file");
+        return set_per_class("--cancel-*", "cancellations", err, errlen);
     if (!o->cancel_after && !o->cancel_after_tokens)
         return runopts_errf(err, errlen, "--cancel-fraction: needs --cancel-after DIST or "
                             "--cancel-after-tokens DIST");
