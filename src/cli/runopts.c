@@ -147,7 +147,7 @@ static int walk_find(const struct walk *w, int c)
     if (c >= WALK_VAL && (size_t)(c - WALK_VAL) < w->n)
         return c - WALK_VAL;
     for (size_t i = 0; i < w->n; i++) {
-        if (w->flag[i]->short_name == c)
+        if (w->flag[i]->short_name && w->flag[i]->short_name == c)
             return (int)i;
     }
     return -1;

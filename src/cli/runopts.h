@@ -78,7 +78,7 @@ int runopts_errf(char *err, size_t errlen, const char *fmt, ...)
 
 /* How a flag stores what it is given. */
 enum runopts_kind {
-    RUNOPTS_KIND_VALUE, /* takes a value: a const char * field points at it (argv's; the last wins) */
+    RUNOPTS_KIND_VALUE, /* takes a value: a const char * field points at it (the last wins) */
     RUNOPTS_KIND_SET,   /* takes none: an int field is set to 1 */
     RUNOPTS_KIND_CALL,  /* takes a value and hands it to the flag's take function */
     RUNOPTS_KIND_HELP,  /* takes none: the walk ends with RUNOPTS_HELP */
