@@ -3,8 +3,9 @@
  * A schedule dumped by `llmload run --dump-schedule` must replay to the
  * identical requests at the identical offsets: every check here compares
  * integers exactly, against the dump file. Timing is checked only loosely
- * (schedule lateness p99 under 20 ms on a shared 2-core machine; the figure
- * is printed for the record, the bench is the place for the 1 ms claim). */
+ * (schedule lateness p50 under 20 ms and p99 under 250 ms on a shared
+ * 2-core machine; the figure is printed for the record, the bench is the
+ * place for the 1 ms claim). */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -98,7 +99,12 @@ static void check_replay_of_dump(double scale, const char *scale_arg)
     fprintf(stderr, "replay x%s: schedule lateness p99 %.3f ms, max %.3f ms over %lld requests\n",
             scale_arg, (double)p99 / 1e6, (double)harness_ival(late, "max") / 1e6,
             (long long)harness_ival(late, "count"));
-    assert_true(p99 >= 0 && p99 < 20 * MS);
+    /* Most sends on time; no send held up behind others. One stall of the
+     * machine is one request's lateness, so the median is held tight and
+     * the tail loosely (a stall of 24 ms under check-asan on a loaded
+     * machine failed a 20 ms p99, which over 60 requests is the max). */
+    ASSERT_IN_RANGE(harness_ival(late, "p50"), 0, 20 * MS - 1);
+    ASSERT_IN_RANGE(p99, 0, 250 * MS - 1);
     json_decref(s);
     harness_recs_free(d);
     harness_recs_free(r);
