@@ -3,6 +3,8 @@
 #   make test         install deps if root, build, run unit then integration tests
 #                     (INTEG_JOBS=N integration jobs at a time, default 4)
 #   make check-layers each #include goes where src/<layer>/README.md allows
+#   make format       clang-format the C lines you changed (against HEAD)
+#   make check-format fail on a changed line (since .clang-format came) not so formatted
 #   make check-asan   the whole suite under AddressSanitizer + UBSan (build-asan/)
 #   make valgrind     unit tests under valgrind, leak-checked
 #   make fuzz         each libFuzzer target for FUZZ_TIME seconds (clang)
@@ -48,7 +50,13 @@ FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 check-layers:
 	@sh scripts/check-layers.sh src
 
-.PHONY: check-layers check-report all lib deps test tests-build unit integration check-asan valgrind fuzz fuzz-build demo install clean
+format:
+	@sh scripts/format.sh
+
+check-format: deps
+	@sh scripts/format.sh --check
+
+.PHONY: check-layers format check-format check-report all lib deps test tests-build unit integration check-asan valgrind fuzz fuzz-build demo install clean
 
 all: $(BIN)
 
