@@ -3,20 +3,17 @@
  * with --rates auto and a sensible SLO, prints the table and the findings,
  * writes the report, and stops the sim (by its pid), also on Ctrl-C. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cmds.h"
 #include "cli/sweepjob.h"
 #include "measure/slo.h"
+#include "util/spawn.h"
 #include "util/util.h"
 
 #define DEMO_SLO "ttft=500ms,tpot=50ms"
@@ -49,68 +46,23 @@ static void demo_usage(FILE *f)
 "Exit status: as llmload sweep; 3 when the sim cannot be started.\n");
 }
 
-static uint64_t now_ms(void)
-{
-    return ll_now_ns() / LL_NS_PER_MS;
-}
-
 /* Start the sim; read its first stdout line ("http://127.0.0.1:PORT").
  * The child gets the signal mask it would have had (old). Returns the pid,
  * or -1 with the reason printed. */
 static pid_t start_sim(const sigset_t *old, char *url, size_t url_len)
 {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0) {
-        ll_errorf("demo: pipe: %s", strerror(errno));
+    char *argv[] = {"llmload", "sim", "--profile", "default", "--port", "0", NULL};
+    char line[256], err[320];
+    pid_t pid = ll_spawn_first_line("/proc/self/exe", argv, old, DEMO_STARTUP_MS, line, sizeof line,
+                                    err, sizeof err);
+    if (pid < 0 && strncmp(err, "no first line", 13) != 0) { /* pipe or fork */
+        ll_errorf("demo: %s", err);
         return -1;
     }
-    pid_t pid = fork();
-    if (pid < 0) {
-        ll_errorf("demo: fork: %s", strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        char *argv[] = {"llmload", "sim", "--profile", "default", "--port", "0", NULL};
-        pthread_sigmask(SIG_SETMASK, old, NULL);
-        if (dup2(fds[1], STDOUT_FILENO) < 0)
-            _exit(127);
-        execv("/proc/self/exe", argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    char line[256];
-    size_t n = 0;
-    int ok = 0;
-    uint64_t deadline = now_ms() + DEMO_STARTUP_MS;
-    while (n < sizeof line - 1) {
-        uint64_t now = now_ms();
-        if (now >= deadline)
-            break;
-        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
-        int pr = poll(&pfd, 1, (int)(deadline - now));
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0)
-            break;
-        ssize_t r = read(fds[0], line + n, 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        if (line[n] == '\n') {
-            ok = 1;
-            break;
-        }
-        n++;
-    }
-    line[n] = '\0';
-    close(fds[0]);
-    if (!ok || strncmp(line, "http://", 7) != 0) {
+    if (pid < 0 || strncmp(line, "http://", 7) != 0) {
         ll_errorf("demo: the sim did not print its address (got \"%s\")", line);
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
+        if (pid > 0)
+            ll_reap(pid, SIGKILL, 5000);
         return -1;
     }
     snprintf(url, url_len, "%s/v1", line);
@@ -120,21 +72,8 @@ static pid_t start_sim(const sigset_t *old, char *url, size_t url_len)
 /* SIGTERM the sim, give it 5 s, then SIGKILL; always reaps it. */
 static void stop_sim(pid_t pid)
 {
-    if (pid <= 0)
-        return;
-    kill(pid, SIGTERM);
-    uint64_t deadline = now_ms() + 5000;
-    for (;;) {
-        pid_t w = waitpid(pid, NULL, WNOHANG);
-        if (w == pid || (w < 0 && errno != EINTR))
-            return;
-        if (now_ms() >= deadline)
-            break;
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    if (pid > 0)
+        ll_reap(pid, SIGTERM, 5000);
 }
 
 /* What `llmload demo` was asked for: the sweep's values (strings, passed

@@ -28,6 +28,7 @@
 #include "test.h"
 
 #include "sim/profile.h"
+#include "util/spawn.h"
 #include "util/util.h"
 #include "workload/dist.h"
 #include "workload/workload.h"
@@ -72,27 +73,7 @@ static char **build_argv(const char *bin, const char *const *prefix, const char 
 
 int harness_reap(pid_t pid, int timeout_ms)
 {
-    uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
-    int st = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR)
-            return -1;
-        if (mono_ms() >= deadline) {
-            kill(pid, SIGKILL);
-            if (waitpid(pid, &st, 0) < 0)
-                return -1;
-            break;
-        }
-        usleep(5000);
-    }
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    if (WIFSIGNALED(st))
-        return 128 + WTERMSIG(st);
-    return -1;
+    return ll_reap(pid, 0, timeout_ms);
 }
 
 int harness_sim_start(struct harness_sim *s, const char *const *extra_args)
@@ -103,55 +84,18 @@ int harness_sim_start(struct harness_sim *s, const char *const *extra_args)
         return -1;
     static const char *const prefix[] = {"sim", "--port", "0", NULL};
     char **argv = build_argv(bin, prefix, extra_args);
-    int fds[2];
-    if (!argv || pipe2(fds, O_CLOEXEC) < 0) {
-        fprintf(stderr, "harness: pipe: %s\n", strerror(errno));
-        free(argv);
+    if (!argv) {
+        fprintf(stderr, "harness: out of memory\n");
         return -1;
     }
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "harness: fork: %s\n", strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
-        free(argv);
-        return -1;
-    }
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        execv(bin, argv);
-        fprintf(stderr, "harness: exec %s: %s\n", bin, strerror(errno));
-        _exit(127);
-    }
+    char line[256], err[320];
+    pid_t pid = ll_spawn_first_line(bin, argv, NULL, 10000, line, sizeof line, err, sizeof err);
     free(argv);
-    close(fds[1]);
-    char line[256];
-    size_t n = 0;
-    uint64_t deadline = mono_ms() + 10000;
-    int ok = 0;
-    while (n < sizeof(line) - 1) {
-        uint64_t now = mono_ms();
-        if (now >= deadline)
-            break;
-        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
-        int pr = poll(&pfd, 1, (int)(deadline - now));
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0)
-            break;
-        ssize_t r = read(fds[0], line + n, 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        if (line[n] == '\n') {
-            ok = 1;
-            break;
-        }
-        n++;
+    int ok = pid > 0;
+    if (pid < 0 && strncmp(err, "no first line", 13) != 0) { /* pipe or fork */
+        fprintf(stderr, "harness: %s\n", err);
+        return -1;
     }
-    line[n] = '\0';
-    close(fds[0]);
     const char *pfx = "http://127.0.0.1:";
     char *end = NULL;
     long port = 0;
@@ -165,8 +109,8 @@ int harness_sim_start(struct harness_sim *s, const char *const *extra_args)
     }
     if (!ok) {
         fprintf(stderr, "harness: sim did not print its address (got \"%s\")\n", line);
-        kill(pid, SIGKILL);
-        harness_reap(pid, 5000);
+        if (pid > 0)
+            ll_reap(pid, SIGKILL, 5000);
         return -1;
     }
     s->pid = pid;

@@ -1,6 +1,8 @@
 /* Unit tests for util.c: strict parsing of numbers and durations. */
 #include "test.h"
+#include "util/spawn.h"
 #include "util/util.h"
+#include <signal.h>
 #include <string.h>
 
 static void test_parse_duration(void **state)
@@ -180,10 +182,38 @@ static void test_grow(void **state)
     free(b);
 }
 
-TEST_MAIN(cmocka_unit_test(test_grow),
-          cmocka_unit_test(test_parse_duration),
-          cmocka_unit_test(test_parse_count),
-          cmocka_unit_test(test_parse_u64),
-          cmocka_unit_test(test_http_list_has),
-          cmocka_unit_test(test_fmt_u64),
-          cmocka_unit_test(test_http_date))
+/* ll_spawn_first_line and ll_reap on /bin/sh: the first line, a child
+ * that never prints one (in time), and how each ended. */
+static void test_spawn(void **state)
+{
+    (void)state;
+    char line[64], err[128];
+    char *hello[] = {"sh", "-c", "echo hello; exec sleep 10", NULL};
+    pid_t pid =
+        ll_spawn_first_line("/bin/sh", hello, NULL, 5000, line, sizeof line, err, sizeof err);
+    assert_true(pid > 0);
+    assert_string_equal(line, "hello");
+    assert_int_equal(ll_reap(pid, SIGTERM, 5000), 128 + SIGTERM);
+
+    char *quiet[] = {"sh", "-c", "exit 3", NULL};
+    assert_int_equal(
+        ll_spawn_first_line("/bin/sh", quiet, NULL, 5000, line, sizeof line, err, sizeof err), -1);
+    assert_string_equal(err, "no first line (got \"\")");
+
+    char *slow[] = {"sh", "-c", "printf partial; exec sleep 10", NULL};
+    uint64_t t0 = ll_now_ns();
+    assert_int_equal(
+        ll_spawn_first_line("/bin/sh", slow, NULL, 200, line, sizeof line, err, sizeof err), -1);
+    assert_true(ll_now_ns() - t0 < 5 * LL_NS_PER_SEC); /* gave up, killed it */
+    assert_string_equal(err, "no first line (got \"partial\")");
+
+    char *three[] = {"sh", "-c", "echo x; exit 3", NULL};
+    pid = ll_spawn_first_line("/bin/sh", three, NULL, 5000, line, sizeof line, err, sizeof err);
+    assert_true(pid > 0);
+    assert_int_equal(ll_reap(pid, 0, 5000), 3);
+}
+
+TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_grow),
+          cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
+          cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
+          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))

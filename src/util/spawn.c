@@ -1,0 +1,110 @@
+/* spawn.c: a child that announces itself on its first line. See spawn.h. */
+#include "util/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+/* Read one line from fd into line until deadline_ns (monotonic). Returns 1
+ * when a whole line came, else 0; line holds what came, NUL-terminated. */
+static int read_first_line(int fd, uint64_t deadline_ns, char *line, size_t len)
+{
+    size_t n = 0;
+    int ok = 0;
+    while (n + 1 < len) {
+        uint64_t now = ll_now_ns();
+        if (now >= deadline_ns)
+            break;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, (int)((deadline_ns - now + LL_NS_PER_MS - 1) / LL_NS_PER_MS));
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            break;
+        ssize_t r = read(fd, line + n, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        if (line[n] == '\n') {
+            ok = 1;
+            break;
+        }
+        n++;
+    }
+    line[n] = '\0';
+    return ok;
+}
+
+pid_t ll_spawn_first_line(const char *exe, char *const argv[], const sigset_t *mask, int timeout_ms,
+                          char *line, size_t len, char *err, size_t errlen)
+{
+    int fds[2];
+    line[0] = '\0';
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        if (mask != NULL)
+            pthread_sigmask(SIG_SETMASK, mask, NULL);
+        if (dup2(fds[1], STDOUT_FILENO) < 0)
+            _exit(127);
+        execv(exe, argv);
+        fprintf(stderr, "exec %s: %s\n", exe, strerror(errno));
+        _exit(127);
+    }
+    close(fds[1]);
+    int ok = read_first_line(fds[0], ll_now_ns() + (uint64_t)timeout_ms * LL_NS_PER_MS, line, len);
+    close(fds[0]);
+    if (!ok) {
+        snprintf(err, errlen, "no first line (got \"%s\")", line);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    return pid;
+}
+
+int ll_reap(pid_t pid, int sig, int timeout_ms)
+{
+    if (sig > 0)
+        kill(pid, sig);
+    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_ms * LL_NS_PER_MS;
+    int st = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (ll_now_ns() >= deadline) {
+            kill(pid, SIGKILL);
+            if (waitpid(pid, &st, 0) < 0)
+                return -1;
+            break;
+        }
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return -1;
+}

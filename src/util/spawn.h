@@ -1,0 +1,25 @@
+/* spawn.h: a child process that announces itself on its first line of
+ * stdout (`llmload sim --port 0` prints its address), and its end.
+ * `llmload demo` starts its sim this way, and so do the integration tests. */
+#ifndef LL_SPAWN_H
+#define LL_SPAWN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Start exe with argv (argv[0] included, NULL-terminated) and its stdout on
+ * a pipe; the child gets the signal mask *mask when mask is not NULL (its
+ * parent's otherwise). Wait at most timeout_ms for its first line, which
+ * goes into line (len >= 1; without its newline, cut to fit). Returns the
+ * child's pid, or -1 with the reason in err ("pipe: ...", "fork: ...", or
+ * "no first line (got \"...\")"), the child killed and reaped. */
+pid_t ll_spawn_first_line(const char *exe, char *const argv[], const sigset_t *mask, int timeout_ms,
+                          char *line, size_t len, char *err, size_t errlen);
+
+/* Wait for pid to end, at most timeout_ms, then SIGKILL it and wait again.
+ * Send sig first when sig > 0. Returns its exit status, 128 + the signal
+ * that ended it, or -1 when it could not be waited for. */
+int ll_reap(pid_t pid, int sig, int timeout_ms);
+
+#endif
