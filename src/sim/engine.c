@@ -154,30 +154,33 @@ static void list_init(struct seq_list *l)
     l->count = 0;
 }
 
-static void list_push_back(struct engine *e, struct seq_list *l, uint32_t i)
+/* Link sequence i between prev and next (NIL for the list's ends), which
+ * are neighbours in l. */
+static void list_link(struct engine *e, struct seq_list *l, uint32_t i, uint32_t prev,
+                      uint32_t next)
 {
     struct seq *s = &e->seqs[i];
-    s->prev = l->tail;
-    s->next = NIL;
-    if (l->tail != NIL)
-        e->seqs[l->tail].next = i;
+    s->prev = prev;
+    s->next = next;
+    if (prev != NIL)
+        e->seqs[prev].next = i;
     else
         l->head = i;
-    l->tail = i;
+    if (next != NIL)
+        e->seqs[next].prev = i;
+    else
+        l->tail = i;
     l->count++;
+}
+
+static void list_push_back(struct engine *e, struct seq_list *l, uint32_t i)
+{
+    list_link(e, l, i, l->tail, NIL);
 }
 
 static void list_push_front(struct engine *e, struct seq_list *l, uint32_t i)
 {
-    struct seq *s = &e->seqs[i];
-    s->prev = NIL;
-    s->next = l->head;
-    if (l->head != NIL)
-        e->seqs[l->head].prev = i;
-    else
-        l->tail = i;
-    l->head = i;
-    l->count++;
+    list_link(e, l, i, NIL, l->head);
 }
 
 static void list_remove(struct engine *e, struct seq_list *l, uint32_t i)
