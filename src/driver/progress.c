@@ -10,20 +10,15 @@ void progress_counters_init(struct progress_counters *pc, int live)
 {
     pthread_mutex_init(&pc->lock, NULL);
     pc->roll_ttft = hist_new();
-    if (live) {
-        pc->live_ttft = hist_new();
-        pc->live_e2e = hist_new();
-        pc->live_late = hist_new();
-    }
+    if (live)
+        live_view_init(&pc->live);
 }
 
 void progress_counters_reset(struct progress_counters *pc)
 {
     hist_free(pc->roll_ttft);
-    hist_free(pc->live_ttft);
-    hist_free(pc->live_e2e);
-    hist_free(pc->live_late);
-    pc->roll_ttft = pc->live_ttft = pc->live_e2e = pc->live_late = NULL;
+    pc->roll_ttft = NULL;
+    live_view_reset(&pc->live);
     pthread_mutex_destroy(&pc->lock);
 }
 
@@ -105,6 +100,17 @@ void live_view_init(struct live_view *lv)
     lv->late = hist_new();
 }
 
+/* Merge from's histograms into to's and empty from's. */
+static void live_view_move(struct live_view *to, struct live_view *from)
+{
+    hist_merge(to->ttft, from->ttft);
+    hist_merge(to->e2e, from->e2e);
+    hist_merge(to->late, from->late);
+    hist_reset(from->ttft);
+    hist_reset(from->e2e);
+    hist_reset(from->late);
+}
+
 void live_view_reset(struct live_view *lv)
 {
     hist_free(lv->ttft);
@@ -136,12 +142,7 @@ void live_emit(struct live_view *lv, driver_live_cb *cb, void *ud, uint64_t run_
         for (int k = 0; k < REC_KIND_COUNT; k++)
             v.done_by_kind[k] += atomic_load_explicit(&pc->kind[k], memory_order_relaxed);
         pthread_mutex_lock(&pc->lock);
-        hist_merge(lv->ttft, pc->live_ttft);
-        hist_merge(lv->e2e, pc->live_e2e);
-        hist_merge(lv->late, pc->live_late);
-        hist_reset(pc->live_ttft);
-        hist_reset(pc->live_e2e);
-        hist_reset(pc->live_late);
+        live_view_move(lv, &pc->live);
         pthread_mutex_unlock(&pc->lock);
     }
     v.ttft = lv->ttft;

@@ -35,6 +35,14 @@ struct driver_live {
 
 typedef void driver_live_cb(void *ud, const struct driver_live *live);
 
+/* Three histograms of a live view: TTFT and E2E of ok requests (first -
+ * sched, end - sched), and send lateness, ns. driver_run's own copy is
+ * handed to cfg->live_cb, which borrows it for the call; each worker's
+ * counters hold one more, emptied into it at each call. */
+struct live_view {
+    struct hist *ttft, *e2e, *late;
+};
+
 /* One worker's counters, totals since t = 0 with warm-up included.
  * Written by that worker alone, read by driver_run's thread. Embedded in
  * the worker: progress_counters_init / progress_counters_reset. */
@@ -47,10 +55,10 @@ struct progress_counters {
     /* ok, non-warm-up requests finished since the last progress line:
      * first - sched, ns */
     struct hist *roll_ttft;
-    /* Only with a live view (else NULL), since its last call: ok requests
-     * finished, first - sched and end - sched, ns; requests scheduled,
-     * their send lateness, ns. */
-    struct hist *live_ttft, *live_e2e, *live_late;
+    /* Only with a live view (else its histograms are NULL), since its last
+     * call: ok requests finished, first - sched and end - sched, ns;
+     * requests scheduled, their send lateness, ns. */
+    struct live_view live;
 };
 
 /* Set up pc (zeroed memory); live = 1 when the run has a live view. */
@@ -67,9 +75,9 @@ void progress_counters_reset(struct progress_counters *pc);
 static inline void progress_count_sched(struct progress_counters *pc, uint64_t late_ns)
 {
     atomic_fetch_add_explicit(&pc->sched, 1, memory_order_relaxed);
-    if (pc->live_late) {
+    if (pc->live.late) {
         pthread_mutex_lock(&pc->lock);
-        hist_record(pc->live_late, late_ns);
+        hist_record(pc->live.late, late_ns);
         pthread_mutex_unlock(&pc->lock);
     }
 }
@@ -98,10 +106,10 @@ static inline void progress_count_done(struct progress_counters *pc, const struc
         atomic_fetch_add_explicit(&pc->failed, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&pc->out_tokens, r->output_tokens, memory_order_relaxed);
     atomic_fetch_add_explicit(&pc->kind[r->kind], 1, memory_order_relaxed);
-    if (pc->live_ttft && r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
+    if (pc->live.ttft && r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
         pthread_mutex_lock(&pc->lock);
-        hist_record(pc->live_ttft, r->first_ns - r->sched_ns);
-        hist_record(pc->live_e2e, r->end_ns - r->sched_ns);
+        hist_record(pc->live.ttft, r->first_ns - r->sched_ns);
+        hist_record(pc->live.e2e, r->end_ns - r->sched_ns);
         pthread_mutex_unlock(&pc->lock);
     }
 }
@@ -130,12 +138,6 @@ void progress_line_reset(struct progress_line *pl);
  * tty the line ends with a newline only when final. */
 void progress_print(struct progress_line *pl, struct progress_counters *const *pcs, uint32_t n,
                     int final);
-
-/* The live view's state, on driver_run's thread: the histograms handed to
- * cfg->live_cb, which borrows them for the call. */
-struct live_view {
-    struct hist *ttft, *e2e, *late;
-};
 
 void live_view_init(struct live_view *lv);
 void live_view_reset(struct live_view *lv);
