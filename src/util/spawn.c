@@ -66,7 +66,8 @@ pid_t ll_spawn_first_line(const char *exe, char *const argv[], const sigset_t *m
         if (dup2(fds[1], STDOUT_FILENO) < 0)
             _exit(127);
         execv(exe, argv);
-        fprintf(stderr, "exec %s: %s\n", exe, strerror(errno));
+        /* No stdio after fork: another thread may have held its lock. */
+        dprintf(STDERR_FILENO, "exec %s: %s\n", exe, strerror(errno));
         _exit(127);
     }
     close(fds[1]);
