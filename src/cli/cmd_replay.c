@@ -25,31 +25,32 @@
 
 static void replay_usage(FILE *f)
 {
-    fprintf(f,
-"usage: llmload replay TRACE.jsonl [options]\n"
-"\n"
-"Offer a recorded trace open-loop, each request at its own offset from the\n"
-"trace start (sched_ns, t or timestamp), with its own prompt and output lengths,\n"
-"class, shared prefix, prompt text and cancellation. The trace format is in\n"
-"docs/workload.md; `llmload run --dump-schedule FILE` writes one.\n"
-"\n"
-"Timing:\n"
-"  --time-scale S           multiply every offset by S (2 = half as fast)\n"
-"  --rate-scale R           divide every offset by R (2 = twice the rate)\n"
-"  --duration D             offer only the requests whose scaled offset is before D\n"
-"  --requests N             offer only the first N requests (in arrival order)\n"
-"  --warmup D               requests scheduled in the first D are written, not summarised\n"
-"  --max-tokens-total N     spend guard: stop offering before prompt+max tokens pass N\n"
-"  --seed N                 seed of the synthetic prompt text (default 1; `run`'s seed\n"
-"                           gives byte-identical prompts for a dumped schedule)\n"
-"\n"
-"Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
-"--ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure, --cacert,\n"
-"--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
-"--prompt-ids).\n"
-"\n"
-"Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
-"2 bad flags or a bad trace, 3 could not run, 130 interrupted.\n");
+    fprintf(
+        f,
+        "usage: llmload replay TRACE.jsonl [options]\n"
+        "\n"
+        "Offer a recorded trace open-loop, each request at its own offset from the\n"
+        "trace start (sched_ns, t or timestamp), with its own prompt and output lengths,\n"
+        "class, shared prefix, prompt text and cancellation. The trace format is in\n"
+        "docs/workload.md; `llmload run --dump-schedule FILE` writes one.\n"
+        "\n"
+        "Timing:\n"
+        "  --time-scale S           multiply every offset by S (2 = half as fast)\n"
+        "  --rate-scale R           divide every offset by R (2 = twice the rate)\n"
+        "  --duration D             offer only the requests whose scaled offset is before D\n"
+        "  --requests N             offer only the first N requests (in arrival order)\n"
+        "  --warmup D               requests scheduled in the first D are written, not summarised\n"
+        "  --max-tokens-total N     spend guard: stop offering before prompt+max tokens pass N\n"
+        "  --seed N                 seed of the synthetic prompt text (default 1; `run`'s seed\n"
+        "                           gives byte-identical prompts for a dumped schedule)\n"
+        "\n"
+        "Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
+        "--ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure, --cacert,\n"
+        "--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
+        "--lateness-tolerance, --prompt-ids).\n"
+        "\n"
+        "Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
+        "2 bad flags or a bad trace, 3 could not run, 130 interrupted.\n");
 }
 
 struct replay_opts {

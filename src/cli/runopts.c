@@ -45,29 +45,52 @@ static int take_header(void *dst, const char *a, char *err, size_t errlen)
 #define SET(name, field) RUNOPTS_SET(name, struct run_opts, field)
 static const struct runopts_flag common_flags[] = {
     /* the target */
-    VALUE("url", url), VALUE("api", api), VALUE("model", model),
-    SET("no-stream", no_stream), SET("ignore-eos", ignore_eos),
+    VALUE("url", url),
+    VALUE("api", api),
+    VALUE("model", model),
+    SET("no-stream", no_stream),
+    SET("ignore-eos", ignore_eos),
     {"header", 'H', RUNOPTS_KIND_CALL, 0, take_header},
-    VALUE("api-key-env", api_key_env), SET("http2", http2), VALUE("http-client", http_client),
-    SET("insecure", insecure), VALUE("cacert", cacert),
+    VALUE("api-key-env", api_key_env),
+    SET("http2", http2),
+    VALUE("http-client", http_client),
+    SET("insecure", insecure),
+    VALUE("cacert", cacert),
     /* the load, its bounds and lengths */
-    VALUE("arrival", arrival), VALUE("burstiness", burstiness),
-    VALUE("warmup", warmup), VALUE("seed", seed),
-    VALUE("prompt-tokens", prompt_tokens), VALUE("output-tokens", output_tokens),
+    VALUE("arrival", arrival),
+    VALUE("burstiness", burstiness),
+    VALUE("warmup", warmup),
+    VALUE("seed", seed),
+    VALUE("prompt-tokens", prompt_tokens),
+    VALUE("output-tokens", output_tokens),
     /* timeouts */
-    VALUE("timeout-connect", t_connect), VALUE("timeout-first-token", t_first),
-    VALUE("timeout-idle", t_idle), VALUE("timeout-total", t_total),
+    VALUE("timeout-connect", t_connect),
+    VALUE("timeout-first-token", t_first),
+    VALUE("timeout-idle", t_idle),
+    VALUE("timeout-total", t_total),
     /* the run and its output */
-    VALUE("threads", threads), VALUE("out", out), SET("force", force), VALUE("grace", grace),
-    VALUE("max-line", max_line), SET("quiet", quiet), VALUE("slo", slo),
+    VALUE("threads", threads),
+    VALUE("out", out),
+    SET("force", force),
+    VALUE("grace", grace),
+    VALUE("max-line", max_line),
+    SET("quiet", quiet),
+    VALUE("slo", slo),
+    VALUE("lateness-tolerance", lateness_tolerance),
     {"help", 'h', RUNOPTS_KIND_HELP, 0, NULL},
     /* workload realism */
     VALUE("workload", workload),
-    VALUE("prefix-fraction", prefix_fraction), VALUE("prefix-groups", prefix_groups),
-    VALUE("prefix-tokens", prefix_tokens), SET("all-unique", all_unique),
-    VALUE("cancel-fraction", cancel_fraction), VALUE("cancel-after", cancel_after),
-    VALUE("cancel-after-tokens", cancel_after_tokens), VALUE("max-inflight", max_inflight),
-    VALUE("lengths", lengths), VALUE("dataset", dataset), VALUE("calibration", calibration),
+    VALUE("prefix-fraction", prefix_fraction),
+    VALUE("prefix-groups", prefix_groups),
+    VALUE("prefix-tokens", prefix_tokens),
+    SET("all-unique", all_unique),
+    VALUE("cancel-fraction", cancel_fraction),
+    VALUE("cancel-after", cancel_after),
+    VALUE("cancel-after-tokens", cancel_after_tokens),
+    VALUE("max-inflight", max_inflight),
+    VALUE("lengths", lengths),
+    VALUE("dataset", dataset),
+    VALUE("calibration", calibration),
     SET("prompt-ids", prompt_ids),
 };
 #undef VALUE
@@ -300,6 +323,21 @@ int runopts_slo(const struct run_opts *o, struct run_config *cfg, char *err, siz
         char why[200];
         if (slo_parse(o->slo, &cfg->slo, why, sizeof why) != 0)
             return runopts_errf(err, errlen, "--slo: %s", why);
+    }
+    cfg->lateness_tolerance = VERDICT_TOLERANCE_DEFAULT;
+    if (o->lateness_tolerance) {
+        /* A percentage: "2%" or "2"; (0, 100]. */
+        const char *v = o->lateness_tolerance;
+        char *end;
+        double pct = strtod(v, &end);
+        if (end != v && *end == '%')
+            end++;
+        if (end == v || *end != '\0' || !(pct > 0 && pct <= 100))
+            return runopts_errf(err, errlen,
+                                "--lateness-tolerance: expected a percentage "
+                                "above 0 and at most 100 (e.g. 2%%), got \"%s\"",
+                                v);
+        cfg->lateness_tolerance = pct / 100;
     }
     return 0;
 }
@@ -1037,9 +1075,10 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
         slo_format(&cfg->slo, slo_buf, slo_len);
         info->slo = slo_buf;
     }
-    /* The self-check: a run whose generator fell behind measured itself. */
+    /* The self-check: did the generator's lateness change what it reports? */
     struct verdict_input v = {
         .lateness = res->stats.lateness,
+        .tolerance = cfg->lateness_tolerance,
         .late_sends = res->late_sends,
         .late_asleep = res->late_asleep,
         .kept = kept,
@@ -1047,5 +1086,11 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
         .scheduled = res->stats.scheduled,
         .sent_in_window = res->sent_in_window,
     };
-    info->invalid = verdict_judge(&v, info->invalid_reason, sizeof info->invalid_reason);
+    verdict_latencies(&v, &res->stats);
+    struct verdict vd;
+    info->invalid = verdict_judge(&v, &vd);
+    snprintf(info->invalid_reason, sizeof info->invalid_reason, "%s", vd.reason);
+    snprintf(info->lateness_warning, sizeof info->lateness_warning, "%s", vd.warning);
+    info->lateness_moved = vd.worst;
+    info->lateness_tolerance = v.tolerance > 0 ? v.tolerance : VERDICT_TOLERANCE_DEFAULT;
 }

@@ -56,7 +56,7 @@ struct run_opts {
     const char *prompt_tokens, *output_tokens;
     const char *t_connect, *t_first, *t_idle, *t_total;
     const char *threads, *out, *grace, *dump, *max_line;
-    const char *slo;
+    const char *slo, *lateness_tolerance;
     const char *workload, *prefix_fraction, *prefix_groups, *prefix_tokens;
     const char *cancel_fraction, *cancel_after, *cancel_after_tokens;
     int all_unique;
@@ -226,10 +226,12 @@ void runopts_raise_nofile(void);
 /* Fill the summary facts run and replay share from cfg and res: window,
  * warm-up, in-flight, target, model, version, seed, interruption, records,
  * the SLO (its text goes into slo_buf, which must outlive info), and the
- * self-check (verdict_judge): lateness p99 over 1 ms marks the run INVALID,
- * the reason ending with what could not be kept (e.g. "the schedule"); with
- * check_achieved, so does sending fewer than 99% of the window's scheduled
- * requests. The caller sets mode and the offered rate. */
+ * self-check (verdict_judge, with cfg's --lateness-tolerance): INVALID when
+ * the generator's own lateness moved TTFT or E2E past the tolerance, the
+ * reason saying whose it was (kept names what could not be kept, e.g. "the
+ * schedule"); with check_achieved, so does sending fewer than 99% of the
+ * window's scheduled requests; else a lateness warning when its p99 is over
+ * 1 ms. The caller sets mode and the offered rate. */
 void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,
                           const char *model, const char *kept, int check_achieved, char *slo_buf,
                           size_t slo_len, struct summary_info *info);

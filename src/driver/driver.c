@@ -46,6 +46,7 @@ struct user {
 struct queued {
     struct req_spec spec;
     uint64_t sched_ns;          /* relative */
+    uint64_t late_ns;           /* its schedule lateness when it came due */
 };
 
 struct worker {
@@ -103,6 +104,10 @@ struct worker {
 struct driver {
     const struct run_config *cfg;
     uint64_t run_start_ns;
+    /* Where the workers take up an arrival: run_start_ns plus a delay
+     * that a test may inject (LLMLOAD_TEST_SEND_DELAY_NS: every send that
+     * late, on purpose, to test the verdict); run_start_ns otherwise. */
+    uint64_t due_base_ns;
     uint32_t n_workers;
     struct worker *workers;
     struct progress_counters **pcs;  /* each worker's pc, for progress.c */
@@ -267,8 +272,10 @@ static void stop_offering(struct worker *w)
     w->offering = 0;
 }
 
-static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_abs,
-                            int32_t class_idx)
+/* Count an arrival that came due (sched_ns) and was taken up at now_abs;
+ * returns its schedule lateness, ns. */
+static uint64_t count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_abs,
+                                int32_t class_idx)
 {
     const struct run_config *cfg = w->d->cfg;
     uint64_t sched_abs = w->d->run_start_ns + sched_ns;
@@ -277,7 +284,7 @@ static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_ab
     if (sched_ns > w->last_sched_ns)
         w->last_sched_ns = sched_ns;
     if (sched_ns < cfg->warmup_ns)
-        return;
+        return late;
     w->stats.scheduled++;
     if (w->cls && class_idx >= 0 && (size_t)class_idx < w->n_cls)
         w->cls[class_idx].scheduled++;
@@ -291,14 +298,14 @@ static void count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_ab
         if (wf <= sched_abs && sched_abs < wu && 2 * (wu - sched_abs) >= late)
             w->late_asleep++;
     }
+    return late;
 }
 
-static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched_ns, int64_t user)
+static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                   uint64_t late_ns, int64_t user)
 {
-    const struct run_config *cfg = w->d->cfg;
-    (void)cfg;
     progress_count_sent(&w->pc);
-    transport_submit(w->t, spec, sched_ns, user);
+    transport_submit(w->t, spec, sched_ns, late_ns, user);
 }
 
 /* A request that was scheduled but never sent (dropped at the cap, or
@@ -309,10 +316,10 @@ static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_
 static void dispatch_open(struct worker *w, uint64_t now)
 {
     const struct run_config *cfg = w->d->cfg;
-    while (w->have_next && w->d->run_start_ns + w->next_off_ns <= now) {
+    while (w->have_next && w->d->due_base_ns + w->next_off_ns <= now) {
         struct req_spec spec = w->next_spec;
         uint64_t sched = w->next_off_ns;
-        count_scheduled(w, sched, now, spec.class_idx);
+        uint64_t late = count_scheduled(w, sched, now, spec.class_idx);
         /* The safety cap: past --max-inflight requests in the system (all
          * workers) an arrival is refused, and its record says so. */
         if (cfg->max_inflight &&
@@ -340,13 +347,13 @@ static void dispatch_open(struct worker *w, uint64_t now)
                     w->q_cap = cap;
                     w->q_head = 0;
                 }
-                w->q[(w->q_head + w->q_len) % w->q_cap] = (struct queued){spec, sched};
+                w->q[(w->q_head + w->q_len) % w->q_cap] = (struct queued){spec, sched, late};
                 w->q_len++;
                 in_system_add(w, +1);
             }
         } else {
             in_system_add(w, +1);
-            submit(w, &spec, sched, -1);
+            submit(w, &spec, sched, late, -1);
         }
         next_arrival(w);
     }
@@ -361,7 +368,7 @@ static void dispatch_queue(struct worker *w)
         struct queued qd = w->q[w->q_head];
         w->q_head = (w->q_head + 1) % w->q_cap;
         w->q_len--;
-        submit(w, &qd.spec, qd.sched_ns, -1);
+        submit(w, &qd.spec, qd.sched_ns, qd.late_ns, -1);
     }
 }
 
@@ -370,7 +377,7 @@ static void dispatch_closed(struct worker *w, uint64_t now)
     const struct run_config *cfg = w->d->cfg;
     uint32_t n = w->d->n_workers;
     while (due_heap_peek(&w->users_due) &&
-           w->d->run_start_ns + due_heap_peek(&w->users_due)->at_ns <= now) {
+           w->d->due_base_ns + due_heap_peek(&w->users_due)->at_ns <= now) {
         struct due due = due_heap_pop(&w->users_due);
         struct user *u = &w->users[due.id];
         uint64_t global_user = due.id * n + w->idx;
@@ -391,9 +398,9 @@ static void dispatch_closed(struct worker *w, uint64_t now)
         }
         u->turn++;
         u->last_sched_ns = due.at_ns;
-        count_scheduled(w, due.at_ns, now, spec.class_idx);
+        uint64_t late = count_scheduled(w, due.at_ns, now, spec.class_idx);
         in_system_add(w, +1);
-        submit(w, &spec, due.at_ns, (int64_t)global_user);
+        submit(w, &spec, due.at_ns, late, (int64_t)global_user);
     }
 }
 
@@ -434,9 +441,9 @@ static void session_start_turn(struct worker *w, struct session *s, uint64_t ord
         return;
     }
     s->started++;
-    count_scheduled(w, sched_ns, now, spec.class_idx);
+    uint64_t late = count_scheduled(w, sched_ns, now, spec.class_idx);
     in_system_add(w, +1);
-    submit(w, &spec, sched_ns, -1);
+    submit(w, &spec, sched_ns, late, -1);
 }
 
 /* Offer what is due, in time order: new sessions (their first turn at the
@@ -446,7 +453,7 @@ static void session_start_turn(struct worker *w, struct session *s, uint64_t ord
 static void dispatch_sessions(struct worker *w, uint64_t now)
 {
     const struct run_config *cfg = w->d->cfg;
-    uint64_t t0 = w->d->run_start_ns;
+    uint64_t t0 = w->d->due_base_ns;
     for (;;) {
         const struct due *due = session_due_peek(&w->sessions);
         int arrival = w->have_next && t0 + w->next_off_ns <= now;
@@ -629,16 +636,16 @@ static uint64_t next_due_abs(const struct worker *w)
         return UINT64_MAX;
     if (cfg->mode == LOAD_CLOSED) {
         const struct due *next = due_heap_peek(&w->users_due);
-        return next ? w->d->run_start_ns + next->at_ns : UINT64_MAX;
+        return next ? w->d->due_base_ns + next->at_ns : UINT64_MAX;
     }
     if (cfg->mode == LOAD_SESSIONS) {
         const struct due *due = session_due_peek(&w->sessions);
         uint64_t at = w->have_next ? w->next_off_ns : UINT64_MAX;
         if (due && due->at_ns < at)
             at = due->at_ns;
-        return at == UINT64_MAX ? UINT64_MAX : w->d->run_start_ns + at;
+        return at == UINT64_MAX ? UINT64_MAX : w->d->due_base_ns + at;
     }
-    return w->have_next ? w->d->run_start_ns + w->next_off_ns : UINT64_MAX;
+    return w->have_next ? w->d->due_base_ns + w->next_off_ns : UINT64_MAX;
 }
 
 /* Start offering: the worker's clocks from t = 0, and its first due
@@ -804,6 +811,18 @@ static void worker_release(struct worker *w)
     stats_free(&w->stats);
 }
 
+/* The test hook of struct driver's due_base_ns: LLMLOAD_TEST_SEND_DELAY_NS,
+ * a delay in ns (at most 1 s), else 0. */
+static uint64_t test_send_delay_ns(void)
+{
+    const char *v = getenv("LLMLOAD_TEST_SEND_DELAY_NS");
+    if (v == NULL || *v == '\0')
+        return 0;
+    char *end;
+    unsigned long long ns = strtoull(v, &end, 10);
+    return *end == '\0' && ns <= LL_NS_PER_SEC ? (uint64_t)ns : 0;
+}
+
 /* Start: size the run (one worker when capped, so the cap is exact; no
  * more workers than closed-loop users), zero res and allocate what it
  * owns, block SIGINT and SIGTERM (driver_run's thread takes them with
@@ -851,6 +870,7 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
     }
     d->run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
     res->run_start_abs_ns = d->run_start_ns;
+    d->due_base_ns = d->run_start_ns + test_send_delay_ns();
     for (uint32_t i = 0; i < d->n_workers; i++)
         transport_set_run_start(d->workers[i].t, d->run_start_ns);
     return 0;

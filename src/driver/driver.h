@@ -72,6 +72,8 @@ struct run_config {
     uint32_t max_inflight;            /* open loop: refuse arrivals past this many in the
                                          system (records client_dropped); 0 = no cap */
     uint64_t grace_ns;                /* after a stop signal, time given to in-flight requests */
+    double lateness_tolerance;        /* the self-check's share of a percentile that schedule
+                                         lateness may move (measure/verdict.h); 0 = default */
     uint32_t threads;                 /* worker threads (>= 1) */
     struct workload workload;
     /* Replay: when set (LOAD_OPEN), the arrivals are the trace's entries

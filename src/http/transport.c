@@ -793,7 +793,7 @@ static void slot_start(struct transport *t, struct treq *q, const struct req_spe
 }
 
 void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t sched_ns,
-                      int64_t user)
+                      uint64_t late_ns, int64_t user)
 {
     char err[128];
     struct treq *q = slot_get(t, err, sizeof err);
@@ -802,6 +802,7 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
         return;
     }
     slot_start(t, q, spec, sched_ns, user);
+    q->rec.late_ns = late_ns;
     uint64_t now = ll_now_ns();
     q->sent_abs_ns = now;
     q->last_read_abs_ns = now;

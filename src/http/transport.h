@@ -75,14 +75,16 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
 void transport_free(struct transport *t);
 
 /* Start request spec now. sched_ns is its scheduled time relative to the
- * run start; user is the closed-loop user or -1. Calls done before it
+ * run start; late_ns its schedule lateness when the generator dispatched
+ * it (the record's late_ns; LL_NO_TIME = not known); user is the
+ * closed-loop user or -1. Calls done before it
  * returns when the request cannot be started: transport_error (no slot, or
  * libcurl refused it), or on the native client what connect() said at once
  * (connect_error, or transport_error when the client is out of descriptors
  * or ports). The native client sends it here; on libcurl it is on the wire
  * after the next transport_kick or transport_poll. */
 void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t sched_ns,
-                      int64_t user);
+                      uint64_t late_ns, int64_t user);
 
 /* Let libcurl start what was submitted (call after a batch of submits;
  * the native client sends in transport_submit, and this does nothing). */

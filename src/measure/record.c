@@ -79,6 +79,7 @@ void record_init(struct record *r, uint64_t id)
     r->http_status = 0;
     r->sched_ns = LL_NO_TIME;
     r->sent_ns = LL_NO_TIME;
+    r->late_ns = LL_NO_TIME;
     r->first_ns = LL_NO_TIME;
     r->first_content_ns = LL_NO_TIME;
     r->last_ns = LL_NO_TIME;
@@ -253,6 +254,7 @@ int record_write_jsonl(FILE *f, const struct record *r)
     line_u64_or_null(&l, r->http_status > 0, (uint64_t)r->http_status);
     LINE_TIME(&l, ",\"sched_ns\":", r->sched_ns);
     LINE_TIME(&l, ",\"sent_ns\":", r->sent_ns);
+    LINE_TIME(&l, ",\"late_ns\":", r->late_ns);
     LINE_TIME(&l, ",\"first_ns\":", r->first_ns);
     LINE_TIME(&l, ",\"first_content_ns\":", r->first_content_ns);
     LINE_TIME(&l, ",\"last_ns\":", r->last_ns);
@@ -356,7 +358,7 @@ static int read_head(json_t *o, struct record *r, char *err, size_t errlen)
     int64_t st = opt_int(o, "http_status");
     r->http_status = st > 0 && st < 1000 ? (int)st : 0;
     if (time_from(o, "sched_ns", &r->sched_ns) || time_from(o, "sent_ns", &r->sent_ns) ||
-        time_from(o, "first_ns", &r->first_ns) ||
+        time_from(o, "late_ns", &r->late_ns) || time_from(o, "first_ns", &r->first_ns) ||
         time_from(o, "first_content_ns", &r->first_content_ns) ||
         time_from(o, "last_ns", &r->last_ns) || time_from(o, "end_ns", &r->end_ns)) {
         snprintf(err, errlen, "a time field is not a non-negative integer or null");

@@ -55,6 +55,10 @@ struct record {
     int http_status;             /* 0 when no response status was read */
     uint64_t sched_ns;           /* when the schedule said to send */
     uint64_t sent_ns;            /* handed to the transport (LL_NO_TIME if never) */
+    uint64_t late_ns;            /* schedule lateness of its send: when the generator
+                                  * dispatched it minus sched_ns (a wait for a slot at
+                                  * --max-concurrency is client queue, not lateness);
+                                  * LL_NO_TIME if never sent or not recorded */
     uint64_t first_ns;           /* first output-bearing event (content, reasoning or tool call) */
     uint64_t first_content_ns;   /* first event with visible content text */
     uint64_t last_ns;            /* last output-bearing event */

@@ -5,7 +5,7 @@
 
 #include "util/util.h"
 
-#define STATS_NHIST 10
+#define STATS_NHIST 12
 
 /* Pointers to the histogram fields of s, in a fixed order, so init, free
  * and reset cannot disagree about which histograms exist (stats_merge
@@ -22,6 +22,8 @@ static void stats_hist_slots(struct stats *s, struct hist **slots[STATS_NHIST])
     slots[7] = &s->e2e_failed;
     slots[8] = &s->client_queue;
     slots[9] = &s->lateness;
+    slots[10] = &s->ttft_ontime;
+    slots[11] = &s->e2e_ontime;
 }
 
 void stats_init(struct stats *s)
@@ -70,6 +72,14 @@ static void stats_record_time(struct hist *h, uint64_t ns)
         hist_record(h, ns);
 }
 
+/* A latency less the record's own schedule lateness (none recorded: 0). */
+static uint64_t less_late(uint64_t ns, uint64_t late_ns)
+{
+    if (ns == LL_NO_TIME || late_ns == LL_NO_TIME)
+        return ns;
+    return ns > late_ns ? ns - late_ns : 0;
+}
+
 void stats_add_record(struct stats *s, const struct record *r)
 {
     s->completed++;
@@ -98,7 +108,11 @@ void stats_add_record(struct stats *s, const struct record *r)
         return;
     }
 
-    stats_record_time(s->ttft, record_ttft_ns(r));
+    uint64_t ttft_ns = record_ttft_ns(r);
+    stats_record_time(s->ttft, ttft_ns);
+    stats_record_time(s->ttft_ontime, less_late(ttft_ns, r->late_ns));
+    stats_record_time(s->e2e_ontime, less_late(e2e_ns, r->late_ns));
+    s->late_known += r->late_ns != LL_NO_TIME;
     stats_record_time(s->ttft_server, record_ttft_server_ns(r));
     stats_record_time(s->ttfc, stats_span_ns(r->sched_ns, r->first_content_ns));
     stats_record_time(s->tpot, record_tpot_ns(r));
@@ -150,6 +164,8 @@ void stats_merge(struct stats *dst, const struct stats *src)
     hist_merge(dst->e2e_failed, src->e2e_failed);
     hist_merge(dst->client_queue, src->client_queue);
     hist_merge(dst->lateness, src->lateness);
+    hist_merge(dst->ttft_ontime, src->ttft_ontime);
+    hist_merge(dst->e2e_ontime, src->e2e_ontime);
 
     dst->slo_met += src->slo_met;
     dst->win_sent += src->win_sent;
@@ -179,6 +195,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
         dst->tokens_source_count[i] += src->tokens_source_count[i];
     dst->retry_after_seen += src->retry_after_seen;
     dst->retry_after_sum_ms += src->retry_after_sum_ms;
+    dst->late_known += src->late_known;
 }
 
 uint64_t stats_failed(const struct stats *s)

@@ -52,6 +52,13 @@ struct stats {
     struct hist *e2e_failed;        /* ns, end - sched, records not ok */
     struct hist *client_queue;      /* ns, sent - sched, every sent record */
     struct hist *lateness;          /* ns, generator lateness (stats_add_lateness) */
+    /* What TTFT and E2E would read had every send left on time: each ok
+     * record's latency less its own late_ns. The verdict compares their
+     * percentiles with ttft's and e2e's (measure/verdict.h). */
+    struct hist *ttft_ontime; /* ns, ttft - late_ns, ok records */
+    struct hist *e2e_ontime;  /* ns, e2e - late_ns, ok records */
+    uint64_t late_known;      /* ok records that carried their late_ns (records
+                                       written before late_ns was kept have none) */
 
     uint64_t prompt_tokens;         /* tokens, ok records: the server's count if given, else requested */
     uint64_t output_tokens;         /* tokens, ok records */

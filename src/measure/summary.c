@@ -119,6 +119,8 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
                    "*** %s\n"
                    "*** The figures below describe the client, not the server.\n",
                 summary_str(info->invalid_reason));
+    } else if (info->lateness_warning[0]) {
+        fprintf(f, "warning  %s\n", info->lateness_warning);
     }
     fputc('\n', f);
 }
@@ -371,6 +373,26 @@ static json_t *summary_latency_json(const struct hist *h)
     return o;
 }
 
+/* The self-check's figures: the tolerance, and the percentile that
+ * lateness moved nearest its limit (null when nothing could be judged). */
+static json_t *summary_self_check_json(const struct summary_info *info)
+{
+    json_t *o = json_object();
+    json_t *worst = json_null();
+    const struct verdict_move *m = &info->lateness_moved;
+    if (m->what) {
+        worst = json_object();
+        jset(worst, "latency", json_string(m->what));
+        jset(worst, "value_ns", ju64(m->value_ns));
+        jset(worst, "moved_ns", ju64(m->moved_ns));
+        jset(worst, "limit_ns", ju64(m->limit_ns));
+    }
+    jset(o, "lateness_tolerance", json_real(info->lateness_tolerance));
+    jset(o, "move_floor_ns", ju64(VERDICT_MOVE_FLOOR_NS));
+    jset(o, "largest_move", worst);
+    return o;
+}
+
 /* The run's identity and settings, the first keys of summary.json, into
  * root: schema, version, mode, the flags, target, model, seed (above
  * INT64_MAX as a decimal string, docs/formats.md), window and warm-up. */
@@ -385,6 +407,10 @@ static void summary_header_json(json_t *root, const struct summary_info *info)
     jset(root, "invalid_reason",
          info->invalid ? jstrn(info->invalid_reason, sizeof(info->invalid_reason))
                        : json_null());
+    jset(root, "lateness_warning",
+         info->lateness_warning[0] ? jstrn(info->lateness_warning, sizeof(info->lateness_warning))
+                                   : json_null());
+    jset(root, "self_check", summary_self_check_json(info));
     jset(root, "target_url", jstr(info->target_url));
     jset(root, "model", jstr(info->model));
     if (info->seed <= (uint64_t)INT64_MAX) {

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "measure/stats.h"
+#include "measure/verdict.h"
 
 /* The schema name written as summary.json's "schema". Bumped on any change
  * that could break a reader (a removed or retyped field). */
@@ -31,7 +32,10 @@ struct summary_info {
     double inflight_mean;       /* requests, time-weighted mean in flight (driver) */
     double inflight_max;        /* requests, most in flight at once (driver) */
     int invalid;                /* 1: generator-bound run, figures not trustworthy */
-    char invalid_reason[256];   /* why, when invalid */
+    char invalid_reason[320];   /* why, when invalid */
+    char lateness_warning[320]; /* valid, but lateness p99 > 1ms: whose, what it moved; "" = none */
+    struct verdict_move lateness_moved; /* the self-check's nearest call (what NULL: none) */
+    double lateness_tolerance;          /* share of a percentile the lateness may move it */
     const char *target_url;
     const char *model;
     const char *version;

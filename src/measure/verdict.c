@@ -2,44 +2,126 @@
 #include "measure/verdict.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "measure/hist.h"
+#include "measure/stats.h"
 
-int verdict_judge(const struct verdict_input *in, char *reason, size_t len)
+static uint64_t pct_or_0(const struct hist *h, double q)
 {
-    reason[0] = '\0';
-    uint64_t p99 = in->lateness && hist_count(in->lateness) ? hist_percentile(in->lateness, 99)
-                                                             : 0;
-    if (p99 > VERDICT_LATE_NS) {
-        char l[16];
-        ll_fmt_duration(p99, l, sizeof l);
-        if (in->kept == NULL) {
-            snprintf(reason, len, "schedule lateness p99 %s > 1ms", l);
+    return h && hist_count(h) ? hist_percentile(h, q) : 0;
+}
+
+/* The headline percentiles lateness may move: TTFT and E2E at p50, p90,
+ * p99. Sets out->worst to the move nearest its limit; returns 1 when any
+ * move is over its limit, 0 when none is, -1 when nothing could be judged
+ * (no histograms given, or no ok request). */
+static int judge_moves(const struct verdict_input *in, double tol, struct verdict *out)
+{
+    static const char *const names[2][3] = {{"TTFT p50", "TTFT p90", "TTFT p99"},
+                                            {"E2E p50", "E2E p90", "E2E p99"}};
+    static const double q[3] = {50, 90, 99};
+    const struct hist *meas[2] = {in->ttft, in->e2e};
+    const struct hist *ontime[2] = {in->ttft_ontime, in->e2e_ontime};
+    double worst = -1;
+    int over = 0;
+    for (int m = 0; m < 2; m++) {
+        if (!meas[m] || !ontime[m] || !hist_count(meas[m]) || !hist_count(ontime[m]))
+            continue;
+        for (int k = 0; k < 3; k++) {
+            uint64_t v = hist_percentile(meas[m], q[k]);
+            uint64_t o = hist_percentile(ontime[m], q[k]);
+            uint64_t moved = v > o ? v - o : 0;
+            uint64_t limit = (uint64_t)(tol * (double)v);
+            if (limit < VERDICT_MOVE_FLOOR_NS)
+                limit = VERDICT_MOVE_FLOOR_NS;
+            double share = (double)moved / (double)limit;
+            if (share > worst) {
+                worst = share;
+                out->worst = (struct verdict_move){names[m][k], moved, limit, v};
+            }
+            over |= moved > limit;
+        }
+    }
+    return worst < 0 ? -1 : over;
+}
+
+/* Whose lateness, as a clause: the OS's or VM's when at least half the
+ * late sends came due while the worker slept and it woke late, else the
+ * generator's own limit. */
+static void whose(const struct verdict_input *in, char *buf, size_t len)
+{
+    uint64_t n = in->late_sends, a = in->late_asleep;
+    if (n && 2 * a >= n)
+        snprintf(buf, len,
+                 "%llu of the %llu sends later than 1ms came due while the worker slept, and "
+                 "it woke late: the OS or VM did not run it in time (not the generator's load)",
+                 (unsigned long long)a, (unsigned long long)n);
+    else
+        snprintf(buf, len,
+                 "the generator could not keep %s (busy when %llu of the %llu sends later "
+                 "than 1ms came due)",
+                 in->kept, (unsigned long long)(n - a), (unsigned long long)n);
+}
+
+void verdict_latencies(struct verdict_input *in, const struct stats *s)
+{
+    in->ttft = s->ttft;
+    in->e2e = s->e2e;
+    in->ttft_ontime = s->late_known ? s->ttft_ontime : NULL;
+    in->e2e_ontime = s->late_known ? s->e2e_ontime : NULL;
+}
+
+int verdict_judge(const struct verdict_input *in, struct verdict *out)
+{
+    memset(out, 0, sizeof *out);
+    double tol = in->tolerance > 0 ? in->tolerance : VERDICT_TOLERANCE_DEFAULT;
+    uint64_t p99 = pct_or_0(in->lateness, 99);
+    out->lateness_p99_ns = p99;
+    int moves = judge_moves(in, tol, out);
+    int no_hists = !in->ttft || !in->ttft_ontime || !in->e2e || !in->e2e_ontime;
+    char l[16], who[240] = "";
+    ll_fmt_duration(p99, l, sizeof l);
+    if (in->kept != NULL && p99 > VERDICT_LATE_NS)
+        whose(in, who, sizeof who);
+
+    if (moves == 1 || (no_hists && p99 > VERDICT_LATE_NS)) {
+        out->invalid = 1;
+        if (moves != 1) {
+            snprintf(out->reason, sizeof out->reason, "schedule lateness p99 %s > 1ms%s%s", l,
+                     who[0] ? ": " : "", who);
             return 1;
         }
-        /* Whose lateness: a worker asleep when its sends came due, woken
-         * late, was not run in time by the OS or the VM (steal, a stop, a
-         * slow timer); a busy one is the generator's own limit. */
-        uint64_t n = in->late_sends, a = in->late_asleep;
-        if (n && 2 * a >= n)
-            snprintf(reason, len,
-                     "schedule lateness p99 %s > 1ms: %llu of the %llu sends later than 1ms "
-                     "came due while the worker slept, and it woke late: the OS or VM did "
-                     "not run it in time (not the generator's load)",
-                     l, (unsigned long long)a, (unsigned long long)n);
-        else
-            snprintf(reason, len,
-                     "schedule lateness p99 %s > 1ms: the generator could not keep %s "
-                     "(busy when %llu of the %llu sends later than 1ms came due)",
-                     l, in->kept, (unsigned long long)(n - a), (unsigned long long)n);
+        char mv[16], val[16];
+        ll_fmt_duration(out->worst.moved_ns, mv, sizeof mv);
+        ll_fmt_duration(out->worst.value_ns, val, sizeof val);
+        snprintf(out->reason, sizeof out->reason,
+                 "schedule lateness p99 %s moved %s by %s (over max(1ms, %g%% of %s))%s%s", l,
+                 out->worst.what, mv, 100 * tol, val, who[0] ? ": " : "", who);
         return 1;
     }
     if (in->check_achieved && in->scheduled &&
         (double)in->sent_in_window < VERDICT_ACHIEVED_MIN * (double)in->scheduled) {
-        snprintf(reason, len,
+        out->invalid = 1;
+        snprintf(out->reason, sizeof out->reason,
                  "achieved send rate %.1f%% of offered (< 99%%): the generator fell behind",
                  100.0 * (double)in->sent_in_window / (double)in->scheduled);
         return 1;
+    }
+    if (p99 > VERDICT_LATE_NS) {
+        out->warned = 1;
+        if (moves < 0) {
+            snprintf(out->warning, sizeof out->warning,
+                     "schedule lateness p99 %s (no ok request to judge what it moved)%s%s", l,
+                     who[0] ? ": " : "", who);
+            return 0;
+        }
+        char mv[16];
+        ll_fmt_duration(out->worst.moved_ns, mv, sizeof mv);
+        snprintf(out->warning, sizeof out->warning,
+                 "schedule lateness p99 %s moved %s by %s, within the tolerance "
+                 "(max(1ms, %g%%))%s%s",
+                 l, out->worst.what, mv, 100 * tol, who[0] ? ": " : "", who);
     }
     return 0;
 }

@@ -1,11 +1,17 @@
 /* verdict.h: the self-check of a load point. Did the generator keep its
- * schedule, so that the figures measure the server and not the client?
+ * schedule well enough that the figures measure the server and not the
+ * client?
  *
  * `llmload run`, `replay` and every step of `sweep` judge with this one
- * function (docs/metrics.md, "INVALID"). Today's rule: the window sends'
- * schedule lateness p99 over VERDICT_LATE_NS, or (where the caller asks)
- * fewer than VERDICT_ACHIEVED_MIN of the scheduled requests sent in the
- * window. */
+ * function (docs/metrics.md, "INVALID"). The rule, in proportion to what
+ * is judged: a load point is INVALID when taking each request's own
+ * schedule lateness out of its latencies would move a headline percentile
+ * (TTFT and E2E at p50, p90 and p99) by more than the larger of
+ * VERDICT_MOVE_FLOOR_NS and the tolerance (--lateness-tolerance, default
+ * 2%) of that percentile, or (where the caller asks) when fewer than
+ * VERDICT_ACHIEVED_MIN of the scheduled requests were sent in the window.
+ * Below that line, a lateness p99 over VERDICT_LATE_NS is a warning that
+ * says whose the lateness was and what it moved. */
 #ifndef LL_VERDICT_H
 #define LL_VERDICT_H
 
@@ -15,21 +21,32 @@
 #include "util/util.h"
 
 struct hist;
+struct stats;
 
-/* Schedule lateness past which a load point is INVALID (at p99), and a send
- * counts in the lateness diagnosis. */
+/* Schedule lateness past which a send counts as late (the diagnosis of
+ * whose it was), and a lateness p99 past which a valid run is warned. */
 #define VERDICT_LATE_NS LL_NS_PER_MS
+/* Below this a percentile's move is never material, whatever its size. */
+#define VERDICT_MOVE_FLOOR_NS LL_NS_PER_MS
+/* The share of a percentile lateness may move it, unless told otherwise. */
+#define VERDICT_TOLERANCE_DEFAULT 0.02
 /* The least share of scheduled requests that must be sent in the window. */
 #define VERDICT_ACHIEVED_MIN 0.99
 
 struct verdict_input {
     const struct hist *lateness;  /* window sends' schedule lateness, ns; may be empty */
+    /* The latencies as measured, and as they would read had every send
+     * left on time (struct stats's ttft_ontime, e2e_ontime). Any NULL: the
+     * moves cannot be known, and a lateness p99 over VERDICT_LATE_NS is
+     * then INVALID (the rule before the moves were measured). */
+    const struct hist *ttft, *ttft_ontime, *e2e, *e2e_ontime;
+    double tolerance; /* share of a percentile; <= 0 = VERDICT_TOLERANCE_DEFAULT */
     /* Whose lateness (run and replay): window sends later than
      * VERDICT_LATE_NS, and those of them due while the worker slept and
      * woke late. Read only when kept is not NULL. */
     uint64_t late_sends, late_asleep;
     /* What the generator had to keep, for the reason ("the schedule", "the
-     * trace's times"); NULL gives the short reason a sweep step prints. */
+     * trace's times"); NULL gives the short reasons a sweep step prints. */
     const char *kept;
     /* The achieved-rate check, when check_achieved: scheduled > 0 requests
      * in the window, sent_in_window of them sent. */
@@ -37,8 +54,29 @@ struct verdict_input {
     uint64_t scheduled, sent_in_window;
 };
 
-/* Judge a load point. Returns 1 when it is INVALID, with a one-line reason
- * in reason (len >= 1; cut to fit), else 0 with reason empty. */
-int verdict_judge(const struct verdict_input *in, char *reason, size_t len);
+/* What the judge found: the percentile lateness moved most, for its limit. */
+struct verdict_move {
+    const char *what;  /* "TTFT p99", ...; NULL when nothing could be judged */
+    uint64_t moved_ns; /* measured minus on-time percentile (0 when lower) */
+    uint64_t limit_ns; /* max(VERDICT_MOVE_FLOOR_NS, tolerance x percentile) */
+    uint64_t value_ns; /* the percentile as measured */
+};
+
+struct verdict {
+    int invalid;               /* 1: INVALID */
+    int warned;                /* 1: valid, with a lateness warning */
+    char reason[320];          /* INVALID: why, one line; else "" */
+    char warning[320];         /* warned: whose lateness and what it moved; else "" */
+    uint64_t lateness_p99_ns;  /* 0 when no lateness was recorded */
+    struct verdict_move worst; /* the move nearest its limit (largest moved/limit) */
+};
+
+/* Point in's ttft, ttft_ontime, e2e and e2e_ontime at s's; the on-time
+ * ones stay NULL when no ok record of s carried its late_ns (records from
+ * before it was kept: the moves cannot be known). */
+void verdict_latencies(struct verdict_input *in, const struct stats *s);
+
+/* Judge a load point into out. Returns out->invalid. */
+int verdict_judge(const struct verdict_input *in, struct verdict *out);
 
 #endif

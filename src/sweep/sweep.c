@@ -21,6 +21,7 @@ void sweep_settings_init(struct sweep_settings *s)
     s->max_error_rate = SWEEP_DEFAULT_MAX_ERROR_RATE;
     s->headroom = SWEEP_DEFAULT_HEADROOM;
     s->replicas = 1;
+    s->lateness_tolerance = VERDICT_TOLERANCE_DEFAULT;
 }
 
 /* ---- one step ---------------------------------------------------------- */
@@ -291,8 +292,12 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     fill_pcts(st->e2e, s->e2e_ns);
     fill_pcts(f->lateness, s->lateness_ns);
     /* `run`'s self-check, per step (docs/metrics.md). */
-    struct verdict_input v = {.lateness = f->lateness};
-    s->invalid = verdict_judge(&v, s->invalid_reason, sizeof s->invalid_reason);
+    struct verdict_input v = {.lateness = f->lateness, .tolerance = set->lateness_tolerance};
+    verdict_latencies(&v, st);
+    struct verdict vd;
+    s->invalid = verdict_judge(&v, &vd);
+    snprintf(s->invalid_reason, sizeof s->invalid_reason, "%.159s", vd.reason);
+    snprintf(s->lateness_warning, sizeof s->lateness_warning, "%.159s", vd.warning);
     s->ttft_p99_h1_ns = hist_count(s->ttft_h1) ? hist_percentile(s->ttft_h1, 99) : 0;
     s->ttft_p99_h2_ns = hist_count(s->ttft_h2) ? hist_percentile(s->ttft_h2, 99) : 0;
     s->inflight_growth = inflight_growth(f);
@@ -452,6 +457,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->pass = 1;
         pt->steady = 1;
         pt->fail_reason = "";
+        pt->unknown = 1;
         double err = 0, otps = 0;
         uint32_t k = 0;
         for (size_t j = i; j < n; j++) {
@@ -464,7 +470,11 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             t[k] = (double)s->ttft_ns[3] / 1e6;
             err += s->error_rate;
             otps += s->output_tps;
-            if (!s->slo_pass && pt->pass) {
+            /* An INVALID repeat measured the client: it neither passes nor
+             * fails the point (docs/sweep.md, "INVALID steps"). */
+            if (!s->invalid)
+                pt->unknown = 0;
+            if (!s->invalid && !s->slo_pass && pt->pass) {
                 pt->pass = 0;
                 pt->fail_reason = s->fail_reason;
             }
@@ -549,7 +559,7 @@ static int class_point_pass(const struct sweep_step *steps, size_t n, const char
         if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
             continue;
         int k = sweep_step_class_find(&steps[j], name);
-        if (k >= 0 && !steps[j].classes[k].slo_pass) {
+        if (k >= 0 && !steps[j].invalid && !steps[j].classes[k].slo_pass) {
             *reason = steps[j].classes[k].fail_reason;
             return 0;
         }
@@ -646,6 +656,18 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         }
         ord[j] = v;
     }
+    /* Unknown points (every repeat INVALID) are left out of the order. */
+    size_t n_known = 0;
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].unknown) {
+            ord[n_known++] = ord[i];
+            continue;
+        }
+        if (out->n_unknown < SWEEP_MAX_UNKNOWN)
+            out->unknown_rps[out->n_unknown] = points[ord[i]].offered_rps;
+        out->n_unknown++;
+    }
+    n_points = n_known;
     size_t first_fail = n_points;
     for (size_t i = 0; i < n_points; i++) {
         if (!points[ord[i]].pass) {
@@ -688,10 +710,12 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
             out->recovery = steps[i].recovery;
             continue;
         }
+        last_loaded = &steps[i];
+        if (steps[i].invalid) /* the client's figures, not the server's */
+            continue;
         x[m] = steps[i].achieved_rps;
         y[m] = steps[i].completed_rps;
         m++;
-        last_loaded = &steps[i];
     }
     fit_knee(x, y, m, &out->knee);
     free(x);
@@ -736,8 +760,19 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
     } else if (fd->next_fails) {
         put(buf, len, at, "%s: not found: the lowest step %.4g req/s already fails: %s\n",
             what, fd->next_fail_rps, fd->next_fail_reason);
+    } else if (fd->n_unknown) {
+        put(buf, len, at, "%s: not found: no step could be judged\n", what);
     } else {
         put(buf, len, at, "%s: not found (no steps)\n", what);
+    }
+    if (fd->n_unknown) {
+        put(buf, len, at, "not judged: ");
+        for (size_t i = 0; i < LL_MIN(fd->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++)
+            put(buf, len, at, "%s%.4g", i ? ", " : "", fd->unknown_rps[i]);
+        put(buf, len, at,
+            "%s req/s (INVALID: the generator's own lateness moved their latencies); the "
+            "capacity and the knee rest on the other steps\n",
+            fd->n_unknown > SWEEP_MAX_UNKNOWN ? ", ..." : "");
     }
 }
 
@@ -958,8 +993,9 @@ size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, s
     }
     if (bad)
         snprintf(buf, len,
-                 "%zu of %zu steps (at %s req/s) are INVALID: the generator's schedule lateness "
-                 "p99 was over 1 ms, so their latencies include the client's delay",
+                 "%zu of %zu steps (at %s req/s) are INVALID: the generator's own lateness "
+                 "moved their latencies past the tolerance, so they include the client's delay "
+                 "and the capacity search leaves them out",
                  bad, all, rates);
     return bad;
 }

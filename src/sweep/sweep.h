@@ -68,6 +68,7 @@ struct sweep_settings {
     int expect_slo;              /* exit 1 when any step (not the recovery) misses the SLO */
     int auto_rates;              /* 1: --rates auto (the plateau and range stops apply) */
     double estimate_rps;         /* auto: the probe's capacity estimate; 0 = none */
+    double lateness_tolerance;   /* the self-check's tolerance (measure/verdict.h); 0 = default */
 };
 
 /* Fill s with the defaults above (no SLO, one replica). */
@@ -221,10 +222,11 @@ struct sweep_step {
     char steady_reason[160];     /* why not steady, "" when steady */
     int slo_pass;                /* 1: meets the SLO at the attainment and is steady */
     char fail_reason[160];       /* why it fails, "" when it passes */
-    int invalid;                 /* 1: the generator fell behind this step's schedule
-                                  * (lateness p99 over 1 ms, as for `run`): its
-                                  * figures include the client's delay */
-    char invalid_reason[96];     /* why, "" when valid */
+    int invalid;                 /* 1: the generator's own lateness moved this step's
+                                  * TTFT or E2E past the tolerance (verdict_judge, as
+                                  * for `run`): its figures include the client's delay */
+    char invalid_reason[160];    /* why, "" when valid */
+    char lateness_warning[160];  /* valid, but lateness p99 over 1 ms: what it moved; "" */
     double cost_per_mtok;        /* cost per million output tokens; NAN = no cost given */
     struct sweep_recovery recovery; /* recovery step only (all LL_NO_TIME otherwise) */
     double backlog_at_switch;    /* requests in flight at the switch (the last in-flight
@@ -307,9 +309,10 @@ struct sweep_point {
     double ttft_p99_ms, ttft_p99_ci_ms;
     double error_rate;           /* mean */
     double output_tps;           /* mean */
-    int pass;                    /* every repeat passes */
+    int pass;                    /* every valid repeat passes */
     int steady;                  /* every repeat is steady */
     const char *fail_reason;     /* borrowed from the first failing repeat; "" when passing */
+    int unknown;                 /* every repeat is INVALID: the search does not judge it */
 };
 
 /* Group the non-recovery steps into points by offered rate, in the order
@@ -325,6 +328,9 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
  * one-line reason when the sweep should stop. */
 int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
                      const struct sweep_settings *set, char *reason, size_t len);
+
+/* Unknown (all-INVALID) rates the findings list by value. */
+#define SWEEP_MAX_UNKNOWN 8
 
 /* One traffic class's findings: its SLO capacity, found over the points
  * as the sweep's (a point passes for the class when every repeat does),
@@ -356,6 +362,10 @@ struct sweep_findings {
     double next_fail_rps;
     const char *next_fail_reason;/* borrowed from the steps; "" when none */
     int none_failed;             /* 1: no point failed (the capacity is a lower bound) */
+    /* Rates whose every repeat was INVALID, in offered order: the capacity
+     * search and the knee skip them, and the findings say so. */
+    double unknown_rps[SWEEP_MAX_UNKNOWN];
+    size_t n_unknown;            /* may exceed SWEEP_MAX_UNKNOWN; that many are kept */
     struct fit_knee knee;        /* completions against achieved (sent) load: the same
                                   * requests on both axes, so Poisson noise cancels */
     double operate_rps;          /* headroom x capacity */

@@ -299,6 +299,7 @@ json_t *sweep_settings_json(const struct sweep_settings *set)
     jset(o, "expect_slo", json_boolean(set->expect_slo));
     jset(o, "auto_rates", json_boolean(set->auto_rates));
     jset(o, "estimate_rps", json_real(set->estimate_rps));
+    jset(o, "lateness_tolerance", json_real(set->lateness_tolerance));
     return o;
 }
 
@@ -328,6 +329,7 @@ void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
     num_from(o, "expect_capacity_rps", &set->expect_capacity_rps);
     set->expect_slo = json_is_true(json_object_get(o, "expect_slo"));
     set->auto_rates = json_is_true(json_object_get(o, "auto_rates"));
+    num_from(o, "lateness_tolerance", &set->lateness_tolerance);
     num_from(o, "estimate_rps", &set->estimate_rps);
 }
 
@@ -436,6 +438,8 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "verdict", json_string(sweep_step_verdict(s, 0)));
     jset(o, "invalid", json_boolean(s->invalid));
     jset(o, "invalid_reason", s->invalid ? json_string(s->invalid_reason) : json_null());
+    jset(o, "lateness_warning",
+         s->lateness_warning[0] ? json_string(s->lateness_warning) : json_null());
     jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
     json_t *srv = sweep_server_json(s);
     if (srv)
@@ -533,6 +537,10 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "slo_capacity_rps", fd->capacity_found ? json_real(fd->capacity_rps) : json_null());
     jset(f, "capacity_is_lower_bound", json_boolean(fd->none_failed));
     jset(f, "next_failing_rps", fd->next_fails ? json_real(fd->next_fail_rps) : json_null());
+    json_t *unk = json_array();
+    for (size_t i = 0; i < LL_MIN(fd->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        json_array_append_new(unk, json_real(fd->unknown_rps[i]));
+    jset(f, "not_judged_rps", unk);
     jset(f, "next_failing_reason", fd->next_fails ? json_string(fd->next_fail_reason)
                                                   : json_null());
     jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());

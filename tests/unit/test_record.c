@@ -59,10 +59,28 @@ static void assert_null_field(json_t *j, const char *key)
 }
 
 static const char *const all_fields[] = {
-    "id", "kind", "http_status", "sched_ns", "sent_ns", "first_ns",
-    "first_content_ns", "last_ns", "end_ns", "max_gap_ns", "prompt_tokens",
-    "prompt_tokens_server", "cached_tokens", "max_tokens", "output_tokens",
-    "tokens_source", "events", "retry_after_ms", "worker", "user", "warmup",
+    "id",
+    "kind",
+    "http_status",
+    "sched_ns",
+    "sent_ns",
+    "late_ns",
+    "first_ns",
+    "first_content_ns",
+    "last_ns",
+    "end_ns",
+    "max_gap_ns",
+    "prompt_tokens",
+    "prompt_tokens_server",
+    "cached_tokens",
+    "max_tokens",
+    "output_tokens",
+    "tokens_source",
+    "events",
+    "retry_after_ms",
+    "worker",
+    "user",
+    "warmup",
     "detail",
 };
 
@@ -124,6 +142,7 @@ static void test_jsonl_full(void **state)
     r.http_status = 200;
     r.sched_ns = 1000000000ULL;
     r.sent_ns = 1000050000ULL;
+    r.late_ns = 40000ULL;
     r.first_ns = 1250000000ULL;
     r.first_content_ns = 1260000000ULL;
     r.last_ns = 2250000000ULL;
@@ -148,6 +167,7 @@ static void test_jsonl_full(void **state)
     assert_int_equal(int_field(j, "http_status"), 200);
     assert_int_equal(int_field(j, "sched_ns"), 1000000000LL);
     assert_int_equal(int_field(j, "sent_ns"), 1000050000LL);
+    assert_int_equal(int_field(j, "late_ns"), 40000LL);
     assert_int_equal(int_field(j, "first_ns"), 1250000000LL);
     assert_int_equal(int_field(j, "first_content_ns"), 1260000000LL);
     assert_int_equal(int_field(j, "last_ns"), 2250000000LL);
@@ -190,6 +210,7 @@ static void test_jsonl_nulls(void **state)
     assert_null_field(j, "http_status");
     assert_int_equal(int_field(j, "sched_ns"), 5000);
     assert_null_field(j, "sent_ns");
+    assert_null_field(j, "late_ns");
     assert_null_field(j, "first_ns");
     assert_null_field(j, "first_content_ns");
     assert_null_field(j, "last_ns");
@@ -375,6 +396,7 @@ static size_t reference_line(const struct record *r, char *buf, size_t cap)
         REF(",\"http_status\":null");
     REF_TIME("sched_ns", r->sched_ns);
     REF_TIME("sent_ns", r->sent_ns);
+    REF_TIME("late_ns", r->late_ns);
     REF_TIME("first_ns", r->first_ns);
     REF_TIME("first_content_ns", r->first_content_ns);
     REF_TIME("last_ns", r->last_ns);
@@ -421,6 +443,7 @@ static void test_jsonl_matches_printf(void **state)
         r.http_status = (int)(int32_t)edgy_u64(&st);
         r.sched_ns = edgy_u64(&st);
         r.sent_ns = edgy_u64(&st);
+        r.late_ns = edgy_u64(&st);
         r.first_ns = edgy_u64(&st);
         r.first_content_ns = edgy_u64(&st);
         r.last_ns = edgy_u64(&st);
@@ -482,6 +505,7 @@ static void assert_same_record(const struct record *a, const struct record *b)
     assert_int_equal(b->http_status, a->http_status);
     assert_int_equal(b->sched_ns, a->sched_ns);
     assert_int_equal(b->sent_ns, a->sent_ns);
+    assert_int_equal(b->late_ns, a->late_ns);
     assert_int_equal(b->first_ns, a->first_ns);
     assert_int_equal(b->first_content_ns, a->first_content_ns);
     assert_int_equal(b->last_ns, a->last_ns);

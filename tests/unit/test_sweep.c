@@ -208,9 +208,11 @@ static void test_cost_forecast(void **state)
 
 /* A synthetic step: rate req/s for 10 s after a 1 s warm-up, constant
  * arrivals; each request gets TTFT ttft_ms, 10 output tokens at 20 ms, and
- * the ones whose index is a multiple of fail_every are http_5xx. */
-static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
-                      unsigned fail_every, const struct sweep_settings *set)
+ * the ones whose index is a multiple of fail_every are http_5xx. Every
+ * request was sent late_ns after its time (the driver's lateness, in the
+ * records and the step's lateness histogram); its latencies include it. */
+static void make_step_late(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
+                           unsigned fail_every, uint64_t late_ns, const struct sweep_settings *set)
 {
     sweep_step_init(s);
     s->f.index = index;
@@ -226,7 +228,8 @@ static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_
         struct record r;
         record_init(&r, i);
         r.sched_ns = (uint64_t)((double)i * 1e9 / rate);
-        r.sent_ns = r.sched_ns;
+        r.sent_ns = r.sched_ns + late_ns;
+        r.late_ns = late_ns;
         r.step = (int32_t)index;
         r.warmup = r.sched_ns < s->f.warmup_ns;
         r.prompt_tokens = 64;
@@ -238,18 +241,26 @@ static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_
         } else {
             r.kind = REC_OK;
             r.http_status = 200;
-            r.first_ns = r.first_content_ns = r.sched_ns + ttft_ms * MS;
+            r.first_ns = r.first_content_ns = r.sent_ns + ttft_ms * MS;
             r.last_ns = r.first_ns + 9 * 20 * MS;
             r.end_ns = r.last_ns + 1 * MS;
             r.output_tokens = 10;
             r.events = 10;
         }
-        if (!r.warmup)
+        if (!r.warmup) {
             window++;
+            hist_record(s->f.lateness, late_ns);
+        }
         sweep_step_add_record(s, &r, set);
     }
     s->f.scheduled = window;
     sweep_step_finish(s, set);
+}
+
+static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
+                      unsigned fail_every, const struct sweep_settings *set)
+{
+    make_step_late(s, index, rate, ttft_ms, fail_every, 0, set);
 }
 
 static void test_step_figures(void **state)
@@ -316,25 +327,40 @@ static void test_step_invalid(void **state)
     char buf[512];
     assert_int_equal(sweep_invalid_text(st, 3, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
-    /* 100 sends: 98 on time, 2 late by 5 ms: p99 is the 99th, 5 ms. The
-     * boundary: exactly 1 ms is not over it. */
-    for (int i = 0; i < 98; i++)
-        hist_record(st[1].f.lateness, 20 * 1000);
-    hist_record(st[1].f.lateness, 5 * MS);
-    hist_record(st[1].f.lateness, 5 * MS);
-    for (int i = 0; i < 100; i++)
-        hist_record(st[2].f.lateness, 1 * MS);
-    sweep_step_finish(&st[1], &set);
-    sweep_step_finish(&st[2], &set);
+    /* Every send of step 1 5 ms late, on 50 ms TTFTs: taking it out moves
+     * TTFT by 5 ms, over max(1 ms, 2% of 50 ms): INVALID. Step 2: 2.5 ms
+     * late on 200 ms TTFTs (E2E 384 ms): the moves stay within max(1 ms,
+     * 2%), so the step is valid, with the lateness warning (the SLO's TTFT
+     * is 300 ms here, so that it passes). */
+    set.slo.ttft_ns = 300 * MS;
+    sweep_step_free(&st[1]);
+    sweep_step_free(&st[2]);
+    make_step_late(&st[1], 1, 20, 50, 0, 5 * MS, &set);
+    make_step_late(&st[2], 2, 30, 200, 0, 2500 * 1000, &set);
     assert_true(st[1].invalid);
     assert_true(st[1].slo_pass); /* the SLO verdict is kept, the label says INVALID */
-    assert_string_equal(st[1].invalid_reason, "schedule lateness p99 5.00ms > 1ms");
+    if (strncmp(st[1].invalid_reason, "schedule lateness p99 5.00ms moved TTFT p", 41) != 0 ||
+        !strstr(st[1].invalid_reason, " (over max(1ms, 2% of "))
+        fail_msg("invalid_reason: \"%s\"", st[1].invalid_reason);
+    assert_string_equal(st[1].lateness_warning, "");
     assert_string_equal(sweep_step_verdict(&st[1], 0), "INVALID");
     assert_string_equal(sweep_step_verdict(&st[1], 1), "invalid");
     assert_false(st[2].invalid);
+    assert_string_equal(st[2].invalid_reason, "");
+    if (strncmp(st[2].lateness_warning, "schedule lateness p99 2.50ms moved ", 35) != 0 ||
+        !strstr(st[2].lateness_warning, "within the tolerance (max(1ms, 2%))"))
+        fail_msg("lateness_warning: \"%s\"", st[2].lateness_warning);
     assert_string_equal(sweep_step_verdict(&st[2], 0), "ok");
     assert_int_equal(sweep_invalid_text(st, 3, buf, sizeof buf), 1);
     assert_non_null(strstr(buf, "1 of 3 steps (at 20 req/s) are INVALID"));
+    /* A tighter tolerance makes the same 2.5 ms material on step 2: 0.5%
+     * of its TTFT (200 ms) is 1 ms, under the move. */
+    set.lateness_tolerance = 0.005;
+    sweep_step_finish(&st[2], &set);
+    assert_true(st[2].invalid);
+    set.lateness_tolerance = 0.02;
+    sweep_step_finish(&st[2], &set);
+    assert_false(st[2].invalid);
     /* A recovery step is neither counted nor labelled INVALID. */
     st[1].f.recovery = 1;
     assert_int_equal(sweep_invalid_text(st, 3, buf, sizeof buf), 0);
@@ -375,6 +401,46 @@ static void test_findings_capacity(void **state)
     assert_non_null(strstr(text, "SLO capacity: 6 req/s"));
     assert_non_null(strstr(text, "next step 8 req/s fails"));
     for (int i = 0; i < 5; i++)
+        sweep_step_free(&steps[i]);
+}
+
+/* An INVALID step is unknown to the search: at 8 req/s the client's own
+ * lateness (40 ms a send, on 20 ms TTFTs) pushes TTFT over the SLO, which
+ * would make 8 the first failure and 6 the capacity; judged unknown, 8 is
+ * skipped and listed, and the capacity rests on 10 (passing) and 12
+ * (failing). A lone INVALID point at 2 does not stop 4 from counting. */
+static void test_findings_skip_invalid(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 50 * MS;
+    struct sweep_step steps[6];
+    double rates[] = {2, 4, 6, 8, 10, 12};
+    uint64_t ttft[] = {20, 20, 20, 20, 30, 400};
+    uint64_t late[] = {3 * MS, 0, 0, 40 * MS, 0, 0};
+    for (int i = 0; i < 6; i++)
+        make_step_late(&steps[i], (uint32_t)i, rates[i], ttft[i], 0, late[i], &set);
+    assert_true(steps[0].invalid && steps[3].invalid);
+    assert_false(steps[3].slo_pass); /* its own figures miss the SLO */
+    struct sweep_point pts[6];
+    size_t np = sweep_points_build(steps, 6, pts);
+    assert_int_equal(np, 6);
+    assert_true(pts[0].unknown && pts[3].unknown);
+    assert_false(pts[1].unknown || pts[4].unknown);
+    struct sweep_findings fd;
+    sweep_findings_compute(steps, 6, pts, np, &set, &fd);
+    assert_true(fd.capacity_found);
+    ASSERT_NEAR(fd.capacity_rps, 10, 0);
+    ASSERT_NEAR(fd.next_fail_rps, 12, 0);
+    assert_int_equal(fd.n_unknown, 2);
+    ASSERT_NEAR(fd.unknown_rps[0], 2, 0);
+    ASSERT_NEAR(fd.unknown_rps[1], 8, 0);
+    char text[2048];
+    sweep_findings_text(&fd, &set, "", text, sizeof text);
+    assert_non_null(strstr(text, "SLO capacity: 10 req/s"));
+    assert_non_null(strstr(text, "not judged: 2, 8 req/s (INVALID: "));
+    for (int i = 0; i < 6; i++)
         sweep_step_free(&steps[i]);
 }
 
@@ -962,18 +1028,11 @@ static void test_classes_csv(void **state)
     class_sweep_free(&cs);
 }
 
-TEST_MAIN(cmocka_unit_test(test_steady_verdict),
-          cmocka_unit_test(test_recovery),
-          cmocka_unit_test(test_recovery_step),
-          cmocka_unit_test(test_cost_forecast),
-          cmocka_unit_test(test_step_figures),
-          cmocka_unit_test(test_step_invalid),
-          cmocka_unit_test(test_findings_capacity),
-          cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_facts_round_trip),
-          cmocka_unit_test(test_class_step_figures),
-          cmocka_unit_test(test_class_findings),
-          cmocka_unit_test(test_class_summary_json),
-          cmocka_unit_test(test_class_facts_and_records),
-          cmocka_unit_test(test_classes_csv))
+TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_recovery),
+          cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_cost_forecast),
+          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_invalid),
+          cmocka_unit_test(test_findings_capacity), cmocka_unit_test(test_findings_skip_invalid),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_class_step_figures),
+          cmocka_unit_test(test_class_findings), cmocka_unit_test(test_class_summary_json),
+          cmocka_unit_test(test_class_facts_and_records), cmocka_unit_test(test_classes_csv))

@@ -1,0 +1,227 @@
+/* Unit tests for verdict.c: the self-check, in proportion to what it judges.
+ *
+ * Each case builds the histograms a run would: every request's TTFT and
+ * E2E as measured (from its scheduled time, its lateness included) and as
+ * they would read had it left on time, plus the lateness of every send. */
+#include "test.h"
+
+#include <string.h>
+
+#include "measure/hist.h"
+#include "measure/verdict.h"
+
+#define MS 1000000ULL
+
+struct load {
+    struct hist *late, *ttft, *ttft_ontime, *e2e, *e2e_ontime;
+};
+
+static void load_init(struct load *l)
+{
+    l->late = hist_new();
+    l->ttft = hist_new();
+    l->ttft_ontime = hist_new();
+    l->e2e = hist_new();
+    l->e2e_ontime = hist_new();
+}
+
+static void load_free(struct load *l)
+{
+    hist_free(l->late);
+    hist_free(l->ttft);
+    hist_free(l->ttft_ontime);
+    hist_free(l->e2e);
+    hist_free(l->e2e_ontime);
+}
+
+/* n requests of on-time TTFT ttft and E2E e2e (ns), the first n_late of
+ * them sent late_ns late, the rest 20 us late; ok says whether they
+ * count in the latencies (ok records) or only in the lateness. */
+static void add(struct load *l, int n, uint64_t ttft, uint64_t e2e, int n_late, uint64_t late_ns,
+                int ok)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t late = i < n_late ? late_ns : 20000;
+        hist_record(l->late, late);
+        if (!ok)
+            continue;
+        hist_record(l->ttft, ttft + late);
+        hist_record(l->ttft_ontime, ttft);
+        hist_record(l->e2e, e2e + late);
+        hist_record(l->e2e_ontime, e2e);
+    }
+}
+
+static struct verdict_input input(const struct load *l)
+{
+    struct verdict_input in = {.lateness = l->late,
+                               .ttft = l->ttft,
+                               .ttft_ontime = l->ttft_ontime,
+                               .e2e = l->e2e,
+                               .e2e_ontime = l->e2e_ontime,
+                               .kept = "the schedule"};
+    return in;
+}
+
+/* The first user's run (issue 15): 290 sends, 3 of them 1.03 ms late
+ * while the worker slept, on a 165 ms TTFT and 1.85 s E2E. Nothing a
+ * millisecond moves: valid, with a warning that says whose it was. */
+static void test_jitter_on_slow_server_is_a_warning(void **state)
+{
+    (void)state;
+    struct load l;
+    load_init(&l);
+    add(&l, 290, 165 * MS, 1850 * MS, 3, 1030000, 1);
+    struct verdict_input in = input(&l);
+    in.late_sends = 3;
+    in.late_asleep = 3;
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    assert_false(v.invalid);
+    assert_true(v.warned);
+    assert_string_equal(v.reason, "");
+    ASSERT_IN_RANGE(v.lateness_p99_ns, 1.0 * MS, 1.05 * MS);
+    if (strncmp(v.warning, "schedule lateness p99 1.03ms moved ", 35) != 0 ||
+        !strstr(v.warning, "within the tolerance (max(1ms, 2%))") ||
+        !strstr(v.warning, "3 of the 3 sends later than 1ms came due while the worker slept"))
+        fail_msg("warning: \"%s\"", v.warning);
+    assert_non_null(v.worst.what);
+    assert_true(v.worst.moved_ns <= v.worst.limit_ns);
+    assert_true(v.worst.limit_ns >= 3 * MS); /* 2% of 165 ms */
+    load_free(&l);
+}
+
+/* The same 2 ms on every send against a server that answers in half a
+ * millisecond: TTFT p50 goes from 0.5 to 2.5 ms. INVALID, saying what
+ * moved, by how much, and whose the lateness was (busy, here). */
+static void test_same_lateness_on_fast_server_is_invalid(void **state)
+{
+    (void)state;
+    struct load l;
+    load_init(&l);
+    add(&l, 200, MS / 2, 2 * MS, 200, 2 * MS, 1);
+    struct verdict_input in = input(&l);
+    in.late_sends = 200;
+    in.late_asleep = 10;
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    assert_false(v.warned);
+    if (strncmp(v.reason, "schedule lateness p99 2.00ms moved TTFT p50 by ", 47) != 0 ||
+        !strstr(v.reason, "(over max(1ms, 2% of ") ||
+        !strstr(v.reason, "the generator could not keep the schedule (busy when 190 of the "
+                          "200 sends later than 1ms came due)"))
+        fail_msg("reason: \"%s\"", v.reason);
+    assert_string_equal(v.worst.what, "TTFT p50");
+    ASSERT_IN_RANGE(v.worst.moved_ns, 1.95 * MS, 2.05 * MS);
+    assert_int_equal(v.worst.limit_ns, VERDICT_MOVE_FLOOR_NS);
+    load_free(&l);
+}
+
+/* The tail alone: 2 of 200 sends 30 ms late on a 100 ms TTFT move p99
+ * (the 198th value) only if they are in it: here they are, since late
+ * requests are the slowest. 30 ms > 2% of 130 ms: INVALID, at a p99. */
+static void test_tail_move_is_invalid(void **state)
+{
+    (void)state;
+    struct load l;
+    load_init(&l);
+    add(&l, 200, 100 * MS, 400 * MS, 3, 30 * MS, 1);
+    struct verdict_input in = input(&l);
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    assert_string_equal(v.worst.what, "TTFT p99");
+    load_free(&l);
+}
+
+/* The floor: 0.9 ms on every send of a 10 ms TTFT (9% of it) moves it by
+ * less than 1 ms: valid, and a lateness p99 under 1 ms is no warning. A
+ * tolerance cannot push the limit under the floor. */
+static void test_floor(void **state)
+{
+    (void)state;
+    struct load l;
+    load_init(&l);
+    add(&l, 100, 10 * MS, 50 * MS, 100, 900000, 1);
+    struct verdict_input in = input(&l);
+    in.tolerance = 0.001;
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    assert_false(v.warned);
+    assert_string_equal(v.warning, "");
+    assert_int_equal(v.worst.limit_ns, VERDICT_MOVE_FLOOR_NS);
+    load_free(&l);
+}
+
+/* The tolerance decides in between: 3 ms on a 100 ms TTFT is within 5%,
+ * not within 2%. */
+static void test_tolerance(void **state)
+{
+    (void)state;
+    struct load l;
+    load_init(&l);
+    add(&l, 100, 100 * MS, 400 * MS, 100, 3 * MS, 1);
+    struct verdict_input in = input(&l);
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    in.tolerance = 0.05;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    assert_true(v.warned);
+    assert_non_null(strstr(v.warning, "(max(1ms, 5%))"));
+    load_free(&l);
+}
+
+/* Sending fewer than 99% of the window's scheduled requests is INVALID
+ * when the caller asks (open loop), whatever the latencies say. */
+static void test_achieved(void **state)
+{
+    (void)state;
+    struct load l;
+    load_init(&l);
+    add(&l, 100, 100 * MS, 400 * MS, 0, 0, 1);
+    struct verdict_input in = input(&l);
+    in.check_achieved = 1;
+    in.scheduled = 1000;
+    in.sent_in_window = 985;
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    assert_string_equal(v.reason, "achieved send rate 98.5% of offered (< 99%): the generator "
+                                  "fell behind");
+    in.sent_in_window = 990;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    in.check_achieved = 0;
+    in.sent_in_window = 10;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    load_free(&l);
+}
+
+/* Without the on-time histograms (a caller that cannot know the moves),
+ * the rule is lateness p99 over 1 ms; with them but no ok request, there
+ * is nothing to move: a warning. */
+static void test_without_moves(void **state)
+{
+    (void)state;
+    struct load l;
+    load_init(&l);
+    add(&l, 100, 0, 0, 100, 5 * MS, 0);
+    struct verdict_input in = {.lateness = l.late};
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    assert_string_equal(v.reason, "schedule lateness p99 5.00ms > 1ms");
+    in = input(&l);
+    in.late_sends = 100;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    assert_true(v.warned);
+    assert_null(v.worst.what);
+    if (strncmp(v.warning,
+                "schedule lateness p99 5.00ms (no ok request to judge what it "
+                "moved): the generator could not keep",
+                80) != 0)
+        fail_msg("warning: \"%s\"", v.warning);
+    load_free(&l);
+}
+
+TEST_MAIN(cmocka_unit_test(test_jitter_on_slow_server_is_a_warning),
+          cmocka_unit_test(test_same_lateness_on_fast_server_is_invalid),
+          cmocka_unit_test(test_tail_move_is_invalid), cmocka_unit_test(test_floor),
+          cmocka_unit_test(test_tolerance), cmocka_unit_test(test_achieved),
+          cmocka_unit_test(test_without_moves))
