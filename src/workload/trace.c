@@ -448,6 +448,16 @@ static int cmp_index(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
+void trace_free(struct trace *t)
+{
+    if (!t)
+        return;
+    free(t->entries);
+    free(t->arena);
+    free(t->classes);
+    free(t);
+}
+
 int trace_parse(const char *name, const char *text, size_t len,
                 struct trace **out, char *err, size_t errlen)
 {
@@ -512,37 +522,17 @@ int trace_parse(const char *name, const char *text, size_t len,
         for (size_t i = 0; i < t->n; i++)
             t->entries[i].index = i;
     }
-    free(p.stamps);
     *out = t;
-    return 0;
+    p.t = NULL;
+    rc = 0;
 
 fail:
     free(p.stamps);
-    trace_free(p.t);
+    trace_free(p.t); /* NULL once handed to *out */
     return rc;
 }
 
-static int trace_parse_text(void *out, const char *name, const char *text, size_t len,
-                            char *err, size_t errlen)
-{
-    return trace_parse(name, text, len, out, err, errlen);
-}
-
-int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
-{
-    *out = NULL;
-    return jsonfile_load(path, JSONFILE_MAX_BYTES, trace_parse_text, out, err, errlen);
-}
-
-void trace_free(struct trace *t)
-{
-    if (!t)
-        return;
-    free(t->entries);
-    free(t->arena);
-    free(t->classes);
-    free(t);
-}
+JSONFILE_DEFINE_LOAD(trace_load, trace_parse, struct trace)
 
 const char *trace_prompt(const struct trace *t, size_t i, size_t *len_out)
 {
