@@ -66,19 +66,24 @@ static void terr(struct tparse *p, const struct jscan_value *at,
              field ? field : "", field ? ": " : "", msg);
 }
 
+/* Report v, the value of field, as not expect ("expected EXPECT, got
+ * VALUE"); returns LL_E_INVAL. */
+static int bad_number(struct tparse *p, const struct jscan_value *v, const char *field,
+                      const char *expect)
+{
+    char q[64];
+    terr(p, v, field, "expected %s, got %s", expect, jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
+    return LL_E_INVAL;
+}
+
 /* A whole number field in [lo, hi]. */
 static int get_int(struct tparse *p, const struct jscan_value *v,
                    const char *field, int64_t lo, int64_t hi,
                    const char *expect, int64_t *out)
 {
     int64_t x;
-    if (v->type != JSCAN_NUMBER || jscan_number_int64(v, &x) != 0 || x < lo ||
-        x > hi) {
-        char q[64];
-        terr(p, v, field, "expected %s, got %s", expect,
-             jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
-        return LL_E_INVAL;
-    }
+    if (v->type != JSCAN_NUMBER || jscan_number_int64(v, &x) != 0 || x < lo || x > hi)
+        return bad_number(p, v, field, expect);
     *out = x;
     return 0;
 }
@@ -88,13 +93,8 @@ static int get_seconds(struct tparse *p, const struct jscan_value *v,
                        double *out)
 {
     double x;
-    if (v->type != JSCAN_NUMBER || jscan_number_double(v, &x) != 0 ||
-        !(x >= 0) || x > hi) {
-        char q[64];
-        terr(p, v, field, "expected %s, got %s", expect,
-             jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
-        return LL_E_INVAL;
-    }
+    if (v->type != JSCAN_NUMBER || jscan_number_double(v, &x) != 0 || !(x >= 0) || x > hi)
+        return bad_number(p, v, field, expect);
     *out = x;
     return 0;
 }
