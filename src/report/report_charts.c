@@ -232,17 +232,24 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     free(ls.ry);
 }
 
+/* The x of each point of a curve against load: report_step_x of the steps
+ * order[0..n), in a new array of n + 1 (caller frees with free()). */
+static double *report_curve_x(const struct report *r, const size_t *order, size_t n)
+{
+    double *x = ll_calloc(n + 1, sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        x[i] = report_step_x(r, &r->steps[order[i]]);
+    return x;
+}
+
 void report_attainment_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks)
 {
-    double *x = ll_calloc(n + 1, sizeof(double));
+    double *x = report_curve_x(r, order, n);
     double *y = ll_calloc(n + 1, sizeof(double));
-    for (size_t i = 0; i < n; i++) {
-        const struct report_step *s = &r->steps[order[i]];
-        x[i] = report_step_x(r, s);
-        y[i] = s->attainment * 100.0;
-    }
+    for (size_t i = 0; i < n; i++)
+        y[i] = r->steps[order[i]].attainment * 100.0;
     struct svg_series se = {.key = "attainment", .label = "requests within SLO",
                             .x = x, .y = y, .n = n, .color = REPORT_COLOR_CAP};
     struct strbuf lab;
@@ -275,14 +282,13 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks)
 {
-    double *x = ll_calloc(n + 1, sizeof(double));
+    double *x = report_curve_x(r, order, n);
     double *ya = ll_calloc(n + 1, sizeof(double));
     double *yc = ll_calloc(n + 1, sizeof(double));
     double *yg = ll_calloc(n + 1, sizeof(double));
     double ix[2] = {0, 0}, iy[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
         const struct report_step *s = &r->steps[order[i]];
-        x[i] = report_step_x(r, s);
         ya[i] = s->achieved_rps;
         yc[i] = s->completed_rps;
         yg[i] = s->goodput_rps;
@@ -318,13 +324,10 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
                          const size_t *order, size_t n,
                          const struct report_marks *marks)
 {
-    double *x = ll_calloc(n + 1, sizeof(double));
+    double *x = report_curve_x(r, order, n);
     double *y = ll_calloc(n + 1, sizeof(double));
-    for (size_t i = 0; i < n; i++) {
-        const struct report_step *s = &r->steps[order[i]];
-        x[i] = report_step_x(r, s);
-        y[i] = s->output_tps;
-    }
+    for (size_t i = 0; i < n; i++)
+        y[i] = r->steps[order[i]].output_tps;
     struct svg_series se = {.key = "output_tps", .label = "output tokens/s", .x = x,
                             .y = y, .n = n, .color = "#cc79a7"};
     struct svg_chart c = {
@@ -689,12 +692,10 @@ void report_class_chart(struct strbuf *b, const struct report *r,
                         const char *id, const char *name)
 {
     size_t nc = r->n_classes;
-    double *x = ll_calloc(n + 1, sizeof(double));
+    double *x = report_curve_x(r, order, n);
     double *y = ll_calloc(nc * (n + 1) + 1, sizeof(double));
     struct svg_series *series = ll_calloc(nc + 1, sizeof(*series));
     double vmin = INFINITY, vmax = 0;
-    for (size_t i = 0; i < n; i++)
-        x[i] = report_step_x(r, &r->steps[order[i]]);
     for (size_t k = 0; k < nc; k++) {
         const struct report_class *c = &r->classes[k];
         double *yk = y + k * (n + 1);
