@@ -61,6 +61,18 @@ void report_marks_free(struct report_marks *m)
     strbuf_free(&m->cap_label);
 }
 
+/* Write chart c, a chart against load, with the knee/capacity lines and
+ * the band beyond the capacity (marks, borrowed for the call). */
+static void report_chart_write_marked(struct strbuf *b, struct svg_chart *c,
+                                      const struct report_marks *marks)
+{
+    c->vlines = marks->vlines;
+    c->n_vlines = marks->n_vlines;
+    c->bands = &marks->band;
+    c->n_bands = marks->n_bands;
+    svg_chart_write(b, c);
+}
+
 /* The x axis of every chart against load: offered load, or achieved load
  * in a closed loop (docs/report.md), req/s, linear from 0, its range from
  * the data. */
@@ -213,18 +225,22 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
              r->closed_loop ? "achieved" : "offered");
 
     struct svg_chart c = {
-        .id = id, .title = title,
+        .id = id,
+        .title = title,
         .x = report_load_axis(r),
-        .y = {.label = name, .unit = yunit,
-              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN,
-              .max = NAN, .include_zero = 1},
-        .series = ls.series, .n_series = ls.n_series,
-        .hlines = &hl, .n_hlines = slo > 0 ? 1 : 0,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .y = {.label = name,
+              .unit = yunit,
+              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
+              .min = NAN,
+              .max = NAN,
+              .include_zero = 1},
+        .series = ls.series,
+        .n_series = ls.n_series,
+        .hlines = &hl,
+        .n_hlines = slo > 0 ? 1 : 0,
         .empty_note = "no successful requests",
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     strbuf_free(&slo_label);
     free(ls.x);
     free(ls.y);
@@ -263,16 +279,17 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
                                 .label = lab.data};
     }
     struct svg_chart c = {
-        .id = "chart-attainment", .title = "SLO attainment against offered load",
+        .id = "chart-attainment",
+        .title = "SLO attainment against offered load",
         .x = report_load_axis(r),
         .y = {.label = "within SLO", .unit = "%", .min = 0, .max = 100},
-        .series = &se, .n_series = 1,
-        .hlines = &hl, .n_hlines = r->attainment_target > 0 ? 1 : 0,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .series = &se,
+        .n_series = 1,
+        .hlines = &hl,
+        .n_hlines = r->attainment_target > 0 ? 1 : 0,
         .empty_note = "no SLO set",
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     strbuf_free(&lab);
     free(x);
     free(y);
@@ -306,14 +323,14 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
          .flags = SVG_LINE | SVG_MARKERS, .color = REPORT_COLOR_CAP},
     };
     struct svg_chart c = {
-        .id = "chart-throughput", .title = "Throughput and goodput against offered load",
+        .id = "chart-throughput",
+        .title = "Throughput and goodput against offered load",
         .x = report_load_axis(r),
         .y = {.label = "rate", .unit = "req/s", .min = NAN, .max = NAN, .include_zero = 1},
-        .series = se, .n_series = 4,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .series = se,
+        .n_series = 4,
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     free(x);
     free(ya);
     free(yc);
@@ -331,15 +348,14 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
     struct svg_series se = {.key = "output_tps", .label = "output tokens/s", .x = x,
                             .y = y, .n = n, .color = "#cc79a7"};
     struct svg_chart c = {
-        .id = "chart-tokens", .title = "Output tokens per second against offered load",
+        .id = "chart-tokens",
+        .title = "Output tokens per second against offered load",
         .x = report_load_axis(r),
-        .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN,
-              .include_zero = 1},
-        .series = &se, .n_series = 1,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN, .include_zero = 1},
+        .series = &se,
+        .n_series = 1,
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     free(x);
     free(y);
 }
@@ -714,17 +730,20 @@ void report_class_chart(struct strbuf *b, const struct report *r,
     snprintf(title, sizeof(title), "%s p99 per class against %s load", name,
              r->closed_loop ? "achieved" : "offered");
     struct svg_chart c = {
-        .id = id, .title = title,
+        .id = id,
+        .title = title,
         .x = report_load_axis(r),
-        .y = {.label = ylabel, .unit = log_y ? "ms, log scale" : "ms",
-              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN, .max = NAN,
+        .y = {.label = ylabel,
+              .unit = log_y ? "ms, log scale" : "ms",
+              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
+              .min = NAN,
+              .max = NAN,
               .include_zero = 1},
-        .series = series, .n_series = nc,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .series = series,
+        .n_series = nc,
         .empty_note = "no successful requests",
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     free(series);
     free(x);
     free(y);
