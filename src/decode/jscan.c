@@ -285,6 +285,7 @@ static const char *validate_value(const char *p, const char *end,
 {
     unsigned char stack[JSCAN_DEPTH_LIMIT / 8];
     unsigned depth = 0;
+    int in_object;                    /* whether the innermost container is an object */
     int escaped = 0;                  /* not needed here */
 
 value:
@@ -340,18 +341,8 @@ after_value:
     p = skip_ws(p, end);
     if (p >= end)
         return NULL;
-    if (top_is_object(stack, depth)) {
-        if (*p == '}') {
-            p++;
-            depth--;
-            goto after_value;
-        }
-        if (*p != ',')
-            return NULL;
-        p = skip_ws(p + 1, end);
-        goto member_key;
-    }
-    if (*p == ']') {
+    in_object = top_is_object(stack, depth);
+    if (*p == (in_object ? '}' : ']')) {
         p++;
         depth--;
         goto after_value;
@@ -359,6 +350,8 @@ after_value:
     if (*p != ',')
         return NULL;
     p = skip_ws(p + 1, end);
+    if (in_object)
+        goto member_key;
     goto value;
 
 member_key:

@@ -388,52 +388,55 @@ static int read_token_count(struct cur *c, int64_t *n)
     return 0;
 }
 
-static int read_usage_details(struct cur *c, struct oai_chunk *out)
+/* Reads one member's value, the cursor at it (cur_key has read the key k);
+ * returns 0, or -1 on invalid text. ud is cur_object's. */
+typedef int cur_member_fn(struct cur *c, const struct key *k, void *ud);
+
+/* Walk the object the cursor is at, calling member once per member.
+ * Returns 0, or -1 on invalid text. Inlined, so that member, a constant at
+ * each caller, is a direct call. */
+CUR_INLINE int cur_object(struct cur *c, cur_member_fn *member, void *ud)
 {
     struct key k;
     char kb[KEY_BUF];
     int rc = cur_open(c, '}');
 
     while (rc > 0) {
-        if (cur_key(c, &k, kb) < 0)
-            return -1;
-        if (KEY_IS(&k, "cached_tokens"))
-            rc = read_token_count(c, &out->cached_tokens);
-        else
-            rc = cur_skip(c);
-        if (rc < 0)
+        if (cur_key(c, &k, kb) < 0 || member(c, &k, ud) < 0)
             return -1;
         rc = cur_more(c, '}');
     }
     return rc;
 }
 
+/* A member of usage.prompt_tokens_details: cached_tokens is read. */
+static int usage_details_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct oai_chunk *out = ud;
+    if (KEY_IS(k, "cached_tokens"))
+        return read_token_count(c, &out->cached_tokens);
+    return cur_skip(c);
+}
+
+/* A member of usage: the token counts and the prompt's details are read. */
+static int usage_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct oai_chunk *out = ud;
+    if (KEY_IS(k, "prompt_tokens"))
+        return read_token_count(c, &out->prompt_tokens);
+    if (KEY_IS(k, "completion_tokens"))
+        return read_token_count(c, &out->completion_tokens);
+    if (KEY_IS(k, "prompt_tokens_details") && cur_peek(c) == '{')
+        return cur_object(c, usage_details_member, out);
+    return cur_skip(c);
+}
+
 static int read_usage(struct cur *c, struct oai_chunk *out)
 {
-    struct key k;
-    char kb[KEY_BUF];
-    int rc;
-
     if (cur_peek(c) != '{')
         return cur_skip(c);              /* null (vLLM without usage) or junk */
     out->has_usage = 1;
-    rc = cur_open(c, '}');
-    while (rc > 0) {
-        if (cur_key(c, &k, kb) < 0)
-            return -1;
-        if (KEY_IS(&k, "prompt_tokens"))
-            rc = read_token_count(c, &out->prompt_tokens);
-        else if (KEY_IS(&k, "completion_tokens"))
-            rc = read_token_count(c, &out->completion_tokens);
-        else if (KEY_IS(&k, "prompt_tokens_details") && cur_peek(c) == '{')
-            rc = read_usage_details(c, out);
-        else
-            rc = cur_skip(c);
-        if (rc < 0)
-            return -1;
-        rc = cur_more(c, '}');
-    }
-    return rc;
+    return cur_object(c, usage_member, out);
 }
 
 /* An error member: {"message": "..."} or a bare string. null is no error. */

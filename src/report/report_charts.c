@@ -61,6 +61,18 @@ void report_marks_free(struct report_marks *m)
     strbuf_free(&m->cap_label);
 }
 
+/* Write chart c, a chart against load, with the knee/capacity lines and
+ * the band beyond the capacity (marks, borrowed for the call). */
+static void report_chart_write_marked(struct strbuf *b, struct svg_chart *c,
+                                      const struct report_marks *marks)
+{
+    c->vlines = marks->vlines;
+    c->n_vlines = marks->n_vlines;
+    c->bands = &marks->band;
+    c->n_bands = marks->n_bands;
+    svg_chart_write(b, c);
+}
+
 /* The x axis of every chart against load: offered load, or achieved load
  * in a closed loop (docs/report.md), req/s, linear from 0, its range from
  * the data. */
@@ -213,18 +225,22 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
              r->closed_loop ? "achieved" : "offered");
 
     struct svg_chart c = {
-        .id = id, .title = title,
+        .id = id,
+        .title = title,
         .x = report_load_axis(r),
-        .y = {.label = name, .unit = yunit,
-              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN,
-              .max = NAN, .include_zero = 1},
-        .series = ls.series, .n_series = ls.n_series,
-        .hlines = &hl, .n_hlines = slo > 0 ? 1 : 0,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .y = {.label = name,
+              .unit = yunit,
+              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
+              .min = NAN,
+              .max = NAN,
+              .include_zero = 1},
+        .series = ls.series,
+        .n_series = ls.n_series,
+        .hlines = &hl,
+        .n_hlines = slo > 0 ? 1 : 0,
         .empty_note = "no successful requests",
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     strbuf_free(&slo_label);
     free(ls.x);
     free(ls.y);
@@ -232,17 +248,24 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     free(ls.ry);
 }
 
+/* The x of each point of a curve against load: report_step_x of the steps
+ * order[0..n), in a new array of n + 1 (caller frees with free()). */
+static double *report_curve_x(const struct report *r, const size_t *order, size_t n)
+{
+    double *x = ll_calloc(n + 1, sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        x[i] = report_step_x(r, &r->steps[order[i]]);
+    return x;
+}
+
 void report_attainment_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks)
 {
-    double *x = ll_calloc(n + 1, sizeof(double));
+    double *x = report_curve_x(r, order, n);
     double *y = ll_calloc(n + 1, sizeof(double));
-    for (size_t i = 0; i < n; i++) {
-        const struct report_step *s = &r->steps[order[i]];
-        x[i] = report_step_x(r, s);
-        y[i] = s->attainment * 100.0;
-    }
+    for (size_t i = 0; i < n; i++)
+        y[i] = r->steps[order[i]].attainment * 100.0;
     struct svg_series se = {.key = "attainment", .label = "requests within SLO",
                             .x = x, .y = y, .n = n, .color = REPORT_COLOR_CAP};
     struct strbuf lab;
@@ -256,16 +279,17 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
                                 .label = lab.data};
     }
     struct svg_chart c = {
-        .id = "chart-attainment", .title = "SLO attainment against offered load",
+        .id = "chart-attainment",
+        .title = "SLO attainment against offered load",
         .x = report_load_axis(r),
         .y = {.label = "within SLO", .unit = "%", .min = 0, .max = 100},
-        .series = &se, .n_series = 1,
-        .hlines = &hl, .n_hlines = r->attainment_target > 0 ? 1 : 0,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .series = &se,
+        .n_series = 1,
+        .hlines = &hl,
+        .n_hlines = r->attainment_target > 0 ? 1 : 0,
         .empty_note = "no SLO set",
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     strbuf_free(&lab);
     free(x);
     free(y);
@@ -275,14 +299,13 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks)
 {
-    double *x = ll_calloc(n + 1, sizeof(double));
+    double *x = report_curve_x(r, order, n);
     double *ya = ll_calloc(n + 1, sizeof(double));
     double *yc = ll_calloc(n + 1, sizeof(double));
     double *yg = ll_calloc(n + 1, sizeof(double));
     double ix[2] = {0, 0}, iy[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
         const struct report_step *s = &r->steps[order[i]];
-        x[i] = report_step_x(r, s);
         ya[i] = s->achieved_rps;
         yc[i] = s->completed_rps;
         yg[i] = s->goodput_rps;
@@ -300,14 +323,14 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
          .flags = SVG_LINE | SVG_MARKERS, .color = REPORT_COLOR_CAP},
     };
     struct svg_chart c = {
-        .id = "chart-throughput", .title = "Throughput and goodput against offered load",
+        .id = "chart-throughput",
+        .title = "Throughput and goodput against offered load",
         .x = report_load_axis(r),
         .y = {.label = "rate", .unit = "req/s", .min = NAN, .max = NAN, .include_zero = 1},
-        .series = se, .n_series = 4,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .series = se,
+        .n_series = 4,
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     free(x);
     free(ya);
     free(yc);
@@ -318,25 +341,21 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
                          const size_t *order, size_t n,
                          const struct report_marks *marks)
 {
-    double *x = ll_calloc(n + 1, sizeof(double));
+    double *x = report_curve_x(r, order, n);
     double *y = ll_calloc(n + 1, sizeof(double));
-    for (size_t i = 0; i < n; i++) {
-        const struct report_step *s = &r->steps[order[i]];
-        x[i] = report_step_x(r, s);
-        y[i] = s->output_tps;
-    }
+    for (size_t i = 0; i < n; i++)
+        y[i] = r->steps[order[i]].output_tps;
     struct svg_series se = {.key = "output_tps", .label = "output tokens/s", .x = x,
                             .y = y, .n = n, .color = "#cc79a7"};
     struct svg_chart c = {
-        .id = "chart-tokens", .title = "Output tokens per second against offered load",
+        .id = "chart-tokens",
+        .title = "Output tokens per second against offered load",
         .x = report_load_axis(r),
-        .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN,
-              .include_zero = 1},
-        .series = &se, .n_series = 1,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN, .include_zero = 1},
+        .series = &se,
+        .n_series = 1,
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     free(x);
     free(y);
 }
@@ -689,12 +708,10 @@ void report_class_chart(struct strbuf *b, const struct report *r,
                         const char *id, const char *name)
 {
     size_t nc = r->n_classes;
-    double *x = ll_calloc(n + 1, sizeof(double));
+    double *x = report_curve_x(r, order, n);
     double *y = ll_calloc(nc * (n + 1) + 1, sizeof(double));
     struct svg_series *series = ll_calloc(nc + 1, sizeof(*series));
     double vmin = INFINITY, vmax = 0;
-    for (size_t i = 0; i < n; i++)
-        x[i] = report_step_x(r, &r->steps[order[i]]);
     for (size_t k = 0; k < nc; k++) {
         const struct report_class *c = &r->classes[k];
         double *yk = y + k * (n + 1);
@@ -713,17 +730,20 @@ void report_class_chart(struct strbuf *b, const struct report *r,
     snprintf(title, sizeof(title), "%s p99 per class against %s load", name,
              r->closed_loop ? "achieved" : "offered");
     struct svg_chart c = {
-        .id = id, .title = title,
+        .id = id,
+        .title = title,
         .x = report_load_axis(r),
-        .y = {.label = ylabel, .unit = log_y ? "ms, log scale" : "ms",
-              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR, .min = NAN, .max = NAN,
+        .y = {.label = ylabel,
+              .unit = log_y ? "ms, log scale" : "ms",
+              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
+              .min = NAN,
+              .max = NAN,
               .include_zero = 1},
-        .series = series, .n_series = nc,
-        .vlines = marks->vlines, .n_vlines = marks->n_vlines,
-        .bands = &marks->band, .n_bands = marks->n_bands,
+        .series = series,
+        .n_series = nc,
         .empty_note = "no successful requests",
     };
-    svg_chart_write(b, &c);
+    report_chart_write_marked(b, &c, marks);
     free(series);
     free(x);
     free(y);

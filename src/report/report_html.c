@@ -371,139 +371,196 @@ static void report_page_open(struct strbuf *b, const struct report *r)
     strbuf_puts(b, "</style>\n</head>\n<body>\n<main>\n");
 }
 
-/* Latency against load: TTFT, TPOT and E2E percentiles, then SLO
- * attainment when any step has an attainment figure (an SLO was set). */
-static void report_latency_section(struct strbuf *b, const struct report *r,
-                                   const size_t *order, size_t n,
-                                   const struct report_marks *marks)
-{
-    int any_attainment = 0;
-    for (size_t i = 0; i < r->n_steps; i++)
-        if (isfinite(r->steps[i].attainment))
-            any_attainment = 1;
+/* What every chart against load is lent: the report, the curves' step
+ * order (order[0..n)) and the knee/capacity markers. */
+struct report_view {
+    const struct report *r;
+    const size_t *order;
+    size_t n;
+    const struct report_marks *marks;
+};
 
-    strbuf_printf(b, "<h2>Latency against %s load</h2>\n<section class=\"grid\">\n",
-                  r->closed_loop ? "achieved" : "offered");
-    report_figure_open(b, NULL, "TTFT",
-                       "Time to first token, from the scheduled send time. "
-                       "Dashed red: the SLO threshold; dotted: the knee and the SLO capacity; "
-                       "shaded: beyond the SLO capacity.");
-    report_latency_chart(b, r, order, n, marks, REPORT_TTFT, "chart-ttft", "TTFT", "ms",
-                         1e6, r->slo_ttft_ms);
-    report_figure_close(b);
-    report_figure_open(b, NULL, "TPOT",
-                       "Time per output token after the first: the streaming pace "
-                       "a reader sees.");
-    report_latency_chart(b, r, order, n, marks, REPORT_TPOT, "chart-tpot", "TPOT", "ms",
-                         1e6, r->slo_tpot_ms);
-    report_figure_close(b);
-    report_figure_open(b, NULL, "End-to-end latency",
-                       "From the scheduled send time to the end of the stream.");
-    report_latency_chart(b, r, order, n, marks, REPORT_E2E, "chart-e2e", "E2E", "s",
-                         1e9, r->slo_e2e_ms / 1000.0);
-    report_figure_close(b);
-    if (any_attainment) {
-        report_figure_open(b, NULL, "SLO attainment",
-                           "Share of scheduled requests that completed within every "
-                           "SLO. Capacity is the highest load above the target line.");
-        report_attainment_chart(b, r, order, n, marks);
+/* The page's figures, one per chart. */
+enum report_fig {
+    REPORT_FIG_TTFT,
+    REPORT_FIG_TPOT,
+    REPORT_FIG_E2E,
+    REPORT_FIG_ATTAINMENT,
+    REPORT_FIG_RPS,
+    REPORT_FIG_TOKENS,
+    REPORT_FIG_ERRORS,
+    REPORT_FIG_INFLIGHT,
+    REPORT_FIG_SERVER_QUEUE,
+    REPORT_FIG_SERVER_KV,
+    REPORT_FIG_CDF,
+    REPORT_FIG_CLASS_TTFT,
+    REPORT_FIG_CLASS_TPOT,
+};
+
+/* A figure: its chart, its class ("wide" or NULL), its title and the
+ * caption that says how to read it. */
+struct report_figure {
+    enum report_fig fig;
+    const char *cls;
+    const char *title;
+    const char *how;
+};
+
+/* Whether figure f has anything to show: SLO attainment only when some
+ * step has an attainment figure (an SLO was set), the server's charts only
+ * when its /metrics was scraped (r->n_server > 0). */
+static int report_fig_shown(const struct report *r, enum report_fig f)
+{
+    if (f == REPORT_FIG_ATTAINMENT) {
+        for (size_t i = 0; i < r->n_steps; i++)
+            if (isfinite(r->steps[i].attainment))
+                return 1;
+        return 0;
+    }
+    if (f == REPORT_FIG_SERVER_QUEUE || f == REPORT_FIG_SERVER_KV)
+        return r->n_server > 0;
+    return 1;
+}
+
+/* Figure f's chart. */
+static void report_fig_chart(struct strbuf *b, const struct report_view *v, enum report_fig f)
+{
+    const struct report *r = v->r;
+    switch (f) {
+    case REPORT_FIG_TTFT:
+        report_latency_chart(b, r, v->order, v->n, v->marks, REPORT_TTFT, "chart-ttft", "TTFT",
+                             "ms", 1e6, r->slo_ttft_ms);
+        break;
+    case REPORT_FIG_TPOT:
+        report_latency_chart(b, r, v->order, v->n, v->marks, REPORT_TPOT, "chart-tpot", "TPOT",
+                             "ms", 1e6, r->slo_tpot_ms);
+        break;
+    case REPORT_FIG_E2E:
+        report_latency_chart(b, r, v->order, v->n, v->marks, REPORT_E2E, "chart-e2e", "E2E", "s",
+                             1e9, r->slo_e2e_ms / 1000.0);
+        break;
+    case REPORT_FIG_ATTAINMENT: report_attainment_chart(b, r, v->order, v->n, v->marks); break;
+    case REPORT_FIG_RPS: report_throughput_chart(b, r, v->order, v->n, v->marks); break;
+    case REPORT_FIG_TOKENS: report_tokens_chart(b, r, v->order, v->n, v->marks); break;
+    case REPORT_FIG_ERRORS: report_errors_chart(b, r); break;
+    case REPORT_FIG_INFLIGHT: report_inflight_chart(b, r); break;
+    case REPORT_FIG_SERVER_QUEUE: report_server_chart(b, r, 0); break;
+    case REPORT_FIG_SERVER_KV: report_server_chart(b, r, 1); break;
+    case REPORT_FIG_CDF: report_cdf_chart(b, r); break;
+    case REPORT_FIG_CLASS_TTFT:
+        report_class_chart(b, r, v->order, v->n, v->marks, REPORT_TTFT, "chart-class-ttft", "TTFT");
+        break;
+    case REPORT_FIG_CLASS_TPOT:
+        report_class_chart(b, r, v->order, v->n, v->marks, REPORT_TPOT, "chart-class-tpot", "TPOT");
+        break;
+    }
+}
+
+/* A section's grid of figures figs[0..n), each that has something to show
+ * (report_fig_shown) with its caption and chart. */
+static void report_grid(struct strbuf *b, const struct report_view *v,
+                        const struct report_figure *figs, size_t n)
+{
+    strbuf_puts(b, "<section class=\"grid\">\n");
+    for (size_t i = 0; i < n; i++) {
+        if (!report_fig_shown(v->r, figs[i].fig))
+            continue;
+        report_figure_open(b, figs[i].cls, figs[i].title, figs[i].how);
+        report_fig_chart(b, v, figs[i].fig);
         report_figure_close(b);
     }
     strbuf_puts(b, "</section>\n");
 }
+
+/* Latency against load: TTFT, TPOT and E2E percentiles, then SLO
+ * attainment when an SLO was set. */
+static const struct report_figure report_latency_figs[] = {
+    {REPORT_FIG_TTFT, NULL, "TTFT",
+     "Time to first token, from the scheduled send time. "
+     "Dashed red: the SLO threshold; dotted: the knee and the SLO capacity; "
+     "shaded: beyond the SLO capacity."},
+    {REPORT_FIG_TPOT, NULL, "TPOT",
+     "Time per output token after the first: the streaming pace "
+     "a reader sees."},
+    {REPORT_FIG_E2E, NULL, "End-to-end latency",
+     "From the scheduled send time to the end of the stream."},
+    {REPORT_FIG_ATTAINMENT, NULL, "SLO attainment",
+     "Share of scheduled requests that completed within every "
+     "SLO. Capacity is the highest load above the target line."},
+};
 
 /* Throughput against load: requests per second, output tokens per second. */
-static void report_throughput_section(struct strbuf *b, const struct report *r,
-                                      const size_t *order, size_t n,
-                                      const struct report_marks *marks)
-{
-    strbuf_printf(b, "<h2>Throughput against %s load</h2>\n<section class=\"grid\">\n",
-                  r->closed_loop ? "achieved" : "offered");
-    report_figure_open(b, NULL, "Requests per second",
-                       "On the dashed y = x line the server keeps up. Completed "
-                       "falling below it is saturation; goodput below completed is "
-                       "work done too late to count.");
-    report_throughput_chart(b, r, order, n, marks);
-    report_figure_close(b);
-    report_figure_open(b, NULL, "Output tokens per second",
-                       "Generated tokens of successful requests. It flattens where "
-                       "the server is saturated.");
-    report_tokens_chart(b, r, order, n, marks);
-    report_figure_close(b);
-    strbuf_puts(b, "</section>\n");
-}
+static const struct report_figure report_throughput_figs[] = {
+    {REPORT_FIG_RPS, NULL, "Requests per second",
+     "On the dashed y = x line the server keeps up. Completed "
+     "falling below it is saturation; goodput below completed is "
+     "work done too late to count."},
+    {REPORT_FIG_TOKENS, NULL, "Output tokens per second",
+     "Generated tokens of successful requests. It flattens where "
+     "the server is saturated."},
+};
 
 /* Errors: by kind per step, one wide chart. */
-static void report_errors_section(struct strbuf *b, const struct report *r)
-{
-    strbuf_puts(b, "<h2>Errors</h2>\n<section class=\"grid\">\n");
-    report_figure_open(b, "wide", "Errors by kind per step",
-                       "Every scheduled request that did not complete ok, by kind "
-                       "(docs/formats.md lists the kinds). The number on a bar is its total.");
-    report_errors_chart(b, r);
-    report_figure_close(b);
-    strbuf_puts(b, "</section>\n");
-}
+static const struct report_figure report_errors_figs[] = {
+    {REPORT_FIG_ERRORS, "wide", "Errors by kind per step",
+     "Every scheduled request that did not complete ok, by kind "
+     "(docs/formats.md lists the kinds). The number on a bar is its total."},
+};
 
 /* Over time: the client's requests in flight, then, when the server's
- * /metrics was scraped (r->n_server > 0), its queue and batch and its KV
- * cache. */
-static void report_time_section(struct strbuf *b, const struct report *r)
-{
-    strbuf_puts(b, "<h2>Over time</h2>\n<section class=\"grid\">\n");
-    report_figure_open(b, "wide", "Requests in flight",
-                       "Requests sent and not yet finished, over the whole run; grey "
-                       "lines mark the start of each step. A climb that never levels "
-                       "off within a step is a growing backlog.");
-    report_inflight_chart(b, r);
-    report_figure_close(b);
-    if (r->n_server > 0) {
-        report_figure_open(b, "wide", "Server queue and batch",
-                           "Scraped from the server's /metrics: requests running in "
-                           "the batch and waiting in its queue.");
-        report_server_chart(b, r, 0);
-        report_figure_close(b);
-        report_figure_open(b, "wide", "Server KV cache",
-                           "Share of the KV cache in use. Near 100% the server "
-                           "preempts or queues: the usual cause of the knee.");
-        report_server_chart(b, r, 1);
-        report_figure_close(b);
-    }
-    strbuf_puts(b, "</section>\n");
-}
+ * /metrics was scraped, its queue and batch and its KV cache. */
+static const struct report_figure report_time_figs[] = {
+    {REPORT_FIG_INFLIGHT, "wide", "Requests in flight",
+     "Requests sent and not yet finished, over the whole run; grey "
+     "lines mark the start of each step. A climb that never levels "
+     "off within a step is a growing backlog."},
+    {REPORT_FIG_SERVER_QUEUE, "wide", "Server queue and batch",
+     "Scraped from the server's /metrics: requests running in "
+     "the batch and waiting in its queue."},
+    {REPORT_FIG_SERVER_KV, "wide", "Server KV cache",
+     "Share of the KV cache in use. Near 100% the server "
+     "preempts or queues: the usual cause of the knee."},
+};
 
 /* The TTFT distribution of every step, one wide chart. */
-static void report_cdf_section(struct strbuf *b, const struct report *r)
-{
-    strbuf_puts(b, "<h2>TTFT distribution per step</h2>\n<section class=\"grid\">\n");
-    report_figure_open(b, "wide", "TTFT, cumulative distribution",
-                       "One line per step, darker for lighter load. A line's height "
-                       "at the SLO is the share of requests whose first token came in "
-                       "time; a long flat top is the tail.");
-    report_cdf_chart(b, r);
-    report_figure_close(b);
-    strbuf_puts(b, "</section>\n");
-}
+static const struct report_figure report_cdf_figs[] = {
+    {REPORT_FIG_CDF, "wide", "TTFT, cumulative distribution",
+     "One line per step, darker for lighter load. A line's height "
+     "at the SLO is the share of requests whose first token came in "
+     "time; a long flat top is the tail."},
+};
 
-/* By traffic class (only with classes): the two p99 charts, then each
- * class's capacity and the class table. */
-static void report_class_section(struct strbuf *b, const struct report *r,
-                                 const size_t *order, size_t n,
-                                 const struct report_marks *marks)
+/* By traffic class (only with classes): the two p99 charts; the section
+ * goes on with each class's capacity and the class table. */
+static const struct report_figure report_class_figs[] = {
+    {REPORT_FIG_CLASS_TTFT, NULL, "TTFT p99 per class",
+     "One line per traffic class of the workload file, against the "
+     "whole step's offered load."},
+    {REPORT_FIG_CLASS_TPOT, NULL, "TPOT p99 per class",
+     "The streaming pace of each class; long outputs share the batch "
+     "with short ones."},
+};
+
+/* The figure sections, each a heading and its grid, in page order. */
+static void report_figure_sections(struct strbuf *b, const struct report_view *v)
 {
-    strbuf_puts(b, "<h2>By traffic class</h2>\n<section class=\"grid\">\n");
-    report_figure_open(b, NULL, "TTFT p99 per class",
-                       "One line per traffic class of the workload file, against the "
-                       "whole step's offered load.");
-    report_class_chart(b, r, order, n, marks, REPORT_TTFT, "chart-class-ttft", "TTFT");
-    report_figure_close(b);
-    report_figure_open(b, NULL, "TPOT p99 per class",
-                       "The streaming pace of each class; long outputs share the batch "
-                       "with short ones.");
-    report_class_chart(b, r, order, n, marks, REPORT_TPOT, "chart-class-tpot", "TPOT");
-    report_figure_close(b);
-    strbuf_puts(b, "</section>\n");
-    report_class_table(b, r);
+    const struct report *r = v->r;
+    const char *load = r->closed_loop ? "achieved" : "offered";
+    strbuf_printf(b, "<h2>Latency against %s load</h2>\n", load);
+    report_grid(b, v, report_latency_figs, LL_ARRAY_LEN(report_latency_figs));
+    strbuf_printf(b, "<h2>Throughput against %s load</h2>\n", load);
+    report_grid(b, v, report_throughput_figs, LL_ARRAY_LEN(report_throughput_figs));
+    strbuf_puts(b, "<h2>Errors</h2>\n");
+    report_grid(b, v, report_errors_figs, LL_ARRAY_LEN(report_errors_figs));
+    strbuf_puts(b, "<h2>Over time</h2>\n");
+    report_grid(b, v, report_time_figs, LL_ARRAY_LEN(report_time_figs));
+    strbuf_puts(b, "<h2>TTFT distribution per step</h2>\n");
+    report_grid(b, v, report_cdf_figs, LL_ARRAY_LEN(report_cdf_figs));
+    if (r->n_classes > 0) {
+        strbuf_puts(b, "<h2>By traffic class</h2>\n");
+        report_grid(b, v, report_class_figs, LL_ARRAY_LEN(report_class_figs));
+        report_class_table(b, r);
+    }
 }
 
 /* Every step: the table, one row per step in the order run. */
@@ -541,13 +598,8 @@ void report_html_render(const struct report *r, struct strbuf *b)
     report_page_open(b, r);
     report_header(b, r);
     report_findings(b, r);
-    report_latency_section(b, r, order, n, &marks);
-    report_throughput_section(b, r, order, n, &marks);
-    report_errors_section(b, r);
-    report_time_section(b, r);
-    report_cdf_section(b, r);
-    if (r->n_classes > 0)
-        report_class_section(b, r, order, n, &marks);
+    struct report_view v = {r, order, n, &marks};
+    report_figure_sections(b, &v);
     report_steps_section(b, r);
     report_page_close(b, r);
 

@@ -740,6 +740,17 @@ static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
         *at = LL_MIN(len - 1, *at + (size_t)k);
 }
 
+/* The end of a capacity line: the step after the capacity that failed
+ * (next_fails, at next_rps, for reason), else none_failed. */
+static void put_next_step(char *buf, size_t len, size_t *at, int next_fails, double next_rps,
+                          const char *reason, const char *none_failed)
+{
+    if (next_fails)
+        put(buf, len, at, "; next step %.4g req/s fails: %s\n", next_rps, reason);
+    else
+        put(buf, len, at, "; %s\n", none_failed);
+}
+
 /* The capacity line of the findings text. */
 static void put_capacity(const struct sweep_findings *fd, const struct sweep_settings *set,
                          char *buf, size_t len, size_t *at)
@@ -752,11 +763,8 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
         put(buf, len, at, "%s: %.4g req/s", what, fd->capacity_rps);
         if (fd->have_slo)
             put(buf, len, at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
-        if (fd->next_fails)
-            put(buf, len, at, "; next step %.4g req/s fails: %s\n", fd->next_fail_rps,
-                fd->next_fail_reason);
-        else
-            put(buf, len, at, "; no step failed: the capacity is at least this\n");
+        put_next_step(buf, len, at, fd->next_fails, fd->next_fail_rps, fd->next_fail_reason,
+                      "no step failed: the capacity is at least this");
     } else if (fd->next_fails) {
         put(buf, len, at, "%s: not found: the lowest step %.4g req/s already fails: %s\n",
             what, fd->next_fail_rps, fd->next_fail_reason);
@@ -853,11 +861,8 @@ static void put_class(const struct sweep_class_finding *cf, char *buf, size_t le
         put(buf, len, at, "%s %.4g req/s", cwhat, cf->capacity_rps);
         if (cf->have_slo)
             put(buf, len, at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
-        if (cf->next_fails)
-            put(buf, len, at, "; next step %.4g req/s fails: %s\n", cf->next_fail_rps,
-                cf->next_fail_reason);
-        else
-            put(buf, len, at, "; no step failed for it\n");
+        put_next_step(buf, len, at, cf->next_fails, cf->next_fail_rps, cf->next_fail_reason,
+                      "no step failed for it");
     } else if (cf->next_fails) {
         put(buf, len, at, "%s not found: the lowest step %.4g req/s already fails: %s\n",
             cwhat, cf->next_fail_rps, cf->next_fail_reason);

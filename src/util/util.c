@@ -397,13 +397,19 @@ int ll_parse_http_date(const char *s, size_t n, int64_t now_s, int64_t *epoch_s)
     return 0;
 }
 
+/* "llmload: " and the message, one line on stderr. */
+static void ll_verrorf(const char *fmt, va_list ap)
+{
+    fputs("llmload: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void ll_errorf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("llmload: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    ll_verrorf(fmt, ap);
     va_end(ap);
 }
 
@@ -411,9 +417,7 @@ void ll_usage_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("llmload: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    ll_verrorf(fmt, ap);
     va_end(ap);
     exit(LL_EXIT_USAGE);
 }

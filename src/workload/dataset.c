@@ -319,6 +319,15 @@ static int parse_jsonl(struct dparse *p, size_t len)
     return 0;
 }
 
+void dataset_free(struct dataset *d)
+{
+    if (!d)
+        return;
+    free(d->entries);
+    free(d->arena);
+    free(d);
+}
+
 int dataset_parse(const char *name, const char *text, size_t len,
                   struct dataset **out, char *err, size_t errlen)
 {
@@ -364,36 +373,16 @@ int dataset_parse(const char *name, const char *text, size_t len,
         rc = LL_E_INVAL;
         goto fail;
     }
-    free(p.scratch);
     *out = p.d;
-    return 0;
+    p.d = NULL;
 
 fail:
     free(p.scratch);
-    dataset_free(p.d);
+    dataset_free(p.d); /* NULL once handed to *out */
     return rc;
 }
 
-static int dataset_parse_text(void *out, const char *name, const char *text, size_t len,
-                              char *err, size_t errlen)
-{
-    return dataset_parse(name, text, len, out, err, errlen);
-}
-
-int dataset_load(const char *path, struct dataset **out, char *err, size_t errlen)
-{
-    *out = NULL;
-    return jsonfile_load(path, JSONFILE_MAX_BYTES, dataset_parse_text, out, err, errlen);
-}
-
-void dataset_free(struct dataset *d)
-{
-    if (!d)
-        return;
-    free(d->entries);
-    free(d->arena);
-    free(d);
-}
+JSONFILE_DEFINE_LOAD(dataset_load, dataset_parse, struct dataset)
 
 const char *dataset_prompt(const struct dataset *d, size_t i, size_t *len_out)
 {

@@ -487,6 +487,15 @@ static double draw(const struct dist *d, struct rng *r)
     return 0.0;
 }
 
+uint32_t dist_to_tokens(double v)
+{
+    if (!(v >= 1.0))
+        return 1;
+    if (v > 4e9)
+        return 4000000000u;
+    return (uint32_t)llround(v);
+}
+
 double dist_sample_counted(const struct dist *d, struct rng *r,
                            uint64_t *clamped)
 {

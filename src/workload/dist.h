@@ -81,6 +81,12 @@ double dist_sample(const struct dist *d, struct rng *r);
 double dist_sample_counted(const struct dist *d, struct rng *r,
                            uint64_t *clamped);
 
+/* A drawn length v as a request's token count: the nearest integer in
+ * [1, 4e9] (below 1, and NaN, give 1; above 4e9 gives 4e9). The workload's
+ * lengths, from a distribution, an empirical file or a class, all pass
+ * through it, so --workload classes and the flags round alike. */
+uint32_t dist_to_tokens(double v);
+
 /* dist_sample rounded to the nearest integer and made >= 0 (for token
  * lengths and nanoseconds). Values beyond 2^63 saturate there. */
 uint64_t dist_sample_u64(const struct dist *d, struct rng *r);

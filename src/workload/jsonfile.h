@@ -31,6 +31,25 @@ typedef int jsonfile_parse_fn(void *out, const char *name, const char *text, siz
 int jsonfile_load(const char *path, size_t max_bytes, jsonfile_parse_fn *parse, void *out,
                   char *err, size_t errlen);
 
+/* Define the loader int LOAD(const char *path, TYPE **out, char *err,
+ * size_t errlen) over a parser with the house signature
+ * int PARSE(const char *name, const char *text, size_t len, TYPE **out,
+ * char *err, size_t errlen): it sets *out to NULL, then reads the file whole
+ * (at most JSONFILE_MAX_BYTES) and parses it. Every loader whose parser
+ * takes nothing more is this one adapter, so it is written once; the
+ * loader's own header declares and documents LOAD. */
+#define JSONFILE_DEFINE_LOAD(LOAD, PARSE, TYPE)                                                    \
+    static int LOAD##_parse_text(void *out, const char *name, const char *text, size_t len,        \
+                                 char *err, size_t errlen)                                         \
+    {                                                                                              \
+        return PARSE(name, text, len, (TYPE **)out, err, errlen);                                  \
+    }                                                                                              \
+    int LOAD(const char *path, TYPE **out, char *err, size_t errlen)                               \
+    {                                                                                              \
+        *out = NULL;                                                                               \
+        return jsonfile_load(path, JSONFILE_MAX_BYTES, LOAD##_parse_text, out, err, errlen);       \
+    }
+
 /* The offset of the first byte of text[0..len) that is not a space, tab,
  * CR or LF (len when there is none). */
 size_t jsonfile_skip_blank(const char *text, size_t len);

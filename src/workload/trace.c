@@ -66,19 +66,24 @@ static void terr(struct tparse *p, const struct jscan_value *at,
              field ? field : "", field ? ": " : "", msg);
 }
 
+/* Report v, the value of field, as not expect ("expected EXPECT, got
+ * VALUE"); returns LL_E_INVAL. */
+static int bad_number(struct tparse *p, const struct jscan_value *v, const char *field,
+                      const char *expect)
+{
+    char q[64];
+    terr(p, v, field, "expected %s, got %s", expect, jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
+    return LL_E_INVAL;
+}
+
 /* A whole number field in [lo, hi]. */
 static int get_int(struct tparse *p, const struct jscan_value *v,
                    const char *field, int64_t lo, int64_t hi,
                    const char *expect, int64_t *out)
 {
     int64_t x;
-    if (v->type != JSCAN_NUMBER || jscan_number_int64(v, &x) != 0 || x < lo ||
-        x > hi) {
-        char q[64];
-        terr(p, v, field, "expected %s, got %s", expect,
-             jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
-        return LL_E_INVAL;
-    }
+    if (v->type != JSCAN_NUMBER || jscan_number_int64(v, &x) != 0 || x < lo || x > hi)
+        return bad_number(p, v, field, expect);
     *out = x;
     return 0;
 }
@@ -88,13 +93,8 @@ static int get_seconds(struct tparse *p, const struct jscan_value *v,
                        double *out)
 {
     double x;
-    if (v->type != JSCAN_NUMBER || jscan_number_double(v, &x) != 0 ||
-        !(x >= 0) || x > hi) {
-        char q[64];
-        terr(p, v, field, "expected %s, got %s", expect,
-             jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
-        return LL_E_INVAL;
-    }
+    if (v->type != JSCAN_NUMBER || jscan_number_double(v, &x) != 0 || !(x >= 0) || x > hi)
+        return bad_number(p, v, field, expect);
     *out = x;
     return 0;
 }
@@ -448,6 +448,16 @@ static int cmp_index(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
+void trace_free(struct trace *t)
+{
+    if (!t)
+        return;
+    free(t->entries);
+    free(t->arena);
+    free(t->classes);
+    free(t);
+}
+
 int trace_parse(const char *name, const char *text, size_t len,
                 struct trace **out, char *err, size_t errlen)
 {
@@ -512,37 +522,17 @@ int trace_parse(const char *name, const char *text, size_t len,
         for (size_t i = 0; i < t->n; i++)
             t->entries[i].index = i;
     }
-    free(p.stamps);
     *out = t;
-    return 0;
+    p.t = NULL;
+    rc = 0;
 
 fail:
     free(p.stamps);
-    trace_free(p.t);
+    trace_free(p.t); /* NULL once handed to *out */
     return rc;
 }
 
-static int trace_parse_text(void *out, const char *name, const char *text, size_t len,
-                            char *err, size_t errlen)
-{
-    return trace_parse(name, text, len, out, err, errlen);
-}
-
-int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
-{
-    *out = NULL;
-    return jsonfile_load(path, JSONFILE_MAX_BYTES, trace_parse_text, out, err, errlen);
-}
-
-void trace_free(struct trace *t)
-{
-    if (!t)
-        return;
-    free(t->entries);
-    free(t->arena);
-    free(t->classes);
-    free(t);
-}
+JSONFILE_DEFINE_LOAD(trace_load, trace_parse, struct trace)
 
 const char *trace_prompt(const struct trace *t, size_t i, size_t *len_out)
 {

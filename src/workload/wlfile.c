@@ -682,16 +682,6 @@ int wl_find_class(const struct wl_file *f, const char *name)
     return -1;
 }
 
-/* Round a drawn length as workload.c does: nearest integer, in [1, 4e9]. */
-static uint32_t to_tokens(double v)
-{
-    if (!(v >= 1.0))
-        return 1;
-    if (v > 4e9)
-        return 4000000000u;
-    return (uint32_t)llround(v);
-}
-
 static double len_draw(const struct wl_len *l, struct rng *r)
 {
     if (l->kind == WL_LEN_EMPIRICAL)
@@ -705,12 +695,12 @@ void wl_class_lengths(const struct wl_class *c, struct rng *r,
     if (c->pairs) {
         double in, outv;
         empirical_sample_pair(c->pairs, r, &in, &outv);
-        *prompt_tokens = to_tokens(in);
-        *max_tokens = to_tokens(outv);
+        *prompt_tokens = dist_to_tokens(in);
+        *max_tokens = dist_to_tokens(outv);
         return;
     }
-    *prompt_tokens = to_tokens(len_draw(&c->prompt_tokens, r));
-    *max_tokens = to_tokens(len_draw(&c->output_tokens, r));
+    *prompt_tokens = dist_to_tokens(len_draw(&c->prompt_tokens, r));
+    *max_tokens = dist_to_tokens(len_draw(&c->output_tokens, r));
 }
 
 int64_t wl_prefix_draw(const struct wl_prefix *p, struct rng *r)

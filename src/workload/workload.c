@@ -11,22 +11,13 @@
  * arrival process or other consumers seeded from the same seed. */
 #define WORKLOAD_STREAM_BASE 0x5157000000000000ULL
 
-static uint32_t to_tokens(double v)
-{
-    if (!(v >= 1.0))
-        return 1;
-    if (v > 4e9)
-        return 4000000000u;
-    return (uint32_t)llround(v);
-}
-
 /* One length from an empirical column when one is set, else from d. */
 static uint32_t draw_tokens(const struct dist *d, const struct empirical *e, int col,
                             struct rng *r)
 {
     if (e)
-        return to_tokens(empirical_sample(e, col, r));
-    return to_tokens(dist_sample(d, r));
+        return dist_to_tokens(empirical_sample(e, col, r));
+    return dist_to_tokens(dist_sample(d, r));
 }
 
 void workload_spec(const struct workload *w, uint64_t index, struct req_spec *out)
@@ -67,8 +58,8 @@ void workload_spec(const struct workload *w, uint64_t index, struct req_spec *ou
     } else if (w->pairs) {
         double in, outv;
         empirical_sample_pair(w->pairs, &r, &in, &outv);
-        out->prompt_tokens = to_tokens(in);
-        out->max_tokens = to_tokens(outv);
+        out->prompt_tokens = dist_to_tokens(in);
+        out->max_tokens = dist_to_tokens(outv);
     } else {
         out->prompt_tokens = draw_tokens(&w->prompt_tokens, w->prompt_emp, w->prompt_col, &r);
         out->max_tokens = draw_tokens(&w->output_tokens, w->output_emp, w->output_col, &r);
@@ -125,12 +116,12 @@ uint32_t workload_calib_words(const struct workload_calib *c, uint32_t target_to
 {
     if (!(c->tokens_per_word > 0))
         return target_tokens;
-    return to_tokens(((double)target_tokens - c->intercept_tokens) / c->tokens_per_word);
+    return dist_to_tokens(((double)target_tokens - c->intercept_tokens) / c->tokens_per_word);
 }
 
 uint32_t workload_calib_prefix_words(const struct workload_calib *c, uint32_t prefix_tokens)
 {
     if (!(c->tokens_per_word > 0) || prefix_tokens == 0)
         return prefix_tokens;
-    return to_tokens((double)prefix_tokens / c->tokens_per_word);
+    return dist_to_tokens((double)prefix_tokens / c->tokens_per_word);
 }
