@@ -14,6 +14,12 @@ const char *test_data_path(const char *dir, const char *name, char *buf, size_t 
     return buf;
 }
 
+void assert_message_has(const char *err, const char *want, const char *input)
+{
+    if (strstr(err, want) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, want, input);
+}
+
 void assert_rejected(int rc, const void *out, const char *err, const char *input,
                      const char *a, const char *b, const char *c)
 {
@@ -23,8 +29,8 @@ void assert_rejected(int rc, const void *out, const char *err, const char *input
         fail_msg("refused, but returned %p: %s", out, input);
     const char *parts[] = {a, b, c};
     for (int i = 0; i < 3; i++)
-        if (parts[i] != NULL && strstr(err, parts[i]) == NULL)
-            fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, parts[i], input);
+        if (parts[i] != NULL)
+            assert_message_has(err, parts[i], input);
     if (strchr(err, '\n') != NULL)
         fail_msg("message \"%s\" is more than one line\n(input %s)", err, input);
 }

@@ -15,6 +15,10 @@
  * does not fit len. Returns buf. */
 const char *test_data_path(const char *dir, const char *name, char *buf, size_t len);
 
+/* err contains want; otherwise fails the test naming input (what was
+ * refused), err and want. */
+void assert_message_has(const char *err, const char *want, const char *input);
+
 /* A parser's refusal of input: rc must be non-zero, out (what it returned
  * through its out-parameter) NULL, and err one line that contains each of
  * a, b and c that is not NULL. Fails the test naming what was wrong and the
