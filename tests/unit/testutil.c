@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "util/util.h"
 
 const char *test_data_path(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -33,6 +34,15 @@ void assert_rejected(int rc, const void *out, const char *err, const char *input
             assert_message_has(err, parts[i], input);
     if (strchr(err, '\n') != NULL)
         fail_msg("message \"%s\" is more than one line\n(input %s)", err, input);
+}
+
+void assert_load_missing(int rc, const void *out, const char *err, const char *path)
+{
+    char want[512];
+    assert_int_equal(rc, LL_E_IO);
+    assert_null(out);
+    assert_true((size_t)snprintf(want, sizeof want, "%s: cannot open", path) < sizeof want);
+    assert_message_has(err, want, path);
 }
 
 void test_mem_open(struct test_mem *m)

@@ -26,6 +26,11 @@ void assert_message_has(const char *err, const char *want, const char *input);
 void assert_rejected(int rc, const void *out, const char *err, const char *input,
                      const char *a, const char *b, const char *c);
 
+/* A loader's answer for path, a file that does not exist: rc LL_E_IO, out
+ * (what it returned through its out-parameter) NULL, and err naming the
+ * file, "path: cannot open". */
+void assert_load_missing(int rc, const void *out, const char *err, const char *path);
+
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
  * ordered). */
 int test_cmp_u64(const void *a, const void *b);
