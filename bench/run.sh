@@ -28,33 +28,18 @@
 # client (native for the sim's http:// URL).
 # Usage: bench/run.sh [BIN] [SECONDS] [RATES...]
 set -eu
-BIN=${1:-build/llmload}
-[ $# -gt 0 ] && shift
-SECS=${1:-5}
-[ $# -gt 0 ] && shift
-RATES=${*:-"1000 2000 5000 8000 10000 12000 15000"}
-[ -x "$BIN" ] || { echo "bench/run.sh: no binary at $BIN (run make)" >&2; exit 2; }
+NAME=bench/run.sh
+. "$(dirname "$0")/common.sh"
+bench_args "$@"
+RATES=${REST:-"1000 2000 5000 8000 10000 12000 15000"}
 command -v python3 >/dev/null || { echo "bench/run.sh: needs python3" >&2; exit 2; }
 
 TMP=$(mktemp -d)
-SIM=
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$TMP/wakeup" "$(dirname "$0")/wakeup.c" -lm
-stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
 # Cleanup on every way out, a signal included: a run piped to head (SIGPIPE)
 # used to leave its sim running.
-trap 'stop_sim; rm -rf "$TMP"' EXIT
+trap 'sim_stop; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM PIPE
-
-start_sim() { # args: sim flags
-    stop_sim
-    rm -f "$TMP/addr"
-    "$BIN" sim --port 0 "$@" >"$TMP/addr" 2>"$TMP/sim.err" &
-    SIM=$!
-    i=0
-    while [ ! -s "$TMP/addr" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-    URL=$(head -1 "$TMP/addr")
-    [ -n "$URL" ] || { echo "bench/run.sh: the sim did not start" >&2; cat "$TMP/sim.err" >&2; exit 1; }
-}
 
 # run_client OUTDIR ARGS...: runs llmload run, records its CPU seconds in OUTDIR/cpu
 run_client() {
@@ -119,7 +104,7 @@ echo "machine: $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/c
 echo "open-loop Poisson, 16-token prompts and streams, ${SECS}s per rate, sim --profile instant"
 [ "${REPEAT:-1}" -le 1 ] || echo "each rate ${REPEAT} times, interleaved: medians, then the ranges"
 echo
-start_sim --profile instant
+sim_start --profile instant
 printf '%-7s %8s %9s %10s %13s %13s %14s %8s %13s %8s %s\n' client rate requests achieved% \
     ttft_p99_ms late_p99_ms cpu_ms/1000req rss_MB bare_wake_p99 asleep% verdict
 REPEAT=${REPEAT:-1}
@@ -166,12 +151,7 @@ PY
 if command -v wrk >/dev/null; then
     echo
     echo "floor: wrk (1 thread, 16 connections, same endpoint, streamed 16-token completion):"
-    cat >"$TMP/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.path = "/v1/completions"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model":"llmload-sim","prompt":"the quick brown fox","stream":true,"max_tokens":16,"ignore_eos":true}'
-LUA
+    wrk_script "$TMP/post.lua"
     /usr/bin/env time -f "%U %S" -o "$TMP/wtime" wrk -t1 -c16 -d"${SECS}s" -s "$TMP/post.lua" "$URL" \
         >"$TMP/wrk.out" 2>&1 || true
     python3 - "$TMP/wrk.out" "$TMP/wtime" <<'PY'
@@ -187,7 +167,7 @@ fi
 
 echo
 echo "64-token streams, 2 ms between events, 2000 req/s for ${SECS}s:"
-start_sim --step-base 2ms --step-per-prefill-token 0 --step-per-seq 0 --max-num-seqs 20000 \
+sim_start --step-base 2ms --step-per-prefill-token 0 --step-per-seq 0 --max-num-seqs 20000 \
     --kv-tokens 2000000 --queue-limit 0
 # The first 128 ms open ~256 connections while every stream is new; the
 # second run leaves that ramp out of the figures with a 1 s warm-up.
@@ -200,7 +180,7 @@ for warm in 0s 1s; do
 done
 
 echo "past capacity: 20,000 requests at 20,000 req/s (one worker thread), three runs:"
-start_sim --profile instant
+sim_start --profile instant
 for k in 1 2 3; do
     start=$(date +%s.%N)
     run_client "$TMP/past$k" --rate 20000 --requests 20000 --threads 1 --prompt-tokens 16 \
@@ -218,10 +198,10 @@ PY
 done
 
 echo "client-added TTFT (client TTFT-from-sent minus sim-logged TTFT), 1000 req/s:"
-start_sim --profile instant --log "$TMP/sim.log"
+sim_start --profile instant --log "$TMP/sim.log"
 run_client "$TMP/agree" --rate 1000 --duration "${SECS}s" --prompt-tokens 16 --output-tokens 16 \
     --ignore-eos
-stop_sim
+sim_stop
 python3 - "$TMP/agree" "$TMP/sim.log" <<'PY'
 import json, sys
 d, log = sys.argv[1], sys.argv[2]
@@ -244,7 +224,7 @@ PY
 if [ "${BENCH_CONCURRENT:-0}" = 1 ]; then
     echo
     echo "10,000 concurrent open streams (each held ~60 s by the sim):"
-    start_sim --step-base 30s --step-per-prefill-token 0 --step-per-seq 0 --max-num-seqs 20000 \
+    sim_start --step-base 30s --step-per-prefill-token 0 --step-per-seq 0 --max-num-seqs 20000 \
         --kv-tokens 2000000 --queue-limit 0
     "$BIN" run --url "$URL/v1" --out "$TMP/conc" --force --quiet --rate 1000 --arrival constant \
         --requests 10000 --prompt-tokens 4 --output-tokens 2 --ignore-eos --timeout-idle 0 \

@@ -5,30 +5,18 @@
 # over keep-alive connections, and prints requests/s and the sim's CPU use.
 # Not part of `make test`. Usage: bench/sim.sh [BIN] [SECONDS] [CONNS...]
 set -eu
-BIN=${1:-build/llmload}
-[ $# -gt 0 ] && shift
-SECS=${1:-5}
-[ $# -gt 0 ] && shift
-CONNS=${*:-"16 64 256"}
+NAME=bench/sim.sh
+. "$(dirname "$0")/common.sh"
 command -v wrk >/dev/null || { echo "bench/sim.sh: needs wrk (apt-get install -y wrk)" >&2; exit 2; }
-[ -x "$BIN" ] || { echo "bench/sim.sh: no binary at $BIN (run make)" >&2; exit 2; }
+bench_args "$@"
+CONNS=${REST:-"16 64 256"}
 
 TMP=$(mktemp -d)
-trap 'kill "$SIM" 2>/dev/null; wait "$SIM" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'sim_stop; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM PIPE
-cat > "$TMP/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.path = "/v1/completions"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model":"llmload-sim","prompt":"the quick brown fox","stream":true,"max_tokens":16,"ignore_eos":true}'
-LUA
+wrk_script "$TMP/post.lua"
 
-"$BIN" sim --profile instant --port 0 >"$TMP/addr" 2>"$TMP/sim.err" &
-SIM=$!
-i=0
-while [ ! -s "$TMP/addr" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-URL=$(head -1 "$TMP/addr")
-[ -n "$URL" ] || { echo "bench/sim.sh: the sim did not start" >&2; cat "$TMP/sim.err" >&2; exit 1; }
+sim_start --profile instant
 # Pin the sim to one core (when taskset exists) and wrk to the others, so
 # the figure is per core of the server.
 NCPU=$(nproc)

@@ -36,25 +36,20 @@ struct ref {
     size_t n_msgs;
 };
 
-static int get_bool(json_t *obj, const char *key, int *out)
+/* obj's key when present and not null (the sim reads null as absent): a
+ * boolean into *b when b is not NULL, else an integer into *i. Returns -1
+ * when it has another type; 0, leaving *b and *i, when absent or null. */
+static int get_scalar(json_t *obj, const char *key, int *b, json_int_t *i)
 {
     json_t *v = json_object_get(obj, key);
     if (!v || json_is_null(v))
         return 0;
-    if (!json_is_boolean(v))
+    if (b != NULL ? !json_is_boolean(v) : !json_is_integer(v))
         return -1;
-    *out = json_is_true(v);
-    return 0;
-}
-
-static int get_int(json_t *obj, const char *key, json_int_t *out)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_integer(v))
-        return -1;
-    *out = json_integer_value(v);
+    if (b != NULL)
+        *b = json_is_true(v);
+    else
+        *i = json_integer_value(v);
     return 0;
 }
 
@@ -222,20 +217,21 @@ static int ref_parse(json_t *root, int chat, struct ref *r, const char **code, c
     if (model_v && !json_is_null(model_v) &&
         (!json_is_string(model_v) || json_string_length(model_v) > API_MAX_MODEL_BYTES))
         why = "\"model\" must be a string of at most 256 bytes";
-    else if (get_bool(root, "stream", &r->stream) < 0)
+    else if (get_scalar(root, "stream", &r->stream, NULL) < 0)
         why = "\"stream\" must be a boolean";
     else if (so && !json_is_null(so) && !json_is_object(so))
         why = "\"stream_options\" must be an object";
-    else if (so && json_is_object(so) && get_bool(so, "include_usage", &r->include_usage) < 0)
+    else if (so && json_is_object(so) &&
+             get_scalar(so, "include_usage", &r->include_usage, NULL) < 0)
         why = "\"stream_options.include_usage\" must be a boolean";
-    else if (get_bool(root, "ignore_eos", &r->ignore_eos) < 0)
+    else if (get_scalar(root, "ignore_eos", &r->ignore_eos, NULL) < 0)
         why = "\"ignore_eos\" must be a boolean";
-    else if (get_int(root, "max_tokens", &r->max_tokens) < 0 ||
-             get_int(root, "max_completion_tokens", &r->max_tokens) < 0)
+    else if (get_scalar(root, "max_tokens", NULL, &r->max_tokens) < 0 ||
+             get_scalar(root, "max_completion_tokens", NULL, &r->max_tokens) < 0)
         why = "\"max_tokens\" must be an integer";
     else if (r->max_tokens < 1 || r->max_tokens > (json_int_t)(1u << 30))
         why = "\"max_tokens\" must be between 1 and 1073741824";
-    else if (get_int(root, "n", &n) < 0)
+    else if (get_scalar(root, "n", NULL, &n) < 0)
         why = "\"n\" must be an integer";
     else if (n != 1) {
         *code = "unsupported";

@@ -35,11 +35,29 @@ static char *sweep_ok(const char *const *args)
     return dir;
 }
 
-/* `llmload report DIR` rebuilds summary.json byte for byte. */
-static void check_rebuild(const char *dir)
+/* `llmload report DIR` rebuilds summary.json byte for byte; then sum and
+ * dir are freed. */
+static void check_rebuild_and_free(char *dir, json_t *sum)
 {
     static const char *const rebuilt[] = {"summary.json", NULL};
     free(harness_report_rebuilds(dir, rebuilt));
+    json_decref(sum);
+    harness_results_free(dir);
+}
+
+/* Starts the small sim; rate = the sweep rate share x its capacity.
+ * Returns the capacity, req/s. */
+static double sim_at(double share, char *rate, size_t len)
+{
+    double c = harness_small_sim_start(NULL);
+    harness_sweep_rate(rate, len, share * c);
+    return c;
+}
+
+/* summary.json's findings.recovery (borrowed from sum). */
+static json_t *recovery_of(json_t *sum)
+{
+    return json_object_get(json_object_get(sum, "findings"), "recovery");
 }
 
 /* Overload, then recovery. With Q requests in flight at the switch (from
@@ -54,9 +72,8 @@ static void check_rebuild(const char *dir)
 static void test_recovery_after_overload(void **state)
 {
     (void)state;
-    double c = harness_small_sim_start(NULL);
     char rate[32];
-    harness_sweep_rate(rate, sizeof rate, 2 * c);
+    double c = sim_at(2, rate, sizeof rate);
     const char *args[] = {"--rates", rate, "--step-duration", "2s", "--warmup", "0.3s",
                           "--slo", "ttft=250ms", "--ttft-limit", "100s", "--max-error-rate",
                           "100", "--overload-duration", "3s", "--recovery-duration", "8s",
@@ -78,7 +95,7 @@ static void test_recovery_after_overload(void **state)
     /* The window's requests are the 8 s at the recovery rate alone. */
     ASSERT_NEAR(harness_num(rs, "scheduled"), lam * 8, 1.5);
 
-    json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
+    json_t *rec = recovery_of(sum);
     assert_true(json_is_true(json_object_get(rec, "ran")));
     assert_int_equal(json_integer_value(json_object_get(rec, "switch_ns")), 3 * LL_NS_PER_SEC);
     double q = harness_num(rec, "backlog_at_switch");
@@ -96,9 +113,7 @@ static void test_recovery_after_overload(void **state)
      * waits behind the backlog. */
     ASSERT_IN_RANGE(harness_num(rec, "first_miss_ns"), 3e9, 3e9 + 1e9 / lam);
     assert_true(harness_num(rec, "back_in_slo_ns") > harness_num(rec, "last_miss_ns"));
-    check_rebuild(dir);
-    json_decref(sum);
-    harness_results_free(dir);
+    check_rebuild_and_free(dir, sum);
 }
 
 /* At a quarter of the capacity nothing queues: the lead-in leaves no
@@ -106,22 +121,19 @@ static void test_recovery_after_overload(void **state)
 static void test_recovery_without_overload(void **state)
 {
     (void)state;
-    double c = harness_small_sim_start(NULL);
     char rate[32];
-    harness_sweep_rate(rate, sizeof rate, 0.25 * c);
+    sim_at(0.25, rate, sizeof rate);
     const char *args[] = {"--rates", rate, "--step-duration", "1s", "--warmup", "0.3s",
                           "--slo", "ttft=250ms", "--overload-duration", "1s",
                           "--recovery-duration", "2s", WORKLOAD, NULL};
     char *dir = sweep_ok(args);
     json_t *sum = harness_json_load(dir, "summary.json");
-    json_t *rec = json_object_get(json_object_get(sum, "findings"), "recovery");
+    json_t *rec = recovery_of(sum);
     assert_true(json_is_true(json_object_get(rec, "recovered")));
     assert_int_equal(json_integer_value(json_object_get(rec, "recovery_ns")), 0);
     assert_true(json_is_null(json_object_get(rec, "first_miss_ns")));
     ASSERT_IN_RANGE(harness_num(rec, "backlog_at_switch"), 0, SIM_SEQS);
-    check_rebuild(dir);
-    json_decref(sum);
-    harness_results_free(dir);
+    check_rebuild_and_free(dir, sum);
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_recovery_after_overload, harness_sim_teardown),

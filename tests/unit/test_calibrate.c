@@ -6,9 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "workload/calibrate.h"
 #include "test.h"
+#include "testutil.h"
 #include "util/util.h"
+#include "workload/calibrate.h"
 #include "workload/workload.h"
 
 /* A tokenizer of 1.3 tokens per word plus a 9-token template, rounded as a
@@ -112,8 +113,7 @@ static void test_save_load(void **state)
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
         p = tmp_path(bad[i].json);
         assert_int_equal(calib_fit_load(p, &b, err, sizeof err), LL_E_INVAL);
-        if (strstr(err, bad[i].want) == NULL)
-            fail_msg("%s: message \"%s\" lacks \"%s\"", bad[i].json, err, bad[i].want);
+        assert_message_has(err, bad[i].want, bad[i].json);
         unlink(p);
         free(p);
     }

@@ -128,6 +128,9 @@ static void test_uniform_range(void **state)
     assert_true(chi2 < 27.9);
 }
 
+/* How many draws the moment and fraction checks of each variate take. */
+#define DRAWS 200000
+
 /* Sample mean and variance of n draws of a variate. */
 struct moments {
     double mean, var;
@@ -165,43 +168,39 @@ static double draw_gamma(struct rng *r, double shape, double scale)
     return rng_gamma(r, shape, scale);
 }
 
-/* The fraction of n draws (seeded as moments_of) strictly between lo and
- * hi. */
-static double fraction_in(double (*draw)(struct rng *, double, double), double p1,
-                          double p2, uint64_t seed, int n, double lo, double hi)
+/* Of DRAWS draws (seeded as moments_of), the fraction strictly between lo
+ * and hi is p, within 4 binomial standard errors. */
+static void assert_fraction_in(double (*draw)(struct rng *, double, double), double p1, double p2,
+                               uint64_t seed, double lo, double hi, double p)
 {
     struct rng r;
     rng_seed(&r, seed, 0);
     int in = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < DRAWS; i++) {
         double x = draw(&r, p1, p2);
         in += x > lo && x < hi;
     }
-    return (double)in / n;
+    ASSERT_NEAR((double)in / DRAWS, p, 4 * sqrt(p * (1 - p) / DRAWS));
 }
 
 static void test_normal(void **state)
 {
     (void)state;
-    const int n = 200000;
-    struct moments m = moments_of(draw_normal, 0, 1, 5, n);
-    ASSERT_NEAR(m.mean, 0.0, 4 / sqrt(n));
+    struct moments m = moments_of(draw_normal, 0, 1, 5, DRAWS);
+    ASSERT_NEAR(m.mean, 0.0, 4 / sqrt(DRAWS));
     ASSERT_NEAR(m.var, 1.0, 0.015);
     /* P(|Z| < 1.96) = 0.95. */
-    ASSERT_NEAR(fraction_in(draw_normal, 0, 1, 6, n, -1.959964, 1.959964), 0.95,
-                4 * sqrt(0.95 * 0.05 / n));
+    assert_fraction_in(draw_normal, 0, 1, 6, -1.959964, 1.959964, 0.95);
 }
 
 static void test_exponential(void **state)
 {
     (void)state;
-    const int n = 200000;
-    struct moments m = moments_of(draw_exponential, 2.5, 0, 7, n);
-    ASSERT_REL(m.mean, 2.5, 4 / sqrt(n));
+    struct moments m = moments_of(draw_exponential, 2.5, 0, 7, DRAWS);
+    ASSERT_REL(m.mean, 2.5, 4 / sqrt(DRAWS));
     ASSERT_REL(m.var, 6.25, 0.03);
     /* P(X > mean) = 1/e. */
-    ASSERT_NEAR(fraction_in(draw_exponential, 2.5, 0, 8, n, 2.5, INFINITY), exp(-1),
-                4 * sqrt(0.37 * 0.63 / n));
+    assert_fraction_in(draw_exponential, 2.5, 0, 8, 2.5, INFINITY, exp(-1));
     struct rng r;
     rng_seed(&r, 8, 0);
     assert_true(rng_exponential(&r, 0) == 0.0);
@@ -211,7 +210,7 @@ static void test_exponential(void **state)
 static void test_gamma(void **state)
 {
     (void)state;
-    const int n = 200000;
+    const int n = DRAWS;
     /* shape, scale: mean shape * scale, variance shape * scale^2. The
      * tolerance on the mean is 4 standard errors; the variance's is
      * looser (its standard error grows with 6/shape, the excess kurtosis). */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "util/util.h"
 
 const char *test_data_path(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -12,6 +13,12 @@ const char *test_data_path(const char *dir, const char *name, char *buf, size_t 
     int n = snprintf(buf, len, "%s/%s/%s", root ? root : "tests/data", dir, name);
     assert_true(n > 0 && (size_t)n < len);
     return buf;
+}
+
+void assert_message_has(const char *err, const char *want, const char *input)
+{
+    if (strstr(err, want) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, want, input);
 }
 
 void assert_rejected(int rc, const void *out, const char *err, const char *input,
@@ -23,10 +30,19 @@ void assert_rejected(int rc, const void *out, const char *err, const char *input
         fail_msg("refused, but returned %p: %s", out, input);
     const char *parts[] = {a, b, c};
     for (int i = 0; i < 3; i++)
-        if (parts[i] != NULL && strstr(err, parts[i]) == NULL)
-            fail_msg("message \"%s\" lacks \"%s\"\n(input %s)", err, parts[i], input);
+        if (parts[i] != NULL)
+            assert_message_has(err, parts[i], input);
     if (strchr(err, '\n') != NULL)
         fail_msg("message \"%s\" is more than one line\n(input %s)", err, input);
+}
+
+void assert_load_missing(int rc, const void *out, const char *err, const char *path)
+{
+    char want[512];
+    assert_int_equal(rc, LL_E_IO);
+    assert_null(out);
+    assert_true((size_t)snprintf(want, sizeof want, "%s: cannot open", path) < sizeof want);
+    assert_message_has(err, want, path);
 }
 
 void test_mem_open(struct test_mem *m)

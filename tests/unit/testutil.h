@@ -15,12 +15,21 @@
  * does not fit len. Returns buf. */
 const char *test_data_path(const char *dir, const char *name, char *buf, size_t len);
 
+/* err contains want; otherwise fails the test naming input (what was
+ * refused), err and want. */
+void assert_message_has(const char *err, const char *want, const char *input);
+
 /* A parser's refusal of input: rc must be non-zero, out (what it returned
  * through its out-parameter) NULL, and err one line that contains each of
  * a, b and c that is not NULL. Fails the test naming what was wrong and the
  * input. */
 void assert_rejected(int rc, const void *out, const char *err, const char *input,
                      const char *a, const char *b, const char *c);
+
+/* A loader's answer for path, a file that does not exist: rc LL_E_IO, out
+ * (what it returned through its out-parameter) NULL, and err naming the
+ * file, "path: cannot open". */
+void assert_load_missing(int rc, const void *out, const char *err, const char *path);
 
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
  * ordered). */
