@@ -188,8 +188,8 @@ END {
     section("SEE ALSO")
     m = split(seealso, pl, ",")
     for (k = 1; k <= m; k++) {
-        s = pl[k]; sub(/\(1\)$/, "", s)
-        text("\\fB" esc(s) "\\fR(1)" (k < m ? "," : ""))
+        s = pl[k]; sub(/\(1\)$/, "", s); gsub(/-/, "\\-", s)   # \- : no line break in a name
+        text("\\fB" s "\\fR(1)" (k < m ? "," : ""))
     }
     print ".PP"
     print "The documentation in \\fIdocs/\\fR of the llmload source tree."
