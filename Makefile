@@ -8,7 +8,8 @@
 #   make check-asan   the whole suite under AddressSanitizer + UBSan (build-asan/)
 #   make valgrind     unit tests under valgrind, leak-checked
 #   make fuzz         each libFuzzer target for FUZZ_TIME seconds (clang)
-#   make install PREFIX=/usr/local
+#   make check-docs   man pages and completion agree with every --help; install puts them
+#   make install PREFIX=/usr/local [DESTDIR=...]  binary, man pages, bash and zsh completion
 
 CC       ?= cc
 PREFIX   ?= /usr/local
@@ -38,6 +39,11 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/cli/main.o
 LIB      := $(BUILD)/libllmload.a
 BIN      := $(BUILD)/llmload
+# Man pages and bash/zsh completion, typeset from the binary's own --help
+# texts (docs/man.md), so they say what --help says. The stamp stands for
+# the whole tree under $(DOCS_OUT), which the script replaces at once.
+DOCS_OUT := $(BUILD)/share
+GEN_DOCS := $(DOCS_OUT)/.stamp
 
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -56,9 +62,9 @@ format:
 check-format: deps
 	@sh scripts/format.sh --check
 
-.PHONY: check-layers format check-format check-report all lib deps test tests-build unit integration check-asan valgrind fuzz fuzz-build demo install clean
+.PHONY: check-layers format check-format check-report all lib deps test tests-build unit integration check-asan valgrind fuzz fuzz-build demo install clean gen-docs check-docs
 
-all: $(BIN)
+all: $(BIN) $(GEN_DOCS)
 
 lib: $(LIB)
 
@@ -128,6 +134,7 @@ tests-build: $(BIN) $(UNIT_BIN) $(INTEG_BIN)
 test: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all tests-build
 	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory check-docs
 	@$(MAKE) --no-print-directory integration
 
 # A sanitizer report exits 86, not 1: an integration test that accepts
@@ -177,13 +184,30 @@ fuzz: deps
 	        2>$(BUILD)/fuzz/$$n.log || { tail -40 $(BUILD)/fuzz/$$n.log; fail=1; }; \
 	done; exit $$fail
 
+# Man pages and bash/zsh completion (DOCS_OUT, GEN_DOCS: see above).
+$(GEN_DOCS): $(BIN) scripts/gen-docs.sh scripts/help2man.awk scripts/help2comp.awk
+	sh scripts/gen-docs.sh $(BIN) $(DOCS_OUT)
+	@touch $@
+
+gen-docs: $(GEN_DOCS)
+
+check-docs: $(GEN_DOCS)
+	@MAKE="$(MAKE)" sh tests/docs/check-docs.sh $(BIN) $(DOCS_OUT)
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh $(BIN)
 
-install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin
+install: $(BIN) $(GEN_DOCS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/llmload
+	install -m 0644 $(DOCS_OUT)/man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(DOCS_OUT)/bash-completion/completions/llmload \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/llmload
+	install -m 0644 $(DOCS_OUT)/zsh/site-functions/_llmload \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_llmload
 
 clean:
 	rm -rf build build-asan build-fuzz
