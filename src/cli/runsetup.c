@@ -218,7 +218,8 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
                        const struct run_config *cfg, int quiet)
 {
     if (!off)
-        rs->scraper = scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet);
+        rs->scraper =
+            scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet, -1);
 }
 
 int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)
