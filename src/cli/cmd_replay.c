@@ -25,31 +25,34 @@
 
 static void replay_usage(FILE *f)
 {
-    fprintf(f,
-"usage: llmload replay TRACE.jsonl [options]\n"
-"\n"
-"Offer a recorded trace open-loop, each request at its own offset from the\n"
-"trace start (sched_ns, t or timestamp), with its own prompt and output lengths,\n"
-"class, shared prefix, prompt text and cancellation. The trace format is in\n"
-"docs/workload.md; `llmload run --dump-schedule FILE` writes one.\n"
-"\n"
-"Timing:\n"
-"  --time-scale S           multiply every offset by S (2 = half as fast)\n"
-"  --rate-scale R           divide every offset by R (2 = twice the rate)\n"
-"  --duration D             offer only the requests whose scaled offset is before D\n"
-"  --requests N             offer only the first N requests (in arrival order)\n"
-"  --warmup D               requests scheduled in the first D are written, not summarised\n"
-"  --max-tokens-total N     spend guard: stop offering before prompt+max tokens pass N\n"
-"  --seed N                 seed of the synthetic prompt text (default 1; `run`'s seed\n"
-"                           gives byte-identical prompts for a dumped schedule)\n"
-"\n"
-"Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
-"--ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure, --cacert,\n"
-"--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
-"--prompt-ids).\n"
-"\n"
-"Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
-"2 bad flags or a bad trace, 3 could not run, 130 interrupted.\n");
+    fprintf(
+        f,
+        "usage: llmload replay TRACE.jsonl [options]\n"
+        "\n"
+        "Offer a recorded trace open-loop, each request at its own offset from the\n"
+        "trace start (sched_ns, t or timestamp), with its own prompt and output lengths,\n"
+        "class, shared prefix, prompt text and cancellation. The trace format is in\n"
+        "docs/workload.md; `llmload run --dump-schedule FILE` writes one.\n"
+        "\n"
+        "Timing:\n"
+        "  --time-scale S           multiply every offset by S (2 = half as fast)\n"
+        "  --rate-scale R           divide every offset by R (2 = twice the rate)\n"
+        "  --duration D             offer only the requests whose scaled offset is before D\n"
+        "  --requests N             offer only the first N requests (in arrival order)\n"
+        "  --warmup D               requests scheduled in the first D are written, not summarised\n"
+        "  --max-tokens-total N     spend guard: stop offering before prompt+max tokens pass N\n"
+        "  --seed N                 seed of the synthetic prompt text (default 1; `run`'s seed\n"
+        "                           gives byte-identical prompts for a dumped schedule)\n"
+        "\n"
+        "Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
+        "--ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure, --cacert,\n"
+        "--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
+        "--prompt-ids).\n"
+        "\n"
+        "Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
+        "2 bad flags or a bad trace, 3 could not run or records lost, 6 no request\n"
+        "succeeded, 130 interrupted (at any moment; run.json says where). When several\n"
+        "apply the lowest wins, except 130. See docs/run.md.\n");
 }
 
 struct replay_opts {
@@ -237,7 +240,9 @@ int replay_main(int argc, char **argv)
         exit_code = run_setup_results(&rs, &ra.o, "replay",
                                       replay_config_json(&ra.o, &ra.ro, &cfg, rs.target.model),
                                       &cfg);
-    if (exit_code == LL_EXIT_OK)
+    if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "probe"))
+        exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
+    else if (exit_code == LL_EXIT_OK)
         exit_code = run_setup_drive(&rs, &cfg) == 0 ? replay_report(&rs, &ra.ro, &cfg, trace)
                                                     : LL_EXIT_RUNTIME;
     run_setup_close(&rs);
