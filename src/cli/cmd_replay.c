@@ -49,8 +49,10 @@ static void replay_usage(FILE *f)
         "--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
         "--lateness-tolerance, --prompt-ids).\n"
         "\n"
-        "Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
-        "2 bad flags or a bad trace, 3 could not run, 130 interrupted.\n");
+        "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
+        "2 bad flags or a bad trace, 3 could not run or records lost, 6 no request\n"
+        "succeeded, 130 interrupted (at any moment; run.json says where). When several\n"
+        "apply the lowest wins, except 130. See docs/run.md.\n");
 }
 
 struct replay_opts {
@@ -238,7 +240,9 @@ int replay_main(int argc, char **argv)
         exit_code = run_setup_results(&rs, &ra.o, "replay",
                                       replay_config_json(&ra.o, &ra.ro, &cfg, rs.target.model),
                                       &cfg);
-    if (exit_code == LL_EXIT_OK)
+    if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "probe"))
+        exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
+    else if (exit_code == LL_EXIT_OK)
         exit_code = run_setup_drive(&rs, &cfg) == 0 ? replay_report(&rs, &ra.ro, &cfg, trace)
                                                     : LL_EXIT_RUNTIME;
     run_setup_close(&rs);

@@ -109,8 +109,10 @@ static void run_usage(FILE *f)
         "  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. "
         "127.0.0.1:9400)\n"
         "\n"
-        "Exit status: 0 ok, 1 the run is INVALID (the generator fell behind its schedule),\n"
-        "2 bad flags, 3 could not run, 130 interrupted.\n");
+        "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
+        "2 bad flags, 3 could not run or records lost, 6 no request succeeded, 130\n"
+        "interrupted (Ctrl-C or SIGTERM at any moment, set-up included; run.json says\n"
+        "where). When several apply the lowest wins, except 130. See docs/run.md.\n");
     fprintf(f, "\n%s", runopts_workload_help);
 }
 
@@ -641,9 +643,11 @@ int run_main(int argc, char **argv)
         json_t *config = runopts_config_json(o, &cfg, rs.target.model);
         exit_code = run_setup_results(&rs, o, "run", session_config_json(config, &cfg), &cfg);
     }
-    if (exit_code == LL_EXIT_OK)
+    if (exit_code == LL_EXIT_OK && !run_setup_stopped(&rs, "probe"))
         exit_code = run_live_open(&rs, &ra.mo, o->quiet, &cfg, &live);
-    if (exit_code == LL_EXIT_OK)
+    if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "scrape_start"))
+        exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
+    else if (exit_code == LL_EXIT_OK)
         exit_code = run_setup_drive(&rs, &cfg) == 0 ? run_report(&rs, &cfg) : LL_EXIT_RUNTIME;
     expose_free(live.exposer);
     run_setup_close(&rs);

@@ -130,7 +130,8 @@ static void sweep_usage(FILE *f)
         "--cancel-*, --prompt-ids); see llmload run --help for their defaults.\n"
         "\n"
         "Exit status: 0 ok, 1 an --expect-* check failed, 2 bad flags, 3 could not run,\n"
-        "130 interrupted.\n",
+        "6 no step had an ok request, 130 interrupted (run.json says where). When several\n"
+        "apply the lowest wins, except 130. See docs/run.md.\n",
         SWEEP_DEFAULT_MAX_STEPS);
 }
 
@@ -383,24 +384,26 @@ static int sweep_flags(int argc, char **argv, struct run_opts *o, struct sweep_o
 
 /* ---- running ------------------------------------------------------------ */
 
-/* 1 when a SIGINT or SIGTERM is pending (they stay blocked for the whole
- * sweep; the driver takes them during a step). Consumes it. */
-static int signal_pending(void)
+/* Wait ns (the gap between steps), or until a SIGINT or SIGTERM comes
+ * (they stay blocked for the whole sweep; the driver takes them during a
+ * step). 1 when one came: it is taken. */
+static int sleep_or_signal(uint64_t ns)
 {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
-    struct timespec zero = {0, 0};
-    return sigtimedwait(&set, NULL, &zero) > 0;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-    struct timespec ts = {.tv_sec = (time_t)(ns / LL_NS_PER_SEC),
-                          .tv_nsec = (long)(ns % LL_NS_PER_SEC)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
+    uint64_t end = ll_now_ns() + ns;
+    for (;;) {
+        uint64_t now = ll_now_ns(), left = end > now ? end - now : 0;
+        struct timespec ts = {.tv_sec = (time_t)(left / LL_NS_PER_SEC),
+                              .tv_nsec = (long)(left % LL_NS_PER_SEC)};
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM)
+            return 1;
+        if (left == 0 || (sig < 0 && errno == EAGAIN))
+            return 0;
+    }
 }
 
 /* Closed-loop probe rounds with 16, 32, 64... users until the completion
@@ -408,10 +411,10 @@ static void sleep_ns(uint64_t ns)
  * Returns the best rate, 0 when nothing
  * completed (err says why when a round could not run). */
 static double probe_capacity(const struct run_config *base, uint64_t probe_ns, int quiet,
-                             int *interrupted, char *err, size_t errlen)
+                             const char **stopped_in, char *err, size_t errlen)
 {
     double best = 0;
-    *interrupted = 0;
+    *stopped_in = NULL;
     for (uint32_t users = SWEEP_PROBE_FIRST_USERS; users <= SWEEP_PROBE_MAX_USERS; users *= 2) {
         struct run_config cfg = *base;
         struct driver_result res;
@@ -434,11 +437,11 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
                                            ((double)res.elapsed_ns / 1e9)
                                      : 0;
         uint64_t failed = stats_failed(&res.stats), done = res.stats.completed;
-        *interrupted = res.interrupted;
+        *stopped_in = res.interrupted ? res.stopped_in : NULL;
         driver_result_free(&res);
         if (!quiet)
             ll_errorf("probe: %u users (closed loop): %.3g req/s completed", users, rate);
-        if (*interrupted)
+        if (*stopped_in)
             break;
         int errors = done && (double)failed / (double)done > 0.1;
         if (rate < 1.1 * best || errors) {
@@ -510,6 +513,9 @@ struct sweep_run {
     uint64_t start_ns;
     int quiet;
     struct scraper *scraper;        /* the sweep's one scraper; NULL = not scraping */
+    uint64_t ok_requests;           /* ok records in the steps' windows, all steps */
+    uint64_t done_requests;         /* records of any kind in the steps' windows */
+    const char *stopped_in;         /* where a stop signal came (run.json); NULL: none */
 };
 
 /* Join the scrapes to step s's window (run_start_abs_ns is the step's
@@ -655,6 +661,10 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         }
     }
     int interrupted = res.interrupted;
+    if (interrupted)
+        sr->stopped_in = res.stopped_in;
+    sr->ok_requests += res.stats.by_kind[REC_OK];
+    sr->done_requests += res.stats.completed;
     join_step(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
     driver_result_free(&res);
 
@@ -705,19 +715,17 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
             break;
         }
         for (uint32_t r = 0; r < p->repeat; r++) {
-            if (signal_pending()) {
-                snprintf(stop, stop_len, "interrupted by a signal");
-                return 1;
-            }
             int st = run_step(sr, base, set, rate, p->warmup_ns, p->step_ns, r, 0, 0);
             if (st < 0)
                 return -1;
+            if (st == 0 && sleep_or_signal(p->gap_ns)) {
+                sr->stopped_in = "load"; /* between two steps */
+                st = 1;
+            }
             if (st > 0) {
                 snprintf(stop, stop_len, "interrupted by a signal");
                 return 1;
             }
-            if (p->gap_ns)
-                sleep_ns(p->gap_ns);
         }
         top = LL_MAX(top, rate);
         size_t np = sweep_points_build(sr->steps, sr->n_steps, sr->points);
@@ -725,11 +733,6 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
             break;
     }
     if (p->recovery && top > 0) {
-        if (signal_pending()) {
-            snprintf(stop + strlen(stop), stop_len - strlen(stop), "%sinterrupted by a signal",
-                     stop[0] ? "; " : "");
-            return 1;
-        }
         rc = run_step(sr, base, set, round3(SWEEP_RECOVERY_FRACTION * top), p->overload_ns,
                       p->recovery_ns, 0, 1, top);
         if (rc > 0)
@@ -745,15 +748,16 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
                        const struct sweep_plan *plan, struct sweep_settings *set, int quiet)
 {
     char err[1200] = "";
-    int intr = 0;
-    set->estimate_rps = probe_capacity(cfg, plan->probe_ns, quiet, &intr, err, sizeof err);
-    if (intr) {
+    set->estimate_rps =
+        probe_capacity(cfg, plan->probe_ns, quiet, &sr->stopped_in, err, sizeof err);
+    if (sr->stopped_in) {
         ll_errorf("interrupted during the capacity probe");
-        return 130;
+        return LL_EXIT_INTR;
     }
     if (!(set->estimate_rps > 0)) {
+        /* Every round ran and none succeeded: 6; a round that could not run: 3. */
         ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
-        return LL_EXIT_RUNTIME;
+        return err[0] ? LL_EXIT_RUNTIME : LL_EXIT_NO_OK;
     }
     json_t *e = json_object();
     json_object_set_new(e, "kind", json_string("probe"));
@@ -837,13 +841,10 @@ int sweep_job_run(struct sweep_job *j)
     char err[1200];
     struct run_setup rs;
     struct sweep_run sr = {.records_fd = -1, .quiet = j->o.quiet};
-    char path[1100], started[40];
-    sigset_t block, old;
+    char path[1100], started[40], stop[256] = "";
+    int st = 0;
 
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
+    /* run_setup_open blocks SIGINT and SIGTERM until run_setup_close. */
     int exit_code = run_setup_open(&rs, &j->o, &j->cfg);
     if (exit_code != LL_EXIT_OK)
         goto out;
@@ -862,8 +863,9 @@ int sweep_job_run(struct sweep_job *j)
         ll_errorf("%s: %s", path, strerror(errno));
         goto out;
     }
-    run_setup_scraper(&rs, j->so.metrics_url, j->so.no_metrics, j->metrics_interval_ns,
-                      &j->cfg, j->o.quiet);
+    if (!run_setup_stopped(&rs, "probe"))
+        run_setup_scraper(&rs, j->so.metrics_url, j->so.no_metrics, j->metrics_interval_ns, &j->cfg,
+                          j->o.quiet);
     sr.start_ns = ll_now_ns();
     if (rs.scraper && scraper_start(rs.scraper, sr.start_ns, err, sizeof err) != 0) {
         ll_errorf("warning: server metrics: %s", err);
@@ -871,15 +873,22 @@ int sweep_job_run(struct sweep_job *j)
         rs.scraper = NULL;
     }
     sr.scraper = rs.scraper;
+    if (run_setup_stopped(&rs, "scrape_start")) {
+        snprintf(stop, sizeof stop, "interrupted by a signal");
+        exit_code = LL_EXIT_INTR;
+        goto out;
+    }
 
-    char stop[256] = "";
     if (j->set.auto_rates) {
         exit_code = sweep_probe(&rs, &sr, &j->cfg, &j->plan, &j->set, j->o.quiet);
-        if (exit_code != LL_EXIT_OK)
+        if (exit_code != LL_EXIT_OK) {
+            if (sr.stopped_in)
+                snprintf(stop, sizeof stop, "interrupted by a signal");
             goto out;
+        }
         exit_code = LL_EXIT_RUNTIME;
     }
-    int st = run_sweep(&sr, &j->cfg, &j->plan, &j->set, stop, sizeof stop);
+    st = run_sweep(&sr, &j->cfg, &j->plan, &j->set, stop, sizeof stop);
     sweep_scraper_stop(sr.scraper, j->o.quiet);
     if (st < 0 && sr.n_steps == 0)
         goto out;
@@ -898,12 +907,25 @@ int sweep_job_run(struct sweep_job *j)
     exit_code = report_build_dir(rs.dir, stdout);
     printf("results: %s (report.html, steps.csv, summary.json)\n", rs.dir);
     fflush(stdout);
-    if (st > 0)
-        exit_code = 130;
-    else if (st < 0 && exit_code == LL_EXIT_OK)
-        exit_code = LL_EXIT_RUNTIME;
+    if (st < 0)
+        exit_code = run_exit_combine(exit_code, LL_EXIT_RUNTIME);
+    if (sr.done_requests && sr.ok_requests == 0 && !sr.stopped_in) {
+        ll_errorf("no request succeeded in any step");
+        exit_code = run_exit_combine(exit_code, LL_EXIT_NO_OK);
+    }
 
 out:
+    if (!rs.stopped_in && sr.stopped_in)
+        rs.stopped_in = sr.stopped_in;
+    if (rs.run) {
+        run_setup_stopped(&rs, "summary");
+        if (rs.stopped_in) {
+            exit_code = LL_EXIT_INTR;
+            if (!stop[0])
+                snprintf(stop, sizeof stop, "interrupted by a signal");
+        }
+        exit_code = run_setup_end(&rs, exit_code, stop[0] ? stop : NULL);
+    }
     if (sr.steps_f)
         fclose(sr.steps_f);
     for (size_t i = 0; i < sr.n_steps; i++)
@@ -911,7 +933,6 @@ out:
     free(sr.steps);
     free(sr.points);
     run_setup_close(&rs);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return exit_code;
 }
 

@@ -955,7 +955,7 @@ static void config_transport_json(json_t *c, const struct run_opts *o,
     json_object_set_new(c, "url", json_string(tc->base_url));
     json_object_set_new(c, "api", json_string(tc->api == OAI_API_CHAT ? "openai-chat"
                                                                        : "openai-completions"));
-    json_object_set_new(c, "model", json_string(model));
+    json_object_set_new(c, "model", model ? json_string(model) : json_null());
     json_object_set_new(c, "stream", json_boolean(tc->stream));
     json_object_set_new(c, "prompt_ids", json_boolean(tc->prompt_ids));
     json_object_set_new(c, "http2", json_boolean(tc->http2));

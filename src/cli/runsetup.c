@@ -6,11 +6,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "http/fetch.h"
@@ -31,11 +33,27 @@ static int user_header(const struct run_opts *o, const char *name)
     return 0;
 }
 
+/* The background GET BASE/models of a run given --model: run.json's
+ * target.models and server_header, never waited for. */
+#define RUN_BG_PROBE_NS (2 * LL_NS_PER_SEC)
+
+struct bg_probe {
+    struct transport_config tc; /* a copy: the run goes on changing cfg's */
+    const struct curl_slist *headers;
+    int cancel[2]; /* a pipe: a byte on it abandons the probe */
+    pthread_t th;
+    json_t *models; /* its answers, read after the join */
+    char server[128];
+    char *first_id;
+};
+
 /* GET BASE/models: the target's answer (parsed), its Server header, and
- * the first model id. Returns 0, or -1 with a reason in err. */
+ * the first model id, within timeout_ns (connect: 5 s or less), abandoned
+ * as soon as cancel_fd (-1: none) is readable. Returns 0, LL_E_INTR when
+ * abandoned, or -1 with a reason in err. */
 static int probe_target(const struct transport_config *tc, const struct curl_slist *headers,
-                        json_t **models, char *server, char **first_id, char *err,
-                        size_t errlen)
+                        uint64_t timeout_ns, int cancel_fd, json_t **models, char *server,
+                        char **first_id, char *err, size_t errlen)
 {
     char url[1100], why[256];
     snprintf(url, sizeof url, "%s/models", tc->base_url);
@@ -46,22 +64,28 @@ static int probe_target(const struct transport_config *tc, const struct curl_sli
     }
     /* 5 s to connect, or --timeout-connect where it is shorter (a target
      * whose connects hang would otherwise cost 5 s before the run). */
-    uint64_t connect_ns = 5 * LL_NS_PER_SEC;
+    uint64_t connect_ns = LL_MIN(5 * LL_NS_PER_SEC, timeout_ns);
     if (tc->connect_timeout_ns && tc->connect_timeout_ns < connect_ns)
         connect_ns = LL_MAX(tc->connect_timeout_ns, LL_NS_PER_MS);
     struct fetch_opts fo = {
         .headers = headers,
         .cacert = tc->cacert,
         .insecure = tc->insecure,
-        .timeout_ns = 10 * LL_NS_PER_SEC,
+        .timeout_ns = timeout_ns,
         .connect_timeout_ns = connect_ns,
         .max_body_bytes = 1u << 20,
+        .cancel_fds = &cancel_fd,
+        .n_cancel_fds = cancel_fd >= 0,
     };
     struct fetch_response r = {0};
     int frc = fetch_request(f, url, NULL, &fo, &r, why, sizeof why);
     fetch_free(f);
     snprintf(server, sizeof r.server, "%s", r.server);
     int rc = -1;
+    if (frc == LL_E_INTR) {
+        rc = LL_E_INTR;
+        goto out;
+    }
     if (frc != 0) {
         snprintf(err, errlen, "GET %.300s: %.200s", url, why);
         goto out;
@@ -87,8 +111,67 @@ out:
     return rc;
 }
 
-/* libcurl, the request headers, the probe and the model (run_setup_open). */
-static int target_open(const struct run_opts *o, struct run_config *cfg, struct run_target *t)
+static void *bg_probe_main(void *arg)
+{
+    struct bg_probe *b = arg;
+    char err[512];
+    probe_target(&b->tc, b->headers, RUN_BG_PROBE_NS, b->cancel[0], &b->models, b->server,
+                 &b->first_id, err, sizeof err);
+    return NULL;
+}
+
+/* Start the background probe (with the stop signals blocked: the thread
+ * inherits the mask). NULL when it cannot start: run.json goes without. */
+static struct bg_probe *bg_probe_start(const struct transport_config *tc,
+                                       const struct curl_slist *headers)
+{
+    struct bg_probe *b = ll_calloc(1, sizeof *b);
+    b->tc = *tc;
+    b->headers = headers;
+    if (pipe2(b->cancel, O_CLOEXEC) != 0) {
+        free(b);
+        return NULL;
+    }
+    if (pthread_create(&b->th, NULL, bg_probe_main, b) != 0) {
+        close(b->cancel[0]);
+        close(b->cancel[1]);
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* Abandon the background probe if it still runs, join it and keep its
+ * answers in t (when t has none). Nothing when there is none. */
+static void bg_probe_join(struct run_target *t)
+{
+    struct bg_probe *b = t->bg;
+    if (!b)
+        return;
+    ssize_t w;
+    do
+        w = write(b->cancel[1], "x", 1);
+    while (w < 0 && errno == EINTR);
+    pthread_join(b->th, NULL);
+    close(b->cancel[0]);
+    close(b->cancel[1]);
+    if (!t->models) {
+        t->models = b->models;
+        b->models = NULL;
+        snprintf(t->server, sizeof t->server, "%s", b->server);
+    }
+    json_decref(b->models);
+    free(b->first_id);
+    free(b);
+    t->bg = NULL;
+}
+
+/* libcurl, the request headers, the probe and the model (run_setup_open).
+ * With --model the probe runs in the background (run.json's target only);
+ * without, it is waited for, unless a stop signal comes (sig_fd): then
+ * *stopped is set and the model may stay NULL. */
+static int target_open(const struct run_opts *o, struct run_config *cfg, struct run_target *t,
+                       int sig_fd, int *stopped)
 {
     char err[512];
     memset(t, 0, sizeof *t);
@@ -122,8 +205,19 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         t->headers = curl_slist_append(t->headers, o->headers[i]);
     cfg->transport.headers = t->headers;
 
-    if (probe_target(&cfg->transport, t->headers, &t->models, t->server, &t->first_id, err,
-                     sizeof err) != 0) {
+    if (o->model) {
+        t->bg = bg_probe_start(&cfg->transport, t->headers);
+        t->model = o->model;
+        cfg->transport.model = t->model;
+        return LL_EXIT_OK;
+    }
+    int prc = probe_target(&cfg->transport, t->headers, 10 * LL_NS_PER_SEC, sig_fd, &t->models,
+                           t->server, &t->first_id, err, sizeof err);
+    if (prc == LL_E_INTR) {
+        *stopped = 1;
+        return LL_EXIT_OK;
+    }
+    if (prc != 0) {
         if (!o->model) {
             ll_errorf("cannot ask the target for its model: %s (is the server up? or pass --model)",
                       err);
@@ -142,6 +236,7 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
 
 static void target_close(struct run_target *t)
 {
+    bg_probe_join(t);
     int curl_up = t->curl_up;
     json_decref(t->models);
     free(t->first_id);
@@ -175,6 +270,59 @@ static json_t *run_json(const char *command, json_t *config, const struct run_co
     return run;
 }
 
+/* run.json's target once the background probe is over: its Server
+ * header and its /models answer, when it had them. */
+static void target_json_update(json_t *run, struct run_target *t)
+{
+    bg_probe_join(t);
+    json_t *target = json_object_get(run, "target");
+    if (!target)
+        return;
+    if (t->server[0])
+        json_object_set_new(target, "server_header", json_string(t->server));
+    if (t->models)
+        json_object_set(target, "models", t->models);
+}
+
+/* ---- the stop signals -------------------------------------------------- */
+
+static void stop_sigset(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+}
+
+/* Take a pending SIGINT or SIGTERM: the signal, or 0 when none waits. */
+static int stop_signal_take(void)
+{
+    sigset_t set;
+    struct timespec zero = {0, 0};
+    stop_sigset(&set);
+    int sig = sigtimedwait(&set, NULL, &zero);
+    return sig == SIGINT || sig == SIGTERM ? sig : 0;
+}
+
+int run_exit_combine(int a, int b)
+{
+    if (a == LL_EXIT_INTR || b == LL_EXIT_INTR)
+        return LL_EXIT_INTR;
+    if (!a || !b)
+        return a ? a : b;
+    return LL_MIN(a, b);
+}
+
+int run_setup_stopped(struct run_setup *rs, const char *phase)
+{
+    if (rs->stopped_in)
+        return 1;
+    int sig = stop_signal_take();
+    if (!sig)
+        return 0;
+    ll_errorf("%s during the %s: stopping", sig == SIGINT ? "interrupt" : "terminated", phase);
+    rs->stopped_in = phase;
+    return 1;
+}
 
 /* ---- the steps --------------------------------------------------------- */
 
@@ -182,9 +330,20 @@ int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_co
 {
     memset(rs, 0, sizeof *rs);
     rs->records_fd = -1;
+    rs->sig_fd = -1;
     runopts_raise_nofile();
     signal(SIGPIPE, SIG_IGN);
-    return target_open(o, cfg, &rs->target);
+    /* Before any thread starts: every thread inherits the mask, so a stop
+     * signal always waits for whoever takes it. */
+    sigset_t set;
+    stop_sigset(&set);
+    rs->masked = pthread_sigmask(SIG_BLOCK, &set, &rs->old_mask) == 0;
+    rs->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    int stopped = 0;
+    int rc = target_open(o, cfg, &rs->target, rs->sig_fd, &stopped);
+    if (rc == LL_EXIT_OK && stopped)
+        run_setup_stopped(rs, "probe");
+    return rc;
 }
 
 int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char *command,
@@ -218,7 +377,9 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
                        const struct run_config *cfg, int quiet)
 {
     if (!off)
-        rs->scraper = scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet);
+        rs->scraper =
+            scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet, rs->sig_fd);
+    run_setup_stopped(rs, "probe");
 }
 
 int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)
@@ -230,6 +391,8 @@ int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)
         return -1;
     }
     rs->have_res = 1;
+    if (rs->res.interrupted && !rs->stopped_in)
+        rs->stopped_in = rs->res.stopped_in;
     return 0;
 }
 
@@ -254,26 +417,57 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
     json_decref(sj);
     if (wrc != 0)
         ll_errorf("%s", err);
-    int code = res->interrupted ? 130 : info->invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
+    run_setup_stopped(rs, "summary");
+    int code = info->invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
     if (res->records_lost)
         ll_errorf("%llu records could not be written to %s/requests.jsonl (see above); "
                   "the results are incomplete",
                   (unsigned long long)res->records_lost, dir);
     if (res->records_lost || wrc != 0)
-        code = LL_EXIT_RUNTIME;
+        code = run_exit_combine(code, LL_EXIT_RUNTIME);
+    if (res->stats.completed && res->stats.by_kind[REC_OK] == 0 && !rs->stopped_in) {
+        ll_errorf("no request succeeded: all %llu of the window failed (errors by kind above)",
+                  (unsigned long long)res->stats.completed);
+        code = run_exit_combine(code, LL_EXIT_NO_OK);
+    }
+    if (rs->stopped_in)
+        code = LL_EXIT_INTR;
     json_t *o = json_object();
     json_object_set_new(o, "exit_status", json_integer(code));
     json_object_set_new(o, "invalid", json_boolean(info->invalid));
     json_object_set_new(o, "invalid_reason",
                         info->invalid ? json_string(info->invalid_reason) : json_null());
-    json_object_set_new(o, "interrupted", json_boolean(res->interrupted));
+    json_object_set_new(o, "interrupted", json_boolean(rs->stopped_in != NULL));
+    json_object_set_new(o, "stopped_in",
+                        rs->stopped_in ? json_string(rs->stopped_in) : json_null());
     json_object_set_new(o, "stop_reason",
                         res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
     json_object_set_new(o, "records_lost", json_integer((json_int_t)res->records_lost));
     json_object_set_new(run, "outcome", o);
+    target_json_update(run, &rs->target);
     if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
         ll_errorf("%s", err);
-        return LL_EXIT_RUNTIME;
+        return run_exit_combine(code, LL_EXIT_RUNTIME);
+    }
+    return code;
+}
+
+int run_setup_end(struct run_setup *rs, int code, const char *stop_reason)
+{
+    char err[1200];
+    if (!rs->run)
+        return code;
+    json_t *o = json_object();
+    json_object_set_new(o, "exit_status", json_integer(code));
+    json_object_set_new(o, "interrupted", json_boolean(rs->stopped_in != NULL));
+    json_object_set_new(o, "stopped_in",
+                        rs->stopped_in ? json_string(rs->stopped_in) : json_null());
+    json_object_set_new(o, "stop_reason", stop_reason ? json_string(stop_reason) : json_null());
+    json_object_set_new(rs->run, "outcome", o);
+    target_json_update(rs->run, &rs->target);
+    if (results_write_json_atomic(rs->dir, "run.json", rs->run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return run_exit_combine(code, LL_EXIT_RUNTIME);
     }
     return code;
 }
@@ -291,4 +485,15 @@ void run_setup_close(struct run_setup *rs)
     json_decref(rs->run);
     rs->run = NULL;
     target_close(&rs->target);
+    if (rs->sig_fd >= 0)
+        close(rs->sig_fd);
+    rs->sig_fd = -1;
+    if (rs->masked) {
+        /* One that came after the last look would end the process by its
+         * default action once unblocked: the run is over, take it. */
+        while (stop_signal_take())
+            ;
+        pthread_sigmask(SIG_SETMASK, &rs->old_mask, NULL);
+    }
+    rs->masked = 0;
 }

@@ -1,19 +1,31 @@
 /* runsetup.h: the one sequence `llmload run`, `replay` and `sweep` share,
  * from checked flags to a results directory that says how the run ended:
  *
- *   run_setup_open      descriptor limit, SIGPIPE, the target (GET BASE/models)
+ *   run_setup_open      descriptor limit, SIGPIPE, the stop signals, the
+ *                       target (GET BASE/models, in the background with --model)
  *   run_setup_results   the results directory, run.json, requests.jsonl
  *   run_setup_scraper   the server-metrics scraper (run and sweep)
  *   run_setup_drive     one driver run (run and replay; sweep drives steps)
  *   run_setup_finish    summary.json, then run.json with its outcome
+ *   run_setup_end       run.json's outcome without a summary (a run stopped
+ *                       before its load, a sweep)
  *   run_setup_close     everything above, whatever step failed
  *
  * Each step prints its own reason when it fails and returns the exit
  * status to end with; the command prints its summary between drive and
- * finish. */
+ * finish.
+ *
+ * SIGINT and SIGTERM stay blocked from run_setup_open to run_setup_close,
+ * so one that comes at any moment waits, never lost and never fatal: the
+ * probes are abandoned the moment one comes (a signalfd wakes them), the
+ * commands look for one between the steps (run_setup_stopped), the
+ * driver takes it during the load, and rs->stopped_in (run.json's
+ * outcome.stopped_in) says where it came: "probe", "scrape_start",
+ * "schedule", "load", "drain" or "summary". */
 #ifndef LL_RUNSETUP_H
 #define LL_RUNSETUP_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include <curl/curl.h>
@@ -33,6 +45,7 @@ struct run_target {
     char *auth;                     /* the Authorization line (wiped on close) */
     const char *model;              /* the model to ask for (o->model or first_id) */
     int curl_up;                    /* 1 once curl_global_init succeeded */
+    struct bg_probe *bg;            /* with --model: GET BASE/models in the background */
 };
 
 /* What the sequence holds. Zero-initialise, then run_setup_open. */
@@ -45,15 +58,27 @@ struct run_setup {
     struct scraper *scraper;        /* NULL: no server metrics */
     struct driver_result res;       /* run_setup_drive's, valid when have_res */
     int have_res;
+    int sig_fd;             /* a signalfd of SIGINT and SIGTERM, or -1 */
+    sigset_t old_mask;      /* the signal mask before run_setup_open */
+    int masked;             /* old_mask is to be restored */
+    const char *stopped_in; /* where a stop signal came, NULL: none came */
 };
 
+/* The exit status when two apply: 130 (interrupted) wins, else the lowest
+ * non-zero (../shared/DESIGN.md, "Exit statuses"). */
+int run_exit_combine(int a, int b);
+
 /* Raise the descriptor limit (runopts_raise_nofile), ignore SIGPIPE,
- * initialise libcurl, build the request headers (the API key from the
- * environment, -H lines), ask BASE/models and pick the model: sets
- * cfg->transport.headers and .model (valid until run_setup_close).
- * Returns LL_EXIT_OK, or the status to end with, reason printed
- * (LL_EXIT_USAGE: --api-key-env names an unset variable; LL_EXIT_RUNTIME:
- * no model). Call run_setup_close in every case. */
+ * block SIGINT and SIGTERM, initialise libcurl, build the request headers
+ * (the API key from the environment, -H lines), ask BASE/models and pick
+ * the model: sets cfg->transport.headers and .model (valid until
+ * run_setup_close). With --model the question goes on in the background
+ * (2 s at most, for run.json's target) and the run does not wait for it.
+ * A stop signal during the question ends it at once: LL_EXIT_OK with
+ * rs->stopped_in "probe" (the model may be unknown). Returns LL_EXIT_OK,
+ * or the status to end with, reason printed (LL_EXIT_USAGE: --api-key-env
+ * names an unset variable; LL_EXIT_RUNTIME: no model). Call
+ * run_setup_close in every case. */
 int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_config *cfg);
 
 /* Prepare the results directory (--out, --force), write run.json for
@@ -66,13 +91,22 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
                       json_t *config, struct run_config *cfg);
 
 /* The server-metrics scraper, unless off: url, or BASE's /metrics when it
- * answers now (scraper_for_run), writing DIR/server_metrics.jsonl. Not
- * started: a run starts it with the driver's clock, a sweep at once.
- * rs->scraper stays NULL when there is none (a note or warning printed). */
+ * answers now (scraper_for_run: 2 s at most, abandoned for a stop signal,
+ * which then sets rs->stopped_in "probe"), writing
+ * DIR/server_metrics.jsonl. Not started: a run starts it with the
+ * driver's clock, a sweep at once. rs->scraper stays NULL when there is
+ * none (a note or warning printed). */
 void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t interval_ns,
                        const struct run_config *cfg, int quiet);
 
-/* One driver run of cfg into rs->res. 0, or -1 with the reason printed. */
+/* 1 when a stop signal came: one taken before (rs->stopped_in set), or
+ * one pending now, which is taken, said on stderr and recorded as
+ * stopped in phase. 0 when none came. */
+int run_setup_stopped(struct run_setup *rs, const char *phase);
+
+/* One driver run of cfg into rs->res; a stop signal during it sets
+ * rs->stopped_in ("schedule", "load" or "drain"). 0, or -1 with the
+ * reason printed. */
 int run_setup_drive(struct run_setup *rs, const struct run_config *cfg);
 
 /* The end of a run or replay, after the terminal summary: write
@@ -80,13 +114,25 @@ int run_setup_drive(struct run_setup *rs, const struct run_config *cfg);
  * of rs->res are added here), then run.json once more with its "outcome"
  * (exit status, invalid and why, interrupted, stop reason), so that every
  * file of the results directory says whether the run measured what it
- * meant to. Returns the exit status: 130 interrupted, 1 INVALID, 3 records
- * lost or a file not written, else 0. */
+ * meant to. A stop signal pending now (it came during the summary) is
+ * taken: rs->stopped_in "summary". Returns the exit status: 130
+ * interrupted, else the lowest of 1 INVALID, 3 records lost or a file not
+ * written, 6 no request of the window succeeded (and some ended); 0 when
+ * none applies. */
 int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info *info);
 
+/* The end of a run stopped before its load, or of a sweep: run.json once
+ * more (the background probe's answer in target), with an "outcome" of
+ * code, interrupted (rs->stopped_in set), stopped_in and stop_reason
+ * (NULL: null). Returns code, or LL_EXIT_RUNTIME when run.json cannot be
+ * written (reason printed) and code is not 130. Needs run_setup_results
+ * to have written run.json. */
+int run_setup_end(struct run_setup *rs, int code, const char *stop_reason);
+
 /* Free and close what the steps made (the driver's result, the scraper,
- * requests.jsonl, run.json's root, the headers; the key's line wiped) and
- * clean libcurl up when it was set up. Safe after any step, and twice. */
+ * requests.jsonl, run.json's root, the headers; the key's line wiped),
+ * clean libcurl up when it was set up, then take any stop signal still
+ * pending and restore the signal mask. Safe after any step, and twice. */
 void run_setup_close(struct run_setup *rs);
 
 #endif

@@ -116,6 +116,7 @@ struct driver {
     _Atomic uint64_t closed_started; /* closed-loop requests started, all users */
     _Atomic uint64_t tokens_offered;
     _Atomic int spend_stop;
+    _Atomic uint32_t done_offering;  /* workers that stopped offering (drain once all have) */
     struct slo *cls_slo;             /* per class: its own SLO, else the run's */
     _Atomic uint32_t in_system;      /* all workers: in flight + queued */
     _Atomic uint32_t in_system_max;  /* its maximum over the window */
@@ -270,6 +271,7 @@ static void stop_offering(struct worker *w)
         return;
     infl_advance(w, ll_now_ns());
     w->offering = 0;
+    atomic_fetch_add(&w->d->done_offering, 1);
 }
 
 /* Count an arrival that came due (sched_ns) and was taken up at now_abs;
@@ -984,6 +986,8 @@ static void supervise_signal(struct driver *d, int sig, struct driver_result *re
         ll_errorf("stopping now; in-flight requests are cancelled");
     }
     atomic_store_explicit(&d->stop_level, level, memory_order_release);
+    if (!res->interrupted)
+        res->stopped_in = atomic_load(&d->done_offering) == d->started ? "drain" : "load";
     res->interrupted = 1;
     for (uint32_t i = 0; i < d->started; i++)
         transport_wake(d->workers[i].t);
@@ -1108,6 +1112,21 @@ static void run_window(struct driver *d, struct driver_result *res)
         snprintf(res->stop_reason, sizeof res->stop_reason, "interrupted by a signal");
 }
 
+/* A stop signal that came while the run was set up (it was blocked, so it
+ * waits): take it and start no worker, so nothing is sent. 1 when so. */
+static int stopped_before_launch(struct driver *d, struct driver_result *res)
+{
+    struct timespec zero = {0, 0};
+    int sig = sigtimedwait(&d->sigs, NULL, &zero);
+    if (sig != SIGINT && sig != SIGTERM)
+        return 0;
+    ll_errorf("%s: stopping before any request was sent",
+              sig == SIGINT ? "interrupt" : "terminated");
+    res->interrupted = 1;
+    res->stopped_in = "schedule";
+    return 1;
+}
+
 int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen)
 {
     struct driver d = {0};
@@ -1115,7 +1134,8 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     int rc = run_start(&d, cfg, res, err, errlen);
     if (rc == 0) {
         supervisor_init(&sv, &d);
-        rc = run_launch(&d, err, errlen);
+        if (!stopped_before_launch(&d, res))
+            rc = run_launch(&d, err, errlen);
         run_supervise(&d, &sv, res);
         run_merge(&d, res);
         run_window(&d, res);

@@ -114,6 +114,9 @@ struct driver_result {
     uint64_t records_written;
     uint64_t warmup_records;
     int interrupted;                  /* a signal stopped offering */
+    const char *stopped_in;           /* when interrupted, where the first signal came:
+                                       * "schedule" (set-up, nothing sent), "load" or
+                                       * "drain" (offering had ended); else NULL */
     char stop_reason[160];            /* why offering stopped early ("" if it did not) */
     uint64_t elapsed_ns;              /* run start to last record */
     uint64_t run_start_abs_ns;        /* CLOCK_MONOTONIC of t = 0, to join other clocks' data */
@@ -153,7 +156,9 @@ void driver_result_free(struct driver_result *res);
 
 /* Run one load point. Blocks SIGINT and SIGTERM in the calling thread and
  * the workers and handles them: the first stops offering and gives
- * in-flight requests grace_ns, the second cancels them at once. Returns 0,
+ * in-flight requests grace_ns, the second cancels them at once; one that
+ * is pending when the workers are ready (it came during their set-up)
+ * is taken and no worker starts. Returns 0,
  * or LL_E_* with a reason in err when the run could not start. */
 int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen);
 

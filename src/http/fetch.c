@@ -13,15 +13,20 @@
 
 struct fetcher {
     CURL *curl;
+    CURLM *multi; /* holds the connection between requests */
 };
 
 struct fetcher *fetch_new(void)
 {
     CURL *c = curl_easy_init();
-    if (!c)
+    CURLM *m = c ? curl_multi_init() : NULL;
+    if (!m) {
+        curl_easy_cleanup(c);
         return NULL;
+    }
     struct fetcher *f = ll_calloc(1, sizeof *f);
     f->curl = c;
+    f->multi = m;
     return f;
 }
 
@@ -30,6 +35,7 @@ void fetch_free(struct fetcher *f)
     if (!f)
         return;
     curl_easy_cleanup(f->curl);
+    curl_multi_cleanup(f->multi);
     free(f);
 }
 
@@ -80,12 +86,55 @@ static long ms_of(uint64_t ns)
     return ms > 0 ? (long)LL_MIN(ms, (uint64_t)0x7fffffff) : 1L;
 }
 
+/* Run the transfer set up on f->curl to its end on f->multi, watching the
+ * cancel descriptors between libcurl's steps. Returns 0 with the
+ * transfer's result in *cc, or LL_E_INTR when a cancel descriptor became
+ * readable first (the transfer is dropped). */
+static int perform(struct fetcher *f, const struct fetch_opts *opts, CURLcode *cc)
+{
+    struct curl_waitfd w[FETCH_MAX_CANCEL_FDS];
+    size_t nw = opts->n_cancel_fds;
+    int running = 1, rc = 0;
+    *cc = CURLE_OK;
+    if (curl_multi_add_handle(f->multi, f->curl) != CURLM_OK) {
+        *cc = CURLE_FAILED_INIT;
+        return 0;
+    }
+    for (;;) {
+        if (curl_multi_perform(f->multi, &running) != CURLM_OK) {
+            *cc = CURLE_RECV_ERROR;
+            break;
+        }
+        if (!running)
+            break;
+        for (size_t i = 0; i < nw; i++)
+            w[i] = (struct curl_waitfd){.fd = opts->cancel_fds[i], .events = CURL_WAIT_POLLIN};
+        if (curl_multi_wait(f->multi, w, (unsigned)nw, 1000, NULL) != CURLM_OK) {
+            *cc = CURLE_RECV_ERROR;
+            break;
+        }
+        for (size_t i = 0; i < nw; i++)
+            if (w[i].revents)
+                rc = LL_E_INTR;
+        if (rc)
+            break;
+    }
+    int left;
+    CURLMsg *m;
+    while ((m = curl_multi_info_read(f->multi, &left)))
+        if (m->msg == CURLMSG_DONE && m->easy_handle == f->curl)
+            *cc = m->data.result;
+    curl_multi_remove_handle(f->multi, f->curl);
+    return rc;
+}
+
 int fetch_request(struct fetcher *f, const char *url, const char *post_body,
                   const struct fetch_opts *opts, struct fetch_response *r, char *err,
                   size_t errlen)
 {
-    if (!f || !url || !opts || !r) {
-        snprintf(err, errlen, "fetch: a NULL argument");
+    if (!f || !url || !opts || !r || opts->n_cancel_fds > FETCH_MAX_CANCEL_FDS ||
+        (opts->n_cancel_fds && !opts->cancel_fds)) {
+        snprintf(err, errlen, "fetch: a NULL argument or too many cancel descriptors");
         return LL_E_INVAL;
     }
     CURL *c = f->curl;
@@ -121,7 +170,11 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
         curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
     if (post_body)
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, post_body);
-    CURLcode cc = curl_easy_perform(c);
+    CURLcode cc;
+    if (perform(f, opts, &cc) == LL_E_INTR) {
+        snprintf(err, errlen, "interrupted");
+        return LL_E_INTR;
+    }
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
     if (r->body_over) {
         snprintf(err, errlen, "body larger than %zu bytes", opts->max_body_bytes);

@@ -3,8 +3,10 @@
  * probes of `llmload calibrate`, and the scraper's GET of a server's
  * /metrics. The load itself goes through transport.h, never through here.
  *
- * A fetcher wraps one libcurl easy handle, so requests made one after the
- * other through it reuse its connection. It is not thread-safe: one thread
+ * A fetcher wraps one libcurl easy handle on its own multi handle, so
+ * requests made one after the other through it reuse its connection, and
+ * a request can be abandoned the moment a descriptor becomes readable (a
+ * signalfd: Ctrl-C during a probe ends it at once, not at its timeout). It is not thread-safe: one thread
  * at a time (the scraper owns one in its own thread). Every request is
  * made from the options given to it alone, nothing carries over but the
  * connection. libcurl must be initialised (curl_global_init) before the
@@ -27,7 +29,11 @@ struct fetch_opts {
     size_t max_body_bytes;            /* a longer body fails with LL_E_FULL; 0: no bound */
     const char *user_agent;           /* User-Agent to send, or NULL for none */
     int accept_encoding;              /* 1: offer every encoding libcurl can decode */
+    const int *cancel_fds;            /* abandon the request as soon as one is readable */
+    size_t n_cancel_fds;              /* at most FETCH_MAX_CANCEL_FDS; 0: none */
 };
+
+#define FETCH_MAX_CANCEL_FDS 4
 
 /* What came back. Zero-initialise before the first request; the body's
  * buffer is kept and reused by the next request made with the same
@@ -57,8 +63,10 @@ void fetch_free(struct fetcher *f);
  * 0 when a response came, whatever its status (r->status, r->body,
  * r->server); LL_E_FULL when the body passed opts->max_body_bytes (err:
  * "body larger than N bytes"); LL_E_IO when no response came (err:
- * libcurl's reason, e.g. "Couldn't connect to server"); LL_E_INVAL for a
- * NULL argument. err (errlen bytes) names no URL: the caller adds it. */
+ * libcurl's reason, e.g. "Couldn't connect to server"); LL_E_INTR when
+ * one of opts->cancel_fds became readable first (err: "interrupted"; the
+ * descriptor is not read); LL_E_INVAL for a NULL argument or too many
+ * cancel descriptors. err (errlen bytes) names no URL: the caller adds it. */
 int fetch_request(struct fetcher *f, const char *url, const char *post_body,
                   const struct fetch_opts *opts, struct fetch_response *r, char *err,
                   size_t errlen);

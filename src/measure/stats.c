@@ -83,6 +83,7 @@ static uint64_t less_late(uint64_t ns, uint64_t late_ns)
 void stats_add_record(struct stats *s, const struct record *r)
 {
     s->completed++;
+    s->late_known += r->late_ns != LL_NO_TIME;
     if ((unsigned)r->kind < REC_KIND_COUNT)
         s->by_kind[r->kind]++;
 
@@ -112,7 +113,6 @@ void stats_add_record(struct stats *s, const struct record *r)
     stats_record_time(s->ttft, ttft_ns);
     stats_record_time(s->ttft_ontime, less_late(ttft_ns, r->late_ns));
     stats_record_time(s->e2e_ontime, less_late(e2e_ns, r->late_ns));
-    s->late_known += r->late_ns != LL_NO_TIME;
     stats_record_time(s->ttft_server, record_ttft_server_ns(r));
     stats_record_time(s->ttfc, stats_span_ns(r->sched_ns, r->first_content_ns));
     stats_record_time(s->tpot, record_tpot_ns(r));

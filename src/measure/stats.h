@@ -57,7 +57,7 @@ struct stats {
      * percentiles with ttft's and e2e's (measure/verdict.h). */
     struct hist *ttft_ontime; /* ns, ttft - late_ns, ok records */
     struct hist *e2e_ontime;  /* ns, e2e - late_ns, ok records */
-    uint64_t late_known;      /* ok records that carried their late_ns (records
+    uint64_t late_known;      /* records that carried their late_ns (records
                                        written before late_ns was kept have none) */
 
     uint64_t prompt_tokens;         /* tokens, ok records: the server's count if given, else requested */

@@ -72,7 +72,7 @@ struct verdict {
 };
 
 /* Point in's ttft, ttft_ontime, e2e and e2e_ontime at s's; the on-time
- * ones stay NULL when no ok record of s carried its late_ns (records from
+ * ones stay NULL when no record of s carried its late_ns (records from
  * before it was kept: the moves cannot be known). */
 void verdict_latencies(struct verdict_input *in, const struct stats *s);
 

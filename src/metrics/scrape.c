@@ -352,6 +352,7 @@ struct scraper {
     int thread_started;
     int owns_fd;                    /* scraper_for_run opened cfg.out_fd */
     int file_failed;                /* a write failed: no more lines */
+    int cancel_fd;                  /* scraper_for_run's probe: fetch_opts.cancel_fds */
     pthread_t th;
 };
 
@@ -524,6 +525,8 @@ static int scrape_once(struct scraper *s, char *err, size_t errlen)
     uint64_t start = ll_now_ns();
     int frc = fetch_request(s->fetch, s->url, NULL, &s->fetch_opts, &s->resp, err, errlen);
     uint64_t end = ll_now_ns();
+    if (frc == LL_E_INTR)
+        return frc; /* abandoned for a stop signal: no scrape to count */
 
     int rc = 0;
     struct scrape_point p;
@@ -714,15 +717,31 @@ const char *scraper_url(const struct scraper *s)
     return s ? s->url : NULL;
 }
 
+/* The probe of scraper_for_run, abandoned when cancel_fd is readable. */
+static int probe_cancellable(struct scraper *s, int cancel_fd, char *err, size_t errlen)
+{
+    s->cancel_fd = cancel_fd;
+    if (cancel_fd >= 0) {
+        s->fetch_opts.cancel_fds = &s->cancel_fd;
+        s->fetch_opts.n_cancel_fds = 1;
+    }
+    int rc = scraper_probe(s, err, errlen);
+    s->fetch_opts.cancel_fds = NULL; /* the thread's scrapes run to their timeout */
+    s->fetch_opts.n_cancel_fds = 0;
+    return rc;
+}
+
 struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t interval_ns,
-                                const char *dir, int quiet)
+                                const char *dir, int quiet, int cancel_fd)
 {
     char def[1100], path[1100], err[256];
     if (!url) {
         if (scrape_default_url(base_url, def, sizeof def) != 0)
             return NULL;
     }
-    struct scrape_config cfg = {.url = url ? url : def, .interval_ns = interval_ns,
+    struct scrape_config cfg = {.url = url ? url : def,
+                                .interval_ns = interval_ns,
+                                .timeout_ns = LL_MIN(interval_ns / 10 * 8, SCRAPE_RUN_TIMEOUT_NS),
                                 .out_fd = -1};
     struct scraper *s = scraper_new(&cfg, err, sizeof err);
     if (!s) {
@@ -732,7 +751,12 @@ struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t 
     if (!url) {
         /* The default URL is a guess: use it only if it answers now. */
         s->cfg.quiet = 1;
-        if (scraper_probe(s, err, sizeof err) != 0) {
+        int prc = probe_cancellable(s, cancel_fd, err, sizeof err);
+        if (prc == LL_E_INTR) {
+            scraper_free(s);
+            return NULL;
+        }
+        if (prc != 0) {
             if (!quiet)
                 ll_errorf("note: no server metrics (%s: %s; pass --metrics-url to set one)",
                           def, err);
@@ -752,9 +776,11 @@ struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t 
     }
     s->cfg.out_fd = fd;
     s->owns_fd = 1;
-    if (url)
-        scraper_probe(s, err, sizeof err); /* a failure warns and counts */
-    return s;
+    if (url && probe_cancellable(s, cancel_fd, err, sizeof err) == LL_E_INTR) {
+        scraper_free(s);
+        return NULL;
+    }
+    return s; /* an explicit URL's failed probe warned and counts */
 }
 
 /* "12.3ms"-style seconds for people; "-" when not a number. */

