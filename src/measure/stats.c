@@ -1,29 +1,28 @@
 /* stats.c: per-worker aggregates of records, merged once at the end. */
 #include "measure/stats.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "util/util.h"
 
-#define STATS_NHIST 12
+/* The histogram fields of struct stats, listed once, so init, free,
+ * reset and merge cannot disagree about which histograms exist. */
+static const size_t stats_hist_off[] = {
+    offsetof(struct stats, ttft),         offsetof(struct stats, ttft_server),
+    offsetof(struct stats, ttfc),         offsetof(struct stats, itl),
+    offsetof(struct stats, itl_req),      offsetof(struct stats, tpot),
+    offsetof(struct stats, e2e),          offsetof(struct stats, e2e_failed),
+    offsetof(struct stats, client_queue), offsetof(struct stats, lateness),
+    offsetof(struct stats, ttft_ontime),  offsetof(struct stats, e2e_ontime),
+};
+#define STATS_NHIST LL_ARRAY_LEN(stats_hist_off)
 
-/* Pointers to the histogram fields of s, in a fixed order, so init, free
- * and reset cannot disagree about which histograms exist (stats_merge
- * names them one by one; a new histogram must be added there too). */
+/* Pointers to the histogram fields of s, in stats_hist_off's order. */
 static void stats_hist_slots(struct stats *s, struct hist **slots[STATS_NHIST])
 {
-    slots[0] = &s->ttft;
-    slots[1] = &s->ttft_server;
-    slots[2] = &s->ttfc;
-    slots[3] = &s->itl;
-    slots[4] = &s->itl_req;
-    slots[5] = &s->tpot;
-    slots[6] = &s->e2e;
-    slots[7] = &s->e2e_failed;
-    slots[8] = &s->client_queue;
-    slots[9] = &s->lateness;
-    slots[10] = &s->ttft_ontime;
-    slots[11] = &s->e2e_ontime;
+    for (size_t i = 0; i < STATS_NHIST; i++)
+        slots[i] = (struct hist **)((char *)s + stats_hist_off[i]);
 }
 
 void stats_init(struct stats *s)
@@ -154,18 +153,10 @@ void stats_add_lateness(struct stats *s, uint64_t late_ns)
 
 void stats_merge(struct stats *dst, const struct stats *src)
 {
-    hist_merge(dst->ttft, src->ttft);
-    hist_merge(dst->ttft_server, src->ttft_server);
-    hist_merge(dst->ttfc, src->ttfc);
-    hist_merge(dst->itl, src->itl);
-    hist_merge(dst->itl_req, src->itl_req);
-    hist_merge(dst->tpot, src->tpot);
-    hist_merge(dst->e2e, src->e2e);
-    hist_merge(dst->e2e_failed, src->e2e_failed);
-    hist_merge(dst->client_queue, src->client_queue);
-    hist_merge(dst->lateness, src->lateness);
-    hist_merge(dst->ttft_ontime, src->ttft_ontime);
-    hist_merge(dst->e2e_ontime, src->e2e_ontime);
+    struct hist **d[STATS_NHIST];
+    stats_hist_slots(dst, d);
+    for (size_t i = 0; i < STATS_NHIST; i++)
+        hist_merge(*d[i], *(struct hist *const *)((const char *)src + stats_hist_off[i]));
 
     dst->slo_met += src->slo_met;
     dst->win_sent += src->win_sent;

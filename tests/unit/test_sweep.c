@@ -369,6 +369,21 @@ static void test_step_invalid(void **state)
         sweep_step_free(&st[k]);
 }
 
+/* The search over n synthetic steps (make_step_late, one rate each, no
+ * failures; late may be NULL): its points (n of them, checked), findings
+ * and findings text. The caller frees the steps. */
+static void search(struct sweep_step *steps, size_t n, const double *rates, const uint64_t *ttft_ms,
+                   const uint64_t *late, const struct sweep_settings *set, struct sweep_point *pts,
+                   struct sweep_findings *fd, char *text, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        make_step_late(&steps[i], (uint32_t)i, rates[i], ttft_ms[i], 0, late ? late[i] : 0, set);
+    size_t np = sweep_points_build(steps, n, pts);
+    assert_int_equal(np, n);
+    sweep_findings_compute(steps, n, pts, np, set, fd);
+    sweep_findings_text(fd, set, "", text, len);
+}
+
 /* Capacity: points 2, 4, 6 pass, 8 fails (TTFT), 10 fails: capacity 6 and
  * the next step shown failing is 8. */
 static void test_findings_capacity(void **state)
@@ -379,15 +394,11 @@ static void test_findings_capacity(void **state)
     set.slo.ttft_ns = 100 * MS;
     set.forecast_rps = 20;
     struct sweep_step steps[5];
-    double rates[] = {2, 4, 6, 8, 10};
-    uint64_t ttft[] = {30, 40, 60, 150, 400};
-    for (int i = 0; i < 5; i++)
-        make_step(&steps[i], (uint32_t)i, rates[i], ttft[i], 0, &set);
     struct sweep_point pts[5];
-    size_t np = sweep_points_build(steps, 5, pts);
-    assert_int_equal(np, 5);
     struct sweep_findings fd;
-    sweep_findings_compute(steps, 5, pts, np, &set, &fd);
+    char text[2048];
+    search(steps, 5, (double[]){2, 4, 6, 8, 10}, (uint64_t[]){30, 40, 60, 150, 400}, NULL, &set,
+           pts, &fd, text, sizeof text);
     assert_true(fd.capacity_found);
     ASSERT_NEAR(fd.capacity_rps, 6, 0);
     assert_true(fd.next_fails);
@@ -396,10 +407,10 @@ static void test_findings_capacity(void **state)
     ASSERT_NEAR(fd.operate_rps, 4.8, 1e-12);
     /* 20 / (6 x 0.8) = 4.17 -> 5 replicas. */
     assert_int_equal(fd.replicas_needed, 5);
-    char text[2048];
-    sweep_findings_text(&fd, &set, "", text, sizeof text);
+    assert_int_equal(fd.n_unknown, 0);
     assert_non_null(strstr(text, "SLO capacity: 6 req/s"));
     assert_non_null(strstr(text, "next step 8 req/s fails"));
+    assert_null(strstr(text, "not judged"));
     for (int i = 0; i < 5; i++)
         sweep_step_free(&steps[i]);
 }
@@ -416,28 +427,21 @@ static void test_findings_skip_invalid(void **state)
     sweep_settings_init(&set);
     set.slo.ttft_ns = 50 * MS;
     struct sweep_step steps[6];
-    double rates[] = {2, 4, 6, 8, 10, 12};
-    uint64_t ttft[] = {20, 20, 20, 20, 30, 400};
-    uint64_t late[] = {3 * MS, 0, 0, 40 * MS, 0, 0};
-    for (int i = 0; i < 6; i++)
-        make_step_late(&steps[i], (uint32_t)i, rates[i], ttft[i], 0, late[i], &set);
+    struct sweep_point pts[6];
+    struct sweep_findings fd;
+    char text[2048];
+    search(steps, 6, (double[]){2, 4, 6, 8, 10, 12}, (uint64_t[]){20, 20, 20, 20, 30, 400},
+           (uint64_t[]){3 * MS, 0, 0, 40 * MS, 0, 0}, &set, pts, &fd, text, sizeof text);
     assert_true(steps[0].invalid && steps[3].invalid);
     assert_false(steps[3].slo_pass); /* its own figures miss the SLO */
-    struct sweep_point pts[6];
-    size_t np = sweep_points_build(steps, 6, pts);
-    assert_int_equal(np, 6);
     assert_true(pts[0].unknown && pts[3].unknown);
     assert_false(pts[1].unknown || pts[4].unknown);
-    struct sweep_findings fd;
-    sweep_findings_compute(steps, 6, pts, np, &set, &fd);
     assert_true(fd.capacity_found);
     ASSERT_NEAR(fd.capacity_rps, 10, 0);
     ASSERT_NEAR(fd.next_fail_rps, 12, 0);
     assert_int_equal(fd.n_unknown, 2);
     ASSERT_NEAR(fd.unknown_rps[0], 2, 0);
     ASSERT_NEAR(fd.unknown_rps[1], 8, 0);
-    char text[2048];
-    sweep_findings_text(&fd, &set, "", text, sizeof text);
     assert_non_null(strstr(text, "SLO capacity: 10 req/s"));
     assert_non_null(strstr(text, "not judged: 2, 8 req/s (INVALID: "));
     for (int i = 0; i < 6; i++)

@@ -16,22 +16,25 @@ struct load {
     struct hist *late, *ttft, *ttft_ontime, *e2e, *e2e_ontime;
 };
 
-static void load_init(struct load *l)
+/* Each test gets an empty struct load in *state. */
+static int setup(void **state)
 {
-    l->late = hist_new();
-    l->ttft = hist_new();
-    l->ttft_ontime = hist_new();
-    l->e2e = hist_new();
-    l->e2e_ontime = hist_new();
+    struct load *l = calloc(1, sizeof *l);
+    struct hist **h[] = {&l->late, &l->ttft, &l->ttft_ontime, &l->e2e, &l->e2e_ontime};
+    for (size_t i = 0; i < 5; i++)
+        *h[i] = hist_new();
+    *state = l;
+    return 0;
 }
 
-static void load_free(struct load *l)
+static int teardown(void **state)
 {
-    hist_free(l->late);
-    hist_free(l->ttft);
-    hist_free(l->ttft_ontime);
-    hist_free(l->e2e);
-    hist_free(l->e2e_ontime);
+    struct load *l = *state;
+    struct hist *h[] = {l->late, l->ttft, l->ttft_ontime, l->e2e, l->e2e_ontime};
+    for (size_t i = 0; i < 5; i++)
+        hist_free(h[i]);
+    free(l);
+    return 0;
 }
 
 /* n requests of on-time TTFT ttft and E2E e2e (ns), the first n_late of
@@ -68,11 +71,9 @@ static struct verdict_input input(const struct load *l)
  * millisecond moves: valid, with a warning that says whose it was. */
 static void test_jitter_on_slow_server_is_a_warning(void **state)
 {
-    (void)state;
-    struct load l;
-    load_init(&l);
-    add(&l, 290, 165 * MS, 1850 * MS, 3, 1030000, 1);
-    struct verdict_input in = input(&l);
+    struct load *l = *state;
+    add(l, 290, 165 * MS, 1850 * MS, 3, 1030000, 1);
+    struct verdict_input in = input(l);
     in.late_sends = 3;
     in.late_asleep = 3;
     struct verdict v;
@@ -88,7 +89,6 @@ static void test_jitter_on_slow_server_is_a_warning(void **state)
     assert_non_null(v.worst.what);
     assert_true(v.worst.moved_ns <= v.worst.limit_ns);
     assert_true(v.worst.limit_ns >= 3 * MS); /* 2% of 165 ms */
-    load_free(&l);
 }
 
 /* The same 2 ms on every send against a server that answers in half a
@@ -96,11 +96,9 @@ static void test_jitter_on_slow_server_is_a_warning(void **state)
  * moved, by how much, and whose the lateness was (busy, here). */
 static void test_same_lateness_on_fast_server_is_invalid(void **state)
 {
-    (void)state;
-    struct load l;
-    load_init(&l);
-    add(&l, 200, MS / 2, 2 * MS, 200, 2 * MS, 1);
-    struct verdict_input in = input(&l);
+    struct load *l = *state;
+    add(l, 200, MS / 2, 2 * MS, 200, 2 * MS, 1);
+    struct verdict_input in = input(l);
     in.late_sends = 200;
     in.late_asleep = 10;
     struct verdict v;
@@ -114,7 +112,6 @@ static void test_same_lateness_on_fast_server_is_invalid(void **state)
     assert_string_equal(v.worst.what, "TTFT p50");
     ASSERT_IN_RANGE(v.worst.moved_ns, 1.95 * MS, 2.05 * MS);
     assert_int_equal(v.worst.limit_ns, VERDICT_MOVE_FLOOR_NS);
-    load_free(&l);
 }
 
 /* The tail alone: 2 of 200 sends 30 ms late on a 100 ms TTFT move p99
@@ -122,15 +119,12 @@ static void test_same_lateness_on_fast_server_is_invalid(void **state)
  * requests are the slowest. 30 ms > 2% of 130 ms: INVALID, at a p99. */
 static void test_tail_move_is_invalid(void **state)
 {
-    (void)state;
-    struct load l;
-    load_init(&l);
-    add(&l, 200, 100 * MS, 400 * MS, 3, 30 * MS, 1);
-    struct verdict_input in = input(&l);
+    struct load *l = *state;
+    add(l, 200, 100 * MS, 400 * MS, 3, 30 * MS, 1);
+    struct verdict_input in = input(l);
     struct verdict v;
     assert_int_equal(verdict_judge(&in, &v), 1);
     assert_string_equal(v.worst.what, "TTFT p99");
-    load_free(&l);
 }
 
 /* The floor: 0.9 ms on every send of a 10 ms TTFT (9% of it) moves it by
@@ -138,47 +132,39 @@ static void test_tail_move_is_invalid(void **state)
  * tolerance cannot push the limit under the floor. */
 static void test_floor(void **state)
 {
-    (void)state;
-    struct load l;
-    load_init(&l);
-    add(&l, 100, 10 * MS, 50 * MS, 100, 900000, 1);
-    struct verdict_input in = input(&l);
+    struct load *l = *state;
+    add(l, 100, 10 * MS, 50 * MS, 100, 900000, 1);
+    struct verdict_input in = input(l);
     in.tolerance = 0.001;
     struct verdict v;
     assert_int_equal(verdict_judge(&in, &v), 0);
     assert_false(v.warned);
     assert_string_equal(v.warning, "");
     assert_int_equal(v.worst.limit_ns, VERDICT_MOVE_FLOOR_NS);
-    load_free(&l);
 }
 
 /* The tolerance decides in between: 3 ms on a 100 ms TTFT is within 5%,
  * not within 2%. */
 static void test_tolerance(void **state)
 {
-    (void)state;
-    struct load l;
-    load_init(&l);
-    add(&l, 100, 100 * MS, 400 * MS, 100, 3 * MS, 1);
-    struct verdict_input in = input(&l);
+    struct load *l = *state;
+    add(l, 100, 100 * MS, 400 * MS, 100, 3 * MS, 1);
+    struct verdict_input in = input(l);
     struct verdict v;
     assert_int_equal(verdict_judge(&in, &v), 1);
     in.tolerance = 0.05;
     assert_int_equal(verdict_judge(&in, &v), 0);
     assert_true(v.warned);
     assert_non_null(strstr(v.warning, "(max(1ms, 5%))"));
-    load_free(&l);
 }
 
 /* Sending fewer than 99% of the window's scheduled requests is INVALID
  * when the caller asks (open loop), whatever the latencies say. */
 static void test_achieved(void **state)
 {
-    (void)state;
-    struct load l;
-    load_init(&l);
-    add(&l, 100, 100 * MS, 400 * MS, 0, 0, 1);
-    struct verdict_input in = input(&l);
+    struct load *l = *state;
+    add(l, 100, 100 * MS, 400 * MS, 0, 0, 1);
+    struct verdict_input in = input(l);
     in.check_achieved = 1;
     in.scheduled = 1000;
     in.sent_in_window = 985;
@@ -191,7 +177,6 @@ static void test_achieved(void **state)
     in.check_achieved = 0;
     in.sent_in_window = 10;
     assert_int_equal(verdict_judge(&in, &v), 0);
-    load_free(&l);
 }
 
 /* Without the on-time histograms (a caller that cannot know the moves),
@@ -199,15 +184,13 @@ static void test_achieved(void **state)
  * is nothing to move: a warning. */
 static void test_without_moves(void **state)
 {
-    (void)state;
-    struct load l;
-    load_init(&l);
-    add(&l, 100, 0, 0, 100, 5 * MS, 0);
-    struct verdict_input in = {.lateness = l.late};
+    struct load *l = *state;
+    add(l, 100, 0, 0, 100, 5 * MS, 0);
+    struct verdict_input in = {.lateness = l->late};
     struct verdict v;
     assert_int_equal(verdict_judge(&in, &v), 1);
     assert_string_equal(v.reason, "schedule lateness p99 5.00ms > 1ms");
-    in = input(&l);
+    in = input(l);
     in.late_sends = 100;
     assert_int_equal(verdict_judge(&in, &v), 0);
     assert_true(v.warned);
@@ -217,11 +200,13 @@ static void test_without_moves(void **state)
                 "moved): the generator could not keep",
                 80) != 0)
         fail_msg("warning: \"%s\"", v.warning);
-    load_free(&l);
 }
 
-TEST_MAIN(cmocka_unit_test(test_jitter_on_slow_server_is_a_warning),
-          cmocka_unit_test(test_same_lateness_on_fast_server_is_invalid),
-          cmocka_unit_test(test_tail_move_is_invalid), cmocka_unit_test(test_floor),
-          cmocka_unit_test(test_tolerance), cmocka_unit_test(test_achieved),
-          cmocka_unit_test(test_without_moves))
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_jitter_on_slow_server_is_a_warning, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_same_lateness_on_fast_server_is_invalid, setup,
+                                          teardown),
+          cmocka_unit_test_setup_teardown(test_tail_move_is_invalid, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_floor, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_tolerance, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_achieved, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_without_moves, setup, teardown))
