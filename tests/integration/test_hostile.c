@@ -757,10 +757,16 @@ static void run_case_ex(const char *url, const char *out, const char *const *arg
     uint64_t t0 = ll_now_ns();
     pid_t pid = client_start(a.v, nofile);
     client_wait(pid, CLIENT_TIMEOUT_S, &r->c);
-    if (r->c.status != 0 && r->c.status != 1)
-        fail_msg("llmload run exited %d after %.1f s (0 or 1 expected)\nstdout:\n%s\nstderr:\n%s",
+    if (r->c.status != 0 && r->c.status != 1 && r->c.status != 6)
+        fail_msg("llmload run exited %d after %.1f s (0, 1 or 6 expected)\nstdout:\n%s\n"
+                 "stderr:\n%s",
                  r->c.status, (double)(ll_now_ns() - t0) / 1e9, r->c.out, r->c.err);
     check_invariants(r, outdir, n);
+    /* 6 exactly when no request succeeded (DESIGN.md, "Exit statuses"). */
+    int64_t ok = harness_ival_req(json_object_get(r->sum, "requests"), "ok");
+    if ((r->c.status == 6) != (ok == 0))
+        fail_msg("llmload run exited %d with %lld ok requests (6 exactly when none)", r->c.status,
+                 (long long)ok);
 }
 
 static void run_case(const char *const *args, size_t n, struct run *r)
