@@ -316,6 +316,7 @@ int run_setup_stopped(struct run_setup *rs, const char *phase)
 {
     if (rs->stopped_in)
         return 1;
+    ll_test_hold(phase);
     int sig = stop_signal_take();
     if (!sig)
         return 0;

@@ -1117,6 +1117,7 @@ static void run_window(struct driver *d, struct driver_result *res)
 static int stopped_before_launch(struct driver *d, struct driver_result *res)
 {
     struct timespec zero = {0, 0};
+    ll_test_hold("schedule");
     int sig = sigtimedwait(&d->sigs, NULL, &zero);
     if (sig != SIGINT && sig != SIGTERM)
         return 0;

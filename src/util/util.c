@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,4 +422,20 @@ void ll_usage_fail(const char *fmt, ...)
     ll_verrorf(fmt, ap);
     va_end(ap);
     exit(LL_EXIT_USAGE);
+}
+
+void ll_test_hold(const char *phase)
+{
+    const char *v = getenv("LLMLOAD_TEST_HOLD_IN");
+    if (v == NULL || strcmp(v, phase) != 0)
+        return;
+    ll_errorf("test hold: %s", phase);
+    struct timespec tick = {0, 1000000};
+    for (int i = 0; i < 10000; i++) {
+        sigset_t pend;
+        if (sigpending(&pend) == 0 &&
+            (sigismember(&pend, SIGINT) == 1 || sigismember(&pend, SIGTERM) == 1))
+            return;
+        nanosleep(&tick, NULL);
+    }
 }

@@ -101,6 +101,13 @@ char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);
 
 /* Print "llmload: <fmt>\n" to stderr. */
 void ll_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A test hook: when the environment's LLMLOAD_TEST_HOLD_IN is phase, say
+ * "llmload: test hold: <phase>" on stderr and wait (at most 10 s) until a
+ * SIGINT or SIGTERM is pending, then return with it still pending: a test
+ * can then signal the process in a phase too short to hit by timing.
+ * The caller has those signals blocked. Does nothing otherwise. */
+void ll_test_hold(const char *phase);
 /* Print "llmload: <fmt>\n" to stderr and exit(LL_EXIT_USAGE). For a
  * command's main function only (demo, report): a parser returns its
  * reason instead, so that it can be tested (cli/runopts.h). */

@@ -18,6 +18,11 @@
  *   it stops offering as it sends the third, before the server can read
  *   it), while the three wait: exit 130 within the grace, "drain".
  * - SIGINT while a sweep's /models probe waits: 130, "probe".
+ * - The phases too short to hit by timing (the scrape's start, the
+ *   schedule's build, the summary): the client holds in the phase the
+ *   environment's LLMLOAD_TEST_HOLD_IN names (util.h, ll_test_hold) and
+ *   says so on stderr; the test signals it then: 130 within 1 s, and
+ *   run.json names that phase.
  * - No request succeeds (the port refuses every connection): run, replay
  *   and sweep exit 6, and run.json's outcome says 6.
  *
@@ -108,6 +113,7 @@ static int teardown(void **state)
 {
     (void)state;
     pid_t *pids[] = {&client_pid, &server_pid, NULL};
+    unsetenv("LLMLOAD_TEST_HOLD_IN");
     harness_cleanup(pids);
     return 0;
 }
@@ -258,6 +264,79 @@ static void test_sigint_sweep_probe(void **state)
     interrupt_and_check("probe", 1000);
 }
 
+/* Wait until the client's stderr holds needle (at most 10 s). */
+static void wait_stderr(const char *needle)
+{
+    char se[600];
+    harness_tmp_path(se, sizeof se, "stderr.txt");
+    for (int i = 0; i < 5000; i++) {
+        if (access(se, R_OK) != 0) { /* not created yet */
+            harness_sleep_ms(2);
+            continue;
+        }
+        char *err = harness_read_file(se, NULL);
+        int found = err && strstr(err, needle);
+        free(err);
+        if (found)
+            return;
+        harness_sleep_ms(2);
+    }
+    fail_msg("the client's stderr did not say \"%s\" within 10 s", needle);
+}
+
+/* Hold the client in phase (LLMLOAD_TEST_HOLD_IN), signal it there, and
+ * check that it stops at once and says where: no request was sent before
+ * the load. */
+static void hold_case(const char *phase, const char *const *args)
+{
+    harness_tmp_begin();
+    hang_start();
+    setenv("LLMLOAD_TEST_HOLD_IN", phase, 1);
+    client_start("run", args);
+    unsetenv("LLMLOAD_TEST_HOLD_IN");
+    char said[64];
+    snprintf(said, sizeof said, "test hold: %s\n", phase);
+    wait_stderr(said);
+    int chat_before = atomic_load(&seen->chat);
+    interrupt_and_check(phase, 1000);
+    if (strcmp(phase, "summary") != 0)
+        assert_int_equal(chat_before, 0);
+}
+
+/* The /metrics probe answered never, so the scraper starts (it retries in
+ * the background); a signal as it starts ends the run before the load. */
+static void test_sigint_scrape_start(void **state)
+{
+    (void)state;
+    const char *args[] = {"--model", "m", "--rate", "5", "--duration", "5s", NULL};
+    hold_case("scrape_start", args);
+}
+
+/* Workers set up, the schedule built, nothing sent yet. */
+static void test_sigint_schedule(void **state)
+{
+    (void)state;
+    const char *args[] = {"--model", "m", "--no-metrics", "--rate", "5", "--duration", "5s", NULL};
+    hold_case("schedule", args);
+}
+
+/* The load over (two requests timed out waiting for a first token), the
+ * summary being written: 130 all the same, and the results are complete. */
+static void test_sigint_summary(void **state)
+{
+    (void)state;
+    const char *args[] = {"--model",    "m", "--no-metrics",          "--rate", "20",
+                          "--requests", "2", "--timeout-first-token", "300ms",  NULL};
+    hold_case("summary", args);
+    char dir[600];
+    harness_tmp_path(dir, sizeof dir, "r");
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_int_equal(r->n, 2);
+    for (size_t i = 0; i < r->n; i++)
+        assert_string_equal(harness_sval(r->items[i], "kind"), "timeout_first_token");
+    harness_recs_free(r);
+}
+
 /* Run cmd against a port that refuses every connection: exit 6, said in
  * run.json's outcome. */
 static void no_ok_case(const char *cmd, const char *first, const char *const *args)
@@ -312,6 +391,9 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_setup_bounded, teardown),
              cmocka_unit_test_teardown(test_sigint_load, teardown),
              cmocka_unit_test_teardown(test_sigint_drain, teardown),
              cmocka_unit_test_teardown(test_sigint_sweep_probe, teardown),
+             cmocka_unit_test_teardown(test_sigint_scrape_start, teardown),
+             cmocka_unit_test_teardown(test_sigint_schedule, teardown),
+             cmocka_unit_test_teardown(test_sigint_summary, teardown),
              cmocka_unit_test_teardown(test_no_ok_run, teardown),
              cmocka_unit_test_teardown(test_no_ok_replay, teardown),
              cmocka_unit_test_teardown(test_no_ok_sweep, teardown))
