@@ -262,7 +262,7 @@ static void test_max_inflight(void **state)
 
 /* A records file that cannot be written (a link to /dev/full): every line
  * is counted as lost, the summary says none was written, and the run
- * exits 3 with the loss on stderr. The lines reach the file through each
+ * exits 3 with the loss on stderr (1 if it is also INVALID). The lines reach the file through each
  * worker's writer thread, so this checks that thread's accounting. */
 static void test_records_lost_counted(void **state)
 {
@@ -281,13 +281,21 @@ static void test_records_lost_counted(void **state)
     const char *args[] = {"run", "--url", url, "--rate", "300", "--requests", "300",
                           "--threads", "2", "--prompt-tokens", "8", "--output-tokens", "4",
                           "--out", out, "--force", "--quiet", NULL};
-    char *e = NULL;
-    free(harness_run_expect(args, 60, 3, &e));
+    char *o = NULL, *e = NULL;
+    int status = -1;
+    assert_int_equal(harness_run(args, 60, &status, &o, &e), 0);
     harness_sim_teardown(NULL);
     assert_non_null(strstr(e, "300 records could not be written"));
     json_error_t jerr;
     json_t *s = json_load_file(sum, 0, &jerr);
     assert_non_null(s);
+    /* 3, records lost; or 1 when this machine's lateness also made the run
+     * INVALID: the lower status wins (DESIGN.md, "Exit statuses"). */
+    if (status != 3 && !(status == 1 && json_is_true(json_object_get(s, "invalid"))))
+        fail_msg("llmload run exited %d, expected 3 (or 1 with the run INVALID)\nstdout:\n%s\n"
+                 "stderr:\n%s",
+                 status, o, e);
+    free(o);
     assert_int_equal(json_integer_value(json_object_get(s, "records_written")), 0);
     assert_int_equal(
         json_integer_value(json_object_get(json_object_get(s, "requests"), "scheduled")), 300);
