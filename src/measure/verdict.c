@@ -116,12 +116,13 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
                      who[0] ? ": " : "", who);
             return 0;
         }
-        char mv[16];
+        char mv[16], val[16];
         ll_fmt_duration(out->worst.moved_ns, mv, sizeof mv);
+        ll_fmt_duration(out->worst.value_ns, val, sizeof val);
         snprintf(out->warning, sizeof out->warning,
                  "schedule lateness p99 %s moved %s by %s, within the tolerance "
-                 "(max(1ms, %g%%))%s%s",
-                 l, out->worst.what, mv, 100 * tol, who[0] ? ": " : "", who);
+                 "(max(1ms, %g%% of %s))%s%s",
+                 l, out->worst.what, mv, 100 * tol, val, who[0] ? ": " : "", who);
     }
     return 0;
 }

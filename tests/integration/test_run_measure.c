@@ -804,7 +804,8 @@ static void test_past_capacity_no_pileup(void **state)
 }
 
 /* A generator that cannot keep up is late because it is busy, and the
- * INVALID reason says so. The premise holds by construction, on any
+ * INVALID reason (or the warning, when the lateness moved nothing
+ * material) says so. The premise holds by construction, on any
  * machine: 20,000 requests scheduled within 100 ms (200,000/s) cannot be
  * sent by one worker in time (each costs several system calls, about
  * 20 us here), so most sends are over 1 ms late, and the worker does not
@@ -834,11 +835,23 @@ static void test_busy_lateness_diagnosis(void **state)
     print_message("late sends %lld, asleep when due %lld\n", (long long)late, (long long)asleep);
     ASSERT_IN_RANGE(late, 10000, 20000); /* the premise */
     assert_true(2 * asleep < late);
-    assert_true(json_is_true(json_object_get(sum, "invalid")));
-    const char *why = json_string_value(json_object_get(sum, "invalid_reason"));
+    /* INVALID or not is in proportion (docs/metrics.md): when the sim, on
+     * a loaded machine, queues requests for seconds, the client's tens of
+     * milliseconds move nothing material, and the run is valid with a
+     * warning. Either way the text says whose the lateness was, and the
+     * verdict follows the figures it was judged on. */
+    json_t *m = json_object_get(json_object_get(sum, "self_check"), "largest_move");
+    int invalid = json_is_true(json_object_get(sum, "invalid"));
+    if (json_is_object(m) && invalid != (harness_num(m, "moved_ns") > harness_num(m, "limit_ns")))
+        fail_msg("invalid %d, yet %s moved %.3f ms against a limit of %.3f ms", invalid,
+                 harness_sval(m, "latency"), harness_num(m, "moved_ns") / 1e6,
+                 harness_num(m, "limit_ns") / 1e6);
+    const char *why =
+        json_string_value(json_object_get(sum, invalid ? "invalid_reason" : "lateness_warning"));
     assert_non_null(why);
+    print_message("%s: %s\n", invalid ? "INVALID" : "warning", why);
     if (!strstr(why, "the generator could not keep the schedule (busy when"))
-        fail_msg("invalid_reason: %s", why);
+        fail_msg("%s: %s", invalid ? "invalid_reason" : "lateness_warning", why);
     json_decref(sum);
 }
 

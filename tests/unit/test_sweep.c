@@ -348,7 +348,7 @@ static void test_step_invalid(void **state)
     assert_false(st[2].invalid);
     assert_string_equal(st[2].invalid_reason, "");
     if (strncmp(st[2].lateness_warning, "schedule lateness p99 2.50ms moved ", 35) != 0 ||
-        !strstr(st[2].lateness_warning, "within the tolerance (max(1ms, 2%))"))
+        !strstr(st[2].lateness_warning, "within the tolerance (max(1ms, 2% of "))
         fail_msg("lateness_warning: \"%s\"", st[2].lateness_warning);
     assert_string_equal(sweep_step_verdict(&st[2], 0), "ok");
     assert_int_equal(sweep_invalid_text(st, 3, buf, sizeof buf), 1);
