@@ -116,6 +116,12 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
                      who[0] ? ": " : "", who);
             return 0;
         }
+        if (out->worst.moved_ns == 0) {
+            snprintf(out->warning, sizeof out->warning,
+                     "schedule lateness p99 %s moved none of TTFT and E2E p50/p90/p99%s%s", l,
+                     who[0] ? ": " : "", who);
+            return 0;
+        }
         char mv[16], val[16];
         ll_fmt_duration(out->worst.moved_ns, mv, sizeof mv);
         ll_fmt_duration(out->worst.value_ns, val, sizeof val);

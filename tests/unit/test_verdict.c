@@ -38,13 +38,13 @@ static int teardown(void **state)
 }
 
 /* n requests of on-time TTFT ttft and E2E e2e (ns), the first n_late of
- * them sent late_ns late, the rest 20 us late; ok says whether they
+ * them sent late_ns late, the rest on time; ok says whether they
  * count in the latencies (ok records) or only in the lateness. */
 static void add(struct load *l, int n, uint64_t ttft, uint64_t e2e, int n_late, uint64_t late_ns,
                 int ok)
 {
     for (int i = 0; i < n; i++) {
-        uint64_t late = i < n_late ? late_ns : 20000;
+        uint64_t late = i < n_late ? late_ns : 0;
         hist_record(l->late, late);
         if (!ok)
             continue;
@@ -202,7 +202,27 @@ static void test_without_moves(void **state)
         fail_msg("warning: \"%s\"", v.warning);
 }
 
-TEST_MAIN(cmocka_unit_test_setup_teardown(test_jitter_on_slow_server_is_a_warning, setup, teardown),
+/* Lateness only on sends that failed (they are not in the latencies): the
+ * warning says it moved nothing. */
+static void test_moved_nothing(void **state)
+{
+    struct load *l = *state;
+    add(l, 100, 100 * MS, 400 * MS, 0, 0, 1);
+    add(l, 5, 0, 0, 5, 30 * MS, 0);
+    struct verdict_input in = input(l);
+    in.late_sends = 5;
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    assert_int_equal(v.worst.moved_ns, 0);
+    if (strncmp(v.warning,
+                "schedule lateness p99 29.95ms moved none of TTFT and E2E "
+                "p50/p90/p99: the generator could not keep the schedule",
+                99) != 0)
+        fail_msg("warning: \"%s\"", v.warning);
+}
+
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_moved_nothing, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_jitter_on_slow_server_is_a_warning, setup, teardown),
           cmocka_unit_test_setup_teardown(test_same_lateness_on_fast_server_is_invalid, setup,
                                           teardown),
           cmocka_unit_test_setup_teardown(test_tail_move_is_invalid, setup, teardown),
