@@ -109,6 +109,16 @@ static void hang_start(void)
     server_pid = pid;
 }
 
+/* Each test against the never-answering server starts in a fresh
+ * temporary folder with the server up. */
+static int hang_setup(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    hang_start();
+    return 0;
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -177,14 +187,24 @@ static double interrupt_and_check(const char *phase, int bound_ms)
     return took_ms;
 }
 
+/* The run's records file (<tmp>/r) holds n records, each of kind kind. */
+static void assert_records_all(size_t n, const char *kind)
+{
+    char dir[600];
+    harness_tmp_path(dir, sizeof dir, "r");
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_int_equal(r->n, n);
+    for (size_t i = 0; i < r->n; i++)
+        assert_string_equal(harness_sval(r->items[i], "kind"), kind);
+    harness_recs_free(r);
+}
+
 /* --model given: the load starts within 3 s of the spawn though neither
  * /models nor /metrics ever answers (the probe's 2 s bound, with the
  * 10 s interval that would give it 8 s). */
 static void test_setup_bounded(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hang_start();
     const char *args[] = {"--model",    "m",         "--rate",
                           "20",         "--arrival", "constant",
                           "--duration", "30s",       "--metrics-interval",
@@ -207,8 +227,6 @@ static void test_setup_bounded(void **state)
 static void test_sigint_probe(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hang_start();
     const char *args[] = {"--rate", "5", "--duration", "5s", NULL};
     client_start("run", args);
     wait_count(&seen->models, 1, 10000, "GET /models");
@@ -220,8 +238,6 @@ static void test_sigint_probe(void **state)
 static void test_sigint_load(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hang_start();
     const char *args[] = {"--model",  "m",          "--no-metrics", "--rate",  "20",    "--arrival",
                           "constant", "--duration", "30s",          "--grace", "500ms", NULL};
     client_start("run", args);
@@ -235,29 +251,19 @@ static void test_sigint_load(void **state)
 static void test_sigint_drain(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hang_start();
     const char *args[] = {"--model",   "m",        "--no-metrics", "--rate", "20",
                           "--arrival", "constant", "--requests",   "3",      "--threads",
                           "1",         "--grace",  "500ms",        NULL};
     client_start("run", args);
     wait_count(&seen->chat, 3, 10000, "POST");
     interrupt_and_check("drain", 1500);
-    char dir[600];
-    harness_tmp_path(dir, sizeof dir, "r");
-    struct harness_recs *r = harness_requests_load(dir);
-    assert_int_equal(r->n, 3);
-    for (size_t i = 0; i < r->n; i++)
-        assert_string_equal(harness_sval(r->items[i], "kind"), "cancelled");
-    harness_recs_free(r);
+    assert_records_all(3, "cancelled");
 }
 
 /* A sweep's set-up is interrupted as a run's is. */
 static void test_sigint_sweep_probe(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    hang_start();
     const char *args[] = {"--rates", "5", "--step-duration", "1s", NULL};
     client_start("sweep", args);
     wait_count(&seen->models, 1, 10000, "GET /models");
@@ -286,11 +292,9 @@ static void wait_stderr(const char *needle)
 
 /* Hold the client in phase (LLMLOAD_TEST_HOLD_IN), signal it there, and
  * check that it stops at once and says where: no request was sent before
- * the load. */
+ * the load. Runs under hang_setup. */
 static void hold_case(const char *phase, const char *const *args)
 {
-    harness_tmp_begin();
-    hang_start();
     setenv("LLMLOAD_TEST_HOLD_IN", phase, 1);
     client_start("run", args);
     unsetenv("LLMLOAD_TEST_HOLD_IN");
@@ -328,13 +332,7 @@ static void test_sigint_summary(void **state)
     const char *args[] = {"--model",    "m", "--no-metrics",          "--rate", "20",
                           "--requests", "2", "--timeout-first-token", "300ms",  NULL};
     hold_case("summary", args);
-    char dir[600];
-    harness_tmp_path(dir, sizeof dir, "r");
-    struct harness_recs *r = harness_requests_load(dir);
-    assert_int_equal(r->n, 2);
-    for (size_t i = 0; i < r->n; i++)
-        assert_string_equal(harness_sval(r->items[i], "kind"), "timeout_first_token");
-    harness_recs_free(r);
+    assert_records_all(2, "timeout_first_token");
 }
 
 /* Run cmd against a port that refuses every connection: exit 6, said in
@@ -386,14 +384,14 @@ static void test_no_ok_sweep(void **state)
     no_ok_case("sweep", NULL, args);
 }
 
-HARNESS_MAIN(cmocka_unit_test_teardown(test_setup_bounded, teardown),
-             cmocka_unit_test_teardown(test_sigint_probe, teardown),
-             cmocka_unit_test_teardown(test_sigint_load, teardown),
-             cmocka_unit_test_teardown(test_sigint_drain, teardown),
-             cmocka_unit_test_teardown(test_sigint_sweep_probe, teardown),
-             cmocka_unit_test_teardown(test_sigint_scrape_start, teardown),
-             cmocka_unit_test_teardown(test_sigint_schedule, teardown),
-             cmocka_unit_test_teardown(test_sigint_summary, teardown),
+HARNESS_MAIN(cmocka_unit_test_setup_teardown(test_setup_bounded, hang_setup, teardown),
+             cmocka_unit_test_setup_teardown(test_sigint_probe, hang_setup, teardown),
+             cmocka_unit_test_setup_teardown(test_sigint_load, hang_setup, teardown),
+             cmocka_unit_test_setup_teardown(test_sigint_drain, hang_setup, teardown),
+             cmocka_unit_test_setup_teardown(test_sigint_sweep_probe, hang_setup, teardown),
+             cmocka_unit_test_setup_teardown(test_sigint_scrape_start, hang_setup, teardown),
+             cmocka_unit_test_setup_teardown(test_sigint_schedule, hang_setup, teardown),
+             cmocka_unit_test_setup_teardown(test_sigint_summary, hang_setup, teardown),
              cmocka_unit_test_teardown(test_no_ok_run, teardown),
              cmocka_unit_test_teardown(test_no_ok_replay, teardown),
              cmocka_unit_test_teardown(test_no_ok_sweep, teardown))

@@ -31,15 +31,28 @@ static void parse_bad(const char *text, enum dist_unit unit, const char *a,
     assert_rejected(rc, e, err, text, a, b, c);
 }
 
+/* parse_ok(text, unit), which must hold rows x cols values, exactly the
+ * rows x cols of want, row by row. Caller frees with empirical_free. */
+static struct empirical *parse_values(const char *text, enum dist_unit unit, size_t rows, int cols,
+                                      const double *want)
+{
+    struct empirical *e = parse_ok(text, unit);
+    assert_int_equal(empirical_rows(e), rows);
+    assert_int_equal(empirical_columns(e), cols);
+    for (size_t r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            double got = empirical_value(e, r, c), w = want[r * (size_t)cols + (size_t)c];
+            if (got != w)
+                fail_msg("%s: row %zu column %d is %.17g, want %.17g", text, r, c, got, w);
+        }
+    return e;
+}
+
 static void test_csv_single(void **state)
 {
     (void)state;
-    struct empirical *e = parse_ok("40\n10\n\n# a comment\n 30 \r\n20", DIST_UNIT_NONE);
-    assert_int_equal(empirical_rows(e), 4);
-    assert_int_equal(empirical_columns(e), 1);
-    assert_true(empirical_value(e, 0, 0) == 40);
-    assert_true(empirical_value(e, 2, 0) == 30);
-    assert_true(empirical_value(e, 3, 0) == 20);
+    struct empirical *e = parse_values("40\n10\n\n# a comment\n 30 \r\n20", DIST_UNIT_NONE, 4, 1,
+                                       (double[]){40, 10, 30, 20});
     /* sorted 10 20 30 40: type 7, h = p * 3 */
     ASSERT_NEAR(empirical_quantile(e, 0, 0), 10, 0);
     ASSERT_NEAR(empirical_quantile(e, 0, 0.25), 17.5, 1e-12);
@@ -49,8 +62,7 @@ static void test_csv_single(void **state)
     ASSERT_NEAR(empirical_mean(e, 0), 25, 1e-12);
     empirical_free(e);
 
-    e = parse_ok("value\n7.5\n", DIST_UNIT_NONE);
-    assert_int_equal(empirical_rows(e), 1);
+    e = parse_values("value\n7.5\n", DIST_UNIT_NONE, 1, 1, (double[]){7.5});
     ASSERT_NEAR(empirical_quantile(e, 0, 0.3), 7.5, 0);
     empirical_free(e);
 }
@@ -58,13 +70,8 @@ static void test_csv_single(void **state)
 static void test_csv_pairs(void **state)
 {
     (void)state;
-    struct empirical *e = parse_ok("input, output\r\n100,20\r\n300 , 60\r\n", DIST_UNIT_NONE);
-    assert_int_equal(empirical_rows(e), 2);
-    assert_int_equal(empirical_columns(e), 2);
-    assert_true(empirical_value(e, 0, 0) == 100);
-    assert_true(empirical_value(e, 0, 1) == 20);
-    assert_true(empirical_value(e, 1, 0) == 300);
-    assert_true(empirical_value(e, 1, 1) == 60);
+    struct empirical *e = parse_values("input, output\r\n100,20\r\n300 , 60\r\n", DIST_UNIT_NONE, 2,
+                                       2, (double[]){100, 20, 300, 60});
     ASSERT_NEAR(empirical_mean(e, 1), 40, 1e-12);
     empirical_free(e);
 }
@@ -72,31 +79,27 @@ static void test_csv_pairs(void **state)
 static void test_jsonl(void **state)
 {
     (void)state;
-    struct empirical *e = parse_ok("{\"value\": 5}\n\n{\"value\": 2.5}\n", DIST_UNIT_NONE);
-    assert_int_equal(empirical_rows(e), 2);
-    assert_int_equal(empirical_columns(e), 1);
-    assert_true(empirical_value(e, 1, 0) == 2.5);
+    struct empirical *e = parse_values("{\"value\": 5}\n\n{\"value\": 2.5}\n", DIST_UNIT_NONE, 2, 1,
+                                       (double[]){5, 2.5});
     empirical_free(e);
 
-    e = parse_ok("{\"output\": 9, \"input\": 100}\n{\"input\":1,\"output\":2}", DIST_UNIT_NONE);
-    assert_int_equal(empirical_columns(e), 2);
-    assert_true(empirical_value(e, 0, EMPIRICAL_COL_INPUT) == 100);
-    assert_true(empirical_value(e, 0, EMPIRICAL_COL_OUTPUT) == 9);
-    assert_true(empirical_value(e, 1, 1) == 2);
+    /* Pairs come out in EMPIRICAL_COL_INPUT, EMPIRICAL_COL_OUTPUT order,
+     * whatever the order of the keys. */
+    assert_int_equal(EMPIRICAL_COL_INPUT, 0);
+    assert_int_equal(EMPIRICAL_COL_OUTPUT, 1);
+    e = parse_values("{\"output\": 9, \"input\": 100}\n{\"input\":1,\"output\":2}", DIST_UNIT_NONE,
+                     2, 2, (double[]){100, 9, 1, 2});
     empirical_free(e);
 }
 
 static void test_durations(void **state)
 {
     (void)state;
-    struct empirical *e = parse_ok("250ms\n2\n1.5us\n", DIST_UNIT_DURATION_NS);
-    assert_true(empirical_value(e, 0, 0) == 250e6);
-    assert_true(empirical_value(e, 1, 0) == 2e9);
-    assert_true(empirical_value(e, 2, 0) == 1500);
+    struct empirical *e = parse_values("250ms\n2\n1.5us\n", DIST_UNIT_DURATION_NS, 3, 1,
+                                       (double[]){250e6, 2e9, 1500});
     empirical_free(e);
-    e = parse_ok("{\"value\": \"1.5s\"}\n{\"value\": 0.5}\n", DIST_UNIT_DURATION_NS);
-    assert_true(empirical_value(e, 0, 0) == 1.5e9);
-    assert_true(empirical_value(e, 1, 0) == 0.5e9);
+    e = parse_values("{\"value\": \"1.5s\"}\n{\"value\": 0.5}\n", DIST_UNIT_DURATION_NS, 2, 1,
+                     (double[]){1.5e9, 0.5e9});
     empirical_free(e);
 }
 

@@ -108,9 +108,18 @@ static const struct runopts_flag own_test_flags[] = {
     RUNOPTS_SET("on", struct own_test, on),
 };
 
-/* runopts_parse over a NULL-terminated argument list, at most one operand. */
-static int parse(const char **args, struct run_opts *o, struct own_test *own, int *first,
-                 char *err, size_t errlen)
+/* What parse gives back: the options, what the test's own table took, the
+ * index of the first operand, and the message of a refusal. */
+struct parsed {
+    struct run_opts o;
+    struct own_test own;
+    int first;
+    char err[RUNOPTS_ERR_MAX];
+};
+
+/* runopts_parse over a NULL-terminated argument list, at most one operand,
+ * into a cleared p. */
+static int parse(const char *const *args, struct parsed *p)
 {
     char *argv[2 * RUNOPTS_MAX_HEADERS + 8];
     int argc = 0;
@@ -118,64 +127,52 @@ static int parse(const char **args, struct run_opts *o, struct own_test *own, in
     while (*args)
         argv[argc++] = (char *)*args++;
     argv[argc] = NULL;
-    memset(o, 0, sizeof *o);
-    memset(own, 0, sizeof *own);
-    const struct runopts_table t = {own_test_flags, LL_ARRAY_LEN(own_test_flags), own};
-    return runopts_parse(argc, argv, "run", &t, 1, o, first, err, errlen);
+    memset(p, 0, sizeof *p);
+    p->first = -1;
+    const struct runopts_table t = {own_test_flags, LL_ARRAY_LEN(own_test_flags), &p->own};
+    return runopts_parse(argc, argv, "run", &t, 1, &p->o, &p->first, p->err, sizeof p->err);
 }
 
 static void test_parse(void **state)
 {
     (void)state;
-    char err[RUNOPTS_ERR_MAX];
-    struct run_opts o;
-    struct own_test own;
-    int first = -1;
-
+    struct parsed p;
     const char *ok[] = {"--url", "http://h/v1", "-H", "X-A: 1", "--own", "v", "TRACE",
                         "--val=w", "--on", "--no-stream", NULL};
-    assert_int_equal(parse(ok, &o, &own, &first, err, sizeof err), 0);
-    assert_string_equal(o.url, "http://h/v1");
-    assert_int_equal(o.n_headers, 1);
-    assert_int_equal(o.no_stream, 1);
-    assert_string_equal(own.own, "v");
-    assert_string_equal(own.value, "w");
-    assert_int_equal(own.on, 1);
-    assert_int_equal(first, 10); /* getopt_long moved the operand after the flags */
+    assert_int_equal(parse(ok, &p), 0);
+    assert_string_equal(p.o.url, "http://h/v1");
+    assert_int_equal(p.o.n_headers, 1);
+    assert_int_equal(p.o.no_stream, 1);
+    assert_string_equal(p.own.own, "v");
+    assert_string_equal(p.own.value, "w");
+    assert_int_equal(p.own.on, 1);
+    assert_int_equal(p.first, 10); /* getopt_long moved the operand after the flags */
 
-    const char *unknown[] = {"--bogus", NULL};
-    ASSERT_USAGE(parse(unknown, &o, &own, &first, err, sizeof err), err,
-                 "unknown option \"--bogus\" (see llmload run --help)");
-    const char *ambiguous[] = {"--o", "x", NULL};
-    ASSERT_USAGE(parse(ambiguous, &o, &own, &first, err, sizeof err), err,
-                 "unknown option \"--o\" (see llmload run --help)");
-    const char *valued[] = {"--on=1", NULL};
-    ASSERT_USAGE(parse(valued, &o, &own, &first, err, sizeof err), err,
-                 "unknown option \"--on=1\" (see llmload run --help)");
-    const char *missing[] = {"--url", NULL};
-    ASSERT_USAGE(parse(missing, &o, &own, &first, err, sizeof err), err,
-                 "--url: needs a value (see llmload run --help)");
-    const char *operands[] = {"A", "B", NULL};
-    ASSERT_USAGE(parse(operands, &o, &own, &first, err, sizeof err), err,
-                 "unexpected argument \"B\" (see llmload run --help)");
-    const char *header[] = {"-H", "nocolon", NULL};
-    ASSERT_USAGE(parse(header, &o, &own, &first, err, sizeof err), err,
-                 "--header: expected \"Name: value\", got a value without a colon");
-    const char *refused[] = {"--own", "bad", NULL};
-    ASSERT_USAGE(parse(refused, &o, &own, &first, err, sizeof err), err,
-                 "--own: refused \"bad\"");
+    /* Refused, each with its whole message. */
+    static const struct {
+        const char *args[3]; /* NULL-terminated by the zeros after them */
+        const char *want;
+    } bad[] = {
+        {{"--bogus"}, "unknown option \"--bogus\" (see llmload run --help)"},
+        {{"--o", "x"}, "unknown option \"--o\" (see llmload run --help)"},  /* ambiguous */
+        {{"--on=1"}, "unknown option \"--on=1\" (see llmload run --help)"}, /* takes no value */
+        {{"--url"}, "--url: needs a value (see llmload run --help)"},
+        {{"A", "B"}, "unexpected argument \"B\" (see llmload run --help)"},
+        {{"-H", "nocolon"}, "--header: expected \"Name: value\", got a value without a colon"},
+        {{"--own", "bad"}, "--own: refused \"bad\""},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++)
+        ASSERT_USAGE(parse(bad[i].args, &p), p.err, bad[i].want);
+
     const char *help[] = {"--url", "http://h/v1", "--help", "--bogus", NULL};
-    assert_int_equal(parse(help, &o, &own, &first, err, sizeof err), RUNOPTS_HELP);
+    assert_int_equal(parse(help, &p), RUNOPTS_HELP);
 }
 
 /* -H is repeatable up to RUNOPTS_MAX_HEADERS, then refused. */
 static void test_parse_header_bound(void **state)
 {
     (void)state;
-    char err[RUNOPTS_ERR_MAX];
-    struct run_opts o;
-    struct own_test own;
-    int first = -1;
+    struct parsed p;
     const char *args[2 * (RUNOPTS_MAX_HEADERS + 1) + 1];
     size_t n = 0;
     for (int i = 0; i < RUNOPTS_MAX_HEADERS; i++) {
@@ -183,13 +180,12 @@ static void test_parse_header_bound(void **state)
         args[n++] = "X: 1";
     }
     args[n] = NULL;
-    assert_int_equal(parse(args, &o, &own, &first, err, sizeof err), 0);
-    assert_int_equal(o.n_headers, RUNOPTS_MAX_HEADERS);
+    assert_int_equal(parse(args, &p), 0);
+    assert_int_equal(p.o.n_headers, RUNOPTS_MAX_HEADERS);
     args[n++] = "--header";
     args[n++] = "X: 2";
     args[n] = NULL;
-    ASSERT_USAGE(parse(args, &o, &own, &first, err, sizeof err), err,
-                 "--header: at most 64 headers");
+    ASSERT_USAGE(parse(args, &p), p.err, "--header: at most 64 headers");
 }
 
 /* runopts_walk leaves the wording of a missing value or an unknown flag

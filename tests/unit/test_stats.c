@@ -9,6 +9,18 @@
 #include "measure/stats.h"
 #include "util/util.h"
 
+/* Histogram h holds count values, the least min and the greatest max (0
+ * and 0 when empty). Macros, so that a failure names the caller's line. */
+#define ASSERT_HIST(h, count, min, max)                                                            \
+    do {                                                                                           \
+        assert_int_equal(hist_count(h), (count));                                                  \
+        assert_int_equal(hist_min(h), (min));                                                      \
+        assert_int_equal(hist_max(h), (max));                                                      \
+    } while (0)
+
+/* h holds exactly one value, v. */
+#define ASSERT_HIST_ONLY(h, v) ASSERT_HIST(h, 1, v, v)
+
 static struct record ok_record(uint64_t id, uint64_t sched_ns)
 {
     struct record r;
@@ -41,16 +53,15 @@ static void test_add_one_ok(void **state)
     assert_int_equal(s.by_kind[REC_OK], 1);
     assert_int_equal(stats_failed(&s), 0);
     assert_int_equal(s.scheduled, 0); /* the driver's to count */
-    assert_int_equal(hist_count(s.ttft), 1);
-    assert_int_equal(hist_min(s.ttft), 200000);
-    assert_int_equal(hist_min(s.ttft_server), 199000);
-    assert_int_equal(hist_min(s.ttfc), 300000);
-    assert_int_equal(hist_min(s.tpot), 100000);
-    assert_int_equal(hist_min(s.itl_req), 200000);
-    assert_int_equal(hist_min(s.e2e), 1250000);
-    assert_int_equal(hist_min(s.client_queue), 1000);
-    assert_int_equal(hist_count(s.e2e_failed), 0);
-    assert_int_equal(hist_count(s.itl), 0);
+    ASSERT_HIST_ONLY(s.ttft, 200000);
+    ASSERT_HIST_ONLY(s.ttft_server, 199000);
+    ASSERT_HIST_ONLY(s.ttfc, 300000);
+    ASSERT_HIST_ONLY(s.tpot, 100000);
+    ASSERT_HIST_ONLY(s.itl_req, 200000);
+    ASSERT_HIST_ONLY(s.e2e, 1250000);
+    ASSERT_HIST_ONLY(s.client_queue, 1000);
+    ASSERT_HIST(s.e2e_failed, 0, 0, 0);
+    ASSERT_HIST(s.itl, 0, 0, 0);
     assert_int_equal(s.prompt_tokens, 103); /* the server's count wins */
     assert_int_equal(s.prompt_mismatch, 1);
     assert_int_equal(s.output_tokens, 11);
@@ -103,16 +114,12 @@ static void test_add_failures(void **state)
     assert_int_equal(s.by_kind[REC_STREAM_TRUNCATED], 1);
     assert_int_equal(s.by_kind[REC_CLIENT_DROPPED], 1);
     assert_int_equal(stats_failed(&s), 3);
-    assert_int_equal(hist_count(s.ttft), 0);
-    assert_int_equal(hist_count(s.ttft_server), 0);
-    assert_int_equal(hist_count(s.tpot), 0);
-    assert_int_equal(hist_count(s.e2e), 0);
-    assert_int_equal(hist_count(s.e2e_failed), 2);
-    assert_int_equal(hist_min(s.e2e_failed), 8000);
-    assert_int_equal(hist_max(s.e2e_failed), 1250000);
-    assert_int_equal(hist_count(s.client_queue), 2); /* the two that were sent */
-    assert_int_equal(hist_min(s.client_queue), 1000);
-    assert_int_equal(hist_max(s.client_queue), 2000);
+    ASSERT_HIST(s.ttft, 0, 0, 0);
+    ASSERT_HIST(s.ttft_server, 0, 0, 0);
+    ASSERT_HIST(s.tpot, 0, 0, 0);
+    ASSERT_HIST(s.e2e, 0, 0, 0);
+    ASSERT_HIST(s.e2e_failed, 2, 8000, 1250000);
+    ASSERT_HIST(s.client_queue, 2, 1000, 2000); /* the two that were sent */
     assert_int_equal(s.output_tokens, 0);
     assert_int_equal(s.output_tokens_failed, 4);
     assert_int_equal(s.prompt_tokens, 0);
@@ -126,15 +133,14 @@ static void test_add_failures(void **state)
     stats_add_itl_gap(&s, 700);
     stats_add_itl_gap(&s, 900);
     stats_add_lateness(&s, 12345);
-    assert_int_equal(hist_count(s.itl), 2);
-    assert_int_equal(hist_max(s.itl), 900);
-    assert_int_equal(hist_max(s.lateness), 12345);
+    ASSERT_HIST(s.itl, 2, 700, 900);
+    ASSERT_HIST_ONLY(s.lateness, 12345);
 
     stats_reset(&s);
     assert_int_equal(s.completed, 0);
     assert_int_equal(s.by_kind[REC_HTTP_429], 0);
-    assert_int_equal(hist_count(s.itl), 0);
-    assert_int_equal(hist_count(s.e2e_failed), 0);
+    ASSERT_HIST(s.itl, 0, 0, 0);
+    ASSERT_HIST(s.e2e_failed, 0, 0, 0);
     assert_non_null(s.ttft);
     stats_add_record(&s, &t);
     assert_int_equal(s.completed, 1);

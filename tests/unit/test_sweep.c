@@ -206,13 +206,9 @@ static void test_cost_forecast(void **state)
     assert_int_equal(sweep_replicas_needed(0, 12, 0.8, 1), 0);
 }
 
-/* A synthetic step: rate req/s for 10 s after a 1 s warm-up, constant
- * arrivals; each request gets TTFT ttft_ms, 10 output tokens at 20 ms, and
- * the ones whose index is a multiple of fail_every are http_5xx. Every
- * request was sent late_ns after its time (the driver's lateness, in the
- * records and the step's lateness histogram); its latencies include it. */
-static void make_step_late(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
-                           unsigned fail_every, uint64_t late_ns, const struct sweep_settings *set)
+/* Begins a synthetic step: index, rate req/s, 10 s measured after a 1 s
+ * warm-up, 2 requests in flight on average and 4 at most. */
+static void synth_step_init(struct sweep_step *s, uint32_t index, double rate)
 {
     sweep_step_init(s);
     s->f.index = index;
@@ -222,17 +218,37 @@ static void make_step_late(struct sweep_step *s, uint32_t index, double rate, ui
     s->f.window_ns = 10 * SEC;
     s->f.inflight_mean = 2;
     s->f.inflight_max = 4;
+}
+
+/* Request i of synthetic step s, with 64 prompt tokens: scheduled at
+ * i / rate (constant arrivals), sent late_ns after that, and in the
+ * warm-up when scheduled before it ends. Its kind, times and output are
+ * the caller's to set. */
+static void synth_record(struct record *r, const struct sweep_step *s, uint64_t i, uint64_t late_ns)
+{
+    record_init(r, i);
+    r->sched_ns = (uint64_t)((double)i * 1e9 / s->f.offered_rps);
+    r->sent_ns = r->sched_ns + late_ns;
+    r->late_ns = late_ns;
+    r->step = (int32_t)s->f.index;
+    r->warmup = r->sched_ns < s->f.warmup_ns;
+    r->prompt_tokens = 64;
+}
+
+/* A synthetic step: rate req/s for 10 s after a 1 s warm-up, constant
+ * arrivals; each request gets TTFT ttft_ms, 10 output tokens at 20 ms, and
+ * the ones whose index is a multiple of fail_every are http_5xx. Every
+ * request was sent late_ns after its time (the driver's lateness, in the
+ * records and the step's lateness histogram); its latencies include it. */
+static void make_step_late(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
+                           unsigned fail_every, uint64_t late_ns, const struct sweep_settings *set)
+{
+    synth_step_init(s, index, rate);
     uint64_t n = (uint64_t)(rate * 11);
     uint64_t window = 0;
     for (uint64_t i = 0; i < n; i++) {
         struct record r;
-        record_init(&r, i);
-        r.sched_ns = (uint64_t)((double)i * 1e9 / rate);
-        r.sent_ns = r.sched_ns + late_ns;
-        r.late_ns = late_ns;
-        r.step = (int32_t)index;
-        r.warmup = r.sched_ns < s->f.warmup_ns;
-        r.prompt_tokens = 64;
+        synth_record(&r, s, i, late_ns);
         r.max_tokens = 10;
         if (fail_every && i % fail_every == 0) {
             r.kind = REC_HTTP_5XX;
@@ -369,50 +385,77 @@ static void test_step_invalid(void **state)
         sweep_step_free(&st[k]);
 }
 
-/* The search over n synthetic steps (make_step_late, one rate each, no
- * failures; late may be NULL): its points (n of them, checked), findings
- * and findings text. The caller frees the steps. */
-static void search(struct sweep_step *steps, size_t n, const double *rates, const uint64_t *ttft_ms,
-                   const uint64_t *late, const struct sweep_settings *set, struct sweep_point *pts,
-                   struct sweep_findings *fd, char *text, size_t len)
+/* A search test's state: its settings, up to 6 synthetic steps, their
+ * points, the findings and their text. search_setup gives each test a
+ * fresh one (settings at their defaults); search_teardown frees the n
+ * steps built. */
+struct search {
+    struct sweep_settings set;
+    struct sweep_step steps[6];
+    size_t n;
+    struct sweep_point pts[6];
+    struct sweep_findings fd;
+    char text[2048];
+};
+
+static int search_setup(void **state)
 {
-    for (size_t i = 0; i < n; i++)
-        make_step_late(&steps[i], (uint32_t)i, rates[i], ttft_ms[i], 0, late ? late[i] : 0, set);
-    size_t np = sweep_points_build(steps, n, pts);
+    struct search *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    sweep_settings_init(&s->set);
+    *state = s;
+    return 0;
+}
+
+static int search_teardown(void **state)
+{
+    struct search *s = *state;
+    for (size_t i = 0; i < s->n; i++)
+        sweep_step_free(&s->steps[i]);
+    free(s);
+    return 0;
+}
+
+/* The search over n synthetic steps (make_step_late, one rate each, no
+ * failures; late may be NULL), under s->set: its points (n of them,
+ * checked), findings and findings text, into s. */
+static void search_run(struct search *s, size_t n, const double *rates, const uint64_t *ttft_ms,
+                       const uint64_t *late)
+{
+    assert_true(n <= sizeof s->steps / sizeof s->steps[0]);
+    for (size_t i = 0; i < n; i++) {
+        make_step_late(&s->steps[i], (uint32_t)i, rates[i], ttft_ms[i], 0, late ? late[i] : 0,
+                       &s->set);
+        s->n = i + 1;
+    }
+    size_t np = sweep_points_build(s->steps, n, s->pts);
     assert_int_equal(np, n);
-    sweep_findings_compute(steps, n, pts, np, set, fd);
-    sweep_findings_text(fd, set, "", text, len);
+    sweep_findings_compute(s->steps, n, s->pts, np, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
 }
 
 /* Capacity: points 2, 4, 6 pass, 8 fails (TTFT), 10 fails: capacity 6 and
  * the next step shown failing is 8. */
 static void test_findings_capacity(void **state)
 {
-    (void)state;
-    struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
-    set.forecast_rps = 20;
-    struct sweep_step steps[5];
-    struct sweep_point pts[5];
-    struct sweep_findings fd;
-    char text[2048];
-    search(steps, 5, (double[]){2, 4, 6, 8, 10}, (uint64_t[]){30, 40, 60, 150, 400}, NULL, &set,
-           pts, &fd, text, sizeof text);
-    assert_true(fd.capacity_found);
-    ASSERT_NEAR(fd.capacity_rps, 6, 0);
-    assert_true(fd.next_fails);
-    ASSERT_NEAR(fd.next_fail_rps, 8, 0);
-    assert_true(fd.slo_missed);
-    ASSERT_NEAR(fd.operate_rps, 4.8, 1e-12);
+    struct search *s = *state;
+    s->set.slo.ttft_ns = 100 * MS;
+    s->set.forecast_rps = 20;
+    search_run(s, 5, (double[]){2, 4, 6, 8, 10}, (uint64_t[]){30, 40, 60, 150, 400}, NULL);
+    const struct sweep_findings *fd = &s->fd;
+    assert_true(fd->capacity_found);
+    ASSERT_NEAR(fd->capacity_rps, 6, 0);
+    assert_true(fd->next_fails);
+    ASSERT_NEAR(fd->next_fail_rps, 8, 0);
+    assert_true(fd->slo_missed);
+    ASSERT_NEAR(fd->operate_rps, 4.8, 1e-12);
     /* 20 / (6 x 0.8) = 4.17 -> 5 replicas. */
-    assert_int_equal(fd.replicas_needed, 5);
-    assert_int_equal(fd.n_unknown, 0);
-    assert_non_null(strstr(text, "SLO capacity: 6 req/s"));
-    assert_non_null(strstr(text, "next step 8 req/s fails"));
-    assert_null(strstr(text, "not judged"));
-    for (int i = 0; i < 5; i++)
-        sweep_step_free(&steps[i]);
+    assert_int_equal(fd->replicas_needed, 5);
+    assert_int_equal(fd->n_unknown, 0);
+    assert_non_null(strstr(s->text, "SLO capacity: 6 req/s"));
+    assert_non_null(strstr(s->text, "next step 8 req/s fails"));
+    assert_null(strstr(s->text, "not judged"));
 }
 
 /* An INVALID step is unknown to the search: at 8 req/s the client's own
@@ -422,30 +465,42 @@ static void test_findings_capacity(void **state)
  * (failing). A lone INVALID point at 2 does not stop 4 from counting. */
 static void test_findings_skip_invalid(void **state)
 {
-    (void)state;
-    struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 50 * MS;
-    struct sweep_step steps[6];
-    struct sweep_point pts[6];
-    struct sweep_findings fd;
-    char text[2048];
-    search(steps, 6, (double[]){2, 4, 6, 8, 10, 12}, (uint64_t[]){20, 20, 20, 20, 30, 400},
-           (uint64_t[]){3 * MS, 0, 0, 40 * MS, 0, 0}, &set, pts, &fd, text, sizeof text);
+    struct search *s = *state;
+    s->set.slo.ttft_ns = 50 * MS;
+    search_run(s, 6, (double[]){2, 4, 6, 8, 10, 12}, (uint64_t[]){20, 20, 20, 20, 30, 400},
+               (uint64_t[]){3 * MS, 0, 0, 40 * MS, 0, 0});
+    const struct sweep_step *steps = s->steps;
+    const struct sweep_point *pts = s->pts;
+    const struct sweep_findings *fd = &s->fd;
     assert_true(steps[0].invalid && steps[3].invalid);
     assert_false(steps[3].slo_pass); /* its own figures miss the SLO */
     assert_true(pts[0].unknown && pts[3].unknown);
     assert_false(pts[1].unknown || pts[4].unknown);
-    assert_true(fd.capacity_found);
-    ASSERT_NEAR(fd.capacity_rps, 10, 0);
-    ASSERT_NEAR(fd.next_fail_rps, 12, 0);
-    assert_int_equal(fd.n_unknown, 2);
-    ASSERT_NEAR(fd.unknown_rps[0], 2, 0);
-    ASSERT_NEAR(fd.unknown_rps[1], 8, 0);
-    assert_non_null(strstr(text, "SLO capacity: 10 req/s"));
-    assert_non_null(strstr(text, "not judged: 2, 8 req/s (INVALID: "));
-    for (int i = 0; i < 6; i++)
-        sweep_step_free(&steps[i]);
+    assert_true(fd->capacity_found);
+    ASSERT_NEAR(fd->capacity_rps, 10, 0);
+    ASSERT_NEAR(fd->next_fail_rps, 12, 0);
+    assert_int_equal(fd->n_unknown, 2);
+    ASSERT_NEAR(fd->unknown_rps[0], 2, 0);
+    ASSERT_NEAR(fd->unknown_rps[1], 8, 0);
+    assert_non_null(strstr(s->text, "SLO capacity: 10 req/s"));
+    assert_non_null(strstr(s->text, "not judged: 2, 8 req/s (INVALID: "));
+}
+
+/* sweep_stop_check on the 4 points p under set: it stops, with a reason
+ * that contains want ("" for any), or, when want is NULL, it does not. */
+static void assert_stop(const struct sweep_point *p, const struct sweep_settings *set,
+                        const char *want)
+{
+    char why[256] = "";
+    int stop = sweep_stop_check(p, 4, NULL, set, why, sizeof why);
+    if (!want) {
+        if (stop)
+            fail_msg("stopped, expected to go on: \"%s\"", why);
+        return;
+    }
+    if (!stop)
+        fail_msg("went on, expected a stop: \"%s\"", want);
+    assert_message_has(why, want, "sweep_stop_check");
 }
 
 /* Each stop condition, on points built by hand. */
@@ -464,30 +519,26 @@ static void test_stop_conditions(void **state)
         p[i].ttft_p99_ms = 50;
         p[i].steady = 1;
     }
-    char why[256];
-    assert_false(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    assert_stop(p, &set, NULL);
     /* Error rate 0.5 > 0.1. */
     p[3].error_rate = 0.5;
-    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
-    assert_non_null(strstr(why, "error rate 50.0% > 10%"));
+    assert_stop(p, &set, "error rate 50.0% > 10%");
     p[3].error_rate = 0.05;
     /* TTFT p99 1.5 s over the 1 s limit. */
     p[3].ttft_p99_ms = 1500;
-    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
-    assert_non_null(strstr(why, "safety limit"));
+    assert_stop(p, &set, "safety limit");
     p[3].ttft_p99_ms = 50;
     /* Goodput 2, 4, then 3.5 and 1: both below 0.95 x 4. */
     p[2].goodput_rps = 3.5;
     p[3].goodput_rps = 1;
-    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
-    assert_non_null(strstr(why, "goodput fell"));
+    assert_stop(p, &set, "goodput fell");
     /* Only one fall: no stop. */
     p[2].goodput_rps = 6;
-    assert_false(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    assert_stop(p, &set, NULL);
     /* Zeros after a peak still count as falling. */
     p[2].goodput_rps = 0;
     p[3].goodput_rps = 0;
-    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
+    assert_stop(p, &set, "");
     p[2].goodput_rps = 6;
     p[3].goodput_rps = 8;
     /* Auto: a plateau (completions 6 -> 6.1 while offered 4 -> 8, unsteady). */
@@ -496,13 +547,11 @@ static void test_stop_conditions(void **state)
     p[3].completed_rps = 4.1;
     p[1].completed_rps = 4;
     p[3].steady = 0;
-    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
-    assert_non_null(strstr(why, "plateau"));
+    assert_stop(p, &set, "plateau");
     p[3].steady = 1;
     /* Auto: 8 req/s >= 2.5 x an estimate of 3. */
     set.estimate_rps = 3;
-    assert_true(sweep_stop_check(p, 4, NULL, &set, why, sizeof why));
-    assert_non_null(strstr(why, "250%"));
+    assert_stop(p, &set, "250%");
 }
 
 /* Repeats: two runs of each rate make one point with a t-interval. */
@@ -610,14 +659,7 @@ static void make_class_step(struct sweep_step *s, uint32_t index, double rate,
                             uint64_t ttft_short_ms, uint64_t ttft_long_ms, int count_scheduled,
                             const struct sweep_settings *set)
 {
-    sweep_step_init(s);
-    s->f.index = index;
-    s->f.offered_rps = rate;
-    s->f.warmup_ns = 1 * SEC;
-    s->f.duration_ns = 11 * SEC;
-    s->f.window_ns = 10 * SEC;
-    s->f.inflight_mean = 2;
-    s->f.inflight_max = 4;
+    synth_step_init(s, index, rate);
     sweep_step_classes_init(s, 2);
     for (int k = 0; k < 2; k++)
         snprintf(s->f.classes[k].name, sizeof s->f.classes[k].name, "%s", cls_names[k]);
@@ -625,15 +667,10 @@ static void make_class_step(struct sweep_step *s, uint32_t index, double rate,
     uint64_t n = (uint64_t)(rate * 11), window = 0, per[2] = {0, 0};
     for (uint64_t i = 0; i < n; i++) {
         struct record r;
-        record_init(&r, i);
+        synth_record(&r, s, i, 0);
         int k = (int)(i % 2);
-        r.sched_ns = (uint64_t)((double)i * 1e9 / rate);
-        r.sent_ns = r.sched_ns;
-        r.step = (int32_t)index;
-        r.warmup = r.sched_ns < s->f.warmup_ns;
         r.cls = cls_names[k];
         r.class_idx = k;
-        r.prompt_tokens = 64;
         r.max_tokens = k ? 16 : 4;
         r.kind = REC_OK;
         r.http_status = 200;
@@ -687,29 +724,35 @@ static size_t class_findings(const struct sweep_step *steps, size_t n,
 }
 
 /* make_class_sweep's four steps under class_settings, with their points
- * and findings (fd on the heap: the struct is large). */
+ * and findings. */
 struct class_sweep {
     struct sweep_settings set;
     struct sweep_step steps[4];
     struct sweep_point pts[4];
     size_t np;
-    struct sweep_findings *fd;
+    struct sweep_findings fd;
 };
 
-static void class_sweep_init(struct class_sweep *cs)
+/* Each class test gets a struct class_sweep in *state, built afresh. */
+static int class_sweep_setup(void **state)
 {
+    struct class_sweep *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return -1;
     class_settings(&cs->set);
     make_class_sweep(cs->steps, &cs->set);
-    cs->fd = malloc(sizeof *cs->fd);
-    assert_non_null(cs->fd);
-    cs->np = class_findings(cs->steps, 4, &cs->set, cs->pts, cs->fd);
+    cs->np = class_findings(cs->steps, 4, &cs->set, cs->pts, &cs->fd);
+    *state = cs;
+    return 0;
 }
 
-static void class_sweep_free(struct class_sweep *cs)
+static int class_sweep_teardown(void **state)
 {
-    free(cs->fd);
+    struct class_sweep *cs = *state;
     for (int i = 0; i < 4; i++)
         sweep_step_free(&cs->steps[i]);
+    free(cs);
+    return 0;
 }
 
 /* What sweep_print_classes prints for fd (caller frees). */
@@ -727,10 +770,8 @@ static char *print_classes(const struct sweep_findings *fd, size_t *len)
  * 6..65 in the window (sched 1.0 .. 10.83 s): 30 short, 30 long. */
 static void test_class_step_figures(void **state)
 {
-    (void)state;
-    struct class_sweep cs;
-    class_sweep_init(&cs);
-    struct sweep_step *steps = cs.steps;
+    struct class_sweep *cs = *state;
+    struct sweep_step *steps = cs->steps;
     const struct sweep_step *s = &steps[2];
     assert_int_equal(s->f.n_classes, 2);
     const struct sweep_class *sh = &s->classes[0], *lo = &s->classes[1];
@@ -771,21 +812,18 @@ static void test_class_step_figures(void **state)
     assert_int_equal(steps[1].classes[1].stats.scheduled, 20);
     /* A step without classes has none. */
     struct sweep_step plain;
-    make_step(&plain, 0, 10, 50, 0, &cs.set);
+    make_step(&plain, 0, 10, 50, 0, &cs->set);
     assert_int_equal(plain.f.n_classes, 0);
     assert_null(plain.classes);
     sweep_step_free(&plain);
-    class_sweep_free(&cs);
 }
 
 /* Per-class SLO capacities, the block printed after the table and the
  * lines of the findings. */
 static void test_class_findings(void **state)
 {
-    (void)state;
-    struct class_sweep cs;
-    class_sweep_init(&cs);
-    struct sweep_findings *fd = cs.fd;
+    struct class_sweep *cs = *state;
+    struct sweep_findings *fd = &cs->fd;
     assert_true(fd->capacity_found);
     ASSERT_NEAR(fd->capacity_rps, 4, 0);
     assert_int_equal(fd->n_classes, 2);
@@ -808,7 +846,7 @@ static void test_class_findings(void **state)
 
     char *text = malloc(SWEEP_FINDINGS_TEXT_MAX);
     assert_non_null(text);
-    sweep_findings_text(fd, &cs.set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    sweep_findings_text(fd, &cs->set, "", text, SWEEP_FINDINGS_TEXT_MAX);
     assert_non_null(strstr(text, "SLO capacity: 4 req/s"));
     assert_non_null(strstr(text, "class short: SLO capacity 6 req/s (ttft=100ms); next step "
                                  "8 req/s fails: attainment 0.0% < 99%\n"));
@@ -833,27 +871,24 @@ static void test_class_findings(void **state)
 
     /* Without classes: no block, no class line. */
     struct sweep_step plain[2];
-    make_step(&plain[0], 0, 2, 50, 0, &cs.set);
-    make_step(&plain[1], 1, 4, 50, 0, &cs.set);
-    class_findings(plain, 2, &cs.set, cs.pts, fd);
+    make_step(&plain[0], 0, 2, 50, 0, &cs->set);
+    make_step(&plain[1], 1, 4, 50, 0, &cs->set);
+    class_findings(plain, 2, &cs->set, cs->pts, fd);
     assert_int_equal(fd->n_classes, 0);
     buf = print_classes(fd, &len);
     assert_int_equal(len, 0);
     free(buf);
     sweep_step_free(&plain[0]);
     sweep_step_free(&plain[1]);
-    class_sweep_free(&cs);
 }
 
 /* summary.json's steps[].classes and findings.classes; a sweep without
  * classes has neither key. */
 static void test_class_summary_json(void **state)
 {
-    (void)state;
-    struct class_sweep cs;
-    class_sweep_init(&cs);
+    struct class_sweep *cs = *state;
     json_t *run = json_object();
-    json_t *sum = sweep_summary_json(cs.steps, 4, cs.pts, cs.np, cs.fd, &cs.set, "", run);
+    json_t *sum = sweep_summary_json(cs->steps, 4, cs->pts, cs->np, &cs->fd, &cs->set, "", run);
     assert_string_equal(json_string_value(json_object_get(sum, "schema")), "llmload.sweep/1");
     json_t *st = json_array_get(json_object_get(sum, "steps"), 2);
     json_t *cl = json_object_get(st, "classes");
@@ -890,9 +925,9 @@ static void test_class_summary_json(void **state)
     json_decref(sum);
 
     struct sweep_step plain;
-    make_step(&plain, 0, 2, 50, 0, &cs.set);
-    size_t np = class_findings(&plain, 1, &cs.set, cs.pts, cs.fd);
-    sum = sweep_summary_json(&plain, 1, cs.pts, np, cs.fd, &cs.set, "", run);
+    make_step(&plain, 0, 2, 50, 0, &cs->set);
+    size_t np = class_findings(&plain, 1, &cs->set, cs->pts, &cs->fd);
+    sum = sweep_summary_json(&plain, 1, cs->pts, np, &cs->fd, &cs->set, "", run);
     st = json_array_get(json_object_get(sum, "steps"), 0);
     assert_null(json_object_get(st, "classes"));
     assert_null(json_object_get(json_object_get(sum, "findings"), "classes"));
@@ -902,7 +937,6 @@ static void test_class_summary_json(void **state)
     json_decref(sum);
     sweep_step_free(&plain);
     json_decref(run);
-    class_sweep_free(&cs);
 }
 
 /* The class facts go through steps.jsonl and back; records written by
@@ -992,10 +1026,8 @@ static void test_class_facts_and_records(void **state)
 /* classes.csv: the header and one row per step and class, by hand. */
 static void test_classes_csv(void **state)
 {
-    (void)state;
-    struct class_sweep cs;
-    class_sweep_init(&cs);
-    struct sweep_step *steps = cs.steps;
+    struct class_sweep *cs = *state;
+    struct sweep_step *steps = cs->steps;
     assert_true(steps_csv_have_classes(steps, 4));
     assert_false(steps_csv_have_classes(steps, 0));
     char dir[] = "/tmp/test_sweep_csv_XXXXXX";
@@ -1029,14 +1061,20 @@ static void test_classes_csv(void **state)
     assert_true(strncmp(row5, "2,0,load,6,long,\"ttft=200ms\",30,30,0,0,3,3,0,0,",
                         strlen("2,0,load,6,long,\"ttft=200ms\",30,30,0,0,3,3,0,0,")) == 0);
     assert_non_null(strstr(row5, ",0\n"));
-    class_sweep_free(&cs);
 }
 
-TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_recovery),
-          cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_cost_forecast),
-          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_invalid),
-          cmocka_unit_test(test_findings_capacity), cmocka_unit_test(test_findings_skip_invalid),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_class_step_figures),
-          cmocka_unit_test(test_class_findings), cmocka_unit_test(test_class_summary_json),
-          cmocka_unit_test(test_class_facts_and_records), cmocka_unit_test(test_classes_csv))
+TEST_MAIN(
+    cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_recovery),
+    cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_cost_forecast),
+    cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_invalid),
+    cmocka_unit_test_setup_teardown(test_findings_capacity, search_setup, search_teardown),
+    cmocka_unit_test_setup_teardown(test_findings_skip_invalid, search_setup, search_teardown),
+    cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
+    cmocka_unit_test(test_facts_round_trip),
+    cmocka_unit_test_setup_teardown(test_class_step_figures, class_sweep_setup,
+                                    class_sweep_teardown),
+    cmocka_unit_test_setup_teardown(test_class_findings, class_sweep_setup, class_sweep_teardown),
+    cmocka_unit_test_setup_teardown(test_class_summary_json, class_sweep_setup,
+                                    class_sweep_teardown),
+    cmocka_unit_test(test_class_facts_and_records),
+    cmocka_unit_test_setup_teardown(test_classes_csv, class_sweep_setup, class_sweep_teardown))
