@@ -155,6 +155,39 @@ size_t ll_fmt_u64(char *dst, uint64_t v)
     return n;
 }
 
+size_t ll_utf8_len(const unsigned char *p, size_t avail)
+{
+    unsigned char c = p[0];
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF; /* the range of the second byte */
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0)
+            lo = 0xA0; /* no overlong forms */
+        else if (c == 0xED)
+            hi = 0x9F; /* no surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0)
+            lo = 0x90; /* no overlong forms */
+        else if (c == 0xF4)
+            hi = 0x8F; /* nothing above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (avail < n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return n;
+}
+
 int ll_parse_u64(const char *s, uint64_t *out)
 {
     if (!s || !*s || *s == '-' || *s == '+')

@@ -68,6 +68,12 @@ int ll_parse_double(const char *s, double *out);
 size_t ll_u64_digits(uint64_t v);
 size_t ll_fmt_u64(char *dst, uint64_t v);
 
+/* The length (1 to 4) of the well-formed UTF-8 sequence at p, of which avail
+ * bytes may be read, or 0 when the bytes there are not one: overlong forms,
+ * encoded surrogates, code points over U+10FFFF and sequences cut short by
+ * avail are all rejected. avail >= 1. */
+size_t ll_utf8_len(const unsigned char *p, size_t avail);
+
 /* An unsigned 64-bit integer in decimal; "1k" / "2M" / "3G" suffixes are
  * accepted only by ll_parse_count. */
 int ll_parse_u64(const char *s, uint64_t *out);
