@@ -440,6 +440,20 @@ static void ll_verrorf(const char *fmt, va_list ap)
     fputc('\n', stderr);
 }
 
+int ll_thread_start_nosig(pthread_t *th, void *(*fn)(void *), void *arg, char *err, size_t errlen)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(th, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e) {
+        snprintf(err, errlen, "pthread_create: %s", strerror(e));
+        return LL_E_IO;
+    }
+    return 0;
+}
+
 void ll_errorf(const char *fmt, ...)
 {
     va_list ap;

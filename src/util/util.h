@@ -4,6 +4,7 @@
 #ifndef LL_UTIL_H
 #define LL_UTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -104,6 +105,12 @@ int ll_parse_http_date(const char *s, size_t n, int64_t now_s, int64_t *epoch_s)
 /* Format a duration for people: "812us", "1.25ms", "3.40s". Writes into
  * buf (at least 16 bytes) and returns buf. */
 char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);
+
+/* Start fn(arg) on a new thread *th with every signal blocked in it, so that
+ * SIGINT and SIGTERM reach only the thread that waits for them (the
+ * driver's sigtimedwait). The caller's mask is as it was on return.
+ * Returns 0, or LL_E_IO with "pthread_create: <reason>" in err. */
+int ll_thread_start_nosig(pthread_t *th, void *(*fn)(void *), void *arg, char *err, size_t errlen);
 
 /* Print "llmload: <fmt>\n" to stderr. */
 void ll_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
