@@ -89,21 +89,6 @@ char *ll_strndup(const char *s, size_t n)
     return p;
 }
 
-int ll_parse_double(const char *s, double *out)
-{
-    if (!s || !*s)
-        return LL_E_INVAL;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0')
-        return LL_E_INVAL;
-    if (errno == ERANGE || !isfinite(v))
-        return LL_E_RANGE;
-    *out = v;
-    return 0;
-}
-
 static const char digit_pairs[201] =
     "0001020304050607080910111213141516171819"
     "2021222324252627282930313233343536373839"
@@ -203,7 +188,9 @@ int ll_parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-int ll_parse_count(const char *s, double *out)
+/* ll_parse_double, and with suffixes ll_parse_count: a finite number that
+ * fills s, and when suffixes is 1 a "k"/"K", "M" or "G" after it. */
+static int parse_number(const char *s, int suffixes, double *out)
 {
     if (!s || !*s)
         return LL_E_INVAL;
@@ -212,15 +199,12 @@ int ll_parse_count(const char *s, double *out)
     double v = strtod(s, &end);
     if (end == s)
         return LL_E_INVAL;
-    if (*end == 'k' || *end == 'K') {
-        v *= 1e3;
-        end++;
-    } else if (*end == 'M') {
-        v *= 1e6;
-        end++;
-    } else if (*end == 'G') {
-        v *= 1e9;
-        end++;
+    if (suffixes) {
+        double scale = *end == 'k' || *end == 'K' ? 1e3 : *end == 'M' ? 1e6 : *end == 'G' ? 1e9 : 0;
+        if (scale > 0) {
+            v *= scale;
+            end++;
+        }
     }
     if (*end != '\0')
         return LL_E_INVAL;
@@ -228,6 +212,16 @@ int ll_parse_count(const char *s, double *out)
         return LL_E_RANGE;
     *out = v;
     return 0;
+}
+
+int ll_parse_double(const char *s, double *out)
+{
+    return parse_number(s, 0, out);
+}
+
+int ll_parse_count(const char *s, double *out)
+{
+    return parse_number(s, 1, out);
 }
 
 int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
