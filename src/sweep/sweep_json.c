@@ -341,6 +341,23 @@ static json_t *pct_json(const uint64_t *v, int any)
     return o;
 }
 
+/* The counts and rates a step and each of its classes report alike: of
+ * the requests scheduled in the window, how many ended ok, failed or met
+ * the SLO, and the achieved, completed and goodput rates (req/s) and the
+ * attainment (0..1) computed from them. */
+static void put_outcomes(json_t *o, const struct stats *st, double achieved_rps,
+                         double completed_rps, double goodput_rps, double attainment)
+{
+    jset(o, "scheduled", ju64(st->scheduled));
+    jset(o, "ok", ju64(st->by_kind[REC_OK]));
+    jset(o, "failed", ju64(stats_failed(st)));
+    jset(o, "slo_met", ju64(st->slo_met));
+    jset(o, "achieved_rps", jnum(achieved_rps));
+    jset(o, "completed_rps", jnum(completed_rps));
+    jset(o, "goodput_rps", jnum(goodput_rps));
+    jset(o, "attainment", jnum(attainment));
+}
+
 /* summary.json's steps[].classes[k]: class k of s. */
 static json_t *class_json(const struct sweep_step *s, size_t k)
 {
@@ -359,14 +376,7 @@ static json_t *class_json(const struct sweep_step *s, size_t k)
     jset(o, "slo_source", !c->have_slo ? json_null()
                           : json_string(slo_is_set(&s->f.classes[k].own_slo) ? "class"
                                                                               : "sweep"));
-    jset(o, "scheduled", ju64(st->scheduled));
-    jset(o, "ok", ju64(st->by_kind[REC_OK]));
-    jset(o, "failed", ju64(stats_failed(st)));
-    jset(o, "slo_met", ju64(st->slo_met));
-    jset(o, "achieved_rps", jnum(c->achieved_rps));
-    jset(o, "completed_rps", jnum(c->completed_rps));
-    jset(o, "goodput_rps", jnum(c->goodput_rps));
-    jset(o, "attainment", jnum(c->attainment));
+    put_outcomes(o, st, c->achieved_rps, c->completed_rps, c->goodput_rps, c->attainment);
     jset(o, "error_rate", jnum(c->error_rate));
     json_t *lat = json_object();
     jset(lat, "ttft", pct_json(c->ttft_ns, ok));
@@ -392,14 +402,7 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "duration_ns", ju64(s->f.duration_ns));
     jset(o, "warmup_ns", ju64(s->f.warmup_ns));
     jset(o, "window_ns", ju64(s->f.window_ns));
-    jset(o, "scheduled", ju64(st->scheduled));
-    jset(o, "ok", ju64(st->by_kind[REC_OK]));
-    jset(o, "failed", ju64(stats_failed(st)));
-    jset(o, "slo_met", ju64(st->slo_met));
-    jset(o, "achieved_rps", jnum(s->achieved_rps));
-    jset(o, "completed_rps", jnum(s->completed_rps));
-    jset(o, "goodput_rps", jnum(s->goodput_rps));
-    jset(o, "attainment", jnum(s->attainment));
+    put_outcomes(o, st, s->achieved_rps, s->completed_rps, s->goodput_rps, s->attainment);
     jset(o, "input_tokens_per_s", jnum(s->input_tps));
     jset(o, "output_tokens_per_s", jnum(s->output_tps));
     jset(o, "error_rate", jnum(s->error_rate));
