@@ -29,6 +29,17 @@ static void jset(json_t *o, const char *k, json_t *v)
     }
 }
 
+/* An SLO as summary.json writes it: its text (slo_format), or null when
+ * there is none (set is 0). */
+static json_t *slo_json(const struct slo *slo, int set)
+{
+    char buf[96];
+    if (!set)
+        return json_null();
+    slo_format(slo, buf, sizeof buf);
+    return json_string(buf);
+}
+
 /* The facts part of the server figures (steps.jsonl's "server"). */
 static json_t *server_facts_json(const struct sweep_server *v)
 {
@@ -148,14 +159,8 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
         for (size_t k = 0; k < f->n_classes; k++) {
             const struct sweep_class_facts *c = &f->classes[k];
             json_t *co = json_object();
-            char buf[96];
             jset(co, "name", json_string(c->name));
-            if (slo_is_set(&c->own_slo)) {
-                slo_format(&c->own_slo, buf, sizeof buf);
-                jset(co, "slo", json_string(buf));
-            } else {
-                jset(co, "slo", json_null());
-            }
+            jset(co, "slo", slo_json(&c->own_slo, slo_is_set(&c->own_slo)));
             jset(co, "scheduled", ju64(c->scheduled));
             json_array_append_new(arr, co);
         }
@@ -281,13 +286,7 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
 json_t *sweep_settings_json(const struct sweep_settings *set)
 {
     json_t *o = json_object();
-    char buf[96];
-    if (slo_is_set(&set->slo)) {
-        slo_format(&set->slo, buf, sizeof buf);
-        jset(o, "slo", json_string(buf));
-    } else {
-        jset(o, "slo", json_null());
-    }
+    jset(o, "slo", slo_json(&set->slo, slo_is_set(&set->slo)));
     jset(o, "attainment", json_real(set->attainment));
     jset(o, "max_error_rate", json_real(set->max_error_rate));
     jset(o, "ttft_limit_ns", ju64(set->ttft_limit_ns));
@@ -364,15 +363,9 @@ static json_t *class_json(const struct sweep_step *s, size_t k)
     const struct sweep_class *c = &s->classes[k];
     const struct stats *st = &c->stats;
     int ok = st->by_kind[REC_OK] > 0;
-    char buf[96];
     json_t *o = json_object();
     jset(o, "name", json_string(s->f.classes[k].name));
-    if (c->have_slo) {
-        slo_format(&c->slo, buf, sizeof buf);
-        jset(o, "slo", json_string(buf));
-    } else {
-        jset(o, "slo", json_null());
-    }
+    jset(o, "slo", slo_json(&c->slo, c->have_slo));
     jset(o, "slo_source", !c->have_slo ? json_null()
                           : json_string(slo_is_set(&s->f.classes[k].own_slo) ? "class"
                                                                               : "sweep"));
@@ -509,14 +502,8 @@ static json_t *recovery_json(const struct sweep_findings *fd)
 static json_t *class_finding_json(const struct sweep_class_finding *cf)
 {
     json_t *co = json_object();
-    char buf[96];
     jset(co, "name", json_string(cf->name));
-    if (cf->have_slo) {
-        slo_format(&cf->slo, buf, sizeof buf);
-        jset(co, "slo", json_string(buf));
-    } else {
-        jset(co, "slo", json_null());
-    }
+    jset(co, "slo", slo_json(&cf->slo, cf->have_slo));
     jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps)
                                                     : json_null());
     jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));
