@@ -90,42 +90,6 @@ static long hex4(const char *p)
     return v;
 }
 
-/* The length of the well-formed UTF-8 sequence starting at p, or 0 when the
- * bytes at p are not one (overlong forms, encoded surrogates, code points
- * over U+10FFFF and truncated sequences are all rejected). *p >= 0x80. */
-static size_t utf8_seq_len(const unsigned char *p, const unsigned char *end)
-{
-    unsigned char c = p[0];
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF;   /* allowed range of the 2nd byte */
-
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if ((size_t)(end - p) < n)
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return n;
-}
-
 /* The slow part of string validation, kept out of line so that the common
  * all-ASCII scan stays small: one escape or one non-ASCII character at p.
  * Returns the pointer past it, or NULL. */
@@ -165,7 +129,7 @@ static const char *validate_string_special(const char *p, const char *end)
     }
     if (c < 0x20)
         return NULL;                  /* raw control characters are not allowed */
-    size_t n = utf8_seq_len((const unsigned char *)p, (const unsigned char *)end);
+    size_t n = ll_utf8_len((const unsigned char *)p, (size_t)(end - p));
     return n ? p + n : NULL;
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "http/backend.h"
+#include "http/fetch.h"
 #include "http/transport.h"
 #include "util/util.h"
 
@@ -237,12 +238,7 @@ static int curl_slot_init(void *be, struct treq *q, char *err, size_t errlen)
     curl_easy_setopt(e, CURLOPT_POST, 1L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
                      cfg->http2 ? (long)CURL_HTTP_VERSION_2_0 : (long)CURL_HTTP_VERSION_1_1);
-    if (cfg->insecure) {
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    if (cfg->cacert)
-        curl_easy_setopt(e, CURLOPT_CAINFO, cfg->cacert);
+    fetch_setopt_tls(e, cfg->insecure, cfg->cacert);
     if (cfg->connect_timeout_ns)
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                          (long)((cfg->connect_timeout_ns + LL_NS_PER_MS - 1) / LL_NS_PER_MS));

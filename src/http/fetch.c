@@ -39,6 +39,16 @@ void fetch_free(struct fetcher *f)
     free(f);
 }
 
+void fetch_setopt_tls(CURL *e, int insecure, const char *cacert)
+{
+    if (insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (cacert)
+        curl_easy_setopt(e, CURLOPT_CAINFO, cacert);
+}
+
 void fetch_response_free(struct fetch_response *r)
 {
     free(r->body);
@@ -158,12 +168,7 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms_of(opts->timeout_ns));
     if (opts->connect_timeout_ns)
         curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms_of(opts->connect_timeout_ns));
-    if (opts->insecure) {
-        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    if (opts->cacert)
-        curl_easy_setopt(c, CURLOPT_CAINFO, opts->cacert);
+    fetch_setopt_tls(c, opts->insecure, opts->cacert);
     if (opts->user_agent)
         curl_easy_setopt(c, CURLOPT_USERAGENT, opts->user_agent);
     if (opts->accept_encoding)

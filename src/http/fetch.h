@@ -71,6 +71,12 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
                   const struct fetch_opts *opts, struct fetch_response *r, char *err,
                   size_t errlen);
 
+/* What --insecure and --cacert mean for a libcurl handle, set on e: with
+ * insecure, neither the certificate nor the host name is checked; cacert
+ * (borrowed; NULL: the system's) is the CA bundle. The load's handles
+ * (curl.c) and the fetcher's share it. */
+void fetch_setopt_tls(CURL *e, int insecure, const char *cacert);
+
 /* Free the body r holds and zero it. Safe on a zeroed response, and twice. */
 void fetch_response_free(struct fetch_response *r);
 

@@ -164,41 +164,6 @@ static void line_u64_or_null(struct line *l, int present, uint64_t v)
         LINE_LIT(l, "null");
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the
- * bytes there are not one. Overlong forms, surrogates and code points above
- * U+10FFFF are invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-        return 0;
-    return len;
-}
-
 /* Append s[0..n) as the body of a JSON string. The detail often carries a
  * server's own words, cut at a fixed size, so it may hold control bytes or
  * a UTF-8 sequence split in half: each invalid byte becomes U+FFFD, so the
@@ -226,7 +191,7 @@ static void line_json_escaped(struct line *l, const char *s, size_t n)
         } else if (c < 0x80) {
             line_put(l, (const char *)&p[i], 1);
         } else {
-            size_t len = utf8_seq_len(p + i, n - i);
+            size_t len = ll_utf8_len(p + i, n - i);
             if (len == 0) {
                 line_put(l, "\\ufffd", 6);
                 i++;

@@ -12,7 +12,6 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,15 +384,8 @@ struct exposer *expose_new(const char *addr_port, double offered_rate_per_s, cha
     strbuf_clear(&e->page);
     render(e, &zero, &e->page);
 
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int pe = pthread_create(&e->th, NULL, expose_main, e);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (pe) {
-        snprintf(err, errlen, "pthread_create: %s", strerror(pe));
+    if (ll_thread_start_nosig(&e->th, expose_main, e, err, errlen) < 0)
         goto fail;
-    }
     e->thread_started = 1;
     freeaddrinfo(ai);
     return e;

@@ -14,7 +14,6 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -622,17 +621,9 @@ int scraper_start(struct scraper *s, uint64_t origin_abs_ns, char *err, size_t e
     s->n_pending = 0;
     pthread_mutex_unlock(&s->lock);
 
-    /* The thread must never take SIGINT/SIGTERM: the driver waits for
-     * them with sigtimedwait in its own thread. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int e = pthread_create(&s->th, NULL, scraper_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (e) {
-        snprintf(err, errlen, "pthread_create: %s", strerror(e));
-        return LL_E_IO;
-    }
+    int rc = ll_thread_start_nosig(&s->th, scraper_main, s, err, errlen);
+    if (rc < 0)
+        return rc;
     s->thread_started = 1;
     return 0;
 }

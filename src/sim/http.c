@@ -125,16 +125,28 @@ static int parse_decimal(const char *s, size_t n, uint64_t *out)
     return 0;
 }
 
+/* The end of the token (RFC 9110's tchars: a method, a field name) that
+ * starts at s and ends at the first delim in [s, e): a pointer to that
+ * delim, or NULL when there is none, the token is empty or it holds a byte
+ * that is not a tchar. */
+static char *token_until(char *s, char *e, char delim)
+{
+    char *d = memchr(s, delim, (size_t)(e - s));
+    if (!d || d == s)
+        return NULL;
+    for (char *c = s; c < d; c++)
+        if (!is_tchar((unsigned char)*c))
+            return NULL;
+    return d;
+}
+
 /* Parse the request line [s, e) (line ending already stripped). */
 static int parse_request_line(struct http_parser *p, char *s, char *e)
 {
     struct http_request *r = &p->req;
-    char *sp1 = memchr(s, ' ', (size_t)(e - s));
-    if (!sp1 || sp1 == s)
+    char *sp1 = token_until(s, e, ' ');
+    if (!sp1)
         return fail_status(p, 400);
-    for (char *c = s; c < sp1; c++)
-        if (!is_tchar((unsigned char)*c))
-            return fail_status(p, 400);
     char *t = sp1 + 1;
     char *sp2 = memchr(t, ' ', (size_t)(e - t));
     if (!sp2 || sp2 == t)
@@ -198,12 +210,9 @@ static int parse_head(struct http_parser *p)
             break; /* the blank line */
         if (*line == ' ' || *line == '\t')
             return fail_status(p, 400); /* obsolete line folding */
-        char *colon = memchr(line, ':', (size_t)(le - line));
-        if (!colon || colon == line)
+        char *colon = token_until(line, le, ':');
+        if (!colon)
             return fail_status(p, 400);
-        for (char *c = line; c < colon; c++)
-            if (!is_tchar((unsigned char)*c))
-                return fail_status(p, 400);
         char *vs = colon + 1, *ve = le;
         while (vs < ve && (*vs == ' ' || *vs == '\t'))
             vs++;

@@ -935,6 +935,18 @@ static void fmt_count(char *buf, size_t len, double v)
  * step was scraped): queue, batch and KV gauges over the window, the
  * server's TTFT beside the client's from the send time, and the server's
  * generated tokens beside the client's over the same span. */
+/* The step's name in the terminal tables: "rec" for the recovery step, "3.1" for
+ * step 3's first repeat, "3" for step 3 itself. */
+static void fmt_step_id(char *buf, size_t len, const struct sweep_facts *f)
+{
+    if (f->recovery)
+        snprintf(buf, len, "rec");
+    else if (f->repeat)
+        snprintf(buf, len, "%u.%u", f->index, f->repeat);
+    else
+        snprintf(buf, len, "%u", f->index);
+}
+
 static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n)
 {
     size_t scraped = 0;
@@ -952,12 +964,7 @@ static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n
         char ttft[56], gen[56], sc[40];
         if (!v->present)
             continue;
-        if (s->f.recovery)
-            snprintf(id, sizeof id, "rec");
-        else if (s->f.repeat)
-            snprintf(id, sizeof id, "%u.%u", s->f.index, s->f.repeat);
-        else
-            snprintf(id, sizeof id, "%u", s->f.index);
+        fmt_step_id(id, sizeof id, &s->f);
         fmt_gauge(q, sizeof q, v->waiting_mean, v->waiting_max, 1);
         fmt_gauge(r, sizeof r, v->running_mean, v->running_max, 1);
         fmt_gauge(kv, sizeof kv, v->kv_mean, v->kv_max, 100);
@@ -1020,12 +1027,7 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
             snprintf(att, sizeof att, "-");
         else
             snprintf(att, sizeof att, "%.1f%%", 100 * s->attainment);
-        if (s->f.recovery)
-            snprintf(id, sizeof id, "rec");
-        else if (s->f.repeat)
-            snprintf(id, sizeof id, "%u.%u", s->f.index, s->f.repeat);
-        else
-            snprintf(id, sizeof id, "%u", s->f.index);
+        fmt_step_id(id, sizeof id, &s->f);
         snprintf(infl, sizeof infl, "%.1f/%.0f", s->f.inflight_mean, s->f.inflight_max);
         fprintf(f, "%4s %8.3g %8.3g %8.3g %8.3g %7s %9s %9s %9s %9s %6.1f %11s", id,
                 s->f.offered_rps, s->achieved_rps, s->completed_rps, s->goodput_rps, att,

@@ -29,6 +29,17 @@ static void jset(json_t *o, const char *k, json_t *v)
     }
 }
 
+/* An SLO as summary.json writes it: its text (slo_format), or null when
+ * there is none (set is 0). */
+static json_t *slo_json(const struct slo *slo, int set)
+{
+    char buf[96];
+    if (!set)
+        return json_null();
+    slo_format(slo, buf, sizeof buf);
+    return json_string(buf);
+}
+
 /* The facts part of the server figures (steps.jsonl's "server"). */
 static json_t *server_facts_json(const struct sweep_server *v)
 {
@@ -148,14 +159,8 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
         for (size_t k = 0; k < f->n_classes; k++) {
             const struct sweep_class_facts *c = &f->classes[k];
             json_t *co = json_object();
-            char buf[96];
             jset(co, "name", json_string(c->name));
-            if (slo_is_set(&c->own_slo)) {
-                slo_format(&c->own_slo, buf, sizeof buf);
-                jset(co, "slo", json_string(buf));
-            } else {
-                jset(co, "slo", json_null());
-            }
+            jset(co, "slo", slo_json(&c->own_slo, slo_is_set(&c->own_slo)));
             jset(co, "scheduled", ju64(c->scheduled));
             json_array_append_new(arr, co);
         }
@@ -281,13 +286,7 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
 json_t *sweep_settings_json(const struct sweep_settings *set)
 {
     json_t *o = json_object();
-    char buf[96];
-    if (slo_is_set(&set->slo)) {
-        slo_format(&set->slo, buf, sizeof buf);
-        jset(o, "slo", json_string(buf));
-    } else {
-        jset(o, "slo", json_null());
-    }
+    jset(o, "slo", slo_json(&set->slo, slo_is_set(&set->slo)));
     jset(o, "attainment", json_real(set->attainment));
     jset(o, "max_error_rate", json_real(set->max_error_rate));
     jset(o, "ttft_limit_ns", ju64(set->ttft_limit_ns));
@@ -341,32 +340,36 @@ static json_t *pct_json(const uint64_t *v, int any)
     return o;
 }
 
+/* The counts and rates a step and each of its classes report alike: of
+ * the requests scheduled in the window, how many ended ok, failed or met
+ * the SLO, and the achieved, completed and goodput rates (req/s) and the
+ * attainment (0..1) computed from them. */
+static void put_outcomes(json_t *o, const struct stats *st, double achieved_rps,
+                         double completed_rps, double goodput_rps, double attainment)
+{
+    jset(o, "scheduled", ju64(st->scheduled));
+    jset(o, "ok", ju64(st->by_kind[REC_OK]));
+    jset(o, "failed", ju64(stats_failed(st)));
+    jset(o, "slo_met", ju64(st->slo_met));
+    jset(o, "achieved_rps", jnum(achieved_rps));
+    jset(o, "completed_rps", jnum(completed_rps));
+    jset(o, "goodput_rps", jnum(goodput_rps));
+    jset(o, "attainment", jnum(attainment));
+}
+
 /* summary.json's steps[].classes[k]: class k of s. */
 static json_t *class_json(const struct sweep_step *s, size_t k)
 {
     const struct sweep_class *c = &s->classes[k];
     const struct stats *st = &c->stats;
     int ok = st->by_kind[REC_OK] > 0;
-    char buf[96];
     json_t *o = json_object();
     jset(o, "name", json_string(s->f.classes[k].name));
-    if (c->have_slo) {
-        slo_format(&c->slo, buf, sizeof buf);
-        jset(o, "slo", json_string(buf));
-    } else {
-        jset(o, "slo", json_null());
-    }
+    jset(o, "slo", slo_json(&c->slo, c->have_slo));
     jset(o, "slo_source", !c->have_slo ? json_null()
                           : json_string(slo_is_set(&s->f.classes[k].own_slo) ? "class"
                                                                               : "sweep"));
-    jset(o, "scheduled", ju64(st->scheduled));
-    jset(o, "ok", ju64(st->by_kind[REC_OK]));
-    jset(o, "failed", ju64(stats_failed(st)));
-    jset(o, "slo_met", ju64(st->slo_met));
-    jset(o, "achieved_rps", jnum(c->achieved_rps));
-    jset(o, "completed_rps", jnum(c->completed_rps));
-    jset(o, "goodput_rps", jnum(c->goodput_rps));
-    jset(o, "attainment", jnum(c->attainment));
+    put_outcomes(o, st, c->achieved_rps, c->completed_rps, c->goodput_rps, c->attainment);
     jset(o, "error_rate", jnum(c->error_rate));
     json_t *lat = json_object();
     jset(lat, "ttft", pct_json(c->ttft_ns, ok));
@@ -392,14 +395,7 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "duration_ns", ju64(s->f.duration_ns));
     jset(o, "warmup_ns", ju64(s->f.warmup_ns));
     jset(o, "window_ns", ju64(s->f.window_ns));
-    jset(o, "scheduled", ju64(st->scheduled));
-    jset(o, "ok", ju64(st->by_kind[REC_OK]));
-    jset(o, "failed", ju64(stats_failed(st)));
-    jset(o, "slo_met", ju64(st->slo_met));
-    jset(o, "achieved_rps", jnum(s->achieved_rps));
-    jset(o, "completed_rps", jnum(s->completed_rps));
-    jset(o, "goodput_rps", jnum(s->goodput_rps));
-    jset(o, "attainment", jnum(s->attainment));
+    put_outcomes(o, st, s->achieved_rps, s->completed_rps, s->goodput_rps, s->attainment);
     jset(o, "input_tokens_per_s", jnum(s->input_tps));
     jset(o, "output_tokens_per_s", jnum(s->output_tps));
     jset(o, "error_rate", jnum(s->error_rate));
@@ -506,14 +502,8 @@ static json_t *recovery_json(const struct sweep_findings *fd)
 static json_t *class_finding_json(const struct sweep_class_finding *cf)
 {
     json_t *co = json_object();
-    char buf[96];
     jset(co, "name", json_string(cf->name));
-    if (cf->have_slo) {
-        slo_format(&cf->slo, buf, sizeof buf);
-        jset(co, "slo", json_string(buf));
-    } else {
-        jset(co, "slo", json_null());
-    }
+    jset(co, "slo", slo_json(&cf->slo, cf->have_slo));
     jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps)
                                                     : json_null());
     jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));

@@ -92,40 +92,6 @@ void strbuf_printf(struct strbuf *b, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Length of the valid UTF-8 sequence starting at s (1..4), or 0 when the
- * bytes there are not one. s is NUL-terminated, so reading stops at the
- * NUL (which is never a continuation byte). */
-static size_t strbuf_utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0];
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF;     /* range of the second byte */
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0)
-            lo = 0xA0;                      /* no overlong forms */
-        else if (c == 0xED)
-            hi = 0x9F;                      /* no surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;                      /* nothing above U+10FFFF */
-    } else
-        return 0;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return n;
-}
-
 void strbuf_put_xml(struct strbuf *b, const char *s)
 {
     if (s == NULL)
@@ -155,7 +121,7 @@ void strbuf_put_xml(struct strbuf *b, const char *s)
             p++;                            /* not allowed in XML: drop */
             continue;
         }
-        size_t n = strbuf_utf8_len(p);
+        size_t n = ll_utf8_len(p, strnlen((const char *)p, 4));
         if (n == 0) {
             strbuf_puts(b, "\xEF\xBF\xBD"); /* U+FFFD for a bad byte */
             p++;

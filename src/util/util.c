@@ -89,21 +89,6 @@ char *ll_strndup(const char *s, size_t n)
     return p;
 }
 
-int ll_parse_double(const char *s, double *out)
-{
-    if (!s || !*s)
-        return LL_E_INVAL;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0')
-        return LL_E_INVAL;
-    if (errno == ERANGE || !isfinite(v))
-        return LL_E_RANGE;
-    *out = v;
-    return 0;
-}
-
 static const char digit_pairs[201] =
     "0001020304050607080910111213141516171819"
     "2021222324252627282930313233343536373839"
@@ -155,6 +140,39 @@ size_t ll_fmt_u64(char *dst, uint64_t v)
     return n;
 }
 
+size_t ll_utf8_len(const unsigned char *p, size_t avail)
+{
+    unsigned char c = p[0];
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF; /* the range of the second byte */
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0)
+            lo = 0xA0; /* no overlong forms */
+        else if (c == 0xED)
+            hi = 0x9F; /* no surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0)
+            lo = 0x90; /* no overlong forms */
+        else if (c == 0xF4)
+            hi = 0x8F; /* nothing above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (avail < n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return n;
+}
+
 int ll_parse_u64(const char *s, uint64_t *out)
 {
     if (!s || !*s || *s == '-' || *s == '+')
@@ -170,7 +188,9 @@ int ll_parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-int ll_parse_count(const char *s, double *out)
+/* ll_parse_double, and with suffixes ll_parse_count: a finite number that
+ * fills s, and when suffixes is 1 a "k"/"K", "M" or "G" after it. */
+static int parse_number(const char *s, int suffixes, double *out)
 {
     if (!s || !*s)
         return LL_E_INVAL;
@@ -179,15 +199,12 @@ int ll_parse_count(const char *s, double *out)
     double v = strtod(s, &end);
     if (end == s)
         return LL_E_INVAL;
-    if (*end == 'k' || *end == 'K') {
-        v *= 1e3;
-        end++;
-    } else if (*end == 'M') {
-        v *= 1e6;
-        end++;
-    } else if (*end == 'G') {
-        v *= 1e9;
-        end++;
+    if (suffixes) {
+        double scale = *end == 'k' || *end == 'K' ? 1e3 : *end == 'M' ? 1e6 : *end == 'G' ? 1e9 : 0;
+        if (scale > 0) {
+            v *= scale;
+            end++;
+        }
     }
     if (*end != '\0')
         return LL_E_INVAL;
@@ -195,6 +212,16 @@ int ll_parse_count(const char *s, double *out)
         return LL_E_RANGE;
     *out = v;
     return 0;
+}
+
+int ll_parse_double(const char *s, double *out)
+{
+    return parse_number(s, 0, out);
+}
+
+int ll_parse_count(const char *s, double *out)
+{
+    return parse_number(s, 1, out);
 }
 
 int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
@@ -405,6 +432,20 @@ static void ll_verrorf(const char *fmt, va_list ap)
     fputs("llmload: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+}
+
+int ll_thread_start_nosig(pthread_t *th, void *(*fn)(void *), void *arg, char *err, size_t errlen)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(th, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e) {
+        snprintf(err, errlen, "pthread_create: %s", strerror(e));
+        return LL_E_IO;
+    }
+    return 0;
 }
 
 void ll_errorf(const char *fmt, ...)

@@ -4,6 +4,7 @@
 #ifndef LL_UTIL_H
 #define LL_UTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,12 @@ int ll_parse_double(const char *s, double *out);
 size_t ll_u64_digits(uint64_t v);
 size_t ll_fmt_u64(char *dst, uint64_t v);
 
+/* The length (1 to 4) of the well-formed UTF-8 sequence at p, of which avail
+ * bytes may be read, or 0 when the bytes there are not one: overlong forms,
+ * encoded surrogates, code points over U+10FFFF and sequences cut short by
+ * avail are all rejected. avail >= 1. */
+size_t ll_utf8_len(const unsigned char *p, size_t avail);
+
 /* An unsigned 64-bit integer in decimal; "1k" / "2M" / "3G" suffixes are
  * accepted only by ll_parse_count. */
 int ll_parse_u64(const char *s, uint64_t *out);
@@ -98,6 +105,12 @@ int ll_parse_http_date(const char *s, size_t n, int64_t now_s, int64_t *epoch_s)
 /* Format a duration for people: "812us", "1.25ms", "3.40s". Writes into
  * buf (at least 16 bytes) and returns buf. */
 char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);
+
+/* Start fn(arg) on a new thread *th with every signal blocked in it, so that
+ * SIGINT and SIGTERM reach only the thread that waits for them (the
+ * driver's sigtimedwait). The caller's mask is as it was on return.
+ * Returns 0, or LL_E_IO with "pthread_create: <reason>" in err. */
+int ll_thread_start_nosig(pthread_t *th, void *(*fn)(void *), void *arg, char *err, size_t errlen);
 
 /* Print "llmload: <fmt>\n" to stderr. */
 void ll_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -571,9 +571,23 @@ static void fmt_value(const struct dist *d, double v, char *buf, size_t len)
         snprintf(buf, len, "%lluns", ns);
 }
 
+/* Append ",<name>=<v>" at buf + *used (buf has len bytes) and advance
+ * *used. Returns 0, or LL_E_FULL when it does not fit. */
+static int put_bound(const struct dist *d, const char *name, double v, char *buf, size_t len,
+                     size_t *used)
+{
+    char text[40];
+    fmt_value(d, v, text, sizeof(text));
+    int n = snprintf(buf + *used, len - *used, ",%s=%s", name, text);
+    if (n < 0 || (size_t)n >= len - *used)
+        return LL_E_FULL;
+    *used += (size_t)n;
+    return 0;
+}
+
 int dist_format(const struct dist *d, char *buf, size_t len)
 {
-    char a[40], b[40], lo[40], hi[40];
+    char a[40], b[40];
     int n;
 
     switch (d->kind) {
@@ -610,19 +624,9 @@ int dist_format(const struct dist *d, char *buf, size_t len)
     if (n < 0 || (size_t)n >= len)
         return LL_E_FULL;
     size_t used = (size_t)n;
-    if (d->has_min) {
-        fmt_value(d, d->min, lo, sizeof(lo));
-        n = snprintf(buf + used, len - used, ",min=%s", lo);
-        if (n < 0 || (size_t)n >= len - used)
-            return LL_E_FULL;
-        used += (size_t)n;
-    }
-    if (d->has_max) {
-        fmt_value(d, d->max, hi, sizeof(hi));
-        n = snprintf(buf + used, len - used, ",max=%s", hi);
-        if (n < 0 || (size_t)n >= len - used)
-            return LL_E_FULL;
-        used += (size_t)n;
-    }
+    if (d->has_min && put_bound(d, "min", d->min, buf, len, &used) < 0)
+        return LL_E_FULL;
+    if (d->has_max && put_bound(d, "max", d->max, buf, len, &used) < 0)
+        return LL_E_FULL;
     return (int)used;
 }

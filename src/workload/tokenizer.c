@@ -117,30 +117,58 @@ static int walk_token_end(struct hash_walk *w)
     return 0;
 }
 
+/* A walk over the text tokens of text[0, len): runs of at most piece bytes
+ * of its words, white space between words dropped. */
+struct pieces {
+    const char *text;
+    size_t len;
+    size_t piece; /* the longest token, in bytes (>= 1) */
+    size_t at;    /* where the next token's search starts */
+    int in_word;  /* a token was returned: only white space opens a word */
+};
+
+/* The next text token: *s gets its start and *word_start whether it opens
+ * a word. Returns its length (1..piece), or 0 at the end of the text. */
+static size_t pieces_next(struct pieces *it, const char **s, int *word_start)
+{
+    size_t i = it->at, n = 0;
+
+    *word_start = !it->in_word;
+    while (i < it->len && is_space((unsigned char)it->text[i])) {
+        i++;
+        *word_start = 1;
+    }
+    while (n < it->piece && i + n < it->len && !is_space((unsigned char)it->text[i + n]))
+        n++;
+    *s = it->text + i;
+    it->at = i + n;
+    it->in_word = 1;
+    return n;
+}
+
 /* Each text token is hashed as one header byte, (word_start << 3) | length,
  * then its bytes. The header makes the encoding prefix-free, so token
- * boundaries and word starts are part of the hash. Returns 1 when out is
- * full. */
+ * boundaries and word starts are part of the hash. */
+static uint64_t hash_piece(uint64_t h, const char *s, size_t n, int word_start)
+{
+    h = fnv_byte(h, (unsigned char)((word_start << 3) | (int)n));
+    for (size_t k = 0; k < n; k++)
+        h = fnv_byte(h, (unsigned char)s[k]);
+    return h;
+}
+
+/* Hash each text token into the walk. Returns 1 when out is full. */
 static int walk_text(struct hash_walk *w, const char *text, size_t len, size_t piece)
 {
-    size_t i = 0;
+    struct pieces it = {text, len, piece, 0, 0};
+    const char *s;
+    size_t n;
+    int word_start;
 
-    while (i < len) {
-        while (i < len && is_space((unsigned char)text[i]))
-            i++;
-        int word_start = 1;
-        while (i < len && !is_space((unsigned char)text[i])) {
-            size_t n = 0;
-            while (n < piece && i + n < len && !is_space((unsigned char)text[i + n]))
-                n++;
-            w->h = fnv_byte(w->h, (unsigned char)((word_start << 3) | (int)n));
-            for (size_t k = 0; k < n; k++)
-                w->h = fnv_byte(w->h, (unsigned char)text[i + k]);
-            i += n;
-            word_start = 0;
-            if (walk_token_end(w))
-                return 1;
-        }
+    while ((n = pieces_next(&it, &s, &word_start)) > 0) {
+        w->h = hash_piece(w->h, s, n, word_start);
+        if (walk_token_end(w))
+            return 1;
     }
     return 0;
 }
@@ -203,32 +231,22 @@ uint32_t tokenizer_ids(enum tokenizer_kind k, const char *text, size_t len, int 
                        uint32_t *out, uint32_t max_out)
 {
     const uint32_t span = TOKENIZER_TEXT_ID_MAX - TOKENIZER_TEXT_ID_MIN + 1;
-    size_t piece = piece_bytes(k);
+    struct pieces it = {text, len, piece_bytes(k), 0, 0};
+    const char *s;
+    size_t m;
+    int word_start;
     uint64_t n = 0;
-    size_t i = 0;
 
     if (add_special && k == TOKENIZER_BYTES2) {
         if (n < max_out)
             out[n] = TOKENIZER_BOS_ID;
         n++;
     }
-    while (i < len) {
-        while (i < len && is_space((unsigned char)text[i]))
-            i++;
-        int word_start = 1;
-        while (i < len && !is_space((unsigned char)text[i])) {
-            size_t m = 0;
-            while (m < piece && i + m < len && !is_space((unsigned char)text[i + m]))
-                m++;
-            uint64_t h = fnv_byte(FNV_OFFSET, (unsigned char)((word_start << 3) | (int)m));
-            for (size_t b = 0; b < m; b++)
-                h = fnv_byte(h, (unsigned char)text[i + b]);
-            if (n < max_out)
-                out[n] = TOKENIZER_TEXT_ID_MIN + (uint32_t)(h % span);
-            n++;
-            i += m;
-            word_start = 0;
-        }
+    while ((m = pieces_next(&it, &s, &word_start)) > 0) {
+        uint64_t h = hash_piece(FNV_OFFSET, s, m, word_start);
+        if (n < max_out)
+            out[n] = TOKENIZER_TEXT_ID_MIN + (uint32_t)(h % span);
+        n++;
     }
     return saturate(n);
 }
