@@ -12,18 +12,19 @@
 
 static void report_usage(FILE *f)
 {
-    fprintf(f,
-"usage: llmload report DIR\n"
-"\n"
-"Rebuild summary.json, steps.csv, report.html (and classes.csv when the sweep\n"
-"broke out traffic classes) of a sweep's results directory from its raw\n"
-"files: run.json (settings), steps.jsonl (what the driver knew about each\n"
-"step), requests.jsonl (one line per request) and, when the sweep scraped\n"
-"the server, server_metrics.jsonl.\n"
-"Prints the step table and the findings. Nothing is sent anywhere.\n"
-"\n"
-"Exit status: 0 ok, 1 an --expect-capacity / --expect-slo check recorded in\n"
-"run.json fails, 2 bad arguments or unreadable files, 3 cannot write.\n");
+    fprintf(f, "usage: llmload report DIR\n"
+               "\n"
+               "Rebuild summary.json, steps.csv, report.html (and classes.csv when the sweep\n"
+               "broke out traffic classes) of a sweep's results directory from its raw\n"
+               "files: run.json (settings), steps.jsonl (what the driver knew about each\n"
+               "step), requests.jsonl (one line per request) and, when the sweep scraped\n"
+               "the server, server_metrics.jsonl.\n"
+               "Prints the step table and the findings. Nothing is sent anywhere.\n"
+               "\n"
+               "Exit status: 0 ok, 1 INVALID (steps the generator's lateness made unfit to\n"
+               "judge leave the capacity unknown), 2 bad arguments or unreadable files,\n"
+               "3 cannot write, 7 an --expect-capacity / --expect-slo check recorded in\n"
+               "run.json fails.\n");
 }
 
 int report_main(int argc, char **argv)

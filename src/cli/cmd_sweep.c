@@ -118,8 +118,8 @@ static void sweep_usage(FILE *f)
         "  --forecast R             replicas needed for a forecast peak of R req/s\n"
         "  --cost-per-hour X        price of one replica per hour: cost per million output tokens\n"
         "  --replicas N             replicas behind --url (default 1)\n"
-        "  --expect-capacity R      exit 1 when the SLO capacity is below R req/s\n"
-        "  --expect-slo             exit 1 when any load step misses the SLO\n"
+        "  --expect-capacity R      exit 7 when the SLO capacity is below R req/s\n"
+        "  --expect-slo             exit 7 when any load step misses the SLO\n"
         "\n"
         "Target, workload, timeouts and output: as `llmload run` (--url, --api, --model,\n"
         "--no-stream, --ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure,\n"
@@ -129,9 +129,10 @@ static void sweep_usage(FILE *f)
         "--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
         "--cancel-*, --prompt-ids); see llmload run --help for their defaults.\n"
         "\n"
-        "Exit status: 0 ok, 1 an --expect-* check failed, 2 bad flags, 3 could not run,\n"
-        "6 no step had an ok request, 130 interrupted (run.json says where). When several\n"
-        "apply the lowest wins, except 130. See docs/run.md.\n",
+        "Exit status: 0 ok, 1 INVALID (steps the generator's lateness made unfit to judge\n"
+        "leave the capacity unknown), 2 bad flags, 3 could not run, 6 no step had an ok\n"
+        "request, 7 an --expect-* check failed, 130 interrupted (run.json says where).\n"
+        "When several apply the lowest wins, except 130. See docs/run.md.\n",
         SWEEP_DEFAULT_MAX_STEPS);
 }
 

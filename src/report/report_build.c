@@ -382,12 +382,19 @@ static int write_html(const char *dir, struct built *b)
     return rc != 0 ? -1 : 0;
 }
 
-/* The --expect-capacity and --expect-slo checks recorded in run.json:
- * LL_EXIT_FAIL with the reason on stderr when one fails, else LL_EXIT_OK. */
+/* The sweep's verdicts: LL_EXIT_FAIL when INVALID steps leave the
+ * capacity unknown; else the --expect-capacity and --expect-slo checks
+ * recorded in run.json: LL_EXIT_EXPECT with the reason on stderr when one
+ * fails; else LL_EXIT_OK. */
 static int expect_checks(const struct built *b)
 {
     const struct sweep_settings *set = &b->set;
     const struct sweep_findings *fd = b->fd;
+    if (fd->capacity_unknown) {
+        ll_errorf("INVALID: the capacity is unknown: the generator's own lateness made a step "
+                  "where it lies unfit to judge (see \"not judged\" above)");
+        return LL_EXIT_FAIL;
+    }
     if (set->expect_capacity_rps > 0 &&
         (!fd->capacity_found || fd->capacity_rps < set->expect_capacity_rps)) {
         if (fd->capacity_found)
@@ -396,12 +403,12 @@ static int expect_checks(const struct built *b)
         else
             ll_errorf("--expect-capacity: no SLO capacity found (expected at least %.4g req/s)",
                       set->expect_capacity_rps);
-        return LL_EXIT_FAIL;
+        return LL_EXIT_EXPECT;
     }
     if (set->expect_slo && fd->slo_missed) {
         ll_errorf("--expect-slo: the step at %.4g req/s misses the SLO: %s", fd->next_fail_rps,
                   fd->next_fail_reason);
-        return LL_EXIT_FAIL;
+        return LL_EXIT_EXPECT;
     }
     return LL_EXIT_OK;
 }

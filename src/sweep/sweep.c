@@ -694,6 +694,15 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     } else {
         out->none_failed = n_points > 0;
     }
+    /* Where an unknown rate lies between the last pass and the first fail,
+     * the capacity could be anywhere from one to the other. */
+    out->capacity_unknown = out->n_unknown > 0 && n_points == 0;
+    for (size_t i = 0; i < LL_MIN(out->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++) {
+        double u = out->unknown_rps[i];
+        if ((!out->capacity_found || u > out->capacity_rps) &&
+            (out->next_fails && u < out->next_fail_rps))
+            out->capacity_unknown = 1;
+    }
     class_findings(steps, n, points, ord, n_points, out);
     free(ord);
 
@@ -781,6 +790,11 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             "%s req/s (INVALID: the generator's own lateness moved their latencies); the "
             "capacity and the knee rest on the other steps\n",
             fd->n_unknown > SWEEP_MAX_UNKNOWN ? ", ..." : "");
+        if (fd->capacity_unknown)
+            put(buf, len, at,
+                "capacity unknown: a step that could not be judged lies where it would be "
+                "found; rerun on a quieter machine, with more --threads, or at rates around "
+                "it (the sweep is INVALID)\n");
     }
 }
 

@@ -304,7 +304,7 @@ static void test_sweep_capacity_knee(void **state)
 
 /* Half the requests get a 500: the first step's error rate (~50%) passes
  * --max-error-rate 10 and the sweep stops there. --expect-capacity then
- * fails the run with exit 1 and a one-line reason. */
+ * fails the run with exit 7 and a one-line reason. */
 static void test_stop_error_rate(void **state)
 {
     (void)state;
@@ -314,7 +314,7 @@ static void test_stop_error_rate(void **state)
                           "--slo", "ttft=1s", "--no-recovery", "--expect-capacity", "5",
                           WORKLOAD, NULL};
     struct swept s;
-    json_t *sum = sweep_expect(&s, args, 60, 1, 1, "error rate");
+    json_t *sum = sweep_expect(&s, args, 60, 7, 1, "error rate");
     assert_non_null(strstr(s.err, "--expect-capacity"));
     json_t *steps = json_object_get(sum, "steps");
     ASSERT_IN_RANGE(harness_num(json_array_get(steps, 0), "error_rate"), 0.2,
