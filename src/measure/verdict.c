@@ -13,9 +13,12 @@ static uint64_t pct_or_0(const struct hist *h, double q)
 }
 
 /* The headline percentiles lateness may move: TTFT and E2E at p50, p90,
- * p99. Sets out->worst to the move nearest its limit; returns 1 when any
- * move is over its limit, 0 when none is, -1 when nothing could be judged
- * (no histograms given, or no ok request). */
+ * p99. A percentile that is the maximum of its sample (p99 of 100 requests
+ * or fewer) is not judged: one request decides it, and one send the OS
+ * woke late is not a finding about the run. Sets out->worst to the move
+ * nearest its limit; returns 1 when any move is over its limit, 0 when
+ * none is, -1 when nothing could be judged (no histograms given, no ok
+ * request, or too few for any percentile). */
 static int judge_moves(const struct verdict_input *in, double tol, struct verdict *out)
 {
     static const char *const names[2][3] = {{"TTFT p50", "TTFT p90", "TTFT p99"},
@@ -28,7 +31,10 @@ static int judge_moves(const struct verdict_input *in, double tol, struct verdic
     for (int m = 0; m < 2; m++) {
         if (!meas[m] || !ontime[m] || !hist_count(meas[m]) || !hist_count(ontime[m]))
             continue;
+        uint64_t n = hist_count(meas[m]);
         for (int k = 0; k < 3; k++) {
+            if (hist_percentile_rank(q[k], n) >= n)
+                continue;
             uint64_t v = hist_percentile(meas[m], q[k]);
             uint64_t o = hist_percentile(ontime[m], q[k]);
             uint64_t moved = v > o ? v - o : 0;
@@ -112,7 +118,7 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
         out->warned = 1;
         if (moves < 0) {
             snprintf(out->warning, sizeof out->warning,
-                     "schedule lateness p99 %s (no ok request to judge what it moved)%s%s", l,
+                     "schedule lateness p99 %s (too few ok requests to judge what it moved)%s%s", l,
                      who[0] ? ": " : "", who);
             return 0;
         }
