@@ -21,8 +21,8 @@ static void report_usage(FILE *f)
                "the server, server_metrics.jsonl.\n"
                "Prints the step table and the findings. Nothing is sent anywhere.\n"
                "\n"
-               "Exit status: 0 ok, 1 INVALID (steps the generator's lateness made unfit to\n"
-               "judge leave the capacity unknown), 2 bad arguments or unreadable files,\n"
+               "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit\n"
+               "to judge), 2 bad arguments or unreadable files,\n"
                "3 cannot write, 7 an --expect-capacity / --expect-slo check recorded in\n"
                "run.json fails.\n");
 }

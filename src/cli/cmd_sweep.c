@@ -129,9 +129,9 @@ static void sweep_usage(FILE *f)
         "--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
         "--cancel-*, --prompt-ids); see llmload run --help for their defaults.\n"
         "\n"
-        "Exit status: 0 ok, 1 INVALID (steps the generator's lateness made unfit to judge\n"
-        "leave the capacity unknown), 2 bad flags, 3 could not run, 6 no step had an ok\n"
-        "request, 7 an --expect-* check failed, 130 interrupted (run.json says where).\n"
+        "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit to\n"
+        "judge), 2 bad flags, 3 could not run, 6 no step had an ok request, 7 an\n"
+        "--expect-* check failed, 130 interrupted (run.json says where).\n"
         "When several apply the lowest wins, except 130. See docs/run.md.\n",
         SWEEP_DEFAULT_MAX_STEPS);
 }

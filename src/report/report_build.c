@@ -382,8 +382,8 @@ static int write_html(const char *dir, struct built *b)
     return rc != 0 ? -1 : 0;
 }
 
-/* The sweep's verdicts: LL_EXIT_FAIL when INVALID steps leave the
- * capacity unknown; else the --expect-capacity and --expect-slo checks
+/* The sweep's verdicts: LL_EXIT_FAIL when no step could be judged (every
+ * one INVALID); else the --expect-capacity and --expect-slo checks
  * recorded in run.json: LL_EXIT_EXPECT with the reason on stderr when one
  * fails; else LL_EXIT_OK. */
 static int expect_checks(const struct built *b)
@@ -391,8 +391,8 @@ static int expect_checks(const struct built *b)
     const struct sweep_settings *set = &b->set;
     const struct sweep_findings *fd = b->fd;
     if (fd->capacity_unknown) {
-        ll_errorf("INVALID: the capacity is unknown: the generator's own lateness made a step "
-                  "where it lies unfit to judge (see \"not judged\" above)");
+        ll_errorf("INVALID: no step could be judged: the generator's own lateness moved every "
+                  "step's latencies (see \"not judged\" above)");
         return LL_EXIT_FAIL;
     }
     if (set->expect_capacity_rps > 0 &&

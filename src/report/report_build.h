@@ -13,7 +13,7 @@
  * run.json, steps.jsonl, requests.jsonl and, when present,
  * server_metrics.jsonl, and print the step table and the findings to out
  * (NULL = print nothing). Returns an exit status: LL_EXIT_OK;
- * LL_EXIT_FAIL when INVALID steps leave the capacity unknown;
+ * LL_EXIT_FAIL when no load step could be judged (every one INVALID);
  * LL_EXIT_EXPECT when an --expect-capacity / --expect-slo check recorded in
  * run.json fails (a one-line reason on stderr); LL_EXIT_USAGE for missing
  * or malformed files; LL_EXIT_RUNTIME when a file cannot be written (the

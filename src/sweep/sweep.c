@@ -694,14 +694,16 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     } else {
         out->none_failed = n_points > 0;
     }
-    /* Where an unknown rate lies between the last pass and the first fail,
-     * the capacity could be anywhere from one to the other. */
+    /* With no rate judged there is no finding; where an unknown rate lies
+     * between the last pass and the first fail, the capacity is somewhere
+     * from one to the other, more coarsely than the steps (the last
+     * passing rate is still a true lower bound). */
     out->capacity_unknown = out->n_unknown > 0 && n_points == 0;
     for (size_t i = 0; i < LL_MIN(out->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++) {
         double u = out->unknown_rps[i];
         if ((!out->capacity_found || u > out->capacity_rps) &&
             (out->next_fails && u < out->next_fail_rps))
-            out->capacity_unknown = 1;
+            out->capacity_coarse = 1;
     }
     class_findings(steps, n, points, ord, n_points, out);
     free(ord);
@@ -792,9 +794,13 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             fd->n_unknown > SWEEP_MAX_UNKNOWN ? ", ..." : "");
         if (fd->capacity_unknown)
             put(buf, len, at,
-                "capacity unknown: a step that could not be judged lies where it would be "
-                "found; rerun on a quieter machine, with more --threads, or at rates around "
-                "it (the sweep is INVALID)\n");
+                "capacity unknown: no step could be judged; rerun on a quieter machine or "
+                "with more --threads (the sweep is INVALID)\n");
+        else if (fd->capacity_coarse)
+            put(buf, len, at,
+                "the capacity lies between %.4g and %.4g req/s: a step between them could "
+                "not be judged\n",
+                fd->capacity_found ? fd->capacity_rps : 0.0, fd->next_fail_rps);
     }
 }
 

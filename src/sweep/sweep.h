@@ -366,9 +366,11 @@ struct sweep_findings {
      * search and the knee skip them, and the findings say so. */
     double unknown_rps[SWEEP_MAX_UNKNOWN];
     size_t n_unknown;            /* may exceed SWEEP_MAX_UNKNOWN; that many are kept */
-    int capacity_unknown;        /* 1: an INVALID rate lies between the capacity and the
-                                  * first failing rate, or no rate could be judged: the
-                                  * sweep is INVALID (exit 1) */
+    int capacity_unknown;        /* 1: no load rate could be judged (every one INVALID):
+                                  * the sweep is INVALID (exit 1) */
+    int capacity_coarse;         /* 1: an unknown rate lies between the capacity and the
+                                  * first failing rate: the capacity is bracketed more
+                                  * coarsely than the steps (the findings say so) */
     struct fit_knee knee;        /* completions against achieved (sent) load: the same
                                   * requests on both axes, so Poisson noise cancels */
     double operate_rps;          /* headroom x capacity */

@@ -532,6 +532,7 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
         json_array_append_new(unk, json_real(fd->unknown_rps[i]));
     jset(f, "not_judged_rps", unk);
     jset(f, "capacity_unknown", json_boolean(fd->capacity_unknown));
+    jset(f, "capacity_coarse", json_boolean(fd->capacity_coarse));
     jset(f, "next_failing_reason", fd->next_fails ? json_string(fd->next_fail_reason)
                                                   : json_null());
     jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());

@@ -484,14 +484,16 @@ static void test_findings_skip_invalid(void **state)
     ASSERT_NEAR(fd->unknown_rps[1], 8, 0);
     assert_non_null(strstr(s->text, "SLO capacity: 10 req/s"));
     assert_non_null(strstr(s->text, "not judged: 2, 8 req/s (INVALID: "));
-    assert_false(fd->capacity_unknown); /* neither lies between 10 and 12 */
+    assert_false(fd->capacity_unknown || fd->capacity_coarse); /* neither in 10-12 */
     assert_null(strstr(s->text, "capacity unknown"));
+    assert_null(strstr(s->text, "the capacity lies between"));
 }
 
 /* An unknown rate between the last passing and the first failing one
- * leaves the capacity unknown: the sweep is INVALID. Here 6 passes, 8
- * could not be judged and 10 fails; the capacity is somewhere in 6-10. */
-static void test_findings_capacity_unknown(void **state)
+ * brackets the capacity more coarsely: 6 passes, 8 could not be judged
+ * and 10 fails; the capacity is somewhere in 6-10, and the sweep is not
+ * INVALID for it. With every rate unknown, it is. */
+static void test_findings_capacity_coarse(void **state)
 {
     struct search *s = *state;
     s->set.slo.ttft_ns = 50 * MS;
@@ -501,8 +503,22 @@ static void test_findings_capacity_unknown(void **state)
     ASSERT_NEAR(fd->capacity_rps, 6, 0);
     ASSERT_NEAR(fd->next_fail_rps, 10, 0);
     assert_int_equal(fd->n_unknown, 1);
+    assert_false(fd->capacity_unknown);
+    assert_true(fd->capacity_coarse);
+    assert_non_null(strstr(s->text, "the capacity lies between 6 and 10 req/s"));
+}
+
+static void test_findings_nothing_judged(void **state)
+{
+    struct search *s = *state;
+    s->set.slo.ttft_ns = 50 * MS;
+    search_run(s, 2, (double[]){4, 6}, (uint64_t[]){20, 20}, (uint64_t[]){40 * MS, 40 * MS});
+    const struct sweep_findings *fd = &s->fd;
+    assert_false(fd->capacity_found);
+    assert_int_equal(fd->n_unknown, 2);
     assert_true(fd->capacity_unknown);
-    assert_non_null(strstr(s->text, "capacity unknown: "));
+    assert_non_null(strstr(s->text, "not found: no step could be judged"));
+    assert_non_null(strstr(s->text, "capacity unknown: no step could be judged"));
 }
 
 /* sweep_stop_check on the 4 points p under set: it stops, with a reason
@@ -1088,7 +1104,8 @@ TEST_MAIN(
     cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_invalid),
     cmocka_unit_test_setup_teardown(test_findings_capacity, search_setup, search_teardown),
     cmocka_unit_test_setup_teardown(test_findings_skip_invalid, search_setup, search_teardown),
-    cmocka_unit_test_setup_teardown(test_findings_capacity_unknown, search_setup, search_teardown),
+    cmocka_unit_test_setup_teardown(test_findings_capacity_coarse, search_setup, search_teardown),
+    cmocka_unit_test_setup_teardown(test_findings_nothing_judged, search_setup, search_teardown),
     cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
     cmocka_unit_test(test_facts_round_trip),
     cmocka_unit_test_setup_teardown(test_class_step_figures, class_sweep_setup,
