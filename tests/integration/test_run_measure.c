@@ -768,14 +768,15 @@ static void test_past_capacity_no_pileup(void **state)
     (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    /* The premise, measured: the run went past what the client can send on
-     * time, so that at least a tenth of the sends were over 1 ms late. A
-     * quiet minute on this VM keeps up with 20,000/s (46 late sends once);
-     * then the next rate, three times higher, is tried, and so on: a
-     * machine fast enough to keep up is fast enough not to pile up at the
-     * next rate. The rate that first breaks the schedule is the one whose
-     * records are checked. */
-    static const char *const rates[] = {"20000", "60000", "180000"};
+    /* The premise, measured: the run went past what the client sends on
+     * time, so that at least 1% of the sends were over 2 ms late. A quiet
+     * minute on this VM keeps up with 20,000/s (46 late sends once); then
+     * the rate is raised by half, and again: a machine that kept up at one
+     * rate is, at half as much again, behind but not buried (a CPU hog
+     * with 60,000/s straight after 20,000 gave the sim's accept queue more
+     * than it could take: 8 connect timeouts). The rate that first breaks
+     * the schedule is the one whose records are checked. */
+    static const char *const rates[] = {"20000", "30000", "45000"};
     for (size_t k = 0; k < LL_ARRAY_LEN(rates); k++) {
         const char *args[] = {"--rate",
                               rates[k],
@@ -803,11 +804,15 @@ static void test_past_capacity_no_pileup(void **state)
             fail_msg("at %s/s: %lld of 20000 ok: %s", rates[k], (long long)by_kind(sum, "ok"),
                      kinds);
         }
-        int64_t late = harness_ival_req(json_object_get(sum, "lateness_diagnosis"), "late_sends");
+        /* Behind by 2 ms or more is where the client reads what is ready
+         * before it sends (TRANSPORT_BEHIND_NS): the path under test. */
+        int64_t behind = 0;
+        for (size_t i = 0; i < json_array_size(recs); i++)
+            behind += harness_ival_req(json_array_get(recs, i), "late_ns") > 2 * (int64_t)MS;
         json_decref(recs);
         json_decref(sum);
-        print_message("at %s/s: %lld of 20000 sends over 1 ms late\n", rates[k], (long long)late);
-        if (late >= 2000)
+        print_message("at %s/s: %lld of 20000 sends over 2 ms late\n", rates[k], (long long)behind);
+        if (behind >= 200)
             return;
     }
     fail_msg("no rate up to %s/s went past what the client sends on time: the premise failed",
