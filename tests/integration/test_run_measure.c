@@ -239,6 +239,7 @@ struct agreement {
     double req_p50, req_p99;            /* sim read - client sent */
     double tok_p50, tok_p99;            /* client read first - sim wrote first */
     double wake_p99;                    /* a bare thread's wake-up lateness beside it */
+    double late_p99;                    /* the client's own: its schedule lateness p99 */
 };
 
 /* One run of Poisson 50/s for 4 s against a sim that answers 10 tokens in
@@ -310,6 +311,7 @@ static void agreement_run(struct agreement *ag)
         tok_way[i] = (double)(first - s_first);
     }
     ag->n = n;
+    ag->late_p99 = harness_num(sum, "latency_ns.schedule_lateness.p99");
     ag->add_ttft_p50 = pct(add_ttft, n, 50);
     ag->add_ttft_p99 = pct(add_ttft, n, 99);
     ag->add_e2e_p50 = pct(add_e2e, n, 50);
@@ -344,7 +346,10 @@ static void agreement_run(struct agreement *ag)
  * p99 is over 1 ms is run again, up to twice. When all three miss, the
  * last is judged by the client's own parts (below): the difference holds
  * two wake-ups, the sim's for the request and the client's for the first
- * token, and only the second is the client's. Quiet, the bare thread's p99 was 0.25 ms and
+ * token, and only the second is the client's; it may exceed 1 ms by
+ * twice the p99 lateness of a bare thread woken beside the run or of the
+ * client's own scheduled wake-ups in it (beside a CPU hog the first token
+ * was once read 2.9 ms late at p99 while the bare thread's p99 was 0.2 ms). Quiet, the bare thread's p99 was 0.25 ms and
  * the client added 0.3 ms; beside a CPU hog on one core, over four runs of
  * this test (six agreement runs), the bare thread's p99 was 0.64-1.72 ms
  * and the client added 0.23-1.62 ms, one of those (1.62 ms, the bare
@@ -366,7 +371,9 @@ static void test_agreement_with_sim_log(void **state)
         print_message("p99 over the limit: running once more\n");
         agreement_run(&ag);
     }
-    double host = 2 * ag.wake_p99;
+    /* How late this host wakes a thread: the bare thread beside the run,
+     * or the client's own wake-ups for its sends, whichever was later. */
+    double host = 2 * (ag.wake_p99 > ag.late_p99 ? ag.wake_p99 : ag.late_p99);
     ASSERT_IN_RANGE(ag.add_ttft_p50, 0, limit);
     ASSERT_IN_RANGE(ag.add_e2e_p50, 0, limit);
     if (ag.add_ttft_p99 <= limit && ag.add_e2e_p99 <= limit)
