@@ -70,6 +70,19 @@ static void whose(const struct verdict_input *in, char *buf, size_t len)
                  in->kept, (unsigned long long)(n - a), (unsigned long long)n);
 }
 
+/* "schedule lateness p99 <late> moved <what> by <moved><how>max(1ms, <tol>%
+ * of <value>))", then ": <who>" when whose is known. how is " (over " for
+ * the INVALID reason, ", within the tolerance (" for the warning. */
+static void say_move(char *buf, size_t len, const char *late, const struct verdict_move *m,
+                     double tol, const char *how, const char *who)
+{
+    char mv[16], val[16];
+    ll_fmt_duration(m->moved_ns, mv, sizeof mv);
+    ll_fmt_duration(m->value_ns, val, sizeof val);
+    snprintf(buf, len, "schedule lateness p99 %s moved %s by %s%smax(1ms, %g%% of %s))%s%s", late,
+             m->what, mv, how, 100 * tol, val, who[0] ? ": " : "", who);
+}
+
 void verdict_latencies(struct verdict_input *in, const struct stats *s)
 {
     in->ttft = s->ttft;
@@ -98,12 +111,7 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
                      who[0] ? ": " : "", who);
             return 1;
         }
-        char mv[16], val[16];
-        ll_fmt_duration(out->worst.moved_ns, mv, sizeof mv);
-        ll_fmt_duration(out->worst.value_ns, val, sizeof val);
-        snprintf(out->reason, sizeof out->reason,
-                 "schedule lateness p99 %s moved %s by %s (over max(1ms, %g%% of %s))%s%s", l,
-                 out->worst.what, mv, 100 * tol, val, who[0] ? ": " : "", who);
+        say_move(out->reason, sizeof out->reason, l, &out->worst, tol, " (over ", who);
         return 1;
     }
     if (in->check_achieved && in->scheduled &&
@@ -128,13 +136,8 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
                      who[0] ? ": " : "", who);
             return 0;
         }
-        char mv[16], val[16];
-        ll_fmt_duration(out->worst.moved_ns, mv, sizeof mv);
-        ll_fmt_duration(out->worst.value_ns, val, sizeof val);
-        snprintf(out->warning, sizeof out->warning,
-                 "schedule lateness p99 %s moved %s by %s, within the tolerance "
-                 "(max(1ms, %g%% of %s))%s%s",
-                 l, out->worst.what, mv, 100 * tol, val, who[0] ? ": " : "", who);
+        say_move(out->warning, sizeof out->warning, l, &out->worst, tol, ", within the tolerance (",
+                 who);
     }
     return 0;
 }
