@@ -214,23 +214,6 @@ static const char *validate_literal(const char *p, const char *end,
     return p + n;
 }
 
-/* The type a value's first byte announces (valid documents only). */
-static enum jscan_type type_of(unsigned char c)
-{
-    switch (c) {
-    case '{': return JSCAN_OBJECT;
-    case '[': return JSCAN_ARRAY;
-    case '"': return JSCAN_STRING;
-    case 't': return JSCAN_TRUE;
-    case 'f': return JSCAN_FALSE;
-    case 'n': return JSCAN_NULL;
-    default:
-        if (c == '-' || is_digit(c))
-            return JSCAN_NUMBER;
-        return JSCAN_INVALID;
-    }
-}
-
 static int top_is_object(const unsigned char *stack, unsigned depth)
 {
     return (stack[(depth - 1) / 8] >> ((depth - 1) % 8)) & 1;
@@ -346,7 +329,7 @@ int jscan_validate(const char *doc, size_t len, unsigned max_depth,
     if (!q || skip_ws(q, end) != end)
         return LL_E_PROTO;        /* invalid, or trailing garbage after the value */
     if (root) {
-        root->type = type_of((unsigned char)*p);
+        root->type = jscan_type_of((unsigned char)*p);
         root->ptr = p;
         root->len = (size_t)(q - p);
     }
@@ -399,7 +382,7 @@ enum jscan_type jscan_reader_peek(struct jscan_reader *r)
     r->p = skip_ws(r->p, r->end);
     if (r->p >= r->end)
         return JSCAN_INVALID;
-    return type_of((unsigned char)*r->p);
+    return jscan_type_of((unsigned char)*r->p);
 }
 
 int jscan_reader_value(struct jscan_reader *r, struct jscan_value *out)
@@ -413,7 +396,7 @@ int jscan_reader_value(struct jscan_reader *r, struct jscan_value *out)
     if (!q)
         return reader_fail(r);
     if (out) {
-        out->type = type_of((unsigned char)*r->p);
+        out->type = jscan_type_of((unsigned char)*r->p);
         out->ptr = r->p;
         out->len = (size_t)(q - r->p);
     }
@@ -589,7 +572,7 @@ static int iter_advance(struct jscan_iter *it)
 
 static void make_value(struct jscan_value *v, const char *p, const char *q)
 {
-    v->type = type_of((unsigned char)*p);
+    v->type = jscan_type_of((unsigned char)*p);
     v->ptr = p;
     v->len = (size_t)(q - p);
 }

@@ -210,4 +210,19 @@ const char *jscan_scan_value(const char *p, const char *end, unsigned max_depth)
  * its decoded text is exactly the bytes between the quotes. */
 const char *jscan_scan_string(const char *p, const char *end, int *escaped);
 
+/* The type a value's first byte announces: JSCAN_INVALID for a byte no
+ * value starts with. */
+static inline enum jscan_type jscan_type_of(unsigned char c)
+{
+    switch (c) {
+    case '{': return JSCAN_OBJECT;
+    case '[': return JSCAN_ARRAY;
+    case '"': return JSCAN_STRING;
+    case 't': return JSCAN_TRUE;
+    case 'f': return JSCAN_FALSE;
+    case 'n': return JSCAN_NULL;
+    default: return c == '-' || (c >= '0' && c <= '9') ? JSCAN_NUMBER : JSCAN_INVALID;
+    }
+}
+
 #endif

@@ -192,20 +192,6 @@ CUR_INLINE int cur_skip(struct cur *c)
     return 0;
 }
 
-/* The type a valid value's first byte announces. */
-static enum jscan_type type_of(unsigned char b)
-{
-    switch (b) {
-    case '{': return JSCAN_OBJECT;
-    case '[': return JSCAN_ARRAY;
-    case '"': return JSCAN_STRING;
-    case 't': return JSCAN_TRUE;
-    case 'f': return JSCAN_FALSE;
-    case 'n': return JSCAN_NULL;
-    default: return JSCAN_NUMBER;   /* validated: '-' or a digit */
-    }
-}
-
 /* Validate and consume the next value; *v gets its view and *escaped
  * (when v is a string) whether it holds an escape. */
 CUR_INLINE int cur_value(struct cur *c, struct jscan_value *v, int *escaped)
@@ -215,7 +201,7 @@ CUR_INLINE int cur_value(struct cur *c, struct jscan_value *v, int *escaped)
 
     if (!q)
         return -1;
-    v->type = type_of((unsigned char)*p);
+    v->type = jscan_type_of((unsigned char)*p);
     v->ptr = p;
     v->len = (size_t)(q - p);
     c->p = q;

@@ -27,6 +27,7 @@
 #include "http/backend.h"
 #include "http/h1.h"
 #include "http/transport.h"
+#include "util/dlist.h"
 #include "util/util.h"
 
 #define NATIVE_RBUF_BYTES (64u << 10) /* one read */
@@ -89,12 +90,7 @@ static void conn_watch(struct native *nat, struct tconn *c, uint32_t ev)
 
 static void idle_remove(struct native *nat, struct tconn *c)
 {
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        nat->idle = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    DLIST_UNLINK(nat->idle, c, prev, next);
     c->next = c->prev = NULL;
 }
 
@@ -337,11 +333,7 @@ static void conn_complete(struct native *nat, struct tconn *c, uint64_t now_abs,
     if (c->h1.keep_alive && !extra && c->wr_off == total) {
         h1_parser_reset(&c->h1);
         c->state = CONN_IDLE;
-        c->prev = NULL;
-        c->next = nat->idle;
-        if (nat->idle)
-            nat->idle->prev = c;
-        nat->idle = c;
+        DLIST_PUSH(nat->idle, c, prev, next);
     } else {
         conn_close(nat, c);
     }
@@ -672,13 +664,9 @@ const struct backend_ops backend_native = {
     .req_bytes = sizeof(struct nreq),
     .start = native_start,
     .stop = native_stop,
-    .slot_init = NULL,
-    .slot_free = NULL,
-    .set_api = NULL,
     .send = native_send,
     .detach = native_detach_op,
     .event = native_event,
-    .service = NULL,
     .connect_expired = native_connect_expired,
     .read_ahead_frees = native_read_ahead_frees,
 };

@@ -34,6 +34,7 @@
 #include "decode/sse.h"
 #include "http/backend.h"
 #include "http/outcome.h"
+#include "util/dlist.h"
 #include "util/util.h"
 #include "workload/chatbody.h"
 
@@ -402,22 +403,13 @@ static struct treq *slot_get(struct transport *t, char *err, size_t errlen)
 
 static void active_add(struct transport *t, struct treq *q)
 {
-    q->prev = NULL;
-    q->next = t->active;
-    if (t->active)
-        t->active->prev = q;
-    t->active = q;
+    DLIST_PUSH(t->active, q, prev, next);
     t->inflight++;
 }
 
 static void active_remove(struct transport *t, struct treq *q)
 {
-    if (q->prev)
-        q->prev->next = q->next;
-    else
-        t->active = q->next;
-    if (q->next)
-        q->next->prev = q->prev;
+    DLIST_UNLINK(t->active, q, prev, next);
     t->inflight--;
 }
 

@@ -83,6 +83,11 @@ static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
     strbuf_puts(b, "</td></tr>\n");
 }
 
+/* The heading cells of a latency's p50 and p99 columns. */
+/* clang-format off */
+#define P50_P99(name, unit) {name, "p50", unit}, {name, "p99", unit}
+/* clang-format on */
+
 void report_table(struct strbuf *b, const struct report *r)
 {
     /* Heading (two lines), and its tooltip. */
@@ -95,11 +100,13 @@ void report_table(struct strbuf *b, const struct report *r)
         {"in SLO", "%", "share of scheduled requests within every SLO"},
         {"input", "tok/s", "prompt tokens of ok requests per second"},
         {"output", "tok/s", "output tokens of ok requests per second"},
-        {"TTFT", "p50", "ms"}, {"TTFT", "p90", "ms"}, {"TTFT", "p99", "ms"},
+        {"TTFT", "p50", "ms"},
+        {"TTFT", "p90", "ms"},
+        {"TTFT", "p99", "ms"},
         {"TTFT", "max", "ms"},
-        {"TPOT", "p50", "ms"}, {"TPOT", "p99", "ms"},
-        {"ITL", "p50", "ms, per request"}, {"ITL", "p99", "ms, per request"},
-        {"E2E", "p50", "s"}, {"E2E", "p99", "s"},
+        P50_P99("TPOT", "ms"),
+        P50_P99("ITL", "ms, per request"),
+        P50_P99("E2E", "s"),
         {"errors", "", "requests of any kind but ok"},
         {"in flight", "mean", "requests, time-weighted"},
         {"in flight", "max", "requests"},
@@ -189,9 +196,9 @@ void report_class_table(struct strbuf *b, const struct report *r)
         {"sent", "req/s", "its achieved send rate"},
         {"goodput", "req/s", "ok and within its SLO, per second"},
         {"in SLO", "%", "share of its scheduled requests within its SLO"},
-        {"TTFT", "p50", "ms"}, {"TTFT", "p99", "ms"},
-        {"TPOT", "p50", "ms"}, {"TPOT", "p99", "ms"},
-        {"E2E", "p50", "s"}, {"E2E", "p99", "s"},
+        P50_P99("TTFT", "ms"),
+        P50_P99("TPOT", "ms"),
+        P50_P99("E2E", "s"),
         {"verdict", "", "met its SLO at the attainment target"},
     };
     report_class_caps(b, r);

@@ -33,6 +33,7 @@
 #include "sim/http.h"
 #include "sim/metrics.h"
 #include "sim/simlog.h"
+#include "util/dlist.h"
 #include "util/util.h"
 
 #define SERVER_READ_BYTES (64 * 1024)   /* one read() */
@@ -126,14 +127,7 @@ static void slow_remove(struct server *s, struct conn *c)
 {
     if (!c->in_slow)
         return;
-    if (c->slow_prev)
-        c->slow_prev->slow_next = c->slow_next;
-    else
-        s->slow_head = c->slow_next;
-    if (c->slow_next)
-        c->slow_next->slow_prev = c->slow_prev;
-    else
-        s->slow_tail = c->slow_prev;
+    DLIST_UNLINK_TAIL(s->slow_head, s->slow_tail, c, slow_prev, slow_next);
     c->in_slow = 0;
     c->slow_prev = c->slow_next = NULL;
 }
@@ -149,12 +143,7 @@ static void conn_kill(struct server *s, struct conn *c, const char *error)
     slow_remove(s, c);
     close(c->fd);
     c->fd = -1;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        s->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    DLIST_UNLINK(s->conns, c, prev, next);
     c->dead = 1;
     c->dead_next = s->dead;
     s->dead = c;
@@ -406,10 +395,7 @@ static void server_accept(struct server *s)
             conn_free(c);
             continue;
         }
-        c->next = s->conns;
-        if (s->conns)
-            s->conns->prev = c;
-        s->conns = c;
+        DLIST_PUSH(s->conns, c, prev, next);
         s->accepted_total++;
     }
 }

@@ -188,17 +188,29 @@ int ll_parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+/* The number s starts with into *v and what follows it into *end: 0, or
+ * LL_E_RANGE when it is not finite (*v and *end set all the same), or
+ * LL_E_INVAL when s does not start with a number. */
+static int lead_number(const char *s, double *v, char **end)
+{
+    if (!s || !*s)
+        return LL_E_INVAL;
+    errno = 0;
+    *v = strtod(s, end);
+    if (*end == s)
+        return LL_E_INVAL;
+    return errno == ERANGE || !isfinite(*v) ? LL_E_RANGE : 0;
+}
+
 /* ll_parse_double, and with suffixes ll_parse_count: a finite number that
  * fills s, and when suffixes is 1 a "k"/"K", "M" or "G" after it. */
 static int parse_number(const char *s, int suffixes, double *out)
 {
-    if (!s || !*s)
-        return LL_E_INVAL;
     char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s)
-        return LL_E_INVAL;
+    double v;
+    int rc = lead_number(s, &v, &end);
+    if (rc == LL_E_INVAL)
+        return rc;
     if (suffixes) {
         double scale = *end == 'k' || *end == 'K' ? 1e3 : *end == 'M' ? 1e6 : *end == 'G' ? 1e9 : 0;
         if (scale > 0) {
@@ -208,7 +220,7 @@ static int parse_number(const char *s, int suffixes, double *out)
     }
     if (*end != '\0')
         return LL_E_INVAL;
-    if (errno == ERANGE || !isfinite(v))
+    if (rc != 0 || !isfinite(v)) /* a suffix can carry a large v past DBL_MAX */
         return LL_E_RANGE;
     *out = v;
     return 0;
@@ -227,15 +239,11 @@ int ll_parse_count(const char *s, double *out)
 int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
                          uint64_t *out_ns)
 {
-    if (!s || !*s)
-        return LL_E_INVAL;
     char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s)
-        return LL_E_INVAL;
-    if (errno == ERANGE || !isfinite(v))
-        return LL_E_RANGE;
+    double v;
+    int rc = lead_number(s, &v, &end);
+    if (rc != 0)
+        return rc;
     double unit;
     if (*end == '\0')
         unit = (double)default_unit_ns;
