@@ -809,16 +809,32 @@ static void test_past_capacity_no_pileup(void **state)
                               "--ignore-eos",
                               "--force",
                               NULL};
-        sim_run_stop(sargs, args, RC_OK_OR_INVALID);
-
-        json_t *recs = records_load(), *sum = summary_load();
-        assert_int_equal(json_array_size(recs), 20000);
-        assert_int_equal(req_count(sum, "scheduled"), 20000);
-        if (by_kind(sum, "ok") != 20000) {
+        json_t *recs = NULL, *sum = NULL;
+        for (int attempt = 1;; attempt++) {
+            sim_run_stop(sargs, args, RC_OK_OR_INVALID);
+            recs = records_load();
+            sum = summary_load();
+            assert_int_equal(json_array_size(recs), 20000);
+            assert_int_equal(req_count(sum, "scheduled"), 20000);
+            if (by_kind(sum, "ok") == 20000)
+                break;
             char *kinds = json_dumps(json_object_get(json_object_get(sum, "requests"), "by_kind"),
                                      JSON_COMPACT);
-            fail_msg("at %s/s: %lld of 20000 ok: %s", rates[k], (long long)by_kind(sum, "ok"),
-                     kinds);
+            /* The sim, starved of CPU for a moment by the rest of the
+             * machine (a CPU hog and two compilers once: 8,006 connect
+             * timeouts at 20,000/s), stops answering and lets its accept
+             * queue overflow: every request then needs a new connection,
+             * and the timeouts are the server's, rightly recorded. The
+             * pile-up this test guards against lost requests in every try;
+             * a starved sim does not stay starved through three. */
+            if (attempt == 3)
+                fail_msg("at %s/s, three tries in a row: %lld of 20000 ok: %s", rates[k],
+                         (long long)by_kind(sum, "ok"), kinds);
+            print_message("at %s/s, try %d: %lld of 20000 ok: %s; again\n", rates[k], attempt,
+                          (long long)by_kind(sum, "ok"), kinds);
+            free(kinds);
+            json_decref(recs);
+            json_decref(sum);
         }
         /* Behind by 2 ms or more is where the client reads what is ready
          * before it sends (TRANSPORT_BEHIND_NS): the path under test. */
