@@ -42,6 +42,26 @@ int fit_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint6
     return 0;
 }
 
+/* log C(n, k), k <= n */
+static double log_choose(uint64_t n, uint64_t k)
+{
+    return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1);
+}
+
+double fit_hypergeom_upper_tail(uint64_t N, uint64_t K, uint64_t n, uint64_t k)
+{
+    if (k == 0)
+        return 1;
+    uint64_t top = LL_MIN(K, n);
+    if (K > N || n > N || k > top)
+        return 0;
+    double all = log_choose(N, n), sum = 0;
+    for (uint64_t x = k; x <= top; x++)
+        if (n - x <= N - K)
+            sum += exp(log_choose(K, x) + log_choose(N - K, n - x) - all);
+    return LL_MIN(sum, 1.0);
+}
+
 double fit_slope(const double *x, const double *y, size_t n)
 {
     if (n < 2)

@@ -18,6 +18,12 @@
  * arguments (n == 0 included). Costs O(hi) lgamma calls. */
 int fit_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint64_t *hi);
 
+/* P(X >= k) for X ~ Hypergeometric(N, K, n): the number of marked ones
+ * among n drawn without replacement from N of which K are marked (K, n <=
+ * N; 1 when k == 0, 0 when k > min(K, n)). Costs O(min(K, n) - k) lgamma
+ * calls. */
+double fit_hypergeom_upper_tail(uint64_t N, uint64_t K, uint64_t n, uint64_t k);
+
 /* The least-squares slope of y on x over n points (0 when n < 2 or every
  * x is equal). */
 double fit_slope(const double *x, const double *y, size_t n);

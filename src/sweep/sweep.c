@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "measure/verdict.h"
+#include "sweep/fit.h"
 #include "util/util.h"
 
 const double sweep_pcts[SWEEP_NPCT] = {50, 90, 95, 99, 99.9, 100};
@@ -311,9 +312,9 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
         s->ttft_p99_ci_hi_ns = hi ? hist_percentile(st->ttft, 100.0 * (double)hi / (double)n) : 0;
     }
 
-    s->steady = sweep_steady_verdict(s->ttft_p99_h1_ns, s->ttft_p99_h2_ns, s->inflight_growth,
-                                     f->inflight_mean, s->steady_reason,
-                                     sizeof s->steady_reason);
+    sweep_tail_test(s->ttft_h1, s->ttft_h2, &s->tail);
+    s->steady = sweep_steady_verdict(&s->tail, s->inflight_growth, f->inflight_mean,
+                                     s->steady_reason, sizeof s->steady_reason);
     s->fail_reason[0] = '\0';
     if (have_slo && s->attainment < set->attainment) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "attainment %.1f%% < %.4g%%",
@@ -340,19 +341,55 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
 
 /* ---- pure parts -------------------------------------------------------- */
 
-int sweep_steady_verdict(uint64_t ttft_p99_h1_ns, uint64_t ttft_p99_h2_ns,
-                         double inflight_growth, double inflight_mean, char *reason,
-                         size_t len)
+/* Requests of h above v: whole buckets whose least value is over v (a
+ * bucket that holds v counts as not above; the bucket width is under 1%). */
+static uint64_t count_above(const struct hist *h, uint64_t v)
+{
+    size_t cur = 0;
+    uint64_t lo, hi, n, above = 0;
+    while (hist_iter_next(h, &cur, &lo, &hi, &n))
+        if (lo > v)
+            above += n;
+    return above;
+}
+
+void sweep_tail_test(const struct hist *h1, const struct hist *h2, struct sweep_tail_test *out)
+{
+    memset(out, 0, sizeof *out);
+    out->p_value = 1;
+    uint64_t n1 = hist_count(h1), n2 = hist_count(h2), m = LL_MIN(n1, n2);
+    if (m < 2 * SWEEP_TAIL_EXCEED)
+        return;
+    out->judged = 1;
+    out->q = LL_MIN(0.99, 1.0 - (double)SWEEP_TAIL_EXCEED / (double)m);
+    struct hist *both = hist_new();
+    hist_merge(both, h1);
+    hist_merge(both, h2);
+    out->threshold_ns = hist_percentile(both, 100 * out->q);
+    hist_free(both);
+    out->h1_ns = hist_percentile(h1, 100 * out->q);
+    out->h2_ns = hist_percentile(h2, 100 * out->q);
+    out->above1 = count_above(h1, out->threshold_ns);
+    out->above2 = count_above(h2, out->threshold_ns);
+    out->p_value = fit_hypergeom_upper_tail(n1 + n2, out->above1 + out->above2, n2, out->above2);
+    out->rose = out->p_value < SWEEP_TAIL_ALPHA &&
+                (double)out->h2_ns > SWEEP_TAIL_GROWTH * (double)out->h1_ns &&
+                out->h2_ns - out->h1_ns > SWEEP_TAIL_GROWTH_MIN_NS;
+}
+
+int sweep_steady_verdict(const struct sweep_tail_test *tail, double inflight_growth,
+                         double inflight_mean, char *reason, size_t len)
 {
     char a[16], b[16];
     if (len)
         reason[0] = '\0';
-    if (ttft_p99_h1_ns > 0 && ttft_p99_h2_ns > 0 &&
-        (double)ttft_p99_h2_ns > SWEEP_TAIL_GROWTH * (double)ttft_p99_h1_ns &&
-        ttft_p99_h2_ns - ttft_p99_h1_ns > SWEEP_TAIL_GROWTH_MIN_NS) {
-        snprintf(reason, len, "TTFT p99 rose from %s to %s within the step",
-                 ll_fmt_duration(ttft_p99_h1_ns, a, sizeof a),
-                 ll_fmt_duration(ttft_p99_h2_ns, b, sizeof b));
+    if (tail->rose) {
+        snprintf(reason, len,
+                 "TTFT p%.4g rose from %s to %s within the step (%" PRIu64 " of %" PRIu64
+                 " over both halves' p%.4g in its second half, p=%.2g)",
+                 100 * tail->q, ll_fmt_duration(tail->h1_ns, a, sizeof a),
+                 ll_fmt_duration(tail->h2_ns, b, sizeof b), tail->above2,
+                 tail->above1 + tail->above2, 100 * tail->q, tail->p_value);
         return 0;
     }
     double limit = LL_MAX(SWEEP_BACKLOG_MIN, SWEEP_BACKLOG_FRACTION * inflight_mean);

@@ -35,14 +35,32 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
  * or SWEEP_DEFAULT_TTFT_LIMIT_NS when the SLO has no TTFT. */
 #define SWEEP_TTFT_LIMIT_SLO_FACTOR 20
 #define SWEEP_DEFAULT_TTFT_LIMIT_NS (30 * LL_NS_PER_SEC)
-/* Steady-state rule: the second half's TTFT p99 is more than
- * SWEEP_TAIL_GROWTH times the first half's and more than
- * SWEEP_TAIL_GROWTH_MIN_NS above it; or the in-flight count grew over the
- * window by more than max(SWEEP_BACKLOG_MIN, SWEEP_BACKLOG_FRACTION x its
- * mean, SWEEP_BACKLOG_NOISE x sqrt(its mean)) (the last term is the
- * Poisson noise of a count with that mean). */
+/* Steady-state rule (sweep_tail_test, sweep_steady_verdict): a step is
+ * not steady when its TTFT tail rose within it, or its backlog grew.
+ *
+ * The tail is judged at the highest quantile q (at most 0.99) that leaves
+ * SWEEP_TAIL_EXCEED requests above it in the smaller half, never below the
+ * median: comparing the halves' p99 of 100 requests each compares two
+ * near-maxima, which differ by chance far more often than not. With T the
+ * q-quantile of both halves together, a steady step puts each request
+ * above T in either half alike: given how many are above T in all, the
+ * number of them in the second half is hypergeometric (the second half a
+ * draw without replacement from the step). The tail rose when that count
+ * is improbably large (its upper tail under SWEEP_TAIL_ALPHA, the
+ * false-alarm rate at any step size, for requests independent of each
+ * other) and the second half's q-quantile is more than SWEEP_TAIL_GROWTH
+ * times the first half's and more than SWEEP_TAIL_GROWTH_MIN_NS above it
+ * (a rise that matters). Halves of fewer than 2 x SWEEP_TAIL_EXCEED
+ * requests are not judged.
+ *
+ * The backlog grew when the in-flight count grew over the window by more
+ * than max(SWEEP_BACKLOG_MIN, SWEEP_BACKLOG_FRACTION x its mean,
+ * SWEEP_BACKLOG_NOISE x sqrt(its mean)) (the last term is the Poisson
+ * noise of a count with that mean). */
 #define SWEEP_TAIL_GROWTH 1.5
 #define SWEEP_TAIL_GROWTH_MIN_NS (100 * LL_NS_PER_MS)
+#define SWEEP_TAIL_EXCEED 20
+#define SWEEP_TAIL_ALPHA 0.01
 #define SWEEP_BACKLOG_MIN 4.0
 #define SWEEP_BACKLOG_FRACTION 0.5
 #define SWEEP_BACKLOG_NOISE 3.0
@@ -112,6 +130,17 @@ struct sweep_class_facts {
     struct slo own_slo;          /* the class's own thresholds; all 0 = the sweep's apply */
     uint64_t scheduled;          /* window requests of the class (driver); 0 = count its
                                   * window records instead */
+};
+
+/* The TTFT tail test of a step (the rule at SWEEP_TAIL_GROWTH). */
+struct sweep_tail_test {
+    int judged;              /* 1: both halves large enough to judge */
+    double q;                /* the quantile judged, (0.5, 0.99] */
+    uint64_t h1_ns, h2_ns;   /* ns, each half's q-quantile */
+    uint64_t threshold_ns;   /* ns, both halves' q-quantile */
+    uint64_t above1, above2; /* requests above the threshold in each half */
+    double p_value;          /* P(at least above2 of them in the second half) if steady */
+    int rose;                /* 1: improbable if steady, and material */
 };
 
 /* What the sweep knew about one step beyond its records: one line of
@@ -213,6 +242,7 @@ struct sweep_step {
     uint64_t ttft_ns[SWEEP_NPCT], tpot_ns[SWEEP_NPCT], itl_ns[SWEEP_NPCT], e2e_ns[SWEEP_NPCT];
     uint64_t lateness_ns[SWEEP_NPCT];
     uint64_t ttft_p99_h1_ns, ttft_p99_h2_ns; /* 0 when that half has no ok record */
+    struct sweep_tail_test tail;             /* the TTFT tail's rise within the step */
     double inflight_growth;      /* requests: in-flight slope over the window's second
                                   * half, times the window */
     int ci_valid;                /* 1: ttft_p99_ci_lo_ns is a bound */
@@ -268,12 +298,16 @@ const char *sweep_step_verdict(const struct sweep_step *s, int csv);
 
 /* ---- the pure parts (unit tested on their own; the fits are in fit.h) - */
 
-/* Steady-state verdict from a step's numbers (see the rule at
- * SWEEP_TAIL_GROWTH). Writes the reason when unsteady into reason (may be
- * "" otherwise). Returns 1 when steady. */
-int sweep_steady_verdict(uint64_t ttft_p99_h1_ns, uint64_t ttft_p99_h2_ns,
-                         double inflight_growth, double inflight_mean, char *reason,
-                         size_t len);
+/* The TTFT tail test over a step's two halves (h1: requests scheduled in
+ * the window's first half, h2: its second), by the rule at
+ * SWEEP_TAIL_GROWTH, into *out. */
+void sweep_tail_test(const struct hist *h1, const struct hist *h2, struct sweep_tail_test *out);
+
+/* Steady-state verdict from a step's tail test and in-flight growth (the
+ * rule at SWEEP_TAIL_GROWTH). Writes the reason when unsteady into reason
+ * ("" otherwise). Returns 1 when steady. */
+int sweep_steady_verdict(const struct sweep_tail_test *tail, double inflight_growth,
+                         double inflight_mean, char *reason, size_t len);
 
 /* Recovery: n window requests as (sched_ns, met) in any order, scheduled
  * in the window [from_ns, to_ns) that starts at the rate switch. Latency

@@ -423,6 +423,19 @@ static json_t *step_json(const struct sweep_step *s)
                                                               : json_null());
     jset(ss, "ttft_p99_second_half_ns", hist_count(s->ttft_h2) ? ju64(s->ttft_p99_h2_ns)
                                                                : json_null());
+    json_t *tt = json_object();
+    jset(tt, "judged", json_boolean(s->tail.judged));
+    if (s->tail.judged) {
+        jset(tt, "quantile", json_real(s->tail.q));
+        jset(tt, "first_half_ns", ju64(s->tail.h1_ns));
+        jset(tt, "second_half_ns", ju64(s->tail.h2_ns));
+        jset(tt, "threshold_ns", ju64(s->tail.threshold_ns));
+        jset(tt, "above_first_half", ju64(s->tail.above1));
+        jset(tt, "above_second_half", ju64(s->tail.above2));
+        jset(tt, "p_value", json_real(s->tail.p_value));
+    }
+    jset(tt, "rose", json_boolean(s->tail.rose));
+    jset(ss, "ttft_tail", tt);
     jset(ss, "inflight_growth", jnum(s->inflight_growth));
     jset(o, "steady_state", ss);
     json_t *inf = json_object();

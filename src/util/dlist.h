@@ -9,33 +9,33 @@
 #include <stddef.h>
 
 /* Put n first in the list at head, through its links prev and next. */
-#define DLIST_PUSH(head, n, prev, next)                                        \
-    do {                                                                       \
-        (n)->prev = NULL;                                                      \
-        (n)->next = (head);                                                    \
-        if (head)                                                              \
-            (head)->prev = (n);                                                \
-        (head) = (n);                                                          \
+#define DLIST_PUSH(head, n, prev, next)                                                            \
+    do {                                                                                           \
+        (n)->prev = NULL;                                                                          \
+        (n)->next = (head);                                                                        \
+        if (head)                                                                                  \
+            (head)->prev = (n);                                                                    \
+        (head) = (n);                                                                              \
     } while (0)
 
 /* Take n (which is in it) out of the list at head; its links keep their
  * old values. */
-#define DLIST_UNLINK(head, n, prev, next)                                      \
-    do {                                                                       \
-        if ((n)->prev)                                                         \
-            (n)->prev->next = (n)->next;                                       \
-        else                                                                   \
-            (head) = (n)->next;                                                \
-        if ((n)->next)                                                         \
-            (n)->next->prev = (n)->prev;                                       \
+#define DLIST_UNLINK(head, n, prev, next)                                                          \
+    do {                                                                                           \
+        if ((n)->prev)                                                                             \
+            (n)->prev->next = (n)->next;                                                           \
+        else                                                                                       \
+            (head) = (n)->next;                                                                    \
+        if ((n)->next)                                                                             \
+            (n)->next->prev = (n)->prev;                                                           \
     } while (0)
 
 /* DLIST_UNLINK for a list that also keeps its last node at tail. */
-#define DLIST_UNLINK_TAIL(head, tail, n, prev, next)                           \
-    do {                                                                       \
-        if (!(n)->next)                                                        \
-            (tail) = (n)->prev;                                                \
-        DLIST_UNLINK(head, n, prev, next);                                     \
+#define DLIST_UNLINK_TAIL(head, tail, n, prev, next)                                               \
+    do {                                                                                           \
+        if (!(n)->next)                                                                            \
+            (tail) = (n)->prev;                                                                    \
+        DLIST_UNLINK(head, n, prev, next);                                                         \
     } while (0)
 
 #endif
