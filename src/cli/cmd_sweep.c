@@ -85,6 +85,9 @@ static void sweep_usage(FILE *f)
         "  --probe-duration D       auto: length of each probe round (default " SWEEP_DEFAULT_PROBE
         ")\n"
         "  --max-steps N            at most N load steps (default %d)\n"
+        "  --confirm N              re-run a rate that failed below a passing one up to N\n"
+        "                           times; a passing re-run outweighs the failure (disputed)\n"
+        "                           (default 1; 0 = never)\n"
         "  --no-recovery            skip the recovery step\n"
         "  --overload-duration D    the recovery step first offers the highest rate for D (an\n"
         "                           overload lead-in, labelled warm-up; default: --step-duration;\n"
@@ -138,7 +141,7 @@ static void sweep_usage(FILE *f)
 
 /* The sweep's own flags, as given. */
 struct sweep_opts {
-    const char *rates, *step_duration, *gap, *repeat, *probe_duration, *max_steps;
+    const char *rates, *step_duration, *gap, *repeat, *probe_duration, *max_steps, *confirm;
     const char *recovery_duration, *overload_duration, *attainment, *max_error_rate, *ttft_limit, *headroom;
     const char *forecast, *cost, *replicas, *expect_capacity;
     const char *metrics_url, *metrics_interval;
@@ -152,6 +155,7 @@ struct sweep_plan {
     uint64_t step_ns, warmup_ns, gap_ns, probe_ns, recovery_ns;
     uint64_t overload_ns;           /* the recovery step's lead-in at the top rate; 0 = none */
     uint32_t repeat, max_steps;
+    uint32_t confirm; /* re-runs of a failing rate below a passing one */
     int recovery;
 };
 
@@ -162,20 +166,30 @@ struct sweep_plan {
 #define SET(name, field) RUNOPTS_SET(name, struct sweep_opts, field)
 static const struct runopts_flag sweep_own_flags[] = {
     /* the steps */
-    VALUE("rates", rates), VALUE("step-duration", step_duration), VALUE("gap", gap),
-    VALUE("repeat", repeat), VALUE("probe-duration", probe_duration),
+    VALUE("rates", rates),
+    VALUE("step-duration", step_duration),
+    VALUE("gap", gap),
+    VALUE("repeat", repeat),
+    VALUE("probe-duration", probe_duration),
     VALUE("max-steps", max_steps),
-    SET("no-recovery", no_recovery), VALUE("recovery-duration", recovery_duration),
+    VALUE("confirm", confirm),
+    SET("no-recovery", no_recovery),
+    VALUE("recovery-duration", recovery_duration),
     VALUE("overload-duration", overload_duration),
     /* stop conditions */
-    VALUE("attainment", attainment), VALUE("max-error-rate", max_error_rate),
+    VALUE("attainment", attainment),
+    VALUE("max-error-rate", max_error_rate),
     VALUE("ttft-limit", ttft_limit),
     /* findings, cost and CI checks */
-    VALUE("headroom", headroom), VALUE("forecast", forecast), VALUE("cost-per-hour", cost),
-    VALUE("replicas", replicas), VALUE("expect-capacity", expect_capacity),
+    VALUE("headroom", headroom),
+    VALUE("forecast", forecast),
+    VALUE("cost-per-hour", cost),
+    VALUE("replicas", replicas),
+    VALUE("expect-capacity", expect_capacity),
     SET("expect-slo", expect_slo),
     /* server metrics */
-    VALUE("metrics-url", metrics_url), VALUE("metrics-interval", metrics_interval),
+    VALUE("metrics-url", metrics_url),
+    VALUE("metrics-interval", metrics_interval),
     SET("no-metrics", no_metrics),
 };
 #undef VALUE
@@ -269,6 +283,12 @@ static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
                                           errlen) != 0) ||
         (so->max_steps && runopts_count_upto("--max-steps", so->max_steps, 1000, &p->max_steps,
                                              err, errlen) != 0))
+        return LL_E_INVAL;
+    p->confirm = 1;
+    if (so->confirm && strcmp(so->confirm, "0") == 0)
+        p->confirm = 0;
+    else if (so->confirm &&
+             runopts_count_upto("--confirm", so->confirm, 10, &p->confirm, err, errlen) != 0)
         return LL_E_INVAL;
     p->recovery = !so->no_recovery;
     if (so->no_recovery && so->recovery_duration)
@@ -491,6 +511,7 @@ static json_t *plan_json(const struct run_opts *o, const struct run_config *cfg,
     json_object_set_new(sw, "gap_ns", json_integer((json_int_t)p->gap_ns));
     json_object_set_new(sw, "repeat", json_integer(p->repeat));
     json_object_set_new(sw, "max_steps", json_integer(p->max_steps));
+    json_object_set_new(sw, "confirm", json_integer(p->confirm));
     json_object_set_new(sw, "recovery", json_boolean(p->recovery));
     json_object_set_new(sw, "recovery_duration_ns", json_integer((json_int_t)p->recovery_ns));
     json_object_set_new(sw, "overload_duration_ns", json_integer((json_int_t)p->overload_ns));
@@ -578,7 +599,7 @@ static void join_step(const struct sweep_run *sr, uint64_t run_start_abs_ns,
  * process: the backlog built in the lead-in is still there at the switch). */
 static int run_step(struct sweep_run *sr, const struct run_config *base,
                     const struct sweep_settings *set, double rate, uint64_t warmup_ns,
-                    uint64_t hold_ns, uint32_t repeat, int recovery, double lead_rps)
+                    uint64_t hold_ns, uint32_t repeat, int recovery, double lead_rps, int confirm)
 {
     struct run_config cfg = *base;
     uint32_t index = (uint32_t)sr->n_steps;
@@ -610,8 +631,10 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
                   lead_rps, (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
     else if (!sr->quiet)
         ll_errorf("step %u%s: %.4g req/s for %.3gs (+%.3gs warm-up)", index,
-                  recovery ? " (recovery)" : "", rate, (double)hold_ns / 1e9,
-                  (double)warmup_ns / 1e9);
+                  recovery  ? " (recovery)"
+                  : confirm ? " (re-run: it failed below a passing rate)"
+                            : "",
+                  rate, (double)hold_ns / 1e9, (double)warmup_ns / 1e9);
     uint64_t started = ll_now_ns();
     struct driver_result res;
     if (driver_run(&cfg, &res, err, sizeof err) != 0) {
@@ -630,6 +653,7 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     f->index = index;
     f->repeat = repeat;
     f->recovery = recovery;
+    f->confirm = confirm;
     f->offered_rps = rate;
     f->overload_rps = lead_rps;
     /* Records count from the driver's t = 0; so do the step's offset and
@@ -694,6 +718,55 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     return interrupted ? 1 : 0;
 }
 
+/* The rate to re-run next (--confirm): the lowest known point that fails
+ * while a higher one passes, re-run fewer than `confirm` times (an INVALID
+ * re-run counts: it is no verdict, and is not tried for ever); -1 when
+ * none. A point whose re-run passed passes, and is done. */
+static long next_to_confirm(const struct sweep_point *pts, size_t np, uint32_t confirm)
+{
+    double top_pass = 0;
+    for (size_t i = 0; i < np; i++)
+        if (!pts[i].unknown && pts[i].pass)
+            top_pass = LL_MAX(top_pass, pts[i].offered_rps);
+    long best = -1;
+    for (size_t i = 0; i < np; i++) {
+        const struct sweep_point *pt = &pts[i];
+        if (pt->unknown || pt->pass || pt->offered_rps >= top_pass || pt->rerun_steps >= confirm)
+            continue;
+        if (best < 0 || pt->offered_rps < pts[best].offered_rps)
+            best = (long)i;
+    }
+    return best;
+}
+
+/* --confirm: re-run each rate that failed below a passing one (a result
+ * not monotonic in load: one noisy step must not set the capacity), up to
+ * p->confirm times or until a re-run passes. 0, 1 when interrupted, -1
+ * when a step could not run. */
+static int confirm_failures(struct sweep_run *sr, const struct run_config *base,
+                            const struct sweep_plan *p, struct sweep_settings *set)
+{
+    for (;;) {
+        size_t np = sweep_points_build(sr->steps, sr->n_steps, sr->points);
+        long i = next_to_confirm(sr->points, np, p->confirm);
+        if (i < 0)
+            return 0;
+        double rate = sr->points[i].offered_rps;
+        uint32_t repeat = 0;
+        for (size_t j = 0; j < sr->n_steps; j++)
+            repeat += !sr->steps[j].f.recovery && sr->steps[j].f.offered_rps == rate;
+        int st = run_step(sr, base, set, rate, p->warmup_ns, p->step_ns, repeat, 0, 0, 1);
+        if (st < 0)
+            return -1;
+        if (st == 0 && sleep_or_signal(p->gap_ns)) {
+            sr->stopped_in = "load";
+            st = 1;
+        }
+        if (st > 0)
+            return 1;
+    }
+}
+
 /* Run every load step and the recovery step. Writes the stop reason. */
 static int run_sweep(struct sweep_run *sr, const struct run_config *base,
                      const struct sweep_plan *p, struct sweep_settings *set, char *stop,
@@ -716,7 +789,7 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
             break;
         }
         for (uint32_t r = 0; r < p->repeat; r++) {
-            int st = run_step(sr, base, set, rate, p->warmup_ns, p->step_ns, r, 0, 0);
+            int st = run_step(sr, base, set, rate, p->warmup_ns, p->step_ns, r, 0, 0, 0);
             if (st < 0)
                 return -1;
             if (st == 0 && sleep_or_signal(p->gap_ns)) {
@@ -733,9 +806,16 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
         if (sweep_stop_check(sr->points, np, sr->steps, set, stop, stop_len))
             break;
     }
+    rc = confirm_failures(sr, base, p, set);
+    if (rc != 0) {
+        if (rc > 0)
+            snprintf(stop + strlen(stop), stop_len - strlen(stop), "%sinterrupted by a signal",
+                     stop[0] ? "; " : "");
+        return rc;
+    }
     if (p->recovery && top > 0) {
         rc = run_step(sr, base, set, round3(SWEEP_RECOVERY_FRACTION * top), p->overload_ns,
-                      p->recovery_ns, 0, 1, top);
+                      p->recovery_ns, 0, 1, top, 0);
         if (rc > 0)
             snprintf(stop + strlen(stop), stop_len - strlen(stop), "%sinterrupted by a signal",
                      stop[0] ? "; " : "");

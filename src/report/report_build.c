@@ -180,6 +180,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         memcpy(p->by_kind, s->stats.by_kind, sizeof p->by_kind);
         p->steady = s->steady;
         p->recovery = s->f.recovery;
+        p->confirm = s->f.confirm;
         p->verdict = sweep_step_verdict(s, 0);
         p->inflight_mean = s->f.inflight_mean;
         p->inflight_max = s->f.inflight_max;

@@ -63,6 +63,8 @@ struct report_step {
     uint64_t by_kind[REC_KIND_COUNT]; /* records per kind; [REC_OK] is ignored by the error chart */
     int steady;                 /* 1: backlog not growing, TTFT tail not rising */
     int recovery;               /* 1: the recovery step after saturation (kept off the curves' lines) */
+    int confirm;                /* 1: a re-run (--confirm) of a rate that failed below a
+                                 * passing one */
     const char *verdict;        /* short text for the table ("ok", "SLO miss", "saturated"); may be NULL */
     double inflight_mean;       /* requests, time-weighted */
     double inflight_max;        /* requests */

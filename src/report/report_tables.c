@@ -44,7 +44,7 @@ static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
     int over = r->capacity_rps > 0 && report_step_x(r, s) > r->capacity_rps;
     strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\""
                                           : over ? " class=\"over\"" : "");
-    strbuf_printf(b, "<td>%zu%s</td>", i + 1, s->recovery ? " rec" : "");
+    strbuf_printf(b, "<td>%zu%s</td>", i + 1, s->recovery ? " rec" : s->confirm ? " re-run" : "");
     report_td(b, s->offered_rps, 0);
     report_td(b, s->achieved_rps, 0);
     report_td(b, s->completed_rps, 0);
@@ -161,7 +161,7 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
     const struct report_step *s = &r->steps[i];
     const struct report_class_step *cs = &r->classes[k].steps[i];
     strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\"" : "");
-    strbuf_printf(b, "<td>%zu%s</td>", i + 1, s->recovery ? " rec" : "");
+    strbuf_printf(b, "<td>%zu%s</td>", i + 1, s->recovery ? " rec" : s->confirm ? " re-run" : "");
     report_td(b, s->offered_rps, 0);
     strbuf_puts(b, "<td class=\"l\">");
     strbuf_put_xml(b, r->classes[k].name);

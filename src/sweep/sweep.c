@@ -497,6 +497,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->unknown = 1;
         double err = 0, otps = 0;
         uint32_t k = 0;
+        int rerun_passed = 0;
         for (size_t j = i; j < n; j++) {
             const struct sweep_step *s = &steps[j];
             if (s->f.recovery || s->f.offered_rps != pt->offered_rps)
@@ -511,6 +512,11 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
              * fails the point (docs/sweep.md, "INVALID steps"). */
             if (!s->invalid)
                 pt->unknown = 0;
+            pt->rerun_steps += (uint32_t)s->f.confirm;
+            if (!s->invalid && s->f.confirm) {
+                pt->reruns++;
+                rerun_passed |= s->slo_pass;
+            }
             if (!s->invalid && !s->slo_pass && pt->pass) {
                 pt->pass = 0;
                 pt->fail_reason = s->fail_reason;
@@ -520,6 +526,16 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             k++;
         }
         pt->n = k;
+        /* Re-run after a failure: one valid re-run that passes outweighs
+         * it (the failure is not confirmed); all failing confirm it. */
+        if (!pt->pass && pt->reruns) {
+            pt->disputed = rerun_passed;
+            pt->confirmed_fail = !rerun_passed;
+            if (rerun_passed) {
+                pt->pass = 1;
+                pt->fail_reason = "";
+            }
+        }
         fit_mean_ci95(g, k, &pt->goodput_rps, &pt->goodput_ci);
         fit_mean_ci95(c, k, &pt->completed_rps, &pt->completed_ci);
         fit_mean_ci95(a, k, &pt->attainment, &pt->attainment_ci);
@@ -728,8 +744,19 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         out->next_fails = 1;
         out->next_fail_rps = points[ord[first_fail]].offered_rps;
         out->next_fail_reason = points[ord[first_fail]].fail_reason;
+        out->next_fail_confirmed = points[ord[first_fail]].confirmed_fail;
+        for (size_t i = first_fail + 1; i < n_points; i++)
+            if (points[ord[i]].pass)
+                out->passed_above_rps = points[ord[i]].offered_rps;
     } else {
         out->none_failed = n_points > 0;
+    }
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].disputed)
+            continue;
+        if (out->n_disputed < SWEEP_MAX_UNKNOWN)
+            out->disputed_rps[out->n_disputed] = points[ord[i]].offered_rps;
+        out->n_disputed++;
     }
     /* With no rate judged there is no finding; where an unknown rate lies
      * between the last pass and the first fail, the capacity is somewhere
@@ -821,6 +848,21 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
     } else {
         put(buf, len, at, "%s: not found (no steps)\n", what);
     }
+    if (fd->n_disputed) {
+        put(buf, len, at, "disputed: ");
+        for (size_t i = 0; i < LL_MIN(fd->n_disputed, (size_t)SWEEP_MAX_UNKNOWN); i++)
+            put(buf, len, at, "%s%.4g", i ? ", " : "", fd->disputed_rps[i]);
+        put(buf, len, at,
+            "%s req/s failed below a passing rate and passed when re-run (--confirm): "
+            "counted as passing\n",
+            fd->n_disputed > SWEEP_MAX_UNKNOWN ? ", ..." : "");
+    }
+    if (fd->next_fails && fd->passed_above_rps > 0)
+        put(buf, len, at,
+            "not monotonic: %.4g req/s passed above the failing %.4g req/s; the capacity "
+            "stops at the first failure%s\n",
+            fd->passed_above_rps, fd->next_fail_rps,
+            fd->next_fail_confirmed ? " (confirmed by a re-run)" : " (not re-run)");
     if (fd->n_unknown) {
         put(buf, len, at, "not judged: ");
         for (size_t i = 0; i < LL_MIN(fd->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++)
@@ -998,6 +1040,8 @@ static void fmt_step_id(char *buf, size_t len, const struct sweep_facts *f)
 {
     if (f->recovery)
         snprintf(buf, len, "rec");
+    else if (f->confirm)
+        snprintf(buf, len, "%u re", f->index);
     else if (f->repeat)
         snprintf(buf, len, "%u.%u", f->index, f->repeat);
     else

@@ -149,6 +149,8 @@ struct sweep_facts {
     uint32_t index;              /* step index, as in the records' "step" */
     uint32_t repeat;             /* 0-based repetition of this rate */
     int recovery;                /* 1: the recovery step */
+    int confirm;                 /* 1: a re-run (--confirm) of a rate that failed below
+                                  * a passing one */
     double offered_rps;          /* req/s, the schedule's rate (the recovery step: after
                                   * the switch) */
     double overload_rps;         /* req/s, recovery step only: the rate of its overload
@@ -343,10 +345,16 @@ struct sweep_point {
     double ttft_p99_ms, ttft_p99_ci_ms;
     double error_rate;           /* mean */
     double output_tps;           /* mean */
-    int pass;                    /* every valid repeat passes */
+    int pass;                    /* every valid repeat passes; when re-run (--confirm)
+                                  * after a failure: some valid re-run passes */
     int steady;                  /* every repeat is steady */
     const char *fail_reason;     /* borrowed from the first failing repeat; "" when passing */
     int unknown;                 /* every repeat is INVALID: the search does not judge it */
+    uint32_t reruns;             /* valid re-runs (--confirm) among the repeats */
+    uint32_t rerun_steps;        /* re-runs, INVALID ones too */
+    int disputed;                /* a repeat failed, and a re-run passed: it passes, and
+                                  * the findings say the verdicts disagreed */
+    int confirmed_fail;          /* failed, and every valid re-run failed too */
 };
 
 /* Group the non-recovery steps into points by offered rate, in the order
@@ -396,6 +404,13 @@ struct sweep_findings {
     double next_fail_rps;
     const char *next_fail_reason;/* borrowed from the steps; "" when none */
     int none_failed;             /* 1: no point failed (the capacity is a lower bound) */
+    /* Rates that failed and then passed when re-run (--confirm), in offered
+     * order: they count as passing, and the findings say so. */
+    double disputed_rps[SWEEP_MAX_UNKNOWN];
+    size_t n_disputed;       /* may exceed SWEEP_MAX_UNKNOWN; that many are kept */
+    double passed_above_rps; /* the highest passing rate above the first failing
+                                  * one (a result not monotonic in load); 0 = none */
+    int next_fail_confirmed; /* 1: the first failing rate failed again when re-run */
     /* Rates whose every repeat was INVALID, in offered order: the capacity
      * search and the knee skip them, and the findings say so. */
     double unknown_rps[SWEEP_MAX_UNKNOWN];

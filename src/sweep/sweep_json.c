@@ -129,6 +129,8 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
     jset(o, "step", ju64(f->index));
     jset(o, "repeat", ju64(f->repeat));
     jset(o, "kind", json_string(f->recovery ? "recovery" : "load"));
+    if (f->confirm)
+        jset(o, "confirm", json_true());
     jset(o, "offered_rps", json_real(f->offered_rps));
     if (f->recovery)
         jset(o, "overload_rps", json_real(f->overload_rps));
@@ -242,6 +244,7 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
     f->repeat = (uint32_t)v;
     const char *kind = json_string_value(json_object_get(o, "kind"));
     f->recovery = kind && strcmp(kind, "recovery") == 0;
+    f->confirm = !f->recovery && json_is_true(json_object_get(o, "confirm"));
     json_t *r = json_object_get(o, "offered_rps");
     if (!json_is_number(r)) {
         snprintf(err, errlen, "\"offered_rps\": expected a number");
@@ -389,6 +392,8 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "step", ju64(s->f.index));
     jset(o, "repeat", ju64(s->f.repeat));
     jset(o, "kind", json_string(s->f.recovery ? "recovery" : "load"));
+    if (s->f.confirm)
+        jset(o, "confirm", json_true());
     jset(o, "offered_rps", json_real(s->f.offered_rps));
     jset(o, "overload_rps", s->f.overload_rps > 0 ? json_real(s->f.overload_rps) : json_null());
     jset(o, "start_offset_ns", ju64(s->f.start_offset_ns));
@@ -546,6 +551,15 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "not_judged_rps", unk);
     jset(f, "capacity_unknown", json_boolean(fd->capacity_unknown));
     jset(f, "capacity_coarse", json_boolean(fd->capacity_coarse));
+    if (fd->n_disputed || fd->passed_above_rps > 0) {
+        json_t *dis = json_array();
+        for (size_t i = 0; i < LL_MIN(fd->n_disputed, (size_t)SWEEP_MAX_UNKNOWN); i++)
+            json_array_append_new(dis, json_real(fd->disputed_rps[i]));
+        jset(f, "disputed_rps", dis);
+        jset(f, "passed_above_failing_rps",
+             fd->passed_above_rps > 0 ? json_real(fd->passed_above_rps) : json_null());
+        jset(f, "next_failing_confirmed", json_boolean(fd->next_fail_confirmed));
+    }
     jset(f, "next_failing_reason", fd->next_fails ? json_string(fd->next_fail_reason)
                                                   : json_null());
     jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());

@@ -30,6 +30,7 @@ set -f    # the filters below are globs for cmocka, not for the shell
 # to keep up with 20,000 requests at 20,000/s, test_busy_lateness_diagnosis
 # with 20,000 offered at 200,000/s.
 SPLITS='
+test_sweep_confirm -                              -                                   -
 test_sweep        test_sweep_capacity_knee       -                                   -
 test_run_measure  -                              test_agreement_with_sim_log,test_past_capacity_no_pileup,test_busy_lateness_diagnosis -
 test_sweep        test_stop_*                    -                                   -

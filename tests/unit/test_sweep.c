@@ -615,6 +615,63 @@ static void test_findings_capacity_coarse(void **state)
     assert_non_null(strstr(s->text, "the capacity lies between 6 and 10 req/s"));
 }
 
+/* --confirm: 2 req/s failed (TTFT 150 ms over a 100 ms SLO) below 4 and
+ * 6, which pass; 8 fails. Its re-run (step 4, the same rate) decides:
+ * passing, 2 is disputed and counts as passing, and the capacity is 6;
+ * failing too, the failure is confirmed, the capacity is not found, and
+ * the findings say the result is not monotonic in load. */
+static void check_confirm(void **state, uint64_t rerun_ttft_ms)
+{
+    struct search *s = *state;
+    s->set.slo.ttft_ns = 100 * MS;
+    static const double rates[] = {2, 4, 6, 8, 2};
+    const uint64_t ttft[] = {150, 40, 60, 400, rerun_ttft_ms};
+    for (size_t i = 0; i < 5; i++) {
+        make_step_late(&s->steps[i], (uint32_t)i, rates[i], ttft[i], 0, 0, &s->set);
+        s->n = i + 1;
+    }
+    s->steps[4].f.confirm = 1;
+    s->steps[4].f.repeat = 1;
+    size_t np = sweep_points_build(s->steps, 5, s->pts);
+    assert_int_equal(np, 4);
+    assert_int_equal(s->pts[0].n, 2);
+    assert_int_equal(s->pts[0].reruns, 1);
+    assert_int_equal(s->pts[0].rerun_steps, 1);
+    sweep_findings_compute(s->steps, 5, s->pts, np, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+}
+
+static void test_findings_disputed(void **state)
+{
+    struct search *s = *state;
+    check_confirm(state, 30);
+    assert_true(s->pts[0].pass && s->pts[0].disputed && !s->pts[0].confirmed_fail);
+    assert_true(s->fd.capacity_found);
+    ASSERT_NEAR(s->fd.capacity_rps, 6, 0);
+    ASSERT_NEAR(s->fd.next_fail_rps, 8, 0);
+    assert_int_equal(s->fd.n_disputed, 1);
+    ASSERT_NEAR(s->fd.disputed_rps[0], 2, 0);
+    assert_non_null(strstr(s->text, "SLO capacity: 6 req/s"));
+    assert_non_null(strstr(s->text, "disputed: 2 req/s failed below a passing rate and passed "
+                                    "when re-run (--confirm): counted as passing"));
+    assert_null(strstr(s->text, "not monotonic"));
+}
+
+static void test_findings_confirmed_failure(void **state)
+{
+    struct search *s = *state;
+    check_confirm(state, 150);
+    assert_true(!s->pts[0].pass && !s->pts[0].disputed && s->pts[0].confirmed_fail);
+    assert_false(s->fd.capacity_found);
+    ASSERT_NEAR(s->fd.next_fail_rps, 2, 0);
+    assert_true(s->fd.next_fail_confirmed);
+    ASSERT_NEAR(s->fd.passed_above_rps, 6, 0);
+    assert_int_equal(s->fd.n_disputed, 0);
+    assert_non_null(strstr(s->text, "not monotonic: 6 req/s passed above the failing 2 req/s; "
+                                    "the capacity stops at the first failure (confirmed by a "
+                                    "re-run)"));
+}
+
 static void test_findings_nothing_judged(void **state)
 {
     struct search *s = *state;
@@ -1213,6 +1270,8 @@ TEST_MAIN(
     cmocka_unit_test_setup_teardown(test_findings_capacity, search_setup, search_teardown),
     cmocka_unit_test_setup_teardown(test_findings_skip_invalid, search_setup, search_teardown),
     cmocka_unit_test_setup_teardown(test_findings_capacity_coarse, search_setup, search_teardown),
+    cmocka_unit_test_setup_teardown(test_findings_disputed, search_setup, search_teardown),
+    cmocka_unit_test_setup_teardown(test_findings_confirmed_failure, search_setup, search_teardown),
     cmocka_unit_test_setup_teardown(test_findings_nothing_judged, search_setup, search_teardown),
     cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
     cmocka_unit_test(test_facts_round_trip),
