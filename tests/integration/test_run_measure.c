@@ -76,16 +76,27 @@ static void av_run(struct harness_argv *a, char *url_buf, size_t url_len, char *
  * shared machine (the self-check doing its job, not a wrong measurement). */
 #define RC_OK_OR_INVALID (-1)
 
+/* Run the client against harness_cur_sim into <tmp>/r (quietly when quiet)
+ * with args, for at most timeout_s: its exit status in *status, its
+ * stdout and stderr in *out and *err (caller frees). */
+static void client_run(const char *const *args, int quiet, int timeout_s, int *status, char **out,
+                       char **err)
+{
+    struct harness_argv a;
+    char url[200], dir[600];
+    av_run(&a, url, sizeof url, dir, sizeof dir, "r", quiet, args);
+    *status = -1;
+    *out = *err = NULL;
+    assert_int_equal(harness_run(a.v, timeout_s, status, out, err), 0);
+}
+
 /* Run the client against harness_cur_sim into <tmp>/r, quietly; fail unless it
  * exits with expect_rc. */
 static void run_client(const char *const *args, int expect_rc)
 {
-    struct harness_argv a;
-    char url[200], out[600];
-    av_run(&a, url, sizeof url, out, sizeof out, "r", 1, args);
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a.v, 60, &status, &o, &e), 0);
+    int status;
+    char *o, *e;
+    client_run(args, 1, 60, &status, &o, &e);
     if (status != expect_rc && !(expect_rc == RC_OK_OR_INVALID && (status == 0 || status == 1)))
         fail_msg("llmload run exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", status,
                  expect_rc, o, e);
@@ -1206,12 +1217,9 @@ static void test_results_dir_not_empty(void **state)
     assert_int_equal(fclose(f), 0);
 
     const char *args[] = {"--rate", "20", "--requests", "2", "--output-tokens", "4", NULL};
-    struct harness_argv a;
-    char url[200], out[600];
-    av_run(&a, url, sizeof url, out, sizeof out, "r", 1, args);
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a.v, 30, &status, &o, &e), 0);
+    int status;
+    char *o, *e;
+    client_run(args, 1, 30, &status, &o, &e);
     if (status != 2 || !strstr(e, dir) || !strstr(e, "--force"))
         fail_msg("exit %d, expected 2 naming %s and --force; stderr: %s", status, dir, e);
     free(o);
@@ -1260,12 +1268,9 @@ static void test_secrets_never_written(void **state)
     assert_int_equal(setenv("OPENAI_API_KEY", "sk-marker-XYZ", 1), 0);
     const char *args[] = {"--rate", "20", "--requests", "20", "--output-tokens", "8",
                           "-H", "X-Secret: marker-ABC", NULL};
-    struct harness_argv a;
-    char url[200], out[600];
-    av_run(&a, url, sizeof url, out, sizeof out, "r", 0, args);
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a.v, 30, &status, &o, &e), 0);
+    int status;
+    char *o, *e;
+    client_run(args, 0, 30, &status, &o, &e);
     unsetenv("OPENAI_API_KEY");
     if (status != 0 && status != 1)
         fail_msg("exit %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
