@@ -33,6 +33,18 @@ static double pct(const double *sorted, size_t n, double p)
     return sorted[rank - 1];
 }
 
+/* Every record of r is ok: its E2E from the intended send (end_ns -
+ * sched_ns) into e2e (r->n of them), sorted ascending. */
+static void ok_e2e_sorted(const struct harness_recs *r, double *e2e)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+        e2e[i] =
+            (double)(harness_ival(r->items[i], "end_ns") - harness_ival(r->items[i], "sched_ns"));
+    }
+    qsort(e2e, r->n, sizeof e2e[0], cmp_double);
+}
+
 /* The sim serves a 10-token answer to an 8-token prompt in 10 steps of
  * 10 ms: 0.1 s of service, as in the worked example of seed 000. */
 #define SIM_100MS "--step-base", "10ms", "--step-per-prefill-token", "0", "--step-per-seq", "0"
@@ -56,12 +68,7 @@ static void test_co_closed_loop(void **state)
     struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 6);
     double e2e[6];
-    for (size_t i = 0; i < r->n; i++) {
-        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
-        e2e[i] =
-            (double)(harness_ival(r->items[i], "end_ns") - harness_ival(r->items[i], "sched_ns"));
-    }
-    qsort(e2e, 6, sizeof e2e[0], cmp_double);
+    ok_e2e_sorted(r, e2e);
     ASSERT_NEAR(pct(e2e, 6, 50), 100 * MS, 25 * MS);  /* median 0.1 s */
     ASSERT_NEAR(e2e[5], 5000 * MS, 250 * MS);         /* the one stalled request */
     json_t *s = harness_summary_load(dir);
@@ -85,13 +92,9 @@ static void test_co_open_loop(void **state)
     struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 10);
     double e2e[10], sum = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
-        e2e[i] =
-            (double)(harness_ival(r->items[i], "end_ns") - harness_ival(r->items[i], "sched_ns"));
+    ok_e2e_sorted(r, e2e);
+    for (size_t i = 0; i < 10; i++)
         sum += e2e[i];
-    }
-    qsort(e2e, 10, sizeof e2e[0], cmp_double);
     ASSERT_NEAR(sum / 10, 1550 * MS, 200 * MS);
     ASSERT_NEAR(pct(e2e, 10, 95), 5000 * MS, 250 * MS);
     /* The whole distribution, sorted: five requests outside the stall at

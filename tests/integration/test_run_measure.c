@@ -76,16 +76,27 @@ static void av_run(struct harness_argv *a, char *url_buf, size_t url_len, char *
  * shared machine (the self-check doing its job, not a wrong measurement). */
 #define RC_OK_OR_INVALID (-1)
 
+/* Run the client against harness_cur_sim into <tmp>/r (quietly when quiet)
+ * with args, for at most timeout_s: its exit status in *status, its
+ * stdout and stderr in *out and *err (caller frees). */
+static void client_run(const char *const *args, int quiet, int timeout_s, int *status, char **out,
+                       char **err)
+{
+    struct harness_argv a;
+    char url[200], dir[600];
+    av_run(&a, url, sizeof url, dir, sizeof dir, "r", quiet, args);
+    *status = -1;
+    *out = *err = NULL;
+    assert_int_equal(harness_run(a.v, timeout_s, status, out, err), 0);
+}
+
 /* Run the client against harness_cur_sim into <tmp>/r, quietly; fail unless it
  * exits with expect_rc. */
 static void run_client(const char *const *args, int expect_rc)
 {
-    struct harness_argv a;
-    char url[200], out[600];
-    av_run(&a, url, sizeof url, out, sizeof out, "r", 1, args);
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a.v, 60, &status, &o, &e), 0);
+    int status;
+    char *o, *e;
+    client_run(args, 1, 60, &status, &o, &e);
     if (status != expect_rc && !(expect_rc == RC_OK_OR_INVALID && (status == 0 || status == 1)))
         fail_msg("llmload run exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", status,
                  expect_rc, o, e);
@@ -134,6 +145,52 @@ static int64_t req_count(json_t *sum, const char *k)
 static int64_t by_kind(json_t *sum, const char *kind)
 {
     return harness_ival_req(json_object_get(json_object_get(sum, "requests"), "by_kind"), kind);
+}
+
+/* What a measured run left: its records and summary.json and, when the
+ * sim logged, the sim's log lines and the run's start on the monotonic
+ * clock, the log's clock (else NULL and 0). measured_free frees them. */
+struct measured {
+    json_t *recs, *sum, *log;
+    int64_t t0;
+};
+
+/* Load into m what the run in <tmp>/r left and the sim's log at logp
+ * (NULL when the sim did not log). */
+static void measured_load(struct measured *m, const char *logp)
+{
+    m->recs = records_load();
+    m->sum = summary_load();
+    m->log = logp ? harness_jsonl_load(logp) : NULL;
+    m->t0 = logp ? harness_ival_req(m->sum, "run_start_monotonic_ns") : 0;
+}
+
+/* In this test's temporary directory: start the sim at 0.1 s of service
+ * with room for every prompt (SIM_100MS, SIM_ROOMY), sim_extra (may be
+ * NULL) and, when logged, --log <tmp>/sim.log; run the client with args
+ * (sim_run_stop, exit 0 or 1); and load what the run left into m
+ * (measured_load). */
+static void measure(struct measured *m, const char *const *sim_extra, int logged,
+                    const char *const *args)
+{
+    harness_tmp_begin();
+    char logp[600];
+    harness_tmp_path(logp, sizeof logp, "sim.log");
+    const char *base[] = {SIM_100MS, SIM_ROOMY, NULL};
+    const char *log_flag[] = {"--log", logp, NULL};
+    struct harness_argv sargs = {.n = 0};
+    harness_argv_add(&sargs, base);
+    harness_argv_add(&sargs, logged ? log_flag : NULL);
+    harness_argv_add(&sargs, sim_extra);
+    sim_run_stop(sargs.v, args, RC_OK_OR_INVALID);
+    measured_load(m, logged ? logp : NULL);
+}
+
+static void measured_free(struct measured *m)
+{
+    json_decref(m->recs);
+    json_decref(m->sum);
+    json_decref(m->log);
 }
 
 /* ---- statistics --------------------------------------------------------- */
@@ -269,11 +326,11 @@ static void agreement_run(struct agreement *ag)
     ag->wake_p99 = pct(wp->late_ns, wp->n, 99);
     free(wp);
 
-    json_t *recs = records_load(), *log = harness_jsonl_load(logp), *sum = summary_load();
-    int64_t t0 = harness_ival_req(sum, "run_start_monotonic_ns");
-    size_t n = json_array_size(recs);
-    assert_int_equal(n, req_count(sum, "scheduled"));
-    assert_int_equal(n, json_array_size(log));
+    struct measured m;
+    measured_load(&m, logp);
+    size_t n = json_array_size(m.recs);
+    assert_int_equal(n, req_count(m.sum, "scheduled"));
+    assert_int_equal(n, json_array_size(m.log));
     assert_true(n >= 120); /* 200 expected; 120 is over 5 sigma below */
 
     char *used = calloc(n, 1);
@@ -281,18 +338,18 @@ static void agreement_run(struct agreement *ag)
     double *req_way = calloc(n, sizeof(double)), *tok_way = calloc(n, sizeof(double));
     assert_true(used && add_ttft && add_e2e && req_way && tok_way);
     for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(recs, i);
+        json_t *r = json_array_get(m.recs, i);
         assert_string_equal(harness_sval(r, "kind"), "ok");
-        json_t *l = match_log(log, used, r, t0);
+        json_t *l = match_log(m.log, used, r, m.t0);
         assert_int_equal(harness_ival_req(l, "status"), 200);
         assert_int_equal(harness_ival_req(r, "output_tokens"),
                          harness_ival_req(l, "output_tokens"));
         assert_int_equal(harness_ival_req(r, "output_tokens"), 10);
         assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
                          harness_ival_req(l, "prompt_tokens"));
-        int64_t sent = t0 + harness_ival_req(r, "sent_ns"),
-                first = t0 + harness_ival_req(r, "first_ns");
-        int64_t end = t0 + harness_ival_req(r, "end_ns");
+        int64_t sent = m.t0 + harness_ival_req(r, "sent_ns"),
+                first = m.t0 + harness_ival_req(r, "first_ns");
+        int64_t end = m.t0 + harness_ival_req(r, "end_ns");
         int64_t s_arr = harness_ival_req(l, "arrival_ns"),
                 s_first = harness_ival_req(l, "first_token_ns");
         int64_t s_end = harness_ival_req(l, "end_ns");
@@ -311,7 +368,7 @@ static void agreement_run(struct agreement *ag)
         tok_way[i] = (double)(first - s_first);
     }
     ag->n = n;
-    ag->late_p99 = harness_num(sum, "latency_ns.schedule_lateness.p99");
+    ag->late_p99 = harness_num(m.sum, "latency_ns.schedule_lateness.p99");
     ag->add_ttft_p50 = pct(add_ttft, n, 50);
     ag->add_ttft_p99 = pct(add_ttft, n, 99);
     ag->add_e2e_p50 = pct(add_e2e, n, 50);
@@ -332,9 +389,7 @@ static void agreement_run(struct agreement *ag)
     free(add_e2e);
     free(req_way);
     free(tok_way);
-    json_decref(recs);
-    json_decref(log);
-    json_decref(sum);
+    measured_free(&m);
 }
 
 /* Under moderate load the client's TTFT and E2E as the server saw them
@@ -401,6 +456,13 @@ struct fault_expect {
     int64_t seen;
 };
 
+/* The sim's flags for each of its eight fault kinds in a tenth of the
+ * requests. */
+#define EVERY_FAULT_A_TENTH                                                                        \
+    "--fault", "500:0.1", "--fault", "503:0.1", "--fault", "429:0.1", "--fault", "cut:0.1",        \
+        "--fault", "malformed:0.1", "--fault", "slow-headers:0.1", "--fault", "role-only:0.1",     \
+        "--fault", "reasoning:0.1"
+
 /* 300 requests at a constant 100/s against a sim that injects each of its
  * eight fault kinds into a tenth of them. Every request has its record,
  * each record's kind follows from the fault the sim logged for it, and the
@@ -409,28 +471,20 @@ struct fault_expect {
 static void test_every_fault_kind(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    char logp[600];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
-    const char *sargs[] = {SIM_100MS, SIM_ROOMY, "--log", logp, "--seed", "11",
-                           "--fault", "500:0.1", "--fault", "503:0.1", "--fault", "429:0.1",
-                           "--fault", "cut:0.1", "--fault", "malformed:0.1",
-                           "--fault", "slow-headers:0.1", "--fault", "role-only:0.1",
-                           "--fault", "reasoning:0.1", "--slow-headers-delay", "1s", NULL};
+    const char *sargs[] = {"--seed", "11", EVERY_FAULT_A_TENTH, "--slow-headers-delay", "1s", NULL};
     /* Seed 8: no two requests of one prompt length within 70 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--requests", "300",
                           "--seed", "8", PROMPT_WIDE, "--output-tokens", "10", "--ignore-eos",
                           "--timeout-first-token", "300ms", NULL};
-    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
+    struct measured m;
+    measure(&m, sargs, 1, args);
 
-    json_t *recs = records_load(), *log = harness_jsonl_load(logp), *sum = summary_load();
-    int64_t t0 = harness_ival_req(sum, "run_start_monotonic_ns");
-    size_t n = json_array_size(recs);
+    size_t n = json_array_size(m.recs);
     assert_int_equal(n, 300);
-    assert_int_equal(req_count(sum, "scheduled"), 300);
-    assert_int_equal(req_count(sum, "completed"), 300);
-    assert_int_equal(harness_ival_req(sum, "records_written"), 300);
-    assert_int_equal(json_array_size(log), 300);
+    assert_int_equal(req_count(m.sum, "scheduled"), 300);
+    assert_int_equal(req_count(m.sum, "completed"), 300);
+    assert_int_equal(harness_ival_req(m.sum, "records_written"), 300);
+    assert_int_equal(json_array_size(m.log), 300);
 
     struct fault_expect fx[] = {
         {NULL, "ok", 0},
@@ -447,8 +501,8 @@ static void test_every_fault_kind(void **state)
     char *used = calloc(n, 1);
     assert_non_null(used);
     for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(recs, i);
-        json_t *l = match_log(log, used, r, t0);
+        json_t *r = json_array_get(m.recs, i);
+        json_t *l = match_log(m.log, used, r, m.t0);
         const char *fault = json_string_value(json_object_get(l, "fault"));
         size_t k = 0;
         while (k < nfx && !(fault ? fx[k].fault && strcmp(fx[k].fault, fault) == 0
@@ -463,7 +517,7 @@ static void test_every_fault_kind(void **state)
                      (long long)harness_ival_req(r, "id"), fault ? fault : "none", kind, fx[k].kind,
                      harness_sval(r, "detail"));
         int64_t first_abs =
-            harness_is_null(r, "first_ns") ? -1 : t0 + harness_ival_req(r, "first_ns");
+            harness_is_null(r, "first_ns") ? -1 : m.t0 + harness_ival_req(r, "first_ns");
         if (!fault || strcmp(fault, "role-only") == 0) {
             /* The role-only chunk (sent when the request is accepted, a
              * step before the first token) is not output: the first event
@@ -506,21 +560,19 @@ static void test_every_fault_kind(void **state)
         }
     }
     /* Exact agreement of the summary with the sim's own counts. */
-    assert_int_equal(by_kind(sum, "ok"), fx[0].seen + fx[7].seen + fx[8].seen);
-    assert_int_equal(by_kind(sum, "http_5xx"), fx[1].seen + fx[2].seen);
-    assert_int_equal(by_kind(sum, "http_429"), fx[3].seen);
-    assert_int_equal(by_kind(sum, "stream_truncated"), fx[4].seen);
-    assert_int_equal(by_kind(sum, "malformed_event"), fx[5].seen);
-    assert_int_equal(by_kind(sum, "timeout_first_token"), fx[6].seen);
-    assert_int_equal(req_count(sum, "ok") + req_count(sum, "failed"), 300);
+    assert_int_equal(by_kind(m.sum, "ok"), fx[0].seen + fx[7].seen + fx[8].seen);
+    assert_int_equal(by_kind(m.sum, "http_5xx"), fx[1].seen + fx[2].seen);
+    assert_int_equal(by_kind(m.sum, "http_429"), fx[3].seen);
+    assert_int_equal(by_kind(m.sum, "stream_truncated"), fx[4].seen);
+    assert_int_equal(by_kind(m.sum, "malformed_event"), fx[5].seen);
+    assert_int_equal(by_kind(m.sum, "timeout_first_token"), fx[6].seen);
+    assert_int_equal(req_count(m.sum, "ok") + req_count(m.sum, "failed"), 300);
     /* Fractions: 0.1 each, 4 sigma = 4 * sqrt(300 * 0.1 * 0.9) = 20.8. */
     for (size_t k = 1; k < nfx; k++)
         ASSERT_NEAR(fx[k].seen, 30, 20.8);
     ASSERT_NEAR(fx[0].seen, 60, 4 * sqrt(300 * 0.2 * 0.8));
     free(used);
-    json_decref(recs);
-    json_decref(log);
-    json_decref(sum);
+    measured_free(&m);
 }
 
 /* --tokens-per-event 4: each event carries up to 4 tokens. The record
@@ -529,17 +581,16 @@ static void test_every_fault_kind(void **state)
 static void test_tokens_per_event(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    const char *sargs[] = {SIM_100MS, SIM_ROOMY, "--tokens-per-event", "4", NULL};
+    const char *sargs[] = {"--tokens-per-event", "4", NULL};
     const char *args[] = {"--rate", "40", "--arrival", "constant", "--requests", "20",
                           "--output-tokens", "uniform:4,40", "--ignore-eos", NULL};
-    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
+    struct measured m;
+    measure(&m, sargs, 0, args);
 
-    json_t *recs = records_load(), *sum = summary_load();
-    assert_int_equal(json_array_size(recs), 20);
+    assert_int_equal(json_array_size(m.recs), 20);
     int64_t tokens = 0, events = 0;
-    for (size_t i = 0; i < json_array_size(recs); i++) {
-        json_t *r = json_array_get(recs, i);
+    for (size_t i = 0; i < json_array_size(m.recs); i++) {
+        json_t *r = json_array_get(m.recs, i);
         assert_string_equal(harness_sval(r, "kind"), "ok");
         assert_string_equal(harness_sval(r, "tokens_source"), "usage");
         int64_t out = harness_ival_req(r, "output_tokens"), ev = harness_ival_req(r, "events");
@@ -548,12 +599,11 @@ static void test_tokens_per_event(void **state)
         tokens += out;
         events += ev;
     }
-    json_t *tk = json_object_get(sum, "tokens");
+    json_t *tk = json_object_get(m.sum, "tokens");
     assert_int_equal(harness_ival_req(tk, "output_tokens"), tokens);
     assert_int_equal(harness_ival_req(tk, "events"), events);
     assert_int_equal(harness_ival_req(json_object_get(tk, "source"), "usage"), 20);
-    json_decref(recs);
-    json_decref(sum);
+    measured_free(&m);
 }
 
 /* ---- 3. closed loop ----------------------------------------------------- */
@@ -565,28 +615,26 @@ static void test_tokens_per_event(void **state)
 static void test_closed_loop_rate(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
     const char *args[] = {"--users", "4", "--think", "200ms", "--duration", "5s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           NULL};
-    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
+    struct measured m;
+    measure(&m, NULL, 0, args);
 
-    json_t *recs = records_load(), *sum = summary_load();
-    size_t n = json_array_size(recs);
-    assert_true(json_is_true(json_object_get(sum, "closed_loop")));
-    assert_non_null(strstr(harness_sval(sum, "mode"), "closed"));
-    assert_int_equal(n, req_count(sum, "scheduled"));
+    size_t n = json_array_size(m.recs);
+    assert_true(json_is_true(json_object_get(m.sum, "closed_loop")));
+    assert_non_null(strstr(harness_sval(m.sum, "mode"), "closed"));
+    assert_int_equal(n, req_count(m.sum, "scheduled"));
     double e2e_sum = 0;
     for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(recs, i);
+        json_t *r = json_array_get(m.recs, i);
         assert_string_equal(harness_sval(r, "kind"), "ok");
         e2e_sum += (double)(harness_ival_req(r, "end_ns") - harness_ival_req(r, "sched_ns"));
     }
     double mean_e2e_ns = e2e_sum / (double)n;
     ASSERT_NEAR(mean_e2e_ns, 100 * MS, 30 * MS); /* the sim's 0.1 s */
     double expect_per_s = 4.0 / ((mean_e2e_ns + 200 * MS) / 1e9);
-    json_t *tp = json_object_get(sum, "throughput");
+    json_t *tp = json_object_get(m.sum, "throughput");
     double achieved = json_number_value(json_object_get(tp, "completion_rate_per_s"));
     print_message("closed loop: achieved %.2f/s, N / (E2E + think) = %.2f/s\n", achieved,
                   expect_per_s);
@@ -594,10 +642,10 @@ static void test_closed_loop_rate(void **state)
     ASSERT_REL((double)n / 5.0, expect_per_s, 0.10); /* the same from the lines */
     /* Each user's next request is sent think time after its previous ended. */
     for (size_t i = 0; i < n; i++) {
-        json_t *a = json_array_get(recs, i);
+        json_t *a = json_array_get(m.recs, i);
         int64_t best = INT64_MAX;
         for (size_t j = 0; j < n; j++) {
-            json_t *b = json_array_get(recs, j);
+            json_t *b = json_array_get(m.recs, j);
             if (harness_ival_req(b, "user") != harness_ival_req(a, "user") ||
                 harness_ival_req(b, "sched_ns") <= harness_ival_req(a, "sched_ns"))
                 continue;
@@ -607,8 +655,7 @@ static void test_closed_loop_rate(void **state)
         if (best != INT64_MAX)
             assert_int_equal(best - harness_ival_req(a, "end_ns"), 200 * (int64_t)MS);
     }
-    json_decref(recs);
-    json_decref(sum);
+    measured_free(&m);
 }
 
 /* ---- 4. capped ---------------------------------------------------------- */
@@ -638,32 +685,27 @@ static int max_overlap(const int64_t *start, const int64_t *end, size_t n)
 static void test_capped_queue(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    char logp[600];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
-    const char *sargs[] = {SIM_100MS, SIM_ROOMY, "--log", logp, NULL};
     /* Seed 6: no two requests of one prompt length within 130 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--seed", "6", PROMPT_WIDE,
                           "--output-tokens", "5",
                           "--ignore-eos", NULL};
-    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
+    struct measured m;
+    measure(&m, NULL, 1, args);
 
-    json_t *recs = records_load(), *log = harness_jsonl_load(logp), *sum = summary_load();
-    int64_t t0 = harness_ival_req(sum, "run_start_monotonic_ns");
-    size_t n = json_array_size(recs);
+    size_t n = json_array_size(m.recs);
     assert_int_equal(n, 100);
-    assert_int_equal(req_count(sum, "scheduled"), 100);
-    assert_int_equal(json_array_size(log), 100);
+    assert_int_equal(req_count(m.sum, "scheduled"), 100);
+    assert_int_equal(json_array_size(m.log), 100);
     int64_t cq[100] = {0}, st[100], en[100], sst[100], sen[100];
     char used[100] = {0};
     for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(recs, i);
+        json_t *r = json_array_get(m.recs, i);
         assert_string_equal(harness_sval(r, "kind"), "ok");
         int64_t id = harness_ival_req(r, "id");
         assert_true(id >= 0 && id < 100);
         assert_int_equal(harness_ival_req(r, "sched_ns"), id * 10 * (int64_t)MS);
-        json_t *l = match_log(log, used, r, t0);
+        json_t *l = match_log(m.log, used, r, m.t0);
         int64_t sched = harness_ival_req(r, "sched_ns"), sent = harness_ival_req(r, "sent_ns");
         int64_t ttft = harness_ival_req(r, "first_ns") - sched;
         int64_t server_ttft =
@@ -690,21 +732,19 @@ static void test_capped_queue(void **state)
      * last arrival waited over a second, yet its late_ns is only how late
      * the worker took it up (docs/metrics.md, "Self-check"). */
     for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(recs, i);
+        json_t *r = json_array_get(m.recs, i);
         if (harness_ival_req(r, "id") == 99)
             ASSERT_IN_RANGE(harness_ival_req(r, "late_ns"), 0, 100 * MS);
     }
     assert_true(max_overlap(st, en, n) <= 2);
     assert_true(max_overlap(sst, sen, n) <= 2);
     /* The summary's TTFT includes the queue. */
-    json_t *lat = json_object_get(sum, "latency_ns");
+    json_t *lat = json_object_get(m.sum, "latency_ns");
     int64_t q50 = harness_ival_req(json_object_get(lat, "client_queue"), "p50");
     int64_t t50 = harness_ival_req(json_object_get(lat, "ttft"), "p50");
     assert_true(q50 > 300 * (int64_t)MS);
     assert_true(t50 >= q50);
-    json_decref(recs);
-    json_decref(log);
-    json_decref(sum);
+    measured_free(&m);
 }
 
 /* The same overload with --on-cap drop: what finds both slots busy is a
@@ -712,22 +752,20 @@ static void test_capped_queue(void **state)
 static void test_capped_drop(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    const char *sargs[] = {SIM_100MS, SIM_ROOMY, NULL};
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--on-cap", "drop", "--prompt-tokens", "8",
                           "--output-tokens", "5", "--ignore-eos", NULL};
-    sim_run_stop(sargs, args, RC_OK_OR_INVALID);
+    struct measured m;
+    measure(&m, NULL, 0, args);
 
-    json_t *recs = records_load(), *sum = summary_load();
-    size_t n = json_array_size(recs);
+    size_t n = json_array_size(m.recs);
     assert_int_equal(n, 100);
-    assert_int_equal(req_count(sum, "scheduled"), 100);
+    assert_int_equal(req_count(m.sum, "scheduled"), 100);
     int64_t ok = 0, dropped = 0, st[100], en[100];
     size_t nsent = 0;
     char seen[100] = {0};
     for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(recs, i);
+        json_t *r = json_array_get(m.recs, i);
         int64_t id = harness_ival_req(r, "id");
         assert_true(id >= 0 && id < 100 && !seen[id]);
         seen[id] = 1;
@@ -757,11 +795,10 @@ static void test_capped_drop(void **state)
      * slot free); the rest dropped. */
     ASSERT_IN_RANGE(ok, 25, 55);
     assert_int_equal(ok + dropped, 100);
-    assert_int_equal(by_kind(sum, "client_dropped"), dropped);
-    assert_int_equal(req_count(sum, "sent"), ok);
+    assert_int_equal(by_kind(m.sum, "client_dropped"), dropped);
+    assert_int_equal(req_count(m.sum, "sent"), ok);
     assert_true(max_overlap(st, en, nsent) <= 2);
-    json_decref(recs);
-    json_decref(sum);
+    measured_free(&m);
 }
 
 /* Past what the client can send on time, the schedule falls behind, but
@@ -1222,12 +1259,9 @@ static void test_results_dir_not_empty(void **state)
     assert_int_equal(fclose(f), 0);
 
     const char *args[] = {"--rate", "20", "--requests", "2", "--output-tokens", "4", NULL};
-    struct harness_argv a;
-    char url[200], out[600];
-    av_run(&a, url, sizeof url, out, sizeof out, "r", 1, args);
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a.v, 30, &status, &o, &e), 0);
+    int status;
+    char *o, *e;
+    client_run(args, 1, 30, &status, &o, &e);
     if (status != 2 || !strstr(e, dir) || !strstr(e, "--force"))
         fail_msg("exit %d, expected 2 naming %s and --force; stderr: %s", status, dir, e);
     free(o);
@@ -1276,12 +1310,9 @@ static void test_secrets_never_written(void **state)
     assert_int_equal(setenv("OPENAI_API_KEY", "sk-marker-XYZ", 1), 0);
     const char *args[] = {"--rate", "20", "--requests", "20", "--output-tokens", "8",
                           "-H", "X-Secret: marker-ABC", NULL};
-    struct harness_argv a;
-    char url[200], out[600];
-    av_run(&a, url, sizeof url, out, sizeof out, "r", 0, args);
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a.v, 30, &status, &o, &e), 0);
+    int status;
+    char *o, *e;
+    client_run(args, 0, 30, &status, &o, &e);
     unsetenv("OPENAI_API_KEY");
     if (status != 0 && status != 1)
         fail_msg("exit %d\nstdout:\n%s\nstderr:\n%s", status, o, e);

@@ -223,14 +223,22 @@ static void test_setup_bounded(void **state)
     interrupt_and_check("load", 1500);
 }
 
+/* Start `llmload cmd` with args (no --model), wait until the server reads
+ * its /models probe, and Ctrl-C it there: it must stop in the probe within
+ * 1 s (interrupt_and_check). */
+static void interrupt_in_probe(const char *cmd, const char *const *args)
+{
+    client_start(cmd, args);
+    wait_count(&seen->models, 1, 10000, "GET /models");
+    interrupt_and_check("probe", 1000);
+}
+
 /* No --model: the /models probe is waited for, and a Ctrl-C ends it. */
 static void test_sigint_probe(void **state)
 {
     (void)state;
     const char *args[] = {"--rate", "5", "--duration", "5s", NULL};
-    client_start("run", args);
-    wait_count(&seen->models, 1, 10000, "GET /models");
-    interrupt_and_check("probe", 1000);
+    interrupt_in_probe("run", args);
     assert_int_equal(atomic_load(&seen->chat), 0);
 }
 
@@ -265,9 +273,7 @@ static void test_sigint_sweep_probe(void **state)
 {
     (void)state;
     const char *args[] = {"--rates", "5", "--step-duration", "1s", NULL};
-    client_start("sweep", args);
-    wait_count(&seen->models, 1, 10000, "GET /models");
-    interrupt_and_check("probe", 1000);
+    interrupt_in_probe("sweep", args);
 }
 
 /* Wait until the client's stderr holds needle (at most 10 s). */

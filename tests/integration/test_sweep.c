@@ -67,6 +67,24 @@ static json_t *sweep_expect(struct swept *s, const char *const *args, int timeou
     return sum;
 }
 
+/* Sweep the small sim (started here) at the rates f[0..n) x its capacity,
+ * 2 s steps after a 0.3 s warm-up and no recovery step, under the stop
+ * rules given: exit 0 after want_steps steps, stopped for a reason that
+ * contains why (sweep_expect). Returns summary.json (caller decrefs). */
+static json_t *sweep_stopped(struct swept *s, const double *f, size_t n, const char *const *rules,
+                             int timeout_s, size_t want_steps, const char *why)
+{
+    char rates[200];
+    harness_sweep_rates(rates, sizeof rates, harness_small_sim_start(NULL), f, n);
+    const char *head[] = {"--rates", rates, "--step-duration", "2s", "--warmup", "0.3s", NULL};
+    const char *tail[] = {"--no-recovery", WORKLOAD, NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, rules);
+    harness_argv_add(&a, tail);
+    return sweep_expect(s, a.v, timeout_s, 0, want_steps, why);
+}
+
 /* The documented summary.json step fields (docs/formats.md) and types. */
 static void check_step_schema(json_t *st)
 {
@@ -330,15 +348,10 @@ static void test_stop_error_rate(void **state)
 static void test_stop_ttft_limit(void **state)
 {
     (void)state;
-    double c = harness_small_sim_start(NULL);
-    char rates[100];
     static const double f[] = {0.5, 2, 2.5};
-    harness_sweep_rates(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
-    const char *args[] = {"--rates", rates, "--step-duration", "2s", "--warmup", "0.3s",
-                          "--ttft-limit", "300ms", "--max-error-rate", "100", "--no-recovery",
-                          WORKLOAD, NULL};
+    const char *rules[] = {"--ttft-limit", "300ms", "--max-error-rate", "100", NULL};
     struct swept s;
-    json_t *sum = sweep_expect(&s, args, 60, 0, 2, "safety limit");
+    json_t *sum = sweep_stopped(&s, f, LL_ARRAY_LEN(f), rules, 60, 2, "safety limit");
     json_t *steps = json_object_get(sum, "steps");
     /* Without an SLO the step past capacity is unsteady: it fails. */
     json_t *s1 = json_array_get(steps, 1);
@@ -353,15 +366,10 @@ static void test_stop_ttft_limit(void **state)
 static void test_stop_goodput_falling(void **state)
 {
     (void)state;
-    double c = harness_small_sim_start(NULL);
-    char rates[120];
     static const double f[] = {0.5, 1.5, 2, 2.5, 3};
-    harness_sweep_rates(rates, sizeof rates, c, f, LL_ARRAY_LEN(f));
-    const char *args[] = {"--rates", rates, "--step-duration", "2s", "--warmup", "0.3s",
-                          "--slo", "ttft=250ms", "--ttft-limit", "100s", "--no-recovery",
-                          WORKLOAD, NULL};
+    const char *rules[] = {"--slo", "ttft=250ms", "--ttft-limit", "100s", NULL};
     struct swept s;
-    json_t *sum = sweep_expect(&s, args, 90, 0, 3, "goodput fell");
+    json_t *sum = sweep_stopped(&s, f, LL_ARRAY_LEN(f), rules, 90, 3, "goodput fell");
     json_t *steps = json_object_get(sum, "steps");
     double g0 = harness_num(json_array_get(steps, 0), "goodput_rps");
     assert_true(harness_num(json_array_get(steps, 1), "goodput_rps") < 0.95 * g0);

@@ -2,6 +2,7 @@
  * completions shapes, non-streamed bodies, and the per-request
  * accumulation with its output-token precedence. */
 #include "test.h"
+#include "testutil.h"
 
 #include <string.h>
 
@@ -373,15 +374,6 @@ static void test_stream_events_fallback(void **state)
  * validity. The two must agree on every field for the seeds and for many
  * mutations of them (bytes flipped, inserted, deleted, the text cut). */
 
-/* splitmix64, for mutations. */
-static uint64_t mix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 struct ref_key {
     char buf[32];
     const char *s;
@@ -703,7 +695,7 @@ static const char *const ref_seeds[] = {
 static size_t mutate(char *buf, size_t len, size_t cap, uint64_t *st)
 {
     static const char interesting[] = "\"\\{}[]:,0-.eE \n\tnulltrue\x80\xc3\xff\x01u";
-    uint64_t x = mix(st);
+    uint64_t x = test_splitmix64(st);
     size_t at = len ? (size_t)(x >> 8) % len : 0;
     char b = (x >> 40) % 4 == 0 ? (char)(x >> 48) :
              interesting[(x >> 48) % (sizeof(interesting) - 1)];
@@ -749,7 +741,7 @@ static void test_matches_reference(void **state)
         for (int m = 0; m < 3000; m++) {
             size_t n = len;
             memcpy(buf, ref_seeds[i], len);
-            for (int k = 0; k <= (int)(mix(&st) % 4); k++)
+            for (int k = 0; k <= (int)(test_splitmix64(&st) % 4); k++)
                 n = mutate(buf, n, sizeof(buf), &st);
             check_against_reference(buf, n);
         }

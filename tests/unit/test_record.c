@@ -343,21 +343,12 @@ static void test_derived(void **state)
 
 /* ---- the hand-rolled formatter against printf ------------------------------ */
 
-/* splitmix64: a small, seeded source of test values. */
-static uint64_t mix_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 /* A value that stresses a decimal formatter: the edges (0, 1, each power
  * of ten and its neighbours, the type's extremes) half of the time, else a
  * random number of a random bit length. */
 static uint64_t edgy_u64(uint64_t *st)
 {
-    uint64_t x = mix_next(st);
+    uint64_t x = test_splitmix64(st);
     switch (x % 4) {
     case 0: {
         uint64_t p = 1;
@@ -373,7 +364,7 @@ static uint64_t edgy_u64(uint64_t *st)
     }
     default: {
         unsigned bits = (unsigned)(x >> 8) % 65;
-        uint64_t y = mix_next(st);
+        uint64_t y = test_splitmix64(st);
         return bits == 64 ? y : y & ((1ULL << bits) - 1);
     }
     }
@@ -447,7 +438,7 @@ static void test_jsonl_matches_printf(void **state)
     for (int i = 0; i < 20000; i++) {
         struct record r;
         record_init(&r, edgy_u64(&st));
-        r.kind = (enum rec_kind)(mix_next(&st) % (REC_KIND_COUNT + 2));
+        r.kind = (enum rec_kind)(test_splitmix64(&st) % (REC_KIND_COUNT + 2));
         r.http_status = (int)(int32_t)edgy_u64(&st);
         r.sched_ns = edgy_u64(&st);
         r.sent_ns = edgy_u64(&st);
@@ -462,16 +453,16 @@ static void test_jsonl_matches_printf(void **state)
         r.cached_tokens = (int64_t)edgy_u64(&st);
         r.max_tokens = (uint32_t)edgy_u64(&st);
         r.output_tokens = edgy_u64(&st);
-        r.tokens_source = (enum rec_tokens_source)(mix_next(&st) % 4);
+        r.tokens_source = (enum rec_tokens_source)(test_splitmix64(&st) % 4);
         r.events = edgy_u64(&st);
         r.retry_after_ms = (int64_t)edgy_u64(&st);
         r.worker = (uint32_t)edgy_u64(&st);
         r.user = (int64_t)edgy_u64(&st);
-        r.warmup = (int)(mix_next(&st) % 2);
+        r.warmup = (int)(test_splitmix64(&st) % 2);
         r.step = (int32_t)edgy_u64(&st);
-        size_t dlen = mix_next(&st) % 3 == 0 ? 0 : mix_next(&st) % sizeof(r.detail);
+        size_t dlen = test_splitmix64(&st) % 3 == 0 ? 0 : test_splitmix64(&st) % sizeof(r.detail);
         for (size_t k = 0; k < dlen; k++)
-            r.detail[k] = alphabet[mix_next(&st) % (sizeof(alphabet) - 1)];
+            r.detail[k] = alphabet[test_splitmix64(&st) % (sizeof(alphabet) - 1)];
         r.detail[dlen] = '\0';
 
         size_t want_len = reference_line(&r, want, sizeof(want));

@@ -690,11 +690,7 @@ struct sample_rng {
 
 static double sample_uniform(struct sample_rng *g)
 {
-    /* splitmix64 */
-    uint64_t z = (g->s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
+    uint64_t z = test_splitmix64(&g->s);
     return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
 }
 

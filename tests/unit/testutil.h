@@ -8,6 +8,7 @@
 #define LL_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* buf = "$LLMLOAD_DATA/dir/name", or "tests/data/dir/name" when the
@@ -30,6 +31,10 @@ void assert_rejected(int rc, const void *out, const char *err, const char *input
  * (what it returned through its out-parameter) NULL, and err naming the
  * file, "path: cannot open". */
 void assert_load_missing(int rc, const void *out, const char *err, const char *path);
+
+/* splitmix64: a small seeded source of test values. *state is the seed,
+ * then the state; returns the next value. */
+uint64_t test_splitmix64(uint64_t *state);
 
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
  * ordered). */
