@@ -149,6 +149,13 @@ static void line_u64(struct line *l, uint64_t v)
         line_u64_or_null((l), (ns) != LL_NO_TIME, (ns)); \
     } while (0)
 
+/* ,"key":value for a count. */
+#define LINE_U64(l, key_lit, v)                                                                    \
+    do {                                                                                           \
+        LINE_LIT((l), key_lit);                                                                    \
+        line_u64((l), (v));                                                                        \
+    } while (0)
+
 /* ,"key":value for an optional signed number, null when negative. */
 #define LINE_OPT(l, key_lit, v) do { \
         int64_t v_ = (v); \
@@ -211,8 +218,7 @@ int record_write_jsonl(FILE *f, const struct record *r)
     l.len = 0;
     l.overflow = 0;
 
-    LINE_LIT(&l, "{\"id\":");
-    line_u64(&l, r->id);
+    LINE_U64(&l, "{\"id\":", r->id);
     LINE_LIT(&l, ",\"kind\":\"");
     line_puts(&l, rec_kind_name(r->kind));
     LINE_LIT(&l, "\",\"http_status\":");
@@ -224,45 +230,33 @@ int record_write_jsonl(FILE *f, const struct record *r)
     LINE_TIME(&l, ",\"first_content_ns\":", r->first_content_ns);
     LINE_TIME(&l, ",\"last_ns\":", r->last_ns);
     LINE_TIME(&l, ",\"end_ns\":", r->end_ns);
-    LINE_LIT(&l, ",\"max_gap_ns\":");
-    line_u64(&l, r->max_gap_ns);
-    LINE_LIT(&l, ",\"prompt_tokens\":");
-    line_u64(&l, r->prompt_tokens);
+    LINE_U64(&l, ",\"max_gap_ns\":", r->max_gap_ns);
+    LINE_U64(&l, ",\"prompt_tokens\":", r->prompt_tokens);
     LINE_OPT(&l, ",\"prompt_tokens_server\":", r->prompt_tokens_server);
     LINE_OPT(&l, ",\"cached_tokens\":", r->cached_tokens);
-    LINE_LIT(&l, ",\"max_tokens\":");
-    line_u64(&l, r->max_tokens);
-    LINE_LIT(&l, ",\"output_tokens\":");
-    line_u64(&l, r->output_tokens);
+    LINE_U64(&l, ",\"max_tokens\":", r->max_tokens);
+    LINE_U64(&l, ",\"output_tokens\":", r->output_tokens);
     LINE_LIT(&l, ",\"tokens_source\":\"");
     line_puts(&l, rec_tokens_source_name(r->tokens_source));
-    LINE_LIT(&l, "\",\"events\":");
-    line_u64(&l, r->events);
+    LINE_U64(&l, "\",\"events\":", r->events);
     LINE_OPT(&l, ",\"retry_after_ms\":", r->retry_after_ms);
-    LINE_LIT(&l, ",\"worker\":");
-    line_u64(&l, r->worker);
+    LINE_U64(&l, ",\"worker\":", r->worker);
     LINE_OPT(&l, ",\"user\":", r->user);
     if (r->warmup)
         LINE_LIT(&l, ",\"warmup\":true");
     else
         LINE_LIT(&l, ",\"warmup\":false");
-    if (r->step >= 0) {
-        LINE_LIT(&l, ",\"step\":");
-        line_u64(&l, (uint64_t)r->step);
-    }
+    if (r->step >= 0)
+        LINE_U64(&l, ",\"step\":", (uint64_t)r->step);
     if (r->cls) {
         LINE_LIT(&l, ",\"class\":\"");
         line_json_escaped(&l, r->cls, strnlen(r->cls, REC_CLASS_NAME_MAX));
         LINE_LIT(&l, "\"");
     }
-    if (r->session >= 0) {
-        LINE_LIT(&l, ",\"session\":");
-        line_u64(&l, (uint64_t)r->session);
-    }
-    if (r->turn >= 0) {
-        LINE_LIT(&l, ",\"turn\":");
-        line_u64(&l, (uint64_t)r->turn);
-    }
+    if (r->session >= 0)
+        LINE_U64(&l, ",\"session\":", (uint64_t)r->session);
+    if (r->turn >= 0)
+        LINE_U64(&l, ",\"turn\":", (uint64_t)r->turn);
 
     size_t dlen = strnlen(r->detail, sizeof(r->detail));
     if (dlen == 0) {

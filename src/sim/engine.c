@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/dlist.h"
 #include "util/util.h"
 
 #define NIL UINT32_MAX
@@ -186,14 +187,7 @@ static void list_push_front(struct engine *e, struct seq_list *l, uint32_t i)
 static void list_remove(struct engine *e, struct seq_list *l, uint32_t i)
 {
     struct seq *s = &e->seqs[i];
-    if (s->prev != NIL)
-        e->seqs[s->prev].next = s->next;
-    else
-        l->head = s->next;
-    if (s->next != NIL)
-        e->seqs[s->next].prev = s->prev;
-    else
-        l->tail = s->prev;
+    DLIST_IDX_UNLINK(e->seqs, l->head, l->tail, i, prev, next, NIL);
     s->prev = s->next = NIL;
     l->count--;
 }
@@ -234,15 +228,7 @@ static void kv_table_remove(struct engine *e, uint32_t b)
 
 static void kv_lru_remove(struct engine *e, uint32_t b)
 {
-    struct kv_block *k = &e->blocks[b];
-    if (k->lru_prev != NIL)
-        e->blocks[k->lru_prev].lru_next = k->lru_next;
-    else
-        e->lru_head = k->lru_next;
-    if (k->lru_next != NIL)
-        e->blocks[k->lru_next].lru_prev = k->lru_prev;
-    else
-        e->lru_tail = k->lru_prev;
+    DLIST_IDX_UNLINK(e->blocks, e->lru_head, e->lru_tail, b, lru_prev, lru_next, NIL);
     e->lru_count--;
 }
 

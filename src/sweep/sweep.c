@@ -826,6 +826,18 @@ static void put_next_step(char *buf, size_t len, size_t *at, int next_fails, dou
         put(buf, len, at, "; %s\n", none_failed);
 }
 
+/* "what: r1, r2, ..." of n rates, of which the first SWEEP_MAX_UNKNOWN are
+ * kept in r. */
+static void put_rates(char *buf, size_t len, size_t *at, const char *what, const double *r,
+                      size_t n)
+{
+    put(buf, len, at, "%s: ", what);
+    for (size_t i = 0; i < LL_MIN(n, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        put(buf, len, at, "%s%.4g", i ? ", " : "", r[i]);
+    if (n > SWEEP_MAX_UNKNOWN)
+        put(buf, len, at, ", ...");
+}
+
 /* The capacity line of the findings text. */
 static void put_capacity(const struct sweep_findings *fd, const struct sweep_settings *set,
                          char *buf, size_t len, size_t *at)
@@ -849,13 +861,10 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
         put(buf, len, at, "%s: not found (no steps)\n", what);
     }
     if (fd->n_disputed) {
-        put(buf, len, at, "disputed: ");
-        for (size_t i = 0; i < LL_MIN(fd->n_disputed, (size_t)SWEEP_MAX_UNKNOWN); i++)
-            put(buf, len, at, "%s%.4g", i ? ", " : "", fd->disputed_rps[i]);
+        put_rates(buf, len, at, "disputed", fd->disputed_rps, fd->n_disputed);
         put(buf, len, at,
-            "%s req/s failed below a passing rate and passed when re-run (--confirm): "
-            "counted as passing\n",
-            fd->n_disputed > SWEEP_MAX_UNKNOWN ? ", ..." : "");
+            " req/s failed below a passing rate and passed when re-run (--confirm): "
+            "counted as passing\n");
     }
     if (fd->next_fails && fd->passed_above_rps > 0)
         put(buf, len, at,
@@ -864,13 +873,10 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             fd->passed_above_rps, fd->next_fail_rps,
             fd->next_fail_confirmed ? " (confirmed by a re-run)" : " (not re-run)");
     if (fd->n_unknown) {
-        put(buf, len, at, "not judged: ");
-        for (size_t i = 0; i < LL_MIN(fd->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++)
-            put(buf, len, at, "%s%.4g", i ? ", " : "", fd->unknown_rps[i]);
+        put_rates(buf, len, at, "not judged", fd->unknown_rps, fd->n_unknown);
         put(buf, len, at,
-            "%s req/s (INVALID: the generator's own lateness moved their latencies); the "
-            "capacity and the knee rest on the other steps\n",
-            fd->n_unknown > SWEEP_MAX_UNKNOWN ? ", ..." : "");
+            " req/s (INVALID: the generator's own lateness moved their latencies); the "
+            "capacity and the knee rest on the other steps\n");
         if (fd->capacity_unknown)
             put(buf, len, at,
                 "capacity unknown: no step could be judged; rerun on a quieter machine or "

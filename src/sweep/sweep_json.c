@@ -537,6 +537,15 @@ static json_t *class_finding_json(const struct sweep_class_finding *cf)
     return co;
 }
 
+/* An array of the first SWEEP_MAX_UNKNOWN of n rates. */
+static json_t *rates_json(const double *r, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < LL_MIN(n, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        json_array_append_new(a, json_real(r[i]));
+    return a;
+}
+
 /* summary.json's "findings", their text included. */
 static json_t *findings_json(const struct sweep_findings *fd, const struct sweep_settings *set,
                              const char *stop_reason)
@@ -545,17 +554,11 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "slo_capacity_rps", fd->capacity_found ? json_real(fd->capacity_rps) : json_null());
     jset(f, "capacity_is_lower_bound", json_boolean(fd->none_failed));
     jset(f, "next_failing_rps", fd->next_fails ? json_real(fd->next_fail_rps) : json_null());
-    json_t *unk = json_array();
-    for (size_t i = 0; i < LL_MIN(fd->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++)
-        json_array_append_new(unk, json_real(fd->unknown_rps[i]));
-    jset(f, "not_judged_rps", unk);
+    jset(f, "not_judged_rps", rates_json(fd->unknown_rps, fd->n_unknown));
     jset(f, "capacity_unknown", json_boolean(fd->capacity_unknown));
     jset(f, "capacity_coarse", json_boolean(fd->capacity_coarse));
     if (fd->n_disputed || fd->passed_above_rps > 0) {
-        json_t *dis = json_array();
-        for (size_t i = 0; i < LL_MIN(fd->n_disputed, (size_t)SWEEP_MAX_UNKNOWN); i++)
-            json_array_append_new(dis, json_real(fd->disputed_rps[i]));
-        jset(f, "disputed_rps", dis);
+        jset(f, "disputed_rps", rates_json(fd->disputed_rps, fd->n_disputed));
         jset(f, "passed_above_failing_rps",
              fd->passed_above_rps > 0 ? json_real(fd->passed_above_rps) : json_null());
         jset(f, "next_failing_confirmed", json_boolean(fd->next_fail_confirmed));

@@ -38,4 +38,18 @@
         DLIST_UNLINK(head, n, prev, next);                                                         \
     } while (0)
 
+/* DLIST_UNLINK_TAIL for a list of indices into arr (nil for none): node i
+ * is arr[i], its links the index fields prev and next. */
+#define DLIST_IDX_UNLINK(arr, head, tail, i, prev, next, nil)                                      \
+    do {                                                                                           \
+        if ((arr)[i].prev != (nil))                                                                \
+            (arr)[(arr)[i].prev].next = (arr)[i].next;                                             \
+        else                                                                                       \
+            (head) = (arr)[i].next;                                                                \
+        if ((arr)[i].next != (nil))                                                                \
+            (arr)[(arr)[i].next].prev = (arr)[i].prev;                                             \
+        else                                                                                       \
+            (tail) = (arr)[i].prev;                                                                \
+    } while (0)
+
 #endif
