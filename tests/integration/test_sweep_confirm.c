@@ -29,8 +29,8 @@ struct swept {
     char *dir;
     int status;
     char *out, *err;
-    double c;          /* the sim's capacity */
-    double rate[4];    /* the rates as passed */
+    double c;       /* the sim's capacity */
+    double rate[4]; /* the rates as passed */
     json_t *sum;
 };
 
@@ -42,7 +42,7 @@ static void sweep_stalled(struct swept *s, double step_s, const char *confirm)
     char at[32], dur[32], rates[200];
     snprintf(at, sizeof at, "%.3fs", WARMUP_S + 0.6 * step_s);
     snprintf(dur, sizeof dur, "%gs", step_s);
-    const char *sargs[] = {"--stall-at", at, "--stall-for", "1.5s", "--stall-from",
+    const char *sargs[] = {"--stall-at",    at,  "--stall-for", "1.5s", "--stall-from",
                            "first-request", NULL};
     s->c = harness_small_sim_start(sargs);
     harness_sweep_rates(rates, sizeof rates, s->c, fractions, LL_ARRAY_LEN(fractions));
@@ -51,9 +51,10 @@ static void sweep_stalled(struct swept *s, double step_s, const char *confirm)
         harness_sweep_rate(r, sizeof r, fractions[i] * s->c);
         s->rate[i] = strtod(r, NULL);
     }
-    const char *args[] = {"--rates", rates, "--step-duration", dur, "--warmup", "0.5s",
-                          "--slo", "ttft=250ms", "--ttft-limit", "100s", "--no-recovery",
-                          "--no-metrics", "--confirm", confirm, HARNESS_SMALL_WORKLOAD, NULL};
+    const char *args[] = {
+        "--rates",   rates,        "--step-duration",      dur,    "--warmup",      "0.5s",
+        "--slo",     "ttft=250ms", "--ttft-limit",         "100s", "--no-recovery", "--no-metrics",
+        "--confirm", confirm,      HARNESS_SMALL_WORKLOAD, NULL};
     s->dir = harness_run_against_sim("sweep", NULL, args, 300, &s->status, &s->out, &s->err);
     harness_sim_teardown(NULL);
     if (s->status != 0)
