@@ -493,47 +493,54 @@ static int read_tool_calls(struct cur *c, struct oai_chunk *out)
     return rc;
 }
 
+/* What read_message gathers from a message's members. */
+struct message_ctx {
+    struct oai_chunk *out;
+    int *saw_role;
+    uint64_t reasoning, reasoning_alt; /* bytes under each of the two names */
+};
+
+static int message_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct message_ctx *m = ud;
+    struct jscan_value v;
+    uint64_t text = 0;
+    int rc, escaped;
+
+    if (KEY_IS(k, "content")) {
+        rc = cur_text_bytes(c, &text, 1);
+        m->out->content_bytes = add_sat_u32(m->out->content_bytes, text);
+        return rc;
+    }
+    if (KEY_IS(k, "role")) {
+        rc = cur_value(c, &v, &escaped);
+        if (rc == 0 && v.type == JSCAN_STRING)
+            *m->saw_role = 1;
+        return rc;
+    }
+    if (KEY_IS(k, "reasoning_content"))
+        return cur_text_bytes(c, &m->reasoning, 0);
+    if (KEY_IS(k, "reasoning"))
+        return cur_text_bytes(c, &m->reasoning_alt, 0);
+    if (KEY_IS(k, "tool_calls"))
+        return read_tool_calls(c, m->out);
+    return cur_skip(c);
+}
+
 /* A chat delta (streamed) or message (not streamed). *saw_role is set when
  * it names a role. */
 CUR_INLINE int read_message(struct cur *c, struct oai_chunk *out, int *saw_role)
 {
-    struct jscan_value v;
-    struct key k;
-    char kb[KEY_BUF];
-    uint64_t text = 0, reasoning = 0, reasoning_alt = 0;
-    int rc, escaped;
+    struct message_ctx m = {.out = out, .saw_role = saw_role};
 
     if (cur_peek(c) != '{')
         return cur_skip(c);
-    rc = cur_open(c, '}');
-    while (rc > 0) {
-        if (cur_key(c, &k, kb) < 0)
-            return -1;
-        if (KEY_IS(&k, "content")) {
-            rc = cur_text_bytes(c, &text, 1);
-            out->content_bytes = add_sat_u32(out->content_bytes, text);
-        } else if (KEY_IS(&k, "role")) {
-            rc = cur_value(c, &v, &escaped);
-            if (rc == 0 && v.type == JSCAN_STRING)
-                *saw_role = 1;
-        } else if (KEY_IS(&k, "reasoning_content")) {
-            rc = cur_text_bytes(c, &reasoning, 0);
-        } else if (KEY_IS(&k, "reasoning")) {
-            rc = cur_text_bytes(c, &reasoning_alt, 0);
-        } else if (KEY_IS(&k, "tool_calls")) {
-            rc = read_tool_calls(c, out);
-        } else {
-            rc = cur_skip(c);
-        }
-        if (rc < 0)
-            return -1;
-        rc = cur_more(c, '}');
-    }
+    if (cur_object(c, message_member, &m) < 0)
+        return -1;
     /* Some servers send the same reasoning text under both names; count it
      * once. */
-    out->reasoning_bytes = add_sat_u32(out->reasoning_bytes,
-                                       LL_MAX(reasoning, reasoning_alt));
-    return rc;
+    out->reasoning_bytes = add_sat_u32(out->reasoning_bytes, LL_MAX(m.reasoning, m.reasoning_alt));
+    return 0;
 }
 
 CUR_INLINE int read_choice(struct cur *c, enum oai_api api, int streamed,

@@ -254,6 +254,33 @@ static void svg_px(struct strbuf *b, double v)
     strbuf_put_fixed(b, v, 2);
 }
 
+/* ` a="x" b="y"`, each value written by put. */
+static void svg_put_pair(struct strbuf *b, const char *a, double x, const char *bn, double y,
+                         void (*put)(struct strbuf *, double))
+{
+    strbuf_puts(b, " ");
+    strbuf_puts(b, a);
+    strbuf_puts(b, "=\"");
+    put(b, x);
+    strbuf_puts(b, "\" ");
+    strbuf_puts(b, bn);
+    strbuf_puts(b, "=\"");
+    put(b, y);
+    strbuf_puts(b, "\"");
+}
+
+/* Two attributes in pixels (a point's, or a line's x1 and x2). */
+static void svg_pair(struct strbuf *b, const char *a, double x, const char *bn, double y)
+{
+    svg_put_pair(b, a, x, bn, y, svg_px);
+}
+
+/* Two attributes that carry data values for the tests and tooltips. */
+static void svg_data_pair(struct strbuf *b, const char *a, double x, const char *bn, double y)
+{
+    svg_put_pair(b, a, x, bn, y, strbuf_put_num);
+}
+
 /* A legend entry, laid out left to right and wrapped into rows. */
 struct svg_legend_item {
     const char *label;
@@ -296,24 +323,15 @@ static void svg_legend_write(struct strbuf *b, const struct svg_legend_item *it,
         double x = it[i].x, y = it[i].y;
         strbuf_puts(b, "<g class=\"legend-item\">");
         if (it[i].kind == 3) {
-            strbuf_puts(b, "<rect x=\"");
-            svg_px(b, x + 4);
-            strbuf_puts(b, "\" y=\"");
-            svg_px(b, y - 5);
-            strbuf_printf(b, "\" width=\"14\" height=\"10\" rx=\"2\" fill=\"%s\"/>",
-                          it[i].color);
+            strbuf_puts(b, "<rect");
+            svg_pair(b, "x", x + 4, "y", y - 5);
+            strbuf_printf(b, " width=\"14\" height=\"10\" rx=\"2\" fill=\"%s\"/>", it[i].color);
         } else {
             if (it[i].kind != 2) {
-                strbuf_puts(b, "<line x1=\"");
-                svg_px(b, x);
-                strbuf_puts(b, "\" x2=\"");
-                svg_px(b, x + 22);
-                strbuf_puts(b, "\" y1=\"");
-                svg_px(b, y);
-                strbuf_puts(b, "\" y2=\"");
-                svg_px(b, y);
-                strbuf_printf(b, "\" stroke=\"%s\" stroke-width=\"2\"%s/>",
-                              it[i].color,
+                strbuf_puts(b, "<line");
+                svg_pair(b, "x1", x, "x2", x + 22);
+                svg_pair(b, "y1", y, "y2", y);
+                strbuf_printf(b, " stroke=\"%s\" stroke-width=\"2\"%s/>", it[i].color,
                               it[i].kind == 1 ? " stroke-dasharray=\"5 3\"" : "");
             }
             if (it[i].marker || it[i].kind == 2) {
@@ -328,11 +346,9 @@ static void svg_legend_write(struct strbuf *b, const struct svg_legend_item *it,
                     strbuf_printf(b, "\" r=\"3.5\" fill=\"%s\"/>", it[i].color);
             }
         }
-        strbuf_puts(b, "<text x=\"");
-        svg_px(b, x + 26);
-        strbuf_puts(b, "\" y=\"");
-        svg_px(b, y + 4);
-        strbuf_puts(b, "\" fill=\"" SVG_TEXT_COLOR "\">");
+        strbuf_puts(b, "<text");
+        svg_pair(b, "x", x + 26, "y", y + 4);
+        strbuf_puts(b, " fill=\"" SVG_TEXT_COLOR "\">");
         strbuf_put_xml(b, it[i].label);
         strbuf_puts(b, "</text></g>");
     }
@@ -350,11 +366,9 @@ static void svg_open(struct strbuf *b, const char *id, const char *title,
     svg_px(b, w);
     strbuf_puts(b, " ");
     svg_px(b, h);
-    strbuf_puts(b, "\" width=\"");
-    svg_px(b, w);
-    strbuf_puts(b, "\" height=\"");
-    svg_px(b, h);
-    strbuf_puts(b, "\" role=\"img\" font-family=\"" SVG_FONT "\" font-size=\"12\">\n");
+    strbuf_puts(b, "\"");
+    svg_pair(b, "width", w, "height", h);
+    strbuf_puts(b, " role=\"img\" font-family=\"" SVG_FONT "\" font-size=\"12\">\n");
     if (title != NULL) {
         strbuf_puts(b, "<title>");
         strbuf_put_xml(b, title);
@@ -362,15 +376,10 @@ static void svg_open(struct strbuf *b, const char *id, const char *title,
     }
     strbuf_puts(b, "<defs><clipPath id=\"");
     strbuf_put_xml(b, id);
-    strbuf_puts(b, "-clip\"><rect x=\"");
-    svg_px(b, pl - 6);
-    strbuf_puts(b, "\" y=\"");
-    svg_px(b, pt - 6);
-    strbuf_puts(b, "\" width=\"");
-    svg_px(b, pw + 12);
-    strbuf_puts(b, "\" height=\"");
-    svg_px(b, ph + 12);
-    strbuf_puts(b, "\"/></clipPath></defs>\n");
+    strbuf_puts(b, "-clip\"><rect");
+    svg_pair(b, "x", pl - 6, "y", pt - 6);
+    svg_pair(b, "width", pw + 12, "height", ph + 12);
+    strbuf_puts(b, "/></clipPath></defs>\n");
     strbuf_puts(b, "<rect class=\"bg\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
 }
 
@@ -407,15 +416,10 @@ static void svg_y_axis_write(struct strbuf *b, const struct svg_map *my,
         double y = svg_map_px(my, ticks[i]);
         strbuf_puts(b, "<g class=\"tick y\" data-v=\"");
         strbuf_put_num(b, ticks[i]);
-        strbuf_puts(b, "\"><line x1=\"");
-        svg_px(b, pl);
-        strbuf_puts(b, "\" x2=\"");
-        svg_px(b, pr);
-        strbuf_puts(b, "\" y1=\"");
-        svg_px(b, y);
-        strbuf_puts(b, "\" y2=\"");
-        svg_px(b, y);
-        strbuf_puts(b, "\" stroke=\"" SVG_GRID_COLOR "\"/><text x=\"");
+        strbuf_puts(b, "\"><line");
+        svg_pair(b, "x1", pl, "x2", pr);
+        svg_pair(b, "y1", y, "y2", y);
+        strbuf_puts(b, " stroke=\"" SVG_GRID_COLOR "\"/><text x=\"");
         svg_px(b, pl - 6);
         strbuf_puts(b, "\" y=\"");
         svg_px(b, y + 4);
@@ -535,11 +539,9 @@ static void svg_halo_text(struct strbuf *b, const char *cls, double x, double y,
 static void svg_empty_note(struct strbuf *b, double pl, double pt, double pw,
                            double ph, const char *note, const char *dflt)
 {
-    strbuf_puts(b, "<text class=\"empty\" x=\"");
-    svg_px(b, pl + pw / 2);
-    strbuf_puts(b, "\" y=\"");
-    svg_px(b, pt + ph / 2);
-    strbuf_puts(b, "\" text-anchor=\"middle\" fill=\"#6b7280\" font-size=\"14\">");
+    strbuf_puts(b, "<text class=\"empty\"");
+    svg_pair(b, "x", pl + pw / 2, "y", pt + ph / 2);
+    strbuf_puts(b, " text-anchor=\"middle\" fill=\"#6b7280\" font-size=\"14\">");
     strbuf_put_xml(b, note != NULL ? note : dflt);
     strbuf_puts(b, "</text>\n");
 }
@@ -603,23 +605,17 @@ static void svg_series_write(struct strbuf *b, const struct svg_series *s,
             continue;
         strbuf_puts(b, "<circle class=\"pt\" data-series=\"");
         strbuf_put_xml(b, key);
-        strbuf_puts(b, "\" data-x=\"");
-        strbuf_put_num(b, s->x[i]);
-        strbuf_puts(b, "\" data-y=\"");
-        strbuf_put_num(b, s->y[i]);
-        strbuf_puts(b, "\" cx=\"");
-        svg_px(b, svg_map_px(mx, s->x[i]));
-        strbuf_puts(b, "\" cy=\"");
-        svg_px(b, svg_map_px(my, s->y[i]));
+        strbuf_puts(b, "\"");
+        svg_data_pair(b, "data-x", s->x[i], "data-y", s->y[i]);
+        svg_pair(b, "cx", svg_map_px(mx, s->x[i]), "cy", svg_map_px(my, s->y[i]));
         if (!markers) {
-            strbuf_puts(b, "\" r=\"0\"/>");
+            strbuf_puts(b, " r=\"0\"/>");
             continue;
         }
         if (flags & SVG_HOLLOW)
-            strbuf_printf(b, "\" r=\"4\" fill=\"#ffffff\" stroke=\"%s\" stroke-width=\"2\">",
-                          color);
+            strbuf_printf(b, " r=\"4\" fill=\"#ffffff\" stroke=\"%s\" stroke-width=\"2\">", color);
         else
-            strbuf_printf(b, "\" r=\"3.5\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"1\">",
+            strbuf_printf(b, " r=\"3.5\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"1\">",
                           color);
         strbuf_puts(b, "<title>");
         strbuf_put_xml(b, s->label != NULL ? s->label : key);
@@ -663,11 +659,9 @@ static void svg_frame_layout(struct svg_frame *fr, double w, double h, const dou
 /* A category or tick label under the plot, centred on x. */
 static void svg_x_label(struct strbuf *b, const struct svg_frame *fr, double x, const char *text)
 {
-    strbuf_puts(b, "<text x=\"");
-    svg_px(b, x);
-    strbuf_puts(b, "\" y=\"");
-    svg_px(b, fr->pb + 17);
-    strbuf_puts(b, "\" text-anchor=\"middle\" fill=\"" SVG_TEXT_COLOR "\">");
+    strbuf_puts(b, "<text");
+    svg_pair(b, "x", x, "y", fr->pb + 17);
+    strbuf_puts(b, " text-anchor=\"middle\" fill=\"" SVG_TEXT_COLOR "\">");
     strbuf_put_xml(b, text);
     strbuf_puts(b, "</text>");
 }
@@ -687,11 +681,9 @@ static void svg_frame_edges(struct strbuf *b, const struct svg_frame *fr, int ha
     svg_px(b, fr->pr);
     strbuf_puts(b, "\" fill=\"none\" stroke=\"" SVG_AXIS_COLOR "\"/>\n");
     if (has_title) {
-        strbuf_puts(b, "<text class=\"axis-title x\" x=\"");
-        svg_px(b, fr->pl + fr->pw / 2);
-        strbuf_puts(b, "\" y=\"");
-        svg_px(b, fr->h - 8);
-        strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"12.5\" fill=\"" SVG_TEXT_COLOR "\">");
+        strbuf_puts(b, "<text class=\"axis-title x\"");
+        svg_pair(b, "x", fr->pl + fr->pw / 2, "y", fr->h - 8);
+        strbuf_puts(b, " text-anchor=\"middle\" font-size=\"12.5\" fill=\"" SVG_TEXT_COLOR "\">");
     }
 }
 
@@ -766,25 +758,15 @@ static void svg_bands_write(struct strbuf *b, const struct svg_chart *c,
             continue;
         strbuf_puts(b, "<rect class=\"band\" data-key=\"");
         strbuf_put_xml(b, bd->key);
-        strbuf_puts(b, "\" data-x0=\"");
-        strbuf_put_num(b, bd->x0);
-        strbuf_puts(b, "\" data-x1=\"");
-        strbuf_put_num(b, bd->x1);
-        strbuf_puts(b, "\" x=\"");
-        svg_px(b, x0);
-        strbuf_puts(b, "\" y=\"");
-        svg_px(b, fr->pt);
-        strbuf_puts(b, "\" width=\"");
-        svg_px(b, x1 - x0);
-        strbuf_puts(b, "\" height=\"");
-        svg_px(b, fr->ph);
-        strbuf_puts(b, "\" fill=\"#fde8e8\" fill-opacity=\"0.7\"/>\n");
+        strbuf_puts(b, "\"");
+        svg_data_pair(b, "data-x0", bd->x0, "data-x1", bd->x1);
+        svg_pair(b, "x", x0, "y", fr->pt);
+        svg_pair(b, "width", x1 - x0, "height", fr->ph);
+        strbuf_puts(b, " fill=\"#fde8e8\" fill-opacity=\"0.7\"/>\n");
         if (bd->label != NULL && x1 - x0 > svg_text_width(bd->label) * 0.95 + 8) {
-            strbuf_puts(b, "<text class=\"band-label\" x=\"");
-            svg_px(b, x1 - 5);
-            strbuf_puts(b, "\" y=\"");
-            svg_px(b, fr->pb - 6);
-            strbuf_puts(b, "\" text-anchor=\"end\" fill=\"#9b1c1c\" font-size=\"11\">");
+            strbuf_puts(b, "<text class=\"band-label\"");
+            svg_pair(b, "x", x1 - 5, "y", fr->pb - 6);
+            strbuf_puts(b, " text-anchor=\"end\" fill=\"#9b1c1c\" font-size=\"11\">");
             strbuf_put_xml(b, bd->label);
             strbuf_puts(b, "</text>\n");
         }
@@ -806,15 +788,10 @@ static void svg_x_axis_write(struct strbuf *b, const struct svg_map *mx, const d
         double tw = svg_text_width(lab);
         strbuf_puts(b, "<g class=\"tick x\" data-v=\"");
         strbuf_put_num(b, xt[i]);
-        strbuf_puts(b, "\"><line x1=\"");
-        svg_px(b, x);
-        strbuf_puts(b, "\" x2=\"");
-        svg_px(b, x);
-        strbuf_puts(b, "\" y1=\"");
-        svg_px(b, fr->pt);
-        strbuf_puts(b, "\" y2=\"");
-        svg_px(b, fr->pb + 4);
-        strbuf_puts(b, "\" stroke=\"" SVG_GRID_COLOR "\"/>");
+        strbuf_puts(b, "\"><line");
+        svg_pair(b, "x1", x, "x2", x);
+        svg_pair(b, "y1", fr->pt, "y2", fr->pb + 4);
+        strbuf_puts(b, " stroke=\"" SVG_GRID_COLOR "\"/>");
         if (x - tw / 2 > last_label_end + 6) {
             svg_x_label(b, fr, x, lab);
             last_label_end = x + tw / 2;
@@ -832,11 +809,9 @@ static void svg_refline_open(struct strbuf *b, const char *cls, const char *key,
     strbuf_put_xml(b, key);
     strbuf_printf(b, "\" data-%c=\"", axis);
     strbuf_put_num(b, v);
-    strbuf_puts(b, "\" x1=\"");
-    svg_px(b, x1);
-    strbuf_puts(b, "\" x2=\"");
-    svg_px(b, x2);
-    strbuf_puts(b, "\" y1=\"");
+    strbuf_puts(b, "\"");
+    svg_pair(b, "x1", x1, "x2", x2);
+    strbuf_puts(b, " y1=\"");
     svg_px(b, y1);
     strbuf_puts(b, "\" y2=\"");
     svg_px(b, y2);
@@ -976,20 +951,11 @@ static void svg_bar_category_write(struct strbuf *b, const struct svg_bar_chart 
         strbuf_put_xml(b, st->key);
         strbuf_puts(b, "\" data-x=\"");
         strbuf_put_xml(b, c->categories[i]);
-        strbuf_puts(b, "\" data-y=\"");
-        strbuf_put_num(b, v);
-        strbuf_puts(b, "\" data-y0=\"");
-        strbuf_put_num(b, base);
-        strbuf_puts(b, "\" x=\"");
-        svg_px(b, cx - bw / 2);
-        strbuf_puts(b, "\" y=\"");
-        svg_px(b, y1);
-        strbuf_puts(b, "\" width=\"");
-        svg_px(b, bw);
-        strbuf_puts(b, "\" height=\"");
-        svg_px(b, y0 - y1);
-        strbuf_printf(b, "\" fill=\"%s\"><title>",
-                      st->color != NULL ? st->color : svg_palette(s));
+        strbuf_puts(b, "\"");
+        svg_data_pair(b, "data-y", v, "data-y0", base);
+        svg_pair(b, "x", cx - bw / 2, "y", y1);
+        svg_pair(b, "width", bw, "height", y0 - y1);
+        strbuf_printf(b, " fill=\"%s\"><title>", st->color != NULL ? st->color : svg_palette(s));
         strbuf_put_xml(b, st->label != NULL ? st->label : st->key);
         strbuf_puts(b, " @ ");
         strbuf_put_xml(b, c->categories[i]);
@@ -999,11 +965,9 @@ static void svg_bar_category_write(struct strbuf *b, const struct svg_bar_chart 
         base += v;
     }
     if (base > 0) {
-        strbuf_puts(b, "<text class=\"total\" x=\"");
-        svg_px(b, cx);
-        strbuf_puts(b, "\" y=\"");
-        svg_px(b, svg_map_px(my, base) - 4);
-        strbuf_puts(b, "\" text-anchor=\"middle\" font-size=\"10.5\" fill=\"" SVG_TEXT_COLOR "\">");
+        strbuf_puts(b, "<text class=\"total\"");
+        svg_pair(b, "x", cx, "y", svg_map_px(my, base) - 4);
+        strbuf_puts(b, " text-anchor=\"middle\" font-size=\"10.5\" fill=\"" SVG_TEXT_COLOR "\">");
         strbuf_put_num(b, base);
         strbuf_puts(b, "</text>");
     }

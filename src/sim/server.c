@@ -93,22 +93,25 @@ struct server {
 
 /* ---- connection lists ---- */
 
+/* Put live c on the work list at *head (through its link *next) unless it
+ * is there already (*in). */
+static void conn_mark(struct conn **head, struct conn *c, int *in, struct conn **next)
+{
+    if (*in || c->dead)
+        return;
+    *in = 1;
+    *next = *head;
+    *head = c;
+}
+
 static void mark_dirty(struct server *s, struct conn *c)
 {
-    if (c->in_dirty || c->dead)
-        return;
-    c->in_dirty = 1;
-    c->dirty_next = s->dirty;
-    s->dirty = c;
+    conn_mark(&s->dirty, c, &c->in_dirty, &c->dirty_next);
 }
 
 static void mark_resume(struct server *s, struct conn *c)
 {
-    if (c->in_resume || c->dead)
-        return;
-    c->in_resume = 1;
-    c->resume_next = s->resume;
-    s->resume = c;
+    conn_mark(&s->resume, c, &c->in_resume, &c->resume_next);
 }
 
 static void slow_push(struct server *s, struct conn *c)

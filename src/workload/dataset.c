@@ -299,24 +299,14 @@ static int jsonl_line(struct dparse *p, const char *s, size_t n,
     return push_entry(p, pn, out_tokens, root.ptr);
 }
 
+static int jsonl_line_cb(void *ud, const char *s, size_t n, unsigned long line)
+{
+    return jsonl_line(ud, s, n, line);
+}
+
 static int parse_jsonl(struct dparse *p, size_t len)
 {
-    const char *s = p->text, *end = p->text + len;
-    unsigned long line = 0;
-    int rc;
-    while (s < end) {
-        line++;
-        const char *eol = memchr(s, '\n', (size_t)(end - s));
-        if (!eol)
-            eol = end;
-        const char *a = s;
-        while (a < eol && (*a == ' ' || *a == '\t' || *a == '\r'))
-            a++;
-        if (a < eol && (rc = jsonl_line(p, s, (size_t)(eol - s), line)))
-            return rc;
-        s = eol < end ? eol + 1 : end;
-    }
-    return 0;
+    return jsonfile_each_line(p->text, len, jsonl_line_cb, p);
 }
 
 void dataset_free(struct dataset *d)

@@ -35,6 +35,7 @@ struct eparse {
     size_t rows, cap_rows;
     int cols;                 /* 0 until the first row or header */
     unsigned long cols_line;  /* the line that fixed cols */
+    int jsonl;                /* JSON Lines, else CSV */
 };
 
 static void errf(struct eparse *p, const char *fmt, ...)
@@ -283,6 +284,21 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* One line that is not blank, its CR dropped: a JSON Lines row, or a CSV
+ * row unless it is a comment ('#' first). */
+static int row_line(void *ud, const char *s, size_t n, unsigned long line)
+{
+    struct eparse *p = ud;
+    if (n > 0 && s[n - 1] == '\r')
+        n--;
+    size_t a = 0;
+    while (a < n && (is_blank((unsigned char)s[a]) || s[a] == '\r'))
+        a++;
+    if (p->jsonl)
+        return jsonl_line(p, s, n, line);
+    return s[a] == '#' ? 0 : csv_line(p, s, n, line);
+}
+
 int empirical_parse(const char *name, const char *text, size_t len,
                     enum dist_unit unit, struct empirical **out, char *err,
                     size_t errlen)
@@ -297,29 +313,9 @@ int empirical_parse(const char *name, const char *text, size_t len,
 
     /* The format: JSON Lines when the first non-blank byte is '{'. */
     size_t k = jsonfile_skip_blank(text, len);
-    int jsonl = k < len && text[k] == '{';
-
-    const char *s = text, *end = text + len;
-    unsigned long line = 0;
-    while (s < end) {
-        line++;
-        const char *eol = memchr(s, '\n', (size_t)(end - s));
-        if (!eol)
-            eol = end;
-        const char *le = eol;
-        if (le > s && le[-1] == '\r')
-            le--;
-        const char *a = s;
-        while (a < le && (is_blank((unsigned char)*a) || *a == '\r'))
-            a++;
-        if (a < le && !(!jsonl && *a == '#')) {
-            rc = jsonl ? jsonl_line(&p, s, (size_t)(le - s), line)
-                       : csv_line(&p, s, (size_t)(le - s), line);
-            if (rc)
-                goto fail;
-        }
-        s = eol < end ? eol + 1 : end;
-    }
+    p.jsonl = k < len && text[k] == '{';
+    if ((rc = jsonfile_each_line(text, len, row_line, &p)) != 0)
+        goto fail;
     if (p.rows == 0) {
         errf(&p, "%s: no values: expected one number per line (or "
                  "input,output), or JSON Lines of {\"value\":X} or "

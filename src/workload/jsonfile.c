@@ -94,6 +94,26 @@ size_t jsonfile_skip_blank(const char *text, size_t len)
     return k;
 }
 
+int jsonfile_each_line(const char *text, size_t len, jsonfile_line_fn *fn, void *ud)
+{
+    const char *s = text, *end = text + len;
+    unsigned long line = 0;
+    int rc;
+    while (s < end) {
+        line++;
+        const char *eol = memchr(s, '\n', (size_t)(end - s));
+        if (!eol)
+            eol = end;
+        const char *a = s;
+        while (a < eol && (*a == ' ' || *a == '\t' || *a == '\r'))
+            a++;
+        if (a < eol && (rc = fn(ud, s, (size_t)(eol - s), line)) != 0)
+            return rc;
+        s = eol < end ? eol + 1 : end;
+    }
+    return 0;
+}
+
 int jsonfile_valid_name(const char *s, size_t n, size_t max)
 {
     if (n == 0 || n >= max)

@@ -54,6 +54,14 @@ int jsonfile_load(const char *path, size_t max_bytes, jsonfile_parse_fn *parse, 
  * CR or LF (len when there is none). */
 size_t jsonfile_skip_blank(const char *text, size_t len);
 
+/* The lines of a JSON Lines text: fn(ud, s, n, line) for each line of
+ * text[0..len) that holds more than spaces, tabs and CRs, with s its start
+ * and n its bytes up to its '\n' (excluded, a CR kept), line counting from
+ * 1 over every line, blank ones too. Returns the first non-zero value fn
+ * returns (and reads no further), else 0. */
+typedef int jsonfile_line_fn(void *ud, const char *s, size_t n, unsigned long line);
+int jsonfile_each_line(const char *text, size_t len, jsonfile_line_fn *fn, void *ud);
+
 /* Whether s[0..n) is a name of 1 to max - 1 bytes of [A-Za-z0-9_.-] (a
  * class name, which fits a buffer of max bytes with its NUL). */
 int jsonfile_valid_name(const char *s, size_t n, size_t max);

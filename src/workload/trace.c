@@ -448,6 +448,13 @@ static int cmp_index(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
+static int parse_line_cb(void *ud, const char *s, size_t n, unsigned long line)
+{
+    struct tparse *p = ud;
+    p->line = line;
+    return parse_line(p, s, n);
+}
+
 void trace_free(struct trace *t)
 {
     if (!t)
@@ -470,19 +477,8 @@ int trace_parse(const char *name, const char *text, size_t len,
         err[0] = '\0';
     p.t = ll_calloc(1, sizeof(*p.t));
 
-    const char *s = text, *end = text + len;
-    while (s < end) {
-        p.line++;
-        const char *eol = memchr(s, '\n', (size_t)(end - s));
-        if (!eol)
-            eol = end;
-        const char *a = s;
-        while (a < eol && (*a == ' ' || *a == '\t' || *a == '\r'))
-            a++;
-        if (a < eol && (rc = parse_line(&p, s, (size_t)(eol - s))))
-            goto fail;
-        s = eol < end ? eol + 1 : end;
-    }
+    if ((rc = jsonfile_each_line(text, len, parse_line_cb, &p)) != 0)
+        goto fail;
     struct trace *t = p.t;
     if (t->n == 0) {
         snprintf(err, errlen, "%s: empty trace: expected one JSON object per "
