@@ -21,13 +21,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "workload/chatbody.h"
 #include "measure/hist.h"
-#include "workload/replay.h"
 #include "util/dueheap.h"
 #include "util/rng.h"
-#include "workload/session.h"
 #include "util/util.h"
+#include "workload/chatbody.h"
+#include "workload/prefixshare.h"
+#include "workload/replay.h"
+#include "workload/session.h"
 
 #define DRIVER_START_LEAD_NS (30 * LL_NS_PER_MS) /* threads ready before t=0 */
 #define DRIVER_FLUSH_NS (100 * LL_NS_PER_MS)     /* records reach the file this often */
@@ -80,6 +81,7 @@ struct worker {
     double infl_area;           /* requests * ns over the window */
     uint64_t sent_in_window;
     uint64_t late_sends, late_asleep; /* the lateness diagnosis (driver_result) */
+    struct prefix_share prefix;       /* what the requests sent share (workload_cached_share) */
     uint64_t warmup_records;
     uint64_t last_sched_ns;
     uint64_t last_end_ns;       /* latest record end, relative */
@@ -307,6 +309,7 @@ static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched
                    uint64_t late_ns, int64_t user)
 {
     progress_count_sent(&w->pc);
+    prefix_share_add(&w->prefix, spec);
     transport_submit(w->t, spec, sched_ns, late_ns, user);
 }
 
@@ -763,6 +766,7 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     w->d = d;
     w->idx = i;
     stats_init(&w->stats);
+    prefix_share_init(&w->prefix);
     progress_counters_init(&w->pc, cfg->live_cb != NULL);
     d->pcs[i] = &w->pc;
     w->ttft_h1 = hist_new();
@@ -811,6 +815,7 @@ static void worker_release(struct worker *w)
         stats_free(&w->cls[k]);
     free(w->cls);
     stats_free(&w->stats);
+    prefix_share_reset(&w->prefix);
 }
 
 /* The test hook of struct driver's due_base_ns: LLMLOAD_TEST_SEND_DELAY_NS,
@@ -1064,6 +1069,8 @@ static void run_supervise(struct driver *d, struct supervisor *sv, struct driver
  * The in-flight area and the latest record end go to d for run_window. */
 static void run_merge(struct driver *d, struct driver_result *res)
 {
+    struct prefix_share prefix;
+    prefix_share_init(&prefix);
     for (uint32_t i = 0; i < d->started; i++) {
         struct worker *w = &d->workers[i];
         stats_merge(&res->stats, &w->stats);
@@ -1074,6 +1081,7 @@ static void run_merge(struct driver *d, struct driver_result *res)
         res->sent_in_window += w->sent_in_window;
         res->late_sends += w->late_sends;
         res->late_asleep += w->late_asleep;
+        prefix_share_merge(&prefix, &w->prefix);
         res->records_written += w->rw.written;
         res->warmup_records += w->warmup_records;
         res->sessions_started += w->sessions_started;
@@ -1083,6 +1091,8 @@ static void run_merge(struct driver *d, struct driver_result *res)
         res->records_lost += w->rw.lost;
         d->last_end_ns = LL_MAX(d->last_end_ns, w->last_end_ns);
     }
+    res->workload_cached_share = prefix_share_implied(&prefix);
+    prefix_share_reset(&prefix);
 }
 
 /* Window: the measurement window's length, [warmup, duration], or up to

@@ -1,6 +1,7 @@
 /* verdict.c: the self-check of a load point. See verdict.h. */
 #include "measure/verdict.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -140,4 +141,21 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
                  who);
     }
     return 0;
+}
+
+int verdict_cache_carryover(double reported_share, double implied_share, uint64_t reported,
+                            char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    if (!isfinite(reported_share) || !isfinite(implied_share) ||
+        reported < VERDICT_CACHE_MIN_REQUESTS ||
+        reported_share <= implied_share + VERDICT_CACHE_MARGIN)
+        return 0;
+    snprintf(buf, len,
+             "the server served %.1f%% of the prompt tokens from its cache, the workload's "
+             "prefixes share %.1f%%: the server remembers an earlier run: use another --seed, "
+             "or restart it",
+             100 * reported_share, 100 * implied_share);
+    return 1;
 }

@@ -71,6 +71,22 @@ struct verdict {
     struct verdict_move worst; /* the move nearest its limit (largest moved/limit) */
 };
 
+/* A prefix cache warmed by an earlier run: the ok requests that reported
+ * cached tokens must number at least VERDICT_CACHE_MIN_REQUESTS, and the
+ * share the server reported pass the one the workload implies by more
+ * than VERDICT_CACHE_MARGIN (a share, 0.20 = 20 percentage points). */
+#define VERDICT_CACHE_MIN_REQUESTS 20
+#define VERDICT_CACHE_MARGIN 0.20
+
+/* Does the server cache far more than the workload shares? reported_share
+ * is the cached prompt tokens the server reported over the prompt tokens
+ * (0..1), from reported ok requests that reported a cached count;
+ * implied_share the share an ideal prefix cache would have served within
+ * the run (workload/prefixshare.h), NAN when unknown. Returns 1 with a
+ * one-line warning in buf (len bytes) when it does, else 0 with buf "". */
+int verdict_cache_carryover(double reported_share, double implied_share, uint64_t reported,
+                            char *buf, size_t len);
+
 /* Point in's ttft, ttft_ontime, e2e and e2e_ontime at s's; the on-time
  * ones stay NULL when no record of s carried its late_ns (records from
  * before it was kept: the moves cannot be known). */

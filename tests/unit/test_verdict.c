@@ -5,6 +5,7 @@
  * they would read had it left on time, plus the lateness of every send. */
 #include "test.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "measure/hist.h"
@@ -247,6 +248,32 @@ static void test_max_not_judged(void **state)
     assert_string_equal(v.worst.what, "TTFT p99");
 }
 
+/* A warm prefix cache: far above what the workload shares, with enough
+ * requests, and the workload's share known; never otherwise. */
+static void test_cache_carryover(void **state)
+{
+    (void)state;
+    char buf[320];
+    /* The finding: 65.6% cached where the workload shares 11.5%. */
+    assert_int_equal(verdict_cache_carryover(0.656, 0.115, 120, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "65.6%"));
+    assert_non_null(strstr(buf, "11.5%"));
+    assert_non_null(strstr(buf, "the server remembers an earlier run: use another --seed, or "
+                                "restart it"));
+    /* At the margin, not past it; a template's few shared tokens. */
+    assert_int_equal(verdict_cache_carryover(0.315, 0.115, 120, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    assert_int_equal(verdict_cache_carryover(0.267, 0.290, 120, buf, sizeof buf), 0);
+    /* Too few requests, or nothing known to compare with. */
+    assert_int_equal(
+        verdict_cache_carryover(0.9, 0.0, VERDICT_CACHE_MIN_REQUESTS - 1, buf, sizeof buf), 0);
+    assert_int_equal(verdict_cache_carryover(0.9, 0.0, VERDICT_CACHE_MIN_REQUESTS, buf, sizeof buf),
+                     1);
+    assert_int_equal(verdict_cache_carryover(0.9, NAN, 1000, buf, sizeof buf), 0);
+    assert_int_equal(verdict_cache_carryover(NAN, 0.1, 1000, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+}
+
 TEST_MAIN(cmocka_unit_test_setup_teardown(test_max_not_judged, setup, teardown),
           cmocka_unit_test_setup_teardown(test_moved_nothing, setup, teardown),
           cmocka_unit_test_setup_teardown(test_jitter_on_slow_server_is_a_warning, setup, teardown),
@@ -256,4 +283,5 @@ TEST_MAIN(cmocka_unit_test_setup_teardown(test_max_not_judged, setup, teardown),
           cmocka_unit_test_setup_teardown(test_floor, setup, teardown),
           cmocka_unit_test_setup_teardown(test_tolerance, setup, teardown),
           cmocka_unit_test_setup_teardown(test_achieved, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_without_moves, setup, teardown))
+          cmocka_unit_test_setup_teardown(test_without_moves, setup, teardown),
+          cmocka_unit_test(test_cache_carryover))
