@@ -533,7 +533,7 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
 static int run_server_join(struct scraper *sc, const struct driver_result *res,
                            struct scrape_join *j, struct scrape_client *client)
 {
-    const struct scrape_client none = {NAN, NAN, NAN, NAN, NAN};
+    const struct scrape_client none = {NAN, NAN, NAN, NAN, NAN, NAN};
     *client = none;
     if (!sc)
         return LL_E_NOTFOUND;
@@ -547,6 +547,7 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     }
     client->output_tokens = (double)(cs->output_tokens + cs->output_tokens_failed);
     client->prompt_tokens = (double)cs->prompt_tokens;
+    client->cached_tokens = (double)cs->cached_tokens;
     client->completed_ok = (double)cs->by_kind[REC_OK];
     return rc;
 }

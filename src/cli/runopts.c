@@ -1081,6 +1081,9 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
         .tolerance = cfg->lateness_tolerance,
         .late_sends = res->late_sends,
         .late_asleep = res->late_asleep,
+        .cpu_ns = res->worker_cpu_ns,
+        .invol_switches = res->worker_invol_switches,
+        .wall_ns = res->worker_wall_ns,
         .kept = kept,
         .check_achieved = check_achieved,
         .scheduled = res->stats.scheduled,
@@ -1093,4 +1096,13 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     snprintf(info->lateness_warning, sizeof info->lateness_warning, "%s", vd.warning);
     info->lateness_moved = vd.worst;
     info->lateness_tolerance = v.tolerance > 0 ? v.tolerance : VERDICT_TOLERANCE_DEFAULT;
+    /* The prefix cache: did it start warm? */
+    const struct stats *st = &res->stats;
+    info->workload_share_known = isfinite(res->workload_cached_share);
+    info->workload_cached_share = res->workload_cached_share;
+    double reported = st->cached_reported && st->prompt_tokens
+                          ? (double)st->cached_tokens / (double)st->prompt_tokens
+                          : NAN;
+    verdict_cache_carryover(reported, res->workload_cached_share, st->cached_reported,
+                            info->cache_warning, sizeof info->cache_warning);
 }

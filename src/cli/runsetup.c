@@ -17,6 +17,7 @@
 
 #include "http/fetch.h"
 #include "measure/results.h"
+#include "measure/verdict.h"
 #include "util/util.h"
 
 /* ---- the target -------------------------------------------------------- */
@@ -412,6 +413,17 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
     json_t *ld = json_object();
     json_object_set_new(ld, "late_sends", json_integer((json_int_t)res->late_sends));
     json_object_set_new(ld, "asleep_when_due", json_integer((json_int_t)res->late_asleep));
+    int usage = res->worker_wall_ns > 0;
+    json_object_set_new(ld, "worker_cpu_s",
+                        usage ? json_real((double)res->worker_cpu_ns / 1e9) : json_null());
+    json_object_set_new(ld, "worker_wall_s",
+                        usage ? json_real((double)res->worker_wall_ns / 1e9) : json_null());
+    json_object_set_new(ld, "involuntary_switches",
+                        usage ? json_integer((json_int_t)res->worker_invol_switches) : json_null());
+    json_object_set_new(ld, "cause",
+                        json_string(verdict_late_cause_name(verdict_late_cause(
+                            res->late_sends, res->late_asleep, res->worker_cpu_ns,
+                            res->worker_wall_ns, res->worker_invol_switches))));
     json_object_set_new(sj, "lateness_diagnosis", ld);
     snprintf(path, sizeof path, "%s/summary.json", dir);
     int wrc = results_write_json_path_atomic(path, sj, err, sizeof err);

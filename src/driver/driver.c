@@ -19,15 +19,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
-#include "workload/chatbody.h"
 #include "measure/hist.h"
-#include "workload/replay.h"
 #include "util/dueheap.h"
 #include "util/rng.h"
-#include "workload/session.h"
 #include "util/util.h"
+#include "workload/chatbody.h"
+#include "workload/prefixshare.h"
+#include "workload/replay.h"
+#include "workload/session.h"
 
 #define DRIVER_START_LEAD_NS (30 * LL_NS_PER_MS) /* threads ready before t=0 */
 #define DRIVER_FLUSH_NS (100 * LL_NS_PER_MS)     /* records reach the file this often */
@@ -80,6 +82,12 @@ struct worker {
     double infl_area;           /* requests * ns over the window */
     uint64_t sent_in_window;
     uint64_t late_sends, late_asleep; /* the lateness diagnosis (driver_result) */
+    struct prefix_share prefix;       /* what the requests sent share (workload_cached_share) */
+    /* The worker thread's own use of the machine, start to end of
+     * worker_main (getrusage RUSAGE_THREAD): CPU time (user + system),
+     * involuntary context switches, and the wall time they span; all 0
+     * when getrusage failed. For the lateness diagnosis. */
+    uint64_t cpu_ns, invol_switches, wall_ns;
     uint64_t warmup_records;
     uint64_t last_sched_ns;
     uint64_t last_end_ns;       /* latest record end, relative */
@@ -307,6 +315,7 @@ static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched
                    uint64_t late_ns, int64_t user)
 {
     progress_count_sent(&w->pc);
+    prefix_share_add(&w->prefix, spec);
     transport_submit(w->t, spec, sched_ns, late_ns, user);
 }
 
@@ -697,12 +706,29 @@ static void worker_stop(struct worker *w)
  * end of the grace; after a stop signal, cancel what is in flight when
  * the grace ends (at once on a second signal). Ends when it offers
  * nothing more and nothing is in flight or queued. */
+/* This thread's CPU time (user + system), ns, and involuntary context
+ * switches so far; 0 when getrusage fails. */
+static int thread_usage(uint64_t *cpu_ns, uint64_t *invol)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+        *cpu_ns = *invol = 0;
+        return -1;
+    }
+    *cpu_ns = (uint64_t)ru.ru_utime.tv_sec * LL_NS_PER_SEC + (uint64_t)ru.ru_utime.tv_usec * 1000 +
+              (uint64_t)ru.ru_stime.tv_sec * LL_NS_PER_SEC + (uint64_t)ru.ru_stime.tv_usec * 1000;
+    *invol = (uint64_t)ru.ru_nivcsw;
+    return 0;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     struct driver *d = w->d;
     const struct run_config *cfg = d->cfg;
     int cancelled = 0;
+    uint64_t cpu0, invol0, t0 = ll_now_ns();
+    int usage_ok = thread_usage(&cpu0, &invol0) == 0;
 
     worker_begin(w);
     for (;;) {
@@ -745,6 +771,12 @@ static void *worker_main(void *arg)
         transport_poll(w->t, deadline);
     }
     recwriter_stop(&w->rw);
+    uint64_t cpu1, invol1;
+    if (usage_ok && thread_usage(&cpu1, &invol1) == 0) {
+        w->cpu_ns = cpu1 - cpu0;
+        w->invol_switches = invol1 - invol0;
+        w->wall_ns = ll_now_ns() - t0;
+    }
     atomic_store_explicit(&w->finished, 1, memory_order_release);
     return NULL;
 }
@@ -763,6 +795,7 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     w->d = d;
     w->idx = i;
     stats_init(&w->stats);
+    prefix_share_init(&w->prefix);
     progress_counters_init(&w->pc, cfg->live_cb != NULL);
     d->pcs[i] = &w->pc;
     w->ttft_h1 = hist_new();
@@ -811,6 +844,7 @@ static void worker_release(struct worker *w)
         stats_free(&w->cls[k]);
     free(w->cls);
     stats_free(&w->stats);
+    prefix_share_reset(&w->prefix);
 }
 
 /* The test hook of struct driver's due_base_ns: LLMLOAD_TEST_SEND_DELAY_NS,
@@ -1064,6 +1098,8 @@ static void run_supervise(struct driver *d, struct supervisor *sv, struct driver
  * The in-flight area and the latest record end go to d for run_window. */
 static void run_merge(struct driver *d, struct driver_result *res)
 {
+    struct prefix_share prefix;
+    prefix_share_init(&prefix);
     for (uint32_t i = 0; i < d->started; i++) {
         struct worker *w = &d->workers[i];
         stats_merge(&res->stats, &w->stats);
@@ -1074,6 +1110,10 @@ static void run_merge(struct driver *d, struct driver_result *res)
         res->sent_in_window += w->sent_in_window;
         res->late_sends += w->late_sends;
         res->late_asleep += w->late_asleep;
+        res->worker_cpu_ns += w->cpu_ns;
+        res->worker_invol_switches += w->invol_switches;
+        res->worker_wall_ns += w->wall_ns;
+        prefix_share_merge(&prefix, &w->prefix);
         res->records_written += w->rw.written;
         res->warmup_records += w->warmup_records;
         res->sessions_started += w->sessions_started;
@@ -1083,6 +1123,8 @@ static void run_merge(struct driver *d, struct driver_result *res)
         res->records_lost += w->rw.lost;
         d->last_end_ns = LL_MAX(d->last_end_ns, w->last_end_ns);
     }
+    res->workload_cached_share = prefix_share_implied(&prefix);
+    prefix_share_reset(&prefix);
 }
 
 /* Window: the measurement window's length, [warmup, duration], or up to

@@ -108,6 +108,17 @@ struct driver_result {
     uint64_t late_sends;              /* window sends later than VERDICT_LATE_NS */
     uint64_t late_asleep;             /* ...of which the worker was asleep when they came due
                                        * and woke late (transport_last_wait) */
+    /* The workers' own use of the machine, summed over workers, each from
+     * its thread's start to its end (getrusage RUSAGE_THREAD): CPU time,
+     * ns; involuntary context switches (the OS took the CPU from a thread
+     * that wanted it); and the wall time they span, ns (0: not known). */
+    uint64_t worker_cpu_ns, worker_invol_switches, worker_wall_ns;
+    /* The share of the prompt tokens of every request sent (warm-up ones
+     * too: the server saw them) that an ideal prefix cache, empty at the
+     * start, would have served: workload/prefixshare.h. 0..1; NAN when the
+     * prompts were not all llmload's own (datasets, trace texts, session
+     * histories). */
+    double workload_cached_share;
     double inflight_mean;             /* time-weighted requests in the system over the window */
     uint32_t inflight_max;            /* most requests in the system at once, all workers */
     uint64_t records_lost;            /* records that could not be written (disk full...) */

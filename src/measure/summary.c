@@ -239,12 +239,18 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
                        "several tokens;\n"
                        "             ask for usage with stream_options.include_usage)\n");
     }
-    if (s->cached_reported > 0)
-        fprintf(f, "            cached prompt tokens: %" PRIu64 " (%.1f%% of input)\n",
+    if (s->cached_reported > 0) {
+        fprintf(f, "            cached prompt tokens: %" PRIu64 " (%.1f%% of input",
                 s->cached_tokens,
-                s->prompt_tokens > 0
-                    ? 100.0 * (double)s->cached_tokens / (double)s->prompt_tokens
-                    : 0.0);
+                s->prompt_tokens > 0 ? 100.0 * (double)s->cached_tokens / (double)s->prompt_tokens
+                                     : 0.0);
+        if (info->workload_share_known)
+            fprintf(f, "; the workload's prefixes share %.1f%%",
+                    100.0 * info->workload_cached_share);
+        fprintf(f, ")\n");
+    }
+    if (info->cache_warning[0])
+        fprintf(f, "warning  %s\n", info->cache_warning);
     if (s->prompt_mismatch > 0)
         fprintf(f, "            note: %" PRIu64 " ok requests had a server prompt "
                    "count unlike the requested one (another tokenizer?)\n",
@@ -410,6 +416,9 @@ static void summary_header_json(json_t *root, const struct summary_info *info)
     jset(root, "lateness_warning",
          info->lateness_warning[0] ? jstrn(info->lateness_warning, sizeof(info->lateness_warning))
                                    : json_null());
+    jset(root, "cache_warning",
+         info->cache_warning[0] ? jstrn(info->cache_warning, sizeof(info->cache_warning))
+                                : json_null());
     jset(root, "self_check", summary_self_check_json(info));
     jset(root, "target_url", jstr(info->target_url));
     jset(root, "model", jstr(info->model));
@@ -494,10 +503,11 @@ static json_t *summary_sessions_json(const struct stats *s,
     return ses;
 }
 
-/* The "tokens" object: totals, cached tokens (null when no response
- * reported them) and the count of each tokens source. Caller owns the
- * reference. */
-static json_t *summary_tokens_json(const struct stats *s)
+/* The "tokens" object: totals, cached tokens and their share of the
+ * prompt tokens (null when no response reported them), the share the
+ * workload implies (null when unknown) and the count of each tokens
+ * source. Caller owns the reference. */
+static json_t *summary_tokens_json(const struct stats *s, const struct summary_info *info)
 {
     json_t *tok = jobj();
     jset(tok, "prompt_tokens", ju64(s->prompt_tokens));
@@ -506,6 +516,12 @@ static json_t *summary_tokens_json(const struct stats *s)
     jset(tok, "events", ju64(s->events));
     jset(tok, "cached_tokens", s->cached_reported > 0 ? ju64(s->cached_tokens) : json_null());
     jset(tok, "cached_reported", ju64(s->cached_reported));
+    jset(tok, "cached_share",
+         s->cached_reported > 0 && s->prompt_tokens > 0
+             ? jdouble((double)s->cached_tokens / (double)s->prompt_tokens)
+             : json_null());
+    jset(tok, "workload_cached_share",
+         info->workload_share_known ? jdouble(info->workload_cached_share) : json_null());
     jset(tok, "prompt_mismatch", ju64(s->prompt_mismatch));
     json_t *src = jobj();
     for (int i = 0; i < 3; i++)
@@ -550,7 +566,7 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
     jset(root, "throughput", summary_throughput_json(s, info, w));
     if (info->sessions)
         jset(root, "sessions", summary_sessions_json(s, info, w));
-    jset(root, "tokens", summary_tokens_json(s));
+    jset(root, "tokens", summary_tokens_json(s, info));
     jset(root, "inflight", summary_inflight_json(s, info, w));
     jset(root, "records_written", ju64(info->records_written));
     return root;

@@ -36,6 +36,13 @@ struct summary_info {
     char lateness_warning[320]; /* valid, but lateness p99 > 1ms: whose, what it moved; "" = none */
     struct verdict_move lateness_moved; /* the self-check's nearest call (what NULL: none) */
     double lateness_tolerance;          /* share of a percentile the lateness may move it */
+    /* The cached share the workload implies (driver_result's
+     * workload_cached_share, 0..1), printed beside the server's when
+     * workload_share_known; and the warning when the server's is far
+     * above it (verdict_cache_carryover), "" = none. */
+    int workload_share_known;
+    double workload_cached_share;
+    char cache_warning[320];
     const char *target_url;
     const char *model;
     const char *version;

@@ -1,6 +1,7 @@
 /* verdict.c: the self-check of a load point. See verdict.h. */
 #include "measure/verdict.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,17 +53,64 @@ static int judge_moves(const struct verdict_input *in, double tol, struct verdic
     return worst < 0 ? -1 : over;
 }
 
-/* Whose lateness, as a clause: the OS's or VM's when at least half the
- * late sends came due while the worker slept and it woke late, else the
- * generator's own limit. */
+enum verdict_late_cause verdict_late_cause(uint64_t late_sends, uint64_t late_asleep,
+                                           uint64_t cpu_ns, uint64_t wall_ns,
+                                           uint64_t invol_switches)
+{
+    if (late_sends == 0)
+        return VERDICT_LATE_NONE;
+    if (2 * late_asleep >= late_sends)
+        return VERDICT_LATE_ASLEEP;
+    if (wall_ns > 0 && (double)cpu_ns < VERDICT_BUSY_MIN_CPU_SHARE * (double)wall_ns &&
+        invol_switches > 0)
+        return VERDICT_LATE_PREEMPTED;
+    return VERDICT_LATE_BUSY;
+}
+
+const char *verdict_late_cause_name(enum verdict_late_cause c)
+{
+    switch (c) {
+    case VERDICT_LATE_ASLEEP: return "asleep";
+    case VERDICT_LATE_PREEMPTED: return "preempted";
+    case VERDICT_LATE_BUSY: return "busy";
+    case VERDICT_LATE_NONE: break;
+    }
+    return "none";
+}
+
+/* Whose lateness, as a clause (verdict_late_cause): the OS's or VM's when
+ * at least half the late sends came due while the worker slept and it
+ * woke late, or when the awake worker used little CPU yet was switched
+ * out against its will; else the generator's own limit. */
 static void whose(const struct verdict_input *in, char *buf, size_t len)
 {
     uint64_t n = in->late_sends, a = in->late_asleep;
-    if (n && 2 * a >= n)
+    char cpu[16], wall[16];
+    ll_fmt_duration(in->cpu_ns, cpu, sizeof cpu);
+    ll_fmt_duration(in->wall_ns, wall, sizeof wall);
+    switch (verdict_late_cause(n, a, in->cpu_ns, in->wall_ns, in->invol_switches)) {
+    case VERDICT_LATE_ASLEEP:
         snprintf(buf, len,
                  "%llu of the %llu sends later than 1ms came due while the worker slept, and "
                  "it woke late: the OS or VM did not run it in time (not the generator's load)",
                  (unsigned long long)a, (unsigned long long)n);
+        return;
+    case VERDICT_LATE_PREEMPTED:
+        snprintf(buf, len,
+                 "preempted by the OS (the host's fault), not busy: awake when %llu of the %llu "
+                 "sends later than 1ms came due, the worker used %s of CPU in %s and was "
+                 "switched out %llu times against its will",
+                 (unsigned long long)(n - a), (unsigned long long)n, cpu, wall,
+                 (unsigned long long)in->invol_switches);
+        return;
+    case VERDICT_LATE_BUSY:
+    case VERDICT_LATE_NONE: break;
+    }
+    if (in->wall_ns > 0)
+        snprintf(buf, len,
+                 "the generator could not keep %s (busy when %llu of the %llu sends later "
+                 "than 1ms came due; its workers used %s of CPU in %s)",
+                 in->kept, (unsigned long long)(n - a), (unsigned long long)n, cpu, wall);
     else
         snprintf(buf, len,
                  "the generator could not keep %s (busy when %llu of the %llu sends later "
@@ -99,7 +147,7 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
     out->lateness_p99_ns = p99;
     int moves = judge_moves(in, tol, out);
     int no_hists = !in->ttft || !in->ttft_ontime || !in->e2e || !in->e2e_ontime;
-    char l[16], who[240] = "";
+    char l[16], who[256] = "";
     ll_fmt_duration(p99, l, sizeof l);
     if (in->kept != NULL && p99 > VERDICT_LATE_NS)
         whose(in, who, sizeof who);
@@ -140,4 +188,21 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
                  who);
     }
     return 0;
+}
+
+int verdict_cache_carryover(double reported_share, double implied_share, uint64_t reported,
+                            char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    if (!isfinite(reported_share) || !isfinite(implied_share) ||
+        reported < VERDICT_CACHE_MIN_REQUESTS ||
+        reported_share <= implied_share + VERDICT_CACHE_MARGIN)
+        return 0;
+    snprintf(buf, len,
+             "the server served %.1f%% of the prompt tokens from its cache, the workload's "
+             "prefixes share %.1f%%: the server remembers an earlier run: use another --seed, "
+             "or restart it",
+             100 * reported_share, 100 * implied_share);
+    return 1;
 }

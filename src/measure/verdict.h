@@ -45,6 +45,10 @@ struct verdict_input {
      * VERDICT_LATE_NS, and those of them due while the worker slept and
      * woke late. Read only when kept is not NULL. */
     uint64_t late_sends, late_asleep;
+    /* The workers' CPU time and involuntary context switches over wall_ns
+     * of their threads' lives (driver_result's worker_*); wall_ns 0: not
+     * known. See verdict_late_cause. */
+    uint64_t cpu_ns, invol_switches, wall_ns;
     /* What the generator had to keep, for the reason ("the schedule", "the
      * trace's times"); NULL gives the short reasons a sweep step prints. */
     const char *kept;
@@ -70,6 +74,52 @@ struct verdict {
     uint64_t lateness_p99_ns;  /* 0 when no lateness was recorded */
     struct verdict_move worst; /* the move nearest its limit (largest moved/limit) */
 };
+
+/* Whose the sends later than VERDICT_LATE_NS were. */
+enum verdict_late_cause {
+    VERDICT_LATE_NONE = 0,  /* no late send */
+    VERDICT_LATE_ASLEEP,    /* the worker slept through their due time and woke late:
+                             * the OS or VM did not run it in time */
+    VERDICT_LATE_PREEMPTED, /* awake, but the worker used little CPU and the OS
+                             * switched it out against its will: the host's fault */
+    VERDICT_LATE_BUSY,      /* awake and working: the generator's own limit */
+};
+
+/* A worker that used less than this share of its wall time on a CPU had
+ * no load of its own to be late with. */
+#define VERDICT_BUSY_MIN_CPU_SHARE 0.25
+
+/* Classify late sends (a pure function of the counts). late_sends of them
+ * were later than VERDICT_LATE_NS, late_asleep of those came due while the
+ * worker slept and it woke late. The workers used cpu_ns of CPU over
+ * wall_ns of their threads' lives and were switched out involuntarily
+ * invol_switches times. NONE when late_sends is 0; ASLEEP when at least
+ * half were asleep; else PREEMPTED when wall_ns is known, the CPU share
+ * is under VERDICT_BUSY_MIN_CPU_SHARE and at least one switch was
+ * involuntary; else BUSY (also when the CPU figures are not known). */
+enum verdict_late_cause verdict_late_cause(uint64_t late_sends, uint64_t late_asleep,
+                                           uint64_t cpu_ns, uint64_t wall_ns,
+                                           uint64_t invol_switches);
+
+/* "none", "asleep", "preempted", "busy" (summary.json's
+ * lateness_diagnosis.cause). */
+const char *verdict_late_cause_name(enum verdict_late_cause c);
+
+/* A prefix cache warmed by an earlier run: the ok requests that reported
+ * cached tokens must number at least VERDICT_CACHE_MIN_REQUESTS, and the
+ * share the server reported pass the one the workload implies by more
+ * than VERDICT_CACHE_MARGIN (a share, 0.20 = 20 percentage points). */
+#define VERDICT_CACHE_MIN_REQUESTS 20
+#define VERDICT_CACHE_MARGIN 0.20
+
+/* Does the server cache far more than the workload shares? reported_share
+ * is the cached prompt tokens the server reported over the prompt tokens
+ * (0..1), from reported ok requests that reported a cached count;
+ * implied_share the share an ideal prefix cache would have served within
+ * the run (workload/prefixshare.h), NAN when unknown. Returns 1 with a
+ * one-line warning in buf (len bytes) when it does, else 0 with buf "". */
+int verdict_cache_carryover(double reported_share, double implied_share, uint64_t reported,
+                            char *buf, size_t len);
 
 /* Point in's ttft, ttft_ontime, e2e and e2e_ontime at s's; the on-time
  * ones stay NULL when no record of s carried its late_ns (records from

@@ -115,6 +115,18 @@ const char *engines_meaning_name(enum engine_meaning m)
     return "none";
 }
 
+int engines_prompt_excludes_cached(enum engine_kind k)
+{
+    /* llama.cpp adds n_prompt_tokens_processed, the tokens it evaluated
+     * after reusing the slot's cached prefix; measured against a real
+     * llama-server: server 21986 = client 29989 - cached 8003. vLLM adds
+     * each request's whole prompt length at its first token (V1
+     * IterationStats.update_from_output); SGLang keeps a separate
+     * sglang:cached_tokens_total beside its prompt counter; TGI's input
+     * length histogram is the request's length. */
+    return k == ENGINE_LLAMACPP;
+}
+
 /* Does sample s belong to row r? Histogram rows match the family's three
  * parts by name; other rows match the exact name, and the label if any. */
 static int row_matches(const struct engine_metric *r,

@@ -71,6 +71,14 @@ const char *engines_meaning_name(enum engine_meaning m);
  * (keep it raw). Borrowed from the static table. */
 const struct engine_metric *engines_lookup(const struct prom_sample *s);
 
+/* 1 when engine k's prompt-token counter leaves out the prompt tokens its
+ * prefix cache served (llama.cpp's llamacpp:prompt_tokens_total counts
+ * only the tokens it had to process), 0 when it counts every prompt
+ * token, cached or not (vLLM, SGLang, TGI) or the engine has no prompt
+ * counter. The join compares such a counter with the client's prompt
+ * tokens less the cached tokens its usage reported. */
+int engines_prompt_excludes_cached(enum engine_kind k);
+
 /* Which engine a scrape came from: the engine whose metric-name prefix
  * ("vllm:", "sglang:", "tgi_", "llamacpp:", "nv_") the most samples carry.
  * ENGINE_UNKNOWN when none does (or s is NULL). */

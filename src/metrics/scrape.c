@@ -793,6 +793,18 @@ static void print_gauge(FILE *f, const char *name, const struct scrape_gauge *g,
             g->max * scale, unit);
 }
 
+double scrape_client_prompt(const struct scrape_join *j, const struct scrape_client *c,
+                            int *less_cached)
+{
+    *less_cached = 0;
+    if (c == NULL || !isfinite(c->prompt_tokens))
+        return NAN;
+    if (!engines_prompt_excludes_cached(j->engine))
+        return c->prompt_tokens;
+    *less_cached = 1;
+    return c->prompt_tokens - (isfinite(c->cached_tokens) ? c->cached_tokens : 0);
+}
+
 static void print_counter(FILE *f, const char *name, const struct scrape_counter *c,
                           double client)
 {
@@ -825,7 +837,10 @@ void scrape_join_print(FILE *f, const struct scrape_join *j, int join_rc,
     print_gauge(f, "running", &j->running, 1, "");
     print_gauge(f, "KV-cache usage", &j->kv_usage, 100, "%");
     print_counter(f, "preemptions", &j->preemptions, NAN);
-    print_counter(f, "prompt tokens", &j->prompt_tokens, c ? c->prompt_tokens : NAN);
+    int less_cached;
+    double prompt = scrape_client_prompt(j, c, &less_cached);
+    print_counter(f, less_cached ? "prompt tokens (less cached)" : "prompt tokens",
+                  &j->prompt_tokens, prompt);
     print_counter(f, "generation tokens", &j->generation_tokens, c ? c->output_tokens : NAN);
     print_counter(f, "requests finished", &j->request_success, c ? c->completed_ok : NAN);
     if (j->ttft_quantiles) {
@@ -885,8 +900,14 @@ json_t *scrape_join_json(const struct scrape_join *j, int join_rc,
     json_object_set_new(o, "running", gauge_json(&j->running));
     json_object_set_new(o, "kv_usage", gauge_json(&j->kv_usage));
     json_object_set_new(o, "preemptions", counter_json(&j->preemptions, NAN));
-    json_object_set_new(o, "prompt_tokens",
-                        counter_json(&j->prompt_tokens, c ? c->prompt_tokens : NAN));
+    int less_cached;
+    json_t *pt = counter_json(&j->prompt_tokens, scrape_client_prompt(j, c, &less_cached));
+    if (json_is_object(pt)) {
+        json_object_set_new(pt, "excludes_cached", json_boolean(less_cached));
+        if (less_cached && isfinite(c->cached_tokens))
+            json_object_set_new(pt, "client_cached", json_count(c->cached_tokens));
+    }
+    json_object_set_new(o, "prompt_tokens", pt);
     json_object_set_new(o, "generation_tokens",
                         counter_json(&j->generation_tokens, c ? c->output_tokens : NAN));
     json_object_set_new(o, "request_success",

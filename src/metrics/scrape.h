@@ -222,8 +222,17 @@ struct scrape_client {
     double ttft_sent_p99_s;
     double output_tokens;           /* tokens the client received, all records */
     double prompt_tokens;           /* tokens the client sent (ok records) */
+    double cached_tokens;           /* of those, the cached ones their usage reported */
     double completed_ok;            /* ok records */
 };
+
+/* The client's prompt tokens to set beside the server's counter: all of
+ * them, or when the engine's counter leaves cached tokens out
+ * (engines_prompt_excludes_cached) the prompt tokens less the cached ones
+ * (*less_cached then 1; a NAN cached count reads as 0). NAN when c is
+ * NULL or its prompt count unknown. */
+double scrape_client_prompt(const struct scrape_join *j, const struct scrape_client *c,
+                            int *less_cached);
 
 /* Print the joined figures to f, a few lines under a "server" heading,
  * each server figure beside the client's. */

@@ -913,6 +913,7 @@ int api_on_event(struct api_ctx *ctx, struct api_req *r, const struct engine_eve
             r->first_token_ns = now_ns;
             metrics_observe_ttft(ctx->metrics, now_ns - r->arrival_ns);
             ctx->metrics->prompt_tokens_total += r->prompt_tokens;
+            ctx->metrics->cached_tokens_total += r->cached_tokens;
         }
         r->last_token_ns = now_ns;
         r->produced_tokens = ev->output_tokens;

@@ -62,9 +62,39 @@ static void sample_u64(struct http_buf *out, const char *name, const char *model
     http_buf_puts(out, "\n");
 }
 
+/* "name value" with HELP and TYPE, no labels (llama.cpp's style). */
+static void plain_u64(struct http_buf *out, const char *name, const char *type, const char *help,
+                      uint64_t v)
+{
+    head(out, name, type, help);
+    http_buf_puts(out, name);
+    http_buf_puts(out, " ");
+    http_buf_u64(out, v);
+    http_buf_puts(out, "\n");
+}
+
+/* llama.cpp's server counts the prompt tokens it evaluated, after the
+ * slot's cached prefix: the tokens the cache served are not in it. */
+static void render_llamacpp(const struct metrics *m, const struct engine_stats *st,
+                            struct http_buf *out)
+{
+    plain_u64(out, "llamacpp:prompt_tokens_total", "counter", "Number of prompt tokens processed.",
+              m->prompt_tokens_total - m->cached_tokens_total);
+    plain_u64(out, "llamacpp:tokens_predicted_total", "counter",
+              "Number of generation tokens processed.", m->generation_tokens_total);
+    plain_u64(out, "llamacpp:requests_processing", "gauge", "Number of requests processing.",
+              st->running);
+    plain_u64(out, "llamacpp:requests_deferred", "gauge", "Number of requests deferred.",
+              st->waiting);
+}
+
 void metrics_render(const struct metrics *m, const struct engine_stats *st,
                     const char *model_name, struct http_buf *out)
 {
+    if (m->prompt_excludes_cached) {
+        render_llamacpp(m, st, out);
+        return;
+    }
     head(out, "vllm:num_requests_running", "gauge",
          "Number of requests in model execution batches.");
     sample_u64(out, "vllm:num_requests_running", model_name, st->running);

@@ -14,7 +14,13 @@
 
 /* What the server counts itself; the gauges come from engine_stats. */
 struct metrics {
+    /* 1: serve llama.cpp's names instead of vLLM's, with a prompt counter
+     * that leaves out the tokens the prefix cache served, as llama.cpp's
+     * does (llmload sim --prompt-counter-excludes-cached). Set after
+     * metrics_init. */
+    int prompt_excludes_cached;
     uint64_t prompt_tokens_total;     /* prompt tokens of requests that got a first token */
+    uint64_t cached_tokens_total;     /* of those, the ones the prefix cache served */
     uint64_t generation_tokens_total; /* output tokens sent (or generated for non-streams) */
     uint64_t success_length_total;    /* requests finished at max_tokens */
     uint64_t success_stop_total;      /* requests finished by a natural stop */
@@ -31,7 +37,11 @@ void metrics_observe_ttft(struct metrics *m, uint64_t ttft_ns);
 /* The upper bound of bucket i (0 <= i < METRICS_TTFT_BUCKETS), seconds. */
 double metrics_ttft_bucket_le_s(int i);
 
-/* Append the whole exposition to out: vllm:num_requests_running,
+/* Append the whole exposition to out. With m->prompt_excludes_cached,
+ * llama.cpp's names and nothing else: llamacpp:prompt_tokens_total
+ * (prompt tokens less cached ones), llamacpp:tokens_predicted_total,
+ * llamacpp:requests_processing and llamacpp:requests_deferred, without
+ * labels. Otherwise vLLM's: vllm:num_requests_running,
  * vllm:num_requests_waiting, vllm:kv_cache_usage_perc (0..1),
  * vllm:num_preemptions_total, vllm:prompt_tokens_total,
  * vllm:generation_tokens_total, vllm:request_success_total (by

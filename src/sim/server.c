@@ -620,6 +620,7 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     s->rbuf = ll_malloc(SERVER_READ_BYTES);
     s->faults = cfg->faults;
     metrics_init(&s->metrics);
+    s->metrics.prompt_excludes_cached = cfg->prompt_excludes_cached;
     api_ctx_init(&s->api);
     sigprocmask(SIG_SETMASK, NULL, &s->old_mask);
 

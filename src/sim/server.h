@@ -34,6 +34,8 @@ struct server_config {
     uint64_t seed;                  /* output text seeds */
     enum tokenizer_kind tokenizer;  /* --tokenizer (default TOKENIZER_WORDS) */
     int no_usage;                   /* --no-usage: completion responses carry no usage */
+    int prompt_excludes_cached;     /* --prompt-counter-excludes-cached: /metrics as
+                                     * llama.cpp's (struct metrics) */
 };
 
 struct server;

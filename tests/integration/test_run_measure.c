@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "measure/verdict.h"
 #include "test.h"
 #include "util/util.h"
 
@@ -917,9 +918,17 @@ static void test_busy_lateness_diagnosis(void **state)
     json_t *ld = json_object_get(sum, "lateness_diagnosis");
     int64_t late = harness_ival_req(ld, "late_sends");
     int64_t asleep = harness_ival_req(ld, "asleep_when_due");
-    print_message("late sends %lld, asleep when due %lld\n", (long long)late, (long long)asleep);
+    double cpu_s = harness_num(ld, "worker_cpu_s"), wall_s = harness_num(ld, "worker_wall_s");
+    int64_t invol = harness_ival_req(ld, "involuntary_switches");
+    print_message("late sends %lld, asleep when due %lld; the worker used %.3f s of CPU in "
+                  "%.3f s, %lld involuntary switches\n",
+                  (long long)late, (long long)asleep, cpu_s, wall_s, (long long)invol);
     ASSERT_IN_RANGE(late, 10000, 20000); /* the premise */
     assert_true(2 * asleep < late);
+    /* Truly busy: it had the CPU for much of its life, however often the
+     * OS also took it away. */
+    assert_true(cpu_s >= VERDICT_BUSY_MIN_CPU_SHARE * wall_s);
+    assert_string_equal(harness_sval(ld, "cause"), "busy");
     /* INVALID or not is in proportion (docs/metrics.md): when the sim, on
      * a loaded machine, queues requests for seconds, the client's tens of
      * milliseconds move nothing material, and the run is valid with a

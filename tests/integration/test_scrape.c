@@ -137,6 +137,80 @@ static void test_low_rate_agrees(void **state)
     harness_results_free(dir);
 }
 
+/* One run with prefix sharing against the small sim started with extra
+ * (NULL-terminated, may be empty): 24 requests of 64 tokens, half of them
+ * beginning with one of two 32-token prefixes (two KV blocks, so later
+ * requests of a group find them cached). Checks that the server's prompt
+ * counter equals the client's like-for-like figure exactly, whichever way
+ * the engine counts, and returns summary.json (caller decrefs). */
+static json_t *prefix_run_joined(const char *const *extra, const char *engine, int less_cached)
+{
+    const char *sargs[16] = {SIM_SMALL};
+    size_t n = 0;
+    while (sargs[n])
+        n++;
+    for (size_t i = 0; extra[i]; i++)
+        sargs[n++] = extra[i];
+    sargs[n] = NULL;
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--rate",
+                          "8",
+                          "--arrival",
+                          "constant",
+                          "--duration",
+                          "3s",
+                          "--metrics-interval",
+                          "200ms",
+                          "--prompt-tokens",
+                          "64",
+                          "--output-tokens",
+                          "8",
+                          "--ignore-eos",
+                          "--prefix-fraction",
+                          "0.5",
+                          "--prefix-groups",
+                          "2",
+                          "--prefix-tokens",
+                          "32",
+                          "--seed",
+                          "5",
+                          NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    json_t *s = harness_json_load(dir, "summary.json");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(s, "server"), "engine")),
+                        engine);
+    double prompt = harness_num(s, "tokens.prompt_tokens");
+    double cached = harness_num(s, "tokens.cached_tokens");
+    double server = harness_num(s, "server.prompt_tokens.delta");
+    double client = harness_num(s, "server.prompt_tokens.client");
+    print_message("%s: prompt %.0f, cached %.0f; server %.0f, client %.0f\n", engine, prompt,
+                  cached, server, client);
+    ASSERT_NEAR(prompt, 24 * 64, 0);
+    assert_true(cached >= 64); /* the premise: some prefix blocks were hits */
+    ASSERT_NEAR(client, less_cached ? prompt - cached : prompt, 0);
+    ASSERT_NEAR(server, client, 0);
+    json_t *pt = json_object_get(json_object_get(s, "server"), "prompt_tokens");
+    assert_int_equal(json_is_true(json_object_get(pt, "excludes_cached")), less_cached);
+    if (less_cached)
+        ASSERT_NEAR(harness_num(s, "server.prompt_tokens.client_cached"), cached, 0);
+    harness_results_free(dir);
+    harness_sim_teardown(NULL);
+    return s;
+}
+
+/* The server's prompt counter beside the client's, with cached tokens:
+ * vLLM's names count every prompt token, llama.cpp's (the sim's
+ * --prompt-counter-excludes-cached) leave the cached ones out, and the
+ * join compares like with like either way (server/client 1.00). */
+static void test_prompt_counter_and_cache(void **state)
+{
+    (void)state;
+    const char *none[] = {NULL};
+    json_decref(prefix_run_joined(none, "vllm", 0));
+    const char *excl[] = {"--prompt-counter-excludes-cached", NULL};
+    json_decref(prefix_run_joined(excl, "llamacpp", 1));
+}
+
 /* A port on 127.0.0.1 that refuses connections (bound, not listening). */
 static int closed_port(int *hold)
 {
@@ -285,5 +359,6 @@ static void test_expose_while_running(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_overload_queue_rises, sim_teardown),
              cmocka_unit_test_teardown(test_low_rate_agrees, sim_teardown),
+             cmocka_unit_test_teardown(test_prompt_counter_and_cache, sim_teardown),
              cmocka_unit_test_teardown(test_failing_url_is_a_gap, sim_teardown),
              cmocka_unit_test_teardown(test_expose_while_running, sim_teardown))

@@ -47,6 +47,95 @@ static void test_prefix_sharing(void **state)
     harness_results_free(dir);
 }
 
+/* One run of 60 requests of 128 tokens against the sim already started,
+ * a quarter of them beginning with one of two 64-token prefixes (4 whole
+ * blocks), under seed. Checks that summary.json's workload share is the
+ * one the workload implies, counted here from the schedule: every prefix
+ * request's 64 tokens but the first of each group, over every prompt
+ * token. Returns summary.json (caller decrefs). */
+static json_t *cache_run(const char *seed)
+{
+    const char *args[] = {"--rate",
+                          "30",
+                          "--requests",
+                          "60",
+                          "--prompt-tokens",
+                          "128",
+                          "--output-tokens",
+                          "16",
+                          "--ignore-eos",
+                          "--prefix-fraction",
+                          "0.25",
+                          "--prefix-groups",
+                          "2",
+                          "--prefix-tokens",
+                          "64",
+                          "--seed",
+                          seed,
+                          "--no-metrics",
+                          NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    struct workload w;
+    base_workload(&w, "128", "16");
+    w.seed = strtoull(seed, NULL, 10);
+    w.prefix = (struct wl_prefix){.fraction = 0.25, .groups = 2, .tokens = 64};
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_int_equal(r->n, 60);
+    int seen[2] = {0, 0};
+    double shared = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)harness_ival(r->items[i], "id"), &spec);
+        if (spec.prefix_id < 0)
+            continue;
+        assert_true(spec.prefix_id < 2);
+        shared += seen[spec.prefix_id] ? 64 : 0;
+        seen[spec.prefix_id] = 1;
+    }
+    harness_recs_free(r);
+    json_t *s = harness_json_load(dir, "summary.json");
+    harness_results_free(dir);
+    double implied = harness_num(s, "tokens.workload_cached_share");
+    print_message("seed %s: cached share %.3f, the workload's %.3f, warning %s\n", seed,
+                  harness_num(s, "tokens.cached_share"), implied,
+                  json_string_value(json_object_get(s, "cache_warning")));
+    ASSERT_NEAR(implied, shared / (60 * 128), 1e-9);
+    assert_true(shared >= 5 * 64); /* the premise: the run shares something */
+    return s;
+}
+
+/* The sim's prefix cache outlives a run, as a real server's does: the same
+ * seed run twice against one sim finds its own prompts again (the first
+ * 7 of 8 blocks of every one), far past the 5-12% the workload shares, and
+ * the second run warns; a different seed sends other prompts and does not.
+ * The first run, on a cold cache, hits at most what the workload shares
+ * (a group's second request may come before its first was computed). */
+static void test_cache_carryover(void **state)
+{
+    (void)state;
+    const char *sargs[] = {NULL};
+    harness_cur_sim_start(sargs);
+    json_t *s = cache_run("7");
+    double implied = harness_num(s, "tokens.workload_cached_share");
+    assert_true(harness_num(s, "tokens.cached_share") <= implied + 1e-9);
+    assert_true(json_is_null(json_object_get(s, "cache_warning")));
+    json_decref(s);
+
+    s = cache_run("7");
+    assert_true(harness_num(s, "tokens.cached_share") >= implied + 0.5);
+    const char *why = json_string_value(json_object_get(s, "cache_warning"));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "the server remembers an earlier run: use another --seed, "
+                                "or restart it"));
+    json_decref(s);
+
+    s = cache_run("8");
+    assert_true(harness_num(s, "tokens.cached_share") <=
+                harness_num(s, "tokens.workload_cached_share") + 1e-9);
+    assert_true(json_is_null(json_object_get(s, "cache_warning")));
+    json_decref(s);
+}
+
 /* 30% of clients walk away after a drawn number of output events: each
  * such record is "cancelled" with exactly that many events, every other one
  * is ok with all its tokens. */
@@ -194,6 +283,7 @@ static void test_bursts(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_prefix_sharing, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cache_carryover, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_tokens, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_time, harness_sim_teardown),
              cmocka_unit_test_teardown(test_classes, harness_sim_teardown),

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <jansson.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +320,30 @@ static void test_ttft_delta_quantiles(void **state)
     scrape_series_reset(&s);
 }
 
+/* The client's prompt tokens beside the server's counter: all of them for
+ * an engine whose counter counts cached tokens, less the cached ones for
+ * llama.cpp, whose counter leaves them out. */
+static void test_client_prompt_like_for_like(void **state)
+{
+    (void)state;
+    struct scrape_join j;
+    memset(&j, 0, sizeof j);
+    struct scrape_client c = {NAN, NAN, 300, 11595, 1330, 40};
+    int less;
+    for (int k = ENGINE_UNKNOWN; k < ENGINE_KIND_COUNT; k++) {
+        j.engine = (enum engine_kind)k;
+        double v = scrape_client_prompt(&j, &c, &less);
+        assert_int_equal(less, k == ENGINE_LLAMACPP);
+        assert_true(v == (k == ENGINE_LLAMACPP ? 10265.0 : 11595.0));
+    }
+    c.cached_tokens = NAN; /* no usage said: nothing to take off */
+    assert_true(scrape_client_prompt(&j, &c, &less) == 11595.0);
+    c.prompt_tokens = NAN;
+    assert_true(isnan(scrape_client_prompt(&j, &c, &less)));
+    assert_true(isnan(scrape_client_prompt(&j, NULL, &less)));
+    assert_int_equal(less, 0);
+}
+
 static void test_default_url(void **state)
 {
     (void)state;
@@ -554,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_counter_spans),
         cmocka_unit_test(test_counter_reset_and_gaps),
         cmocka_unit_test(test_ttft_delta_quantiles),
+        cmocka_unit_test(test_client_prompt_like_for_like),
         cmocka_unit_test(test_default_url),
         cmocka_unit_test(test_scraper_closed_port),
         cmocka_unit_test(test_expose_page),

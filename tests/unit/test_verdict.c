@@ -5,6 +5,7 @@
  * they would read had it left on time, plus the lateness of every send. */
 #include "test.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "measure/hist.h"
@@ -247,6 +248,97 @@ static void test_max_not_judged(void **state)
     assert_string_equal(v.worst.what, "TTFT p99");
 }
 
+/* Whose late sends were, from the counts alone: none late; most asleep
+ * (whatever the CPU); awake with little CPU and involuntary switches
+ * (preempted); awake with little CPU but never switched out, or with much
+ * CPU however often switched out, or with no CPU figures (busy). */
+static void test_late_cause(void **state)
+{
+    (void)state;
+    const uint64_t S = 1000 * MS; /* one second, ns */
+    static const struct {
+        uint64_t late, asleep, cpu_ns, wall_ns, invol;
+        enum verdict_late_cause want;
+    } c[] = {
+        {0, 0, 0, 0, 0, VERDICT_LATE_NONE},
+        {0, 0, S / 100, 10 * S, 500, VERDICT_LATE_NONE},
+        {10, 5, 9 * S, 10 * S, 0, VERDICT_LATE_ASLEEP}, /* half asleep is enough */
+        {10, 10, S / 100, 10 * S, 500, VERDICT_LATE_ASLEEP},
+        {10, 4, S / 100, 10 * S, 500, VERDICT_LATE_PREEMPTED},
+        /* The finding: 0.22 s of CPU in 9.5 s, 239 involuntary switches. */
+        {2, 0, 220 * MS, 9500 * MS, 239, VERDICT_LATE_PREEMPTED},
+        {2, 0, 220 * MS, 9500 * MS, 1, VERDICT_LATE_PREEMPTED},
+        {2, 0, 220 * MS, 9500 * MS, 0, VERDICT_LATE_BUSY}, /* never switched out */
+        /* test_busy_lateness_diagnosis: 6.7 s in 10.3 s, 7249 switches. */
+        {19755, 0, 6700 * MS, 10300 * MS, 7249, VERDICT_LATE_BUSY},
+        {100, 0, 2500 * MS, 10 * S, 50, VERDICT_LATE_BUSY}, /* a quarter is busy */
+        {100, 0, 2499 * MS, 10 * S, 50, VERDICT_LATE_PREEMPTED},
+        {100, 0, 0, 0, 50, VERDICT_LATE_BUSY}, /* CPU not known */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        enum verdict_late_cause got =
+            verdict_late_cause(c[i].late, c[i].asleep, c[i].cpu_ns, c[i].wall_ns, c[i].invol);
+        if (got != c[i].want)
+            fail_msg("case %zu: %s, want %s", i, verdict_late_cause_name(got),
+                     verdict_late_cause_name(c[i].want));
+    }
+    assert_string_equal(verdict_late_cause_name(VERDICT_LATE_NONE), "none");
+    assert_string_equal(verdict_late_cause_name(VERDICT_LATE_ASLEEP), "asleep");
+    assert_string_equal(verdict_late_cause_name(VERDICT_LATE_PREEMPTED), "preempted");
+    assert_string_equal(verdict_late_cause_name(VERDICT_LATE_BUSY), "busy");
+}
+
+/* The reason says whose: preempted (with the worker's figures), or busy
+ * (with them too, when known). */
+static void test_preempted_reason(void **state)
+{
+    struct load *l = *state;
+    add(l, 200, MS / 2, 2 * MS, 200, 2 * MS, 1);
+    struct verdict_input in = input(l);
+    in.late_sends = 200;
+    in.cpu_ns = 220 * MS;
+    in.wall_ns = 9500 * MS;
+    in.invol_switches = 239;
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    if (!strstr(v.reason, ": preempted by the OS (the host's fault), not busy: awake when 200 "
+                          "of the 200 sends later than 1ms came due, the worker used 220.00ms "
+                          "of CPU in 9.50s and was switched out 239 times against its will"))
+        fail_msg("reason: \"%s\"", v.reason);
+    in.cpu_ns = 9000 * MS;
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    if (!strstr(v.reason, ": the generator could not keep the schedule (busy when 200 of the 200 "
+                          "sends later than 1ms came due; its workers used 9.00s of CPU in "
+                          "9.50s)"))
+        fail_msg("reason: \"%s\"", v.reason);
+}
+
+/* A warm prefix cache: far above what the workload shares, with enough
+ * requests, and the workload's share known; never otherwise. */
+static void test_cache_carryover(void **state)
+{
+    (void)state;
+    char buf[320];
+    /* The finding: 65.6% cached where the workload shares 11.5%. */
+    assert_int_equal(verdict_cache_carryover(0.656, 0.115, 120, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "65.6%"));
+    assert_non_null(strstr(buf, "11.5%"));
+    assert_non_null(strstr(buf, "the server remembers an earlier run: use another --seed, or "
+                                "restart it"));
+    /* At the margin, not past it; a template's few shared tokens. */
+    assert_int_equal(verdict_cache_carryover(0.315, 0.115, 120, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    assert_int_equal(verdict_cache_carryover(0.267, 0.290, 120, buf, sizeof buf), 0);
+    /* Too few requests, or nothing known to compare with. */
+    assert_int_equal(
+        verdict_cache_carryover(0.9, 0.0, VERDICT_CACHE_MIN_REQUESTS - 1, buf, sizeof buf), 0);
+    assert_int_equal(verdict_cache_carryover(0.9, 0.0, VERDICT_CACHE_MIN_REQUESTS, buf, sizeof buf),
+                     1);
+    assert_int_equal(verdict_cache_carryover(0.9, NAN, 1000, buf, sizeof buf), 0);
+    assert_int_equal(verdict_cache_carryover(NAN, 0.1, 1000, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+}
+
 TEST_MAIN(cmocka_unit_test_setup_teardown(test_max_not_judged, setup, teardown),
           cmocka_unit_test_setup_teardown(test_moved_nothing, setup, teardown),
           cmocka_unit_test_setup_teardown(test_jitter_on_slow_server_is_a_warning, setup, teardown),
@@ -256,4 +348,6 @@ TEST_MAIN(cmocka_unit_test_setup_teardown(test_max_not_judged, setup, teardown),
           cmocka_unit_test_setup_teardown(test_floor, setup, teardown),
           cmocka_unit_test_setup_teardown(test_tolerance, setup, teardown),
           cmocka_unit_test_setup_teardown(test_achieved, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_without_moves, setup, teardown))
+          cmocka_unit_test_setup_teardown(test_without_moves, setup, teardown),
+          cmocka_unit_test(test_cache_carryover), cmocka_unit_test(test_late_cause),
+          cmocka_unit_test_setup_teardown(test_preempted_reason, setup, teardown))
