@@ -69,13 +69,14 @@ enum verdict_late_cause verdict_late_cause(uint64_t late_sends, uint64_t late_as
 
 const char *verdict_late_cause_name(enum verdict_late_cause c)
 {
-    switch (c) {
-    case VERDICT_LATE_ASLEEP: return "asleep";
-    case VERDICT_LATE_PREEMPTED: return "preempted";
-    case VERDICT_LATE_BUSY: return "busy";
-    case VERDICT_LATE_NONE: break;
-    }
-    return "none";
+    static const char *const names[] = {
+        [VERDICT_LATE_NONE] = "none",
+        [VERDICT_LATE_ASLEEP] = "asleep",
+        [VERDICT_LATE_PREEMPTED] = "preempted",
+        [VERDICT_LATE_BUSY] = "busy",
+    };
+    _Static_assert(LL_ARRAY_LEN(names) == VERDICT_LATE_CAUSE_COUNT, "a name for each cause");
+    return (unsigned)c < VERDICT_LATE_CAUSE_COUNT ? names[c] : "none";
 }
 
 /* Whose lateness, as a clause (verdict_late_cause): the OS's or VM's when
@@ -104,7 +105,8 @@ static void whose(const struct verdict_input *in, char *buf, size_t len)
                  (unsigned long long)in->invol_switches);
         return;
     case VERDICT_LATE_BUSY:
-    case VERDICT_LATE_NONE: break;
+    case VERDICT_LATE_NONE:
+    case VERDICT_LATE_CAUSE_COUNT: break;
     }
     if (in->wall_ns > 0)
         snprintf(buf, len,

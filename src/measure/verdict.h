@@ -83,6 +83,7 @@ enum verdict_late_cause {
     VERDICT_LATE_PREEMPTED, /* awake, but the worker used little CPU and the OS
                              * switched it out against its will: the host's fault */
     VERDICT_LATE_BUSY,      /* awake and working: the generator's own limit */
+    VERDICT_LATE_CAUSE_COUNT,
 };
 
 /* A worker that used less than this share of its wall time on a CPU had

@@ -86,33 +86,29 @@ const struct engine_metric *engines_table(size_t *n)
 
 const char *engines_kind_name(enum engine_kind k)
 {
-    switch (k) {
-    case ENGINE_VLLM: return "vllm";
-    case ENGINE_SGLANG: return "sglang";
-    case ENGINE_TGI: return "tgi";
-    case ENGINE_LLAMACPP: return "llamacpp";
-    case ENGINE_TRITON: return "triton";
-    case ENGINE_UNKNOWN:
-    case ENGINE_KIND_COUNT: break;
-    }
-    return "unknown";
+    static const char *const names[] = {
+        [ENGINE_UNKNOWN] = "unknown", [ENGINE_VLLM] = "vllm",         [ENGINE_SGLANG] = "sglang",
+        [ENGINE_TGI] = "tgi",         [ENGINE_LLAMACPP] = "llamacpp", [ENGINE_TRITON] = "triton",
+    };
+    _Static_assert(LL_ARRAY_LEN(names) == ENGINE_KIND_COUNT, "a name for each engine");
+    return (unsigned)k < ENGINE_KIND_COUNT ? names[k] : "unknown";
 }
 
 const char *engines_meaning_name(enum engine_meaning m)
 {
-    switch (m) {
-    case ENGINE_M_WAITING: return "waiting";
-    case ENGINE_M_RUNNING: return "running";
-    case ENGINE_M_KV_USAGE: return "kv_usage";
-    case ENGINE_M_PREEMPTIONS: return "preemptions";
-    case ENGINE_M_TTFT: return "ttft";
-    case ENGINE_M_PROMPT_TOKENS: return "prompt_tokens";
-    case ENGINE_M_GENERATION_TOKENS: return "generation_tokens";
-    case ENGINE_M_REQUEST_SUCCESS: return "request_success";
-    case ENGINE_M_NONE:
-    case ENGINE_MEANING_COUNT: break;
-    }
-    return "none";
+    static const char *const names[] = {
+        [ENGINE_M_NONE] = "none",
+        [ENGINE_M_WAITING] = "waiting",
+        [ENGINE_M_RUNNING] = "running",
+        [ENGINE_M_KV_USAGE] = "kv_usage",
+        [ENGINE_M_PREEMPTIONS] = "preemptions",
+        [ENGINE_M_TTFT] = "ttft",
+        [ENGINE_M_PROMPT_TOKENS] = "prompt_tokens",
+        [ENGINE_M_GENERATION_TOKENS] = "generation_tokens",
+        [ENGINE_M_REQUEST_SUCCESS] = "request_success",
+    };
+    _Static_assert(LL_ARRAY_LEN(names) == ENGINE_MEANING_COUNT, "a name for each meaning");
+    return (unsigned)m < ENGINE_MEANING_COUNT ? names[m] : "none";
 }
 
 int engines_prompt_excludes_cached(enum engine_kind k)

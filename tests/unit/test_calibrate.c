@@ -103,17 +103,15 @@ static void test_save_load(void **state)
     free(p);
 
     /* Files that do not load: LL_E_INVAL and a message naming the field. */
-    static const struct {
-        const char *json, *want;
-    } bad[] = {
+    static const struct bad_input bad[] = {
         {"{\"slope\": 0, \"intercept\": 1}", "slope: expected a number in (0, 100]"},
         {"{\"slope\": 1, \"intercept\": 1, \"sloop\": 2}", "sloop: unknown field"},
         {"{\"slope\": 1}", "intercept"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        p = tmp_path(bad[i].json);
+        p = tmp_path(bad[i].in);
         assert_int_equal(calib_fit_load(p, &b, err, sizeof err), LL_E_INVAL);
-        assert_message_has(err, bad[i].want, bad[i].json);
+        assert_message_has(err, bad[i].why, bad[i].in);
         unlink(p);
         free(p);
     }

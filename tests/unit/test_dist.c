@@ -287,9 +287,7 @@ static void test_nonneg(void **state)
 {
     (void)state;
     char err[256];
-    static const struct {
-        const char *spec, *msg;
-    } bad[] = {
+    static const struct bad_input bad[] = {
         {"-1", "fixed: N must be >= 0 for a quantity that cannot be "
                "negative, got -1"},
         {"uniform:-5,10", "uniform: A must be >= 0 for a quantity that "
@@ -297,18 +295,17 @@ static void test_nonneg(void **state)
         {"normal:-3,1", "normal: MU must be >= 0 for a quantity that cannot "
                         "be negative, got -3"},
         {"normal:3,1,min=-1", "normal: min= must be >= 0, got -1"},
-        {"exponential:3,max=-0.5",
-         "exponential: max= must be >= 0, got -0.5"},
+        {"exponential:3,max=-0.5", "exponential: max= must be >= 0, got -0.5"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
         struct dist d;
         /* max=-0.5 with an exponential keeps no mass: parse may refuse
          * first, which is as good; otherwise the check must. */
-        if (dist_parse(bad[i].spec, DIST_UNIT_NONE, &d, err, sizeof(err)))
+        if (dist_parse(bad[i].in, DIST_UNIT_NONE, &d, err, sizeof(err)))
             continue;
         assert_int_equal(dist_require_nonneg(&d, err, sizeof(err)),
                          LL_E_INVAL);
-        assert_string_equal(err, bad[i].msg);
+        assert_string_equal(err, bad[i].why);
     }
     /* normal without min gets min=0, shown by dist_format; samples are
      * never negative even though MU is only 1 SD above 0. */

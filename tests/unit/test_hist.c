@@ -377,9 +377,7 @@ static void test_string_round_trip(void **state)
 static void test_string_rejects(void **state)
 {
     (void)state;
-    static const struct {
-        const char *in, *why;
-    } bad[] = {
+    static const struct bad_input bad[] = {
         {"", "starting with \"llh1\""},
         {"llh2 0 0 0 0 0 0", "starting with \"llh1\""},
         {"llh1 0 0 0 0 0", "a number for overflow"},

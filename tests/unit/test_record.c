@@ -611,9 +611,7 @@ static void test_read_back_absent(void **state)
 static void test_read_bad_lines(void **state)
 {
     (void)state;
-    static const struct {
-        const char *line, *why;
-    } bad[] = {
+    static const struct bad_input bad[] = {
         {"nope", "not JSON"},
         {"{\"id\":1}", "a record needs \"id\" and \"kind\""},
         {"[1,2]", "a record needs \"id\" and \"kind\""},
@@ -626,9 +624,10 @@ static void test_read_bad_lines(void **state)
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
         struct record r;
         char err[200] = "";
-        assert_int_equal(record_parse_jsonl(bad[i].line, strlen(bad[i].line), &r, NULL, 0,
-                                            err, sizeof err), LL_E_INVAL);
-        assert_message_has(err, bad[i].why, bad[i].line);
+        assert_int_equal(
+            record_parse_jsonl(bad[i].in, strlen(bad[i].in), &r, NULL, 0, err, sizeof err),
+            LL_E_INVAL);
+        assert_message_has(err, bad[i].why, bad[i].in);
     }
 }
 

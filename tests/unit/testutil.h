@@ -90,4 +90,9 @@ double svgtest_num(const char *tag, const char *name);
 size_t svgtest_collect(const char *s, size_t len, const char *prefix, const char *series,
                        const char *a, const char *b, double *xs, double *ys, size_t max);
 
+/* One input a parser must refuse, and what its message must say. */
+struct bad_input {
+    const char *in, *why;
+};
+
 #endif
