@@ -1071,6 +1071,7 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     info->seed = cfg->workload.seed;
     info->interrupted = res->interrupted;
     info->records_written = res->records_written;
+    info->prompts = driver_prompts(cfg);
     if (slo_is_set(&cfg->slo)) {
         slo_format(&cfg->slo, slo_buf, slo_len);
         info->slo = slo_buf;

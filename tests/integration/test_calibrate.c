@@ -366,6 +366,143 @@ static void test_calibrated_run_bytes2(void **state)
     harness_tmp_end();
 }
 
+/* How many times needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The ratio in "the server counted 1.92x the requested" of text; fails
+ * the test when text has none. */
+static double warned_ratio(const char *text)
+{
+    const char *p = strstr(text, "the server counted ");
+    if (!p)
+        fail_msg("no \"the server counted\" in: %s", text);
+    return strtod(p + strlen("the server counted "), NULL);
+}
+
+/* (d) No calibration against bytes2 (issue 16, finding 5): a chat prompt
+ * of N "tokens" is N words, which the server counts as about 1.77 a word
+ * plus its 10 template tokens: 2.07x at 32, 1.80x at 256. Every request's
+ * server count is the hand count; the run warns once on stderr with the
+ * ratio of its first responses (a subset of the requests, so between the
+ * least and the most of theirs), and summary.json gives the ratio over all
+ * of them, exactly, and the same warning with the fix. */
+static void test_prompt_warning_bytes2(void **state)
+{
+    (void)state;
+    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    const char *rargs[] = {"--rate",
+                           "200",
+                           "--requests",
+                           "40",
+                           "--seed",
+                           "11",
+                           "--prompt-tokens",
+                           "uniform:32,256",
+                           "--output-tokens",
+                           "1",
+                           NULL};
+    char *e = NULL;
+    char *res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, &e);
+    struct harness_recs *recs = harness_requests_load(res);
+    assert_int_equal(recs->n, 40);
+    double lo = 1e9, hi = 0, sum_req = 0, sum_srv = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        int64_t want = harness_ival_req(r, "prompt_tokens");
+        int64_t got = harness_ival_req(r, "prompt_tokens_server");
+        int64_t id = harness_ival_req(r, "id");
+        assert_true(want >= 32 && want <= 256);
+        assert_int_equal(got, (int64_t)hand_prompt_tokens(11, (uint64_t)id, (uint32_t)want) +
+                                  BYTES2_CHAT_ONE_MESSAGE);
+        double ratio = (double)got / (double)want;
+        lo = ratio < lo ? ratio : lo;
+        hi = ratio > hi ? ratio : hi;
+        sum_req += (double)want;
+        sum_srv += (double)got;
+    }
+    double truth = sum_srv / sum_req;
+    /* The word list's 113/64 tokens a word (check_fit), the nonce's -1/16
+     * and the template's 10 a request. */
+    ASSERT_NEAR(truth, (113.0 / 64 * sum_req + (10 - 0.0625) * 40) / sum_req, 0.01);
+    assert_true(hi - lo > 0.1);
+    fprintf(stderr,
+            "uncalibrated bytes2 chat, 32-256 tokens: the server counted %.4fx "
+            "(requests %.4f to %.4f)\n",
+            truth, lo, hi);
+    assert_int_equal(count_of(e, "warning: the server counted"), 1);
+    double live = warned_ratio(e);
+    if (live < lo - 0.005 || live > hi + 0.005)
+        fail_msg("the run's warning says %.2fx, outside the requests' %.4f..%.4f", live, lo, hi);
+    assert_non_null(strstr(e, "llmload calibrate"));
+
+    json_t *sj = harness_summary_load(res);
+    json_t *tok = json_object_get(sj, "tokens");
+    assert_int_equal(harness_ival_req(tok, "prompt_reported"), 40);
+    ASSERT_REL(harness_num(tok, "prompt_ratio"), truth, 1e-12);
+    ASSERT_NEAR(harness_num(tok, "prompt_error_min"), lo - 1, 1e-12);
+    ASSERT_NEAR(harness_num(tok, "prompt_error_max"), hi - 1, 1e-12);
+    const char *w = harness_sval(sj, "prompt_warning");
+    char want[64];
+    snprintf(want, sizeof want, "the server counted %.2fx", truth);
+    if (!strstr(w, want) || !strstr(w, "over 40 ok requests") || !strstr(w, "--calibration"))
+        fail_msg("summary.json prompt_warning: expected \"%s\" over 40 and the fix: %s", want, w);
+    json_decref(sj);
+    harness_recs_free(recs);
+    harness_results_free(res);
+    free(e);
+
+    /* The default tokenizer counts a word as a token: no warning, ratio 1. */
+    harness_sim_teardown(NULL);
+    const char *wargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(wargs);
+    res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, &e);
+    assert_null(strstr(e, "the server counted"));
+    sj = harness_summary_load(res);
+    assert_true(harness_is_null(sj, "prompt_warning"));
+    ASSERT_NEAR(harness_num(sj, "tokens.prompt_ratio"), 1.0, 1e-12);
+    json_decref(sj);
+    harness_results_free(res);
+    free(e);
+    harness_sim_teardown(NULL);
+}
+
+/* (e) A server whose context is shorter than its count of the default
+ * prompt (256 words, about 462 tokens on bytes2 chat, in a KV cache of
+ * 300): every request gets a 400 (llama-server's case in issue 16). With
+ * no calibration the run says, once on stderr and in summary.json, that
+ * all failed with a 4xx and what to do. */
+static void test_all_4xx_uncalibrated(void **state)
+{
+    (void)state;
+    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant",
+                           "--kv-tokens", "300",    NULL};
+    harness_cur_sim_start(sargs);
+    const char *rargs[] = {"--rate", "200", "--requests", "24", "--output-tokens", "1", NULL};
+    char *e = NULL;
+    char *res = harness_run_client(NULL, rargs, 6, &e);
+    assert_int_equal(count_of(e, "warning: all "), 1);
+    assert_non_null(strstr(e, "requests failed with a 4xx, and the prompts had no calibration"));
+    json_t *sj = harness_summary_load(res);
+    assert_int_equal(
+        harness_ival_req(json_object_get(json_object_get(sj, "requests"), "by_kind"), "http_4xx"),
+        24);
+    const char *w = harness_sval(sj, "prompt_warning");
+    if (!strstr(w, "all 24 requests failed with a 4xx") || !strstr(w, "llmload calibrate"))
+        fail_msg("summary.json prompt_warning: %s", w);
+    json_decref(sj);
+    harness_results_free(res);
+    free(e);
+    harness_sim_teardown(NULL);
+}
+
 /* A server that is not there: a one-line reason and exit 3, no file. */
 static void test_calibrate_no_server(void **state)
 {
@@ -449,5 +586,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_calibrate_sim, harness_sim_teardown)
              cmocka_unit_test_teardown(test_calibrate_bytes2_usage, teardown_all),
              cmocka_unit_test_teardown(test_calibrate_bytes2_tokenize, teardown_all),
              cmocka_unit_test_teardown(test_calibrated_run_bytes2, teardown_all),
+             cmocka_unit_test_teardown(test_prompt_warning_bytes2, teardown_all),
+             cmocka_unit_test_teardown(test_all_4xx_uncalibrated, teardown_all),
              cmocka_unit_test(test_calibrate_no_server),
              cmocka_unit_test_teardown(test_calibrate_tls_options, teardown_tls))
