@@ -139,7 +139,8 @@ static char *calibrate_into(const char *path, char **e)
 /* calibrate_into <harness_cur_tmp>/cal.json (harness_tmp_begin first; cal
  * gets the path): its summary must say it fit 10 probes counted by source,
  * and stderr must contain warn, or when warn is NULL no warning. */
-static void calibrate_expect(char *cal, size_t len, const char *source, const char *warn)
+static void calibrate_expect(char *cal, size_t len, const char *source, const char *warn,
+                             const char *note)
 {
     harness_tmp_begin();
     harness_tmp_path(cal, len, "cal.json");
@@ -153,6 +154,10 @@ static void calibrate_expect(char *cal, size_t len, const char *source, const ch
         assert_non_null(strstr(e, warn));
     else
         assert_null(strstr(e, "warning"));
+    if (note != NULL && strstr(o, note) == NULL)
+        fail_msg("calibrate printed no \"%s\":\n%s", note, o);
+    if (note == NULL)
+        assert_null(strstr(o, "note:"));
     free(o);
     free(e);
 }
@@ -169,6 +174,11 @@ static void test_calibrate_sim(void **state)
 
     char *o = calibrate_into(cal, NULL);
     assert_non_null(strstr(o, "1.0000 tokens per word"));
+    /* One token a word and nothing added: every prompt of the spread hits
+     * its length, and there is no template to note. */
+    assert_non_null(strstr(o, "calibrate: spread: 48 prompts built by the fit for 32 to 1024 "
+                              "tokens came out +0.0% to +0.0% of their length (mean +0.0%)"));
+    assert_null(strstr(o, "note:"));
     free(o);
     struct calib_fit fit;
     char err[300];
@@ -179,6 +189,8 @@ static void test_calibrate_sim(void **state)
     assert_int_equal(fit.probes, PROBES);
     assert_string_equal(fit.source, "usage");
     assert_string_equal(fit.model, "llmload-sim");
+    assert_int_equal(fit.spread.requests, 48);
+    assert_true(fit.spread.error_min == 0 && fit.spread.error_max == 0);
 
     const char *rargs[] = {"run", "--url", url, "--out", res, "--quiet", "--rate", "100",
                            "--requests", "30", "--prompt-tokens", "uniform:20,400",
@@ -238,13 +250,69 @@ static void check_fit(const char *cal, uint32_t special, const char *source)
             slope, fit.intercept, intercept, special - 0.0625, fit.residual);
 }
 
+/* What calibprobe.c measures the spread with: its seed, target lengths
+ * and prompts per target. */
+#define SPREAD_SEED 0x737072656164ULL
+static const unsigned spread_targets[] = {32, 64, 128, 256, 512, 1024};
+#define SPREAD_PER_TARGET 8
+
+/* The saved spread against the hand count of every prompt it sent: the
+ * targets at least twice the intercept and within the longest probe's
+ * count, 8 prompts each of the fit's words for the target (a calibrated
+ * run's), counted by bytes2 plus `special`; the extremes and the mean of
+ * (count - target) / target. */
+static void check_spread(const char *cal, uint32_t special)
+{
+    struct calib_fit fit;
+    char err[300];
+    assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);
+    struct workload_calib wc = {fit.slope, fit.intercept};
+    double longest = hand_prompt_tokens(PROBE_SEED, PROBES - 1, probe_words[PROBES - 1]) + special;
+    double lo = 1e9, hi = -1e9, sum = 0;
+    size_t n = 0, nt = 0;
+    for (size_t t = 0; t < LL_ARRAY_LEN(spread_targets); t++) {
+        unsigned target = spread_targets[t];
+        if (target < 2 * fit.intercept || target > longest)
+            continue;
+        assert_true(nt < fit.spread.n_targets);
+        assert_int_equal(fit.spread.targets[nt++], target);
+        uint32_t words = workload_calib_words(&wc, target);
+        for (unsigned k = 0; k < SPREAD_PER_TARGET; k++) {
+            double got =
+                hand_prompt_tokens(SPREAD_SEED, t * SPREAD_PER_TARGET + k, words) + special;
+            double e = (got - target) / target;
+            lo = e < lo ? e : lo;
+            hi = e > hi ? e : hi;
+            sum += e;
+            n++;
+        }
+    }
+    assert_int_equal(fit.spread.n_targets, nt);
+    assert_int_equal(fit.spread.requests, n);
+    assert_true(n >= 5 * SPREAD_PER_TARGET);
+    ASSERT_NEAR(fit.spread.error_min, lo, 1e-12);
+    ASSERT_NEAR(fit.spread.error_max, hi, 1e-12);
+    ASSERT_NEAR(fit.spread.error_mean, sum / (double)n, 1e-12);
+    /* The word mix keeps a bytes2 prompt within about a token of its
+     * target (test_calibrated_run_bytes2): 3% at 32 tokens. */
+    assert_true(lo > -0.035 && hi < 0.035);
+    fprintf(stderr, "spread: %zu prompts of %u to %u tokens, %+.2f%% to %+.2f%% (mean %+.2f%%)\n",
+            n, fit.spread.targets[0], fit.spread.targets[nt - 1], 100 * lo, 100 * hi,
+            100 * sum / (double)n);
+}
+
 /* Start the sim with the bytes2 tokenizer and the instant profile, and
  * calibrate against it through usage into cal (calibrate_expect). */
 static void bytes2_calibrated(char *cal, size_t len)
 {
     const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
-    calibrate_expect(cal, len, "usage", NULL);
+    /* The template's 10 tokens less the nonce's 1/16 (check_fit): 9.9. */
+    calibrate_expect(cal, len, "usage", NULL,
+                     "calibrate: note: the server adds 9.9 tokens to every prompt (its "
+                     "template, a BOS): a prompt under 20 tokens (twice that) is mostly "
+                     "template and keeps its length worse, and one under 12 (the template and "
+                     "one word) cannot be reached; a run warns when it asks for them");
 }
 
 /* (a) bytes2 through usage: chat prompts of one message, 10 template
@@ -255,6 +323,7 @@ static void test_calibrate_bytes2_usage(void **state)
     char cal[600];
     bytes2_calibrated(cal, sizeof cal);
     check_fit(cal, BYTES2_CHAT_ONE_MESSAGE, "usage");
+    check_spread(cal, BYTES2_CHAT_ONE_MESSAGE);
     harness_sim_teardown(NULL);
     harness_tmp_end();
 }
@@ -296,8 +365,9 @@ static void test_calibrate_bytes2_tokenize(void **state)
     free(resp);
 
     char cal[600];
-    calibrate_expect(cal, sizeof cal, "tokenize", "does not count the chat template");
+    calibrate_expect(cal, sizeof cal, "tokenize", "does not count the chat template", NULL);
     check_fit(cal, BYTES2_BOS, "tokenize");
+    check_spread(cal, BYTES2_BOS);
     harness_sim_teardown(NULL);
     harness_tmp_end();
 }
