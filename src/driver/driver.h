@@ -22,6 +22,7 @@
 #include "measure/summary.h"
 #include "measure/verdict.h"
 #include "workload/arrival.h"
+#include "workload/calibrate.h"
 #include "workload/dist.h"
 #include "workload/trace.h"
 #include "workload/workload.h"
@@ -77,6 +78,9 @@ struct run_config {
                                          lateness may move (measure/verdict.h); 0 = default */
     uint32_t threads;                 /* worker threads (>= 1) */
     struct workload workload;
+    /* The fit behind workload.calib (--calibration FILE, --calibrate auto),
+     * for run.json; zero when there is none. */
+    struct calib_fit calib_fit;
     /* Replay: when set (LOAD_OPEN), the arrivals are the trace's entries
      * at trace_scaled_sched_ns(trace, i, trace_factor), their requests from
      * replay_spec; arrival and workload lengths are unused. Borrowed. */

@@ -129,7 +129,7 @@ void summary_prompt_warning(char *buf, size_t len, uint64_t requested, uint64_t 
     switch (prompts) {
     case SUMMARY_PROMPTS_SYNTHETIC:
         fix = "; fit the server's tokenizer with `llmload calibrate --url BASE` and run with "
-              "`--calibration FILE` (docs/workload.md)";
+              "`--calibration FILE`, or run with `--calibrate auto` (docs/workload.md)";
         break;
     case SUMMARY_PROMPTS_CALIBRATED:
         fix = " even with the calibration: a prompt shorter than about twice the fit's "
@@ -150,8 +150,8 @@ void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n)
              "all %" PRIu64 " requests failed with a 4xx, and the prompts had no "
              "calibration: if the server counts more tokens than asked (another tokenizer), "
              "they may pass its context (a record's detail says); fit its tokenizer with "
-             "`llmload calibrate --url BASE` and run with `--calibration FILE` "
-             "(docs/workload.md)",
+             "`llmload calibrate --url BASE` and run with `--calibration FILE`, or run with "
+             "`--calibrate auto` (docs/workload.md)",
              n);
 }
 

@@ -512,6 +512,7 @@ static void test_prompt_warning_bytes2(void **state)
     if (live < lo - 0.005 || live > hi + 0.005)
         fail_msg("the run's warning says %.2fx, outside the requests' %.4f..%.4f", live, lo, hi);
     assert_non_null(strstr(e, "llmload calibrate"));
+    assert_non_null(strstr(e, "--calibrate auto"));
 
     json_t *sj = harness_summary_load(res);
     json_t *tok = json_object_get(sj, "tokens");
@@ -571,6 +572,186 @@ static void test_all_4xx_uncalibrated(void **state)
     harness_results_free(res);
     free(e);
     harness_sim_teardown(NULL);
+}
+
+/* The fraction of records whose prompt_tokens_server is within `within`
+ * of prompt_tokens, and the ratio of the sums. All must be ok. */
+static double agreement(const char *res, double within, double *ratio, size_t *n)
+{
+    struct harness_recs *recs = harness_requests_load(res);
+    double req = 0, srv = 0;
+    size_t close = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        double want = (double)harness_ival_req(r, "prompt_tokens");
+        double got = (double)harness_ival_req(r, "prompt_tokens_server");
+        req += want;
+        srv += got;
+        close += fabs(got - want) <= within * want;
+    }
+    *ratio = srv / req;
+    *n = recs->n;
+    harness_recs_free(recs);
+    return (double)close / (double)*n;
+}
+
+/* (f) --calibrate auto on the server of (e), where every request of an
+ * uncalibrated run failed: the run calibrates first (the long probes
+ * refused by the short context, the fit from the rest), then every
+ * request is ok, the server counts what was asked within a few percent
+ * (the word mix's token of rounding: 1.6% at 64 tokens), nothing warns,
+ * and run.json records the fit. A sweep takes the flag too. */
+static void test_calibrate_auto(void **state)
+{
+    (void)state;
+    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant",
+                           "--kv-tokens", "300",    NULL};
+    harness_cur_sim_start(sargs);
+    const char *rargs[] = {"--rate",
+                           "200",
+                           "--requests",
+                           "24",
+                           "--output-tokens",
+                           "1",
+                           "--prompt-tokens",
+                           "uniform:64,256",
+                           "--calibrate",
+                           "auto",
+                           NULL};
+    char *e = NULL;
+    char *res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, &e);
+    double ratio;
+    size_t n;
+    double close = agreement(res, 0.02, &ratio, &n);
+    assert_int_equal(n, 24);
+    fprintf(stderr, "--calibrate auto: %.0f%% of requests within 2%%, server/requested %.4f\n",
+            100 * close, ratio);
+    assert_true(close == 1.0);
+    ASSERT_NEAR(ratio, 1.0, 0.01);
+    assert_non_null(strstr(e, "calibrate: probe 6 (256 words) refused"));
+    assert_non_null(strstr(e, "over 6 probes (usage)"));
+    assert_non_null(strstr(e, "calibrate: spread: "));
+    assert_null(strstr(e, "warning"));
+    json_t *sj = harness_summary_load(res);
+    assert_true(harness_is_null(sj, "prompt_warning"));
+    json_decref(sj);
+    json_t *rj = harness_json_load(res, "run.json");
+    json_t *k = json_object_get(json_object_get(rj, "config"), "calibration");
+    assert_true(json_is_true(json_object_get(k, "auto")));
+    assert_true(harness_is_null(k, "file"));
+    json_t *fit = json_object_get(k, "fit");
+    assert_int_equal(harness_ival_req(fit, "probes"), 6);
+    ASSERT_NEAR(harness_num(fit, "slope"), 113.0 / 64.0, 0.01);
+    ASSERT_NEAR(harness_num(fit, "intercept"), BYTES2_CHAT_ONE_MESSAGE - 0.0625, 0.5);
+    ASSERT_REL(harness_num(k, "tokens_per_word"), harness_num(fit, "slope"), 1e-12);
+    assert_true(harness_num(fit, "spread.requests") >= 8);
+    json_decref(rj);
+    harness_results_free(res);
+    free(e);
+
+    /* A sweep: one short step and its recovery, calibrated first. */
+    const char *wargs[] = {"--rates",     "40",   "--step-duration", "1s",
+                           "--warmup",    "0s",   "--output-tokens", "1",
+                           "--calibrate", "auto", "--no-metrics",    "--no-recovery",
+                           NULL};
+    char *err = NULL;
+    res = harness_sweep_ok(wargs, 120, NULL, &err);
+    close = agreement(res, 0.02, &ratio, &n);
+    fprintf(stderr, "sweep --calibrate auto: %zu requests, %.0f%% within 2%%, ratio %.4f\n", n,
+            100 * close, ratio);
+    assert_true(n >= 20);
+    assert_true(close == 1.0);
+    assert_null(strstr(err, "the server counted"));
+    rj = harness_json_load(res, "run.json");
+    k = json_object_get(json_object_get(rj, "config"), "calibration");
+    assert_true(json_is_true(json_object_get(k, "auto")));
+    json_decref(rj);
+    harness_results_free(res);
+    free(err);
+}
+
+/* (g) A calibration and prompts near its intercept: the run warns before
+ * its load how many of the lengths drawn ask for fewer than twice the
+ * intercept (counted here from the records: the same draws), and that
+ * the shortest, under the template and one word, cannot be reached. */
+static void test_calibrated_short_prompts(void **state)
+{
+    (void)state;
+    char cal[600];
+    bytes2_calibrated(cal, sizeof cal);
+    struct calib_fit fit;
+    char err[300];
+    assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);
+    const char *rargs[] = {"--rate",
+                           "200",
+                           "--requests",
+                           "30",
+                           "--prompt-tokens",
+                           "uniform:4,60",
+                           "--output-tokens",
+                           "1",
+                           "--calibration",
+                           cal,
+                           NULL};
+    char *e = NULL;
+    char *res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, &e);
+    struct harness_recs *recs = harness_requests_load(res);
+    int below = 0, shortest = 1 << 30;
+    for (size_t i = 0; i < recs->n; i++) {
+        int t = (int)harness_ival_req(recs->items[i], "prompt_tokens");
+        if (t < 2 * fit.intercept) {
+            below++;
+            shortest = t < shortest ? t : shortest;
+        }
+    }
+    harness_recs_free(recs);
+    assert_true(below > 0 && shortest < fit.intercept + fit.slope);
+    char want[200];
+    snprintf(want, sizeof want,
+             "warning: %d of 30 prompt lengths drawn ask for fewer than 20 "
+             "tokens, twice the calibration's intercept of 9.9",
+             below);
+    if (!strstr(e, want))
+        fail_msg("no \"%s\" in:\n%s", want, e);
+    snprintf(want, sizeof want,
+             "the shortest, %d, is under the 12 of the template and one "
+             "word and cannot be reached",
+             shortest);
+    if (!strstr(e, want))
+        fail_msg("no \"%s\" in:\n%s", want, e);
+    harness_results_free(res);
+    free(e);
+
+    /* Lengths of twice the intercept and more: no warning. */
+    const char *longer[] = {
+        "--rate", "200",           "--requests", "10", "--prompt-tokens", "20", "--output-tokens",
+        "1",      "--calibration", cal,          NULL};
+    res = harness_run_client(NULL, longer, HARNESS_RC_OK_OR_INVALID, &e);
+    assert_null(strstr(e, "warning"));
+    harness_results_free(res);
+    free(e);
+    harness_sim_teardown(NULL);
+    harness_tmp_end();
+}
+
+/* --calibrate's bad uses: one line naming the flag, exit 2. */
+static void test_calibrate_flag_errors(void **state)
+{
+    (void)state;
+    const char *a[] = {"run", "--rate", "5", "--calibrate", "yes", NULL};
+    harness_expect_usage(a, "--calibrate: expected auto, got \"yes\"");
+    const char *b[] = {"run",  "--rate",        "5",      "--calibrate",
+                       "auto", "--calibration", "x.json", NULL};
+    harness_expect_usage(b, "--calibrate and --calibration: pick one");
+    const char *c[] = {
+        "run",          "--rate", "5", "--calibrate", "auto", "--api", "openai-completions",
+        "--prompt-ids", NULL};
+    harness_expect_usage(c, "--calibrate applies to text prompts only");
+    const char *d[] = {"replay", "t.jsonl", "--calibrate", "auto", NULL};
+    harness_expect_usage(d, "--calibrate: applies to llmload run");
+    const char *f[] = {"sweep", "--rates", "5", "--calibrate", "auto", "--dataset", "d.json", NULL};
+    harness_expect_usage(f, "--calibrate: --dataset prompts are sent verbatim");
 }
 
 /* A server that is not there: a one-line reason and exit 3, no file. */
@@ -658,5 +839,8 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_calibrate_sim, harness_sim_teardown)
              cmocka_unit_test_teardown(test_calibrated_run_bytes2, teardown_all),
              cmocka_unit_test_teardown(test_prompt_warning_bytes2, teardown_all),
              cmocka_unit_test_teardown(test_all_4xx_uncalibrated, teardown_all),
+             cmocka_unit_test_teardown(test_calibrate_auto, teardown_all),
+             cmocka_unit_test_teardown(test_calibrated_short_prompts, teardown_all),
+             cmocka_unit_test(test_calibrate_flag_errors),
              cmocka_unit_test(test_calibrate_no_server),
              cmocka_unit_test_teardown(test_calibrate_tls_options, teardown_tls))

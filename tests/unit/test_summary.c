@@ -479,6 +479,7 @@ static void test_prompt_note(void **state)
                        "requests): prompts are 115% longer than asked",
                        "synthetic");
     assert_message_has(buf, "`llmload calibrate --url BASE`", "synthetic");
+    assert_message_has(buf, "`--calibrate auto`", "synthetic");
     summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_CALIBRATED, &warning);
     assert_message_has(buf, "even with the calibration", "calibrated");
     summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_OTHER, &warning);
