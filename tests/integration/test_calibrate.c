@@ -214,6 +214,13 @@ static void test_calibrate_sim(void **state)
     assert_non_null(rj);
     json_t *k = json_object_get(json_object_get(rj, "config"), "calibration");
     ASSERT_NEAR(json_number_value(json_object_get(k, "tokens_per_word")), 1.0, 1e-9);
+    /* The file, and the whole fit it held. */
+    assert_string_equal(harness_sval(k, "file"), cal);
+    assert_true(json_is_false(json_object_get(k, "auto")));
+    json_t *kf = json_object_get(k, "fit");
+    assert_string_equal(harness_sval(kf, "model"), "llmload-sim");
+    assert_int_equal(harness_ival_req(kf, "probes"), PROBES);
+    assert_int_equal(harness_num(kf, "spread.requests"), 48);
     json_decref(rj);
     harness_rm_rf(dir);
     free(dir);
