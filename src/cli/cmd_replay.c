@@ -110,6 +110,7 @@ static int reject_generator_flags(const struct run_opts *o, char *err, size_t er
         {o->lengths, "--lengths"},
         {o->dataset, "--dataset"},
         {o->calibration, "--calibration"},
+        {o->calibrate, "--calibrate"},
         {o->cancel_after_tokens, "--cancel-after-tokens"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++) {

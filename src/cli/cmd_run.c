@@ -640,6 +640,8 @@ int run_main(int argc, char **argv)
     struct run_setup rs;
     struct run_live live = {0};
     int exit_code = run_setup_open(&rs, o, &cfg);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_setup_calibrate(&rs, o, &cfg);
     if (exit_code == LL_EXIT_OK) {
         json_t *config = runopts_config_json(o, &cfg, rs.target.model);
         exit_code = run_setup_results(&rs, o, "run", session_config_json(config, &cfg), &cfg);

@@ -130,7 +130,8 @@ static void sweep_usage(FILE *f)
         "--arrival constant|poisson|gamma, --burstiness, --seed, --prompt-tokens,\n"
         "--output-tokens, --timeout-*, --threads, --out, --force, --grace, --max-line,\n"
         "--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
-        "--cancel-*, --prompt-ids); see llmload run --help for their defaults.\n"
+        "--cancel-*, --prompt-ids, --calibration, --calibrate auto: the fit made once,\n"
+        "before the first step); see llmload run --help for their defaults.\n"
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit to\n"
         "judge), 2 bad flags, 3 could not run, 6 no step had an ok request, 7 an\n"
@@ -927,6 +928,8 @@ int sweep_job_run(struct sweep_job *j)
 
     /* run_setup_open blocks SIGINT and SIGTERM until run_setup_close. */
     int exit_code = run_setup_open(&rs, &j->o, &j->cfg);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_setup_calibrate(&rs, &j->o, &j->cfg);
     if (exit_code != LL_EXIT_OK)
         goto out;
     iso_now(started, sizeof started);

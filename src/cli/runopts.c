@@ -91,31 +91,37 @@ static const struct runopts_flag common_flags[] = {
     VALUE("lengths", lengths),
     VALUE("dataset", dataset),
     VALUE("calibration", calibration),
+    VALUE("calibrate", calibrate),
     SET("prompt-ids", prompt_ids),
 };
 #undef VALUE
 #undef SET
 
 const char runopts_workload_help[] =
-"Workload realism (docs/workload.md):\n"
-"  --workload FILE          traffic classes (JSON): weights, lengths, API, prefix groups,\n"
-"                           cancellations and SLOs per class; records carry the class\n"
-"  --prefix-fraction F      share of requests that begin with a shared prefix (0..1, default 0)\n"
-"  --prefix-groups P        number of distinct shared prefixes (default 1)\n"
-"  --prefix-tokens L        length of each shared prefix, tokens\n"
-"  --all-unique             every prompt unique: turn all prefix sharing off (flags and file)\n"
-"  --cancel-fraction F      share of clients that disconnect mid-stream (0..1)\n"
-"  --cancel-after DIST      ...after a drawn time from the send (e.g. exponential:2s)\n"
-"  --cancel-after-tokens DIST  ...or after a drawn number of output events\n"
-"  --lengths empirical:FILE (input, output) pairs drawn jointly, one observed row per request\n"
-"  --dataset FILE           prompts from a ShareGPT JSON or JSONL file, sent verbatim; lengths\n"
-"                           from the data (--output-tokens when an entry has none)\n"
-"  --calibration FILE       scale synthetic prompts by a fit from llmload calibrate\n"
-"  --prompt-ids             send each synthetic prompt as token IDs (\"prompt\": [ids]):\n"
-"                           lengths exact on any server that takes IDs; needs\n"
-"                           --api openai-completions (not with --dataset or --sessions)\n"
-"  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
-"                           the system; each refusal is a client_dropped record (default: none)\n";
+    "Workload realism (docs/workload.md):\n"
+    "  --workload FILE          traffic classes (JSON): weights, lengths, API, prefix groups,\n"
+    "                           cancellations and SLOs per class; records carry the class\n"
+    "  --prefix-fraction F      share of requests that begin with a shared prefix (0..1, default "
+    "0)\n"
+    "  --prefix-groups P        number of distinct shared prefixes (default 1)\n"
+    "  --prefix-tokens L        length of each shared prefix, tokens\n"
+    "  --all-unique             every prompt unique: turn all prefix sharing off (flags and file)\n"
+    "  --cancel-fraction F      share of clients that disconnect mid-stream (0..1)\n"
+    "  --cancel-after DIST      ...after a drawn time from the send (e.g. exponential:2s)\n"
+    "  --cancel-after-tokens DIST  ...or after a drawn number of output events\n"
+    "  --lengths empirical:FILE (input, output) pairs drawn jointly, one observed row per request\n"
+    "  --dataset FILE           prompts from a ShareGPT JSON or JSONL file, sent verbatim; "
+    "lengths\n"
+    "                           from the data (--output-tokens when an entry has none)\n"
+    "  --calibration FILE       scale synthetic prompts by a fit from llmload calibrate\n"
+    "  --calibrate auto         calibrate against the target first (llmload calibrate's probes)\n"
+    "                           and scale synthetic prompts by that fit\n"
+    "  --prompt-ids             send each synthetic prompt as token IDs (\"prompt\": [ids]):\n"
+    "                           lengths exact on any server that takes IDs; needs\n"
+    "                           --api openai-completions (not with --dataset or --sessions)\n"
+    "  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
+    "                           the system; each refusal is a client_dropped record (default: "
+    "none)\n";
 
 int runopts_errf(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -440,12 +446,27 @@ out:
     return rc;
 }
 
-/* --prompt-tokens / --output-tokens empirical:FILE, --lengths and
- * --dataset into wl (checked against --workload by the caller). What it
- * loaded stays in wl, for runopts_workload_free, even on an error. */
-static int runopts_workload_files(const struct run_opts *o, struct workload *wl, char *err,
-                                  size_t errlen)
+/* --prompt-tokens / --output-tokens empirical:FILE, --lengths, --dataset
+ * and --calibration FILE into wl (checked against --workload by the
+ * caller), the fit into *fit; --calibrate checked (its fit comes later,
+ * run_setup_calibrate). What it loaded stays in wl, for
+ * runopts_workload_free, even on an error. */
+static int runopts_workload_files(const struct run_opts *o, struct workload *wl,
+                                  struct calib_fit *fit, char *err, size_t errlen)
 {
+    if (o->calibrate) {
+        if (strcmp(o->calibrate, "auto") != 0)
+            return runopts_errf(err, errlen, "--calibrate: expected auto, got \"%s\"",
+                                o->calibrate);
+        if (o->calibration)
+            return runopts_errf(err, errlen,
+                                "--calibrate and --calibration: pick one (a fit "
+                                "made now, or one from a file)");
+        if (o->dataset)
+            return runopts_errf(err, errlen,
+                                "--calibrate: --dataset prompts are sent "
+                                "verbatim; there is nothing to scale");
+    }
     struct empirical *e = NULL;
     if (o->lengths) {
         if (o->workload)
@@ -501,11 +522,10 @@ static int runopts_workload_files(const struct run_opts *o, struct workload *wl,
     }
     if (o->calibration) {
         char why[512];
-        struct calib_fit fit;
-        if (calib_fit_load(o->calibration, &fit, why, sizeof why) != 0)
+        if (calib_fit_load(o->calibration, fit, why, sizeof why) != 0)
             return runopts_errf(err, errlen, "--calibration: %s", why);
-        wl->calib.tokens_per_word = fit.slope;
-        wl->calib.intercept_tokens = fit.intercept;
+        wl->calib.tokens_per_word = fit->slope;
+        wl->calib.intercept_tokens = fit->intercept;
     }
     return 0;
 }
@@ -582,7 +602,7 @@ static int runopts_workload_realism(const struct run_opts *o, struct run_config 
         }
         wl->classes = f;
     }
-    if (runopts_workload_files(o, wl, err, errlen) != 0)
+    if (runopts_workload_files(o, wl, &cfg->calib_fit, err, errlen) != 0)
         return LL_E_INVAL;
     if ((o->prefix_fraction || o->prefix_groups || o->prefix_tokens) &&
         runopts_prefix(o, &wl->prefix, err, errlen) != 0)
@@ -687,13 +707,58 @@ static int runopts_prompt_ids_check(const struct run_opts *o, struct run_config 
     if (o->dataset)
         return runopts_errf(err, errlen, "--prompt-ids: --dataset prompts are text, sent "
                             "verbatim; use one or the other");
-    if (o->calibration)
-        return runopts_errf(err, errlen, "--prompt-ids: an ID prompt's length is exact on every "
-                            "server; --calibration applies to text prompts only");
+    if (o->calibration || o->calibrate)
+        return runopts_errf(err, errlen,
+                            "--prompt-ids: an ID prompt's length is exact on every "
+                            "server; --%s applies to text prompts only",
+                            o->calibration ? "calibration" : "calibrate");
     if (cfg->mode == LOAD_SESSIONS)
         return runopts_errf(err, errlen, "--prompt-ids: a session resends its conversation as "
                             "text; --sessions does not take token-ID prompts");
     return 0;
+}
+
+int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len)
+{
+    const struct workload_calib *c = &cfg->workload.calib;
+    if (!(c->tokens_per_word > 0) || !(c->intercept_tokens > 0.5))
+        return 0;
+    double near = 2 * c->intercept_tokens, floor = c->intercept_tokens + c->tokens_per_word;
+    uint64_t n = cfg->max_requests && cfg->max_requests < 1000 ? cfg->max_requests : 1000;
+    uint64_t below = 0, seen = 0;
+    uint32_t shortest = UINT32_MAX;
+    for (uint64_t i = 0; i < n + cfg->n_bursts; i++) {
+        uint32_t t;
+        if (i < n) {
+            struct req_spec sp;
+            workload_spec(&cfg->workload, i, &sp);
+            t = sp.prompt_tokens;
+        } else if (cfg->bursts[i - n].prompt_tokens) {
+            t = cfg->bursts[i - n].prompt_tokens;
+        } else {
+            continue;
+        }
+        seen++;
+        if ((double)t < near) {
+            below++;
+            shortest = LL_MIN(shortest, t);
+        }
+    }
+    if (below == 0)
+        return 0;
+    int w = snprintf(msg, len,
+                     "%llu of %llu prompt lengths drawn ask for fewer than %.0f "
+                     "tokens, twice the calibration's intercept of %.1f (the template the "
+                     "server adds to every prompt): such a prompt is mostly template and keeps "
+                     "its length worse",
+                     (unsigned long long)below, (unsigned long long)seen, ceil(near),
+                     c->intercept_tokens);
+    if (w > 0 && (size_t)w < len && (double)shortest < floor)
+        snprintf(msg + w, len - (size_t)w,
+                 "; the shortest, %u, is under the %.0f of the "
+                 "template and one word and cannot be reached: it comes out longer",
+                 shortest, ceil(floor));
+    return 1;
 }
 
 int runopts_prompt_ids_check_trace(const struct run_config *cfg, const struct trace *trace,
@@ -902,10 +967,12 @@ static void config_lengths_json(json_t *c, const struct run_opts *o,
     }
     if (cfg->workload.calib.tokens_per_word > 0) {
         json_t *k = json_object();
-        json_object_set_new(k, "file", json_string(o->calibration));
+        json_object_set_new(k, "file", o->calibration ? json_string(o->calibration) : json_null());
+        json_object_set_new(k, "auto", json_boolean(o->calibrate != NULL));
         json_object_set_new(k, "tokens_per_word", json_real(cfg->workload.calib.tokens_per_word));
         json_object_set_new(k, "intercept_tokens",
                             json_real(cfg->workload.calib.intercept_tokens));
+        json_object_set_new(k, "fit", calib_fit_json(&cfg->calib_fit));
         json_object_set_new(c, "calibration", k);
     }
 }
@@ -1071,6 +1138,7 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     info->seed = cfg->workload.seed;
     info->interrupted = res->interrupted;
     info->records_written = res->records_written;
+    info->prompts = driver_prompts(cfg);
     if (slo_is_set(&cfg->slo)) {
         slo_format(&cfg->slo, slo_buf, slo_len);
         info->slo = slo_buf;

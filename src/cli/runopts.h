@@ -62,6 +62,7 @@ struct run_opts {
     int all_unique;
     const char *max_inflight;
     const char *lengths, *dataset, *calibration;
+    const char *calibrate;       /* --calibrate auto: calibrate before the load */
     int prompt_ids;              /* --prompt-ids: prompts as token IDs (completions) */
     int force, dry_run, quiet;
 };
@@ -186,11 +187,18 @@ int runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_conf
  * cfg is the caller's to free (runopts_workload_free) in either case.
  * --prompt-ids is refused beside what cannot send
  * token IDs: an API other than openai-completions (--api, or a --workload
- * class's "api"), --dataset, --calibration, and cfg->mode LOAD_SESSIONS
+ * class's "api"), --dataset, --calibration, --calibrate, and cfg->mode LOAD_SESSIONS
  * (set it before calling). A replay's trace is checked once loaded:
  * runopts_prompt_ids_check_trace. */
 int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                struct run_config *cfg, char *err, size_t errlen);
+
+/* With a calibration (cfg->workload.calib), whether the prompts ask for
+ * lengths at or near its intercept (the template the server adds to
+ * every prompt): the first 1000 of the schedule (fewer with --requests)
+ * and the bursts' lengths, against twice the intercept. 1 with the
+ * warning in msg (len bytes) when some do, else 0. */
+int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len);
 
 struct trace;
 

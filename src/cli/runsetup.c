@@ -15,6 +15,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "cli/calibprobe.h"
 #include "http/fetch.h"
 #include "measure/results.h"
 #include "measure/verdict.h"
@@ -346,6 +347,38 @@ int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_co
     if (rc == LL_EXIT_OK && stopped)
         run_setup_stopped(rs, "probe");
     return rc;
+}
+
+int run_setup_calibrate(struct run_setup *rs, const struct run_opts *o, struct run_config *cfg)
+{
+    if (o->calibrate && !rs->stopped_in) {
+        const struct calib_probe p = {
+            .url = cfg->transport.base_url,
+            .model = rs->target.model,
+            .completions = cfg->transport.api == OAI_API_COMPLETIONS,
+            .headers = rs->target.headers,
+            .cacert = cfg->transport.cacert,
+            .insecure = cfg->transport.insecure,
+            .cancel_fd = rs->sig_fd,
+            .who = "calibrate",
+        };
+        int rc = calib_probe_run(&p, &cfg->calib_fit);
+        /* A signal abandoned the probes (LL_E_INTR), or came after them:
+         * take it here. */
+        if (run_setup_stopped(rs, "calibrate"))
+            return LL_EXIT_OK;
+        if (rc != 0) {
+            ll_errorf("--calibrate auto: the calibration failed (above); the run did not start");
+            return LL_EXIT_RUNTIME;
+        }
+        cfg->workload.calib.tokens_per_word = cfg->calib_fit.slope;
+        cfg->workload.calib.intercept_tokens = cfg->calib_fit.intercept;
+        calib_probe_print(stderr, "calibrate", &cfg->calib_fit);
+    }
+    char msg[512];
+    if (runopts_calib_short(cfg, msg, sizeof msg))
+        ll_errorf("warning: %s", msg);
+    return LL_EXIT_OK;
 }
 
 int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char *command,

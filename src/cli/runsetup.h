@@ -3,6 +3,8 @@
  *
  *   run_setup_open      descriptor limit, SIGPIPE, the stop signals, the
  *                       target (GET BASE/models, in the background with --model)
+ *   run_setup_calibrate with --calibrate auto, the fit of the target's tokens
+ *                       per word (llmload calibrate's), before the load
  *   run_setup_results   the results directory, run.json, requests.jsonl
  *   run_setup_scraper   the server-metrics scraper (run and sweep)
  *   run_setup_drive     one driver run (run and replay; sweep drives steps)
@@ -20,7 +22,7 @@
  * probes are abandoned the moment one comes (a signalfd wakes them), the
  * commands look for one between the steps (run_setup_stopped), the
  * driver takes it during the load, and rs->stopped_in (run.json's
- * outcome.stopped_in) says where it came: "probe", "scrape_start",
+ * outcome.stopped_in) says where it came: "probe", "calibrate", "scrape_start",
  * "schedule", "load", "drain" or "summary". */
 #ifndef LL_RUNSETUP_H
 #define LL_RUNSETUP_H
@@ -80,6 +82,18 @@ int run_exit_combine(int a, int b);
  * names an unset variable; LL_EXIT_RUNTIME: no model). Call
  * run_setup_close in every case. */
 int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_config *cfg);
+
+/* The calibration before the load. With --calibrate auto: llmload
+ * calibrate's probes (cli/calibprobe.h) against the target, with cfg's
+ * API, model, headers and TLS options, and the fit into
+ * cfg->workload.calib and cfg->calib_fit, said on stderr; a stop signal
+ * abandons them (LL_EXIT_OK, rs->stopped_in "calibrate"). Nothing when a
+ * stop signal came before. Then, with any calibration, a warning when
+ * prompts ask for lengths near its intercept (runopts_calib_short). Call
+ * it between run_setup_open and run_setup_results (run.json records the
+ * fit). Returns LL_EXIT_OK, or LL_EXIT_RUNTIME when the probes failed
+ * (reason printed). */
+int run_setup_calibrate(struct run_setup *rs, const struct run_opts *o, struct run_config *cfg);
 
 /* Prepare the results directory (--out, --force), write run.json for
  * command with config (a new reference, taken over in every case; see

@@ -934,6 +934,7 @@ struct supervisor {
     uint64_t progress_every_ns, next_progress_abs_ns;
     size_t series_cap;          /* res->series allocated, points */
     int guard_said;             /* the spend guard's stop is on stderr */
+    int prompts_judged;         /* the prompt check has judged (driver_prompts) */
     struct progress_line pl;
     struct live_view lv;
 };
@@ -1045,6 +1046,52 @@ static int all_finished(const struct driver *d)
     return fin == d->started;
 }
 
+enum summary_prompts driver_prompts(const struct run_config *cfg)
+{
+    if (cfg->trace || cfg->workload.dataset || cfg->transport.prompt_ids)
+        return SUMMARY_PROMPTS_OTHER;
+    return cfg->workload.calib.tokens_per_word > 0 ? SUMMARY_PROMPTS_CALIBRATED
+                                                   : SUMMARY_PROMPTS_SYNTHETIC;
+}
+
+/* The prompt check (driver_prompts): judge once the first
+ * SUMMARY_PROMPT_FIRST ok responses with a prompt count are in, or the
+ * first SUMMARY_PROMPT_FIRST requests all failed with a 4xx, or at the end
+ * (final) on what came; warn on stderr when it fails, once per process. */
+static void supervise_prompts(struct driver *d, struct supervisor *sv, int final)
+{
+    static atomic_int said;
+    enum summary_prompts prompts = driver_prompts(d->cfg);
+    if (sv->prompts_judged || prompts == SUMMARY_PROMPTS_OTHER)
+        return;
+    uint64_t n = 0, req = 0, srv = 0, done = 0, ok = 0, k4xx = 0;
+    for (uint32_t i = 0; i < d->started; i++) {
+        struct progress_counters *pc = d->pcs[i];
+        n += atomic_load_explicit(&pc->usage_n, memory_order_acquire);
+        req += atomic_load_explicit(&pc->usage_requested, memory_order_relaxed);
+        srv += atomic_load_explicit(&pc->usage_server, memory_order_relaxed);
+        done += atomic_load_explicit(&pc->done, memory_order_relaxed);
+        ok += atomic_load_explicit(&pc->kind[REC_OK], memory_order_relaxed);
+        k4xx += atomic_load_explicit(&pc->kind[REC_HTTP_4XX], memory_order_relaxed);
+    }
+    char msg[512] = "";
+    if (n >= SUMMARY_PROMPT_FIRST || (final && n > 0)) {
+        if (summary_prompt_off(req, srv))
+            summary_prompt_warning(msg, sizeof msg, req, srv, n, prompts);
+    } else if (ok == 0 && k4xx == done && (done >= SUMMARY_PROMPT_FIRST || (final && done))) {
+        if (prompts == SUMMARY_PROMPTS_SYNTHETIC)
+            summary_prompt_4xx_warning(msg, sizeof msg, done);
+    } else if (!final) {
+        return;
+    }
+    sv->prompts_judged = 1;
+    if (msg[0] && atomic_exchange(&said, 1) == 0) {
+        if (d->cfg->progress == 1)
+            fputc('\n', stderr); /* off the progress line */
+        ll_errorf("warning: %s", msg);
+    }
+}
+
 /* Supervise until every started worker has finished: sample in-flight,
  * emit the live view, take the stop signals, say when the spend guard
  * stopped offering, print the progress line, each on its own clock, in
@@ -1072,6 +1119,7 @@ static void run_supervise(struct driver *d, struct supervisor *sv, struct driver
             supervise_signal(d, sig, res);
         if (!sv->guard_said && atomic_load(&d->spend_stop))
             sv->guard_said = say_spend_stop(cfg);
+        supervise_prompts(d, sv, 0);
         now = ll_now_ns();
         if (cfg->progress && now >= sv->next_progress_abs_ns) {
             progress_print(&sv->pl, d->pcs, d->n_workers, 0);
@@ -1080,6 +1128,7 @@ static void run_supervise(struct driver *d, struct supervisor *sv, struct driver
     }
     if (!sv->guard_said && atomic_load(&d->spend_stop))
         say_spend_stop(cfg); /* the run ended before the loop looked */
+    supervise_prompts(d, sv, 1);
     if (cfg->progress == 1)
         progress_print(&sv->pl, d->pcs, d->n_workers, 1);
     progress_line_reset(&sv->pl);

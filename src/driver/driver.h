@@ -14,16 +14,18 @@
 
 #include <stdint.h>
 
-#include "workload/arrival.h"
-#include "workload/dist.h"
+#include "driver/progress.h"
+#include "http/transport.h"
 #include "measure/hist.h"
 #include "measure/slo.h"
 #include "measure/stats.h"
+#include "measure/summary.h"
 #include "measure/verdict.h"
+#include "workload/arrival.h"
+#include "workload/calibrate.h"
+#include "workload/dist.h"
 #include "workload/trace.h"
-#include "http/transport.h"
 #include "workload/workload.h"
-#include "driver/progress.h"
 
 enum load_mode {
     LOAD_OPEN,     /* arrivals independent of completions */
@@ -76,6 +78,9 @@ struct run_config {
                                          lateness may move (measure/verdict.h); 0 = default */
     uint32_t threads;                 /* worker threads (>= 1) */
     struct workload workload;
+    /* The fit behind workload.calib (--calibration FILE, --calibrate auto),
+     * for run.json; zero when there is none. */
+    struct calib_fit calib_fit;
     /* Replay: when set (LOAD_OPEN), the arrivals are the trace's entries
      * at trace_scaled_sched_ns(trace, i, trace_factor), their requests from
      * replay_spec; arrival and workload lengths are unused. Borrowed. */
@@ -161,6 +166,17 @@ int offer_src_next(struct offer_src *s, const struct run_config *cfg, uint64_t *
  * lengths when it sets them. */
 void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst *b,
                 struct req_spec *out);
+
+/* What cfg's requested prompt lengths are, for the check of the server's
+ * count against them: OTHER for a replay, a dataset or token IDs, else
+ * llmload's words, CALIBRATED when a calibration scales them. While a run
+ * goes, the driver judges the first SUMMARY_PROMPT_FIRST ok responses that
+ * report the server's count (all of them when fewer come) and, when they
+ * are off by more than SUMMARY_PROMPT_OFF, or every one of the first
+ * SUMMARY_PROMPT_FIRST requests failed with a 4xx without a calibration,
+ * says so on stderr, once per process (a sweep's steps say it once). The
+ * summary says it again, over every request. */
+enum summary_prompts driver_prompts(const struct run_config *cfg);
 
 /* Free what driver_run allocated in res (stats, hists, series). */
 void driver_result_free(struct driver_result *res);

@@ -51,6 +51,10 @@ struct progress_counters {
     _Atomic uint64_t out_tokens;                /* output tokens of finished requests */
     _Atomic uint32_t inflight;                  /* this worker's requests in the system */
     _Atomic uint64_t kind[REC_KIND_COUNT];      /* finished requests by kind */
+    /* ok requests that reported the server's prompt count, and the sums
+     * of their requested and counted prompt tokens (the driver's prompt
+     * check, measure/summary.h) */
+    _Atomic uint64_t usage_n, usage_requested, usage_server;
     pthread_mutex_t lock;                       /* guards the histograms */
     /* ok, non-warm-up requests finished since the last progress line:
      * first - sched, ns */
@@ -106,6 +110,12 @@ static inline void progress_count_done(struct progress_counters *pc, const struc
         atomic_fetch_add_explicit(&pc->failed, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&pc->out_tokens, r->output_tokens, memory_order_relaxed);
     atomic_fetch_add_explicit(&pc->kind[r->kind], 1, memory_order_relaxed);
+    if (r->kind == REC_OK && r->prompt_tokens_server >= 0 && r->prompt_tokens > 0) {
+        atomic_fetch_add_explicit(&pc->usage_requested, r->prompt_tokens, memory_order_relaxed);
+        atomic_fetch_add_explicit(&pc->usage_server, (uint64_t)r->prompt_tokens_server,
+                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&pc->usage_n, 1, memory_order_release);
+    }
     if (pc->live.ttft && r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
         pthread_mutex_lock(&pc->lock);
         hist_record(pc->live.ttft, r->first_ns - r->sched_ns);

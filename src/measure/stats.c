@@ -128,6 +128,17 @@ void stats_add_record(struct stats *s, const struct record *r)
         s->prompt_tokens += (uint64_t)r->prompt_tokens_server;
         if ((uint64_t)r->prompt_tokens_server != r->prompt_tokens)
             s->prompt_mismatch++;
+        if (r->prompt_tokens > 0) {
+            double e = ((double)r->prompt_tokens_server - (double)r->prompt_tokens) /
+                       (double)r->prompt_tokens;
+            if (s->prompt_usage_n == 0 || e < s->prompt_err_min)
+                s->prompt_err_min = e;
+            if (s->prompt_usage_n == 0 || e > s->prompt_err_max)
+                s->prompt_err_max = e;
+            s->prompt_usage_n++;
+            s->prompt_usage_requested += r->prompt_tokens;
+            s->prompt_usage_server += (uint64_t)r->prompt_tokens_server;
+        }
     } else {
         s->prompt_tokens += r->prompt_tokens;
     }
@@ -177,6 +188,15 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->cached_tokens += src->cached_tokens;
     dst->cached_reported += src->cached_reported;
     dst->prompt_mismatch += src->prompt_mismatch;
+    if (src->prompt_usage_n > 0) {
+        if (dst->prompt_usage_n == 0 || src->prompt_err_min < dst->prompt_err_min)
+            dst->prompt_err_min = src->prompt_err_min;
+        if (dst->prompt_usage_n == 0 || src->prompt_err_max > dst->prompt_err_max)
+            dst->prompt_err_max = src->prompt_err_max;
+    }
+    dst->prompt_usage_n += src->prompt_usage_n;
+    dst->prompt_usage_requested += src->prompt_usage_requested;
+    dst->prompt_usage_server += src->prompt_usage_server;
     dst->ok_e2e_sum_ns += src->ok_e2e_sum_ns;
     dst->all_e2e_sum_ns += src->all_e2e_sum_ns;
     dst->all_e2e_count += src->all_e2e_count;

@@ -67,6 +67,14 @@ struct stats {
     uint64_t cached_tokens;         /* tokens, ok records that reported a cached count */
     uint64_t cached_reported;       /* ok records that reported a cached count */
     uint64_t prompt_mismatch;       /* ok records whose server prompt count != requested */
+    /* The server's prompt count against the requested one, over the ok
+     * records that reported a count (prompt_tokens_server) and asked for
+     * at least one token: how many, both sums, and the extremes of each
+     * one's (server - requested) / requested (valid when prompt_usage_n). */
+    uint64_t prompt_usage_n;
+    uint64_t prompt_usage_requested; /* tokens, requested */
+    uint64_t prompt_usage_server;    /* tokens, the server's count */
+    double prompt_err_min, prompt_err_max;
 
     uint64_t ok_e2e_sum_ns;         /* ns, sum of E2E over ok records */
     uint64_t all_e2e_sum_ns;        /* ns, sum of E2E over every record with one */

@@ -83,6 +83,102 @@ static const char *summary_str(const char *s)
     return s != NULL && s[0] != '\0' ? s : "-";
 }
 
+/* Print lead, then text wrapped at word boundaries into lines under 100
+ * columns, each continuation indented by 12 spaces. */
+static void summary_wrap(FILE *f, const char *lead, const char *text)
+{
+    const size_t width = 96, indent = 12;
+    size_t col = strlen(lead);
+    fputs(lead, f);
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t w = strcspn(p, " ");
+        if (w == 0)
+            break;
+        if (col > indent && col + 1 + w > width) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (p != text) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(p, 1, w, f);
+        col += w;
+        p += w;
+    }
+    fputc('\n', f);
+}
+
+/* ---- the server's prompt count ----------------------------------------- */
+
+int summary_prompt_off(uint64_t requested, uint64_t server)
+{
+    if (requested == 0)
+        return 0;
+    double r = (double)server / (double)requested;
+    return r > 1.0 + SUMMARY_PROMPT_OFF || r < 1.0 - SUMMARY_PROMPT_OFF;
+}
+
+void summary_prompt_warning(char *buf, size_t len, uint64_t requested, uint64_t server, uint64_t n,
+                            enum summary_prompts prompts)
+{
+    double r = requested ? (double)server / (double)requested : 0;
+    const char *fix;
+    switch (prompts) {
+    case SUMMARY_PROMPTS_SYNTHETIC:
+        fix = "; fit the server's tokenizer with `llmload calibrate --url BASE` and run with "
+              "`--calibration FILE`, or run with `--calibrate auto` (docs/workload.md)";
+        break;
+    case SUMMARY_PROMPTS_CALIBRATED:
+        fix = " even with the calibration: a prompt shorter than about twice the fit's "
+              "intercept (the template) cannot keep its length, or the fit is not this "
+              "server's and API's: run `llmload calibrate` again against it (docs/workload.md)";
+        break;
+    default: fix = " (the server's tokenizer counts them otherwise)"; break;
+    }
+    snprintf(buf, len,
+             "the server counted %.2fx the requested prompt tokens (over %" PRIu64
+             " ok requests): prompts are %.0f%% %s than asked%s",
+             r, n, 100.0 * fabs(r - 1.0), r >= 1.0 ? "longer" : "shorter", fix);
+}
+
+void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n)
+{
+    snprintf(buf, len,
+             "all %" PRIu64 " requests failed with a 4xx, and the prompts had no "
+             "calibration: if the server counts more tokens than asked (another tokenizer), "
+             "they may pass its context (a record's detail says); fit its tokenizer with "
+             "`llmload calibrate --url BASE` and run with `--calibration FILE`, or run with "
+             "`--calibrate auto` (docs/workload.md)",
+             n);
+}
+
+void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summary_prompts prompts,
+                         int *warning)
+{
+    *warning = 0;
+    buf[0] = '\0';
+    uint64_t n = s->prompt_usage_n;
+    if (n > 0 && summary_prompt_off(s->prompt_usage_requested, s->prompt_usage_server)) {
+        *warning = 1;
+        summary_prompt_warning(buf, len, s->prompt_usage_requested, s->prompt_usage_server, n,
+                               prompts);
+    } else if (prompts == SUMMARY_PROMPTS_SYNTHETIC && s->completed > 0 &&
+               s->by_kind[REC_HTTP_4XX] == s->completed) {
+        *warning = 1;
+        summary_prompt_4xx_warning(buf, len, s->completed);
+    } else if (s->prompt_mismatch > 0 && n > 0) {
+        snprintf(buf, len,
+                 "%" PRIu64 " ok requests had a server prompt count unlike the "
+                 "requested one: %.2fx over all, per request %+.1f%% to %+.1f%%",
+                 s->prompt_mismatch,
+                 (double)s->prompt_usage_server / (double)s->prompt_usage_requested,
+                 100.0 * s->prompt_err_min, 100.0 * s->prompt_err_max);
+    }
+}
+
 /* "12.34" or "-" for NAN, into buf. */
 static const char *summary_fmt_double(double v, const char *fmt, char *buf,
                                       size_t len)
@@ -250,11 +346,12 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
         fprintf(f, ")\n");
     }
     if (info->cache_warning[0])
-        fprintf(f, "warning  %s\n", info->cache_warning);
-    if (s->prompt_mismatch > 0)
-        fprintf(f, "            note: %" PRIu64 " ok requests had a server prompt "
-                   "count unlike the requested one (another tokenizer?)\n",
-                s->prompt_mismatch);
+        summary_wrap(f, "warning: ", info->cache_warning);
+    char note[512];
+    int warning;
+    summary_prompt_note(note, sizeof note, s, info->prompts, &warning);
+    if (note[0])
+        summary_wrap(f, warning ? "warning: " : "            note: ", note);
 
     double rate = summary_rate((double)s->win_completed, w);
     double e2e_s = summary_mean_ns(s->all_e2e_sum_ns, s->all_e2e_count) / 1e9;
@@ -400,9 +497,11 @@ static json_t *summary_self_check_json(const struct summary_info *info)
 }
 
 /* The run's identity and settings, the first keys of summary.json, into
- * root: schema, version, mode, the flags, target, model, seed (above
+ * root: schema, version, mode, the flags and warnings (the prompt
+ * warning from s), target, model, seed (above
  * INT64_MAX as a decimal string, docs/formats.md), window and warm-up. */
-static void summary_header_json(json_t *root, const struct summary_info *info)
+static void summary_header_json(json_t *root, const struct stats *s,
+                                const struct summary_info *info)
 {
     jset(root, "schema", json_string(SUMMARY_SCHEMA));
     jset(root, "version", jstr(info->version));
@@ -419,6 +518,10 @@ static void summary_header_json(json_t *root, const struct summary_info *info)
     jset(root, "cache_warning",
          info->cache_warning[0] ? jstrn(info->cache_warning, sizeof(info->cache_warning))
                                 : json_null());
+    char note[512];
+    int warning;
+    summary_prompt_note(note, sizeof note, s, info->prompts, &warning);
+    jset(root, "prompt_warning", warning ? jstr(note) : json_null());
     jset(root, "self_check", summary_self_check_json(info));
     jset(root, "target_url", jstr(info->target_url));
     jset(root, "model", jstr(info->model));
@@ -523,6 +626,13 @@ static json_t *summary_tokens_json(const struct stats *s, const struct summary_i
     jset(tok, "workload_cached_share",
          info->workload_share_known ? jdouble(info->workload_cached_share) : json_null());
     jset(tok, "prompt_mismatch", ju64(s->prompt_mismatch));
+    uint64_t pn = s->prompt_usage_n;
+    jset(tok, "prompt_reported", ju64(pn));
+    jset(tok, "prompt_ratio",
+         pn ? jdouble((double)s->prompt_usage_server / (double)s->prompt_usage_requested)
+            : json_null());
+    jset(tok, "prompt_error_min", pn ? jdouble(s->prompt_err_min) : json_null());
+    jset(tok, "prompt_error_max", pn ? jdouble(s->prompt_err_max) : json_null());
     json_t *src = jobj();
     for (int i = 0; i < 3; i++)
         jset(src, rec_tokens_source_name((enum rec_tokens_source)i),
@@ -556,7 +666,7 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
     json_t *root = jobj();
     uint64_t w = info->window_ns;
 
-    summary_header_json(root, info);
+    summary_header_json(root, s, info);
     jset(root, "requests", summary_requests_json(s));
     json_t *lat = jobj();
     for (size_t i = 0; i < LL_ARRAY_LEN(summary_rows); i++)

@@ -21,6 +21,45 @@
  * that could break a reader (a removed or retyped field). */
 #define SUMMARY_SCHEMA "llmload.summary/1"
 
+/* What a run's requested prompt lengths were, for the check of the
+ * server's prompt count against them (summary_prompt_note). */
+enum summary_prompts {
+    SUMMARY_PROMPTS_OTHER = 0,  /* a dataset's or a trace's, or token IDs: no advice */
+    SUMMARY_PROMPTS_SYNTHETIC,  /* llmload's words, one per token: no calibration */
+    SUMMARY_PROMPTS_CALIBRATED, /* llmload's words, scaled by a calibration */
+};
+
+/* Prompts are off when the server counted more than this share more or
+ * fewer tokens than were requested, over the requests that said. */
+#define SUMMARY_PROMPT_OFF 0.10
+
+/* The first ok responses (that report a prompt count) whose ratio the
+ * driver judges during a run, to warn before the summary. */
+#define SUMMARY_PROMPT_FIRST 20
+
+/* 1 when server / requested is off by more than SUMMARY_PROMPT_OFF. */
+int summary_prompt_off(uint64_t requested, uint64_t server);
+
+/* The one warning that prompts are not the length asked, with the ratio
+ * and what to do: "the server counted 2.15x the requested prompt tokens
+ * (over N ok requests): prompts are 115% longer than asked; ...". The
+ * driver's warning during a run and the summary's are this text. */
+void summary_prompt_warning(char *buf, size_t len, uint64_t requested, uint64_t server, uint64_t n,
+                            enum summary_prompts prompts);
+
+/* The warning when every request of n failed with a 4xx and the prompts
+ * were llmload's words without a calibration: the prompts may be longer
+ * on the server than asked. */
+void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n);
+
+/* The summary's line about the server's prompt count (no "note:" or
+ * "warning:" in it): the warning above when prompts are off or every
+ * request failed with a 4xx (*warning = 1), else a note of how many
+ * differed and by how much (*warning = 0); "" when there is nothing to
+ * say. */
+void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summary_prompts prompts,
+                         int *warning);
+
 /* Facts about the run that the stats cannot know; the driver fills it.
  * Strings are borrowed and may be NULL (printed as "-", written as null). */
 struct summary_info {
@@ -58,6 +97,7 @@ struct summary_info {
     double session_turns_mean;  /* turns per session, intended mean */
     uint64_t sessions_started;  /* sessions that arrived inside the window */
     uint64_t sessions_cut;      /* sessions cut short (--duration, spend guard, signal) */
+    enum summary_prompts prompts; /* what the requested prompt lengths were (below) */
 };
 
 /* One traffic class's figures, for the per-class breakdown. */

@@ -55,7 +55,7 @@ int calib_fit_compute_weighted(const double *words, const double *tokens, const 
     return 0;
 }
 
-int calib_fit_save(const char *path, const struct calib_fit *fit, char *err, size_t errlen)
+json_t *calib_fit_json(const struct calib_fit *fit)
 {
     json_t *j = json_object();
     json_object_set_new(j, "model", json_string(fit->model));
@@ -65,6 +65,26 @@ int calib_fit_save(const char *path, const struct calib_fit *fit, char *err, siz
     json_object_set_new(j, "probes", json_integer((json_int_t)fit->probes));
     json_object_set_new(j, "source", json_string(fit->source));
     json_object_set_new(j, "date", json_string(fit->date));
+    const struct calib_spread *sp = &fit->spread;
+    json_t *spread = json_null();
+    if (sp->requests > 0) {
+        spread = json_object();
+        json_object_set_new(spread, "requests", json_integer((json_int_t)sp->requests));
+        json_t *t = json_array();
+        for (size_t i = 0; i < sp->n_targets; i++)
+            json_array_append_new(t, json_integer(sp->targets[i]));
+        json_object_set_new(spread, "targets", t);
+        json_object_set_new(spread, "error_mean", json_real(sp->error_mean));
+        json_object_set_new(spread, "error_min", json_real(sp->error_min));
+        json_object_set_new(spread, "error_max", json_real(sp->error_max));
+    }
+    json_object_set_new(j, "spread", spread);
+    return j;
+}
+
+int calib_fit_save(const char *path, const struct calib_fit *fit, char *err, size_t errlen)
+{
+    json_t *j = calib_fit_json(fit);
     int rc = json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     json_decref(j);
     if (rc != 0) {
@@ -87,6 +107,48 @@ static int take_string(json_t *j, const char *key, char *buf, size_t cap)
     return 0;
 }
 
+/* A number member of j >= -1 into *out: 0, or -1. */
+static int take_error(json_t *j, const char *key, double *out)
+{
+    json_t *v = json_object_get(j, key);
+    if (!json_is_number(v) || !(json_number_value(v) >= -1) || !isfinite(json_number_value(v)))
+        return -1;
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* The spread object v (NULL or null: not measured) into sp: 0, or -1 when
+ * it is not what calibrate.h says. */
+static int take_spread(json_t *v, struct calib_spread *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_object(v) || json_object_size(v) != 5)
+        return -1;
+    json_t *n = json_object_get(v, "requests"), *t = json_object_get(v, "targets");
+    if (!json_is_integer(n) || json_integer_value(n) < 1 || !json_is_array(t) ||
+        json_array_size(t) > CALIB_SPREAD_TARGETS_MAX)
+        return -1;
+    for (size_t i = 0; i < json_array_size(t); i++) {
+        json_t *e = json_array_get(t, i);
+        if (!json_is_integer(e) || json_integer_value(e) < 1 || json_integer_value(e) > 100000000 ||
+            (i > 0 && (unsigned)json_integer_value(e) <= sp->targets[i - 1]))
+            return -1;
+        sp->targets[i] = (unsigned)json_integer_value(e);
+    }
+    sp->n_targets = json_array_size(t);
+    if (take_error(v, "error_mean", &sp->error_mean) != 0 ||
+        take_error(v, "error_min", &sp->error_min) != 0 ||
+        take_error(v, "error_max", &sp->error_max) != 0 ||
+        !(sp->error_min <= sp->error_mean && sp->error_mean <= sp->error_max)) {
+        memset(sp, 0, sizeof *sp);
+        return -1;
+    }
+    sp->requests = (size_t)json_integer_value(n);
+    return 0;
+}
+
 int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -101,8 +163,8 @@ int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t er
         snprintf(err, errlen, "%s: expected a JSON object (from llmload calibrate)", path);
         goto fail;
     }
-    static const char *const known[] = {"model", "slope", "intercept", "residual",
-                                        "probes", "source", "date"};
+    static const char *const known[] = {"model",  "slope",  "intercept", "residual",
+                                        "probes", "source", "date",      "spread"};
     const char *key;
     json_t *v;
     json_object_foreach(j, key, v) {
@@ -110,8 +172,10 @@ int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t er
         while (i < LL_ARRAY_LEN(known) && strcmp(key, known[i]) != 0)
             i++;
         if (i == LL_ARRAY_LEN(known)) {
-            snprintf(err, errlen, "%s: %s: unknown field (allowed: model, slope, intercept, "
-                     "residual, probes, source, date)", path, key);
+            snprintf(err, errlen,
+                     "%s: %s: unknown field (allowed: model, slope, intercept, "
+                     "residual, probes, source, date, spread)",
+                     path, key);
             goto fail;
         }
     }
@@ -142,6 +206,14 @@ int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t er
             goto fail;
         }
         out->probes = (size_t)json_integer_value(p);
+    }
+    if (take_spread(json_object_get(j, "spread"), &out->spread) != 0) {
+        snprintf(err, errlen,
+                 "%s: spread: expected null or {\"requests\": N >= 1, "
+                 "\"targets\": [up to %d ascending lengths >= 1], \"error_mean\", "
+                 "\"error_min\", \"error_max\": fractions >= -1, min <= mean <= max}",
+                 path, CALIB_SPREAD_TARGETS_MAX);
+        goto fail;
     }
     if (take_string(j, "model", out->model, sizeof out->model) != 0 ||
         take_string(j, "source", out->source, sizeof out->source) != 0 ||

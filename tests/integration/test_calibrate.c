@@ -139,7 +139,8 @@ static char *calibrate_into(const char *path, char **e)
 /* calibrate_into <harness_cur_tmp>/cal.json (harness_tmp_begin first; cal
  * gets the path): its summary must say it fit 10 probes counted by source,
  * and stderr must contain warn, or when warn is NULL no warning. */
-static void calibrate_expect(char *cal, size_t len, const char *source, const char *warn)
+static void calibrate_expect(char *cal, size_t len, const char *source, const char *warn,
+                             const char *note)
 {
     harness_tmp_begin();
     harness_tmp_path(cal, len, "cal.json");
@@ -153,6 +154,10 @@ static void calibrate_expect(char *cal, size_t len, const char *source, const ch
         assert_non_null(strstr(e, warn));
     else
         assert_null(strstr(e, "warning"));
+    if (note != NULL && strstr(o, note) == NULL)
+        fail_msg("calibrate printed no \"%s\":\n%s", note, o);
+    if (note == NULL)
+        assert_null(strstr(o, "note:"));
     free(o);
     free(e);
 }
@@ -169,6 +174,11 @@ static void test_calibrate_sim(void **state)
 
     char *o = calibrate_into(cal, NULL);
     assert_non_null(strstr(o, "1.0000 tokens per word"));
+    /* One token a word and nothing added: every prompt of the spread hits
+     * its length, and there is no template to note. */
+    assert_non_null(strstr(o, "calibrate: spread: 48 prompts built by the fit for 32 to 1024 "
+                              "tokens came out +0.0% to +0.0% of their length (mean +0.0%)"));
+    assert_null(strstr(o, "note:"));
     free(o);
     struct calib_fit fit;
     char err[300];
@@ -179,6 +189,8 @@ static void test_calibrate_sim(void **state)
     assert_int_equal(fit.probes, PROBES);
     assert_string_equal(fit.source, "usage");
     assert_string_equal(fit.model, "llmload-sim");
+    assert_int_equal(fit.spread.requests, 48);
+    assert_true(fit.spread.error_min == 0 && fit.spread.error_max == 0);
 
     const char *rargs[] = {"run", "--url", url, "--out", res, "--quiet", "--rate", "100",
                            "--requests", "30", "--prompt-tokens", "uniform:20,400",
@@ -202,6 +214,13 @@ static void test_calibrate_sim(void **state)
     assert_non_null(rj);
     json_t *k = json_object_get(json_object_get(rj, "config"), "calibration");
     ASSERT_NEAR(json_number_value(json_object_get(k, "tokens_per_word")), 1.0, 1e-9);
+    /* The file, and the whole fit it held. */
+    assert_string_equal(harness_sval(k, "file"), cal);
+    assert_true(json_is_false(json_object_get(k, "auto")));
+    json_t *kf = json_object_get(k, "fit");
+    assert_string_equal(harness_sval(kf, "model"), "llmload-sim");
+    assert_int_equal(harness_ival_req(kf, "probes"), PROBES);
+    assert_int_equal(harness_num(kf, "spread.requests"), 48);
     json_decref(rj);
     harness_rm_rf(dir);
     free(dir);
@@ -238,13 +257,69 @@ static void check_fit(const char *cal, uint32_t special, const char *source)
             slope, fit.intercept, intercept, special - 0.0625, fit.residual);
 }
 
+/* What calibprobe.c measures the spread with: its seed, target lengths
+ * and prompts per target. */
+#define SPREAD_SEED 0x737072656164ULL
+static const unsigned spread_targets[] = {32, 64, 128, 256, 512, 1024};
+#define SPREAD_PER_TARGET 8
+
+/* The saved spread against the hand count of every prompt it sent: the
+ * targets at least twice the intercept and within the longest probe's
+ * count, 8 prompts each of the fit's words for the target (a calibrated
+ * run's), counted by bytes2 plus `special`; the extremes and the mean of
+ * (count - target) / target. */
+static void check_spread(const char *cal, uint32_t special)
+{
+    struct calib_fit fit;
+    char err[300];
+    assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);
+    struct workload_calib wc = {fit.slope, fit.intercept};
+    double longest = hand_prompt_tokens(PROBE_SEED, PROBES - 1, probe_words[PROBES - 1]) + special;
+    double lo = 1e9, hi = -1e9, sum = 0;
+    size_t n = 0, nt = 0;
+    for (size_t t = 0; t < LL_ARRAY_LEN(spread_targets); t++) {
+        unsigned target = spread_targets[t];
+        if (target < 2 * fit.intercept || target > longest)
+            continue;
+        assert_true(nt < fit.spread.n_targets);
+        assert_int_equal(fit.spread.targets[nt++], target);
+        uint32_t words = workload_calib_words(&wc, target);
+        for (unsigned k = 0; k < SPREAD_PER_TARGET; k++) {
+            double got =
+                hand_prompt_tokens(SPREAD_SEED, t * SPREAD_PER_TARGET + k, words) + special;
+            double e = (got - target) / target;
+            lo = e < lo ? e : lo;
+            hi = e > hi ? e : hi;
+            sum += e;
+            n++;
+        }
+    }
+    assert_int_equal(fit.spread.n_targets, nt);
+    assert_int_equal(fit.spread.requests, n);
+    assert_true(n >= 5 * SPREAD_PER_TARGET);
+    ASSERT_NEAR(fit.spread.error_min, lo, 1e-12);
+    ASSERT_NEAR(fit.spread.error_max, hi, 1e-12);
+    ASSERT_NEAR(fit.spread.error_mean, sum / (double)n, 1e-12);
+    /* The word mix keeps a bytes2 prompt within about a token of its
+     * target (test_calibrated_run_bytes2): 3% at 32 tokens. */
+    assert_true(lo > -0.035 && hi < 0.035);
+    fprintf(stderr, "spread: %zu prompts of %u to %u tokens, %+.2f%% to %+.2f%% (mean %+.2f%%)\n",
+            n, fit.spread.targets[0], fit.spread.targets[nt - 1], 100 * lo, 100 * hi,
+            100 * sum / (double)n);
+}
+
 /* Start the sim with the bytes2 tokenizer and the instant profile, and
  * calibrate against it through usage into cal (calibrate_expect). */
 static void bytes2_calibrated(char *cal, size_t len)
 {
     const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
-    calibrate_expect(cal, len, "usage", NULL);
+    /* The template's 10 tokens less the nonce's 1/16 (check_fit): 9.9. */
+    calibrate_expect(cal, len, "usage", NULL,
+                     "calibrate: note: the server adds 9.9 tokens to every prompt (its "
+                     "template, a BOS): a prompt under 20 tokens (twice that) is mostly "
+                     "template and keeps its length worse, and one under 12 (the template and "
+                     "one word) cannot be reached; a run warns when it asks for them");
 }
 
 /* (a) bytes2 through usage: chat prompts of one message, 10 template
@@ -255,6 +330,7 @@ static void test_calibrate_bytes2_usage(void **state)
     char cal[600];
     bytes2_calibrated(cal, sizeof cal);
     check_fit(cal, BYTES2_CHAT_ONE_MESSAGE, "usage");
+    check_spread(cal, BYTES2_CHAT_ONE_MESSAGE);
     harness_sim_teardown(NULL);
     harness_tmp_end();
 }
@@ -296,8 +372,9 @@ static void test_calibrate_bytes2_tokenize(void **state)
     free(resp);
 
     char cal[600];
-    calibrate_expect(cal, sizeof cal, "tokenize", "does not count the chat template");
+    calibrate_expect(cal, sizeof cal, "tokenize", "does not count the chat template", NULL);
     check_fit(cal, BYTES2_BOS, "tokenize");
+    check_spread(cal, BYTES2_BOS);
     harness_sim_teardown(NULL);
     harness_tmp_end();
 }
@@ -364,6 +441,324 @@ static void test_calibrated_run_bytes2(void **state)
     fprintf(stderr, "calibrated run: worst error %+.2f%% over all lengths\n", 100 * worst_all);
     harness_sim_teardown(NULL);
     harness_tmp_end();
+}
+
+/* How many times needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The ratio in "the server counted 1.92x the requested" of text; fails
+ * the test when text has none. */
+static double warned_ratio(const char *text)
+{
+    const char *p = strstr(text, "the server counted ");
+    if (!p)
+        fail_msg("no \"the server counted\" in: %s", text);
+    return strtod(p + strlen("the server counted "), NULL);
+}
+
+/* (d) No calibration against bytes2 (issue 16, finding 5): a chat prompt
+ * of N "tokens" is N words, which the server counts as about 1.77 a word
+ * plus its 10 template tokens: 2.07x at 32, 1.80x at 256. Every request's
+ * server count is the hand count; the run warns once on stderr with the
+ * ratio of its first responses (a subset of the requests, so between the
+ * least and the most of theirs), and summary.json gives the ratio over all
+ * of them, exactly, and the same warning with the fix. */
+static void test_prompt_warning_bytes2(void **state)
+{
+    (void)state;
+    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    const char *rargs[] = {"--rate",
+                           "200",
+                           "--requests",
+                           "40",
+                           "--seed",
+                           "11",
+                           "--prompt-tokens",
+                           "uniform:32,256",
+                           "--output-tokens",
+                           "1",
+                           NULL};
+    char *e = NULL;
+    char *res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, &e);
+    struct harness_recs *recs = harness_requests_load(res);
+    assert_int_equal(recs->n, 40);
+    double lo = 1e9, hi = 0, sum_req = 0, sum_srv = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        int64_t want = harness_ival_req(r, "prompt_tokens");
+        int64_t got = harness_ival_req(r, "prompt_tokens_server");
+        int64_t id = harness_ival_req(r, "id");
+        assert_true(want >= 32 && want <= 256);
+        assert_int_equal(got, (int64_t)hand_prompt_tokens(11, (uint64_t)id, (uint32_t)want) +
+                                  BYTES2_CHAT_ONE_MESSAGE);
+        double ratio = (double)got / (double)want;
+        lo = ratio < lo ? ratio : lo;
+        hi = ratio > hi ? ratio : hi;
+        sum_req += (double)want;
+        sum_srv += (double)got;
+    }
+    double truth = sum_srv / sum_req;
+    /* The word list's 113/64 tokens a word (check_fit), the nonce's -1/16
+     * and the template's 10 a request. */
+    ASSERT_NEAR(truth, (113.0 / 64 * sum_req + (10 - 0.0625) * 40) / sum_req, 0.01);
+    assert_true(hi - lo > 0.1);
+    fprintf(stderr,
+            "uncalibrated bytes2 chat, 32-256 tokens: the server counted %.4fx "
+            "(requests %.4f to %.4f)\n",
+            truth, lo, hi);
+    assert_int_equal(count_of(e, "warning: the server counted"), 1);
+    double live = warned_ratio(e);
+    if (live < lo - 0.005 || live > hi + 0.005)
+        fail_msg("the run's warning says %.2fx, outside the requests' %.4f..%.4f", live, lo, hi);
+    assert_non_null(strstr(e, "llmload calibrate"));
+    assert_non_null(strstr(e, "--calibrate auto"));
+
+    json_t *sj = harness_summary_load(res);
+    json_t *tok = json_object_get(sj, "tokens");
+    assert_int_equal(harness_ival_req(tok, "prompt_reported"), 40);
+    ASSERT_REL(harness_num(tok, "prompt_ratio"), truth, 1e-12);
+    ASSERT_NEAR(harness_num(tok, "prompt_error_min"), lo - 1, 1e-12);
+    ASSERT_NEAR(harness_num(tok, "prompt_error_max"), hi - 1, 1e-12);
+    const char *w = harness_sval(sj, "prompt_warning");
+    char want[64];
+    snprintf(want, sizeof want, "the server counted %.2fx", truth);
+    if (!strstr(w, want) || !strstr(w, "over 40 ok requests") || !strstr(w, "--calibration"))
+        fail_msg("summary.json prompt_warning: expected \"%s\" over 40 and the fix: %s", want, w);
+    json_decref(sj);
+    harness_recs_free(recs);
+    harness_results_free(res);
+    free(e);
+
+    /* The default tokenizer counts a word as a token: no warning, ratio 1. */
+    harness_sim_teardown(NULL);
+    const char *wargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(wargs);
+    res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, &e);
+    assert_null(strstr(e, "the server counted"));
+    sj = harness_summary_load(res);
+    assert_true(harness_is_null(sj, "prompt_warning"));
+    ASSERT_NEAR(harness_num(sj, "tokens.prompt_ratio"), 1.0, 1e-12);
+    json_decref(sj);
+    harness_results_free(res);
+    free(e);
+    harness_sim_teardown(NULL);
+}
+
+/* (e) A server whose context is shorter than its count of the default
+ * prompt (256 words, about 462 tokens on bytes2 chat, in a KV cache of
+ * 300): every request gets a 400 (llama-server's case in issue 16). With
+ * no calibration the run says, once on stderr and in summary.json, that
+ * all failed with a 4xx and what to do. */
+static void test_all_4xx_uncalibrated(void **state)
+{
+    (void)state;
+    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant",
+                           "--kv-tokens", "300",    NULL};
+    harness_cur_sim_start(sargs);
+    const char *rargs[] = {"--rate", "200", "--requests", "24", "--output-tokens", "1", NULL};
+    char *e = NULL;
+    char *res = harness_run_client(NULL, rargs, 6, &e);
+    assert_int_equal(count_of(e, "warning: all "), 1);
+    assert_non_null(strstr(e, "requests failed with a 4xx, and the prompts had no calibration"));
+    json_t *sj = harness_summary_load(res);
+    assert_int_equal(
+        harness_ival_req(json_object_get(json_object_get(sj, "requests"), "by_kind"), "http_4xx"),
+        24);
+    const char *w = harness_sval(sj, "prompt_warning");
+    if (!strstr(w, "all 24 requests failed with a 4xx") || !strstr(w, "llmload calibrate"))
+        fail_msg("summary.json prompt_warning: %s", w);
+    json_decref(sj);
+    harness_results_free(res);
+    free(e);
+    harness_sim_teardown(NULL);
+}
+
+/* The fraction of records whose prompt_tokens_server is within `within`
+ * of prompt_tokens, and the ratio of the sums. All must be ok. */
+static double agreement(const char *res, double within, double *ratio, size_t *n)
+{
+    struct harness_recs *recs = harness_requests_load(res);
+    double req = 0, srv = 0;
+    size_t close = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        double want = (double)harness_ival_req(r, "prompt_tokens");
+        double got = (double)harness_ival_req(r, "prompt_tokens_server");
+        req += want;
+        srv += got;
+        close += fabs(got - want) <= within * want;
+    }
+    *ratio = srv / req;
+    *n = recs->n;
+    harness_recs_free(recs);
+    return (double)close / (double)*n;
+}
+
+/* (f) --calibrate auto on the server of (e), where every request of an
+ * uncalibrated run failed: the run calibrates first (the long probes
+ * refused by the short context, the fit from the rest), then every
+ * request is ok, the server counts what was asked within a few percent
+ * (the word mix's token of rounding: 1.6% at 64 tokens), nothing warns,
+ * and run.json records the fit. A sweep takes the flag too. */
+static void test_calibrate_auto(void **state)
+{
+    (void)state;
+    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant",
+                           "--kv-tokens", "300",    NULL};
+    harness_cur_sim_start(sargs);
+    const char *rargs[] = {"--rate",
+                           "200",
+                           "--requests",
+                           "24",
+                           "--output-tokens",
+                           "1",
+                           "--prompt-tokens",
+                           "uniform:64,256",
+                           "--calibrate",
+                           "auto",
+                           NULL};
+    char *e = NULL;
+    char *res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, &e);
+    double ratio;
+    size_t n;
+    double close = agreement(res, 0.02, &ratio, &n);
+    assert_int_equal(n, 24);
+    fprintf(stderr, "--calibrate auto: %.0f%% of requests within 2%%, server/requested %.4f\n",
+            100 * close, ratio);
+    assert_true(close == 1.0);
+    ASSERT_NEAR(ratio, 1.0, 0.01);
+    assert_non_null(strstr(e, "calibrate: probe 6 (256 words) refused"));
+    assert_non_null(strstr(e, "over 6 probes (usage)"));
+    assert_non_null(strstr(e, "calibrate: spread: "));
+    assert_null(strstr(e, "warning"));
+    json_t *sj = harness_summary_load(res);
+    assert_true(harness_is_null(sj, "prompt_warning"));
+    json_decref(sj);
+    json_t *rj = harness_json_load(res, "run.json");
+    json_t *k = json_object_get(json_object_get(rj, "config"), "calibration");
+    assert_true(json_is_true(json_object_get(k, "auto")));
+    assert_true(harness_is_null(k, "file"));
+    json_t *fit = json_object_get(k, "fit");
+    assert_int_equal(harness_ival_req(fit, "probes"), 6);
+    ASSERT_NEAR(harness_num(fit, "slope"), 113.0 / 64.0, 0.01);
+    ASSERT_NEAR(harness_num(fit, "intercept"), BYTES2_CHAT_ONE_MESSAGE - 0.0625, 0.5);
+    ASSERT_REL(harness_num(k, "tokens_per_word"), harness_num(fit, "slope"), 1e-12);
+    assert_true(harness_num(fit, "spread.requests") >= 8);
+    json_decref(rj);
+    harness_results_free(res);
+    free(e);
+
+    /* A sweep: one short step and its recovery, calibrated first. */
+    const char *wargs[] = {"--rates",     "40",   "--step-duration", "1s",
+                           "--warmup",    "0s",   "--output-tokens", "1",
+                           "--calibrate", "auto", "--no-metrics",    "--no-recovery",
+                           NULL};
+    char *err = NULL;
+    res = harness_sweep_ok(wargs, 120, NULL, &err);
+    close = agreement(res, 0.02, &ratio, &n);
+    fprintf(stderr, "sweep --calibrate auto: %zu requests, %.0f%% within 2%%, ratio %.4f\n", n,
+            100 * close, ratio);
+    assert_true(n >= 20);
+    assert_true(close == 1.0);
+    assert_null(strstr(err, "the server counted"));
+    rj = harness_json_load(res, "run.json");
+    k = json_object_get(json_object_get(rj, "config"), "calibration");
+    assert_true(json_is_true(json_object_get(k, "auto")));
+    json_decref(rj);
+    harness_results_free(res);
+    free(err);
+}
+
+/* (g) A calibration and prompts near its intercept: the run warns before
+ * its load how many of the lengths drawn ask for fewer than twice the
+ * intercept (counted here from the records: the same draws), and that
+ * the shortest, under the template and one word, cannot be reached. */
+static void test_calibrated_short_prompts(void **state)
+{
+    (void)state;
+    char cal[600];
+    bytes2_calibrated(cal, sizeof cal);
+    struct calib_fit fit;
+    char err[300];
+    assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);
+    const char *rargs[] = {"--rate",
+                           "200",
+                           "--requests",
+                           "30",
+                           "--prompt-tokens",
+                           "uniform:4,60",
+                           "--output-tokens",
+                           "1",
+                           "--calibration",
+                           cal,
+                           NULL};
+    char *e = NULL;
+    char *res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, &e);
+    struct harness_recs *recs = harness_requests_load(res);
+    int below = 0, shortest = 1 << 30;
+    for (size_t i = 0; i < recs->n; i++) {
+        int t = (int)harness_ival_req(recs->items[i], "prompt_tokens");
+        if (t < 2 * fit.intercept) {
+            below++;
+            shortest = t < shortest ? t : shortest;
+        }
+    }
+    harness_recs_free(recs);
+    assert_true(below > 0 && shortest < fit.intercept + fit.slope);
+    char want[200];
+    snprintf(want, sizeof want,
+             "warning: %d of 30 prompt lengths drawn ask for fewer than 20 "
+             "tokens, twice the calibration's intercept of 9.9",
+             below);
+    if (!strstr(e, want))
+        fail_msg("no \"%s\" in:\n%s", want, e);
+    snprintf(want, sizeof want,
+             "the shortest, %d, is under the 12 of the template and one "
+             "word and cannot be reached",
+             shortest);
+    if (!strstr(e, want))
+        fail_msg("no \"%s\" in:\n%s", want, e);
+    harness_results_free(res);
+    free(e);
+
+    /* Lengths of twice the intercept and more: no warning. */
+    const char *longer[] = {
+        "--rate", "200",           "--requests", "10", "--prompt-tokens", "20", "--output-tokens",
+        "1",      "--calibration", cal,          NULL};
+    res = harness_run_client(NULL, longer, HARNESS_RC_OK_OR_INVALID, &e);
+    assert_null(strstr(e, "warning"));
+    harness_results_free(res);
+    free(e);
+    harness_sim_teardown(NULL);
+    harness_tmp_end();
+}
+
+/* --calibrate's bad uses: one line naming the flag, exit 2. */
+static void test_calibrate_flag_errors(void **state)
+{
+    (void)state;
+    const char *a[] = {"run", "--rate", "5", "--calibrate", "yes", NULL};
+    harness_expect_usage(a, "--calibrate: expected auto, got \"yes\"");
+    const char *b[] = {"run",  "--rate",        "5",      "--calibrate",
+                       "auto", "--calibration", "x.json", NULL};
+    harness_expect_usage(b, "--calibrate and --calibration: pick one");
+    const char *c[] = {
+        "run",          "--rate", "5", "--calibrate", "auto", "--api", "openai-completions",
+        "--prompt-ids", NULL};
+    harness_expect_usage(c, "--calibrate applies to text prompts only");
+    const char *d[] = {"replay", "t.jsonl", "--calibrate", "auto", NULL};
+    harness_expect_usage(d, "--calibrate: applies to llmload run");
+    const char *f[] = {"sweep", "--rates", "5", "--calibrate", "auto", "--dataset", "d.json", NULL};
+    harness_expect_usage(f, "--calibrate: --dataset prompts are sent verbatim");
 }
 
 /* A server that is not there: a one-line reason and exit 3, no file. */
@@ -449,5 +844,10 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_calibrate_sim, harness_sim_teardown)
              cmocka_unit_test_teardown(test_calibrate_bytes2_usage, teardown_all),
              cmocka_unit_test_teardown(test_calibrate_bytes2_tokenize, teardown_all),
              cmocka_unit_test_teardown(test_calibrated_run_bytes2, teardown_all),
+             cmocka_unit_test_teardown(test_prompt_warning_bytes2, teardown_all),
+             cmocka_unit_test_teardown(test_all_4xx_uncalibrated, teardown_all),
+             cmocka_unit_test_teardown(test_calibrate_auto, teardown_all),
+             cmocka_unit_test_teardown(test_calibrated_short_prompts, teardown_all),
+             cmocka_unit_test(test_calibrate_flag_errors),
              cmocka_unit_test(test_calibrate_no_server),
              cmocka_unit_test_teardown(test_calibrate_tls_options, teardown_tls))

@@ -242,6 +242,22 @@ static void test_sigint_probe(void **state)
     assert_int_equal(atomic_load(&seen->chat), 0);
 }
 
+/* --calibrate auto: the first probe (a POST to chat/completions) is
+ * never answered, and a Ctrl-C ends it at once: 130, "calibrate", and no
+ * request of the load was sent (the server read the probe alone, and
+ * requests.jsonl is empty). */
+static void test_sigint_calibrate(void **state)
+{
+    (void)state;
+    const char *args[] = {"--model", "m", "--no-metrics", "--calibrate", "auto",
+                          "--rate",  "5", "--duration",   "5s",          NULL};
+    client_start("run", args);
+    wait_count(&seen->chat, 1, 10000, "POST");
+    interrupt_and_check("calibrate", 1000);
+    assert_int_equal(atomic_load(&seen->chat), 1);
+    assert_records_all(0, "ok");
+}
+
 /* During the load: POSTs are arriving and the schedule runs for 30 s. */
 static void test_sigint_load(void **state)
 {
@@ -392,6 +408,7 @@ static void test_no_ok_sweep(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_setup_teardown(test_setup_bounded, hang_setup, teardown),
              cmocka_unit_test_setup_teardown(test_sigint_probe, hang_setup, teardown),
+             cmocka_unit_test_setup_teardown(test_sigint_calibrate, hang_setup, teardown),
              cmocka_unit_test_setup_teardown(test_sigint_load, hang_setup, teardown),
              cmocka_unit_test_setup_teardown(test_sigint_drain, hang_setup, teardown),
              cmocka_unit_test_setup_teardown(test_sigint_sweep_probe, hang_setup, teardown),

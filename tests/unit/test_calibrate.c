@@ -99,6 +99,34 @@ static void test_save_load(void **state)
     assert_string_equal(b.model, "m-7b");
     assert_string_equal(b.source, "usage");
     assert_int_equal(b.probes, 8);
+    assert_int_equal(b.spread.requests, 0); /* not measured: "spread": null */
+    unlink(p);
+    free(p);
+
+    /* With a spread: kept exactly. */
+    a.spread.requests = 24;
+    a.spread.n_targets = 3;
+    a.spread.targets[0] = 32;
+    a.spread.targets[1] = 64;
+    a.spread.targets[2] = 128;
+    a.spread.error_min = -0.0625;
+    a.spread.error_mean = 0.001953125;
+    a.spread.error_max = 0.1;
+    p = tmp_path("");
+    assert_int_equal(calib_fit_save(p, &a, err, sizeof err), 0);
+    assert_int_equal(calib_fit_load(p, &b, err, sizeof err), 0);
+    assert_int_equal(b.spread.requests, 24);
+    assert_int_equal(b.spread.n_targets, 3);
+    assert_int_equal(b.spread.targets[2], 128);
+    assert_true(b.spread.error_min == a.spread.error_min);
+    assert_true(b.spread.error_mean == a.spread.error_mean);
+    assert_true(b.spread.error_max == a.spread.error_max);
+    unlink(p);
+    free(p);
+    /* A file from before the spread loads, as not measured. */
+    p = tmp_path("{\"slope\": 2, \"intercept\": 47.5}");
+    assert_int_equal(calib_fit_load(p, &b, err, sizeof err), 0);
+    assert_int_equal(b.spread.requests, 0);
     unlink(p);
     free(p);
 
@@ -107,6 +135,19 @@ static void test_save_load(void **state)
         {"{\"slope\": 0, \"intercept\": 1}", "slope: expected a number in (0, 100]"},
         {"{\"slope\": 1, \"intercept\": 1, \"sloop\": 2}", "sloop: unknown field"},
         {"{\"slope\": 1}", "intercept"},
+        {"{\"slope\": 1, \"intercept\": 1, \"spread\": 3}", "spread: expected null or"},
+        {"{\"slope\": 1, \"intercept\": 1, \"spread\": {\"requests\": 0, \"targets\": [], "
+         "\"error_mean\": 0, \"error_min\": 0, \"error_max\": 0}}",
+         "spread"},
+        {"{\"slope\": 1, \"intercept\": 1, \"spread\": {\"requests\": 2, \"targets\": [64, 32], "
+         "\"error_mean\": 0, \"error_min\": 0, \"error_max\": 0}}",
+         "ascending"},
+        {"{\"slope\": 1, \"intercept\": 1, \"spread\": {\"requests\": 2, \"targets\": [32], "
+         "\"error_mean\": 0.2, \"error_min\": 0, \"error_max\": 0.1}}",
+         "min <= mean <= max"},
+        {"{\"slope\": 1, \"intercept\": 1, \"spread\": {\"requests\": 2, \"targets\": [32], "
+         "\"error_mean\": 0, \"error_min\": 0, \"error_max\": 0, \"p95\": 1}}",
+         "spread"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
         p = tmp_path(bad[i].in);

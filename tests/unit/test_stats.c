@@ -64,6 +64,10 @@ static void test_add_one_ok(void **state)
     ASSERT_HIST(s.itl, 0, 0, 0);
     assert_int_equal(s.prompt_tokens, 103); /* the server's count wins */
     assert_int_equal(s.prompt_mismatch, 1);
+    assert_int_equal(s.prompt_usage_n, 1);
+    assert_int_equal(s.prompt_usage_requested, 100);
+    assert_int_equal(s.prompt_usage_server, 103);
+    assert_true(s.prompt_err_min == 0.03 && s.prompt_err_max == 0.03);
     assert_int_equal(s.output_tokens, 11);
     assert_int_equal(s.events, 6);
     assert_int_equal(s.cached_tokens, 64);
@@ -74,6 +78,17 @@ static void test_add_one_ok(void **state)
     assert_int_equal(s.all_e2e_count, 1);
     assert_int_equal(s.all_service_sum_ns, 1249000);
     assert_int_equal(s.all_service_count, 1);
+    /* A second one counted under the requested 100, and one without a
+     * count, which the check leaves out. */
+    r.prompt_tokens_server = 90;
+    stats_add_record(&s, &r);
+    r.prompt_tokens_server = -1;
+    stats_add_record(&s, &r);
+    assert_int_equal(s.prompt_usage_n, 2);
+    assert_int_equal(s.prompt_usage_requested, 200);
+    assert_int_equal(s.prompt_usage_server, 193);
+    assert_true(s.prompt_err_min == -0.1 && s.prompt_err_max == 0.03);
+    assert_int_equal(s.prompt_tokens, 293);
     stats_free(&s);
     stats_free(&s); /* twice is safe */
 }
@@ -245,6 +260,13 @@ static void test_merge_equals_single(void **state)
     assert_int_equal(total.cached_tokens, one.cached_tokens);
     assert_int_equal(total.cached_reported, one.cached_reported);
     assert_int_equal(total.prompt_mismatch, one.prompt_mismatch);
+    assert_true(one.prompt_usage_n > 0);
+    assert_int_equal(total.prompt_usage_n, one.prompt_usage_n);
+    assert_int_equal(total.prompt_usage_requested, one.prompt_usage_requested);
+    assert_int_equal(total.prompt_usage_server, one.prompt_usage_server);
+    assert_true(total.prompt_err_min == one.prompt_err_min);
+    assert_true(total.prompt_err_max == one.prompt_err_max);
+    assert_true(one.prompt_err_min < one.prompt_err_max);
     assert_int_equal(total.ok_e2e_sum_ns, one.ok_e2e_sum_ns);
     assert_int_equal(total.all_e2e_sum_ns, one.all_e2e_sum_ns);
     assert_int_equal(total.all_e2e_count, one.all_e2e_count);

@@ -442,7 +442,127 @@ static void test_json_write_error(void **state)
     stats_free(&s);
 }
 
-TEST_MAIN(cmocka_unit_test(test_print),
-          cmocka_unit_test(test_json),
-          cmocka_unit_test(test_json_exact_percentiles),
+/* n ok records asking for `want` prompt tokens that the server counted
+ * `got` (-1: no count), into s. */
+static void add_prompts(struct stats *s, int n, uint32_t want, int64_t got)
+{
+    for (int i = 0; i < n; i++) {
+        struct record r;
+        record_init(&r, (uint64_t)i);
+        r.http_status = 200;
+        r.sched_ns = r.sent_ns = 0;
+        r.first_ns = r.first_content_ns = r.last_ns = r.end_ns = MS;
+        r.prompt_tokens = want;
+        r.prompt_tokens_server = got;
+        stats_add_record(s, &r);
+    }
+}
+
+/* The server's prompt count against the requested (issue 16): one line,
+ * a warning with the ratio and the fix past 10%, a note within it, the
+ * all-4xx warning for llmload's own words without a calibration; the same
+ * text printed (lines under 100 columns) and in summary.json. */
+static void test_prompt_note(void **state)
+{
+    (void)state;
+    struct stats s;
+    char buf[512];
+    int warning;
+
+    stats_init(&s);
+    add_prompts(&s, 20, 256, 551); /* llama-server's 2.15x */
+    add_prompts(&s, 5, 256, -1);   /* no count: left out */
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_int_equal(warning, 1);
+    assert_message_has(buf,
+                       "the server counted 2.15x the requested prompt tokens (over 20 ok "
+                       "requests): prompts are 115% longer than asked",
+                       "synthetic");
+    assert_message_has(buf, "`llmload calibrate --url BASE`", "synthetic");
+    assert_message_has(buf, "`--calibrate auto`", "synthetic");
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_CALIBRATED, &warning);
+    assert_message_has(buf, "even with the calibration", "calibrated");
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_OTHER, &warning);
+    assert_int_equal(warning, 1);
+    assert_message_has(buf, "(the server's tokenizer counts them otherwise)", "other");
+    assert_null(strstr(buf, "calibrat"));
+
+    struct summary_info info;
+    memset(&info, 0, sizeof info);
+    info.prompts = SUMMARY_PROMPTS_SYNTHETIC;
+    info.window_ns = LL_NS_PER_SEC;
+    char *out = print_to_string(&s, &info);
+    const char *w = strstr(out, "\nwarning: the server counted 2.15x");
+    assert_non_null(w);
+    /* The warning's lines, up to the next section, under 100 columns. */
+    for (const char *l = w + 1; *l && strncmp(l, "in flight", 9) != 0;
+         l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+        if (strcspn(l, "\n") >= 100)
+            fail_msg("a line of 100 columns or more: %.*s", (int)strcspn(l, "\n"), l);
+    free(out);
+    json_t *j = summary_json(&s, &info);
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_string_equal(json_string_value(json_object_get(j, "prompt_warning")), buf);
+    json_t *tok = json_object_get(j, "tokens");
+    assert_int_equal(json_integer_value(json_object_get(tok, "prompt_reported")), 20);
+    assert_true(json_real_value(json_object_get(tok, "prompt_ratio")) == 551.0 / 256.0);
+    assert_true(json_real_value(json_object_get(tok, "prompt_error_min")) == 295.0 / 256.0);
+    json_decref(j);
+
+    /* Within 10%: a note, with the spread, and no prompt_warning. */
+    stats_reset(&s);
+    add_prompts(&s, 3, 100, 95);
+    add_prompts(&s, 1, 100, 108);
+    add_prompts(&s, 1, 100, 100);
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_CALIBRATED, &warning);
+    assert_int_equal(warning, 0);
+    assert_string_equal(buf, "4 ok requests had a server prompt count unlike the requested "
+                             "one: 0.99x over all, per request -5.0% to +8.0%");
+    j = summary_json(&s, &info);
+    assert_true(json_is_null(json_object_get(j, "prompt_warning")));
+    json_decref(j);
+    /* Exact: nothing to say. */
+    stats_reset(&s);
+    add_prompts(&s, 3, 100, 100);
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_string_equal(buf, "");
+    /* 0.89x is off, 0.91x is not. */
+    stats_reset(&s);
+    add_prompts(&s, 1, 100, 89);
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_message_has(buf,
+                       "0.89x the requested prompt tokens (over 1 ok requests): prompts "
+                       "are 11% shorter",
+                       "0.89");
+    assert_int_equal(summary_prompt_off(100, 91), 0);
+    assert_int_equal(summary_prompt_off(100, 111), 1);
+
+    /* Every request a 4xx: said for llmload's words without a calibration
+     * only. */
+    stats_reset(&s);
+    for (int i = 0; i < 20; i++) {
+        struct record r;
+        record_init(&r, (uint64_t)i);
+        r.kind = REC_HTTP_4XX;
+        r.http_status = 400;
+        r.sched_ns = r.sent_ns = 0;
+        r.end_ns = MS;
+        r.prompt_tokens = 256;
+        stats_add_record(&s, &r);
+    }
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_int_equal(warning, 1);
+    assert_message_has(buf,
+                       "all 20 requests failed with a 4xx, and the prompts had no "
+                       "calibration",
+                       "4xx");
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_CALIBRATED, &warning);
+    assert_string_equal(buf, "");
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_OTHER, &warning);
+    assert_string_equal(buf, "");
+    stats_free(&s);
+}
+
+TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_prompt_note),
+          cmocka_unit_test(test_json), cmocka_unit_test(test_json_exact_percentiles),
           cmocka_unit_test(test_json_write_error))

@@ -1,0 +1,350 @@
+/* calibprobe.c: the probes, the fit and its spread (calibprobe.h).
+ *
+ * I send CALIB_PROBES synthetic prompts (the words of wl_prompt_build) of
+ * known word counts, one at a time, each a non-streaming request for one
+ * output token, and read usage.prompt_tokens back. A server that sends no
+ * usage is asked its POST /tokenize (llama.cpp's, at the URL's root)
+ * instead, with "add_special": true so the BOS a completions prompt gets is
+ * counted (llama.cpp's default is false); that count lacks the chat
+ * template, so the intercept is then only the tokenizer's own (BOS), and a
+ * chat run's prompts come out longer by the template's tokens (I say so
+ * on stderr). The least-squares line is the fit; then the spread. */
+#include "cli/calibprobe.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "http/fetch.h"
+#include "util/util.h"
+#include "workload/wlfile.h"
+#include "workload/workload.h"
+
+#define CALIB_PROBES 10
+/* Probes that must succeed; a 4xx (a context too short) on a longer one
+ * ends the probing there instead of failing. */
+#define CALIB_MIN_PROBES 5
+#define CALIB_SEED 0x63616c6962ULL          /* "calib": probe text never equals a run's */
+#define CALIB_SPREAD_SEED 0x737072656164ULL /* "spread": fresh draws, not the probes' */
+
+/* The spread's targets: those of these lengths (tokens) that are at least
+ * twice the fit's intercept (shorter ones are mostly template: a run warns
+ * about them, runopts_calib_short) and no longer than the longest probe
+ * the server counted (a longer one may pass its context); each gets
+ * CALIB_SPREAD_PER_TARGET prompts. */
+static const unsigned calib_spread_targets[] = {32, 64, 128, 256, 512, 1024};
+#define CALIB_SPREAD_PER_TARGET 8
+
+/* A prompt of W words is a 4-word nonce, then W - 4 words drawn at random
+ * from wl_prompt_build's list. Where the server's count depends on which
+ * words were drawn (a small vocabulary, or bytes2 on the sim), a probe's
+ * count varies about a line by an error whose variance grows with those
+ * random words, so the fit weighs probe i by 1 / (W - 3): the 4-word probe
+ * (the nonce alone: no random words) pins the intercept, the long ones the
+ * slope. An unweighted fit instead carries the long probes' random error
+ * in the slope back to W = 0, several tokens off in the intercept. */
+static const unsigned calib_probe_words[CALIB_PROBES] = {4,   8,   16,  32,   64,
+                                                         128, 256, 512, 1024, 2048};
+
+/* What every request of a calibration shares: the connection, the
+ * options, and where its answers go. */
+struct calib_http {
+    const struct calib_probe *p;
+    struct fetcher *fetch;
+    struct fetch_opts opts;
+    struct fetch_response resp;
+    int use_tokenize; /* the server sends no usage: ask /tokenize */
+};
+
+/* One HTTP request: GET when body is NULL, else POST of JSON body. Returns
+ * the parsed JSON response (caller decrefs) when the status is 2xx, else
+ * NULL with the reason in err (*rc LL_E_INTR when abandoned, else
+ * LL_E_IO). */
+static json_t *http_json(struct calib_http *h, const char *url, const char *body, int *rc,
+                         char *err, size_t errlen)
+{
+    char why[256];
+    json_t *j = NULL;
+    *rc = LL_E_IO;
+    int frc = fetch_request(h->fetch, url, body, &h->opts, &h->resp, why, sizeof why);
+    if (frc == LL_E_INTR) {
+        *rc = LL_E_INTR;
+        snprintf(err, errlen, "%s: interrupted", url);
+    } else if (frc != 0) {
+        snprintf(err, errlen, "%s: %s", url, why);
+    } else if (h->resp.status < 200 || h->resp.status > 299) {
+        snprintf(err, errlen, "%s: HTTP %ld", url, h->resp.status);
+    } else {
+        json_error_t je;
+        j = json_loadb(h->resp.body ? h->resp.body : "", h->resp.body_len, 0, &je);
+        if (!j)
+            snprintf(err, errlen, "%s: response is not JSON (%s)", url, je.text);
+    }
+    return j;
+}
+
+/* base with any trailing '/' dropped, then suffix. Caller frees. */
+static char *join_url(const char *base, const char *suffix)
+{
+    size_t a = strlen(base), b = strlen(suffix);
+    while (a > 0 && base[a - 1] == '/')
+        a--;
+    char *p = ll_malloc(a + b + 1);
+    memcpy(p, base, a);
+    memcpy(p + a, suffix, b + 1);
+    return p;
+}
+
+/* The URL's root for /tokenize: base without a trailing "/v1". */
+static char *tokenize_url(const char *base)
+{
+    size_t a = strlen(base);
+    while (a > 0 && base[a - 1] == '/')
+        a--;
+    if (a >= 3 && memcmp(base + a - 3, "/v1", 3) == 0)
+        a -= 3;
+    char *p = ll_malloc(a + sizeof "/tokenize");
+    memcpy(p, base, a);
+    memcpy(p + a, "/tokenize", sizeof "/tokenize");
+    return p;
+}
+
+/* The server's token count of text: usage.prompt_tokens of a one-token
+ * request, or /tokenize's count when usage is absent (h->use_tokenize
+ * says which, from then on). Returns >= 0, or -1 with the reason in err
+ * and *rc LL_E_INTR (abandoned) or LL_E_IO. */
+static double probe_count(struct calib_http *h, const char *text, int *rc, char *err, size_t errlen)
+{
+    const struct calib_probe *p = h->p;
+    double n = -1;
+    if (!h->use_tokenize) {
+        json_t *req = json_object();
+        json_object_set_new(req, "model", json_string(p->model));
+        if (p->completions) {
+            json_object_set_new(req, "prompt", json_string(text));
+        } else {
+            json_t *msgs = json_array();
+            json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "user", "content", text));
+            json_object_set_new(req, "messages", msgs);
+        }
+        json_object_set_new(req, "max_tokens", json_integer(1));
+        json_object_set_new(req, "stream", json_false());
+        char *body = json_dumps(req, JSON_COMPACT);
+        json_decref(req);
+        char *url = join_url(p->url, p->completions ? "/completions" : "/chat/completions");
+        json_t *resp = http_json(h, url, body, rc, err, errlen);
+        free(url);
+        free(body);
+        if (!resp)
+            return -1;
+        json_t *pt = json_object_get(json_object_get(resp, "usage"), "prompt_tokens");
+        if (json_is_integer(pt) && json_integer_value(pt) >= 0)
+            n = (double)json_integer_value(pt);
+        json_decref(resp);
+        if (n >= 0)
+            return n;
+        h->use_tokenize = 1;
+    }
+    json_t *req = json_pack("{s:s, s:b}", "content", text, "add_special", 1);
+    char *body = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    char *url = tokenize_url(p->url);
+    json_t *resp = http_json(h, url, body, rc, err, errlen);
+    free(url);
+    free(body);
+    if (!resp) {
+        size_t at = strlen(err);
+        if (*rc != LL_E_INTR)
+            snprintf(err + at, errlen - at, " (the server sends no usage.prompt_tokens either)");
+        return -1;
+    }
+    json_t *toks = json_object_get(resp, "tokens");
+    if (json_is_array(toks)) {
+        n = (double)json_array_size(toks);
+    } else {
+        *rc = LL_E_IO;
+        snprintf(err, errlen, "/tokenize: expected {\"tokens\": [...]}");
+    }
+    json_decref(resp);
+    return n;
+}
+
+/* Send the CALIB_PROBES probes in turn: words, tokens and weights of the
+ * *probes that were counted. 0, or LL_E_INTR / LL_E_IO with the reason
+ * printed. */
+static int calib_probe_all(struct calib_http *h, double *words, double *tokens, double *weight,
+                           size_t *probes)
+{
+    const char *who = h->p->who;
+    char err[512] = "";
+    size_t cap = 5 * (size_t)calib_probe_words[CALIB_PROBES - 1] + 16;
+    char *text = ll_malloc(cap + 1);
+    int rc = 0;
+    for (size_t i = 0; i < CALIB_PROBES; i++) {
+        size_t n = wl_prompt_build(CALIB_SEED, i, calib_probe_words[i], -1, 0, text, cap);
+        text[n] = 0;
+        words[i] = calib_probe_words[i];
+        weight[i] = 1.0 / ((double)calib_probe_words[i] - 3.0);
+        int prc = 0;
+        tokens[i] = probe_count(h, text, &prc, err, sizeof err);
+        if (tokens[i] < 0 && prc != LL_E_INTR && i >= CALIB_MIN_PROBES && strstr(err, ": HTTP 4")) {
+            /* A server with a short context refuses the long probes: fit
+             * the ones it took (its prompts cannot be longer anyway). */
+            fprintf(stderr,
+                    "%s: probe %zu (%u words) refused (%s); fitting the %zu "
+                    "shorter probes\n",
+                    who, i, calib_probe_words[i], err, i);
+            break;
+        }
+        if (tokens[i] < 0) {
+            ll_errorf("%s: probe %zu (%u words): %s", who, i, calib_probe_words[i], err);
+            rc = prc;
+            break;
+        }
+        (*probes)++;
+    }
+    free(text);
+    return rc;
+}
+
+/* The spread of fit (calibprobe.h): prompts built for each target as a
+ * calibrated run builds them, counted by the server; max_tokens is the
+ * longest probe's count. A target the server refuses (a 4xx) ends it
+ * there. 0, or LL_E_INTR / LL_E_IO with the reason printed. */
+static int calib_spread_measure(struct calib_http *h, double max_tokens, struct calib_fit *fit)
+{
+    struct calib_spread *sp = &fit->spread;
+    const struct workload_calib wc = {fit->slope, fit->intercept};
+    memset(sp, 0, sizeof *sp);
+    double sum = 0;
+    char err[512] = "";
+    char *text = NULL;
+    size_t cap = 0;
+    for (size_t t = 0; t < LL_ARRAY_LEN(calib_spread_targets); t++) {
+        unsigned target = calib_spread_targets[t];
+        if ((double)target < 2 * fit->intercept || (double)target > max_tokens)
+            continue;
+        uint32_t words = workload_calib_words(&wc, target);
+        if (5 * (size_t)words + 16 > cap) {
+            cap = 5 * (size_t)words + 16;
+            free(text);
+            text = ll_malloc(cap + 1);
+        }
+        for (unsigned k = 0; k < CALIB_SPREAD_PER_TARGET; k++) {
+            uint64_t index = (uint64_t)t * CALIB_SPREAD_PER_TARGET + k;
+            size_t n = wl_prompt_build(CALIB_SPREAD_SEED, index, words, -1, 0, text, cap);
+            text[n] = 0;
+            int prc = 0;
+            double got = probe_count(h, text, &prc, err, sizeof err);
+            if (got < 0 && prc != LL_E_INTR && strstr(err, ": HTTP 4")) {
+                fprintf(stderr,
+                        "%s: a prompt of %u tokens refused (%s); the spread stops "
+                        "there\n",
+                        h->p->who, target, err);
+                if (k > 0)
+                    sp->targets[sp->n_targets++] = target;
+                goto done;
+            }
+            if (got < 0) {
+                ll_errorf("%s: spread, a prompt of %u tokens: %s", h->p->who, target, err);
+                free(text);
+                memset(sp, 0, sizeof *sp);
+                return prc;
+            }
+            double e = (got - target) / target;
+            if (sp->requests == 0 || e < sp->error_min)
+                sp->error_min = e;
+            if (sp->requests == 0 || e > sp->error_max)
+                sp->error_max = e;
+            sum += e;
+            sp->requests++;
+        }
+        sp->targets[sp->n_targets++] = target;
+    }
+done:
+    free(text);
+    /* Clamped: the rounding of a mean of equal values may pass them. */
+    if (sp->requests > 0)
+        sp->error_mean = LL_MIN(LL_MAX(sum / (double)sp->requests, sp->error_min), sp->error_max);
+    return 0;
+}
+
+int calib_probe_run(const struct calib_probe *p, struct calib_fit *fit)
+{
+    struct calib_http h = {.p = p};
+    memset(fit, 0, sizeof *fit);
+    h.fetch = fetch_new();
+    if (!h.fetch) {
+        ll_errorf("%s: libcurl did not initialise", p->who);
+        return LL_E_IO;
+    }
+    h.opts.headers = p->headers;
+    h.opts.cacert = p->cacert;
+    h.opts.insecure = p->insecure;
+    h.opts.timeout_ns = 120 * LL_NS_PER_SEC;
+    h.opts.connect_timeout_ns = 10 * LL_NS_PER_SEC;
+    h.opts.max_body_bytes = (size_t)64 << 20;
+    if (p->cancel_fd >= 0) {
+        h.opts.cancel_fds = &p->cancel_fd;
+        h.opts.n_cancel_fds = 1;
+    }
+    double words[CALIB_PROBES], tokens[CALIB_PROBES], weight[CALIB_PROBES];
+    size_t probes = 0;
+    int rc = calib_probe_all(&h, words, tokens, weight, &probes);
+    if (rc != 0)
+        goto out;
+    snprintf(fit->model, sizeof fit->model, "%s", p->model);
+    snprintf(fit->source, sizeof fit->source, "%s", h.use_tokenize ? "tokenize" : "usage");
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(fit->date, sizeof fit->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (calib_fit_compute_weighted(words, tokens, weight, probes, fit) != 0) {
+        ll_errorf("%s: the server's counts do not grow with the prompt (no fit)", p->who);
+        rc = LL_E_INVAL;
+        goto out;
+    }
+    rc = calib_spread_measure(&h, tokens[probes - 1], fit);
+    if (rc == 0 && h.use_tokenize && !p->completions)
+        fprintf(stderr,
+                "%s: warning: the server sends no usage, so the fit comes from "
+                "/tokenize, which does not count the chat template: openai-chat prompts will "
+                "be longer than asked by the template's tokens\n",
+                p->who);
+out:
+    fetch_response_free(&h.resp);
+    fetch_free(h.fetch);
+    return rc;
+}
+
+void calib_probe_print(FILE *f, const char *who, const struct calib_fit *fit)
+{
+    fprintf(f,
+            "%s: %s: %.4f tokens per word, intercept %.2f tokens, residual %.2f tokens "
+            "over %zu probes (%s)\n",
+            who, fit->model, fit->slope, fit->intercept, fit->residual, fit->probes, fit->source);
+    const struct calib_spread *sp = &fit->spread;
+    if (sp->requests > 0) {
+        fprintf(f,
+                "%s: spread: %zu prompts built by the fit for %u to %u tokens came out "
+                "%+.1f%% to %+.1f%% of their length (mean %+.1f%%)\n",
+                who, sp->requests, sp->targets[0], sp->targets[sp->n_targets - 1],
+                100 * sp->error_min, 100 * sp->error_max, 100 * sp->error_mean);
+    } else {
+        fprintf(f,
+                "%s: spread: not measured (no target length of %u to %u tokens is both "
+                "twice the intercept and within the longest probe)\n",
+                who, calib_spread_targets[0],
+                calib_spread_targets[LL_ARRAY_LEN(calib_spread_targets) - 1]);
+    }
+    if (fit->intercept > 1)
+        fprintf(f,
+                "%s: note: the server adds %.1f tokens to every prompt (its template, a BOS): "
+                "a prompt under %.0f tokens (twice that) is mostly template and keeps its "
+                "length worse, and one under %.0f (the template and one word) cannot be "
+                "reached; a run warns when it asks for them\n",
+                who, fit->intercept, ceil(2 * fit->intercept), ceil(fit->intercept + fit->slope));
+}
