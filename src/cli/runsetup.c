@@ -447,6 +447,9 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
     json_object_set_new(o, "stop_reason",
                         res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
     json_object_set_new(o, "records_lost", json_integer((json_int_t)res->records_lost));
+    json_object_set_new(o, "cut_short_warning",
+                        info->cut_short_warning[0] ? json_string(info->cut_short_warning)
+                                                   : json_null());
     json_object_set_new(run, "outcome", o);
     target_json_update(run, &rs->target);
     if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {

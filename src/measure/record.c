@@ -232,12 +232,24 @@ int record_write_jsonl(FILE *f, const struct record *r)
     LINE_OPT(&l, ",\"cached_tokens\":", r->cached_tokens);
     LINE_LIT(&l, ",\"max_tokens\":");
     line_u64(&l, r->max_tokens);
+    if (r->ignore_eos)
+        LINE_LIT(&l, ",\"ignore_eos\":true");
+    else
+        LINE_LIT(&l, ",\"ignore_eos\":false");
     LINE_LIT(&l, ",\"output_tokens\":");
     line_u64(&l, r->output_tokens);
     LINE_LIT(&l, ",\"tokens_source\":\"");
     line_puts(&l, rec_tokens_source_name(r->tokens_source));
     LINE_LIT(&l, "\",\"events\":");
     line_u64(&l, r->events);
+    size_t flen = strnlen(r->finish_reason, sizeof(r->finish_reason));
+    if (flen == 0) {
+        LINE_LIT(&l, ",\"finish_reason\":null");
+    } else {
+        LINE_LIT(&l, ",\"finish_reason\":\"");
+        line_json_escaped(&l, r->finish_reason, flen);
+        LINE_LIT(&l, "\"");
+    }
     LINE_OPT(&l, ",\"retry_after_ms\":", r->retry_after_ms);
     LINE_LIT(&l, ",\"worker\":");
     line_u64(&l, r->worker);
@@ -357,6 +369,11 @@ static void read_counts(json_t *o, struct record *r)
             r->tokens_source = (enum rec_tokens_source)i;
     v = opt_int(o, "events");
     r->events = v > 0 ? (uint64_t)v : 0;
+    r->ignore_eos = json_is_true(json_object_get(o, "ignore_eos"));
+    /* A reason longer than the record keeps (hand-edited) is cut, like
+     * the decoder cuts the server's; "" (as null) when absent. */
+    const char *fin = json_string_value(json_object_get(o, "finish_reason"));
+    snprintf(r->finish_reason, sizeof r->finish_reason, "%s", fin ? fin : "");
     r->retry_after_ms = opt_int(o, "retry_after_ms");
     v = opt_int(o, "worker");
     r->worker = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;

@@ -146,6 +146,7 @@ void chatbody_fill_record(struct record *r, const struct req_spec *spec)
     r->prompt_tokens = chatbody_prompt_tokens(spec);
     r->session = spec->session;
     r->turn = spec->turn;
+    r->ignore_eos = spec->ignore_eos;
 }
 
 size_t chatbody_assistant_text(uint64_t seed, uint64_t index, uint32_t n_tokens, char *buf,

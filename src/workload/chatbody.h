@@ -46,7 +46,7 @@ uint32_t chatbody_prompt_tokens(const struct req_spec *spec);
 
 /* Copy what a record carries from its spec beyond id and lengths: the
  * prompt tokens of the whole conversation (chatbody_prompt_tokens), the
- * session and the turn. */
+ * session, the turn and ignore_eos. */
 void chatbody_fill_record(struct record *r, const struct req_spec *spec);
 
 /* Token IDs of --prompt-ids prompts lie in [CHATBODY_ID_MIN, CHATBODY_ID_MAX]
