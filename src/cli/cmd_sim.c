@@ -27,6 +27,7 @@ struct sim_opt {
     int has_arg;
 };
 
+/* clang-format off */
 static const struct sim_opt sim_opts[] = {
     {"--host", 1}, {"--port", 1}, {"--profile", 1}, {"--model-name", 1},
     {"--duration", 1}, {"--seed", 1}, {"--log", 1}, {"--explain", 0},
@@ -38,9 +39,11 @@ static const struct sim_opt sim_opts[] = {
     {"--stall-at", 1}, {"--stall-for", 1}, {"--stall-from", 1}, {"--fault", 1}, {"--slow-headers-delay", 1},
     {"--role-chunk", 0}, {"--tokens-per-event", 1},
     {"--default-max-tokens", 1}, {"--max-body", 1}, {"--conn-buffer", 1},
-    {"--tokenizer", 1}, {"--no-usage", 0},
+    {"--tokenizer", 1}, {"--no-usage", 0}, {"--context-tokens", 1}, {"--vocab", 1},
 };
+/* clang-format on */
 
+/* clang-format off */
 static void sim_usage(FILE *f)
 {
     struct sim_profile p;
@@ -70,6 +73,11 @@ static void sim_usage(FILE *f)
             "  --tokenizer NAME            words (ceil(bytes/4) per word) or bytes2 (ceil(bytes/2) per\n"
             "                              word, a BOS and a chat template) (default words; docs/sim-engine.md)\n"
             "  --no-usage                  completion responses carry no \"usage\" (as some servers)\n"
+            "  --context-tokens N          a request's context: prompt + output at most N tokens; a\n"
+            "                              prompt of N or more gets a 400, an output that would pass\n"
+            "                              it ends there with finish_reason length (default: none)\n"
+            "  --vocab N                   vocabulary size, in /v1/models as meta.n_vocab; a prompt of\n"
+            "                              token IDs with one of N or above gets a 400 (default %u)\n"
             "  --explain                   describe the profile (after overrides) and exit\n"
             "  --help                      this text\n"
             "\n"
@@ -95,13 +103,15 @@ static void sim_usage(FILE *f)
             "  --role-chunk                every chat stream starts with a role-only chunk (default off)\n"
             "  --tokens-per-event N        tokens coalesced into one SSE event (default 1)\n",
             SIM_DEFAULT_PORT, (unsigned long long)e->seed, SIM_DEFAULT_MAX_TOKENS,
-            SIM_DEFAULT_MAX_BODY_BYTES, SIM_DEFAULT_CONN_BUFFER_BYTES, e->max_num_seqs,
+            SIM_DEFAULT_MAX_BODY_BYTES, SIM_DEFAULT_CONN_BUFFER_BYTES, TOKENIZER_ID_MAX + 1,
+            e->max_num_seqs,
             (unsigned long long)e->kv_tokens, e->block_tokens, e->prefill_chunk_tokens,
             ll_fmt_duration(e->step_base_ns, b1, sizeof(b1)),
             ll_fmt_duration(e->step_prefill_token_ns, b2, sizeof(b2)),
             ll_fmt_duration(e->step_seq_ns, b3, sizeof(b3)), e->queue_limit,
             e->natural_len_median_tokens, e->natural_len_sigma);
 }
+/* clang-format on */
 
 static const struct sim_opt *find_opt(const char *arg, const char **inline_val)
 {
@@ -296,6 +306,10 @@ static void on_second(struct sim_args *a, const char *name, const char *val)
             sim_bad(a, "--tokenizer: expected words or bytes2, got \"%s\"", val);
     } else if (strcmp(name, "--no-usage") == 0) {
         c->no_usage = 1;
+    } else if (strcmp(name, "--context-tokens") == 0) {
+        c->context_tokens = (uint32_t)parse_whole(a, name, val, 2, UINT32_MAX);
+    } else if (strcmp(name, "--vocab") == 0) {
+        c->vocab = (uint32_t)parse_whole(a, name, val, 1, TOKENIZER_ID_MAX + 1);
     }
     /* --profile, --seed and --help were taken in the first pass. */
 }

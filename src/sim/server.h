@@ -34,6 +34,8 @@ struct server_config {
     uint64_t seed;                  /* output text seeds */
     enum tokenizer_kind tokenizer;  /* --tokenizer (default TOKENIZER_WORDS) */
     int no_usage;                   /* --no-usage: completion responses carry no usage */
+    uint32_t context_tokens;        /* --context-tokens: prompt + output bound; 0 = none */
+    uint32_t vocab;                 /* --vocab: token IDs below it; 0 = TOKENIZER_ID_MAX + 1 */
 };
 
 struct server;

@@ -217,6 +217,69 @@ static void test_sim_rejects_bad_ids(void **state)
     free(resp);
 }
 
+/* The meta.n_vocab of the sim's GET /v1/models. */
+static int64_t models_n_vocab(int port)
+{
+    const char *req = "GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    char *resp = NULL;
+    size_t rlen = 0;
+    assert_int_equal(harness_http(port, req, strlen(req), &resp, &rlen, IO_TIMEOUT_MS), 0);
+    const char *b = strstr(resp, "\r\n\r\n");
+    assert_non_null(b);
+    json_t *j = json_loads(b + 4, 0, NULL);
+    assert_non_null(j);
+    json_t *m0 = json_array_get(json_object_get(j, "data"), 0);
+    int64_t n = harness_ival(json_object_get(m0, "meta"), "n_vocab");
+    json_decref(j);
+    free(resp);
+    return n;
+}
+
+/* --vocab 512: /v1/models says so where llama.cpp does; IDs 0 to 511
+ * pass, in both array forms; one of 512 or more gets llama.cpp's 400,
+ * naming the first such ID and where it is. Without --vocab: 262144. */
+static void test_sim_vocab(void **state)
+{
+    (void)state;
+    const char *dflt[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(dflt);
+    assert_int_equal(models_n_vocab(harness_cur_sim.port), 262144);
+    harness_sim_stop(&harness_cur_sim);
+
+    const char *sargs[] = {"--profile", "instant", "--vocab", "512", NULL};
+    harness_cur_sim_start(sargs);
+    int port = harness_cur_sim.port;
+    assert_int_equal(models_n_vocab(port), 512);
+    char *resp;
+    int64_t prompt, cached;
+    assert_int_equal(post_completions(port, "{\"prompt\":[0,511,3],\"max_tokens\":1}", &resp), 200);
+    usage_of(resp, &prompt, &cached);
+    assert_int_equal(prompt, 3);
+    free(resp);
+    static const struct {
+        const char *prompt, *msg;
+    } cases[] = {
+        {"[5,512]", "Prompt contains invalid tokens: token ID 512 (at 1) is outside the "
+                    "vocabulary of 512 (IDs 0 to 511)"},
+        {"[[1000,2,3000]]", "token ID 1000 (at 0) is outside the vocabulary of 512"},
+        {"[262143]", "token ID 262143 (at 0)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char body[200];
+        snprintf(body, sizeof body, "{\"prompt\":%s,\"max_tokens\":1}", cases[i].prompt);
+        int status = post_completions(port, body, &resp);
+        if (status != 400 || !strstr(resp, cases[i].msg) ||
+            !strstr(resp, "\"code\":\"invalid_tokens\""))
+            fail_msg("prompt %s: HTTP %d %s; expected 400 invalid_tokens with: %s", cases[i].prompt,
+                     status, resp, cases[i].msg);
+        free(resp);
+    }
+    /* Text prompts are not IDs: unaffected. */
+    assert_int_equal(post_completions(port, "{\"prompt\":\"zz top\",\"max_tokens\":1}", &resp),
+                     200);
+    free(resp);
+}
+
 /* ---- what the client sends: a capturing server ---- */
 
 #define CAPTURE_MAX 16
@@ -536,6 +599,7 @@ static int tmp_teardown(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_sim_accepts_ids, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sim_rejects_bad_ids, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sim_vocab, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cli_rejects, tmp_teardown),
              cmocka_unit_test_teardown(test_run_prefix_ids, harness_sim_teardown),
              cmocka_unit_test(test_client_sends_ids))
