@@ -162,7 +162,7 @@ static size_t build_body(struct transport *t, struct treq *q, const struct req_s
             BODY_LIT(b, cap, &at, "\",\"prompt\":\"");
         size_t room = at < cap ? cap - at : 0;
         char *dst = at < cap ? b + at : NULL;
-        at += ids ? chatbody_prompt_ids(t->cfg.seed, spec, dst, room)
+        at += ids ? chatbody_prompt_ids(t->cfg.seed, &t->cfg.prompt_id_range, spec, dst, room)
                   : chatbody_prompt(q->api, t->cfg.seed, spec, dst, room);
         if (chat || ids)
             BODY_LIT(b, cap, &at, "],\"max_tokens\":");
