@@ -27,116 +27,95 @@ struct sim_opt {
     int has_arg;
 };
 
+/* clang-format off */
 static const struct sim_opt sim_opts[] = {
-    {"--host", 1},
-    {"--port", 1},
-    {"--profile", 1},
-    {"--model-name", 1},
-    {"--duration", 1},
-    {"--seed", 1},
-    {"--log", 1},
-    {"--explain", 0},
-    {"--help", 0},
-    {"-h", 0},
-    {"--max-num-seqs", 1},
-    {"--kv-tokens", 1},
-    {"--block-tokens", 1},
-    {"--prefill-chunk", 1},
-    {"--step-base", 1},
-    {"--step-per-prefill-token", 1},
-    {"--step-per-seq", 1},
-    {"--queue-limit", 1},
-    {"--output-len-median", 1},
-    {"--output-len-sigma", 1},
-    {"--no-prefix-cache", 0},
-    {"--stall-at", 1},
-    {"--stall-for", 1},
-    {"--stall-from", 1},
-    {"--fault", 1},
-    {"--slow-headers-delay", 1},
-    {"--role-chunk", 0},
-    {"--tokens-per-event", 1},
-    {"--default-max-tokens", 1},
-    {"--max-body", 1},
-    {"--conn-buffer", 1},
-    {"--tokenizer", 1},
-    {"--no-usage", 0},
+    {"--host", 1}, {"--port", 1}, {"--profile", 1}, {"--model-name", 1},
+    {"--duration", 1}, {"--seed", 1}, {"--log", 1}, {"--explain", 0},
+    {"--help", 0}, {"-h", 0},
+    {"--max-num-seqs", 1}, {"--kv-tokens", 1}, {"--block-tokens", 1},
+    {"--prefill-chunk", 1}, {"--step-base", 1}, {"--step-per-prefill-token", 1},
+    {"--step-per-seq", 1}, {"--queue-limit", 1}, {"--output-len-median", 1},
+    {"--output-len-sigma", 1}, {"--no-prefix-cache", 0},
+    {"--stall-at", 1}, {"--stall-for", 1}, {"--stall-from", 1}, {"--fault", 1}, {"--slow-headers-delay", 1},
+    {"--role-chunk", 0}, {"--tokens-per-event", 1},
+    {"--default-max-tokens", 1}, {"--max-body", 1}, {"--conn-buffer", 1},
+    {"--tokenizer", 1}, {"--no-usage", 0}, {"--context-tokens", 1}, {"--vocab", 1},
     {"--prompt-counter-excludes-cached", 0},
 };
+/* clang-format on */
 
+/* clang-format off */
 static void sim_usage(FILE *f)
 {
     struct sim_profile p;
     sim_profile_get("default", &p);
     const struct engine_config *e = &p.engine;
     char b1[32], b2[32], b3[32];
-    fprintf(
-        f,
-        "usage: llmload sim [options]\n"
-        "\n"
-        "An OpenAI-compatible simulated inference server (continuous batching,\n"
-        "KV-cache, prefix cache, preemption, faults on command). Prints its base\n"
-        "address (http://HOST:PORT) as the first line of stdout; clients use\n"
-        "--url http://HOST:PORT/v1. Runs until SIGINT/SIGTERM or --duration.\n"
-        "Durations take a unit (ns, us, ms, s, m, h); a bare number is seconds.\n"
-        "\n"
-        "server:\n"
-        "  --host ADDR                 numeric address to listen on (default 127.0.0.1; ::1 for "
-        "IPv6)\n"
-        "  --port P                    TCP port, 0 = pick a free one (default %d)\n"
-        "  --profile NAME              engine profile: default or instant (default default)\n"
-        "  --model-name NAME           model id served by /v1/models (default llmload-sim)\n"
-        "  --duration D                exit by itself after D (default: run until a signal)\n"
-        "  --seed N                    seeds output lengths, output text and faults (default "
-        "%llu)\n"
-        "  --log FILE                  one JSON line per completion request (default: none)\n"
-        "  --default-max-tokens N      max_tokens when a request gives none (default %d)\n"
-        "  --max-body BYTES            request body limit, 413 beyond (default %u)\n"
-        "  --conn-buffer BYTES         unwritten output per connection before it is dropped "
-        "(default %u)\n"
-        "  --tokenizer NAME            words (ceil(bytes/4) per word) or bytes2 (ceil(bytes/2) "
-        "per\n"
-        "                              word, a BOS and a chat template) (default words; "
-        "docs/sim-engine.md)\n"
-        "  --no-usage                  completion responses carry no \"usage\" (as some servers)\n"
-        "  --prompt-counter-excludes-cached\n"
-        "                              /metrics as llama.cpp's server: its names, and a prompt\n"
-        "                              counter without the tokens the prefix cache served\n"
-        "  --explain                   describe the profile (after overrides) and exit\n"
-        "  --help                      this text\n"
-        "\n"
-        "engine (each overrides the profile; defaults shown are the default profile's):\n"
-        "  --max-num-seqs N            running batch bound, sequences (default %u)\n"
-        "  --kv-tokens N               KV-cache capacity, tokens (default %llu)\n"
-        "  --block-tokens N            KV block size, tokens (default %u)\n"
-        "  --prefill-chunk N           prefill tokens per step (default %u)\n"
-        "  --step-base DUR             fixed cost of a step (default %s)\n"
-        "  --step-per-prefill-token DUR  cost per prefill token (default %s)\n"
-        "  --step-per-seq DUR          cost per decoding sequence (default %s)\n"
-        "  --queue-limit N             waiting requests before 429, 0 = unbounded (default %u)\n"
-        "  --output-len-median N       median natural output length, tokens (default %g)\n"
-        "  --output-len-sigma X        lognormal sigma of the natural length (default %g)\n"
-        "  --no-prefix-cache           disable the prefix cache (default: enabled)\n"
-        "\n"
-        "faults (one per request at most, drawn from --seed in arrival order):\n"
-        "  --fault KIND:FRACTION       repeatable; KIND is 500, 503, 429, cut, malformed,\n"
-        "                              slow-headers, role-only or reasoning (default: none)\n"
-        "  --stall-at S --stall-for D  freeze the engine for D starting S after start (default: "
-        "none)\n"
-        "  --stall-from WHEN           start (default) or first-request: what --stall-at counts "
-        "from\n"
-        "  --slow-headers-delay D      delay of the slow-headers fault (default 2s)\n"
-        "  --role-chunk                every chat stream starts with a role-only chunk (default "
-        "off)\n"
-        "  --tokens-per-event N        tokens coalesced into one SSE event (default 1)\n",
-        SIM_DEFAULT_PORT, (unsigned long long)e->seed, SIM_DEFAULT_MAX_TOKENS,
-        SIM_DEFAULT_MAX_BODY_BYTES, SIM_DEFAULT_CONN_BUFFER_BYTES, e->max_num_seqs,
-        (unsigned long long)e->kv_tokens, e->block_tokens, e->prefill_chunk_tokens,
-        ll_fmt_duration(e->step_base_ns, b1, sizeof(b1)),
-        ll_fmt_duration(e->step_prefill_token_ns, b2, sizeof(b2)),
-        ll_fmt_duration(e->step_seq_ns, b3, sizeof(b3)), e->queue_limit,
-        e->natural_len_median_tokens, e->natural_len_sigma);
+    fprintf(f,
+            "usage: llmload sim [options]\n"
+            "\n"
+            "An OpenAI-compatible simulated inference server (continuous batching,\n"
+            "KV-cache, prefix cache, preemption, faults on command). Prints its base\n"
+            "address (http://HOST:PORT) as the first line of stdout; clients use\n"
+            "--url http://HOST:PORT/v1. Runs until SIGINT/SIGTERM or --duration.\n"
+            "Durations take a unit (ns, us, ms, s, m, h); a bare number is seconds.\n"
+            "\n"
+            "server:\n"
+            "  --host ADDR                 numeric address to listen on (default 127.0.0.1; ::1 for IPv6)\n"
+            "  --port P                    TCP port, 0 = pick a free one (default %d)\n"
+            "  --profile NAME              engine profile: default or instant (default default)\n"
+            "  --model-name NAME           model id served by /v1/models (default llmload-sim)\n"
+            "  --duration D                exit by itself after D (default: run until a signal)\n"
+            "  --seed N                    seeds output lengths, output text and faults (default %llu)\n"
+            "  --log FILE                  one JSON line per completion request (default: none)\n"
+            "  --default-max-tokens N      max_tokens when a request gives none (default %d)\n"
+            "  --max-body BYTES            request body limit, 413 beyond (default %u)\n"
+            "  --conn-buffer BYTES         unwritten output per connection before it is dropped (default %u)\n"
+            "  --tokenizer NAME            words (ceil(bytes/4) per word) or bytes2 (ceil(bytes/2) per\n"
+            "                              word, a BOS and a chat template) (default words; docs/sim-engine.md)\n"
+            "  --no-usage                  completion responses carry no \"usage\" (as some servers)\n"
+            "  --context-tokens N          a request's context: prompt + output at most N tokens; a\n"
+            "                              prompt of N or more gets a 400, an output that would pass\n"
+            "                              it ends there with finish_reason length (default: none)\n"
+            "  --vocab N                   vocabulary size, in /v1/models as meta.n_vocab; a prompt of\n"
+            "                              token IDs with one of N or above gets a 400 (default %u)\n"
+            "  --prompt-counter-excludes-cached\n"
+            "                              /metrics as llama.cpp's server: its names, and a prompt\n"
+            "                              counter without the tokens the prefix cache served\n"
+            "  --explain                   describe the profile (after overrides) and exit\n"
+            "  --help                      this text\n"
+            "\n"
+            "engine (each overrides the profile; defaults shown are the default profile's):\n"
+            "  --max-num-seqs N            running batch bound, sequences (default %u)\n"
+            "  --kv-tokens N               KV-cache capacity, tokens (default %llu)\n"
+            "  --block-tokens N            KV block size, tokens (default %u)\n"
+            "  --prefill-chunk N           prefill tokens per step (default %u)\n"
+            "  --step-base DUR             fixed cost of a step (default %s)\n"
+            "  --step-per-prefill-token DUR  cost per prefill token (default %s)\n"
+            "  --step-per-seq DUR          cost per decoding sequence (default %s)\n"
+            "  --queue-limit N             waiting requests before 429, 0 = unbounded (default %u)\n"
+            "  --output-len-median N       median natural output length, tokens (default %g)\n"
+            "  --output-len-sigma X        lognormal sigma of the natural length (default %g)\n"
+            "  --no-prefix-cache           disable the prefix cache (default: enabled)\n"
+            "\n"
+            "faults (one per request at most, drawn from --seed in arrival order):\n"
+            "  --fault KIND:FRACTION       repeatable; KIND is 500, 503, 429, cut, malformed,\n"
+            "                              slow-headers, role-only or reasoning (default: none)\n"
+            "  --stall-at S --stall-for D  freeze the engine for D starting S after start (default: none)\n"
+            "  --stall-from WHEN           start (default) or first-request: what --stall-at counts from\n"
+            "  --slow-headers-delay D      delay of the slow-headers fault (default 2s)\n"
+            "  --role-chunk                every chat stream starts with a role-only chunk (default off)\n"
+            "  --tokens-per-event N        tokens coalesced into one SSE event (default 1)\n",
+            SIM_DEFAULT_PORT, (unsigned long long)e->seed, SIM_DEFAULT_MAX_TOKENS,
+            SIM_DEFAULT_MAX_BODY_BYTES, SIM_DEFAULT_CONN_BUFFER_BYTES, TOKENIZER_ID_MAX + 1,
+            e->max_num_seqs,
+            (unsigned long long)e->kv_tokens, e->block_tokens, e->prefill_chunk_tokens,
+            ll_fmt_duration(e->step_base_ns, b1, sizeof(b1)),
+            ll_fmt_duration(e->step_prefill_token_ns, b2, sizeof(b2)),
+            ll_fmt_duration(e->step_seq_ns, b3, sizeof(b3)), e->queue_limit,
+            e->natural_len_median_tokens, e->natural_len_sigma);
 }
+/* clang-format on */
 
 static const struct sim_opt *find_opt(const char *arg, const char **inline_val)
 {
@@ -333,6 +312,10 @@ static void on_second(struct sim_args *a, const char *name, const char *val)
         c->no_usage = 1;
     } else if (strcmp(name, "--prompt-counter-excludes-cached") == 0) {
         c->prompt_excludes_cached = 1;
+    } else if (strcmp(name, "--context-tokens") == 0) {
+        c->context_tokens = (uint32_t)parse_whole(a, name, val, 2, UINT32_MAX);
+    } else if (strcmp(name, "--vocab") == 0) {
+        c->vocab = (uint32_t)parse_whole(a, name, val, 1, TOKENIZER_ID_MAX + 1);
     }
     /* --profile, --seed and --help were taken in the first pass. */
 }

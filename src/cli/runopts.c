@@ -93,35 +93,37 @@ static const struct runopts_flag common_flags[] = {
     VALUE("calibration", calibration),
     VALUE("calibrate", calibrate),
     SET("prompt-ids", prompt_ids),
+    VALUE("prompt-id-range", prompt_id_range),
 };
 #undef VALUE
 #undef SET
 
+/* clang-format off */
 const char runopts_workload_help[] =
-    "Workload realism (docs/workload.md):\n"
-    "  --workload FILE          traffic classes (JSON): weights, lengths, API, prefix groups,\n"
-    "                           cancellations and SLOs per class; records carry the class\n"
-    "  --prefix-fraction F      share of requests that begin with a shared prefix (0..1, default "
-    "0)\n"
-    "  --prefix-groups P        number of distinct shared prefixes (default 1)\n"
-    "  --prefix-tokens L        length of each shared prefix, tokens\n"
-    "  --all-unique             every prompt unique: turn all prefix sharing off (flags and file)\n"
-    "  --cancel-fraction F      share of clients that disconnect mid-stream (0..1)\n"
-    "  --cancel-after DIST      ...after a drawn time from the send (e.g. exponential:2s)\n"
-    "  --cancel-after-tokens DIST  ...or after a drawn number of output events\n"
-    "  --lengths empirical:FILE (input, output) pairs drawn jointly, one observed row per request\n"
-    "  --dataset FILE           prompts from a ShareGPT JSON or JSONL file, sent verbatim; "
-    "lengths\n"
-    "                           from the data (--output-tokens when an entry has none)\n"
-    "  --calibration FILE       scale synthetic prompts by a fit from llmload calibrate\n"
-    "  --calibrate auto         calibrate against the target first (llmload calibrate's probes)\n"
-    "                           and scale synthetic prompts by that fit\n"
-    "  --prompt-ids             send each synthetic prompt as token IDs (\"prompt\": [ids]):\n"
-    "                           lengths exact on any server that takes IDs; needs\n"
-    "                           --api openai-completions (not with --dataset or --sessions)\n"
-    "  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
-    "                           the system; each refusal is a client_dropped record (default: "
-    "none)\n";
+"Workload realism (docs/workload.md):\n"
+"  --workload FILE          traffic classes (JSON): weights, lengths, API, prefix groups,\n"
+"                           cancellations and SLOs per class; records carry the class\n"
+"  --prefix-fraction F      share of requests that begin with a shared prefix (0..1, default 0)\n"
+"  --prefix-groups P        number of distinct shared prefixes (default 1)\n"
+"  --prefix-tokens L        length of each shared prefix, tokens\n"
+"  --all-unique             every prompt unique: turn all prefix sharing off (flags and file)\n"
+"  --cancel-fraction F      share of clients that disconnect mid-stream (0..1)\n"
+"  --cancel-after DIST      ...after a drawn time from the send (e.g. exponential:2s)\n"
+"  --cancel-after-tokens DIST  ...or after a drawn number of output events\n"
+"  --lengths empirical:FILE (input, output) pairs drawn jointly, one observed row per request\n"
+"  --dataset FILE           prompts from a ShareGPT JSON or JSONL file, sent verbatim; lengths\n"
+"                           from the data (--output-tokens when an entry has none)\n"
+"  --calibration FILE       scale synthetic prompts by a fit from llmload calibrate\n"
+"  --calibrate auto         calibrate against the target first (llmload calibrate's probes)\n"
+"                           and scale synthetic prompts by that fit\n"
+"  --prompt-ids             send each synthetic prompt as token IDs (\"prompt\": [ids]):\n"
+"                           lengths exact on any server that takes IDs; needs\n"
+"                           --api openai-completions (not with --dataset or --sessions)\n"
+"  --prompt-id-range A,B    draw the IDs from [A, B] (default 1000,17383); B must be below\n"
+"                           the model's vocabulary, which the server's /models is asked for\n"
+"  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
+"                           the system; each refusal is a client_dropped record (default: none)\n";
+/* clang-format on */
 
 int runopts_errf(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -761,6 +763,96 @@ int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len)
     return 1;
 }
 
+/* One ID of --prompt-id-range: decimal digits only, at most 4294967295. */
+static int id_of(const char *s, size_t n, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (n == 0 || n > 10)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int runopts_prompt_id_range(const char *v, struct chatbody_id_range *out, char *err, size_t errlen)
+{
+    const char *comma = strchr(v, ',');
+    struct chatbody_id_range r;
+    if (v[0] == '-' || (comma && comma[1] == '-'))
+        return runopts_errf(err, errlen,
+                            "--prompt-id-range: token IDs are 0 or more, got "
+                            "\"%s\"",
+                            v);
+    if (!comma || id_of(v, (size_t)(comma - v), &r.min) != 0 ||
+        id_of(comma + 1, strlen(comma + 1), &r.max) != 0)
+        return runopts_errf(err, errlen,
+                            "--prompt-id-range: expected A,B, two whole numbers "
+                            "from 0 to 4294967295 (the IDs are drawn from [A, B]), got \"%s\"",
+                            v);
+    if (r.min >= r.max)
+        return runopts_errf(err, errlen,
+                            "--prompt-id-range: A must be below B (two IDs at "
+                            "least, to tell requests apart), got \"%s\"",
+                            v);
+    *out = r;
+    return 0;
+}
+
+int64_t runopts_models_vocab(const json_t *models, const char *model)
+{
+    json_t *data = json_object_get(models, "data");
+    if (!json_is_array(data))
+        return -1;
+    json_t *entry = json_array_size(data) == 1 ? json_array_get(data, 0) : NULL;
+    size_t i;
+    json_t *e;
+    json_array_foreach(data, i, e)
+    {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        if (model && id && strcmp(id, model) == 0) {
+            entry = e;
+            break;
+        }
+    }
+    json_t *n = json_object_get(json_object_get(entry, "meta"), "n_vocab");
+    return json_is_integer(n) && json_integer_value(n) > 0 ? (int64_t)json_integer_value(n) : -1;
+}
+
+int runopts_vocab_check(const json_t *models, const char *model,
+                        const struct chatbody_id_range *range, int range_given, char *err,
+                        size_t errlen)
+{
+    int64_t n = runopts_models_vocab(models, model);
+    if (n < 0 || (int64_t)range->max < n)
+        return 0;
+    const char *flag = range_given ? "--prompt-id-range" : "--prompt-ids";
+    if (n < 2) {
+        runopts_errf(err, errlen,
+                     "%s: the model's vocabulary has %lld token (/models "
+                     "meta.n_vocab): too few for token-ID prompts; drop --prompt-ids",
+                     flag, (long long)n);
+        return -1;
+    }
+    /* A range that fits, as far from the low (special) IDs as it can. */
+    uint32_t b = (uint32_t)LL_MIN(n - 1, (int64_t)CHATBODY_ID_MAX);
+    uint32_t a = (uint32_t)LL_MIN((int64_t)CHATBODY_ID_MIN, n / 2);
+    if (a >= b)
+        a = b - 1;
+    runopts_errf(err, errlen,
+                 "%s: the model's vocabulary has %lld tokens (IDs 0 to %lld, "
+                 "/models meta.n_vocab) but the prompt IDs are drawn from [%u, %u]; pass "
+                 "--prompt-id-range A,B with B below %lld (e.g. --prompt-id-range %u,%u)",
+                 flag, (long long)n, (long long)(n - 1), range->min, range->max, (long long)n, a,
+                 b);
+    return -1;
+}
+
 int runopts_prompt_ids_check_trace(const struct run_config *cfg, const struct trace *trace,
                                    const char *path, char *err, size_t errlen)
 {
@@ -853,6 +945,14 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
     if (o->prompt_ids && runopts_prompt_ids_check(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
     tc->prompt_ids = o->prompt_ids;
+    tc->prompt_id_range = (struct chatbody_id_range){CHATBODY_ID_MIN, CHATBODY_ID_MAX};
+    if (o->prompt_id_range && !o->prompt_ids)
+        return runopts_errf(err, errlen,
+                            "--prompt-id-range: goes with --prompt-ids (token-ID "
+                            "prompts); add it, or drop --prompt-id-range");
+    if (o->prompt_id_range &&
+        runopts_prompt_id_range(o->prompt_id_range, &tc->prompt_id_range, err, errlen) != 0)
+        return LL_E_INVAL;
     tc->stream = !o->no_stream;
     tc->ignore_eos = o->ignore_eos;
     tc->http2 = o->http2;
@@ -1025,6 +1125,11 @@ static void config_transport_json(json_t *c, const struct run_opts *o,
     json_object_set_new(c, "model", model ? json_string(model) : json_null());
     json_object_set_new(c, "stream", json_boolean(tc->stream));
     json_object_set_new(c, "prompt_ids", json_boolean(tc->prompt_ids));
+    json_t *range = json_null();
+    if (tc->prompt_ids)
+        range = json_pack("[II]", (json_int_t)tc->prompt_id_range.min,
+                          (json_int_t)tc->prompt_id_range.max);
+    json_object_set_new(c, "prompt_id_range", range);
     json_object_set_new(c, "http2", json_boolean(tc->http2));
     json_object_set_new(c, "http_client", json_string(o->http_client ? o->http_client : "auto"));
     const char *why_not_native;
@@ -1162,6 +1267,7 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     info->invalid = verdict_judge(&v, &vd);
     snprintf(info->invalid_reason, sizeof info->invalid_reason, "%s", vd.reason);
     snprintf(info->lateness_warning, sizeof info->lateness_warning, "%s", vd.warning);
+    summary_cut_short_warning(&res->stats, info->cut_short_warning, sizeof info->cut_short_warning);
     info->lateness_moved = vd.worst;
     info->lateness_tolerance = v.tolerance > 0 ? v.tolerance : VERDICT_TOLERANCE_DEFAULT;
     /* The prefix cache: did it start warm? */

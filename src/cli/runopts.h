@@ -64,6 +64,7 @@ struct run_opts {
     const char *lengths, *dataset, *calibration;
     const char *calibrate;       /* --calibrate auto: calibrate before the load */
     int prompt_ids;              /* --prompt-ids: prompts as token IDs (completions) */
+    const char *prompt_id_range; /* --prompt-id-range A,B: the IDs they are drawn from */
     int force, dry_run, quiet;
 };
 
@@ -189,7 +190,9 @@ int runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_conf
  * token IDs: an API other than openai-completions (--api, or a --workload
  * class's "api"), --dataset, --calibration, --calibrate, and cfg->mode LOAD_SESSIONS
  * (set it before calling). A replay's trace is checked once loaded:
- * runopts_prompt_ids_check_trace. */
+ * runopts_prompt_ids_check_trace. --prompt-id-range (only with
+ * --prompt-ids) sets cfg->transport.prompt_id_range (default
+ * [CHATBODY_ID_MIN, CHATBODY_ID_MAX]). */
 int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                struct run_config *cfg, char *err, size_t errlen);
 
@@ -201,6 +204,26 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
 int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len);
 
 struct trace;
+
+/* --prompt-id-range's value v, "A,B": two whole numbers from 0 to
+ * 4294967295, A below B, into *out. Returns 0, or LL_E_INVAL with one line
+ * in err (a negative ID, not two numbers, A not below B). */
+int runopts_prompt_id_range(const char *v, struct chatbody_id_range *out, char *err, size_t errlen);
+
+/* The vocabulary size a server's GET BASE/models answer (models, may be
+ * NULL) reports for model (may be NULL): llama.cpp's data[].meta.n_vocab,
+ * of the entry whose id is model, else of the only entry. -1 when it
+ * reports none (vLLM, OpenAI and most others do not). */
+int64_t runopts_models_vocab(const json_t *models, const char *model);
+
+/* With --prompt-ids, whether the ID range fits the vocabulary models
+ * reports for model (runopts_models_vocab): 0 when it does or nothing is
+ * reported, else -1 with one line in err naming the vocabulary's size and
+ * the fix (--prompt-id-range, with a range that fits). range_given: the
+ * range came from --prompt-id-range (the line names that flag). */
+int runopts_vocab_check(const json_t *models, const char *model,
+                        const struct chatbody_id_range *range, int range_given, char *err,
+                        size_t errlen);
 
 /* With --prompt-ids (cfg->transport.prompt_ids), whether trace (loaded
  * from path) can be sent as token IDs: returns 0 when it can (or without

@@ -207,32 +207,39 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         t->headers = curl_slist_append(t->headers, o->headers[i]);
     cfg->transport.headers = t->headers;
 
-    if (o->model) {
+    /* --prompt-ids waits for the answer even with --model: the vocabulary
+     * in it decides whether the IDs can be sent at all. */
+    if (o->model && !cfg->transport.prompt_ids) {
         t->bg = bg_probe_start(&cfg->transport, t->headers);
         t->model = o->model;
         cfg->transport.model = t->model;
         return LL_EXIT_OK;
     }
-    int prc = probe_target(&cfg->transport, t->headers, 10 * LL_NS_PER_SEC, sig_fd, &t->models,
-                           t->server, &t->first_id, err, sizeof err);
+    int prc =
+        probe_target(&cfg->transport, t->headers, o->model ? RUN_BG_PROBE_NS : 10 * LL_NS_PER_SEC,
+                     sig_fd, &t->models, t->server, &t->first_id, err, sizeof err);
     if (prc == LL_E_INTR) {
         *stopped = 1;
         return LL_EXIT_OK;
     }
-    if (prc != 0) {
-        if (!o->model) {
-            ll_errorf("cannot ask the target for its model: %s (is the server up? or pass --model)",
-                      err);
-            return LL_EXIT_RUNTIME;
-        }
-        ll_errorf("warning: %s; going on with --model %s", err, o->model);
+    if (prc != 0 && !o->model) {
+        ll_errorf("cannot ask the target for its model: %s (is the server up? or pass --model)",
+                  err);
+        return LL_EXIT_RUNTIME;
     }
+    /* With --model, a failed question is no answer, as in the background. */
     t->model = o->model ? o->model : t->first_id;
     if (!t->model) {
         ll_errorf("%s/models lists no model id; pass --model", cfg->transport.base_url);
         return LL_EXIT_RUNTIME;
     }
     cfg->transport.model = t->model;
+    if (cfg->transport.prompt_ids &&
+        runopts_vocab_check(t->models, t->model, &cfg->transport.prompt_id_range,
+                            o->prompt_id_range != NULL, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
     return LL_EXIT_OK;
 }
 
@@ -492,6 +499,9 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
     json_object_set_new(o, "stop_reason",
                         res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
     json_object_set_new(o, "records_lost", json_integer((json_int_t)res->records_lost));
+    json_object_set_new(o, "cut_short_warning",
+                        info->cut_short_warning[0] ? json_string(info->cut_short_warning)
+                                                   : json_null());
     json_object_set_new(run, "outcome", o);
     target_json_update(run, &rs->target);
     if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {

@@ -601,6 +601,7 @@ static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_
     r.cls = spec->class_name;
     r.prompt_tokens = spec->prompt_tokens;
     r.max_tokens = spec->max_tokens;
+    r.ignore_eos = spec->ignore_eos;
     r.worker = w->idx;
     uint64_t now = ll_now_ns();
     r.end_ns = now > w->d->run_start_ns ? now - w->d->run_start_ns : 0;

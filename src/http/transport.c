@@ -162,7 +162,7 @@ static size_t build_body(struct transport *t, struct treq *q, const struct req_s
             BODY_LIT(b, cap, &at, "\",\"prompt\":\"");
         size_t room = at < cap ? cap - at : 0;
         char *dst = at < cap ? b + at : NULL;
-        at += ids ? chatbody_prompt_ids(t->cfg.seed, spec, dst, room)
+        at += ids ? chatbody_prompt_ids(t->cfg.seed, &t->cfg.prompt_id_range, spec, dst, room)
                   : chatbody_prompt(q->api, t->cfg.seed, spec, dst, room);
         if (chat || ids)
             BODY_LIT(b, cap, &at, "],\"max_tokens\":");
@@ -235,6 +235,16 @@ static void take_usage(struct treq *q, const struct oai_chunk *c, int carries_ou
         q->usage_chunks_with_output++;
 }
 
+/* The response's first finish_reason, as the API wrote it. */
+_Static_assert(sizeof(((struct oai_chunk *)0)->finish_reason) == REC_FINISH_REASON_MAX,
+               "a record keeps the decoder's finish_reason whole");
+
+static void take_finish(struct treq *q, const struct oai_chunk *c)
+{
+    if (!q->rec.finish_reason[0] && c->finish_reason[0])
+        memcpy(q->rec.finish_reason, c->finish_reason, sizeof q->rec.finish_reason);
+}
+
 static int on_sse_event(void *ud, const struct sse_event *ev)
 {
     struct treq *q = ud;
@@ -261,8 +271,10 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
         snprintf(detail, sizeof detail, "server error event: %.100s", c.error_message);
         transport_force_kind(q, REC_SERVER_ERROR_EVENT, detail);
     }
-    if (c.has_finish)
+    if (c.has_finish) {
         q->saw_finish = 1;
+        take_finish(q, &c);
+    }
     int out = c.content_bytes + c.reasoning_bytes + c.tool_call_deltas > 0;
     if (c.has_usage)
         take_usage(q, &c, out);
@@ -441,6 +453,8 @@ static enum outcome_body take_body(struct treq *q, struct oai_chunk *c)
     int out = c->content_bytes + c->reasoning_bytes + c->tool_call_deltas > 0;
     if (c->has_usage)
         take_usage(q, c, 0);
+    if (c->has_finish)
+        take_finish(q, c);
     if (out) {
         r->events = 1;
         r->first_content_ns = c->content_bytes ? r->first_ns : LL_NO_TIME;

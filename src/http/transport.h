@@ -22,6 +22,7 @@
 #include "decode/openai.h"
 #include "measure/record.h"
 #include "measure/stats.h"
+#include "workload/chatbody.h"
 #include "workload/workload.h"
 
 struct curl_slist;
@@ -43,6 +44,7 @@ struct transport_config {
     const char *model;               /* model name (JSON-escaped by the transport) */
     int ignore_eos;                  /* send "ignore_eos": true */
     int prompt_ids;                  /* completions: send the prompt as token IDs */
+    struct chatbody_id_range prompt_id_range; /* ...drawn from these (--prompt-id-range) */
     const struct curl_slist *headers;/* extra request headers (borrowed; may be NULL) */
     int http2;                       /* negotiate HTTP/2 */
     enum transport_client client;    /* which HTTP client (AUTO by default) */

@@ -235,10 +235,22 @@ int record_write_jsonl(FILE *f, const struct record *r)
     LINE_OPT(&l, ",\"prompt_tokens_server\":", r->prompt_tokens_server);
     LINE_OPT(&l, ",\"cached_tokens\":", r->cached_tokens);
     LINE_U64(&l, ",\"max_tokens\":", r->max_tokens);
+    if (r->ignore_eos)
+        LINE_LIT(&l, ",\"ignore_eos\":true");
+    else
+        LINE_LIT(&l, ",\"ignore_eos\":false");
     LINE_U64(&l, ",\"output_tokens\":", r->output_tokens);
     LINE_LIT(&l, ",\"tokens_source\":\"");
     line_puts(&l, rec_tokens_source_name(r->tokens_source));
     LINE_U64(&l, "\",\"events\":", r->events);
+    size_t flen = strnlen(r->finish_reason, sizeof(r->finish_reason));
+    if (flen == 0) {
+        LINE_LIT(&l, ",\"finish_reason\":null");
+    } else {
+        LINE_LIT(&l, ",\"finish_reason\":\"");
+        line_json_escaped(&l, r->finish_reason, flen);
+        LINE_LIT(&l, "\"");
+    }
     LINE_OPT(&l, ",\"retry_after_ms\":", r->retry_after_ms);
     LINE_U64(&l, ",\"worker\":", r->worker);
     LINE_OPT(&l, ",\"user\":", r->user);
@@ -351,6 +363,11 @@ static void read_counts(json_t *o, struct record *r)
             r->tokens_source = (enum rec_tokens_source)i;
     v = opt_int(o, "events");
     r->events = v > 0 ? (uint64_t)v : 0;
+    r->ignore_eos = json_is_true(json_object_get(o, "ignore_eos"));
+    /* A reason longer than the record keeps (hand-edited) is cut, like
+     * the decoder cuts the server's; "" (as null) when absent. */
+    const char *fin = json_string_value(json_object_get(o, "finish_reason"));
+    snprintf(r->finish_reason, sizeof r->finish_reason, "%s", fin ? fin : "");
     r->retry_after_ms = opt_int(o, "retry_after_ms");
     v = opt_int(o, "worker");
     r->worker = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;

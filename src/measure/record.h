@@ -49,6 +49,10 @@ enum rec_tokens_source {
 };
 const char *rec_tokens_source_name(enum rec_tokens_source s);
 
+/* Bytes of a record's finish_reason, NUL included: as the decoder's
+ * (struct oai_chunk), which keeps at most 15 bytes of the server's string. */
+#define REC_FINISH_REASON_MAX 16
+
 struct record {
     uint64_t id;                 /* schedule index, 0-based */
     enum rec_kind kind;
@@ -68,9 +72,12 @@ struct record {
     int64_t prompt_tokens_server;/* usage.prompt_tokens, -1 if not reported */
     int64_t cached_tokens;       /* usage.prompt_tokens_details.cached_tokens, -1 if none */
     uint32_t max_tokens;         /* requested output cap */
+    int ignore_eos;              /* 1: the request asked for exactly max_tokens ("ignore_eos") */
     uint64_t output_tokens;      /* from tokens_source */
     enum rec_tokens_source tokens_source;
     uint64_t events;             /* output-bearing events received */
+    char finish_reason[REC_FINISH_REASON_MAX]; /* the API's own finish_reason (the first one
+                                  * the response carried), "" when none came (written as null) */
     int64_t retry_after_ms;      /* a 429's Retry-After, -1 if none */
     uint32_t worker;             /* worker thread that ran it */
     int64_t user;                /* closed loop: the user index, else -1 */

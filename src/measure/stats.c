@@ -2,6 +2,7 @@
 #include "measure/stats.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -79,6 +80,36 @@ static uint64_t less_late(uint64_t ns, uint64_t late_ns)
     return ns > late_ns ? ns - late_ns : 0;
 }
 
+int stats_cut_short(const struct record *r)
+{
+    if (r->kind != REC_OK || r->tokens_source == REC_TOKENS_EVENTS || r->max_tokens == 0 ||
+        r->output_tokens >= r->max_tokens)
+        return 0;
+    return r->ignore_eos || strcmp(r->finish_reason, "length") == 0;
+}
+
+/* Count n ok records of finish reason name (REC_FINISH_REASON_MAX bytes
+ * at most, NUL-terminated or not; "" = none) into s. */
+static void stats_add_finish(struct stats *s, const char *name, uint64_t n)
+{
+    size_t len = strnlen(name, REC_FINISH_REASON_MAX - 1);
+    if (len == 0) {
+        s->finish_none += n;
+        return;
+    }
+    for (size_t i = 0; i < STATS_FINISH_NAMES; i++) {
+        if (!s->finish_name[i][0]) {
+            memcpy(s->finish_name[i], name, len);
+            s->finish_name[i][len] = '\0';
+        }
+        if (strncmp(s->finish_name[i], name, len) == 0 && s->finish_name[i][len] == '\0') {
+            s->finish_count[i] += n;
+            return;
+        }
+    }
+    s->finish_other += n;
+}
+
 void stats_add_record(struct stats *s, const struct record *r)
 {
     s->completed++;
@@ -150,6 +181,9 @@ void stats_add_record(struct stats *s, const struct record *r)
     }
     if ((unsigned)r->tokens_source < LL_ARRAY_LEN(s->tokens_source_count))
         s->tokens_source_count[r->tokens_source]++;
+    stats_add_finish(s, r->finish_reason, 1);
+    s->cut_short += (uint64_t)stats_cut_short(r);
+    s->cut_short_unjudged += r->tokens_source == REC_TOKENS_EVENTS;
 }
 
 void stats_add_itl_gap(struct stats *s, uint64_t gap_ns)
@@ -207,6 +241,12 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->retry_after_seen += src->retry_after_seen;
     dst->retry_after_sum_ms += src->retry_after_sum_ms;
     dst->late_known += src->late_known;
+    for (size_t i = 0; i < STATS_FINISH_NAMES && src->finish_name[i][0]; i++)
+        stats_add_finish(dst, src->finish_name[i], src->finish_count[i]);
+    dst->finish_other += src->finish_other;
+    dst->finish_none += src->finish_none;
+    dst->cut_short += src->cut_short;
+    dst->cut_short_unjudged += src->cut_short_unjudged;
 }
 
 uint64_t stats_failed(const struct stats *s)

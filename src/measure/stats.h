@@ -15,6 +15,8 @@
  *   its kind: it measures the generator and the cap, not the server;
  * - token sums and tokens_source_count are over ok records; output tokens of
  *   failed streams (partial output) are summed apart in output_tokens_failed;
+ * - finish reasons and cut-short outputs are over ok records (see
+ *   stats_cut_short for what is cut short);
  * - itl takes every gap between output events of a stream scheduled after
  *   the warm-up, fed by the worker's transport as it reads them
  *   (stats_add_itl_gap, any kind: a gap is measured before the record's
@@ -35,6 +37,10 @@ struct inflight_sample {
     uint32_t inflight;                /* requests in the system (sent or queued, not finished) */
     uint64_t done;                    /* records finished so far */
 };
+
+/* Distinct finish_reason strings a stats keeps counts of; ok records with
+ * a reason past them count in finish_other. */
+#define STATS_FINISH_NAMES 8
 
 struct stats {
     uint64_t scheduled;             /* arrivals the schedule produced (driver sets) */
@@ -83,6 +89,15 @@ struct stats {
     uint64_t all_service_count;     /* records in all_service_sum_ns */
 
     uint64_t tokens_source_count[3]; /* ok records per enum rec_tokens_source */
+    /* ok records by their finish_reason: finish_name[i] (the API's string,
+     * "" = slot unused, in the order first seen) counted finish_count[i]. */
+    char finish_name[STATS_FINISH_NAMES][REC_FINISH_REASON_MAX];
+    uint64_t finish_count[STATS_FINISH_NAMES];
+    uint64_t finish_other;          /* ok records whose reason found no slot */
+    uint64_t finish_none;           /* ok records whose response carried no finish_reason */
+    uint64_t cut_short;             /* ok records cut short (stats_cut_short) */
+    uint64_t cut_short_unjudged;    /* ok records whose output count came from counted
+                                       events, which cannot be held against max_tokens */
     uint64_t retry_after_seen;      /* records that carried a Retry-After */
     uint64_t retry_after_sum_ms;    /* ms, sum of those Retry-After values */
     uint64_t slo_met;               /* ok records that met every SLO threshold (driver counts) */
@@ -129,5 +144,14 @@ void stats_merge(struct stats *dst, const struct stats *src);
 
 /* Records of any kind other than ok. */
 uint64_t stats_failed(const struct stats *s);
+
+/* Whether an ok record's output was cut short: fewer output tokens than
+ * its max_tokens, by the server's own count (usage), when it asked for
+ * exactly max_tokens (ignore_eos) or the server said "length" (a limit
+ * other than max_tokens stopped it: the context, say). Such outputs make
+ * TPOT and output throughput describe less work than the workload asked
+ * for. 0 for a record that is not ok, or whose count came from counted
+ * events (an event may carry several tokens). */
+int stats_cut_short(const struct record *r);
 
 #endif

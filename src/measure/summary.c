@@ -190,6 +190,30 @@ static const char *summary_fmt_double(double v, const char *fmt, char *buf,
     return buf;
 }
 
+/* text after lead, broken at spaces into lines under 100 columns, the
+ * lines after the first indented as deep as lead. */
+static void summary_print_wrapped(FILE *f, const char *lead, const char *text)
+{
+    const size_t width = 96;
+    size_t indent = strlen(lead), col = indent;
+    fputs(lead, f);
+    while (*text) {
+        size_t word = strcspn(text, " ");
+        if (col > indent && col + 1 + word > width) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(text, 1, word, f);
+        col += word;
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', f);
+}
+
 static void summary_print_header(FILE *f, const struct summary_info *info)
 {
     char a[32], b[32];
@@ -218,7 +242,43 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
     } else if (info->lateness_warning[0]) {
         fprintf(f, "warning  %s\n", info->lateness_warning);
     }
+    if (info->cut_short_warning[0])
+        summary_print_wrapped(f, "warning  ", info->cut_short_warning);
     fputc('\n', f);
+}
+
+int summary_cut_short_warning(const struct stats *s, char *buf, size_t len)
+{
+    uint64_t ok = s->by_kind[REC_OK];
+    buf[0] = '\0';
+    if (s->cut_short == 0 || (double)s->cut_short < SUMMARY_CUT_SHORT_WARN * (double)ok)
+        return 0;
+    snprintf(buf, len,
+             "%" PRIu64 " of %" PRIu64 " ok requests (%.1f%%) were cut short: fewer output "
+             "tokens than max_tokens (finish_reason length, or under ignore_eos; a full "
+             "context?); TPOT and output tokens/s describe shorter outputs than the workload "
+             "asked for",
+             s->cut_short, ok, 100.0 * (double)s->cut_short / (double)ok);
+    return 1;
+}
+
+/* "finish_reason: length 21, stop 11" over the ok records, the reasons in
+ * the order first seen; (none) and (other) as summary.json names them. */
+static void summary_print_finish(FILE *f, const struct stats *s)
+{
+    const char *sep = "";
+    fprintf(f, "            finish_reason: ");
+    for (size_t i = 0; i < STATS_FINISH_NAMES && s->finish_name[i][0]; i++) {
+        fprintf(f, "%s%s %" PRIu64, sep, s->finish_name[i], s->finish_count[i]);
+        sep = ", ";
+    }
+    if (s->finish_other) {
+        fprintf(f, "%s(other) %" PRIu64, sep, s->finish_other);
+        sep = ", ";
+    }
+    if (s->finish_none)
+        fprintf(f, "%s(none) %" PRIu64, sep, s->finish_none);
+    fprintf(f, "; cut short %" PRIu64 "\n", s->cut_short);
 }
 
 static void summary_print_requests(FILE *f, const struct stats *s)
@@ -334,6 +394,7 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
             fprintf(f, "            (counted events undercount when an event carries "
                        "several tokens;\n"
                        "             ask for usage with stream_options.include_usage)\n");
+        summary_print_finish(f, s);
     }
     if (s->cached_reported > 0) {
         fprintf(f, "            cached prompt tokens: %" PRIu64 " (%.1f%% of input",
@@ -522,6 +583,10 @@ static void summary_header_json(json_t *root, const struct stats *s,
     int warning;
     summary_prompt_note(note, sizeof note, s, info->prompts, &warning);
     jset(root, "prompt_warning", warning ? jstr(note) : json_null());
+    jset(root, "cut_short_warning",
+         info->cut_short_warning[0]
+             ? jstrn(info->cut_short_warning, sizeof(info->cut_short_warning))
+             : json_null());
     jset(root, "self_check", summary_self_check_json(info));
     jset(root, "target_url", jstr(info->target_url));
     jset(root, "model", jstr(info->model));
@@ -641,6 +706,34 @@ static json_t *summary_tokens_json(const struct stats *s, const struct summary_i
     return tok;
 }
 
+/* The "finish_reasons" object: ok records by the API's finish_reason,
+ * "(other)" past the names a stats keeps, "(none)" without one (each
+ * only when not 0). Caller owns the reference. */
+static json_t *summary_finish_json(const struct stats *s)
+{
+    json_t *o = jobj();
+    for (size_t i = 0; i < STATS_FINISH_NAMES && s->finish_name[i][0]; i++)
+        jset(o, s->finish_name[i], ju64(s->finish_count[i]));
+    if (s->finish_other)
+        jset(o, "(other)", ju64(s->finish_other));
+    if (s->finish_none)
+        jset(o, "(none)", ju64(s->finish_none));
+    return o;
+}
+
+/* The "cut_short" object: ok records cut short (stats_cut_short), their
+ * share of the ok records (null when none), and the ok records that
+ * could not be judged (counted events). Caller owns the reference. */
+static json_t *summary_cut_short_json(const struct stats *s)
+{
+    uint64_t ok = s->by_kind[REC_OK];
+    json_t *o = jobj();
+    jset(o, "count", ju64(s->cut_short));
+    jset(o, "share", ok ? jdouble((double)s->cut_short / (double)ok) : json_null());
+    jset(o, "unjudged", ju64(s->cut_short_unjudged));
+    return o;
+}
+
 /* The "inflight" object: the sampled mean and max, and Little's law from
  * the completion rate over the window w (ns) times the mean E2E and
  * service times. Caller owns the reference. */
@@ -677,6 +770,8 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
     if (info->sessions)
         jset(root, "sessions", summary_sessions_json(s, info, w));
     jset(root, "tokens", summary_tokens_json(s, info));
+    jset(root, "finish_reasons", summary_finish_json(s));
+    jset(root, "cut_short", summary_cut_short_json(s));
     jset(root, "inflight", summary_inflight_json(s, info, w));
     jset(root, "records_written", ju64(info->records_written));
     return root;

@@ -73,6 +73,7 @@ struct summary_info {
     int invalid;                /* 1: generator-bound run, figures not trustworthy */
     char invalid_reason[320];   /* why, when invalid */
     char lateness_warning[320]; /* valid, but lateness p99 > 1ms: whose, what it moved; "" = none */
+    char cut_short_warning[320];        /* summary_cut_short_warning's, "" = none */
     struct verdict_move lateness_moved; /* the self-check's nearest call (what NULL: none) */
     double lateness_tolerance;          /* share of a percentile the lateness may move it */
     /* The cached share the workload implies (driver_result's
@@ -113,6 +114,16 @@ void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uin
 
 /* The same as a JSON array (caller owns the reference). */
 json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t window_ns);
+
+/* The share of ok requests cut short (stats_cut_short) from which the
+ * summary warns: 1%. */
+#define SUMMARY_CUT_SHORT_WARN 0.01
+
+/* The warning when s's cut-short outputs are at least SUMMARY_CUT_SHORT_WARN
+ * of its ok records: how many, and what they do to TPOT and throughput,
+ * one line into buf (len bytes). Returns 1 when it wrote one, else 0 and
+ * buf is "". */
+int summary_cut_short_warning(const struct stats *s, char *buf, size_t len);
 
 /* Print the human summary of s to f (see the layout in summary.c). Plain
  * text, no colours, lines under 100 columns. Empty histograms print "-". */

@@ -29,6 +29,7 @@ void api_ctx_init(struct api_ctx *ctx)
     ctx->tokens_per_event = 1;
     ctx->default_max_tokens = 16;
     ctx->block_tokens = 16;
+    ctx->vocab = TOKENIZER_ID_MAX + 1;
     http_buf_init(&ctx->text);
     http_buf_init(&ctx->json);
 }
@@ -139,7 +140,9 @@ static void log_req(struct api_ctx *ctx, const struct api_req *r, uint64_t now_n
         .end_ns = now_ns,
         .prompt_tokens = r->prompt_tokens,
         .cached_tokens = r->cached_tokens,
+        .max_tokens = r->max_tokens,
         .output_tokens = r->stream ? r->sent_tokens : r->produced_tokens,
+        .finish_reason = r->finish,
         .fault = r->fault != FAULT_NONE ? fault_kind_name(r->fault) : NULL,
         .error = error,
     };
@@ -670,9 +673,12 @@ int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int 
 static int req_start(struct api_ctx *ctx, struct api_req *r, const uint64_t *hashes,
                      uint32_t n_hashes, struct http_buf *out, uint64_t now_ns, void *ud)
 {
+    /* Under --context-tokens the output ends where it would pass the
+     * context (the prompt is below it: handle_completion), as "length". */
+    uint32_t room = ctx->context_tokens ? ctx->context_tokens - r->prompt_tokens : UINT32_MAX;
     struct engine_req er = {
         .prompt_tokens = r->prompt_tokens,
-        .max_tokens = r->max_tokens,
+        .max_tokens = LL_MIN(r->max_tokens, room),
         .ignore_eos = r->ignore_eos,
         .block_hashes = hashes,
         .n_block_hashes = n_hashes,
@@ -773,6 +779,26 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     };
     uint32_t ptoks = ids_prompt ? (uint32_t)n_ids : tokenizer_prompt_count(ctx->tokenizer, &tp);
     r->prompt_tokens = ptoks ? ptoks : 1;
+    if (ids_prompt && ctx->vocab <= TOKENIZER_ID_MAX) {
+        /* --vocab: llama.cpp's answer to an ID it does not have. */
+        for (size_t i = 0; i < n_ids; i++) {
+            if (ids[i] < ctx->vocab)
+                continue;
+            snprintf(msg, sizeof msg,
+                     "Prompt contains invalid tokens: token ID %u (at %zu) is "
+                     "outside the vocabulary of %u (IDs 0 to %u)",
+                     ids[i], i, ctx->vocab, ctx->vocab - 1);
+            return req_fail(ctx, r, out, 400, "invalid_tokens", msg, now_ns);
+        }
+    }
+    if (ctx->context_tokens && r->prompt_tokens >= ctx->context_tokens) {
+        /* --context-tokens: no room for one output token, llama.cpp's words. */
+        snprintf(msg, sizeof msg,
+                 "request (%u tokens) exceeds the available context size "
+                 "(%u tokens), try increasing it",
+                 r->prompt_tokens, ctx->context_tokens);
+        return req_fail(ctx, r, out, 400, "context_length_exceeded", msg, now_ns);
+    }
     uint32_t want = ctx->block_tokens ? r->prompt_tokens / ctx->block_tokens + 1 : 0;
     if (want > ctx->hashes_cap) {
         free(ctx->hashes);
@@ -864,6 +890,7 @@ static int req_finish(struct api_ctx *ctx, struct api_req *r, const struct engin
     else
         ctx->metrics->success_stop_total++;
     const char *reason = ev->finish_length ? "length" : "stop";
+    r->finish = reason;
     if (r->stream) {
         struct http_buf *b = &ctx->json;
         http_buf_clear(b);
@@ -1071,6 +1098,15 @@ int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request
     http_buf_json_escape(b, ctx->model_name, strlen(ctx->model_name));
     http_buf_puts(b, "\",\"object\":\"model\",\"created\":");
     http_buf_u64(b, (uint64_t)time(NULL));
-    http_buf_puts(b, ",\"owned_by\":\"llmload\",\"max_model_len\":null}]}\n");
+    http_buf_puts(b, ",\"owned_by\":\"llmload\",\"max_model_len\":");
+    if (ctx->context_tokens)
+        http_buf_u64(b, ctx->context_tokens);
+    else
+        http_buf_puts(b, "null");
+    /* The vocabulary where llama.cpp says it (what llmload run --prompt-ids
+     * reads). */
+    http_buf_puts(b, ",\"meta\":{\"n_vocab\":");
+    http_buf_u64(b, ctx->vocab);
+    http_buf_puts(b, "}}]}\n");
     return respond(out, 200, "application/json", b->data, b->len, ka);
 }

@@ -42,6 +42,10 @@ struct api_ctx {
     uint64_t seed;                  /* per-request output text seeds derive from it */
     enum tokenizer_kind tokenizer;  /* counts prompts, keys their blocks, answers /tokenize */
     int no_usage;                   /* 1 = completion responses carry no "usage" (--no-usage) */
+    uint32_t context_tokens;        /* --context-tokens: prompt + output at most this, a
+                                     * prompt of this many or more refused; 0 = no limit */
+    uint32_t vocab;                 /* --vocab: token IDs of a prompt must be below it
+                                     * (1 .. TOKENIZER_ID_MAX + 1; api_ctx_init: the latter) */
     uint64_t requests_total;        /* completion requests seen; numbers the ids */
     /* Scratch space reused by every request (no per-token allocation). */
     struct http_buf text;           /* prompt text of the request being parsed */
@@ -94,6 +98,7 @@ struct api_req {
     uint32_t sent_tokens;           /* output tokens written into events */
     uint32_t cut_after_tokens;      /* FAULT_CUT: close once this many are sent */
     uint32_t reasoning_tokens;      /* FAULT_REASONING: first this many are reasoning */
+    const char *finish;             /* the finish_reason sent ("stop", "length"), NULL before */
     uint64_t arrival_ns, first_token_ns, last_token_ns;
     struct http_buf model;          /* the echoed model name, JSON-escaped */
     struct http_buf chunk_head;     /* a stream chunk's JSON up to "choices" */

@@ -684,6 +684,9 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     s->api.seed = cfg->seed;
     s->api.tokenizer = cfg->tokenizer;
     s->api.no_usage = cfg->no_usage;
+    s->api.context_tokens = cfg->context_tokens;
+    if (cfg->vocab)
+        s->api.vocab = cfg->vocab;
     *out = s;
     return 0;
 fail:

@@ -36,6 +36,8 @@ struct server_config {
     int no_usage;                   /* --no-usage: completion responses carry no usage */
     int prompt_excludes_cached;     /* --prompt-counter-excludes-cached: /metrics as
                                      * llama.cpp's (struct metrics) */
+    uint32_t context_tokens;        /* --context-tokens: prompt + output bound; 0 = none */
+    uint32_t vocab;                 /* --vocab: token IDs below it; 0 = TOKENIZER_ID_MAX + 1 */
 };
 
 struct server;

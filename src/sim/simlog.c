@@ -58,8 +58,17 @@ void simlog_write(struct simlog *l, const struct simlog_entry *e)
     http_buf_u64(b, e->prompt_tokens);
     http_buf_puts(b, ",\"cached_tokens\":");
     http_buf_u64(b, e->cached_tokens);
+    http_buf_puts(b, ",\"max_tokens\":");
+    http_buf_u64(b, e->max_tokens);
     http_buf_puts(b, ",\"output_tokens\":");
     http_buf_u64(b, e->output_tokens);
+    if (e->finish_reason) {
+        http_buf_puts(b, ",\"finish_reason\":\"");
+        http_buf_json_escape(b, e->finish_reason, strlen(e->finish_reason));
+        http_buf_puts(b, "\"");
+    } else {
+        http_buf_puts(b, ",\"finish_reason\":null");
+    }
     if (e->fault) {
         http_buf_puts(b, ",\"fault\":\"");
         http_buf_json_escape(b, e->fault, strlen(e->fault));

@@ -3,7 +3,8 @@
  *
  *   {"id":"chatcmpl-7","path":"/v1/chat/completions","status":200,
  *    "arrival_ns":..,"first_token_ns":..,"last_token_ns":..,"end_ns":..,
- *    "prompt_tokens":12,"cached_tokens":0,"output_tokens":16,"fault":"cut"}
+ *    "prompt_tokens":12,"cached_tokens":0,"max_tokens":16,"output_tokens":16,
+ *    "finish_reason":"length","fault":"cut"}
  *
  * Times are raw ll_now_ns() values (CLOCK_MONOTONIC nanoseconds, the same
  * clock a client on the same machine reads), null when they never happened;
@@ -30,7 +31,9 @@ struct simlog_entry {
     uint64_t end_ns;                /* response finished or connection dropped */
     uint32_t prompt_tokens;
     uint32_t cached_tokens;
+    uint32_t max_tokens; /* as the request asked (0 when its body was refused) */
     uint32_t output_tokens;
+    const char *finish_reason;      /* "stop" or "length" as sent; NULL when none was */
     const char *fault;              /* NULL when none */
     const char *error;              /* NULL, "client_gone" or "buffer_overflow" */
 };

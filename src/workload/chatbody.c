@@ -23,12 +23,11 @@
  * from every stream the text prompts and the workload draw from. */
 #define CHATBODY_IDS_PREFIX_STREAM (RNG_STREAM_ARRIVAL | 0x4950000000000000ULL)
 #define CHATBODY_IDS_FILLER_STREAM 0x4946000000000000ULL
-/* Salt of the nonce, and its width: four 14-bit IDs. */
+/* Salt of the nonce, and its width (four 14-bit IDs in the default range). */
 #define CHATBODY_IDS_NONCE_SALT 0x69646E6F6E6365ULL
 #define CHATBODY_IDS_NONCE_BITS 56
-#define CHATBODY_IDS_NONCE_IDS 4
-/* IDs in a prefix's tag: 3 x 14 bits hold its 32-bit number. */
-#define CHATBODY_IDS_TAG_IDS 3
+/* Bits of a prefix's tag: its 32-bit number (three 14-bit IDs). */
+#define CHATBODY_IDS_TAG_BITS 32
 
 struct cbuf {
     char *buf;
@@ -146,6 +145,7 @@ void chatbody_fill_record(struct record *r, const struct req_spec *spec)
     r->prompt_tokens = chatbody_prompt_tokens(spec);
     r->session = spec->session;
     r->turn = spec->turn;
+    r->ignore_eos = spec->ignore_eos;
 }
 
 size_t chatbody_assistant_text(uint64_t seed, uint64_t index, uint32_t n_tokens, char *buf,
@@ -159,10 +159,11 @@ size_t chatbody_assistant_text(uint64_t seed, uint64_t index, uint32_t n_tokens,
 struct idbuf {
     struct cbuf b;
     uint32_t ids;                /* IDs written so far */
+    uint32_t min;                /* the range's first ID: digit 0 */
+    uint64_t m;                  /* IDs in the range: the base, >= 2 */
 };
 
-/* Append one ID in [CHATBODY_ID_MIN, CHATBODY_ID_MAX], after a comma
- * unless it is the first. */
+/* Append one ID, after a comma unless it is the first. */
 static void ids_put(struct idbuf *w, uint32_t id)
 {
     char d[12];
@@ -181,26 +182,32 @@ static void ids_put(struct idbuf *w, uint32_t id)
     w->ids++;
 }
 
-/* The ID of 14 random bits. */
-static uint32_t ids_of_bits(uint64_t bits)
+/* Digits of base m that every value below 2^bits needs. */
+static int ids_digits_for(uint64_t m, int bits)
 {
-    return CHATBODY_ID_MIN + (uint32_t)(bits & ((1u << CHATBODY_ID_BITS) - 1u));
+    int d = 0;
+    for (unsigned __int128 cap = 1; cap < (unsigned __int128)1 << bits; cap *= m)
+        d++;
+    return d;
 }
 
-/* Write v's 14-bit digits, least significant first, `digits` of them,
- * stopping when w->ids reaches limit. */
+/* Write v's digits in base w->m, least significant first, `digits` of
+ * them, stopping when w->ids reaches limit. In the default range (m =
+ * 2^14) these are v's 14-bit groups. */
 static void ids_digits(struct idbuf *w, uint64_t v, int digits, uint32_t limit)
 {
     for (int i = 0; i < digits && w->ids < limit; i++) {
-        ids_put(w, ids_of_bits(v));
-        v >>= CHATBODY_ID_BITS;
+        ids_put(w, w->min + (uint32_t)(v % w->m));
+        v /= w->m;
     }
 }
 
+/* IDs drawn uniformly from the range by multiplying up 64 random bits: in
+ * the default range, a draw's top 14 bits. */
 static void ids_random(struct idbuf *w, struct rng *r, uint32_t limit)
 {
     while (w->ids < limit)
-        ids_put(w, ids_of_bits(rng_next(r) >> (64 - CHATBODY_ID_BITS)));
+        ids_put(w, w->min + (uint32_t)(((unsigned __int128)rng_next(r) * w->m) >> 64));
 }
 
 /* A bijection of [0, 2^56): splitmix64's finaliser with every step taken
@@ -218,23 +225,30 @@ static uint64_t mix56(uint64_t z)
     return z;
 }
 
-size_t chatbody_prompt_ids(uint64_t seed, const struct req_spec *spec, char *buf, size_t len)
+size_t chatbody_prompt_ids(uint64_t seed, const struct chatbody_id_range *range,
+                           const struct req_spec *spec, char *buf, size_t len)
 {
-    struct idbuf w = {.b = {.buf = buf, .len = len, .at = 0}, .ids = 0};
+    static const struct chatbody_id_range dflt = {CHATBODY_ID_MIN, CHATBODY_ID_MAX};
+    if (!range || range->max <= range->min)
+        range = &dflt;
+    struct idbuf w = {.b = {.buf = buf, .len = len, .at = 0}, .ids = 0, .min = range->min};
+    w.m = (uint64_t)range->max - range->min + 1;
+    int nonce_ids = ids_digits_for(w.m, CHATBODY_IDS_NONCE_BITS);
     uint32_t n = spec->prompt_tokens;
     struct rng r;
 
     if (spec->prefix_id >= 0 && spec->prefix_tokens > 0) {
         uint32_t l = spec->prefix_tokens < n ? spec->prefix_tokens : n;
-        ids_digits(&w, (uint64_t)spec->prefix_id & 0xFFFFFFFFULL, CHATBODY_IDS_TAG_IDS, l);
+        ids_digits(&w, (uint64_t)spec->prefix_id & 0xFFFFFFFFULL,
+                   ids_digits_for(w.m, CHATBODY_IDS_TAG_BITS), l);
         rng_seed(&r, seed, CHATBODY_IDS_PREFIX_STREAM ^ (uint64_t)spec->prefix_id);
         ids_random(&w, &r, l);
     }
-    uint32_t nonce_end = n - w.ids > CHATBODY_IDS_NONCE_IDS ? w.ids + CHATBODY_IDS_NONCE_IDS : n;
+    uint32_t nonce_end = n - w.ids > (uint32_t)nonce_ids ? w.ids + (uint32_t)nonce_ids : n;
     uint64_t salt = seed ^ CHATBODY_IDS_NONCE_SALT;
     salt ^= salt >> 31;
     salt *= 0x9E3779B97F4A7C15ULL;
-    ids_digits(&w, mix56(spec->index + salt), CHATBODY_IDS_NONCE_IDS, nonce_end);
+    ids_digits(&w, mix56(spec->index + salt), nonce_ids, nonce_end);
     rng_seed(&r, seed, CHATBODY_IDS_FILLER_STREAM + spec->index);
     ids_random(&w, &r, n);
     return w.b.at;

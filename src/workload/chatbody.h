@@ -46,11 +46,11 @@ uint32_t chatbody_prompt_tokens(const struct req_spec *spec);
 
 /* Copy what a record carries from its spec beyond id and lengths: the
  * prompt tokens of the whole conversation (chatbody_prompt_tokens), the
- * session and the turn. */
+ * session, the turn and ignore_eos. */
 void chatbody_fill_record(struct record *r, const struct req_spec *spec);
 
-/* Token IDs of --prompt-ids prompts lie in [CHATBODY_ID_MIN, CHATBODY_ID_MAX]
- * (1000 to 17383: 2^14 values, so each ID carries 14 bits). Every common
+/* Token IDs of --prompt-ids prompts lie by default in [CHATBODY_ID_MIN,
+ * CHATBODY_ID_MAX] (1000 to 17383: 2^14 values, so each ID carries 14 bits). Every common
  * model reserves ids below 1000 for something other than text: BOS, EOS
  * and UNK at 0-2 (Llama 2, Mistral), byte-fallback tokens at 3-258 (Llama
  * 2, Mistral), BERT-style specials up to 103, Mistral v3's control tokens
@@ -62,29 +62,42 @@ void chatbody_fill_record(struct record *r, const struct req_spec *spec);
 #define CHATBODY_ID_BITS 14
 #define CHATBODY_ID_MAX (CHATBODY_ID_MIN + (1u << CHATBODY_ID_BITS) - 1u)
 
+/* The IDs an ID prompt is drawn from, [min, max] (--prompt-id-range): a
+ * model with a smaller vocabulary than 17384 needs IDs below its size.
+ * max > min: a range of one ID could not tell two requests apart. */
+struct chatbody_id_range {
+    uint32_t min, max;
+};
+
 /* Write spec's prompt as token IDs (--prompt-ids, /v1/completions only):
- * exactly spec->prompt_tokens decimal IDs in [CHATBODY_ID_MIN,
- * CHATBODY_ID_MAX], separated by commas, without brackets or spaces (the
- * caller writes "prompt":[ and ]). The IDs follow the synthetic text
- * prompt's plan (docs/workload.md) token for token:
+ * exactly spec->prompt_tokens decimal IDs in range (NULL, or one of fewer
+ * than two IDs: [CHATBODY_ID_MIN, CHATBODY_ID_MAX]), separated by commas, without brackets or spaces (the
+ * caller writes "prompt":[ and ]). The range's m = max - min + 1 IDs are
+ * the digits of base m, min standing for 0. The IDs follow the synthetic
+ * text prompt's plan (docs/workload.md) token for token:
  *
  *   - with spec->prefix_id >= 0, the first min(prefix_tokens, prompt_tokens)
  *     IDs are shared prefix prefix_id: the same IDs in every request with
- *     the same (seed, prefix_id, prefix_tokens), beginning with prefix_id's
- *     32 low bits as three 14-bit digits (least significant first), so two
- *     groups differ within their first three IDs (in the first one when
- *     their numbers differ mod 16384);
- *   - then a nonce of up to 4 IDs: a bijection of (seed, index) on 56 bits,
- *     so two requests of one run never share it;
- *   - then filler IDs drawn from a generator seeded by (seed, index).
+ *     the same (seed, range, prefix_id, prefix_tokens), beginning with
+ *     prefix_id's 32 low bits in base m (least significant first; as many
+ *     digits as 32 bits need: three 14-bit digits in the default range), so
+ *     two groups differ within those first IDs (in the first one when their
+ *     numbers differ mod m);
+ *   - then a nonce: a bijection of (seed, index) on 56 bits in base m (as
+ *     many digits as 56 bits need: 4 in the default range), so two requests
+ *     of one run never share it;
+ *   - then filler IDs drawn uniformly from the range by a generator seeded
+ *     by (seed, index).
  *
- * Without a prefix the nonce comes first. spec->calib, spec->prompt_text
+ * The default range's prompts are the same as before ranges existed. Without
+ * a prefix the nonce comes first. spec->calib, spec->prompt_text
  * and spec->history are ignored: an ID prompt's length is exact on every
  * server, and runopts refuses --prompt-ids with verbatim prompts and
  * sessions. Same buffer contract as chatbody_prompt: writes at most len
  * bytes (no NUL; buf may be NULL when len is 0) and returns the bytes
- * needed (at most 6 per ID). Allocates nothing. */
-size_t chatbody_prompt_ids(uint64_t seed, const struct req_spec *spec, char *buf, size_t len);
+ * needed (at most 11 per ID, 6 in the default range). Allocates nothing. */
+size_t chatbody_prompt_ids(uint64_t seed, const struct chatbody_id_range *range,
+                           const struct req_spec *spec, char *buf, size_t len);
 
 /* The synthetic assistant text of a turn: exactly n_tokens words of 1-4
  * lowercase letters or digits under the sim's tokenizer, a function of

@@ -30,6 +30,8 @@
 #include "test.h"
 #include "workload/workload.h"
 
+#include "util/util.h"
+
 #define IO_TIMEOUT_MS 5000
 
 static const char *const no_metrics[] = {"--no-metrics", NULL};
@@ -68,12 +70,12 @@ static int post_completions(int port, const char *body, char **body_out)
  * wrapped in one more array when nested. Caller frees. */
 static char *ids_body(const struct req_spec *spec, int nested)
 {
-    size_t n = chatbody_prompt_ids(1, spec, NULL, 0);
+    size_t n = chatbody_prompt_ids(1, NULL, spec, NULL, 0);
     size_t cap = n + 128;
     char *b = malloc(cap);
     assert_non_null(b);
     int at = snprintf(b, cap, "{\"model\":\"m\",\"prompt\":%s", nested ? "[[" : "[");
-    assert_int_equal(chatbody_prompt_ids(1, spec, b + at, n), n);
+    assert_int_equal(chatbody_prompt_ids(1, NULL, spec, b + at, n), n);
     snprintf(b + at + n, cap - (size_t)at - n, "%s,\"max_tokens\":2,\"ignore_eos\":true}",
              nested ? "]]" : "]");
     return b;
@@ -214,6 +216,69 @@ static void test_sim_rejects_bad_ids(void **state)
                      0);
     assert_int_equal(strncmp(resp, "HTTP/1.1 400", 12), 0);
     assert_non_null(strstr(resp, "missing required field \\\"messages\\\""));
+    free(resp);
+}
+
+/* The meta.n_vocab of the sim's GET /v1/models. */
+static int64_t models_n_vocab(int port)
+{
+    const char *req = "GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    char *resp = NULL;
+    size_t rlen = 0;
+    assert_int_equal(harness_http(port, req, strlen(req), &resp, &rlen, IO_TIMEOUT_MS), 0);
+    const char *b = strstr(resp, "\r\n\r\n");
+    assert_non_null(b);
+    json_t *j = json_loads(b + 4, 0, NULL);
+    assert_non_null(j);
+    json_t *m0 = json_array_get(json_object_get(j, "data"), 0);
+    int64_t n = harness_ival(json_object_get(m0, "meta"), "n_vocab");
+    json_decref(j);
+    free(resp);
+    return n;
+}
+
+/* --vocab 512: /v1/models says so where llama.cpp does; IDs 0 to 511
+ * pass, in both array forms; one of 512 or more gets llama.cpp's 400,
+ * naming the first such ID and where it is. Without --vocab: 262144. */
+static void test_sim_vocab(void **state)
+{
+    (void)state;
+    const char *dflt[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(dflt);
+    assert_int_equal(models_n_vocab(harness_cur_sim.port), 262144);
+    harness_sim_stop(&harness_cur_sim);
+
+    const char *sargs[] = {"--profile", "instant", "--vocab", "512", NULL};
+    harness_cur_sim_start(sargs);
+    int port = harness_cur_sim.port;
+    assert_int_equal(models_n_vocab(port), 512);
+    char *resp;
+    int64_t prompt, cached;
+    assert_int_equal(post_completions(port, "{\"prompt\":[0,511,3],\"max_tokens\":1}", &resp), 200);
+    usage_of(resp, &prompt, &cached);
+    assert_int_equal(prompt, 3);
+    free(resp);
+    static const struct {
+        const char *prompt, *msg;
+    } cases[] = {
+        {"[5,512]", "Prompt contains invalid tokens: token ID 512 (at 1) is outside the "
+                    "vocabulary of 512 (IDs 0 to 511)"},
+        {"[[1000,2,3000]]", "token ID 1000 (at 0) is outside the vocabulary of 512"},
+        {"[262143]", "token ID 262143 (at 0)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char body[200];
+        snprintf(body, sizeof body, "{\"prompt\":%s,\"max_tokens\":1}", cases[i].prompt);
+        int status = post_completions(port, body, &resp);
+        if (status != 400 || !strstr(resp, cases[i].msg) ||
+            !strstr(resp, "\"code\":\"invalid_tokens\""))
+            fail_msg("prompt %s: HTTP %d %s; expected 400 invalid_tokens with: %s", cases[i].prompt,
+                     status, resp, cases[i].msg);
+        free(resp);
+    }
+    /* Text prompts are not IDs: unaffected. */
+    assert_int_equal(post_completions(port, "{\"prompt\":\"zz top\",\"max_tokens\":1}", &resp),
+                     200);
     free(resp);
 }
 
@@ -389,7 +454,7 @@ static void test_client_sends_ids(void **state)
         struct req_spec spec;
         workload_spec(&w, i, &spec);
         char buf[512];
-        size_t n = chatbody_prompt_ids(9, &spec, buf + 1, sizeof buf - 2);
+        size_t n = chatbody_prompt_ids(9, NULL, &spec, buf + 1, sizeof buf - 2);
         assert_true(n < sizeof buf - 2);
         buf[0] = '[';
         buf[n + 1] = ']';
@@ -459,6 +524,99 @@ static void test_run_prefix_ids(void **state)
     harness_results_free(dir);
 }
 
+/* ---- the server's vocabulary ---- */
+
+/* A sim of 512 tokens (llama.cpp's stories260K): the default IDs
+ * (1000-17383) would all be refused, so the run is refused up front, exit
+ * 2 and one line naming the vocabulary's size and --prompt-id-range, and
+ * the sim sees no completion request (with --model too: the question is
+ * then waited for); a range that does not fit either is refused, naming
+ * --prompt-id-range. --prompt-id-range 256,511 fits: every request is ok,
+ * its prompt counted as asked, its IDs (the sim refuses any other) all
+ * below 512; run.json keeps the range. */
+static void test_vocab_refused_up_front(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char logp[600];
+    harness_tmp_path(logp, sizeof logp, "sim.log");
+    const char *sargs[] = {"--profile", "instant", "--vocab", "512", "--log", logp, NULL};
+    harness_cur_sim_start(sargs);
+    static const char *const refused[][5] = {
+        {NULL},
+        {"--model", "whatever", NULL},
+        {"--prompt-id-range", "300,600", NULL},
+    };
+    static const char *const why[] = {
+        "--prompt-ids: the model's vocabulary has 512 tokens (IDs 0 to 511, /models "
+        "meta.n_vocab) but the prompt IDs are drawn from [1000, 17383]; pass --prompt-id-range "
+        "A,B with B below 512 (e.g. --prompt-id-range 256,511)",
+        "--prompt-ids: the model's vocabulary has 512 tokens",
+        "--prompt-id-range: the model's vocabulary has 512 tokens (IDs 0 to 511, /models "
+        "meta.n_vocab) but the prompt IDs are drawn from [300, 600]",
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(refused); i++) {
+        const char *fixed[] = {
+            "--api", "openai-completions", "--prompt-ids", "--rate",          "50", "--requests",
+            "10",    "--prompt-tokens",    "32",           "--output-tokens", "2",  "--no-metrics",
+            NULL};
+        int status = -1;
+        char *out = NULL, *err = NULL;
+        char *dir = harness_run_against_sim("run", fixed, refused[i], 30, &status, &out, &err);
+        if (status != 2 || !strstr(err, why[i]) || strchr(err, '\n') != strrchr(err, '\n'))
+            fail_msg("case %zu: exit %d, stderr:\n%s\nexpected exit 2 and one line with: %s", i,
+                     status, err, why[i]);
+        free(out);
+        free(err);
+        harness_results_free(dir);
+    }
+    const char *fixed[] = {"--api",
+                           "openai-completions",
+                           "--prompt-ids",
+                           "--rate",
+                           "50",
+                           "--requests",
+                           "40",
+                           "--prompt-tokens",
+                           "uniform:16,64",
+                           "--output-tokens",
+                           "2",
+                           "--no-metrics",
+                           "--prompt-id-range",
+                           "256,511",
+                           "--prefix-fraction",
+                           "0.5",
+                           "--prefix-tokens",
+                           "16",
+                           NULL};
+    char *dir = harness_run_client(NULL, fixed, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(dir);
+    assert_int_equal(recs->n, 40);
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        if (strcmp(harness_sval(r, "kind"), "ok") != 0)
+            fail_msg("record %zu: %s %s", i, harness_sval(r, "kind"), harness_sval(r, "detail"));
+        assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
+                         harness_ival_req(r, "prompt_tokens"));
+    }
+    harness_recs_free(recs);
+    json_t *run = harness_json_load(dir, "run.json");
+    json_t *range = json_object_get(json_object_get(run, "config"), "prompt_id_range");
+    assert_int_equal(json_array_size(range), 2);
+    assert_int_equal(json_integer_value(json_array_get(range, 0)), 256);
+    assert_int_equal(json_integer_value(json_array_get(range, 1)), 511);
+    json_decref(run);
+    harness_results_free(dir);
+    /* The refused runs sent nothing: the sim logged only the 40. */
+    json_t *log = harness_jsonl_load(logp);
+    assert_int_equal(json_array_size(log), 40);
+    for (size_t i = 0; i < json_array_size(log); i++)
+        assert_int_equal(harness_ival_req(json_array_get(log, i), "status"), 200);
+    json_decref(log);
+    harness_tmp_end();
+}
+
 /* ---- flags that cannot go with token IDs ---- */
 
 static void test_cli_rejects(void **state)
@@ -512,7 +670,36 @@ static void test_cli_rejects(void **state)
         const char *a[] = RUN("--api", "openai-completions", "--calibration", calib);
         harness_expect_usage(a, "--prompt-ids: an ID prompt's length is exact");
     }
+    {
+        const char *a[] = RUN("--api", "openai-completions", "--prompt-id-range", "9,x");
+        harness_expect_usage(a, "--prompt-id-range: expected A,B, two whole numbers from 0 to "
+                                "4294967295 (the IDs are drawn from [A, B]), got \"9,x\"");
+    }
+    {
+        const char *a[] = RUN("--api", "openai-completions", "--prompt-id-range", "511,3");
+        harness_expect_usage(a, "--prompt-id-range: A must be below B");
+    }
+    {
+        const char *a[] = RUN("--api", "openai-completions", "--prompt-id-range", "-3,511");
+        harness_expect_usage(a, "--prompt-id-range: token IDs are 0 or more, got \"-3,511\"");
+    }
 #undef RUN
+    {
+        const char *a[] = {"run",
+                           "--url",
+                           url,
+                           "--out",
+                           out,
+                           "--quiet",
+                           "--rate",
+                           "1",
+                           "--requests",
+                           "1",
+                           "--prompt-id-range",
+                           "3,511",
+                           NULL};
+        harness_expect_usage(a, "--prompt-id-range: goes with --prompt-ids");
+    }
     {
         const char *a[] = {"run", "--url", url, "--out", out, "--quiet", "--sessions", "1",
                            "--requests", "1", "--api", "openai-completions", "--prompt-ids",
@@ -534,8 +721,16 @@ static int tmp_teardown(void **state)
     return 0;
 }
 
+static int sim_tmp_teardown(void **state)
+{
+    harness_sim_teardown(state);
+    return tmp_teardown(state);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_sim_accepts_ids, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sim_rejects_bad_ids, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sim_vocab, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cli_rejects, tmp_teardown),
              cmocka_unit_test_teardown(test_run_prefix_ids, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_vocab_refused_up_front, sim_tmp_teardown),
              cmocka_unit_test(test_client_sends_ids))

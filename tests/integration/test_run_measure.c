@@ -12,7 +12,7 @@
  * Every test stops its sim, kills any client it left running and removes
  * its temporary directory in the cmocka teardown, also after a failed
  * assertion. Tolerances are stated beside each check and are meant for a
- * shared, noisy 2-core machine; the whole file runs in about 40 s. */
+ * shared, noisy 2-core machine; the whole file runs in about 50 s. */
 #include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -1348,7 +1348,158 @@ static void test_secrets_never_written(void **state)
     json_decref(recs);
 }
 
+/* Run the client against harness_cur_sim (started with sargs) into
+ * <tmp>/r, and stop the sim; fail unless it exits 0 or 1.
+ * Returns its stdout (caller frees). */
+static char *sim_run_stop_out(const char *const *sargs, const char *const *args)
+{
+    harness_cur_sim_start(sargs);
+    struct harness_argv a;
+    char url[200], out[600];
+    av_run(&a, url, sizeof url, out, sizeof out, "r", 1, args);
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(a.v, 60, &status, &o, &e), 0);
+    if (status != 0 && status != 1)
+        fail_msg("llmload run exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
+    free(e);
+    harness_sim_stop(&harness_cur_sim);
+    return o;
+}
+
+/* The sim's truth from its log: completions answered 200, those that
+ * ended before their max_tokens, and those by finish_reason. */
+struct sim_truth {
+    int64_t ok, cut, stop, length;
+};
+
+static struct sim_truth sim_truth_of(const char *logp)
+{
+    json_t *log = harness_jsonl_load(logp);
+    struct sim_truth t = {0, 0, 0, 0};
+    for (size_t i = 0; i < json_array_size(log); i++) {
+        json_t *l = json_array_get(log, i);
+        if (harness_ival_req(l, "status") != 200)
+            continue;
+        t.ok++;
+        t.cut += harness_ival_req(l, "output_tokens") < harness_ival_req(l, "max_tokens");
+        const char *f = harness_sval(l, "finish_reason");
+        t.stop += strcmp(f, "stop") == 0;
+        t.length += strcmp(f, "length") == 0;
+    }
+    json_decref(log);
+    return t;
+}
+
+/* A context of 300 tokens, prompts of 200 to 280 and 64 output tokens
+ * under --ignore-eos: about half the outputs cannot all fit, and the sim
+ * ends them at the context with "length". Every record keeps that
+ * finish_reason; the summary's cut-short count is the sim's (outputs
+ * below max_tokens in its log), and the warning is printed and written.
+ * Then prompts that leave room (100 to 200), streamed and not, with and
+ * without ignore_eos: the reasons counted as the sim sent them, nothing
+ * cut short, no warning. */
+static void test_cut_short_context(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char logp[600];
+    harness_tmp_path(logp, sizeof logp, "sim.log");
+    const char *sargs[] = {"--profile", "instant", "--context-tokens", "300", "--log", logp, NULL};
+    const char *args[] = {"--rate",
+                          "40",
+                          "--requests",
+                          "80",
+                          "--prompt-tokens",
+                          "uniform:200,280",
+                          "--output-tokens",
+                          "64",
+                          "--ignore-eos",
+                          "--no-metrics",
+                          NULL};
+    char *out = sim_run_stop_out(sargs, args);
+    struct sim_truth t = sim_truth_of(logp);
+    json_t *recs = records_load(), *sum = summary_load();
+    assert_int_equal(json_array_size(recs), 80);
+    assert_int_equal(t.ok, 80);
+    /* About 54% of uniform:200,280 is over 236 tokens; the seed's draw, at
+     * least a quarter and not all. */
+    if (t.cut < 20 || t.cut > 70)
+        fail_msg("the sim cut %lld outputs of 80: not the premise", (long long)t.cut);
+    int64_t want_cut = 0;
+    for (size_t i = 0; i < json_array_size(recs); i++) {
+        json_t *r = json_array_get(recs, i);
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        assert_string_equal(harness_sval(r, "finish_reason"), "length");
+        assert_true(json_is_true(json_object_get(r, "ignore_eos")));
+        int64_t p = harness_ival_req(r, "prompt_tokens_server");
+        int64_t o = harness_ival_req(r, "output_tokens");
+        assert_int_equal(o, p + 64 > 300 ? 300 - p : 64);
+        want_cut += o < 64;
+    }
+    assert_int_equal(want_cut, t.cut);
+    json_t *cut = json_object_get(sum, "cut_short");
+    assert_int_equal(harness_ival_req(cut, "count"), t.cut);
+    ASSERT_NEAR(harness_num(cut, "share"), (double)t.cut / 80.0, 1e-9);
+    assert_int_equal(harness_ival_req(cut, "unjudged"), 0);
+    json_t *fin = json_object_get(sum, "finish_reasons");
+    assert_int_equal(json_object_size(fin), 1);
+    assert_int_equal(harness_ival_req(fin, "length"), 80);
+    char want[160];
+    snprintf(want, sizeof want, "%lld of 80 ok requests", (long long)t.cut);
+    const char *w = harness_sval(sum, "cut_short_warning");
+    if (!strstr(w, want) || !strstr(w, "cut short"))
+        fail_msg("summary.json cut_short_warning \"%s\" lacks \"%s\"", w, want);
+    snprintf(want, sizeof want, "warning  %lld of 80 ok requests", (long long)t.cut);
+    if (!strstr(out, want))
+        fail_msg("the terminal summary lacks \"%s\":\n%s", want, out);
+    char runp[700];
+    res_path(runp, sizeof runp, "run.json");
+    json_t *run = harness_json_load(NULL, runp);
+    assert_string_equal(harness_sval(json_object_get(run, "outcome"), "cut_short_warning"), w);
+    json_decref(run);
+    json_decref(recs);
+    json_decref(sum);
+    free(out);
+
+    /* Room for every output. */
+    static const char *const variants[][2] = {
+        {"--ignore-eos", NULL}, {"--no-stream", NULL}, {NULL, NULL}};
+    for (size_t v = 0; v < LL_ARRAY_LEN(variants); v++) {
+        char rdir[700];
+        harness_tmp_path(rdir, sizeof rdir, "r");
+        harness_rm_rf(rdir);
+        const char *args2[] = {"--rate",          "40",
+                               "--requests",      "60",
+                               "--prompt-tokens", "uniform:100,200",
+                               "--output-tokens", "64",
+                               "--no-metrics",    variants[v][0],
+                               variants[v][1],    NULL};
+        out = sim_run_stop_out(sargs, args2);
+        t = sim_truth_of(logp);
+        sum = summary_load();
+        assert_int_equal(t.ok, 60);
+        assert_int_equal(t.cut - t.stop, 0); /* only the model's own ends */
+        cut = json_object_get(sum, "cut_short");
+        assert_int_equal(harness_ival_req(cut, "count"), 0);
+        assert_true(harness_is_null(sum, "cut_short_warning"));
+        fin = json_object_get(sum, "finish_reasons");
+        assert_int_equal(harness_ival(fin, "length"), t.length ? t.length : -1);
+        assert_int_equal(harness_ival(fin, "stop"), t.stop ? t.stop : -1);
+        if (v == 0)
+            assert_int_equal(t.length, 60);
+        else
+            assert_true(t.stop > 0); /* the premise: natural ends below 64 */
+        assert_null(strstr(out, "cut short:"));
+        assert_null(strstr(out, "were cut short"));
+        assert_non_null(strstr(out, "; cut short 0\n"));
+        json_decref(sum);
+        free(out);
+    }
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
+             cmocka_unit_test_teardown(test_cut_short_context, teardown),
              cmocka_unit_test_teardown(test_every_fault_kind, teardown),
              cmocka_unit_test_teardown(test_tokens_per_event, teardown),
              cmocka_unit_test_teardown(test_closed_loop_rate, teardown),

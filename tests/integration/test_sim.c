@@ -757,6 +757,125 @@ static void test_metrics_and_log(void **state)
     harness_tmp_end();
 }
 
+/* n one-letter words: n prompt tokens under the words tokenizer. */
+static void words(char *buf, size_t len, int n)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++)
+        strncat(buf, i ? " a" : "a", len - strlen(buf) - 1);
+}
+
+/* --context-tokens 20: /v1/models says so; a prompt of 20 or more gets
+ * llama.cpp's 400; an output that would pass 20 ends there as "length",
+ * streamed or not, ignore_eos or not; the log keeps max_tokens and the
+ * finish_reason sent. */
+static void test_context_limit(void **state)
+{
+    (void)state;
+    char logpath[512], prompt[128], body[512];
+    const char *args[] = {"--profile", "instant", "--context-tokens", "20", NULL};
+    struct harness_sim s;
+    start_logged_sim(&s, args, logpath, sizeof logpath);
+    struct resp r;
+    exchange(s.port, "GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n", &r);
+    assert_int_equal(r.status, 200);
+    json_t *j = parse_json(r.body);
+    json_t *m0 = json_array_get(json_object_get(j, "data"), 0);
+    assert_int_equal(jint(m0, "max_model_len", NULL), 20);
+    assert_int_equal(jint(m0, "meta", "n_vocab"), TOKENIZER_ID_MAX + 1);
+    json_decref(j);
+    resp_free(&r);
+
+    /* 15 + 10 > 20: a stream of 5 tokens, then "length". */
+    words(prompt, sizeof prompt, 15);
+    snprintf(body, sizeof body,
+             "{\"prompt\":\"%s\",\"stream\":true,\"max_tokens\":10,"
+             "\"ignore_eos\":true,\"stream_options\":{\"include_usage\":true}}",
+             prompt);
+    post_exchange(s.port, "/v1/completions", body, &r);
+    assert_int_equal(r.status, 200);
+    char **ev;
+    size_t n = sse_events(r.body, &ev);
+    assert_int_equal(n, 5 + 3); /* 5 tokens, the finish, usage, [DONE] */
+    j = parse_json(ev[5]);
+    json_t *c0 = json_array_get(json_object_get(j, "choices"), 0);
+    assert_string_equal(json_string_value(json_object_get(c0, "finish_reason")), "length");
+    json_decref(j);
+    j = parse_json(ev[6]);
+    assert_int_equal(jint(j, "usage", "prompt_tokens"), 15);
+    assert_int_equal(jint(j, "usage", "completion_tokens"), 5);
+    json_decref(j);
+    free_events(ev, n);
+    resp_free(&r);
+
+    /* Not streamed, natural length: 19 + 1 = 20 at most. */
+    words(prompt, sizeof prompt, 19);
+    snprintf(body, sizeof body,
+             "{\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}],"
+             "\"max_tokens\":50}",
+             prompt);
+    post_exchange(s.port, "/v1/chat/completions", body, &r);
+    assert_int_equal(r.status, 200);
+    j = parse_json(r.body);
+    c0 = json_array_get(json_object_get(j, "choices"), 0);
+    assert_string_equal(json_string_value(json_object_get(c0, "finish_reason")), "length");
+    assert_int_equal(jint(j, "usage", "completion_tokens"), 1);
+    json_decref(j);
+    resp_free(&r);
+
+    /* Within the context: max_tokens as asked. */
+    words(prompt, sizeof prompt, 10);
+    snprintf(body, sizeof body, "{\"prompt\":\"%s\",\"max_tokens\":10,\"ignore_eos\":true}",
+             prompt);
+    post_exchange(s.port, "/v1/completions", body, &r);
+    assert_int_equal(r.status, 200);
+    j = parse_json(r.body);
+    assert_int_equal(jint(j, "usage", "completion_tokens"), 10);
+    json_decref(j);
+    resp_free(&r);
+
+    /* A prompt of 20: no room for one token. */
+    words(prompt, sizeof prompt, 20);
+    snprintf(body, sizeof body, "{\"prompt\":\"%s\",\"max_tokens\":1}", prompt);
+    post_exchange(s.port, "/v1/completions", body, &r);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.body, "\"code\":\"context_length_exceeded\""));
+    assert_non_null(strstr(r.body, "request (20 tokens) exceeds the available context size "
+                                   "(20 tokens), try increasing it"));
+    resp_free(&r);
+    assert_int_equal(harness_sim_stop_status(&s), 0);
+
+    char *log = harness_read_file(logpath, NULL);
+    assert_non_null(log);
+    static const struct {
+        int status;
+        int max_tokens, output_tokens;
+        const char *finish;
+    } want[] = {
+        {200, 10, 5, "length"}, {200, 50, 1, "length"}, {200, 10, 10, "length"}, {400, 1, 0, NULL}};
+    size_t lines = 0;
+    for (char *p = log; *p; lines++) {
+        char *eol = strchr(p, '\n');
+        assert_non_null(eol);
+        *eol = '\0';
+        assert_true(lines < LL_ARRAY_LEN(want));
+        j = parse_json(p);
+        assert_int_equal(jint(j, "status", NULL), want[lines].status);
+        assert_int_equal(jint(j, "max_tokens", NULL), want[lines].max_tokens);
+        assert_int_equal(jint(j, "output_tokens", NULL), want[lines].output_tokens);
+        json_t *f = json_object_get(j, "finish_reason");
+        if (want[lines].finish)
+            assert_string_equal(json_string_value(f), want[lines].finish);
+        else
+            assert_true(json_is_null(f));
+        json_decref(j);
+        p = eol + 1;
+    }
+    assert_int_equal(lines, LL_ARRAY_LEN(want));
+    free(log);
+    harness_tmp_end();
+}
+
 /* A client that vanishes mid-stream: cancelled, logged, server fine. */
 static void test_disconnect_midstream(void **state)
 {
@@ -864,13 +983,16 @@ static void test_cli(void **state)
     const char *help[] = {"sim", "--help", NULL};
     assert_int_equal(harness_run(help, 10, &st, &out, &err), 0);
     assert_int_equal(st, 0);
+    /* clang-format off */
     const char *flags[] = {"--host", "--port", "--profile", "--model-name", "--duration", "--seed",
                            "--log", "--max-num-seqs", "--kv-tokens", "--block-tokens",
                            "--prefill-chunk", "--step-base", "--step-per-prefill-token",
                            "--step-per-seq", "--queue-limit", "--output-len-median",
                            "--output-len-sigma", "--no-prefix-cache", "--stall-at", "--stall-for", "--stall-from",
                            "--fault", "--slow-headers-delay", "--role-chunk",
-                           "--tokens-per-event", "--explain"};
+                           "--tokens-per-event", "--explain", "--context-tokens",
+                           "--vocab"};
+    /* clang-format on */
     for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++)
         if (!strstr(out, flags[i]))
             fail_msg("--help does not list %s", flags[i]);
@@ -885,6 +1007,22 @@ static void test_cli(void **state)
     assert_null(strchr(strchr(err, '\n') + 1, '\n'));
     free(out);
     free(err);
+
+    static const char *const bad_values[][3] = {{"--context-tokens", "1", "from 2 to"},
+                                                {"--context-tokens", "x", "\"x\""},
+                                                {"--vocab", "0", "from 1 to 262144"},
+                                                {"--vocab", "262145", "\"262145\""},
+                                                {"--vocab", "-5", "\"-5\""}};
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad_values); i++) {
+        const char *a[] = {"sim", bad_values[i][0], bad_values[i][1], NULL};
+        assert_int_equal(harness_run(a, 10, &st, &out, &err), 0);
+        assert_int_equal(st, 2);
+        if (!strstr(err, bad_values[i][0]) || !strstr(err, bad_values[i][2]))
+            fail_msg("%s %s: %s", bad_values[i][0], bad_values[i][1], err);
+        assert_null(strchr(strchr(err, '\n') + 1, '\n'));
+        free(out);
+        free(err);
+    }
 
     const char *badf[] = {"sim", "--fault", "explode:0.5", NULL};
     assert_int_equal(harness_run(badf, 10, &st, &out, &err), 0);
@@ -909,6 +1047,7 @@ static void test_cli(void **state)
     free(err);
 }
 
+/* clang-format off */
 HARNESS_MAIN(cmocka_unit_test(test_stream_chat_exact),
              cmocka_unit_test(test_completions),
              cmocka_unit_test(test_keepalive_pipelined),
@@ -917,8 +1056,10 @@ HARNESS_MAIN(cmocka_unit_test(test_stream_chat_exact),
              cmocka_unit_test(test_faults),
              cmocka_unit_test(test_tokens_per_event),
              cmocka_unit_test_teardown(test_metrics_and_log, tmp_teardown),
+             cmocka_unit_test_teardown(test_context_limit, tmp_teardown),
              cmocka_unit_test_teardown(test_disconnect_midstream, tmp_teardown),
              cmocka_unit_test_teardown(test_slow_reader_dropped, tmp_teardown),
              cmocka_unit_test(test_stall),
              cmocka_unit_test(test_stall_from_first_request),
              cmocka_unit_test(test_cli))
+/* clang-format on */

@@ -14,6 +14,8 @@
 #include "testutil.h"
 #include "workload/workload.h"
 
+#include "util/util.h"
+
 static void spec_of(uint64_t index, uint32_t prompt_tokens, struct req_spec *out)
 {
     struct workload w;
@@ -212,15 +214,17 @@ static void test_session_set(void **state)
 
 #define IDS_MAX 2048
 
-/* chatbody_prompt_ids of spec under seed, checked for form (decimal IDs
- * in range, single commas, nothing else) and parsed into ids (at most
- * IDS_MAX). Returns the number of IDs. */
-static size_t ids_of(uint64_t seed, const struct req_spec *spec, uint32_t *ids)
+/* chatbody_prompt_ids of spec under seed in range (NULL: the default),
+ * checked for form (decimal IDs in the range, single commas, nothing else)
+ * and parsed into ids (at most IDS_MAX). Returns the number of IDs. */
+static size_t ids_in(uint64_t seed, const struct chatbody_id_range *range,
+                     const struct req_spec *spec, uint32_t *ids)
 {
-    size_t need = chatbody_prompt_ids(seed, spec, NULL, 0);
+    uint64_t lo = range ? range->min : CHATBODY_ID_MIN, hi = range ? range->max : CHATBODY_ID_MAX;
+    size_t need = chatbody_prompt_ids(seed, range, spec, NULL, 0);
     char *buf = malloc(need + 1);
     assert_non_null(buf);
-    assert_int_equal(chatbody_prompt_ids(seed, spec, buf, need), need);
+    assert_int_equal(chatbody_prompt_ids(seed, range, spec, buf, need), need);
     buf[need] = '\0';
     size_t n = 0, i = 0;
     while (i < need) {
@@ -228,9 +232,11 @@ static size_t ids_of(uint64_t seed, const struct req_spec *spec, uint32_t *ids)
         size_t start = i;
         while (i < need && buf[i] >= '0' && buf[i] <= '9')
             v = v * 10 + (uint64_t)(buf[i++] - '0');
-        if (i == start || i - start > 5 || buf[start] == '0')
+        if (i == start || i - start > 10 || (buf[start] == '0' && i - start > 1))
             fail_msg("not a decimal ID at byte %zu: %s", start, buf);
-        assert_in_range(v, CHATBODY_ID_MIN, CHATBODY_ID_MAX);
+        if (v < lo || v > hi)
+            fail_msg("ID %llu at byte %zu is outside [%llu, %llu]", (unsigned long long)v, start,
+                     (unsigned long long)lo, (unsigned long long)hi);
         assert_true(n < IDS_MAX);
         ids[n++] = (uint32_t)v;
         if (i < need) {
@@ -258,6 +264,12 @@ static size_t ids_of(uint64_t seed, const struct req_spec *spec, uint32_t *ids)
     return n;
 }
 
+/* ids_in in the default range. */
+static size_t ids_of(uint64_t seed, const struct req_spec *spec, uint32_t *ids)
+{
+    return ids_in(seed, NULL, spec, ids);
+}
+
 static void prefixed(struct req_spec *spec, int64_t group, uint32_t prefix_tokens)
 {
     spec->prefix_id = group;
@@ -280,7 +292,7 @@ static void test_prompt_ids_exact_count(void **state)
         prefixed(&spec, 3, 128);
         assert_int_equal(ids_of(5, &spec, ids), lens[k]);
         /* 4 or 5 digits each: between 5n - 1 and 6n - 1 bytes. */
-        size_t bytes = chatbody_prompt_ids(5, &spec, NULL, 0);
+        size_t bytes = chatbody_prompt_ids(5, NULL, &spec, NULL, 0);
         assert_in_range(bytes, 5 * (size_t)lens[k] - 1, 6 * (size_t)lens[k] - 1);
     }
     /* Calibration, verbatim text and history do not change an ID prompt. */
@@ -367,14 +379,14 @@ static void test_prompt_ids_deterministic(void **state)
     struct req_spec spec;
     spec_of(40, 300, &spec);
     prefixed(&spec, 9, 50);
-    size_t n = chatbody_prompt_ids(5, &spec, x, sizeof x);
+    size_t n = chatbody_prompt_ids(5, NULL, &spec, x, sizeof x);
     assert_true(n < sizeof x);
-    assert_int_equal(chatbody_prompt_ids(5, &spec, y, sizeof y), n);
+    assert_int_equal(chatbody_prompt_ids(5, NULL, &spec, y, sizeof y), n);
     assert_memory_equal(x, y, n);
-    size_t m = chatbody_prompt_ids(7, &spec, y, sizeof y);
+    size_t m = chatbody_prompt_ids(7, NULL, &spec, y, sizeof y);
     assert_true(m != n || memcmp(x, y, n) != 0);
     spec.index = 41;
-    m = chatbody_prompt_ids(5, &spec, y, sizeof y);
+    m = chatbody_prompt_ids(5, NULL, &spec, y, sizeof y);
     assert_true(m != n || memcmp(x, y, n) != 0);
 }
 
@@ -412,18 +424,137 @@ static void test_prompt_ids_buffer(void **state)
     spec_of(90, 40, &spec);
     prefixed(&spec, 2, 20);
     char full[512];
-    size_t n = chatbody_prompt_ids(5, &spec, full, sizeof full);
+    size_t n = chatbody_prompt_ids(5, NULL, &spec, full, sizeof full);
     assert_true(n > 150 && n < sizeof full);
-    assert_int_equal(chatbody_prompt_ids(5, &spec, NULL, 0), n);
+    assert_int_equal(chatbody_prompt_ids(5, NULL, &spec, NULL, 0), n);
     char small[512];
     for (size_t cut = 0; cut <= n; cut++) {
         memset(small, '#', sizeof small);
-        assert_int_equal(chatbody_prompt_ids(5, &spec, small, cut), n);
+        assert_int_equal(chatbody_prompt_ids(5, NULL, &spec, small, cut), n);
         assert_memory_equal(small, full, cut);
         assert_int_equal(small[cut], '#');
     }
 }
 
+/* The default range (NULL, the same range given, or one of fewer than two
+ * IDs) gives the bytes it gave before ranges existed: 1,200 prompts of
+ * every shape, hashed (FNV-1a 64), against the hash of the code of
+ * 2368272, so a seed still names the same requests. */
+static void test_prompt_ids_default_unchanged(void **state)
+{
+    (void)state;
+    static const struct chatbody_id_range same = {CHATBODY_ID_MIN, CHATBODY_ID_MAX};
+    static const struct chatbody_id_range one = {5, 5};
+    const struct chatbody_id_range *ranges[] = {NULL, &same, &one};
+    char *buf = malloc(1 << 20);
+    assert_non_null(buf);
+    for (size_t k = 0; k < LL_ARRAY_LEN(ranges); k++) {
+        uint64_t h = 1469598103934665603ULL;
+        for (uint64_t seed = 0; seed < 4; seed++) {
+            for (uint32_t i = 0; i < 300; i++) {
+                struct req_spec s;
+                memset(&s, 0, sizeof s);
+                s.index = (uint64_t)i * 7919;
+                s.prompt_tokens = 1 + (i * 37) % 700;
+                s.prefix_id = i % 3 == 0 ? -1 : (int64_t)(i % 5);
+                s.prefix_tokens = (i * 13) % 300;
+                s.class_idx = -1;
+                s.api = -1;
+                s.session = -1;
+                s.turn = -1;
+                s.dataset_entry = -1;
+                size_t n = chatbody_prompt_ids(seed, ranges[k], &s, buf, 1 << 20);
+                for (size_t b = 0; b < n; b++) {
+                    h ^= (unsigned char)buf[b];
+                    h *= 1099511628211ULL;
+                }
+            }
+        }
+        assert_int_equal(h, 0x9ac0ff4f24097098ULL);
+    }
+    free(buf);
+}
+
+/* v's digits in base m, least significant first, read back from ids[0,
+ * n) less min. */
+static uint64_t digits_value(const uint32_t *ids, size_t n, uint32_t min, uint64_t m)
+{
+    uint64_t v = 0;
+    for (size_t k = n; k-- > 0;)
+        v = v * m + (ids[k] - min);
+    return v;
+}
+
+/* Other ranges: every ID inside, exact counts, the nonce in as many base-m
+ * digits as 56 bits need (7 for 509 IDs, 56 for 2, 2 for 2^32) and unique,
+ * the prefix tag in as many as 32 bits need, the filler uniform. */
+static void test_prompt_ids_range(void **state)
+{
+    (void)state;
+    static uint32_t a[IDS_MAX], b[IDS_MAX];
+    static const struct {
+        struct chatbody_id_range r;
+        size_t nonce, tag;
+    } cases[] = {
+        {{3, 511}, 7, 4},        {{0, 1}, 56, 32},
+        {{0, UINT32_MAX}, 2, 1}, {{UINT32_MAX - 1, UINT32_MAX}, 56, 32},
+        {{100, 355}, 7, 4}, /* 256 IDs: 8 bits each */
+    };
+    for (size_t c = 0; c < LL_ARRAY_LEN(cases); c++) {
+        const struct chatbody_id_range *r = &cases[c].r;
+        uint64_t m = (uint64_t)r->max - r->min + 1;
+        struct req_spec sa, sb;
+        for (uint32_t len = 1; len < 200; len += 37) {
+            spec_of(5, len, &sa);
+            sa.prefix_id = -1;
+            assert_int_equal(ids_in(9, r, &sa, a), len);
+            prefixed(&sa, 2, 64);
+            assert_int_equal(ids_in(9, r, &sa, a), len);
+        }
+        /* The nonce, read back, is distinct for 3000 indices. */
+        enum { N = 3000 };
+        uint64_t v[N];
+        spec_of(0, (uint32_t)cases[c].nonce, &sa);
+        sa.prefix_id = -1;
+        for (uint64_t i = 0; i < N; i++) {
+            sa.index = i;
+            assert_int_equal(ids_in(3, r, &sa, a), cases[c].nonce);
+            v[i] = digits_value(a, cases[c].nonce, r->min, m);
+            assert_true(v[i] < (1ULL << 56));
+        }
+        qsort(v, N, sizeof v[0], test_cmp_u64);
+        for (size_t i = 1; i < N; i++)
+            assert_true(v[i] != v[i - 1]);
+        /* The tag: group 77's number in base m, then the group's body,
+         * shared by two requests; then their nonces differ. */
+        spec_of(10, 200, &sa);
+        spec_of(11, 200, &sb);
+        prefixed(&sa, 77, 100);
+        prefixed(&sb, 77, 100);
+        assert_int_equal(ids_in(5, r, &sa, a), 200);
+        assert_int_equal(ids_in(5, r, &sb, b), 200);
+        assert_int_equal(digits_value(a, cases[c].tag, r->min, m), 77);
+        assert_memory_equal(a, b, 100 * sizeof a[0]);
+        assert_memory_not_equal(a + 100, b + 100, cases[c].nonce * sizeof a[0]);
+    }
+
+    /* Filler over 10 IDs: each about a tenth of 20,000 draws. */
+    static uint32_t f[IDS_MAX];
+    struct chatbody_id_range ten = {3, 12};
+    uint64_t count[10] = {0};
+    for (uint64_t i = 0; i < 10; i++) {
+        struct req_spec s;
+        spec_of(i, 2000, &s);
+        s.prefix_id = -1;
+        assert_int_equal(ids_in(1, &ten, &s, f), 2000);
+        for (size_t k = 17; k < 2000; k++) /* past the nonce's 17 digits */
+            count[f[k] - 3]++;
+    }
+    for (size_t k = 0; k < 10; k++)
+        assert_in_range(count[k], 1800, 2200);
+}
+
+/* clang-format off */
 TEST_MAIN(cmocka_unit_test(test_chat_history_counts),
           cmocka_unit_test(test_verbatim_prompt_escaped),
           cmocka_unit_test(test_assistant_text_exact),
@@ -433,4 +564,7 @@ TEST_MAIN(cmocka_unit_test(test_chat_history_counts),
           cmocka_unit_test(test_prompt_ids_prefix_sharing),
           cmocka_unit_test(test_prompt_ids_deterministic),
           cmocka_unit_test(test_prompt_ids_nonce_unique),
-          cmocka_unit_test(test_prompt_ids_buffer))
+          cmocka_unit_test(test_prompt_ids_buffer),
+          cmocka_unit_test(test_prompt_ids_default_unchanged),
+          cmocka_unit_test(test_prompt_ids_range))
+/* clang-format on */

@@ -75,9 +75,11 @@ static const char *const all_fields[] = {
     "prompt_tokens_server",
     "cached_tokens",
     "max_tokens",
+    "ignore_eos",
     "output_tokens",
     "tokens_source",
     "events",
+    "finish_reason",
     "retry_after_ms",
     "worker",
     "user",
@@ -155,6 +157,7 @@ static struct record full_record(uint64_t id)
     r.output_tokens = 101;
     r.tokens_source = REC_TOKENS_USAGE;
     r.events = 99;
+    snprintf(r.finish_reason, sizeof r.finish_reason, "length");
     r.worker = 3;
     r.user = 12;
     return r;
@@ -188,6 +191,8 @@ static void test_jsonl_full(void **state)
     assert_int_equal(int_field(j, "output_tokens"), 101);
     assert_string_equal(str_field(j, "tokens_source"), "usage");
     assert_int_equal(int_field(j, "events"), 99);
+    assert_string_equal(str_field(j, "finish_reason"), "length");
+    assert_true(json_is_false(json_object_get(j, "ignore_eos")));
     assert_null_field(j, "retry_after_ms");
     assert_int_equal(int_field(j, "worker"), 3);
     assert_int_equal(int_field(j, "user"), 12);
@@ -196,8 +201,10 @@ static void test_jsonl_full(void **state)
     json_decref(j);
 
     r.warmup = 1;
+    r.ignore_eos = 1;
     j = roundtrip(&r);
     assert_true(json_is_true(json_object_get(j, "warmup")));
+    assert_true(json_is_true(json_object_get(j, "ignore_eos")));
     json_decref(j);
 }
 
@@ -228,6 +235,8 @@ static void test_jsonl_nulls(void **state)
     assert_null_field(j, "cached_tokens");
     assert_null_field(j, "retry_after_ms");
     assert_null_field(j, "user");
+    assert_null_field(j, "finish_reason");
+    assert_true(json_is_false(json_object_get(j, "ignore_eos")));
     assert_string_equal(str_field(j, "tokens_source"), "events");
     assert_string_equal(str_field(j, "detail"), "dropped: cap of 8 reached");
     json_decref(j);
@@ -272,6 +281,18 @@ static void test_jsonl_escaping(void **state)
     assert_memory_equal(d + n - 6, "\xef\xbf\xbd\xef\xbf\xbd", 6);
     assert_int_equal(d[0], 'a');
     json_decref(j);
+
+    /* The server's finish_reason, its own words: escaped the same way,
+     * even when it fills the array with no NUL. */
+    snprintf(r.finish_reason, sizeof r.finish_reason, "a\"b\\c\n\xc3");
+    j = roundtrip(&r);
+    assert_string_equal(str_field(j, "finish_reason"), "a\"b\\c\n\xef\xbf\xbd");
+    json_decref(j);
+    memset(r.finish_reason, 'z', sizeof r.finish_reason);
+    j = roundtrip(&r);
+    assert_int_equal(strlen(str_field(j, "finish_reason")), sizeof r.finish_reason);
+    json_decref(j);
+    r.finish_reason[0] = '\0';
 
     /* Overlong encoding of '/' and a UTF-16 surrogate are not UTF-8. */
     snprintf(r.detail, sizeof(r.detail), "\xc0\xaf|\xed\xa0\x80");
@@ -405,9 +426,14 @@ static size_t reference_line(const struct record *r, char *buf, size_t cap)
     REF_OPT("prompt_tokens_server", r->prompt_tokens_server);
     REF_OPT("cached_tokens", r->cached_tokens);
     REF(",\"max_tokens\":%" PRIu32, r->max_tokens);
+    REF(",\"ignore_eos\":%s", r->ignore_eos ? "true" : "false");
     REF(",\"output_tokens\":%" PRIu64, r->output_tokens);
     REF(",\"tokens_source\":\"%s\"", rec_tokens_source_name(r->tokens_source));
     REF(",\"events\":%" PRIu64, r->events);
+    if (r->finish_reason[0] == '\0')
+        REF(",\"finish_reason\":null");
+    else
+        REF(",\"finish_reason\":\"%s\"", r->finish_reason);
     REF_OPT("retry_after_ms", r->retry_after_ms);
     REF(",\"worker\":%" PRIu32, r->worker);
     REF_OPT("user", r->user);
@@ -455,6 +481,12 @@ static void test_jsonl_matches_printf(void **state)
         r.output_tokens = edgy_u64(&st);
         r.tokens_source = (enum rec_tokens_source)(test_splitmix64(&st) % 4);
         r.events = edgy_u64(&st);
+        r.ignore_eos = (int)(test_splitmix64(&st) % 2);
+        size_t flen =
+            test_splitmix64(&st) % 2 == 0 ? 0 : test_splitmix64(&st) % sizeof(r.finish_reason);
+        for (size_t k = 0; k < flen; k++)
+            r.finish_reason[k] = alphabet[test_splitmix64(&st) % (sizeof(alphabet) - 1)];
+        r.finish_reason[flen] = '\0';
         r.retry_after_ms = (int64_t)edgy_u64(&st);
         r.worker = (uint32_t)edgy_u64(&st);
         r.user = (int64_t)edgy_u64(&st);
@@ -517,6 +549,8 @@ static void assert_same_record(const struct record *a, const struct record *b)
     assert_int_equal(b->output_tokens, a->output_tokens);
     assert_int_equal(b->tokens_source, a->tokens_source);
     assert_int_equal(b->events, a->events);
+    assert_int_equal(b->ignore_eos, a->ignore_eos);
+    assert_string_equal(b->finish_reason, a->finish_reason);
     assert_int_equal(b->retry_after_ms, a->retry_after_ms);
     assert_int_equal(b->worker, a->worker);
     assert_int_equal(b->user, a->user);
@@ -551,6 +585,8 @@ static void test_read_back_full(void **state)
     r.cls = "long \"ctx\"";
     r.session = 4;
     r.turn = 2;
+    r.ignore_eos = 1;
+    snprintf(r.finish_reason, sizeof r.finish_reason, "content_filter");
     snprintf(r.detail, sizeof r.detail, "idle \"30s\" \\ after\ttoken 12, caf\xc3\xa9");
     write_and_read(&r, &back, cls);
     assert_same_record(&r, &back);
@@ -589,6 +625,8 @@ static void test_read_back_absent(void **state)
     assert_null(back.cls);
     assert_int_equal(back.session, -1);
     assert_int_equal(back.turn, -1);
+    assert_string_equal(back.finish_reason, "");
+    assert_int_equal(back.ignore_eos, 0);
 
     /* Without a buffer for it, the class is not kept. */
     char err[200];
@@ -597,6 +635,20 @@ static void test_read_back_absent(void **state)
                      0);
     assert_null(back.cls);
     assert_int_equal(back.sched_ns, 5);
+    /* A line from before finish_reason and ignore_eos were kept. */
+    assert_string_equal(back.finish_reason, "");
+    assert_int_equal(back.ignore_eos, 0);
+    /* A reason longer than a record keeps is cut to its 15 bytes; one
+     * that is not a string is none. */
+    const char *longer = "{\"id\":1,\"kind\":\"ok\",\"sched_ns\":5,\"ignore_eos\":true,"
+                         "\"finish_reason\":\"a_very_long_finish_reason\"}";
+    assert_int_equal(record_parse_jsonl(longer, strlen(longer), &back, NULL, 0, err, sizeof err),
+                     0);
+    assert_string_equal(back.finish_reason, "a_very_long_fin");
+    assert_int_equal(back.ignore_eos, 1);
+    const char *num = "{\"id\":1,\"kind\":\"ok\",\"sched_ns\":5,\"finish_reason\":3}";
+    assert_int_equal(record_parse_jsonl(num, strlen(num), &back, NULL, 0, err, sizeof err), 0);
+    assert_string_equal(back.finish_reason, "");
     /* A class that does not fit its buffer is dropped, not cut. */
     char small[2];
     assert_int_equal(record_parse_jsonl(line, strlen(line), &back, small, sizeof small, err,

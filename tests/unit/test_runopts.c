@@ -71,6 +71,135 @@ static void test_value_errors(void **state)
     assert_int_equal(n, 2 * LL_NS_PER_SEC);
 }
 
+/* --prompt-id-range A,B: every bad form is one line naming the flag. */
+static void test_prompt_id_range(void **state)
+{
+    (void)state;
+    char err[RUNOPTS_ERR_MAX];
+    struct chatbody_id_range r = {7, 8};
+    static const char *const not_two[] = {"",
+                                          "5",
+                                          "5,",
+                                          ",5",
+                                          "a,b",
+                                          "5,x",
+                                          "1.5,9",
+                                          "5,9,",
+                                          "5;9",
+                                          " 5,9",
+                                          "5,9 ",
+                                          "4294967296,4294967297",
+                                          "5,99999999999",
+                                          "0x10,0x20",
+                                          "+5,9"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(not_two); i++) {
+        char want[200];
+        snprintf(want, sizeof want,
+                 "--prompt-id-range: expected A,B, two whole numbers from 0 "
+                 "to 4294967295 (the IDs are drawn from [A, B]), got \"%s\"",
+                 not_two[i]);
+        ASSERT_USAGE(runopts_prompt_id_range(not_two[i], &r, err, sizeof err), err, want);
+    }
+    ASSERT_USAGE(runopts_prompt_id_range("-1,511", &r, err, sizeof err), err,
+                 "--prompt-id-range: token IDs are 0 or more, got \"-1,511\"");
+    ASSERT_USAGE(runopts_prompt_id_range("3,-511", &r, err, sizeof err), err,
+                 "--prompt-id-range: token IDs are 0 or more, got \"3,-511\"");
+    ASSERT_USAGE(runopts_prompt_id_range("600,3", &r, err, sizeof err), err,
+                 "--prompt-id-range: A must be below B (two IDs at least, to tell requests "
+                 "apart), got \"600,3\"");
+    ASSERT_USAGE(runopts_prompt_id_range("9,9", &r, err, sizeof err), err,
+                 "--prompt-id-range: A must be below B (two IDs at least, to tell requests "
+                 "apart), got \"9,9\"");
+    /* Refusals leave *out alone. */
+    assert_int_equal(r.min, 7);
+    assert_int_equal(r.max, 8);
+    assert_int_equal(runopts_prompt_id_range("3,511", &r, err, sizeof err), 0);
+    assert_int_equal(r.min, 3);
+    assert_int_equal(r.max, 511);
+    assert_int_equal(runopts_prompt_id_range("0,4294967295", &r, err, sizeof err), 0);
+    assert_int_equal(r.min, 0);
+    assert_int_equal(r.max, UINT32_MAX);
+
+    /* Into the transport's settings; the default without the flag. */
+    struct run_opts o;
+    struct run_config cfg;
+    memset(&o, 0, sizeof o);
+    memset(&cfg, 0, sizeof cfg);
+    o.api = "openai-completions";
+    o.prompt_ids = 1;
+    assert_int_equal(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.transport.prompt_id_range.min, CHATBODY_ID_MIN);
+    assert_int_equal(cfg.transport.prompt_id_range.max, CHATBODY_ID_MAX);
+    runopts_workload_free(&cfg);
+    memset(&cfg, 0, sizeof cfg);
+    o.prompt_id_range = "256,511";
+    assert_int_equal(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.transport.prompt_id_range.min, 256);
+    assert_int_equal(cfg.transport.prompt_id_range.max, 511);
+    runopts_workload_free(&cfg);
+}
+
+/* The vocabulary in a /models answer: llama.cpp's meta.n_vocab, of the
+ * model asked for or the only one; nothing from servers that say none.
+ * The check refuses only a range past a reported vocabulary. */
+static void test_vocab_check(void **state)
+{
+    (void)state;
+    char err[RUNOPTS_ERR_MAX];
+    json_t *llama = json_loads("{\"object\":\"list\",\"data\":[{\"id\":\"stories260K.gguf\","
+                               "\"object\":\"model\",\"meta\":{\"vocab_type\":1,"
+                               "\"n_vocab\":512,\"n_ctx_train\":2048}}]}",
+                               0, NULL);
+    json_t *two = json_loads("{\"data\":[{\"id\":\"a\",\"meta\":{\"n_vocab\":32000}},"
+                             "{\"id\":\"b\",\"meta\":{\"n_vocab\":1000}}]}",
+                             0, NULL);
+    json_t *vllm = json_loads("{\"data\":[{\"id\":\"m\",\"max_model_len\":4096}]}", 0, NULL);
+    json_t *odd = json_loads("{\"data\":[{\"id\":\"m\",\"meta\":{\"n_vocab\":\"512\"}}]}", 0, NULL);
+    assert_non_null(llama);
+    assert_non_null(two);
+    assert_non_null(vllm);
+    assert_non_null(odd);
+    assert_int_equal(runopts_models_vocab(llama, "stories260K.gguf"), 512);
+    assert_int_equal(runopts_models_vocab(llama, "anything"), 512); /* the only one */
+    assert_int_equal(runopts_models_vocab(llama, NULL), 512);
+    assert_int_equal(runopts_models_vocab(two, "b"), 1000);
+    assert_int_equal(runopts_models_vocab(two, "a"), 32000);
+    assert_int_equal(runopts_models_vocab(two, "c"), -1); /* which one? none said */
+    assert_int_equal(runopts_models_vocab(vllm, "m"), -1);
+    assert_int_equal(runopts_models_vocab(odd, "m"), -1);
+    assert_int_equal(runopts_models_vocab(NULL, "m"), -1);
+
+    struct chatbody_id_range dflt = {CHATBODY_ID_MIN, CHATBODY_ID_MAX}, fits = {256, 511},
+                             edge = {0, 512};
+    assert_int_equal(runopts_vocab_check(llama, "x", &dflt, 0, err, sizeof err), -1);
+    assert_string_equal(err, "--prompt-ids: the model's vocabulary has 512 tokens (IDs 0 to 511, "
+                             "/models meta.n_vocab) but the prompt IDs are drawn from [1000, "
+                             "17383]; pass --prompt-id-range A,B with B below 512 (e.g. "
+                             "--prompt-id-range 256,511)");
+    assert_int_equal(runopts_vocab_check(llama, "x", &edge, 1, err, sizeof err), -1);
+    assert_true(strncmp(err, "--prompt-id-range: the model's vocabulary has 512 tokens", 55) == 0);
+    assert_non_null(strstr(err, "drawn from [0, 512]"));
+    assert_int_equal(runopts_vocab_check(llama, "x", &fits, 1, err, sizeof err), 0);
+    assert_int_equal(runopts_vocab_check(two, "a", &dflt, 0, err, sizeof err), 0);
+    assert_int_equal(runopts_vocab_check(two, "b", &dflt, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "(e.g. --prompt-id-range 500,999)"));
+    assert_int_equal(runopts_vocab_check(vllm, "m", &dflt, 0, err, sizeof err), 0);
+    assert_int_equal(runopts_vocab_check(NULL, "m", &dflt, 0, err, sizeof err), 0);
+    json_t *tiny = json_loads("{\"data\":[{\"id\":\"m\",\"meta\":{\"n_vocab\":2}}]}", 0, NULL);
+    assert_int_equal(runopts_vocab_check(tiny, "m", &dflt, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "(e.g. --prompt-id-range 0,1)"));
+    json_decref(tiny);
+    tiny = json_loads("{\"data\":[{\"id\":\"m\",\"meta\":{\"n_vocab\":1}}]}", 0, NULL);
+    assert_int_equal(runopts_vocab_check(tiny, "m", &dflt, 0, err, sizeof err), -1);
+    assert_string_equal(err, "--prompt-ids: the model's vocabulary has 1 token (/models "
+                             "meta.n_vocab): too few for token-ID prompts; drop --prompt-ids");
+    json_decref(tiny);
+    json_decref(llama);
+    json_decref(two);
+    json_decref(vllm);
+    json_decref(odd);
+}
+
 static void test_url_errors(void **state)
 {
     (void)state;
@@ -244,6 +373,12 @@ static void test_config_errors(void **state)
         {{.prompt_ids = 1},
          "--prompt-ids: token-ID prompts go to /v1/completions; add --api openai-completions"},
         {{.t_idle = "xx"}, "--timeout-idle: expected a duration (e.g. 500ms, 30s, 2m), got \"xx\""},
+        {{.prompt_id_range = "3,511"},
+         "--prompt-id-range: goes with --prompt-ids (token-ID prompts); add it, or drop "
+         "--prompt-id-range"},
+        {{.api = "openai-completions", .prompt_ids = 1, .prompt_id_range = "511,3"},
+         "--prompt-id-range: A must be below B (two IDs at least, to tell requests apart), got "
+         "\"511,3\""},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++)
         ASSERT_USAGE(workload_transport(&bad[i].o, err, sizeof err), err, bad[i].want);
@@ -304,10 +439,14 @@ static void test_fd_table_grown_up_front(void **state)
     assert_int_equal(fcntl(want - 1, F_GETFD), -1);
 }
 
+/* clang-format off */
 TEST_MAIN(cmocka_unit_test(test_value_errors),
+          cmocka_unit_test(test_prompt_id_range),
+          cmocka_unit_test(test_vocab_check),
           cmocka_unit_test(test_url_errors),
           cmocka_unit_test(test_parse),
           cmocka_unit_test(test_parse_header_bound),
           cmocka_unit_test(test_walk_answers),
           cmocka_unit_test(test_config_errors),
           cmocka_unit_test(test_fd_table_grown_up_front))
+/* clang-format on */

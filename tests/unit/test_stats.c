@@ -2,6 +2,7 @@
  * per-worker stats equals one stats fed everything. */
 #include "test.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +185,13 @@ static struct record random_record(uint64_t id, uint64_t *seed)
         r.prompt_tokens_server = (int64_t)(lcg(seed) % 4000);
     if (lcg(seed) % 5 == 0)
         r.cached_tokens = (int64_t)(lcg(seed) % 100);
+    static const char *const reasons[] = {
+        "",    "stop",  "length", "tool_calls",     "content_filter",
+        "eos", "abort", "x",      "0123456789abcde"};
+    snprintf(r.finish_reason, sizeof r.finish_reason, "%s",
+             reasons[lcg(seed) % LL_ARRAY_LEN(reasons)]);
+    r.max_tokens = (uint32_t)(lcg(seed) % 400);
+    r.ignore_eos = lcg(seed) % 2 == 0;
     if (lcg(seed) % 7 == 0) {
         r.kind = (enum rec_kind)(1 + lcg(seed) % (REC_KIND_COUNT - 1));
         r.retry_after_ms = r.kind == REC_HTTP_429 ? 1000 : -1;
@@ -276,20 +284,45 @@ static void test_merge_equals_single(void **state)
         assert_int_equal(total.tokens_source_count[i], one.tokens_source_count[i]);
     assert_int_equal(total.retry_after_seen, one.retry_after_seen);
     assert_int_equal(total.retry_after_sum_ms, one.retry_after_sum_ms);
+    /* The same reasons with the same counts, whatever order each met them. */
+    uint64_t by_reason = 0;
+    for (size_t i = 0; i < STATS_FINISH_NAMES; i++) {
+        assert_true(one.finish_name[i][0] != '\0');
+        size_t j = 0;
+        while (j < STATS_FINISH_NAMES && strcmp(total.finish_name[j], one.finish_name[i]) != 0)
+            j++;
+        if (j == STATS_FINISH_NAMES)
+            fail_msg("reason %s is not in the merged stats", one.finish_name[i]);
+        assert_int_equal(total.finish_count[j], one.finish_count[i]);
+        by_reason += one.finish_count[i];
+    }
+    assert_int_equal(total.finish_other, 0);
+    assert_int_equal(one.finish_other, 0);
+    assert_int_equal(total.finish_none, one.finish_none);
+    assert_int_equal(by_reason + one.finish_none, one.by_kind[REC_OK]);
+    assert_int_equal(total.cut_short, one.cut_short);
+    assert_int_equal(total.cut_short_unjudged, one.cut_short_unjudged);
+    assert_true(one.cut_short > 0);
     /* Every random ok record has a first_ns, so each gave one TTFT. */
     assert_int_equal(hist_count(total.ttft), total.by_kind[REC_OK]);
 
     /* The sum of ok E2E recomputed from scratch. */
-    uint64_t e2e_sum = 0;
+    uint64_t e2e_sum = 0, cut = 0, unjudged = 0;
     seed = 42;
     for (uint64_t i = 0; i < N; i++) {
         struct record r = random_record(i, &seed);
         lcg(&seed);
         lcg(&seed);
-        if (r.kind == REC_OK)
-            e2e_sum += r.end_ns - r.sched_ns;
+        if (r.kind != REC_OK)
+            continue;
+        e2e_sum += r.end_ns - r.sched_ns;
+        unjudged += r.tokens_source == REC_TOKENS_EVENTS;
+        cut += r.tokens_source != REC_TOKENS_EVENTS && r.output_tokens < r.max_tokens &&
+               (r.ignore_eos || strcmp(r.finish_reason, "length") == 0);
     }
     assert_int_equal(total.ok_e2e_sum_ns, e2e_sum);
+    assert_int_equal(total.cut_short, cut);
+    assert_int_equal(total.cut_short_unjudged, unjudged);
 
     for (int w = 0; w < WORKERS; w++)
         stats_free(&part[w]);
@@ -297,6 +330,103 @@ static void test_merge_equals_single(void **state)
     stats_free(&total);
 }
 
-TEST_MAIN(cmocka_unit_test(test_add_one_ok),
-          cmocka_unit_test(test_add_failures),
+/* What is cut short: an ok output with fewer tokens than max_tokens by the
+ * server's count, under ignore_eos or when the server said "length". */
+static void test_cut_short(void **state)
+{
+    (void)state;
+    struct record r = ok_record(1, 1000);
+    r.max_tokens = 64;
+    r.output_tokens = 40;
+    assert_int_equal(stats_cut_short(&r), 0); /* stopped by itself (no reason said) */
+    snprintf(r.finish_reason, sizeof r.finish_reason, "stop");
+    assert_int_equal(stats_cut_short(&r), 0); /* the model's own end */
+    r.ignore_eos = 1;
+    assert_int_equal(stats_cut_short(&r), 1); /* but it was asked for 64 */
+    r.ignore_eos = 0;
+    snprintf(r.finish_reason, sizeof r.finish_reason, "length");
+    assert_int_equal(stats_cut_short(&r), 1); /* a limit below max_tokens: the context */
+    r.tokens_source = REC_TOKENS_CHUNK_USAGE;
+    assert_int_equal(stats_cut_short(&r), 1);
+    r.tokens_source = REC_TOKENS_EVENTS;
+    assert_int_equal(stats_cut_short(&r), 0); /* events may carry several tokens each */
+    r.tokens_source = REC_TOKENS_USAGE;
+    r.output_tokens = 64;
+    assert_int_equal(stats_cut_short(&r), 0); /* all of it */
+    r.output_tokens = 65;
+    assert_int_equal(stats_cut_short(&r), 0);
+    r.output_tokens = 0;
+    assert_int_equal(stats_cut_short(&r), 1);
+    r.kind = REC_STREAM_TRUNCATED;
+    assert_int_equal(stats_cut_short(&r), 0); /* a failure is counted as one, not here */
+    r.kind = REC_OK;
+    r.max_tokens = 0;
+    assert_int_equal(stats_cut_short(&r), 0); /* no cap known */
+
+    /* Counted over ok records only, with the reasons in the order met. */
+    struct stats s;
+    stats_init(&s);
+    r = ok_record(2, 1000);
+    r.max_tokens = 64;
+    r.output_tokens = 20;
+    snprintf(r.finish_reason, sizeof r.finish_reason, "length");
+    stats_add_record(&s, &r);
+    r.kind = REC_TIMEOUT_IDLE;
+    stats_add_record(&s, &r);
+    r.kind = REC_OK;
+    r.output_tokens = 64;
+    stats_add_record(&s, &r);
+    snprintf(r.finish_reason, sizeof r.finish_reason, "stop");
+    r.output_tokens = 10;
+    stats_add_record(&s, &r);
+    r.finish_reason[0] = '\0';
+    r.tokens_source = REC_TOKENS_EVENTS;
+    stats_add_record(&s, &r);
+    assert_string_equal(s.finish_name[0], "length");
+    assert_int_equal(s.finish_count[0], 2);
+    assert_string_equal(s.finish_name[1], "stop");
+    assert_int_equal(s.finish_count[1], 1);
+    assert_string_equal(s.finish_name[2], "");
+    assert_int_equal(s.finish_none, 1);
+    assert_int_equal(s.finish_other, 0);
+    assert_int_equal(s.cut_short, 1);
+    assert_int_equal(s.cut_short_unjudged, 1);
+    stats_reset(&s);
+    assert_int_equal(s.cut_short, 0);
+    assert_string_equal(s.finish_name[0], "");
+    stats_free(&s);
+}
+
+/* Past STATS_FINISH_NAMES distinct reasons the rest count as other; a
+ * reason that fills its 16 bytes without a NUL is read to its end. */
+static void test_finish_overflow(void **state)
+{
+    (void)state;
+    struct stats s, m;
+    stats_init(&s);
+    stats_init(&m);
+    struct record r = ok_record(1, 1000);
+    for (int i = 0; i < STATS_FINISH_NAMES + 3; i++) {
+        snprintf(r.finish_reason, sizeof r.finish_reason, "r%d", i);
+        stats_add_record(&s, &r);
+        stats_add_record(&s, &r);
+    }
+    assert_int_equal(s.finish_other, 6);
+    assert_string_equal(s.finish_name[STATS_FINISH_NAMES - 1], "r7");
+    assert_int_equal(s.finish_count[STATS_FINISH_NAMES - 1], 2);
+    memset(r.finish_reason, 'q', sizeof r.finish_reason);
+    stats_add_record(&m, &r);
+    assert_int_equal(strlen(m.finish_name[0]), REC_FINISH_REASON_MAX - 1);
+    /* Merged into a full table, a new reason is other too. */
+    stats_merge(&s, &m);
+    assert_int_equal(s.finish_other, 7);
+    stats_merge(&m, &s);
+    assert_int_equal(m.finish_count[0], 1);
+    assert_int_equal(m.finish_other, 7 + 2 * 1);
+    stats_free(&s);
+    stats_free(&m);
+}
+
+TEST_MAIN(cmocka_unit_test(test_add_one_ok), cmocka_unit_test(test_cut_short),
+          cmocka_unit_test(test_finish_overflow), cmocka_unit_test(test_add_failures),
           cmocka_unit_test(test_merge_equals_single))

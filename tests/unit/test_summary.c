@@ -3,6 +3,7 @@
 #include "test.h"
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -366,6 +367,14 @@ static void test_json(void **state)
     ASSERT_NEAR(jnum(root, "inflight", "mean", NULL), 55.5, 1e-9);
     ASSERT_NEAR(jnum(root, "inflight", "littles_law_e2e", NULL),
                 101.0 * (600.500 + 90.014) / 1010.0, 1e-9);
+    /* No response said why it ended, and none was cut short. */
+    json_t *fin = jpath(root, "finish_reasons", NULL, NULL);
+    assert_int_equal(json_object_size(fin), 1);
+    assert_int_equal(jint(fin, "(none)", NULL, NULL), 1000);
+    assert_int_equal(jint(root, "cut_short", "count", NULL), 0);
+    ASSERT_NEAR(jnum(root, "cut_short", "share", NULL), 0.0, 0);
+    assert_int_equal(jint(root, "cut_short", "unjudged", NULL), 0);
+    assert_true(json_is_null(jpath(root, "cut_short_warning", NULL, NULL)));
     json_decref(root);
 
     fx.info.invalid = 1;
@@ -381,6 +390,105 @@ static void test_json(void **state)
     assert_true(json_is_null(jpath(root, "throughput", "offered_rate_per_s", NULL)));
     json_decref(root);
     stats_free(&fx.s);
+}
+
+/* n ok records asking 64 tokens under ignore_eos, the last `cut` of them
+ * given 30 ("length": a full context), the rest all 64 ("length" too);
+ * plus one "stop" of 64 and one streamed without usage (events). */
+static void cut_fill(struct stats *s, uint64_t n, uint64_t cut)
+{
+    stats_init(s);
+    for (uint64_t i = 0; i < n + 2; i++) {
+        struct record r;
+        record_init(&r, i);
+        r.http_status = 200;
+        r.sched_ns = i * MS;
+        r.sent_ns = r.sched_ns;
+        r.first_ns = r.sched_ns + MS;
+        r.last_ns = r.first_ns + 10 * MS;
+        r.end_ns = r.last_ns;
+        r.max_tokens = 64;
+        r.ignore_eos = 1;
+        r.output_tokens = i >= n - cut && i < n ? 30 : 64;
+        r.events = r.output_tokens;
+        r.tokens_source = REC_TOKENS_USAGE;
+        snprintf(r.finish_reason, sizeof r.finish_reason, "%s", i == n ? "stop" : "length");
+        if (i == n + 1) {
+            r.tokens_source = REC_TOKENS_EVENTS;
+            r.output_tokens = 20;
+            r.finish_reason[0] = '\0';
+        }
+        stats_add_record(s, &r);
+    }
+    s->scheduled = s->sent = n + 2;
+}
+
+/* Cut-short outputs: counted, by reason, in summary.json, and warned of
+ * from 1% of the ok requests, in the header and as a string. */
+static void test_cut_short(void **state)
+{
+    (void)state;
+    struct stats s;
+    struct summary_info info;
+    char warn[320], line[256];
+    memset(&info, 0, sizeof info);
+    info.mode = "closed-loop";
+    info.window_ns = LL_NS_PER_SEC;
+
+    /* 1 of 200 (0.5%): no warning. */
+    cut_fill(&s, 198, 1);
+    assert_int_equal(summary_cut_short_warning(&s, warn, sizeof warn), 0);
+    assert_string_equal(warn, "");
+    stats_free(&s);
+
+    /* 2 of 200 (1%): the warning. */
+    cut_fill(&s, 198, 2);
+    assert_int_equal(s.by_kind[REC_OK], 200);
+    assert_int_equal(summary_cut_short_warning(&s, warn, sizeof warn), 1);
+    assert_message_has(warn, "2 of 200 ok requests (1.0%) were cut short", warn);
+    assert_message_has(warn, "TPOT and output tokens/s", warn);
+    snprintf(info.cut_short_warning, sizeof info.cut_short_warning, "%s", warn);
+    char *out = print_to_string(&s, &info);
+    find_line(out, "warning  2 of 200 ok requests (1.0%) were cut short", line, sizeof line);
+    /* The warning is wrapped under 100 columns, its lines indented under
+     * its first word, down to the blank line that ends the header. */
+    const char *p = strstr(out, "warning  2 of 200");
+    size_t lines = 0;
+    while (*p != '\n') {
+        size_t n = strcspn(p, "\n");
+        if (n >= 100 || (lines && strncmp(p, "         ", 9) != 0))
+            fail_msg("warning line %zu (%zu columns): %.*s", lines, n, (int)n, p);
+        lines++;
+        p += n + 1;
+    }
+    assert_true(lines >= 2);
+    find_line(out, "            finish_reason: ", line, sizeof line);
+    assert_string_equal(line, "            finish_reason: length 198, stop 1, (none) 1; "
+                              "cut short 2");
+    free(out);
+
+    json_t *root = write_and_load(&s, &info);
+    json_t *fin = jpath(root, "finish_reasons", NULL, NULL);
+    assert_int_equal(json_object_size(fin), 3);
+    assert_int_equal(jint(fin, "length", NULL, NULL), 198);
+    assert_int_equal(jint(fin, "stop", NULL, NULL), 1);
+    assert_int_equal(jint(fin, "(none)", NULL, NULL), 1);
+    assert_int_equal(jint(root, "cut_short", "count", NULL), 2);
+    ASSERT_NEAR(jnum(root, "cut_short", "share", NULL), 0.01, 1e-12);
+    assert_int_equal(jint(root, "cut_short", "unjudged", NULL), 1);
+    assert_string_equal(json_string_value(jpath(root, "cut_short_warning", NULL, NULL)), warn);
+    json_decref(root);
+    stats_free(&s);
+
+    /* No ok request: no share, no warning. */
+    stats_init(&s);
+    assert_int_equal(summary_cut_short_warning(&s, warn, sizeof warn), 0);
+    memset(&info.cut_short_warning, 0, sizeof info.cut_short_warning);
+    root = write_and_load(&s, &info);
+    assert_true(json_is_null(jpath(root, "cut_short", "share", NULL)));
+    assert_int_equal(json_object_size(jpath(root, "finish_reasons", NULL, NULL)), 0);
+    json_decref(root);
+    stats_free(&s);
 }
 
 /* Values below 256 ns are kept exactly by the histogram, so here every
@@ -564,5 +672,5 @@ static void test_prompt_note(void **state)
 }
 
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_prompt_note),
-          cmocka_unit_test(test_json), cmocka_unit_test(test_json_exact_percentiles),
-          cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
+          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))
