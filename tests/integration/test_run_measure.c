@@ -1405,6 +1405,81 @@ static void test_failures_are_loud(void **state)
     free(e);
 }
 
+/* A length no model's context holds is refused before anything is
+ * scheduled: a numpy reader's lognormal:100,0.5 (median e^100) is a usage
+ * error naming the flag and pointing at the median= form, and the dry
+ * run writes no schedule; a p99 over a million tokens is one warning. */
+static void test_impossible_lengths(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char dump[700];
+    harness_tmp_path(dump, sizeof dump, "schedule.jsonl");
+    const char *a[] = {"run",
+                       "--url",
+                       "http://127.0.0.1:1/v1",
+                       "--model",
+                       "m",
+                       "--rate",
+                       "5",
+                       "--requests",
+                       "3",
+                       "--prompt-tokens",
+                       "lognormal:100,0.5",
+                       "--dry-run",
+                       "--dump-schedule",
+                       dump,
+                       NULL};
+    harness_expect_usage(a, "--prompt-tokens lognormal:100,0.5: a median of 2.69e+43 tokens, "
+                            "beyond any model's context (at most 10000000): lognormal:MU,SIGMA "
+                            "takes MU as the log of the median; for a median of 100 tokens "
+                            "write lognormal:median=100,sigma=0.5");
+    struct stat st;
+    assert_int_not_equal(stat(dump, &st), 0);
+    const char *b[] = {"run",
+                       "--url",
+                       "http://127.0.0.1:1/v1",
+                       "--model",
+                       "m",
+                       "--rate",
+                       "5",
+                       "--requests",
+                       "3",
+                       "--output-tokens",
+                       "20M",
+                       "--dry-run",
+                       "--dump-schedule",
+                       dump,
+                       NULL};
+    harness_expect_usage(b, "--output-tokens 20M: a median of 2e+07 tokens");
+
+    const char *c[] = {"run",
+                       "--url",
+                       "http://127.0.0.1:1/v1",
+                       "--model",
+                       "m",
+                       "--rate",
+                       "5",
+                       "--requests",
+                       "3",
+                       "--prompt-tokens",
+                       "lognormal:median=100,sigma=4",
+                       "--dry-run",
+                       "--dump-schedule",
+                       dump,
+                       NULL};
+    int status;
+    char *o, *e;
+    assert_int_equal(harness_run(c, 20, &status, &o, &e), 0);
+    assert_int_equal(status, 0);
+    const char *w = "llmload: warning: --prompt-tokens lognormal:median=100,sigma=4: 1% of the "
+                    "lengths are above 1.1e+06 tokens";
+    if (strncmp(e, w, strlen(w)) != 0 || strchr(e, '\n') != e + strlen(e) - 1)
+        fail_msg("expected one warning line \"%s...\", stderr:\n%s", w, e);
+    free(o);
+    free(e);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
              cmocka_unit_test_teardown(test_every_fault_kind, teardown),
              cmocka_unit_test_teardown(test_tokens_per_event, teardown),
@@ -1420,4 +1495,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
              cmocka_unit_test_teardown(test_bad_flags, teardown),
              cmocka_unit_test_teardown(test_results_dir_not_empty, teardown),
              cmocka_unit_test_teardown(test_secrets_never_written, teardown),
-             cmocka_unit_test_teardown(test_failures_are_loud, teardown))
+             cmocka_unit_test_teardown(test_failures_are_loud, teardown),
+             cmocka_unit_test_teardown(test_impossible_lengths, teardown))
