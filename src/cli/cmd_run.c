@@ -79,6 +79,8 @@ static void run_usage(FILE *f)
         "gamma:K,THETA, with optional ,min=X,max=Y; see docs/distributions.md):\n"
         "  --prompt-tokens DIST     prompt length in tokens (default " RUNOPTS_DEFAULT_PROMPT ")\n"
         "  --output-tokens DIST     max_tokens per request (default " RUNOPTS_DEFAULT_OUTPUT ")\n"
+        "                           (either length: a median over 10M tokens is an error, a\n"
+        "                           p99 over 1M a warning)\n"
         "\n"
         "Timeouts (each is its own error kind; 0 = none):\n"
         "  --timeout-connect D      default 10s\n"

@@ -19,6 +19,7 @@
  * docs/sweep.md describes the procedure. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -593,6 +594,29 @@ static void join_step(const struct sweep_run *sr, uint64_t run_start_abs_ns,
     }
 }
 
+/* The end of a step's line when some of its requests failed: "; failed
+ * N: KIND COUNT, e.g.: SAMPLE" for each failed kind (the sample when one
+ * was kept); "" when none failed. */
+static void step_failures(const struct stats *st, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    uint64_t failed = stats_failed(st);
+    if (failed == 0)
+        return;
+    int w = snprintf(buf, len, "; failed %" PRIu64 ":", failed);
+    const char *sep = " ";
+    for (int k = 0; k < REC_KIND_COUNT && w >= 0 && (at += (size_t)w) < len; k++) {
+        w = 0;
+        if (k == REC_OK || st->by_kind[k] == 0)
+            continue;
+        w = snprintf(buf + at, len - at, "%s%s %" PRIu64 "%s%s", sep,
+                     rec_kind_name((enum rec_kind)k), st->by_kind[k],
+                     st->sample[k][0] ? ", e.g.: " : "", st->sample[k]);
+        sep = "; ";
+    }
+}
+
 /* Run one step at rate; append its facts and figures. Returns 0, 1 when it
  * was interrupted, or -1 (reason printed) when it could not run. A
  * recovery step with lead_rps > 0 offers lead_rps through its warm-up and
@@ -709,12 +733,14 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     }
     sweep_step_finish(s, set);
     if (!sr->quiet) {
-        char a[16];
-        ll_errorf("step %u: completed %.3g req/s, goodput %.3g req/s, TTFT p99 %s, %s%s%s",
-                  index, s->completed_rps, s->goodput_rps,
-                  ll_fmt_duration(s->ttft_ns[3], a, sizeof a),
-                  recovery ? "recovery" : s->slo_pass ? "ok" : "fails",
-                  !recovery && !s->slo_pass ? ": " : "", !recovery ? s->fail_reason : "");
+        char a[16], fails[1024];
+        step_failures(&s->stats, fails, sizeof fails);
+        ll_errorf("step %u: completed %.3g req/s, goodput %.3g req/s, TTFT p99 %s, %s%s%s%s", index,
+                  s->completed_rps, s->goodput_rps, ll_fmt_duration(s->ttft_ns[3], a, sizeof a),
+                  recovery      ? "recovery"
+                  : s->slo_pass ? "ok"
+                                : "fails",
+                  !recovery && !s->slo_pass ? ": " : "", !recovery ? s->fail_reason : "", fails);
     }
     return interrupted ? 1 : 0;
 }

@@ -888,6 +888,28 @@ static int runopts_workload(const struct run_opts *o, uint64_t seed, struct run_
                      DIST_UNIT_NONE, 1, &wl->output_tokens, err, errlen) != 0 ||
         runopts_workload_realism(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
+    /* Lengths no model's context holds cannot be meant: an error; a p99
+     * beyond most contexts, a warning (once: a sweep parses again). */
+    static int warned;
+    const struct {
+        const char *flag, *spec;
+        const struct dist *d;
+    } lens[] = {
+        {"--prompt-tokens", o->prompt_tokens, &wl->prompt_tokens},
+        {"--output-tokens", o->output_tokens, &wl->output_tokens},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(lens); i++) {
+        char warn[300];
+        if (!lens[i].spec || is_empirical(lens[i].spec))
+            continue;
+        if (dist_check_tokens(lens[i].d, lens[i].flag, lens[i].spec, err, errlen, warn,
+                              sizeof warn) != 0)
+            return LL_E_INVAL;
+        if (warn[0] && !warned) {
+            warned = 1;
+            ll_errorf("%s", warn);
+        }
+    }
     if (o->max_inflight && runopts_count_upto("--max-inflight", o->max_inflight, 10000000,
                                               &cfg->max_inflight, err, errlen) != 0)
         return LL_E_INVAL;

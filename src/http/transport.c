@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h> /* struct curl_slist: the configured headers */
+
 #include "decode/sse.h"
 #include "http/backend.h"
 #include "http/outcome.h"
@@ -427,6 +429,60 @@ static void active_remove(struct transport *t, struct treq *q)
 
 /* ---- finishing --------------------------------------------------------- */
 
+/* Headers whose values are public protocol words, never a secret. */
+static int header_is_public(const char *line, size_t name_len)
+{
+    static const char *const names[] = {"Content-Type", "Accept", "Expect", "User-Agent"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(names); i++)
+        if (strlen(names[i]) == name_len && strncasecmp(line, names[i], name_len) == 0)
+            return 1;
+    return 0;
+}
+
+/* Mask with '*' every occurrence in d of word w[0..n), and a prefix of it
+ * of 4 bytes or more that ends d (a detail cut by its length bound). */
+static void mask_word(char *d, const char *w, size_t n)
+{
+    size_t len = strlen(d);
+    for (size_t i = 0; i < len; i++) {
+        size_t m = len - i < n ? len - i : n;
+        if ((m == n || m >= 4) && memcmp(d + i, w, m) == 0) {
+            memset(d + i, '*', m);
+            i += m - 1;
+        }
+    }
+}
+
+/* A server's error message may echo what it was sent: mask in r's detail
+ * every word of 8 bytes or more of every request header's value (an API
+ * key, a Bearer token, a cookie) but the few public ones, so no request
+ * header reaches requests.jsonl or a summary. Runs only for a record
+ * that has a detail. */
+static void mask_header_values(const struct transport *t, struct record *r)
+{
+    if (r->detail[0] == '\0')
+        return;
+    for (const struct curl_slist *h = t->cfg.headers; h; h = h->next) {
+        const char *colon = strchr(h->data, ':');
+        if (!colon || header_is_public(h->data, (size_t)(colon - h->data)))
+            continue;
+        for (const char *p = colon + 1; *p;) {
+            p += strspn(p, " \t");
+            size_t n = strcspn(p, " \t");
+            if (n >= 8)
+                mask_word(r->detail, p, n);
+            p += n;
+        }
+    }
+}
+
+/* Hand record r to the caller, its detail masked first. */
+static void hand_over(struct transport *t, struct record *r)
+{
+    mask_header_values(t, r);
+    t->done(t->ud, r);
+}
+
 static void errbody_detail(struct treq *q)
 {
     size_t n = q->errbody_len;
@@ -557,7 +613,7 @@ static void finish(struct transport *t, struct treq *q, const struct xfer_error 
     decide(t, q, xe);
     t->ops->detach(t->be, q);
     active_remove(t, q);
-    t->done(t->ud, &q->rec);
+    hand_over(t, &q->rec);
     q->next = t->free_list;
     t->free_list = q;
 }
@@ -754,7 +810,7 @@ static void submit_failed(struct transport *t, const struct req_spec *spec, uint
     chatbody_fill_record(&r, spec);
     r.worker = t->cfg.worker;
     snprintf(r.detail, sizeof r.detail, "%.119s", err);
-    t->done(t->ud, &r);
+    hand_over(t, &r);
 }
 
 /* Make slot q ready for request spec: a fresh record, the decoding state
@@ -822,7 +878,7 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
     active_remove(t, q);
     q->rec.kind = REC_TRANSPORT_ERROR;
     q->rec.end_ns = q->rec.sent_ns;
-    t->done(t->ud, &q->rec);
+    hand_over(t, &q->rec);
     q->next = t->free_list;
     t->free_list = q;
 }

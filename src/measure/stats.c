@@ -110,12 +110,30 @@ static void stats_add_finish(struct stats *s, const char *name, uint64_t n)
     s->finish_other += n;
 }
 
+void stats_sample_copy(char *out, const char *detail, size_t detail_cap)
+{
+    size_t n = strnlen(detail, detail_cap);
+    size_t keep = n <= STATS_SAMPLE_MAX ? n : STATS_SAMPLE_MAX - 3;
+    for (size_t i = 0; i < keep; i++) {
+        unsigned char c = (unsigned char)detail[i];
+        out[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    if (keep < n) {
+        memcpy(out + keep, "...", 3);
+        keep += 3;
+    }
+    out[keep] = '\0';
+}
+
 void stats_add_record(struct stats *s, const struct record *r)
 {
     s->completed++;
     s->late_known += r->late_ns != LL_NO_TIME;
-    if ((unsigned)r->kind < REC_KIND_COUNT)
+    if ((unsigned)r->kind < REC_KIND_COUNT) {
         s->by_kind[r->kind]++;
+        if (r->kind != REC_OK && s->sample[r->kind][0] == '\0')
+            stats_sample_copy(s->sample[r->kind], r->detail, sizeof r->detail);
+    }
 
     uint64_t e2e_ns = record_e2e_ns(r);
     if (e2e_ns != LL_NO_TIME) {
@@ -213,8 +231,11 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->scheduled += src->scheduled;
     dst->sent += src->sent;
     dst->completed += src->completed;
-    for (size_t k = 0; k < REC_KIND_COUNT; k++)
+    for (size_t k = 0; k < REC_KIND_COUNT; k++) {
         dst->by_kind[k] += src->by_kind[k];
+        if (dst->sample[k][0] == '\0')
+            memcpy(dst->sample[k], src->sample[k], sizeof dst->sample[k]);
+    }
     dst->prompt_tokens += src->prompt_tokens;
     dst->output_tokens += src->output_tokens;
     dst->output_tokens_failed += src->output_tokens_failed;

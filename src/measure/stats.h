@@ -25,6 +25,7 @@
 #ifndef LL_STATS_H
 #define LL_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "measure/hist.h"
@@ -41,6 +42,9 @@ struct inflight_sample {
 /* Distinct finish_reason strings a stats keeps counts of; ok records with
  * a reason past them count in finish_other. */
 #define STATS_FINISH_NAMES 8
+/* A sample of the server's message per failure kind keeps at most this
+ * many bytes (a longer detail is cut to fit and ends in "..."). */
+#define STATS_SAMPLE_MAX 100
 
 struct stats {
     uint64_t scheduled;             /* arrivals the schedule produced (driver sets) */
@@ -112,6 +116,12 @@ struct stats {
     uint64_t win_slo_met;           /* ... that met every SLO threshold */
     uint64_t win_prompt_tokens;     /* tokens, of win_ok records */
     uint64_t win_output_tokens;     /* tokens, of win_ok records */
+
+    /* The first non-empty detail seen per failure kind, made printable
+     * (stats_sample_copy); "" when none. Copied into the struct, so
+     * adding a record allocates nothing; stats_merge keeps dst's sample
+     * and takes src's only for kinds dst has none of. */
+    char sample[REC_KIND_COUNT][STATS_SAMPLE_MAX + 1];
 };
 
 /* Make s empty and allocate its histograms (aborts on out of memory).
@@ -141,6 +151,13 @@ void stats_add_lateness(struct stats *s, uint64_t late_ns);
 /* Add everything in src to dst. Afterwards dst equals a stats that had been
  * fed both inputs. src is unchanged; dst != src. */
 void stats_merge(struct stats *dst, const struct stats *src);
+
+/* Copy detail into out (STATS_SAMPLE_MAX + 1 bytes) so it is safe to
+ * print on a terminal and to put in JSON: every byte that is not
+ * printable ASCII (control bytes, DEL, bytes of multi-byte characters)
+ * becomes '?', and a detail longer than
+ * STATS_SAMPLE_MAX bytes is cut and ends in "...". */
+void stats_sample_copy(char *out, const char *detail, size_t detail_cap);
 
 /* Records of any kind other than ok. */
 uint64_t stats_failed(const struct stats *s);

@@ -9,6 +9,7 @@
  *   [INVALID banner with the reason]
  *   requests: scheduled N, sent N, ok N, failed N
  *   [failed by kind: only the kinds that occurred]
+ *   [one line per failed kind: its count and a sample of its message]
  *   a latency table: one row per metric, columns p50 p90 p95 p99 p99.9 max count
  *   throughput: offered vs sent vs completed req/s; tokens/s in and out, and
  *   where the output token counts came from
@@ -298,6 +299,10 @@ static void summary_print_requests(FILE *f, const struct stats *s)
             sep = ", ";
         }
         fputc('\n', f);
+        for (int k = 0; k < REC_KIND_COUNT; k++)
+            if (k != REC_OK && s->by_kind[k] > 0 && s->sample[k][0])
+                fprintf(f, "  %s %" PRIu64 ", e.g.: %s\n", rec_kind_name((enum rec_kind)k),
+                        s->by_kind[k], s->sample[k]);
     }
     if (s->scheduled > s->completed)
         fprintf(f, "unfinished: %" PRIu64 " scheduled requests have no record\n",
@@ -601,7 +606,8 @@ static void summary_header_json(json_t *root, const struct stats *s,
     jset(root, "warmup_ns", ju64(info->warmup_ns));
 }
 
-/* The "requests" object: counts, counts by kind, and the Retry-After
+/* The "requests" object: counts, counts by kind, a sample message per
+ * failed kind that had one, and the Retry-After
  * headers seen (mean_ms null when none). Caller owns the reference. */
 static json_t *summary_requests_json(const struct stats *s)
 {
@@ -617,6 +623,12 @@ static json_t *summary_requests_json(const struct stats *s)
     for (int k = 0; k < REC_KIND_COUNT; k++)
         jset(kinds, rec_kind_name((enum rec_kind)k), ju64(s->by_kind[k]));
     jset(req, "by_kind", kinds);
+    json_t *samples = jobj();
+    for (int k = 0; k < REC_KIND_COUNT; k++)
+        if (k != REC_OK && s->sample[k][0])
+            jset(samples, rec_kind_name((enum rec_kind)k),
+                 jstrn(s->sample[k], sizeof s->sample[k]));
+    jset(req, "samples", samples);
     json_t *ra = jobj();
     jset(ra, "count", ju64(s->retry_after_seen));
     jset(ra, "mean_ms", s->retry_after_seen > 0

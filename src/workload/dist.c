@@ -553,6 +553,88 @@ static void fmt_plain(double v, char *buf, size_t len)
     }
 }
 
+/* v within d's truncation bounds. */
+static double dist_bound(const struct dist *d, double v)
+{
+    if (d->has_min && v < d->min)
+        v = d->min;
+    if (d->has_max && v > d->max)
+        v = d->max;
+    return v;
+}
+
+/* The standard normal's 99th percentile. */
+#define DIST_Z99 2.3263478740408408
+
+/* The q-quantile of a gamma distribution (z: the standard normal's
+ * q-quantile), by Wilson and Hilferty's cube of a normal. */
+static double gamma_quantile(double k, double theta, double z)
+{
+    double c = 1.0 / (9.0 * k);
+    double t = 1.0 - c + z * sqrt(c);
+    return t > 0 ? k * theta * t * t * t : 0.0;
+}
+
+double dist_median(const struct dist *d)
+{
+    double m = 0.0;
+    switch (d->kind) {
+    case DIST_FIXED:
+    case DIST_NORMAL: m = d->a; break;
+    case DIST_UNIFORM: m = 0.5 * (d->a + d->b); break;
+    case DIST_LOGNORMAL: m = exp(d->a); break;
+    case DIST_EXPONENTIAL: m = d->a * log(2.0); break;
+    case DIST_GAMMA: m = gamma_quantile(d->a, d->b, 0.0); break;
+    }
+    return dist_bound(d, m);
+}
+
+double dist_p99(const struct dist *d)
+{
+    double p = 0.0;
+    switch (d->kind) {
+    case DIST_FIXED: p = d->a; break;
+    case DIST_NORMAL: p = d->a + DIST_Z99 * d->b; break;
+    case DIST_UNIFORM: p = d->a + 0.99 * (d->b - d->a); break;
+    case DIST_LOGNORMAL: p = exp(d->a + DIST_Z99 * d->b); break;
+    case DIST_EXPONENTIAL: p = d->a * log(100.0); break;
+    case DIST_GAMMA: p = gamma_quantile(d->a, d->b, DIST_Z99); break;
+    }
+    return dist_bound(d, p);
+}
+
+int dist_check_tokens(const struct dist *d, const char *flag, const char *spec, char *err,
+                      size_t errlen, char *warn, size_t warnlen)
+{
+    if (warnlen)
+        warn[0] = '\0';
+    double median = dist_median(d);
+    if (median > DIST_TOKENS_MEDIAN_MAX) {
+        if (d->kind == DIST_LOGNORMAL && !d->by_median && exp(d->a) > DIST_TOKENS_HINT_MEDIAN) {
+            char mu[32], sigma[32];
+            fmt_plain(d->a, mu, sizeof mu);
+            fmt_plain(d->b, sigma, sizeof sigma);
+            return fail(err, errlen,
+                        "%s %s: a median of %.3g tokens, beyond any model's context "
+                        "(at most %.0f): lognormal:MU,SIGMA takes MU as the log of the "
+                        "median; for a median of %s tokens write "
+                        "lognormal:median=%s,sigma=%s",
+                        flag, spec, median, DIST_TOKENS_MEDIAN_MAX, mu, mu, sigma);
+        }
+        return fail(err, errlen,
+                    "%s %s: a median of %.3g tokens, beyond any model's context (at most "
+                    "%.0f)",
+                    flag, spec, median, DIST_TOKENS_MEDIAN_MAX);
+    }
+    double p99 = dist_p99(d);
+    if (p99 > DIST_TOKENS_P99_WARN && warnlen)
+        snprintf(warn, warnlen,
+                 "warning: %s %s: 1%% of the lengths are above %.3g tokens, beyond most "
+                 "models' context (add max=N to bound them)",
+                 flag, spec, p99);
+    return 0;
+}
+
 /* A value in the unit: plain, or a duration in the largest exact unit. */
 static void fmt_value(const struct dist *d, double v, char *buf, size_t len)
 {

@@ -103,6 +103,31 @@ double dist_mean(const struct dist *d);
  * buf is too small (DIST_SPEC_MAX bytes are always enough). */
 int dist_format(const struct dist *d, char *buf, size_t len);
 
+/* Token lengths no model's context holds: a length distribution whose
+ * median is above DIST_TOKENS_MEDIAN_MAX cannot be meant; one whose p99 is
+ * above DIST_TOKENS_P99_WARN probably is not. A lognormal:MU,SIGMA whose
+ * median e^MU is above DIST_TOKENS_HINT_MEDIAN was most likely meant as a
+ * median of MU. */
+#define DIST_TOKENS_MEDIAN_MAX 10e6
+#define DIST_TOKENS_P99_WARN 1e6
+#define DIST_TOKENS_HINT_MEDIAN 1e6
+
+/* The median and the 99th percentile of d, in its unit, within its
+ * truncation bounds (a bound caps the untruncated value). Exact for every
+ * kind but gamma (Wilson-Hilferty's approximation). */
+double dist_median(const struct dist *d);
+double dist_p99(const struct dist *d);
+
+/* Check d as a distribution of token lengths given to flag (e.g.
+ * "--prompt-tokens", as spec). Returns LL_E_INVAL with a one-line reason
+ * naming flag and spec in err when its median is above
+ * DIST_TOKENS_MEDIAN_MAX (pointing a lognormal:MU,SIGMA with a huge e^MU
+ * to the median= form); else 0, with warn (warnlen bytes) set to a
+ * one-line warning when its p99 is above DIST_TOKENS_P99_WARN, "" when
+ * not. */
+int dist_check_tokens(const struct dist *d, const char *flag, const char *spec, char *err,
+                      size_t errlen, char *warn, size_t warnlen);
+
 /* The static name of a kind: "fixed", "uniform", ... */
 const char *dist_kind_name(enum dist_kind k);
 

@@ -14,6 +14,7 @@
  * assertion. Tolerances are stated beside each check and are meant for a
  * shared, noisy 2-core machine; the whole file runs in about 50 s. */
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1498,6 +1499,137 @@ static void test_cut_short_context(void **state)
     }
 }
 
+/* ---- failures are loud: each kind's count and a sample of its message -- */
+
+/* Half the requests get the sim's injected 500. The terminal summary
+ * names the kind, its count (the records' own) and the sim's message;
+ * summary.json keeps the same sample under requests.samples, cut to 100
+ * bytes and printable. */
+static void test_failures_are_loud(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    const char *sargs[] = {"--profile", "instant", "--fault", "500:0.5", "--seed", "3", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--rate", "40", "--requests", "40", "--output-tokens", "4", NULL};
+    int status;
+    char *o, *e;
+    client_run(args, 0, 30, &status, &o, &e);
+    if (status != 0 && status != 1)
+        fail_msg("exit %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
+    json_t *recs = records_load();
+    assert_int_equal(json_array_size(recs), 40);
+    int64_t n5xx = 0;
+    for (size_t i = 0; i < json_array_size(recs); i++)
+        n5xx += strcmp(harness_sval(json_array_get(recs, i), "kind"), "http_5xx") == 0;
+    json_decref(recs);
+    assert_true(n5xx > 0 && n5xx < 40);
+
+    char want[160];
+    snprintf(want, sizeof want, "  http_5xx %" PRId64 ", e.g.: HTTP 500: ", n5xx);
+    const char *line = strstr(o, want);
+    if (!line)
+        fail_msg("no \"%s\" in stdout:\n%s", want, o);
+    const char *eol = strchr(line, '\n');
+    const char *msg = strstr(line, "injected fault: internal error");
+    if (!msg || (eol && msg > eol))
+        fail_msg("the sim's message is not on the line:\n%s", o);
+
+    json_t *sum = summary_load();
+    json_t *req = json_object_get(sum, "requests");
+    assert_int_equal(harness_ival_req(json_object_get(req, "by_kind"), "http_5xx"), n5xx);
+    json_t *samples = json_object_get(req, "samples");
+    assert_true(json_is_object(samples));
+    assert_int_equal(json_object_size(samples), 1);
+    const char *sample = harness_sval(samples, "http_5xx");
+    assert_non_null(sample);
+    assert_true(strncmp(sample, "HTTP 500: ", 10) == 0);
+    assert_non_null(strstr(sample, "injected fault: internal error"));
+    assert_true(strlen(sample) <= 100);
+    for (const char *c = sample; *c; c++)
+        assert_true(*c >= 0x20 && *c < 0x7f);
+    /* The terminal prints the very sample summary.json keeps. */
+    assert_non_null(strstr(o, sample));
+    json_decref(sum);
+    free(o);
+    free(e);
+}
+
+/* A length no model's context holds is refused before anything is
+ * scheduled: a numpy reader's lognormal:100,0.5 (median e^100) is a usage
+ * error naming the flag and pointing at the median= form, and the dry
+ * run writes no schedule; a p99 over a million tokens is one warning. */
+static void test_impossible_lengths(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char dump[700];
+    harness_tmp_path(dump, sizeof dump, "schedule.jsonl");
+    const char *a[] = {"run",
+                       "--url",
+                       "http://127.0.0.1:1/v1",
+                       "--model",
+                       "m",
+                       "--rate",
+                       "5",
+                       "--requests",
+                       "3",
+                       "--prompt-tokens",
+                       "lognormal:100,0.5",
+                       "--dry-run",
+                       "--dump-schedule",
+                       dump,
+                       NULL};
+    harness_expect_usage(a, "--prompt-tokens lognormal:100,0.5: a median of 2.69e+43 tokens, "
+                            "beyond any model's context (at most 10000000): lognormal:MU,SIGMA "
+                            "takes MU as the log of the median; for a median of 100 tokens "
+                            "write lognormal:median=100,sigma=0.5");
+    struct stat st;
+    assert_int_not_equal(stat(dump, &st), 0);
+    const char *b[] = {"run",
+                       "--url",
+                       "http://127.0.0.1:1/v1",
+                       "--model",
+                       "m",
+                       "--rate",
+                       "5",
+                       "--requests",
+                       "3",
+                       "--output-tokens",
+                       "20M",
+                       "--dry-run",
+                       "--dump-schedule",
+                       dump,
+                       NULL};
+    harness_expect_usage(b, "--output-tokens 20M: a median of 2e+07 tokens");
+
+    const char *c[] = {"run",
+                       "--url",
+                       "http://127.0.0.1:1/v1",
+                       "--model",
+                       "m",
+                       "--rate",
+                       "5",
+                       "--requests",
+                       "3",
+                       "--prompt-tokens",
+                       "lognormal:median=100,sigma=4",
+                       "--dry-run",
+                       "--dump-schedule",
+                       dump,
+                       NULL};
+    int status;
+    char *o, *e;
+    assert_int_equal(harness_run(c, 20, &status, &o, &e), 0);
+    assert_int_equal(status, 0);
+    const char *w = "llmload: warning: --prompt-tokens lognormal:median=100,sigma=4: 1% of the "
+                    "lengths are above 1.1e+06 tokens";
+    if (strncmp(e, w, strlen(w)) != 0 || strchr(e, '\n') != e + strlen(e) - 1)
+        fail_msg("expected one warning line \"%s...\", stderr:\n%s", w, e);
+    free(o);
+    free(e);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
              cmocka_unit_test_teardown(test_cut_short_context, teardown),
              cmocka_unit_test_teardown(test_every_fault_kind, teardown),
@@ -1513,4 +1645,6 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
              cmocka_unit_test_teardown(test_sigterm_grace, teardown),
              cmocka_unit_test_teardown(test_bad_flags, teardown),
              cmocka_unit_test_teardown(test_results_dir_not_empty, teardown),
-             cmocka_unit_test_teardown(test_secrets_never_written, teardown))
+             cmocka_unit_test_teardown(test_secrets_never_written, teardown),
+             cmocka_unit_test_teardown(test_failures_are_loud, teardown),
+             cmocka_unit_test_teardown(test_impossible_lengths, teardown))

@@ -398,12 +398,72 @@ static void test_determinism(void **state)
         assert_true(dist_sample(&d, &a) == dist_sample(&d, &b));
 }
 
-TEST_MAIN(cmocka_unit_test(test_kinds_moments),
-          cmocka_unit_test(test_lognormal_quantiles),
-          cmocka_unit_test(test_truncation),
-          cmocka_unit_test(test_units),
-          cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_nonneg),
-          cmocka_unit_test(test_format_round_trip),
-          cmocka_unit_test(test_sample_u64),
-          cmocka_unit_test(test_determinism))
+/* Token lengths no model's context holds: a median over 10M is an error
+ * naming the flag and the spec (a lognormal:MU,SIGMA with a huge e^MU is
+ * pointed at median=); a p99 over 1M is a warning; a bound caps both. */
+static void test_check_tokens(void **state)
+{
+    (void)state;
+    static const struct bad_input bad[] = {
+        {"lognormal:100,0.5", "--prompt-tokens lognormal:100,0.5: a median of 2.69e+43 tokens, "
+                              "beyond any model's context (at most 10000000): lognormal:MU,SIGMA "
+                              "takes MU as the log of the median; for a median of 100 tokens "
+                              "write lognormal:median=100,sigma=0.5"},
+        {"lognormal:17,1", "--prompt-tokens lognormal:17,1: a median of 2.42e+07 tokens, beyond "
+                           "any model's context (at most 10000000): lognormal:MU,SIGMA takes MU "
+                           "as the log of the median; for a median of 17 tokens write "
+                           "lognormal:median=17,sigma=1"},
+        {"lognormal:median=20M,sigma=1", "--prompt-tokens lognormal:median=20M,sigma=1: a median "
+                                         "of 2e+07 tokens, beyond any model's context (at most "
+                                         "10000000)"},
+        {"20M", "--prompt-tokens 20M: a median of 2e+07 tokens, beyond any model's context"},
+        {"uniform:1,30M", "--prompt-tokens uniform:1,30M: a median of 1.5e+07 tokens"},
+        {"normal:11M,1k", "--prompt-tokens normal:11M,1k: a median of 1.1e+07 tokens"},
+        {"exponential:20M", "--prompt-tokens exponential:20M: a median of 1.39e+07 tokens"},
+        {"gamma:2,10M", "--prompt-tokens gamma:2,10M: a median of 1.68e+07 tokens"},
+    };
+    char err[400], warn[300];
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
+        struct dist d;
+        assert_int_equal(dist_parse(bad[i].in, DIST_UNIT_NONE, &d, err, sizeof err), 0);
+        err[0] = '\0';
+        assert_int_equal(
+            dist_check_tokens(&d, "--prompt-tokens", bad[i].in, err, sizeof err, warn, sizeof warn),
+            LL_E_INVAL);
+        if (strncmp(err, bad[i].why, strlen(bad[i].why)) != 0)
+            fail_msg("%s: got \"%s\", want \"%s...\"", bad[i].in, err, bad[i].why);
+    }
+    static const struct {
+        const char *spec;
+        const char *warn; /* NULL: none */
+    } ok[] = {
+        {"10M", "warning: --prompt-tokens 10M: 1% of the lengths are above 1e+07 tokens"},
+        {"lognormal:median=100,sigma=4", "warning: --prompt-tokens lognormal:median=100,sigma=4: "
+                                         "1% of the lengths are above 1.1e+06 tokens"},
+        {"lognormal:median=100,sigma=4,max=1M", NULL},
+        {"lognormal:5,0.5", NULL},
+        {"uniform:1,1M", NULL},
+        {"lognormal:100,0.5,max=4k", "keeps only"}, /* dist_parse already refuses */
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(ok); i++) {
+        struct dist d;
+        if (dist_parse(ok[i].spec, DIST_UNIT_NONE, &d, err, sizeof err) != 0) {
+            assert_non_null(ok[i].warn);
+            assert_non_null(strstr(err, ok[i].warn));
+            continue;
+        }
+        assert_int_equal(dist_check_tokens(&d, "--prompt-tokens", ok[i].spec, err, sizeof err, warn,
+                                           sizeof warn),
+                         0);
+        if (!ok[i].warn)
+            assert_string_equal(warn, "");
+        else if (strncmp(warn, ok[i].warn, strlen(ok[i].warn)) != 0)
+            fail_msg("%s: warning \"%s\", want \"%s...\"", ok[i].spec, warn, ok[i].warn);
+    }
+}
+
+TEST_MAIN(cmocka_unit_test(test_kinds_moments), cmocka_unit_test(test_lognormal_quantiles),
+          cmocka_unit_test(test_truncation), cmocka_unit_test(test_units),
+          cmocka_unit_test(test_errors), cmocka_unit_test(test_nonneg),
+          cmocka_unit_test(test_format_round_trip), cmocka_unit_test(test_sample_u64),
+          cmocka_unit_test(test_determinism), cmocka_unit_test(test_check_tokens))

@@ -427,6 +427,48 @@ static void test_finish_overflow(void **state)
     stats_free(&m);
 }
 
+/* The sample per failed kind: the first detail each stats saw, made
+ * printable and cut to 100 bytes; a merge keeps dst's and fills only the
+ * kinds dst lacks; ok records leave none. */
+static void test_samples(void **state)
+{
+    (void)state;
+    struct stats a, b;
+    stats_init(&a);
+    stats_init(&b);
+    struct record r;
+    record_init(&r, 1);
+    r.kind = REC_HTTP_4XX;
+    snprintf(r.detail, sizeof r.detail, "HTTP 400: too\x01long\x7f\xc3\xa9");
+    stats_add_record(&a, &r);
+    snprintf(r.detail, sizeof r.detail, "HTTP 400: the second");
+    stats_add_record(&a, &r);
+    assert_string_equal(a.sample[REC_HTTP_4XX], "HTTP 400: too?long???");
+
+    record_init(&r, 2);
+    r.kind = REC_HTTP_5XX;
+    memset(r.detail, 'x', sizeof r.detail - 1);
+    r.detail[sizeof r.detail - 1] = '\0';
+    stats_add_record(&b, &r);
+    record_init(&r, 3);
+    r.kind = REC_HTTP_4XX;
+    snprintf(r.detail, sizeof r.detail, "HTTP 400: from b");
+    stats_add_record(&b, &r);
+    record_init(&r, 4);
+    stats_add_record(&b, &r); /* ok: no sample */
+    assert_string_equal(b.sample[REC_OK], "");
+
+    stats_merge(&a, &b);
+    assert_string_equal(a.sample[REC_HTTP_4XX], "HTTP 400: too?long???");
+    assert_int_equal(strlen(a.sample[REC_HTTP_5XX]), STATS_SAMPLE_MAX);
+    assert_memory_equal(a.sample[REC_HTTP_5XX] + STATS_SAMPLE_MAX - 4, "x...", 4);
+    assert_string_equal(a.sample[REC_OK], "");
+    stats_reset(&a);
+    assert_string_equal(a.sample[REC_HTTP_4XX], "");
+    stats_free(&a);
+    stats_free(&b);
+}
+
 TEST_MAIN(cmocka_unit_test(test_add_one_ok), cmocka_unit_test(test_cut_short),
           cmocka_unit_test(test_finish_overflow), cmocka_unit_test(test_add_failures),
-          cmocka_unit_test(test_merge_equals_single))
+          cmocka_unit_test(test_merge_equals_single), cmocka_unit_test(test_samples))
