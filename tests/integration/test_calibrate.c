@@ -322,6 +322,15 @@ static void bytes2_calibrated(char *cal, size_t len)
                      "one word) cannot be reached; a run warns when it asks for them");
 }
 
+/* bytes2_calibrated, and its fit loaded into *fit. */
+static void bytes2_fit(char *cal, size_t len, struct calib_fit *fit)
+{
+    char err[300];
+    bytes2_calibrated(cal, len);
+    if (calib_fit_load(cal, fit, err, sizeof err) != 0)
+        fail_msg("%s: %s", cal, err);
+}
+
 /* (a) bytes2 through usage: chat prompts of one message, 10 template
  * tokens. */
 static void test_calibrate_bytes2_usage(void **state)
@@ -395,10 +404,8 @@ static void test_calibrated_run_bytes2(void **state)
 {
     (void)state;
     char cal[600];
-    bytes2_calibrated(cal, sizeof cal);
     struct calib_fit fit;
-    char err[300];
-    assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);
+    bytes2_fit(cal, sizeof cal, &fit);
     struct workload_calib wc = {fit.slope, fit.intercept};
 
     static const char *const lengths[] = {"64", "256", "1024", "3000"};
@@ -686,10 +693,8 @@ static void test_calibrated_short_prompts(void **state)
 {
     (void)state;
     char cal[600];
-    bytes2_calibrated(cal, sizeof cal);
     struct calib_fit fit;
-    char err[300];
-    assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);
+    bytes2_fit(cal, sizeof cal, &fit);
     const char *rargs[] = {"--rate",
                            "200",
                            "--requests",

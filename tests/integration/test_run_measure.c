@@ -1555,6 +1555,28 @@ static void test_failures_are_loud(void **state)
     free(e);
 }
 
+/* `llmload run` of 3 requests, --dry-run --dump-schedule dump, with one
+ * length flag, into a (15 entries). */
+static void dry_run_argv(const char **a, const char *flag, const char *value, const char *dump)
+{
+    const char *v[] = {"run",
+                       "--url",
+                       "http://127.0.0.1:1/v1",
+                       "--model",
+                       "m",
+                       "--rate",
+                       "5",
+                       "--requests",
+                       "3",
+                       flag,
+                       value,
+                       "--dry-run",
+                       "--dump-schedule",
+                       dump,
+                       NULL};
+    memcpy(a, v, sizeof v);
+}
+
 /* A length no model's context holds is refused before anything is
  * scheduled: a numpy reader's lognormal:100,0.5 (median e^100) is a usage
  * error naming the flag and pointing at the median= form, and the dry
@@ -1565,62 +1587,21 @@ static void test_impossible_lengths(void **state)
     harness_tmp_begin();
     char dump[700];
     harness_tmp_path(dump, sizeof dump, "schedule.jsonl");
-    const char *a[] = {"run",
-                       "--url",
-                       "http://127.0.0.1:1/v1",
-                       "--model",
-                       "m",
-                       "--rate",
-                       "5",
-                       "--requests",
-                       "3",
-                       "--prompt-tokens",
-                       "lognormal:100,0.5",
-                       "--dry-run",
-                       "--dump-schedule",
-                       dump,
-                       NULL};
+    const char *a[15];
+    dry_run_argv(a, "--prompt-tokens", "lognormal:100,0.5", dump);
     harness_expect_usage(a, "--prompt-tokens lognormal:100,0.5: a median of 2.69e+43 tokens, "
                             "beyond any model's context (at most 10000000): lognormal:MU,SIGMA "
                             "takes MU as the log of the median; for a median of 100 tokens "
                             "write lognormal:median=100,sigma=0.5");
     struct stat st;
     assert_int_not_equal(stat(dump, &st), 0);
-    const char *b[] = {"run",
-                       "--url",
-                       "http://127.0.0.1:1/v1",
-                       "--model",
-                       "m",
-                       "--rate",
-                       "5",
-                       "--requests",
-                       "3",
-                       "--output-tokens",
-                       "20M",
-                       "--dry-run",
-                       "--dump-schedule",
-                       dump,
-                       NULL};
-    harness_expect_usage(b, "--output-tokens 20M: a median of 2e+07 tokens");
+    dry_run_argv(a, "--output-tokens", "20M", dump);
+    harness_expect_usage(a, "--output-tokens 20M: a median of 2e+07 tokens");
 
-    const char *c[] = {"run",
-                       "--url",
-                       "http://127.0.0.1:1/v1",
-                       "--model",
-                       "m",
-                       "--rate",
-                       "5",
-                       "--requests",
-                       "3",
-                       "--prompt-tokens",
-                       "lognormal:median=100,sigma=4",
-                       "--dry-run",
-                       "--dump-schedule",
-                       dump,
-                       NULL};
+    dry_run_argv(a, "--prompt-tokens", "lognormal:median=100,sigma=4", dump);
     int status;
     char *o, *e;
-    assert_int_equal(harness_run(c, 20, &status, &o, &e), 0);
+    assert_int_equal(harness_run(a, 20, &status, &o, &e), 0);
     assert_int_equal(status, 0);
     const char *w = "llmload: warning: --prompt-tokens lognormal:median=100,sigma=4: 1% of the "
                     "lengths are above 1.1e+06 tokens";

@@ -1262,23 +1262,18 @@ static void test_classes_csv(void **state)
     assert_non_null(strstr(row5, ",0\n"));
 }
 
-TEST_MAIN(
-    cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_tail_test),
-    cmocka_unit_test(test_hypergeom_upper_tail), cmocka_unit_test(test_recovery),
-    cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_cost_forecast),
-    cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_invalid),
-    cmocka_unit_test_setup_teardown(test_findings_capacity, search_setup, search_teardown),
-    cmocka_unit_test_setup_teardown(test_findings_skip_invalid, search_setup, search_teardown),
-    cmocka_unit_test_setup_teardown(test_findings_capacity_coarse, search_setup, search_teardown),
-    cmocka_unit_test_setup_teardown(test_findings_disputed, search_setup, search_teardown),
-    cmocka_unit_test_setup_teardown(test_findings_confirmed_failure, search_setup, search_teardown),
-    cmocka_unit_test_setup_teardown(test_findings_nothing_judged, search_setup, search_teardown),
-    cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
-    cmocka_unit_test(test_facts_round_trip),
-    cmocka_unit_test_setup_teardown(test_class_step_figures, class_sweep_setup,
-                                    class_sweep_teardown),
-    cmocka_unit_test_setup_teardown(test_class_findings, class_sweep_setup, class_sweep_teardown),
-    cmocka_unit_test_setup_teardown(test_class_summary_json, class_sweep_setup,
-                                    class_sweep_teardown),
-    cmocka_unit_test(test_class_facts_and_records),
-    cmocka_unit_test_setup_teardown(test_classes_csv, class_sweep_setup, class_sweep_teardown))
+/* Tests over a search of synthetic steps, and over a class sweep. */
+#define SEARCH_TEST(t) cmocka_unit_test_setup_teardown(t, search_setup, search_teardown)
+#define CLASS_TEST(t) cmocka_unit_test_setup_teardown(t, class_sweep_setup, class_sweep_teardown)
+
+TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_tail_test),
+          cmocka_unit_test(test_hypergeom_upper_tail), cmocka_unit_test(test_recovery),
+          cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_cost_forecast),
+          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_invalid),
+          SEARCH_TEST(test_findings_capacity), SEARCH_TEST(test_findings_skip_invalid),
+          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
+          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv))
