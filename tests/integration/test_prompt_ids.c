@@ -548,12 +548,12 @@ static void test_vocab_refused_up_front(void **state)
         {"--prompt-id-range", "300,600", NULL},
     };
     static const char *const why[] = {
-        "--prompt-ids: the model's vocabulary has 512 tokens (IDs 0 to 511, /models "
-        "meta.n_vocab) but the prompt IDs are drawn from [1000, 17383]; pass --prompt-id-range "
-        "A,B with B below 512 (e.g. --prompt-id-range 256,511)",
+        ("--prompt-ids: the model's vocabulary has 512 tokens (IDs 0 to 511, /models "
+         "meta.n_vocab) but the prompt IDs are drawn from [1000, 17383]; pass --prompt-id-range "
+         "A,B with B below 512 (e.g. --prompt-id-range 256,511)"),
         "--prompt-ids: the model's vocabulary has 512 tokens",
-        "--prompt-id-range: the model's vocabulary has 512 tokens (IDs 0 to 511, /models "
-        "meta.n_vocab) but the prompt IDs are drawn from [300, 600]",
+        ("--prompt-id-range: the model's vocabulary has 512 tokens (IDs 0 to 511, /models "
+         "meta.n_vocab) but the prompt IDs are drawn from [300, 600]"),
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(refused); i++) {
         const char *fixed[] = {
