@@ -654,12 +654,16 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     if (!sr->quiet && lead_rps > 0)
         ll_errorf("step %u (recovery): %.4g req/s for %.3gs, then %.4g req/s for %.3gs", index,
                   lead_rps, (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
-    else if (!sr->quiet)
-        ll_errorf("step %u%s: %.4g req/s for %.3gs (+%.3gs warm-up)", index,
+    else if (!sr->quiet) {
+        char wu[48] = "no warm-up";
+        if (warmup_ns > 0)
+            snprintf(wu, sizeof wu, "+%.3gs warm-up", (double)warmup_ns / 1e9);
+        ll_errorf("step %u%s: %.4g req/s for %.3gs (%s)", index,
                   recovery  ? " (recovery)"
                   : confirm ? " (re-run: it failed below a passing rate)"
                             : "",
-                  rate, (double)hold_ns / 1e9, (double)warmup_ns / 1e9);
+                  rate, (double)hold_ns / 1e9, wu);
+    }
     uint64_t started = ll_now_ns();
     struct driver_result res;
     if (driver_run(&cfg, &res, err, sizeof err) != 0) {
