@@ -566,6 +566,13 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
         .series = se, .n_series = kv ? 1 : 2, .vlines = marks, .n_vlines = nm,
         .empty_note = "not scraped",
     };
+    /* Scraped, yet no KV figure: the engine does not export one. */
+    if (kv && n > 0) {
+        c.empty_note = "not exported by this engine";
+        for (size_t i = 0; i < n; i++)
+            if (isfinite(r->server[i].kv_usage))
+                c.empty_note = "not scraped";
+    }
     svg_chart_write(b, &c);
     free(v);
     free(keep);

@@ -1090,6 +1090,18 @@ static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n
             snprintf(sc, sizeof sc, "%" PRIu64, v->scrapes);
         fprintf(f, "%4s %11s %11s %11s %7s %21s %19s %9s\n", id, q, r, kv, pre, ttft, gen, sc);
     }
+    /* Scraped, and not one KV figure: the engine does not export one. */
+    const char *engine = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_server *v = &steps[i].f.server;
+        if (!v->present || v->scrapes == v->failed)
+            continue;
+        if (!isnan(v->kv_mean))
+            return;
+        engine = v->engine;
+    }
+    if (engine != NULL)
+        fprintf(f, "KV %%: not exported by this engine (%s)\n", engine[0] ? engine : "unknown");
 }
 
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len)

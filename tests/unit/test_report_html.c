@@ -11,6 +11,7 @@
 #include "test.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -402,6 +403,42 @@ static void test_inflight_and_table(void **state)
     assert_int_equal(over, 2);
     /* Step 4's TTFT p99 (1500 ms) is over the SLO: flagged. */
     assert_non_null(strstr(doc, "<td class=\"bad\">1500</td>"));
+}
+
+/* The server's KV chart says why it is empty: scrapes without a KV figure
+ * are an engine that does not export one (TGI), no scrapes at all are "not
+ * scraped". */
+static void test_kv_not_exported(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_make(&f);
+    struct report_server_sample sv[3];
+    for (int i = 0; i < 3; i++)
+        sv[i] = (struct report_server_sample){
+            .t_s = 10.0 * i, .waiting = i, .running = 2, .kv_usage = NAN};
+    f.r.server = sv;
+    f.r.n_server = 3;
+    char *doc = render(&f.r);
+    assert_well_formed(doc);
+    size_t len;
+    const char *c = svgtest_chart_find(doc, "chart-server-kv", &len);
+    assert_non_null(c);
+    const char *note = strstr(c, "not exported by this engine");
+    assert_true(note != NULL && note < c + len);
+    /* The queue chart has its points. */
+    double xs[8], ys[8];
+    assert_int_equal(pts(doc, "chart-server-queue", "server_waiting", xs, ys, 8), 3);
+    free(doc);
+
+    /* One scrape with a KV figure: drawn, no note. */
+    sv[1].kv_usage = 0.5;
+    doc = render(&f.r);
+    c = svgtest_chart_find(doc, "chart-server-kv", &len);
+    note = strstr(c, "not exported by this engine");
+    assert_true(note == NULL || note > c + len);
+    assert_int_equal(pts(doc, "chart-server-kv", "server_kv_usage", xs, ys, 8), 1);
+    free(doc);
 }
 
 static void test_thinning_keeps_peaks(void **state)
@@ -939,6 +976,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_throughput_points, doc_setup, doc_teardown),
         cmocka_unit_test_setup_teardown(test_errors_by_kind, doc_setup, doc_teardown),
         cmocka_unit_test_setup_teardown(test_inflight_and_table, doc_setup, doc_teardown),
+        cmocka_unit_test(test_kv_not_exported),
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),
