@@ -179,8 +179,10 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         memcpy(p->e2e_ns, s->e2e_ns, sizeof p->e2e_ns);
         memcpy(p->by_kind, s->stats.by_kind, sizeof p->by_kind);
         p->steady = s->steady;
+        p->invalid = s->invalid;
         p->recovery = s->f.recovery;
         p->confirm = s->f.confirm;
+        sweep_step_id(p->id, sizeof p->id, &s->f);
         p->verdict = sweep_step_verdict(s, 0);
         p->inflight_mean = s->f.inflight_mean;
         p->inflight_max = s->f.inflight_max;
@@ -208,7 +210,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
     r->slo_ttft_ms = (double)set->slo.ttft_ns / 1e6;
     r->slo_tpot_ms = (double)set->slo.tpot_ns / 1e6;
     r->slo_e2e_ms = (double)set->slo.e2e_ns / 1e6;
-    r->attainment_target = slo_is_set(&set->slo) ? set->attainment : 0;
+    r->attainment_target = fd->have_slo ? set->attainment : 0;
     r->capacity_rps = fd->capacity_found ? fd->capacity_rps : 0;
     r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
     r->invalid = sweep_invalid_text(b->steps, b->n_steps, b->invalid_text,

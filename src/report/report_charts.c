@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/slo.h"
 #include "report/report_int.h"
 #include "report/svg.h"
 #include "util/util.h"
@@ -123,6 +124,39 @@ static int report_log_y(double vmin, double vmax)
     return vmax > 0 && isfinite(vmin) && vmax / vmin > REPORT_LOG_RATIO;
 }
 
+/* The ring flags of the curve steps order[0..n): 1 where the step is
+ * INVALID or not steady, so its verdict shows on every chart against load
+ * (the capacity leaves those steps out, even at 100% attainment). A new
+ * array of n + 1 (caller frees with free()); NULL when no step is either. */
+static unsigned char *report_curve_hollow(const struct report *r, const size_t *order, size_t n)
+{
+    size_t any = 0;
+    for (size_t i = 0; i < n; i++)
+        any += r->steps[order[i]].invalid || !r->steps[order[i]].steady;
+    if (!any)
+        return NULL;
+    unsigned char *h = ll_calloc(n + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        h[i] = r->steps[order[i]].invalid || !r->steps[order[i]].steady;
+    return h;
+}
+
+/* The legend's note for the rings of report_curve_hollow: a series with no
+ * points, appended to se (room for one more) when hollow is not NULL.
+ * Returns the new series count. */
+static size_t report_hollow_note(struct svg_series *se, size_t n_series,
+                                 const unsigned char *hollow)
+{
+    if (hollow == NULL)
+        return n_series;
+    se[n_series] = (struct svg_series){.key = "hollow-note",
+                                       .label = "ring: INVALID or not steady, no verdict",
+                                       .n = 0,
+                                       .flags = SVG_MARKERS | SVG_HOLLOW,
+                                       .color = REPORT_COLOR_STEP};
+    return n_series + 1;
+}
+
 /* The series of one latency chart and the arrays they point into: p50,
  * p90 and p99 over the curve steps (x; y holds three rows of n + 1), then
  * the recovery step's p99 as rings (rx, ry), when it has ok requests.
@@ -130,8 +164,9 @@ static int report_log_y(double vmin, double vmax)
  * count. The arrays are the chart's to free. */
 struct report_latency_series {
     double *x, *y, *rx, *ry;
+    unsigned char *hollow; /* report_curve_hollow of the curve steps; may be NULL */
     char keys[4][32], labels[4][48];
-    struct svg_series series[4];
+    struct svg_series series[5];
     size_t n_series;
     double vmin, vmax;
 };
@@ -149,6 +184,7 @@ static void report_latency_curves(struct report_latency_series *ls, const struct
 
     ls->x = ll_calloc(n + 1, sizeof(double));
     ls->y = ll_calloc(3 * (n + 1), sizeof(double));
+    ls->hollow = report_curve_hollow(r, order, n);
     for (size_t i = 0; i < n; i++) {
         const struct report_step *s = &r->steps[order[i]];
         ls->x[i] = report_step_x(r, s);
@@ -163,9 +199,14 @@ static void report_latency_curves(struct report_latency_series *ls, const struct
         snprintf(ls->keys[p], sizeof(ls->keys[p]), "%s_%s", report_metric_key(metric),
                  pct_names[p]);
         snprintf(ls->labels[p], sizeof(ls->labels[p]), "%s %s", name, pct_names[p]);
-        ls->series[ls->n_series++] = (struct svg_series){
-            .key = ls->keys[p], .label = ls->labels[p], .x = ls->x, .y = ls->y + p * (n + 1),
-            .n = n, .flags = SVG_LINE | SVG_MARKERS, .color = colors[p]};
+        ls->series[ls->n_series++] = (struct svg_series){.key = ls->keys[p],
+                                                         .label = ls->labels[p],
+                                                         .x = ls->x,
+                                                         .y = ls->y + p * (n + 1),
+                                                         .n = n,
+                                                         .flags = SVG_LINE | SVG_MARKERS,
+                                                         .color = colors[p],
+                                                         .hollow = ls->hollow};
     }
 }
 
@@ -206,6 +247,7 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     struct report_latency_series ls = {.vmin = INFINITY, .vmax = 0};
     report_latency_curves(&ls, r, order, n, metric, name, unit_ns);
     report_latency_rings(&ls, r, metric, unit_ns);
+    ls.n_series = report_hollow_note(ls.series, ls.n_series, ls.hollow);
 
     struct strbuf slo_label;
     strbuf_init(&slo_label);
@@ -246,6 +288,7 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     free(ls.y);
     free(ls.rx);
     free(ls.ry);
+    free(ls.hollow);
 }
 
 /* The x of each point of a curve against load: report_step_x of the steps
@@ -266,8 +309,15 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
     double *y = ll_calloc(n + 1, sizeof(double));
     for (size_t i = 0; i < n; i++)
         y[i] = r->steps[order[i]].attainment * 100.0;
-    struct svg_series se = {.key = "attainment", .label = "requests within SLO",
-                            .x = x, .y = y, .n = n, .color = REPORT_COLOR_CAP};
+    unsigned char *hollow = report_curve_hollow(r, order, n);
+    struct svg_series se[2] = {{.key = "attainment",
+                                .label = "requests within SLO",
+                                .x = x,
+                                .y = y,
+                                .n = n,
+                                .color = REPORT_COLOR_CAP,
+                                .hollow = hollow}};
+    size_t nse = report_hollow_note(se, 1, hollow);
     struct strbuf lab;
     strbuf_init(&lab);
     struct svg_hline hl = {0};
@@ -283,8 +333,8 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
         .title = "SLO attainment against offered load",
         .x = report_load_axis(r),
         .y = {.label = "within SLO", .unit = "%", .min = 0, .max = 100},
-        .series = &se,
-        .n_series = 1,
+        .series = se,
+        .n_series = nse,
         .hlines = &hl,
         .n_hlines = r->attainment_target > 0 ? 1 : 0,
         .empty_note = "no SLO set",
@@ -293,6 +343,7 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
     strbuf_free(&lab);
     free(x);
     free(y);
+    free(hollow);
 }
 
 void report_throughput_chart(struct strbuf *b, const struct report *r,
@@ -312,29 +363,55 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
         if (x[i] > ix[1])
             ix[1] = iy[1] = x[i];
     }
-    struct svg_series se[4] = {
-        {.key = "ideal", .label = "offered (y = x)", .x = ix, .y = iy, .n = n > 0 ? 2 : 0,
-         .flags = SVG_LINE | SVG_DASHED, .color = "#9ca3af"},
-        {.key = "achieved", .label = "sent (achieved)", .x = x, .y = ya, .n = n,
-         .flags = SVG_LINE | SVG_MARKERS, .color = "#56b4e9"},
-        {.key = "completed", .label = "completed ok", .x = x, .y = yc, .n = n,
-         .flags = SVG_LINE | SVG_MARKERS, .color = REPORT_COLOR_P50},
-        {.key = "goodput", .label = "goodput (within SLO)", .x = x, .y = yg, .n = n,
-         .flags = SVG_LINE | SVG_MARKERS, .color = REPORT_COLOR_CAP},
+    unsigned char *hollow = report_curve_hollow(r, order, n);
+    struct svg_series se[5] = {
+        {.key = "ideal",
+         .label = "offered (y = x)",
+         .x = ix,
+         .y = iy,
+         .n = n > 0 ? 2 : 0,
+         .flags = SVG_LINE | SVG_DASHED,
+         .color = "#9ca3af"},
+        {.key = "achieved",
+         .label = "sent (achieved)",
+         .x = x,
+         .y = ya,
+         .n = n,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = "#56b4e9",
+         .hollow = hollow},
+        {.key = "completed",
+         .label = "completed ok",
+         .x = x,
+         .y = yc,
+         .n = n,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = REPORT_COLOR_P50,
+         .hollow = hollow},
+        {.key = "goodput",
+         .label = "goodput (within SLO)",
+         .x = x,
+         .y = yg,
+         .n = n,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = REPORT_COLOR_CAP,
+         .hollow = hollow},
     };
+    size_t nse = report_hollow_note(se, 4, hollow);
     struct svg_chart c = {
         .id = "chart-throughput",
         .title = "Throughput and goodput against offered load",
         .x = report_load_axis(r),
         .y = {.label = "rate", .unit = "req/s", .min = NAN, .max = NAN, .include_zero = 1},
         .series = se,
-        .n_series = 4,
+        .n_series = nse,
     };
     report_chart_write_marked(b, &c, marks);
     free(x);
     free(ya);
     free(yc);
     free(yg);
+    free(hollow);
 }
 
 void report_tokens_chart(struct strbuf *b, const struct report *r,
@@ -345,19 +422,27 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
     double *y = ll_calloc(n + 1, sizeof(double));
     for (size_t i = 0; i < n; i++)
         y[i] = r->steps[order[i]].output_tps;
-    struct svg_series se = {.key = "output_tps", .label = "output tokens/s", .x = x,
-                            .y = y, .n = n, .color = "#cc79a7"};
+    unsigned char *hollow = report_curve_hollow(r, order, n);
+    struct svg_series se[2] = {{.key = "output_tps",
+                                .label = "output tokens/s",
+                                .x = x,
+                                .y = y,
+                                .n = n,
+                                .color = "#cc79a7",
+                                .hollow = hollow}};
+    size_t nse = report_hollow_note(se, 1, hollow);
     struct svg_chart c = {
         .id = "chart-tokens",
         .title = "Output tokens per second against offered load",
         .x = report_load_axis(r),
         .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN, .include_zero = 1},
-        .series = &se,
-        .n_series = 1,
+        .series = se,
+        .n_series = nse,
     };
     report_chart_write_marked(b, &c, marks);
     free(x);
     free(y);
+    free(hollow);
 }
 
 void report_errors_chart(struct strbuf *b, const struct report *r)
@@ -731,6 +816,43 @@ void report_class_chart(struct strbuf *b, const struct report *r,
         series[k] = (struct svg_series){.key = c->name, .label = c->name, .x = x, .y = yk,
                                         .n = n, .flags = SVG_LINE | SVG_MARKERS};
     }
+    /* Each class's own threshold of this metric, a dashed line in its
+     * colour (data-key "slo-NAME"); the classes that share one threshold
+     * share one line, labelled with all their names. */
+    struct svg_hline *hl = ll_calloc(nc + 1, sizeof(*hl));
+    struct strbuf *hlab = ll_calloc(nc + 1, sizeof(*hlab));
+    char(*hkey)[80] = ll_calloc(nc + 1, sizeof(*hkey));
+    size_t nh = 0;
+    for (size_t k = 0; k < nc; k++) {
+        struct slo slo;
+        char err[8];
+        if (r->classes[k].slo == NULL || slo_parse(r->classes[k].slo, &slo, err, sizeof err) != 0)
+            continue;
+        uint64_t t = metric == REPORT_TTFT ? slo.ttft_ns : slo.tpot_ns;
+        if (t == 0)
+            continue;
+        double v = report_ns_to(t, 1e6);
+        size_t h = 0;
+        while (h < nh && hl[h].y != v)
+            h++;
+        if (h == nh) {
+            strbuf_init(&hlab[nh]);
+            snprintf(hkey[nh], sizeof hkey[nh], "slo-%s", r->classes[k].name);
+            hl[nh] = (struct svg_hline){.y = v, .key = hkey[nh], .color = svg_palette(k)};
+            nh++;
+        } else {
+            strbuf_puts(&hlab[h], ", ");
+            hl[h].color = NULL; /* shared: the SLO red */
+        }
+        strbuf_puts(&hlab[h], r->classes[k].name);
+        report_range_add(v, &vmin, &vmax);
+    }
+    for (size_t h = 0; h < nh; h++) {
+        strbuf_puts(&hlab[h], " SLO ");
+        report_put_value(&hlab[h], hl[h].y);
+        strbuf_puts(&hlab[h], " ms");
+        hl[h].label = hlab[h].data;
+    }
     int log_y = report_log_y(vmin, vmax);
     char ylabel[48], title[96];
     snprintf(ylabel, sizeof(ylabel), "%s p99", name);
@@ -748,9 +870,16 @@ void report_class_chart(struct strbuf *b, const struct report *r,
               .include_zero = 1},
         .series = series,
         .n_series = nc,
+        .hlines = hl,
+        .n_hlines = nh,
         .empty_note = "no successful requests",
     };
     report_chart_write_marked(b, &c, marks);
+    for (size_t h = 0; h < nh; h++)
+        strbuf_free(&hlab[h]);
+    free(hl);
+    free(hlab);
+    free(hkey);
     free(series);
     free(x);
     free(y);

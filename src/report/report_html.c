@@ -296,8 +296,10 @@ static void report_limit_cards(struct strbuf *b, const struct report *r)
         strbuf_puts(&d, "highest load that meets the SLO");
     }
     report_card(b, "cap", "SLO capacity", r->capacity_rps, "req/s",
-                r->slo_ttft_ms > 0 || r->slo_tpot_ms > 0 || r->slo_e2e_ms > 0
-                    ? "not reached" : "no SLO set",
+                r->attainment_target > 0 || r->slo_ttft_ms > 0 || r->slo_tpot_ms > 0 ||
+                        r->slo_e2e_ms > 0
+                    ? "not reached"
+                    : "no SLO set",
                 d.data);
 
     strbuf_clear(&d);

@@ -62,9 +62,13 @@ struct report_step {
     uint64_t e2e_ns[REPORT_NPCT];   /* ns */
     uint64_t by_kind[REC_KIND_COUNT]; /* records per kind; [REC_OK] is ignored by the error chart */
     int steady;                 /* 1: backlog not growing, TTFT tail not rising */
+    int invalid;                /* 1: INVALID (the generator's lateness moved its latencies) */
     int recovery;               /* 1: the recovery step after saturation (kept off the curves' lines) */
     int confirm;                /* 1: a re-run (--confirm) of a rate that failed below a
                                  * passing one */
+    char id[16];                /* the step's name as the terminal says it (sweep_step_id:
+                                 * "0", "3.1", "3 re", "4 rec"); "" = its position from 0,
+                                 * " rec" or " re" after it */
     const char *verdict;        /* short text for the table ("ok", "SLO miss", "saturated"); may be NULL */
     double inflight_mean;       /* requests, time-weighted */
     double inflight_max;        /* requests */

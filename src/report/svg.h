@@ -79,6 +79,8 @@ struct svg_series {
     size_t n;
     unsigned flags;             /* SVG_* above; 0 = SVG_LINE | SVG_MARKERS */
     const char *color;          /* "#rrggbb"; NULL = svg_palette(series index) */
+    const unsigned char *hollow; /* n flags or NULL: 1 draws that point's marker as a
+                                  * ring (data-hollow="1"); SVG_HOLLOW rings them all */
 };
 
 /* A horizontal reference line across the plot (an SLO threshold). */
@@ -86,6 +88,7 @@ struct svg_hline {
     double y;                   /* axis units */
     const char *key;            /* data-key, e.g. "slo" */
     const char *label;          /* drawn above the line at the right; may be NULL */
+    const char *color;          /* line and label; NULL = the SLO red */
 };
 
 /* A vertical marker line (the knee, the SLO capacity). */

@@ -290,6 +290,11 @@ int sweep_step_class_find(const struct sweep_step *s, const char *name);
 void sweep_step_add_record(struct sweep_step *s, const struct record *r,
                            const struct sweep_settings *set);
 
+/* 1 when s is judged against an SLO: --slo, or a class's own SLO. Each
+ * request then meets the SLO of its class (its own, else --slo; a class
+ * with neither: completing ok). */
+int sweep_step_has_slo(const struct sweep_step *s, const struct sweep_settings *set);
+
 /* Compute the derived figures of s from what was added and s->f. */
 void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
 
@@ -297,6 +302,12 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
  * unstable, SLO miss, ok; csv: the steps.csv spelling (recovery, invalid,
  * unstable, slo_miss, ok). Valid after sweep_step_finish. */
 const char *sweep_step_verdict(const struct sweep_step *s, int csv);
+
+/* The step's name wherever a person reads it (the terminal's tables, the
+ * report's tables): its index as steps.jsonl, steps.csv and requests.jsonl
+ * carry it, from 0, then ".R" for its R-th repeat, " re" for a --confirm
+ * re-run, " rec" for the recovery step ("3", "3.1", "3 re", "4 rec"). */
+void sweep_step_id(char *buf, size_t len, const struct sweep_facts *f);
 
 /* ---- the pure parts (unit tested on their own; the fits are in fit.h) - */
 

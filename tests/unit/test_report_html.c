@@ -525,7 +525,71 @@ static void test_recovery_step(void **state)
     assert_int_equal(pts(doc, "chart-ttft", "ttft_p99", xs, ys, 8), 5);
     assert_int_equal(pts(doc, "chart-ttft", "ttft_p99_recovery", xs, ys, 8), 1);
     assert_true(xs[0] == 5 && ys[0] == 333);
-    assert_non_null(strstr(doc, "<td>6 rec</td>"));
+    /* Without a name from the sweep, a step is its position from 0. */
+    assert_non_null(strstr(doc, "<td>5 rec</td>"));
+    assert_non_null(strstr(doc, "<td>0</td>"));
+    free(doc);
+    /* With one, the table says the name the terminal and steps.csv use. */
+    snprintf(f.steps[5].id, sizeof f.steps[5].id, "7 rec");
+    snprintf(f.steps[2].id, sizeof f.steps[2].id, "2.1");
+    doc = render(&f.r);
+    assert_non_null(strstr(doc, "<td>7 rec</td>"));
+    assert_non_null(strstr(doc, "<td>2.1</td>"));
+    assert_null(strstr(doc, "<td>5 rec</td>"));
+    free(doc);
+}
+
+/* A step that is INVALID or not steady is a ring on every curve against
+ * load, and the legend says what a ring means; a run without one has
+ * neither. The fixture's steps 3 and 4 (20 and 25 req/s) are not steady. */
+static void test_hollow_verdicts(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_make(&f);
+    f.steps[1].invalid = 1; /* 10 req/s: INVALID though steady */
+    char *doc = render(&f.r);
+    assert_well_formed(doc);
+    static const char *const charts[][2] = {
+        {"chart-ttft", "ttft_p99"},      {"chart-tpot", "tpot_p50"},
+        {"chart-e2e", "e2e_p90"},        {"chart-attainment", "attainment"},
+        {"chart-throughput", "goodput"}, {"chart-tokens", "output_tps"},
+    };
+    for (size_t c = 0; c < LL_ARRAY_LEN(charts); c++) {
+        size_t len;
+        const char *ch = svgtest_chart_find(doc, charts[c][0], &len);
+        assert_non_null(ch);
+        double xs[8], ys[8];
+        assert_int_equal(pts(doc, charts[c][0], charts[c][1], xs, ys, 8), 5);
+        /* Each point's circle: a ring exactly at 10, 20 and 25 req/s. */
+        size_t seen = 0;
+        char want_series[64];
+        snprintf(want_series, sizeof want_series, "data-series=\"%s\"", charts[c][1]);
+        for (const char *p = strstr(ch, "<circle class=\"pt\""); p && p < ch + len;
+             p = strstr(p + 1, "<circle class=\"pt\"")) {
+            if (strncmp(p + 19, want_series, strlen(want_series)) != 0)
+                continue;
+            double x = svgtest_num(p, "data-x");
+            char v[8];
+            int ring = svgtest_attr(p, "data-hollow", v, sizeof v) && strcmp(v, "1") == 0;
+            if (ring != (x == 10 || x == 20 || x == 25))
+                fail_msg("%s: point at %g: ring %d", charts[c][0], x, ring);
+            seen++;
+        }
+        assert_int_equal(seen, 5);
+        const char *note = strstr(ch, "ring: INVALID or not steady");
+        if (note == NULL || note > ch + len)
+            fail_msg("%s: no legend note for the rings", charts[c][0]);
+    }
+    free(doc);
+
+    /* Every step steady and valid: no ring, no note. */
+    for (int i = 0; i < 5; i++)
+        f.steps[i].steady = 1;
+    f.steps[1].invalid = 0;
+    doc = render(&f.r);
+    assert_null(strstr(doc, "data-hollow"));
+    assert_null(strstr(doc, "ring: INVALID"));
     free(doc);
 }
 
@@ -593,6 +657,21 @@ static void test_classes_section(void **state)
                     fail_msg("%s %s step %zu: %.17g, want %.17g", ids[m], cls[k].name, i,
                              ys[i], want);
             }
+        }
+        /* Each class's own SLO of the metric as its own line. */
+        if (m == 0) {
+            const char *h = keyed(doc, ids[m], "<line class=\"hline\"", "slo-short");
+            assert_non_null(h);
+            assert_true(svgtest_num(h, "data-y") == 500);
+            h = keyed(doc, ids[m], "<line class=\"hline\"", "slo-long");
+            assert_non_null(h);
+            assert_true(svgtest_num(h, "data-y") == 1000);
+            assert_non_null(strstr(doc, ">long SLO 1000 ms</text>"));
+        } else {
+            size_t len;
+            const char *ch = svgtest_chart_find(doc, ids[m], &len);
+            const char *h = strstr(ch, "class=\"hline\"");
+            assert_true(h == NULL || h > ch + len); /* no TPOT threshold */
         }
         /* The sweep's capacity and knee are marked on the class charts too. */
         const char *v = keyed(doc, ids[m], "<line class=\"vline\"", "capacity");
@@ -980,6 +1059,7 @@ int main(void)
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),
+        cmocka_unit_test(test_hollow_verdicts),
         cmocka_unit_test(test_classes_section),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_empty_report),
