@@ -434,7 +434,8 @@ static int sleep_or_signal(uint64_t ns)
  * Returns the best rate, 0 when nothing
  * completed (err says why when a round could not run). */
 static double probe_capacity(const struct run_config *base, uint64_t probe_ns, int quiet,
-                             const char **stopped_in, char *err, size_t errlen)
+                             const char **stopped_in, uint64_t t0_abs_ns, json_t *series, char *err,
+                             size_t errlen)
 {
     double best = 0;
     *stopped_in = NULL;
@@ -459,6 +460,15 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
         double rate = res.elapsed_ns ? (double)res.stats.by_kind[REC_OK] /
                                            ((double)res.elapsed_ns / 1e9)
                                      : 0;
+        /* The round's in-flight samples, from the probe's start, for the
+         * report's over-time chart. */
+        uint64_t off = res.run_start_abs_ns >= t0_abs_ns ? res.run_start_abs_ns - t0_abs_ns : 0;
+        for (size_t i = 0; i < res.n_series; i++) {
+            json_t *pt = json_array();
+            json_array_append_new(pt, json_integer((json_int_t)(off + res.series[i].t_ns)));
+            json_array_append_new(pt, json_integer((json_int_t)res.series[i].inflight));
+            json_array_append_new(series, pt);
+        }
         uint64_t failed = stats_failed(&res.stats), done = res.stats.completed;
         *stopped_in = res.interrupted ? res.stopped_in : NULL;
         driver_result_free(&res);
@@ -860,13 +870,18 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
                        const struct sweep_plan *plan, struct sweep_settings *set, int quiet)
 {
     char err[1200] = "";
+    json_t *series = json_array();
+    uint64_t t0 = ll_now_ns();
     set->estimate_rps =
-        probe_capacity(cfg, plan->probe_ns, quiet, &sr->stopped_in, err, sizeof err);
+        probe_capacity(cfg, plan->probe_ns, quiet, &sr->stopped_in, t0, series, err, sizeof err);
+    uint64_t t1 = ll_now_ns();
     if (sr->stopped_in) {
+        json_decref(series);
         ll_errorf("interrupted during the capacity probe");
         return LL_EXIT_INTR;
     }
     if (!(set->estimate_rps > 0)) {
+        json_decref(series);
         /* Every round ran and none succeeded: 6; a round that could not run: 3. */
         ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
         return err[0] ? LL_EXIT_RUNTIME : LL_EXIT_NO_OK;
@@ -874,6 +889,12 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
     json_t *e = json_object();
     json_object_set_new(e, "kind", json_string("probe"));
     json_object_set_new(e, "estimate_rps", json_real(set->estimate_rps));
+    /* When it ran, on the steps' clock (from the sweep's start), and the
+     * clients' requests in flight meanwhile (docs/formats.md). */
+    json_object_set_new(e, "start_offset_ns",
+                        json_integer((json_int_t)(t0 >= sr->start_ns ? t0 - sr->start_ns : 0)));
+    json_object_set_new(e, "duration_ns", json_integer((json_int_t)(t1 - t0)));
+    json_object_set_new(e, "inflight_series", series);
     char *t = json_dumps(e, JSON_COMPACT);
     json_decref(e);
     fprintf(sr->steps_f, "%s\n", t ? t : "{}");

@@ -26,6 +26,7 @@
 #define REPORT_COLOR_KNEE "#6d28d9"
 #define REPORT_COLOR_CAP "#047857"
 #define REPORT_COLOR_STEP "#9ca3af"
+#define REPORT_COLOR_PROBE "#e5e7eb"
 
 static double report_ns_to(uint64_t ns, double unit_ns)
 {
@@ -555,6 +556,26 @@ static double report_time_end(const struct report *r)
     return t > 0 ? t : NAN;
 }
 
+/* The capacity probe of --rates auto on a chart over time: a grey band
+ * over its interval (data-key "probe") into *band, and a legend entry that
+ * names it into *note. Returns 1 when the report has a probe, else 0. */
+static int report_probe_band(const struct report *r, struct svg_band *band, struct svg_series *note)
+{
+    if (!(r->probe_t1_s > r->probe_t0_s))
+        return 0;
+    *band = (struct svg_band){.x0 = r->probe_t0_s,
+                              .x1 = r->probe_t1_s,
+                              .key = "probe",
+                              .label = "probe",
+                              .color = REPORT_COLOR_PROBE};
+    *note = (struct svg_series){.key = "probe-note",
+                                .label = "grey band: capacity probe (closed loop, --rates auto)",
+                                .n = 0,
+                                .flags = SVG_LINE,
+                                .color = REPORT_COLOR_STEP};
+    return 1;
+}
+
 void report_inflight_chart(struct strbuf *b, const struct report *r)
 {
     size_t total = 0;
@@ -584,17 +605,55 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
     struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
     char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
     size_t nm = report_step_marks(r, marks, labels);
-    struct svg_series se = {.key = "inflight", .label = "requests in flight (client)",
-                            .x = x, .y = y, .n = n, .flags = SVG_LINE,
-                            .color = REPORT_COLOR_P50};
+    struct svg_series se[3] = {{.key = "inflight",
+                                .label = "requests in flight (client)",
+                                .x = x,
+                                .y = y,
+                                .n = n,
+                                .flags = SVG_LINE,
+                                .color = REPORT_COLOR_P50}};
+    size_t nse = 1;
+    /* The probe's own clients, before the steps: thinned like one step. */
+    size_t np = r->probe_inflight != NULL ? r->n_probe_inflight : 0;
+    double *px = ll_calloc(np + 1, sizeof(double));
+    double *py = ll_calloc(np + 1, sizeof(double));
+    double *ptmp = ll_calloc(np + 1, sizeof(double));
+    size_t *pkeep = ll_calloc(np + 1, sizeof(size_t));
+    for (size_t j = 0; j < np; j++)
+        ptmp[j] = r->probe_inflight[j].inflight;
+    size_t pk = report_thin(ptmp, np, budget, pkeep);
+    for (size_t j = 0; j < pk; j++) {
+        px[j] = r->probe_inflight[pkeep[j]].t_s;
+        py[j] = r->probe_inflight[pkeep[j]].inflight;
+    }
+    if (pk > 0)
+        se[nse++] = (struct svg_series){.key = "probe_inflight",
+                                        .label = "in flight during the probe",
+                                        .x = px,
+                                        .y = py,
+                                        .n = pk,
+                                        .flags = SVG_LINE | SVG_DASHED,
+                                        .color = REPORT_COLOR_STEP};
+    struct svg_band band;
+    int probe = report_probe_band(r, &band, &se[nse]);
+    nse += (size_t)probe;
     struct svg_chart c = {
-        .id = "chart-inflight", .title = "Requests in flight over time",
-        .width = REPORT_WIDE_WIDTH, .height = 300,
-        .x = {.label = "time since start", .unit = "s", .min = 0,
-              .max = report_time_end(r), .include_zero = 1},
-        .y = {.label = "in flight", .unit = "requests", .min = NAN, .max = NAN,
+        .id = "chart-inflight",
+        .title = "Requests in flight over time",
+        .width = REPORT_WIDE_WIDTH,
+        .height = 300,
+        .x = {.label = "time since start",
+              .unit = "s",
+              .min = 0,
+              .max = report_time_end(r),
               .include_zero = 1},
-        .series = &se, .n_series = 1, .vlines = marks, .n_vlines = nm,
+        .y = {.label = "in flight", .unit = "requests", .min = NAN, .max = NAN, .include_zero = 1},
+        .series = se,
+        .n_series = nse,
+        .vlines = marks,
+        .n_vlines = nm,
+        .bands = &band,
+        .n_bands = (size_t)probe,
         .empty_note = "no in-flight samples",
     };
     svg_chart_write(b, &c);
@@ -602,6 +661,10 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
     free(y);
     free(tmp);
     free(keep);
+    free(px);
+    free(py);
+    free(ptmp);
+    free(pkeep);
     free(marks);
     free(labels);
 }
@@ -629,26 +692,52 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
     struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
     char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
     size_t nm = report_step_marks(r, marks, labels);
-    struct svg_series se[2] = {
-        {.key = "server_running", .label = "running (batch)", .x = x, .y = y0, .n = k,
-         .flags = SVG_LINE, .color = REPORT_COLOR_P50},
-        {.key = "server_waiting", .label = "waiting (queue)", .x = x, .y = y1, .n = k,
-         .flags = SVG_LINE, .color = REPORT_COLOR_P99},
+    struct svg_series se[3] = {
+        {.key = "server_running",
+         .label = "running (batch)",
+         .x = x,
+         .y = y0,
+         .n = k,
+         .flags = SVG_LINE,
+         .color = REPORT_COLOR_P50},
+        {.key = "server_waiting",
+         .label = "waiting (queue)",
+         .x = x,
+         .y = y1,
+         .n = k,
+         .flags = SVG_LINE,
+         .color = REPORT_COLOR_P99},
     };
+    size_t nse = kv ? 1 : 2;
+    struct svg_band band;
+    int probe = report_probe_band(r, &band, &se[nse]);
+    nse += (size_t)probe;
     if (kv)
         se[0] = (struct svg_series){.key = "server_kv_usage", .label = "KV cache in use",
                                     .x = x, .y = y0, .n = k, .flags = SVG_LINE,
                                     .color = "#009e73"};
     struct svg_chart c = {
         .id = kv ? "chart-server-kv" : "chart-server-queue",
-        .title = kv ? "Server KV cache usage over time"
-                    : "Server queue and running batch over time",
-        .width = REPORT_WIDE_WIDTH, .height = kv ? 220 : 280,
-        .x = {.label = "time since start", .unit = "s", .min = 0,
-              .max = report_time_end(r), .include_zero = 1},
-        .y = {.label = kv ? "KV cache" : "requests", .unit = kv ? "%" : NULL,
-              .min = kv ? 0 : NAN, .max = kv ? 100 : NAN, .include_zero = 1},
-        .series = se, .n_series = kv ? 1 : 2, .vlines = marks, .n_vlines = nm,
+        .title =
+            kv ? "Server KV cache usage over time" : "Server queue and running batch over time",
+        .width = REPORT_WIDE_WIDTH,
+        .height = kv ? 220 : 280,
+        .x = {.label = "time since start",
+              .unit = "s",
+              .min = 0,
+              .max = report_time_end(r),
+              .include_zero = 1},
+        .y = {.label = kv ? "KV cache" : "requests",
+              .unit = kv ? "%" : NULL,
+              .min = kv ? 0 : NAN,
+              .max = kv ? 100 : NAN,
+              .include_zero = 1},
+        .series = se,
+        .n_series = nse,
+        .vlines = marks,
+        .n_vlines = nm,
+        .bands = &band,
+        .n_bands = (size_t)probe,
         .empty_note = "not scraped",
     };
     /* Scraped, yet no KV figure: the engine does not export one. */

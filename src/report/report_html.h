@@ -127,6 +127,12 @@ struct report {
     size_t n_server;
     const struct report_class *classes; /* n_classes; NULL/0 = no per-class section */
     size_t n_classes;
+    double probe_t0_s, probe_t1_s; /* s since the run's start: the capacity probe of
+                                    * --rates auto, shaded on the charts over time;
+                                    * both 0 = none */
+    const struct report_inflight_sample *probe_inflight; /* the probe's clients in flight,
+                                                          * time order; may be NULL */
+    size_t n_probe_inflight;
 };
 
 /* Render r as a complete HTML document into out (appended). Deterministic:

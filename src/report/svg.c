@@ -765,11 +765,13 @@ static void svg_bands_write(struct strbuf *b, const struct svg_chart *c,
         svg_data_pair(b, "data-x0", bd->x0, "data-x1", bd->x1);
         svg_pair(b, "x", x0, "y", fr->pt);
         svg_pair(b, "width", x1 - x0, "height", fr->ph);
-        strbuf_puts(b, " fill=\"#fde8e8\" fill-opacity=\"0.7\"/>\n");
+        strbuf_printf(b, " fill=\"%s\" fill-opacity=\"0.7\"/>\n",
+                      bd->color != NULL ? bd->color : "#fde8e8");
         if (bd->label != NULL && x1 - x0 > svg_text_width(bd->label) * 0.95 + 8) {
             strbuf_puts(b, "<text class=\"band-label\"");
             svg_pair(b, "x", x1 - 5, "y", fr->pb - 6);
-            strbuf_puts(b, " text-anchor=\"end\" fill=\"#9b1c1c\" font-size=\"11\">");
+            strbuf_printf(b, " text-anchor=\"end\" fill=\"%s\" font-size=\"11\">",
+                          bd->color != NULL ? "#374151" : "#9b1c1c");
             strbuf_put_xml(b, bd->label);
             strbuf_puts(b, "</text>\n");
         }

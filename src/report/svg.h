@@ -105,6 +105,7 @@ struct svg_band {
     double x0, x1;              /* axis units */
     const char *key;            /* data-key */
     const char *label;          /* drawn at the band's top left; may be NULL */
+    const char *color;          /* fill; NULL = the light red of "beyond capacity" */
 };
 
 struct svg_chart {

@@ -441,6 +441,57 @@ static void test_kv_not_exported(void **state)
     free(doc);
 }
 
+/* The capacity probe of --rates auto on the charts over time: a band over
+ * its interval on the in-flight and server charts, with a legend entry, and
+ * its clients' in-flight samples as their own line. None without a probe. */
+static void test_probe_band(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_make(&f);
+    /* Shift the steps after a 0..6 s probe. */
+    for (int i = 0; i < 5; i++) {
+        f.steps[i].t_start_s += 10;
+        f.steps[i].t_end_s += 10;
+        for (int j = 0; j < 4; j++)
+            f.inflight[i][j].t_s += 10;
+    }
+    struct report_inflight_sample probe[3] = {{0.5, 16}, {3, 32}, {5.5, 64}};
+    struct report_server_sample sv[3] = {{1, 12, 4, 0.5}, {4, 28, 4, 0.9}, {20, 0, 2, 0.2}};
+    f.r.server = sv;
+    f.r.n_server = 3;
+    char *doc = render(&f.r);
+    assert_null(strstr(doc, "data-key=\"probe\""));
+    assert_null(strstr(doc, "capacity probe"));
+    free(doc);
+
+    f.r.probe_t0_s = 0.2;
+    f.r.probe_t1_s = 6;
+    f.r.probe_inflight = probe;
+    f.r.n_probe_inflight = 3;
+    doc = render(&f.r);
+    assert_well_formed(doc);
+    static const char *const charts[] = {"chart-inflight", "chart-server-queue", "chart-server-kv"};
+    for (size_t c = 0; c < LL_ARRAY_LEN(charts); c++) {
+        const char *band = keyed(doc, charts[c], "<rect class=\"band\"", "probe");
+        if (band == NULL)
+            fail_msg("%s: no probe band", charts[c]);
+        assert_true(svgtest_num(band, "data-x0") == 0.2);
+        assert_true(svgtest_num(band, "data-x1") == 6);
+        size_t len;
+        const char *ch = svgtest_chart_find(doc, charts[c], &len);
+        const char *note = strstr(ch, "capacity probe");
+        assert_true(note != NULL && note < ch + len);
+    }
+    double xs[8], ys[8];
+    assert_int_equal(pts(doc, "chart-inflight", "probe_inflight", xs, ys, 8), 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(xs[i] == probe[i].t_s && ys[i] == probe[i].inflight);
+    double bx[32], by[32];
+    assert_int_equal(pts(doc, "chart-inflight", "inflight", bx, by, 32), 20);
+    free(doc);
+}
+
 static void test_thinning_keeps_peaks(void **state)
 {
     (void)state;
@@ -1056,6 +1107,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_errors_by_kind, doc_setup, doc_teardown),
         cmocka_unit_test_setup_teardown(test_inflight_and_table, doc_setup, doc_teardown),
         cmocka_unit_test(test_kv_not_exported),
+        cmocka_unit_test(test_probe_band),
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),
