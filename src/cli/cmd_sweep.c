@@ -318,8 +318,6 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
     if (so->attainment &&
         opt_percent("--attainment", so->attainment, 0, 100, &set->attainment, err, errlen) != 0)
         return LL_E_INVAL;
-    if (so->attainment && !slo_is_set(&set->slo))
-        return runopts_errf(err, errlen, "--attainment: needs --slo");
     if (so->max_error_rate && opt_percent("--max-error-rate", so->max_error_rate, -1e-9, 100,
                                           &set->max_error_rate, err, errlen) != 0)
         return LL_E_INVAL;
@@ -352,10 +350,6 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
                                                 &set->expect_capacity_rps, err, errlen) != 0)
         return LL_E_INVAL;
     set->expect_slo = so->expect_slo;
-    if (so->expect_slo && !slo_is_set(&set->slo))
-        return runopts_errf(err, errlen, "--expect-slo: needs --slo");
-    if (so->expect_capacity && !slo_is_set(&set->slo))
-        return runopts_errf(err, errlen, "--expect-capacity: needs --slo");
     return 0;
 }
 
@@ -387,7 +381,23 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so,
     cfg->grace_ns = 5 * LL_NS_PER_SEC;
     if (o->grace && runopts_duration("--grace", o->grace, &cfg->grace_ns, err, errlen) != 0)
         return LL_E_INVAL;
-    return runopts_workload_transport(o, seed, cfg, err, errlen);
+    int rc = runopts_workload_transport(o, seed, cfg, err, errlen);
+    if (rc != 0)
+        return rc;
+    /* The flags that judge against an SLO need one: --slo, or a class's
+     * own (a file of two classes or more, which the sweep breaks out). */
+    const struct wl_file *wf = cfg->workload.classes;
+    int have_slo = slo_is_set(&set->slo);
+    for (size_t k = 0; wf && wf->n >= 2 && k < wf->n; k++)
+        have_slo |= slo_is_set(&wf->classes[k].slo);
+    static const char *const need = "needs --slo, or --workload classes with their own slo";
+    if (!have_slo && so->attainment)
+        return runopts_errf(err, errlen, "--attainment: %s", need);
+    if (!have_slo && so->expect_slo)
+        return runopts_errf(err, errlen, "--expect-slo: %s", need);
+    if (!have_slo && so->expect_capacity)
+        return runopts_errf(err, errlen, "--expect-capacity: %s", need);
+    return 0;
 }
 
 /* Every flag of `llmload sweep`: 0, RUNOPTS_HELP, or LL_E_INVAL with the
