@@ -10,7 +10,8 @@
  * attributes, so tests and users can recover what was plotted:
  *
  *   <circle class="pt" data-series="ttft_p99" data-x="20" data-y="412.5"
- *           cx="…" cy="…" r="…"/>
+ *           cx="…" cy="…" r="…"/>   (data-hollow="1" before r on a ring the
+ *                                     series' hollow[] asked for)
  *   <rect class="bar" data-series="http_429" data-x="20" data-y="12"
  *         data-y0="3" …/>          (segment value, and the stack below it)
  *   <line class="hline" data-key="slo" data-y="500" …/>
