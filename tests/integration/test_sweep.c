@@ -652,6 +652,8 @@ static void test_sweep_class_slos_only(void **state)
         rings++;
     assert_int_equal(rings, rings_want);
 
+    /* The header names the classes' SLOs, not "none". */
+    assert_non_null(strstr(html, "<dt>SLO</dt><dd>each class's own (By traffic class)</dd>"));
     /* The class TTFT chart: short's own 300 ms threshold, in its colour. */
     ch = strstr(html, "id=\"chart-class-ttft\"");
     assert_non_null(ch);

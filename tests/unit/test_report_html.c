@@ -742,6 +742,15 @@ static void test_classes_section(void **state)
     assert_non_null(strstr(doc, "<b>short</b> (ttft=500ms, the sweep's): SLO capacity "
                                 "15 req/s</li>"));
     assert_non_null(strstr(doc, "<b>long</b> (ttft=1s, its own): SLO capacity 10 req/s"));
+    /* The header's SLO says a class's own one counts. */
+    assert_non_null(strstr(doc,
+                           "<dt>SLO</dt><dd>TTFT \xE2\x89\xA4 500 ms, TPOT \xE2\x89\xA4 50 ms; "
+                           "a class with its own SLO is judged by that</dd>"));
+    free(doc);
+    /* Only the classes' own SLOs: the header says so, not "none". */
+    f.r.slo_ttft_ms = f.r.slo_tpot_ms = 0;
+    doc = render(&f.r);
+    assert_non_null(strstr(doc, "<dt>SLO</dt><dd>each class's own (By traffic class)</dd>"));
     free(doc);
 }
 
