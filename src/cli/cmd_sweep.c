@@ -318,8 +318,6 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
     if (so->attainment &&
         opt_percent("--attainment", so->attainment, 0, 100, &set->attainment, err, errlen) != 0)
         return LL_E_INVAL;
-    if (so->attainment && !slo_is_set(&set->slo))
-        return runopts_errf(err, errlen, "--attainment: needs --slo");
     if (so->max_error_rate && opt_percent("--max-error-rate", so->max_error_rate, -1e-9, 100,
                                           &set->max_error_rate, err, errlen) != 0)
         return LL_E_INVAL;
@@ -352,10 +350,6 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
                                                 &set->expect_capacity_rps, err, errlen) != 0)
         return LL_E_INVAL;
     set->expect_slo = so->expect_slo;
-    if (so->expect_slo && !slo_is_set(&set->slo))
-        return runopts_errf(err, errlen, "--expect-slo: needs --slo");
-    if (so->expect_capacity && !slo_is_set(&set->slo))
-        return runopts_errf(err, errlen, "--expect-capacity: needs --slo");
     return 0;
 }
 
@@ -387,7 +381,23 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so,
     cfg->grace_ns = 5 * LL_NS_PER_SEC;
     if (o->grace && runopts_duration("--grace", o->grace, &cfg->grace_ns, err, errlen) != 0)
         return LL_E_INVAL;
-    return runopts_workload_transport(o, seed, cfg, err, errlen);
+    int rc = runopts_workload_transport(o, seed, cfg, err, errlen);
+    if (rc != 0)
+        return rc;
+    /* The flags that judge against an SLO need one: --slo, or a class's
+     * own (a file of two classes or more, which the sweep breaks out). */
+    const struct wl_file *wf = cfg->workload.classes;
+    int have_slo = slo_is_set(&set->slo);
+    for (size_t k = 0; wf && wf->n >= 2 && k < wf->n; k++)
+        have_slo |= slo_is_set(&wf->classes[k].slo);
+    static const char *const need = "needs --slo, or --workload classes with their own slo";
+    if (!have_slo && so->attainment)
+        return runopts_errf(err, errlen, "--attainment: %s", need);
+    if (!have_slo && so->expect_slo)
+        return runopts_errf(err, errlen, "--expect-slo: %s", need);
+    if (!have_slo && so->expect_capacity)
+        return runopts_errf(err, errlen, "--expect-capacity: %s", need);
+    return 0;
 }
 
 /* Every flag of `llmload sweep`: 0, RUNOPTS_HELP, or LL_E_INVAL with the
@@ -434,7 +444,8 @@ static int sleep_or_signal(uint64_t ns)
  * Returns the best rate, 0 when nothing
  * completed (err says why when a round could not run). */
 static double probe_capacity(const struct run_config *base, uint64_t probe_ns, int quiet,
-                             const char **stopped_in, char *err, size_t errlen)
+                             const char **stopped_in, uint64_t t0_abs_ns, json_t *series, char *err,
+                             size_t errlen)
 {
     double best = 0;
     *stopped_in = NULL;
@@ -459,6 +470,15 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
         double rate = res.elapsed_ns ? (double)res.stats.by_kind[REC_OK] /
                                            ((double)res.elapsed_ns / 1e9)
                                      : 0;
+        /* The round's in-flight samples, from the probe's start, for the
+         * report's over-time chart. */
+        uint64_t off = res.run_start_abs_ns >= t0_abs_ns ? res.run_start_abs_ns - t0_abs_ns : 0;
+        for (size_t i = 0; i < res.n_series; i++) {
+            json_t *pt = json_array();
+            json_array_append_new(pt, json_integer((json_int_t)(off + res.series[i].t_ns)));
+            json_array_append_new(pt, json_integer((json_int_t)res.series[i].inflight));
+            json_array_append_new(series, pt);
+        }
         uint64_t failed = stats_failed(&res.stats), done = res.stats.completed;
         *stopped_in = res.interrupted ? res.stopped_in : NULL;
         driver_result_free(&res);
@@ -658,12 +678,16 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     if (!sr->quiet && lead_rps > 0)
         ll_errorf("step %s (recovery): %.4g req/s for %.3gs, then %.4g req/s for %.3gs", id,
                   lead_rps, (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
-    else if (!sr->quiet)
-        ll_errorf("step %s%s: %.4g req/s for %.3gs (+%.3gs warm-up)", id,
+    else if (!sr->quiet) {
+        char wu[48] = "no warm-up";
+        if (warmup_ns > 0)
+            snprintf(wu, sizeof wu, "+%.3gs warm-up", (double)warmup_ns / 1e9);
+        ll_errorf("step %s%s: %.4g req/s for %.3gs (%s)", id,
                   recovery  ? " (recovery)"
                   : confirm ? " (re-run: it failed below a passing rate)"
                             : "",
-                  rate, (double)hold_ns / 1e9, (double)warmup_ns / 1e9);
+                  rate, (double)hold_ns / 1e9, wu);
+    }
     uint64_t started = ll_now_ns();
     struct driver_result res;
     if (driver_run(&cfg, &res, err, sizeof err) != 0) {
@@ -860,13 +884,18 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
                        const struct sweep_plan *plan, struct sweep_settings *set, int quiet)
 {
     char err[1200] = "";
+    json_t *series = json_array();
+    uint64_t t0 = ll_now_ns();
     set->estimate_rps =
-        probe_capacity(cfg, plan->probe_ns, quiet, &sr->stopped_in, err, sizeof err);
+        probe_capacity(cfg, plan->probe_ns, quiet, &sr->stopped_in, t0, series, err, sizeof err);
+    uint64_t t1 = ll_now_ns();
     if (sr->stopped_in) {
+        json_decref(series);
         ll_errorf("interrupted during the capacity probe");
         return LL_EXIT_INTR;
     }
     if (!(set->estimate_rps > 0)) {
+        json_decref(series);
         /* Every round ran and none succeeded: 6; a round that could not run: 3. */
         ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
         return err[0] ? LL_EXIT_RUNTIME : LL_EXIT_NO_OK;
@@ -874,6 +903,12 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
     json_t *e = json_object();
     json_object_set_new(e, "kind", json_string("probe"));
     json_object_set_new(e, "estimate_rps", json_real(set->estimate_rps));
+    /* When it ran, on the steps' clock (from the sweep's start), and the
+     * clients' requests in flight meanwhile (docs/formats.md). */
+    json_object_set_new(e, "start_offset_ns",
+                        json_integer((json_int_t)(t0 >= sr->start_ns ? t0 - sr->start_ns : 0)));
+    json_object_set_new(e, "duration_ns", json_integer((json_int_t)(t1 - t0)));
+    json_object_set_new(e, "inflight_series", series);
     char *t = json_dumps(e, JSON_COMPACT);
     json_decref(e);
     fprintf(sr->steps_f, "%s\n", t ? t : "{}");

@@ -237,9 +237,13 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
     fprintf(f, "model    %s\n", summary_str(info->model));
     fprintf(f, "version  %s, seed %" PRIu64 "\n", summary_str(info->version),
             info->seed);
-    fprintf(f, "window   %s measured, after %s warm-up\n",
-            ll_fmt_duration(info->window_ns, a, sizeof(a)),
-            ll_fmt_duration(info->warmup_ns, b, sizeof(b)));
+    if (info->warmup_ns > 0)
+        fprintf(f, "window   %s measured, after %s warm-up\n",
+                ll_fmt_duration(info->window_ns, a, sizeof(a)),
+                ll_fmt_duration(info->warmup_ns, b, sizeof(b)));
+    else
+        fprintf(f, "window   %s measured, no warm-up\n",
+                ll_fmt_duration(info->window_ns, a, sizeof(a)));
     if (info->invalid) {
         fprintf(f, "\n"
                    "*** INVALID RUN: the load generator could not keep its schedule ***\n"

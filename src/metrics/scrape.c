@@ -787,8 +787,11 @@ static const char *fmt_s(double v_s, char *buf, size_t len)
 static void print_gauge(FILE *f, const char *name, const struct scrape_gauge *g, double scale,
                         const char *unit)
 {
-    if (!g->present)
+    if (!g->present) {
+        /* Scrapes worked (the caller checked): the engine has no such metric. */
+        fprintf(f, "  %-20s not exported by this engine\n", name);
         return;
+    }
     fprintf(f, "  %-20s mean %.2f%s  max %.2f%s\n", name, g->mean * scale, unit,
             g->max * scale, unit);
 }

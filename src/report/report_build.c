@@ -33,6 +33,11 @@ struct built {
     struct sweep_findings *fd;   /* every class's findings: too big for the stack's comfort */
     char *text;                  /* the findings in words, SWEEP_FINDINGS_TEXT_MAX bytes */
     char invalid_text[512];      /* the INVALID steps in one line, for the report's banner */
+    /* --rates auto: steps.jsonl's "probe" line, on the steps' clock */
+    double probe_t0_s,
+        probe_t1_s; /* s since the sweep's start; both 0 = no probe (or an old file) */
+    struct report_inflight_sample *probe_inflight; /* n_probe_inflight, time order; may be NULL */
+    size_t n_probe_inflight;
 };
 
 static void built_free(struct built *b)
@@ -43,12 +48,39 @@ static void built_free(struct built *b)
     free(b->points);
     free(b->fd);
     free(b->text);
+    free(b->probe_inflight);
     json_decref(b->run);
     memset(b, 0, sizeof *b);
 }
 
+/* The "probe" line of --rates auto: when it ran and its in-flight samples
+ * (absent in files written before they were kept: no probe drawn). */
+static void load_probe(json_t *o, struct built *b)
+{
+    json_t *t0 = json_object_get(o, "start_offset_ns"), *d = json_object_get(o, "duration_ns");
+    if (!json_is_integer(t0) || !json_is_integer(d))
+        return;
+    b->probe_t0_s = (double)json_integer_value(t0) / 1e9;
+    b->probe_t1_s = b->probe_t0_s + (double)json_integer_value(d) / 1e9;
+    json_t *series = json_object_get(o, "inflight_series");
+    size_t n = json_is_array(series) ? json_array_size(series) : 0;
+    free(b->probe_inflight);
+    b->probe_inflight = ll_calloc(n + 1, sizeof *b->probe_inflight);
+    b->n_probe_inflight = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = json_array_get(series, i);
+        json_t *t = json_array_get(p, 0), *c = json_array_get(p, 1);
+        if (!json_is_integer(t) || !json_is_integer(c))
+            continue;
+        struct report_inflight_sample *q = &b->probe_inflight[b->n_probe_inflight++];
+        q->t_s = b->probe_t0_s + (double)json_integer_value(t) / 1e9;
+        q->inflight = (double)json_integer_value(c);
+    }
+}
+
 /* Read steps.jsonl: one facts object per step, an "end" object with the
- * stop reason; "probe" lines and unknown kinds are skipped. */
+ * stop reason, the "probe" line's times (load_probe); unknown kinds are
+ * skipped. */
 static int load_steps(const char *path, struct built *b, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -70,7 +102,9 @@ static int load_steps(const char *path, struct built *b, char *err, size_t errle
             break;
         }
         const char *kind = json_string_value(json_object_get(o, "kind"));
-        if (kind && strcmp(kind, "end") == 0) {
+        if (kind && strcmp(kind, "probe") == 0) {
+            load_probe(o, b);
+        } else if (kind && strcmp(kind, "end") == 0) {
             const char *why = json_string_value(json_object_get(o, "stop_reason"));
             snprintf(b->stop_reason, sizeof b->stop_reason, "%s", why ? why : "");
         } else if (kind && (strcmp(kind, "load") == 0 || strcmp(kind, "recovery") == 0)) {
@@ -180,9 +214,10 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         memcpy(p->e2e_ns, s->e2e_ns, sizeof p->e2e_ns);
         memcpy(p->by_kind, s->stats.by_kind, sizeof p->by_kind);
         p->steady = s->steady;
+        p->invalid = s->invalid;
         p->recovery = s->f.recovery;
         p->confirm = s->f.confirm;
-        p->run = repeats && !s->f.recovery && !s->f.confirm ? s->f.repeat + 1 : 0;
+        sweep_step_label(&s->f, repeats, p->id, sizeof p->id);
         p->verdict = sweep_step_verdict(s, 0);
         p->inflight_mean = s->f.inflight_mean;
         p->inflight_max = s->f.inflight_max;
@@ -210,12 +245,16 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
     r->slo_ttft_ms = (double)set->slo.ttft_ns / 1e6;
     r->slo_tpot_ms = (double)set->slo.tpot_ns / 1e6;
     r->slo_e2e_ms = (double)set->slo.e2e_ns / 1e6;
-    r->attainment_target = slo_is_set(&set->slo) ? set->attainment : 0;
+    r->attainment_target = fd->have_slo ? set->attainment : 0;
     r->capacity_rps = fd->capacity_found ? fd->capacity_rps : 0;
     r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
     r->invalid = sweep_invalid_text(b->steps, b->n_steps, b->invalid_text,
                                     sizeof b->invalid_text) > 0;
     r->invalid_reason = r->invalid ? b->invalid_text : NULL;
+    r->probe_t0_s = b->probe_t0_s;
+    r->probe_t1_s = b->probe_t1_s;
+    r->probe_inflight = b->probe_inflight;
+    r->n_probe_inflight = b->n_probe_inflight;
 }
 
 /* The per-class input of the HTML report (nothing without classes): one

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/slo.h"
 #include "report/report_int.h"
 #include "report/svg.h"
 #include "util/util.h"
@@ -25,6 +26,7 @@
 #define REPORT_COLOR_KNEE "#6d28d9"
 #define REPORT_COLOR_CAP "#047857"
 #define REPORT_COLOR_STEP "#9ca3af"
+#define REPORT_COLOR_PROBE "#e5e7eb"
 
 static double report_ns_to(uint64_t ns, double unit_ns)
 {
@@ -123,6 +125,39 @@ static int report_log_y(double vmin, double vmax)
     return vmax > 0 && isfinite(vmin) && vmax / vmin > REPORT_LOG_RATIO;
 }
 
+/* The ring flags of the curve steps order[0..n): 1 where the step is
+ * INVALID or not steady, so its verdict shows on every chart against load
+ * (the capacity leaves those steps out, even at 100% attainment). A new
+ * array of n + 1 (caller frees with free()); NULL when no step is either. */
+static unsigned char *report_curve_hollow(const struct report *r, const size_t *order, size_t n)
+{
+    size_t any = 0;
+    for (size_t i = 0; i < n; i++)
+        any += r->steps[order[i]].invalid || !r->steps[order[i]].steady;
+    if (!any)
+        return NULL;
+    unsigned char *h = ll_calloc(n + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        h[i] = r->steps[order[i]].invalid || !r->steps[order[i]].steady;
+    return h;
+}
+
+/* The legend's note for the rings of report_curve_hollow: a series with no
+ * points, appended to se (room for one more) when hollow is not NULL.
+ * Returns the new series count. */
+static size_t report_hollow_note(struct svg_series *se, size_t n_series,
+                                 const unsigned char *hollow)
+{
+    if (hollow == NULL)
+        return n_series;
+    se[n_series] = (struct svg_series){.key = "hollow-note",
+                                       .label = "ring: INVALID or not steady, no verdict",
+                                       .n = 0,
+                                       .flags = SVG_MARKERS | SVG_HOLLOW,
+                                       .color = REPORT_COLOR_STEP};
+    return n_series + 1;
+}
+
 /* The series of one latency chart and the arrays they point into: p50,
  * p90 and p99 over the curve steps (x; y holds three rows of n + 1), then
  * the recovery step's p99 as rings (rx, ry), when it has ok requests.
@@ -130,8 +165,9 @@ static int report_log_y(double vmin, double vmax)
  * count. The arrays are the chart's to free. */
 struct report_latency_series {
     double *x, *y, *rx, *ry;
+    unsigned char *hollow; /* report_curve_hollow of the curve steps; may be NULL */
     char keys[4][32], labels[4][48];
-    struct svg_series series[4];
+    struct svg_series series[5];
     size_t n_series;
     double vmin, vmax;
 };
@@ -149,6 +185,7 @@ static void report_latency_curves(struct report_latency_series *ls, const struct
 
     ls->x = ll_calloc(n + 1, sizeof(double));
     ls->y = ll_calloc(3 * (n + 1), sizeof(double));
+    ls->hollow = report_curve_hollow(r, order, n);
     for (size_t i = 0; i < n; i++) {
         const struct report_step *s = &r->steps[order[i]];
         ls->x[i] = report_step_x(r, s);
@@ -163,9 +200,14 @@ static void report_latency_curves(struct report_latency_series *ls, const struct
         snprintf(ls->keys[p], sizeof(ls->keys[p]), "%s_%s", report_metric_key(metric),
                  pct_names[p]);
         snprintf(ls->labels[p], sizeof(ls->labels[p]), "%s %s", name, pct_names[p]);
-        ls->series[ls->n_series++] = (struct svg_series){
-            .key = ls->keys[p], .label = ls->labels[p], .x = ls->x, .y = ls->y + p * (n + 1),
-            .n = n, .flags = SVG_LINE | SVG_MARKERS, .color = colors[p]};
+        ls->series[ls->n_series++] = (struct svg_series){.key = ls->keys[p],
+                                                         .label = ls->labels[p],
+                                                         .x = ls->x,
+                                                         .y = ls->y + p * (n + 1),
+                                                         .n = n,
+                                                         .flags = SVG_LINE | SVG_MARKERS,
+                                                         .color = colors[p],
+                                                         .hollow = ls->hollow};
     }
 }
 
@@ -206,6 +248,7 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     struct report_latency_series ls = {.vmin = INFINITY, .vmax = 0};
     report_latency_curves(&ls, r, order, n, metric, name, unit_ns);
     report_latency_rings(&ls, r, metric, unit_ns);
+    ls.n_series = report_hollow_note(ls.series, ls.n_series, ls.hollow);
 
     struct strbuf slo_label;
     strbuf_init(&slo_label);
@@ -246,6 +289,7 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     free(ls.y);
     free(ls.rx);
     free(ls.ry);
+    free(ls.hollow);
 }
 
 /* The x of each point of a curve against load: report_step_x of the steps
@@ -266,8 +310,15 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
     double *y = ll_calloc(n + 1, sizeof(double));
     for (size_t i = 0; i < n; i++)
         y[i] = r->steps[order[i]].attainment * 100.0;
-    struct svg_series se = {.key = "attainment", .label = "requests within SLO",
-                            .x = x, .y = y, .n = n, .color = REPORT_COLOR_CAP};
+    unsigned char *hollow = report_curve_hollow(r, order, n);
+    struct svg_series se[2] = {{.key = "attainment",
+                                .label = "requests within SLO",
+                                .x = x,
+                                .y = y,
+                                .n = n,
+                                .color = REPORT_COLOR_CAP,
+                                .hollow = hollow}};
+    size_t nse = report_hollow_note(se, 1, hollow);
     struct strbuf lab;
     strbuf_init(&lab);
     struct svg_hline hl = {0};
@@ -283,8 +334,8 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
         .title = "SLO attainment against offered load",
         .x = report_load_axis(r),
         .y = {.label = "within SLO", .unit = "%", .min = 0, .max = 100},
-        .series = &se,
-        .n_series = 1,
+        .series = se,
+        .n_series = nse,
         .hlines = &hl,
         .n_hlines = r->attainment_target > 0 ? 1 : 0,
         .empty_note = "no SLO set",
@@ -293,6 +344,7 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
     strbuf_free(&lab);
     free(x);
     free(y);
+    free(hollow);
 }
 
 void report_throughput_chart(struct strbuf *b, const struct report *r,
@@ -312,29 +364,55 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
         if (x[i] > ix[1])
             ix[1] = iy[1] = x[i];
     }
-    struct svg_series se[4] = {
-        {.key = "ideal", .label = "offered (y = x)", .x = ix, .y = iy, .n = n > 0 ? 2 : 0,
-         .flags = SVG_LINE | SVG_DASHED, .color = "#9ca3af"},
-        {.key = "achieved", .label = "sent (achieved)", .x = x, .y = ya, .n = n,
-         .flags = SVG_LINE | SVG_MARKERS, .color = "#56b4e9"},
-        {.key = "completed", .label = "completed ok", .x = x, .y = yc, .n = n,
-         .flags = SVG_LINE | SVG_MARKERS, .color = REPORT_COLOR_P50},
-        {.key = "goodput", .label = "goodput (within SLO)", .x = x, .y = yg, .n = n,
-         .flags = SVG_LINE | SVG_MARKERS, .color = REPORT_COLOR_CAP},
+    unsigned char *hollow = report_curve_hollow(r, order, n);
+    struct svg_series se[5] = {
+        {.key = "ideal",
+         .label = "offered (y = x)",
+         .x = ix,
+         .y = iy,
+         .n = n > 0 ? 2 : 0,
+         .flags = SVG_LINE | SVG_DASHED,
+         .color = "#9ca3af"},
+        {.key = "achieved",
+         .label = "sent (achieved)",
+         .x = x,
+         .y = ya,
+         .n = n,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = "#56b4e9",
+         .hollow = hollow},
+        {.key = "completed",
+         .label = "completed ok",
+         .x = x,
+         .y = yc,
+         .n = n,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = REPORT_COLOR_P50,
+         .hollow = hollow},
+        {.key = "goodput",
+         .label = "goodput (within SLO)",
+         .x = x,
+         .y = yg,
+         .n = n,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = REPORT_COLOR_CAP,
+         .hollow = hollow},
     };
+    size_t nse = report_hollow_note(se, 4, hollow);
     struct svg_chart c = {
         .id = "chart-throughput",
         .title = "Throughput and goodput against offered load",
         .x = report_load_axis(r),
         .y = {.label = "rate", .unit = "req/s", .min = NAN, .max = NAN, .include_zero = 1},
         .series = se,
-        .n_series = 4,
+        .n_series = nse,
     };
     report_chart_write_marked(b, &c, marks);
     free(x);
     free(ya);
     free(yc);
     free(yg);
+    free(hollow);
 }
 
 void report_tokens_chart(struct strbuf *b, const struct report *r,
@@ -345,19 +423,27 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
     double *y = ll_calloc(n + 1, sizeof(double));
     for (size_t i = 0; i < n; i++)
         y[i] = r->steps[order[i]].output_tps;
-    struct svg_series se = {.key = "output_tps", .label = "output tokens/s", .x = x,
-                            .y = y, .n = n, .color = "#cc79a7"};
+    unsigned char *hollow = report_curve_hollow(r, order, n);
+    struct svg_series se[2] = {{.key = "output_tps",
+                                .label = "output tokens/s",
+                                .x = x,
+                                .y = y,
+                                .n = n,
+                                .color = "#cc79a7",
+                                .hollow = hollow}};
+    size_t nse = report_hollow_note(se, 1, hollow);
     struct svg_chart c = {
         .id = "chart-tokens",
         .title = "Output tokens per second against offered load",
         .x = report_load_axis(r),
         .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN, .include_zero = 1},
-        .series = &se,
-        .n_series = 1,
+        .series = se,
+        .n_series = nse,
     };
     report_chart_write_marked(b, &c, marks);
     free(x);
     free(y);
+    free(hollow);
 }
 
 void report_errors_chart(struct strbuf *b, const struct report *r)
@@ -470,6 +556,26 @@ static double report_time_end(const struct report *r)
     return t > 0 ? t : NAN;
 }
 
+/* The capacity probe of --rates auto on a chart over time: a grey band
+ * over its interval (data-key "probe") into *band, and a legend entry that
+ * names it into *note. Returns 1 when the report has a probe, else 0. */
+static int report_probe_band(const struct report *r, struct svg_band *band, struct svg_series *note)
+{
+    if (!(r->probe_t1_s > r->probe_t0_s))
+        return 0;
+    *band = (struct svg_band){.x0 = r->probe_t0_s,
+                              .x1 = r->probe_t1_s,
+                              .key = "probe",
+                              .label = "probe",
+                              .color = REPORT_COLOR_PROBE};
+    *note = (struct svg_series){.key = "probe-note",
+                                .label = "grey band: capacity probe (closed loop, --rates auto)",
+                                .n = 0,
+                                .flags = SVG_LINE,
+                                .color = REPORT_COLOR_STEP};
+    return 1;
+}
+
 void report_inflight_chart(struct strbuf *b, const struct report *r)
 {
     size_t total = 0;
@@ -499,17 +605,55 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
     struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
     char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
     size_t nm = report_step_marks(r, marks, labels);
-    struct svg_series se = {.key = "inflight", .label = "requests in flight (client)",
-                            .x = x, .y = y, .n = n, .flags = SVG_LINE,
-                            .color = REPORT_COLOR_P50};
+    struct svg_series se[3] = {{.key = "inflight",
+                                .label = "requests in flight (client)",
+                                .x = x,
+                                .y = y,
+                                .n = n,
+                                .flags = SVG_LINE,
+                                .color = REPORT_COLOR_P50}};
+    size_t nse = 1;
+    /* The probe's own clients, before the steps: thinned like one step. */
+    size_t np = r->probe_inflight != NULL ? r->n_probe_inflight : 0;
+    double *px = ll_calloc(np + 1, sizeof(double));
+    double *py = ll_calloc(np + 1, sizeof(double));
+    double *ptmp = ll_calloc(np + 1, sizeof(double));
+    size_t *pkeep = ll_calloc(np + 1, sizeof(size_t));
+    for (size_t j = 0; j < np; j++)
+        ptmp[j] = r->probe_inflight[j].inflight;
+    size_t pk = report_thin(ptmp, np, budget, pkeep);
+    for (size_t j = 0; j < pk; j++) {
+        px[j] = r->probe_inflight[pkeep[j]].t_s;
+        py[j] = r->probe_inflight[pkeep[j]].inflight;
+    }
+    if (pk > 0)
+        se[nse++] = (struct svg_series){.key = "probe_inflight",
+                                        .label = "in flight during the probe",
+                                        .x = px,
+                                        .y = py,
+                                        .n = pk,
+                                        .flags = SVG_LINE | SVG_DASHED,
+                                        .color = REPORT_COLOR_STEP};
+    struct svg_band band;
+    int probe = report_probe_band(r, &band, &se[nse]);
+    nse += (size_t)probe;
     struct svg_chart c = {
-        .id = "chart-inflight", .title = "Requests in flight over time",
-        .width = REPORT_WIDE_WIDTH, .height = 300,
-        .x = {.label = "time since start", .unit = "s", .min = 0,
-              .max = report_time_end(r), .include_zero = 1},
-        .y = {.label = "in flight", .unit = "requests", .min = NAN, .max = NAN,
+        .id = "chart-inflight",
+        .title = "Requests in flight over time",
+        .width = REPORT_WIDE_WIDTH,
+        .height = 300,
+        .x = {.label = "time since start",
+              .unit = "s",
+              .min = 0,
+              .max = report_time_end(r),
               .include_zero = 1},
-        .series = &se, .n_series = 1, .vlines = marks, .n_vlines = nm,
+        .y = {.label = "in flight", .unit = "requests", .min = NAN, .max = NAN, .include_zero = 1},
+        .series = se,
+        .n_series = nse,
+        .vlines = marks,
+        .n_vlines = nm,
+        .bands = &band,
+        .n_bands = (size_t)probe,
         .empty_note = "no in-flight samples",
     };
     svg_chart_write(b, &c);
@@ -517,6 +661,10 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
     free(y);
     free(tmp);
     free(keep);
+    free(px);
+    free(py);
+    free(ptmp);
+    free(pkeep);
     free(marks);
     free(labels);
 }
@@ -544,28 +692,61 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
     struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
     char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
     size_t nm = report_step_marks(r, marks, labels);
-    struct svg_series se[2] = {
-        {.key = "server_running", .label = "running (batch)", .x = x, .y = y0, .n = k,
-         .flags = SVG_LINE, .color = REPORT_COLOR_P50},
-        {.key = "server_waiting", .label = "waiting (queue)", .x = x, .y = y1, .n = k,
-         .flags = SVG_LINE, .color = REPORT_COLOR_P99},
+    struct svg_series se[3] = {
+        {.key = "server_running",
+         .label = "running (batch)",
+         .x = x,
+         .y = y0,
+         .n = k,
+         .flags = SVG_LINE,
+         .color = REPORT_COLOR_P50},
+        {.key = "server_waiting",
+         .label = "waiting (queue)",
+         .x = x,
+         .y = y1,
+         .n = k,
+         .flags = SVG_LINE,
+         .color = REPORT_COLOR_P99},
     };
+    size_t nse = kv ? 1 : 2;
+    struct svg_band band;
+    int probe = report_probe_band(r, &band, &se[nse]);
+    nse += (size_t)probe;
     if (kv)
         se[0] = (struct svg_series){.key = "server_kv_usage", .label = "KV cache in use",
                                     .x = x, .y = y0, .n = k, .flags = SVG_LINE,
                                     .color = "#009e73"};
     struct svg_chart c = {
         .id = kv ? "chart-server-kv" : "chart-server-queue",
-        .title = kv ? "Server KV cache usage over time"
-                    : "Server queue and running batch over time",
-        .width = REPORT_WIDE_WIDTH, .height = kv ? 220 : 280,
-        .x = {.label = "time since start", .unit = "s", .min = 0,
-              .max = report_time_end(r), .include_zero = 1},
-        .y = {.label = kv ? "KV cache" : "requests", .unit = kv ? "%" : NULL,
-              .min = kv ? 0 : NAN, .max = kv ? 100 : NAN, .include_zero = 1},
-        .series = se, .n_series = kv ? 1 : 2, .vlines = marks, .n_vlines = nm,
+        .title =
+            kv ? "Server KV cache usage over time" : "Server queue and running batch over time",
+        .width = REPORT_WIDE_WIDTH,
+        .height = kv ? 220 : 280,
+        .x = {.label = "time since start",
+              .unit = "s",
+              .min = 0,
+              .max = report_time_end(r),
+              .include_zero = 1},
+        .y = {.label = kv ? "KV cache" : "requests",
+              .unit = kv ? "%" : NULL,
+              .min = kv ? 0 : NAN,
+              .max = kv ? 100 : NAN,
+              .include_zero = 1},
+        .series = se,
+        .n_series = nse,
+        .vlines = marks,
+        .n_vlines = nm,
+        .bands = &band,
+        .n_bands = (size_t)probe,
         .empty_note = "not scraped",
     };
+    /* Scraped, yet no KV figure: the engine does not export one. */
+    if (kv && n > 0) {
+        c.empty_note = "not exported by this engine";
+        for (size_t i = 0; i < n; i++)
+            if (isfinite(r->server[i].kv_usage))
+                c.empty_note = "not scraped";
+    }
     svg_chart_write(b, &c);
     free(v);
     free(keep);
@@ -724,6 +905,43 @@ void report_class_chart(struct strbuf *b, const struct report *r,
         series[k] = (struct svg_series){.key = c->name, .label = c->name, .x = x, .y = yk,
                                         .n = n, .flags = SVG_LINE | SVG_MARKERS};
     }
+    /* Each class's own threshold of this metric, a dashed line in its
+     * colour (data-key "slo-NAME"); the classes that share one threshold
+     * share one line, labelled with all their names. */
+    struct svg_hline *hl = ll_calloc(nc + 1, sizeof(*hl));
+    struct strbuf *hlab = ll_calloc(nc + 1, sizeof(*hlab));
+    char(*hkey)[80] = ll_calloc(nc + 1, sizeof(*hkey));
+    size_t nh = 0;
+    for (size_t k = 0; k < nc; k++) {
+        struct slo slo;
+        char err[8];
+        if (r->classes[k].slo == NULL || slo_parse(r->classes[k].slo, &slo, err, sizeof err) != 0)
+            continue;
+        uint64_t t = metric == REPORT_TTFT ? slo.ttft_ns : slo.tpot_ns;
+        if (t == 0)
+            continue;
+        double v = report_ns_to(t, 1e6);
+        size_t h = 0;
+        while (h < nh && hl[h].y != v)
+            h++;
+        if (h == nh) {
+            strbuf_init(&hlab[nh]);
+            snprintf(hkey[nh], sizeof hkey[nh], "slo-%s", r->classes[k].name);
+            hl[nh] = (struct svg_hline){.y = v, .key = hkey[nh], .color = svg_palette(k)};
+            nh++;
+        } else {
+            strbuf_puts(&hlab[h], ", ");
+            hl[h].color = NULL; /* shared: the SLO red */
+        }
+        strbuf_puts(&hlab[h], r->classes[k].name);
+        report_range_add(v, &vmin, &vmax);
+    }
+    for (size_t h = 0; h < nh; h++) {
+        strbuf_puts(&hlab[h], " SLO ");
+        report_put_value(&hlab[h], hl[h].y);
+        strbuf_puts(&hlab[h], " ms");
+        hl[h].label = hlab[h].data;
+    }
     int log_y = report_log_y(vmin, vmax);
     char ylabel[48], title[96];
     snprintf(ylabel, sizeof(ylabel), "%s p99", name);
@@ -741,9 +959,16 @@ void report_class_chart(struct strbuf *b, const struct report *r,
               .include_zero = 1},
         .series = series,
         .n_series = nc,
+        .hlines = hl,
+        .n_hlines = nh,
         .empty_note = "no successful requests",
     };
     report_chart_write_marked(b, &c, marks);
+    for (size_t h = 0; h < nh; h++)
+        strbuf_free(&hlab[h]);
+    free(hl);
+    free(hlab);
+    free(hkey);
     free(series);
     free(x);
     free(y);

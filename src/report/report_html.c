@@ -210,8 +210,14 @@ static void report_facts(struct strbuf *b, const struct report *r)
         strbuf_puts(b, " ms");
         any = 1;
     }
+    /* A class's own SLO judges its requests, the whole step's too. */
+    int own = 0;
+    for (size_t k = 0; k < r->n_classes; k++)
+        own |= r->classes[k].own_slo && r->classes[k].slo != NULL;
     if (!any)
-        strbuf_puts(b, "none");
+        strbuf_puts(b, own ? "each class's own (By traffic class)" : "none");
+    else if (own)
+        strbuf_puts(b, "; a class with its own SLO is judged by that");
     strbuf_puts(b, "</dd></div>\n");
     if (r->attainment_target > 0) {
         strbuf_puts(b, "<div><dt>attainment target</dt><dd>");
@@ -296,8 +302,10 @@ static void report_limit_cards(struct strbuf *b, const struct report *r)
         strbuf_puts(&d, "highest load that meets the SLO");
     }
     report_card(b, "cap", "SLO capacity", r->capacity_rps, "req/s",
-                r->slo_ttft_ms > 0 || r->slo_tpot_ms > 0 || r->slo_e2e_ms > 0
-                    ? "not reached" : "no SLO set",
+                r->attainment_target > 0 || r->slo_ttft_ms > 0 || r->slo_tpot_ms > 0 ||
+                        r->slo_e2e_ms > 0
+                    ? "not reached"
+                    : "no SLO set",
                 d.data);
 
     strbuf_clear(&d);
@@ -478,7 +486,8 @@ static const struct report_figure report_latency_figs[] = {
     {REPORT_FIG_TTFT, NULL, "TTFT",
      "Time to first token, from the scheduled send time. "
      "Dashed red: the SLO threshold; dotted: the knee and the SLO capacity; "
-     "shaded: beyond the SLO capacity."},
+     "shaded: beyond the SLO capacity; a ring: an INVALID or unsteady step, "
+     "which has no passing verdict whatever its figures."},
     {REPORT_FIG_TPOT, NULL, "TPOT",
      "Time per output token after the first: the streaming pace "
      "a reader sees."},

@@ -62,12 +62,13 @@ struct report_step {
     uint64_t e2e_ns[REPORT_NPCT];   /* ns */
     uint64_t by_kind[REC_KIND_COUNT]; /* records per kind; [REC_OK] is ignored by the error chart */
     int steady;                 /* 1: backlog not growing, TTFT tail not rising */
+    int invalid;                /* 1: INVALID (the generator's lateness moved its latencies) */
     int recovery;               /* 1: the recovery step after saturation (kept off the curves' lines) */
     int confirm;                /* 1: a re-run (--confirm) of a rate that failed below a
                                  * passing one */
-    uint32_t run;               /* 1-based run of its rate by --repeat (labelled "r2"); 0
-                                 * when the sweep ran each rate once, and for the
-                                 * recovery step and re-runs */
+    char id[16];                /* the step's name as the terminal says it (sweep_step_label:
+                                 * "0", "3.1", "3 re", "4 rec"); "" = its position from 0,
+                                 * " rec" or " re" after it */
     const char *verdict;        /* short text for the table ("ok", "SLO miss", "saturated"); may be NULL */
     double inflight_mean;       /* requests, time-weighted */
     double inflight_max;        /* requests */
@@ -126,6 +127,12 @@ struct report {
     size_t n_server;
     const struct report_class *classes; /* n_classes; NULL/0 = no per-class section */
     size_t n_classes;
+    double probe_t0_s, probe_t1_s; /* s since the run's start: the capacity probe of
+                                    * --rates auto, shaded on the charts over time;
+                                    * both 0 = none */
+    const struct report_inflight_sample *probe_inflight; /* the probe's clients in flight,
+                                                          * time order; may be NULL */
+    size_t n_probe_inflight;
 };
 
 /* Render r as a complete HTML document into out (appended). Deterministic:

@@ -19,6 +19,18 @@ static void report_td(struct strbuf *b, double v, int bad)
     strbuf_puts(b, "</td>");
 }
 
+/* Step s's name cell (step i of the page): the name the terminal and
+ * steps.csv give it, so one step has one number everywhere. */
+static void report_step_id_td(struct strbuf *b, const struct report_step *s, size_t i)
+{
+    strbuf_puts(b, "<td>");
+    if (s->id[0] != '\0')
+        strbuf_put_xml(b, s->id);
+    else
+        strbuf_printf(b, "%zu%s", i, s->recovery ? " rec" : s->confirm ? " re" : "");
+    strbuf_puts(b, "</td>");
+}
+
 /* A table's heading, up to the opening <tbody>: head[i] is the column's
  * first line, its second line and its tooltip (none when empty). The last
  * column, and column text_col, hold text and are left-aligned. */
@@ -35,20 +47,6 @@ static void report_table_head(struct strbuf *b, const char *const (*head)[3], si
     strbuf_puts(b, "</tr></thead>\n<tbody>\n");
 }
 
-/* The "#" cell of step i: its place in the run order, then "rec" for the
- * recovery step, "re-run" for a --confirm re-run, or "r2" for its rate's
- * second run by --repeat. */
-static void report_step_cell(struct strbuf *b, const struct report_step *s, size_t i)
-{
-    if (s->run)
-        strbuf_printf(b, "<td>%zu r%u</td>", i + 1, s->run);
-    else
-        strbuf_printf(b, "<td>%zu%s</td>", i + 1,
-                      s->recovery  ? " rec"
-                      : s->confirm ? " re-run"
-                                   : "");
-}
-
 /* Step i's row of table#steps: shaded beyond the SLO capacity, italic for
  * the recovery step; a p99 over its SLO, an attainment under the target,
  * any error and an unsteady step in red. */
@@ -58,7 +56,7 @@ static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
     int over = r->capacity_rps > 0 && report_step_x(r, s) > r->capacity_rps;
     strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\""
                                           : over ? " class=\"over\"" : "");
-    report_step_cell(b, s, i);
+    report_step_id_td(b, s, i);
     report_td(b, s->offered_rps, 0);
     report_td(b, s->achieved_rps, 0);
     report_td(b, s->completed_rps, 0);
@@ -106,7 +104,7 @@ void report_table(struct strbuf *b, const struct report *r)
 {
     /* Heading (two lines), and its tooltip. */
     static const char *const head[][3] = {
-        {"#", "", "step, in the order run"},
+        {"step", "", "step index, from 0 in the order run, as in steps.csv and the terminal"},
         {"offered", "req/s", "offered load"},
         {"sent", "req/s", "achieved send rate"},
         {"ok", "req/s", "ok completions per second (completed)"},
@@ -175,7 +173,7 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
     const struct report_step *s = &r->steps[i];
     const struct report_class_step *cs = &r->classes[k].steps[i];
     strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\"" : "");
-    report_step_cell(b, s, i);
+    report_step_id_td(b, s, i);
     report_td(b, s->offered_rps, 0);
     strbuf_puts(b, "<td class=\"l\">");
     strbuf_put_xml(b, r->classes[k].name);
@@ -201,7 +199,7 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
 void report_class_table(struct strbuf *b, const struct report *r)
 {
     static const char *const head[][3] = {
-        {"#", "", "step, in the order run"},
+        {"step", "", "step index, from 0 in the order run, as in steps.csv and the terminal"},
         {"offered", "req/s", "offered load of the whole step"},
         {"class", "", ""},
         {"sched", "", "requests of the class scheduled in the window"},

@@ -612,7 +612,10 @@ static void svg_series_write(struct strbuf *b, const struct svg_series *s,
             strbuf_puts(b, " r=\"0\"/>");
             continue;
         }
-        if (flags & SVG_HOLLOW)
+        int ring = s->hollow != NULL && s->hollow[i];
+        if (ring)
+            strbuf_puts(b, " data-hollow=\"1\"");
+        if ((flags & SVG_HOLLOW) || ring)
             strbuf_printf(b, " r=\"4\" fill=\"#ffffff\" stroke=\"%s\" stroke-width=\"2\">", color);
         else
             strbuf_printf(b, " r=\"3.5\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"1\">",
@@ -762,11 +765,13 @@ static void svg_bands_write(struct strbuf *b, const struct svg_chart *c,
         svg_data_pair(b, "data-x0", bd->x0, "data-x1", bd->x1);
         svg_pair(b, "x", x0, "y", fr->pt);
         svg_pair(b, "width", x1 - x0, "height", fr->ph);
-        strbuf_puts(b, " fill=\"#fde8e8\" fill-opacity=\"0.7\"/>\n");
+        strbuf_printf(b, " fill=\"%s\" fill-opacity=\"0.7\"/>\n",
+                      bd->color != NULL ? bd->color : "#fde8e8");
         if (bd->label != NULL && x1 - x0 > svg_text_width(bd->label) * 0.95 + 8) {
             strbuf_puts(b, "<text class=\"band-label\"");
             svg_pair(b, "x", x1 - 5, "y", fr->pb - 6);
-            strbuf_puts(b, " text-anchor=\"end\" fill=\"#9b1c1c\" font-size=\"11\">");
+            strbuf_printf(b, " text-anchor=\"end\" fill=\"%s\" font-size=\"11\">",
+                          bd->color != NULL ? "#374151" : "#9b1c1c");
             strbuf_put_xml(b, bd->label);
             strbuf_puts(b, "</text>\n");
         }
@@ -828,8 +833,8 @@ static void svg_reflines_write(struct strbuf *b, const struct svg_chart *c,
             continue;
         double y = svg_map_px(my, hl->y);
         svg_refline_open(b, "hline", hl->key, 'y', hl->y, fr->pl, fr->pr, y, y);
-        strbuf_puts(b, "\" stroke=\"" SVG_REF_COLOR "\" stroke-width=\"1.5\" "
-                       "stroke-dasharray=\"8 4\"/>\n");
+        strbuf_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/>\n",
+                      hl->color != NULL ? hl->color : SVG_REF_COLOR);
     }
     for (size_t i = 0; i < c->n_vlines; i++) {
         const struct svg_vline *vl = &c->vlines[i];
@@ -854,7 +859,8 @@ static void svg_reflabels_write(struct strbuf *b, const struct svg_chart *c,
         double y = svg_map_px(my, hl->y);
         /* Above the line, unless that would leave the plot. */
         double ly = y - 5 < fr->pt + 10 ? y + 14 : y - 5;
-        svg_halo_text(b, "hline-label", fr->pr - 4, ly, "end", SVG_REF_COLOR, hl->label);
+        svg_halo_text(b, "hline-label", fr->pr - 4, ly, "end",
+                      hl->color != NULL ? hl->color : SVG_REF_COLOR, hl->label);
     }
     size_t nth = 0;
     for (size_t i = 0; i < c->n_vlines; i++) {

@@ -10,7 +10,8 @@
  * attributes, so tests and users can recover what was plotted:
  *
  *   <circle class="pt" data-series="ttft_p99" data-x="20" data-y="412.5"
- *           cx="…" cy="…" r="…"/>
+ *           cx="…" cy="…" r="…"/>   (data-hollow="1" before r on a ring the
+ *                                     series' hollow[] asked for)
  *   <rect class="bar" data-series="http_429" data-x="20" data-y="12"
  *         data-y0="3" …/>          (segment value, and the stack below it)
  *   <line class="hline" data-key="slo" data-y="500" …/>
@@ -79,6 +80,8 @@ struct svg_series {
     size_t n;
     unsigned flags;             /* SVG_* above; 0 = SVG_LINE | SVG_MARKERS */
     const char *color;          /* "#rrggbb"; NULL = svg_palette(series index) */
+    const unsigned char *hollow; /* n flags or NULL: 1 draws that point's marker as a
+                                  * ring (data-hollow="1"); SVG_HOLLOW rings them all */
 };
 
 /* A horizontal reference line across the plot (an SLO threshold). */
@@ -86,6 +89,7 @@ struct svg_hline {
     double y;                   /* axis units */
     const char *key;            /* data-key, e.g. "slo" */
     const char *label;          /* drawn above the line at the right; may be NULL */
+    const char *color;          /* line and label; NULL = the SLO red */
 };
 
 /* A vertical marker line (the knee, the SLO capacity). */
@@ -102,6 +106,7 @@ struct svg_band {
     double x0, x1;              /* axis units */
     const char *key;            /* data-key */
     const char *label;          /* drawn at the band's top left; may be NULL */
+    const char *color;          /* fill; NULL = the light red of "beyond capacity" */
 };
 
 struct svg_chart {

@@ -143,21 +143,38 @@ static void class_add_record(struct sweep_step *s, size_t k, const struct record
         c->sent_in_window++;
 }
 
+int sweep_step_has_slo(const struct sweep_step *s, const struct sweep_settings *set)
+{
+    if (slo_is_set(&set->slo))
+        return 1;
+    for (size_t k = 0; k < s->f.n_classes; k++)
+        if (slo_is_set(&s->f.classes[k].own_slo))
+            return 1;
+    return 0;
+}
+
 void sweep_step_add_record(struct sweep_step *s, const struct record *r,
                            const struct sweep_settings *set)
 {
     const struct sweep_facts *f = &s->f;
+    /* The SLO a request meets is its class's (its own, else the sweep's);
+     * with an SLO anywhere, a request whose class has none meets it by
+     * completing ok (docs/sweep.md). */
+    const struct slo *slo = &set->slo;
     if (f->n_classes) {
         int k = sweep_step_class_find(s, r->cls);
-        if (k >= 0)
+        if (k >= 0) {
             class_add_record(s, (size_t)k, r, set);
+            slo = class_slo(s, (size_t)k, set);
+        }
     }
+    int have_slo = sweep_step_has_slo(s, set), own = slo_is_set(slo);
     /* Rates count what the server finished inside the window, whichever
      * request it was: completions, goodput and tokens all flatten at
      * capacity instead of echoing the offered load (docs/metrics.md). */
     if (r->kind == REC_OK && in_window(f, r->end_ns)) {
         s->ok_ended_in_window++;
-        if (!slo_is_set(&set->slo) || slo_met(&set->slo, r))
+        if (!own || slo_met(slo, r))
             s->met_ended_in_window++;
         s->prompt_tokens_ended += r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server
                                                                : r->prompt_tokens;
@@ -169,14 +186,9 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
     if (r->warmup || r->sched_ns < f->warmup_ns)
         return;
     stats_add_record(&s->stats, r);
-    int met;
-    if (slo_is_set(&set->slo)) {
-        met = slo_met(&set->slo, r);
-        if (met)
-            s->stats.slo_met++;
-    } else {
-        met = r->kind == REC_OK;
-    }
+    int met = own ? slo_met(slo, r) : r->kind == REC_OK;
+    if (have_slo && met)
+        s->stats.slo_met++;
     if (r->kind == REC_OK && r->first_ns != LL_NO_TIME && r->first_ns >= r->sched_ns) {
         uint64_t half = f->warmup_ns + (f->duration_ns - f->warmup_ns) / 2;
         hist_record(r->sched_ns >= half ? s->ttft_h2 : s->ttft_h1, r->first_ns - r->sched_ns);
@@ -277,7 +289,7 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     uint64_t n_window = st->completed;
     st->scheduled = f->scheduled ? f->scheduled : n_window;
     st->sent = s->sent_in_window;
-    int have_slo = slo_is_set(&set->slo);
+    int have_slo = sweep_step_has_slo(s, set);
 
     s->achieved_rps = (double)s->sent_in_window / w;
     s->completed_rps = (double)s->ok_ended_in_window / w;
@@ -700,6 +712,8 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
 {
     memset(out, 0, sizeof *out);
     out->have_slo = slo_is_set(&set->slo);
+    for (size_t i = 0; i < n && !out->have_slo; i++)
+        out->have_slo = sweep_step_has_slo(&steps[i], set);
     out->next_fail_reason = "";
     out->cost_at_capacity = NAN;
     out->backlog_at_switch = NAN;
@@ -853,8 +867,10 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
                          char *buf, size_t len, size_t *at)
 {
     char slo[96] = "";
-    if (fd->have_slo)
+    if (fd->have_slo && slo_is_set(&set->slo))
         slo_format(&set->slo, slo, sizeof slo);
+    else if (fd->have_slo)
+        snprintf(slo, sizeof slo, "each class's own SLO");
     const char *what = fd->have_slo ? "SLO capacity" : "capacity (no SLO: steady, errors in limit)";
     if (fd->capacity_found) {
         put(buf, len, at, "%s: %.4g req/s", what, fd->capacity_rps);
@@ -1061,7 +1077,7 @@ int sweep_has_repeats(const struct sweep_step *steps, size_t n)
 void sweep_step_label(const struct sweep_facts *f, int repeats, char *buf, size_t len)
 {
     if (f->recovery)
-        snprintf(buf, len, "rec");
+        snprintf(buf, len, "%u rec", f->index);
     else if (f->confirm)
         snprintf(buf, len, "%u re", f->index);
     else if (repeats)
@@ -1073,7 +1089,7 @@ void sweep_step_label(const struct sweep_facts *f, int repeats, char *buf, size_
 /* The width of the step tables' first column: 4, or the longest name. */
 static int step_label_width(const struct sweep_step *steps, size_t n, int repeats)
 {
-    int w = 4;
+    int w = 6;
     for (size_t i = 0; i < n; i++) {
         char id[32];
         sweep_step_label(&steps[i].f, repeats, id, sizeof id);
@@ -1120,6 +1136,18 @@ static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n
             snprintf(sc, sizeof sc, "%" PRIu64, v->scrapes);
         fprintf(f, "%*s %11s %11s %11s %7s %21s %19s %9s\n", w, id, q, r, kv, pre, ttft, gen, sc);
     }
+    /* Scraped, and not one KV figure: the engine does not export one. */
+    const char *engine = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_server *v = &steps[i].f.server;
+        if (!v->present || v->scrapes == v->failed)
+            continue;
+        if (!isnan(v->kv_mean))
+            return;
+        engine = v->engine;
+    }
+    if (engine != NULL)
+        fprintf(f, "KV %%: not exported by this engine (%s)\n", engine[0] ? engine : "unknown");
 }
 
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len)

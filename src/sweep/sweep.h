@@ -290,6 +290,11 @@ int sweep_step_class_find(const struct sweep_step *s, const char *name);
 void sweep_step_add_record(struct sweep_step *s, const struct record *r,
                            const struct sweep_settings *set);
 
+/* 1 when s is judged against an SLO: --slo, or a class's own SLO. Each
+ * request then meets the SLO of its class (its own, else --slo; a class
+ * with neither: completing ok). */
+int sweep_step_has_slo(const struct sweep_step *s, const struct sweep_settings *set);
+
 /* Compute the derived figures of s from what was added and s->f. */
 void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
 
@@ -466,9 +471,11 @@ size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, s
  * then every load step's name carries its repeat (sweep_step_label). */
 int sweep_has_repeats(const struct sweep_step *steps, size_t n);
 
-/* The step's name in the terminal and the report: "rec" for the recovery
- * step, "3 re" for a --confirm re-run, "3 r2" for step 3 as its rate's
- * second run when repeats (sweep_has_repeats), else "3". */
+/* The step's name wherever a person reads it (the terminal's tables, the
+ * report's tables): its index as steps.jsonl, steps.csv and requests.jsonl
+ * carry it, from 0, then " rec" for the recovery step, " re" for a
+ * --confirm re-run, " r2" for its rate's second run when repeats
+ * (sweep_has_repeats): "3", "3 r2", "3 re", "4 rec". */
 void sweep_step_label(const struct sweep_facts *f, int repeats, char *buf, size_t len);
 
 /* Print the step table (one row per step; with --repeat, after the last

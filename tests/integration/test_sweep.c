@@ -559,10 +559,10 @@ static void test_sweep_repeat_mean(void **state)
                           WORKLOAD,          NULL};
     struct swept s;
     json_t *sum = sweep_expect(&s, args, 60, 0, 4, NULL);
-    static const char *const labels[] = {"\n0 r1 ", "\n1 r2 ", "\n2 r1 ", "\n3 r2 "};
+    static const char *const labels[] = {"\n  0 r1 ", "\n  1 r2 ", "\n  2 r1 ", "\n  3 r2 "};
     for (size_t i = 0; i < LL_ARRAY_LEN(labels); i++)
         if (!strstr(s.out, labels[i]))
-            fail_msg("no row \"%s\" in:\n%s", labels[i] + 1, s.out);
+            fail_msg("no row \"%s\" in:\n%s", labels[i] + 3, s.out);
     assert_null(strstr(s.out, "1.1 "));
 
     json_t *steps = json_object_get(sum, "steps");
@@ -627,8 +627,8 @@ static void test_sweep_repeat_mean(void **state)
     snprintf(path, sizeof path, "%s/report.html", s.dir);
     char *html = harness_read_file(path, NULL);
     assert_non_null(html);
-    assert_non_null(strstr(html, "<td>2 r2</td>"));
-    assert_non_null(strstr(html, "<td>3 r1</td>"));
+    assert_non_null(strstr(html, "<td>1 r2</td>"));
+    assert_non_null(strstr(html, "<td>2 r1</td>"));
     free(html);
     static const char *const files[] = {"summary.json", "steps.csv", "report.html", NULL};
     char *o = harness_report_rebuilds(s.dir, files);
@@ -636,6 +636,155 @@ static void test_sweep_repeat_mean(void **state)
     free(o);
     json_decref(sum);
     swept_free(&s);
+}
+
+/* The per-class SLOs of a workload file, and no --slo. Every request meets
+ * the SLO of its class: "short" ttft=300ms (its TTFT here is tens of ms),
+ * "long" e2e=100ms, which none can meet (64 sim steps of at least 20 ms).
+ * The whole step's slo_met is recounted here from requests.jsonl; the step
+ * has an attainment (slo_met / scheduled) short of 1 (the long requests),
+ * and so fails at --attainment 90 (accepted without --slo): the findings
+ * judge the SLO capacity by it ("not found", not "no SLO"). The class TTFT chart draws short's own threshold. One step has one number
+ * everywhere: the terminal's table, steps.csv and report.html name each
+ * step by summary.json's "step" (the recovery step "N rec"). A step that
+ * is INVALID or not steady, and only such a step, is a ring on the
+ * attainment curve. */
+static void test_sweep_class_slos_only(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char wpath[600];
+    harness_tmp_path(wpath, sizeof wpath, "w.json");
+    harness_write_file(
+        wpath, "{\"classes\": [\n"
+               " {\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 8,"
+               "  \"ignore_eos\": true, \"slo\": {\"ttft_ms\": 300}},\n"
+               " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 64,"
+               "  \"ignore_eos\": true, \"slo\": {\"e2e_ms\": 100}}\n"
+               "]}\n");
+    const char *sargs[] = {"--step-base", "20ms", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {
+        "--rates",   "4,8",      "--step-duration", "2s",  "--warmup",     "0.5s", "--no-metrics",
+        "--arrival", "constant", "--workload",      wpath, "--attainment", "90",   NULL};
+    struct swept s;
+    sweep_run(&s, args, 90);
+    harness_sim_teardown(NULL);
+    if (s.status != 0 && s.status != 1)
+        fail_msg("sweep exited %d\nstdout:\n%s\nstderr:\n%s", s.status, s.out, s.err);
+    json_t *sum = harness_json_load(s.dir, "summary.json");
+    json_t *steps = json_object_get(sum, "steps");
+    size_t n = json_array_size(steps);
+    assert_true(n >= 2);
+    if (strstr(s.out, "no SLO") != NULL ||
+        strstr(s.out, "SLO capacity: not found: the lowest step 4 req/s already fails: "
+                      "attainment ") == NULL ||
+        strstr(s.out, "% < 90%") == NULL)
+        fail_msg("the findings do not judge against the classes' SLOs:\n%s", s.out);
+
+    /* slo_met, recounted from the records against each class's own SLO. */
+    struct harness_recs *recs = harness_requests_load(s.dir);
+    for (size_t i = 0; i < n; i++) {
+        json_t *st = json_array_get(steps, i);
+        int64_t idx = harness_ival_req(st, "step");
+        int64_t warm = harness_ival_req(st, "warmup_ns");
+        int64_t met = 0, long_n = 0;
+        for (size_t j = 0; j < recs->n; j++) {
+            json_t *r = recs->items[j];
+            if (harness_ival(r, "step") != idx || json_is_true(json_object_get(r, "warmup")) ||
+                harness_ival_req(r, "sched_ns") < warm)
+                continue;
+            long_n += strcmp(harness_sval(r, "class"), "long") == 0;
+            if (strcmp(harness_sval(r, "kind"), "ok") != 0)
+                continue;
+            int64_t sched = harness_ival_req(r, "sched_ns");
+            if (strcmp(harness_sval(r, "class"), "short") == 0)
+                met += harness_ival_req(r, "first_ns") - sched <= 300000000;
+            else
+                met += harness_ival_req(r, "end_ns") - sched <= 100000000;
+        }
+        assert_int_equal(harness_ival_req(st, "slo_met"), met);
+        int64_t sched_n = harness_ival_req(st, "scheduled");
+        assert_true(sched_n > 0);
+        ASSERT_REL(harness_num(st, "attainment"), (double)met / (double)sched_n, 1e-9);
+        /* The short requests meet it, the long ones cannot: strictly between. */
+        if (!(met > 0 && met < long_n + met && long_n > 0))
+            fail_msg("step %zu: %lld met, %lld long requests", i, (long long)met,
+                     (long long)long_n);
+        assert_true(harness_num(st, "attainment") < 1);
+    }
+    harness_recs_free(recs);
+
+    /* One number per step: terminal, steps.csv, report.html. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/steps.csv", s.dir);
+    char *csv = harness_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/report.html", s.dir);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(csv);
+    assert_non_null(html);
+    const char *row = strchr(csv, '\n') + 1;
+    for (size_t i = 0; i < n; i++) {
+        json_t *st = json_array_get(steps, i);
+        int64_t idx = harness_ival_req(st, "step");
+        double rate = harness_num(st, "offered_rps");
+        int rec = strcmp(harness_sval(st, "kind"), "recovery") == 0;
+        char id[32], want[96];
+        snprintf(id, sizeof id, rec ? "%lld rec" : "%lld", (long long)idx);
+        snprintf(want, sizeof want, "\n%6s %8.3g ", id, rate);
+        if (strstr(s.out, want) == NULL)
+            fail_msg("no terminal row \"%s\" in:\n%s", want + 1, s.out);
+        snprintf(want, sizeof want, "%lld,0,%s,", (long long)idx, rec ? "recovery" : "load");
+        if (strncmp(row, want, strlen(want)) != 0)
+            fail_msg("steps.csv row %zu: \"%.40s\", expected it to start \"%s\"", i, row, want);
+        row = strchr(row, '\n') + 1;
+        snprintf(want, sizeof want, "<td>%s</td><td>%g</td>", id, rate);
+        const char *t = strstr(html, "<table id=\"steps\">");
+        assert_non_null(t);
+        if (strstr(t, want) == NULL)
+            fail_msg("report.html's steps table has no \"%s\"", want);
+    }
+
+    /* Rings on the attainment curve: exactly the INVALID or unsteady steps. */
+    const char *ch = strstr(html, "id=\"chart-attainment\"");
+    assert_non_null(ch);
+    const char *che = strstr(ch, "</svg>");
+    size_t rings_want = 0, rings = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *st = json_array_get(steps, i);
+        if (strcmp(harness_sval(st, "kind"), "recovery") == 0)
+            continue;
+        int bad = !json_is_true(json_object_get(json_object_get(st, "steady_state"), "steady")) ||
+                  strcmp(harness_sval(st, "verdict"), "invalid") == 0;
+        char want[96];
+        snprintf(want, sizeof want, "data-series=\"attainment\" data-x=\"%g\"",
+                 harness_num(st, "offered_rps"));
+        const char *p = strstr(ch, want);
+        assert_true(p != NULL && p < che);
+        const char *hollow = strstr(p, "data-hollow=\"1\"");
+        int ring = hollow != NULL && hollow < strchr(p, '>');
+        if (ring != bad)
+            fail_msg("step %zu (steady or valid: %d): ring %d", i, !bad, ring);
+        rings_want += (size_t)bad;
+    }
+    for (const char *p = strstr(ch, "data-hollow=\"1\""); p && p < che;
+         p = strstr(p + 1, "data-hollow=\"1\""))
+        rings++;
+    assert_int_equal(rings, rings_want);
+
+    /* The header names the classes' SLOs, not "none". */
+    assert_non_null(strstr(html, "<dt>SLO</dt><dd>each class's own (By traffic class)</dd>"));
+    /* The class TTFT chart: short's own 300 ms threshold, in its colour. */
+    ch = strstr(html, "id=\"chart-class-ttft\"");
+    assert_non_null(ch);
+    const char *h = strstr(ch, "class=\"hline\" data-key=\"slo-short\" data-y=\"300\"");
+    assert_true(h != NULL && h < strstr(ch, "</svg>"));
+
+    free(csv);
+    free(html);
+    json_decref(sum);
+    swept_free(&s);
+    harness_tmp_end();
 }
 
 static void test_flags_and_help(void **state)
@@ -671,4 +820,5 @@ HARNESS_MAIN(cmocka_unit_test(test_flags_and_help),
              cmocka_unit_test_teardown(test_stop_goodput_falling, harness_sim_teardown),
              cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sweep_classes, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sweep_repeat_mean, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_sweep_repeat_mean, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sweep_class_slos_only, harness_sim_teardown))

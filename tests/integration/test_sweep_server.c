@@ -187,5 +187,98 @@ static void test_sweep_server_gaps(void **state)
     harness_results_free(dir);
 }
 
+/* The capacity probe of --rates auto is labelled on the charts over time.
+ * Its closed-loop rounds start at 16 users against a batch of 4: the
+ * clients keep 16 or more in flight and the server queues at least 8 of
+ * them. steps.jsonl's "probe" line says when it ran and carries its
+ * clients' in-flight samples; the report shades that interval (data-key
+ * "probe") on the in-flight and server charts and draws those samples,
+ * and the server's queue is up inside it. */
+static void test_sweep_probe_labelled(void **state)
+{
+    (void)state;
+    harness_small_sim_start(NULL);
+    const char *args[] = {"--rates",
+                          "auto",
+                          "--probe-duration",
+                          "500ms",
+                          "--max-steps",
+                          "1",
+                          "--step-duration",
+                          "1s",
+                          "--warmup",
+                          "0.2s",
+                          "--no-recovery",
+                          "--ttft-limit",
+                          "100s",
+                          "--max-error-rate",
+                          "100",
+                          "--metrics-interval",
+                          "100ms",
+                          WORKLOAD,
+                          NULL};
+    char *out = NULL;
+    char *dir = harness_sweep_ok(args, 90, &out, NULL);
+    free(out);
+    char path[700];
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    json_t *lines = harness_jsonl_load(path);
+    json_t *probe = NULL, *first = NULL;
+    for (size_t i = 0; i < json_array_size(lines); i++) {
+        json_t *o = json_array_get(lines, i);
+        const char *kind = harness_sval(o, "kind");
+        if (strcmp(kind, "probe") == 0)
+            probe = o;
+        else if (strcmp(kind, "load") == 0 && first == NULL)
+            first = o;
+    }
+    assert_non_null(probe);
+    assert_non_null(first);
+    double t0 = (double)harness_ival_req(probe, "start_offset_ns") / 1e9;
+    double t1 = t0 + (double)harness_ival_req(probe, "duration_ns") / 1e9;
+    /* At least two rounds of 500 ms, before the first step. */
+    assert_true(t1 - t0 >= 1.0);
+    assert_true((double)harness_ival_req(first, "start_offset_ns") / 1e9 >= t1);
+    json_t *series = json_object_get(probe, "inflight_series");
+    assert_true(json_array_size(series) >= 10);
+    double peak = 0;
+    for (size_t i = 0; i < json_array_size(series); i++)
+        peak =
+            LL_MAX(peak, (double)json_integer_value(json_array_get(json_array_get(series, i), 1)));
+    assert_true(peak >= 16 && peak <= 1024);
+
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(html);
+    static const char *const charts[] = {"chart-inflight", "chart-server-queue"};
+    for (size_t c = 0; c < LL_ARRAY_LEN(charts); c++) {
+        char pat[160];
+        snprintf(pat, sizeof pat, "class=\"chart\" id=\"%s\"", charts[c]);
+        const char *ch = strstr(html, pat);
+        assert_non_null(ch);
+        const char *end = strstr(ch, "</svg>");
+        const char *band = strstr(ch, "<rect class=\"band\" data-key=\"probe\" data-x0=\"");
+        if (band == NULL || band > end)
+            fail_msg("%s: no probe band", charts[c]);
+        double x0 = strtod(strstr(band, "data-x0=\"") + 9, NULL);
+        double x1 = strtod(strstr(band, "data-x1=\"") + 9, NULL);
+        ASSERT_NEAR(x0, t0, 1e-9);
+        ASSERT_NEAR(x1, t1, 1e-9);
+        const char *note = strstr(ch, "capacity probe");
+        assert_true(note != NULL && note < end);
+    }
+    size_t n_pts = 0;
+    double in_flight = svg_max_in(html, "chart-inflight", "probe_inflight", t0, t1, &n_pts);
+    assert_true(n_pts >= 10);
+    ASSERT_NEAR(in_flight, peak, 1e-9);
+    double queued = svg_max_in(html, "chart-server-queue", "server_waiting", t0, t1, &n_pts);
+    if (queued < 8)
+        fail_msg("the server's queue peaked at %g during the probe, expected 8 or more", queued);
+    free(html);
+    json_decref(lines);
+    harness_results_free(dir);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_sweep_server_join, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sweep_server_gaps, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_sweep_server_gaps, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sweep_probe_labelled, harness_sim_teardown))

@@ -11,6 +11,7 @@
 #include "test.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -404,6 +405,93 @@ static void test_inflight_and_table(void **state)
     assert_non_null(strstr(doc, "<td class=\"bad\">1500</td>"));
 }
 
+/* The server's KV chart says why it is empty: scrapes without a KV figure
+ * are an engine that does not export one (TGI), no scrapes at all are "not
+ * scraped". */
+static void test_kv_not_exported(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_make(&f);
+    struct report_server_sample sv[3];
+    for (int i = 0; i < 3; i++)
+        sv[i] = (struct report_server_sample){
+            .t_s = 10.0 * i, .waiting = i, .running = 2, .kv_usage = NAN};
+    f.r.server = sv;
+    f.r.n_server = 3;
+    char *doc = render(&f.r);
+    assert_well_formed(doc);
+    size_t len;
+    const char *c = svgtest_chart_find(doc, "chart-server-kv", &len);
+    assert_non_null(c);
+    const char *note = strstr(c, "not exported by this engine");
+    assert_true(note != NULL && note < c + len);
+    /* The queue chart has its points. */
+    double xs[8], ys[8];
+    assert_int_equal(pts(doc, "chart-server-queue", "server_waiting", xs, ys, 8), 3);
+    free(doc);
+
+    /* One scrape with a KV figure: drawn, no note. */
+    sv[1].kv_usage = 0.5;
+    doc = render(&f.r);
+    c = svgtest_chart_find(doc, "chart-server-kv", &len);
+    note = strstr(c, "not exported by this engine");
+    assert_true(note == NULL || note > c + len);
+    assert_int_equal(pts(doc, "chart-server-kv", "server_kv_usage", xs, ys, 8), 1);
+    free(doc);
+}
+
+/* The capacity probe of --rates auto on the charts over time: a band over
+ * its interval on the in-flight and server charts, with a legend entry, and
+ * its clients' in-flight samples as their own line. None without a probe. */
+static void test_probe_band(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_make(&f);
+    /* Shift the steps after a 0..6 s probe. */
+    for (int i = 0; i < 5; i++) {
+        f.steps[i].t_start_s += 10;
+        f.steps[i].t_end_s += 10;
+        for (int j = 0; j < 4; j++)
+            f.inflight[i][j].t_s += 10;
+    }
+    struct report_inflight_sample probe[3] = {{0.5, 16}, {3, 32}, {5.5, 64}};
+    struct report_server_sample sv[3] = {{1, 12, 4, 0.5}, {4, 28, 4, 0.9}, {20, 0, 2, 0.2}};
+    f.r.server = sv;
+    f.r.n_server = 3;
+    char *doc = render(&f.r);
+    assert_null(strstr(doc, "data-key=\"probe\""));
+    assert_null(strstr(doc, "capacity probe"));
+    free(doc);
+
+    f.r.probe_t0_s = 0.2;
+    f.r.probe_t1_s = 6;
+    f.r.probe_inflight = probe;
+    f.r.n_probe_inflight = 3;
+    doc = render(&f.r);
+    assert_well_formed(doc);
+    static const char *const charts[] = {"chart-inflight", "chart-server-queue", "chart-server-kv"};
+    for (size_t c = 0; c < LL_ARRAY_LEN(charts); c++) {
+        const char *band = keyed(doc, charts[c], "<rect class=\"band\"", "probe");
+        if (band == NULL)
+            fail_msg("%s: no probe band", charts[c]);
+        assert_true(svgtest_num(band, "data-x0") == 0.2);
+        assert_true(svgtest_num(band, "data-x1") == 6);
+        size_t len;
+        const char *ch = svgtest_chart_find(doc, charts[c], &len);
+        const char *note = strstr(ch, "capacity probe");
+        assert_true(note != NULL && note < ch + len);
+    }
+    double xs[8], ys[8];
+    assert_int_equal(pts(doc, "chart-inflight", "probe_inflight", xs, ys, 8), 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(xs[i] == probe[i].t_s && ys[i] == probe[i].inflight);
+    double bx[32], by[32];
+    assert_int_equal(pts(doc, "chart-inflight", "inflight", bx, by, 32), 20);
+    free(doc);
+}
+
 static void test_thinning_keeps_peaks(void **state)
 {
     (void)state;
@@ -488,7 +576,71 @@ static void test_recovery_step(void **state)
     assert_int_equal(pts(doc, "chart-ttft", "ttft_p99", xs, ys, 8), 5);
     assert_int_equal(pts(doc, "chart-ttft", "ttft_p99_recovery", xs, ys, 8), 1);
     assert_true(xs[0] == 5 && ys[0] == 333);
-    assert_non_null(strstr(doc, "<td>6 rec</td>"));
+    /* Without a name from the sweep, a step is its position from 0. */
+    assert_non_null(strstr(doc, "<td>5 rec</td>"));
+    assert_non_null(strstr(doc, "<td>0</td>"));
+    free(doc);
+    /* With one, the table says the name the terminal and steps.csv use. */
+    snprintf(f.steps[5].id, sizeof f.steps[5].id, "7 rec");
+    snprintf(f.steps[2].id, sizeof f.steps[2].id, "2.1");
+    doc = render(&f.r);
+    assert_non_null(strstr(doc, "<td>7 rec</td>"));
+    assert_non_null(strstr(doc, "<td>2.1</td>"));
+    assert_null(strstr(doc, "<td>5 rec</td>"));
+    free(doc);
+}
+
+/* A step that is INVALID or not steady is a ring on every curve against
+ * load, and the legend says what a ring means; a run without one has
+ * neither. The fixture's steps 3 and 4 (20 and 25 req/s) are not steady. */
+static void test_hollow_verdicts(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_make(&f);
+    f.steps[1].invalid = 1; /* 10 req/s: INVALID though steady */
+    char *doc = render(&f.r);
+    assert_well_formed(doc);
+    static const char *const charts[][2] = {
+        {"chart-ttft", "ttft_p99"},      {"chart-tpot", "tpot_p50"},
+        {"chart-e2e", "e2e_p90"},        {"chart-attainment", "attainment"},
+        {"chart-throughput", "goodput"}, {"chart-tokens", "output_tps"},
+    };
+    for (size_t c = 0; c < LL_ARRAY_LEN(charts); c++) {
+        size_t len;
+        const char *ch = svgtest_chart_find(doc, charts[c][0], &len);
+        assert_non_null(ch);
+        double xs[8], ys[8];
+        assert_int_equal(pts(doc, charts[c][0], charts[c][1], xs, ys, 8), 5);
+        /* Each point's circle: a ring exactly at 10, 20 and 25 req/s. */
+        size_t seen = 0;
+        char want_series[64];
+        snprintf(want_series, sizeof want_series, "data-series=\"%s\"", charts[c][1]);
+        for (const char *p = strstr(ch, "<circle class=\"pt\""); p && p < ch + len;
+             p = strstr(p + 1, "<circle class=\"pt\"")) {
+            if (strncmp(p + 19, want_series, strlen(want_series)) != 0)
+                continue;
+            double x = svgtest_num(p, "data-x");
+            char v[8];
+            int ring = svgtest_attr(p, "data-hollow", v, sizeof v) && strcmp(v, "1") == 0;
+            if (ring != (x == 10 || x == 20 || x == 25))
+                fail_msg("%s: point at %g: ring %d", charts[c][0], x, ring);
+            seen++;
+        }
+        assert_int_equal(seen, 5);
+        const char *note = strstr(ch, "ring: INVALID or not steady");
+        if (note == NULL || note > ch + len)
+            fail_msg("%s: no legend note for the rings", charts[c][0]);
+    }
+    free(doc);
+
+    /* Every step steady and valid: no ring, no note. */
+    for (int i = 0; i < 5; i++)
+        f.steps[i].steady = 1;
+    f.steps[1].invalid = 0;
+    doc = render(&f.r);
+    assert_null(strstr(doc, "data-hollow"));
+    assert_null(strstr(doc, "ring: INVALID"));
     free(doc);
 }
 
@@ -557,6 +709,21 @@ static void test_classes_section(void **state)
                              ys[i], want);
             }
         }
+        /* Each class's own SLO of the metric as its own line. */
+        if (m == 0) {
+            const char *h = keyed(doc, ids[m], "<line class=\"hline\"", "slo-short");
+            assert_non_null(h);
+            assert_true(svgtest_num(h, "data-y") == 500);
+            h = keyed(doc, ids[m], "<line class=\"hline\"", "slo-long");
+            assert_non_null(h);
+            assert_true(svgtest_num(h, "data-y") == 1000);
+            assert_non_null(strstr(doc, ">long SLO 1000 ms</text>"));
+        } else {
+            size_t len;
+            const char *ch = svgtest_chart_find(doc, ids[m], &len);
+            const char *h = strstr(ch, "class=\"hline\"");
+            assert_true(h == NULL || h > ch + len); /* no TPOT threshold */
+        }
         /* The sweep's capacity and knee are marked on the class charts too. */
         const char *v = keyed(doc, ids[m], "<line class=\"vline\"", "capacity");
         assert_non_null(v);
@@ -575,6 +742,15 @@ static void test_classes_section(void **state)
     assert_non_null(strstr(doc, "<b>short</b> (ttft=500ms, the sweep's): SLO capacity "
                                 "15 req/s</li>"));
     assert_non_null(strstr(doc, "<b>long</b> (ttft=1s, its own): SLO capacity 10 req/s"));
+    /* The header's SLO says a class's own one counts. */
+    assert_non_null(strstr(doc,
+                           "<dt>SLO</dt><dd>TTFT \xE2\x89\xA4 500 ms, TPOT \xE2\x89\xA4 50 ms; "
+                           "a class with its own SLO is judged by that</dd>"));
+    free(doc);
+    /* Only the classes' own SLOs: the header says so, not "none". */
+    f.r.slo_ttft_ms = f.r.slo_tpot_ms = 0;
+    doc = render(&f.r);
+    assert_non_null(strstr(doc, "<dt>SLO</dt><dd>each class's own (By traffic class)</dd>"));
     free(doc);
 }
 
@@ -939,9 +1115,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_throughput_points, doc_setup, doc_teardown),
         cmocka_unit_test_setup_teardown(test_errors_by_kind, doc_setup, doc_teardown),
         cmocka_unit_test_setup_teardown(test_inflight_and_table, doc_setup, doc_teardown),
+        cmocka_unit_test(test_kv_not_exported),
+        cmocka_unit_test(test_probe_band),
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),
+        cmocka_unit_test(test_hollow_verdicts),
         cmocka_unit_test(test_classes_section),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_empty_report),

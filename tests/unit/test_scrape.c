@@ -10,13 +10,15 @@
 #include <jansson.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "metrics/expose.h"
 #include "measure/hist.h"
+#include "metrics/engines.h"
+#include "metrics/expose.h"
 #include "metrics/scrape.h"
 #include "util/util.h"
 
@@ -414,6 +416,21 @@ static void test_scraper_closed_port(void **state)
     struct scrape_join j;
     assert_int_equal(scrape_join(s, 0, UINT64_MAX, SCRAPE_SPAN_OUTER, &j), LL_E_NOTFOUND);
     assert_int_equal(j.failed, n);
+
+    /* `run`'s summary of a join from an engine without a KV gauge (TGI):
+     * the gauge is named, "not exported by this engine", not left out. */
+    struct scrape_join tj;
+    memset(&tj, 0, sizeof tj);
+    tj.engine = ENGINE_TGI;
+    tj.waiting = (struct scrape_gauge){.present = 1, .n = 3, .mean = 1, .max = 2};
+    char *txt = NULL;
+    size_t txt_len = 0;
+    FILE *mf = open_memstream(&txt, &txt_len);
+    scrape_join_print(mf, &tj, 0, NULL, s);
+    fclose(mf);
+    assert_non_null(strstr(txt, "  KV-cache usage       not exported by this engine\n"));
+    assert_non_null(strstr(txt, "  queue depth          mean 1.00  max 2.00\n"));
+    free(txt);
     scraper_free(s);
 
     /* One line per scrape, each failed, t_ns relative to the origin. */

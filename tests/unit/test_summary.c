@@ -306,6 +306,22 @@ static json_t *write_and_load(const struct stats *s, const struct summary_info *
     return root;
 }
 
+/* No warm-up is said in words, not as "after 0.00us warm-up". */
+static void test_no_warmup(void **state)
+{
+    (void)state;
+    struct fixture fx;
+    fixture_fill(&fx);
+    fx.info.warmup_ns = 0;
+    char *out = print_to_string(&fx.s, &fx.info);
+    char line[256];
+    find_line(out, "window   ", line, sizeof(line));
+    assert_string_equal(line, "window   10.00s measured, no warm-up");
+    assert_null(strstr(out, "0.00us warm-up"));
+    free(out);
+    stats_free(&fx.s);
+}
+
 static void test_json(void **state)
 {
     (void)state;
@@ -689,6 +705,7 @@ static void test_prompt_note(void **state)
     stats_free(&s);
 }
 
-TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_prompt_note),
-          cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
-          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))
+TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
+          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_json),
+          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_json_exact_percentiles),
+          cmocka_unit_test(test_json_write_error))

@@ -3,6 +3,7 @@
  * capacity pick and every stop condition, and the JSON round trips that
  * `llmload report` relies on (the fits are in test_fit.c). Every expected number is computed by hand in the comment beside it. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -436,6 +437,41 @@ static void test_step_figures(void **state)
  * INVALID, whatever its SLO verdict (its latencies include the client's
  * delay), in its verdict, both spellings, and the one-line summary that
  * the terminal and the report's banner carry; recovery steps aside. */
+/* The terminal's server table: a step scraped from an engine without a KV
+ * gauge (TGI) says so under the table, not a bare dash. */
+static void test_server_table_kv(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_step s;
+    make_step(&s, 0, 10, 50, 0, &set);
+    struct sweep_server *v = &s.f.server;
+    sweep_server_clear(v);
+    v->present = 1;
+    v->scrapes = 10;
+    snprintf(v->engine, sizeof v->engine, "tgi");
+    v->waiting_mean = 0.5;
+    v->waiting_max = 2;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    sweep_print_table(f, &s, 1, &set);
+    fclose(f);
+    assert_non_null(strstr(buf, "KV %: not exported by this engine (tgi)\n"));
+    free(buf);
+    /* With a KV figure: no such line. */
+    v->kv_mean = 0.2;
+    v->kv_max = 0.4;
+    f = open_memstream(&buf, &len);
+    sweep_print_table(f, &s, 1, &set);
+    fclose(f);
+    assert_null(strstr(buf, "not exported"));
+    assert_non_null(strstr(buf, "20.0/40"));
+    free(buf);
+    sweep_step_free(&s);
+}
+
 static void test_step_invalid(void **state)
 {
     (void)state;
@@ -812,7 +848,7 @@ static void test_repeat_labels(void **state)
     sweep_step_label(&steps[2].f, 0, id, sizeof id);
     assert_string_equal(id, "2");
     sweep_step_label(&steps[4].f, 1, id, sizeof id);
-    assert_string_equal(id, "rec");
+    assert_string_equal(id, "4 rec");
     struct sweep_facts re = {.index = 7, .repeat = 2, .confirm = 1};
     sweep_step_label(&re, 1, id, sizeof id);
     assert_string_equal(id, "7 re");
@@ -832,10 +868,10 @@ static void test_repeat_labels(void **state)
     sweep_print_table(f, steps, 5, &set);
     fclose(f);
     /* Rows in order, each rate's mean line under its second run. */
-    const char *r0 = strstr(out, "\n0 r1 "), *r1 = strstr(out, "\n1 r2 "),
+    const char *r0 = strstr(out, "\n  0 r1 "), *r1 = strstr(out, "\n  1 r2 "),
                *m10 = strstr(out, "10 req/s, mean of 2 runs +- 95% CI: achieved "),
-               *r2 = strstr(out, "\n2 r1 "), *m20 = strstr(out, "20 req/s, mean of 2 runs"),
-               *rec = strstr(out, "\n rec ");
+               *r2 = strstr(out, "\n  2 r1 "), *m20 = strstr(out, "20 req/s, mean of 2 runs"),
+               *rec = strstr(out, "\n 4 rec ");
     if (!r0 || !r1 || !m10 || !r2 || !m20 || !rec ||
         !(r0 < r1 && r1 < m10 && m10 < r2 && r2 < m20 && m20 < rec))
         fail_msg("rows out of order:\n%s", out);
@@ -1340,12 +1376,12 @@ static void test_classes_csv(void **state)
 TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_tail_test),
           cmocka_unit_test(test_hypergeom_upper_tail), cmocka_unit_test(test_recovery),
           cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_cost_forecast),
-          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_invalid),
-          SEARCH_TEST(test_findings_capacity), SEARCH_TEST(test_findings_skip_invalid),
-          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
-          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
-          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv))
+          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_server_table_kv),
+          cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
+          SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_capacity_coarse),
+          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
+          SEARCH_TEST(test_findings_nothing_judged), cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
+          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv))
