@@ -127,8 +127,8 @@ static void sweep_usage(FILE *f)
         "\n"
         "Target, workload, timeouts and output: as `llmload run` (--url, --api, --model,\n"
         "--no-stream, --ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure,\n"
-        "--cacert,\n"
-        "--arrival constant|poisson|gamma, --burstiness, --seed, --prompt-tokens,\n"
+        "--cacert, --arrival constant|poisson|gamma, --burstiness, --seed, --prompt-salt\n"
+        "(each step and repeat gets its own text from it), --prompt-tokens,\n"
         "--output-tokens, --timeout-*, --threads, --out, --force, --grace, --max-line,\n"
         "--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
         "--cancel-*, --prompt-ids, --prompt-id-range, --calibration, --calibrate auto: the\n"
@@ -640,7 +640,10 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     }
     cfg.arrival.seed = base->arrival.seed + index;
     cfg.workload.seed = base->workload.seed + index;
-    cfg.transport.seed = base->transport.seed + index;
+    /* The step's own content: what `llmload run --seed` of the step's seed
+     * with the sweep's --prompt-salt sends, so no step or repeat shares a
+     * prompt with another, nor with another sweep under another salt. */
+    cfg.transport.seed = workload_content_seed(cfg.workload.seed, base->prompt_salt);
     cfg.warmup_ns = warmup_ns;
     cfg.duration_ns = warmup_ns + hold_ns;
     cfg.records_fd = sr->records_fd;

@@ -229,8 +229,11 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
                    "see when the server slows\n");
     fprintf(f, "target   %s\n", summary_str(info->target_url));
     fprintf(f, "model    %s\n", summary_str(info->model));
-    fprintf(f, "version  %s, seed %" PRIu64 "\n", summary_str(info->version),
-            info->seed);
+    fprintf(f, "version  %s, seed %" PRIu64, summary_str(info->version), info->seed);
+    if (info->has_prompt_salt)
+        fprintf(f, ", prompt salt %" PRIu64 "%s", info->prompt_salt,
+                info->prompt_salt_auto ? " (auto: --prompt-salt N sends this text again)" : "");
+    fputc('\n', f);
     fprintf(f, "window   %s measured, after %s warm-up\n",
             ll_fmt_duration(info->window_ns, a, sizeof(a)),
             ll_fmt_duration(info->warmup_ns, b, sizeof(b)));

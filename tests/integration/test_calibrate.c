@@ -409,12 +409,25 @@ static void test_calibrated_run_bytes2(void **state)
     struct workload_calib wc = {fit.slope, fit.intercept};
 
     static const char *const lengths[] = {"64", "256", "1024", "3000"};
-    const uint64_t seed = 11;
+    /* The text the client sent: --seed 11 salted with --prompt-salt 3. */
+    const uint64_t seed = workload_content_seed(11, 3);
     double worst_all = 0;
     for (size_t li = 0; li < LL_ARRAY_LEN(lengths); li++) {
-        const char *rargs[] = {"--rate", "200", "--requests", "16", "--seed", "11",
-                               "--prompt-tokens", lengths[li], "--output-tokens", "1",
-                               "--calibration", cal, NULL};
+        const char *rargs[] = {"--rate",
+                               "200",
+                               "--requests",
+                               "16",
+                               "--seed",
+                               "11",
+                               "--prompt-salt",
+                               "3",
+                               "--prompt-tokens",
+                               lengths[li],
+                               "--output-tokens",
+                               "1",
+                               "--calibration",
+                               cal,
+                               NULL};
         char *res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, NULL);
         struct harness_recs *recs = harness_requests_load(res);
         assert_int_equal(recs->n, 16);
@@ -487,6 +500,8 @@ static void test_prompt_warning_bytes2(void **state)
                            "40",
                            "--seed",
                            "11",
+                           "--prompt-salt",
+                           "3",
                            "--prompt-tokens",
                            "uniform:32,256",
                            "--output-tokens",
@@ -504,7 +519,8 @@ static void test_prompt_warning_bytes2(void **state)
         int64_t got = harness_ival_req(r, "prompt_tokens_server");
         int64_t id = harness_ival_req(r, "id");
         assert_true(want >= 32 && want <= 256);
-        assert_int_equal(got, (int64_t)hand_prompt_tokens(11, (uint64_t)id, (uint32_t)want) +
+        assert_int_equal(got, (int64_t)hand_prompt_tokens(workload_content_seed(11, 3),
+                                                          (uint64_t)id, (uint32_t)want) +
                                   BYTES2_CHAT_ONE_MESSAGE);
         double ratio = (double)got / (double)want;
         lo = ratio < lo ? ratio : lo;
