@@ -759,9 +759,17 @@ int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len)
     uint64_t n = cfg->max_requests && cfg->max_requests < 1000 ? cfg->max_requests : 1000;
     uint64_t below = 0, seen = 0;
     uint32_t shortest = UINT32_MAX;
+    const struct trace *tr = cfg->trace;
+    if (tr)
+        n = LL_MIN(n, (uint64_t)tr->n);
     for (uint64_t i = 0; i < n + cfg->n_bursts; i++) {
         uint32_t t;
-        if (i < n) {
+        if (tr && i < n) {
+            /* A replay: the lines llmload writes the prompt of. */
+            if (tr->entries[i].prompt_off != TRACE_NONE || tr->entries[i].prompt_tokens == 0)
+                continue;
+            t = tr->entries[i].prompt_tokens;
+        } else if (i < n) {
             struct req_spec sp;
             workload_spec(&cfg->workload, i, &sp);
             t = sp.prompt_tokens;

@@ -205,8 +205,9 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
 
 /* With a calibration (cfg->workload.calib), whether the prompts ask for
  * lengths at or near its intercept (the template the server adds to
- * every prompt): the first 1000 of the schedule (fewer with --requests)
- * and the bursts' lengths, against twice the intercept. 1 with the
+ * every prompt): the first 1000 of the schedule (fewer with --requests;
+ * a replay's first 1000 lines without prompt text) and the bursts'
+ * lengths, against twice the intercept. 1 with the
  * warning in msg (len bytes) when some do, else 0. */
 int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len);
 

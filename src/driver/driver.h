@@ -173,7 +173,8 @@ void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst
                 struct req_spec *out);
 
 /* What cfg's requested prompt lengths are, for the check of the server's
- * count against them: OTHER for a replay, a dataset or token IDs, else
+ * count against them: OTHER for a replay of a trace with prompt text, a
+ * dataset or token IDs, else
  * llmload's words, CALIBRATED when a calibration scales them. While a run
  * goes, the driver judges the first SUMMARY_PROMPT_FIRST ok responses that
  * report the server's count (all of them when fewer come) and, when they
