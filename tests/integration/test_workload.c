@@ -284,6 +284,118 @@ static void test_salt_keeps_schedule(void **state)
     harness_results_free(d2);
 }
 
+/* One sweep of two steps at 20 req/s (a rate and its --repeat) against
+ * the sim already started, half the requests in one of two 128-token
+ * prefix groups, under --prompt-salt salt (NULL: auto). For each step,
+ * *first_hit gets how many of its groups' first requests were served
+ * cached tokens (an earlier step's or sweep's text), *later_hits how many
+ * of the groups' later requests were (its own text). Returns run.json's
+ * prompt_salt. */
+static int64_t salt_sweep(const char *salt, int *first_hit, int *later_hits)
+{
+    const char *args[] = {"--rates",
+                          "20",
+                          "--repeat",
+                          "2",
+                          "--step-duration",
+                          "1s",
+                          "--warmup",
+                          "0s",
+                          "--no-recovery",
+                          "--no-metrics",
+                          "--prompt-tokens",
+                          "256",
+                          "--output-tokens",
+                          "8",
+                          "--ignore-eos",
+                          "--prefix-fraction",
+                          "0.5",
+                          "--prefix-groups",
+                          "2",
+                          "--prefix-tokens",
+                          "128",
+                          "--seed",
+                          "7",
+                          salt ? "--prompt-salt" : NULL,
+                          salt,
+                          NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    char *dir = harness_run_against_sim("sweep", NULL, args, 60, &status, &out, &err);
+    if (status != 0)
+        fail_msg("llmload sweep exited %d\n%s\n%s", status, out, err);
+    free(out);
+    free(err);
+    struct harness_recs *r = harness_requests_load(dir);
+    int64_t seen[2][2];
+    for (int k = 0; k < 2; k++)
+        seen[k][0] = seen[k][1] = INT64_MAX;
+    int64_t first_cached[2][2] = {{0, 0}, {0, 0}};
+    *first_hit = *later_hits = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t step = harness_ival_req(r->items[i], "step");
+        assert_true(step == 0 || step == 1);
+        struct workload w;
+        base_workload(&w, "256", "8");
+        w.seed = 7 + (uint64_t)step; /* a step's schedule: the sweep's seed + its index */
+        w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)harness_ival_req(r->items[i], "id"), &spec);
+        if (spec.prefix_id < 0)
+            continue;
+        int64_t sched = harness_ival_req(r->items[i], "sched_ns");
+        int64_t cached = harness_ival_req(r->items[i], "cached_tokens");
+        if (sched < seen[step][spec.prefix_id]) {
+            if (seen[step][spec.prefix_id] != INT64_MAX)
+                *later_hits += first_cached[step][spec.prefix_id] > 0;
+            seen[step][spec.prefix_id] = sched;
+            first_cached[step][spec.prefix_id] = cached;
+        } else {
+            *later_hits += cached > 0;
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        for (int g = 0; g < 2; g++)
+            *first_hit += seen[k][g] != INT64_MAX && first_cached[k][g] > 0;
+    harness_recs_free(r);
+    json_t *run = harness_json_load(dir, "run.json");
+    int64_t used = harness_ival_req(json_object_get(run, "config"), "prompt_salt");
+    json_decref(run);
+    harness_results_free(dir);
+    return used;
+}
+
+/* A sweep's steps and repeats, and two sweeps in a row, never share text:
+ * with the default salt no group's first request in any step of either
+ * sweep is served a cached token, while each step's later requests of a
+ * group are (the step's own prefix). A third sweep given the first's salt
+ * sends the first's text again, and its groups' first requests hit. */
+static void test_salt_sweeps(void **state)
+{
+    (void)state;
+    /* Room for all three sweeps' blocks: nothing is evicted, so a miss is
+     * text the cache never saw. */
+    const char *sargs[] = {"--kv-tokens", "200000", NULL};
+    harness_cur_sim_start(sargs);
+    int first_hit, later;
+    int64_t salt = salt_sweep(NULL, &first_hit, &later);
+    print_message("sweep 1 (salt %lld): %d groups' first requests hit, %d later ones\n",
+                  (long long)salt, first_hit, later);
+    assert_int_equal(first_hit, 0);
+    assert_true(later >= 8);
+    int64_t salt2 = salt_sweep(NULL, &first_hit, &later);
+    print_message("sweep 2 (salt %lld): %d groups' first requests hit, %d later ones\n",
+                  (long long)salt2, first_hit, later);
+    assert_true(salt2 != salt);
+    assert_int_equal(first_hit, 0);
+    assert_true(later >= 8);
+    char again[32];
+    snprintf(again, sizeof again, "%lld", (long long)salt);
+    assert_int_equal(salt_sweep(again, &first_hit, &later), salt);
+    print_message("sweep 3 (salt %s again): %d groups' first requests hit\n", again, first_hit);
+    assert_int_equal(first_hit, 4);
+}
+
 /* 30% of clients walk away after a drawn number of output events: each
  * such record is "cancelled" with exactly that many events, every other one
  * is ok with all its tokens. */
@@ -434,6 +546,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_prefix_sharing, harness_sim_teardown
              cmocka_unit_test_teardown(test_cache_carryover, harness_sim_teardown),
              cmocka_unit_test_teardown(test_salt_two_identical_runs, harness_sim_teardown),
              cmocka_unit_test_teardown(test_salt_keeps_schedule, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_salt_sweeps, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_tokens, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_time, harness_sim_teardown),
              cmocka_unit_test_teardown(test_classes, harness_sim_teardown),
