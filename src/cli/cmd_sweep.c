@@ -1014,8 +1014,11 @@ int sweep_job_run(struct sweep_job *j)
     close(rs.records_fd);
     rs.records_fd = sr.records_fd = -1;
 
-    printf("llmload sweep of %s (model %s): %s\n\n", j->cfg.transport.base_url, rs.target.model,
-           j->set.auto_rates ? "auto rates" : "given rates");
+    printf("llmload sweep of %s (model %s): %s; seed %llu, prompt salt %llu%s\n\n",
+           j->cfg.transport.base_url, rs.target.model,
+           j->set.auto_rates ? "auto rates" : "given rates",
+           (unsigned long long)j->cfg.workload.seed, (unsigned long long)j->cfg.prompt_salt,
+           j->cfg.prompt_salt_auto ? " (auto)" : "");
     fflush(stdout);
     exit_code = report_build_dir(rs.dir, stdout);
     printf("results: %s (report.html, steps.csv, summary.json)\n", rs.dir);
