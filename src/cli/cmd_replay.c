@@ -209,8 +209,9 @@ static json_t *replay_config_json(const struct run_opts *o, const struct replay_
     return c;
 }
 
-/* After the driver: print the summary and finish the results directory.
- * Returns the exit status. */
+/* After the driver: print the summary (with the trace's classes, each
+ * line counted in its own) and finish the results directory. Returns
+ * the exit status. */
 static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
                          const struct run_config *cfg, const struct trace *trace)
 {
@@ -220,17 +221,22 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
              cfg->trace_factor);
     struct summary_info info = {0};
     info.mode = mode;
+    info.command = "replay";
     info.offered_rate_per_s = replay_offered_rate(trace, cfg->trace_factor);
     char slo_text[96];
     runopts_summary_info(cfg, res, rs->target.model, "the trace's times", 0, slo_text,
                          sizeof slo_text, &info);
 
     summary_print(stdout, &res->stats, &info);
+    json_t *classes = run_setup_classes(cfg, res);
     if (res->stop_reason[0])
         printf("offering stopped early: %s\n", res->stop_reason);
     printf("results: %s\n", rs->dir);
     fflush(stdout);
-    return run_setup_finish(rs, summary_json(&res->stats, &info), &info);
+    json_t *sj = summary_json(&res->stats, &info);
+    if (classes)
+        json_object_set_new(sj, "classes", classes);
+    return run_setup_finish(rs, sj, &info);
 }
 
 int replay_main(int argc, char **argv)

@@ -558,31 +558,6 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     return rc;
 }
 
-/* Per traffic class, each with its own SLO (or the run's): print the
- * table and return summary.json's "classes" (NULL without classes). */
-static json_t *run_classes(const struct run_config *cfg, const struct driver_result *res)
-{
-    if (!res->n_classes)
-        return NULL;
-    struct summary_class *classes = ll_calloc(res->n_classes, sizeof *classes);
-    char (*class_slo)[96] = ll_calloc(res->n_classes, sizeof *class_slo);
-    for (size_t k = 0; k < res->n_classes; k++) {
-        const struct wl_class *wc = &cfg->workload.classes->classes[k];
-        struct slo cs = *slo_or(&wc->slo, &cfg->slo);
-        classes[k].name = wc->name;
-        classes[k].s = &res->class_stats[k];
-        if (slo_is_set(&cs)) {
-            slo_format(&cs, class_slo[k], sizeof class_slo[k]);
-            classes[k].slo = class_slo[k];
-        }
-    }
-    summary_print_classes(stdout, classes, res->n_classes, res->window_ns);
-    json_t *j = summary_classes_json(classes, res->n_classes, res->window_ns);
-    free(classes);
-    free(class_slo);
-    return j;
-}
-
 /* After the driver: print the summary (classes, stop reason, the server's
  * view, the directory) and finish the results directory. Returns the
  * exit status. */
@@ -609,7 +584,7 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg)
                          &info);
 
     summary_print(stdout, &res->stats, &info);
-    json_t *classes = run_classes(cfg, res);
+    json_t *classes = run_setup_classes(cfg, res);
     if (res->stop_reason[0])
         printf("offering stopped early: %s\n", res->stop_reason);
     if (rs->scraper)

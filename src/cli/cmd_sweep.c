@@ -536,6 +536,7 @@ struct sweep_run {
     struct sweep_point *points;
     uint64_t start_ns;
     int quiet;
+    uint32_t repeats;               /* --repeat: above 1, a load step's lines name its run */
     struct scraper *scraper;        /* the sweep's one scraper; NULL = not scraping */
     uint64_t ok_requests;           /* ok records in the steps' windows, all steps */
     uint64_t done_requests;         /* records of any kind in the steps' windows */
@@ -628,7 +629,10 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
 {
     struct run_config cfg = *base;
     uint32_t index = (uint32_t)sr->n_steps;
-    char err[512];
+    char err[512], id[32];
+    /* "3", or "3 r2" for a rate's second run by --repeat (as the table). */
+    struct sweep_facts idf = {.index = index, .repeat = repeat};
+    sweep_step_label(&idf, sr->repeats > 1 && !recovery && !confirm, id, sizeof id);
     cfg.mode = LOAD_OPEN;
     cfg.arrival.rate_per_s = rate;
     if (recovery && lead_rps > 0 && warmup_ns > 0) {
@@ -655,10 +659,10 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         return -1;
     }
     if (!sr->quiet && lead_rps > 0)
-        ll_errorf("step %u (recovery): %.4g req/s for %.3gs, then %.4g req/s for %.3gs", index,
+        ll_errorf("step %s (recovery): %.4g req/s for %.3gs, then %.4g req/s for %.3gs", id,
                   lead_rps, (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
     else if (!sr->quiet)
-        ll_errorf("step %u%s: %.4g req/s for %.3gs (+%.3gs warm-up)", index,
+        ll_errorf("step %s%s: %.4g req/s for %.3gs (+%.3gs warm-up)", id,
                   recovery  ? " (recovery)"
                   : confirm ? " (re-run: it failed below a passing rate)"
                             : "",
@@ -666,7 +670,7 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     uint64_t started = ll_now_ns();
     struct driver_result res;
     if (driver_run(&cfg, &res, err, sizeof err) != 0) {
-        ll_errorf("step %u: %s", index, err);
+        ll_errorf("step %s: %s", id, err);
         driver_result_free(&res);
         return -1;
     }
@@ -738,7 +742,7 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     if (!sr->quiet) {
         char a[16], fails[1024];
         step_failures(&s->stats, fails, sizeof fails);
-        ll_errorf("step %u: completed %.3g req/s, goodput %.3g req/s, TTFT p99 %s, %s%s%s%s", index,
+        ll_errorf("step %s: completed %.3g req/s, goodput %.3g req/s, TTFT p99 %s, %s%s%s%s", id,
                   s->completed_rps, s->goodput_rps, ll_fmt_duration(s->ttft_ns[3], a, sizeof a),
                   recovery      ? "recovery"
                   : s->slo_pass ? "ok"
@@ -951,7 +955,7 @@ int sweep_job_run(struct sweep_job *j)
 {
     char err[1200];
     struct run_setup rs;
-    struct sweep_run sr = {.records_fd = -1, .quiet = j->o.quiet};
+    struct sweep_run sr = {.records_fd = -1, .quiet = j->o.quiet, .repeats = j->plan.repeat};
     char path[1100], started[40], stop[256] = "";
     int st = 0;
 

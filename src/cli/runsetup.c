@@ -438,6 +438,29 @@ int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)
     return 0;
 }
 
+json_t *run_setup_classes(const struct run_config *cfg, const struct driver_result *res)
+{
+    if (!res->n_classes)
+        return NULL;
+    struct summary_class *classes = ll_calloc(res->n_classes, sizeof *classes);
+    char(*class_slo)[96] = ll_calloc(res->n_classes, sizeof *class_slo);
+    for (size_t k = 0; k < res->n_classes; k++) {
+        const struct slo *own = cfg->trace ? NULL : &cfg->workload.classes->classes[k].slo;
+        struct slo cs = own ? *slo_or(own, &cfg->slo) : cfg->slo;
+        classes[k].name = driver_class_name(cfg, k);
+        classes[k].s = &res->class_stats[k];
+        if (slo_is_set(&cs)) {
+            slo_format(&cs, class_slo[k], sizeof class_slo[k]);
+            classes[k].slo = class_slo[k];
+        }
+    }
+    summary_print_classes(stdout, classes, res->n_classes, res->window_ns);
+    json_t *j = summary_classes_json(classes, res->n_classes, res->window_ns);
+    free(classes);
+    free(class_slo);
+    return j;
+}
+
 int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info *info)
 {
     const char *dir = rs->dir;

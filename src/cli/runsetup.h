@@ -123,6 +123,11 @@ int run_setup_stopped(struct run_setup *rs, const char *phase);
  * reason printed. */
 int run_setup_drive(struct run_setup *rs, const struct run_config *cfg);
 
+/* Per traffic class (a --workload file's, or a replayed trace's), each
+ * with its own SLO or the run's: print the "by class" table to stdout and
+ * return summary.json's "classes" (NULL without classes). */
+json_t *run_setup_classes(const struct run_config *cfg, const struct driver_result *res);
+
 /* The end of a run or replay, after the terminal summary: write
  * summary.json (sj, taken over; the stop reason and the other driver facts
  * of rs->res are added here), then run.json once more with its "outcome"

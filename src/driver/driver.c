@@ -802,8 +802,8 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     d->pcs[i] = &w->pc;
     w->ttft_h1 = hist_new();
     w->ttft_h2 = hist_new();
-    if (cfg->workload.classes && cfg->workload.classes->n) {
-        w->n_cls = cfg->workload.classes->n;
+    if (driver_class_count(cfg)) {
+        w->n_cls = driver_class_count(cfg);
         w->cls = ll_calloc(w->n_cls, sizeof *w->cls);
         for (size_t k = 0; k < w->n_cls; k++)
             stats_init(&w->cls[k]);
@@ -881,13 +881,15 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
     res->ttft_first_half = hist_new();
     res->ttft_second_half = hist_new();
     const struct wl_file *classes = cfg->workload.classes;
-    if (classes) {
-        res->n_classes = classes->n;
-        res->class_stats = ll_calloc(classes->n, sizeof *res->class_stats);
-        d->cls_slo = ll_calloc(classes->n, sizeof *d->cls_slo);
-        for (size_t k = 0; k < classes->n; k++) {
+    size_t n_cls = driver_class_count(cfg);
+    if (n_cls) {
+        res->n_classes = n_cls;
+        res->class_stats = ll_calloc(n_cls, sizeof *res->class_stats);
+        d->cls_slo = ll_calloc(n_cls, sizeof *d->cls_slo);
+        for (size_t k = 0; k < n_cls; k++) {
             stats_init(&res->class_stats[k]);
-            d->cls_slo[k] = *slo_or(&classes->classes[k].slo, &cfg->slo);
+            /* A trace's class has no SLO of its own: the run's. */
+            d->cls_slo[k] = cfg->trace ? cfg->slo : *slo_or(&classes->classes[k].slo, &cfg->slo);
         }
     }
 
@@ -1239,6 +1241,20 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     }
     run_release(&d);
     return rc;
+}
+
+size_t driver_class_count(const struct run_config *cfg)
+{
+    if (cfg->trace)
+        return cfg->trace->n_classes;
+    return cfg->workload.classes ? cfg->workload.classes->n : 0;
+}
+
+const char *driver_class_name(const struct run_config *cfg, size_t k)
+{
+    if (cfg->trace)
+        return cfg->trace->classes[k];
+    return cfg->workload.classes->classes[k].name;
 }
 
 void driver_result_free(struct driver_result *res)

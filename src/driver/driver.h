@@ -151,9 +151,10 @@ struct driver_result {
     struct hist *ttft_first_half, *ttft_second_half;
     struct inflight_sample *series;     /* owned; n_series points */
     size_t n_series;
-    /* Per traffic class of workload.classes (same order), owned; NULL and
-     * 0 without classes. Each counts like stats, with the class's own SLO
-     * when it has one. */
+    /* Per traffic class, owned; NULL and 0 without classes: the classes
+     * of workload.classes, or of a replay the trace's classes (both in
+     * their own order, driver_class_name). Each counts like stats, with
+     * the class's own SLO when it has one (a trace's have none). */
     struct stats *class_stats;
     size_t n_classes;
 };
@@ -183,6 +184,13 @@ void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst
  * says so on stderr, once per process (a sweep's steps say it once). The
  * summary says it again, over every request. */
 enum summary_prompts driver_prompts(const struct run_config *cfg);
+
+/* The traffic classes cfg counts apart (driver_result's class_stats):
+ * a replay's trace classes, else the --workload file's; 0 without. */
+size_t driver_class_count(const struct run_config *cfg);
+
+/* Class k's name (k < driver_class_count(cfg)). Borrowed from cfg. */
+const char *driver_class_name(const struct run_config *cfg, size_t k);
 
 /* Free what driver_run allocated in res (stats, hists, series). */
 void driver_result_free(struct driver_result *res);

@@ -280,6 +280,13 @@ static void curl_detach(void *be, struct treq *q)
 
 /* ---- start and stop ---------------------------------------------------- */
 
+static void curl_stop(void *be)
+{
+    struct curl_be *cb = be;
+    curl_multi_cleanup(cb->multi);
+    free(cb);
+}
+
 static void *curl_start(const struct backend_env *env, char *err, size_t errlen)
 {
     struct curl_be *cb = ll_calloc(1, sizeof *cb);
@@ -300,13 +307,8 @@ static void *curl_start(const struct backend_env *env, char *err, size_t errlen)
     return cb;
 }
 
-static void curl_stop(void *be)
-{
-    struct curl_be *cb = be;
-    curl_multi_cleanup(cb->multi);
-    free(cb);
-}
-
+/* No connect_expired (libcurl times connects out itself:
+ * CURLOPT_CONNECTTIMEOUT_MS) and no read_ahead_frees. */
 const struct backend_ops backend_curl = {
     .req_bytes = sizeof(struct creq),
     .start = curl_start,
@@ -318,6 +320,4 @@ const struct backend_ops backend_curl = {
     .detach = curl_detach,
     .event = curl_event,
     .service = curl_service,
-    .connect_expired = NULL, /* CURLOPT_CONNECTTIMEOUT_MS */
-    .read_ahead_frees = NULL,
 };

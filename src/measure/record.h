@@ -83,7 +83,7 @@ struct record {
     int64_t user;                /* closed loop: the user index, else -1 */
     int warmup;                  /* 1 = scheduled in the warm-up (written, not summarised) */
     int32_t step;                /* sweep step index, -1 outside a sweep (then not written) */
-    int32_t class_idx;           /* traffic class index, -1 without --workload */
+    int32_t class_idx;           /* traffic class index, -1 without classes */
     const char *cls;             /* its name (borrowed from the workload), NULL = none */
     int64_t session;             /* session index, -1 outside sessions (then not written) */
     int32_t turn;                /* 0-based turn in the session, -1 = none (not written) */

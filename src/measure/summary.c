@@ -4,6 +4,7 @@
  * The printed layout, top to bottom:
  *
  *   llmload run: <mode>[, offered R req/s][ (interrupted: partial results)]
+ *   (llmload replay: ... for a replay: summary_info.command)
  *   [CLOSED LOOP label]
  *   target, model, version, seed, window and warm-up
  *   [INVALID banner with the reason]
@@ -231,7 +232,12 @@ static void summary_print_wrapped(FILE *f, const char *lead, const char *text)
 static void summary_print_header(FILE *f, const struct summary_info *info)
 {
     char a[32], b[32];
-    fprintf(f, "llmload run: %s", summary_str(info->mode));
+    const char *cmd = info->command ? info->command : "run";
+    const char *mode = summary_str(info->mode);
+    size_t cl = strlen(cmd);
+    if (strncmp(mode, cmd, cl) == 0 && mode[cl] == ' ')
+        mode += cl + 1;
+    fprintf(f, "llmload %s: %s", cmd, mode);
     if (info->offered_rate_per_s > 0)
         fprintf(f, ", offered %.2f req/s", info->offered_rate_per_s);
     if (info->interrupted)

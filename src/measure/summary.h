@@ -64,6 +64,9 @@ void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summ
  * Strings are borrowed and may be NULL (printed as "-", written as null). */
 struct summary_info {
     const char *mode;           /* "open-loop poisson", "closed-loop", "capped (max-concurrency 8)" */
+    const char *command;        /* the header's "llmload COMMAND:", NULL = "run"; a mode
+                                 * that begins with "COMMAND " is printed without it
+                                 * ("llmload replay: t.jsonl, ..." of mode "replay t.jsonl, ...") */
     int closed_loop;            /* 1: every output carries the CLOSED LOOP label */
     double offered_rate_per_s;  /* req/s, intended rate; 0 for closed loop */
     uint64_t window_ns;         /* ns, measurement window (rates divide by it) */

@@ -160,6 +160,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         total += b->steps[i].f.n_series;
     *samples = ll_calloc(total + 1, sizeof **samples);
     size_t at = 0;
+    int repeats = sweep_has_repeats(b->steps, b->n_steps);
     for (size_t i = 0; i < b->n_steps; i++) {
         const struct sweep_step *s = &b->steps[i];
         struct report_step *p = &rs[i];
@@ -181,6 +182,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         p->steady = s->steady;
         p->recovery = s->f.recovery;
         p->confirm = s->f.confirm;
+        p->run = repeats && !s->f.recovery && !s->f.confirm ? s->f.repeat + 1 : 0;
         p->verdict = sweep_step_verdict(s, 0);
         p->inflight_mean = s->f.inflight_mean;
         p->inflight_max = s->f.inflight_max;

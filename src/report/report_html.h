@@ -65,6 +65,9 @@ struct report_step {
     int recovery;               /* 1: the recovery step after saturation (kept off the curves' lines) */
     int confirm;                /* 1: a re-run (--confirm) of a rate that failed below a
                                  * passing one */
+    uint32_t run;               /* 1-based run of its rate by --repeat (labelled "r2"); 0
+                                 * when the sweep ran each rate once, and for the
+                                 * recovery step and re-runs */
     const char *verdict;        /* short text for the table ("ok", "SLO miss", "saturated"); may be NULL */
     double inflight_mean;       /* requests, time-weighted */
     double inflight_max;        /* requests */

@@ -35,6 +35,20 @@ static void report_table_head(struct strbuf *b, const char *const (*head)[3], si
     strbuf_puts(b, "</tr></thead>\n<tbody>\n");
 }
 
+/* The "#" cell of step i: its place in the run order, then "rec" for the
+ * recovery step, "re-run" for a --confirm re-run, or "r2" for its rate's
+ * second run by --repeat. */
+static void report_step_cell(struct strbuf *b, const struct report_step *s, size_t i)
+{
+    if (s->run)
+        strbuf_printf(b, "<td>%zu r%u</td>", i + 1, s->run);
+    else
+        strbuf_printf(b, "<td>%zu%s</td>", i + 1,
+                      s->recovery  ? " rec"
+                      : s->confirm ? " re-run"
+                                   : "");
+}
+
 /* Step i's row of table#steps: shaded beyond the SLO capacity, italic for
  * the recovery step; a p99 over its SLO, an attainment under the target,
  * any error and an unsteady step in red. */
@@ -44,7 +58,7 @@ static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
     int over = r->capacity_rps > 0 && report_step_x(r, s) > r->capacity_rps;
     strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\""
                                           : over ? " class=\"over\"" : "");
-    strbuf_printf(b, "<td>%zu%s</td>", i + 1, s->recovery ? " rec" : s->confirm ? " re-run" : "");
+    report_step_cell(b, s, i);
     report_td(b, s->offered_rps, 0);
     report_td(b, s->achieved_rps, 0);
     report_td(b, s->completed_rps, 0);
@@ -161,7 +175,7 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
     const struct report_step *s = &r->steps[i];
     const struct report_class_step *cs = &r->classes[k].steps[i];
     strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\"" : "");
-    strbuf_printf(b, "<td>%zu%s</td>", i + 1, s->recovery ? " rec" : s->confirm ? " re-run" : "");
+    report_step_cell(b, s, i);
     report_td(b, s->offered_rps, 0);
     strbuf_puts(b, "<td class=\"l\">");
     strbuf_put_xml(b, r->classes[k].name);

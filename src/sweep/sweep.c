@@ -478,6 +478,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     size_t np = 0;
     double *g = ll_malloc((n + 1) * sizeof *g), *c = ll_malloc((n + 1) * sizeof *c);
     double *a = ll_malloc((n + 1) * sizeof *a), *t = ll_malloc((n + 1) * sizeof *t);
+    double *x = ll_malloc((n + 1) * sizeof *x), *tp = ll_malloc((n + 1) * sizeof *tp);
     for (size_t i = 0; i < n; i++) {
         if (steps[i].f.recovery)
             continue;
@@ -496,7 +497,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->fail_reason = "";
         pt->unknown = 1;
         double err = 0, otps = 0;
-        uint32_t k = 0;
+        uint32_t k = 0, ktp = 0;
         int rerun_passed = 0;
         for (size_t j = i; j < n; j++) {
             const struct sweep_step *s = &steps[j];
@@ -506,6 +507,9 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             c[k] = s->completed_rps;
             a[k] = s->attainment;
             t[k] = (double)s->ttft_ns[3] / 1e6;
+            x[k] = s->achieved_rps;
+            if (hist_count(s->stats.tpot))
+                tp[ktp++] = (double)s->tpot_ns[3] / 1e6;
             err += s->error_rate;
             otps += s->output_tps;
             /* An INVALID repeat measured the client: it neither passes nor
@@ -540,6 +544,10 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         fit_mean_ci95(c, k, &pt->completed_rps, &pt->completed_ci);
         fit_mean_ci95(a, k, &pt->attainment, &pt->attainment_ci);
         fit_mean_ci95(t, k, &pt->ttft_p99_ms, &pt->ttft_p99_ci_ms);
+        fit_mean_ci95(x, k, &pt->achieved_rps, &pt->achieved_ci);
+        fit_mean_ci95(tp, ktp, &pt->tpot_p99_ms, &pt->tpot_p99_ci_ms);
+        if (!ktp)
+            pt->tpot_p99_ms = pt->tpot_p99_ci_ms = NAN;
         pt->error_rate = err / k;
         pt->output_tps = otps / k;
     }
@@ -547,6 +555,8 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     free(c);
     free(a);
     free(t);
+    free(x);
+    free(tp);
     return np;
 }
 
@@ -1040,38 +1050,58 @@ static void fmt_count(char *buf, size_t len, double v)
  * step was scraped): queue, batch and KV gauges over the window, the
  * server's TTFT beside the client's from the send time, and the server's
  * generated tokens beside the client's over the same span. */
-/* The step's name in the terminal tables: "rec" for the recovery step, "3.1" for
- * step 3's first repeat, "3" for step 3 itself. */
-static void fmt_step_id(char *buf, size_t len, const struct sweep_facts *f)
+int sweep_has_repeats(const struct sweep_step *steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!steps[i].f.recovery && !steps[i].f.confirm && steps[i].f.repeat > 0)
+            return 1;
+    return 0;
+}
+
+void sweep_step_label(const struct sweep_facts *f, int repeats, char *buf, size_t len)
 {
     if (f->recovery)
         snprintf(buf, len, "rec");
     else if (f->confirm)
         snprintf(buf, len, "%u re", f->index);
-    else if (f->repeat)
-        snprintf(buf, len, "%u.%u", f->index, f->repeat);
+    else if (repeats)
+        snprintf(buf, len, "%u r%u", f->index, f->repeat + 1);
     else
         snprintf(buf, len, "%u", f->index);
 }
 
+/* The width of the step tables' first column: 4, or the longest name. */
+static int step_label_width(const struct sweep_step *steps, size_t n, int repeats)
+{
+    int w = 4;
+    for (size_t i = 0; i < n; i++) {
+        char id[32];
+        sweep_step_label(&steps[i].f, repeats, id, sizeof id);
+        w = LL_MAX(w, (int)strlen(id));
+    }
+    return w;
+}
+
 static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n)
 {
+    int repeats = sweep_has_repeats(steps, n);
+    int w = step_label_width(steps, n, repeats);
     size_t scraped = 0;
     for (size_t i = 0; i < n; i++)
         scraped += steps[i].f.server.present;
     if (!scraped)
         return;
     fprintf(f, "\nserver /metrics per step window (mean/max; TTFT server | client from send):\n");
-    fprintf(f, "%4s %11s %11s %11s %7s %21s %19s %9s\n", "step", "queue", "running", "KV %",
+    fprintf(f, "%*s %11s %11s %11s %7s %21s %19s %9s\n", w, "step", "queue", "running", "KV %",
             "preempt", "TTFT p50 srv|cli", "gen tok srv|cli", "scrapes");
     for (size_t i = 0; i < n; i++) {
         const struct sweep_step *s = &steps[i];
         const struct sweep_server *v = &s->f.server;
-        char id[16], q[24], r[24], kv[24], pre[24], t1[24], t2[24], g1[24], g2[24];
+        char id[32], q[24], r[24], kv[24], pre[24], t1[24], t2[24], g1[24], g2[24];
         char ttft[56], gen[56], sc[40];
         if (!v->present)
             continue;
-        fmt_step_id(id, sizeof id, &s->f);
+        sweep_step_label(&s->f, repeats, id, sizeof id);
         fmt_gauge(q, sizeof q, v->waiting_mean, v->waiting_max, 1);
         fmt_gauge(r, sizeof r, v->running_mean, v->running_max, 1);
         fmt_gauge(kv, sizeof kv, v->kv_mean, v->kv_max, 100);
@@ -1088,7 +1118,7 @@ static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n
             snprintf(sc, sizeof sc, "%" PRIu64 " (%" PRIu64 " gaps)", v->scrapes, v->failed);
         else
             snprintf(sc, sizeof sc, "%" PRIu64, v->scrapes);
-        fprintf(f, "%4s %11s %11s %11s %7s %21s %19s %9s\n", id, q, r, kv, pre, ttft, gen, sc);
+        fprintf(f, "%*s %11s %11s %11s %7s %21s %19s %9s\n", w, id, q, r, kv, pre, ttft, gen, sc);
     }
 }
 
@@ -1119,24 +1149,74 @@ size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, s
     return bad;
 }
 
+/* "<mean> +- <ci>" of a duration given in ms. */
+static void fmt_ms_ci(char *buf, size_t len, double mean_ms, double ci_ms)
+{
+    char m[16], c[16];
+    snprintf(buf, len, "%s +- %s", ll_fmt_duration((uint64_t)llround(mean_ms * 1e6), m, sizeof m),
+             ll_fmt_duration((uint64_t)llround(ci_ms * 1e6), c, sizeof c));
+}
+
+/* Point p's line under its last step in the table (a rate run more than
+ * once): the mean of its runs, each figure with the half-width of its
+ * 95% Student-t interval. */
+static void print_point_mean(FILE *f, const struct sweep_point *p, int indent)
+{
+    char att[48] = "", tt[40], tp[64] = "";
+    if (!isnan(p->attainment))
+        snprintf(att, sizeof att, ", attainment %.1f%% +- %.1f%%", 100 * p->attainment,
+                 100 * p->attainment_ci);
+    fmt_ms_ci(tt, sizeof tt, p->ttft_p99_ms, p->ttft_p99_ci_ms);
+    if (!isnan(p->tpot_p99_ms)) {
+        char t[40];
+        fmt_ms_ci(t, sizeof t, p->tpot_p99_ms, p->tpot_p99_ci_ms);
+        snprintf(tp, sizeof tp, ", TPOT p99 %s", t);
+    }
+    fprintf(f,
+            "%*s%.4g req/s, mean of %u runs +- 95%% CI: achieved %.3g +- %.3g, goodput %.3g "
+            "+- %.3g req/s%s, TTFT p99 %s%s\n",
+            indent, "", p->offered_rps, p->n, p->achieved_rps, p->achieved_ci, p->goodput_rps,
+            p->goodput_ci, att, tt, tp);
+}
+
+/* The point of step i when i is the last step of a rate run more than
+ * once, else NULL. */
+static const struct sweep_point *point_ending_at(const struct sweep_step *steps, size_t n, size_t i,
+                                                 const struct sweep_point *points, size_t np)
+{
+    if (steps[i].f.recovery)
+        return NULL;
+    for (size_t j = i + 1; j < n; j++)
+        if (!steps[j].f.recovery && steps[j].f.offered_rps == steps[i].f.offered_rps)
+            return NULL;
+    for (size_t p = 0; p < np; p++)
+        if (points[p].offered_rps == steps[i].f.offered_rps)
+            return points[p].n >= 2 ? &points[p] : NULL;
+    return NULL;
+}
+
 void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set)
 {
     char a[16], b[16], c[16], d[16];
     int cost = set->cost_per_hour > 0;
-    fprintf(f, "%4s %8s %8s %8s %8s %7s %9s %9s %9s %9s %6s %11s%s  %s\n", "step", "offered",
+    int repeats = sweep_has_repeats(steps, n);
+    int w = step_label_width(steps, n, repeats);
+    struct sweep_point *points = ll_calloc(n + 1, sizeof *points);
+    size_t np = sweep_points_build(steps, n, points);
+    fprintf(f, "%*s %8s %8s %8s %8s %7s %9s %9s %9s %9s %6s %11s%s  %s\n", w, "step", "offered",
             "achieved", "compl/s", "goodput", "attain", "TTFT p50", "TTFT p99", "TPOT p99",
             "E2E p99", "err%", "inflight", cost ? "  $/Mtok" : "", "verdict");
     for (size_t i = 0; i < n; i++) {
         const struct sweep_step *s = &steps[i];
-        char att[16], id[16], infl[24];
+        char att[16], id[32], infl[24];
         if (isnan(s->attainment))
             snprintf(att, sizeof att, "-");
         else
             snprintf(att, sizeof att, "%.1f%%", 100 * s->attainment);
-        fmt_step_id(id, sizeof id, &s->f);
+        sweep_step_label(&s->f, repeats, id, sizeof id);
         snprintf(infl, sizeof infl, "%.1f/%.0f", s->f.inflight_mean, s->f.inflight_max);
-        fprintf(f, "%4s %8.3g %8.3g %8.3g %8.3g %7s %9s %9s %9s %9s %6.1f %11s", id,
+        fprintf(f, "%*s %8.3g %8.3g %8.3g %8.3g %7s %9s %9s %9s %9s %6.1f %11s", w, id,
                 s->f.offered_rps, s->achieved_rps, s->completed_rps, s->goodput_rps, att,
                 s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->ttft_ns[0], a, sizeof a) : "-",
                 s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->ttft_ns[3], b, sizeof b) : "-",
@@ -1153,7 +1233,11 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
         if (!s->f.recovery && !s->slo_pass)
             fprintf(f, " (%s)", s->fail_reason);
         fputc('\n', f);
+        const struct sweep_point *pt = point_ending_at(steps, n, i, points, np);
+        if (pt)
+            print_point_mean(f, pt, w + 1);
     }
+    free(points);
     print_server_table(f, steps, n);
 }
 

@@ -343,6 +343,8 @@ struct sweep_point {
     double completed_rps, completed_ci;
     double attainment, attainment_ci;   /* NAN without an SLO */
     double ttft_p99_ms, ttft_p99_ci_ms;
+    double achieved_rps, achieved_ci;
+    double tpot_p99_ms, tpot_p99_ci_ms; /* over the repeats with a TPOT (NAN: none had) */
     double error_rate;           /* mean */
     double output_tps;           /* mean */
     int pass;                    /* every valid repeat passes; when re-run (--confirm)
@@ -459,7 +461,19 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
  * characters). Returns how many; buf gets "" when none. */
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len);
 
-/* Print the step table (one row per step) and then the findings text. */
+/* 1 when the sweep ran some rate more than once by --repeat (a step that
+ * is neither the recovery step nor a --confirm re-run has repeat > 0):
+ * then every load step's name carries its repeat (sweep_step_label). */
+int sweep_has_repeats(const struct sweep_step *steps, size_t n);
+
+/* The step's name in the terminal and the report: "rec" for the recovery
+ * step, "3 re" for a --confirm re-run, "3 r2" for step 3 as its rate's
+ * second run when repeats (sweep_has_repeats), else "3". */
+void sweep_step_label(const struct sweep_facts *f, int repeats, char *buf, size_t len);
+
+/* Print the step table (one row per step; with --repeat, after the last
+ * step of each rate run more than once, its mean and 95% CI line: see
+ * docs/sweep.md) and then the server's table when scraped. */
 void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set);
 

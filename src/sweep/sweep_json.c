@@ -489,6 +489,10 @@ static json_t *points_json(const struct sweep_point *points, size_t n_points)
         jset(o, "attainment_ci95", jnum(p->attainment_ci));
         jset(o, "ttft_p99_ms", jnum(p->ttft_p99_ms));
         jset(o, "ttft_p99_ms_ci95", jnum(p->ttft_p99_ci_ms));
+        jset(o, "achieved_rps", jnum(p->achieved_rps));
+        jset(o, "achieved_rps_ci95", jnum(p->achieved_ci));
+        jset(o, "tpot_p99_ms", jnum(p->tpot_p99_ms));
+        jset(o, "tpot_p99_ms_ci95", jnum(p->tpot_p99_ci_ms));
         jset(o, "error_rate", jnum(p->error_rate));
         jset(o, "pass", json_boolean(p->pass));
         json_array_append_new(arr, o);

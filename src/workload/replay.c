@@ -16,7 +16,7 @@ void replay_spec(const struct trace *t, size_t i, int ignore_eos,
         out->prompt_tokens = n ? n : 1;
     }
     out->max_tokens = e->max_tokens;
-    out->class_idx = -1;
+    out->class_idx = e->class_id;
     out->class_name = trace_class_name(t, i);
     out->ignore_eos = ignore_eos;
     out->api = -1;

@@ -50,7 +50,8 @@ struct req_spec {
     uint64_t index;              /* schedule index */
     uint32_t prompt_tokens;      /* >= 1 */
     uint32_t max_tokens;         /* >= 1 */
-    int32_t class_idx;           /* index into workload.classes, -1 without classes */
+    int32_t class_idx;           /* index into workload.classes (a replay: the trace's
+                                  * classes), -1 without classes */
     const char *class_name;      /* its name (borrowed from workload.classes), NULL = none */
     int ignore_eos;              /* 0 or 1 */
     int api;                     /* enum oai_api, or -1: the transport's --api */

@@ -185,6 +185,101 @@ static void test_replay_trace_fields(void **state)
     free(dir);
 }
 
+/* The class of row name in the "by class" table of out: its sched, ok
+ * and failed counts, or fail the test when there is no such row. */
+static void class_row(const char *out, const char *name, long *sched, long *ok, long *failed)
+{
+    const char *t = strstr(out, "\nby class ");
+    if (!t)
+        fail_msg("no \"by class\" table in:\n%s", out);
+    for (const char *l = strchr(t + 1, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        char got[64];
+        if (sscanf(l + 1, "%63s %ld %ld %ld", got, sched, ok, failed) == 4 &&
+            strcmp(got, name) == 0)
+            return;
+    }
+    fail_msg("no row for class %s in:\n%s", name, t);
+}
+
+/* A trace whose lines carry two classes (and one line none) gets run's
+ * "by class" table in the terminal and summary.json's "classes": each
+ * class's scheduled and ok counts are the trace's own lines of it (the
+ * instant sim answers every one), a line without a class is in no row,
+ * and the header names the command: "llmload replay: <trace>, ...". */
+static void test_replay_by_class(void **state)
+{
+    (void)state;
+    struct harness_sim *sim = &harness_cur_sim;
+    const char *sargs[] = {"--profile", "instant", NULL};
+    assert_int_equal(harness_sim_start(sim, sargs), 0);
+    char *dir = harness_tmpdir();
+    char trace[600], out[600], url[200], line[800];
+    snprintf(trace, sizeof trace, "%s/trace.jsonl", dir);
+    snprintf(out, sizeof out, "%s/r", dir);
+    snprintf(url, sizeof url, "%s/v1", sim->url);
+    /* 13 lines, 10 ms apart: 4 "rag" (every third from the first), 8
+     * "chat", and the last with no class. */
+    char text[4096] = "";
+    long want_rag = 0, want_chat = 0;
+    for (int i = 0; i < 13; i++) {
+        const char *cls = i == 12 ? NULL : i % 3 == 0 ? "rag" : "chat";
+        want_rag += cls && !strcmp(cls, "rag");
+        want_chat += cls && !strcmp(cls, "chat");
+        snprintf(line, sizeof line, "{\"t\":%.2f,\"prompt_tokens\":20,\"output_tokens\":4%s%s%s}\n",
+                 0.01 * i, cls ? ",\"class\":\"" : "", cls ? cls : "", cls ? "\"" : "");
+        strcat(text, line);
+    }
+    assert_int_equal(want_rag, 4);
+    assert_int_equal(want_chat, 8);
+    write_file(trace, text);
+    const char *args[] = {"replay",  trace,          "--url", url,        "--out", out,
+                          "--quiet", "--ignore-eos", "--slo", "ttft=10s", NULL};
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(args, 60, &status, &o, &e), 0);
+    harness_sim_teardown(NULL);
+    if (status != 0 && status != 1) /* 1: INVALID when a wake-up was over 1 ms late */
+        fail_msg("replay exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
+
+    snprintf(line, sizeof line, "llmload replay: %s, 13 requests, offsets x1", trace);
+    if (strncmp(o, line, strlen(line)) != 0)
+        fail_msg("expected the header \"%s\" in:\n%s", line, o);
+    assert_null(strstr(o, "llmload run"));
+    long sched, ok, failed;
+    class_row(o, "rag", &sched, &ok, &failed);
+    assert_int_equal(sched, want_rag);
+    assert_int_equal(ok, want_rag);
+    assert_int_equal(failed, 0);
+    class_row(o, "chat", &sched, &ok, &failed);
+    assert_int_equal(sched, want_chat);
+    assert_int_equal(ok, want_chat);
+    assert_int_equal(failed, 0);
+
+    json_t *s = harness_summary_load(out);
+    /* summary.json's mode keeps the load model's name in front. */
+    snprintf(line, sizeof line, "replay %s, 13 requests, offsets x1", trace);
+    assert_string_equal(harness_sval(s, "mode"), line);
+    json_t *cl = json_object_get(s, "classes");
+    assert_true(json_is_array(cl));
+    assert_int_equal(json_array_size(cl), 2);
+    /* First-seen order, as in the table. */
+    json_t *rag = json_array_get(cl, 0), *chat = json_array_get(cl, 1);
+    assert_string_equal(harness_sval(rag, "name"), "rag");
+    assert_string_equal(harness_sval(chat, "name"), "chat");
+    assert_int_equal(harness_ival(rag, "scheduled"), want_rag);
+    assert_int_equal(harness_ival(rag, "ok"), want_rag);
+    assert_int_equal(harness_ival(chat, "scheduled"), want_chat);
+    assert_int_equal(harness_ival(chat, "ok"), want_chat);
+    assert_string_equal(harness_sval(chat, "slo"), "ttft=10s");
+    /* The whole run counts the line without a class too. */
+    assert_int_equal(harness_ival(json_object_get(s, "requests"), "scheduled"), 13);
+    json_decref(s);
+    free(o);
+    free(e);
+    harness_rm_rf(dir);
+    free(dir);
+}
+
 /* Bad input exits 2 before anything is sent, naming the file (and the
  * line and column for a bad line). No sim runs: the URL is never asked. */
 static void test_replay_bad_input(void **state)
@@ -308,4 +403,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_si
              cmocka_unit_test_teardown(test_replay_salt, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_time_scale_halves_offsets, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_by_class, harness_sim_teardown),
              cmocka_unit_test(test_replay_bad_input))

@@ -518,6 +518,126 @@ static void test_sweep_classes(void **state)
     harness_tmp_end();
 }
 
+/* A duration as ll_fmt_duration prints it ("22.48ms", "17us", "1.20s") in
+ * ns, and into *half half a unit of its last printed digit. */
+static double parse_duration(const char *t, double *half)
+{
+    char *end;
+    double v = strtod(t, &end);
+    const char *dot = strchr(t, '.');
+    int decimals = dot && dot < end ? (int)(end - dot - 1) : 0;
+    double unit = !strncmp(end, "us", 2) ? 1e3 : !strncmp(end, "ms", 2) ? 1e6 : 1e9;
+    if (end == t || (strncmp(end, "us", 2) && strncmp(end, "ms", 2) && *end != 's'))
+        fail_msg("not a duration: \"%s\"", t);
+    *half = 0.5 * pow(10, -decimals) * unit;
+    return v * unit;
+}
+
+/* got (as printed with %.3g, or with a half-unit of half) against want. */
+static void check_printed(const char *what, double got, double want, double half)
+{
+    double tol = half > 0 ? half * 1.001 : 0.0051 * fmax(fabs(got), fabs(want)) + 1e-12;
+    if (fabs(got - want) > tol)
+        fail_msg("%s: printed %.6g, the repeats' figures give %.6g", what, got, want);
+}
+
+/* --repeat 2 at two rates: each load step is named "<step> r<run>" in the
+ * terminal and report.html (steps.csv keeps its 0-based repeat), and under
+ * each rate's second run the terminal prints the mean of the two runs'
+ * own figures (summary.json's steps) with the half-width of the 95%
+ * Student-t interval, which for two runs is t(0.975, 1) |a - b| / 2. */
+static void test_sweep_repeat_mean(void **state)
+{
+    (void)state;
+    harness_small_sim_start(NULL);
+    const char *args[] = {"--rates",         "3,6",
+                          "--repeat",        "2",
+                          "--step-duration", "1s",
+                          "--warmup",        "0.3s",
+                          "--no-recovery",   "--no-metrics",
+                          "--slo",           "ttft=2s",
+                          WORKLOAD,          NULL};
+    struct swept s;
+    json_t *sum = sweep_expect(&s, args, 60, 0, 4, NULL);
+    static const char *const labels[] = {"\n0 r1 ", "\n1 r2 ", "\n2 r1 ", "\n3 r2 "};
+    for (size_t i = 0; i < LL_ARRAY_LEN(labels); i++)
+        if (!strstr(s.out, labels[i]))
+            fail_msg("no row \"%s\" in:\n%s", labels[i] + 1, s.out);
+    assert_null(strstr(s.out, "1.1 "));
+
+    json_t *steps = json_object_get(sum, "steps");
+    static const double rates[] = {3, 6};
+    const double t975_1 = 12.706;
+    for (size_t r = 0; r < 2; r++) {
+        json_t *a = json_array_get(steps, 2 * r), *b = json_array_get(steps, 2 * r + 1);
+        assert_int_equal(harness_ival(a, "repeat"), 0);
+        assert_int_equal(harness_ival(b, "repeat"), 1);
+        ASSERT_NEAR(harness_num(a, "offered_rps"), rates[r], 1e-9);
+        ASSERT_NEAR(harness_num(b, "offered_rps"), rates[r], 1e-9);
+        char head[80];
+        snprintf(head, sizeof head, "%g req/s, mean of 2 runs +- 95%% CI: ", rates[r]);
+        const char *line = strstr(s.out, head);
+        if (!line || line < strstr(s.out, labels[2 * r + 1]))
+            fail_msg("no \"%s\" line under step %zu r2 in:\n%s", head, 2 * r + 1, s.out);
+        double ach, ach_ci, gp, gp_ci, att, att_ci;
+        char tt[32], tt_ci[32], tp[32], tp_ci[32];
+        int got = sscanf(line + strlen(head),
+                         "achieved %lf +- %lf, goodput %lf +- %lf req/s, attainment %lf%% +- "
+                         "%lf%%, TTFT p99 %31[^ ] +- %31[^,], TPOT p99 %31[^ ] +- %31[^\n]",
+                         &ach, &ach_ci, &gp, &gp_ci, &att, &att_ci, tt, tt_ci, tp, tp_ci);
+        if (got != 10)
+            fail_msg("unparsed mean line (%d fields): %.200s", got, line);
+        static const char *const keys[] = {"achieved_rps", "goodput_rps", "attainment",
+                                           "latency_ns.ttft.p99", "latency_ns.tpot.p99"};
+        double printed[5][2], half[5][2] = {{0}};
+        printed[0][0] = ach, printed[0][1] = ach_ci;
+        printed[1][0] = gp, printed[1][1] = gp_ci;
+        printed[2][0] = att / 100, printed[2][1] = att_ci / 100;
+        half[2][0] = half[2][1] = 0.0005;
+        printed[3][0] = parse_duration(tt, &half[3][0]);
+        printed[3][1] = parse_duration(tt_ci, &half[3][1]);
+        printed[4][0] = parse_duration(tp, &half[4][0]);
+        printed[4][1] = parse_duration(tp_ci, &half[4][1]);
+        for (size_t k = 0; k < LL_ARRAY_LEN(keys); k++) {
+            double x = harness_num(a, keys[k]), y = harness_num(b, keys[k]);
+            char what[80];
+            snprintf(what, sizeof what, "%g req/s %s mean", rates[r], keys[k]);
+            check_printed(what, printed[k][0], (x + y) / 2, half[k][0]);
+            snprintf(what, sizeof what, "%g req/s %s 95%% half-width", rates[r], keys[k]);
+            check_printed(what, printed[k][1], t975_1 * fabs(x - y) / 2, half[k][1]);
+        }
+        /* summary.json's point holds the same means. */
+        json_t *pt = json_array_get(json_object_get(sum, "points"), r);
+        assert_int_equal(harness_ival(pt, "runs"), 2);
+        ASSERT_REL(harness_num(pt, "achieved_rps"),
+                   (harness_num(a, "achieved_rps") + harness_num(b, "achieved_rps")) / 2, 1e-9);
+        ASSERT_REL(harness_num(pt, "tpot_p99_ms"),
+                   (harness_num(a, "latency_ns.tpot.p99") + harness_num(b, "latency_ns.tpot.p99")) /
+                       2e6,
+                   1e-9);
+    }
+
+    char path[700];
+    snprintf(path, sizeof path, "%s/steps.csv", s.dir);
+    char *csv = harness_read_file(path, NULL);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "\n1,1,load,3,"));
+    assert_non_null(strstr(csv, "\n2,0,load,6,"));
+    free(csv);
+    snprintf(path, sizeof path, "%s/report.html", s.dir);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<td>2 r2</td>"));
+    assert_non_null(strstr(html, "<td>3 r1</td>"));
+    free(html);
+    static const char *const files[] = {"summary.json", "steps.csv", "report.html", NULL};
+    char *o = harness_report_rebuilds(s.dir, files);
+    assert_non_null(strstr(o, "6 req/s, mean of 2 runs +- 95% CI: "));
+    free(o);
+    json_decref(sum);
+    swept_free(&s);
+}
+
 static void test_flags_and_help(void **state)
 {
     (void)state;
@@ -550,4 +670,5 @@ HARNESS_MAIN(cmocka_unit_test(test_flags_and_help),
              cmocka_unit_test_teardown(test_stop_ttft_limit, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_goodput_falling, harness_sim_teardown),
              cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sweep_classes, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_sweep_classes, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sweep_repeat_mean, harness_sim_teardown))

@@ -235,6 +235,24 @@ static void test_print(void **state)
     assert_string_equal(line, "unfinished: 3 scheduled requests have no record");
     find_line(out, "throughput: offered - req/s", line, sizeof(line));
     free(out);
+
+    /* A replay's header names its command, and the mode's leading
+     * "replay" is not said twice; summary.json keeps the whole mode. */
+    fx.info.closed_loop = 0;
+    fx.info.interrupted = 0;
+    fx.info.command = "replay";
+    fx.info.mode = "replay t.jsonl, 4 requests, offsets x1";
+    fx.info.offered_rate_per_s = 20;
+    out = print_to_string(&fx.s, &fx.info);
+    find_line(out, "llmload replay: ", line, sizeof(line));
+    assert_string_equal(line,
+                        "llmload replay: t.jsonl, 4 requests, offsets x1, offered 20.00 req/s");
+    assert_null(strstr(out, "llmload run"));
+    free(out);
+    json_t *j = summary_json(&fx.s, &fx.info);
+    assert_string_equal(json_string_value(json_object_get(j, "mode")),
+                        "replay t.jsonl, 4 requests, offsets x1");
+    json_decref(j);
     stats_free(&fx.s);
 }
 

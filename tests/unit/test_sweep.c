@@ -783,6 +783,77 @@ static void test_points_repeat(void **state)
         sweep_step_free(&steps[i]);
 }
 
+/* --repeat's names and the terminal's mean line: each load step is
+ * "<index> r<run>", and under a rate's last run its mean +- the 95%
+ * half-width of the figures the point averages. */
+static void test_repeat_labels(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    struct sweep_step steps[5];
+    make_step(&steps[0], 0, 10, 30, 0, &set);
+    make_step(&steps[1], 1, 10, 50, 0, &set);
+    make_step(&steps[2], 2, 20, 30, 0, &set);
+    make_step(&steps[3], 3, 20, 40, 0, &set);
+    make_step(&steps[4], 4, 5, 30, 0, &set);
+    steps[4].f.recovery = 1;
+    assert_false(sweep_has_repeats(steps, 4));
+    steps[1].f.repeat = 1;
+    steps[3].f.repeat = 1;
+    assert_true(sweep_has_repeats(steps, 4));
+
+    char id[32];
+    sweep_step_label(&steps[1].f, 1, id, sizeof id);
+    assert_string_equal(id, "1 r2");
+    sweep_step_label(&steps[2].f, 1, id, sizeof id);
+    assert_string_equal(id, "2 r1");
+    sweep_step_label(&steps[2].f, 0, id, sizeof id);
+    assert_string_equal(id, "2");
+    sweep_step_label(&steps[4].f, 1, id, sizeof id);
+    assert_string_equal(id, "rec");
+    struct sweep_facts re = {.index = 7, .repeat = 2, .confirm = 1};
+    sweep_step_label(&re, 1, id, sizeof id);
+    assert_string_equal(id, "7 re");
+
+    struct sweep_point pts[5];
+    assert_int_equal(sweep_points_build(steps, 5, pts), 2);
+    ASSERT_NEAR(pts[0].achieved_rps, (steps[0].achieved_rps + steps[1].achieved_rps) / 2, 1e-9);
+    ASSERT_NEAR(pts[0].tpot_p99_ms,
+                ((double)steps[0].tpot_ns[3] + (double)steps[1].tpot_ns[3]) / 2e6, 1e-9);
+    ASSERT_NEAR(pts[0].ttft_p99_ms,
+                ((double)steps[0].ttft_ns[3] + (double)steps[1].ttft_ns[3]) / 2e6, 1e-9);
+
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    sweep_print_table(f, steps, 5, &set);
+    fclose(f);
+    /* Rows in order, each rate's mean line under its second run. */
+    const char *r0 = strstr(out, "\n0 r1 "), *r1 = strstr(out, "\n1 r2 "),
+               *m10 = strstr(out, "10 req/s, mean of 2 runs +- 95% CI: achieved "),
+               *r2 = strstr(out, "\n2 r1 "), *m20 = strstr(out, "20 req/s, mean of 2 runs"),
+               *rec = strstr(out, "\n rec ");
+    if (!r0 || !r1 || !m10 || !r2 || !m20 || !rec ||
+        !(r0 < r1 && r1 < m10 && m10 < r2 && r2 < m20 && m20 < rec))
+        fail_msg("rows out of order:\n%s", out);
+    assert_null(strstr(out, "5 req/s, mean")); /* the recovery step has no mean line */
+    char want[200], a[16], b[16];
+    snprintf(want, sizeof want, "TTFT p99 %s +- %s",
+             ll_fmt_duration((uint64_t)llround(pts[0].ttft_p99_ms * 1e6), a, sizeof a),
+             ll_fmt_duration((uint64_t)llround(pts[0].ttft_p99_ci_ms * 1e6), b, sizeof b));
+    const char *eol = strchr(m10, '\n');
+    const char *at = strstr(m10, want);
+    if (!at || at > eol)
+        fail_msg("expected \"%s\" in the 10 req/s mean line:\n%s", want, out);
+    assert_non_null(strstr(m10, "attainment 100.0% +- 0.0%"));
+    free(out);
+    for (int i = 0; i < 5; i++)
+        sweep_step_free(&steps[i]);
+}
+
 static void test_facts_round_trip(void **state)
 {
     (void)state;
@@ -1274,6 +1345,7 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_tail_test
           SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
           SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
           cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv))
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv))
