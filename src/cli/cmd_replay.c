@@ -41,13 +41,21 @@ static void replay_usage(FILE *f)
         "  --requests N             offer only the first N requests (in arrival order)\n"
         "  --warmup D               requests scheduled in the first D are written, not summarised\n"
         "  --max-tokens-total N     spend guard: stop offering before prompt+max tokens pass N\n"
-        "  --seed N                 seed of the synthetic prompt text (default 1; `run`'s seed\n"
-        "                           gives byte-identical prompts for a dumped schedule)\n"
+        "  --seed N                 seed of the synthetic prompt text (default 1)\n"
+        "  --prompt-salt auto|N     its salt: auto (default) draws one per replay; `run`'s seed\n"
+        "                           and prompt_salt give a dumped schedule's exact prompts. A\n"
+        "                           line's own prompt text is sent as it is\n"
         "\n"
         "Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
         "--ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure, --cacert,\n"
         "--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
         "--lateness-tolerance, --prompt-ids, --prompt-id-range).\n"
+        "\n"
+        "Calibration (docs/workload.md):\n"
+        "  --calibration FILE       scale the synthetic prompt of each line without text by a fit\n"
+        "                           from llmload calibrate, so this server counts the line's\n"
+        "                           prompt_tokens (a line's own text is sent as it is)\n"
+        "  --calibrate auto         calibrate against the target first, and scale by that fit\n"
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
         "2 bad flags or a bad trace, 3 could not run or records lost, 6 no request\n"
@@ -109,8 +117,6 @@ static int reject_generator_flags(const struct run_opts *o, char *err, size_t er
         {o->cancel_after, "--cancel-after"},
         {o->lengths, "--lengths"},
         {o->dataset, "--dataset"},
-        {o->calibration, "--calibration"},
-        {o->calibrate, "--calibrate"},
         {o->cancel_after_tokens, "--cancel-after-tokens"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++) {
@@ -176,6 +182,12 @@ static int replay_flags(int argc, char **argv, struct replay_args *ra, struct ru
     cfg->trace = *trace;
     if (runopts_prompt_ids_check_trace(cfg, *trace, ro->trace_path, err, errlen) != 0)
         return LL_E_INVAL;
+    /* A calibration scales llmload's words; a line's own text goes as it is. */
+    if ((ra->o.calibration || ra->o.calibrate) && !replay_has_synthetic(*trace))
+        return runopts_errf(err, errlen,
+                            "--%s: every line of %s carries prompt text, sent as it is; "
+                            "there are no synthetic prompts to scale",
+                            ra->o.calibration ? "calibration" : "calibrate", ro->trace_path);
     cfg->transport.cancels = replay_has_cancels(*trace);
     return 0;
 }
@@ -243,6 +255,8 @@ int replay_main(int argc, char **argv)
 
     struct run_setup rs;
     int exit_code = run_setup_open(&rs, &ra.o, &cfg);
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_setup_calibrate(&rs, &ra.o, &cfg);
     if (exit_code == LL_EXIT_OK)
         exit_code = run_setup_results(&rs, &ra.o, "replay",
                                       replay_config_json(&ra.o, &ra.ro, &cfg, rs.target.model),

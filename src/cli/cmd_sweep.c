@@ -127,8 +127,8 @@ static void sweep_usage(FILE *f)
         "\n"
         "Target, workload, timeouts and output: as `llmload run` (--url, --api, --model,\n"
         "--no-stream, --ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure,\n"
-        "--cacert,\n"
-        "--arrival constant|poisson|gamma, --burstiness, --seed, --prompt-tokens,\n"
+        "--cacert, --arrival constant|poisson|gamma, --burstiness, --seed, --prompt-salt\n"
+        "(each step and repeat gets its own text from it), --prompt-tokens,\n"
         "--output-tokens, --timeout-*, --threads, --out, --force, --grace, --max-line,\n"
         "--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
         "--cancel-*, --prompt-ids, --prompt-id-range, --calibration, --calibrate auto: the\n"
@@ -664,7 +664,10 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     }
     cfg.arrival.seed = base->arrival.seed + index;
     cfg.workload.seed = base->workload.seed + index;
-    cfg.transport.seed = base->transport.seed + index;
+    /* The step's own content: what `llmload run --seed` of the step's seed
+     * with the sweep's --prompt-salt sends, so no step or repeat shares a
+     * prompt with another, nor with another sweep under another salt. */
+    cfg.transport.seed = workload_content_seed(cfg.workload.seed, base->prompt_salt);
     cfg.warmup_ns = warmup_ns;
     cfg.duration_ns = warmup_ns + hold_ns;
     cfg.records_fd = sr->records_fd;
@@ -1050,8 +1053,11 @@ int sweep_job_run(struct sweep_job *j)
     close(rs.records_fd);
     rs.records_fd = sr.records_fd = -1;
 
-    printf("llmload sweep of %s (model %s): %s\n\n", j->cfg.transport.base_url, rs.target.model,
-           j->set.auto_rates ? "auto rates" : "given rates");
+    printf("llmload sweep of %s (model %s): %s; seed %llu, prompt salt %llu%s\n\n",
+           j->cfg.transport.base_url, rs.target.model,
+           j->set.auto_rates ? "auto rates" : "given rates",
+           (unsigned long long)j->cfg.workload.seed, (unsigned long long)j->cfg.prompt_salt,
+           j->cfg.prompt_salt_auto ? " (auto)" : "");
     fflush(stdout);
     exit_code = report_build_dir(rs.dir, stdout);
     printf("results: %s (report.html, steps.csv, summary.json)\n", rs.dir);

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "workload/calibrate.h"
@@ -61,6 +63,7 @@ static const struct runopts_flag common_flags[] = {
     VALUE("burstiness", burstiness),
     VALUE("warmup", warmup),
     VALUE("seed", seed),
+    VALUE("prompt-salt", prompt_salt),
     VALUE("prompt-tokens", prompt_tokens),
     VALUE("output-tokens", output_tokens),
     /* timeouts */
@@ -356,6 +359,33 @@ int runopts_seed(const struct run_opts *o, uint64_t *seed, char *err, size_t err
     if (o->seed && (ll_parse_u64(o->seed, seed) != 0 || *seed > INT64_MAX))
         return runopts_errf(err, errlen, "--seed: expected a whole number from 0 to 2^63-1, "
                             "got \"%s\"", o->seed);
+    return 0;
+}
+
+int runopts_prompt_salt(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen)
+{
+    const char *v = o->prompt_salt;
+    if (v && strcmp(v, "auto") != 0) {
+        uint64_t salt;
+        if (ll_parse_u64(v, &salt) != 0 || salt > INT64_MAX)
+            return runopts_errf(err, errlen,
+                                "--prompt-salt: expected auto or a whole number "
+                                "from 0 to 2^63-1, got \"%s\"",
+                                v);
+        cfg->prompt_salt = salt;
+        cfg->prompt_salt_auto = 0;
+        return 0;
+    }
+    uint64_t salt = 0;
+    if (getrandom(&salt, sizeof salt, GRND_NONBLOCK) != (ssize_t)sizeof salt) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        salt = ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) ^
+               ((uint64_t)getpid() << 40);
+    }
+    salt &= INT64_MAX;                  /* run.json keeps it as a JSON integer */
+    cfg->prompt_salt = salt ? salt : 1; /* 0 is "no salt" */
+    cfg->prompt_salt_auto = 1;
     return 0;
 }
 
@@ -729,9 +759,17 @@ int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len)
     uint64_t n = cfg->max_requests && cfg->max_requests < 1000 ? cfg->max_requests : 1000;
     uint64_t below = 0, seen = 0;
     uint32_t shortest = UINT32_MAX;
+    const struct trace *tr = cfg->trace;
+    if (tr)
+        n = LL_MIN(n, (uint64_t)tr->n);
     for (uint64_t i = 0; i < n + cfg->n_bursts; i++) {
         uint32_t t;
-        if (i < n) {
+        if (tr && i < n) {
+            /* A replay: the lines llmload writes the prompt of. */
+            if (tr->entries[i].prompt_off != TRACE_NONE || tr->entries[i].prompt_tokens == 0)
+                continue;
+            t = tr->entries[i].prompt_tokens;
+        } else if (i < n) {
             struct req_spec sp;
             workload_spec(&cfg->workload, i, &sp);
             t = sp.prompt_tokens;
@@ -1014,14 +1052,15 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
                                 o->max_line);
         tc->max_line_bytes = (size_t)m;
     }
-    tc->seed = seed;
+    tc->seed = workload_content_seed(seed, cfg->prompt_salt);
     return 0;
 }
 
 int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                struct run_config *cfg, char *err, size_t errlen)
 {
-    if (runopts_workload(o, seed, cfg, err, errlen) != 0 ||
+    if (runopts_prompt_salt(o, cfg, err, errlen) != 0 ||
+        runopts_workload(o, seed, cfg, err, errlen) != 0 ||
         runopts_threads(o, cfg, err, errlen) != 0 ||
         runopts_transport(o, seed, cfg, err, errlen) != 0)
         return LL_E_INVAL;
@@ -1185,6 +1224,8 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     json_object_set_new(c, "warmup_ns", json_integer((json_int_t)cfg->warmup_ns));
     json_object_set_new(c, "max_tokens_total", json_integer((json_int_t)cfg->max_tokens_total));
     json_object_set_new(c, "seed", json_integer((json_int_t)cfg->workload.seed));
+    json_object_set_new(c, "prompt_salt", json_integer((json_int_t)cfg->prompt_salt));
+    json_object_set_new(c, "prompt_salt_auto", json_boolean(cfg->prompt_salt_auto));
     config_lengths_json(c, o, cfg);
     config_shape_json(c, o, cfg);
     config_transport_json(c, o, &cfg->transport, model);
@@ -1263,6 +1304,9 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     info->model = model;
     info->version = LL_VERSION;
     info->seed = cfg->workload.seed;
+    info->has_prompt_salt = 1;
+    info->prompt_salt = cfg->prompt_salt;
+    info->prompt_salt_auto = cfg->prompt_salt_auto;
     info->interrupted = res->interrupted;
     info->records_written = res->records_written;
     info->prompts = driver_prompts(cfg);

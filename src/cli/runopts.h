@@ -65,6 +65,7 @@ struct run_opts {
     const char *calibrate;       /* --calibrate auto: calibrate before the load */
     int prompt_ids;              /* --prompt-ids: prompts as token IDs (completions) */
     const char *prompt_id_range; /* --prompt-id-range A,B: the IDs they are drawn from */
+    const char *prompt_salt;     /* --prompt-salt auto|N: the prompt content's salt */
     int force, dry_run, quiet;
 };
 
@@ -177,13 +178,19 @@ int runopts_slo(const struct run_opts *o, struct run_config *cfg, char *err, siz
 /* --seed into *seed, default 1. 0 or LL_E_INVAL. */
 int runopts_seed(const struct run_opts *o, uint64_t *seed, char *err, size_t errlen);
 
+/* --prompt-salt into cfg->prompt_salt and cfg->prompt_salt_auto: a whole
+ * number from 0 to 2^63-1 fixes it; "auto" (or no flag) draws one from
+ * getrandom (the clock and pid if that fails). 0 or LL_E_INVAL. */
+int runopts_prompt_salt(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen);
+
 /* --arrival and --burstiness into a (kind, burstiness, seed); the rate is
  * the caller's. 0 or LL_E_INVAL. */
 int runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_config *a,
                     char *err, size_t errlen);
 
-/* Workload (prompt/output lengths, ignore_eos, seed), --threads and the
- * transport (URL, API, stream, TLS, timeouts, SSE line bound, --prompt-ids).
+/* Workload (prompt/output lengths, ignore_eos, seed), --threads, the
+ * prompt salt (runopts_prompt_salt) and the transport (URL, API, stream,
+ * TLS, timeouts, SSE line bound, --prompt-ids, the content's seed).
  * Returns 0, or LL_E_INVAL with the reason in err; what it loaded into
  * cfg is the caller's to free (runopts_workload_free) in either case.
  * --prompt-ids is refused beside what cannot send
@@ -198,8 +205,9 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
 
 /* With a calibration (cfg->workload.calib), whether the prompts ask for
  * lengths at or near its intercept (the template the server adds to
- * every prompt): the first 1000 of the schedule (fewer with --requests)
- * and the bursts' lengths, against twice the intercept. 1 with the
+ * every prompt): the first 1000 of the schedule (fewer with --requests;
+ * a replay's first 1000 lines without prompt text) and the bursts'
+ * lengths, against twice the intercept. 1 with the
  * warning in msg (len bytes) when some do, else 0. */
 int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len);
 

@@ -234,7 +234,8 @@ static void next_arrival(struct worker *w)
         int mine = i % w->d->n_workers == w->idx;
         if ((mine && !sessions) || guard) {
             if (cfg->trace)
-                replay_spec(cfg->trace, (size_t)i, cfg->workload.ignore_eos, &w->next_spec);
+                replay_spec(cfg->trace, (size_t)i, cfg->workload.ignore_eos, &cfg->workload.calib,
+                            &w->next_spec);
             else
                 offer_spec(cfg, i, b, &w->next_spec);
         }
@@ -1051,7 +1052,10 @@ static int all_finished(const struct driver *d)
 
 enum summary_prompts driver_prompts(const struct run_config *cfg)
 {
-    if (cfg->trace || cfg->workload.dataset || cfg->transport.prompt_ids)
+    /* A trace without text sends llmload's words at its lengths: checked
+     * as a run's; one with text (any line) is not llmload's to judge. */
+    if ((cfg->trace && replay_has_text(cfg->trace)) || cfg->workload.dataset ||
+        cfg->transport.prompt_ids)
         return SUMMARY_PROMPTS_OTHER;
     return cfg->workload.calib.tokens_per_word > 0 ? SUMMARY_PROMPTS_CALIBRATED
                                                    : SUMMARY_PROMPTS_SYNTHETIC;

@@ -91,6 +91,11 @@ struct run_config {
      * (session_turns_check). --requests bounds sessions, not turns. */
     struct dist turns;
     struct transport_config transport;/* run_start_ns and worker are set by the driver */
+    /* --prompt-salt: what the prompt content's seed mixes with the
+     * schedule's (transport.seed = workload_content_seed(workload.seed,
+     * prompt_salt)); auto: drawn afresh for this run (the default). */
+    uint64_t prompt_salt;
+    int prompt_salt_auto;
     int records_fd;                   /* requests.jsonl, opened O_APPEND; -1 = none */
     int progress;                     /* 0 none, 1 a live line on a TTY, 2 plain lines */
     uint64_t progress_interval_ns;
@@ -169,7 +174,8 @@ void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst
                 struct req_spec *out);
 
 /* What cfg's requested prompt lengths are, for the check of the server's
- * count against them: OTHER for a replay, a dataset or token IDs, else
+ * count against them: OTHER for a replay of a trace with prompt text, a
+ * dataset or token IDs, else
  * llmload's words, CALIBRATED when a calibration scales them. While a run
  * goes, the driver judges the first SUMMARY_PROMPT_FIRST ok responses that
  * report the server's count (all of them when fewer come) and, when they

@@ -172,12 +172,25 @@ void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summ
         *warning = 1;
         summary_prompt_4xx_warning(buf, len, s->completed);
     } else if (s->prompt_mismatch > 0 && n > 0) {
+        const char *fix;
+        switch (prompts) {
+        case SUMMARY_PROMPTS_SYNTHETIC:
+            fix = ": its tokenizer does not count a word a token; to send each prompt at its "
+                  "length, fit it with `llmload calibrate --url BASE` and run with "
+                  "`--calibration FILE`, or run with `--calibrate auto` (docs/workload.md)";
+            break;
+        case SUMMARY_PROMPTS_CALIBRATED:
+            fix = ": a calibration keeps the mean length, each prompt within a word or two "
+                  "(docs/workload.md)";
+            break;
+        default: fix = " (the server's tokenizer counts these prompts otherwise)"; break;
+        }
         snprintf(buf, len,
-                 "%" PRIu64 " ok requests had a server prompt count unlike the "
-                 "requested one: %.2fx over all, per request %+.1f%% to %+.1f%%",
-                 s->prompt_mismatch,
-                 (double)s->prompt_usage_server / (double)s->prompt_usage_requested,
-                 100.0 * s->prompt_err_min, 100.0 * s->prompt_err_max);
+                 "the server counted %.2fx the requested prompt tokens (over %" PRIu64
+                 " ok requests); %" PRIu64 " of them were counted otherwise, per request "
+                 "%+.1f%% to %+.1f%%%s",
+                 (double)s->prompt_usage_server / (double)s->prompt_usage_requested, n,
+                 s->prompt_mismatch, 100.0 * s->prompt_err_min, 100.0 * s->prompt_err_max, fix);
     }
 }
 
@@ -235,8 +248,11 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
                    "see when the server slows\n");
     fprintf(f, "target   %s\n", summary_str(info->target_url));
     fprintf(f, "model    %s\n", summary_str(info->model));
-    fprintf(f, "version  %s, seed %" PRIu64 "\n", summary_str(info->version),
-            info->seed);
+    fprintf(f, "version  %s, seed %" PRIu64, summary_str(info->version), info->seed);
+    if (info->has_prompt_salt)
+        fprintf(f, ", prompt salt %" PRIu64 "%s", info->prompt_salt,
+                info->prompt_salt_auto ? " (auto: --prompt-salt N sends this text again)" : "");
+    fputc('\n', f);
     if (info->warmup_ns > 0)
         fprintf(f, "window   %s measured, after %s warm-up\n",
                 ll_fmt_duration(info->window_ns, a, sizeof(a)),

@@ -90,6 +90,11 @@ struct summary_info {
     const char *model;
     const char *version;
     uint64_t seed;
+    /* The prompt content's salt (--prompt-salt), printed beside the seed
+     * so a run's text can be sent again; has_prompt_salt 0: none shown. */
+    int has_prompt_salt;
+    uint64_t prompt_salt;
+    int prompt_salt_auto;
     int interrupted;            /* 1: stopped by a signal, partial results */
     uint64_t records_written;   /* lines in requests.jsonl */
     const char *slo;            /* canonical SLO spec, NULL when none: goodput is printed */

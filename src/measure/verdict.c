@@ -203,7 +203,8 @@ int verdict_cache_carryover(double reported_share, double implied_share, uint64_
         return 0;
     snprintf(buf, len,
              "the server served %.1f%% of the prompt tokens from its cache, the workload's "
-             "prefixes share %.1f%%: the server remembers an earlier run: use another --seed, "
+             "prefixes share %.1f%%: the server remembers an earlier run that sent these "
+             "prompts (the same --seed and --prompt-salt): use --prompt-salt auto (the default), "
              "or restart it",
              100 * reported_share, 100 * implied_share);
     return 1;

@@ -808,16 +808,21 @@ double scrape_client_prompt(const struct scrape_join *j, const struct scrape_cli
     return c->prompt_tokens - (isfinite(c->cached_tokens) ? c->cached_tokens : 0);
 }
 
+/* One counter's line: the server's increase and, when there is one, the
+ * client's own count of the same thing, each named ("server 16180, client
+ * sent 23137"), then their ratio. client_what says what the client
+ * counted ("sent", "received", "ok"). */
 static void print_counter(FILE *f, const char *name, const struct scrape_counter *c,
-                          double client)
+                          const char *client_what, double client)
 {
     if (!c->present)
         return;
-    fprintf(f, "  %-20s %.0f", name, c->delta);
     if (isfinite(client)) {
-        fprintf(f, "   client %.0f", client);
+        fprintf(f, "  %-20s server %.0f, client %s %.0f", name, c->delta, client_what, client);
         if (client > 0)
             fprintf(f, " (server/client %.3f)", c->delta / client);
+    } else {
+        fprintf(f, "  %-20s server %.0f", name, c->delta);
     }
     if (c->resets)
         fprintf(f, "   (%u counter resets)", c->resets);
@@ -839,13 +844,14 @@ void scrape_join_print(FILE *f, const struct scrape_join *j, int join_rc,
     print_gauge(f, "queue depth", &j->waiting, 1, "");
     print_gauge(f, "running", &j->running, 1, "");
     print_gauge(f, "KV-cache usage", &j->kv_usage, 100, "%");
-    print_counter(f, "preemptions", &j->preemptions, NAN);
+    print_counter(f, "preemptions", &j->preemptions, NULL, NAN);
     int less_cached;
     double prompt = scrape_client_prompt(j, c, &less_cached);
     print_counter(f, less_cached ? "prompt tokens (less cached)" : "prompt tokens",
-                  &j->prompt_tokens, prompt);
-    print_counter(f, "generation tokens", &j->generation_tokens, c ? c->output_tokens : NAN);
-    print_counter(f, "requests finished", &j->request_success, c ? c->completed_ok : NAN);
+                  &j->prompt_tokens, less_cached ? "sent less cached" : "sent", prompt);
+    print_counter(f, "generation tokens", &j->generation_tokens, "received",
+                  c ? c->output_tokens : NAN);
+    print_counter(f, "requests finished", &j->request_success, "ok", c ? c->completed_ok : NAN);
     if (j->ttft_quantiles) {
         char a[16], b[16], ca[16], cb[16];
         fprintf(f, "  %-20s p50 %s  p99 %s%s   client (from sent) p50 %s  p99 %s\n",

@@ -26,8 +26,10 @@
 /* Salt of the nonce, and its width (four 14-bit IDs in the default range). */
 #define CHATBODY_IDS_NONCE_SALT 0x69646E6F6E6365ULL
 #define CHATBODY_IDS_NONCE_BITS 56
-/* Bits of a prefix's tag: its 32-bit number (three 14-bit IDs). */
+/* Bits of a prefix's tag: its 32-bit number (three 14-bit IDs), and the
+ * salt of a salted seed's offset added to it. */
 #define CHATBODY_IDS_TAG_BITS 32
+#define CHATBODY_IDS_TAG_SALT 0x6964746167ULL
 
 struct cbuf {
     char *buf;
@@ -239,8 +241,13 @@ size_t chatbody_prompt_ids(uint64_t seed, const struct chatbody_id_range *range,
 
     if (spec->prefix_id >= 0 && spec->prefix_tokens > 0) {
         uint32_t l = spec->prefix_tokens < n ? spec->prefix_tokens : n;
-        ids_digits(&w, (uint64_t)spec->prefix_id & 0xFFFFFFFFULL,
-                   ids_digits_for(w.m, CHATBODY_IDS_TAG_BITS), l);
+        /* Under a salted seed the group's number plus an offset of the
+         * seed's, mod 2^32: distinct groups keep distinct tags, another
+         * salt shares none. */
+        uint64_t tag = (uint64_t)spec->prefix_id;
+        if (seed & WL_SEED_SALTED)
+            tag += mix56(seed ^ CHATBODY_IDS_TAG_SALT);
+        ids_digits(&w, tag & 0xFFFFFFFFULL, ids_digits_for(w.m, CHATBODY_IDS_TAG_BITS), l);
         rng_seed(&r, seed, CHATBODY_IDS_PREFIX_STREAM ^ (uint64_t)spec->prefix_id);
         ids_random(&w, &r, l);
     }

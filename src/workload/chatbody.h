@@ -79,10 +79,11 @@ struct chatbody_id_range {
  *   - with spec->prefix_id >= 0, the first min(prefix_tokens, prompt_tokens)
  *     IDs are shared prefix prefix_id: the same IDs in every request with
  *     the same (seed, range, prefix_id, prefix_tokens), beginning with
- *     prefix_id's 32 low bits in base m (least significant first; as many
- *     digits as 32 bits need: three 14-bit digits in the default range), so
- *     two groups differ within those first IDs (in the first one when their
- *     numbers differ mod m);
+ *     prefix_id's 32 low bits (plus, under a salted seed, WL_SEED_SALTED,
+ *     an offset drawn from the seed, mod 2^32) in base m (least significant
+ *     first; as many digits as 32 bits need: three 14-bit digits in the
+ *     default range), so two groups differ within those first IDs (in the
+ *     first one when their numbers differ mod m);
  *   - then a nonce: a bijection of (seed, index) on 56 bits in base m (as
  *     many digits as 56 bits need: 4 in the default range), so two requests
  *     of one run never share it;

@@ -5,8 +5,9 @@
  * the first request of a prefix group computes its prefix, every later one
  * finds it. Everything after the prefix is unique (docs/workload.md, "The
  * synthetic prompt"), so nothing else can be a hit. A server that reports
- * far more cached tokens than that remembers an earlier run (the same
- * --seed sends the same prompts again), and the run measured a warm cache.
+ * far more cached tokens than that remembers an earlier run (one with the
+ * same --seed and --prompt-salt sent the same prompts), and the run
+ * measured a warm cache.
  *
  * The tally is order-free, so each worker keeps its own and they merge at
  * the end: per prefix group the fewest prefix tokens any of its requests

@@ -3,7 +3,8 @@
 
 #include "workload/tokenizer.h"
 
-void replay_spec(const struct trace *t, size_t i, int ignore_eos, struct req_spec *out)
+void replay_spec(const struct trace *t, size_t i, int ignore_eos,
+                 const struct workload_calib *calib, struct req_spec *out)
 {
     const struct trace_entry *e = &t->entries[i];
     size_t text_len = 0;
@@ -36,6 +37,22 @@ void replay_spec(const struct trace *t, size_t i, int ignore_eos, struct req_spe
                        ? (int64_t)e->session_id
                        : -1;
     out->turn = -1;
+    out->calib = calib ? *calib : (struct workload_calib){0, 0};
+    out->dataset_entry = -1;
+}
+
+int replay_has_text(const struct trace *t)
+{
+    return t->arena_bytes > 0; /* the arena holds the lines' texts only */
+}
+
+int replay_has_synthetic(const struct trace *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->entries[i].prompt_off == TRACE_NONE)
+            return 1;
+    }
+    return 0;
 }
 
 double replay_offered_rate(const struct trace *t, double factor)

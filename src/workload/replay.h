@@ -16,10 +16,20 @@
 #include "workload/workload.h"
 
 /* Fill out with the request of entry i (< t->n). ignore_eos is the command
- * line's. The prompt text and class name are borrowed from t (valid until
+ * line's; calib (may be NULL: none) the fit the synthetic prompt of a line
+ * without text is scaled by (--calibration, --calibrate auto), so the
+ * server counts the line's prompt_tokens; a line's own text is sent as it
+ * is. The prompt text and class name are borrowed from t (valid until
  * trace_free). A line with a prompt text and no prompt_tokens gets the
  * text's length under the sim's tokenizer (at least 1). */
-void replay_spec(const struct trace *t, size_t i, int ignore_eos, struct req_spec *out);
+void replay_spec(const struct trace *t, size_t i, int ignore_eos,
+                 const struct workload_calib *calib, struct req_spec *out);
+
+/* 1 when some line of t carries prompt text (sent verbatim), else 0. */
+int replay_has_text(const struct trace *t);
+
+/* 1 when some line of t has no prompt text (gets a synthetic prompt). */
+int replay_has_synthetic(const struct trace *t);
 
 /* The replay's intended request rate, req/s: entries over the span from
  * offset 0 to the last scaled offset; 0 when that span is 0 (every

@@ -826,7 +826,10 @@ static uint64_t mix64(uint64_t z)
 }
 
 /* The prompt is: [tag body...] (prefix_tokens words, shared) nonce filler.
- * The tag is prefix_id's 7 base-36 digits, least significant first, so its
+ * The tag is prefix_id's low 32 bits, plus, under a salted seed
+ * (WL_SEED_SALTED), a 32-bit offset drawn from the seed (so another salt's
+ * prompts share not even the tag, and distinct groups keep distinct tags),
+ * in 7 base-36 digits, least significant first, so its
  * first word alone tells 36^4 groups apart; the body is drawn from a
  * generator seeded by (seed, prefix_id), so it is the same bytes in every
  * request of the group. The nonce is a bijection of index (for a fixed
@@ -841,7 +844,10 @@ size_t wl_prompt_build(uint64_t seed, uint64_t index, uint32_t n_tokens,
 
     if (prefix_id >= 0 && prefix_tokens > 0) {
         uint32_t l = prefix_tokens < n_tokens ? prefix_tokens : n_tokens;
-        pb_base36(&b, (uint64_t)prefix_id & 0xFFFFFFFFULL, WL_TAG_DIGITS, l);
+        uint64_t tag = (uint64_t)prefix_id & 0xFFFFFFFFULL; /* + below 2^32: 7 digits hold it */
+        if (seed & WL_SEED_SALTED)
+            tag += mix64(seed ^ 0x746167ULL) & 0xFFFFFFFFULL;
+        pb_base36(&b, tag, WL_TAG_DIGITS, l);
         rng_seed(&r, seed, WL_PREFIX_STREAM_BASE ^ (uint64_t)prefix_id);
         pb_random_words(&b, &r, l);
     }

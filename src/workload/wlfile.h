@@ -142,13 +142,20 @@ int64_t wl_prefix_draw(const struct wl_prefix *p, struct rng *r);
  * from c->after. */
 int wl_cancel_draw(const struct wl_cancel *c, struct rng *r, uint64_t *after);
 
+/* The top bit of a salted content seed (workload_content_seed with a
+ * salt): under such a seed a shared prefix's tag moves too, so runs with
+ * other salts share no word at all. A --seed is below 2^63, so an
+ * unsalted seed never has it and builds the bytes it always built. */
+#define WL_SEED_SALTED (1ULL << 63)
+
 /* Build the prompt of request index: exactly n_tokens words of 1-4
  * lowercase ASCII letters or digits, separated by single spaces (one token
  * each under the sim's tokenizer, docs/workload.md). With prefix_id >= 0
  * the text begins with the shared prefix prefix_id: its first
  * min(prefix_tokens, n_tokens) words, identical bytes for every request
  * with the same (seed, prefix_id, prefix_tokens) and different for
- * different prefix_id; then a nonce of up to 4 words unique to (seed,
+ * different prefix_id (and, under another salted seed, from the first
+ * word: WL_SEED_SALTED); then a nonce of up to 4 words unique to (seed,
  * index); then filler. With prefix_id < 0 the nonce comes first. The
  * nonce is whole (and the prompt unique) when at least 4 tokens remain
  * after the prefix. The prefix and the rest are separated by one space.

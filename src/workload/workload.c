@@ -112,6 +112,25 @@ size_t workload_prompt(uint64_t seed, const struct req_spec *spec, char *buf, si
     return wl_prompt_build(seed, spec->index, words, spec->prefix_id, prefix_words, buf, len);
 }
 
+/* splitmix64's finaliser: a bijection of 64-bit values. */
+static uint64_t content_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t workload_content_seed(uint64_t seed, uint64_t salt)
+{
+    if (salt == 0)
+        return seed;
+    /* Each input through its own bijection before they meet, so (s, t)
+     * and (t, s) differ, then once more to spread the sum. */
+    return content_mix(content_mix(seed ^ 0x636F6E74656E74ULL) +
+                       content_mix(salt + 0x9E3779B97F4A7C15ULL)) |
+           WL_SEED_SALTED;
+}
+
 uint32_t workload_calib_words(const struct workload_calib *c, uint32_t target_tokens)
 {
     if (!(c->tokens_per_word > 0))

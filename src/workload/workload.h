@@ -99,6 +99,18 @@ const char *workload_class_name(const struct workload *w, const struct req_spec 
  * JSON escaping. */
 size_t workload_prompt(uint64_t seed, const struct req_spec *spec, char *buf, size_t len);
 
+/* The seed of a run's prompt content (the transport's seed: every
+ * synthetic prompt, shared prefix, token-ID prompt and assistant turn is
+ * built from it) for the schedule's seed and the run's prompt salt
+ * (--prompt-salt). The salt changes what the prompts say, never the
+ * schedule: workload_spec and the arrivals take the seed alone. Salt 0
+ * is none: the seed itself, the text runs sent before salts existed.
+ * Any other salt gives a 63-bit mix of both with WL_SEED_SALTED set (which
+ * moves the prefixes' tags too), so two runs with the same seed and
+ * another salt share no prompt text, and the same pair always gives the
+ * same bytes. */
+uint64_t workload_content_seed(uint64_t seed, uint64_t salt);
+
 /* The number of synthetic words whose count under the fit c is closest to
  * target_tokens: round((target - intercept) / slope), at least 1 and at
  * most 4e9. With no fit (slope <= 0) returns target_tokens. */

@@ -409,12 +409,25 @@ static void test_calibrated_run_bytes2(void **state)
     struct workload_calib wc = {fit.slope, fit.intercept};
 
     static const char *const lengths[] = {"64", "256", "1024", "3000"};
-    const uint64_t seed = 11;
+    /* The text the client sent: --seed 11 salted with --prompt-salt 3. */
+    const uint64_t seed = workload_content_seed(11, 3);
     double worst_all = 0;
     for (size_t li = 0; li < LL_ARRAY_LEN(lengths); li++) {
-        const char *rargs[] = {"--rate", "200", "--requests", "16", "--seed", "11",
-                               "--prompt-tokens", lengths[li], "--output-tokens", "1",
-                               "--calibration", cal, NULL};
+        const char *rargs[] = {"--rate",
+                               "200",
+                               "--requests",
+                               "16",
+                               "--seed",
+                               "11",
+                               "--prompt-salt",
+                               "3",
+                               "--prompt-tokens",
+                               lengths[li],
+                               "--output-tokens",
+                               "1",
+                               "--calibration",
+                               cal,
+                               NULL};
         char *res = harness_run_client(NULL, rargs, HARNESS_RC_OK_OR_INVALID, NULL);
         struct harness_recs *recs = harness_requests_load(res);
         assert_int_equal(recs->n, 16);
@@ -446,6 +459,50 @@ static void test_calibrated_run_bytes2(void **state)
         harness_results_free(res);
     }
     fprintf(stderr, "calibrated run: worst error %+.2f%% over all lengths\n", 100 * worst_all);
+
+    /* Within 10% over all, but requests off by a token or two: the summary
+     * notes it with the ratio, whose count is whose, and what a
+     * calibration promises. */
+    const char *nargs[] = {"--rate",
+                           "200",
+                           "--requests",
+                           "16",
+                           "--seed",
+                           "11",
+                           "--prompt-tokens",
+                           "uniform:60,70",
+                           "--output-tokens",
+                           "1",
+                           "--calibration",
+                           cal,
+                           NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    char *res = harness_run_against_sim("run", NULL, nargs, 60, &status, &out, &err);
+    if (status != 0 && status != 1)
+        fail_msg("llmload run exited %d\n%s\n%s", status, out, err);
+    /* The summary wraps long lines, each continuation indented 12. */
+    char *w = out;
+    for (const char *r = out; *r;) {
+        if (r[0] == '\n' && strncmp(r + 1, "            ", 12) == 0) {
+            *w++ = ' ';
+            r += 13;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+    json_t *sj = harness_summary_load(res);
+    char want[96];
+    snprintf(want, sizeof want, "note: the server counted %.2fx the requested prompt tokens",
+             harness_num(sj, "tokens.prompt_ratio"));
+    if (!strstr(out, want) || !strstr(out, "were counted otherwise, per request") ||
+        !strstr(out, "a calibration keeps the mean length"))
+        fail_msg("no note \"%s\" with the spread and what a calibration keeps in:\n%s", want, out);
+    json_decref(sj);
+    free(out);
+    free(err);
+    harness_results_free(res);
     harness_sim_teardown(NULL);
     harness_tmp_end();
 }
@@ -487,6 +544,8 @@ static void test_prompt_warning_bytes2(void **state)
                            "40",
                            "--seed",
                            "11",
+                           "--prompt-salt",
+                           "3",
                            "--prompt-tokens",
                            "uniform:32,256",
                            "--output-tokens",
@@ -504,7 +563,8 @@ static void test_prompt_warning_bytes2(void **state)
         int64_t got = harness_ival_req(r, "prompt_tokens_server");
         int64_t id = harness_ival_req(r, "id");
         assert_true(want >= 32 && want <= 256);
-        assert_int_equal(got, (int64_t)hand_prompt_tokens(11, (uint64_t)id, (uint32_t)want) +
+        assert_int_equal(got, (int64_t)hand_prompt_tokens(workload_content_seed(11, 3),
+                                                          (uint64_t)id, (uint32_t)want) +
                                   BYTES2_CHAT_ONE_MESSAGE);
         double ratio = (double)got / (double)want;
         lo = ratio < lo ? ratio : lo;
@@ -747,6 +807,89 @@ static void test_calibrated_short_prompts(void **state)
     harness_tmp_end();
 }
 
+/* (g) A replay of a dumped schedule (lengths, no text) against bytes2 with
+ * --calibration: each line's synthetic prompt is scaled by the fit, so the
+ * server counts the line's prompt_tokens within 2% (the word mix's
+ * rounding), exactly the hand count of the words it was sent, under the
+ * replay's --seed and --prompt-salt; run.json keeps the fit and nothing
+ * warns. The same replay without it: the prompt check (now a replay's
+ * too when its lines carry no text) warns of the server's 1.8x. */
+static void test_replay_calibrated(void **state)
+{
+    (void)state;
+    char cal[600], dump[600];
+    struct calib_fit fit;
+    bytes2_fit(cal, sizeof cal, &fit);
+    struct workload_calib wc = {fit.slope, fit.intercept};
+    harness_tmp_path(dump, sizeof dump, "trace.jsonl");
+    const char *dargs[] = {"run",
+                           "--rate",
+                           "200",
+                           "--requests",
+                           "24",
+                           "--seed",
+                           "11",
+                           "--prompt-tokens",
+                           "uniform:64,256",
+                           "--output-tokens",
+                           "1",
+                           "--dump-schedule",
+                           dump,
+                           "--dry-run",
+                           NULL};
+    free(harness_run_expect(dargs, 30, 0, NULL));
+
+    const char *rargs[] = {dump, "--seed", "11", "--prompt-salt", "3", "--calibration", cal, NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    char *res = harness_run_against_sim("replay", NULL, rargs, 60, &status, &out, &err);
+    if (status != 0 && status != 1)
+        fail_msg("llmload replay exited %d\n%s\n%s", status, out, err);
+    assert_null(strstr(err, "warning"));
+    struct harness_recs *recs = harness_requests_load(res);
+    assert_int_equal(recs->n, 24);
+    double worst = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        int64_t want = harness_ival_req(r, "prompt_tokens");
+        int64_t got = harness_ival_req(r, "prompt_tokens_server");
+        uint32_t words = workload_calib_words(&wc, (uint32_t)want);
+        assert_int_equal(got,
+                         (int64_t)hand_prompt_tokens(workload_content_seed(11, 3),
+                                                     (uint64_t)harness_ival_req(r, "id"), words) +
+                             BYTES2_CHAT_ONE_MESSAGE);
+        double rel = fabs((double)(got - want) / (double)want);
+        worst = rel > worst ? rel : worst;
+    }
+    fprintf(stderr, "calibrated replay, 64-256 tokens: worst error %.2f%% over %zu lines\n",
+            100 * worst, recs->n);
+    assert_true(worst <= 0.02);
+    json_t *run = harness_json_load(res, "run.json");
+    json_t *k = json_object_get(json_object_get(run, "config"), "calibration");
+    assert_string_equal(harness_sval(k, "file"), cal);
+    ASSERT_REL(harness_num(k, "tokens_per_word"), fit.slope, 1e-9);
+    json_decref(run);
+    harness_recs_free(recs);
+    harness_results_free(res);
+    free(out);
+    free(err);
+
+    const char *uargs[] = {dump, NULL};
+    res = harness_run_against_sim("replay", NULL, uargs, 60, &status, &out, &err);
+    if (status != 0 && status != 1)
+        fail_msg("llmload replay exited %d\n%s\n%s", status, out, err);
+    json_t *sj = harness_summary_load(res);
+    double ratio = harness_num(sj, "tokens.prompt_ratio");
+    assert_true(ratio > 1.5);
+    assert_true(warned_ratio(err) > 1.5);
+    assert_non_null(strstr(err, "--calibration FILE"));
+    json_decref(sj);
+    harness_results_free(res);
+    free(out);
+    free(err);
+}
+
 /* --calibrate's bad uses: one line naming the flag, exit 2. */
 static void test_calibrate_flag_errors(void **state)
 {
@@ -760,8 +903,15 @@ static void test_calibrate_flag_errors(void **state)
         "run",          "--rate", "5", "--calibrate", "auto", "--api", "openai-completions",
         "--prompt-ids", NULL};
     harness_expect_usage(c, "--calibrate applies to text prompts only");
-    const char *d[] = {"replay", "t.jsonl", "--calibrate", "auto", NULL};
-    harness_expect_usage(d, "--calibrate: applies to llmload run");
+    /* A replay whose every line brings its own text: nothing to scale. */
+    harness_tmp_begin();
+    char trace[600];
+    harness_tmp_path(trace, sizeof trace, "text.jsonl");
+    harness_write_file(trace, "{\"sched_ns\":0,\"prompt\":\"a b c\",\"max_tokens\":2}\n");
+    const char *d[] = {"replay", trace, "--calibrate", "auto", NULL};
+    harness_expect_usage(d, "carries prompt text, sent as it is; there are no synthetic prompts "
+                            "to scale");
+    harness_tmp_end();
     const char *f[] = {"sweep", "--rates", "5", "--calibrate", "auto", "--dataset", "d.json", NULL};
     harness_expect_usage(f, "--calibrate: --dataset prompts are sent verbatim");
 }
@@ -853,6 +1003,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_calibrate_sim, harness_sim_teardown)
              cmocka_unit_test_teardown(test_all_4xx_uncalibrated, teardown_all),
              cmocka_unit_test_teardown(test_calibrate_auto, teardown_all),
              cmocka_unit_test_teardown(test_calibrated_short_prompts, teardown_all),
+             cmocka_unit_test_teardown(test_replay_calibrated, teardown_all),
              cmocka_unit_test(test_calibrate_flag_errors),
              cmocka_unit_test(test_calibrate_no_server),
              cmocka_unit_test_teardown(test_calibrate_tls_options, teardown_tls))

@@ -413,9 +413,11 @@ static void capture_free(struct capture *c)
     c->n = 0;
 }
 
-/* Three requests of 40 tokens, all in one prefix group of 16: each body's
- * "prompt" is exactly the ID array chatbody_prompt_ids gives its request,
- * and the first 16 IDs of every body are the same. */
+/* Three requests of 40 tokens, all in one prefix group of 16, under
+ * --seed 9 --prompt-salt 4: each body's "prompt" is exactly the ID array
+ * chatbody_prompt_ids gives its request under that seed and salt
+ * (workload_content_seed), so the same seed and salt send the same bytes
+ * again, and the first 16 IDs of every body are the same. */
 static void test_client_sends_ids(void **state)
 {
     (void)state;
@@ -426,11 +428,37 @@ static void test_client_sends_ids(void **state)
     char out[600], url[200];
     snprintf(out, sizeof out, "%s/r", tmp);
     snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", cap.port);
-    const char *args[] = {"run", "--url", url, "--out", out, "--quiet", "--model", "m",
-                          "--api", "openai-completions", "--prompt-ids", "--no-stream",
-                          "--rate", "20", "--requests", "3", "--prompt-tokens", "40",
-                          "--output-tokens", "1", "--prefix-fraction", "1", "--prefix-tokens",
-                          "16", "--seed", "9", "--threads", "1", NULL};
+    const char *args[] = {"run",
+                          "--url",
+                          url,
+                          "--out",
+                          out,
+                          "--quiet",
+                          "--model",
+                          "m",
+                          "--api",
+                          "openai-completions",
+                          "--prompt-ids",
+                          "--no-stream",
+                          "--rate",
+                          "20",
+                          "--requests",
+                          "3",
+                          "--prompt-tokens",
+                          "40",
+                          "--output-tokens",
+                          "1",
+                          "--prefix-fraction",
+                          "1",
+                          "--prefix-tokens",
+                          "16",
+                          "--seed",
+                          "9",
+                          "--prompt-salt",
+                          "4",
+                          "--threads",
+                          "1",
+                          NULL};
     int status = -1;
     char *o = NULL, *e = NULL;
     assert_int_equal(harness_run(args, 30, &status, &o, &e), 0);
@@ -454,7 +482,8 @@ static void test_client_sends_ids(void **state)
         struct req_spec spec;
         workload_spec(&w, i, &spec);
         char buf[512];
-        size_t n = chatbody_prompt_ids(9, NULL, &spec, buf + 1, sizeof buf - 2);
+        size_t n =
+            chatbody_prompt_ids(workload_content_seed(9, 4), NULL, &spec, buf + 1, sizeof buf - 2);
         assert_true(n < sizeof buf - 2);
         buf[0] = '[';
         buf[n + 1] = ']';

@@ -319,7 +319,88 @@ static void test_replay_bad_input(void **state)
     free(dir);
 }
 
+/* One replay of path against the sim already started, with --prompt-salt
+ * salt (NULL: auto): fills cached[i] with the cached tokens the sim served
+ * request i (n of them) and returns run.json's prompt_salt. */
+static int64_t salted_replay(const char *path, const char *salt, int64_t *cached, size_t n)
+{
+    const char *args[] = {path, salt ? "--prompt-salt" : NULL, salt, NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    char *dir = harness_run_against_sim("replay", NULL, args, 60, &status, &out, &err);
+    if (status != 0 && status != 1)
+        fail_msg("llmload replay exited %d\n%s\n%s", status, out, err);
+    free(out);
+    free(err);
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_int_equal(r->n, n);
+    for (size_t i = 0; i < n; i++) {
+        json_t *rec = by_id(r, "id", (int64_t)i);
+        assert_non_null(rec);
+        assert_string_equal(harness_sval(rec, "kind"), "ok");
+        cached[i] = harness_ival(rec, "cached_tokens");
+    }
+    harness_recs_free(r);
+    json_t *run = harness_json_load(dir, "run.json");
+    int64_t used = harness_ival_req(json_object_get(run, "config"), "prompt_salt");
+    json_decref(run);
+    harness_results_free(dir);
+    return used;
+}
+
+/* The salt in a replay: 8 lines share a 64-token prefix (synthetic, 128
+ * tokens each), 150 ms apart so each is computed before the next; a ninth
+ * brings its own 80-word text. Twice with the default salt against one
+ * sim: each time the group's first line misses and the rest find its 64
+ * tokens, so the second replay found nothing of the first's synthetic
+ * text; the text line, sent as it is, misses the first time and finds 4
+ * of its 5 blocks (64 tokens) the second. The second replay's salt given
+ * again sends its synthetic text again: the first line finds 7 of its 8
+ * blocks. */
+static void test_replay_salt(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char path[600];
+    harness_tmp_path(path, sizeof path, "salted.jsonl");
+    char trace[4096];
+    size_t at = 0;
+    for (int i = 0; i < 8; i++)
+        at += (size_t)snprintf(trace + at, sizeof trace - at,
+                               "{\"sched_ns\":%d,\"prompt_tokens\":128,\"max_tokens\":2,"
+                               "\"prefix_id\":3,\"prefix_tokens\":64}\n",
+                               i * 150000000);
+    at += (size_t)snprintf(trace + at, sizeof trace - at,
+                           "{\"sched_ns\":1200000000,\"max_tokens\":2,\"prompt\":\"");
+    for (int w = 0; w < 80; w++)
+        at += (size_t)snprintf(trace + at, sizeof trace - at, "%sw%03d", w ? " " : "", w);
+    snprintf(trace + at, sizeof trace - at, "\"}\n");
+    write_file(path, trace);
+
+    const char *sargs[] = {NULL};
+    harness_cur_sim_start(sargs);
+    int64_t cached[9];
+    int64_t salt[2];
+    for (int k = 0; k < 2; k++) {
+        salt[k] = salted_replay(path, NULL, cached, 9);
+        print_message("replay %d (salt %lld): cached %lld, then %lld..%lld; text line %lld\n", k,
+                      (long long)salt[k], (long long)cached[0], (long long)cached[1],
+                      (long long)cached[7], (long long)cached[8]);
+        assert_int_equal(cached[0], 0);
+        for (int i = 1; i < 8; i++)
+            assert_int_equal(cached[i], 64);
+        assert_int_equal(cached[8], k == 0 ? 0 : 64);
+    }
+    assert_true(salt[0] != salt[1]);
+    char again[32];
+    snprintf(again, sizeof again, "%lld", (long long)salt[1]);
+    assert_int_equal(salted_replay(path, again, cached, 9), salt[1]);
+    assert_int_equal(cached[0], 112);
+    harness_tmp_end();
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_salt, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_time_scale_halves_offsets, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_by_class, harness_sim_teardown),

@@ -175,7 +175,11 @@ static json_t *prefix_run_joined(const char *const *extra, const char *engine, i
                           "--seed",
                           "5",
                           NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    char *dir = harness_run_against_sim("run", NULL, args, 60, &status, &out, &err);
+    if (status != 0 && status != 1)
+        fail_msg("llmload run exited %d\n%s\n%s", status, out, err);
     json_t *s = harness_json_load(dir, "summary.json");
     assert_string_equal(json_string_value(json_object_get(json_object_get(s, "server"), "engine")),
                         engine);
@@ -193,6 +197,20 @@ static json_t *prefix_run_joined(const char *const *extra, const char *engine, i
     assert_int_equal(json_is_true(json_object_get(pt, "excludes_cached")), less_cached);
     if (less_cached)
         ASSERT_NEAR(harness_num(s, "server.prompt_tokens.client_cached"), cached, 0);
+    /* The summary's lines name whose each count is. */
+    char want[200];
+    snprintf(want, sizeof want, "%s server %.0f, client sent%s %.0f (server/client 1.000)\n",
+             less_cached ? "prompt tokens (less cached)" : "prompt tokens       ", server,
+             less_cached ? " less cached" : "", client);
+    if (!strstr(out, want))
+        fail_msg("no \"%s\" in the run's output:\n%s", want, out);
+    snprintf(want, sizeof want, "generation tokens    server %.0f, client received %.0f",
+             harness_num(s, "server.generation_tokens.delta"),
+             harness_num(s, "server.generation_tokens.client"));
+    if (!strstr(out, want))
+        fail_msg("no \"%s\" in the run's output:\n%s", want, out);
+    free(out);
+    free(err);
     harness_results_free(dir);
     harness_sim_teardown(NULL);
     return s;

@@ -49,20 +49,25 @@ static void test_prefix_sharing(void **state)
 
 /* One run of 60 requests of 128 tokens against the sim already started,
  * a quarter of them beginning with one of two 64-token prefixes (4 whole
- * blocks), under seed. Checks that summary.json's workload share is the
- * one the workload implies, counted here from the schedule: every prefix
- * request's 64 tokens but the first of each group, over every prompt
- * token. Returns summary.json (caller decrefs). */
-static json_t *cache_run(const char *seed)
+ * blocks), under seed and --prompt-salt salt (NULL: the default, auto).
+ * One user, closed loop: each request ends before the next is sent, so a
+ * group's prefix is always computed before its next request comes and a
+ * cold cache serves exactly what the workload shares. Checks that
+ * summary.json's workload share is the one the workload implies, counted
+ * here from the schedule: every prefix request's 64 tokens but the first
+ * of each group, over every prompt token. Returns summary.json (caller
+ * decrefs); *salt_out gets run.json's prompt_salt, *auto_out whether it
+ * was drawn (either may be NULL). */
+static json_t *cache_run(const char *seed, const char *salt, int64_t *salt_out, int *auto_out)
 {
-    const char *args[] = {"--rate",
-                          "30",
+    const char *args[] = {"--users",
+                          "1",
                           "--requests",
                           "60",
                           "--prompt-tokens",
                           "128",
                           "--output-tokens",
-                          "16",
+                          "2",
                           "--ignore-eos",
                           "--prefix-fraction",
                           "0.25",
@@ -73,10 +78,12 @@ static json_t *cache_run(const char *seed)
                           "--seed",
                           seed,
                           "--no-metrics",
+                          salt ? "--prompt-salt" : NULL,
+                          salt,
                           NULL};
     char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
     struct workload w;
-    base_workload(&w, "128", "16");
+    base_workload(&w, "128", "2");
     w.seed = strtoull(seed, NULL, 10);
     w.prefix = (struct wl_prefix){.fraction = 0.25, .groups = 2, .tokens = 64};
     struct harness_recs *r = harness_requests_load(dir);
@@ -94,9 +101,26 @@ static json_t *cache_run(const char *seed)
     }
     harness_recs_free(r);
     json_t *s = harness_json_load(dir, "summary.json");
+    json_t *run = harness_json_load(dir, "run.json");
+    json_t *cfg = json_object_get(run, "config");
+    int64_t used = harness_ival_req(cfg, "prompt_salt");
+    int drawn = json_is_true(json_object_get(cfg, "prompt_salt_auto"));
+    if (salt) {
+        assert_int_equal(used, strtoll(salt, NULL, 10));
+        assert_false(drawn);
+    } else {
+        assert_true(drawn);
+    }
+    if (salt_out)
+        *salt_out = used;
+    if (auto_out)
+        *auto_out = drawn;
+    json_decref(run);
     harness_results_free(dir);
     double implied = harness_num(s, "tokens.workload_cached_share");
-    print_message("seed %s: cached share %.3f, the workload's %.3f, warning %s\n", seed,
+    print_message("seed %s, prompt salt %lld%s: cached share %.4f, the workload's %.4f, "
+                  "warning %s\n",
+                  seed, (long long)used, drawn ? " (auto)" : "",
                   harness_num(s, "tokens.cached_share"), implied,
                   json_string_value(json_object_get(s, "cache_warning")));
     ASSERT_NEAR(implied, shared / (60 * 128), 1e-9);
@@ -104,36 +128,272 @@ static json_t *cache_run(const char *seed)
     return s;
 }
 
-/* The sim's prefix cache outlives a run, as a real server's does: the same
- * seed run twice against one sim finds its own prompts again (the first
- * 7 of 8 blocks of every one), far past the 5-12% the workload shares, and
- * the second run warns; a different seed sends other prompts and does not.
- * The first run, on a cold cache, hits at most what the workload shares
- * (a group's second request may come before its first was computed). */
+/* The sim's prefix cache outlives a run, as a real server's does. The same
+ * seed and the same --prompt-salt run twice against one sim send the same
+ * prompts, and the second run finds them all again: 7 of the 8 blocks of
+ * every prompt (the last is always computed), 87.5%, far past the 10% the
+ * workload shares, and it warns. Another salt sends other text: exactly
+ * the workload's share again, and no warning. */
 static void test_cache_carryover(void **state)
 {
     (void)state;
     const char *sargs[] = {NULL};
     harness_cur_sim_start(sargs);
-    json_t *s = cache_run("7");
+    json_t *s = cache_run("7", "5", NULL, NULL);
     double implied = harness_num(s, "tokens.workload_cached_share");
-    assert_true(harness_num(s, "tokens.cached_share") <= implied + 1e-9);
+    ASSERT_NEAR(harness_num(s, "tokens.cached_share"), implied, 1e-9);
     assert_true(json_is_null(json_object_get(s, "cache_warning")));
     json_decref(s);
 
-    s = cache_run("7");
-    assert_true(harness_num(s, "tokens.cached_share") >= implied + 0.5);
+    s = cache_run("7", "5", NULL, NULL);
+    ASSERT_NEAR(harness_num(s, "tokens.cached_share"), 7.0 / 8.0, 1e-9);
     const char *why = json_string_value(json_object_get(s, "cache_warning"));
     assert_non_null(why);
-    assert_non_null(strstr(why, "the server remembers an earlier run: use another --seed, "
-                                "or restart it"));
+    assert_non_null(strstr(why, "the server remembers an earlier run that sent these prompts "
+                                "(the same --seed and --prompt-salt): use --prompt-salt auto "
+                                "(the default), or restart it"));
     json_decref(s);
 
-    s = cache_run("8");
-    assert_true(harness_num(s, "tokens.cached_share") <=
-                harness_num(s, "tokens.workload_cached_share") + 1e-9);
+    s = cache_run("7", "6", NULL, NULL);
+    ASSERT_NEAR(harness_num(s, "tokens.cached_share"), implied, 1e-9);
     assert_true(json_is_null(json_object_get(s, "cache_warning")));
     json_decref(s);
+}
+
+/* Issue 17's experiment: two identical runs, one after the other, against
+ * one sim with its prefix cache, each with the default --prompt-salt
+ * (auto). Each draws its own salt (run.json says which), so the second
+ * finds nothing of the first: both read exactly the share the workload
+ * implies (10%: 25% of requests share 64 of 128 tokens, less each group's
+ * first), not the 87.5% of a repeat, and neither warns. */
+static void test_salt_two_identical_runs(void **state)
+{
+    (void)state;
+    const char *sargs[] = {NULL};
+    harness_cur_sim_start(sargs);
+    int64_t salt[2];
+    for (int k = 0; k < 2; k++) {
+        int drawn = 0;
+        json_t *s = cache_run("7", NULL, &salt[k], &drawn);
+        assert_true(drawn);
+        ASSERT_NEAR(harness_num(s, "tokens.cached_share"),
+                    harness_num(s, "tokens.workload_cached_share"), 1e-9);
+        ASSERT_NEAR(harness_num(s, "tokens.cached_share"), 0.10, 1e-9);
+        assert_true(json_is_null(json_object_get(s, "cache_warning")));
+        json_decref(s);
+    }
+    assert_true(salt[0] != salt[1]);
+}
+
+/* The salt changes the text, never the schedule. Dry-run dumps under two
+ * salts and the default are byte-identical; two real runs under two salts
+ * have the same requests at the same offsets (sched_ns, lengths), the
+ * same prefix groups (each run's later group requests hit its own
+ * prefixes: harness_check_prefix_hits), and the second run's first
+ * request of each group finds nothing the first run left. */
+static void test_salt_keeps_schedule(void **state)
+{
+    (void)state;
+    const char *bad1[] = {"run", "--rate", "1", "--prompt-salt", "often", NULL};
+    harness_expect_usage(bad1, "--prompt-salt: expected auto or a whole number from 0 to 2^63-1");
+    const char *bad2[] = {"replay", "none.jsonl", "--prompt-salt", "-1", NULL};
+    harness_expect_usage(bad2, "--prompt-salt: expected auto");
+    const char *bad3[] = {"sweep", "--rates", "1", "--prompt-salt", "9223372036854775808", NULL};
+    harness_expect_usage(bad3, "--prompt-salt: expected auto");
+    harness_tmp_begin();
+    char f[3][600];
+    const char *salts[3] = {"1", "2", NULL};
+    char *b[3];
+    size_t l[3];
+    for (int k = 0; k < 3; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "s%d.jsonl", k);
+        harness_tmp_path(f[k], sizeof f[k], name);
+        const char *a[] = {"run",
+                           "--rate",
+                           "200",
+                           "--duration",
+                           "2s",
+                           "--seed",
+                           "7",
+                           "--prompt-tokens",
+                           "uniform:10,100",
+                           "--prefix-fraction",
+                           "0.3",
+                           "--prefix-groups",
+                           "3",
+                           "--prefix-tokens",
+                           "8",
+                           "--dump-schedule",
+                           f[k],
+                           "--dry-run",
+                           salts[k] ? "--prompt-salt" : NULL,
+                           salts[k],
+                           NULL};
+        free(harness_run_expect(a, 30, 0, NULL));
+        b[k] = harness_read_file(f[k], &l[k]);
+        assert_non_null(b[k]);
+    }
+    assert_true(l[0] > 1000);
+    for (int k = 1; k < 3; k++) {
+        assert_int_equal(l[k], l[0]);
+        assert_memory_equal(b[k], b[0], l[0]);
+    }
+    for (int k = 0; k < 3; k++)
+        free(b[k]);
+    harness_tmp_end();
+
+    const char *sargs[] = {NULL};
+    harness_cur_sim_start(sargs);
+    const char *a1[] = {HARNESS_PREFIX_RUN, "--duration", "2s", "--no-metrics",
+                        "--prompt-salt",    "1",          NULL};
+    const char *a2[] = {HARNESS_PREFIX_RUN, "--duration", "2s", "--no-metrics",
+                        "--prompt-salt",    "2",          NULL};
+    char *d1 = harness_run_client(NULL, a1, HARNESS_RC_OK_OR_INVALID, NULL);
+    char *d2 = harness_run_client(NULL, a2, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_check_prefix_hits(d1);
+    harness_check_prefix_hits(d2);
+    struct harness_recs *r1 = harness_requests_load(d1), *r2 = harness_requests_load(d2);
+    assert_int_equal(r1->n, r2->n);
+    struct workload w;
+    base_workload(&w, "256", "8");
+    w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
+    int64_t first_sched[2] = {INT64_MAX, INT64_MAX}, first_cached[2] = {-1, -1};
+    for (size_t i = 0; i < r1->n; i++) {
+        int64_t id = harness_ival(r1->items[i], "id");
+        json_t *o = NULL;
+        for (size_t j = 0; j < r2->n && !o; j++)
+            o = harness_ival(r2->items[j], "id") == id ? r2->items[j] : NULL;
+        assert_non_null(o);
+        assert_int_equal(harness_ival(o, "sched_ns"), harness_ival(r1->items[i], "sched_ns"));
+        assert_int_equal(harness_ival(o, "prompt_tokens"),
+                         harness_ival(r1->items[i], "prompt_tokens"));
+        assert_int_equal(harness_ival(o, "max_tokens"), harness_ival(r1->items[i], "max_tokens"));
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)id, &spec);
+        if (spec.prefix_id >= 0 && harness_ival(o, "sched_ns") < first_sched[spec.prefix_id]) {
+            first_sched[spec.prefix_id] = harness_ival(o, "sched_ns");
+            first_cached[spec.prefix_id] = harness_ival(o, "cached_tokens");
+        }
+    }
+    assert_int_equal(first_cached[0], 0);
+    assert_int_equal(first_cached[1], 0);
+    harness_recs_free(r1);
+    harness_recs_free(r2);
+    harness_results_free(d1);
+    harness_results_free(d2);
+}
+
+/* One sweep of two steps at 20 req/s (a rate and its --repeat) against
+ * the sim already started, half the requests in one of two 128-token
+ * prefix groups, under --prompt-salt salt (NULL: auto). For each step,
+ * *first_hit gets how many of its groups' first requests were served
+ * cached tokens (an earlier step's or sweep's text), *later_hits how many
+ * of the groups' later requests were (its own text). Returns run.json's
+ * prompt_salt. */
+static int64_t salt_sweep(const char *salt, int *first_hit, int *later_hits)
+{
+    const char *args[] = {"--rates",
+                          "20",
+                          "--repeat",
+                          "2",
+                          "--step-duration",
+                          "1s",
+                          "--warmup",
+                          "0s",
+                          "--no-recovery",
+                          "--no-metrics",
+                          "--prompt-tokens",
+                          "256",
+                          "--output-tokens",
+                          "8",
+                          "--ignore-eos",
+                          "--prefix-fraction",
+                          "0.5",
+                          "--prefix-groups",
+                          "2",
+                          "--prefix-tokens",
+                          "128",
+                          "--seed",
+                          "7",
+                          salt ? "--prompt-salt" : NULL,
+                          salt,
+                          NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    char *dir = harness_run_against_sim("sweep", NULL, args, 60, &status, &out, &err);
+    if (status != 0)
+        fail_msg("llmload sweep exited %d\n%s\n%s", status, out, err);
+    free(out);
+    free(err);
+    struct harness_recs *r = harness_requests_load(dir);
+    int64_t seen[2][2];
+    for (int k = 0; k < 2; k++)
+        seen[k][0] = seen[k][1] = INT64_MAX;
+    int64_t first_cached[2][2] = {{0, 0}, {0, 0}};
+    *first_hit = *later_hits = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t step = harness_ival_req(r->items[i], "step");
+        assert_true(step == 0 || step == 1);
+        struct workload w;
+        base_workload(&w, "256", "8");
+        w.seed = 7 + (uint64_t)step; /* a step's schedule: the sweep's seed + its index */
+        w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)harness_ival_req(r->items[i], "id"), &spec);
+        if (spec.prefix_id < 0)
+            continue;
+        int64_t sched = harness_ival_req(r->items[i], "sched_ns");
+        int64_t cached = harness_ival_req(r->items[i], "cached_tokens");
+        if (sched < seen[step][spec.prefix_id]) {
+            if (seen[step][spec.prefix_id] != INT64_MAX)
+                *later_hits += first_cached[step][spec.prefix_id] > 0;
+            seen[step][spec.prefix_id] = sched;
+            first_cached[step][spec.prefix_id] = cached;
+        } else {
+            *later_hits += cached > 0;
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        for (int g = 0; g < 2; g++)
+            *first_hit += seen[k][g] != INT64_MAX && first_cached[k][g] > 0;
+    harness_recs_free(r);
+    json_t *run = harness_json_load(dir, "run.json");
+    int64_t used = harness_ival_req(json_object_get(run, "config"), "prompt_salt");
+    json_decref(run);
+    harness_results_free(dir);
+    return used;
+}
+
+/* A sweep's steps and repeats, and two sweeps in a row, never share text:
+ * with the default salt no group's first request in any step of either
+ * sweep is served a cached token, while each step's later requests of a
+ * group are (the step's own prefix). A third sweep given the first's salt
+ * sends the first's text again, and its groups' first requests hit. */
+static void test_salt_sweeps(void **state)
+{
+    (void)state;
+    /* Room for all three sweeps' blocks: nothing is evicted, so a miss is
+     * text the cache never saw. */
+    const char *sargs[] = {"--kv-tokens", "200000", NULL};
+    harness_cur_sim_start(sargs);
+    int first_hit, later;
+    int64_t salt = salt_sweep(NULL, &first_hit, &later);
+    print_message("sweep 1 (salt %lld): %d groups' first requests hit, %d later ones\n",
+                  (long long)salt, first_hit, later);
+    assert_int_equal(first_hit, 0);
+    assert_true(later >= 8);
+    int64_t salt2 = salt_sweep(NULL, &first_hit, &later);
+    print_message("sweep 2 (salt %lld): %d groups' first requests hit, %d later ones\n",
+                  (long long)salt2, first_hit, later);
+    assert_true(salt2 != salt);
+    assert_int_equal(first_hit, 0);
+    assert_true(later >= 8);
+    char again[32];
+    snprintf(again, sizeof again, "%lld", (long long)salt);
+    assert_int_equal(salt_sweep(again, &first_hit, &later), salt);
+    print_message("sweep 3 (salt %s again): %d groups' first requests hit\n", again, first_hit);
+    assert_int_equal(first_hit, 4);
 }
 
 /* 30% of clients walk away after a drawn number of output events: each
@@ -284,6 +544,9 @@ static void test_bursts(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_prefix_sharing, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cache_carryover, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_salt_two_identical_runs, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_salt_keeps_schedule, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_salt_sweeps, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_tokens, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_time, harness_sim_teardown),
              cmocka_unit_test_teardown(test_classes, harness_sim_teardown),

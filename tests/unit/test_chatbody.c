@@ -353,6 +353,14 @@ static void test_prompt_ids_prefix_sharing(void **state)
     assert_int_equal(b[0], 1003);
     assert_memory_not_equal(a + 3, b + 3, 125 * sizeof a[0]);
 
+    /* A salted seed (--prompt-salt) moves the tag too: no ID in common
+     * from the first, while the group still shares its prefix. */
+    uint64_t salted = workload_content_seed(5, 9);
+    assert_int_equal(ids_of(salted, &sa, b), 256);
+    assert_true(b[0] != a[0] || b[1] != a[1] || b[2] != a[2]);
+    assert_int_equal(ids_of(salted, &sb, c), 256);
+    assert_memory_equal(b, c, 128 * sizeof b[0]);
+
     /* A prompt shorter than its prefix is all prefix: the group's first
      * 10 IDs, the same for every request of the group. */
     spec_of(12, 10, &sc);

@@ -658,8 +658,16 @@ static void test_prompt_note(void **state)
     add_prompts(&s, 1, 100, 100);
     summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_CALIBRATED, &warning);
     assert_int_equal(warning, 0);
-    assert_string_equal(buf, "4 ok requests had a server prompt count unlike the requested "
-                             "one: 0.99x over all, per request -5.0% to +8.0%");
+    assert_string_equal(buf, "the server counted 0.99x the requested prompt tokens (over 5 ok "
+                             "requests); 4 of them were counted otherwise, per request -5.0% to "
+                             "+8.0%: a calibration keeps the mean length, each prompt within a "
+                             "word or two (docs/workload.md)");
+    /* Without a calibration, the note says how to make one. */
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_int_equal(warning, 0);
+    assert_non_null(strstr(buf, "the server counted 0.99x the requested prompt tokens"));
+    assert_non_null(strstr(buf, "fit it with `llmload calibrate --url BASE` and run with "
+                                "`--calibration FILE`, or run with `--calibrate auto`"));
     j = summary_json(&s, &info);
     assert_true(json_is_null(json_object_get(j, "prompt_warning")));
     json_decref(j);

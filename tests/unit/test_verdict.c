@@ -323,8 +323,9 @@ static void test_cache_carryover(void **state)
     assert_int_equal(verdict_cache_carryover(0.656, 0.115, 120, buf, sizeof buf), 1);
     assert_non_null(strstr(buf, "65.6%"));
     assert_non_null(strstr(buf, "11.5%"));
-    assert_non_null(strstr(buf, "the server remembers an earlier run: use another --seed, or "
-                                "restart it"));
+    assert_non_null(strstr(buf, "the server remembers an earlier run that sent these prompts "
+                                "(the same --seed and --prompt-salt): use --prompt-salt auto "
+                                "(the default), or restart it"));
     /* At the margin, not past it; a template's few shared tokens. */
     assert_int_equal(verdict_cache_carryover(0.315, 0.115, 120, buf, sizeof buf), 0);
     assert_string_equal(buf, "");

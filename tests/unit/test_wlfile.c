@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h"
 #include "workload/empirical.h"
 #include "workload/tokenizer.h"
-#include "util/util.h"
 #include "workload/wlfile.h"
+#include "workload/workload.h"
 
 static struct wl_file *parse_ok(const char *text)
 {
@@ -425,9 +426,58 @@ static void test_prompt_build(void **state)
     assert_int_equal(wl_prompt_build(3, 4, 0, -1, 0, big, sizeof(big)), 0);
 }
 
-TEST_MAIN(cmocka_unit_test(test_sample_file),
-          cmocka_unit_test(test_defaults_and_numbers),
-          cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_pick_frequencies),
-          cmocka_unit_test(test_prefix_and_cancel_draws),
-          cmocka_unit_test(test_prompt_build))
+/* The prompt salt (workload_content_seed): 0 is none (the seed itself,
+ * the bytes of before salts); any other salt is a salted seed, the same
+ * for the same pair. Under two salts the same schedule's prompts share no
+ * word: unique ones differ in their nonce, and prefixed ones from their
+ * tag on, while requests of one group under one salt still share their
+ * whole prefix. */
+static void test_prompt_salt(void **state)
+{
+    (void)state;
+    assert_int_equal(workload_content_seed(77, 0), 77);
+    uint64_t s1 = workload_content_seed(77, 1), s2 = workload_content_seed(77, 2);
+    assert_int_equal(workload_content_seed(77, 1), s1);
+    assert_true(s1 != s2 && s1 != workload_content_seed(78, 1));
+    assert_true((s1 & WL_SEED_SALTED) && (s2 & WL_SEED_SALTED));
+
+    size_t starts[4096];
+    enum { GROUPS = 50, L = 64, N = 100 };
+    for (int64_t g = -1; g < GROUPS; g++) {
+        size_t la, lb, lc;
+        char *a = build(s1, 10, N, g, L, &la);
+        char *b = build(s2, 10, N, g, L, &lb);
+        char *c = build(s1, 11, N, g, L, &lc); /* another request of a's group */
+        assert_int_equal(check_words(a, la, starts, 4096), N);
+        size_t first = starts[1] - 1;
+        assert_true(strncmp(a, b, first) != 0 || b[first] != ' '); /* the first word differs */
+        if (g >= 0) {
+            size_t pre = starts[L] - 1;
+            assert_memory_equal(a, c, pre);
+        }
+        free(a);
+        free(b);
+        free(c);
+    }
+    /* Distinct groups keep distinct tags (the first two words) under a
+     * salted seed. */
+    char *tags[GROUPS];
+    for (int64_t g = 0; g < GROUPS; g++) {
+        size_t len;
+        char *a = build(s1, 3, N, g, L, &len);
+        check_words(a, len, starts, 4096);
+        tags[g] = strndup(a, starts[2] - 1);
+        free(a);
+    }
+    for (int i = 0; i < GROUPS; i++) {
+        for (int j = i + 1; j < GROUPS; j++)
+            assert_true(strcmp(tags[i], tags[j]) != 0);
+    }
+    for (int i = 0; i < GROUPS; i++)
+        free(tags[i]);
+}
+
+TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_defaults_and_numbers),
+          cmocka_unit_test(test_errors), cmocka_unit_test(test_pick_frequencies),
+          cmocka_unit_test(test_prefix_and_cancel_draws), cmocka_unit_test(test_prompt_build),
+          cmocka_unit_test(test_prompt_salt))
