@@ -1,0 +1,410 @@
+/* findings.c: the sweep's findings (see sweep.h): the SLO capacity over
+ * the points, per traffic class too, the knee, headroom, forecast, cost,
+ * recovery and drain, and the findings in words (the rules in words are
+ * in docs/sweep.md). */
+#include "sweep/sweep.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep/fit.h"
+#include "util/util.h"
+
+/* Whether class name passes at the point of offered rate rps (every
+ * repeat passes; a step without the class does not count). *reason gets
+ * the first failing repeat's reason. */
+static int class_point_pass(const struct sweep_step *steps, size_t n, const char *name, double rps,
+                            const char **reason)
+{
+    *reason = "";
+    for (size_t j = 0; j < n; j++) {
+        if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
+            continue;
+        int k = sweep_step_class_find(&steps[j], name);
+        if (k >= 0 && !steps[j].invalid && !steps[j].classes[k].slo_pass) {
+            *reason = steps[j].classes[k].fail_reason;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The per-class findings (out->classes), over the points in offered order
+ * (ord); the sweep's own capacity is already in out. */
+static void class_findings(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, const size_t *ord, size_t n_points,
+                           struct sweep_findings *out)
+{
+    const struct sweep_step *first = NULL;
+    for (size_t i = 0; i < n && !first; i++)
+        if (steps[i].f.n_classes)
+            first = &steps[i];
+    if (!first)
+        return;
+    out->n_classes = LL_MIN(first->f.n_classes, (size_t)SWEEP_MAX_CLASSES);
+    for (size_t k = 0; k < out->n_classes; k++) {
+        struct sweep_class_finding *cf = &out->classes[k];
+        cf->name = first->f.classes[k].name;
+        cf->slo = first->classes[k].slo;
+        cf->have_slo = first->classes[k].have_slo;
+        cf->own_slo = slo_is_set(&first->f.classes[k].own_slo);
+        cf->next_fail_reason = "";
+        size_t first_fail = n_points;
+        const char *why = "";
+        for (size_t i = 0; i < n_points; i++) {
+            if (!class_point_pass(steps, n, cf->name, points[ord[i]].offered_rps, &why)) {
+                first_fail = i;
+                break;
+            }
+        }
+        if (first_fail > 0 && n_points > 0) {
+            cf->capacity_found = 1;
+            cf->capacity_rps = points[ord[first_fail - 1]].offered_rps;
+        }
+        if (first_fail < n_points) {
+            cf->next_fails = 1;
+            cf->next_fail_rps = points[ord[first_fail]].offered_rps;
+            cf->next_fail_reason = why;
+        } else {
+            cf->none_failed = n_points > 0;
+        }
+        if (!out->capacity_found)
+            continue;
+        double rps = points[out->capacity_point].offered_rps, ttft = 0, tpot = 0;
+        uint32_t m = 0, mt = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
+                continue;
+            int c = sweep_step_class_find(&steps[j], cf->name);
+            if (c < 0 || steps[j].classes[c].stats.by_kind[REC_OK] == 0)
+                continue;
+            ttft += (double)steps[j].classes[c].ttft_ns[3];
+            m++;
+            if (hist_count(steps[j].classes[c].stats.tpot)) {
+                tpot += (double)steps[j].classes[c].tpot_ns[3];
+                mt++;
+            }
+        }
+        if (m) {
+            cf->at_capacity = 1;
+            cf->ttft_p99_at_capacity_ns = (uint64_t)llround(ttft / m);
+            cf->tpot_p99_at_capacity_ns = mt ? (uint64_t)llround(tpot / mt) : 0;
+        }
+    }
+}
+
+void sweep_findings_compute(const struct sweep_step *steps, size_t n,
+                            const struct sweep_point *points, size_t n_points,
+                            const struct sweep_settings *set, struct sweep_findings *out)
+{
+    memset(out, 0, sizeof *out);
+    out->have_slo = slo_is_set(&set->slo);
+    out->next_fail_reason = "";
+    out->cost_at_capacity = NAN;
+    out->backlog_at_switch = NAN;
+    out->recovery.first_miss_ns = out->recovery.last_miss_ns = LL_NO_TIME;
+    out->recovery.back_ns = out->recovery.recovery_ns = LL_NO_TIME;
+
+    /* Points in offered order: the capacity is the last passing point
+     * below the first failing one. */
+    size_t *ord = ll_malloc((n_points + 1) * sizeof *ord);
+    for (size_t i = 0; i < n_points; i++)
+        ord[i] = i;
+    for (size_t i = 1; i < n_points; i++) {
+        size_t v = ord[i], j = i;
+        while (j > 0 && points[ord[j - 1]].offered_rps > points[v].offered_rps) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = v;
+    }
+    /* Unknown points (every repeat INVALID) are left out of the order. */
+    size_t n_known = 0;
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].unknown) {
+            ord[n_known++] = ord[i];
+            continue;
+        }
+        if (out->n_unknown < SWEEP_MAX_UNKNOWN)
+            out->unknown_rps[out->n_unknown] = points[ord[i]].offered_rps;
+        out->n_unknown++;
+    }
+    n_points = n_known;
+    size_t first_fail = n_points;
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].pass) {
+            first_fail = i;
+            out->slo_missed = 1;
+            break;
+        }
+    }
+    if (first_fail > 0 && n_points > 0) {
+        const struct sweep_point *cap = &points[ord[first_fail - 1]];
+        out->capacity_found = 1;
+        out->capacity_rps = cap->offered_rps;
+        out->capacity_point = ord[first_fail - 1];
+        out->operate_rps = set->headroom * cap->offered_rps;
+        out->replicas_needed = sweep_replicas_needed(set->forecast_rps, cap->offered_rps,
+                                                     set->headroom, set->replicas);
+        out->cost_at_capacity =
+            sweep_cost_per_mtok(set->cost_per_hour, set->replicas, cap->output_tps);
+    }
+    if (first_fail < n_points) {
+        out->next_fails = 1;
+        out->next_fail_rps = points[ord[first_fail]].offered_rps;
+        out->next_fail_reason = points[ord[first_fail]].fail_reason;
+        out->next_fail_confirmed = points[ord[first_fail]].confirmed_fail;
+        for (size_t i = first_fail + 1; i < n_points; i++)
+            if (points[ord[i]].pass)
+                out->passed_above_rps = points[ord[i]].offered_rps;
+    } else {
+        out->none_failed = n_points > 0;
+    }
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].disputed)
+            continue;
+        if (out->n_disputed < SWEEP_MAX_UNKNOWN)
+            out->disputed_rps[out->n_disputed] = points[ord[i]].offered_rps;
+        out->n_disputed++;
+    }
+    /* With no rate judged there is no finding; where an unknown rate lies
+     * between the last pass and the first fail, the capacity is somewhere
+     * from one to the other, more coarsely than the steps (the last
+     * passing rate is still a true lower bound). */
+    out->capacity_unknown = out->n_unknown > 0 && n_points == 0;
+    for (size_t i = 0; i < LL_MIN(out->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++) {
+        double u = out->unknown_rps[i];
+        if ((!out->capacity_found || u > out->capacity_rps) &&
+            (out->next_fails && u < out->next_fail_rps))
+            out->capacity_coarse = 1;
+    }
+    class_findings(steps, n, points, ord, n_points, out);
+    free(ord);
+
+    double *x = ll_malloc((n + 1) * sizeof *x), *y = ll_malloc((n + 1) * sizeof *y);
+    size_t m = 0;
+    const struct sweep_step *last_loaded = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].f.recovery) {
+            out->have_recovery = 1;
+            out->recovery_rps = steps[i].f.offered_rps;
+            out->overload_rps = steps[i].f.overload_rps;
+            out->switch_ns = steps[i].f.overload_rps > 0 ? steps[i].f.warmup_ns : 0;
+            out->backlog_at_switch = steps[i].backlog_at_switch;
+            out->recovery = steps[i].recovery;
+            continue;
+        }
+        last_loaded = &steps[i];
+        if (steps[i].invalid) /* the client's figures, not the server's */
+            continue;
+        x[m] = steps[i].achieved_rps;
+        y[m] = steps[i].completed_rps;
+        m++;
+    }
+    fit_knee(x, y, m, &out->knee);
+    free(x);
+    free(y);
+    if (last_loaded && last_loaded->f.elapsed_ns > last_loaded->f.duration_ns)
+        out->drain_ns = last_loaded->f.elapsed_ns - last_loaded->f.duration_ns;
+}
+
+/* Append to a bounded buffer. */
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    if (*at >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *at = LL_MIN(len - 1, *at + (size_t)k);
+}
+
+/* The end of a capacity line: the step after the capacity that failed
+ * (next_fails, at next_rps, for reason), else none_failed. */
+static void put_next_step(char *buf, size_t len, size_t *at, int next_fails, double next_rps,
+                          const char *reason, const char *none_failed)
+{
+    if (next_fails)
+        put(buf, len, at, "; next step %.4g req/s fails: %s\n", next_rps, reason);
+    else
+        put(buf, len, at, "; %s\n", none_failed);
+}
+
+/* "what: r1, r2, ..." of n rates, of which the first SWEEP_MAX_UNKNOWN are
+ * kept in r. */
+static void put_rates(char *buf, size_t len, size_t *at, const char *what, const double *r,
+                      size_t n)
+{
+    put(buf, len, at, "%s: ", what);
+    for (size_t i = 0; i < LL_MIN(n, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        put(buf, len, at, "%s%.4g", i ? ", " : "", r[i]);
+    if (n > SWEEP_MAX_UNKNOWN)
+        put(buf, len, at, ", ...");
+}
+
+/* The capacity line of the findings text. */
+static void put_capacity(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         char *buf, size_t len, size_t *at)
+{
+    char slo[96] = "";
+    if (fd->have_slo)
+        slo_format(&set->slo, slo, sizeof slo);
+    const char *what = fd->have_slo ? "SLO capacity" : "capacity (no SLO: steady, errors in limit)";
+    if (fd->capacity_found) {
+        put(buf, len, at, "%s: %.4g req/s", what, fd->capacity_rps);
+        if (fd->have_slo)
+            put(buf, len, at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
+        put_next_step(buf, len, at, fd->next_fails, fd->next_fail_rps, fd->next_fail_reason,
+                      "no step failed: the capacity is at least this");
+    } else if (fd->next_fails) {
+        put(buf, len, at, "%s: not found: the lowest step %.4g req/s already fails: %s\n", what,
+            fd->next_fail_rps, fd->next_fail_reason);
+    } else if (fd->n_unknown) {
+        put(buf, len, at, "%s: not found: no step could be judged\n", what);
+    } else {
+        put(buf, len, at, "%s: not found (no steps)\n", what);
+    }
+    if (fd->n_disputed) {
+        put_rates(buf, len, at, "disputed", fd->disputed_rps, fd->n_disputed);
+        put(buf, len, at,
+            " req/s failed below a passing rate and passed when re-run (--confirm): "
+            "counted as passing\n");
+    }
+    if (fd->next_fails && fd->passed_above_rps > 0)
+        put(buf, len, at,
+            "not monotonic: %.4g req/s passed above the failing %.4g req/s; the capacity "
+            "stops at the first failure%s\n",
+            fd->passed_above_rps, fd->next_fail_rps,
+            fd->next_fail_confirmed ? " (confirmed by a re-run)" : " (not re-run)");
+    if (fd->n_unknown) {
+        put_rates(buf, len, at, "not judged", fd->unknown_rps, fd->n_unknown);
+        put(buf, len, at,
+            " req/s (INVALID: the generator's own lateness moved their latencies); the "
+            "capacity and the knee rest on the other steps\n");
+        if (fd->capacity_unknown)
+            put(buf, len, at,
+                "capacity unknown: no step could be judged; rerun on a quieter machine or "
+                "with more --threads (the sweep is INVALID)\n");
+        else if (fd->capacity_coarse)
+            put(buf, len, at,
+                "the capacity lies between %.4g and %.4g req/s: a step between them could "
+                "not be judged\n",
+                fd->capacity_found ? fd->capacity_rps : 0.0, fd->next_fail_rps);
+    }
+}
+
+/* The knee, headroom, forecast and cost lines of the findings text. */
+static void put_sizing(const struct sweep_findings *fd, const struct sweep_settings *set, char *buf,
+                       size_t len, size_t *at)
+{
+    if (fd->knee.found)
+        put(buf, len, at,
+            "saturation knee: %.3g req/s offered (completions follow at slope %.2f below it, "
+            "%.2f above; %.3g req/s at the knee)\n",
+            fd->knee.knee_x, fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
+            fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above, fd->knee.y_at_knee);
+    else
+        put(buf, len, at, "saturation knee: not found (completions kept following offered load)\n");
+    if (fd->capacity_found)
+        put(buf, len, at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
+            fd->operate_rps, 100 * set->headroom, fd->have_slo ? "SLO capacity" : "capacity");
+    if (set->forecast_rps > 0) {
+        if (fd->replicas_needed)
+            put(buf, len, at,
+                "forecast: %.4g req/s needs %u replica%s (each at %.0f%% of its measured "
+                "capacity %.3g req/s)\n",
+                set->forecast_rps, fd->replicas_needed, fd->replicas_needed == 1 ? "" : "s",
+                100 * set->headroom, fd->capacity_rps / set->replicas);
+        else
+            put(buf, len, at, "forecast: %.4g req/s: no capacity found to size it\n",
+                set->forecast_rps);
+    }
+    if (set->cost_per_hour > 0 && isfinite(fd->cost_at_capacity))
+        put(buf, len, at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
+            fd->cost_at_capacity, set->cost_per_hour, set->replicas);
+}
+
+/* The recovery line of the findings text (a recovery step ran). */
+static void put_recovery(const struct sweep_findings *fd, char *buf, size_t len, size_t *at)
+{
+    const struct sweep_recovery *rc = &fd->recovery;
+    char a[16], b[16];
+    put(buf, len, at, "recovery: ");
+    if (fd->overload_rps > 0) {
+        put(buf, len, at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
+            fd->overload_rps);
+        if (isfinite(fd->backlog_at_switch))
+            put(buf, len, at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
+        put(buf, len, at, ", then %.3g req/s: ", fd->recovery_rps);
+    } else {
+        put(buf, len, at, "at %.3g req/s: ", fd->recovery_rps);
+    }
+    if (rc->first_miss_ns == LL_NO_TIME)
+        put(buf, len, at, "latency within the SLO from the %s\n",
+            fd->overload_rps > 0 ? "switch" : "start");
+    else if (rc->recovery_ns == LL_NO_TIME)
+        put(buf, len, at,
+            "latency not back inside the SLO within the step (last miss %s "
+            "after the %s)\n",
+            ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start");
+    else if (rc->first_miss_ns > fd->switch_ns)
+        put(buf, len, at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
+            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start",
+            ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
+    else
+        put(buf, len, at, "latency back inside the SLO %s after the %s\n",
+            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start");
+}
+
+/* One traffic class's line of the findings text. */
+static void put_class(const struct sweep_class_finding *cf, char *buf, size_t len, size_t *at)
+{
+    char cslo[96] = "";
+    if (cf->have_slo)
+        slo_format(&cf->slo, cslo, sizeof cslo);
+    const char *cwhat = cf->have_slo ? "SLO capacity" : "capacity (no SLO)";
+    put(buf, len, at, "class %s: ", cf->name);
+    if (cf->capacity_found) {
+        put(buf, len, at, "%s %.4g req/s", cwhat, cf->capacity_rps);
+        if (cf->have_slo)
+            put(buf, len, at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
+        put_next_step(buf, len, at, cf->next_fails, cf->next_fail_rps, cf->next_fail_reason,
+                      "no step failed for it");
+    } else if (cf->next_fails) {
+        put(buf, len, at, "%s not found: the lowest step %.4g req/s already fails: %s\n", cwhat,
+            cf->next_fail_rps, cf->next_fail_reason);
+    } else {
+        put(buf, len, at, "%s not found (no steps)\n", cwhat);
+    }
+}
+
+void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         const char *stop_reason, char *buf, size_t len)
+{
+    size_t at = 0;
+    char a[16];
+    if (len)
+        buf[0] = '\0';
+    put_capacity(fd, set, buf, len, &at);
+    put_sizing(fd, set, buf, len, &at);
+    if (fd->have_recovery)
+        put_recovery(fd, buf, len, &at);
+    if (fd->drain_ns)
+        put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
+            ll_fmt_duration(fd->drain_ns, a, sizeof a));
+    for (size_t k = 0; k < fd->n_classes; k++)
+        put_class(&fd->classes[k], buf, len, &at);
+    put(buf, len, &at, "stopped: %s\n",
+        stop_reason && *stop_reason ? stop_reason : "every rate was run");
+}
