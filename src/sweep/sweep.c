@@ -45,6 +45,7 @@ void sweep_server_clear(struct sweep_server *srv)
     srv->waiting_mean = srv->waiting_max = NAN;
     srv->running_mean = srv->running_max = NAN;
     srv->kv_mean = srv->kv_max = NAN;
+    srv->kv_capacity_tokens = NAN;
     srv->preemptions = srv->generation_tokens = srv->prompt_tokens = NAN;
     srv->ttft_p50_s = srv->ttft_p99_s = NAN;
 }
