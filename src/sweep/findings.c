@@ -607,12 +607,13 @@ void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sw
     free(ord);
 }
 
-/* " (p99 A -> B)" of a latency. */
-static void put_rise(char *buf, size_t len, size_t *at, uint64_t base, uint64_t to)
+/* "p99 A -> B" of a latency, in parentheses (with a space before) when
+ * paren. */
+static void put_rise(char *buf, size_t len, size_t *at, uint64_t base, uint64_t to, int paren)
 {
     char a[16], b[16];
-    put(buf, len, at, " (p99 %s -> %s)", ll_fmt_duration(base, a, sizeof a),
-        ll_fmt_duration(to, b, sizeof b));
+    put(buf, len, at, "%sp99 %s -> %s%s", paren ? " (" : "", ll_fmt_duration(base, a, sizeof a),
+        ll_fmt_duration(to, b, sizeof b), paren ? ")" : "");
 }
 
 /* The client's half of the line: which latency failed first. */
@@ -624,8 +625,12 @@ static void put_latency(const struct sweep_first_limit *fl, char *buf, size_t le
         return;
     }
     if (strcmp(first, "both") == 0) {
-        put(buf, len, at, "TTFT and TPOT failed together at %.4g req/s", fl->ttft_failed_rps);
-        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns);
+        put(buf, len, at, "TTFT and TPOT failed together at %.4g req/s (TTFT ",
+            fl->ttft_failed_rps);
+        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns, 0);
+        put(buf, len, at, ", TPOT ");
+        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns, 0);
+        put(buf, len, at, ")");
         return;
     }
     int ttft = strcmp(first, "ttft") == 0;
@@ -634,17 +639,17 @@ static void put_latency(const struct sweep_first_limit *fl, char *buf, size_t le
     put(buf, len, at, "%s failed %s from %.4g req/s", one, other_rps > 0 ? "first" : "alone",
         ttft ? fl->ttft_failed_rps : fl->tpot_failed_rps);
     if (ttft)
-        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns);
+        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns, 1);
     else
-        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns);
+        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns, 1);
     if (other_rps > 0)
         put(buf, len, at, ", %s from %.4g req/s", other, other_rps);
     else
         put(buf, len, at, ", %s held", other);
     if (ttft)
-        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns);
+        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns, 1);
     else
-        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns);
+        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns, 1);
 }
 
 /* "running R/S" at the step, "running at most R" (and "/S" when the bound

@@ -1403,6 +1403,13 @@ static void test_first_limit(void **state)
     sweep_first_limit_text(&fl, text, sizeof text);
     assert_non_null(strstr(text, "first limit: unknown (no server metrics); the client alone: "
                                  "TPOT failed first from 2 req/s"));
+    /* Both over their thresholds from the lowest step: together. */
+    set.slo.ttft_ns = 10 * MS;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_string_equal(sweep_first_limit_latency(&fl), "both");
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_non_null(strstr(text, "TTFT and TPOT failed together at 2 req/s (TTFT p99 "));
+    assert_non_null(strstr(text, ", TPOT p99 "));
     first_limit_free(st);
 }
 
