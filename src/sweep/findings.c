@@ -424,6 +424,7 @@ const char *sweep_limit_kind_name(enum sweep_limit_kind k)
     case SWEEP_LIMIT_KV_CACHE: return "kv_cache";
     case SWEEP_LIMIT_PREFILL: return "prefill";
     case SWEEP_LIMIT_ADMISSION: return "admission";
+    case SWEEP_LIMIT_COMPUTE: return "compute";
     default: return "unknown";
     }
 }
@@ -516,9 +517,11 @@ static double nan_max(double a, double b)
 }
 
 /* The limit step s shows, by the rule at enum sweep_limit_kind (seqs: the
- * engine's batch bound, 0 = unknown); SWEEP_LIMIT_UNKNOWN with *held 1
- * when the queue grew but seqs is unknown, *held 0 when nothing held. */
-static enum sweep_limit_kind step_limit(const struct sweep_step *s, uint32_t seqs, int *held)
+ * engine's batch bound, 0 = unknown; tpot_base_ns: the lowest step's TPOT
+ * p99, 0 = none); SWEEP_LIMIT_UNKNOWN with *held 1 when the queue grew but
+ * seqs is unknown, *held 0 when nothing held. */
+static enum sweep_limit_kind step_limit(const struct sweep_step *s, uint32_t seqs,
+                                        uint64_t tpot_base_ns, int *held)
 {
     const struct sweep_server *v = &s->f.server;
     *held = 1;
@@ -529,8 +532,21 @@ static enum sweep_limit_kind step_limit(const struct sweep_step *s, uint32_t seq
         return SWEEP_LIMIT_KV_CACHE;
     if (seqs && v->running_max >= (double)seqs && waiting)
         return SWEEP_LIMIT_BATCH;
-    if (v->waiting_max >= SWEEP_QUEUE_MAX_MIN && v->waiting_mean >= SWEEP_QUEUE_MEAN_MIN)
+    /* A request that arrives during a step waits for the next one: the
+     * queue grew when it held more than one step's arrivals on average
+     * (a step lasts about a TPOT; p99: the longest steps of a batch that
+     * grows). */
+    double one_step =
+        hist_count(s->stats.tpot) ? s->f.offered_rps * (double)s->tpot_ns[3] / 1e9 : 0;
+    if (v->waiting_max >= SWEEP_QUEUE_MAX_MIN &&
+        v->waiting_mean >= LL_MAX(SWEEP_QUEUE_MEAN_MIN, one_step))
         return seqs && v->running_max < (double)seqs ? SWEEP_LIMIT_PREFILL : SWEEP_LIMIT_UNKNOWN;
+    /* In flight grew (or the TTFT tail rose) with nothing queued: the
+     * requests wait inside the batch, whose steps slow as it grows. */
+    if (!s->steady && !isnan(v->running_max) && (!seqs || v->running_max < (double)seqs) &&
+        tpot_base_ns && hist_count(s->stats.tpot) &&
+        (double)s->tpot_ns[3] >= SWEEP_COMPUTE_TPOT_RISE * (double)tpot_base_ns)
+        return SWEEP_LIMIT_COMPUTE;
     *held = 0;
     return SWEEP_LIMIT_UNKNOWN;
 }
@@ -566,7 +582,8 @@ void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sw
     size_t at = m;
     for (size_t i = 0; i < m && at == m; i++) {
         int held = 0;
-        enum sweep_limit_kind k = step_limit(&steps[ord[i]], set->engine_seqs, &held);
+        enum sweep_limit_kind k =
+            step_limit(&steps[ord[i]], set->engine_seqs, out->tpot_base_ns, &held);
         if (held) {
             at = i;
             out->kind = k;
@@ -589,6 +606,7 @@ void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sw
         if (v->has_span && v->span_to_ns > v->span_from_ns && !isnan(v->prompt_tokens))
             out->prompt_tps = v->prompt_tokens / ((double)(v->span_to_ns - v->span_from_ns) / 1e9);
         out->rejected = s->stats.by_kind[REC_HTTP_429];
+        out->tpot_step_ns = hist_count(s->stats.tpot) ? s->tpot_ns[3] : 0;
         out->timeouts = s->stats.by_kind[REC_TIMEOUT_CONNECT] +
                         s->stats.by_kind[REC_TIMEOUT_FIRST_TOKEN] +
                         s->stats.by_kind[REC_TIMEOUT_IDLE] + s->stats.by_kind[REC_TIMEOUT_TOTAL];
@@ -748,6 +766,17 @@ void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_
         if (!isnan(fl->prompt_tps))
             put(buf, len, &at, "; prompt tokens %.4g/s", fl->prompt_tps);
         put_queue(fl, buf, len, &at);
+        put(buf, len, &at, ")");
+        break;
+    case SWEEP_LIMIT_COMPUTE:
+        put(buf, len, &at,
+            "first limit: compute (at %.4g req/s, step %u, in flight grew but not the "
+            "queue: ",
+            fl->offered_rps, fl->step_index);
+        put_running(fl, buf, len, &at);
+        put_kv(fl, buf, len, &at);
+        put(buf, len, &at, "; each step slows as the batch grows: TPOT ");
+        put_rise(buf, len, &at, fl->tpot_base_ns, fl->tpot_step_ns, 0);
         put(buf, len, &at, ")");
         break;
     default:

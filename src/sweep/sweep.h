@@ -405,7 +405,7 @@ struct sweep_class_finding {
  * docs/sweep.md, "The first limit"): over the steps in offered order, the
  * first whose server figures (or, for admission, the client's records)
  * show a limit holding requests back. Within that step the order is
- * admission, KV cache, batch, prefill. */
+ * admission, KV cache, batch, prefill, compute. */
 enum sweep_limit_kind {
     SWEEP_LIMIT_UNKNOWN = 0, /* no server figures, none reached, or not told apart */
     SWEEP_LIMIT_BATCH,       /* running at the engine's max sequences, requests waiting */
@@ -413,11 +413,15 @@ enum sweep_limit_kind {
                                   * waiting */
     SWEEP_LIMIT_PREFILL,     /* the queue grew with the batch and KV below their limits */
     SWEEP_LIMIT_ADMISSION,   /* the server refused requests (429): a policy */
+    SWEEP_LIMIT_COMPUTE,     /* not steady with nothing queued and the batch below its
+                              * bound, TPOT risen: each step slows as the batch grows */
 };
 /* KV use (fraction) at which the cache counts as full. */
 #define SWEEP_KV_FULL 0.95
 /* The queue grew in a step when its waiting gauge reached this many
- * requests at most and averaged at least SWEEP_QUEUE_MEAN_MIN. */
+ * requests at most and averaged at least SWEEP_QUEUE_MEAN_MIN and at
+ * least one step's arrivals (offered rate x TPOT p99: a request that
+ * arrives during a step waits for the next one, limit or not). */
 #define SWEEP_QUEUE_MAX_MIN 4.0
 #define SWEEP_QUEUE_MEAN_MIN 1.0
 /* A latency "failed" at the first step whose p99 is over the SLO's
@@ -426,6 +430,9 @@ enum sweep_limit_kind {
 #define SWEEP_LATENCY_RISE 2.0
 #define SWEEP_TTFT_RISE_MIN_NS (50 * LL_NS_PER_MS)
 #define SWEEP_TPOT_RISE_MIN_NS (5 * LL_NS_PER_MS)
+/* Compute: an unsteady step whose TPOT p99 is at least this many times
+ * the lowest step's. */
+#define SWEEP_COMPUTE_TPOT_RISE 1.25
 
 struct sweep_first_limit {
     enum sweep_limit_kind kind;
@@ -441,12 +448,13 @@ struct sweep_first_limit {
     double kv_capacity_tokens;      /* tokens; NAN = unknown */
     const char *kv_capacity_source; /* "engine_limits", "metrics" or NULL */
     double preemptions;
-    double queue_before; /* waiting max of the step below it in offered order */
-    double queue_max;    /* waiting max from this step up */
-    double queue_mean;   /* waiting mean at this step */
-    double prompt_tps;   /* server prompt tokens per second of its span */
-    uint64_t rejected;   /* 429s at this step (client records) */
-    uint64_t timeouts;   /* timeouts at this step (client records) */
+    double queue_before;   /* waiting max of the step below it in offered order */
+    double queue_max;      /* waiting max from this step up */
+    double queue_mean;     /* waiting mean at this step */
+    double prompt_tps;     /* server prompt tokens per second of its span */
+    uint64_t tpot_step_ns; /* TPOT p99 at this step (compute's evidence) */
+    uint64_t rejected;     /* 429s at this step (client records) */
+    uint64_t timeouts;     /* timeouts at this step (client records) */
     /* The client's view over all steps: the offered rate at which TTFT and
      * TPOT p99 first failed (the rule at SWEEP_LATENCY_RISE); 0 = never. */
     double ttft_failed_rps, tpot_failed_rps;
@@ -455,7 +463,7 @@ struct sweep_first_limit {
     uint64_t tpot_base_ns, tpot_at_ns; /* likewise TPOT */
 };
 
-/* "batch", "kv_cache", "prefill", "admission", "unknown". */
+/* "batch", "kv_cache", "prefill", "admission", "compute", "unknown". */
 const char *sweep_limit_kind_name(enum sweep_limit_kind k);
 
 /* Which latency failed first: "ttft", "tpot", "both" (at the same step) or

@@ -11,6 +11,8 @@
  *              one request prefills at a time, the queue grows with 2 or
  *              fewer running
  *   admission  4 sequences and a queue of 2: 429s
+ *   compute    no bound binds, each step costs 2 ms a sequence: the batch
+ *              grows, not the queue, and TPOT with it
  *   no metrics the batch case with --no-metrics: the cause is unknown, the
  *              client saw TTFT fail and TPOT hold
  *
@@ -206,6 +208,39 @@ static void test_first_limit_admission(void **state)
     harness_results_free(dir);
 }
 
+static void test_first_limit_compute(void **state)
+{
+    (void)state;
+    /* No bound that binds (1000 sequences, 8192 prefill tokens a step),
+     * but each step costs 2 ms a sequence: a batch of n steps every
+     * 5 + 2n ms, and with 16 tokens each about 31 req/s at most however
+     * large the batch. At 80 req/s the batch (not the queue) grows by
+     * ~50 a second and every step slows with it. */
+    const char *sim[] = {"--max-num-seqs",  "1000", "--step-base", "5ms", "--step-per-seq", "2ms",
+                         "--prefill-chunk", "8192", NULL};
+    harness_cur_sim_start(sim);
+    const char *args[] = {
+        "--rates",   "5,80",         STEPS, "--metrics-interval", "200ms", "--engine-limits",
+        "seqs=1000", SHORT_WORKLOAD, NULL};
+    json_t *sum, *fl;
+    char *out;
+    char *dir = sweep_first_limit(args, &sum, &fl, &out);
+    assert_string_equal(harness_sval(fl, "kind"), "compute");
+    assert_int_equal(harness_ival_req(fl, "step"), 1);
+    ASSERT_NEAR(harness_num(fl, "offered_rps"), 80, 1e-9);
+    assert_non_null(strstr(out, "first limit: compute (at 80 req/s, step 1, in flight grew"));
+    /* TPOT is the step time: it failed there. */
+    ASSERT_NEAR(harness_num(fl, "tpot_failed_rps"), 80, 1e-9);
+    json_t *e = json_object_get(fl, "evidence");
+    ASSERT_IN_RANGE(harness_num(e, "running_max"), 40, 500);
+    assert_true(harness_num(e, "kv_usage_max") < 0.9);
+    assert_true(harness_num(e, "preemptions") == 0);
+    assert_int_equal(harness_ival_req(e, "rejected_429"), 0);
+    free(out);
+    json_decref(sum);
+    harness_results_free(dir);
+}
+
 static void test_first_limit_no_metrics(void **state)
 {
     (void)state;
@@ -244,5 +279,6 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_first_limit_batch, harness_sim_teard
              cmocka_unit_test_teardown(test_first_limit_kv, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_limit_prefill, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_limit_admission, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_first_limit_compute, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_limit_no_metrics, harness_sim_teardown),
              cmocka_unit_test(test_engine_limits_flag))

@@ -1359,6 +1359,28 @@ static void test_first_limit(void **state)
     sweep_first_limit_text(&fl, text, sizeof text);
     assert_non_null(strstr(text, "first limit: none reached (running at most 4/64; KV 10%"));
 
+    /* Compute: unsteady at 8 req/s with nothing queued, 30 of 64
+     * running, TPOT p99 twice the lowest step's. Steady, or TPOT flat:
+     * not named. */
+    set_server(&st[2], 30, 0, 0, 0.40, 0);
+    st[2].steady = 0;
+    uint64_t tpot_was = st[2].tpot_ns[3];
+    st[2].tpot_ns[3] = 2 * st[0].tpot_ns[3];
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_COMPUTE);
+    assert_int_equal(fl.step, 2);
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_non_null(strstr(text, "first limit: compute (at 8 req/s, step 2, in flight grew but "
+                                 "not the queue: running 30/64; KV 40%"));
+    assert_string_equal(sweep_limit_kind_name(fl.kind), "compute");
+    st[2].tpot_ns[3] = tpot_was;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_false(fl.reached);
+    st[2].tpot_ns[3] = 2 * st[0].tpot_ns[3];
+    st[2].steady = 1;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_false(fl.reached);
+
     /* KV: preemptions at 4 req/s come first, before the batch at 8. */
     set.engine_seqs = 4;
     set_server(&st[1], 3, 0, 1, 0.90, 5);
