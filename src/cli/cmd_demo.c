@@ -13,6 +13,7 @@
 #include "cli/cmds.h"
 #include "cli/sweepjob.h"
 #include "measure/slo.h"
+#include "sim/profile.h"
 #include "util/spawn.h"
 #include "util/util.h"
 
@@ -24,26 +25,27 @@
 
 static void demo_usage(FILE *f)
 {
-    fprintf(f,
-"usage: llmload demo [options]\n"
-"\n"
-"Start the built-in simulated server (llmload sim --profile default) on a free\n"
-"port of 127.0.0.1, sweep it with --rates auto, print the step table and the\n"
-"findings, write the report, and stop the server. Takes about 1.5 minutes.\n"
-"Arrivals are constant (open loop) so the short steps give a clean curve; run\n"
-"llmload sweep yourself for Poisson arrivals and longer steps.\n"
-"The default profile's theoretical capacity is 33.8 req/s for its workload\n"
-"(prompt 256, output 128 tokens, ignore_eos): see llmload sim --explain.\n"
-"\n"
-"  --out DIR            results directory (default results/<timestamp>)\n"
-"  --force              write into an existing non-empty --out\n"
-"  --slo SPEC           SLO of the sweep (default " DEMO_SLO ")\n"
-"  --step-duration D    measured hold of each step (default " DEMO_STEP ")\n"
-"  --warmup D           warm-up before each hold (default " DEMO_WARMUP ")\n"
-"  --probe-duration D   each capacity-probe round (default " DEMO_PROBE ")\n"
-"  --quiet              no progress lines on stderr\n"
-"\n"
-"Exit status: as llmload sweep; 3 when the sim cannot be started.\n");
+    fprintf(f, "usage: llmload demo [options]\n"
+               "\n"
+               "Start the built-in simulated server (llmload sim --profile default) on a free\n"
+               "port of 127.0.0.1, sweep it with --rates auto, print the step table and the\n"
+               "findings, write the report, and stop the server. Takes about 1.5 minutes.\n"
+               "Arrivals are constant (open loop) so the short steps give a clean curve; run\n"
+               "llmload sweep yourself for Poisson arrivals and longer steps.\n"
+               "The default profile's theoretical capacity is 33.8 req/s for its workload\n"
+               "(prompt 256, output 128 tokens, ignore_eos): see llmload sim --explain.\n"
+               "The sweep is told the profile's batch bound (--engine-limits seqs=64), which\n"
+               "no /metrics exports, so its findings can name the first limit reached.\n"
+               "\n"
+               "  --out DIR            results directory (default results/<timestamp>)\n"
+               "  --force              write into an existing non-empty --out\n"
+               "  --slo SPEC           SLO of the sweep (default " DEMO_SLO ")\n"
+               "  --step-duration D    measured hold of each step (default " DEMO_STEP ")\n"
+               "  --warmup D           warm-up before each hold (default " DEMO_WARMUP ")\n"
+               "  --probe-duration D   each capacity-probe round (default " DEMO_PROBE ")\n"
+               "  --quiet              no progress lines on stderr\n"
+               "\n"
+               "Exit status: as llmload sweep; 3 when the sim cannot be started.\n");
 }
 
 /* Start the sim; read its first stdout line ("http://127.0.0.1:PORT").
@@ -150,6 +152,13 @@ static int demo_sweep(const struct demo_opts *d, const char *url)
 {
     const char *sargs[32];
     int n = 0;
+    /* The sim's batch bound, which no /metrics exports, for the first
+     * limit (its KV cache's size the sim does export). */
+    struct sim_profile prof;
+    char limits[48];
+    if (sim_profile_get("default", &prof) != 0)
+        return LL_EXIT_RUNTIME;
+    snprintf(limits, sizeof limits, "seqs=%u", prof.engine.max_num_seqs);
     sargs[n++] = "sweep";
     sargs[n++] = "--url";
     sargs[n++] = url;
@@ -170,6 +179,8 @@ static int demo_sweep(const struct demo_opts *d, const char *url)
     sargs[n++] = "--ignore-eos";
     sargs[n++] = "--arrival";
     sargs[n++] = "constant";
+    sargs[n++] = "--engine-limits";
+    sargs[n++] = limits;
     if (d->out) {
         sargs[n++] = "--out";
         sargs[n++] = d->out;

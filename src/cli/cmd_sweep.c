@@ -116,6 +116,10 @@ static void sweep_usage(FILE *f)
         "                           replaced by /metrics, if it answers at the start)\n"
         "  --metrics-interval D     scrape period (default 1s, at least 100ms)\n"
         "  --no-metrics             do not scrape\n"
+        "  --engine-limits seqs=N,kv_tokens=N\n"
+        "                           the engine's running-batch bound and KV cache (tokens),\n"
+        "                           either or both, for the first-limit finding (KV: default\n"
+        "                           what /metrics exports; sequences: none exports them)\n"
         "\n"
         "Findings, cost and CI checks:\n"
         "  --headroom PCT           operate at this share of the SLO capacity (default 80)\n"
@@ -146,7 +150,7 @@ struct sweep_opts {
     const char *rates, *step_duration, *gap, *repeat, *probe_duration, *max_steps, *confirm;
     const char *recovery_duration, *overload_duration, *attainment, *max_error_rate, *ttft_limit, *headroom;
     const char *forecast, *cost, *replicas, *expect_capacity;
-    const char *metrics_url, *metrics_interval;
+    const char *metrics_url, *metrics_interval, *engine_limits;
     int no_recovery, expect_slo, no_metrics;
 };
 
@@ -193,6 +197,7 @@ static const struct runopts_flag sweep_own_flags[] = {
     VALUE("metrics-url", metrics_url),
     VALUE("metrics-interval", metrics_interval),
     SET("no-metrics", no_metrics),
+    VALUE("engine-limits", engine_limits),
 };
 #undef VALUE
 #undef SET
@@ -310,6 +315,42 @@ static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
     return 0;
 }
 
+/* --engine-limits seqs=N,kv_tokens=N (either or both, each at most once)
+ * into set: 0, or LL_E_INVAL with a one-line reason naming the bad key or
+ * value. */
+static int parse_engine_limits(const char *v, struct sweep_settings *set, char *err, size_t errlen)
+{
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf)
+        return runopts_errf(err, errlen, "--engine-limits: too long");
+    if (!buf[0])
+        return runopts_errf(err, errlen, "--engine-limits: expected seqs=N,kv_tokens=N");
+    char *save = NULL;
+    for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            return runopts_errf(err, errlen,
+                                "--engine-limits: \"%s\" is not KEY=N (keys: seqs, kv_tokens)", kv);
+        *eq = '\0';
+        uint64_t n;
+        int seqs = strcmp(kv, "seqs") == 0;
+        if (!seqs && strcmp(kv, "kv_tokens") != 0)
+            return runopts_errf(err, errlen,
+                                "--engine-limits: unknown key \"%s\" (keys: seqs, kv_tokens)", kv);
+        if (ll_parse_u64(eq + 1, &n) != 0 || n == 0 || (seqs && n > UINT32_MAX))
+            return runopts_errf(err, errlen,
+                                "--engine-limits: %s=\"%s\" is not a whole number from 1%s", kv,
+                                eq + 1, seqs ? " to 4294967295" : "");
+        if ((seqs && set->engine_seqs) || (!seqs && set->engine_kv_tokens))
+            return runopts_errf(err, errlen, "--engine-limits: %s given twice", kv);
+        if (seqs)
+            set->engine_seqs = (uint32_t)n;
+        else
+            set->engine_kv_tokens = n;
+    }
+    return 0;
+}
+
 /* The verdicts' settings: --attainment, --max-error-rate, --ttft-limit,
  * the capacity plan and the --expect-* checks. */
 static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set, char *err,
@@ -350,6 +391,8 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
                                                 &set->expect_capacity_rps, err, errlen) != 0)
         return LL_E_INVAL;
     set->expect_slo = so->expect_slo;
+    if (so->engine_limits && parse_engine_limits(so->engine_limits, set, err, errlen) != 0)
+        return LL_E_INVAL;
     return 0;
 }
 
@@ -597,6 +640,7 @@ static void join_step(const struct sweep_run *sr, uint64_t run_start_abs_ns,
         v->kv_mean = j.kv_usage.mean;
         v->kv_max = j.kv_usage.max;
     }
+    v->kv_capacity_tokens = j.kv_capacity_tokens;
     if (j.preemptions.present)
         v->preemptions = j.preemptions.delta;
     if (j.generation_tokens.present)

@@ -101,6 +101,13 @@ struct engine_values {
 int engines_extract(enum engine_kind k, const struct prom_scrape *s,
                     struct engine_values *out);
 
+/* The KV cache's capacity in tokens, where engine k exports it: vLLM's
+ * info gauge vllm:cache_config_info carries num_gpu_blocks and block_size
+ * as labels, and their product is the capacity. NAN when the engine does
+ * not export it or the scrape lacks it (or its labels are not positive
+ * numbers). llama.cpp's slot count is in its /props, not its /metrics. */
+double engines_kv_capacity_tokens(enum engine_kind k, const struct prom_scrape *s);
+
 /* Gather engine k's server-side TTFT histogram from s (all label sets
  * summed by le), in seconds. Returns what prom_scrape_histogram returns,
  * or LL_E_NOTFOUND when the engine has no TTFT histogram or the scrape

@@ -42,6 +42,7 @@ int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
     memset(p, 0, sizeof *p);
     p->start_abs_ns = start_abs_ns;
     p->end_abs_ns = end_abs_ns;
+    p->kv_capacity_tokens = NAN;
     if (parsed)
         *parsed = NULL;
     struct prom_scrape *ps = NULL;
@@ -73,6 +74,7 @@ int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
             p->present[ENGINE_M_TTFT] = 1;
         }
         free(h);
+        p->kv_capacity_tokens = engines_kv_capacity_tokens(p->engine, ps);
     }
     if (parsed)
         *parsed = ps;
@@ -251,6 +253,7 @@ int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64
     if (!out)
         return LL_E_INVAL;
     memset(out, 0, sizeof *out);
+    out->kv_capacity_tokens = NAN;
     if (!s || t1_abs_ns < t0_abs_ns ||
         (span != SCRAPE_SPAN_OUTER && span != SCRAPE_SPAN_INNER))
         return LL_E_INVAL;
@@ -280,6 +283,8 @@ int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64
         gauge_add(&out->waiting, p, ENGINE_M_WAITING);
         gauge_add(&out->running, p, ENGINE_M_RUNNING);
         gauge_add(&out->kv_usage, p, ENGINE_M_KV_USAGE);
+        if (p->kv_capacity_tokens > 0) /* NAN (or a zeroed point): not exported */
+            out->kv_capacity_tokens = p->kv_capacity_tokens;
     }
     gauge_finish(&out->waiting);
     gauge_finish(&out->running);

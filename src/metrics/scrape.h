@@ -45,6 +45,7 @@ struct scrape_point {
     double *ttft_count;             /* ttft_n cumulative counts */
     double ttft_sum_s;              /* seconds */
     double ttft_total;              /* observations */
+    double kv_capacity_tokens;      /* engines_kv_capacity_tokens; NAN when not exported */
 };
 
 /* Fill *p from one scrape body (len bytes, need not be NUL-terminated)
@@ -114,6 +115,8 @@ struct scrape_join {
     size_t ok, failed;              /* of those (failed = counted gaps) */
     enum engine_kind engine;        /* of the last ok scrape in the window */
     struct scrape_gauge waiting, running, kv_usage;
+    double kv_capacity_tokens;      /* the KV cache's capacity, tokens, as the last ok
+                                     * scrape in the window exported it; NAN = not */
     uint64_t span_from_abs_ns;      /* the scrape times the deltas run */
     uint64_t span_to_abs_ns;        /* between (0 when there is no span) */
     struct scrape_counter preemptions, prompt_tokens, generation_tokens,

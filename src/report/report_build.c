@@ -38,6 +38,7 @@ struct built {
         probe_t1_s; /* s since the sweep's start; both 0 = no probe (or an old file) */
     struct report_inflight_sample *probe_inflight; /* n_probe_inflight, time order; may be NULL */
     size_t n_probe_inflight;
+    char first_limit[128]; /* the first limit in a few words, for the knee's card */
 };
 
 static void built_free(struct built *b)
@@ -248,6 +249,15 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
     r->attainment_target = fd->have_slo ? set->attainment : 0;
     r->capacity_rps = fd->capacity_found ? fd->capacity_rps : 0;
     r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
+    const struct sweep_first_limit *fl = &fd->first_limit;
+    if (fl->reached)
+        snprintf(b->first_limit, sizeof b->first_limit, "first %s: %s at %.4g req/s (step %u)",
+                 fl->kind == SWEEP_LIMIT_ADMISSION ? "policy" : "limit",
+                 sweep_limit_kind_name(fl->kind), fl->offered_rps, fl->step_index);
+    else
+        snprintf(b->first_limit, sizeof b->first_limit, "first limit: %s",
+                 fl->server_metrics ? "none reached" : "unknown (no server metrics)");
+    r->first_limit = b->first_limit;
     r->invalid = sweep_invalid_text(b->steps, b->n_steps, b->invalid_text,
                                     sizeof b->invalid_text) > 0;
     r->invalid_reason = r->invalid ? b->invalid_text : NULL;

@@ -315,6 +315,10 @@ static void report_limit_cards(struct strbuf *b, const struct report *r)
         report_put_value(&d, 100.0 * r->capacity_rps / r->knee_rps);
         strbuf_puts(&d, "% of it");
     }
+    if (r->first_limit && r->first_limit[0]) {
+        strbuf_puts(&d, "; ");
+        strbuf_puts(&d, r->first_limit);
+    }
     report_card(b, "knee", "Knee", r->knee_rps, "req/s", "not found", d.data);
     strbuf_free(&d);
 }

@@ -122,6 +122,9 @@ struct report {
     double attainment_target;   /* fraction, e.g. 0.99; 0 = none */
     double capacity_rps;        /* req/s, highest offered load meeting the target; 0 = not found */
     double knee_rps;            /* req/s, where latency turns up; 0 = not found */
+    const char *first_limit;    /* the limit the server reached first, in a few words,
+                                 * shown under the knee ("first limit: the batch at 24
+                                 * req/s"); may be NULL */
     const char *findings_text;  /* the sweep's findings in words; may be NULL; newlines kept */
     const struct report_server_sample *server; /* n_server scrapes in time order; may be NULL */
     size_t n_server;

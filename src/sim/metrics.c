@@ -126,6 +126,16 @@ void metrics_render(const struct metrics *m, const struct engine_stats *st,
         http_buf_puts(out, "\n");
     }
 
+    /* vLLM's info gauge of its CacheConfig: every field a label, value 1.
+     * num_gpu_blocks x block_size is the KV cache's capacity in tokens. */
+    head(out, "vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
+    http_buf_printf(out,
+                    "vllm:cache_config_info{block_size=\"%u\",cache_dtype=\"auto\","
+                    "enable_prefix_caching=\"%s\",num_cpu_blocks=\"0\","
+                    "num_gpu_blocks=\"%llu\"} 1.0\n",
+                    m->block_tokens, m->prefix_cache ? "True" : "False",
+                    (unsigned long long)m->kv_blocks);
+
     const char *h = "vllm:time_to_first_token_seconds";
     head(out, h, "histogram", "Histogram of time to first token in seconds.");
     uint64_t cum = 0;

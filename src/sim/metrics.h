@@ -19,6 +19,11 @@ struct metrics {
      * does (llmload sim --prompt-counter-excludes-cached). Set after
      * metrics_init. */
     int prompt_excludes_cached;
+    /* The KV cache's shape, exported as vLLM exports it
+     * (vllm:cache_config_info); set after metrics_init. */
+    uint64_t kv_blocks;               /* blocks in the KV cache (kv_tokens / block_tokens) */
+    uint32_t block_tokens;            /* tokens per block */
+    int prefix_cache;                 /* 1: the prefix cache is on */
     uint64_t prompt_tokens_total;     /* prompt tokens of requests that got a first token */
     uint64_t cached_tokens_total;     /* of those, the ones the prefix cache served */
     uint64_t generation_tokens_total; /* output tokens sent (or generated for non-streams) */
@@ -46,7 +51,9 @@ double metrics_ttft_bucket_le_s(int i);
  * vllm:num_preemptions_total, vllm:prompt_tokens_total,
  * vllm:generation_tokens_total, vllm:request_success_total (by
  * finished_reason) and vllm:time_to_first_token_seconds (histogram), each
- * with HELP and TYPE lines and a model_name label (escaped). */
+ * with HELP and TYPE lines and a model_name label (escaped), and
+ * vllm:cache_config_info (value 1, the cache's shape in labels:
+ * block_size, num_gpu_blocks, ...; no model_name, as vLLM writes it). */
 void metrics_render(const struct metrics *m, const struct engine_stats *st,
                     const char *model_name, struct http_buf *out);
 

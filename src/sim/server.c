@@ -621,6 +621,10 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     s->faults = cfg->faults;
     metrics_init(&s->metrics);
     s->metrics.prompt_excludes_cached = cfg->prompt_excludes_cached;
+    s->metrics.block_tokens = cfg->engine.block_tokens;
+    s->metrics.kv_blocks =
+        cfg->engine.block_tokens ? cfg->engine.kv_tokens / cfg->engine.block_tokens : 0;
+    s->metrics.prefix_cache = cfg->engine.prefix_cache;
     api_ctx_init(&s->api);
     sigprocmask(SIG_SETMASK, NULL, &s->old_mask);
 

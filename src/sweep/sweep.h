@@ -87,6 +87,10 @@ struct sweep_settings {
     int auto_rates;              /* 1: --rates auto (the plateau and range stops apply) */
     double estimate_rps;         /* auto: the probe's capacity estimate; 0 = none */
     double lateness_tolerance;   /* the self-check's tolerance (measure/verdict.h); 0 = default */
+    uint32_t engine_seqs;        /* --engine-limits seqs=N: the engine's running-batch bound;
+                                  * 0 = not given */
+    uint64_t engine_kv_tokens;   /* --engine-limits kv_tokens=N: its KV cache, tokens; 0 = not
+                                  * given (the server's /metrics may export it) */
 };
 
 /* Fill s with the defaults above (no SLO, one replica). */
@@ -103,6 +107,8 @@ struct sweep_server {
     double waiting_mean, waiting_max;   /* requests queued in the server */
     double running_mean, running_max;   /* requests in the running batch */
     double kv_mean, kv_max;      /* KV cache in use, fraction 0..1 */
+    double kv_capacity_tokens;   /* the KV cache's capacity as the server exports it
+                                  * (vLLM's cache_config_info), tokens */
     double preemptions;          /* counter increase over the span */
     double generation_tokens;    /* tokens, counter increase over the span */
     double prompt_tokens;        /* tokens, counter increase over the span */
@@ -402,6 +408,75 @@ struct sweep_class_finding {
     uint64_t tpot_p99_at_capacity_ns; /* ns, likewise; 0 when no TPOT */
 };
 
+/* The first limit the server reached (sweep_first_limit, the rule in
+ * docs/sweep.md, "The first limit"): over the steps in offered order, the
+ * first whose server figures (or, for admission, the client's records)
+ * show a limit holding requests back. Within that step the order is
+ * admission, KV cache, batch, prefill, compute. */
+enum sweep_limit_kind {
+    SWEEP_LIMIT_UNKNOWN = 0, /* no server figures, none reached, or not told apart */
+    SWEEP_LIMIT_BATCH,       /* running at the engine's max sequences, requests waiting */
+    SWEEP_LIMIT_KV_CACHE,    /* preemptions, or KV use at SWEEP_KV_FULL with requests
+                                  * waiting */
+    SWEEP_LIMIT_PREFILL,     /* the queue grew with the batch and KV below their limits */
+    SWEEP_LIMIT_ADMISSION,   /* the server refused requests (429): a policy */
+    SWEEP_LIMIT_COMPUTE,     /* not steady with nothing queued and the batch below its
+                              * bound, TPOT risen: each step slows as the batch grows */
+};
+/* KV use (fraction) at which the cache counts as full. */
+#define SWEEP_KV_FULL 0.95
+/* The queue grew in a step when its waiting gauge reached this many
+ * requests at most and averaged at least SWEEP_QUEUE_MEAN_MIN and at
+ * least one step's arrivals (offered rate x TPOT p99: a request that
+ * arrives during a step waits for the next one, limit or not). */
+#define SWEEP_QUEUE_MAX_MIN 4.0
+#define SWEEP_QUEUE_MEAN_MIN 1.0
+/* A latency "failed" at the first step whose p99 is over the SLO's
+ * threshold for it, or without one, over SWEEP_LATENCY_RISE times the
+ * lowest step's p99 and at least the ..._MIN_NS above it. */
+#define SWEEP_LATENCY_RISE 2.0
+#define SWEEP_TTFT_RISE_MIN_NS (50 * LL_NS_PER_MS)
+#define SWEEP_TPOT_RISE_MIN_NS (5 * LL_NS_PER_MS)
+/* Compute: an unsteady step whose TPOT p99 is at least this many times
+ * the lowest step's. */
+#define SWEEP_COMPUTE_TPOT_RISE 1.25
+
+struct sweep_first_limit {
+    enum sweep_limit_kind kind;
+    int server_metrics;  /* 1: some step had server figures */
+    int reached;         /* 1: a step showed a limit (step, offered_rps hold) */
+    size_t step;         /* index into the steps array */
+    uint32_t step_index; /* that step's f.index */
+    double offered_rps;
+    /* Evidence at that step (NAN where unknown). */
+    double running_max;
+    uint32_t max_seqs;              /* the engine's batch bound; 0 = unknown */
+    double kv_max;                  /* fraction */
+    double kv_capacity_tokens;      /* tokens; NAN = unknown */
+    const char *kv_capacity_source; /* "engine_limits", "metrics" or NULL */
+    double preemptions;
+    double queue_before;   /* waiting max of the step below it in offered order */
+    double queue_max;      /* waiting max from this step up */
+    double queue_mean;     /* waiting mean at this step */
+    double prompt_tps;     /* server prompt tokens per second of its span */
+    uint64_t tpot_step_ns; /* TPOT p99 at this step (compute's evidence) */
+    uint64_t rejected;     /* 429s at this step (client records) */
+    uint64_t timeouts;     /* timeouts at this step (client records) */
+    /* The client's view over all steps: the offered rate at which TTFT and
+     * TPOT p99 first failed (the rule at SWEEP_LATENCY_RISE); 0 = never. */
+    double ttft_failed_rps, tpot_failed_rps;
+    uint64_t ttft_base_ns, ttft_at_ns; /* TTFT p99 at the lowest step and at the step it
+                                  * failed (or the highest step) */
+    uint64_t tpot_base_ns, tpot_at_ns; /* likewise TPOT */
+};
+
+/* "batch", "kv_cache", "prefill", "admission", "compute", "unknown". */
+const char *sweep_limit_kind_name(enum sweep_limit_kind k);
+
+/* Which latency failed first: "ttft", "tpot", "both" (at the same step) or
+ * "neither". */
+const char *sweep_first_limit_latency(const struct sweep_first_limit *fl);
+
 struct sweep_findings {
     int have_slo;
     int capacity_found;          /* 1: some point passed before the first failing one */
@@ -440,6 +515,7 @@ struct sweep_findings {
     struct sweep_recovery recovery; /* as measured by the recovery step */
     uint64_t drain_ns;           /* time the last loaded step took to drain after offering stopped */
     int slo_missed;              /* some non-recovery step failed its SLO */
+    struct sweep_first_limit first_limit;
     size_t n_classes;            /* traffic classes broken out (0 = none) */
     struct sweep_class_finding classes[SWEEP_MAX_CLASSES]; /* the first n_classes, in
                                   * the order of the first step's classes */
@@ -449,6 +525,14 @@ struct sweep_findings {
 void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                             const struct sweep_point *points, size_t n_points,
                             const struct sweep_settings *set, struct sweep_findings *out);
+
+/* The first limit over steps (n, in run order; the recovery step and
+ * INVALID steps are left out), into *out. */
+void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sweep_settings *set,
+                       struct sweep_first_limit *out);
+
+/* The first-limit line of the findings ("first limit: ...\n"). */
+void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_t len);
 
 /* Room for the findings text with every class: a buffer of this many
  * bytes never truncates it. */

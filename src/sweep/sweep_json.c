@@ -53,6 +53,7 @@ static json_t *server_facts_json(const struct sweep_server *v)
     jset(o, "running_max", jnum(v->running_max));
     jset(o, "kv_usage_mean", jnum(v->kv_mean));
     jset(o, "kv_usage_max", jnum(v->kv_max));
+    jset(o, "kv_capacity_tokens", jnum(v->kv_capacity_tokens));
     jset(o, "preemptions", jnum(v->preemptions));
     jset(o, "generation_tokens", jnum(v->generation_tokens));
     jset(o, "prompt_tokens", jnum(v->prompt_tokens));
@@ -91,6 +92,7 @@ static void server_facts_from_json(json_t *o, struct sweep_server *v)
     v->running_max = num_or_nan(o, "running_max");
     v->kv_mean = num_or_nan(o, "kv_usage_mean");
     v->kv_max = num_or_nan(o, "kv_usage_max");
+    v->kv_capacity_tokens = num_or_nan(o, "kv_capacity_tokens");
     v->preemptions = num_or_nan(o, "preemptions");
     v->generation_tokens = num_or_nan(o, "generation_tokens");
     v->prompt_tokens = num_or_nan(o, "prompt_tokens");
@@ -302,6 +304,10 @@ json_t *sweep_settings_json(const struct sweep_settings *set)
     jset(o, "auto_rates", json_boolean(set->auto_rates));
     jset(o, "estimate_rps", json_real(set->estimate_rps));
     jset(o, "lateness_tolerance", json_real(set->lateness_tolerance));
+    json_t *el = json_object();
+    jset(el, "seqs", set->engine_seqs ? ju64(set->engine_seqs) : json_null());
+    jset(el, "kv_tokens", set->engine_kv_tokens ? ju64(set->engine_kv_tokens) : json_null());
+    jset(o, "engine_limits", el);
     return o;
 }
 
@@ -333,6 +339,13 @@ void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
     set->auto_rates = json_is_true(json_object_get(o, "auto_rates"));
     num_from(o, "lateness_tolerance", &set->lateness_tolerance);
     num_from(o, "estimate_rps", &set->estimate_rps);
+    json_t *el = json_object_get(o, "engine_limits");
+    v = json_object_get(el, "seqs");
+    if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= UINT32_MAX)
+        set->engine_seqs = (uint32_t)json_integer_value(v);
+    v = json_object_get(el, "kv_tokens");
+    if (json_is_integer(v) && json_integer_value(v) >= 1)
+        set->engine_kv_tokens = (uint64_t)json_integer_value(v);
 }
 
 static json_t *pct_json(const uint64_t *v, int any)
@@ -550,6 +563,46 @@ static json_t *rates_json(const double *r, size_t n)
     return a;
 }
 
+/* summary.json's findings.first_limit. */
+static json_t *first_limit_json(const struct sweep_first_limit *fl)
+{
+    json_t *o = json_object();
+    int r = fl->reached;
+    jset(o, "kind", json_string(sweep_limit_kind_name(fl->kind)));
+    jset(o, "policy", json_boolean(fl->kind == SWEEP_LIMIT_ADMISSION));
+    jset(o, "reached", json_boolean(r));
+    jset(o, "server_metrics", json_boolean(fl->server_metrics));
+    jset(o, "step", r ? ju64(fl->step_index) : json_null());
+    jset(o, "offered_rps", r ? json_real(fl->offered_rps) : json_null());
+    json_t *e = json_object();
+    jset(e, "running_max", jnum(fl->running_max));
+    jset(e, "max_seqs", fl->max_seqs ? ju64(fl->max_seqs) : json_null());
+    jset(e, "kv_usage_max", jnum(fl->kv_max));
+    jset(e, "kv_capacity_tokens", jnum(fl->kv_capacity_tokens));
+    jset(e, "kv_capacity_source",
+         fl->kv_capacity_source ? json_string(fl->kv_capacity_source) : json_null());
+    jset(e, "preemptions", jnum(fl->preemptions));
+    jset(e, "queue_before", jnum(fl->queue_before));
+    jset(e, "queue_max", jnum(fl->queue_max));
+    jset(e, "queue_mean", jnum(fl->queue_mean));
+    jset(e, "prompt_tokens_per_s", jnum(fl->prompt_tps));
+    jset(e, "rejected_429", r ? ju64(fl->rejected) : json_null());
+    jset(e, "timeouts", r ? ju64(fl->timeouts) : json_null());
+    jset(o, "evidence", e);
+    jset(o, "latency_failed_first", json_string(sweep_first_limit_latency(fl)));
+    jset(o, "ttft_failed_rps",
+         fl->ttft_failed_rps > 0 ? json_real(fl->ttft_failed_rps) : json_null());
+    jset(o, "tpot_failed_rps",
+         fl->tpot_failed_rps > 0 ? json_real(fl->tpot_failed_rps) : json_null());
+    char text[512];
+    sweep_first_limit_text(fl, text, sizeof text);
+    size_t k = strlen(text);
+    if (k && text[k - 1] == '\n')
+        text[k - 1] = '\0';
+    jset(o, "text", json_string(text));
+    return o;
+}
+
 /* summary.json's "findings", their text included. */
 static json_t *findings_json(const struct sweep_findings *fd, const struct sweep_settings *set,
                              const char *stop_reason)
@@ -572,6 +625,7 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());
     jset(f, "knee_slope_below", jnum(fd->knee.slope_below));
     jset(f, "knee_slope_above", jnum(fd->knee.slope_above));
+    jset(f, "first_limit", first_limit_json(&fd->first_limit));
     jset(f, "operate_at_rps", fd->capacity_found ? json_real(fd->operate_rps) : json_null());
     jset(f, "headroom", json_real(set->headroom));
     jset(f, "forecast_rps", set->forecast_rps > 0 ? json_real(set->forecast_rps) : json_null());

@@ -4,6 +4,7 @@
 #include "test.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +171,35 @@ static void test_old_vllm_kv_name_and_max(void **state)
     prom_scrape_free(s);
 }
 
+/* vLLM's cache_config_info: num_gpu_blocks x block_size tokens; absent,
+ * malformed or another engine's scrape: NAN. */
+static void test_kv_capacity(void **state)
+{
+    (void)state;
+    const char *body =
+        "# TYPE vllm:cache_config_info gauge\n"
+        "vllm:cache_config_info{block_size=\"16\",cache_dtype=\"auto\","
+        "enable_prefix_caching=\"True\",num_cpu_blocks=\"0\",num_gpu_blocks=\"1408\"} 1.0\n"
+        "vllm:num_requests_running{model_name=\"m\"} 2\n";
+    struct prom_scrape *s = NULL;
+    assert_int_equal(prom_scrape_parse(body, strlen(body), &s), 0);
+    ASSERT_NEAR(engines_kv_capacity_tokens(ENGINE_VLLM, s), 22528, 0);
+    assert_true(isnan(engines_kv_capacity_tokens(ENGINE_LLAMACPP, s)));
+    assert_true(isnan(engines_kv_capacity_tokens(ENGINE_VLLM, NULL)));
+    prom_scrape_free(s);
+    const char *bad[] = {
+        "vllm:num_requests_running 2\n",
+        "vllm:cache_config_info{block_size=\"16\"} 1\n",
+        "vllm:cache_config_info{block_size=\"16\",num_gpu_blocks=\"None\"} 1\n",
+        "vllm:cache_config_info{block_size=\"0\",num_gpu_blocks=\"10\"} 1\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(prom_scrape_parse(bad[i], strlen(bad[i]), &s), 0);
+        assert_true(isnan(engines_kv_capacity_tokens(ENGINE_VLLM, s)));
+        prom_scrape_free(s);
+    }
+}
+
 static void test_lookup_keeps_unknown_raw(void **state)
 {
     (void)state;
@@ -255,14 +285,10 @@ static void test_table_consistent(void **state)
     assert_string_equal(engines_meaning_name(ENGINE_M_KV_USAGE), "kv_usage");
 }
 
-TEST_MAIN(cmocka_unit_test(test_detect_each_engine),
-          EXTRACT_TEST(test_extract_vllm, 0),
-          EXTRACT_TEST(test_extract_sglang, 1),
-          EXTRACT_TEST(test_extract_tgi, 2),
-          EXTRACT_TEST(test_extract_llamacpp_fixture, 3),
-          EXTRACT_TEST(test_extract_triton, 4),
+TEST_MAIN(cmocka_unit_test(test_detect_each_engine), EXTRACT_TEST(test_extract_vllm, 0),
+          EXTRACT_TEST(test_extract_sglang, 1), EXTRACT_TEST(test_extract_tgi, 2),
+          EXTRACT_TEST(test_extract_llamacpp_fixture, 3), EXTRACT_TEST(test_extract_triton, 4),
           cmocka_unit_test(test_extract_triton_pending),
-          cmocka_unit_test(test_old_vllm_kv_name_and_max),
-          cmocka_unit_test(test_lookup_keeps_unknown_raw),
-          cmocka_unit_test(test_ttft_histogram),
+          cmocka_unit_test(test_old_vllm_kv_name_and_max), cmocka_unit_test(test_kv_capacity),
+          cmocka_unit_test(test_lookup_keeps_unknown_raw), cmocka_unit_test(test_ttft_histogram),
           cmocka_unit_test(test_table_consistent))

@@ -1373,15 +1373,185 @@ static void test_classes_csv(void **state)
 #define SEARCH_TEST(t) cmocka_unit_test_setup_teardown(t, search_setup, search_teardown)
 #define CLASS_TEST(t) cmocka_unit_test_setup_teardown(t, class_sweep_setup, class_sweep_teardown)
 
+/* Server figures of a step as the join leaves them. */
+static void set_server(struct sweep_step *s, double running, double waiting_mean,
+                       double waiting_max, double kv, double preempt)
+{
+    struct sweep_server *v = &s->f.server;
+    v->present = 1;
+    snprintf(v->engine, sizeof v->engine, "vllm");
+    v->running_mean = v->running_max = running;
+    v->waiting_mean = waiting_mean;
+    v->waiting_max = waiting_max;
+    v->kv_mean = v->kv_max = kv;
+    v->preemptions = preempt;
+}
+
+/* Three steps at 2, 4, 8 req/s, TTFT 20, 20, 500 ms (TPOT 20 ms each):
+ * the server figures are each case's. */
+static void first_limit_steps(struct sweep_step *st, const struct sweep_settings *set)
+{
+    make_step(&st[0], 0, 2, 20, 0, set);
+    make_step(&st[1], 1, 4, 20, 0, set);
+    make_step(&st[2], 2, 8, 500, 0, set);
+}
+
+static void first_limit_free(struct sweep_step *st)
+{
+    for (int i = 0; i < 3; i++)
+        sweep_step_free(&st[i]);
+}
+
+static void test_first_limit(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_step st[3];
+    struct sweep_first_limit fl;
+    char text[512];
+
+    /* The batch: full at 4 req/s with nothing waiting is no limit yet;
+     * at 8 req/s full with 12 waiting is. TTFT failed there, TPOT held. */
+    first_limit_steps(st, &set);
+    set_server(&st[0], 1, 0, 0, 0.05, 0);
+    set_server(&st[1], 4, 0, 0, 0.10, 0);
+    set_server(&st[2], 4, 6, 12, 0.10, 0);
+    st[2].f.server.kv_capacity_tokens = 22528;
+    set.engine_seqs = 4;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_BATCH);
+    assert_true(fl.reached && fl.server_metrics);
+    assert_int_equal(fl.step, 2);
+    assert_int_equal(fl.step_index, 2);
+    ASSERT_NEAR(fl.offered_rps, 8, 0);
+    ASSERT_NEAR(fl.queue_before, 0, 0);
+    ASSERT_NEAR(fl.queue_max, 12, 0);
+    ASSERT_NEAR(fl.kv_capacity_tokens, 22528, 0);
+    assert_string_equal(fl.kv_capacity_source, "metrics");
+    ASSERT_NEAR(fl.ttft_failed_rps, 8, 0);
+    ASSERT_NEAR(fl.tpot_failed_rps, 0, 0);
+    assert_string_equal(sweep_first_limit_latency(&fl), "ttft");
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_non_null(strstr(text, "first limit: the batch (running 4/4 = max sequences from 8 "
+                                 "req/s, step 2; KV 10% of 22528 tokens, 0 preemptions; queue "
+                                 "then grew 0 -> 12); TTFT failed alone from 8 req/s"));
+    assert_string_equal(sweep_limit_kind_name(fl.kind), "batch");
+
+    /* --engine-limits kv_tokens wins over the exported size. */
+    set.engine_kv_tokens = 1000;
+    sweep_first_limit(st, 3, &set, &fl);
+    ASSERT_NEAR(fl.kv_capacity_tokens, 1000, 0);
+    assert_string_equal(fl.kv_capacity_source, "engine_limits");
+    set.engine_kv_tokens = 0;
+
+    /* Without the batch bound the queue's growth is not told apart. */
+    set.engine_seqs = 0;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_UNKNOWN);
+    assert_true(fl.reached);
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_non_null(strstr(text, "--engine-limits seqs=N"));
+
+    /* Prefill: the queue grew with 2 of 64 running and KV low. */
+    set.engine_seqs = 64;
+    set_server(&st[2], 2, 6, 12, 0.10, 0);
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_PREFILL);
+    /* A queue that barely formed is not growth. */
+    set_server(&st[2], 2, 0.5, 3, 0.10, 0);
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_false(fl.reached);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_UNKNOWN);
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_non_null(strstr(text, "first limit: none reached (running at most 4/64; KV 10%"));
+
+    /* Compute: unsteady at 8 req/s with nothing queued, 30 of 64
+     * running, TPOT p99 twice the lowest step's. Steady, or TPOT flat:
+     * not named. */
+    set_server(&st[2], 30, 0, 0, 0.40, 0);
+    st[2].steady = 0;
+    uint64_t tpot_was = st[2].tpot_ns[3];
+    st[2].tpot_ns[3] = 2 * st[0].tpot_ns[3];
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_COMPUTE);
+    assert_int_equal(fl.step, 2);
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_non_null(strstr(text, "first limit: compute (at 8 req/s, step 2, in flight grew but "
+                                 "not the queue: running 30/64; KV 40%"));
+    assert_string_equal(sweep_limit_kind_name(fl.kind), "compute");
+    st[2].tpot_ns[3] = tpot_was;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_false(fl.reached);
+    st[2].tpot_ns[3] = 2 * st[0].tpot_ns[3];
+    st[2].steady = 1;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_false(fl.reached);
+
+    /* KV: preemptions at 4 req/s come first, before the batch at 8. */
+    set.engine_seqs = 4;
+    set_server(&st[1], 3, 0, 1, 0.90, 5);
+    set_server(&st[2], 4, 6, 12, 1.0, 40);
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_KV_CACHE);
+    assert_int_equal(fl.step, 1);
+    ASSERT_NEAR(fl.preemptions, 5, 0);
+    /* ... or a full cache while requests wait. */
+    set_server(&st[1], 3, 0.5, 1, 0.97, 0);
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_KV_CACHE);
+    assert_int_equal(fl.step, 1);
+
+    /* An INVALID step is left out: the limit moves to the next one. */
+    st[1].invalid = 1;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_int_equal(fl.step, 2);
+    st[1].invalid = 0;
+
+    /* Admission: a 429 at 4 req/s names the policy first, whatever else. */
+    st[1].stats.by_kind[REC_HTTP_429] = 3;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_ADMISSION);
+    assert_int_equal(fl.step, 1);
+    assert_int_equal(fl.rejected, 3);
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_non_null(strstr(text, "first policy: admission (3 requests refused with 429 at 4"));
+
+    /* No server figures: unknown, the client's view only; an SLO's TPOT
+     * threshold makes TPOT fail too (20 ms > 10 ms, from the lowest step). */
+    first_limit_free(st);
+    first_limit_steps(st, &set);
+    set.slo.tpot_ns = 10 * MS;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_false(fl.server_metrics);
+    assert_false(fl.reached);
+    assert_int_equal(fl.kind, SWEEP_LIMIT_UNKNOWN);
+    ASSERT_NEAR(fl.tpot_failed_rps, 2, 0);
+    ASSERT_NEAR(fl.ttft_failed_rps, 8, 0);
+    assert_string_equal(sweep_first_limit_latency(&fl), "tpot");
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_non_null(strstr(text, "first limit: unknown (no server metrics); the client alone: "
+                                 "TPOT failed first from 2 req/s"));
+    /* Both over their thresholds from the lowest step: together. */
+    set.slo.ttft_ns = 10 * MS;
+    sweep_first_limit(st, 3, &set, &fl);
+    assert_string_equal(sweep_first_limit_latency(&fl), "both");
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_non_null(strstr(text, "TTFT and TPOT failed together at 2 req/s (TTFT p99 "));
+    assert_non_null(strstr(text, ", TPOT p99 "));
+    first_limit_free(st);
+}
+
 TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_tail_test),
           cmocka_unit_test(test_hypergeom_upper_tail), cmocka_unit_test(test_recovery),
           cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_cost_forecast),
           cmocka_unit_test(test_step_figures), cmocka_unit_test(test_server_table_kv),
-          cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
-          SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_capacity_coarse),
-          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
-          SEARCH_TEST(test_findings_nothing_judged), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv))
+          cmocka_unit_test(test_first_limit), cmocka_unit_test(test_step_invalid),
+          SEARCH_TEST(test_findings_capacity), SEARCH_TEST(test_findings_skip_invalid),
+          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
+          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv))

@@ -1,0 +1,798 @@
+/* findings.c: the sweep's findings (see sweep.h): the SLO capacity over
+ * the points, per traffic class too, the knee, headroom, forecast, cost,
+ * recovery and drain, the first limit the server reached (from the
+ * server figures joined to each step and the client's latencies), and the
+ * findings in words (the rules in words are in docs/sweep.md). */
+#include "sweep/sweep.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep/fit.h"
+#include "util/util.h"
+
+/* Whether class name passes at the point of offered rate rps (every
+ * repeat passes; a step without the class does not count). *reason gets
+ * the first failing repeat's reason. */
+static int class_point_pass(const struct sweep_step *steps, size_t n, const char *name, double rps,
+                            const char **reason)
+{
+    *reason = "";
+    for (size_t j = 0; j < n; j++) {
+        if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
+            continue;
+        int k = sweep_step_class_find(&steps[j], name);
+        if (k >= 0 && !steps[j].invalid && !steps[j].classes[k].slo_pass) {
+            *reason = steps[j].classes[k].fail_reason;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The per-class findings (out->classes), over the points in offered order
+ * (ord); the sweep's own capacity is already in out. */
+static void class_findings(const struct sweep_step *steps, size_t n,
+                           const struct sweep_point *points, const size_t *ord, size_t n_points,
+                           struct sweep_findings *out)
+{
+    const struct sweep_step *first = NULL;
+    for (size_t i = 0; i < n && !first; i++)
+        if (steps[i].f.n_classes)
+            first = &steps[i];
+    if (!first)
+        return;
+    out->n_classes = LL_MIN(first->f.n_classes, (size_t)SWEEP_MAX_CLASSES);
+    for (size_t k = 0; k < out->n_classes; k++) {
+        struct sweep_class_finding *cf = &out->classes[k];
+        cf->name = first->f.classes[k].name;
+        cf->slo = first->classes[k].slo;
+        cf->have_slo = first->classes[k].have_slo;
+        cf->own_slo = slo_is_set(&first->f.classes[k].own_slo);
+        cf->next_fail_reason = "";
+        size_t first_fail = n_points;
+        const char *why = "";
+        for (size_t i = 0; i < n_points; i++) {
+            if (!class_point_pass(steps, n, cf->name, points[ord[i]].offered_rps, &why)) {
+                first_fail = i;
+                break;
+            }
+        }
+        if (first_fail > 0 && n_points > 0) {
+            cf->capacity_found = 1;
+            cf->capacity_rps = points[ord[first_fail - 1]].offered_rps;
+        }
+        if (first_fail < n_points) {
+            cf->next_fails = 1;
+            cf->next_fail_rps = points[ord[first_fail]].offered_rps;
+            cf->next_fail_reason = why;
+        } else {
+            cf->none_failed = n_points > 0;
+        }
+        if (!out->capacity_found)
+            continue;
+        double rps = points[out->capacity_point].offered_rps, ttft = 0, tpot = 0;
+        uint32_t m = 0, mt = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
+                continue;
+            int c = sweep_step_class_find(&steps[j], cf->name);
+            if (c < 0 || steps[j].classes[c].stats.by_kind[REC_OK] == 0)
+                continue;
+            ttft += (double)steps[j].classes[c].ttft_ns[3];
+            m++;
+            if (hist_count(steps[j].classes[c].stats.tpot)) {
+                tpot += (double)steps[j].classes[c].tpot_ns[3];
+                mt++;
+            }
+        }
+        if (m) {
+            cf->at_capacity = 1;
+            cf->ttft_p99_at_capacity_ns = (uint64_t)llround(ttft / m);
+            cf->tpot_p99_at_capacity_ns = mt ? (uint64_t)llround(tpot / mt) : 0;
+        }
+    }
+}
+
+void sweep_findings_compute(const struct sweep_step *steps, size_t n,
+                            const struct sweep_point *points, size_t n_points,
+                            const struct sweep_settings *set, struct sweep_findings *out)
+{
+    memset(out, 0, sizeof *out);
+    out->have_slo = slo_is_set(&set->slo);
+    for (size_t i = 0; i < n && !out->have_slo; i++)
+        out->have_slo = sweep_step_has_slo(&steps[i], set);
+    out->next_fail_reason = "";
+    out->cost_at_capacity = NAN;
+    out->backlog_at_switch = NAN;
+    out->recovery.first_miss_ns = out->recovery.last_miss_ns = LL_NO_TIME;
+    out->recovery.back_ns = out->recovery.recovery_ns = LL_NO_TIME;
+
+    /* Points in offered order: the capacity is the last passing point
+     * below the first failing one. */
+    size_t *ord = ll_malloc((n_points + 1) * sizeof *ord);
+    for (size_t i = 0; i < n_points; i++)
+        ord[i] = i;
+    for (size_t i = 1; i < n_points; i++) {
+        size_t v = ord[i], j = i;
+        while (j > 0 && points[ord[j - 1]].offered_rps > points[v].offered_rps) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = v;
+    }
+    /* Unknown points (every repeat INVALID) are left out of the order. */
+    size_t n_known = 0;
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].unknown) {
+            ord[n_known++] = ord[i];
+            continue;
+        }
+        if (out->n_unknown < SWEEP_MAX_UNKNOWN)
+            out->unknown_rps[out->n_unknown] = points[ord[i]].offered_rps;
+        out->n_unknown++;
+    }
+    n_points = n_known;
+    size_t first_fail = n_points;
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].pass) {
+            first_fail = i;
+            out->slo_missed = 1;
+            break;
+        }
+    }
+    if (first_fail > 0 && n_points > 0) {
+        const struct sweep_point *cap = &points[ord[first_fail - 1]];
+        out->capacity_found = 1;
+        out->capacity_rps = cap->offered_rps;
+        out->capacity_point = ord[first_fail - 1];
+        out->operate_rps = set->headroom * cap->offered_rps;
+        out->replicas_needed = sweep_replicas_needed(set->forecast_rps, cap->offered_rps,
+                                                     set->headroom, set->replicas);
+        out->cost_at_capacity =
+            sweep_cost_per_mtok(set->cost_per_hour, set->replicas, cap->output_tps);
+    }
+    if (first_fail < n_points) {
+        out->next_fails = 1;
+        out->next_fail_rps = points[ord[first_fail]].offered_rps;
+        out->next_fail_reason = points[ord[first_fail]].fail_reason;
+        out->next_fail_confirmed = points[ord[first_fail]].confirmed_fail;
+        for (size_t i = first_fail + 1; i < n_points; i++)
+            if (points[ord[i]].pass)
+                out->passed_above_rps = points[ord[i]].offered_rps;
+    } else {
+        out->none_failed = n_points > 0;
+    }
+    for (size_t i = 0; i < n_points; i++) {
+        if (!points[ord[i]].disputed)
+            continue;
+        if (out->n_disputed < SWEEP_MAX_UNKNOWN)
+            out->disputed_rps[out->n_disputed] = points[ord[i]].offered_rps;
+        out->n_disputed++;
+    }
+    /* With no rate judged there is no finding; where an unknown rate lies
+     * between the last pass and the first fail, the capacity is somewhere
+     * from one to the other, more coarsely than the steps (the last
+     * passing rate is still a true lower bound). */
+    out->capacity_unknown = out->n_unknown > 0 && n_points == 0;
+    for (size_t i = 0; i < LL_MIN(out->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++) {
+        double u = out->unknown_rps[i];
+        if ((!out->capacity_found || u > out->capacity_rps) &&
+            (out->next_fails && u < out->next_fail_rps))
+            out->capacity_coarse = 1;
+    }
+    class_findings(steps, n, points, ord, n_points, out);
+    free(ord);
+
+    double *x = ll_malloc((n + 1) * sizeof *x), *y = ll_malloc((n + 1) * sizeof *y);
+    size_t m = 0;
+    const struct sweep_step *last_loaded = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].f.recovery) {
+            out->have_recovery = 1;
+            out->recovery_rps = steps[i].f.offered_rps;
+            out->overload_rps = steps[i].f.overload_rps;
+            out->switch_ns = steps[i].f.overload_rps > 0 ? steps[i].f.warmup_ns : 0;
+            out->backlog_at_switch = steps[i].backlog_at_switch;
+            out->recovery = steps[i].recovery;
+            continue;
+        }
+        last_loaded = &steps[i];
+        if (steps[i].invalid) /* the client's figures, not the server's */
+            continue;
+        x[m] = steps[i].achieved_rps;
+        y[m] = steps[i].completed_rps;
+        m++;
+    }
+    fit_knee(x, y, m, &out->knee);
+    free(x);
+    free(y);
+    if (last_loaded && last_loaded->f.elapsed_ns > last_loaded->f.duration_ns)
+        out->drain_ns = last_loaded->f.elapsed_ns - last_loaded->f.duration_ns;
+    sweep_first_limit(steps, n, set, &out->first_limit);
+}
+
+/* Append to a bounded buffer. */
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    if (*at >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *at = LL_MIN(len - 1, *at + (size_t)k);
+}
+
+/* The end of a capacity line: the step after the capacity that failed
+ * (next_fails, at next_rps, for reason), else none_failed. */
+static void put_next_step(char *buf, size_t len, size_t *at, int next_fails, double next_rps,
+                          const char *reason, const char *none_failed)
+{
+    if (next_fails)
+        put(buf, len, at, "; next step %.4g req/s fails: %s\n", next_rps, reason);
+    else
+        put(buf, len, at, "; %s\n", none_failed);
+}
+
+/* "what: r1, r2, ..." of n rates, of which the first SWEEP_MAX_UNKNOWN are
+ * kept in r. */
+static void put_rates(char *buf, size_t len, size_t *at, const char *what, const double *r,
+                      size_t n)
+{
+    put(buf, len, at, "%s: ", what);
+    for (size_t i = 0; i < LL_MIN(n, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        put(buf, len, at, "%s%.4g", i ? ", " : "", r[i]);
+    if (n > SWEEP_MAX_UNKNOWN)
+        put(buf, len, at, ", ...");
+}
+
+/* The capacity line of the findings text. */
+static void put_capacity(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         char *buf, size_t len, size_t *at)
+{
+    char slo[96] = "";
+    if (fd->have_slo && slo_is_set(&set->slo))
+        slo_format(&set->slo, slo, sizeof slo);
+    else if (fd->have_slo)
+        snprintf(slo, sizeof slo, "each class's own SLO");
+    const char *what = fd->have_slo ? "SLO capacity" : "capacity (no SLO: steady, errors in limit)";
+    if (fd->capacity_found) {
+        put(buf, len, at, "%s: %.4g req/s", what, fd->capacity_rps);
+        if (fd->have_slo)
+            put(buf, len, at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
+        put_next_step(buf, len, at, fd->next_fails, fd->next_fail_rps, fd->next_fail_reason,
+                      "no step failed: the capacity is at least this");
+    } else if (fd->next_fails) {
+        put(buf, len, at, "%s: not found: the lowest step %.4g req/s already fails: %s\n", what,
+            fd->next_fail_rps, fd->next_fail_reason);
+    } else if (fd->n_unknown) {
+        put(buf, len, at, "%s: not found: no step could be judged\n", what);
+    } else {
+        put(buf, len, at, "%s: not found (no steps)\n", what);
+    }
+    if (fd->n_disputed) {
+        put_rates(buf, len, at, "disputed", fd->disputed_rps, fd->n_disputed);
+        put(buf, len, at,
+            " req/s failed below a passing rate and passed when re-run (--confirm): "
+            "counted as passing\n");
+    }
+    if (fd->next_fails && fd->passed_above_rps > 0)
+        put(buf, len, at,
+            "not monotonic: %.4g req/s passed above the failing %.4g req/s; the capacity "
+            "stops at the first failure%s\n",
+            fd->passed_above_rps, fd->next_fail_rps,
+            fd->next_fail_confirmed ? " (confirmed by a re-run)" : " (not re-run)");
+    if (fd->n_unknown) {
+        put_rates(buf, len, at, "not judged", fd->unknown_rps, fd->n_unknown);
+        put(buf, len, at,
+            " req/s (INVALID: the generator's own lateness moved their latencies); the "
+            "capacity and the knee rest on the other steps\n");
+        if (fd->capacity_unknown)
+            put(buf, len, at,
+                "capacity unknown: no step could be judged; rerun on a quieter machine or "
+                "with more --threads (the sweep is INVALID)\n");
+        else if (fd->capacity_coarse)
+            put(buf, len, at,
+                "the capacity lies between %.4g and %.4g req/s: a step between them could "
+                "not be judged\n",
+                fd->capacity_found ? fd->capacity_rps : 0.0, fd->next_fail_rps);
+    }
+}
+
+/* The knee, headroom, forecast and cost lines of the findings text. */
+static void put_sizing(const struct sweep_findings *fd, const struct sweep_settings *set, char *buf,
+                       size_t len, size_t *at)
+{
+    if (fd->knee.found)
+        put(buf, len, at,
+            "saturation knee: %.3g req/s offered (completions follow at slope %.2f below it, "
+            "%.2f above; %.3g req/s at the knee)\n",
+            fd->knee.knee_x, fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
+            fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above, fd->knee.y_at_knee);
+    else
+        put(buf, len, at, "saturation knee: not found (completions kept following offered load)\n");
+    if (*at + 1 < len) { /* beside the knee: the limit the server reached first */
+        sweep_first_limit_text(&fd->first_limit, buf + *at, len - *at);
+        *at += strlen(buf + *at);
+    }
+    if (fd->capacity_found)
+        put(buf, len, at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
+            fd->operate_rps, 100 * set->headroom, fd->have_slo ? "SLO capacity" : "capacity");
+    if (set->forecast_rps > 0) {
+        if (fd->replicas_needed)
+            put(buf, len, at,
+                "forecast: %.4g req/s needs %u replica%s (each at %.0f%% of its measured "
+                "capacity %.3g req/s)\n",
+                set->forecast_rps, fd->replicas_needed, fd->replicas_needed == 1 ? "" : "s",
+                100 * set->headroom, fd->capacity_rps / set->replicas);
+        else
+            put(buf, len, at, "forecast: %.4g req/s: no capacity found to size it\n",
+                set->forecast_rps);
+    }
+    if (set->cost_per_hour > 0 && isfinite(fd->cost_at_capacity))
+        put(buf, len, at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
+            fd->cost_at_capacity, set->cost_per_hour, set->replicas);
+}
+
+/* The recovery line of the findings text (a recovery step ran). */
+static void put_recovery(const struct sweep_findings *fd, char *buf, size_t len, size_t *at)
+{
+    const struct sweep_recovery *rc = &fd->recovery;
+    char a[16], b[16];
+    put(buf, len, at, "recovery: ");
+    if (fd->overload_rps > 0) {
+        put(buf, len, at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
+            fd->overload_rps);
+        if (isfinite(fd->backlog_at_switch))
+            put(buf, len, at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
+        put(buf, len, at, ", then %.3g req/s: ", fd->recovery_rps);
+    } else {
+        put(buf, len, at, "at %.3g req/s: ", fd->recovery_rps);
+    }
+    if (rc->first_miss_ns == LL_NO_TIME)
+        put(buf, len, at, "latency within the SLO from the %s\n",
+            fd->overload_rps > 0 ? "switch" : "start");
+    else if (rc->recovery_ns == LL_NO_TIME)
+        put(buf, len, at,
+            "latency not back inside the SLO within the step (last miss %s "
+            "after the %s)\n",
+            ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start");
+    else if (rc->first_miss_ns > fd->switch_ns)
+        put(buf, len, at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
+            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start",
+            ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
+    else
+        put(buf, len, at, "latency back inside the SLO %s after the %s\n",
+            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+            fd->overload_rps > 0 ? "switch" : "start");
+}
+
+/* One traffic class's line of the findings text. */
+static void put_class(const struct sweep_class_finding *cf, char *buf, size_t len, size_t *at)
+{
+    char cslo[96] = "";
+    if (cf->have_slo)
+        slo_format(&cf->slo, cslo, sizeof cslo);
+    const char *cwhat = cf->have_slo ? "SLO capacity" : "capacity (no SLO)";
+    put(buf, len, at, "class %s: ", cf->name);
+    if (cf->capacity_found) {
+        put(buf, len, at, "%s %.4g req/s", cwhat, cf->capacity_rps);
+        if (cf->have_slo)
+            put(buf, len, at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
+        put_next_step(buf, len, at, cf->next_fails, cf->next_fail_rps, cf->next_fail_reason,
+                      "no step failed for it");
+    } else if (cf->next_fails) {
+        put(buf, len, at, "%s not found: the lowest step %.4g req/s already fails: %s\n", cwhat,
+            cf->next_fail_rps, cf->next_fail_reason);
+    } else {
+        put(buf, len, at, "%s not found (no steps)\n", cwhat);
+    }
+}
+
+void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
+                         const char *stop_reason, char *buf, size_t len)
+{
+    size_t at = 0;
+    char a[16];
+    if (len)
+        buf[0] = '\0';
+    put_capacity(fd, set, buf, len, &at);
+    put_sizing(fd, set, buf, len, &at);
+    if (fd->have_recovery)
+        put_recovery(fd, buf, len, &at);
+    if (fd->drain_ns)
+        put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
+            ll_fmt_duration(fd->drain_ns, a, sizeof a));
+    for (size_t k = 0; k < fd->n_classes; k++)
+        put_class(&fd->classes[k], buf, len, &at);
+    put(buf, len, &at, "stopped: %s\n",
+        stop_reason && *stop_reason ? stop_reason : "every rate was run");
+}
+
+/* ---- the first limit --------------------------------------------------- */
+
+const char *sweep_limit_kind_name(enum sweep_limit_kind k)
+{
+    switch (k) {
+    case SWEEP_LIMIT_BATCH: return "batch";
+    case SWEEP_LIMIT_KV_CACHE: return "kv_cache";
+    case SWEEP_LIMIT_PREFILL: return "prefill";
+    case SWEEP_LIMIT_ADMISSION: return "admission";
+    case SWEEP_LIMIT_COMPUTE: return "compute";
+    default: return "unknown";
+    }
+}
+
+const char *sweep_first_limit_latency(const struct sweep_first_limit *fl)
+{
+    if (fl->ttft_failed_rps > 0 && fl->tpot_failed_rps > 0)
+        return fl->ttft_failed_rps < fl->tpot_failed_rps   ? "ttft"
+               : fl->tpot_failed_rps < fl->ttft_failed_rps ? "tpot"
+                                                           : "both";
+    if (fl->ttft_failed_rps > 0)
+        return "ttft";
+    if (fl->tpot_failed_rps > 0)
+        return "tpot";
+    return "neither";
+}
+
+/* Whether a step takes part: loaded, judged (not INVALID). */
+static int limit_step(const struct sweep_step *s)
+{
+    return !s->f.recovery && !s->invalid;
+}
+
+/* The steps that take part, in offered order (run order among equal
+ * rates), into ord; returns how many. */
+static size_t steps_by_offered(const struct sweep_step *steps, size_t n, size_t *ord)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!limit_step(&steps[i]))
+            continue;
+        size_t j = m++;
+        while (j > 0 && steps[ord[j - 1]].f.offered_rps > steps[i].f.offered_rps) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = i;
+    }
+    return m;
+}
+
+/* Whether p99 v (ns) of a latency fails: over the SLO threshold slo_ns
+ * when there is one, else over SWEEP_LATENCY_RISE times base_ns and
+ * min_ns above it. */
+static int latency_failed(uint64_t v, uint64_t base_ns, uint64_t slo_ns, uint64_t min_ns)
+{
+    if (slo_ns)
+        return v > slo_ns;
+    return (double)v > SWEEP_LATENCY_RISE * (double)base_ns && v > base_ns + min_ns;
+}
+
+/* The client's view: where TTFT and TPOT p99 first failed (fl's
+ * ttft_/tpot_ fields), over the steps in offered order. */
+static void latency_view(const struct sweep_step *steps, const size_t *ord, size_t m,
+                         const struct sweep_settings *set, struct sweep_first_limit *fl)
+{
+    int have_ttft = 0, have_tpot = 0;
+    for (size_t i = 0; i < m; i++) {
+        const struct sweep_step *s = &steps[ord[i]];
+        if (s->stats.by_kind[REC_OK] == 0)
+            continue;
+        uint64_t ttft = s->ttft_ns[3];
+        if (!have_ttft) {
+            have_ttft = 1;
+            fl->ttft_base_ns = ttft;
+        }
+        if (!fl->ttft_failed_rps) {
+            fl->ttft_at_ns = ttft;
+            if (latency_failed(ttft, fl->ttft_base_ns, set->slo.ttft_ns, SWEEP_TTFT_RISE_MIN_NS))
+                fl->ttft_failed_rps = s->f.offered_rps;
+        }
+        if (hist_count(s->stats.tpot) == 0)
+            continue;
+        uint64_t tpot = s->tpot_ns[3];
+        if (!have_tpot) {
+            have_tpot = 1;
+            fl->tpot_base_ns = tpot;
+        }
+        if (!fl->tpot_failed_rps) {
+            fl->tpot_at_ns = tpot;
+            if (latency_failed(tpot, fl->tpot_base_ns, set->slo.tpot_ns, SWEEP_TPOT_RISE_MIN_NS))
+                fl->tpot_failed_rps = s->f.offered_rps;
+        }
+    }
+}
+
+static double nan_max(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : LL_MAX(a, b);
+}
+
+/* The limit step s shows, by the rule at enum sweep_limit_kind (seqs: the
+ * engine's batch bound, 0 = unknown; tpot_base_ns: the lowest step's TPOT
+ * p99, 0 = none); SWEEP_LIMIT_UNKNOWN with *held 1 when the queue grew but
+ * seqs is unknown, *held 0 when nothing held. */
+static enum sweep_limit_kind step_limit(const struct sweep_step *s, uint32_t seqs,
+                                        uint64_t tpot_base_ns, int *held)
+{
+    const struct sweep_server *v = &s->f.server;
+    *held = 1;
+    if (s->stats.by_kind[REC_HTTP_429] > 0)
+        return SWEEP_LIMIT_ADMISSION;
+    int waiting = v->waiting_max >= 1; /* NAN compares false */
+    if (v->preemptions >= 1 || (v->kv_max >= SWEEP_KV_FULL && waiting))
+        return SWEEP_LIMIT_KV_CACHE;
+    if (seqs && v->running_max >= (double)seqs && waiting)
+        return SWEEP_LIMIT_BATCH;
+    /* A request that arrives during a step waits for the next one: the
+     * queue grew when it held more than one step's arrivals on average
+     * (a step lasts about a TPOT; p99: the longest steps of a batch that
+     * grows). */
+    double one_step =
+        hist_count(s->stats.tpot) ? s->f.offered_rps * (double)s->tpot_ns[3] / 1e9 : 0;
+    if (v->waiting_max >= SWEEP_QUEUE_MAX_MIN &&
+        v->waiting_mean >= LL_MAX(SWEEP_QUEUE_MEAN_MIN, one_step))
+        return seqs && v->running_max < (double)seqs ? SWEEP_LIMIT_PREFILL : SWEEP_LIMIT_UNKNOWN;
+    /* In flight grew (or the TTFT tail rose) with nothing queued: the
+     * requests wait inside the batch, whose steps slow as it grows. */
+    if (!s->steady && !isnan(v->running_max) && (!seqs || v->running_max < (double)seqs) &&
+        tpot_base_ns && hist_count(s->stats.tpot) &&
+        (double)s->tpot_ns[3] >= SWEEP_COMPUTE_TPOT_RISE * (double)tpot_base_ns)
+        return SWEEP_LIMIT_COMPUTE;
+    *held = 0;
+    return SWEEP_LIMIT_UNKNOWN;
+}
+
+void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sweep_settings *set,
+                       struct sweep_first_limit *out)
+{
+    memset(out, 0, sizeof *out);
+    out->running_max = out->kv_max = out->kv_capacity_tokens = NAN;
+    out->preemptions = out->queue_before = out->queue_max = out->queue_mean = NAN;
+    out->prompt_tps = NAN;
+    out->max_seqs = set->engine_seqs;
+    size_t *ord = ll_malloc((n + 1) * sizeof *ord);
+    size_t m = steps_by_offered(steps, n, ord);
+    latency_view(steps, ord, m, set, out);
+    double kv_exported = NAN;
+    for (size_t i = 0; i < m; i++) {
+        const struct sweep_server *v = &steps[ord[i]].f.server;
+        /* A server figure that some scrape filled: the running gauge is
+         * the one every known engine exports. */
+        if (v->present && !isnan(v->running_max))
+            out->server_metrics = 1;
+        if (v->kv_capacity_tokens > 0)
+            kv_exported = v->kv_capacity_tokens;
+    }
+    if (set->engine_kv_tokens) {
+        out->kv_capacity_tokens = (double)set->engine_kv_tokens;
+        out->kv_capacity_source = "engine_limits";
+    } else if (kv_exported > 0) {
+        out->kv_capacity_tokens = kv_exported;
+        out->kv_capacity_source = "metrics";
+    }
+    size_t at = m;
+    for (size_t i = 0; i < m && at == m; i++) {
+        int held = 0;
+        enum sweep_limit_kind k =
+            step_limit(&steps[ord[i]], set->engine_seqs, out->tpot_base_ns, &held);
+        if (held) {
+            at = i;
+            out->kind = k;
+        }
+    }
+    if (at < m) {
+        const struct sweep_step *s = &steps[ord[at]];
+        const struct sweep_server *v = &s->f.server;
+        out->reached = 1;
+        out->step = ord[at];
+        out->step_index = s->f.index;
+        out->offered_rps = s->f.offered_rps;
+        out->running_max = v->running_max;
+        out->kv_max = v->kv_max;
+        out->preemptions = v->preemptions;
+        out->queue_mean = v->waiting_mean;
+        out->queue_before = at > 0 ? steps[ord[at - 1]].f.server.waiting_max : NAN;
+        for (size_t i = at; i < m; i++)
+            out->queue_max = nan_max(out->queue_max, steps[ord[i]].f.server.waiting_max);
+        if (v->has_span && v->span_to_ns > v->span_from_ns && !isnan(v->prompt_tokens))
+            out->prompt_tps = v->prompt_tokens / ((double)(v->span_to_ns - v->span_from_ns) / 1e9);
+        out->rejected = s->stats.by_kind[REC_HTTP_429];
+        out->tpot_step_ns = hist_count(s->stats.tpot) ? s->tpot_ns[3] : 0;
+        out->timeouts = s->stats.by_kind[REC_TIMEOUT_CONNECT] +
+                        s->stats.by_kind[REC_TIMEOUT_FIRST_TOKEN] +
+                        s->stats.by_kind[REC_TIMEOUT_IDLE] + s->stats.by_kind[REC_TIMEOUT_TOTAL];
+    } else {
+        /* Nothing held: the evidence is the largest each figure got. */
+        for (size_t i = 0; i < m; i++) {
+            const struct sweep_server *v = &steps[ord[i]].f.server;
+            out->running_max = nan_max(out->running_max, v->running_max);
+            out->kv_max = nan_max(out->kv_max, v->kv_max);
+            out->queue_max = nan_max(out->queue_max, v->waiting_max);
+            if (!isnan(v->preemptions))
+                out->preemptions =
+                    (isnan(out->preemptions) ? 0 : out->preemptions) + v->preemptions;
+        }
+    }
+    free(ord);
+}
+
+/* "p99 A -> B" of a latency, in parentheses (with a space before) when
+ * paren. */
+static void put_rise(char *buf, size_t len, size_t *at, uint64_t base, uint64_t to, int paren)
+{
+    char a[16], b[16];
+    put(buf, len, at, "%sp99 %s -> %s%s", paren ? " (" : "", ll_fmt_duration(base, a, sizeof a),
+        ll_fmt_duration(to, b, sizeof b), paren ? ")" : "");
+}
+
+/* The client's half of the line: which latency failed first. */
+static void put_latency(const struct sweep_first_limit *fl, char *buf, size_t len, size_t *at)
+{
+    const char *first = sweep_first_limit_latency(fl);
+    if (strcmp(first, "neither") == 0) {
+        put(buf, len, at, "TTFT and TPOT held");
+        return;
+    }
+    if (strcmp(first, "both") == 0) {
+        put(buf, len, at, "TTFT and TPOT failed together at %.4g req/s (TTFT ",
+            fl->ttft_failed_rps);
+        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns, 0);
+        put(buf, len, at, ", TPOT ");
+        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns, 0);
+        put(buf, len, at, ")");
+        return;
+    }
+    int ttft = strcmp(first, "ttft") == 0;
+    const char *one = ttft ? "TTFT" : "TPOT", *other = ttft ? "TPOT" : "TTFT";
+    double other_rps = ttft ? fl->tpot_failed_rps : fl->ttft_failed_rps;
+    put(buf, len, at, "%s failed %s from %.4g req/s", one, other_rps > 0 ? "first" : "alone",
+        ttft ? fl->ttft_failed_rps : fl->tpot_failed_rps);
+    if (ttft)
+        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns, 1);
+    else
+        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns, 1);
+    if (other_rps > 0)
+        put(buf, len, at, ", %s from %.4g req/s", other, other_rps);
+    else
+        put(buf, len, at, ", %s held", other);
+    if (ttft)
+        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns, 1);
+    else
+        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns, 1);
+}
+
+/* "running R/S" at the step, "running at most R" (and "/S" when the bound
+ * is known) over the sweep when no step reached a limit. */
+static void put_running(const struct sweep_first_limit *fl, char *buf, size_t len, size_t *at)
+{
+    if (isnan(fl->running_max))
+        return;
+    put(buf, len, at, "running %s%.0f", fl->reached && fl->max_seqs ? "" : "at most ",
+        fl->running_max);
+    if (fl->max_seqs)
+        put(buf, len, at, "/%u", fl->max_seqs);
+}
+
+static void put_kv(const struct sweep_first_limit *fl, char *buf, size_t len, size_t *at)
+{
+    if (isnan(fl->kv_max))
+        return;
+    put(buf, len, at, "; KV %.0f%%", 100 * fl->kv_max);
+    if (fl->kv_capacity_tokens > 0)
+        put(buf, len, at, " of %.0f tokens", fl->kv_capacity_tokens);
+    if (!isnan(fl->preemptions))
+        put(buf, len, at, ", %.0f preemption%s", fl->preemptions, fl->preemptions == 1 ? "" : "s");
+}
+
+static void put_queue(const struct sweep_first_limit *fl, char *buf, size_t len, size_t *at)
+{
+    if (isnan(fl->queue_max))
+        return;
+    put(buf, len, at, "; queue then grew %.0f -> %.0f",
+        isnan(fl->queue_before) ? 0.0 : fl->queue_before, fl->queue_max);
+}
+
+void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len)
+        buf[0] = '\0';
+    if (!fl->reached) {
+        if (!fl->server_metrics) {
+            put(buf, len, &at, "first limit: unknown (no server metrics); the client alone: ");
+        } else {
+            put(buf, len, &at, "first limit: none reached (");
+            put_running(fl, buf, len, &at);
+            put_kv(fl, buf, len, &at);
+            if (!isnan(fl->queue_max))
+                put(buf, len, &at, "; queue at most %.0f", fl->queue_max);
+            put(buf, len, &at, "; no 429); ");
+        }
+        put_latency(fl, buf, len, &at);
+        put(buf, len, &at, "\n");
+        return;
+    }
+    switch (fl->kind) {
+    case SWEEP_LIMIT_ADMISSION:
+        put(buf, len, &at,
+            "first policy: admission (%" PRIu64 " requests refused with 429 at %.4g req/s, "
+            "step %u: the server's queue or rate limit",
+            fl->rejected, fl->offered_rps, fl->step_index);
+        if (!isnan(fl->running_max)) {
+            put(buf, len, &at, "; ");
+            put_running(fl, buf, len, &at);
+        }
+        if (!isnan(fl->queue_max))
+            put(buf, len, &at, "; queue at most %.0f", fl->queue_max);
+        put(buf, len, &at, ")");
+        break;
+    case SWEEP_LIMIT_KV_CACHE:
+        put(buf, len, &at, "first limit: KV cache (at %.4g req/s, step %u: ", fl->offered_rps,
+            fl->step_index);
+        put(buf, len, &at, "KV %.0f%%", 100 * (isnan(fl->kv_max) ? 0 : fl->kv_max));
+        if (fl->kv_capacity_tokens > 0)
+            put(buf, len, &at, " of %.0f tokens", fl->kv_capacity_tokens);
+        if (!isnan(fl->preemptions))
+            put(buf, len, &at, ", %.0f preemption%s", fl->preemptions,
+                fl->preemptions == 1 ? "" : "s");
+        put(buf, len, &at, "; ");
+        put_running(fl, buf, len, &at);
+        put_queue(fl, buf, len, &at);
+        put(buf, len, &at, ")");
+        break;
+    case SWEEP_LIMIT_BATCH:
+        put(buf, len, &at, "first limit: the batch (");
+        put_running(fl, buf, len, &at);
+        put(buf, len, &at, " = max sequences from %.4g req/s, step %u", fl->offered_rps,
+            fl->step_index);
+        put_kv(fl, buf, len, &at);
+        put_queue(fl, buf, len, &at);
+        put(buf, len, &at, ")");
+        break;
+    case SWEEP_LIMIT_PREFILL:
+        put(buf, len, &at, "first limit: prefill (the queue grew at %.4g req/s, step %u, with ",
+            fl->offered_rps, fl->step_index);
+        put_running(fl, buf, len, &at);
+        put_kv(fl, buf, len, &at);
+        if (!isnan(fl->prompt_tps))
+            put(buf, len, &at, "; prompt tokens %.4g/s", fl->prompt_tps);
+        put_queue(fl, buf, len, &at);
+        put(buf, len, &at, ")");
+        break;
+    case SWEEP_LIMIT_COMPUTE:
+        put(buf, len, &at,
+            "first limit: compute (at %.4g req/s, step %u, in flight grew but not the "
+            "queue: ",
+            fl->offered_rps, fl->step_index);
+        put_running(fl, buf, len, &at);
+        put_kv(fl, buf, len, &at);
+        put(buf, len, &at, "; each step slows as the batch grows: TPOT ");
+        put_rise(buf, len, &at, fl->tpot_base_ns, fl->tpot_step_ns, 0);
+        put(buf, len, &at, ")");
+        break;
+    default:
+        put(buf, len, &at, "first limit: unknown (the queue grew at %.4g req/s, step %u, with ",
+            fl->offered_rps, fl->step_index);
+        put_running(fl, buf, len, &at);
+        put_kv(fl, buf, len, &at);
+        put_queue(fl, buf, len, &at);
+        put(buf, len, &at, ": the batch or prefill; --engine-limits seqs=N tells them apart)");
+        break;
+    }
+    put(buf, len, &at, "; ");
+    put_latency(fl, buf, len, &at);
+    put(buf, len, &at, "\n");
+}
