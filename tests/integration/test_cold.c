@@ -179,9 +179,23 @@ static void test_cold_sweep_restart(void **state)
         assert_int_equal(c.cold_cached[i], 0);
         assert_true(c.warm_cached[i] > 0);
     }
-    /* `report` counts the cold figures again from the records. */
-    const char *files[] = {"summary.json", NULL};
+    /* `report` counts the cold figures again from the records, and the
+     * page has its table: one row per step. */
+    const char *files[] = {"summary.json", "report.html", NULL};
     free(harness_report_rebuilds(dir, files));
+    char html_path[1200];
+    snprintf(html_path, sizeof html_path, "%s/report.html", dir);
+    char *html = harness_read_file(html_path, NULL);
+    assert_non_null(html);
+    const char *t = strstr(html, "<table id=\"cold\">");
+    assert_non_null(t);
+    const char *end = strstr(t, "</table>");
+    assert_non_null(end);
+    size_t rows = 0;
+    for (const char *p = strstr(t, "<tr><td>"); p && p < end; p = strstr(p + 1, "<tr><td>"))
+        rows++;
+    assert_int_equal(rows, 2);
+    free(html);
     harness_results_free(dir);
 }
 
@@ -207,6 +221,18 @@ static void test_cold_sweep_first_step_only(void **state)
     assert_int_equal(c.cold, 2);
     assert_int_equal(c.cold_per_step[0], 2);
     assert_int_equal(c.cold_wrong, 0);
+    /* Only step 0 has a cold start: its row alone. */
+    char html_path[1200];
+    snprintf(html_path, sizeof html_path, "%s/report.html", dir);
+    char *html = harness_read_file(html_path, NULL);
+    const char *t = strstr(html, "<table id=\"cold\">");
+    assert_non_null(t);
+    const char *end = strstr(t, "</table>");
+    assert_non_null(end);
+    const char *row1 = strstr(t, "<tr><td>1</td>"), *row2 = strstr(t, "<tr><td>2</td>");
+    assert_true(row1 && row1 < end);
+    assert_true(!row2 || row2 > end);
+    free(html);
     harness_results_free(dir);
 }
 
