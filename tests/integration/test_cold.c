@@ -74,14 +74,17 @@ static void cold_recs_count(const char *dir, uint64_t n, struct cold_recs *c)
 
 /* A run of 10 sequential requests (one closed-loop user), the first 3
  * cold: the first pays the sim's penalty, and only the cold section
- * shows it; cold 3 + warm 7 = 10. */
+ * shows it; cold 3 + warm 7 = 10, and no warm-up among them. */
 static void test_cold_run(void **state)
 {
     (void)state;
     const char *sim[] = {"--cold-first", PENALTY, NULL};
     harness_cur_sim_start(sim);
-    const char *args[] = {"--users",         "1",  "--requests",      "10", "--cold-start", "3",
-                          "--prompt-tokens", "64", "--output-tokens", "8",  "--ignore-eos", NULL};
+    /* The first request is scheduled in the warm-up: cold wins, it is
+     * never warm-up (the others come after the penalty, past it). */
+    const char *args[] = {"--users",      "1",    "--requests",      "10", "--cold-start",    "3",
+                          "--warmup",     "50ms", "--prompt-tokens", "64", "--output-tokens", "8",
+                          "--ignore-eos", NULL};
     char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
     harness_sim_teardown(NULL);
 
@@ -91,6 +94,7 @@ static void test_cold_run(void **state)
     assert_int_equal(harness_ival_req(cold, "requests"), 3);
     assert_int_equal(harness_ival_req(cold, "scheduled"), 3);
     assert_int_equal(harness_ival_req(cold, "ok"), 3);
+    assert_int_equal(harness_ival_req(sum, "warmup_records"), 0);
     json_t *req = json_object_get(sum, "requests");
     assert_int_equal(harness_ival_req(req, "scheduled"), 7);
     assert_int_equal(harness_ival_req(req, "ok"), 7);
