@@ -283,6 +283,14 @@ static void stop_offering(struct worker *w)
     atomic_fetch_add(&w->d->done_offering, 1);
 }
 
+/* The session a request's cold start counts by: its own in a session run
+ * (--cold-start counts sessions there), none otherwise (a replayed
+ * trace's session ids are the trace's, in no schedule order). */
+static int64_t cold_session(const struct run_config *cfg, int64_t session)
+{
+    return cfg->mode == LOAD_SESSIONS ? session : -1;
+}
+
 /* Count an arrival that came due (sched_ns) and was taken up at now_abs;
  * returns its schedule lateness, ns. */
 static uint64_t count_scheduled(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
@@ -295,7 +303,7 @@ static uint64_t count_scheduled(struct worker *w, const struct req_spec *spec, u
     progress_count_sched(&w->pc, late);
     if (sched_ns > w->last_sched_ns)
         w->last_sched_ns = sched_ns;
-    if (record_in_cold_start(spec->index, spec->session, cfg->cold_requests)) {
+    if (record_in_cold_start(spec->index, cold_session(cfg, spec->session), cfg->cold_requests)) {
         w->cold.scheduled++;
         return late;
     }
@@ -566,7 +574,7 @@ static void account(struct stats *s, const struct run_config *cfg, const struct 
 static void record_out(struct worker *w, struct record *r)
 {
     const struct run_config *cfg = w->d->cfg;
-    r->cold = record_in_cold_start(r->id, r->session, cfg->cold_requests);
+    r->cold = record_in_cold_start(r->id, cold_session(cfg, r->session), cfg->cold_requests);
     r->warmup = !r->cold && r->sched_ns < cfg->warmup_ns;
     r->step = cfg->step;
     if (r->end_ns != LL_NO_TIME && r->end_ns > w->last_end_ns)
@@ -826,6 +834,7 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     tc.run_start_ns = d->run_start_ns;
     tc.warmup_ns = cfg->warmup_ns;
     tc.cold_requests = cfg->cold_requests;
+    tc.cold_by_session = cfg->mode == LOAD_SESSIONS;
     tc.worker = i;
     w->t = transport_new(&tc, &w->stats, on_done, w, err, errlen);
     if (!w->t)

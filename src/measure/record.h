@@ -131,8 +131,8 @@ typedef void record_read_cb(void *ud, const struct record *r);
 int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *ud,
                      char *err, size_t errlen);
 
-/* Whether the request of schedule index id (session: its session index,
- * -1 outside sessions) is one of the first cold_n of a run or step, the
+/* Whether the request of schedule index id (session: its session index
+ * in a session run, else -1) is one of the first cold_n of a run or step, the
  * cold start (--cold-start): id < cold_n, or in a session run, session <
  * cold_n (every turn of the first cold_n sessions). 0 when cold_n is 0. */
 int record_in_cold_start(uint64_t id, int64_t session, uint64_t cold_n);

@@ -339,8 +339,43 @@ static void test_cold_sim_reset_endpoint(void **state)
     harness_sim_teardown(NULL);
 }
 
+/* A replay's cold start is the trace's first N lines, whatever their
+ * session ids (a trace's own, in no schedule order): ids 0 and 1 here,
+ * though every line is of session 0. */
+static void test_cold_replay(void **state)
+{
+    (void)state;
+    harness_cur_sim_start(NULL);
+    char *tmp = harness_tmpdir();
+    char trace[600], out[600], url[200];
+    snprintf(trace, sizeof trace, "%s/trace.jsonl", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_write_file(trace,
+                       "{\"t\":0.0,\"prompt_tokens\":20,\"output_tokens\":2,\"session_id\":0}\n"
+                       "{\"t\":0.05,\"prompt_tokens\":20,\"output_tokens\":2,\"session_id\":0}\n"
+                       "{\"t\":0.1,\"prompt_tokens\":20,\"output_tokens\":2,\"session_id\":0}\n"
+                       "{\"t\":0.15,\"prompt_tokens\":20,\"output_tokens\":2,\"session_id\":0}\n");
+    const char *args[] = {"replay",  trace,          "--url",        url, "--out", out,
+                          "--quiet", "--ignore-eos", "--cold-start", "2", NULL};
+    free(harness_run_expect(args, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    harness_sim_teardown(NULL);
+    json_t *sum = harness_summary_load(out);
+    assert_int_equal(harness_ival_req(json_object_get(sum, "cold"), "scheduled"), 2);
+    assert_int_equal(harness_ival_req(json_object_get(sum, "requests"), "scheduled"), 2);
+    json_decref(sum);
+    struct cold_recs c;
+    cold_recs_count(out, 2, &c);
+    assert_int_equal(c.n, 4);
+    assert_int_equal(c.cold, 2);
+    assert_int_equal(c.cold_wrong, 0);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_cold_run, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cold_sweep_restart, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cold_sweep_first_step_only, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cold_errors, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_cold_sim_reset_endpoint, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_cold_sim_reset_endpoint, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cold_replay, harness_sim_teardown))
