@@ -72,6 +72,9 @@ static void run_usage(FILE *f)
         "--requests\n"
         "  --requests N             offer N requests\n"
         "  --warmup D               requests scheduled in the first D are written, not summarised\n"
+        "  --cold-start N           the first N requests (by schedule index; sessions: the\n"
+        "                           first N sessions) are cold: labelled \"cold\", summarised\n"
+        "                           apart, never in the warm figures nor the warm-up\n"
         "  --max-tokens-total N     spend guard: stop offering before prompt+max tokens pass N\n"
         "  --seed N                 seed of the whole schedule (default 1)\n"
         "  --prompt-salt auto|N     salt of the prompt text, never the schedule: auto (default)\n"
@@ -551,10 +554,14 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
         client->ttft_sent_p50_s = (double)hist_percentile(cs->ttft_server, 50) / 1e9;
         client->ttft_sent_p99_s = (double)hist_percentile(cs->ttft_server, 99) / 1e9;
     }
-    client->output_tokens = (double)(cs->output_tokens + cs->output_tokens_failed);
-    client->prompt_tokens = (double)cs->prompt_tokens;
-    client->cached_tokens = (double)cs->cached_tokens;
-    client->completed_ok = (double)cs->by_kind[REC_OK];
+    /* The server served the cold start's requests too: its counters hold
+     * them, so the client's side counts them beside the warm ones. */
+    const struct stats *cold = &res->cold;
+    client->output_tokens = (double)(cs->output_tokens + cs->output_tokens_failed +
+                                     cold->output_tokens + cold->output_tokens_failed);
+    client->prompt_tokens = (double)(cs->prompt_tokens + cold->prompt_tokens);
+    client->cached_tokens = (double)(cs->cached_tokens + cold->cached_tokens);
+    client->completed_ok = (double)(cs->by_kind[REC_OK] + cold->by_kind[REC_OK]);
     return rc;
 }
 

@@ -35,7 +35,7 @@ static const struct sim_opt sim_opts[] = {
     {"--max-num-seqs", 1}, {"--kv-tokens", 1}, {"--block-tokens", 1},
     {"--prefill-chunk", 1}, {"--step-base", 1}, {"--step-per-prefill-token", 1},
     {"--step-per-seq", 1}, {"--queue-limit", 1}, {"--output-len-median", 1},
-    {"--output-len-sigma", 1}, {"--no-prefix-cache", 0},
+    {"--output-len-sigma", 1}, {"--no-prefix-cache", 0}, {"--cold-first", 1},
     {"--stall-at", 1}, {"--stall-for", 1}, {"--stall-from", 1}, {"--fault", 1}, {"--slow-headers-delay", 1},
     {"--role-chunk", 0}, {"--tokens-per-event", 1},
     {"--default-max-tokens", 1}, {"--max-body", 1}, {"--conn-buffer", 1},
@@ -97,6 +97,9 @@ static void sim_usage(FILE *f)
             "  --output-len-median N       median natural output length, tokens (default %g)\n"
             "  --output-len-sigma X        lognormal sigma of the natural length (default %g)\n"
             "  --no-prefix-cache           disable the prefix cache (default: enabled)\n"
+            "  --cold-first D              the cold state: the first engine step after start, and\n"
+            "                              after POST /reset_prefix_cache (which also empties the\n"
+            "                              prefix cache), takes D longer (default 0)\n"
             "\n"
             "faults (one per request at most, drawn from --seed in arrival order):\n"
             "  --fault KIND:FRACTION       repeatable; KIND is 500, 503, 429, cut, malformed,\n"
@@ -276,6 +279,8 @@ static void on_second(struct sim_args *a, const char *name, const char *val)
         e->natural_len_sigma = parse_nonneg(a, name, val);
     } else if (strcmp(name, "--no-prefix-cache") == 0) {
         e->prefix_cache = 0;
+    } else if (strcmp(name, "--cold-first") == 0) {
+        e->cold_first_ns = parse_dur(a, name, val);
     } else if (strcmp(name, "--stall-at") == 0) {
         c->stall_at_ns = parse_dur(a, name, val);
         a->stall_at_set = 1;

@@ -30,15 +30,17 @@
 #include <unistd.h>
 
 #include "cli/cmds.h"
-#include "driver/driver.h"
-#include "measure/results.h"
 #include "cli/runopts.h"
 #include "cli/runsetup.h"
 #include "cli/sweepjob.h"
+#include "driver/driver.h"
+#include "measure/results.h"
+#include "measure/summary.h"
 #include "metrics/scrape.h"
 #include "report/report_build.h"
 #include "sweep/sweep.h"
 #include "sweep/sweep_json.h"
+#include "util/spawn.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
 
@@ -47,6 +49,7 @@ _Static_assert(WL_NAME_MAX <= SWEEP_CLASS_NAME_MAX && WL_MAX_CLASSES <= SWEEP_MA
 
 #define SWEEP_DEFAULT_STEP "10s"
 #define SWEEP_DEFAULT_WARMUP "2s"
+#define SWEEP_DEFAULT_COLD_TIMEOUT "60s"
 #define SWEEP_DEFAULT_PROBE "3s"
 #define SWEEP_MAX_RATES 256
 #define SWEEP_DEFAULT_MAX_STEPS 30
@@ -80,6 +83,13 @@ static void sweep_usage(FILE *f)
         "                           least five times the longest expected request\n"
         "  --warmup D               discarded, labelled warm-up before each hold "
         "(default " SWEEP_DEFAULT_WARMUP ")\n"
+        "  --cold-start N           the first N requests of the first step are cold: labelled\n"
+        "                           \"cold\", summarised apart, in no warm figure nor warm-up\n"
+        "  --cold-restart CMD       before each step run the shell command CMD (it restarts the\n"
+        "                           server or flushes its cache), then wait for BASE/models to\n"
+        "                           answer: every step's first --cold-start N requests are cold\n"
+        "  --cold-restart-timeout D  limit for CMD, and again for the target to answer\n"
+        "                           (default " SWEEP_DEFAULT_COLD_TIMEOUT ")\n"
         "  --gap D                  pause between steps (default 0)\n"
         "  --repeat N               run each rate N times; mean and 95%% CI across runs (default "
         "1)\n"
@@ -151,6 +161,7 @@ struct sweep_opts {
     const char *recovery_duration, *overload_duration, *attainment, *max_error_rate, *ttft_limit, *headroom;
     const char *forecast, *cost, *replicas, *expect_capacity;
     const char *metrics_url, *metrics_interval, *engine_limits;
+    const char *cold_restart, *cold_restart_timeout;
     int no_recovery, expect_slo, no_metrics;
 };
 
@@ -163,6 +174,8 @@ struct sweep_plan {
     uint32_t repeat, max_steps;
     uint32_t confirm; /* re-runs of a failing rate below a passing one */
     int recovery;
+    const char *cold_restart;         /* --cold-restart CMD, NULL = none */
+    uint64_t cold_restart_timeout_ns; /* for CMD, and again for the target to answer */
 };
 
 
@@ -182,6 +195,8 @@ static const struct runopts_flag sweep_own_flags[] = {
     SET("no-recovery", no_recovery),
     VALUE("recovery-duration", recovery_duration),
     VALUE("overload-duration", overload_duration),
+    VALUE("cold-restart", cold_restart),
+    VALUE("cold-restart-timeout", cold_restart_timeout),
     /* stop conditions */
     VALUE("attainment", attainment),
     VALUE("max-error-rate", max_error_rate),
@@ -398,6 +413,30 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
 
 /* Every flag into cfg, the plan and the settings: 0, or LL_E_INVAL with
  * the reason in err (cfg is the caller's to free either way). */
+/* --cold-restart CMD and --cold-restart-timeout D (default
+ * SWEEP_DEFAULT_COLD_TIMEOUT); CMD needs --cold-start, whose requests it
+ * makes cold in every step. */
+static int plan_cold(const struct sweep_opts *so, const struct run_config *cfg,
+                     struct sweep_plan *p, char *err, size_t errlen)
+{
+    if (so->cold_restart_timeout && !so->cold_restart)
+        return runopts_errf(err, errlen, "--cold-restart-timeout: needs --cold-restart");
+    if (!so->cold_restart)
+        return 0;
+    if (!so->cold_restart[0])
+        return runopts_errf(err, errlen, "--cold-restart: expected a shell command, got \"\"");
+    if (!cfg->cold_requests)
+        return runopts_errf(err, errlen,
+                            "--cold-restart: needs --cold-start N (the requests "
+                            "of each step to label cold)");
+    p->cold_restart = so->cold_restart;
+    if (plan_duration("--cold-restart-timeout", so->cold_restart_timeout,
+                      SWEEP_DEFAULT_COLD_TIMEOUT, 100 * LL_NS_PER_MS, "100ms",
+                      &p->cold_restart_timeout_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    return 0;
+}
+
 static int build_plan(const struct run_opts *o, const struct sweep_opts *so,
                       struct run_config *cfg, struct sweep_plan *p, struct sweep_settings *set,
                       char *err, size_t errlen)
@@ -440,7 +479,7 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so,
         return runopts_errf(err, errlen, "--expect-slo: %s", need);
     if (!have_slo && so->expect_capacity)
         return runopts_errf(err, errlen, "--expect-capacity: %s", need);
-    return 0;
+    return plan_cold(so, cfg, p, err, errlen);
 }
 
 /* Every flag of `llmload sweep`: 0, RUNOPTS_HELP, or LL_E_INVAL with the
@@ -500,6 +539,7 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
         runopts_dist("--think", "0", DIST_UNIT_DURATION_NS, 1, &cfg.think, err, errlen);
         cfg.duration_ns = probe_ns;
         cfg.warmup_ns = 0;
+        cfg.cold_requests = 0; /* the steps' cold start, not the probe's */
         cfg.records_fd = -1;
         cfg.progress = 0;
         cfg.step = -1;
@@ -573,6 +613,13 @@ static json_t *plan_json(const struct run_opts *o, const struct run_config *cfg,
     }
     json_object_set_new(sw, "step_duration_ns", json_integer((json_int_t)p->step_ns));
     json_object_set_new(sw, "warmup_ns", json_integer((json_int_t)p->warmup_ns));
+    /* The command is not kept: it may hold a credential (a token in a
+     * URL or a header). That it ran, and its limit, are. */
+    if (p->cold_restart) {
+        json_object_set_new(sw, "cold_restart", json_true());
+        json_object_set_new(sw, "cold_restart_timeout_ns",
+                            json_integer((json_int_t)p->cold_restart_timeout_ns));
+    }
     json_object_set_new(sw, "gap_ns", json_integer((json_int_t)p->gap_ns));
     json_object_set_new(sw, "repeat", json_integer(p->repeat));
     json_object_set_new(sw, "max_steps", json_integer(p->max_steps));
@@ -601,9 +648,12 @@ struct sweep_run {
     int quiet;
     uint32_t repeats;               /* --repeat: above 1, a load step's lines name its run */
     struct scraper *scraper;        /* the sweep's one scraper; NULL = not scraping */
-    uint64_t ok_requests;           /* ok records in the steps' windows, all steps */
-    uint64_t done_requests;         /* records of any kind in the steps' windows */
-    const char *stopped_in;         /* where a stop signal came (run.json); NULL: none */
+    const char *cold_restart;       /* --cold-restart CMD, NULL = none */
+    uint64_t cold_restart_timeout_ns;
+    const sigset_t *child_mask; /* the mask CMD runs with (the sweep's caller's) */
+    uint64_t ok_requests;       /* ok records in the steps' windows, all steps */
+    uint64_t done_requests;     /* records of any kind in the steps' windows */
+    const char *stopped_in;     /* where a stop signal came (run.json); NULL: none */
 };
 
 /* Join the scrapes to step s's window (run_start_abs_ns is the step's
@@ -682,6 +732,48 @@ static void step_failures(const struct stats *st, char *buf, size_t len)
     }
 }
 
+/* --cold-restart: run the command before step index and wait for it
+ * (sr->cold_restart_timeout_ns), then for the target to answer again
+ * (as long again). 0, 1 when a stop signal came (it is taken), or -1
+ * (reason printed, naming the command) when it failed. */
+static int cold_restart(struct sweep_run *sr, const struct run_config *cfg, uint32_t index)
+{
+    const char *cmd = sr->cold_restart;
+    char d[32], err[600];
+    ll_fmt_duration(sr->cold_restart_timeout_ns, d, sizeof d);
+    if (!sr->quiet)
+        ll_errorf("step %u: cold restart: %s", index, cmd);
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    uint64_t ms = sr->cold_restart_timeout_ns / LL_NS_PER_MS;
+    int rc = ll_shell_run(cmd, sr->child_mask, &stop, ms > INT32_MAX ? INT32_MAX : (int)ms);
+    if (rc == 0) {
+        rc = run_setup_wait_ready(cfg, sr->cold_restart_timeout_ns, err, sizeof err);
+        if (rc == 0)
+            return 0;
+        if (rc != LL_E_INTR) {
+            ll_errorf("--cold-restart: the target did not answer within %s after \"%s\": %s", d,
+                      cmd, err);
+            return -1;
+        }
+    }
+    if (rc == LL_E_INTR) {
+        sleep_or_signal(0);
+        ll_errorf("interrupted during the cold restart before step %u: stopping", index);
+        sr->stopped_in = "load";
+        return 1;
+    }
+    if (rc == LL_E_AGAIN)
+        ll_errorf("--cold-restart: \"%s\" did not end within %s (killed)", cmd, d);
+    else if (rc < 0)
+        ll_errorf("--cold-restart: cannot run \"%s\": %s", cmd, strerror(errno));
+    else
+        ll_errorf("--cold-restart: \"%s\" failed with exit status %d", cmd, rc);
+    return -1;
+}
+
 /* Run one step at rate; append its facts and figures. Returns 0, 1 when it
  * was interrupted, or -1 (reason printed) when it could not run. A
  * recovery step with lead_rps > 0 offers lead_rps through its warm-up and
@@ -714,6 +806,14 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     cfg.transport.seed = workload_content_seed(cfg.workload.seed, base->prompt_salt);
     cfg.warmup_ns = warmup_ns;
     cfg.duration_ns = warmup_ns + hold_ns;
+    /* --cold-start: every step's first requests after --cold-restart,
+     * else only the sweep's first step's (the server is warm after it). */
+    cfg.cold_requests = sr->cold_restart || index == 0 ? base->cold_requests : 0;
+    if (sr->cold_restart) {
+        int cr = cold_restart(sr, &cfg, index);
+        if (cr != 0)
+            return cr;
+    }
     cfg.records_fd = sr->records_fd;
     cfg.step = (int32_t)index;
     cfg.progress = 0;
@@ -762,6 +862,8 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
                                                               : started - sr->start_ns;
     f->duration_ns = cfg.duration_ns;
     f->warmup_ns = warmup_ns;
+    f->cold_start = cfg.cold_requests;
+    f->cold_restart = sr->cold_restart != NULL;
     f->window_ns = res.window_ns;
     f->elapsed_ns = res.elapsed_ns;
     f->scheduled = res.stats.scheduled;
@@ -793,7 +895,15 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     join_step(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
     driver_result_free(&res);
 
+    if (sweep_read_records(sr->records_path, (uint64_t)from, s, 1, set, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
     json_t *line = sweep_facts_json(f);
+    /* The cold start's figures, for the reader of steps.jsonl alone
+     * (`report` counts them again from the records). */
+    if (f->cold_start)
+        json_object_set_new(line, "cold", summary_cold_json(&s->cold, f->cold_start));
     char *text = json_dumps(line, JSON_COMPACT);
     json_decref(line);
     if (!text || fprintf(sr->steps_f, "%s\n", text) < 0 || fflush(sr->steps_f) != 0) {
@@ -802,10 +912,6 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         return -1;
     }
     free(text);
-    if (sweep_read_records(sr->records_path, (uint64_t)from, s, 1, set, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        return -1;
-    }
     sweep_step_finish(s, set);
     if (!sr->quiet) {
         char a[16], fails[1024];
@@ -816,6 +922,8 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
                   : s->slo_pass ? "ok"
                                 : "fails",
                   !recovery && !s->slo_pass ? ": " : "", !recovery ? s->fail_reason : "", fails);
+        if (f->cold_start)
+            summary_print_cold(stderr, &s->cold, f->cold_start);
     }
     return interrupted ? 1 : 0;
 }
@@ -1069,6 +1177,9 @@ int sweep_job_run(struct sweep_job *j)
         rs.scraper = NULL;
     }
     sr.scraper = rs.scraper;
+    sr.cold_restart = j->plan.cold_restart;
+    sr.cold_restart_timeout_ns = j->plan.cold_restart_timeout_ns;
+    sr.child_mask = rs.masked ? &rs.old_mask : NULL;
     if (run_setup_stopped(&rs, "scrape_start")) {
         snprintf(stop, sizeof stop, "interrupted by a signal");
         exit_code = LL_EXIT_INTR;

@@ -62,6 +62,7 @@ static const struct runopts_flag common_flags[] = {
     VALUE("arrival", arrival),
     VALUE("burstiness", burstiness),
     VALUE("warmup", warmup),
+    VALUE("cold-start", cold_start),
     VALUE("seed", seed),
     VALUE("prompt-salt", prompt_salt),
     VALUE("prompt-tokens", prompt_tokens),
@@ -1060,6 +1061,8 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                struct run_config *cfg, char *err, size_t errlen)
 {
     if (runopts_prompt_salt(o, cfg, err, errlen) != 0 ||
+        (o->cold_start &&
+         runopts_count("--cold-start", o->cold_start, 1, &cfg->cold_requests, err, errlen) != 0) ||
         runopts_workload(o, seed, cfg, err, errlen) != 0 ||
         runopts_threads(o, cfg, err, errlen) != 0 ||
         runopts_transport(o, seed, cfg, err, errlen) != 0)
@@ -1222,6 +1225,7 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     json_object_set_new(c, "duration_ns", json_integer((json_int_t)cfg->duration_ns));
     json_object_set_new(c, "requests", json_integer((json_int_t)cfg->max_requests));
     json_object_set_new(c, "warmup_ns", json_integer((json_int_t)cfg->warmup_ns));
+    json_object_set_new(c, "cold_start", json_integer((json_int_t)cfg->cold_requests));
     json_object_set_new(c, "max_tokens_total", json_integer((json_int_t)cfg->max_tokens_total));
     json_object_set_new(c, "seed", json_integer((json_int_t)cfg->workload.seed));
     json_object_set_new(c, "prompt_salt", json_integer((json_int_t)cfg->prompt_salt));
@@ -1298,6 +1302,8 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
 {
     info->window_ns = res->window_ns;
     info->warmup_ns = cfg->warmup_ns;
+    info->cold_requests = cfg->cold_requests;
+    info->cold = cfg->cold_requests ? &res->cold : NULL;
     info->inflight_mean = res->inflight_mean;
     info->inflight_max = res->inflight_max;
     info->target_url = cfg->transport.base_url;

@@ -52,7 +52,7 @@ struct run_opts {
     size_t n_headers;
     const char *rate, *arrival, *burstiness, *ramp_to, *max_conc, *on_cap;
     const char *users, *think, *pace;
-    const char *duration, *requests, *warmup, *max_tokens_total, *seed;
+    const char *duration, *requests, *warmup, *cold_start, *max_tokens_total, *seed;
     const char *prompt_tokens, *output_tokens;
     const char *t_connect, *t_first, *t_idle, *t_total;
     const char *threads, *out, *grace, *dump, *max_line;

@@ -312,6 +312,36 @@ static int stop_signal_take(void)
     return sig == SIGINT || sig == SIGTERM ? sig : 0;
 }
 
+int run_setup_wait_ready(const struct run_config *cfg, uint64_t timeout_ns, char *err,
+                         size_t errlen)
+{
+    uint64_t deadline = ll_now_ns() + timeout_ns;
+    char why[512] = "no answer";
+    for (;;) {
+        sigset_t pend;
+        if (sigpending(&pend) == 0 &&
+            (sigismember(&pend, SIGINT) == 1 || sigismember(&pend, SIGTERM) == 1))
+            return LL_E_INTR;
+        uint64_t now = ll_now_ns();
+        if (now >= deadline)
+            break;
+        json_t *models = NULL;
+        char server[128], *first = NULL;
+        uint64_t left = deadline - now;
+        int rc =
+            probe_target(&cfg->transport, cfg->transport.headers, LL_MIN(left, 2 * LL_NS_PER_SEC),
+                         -1, &models, server, &first, why, sizeof why);
+        json_decref(models);
+        free(first);
+        if (rc == 0)
+            return 0;
+        struct timespec ts = {0, 200 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    snprintf(err, errlen, "%s", why);
+    return LL_E_AGAIN;
+}
+
 int run_exit_combine(int a, int b)
 {
     if (a == LL_EXIT_INTR || b == LL_EXIT_INTR)

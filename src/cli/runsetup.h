@@ -118,6 +118,13 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
  * stopped in phase. 0 when none came. */
 int run_setup_stopped(struct run_setup *rs, const char *phase);
 
+/* Wait until the target answers GET BASE/models with a 200 again (after
+ * --cold-restart's command), trying every 200 ms for at most timeout_ns.
+ * Returns 0, LL_E_INTR when SIGINT or SIGTERM became pending (left
+ * pending), or LL_E_AGAIN with the last failure in err. */
+int run_setup_wait_ready(const struct run_config *cfg, uint64_t timeout_ns, char *err,
+                         size_t errlen);
+
 /* One driver run of cfg into rs->res; a stop signal during it sets
  * rs->stopped_in ("schedule", "load" or "drain"). 0, or -1 with the
  * reason printed. */

@@ -89,6 +89,7 @@ struct worker {
      * when getrusage failed. For the lateness diagnosis. */
     uint64_t cpu_ns, invol_switches, wall_ns;
     uint64_t warmup_records;
+    struct stats cold; /* the cold start's requests (driver_result.cold) */
     uint64_t last_sched_ns;
     uint64_t last_end_ns;       /* latest record end, relative */
 
@@ -283,17 +284,30 @@ static void stop_offering(struct worker *w)
     atomic_fetch_add(&w->d->done_offering, 1);
 }
 
+/* The session a request's cold start counts by: its own in a session run
+ * (--cold-start counts sessions there), none otherwise (a replayed
+ * trace's session ids are the trace's, in no schedule order). */
+static int64_t cold_session(const struct run_config *cfg, int64_t session)
+{
+    return cfg->mode == LOAD_SESSIONS ? session : -1;
+}
+
 /* Count an arrival that came due (sched_ns) and was taken up at now_abs;
  * returns its schedule lateness, ns. */
-static uint64_t count_scheduled(struct worker *w, uint64_t sched_ns, uint64_t now_abs,
-                                int32_t class_idx)
+static uint64_t count_scheduled(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                                uint64_t now_abs)
 {
     const struct run_config *cfg = w->d->cfg;
+    int32_t class_idx = spec->class_idx;
     uint64_t sched_abs = w->d->run_start_ns + sched_ns;
     uint64_t late = now_abs > sched_abs ? now_abs - sched_abs : 0;
     progress_count_sched(&w->pc, late);
     if (sched_ns > w->last_sched_ns)
         w->last_sched_ns = sched_ns;
+    if (record_in_cold_start(spec->index, cold_session(cfg, spec->session), cfg->cold_requests)) {
+        w->cold.scheduled++;
+        return late;
+    }
     if (sched_ns < cfg->warmup_ns)
         return late;
     w->stats.scheduled++;
@@ -331,7 +345,7 @@ static void dispatch_open(struct worker *w, uint64_t now)
     while (w->have_next && w->d->due_base_ns + w->next_off_ns <= now) {
         struct req_spec spec = w->next_spec;
         uint64_t sched = w->next_off_ns;
-        uint64_t late = count_scheduled(w, sched, now, spec.class_idx);
+        uint64_t late = count_scheduled(w, &spec, sched, now);
         /* The safety cap: past --max-inflight requests in the system (all
          * workers) an arrival is refused, and its record says so. */
         if (cfg->max_inflight &&
@@ -410,7 +424,7 @@ static void dispatch_closed(struct worker *w, uint64_t now)
         }
         u->turn++;
         u->last_sched_ns = due.at_ns;
-        uint64_t late = count_scheduled(w, due.at_ns, now, spec.class_idx);
+        uint64_t late = count_scheduled(w, &spec, due.at_ns, now);
         in_system_add(w, +1);
         submit(w, &spec, due.at_ns, late, (int64_t)global_user);
     }
@@ -453,7 +467,7 @@ static void session_start_turn(struct worker *w, struct session *s, uint64_t ord
         return;
     }
     s->started++;
-    uint64_t late = count_scheduled(w, sched_ns, now, spec.class_idx);
+    uint64_t late = count_scheduled(w, &spec, sched_ns, now);
     in_system_add(w, +1);
     submit(w, &spec, sched_ns, late, -1);
 }
@@ -545,10 +559,12 @@ static void account(struct stats *s, const struct run_config *cfg, const struct 
             s->win_prompt_tokens += r->prompt_tokens_server >= 0
                                         ? (uint64_t)r->prompt_tokens_server
                                         : r->prompt_tokens;
-            s->win_slo_met += (uint64_t)met;
+            /* Goodput is the warm requests': a cold one is the cold
+             * section's alone. */
+            s->win_slo_met += (uint64_t)(met && !r->cold);
         }
     }
-    if (r->warmup)
+    if (r->warmup || r->cold)
         return;
     stats_add_record(s, r);
     if (r->sent_ns != LL_NO_TIME)
@@ -559,14 +575,20 @@ static void account(struct stats *s, const struct run_config *cfg, const struct 
 static void record_out(struct worker *w, struct record *r)
 {
     const struct run_config *cfg = w->d->cfg;
-    r->warmup = r->sched_ns < cfg->warmup_ns;
+    r->cold = record_in_cold_start(r->id, cold_session(cfg, r->session), cfg->cold_requests);
+    r->warmup = !r->cold && r->sched_ns < cfg->warmup_ns;
     r->step = cfg->step;
     if (r->end_ns != LL_NO_TIME && r->end_ns > w->last_end_ns)
         w->last_end_ns = r->end_ns;
     account(&w->stats, cfg, &cfg->slo, r);
     if (w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls)
         account(&w->cls[r->class_idx], cfg, &w->d->cls_slo[r->class_idx], r);
-    if (r->warmup) {
+    if (r->cold) {
+        stats_add_record(&w->cold, r);
+        if (r->sent_ns != LL_NO_TIME)
+            w->cold.sent++;
+        w->cold.slo_met += (uint64_t)(slo_is_set(&cfg->slo) && slo_met(&cfg->slo, r));
+    } else if (r->warmup) {
         w->warmup_records++;
     } else {
         if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
@@ -797,6 +819,7 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     w->d = d;
     w->idx = i;
     stats_init(&w->stats);
+    stats_init(&w->cold);
     prefix_share_init(&w->prefix);
     progress_counters_init(&w->pc, cfg->live_cb != NULL);
     d->pcs[i] = &w->pc;
@@ -811,6 +834,8 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     struct transport_config tc = cfg->transport;
     tc.run_start_ns = d->run_start_ns;
     tc.warmup_ns = cfg->warmup_ns;
+    tc.cold_requests = cfg->cold_requests;
+    tc.cold_by_session = cfg->mode == LOAD_SESSIONS;
     tc.worker = i;
     w->t = transport_new(&tc, &w->stats, on_done, w, err, errlen);
     if (!w->t)
@@ -846,6 +871,7 @@ static void worker_release(struct worker *w)
         stats_free(&w->cls[k]);
     free(w->cls);
     stats_free(&w->stats);
+    stats_free(&w->cold);
     prefix_share_reset(&w->prefix);
 }
 
@@ -878,6 +904,7 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
         d->n_workers = cfg->users;
     memset(res, 0, sizeof *res);
     stats_init(&res->stats);
+    stats_init(&res->cold);
     res->ttft_first_half = hist_new();
     res->ttft_second_half = hist_new();
     const struct wl_file *classes = cfg->workload.classes;
@@ -1159,6 +1186,7 @@ static void run_merge(struct driver *d, struct driver_result *res)
     for (uint32_t i = 0; i < d->started; i++) {
         struct worker *w = &d->workers[i];
         stats_merge(&res->stats, &w->stats);
+        stats_merge(&res->cold, &w->cold);
         hist_merge(res->ttft_first_half, w->ttft_h1);
         hist_merge(res->ttft_second_half, w->ttft_h2);
         for (size_t k = 0; k < w->n_cls; k++)
@@ -1260,6 +1288,7 @@ const char *driver_class_name(const struct run_config *cfg, size_t k)
 void driver_result_free(struct driver_result *res)
 {
     stats_free(&res->stats);
+    stats_free(&res->cold);
     hist_free(res->ttft_first_half);
     hist_free(res->ttft_second_half);
     free(res->series);

@@ -70,6 +70,9 @@ struct run_config {
     uint64_t duration_ns;             /* offering stops at this offset; 0 = no bound */
     uint64_t max_requests;            /* offering stops after this many; 0 = no bound */
     uint64_t warmup_ns;               /* requests scheduled before this are warm-up */
+    uint64_t cold_requests;           /* --cold-start: the first this many requests by schedule
+                                         index (sessions: sessions) are cold, counted in
+                                         driver_result.cold only, never warm-up; 0 = none */
     uint64_t max_tokens_total;        /* spend guard over prompt + max_tokens; 0 = off */
     uint32_t max_inflight;            /* open loop: refuse arrivals past this many in the
                                          system (records client_dropped); 0 = no cap */
@@ -134,6 +137,10 @@ struct driver_result {
     uint64_t records_lost;            /* records that could not be written (disk full...) */
     uint64_t records_written;
     uint64_t warmup_records;
+    /* The cold start's requests (cold_requests), counted like stats
+     * (scheduled, sent, latencies, cached tokens) and in no other figure;
+     * empty when cold_requests is 0. Freed by driver_result_free. */
+    struct stats cold;
     int interrupted;                  /* a signal stopped offering */
     const char *stopped_in;           /* when interrupted, where the first signal came:
                                        * "schedule" (set-up, nothing sent), "load" or

@@ -206,7 +206,10 @@ static void note_output(struct treq *q, int has_content)
         r->first_ns = now;
     } else {
         uint64_t gap = now - r->last_ns;
-        if (r->sched_ns >= t->cfg.warmup_ns)
+        if (r->sched_ns >= t->cfg.warmup_ns &&
+            (!t->cfg.cold_requests ||
+             !record_in_cold_start(r->id, t->cfg.cold_by_session ? r->session : -1,
+                                   t->cfg.cold_requests)))
             stats_add_itl_gap(t->stats, gap);
         if (gap > r->max_gap_ns)
             r->max_gap_ns = gap;

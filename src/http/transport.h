@@ -58,6 +58,8 @@ struct transport_config {
     uint64_t seed;                   /* prompt nonce seed */
     uint64_t run_start_ns;           /* CLOCK_MONOTONIC origin of record times */
     uint64_t warmup_ns;              /* requests scheduled before this add no ITL gaps */
+    uint64_t cold_requests;          /* nor do the cold start's (record_in_cold_start) */
+    int cold_by_session;             /* 1: ...counted by session (a session run) */
     int cancels;                     /* 1: some requests cancel after a drawn time */
     uint32_t worker;                 /* index written into records */
 };

@@ -90,6 +90,7 @@ void record_init(struct record *r, uint64_t id)
     r->retry_after_ms = -1;
     r->user = -1;
     r->warmup = 0;
+    r->cold = 0;
     r->step = -1;
     r->class_idx = -1;
     r->cls = NULL;
@@ -258,6 +259,8 @@ int record_write_jsonl(FILE *f, const struct record *r)
         LINE_LIT(&l, ",\"warmup\":true");
     else
         LINE_LIT(&l, ",\"warmup\":false");
+    if (r->cold)
+        LINE_LIT(&l, ",\"cold\":true");
     if (r->step >= 0)
         LINE_U64(&l, ",\"step\":", (uint64_t)r->step);
     if (r->cls) {
@@ -373,6 +376,7 @@ static void read_counts(json_t *o, struct record *r)
     r->worker = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
     r->user = opt_int(o, "user");
     r->warmup = json_is_true(json_object_get(o, "warmup"));
+    r->cold = json_is_true(json_object_get(o, "cold"));
     v = opt_int(o, "step");
     r->step = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
     r->session = opt_int(o, "session");
@@ -458,6 +462,13 @@ static uint64_t span_ns(uint64_t a, uint64_t b)
     if (a == LL_NO_TIME || b == LL_NO_TIME || b < a)
         return LL_NO_TIME;
     return b - a;
+}
+
+int record_in_cold_start(uint64_t id, int64_t session, uint64_t cold_n)
+{
+    if (cold_n == 0)
+        return 0;
+    return session >= 0 ? (uint64_t)session < cold_n : id < cold_n;
 }
 
 uint64_t record_ttft_ns(const struct record *r)

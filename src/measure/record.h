@@ -82,6 +82,8 @@ struct record {
     uint32_t worker;             /* worker thread that ran it */
     int64_t user;                /* closed loop: the user index, else -1 */
     int warmup;                  /* 1 = scheduled in the warm-up (written, not summarised) */
+    int cold;                    /* 1 = one of the first --cold-start requests (summarised
+                                  * apart, never in the warm figures); written only when 1 */
     int32_t step;                /* sweep step index, -1 outside a sweep (then not written) */
     int32_t class_idx;           /* traffic class index, -1 without classes */
     const char *cls;             /* its name (borrowed from the workload), NULL = none */
@@ -128,6 +130,12 @@ typedef void record_read_cb(void *ud, const struct record *r);
  * been passed to cb. */
 int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *ud,
                      char *err, size_t errlen);
+
+/* Whether the request of schedule index id (session: its session index
+ * in a session run, else -1) is one of the first cold_n of a run or step, the
+ * cold start (--cold-start): id < cold_n, or in a session run, session <
+ * cold_n (every turn of the first cold_n sessions). 0 when cold_n is 0. */
+int record_in_cold_start(uint64_t id, int64_t session, uint64_t cold_n);
 
 /* Derived latencies, LL_NO_TIME when undefined. */
 uint64_t record_ttft_ns(const struct record *r);        /* first - sched */

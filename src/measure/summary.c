@@ -477,6 +477,29 @@ static void summary_print_sessions(FILE *f, const struct stats *s,
             summary_fmt_double(summary_rate((double)s->scheduled, w), "%.2f", d, sizeof(d)));
 }
 
+void summary_print_cold(FILE *f, const struct stats *cold, uint64_t n)
+{
+    char p50[16], p90[16], p99[16], mx[16], e50[16], e99[16];
+    const struct hist *t = cold->ttft, *e = cold->e2e;
+    int any_t = hist_count(t) > 0, any_e = hist_count(e) > 0;
+    fprintf(f,
+            "cold start: first %" PRIu64 " requests, %" PRIu64 " scheduled, %" PRIu64
+            " ok, %" PRIu64 " failed (not in the figures above)\n",
+            n, cold->scheduled, cold->by_kind[REC_OK], stats_failed(cold));
+    fprintf(f, "            TTFT p50 %s p90 %s p99 %s max %s; E2E p50 %s p99 %s",
+            any_t ? ll_fmt_duration(hist_percentile(t, 50.0), p50, sizeof p50) : "-",
+            any_t ? ll_fmt_duration(hist_percentile(t, 90.0), p90, sizeof p90) : "-",
+            any_t ? ll_fmt_duration(hist_percentile(t, 99.0), p99, sizeof p99) : "-",
+            any_t ? ll_fmt_duration(hist_max(t), mx, sizeof mx) : "-",
+            any_e ? ll_fmt_duration(hist_percentile(e, 50.0), e50, sizeof e50) : "-",
+            any_e ? ll_fmt_duration(hist_percentile(e, 99.0), e99, sizeof e99) : "-");
+    if (cold->cached_reported > 0 && cold->prompt_tokens > 0)
+        fprintf(f, "; cached %.1f%% of input\n",
+                100.0 * (double)cold->cached_tokens / (double)cold->prompt_tokens);
+    else
+        fprintf(f, "; cached -\n");
+}
+
 void summary_print(FILE *f, const struct stats *s, const struct summary_info *info)
 {
     summary_print_header(f, info);
@@ -485,6 +508,8 @@ void summary_print(FILE *f, const struct stats *s, const struct summary_info *in
     summary_print_throughput(f, s, info);
     if (info->sessions)
         summary_print_sessions(f, s, info);
+    if (info->cold)
+        summary_print_cold(f, info->cold, info->cold_requests);
     if (info->invalid)
         fprintf(f, "\n*** INVALID RUN: %s\n", summary_str(info->invalid_reason));
 }
@@ -790,6 +815,41 @@ static json_t *summary_inflight_json(const struct stats *s,
     return inf;
 }
 
+/* Percentiles p (n of them, keys k) of h, and its max, as an object;
+ * every value null when h is empty. */
+static json_t *summary_cold_pcts(const struct hist *h, const double *p, const char *const *k,
+                                 size_t n)
+{
+    json_t *o = jobj();
+    int any = hist_count(h) > 0;
+    for (size_t i = 0; i < n; i++)
+        jset(o, k[i], any ? ju64(hist_percentile(h, p[i])) : json_null());
+    jset(o, "max", any ? ju64(hist_max(h)) : json_null());
+    return o;
+}
+
+json_t *summary_cold_json(const struct stats *cold, uint64_t n)
+{
+    static const double tp[] = {50.0, 90.0, 99.0}, ep[] = {50.0, 99.0};
+    static const char *const tk[] = {"p50", "p90", "p99"}, *const ek[] = {"p50", "p99"};
+    json_t *o = jobj();
+    jset(o, "requests", ju64(n));
+    jset(o, "scheduled", ju64(cold->scheduled));
+    jset(o, "sent", ju64(cold->sent));
+    jset(o, "completed", ju64(cold->completed));
+    jset(o, "ok", ju64(cold->by_kind[REC_OK]));
+    jset(o, "failed", ju64(stats_failed(cold)));
+    jset(o, "ttft_ns", summary_cold_pcts(cold->ttft, tp, tk, LL_ARRAY_LEN(tp)));
+    jset(o, "e2e_ns", summary_cold_pcts(cold->e2e, ep, ek, LL_ARRAY_LEN(ep)));
+    jset(o, "prompt_tokens", ju64(cold->prompt_tokens));
+    jset(o, "cached_tokens", cold->cached_reported > 0 ? ju64(cold->cached_tokens) : json_null());
+    jset(o, "cached_share",
+         cold->cached_reported > 0 && cold->prompt_tokens > 0
+             ? jdouble((double)cold->cached_tokens / (double)cold->prompt_tokens)
+             : json_null());
+    return o;
+}
+
 /* summary.json's keys in their documented order (docs/formats.md), one
  * section per step. */
 json_t *summary_json(const struct stats *s, const struct summary_info *info)
@@ -811,6 +871,8 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info)
     jset(root, "finish_reasons", summary_finish_json(s));
     jset(root, "cut_short", summary_cut_short_json(s));
     jset(root, "inflight", summary_inflight_json(s, info, w));
+    jset(root, "cold",
+         info->cold ? summary_cold_json(info->cold, info->cold_requests) : json_null());
     jset(root, "records_written", ju64(info->records_written));
     return root;
 }

@@ -107,6 +107,10 @@ struct summary_info {
     uint64_t sessions_started;  /* sessions that arrived inside the window */
     uint64_t sessions_cut;      /* sessions cut short (--duration, spend guard, signal) */
     enum summary_prompts prompts; /* what the requested prompt lengths were (below) */
+    /* --cold-start: the cold requests asked for (0 = none), and their own
+     * figures (NULL when none), kept apart from every other figure. */
+    uint64_t cold_requests;
+    const struct stats *cold;
 };
 
 /* One traffic class's figures, for the per-class breakdown. */
@@ -132,6 +136,17 @@ json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t w
  * one line into buf (len bytes). Returns 1 when it wrote one, else 0 and
  * buf is "". */
 int summary_cut_short_warning(const struct stats *s, char *buf, size_t len);
+
+/* The cold start's figures (--cold-start N, the first N requests, kept
+ * out of every warm figure): one line, "cold start: ..." with the counts,
+ * TTFT p50/p90/p99/max, E2E p50/p99 and the cached share of the prompt
+ * tokens. summary_print prints it when info->cold is set; a sweep prints
+ * it per step. */
+void summary_print_cold(FILE *f, const struct stats *cold, uint64_t n);
+
+/* The same as summary.json's "cold" object (docs/formats.md); caller owns
+ * the reference. */
+json_t *summary_cold_json(const struct stats *cold, uint64_t n);
 
 /* Print the human summary of s to f (see the layout in summary.c). Plain
  * text, no colours, lines under 100 columns. Empty histograms print "-". */

@@ -232,6 +232,19 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         }
         p->n_inflight = s->f.n_series;
         p->ttft_hist = s->stats.ttft;
+        const struct stats *c = &s->cold;
+        p->cold_n = s->f.cold_start;
+        p->cold_scheduled = c->scheduled;
+        p->cold_ok = c->by_kind[REC_OK];
+        if (p->cold_ok) {
+            p->cold_ttft_ns[0] = hist_percentile(c->ttft, 50.0);
+            p->cold_ttft_ns[1] = hist_percentile(c->ttft, 99.0);
+            p->cold_ttft_ns[2] = hist_max(c->ttft);
+            p->cold_e2e_p99_ns = hist_percentile(c->e2e, 99.0);
+        }
+        p->cold_cached_share = c->cached_reported && c->prompt_tokens
+                                   ? (double)c->cached_tokens / (double)c->prompt_tokens
+                                   : NAN;
     }
     memset(r, 0, sizeof *r);
     json_t *cfg = json_object_get(b->run, "config");

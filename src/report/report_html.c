@@ -581,6 +581,7 @@ static void report_steps_section(struct strbuf *b, const struct report *r)
 {
     strbuf_puts(b, "<h2>Every step</h2>\n");
     report_table(b, r);
+    report_cold_table(b, r);
 }
 
 /* The footer (with the llmload version when known) and the end of the

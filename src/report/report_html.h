@@ -77,6 +77,14 @@ struct report_step {
     size_t n_inflight;
     const struct hist *ttft_hist; /* ns, this step's TTFT of ok requests; NULL = the
                                    * distribution chart uses ttft_ns's six points */
+    /* The step's cold start (--cold-start N), in none of the figures
+     * above; cold_n 0 = none (table#cold leaves the step out). */
+    uint64_t cold_n;          /* N */
+    uint64_t cold_scheduled;  /* its requests */
+    uint64_t cold_ok;         /* of them ok; 0 = the latencies below are not shown */
+    uint64_t cold_ttft_ns[3]; /* ns, p50, p99, max */
+    uint64_t cold_e2e_p99_ns; /* ns */
+    double cold_cached_share; /* fraction 0..1 of their prompt tokens; NAN = not reported */
 };
 
 /* One traffic class at one step of the sweep. */

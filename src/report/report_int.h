@@ -119,6 +119,11 @@ void report_class_chart(struct strbuf *b, const struct report *r,
 /* table#steps: every step in the order run, one row each, and its note. */
 void report_table(struct strbuf *b, const struct report *r);
 
+/* With a cold start in any step: a heading and table#cold, one row per
+ * such step (its cold requests beside its warm TTFT), and its note;
+ * nothing otherwise. */
+void report_cold_table(struct strbuf *b, const struct report *r);
+
 /* Each class's SLO capacity in words, then table#classes: one row per step
  * and class present, and its note. */
 void report_class_table(struct strbuf *b, const struct report *r);

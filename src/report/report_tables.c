@@ -135,6 +135,49 @@ void report_table(struct strbuf *b, const struct report *r)
                    "target.</p>\n");
 }
 
+void report_cold_table(struct strbuf *b, const struct report *r)
+{
+    static const char *const head[][3] = {
+        {"#", "", "step, in the order run"},
+        {"offered", "req/s", "offered load"},
+        {"cold", "requests", "the step's first --cold-start requests"},
+        {"ok", "", "of them ok"},
+        {"cold TTFT", "p50", "ms"},
+        {"cold TTFT", "p99", "ms"},
+        {"cold TTFT", "max", "ms"},
+        {"cold E2E", "p99", "s"},
+        {"cached", "%", "share of the cold requests' prompt tokens the server served cached"},
+        {"warm TTFT", "p50", "ms, the step's other requests"},
+        {"warm TTFT", "p99", "ms, the step's other requests"},
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_steps; i++)
+        n += r->steps[i].cold_n > 0;
+    if (n == 0)
+        return;
+    strbuf_puts(b, "<h2>Cold start</h2>\n<div class=\"tablewrap\"><table id=\"cold\">\n");
+    report_table_head(b, head, LL_ARRAY_LEN(head), LL_ARRAY_LEN(head));
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct report_step *s = &r->steps[i];
+        if (s->cold_n == 0)
+            continue;
+        strbuf_printf(b, "<tr><td>%zu</td>", i + 1);
+        report_td(b, s->offered_rps, 0);
+        strbuf_printf(b, "<td>%llu</td><td>%llu</td>", (unsigned long long)s->cold_scheduled,
+                      (unsigned long long)s->cold_ok);
+        for (int p = 0; p < 3; p++)
+            report_td(b, s->cold_ok ? (double)s->cold_ttft_ns[p] / 1e6 : NAN, 0);
+        report_td(b, s->cold_ok ? (double)s->cold_e2e_p99_ns / 1e9 : NAN, 0);
+        report_td(b, s->cold_cached_share * 100.0, 0);
+        report_td(b, s->ok ? (double)s->ttft_ns[REPORT_P50] / 1e6 : NAN, 0);
+        report_td(b, s->ok ? (double)s->ttft_ns[REPORT_P99] / 1e6 : NAN, 0);
+        strbuf_puts(b, "</tr>\n");
+    }
+    strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Each step's first requests "
+                   "(--cold-start), after --cold-restart when it was given: in none of the "
+                   "figures above, beside the step's warm TTFT.</p>\n");
+}
+
 /* ul.classcap: each class's name, its SLO (its own or the sweep's) and its
  * SLO capacity in words (marked as a lower bound when no step failed for
  * it). */

@@ -1070,6 +1070,15 @@ int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request
         }
         return handle_tokenize(ctx, hreq, out);
     }
+    if (strcmp(path, "/reset_prefix_cache") == 0) {
+        /* vLLM's endpoint (at the root): the sim also goes cold again. */
+        if (hreq->method != HTTP_METHOD_POST) {
+            write_error_ex(out, 405, "method_not_allowed", "use POST", ka, "Allow: POST\r\n");
+            return ka ? API_DONE : API_CLOSE;
+        }
+        engine_reset_cold(ctx->engine);
+        return respond(out, 200, NULL, "", 0, ka);
+    }
     int models = strcmp(path, "/v1/models") == 0;
     int health = strcmp(path, "/health") == 0;
     int metrics = strcmp(path, "/metrics") == 0;

@@ -106,6 +106,7 @@ struct engine {
     uint64_t stall_from_ns, stall_to_ns; /* empty when from >= to */
     uint64_t stall_first_at_ns, stall_first_for_ns; /* pending until the first submit */
     int stall_first_pending;
+    int cold_pending; /* 1: the next step executed pays cold_first_ns */
     uint64_t rng_state;
     struct engine_stats st;
 };
@@ -494,6 +495,8 @@ static void plan_set_end(struct engine *e)
                    e->step_decode_seqs * c->step_seq_ns;
     uint64_t from = e->stall_from_ns, to = e->stall_to_ns;
 
+    if (e->cold_pending)
+        dur += c->cold_first_ns;
     if (from < to && e->step_start_ns >= from && e->step_start_ns < to)
         e->step_start_ns = to;
     e->step_end_ns = e->step_start_ns + dur;
@@ -536,6 +539,7 @@ static void step_execute(struct engine *e)
     uint32_t i = e->running.head;
 
     e->n_emit = 0;
+    e->cold_pending = 0;
     while (i != NIL) {
         struct seq *s = &e->seqs[i];
         uint32_t next = s->next;
@@ -666,7 +670,22 @@ struct engine *engine_new(const struct engine_config *cfg)
     list_init(&e->running);
     e->step_end_ns = UINT64_MAX;
     e->rng_state = cfg->seed;
+    e->cold_pending = 1;
     return e;
+}
+
+void engine_reset_cold(struct engine *e)
+{
+    for (uint32_t b = 0; b < e->n_virgin; b++) {
+        if (!e->blocks[b].hashed)
+            continue;
+        kv_table_remove(e, b);
+        if (e->blocks[b].ref == 0) {
+            kv_lru_remove(e, b);
+            e->free_stack[e->n_free_stack++] = b;
+        }
+    }
+    e->cold_pending = 1;
 }
 
 void engine_free(struct engine *e)

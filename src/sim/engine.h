@@ -20,6 +20,9 @@
  *     already emitted (it re-prefills prompt + emitted tokens, then resumes).
  *   - A prefix cache: full prompt blocks whose cumulative hash matches a block
  *     still cached skip prefill; reported as cached_tokens.
+ *   - A cold state: after start and after engine_reset_cold the prefix cache
+ *     is empty and the first step takes cold_first_ns longer (lazy set-up,
+ *     kernels compiled or captured on first use).
  *   - Output length: min(max_tokens, natural length) where the natural length
  *     is drawn from a seeded distribution at submit (ignore_eos: max_tokens).
  *     The KV-cache is also the context length: output stops (finish_length)
@@ -50,6 +53,8 @@ struct engine_config {
     double natural_len_median_tokens; /* lognormal median of natural output length */
     double natural_len_sigma;       /* lognormal sigma; 0 = always the median */
     int prefix_cache;               /* 1 = reuse cached prompt blocks */
+    uint64_t cold_first_ns;         /* the cold state: the first step after start (or after
+                                     * engine_reset_cold) takes this much longer; 0 = none */
     uint64_t seed;                  /* seeds the natural-length draws */
 };
 
@@ -146,6 +151,12 @@ void engine_set_stall(struct engine *e, uint64_t from_ns, uint64_t to_ns);
  * server an unknown while after the server starts; this keeps a stall at
  * the same point of the client's own schedule.) */
 void engine_set_stall_after_first(struct engine *e, uint64_t at_ns, uint64_t for_ns);
+
+/* Make the engine cold again, as after a restart: the prefix cache is
+ * emptied (no prompt block cached so far is matched again; blocks in use
+ * stay with their sequences, uncached) and the next step to start takes
+ * cold_first_ns longer. POST /reset_prefix_cache calls it. */
+void engine_reset_cold(struct engine *e);
 
 void engine_get_stats(const struct engine *e, struct engine_stats *out);
 

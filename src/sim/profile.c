@@ -189,6 +189,8 @@ void sim_profile_explain(const struct sim_profile *p, FILE *f)
     fprintf(f, "  natural output length  lognormal, median %.0f tokens, sigma %.2f\n",
             c->natural_len_median_tokens, c->natural_len_sigma);
     fprintf(f, "  prefix_cache           %s\n", c->prefix_cache ? "on" : "off");
+    fprintf(f, "  cold_first             %.3f ms more for the first step after start or reset\n",
+            (double)c->cold_first_ns / 1e6);
     fprintf(f, "  seed                   %llu\n", (unsigned long long)c->seed);
     fprintf(f, "default workload: prompt %u tokens, output %u tokens (ignore_eos)\n",
             p->workload_prompt_tokens, p->workload_output_tokens);

@@ -30,6 +30,7 @@ void sweep_step_init(struct sweep_step *s)
 {
     memset(s, 0, sizeof *s);
     stats_init(&s->stats);
+    stats_init(&s->cold);
     s->ttft_h1 = hist_new();
     s->ttft_h2 = hist_new();
     s->f.lateness = hist_new();
@@ -77,6 +78,7 @@ static double tokens_in_span(const struct record *r, uint64_t a, uint64_t b)
 void sweep_step_free(struct sweep_step *s)
 {
     stats_free(&s->stats);
+    stats_free(&s->cold);
     hist_free(s->ttft_h1);
     hist_free(s->ttft_h2);
     hist_free(s->f.lateness);
@@ -131,10 +133,10 @@ static void class_add_record(struct sweep_step *s, size_t k, const struct record
     int have = slo_is_set(slo);
     if (r->kind == REC_OK && in_window(&s->f, r->end_ns)) {
         c->ok_ended_in_window++;
-        if (!have || slo_met(slo, r))
+        if (!r->cold && (!have || slo_met(slo, r)))
             c->met_ended_in_window++;
     }
-    if (r->warmup || r->sched_ns < s->f.warmup_ns)
+    if (r->cold || r->warmup || r->sched_ns < s->f.warmup_ns)
         return;
     stats_add_record(&c->stats, r);
     if (have && slo_met(slo, r))
@@ -174,7 +176,9 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
      * capacity instead of echoing the offered load (docs/metrics.md). */
     if (r->kind == REC_OK && in_window(f, r->end_ns)) {
         s->ok_ended_in_window++;
-        if (!own || slo_met(slo, r))
+        /* Goodput is the warm requests': a cold one counts only in
+         * the cold figures. */
+        if (!r->cold && (!own || slo_met(slo, r)))
             s->met_ended_in_window++;
         s->prompt_tokens_ended += r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server
                                                                : r->prompt_tokens;
@@ -183,6 +187,13 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
     if (f->server.has_span)
         s->client_tokens_in_span += tokens_in_span(r, f->server.span_from_ns,
                                                    f->server.span_to_ns);
+    if (r->cold) {
+        s->cold.scheduled++;
+        if (r->sent_ns != LL_NO_TIME)
+            s->cold.sent++;
+        stats_add_record(&s->cold, r);
+        return;
+    }
     if (r->warmup || r->sched_ns < f->warmup_ns)
         return;
     stats_add_record(&s->stats, r);

@@ -165,6 +165,9 @@ struct sweep_facts {
     uint64_t start_offset_ns;    /* ns, step start since the sweep's start */
     uint64_t duration_ns;        /* ns, offering time including warm-up */
     uint64_t warmup_ns;          /* ns, discarded warm-up */
+    uint64_t cold_start;         /* --cold-start N that applied to this step (its first N
+                                  * requests are cold); 0 = none */
+    int cold_restart;            /* 1: --cold-restart's command ran before this step */
     uint64_t window_ns;          /* ns, the measurement window (driver) */
     uint64_t elapsed_ns;         /* ns, step start to its last record */
     uint64_t scheduled;          /* window requests the schedule produced (driver) */
@@ -224,7 +227,8 @@ struct sweep_class {
 struct sweep_step {
     struct sweep_facts f;
     /* fed by sweep_step_add_record */
-    struct stats stats;          /* window records (warm-up excluded) */
+    struct stats stats;          /* window records (warm-up and cold ones excluded) */
+    struct stats cold;           /* the cold start's records ("cold": true), alone */
     struct hist *ttft_h1;        /* ns, ok window records scheduled in the first half */
     struct hist *ttft_h2;        /* ns, ... in the second half */
     uint64_t ok_ended_in_window; /* ok records (warm-up ones too) that ended inside the window */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "measure/slo.h"
+#include "measure/summary.h"
 #include "util/util.h"
 
 static json_t *ju64(uint64_t v)
@@ -139,6 +140,10 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
     jset(o, "start_offset_ns", ju64(f->start_offset_ns));
     jset(o, "duration_ns", ju64(f->duration_ns));
     jset(o, "warmup_ns", ju64(f->warmup_ns));
+    if (f->cold_start)
+        jset(o, "cold_start", ju64(f->cold_start));
+    if (f->cold_restart)
+        jset(o, "cold_restart", json_true());
     jset(o, "window_ns", ju64(f->window_ns));
     jset(o, "elapsed_ns", ju64(f->elapsed_ns));
     jset(o, "scheduled", ju64(f->scheduled));
@@ -264,6 +269,10 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
         get_u64(o, "elapsed_ns", &f->elapsed_ns, err, errlen) ||
         get_u64(o, "scheduled", &f->scheduled, err, errlen))
         return LL_E_INVAL;
+    json_t *cs = json_object_get(o, "cold_start");
+    f->cold_start =
+        json_is_integer(cs) && json_integer_value(cs) > 0 ? (uint64_t)json_integer_value(cs) : 0;
+    f->cold_restart = json_is_true(json_object_get(o, "cold_restart"));
     f->inflight_mean = json_number_value(json_object_get(o, "inflight_mean"));
     f->inflight_max = json_number_value(json_object_get(o, "inflight_max"));
     f->interrupted = json_is_true(json_object_get(o, "interrupted"));
@@ -468,6 +477,8 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "lateness_warning",
          s->lateness_warning[0] ? json_string(s->lateness_warning) : json_null());
     jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
+    if (s->f.cold_start)
+        jset(o, "cold", summary_cold_json(&s->cold, s->f.cold_start));
     json_t *srv = sweep_server_json(s);
     if (srv)
         jset(o, "server", srv);

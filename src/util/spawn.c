@@ -109,3 +109,57 @@ int ll_reap(pid_t pid, int sig, int timeout_ms)
         return 128 + WTERMSIG(st);
     return -1;
 }
+
+/* Whether one of the signals of stop (NULL: none) is pending. */
+static int stop_pending(const sigset_t *stop)
+{
+    sigset_t pend;
+    if (!stop || sigpending(&pend) != 0)
+        return 0;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(stop, sig) == 1 && sigismember(&pend, sig) == 1)
+            return 1;
+    return 0;
+}
+
+int ll_shell_run(const char *cmd, const sigset_t *mask, const sigset_t *stop, int timeout_ms)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return LL_E_IO;
+    if (pid == 0) {
+        setpgid(0, 0);
+        if (mask)
+            sigprocmask(SIG_SETMASK, mask, NULL);
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid); /* as the child does: whichever runs first */
+    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_ms * LL_NS_PER_MS;
+    int st = 0, rc = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            return LL_E_IO;
+        int stopped = stop_pending(stop);
+        if (stopped || ll_now_ns() >= deadline) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return stopped ? LL_E_INTR : LL_E_AGAIN;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (WIFEXITED(st))
+        rc = WEXITSTATUS(st);
+    else if (WIFSIGNALED(st))
+        rc = 128 + WTERMSIG(st);
+    else
+        rc = LL_E_IO;
+    return rc;
+}

@@ -22,4 +22,14 @@ pid_t ll_spawn_first_line(const char *exe, char *const argv[], const sigset_t *m
  * that ended it, or -1 when it could not be waited for. */
 int ll_reap(pid_t pid, int sig, int timeout_ms);
 
+/* Run cmd with /bin/sh -c in a process group of its own, its stdout on
+ * this process's stderr (stdout stays clean), with the signal mask *mask
+ * (NULL: the parent's), and wait at most timeout_ms for sh to end. On
+ * the timeout, or when one of the signals in *stop (NULL: none) becomes
+ * pending here (it is left pending), the group is killed (SIGKILL) and
+ * reaped. Returns sh's exit status, 128 + the signal that ended it,
+ * LL_E_AGAIN on the timeout, LL_E_INTR when stopped, or LL_E_IO when it
+ * could not be started. */
+int ll_shell_run(const char *cmd, const sigset_t *mask, const sigset_t *stop, int timeout_ms);
+
 #endif

@@ -363,6 +363,43 @@ static void test_prefix_cache(void **state)
     engine_free(e);
 }
 
+/* The cold state: the first step after engine_new, and the first after
+ * engine_reset_cold, take cold_first_ns longer; the reset also empties
+ * the prefix cache, while a step without it is as fast as ever. */
+static void test_cold_state(void **state)
+{
+    (void)state;
+    struct engine_config c = base_cfg();
+    struct log l = {.n = 0};
+    uint64_t h[2] = {11, 12};
+    c.prefix_cache = 1;
+    c.cold_first_ns = 50000;
+    struct engine *e = engine_new(&c);
+    /* 40 tokens, 2 full blocks: base 1000 + 40 * 10, plus the penalty. */
+    submit(e, 0, 40, 1, h, 2, 1);
+    engine_advance(e, 100000, log_cb, &l);
+    assert_int_equal(find_ev(&l, 1, ENGINE_EV_TOKEN, 0)->time_ns, 1400 + 50000);
+    /* Warm: the 2 blocks are cached, 8 tokens to compute, no penalty. */
+    submit(e, 100000, 40, 1, h, 2, 2);
+    engine_advance(e, 200000, log_cb, &l);
+    assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 0)->time_ns, 100000 + 1080);
+    assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 0)->cached_tokens, 32);
+    /* Reset: nothing cached, the penalty again, then warm once more. */
+    engine_reset_cold(e);
+    submit(e, 200000, 40, 1, h, 2, 3);
+    engine_advance(e, 300000, log_cb, &l);
+    assert_int_equal(find_ev(&l, 3, ENGINE_EV_TOKEN, 0)->time_ns, 200000 + 1400 + 50000);
+    assert_int_equal(find_ev(&l, 3, ENGINE_EV_TOKEN, 0)->cached_tokens, 0);
+    submit(e, 300000, 40, 1, h, 2, 4);
+    engine_advance(e, 400000, log_cb, &l);
+    assert_int_equal(find_ev(&l, 4, ENGINE_EV_TOKEN, 0)->time_ns, 300000 + 1080);
+    assert_int_equal(find_ev(&l, 4, ENGINE_EV_TOKEN, 0)->cached_tokens, 32);
+    struct engine_stats st;
+    engine_get_stats(e, &st);
+    assert_int_equal(st.kv_used_tokens, 0);
+    engine_free(e);
+}
+
 /* Cached blocks of finished requests are evicted least recently freed
  * first, and a request's tail blocks before its head blocks. */
 static void test_prefix_cache_eviction(void **state)
@@ -791,17 +828,11 @@ static void test_overload_matches_capacity(void **state)
     ASSERT_REL(got, cap, 0.05);
 }
 
-TEST_MAIN(cmocka_unit_test(test_config_check),
-          cmocka_unit_test(test_single_request),
-          cmocka_unit_test(test_batch_composition),
-          cmocka_unit_test(test_chunked_prefill),
-          cmocka_unit_test(test_kv_blocks_admission),
-          cmocka_unit_test(test_preemption),
-          cmocka_unit_test(test_prefix_cache),
-          cmocka_unit_test(test_prefix_cache_eviction),
-          cmocka_unit_test(test_queue_limit),
-          cmocka_unit_test(test_stall),
-          cmocka_unit_test(test_cancel),
-          cmocka_unit_test(test_instant_10k),
-          cmocka_unit_test(test_determinism),
+TEST_MAIN(cmocka_unit_test(test_config_check), cmocka_unit_test(test_single_request),
+          cmocka_unit_test(test_batch_composition), cmocka_unit_test(test_chunked_prefill),
+          cmocka_unit_test(test_kv_blocks_admission), cmocka_unit_test(test_preemption),
+          cmocka_unit_test(test_prefix_cache), cmocka_unit_test(test_prefix_cache_eviction),
+          cmocka_unit_test(test_cold_state), cmocka_unit_test(test_queue_limit),
+          cmocka_unit_test(test_stall), cmocka_unit_test(test_cancel),
+          cmocka_unit_test(test_instant_10k), cmocka_unit_test(test_determinism),
           cmocka_unit_test(test_overload_matches_capacity))

@@ -197,15 +197,32 @@ static void test_jsonl_full(void **state)
     assert_int_equal(int_field(j, "worker"), 3);
     assert_int_equal(int_field(j, "user"), 12);
     assert_true(json_is_false(json_object_get(j, "warmup")));
+    /* "cold" is written only when true: older readers see no change. */
+    assert_null(json_object_get(j, "cold"));
     assert_null_field(j, "detail");
     json_decref(j);
 
     r.warmup = 1;
     r.ignore_eos = 1;
+    r.cold = 1;
     j = roundtrip(&r);
+    assert_true(json_is_true(json_object_get(j, "cold")));
     assert_true(json_is_true(json_object_get(j, "warmup")));
     assert_true(json_is_true(json_object_get(j, "ignore_eos")));
     json_decref(j);
+}
+
+/* The first n by schedule index, or by session in a session run. */
+static void test_cold_start_rule(void **state)
+{
+    (void)state;
+    assert_false(record_in_cold_start(0, -1, 0));
+    assert_true(record_in_cold_start(0, -1, 3));
+    assert_true(record_in_cold_start(2, -1, 3));
+    assert_false(record_in_cold_start(3, -1, 3));
+    /* Session 1's turns (ids 1000, 1001...) are cold with n = 2. */
+    assert_true(record_in_cold_start(1001, 1, 2));
+    assert_false(record_in_cold_start(2, 2, 2));
 }
 
 /* A request that never got anywhere: every optional is null. */
@@ -438,6 +455,8 @@ static size_t reference_line(const struct record *r, char *buf, size_t cap)
     REF(",\"worker\":%" PRIu32, r->worker);
     REF_OPT("user", r->user);
     REF(",\"warmup\":%s", r->warmup ? "true" : "false");
+    if (r->cold)
+        REF(",\"cold\":true");
     if (r->step >= 0)
         REF(",\"step\":%d", (int)r->step);
     if (r->detail[0] == '\0')
@@ -491,6 +510,7 @@ static void test_jsonl_matches_printf(void **state)
         r.worker = (uint32_t)edgy_u64(&st);
         r.user = (int64_t)edgy_u64(&st);
         r.warmup = (int)(test_splitmix64(&st) % 2);
+        r.cold = (int)(test_splitmix64(&st) % 2);
         r.step = (int32_t)edgy_u64(&st);
         size_t dlen = test_splitmix64(&st) % 3 == 0 ? 0 : test_splitmix64(&st) % sizeof(r.detail);
         for (size_t k = 0; k < dlen; k++)
@@ -555,6 +575,7 @@ static void assert_same_record(const struct record *a, const struct record *b)
     assert_int_equal(b->worker, a->worker);
     assert_int_equal(b->user, a->user);
     assert_int_equal(b->warmup, a->warmup);
+    assert_int_equal(b->cold, a->cold);
     assert_int_equal(b->step, a->step);
     assert_int_equal(b->class_idx, -1);
     if (a->cls == NULL) {
@@ -752,15 +773,10 @@ static void test_read_file(void **state)
     assert_non_null(strstr(err, "No such file"));
 }
 
-TEST_MAIN(cmocka_unit_test(test_kind_names),
-          cmocka_unit_test(test_init),
-          cmocka_unit_test(test_jsonl_full),
-          cmocka_unit_test(test_jsonl_nulls),
-          cmocka_unit_test(test_jsonl_escaping),
-          cmocka_unit_test(test_jsonl_write_error),
-          cmocka_unit_test(test_derived),
-          cmocka_unit_test(test_jsonl_matches_printf),
-          cmocka_unit_test(test_read_back_full),
-          cmocka_unit_test(test_read_back_absent),
-          cmocka_unit_test(test_read_bad_lines),
+TEST_MAIN(cmocka_unit_test(test_kind_names), cmocka_unit_test(test_init),
+          cmocka_unit_test(test_jsonl_full), cmocka_unit_test(test_cold_start_rule),
+          cmocka_unit_test(test_jsonl_nulls), cmocka_unit_test(test_jsonl_escaping),
+          cmocka_unit_test(test_jsonl_write_error), cmocka_unit_test(test_derived),
+          cmocka_unit_test(test_jsonl_matches_printf), cmocka_unit_test(test_read_back_full),
+          cmocka_unit_test(test_read_back_absent), cmocka_unit_test(test_read_bad_lines),
           cmocka_unit_test(test_read_file))

@@ -713,7 +713,74 @@ static void test_prompt_note(void **state)
     stats_free(&s);
 }
 
+/* The cold start's section: its own counts and percentiles, the cached
+ * share; "cold" is null in summary.json without one; the terminal line. */
+static void test_cold(void **state)
+{
+    (void)state;
+    struct stats s, cold;
+    stats_init(&s);
+    stats_init(&cold);
+    struct summary_info info;
+    memset(&info, 0, sizeof info);
+    json_t *root = summary_json(&s, &info);
+    assert_true(json_is_null(json_object_get(root, "cold")));
+    json_decref(root);
+
+    /* 3 cold requests: TTFT 100, 200, 300 ms; 200 prompt tokens each, the
+     * last two served 100 of them cached; one more that failed. */
+    for (int i = 0; i < 3; i++) {
+        struct record r;
+        record_init(&r, (uint64_t)i);
+        r.http_status = 200;
+        r.sched_ns = r.sent_ns = 0;
+        r.first_ns = r.first_content_ns = r.last_ns = (uint64_t)(i + 1) * 100 * MS;
+        r.end_ns = r.first_ns + 10 * MS;
+        r.prompt_tokens = 200;
+        r.cached_tokens = i == 0 ? 0 : 100;
+        r.cold = 1;
+        stats_add_record(&cold, &r);
+    }
+    struct record f;
+    record_init(&f, 3);
+    f.kind = REC_HTTP_5XX;
+    f.sched_ns = 0;
+    f.end_ns = MS;
+    stats_add_record(&cold, &f);
+    cold.scheduled = 4;
+    cold.sent = 4;
+    info.cold = &cold;
+    info.cold_requests = 4;
+    root = summary_json(&s, &info);
+    json_t *c = json_object_get(root, "cold");
+    assert_int_equal(jint(c, "requests", NULL, NULL), 4);
+    assert_int_equal(jint(c, "scheduled", NULL, NULL), 4);
+    assert_int_equal(jint(c, "completed", NULL, NULL), 4);
+    assert_int_equal(jint(c, "ok", NULL, NULL), 3);
+    assert_int_equal(jint(c, "failed", NULL, NULL), 1);
+    assert_int_equal(jint(c, "ttft_ns", "max", NULL), 300 * MS);
+    assert_int_equal(jint(c, "e2e_ns", "max", NULL), 310 * MS);
+    int64_t p50 = jint(c, "ttft_ns", "p50", NULL);
+    assert_true(p50 >= (int64_t)(199 * MS) && p50 <= (int64_t)(201 * MS));
+    assert_int_equal(jint(c, "prompt_tokens", NULL, NULL), 600);
+    assert_int_equal(jint(c, "cached_tokens", NULL, NULL), 200);
+    ASSERT_NEAR(jnum(c, "cached_share", NULL, NULL), 200.0 / 600.0, 1e-12);
+    json_decref(root);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    summary_print_cold(mf, &cold, 4);
+    fclose(mf);
+    assert_non_null(strstr(buf, "cold start: first 4 requests, 4 scheduled, 3 ok, 1 failed"));
+    assert_non_null(strstr(buf, "max 300.00ms"));
+    assert_non_null(strstr(buf, "cached 33.3% of input"));
+    free(buf);
+    stats_free(&cold);
+    stats_free(&s);
+}
+
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
-          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_json),
-          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_json_exact_percentiles),
-          cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_cold),
+          cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
+          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))

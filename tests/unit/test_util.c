@@ -213,7 +213,34 @@ static void test_spawn(void **state)
     assert_int_equal(ll_reap(pid, 0, 5000), 3);
 }
 
-TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_grow),
-          cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
-          cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
-          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))
+/* ll_shell_run: the command's exit status or its signal, the timeout
+ * (the group killed, a grandchild too), and a pending stop signal. */
+static void test_shell_run(void **state)
+{
+    (void)state;
+    assert_int_equal(ll_shell_run("exit 0", NULL, NULL, 5000), 0);
+    assert_int_equal(ll_shell_run("exit 7", NULL, NULL, 5000), 7);
+    assert_int_equal(ll_shell_run("kill -TERM $$", NULL, NULL, 5000), 128 + SIGTERM);
+    uint64_t t0 = ll_now_ns();
+    assert_int_equal(ll_shell_run("sleep 30 & wait", NULL, NULL, 200), LL_E_AGAIN);
+    assert_true(ll_now_ns() - t0 < 10 * LL_NS_PER_SEC);
+    /* A stop signal pending here (blocked) ends the wait and stays pending. */
+    sigset_t stop, old, pend;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    raise(SIGUSR1);
+    assert_int_equal(ll_shell_run("sleep 30", &old, &stop, 20000), LL_E_INTR);
+    assert_int_equal(sigpending(&pend), 0);
+    assert_int_equal(sigismember(&pend, SIGUSR1), 1);
+    int sig = 0;
+    assert_int_equal(sigwait(&stop, &sig), 0);
+    assert_int_equal(sig, SIGUSR1);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_shell_run),
+          cmocka_unit_test(test_grow), cmocka_unit_test(test_parse_duration),
+          cmocka_unit_test(test_parse_count), cmocka_unit_test(test_parse_u64),
+          cmocka_unit_test(test_http_list_has), cmocka_unit_test(test_fmt_u64),
+          cmocka_unit_test(test_http_date))
