@@ -94,20 +94,20 @@ UNIT_UTIL := $(BUILD)/tests/unit/testutil.o
 
 $(UNIT_UTIL): tests/unit/testutil.c tests/unit/testutil.h tests/unit/test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit -c $< -o $@
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_UTIL) $(LIB) tests/unit/test.h tests/unit/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(UNIT_UTIL) $(LIB) $(LIBS) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit $(LDFLAGS) -o $@ $< $(UNIT_UTIL) $(LIB) $(LIBS) $(TEST_LIBS)
 
 $(INTEG_HARNESS): tests/integration/harness.c tests/integration/harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit -c $< -o $@
 
 $(BUILD)/tests/integration/%: tests/integration/%.c $(INTEG_HARNESS) $(LIB) tests/unit/test.h \
     tests/integration/harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/integration $(LDFLAGS) -o $@ $< \
+	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit -Itests/integration $(LDFLAGS) -o $@ $< \
 	    $(INTEG_HARNESS) $(LIB) $(LIBS) $(TEST_LIBS)
 
 unit: $(UNIT_BIN)
