@@ -196,7 +196,8 @@ static void test_errors(void **state)
     parse_bad("{\"classes\": [{\"name\":\"a\",\"lengths\":\"uniform:1,2\"}]}",
               "classes[0].lengths: expected \"empirical:FILE\"", NULL);
     parse_bad("{\"classes\": [" CLS ",\"api\":\"grpc\"}]}",
-              "classes[0].api: expected \"chat\" or \"completions\"", "got \"grpc\"");
+              "classes[0].api: expected \"chat\", \"completions\" or \"anthropic-messages\"",
+              "got \"grpc\"");
     parse_bad("{\"classes\": [" CLS ",\"ignore_eos\":\"yes\"}]}",
               "classes[0].ignore_eos: expected true or false", NULL);
     parse_bad("{\"classes\": [" CLS ",\"prefix\":{\"fraction\":1.5,\"groups\":1,\"tokens\":8}}]}",
