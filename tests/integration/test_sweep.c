@@ -718,6 +718,8 @@ static void test_flags_and_help(void **state)
     harness_expect_usage(a4, "--bogus");
     const char *a5[] = {"demo", "--slo", "ttft=abc", NULL};
     harness_expect_usage(a5, "--slo");
+    const char *a5b[] = {"demo", "--api", "grpc", NULL};
+    harness_expect_usage(a5b, "--api");
     const char *a6[] = {"report", "/nonexistent/llmload-dir", NULL};
     free(harness_run_expect(a6, 20, 2, NULL));
     const char *h1[] = {"sweep", "--help", NULL};
