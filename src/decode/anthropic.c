@@ -375,6 +375,7 @@ static void take_error(const struct msg *m, struct oai_chunk *out)
     if (!m->has_error)
         return;
     out->has_error = 1;
+    out->overloaded = strcmp(m->error_type, "overloaded_error") == 0;
     char *d = out->error_message;
     size_t cap = sizeof out->error_message, at = 0;
     if (m->error_type[0]) {

@@ -44,6 +44,8 @@ struct oai_chunk {
     int64_t completion_tokens;   /* usage.completion_tokens (cumulative when sent per chunk), -1 when absent */
     int64_t cached_tokens;       /* usage.prompt_tokens_details.cached_tokens, -1 when absent */
     int has_error;               /* an "error" member (object or string), or "object":"error" */
+    int overloaded;              /* that error says the server is overloaded (Anthropic's
+                                  * "overloaded_error") */
     char error_message[128];     /* its message, truncated at a character boundary, NUL-terminated */
 };
 

@@ -278,7 +278,8 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     if (c.has_error) {
         char detail[160];
         snprintf(detail, sizeof detail, "server error event: %.100s", c.error_message);
-        transport_force_kind(q, REC_SERVER_ERROR_EVENT, detail);
+        transport_force_kind(q, c.overloaded ? REC_OVERLOADED_EVENT : REC_SERVER_ERROR_EVENT,
+                             detail);
     }
     if (c.has_finish) {
         q->saw_finish = 1;

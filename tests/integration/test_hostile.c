@@ -1299,21 +1299,22 @@ static void test_anthropic_silent_after_stop(void **state)
     run_free(&r);
 }
 
-/* An error event mid-stream (overloaded_error): server_error_event, the
- * error's type and message in the detail, the 2 deltas before it kept. */
+/* An error event mid-stream (overloaded_error): its own kind,
+ * overloaded_event, the error's type and message in the detail, the 2
+ * deltas before it kept. */
 static void test_anthropic_error_event(void **state)
 {
     (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
     struct run r;
     hostile_run(HM_ANTH_ERROR, args, 3, &r);
-    assert_all_kind(r.recs, "server_error_event");
+    assert_all_kind(r.recs, "overloaded_event");
     for (size_t i = 0; i < 3; i++) {
         json_t *rec = json_array_get(r.recs, i);
         assert_int_equal(harness_ival_req(rec, "events"), 2);
         assert_non_null(strstr(harness_sval(rec, "detail"), "overloaded_error: Overloaded"));
     }
-    assert_int_equal(by_kind(&r, "server_error_event"), 3);
+    assert_int_equal(by_kind(&r, "overloaded_event"), 3);
     run_free(&r);
 }
 

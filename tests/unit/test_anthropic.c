@@ -269,10 +269,12 @@ static void test_error_events_and_malformed(void **state)
                     "\"message\":\"Overloaded\"}}");
     assert_int_equal(c.has_error, 1);
     assert_string_equal(c.error_message, "overloaded_error: Overloaded");
+    assert_int_equal(c.overloaded, 1);
     assert_false(oai_chunk_carries_output(&c));
 
     c = ev("error", "{\"type\":\"error\",\"error\":{\"message\":\"no type\"}}");
     assert_string_equal(c.error_message, "no type");
+    assert_int_equal(c.overloaded, 0);
 
     /* A long message is cut at a character boundary. */
     char data[512];
