@@ -27,10 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/h1.h"
+#include "decode/anthropic.h"
 #include "decode/openai.h"
-#include "measure/record.h"
 #include "decode/sse.h"
+#include "http/h1.h"
+#include "measure/record.h"
 #include "util/util.h"
 
 static const char chunk[] =
@@ -38,6 +39,13 @@ static const char chunk[] =
     "\"created\":1796012477,\"id\":\"chatcmpl-KYgUFPGToYBARJnFSsDhqnGb6GJTWy8Q\","
     "\"model\":\"stories260K.gguf\",\"system_fingerprint\":\"b0-unknown\","
     "\"object\":\"chat.completion.chunk\"}\n\n";
+
+/* The same token as Anthropic's Messages API streams it (llama.cpp's
+ * shape, tests/data/sse/messages-stream.http): a named event. */
+static const char anth_chunk[] =
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+    "\"text\":\" the\"}}\n\n";
 
 /* Payloads for the counted mode: what `llmload sim` and llama.cpp send. */
 struct payload {
@@ -47,40 +55,66 @@ struct payload {
 };
 
 static const struct payload payloads[] = {
-    { "sim_content", OAI_API_CHAT,
-      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
-      "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" bujj\"},"
-      "\"logprobs\":null,\"finish_reason\":null}]}" },
-    { "sim_role", OAI_API_CHAT,
-      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
-      "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},"
-      "\"logprobs\":null,\"finish_reason\":null}]}" },
-    { "sim_finish", OAI_API_CHAT,
-      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
-      "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},"
-      "\"logprobs\":null,\"finish_reason\":\"length\"}]}" },
-    { "sim_usage", OAI_API_CHAT,
-      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
-      "\"model\":\"x\",\"choices\":[],\"usage\":{\"prompt_tokens\":128,"
-      "\"completion_tokens\":16,\"total_tokens\":144,"
-      "\"prompt_tokens_details\":{\"cached_tokens\":0}}}" },
-    { "llamacpp_content", OAI_API_CHAT,
-      "{\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"content\":\" the\"}}],"
-      "\"created\":1796012477,\"id\":\"chatcmpl-KYgUFPGToYBARJnFSsDhqnGb6GJTWy8Q\","
-      "\"model\":\"stories260K.gguf\",\"system_fingerprint\":\"b0-unknown\","
-      "\"object\":\"chat.completion.chunk\"}" },
-    { "llamacpp_text", OAI_API_COMPLETIONS,
-      "{\"choices\":[{\"text\":\" there\",\"index\":0,\"logprobs\":null,\"finish_reason\":null}],"
-      "\"created\":1796012477,\"model\":\"stories260K.gguf\",\"system_fingerprint\":\"b0-unknown\","
-      "\"object\":\"text_completion\",\"id\":\"chatcmpl-cASKosDnApvATuXQura8BraFBjaLHDPb\"}" },
-    { "vllm_content", OAI_API_CHAT,
-      "{\"id\":\"chatcmpl-9f2c4a1e7b3d4c8e9a0b1c2d3e4f5a6b\",\"object\":\"chat.completion.chunk\","
-      "\"created\":1796013597,\"model\":\"meta-llama/Llama-3.1-8B-Instruct\","
-      "\"choices\":[{\"index\":0,\"delta\":{\"content\":\" the\"},\"logprobs\":null,"
-      "\"finish_reason\":null}]}" },
+    {"sim_content", OAI_API_CHAT,
+     "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+     "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" bujj\"},"
+     "\"logprobs\":null,\"finish_reason\":null}]}"},
+    {"sim_role", OAI_API_CHAT,
+     "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+     "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},"
+     "\"logprobs\":null,\"finish_reason\":null}]}"},
+    {"sim_finish", OAI_API_CHAT,
+     "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+     "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},"
+     "\"logprobs\":null,\"finish_reason\":\"length\"}]}"},
+    {"sim_usage", OAI_API_CHAT,
+     "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1796013597,"
+     "\"model\":\"x\",\"choices\":[],\"usage\":{\"prompt_tokens\":128,"
+     "\"completion_tokens\":16,\"total_tokens\":144,"
+     "\"prompt_tokens_details\":{\"cached_tokens\":0}}}"},
+    {"llamacpp_content", OAI_API_CHAT,
+     "{\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"content\":\" the\"}}],"
+     "\"created\":1796012477,\"id\":\"chatcmpl-KYgUFPGToYBARJnFSsDhqnGb6GJTWy8Q\","
+     "\"model\":\"stories260K.gguf\",\"system_fingerprint\":\"b0-unknown\","
+     "\"object\":\"chat.completion.chunk\"}"},
+    {"llamacpp_text", OAI_API_COMPLETIONS,
+     "{\"choices\":[{\"text\":\" there\",\"index\":0,\"logprobs\":null,\"finish_reason\":null}],"
+     "\"created\":1796012477,\"model\":\"stories260K.gguf\",\"system_fingerprint\":\"b0-unknown\","
+     "\"object\":\"text_completion\",\"id\":\"chatcmpl-cASKosDnApvATuXQura8BraFBjaLHDPb\"}"},
+    {"vllm_content", OAI_API_CHAT,
+     "{\"id\":\"chatcmpl-9f2c4a1e7b3d4c8e9a0b1c2d3e4f5a6b\",\"object\":\"chat.completion.chunk\","
+     "\"created\":1796013597,\"model\":\"meta-llama/Llama-3.1-8B-Instruct\","
+     "\"choices\":[{\"index\":0,\"delta\":{\"content\":\" the\"},\"logprobs\":null,"
+     "\"finish_reason\":null}]}"},
+    /* Anthropic Messages (anth_decode_event; the data's type names the
+     * event), as llama.cpp sends them. */
+    {"messages_delta", OAI_API_ANTHROPIC,
+     "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+     "\"text\":\" the\"}}"},
+    {"messages_start", OAI_API_ANTHROPIC,
+     "{\"type\":\"message_start\",\"message\":{\"id\":\"chatcmpl-"
+     "MasE1N06XNGJJu7rHCoFSUzniEqMIPGb\","
+     "\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"stories260K.gguf\","
+     "\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"cache_read_input_tokens\":19,"
+     "\"input_tokens\":27,\"output_tokens\":0}}}"},
+    {"messages_delta_usage", OAI_API_ANTHROPIC,
+     "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\","
+     "\"stop_sequence\":null},\"usage\":{\"output_tokens\":12}}"},
 };
 
+/* One payload, by its API's decoder (memo: through the stream memo). */
+static int decode_payload(enum oai_api api, const char *data, size_t len, struct oai_chunk *c,
+                          struct oai_memo *memo)
+{
+    if (api == OAI_API_ANTHROPIC)
+        return memo ? anth_decode_event_memo("", 0, data, len, c, memo)
+                    : anth_decode_event("", 0, data, len, c);
+    return memo ? oai_decode_chunk_memo(api, data, len, c, memo)
+                : oai_decode_chunk(api, data, len, c);
+}
+
 struct ctx {
+    enum oai_api api;
     struct oai_stream st;
     uint64_t malformed;
     struct oai_memo *memo;       /* NULL: every chunk decoded in full */
@@ -90,8 +124,12 @@ static int on_event(void *ud, const struct sse_event *ev)
 {
     struct ctx *c = ud;
     struct oai_chunk ch;
-    int rc = c->memo ? oai_decode_chunk_memo(OAI_API_CHAT, ev->data, ev->data_len, &ch, c->memo)
-                     : oai_decode_chunk(OAI_API_CHAT, ev->data, ev->data_len, &ch);
+    int rc =
+        c->api == OAI_API_ANTHROPIC
+            ? (c->memo ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len,
+                                                &ch, c->memo)
+                       : anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ch))
+            : decode_payload(c->api, ev->data, ev->data_len, &ch, c->memo);
     if (rc < 0) {
         c->malformed++;
         return 0;
@@ -109,7 +147,7 @@ static int cmp_double(const void *a, const void *b)
 /* Decode `events` events, fed events_per_feed at a time, in 10 timed
  * slices; returns the median slice's ns per event (a slice that shared its
  * core with another process does not move the median). */
-static double run(const char *buf, size_t buf_len, size_t events_per_feed,
+static double run(enum oai_api api, const char *buf, size_t buf_len, size_t events_per_feed,
                   uint64_t events, struct oai_memo *memo)
 {
     struct sse_parser p;
@@ -121,6 +159,7 @@ static double run(const char *buf, size_t buf_len, size_t events_per_feed,
         feeds = 1;
     sse_parser_init(&p, 0);
     oai_stream_init(&c.st);
+    c.api = api;
     c.malformed = 0;
     c.memo = memo;
     if (memo)
@@ -312,8 +351,7 @@ static int run_calls(const char *name, uint64_t n)
         uint64_t sum = 0;
         struct oai_chunk c;
         for (uint64_t i = 0; i < n; i++) {
-            int rc = memo ? oai_decode_chunk_memo(pl->api, pl->json, len, &c, &m)
-                          : oai_decode_chunk(pl->api, pl->json, len, &c);
+            int rc = decode_payload(pl->api, pl->json, len, &c, memo ? &m : NULL);
             if (rc != 0) {
                 fprintf(stderr, "decode_bench: %s does not decode\n", name);
                 return 1;
@@ -360,11 +398,23 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < batch; i++)
         memcpy(many + i * n, chunk, n);
     struct oai_memo memo;
-    run(chunk, n, 1, events / 10, NULL);       /* warm up */
-    printf("%-30s %10.1f ns/event\n", "one event per feed", run(chunk, n, 1, events, NULL));
-    printf("%-30s %10.1f ns/event\n", "64 events per feed", run(many, n * batch, batch, events, NULL));
+    const enum oai_api chat = OAI_API_CHAT, anth = OAI_API_ANTHROPIC;
+    run(chat, chunk, n, 1, events / 10, NULL); /* warm up */
+    printf("%-30s %10.1f ns/event\n", "one event per feed", run(chat, chunk, n, 1, events, NULL));
+    printf("%-30s %10.1f ns/event\n", "64 events per feed",
+           run(chat, many, n * batch, batch, events, NULL));
     printf("%-30s %10.1f ns/event\n", "64 per feed, the stream memo",
-           run(many, n * batch, batch, events, &memo));
+           run(chat, many, n * batch, batch, events, &memo));
+    /* Anthropic Messages: the same token as a named content_block_delta. */
+    size_t an = sizeof(anth_chunk) - 1;
+    char *amany = ll_malloc(an * batch);
+    for (size_t i = 0; i < batch; i++)
+        memcpy(amany + i * an, anth_chunk, an);
+    printf("%-30s %10.1f ns/event\n", "messages: one event per feed",
+           run(anth, anth_chunk, an, 1, events, NULL));
+    printf("%-30s %10.1f ns/event\n", "messages: 64 per feed, memo",
+           run(anth, amany, an * batch, batch, events, &memo));
+    free(amany);
     free(many);
     return 0;
 }

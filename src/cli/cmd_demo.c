@@ -12,6 +12,7 @@
 
 #include "cli/cmds.h"
 #include "cli/sweepjob.h"
+#include "decode/openai.h"
 #include "measure/slo.h"
 #include "sim/profile.h"
 #include "util/spawn.h"
@@ -43,6 +44,8 @@ static void demo_usage(FILE *f)
                "  --step-duration D    measured hold of each step (default " DEMO_STEP ")\n"
                "  --warmup D           warm-up before each hold (default " DEMO_WARMUP ")\n"
                "  --probe-duration D   each capacity-probe round (default " DEMO_PROBE ")\n"
+               "  --api NAME           the API to sweep the sim through: openai-chat (default),\n"
+               "                       openai-completions or anthropic-messages\n"
                "  --quiet              no progress lines on stderr\n"
                "\n"
                "Exit status: as llmload sweep; 3 when the sim cannot be started.\n");
@@ -81,7 +84,7 @@ static void stop_sim(pid_t pid)
 /* What `llmload demo` was asked for: the sweep's values (strings, passed
  * on as given) and its flags. */
 struct demo_opts {
-    const char *out, *slo, *step, *warmup, *probe;
+    const char *out, *slo, *step, *warmup, *probe, *api;
     int force, quiet;
 };
 
@@ -90,18 +93,15 @@ struct demo_opts {
 static int demo_parse_args(int argc, char **argv, struct demo_opts *d)
 {
     static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, 'f'},
-        {"slo", required_argument, NULL, 's'},
-        {"step-duration", required_argument, NULL, 'd'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"probe-duration", required_argument, NULL, 'p'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"out", required_argument, NULL, 'o'},    {"force", no_argument, NULL, 'f'},
+        {"slo", required_argument, NULL, 's'},    {"step-duration", required_argument, NULL, 'd'},
+        {"warmup", required_argument, NULL, 'w'}, {"probe-duration", required_argument, NULL, 'p'},
+        {"quiet", no_argument, NULL, 'q'},        {"api", required_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     int c;
-    *d = (struct demo_opts){NULL, DEMO_SLO, DEMO_STEP, DEMO_WARMUP, DEMO_PROBE, 0, 0};
+    *d =
+        (struct demo_opts){NULL, DEMO_SLO, DEMO_STEP, DEMO_WARMUP, DEMO_PROBE, "openai-chat", 0, 0};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -113,6 +113,7 @@ static int demo_parse_args(int argc, char **argv, struct demo_opts *d)
         case 'w': d->warmup = optarg; break;
         case 'p': d->probe = optarg; break;
         case 'q': d->quiet = 1; break;
+        case 'a': d->api = optarg; break;
         case 'h':
             demo_usage(stdout);
             return 1;
@@ -141,6 +142,10 @@ static void demo_check_values(const struct demo_opts *d)
                       d->step);
     if (ll_parse_duration_ns(d->warmup, LL_NS_PER_SEC, &ns) != 0)
         ll_usage_fail("--warmup: expected a duration (e.g. 1s), got \"%s\"", d->warmup);
+    if (oai_api_from_name(d->api) < 0)
+        ll_usage_fail("--api: expected openai-chat, openai-completions or anthropic-messages, "
+                      "got \"%s\"",
+                      d->api);
     if (ll_parse_duration_ns(d->probe, LL_NS_PER_SEC, &ns) != 0 || ns < 500 * LL_NS_PER_MS)
         ll_usage_fail("--probe-duration: expected a duration of at least 500ms, got \"%s\"",
                       d->probe);
@@ -181,6 +186,8 @@ static int demo_sweep(const struct demo_opts *d, const char *url)
     sargs[n++] = "constant";
     sargs[n++] = "--engine-limits";
     sargs[n++] = limits;
+    sargs[n++] = "--api";
+    sargs[n++] = d->api;
     if (d->out) {
         sargs[n++] = "--out";
         sargs[n++] = d->out;

@@ -723,15 +723,22 @@ static int runopts_prompt_ids_check(const struct run_opts *o, struct run_config 
 {
     const struct wl_file *f = cfg->workload.classes;
     int cli_chat = cfg->transport.api != OAI_API_COMPLETIONS;
+    if (!f && cfg->transport.api == OAI_API_ANTHROPIC)
+        return runopts_errf(err, errlen,
+                            "--prompt-ids: anthropic-messages takes text prompts "
+                            "only; token-ID prompts go to /v1/completions (--api "
+                            "openai-completions)");
     if (!f && cli_chat)
         return runopts_errf(err, errlen, "--prompt-ids: token-ID prompts go to "
                             "/v1/completions; add --api openai-completions");
     for (size_t i = 0; f && i < f->n; i++) {
         const struct wl_class *c = &f->classes[i];
-        if (c->api == OAI_API_CHAT)
-            return runopts_errf(err, errlen, "--prompt-ids: class \"%s\" of %s has \"api\": "
-                                "\"chat\"; token-ID prompts go to /v1/completions only",
-                                c->name, o->workload);
+        if (c->api == OAI_API_CHAT || c->api == OAI_API_ANTHROPIC)
+            return runopts_errf(err, errlen,
+                                "--prompt-ids: class \"%s\" of %s has \"api\": "
+                                "\"%s\"; token-ID prompts go to /v1/completions only",
+                                c->name, o->workload,
+                                c->api == OAI_API_CHAT ? "chat" : "anthropic-messages");
         else if (c->api < 0 && cli_chat)
             return runopts_errf(err, errlen, "--prompt-ids: class \"%s\" of %s takes the chat "
                                 "API from --api; add --api openai-completions", c->name,
@@ -995,14 +1002,19 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
         return LL_E_INVAL;
     tc->api = OAI_API_CHAT;
     if (o->api) {
-        if (strcmp(o->api, "openai-chat") == 0 || strcmp(o->api, "chat") == 0)
-            tc->api = OAI_API_CHAT;
-        else if (strcmp(o->api, "openai-completions") == 0 || strcmp(o->api, "completions") == 0)
-            tc->api = OAI_API_COMPLETIONS;
-        else
-            return runopts_errf(err, errlen, "--api: expected openai-chat or "
-                                "openai-completions, got \"%s\"", o->api);
+        int a = oai_api_from_name(o->api);
+        if (a < 0)
+            return runopts_errf(err, errlen,
+                                "--api: expected openai-chat, "
+                                "openai-completions or anthropic-messages, got \"%s\"",
+                                o->api);
+        tc->api = (enum oai_api)a;
     }
+    if (tc->api == OAI_API_ANTHROPIC && o->calibrate)
+        return runopts_errf(err, errlen,
+                            "--calibrate: its probes speak OpenAI chat, not "
+                            "anthropic-messages; fit against an OpenAI endpoint of the same "
+                            "model with llmload calibrate and pass --calibration FILE");
     if (o->prompt_ids && runopts_prompt_ids_check(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
     tc->prompt_ids = o->prompt_ids;
@@ -1184,8 +1196,7 @@ static void config_transport_json(json_t *c, const struct run_opts *o,
                                   const char *model)
 {
     json_object_set_new(c, "url", json_string(tc->base_url));
-    json_object_set_new(c, "api", json_string(tc->api == OAI_API_CHAT ? "openai-chat"
-                                                                       : "openai-completions"));
+    json_object_set_new(c, "api", json_string(oai_api_name(tc->api)));
     json_object_set_new(c, "model", model ? json_string(model) : json_null());
     json_object_set_new(c, "stream", json_boolean(tc->stream));
     json_object_set_new(c, "prompt_ids", json_boolean(tc->prompt_ids));

@@ -20,6 +20,7 @@
 #include "measure/results.h"
 #include "measure/verdict.h"
 #include "util/util.h"
+#include "workload/wlfile.h"
 
 /* ---- the target -------------------------------------------------------- */
 
@@ -191,13 +192,36 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         t->headers = curl_slist_append(t->headers, "Expect:"); /* no 100-continue round trip */
     if (!user_header(o, "Accept"))
         t->headers = curl_slist_append(t->headers, "Accept: text/event-stream, application/json");
-    const char *key_env = o->api_key_env ? o->api_key_env : "OPENAI_API_KEY";
+    /* Which APIs the requests speak: --api, and each class's own. An
+     * anthropic-messages request carries its key as x-api-key and the
+     * API's version; an OpenAI one as a Bearer token. */
+    int anth = cfg->transport.api == OAI_API_ANTHROPIC, openai = !anth;
+    const struct wl_file *wf = cfg->workload.classes;
+    if (wf) {
+        openai = 0;
+        for (size_t i = 0; i < wf->n; i++) {
+            int a = wf->classes[i].api >= 0 ? wf->classes[i].api : (int)cfg->transport.api;
+            anth |= a == OAI_API_ANTHROPIC;
+            openai |= a != OAI_API_ANTHROPIC;
+        }
+    }
+    if (anth && !user_header(o, "anthropic-version"))
+        t->headers = curl_slist_append(t->headers, "anthropic-version: 2023-06-01");
+    const char *key_env = o->api_key_env                            ? o->api_key_env
+                          : cfg->transport.api == OAI_API_ANTHROPIC ? "ANTHROPIC_API_KEY"
+                                                                    : "OPENAI_API_KEY";
     const char *key = getenv(key_env);
     if (o->api_key_env && (!key || !*key)) {
         ll_errorf("--api-key-env: $%s is not set", key_env);
         return LL_EXIT_USAGE;
     }
-    if (key && *key && !user_header(o, "Authorization")) {
+    if (anth && key && *key && !user_header(o, "x-api-key")) {
+        size_t n = strlen(key) + 16;
+        t->xkey = ll_malloc(n);
+        snprintf(t->xkey, n, "x-api-key: %s", key);
+        t->headers = curl_slist_append(t->headers, t->xkey);
+    }
+    if (openai && key && *key && !user_header(o, "Authorization")) {
         size_t n = strlen(key) + 32;
         t->auth = ll_malloc(n);
         snprintf(t->auth, n, "Authorization: Bearer %s", key);
@@ -249,6 +273,11 @@ static void target_close(struct run_target *t)
     int curl_up = t->curl_up;
     json_decref(t->models);
     free(t->first_id);
+    if (t->xkey) {
+        memset(t->xkey, 0, strlen(t->xkey));
+        free(t->xkey);
+        t->xkey = NULL;
+    }
     if (t->auth) {
         memset(t->auth, 0, strlen(t->auth));
         free(t->auth);

@@ -45,6 +45,7 @@ struct run_target {
     char server[128];               /* its Server header, "" if none */
     char *first_id;                 /* first model id it listed, or NULL */
     char *auth;                     /* the Authorization line (wiped on close) */
+    char *xkey;                     /* the x-api-key line of anthropic-messages (wiped on close) */
     const char *model;              /* the model to ask for (o->model or first_id) */
     int curl_up;                    /* 1 once curl_global_init succeeded */
     struct bg_probe *bg;            /* with --model: GET BASE/models in the background */

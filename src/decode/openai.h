@@ -13,7 +13,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum oai_api { OAI_API_CHAT, OAI_API_COMPLETIONS };
+/* The APIs llmload speaks. OpenAI's two are decoded here, Anthropic's
+ * Messages API by anthropic.c into the same struct oai_chunk. */
+enum oai_api { OAI_API_CHAT, OAI_API_COMPLETIONS, OAI_API_ANTHROPIC, OAI_API_COUNT };
+
+/* The public name of an API: "openai-chat", "openai-completions",
+ * "anthropic-messages" (--api, run.json). Static string. */
+const char *oai_api_name(enum oai_api api);
+
+/* The API a name means: the public names above and the short forms
+ * "chat", "completions", "messages"; -1 for anything else. */
+int oai_api_from_name(const char *name);
+
+/* The path of an API's endpoint under the base URL: "/chat/completions",
+ * "/completions", "/messages". Static string. */
+const char *oai_api_path(enum oai_api api);
 
 /* What one payload said. Byte counts are of the decoded (unescaped) UTF-8
  * text, summed over every entry of `choices`, saturating at UINT32_MAX. */
@@ -30,6 +44,8 @@ struct oai_chunk {
     int64_t completion_tokens;   /* usage.completion_tokens (cumulative when sent per chunk), -1 when absent */
     int64_t cached_tokens;       /* usage.prompt_tokens_details.cached_tokens, -1 when absent */
     int has_error;               /* an "error" member (object or string), or "object":"error" */
+    int overloaded;              /* that error says the server is overloaded (Anthropic's
+                                  * "overloaded_error") */
     char error_message[128];     /* its message, truncated at a character boundary, NUL-terminated */
 };
 
@@ -66,6 +82,19 @@ void oai_memo_reset(struct oai_memo *m);
  * openai.c). */
 int oai_decode_chunk_memo(enum oai_api api, const char *data, size_t len,
                           struct oai_chunk *out, struct oai_memo *m);
+
+/* The memo's two halves, for the other APIs' decoders (anthropic.c):
+ * oai_memo_hit answers 1 with *out written when data is the kept payload
+ * with another string in the kept text's place (content_bytes from it), 0
+ * otherwise (out untouched); oai_memo_keep makes data, fully decoded to
+ * *out, the payload to compare with, text..text_end being the bytes
+ * between the quotes of its one counted string (content only: a payload
+ * with reasoning or tool-call output, or none, is not kept). */
+int oai_memo_hit(struct oai_memo *m, enum oai_api api, const char *data, size_t len,
+                 struct oai_chunk *out);
+void oai_memo_keep(struct oai_memo *m, enum oai_api api, const char *data, size_t len,
+                   const char *text, const char *text_end, int saw_role,
+                   const struct oai_chunk *out);
 
 /* Decode a whole non-streamed response body (or an error body such as a
  * 400's {"error":{...}}) into *out: content_bytes from choices[].message

@@ -88,7 +88,7 @@ struct treq {
 struct backend_env {
     const struct transport_config *cfg;
     int epfd;                 /* register sockets here, tagged as above */
-    const char *url[2];       /* the full endpoint URL, by enum oai_api */
+    const char *url[OAI_API_COUNT]; /* the full endpoint URL, by enum oai_api */
 };
 
 /* How a transfer failed, in the words of the client that carried it. */

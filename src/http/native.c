@@ -67,8 +67,8 @@ struct native {
     int n_addr;
     char resolve_err[200];    /* set when the host did not resolve */
     char hostport[300];       /* for error details */
-    char *head[2];            /* request line and headers, by enum oai_api */
-    size_t head_len[2];
+    char *head[OAI_API_COUNT]; /* request line and headers, by enum oai_api */
+    size_t head_len[OAI_API_COUNT];
     char *rbuf;               /* NATIVE_RBUF_BYTES, shared by all reads */
     struct tconn *idle;       /* kept-alive connections, most recent first */
     struct tconn *conn_free;  /* released connection structs */
@@ -633,10 +633,9 @@ static void *native_start(const struct backend_env *env, char *err, size_t errle
         return NULL;
     }
     native_resolve(nat, host, port);
-    static const char *const api_path[2] = {"/chat/completions", "/completions"};
-    for (int a = 0; a < 2; a++) {
+    for (int a = 0; a < OAI_API_COUNT; a++) {
         char full[1200];
-        snprintf(full, sizeof full, "%s%s", path, api_path[a]);
+        snprintf(full, sizeof full, "%s%s", path, oai_api_path((enum oai_api)a));
         nat->head[a] = native_head(full, nat->hostport, nat->cfg->headers, &nat->head_len[a]);
     }
     nat->rbuf = ll_malloc(NATIVE_RBUF_BYTES);
@@ -654,8 +653,8 @@ static void native_stop(void *be)
         h1_parser_free(&c->h1);
         free(c);
     }
-    free(nat->head[0]);
-    free(nat->head[1]);
+    for (int a = 0; a < OAI_API_COUNT; a++)
+        free(nat->head[a]);
     free(nat->rbuf);
     free(nat);
 }

@@ -33,6 +33,7 @@
 
 #include <curl/curl.h> /* struct curl_slist: the configured headers */
 
+#include "decode/anthropic.h"
 #include "decode/sse.h"
 #include "http/backend.h"
 #include "http/outcome.h"
@@ -53,7 +54,7 @@ struct transport {
     void *be;                 /* its state */
     char *model_json;         /* JSON-escaped model name */
     size_t model_json_len;
-    char url[2][1024];        /* by enum oai_api */
+    char url[OAI_API_COUNT][1024]; /* by enum oai_api */
     struct stats *stats;
     transport_done_cb *done;
     void *ud;
@@ -145,7 +146,7 @@ static void body_put(char *b, size_t cap, size_t *at, const char *src, size_t n)
  * snprintf calls were a tenth of the client's own CPU at 5,000 req/s. */
 static size_t build_body(struct transport *t, struct treq *q, const struct req_spec *spec)
 {
-    int chat = q->api == OAI_API_CHAT;
+    int chat = q->api != OAI_API_COMPLETIONS; /* a messages array: chat, Anthropic */
     int ids = !chat && t->cfg.prompt_ids;
     char num[LL_U64_DIGITS_MAX];
     size_t num_len = ll_fmt_u64(num, spec->max_tokens);
@@ -171,7 +172,9 @@ static size_t build_body(struct transport *t, struct treq *q, const struct req_s
         else
             BODY_LIT(b, cap, &at, "\",\"max_tokens\":");
         body_put(b, cap, &at, num, num_len);
-        if (t->cfg.stream)
+        if (t->cfg.stream && q->api == OAI_API_ANTHROPIC)
+            BODY_LIT(b, cap, &at, ",\"stream\":true"); /* usage comes in every stream */
+        else if (t->cfg.stream)
             BODY_LIT(b, cap, &at, ",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
         else
             BODY_LIT(b, cap, &at, ",\"stream\":false");
@@ -259,7 +262,11 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     if (q->saw_done)
         return 0; /* the stream ended at [DONE]: what follows is not output */
     struct oai_chunk c;
-    if (oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo) != 0) {
+    int rc =
+        q->api == OAI_API_ANTHROPIC
+            ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
+            : oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo);
+    if (rc != 0) {
         char detail[96];
         size_t n = ev->data_len < 60 ? ev->data_len : 60;
         snprintf(detail, sizeof detail, "bad event data: %.*s", (int)n, ev->data);
@@ -274,7 +281,8 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     if (c.has_error) {
         char detail[160];
         snprintf(detail, sizeof detail, "server error event: %.100s", c.error_message);
-        transport_force_kind(q, REC_SERVER_ERROR_EVENT, detail);
+        transport_force_kind(q, c.overloaded ? REC_OVERLOADED_EVENT : REC_SERVER_ERROR_EVENT,
+                             detail);
     }
     if (c.has_finish) {
         q->saw_finish = 1;
@@ -491,7 +499,9 @@ static void errbody_detail(struct treq *q)
     size_t n = q->errbody_len;
     char *d = q->rec.detail;
     size_t cap = sizeof q->rec.detail;
-    int w = snprintf(d, cap, "HTTP %d: ", q->rec.http_status);
+    /* 529 is Anthropic's "overloaded": a 5xx (http_5xx), named. */
+    int w = snprintf(d, cap, q->rec.http_status == 529 ? "HTTP %d (overloaded): " : "HTTP %d: ",
+                     q->rec.http_status);
     size_t at = w > 0 ? (size_t)w : 0;
     for (size_t i = 0; i < n && at + 1 < cap; i++) {
         unsigned char c = (unsigned char)q->errbody[i];
@@ -505,7 +515,9 @@ static void errbody_detail(struct treq *q)
 static enum outcome_body take_body(struct treq *q, struct oai_chunk *c)
 {
     struct record *r = &q->rec;
-    if (oai_decode_response(q->api, q->resp ? q->resp : "", q->resp_len, c) != 0)
+    const char *body = q->resp ? q->resp : "";
+    if ((q->api == OAI_API_ANTHROPIC ? anth_decode_response(body, q->resp_len, c)
+                                     : oai_decode_response(q->api, body, q->resp_len, c)) != 0)
         return OUTCOME_BODY_NOT_JSON;
     if (c->has_error)
         return OUTCOME_BODY_ERROR;
@@ -555,7 +567,9 @@ static void set_detail(struct treq *q, const struct outcome *o, const struct xfe
                  "a 200 response with a body but no SSE event (not a stream)");
         break;
     case OUTCOME_WHY_STREAM_CUT:
-        snprintf(r->detail, sizeof r->detail, "stream ended without [DONE] or finish_reason");
+        snprintf(r->detail, sizeof r->detail, "%s",
+                 q->api == OAI_API_ANTHROPIC ? "stream ended without message_stop or stop_reason"
+                                             : "stream ended without [DONE] or finish_reason");
         break;
     case OUTCOME_WHY_BODY_NOT_JSON:
         snprintf(r->detail, sizeof r->detail, "response body is not the expected JSON");
@@ -732,13 +746,13 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
     t->armed_deadline = UINT64_MAX;
     t->model_json = json_escape_dup(cfg->model ? cfg->model : "");
     t->model_json_len = strlen(t->model_json);
-    int n = snprintf(t->url[OAI_API_CHAT], sizeof t->url[0], "%s/chat/completions",
-                     cfg->base_url);
-    int m = snprintf(t->url[OAI_API_COMPLETIONS], sizeof t->url[0], "%s/completions",
-                     cfg->base_url);
-    if (n < 0 || (size_t)n >= sizeof t->url[0] || m < 0 || (size_t)m >= sizeof t->url[0]) {
-        snprintf(err, errlen, "--url: too long");
-        goto fail;
+    for (int a = 0; a < OAI_API_COUNT; a++) {
+        int n = snprintf(t->url[a], sizeof t->url[0], "%s%s", cfg->base_url,
+                         oai_api_path((enum oai_api)a));
+        if (n < 0 || (size_t)n >= sizeof t->url[0]) {
+            snprintf(err, errlen, "--url: too long");
+            goto fail;
+        }
     }
     t->epfd = epoll_create1(EPOLL_CLOEXEC);
     t->sched_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -763,7 +777,8 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
         goto fail;
     }
     t->ops = client == TRANSPORT_CLIENT_NATIVE ? &backend_native : &backend_curl;
-    struct backend_env env = {.cfg = &t->cfg, .epfd = t->epfd, .url = {t->url[0], t->url[1]}};
+    struct backend_env env = {
+        .cfg = &t->cfg, .epfd = t->epfd, .url = {t->url[0], t->url[1], t->url[2]}};
     t->be = t->ops->start(&env, err, errlen);
     if (!t->be)
         goto fail;

@@ -35,6 +35,7 @@ static const char *const kind_names[REC_KIND_COUNT] = {
     [REC_CANCELLED] = "cancelled",
     [REC_CLIENT_DROPPED] = "client_dropped",
     [REC_TRANSPORT_ERROR] = "transport_error",
+    [REC_OVERLOADED_EVENT] = "overloaded_event",
 };
 
 static const char *const source_names[] = {

@@ -21,19 +21,21 @@ enum rec_kind {
     REC_HTTP_429,
     REC_HTTP_5XX,
     REC_HTTP_4XX,
-    REC_HTTP_OTHER,          /* 1xx/3xx or anything unexpected */
+    REC_HTTP_OTHER, /* 1xx/3xx or anything unexpected */
     REC_TIMEOUT_CONNECT,
     REC_TIMEOUT_FIRST_TOKEN,
     REC_TIMEOUT_IDLE,
     REC_TIMEOUT_TOTAL,
     REC_CONNECT_ERROR,
-    REC_STREAM_TRUNCATED,    /* the stream closed before [DONE] / finish */
-    REC_MALFORMED_EVENT,     /* an event whose data is not the expected JSON */
-    REC_LINE_TOO_LONG,       /* an SSE line over the decoder's bound */
-    REC_SERVER_ERROR_EVENT,  /* an error object inside the stream */
-    REC_CANCELLED,           /* cancelled by the client (Ctrl-C grace expired, workload) */
-    REC_CLIENT_DROPPED,      /* never sent: --on-cap drop, --max-inflight, spend guard */
-    REC_TRANSPORT_ERROR,     /* any other libcurl failure (TLS, DNS, resources) */
+    REC_STREAM_TRUNCATED,   /* the stream closed before [DONE] / finish */
+    REC_MALFORMED_EVENT,    /* an event whose data is not the expected JSON */
+    REC_LINE_TOO_LONG,      /* an SSE line over the decoder's bound */
+    REC_SERVER_ERROR_EVENT, /* an error object inside the stream */
+    REC_CANCELLED,          /* cancelled by the client (Ctrl-C grace expired, workload) */
+    REC_CLIENT_DROPPED,     /* never sent: --on-cap drop, --max-inflight, spend guard */
+    REC_TRANSPORT_ERROR,    /* any other libcurl failure (TLS, DNS, resources) */
+    REC_OVERLOADED_EVENT,   /* the stream said the server is overloaded (Anthropic's
+                              * overloaded_error event) */
     REC_KIND_COUNT
 };
 

@@ -22,6 +22,7 @@
 static const char SERVER_HEADER[] = "Server: llmload-sim/" LL_VERSION "\r\n";
 static const char PATH_CHAT[] = "/v1/chat/completions";
 static const char PATH_COMPLETIONS[] = "/v1/completions";
+static const char PATH_MESSAGES[] = "/v1/messages";
 
 void api_ctx_init(struct api_ctx *ctx)
 {
@@ -122,7 +123,7 @@ void api_write_error(struct http_buf *out, int status, const char *code, const c
 
 static const char *req_path(const struct api_req *r)
 {
-    return r->chat ? PATH_CHAT : PATH_COMPLETIONS;
+    return r->anth ? PATH_MESSAGES : r->chat ? PATH_CHAT : PATH_COMPLETIONS;
 }
 
 static void log_req(struct api_ctx *ctx, const struct api_req *r, uint64_t now_ns,
@@ -149,11 +150,36 @@ static void log_req(struct api_ctx *ctx, const struct api_req *r, uint64_t now_n
     simlog_write(ctx->log, &e);
 }
 
+/* Anthropic's error body: {"type":"error","error":{"type":T,"message":M}},
+ * T by status as the API names them. */
+static void write_anth_error(struct http_buf *out, int status, const char *message, int keep_alive)
+{
+    const char *type = status == 429   ? "rate_limit_error"
+                       : status == 529 ? "overloaded_error"
+                       : status >= 500 ? "api_error"
+                       : status == 404 ? "not_found_error"
+                                       : "invalid_request_error";
+    struct http_buf body;
+    http_buf_init(&body);
+    http_buf_puts(&body, "{\"type\":\"error\",\"error\":{\"type\":\"");
+    http_buf_puts(&body, type);
+    http_buf_puts(&body, "\",\"message\":\"");
+    http_buf_json_escape(&body, message, strlen(message));
+    http_buf_puts(&body, "\"}}\n");
+    put_head(out, status, "application/json", (int64_t)body.len, keep_alive,
+             status == 429 ? "Retry-After: 1\r\n" : NULL);
+    http_buf_append(out, body.data, body.len);
+    http_buf_free(&body);
+}
+
 /* An error answer to a completion request: write it, log it. */
 static int req_fail(struct api_ctx *ctx, struct api_req *r, struct http_buf *out, int status,
                     const char *code, const char *message, uint64_t now_ns)
 {
-    api_write_error(out, status, code, message, r->keep_alive);
+    if (r->anth)
+        write_anth_error(out, status, message, r->keep_alive);
+    else
+        api_write_error(out, status, code, message, r->keep_alive);
     r->status = status;
     r->state = API_REQ_IDLE;
     log_req(ctx, r, now_ns, NULL);
@@ -210,6 +236,67 @@ static void emit_data(const struct api_req *r, struct http_buf *out, const char 
     http_buf_append(out, r->chunked ? "\n\n\r\n" : "\n\n", r->chunked ? 4 : 2);
 }
 
+/* emit_data for a named event: "event: NAME\ndata: X\n\n" (Anthropic's). */
+static void emit_event(const struct api_req *r, struct http_buf *out, const char *name,
+                       const char *data, size_t n)
+{
+    size_t name_len = strlen(name);
+    if (r->chunked) {
+        char hex[24];
+        size_t i = sizeof hex - 2;
+        hex[i] = '\r';
+        hex[i + 1] = '\n';
+        size_t v = n + name_len + 16; /* "event: " "\n" "data: " and "\n\n" */
+        do {
+            hex[--i] = "0123456789abcdef"[v & 15];
+            v >>= 4;
+        } while (v);
+        http_buf_append(out, hex + i, sizeof hex - i);
+    }
+    http_buf_append(out, "event: ", 7);
+    http_buf_append(out, name, name_len);
+    http_buf_append(out, "\ndata: ", 7);
+    http_buf_append(out, data, n);
+    http_buf_append(out, r->chunked ? "\n\n\r\n" : "\n\n", r->chunked ? 4 : 2);
+}
+
+/* Anthropic's usage: input_tokens is the prompt less what the cache
+ * served, which is cache_read_input_tokens. */
+static void put_anth_usage(struct http_buf *b, const struct api_req *r, uint32_t output)
+{
+    http_buf_puts(b, "\"usage\":{\"input_tokens\":");
+    http_buf_u64(b, r->prompt_tokens - LL_MIN(r->cached_tokens, r->prompt_tokens));
+    http_buf_puts(b, ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":");
+    http_buf_u64(b, r->cached_tokens);
+    http_buf_puts(b, ",\"output_tokens\":");
+    http_buf_u64(b, output);
+    http_buf_puts(b, "}");
+}
+
+/* message_start and the text block's content_block_start, once. */
+static void anth_start(struct api_ctx *ctx, struct api_req *r, struct http_buf *out)
+{
+    if (r->anth_started)
+        return;
+    r->anth_started = 1;
+    struct http_buf *b = &ctx->json;
+    http_buf_clear(b);
+    http_buf_puts(b, "{\"type\":\"message_start\",\"message\":{\"id\":\"");
+    http_buf_puts(b, r->id);
+    http_buf_puts(b, "\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"");
+    http_buf_append(b, r->model.data, r->model.len);
+    http_buf_puts(b, "\",\"stop_reason\":null,\"stop_sequence\":null");
+    if (!ctx->no_usage) {
+        http_buf_puts(b, ",");
+        put_anth_usage(b, r, 0);
+    }
+    http_buf_puts(b, "}}");
+    emit_event(r, out, "message_start", b->data, b->len);
+    static const char block[] = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{"
+                                "\"type\":\"text\",\"text\":\"\"}}";
+    emit_event(r, out, "content_block_start", block, sizeof block - 1);
+}
+
 static void put_tokens(struct http_buf *b, const struct api_req *r, uint32_t from, uint32_t to)
 {
     char tok[TOKENIZER_OUTPUT_TOKEN_MAX_BYTES + 1];
@@ -220,10 +307,20 @@ static void put_tokens(struct http_buf *b, const struct api_req *r, uint32_t fro
 }
 
 /* One content (or reasoning) event carrying output tokens [from, to). */
-static void emit_tokens(struct api_ctx *ctx, const struct api_req *r, struct http_buf *out,
-                        uint32_t from, uint32_t to, int reasoning)
+static void emit_tokens(struct api_ctx *ctx, struct api_req *r, struct http_buf *out, uint32_t from,
+                        uint32_t to, int reasoning)
 {
     struct http_buf *b = &ctx->json;
+    if (r->anth) {
+        anth_start(ctx, r, out);
+        http_buf_clear(b);
+        http_buf_puts(b, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
+                         "\"text_delta\",\"text\":\"");
+        put_tokens(b, r, from, to);
+        http_buf_puts(b, "\"}}");
+        emit_event(r, out, "content_block_delta", b->data, b->len);
+        return;
+    }
     http_buf_clear(b);
     put_chunk_head(b, r);
     if (r->chat)
@@ -666,6 +763,7 @@ int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int 
     }
     if (f[F_MODEL].type == JSCAN_STRING)
         b->model = f[F_MODEL];
+    b->has_max_tokens = !absent(&f[F_MAX]) || !absent(&f[F_MAX_COMPL]);
     return 0;
 }
 
@@ -702,15 +800,15 @@ static int req_start(struct api_ctx *ctx, struct api_req *r, const uint64_t *has
                  "Cache-Control: no-cache\r\n");
         r->status = 200;
         r->headers_sent = 1;
-        if (r->chat && (ctx->role_chunk || r->fault == FAULT_ROLE_ONLY))
+        if (r->chat && !r->anth && (ctx->role_chunk || r->fault == FAULT_ROLE_ONLY))
             emit_role(ctx, r, out);
     }
     return API_PENDING;
 }
 
 static int handle_completion(struct api_ctx *ctx, struct api_req *r,
-                             const struct http_request *hreq, int chat, struct http_buf *out,
-                             uint64_t now_ns, void *ud)
+                             const struct http_request *hreq, int chat, int anth,
+                             struct http_buf *out, uint64_t now_ns, void *ud)
 {
     uint64_t num = ++ctx->requests_total;
     struct http_buf keep_model = r->model, keep_head = r->chunk_head;
@@ -721,6 +819,7 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     http_buf_clear(&r->model);
     http_buf_clear(&r->chunk_head);
     r->chat = chat;
+    r->anth = anth;
     r->keep_alive = hreq->keep_alive;
     r->chunked = hreq->version_minor >= 1;
     r->arrival_ns = now_ns;
@@ -729,7 +828,10 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     r->fault = faults_draw(ctx->faults);
     r->created_s = (uint64_t)time(NULL);
     r->token_seed = api_token_seed(ctx->seed, num);
-    snprintf(r->id, sizeof(r->id), "%s-%llu", chat ? "chatcmpl" : "cmpl",
+    snprintf(r->id, sizeof(r->id), "%s%llu",
+             anth   ? "msg_"
+             : chat ? "chatcmpl-"
+                    : "cmpl-",
              (unsigned long long)num);
 
     struct api_body body;
@@ -738,6 +840,8 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     if (api_parse_completion(ctx, hreq->body, hreq->body_len, chat, &body, &code, msg,
                              sizeof msg) < 0)
         return req_fail(ctx, r, out, 400, code, msg, now_ns);
+    if (anth && !body.has_max_tokens)
+        return req_fail(ctx, r, out, 400, "invalid_field", "max_tokens: Field required", now_ns);
     if (body.model.type == JSCAN_STRING) {
         char model[API_MAX_MODEL_BYTES + 1];
         size_t model_len = 0;
@@ -751,7 +855,7 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     int ids_prompt = body.ids_prompt;
 
     r->stream = stream;
-    if (stream)
+    if (stream && !anth)
         put_obj_head(&r->chunk_head, r, chunk_object(r));
     r->include_usage = stream && include_usage;
     r->ignore_eos = ignore_eos;
@@ -760,7 +864,7 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
         r->keep_alive = 0; /* HTTP/1.0: the stream ends at close */
     if (r->fault == FAULT_CUT)
         r->cut_after_tokens = LL_MAX(1u, r->max_tokens / 2);
-    if (r->fault == FAULT_REASONING && r->chat)
+    if (r->fault == FAULT_REASONING && r->chat && !r->anth)
         r->reasoning_tokens = r->max_tokens / 2;
 
     /* The prompt: under ctx->tokenizer, its template included (chat: the
@@ -817,9 +921,9 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     case FAULT_500:
         return req_fail(ctx, r, out, 500, "injected_fault", "injected fault: internal error",
                         now_ns);
-    case FAULT_503:
-        return req_fail(ctx, r, out, 503, "injected_fault", "injected fault: overloaded",
-                        now_ns);
+    case FAULT_503: /* Anthropic says overloaded with its own 529 */
+        return req_fail(ctx, r, out, anth ? 529 : 503, "injected_fault",
+                        "injected fault: overloaded", now_ns);
     case FAULT_429:
         return req_fail(ctx, r, out, 429, "injected_fault", "injected fault: rate limited",
                         now_ns);
@@ -853,8 +957,25 @@ static void build_body(struct api_ctx *ctx, struct api_req *r, int finish_length
 {
     struct http_buf *b = &ctx->json;
     http_buf_clear(b);
-    put_obj_head(b, r, r->chat ? "chat.completion" : "text_completion");
     uint32_t n = r->produced_tokens;
+    if (r->anth) {
+        http_buf_puts(b, "{\"id\":\"");
+        http_buf_puts(b, r->id);
+        http_buf_puts(b, "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"");
+        http_buf_append(b, r->model.data, r->model.len);
+        http_buf_puts(b, "\",\"content\":[{\"type\":\"text\",\"text\":\"");
+        put_tokens(b, r, 0, n);
+        http_buf_puts(b, "\"}],\"stop_reason\":\"");
+        http_buf_puts(b, finish_length ? "max_tokens" : "end_turn");
+        http_buf_puts(b, "\",\"stop_sequence\":null");
+        if (!ctx->no_usage) {
+            http_buf_puts(b, ",");
+            put_anth_usage(b, r, n);
+        }
+        http_buf_puts(b, "}\n");
+        return;
+    }
+    put_obj_head(b, r, r->chat ? "chat.completion" : "text_completion");
     if (r->chat) {
         http_buf_puts(b, "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",");
         if (r->reasoning_tokens) {
@@ -890,8 +1011,29 @@ static int req_finish(struct api_ctx *ctx, struct api_req *r, const struct engin
     else
         ctx->metrics->success_stop_total++;
     const char *reason = ev->finish_length ? "length" : "stop";
+    if (r->anth)
+        reason = ev->finish_length ? "max_tokens" : "end_turn";
     r->finish = reason;
-    if (r->stream) {
+    if (r->stream && r->anth) {
+        struct http_buf *b = &ctx->json;
+        anth_start(ctx, r, out);
+        static const char stop[] = "{\"type\":\"content_block_stop\",\"index\":0}";
+        emit_event(r, out, "content_block_stop", stop, sizeof stop - 1);
+        http_buf_clear(b);
+        http_buf_puts(b, "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"");
+        http_buf_puts(b, reason);
+        http_buf_puts(b, "\",\"stop_sequence\":null}");
+        if (!ctx->no_usage) {
+            http_buf_puts(b, ",");
+            put_anth_usage(b, r, r->produced_tokens);
+        }
+        http_buf_puts(b, "}");
+        emit_event(r, out, "message_delta", b->data, b->len);
+        static const char end[] = "{\"type\":\"message_stop\"}";
+        emit_event(r, out, "message_stop", end, sizeof end - 1);
+        if (r->chunked)
+            http_buf_append(out, "0\r\n\r\n", 5);
+    } else if (r->stream) {
         struct http_buf *b = &ctx->json;
         http_buf_clear(b);
         put_chunk_head(b, r);
@@ -1055,13 +1197,14 @@ int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request
 {
     int ka = hreq->keep_alive;
     const char *path = hreq->path;
-    int chat = strcmp(path, PATH_CHAT) == 0;
+    int anth = strcmp(path, PATH_MESSAGES) == 0;
+    int chat = anth || strcmp(path, PATH_CHAT) == 0;
     if (chat || strcmp(path, PATH_COMPLETIONS) == 0) {
         if (hreq->method != HTTP_METHOD_POST) {
             write_error_ex(out, 405, "method_not_allowed", "use POST", ka, "Allow: POST\r\n");
             return ka ? API_DONE : API_CLOSE;
         }
-        return handle_completion(ctx, r, hreq, chat, out, now_ns, ud);
+        return handle_completion(ctx, r, hreq, chat, anth, out, now_ns, ud);
     }
     if (strcmp(path, "/tokenize") == 0) {
         if (hreq->method != HTTP_METHOD_POST) {

@@ -60,6 +60,7 @@ struct api_ctx {
 struct api_body {
     int stream, include_usage, ignore_eos;
     int64_t max_tokens;             /* the request's, or ctx->default_max_tokens */
+    int has_max_tokens;             /* the request named max_tokens (or max_completion_tokens) */
     int ids_prompt;                 /* 1: ctx->text holds uint32_t token IDs, not text */
     struct jscan_value model;       /* the "model" string (a view into the body), or
                                      * type JSCAN_INVALID: absent or null */
@@ -85,6 +86,8 @@ struct api_req {
     uint64_t release_ns;            /* SLOW_HEADERS: when to call api_release */
     /* private */
     int chat, stream, include_usage, chunked, keep_alive, ignore_eos;
+    int anth;         /* POST /v1/messages (chat is 1 too: a messages array) */
+    int anth_started; /* its stream's message_start is out */
     enum fault_kind fault;
     int status;                     /* HTTP status sent, 0 before headers */
     int headers_sent;
@@ -115,7 +118,8 @@ void api_req_init(struct api_req *r);
 /* Free r's storage; r must not be RUNNING (api_abort first). */
 void api_req_free(struct api_req *r);
 
-/* Handle one complete request (the completion endpoints, /v1/models,
+/* Handle one complete request (the completion endpoints: /v1/chat/completions,
+ * /v1/completions and Anthropic's /v1/messages; /v1/models,
  * /health, /metrics, and POST /tokenize, llama.cpp's: {"content": "..."}
  * with an optional boolean "add_special", answered {"tokens": [...]} under
  * ctx->tokenizer): append the response (or, for a stream, its

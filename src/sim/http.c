@@ -496,6 +496,7 @@ const char *http_status_reason(int status)
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";
     case 503: return "Service Unavailable";
+    case 529: return "Overloaded"; /* Anthropic's */
     case 505: return "HTTP Version Not Supported";
     default: return "Unknown";
     }

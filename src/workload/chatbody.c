@@ -113,7 +113,7 @@ size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *s
     struct cbuf b = {.buf = buf, .len = len, .at = 0};
     for (uint32_t k = 0; k < spec->history_len; k++) {
         const struct chat_turn *turn = &spec->history[k];
-        if (api == OAI_API_CHAT) {
+        if (api != OAI_API_COMPLETIONS) {
             CB_LIT(&b, "{\"role\":\"user\",\"content\":\"");
             cb_user_text(&b, seed, &turn->spec);
             CB_LIT(&b, "\"},{\"role\":\"assistant\",\"content\":\"");
@@ -126,10 +126,10 @@ size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *s
             CB_LIT(&b, "\\n");
         }
     }
-    if (api == OAI_API_CHAT)
+    if (api != OAI_API_COMPLETIONS)
         CB_LIT(&b, "{\"role\":\"user\",\"content\":\"");
     cb_user_text(&b, seed, spec);
-    if (api == OAI_API_CHAT)
+    if (api != OAI_API_COMPLETIONS)
         CB_LIT(&b, "\"}");
     return b.at;
 }

@@ -31,7 +31,8 @@ struct chat_turn {
 };
 
 /* Write the prompt part of the body of spec for api: for
- * chat, the members of the "messages" array (without the brackets); for
+ * chat and anthropic-messages, the members of the "messages" array (without
+ * the brackets); for
  * completions, the body of the "prompt" string (without the quotes). The
  * user prompt is spec->prompt_text, JSON-escaped, when set, else the
  * synthetic text workload_prompt(seed, spec) builds. Writes at most len

@@ -503,10 +503,12 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
             k->api = OAI_API_CHAT;
         } else if (strcmp(s, "completions") == 0) {
             k->api = OAI_API_COMPLETIONS;
+        } else if (strcmp(s, "anthropic-messages") == 0) {
+            k->api = OAI_API_ANTHROPIC;
         } else {
             char *g = got(v);
             join(sub, sizeof(sub), path, "api");
-            werr(c, sub, "expected \"chat\" or \"completions\", got %s", g);
+            werr(c, sub, "expected \"chat\", \"completions\" or \"anthropic-messages\", got %s", g);
             free(g);
             return LL_E_INVAL;
         }

@@ -80,6 +80,14 @@ enum hostile_mode {
                         * then the connection closes unanswered (a keep-alive timeout racing it) */
     HM_EARLY_413,      /* read a POST's head only, answer 413 + close, close with the body
                         * unread (a reset); a 4 KiB receive buffer so the client is mid-send */
+    /* Anthropic Messages streams (--api anthropic-messages): */
+    HM_ANTH_NORMAL,    /* a correct stream: message_start, 5 text deltas with pings among them,
+                        * message_delta with usage, message_stop */
+    HM_ANTH_CUT,       /* message_start and 5 deltas, then the body ends (no message_stop) */
+    HM_ANTH_MALFORMED, /* 2 deltas, one whose data is not JSON, then the rest of a stream */
+    HM_ANTH_SILENT,    /* a correct stream up to message_stop, then open and silent */
+    HM_ANTH_ERROR,     /* 2 deltas, then an overloaded_error event, then the close */
+    HM_ANTH_529,       /* 529 with Anthropic's overloaded_error body */
 };
 
 /* Shared between the test and the server child (MAP_SHARED). */
@@ -191,6 +199,23 @@ static size_t stream_text(char *buf, size_t cap, int tokens)
         abort();
     return at;
 }
+
+/* Anthropic's events (as llama.cpp and the API send them). */
+#define AEV_START                                                                                  \
+    "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\","           \
+    "\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":4,"    \
+    "\"cache_read_input_tokens\":3,\"output_tokens\":1}}}\n\n"                                     \
+    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"             \
+    "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+#define AEV_DELTA                                                                                  \
+    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"             \
+    "\"delta\":{\"type\":\"text_delta\",\"text\":\"tok \"}}\n\n"
+#define AEV_PING "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+#define AEV_END                                                                                    \
+    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"           \
+    "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"          \
+    "\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\n"                    \
+    "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 
 /* ---- server: an unrequested gzip body ----------------------------------- */
 
@@ -423,6 +448,51 @@ static int serve_post(const struct conn *c)
         size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
         size_t tail = n - strlen(EV_CONTENT) * STREAM_TOKENS;
         keep = ok && send_chunk(fd, text + n - tail, tail) == 0 && send_str(fd, CHUNK_END) == 0;
+        break;
+    }
+    case HM_ANTH_NORMAL:
+    case HM_ANTH_SILENT:
+    case HM_ANTH_CUT: {
+        int ok = send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, AEV_START) == 0;
+        for (int i = 0; i < STREAM_TOKENS && ok; i++)
+            ok = send_chunk_str(fd, i == 1 ? AEV_PING AEV_DELTA : AEV_DELTA) == 0;
+        if (!ok || c->mode == HM_ANTH_CUT) {
+            if (ok)
+                send_str(fd, CHUNK_END); /* a clean end of the body, without message_stop */
+            break;
+        }
+        if (send_chunk_str(fd, AEV_END) != 0)
+            break;
+        if (c->mode == HM_ANTH_NORMAL) {
+            keep = send_str(fd, CHUNK_END) == 0;
+            break;
+        }
+        char sink[256];
+        while (recv(fd, sink, sizeof sink, 0) > 0) {
+        }
+        break; /* the client closed it */
+    }
+    case HM_ANTH_MALFORMED:
+        keep =
+            send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, AEV_START AEV_DELTA AEV_DELTA) == 0 &&
+            send_chunk_str(fd, "event: content_block_delta\ndata: {\"type\":"
+                               "\"content_block_delta\",\"delta\":{\"type\":\"text_de\n\n") == 0 &&
+            send_chunk_str(fd, AEV_DELTA AEV_DELTA AEV_DELTA AEV_END) == 0 &&
+            send_str(fd, CHUNK_END) == 0;
+        break;
+    case HM_ANTH_ERROR:
+        if (send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, AEV_START AEV_DELTA AEV_DELTA) == 0)
+            send_chunk_str(fd, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":"
+                               "\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n");
+        break; /* and the close */
+    case HM_ANTH_529: {
+        static const char body[] = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+                                   "\"message\":\"Overloaded\"}}";
+        snprintf(text, sizeof text,
+                 "HTTP/1.1 529 Overloaded\r\nContent-Type: application/json\r\n"
+                 "Content-Length: %zu\r\n\r\n%s",
+                 sizeof body - 1, body);
+        keep = send_str(fd, text) == 0;
         break;
     }
     case HM_AFTER_DONE: {
@@ -1150,6 +1220,121 @@ static void test_done_then_silence(void **state)
     run_free(&r);
 }
 
+/* ---- Anthropic Messages (--api anthropic-messages) ---------------------- */
+
+#define ANTH_ARGS "--api", "anthropic-messages"
+
+/* A correct Messages stream with pings among its deltas: ok, 5 output
+ * events (pings and block starts are not output), the output tokens from
+ * message_delta's usage, the prompt from message_start's (4 + 3 cached),
+ * the stop reason kept. */
+static void test_anthropic_normal(void **state)
+{
+    (void)state;
+    const char *args[] = {ANTH_ARGS, NULL};
+    struct run r;
+    hostile_run(HM_ANTH_NORMAL, args, 3, &r);
+    assert_all_kind(r.recs, "ok");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
+        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
+        assert_string_equal(harness_sval(rec, "tokens_source"), "usage");
+        assert_int_equal(harness_ival_req(rec, "prompt_tokens_server"), 7);
+        assert_int_equal(harness_ival_req(rec, "cached_tokens"), 3);
+        assert_string_equal(harness_sval(rec, "finish_reason"), "end_turn");
+    }
+    run_free(&r);
+}
+
+/* The body ends after 5 deltas, without message_delta or message_stop:
+ * stream_truncated, the 5 events kept, tokens counted from them (no output
+ * usage came: message_start's output_tokens is not a count). */
+static void test_anthropic_cut(void **state)
+{
+    (void)state;
+    const char *args[] = {ANTH_ARGS, NULL};
+    struct run r;
+    hostile_run(HM_ANTH_CUT, args, 3, &r);
+    assert_all_kind(r.recs, "stream_truncated");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
+        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
+        assert_string_equal(harness_sval(rec, "tokens_source"), "events");
+        assert_non_null(strstr(harness_sval(rec, "detail"), "message_stop"));
+    }
+    run_free(&r);
+}
+
+/* An event whose data is not JSON: malformed_event, quoting it. */
+static void test_anthropic_malformed(void **state)
+{
+    (void)state;
+    const char *args[] = {ANTH_ARGS, NULL};
+    struct run r;
+    hostile_run(HM_ANTH_MALFORMED, args, 3, &r);
+    assert_all_kind(r.recs, "malformed_event");
+    for (size_t i = 0; i < 3; i++)
+        assert_non_null(
+            strstr(harness_sval(json_array_get(r.recs, i), "detail"), "bad event data"));
+    run_free(&r);
+}
+
+/* message_stop, then silence on an open connection: ok, ended at
+ * message_stop (as after [DONE]), not an idle timeout. */
+static void test_anthropic_silent_after_stop(void **state)
+{
+    (void)state;
+    const char *args[] = {ANTH_ARGS, "--timeout-idle", "500ms", NULL};
+    struct run r;
+    hostile_run(HM_ANTH_SILENT, args, 3, &r);
+    assert_all_kind(r.recs, "ok");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
+        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
+        ASSERT_IN_RANGE(end_after(rec, "last_ns"), 0, 100 * MS);
+    }
+    run_free(&r);
+}
+
+/* An error event mid-stream (overloaded_error): its own kind,
+ * overloaded_event, the error's type and message in the detail, the 2
+ * deltas before it kept. */
+static void test_anthropic_error_event(void **state)
+{
+    (void)state;
+    const char *args[] = {ANTH_ARGS, NULL};
+    struct run r;
+    hostile_run(HM_ANTH_ERROR, args, 3, &r);
+    assert_all_kind(r.recs, "overloaded_event");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(harness_ival_req(rec, "events"), 2);
+        assert_non_null(strstr(harness_sval(rec, "detail"), "overloaded_error: Overloaded"));
+    }
+    assert_int_equal(by_kind(&r, "overloaded_event"), 3);
+    run_free(&r);
+}
+
+/* 529: counted with the 5xx family, named overloaded. */
+static void test_anthropic_529(void **state)
+{
+    (void)state;
+    const char *args[] = {ANTH_ARGS, NULL};
+    struct run r;
+    hostile_run(HM_ANTH_529, args, 3, &r);
+    assert_all_kind(r.recs, "http_5xx");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *rec = json_array_get(r.recs, i);
+        assert_int_equal(harness_ival_req(rec, "http_status"), 529);
+        assert_non_null(strstr(harness_sval(rec, "detail"), "HTTP 529 (overloaded): "));
+        assert_non_null(strstr(harness_sval(rec, "detail"), "overloaded_error"));
+    }
+    run_free(&r);
+}
+
 /* A 302 is not followed (a load tester measures the URL it was given):
  * http_other with the status, and the server sees each request once. */
 static void test_redirect_not_followed(void **state)
@@ -1465,6 +1650,12 @@ int main(void)
         cmocka_unit_test_teardown(test_html_body, teardown),
         cmocka_unit_test_teardown(test_invalid_utf8_content, teardown),
         cmocka_unit_test_teardown(test_data_after_done, teardown),
+        cmocka_unit_test_teardown(test_anthropic_normal, teardown),
+        cmocka_unit_test_teardown(test_anthropic_cut, teardown),
+        cmocka_unit_test_teardown(test_anthropic_malformed, teardown),
+        cmocka_unit_test_teardown(test_anthropic_silent_after_stop, teardown),
+        cmocka_unit_test_teardown(test_anthropic_error_event, teardown),
+        cmocka_unit_test_teardown(test_anthropic_529, teardown),
         cmocka_unit_test_teardown(test_done_then_silence, teardown),
         cmocka_unit_test_teardown(test_redirect_not_followed, teardown),
         cmocka_unit_test_teardown(test_retry_after_http_date, teardown),

@@ -306,7 +306,7 @@ struct agreement {
  * line with the sim's log. Asserts what must hold on every run (every
  * request has its line, all ok, token counts equal, causality) and fills
  * in the timing figures; the caller judges those. */
-static void agreement_run(struct agreement *ag)
+static void agreement_run(struct agreement *ag, const char *api)
 {
     char logp[600], rdir[600];
     harness_tmp_path(logp, sizeof logp, "sim.log");
@@ -316,8 +316,9 @@ static void agreement_run(struct agreement *ag)
     const char *sargs[] = {"--step-base", "2ms", "--step-per-prefill-token", "0",
                            "--step-per-seq", "0", SIM_ROOMY, "--log", logp, NULL};
     /* Seed 6: no two requests of one prompt length within 128 ms. */
-    const char *args[] = {"--rate", "50", "--duration", "4s", "--seed", "6", PROMPT_WIDE,
-                          "--output-tokens", "10", "--ignore-eos", NULL};
+    const char *args[] = {
+        "--rate",          "50", "--duration",   "4s",    "--seed", "6", PROMPT_WIDE,
+        "--output-tokens", "10", "--ignore-eos", "--api", api,      NULL};
     struct wake_probe *wp = calloc(1, sizeof *wp);
     assert_non_null(wp);
     assert_int_equal(pthread_create(&wp->th, NULL, wake_probe_main, wp), 0);
@@ -349,6 +350,11 @@ static void agreement_run(struct agreement *ag)
         assert_int_equal(harness_ival_req(r, "output_tokens"), 10);
         assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
                          harness_ival_req(l, "prompt_tokens"));
+        assert_string_equal(harness_sval(r, "tokens_source"), "usage");
+        assert_string_equal(harness_sval(r, "finish_reason"), harness_sval(l, "finish_reason"));
+        assert_string_equal(harness_sval(l, "path"), strcmp(api, "anthropic-messages") == 0
+                                                         ? "/v1/messages"
+                                                         : "/v1/chat/completions");
         int64_t sent = m.t0 + harness_ival_req(r, "sent_ns"),
                 first = m.t0 + harness_ival_req(r, "first_ns");
         int64_t end = m.t0 + harness_ival_req(r, "end_ns");
@@ -413,20 +419,19 @@ static void agreement_run(struct agreement *ag)
  * thread 1.72) the run that 1 ms alone would have failed three times in a
  * row in a make test beside the hog (1.17-3.67 ms). Everything else is
  * checked on every run. */
-static void test_agreement_with_sim_log(void **state)
+static void agreement_judge(const char *api)
 {
-    (void)state;
     harness_tmp_begin();
     /* Under AddressSanitizer (make check-asan sets LLMLOAD_SANITIZED) both
      * processes run several times slower: the limit there is 10 ms, which
      * still catches a time taken at the wrong place. */
     double limit = getenv("LLMLOAD_SANITIZED") ? 10 * MS : 1 * MS;
     struct agreement ag;
-    agreement_run(&ag);
+    agreement_run(&ag, api);
     for (int again = 0; again < 2 && (ag.add_ttft_p99 > limit || ag.add_e2e_p99 > limit);
          again++) {
         print_message("p99 over the limit: running once more\n");
-        agreement_run(&ag);
+        agreement_run(&ag, api);
     }
     /* How late this host wakes a thread: the bare thread beside the run,
      * or the client's own wake-ups for its sends, whichever was later. */
@@ -448,6 +453,129 @@ static void test_agreement_with_sim_log(void **state)
                   limit / 1e3, limit / 1e3, limit / 1e3, host / 1e3);
     ASSERT_IN_RANGE(ag.req_p50, 0, limit);
     ASSERT_IN_RANGE(ag.tok_p99, 0, limit + host);
+}
+
+static void test_agreement_with_sim_log(void **state)
+{
+    (void)state;
+    agreement_judge("openai-chat");
+}
+
+/* The same contract over Anthropic's Messages API: its named events
+ * decoded, tokens from message_start / message_delta usage, the stop
+ * reason as the sim wrote it. */
+static void test_agreement_anthropic(void **state)
+{
+    (void)state;
+    agreement_judge("anthropic-messages");
+}
+
+/* anthropic-messages against the sim's faults: 503 is Anthropic's 529
+ * (http_5xx, named overloaded in the detail, the API's overloaded_error
+ * quoted), a cut stream is stream_truncated, a non-JSON event
+ * malformed_event, 429 http_429; each record's kind follows from the fault
+ * the sim logged for it, and the ok ones carry the sim's token counts.
+ * Then not streamed: the body's usage equals the sim's. */
+static void test_anthropic_faults(void **state)
+{
+    (void)state;
+    const char *sargs[] = {"--seed",  "11",      "--fault", "503:0.2",
+                           "--fault", "cut:0.2", "--fault", "malformed:0.2",
+                           "--fault", "429:0.1", NULL};
+    const char *args[] = {
+        "--rate", "100",          "--arrival", "constant",           "--requests",
+        "100",    "--seed",       "8",         PROMPT_WIDE,          "--output-tokens",
+        "10",     "--ignore-eos", "--api",     "anthropic-messages", NULL};
+    struct measured m;
+    measure(&m, sargs, 1, args);
+    size_t n = json_array_size(m.recs);
+    assert_int_equal(n, 100);
+    assert_int_equal(json_array_size(m.log), 100);
+    int64_t want[5] = {0}; /* ok, 5xx, truncated, malformed, 429 */
+    char *used = calloc(n, 1);
+    assert_non_null(used);
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(m.recs, i);
+        json_t *l = match_log(m.log, used, r, m.t0);
+        const char *fault = json_string_value(json_object_get(l, "fault"));
+        const char *kind = harness_sval(r, "kind");
+        const char *expect = !fault                            ? "ok"
+                             : strcmp(fault, "503") == 0       ? "http_5xx"
+                             : strcmp(fault, "cut") == 0       ? "stream_truncated"
+                             : strcmp(fault, "malformed") == 0 ? "malformed_event"
+                                                               : "http_429";
+        if (strcmp(kind, expect) != 0)
+            fail_msg("id %lld: fault %s gave kind \"%s\", expected \"%s\" (detail: %s)",
+                     (long long)harness_ival_req(r, "id"), fault ? fault : "none", kind, expect,
+                     harness_sval(r, "detail"));
+        assert_string_equal(harness_sval(l, "path"), "/v1/messages");
+        if (!fault) {
+            want[0]++;
+            assert_int_equal(harness_ival_req(r, "output_tokens"),
+                             harness_ival_req(l, "output_tokens"));
+            assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
+                             harness_ival_req(l, "prompt_tokens"));
+            assert_int_equal(harness_ival_req(r, "events"), 10);
+        } else if (strcmp(fault, "503") == 0) {
+            want[1]++;
+            assert_int_equal(harness_ival_req(r, "http_status"), 529);
+            const char *d = harness_sval(r, "detail");
+            assert_non_null(strstr(d, "HTTP 529 (overloaded): "));
+            assert_non_null(strstr(d, "overloaded_error"));
+        } else if (strcmp(fault, "cut") == 0) {
+            want[2]++;
+            assert_int_equal(harness_ival_req(r, "events"), 5);
+        } else if (strcmp(fault, "malformed") == 0) {
+            want[3]++;
+        } else {
+            want[4]++;
+            assert_int_equal(harness_ival_req(r, "retry_after_ms"), 1000);
+        }
+    }
+    assert_int_equal(by_kind(m.sum, "ok"), want[0]);
+    assert_int_equal(by_kind(m.sum, "http_5xx"), want[1]);
+    assert_int_equal(by_kind(m.sum, "stream_truncated"), want[2]);
+    assert_int_equal(by_kind(m.sum, "malformed_event"), want[3]);
+    assert_int_equal(by_kind(m.sum, "http_429"), want[4]);
+    for (size_t k = 0; k < 5; k++)
+        assert_true(want[k] > 0);
+    free(used);
+    measured_free(&m);
+
+    const char *nargs[] = {"--rate",
+                           "50",
+                           "--arrival",
+                           "constant",
+                           "--requests",
+                           "20",
+                           "--seed",
+                           "8",
+                           PROMPT_WIDE,
+                           "--output-tokens",
+                           "uniform:3,30",
+                           "--api",
+                           "anthropic-messages",
+                           "--no-stream",
+                           NULL};
+    measure(&m, NULL, 1, nargs);
+    n = json_array_size(m.recs);
+    assert_int_equal(n, 20);
+    assert_int_equal(json_array_size(m.log), 20);
+    used = calloc(n, 1);
+    assert_non_null(used);
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(m.recs, i);
+        json_t *l = match_log(m.log, used, r, m.t0);
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        assert_string_equal(harness_sval(r, "tokens_source"), "usage");
+        assert_int_equal(harness_ival_req(r, "output_tokens"),
+                         harness_ival_req(l, "output_tokens"));
+        assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
+                         harness_ival_req(l, "prompt_tokens"));
+        assert_string_equal(harness_sval(r, "finish_reason"), harness_sval(l, "finish_reason"));
+    }
+    free(used);
+    measured_free(&m);
 }
 
 /* ---- 2. every fault kind lands in its own kind -------------------------- */
@@ -1612,6 +1740,8 @@ static void test_impossible_lengths(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
+             cmocka_unit_test_teardown(test_agreement_anthropic, teardown),
+             cmocka_unit_test_teardown(test_anthropic_faults, teardown),
              cmocka_unit_test_teardown(test_cut_short_context, teardown),
              cmocka_unit_test_teardown(test_every_fault_kind, teardown),
              cmocka_unit_test_teardown(test_tokens_per_event, teardown),

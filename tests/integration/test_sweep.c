@@ -320,6 +320,73 @@ static void test_sweep_capacity_knee(void **state)
     swept_free(&s);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* sweep --api anthropic-messages against the sim: two steps and no
+ * recovery, one record per request the sim logged, all ok, each one's
+ * output tokens from the Messages usage equal to the sim's log line for it
+ * (matched by the response order the sim logged: one per record, the same
+ * multiset of token counts), and every request went to /v1/messages. */
+static void test_sweep_anthropic(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char logp[600];
+    harness_tmp_path(logp, sizeof logp, "sim.log");
+    const char *sargs[] = {"--log", logp, NULL};
+    harness_small_sim_start(sargs);
+    const char *args[] = {"--rates",
+                          "3,6",
+                          "--step-duration",
+                          "2s",
+                          "--warmup",
+                          "0.3s",
+                          "--slo",
+                          "ttft=2s",
+                          "--no-recovery",
+                          "--api",
+                          "anthropic-messages",
+                          "--prompt-tokens",
+                          "64",
+                          "--output-tokens",
+                          "uniform:4,24",
+                          "--arrival",
+                          "constant",
+                          NULL};
+    struct swept s;
+    json_t *sum = sweep_expect(&s, args, 60, 0, 2, NULL);
+    char rp[700];
+    snprintf(rp, sizeof rp, "%s/requests.jsonl", s.dir);
+    json_t *recs = harness_jsonl_load(rp);
+    json_t *log = harness_jsonl_load(logp);
+    size_t n = json_array_size(recs);
+    assert_true(n >= 10);
+    assert_int_equal(json_array_size(log), n);
+    int64_t rec_tokens[4096] = {0}, log_tokens[4096] = {0};
+    assert_true(n < 4096);
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(recs, i), *l = json_array_get(log, i);
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        assert_string_equal(harness_sval(r, "tokens_source"), "usage");
+        assert_string_equal(harness_sval(l, "path"), "/v1/messages");
+        rec_tokens[i] = harness_ival_req(r, "output_tokens");
+        log_tokens[i] = harness_ival_req(l, "output_tokens");
+    }
+    qsort(rec_tokens, n, sizeof rec_tokens[0], cmp_i64);
+    qsort(log_tokens, n, sizeof log_tokens[0], cmp_i64);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(rec_tokens[i], log_tokens[i]);
+    json_decref(recs);
+    json_decref(log);
+    json_decref(sum);
+    swept_free(&s);
+    harness_tmp_end();
+}
+
 /* Half the requests get a 500: the first step's error rate (~50%) passes
  * --max-error-rate 10 and the sweep stops there. --expect-capacity then
  * fails the run with exit 7 and a one-line reason. */
@@ -800,6 +867,8 @@ static void test_flags_and_help(void **state)
     harness_expect_usage(a4, "--bogus");
     const char *a5[] = {"demo", "--slo", "ttft=abc", NULL};
     harness_expect_usage(a5, "--slo");
+    const char *a5b[] = {"demo", "--api", "grpc", NULL};
+    harness_expect_usage(a5b, "--api");
     const char *a6[] = {"report", "/nonexistent/llmload-dir", NULL};
     free(harness_run_expect(a6, 20, 2, NULL));
     const char *h1[] = {"sweep", "--help", NULL};
@@ -813,7 +882,7 @@ static void test_flags_and_help(void **state)
     free(o);
 }
 
-HARNESS_MAIN(cmocka_unit_test(test_flags_and_help),
+HARNESS_MAIN(cmocka_unit_test(test_flags_and_help), cmocka_unit_test(test_sweep_anthropic),
              cmocka_unit_test_teardown(test_sweep_capacity_knee, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_error_rate, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_ttft_limit, harness_sim_teardown),

@@ -91,11 +91,24 @@ static void test_kind_names(void **state)
 {
     (void)state;
     static const char *const names[REC_KIND_COUNT] = {
-        "ok", "http_429", "http_5xx", "http_4xx", "http_other",
-        "timeout_connect", "timeout_first_token", "timeout_idle",
-        "timeout_total", "connect_error", "stream_truncated",
-        "malformed_event", "line_too_long", "server_error_event",
-        "cancelled", "client_dropped", "transport_error",
+        "ok",
+        "http_429",
+        "http_5xx",
+        "http_4xx",
+        "http_other",
+        "timeout_connect",
+        "timeout_first_token",
+        "timeout_idle",
+        "timeout_total",
+        "connect_error",
+        "stream_truncated",
+        "malformed_event",
+        "line_too_long",
+        "server_error_event",
+        "cancelled",
+        "client_dropped",
+        "transport_error",
+        "overloaded_event",
     };
     for (int k = 0; k < REC_KIND_COUNT; k++) {
         assert_string_equal(rec_kind_name((enum rec_kind)k), names[k]);

@@ -142,6 +142,20 @@ static void test_defaults_and_numbers(void **state)
     wl_file_free(f);
 }
 
+/* A class may speak Anthropic's Messages API. */
+static void test_api_anthropic(void **state)
+{
+    (void)state;
+    struct wl_file *f =
+        parse_ok("{\"classes\":[{\"name\":\"claude\",\"prompt_tokens\":64,\"output_tokens\":8,"
+                 "\"api\":\"anthropic-messages\"},{\"name\":\"gpt\",\"prompt_tokens\":64,"
+                 "\"output_tokens\":8,\"api\":\"chat\"}]}");
+    assert_int_equal(f->n, 2);
+    assert_int_equal(f->classes[0].api, OAI_API_ANTHROPIC);
+    assert_int_equal(f->classes[1].api, OAI_API_CHAT);
+    wl_file_free(f);
+}
+
 #define CLS "{\"name\":\"a\",\"prompt_tokens\":10,\"output_tokens\":5"
 
 static void test_errors(void **state)
@@ -197,7 +211,8 @@ static void test_errors(void **state)
     parse_bad("{\"classes\": [{\"name\":\"a\",\"lengths\":\"uniform:1,2\"}]}",
               "classes[0].lengths: expected \"empirical:FILE\"", NULL);
     parse_bad("{\"classes\": [" CLS ",\"api\":\"grpc\"}]}",
-              "classes[0].api: expected \"chat\" or \"completions\"", "got \"grpc\"");
+              "classes[0].api: expected \"chat\", \"completions\" or \"anthropic-messages\"",
+              "got \"grpc\"");
     parse_bad("{\"classes\": [" CLS ",\"ignore_eos\":\"yes\"}]}",
               "classes[0].ignore_eos: expected true or false", NULL);
     parse_bad("{\"classes\": [" CLS ",\"prefix\":{\"fraction\":1.5,\"groups\":1,\"tokens\":8}}]}",
@@ -478,6 +493,6 @@ static void test_prompt_salt(void **state)
 }
 
 TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_defaults_and_numbers),
-          cmocka_unit_test(test_errors), cmocka_unit_test(test_pick_frequencies),
-          cmocka_unit_test(test_prefix_and_cancel_draws), cmocka_unit_test(test_prompt_build),
-          cmocka_unit_test(test_prompt_salt))
+          cmocka_unit_test(test_api_anthropic), cmocka_unit_test(test_errors),
+          cmocka_unit_test(test_pick_frequencies), cmocka_unit_test(test_prefix_and_cancel_draws),
+          cmocka_unit_test(test_prompt_build), cmocka_unit_test(test_prompt_salt))

@@ -1,0 +1,486 @@
+/* anthropic.c: decoding Anthropic Messages events and bodies (see
+ * anthropic.h).
+ *
+ * One pass over the payload with the cursor of jcur.h, as openai.c does:
+ * every byte validated, the few members we count read on the way into a
+ * struct msg, whatever order they come in; what they mean is decided at
+ * the end by the payload's "type". */
+#include "decode/anthropic.h"
+
+#include <string.h>
+
+#include "decode/jcur.h"
+#include "decode/jscan.h"
+#include "util/util.h"
+
+enum msg_type {
+    T_NONE,
+    T_MESSAGE_START,
+    T_BLOCK_START,
+    T_BLOCK_DELTA,
+    T_BLOCK_STOP,
+    T_MESSAGE_DELTA,
+    T_MESSAGE_STOP,
+    T_PING,
+    T_ERROR,
+    T_MESSAGE, /* a non-streamed response */
+    T_OTHER
+};
+
+/* The type of a block or a delta. */
+enum part_type { P_NONE, P_TEXT, P_THINKING, P_TOOL, P_OTHER };
+
+struct usage {
+    int64_t input, cache_read, cache_creation, output;
+};
+
+/* What one payload holds, before its type says what it means. */
+struct msg {
+    enum msg_type type;
+    struct usage usage; /* usage, or message.usage (message_start) */
+    int has_usage;
+    enum part_type part;     /* delta.type, or content_block.type */
+    uint64_t text, thinking; /* bytes of text / thinking in delta or content_block */
+    int has_text, has_json;  /* a "text" / "partial_json" member was there */
+    uint64_t content_text, content_thinking; /* a message's content blocks */
+    uint32_t content_tools;
+    struct jscan_value stop; /* stop_reason (delta's or the message's) */
+    int has_error;
+    char error_type[40];
+    char error_message[128];
+};
+
+static void chunk_clear(struct oai_chunk *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->prompt_tokens = -1;
+    c->completion_tokens = -1;
+    c->cached_tokens = -1;
+}
+
+/* A string value's raw view (quotes included) in *v, JSCAN_INVALID when
+ * it is not a string. */
+CUR_INLINE int read_string(struct cur *c, struct jscan_value *v, int *escaped)
+{
+    if (cur_value(c, v, escaped) < 0)
+        return -1;
+    if (v->type != JSCAN_STRING)
+        v->type = JSCAN_INVALID;
+    return 0;
+}
+
+/* Is v (a string, escaped as said) the word lit? */
+#define STR_IS(v, esc, lit)                                                                        \
+    ((esc) ? jscan_string_equals((v), (lit), sizeof(lit) - 1)                                      \
+           : (v)->len == sizeof(lit) + 1 && memcmp((v)->ptr + 1, (lit), sizeof(lit) - 1) == 0)
+
+static enum msg_type type_of(const struct jscan_value *v, int esc)
+{
+    if (v->type != JSCAN_STRING)
+        return T_NONE;
+    if (STR_IS(v, esc, "content_block_delta"))
+        return T_BLOCK_DELTA;
+    if (STR_IS(v, esc, "message_start"))
+        return T_MESSAGE_START;
+    if (STR_IS(v, esc, "content_block_start"))
+        return T_BLOCK_START;
+    if (STR_IS(v, esc, "content_block_stop"))
+        return T_BLOCK_STOP;
+    if (STR_IS(v, esc, "message_delta"))
+        return T_MESSAGE_DELTA;
+    if (STR_IS(v, esc, "message_stop"))
+        return T_MESSAGE_STOP;
+    if (STR_IS(v, esc, "ping"))
+        return T_PING;
+    if (STR_IS(v, esc, "error"))
+        return T_ERROR;
+    if (STR_IS(v, esc, "message"))
+        return T_MESSAGE;
+    return T_OTHER;
+}
+
+static enum msg_type type_of_name(const char *s, size_t n)
+{
+    struct jscan_value v = {JSCAN_STRING, NULL, 0};
+    char buf[32];
+    if (n + 2 > sizeof buf)
+        return T_OTHER;
+    buf[0] = '"';
+    memcpy(buf + 1, s, n);
+    buf[n + 1] = '"';
+    v.ptr = buf;
+    v.len = n + 2;
+    return n ? type_of(&v, 0) : T_NONE;
+}
+
+static enum part_type part_of(const struct jscan_value *v, int esc)
+{
+    if (v->type != JSCAN_STRING)
+        return P_NONE;
+    if (STR_IS(v, esc, "text_delta") || STR_IS(v, esc, "text"))
+        return P_TEXT;
+    if (STR_IS(v, esc, "thinking_delta") || STR_IS(v, esc, "thinking"))
+        return P_THINKING;
+    if (STR_IS(v, esc, "input_json_delta") || STR_IS(v, esc, "tool_use") ||
+        STR_IS(v, esc, "server_tool_use"))
+        return P_TOOL;
+    return P_OTHER;
+}
+
+static int usage_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct usage *u = ud;
+    if (KEY_IS(k, "input_tokens"))
+        return read_token_count(c, &u->input);
+    if (KEY_IS(k, "output_tokens"))
+        return read_token_count(c, &u->output);
+    if (KEY_IS(k, "cache_read_input_tokens"))
+        return read_token_count(c, &u->cache_read);
+    if (KEY_IS(k, "cache_creation_input_tokens"))
+        return read_token_count(c, &u->cache_creation);
+    return cur_skip(c);
+}
+
+static int read_usage(struct cur *c, struct msg *m)
+{
+    if (cur_peek(c) != '{')
+        return cur_skip(c);
+    m->has_usage = 1;
+    return cur_object(c, usage_member, &m->usage);
+}
+
+/* message_start's message: its usage is read. */
+static int message_member(struct cur *c, const struct key *k, void *ud)
+{
+    if (KEY_IS(k, "usage"))
+        return read_usage(c, ud);
+    return cur_skip(c);
+}
+
+/* A delta or a content_block: its type, its text or thinking, and
+ * (message_delta) its stop_reason. The delta's "text" is the one string
+ * the memo may patch. */
+static int part_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct msg *m = ud;
+    struct jscan_value v;
+    int esc;
+    uint64_t n;
+
+    if (KEY_IS(k, "type")) {
+        if (read_string(c, &v, &esc) < 0)
+            return -1;
+        m->part = part_of(&v, esc);
+        return 0;
+    }
+    if (KEY_IS(k, "text")) {
+        if (cur_text_bytes(c, &n, 1) < 0)
+            return -1;
+        m->text += n;
+        m->has_text = 1;
+        return 0;
+    }
+    if (KEY_IS(k, "thinking")) {
+        if (cur_text_bytes(c, &n, 0) < 0)
+            return -1;
+        m->thinking += n;
+        return 0;
+    }
+    if (KEY_IS(k, "partial_json")) {
+        m->has_json = 1;
+        return cur_skip(c);
+    }
+    if (KEY_IS(k, "stop_reason"))
+        return read_string(c, &m->stop, &esc);
+    return cur_skip(c);
+}
+
+/* One block of a message's content: text, thinking or tool use. */
+struct block {
+    enum part_type part;
+    uint64_t text, thinking;
+};
+
+static int block_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct block *b = ud;
+    struct jscan_value v;
+    int esc;
+    uint64_t n;
+
+    if (KEY_IS(k, "type")) {
+        if (read_string(c, &v, &esc) < 0)
+            return -1;
+        b->part = part_of(&v, esc);
+        return 0;
+    }
+    if (KEY_IS(k, "text")) {
+        if (cur_text_bytes(c, &n, 0) < 0)
+            return -1;
+        b->text += n;
+        return 0;
+    }
+    if (KEY_IS(k, "thinking")) {
+        if (cur_text_bytes(c, &n, 0) < 0)
+            return -1;
+        b->thinking += n;
+        return 0;
+    }
+    return cur_skip(c);
+}
+
+static int read_content(struct cur *c, struct msg *m)
+{
+    int rc;
+
+    if (cur_peek(c) != '[')
+        return cur_skip(c);
+    rc = cur_open(c, ']');
+    while (rc > 0) {
+        struct block b = {P_NONE, 0, 0};
+        if (cur_peek(c) == '{') {
+            if (cur_object(c, block_member, &b) < 0)
+                return -1;
+            if (b.part == P_TEXT || b.part == P_NONE)
+                m->content_text += b.text;
+            else if (b.part == P_THINKING)
+                m->content_thinking += b.thinking;
+            else if (b.part == P_TOOL)
+                m->content_tools++;
+        } else if (cur_skip(c) < 0) {
+            return -1;
+        }
+        rc = cur_more(c, ']');
+    }
+    return rc;
+}
+
+/* error: {"type": "...", "message": "..."} or a bare string. */
+static int error_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct msg *m = ud;
+    struct jscan_value v;
+    int esc;
+
+    if (KEY_IS(k, "type") || KEY_IS(k, "message")) {
+        int is_type = k->n == 4;
+        if (read_string(c, &v, &esc) < 0)
+            return -1;
+        if (v.type == JSCAN_STRING) {
+            char *dst = is_type ? m->error_type : m->error_message;
+            size_t cap = is_type ? sizeof m->error_type : sizeof m->error_message;
+            if (!dst[0])
+                copy_text(&v, esc, dst, cap);
+        }
+        return 0;
+    }
+    return cur_skip(c);
+}
+
+static int read_error(struct cur *c, struct msg *m)
+{
+    struct jscan_value v;
+    int esc;
+
+    if (cur_peek(c) == '{') {
+        m->has_error = 1;
+        return cur_object(c, error_member, m);
+    }
+    if (cur_value(c, &v, &esc) < 0)
+        return -1;
+    if (v.type == JSCAN_STRING) {
+        m->has_error = 1;
+        copy_text(&v, esc, m->error_message, sizeof m->error_message);
+    }
+    return 0;
+}
+
+/* The single pass: every byte validated, the members we want read into
+ * *m. Returns 0 or LL_E_PROTO; c is left for the memo's note. */
+static int decode_payload(struct cur *c, const char *data, size_t len, struct msg *m)
+{
+    struct key k;
+    char kb[KEY_BUF];
+    struct jscan_value v;
+    int rc, esc;
+
+    memset(m, 0, sizeof *m);
+    m->usage = (struct usage){-1, -1, -1, -1};
+    m->stop.type = JSCAN_INVALID;
+    if (!data)
+        return LL_E_PROTO;
+    c->p = data;
+    c->end = data + len;
+    c->depth = 0;
+    c->texts = 0;
+    c->text = c->text_end = NULL;
+    if (cur_peek(c) != '{')
+        return LL_E_PROTO;
+    rc = cur_open(c, '}');
+    while (rc > 0) {
+        if (cur_key(c, &k, kb) < 0)
+            return LL_E_PROTO;
+        if (KEY_IS(&k, "type")) {
+            rc = read_string(c, &v, &esc);
+            if (rc == 0)
+                m->type = type_of(&v, esc);
+        } else if (KEY_IS(&k, "delta") || KEY_IS(&k, "content_block")) {
+            rc = cur_peek(c) == '{' ? cur_object(c, part_member, m) : cur_skip(c);
+        } else if (KEY_IS(&k, "usage")) {
+            rc = read_usage(c, m);
+        } else if (KEY_IS(&k, "message")) {
+            rc = cur_peek(c) == '{' ? cur_object(c, message_member, m) : cur_skip(c);
+        } else if (KEY_IS(&k, "content")) {
+            rc = read_content(c, m);
+        } else if (KEY_IS(&k, "stop_reason")) {
+            rc = read_string(c, &m->stop, &esc);
+        } else if (KEY_IS(&k, "error")) {
+            rc = read_error(c, m);
+        } else {
+            rc = cur_skip(c);
+        }
+        if (rc < 0)
+            return LL_E_PROTO;
+        rc = cur_more(c, '}');
+    }
+    if (rc < 0 || skip_ws(c->p, c->end) != c->end)
+        return LL_E_PROTO;
+    return 0;
+}
+
+static void take_usage(const struct msg *m, struct oai_chunk *out, int with_output)
+{
+    const struct usage *u = &m->usage;
+    if (!m->has_usage)
+        return;
+    out->has_usage = 1;
+    if (u->input >= 0)
+        out->prompt_tokens = u->input + LL_MAX(u->cache_read, 0) + LL_MAX(u->cache_creation, 0);
+    if (u->cache_read >= 0)
+        out->cached_tokens = u->cache_read;
+    if (with_output && u->output >= 0)
+        out->completion_tokens = u->output;
+}
+
+static void take_stop(const struct msg *m, struct oai_chunk *out)
+{
+    if (m->stop.type != JSCAN_STRING)
+        return;
+    out->has_finish = 1;
+    jscan_string_unescape(&m->stop, out->finish_reason, sizeof out->finish_reason, NULL);
+}
+
+static void take_error(const struct msg *m, struct oai_chunk *out)
+{
+    if (!m->has_error)
+        return;
+    out->has_error = 1;
+    out->overloaded = strcmp(m->error_type, "overloaded_error") == 0;
+    char *d = out->error_message;
+    size_t cap = sizeof out->error_message, at = 0;
+    if (m->error_type[0]) {
+        at = strlen(m->error_type);
+        memcpy(d, m->error_type, at);
+        memcpy(d + at, ": ", 2);
+        at += 2;
+    }
+    /* The message after it, cut where it would overflow, never inside a
+     * UTF-8 character. */
+    size_t n = strlen(m->error_message);
+    if (at + n >= cap) {
+        n = cap - 1 - at;
+        while (n && ((unsigned char)m->error_message[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(d + at, m->error_message, n);
+    d[at + n] = '\0';
+}
+
+/* What a streamed event of type t means, into out (cleared). */
+static void event_result(enum msg_type t, const struct msg *m, struct oai_chunk *out)
+{
+    switch (t) {
+    case T_MESSAGE_START: take_usage(m, out, 0); break;
+    case T_BLOCK_START:
+    case T_BLOCK_DELTA:
+        if (m->part == P_TEXT || (m->part == P_NONE && m->has_text))
+            out->content_bytes = add_sat_u32(0, m->text);
+        else if (m->part == P_THINKING)
+            out->reasoning_bytes = add_sat_u32(0, m->thinking);
+        else if (m->part == P_TOOL)
+            out->tool_call_deltas = 1;
+        break;
+    case T_MESSAGE_DELTA:
+        take_stop(m, out);
+        take_usage(m, out, 1);
+        break;
+    case T_MESSAGE_STOP: out->done = 1; break;
+    case T_NONE:
+    case T_BLOCK_STOP:
+    case T_PING:
+    case T_ERROR:
+    case T_MESSAGE:
+    case T_OTHER: break;
+    }
+    take_error(m, out);
+}
+
+static int decode_event(const char *event, size_t event_len, const char *data, size_t len,
+                        struct oai_chunk *out, struct cur *c, struct msg *m)
+{
+    chunk_clear(out);
+    if (decode_payload(c, data, len, m) != 0) {
+        chunk_clear(out);
+        return LL_E_PROTO;
+    }
+    enum msg_type t = m->type != T_NONE ? m->type : type_of_name(event, event_len);
+    event_result(t, m, out);
+    return 0;
+}
+
+int anth_decode_event(const char *event, size_t event_len, const char *data, size_t len,
+                      struct oai_chunk *out)
+{
+    struct cur c;
+    struct msg m;
+    return decode_event(event, event_len, data, len, out, &c, &m);
+}
+
+int anth_decode_event_memo(const char *event, size_t event_len, const char *data, size_t len,
+                           struct oai_chunk *out, struct oai_memo *m)
+{
+    struct cur c;
+    struct msg g;
+
+    if (oai_memo_hit(m, OAI_API_ANTHROPIC, data, len, out))
+        return 0;
+    int rc = decode_event(event, event_len, data, len, out, &c, &g);
+    m->len = 0;
+    /* Kept: a text delta whose own "type" said so (the event name plays no
+     * part in its result), its content_bytes from its one counted string
+     * (the delta's text) and nothing else in it. */
+    if (rc == 0 && g.type == T_BLOCK_DELTA && c.texts == 1 &&
+        (g.part == P_TEXT || (g.part == P_NONE && g.has_text)) && !g.has_error && !g.has_usage &&
+        g.stop.type != JSCAN_STRING)
+        oai_memo_keep(m, OAI_API_ANTHROPIC, data, len, c.text, c.text_end, 0, out);
+    return rc;
+}
+
+int anth_decode_response(const char *body, size_t len, struct oai_chunk *out)
+{
+    struct cur c;
+    struct msg m;
+
+    chunk_clear(out);
+    if (decode_payload(&c, body, len, &m) != 0) {
+        chunk_clear(out);
+        return LL_E_PROTO;
+    }
+    out->content_bytes = add_sat_u32(0, m.content_text);
+    out->reasoning_bytes = add_sat_u32(0, m.content_thinking);
+    out->tool_call_deltas = m.content_tools;
+    take_stop(&m, out);
+    take_usage(&m, out, 1);
+    take_error(&m, out);
+    return 0;
+}

@@ -1,0 +1,383 @@
+/* Unit tests for anthropic.c: llama.cpp's real Messages captures (streamed,
+ * split at every offset, with and without the memo; not streamed; an
+ * error body), then each event type by hand, error events, the event name
+ * as fallback, malformed data, and the memo against full decodes. */
+#include "test.h"
+#include "testutil.h"
+
+#include <string.h>
+
+#include "decode/anthropic.h"
+#include "decode/openai.h"
+#include "decode/sse.h"
+#include "util/util.h"
+
+/* A capture's status and body, chunked framing undone. */
+static char *load_body(const char *name, int *status, size_t *len)
+{
+    size_t raw_len;
+    char *raw = test_read_data("sse", name, &raw_len);
+    char *hdr_end = strstr(raw, "\r\n\r\n");
+    assert_non_null(hdr_end);
+    assert_true(strncmp(raw, "HTTP/1.1 ", 9) == 0);
+    *status = atoi(raw + 9);
+    char *out = ll_malloc(raw_len + 1);
+    char *p = hdr_end + 4, *end = raw + raw_len;
+    size_t n = 0;
+    if (!strstr(raw, "Transfer-Encoding: chunked")) {
+        n = (size_t)(end - p);
+        memcpy(out, p, n);
+    } else {
+        for (;;) {
+            char *e;
+            unsigned long k = strtoul(p, &e, 16);
+            assert_true(e != p && e[0] == '\r' && e[1] == '\n');
+            p = e + 2;
+            if (k == 0)
+                break;
+            assert_true(p + k + 2 <= end);
+            memcpy(out + n, p, k);
+            n += k;
+            p += k + 2;
+        }
+    }
+    out[n] = '\0';
+    *len = n;
+    free(raw);
+    return out;
+}
+
+struct acc {
+    int memo_on;
+    struct oai_memo memo;
+    struct oai_stream st;
+    int malformed;
+    uint64_t pings;
+};
+
+static int acc_cb(void *ud, const struct sse_event *ev)
+{
+    struct acc *a = ud;
+    struct oai_chunk c, ref;
+    int rc = a->memo_on ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len,
+                                                 &c, &a->memo)
+                        : anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &c);
+    /* The memo never changes an answer. */
+    assert_int_equal(anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ref), rc);
+    assert_memory_equal(&c, &ref, sizeof c);
+    if (rc != 0) {
+        a->malformed++;
+        return 0;
+    }
+    oai_stream_add(&a->st, &c);
+    return 0;
+}
+
+/* Feed body through an SSE parser cut at the offsets in cuts (ascending). */
+static void feed(const char *body, size_t len, const size_t *cuts, size_t ncuts, int memo,
+                 struct acc *a)
+{
+    struct sse_parser p;
+    memset(a, 0, sizeof *a);
+    a->memo_on = memo;
+    oai_memo_reset(&a->memo);
+    oai_stream_init(&a->st);
+    sse_parser_init(&p, 0);
+    size_t pos = 0;
+    for (size_t i = 0; i <= ncuts; i++) {
+        size_t next = i < ncuts ? cuts[i] : len;
+        assert_int_equal(sse_parser_feed(&p, body + pos, next - pos, acc_cb, a), 0);
+        pos = next;
+    }
+    assert_int_equal(sse_parser_finish(&p, acc_cb, a), 0);
+    sse_parser_free(&p);
+}
+
+/* What llama.cpp's stream (max_tokens 12) decodes to. */
+static void check_stream(const struct acc *a)
+{
+    enum oai_tokens_source src;
+    assert_int_equal(a->malformed, 0);
+    /* message_start, content_block_start, 12 deltas, content_block_stop,
+     * message_delta, message_stop. */
+    assert_int_equal(a->st.events, 17);
+    assert_int_equal(a->st.output_events, 12);
+    assert_int_equal(a->st.content_events, 12);
+    /* "\"" "H" "e" "-" "o" "a" "ce" "," "\"" " " "im" "a", decoded. */
+    assert_int_equal(a->st.content_bytes, 14);
+    assert_int_equal(a->st.reasoning_bytes, 0);
+    assert_int_equal(a->st.done, 1);
+    assert_int_equal(a->st.has_finish, 1);
+    assert_string_equal(a->st.finish_reason, "max_tokens");
+    /* input_tokens 27 + cache_read_input_tokens 19 from message_start,
+     * output_tokens 12 from message_delta. */
+    assert_int_equal(a->st.prompt_tokens, 46);
+    assert_int_equal(a->st.cached_tokens, 19);
+    assert_int_equal(a->st.completion_tokens, 12);
+    assert_int_equal(oai_stream_output_tokens(&a->st, &src), 12);
+    assert_int_equal(src, OAI_TOKENS_USAGE);
+    assert_int_equal(a->st.has_error, 0);
+}
+
+static void test_capture_stream(void **state)
+{
+    (void)state;
+    int status;
+    size_t len;
+    char *body = load_body("messages-stream.http", &status, &len);
+    struct acc a;
+
+    assert_int_equal(status, 200);
+    for (int memo = 0; memo <= 1; memo++) {
+        feed(body, len, NULL, 0, memo, &a);
+        check_stream(&a);
+        if (memo) /* every text delta after the first takes the shortcut */
+            assert_int_equal(a.memo.hits, 11);
+        /* Split at every offset. */
+        for (size_t k = 0; k <= len; k++) {
+            feed(body, len, &k, 1, memo, &a);
+            check_stream(&a);
+        }
+    }
+    /* Byte by byte. */
+    size_t *all = ll_malloc(len * sizeof *all);
+    for (size_t i = 0; i + 1 < len; i++)
+        all[i] = i + 1;
+    feed(body, len, all, len - 1, 1, &a);
+    check_stream(&a);
+    free(all);
+    free(body);
+}
+
+static void test_capture_nostream_and_error(void **state)
+{
+    (void)state;
+    int status;
+    size_t len;
+    struct oai_chunk c;
+    char *body = load_body("messages-nostream.http", &status, &len);
+
+    assert_int_equal(status, 200);
+    assert_int_equal(anth_decode_response(body, len, &c), 0);
+    assert_int_equal(c.content_bytes, 28); /* "\"Can you go to the park with" */
+    assert_int_equal(c.has_finish, 1);
+    assert_string_equal(c.finish_reason, "max_tokens");
+    assert_int_equal(c.has_usage, 1);
+    assert_int_equal(c.prompt_tokens, 46); /* 1 + 45 cached */
+    assert_int_equal(c.cached_tokens, 45);
+    assert_int_equal(c.completion_tokens, 12);
+    assert_int_equal(c.has_error, 0);
+    free(body);
+
+    body = load_body("messages-error-context-too-long.http", &status, &len);
+    assert_int_equal(status, 400);
+    assert_int_equal(anth_decode_response(body, len, &c), 0);
+    assert_int_equal(c.has_error, 1);
+    assert_string_equal(c.error_message,
+                        "exceed_context_size_error: request (1643 tokens) exceeds the "
+                        "available context size (512 tokens), try increasing it");
+    assert_int_equal(c.has_usage, 0);
+    assert_int_equal(c.content_bytes, 0);
+    free(body);
+}
+
+static struct oai_chunk ev(const char *name, const char *data)
+{
+    struct oai_chunk c;
+    int rc = anth_decode_event(name, strlen(name), data, strlen(data), &c);
+    if (rc != 0)
+        fail_msg("decode of %s failed: %d", data, rc);
+    return c;
+}
+
+static void test_event_types(void **state)
+{
+    (void)state;
+    struct oai_chunk c;
+
+    c = ev("content_block_delta",
+           "{\"type\":\"content_block_delta\",\"index\":1,"
+           "\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hmm, \\u00e9\"}}");
+    assert_int_equal(c.reasoning_bytes, 7);
+    assert_int_equal(c.content_bytes, 0);
+    assert_true(oai_chunk_carries_output(&c));
+
+    c = ev("content_block_delta",
+           "{\"type\":\"content_block_delta\",\"index\":2,"
+           "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\":\"}}");
+    assert_int_equal(c.tool_call_deltas, 1);
+    assert_true(oai_chunk_carries_output(&c));
+
+    c = ev("content_block_delta",
+           "{\"type\":\"content_block_delta\",\"index\":0,"
+           "\"delta\":{\"type\":\"signature_delta\",\"signature\":\"abc\"}}");
+    assert_false(oai_chunk_carries_output(&c));
+
+    /* Members in any order: the delta's type after its text. */
+    c = ev("", "{\"delta\":{\"text\":\"abc\",\"type\":\"text_delta\"},\"type\":"
+               "\"content_block_delta\",\"index\":0}");
+    assert_int_equal(c.content_bytes, 3);
+
+    c = ev("content_block_start",
+           "{\"type\":\"content_block_start\",\"index\":1,"
+           "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}");
+    assert_int_equal(c.tool_call_deltas, 1);
+    c = ev("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,"
+                                  "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+    assert_false(oai_chunk_carries_output(&c));
+    c = ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
+    assert_false(oai_chunk_carries_output(&c));
+    c = ev("ping", "{\"type\": \"ping\"}");
+    assert_false(oai_chunk_carries_output(&c));
+    assert_int_equal(c.has_usage + c.has_finish + c.has_error + c.done, 0);
+
+    /* Anthropic's own message_start: output_tokens there is not output. */
+    c = ev("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
+                            "\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":5,"
+                            "\"cache_read_input_tokens\":20,\"output_tokens\":1}}}");
+    assert_int_equal(c.has_usage, 1);
+    assert_int_equal(c.prompt_tokens, 35);
+    assert_int_equal(c.cached_tokens, 20);
+    assert_int_equal(c.completion_tokens, -1);
+
+    c = ev("message_delta",
+           "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+           "\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}");
+    assert_int_equal(c.has_finish, 1);
+    assert_string_equal(c.finish_reason, "end_turn");
+    assert_int_equal(c.completion_tokens, 15);
+    assert_int_equal(c.prompt_tokens, -1);
+
+    c = ev("message_stop", "{\"type\":\"message_stop\"}");
+    assert_int_equal(c.done, 1);
+    /* No type in the data: the event name says. */
+    c = ev("message_stop", "{}");
+    assert_int_equal(c.done, 1);
+    c = ev("content_block_delta", "{\"delta\":{\"type\":\"text_delta\",\"text\":\"xy\"}}");
+    assert_int_equal(c.content_bytes, 2);
+    /* The data's type wins over the name. */
+    c = ev("message_stop", "{\"type\":\"ping\"}");
+    assert_int_equal(c.done, 0);
+}
+
+static void test_error_events_and_malformed(void **state)
+{
+    (void)state;
+    struct oai_chunk c;
+
+    c = ev("error", "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+                    "\"message\":\"Overloaded\"}}");
+    assert_int_equal(c.has_error, 1);
+    assert_string_equal(c.error_message, "overloaded_error: Overloaded");
+    assert_int_equal(c.overloaded, 1);
+    assert_false(oai_chunk_carries_output(&c));
+
+    c = ev("error", "{\"type\":\"error\",\"error\":{\"message\":\"no type\"}}");
+    assert_string_equal(c.error_message, "no type");
+    assert_int_equal(c.overloaded, 0);
+
+    /* A long message is cut at a character boundary. */
+    char data[512];
+    char msg[300];
+    memset(msg, 'a', sizeof msg);
+    memcpy(msg + 96, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
+    msg[sizeof msg - 1] = '\0';
+    snprintf(data, sizeof data,
+             "{\"type\":\"error\",\"error\":{\"type\":\"api_error\","
+             "\"message\":\"%s\"}}",
+             msg);
+    c = ev("error", data);
+    assert_true(strlen(c.error_message) < sizeof c.error_message);
+    assert_true(strncmp(c.error_message, "api_error: aaa", 14) == 0);
+    size_t n = strlen(c.error_message);
+    assert_true(((unsigned char)c.error_message[n - 1] & 0xC0) != 0xC0);
+
+    static const char *const bad[] = {
+        "",
+        "[DONE]",
+        "{\"type\":\"ping\"",
+        "{\"type\":\"ping\"}x",
+        "[1]",
+        "\"ping\"",
+        "{\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"ab}}",
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
+        assert_int_equal(anth_decode_event("ping", 4, bad[i], strlen(bad[i]), &c), LL_E_PROTO);
+        assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
+        assert_int_equal(anth_decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
+    }
+}
+
+static void test_response_blocks(void **state)
+{
+    (void)state;
+    struct oai_chunk c;
+    static const char body[] =
+        "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":["
+        "{\"type\":\"thinking\",\"thinking\":\"let me see\",\"signature\":\"s\"},"
+        "{\"type\":\"text\",\"text\":\"Hello\"},"
+        "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{\"text\":\"zz\"}}],"
+        "\"stop_reason\":\"tool_use\",\"usage\":{\"input_tokens\":7,\"output_tokens\":9}}";
+    assert_int_equal(anth_decode_response(body, sizeof body - 1, &c), 0);
+    assert_int_equal(c.content_bytes, 5);
+    assert_int_equal(c.reasoning_bytes, 10);
+    assert_int_equal(c.tool_call_deltas, 1);
+    assert_string_equal(c.finish_reason, "tool_use");
+    assert_int_equal(c.prompt_tokens, 7);
+    assert_int_equal(c.cached_tokens, -1);
+    assert_int_equal(c.completion_tokens, 9);
+
+    static const char err[] = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+                              "\"message\":\"Overloaded\"}}";
+    assert_int_equal(anth_decode_response(err, sizeof err - 1, &c), 0);
+    assert_int_equal(c.has_error, 1);
+    assert_string_equal(c.error_message, "overloaded_error: Overloaded");
+}
+
+/* The memo against full decodes over a made-up stream: escapes, a text of
+ * another length, a thinking delta in the same shape (never patched), a
+ * delta with a different index, and a payload cut inside its text. */
+static void test_memo(void **state)
+{
+    (void)state;
+    static const char *const seq[] = {
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+        "\"a\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+        "\"\\u00e9\\\"\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+        "\"\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+        "\"a\"b\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+        "\"long text\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":"
+        "\"x\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\","
+        "\"text\":\"a\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\","
+        "\"text\":\"bb\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+        "\"a\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+        "\"\\ud800\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+        "\"ok\"}}",
+    };
+    struct oai_memo m;
+    oai_memo_reset(&m);
+    for (size_t i = 0; i < LL_ARRAY_LEN(seq); i++) {
+        struct oai_chunk a, b;
+        size_t n = strlen(seq[i]);
+        int ra = anth_decode_event_memo("", 0, seq[i], n, &a, &m);
+        int rb = anth_decode_event("", 0, seq[i], n, &b);
+        assert_int_equal(ra, rb);
+        if (ra == 0)
+            assert_memory_equal(&a, &b, sizeof a);
+    }
+    assert_true(m.hits >= 2);
+}
+
+TEST_MAIN(cmocka_unit_test(test_capture_stream), cmocka_unit_test(test_capture_nostream_and_error),
+          cmocka_unit_test(test_event_types), cmocka_unit_test(test_error_events_and_malformed),
+          cmocka_unit_test(test_response_blocks), cmocka_unit_test(test_memo))
