@@ -181,6 +181,8 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         p->steady = s->steady;
         p->recovery = s->f.recovery;
         p->confirm = s->f.confirm;
+        p->hold_factor = s->hold_factor;
+        p->short_hold = s->short_hold;
         p->verdict = sweep_step_verdict(s, 0);
         p->inflight_mean = s->f.inflight_mean;
         p->inflight_max = s->f.inflight_max;

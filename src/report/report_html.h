@@ -65,6 +65,8 @@ struct report_step {
     int recovery;               /* 1: the recovery step after saturation (kept off the curves' lines) */
     int confirm;                /* 1: a re-run (--confirm) of a rate that failed below a
                                  * passing one */
+    double hold_factor;         /* window / E2E p99; NAN = unknown */
+    int short_hold;             /* 1: held less than the hold rule's factor x E2E p99 */
     const char *verdict;        /* short text for the table ("ok", "SLO miss", "saturated"); may be NULL */
     double inflight_mean;       /* requests, time-weighted */
     double inflight_max;        /* requests */

@@ -11,37 +11,107 @@
 
 /* 54 fixed columns, then one error count per kind other than ok
  * ("err_http_429" ...), in enum rec_kind order, then N_SERVER server
- * columns. */
+ * columns, then N_HOLD of the hold rule (last, so that the columns before
+ * them keep their places). */
 #define N_FIXED 54
 #define N_SERVER 15
+#define N_HOLD 2
 
 const char *const steps_csv_columns[] = {
-    "step", "repeat", "kind", "offered_rps", "start_offset_s", "window_s", "achieved_rps",
-    "completed_rps", "goodput_rps", "attainment", "input_tps", "output_tps", "scheduled", "ok",
-    "failed", "error_rate",
-    "ttft_p50_ms", "ttft_p90_ms", "ttft_p95_ms", "ttft_p99_ms", "ttft_p999_ms", "ttft_max_ms",
-    "tpot_p50_ms", "tpot_p90_ms", "tpot_p95_ms", "tpot_p99_ms", "tpot_p999_ms", "tpot_max_ms",
-    "itl_p50_ms", "itl_p90_ms", "itl_p95_ms", "itl_p99_ms", "itl_p999_ms", "itl_max_ms",
-    "e2e_p50_ms", "e2e_p90_ms", "e2e_p95_ms", "e2e_p99_ms", "e2e_p999_ms", "e2e_max_ms",
-    "ttft_p99_ci_lo_ms", "ttft_p99_ci_hi_ms", "ttft_p99_first_half_ms",
-    "ttft_p99_second_half_ms", "inflight_mean", "inflight_max", "inflight_growth",
-    "lateness_p50_ms", "lateness_p99_ms", "lateness_max_ms", "steady", "slo_pass", "verdict",
+    "step",
+    "repeat",
+    "kind",
+    "offered_rps",
+    "start_offset_s",
+    "window_s",
+    "achieved_rps",
+    "completed_rps",
+    "goodput_rps",
+    "attainment",
+    "input_tps",
+    "output_tps",
+    "scheduled",
+    "ok",
+    "failed",
+    "error_rate",
+    "ttft_p50_ms",
+    "ttft_p90_ms",
+    "ttft_p95_ms",
+    "ttft_p99_ms",
+    "ttft_p999_ms",
+    "ttft_max_ms",
+    "tpot_p50_ms",
+    "tpot_p90_ms",
+    "tpot_p95_ms",
+    "tpot_p99_ms",
+    "tpot_p999_ms",
+    "tpot_max_ms",
+    "itl_p50_ms",
+    "itl_p90_ms",
+    "itl_p95_ms",
+    "itl_p99_ms",
+    "itl_p999_ms",
+    "itl_max_ms",
+    "e2e_p50_ms",
+    "e2e_p90_ms",
+    "e2e_p95_ms",
+    "e2e_p99_ms",
+    "e2e_p999_ms",
+    "e2e_max_ms",
+    "ttft_p99_ci_lo_ms",
+    "ttft_p99_ci_hi_ms",
+    "ttft_p99_first_half_ms",
+    "ttft_p99_second_half_ms",
+    "inflight_mean",
+    "inflight_max",
+    "inflight_growth",
+    "lateness_p50_ms",
+    "lateness_p99_ms",
+    "lateness_max_ms",
+    "steady",
+    "slo_pass",
+    "verdict",
     "cost_per_mtok",
-    "err_http_429", "err_http_5xx", "err_http_4xx", "err_http_other", "err_timeout_connect",
-    "err_timeout_first_token", "err_timeout_idle", "err_timeout_total", "err_connect_error",
-    "err_stream_truncated", "err_malformed_event", "err_line_too_long",
-    "err_server_error_event", "err_cancelled", "err_client_dropped", "err_transport_error",
+    "err_http_429",
+    "err_http_5xx",
+    "err_http_4xx",
+    "err_http_other",
+    "err_timeout_connect",
+    "err_timeout_first_token",
+    "err_timeout_idle",
+    "err_timeout_total",
+    "err_connect_error",
+    "err_stream_truncated",
+    "err_malformed_event",
+    "err_line_too_long",
+    "err_server_error_event",
+    "err_cancelled",
+    "err_client_dropped",
+    "err_transport_error",
     /* the server's /metrics over the step's window (empty when not scraped) */
-    "server_scrapes", "server_scrapes_failed", "server_waiting_mean", "server_waiting_max",
-    "server_running_mean", "server_running_max", "server_kv_usage_mean", "server_kv_usage_max",
-    "server_preemptions", "server_ttft_p50_ms", "server_ttft_p99_ms",
-    "client_ttft_from_sent_p50_ms", "client_ttft_from_sent_p99_ms",
-    "server_generation_tokens", "client_output_tokens_in_span",
+    "server_scrapes",
+    "server_scrapes_failed",
+    "server_waiting_mean",
+    "server_waiting_max",
+    "server_running_mean",
+    "server_running_max",
+    "server_kv_usage_mean",
+    "server_kv_usage_max",
+    "server_preemptions",
+    "server_ttft_p50_ms",
+    "server_ttft_p99_ms",
+    "client_ttft_from_sent_p50_ms",
+    "client_ttft_from_sent_p99_ms",
+    "server_generation_tokens",
+    "client_output_tokens_in_span",
+    /* the hold rule */
+    "hold_factor",
+    "short",
 };
 const size_t steps_csv_ncolumns = sizeof steps_csv_columns / sizeof steps_csv_columns[0];
 
 _Static_assert(sizeof steps_csv_columns / sizeof steps_csv_columns[0] ==
-                   N_FIXED + REC_KIND_COUNT - 1 + N_SERVER,
+                   N_FIXED + REC_KIND_COUNT - 1 + N_SERVER + N_HOLD,
                "one error column per kind other than ok");
 
 static void num(FILE *f, double v)
@@ -129,6 +199,8 @@ static void row(FILE *f, const struct sweep_step *s)
     for (int k = 1; k < REC_KIND_COUNT; k++)
         fprintf(f, ",%llu", (unsigned long long)st->by_kind[k]);
     server_cols(f, s);
+    num(f, s->hold_factor);
+    fprintf(f, ",%d", s->short_hold);
     fputc('\n', f);
 }
 

@@ -23,6 +23,7 @@ void sweep_settings_init(struct sweep_settings *s)
     s->headroom = SWEEP_DEFAULT_HEADROOM;
     s->replicas = 1;
     s->lateness_tolerance = VERDICT_TOLERANCE_DEFAULT;
+    s->min_hold_factor = SWEEP_DEFAULT_MIN_HOLD_FACTOR;
 }
 
 /* ---- one step ---------------------------------------------------------- */
@@ -204,6 +205,11 @@ static void fill_pcts(const struct hist *h, uint64_t *out)
         out[i] = any ? hist_percentile(h, sweep_pcts[i]) : 0;
 }
 
+double sweep_min_hold_factor(const struct sweep_settings *set)
+{
+    return set->min_hold_factor > 0 ? set->min_hold_factor : SWEEP_DEFAULT_MIN_HOLD_FACTOR;
+}
+
 static double window_s(const struct sweep_facts *f)
 {
     uint64_t w = f->window_ns ? f->window_ns
@@ -292,6 +298,11 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     fill_pcts(st->itl_req, s->itl_ns);
     fill_pcts(st->e2e, s->e2e_ns);
     fill_pcts(f->lateness, s->lateness_ns);
+    /* The hold rule (SWEEP_DEFAULT_MIN_HOLD_FACTOR), for load steps. */
+    s->hold_factor =
+        hist_count(st->e2e) && s->e2e_ns[3] > 0 ? window_s(f) / ((double)s->e2e_ns[3] / 1e9) : NAN;
+    s->short_hold =
+        !f->recovery && isfinite(s->hold_factor) && s->hold_factor < sweep_min_hold_factor(set);
     /* `run`'s self-check, per step (docs/metrics.md). */
     struct verdict_input v = {.lateness = f->lateness, .tolerance = set->lateness_tolerance};
     verdict_latencies(&v, st);
@@ -786,6 +797,16 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
             continue;
         }
         last_loaded = &steps[i];
+        out->n_load_steps++;
+        if (steps[i].short_hold) {
+            if (out->n_short < SWEEP_MAX_UNKNOWN)
+                out->short_rps[out->n_short] = steps[i].f.offered_rps;
+            out->n_short++;
+            double r = steps[i].f.offered_rps;
+            if ((out->capacity_found && r == out->capacity_rps) ||
+                (out->next_fails && r == out->next_fail_rps))
+                out->capacity_short = 1;
+        }
         if (steps[i].invalid) /* the client's figures, not the server's */
             continue;
         x[m] = steps[i].achieved_rps;
@@ -954,6 +975,21 @@ static void put_recovery(const struct sweep_findings *fd, char *buf, size_t len,
             fd->overload_rps > 0 ? "switch" : "start");
 }
 
+/* The hold rule's line of the findings text (some load step is short). */
+static void put_short(const struct sweep_findings *fd, const struct sweep_settings *set, char *buf,
+                      size_t len, size_t *at)
+{
+    char what[64];
+    snprintf(what, sizeof what, "short steps (%zu of %zu)", fd->n_short, fd->n_load_steps);
+    put_rates(buf, len, at, what, fd->short_rps, fd->n_short);
+    put(buf, len, at, " req/s held less than %.3gx their own E2E p99", sweep_min_hold_factor(set));
+    if (fd->capacity_short)
+        put(buf, len, at, "; the capacity rests on short steps");
+    else if (fd->knee.found)
+        put(buf, len, at, "; the knee's fit includes them");
+    put(buf, len, at, ": lengthen --step-duration, or use --step-duration auto\n");
+}
+
 /* One traffic class's line of the findings text. */
 static void put_class(const struct sweep_class_finding *cf, char *buf, size_t len, size_t *at)
 {
@@ -990,6 +1026,8 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
     if (fd->drain_ns)
         put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
             ll_fmt_duration(fd->drain_ns, a, sizeof a));
+    if (fd->n_short)
+        put_short(fd, set, buf, len, &at);
     for (size_t k = 0; k < fd->n_classes; k++)
         put_class(&fd->classes[k], buf, len, &at);
     put(buf, len, &at, "stopped: %s\n", stop_reason && *stop_reason ? stop_reason
@@ -1124,9 +1162,9 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
 {
     char a[16], b[16], c[16], d[16];
     int cost = set->cost_per_hour > 0;
-    fprintf(f, "%4s %8s %8s %8s %8s %7s %9s %9s %9s %9s %6s %11s%s  %s\n", "step", "offered",
+    fprintf(f, "%4s %8s %8s %8s %8s %7s %9s %9s %9s %9s %6s %11s %6s%s  %s\n", "step", "offered",
             "achieved", "compl/s", "goodput", "attain", "TTFT p50", "TTFT p99", "TPOT p99",
-            "E2E p99", "err%", "inflight", cost ? "  $/Mtok" : "", "verdict");
+            "E2E p99", "err%", "inflight", "hold", cost ? "  $/Mtok" : "", "verdict");
     for (size_t i = 0; i < n; i++) {
         const struct sweep_step *s = &steps[i];
         char att[16], id[16], infl[24];
@@ -1143,6 +1181,10 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                 hist_count(s->stats.tpot) ? ll_fmt_duration(s->tpot_ns[3], c, sizeof c) : "-",
                 s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->e2e_ns[3], d, sizeof d) : "-",
                 100 * s->error_rate, infl);
+        char hold[16] = "-";
+        if (isfinite(s->hold_factor))
+            snprintf(hold, sizeof hold, "%.3gx", s->hold_factor);
+        fprintf(f, " %6s", hold);
         if (cost) {
             if (isfinite(s->cost_per_mtok))
                 fprintf(f, " %8.3g", s->cost_per_mtok);
@@ -1152,6 +1194,8 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
         fprintf(f, "  %s", sweep_step_verdict(s, 0));
         if (!s->f.recovery && !s->slo_pass)
             fprintf(f, " (%s)", s->fail_reason);
+        if (s->short_hold)
+            fprintf(f, "; short");
         fputc('\n', f);
     }
     print_server_table(f, steps, n);

@@ -302,6 +302,7 @@ json_t *sweep_settings_json(const struct sweep_settings *set)
     jset(o, "auto_rates", json_boolean(set->auto_rates));
     jset(o, "estimate_rps", json_real(set->estimate_rps));
     jset(o, "lateness_tolerance", json_real(set->lateness_tolerance));
+    jset(o, "min_hold_factor", json_real(sweep_min_hold_factor(set)));
     return o;
 }
 
@@ -333,6 +334,7 @@ void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
     set->auto_rates = json_is_true(json_object_get(o, "auto_rates"));
     num_from(o, "lateness_tolerance", &set->lateness_tolerance);
     num_from(o, "estimate_rps", &set->estimate_rps);
+    num_from(o, "min_hold_factor", &set->min_hold_factor);
 }
 
 static json_t *pct_json(const uint64_t *v, int any)
@@ -455,6 +457,8 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "lateness_warning",
          s->lateness_warning[0] ? json_string(s->lateness_warning) : json_null());
     jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
+    jset(o, "hold_factor", jnum(s->hold_factor));
+    jset(o, "short", json_boolean(s->short_hold));
     json_t *srv = sweep_server_json(s);
     if (srv)
         jset(o, "server", srv);
@@ -576,6 +580,9 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "recovery", recovery_json(fd));
     jset(f, "drain_ns", ju64(fd->drain_ns));
     jset(f, "slo_missed", json_boolean(fd->slo_missed));
+    jset(f, "short_steps_rps", rates_json(fd->short_rps, fd->n_short));
+    jset(f, "short_steps", ju64(fd->n_short));
+    jset(f, "capacity_on_short_steps", json_boolean(fd->capacity_short));
     jset(f, "stop_reason", stop_reason && *stop_reason ? json_string(stop_reason) : json_null());
     if (fd->n_classes) {
         json_t *carr = json_array();

@@ -109,13 +109,13 @@ static void test_sweep_server_join(void **state)
     assert_true(harness_num(hi, "waiting_mean") > 5);
     assert_int_equal((int)harness_num(hi, "running_max"), 4);
 
-    /* steps.csv: the server columns at the end, filled. */
+    /* steps.csv: the server columns after the error counts, before the hold rule's. */
     char path[700];
     snprintf(path, sizeof path, "%s/steps.csv", dir);
     char *csv = harness_read_file(path, NULL);
     assert_non_null(csv);
     assert_non_null(strstr(csv, ",err_transport_error,server_scrapes,"));
-    assert_non_null(strstr(csv, ",client_output_tokens_in_span\n"));
+    assert_non_null(strstr(csv, ",client_output_tokens_in_span,hold_factor,short\n"));
     free(csv);
 
     /* The report: the server's queue on the in-flight time axis, empty in
