@@ -46,7 +46,7 @@ static void replay_usage(FILE *f)
         "\n"
         "Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
         "--ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure, --cacert,\n"
-        "--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
+        "--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --tag, --slo,\n"
         "--lateness-tolerance, --prompt-ids, --prompt-id-range).\n"
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"

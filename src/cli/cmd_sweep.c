@@ -139,7 +139,7 @@ static void sweep_usage(FILE *f)
         "--cacert,\n"
         "--arrival constant|poisson|gamma, --burstiness, --seed, --prompt-tokens,\n"
         "--output-tokens, --timeout-*, --threads, --out, --force, --grace, --max-line,\n"
-        "--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
+        "--quiet, --tag, and the workload flags --workload, --prefix-*, --all-unique,\n"
         "--cancel-*, --prompt-ids, --prompt-id-range, --calibration, --calibrate auto: the\n"
         "fit made once, before the first step); see llmload run --help for their defaults.\n"
         "\n"

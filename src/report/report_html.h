@@ -109,6 +109,9 @@ struct report {
     const char *version;        /* llmload version */
     const char *started_at;     /* wall-clock start, as text (ISO 8601) */
     const char *mode;           /* "open-loop poisson", ... */
+    const char *tags;           /* --tag KEY=VALUE of the run, "k=v k=v"; NULL = none */
+    const char *server_said;    /* what the server said about itself (run.json's
+                                 * contract.server), one line; NULL = nothing */
     int closed_loop;            /* 1: labelled CLOSED LOOP wherever it matters */
     int invalid;                /* 1: generator-bound, figures not trustworthy */
     const char *invalid_reason; /* why, when invalid; may be NULL */
