@@ -601,17 +601,17 @@ struct sweep_run {
 /* --step-duration auto: the hold of a load step at rate, from the E2E p99
  * seen before it (sr->last_e2e_p99_s, at sr->last_rate): the hold rule's
  * factor times that p99, grown by the most the next step may add to it
- * (the rise of the p99 over the last two steps, or the rise of the rate,
- * whichever is larger, at most doubled), at least the minimum and at most
+ * (the square of the p99's rise over the last two steps, or the rise of
+ * the rate, whichever is larger, at most doubled), at least the minimum and at most
  * --max-step-duration, rounded up to a whole second (100 ms under one). */
 static uint64_t auto_hold(const struct sweep_run *sr, const struct sweep_plan *p,
                           const struct sweep_settings *set, double rate)
 {
     if (!(sr->last_e2e_p99_s > 0))
         return sr->hold_ns;
-    double growth = 1;
-    if (sr->prev_e2e_p99_s > 0)
-        growth = LL_MAX(growth, sr->last_e2e_p99_s / sr->prev_e2e_p99_s);
+    double growth = 1, r;
+    if (sr->prev_e2e_p99_s > 0 && (r = sr->last_e2e_p99_s / sr->prev_e2e_p99_s) > 1)
+        growth = r * r; /* the rise accelerates towards saturation */
     if (sr->last_rate > 0)
         growth = LL_MAX(growth, rate / sr->last_rate);
     growth = LL_MIN(growth, 2.0);

@@ -802,9 +802,13 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
             if (out->n_short < SWEEP_MAX_UNKNOWN)
                 out->short_rps[out->n_short] = steps[i].f.offered_rps;
             out->n_short++;
+            /* A first failing step that is not steady is overloaded: a
+             * longer hold only lets its backlog grow, so its failure does
+             * not rest on its length; a passing one's pass, and a steady
+             * one's miss, may. */
             double r = steps[i].f.offered_rps;
             if ((out->capacity_found && r == out->capacity_rps) ||
-                (out->next_fails && r == out->next_fail_rps))
+                (out->next_fails && r == out->next_fail_rps && steps[i].steady))
                 out->capacity_short = 1;
         }
         if (steps[i].invalid) /* the client's figures, not the server's */

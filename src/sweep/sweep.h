@@ -453,8 +453,10 @@ struct sweep_findings {
     double short_rps[SWEEP_MAX_UNKNOWN];
     size_t n_short;              /* may exceed SWEEP_MAX_UNKNOWN */
     size_t n_load_steps;         /* load steps in all */
-    int capacity_short;          /* 1: a repeat of the capacity point, or of the first
-                                  * failing point, is short: the capacity rests on it */
+    int capacity_short;          /* 1: a repeat of the capacity point, or a steady one of
+                                  * the first failing point, is short: the capacity
+                                  * rests on it (an unsteady, overloaded step's failure
+                                  * does not rest on its length) */
     size_t n_classes;            /* traffic classes broken out (0 = none) */
     struct sweep_class_finding classes[SWEEP_MAX_CLASSES]; /* the first n_classes, in
                                   * the order of the first step's classes */

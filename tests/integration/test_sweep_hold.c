@@ -199,6 +199,9 @@ static void test_hold_flags(void **state)
     harness_expect_usage(a4, "--max-step-duration");
     const char *a5[] = {"sweep", "--rates", "2", "--step-duration", "auto:fast", NULL};
     harness_expect_usage(a5, "--step-duration");
+    /* the demo's minimum must stay under its 8 s cap */
+    const char *a6[] = {"demo", "--step-duration", "auto:20s", NULL};
+    harness_expect_usage(a6, "--step-duration");
 }
 
 HARNESS_MAIN(cmocka_unit_test(test_hold_flags),
