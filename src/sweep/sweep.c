@@ -802,6 +802,7 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
             if (out->n_short < SWEEP_MAX_UNKNOWN)
                 out->short_rps[out->n_short] = steps[i].f.offered_rps;
             out->n_short++;
+            out->n_short_steady += (size_t)(steps[i].steady != 0);
             /* A first failing step that is not steady is overloaded: a
              * longer hold only lets its backlog grow, so its failure does
              * not rest on its length; a passing one's pass, and a steady
@@ -987,11 +988,20 @@ static void put_short(const struct sweep_findings *fd, const struct sweep_settin
     snprintf(what, sizeof what, "short steps (%zu of %zu)", fd->n_short, fd->n_load_steps);
     put_rates(buf, len, at, what, fd->short_rps, fd->n_short);
     put(buf, len, at, " req/s held less than %.3gx their own E2E p99", sweep_min_hold_factor(set));
+    if (fd->n_short_steady == 0) {
+        /* Overloaded: the backlog, so the E2E p99, grows with the hold. */
+        put(buf, len, at,
+            "; all overloaded (not steady): no hold is long enough for a growing "
+            "backlog, and their failures stand\n");
+        return;
+    }
     if (fd->capacity_short)
         put(buf, len, at, "; the capacity rests on short steps");
     else if (fd->knee.found)
         put(buf, len, at, "; the knee's fit includes them");
-    put(buf, len, at, ": lengthen --step-duration, or use --step-duration auto\n");
+    put(buf, len, at,
+        ": lengthen --step-duration (--step-duration auto: raise "
+        "--max-step-duration)\n");
 }
 
 /* One traffic class's line of the findings text. */

@@ -452,6 +452,7 @@ struct sweep_findings {
      * E2E p99, in run order (the first SWEEP_MAX_UNKNOWN rates kept). */
     double short_rps[SWEEP_MAX_UNKNOWN];
     size_t n_short;              /* may exceed SWEEP_MAX_UNKNOWN */
+    size_t n_short_steady;       /* of them, steady ones (the others are overloaded) */
     size_t n_load_steps;         /* load steps in all */
     int capacity_short;          /* 1: a repeat of the capacity point, or a steady one of
                                   * the first failing point, is short: the capacity

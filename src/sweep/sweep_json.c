@@ -582,6 +582,7 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "slo_missed", json_boolean(fd->slo_missed));
     jset(f, "short_steps_rps", rates_json(fd->short_rps, fd->n_short));
     jset(f, "short_steps", ju64(fd->n_short));
+    jset(f, "short_steps_steady", ju64(fd->n_short_steady));
     jset(f, "capacity_on_short_steps", json_boolean(fd->capacity_short));
     jset(f, "stop_reason", stop_reason && *stop_reason ? json_string(stop_reason) : json_null());
     if (fd->n_classes) {
