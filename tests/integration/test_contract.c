@@ -105,6 +105,34 @@ static void test_sweep_header(void **state)
     harness_results_free(dir);
 }
 
+/* replay keeps them too; its max_tokens are the trace's. */
+static void test_replay_contract(void **state)
+{
+    (void)state;
+    harness_cur_sim_start(NULL);
+    harness_tmp_begin();
+    char trace[600], out[600], url[200];
+    harness_tmp_path(trace, sizeof trace, "trace.jsonl");
+    harness_tmp_path(out, sizeof out, "r");
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_write_file(trace, "{\"t\":0.0,\"prompt_tokens\":20,\"output_tokens\":4}\n"
+                              "{\"t\":0.05,\"prompt_tokens\":20,\"output_tokens\":6}\n");
+    const char *args[] = {"replay", trace,     "--url", url,     "--out",
+                          out,      "--quiet", "--tag", "run=3", NULL};
+    char *o = harness_run_expect(args, 30, 0, NULL);
+    free(o);
+    harness_sim_teardown(NULL);
+    json_t *run = harness_json_load(out, "run.json");
+    assert_string_equal(harness_sval(json_object_get(run, "tags"), "run"), "3");
+    json_t *c = json_object_get(run, "contract");
+    assert_string_equal(
+        harness_sval(json_object_get(json_object_get(c, "sampling"), "max_tokens"), "distribution"),
+        "the trace's");
+    assert_non_null(json_object_get(json_object_get(c, "server"), "props"));
+    json_decref(run);
+    harness_tmp_end();
+}
+
 /* Bad tags name the flag, in run, replay and sweep alike. */
 static void test_bad_tags(void **state)
 {
@@ -121,4 +149,5 @@ static void test_bad_tags(void **state)
 
 HARNESS_MAIN(cmocka_unit_test(test_bad_tags),
              cmocka_unit_test_teardown(test_run_contract, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sweep_header, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_sweep_header, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_contract, harness_sim_teardown))
