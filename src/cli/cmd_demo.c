@@ -18,11 +18,11 @@
 
 #define DEMO_SLO "ttft=500ms,tpot=50ms"
 /* Steps of at least 3s, lengthened to the hold rule (5 x the E2E p99
- * seen) up to 8s: the sim's 128-token outputs take 0.6 s unloaded and
- * 1.7 s near its capacity. The recovery step keeps the fixed lengths. */
+ * seen) up to 10s: the sim's 128-token outputs take 0.6 s unloaded and
+ * 1.8 s near its capacity. The recovery step keeps the fixed lengths. */
 #define DEMO_STEP_MIN "3s"
 #define DEMO_STEP "auto:" DEMO_STEP_MIN
-#define DEMO_MAX_STEP "8s"
+#define DEMO_MAX_STEP "10s"
 #define DEMO_OVERLOAD "3s"
 #define DEMO_RECOVERY "9s"
 #define DEMO_WARMUP "2s"
@@ -153,7 +153,7 @@ static void demo_check_values(const struct demo_opts *d)
     else if (strncmp(step, "auto:", 5) == 0)
         step += 5;
     if (ll_parse_duration_ns(step, LL_NS_PER_SEC, &ns) != 0 || ns < 100 * LL_NS_PER_MS ||
-        (step != d->step && ns > 8 * LL_NS_PER_SEC))
+        (step != d->step && ns > 10 * LL_NS_PER_SEC))
         ll_usage_fail("--step-duration: expected a duration of at least 100ms, or auto[:MIN] "
                       "with MIN at most " DEMO_MAX_STEP ", got \"%s\"",
                       d->step);
