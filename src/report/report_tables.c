@@ -115,8 +115,8 @@ void report_table(struct strbuf *b, const struct report *r)
         {"in flight", "max", "requests"},
         {"steady", "", "backlog not growing and TTFT tail not rising"},
         {"hold",
-         "\xC3\x97"
-         "E2E p99",
+         ("\xC3\x97"
+          "E2E p99"),
          "the step's window over its E2E p99; red: short (the hold rule)"},
         {"verdict", "", ""},
     };
