@@ -119,8 +119,15 @@ static void test_replay_contract(void **state)
                               "{\"t\":0.05,\"prompt_tokens\":20,\"output_tokens\":6}\n");
     const char *args[] = {"replay", trace,     "--url", url,     "--out",
                           out,      "--quiet", "--tag", "run=3", NULL};
-    char *o = harness_run_expect(args, 30, 0, NULL);
+    /* 0, or 1 where a slow (sanitized) build's lateness makes it INVALID:
+     * run.json says the same either way. */
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    harness_run(args, 30, &status, &o, &e);
+    if (status != 0 && status != 1)
+        fail_msg("llmload replay exited %d\n%s", status, e ? e : "");
     free(o);
+    free(e);
     harness_sim_teardown(NULL);
     json_t *run = harness_json_load(out, "run.json");
     assert_string_equal(harness_sval(json_object_get(run, "tags"), "run"), "3");
