@@ -19,36 +19,50 @@
 #include "util/util.h"
 
 #define DEMO_SLO "ttft=500ms,tpot=50ms"
-#define DEMO_STEP "3s"
+/* Steps of at least 3s, lengthened to the hold rule (5 x the E2E p99
+ * seen) up to 10s: the sim's 128-token outputs take 0.6 s unloaded and
+ * 1.8 s near its capacity. The recovery step keeps the fixed lengths. */
+#define DEMO_STEP_MIN "3s"
+#define DEMO_STEP "auto:" DEMO_STEP_MIN
+#define DEMO_MAX_STEP "10s"
+#define DEMO_OVERLOAD "3s"
+#define DEMO_RECOVERY "9s"
 #define DEMO_WARMUP "2s"
 #define DEMO_PROBE "2s"
 #define DEMO_STARTUP_MS 10000
 
 static void demo_usage(FILE *f)
 {
-    fprintf(f, "usage: llmload demo [options]\n"
-               "\n"
-               "Start the built-in simulated server (llmload sim --profile default) on a free\n"
-               "port of 127.0.0.1, sweep it with --rates auto, print the step table and the\n"
-               "findings, write the report, and stop the server. Takes about 1.5 minutes.\n"
-               "Arrivals are constant (open loop) so the short steps give a clean curve; run\n"
-               "llmload sweep yourself for Poisson arrivals and longer steps.\n"
-               "The default profile's theoretical capacity is 33.8 req/s for its workload\n"
-               "(prompt 256, output 128 tokens, ignore_eos): see llmload sim --explain.\n"
-               "The sweep is told the profile's batch bound (--engine-limits seqs=64), which\n"
-               "no /metrics exports, so its findings can name the first limit reached.\n"
-               "\n"
-               "  --out DIR            results directory (default results/<timestamp>)\n"
-               "  --force              write into an existing non-empty --out\n"
-               "  --slo SPEC           SLO of the sweep (default " DEMO_SLO ")\n"
-               "  --step-duration D    measured hold of each step (default " DEMO_STEP ")\n"
-               "  --warmup D           warm-up before each hold (default " DEMO_WARMUP ")\n"
-               "  --probe-duration D   each capacity-probe round (default " DEMO_PROBE ")\n"
-               "  --api NAME           the API to sweep the sim through: openai-chat (default),\n"
-               "                       openai-completions or anthropic-messages\n"
-               "  --quiet              no progress lines on stderr\n"
-               "\n"
-               "Exit status: as llmload sweep; 3 when the sim cannot be started.\n");
+    fprintf(f,
+            "usage: llmload demo [options]\n"
+            "\n"
+            "Start the built-in simulated server (llmload sim --profile default) on a free\n"
+            "port of 127.0.0.1, sweep it with --rates auto, print the step table and the\n"
+            "findings, write the report, and stop the server. Takes about 2 minutes.\n"
+            "Arrivals are constant (open loop) so the short steps give a clean curve; run\n"
+            "llmload sweep yourself for Poisson arrivals and longer steps. The findings\n"
+            "name the steps held less than 5 x their E2E p99 (short).\n"
+            "The default profile's theoretical capacity is 33.8 req/s for its workload\n"
+            "(prompt 256, output 128 tokens, ignore_eos): see llmload sim --explain.\n"
+            "The sweep is told the profile's batch bound (--engine-limits seqs=64), which\n"
+            "no /metrics exports, so its findings can name the first limit reached.\n"
+            "\n"
+            "  --out DIR            results directory (default results/<timestamp>)\n"
+            "  --force              write into an existing non-empty --out\n"
+            "  --slo SPEC           SLO of the sweep (default " DEMO_SLO ")\n"
+            "  --step-duration D|auto[:MIN]\n"
+            "                       measured hold of each step (default " DEMO_STEP ": at least\n"
+            "                       " DEMO_STEP_MIN
+            ", lengthened to 5 x the E2E p99 seen, at most " DEMO_MAX_STEP ";\n"
+            "                       the recovery step: " DEMO_OVERLOAD
+            " overload, then " DEMO_RECOVERY ")\n"
+            "  --warmup D           warm-up before each hold (default " DEMO_WARMUP ")\n"
+            "  --probe-duration D   each capacity-probe round (default " DEMO_PROBE ")\n"
+            "  --api NAME           the API to sweep the sim through: openai-chat (default),\n"
+            "                       openai-completions or anthropic-messages\n"
+            "  --quiet              no progress lines on stderr\n"
+            "\n"
+            "Exit status: as llmload sweep; 3 when the sim cannot be started.\n");
 }
 
 /* Start the sim; read its first stdout line ("http://127.0.0.1:PORT").
@@ -137,8 +151,15 @@ static void demo_check_values(const struct demo_opts *d)
     uint64_t ns;
     if (slo_parse(d->slo, &check_slo, why, sizeof why) != 0)
         ll_usage_fail("--slo: %s", why);
-    if (ll_parse_duration_ns(d->step, LL_NS_PER_SEC, &ns) != 0 || ns < 100 * LL_NS_PER_MS)
-        ll_usage_fail("--step-duration: expected a duration of at least 100ms, got \"%s\"",
+    const char *step = d->step;
+    if (strcmp(step, "auto") == 0)
+        step = DEMO_STEP_MIN;
+    else if (strncmp(step, "auto:", 5) == 0)
+        step += 5;
+    if (ll_parse_duration_ns(step, LL_NS_PER_SEC, &ns) != 0 || ns < 100 * LL_NS_PER_MS ||
+        (step != d->step && ns > 10 * LL_NS_PER_SEC))
+        ll_usage_fail("--step-duration: expected a duration of at least 100ms, or auto[:MIN] "
+                      "with MIN at most " DEMO_MAX_STEP ", got \"%s\"",
                       d->step);
     if (ll_parse_duration_ns(d->warmup, LL_NS_PER_SEC, &ns) != 0)
         ll_usage_fail("--warmup: expected a duration (e.g. 1s), got \"%s\"", d->warmup);
@@ -155,7 +176,7 @@ static void demo_check_values(const struct demo_opts *d)
  * it. Returns the sweep's exit status (LL_EXIT_*). */
 static int demo_sweep(const struct demo_opts *d, const char *url)
 {
-    const char *sargs[32];
+    const char *sargs[40];
     int n = 0;
     /* The sim's batch bound, which no /metrics exports, for the first
      * limit (its KV cache's size the sim does export). */
@@ -172,7 +193,15 @@ static int demo_sweep(const struct demo_opts *d, const char *url)
     sargs[n++] = "--slo";
     sargs[n++] = d->slo;
     sargs[n++] = "--step-duration";
-    sargs[n++] = d->step;
+    sargs[n++] = strcmp(d->step, "auto") == 0 ? DEMO_STEP : d->step;
+    if (strncmp(d->step, "auto", 4) == 0) {
+        sargs[n++] = "--max-step-duration";
+        sargs[n++] = DEMO_MAX_STEP;
+        sargs[n++] = "--overload-duration";
+        sargs[n++] = DEMO_OVERLOAD;
+        sargs[n++] = "--recovery-duration";
+        sargs[n++] = DEMO_RECOVERY;
+    }
     sargs[n++] = "--warmup";
     sargs[n++] = d->warmup;
     sargs[n++] = "--probe-duration";

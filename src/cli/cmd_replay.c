@@ -51,7 +51,7 @@ static void replay_usage(FILE *f)
         "\n"
         "Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
         "--ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure, --cacert,\n"
-        "--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --slo,\n"
+        "--timeout-*, --threads, --out, --force, --grace, --max-line, --quiet, --tag, --slo,\n"
         "--lateness-tolerance, --prompt-ids, --prompt-id-range).\n"
         "\n"
         "Calibration (docs/workload.md):\n"

@@ -107,6 +107,8 @@ static void run_usage(FILE *f)
         "  --dry-run                with --dump-schedule: write it and send nothing\n"
         "  --max-line BYTES         longest SSE line accepted (default 262144)\n"
         "  --quiet                  no progress line\n"
+        "  --tag KEY=VALUE          what was measured (repeatable: engine=vllm-0.11.2 gpu=H100);\n"
+        "                           run.json's tags, beside the server's own account (contract)\n"
         "  --slo ttft=D,tpot=D,e2e=D  thresholds for goodput (ok and every threshold met)\n"
         "  --lateness-tolerance P   INVALID when the generator's own lateness moves TTFT or E2E\n"
         "                           p50/p90/p99 by more than max(1ms, P of it) (default 2%%)\n"

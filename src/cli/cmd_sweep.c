@@ -48,6 +48,7 @@ _Static_assert(WL_NAME_MAX <= SWEEP_CLASS_NAME_MAX && WL_MAX_CLASSES <= SWEEP_MA
                "every workload class fits the sweep's breakdown");
 
 #define SWEEP_DEFAULT_STEP "10s"
+#define SWEEP_DEFAULT_MAX_STEP "60s"
 #define SWEEP_DEFAULT_WARMUP "2s"
 #define SWEEP_DEFAULT_COLD_TIMEOUT "60s"
 #define SWEEP_DEFAULT_PROBE "3s"
@@ -78,9 +79,17 @@ static void sweep_usage(FILE *f)
         "  --rates LIST|auto        offered rates, req/s (e.g. 2,4,8,16); auto (default): a\n"
         "                           closed-loop probe estimates capacity C, then steps of\n"
         "                           10%% of C from 10%% up until a stop condition\n"
-        "  --step-duration D        measured hold of each step (default " SWEEP_DEFAULT_STEP
-        "); make it at\n"
-        "                           least five times the longest expected request\n"
+        "  --step-duration D|auto[:MIN]\n"
+        "                           measured hold of each step (default " SWEEP_DEFAULT_STEP
+        "); a step held\n"
+        "                           less than --min-hold-factor x its own E2E p99 is marked\n"
+        "                           short; auto: each step holds that many times the E2E p99\n"
+        "                           seen before it (the previous step's, grown as the ladder\n"
+        "                           climbs; the probe's for the first), at least MIN (default\n"
+        "                           " SWEEP_DEFAULT_STEP "), whole seconds\n"
+        "  --max-step-duration D    auto: at most D per step (default " SWEEP_DEFAULT_MAX_STEP ")\n"
+        "  --min-hold-factor F      the hold rule: a step is short when held less than F x\n"
+        "                           its E2E p99 (default 5)\n"
         "  --warmup D               discarded, labelled warm-up before each hold "
         "(default " SWEEP_DEFAULT_WARMUP ")\n"
         "  --cold-start N           the first N requests of the first step are cold: labelled\n"
@@ -144,7 +153,7 @@ static void sweep_usage(FILE *f)
         "--cacert, --arrival constant|poisson|gamma, --burstiness, --seed, --prompt-salt\n"
         "(each step and repeat gets its own text from it), --prompt-tokens,\n"
         "--output-tokens, --timeout-*, --threads, --out, --force, --grace, --max-line,\n"
-        "--quiet, and the workload flags --workload, --prefix-*, --all-unique,\n"
+        "--quiet, --tag, and the workload flags --workload, --prefix-*, --all-unique,\n"
         "--cancel-*, --prompt-ids, --prompt-id-range, --calibration, --calibrate auto: the\n"
         "fit made once, before the first step); see llmload run --help for their defaults.\n"
         "\n"
@@ -157,7 +166,8 @@ static void sweep_usage(FILE *f)
 
 /* The sweep's own flags, as given. */
 struct sweep_opts {
-    const char *rates, *step_duration, *gap, *repeat, *probe_duration, *max_steps, *confirm;
+    const char *rates, *step_duration, *max_step_duration, *min_hold_factor, *gap, *repeat,
+        *probe_duration, *max_steps, *confirm;
     const char *recovery_duration, *overload_duration, *attainment, *max_error_rate, *ttft_limit, *headroom;
     const char *forecast, *cost, *replicas, *expect_capacity;
     const char *metrics_url, *metrics_interval, *engine_limits;
@@ -170,6 +180,10 @@ struct sweep_plan {
     double rates[SWEEP_MAX_RATES];
     size_t n_rates;                 /* 0 = auto */
     uint64_t step_ns, warmup_ns, gap_ns, probe_ns, recovery_ns;
+    int step_auto;                      /* --step-duration auto: step_ns is the minimum */
+    uint64_t max_step_ns;               /* auto: the longest hold */
+    int recovery_given, overload_given; /* their flags were given (auto: else from the
+                                     * last hold) */
     uint64_t overload_ns;           /* the recovery step's lead-in at the top rate; 0 = none */
     uint32_t repeat, max_steps;
     uint32_t confirm; /* re-runs of a failing rate below a passing one */
@@ -187,6 +201,8 @@ static const struct runopts_flag sweep_own_flags[] = {
     /* the steps */
     VALUE("rates", rates),
     VALUE("step-duration", step_duration),
+    VALUE("max-step-duration", max_step_duration),
+    VALUE("min-hold-factor", min_hold_factor),
     VALUE("gap", gap),
     VALUE("repeat", repeat),
     VALUE("probe-duration", probe_duration),
@@ -289,8 +305,13 @@ static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
     if (parse_rates(so->rates ? so->rates : "auto", p, err, errlen) != 0)
         return LL_E_INVAL;
     set->auto_rates = p->n_rates == 0;
-    if (plan_duration("--step-duration", so->step_duration, SWEEP_DEFAULT_STEP,
-                      100 * LL_NS_PER_MS, "100ms", &p->step_ns, err, errlen) != 0 ||
+    const char *step = so->step_duration ? so->step_duration : SWEEP_DEFAULT_STEP;
+    if (strcmp(step, "auto") == 0 || strncmp(step, "auto:", 5) == 0) {
+        p->step_auto = 1;
+        step = step[4] ? step + 5 : SWEEP_DEFAULT_STEP;
+    }
+    if (plan_duration("--step-duration", step, SWEEP_DEFAULT_STEP, 100 * LL_NS_PER_MS, "100ms",
+                      &p->step_ns, err, errlen) != 0 ||
         runopts_duration("--warmup", o->warmup ? o->warmup : SWEEP_DEFAULT_WARMUP, &p->warmup_ns,
                          err, errlen) != 0 ||
         (so->gap && runopts_duration("--gap", so->gap, &p->gap_ns, err, errlen) != 0) ||
@@ -299,6 +320,27 @@ static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
         return LL_E_INVAL;
     if (so->probe_duration && !set->auto_rates)
         return runopts_errf(err, errlen, "--probe-duration: applies to --rates auto only");
+    if (so->max_step_duration && !p->step_auto)
+        return runopts_errf(err, errlen,
+                            "--max-step-duration: applies to --step-duration auto "
+                            "only");
+    if (plan_duration("--max-step-duration", so->max_step_duration, SWEEP_DEFAULT_MAX_STEP,
+                      100 * LL_NS_PER_MS, "100ms", &p->max_step_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (p->step_auto && p->max_step_ns < p->step_ns)
+        return runopts_errf(err, errlen,
+                            "--max-step-duration: %s is shorter than the "
+                            "--step-duration auto minimum",
+                            so->max_step_duration ? so->max_step_duration : SWEEP_DEFAULT_MAX_STEP);
+    if (so->min_hold_factor) {
+        double x;
+        if (ll_parse_double(so->min_hold_factor, &x) != 0 || !(x > 0) || x > 1000)
+            return runopts_errf(err, errlen,
+                                "--min-hold-factor: expected a number above 0 and "
+                                "at most 1000 (e.g. 5), got \"%s\"",
+                                so->min_hold_factor);
+        set->min_hold_factor = x;
+    }
     p->repeat = 1;
     p->max_steps = SWEEP_DEFAULT_MAX_STEPS;
     if ((so->repeat && runopts_count_upto("--repeat", so->repeat, 100, &p->repeat, err,
@@ -317,6 +359,8 @@ static int plan_steps(const struct run_opts *o, const struct sweep_opts *so,
         return runopts_errf(err, errlen, "--recovery-duration: not with --no-recovery");
     if (so->no_recovery && so->overload_duration)
         return runopts_errf(err, errlen, "--overload-duration: not with --no-recovery");
+    p->recovery_given = so->recovery_duration != NULL;
+    p->overload_given = so->overload_duration != NULL;
     p->recovery_ns = SWEEP_RECOVERY_STEPS * p->step_ns;
     if (so->recovery_duration && runopts_duration("--recovery-duration", so->recovery_duration,
                                                   &p->recovery_ns, err, errlen) != 0)
@@ -526,10 +570,11 @@ static int sleep_or_signal(uint64_t ns)
  * Returns the best rate, 0 when nothing
  * completed (err says why when a round could not run). */
 static double probe_capacity(const struct run_config *base, uint64_t probe_ns, int quiet,
-                             const char **stopped_in, uint64_t t0_abs_ns, json_t *series, char *err,
-                             size_t errlen)
+                             double *first_e2e_p99_s, const char **stopped_in, uint64_t t0_abs_ns,
+                             json_t *series, char *err, size_t errlen)
 {
     double best = 0;
+    *first_e2e_p99_s = 0;
     *stopped_in = NULL;
     for (uint32_t users = SWEEP_PROBE_FIRST_USERS; users <= SWEEP_PROBE_MAX_USERS; users *= 2) {
         struct run_config cfg = *base;
@@ -563,6 +608,8 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
             json_array_append_new(series, pt);
         }
         uint64_t failed = stats_failed(&res.stats), done = res.stats.completed;
+        if (users == SWEEP_PROBE_FIRST_USERS && hist_count(res.stats.e2e))
+            *first_e2e_p99_s = (double)hist_percentile(res.stats.e2e, 99) / 1e9;
         *stopped_in = res.interrupted ? res.stopped_in : NULL;
         driver_result_free(&res);
         if (!quiet)
@@ -612,6 +659,9 @@ static json_t *plan_json(const struct run_opts *o, const struct run_config *cfg,
         json_object_set_new(sw, "rates", json_string("auto"));
     }
     json_object_set_new(sw, "step_duration_ns", json_integer((json_int_t)p->step_ns));
+    json_object_set_new(sw, "step_duration_auto", json_boolean(p->step_auto));
+    if (p->step_auto)
+        json_object_set_new(sw, "max_step_duration_ns", json_integer((json_int_t)p->max_step_ns));
     json_object_set_new(sw, "warmup_ns", json_integer((json_int_t)p->warmup_ns));
     /* The command is not kept: it may hold a credential (a token in a
      * URL or a header). That it ran, and its limit, are. */
@@ -654,7 +704,48 @@ struct sweep_run {
     uint64_t ok_requests;       /* ok records in the steps' windows, all steps */
     uint64_t done_requests;     /* records of any kind in the steps' windows */
     const char *stopped_in;     /* where a stop signal came (run.json); NULL: none */
+    uint64_t hold_ns;           /* the next load step's hold (auto: set as it climbs) */
+    double last_e2e_p99_s;      /* auto: E2E p99 of the last load step (or the probe's
+                                     * first round); 0 = none yet */
+    double prev_e2e_p99_s;      /* auto: of the load step before it; 0 = none */
+    double last_rate;           /* auto: the last load step's rate; 0 = the probe's */
 };
+
+/* --step-duration auto: the hold of a load step at rate, from the E2E p99
+ * seen before it (sr->last_e2e_p99_s, at sr->last_rate): the hold rule's
+ * factor times that p99, grown by the most the next step may add to it
+ * (the square of the p99's rise over the last two steps, or the rise of
+ * the rate, whichever is larger, at most doubled), at least the minimum and at most
+ * --max-step-duration, rounded up to a whole second (100 ms under one). */
+static uint64_t auto_hold(const struct sweep_run *sr, const struct sweep_plan *p,
+                          const struct sweep_settings *set, double rate)
+{
+    if (!(sr->last_e2e_p99_s > 0))
+        return sr->hold_ns;
+    double growth = 1, r;
+    if (sr->prev_e2e_p99_s > 0 && (r = sr->last_e2e_p99_s / sr->prev_e2e_p99_s) > 1)
+        growth = r * r; /* the rise accelerates towards saturation */
+    if (sr->last_rate > 0)
+        growth = LL_MAX(growth, rate / sr->last_rate);
+    growth = LL_MIN(growth, 2.0);
+    double want = sweep_min_hold_factor(set) * sr->last_e2e_p99_s * growth;
+    double unit = want >= 1 ? 1 : 0.1;
+    double ns = ceil(want / unit - 1e-9) * unit * 1e9;
+    if (!(ns > (double)p->step_ns))
+        return p->step_ns;
+    return ns >= (double)p->max_step_ns ? p->max_step_ns : (uint64_t)ns;
+}
+
+/* auto: note the E2E p99 of the load step just run (at rate), for the
+ * next auto_hold. */
+static void auto_hold_seen(struct sweep_run *sr, double rate, double e2e_p99_s)
+{
+    if (!(e2e_p99_s > 0))
+        return;
+    sr->prev_e2e_p99_s = sr->last_e2e_p99_s;
+    sr->last_e2e_p99_s = e2e_p99_s;
+    sr->last_rate = rate;
+}
 
 /* Join the scrapes to step s's window (run_start_abs_ns is the step's
  * t = 0) with the inner span, so back-to-back steps do not share counts,
@@ -899,7 +990,13 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         ll_errorf("%s", err);
         return -1;
     }
+    sweep_step_finish(s, set);
+    /* The facts, and the hold rule's verdict for whoever reads steps.jsonl
+     * alone (`llmload report` derives it again from the records). */
     json_t *line = sweep_facts_json(f);
+    json_object_set_new(line, "hold_factor",
+                        isfinite(s->hold_factor) ? json_real(s->hold_factor) : json_null());
+    json_object_set_new(line, "short", json_boolean(s->short_hold));
     /* The cold start's figures, for the reader of steps.jsonl alone
      * (`report` counts them again from the records). */
     if (f->cold_start)
@@ -912,7 +1009,6 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         return -1;
     }
     free(text);
-    sweep_step_finish(s, set);
     if (!sr->quiet) {
         char a[16], fails[1024];
         step_failures(&s->stats, fails, sizeof fails);
@@ -924,6 +1020,9 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
                   !recovery && !s->slo_pass ? ": " : "", !recovery ? s->fail_reason : "", fails);
         if (f->cold_start)
             summary_print_cold(stderr, &s->cold, f->cold_start);
+        if (s->short_hold)
+            ll_errorf("step %s: short: held %.3gs, %.2g x its E2E p99 (under %g x)", id,
+                      (double)f->window_ns / 1e9, s->hold_factor, sweep_min_hold_factor(set));
     }
     return interrupted ? 1 : 0;
 }
@@ -965,7 +1064,7 @@ static int confirm_failures(struct sweep_run *sr, const struct run_config *base,
         uint32_t repeat = 0;
         for (size_t j = 0; j < sr->n_steps; j++)
             repeat += !sr->steps[j].f.recovery && sr->steps[j].f.offered_rps == rate;
-        int st = run_step(sr, base, set, rate, p->warmup_ns, p->step_ns, repeat, 0, 0, 1);
+        int st = run_step(sr, base, set, rate, p->warmup_ns, sr->hold_ns, repeat, 0, 0, 1);
         if (st < 0)
             return -1;
         if (st == 0 && sleep_or_signal(p->gap_ns)) {
@@ -999,9 +1098,14 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
             break;
         }
         for (uint32_t r = 0; r < p->repeat; r++) {
-            int st = run_step(sr, base, set, rate, p->warmup_ns, p->step_ns, r, 0, 0, 0);
+            if (p->step_auto)
+                sr->hold_ns = auto_hold(sr, p, set, rate);
+            int st = run_step(sr, base, set, rate, p->warmup_ns, sr->hold_ns, r, 0, 0, 0);
             if (st < 0)
                 return -1;
+            const struct sweep_step *last = &sr->steps[sr->n_steps - 1];
+            if (p->step_auto && last->stats.by_kind[REC_OK])
+                auto_hold_seen(sr, rate, (double)last->e2e_ns[3] / 1e9);
             if (st == 0 && sleep_or_signal(p->gap_ns)) {
                 sr->stopped_in = "load"; /* between two steps */
                 st = 1;
@@ -1024,8 +1128,14 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
         return rc;
     }
     if (p->recovery && top > 0) {
-        rc = run_step(sr, base, set, round3(SWEEP_RECOVERY_FRACTION * top), p->overload_ns,
-                      p->recovery_ns, 0, 1, top, 0);
+        /* auto: the lead-in and the window follow the last hold, as they
+         * follow --step-duration otherwise. */
+        uint64_t overload_ns = p->step_auto && !p->overload_given ? sr->hold_ns : p->overload_ns;
+        uint64_t recovery_ns = p->step_auto && !p->recovery_given
+                                   ? SWEEP_RECOVERY_STEPS * sr->hold_ns
+                                   : p->recovery_ns;
+        rc = run_step(sr, base, set, round3(SWEEP_RECOVERY_FRACTION * top), overload_ns,
+                      recovery_ns, 0, 1, top, 0);
         if (rc > 0)
             snprintf(stop + strlen(stop), stop_len - strlen(stop), "%sinterrupted by a signal",
                      stop[0] ? "; " : "");
@@ -1041,9 +1151,14 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
     char err[1200] = "";
     json_t *series = json_array();
     uint64_t t0 = ll_now_ns();
-    set->estimate_rps =
-        probe_capacity(cfg, plan->probe_ns, quiet, &sr->stopped_in, t0, series, err, sizeof err);
+    double e2e_p99_s;
+    set->estimate_rps = probe_capacity(cfg, plan->probe_ns, quiet, &e2e_p99_s, &sr->stopped_in, t0,
+                                       series, err, sizeof err);
     uint64_t t1 = ll_now_ns();
+    /* auto holds: the first step holds for the probe's first (least
+     * loaded) round's E2E p99, as later steps do for the step before. */
+    if (plan->step_auto)
+        auto_hold_seen(sr, 0, e2e_p99_s);
     if (sr->stopped_in) {
         json_decref(series);
         ll_errorf("interrupted during the capacity probe");
@@ -1142,7 +1257,10 @@ int sweep_job_run(struct sweep_job *j)
 {
     char err[1200];
     struct run_setup rs;
-    struct sweep_run sr = {.records_fd = -1, .quiet = j->o.quiet, .repeats = j->plan.repeat};
+    struct sweep_run sr = {.records_fd = -1,
+                           .quiet = j->o.quiet,
+                           .repeats = j->plan.repeat,
+                           .hold_ns = j->plan.step_ns};
     char path[1100], started[40], stop[256] = "";
     int st = 0;
 

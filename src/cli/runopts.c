@@ -41,6 +41,51 @@ static int take_header(void *dst, const char *a, char *err, size_t errlen)
     return 0;
 }
 
+/* --tag KEY=VALUE: what the run was of (engine=vllm-0.11.2, gpu=H100), kept
+ * in run.json's "tags". KEY is non-empty, of [A-Za-z0-9_.-], and given
+ * once; VALUE is any text. */
+static int take_tag(void *dst, const char *a, char *err, size_t errlen)
+{
+    struct run_opts *o = dst;
+    const char *eq = strchr(a, '=');
+    if (!eq)
+        return runopts_errf(err, errlen, "--tag: expected KEY=VALUE (e.g. gpu=H100), got \"%s\"",
+                            a);
+    size_t klen = (size_t)(eq - a);
+    if (klen == 0)
+        return runopts_errf(err, errlen, "--tag: the key before '=' is empty in \"%s\"", a);
+    if (klen > 64)
+        return runopts_errf(err, errlen, "--tag: a key of at most 64 characters, got %zu", klen);
+    for (size_t i = 0; i < klen; i++) {
+        char c = a[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
+            return runopts_errf(err, errlen,
+                                "--tag: key \"%.*s\" may hold only letters, "
+                                "digits, '_', '.' and '-'",
+                                (int)klen, a);
+    }
+    for (size_t i = 0; i < o->n_tags; i++)
+        if (strncmp(o->tags[i], a, klen + 1) == 0)
+            return runopts_errf(err, errlen, "--tag: key \"%.*s\" given twice", (int)klen, a);
+    if (o->n_tags == RUNOPTS_MAX_TAGS)
+        return runopts_errf(err, errlen, "--tag: at most %d tags", RUNOPTS_MAX_TAGS);
+    o->tags[o->n_tags++] = a;
+    return 0;
+}
+
+json_t *runopts_tags_json(const struct run_opts *o)
+{
+    json_t *t = json_object();
+    for (size_t i = 0; i < o->n_tags; i++) {
+        const char *eq = strchr(o->tags[i], '=');
+        char key[65];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - o->tags[i]), o->tags[i]);
+        json_object_set_new(t, key, json_string(eq + 1));
+    }
+    return t;
+}
+
 /* The flags run, replay and sweep share, into struct run_opts, in the
  * groups of `llmload run --help`. */
 #define VALUE(name, field) RUNOPTS_VALUE(name, struct run_opts, field)
@@ -79,6 +124,7 @@ static const struct runopts_flag common_flags[] = {
     VALUE("grace", grace),
     VALUE("max-line", max_line),
     SET("quiet", quiet),
+    {"tag", 0, RUNOPTS_KIND_CALL, 0, take_tag},
     VALUE("slo", slo),
     VALUE("lateness-tolerance", lateness_tolerance),
     {"help", 'h', RUNOPTS_KIND_HELP, 0, NULL},

@@ -30,6 +30,8 @@
 #define RUNOPTS_DEFAULT_PROMPT "256"
 #define RUNOPTS_DEFAULT_OUTPUT "128"
 #define RUNOPTS_MAX_HEADERS 64
+/* --tag KEY=VALUE, repeatable up to this many. */
+#define RUNOPTS_MAX_TAGS 32
 
 /* Room for any one-line reason a function here writes into err. */
 #define RUNOPTS_ERR_MAX 1024
@@ -50,6 +52,8 @@ struct run_opts {
     int no_stream, ignore_eos, http2, insecure;
     const char *headers[RUNOPTS_MAX_HEADERS];
     size_t n_headers;
+    const char *tags[RUNOPTS_MAX_TAGS]; /* "KEY=VALUE", checked: keys distinct */
+    size_t n_tags;
     const char *rate, *arrival, *burstiness, *ramp_to, *max_conc, *on_cap;
     const char *users, *think, *pace;
     const char *duration, *requests, *warmup, *cold_start, *max_tokens_total, *seed;
@@ -248,6 +252,10 @@ extern const char runopts_workload_help[];
  * file, empirical length files, the --dataset). Safe when nothing was
  * loaded, and twice. */
 void runopts_workload_free(struct run_config *cfg);
+
+/* run.json's "tags": {KEY: VALUE} of every --tag, in the order given
+ * (empty without any). Caller owns the reference. */
+json_t *runopts_tags_json(const struct run_opts *o);
 
 /* The "config" object of run.json for cfg. Caller owns the reference. */
 json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/calibprobe.h"
+#include "cli/contract.h"
 #include "http/fetch.h"
 #include "measure/results.h"
 #include "measure/verdict.h"
@@ -48,19 +49,22 @@ struct bg_probe {
     json_t *models; /* its answers, read after the join */
     char server[128];
     char *first_id;
+    json_t *contract; /* contract.server, when /models answered */
 };
 
-/* GET BASE/models: the target's answer (parsed), its Server header, and
- * the first model id, within timeout_ns (connect: 5 s or less), abandoned
- * as soon as cancel_fd (-1: none) is readable. Returns 0, LL_E_INTR when
- * abandoned, or -1 with a reason in err. */
-static int probe_target(const struct transport_config *tc, const struct curl_slist *headers,
-                        uint64_t timeout_ns, int cancel_fd, json_t **models, char *server,
-                        char **first_id, char *err, size_t errlen)
+/* GET BASE/models through f: the target's answer (parsed), its Server
+ * header, and the first model id, within timeout_ns (connect: 5 s or
+ * less), abandoned as soon as cancel_fd (-1: none) is readable. *answered
+ * is 1 when an HTTP response came, whatever its status. Returns 0,
+ * LL_E_INTR when abandoned, or -1 with a reason in err. */
+static int probe_target(struct fetcher *f, const struct transport_config *tc,
+                        const struct curl_slist *headers, uint64_t timeout_ns, int cancel_fd,
+                        json_t **models, char *server, char **first_id, int *answered, char *err,
+                        size_t errlen)
 {
     char url[1100], why[256];
     snprintf(url, sizeof url, "%s/models", tc->base_url);
-    struct fetcher *f = fetch_new();
+    *answered = 0;
     if (!f) {
         snprintf(err, errlen, "curl_easy_init failed");
         return -1;
@@ -82,7 +86,7 @@ static int probe_target(const struct transport_config *tc, const struct curl_sli
     };
     struct fetch_response r = {0};
     int frc = fetch_request(f, url, NULL, &fo, &r, why, sizeof why);
-    fetch_free(f);
+    *answered = frc != LL_E_INTR && r.status != 0;
     snprintf(server, sizeof r.server, "%s", r.server);
     int rc = -1;
     if (frc == LL_E_INTR) {
@@ -118,8 +122,14 @@ static void *bg_probe_main(void *arg)
 {
     struct bg_probe *b = arg;
     char err[512];
-    probe_target(&b->tc, b->headers, RUN_BG_PROBE_NS, b->cancel[0], &b->models, b->server,
-                 &b->first_id, err, sizeof err);
+    int answered;
+    struct fetcher *f = fetch_new();
+    probe_target(f, &b->tc, b->headers, RUN_BG_PROBE_NS, b->cancel[0], &b->models, b->server,
+                 &b->first_id, &answered, err, sizeof err);
+    /* The server's account of itself, over the same connection. */
+    if (answered)
+        b->contract = contract_server_probe(f, &b->tc, b->headers, b->server, b->cancel[0]);
+    fetch_free(f);
     return NULL;
 }
 
@@ -163,6 +173,11 @@ static void bg_probe_join(struct run_target *t)
         b->models = NULL;
         snprintf(t->server, sizeof t->server, "%s", b->server);
     }
+    if (!t->contract_server) {
+        t->contract_server = b->contract;
+        b->contract = NULL;
+    }
+    json_decref(b->contract);
     json_decref(b->models);
     free(b->first_id);
     free(b);
@@ -239,9 +254,18 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         cfg->transport.model = t->model;
         return LL_EXIT_OK;
     }
-    int prc =
-        probe_target(&cfg->transport, t->headers, o->model ? RUN_BG_PROBE_NS : 10 * LL_NS_PER_SEC,
-                     sig_fd, &t->models, t->server, &t->first_id, err, sizeof err);
+    int answered;
+    struct fetcher *f = fetch_new();
+    int prc = probe_target(f, &cfg->transport, t->headers,
+                           o->model ? RUN_BG_PROBE_NS : 10 * LL_NS_PER_SEC, sig_fd, &t->models,
+                           t->server, &t->first_id, &answered, err, sizeof err);
+    /* What the server says about itself, where it says it (run.json's
+     * contract), over the same connection: a few quick questions, none
+     * of which may fail the run. */
+    if (prc != LL_E_INTR && answered)
+        t->contract_server =
+            contract_server_probe(f, &cfg->transport, t->headers, t->server, sig_fd);
+    fetch_free(f);
     if (prc == LL_E_INTR) {
         *stopped = 1;
         return LL_EXIT_OK;
@@ -272,6 +296,7 @@ static void target_close(struct run_target *t)
     bg_probe_join(t);
     int curl_up = t->curl_up;
     json_decref(t->models);
+    json_decref(t->contract_server);
     free(t->first_id);
     if (t->xkey) {
         memset(t->xkey, 0, strlen(t->xkey));
@@ -308,6 +333,18 @@ static json_t *run_json(const char *command, json_t *config, const struct run_co
     return run;
 }
 
+/* run.json's "contract": the server's account of itself (asked by
+ * run_setup_open) and the sampling parameters sent. */
+static json_t *contract_json(const struct run_opts *o, const struct run_config *cfg,
+                             const struct run_target *t, const char *command)
+{
+    json_t *c = json_object();
+    json_object_set_new(c, "server",
+                        t->contract_server ? json_incref(t->contract_server) : json_null());
+    json_object_set_new(c, "sampling", contract_sampling_json(o, cfg, command));
+    return c;
+}
+
 /* run.json's target once the background probe is over: its Server
  * header and its /models answer, when it had them. */
 static void target_json_update(json_t *run, struct run_target *t)
@@ -320,6 +357,9 @@ static void target_json_update(json_t *run, struct run_target *t)
         json_object_set_new(target, "server_header", json_string(t->server));
     if (t->models)
         json_object_set(target, "models", t->models);
+    json_t *contract = json_object_get(run, "contract");
+    if (t->contract_server && json_is_null(json_object_get(contract, "server")))
+        json_object_set(contract, "server", t->contract_server);
 }
 
 /* ---- the stop signals -------------------------------------------------- */
@@ -357,9 +397,12 @@ int run_setup_wait_ready(const struct run_config *cfg, uint64_t timeout_ns, char
         json_t *models = NULL;
         char server[128], *first = NULL;
         uint64_t left = deadline - now;
-        int rc =
-            probe_target(&cfg->transport, cfg->transport.headers, LL_MIN(left, 2 * LL_NS_PER_SEC),
-                         -1, &models, server, &first, why, sizeof why);
+        int answered;
+        struct fetcher *f = fetch_new();
+        int rc = probe_target(f, &cfg->transport, cfg->transport.headers,
+                              LL_MIN(left, 2 * LL_NS_PER_SEC), -1, &models, server, &first,
+                              &answered, why, sizeof why);
+        fetch_free(f);
         json_decref(models);
         free(first);
         if (rc == 0)
@@ -457,6 +500,8 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
         return LL_EXIT_USAGE;
     }
     rs->run = run_json(command, config, cfg, &rs->target);
+    json_object_set_new(rs->run, "tags", runopts_tags_json(o));
+    json_object_set_new(rs->run, "contract", contract_json(o, cfg, &rs->target, command));
     if (results_write_json_atomic(rs->dir, "run.json", rs->run, err, sizeof err) != 0) {
         ll_errorf("%s", err);
         return LL_EXIT_RUNTIME;

@@ -49,6 +49,7 @@ struct run_target {
     const char *model;              /* the model to ask for (o->model or first_id) */
     int curl_up;                    /* 1 once curl_global_init succeeded */
     struct bg_probe *bg;            /* with --model: GET BASE/models in the background */
+    json_t *contract_server;        /* run.json's contract.server (contract.h), or NULL */
 };
 
 /* What the sequence holds. Zero-initialise, then run_setup_open. */

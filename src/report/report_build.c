@@ -39,7 +39,64 @@ struct built {
     struct report_inflight_sample *probe_inflight; /* n_probe_inflight, time order; may be NULL */
     size_t n_probe_inflight;
     char first_limit[128]; /* the first limit in a few words, for the knee's card */
+    char tags_text[1024];  /* run.json's tags as "k=v k=v"; "" = none */
+    char server_text[1024]; /* run.json's contract.server in one line; "" = none */
 };
+
+/* Append "k=v" for each scalar of o (sep between them) to buf at *at. */
+static void put_pairs(char *buf, size_t len, size_t *at, json_t *o, const char *sep)
+{
+    const char *k;
+    json_t *v;
+    int first = 1;
+    json_object_foreach(o, k, v)
+    {
+        char val[256];
+        if (json_is_string(v))
+            snprintf(val, sizeof val, "%s", json_string_value(v));
+        else if (json_is_integer(v))
+            snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v))
+            snprintf(val, sizeof val, "%g", json_real_value(v));
+        else if (json_is_boolean(v))
+            snprintf(val, sizeof val, "%s", json_is_true(v) ? "true" : "false");
+        else
+            continue;
+        if (*at < len)
+            *at += (size_t)snprintf(buf + *at, len - *at, "%s%s=%s", first ? "" : sep, k, val);
+        first = 0;
+    }
+    if (*at >= len)
+        *at = len - 1;
+}
+
+/* The report header's tags ("engine=vllm gpu=H100") and the server's own
+ * account of itself ("llama.cpp; props: build_info=b6500, ...") from
+ * run.json (each "" when absent). */
+static void header_texts(struct built *b)
+{
+    size_t at = 0;
+    b->tags_text[0] = b->server_text[0] = '\0';
+    put_pairs(b->tags_text, sizeof b->tags_text, &at, json_object_get(b->run, "tags"), " ");
+    json_t *srv = json_object_get(json_object_get(b->run, "contract"), "server");
+    if (!json_is_object(srv))
+        return;
+    at = 0;
+    const char *header = json_string_value(json_object_get(srv, "header"));
+    if (header)
+        at += (size_t)snprintf(b->server_text, sizeof b->server_text, "%.200s", header);
+    static const char *const eps[] = {"version", "props", "get_server_info", "info"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(eps); i++) {
+        json_t *e = json_object_get(srv, eps[i]);
+        if (!json_is_object(e) || json_object_size(e) == 0 || at >= sizeof b->server_text - 1)
+            continue;
+        at += (size_t)snprintf(b->server_text + at, sizeof b->server_text - at,
+                               "%s/%s: ", at ? "; " : "", eps[i]);
+        if (at >= sizeof b->server_text)
+            at = sizeof b->server_text - 1;
+        put_pairs(b->server_text, sizeof b->server_text, &at, e, ", ");
+    }
+}
 
 static void built_free(struct built *b)
 {
@@ -219,6 +276,8 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         p->recovery = s->f.recovery;
         p->confirm = s->f.confirm;
         sweep_step_label(&s->f, repeats, p->id, sizeof p->id);
+        p->hold_factor = s->hold_factor;
+        p->short_hold = s->short_hold;
         p->verdict = sweep_step_verdict(s, 0);
         p->inflight_mean = s->f.inflight_mean;
         p->inflight_max = s->f.inflight_max;
@@ -254,6 +313,9 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
     r->version = json_string_value(json_object_get(b->run, "version"));
     r->started_at = json_string_value(json_object_get(cfg, "started_at"));
     r->mode = json_string_value(json_object_get(cfg, "mode_label"));
+    header_texts(b);
+    r->tags = b->tags_text[0] ? b->tags_text : NULL;
+    r->server_said = b->server_text[0] ? b->server_text : NULL;
     r->steps = rs;
     r->n_steps = b->n_steps;
     r->slo_ttft_ms = (double)set->slo.ttft_ns / 1e6;

@@ -180,21 +180,21 @@ static void report_figure_close(struct strbuf *b)
     strbuf_puts(b, "</figure>\n");
 }
 
-/* dl.facts: target, model, start, llmload version (each when known), the
- * SLO thresholds ("none" without any) and the attainment target (when
- * set). */
+/* dl.facts: target, model, what the server said, the tags, start,
+ * llmload version (each when known), the SLO thresholds ("none" without
+ * any) and the attainment target (when set). */
 static void report_facts(struct strbuf *b, const struct report *r)
 {
     strbuf_puts(b, "<dl class=\"facts\">\n");
-    struct { const char *k, *v; } facts[] = {
-        {"target", r->target}, {"model", r->model}, {"started", r->started_at},
-        {"llmload", r->version},
+    const char *const facts[][2] = {
+        {"target", r->target}, {"model", r->model},        {"server", r->server_said},
+        {"tags", r->tags},     {"started", r->started_at}, {"llmload", r->version},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(facts); i++) {
-        if (facts[i].v == NULL)
+        if (facts[i][1] == NULL)
             continue;
-        strbuf_printf(b, "<div><dt>%s</dt><dd>", facts[i].k);
-        strbuf_put_xml(b, facts[i].v);
+        strbuf_printf(b, "<div><dt>%s</dt><dd>", facts[i][0]);
+        strbuf_put_xml(b, facts[i][1]);
         strbuf_puts(b, "</dd></div>\n");
     }
     strbuf_puts(b, "<div><dt>SLO</dt><dd>");

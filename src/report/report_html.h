@@ -67,8 +67,10 @@ struct report_step {
     int confirm;                /* 1: a re-run (--confirm) of a rate that failed below a
                                  * passing one */
     char id[16];                /* the step's name as the terminal says it (sweep_step_label:
-                                 * "0", "3.1", "3 re", "4 rec"); "" = its position from 0,
+                                 * "0", "3 r2", "3 re", "4 rec"); "" = its position from 0,
                                  * " rec" or " re" after it */
+    double hold_factor;         /* window / E2E p99; NAN = unknown */
+    int short_hold;             /* 1: held less than the hold rule's factor x E2E p99 */
     const char *verdict;        /* short text for the table ("ok", "SLO miss", "saturated"); may be NULL */
     double inflight_mean;       /* requests, time-weighted */
     double inflight_max;        /* requests */
@@ -119,6 +121,9 @@ struct report {
     const char *version;        /* llmload version */
     const char *started_at;     /* wall-clock start, as text (ISO 8601) */
     const char *mode;           /* "open-loop poisson", ... */
+    const char *tags;           /* --tag KEY=VALUE of the run, "k=v k=v"; NULL = none */
+    const char *server_said;    /* what the server said about itself (run.json's
+                                 * contract.server), one line; NULL = nothing */
     int closed_loop;            /* 1: labelled CLOSED LOOP wherever it matters */
     int invalid;                /* 1: generator-bound, figures not trustworthy */
     const char *invalid_reason; /* why, when invalid; may be NULL */

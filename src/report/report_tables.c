@@ -90,8 +90,11 @@ static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
     report_td(b, s->inflight_max, 0);
     strbuf_printf(b, "<td%s>%s</td>", s->steady ? "" : " class=\"bad\"",
                   s->steady ? "yes" : "no");
+    report_td(b, s->hold_factor, s->short_hold);
     strbuf_puts(b, "<td class=\"l\">");
     strbuf_put_xml(b, s->verdict != NULL ? s->verdict : "");
+    if (s->short_hold)
+        strbuf_puts(b, "; short");
     strbuf_puts(b, "</td></tr>\n");
 }
 
@@ -123,6 +126,10 @@ void report_table(struct strbuf *b, const struct report *r)
         {"in flight", "mean", "requests, time-weighted"},
         {"in flight", "max", "requests"},
         {"steady", "", "backlog not growing and TTFT tail not rising"},
+        {"hold",
+         ("\xC3\x97"
+          "E2E p99"),
+         "the step's window over its E2E p99; red: short (the hold rule)"},
         {"verdict", "", ""},
     };
     strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"steps\">\n");
@@ -132,7 +139,8 @@ void report_table(struct strbuf *b, const struct report *r)
     strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">TTFT, TPOT and ITL in "
                    "ms, E2E in s; percentiles of successful requests. Shaded rows: "
                    "beyond the SLO capacity. Red: over an SLO or under the attainment "
-                   "target.</p>\n");
+                   "target. Hold: the window in E2E p99s; a step held under the hold rule's "
+                   "factor is short.</p>\n");
 }
 
 void report_cold_table(struct strbuf *b, const struct report *r)

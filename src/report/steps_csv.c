@@ -11,10 +11,11 @@
 
 /* 54 fixed columns, then one error count per kind other than ok up to
  * transport_error ("err_http_429" ...), in enum rec_kind order, then
- * N_SERVER server columns, then the kinds added after those (columns are
- * only ever appended). */
+ * N_SERVER server columns, then the kinds added after those, then N_HOLD
+ * of the hold rule (columns are only ever appended, so none moves). */
 #define N_FIXED 54
 #define N_SERVER 15
+#define N_HOLD 2
 
 const char *const steps_csv_columns[] = {
     "step",
@@ -105,11 +106,14 @@ const char *const steps_csv_columns[] = {
     "client_output_tokens_in_span",
     /* kinds added since: appended, so no column moves */
     "err_overloaded_event",
+    /* the hold rule */
+    "hold_factor",
+    "short",
 };
 const size_t steps_csv_ncolumns = sizeof steps_csv_columns / sizeof steps_csv_columns[0];
 
 _Static_assert(sizeof steps_csv_columns / sizeof steps_csv_columns[0] ==
-                   N_FIXED + REC_KIND_COUNT - 1 + N_SERVER,
+                   N_FIXED + REC_KIND_COUNT - 1 + N_SERVER + N_HOLD,
                "one error column per kind other than ok");
 
 static void num(FILE *f, double v)
@@ -199,6 +203,8 @@ static void row(FILE *f, const struct sweep_step *s)
     server_cols(f, s);
     for (int k = REC_TRANSPORT_ERROR + 1; k < REC_KIND_COUNT; k++)
         fprintf(f, ",%llu", (unsigned long long)st->by_kind[k]);
+    num(f, s->hold_factor);
+    fprintf(f, ",%d", s->short_hold);
     fputc('\n', f);
 }
 

@@ -1225,7 +1225,9 @@ int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request
     int models = strcmp(path, "/v1/models") == 0;
     int health = strcmp(path, "/health") == 0;
     int metrics = strcmp(path, "/metrics") == 0;
-    if (!models && !health && !metrics) {
+    int version = strcmp(path, "/version") == 0;
+    int props = strcmp(path, "/props") == 0;
+    if (!models && !health && !metrics && !version && !props) {
         char msg[128];
         snprintf(msg, sizeof(msg), "no such endpoint: %.80s", path);
         api_write_error(out, 404, "not_found", msg, ka);
@@ -1239,6 +1241,24 @@ int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request
     http_buf_clear(b);
     if (health)
         return respond(out, 200, NULL, "", 0, ka);
+    /* What a server says about itself, as vLLM's /version and llama.cpp's
+     * /props say it (llmload keeps them in run.json's contract). */
+    if (version) {
+        http_buf_puts(b, "{\"version\":\"llmload-sim " LL_VERSION "\"}\n");
+        return respond(out, 200, "application/json", b->data, b->len, ka);
+    }
+    if (props) {
+        http_buf_puts(b, "{\"default_generation_settings\":{\"n_ctx\":");
+        http_buf_u64(b, ctx->context_tokens);
+        http_buf_puts(b, "},\"total_slots\":");
+        http_buf_u64(b, ctx->total_slots);
+        http_buf_puts(b, ",\"model_path\":\"");
+        http_buf_json_escape(b, ctx->model_name, strlen(ctx->model_name));
+        http_buf_puts(
+            b, "\",\"chat_template\":\"{{ messages }}\",\"build_info\":\"llmload-sim " LL_VERSION
+               "\"}\n");
+        return respond(out, 200, "application/json", b->data, b->len, ka);
+    }
     if (metrics) {
         struct engine_stats st;
         engine_get_stats(ctx->engine, &st);

@@ -46,6 +46,7 @@ struct api_ctx {
                                      * prompt of this many or more refused; 0 = no limit */
     uint32_t vocab;                 /* --vocab: token IDs of a prompt must be below it
                                      * (1 .. TOKENIZER_ID_MAX + 1; api_ctx_init: the latter) */
+    uint32_t total_slots;           /* the engine's max_num_seqs, for /props */
     uint64_t requests_total;        /* completion requests seen; numbers the ids */
     /* Scratch space reused by every request (no per-token allocation). */
     struct http_buf text;           /* prompt text of the request being parsed */

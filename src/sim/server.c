@@ -689,6 +689,7 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     s->api.tokenizer = cfg->tokenizer;
     s->api.no_usage = cfg->no_usage;
     s->api.context_tokens = cfg->context_tokens;
+    s->api.total_slots = cfg->engine.max_num_seqs;
     if (cfg->vocab)
         s->api.vocab = cfg->vocab;
     *out = s;

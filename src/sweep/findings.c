@@ -201,6 +201,21 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
             continue;
         }
         last_loaded = &steps[i];
+        out->n_load_steps++;
+        if (steps[i].short_hold) {
+            if (out->n_short < SWEEP_MAX_UNKNOWN)
+                out->short_rps[out->n_short] = steps[i].f.offered_rps;
+            out->n_short++;
+            out->n_short_steady += (size_t)(steps[i].steady != 0);
+            /* A first failing step that is not steady is overloaded: a
+             * longer hold only lets its backlog grow, so its failure does
+             * not rest on its length; a passing one's pass, and a steady
+             * one's miss, may. */
+            double r = steps[i].f.offered_rps;
+            if ((out->capacity_found && r == out->capacity_rps) ||
+                (out->next_fails && r == out->next_fail_rps && steps[i].steady))
+                out->capacity_short = 1;
+        }
         if (steps[i].invalid) /* the client's figures, not the server's */
             continue;
         x[m] = steps[i].achieved_rps;
@@ -377,6 +392,30 @@ static void put_recovery(const struct sweep_findings *fd, char *buf, size_t len,
             fd->overload_rps > 0 ? "switch" : "start");
 }
 
+/* The hold rule's line of the findings text (some load step is short). */
+static void put_short(const struct sweep_findings *fd, const struct sweep_settings *set, char *buf,
+                      size_t len, size_t *at)
+{
+    char what[64];
+    snprintf(what, sizeof what, "short steps (%zu of %zu)", fd->n_short, fd->n_load_steps);
+    put_rates(buf, len, at, what, fd->short_rps, fd->n_short);
+    put(buf, len, at, " req/s held less than %.3gx their own E2E p99", sweep_min_hold_factor(set));
+    if (fd->n_short_steady == 0) {
+        /* Overloaded: the backlog, so the E2E p99, grows with the hold. */
+        put(buf, len, at,
+            "; all overloaded (not steady): no hold is long enough for a growing "
+            "backlog, and their failures stand\n");
+        return;
+    }
+    if (fd->capacity_short)
+        put(buf, len, at, "; the capacity rests on short steps");
+    else if (fd->knee.found)
+        put(buf, len, at, "; the knee's fit includes them");
+    put(buf, len, at,
+        ": lengthen --step-duration (--step-duration auto: raise "
+        "--max-step-duration)\n");
+}
+
 /* One traffic class's line of the findings text. */
 static void put_class(const struct sweep_class_finding *cf, char *buf, size_t len, size_t *at)
 {
@@ -413,6 +452,8 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
     if (fd->drain_ns)
         put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
             ll_fmt_duration(fd->drain_ns, a, sizeof a));
+    if (fd->n_short)
+        put_short(fd, set, buf, len, &at);
     for (size_t k = 0; k < fd->n_classes; k++)
         put_class(&fd->classes[k], buf, len, &at);
     put(buf, len, &at, "stopped: %s\n",

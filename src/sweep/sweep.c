@@ -22,6 +22,7 @@ void sweep_settings_init(struct sweep_settings *s)
     s->headroom = SWEEP_DEFAULT_HEADROOM;
     s->replicas = 1;
     s->lateness_tolerance = VERDICT_TOLERANCE_DEFAULT;
+    s->min_hold_factor = SWEEP_DEFAULT_MIN_HOLD_FACTOR;
 }
 
 /* ---- one step ---------------------------------------------------------- */
@@ -227,6 +228,11 @@ static void fill_pcts(const struct hist *h, uint64_t *out)
         out[i] = any ? hist_percentile(h, sweep_pcts[i]) : 0;
 }
 
+double sweep_min_hold_factor(const struct sweep_settings *set)
+{
+    return set->min_hold_factor > 0 ? set->min_hold_factor : SWEEP_DEFAULT_MIN_HOLD_FACTOR;
+}
+
 static double window_s(const struct sweep_facts *f)
 {
     uint64_t w = f->window_ns ? f->window_ns
@@ -315,6 +321,11 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     fill_pcts(st->itl_req, s->itl_ns);
     fill_pcts(st->e2e, s->e2e_ns);
     fill_pcts(f->lateness, s->lateness_ns);
+    /* The hold rule (SWEEP_DEFAULT_MIN_HOLD_FACTOR), for load steps. */
+    s->hold_factor =
+        hist_count(st->e2e) && s->e2e_ns[3] > 0 ? window_s(f) / ((double)s->e2e_ns[3] / 1e9) : NAN;
+    s->short_hold =
+        !f->recovery && isfinite(s->hold_factor) && s->hold_factor < sweep_min_hold_factor(set);
     /* `run`'s self-check, per step (docs/metrics.md). */
     struct verdict_input v = {.lateness = f->lateness, .tolerance = set->lateness_tolerance};
     verdict_latencies(&v, st);
@@ -844,9 +855,9 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
     int w = step_label_width(steps, n, repeats);
     struct sweep_point *points = ll_calloc(n + 1, sizeof *points);
     size_t np = sweep_points_build(steps, n, points);
-    fprintf(f, "%*s %8s %8s %8s %8s %7s %9s %9s %9s %9s %6s %11s%s  %s\n", w, "step", "offered",
+    fprintf(f, "%*s %8s %8s %8s %8s %7s %9s %9s %9s %9s %6s %11s %6s%s  %s\n", w, "step", "offered",
             "achieved", "compl/s", "goodput", "attain", "TTFT p50", "TTFT p99", "TPOT p99",
-            "E2E p99", "err%", "inflight", cost ? "  $/Mtok" : "", "verdict");
+            "E2E p99", "err%", "inflight", "hold", cost ? "  $/Mtok" : "", "verdict");
     for (size_t i = 0; i < n; i++) {
         const struct sweep_step *s = &steps[i];
         char att[16], id[32], infl[24];
@@ -863,6 +874,10 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                 hist_count(s->stats.tpot) ? ll_fmt_duration(s->tpot_ns[3], c, sizeof c) : "-",
                 s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->e2e_ns[3], d, sizeof d) : "-",
                 100 * s->error_rate, infl);
+        char hold[16] = "-";
+        if (isfinite(s->hold_factor))
+            snprintf(hold, sizeof hold, "%.3gx", s->hold_factor);
+        fprintf(f, " %6s", hold);
         if (cost) {
             if (isfinite(s->cost_per_mtok))
                 fprintf(f, " %8.3g", s->cost_per_mtok);
@@ -872,6 +887,8 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
         fprintf(f, "  %s", sweep_step_verdict(s, 0));
         if (!s->f.recovery && !s->slo_pass)
             fprintf(f, " (%s)", s->fail_reason);
+        if (s->short_hold)
+            fprintf(f, "; short");
         fputc('\n', f);
         const struct sweep_point *pt = point_ending_at(steps, n, i, points, np);
         if (pt)

@@ -71,6 +71,12 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
  * recovery window's last miss, provided at least this much of the window
  * is left after it to show that it stays back (sweep_recovery_measure). */
 #define SWEEP_RECOVERY_TAIL_NS (1 * LL_NS_PER_SEC)
+/* The hold rule: a load step is "short" when its measured window is less
+ * than this many times its own E2E p99 (--min-hold-factor): its longest
+ * requests span a large part of the hold, so the in-flight count and the
+ * tail had little time to settle, and requests scheduled late in the
+ * window end long after it. */
+#define SWEEP_DEFAULT_MIN_HOLD_FACTOR 5.0
 
 /* The sweep's analysis settings (run.json "config"."sweep" keeps them). */
 struct sweep_settings {
@@ -91,10 +97,16 @@ struct sweep_settings {
                                   * 0 = not given */
     uint64_t engine_kv_tokens;   /* --engine-limits kv_tokens=N: its KV cache, tokens; 0 = not
                                   * given (the server's /metrics may export it) */
+    double min_hold_factor;      /* the hold rule: a load step is short when its window is
+                                  * under this many E2E p99s (> 0) */
 };
 
 /* Fill s with the defaults above (no SLO, one replica). */
 void sweep_settings_init(struct sweep_settings *s);
+
+/* The hold rule's factor of set: its min_hold_factor, or the default when
+ * that is not above 0. */
+double sweep_min_hold_factor(const struct sweep_settings *set);
 
 /* What the server's /metrics said over one step's window, joined live by
  * `llmload sweep` (scrape_join, SCRAPE_SPAN_INNER) and kept in steps.jsonl
@@ -273,6 +285,9 @@ struct sweep_step {
     struct sweep_recovery recovery; /* recovery step only (all LL_NO_TIME otherwise) */
     double backlog_at_switch;    /* requests in flight at the switch (the last in-flight
                                   * sample at or before it); NAN without a lead-in */
+    double hold_factor;          /* window / E2E p99 of ok requests; NAN when none is ok */
+    int short_hold;              /* 1: a load step whose hold_factor is under the
+                                  * settings' min_hold_factor (the hold rule) */
     struct sweep_class *classes; /* owned; f.n_classes of them, NULL when 0 */
 };
 
@@ -520,6 +535,16 @@ struct sweep_findings {
     uint64_t drain_ns;           /* time the last loaded step took to drain after offering stopped */
     int slo_missed;              /* some non-recovery step failed its SLO */
     struct sweep_first_limit first_limit;
+    /* The hold rule: load steps held less than min_hold_factor x their own
+     * E2E p99, in run order (the first SWEEP_MAX_UNKNOWN rates kept). */
+    double short_rps[SWEEP_MAX_UNKNOWN];
+    size_t n_short;              /* may exceed SWEEP_MAX_UNKNOWN */
+    size_t n_short_steady;       /* of them, steady ones (the others are overloaded) */
+    size_t n_load_steps;         /* load steps in all */
+    int capacity_short;          /* 1: a repeat of the capacity point, or a steady one of
+                                  * the first failing point, is short: the capacity
+                                  * rests on it (an unsteady, overloaded step's failure
+                                  * does not rest on its length) */
     size_t n_classes;            /* traffic classes broken out (0 = none) */
     struct sweep_class_finding classes[SWEEP_MAX_CLASSES]; /* the first n_classes, in
                                   * the order of the first step's classes */

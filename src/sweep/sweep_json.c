@@ -317,6 +317,7 @@ json_t *sweep_settings_json(const struct sweep_settings *set)
     jset(el, "seqs", set->engine_seqs ? ju64(set->engine_seqs) : json_null());
     jset(el, "kv_tokens", set->engine_kv_tokens ? ju64(set->engine_kv_tokens) : json_null());
     jset(o, "engine_limits", el);
+    jset(o, "min_hold_factor", json_real(sweep_min_hold_factor(set)));
     return o;
 }
 
@@ -355,6 +356,7 @@ void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
     v = json_object_get(el, "kv_tokens");
     if (json_is_integer(v) && json_integer_value(v) >= 1)
         set->engine_kv_tokens = (uint64_t)json_integer_value(v);
+    num_from(o, "min_hold_factor", &set->min_hold_factor);
 }
 
 static json_t *pct_json(const uint64_t *v, int any)
@@ -479,6 +481,8 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
     if (s->f.cold_start)
         jset(o, "cold", summary_cold_json(&s->cold, s->f.cold_start));
+    jset(o, "hold_factor", jnum(s->hold_factor));
+    jset(o, "short", json_boolean(s->short_hold));
     json_t *srv = sweep_server_json(s);
     if (srv)
         jset(o, "server", srv);
@@ -645,6 +649,10 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "recovery", recovery_json(fd));
     jset(f, "drain_ns", ju64(fd->drain_ns));
     jset(f, "slo_missed", json_boolean(fd->slo_missed));
+    jset(f, "short_steps_rps", rates_json(fd->short_rps, fd->n_short));
+    jset(f, "short_steps", ju64(fd->n_short));
+    jset(f, "short_steps_steady", ju64(fd->n_short_steady));
+    jset(f, "capacity_on_short_steps", json_boolean(fd->capacity_short));
     jset(f, "stop_reason", stop_reason && *stop_reason ? json_string(stop_reason) : json_null());
     if (fd->n_classes) {
         json_t *carr = json_array();

@@ -1542,16 +1542,51 @@ static void test_first_limit(void **state)
     first_limit_free(st);
 }
 
-TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_tail_test),
-          cmocka_unit_test(test_hypergeom_upper_tail), cmocka_unit_test(test_recovery),
-          cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_cost_forecast),
-          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_server_table_kv),
-          cmocka_unit_test(test_first_limit), cmocka_unit_test(test_step_invalid),
-          SEARCH_TEST(test_findings_capacity), SEARCH_TEST(test_findings_skip_invalid),
-          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
-          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
-          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv))
+/* The hold rule's findings line: which steps, what the capacity rests on,
+ * and, when every short step is overloaded, that no hold would do. */
+static void test_findings_short_text(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_findings *fd = calloc(1, sizeof *fd);
+    assert_non_null(fd);
+    fd->n_load_steps = 4;
+    fd->n_short = 2;
+    fd->short_rps[0] = 8;
+    fd->short_rps[1] = 12;
+    fd->n_short_steady = 1;
+    fd->capacity_short = 1;
+    char *text = malloc(SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(text);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "short steps (2 of 4): 8, 12 req/s held less than 5x their own "
+                                 "E2E p99; the capacity rests on short steps: lengthen "
+                                 "--step-duration"));
+    set.min_hold_factor = 2.5;
+    fd->n_short_steady = 0;
+    fd->capacity_short = 0;
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "held less than 2.5x"));
+    assert_non_null(strstr(text, "all overloaded (not steady)"));
+    assert_null(strstr(text, "rests on"));
+    fd->n_short = 0;
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_null(strstr(text, "short steps"));
+    free(text);
+    free(fd);
+}
+
+TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_short_text),
+          cmocka_unit_test(test_tail_test), cmocka_unit_test(test_hypergeom_upper_tail),
+          cmocka_unit_test(test_recovery), cmocka_unit_test(test_recovery_step),
+          cmocka_unit_test(test_cost_forecast), cmocka_unit_test(test_step_figures),
+          cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
+          cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
+          SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_capacity_coarse),
+          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
+          SEARCH_TEST(test_findings_nothing_judged), cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
+          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv))

@@ -1,0 +1,210 @@
+/* Integration tests of the sweep's hold rule (docs/sweep.md, "Steps long
+ * enough") against `llmload sim` on 127.0.0.1: a step held less than
+ * --min-hold-factor x its own E2E p99 is marked short everywhere, and
+ * --step-duration auto lengthens the steps to the rule.
+ *
+ * The small sim (4 sequences, 20 ms steps) serves the 10-token outputs
+ * here in about 0.2 s unloaded (10 decode steps of 20 ms): its own truth,
+ * so 0.6 s steps are short by the default factor 5 (about 3 x), and a
+ * 1.5 s first step is not (about 7 x). Its capacity for this workload is
+ * about 19 req/s, so 16 req/s loads it without a backlog. Each test runs
+ * in under ten seconds. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test.h"
+
+#include "util/util.h"
+
+#define HOLD_WORKLOAD                                                                              \
+    "--prompt-tokens", "64", "--output-tokens", "10", "--ignore-eos", "--arrival", "constant",     \
+        "--no-recovery", "--warmup", "0.3s"
+
+/* Every line of steps.jsonl with a "step" (the load steps here). */
+static size_t step_lines(const char *dir, json_t **lines, size_t cap)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    json_t *all = harness_jsonl_load(path);
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(all) && n < cap; i++) {
+        json_t *o = json_array_get(all, i);
+        if (json_object_get(o, "step"))
+            lines[n++] = json_incref(o);
+    }
+    json_decref(all);
+    return n;
+}
+
+/* The last field of each data row of steps.csv ("short"), after checking
+ * that the header ends with hold_factor,short. */
+static void csv_short_column(const char *dir, int *short_col, size_t cap, size_t *n)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/steps.csv", dir);
+    char *text = harness_read_file(path, NULL);
+    assert_non_null(text);
+    char *line = strtok(text, "\n");
+    assert_non_null(line);
+    size_t len = strlen(line);
+    assert_true(len > 18 && strcmp(line + len - 18, ",hold_factor,short") == 0);
+    *n = 0;
+    while ((line = strtok(NULL, "\n")) != NULL && *n < cap) {
+        const char *comma = strrchr(line, ',');
+        assert_non_null(comma);
+        short_col[(*n)++] = atoi(comma + 1);
+    }
+    free(text);
+}
+
+/* Fixed 0.6 s steps: each is held about 3 x its E2E p99, so each is short
+ * in steps.jsonl, summary.json, steps.csv, the terminal table and the
+ * report, and the findings say the capacity rests on short steps. */
+static void test_short_steps_marked(void **state)
+{
+    (void)state;
+    harness_small_sim_start(NULL);
+    const char *args[] = {"--rates", "4,16", "--step-duration", "0.6s", HOLD_WORKLOAD, NULL};
+    char *out = NULL;
+    char *dir = harness_sweep_ok(args, 60, &out, NULL);
+
+    json_t *lines[8];
+    size_t n = step_lines(dir, lines, 8);
+    assert_int_equal(n, 2);
+    json_t *sum = harness_summary_load(dir);
+    json_t *steps = json_object_get(sum, "steps");
+    for (size_t i = 0; i < n; i++) {
+        json_t *st = json_array_get(steps, i);
+        double e2e_p99_s = harness_num(st, "latency_ns.e2e.p99") / 1e9;
+        double window_s = (double)harness_ival_req(st, "window_ns") / 1e9;
+        double factor = harness_num(st, "hold_factor");
+        /* the factor is the window over the step's own E2E p99 */
+        assert_true(fabs(factor - window_s / e2e_p99_s) < 1e-6 * factor);
+        if (!(factor < 5))
+            fail_msg("step %zu: hold %.3g x its E2E p99 %.3gs: the sim serves 10 tokens in "
+                     "at least 0.2 s, so 0.6 s should be under 5 x",
+                     i, factor, e2e_p99_s);
+        assert_true(json_is_true(json_object_get(st, "short")));
+        assert_true(json_is_true(json_object_get(lines[i], "short")));
+        assert_true(fabs(harness_num(lines[i], "hold_factor") - factor) < 1e-6 * factor);
+        json_decref(lines[i]);
+    }
+    json_t *fd = json_object_get(sum, "findings");
+    assert_int_equal(harness_ival_req(fd, "short_steps"), 2);
+    assert_true(json_is_true(json_object_get(fd, "capacity_on_short_steps")));
+    const char *text = harness_sval(fd, "text");
+    assert_non_null(strstr(text, "short steps (2 of 2): 4, 16 req/s held less than 5x"));
+    assert_non_null(strstr(text, "the capacity rests on short steps"));
+    assert_non_null(strstr(out, "the capacity rests on short steps"));
+    assert_non_null(strstr(out, "ok; short"));
+
+    int col[8];
+    size_t rows;
+    csv_short_column(dir, col, 8, &rows);
+    assert_int_equal(rows, 2);
+    assert_int_equal(col[0], 1);
+    assert_int_equal(col[1], 1);
+
+    char path[1100];
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(strstr(html, "ok; short</td>"));
+    assert_non_null(strstr(html, "the capacity rests on short steps"));
+    free(html);
+    json_decref(sum);
+    free(out);
+    harness_results_free(dir);
+}
+
+/* --min-hold-factor 2 judges the same 0.6 s steps (about 3 x) long
+ * enough: the factor is the flag's, and run.json keeps it. */
+static void test_min_hold_factor_flag(void **state)
+{
+    (void)state;
+    harness_small_sim_start(NULL);
+    const char *args[] = {"--rates",           "4", "--step-duration", "0.6s",
+                          "--min-hold-factor", "2", HOLD_WORKLOAD,     NULL};
+    char *dir = harness_sweep_ok(args, 60, NULL, NULL);
+    json_t *sum = harness_summary_load(dir);
+    json_t *st = json_array_get(json_object_get(sum, "steps"), 0);
+    double factor = harness_num(st, "hold_factor");
+    if (!(factor > 2 && factor < 5))
+        fail_msg("hold %.3g x its E2E p99: expected between 2 and 5", factor);
+    assert_true(json_is_false(json_object_get(st, "short")));
+    json_t *fd = json_object_get(sum, "findings");
+    assert_int_equal(harness_ival_req(fd, "short_steps"), 0);
+    assert_null(strstr(harness_sval(fd, "text"), "short steps"));
+    json_t *run = harness_json_load(dir, "run.json");
+    assert_true(harness_num(run, "config.sweep.min_hold_factor") == 2);
+    json_decref(run);
+    json_decref(sum);
+    harness_results_free(dir);
+}
+
+/* --step-duration auto:1.5s: the first step holds the minimum (about 7 x
+ * its E2E p99 of 0.2 s); the second, at four times the rate, holds at
+ * least 5 x the first's E2E p99 doubled (the rate's rise, capped at 2),
+ * rounded up to a whole second, under --max-step-duration: longer than
+ * the minimum, and neither is short. */
+static void test_auto_lengthens(void **state)
+{
+    (void)state;
+    harness_small_sim_start(NULL);
+    const char *args[] = {
+        "--rates",     "4,16", "--step-duration", "auto:1.5s", "--max-step-duration", "5s",
+        HOLD_WORKLOAD, NULL};
+    char *dir = harness_sweep_ok(args, 60, NULL, NULL);
+    json_t *sum = harness_summary_load(dir);
+    json_t *steps = json_object_get(sum, "steps");
+    assert_int_equal(json_array_size(steps), 2);
+    json_t *s0 = json_array_get(steps, 0), *s1 = json_array_get(steps, 1);
+    int64_t hold0 = harness_ival_req(s0, "duration_ns") - harness_ival_req(s0, "warmup_ns");
+    int64_t hold1 = harness_ival_req(s1, "duration_ns") - harness_ival_req(s1, "warmup_ns");
+    assert_int_equal(hold0, 1500 * (int64_t)LL_NS_PER_MS);
+    double want = ceil(5 * 2 * harness_num(s0, "latency_ns.e2e.p99") / 1e9) * 1e9;
+    want = LL_MAX(want, 1.5e9);
+    want = LL_MIN(want, 5e9);
+    if (fabs((double)hold1 - want) > 1e6)
+        fail_msg("second hold %.3gs, expected %.3gs by the rule", (double)hold1 / 1e9, want / 1e9);
+    assert_true(hold1 > hold0);
+    for (size_t i = 0; i < 2; i++)
+        if (!json_is_false(json_object_get(json_array_get(steps, i), "short")))
+            fail_msg("step %zu is short under --step-duration auto (hold %.3g x E2E p99)", i,
+                     harness_num(json_array_get(steps, i), "hold_factor"));
+    assert_int_equal(harness_ival_req(json_object_get(sum, "findings"), "short_steps"), 0);
+    json_t *run = harness_json_load(dir, "run.json");
+    assert_true(json_is_true(json_object_get(
+        json_object_get(json_object_get(run, "config"), "sweep"), "step_duration_auto")));
+    assert_true(harness_num(run, "config.sweep.max_step_duration_ns") == 5e9);
+    json_decref(run);
+    json_decref(sum);
+    harness_results_free(dir);
+}
+
+/* Bad values name their flag. */
+static void test_hold_flags(void **state)
+{
+    (void)state;
+    const char *a1[] = {"sweep", "--rates", "2", "--min-hold-factor", "0", NULL};
+    harness_expect_usage(a1, "--min-hold-factor");
+    const char *a2[] = {"sweep", "--rates", "2", "--min-hold-factor", "x", NULL};
+    harness_expect_usage(a2, "--min-hold-factor");
+    const char *a3[] = {"sweep", "--rates", "2", "--max-step-duration", "5s", NULL};
+    harness_expect_usage(a3, "--max-step-duration");
+    const char *a4[] = {
+        "sweep", "--rates", "2", "--step-duration", "auto:20s", "--max-step-duration", "5s", NULL};
+    harness_expect_usage(a4, "--max-step-duration");
+    const char *a5[] = {"sweep", "--rates", "2", "--step-duration", "auto:fast", NULL};
+    harness_expect_usage(a5, "--step-duration");
+    /* the demo's minimum must stay under its 8 s cap */
+    const char *a6[] = {"demo", "--step-duration", "auto:20s", NULL};
+    harness_expect_usage(a6, "--step-duration");
+}
+
+HARNESS_MAIN(cmocka_unit_test(test_hold_flags),
+             cmocka_unit_test_teardown(test_short_steps_marked, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_min_hold_factor_flag, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_auto_lengthens, harness_sim_teardown))
