@@ -85,6 +85,24 @@ static struct svg_axis report_load_axis(const struct report *r)
                              .max = NAN, .include_zero = 1};
 }
 
+/* A chart against load of the series se[0..nse) on a linear y axis
+ * (label, unit) from 0, its range from the data, with the marks. */
+static void report_rate_chart(struct strbuf *b, const struct report *r,
+                              const struct report_marks *marks, const char *id, const char *title,
+                              const char *ylabel, const char *yunit, struct svg_series *se,
+                              size_t nse)
+{
+    struct svg_chart c = {
+        .id = id,
+        .title = title,
+        .x = report_load_axis(r),
+        .y = {.label = ylabel, .unit = yunit, .min = NAN, .max = NAN, .include_zero = 1},
+        .series = se,
+        .n_series = nse,
+    };
+    report_chart_write_marked(b, &c, marks);
+}
+
 /* Step s's REPORT_NPCT percentiles of metric m, ns (borrowed from s). */
 static const uint64_t *report_metric_ns(const struct report_step *s,
                                         enum report_metric m)
@@ -399,15 +417,8 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
          .hollow = hollow},
     };
     size_t nse = report_hollow_note(se, 4, hollow);
-    struct svg_chart c = {
-        .id = "chart-throughput",
-        .title = "Throughput and goodput against offered load",
-        .x = report_load_axis(r),
-        .y = {.label = "rate", .unit = "req/s", .min = NAN, .max = NAN, .include_zero = 1},
-        .series = se,
-        .n_series = nse,
-    };
-    report_chart_write_marked(b, &c, marks);
+    report_rate_chart(b, r, marks, "chart-throughput",
+                      "Throughput and goodput against offered load", "rate", "req/s", se, nse);
     free(x);
     free(ya);
     free(yc);
@@ -432,15 +443,8 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
                                 .color = "#cc79a7",
                                 .hollow = hollow}};
     size_t nse = report_hollow_note(se, 1, hollow);
-    struct svg_chart c = {
-        .id = "chart-tokens",
-        .title = "Output tokens per second against offered load",
-        .x = report_load_axis(r),
-        .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN, .include_zero = 1},
-        .series = se,
-        .n_series = nse,
-    };
-    report_chart_write_marked(b, &c, marks);
+    report_rate_chart(b, r, marks, "chart-tokens", "Output tokens per second against offered load",
+                      "output", "tokens/s", se, nse);
     free(x);
     free(y);
     free(hollow);
