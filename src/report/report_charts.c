@@ -10,6 +10,7 @@
 #include "report/report_html.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,29 @@ static void report_rate_chart(struct strbuf *b, const struct report *r,
         .n_series = nse,
     };
     report_chart_write_marked(b, &c, marks);
+}
+
+/* A latency chart's title: "NAME WHAT against offered load" (achieved,
+ * in a closed loop). */
+static void report_load_title(char *buf, size_t len, const struct report *r, const char *name,
+                              const char *what)
+{
+    snprintf(buf, len, "%s %s against %s load", name, what,
+             r->closed_loop ? "achieved" : "offered");
+}
+
+/* The y axis of a latency chart: label, unit (", log scale" added into
+ * ubuf when log_y), including 0, its range from the data. */
+static struct svg_axis report_latency_axis(const char *label, const char *unit, int log_y,
+                                           char *ubuf, size_t ulen)
+{
+    snprintf(ubuf, ulen, "%s%s", unit, log_y ? ", log scale" : "");
+    return (struct svg_axis){.label = label,
+                             .unit = ubuf,
+                             .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
+                             .min = NAN,
+                             .max = NAN,
+                             .include_zero = 1};
 }
 
 /* Step s's REPORT_NPCT percentiles of metric m, ns (borrowed from s). */
@@ -280,21 +304,14 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     }
     int log_y = report_log_y(ls.vmin, ls.vmax);
     char yunit[48];
-    snprintf(yunit, sizeof(yunit), "%s%s", unit, log_y ? ", log scale" : "");
     char title[96];
-    snprintf(title, sizeof(title), "%s percentiles against %s load", name,
-             r->closed_loop ? "achieved" : "offered");
+    report_load_title(title, sizeof title, r, name, "percentiles");
 
     struct svg_chart c = {
         .id = id,
         .title = title,
         .x = report_load_axis(r),
-        .y = {.label = name,
-              .unit = yunit,
-              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
-              .min = NAN,
-              .max = NAN,
-              .include_zero = 1},
+        .y = report_latency_axis(name, unit, log_y, yunit, sizeof yunit),
         .series = ls.series,
         .n_series = ls.n_series,
         .hlines = &hl,
@@ -320,23 +337,52 @@ static double *report_curve_x(const struct report *r, const size_t *order, size_
     return x;
 }
 
+/* One curve against load: x and y of the steps order[0..n), their rings,
+ * and its series with the rings' legend note. */
+struct report_curve {
+    size_t n;
+    double *x, *y;
+    unsigned char *hollow;
+    struct svg_series se[2];
+    size_t nse;
+};
+
+/* cv for the double at byte offset field of each step (a member of
+ * struct report_step), times scale, as the series key, label, color. */
+static void report_curve_build(struct report_curve *cv, const struct report *r, const size_t *order,
+                               size_t n, size_t field, double scale, const char *key,
+                               const char *label, const char *color)
+{
+    *cv = (struct report_curve){.n = n};
+    cv->x = report_curve_x(r, order, n);
+    cv->y = ll_calloc(n + 1, sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        cv->y[i] = *(const double *)((const char *)&r->steps[order[i]] + field) * scale;
+    cv->hollow = report_curve_hollow(r, order, n);
+    cv->se[0] = (struct svg_series){.key = key,
+                                    .label = label,
+                                    .x = cv->x,
+                                    .y = cv->y,
+                                    .n = cv->n,
+                                    .color = color,
+                                    .hollow = cv->hollow};
+    cv->nse = report_hollow_note(cv->se, 1, cv->hollow);
+}
+
+static void report_curve_free(struct report_curve *cv)
+{
+    free(cv->x);
+    free(cv->y);
+    free(cv->hollow);
+}
+
 void report_attainment_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks)
 {
-    double *x = report_curve_x(r, order, n);
-    double *y = ll_calloc(n + 1, sizeof(double));
-    for (size_t i = 0; i < n; i++)
-        y[i] = r->steps[order[i]].attainment * 100.0;
-    unsigned char *hollow = report_curve_hollow(r, order, n);
-    struct svg_series se[2] = {{.key = "attainment",
-                                .label = "requests within SLO",
-                                .x = x,
-                                .y = y,
-                                .n = n,
-                                .color = REPORT_COLOR_CAP,
-                                .hollow = hollow}};
-    size_t nse = report_hollow_note(se, 1, hollow);
+    struct report_curve cv;
+    report_curve_build(&cv, r, order, n, offsetof(struct report_step, attainment), 100.0,
+                       "attainment", "requests within SLO", REPORT_COLOR_CAP);
     struct strbuf lab;
     strbuf_init(&lab);
     struct svg_hline hl = {0};
@@ -352,33 +398,37 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
         .title = "SLO attainment against offered load",
         .x = report_load_axis(r),
         .y = {.label = "within SLO", .unit = "%", .min = 0, .max = 100},
-        .series = se,
-        .n_series = nse,
+        .series = cv.se,
+        .n_series = cv.nse,
         .hlines = &hl,
         .n_hlines = r->attainment_target > 0 ? 1 : 0,
         .empty_note = "no SLO set",
     };
     report_chart_write_marked(b, &c, marks);
     strbuf_free(&lab);
-    free(x);
-    free(y);
-    free(hollow);
+    report_curve_free(&cv);
 }
 
 void report_throughput_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks)
 {
+    /* achieved, completed and goodput: rows of y, n + 1 each */
+    static const struct {
+        const char *key, *label, *color;
+    } rates[3] = {
+        {"achieved", "sent (achieved)", "#56b4e9"},
+        {"completed", "completed ok", REPORT_COLOR_P50},
+        {"goodput", "goodput (within SLO)", REPORT_COLOR_CAP},
+    };
     double *x = report_curve_x(r, order, n);
-    double *ya = ll_calloc(n + 1, sizeof(double));
-    double *yc = ll_calloc(n + 1, sizeof(double));
-    double *yg = ll_calloc(n + 1, sizeof(double));
+    double *y = ll_calloc(3 * (n + 1), sizeof(double));
     double ix[2] = {0, 0}, iy[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
         const struct report_step *s = &r->steps[order[i]];
-        ya[i] = s->achieved_rps;
-        yc[i] = s->completed_rps;
-        yg[i] = s->goodput_rps;
+        y[i] = s->achieved_rps;
+        y[(n + 1) + i] = s->completed_rps;
+        y[2 * (n + 1) + i] = s->goodput_rps;
         if (x[i] > ix[1])
             ix[1] = iy[1] = x[i];
     }
@@ -391,38 +441,21 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
          .n = n > 0 ? 2 : 0,
          .flags = SVG_LINE | SVG_DASHED,
          .color = "#9ca3af"},
-        {.key = "achieved",
-         .label = "sent (achieved)",
-         .x = x,
-         .y = ya,
-         .n = n,
-         .flags = SVG_LINE | SVG_MARKERS,
-         .color = "#56b4e9",
-         .hollow = hollow},
-        {.key = "completed",
-         .label = "completed ok",
-         .x = x,
-         .y = yc,
-         .n = n,
-         .flags = SVG_LINE | SVG_MARKERS,
-         .color = REPORT_COLOR_P50,
-         .hollow = hollow},
-        {.key = "goodput",
-         .label = "goodput (within SLO)",
-         .x = x,
-         .y = yg,
-         .n = n,
-         .flags = SVG_LINE | SVG_MARKERS,
-         .color = REPORT_COLOR_CAP,
-         .hollow = hollow},
     };
+    for (size_t k = 0; k < 3; k++)
+        se[1 + k] = (struct svg_series){.key = rates[k].key,
+                                        .label = rates[k].label,
+                                        .x = x,
+                                        .y = y + k * (n + 1),
+                                        .n = n,
+                                        .flags = SVG_LINE | SVG_MARKERS,
+                                        .color = rates[k].color,
+                                        .hollow = hollow};
     size_t nse = report_hollow_note(se, 4, hollow);
     report_rate_chart(b, r, marks, "chart-throughput",
                       "Throughput and goodput against offered load", "rate", "req/s", se, nse);
     free(x);
-    free(ya);
-    free(yc);
-    free(yg);
+    free(y);
     free(hollow);
 }
 
@@ -430,24 +463,12 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
                          const size_t *order, size_t n,
                          const struct report_marks *marks)
 {
-    double *x = report_curve_x(r, order, n);
-    double *y = ll_calloc(n + 1, sizeof(double));
-    for (size_t i = 0; i < n; i++)
-        y[i] = r->steps[order[i]].output_tps;
-    unsigned char *hollow = report_curve_hollow(r, order, n);
-    struct svg_series se[2] = {{.key = "output_tps",
-                                .label = "output tokens/s",
-                                .x = x,
-                                .y = y,
-                                .n = n,
-                                .color = "#cc79a7",
-                                .hollow = hollow}};
-    size_t nse = report_hollow_note(se, 1, hollow);
+    struct report_curve cv;
+    report_curve_build(&cv, r, order, n, offsetof(struct report_step, output_tps), 1.0,
+                       "output_tps", "output tokens/s", "#cc79a7");
     report_rate_chart(b, r, marks, "chart-tokens", "Output tokens per second against offered load",
-                      "output", "tokens/s", se, nse);
-    free(x);
-    free(y);
-    free(hollow);
+                      "output", "tokens/s", cv.se, cv.nse);
+    report_curve_free(&cv);
 }
 
 void report_errors_chart(struct strbuf *b, const struct report *r)
@@ -947,20 +968,14 @@ void report_class_chart(struct strbuf *b, const struct report *r,
         hl[h].label = hlab[h].data;
     }
     int log_y = report_log_y(vmin, vmax);
-    char ylabel[48], title[96];
+    char ylabel[48], yunit[48], title[96];
     snprintf(ylabel, sizeof(ylabel), "%s p99", name);
-    snprintf(title, sizeof(title), "%s p99 per class against %s load", name,
-             r->closed_loop ? "achieved" : "offered");
+    report_load_title(title, sizeof title, r, name, "p99 per class");
     struct svg_chart c = {
         .id = id,
         .title = title,
         .x = report_load_axis(r),
-        .y = {.label = ylabel,
-              .unit = log_y ? "ms, log scale" : "ms",
-              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
-              .min = NAN,
-              .max = NAN,
-              .include_zero = 1},
+        .y = report_latency_axis(ylabel, "ms", log_y, yunit, sizeof yunit),
         .series = series,
         .n_series = nc,
         .hlines = hl,
