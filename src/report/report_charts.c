@@ -601,6 +601,54 @@ static int report_probe_band(const struct report *r, struct svg_band *band, stru
     return 1;
 }
 
+/* The marks of a chart over time: a line at each step's start
+ * (report_step_marks) and the probe's band (report_probe_band). */
+struct report_time_marks {
+    struct svg_vline *v;
+    char (*labels)[24];
+    size_t nv;
+    struct svg_band band;
+    int probe;
+};
+
+static void report_time_marks_init(struct report_time_marks *tm, const struct report *r)
+{
+    tm->v = ll_calloc(r->n_steps + 1, sizeof(*tm->v));
+    tm->labels = ll_calloc(r->n_steps + 1, sizeof(*tm->labels));
+    tm->nv = report_step_marks(r, tm->v, tm->labels);
+}
+
+/* The probe's band, and its legend entry appended at se[nse] (room for
+ * one more) when there is one. Returns the new series count. */
+static size_t report_time_marks_probe(struct report_time_marks *tm, const struct report *r,
+                                      struct svg_series *se, size_t nse)
+{
+    tm->probe = report_probe_band(r, &tm->band, &se[nse]);
+    return nse + (size_t)tm->probe;
+}
+
+/* Write chart c over time: x the time since the start, with tm's marks. */
+static void report_time_chart_write(struct strbuf *b, struct svg_chart *c,
+                                    const struct report_time_marks *tm, const struct report *r)
+{
+    c->x = (struct svg_axis){.label = "time since start",
+                             .unit = "s",
+                             .min = 0,
+                             .max = report_time_end(r),
+                             .include_zero = 1};
+    c->vlines = tm->v;
+    c->n_vlines = tm->nv;
+    c->bands = &tm->band;
+    c->n_bands = (size_t)tm->probe;
+    svg_chart_write(b, c);
+}
+
+static void report_time_marks_free(struct report_time_marks *tm)
+{
+    free(tm->v);
+    free(tm->labels);
+}
+
 void report_inflight_chart(struct strbuf *b, const struct report *r)
 {
     size_t total = 0;
@@ -627,9 +675,8 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
             n++;
         }
     }
-    struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
-    char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
-    size_t nm = report_step_marks(r, marks, labels);
+    struct report_time_marks tm;
+    report_time_marks_init(&tm, r);
     struct svg_series se[3] = {{.key = "inflight",
                                 .label = "requests in flight (client)",
                                 .x = x,
@@ -659,29 +706,18 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
                                         .n = pk,
                                         .flags = SVG_LINE | SVG_DASHED,
                                         .color = REPORT_COLOR_STEP};
-    struct svg_band band;
-    int probe = report_probe_band(r, &band, &se[nse]);
-    nse += (size_t)probe;
+    nse = report_time_marks_probe(&tm, r, se, nse);
     struct svg_chart c = {
         .id = "chart-inflight",
         .title = "Requests in flight over time",
         .width = REPORT_WIDE_WIDTH,
         .height = 300,
-        .x = {.label = "time since start",
-              .unit = "s",
-              .min = 0,
-              .max = report_time_end(r),
-              .include_zero = 1},
         .y = {.label = "in flight", .unit = "requests", .min = NAN, .max = NAN, .include_zero = 1},
         .series = se,
         .n_series = nse,
-        .vlines = marks,
-        .n_vlines = nm,
-        .bands = &band,
-        .n_bands = (size_t)probe,
         .empty_note = "no in-flight samples",
     };
-    svg_chart_write(b, &c);
+    report_time_chart_write(b, &c, &tm, r);
     free(x);
     free(y);
     free(tmp);
@@ -690,8 +726,7 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
     free(py);
     free(ptmp);
     free(pkeep);
-    free(marks);
-    free(labels);
+    report_time_marks_free(&tm);
 }
 
 /* One chart of the server's scrapes: its queue and running batch
@@ -714,9 +749,8 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
         y0[i] = kv ? s->kv_usage * 100.0 : s->running;
         y1[i] = s->waiting;
     }
-    struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
-    char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
-    size_t nm = report_step_marks(r, marks, labels);
+    struct report_time_marks tm;
+    report_time_marks_init(&tm, r);
     struct svg_series se[3] = {
         {.key = "server_running",
          .label = "running (batch)",
@@ -734,9 +768,7 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
          .color = REPORT_COLOR_P99},
     };
     size_t nse = kv ? 1 : 2;
-    struct svg_band band;
-    int probe = report_probe_band(r, &band, &se[nse]);
-    nse += (size_t)probe;
+    nse = report_time_marks_probe(&tm, r, se, nse);
     if (kv)
         se[0] = (struct svg_series){.key = "server_kv_usage", .label = "KV cache in use",
                                     .x = x, .y = y0, .n = k, .flags = SVG_LINE,
@@ -747,11 +779,6 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
             kv ? "Server KV cache usage over time" : "Server queue and running batch over time",
         .width = REPORT_WIDE_WIDTH,
         .height = kv ? 220 : 280,
-        .x = {.label = "time since start",
-              .unit = "s",
-              .min = 0,
-              .max = report_time_end(r),
-              .include_zero = 1},
         .y = {.label = kv ? "KV cache" : "requests",
               .unit = kv ? "%" : NULL,
               .min = kv ? 0 : NAN,
@@ -759,10 +786,6 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
               .include_zero = 1},
         .series = se,
         .n_series = nse,
-        .vlines = marks,
-        .n_vlines = nm,
-        .bands = &band,
-        .n_bands = (size_t)probe,
         .empty_note = "not scraped",
     };
     /* Scraped, yet no KV figure: the engine does not export one. */
@@ -772,14 +795,13 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
             if (isfinite(r->server[i].kv_usage))
                 c.empty_note = "not scraped";
     }
-    svg_chart_write(b, &c);
+    report_time_chart_write(b, &c, &tm, r);
     free(v);
     free(keep);
     free(x);
     free(y0);
     free(y1);
-    free(marks);
-    free(labels);
+    report_time_marks_free(&tm);
 }
 
 /* The cumulative fraction levels (in %) at which a step's TTFT
