@@ -10,6 +10,7 @@
 #include "report/report_html.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,47 @@ static struct svg_axis report_load_axis(const struct report *r)
     return (struct svg_axis){.label = r->closed_loop ? "achieved load" : "offered load",
                              .unit = "req/s", .scale = SVG_SCALE_LINEAR, .min = NAN,
                              .max = NAN, .include_zero = 1};
+}
+
+/* A chart against load of the series se[0..nse) on a linear y axis
+ * (label, unit) from 0, its range from the data, with the marks. */
+static void report_rate_chart(struct strbuf *b, const struct report *r,
+                              const struct report_marks *marks, const char *id, const char *title,
+                              const char *ylabel, const char *yunit, struct svg_series *se,
+                              size_t nse)
+{
+    struct svg_chart c = {
+        .id = id,
+        .title = title,
+        .x = report_load_axis(r),
+        .y = {.label = ylabel, .unit = yunit, .min = NAN, .max = NAN, .include_zero = 1},
+        .series = se,
+        .n_series = nse,
+    };
+    report_chart_write_marked(b, &c, marks);
+}
+
+/* A latency chart's title: "NAME WHAT against offered load" (achieved,
+ * in a closed loop). */
+static void report_load_title(char *buf, size_t len, const struct report *r, const char *name,
+                              const char *what)
+{
+    snprintf(buf, len, "%s %s against %s load", name, what,
+             r->closed_loop ? "achieved" : "offered");
+}
+
+/* The y axis of a latency chart: label, unit (", log scale" added into
+ * ubuf when log_y), including 0, its range from the data. */
+static struct svg_axis report_latency_axis(const char *label, const char *unit, int log_y,
+                                           char *ubuf, size_t ulen)
+{
+    snprintf(ubuf, ulen, "%s%s", unit, log_y ? ", log scale" : "");
+    return (struct svg_axis){.label = label,
+                             .unit = ubuf,
+                             .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
+                             .min = NAN,
+                             .max = NAN,
+                             .include_zero = 1};
 }
 
 /* Step s's REPORT_NPCT percentiles of metric m, ns (borrowed from s). */
@@ -262,21 +304,14 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     }
     int log_y = report_log_y(ls.vmin, ls.vmax);
     char yunit[48];
-    snprintf(yunit, sizeof(yunit), "%s%s", unit, log_y ? ", log scale" : "");
     char title[96];
-    snprintf(title, sizeof(title), "%s percentiles against %s load", name,
-             r->closed_loop ? "achieved" : "offered");
+    report_load_title(title, sizeof title, r, name, "percentiles");
 
     struct svg_chart c = {
         .id = id,
         .title = title,
         .x = report_load_axis(r),
-        .y = {.label = name,
-              .unit = yunit,
-              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
-              .min = NAN,
-              .max = NAN,
-              .include_zero = 1},
+        .y = report_latency_axis(name, unit, log_y, yunit, sizeof yunit),
         .series = ls.series,
         .n_series = ls.n_series,
         .hlines = &hl,
@@ -302,23 +337,52 @@ static double *report_curve_x(const struct report *r, const size_t *order, size_
     return x;
 }
 
+/* One curve against load: x and y of the steps order[0..n), their rings,
+ * and its series with the rings' legend note. */
+struct report_curve {
+    size_t n;
+    double *x, *y;
+    unsigned char *hollow;
+    struct svg_series se[2];
+    size_t nse;
+};
+
+/* cv for the double at byte offset field of each step (a member of
+ * struct report_step), times scale, as the series key, label, color. */
+static void report_curve_build(struct report_curve *cv, const struct report *r, const size_t *order,
+                               size_t n, size_t field, double scale, const char *key,
+                               const char *label, const char *color)
+{
+    *cv = (struct report_curve){.n = n};
+    cv->x = report_curve_x(r, order, n);
+    cv->y = ll_calloc(n + 1, sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        cv->y[i] = *(const double *)((const char *)&r->steps[order[i]] + field) * scale;
+    cv->hollow = report_curve_hollow(r, order, n);
+    cv->se[0] = (struct svg_series){.key = key,
+                                    .label = label,
+                                    .x = cv->x,
+                                    .y = cv->y,
+                                    .n = cv->n,
+                                    .color = color,
+                                    .hollow = cv->hollow};
+    cv->nse = report_hollow_note(cv->se, 1, cv->hollow);
+}
+
+static void report_curve_free(struct report_curve *cv)
+{
+    free(cv->x);
+    free(cv->y);
+    free(cv->hollow);
+}
+
 void report_attainment_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks)
 {
-    double *x = report_curve_x(r, order, n);
-    double *y = ll_calloc(n + 1, sizeof(double));
-    for (size_t i = 0; i < n; i++)
-        y[i] = r->steps[order[i]].attainment * 100.0;
-    unsigned char *hollow = report_curve_hollow(r, order, n);
-    struct svg_series se[2] = {{.key = "attainment",
-                                .label = "requests within SLO",
-                                .x = x,
-                                .y = y,
-                                .n = n,
-                                .color = REPORT_COLOR_CAP,
-                                .hollow = hollow}};
-    size_t nse = report_hollow_note(se, 1, hollow);
+    struct report_curve cv;
+    report_curve_build(&cv, r, order, n, offsetof(struct report_step, attainment), 100.0,
+                       "attainment", "requests within SLO", REPORT_COLOR_CAP);
     struct strbuf lab;
     strbuf_init(&lab);
     struct svg_hline hl = {0};
@@ -334,33 +398,37 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
         .title = "SLO attainment against offered load",
         .x = report_load_axis(r),
         .y = {.label = "within SLO", .unit = "%", .min = 0, .max = 100},
-        .series = se,
-        .n_series = nse,
+        .series = cv.se,
+        .n_series = cv.nse,
         .hlines = &hl,
         .n_hlines = r->attainment_target > 0 ? 1 : 0,
         .empty_note = "no SLO set",
     };
     report_chart_write_marked(b, &c, marks);
     strbuf_free(&lab);
-    free(x);
-    free(y);
-    free(hollow);
+    report_curve_free(&cv);
 }
 
 void report_throughput_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks)
 {
+    /* achieved, completed and goodput: rows of y, n + 1 each */
+    static const struct {
+        const char *key, *label, *color;
+    } rates[3] = {
+        {"achieved", "sent (achieved)", "#56b4e9"},
+        {"completed", "completed ok", REPORT_COLOR_P50},
+        {"goodput", "goodput (within SLO)", REPORT_COLOR_CAP},
+    };
     double *x = report_curve_x(r, order, n);
-    double *ya = ll_calloc(n + 1, sizeof(double));
-    double *yc = ll_calloc(n + 1, sizeof(double));
-    double *yg = ll_calloc(n + 1, sizeof(double));
+    double *y = ll_calloc(3 * (n + 1), sizeof(double));
     double ix[2] = {0, 0}, iy[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
         const struct report_step *s = &r->steps[order[i]];
-        ya[i] = s->achieved_rps;
-        yc[i] = s->completed_rps;
-        yg[i] = s->goodput_rps;
+        y[i] = s->achieved_rps;
+        y[(n + 1) + i] = s->completed_rps;
+        y[2 * (n + 1) + i] = s->goodput_rps;
         if (x[i] > ix[1])
             ix[1] = iy[1] = x[i];
     }
@@ -373,45 +441,21 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
          .n = n > 0 ? 2 : 0,
          .flags = SVG_LINE | SVG_DASHED,
          .color = "#9ca3af"},
-        {.key = "achieved",
-         .label = "sent (achieved)",
-         .x = x,
-         .y = ya,
-         .n = n,
-         .flags = SVG_LINE | SVG_MARKERS,
-         .color = "#56b4e9",
-         .hollow = hollow},
-        {.key = "completed",
-         .label = "completed ok",
-         .x = x,
-         .y = yc,
-         .n = n,
-         .flags = SVG_LINE | SVG_MARKERS,
-         .color = REPORT_COLOR_P50,
-         .hollow = hollow},
-        {.key = "goodput",
-         .label = "goodput (within SLO)",
-         .x = x,
-         .y = yg,
-         .n = n,
-         .flags = SVG_LINE | SVG_MARKERS,
-         .color = REPORT_COLOR_CAP,
-         .hollow = hollow},
     };
+    for (size_t k = 0; k < 3; k++)
+        se[1 + k] = (struct svg_series){.key = rates[k].key,
+                                        .label = rates[k].label,
+                                        .x = x,
+                                        .y = y + k * (n + 1),
+                                        .n = n,
+                                        .flags = SVG_LINE | SVG_MARKERS,
+                                        .color = rates[k].color,
+                                        .hollow = hollow};
     size_t nse = report_hollow_note(se, 4, hollow);
-    struct svg_chart c = {
-        .id = "chart-throughput",
-        .title = "Throughput and goodput against offered load",
-        .x = report_load_axis(r),
-        .y = {.label = "rate", .unit = "req/s", .min = NAN, .max = NAN, .include_zero = 1},
-        .series = se,
-        .n_series = nse,
-    };
-    report_chart_write_marked(b, &c, marks);
+    report_rate_chart(b, r, marks, "chart-throughput",
+                      "Throughput and goodput against offered load", "rate", "req/s", se, nse);
     free(x);
-    free(ya);
-    free(yc);
-    free(yg);
+    free(y);
     free(hollow);
 }
 
@@ -419,31 +463,12 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
                          const size_t *order, size_t n,
                          const struct report_marks *marks)
 {
-    double *x = report_curve_x(r, order, n);
-    double *y = ll_calloc(n + 1, sizeof(double));
-    for (size_t i = 0; i < n; i++)
-        y[i] = r->steps[order[i]].output_tps;
-    unsigned char *hollow = report_curve_hollow(r, order, n);
-    struct svg_series se[2] = {{.key = "output_tps",
-                                .label = "output tokens/s",
-                                .x = x,
-                                .y = y,
-                                .n = n,
-                                .color = "#cc79a7",
-                                .hollow = hollow}};
-    size_t nse = report_hollow_note(se, 1, hollow);
-    struct svg_chart c = {
-        .id = "chart-tokens",
-        .title = "Output tokens per second against offered load",
-        .x = report_load_axis(r),
-        .y = {.label = "output", .unit = "tokens/s", .min = NAN, .max = NAN, .include_zero = 1},
-        .series = se,
-        .n_series = nse,
-    };
-    report_chart_write_marked(b, &c, marks);
-    free(x);
-    free(y);
-    free(hollow);
+    struct report_curve cv;
+    report_curve_build(&cv, r, order, n, offsetof(struct report_step, output_tps), 1.0,
+                       "output_tps", "output tokens/s", "#cc79a7");
+    report_rate_chart(b, r, marks, "chart-tokens", "Output tokens per second against offered load",
+                      "output", "tokens/s", cv.se, cv.nse);
+    report_curve_free(&cv);
 }
 
 void report_errors_chart(struct strbuf *b, const struct report *r)
@@ -576,6 +601,54 @@ static int report_probe_band(const struct report *r, struct svg_band *band, stru
     return 1;
 }
 
+/* The marks of a chart over time: a line at each step's start
+ * (report_step_marks) and the probe's band (report_probe_band). */
+struct report_time_marks {
+    struct svg_vline *v;
+    char (*labels)[24];
+    size_t nv;
+    struct svg_band band;
+    int probe;
+};
+
+static void report_time_marks_init(struct report_time_marks *tm, const struct report *r)
+{
+    tm->v = ll_calloc(r->n_steps + 1, sizeof(*tm->v));
+    tm->labels = ll_calloc(r->n_steps + 1, sizeof(*tm->labels));
+    tm->nv = report_step_marks(r, tm->v, tm->labels);
+}
+
+/* The probe's band, and its legend entry appended at se[nse] (room for
+ * one more) when there is one. Returns the new series count. */
+static size_t report_time_marks_probe(struct report_time_marks *tm, const struct report *r,
+                                      struct svg_series *se, size_t nse)
+{
+    tm->probe = report_probe_band(r, &tm->band, &se[nse]);
+    return nse + (size_t)tm->probe;
+}
+
+/* Write chart c over time: x the time since the start, with tm's marks. */
+static void report_time_chart_write(struct strbuf *b, struct svg_chart *c,
+                                    const struct report_time_marks *tm, const struct report *r)
+{
+    c->x = (struct svg_axis){.label = "time since start",
+                             .unit = "s",
+                             .min = 0,
+                             .max = report_time_end(r),
+                             .include_zero = 1};
+    c->vlines = tm->v;
+    c->n_vlines = tm->nv;
+    c->bands = &tm->band;
+    c->n_bands = (size_t)tm->probe;
+    svg_chart_write(b, c);
+}
+
+static void report_time_marks_free(struct report_time_marks *tm)
+{
+    free(tm->v);
+    free(tm->labels);
+}
+
 void report_inflight_chart(struct strbuf *b, const struct report *r)
 {
     size_t total = 0;
@@ -602,9 +675,8 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
             n++;
         }
     }
-    struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
-    char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
-    size_t nm = report_step_marks(r, marks, labels);
+    struct report_time_marks tm;
+    report_time_marks_init(&tm, r);
     struct svg_series se[3] = {{.key = "inflight",
                                 .label = "requests in flight (client)",
                                 .x = x,
@@ -634,29 +706,18 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
                                         .n = pk,
                                         .flags = SVG_LINE | SVG_DASHED,
                                         .color = REPORT_COLOR_STEP};
-    struct svg_band band;
-    int probe = report_probe_band(r, &band, &se[nse]);
-    nse += (size_t)probe;
+    nse = report_time_marks_probe(&tm, r, se, nse);
     struct svg_chart c = {
         .id = "chart-inflight",
         .title = "Requests in flight over time",
         .width = REPORT_WIDE_WIDTH,
         .height = 300,
-        .x = {.label = "time since start",
-              .unit = "s",
-              .min = 0,
-              .max = report_time_end(r),
-              .include_zero = 1},
         .y = {.label = "in flight", .unit = "requests", .min = NAN, .max = NAN, .include_zero = 1},
         .series = se,
         .n_series = nse,
-        .vlines = marks,
-        .n_vlines = nm,
-        .bands = &band,
-        .n_bands = (size_t)probe,
         .empty_note = "no in-flight samples",
     };
-    svg_chart_write(b, &c);
+    report_time_chart_write(b, &c, &tm, r);
     free(x);
     free(y);
     free(tmp);
@@ -665,8 +726,7 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
     free(py);
     free(ptmp);
     free(pkeep);
-    free(marks);
-    free(labels);
+    report_time_marks_free(&tm);
 }
 
 /* One chart of the server's scrapes: its queue and running batch
@@ -689,9 +749,8 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
         y0[i] = kv ? s->kv_usage * 100.0 : s->running;
         y1[i] = s->waiting;
     }
-    struct svg_vline *marks = ll_calloc(r->n_steps + 1, sizeof(*marks));
-    char (*labels)[24] = ll_calloc(r->n_steps + 1, sizeof(*labels));
-    size_t nm = report_step_marks(r, marks, labels);
+    struct report_time_marks tm;
+    report_time_marks_init(&tm, r);
     struct svg_series se[3] = {
         {.key = "server_running",
          .label = "running (batch)",
@@ -709,9 +768,7 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
          .color = REPORT_COLOR_P99},
     };
     size_t nse = kv ? 1 : 2;
-    struct svg_band band;
-    int probe = report_probe_band(r, &band, &se[nse]);
-    nse += (size_t)probe;
+    nse = report_time_marks_probe(&tm, r, se, nse);
     if (kv)
         se[0] = (struct svg_series){.key = "server_kv_usage", .label = "KV cache in use",
                                     .x = x, .y = y0, .n = k, .flags = SVG_LINE,
@@ -722,11 +779,6 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
             kv ? "Server KV cache usage over time" : "Server queue and running batch over time",
         .width = REPORT_WIDE_WIDTH,
         .height = kv ? 220 : 280,
-        .x = {.label = "time since start",
-              .unit = "s",
-              .min = 0,
-              .max = report_time_end(r),
-              .include_zero = 1},
         .y = {.label = kv ? "KV cache" : "requests",
               .unit = kv ? "%" : NULL,
               .min = kv ? 0 : NAN,
@@ -734,10 +786,6 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
               .include_zero = 1},
         .series = se,
         .n_series = nse,
-        .vlines = marks,
-        .n_vlines = nm,
-        .bands = &band,
-        .n_bands = (size_t)probe,
         .empty_note = "not scraped",
     };
     /* Scraped, yet no KV figure: the engine does not export one. */
@@ -747,14 +795,13 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
             if (isfinite(r->server[i].kv_usage))
                 c.empty_note = "not scraped";
     }
-    svg_chart_write(b, &c);
+    report_time_chart_write(b, &c, &tm, r);
     free(v);
     free(keep);
     free(x);
     free(y0);
     free(y1);
-    free(marks);
-    free(labels);
+    report_time_marks_free(&tm);
 }
 
 /* The cumulative fraction levels (in %) at which a step's TTFT
@@ -943,20 +990,14 @@ void report_class_chart(struct strbuf *b, const struct report *r,
         hl[h].label = hlab[h].data;
     }
     int log_y = report_log_y(vmin, vmax);
-    char ylabel[48], title[96];
+    char ylabel[48], yunit[48], title[96];
     snprintf(ylabel, sizeof(ylabel), "%s p99", name);
-    snprintf(title, sizeof(title), "%s p99 per class against %s load", name,
-             r->closed_loop ? "achieved" : "offered");
+    report_load_title(title, sizeof title, r, name, "p99 per class");
     struct svg_chart c = {
         .id = id,
         .title = title,
         .x = report_load_axis(r),
-        .y = {.label = ylabel,
-              .unit = log_y ? "ms, log scale" : "ms",
-              .scale = log_y ? SVG_SCALE_LOG : SVG_SCALE_LINEAR,
-              .min = NAN,
-              .max = NAN,
-              .include_zero = 1},
+        .y = report_latency_axis(ylabel, "ms", log_y, yunit, sizeof yunit),
         .series = series,
         .n_series = nc,
         .hlines = hl,

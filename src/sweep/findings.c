@@ -523,6 +523,22 @@ static int latency_failed(uint64_t v, uint64_t base_ns, uint64_t slo_ns, uint64_
 
 /* The client's view: where TTFT and TPOT p99 first failed (fl's
  * ttft_/tpot_ fields), over the steps in offered order. */
+/* One latency's p99 v at the next step (offered rps) of latency_view: the
+ * first one seen is the base; until it fails, each is the value "at". */
+static void latency_step(uint64_t v, double rps, uint64_t slo_ns, uint64_t min_ns, int *have,
+                         uint64_t *base_ns, uint64_t *at_ns, double *failed_rps)
+{
+    if (!*have) {
+        *have = 1;
+        *base_ns = v;
+    }
+    if (!*failed_rps) {
+        *at_ns = v;
+        if (latency_failed(v, *base_ns, slo_ns, min_ns))
+            *failed_rps = rps;
+    }
+}
+
 static void latency_view(const struct sweep_step *steps, const size_t *ord, size_t m,
                          const struct sweep_settings *set, struct sweep_first_limit *fl)
 {
@@ -531,28 +547,12 @@ static void latency_view(const struct sweep_step *steps, const size_t *ord, size
         const struct sweep_step *s = &steps[ord[i]];
         if (s->stats.by_kind[REC_OK] == 0)
             continue;
-        uint64_t ttft = s->ttft_ns[3];
-        if (!have_ttft) {
-            have_ttft = 1;
-            fl->ttft_base_ns = ttft;
-        }
-        if (!fl->ttft_failed_rps) {
-            fl->ttft_at_ns = ttft;
-            if (latency_failed(ttft, fl->ttft_base_ns, set->slo.ttft_ns, SWEEP_TTFT_RISE_MIN_NS))
-                fl->ttft_failed_rps = s->f.offered_rps;
-        }
+        latency_step(s->ttft_ns[3], s->f.offered_rps, set->slo.ttft_ns, SWEEP_TTFT_RISE_MIN_NS,
+                     &have_ttft, &fl->ttft_base_ns, &fl->ttft_at_ns, &fl->ttft_failed_rps);
         if (hist_count(s->stats.tpot) == 0)
             continue;
-        uint64_t tpot = s->tpot_ns[3];
-        if (!have_tpot) {
-            have_tpot = 1;
-            fl->tpot_base_ns = tpot;
-        }
-        if (!fl->tpot_failed_rps) {
-            fl->tpot_at_ns = tpot;
-            if (latency_failed(tpot, fl->tpot_base_ns, set->slo.tpot_ns, SWEEP_TPOT_RISE_MIN_NS))
-                fl->tpot_failed_rps = s->f.offered_rps;
-        }
+        latency_step(s->tpot_ns[3], s->f.offered_rps, set->slo.tpot_ns, SWEEP_TPOT_RISE_MIN_NS,
+                     &have_tpot, &fl->tpot_base_ns, &fl->tpot_at_ns, &fl->tpot_failed_rps);
     }
 }
 

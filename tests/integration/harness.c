@@ -455,6 +455,23 @@ char *harness_run_client(const char *const *fixed, const char *const *args, int 
     return dir;
 }
 
+char *harness_run_sim_verdict(const char *cmd, const char *const *args, int timeout_s, char **out,
+                              char **err)
+{
+    int status = -1;
+    char *dir = harness_run_against_sim(cmd, NULL, args, timeout_s, &status, out, err);
+    expect_status(cmd, status, HARNESS_RC_OK_OR_INVALID, *out, *err);
+    return dir;
+}
+
+int64_t harness_run_config_ival(const char *dir, const char *key)
+{
+    json_t *run = harness_json_load(dir, "run.json");
+    int64_t v = harness_ival_req(json_object_get(run, "config"), key);
+    json_decref(run);
+    return v;
+}
+
 char *harness_sweep_ok(const char *const *args, int timeout_s, char **out, char **err)
 {
     int status = -1;

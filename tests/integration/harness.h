@@ -118,6 +118,16 @@ char *harness_run_against_sim(const char *cmd, const char *const *fixed,
                               const char *const *args, int timeout_s, int *status,
                               char **out, char **err);
 
+/* harness_run_against_sim(cmd, NULL, args, timeout_s, ...), failing the
+ * test unless it exits 0 or 1 (a verdict, PASS or INVALID). *out and *err
+ * get its stdout and stderr (caller frees). Returns the results dir
+ * (caller releases it with harness_results_free). */
+char *harness_run_sim_verdict(const char *cmd, const char *const *args, int timeout_s, char **out,
+                              char **err);
+
+/* The integer run.json's "config" holds at key in the results dir. */
+int64_t harness_run_config_ival(const char *dir, const char *key);
+
 /* harness_run_against_sim("sweep", NULL, args, timeout_s, ...), then
  * stop harness_cur_sim; fails the test unless the sweep exited 0. *out
  * and *err get its stdout and stderr (caller frees; either may be NULL to

@@ -331,6 +331,24 @@ static void bytes2_fit(char *cal, size_t len, struct calib_fit *fit)
         fail_msg("%s: %s", cal, err);
 }
 
+/* Record r, which must be ok: its requested and server prompt tokens. */
+static void ok_prompt_tokens(json_t *r, int64_t *want, int64_t *got)
+{
+    assert_string_equal(harness_sval(r, "kind"), "ok");
+    *want = harness_ival_req(r, "prompt_tokens");
+    *got = harness_ival_req(r, "prompt_tokens_server");
+}
+
+/* check_fit and check_spread of cal, then the sim and the temporary
+ * directory of a calibration test ended. */
+static void check_calibration_end(const char *cal, uint32_t special, const char *source)
+{
+    check_fit(cal, special, source);
+    check_spread(cal, special);
+    harness_sim_teardown(NULL);
+    harness_tmp_end();
+}
+
 /* (a) bytes2 through usage: chat prompts of one message, 10 template
  * tokens. */
 static void test_calibrate_bytes2_usage(void **state)
@@ -338,10 +356,7 @@ static void test_calibrate_bytes2_usage(void **state)
     (void)state;
     char cal[600];
     bytes2_calibrated(cal, sizeof cal);
-    check_fit(cal, BYTES2_CHAT_ONE_MESSAGE, "usage");
-    check_spread(cal, BYTES2_CHAT_ONE_MESSAGE);
-    harness_sim_teardown(NULL);
-    harness_tmp_end();
+    check_calibration_end(cal, BYTES2_CHAT_ONE_MESSAGE, "usage");
 }
 
 /* (b) bytes2 with --no-usage: the completions carry no usage, so
@@ -382,10 +397,7 @@ static void test_calibrate_bytes2_tokenize(void **state)
 
     char cal[600];
     calibrate_expect(cal, sizeof cal, "tokenize", "does not count the chat template", NULL);
-    check_fit(cal, BYTES2_BOS, "tokenize");
-    check_spread(cal, BYTES2_BOS);
-    harness_sim_teardown(NULL);
-    harness_tmp_end();
+    check_calibration_end(cal, BYTES2_BOS, "tokenize");
 }
 
 /* (c) A calibrated chat run against bytes2 at four lengths. Every
@@ -434,9 +446,8 @@ static void test_calibrated_run_bytes2(void **state)
         double worst = 0, sum = 0;
         for (size_t i = 0; i < recs->n; i++) {
             json_t *r = recs->items[i];
-            assert_string_equal(harness_sval(r, "kind"), "ok");
-            int64_t want = harness_ival_req(r, "prompt_tokens");
-            int64_t got = harness_ival_req(r, "prompt_tokens_server");
+            int64_t want, got;
+            ok_prompt_tokens(r, &want, &got);
             int64_t id = harness_ival_req(r, "id");
             assert_int_equal(want, atoi(lengths[li]));
             uint32_t words = workload_calib_words(&wc, (uint32_t)want);
@@ -476,11 +487,8 @@ static void test_calibrated_run_bytes2(void **state)
                            "--calibration",
                            cal,
                            NULL};
-    int status = -1;
     char *out = NULL, *err = NULL;
-    char *res = harness_run_against_sim("run", NULL, nargs, 60, &status, &out, &err);
-    if (status != 0 && status != 1)
-        fail_msg("llmload run exited %d\n%s\n%s", status, out, err);
+    char *res = harness_run_sim_verdict("run", nargs, 60, &out, &err);
     /* The summary wraps long lines, each continuation indented 12. */
     char *w = out;
     for (const char *r = out; *r;) {
@@ -558,9 +566,8 @@ static void test_prompt_warning_bytes2(void **state)
     double lo = 1e9, hi = 0, sum_req = 0, sum_srv = 0;
     for (size_t i = 0; i < recs->n; i++) {
         json_t *r = recs->items[i];
-        assert_string_equal(harness_sval(r, "kind"), "ok");
-        int64_t want = harness_ival_req(r, "prompt_tokens");
-        int64_t got = harness_ival_req(r, "prompt_tokens_server");
+        int64_t want, got;
+        ok_prompt_tokens(r, &want, &got);
         int64_t id = harness_ival_req(r, "id");
         assert_true(want >= 32 && want <= 256);
         assert_int_equal(got, (int64_t)hand_prompt_tokens(workload_content_seed(11, 3),
@@ -656,13 +663,11 @@ static double agreement(const char *res, double within, double *ratio, size_t *n
     double req = 0, srv = 0;
     size_t close = 0;
     for (size_t i = 0; i < recs->n; i++) {
-        json_t *r = recs->items[i];
-        assert_string_equal(harness_sval(r, "kind"), "ok");
-        double want = (double)harness_ival_req(r, "prompt_tokens");
-        double got = (double)harness_ival_req(r, "prompt_tokens_server");
-        req += want;
-        srv += got;
-        close += fabs(got - want) <= within * want;
+        int64_t want, got;
+        ok_prompt_tokens(recs->items[i], &want, &got);
+        req += (double)want;
+        srv += (double)got;
+        close += fabs((double)got - (double)want) <= within * (double)want;
     }
     *ratio = srv / req;
     *n = recs->n;
@@ -840,20 +845,16 @@ static void test_replay_calibrated(void **state)
     free(harness_run_expect(dargs, 30, 0, NULL));
 
     const char *rargs[] = {dump, "--seed", "11", "--prompt-salt", "3", "--calibration", cal, NULL};
-    int status = -1;
     char *out = NULL, *err = NULL;
-    char *res = harness_run_against_sim("replay", NULL, rargs, 60, &status, &out, &err);
-    if (status != 0 && status != 1)
-        fail_msg("llmload replay exited %d\n%s\n%s", status, out, err);
+    char *res = harness_run_sim_verdict("replay", rargs, 60, &out, &err);
     assert_null(strstr(err, "warning"));
     struct harness_recs *recs = harness_requests_load(res);
     assert_int_equal(recs->n, 24);
     double worst = 0;
     for (size_t i = 0; i < recs->n; i++) {
         json_t *r = recs->items[i];
-        assert_string_equal(harness_sval(r, "kind"), "ok");
-        int64_t want = harness_ival_req(r, "prompt_tokens");
-        int64_t got = harness_ival_req(r, "prompt_tokens_server");
+        int64_t want, got;
+        ok_prompt_tokens(r, &want, &got);
         uint32_t words = workload_calib_words(&wc, (uint32_t)want);
         assert_int_equal(got,
                          (int64_t)hand_prompt_tokens(workload_content_seed(11, 3),
@@ -876,9 +877,7 @@ static void test_replay_calibrated(void **state)
     free(err);
 
     const char *uargs[] = {dump, NULL};
-    res = harness_run_against_sim("replay", NULL, uargs, 60, &status, &out, &err);
-    if (status != 0 && status != 1)
-        fail_msg("llmload replay exited %d\n%s\n%s", status, out, err);
+    res = harness_run_sim_verdict("replay", uargs, 60, &out, &err);
     json_t *sj = harness_summary_load(res);
     double ratio = harness_num(sj, "tokens.prompt_ratio");
     assert_true(ratio > 1.5);

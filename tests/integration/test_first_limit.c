@@ -33,17 +33,37 @@
     "--step-duration", "1.5s", "--warmup", "0.5s", "--no-recovery", "--ttft-limit", "100s",        \
         "--max-error-rate", "100"
 
-/* Run the sweep with args against harness_cur_sim; returns the results
- * dir, *sum its summary.json and *fl its findings.first_limit (borrowed
- * from *sum), *out its stdout (caller frees). */
-static char *sweep_first_limit(const char *const *args, json_t **sum, json_t **fl, char **out)
+/* The usual two-step sweep of these tests, the engine's sequences given. */
+#define LIMIT_ARGS(seqs)                                                                           \
+    "--rates", "3,24", STEPS, "--metrics-interval", "200ms", "--engine-limits", seqs,              \
+        SHORT_WORKLOAD, NULL
+
+/* One sweep's results: dir, sum its summary.json, fl its
+ * findings.first_limit and e fl's evidence (both borrowed from sum), out
+ * its stdout. */
+struct limit_run {
+    char *dir;
+    json_t *sum, *fl, *e;
+    char *out;
+};
+
+/* Run the sweep with args against harness_cur_sim into *lr (free with
+ * limit_run_free). */
+static void sweep_first_limit(const char *const *args, struct limit_run *lr)
 {
-    char *dir = harness_sweep_ok(args, 90, out, NULL);
-    *sum = harness_summary_load(dir);
-    *fl = json_object_get(json_object_get(*sum, "findings"), "first_limit");
-    assert_true(json_is_object(*fl));
-    print_message("first_limit: %s\n", harness_sval(*fl, "text"));
-    return dir;
+    lr->dir = harness_sweep_ok(args, 90, &lr->out, NULL);
+    lr->sum = harness_summary_load(lr->dir);
+    lr->fl = json_object_get(json_object_get(lr->sum, "findings"), "first_limit");
+    assert_true(json_is_object(lr->fl));
+    lr->e = json_object_get(lr->fl, "evidence");
+    print_message("first_limit: %s\n", harness_sval(lr->fl, "text"));
+}
+
+static void limit_run_free(struct limit_run *lr)
+{
+    free(lr->out);
+    json_decref(lr->sum);
+    harness_results_free(lr->dir);
 }
 
 /* The finding names kind at the second step (index 1, offered rate rps),
@@ -68,30 +88,26 @@ static void test_first_limit_batch(void **state)
 {
     (void)state;
     harness_small_sim_start(NULL);
-    const char *args[] = {
-        "--rates", "3,24",         STEPS, "--metrics-interval", "200ms", "--engine-limits",
-        "seqs=4",  SHORT_WORKLOAD, NULL};
-    json_t *sum, *fl;
-    char *out;
-    char *dir = sweep_first_limit(args, &sum, &fl, &out);
-    check_named(fl, out, "batch", "first limit: the batch (running 4/4 = max sequences", 24);
-    json_t *e = json_object_get(fl, "evidence");
-    ASSERT_NEAR(harness_num(e, "running_max"), HARNESS_SMALL_SIM_SEQS, 1e-9);
-    assert_int_equal(harness_ival_req(e, "max_seqs"), HARNESS_SMALL_SIM_SEQS);
+    const char *args[] = {LIMIT_ARGS("seqs=4")};
+    struct limit_run lr;
+    sweep_first_limit(args, &lr);
+    check_named(lr.fl, lr.out, "batch", "first limit: the batch (running 4/4 = max sequences", 24);
+    ASSERT_NEAR(harness_num(lr.e, "running_max"), HARNESS_SMALL_SIM_SEQS, 1e-9);
+    assert_int_equal(harness_ival_req(lr.e, "max_seqs"), HARNESS_SMALL_SIM_SEQS);
     /* The KV cache's size, from the sim's vllm:cache_config_info: 1408
      * blocks of 16 tokens; 4 requests of 80 tokens use about 1% of it. */
-    ASSERT_NEAR(harness_num(e, "kv_capacity_tokens"), 22528, 1e-9);
-    assert_string_equal(harness_sval(e, "kv_capacity_source"), "metrics");
-    assert_true(harness_num(e, "kv_usage_max") < 0.1);
-    assert_true(harness_num(e, "preemptions") == 0);
+    ASSERT_NEAR(harness_num(lr.e, "kv_capacity_tokens"), 22528, 1e-9);
+    assert_string_equal(harness_sval(lr.e, "kv_capacity_source"), "metrics");
+    assert_true(harness_num(lr.e, "kv_usage_max") < 0.1);
+    assert_true(harness_num(lr.e, "preemptions") == 0);
     /* 24 req/s against ~12: the queue grows ~12 a second; at 3 req/s
      * nothing waited. */
-    ASSERT_IN_RANGE(harness_num(e, "queue_before"), 0, 1);
-    assert_true(harness_num(e, "queue_max") > 8);
-    assert_int_equal(harness_ival_req(e, "rejected_429"), 0);
+    ASSERT_IN_RANGE(harness_num(lr.e, "queue_before"), 0, 1);
+    assert_true(harness_num(lr.e, "queue_max") > 8);
+    assert_int_equal(harness_ival_req(lr.e, "rejected_429"), 0);
     /* The report: the finding under the knee, and rebuilt the same. */
     char path[700];
-    snprintf(path, sizeof path, "%s/report.html", dir);
+    snprintf(path, sizeof path, "%s/report.html", lr.dir);
     char *html = harness_read_file(path, NULL);
     assert_non_null(html);
     const char *knee = strstr(html, "<div class=\"card knee\">");
@@ -101,10 +117,8 @@ static void test_first_limit_batch(void **state)
     assert_true(named && named < card_end);
     free(html);
     const char *files[] = {"summary.json", "report.html", NULL};
-    free(harness_report_rebuilds(dir, files));
-    free(out);
-    json_decref(sum);
-    harness_results_free(dir);
+    free(harness_report_rebuilds(lr.dir, files));
+    limit_run_free(&lr);
 }
 
 static void test_first_limit_kv(void **state)
@@ -115,22 +129,16 @@ static void test_first_limit_kv(void **state)
      * batch bound. */
     const char *sim[] = {"--max-num-seqs", "64", "--step-base", "20ms", "--kv-tokens", "320", NULL};
     harness_cur_sim_start(sim);
-    const char *args[] = {
-        "--rates", "3,24",         STEPS, "--metrics-interval", "200ms", "--engine-limits",
-        "seqs=64", SHORT_WORKLOAD, NULL};
-    json_t *sum, *fl;
-    char *out;
-    char *dir = sweep_first_limit(args, &sum, &fl, &out);
-    check_named(fl, out, "kv_cache", "first limit: KV cache (at 24 req/s, step 1: KV 100% of 320",
-                24);
-    json_t *e = json_object_get(fl, "evidence");
-    ASSERT_NEAR(harness_num(e, "kv_capacity_tokens"), 320, 1e-9);
-    assert_true(harness_num(e, "kv_usage_max") >= 0.95);
-    ASSERT_IN_RANGE(harness_num(e, "running_max"), 1, 4);
-    assert_true(harness_num(e, "queue_max") > 8);
-    free(out);
-    json_decref(sum);
-    harness_results_free(dir);
+    const char *args[] = {LIMIT_ARGS("seqs=64")};
+    struct limit_run lr;
+    sweep_first_limit(args, &lr);
+    check_named(lr.fl, lr.out, "kv_cache",
+                "first limit: KV cache (at 24 req/s, step 1: KV 100% of 320", 24);
+    ASSERT_NEAR(harness_num(lr.e, "kv_capacity_tokens"), 320, 1e-9);
+    assert_true(harness_num(lr.e, "kv_usage_max") >= 0.95);
+    ASSERT_IN_RANGE(harness_num(lr.e, "running_max"), 1, 4);
+    assert_true(harness_num(lr.e, "queue_max") > 8);
+    limit_run_free(&lr);
 }
 
 static void test_first_limit_prefill(void **state)
@@ -150,23 +158,19 @@ static void test_first_limit_prefill(void **state)
                           "4",         "--ignore-eos",
                           "--arrival", "constant",
                           NULL};
-    json_t *sum, *fl;
-    char *out;
-    char *dir = sweep_first_limit(args, &sum, &fl, &out);
-    check_named(fl, out, "prefill", "first limit: prefill (the queue grew at 12 req/s", 12);
-    json_t *e = json_object_get(fl, "evidence");
-    ASSERT_IN_RANGE(harness_num(e, "running_max"), 1, 3);
-    assert_true(harness_num(e, "kv_usage_max") < 0.2);
-    assert_true(harness_num(e, "preemptions") == 0);
-    assert_true(harness_num(e, "queue_max") > 6);
-    assert_true(harness_num(e, "queue_mean") >= 2);
+    struct limit_run lr;
+    sweep_first_limit(args, &lr);
+    check_named(lr.fl, lr.out, "prefill", "first limit: prefill (the queue grew at 12 req/s", 12);
+    ASSERT_IN_RANGE(harness_num(lr.e, "running_max"), 1, 3);
+    assert_true(harness_num(lr.e, "kv_usage_max") < 0.2);
+    assert_true(harness_num(lr.e, "preemptions") == 0);
+    assert_true(harness_num(lr.e, "queue_max") > 6);
+    assert_true(harness_num(lr.e, "queue_mean") >= 2);
     /* The engine prefills at most 64 tokens a ~21 ms step, ~3.1k/s; the
      * counter adds a whole prompt (1024) at a first token, so one span of
      * ~1.5 s reads that give or take ~700/s. */
-    ASSERT_IN_RANGE(harness_num(e, "prompt_tokens_per_s"), 1000, 5000);
-    free(out);
-    json_decref(sum);
-    harness_results_free(dir);
+    ASSERT_IN_RANGE(harness_num(lr.e, "prompt_tokens_per_s"), 1000, 5000);
+    limit_run_free(&lr);
 }
 
 /* requests.jsonl's 429s of step 1's window (warm-up left out). */
@@ -189,23 +193,17 @@ static void test_first_limit_admission(void **state)
     (void)state;
     const char *sim[] = {"--queue-limit", "2", NULL};
     harness_small_sim_start(sim);
-    const char *args[] = {
-        "--rates", "3,24",         STEPS, "--metrics-interval", "200ms", "--engine-limits",
-        "seqs=4",  SHORT_WORKLOAD, NULL};
-    json_t *sum, *fl;
-    char *out;
-    char *dir = sweep_first_limit(args, &sum, &fl, &out);
-    check_named(fl, out, "admission", "first policy: admission (", 24);
-    assert_true(json_is_true(json_object_get(fl, "policy")));
-    json_t *e = json_object_get(fl, "evidence");
+    const char *args[] = {LIMIT_ARGS("seqs=4")};
+    struct limit_run lr;
+    sweep_first_limit(args, &lr);
+    check_named(lr.fl, lr.out, "admission", "first policy: admission (", 24);
+    assert_true(json_is_true(json_object_get(lr.fl, "policy")));
     /* Half of 24 req/s over 1.5 s is refused; the count is the records'. */
-    int64_t rej = harness_ival_req(e, "rejected_429");
+    int64_t rej = harness_ival_req(lr.e, "rejected_429");
     assert_true(rej > 8);
-    assert_int_equal((size_t)rej, window_429s(dir));
-    ASSERT_IN_RANGE(harness_num(e, "queue_max"), 1, 2);
-    free(out);
-    json_decref(sum);
-    harness_results_free(dir);
+    assert_int_equal((size_t)rej, window_429s(lr.dir));
+    ASSERT_IN_RANGE(harness_num(lr.e, "queue_max"), 1, 2);
+    limit_run_free(&lr);
 }
 
 static void test_first_limit_compute(void **state)
@@ -222,23 +220,19 @@ static void test_first_limit_compute(void **state)
     const char *args[] = {
         "--rates",   "5,80",         STEPS, "--metrics-interval", "200ms", "--engine-limits",
         "seqs=1000", SHORT_WORKLOAD, NULL};
-    json_t *sum, *fl;
-    char *out;
-    char *dir = sweep_first_limit(args, &sum, &fl, &out);
-    assert_string_equal(harness_sval(fl, "kind"), "compute");
-    assert_int_equal(harness_ival_req(fl, "step"), 1);
-    ASSERT_NEAR(harness_num(fl, "offered_rps"), 80, 1e-9);
-    assert_non_null(strstr(out, "first limit: compute (at 80 req/s, step 1, in flight grew"));
+    struct limit_run lr;
+    sweep_first_limit(args, &lr);
+    assert_string_equal(harness_sval(lr.fl, "kind"), "compute");
+    assert_int_equal(harness_ival_req(lr.fl, "step"), 1);
+    ASSERT_NEAR(harness_num(lr.fl, "offered_rps"), 80, 1e-9);
+    assert_non_null(strstr(lr.out, "first limit: compute (at 80 req/s, step 1, in flight grew"));
     /* TPOT is the step time: it failed there. */
-    ASSERT_NEAR(harness_num(fl, "tpot_failed_rps"), 80, 1e-9);
-    json_t *e = json_object_get(fl, "evidence");
-    ASSERT_IN_RANGE(harness_num(e, "running_max"), 40, 500);
-    assert_true(harness_num(e, "kv_usage_max") < 0.9);
-    assert_true(harness_num(e, "preemptions") == 0);
-    assert_int_equal(harness_ival_req(e, "rejected_429"), 0);
-    free(out);
-    json_decref(sum);
-    harness_results_free(dir);
+    ASSERT_NEAR(harness_num(lr.fl, "tpot_failed_rps"), 80, 1e-9);
+    ASSERT_IN_RANGE(harness_num(lr.e, "running_max"), 40, 500);
+    assert_true(harness_num(lr.e, "kv_usage_max") < 0.9);
+    assert_true(harness_num(lr.e, "preemptions") == 0);
+    assert_int_equal(harness_ival_req(lr.e, "rejected_429"), 0);
+    limit_run_free(&lr);
 }
 
 static void test_first_limit_no_metrics(void **state)
@@ -246,20 +240,17 @@ static void test_first_limit_no_metrics(void **state)
     (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {"--rates", "3,24", STEPS, "--no-metrics", SHORT_WORKLOAD, NULL};
-    json_t *sum, *fl;
-    char *out;
-    char *dir = sweep_first_limit(args, &sum, &fl, &out);
-    assert_string_equal(harness_sval(fl, "kind"), "unknown");
-    assert_false(json_is_true(json_object_get(fl, "reached")));
-    assert_false(json_is_true(json_object_get(fl, "server_metrics")));
-    assert_true(harness_is_null(fl, "step"));
-    assert_string_equal(harness_sval(fl, "latency_failed_first"), "ttft");
-    ASSERT_NEAR(harness_num(fl, "ttft_failed_rps"), 24, 1e-9);
-    assert_non_null(strstr(out, "first limit: unknown (no server metrics); the client alone: "
-                                "TTFT failed alone from 24 req/s"));
-    free(out);
-    json_decref(sum);
-    harness_results_free(dir);
+    struct limit_run lr;
+    sweep_first_limit(args, &lr);
+    assert_string_equal(harness_sval(lr.fl, "kind"), "unknown");
+    assert_false(json_is_true(json_object_get(lr.fl, "reached")));
+    assert_false(json_is_true(json_object_get(lr.fl, "server_metrics")));
+    assert_true(harness_is_null(lr.fl, "step"));
+    assert_string_equal(harness_sval(lr.fl, "latency_failed_first"), "ttft");
+    ASSERT_NEAR(harness_num(lr.fl, "ttft_failed_rps"), 24, 1e-9);
+    assert_non_null(strstr(lr.out, "first limit: unknown (no server metrics); the client alone: "
+                                   "TTFT failed alone from 24 req/s"));
+    limit_run_free(&lr);
 }
 
 static void test_engine_limits_flag(void **state)

@@ -124,6 +124,23 @@ static void test_replay_time_scale_halves_offsets(void **state)
     check_replay_of_dump(0.5, "0.5");
 }
 
+/* A replay's places: a new temporary dir (caller removes and frees it),
+ * its trace.jsonl, its results dir r, and the started sim's /v1 URL. */
+struct replay_paths {
+    char *dir;
+    char trace[600], out[600], url[200];
+};
+
+/* Start harness_cur_sim with sargs (may be NULL) and fill *p. */
+static void replay_paths_start(const char *const *sargs, struct replay_paths *p)
+{
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    p->dir = harness_tmpdir();
+    snprintf(p->trace, sizeof p->trace, "%s/trace.jsonl", p->dir);
+    snprintf(p->out, sizeof p->out, "%s/r", p->dir);
+    snprintf(p->url, sizeof p->url, "%s/v1", harness_cur_sim.url);
+}
+
 /* A hand-written trace with the optional fields: seconds, a class, a
  * session id, a verbatim prompt with characters JSON must escape (its
  * sim token count is known by hand), a shared prefix, and a cancellation
@@ -131,30 +148,25 @@ static void test_replay_time_scale_halves_offsets(void **state)
 static void test_replay_trace_fields(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &harness_cur_sim;
-    assert_int_equal(harness_sim_start(sim, NULL), 0);
-    char *dir = harness_tmpdir();
-    char trace[600], out[600], url[200], path[700];
-    snprintf(trace, sizeof trace, "%s/trace.jsonl", dir);
-    snprintf(out, sizeof out, "%s/r", dir);
-    snprintf(url, sizeof url, "%s/v1", sim->url);
+    struct replay_paths rp;
+    replay_paths_start(NULL, &rp);
+    char path[700];
     /* "Write a \"haiku\"\nabout tabs:\t\\ok" splits into Write | a |
      * "haiku" | about | tabs: | \ok: 2 + 1 + 2 + 2 + 2 + 1 = 10 tokens. */
-    write_file(trace,
-               "{\"t\":0.05,\"prompt_tokens\":30,\"output_tokens\":5,\"class\":\"chat\","
-               "\"session_id\":17}\n"
-               "{\"t\":0.0,\"prompt\":\"Write a \\\"haiku\\\"\\nabout tabs:\\t\\\\ok\","
-               "\"output_tokens\":4,\"class\":\"poetry\"}\n"
-               "{\"t\":0.1,\"prompt_tokens\":40,\"output_tokens\":6,\"prefix_id\":3,"
-               "\"prefix_tokens\":32}\n"
-               "{\"t\":0.15,\"prompt_tokens\":40,\"output_tokens\":300,"
-               "\"cancel_after_ns\":100000000}\n");
-    const char *args[] = {"replay", trace, "--url", url, "--out", out, "--quiet",
-                          "--ignore-eos", NULL};
+    write_file(rp.trace, "{\"t\":0.05,\"prompt_tokens\":30,\"output_tokens\":5,\"class\":\"chat\","
+                         "\"session_id\":17}\n"
+                         "{\"t\":0.0,\"prompt\":\"Write a \\\"haiku\\\"\\nabout tabs:\\t\\\\ok\","
+                         "\"output_tokens\":4,\"class\":\"poetry\"}\n"
+                         "{\"t\":0.1,\"prompt_tokens\":40,\"output_tokens\":6,\"prefix_id\":3,"
+                         "\"prefix_tokens\":32}\n"
+                         "{\"t\":0.15,\"prompt_tokens\":40,\"output_tokens\":300,"
+                         "\"cancel_after_ns\":100000000}\n");
+    const char *args[] = {"replay", rp.trace,  "--url",        rp.url, "--out",
+                          rp.out,   "--quiet", "--ignore-eos", NULL};
     free(run_llmload(args, 0, 1));
     harness_sim_teardown(NULL);
 
-    snprintf(path, sizeof path, "%s/requests.jsonl", out);
+    snprintf(path, sizeof path, "%s/requests.jsonl", rp.out);
     struct harness_recs *r = harness_recs_load(path);
     assert_int_equal(r->n, 4);
     /* Sorted by time: the prompt line (t=0) is index 0. */
@@ -181,8 +193,8 @@ static void test_replay_trace_fields(void **state)
     assert_true(held >= 100 * MS && held < 400 * MS);
     assert_true(harness_ival(k, "output_tokens") < 300);
     harness_recs_free(r);
-    harness_rm_rf(dir);
-    free(dir);
+    harness_rm_rf(rp.dir);
+    free(rp.dir);
 }
 
 /* The class of row name in the "by class" table of out: its sched, ok
@@ -209,14 +221,10 @@ static void class_row(const char *out, const char *name, long *sched, long *ok, 
 static void test_replay_by_class(void **state)
 {
     (void)state;
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
-    char *dir = harness_tmpdir();
-    char trace[600], out[600], url[200], line[800];
-    snprintf(trace, sizeof trace, "%s/trace.jsonl", dir);
-    snprintf(out, sizeof out, "%s/r", dir);
-    snprintf(url, sizeof url, "%s/v1", sim->url);
+    struct replay_paths rp;
+    replay_paths_start(sargs, &rp);
+    char line[800];
     /* 13 lines, 10 ms apart: 4 "rag" (every third from the first), 8
      * "chat", and the last with no class. */
     char text[4096] = "";
@@ -231,8 +239,8 @@ static void test_replay_by_class(void **state)
     }
     assert_int_equal(want_rag, 4);
     assert_int_equal(want_chat, 8);
-    write_file(trace, text);
-    const char *args[] = {"replay",  trace,          "--url", url,        "--out", out,
+    write_file(rp.trace, text);
+    const char *args[] = {"replay",  rp.trace,       "--url", rp.url,     "--out", rp.out,
                           "--quiet", "--ignore-eos", "--slo", "ttft=10s", NULL};
     int status = -1;
     char *o = NULL, *e = NULL;
@@ -241,7 +249,7 @@ static void test_replay_by_class(void **state)
     if (status != 0 && status != 1) /* 1: INVALID when a wake-up was over 1 ms late */
         fail_msg("replay exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
 
-    snprintf(line, sizeof line, "llmload replay: %s, 13 requests, offsets x1", trace);
+    snprintf(line, sizeof line, "llmload replay: %s, 13 requests, offsets x1", rp.trace);
     if (strncmp(o, line, strlen(line)) != 0)
         fail_msg("expected the header \"%s\" in:\n%s", line, o);
     assert_null(strstr(o, "llmload run"));
@@ -255,9 +263,9 @@ static void test_replay_by_class(void **state)
     assert_int_equal(ok, want_chat);
     assert_int_equal(failed, 0);
 
-    json_t *s = harness_summary_load(out);
+    json_t *s = harness_summary_load(rp.out);
     /* summary.json's mode keeps the load model's name in front. */
-    snprintf(line, sizeof line, "replay %s, 13 requests, offsets x1", trace);
+    snprintf(line, sizeof line, "replay %s, 13 requests, offsets x1", rp.trace);
     assert_string_equal(harness_sval(s, "mode"), line);
     json_t *cl = json_object_get(s, "classes");
     assert_true(json_is_array(cl));
@@ -276,8 +284,8 @@ static void test_replay_by_class(void **state)
     json_decref(s);
     free(o);
     free(e);
-    harness_rm_rf(dir);
-    free(dir);
+    harness_rm_rf(rp.dir);
+    free(rp.dir);
 }
 
 /* Bad input exits 2 before anything is sent, naming the file (and the
@@ -325,11 +333,8 @@ static void test_replay_bad_input(void **state)
 static int64_t salted_replay(const char *path, const char *salt, int64_t *cached, size_t n)
 {
     const char *args[] = {path, salt ? "--prompt-salt" : NULL, salt, NULL};
-    int status = -1;
     char *out = NULL, *err = NULL;
-    char *dir = harness_run_against_sim("replay", NULL, args, 60, &status, &out, &err);
-    if (status != 0 && status != 1)
-        fail_msg("llmload replay exited %d\n%s\n%s", status, out, err);
+    char *dir = harness_run_sim_verdict("replay", args, 60, &out, &err);
     free(out);
     free(err);
     struct harness_recs *r = harness_requests_load(dir);
@@ -341,9 +346,7 @@ static int64_t salted_replay(const char *path, const char *salt, int64_t *cached
         cached[i] = harness_ival(rec, "cached_tokens");
     }
     harness_recs_free(r);
-    json_t *run = harness_json_load(dir, "run.json");
-    int64_t used = harness_ival_req(json_object_get(run, "config"), "prompt_salt");
-    json_decref(run);
+    int64_t used = harness_run_config_ival(dir, "prompt_salt");
     harness_results_free(dir);
     return used;
 }

@@ -175,11 +175,8 @@ static json_t *prefix_run_joined(const char *const *extra, const char *engine, i
                           "--seed",
                           "5",
                           NULL};
-    int status = -1;
     char *out = NULL, *err = NULL;
-    char *dir = harness_run_against_sim("run", NULL, args, 60, &status, &out, &err);
-    if (status != 0 && status != 1)
-        fail_msg("llmload run exited %d\n%s\n%s", status, out, err);
+    char *dir = harness_run_sim_verdict("run", args, 60, &out, &err);
     json_t *s = harness_json_load(dir, "summary.json");
     assert_string_equal(json_string_value(json_object_get(json_object_get(s, "server"), "engine")),
                         engine);

@@ -178,6 +178,15 @@ static void start_sim(struct harness_sim *s, const char *const *args)
         fail_msg("could not start the sim");
 }
 
+/* start_sim with args, then one exchange (post_exchange) of body to path
+ * into *r; the sim is left running (caller stops it). */
+static void start_post(struct harness_sim *s, const char *const *args, const char *path,
+                       const char *body, struct resp *r)
+{
+    start_sim(s, args);
+    post_exchange(s->port, path, body, r);
+}
+
 /* start_sim with args and --log into the test's temporary directory
  * (harness_tmp_begin; tmp_teardown removes it): logpath gets the log's
  * path. */
@@ -281,13 +290,13 @@ static void test_stream_chat_exact(void **state)
     (void)state;
     const char *args[] = {"--profile", "instant", "--seed", "7", NULL};
     struct harness_sim s;
-    start_sim(&s, args);
     struct resp r;
-    post_exchange(s.port, "/v1/chat/completions",
-                  "{\"model\":\"my-model\",\"messages\":[{\"role\":\"system\",\"content\":\"hello world\"},"
-                  "{\"role\":\"user\",\"content\":\"foo\"}],\"stream\":true,\"max_tokens\":5,"
-                  "\"ignore_eos\":true,\"stream_options\":{\"include_usage\":true}}",
-                  &r);
+    start_post(
+        &s, args, "/v1/chat/completions",
+        "{\"model\":\"my-model\",\"messages\":[{\"role\":\"system\",\"content\":\"hello world\"},"
+        "{\"role\":\"user\",\"content\":\"foo\"}],\"stream\":true,\"max_tokens\":5,"
+        "\"ignore_eos\":true,\"stream_options\":{\"include_usage\":true}}",
+        &r);
     assert_int_equal(r.status, 200);
     assert_non_null(strstr(r.headers, "\r\nContent-Type: text/event-stream"));
     assert_non_null(strstr(r.headers, "\r\nServer: llmload-sim/"));
@@ -335,10 +344,10 @@ static void test_completions(void **state)
     (void)state;
     const char *args[] = {"--profile", "instant", "--seed", "3", NULL};
     struct harness_sim s;
-    start_sim(&s, args);
     struct resp r;
-    post_exchange(s.port, "/v1/completions",
-                  "{\"prompt\":\"abcdefghij\",\"stream\":true,\"max_tokens\":3,\"ignore_eos\":true}", &r);
+    start_post(&s, args, "/v1/completions",
+               "{\"prompt\":\"abcdefghij\",\"stream\":true,\"max_tokens\":3,\"ignore_eos\":true}",
+               &r);
     assert_int_equal(r.status, 200);
     char **ev;
     size_t n = sse_events(r.body, &ev);
@@ -564,8 +573,7 @@ static void fault_exchange(const char *fault, const char *extra, const char *pat
     const char *args[] = {"--profile", "instant", "--fault", fault, extra ? extra : NULL,
                           extra ? "300ms" : NULL, NULL};
     struct harness_sim s;
-    start_sim(&s, args);
-    post_exchange(s.port, path, body, r);
+    start_post(&s, args, path, body, r);
     harness_sim_stop(&s);
 }
 
@@ -652,9 +660,8 @@ static void test_tokens_per_event(void **state)
     (void)state;
     const char *args[] = {"--profile", "instant", "--tokens-per-event", "4", NULL};
     struct harness_sim s;
-    start_sim(&s, args);
     struct resp r;
-    post_exchange(s.port, "/v1/chat/completions", STREAM10, &r);
+    start_post(&s, args, "/v1/chat/completions", STREAM10, &r);
     char **ev;
     size_t n = sse_events(r.body, &ev);
     assert_int_equal(n, 3 + 1 + 1); /* 4 + 4 + 2 tokens, finish, [DONE] */

@@ -358,9 +358,7 @@ static int64_t salt_sweep(const char *salt, int *first_hit, int *later_hits)
         for (int g = 0; g < 2; g++)
             *first_hit += seen[k][g] != INT64_MAX && first_cached[k][g] > 0;
     harness_recs_free(r);
-    json_t *run = harness_json_load(dir, "run.json");
-    int64_t used = harness_ival_req(json_object_get(run, "config"), "prompt_salt");
-    json_decref(run);
+    int64_t used = harness_run_config_ival(dir, "prompt_salt");
     harness_results_free(dir);
     return used;
 }
