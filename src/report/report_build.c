@@ -38,8 +38,8 @@ struct built {
         probe_t1_s; /* s since the sweep's start; both 0 = no probe (or an old file) */
     struct report_inflight_sample *probe_inflight; /* n_probe_inflight, time order; may be NULL */
     size_t n_probe_inflight;
-    char first_limit[128]; /* the first limit in a few words, for the knee's card */
-    char tags_text[1024];  /* run.json's tags as "k=v k=v"; "" = none */
+    char first_limit[128];  /* the first limit in a few words, for the knee's card */
+    char tags_text[1024];   /* run.json's tags as "k=v k=v"; "" = none */
     char server_text[1024]; /* run.json's contract.server in one line; "" = none */
 };
 
