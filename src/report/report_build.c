@@ -271,6 +271,8 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         memcpy(p->itl_ns, s->itl_ns, sizeof p->itl_ns);
         memcpy(p->e2e_ns, s->e2e_ns, sizeof p->e2e_ns);
         memcpy(p->by_kind, s->stats.by_kind, sizeof p->by_kind);
+        for (int k = 0; k < REC_KIND_COUNT; k++)
+            p->sample[k] = s->stats.sample[k];
         p->steady = s->steady;
         p->invalid = s->invalid;
         p->recovery = s->f.recovery;

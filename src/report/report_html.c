@@ -520,6 +520,53 @@ static const struct report_figure report_errors_figs[] = {
      "(docs/formats.md lists the kinds). The number on a bar is its total."},
 };
 
+/* Under the errors chart: per failed kind, its total over the steps, the
+ * step where it first came, and the first message of that kind (the
+ * server's text as the records keep it, truncated there; header values
+ * are never in it): a run of 400s explains itself here. Nothing when no
+ * request failed. */
+static void report_error_samples(struct strbuf *b, const struct report *r)
+{
+    uint64_t total[REC_KIND_COUNT] = {0};
+    size_t first[REC_KIND_COUNT];
+    int any = 0;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        for (int k = 1; k < REC_KIND_COUNT; k++) {
+            if (r->steps[i].by_kind[k] == 0)
+                continue;
+            if (total[k] == 0)
+                first[k] = i;
+            total[k] += r->steps[i].by_kind[k];
+            any = 1;
+        }
+    }
+    if (!any)
+        return;
+    strbuf_puts(b, "<table id=\"error-samples\"><thead><tr><th class=\"l\">kind</th>"
+                   "<th>requests</th><th>first in step</th>"
+                   "<th class=\"l\">a sample of the message</th></tr></thead>\n<tbody>\n");
+    for (int k = 1; k < REC_KIND_COUNT; k++) {
+        if (total[k] == 0)
+            continue;
+        const struct report_step *s = &r->steps[first[k]];
+        const char *msg = NULL;
+        for (size_t i = first[k]; i < r->n_steps && !msg; i++)
+            if (r->steps[i].sample[k] && r->steps[i].sample[k][0])
+                msg = r->steps[i].sample[k];
+        strbuf_puts(b, "<tr><td class=\"l\">");
+        strbuf_put_xml(b, rec_kind_name((enum rec_kind)k));
+        strbuf_printf(b, "</td><td>%llu</td><td>", (unsigned long long)total[k]);
+        if (s->id[0])
+            strbuf_put_xml(b, s->id);
+        else
+            strbuf_printf(b, "%zu", first[k]);
+        strbuf_puts(b, "</td><td class=\"l\">");
+        strbuf_put_xml(b, msg ? msg : "(no message)");
+        strbuf_puts(b, "</td></tr>\n");
+    }
+    strbuf_puts(b, "</tbody></table>\n");
+}
+
 /* Over time: the client's requests in flight, then, when the server's
  * /metrics was scraped, its queue and batch and its KV cache. */
 static const struct report_figure report_time_figs[] = {
@@ -565,6 +612,7 @@ static void report_figure_sections(struct strbuf *b, const struct report_view *v
     report_grid(b, v, report_throughput_figs, LL_ARRAY_LEN(report_throughput_figs));
     strbuf_puts(b, "<h2>Errors</h2>\n");
     report_grid(b, v, report_errors_figs, LL_ARRAY_LEN(report_errors_figs));
+    report_error_samples(b, r);
     strbuf_puts(b, "<h2>Over time</h2>\n");
     report_grid(b, v, report_time_figs, LL_ARRAY_LEN(report_time_figs));
     strbuf_puts(b, "<h2>TTFT distribution per step</h2>\n");

@@ -61,6 +61,8 @@ struct report_step {
     uint64_t itl_ns[REPORT_NPCT];   /* ns, per request */
     uint64_t e2e_ns[REPORT_NPCT];   /* ns */
     uint64_t by_kind[REC_KIND_COUNT]; /* records per kind; [REC_OK] is ignored by the error chart */
+    const char *sample[REC_KIND_COUNT]; /* per failed kind, the first message of that kind in
+                                         * the step (server's text, truncated); NULL/"" = none */
     int steady;                 /* 1: backlog not growing, TTFT tail not rising */
     int invalid;                /* 1: INVALID (the generator's lateness moved its latencies) */
     int recovery;               /* 1: the recovery step after saturation (kept off the curves' lines) */

@@ -226,6 +226,8 @@ static void fixture_make(struct fixture *f)
     f->steps[3].by_kind[REC_TIMEOUT_FIRST_TOKEN] = 1;
     f->steps[4].by_kind[REC_HTTP_429] = 12;
     f->steps[4].by_kind[REC_TIMEOUT_FIRST_TOKEN] = 4;
+    /* The first 429s came without a message; the later ones with one. */
+    f->steps[4].sample[REC_HTTP_429] = "HTTP 429: <queue full> & retry";
 
     f->r = (struct report){
         .title = "llmload sweep: sim", .target = "http://127.0.0.1:8000/v1",
@@ -367,6 +369,14 @@ static void test_errors_by_kind(void **state)
                             "data-y0", ys, y0, 8), 0);
     assert_null(strstr(doc, "data-series=\"http_5xx\""));
     assert_non_null(strstr(doc, "data-series=\"http_429\" data-x=\"20\""));
+    /* Under the chart, per kind: its total, the step it first came in, and
+     * the first message of that kind any step kept (escaped). */
+    assert_non_null(strstr(doc,
+                           "<tr><td class=\"l\">http_429</td><td>15</td><td>3</td>"
+                           "<td class=\"l\">HTTP 429: &lt;queue full&gt; &amp; retry</td></tr>"));
+    assert_non_null(strstr(doc, "<tr><td class=\"l\">timeout_first_token</td><td>5</td><td>3</td>"
+                                "<td class=\"l\">(no message)</td></tr>"));
+    assert_null(strstr(doc, "<tr><td class=\"l\">ok</td>"));
 }
 
 static void test_inflight_and_table(void **state)
@@ -390,7 +400,9 @@ static void test_inflight_and_table(void **state)
     /* No server scrapes: no server charts. */
     assert_null(strstr(doc, "id=\"chart-server-queue\""));
     /* The table: one row per step, the beyond-capacity ones marked. */
-    const char *t = strstr(doc, "<tbody>");
+    const char *t = strstr(doc, "<table id=\"steps\"");
+    assert_non_null(t);
+    t = strstr(t, "<tbody>");
     assert_non_null(t);
     size_t rows = 0, over = 0;
     for (const char *p = strstr(t, "<tr"); p && p < strstr(t, "</tbody>");
@@ -791,6 +803,7 @@ static void test_empty_report(void **state)
     assert_non_null(strstr(doc, "id=\"chart-ttft\""));
     assert_non_null(strstr(doc, ">no successful requests</text>"));
     assert_non_null(strstr(doc, ">no errors in any step</text>"));
+    assert_null(strstr(doc, "id=\"error-samples\""));
     assert_null(strstr(doc, "NaN"));
     /* No external resource: the only URL is the SVG namespace name. */
     for (const char *p = strstr(doc, "http://"); p != NULL; p = strstr(p + 1, "http://"))
