@@ -119,7 +119,8 @@ static double jnum(json_t *o, const char *a, const char *b)
     return json_is_number(x) ? json_number_value(x) : NAN;
 }
 
-/* Read one results directory into s. 0, or -1 with the reason in s->err. */
+/* Read a results directory's run.json into s: 0, or -1 with the reason in
+ * s->err. */
 static int side_load(struct side *s)
 {
     char path[4200];
@@ -133,8 +134,14 @@ static int side_load(struct side *s)
     }
     const char *cmd = json_string_value(json_object_get(s->run, "command"));
     snprintf(s->kind, sizeof s->kind, "%s", cmd ? cmd : "?");
-    if (strcmp(s->kind, "sweep") == 0)
-        return 0; /* refused by the caller, after the kinds are checked */
+    return 0;
+}
+
+/* Read the rest of a run's directory: summary.json and requests.jsonl. */
+static int side_load_data(struct side *s)
+{
+    char path[4200];
+    json_error_t je;
     snprintf(path, sizeof path, "%s/summary.json", s->dir);
     s->summary = json_load_file(path, 0, &je);
     if (!s->summary) {
@@ -210,7 +217,7 @@ static int nrows_of(void)
 
 /* The rows of candidate c against baseline b. */
 static int build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,
-                      struct row *rows)
+                      double min_effect, struct row *rows)
 {
     int k = 0;
     for (int m = 0; m < LAT_N; m++) {
@@ -293,7 +300,7 @@ static int build_rows(const struct side *b, const struct side *c, unsigned resam
     r->d =
         cmp_total_ratio((double)b->sent, (double)b->sent, (double)c->sent, (double)c->sent, scale);
     for (int i = 0; i < k; i++)
-        rows[i].verdict = cmp_verdict_of(&rows[i].d, rows[i].dir);
+        rows[i].verdict = cmp_verdict_of(&rows[i].d, rows[i].dir, rows[i].pp ? 0 : min_effect);
     return k;
 }
 
@@ -331,7 +338,10 @@ static void print_table(FILE *f, const struct side *b, const struct side *c, con
     for (int i = 0; i < n; i++) {
         const struct row *r = &rows[i];
         char a[32], bb[32], d[32], lo[32], hi[32], ci[80];
-        if (r->d.ok) {
+        if (r->d.ok && r->d.too_few) {
+            snprintf(ci, sizeof ci, "too few values");
+            fmt_diff(r, r->d.diff, d, sizeof d);
+        } else if (r->d.ok) {
             snprintf(ci, sizeof ci, "[%s, %s]", fmt_diff(r, r->d.lo, lo, sizeof lo),
                      fmt_diff(r, r->d.hi, hi, sizeof hi));
             fmt_diff(r, r->d.diff, d, sizeof d);
@@ -361,8 +371,10 @@ static json_t *row_json(const struct row *r)
     json_t *d = json_object();
     json_object_set_new(d, "kind", json_string(r->pp ? "difference" : "relative"));
     json_object_set_new(d, "value", r->d.ok ? json_real(r->d.diff) : json_null());
-    json_object_set_new(d, "lo", r->d.ok ? json_real(r->d.lo) : json_null());
-    json_object_set_new(d, "hi", r->d.ok ? json_real(r->d.hi) : json_null());
+    int bounded = r->d.ok && !r->d.too_few;
+    json_object_set_new(d, "lo", bounded ? json_real(r->d.lo) : json_null());
+    json_object_set_new(d, "hi", bounded ? json_real(r->d.hi) : json_null());
+    json_object_set_new(d, "too_few", json_boolean(r->d.too_few));
     json_object_set_new(o, "diff", d);
     json_object_set_new(o, "method", json_string(r->method));
     json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
@@ -421,7 +433,8 @@ static void compare_usage(FILE *f)
             "TPOT, ITL per request and E2E at p50/p90/p99, goodput, attainment, error\n"
             "rate, output tok/s, achieved rate), the difference with its 95%% interval and\n"
             "a verdict: better, worse or same (within noise). Percentile intervals come\n"
-            "from a bootstrap over the raw records (a fixed seed), rates from Poisson\n"
+            "from a bootstrap over the raw records (a fixed seed; a percentile with too\n"
+            "few values to bound it is never called), rates from Poisson\n"
             "intervals, shares from Newcombe's (docs/compare.md). Runs that did not\n"
             "offer the same workload (token lengths, API, classes, prefixes, stream\n"
             "mode, SLO) are refused unless --allow-different names each differing key.\n"
@@ -433,6 +446,9 @@ static void compare_usage(FILE *f)
             "  --label NAME              a name for each DIR, repeatable, in order, baseline\n"
             "                            first (default: the directory names)\n"
             "  --bootstrap N             bootstrap resamples, 100 to 100000 (default 2000)\n"
+            "  --min-effect PCT          a relative difference under PCT is never called better\n"
+            "                            or worse, whatever its interval: whole runs move by a\n"
+            "                            few percent on a shared machine (default 5%%; 0%% off)\n"
             "  --allow-different KEYS    compare although these run.json config keys differ\n"
             "                            (comma-separated, e.g. output_tokens,slo)\n"
             "  --fail-on SPEC            thresholds, e.g. 'ttft_p99:+10%%,goodput:-5%%,\n"
@@ -489,12 +505,13 @@ static const char *dir_label(const char *dir)
 
 int compare_main(int argc, char **argv)
 {
-    enum { O_BASE = 256, O_LABEL, O_BOOT, O_ALLOW, O_FAIL, O_OUT, O_FORCE, O_QUIET };
+    enum { O_BASE = 256, O_LABEL, O_BOOT, O_MIN, O_ALLOW, O_FAIL, O_OUT, O_FORCE, O_QUIET };
     static const struct option opts[] = {
         {"help", no_argument, NULL, 'h'},
         {"baseline", required_argument, NULL, O_BASE},
         {"label", required_argument, NULL, O_LABEL},
         {"bootstrap", required_argument, NULL, O_BOOT},
+        {"min-effect", required_argument, NULL, O_MIN},
         {"allow-different", required_argument, NULL, O_ALLOW},
         {"fail-on", required_argument, NULL, O_FAIL},
         {"out", required_argument, NULL, O_OUT},
@@ -508,6 +525,7 @@ int compare_main(int argc, char **argv)
     char *allow[MAX_ALLOWED];
     size_t n_allow = 0;
     unsigned resamples = 2000;
+    double min_effect = 0.05;
     int force = 0, quiet = 0;
     optind = 1;
     opterr = 0;
@@ -528,6 +546,20 @@ int compare_main(int argc, char **argv)
             if (ll_parse_u64(optarg, &v) != 0 || v < 100 || v > 100000)
                 ll_usage_fail("--bootstrap: \"%s\" is not a count from 100 to 100000", optarg);
             resamples = (unsigned)v;
+            break;
+        }
+        case O_MIN: {
+            double v;
+            size_t l = strlen(optarg);
+            char buf[64];
+            if (l == 0 || l >= sizeof buf || optarg[l - 1] != '%')
+                ll_usage_fail("--min-effect: \"%s\" is not a percentage such as 5%%", optarg);
+            memcpy(buf, optarg, l - 1);
+            buf[l - 1] = '\0';
+            if (ll_parse_double(buf, &v) != 0 || v < 0 || v >= 100)
+                ll_usage_fail("--min-effect: \"%s\" is not a percentage from 0%% to under 100%%",
+                              optarg);
+            min_effect = v / 100.0;
             break;
         }
         case O_ALLOW: {
@@ -609,7 +641,11 @@ int compare_main(int argc, char **argv)
                           "replays with replays)",
                           sides[0].dir, sides[0].kind, sides[i].dir, sides[i].kind);
     }
-    /* The workload check first: refuse before writing anything. */
+    for (int i = 0; i < nd; i++) {
+        if (side_load_data(&sides[i]) != 0)
+            ll_usage_fail("compare: %s", sides[i].err);
+    }
+    /* The workload check: refuse before writing anything. */
     json_t *diffs[MAX_SIDES] = {0};
     for (int i = 1; i < nd; i++) {
         diffs[i] = config_diffs(&sides[0], &sides[i]);
@@ -651,6 +687,7 @@ int compare_main(int argc, char **argv)
     json_object_set_new(doc, "kind", json_string(sides[0].kind));
     json_object_set_new(doc, "bootstrap", json_integer(resamples));
     json_object_set_new(doc, "confidence", json_real(0.95));
+    json_object_set_new(doc, "min_effect", json_real(min_effect));
     json_t *jb = json_object();
     json_object_set_new(jb, "dir", json_string(sides[0].dir));
     json_object_set_new(jb, "label", json_string(sides[0].label));
@@ -659,7 +696,7 @@ int compare_main(int argc, char **argv)
     int fail = 0, inconclusive = 0;
     for (int i = 1; i < nd; i++) {
         const struct side *b = &sides[0], *c = &sides[i];
-        if (build_rows(b, c, resamples, 0x636f6d70617265ULL, rows) < 0) {
+        if (build_rows(b, c, resamples, 0x636f6d70617265ULL, min_effect, rows) < 0) {
             ll_errorf("compare: out of memory");
             return LL_EXIT_RUNTIME;
         }
@@ -724,9 +761,9 @@ int compare_main(int argc, char **argv)
                     c->label, g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", r->name,
                     fmt_value(r, r->base, a, sizeof a), fmt_value(r, r->cand, bb, sizeof bb),
                     r->d.ok ? fmt_diff(r, r->d.diff, d, sizeof d) : "-",
-                    r->d.ok ? fmt_diff(r, r->d.lo, lo, sizeof lo) : "-",
-                    r->d.ok ? fmt_diff(r, r->d.hi, hi, sizeof hi) : "-", 100 * th[t].amount,
-                    th[t].pp ? "pp" : "%");
+                    r->d.ok && !r->d.too_few ? fmt_diff(r, r->d.lo, lo, sizeof lo) : "-inf",
+                    r->d.ok && !r->d.too_few ? fmt_diff(r, r->d.hi, hi, sizeof hi) : "+inf",
+                    100 * th[t].amount, th[t].pp ? "pp" : "%");
             if (g == CMP_GATE_FAIL)
                 fail = 1;
             else

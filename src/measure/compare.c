@@ -18,6 +18,15 @@ double cmp_percentile_sorted(const double *v, size_t n, double p)
     return v[k - 1];
 }
 
+int cmp_pct_enough(size_t n, double p)
+{
+    if (n == 0)
+        return 0;
+    double q = p / 100.0, np = (double)n * q, sd = sqrt(np * (1 - q));
+    double lo = floor(np - CMP_Z95 * sd), hi = ceil(np + CMP_Z95 * sd) + 1;
+    return lo >= 1 && hi <= (double)n;
+}
+
 /* An index in [0, n), n < 2^32: Lemire's multiply-shift (bias below
  * n / 2^32, far under the bootstrap's own noise). */
 static size_t draw_index(struct rng *r, size_t n)
@@ -95,6 +104,12 @@ int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t 
         qsort(x, m, sizeof *x, cmp_double);
         out[i].ok = 1;
         out[i].diff = c0 / b0 - 1.0;
+        if (!cmp_pct_enough(nb, ps[i]) || !cmp_pct_enough(nc, ps[i])) {
+            out[i].too_few = 1;
+            out[i].lo = -INFINITY;
+            out[i].hi = INFINITY;
+            continue;
+        }
         out[i].lo = cmp_percentile_sorted(x, m, 2.5);
         out[i].hi = cmp_percentile_sorted(x, m, 97.5);
     }
@@ -169,11 +184,11 @@ const char *cmp_verdict_name(enum cmp_verdict v)
     return "n/a";
 }
 
-enum cmp_verdict cmp_verdict_of(const struct cmp_diff *d, enum cmp_better dir)
+enum cmp_verdict cmp_verdict_of(const struct cmp_diff *d, enum cmp_better dir, double min_effect)
 {
     if (!d->ok)
         return CMP_NA;
-    if (d->lo <= 0 && d->hi >= 0)
+    if (d->too_few || (d->lo <= 0 && d->hi >= 0) || fabs(d->diff) < min_effect)
         return CMP_SAME;
     int up = d->lo > 0;
     return (up == (dir == CMP_HIGHER_BETTER)) ? CMP_BETTER : CMP_WORSE;
@@ -249,7 +264,7 @@ int cmp_thresholds_parse(const char *spec, struct cmp_threshold *out, size_t max
 
 enum cmp_gate cmp_gate_of(const struct cmp_diff *d, const struct cmp_threshold *t)
 {
-    if (!d->ok)
+    if (!d->ok || d->too_few)
         return CMP_GATE_INCONCLUSIVE;
     double s = t->amount > 0 ? 1.0 : -1.0, lim = fabs(t->amount);
     double w = s * d->diff, a = s * d->lo, b = s * d->hi;

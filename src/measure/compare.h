@@ -22,8 +22,19 @@
  * no value); then the rest is 0. */
 struct cmp_diff {
     int ok;
+    int too_few; /* a percentile with too few values on a side to bound it
+                  * (cmp_pct_enough): diff is set, lo and hi are -inf and +inf */
     double diff, lo, hi;
 };
+
+/* Whether n values bound their p-th percentile at 95% without
+ * assumptions: the order-statistic interval, ranks
+ * floor(np - z sqrt(np(1-p))) to ceil(np + z sqrt(np(1-p))) + 1, lies
+ * within 1..n. A p99 needs about 700 values, a p90 about 60, a p50 about
+ * 10. Below that a resample cannot show how far the true percentile may
+ * lie past the largest value drawn, so the bootstrap's interval would be
+ * too narrow. */
+int cmp_pct_enough(size_t n, double p);
 
 /* The nearest-rank p-th percentile (0 < p <= 100) of the n sorted values
  * v: the ceil(p/100 * n)-th smallest. n must be > 0. */
@@ -39,7 +50,8 @@ double cmp_percentile_sorted(const double *v, size_t n, double p);
  * resampled ones. Sides are resampled independently. Cost: one pass of
  * nb + nc per resample whatever np is (the values are sorted once, by the
  * caller, and a resample is counts of indices). out[i].ok is 0 when a side
- * is empty, or the baseline's percentile is 0. Returns 0, or -1 when out
+ * is empty, or the baseline's percentile is 0; out[i].too_few is 1 when a
+ * side has too few values for ps[i] (cmp_pct_enough). Returns 0, or -1 when out
  * of memory. */
 int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t nc,
                       const double *ps, size_t np, unsigned resamples, uint64_t seed,
@@ -78,8 +90,10 @@ enum cmp_verdict {
 const char *cmp_verdict_name(enum cmp_verdict v);
 
 /* The verdict of d for a figure where dir is better: same when the
- * interval holds 0, else better or worse by the sign of the difference. */
-enum cmp_verdict cmp_verdict_of(const struct cmp_diff *d, enum cmp_better dir);
+ * interval holds 0 (or is unbounded: too_few) or the difference is smaller
+ * than min_effect in size (in d's unit; 0 for none), else better or worse
+ * by the sign of the difference. */
+enum cmp_verdict cmp_verdict_of(const struct cmp_diff *d, enum cmp_better dir, double min_effect);
 
 /* One --fail-on threshold: a row name ("ttft_p99", "goodput",
  * "error_rate") and the worsening it allows, as a fraction of the
@@ -111,7 +125,7 @@ enum cmp_gate {
  * is past the threshold) fails. Otherwise, when the interval reaches past
  * the threshold on the worse side (the run was too short to tell), it is
  * inconclusive; else it passes. A difference not computed is
- * inconclusive. */
+ * inconclusive, and so is one whose interval is unbounded (too_few). */
 enum cmp_gate cmp_gate_of(const struct cmp_diff *d, const struct cmp_threshold *t);
 
 #endif

@@ -56,8 +56,8 @@ static void test_bootstrap_covers_shift(void **state)
         if (!(d[i].lo < 0.2 && d[i].hi > 0.2 && d[i].lo > 0))
             fail_msg("p%g: diff %.4f [%.4f, %.4f] should hold 0.2 and exclude 0", ps[i], d[i].diff,
                      d[i].lo, d[i].hi);
-        assert_int_equal(cmp_verdict_of(&d[i], CMP_LOWER_BETTER), CMP_WORSE);
-        assert_int_equal(cmp_verdict_of(&d[i], CMP_HIGHER_BETTER), CMP_BETTER);
+        assert_int_equal(cmp_verdict_of(&d[i], CMP_LOWER_BETTER, 0), CMP_WORSE);
+        assert_int_equal(cmp_verdict_of(&d[i], CMP_HIGHER_BETTER, 0), CMP_BETTER);
     }
     /* The same seed gives the same interval. */
     struct cmp_diff e[3];
@@ -80,7 +80,7 @@ static void test_bootstrap_same_distribution(void **state)
         struct cmp_diff d[2];
         assert_int_equal(cmp_bootstrap_pct(b, n, c, n, ps, 2, 500, k, d), 0);
         for (int i = 0; i < 2; i++)
-            miss += cmp_verdict_of(&d[i], CMP_LOWER_BETTER) != CMP_SAME;
+            miss += cmp_verdict_of(&d[i], CMP_LOWER_BETTER, 0) != CMP_SAME;
         free(b);
         free(c);
     }
@@ -107,6 +107,46 @@ static void test_bootstrap_fast(void **state)
     free(c);
 }
 
+/* The order-statistic rule: a p99 needs about 700 values, a p90 about 60. */
+static void test_pct_enough(void **state)
+{
+    (void)state;
+    assert_false(cmp_pct_enough(0, 50));
+    assert_false(cmp_pct_enough(5, 50));
+    assert_true(cmp_pct_enough(20, 50));
+    assert_false(cmp_pct_enough(40, 90));
+    assert_true(cmp_pct_enough(80, 90));
+    assert_false(cmp_pct_enough(500, 99));
+    assert_true(cmp_pct_enough(800, 99));
+    /* Too few for p99: the row is same whatever the values, the gate inconclusive. */
+    size_t n = 100;
+    double *b = lognormal_sorted(n, 100.0, 1), *c = lognormal_sorted(n, 200.0, 2);
+    struct cmp_diff d[3];
+    assert_int_equal(cmp_bootstrap_pct(b, n, c, n, ps, 3, 500, 7, d), 0);
+    assert_false(d[0].too_few);
+    assert_int_equal(cmp_verdict_of(&d[0], CMP_LOWER_BETTER, 0), CMP_WORSE);
+    assert_true(d[2].ok && d[2].too_few);
+    assert_true(d[2].diff > 0);
+    assert_int_equal(cmp_verdict_of(&d[2], CMP_LOWER_BETTER, 0), CMP_SAME);
+    struct cmp_threshold t = {"ttft_p99", 0.10, 0};
+    assert_int_equal(cmp_gate_of(&d[2], &t), CMP_GATE_INCONCLUSIVE);
+    free(b);
+    free(c);
+}
+
+/* A difference outside noise but under the minimum effect is same. */
+static void test_min_effect(void **state)
+{
+    (void)state;
+    struct cmp_diff d = {1, 0, 0.03, 0.01, 0.05};
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_WORSE);
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0.05), CMP_SAME);
+    d.diff = -0.08;
+    d.lo = -0.10;
+    d.hi = -0.06;
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0.05), CMP_BETTER);
+}
+
 static void test_bootstrap_empty_side(void **state)
 {
     (void)state;
@@ -114,7 +154,7 @@ static void test_bootstrap_empty_side(void **state)
     struct cmp_diff d[3];
     assert_int_equal(cmp_bootstrap_pct(v, 3, v, 0, ps, 3, 100, 1, d), 0);
     assert_false(d[0].ok);
-    assert_int_equal(cmp_verdict_of(&d[0], CMP_LOWER_BETTER), CMP_NA);
+    assert_int_equal(cmp_verdict_of(&d[0], CMP_LOWER_BETTER, 0), CMP_NA);
 }
 
 /* Wilson intervals: Newcombe (1998), Table I: 0/10 is [0, 0.2775],
@@ -150,11 +190,11 @@ static void test_share_diff_newcombe(void **state)
     ASSERT_NEAR(d.hi, 0.8090, 1e-4);
     /* 0 of 1000 against 0 of 1000: same, a narrow interval. */
     d = cmp_share_diff(0, 1000, 0, 1000);
-    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER), CMP_SAME);
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_SAME);
     assert_true(d.hi < 0.005 && d.lo > -0.005);
     /* 0 of 1000 against 30 of 1000 errors: worse. */
     d = cmp_share_diff(0, 1000, 30, 1000);
-    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER), CMP_WORSE);
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_WORSE);
     d = cmp_share_diff(0, 0, 3, 10);
     assert_false(d.ok);
 }
@@ -170,7 +210,7 @@ static void test_total_ratio(void **state)
     ASSERT_NEAR(d.hi, exp(CMP_Z95 * sqrt(0.02)) - 1, 1e-12);
     d = cmp_total_ratio(400, 400, 300, 300, 1.0);
     ASSERT_NEAR(d.diff, -0.25, 1e-12);
-    assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER), CMP_WORSE);
+    assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_WORSE);
     /* 300 in 10 s against 600 in 20 s: the same rate. */
     d = cmp_total_ratio(300, 300, 600, 600, 10.0 / 20.0);
     ASSERT_NEAR(d.diff, 0, 1e-12);
@@ -218,11 +258,11 @@ static void test_gate(void **state)
 {
     (void)state;
     struct cmp_threshold up = {"ttft_p99", 0.10, 0}, down = {"goodput", -0.05, 0};
-    struct cmp_diff worse = {1, 0.30, 0.20, 0.40};  /* past +10%, outside noise */
-    struct cmp_diff slight = {1, 0.03, 0.01, 0.05}; /* worse, within the threshold */
-    struct cmp_diff noisy = {1, 0.02, -0.15, 0.25}; /* within noise, wider than 10% */
-    struct cmp_diff tight = {1, 0.01, -0.03, 0.05}; /* within noise and the threshold */
-    struct cmp_diff better = {1, -0.30, -0.40, -0.20};
+    struct cmp_diff worse = {1, 0, 0.30, 0.20, 0.40};  /* past +10%, outside noise */
+    struct cmp_diff slight = {1, 0, 0.03, 0.01, 0.05}; /* worse, within the threshold */
+    struct cmp_diff noisy = {1, 0, 0.02, -0.15, 0.25}; /* within noise, wider than 10% */
+    struct cmp_diff tight = {1, 0, 0.01, -0.03, 0.05}; /* within noise and the threshold */
+    struct cmp_diff better = {1, 0, -0.30, -0.40, -0.20};
     assert_int_equal(cmp_gate_of(&worse, &up), CMP_GATE_FAIL);
     assert_int_equal(cmp_gate_of(&slight, &up), CMP_GATE_PASS);
     assert_int_equal(cmp_gate_of(&noisy, &up), CMP_GATE_INCONCLUSIVE);
@@ -232,7 +272,7 @@ static void test_gate(void **state)
     assert_int_equal(cmp_gate_of(&better, &down), CMP_GATE_FAIL);
     assert_int_equal(cmp_gate_of(&worse, &down), CMP_GATE_PASS);
     assert_int_equal(cmp_gate_of(&noisy, &down), CMP_GATE_INCONCLUSIVE);
-    struct cmp_diff none = {0, 0, 0, 0};
+    struct cmp_diff none = {0, 0, 0, 0, 0};
     assert_int_equal(cmp_gate_of(&none, &up), CMP_GATE_INCONCLUSIVE);
 }
 
@@ -244,6 +284,8 @@ int main(void)
         cmocka_unit_test(test_bootstrap_same_distribution),
         cmocka_unit_test(test_bootstrap_fast),
         cmocka_unit_test(test_bootstrap_empty_side),
+        cmocka_unit_test(test_pct_enough),
+        cmocka_unit_test(test_min_effect),
         cmocka_unit_test(test_wilson),
         cmocka_unit_test(test_share_diff_newcombe),
         cmocka_unit_test(test_total_ratio),
