@@ -174,6 +174,12 @@ static void test_compare_slower_decode_is_worse(void **state)
     /* Both: the lowest status wins. */
     const char *gate_both[] = {"--fail-on", "tpot_p99:+10%,tpot_p50:+10%", "--quiet", NULL};
     json_decref(compare(a, b, gate_both, 1, NULL));
+    /* --baseline picks the baseline whatever the order. */
+    const char *base_a[] = {"--baseline", a, NULL};
+    j = compare(b, a, base_a, 0, NULL);
+    assert_string_equal(harness_sval(json_object_get(j, "baseline"), "dir"), a);
+    assert_string_equal(harness_sval(row(j, "tpot_p50"), "verdict"), "worse");
+    json_decref(j);
     /* The same runs swapped: better. */
     j = compare(b, a, NULL, 0, NULL);
     assert_string_equal(harness_sval(row(j, "tpot_p50"), "verdict"), "better");
@@ -215,6 +221,20 @@ static void test_compare_different_workload_refused(void **state)
     /* 32 tokens for 16: E2E clearly longer, output tokens/s doubled. */
     assert_string_equal(harness_sval(row(j, "e2e_p50"), "verdict"), "worse");
     ASSERT_NEAR(diff_of(row(j, "output_tokens_per_s"), "value"), 1.0, 0.15);
+    json_decref(j);
+
+    /* run.json's tags: information only, listed when they differ. */
+    char rj[800];
+    snprintf(rj, sizeof rj, "%s/run.json", b);
+    json_t *run = harness_json_load(NULL, rj);
+    json_object_set_new(run, "tags", json_pack("{ss}", "build", "v2"));
+    assert_int_equal(json_dump_file(run, rj, JSON_INDENT(2)), 0);
+    json_decref(run);
+    j = compare(a, b, allow, 0, NULL);
+    c = json_array_get(json_object_get(j, "candidates"), 0);
+    json_t *tags = json_object_get(c, "tags_differ");
+    assert_true(json_is_null(json_object_get(tags, "baseline")));
+    assert_string_equal(harness_sval(json_object_get(tags, "candidate"), "build"), "v2");
     json_decref(j);
 
     const char *bad_allow[] = {"compare", a, b, "--allow-different", "url", NULL};
