@@ -208,6 +208,7 @@ struct row {
     int pp; /* d in percentage points (a share), else a fraction */
     const char *method;
     enum cmp_verdict verdict;
+    const char *same_why; /* for same: within_noise, too_few or below_min_effect */
 };
 
 static int nrows_of(void)
@@ -299,8 +300,15 @@ static int build_rows(const struct side *b, const struct side *c, unsigned resam
     r->method = "poisson";
     r->d =
         cmp_total_ratio((double)b->sent, (double)b->sent, (double)c->sent, (double)c->sent, scale);
-    for (int i = 0; i < k; i++)
-        rows[i].verdict = cmp_verdict_of(&rows[i].d, rows[i].dir, rows[i].pp ? 0 : min_effect);
+    for (int i = 0; i < k; i++) {
+        struct row *x = &rows[i];
+        x->verdict = cmp_verdict_of(&x->d, x->dir, x->pp ? 0 : min_effect);
+        x->same_why = NULL;
+        if (x->verdict == CMP_SAME)
+            x->same_why = x->d.too_few                     ? "too_few"
+                          : (x->d.lo <= 0 && x->d.hi >= 0) ? "within_noise"
+                                                           : "below_min_effect";
+    }
     return k;
 }
 
@@ -323,9 +331,15 @@ static const char *fmt_diff(const struct row *r, double x, char *buf, size_t len
     return buf;
 }
 
-static const char *verdict_text(enum cmp_verdict v)
+static const char *verdict_text(const struct row *r)
 {
-    return v == CMP_SAME ? "same (within noise)" : cmp_verdict_name(v);
+    if (r->verdict != CMP_SAME)
+        return cmp_verdict_name(r->verdict);
+    if (strcmp(r->same_why, "too_few") == 0)
+        return "same (too few values)";
+    if (strcmp(r->same_why, "below_min_effect") == 0)
+        return "same (under --min-effect)";
+    return "same (within noise)";
 }
 
 static void print_table(FILE *f, const struct side *b, const struct side *c, const struct row *rows,
@@ -350,7 +364,7 @@ static void print_table(FILE *f, const struct side *b, const struct side *c, con
             snprintf(d, sizeof d, "-");
         }
         fprintf(f, "%-14s %12s %12s %10s %22s  %s\n", r->title, fmt_value(r, r->base, a, sizeof a),
-                fmt_value(r, r->cand, bb, sizeof bb), d, ci, verdict_text(r->verdict));
+                fmt_value(r, r->cand, bb, sizeof bb), d, ci, verdict_text(r));
     }
 }
 
@@ -378,6 +392,7 @@ static json_t *row_json(const struct row *r)
     json_object_set_new(o, "diff", d);
     json_object_set_new(o, "method", json_string(r->method));
     json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
+    json_object_set_new(o, "same_because", r->same_why ? json_string(r->same_why) : json_null());
     return o;
 }
 
