@@ -52,6 +52,7 @@ struct side {
     struct vec lat[LAT_N];
     double tok_sum, tok_sq; /* output tokens of ok requests, and their squares */
     uint64_t completed, failed, sent, scheduled, good, attained;
+    uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
     double window_s;
     uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start */
     double goodput, attainment, tok_s, send_rate;
@@ -167,6 +168,11 @@ static int side_load_data(struct side *s)
     s->completed = (uint64_t)fmax(0, jnum(json_object_get(sum, "requests"), "completed", NULL));
     s->failed = (uint64_t)fmax(0, jnum(json_object_get(sum, "requests"), "failed", NULL));
     s->scheduled = (uint64_t)fmax(0, jnum(json_object_get(sum, "requests"), "scheduled", NULL));
+    json_t *bk = json_object_get(json_object_get(sum, "requests"), "by_kind");
+    for (int k = 0; k < REC_KIND_COUNT; k++) {
+        double v = jnum(bk, rec_kind_name((enum rec_kind)k), NULL);
+        s->by_kind[k] = isfinite(v) && v > 0 ? (uint64_t)v : 0;
+    }
     s->goodput = jnum(sum, "throughput", "goodput_per_s");
     s->attainment = jnum(sum, "throughput", "attainment");
     s->tok_s = jnum(sum, "throughput", "output_tokens_per_s");
@@ -199,8 +205,8 @@ static void side_free(struct side *s)
 enum unit { U_NS, U_RPS, U_TOKS, U_SHARE };
 
 struct row {
-    char name[24];  /* ttft_p99, goodput... (compare.json, --fail-on) */
-    char title[24]; /* TTFT p99 */
+    char name[48];  /* ttft_p99, goodput... (compare.json, --fail-on) */
+    char title[48]; /* TTFT p99 */
     enum unit unit;
     enum cmp_better dir;
     double base, cand; /* NAN when none */
@@ -211,14 +217,15 @@ struct row {
     const char *same_why; /* for same: within_noise, too_few or below_min_effect */
 };
 
+/* The most rows: the percentiles, five others, a share per error kind. */
 static int nrows_of(void)
 {
-    return LAT_N * NPCT + 5;
+    return LAT_N * NPCT + 5 + REC_KIND_COUNT;
 }
 
 /* The rows of candidate c against baseline b. */
 static int build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,
-                      double min_effect, struct row *rows)
+                      double min_effect, const int *kind_wanted, struct row *rows)
 {
     int k = 0;
     for (int m = 0; m < LAT_N; m++) {
@@ -277,6 +284,24 @@ static int build_rows(const struct side *b, const struct side *c, unsigned resam
     r->cand = c->completed ? (double)c->failed / (double)c->completed : NAN;
     r->method = "newcombe";
     r->d = cmp_share_diff(b->failed, b->completed, c->failed, c->completed);
+
+    /* Each error kind that occurred on a side, or that --fail-on names. */
+    for (int e = 0; e < REC_KIND_COUNT; e++) {
+        if (e == REC_OK || !(b->by_kind[e] || c->by_kind[e] || kind_wanted[e]))
+            continue;
+        const char *kn = rec_kind_name((enum rec_kind)e);
+        r = &rows[k++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "error_rate_%s", kn);
+        snprintf(r->title, sizeof r->title, "  %s", kn);
+        r->unit = U_SHARE;
+        r->dir = CMP_LOWER_BETTER;
+        r->pp = 1;
+        r->base = b->completed ? (double)b->by_kind[e] / (double)b->completed : NAN;
+        r->cand = c->completed ? (double)c->by_kind[e] / (double)c->completed : NAN;
+        r->method = "newcombe";
+        r->d = cmp_share_diff(b->by_kind[e], b->completed, c->by_kind[e], c->completed);
+    }
 
     r = &rows[k++];
     memset(r, 0, sizeof *r);
@@ -347,7 +372,7 @@ static void print_table(FILE *f, const struct side *b, const struct side *c, con
 {
     fprintf(f, "\n%s (candidate) vs %s (baseline), %s, 95%% intervals (bootstrap %u)\n", c->label,
             b->label, b->kind, resamples);
-    fprintf(f, "%-14s %12s %12s %10s %22s  %s\n", "metric", "baseline", "candidate", "diff",
+    fprintf(f, "%-21s %12s %12s %10s %22s  %s\n", "metric", "baseline", "candidate", "diff",
             "95% interval", "verdict");
     for (int i = 0; i < n; i++) {
         const struct row *r = &rows[i];
@@ -363,7 +388,7 @@ static void print_table(FILE *f, const struct side *b, const struct side *c, con
             snprintf(ci, sizeof ci, "-");
             snprintf(d, sizeof d, "-");
         }
-        fprintf(f, "%-14s %12s %12s %10s %22s  %s\n", r->title, fmt_value(r, r->base, a, sizeof a),
+        fprintf(f, "%-21s %12s %12s %10s %22s  %s\n", r->title, fmt_value(r, r->base, a, sizeof a),
                 fmt_value(r, r->cand, bb, sizeof bb), d, ci, verdict_text(r));
     }
 }
@@ -446,7 +471,8 @@ static void compare_usage(FILE *f)
             "Compare the results directories of runs (llmload run, or replay: one kind\n"
             "at a time): each candidate against the baseline, one row per metric (TTFT,\n"
             "TPOT, ITL per request and E2E at p50/p90/p99, goodput, attainment, error\n"
-            "rate, output tok/s, achieved rate), the difference with its 95%% interval and\n"
+            "rate and each error kind's, output tok/s, achieved rate), the difference with its "
+            "95%% interval and\n"
             "a verdict: better, worse or same (within noise). Percentile intervals come\n"
             "from a bootstrap over the raw records (a fixed seed; a percentile with too\n"
             "few values to bound it is never called), rates from Poisson\n"
@@ -472,7 +498,8 @@ static void compare_usage(FILE *f)
             "                            past it (inconclusive). Rows: ttft_, tpot_, itl_, e2e_\n"
             "                            with p50, p90 or p99 (in %%); goodput,\n"
             "                            output_tokens_per_s, achieved_rate (in %%);\n"
-            "                            attainment, error_rate (in pp)\n"
+            "                            attainment, error_rate, error_rate_KIND (a record\n"
+            "                            kind: error_rate_http_5xx, ...; in pp)\n"
             "  --out DIR                 where compare.json goes (default:\n"
             "                            results/<YYYYmmdd-HHMMSS>)\n"
             "  --force                   write into a DIR that already holds files\n"
@@ -484,13 +511,25 @@ static void compare_usage(FILE *f)
             "interval reaches past its threshold).\n");
 }
 
+/* The kind of an "error_rate_<kind>" row name, or -1. */
+static int error_kind_row(const char *name)
+{
+    if (strncmp(name, "error_rate_", 11) != 0)
+        return -1;
+    int k = rec_kind_from_name(name + 11);
+    return k == REC_OK ? -1 : k;
+}
+
 static int is_share_row(const char *name)
 {
-    return strcmp(name, "attainment") == 0 || strcmp(name, "error_rate") == 0;
+    return strcmp(name, "attainment") == 0 || strcmp(name, "error_rate") == 0 ||
+           error_kind_row(name) >= 0;
 }
 
 static int known_row(const char *name)
 {
+    if (error_kind_row(name) >= 0)
+        return 1;
     static const char *const other[] = {"goodput", "attainment", "error_rate",
                                         "output_tokens_per_s", "achieved_rate"};
     for (int m = 0; m < LAT_N; m++) {
@@ -606,6 +645,7 @@ int compare_main(int argc, char **argv)
     }
     struct cmp_threshold th[MAX_THRESHOLDS];
     size_t n_th = 0;
+    int kind_wanted[REC_KIND_COUNT] = {0};
     if (fail_on) {
         char err[256];
         if (cmp_thresholds_parse(fail_on, th, MAX_THRESHOLDS, &n_th, err, sizeof err) != 0)
@@ -613,6 +653,8 @@ int compare_main(int argc, char **argv)
         for (size_t i = 0; i < n_th; i++) {
             if (!known_row(th[i].row))
                 ll_usage_fail("--fail-on: no row \"%s\" (see llmload compare --help)", th[i].row);
+            if (error_kind_row(th[i].row) >= 0)
+                kind_wanted[error_kind_row(th[i].row)] = 1;
             if (th[i].pp != is_share_row(th[i].row))
                 ll_usage_fail("--fail-on: %s takes %s", th[i].row,
                               is_share_row(th[i].row) ? "percentage points (pp)" : "percent (%)");
@@ -694,8 +736,8 @@ int compare_main(int argc, char **argv)
         return LL_EXIT_RUNTIME;
     }
 
-    int n = nrows_of();
-    struct row *rows = calloc((size_t)n, sizeof *rows);
+    int n = 0;
+    struct row *rows = calloc((size_t)nrows_of(), sizeof *rows);
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_string("llmload.compare/1"));
     json_object_set_new(doc, "version", json_string(LL_VERSION));
@@ -711,7 +753,8 @@ int compare_main(int argc, char **argv)
     int fail = 0, inconclusive = 0;
     for (int i = 1; i < nd; i++) {
         const struct side *b = &sides[0], *c = &sides[i];
-        if (build_rows(b, c, resamples, 0x636f6d70617265ULL, min_effect, rows) < 0) {
+        n = build_rows(b, c, resamples, 0x636f6d70617265ULL, min_effect, kind_wanted, rows);
+        if (n < 0) {
             ll_errorf("compare: out of memory");
             return LL_EXIT_RUNTIME;
         }

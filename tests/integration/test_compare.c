@@ -1,8 +1,10 @@
 /* Integration tests of `llmload compare` against `llmload sim` on
  * 127.0.0.1: runs of one configuration with other seeds come out `same`
  * on every row; a sim with a dearer decode step comes out `worse` on
- * TPOT; a different workload is refused without --allow-different; the
- * --fail-on gate's exit statuses (1 fail, 5 inconclusive); usage errors.
+ * TPOT, and one that fails a fifth of its requests worse on the error
+ * rate and its http_5xx row; a different workload is refused without
+ * --allow-different; the --fail-on gate's exit statuses (1 fail, 5
+ * inconclusive); usage errors.
  *
  * The same-config runs use constant arrivals, so the offered counts are
  * equal and only the server and the machine vary: with Poisson arrivals
@@ -184,8 +186,29 @@ static void test_compare_slower_decode_is_worse(void **state)
     j = compare(b, a, NULL, 0, NULL);
     assert_string_equal(harness_sval(row(j, "tpot_p50"), "verdict"), "better");
     json_decref(j);
-    harness_results_free(a);
     harness_results_free(b);
+
+    /* A sim that answers a fifth of its requests with a 500: error rate and
+     * its http_5xx row worse, the gate on either fails. */
+    const char *faulty[] = {"--fault", "500:0.2", NULL};
+    harness_cur_sim_start(faulty);
+    char *f = run_seed("3", NULL);
+    harness_sim_teardown(NULL);
+    const char *gate_err[] = {"--fail-on", "error_rate_http_5xx:+1pp", "--quiet", NULL};
+    j = compare(a, f, gate_err, 1, &err);
+    assert_non_null(strstr(err, "FAILS: error_rate_http_5xx"));
+    free(err);
+    json_t *r5 = row(j, "error_rate_http_5xx");
+    assert_string_equal(harness_sval(r5, "verdict"), "worse");
+    ASSERT_NEAR(harness_num(r5, "baseline"), 0, 1e-12);
+    double share = harness_num(r5, "candidate");
+    if (!(share > 0.05 && share < 0.4))
+        fail_msg("http_5xx share %.3f, want about 0.2", share);
+    ASSERT_NEAR(harness_num(row(j, "error_rate"), "candidate"), share, 1e-12);
+    assert_string_equal(harness_sval(row(j, "error_rate"), "verdict"), "worse");
+    json_decref(j);
+    harness_results_free(f);
+    harness_results_free(a);
     harness_tmp_end();
 }
 
