@@ -834,7 +834,8 @@ int compare_main(int argc, char **argv)
     json_object_set_new(doc, "exit_status", json_integer(status));
     if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0) {
         ll_errorf("compare: %s", err);
-        status = LL_EXIT_RUNTIME;
+        if (status == LL_EXIT_OK || status > LL_EXIT_RUNTIME)
+            status = LL_EXIT_RUNTIME; /* the lowest non-zero status wins */
     } else if (!quiet) {
         printf("\nresults: %s/compare.json\n", outdir);
     }
