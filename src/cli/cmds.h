@@ -11,5 +11,6 @@ int replay_main(int argc, char **argv);
 int report_main(int argc, char **argv);
 int demo_main(int argc, char **argv);
 int calibrate_main(int argc, char **argv);
+int compare_main(int argc, char **argv);
 
 #endif

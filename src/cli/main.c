@@ -18,7 +18,9 @@ static const struct command commands[] = {
     {"sim", sim_main, "the built-in simulated inference server"},
     {"report", report_main, "rebuild summary, CSV and HTML report from a results directory"},
     {"demo", demo_main, "start the sim, sweep it, write the report"},
-    {"calibrate", calibrate_main, "fit a server's tokens per word so prompt lengths hit their target"},
+    {"calibrate", calibrate_main,
+     "fit a server's tokens per word so prompt lengths hit their target"},
+    {"compare", compare_main, "runs side by side: differences, noise intervals, verdicts, gates"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,847 @@
+/* cmd_compare.c: `llmload compare DIR DIR [DIR...]`: runs side by side,
+ * each candidate against the baseline, with a 95% interval on every
+ * difference and a verdict that says better, worse, or within noise; and
+ * --fail-on thresholds as exit statuses. The statistics are the measure
+ * layer's (measure/compare.c); this file reads the results directories,
+ * checks that both sides ran the same workload, prints and writes
+ * compare.json. docs/compare.md documents it. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmds.h"
+#include "measure/compare.h"
+#include "measure/record.h"
+#include "measure/results.h"
+#include "util/util.h"
+
+#define EXIT_INCONCLUSIVE 5
+#define MAX_SIDES 16
+#define MAX_THRESHOLDS 32
+#define MAX_ALLOWED 32
+
+/* The latencies taken from the records, ok requests out of the warm-up. */
+enum { LAT_TTFT, LAT_TPOT, LAT_ITL, LAT_E2E, LAT_N };
+static const char *const lat_names[LAT_N] = {"ttft", "tpot", "itl", "e2e"};
+static const char *const lat_titles[LAT_N] = {"TTFT", "TPOT", "ITL/req", "E2E"};
+static const double pcts[] = {50, 90, 99};
+#define NPCT 3
+
+/* The run.json config keys that define the workload: two runs that differ
+ * in one did not offer the same work (docs/compare.md). */
+static const char *const workload_keys[] = {
+    "prompt_tokens", "output_tokens", "lengths",    "dataset", "ignore_eos",
+    "workload_file", "classes",       "all_unique", "prefix",  "cancel",
+    "api",           "stream",        "prompt_ids", "slo",
+};
+
+struct vec {
+    double *v;
+    size_t n, cap;
+};
+
+struct side {
+    const char *dir;
+    const char *label;
+    char kind[16];
+    json_t *run, *summary;
+    struct vec lat[LAT_N];
+    double tok_sum, tok_sq; /* output tokens of ok requests, and their squares */
+    uint64_t completed, failed, sent, scheduled, good, attained;
+    uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
+    double window_s;
+    uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start */
+    double goodput, attainment, tok_s, send_rate;
+    int has_slo;
+    char err[1024];
+};
+
+static void vec_push(struct vec *x, double v)
+{
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 1024;
+        x->v = realloc(x->v, x->cap * sizeof *x->v);
+        if (!x->v) {
+            ll_errorf("compare: out of memory");
+            exit(LL_EXIT_RUNTIME);
+        }
+    }
+    x->v[x->n++] = v;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void on_record_window(const struct record *r, struct side *s);
+
+static void on_record(void *ud, const struct record *r)
+{
+    struct side *s = ud;
+    on_record_window(r, s);
+    if (r->warmup || r->kind != REC_OK)
+        return;
+    uint64_t t = record_ttft_ns(r);
+    if (t != LL_NO_TIME)
+        vec_push(&s->lat[LAT_TTFT], (double)t);
+    t = record_tpot_ns(r);
+    if (t != LL_NO_TIME)
+        vec_push(&s->lat[LAT_TPOT], (double)t);
+    if (r->events >= 2 && r->first_ns != LL_NO_TIME && r->last_ns != LL_NO_TIME &&
+        r->last_ns >= r->first_ns)
+        vec_push(&s->lat[LAT_ITL], (double)((r->last_ns - r->first_ns) / (r->events - 1)));
+    t = record_e2e_ns(r);
+    if (t != LL_NO_TIME)
+        vec_push(&s->lat[LAT_E2E], (double)t);
+}
+
+/* Throughput counts what ended inside the window, as summary.json does
+ * (docs/metrics.md), warm-up or not. */
+static void on_record_window(const struct record *r, struct side *s)
+{
+    if (r->kind != REC_OK || r->end_ns == LL_NO_TIME || r->end_ns < s->win_lo ||
+        r->end_ns > s->win_hi)
+        return;
+    s->tok_sum += (double)r->output_tokens;
+    s->tok_sq += (double)r->output_tokens * (double)r->output_tokens;
+}
+
+static double jnum(json_t *o, const char *a, const char *b)
+{
+    json_t *x = json_object_get(o, a);
+    if (b)
+        x = json_object_get(x, b);
+    return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+/* Read a results directory's run.json into s: 0, or -1 with the reason in
+ * s->err. */
+static int side_load(struct side *s)
+{
+    char path[4200];
+    json_error_t je;
+    snprintf(path, sizeof path, "%s/run.json", s->dir);
+    s->run = json_load_file(path, 0, &je);
+    if (!s->run) {
+        snprintf(s->err, sizeof s->err, "%s: not a results directory (run.json: %s)", s->dir,
+                 je.text);
+        return -1;
+    }
+    const char *cmd = json_string_value(json_object_get(s->run, "command"));
+    snprintf(s->kind, sizeof s->kind, "%s", cmd ? cmd : "?");
+    return 0;
+}
+
+/* Read the rest of a run's directory: summary.json and requests.jsonl. */
+static int side_load_data(struct side *s)
+{
+    char path[4200];
+    json_error_t je;
+    snprintf(path, sizeof path, "%s/summary.json", s->dir);
+    s->summary = json_load_file(path, 0, &je);
+    if (!s->summary) {
+        snprintf(s->err, sizeof s->err, "%s: no summary.json (%s): an unfinished run", s->dir,
+                 je.text);
+        return -1;
+    }
+    json_t *sum = s->summary;
+    double w = jnum(sum, "window_ns", NULL), wu = jnum(sum, "warmup_ns", NULL);
+    s->window_s = isfinite(w) ? w / 1e9 : 0;
+    s->win_lo = isfinite(wu) && wu > 0 ? (uint64_t)wu : 0;
+    s->win_hi = s->win_lo + (isfinite(w) && w > 0 ? (uint64_t)w : 0);
+    snprintf(path, sizeof path, "%s/requests.jsonl", s->dir);
+    char err[600];
+    if (record_read_file(path, 0, on_record, s, err, sizeof err) != 0) {
+        snprintf(s->err, sizeof s->err, "%s", err);
+        return -1;
+    }
+    for (int i = 0; i < LAT_N; i++) {
+        if (s->lat[i].n)
+            qsort(s->lat[i].v, s->lat[i].n, sizeof(double), dcmp);
+    }
+    s->completed = (uint64_t)fmax(0, jnum(json_object_get(sum, "requests"), "completed", NULL));
+    s->failed = (uint64_t)fmax(0, jnum(json_object_get(sum, "requests"), "failed", NULL));
+    s->scheduled = (uint64_t)fmax(0, jnum(json_object_get(sum, "requests"), "scheduled", NULL));
+    json_t *bk = json_object_get(json_object_get(sum, "requests"), "by_kind");
+    for (int k = 0; k < REC_KIND_COUNT; k++) {
+        double v = jnum(bk, rec_kind_name((enum rec_kind)k), NULL);
+        s->by_kind[k] = isfinite(v) && v > 0 ? (uint64_t)v : 0;
+    }
+    s->goodput = jnum(sum, "throughput", "goodput_per_s");
+    s->attainment = jnum(sum, "throughput", "attainment");
+    s->tok_s = jnum(sum, "throughput", "output_tokens_per_s");
+    s->send_rate = jnum(sum, "throughput", "send_rate_per_s");
+    s->has_slo = isfinite(s->goodput);
+    /* The counts behind the rates: each rate is a count in the window over it. */
+    if (s->has_slo)
+        s->good = (uint64_t)llround(s->goodput * s->window_s);
+    if (isfinite(s->attainment))
+        s->attained = (uint64_t)llround(s->attainment * (double)s->scheduled);
+    if (isfinite(s->send_rate))
+        s->sent = (uint64_t)llround(s->send_rate * s->window_s);
+    if (!(s->window_s > 0)) {
+        snprintf(s->err, sizeof s->err, "%s: summary.json has no measurement window", s->dir);
+        return -1;
+    }
+    return 0;
+}
+
+static void side_free(struct side *s)
+{
+    json_decref(s->run);
+    json_decref(s->summary);
+    for (int i = 0; i < LAT_N; i++)
+        free(s->lat[i].v);
+}
+
+/* ---- one row of the table ---------------------------------------------- */
+
+enum unit { U_NS, U_RPS, U_TOKS, U_SHARE };
+
+struct row {
+    char name[48];  /* ttft_p99, goodput... (compare.json, --fail-on) */
+    char title[48]; /* TTFT p99 */
+    enum unit unit;
+    enum cmp_better dir;
+    double base, cand; /* NAN when none */
+    struct cmp_diff d;
+    int pp; /* d in percentage points (a share), else a fraction */
+    const char *method;
+    enum cmp_verdict verdict;
+    const char *same_why; /* for same: within_noise, too_few or below_min_effect */
+};
+
+/* The most rows: the percentiles, five others, a share per error kind. */
+static int nrows_of(void)
+{
+    return LAT_N * NPCT + 5 + REC_KIND_COUNT;
+}
+
+/* The rows of candidate c against baseline b. */
+static int build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,
+                      double min_effect, const int *kind_wanted, struct row *rows)
+{
+    int k = 0;
+    for (int m = 0; m < LAT_N; m++) {
+        struct cmp_diff d[NPCT];
+        if (cmp_bootstrap_pct(b->lat[m].v, b->lat[m].n, c->lat[m].v, c->lat[m].n, pcts, NPCT,
+                              resamples, seed + (uint64_t)m, d) != 0)
+            return -1;
+        for (int p = 0; p < NPCT; p++) {
+            struct row *r = &rows[k++];
+            memset(r, 0, sizeof *r);
+            snprintf(r->name, sizeof r->name, "%s_p%.0f", lat_names[m], pcts[p]);
+            snprintf(r->title, sizeof r->title, "%s p%.0f", lat_titles[m], pcts[p]);
+            r->unit = U_NS;
+            r->dir = CMP_LOWER_BETTER;
+            r->base = b->lat[m].n ? cmp_percentile_sorted(b->lat[m].v, b->lat[m].n, pcts[p]) : NAN;
+            r->cand = c->lat[m].n ? cmp_percentile_sorted(c->lat[m].v, c->lat[m].n, pcts[p]) : NAN;
+            r->d = d[p];
+            r->method = "bootstrap";
+        }
+    }
+    double scale = b->window_s / c->window_s;
+    struct row *r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "goodput");
+    snprintf(r->title, sizeof r->title, "goodput");
+    r->unit = U_RPS;
+    r->dir = CMP_HIGHER_BETTER;
+    r->base = b->goodput;
+    r->cand = c->goodput;
+    r->method = "poisson";
+    if (b->has_slo && c->has_slo)
+        r->d = cmp_total_ratio((double)b->good, (double)b->good, (double)c->good, (double)c->good,
+                               scale);
+
+    r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "attainment");
+    snprintf(r->title, sizeof r->title, "attainment");
+    r->unit = U_SHARE;
+    r->dir = CMP_HIGHER_BETTER;
+    r->pp = 1;
+    r->base = b->attainment;
+    r->cand = c->attainment;
+    r->method = "newcombe";
+    if (b->has_slo && c->has_slo && isfinite(b->attainment) && isfinite(c->attainment))
+        r->d = cmp_share_diff(b->attained, b->scheduled, c->attained, c->scheduled);
+
+    r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "error_rate");
+    snprintf(r->title, sizeof r->title, "error rate");
+    r->unit = U_SHARE;
+    r->dir = CMP_LOWER_BETTER;
+    r->pp = 1;
+    r->base = b->completed ? (double)b->failed / (double)b->completed : NAN;
+    r->cand = c->completed ? (double)c->failed / (double)c->completed : NAN;
+    r->method = "newcombe";
+    r->d = cmp_share_diff(b->failed, b->completed, c->failed, c->completed);
+
+    /* Each error kind that occurred on a side, or that --fail-on names. */
+    for (int e = 0; e < REC_KIND_COUNT; e++) {
+        if (e == REC_OK || !(b->by_kind[e] || c->by_kind[e] || kind_wanted[e]))
+            continue;
+        const char *kn = rec_kind_name((enum rec_kind)e);
+        r = &rows[k++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "error_rate_%s", kn);
+        snprintf(r->title, sizeof r->title, "  %s", kn);
+        r->unit = U_SHARE;
+        r->dir = CMP_LOWER_BETTER;
+        r->pp = 1;
+        r->base = b->completed ? (double)b->by_kind[e] / (double)b->completed : NAN;
+        r->cand = c->completed ? (double)c->by_kind[e] / (double)c->completed : NAN;
+        r->method = "newcombe";
+        r->d = cmp_share_diff(b->by_kind[e], b->completed, c->by_kind[e], c->completed);
+    }
+
+    r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "output_tokens_per_s");
+    snprintf(r->title, sizeof r->title, "output tok/s");
+    r->unit = U_TOKS;
+    r->dir = CMP_HIGHER_BETTER;
+    r->base = b->tok_s;
+    r->cand = c->tok_s;
+    r->method = "poisson";
+    r->d = cmp_total_ratio(b->tok_sum, b->tok_sq, c->tok_sum, c->tok_sq, scale);
+
+    r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "achieved_rate");
+    snprintf(r->title, sizeof r->title, "achieved rate");
+    r->unit = U_RPS;
+    r->dir = CMP_HIGHER_BETTER;
+    r->base = b->send_rate;
+    r->cand = c->send_rate;
+    r->method = "poisson";
+    r->d =
+        cmp_total_ratio((double)b->sent, (double)b->sent, (double)c->sent, (double)c->sent, scale);
+    for (int i = 0; i < k; i++) {
+        struct row *x = &rows[i];
+        x->verdict = cmp_verdict_of(&x->d, x->dir, x->pp ? 0 : min_effect);
+        x->same_why = NULL;
+        if (x->verdict == CMP_SAME)
+            x->same_why = x->d.too_few                     ? "too_few"
+                          : (x->d.lo <= 0 && x->d.hi >= 0) ? "within_noise"
+                                                           : "below_min_effect";
+    }
+    return k;
+}
+
+static const char *fmt_value(const struct row *r, double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        return "-";
+    switch (r->unit) {
+    case U_NS: return ll_fmt_duration((uint64_t)llround(v), buf, len);
+    case U_RPS: snprintf(buf, len, "%.2f/s", v); break;
+    case U_TOKS: snprintf(buf, len, "%.1f", v); break;
+    case U_SHARE: snprintf(buf, len, "%.2f%%", 100 * v); break;
+    }
+    return buf;
+}
+
+static const char *fmt_diff(const struct row *r, double x, char *buf, size_t len)
+{
+    snprintf(buf, len, r->pp ? "%+.2fpp" : "%+.1f%%", 100 * x);
+    return buf;
+}
+
+static const char *verdict_text(const struct row *r)
+{
+    if (r->verdict != CMP_SAME)
+        return cmp_verdict_name(r->verdict);
+    if (strcmp(r->same_why, "too_few") == 0)
+        return "same (too few values)";
+    if (strcmp(r->same_why, "below_min_effect") == 0)
+        return "same (under --min-effect)";
+    return "same (within noise)";
+}
+
+static void print_table(FILE *f, const struct side *b, const struct side *c, const struct row *rows,
+                        int n, unsigned resamples)
+{
+    fprintf(f, "\n%s (candidate) vs %s (baseline), %s, 95%% intervals (bootstrap %u)\n", c->label,
+            b->label, b->kind, resamples);
+    fprintf(f, "%-21s %12s %12s %10s %22s  %s\n", "metric", "baseline", "candidate", "diff",
+            "95% interval", "verdict");
+    for (int i = 0; i < n; i++) {
+        const struct row *r = &rows[i];
+        char a[32], bb[32], d[32], lo[32], hi[32], ci[80];
+        if (r->d.ok && r->d.too_few) {
+            snprintf(ci, sizeof ci, "too few values");
+            fmt_diff(r, r->d.diff, d, sizeof d);
+        } else if (r->d.ok) {
+            snprintf(ci, sizeof ci, "[%s, %s]", fmt_diff(r, r->d.lo, lo, sizeof lo),
+                     fmt_diff(r, r->d.hi, hi, sizeof hi));
+            fmt_diff(r, r->d.diff, d, sizeof d);
+        } else {
+            snprintf(ci, sizeof ci, "-");
+            snprintf(d, sizeof d, "-");
+        }
+        fprintf(f, "%-21s %12s %12s %10s %22s  %s\n", r->title, fmt_value(r, r->base, a, sizeof a),
+                fmt_value(r, r->cand, bb, sizeof bb), d, ci, verdict_text(r));
+    }
+}
+
+static json_t *jnumber_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *row_json(const struct row *r)
+{
+    static const char *const units[] = {"ns", "req/s", "tok/s", "share"};
+    json_t *o = json_object();
+    json_object_set_new(o, "row", json_string(r->name));
+    json_object_set_new(o, "unit", json_string(units[r->unit]));
+    json_object_set_new(o, "better", json_string(r->dir == CMP_LOWER_BETTER ? "lower" : "higher"));
+    json_object_set_new(o, "baseline", jnumber_or_null(r->base));
+    json_object_set_new(o, "candidate", jnumber_or_null(r->cand));
+    json_t *d = json_object();
+    json_object_set_new(d, "kind", json_string(r->pp ? "difference" : "relative"));
+    json_object_set_new(d, "value", r->d.ok ? json_real(r->d.diff) : json_null());
+    int bounded = r->d.ok && !r->d.too_few;
+    json_object_set_new(d, "lo", bounded ? json_real(r->d.lo) : json_null());
+    json_object_set_new(d, "hi", bounded ? json_real(r->d.hi) : json_null());
+    json_object_set_new(d, "too_few", json_boolean(r->d.too_few));
+    json_object_set_new(o, "diff", d);
+    json_object_set_new(o, "method", json_string(r->method));
+    json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
+    json_object_set_new(o, "same_because", r->same_why ? json_string(r->same_why) : json_null());
+    return o;
+}
+
+/* ---- the workload check ------------------------------------------------ */
+
+static json_t *cfg_get(json_t *run, const char *k)
+{
+    json_t *v = json_object_get(json_object_get(run, "config"), k);
+    return v ? v : json_null();
+}
+
+static int allowed(const char *k, char *const *allow, size_t n_allow)
+{
+    for (size_t i = 0; i < n_allow; i++) {
+        if (strcmp(allow[i], k) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The workload keys where b and c differ, as a JSON array of
+ * {key, baseline, candidate}. */
+static json_t *config_diffs(const struct side *b, const struct side *c)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < LL_ARRAY_LEN(workload_keys); i++) {
+        json_t *x = cfg_get(b->run, workload_keys[i]), *y = cfg_get(c->run, workload_keys[i]);
+        if (json_equal(x, y))
+            continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "key", json_string(workload_keys[i]));
+        json_object_set(o, "baseline", x);
+        json_object_set(o, "candidate", y);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static char *compact(json_t *v)
+{
+    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+static void compare_usage(FILE *f)
+{
+    fprintf(f, "usage: llmload compare DIR DIR [DIR...] [options]\n"
+               "\n"
+               "Compare the results directories of runs (llmload run, or replay: one\n"
+               "kind at a time): each candidate against the baseline, one row per metric\n"
+               "(TTFT, TPOT, ITL per request and E2E at p50/p90/p99, goodput, attainment,\n"
+               "error rate and each error kind's, output tok/s, achieved rate), the\n"
+               "difference with its 95%% interval, and a verdict: better, worse or same.\n"
+               "Percentile intervals come from a bootstrap over the raw records (a fixed\n"
+               "seed; a percentile with too few values to bound it is never called),\n"
+               "rates from Poisson intervals, shares from Newcombe's (docs/compare.md).\n"
+               "Runs that did not offer the same workload (token lengths, API, classes,\n"
+               "prefixes, stream mode, SLO) are refused unless --allow-different names\n"
+               "each differing key. Writes compare.json. Nothing is sent anywhere.\n"
+               "\n"
+               "options:\n"
+               "  --baseline DIR            the baseline (default: the first DIR); may be one of\n"
+               "                            the DIRs or another\n"
+               "  --label NAME              a name for each DIR, repeatable, in order, baseline\n"
+               "                            first (default: the directory names)\n"
+               "  --bootstrap N             bootstrap resamples, 100 to 100000 (default 2000)\n"
+               "  --min-effect PCT          a relative difference under PCT is never called\n"
+               "                            better or worse, whatever its interval: whole runs\n"
+               "                            move by a few percent on a shared machine\n"
+               "                            (default 5%%; 0%% turns it off)\n"
+               "  --allow-different KEYS    compare although these run.json config keys differ\n"
+               "                            (comma-separated, e.g. output_tokens,slo)\n"
+               "  --fail-on SPEC            thresholds, e.g. 'ttft_p99:+10%%,goodput:-5%%,\n"
+               "                            error_rate:+0.5pp': exit 1 when a candidate is worse\n"
+               "                            past one, outside noise; 5 when the interval reaches\n"
+               "                            past it (inconclusive). Rows: ttft_, tpot_, itl_,\n"
+               "                            e2e_ with p50, p90 or p99 (in %%); goodput,\n"
+               "                            output_tokens_per_s, achieved_rate (in %%);\n"
+               "                            attainment, error_rate, error_rate_KIND (a record\n"
+               "                            kind: error_rate_http_5xx, ...; in pp)\n"
+               "  --out DIR                 where compare.json goes (default:\n"
+               "                            results/<YYYYmmdd-HHMMSS>)\n"
+               "  --force                   write into a DIR that already holds files\n"
+               "  --quiet                   no table on stdout\n"
+               "  --help                    this text\n"
+               "\n"
+               "Exit status: 0 ok, 1 a --fail-on threshold failed, 2 bad arguments, unreadable\n"
+               "or mismatched directories, 3 cannot write, 5 inconclusive (a --fail-on row's\n"
+               "interval reaches past its threshold).\n");
+}
+
+/* The kind of an "error_rate_<kind>" row name, or -1. */
+static int error_kind_row(const char *name)
+{
+    if (strncmp(name, "error_rate_", 11) != 0)
+        return -1;
+    int k = rec_kind_from_name(name + 11);
+    return k == REC_OK ? -1 : k;
+}
+
+static int is_share_row(const char *name)
+{
+    return strcmp(name, "attainment") == 0 || strcmp(name, "error_rate") == 0 ||
+           error_kind_row(name) >= 0;
+}
+
+static int known_row(const char *name)
+{
+    if (error_kind_row(name) >= 0)
+        return 1;
+    static const char *const other[] = {"goodput", "attainment", "error_rate",
+                                        "output_tokens_per_s", "achieved_rate"};
+    for (int m = 0; m < LAT_N; m++) {
+        for (int p = 0; p < NPCT; p++) {
+            char b[24];
+            snprintf(b, sizeof b, "%s_p%.0f", lat_names[m], pcts[p]);
+            if (strcmp(b, name) == 0)
+                return 1;
+        }
+    }
+    for (size_t i = 0; i < LL_ARRAY_LEN(other); i++) {
+        if (strcmp(other[i], name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static const char *dir_label(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    char *d = ll_strndup(dir, n);
+    const char *s = strrchr(d, '/');
+    return s && s[1] ? s + 1 : d; /* leaked on purpose: lives as long as the command */
+}
+
+int compare_main(int argc, char **argv)
+{
+    enum { O_BASE = 256, O_LABEL, O_BOOT, O_MIN, O_ALLOW, O_FAIL, O_OUT, O_FORCE, O_QUIET };
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"baseline", required_argument, NULL, O_BASE},
+        {"label", required_argument, NULL, O_LABEL},
+        {"bootstrap", required_argument, NULL, O_BOOT},
+        {"min-effect", required_argument, NULL, O_MIN},
+        {"allow-different", required_argument, NULL, O_ALLOW},
+        {"fail-on", required_argument, NULL, O_FAIL},
+        {"out", required_argument, NULL, O_OUT},
+        {"force", no_argument, NULL, O_FORCE},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {NULL, 0, NULL, 0},
+    };
+    const char *baseline = NULL, *out = NULL, *fail_on = NULL;
+    const char *labels[MAX_SIDES];
+    size_t n_labels = 0;
+    char *allow[MAX_ALLOWED];
+    size_t n_allow = 0;
+    unsigned resamples = 2000;
+    double min_effect = 0.05;
+    int force = 0, quiet = 0;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'h': compare_usage(stdout); return LL_EXIT_OK;
+        case O_BASE: baseline = optarg; break;
+        case O_LABEL:
+            if (n_labels >= MAX_SIDES)
+                ll_usage_fail("--label: more than %d", MAX_SIDES);
+            if (!*optarg)
+                ll_usage_fail("--label: empty");
+            labels[n_labels++] = optarg;
+            break;
+        case O_BOOT: {
+            uint64_t v;
+            if (ll_parse_u64(optarg, &v) != 0 || v < 100 || v > 100000)
+                ll_usage_fail("--bootstrap: \"%s\" is not a count from 100 to 100000", optarg);
+            resamples = (unsigned)v;
+            break;
+        }
+        case O_MIN: {
+            double v;
+            size_t l = strlen(optarg);
+            char buf[64];
+            if (l == 0 || l >= sizeof buf || optarg[l - 1] != '%')
+                ll_usage_fail("--min-effect: \"%s\" is not a percentage such as 5%%", optarg);
+            memcpy(buf, optarg, l - 1);
+            buf[l - 1] = '\0';
+            if (ll_parse_double(buf, &v) != 0 || v < 0 || v >= 100)
+                ll_usage_fail("--min-effect: \"%s\" is not a percentage from 0%% to under 100%%",
+                              optarg);
+            min_effect = v / 100.0;
+            break;
+        }
+        case O_ALLOW: {
+            char *s = ll_strdup(optarg), *save = NULL;
+            for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (n_allow >= MAX_ALLOWED)
+                    ll_usage_fail("--allow-different: more than %d keys", MAX_ALLOWED);
+                int ok = 0;
+                for (size_t i = 0; i < LL_ARRAY_LEN(workload_keys); i++)
+                    ok |= strcmp(workload_keys[i], t) == 0;
+                if (!ok)
+                    ll_usage_fail("--allow-different: \"%s\" is not a workload key (see "
+                                  "docs/compare.md)",
+                                  t);
+                allow[n_allow++] = t;
+            }
+            if (n_allow == 0)
+                ll_usage_fail("--allow-different: empty");
+            break;
+        }
+        case O_FAIL: fail_on = optarg; break;
+        case O_OUT: out = optarg; break;
+        case O_FORCE: force = 1; break;
+        case O_QUIET: quiet = 1; break;
+        case ':': ll_usage_fail("%s needs a value (see llmload compare --help)", argv[optind - 1]);
+        default:
+            ll_usage_fail("unknown option \"%s\" (see llmload compare --help)", argv[optind - 1]);
+        }
+    }
+    struct cmp_threshold th[MAX_THRESHOLDS];
+    size_t n_th = 0;
+    int kind_wanted[REC_KIND_COUNT] = {0};
+    if (fail_on) {
+        char err[256];
+        if (cmp_thresholds_parse(fail_on, th, MAX_THRESHOLDS, &n_th, err, sizeof err) != 0)
+            ll_usage_fail("%s", err);
+        for (size_t i = 0; i < n_th; i++) {
+            if (!known_row(th[i].row))
+                ll_usage_fail("--fail-on: no row \"%s\" (see llmload compare --help)", th[i].row);
+            if (error_kind_row(th[i].row) >= 0)
+                kind_wanted[error_kind_row(th[i].row)] = 1;
+            if (th[i].pp != is_share_row(th[i].row))
+                ll_usage_fail("--fail-on: %s takes %s", th[i].row,
+                              is_share_row(th[i].row) ? "percentage points (pp)" : "percent (%)");
+        }
+    }
+    int ndirs = argc - optind;
+    const char *dirs[MAX_SIDES];
+    int nd = 0;
+    if (baseline)
+        dirs[nd++] = baseline;
+    for (int i = optind; i < argc; i++) {
+        if (baseline && strcmp(argv[i], baseline) == 0)
+            continue;
+        if (nd >= MAX_SIDES)
+            ll_usage_fail("compare: more than %d directories", MAX_SIDES);
+        dirs[nd++] = argv[i];
+    }
+    if (ndirs < 1 || nd < 2)
+        ll_usage_fail("compare: expected two results directories or more (see llmload compare "
+                      "--help)");
+    if (n_labels && n_labels != (size_t)nd)
+        ll_usage_fail("--label: %zu given for %d directories (one each, baseline first)", n_labels,
+                      nd);
+
+    static struct side sides[MAX_SIDES];
+    for (int i = 0; i < nd; i++) {
+        struct side *s = &sides[i];
+        s->dir = dirs[i];
+        s->label = n_labels ? labels[i] : dir_label(dirs[i]);
+        if (side_load(s) != 0)
+            ll_usage_fail("compare: %s", s->err);
+    }
+    for (int i = 0; i < nd; i++) {
+        if (strcmp(sides[i].kind, "sweep") == 0)
+            ll_usage_fail("compare: %s is a sweep: not yet: compare of sweeps", sides[i].dir);
+        if (strcmp(sides[i].kind, "run") != 0 && strcmp(sides[i].kind, "replay") != 0)
+            ll_usage_fail("compare: %s: run.json's command \"%s\" is not run or replay",
+                          sides[i].dir, sides[i].kind);
+        if (strcmp(sides[i].kind, sides[0].kind) != 0)
+            ll_usage_fail("compare: mixed kinds: %s is a %s, %s a %s (compare runs with runs, "
+                          "replays with replays)",
+                          sides[0].dir, sides[0].kind, sides[i].dir, sides[i].kind);
+    }
+    for (int i = 0; i < nd; i++) {
+        if (side_load_data(&sides[i]) != 0)
+            ll_usage_fail("compare: %s", sides[i].err);
+    }
+    /* The workload check: refuse before writing anything. */
+    json_t *diffs[MAX_SIDES] = {0};
+    for (int i = 1; i < nd; i++) {
+        diffs[i] = config_diffs(&sides[0], &sides[i]);
+        char list[1024] = "";
+        size_t used = 0;
+        size_t k;
+        json_t *o;
+        json_array_foreach(diffs[i], k, o)
+        {
+            const char *key = json_string_value(json_object_get(o, "key"));
+            if (allowed(key, allow, n_allow))
+                continue;
+            char *x = compact(json_object_get(o, "baseline"));
+            char *y = compact(json_object_get(o, "candidate"));
+            int w = snprintf(list + used, sizeof list - used, "%s%s (%s vs %s)", used ? ", " : "",
+                             key, x ? x : "?", y ? y : "?");
+            free(x);
+            free(y);
+            if (w > 0 && (size_t)w < sizeof list - used)
+                used += (size_t)w;
+        }
+        if (used)
+            ll_usage_fail("compare: %s and %s did not run the same workload: %s; "
+                          "--allow-different KEY,... to compare anyway",
+                          sides[0].dir, sides[i].dir, list);
+    }
+
+    char outdir[4096], err[512];
+    if (results_dir_prepare(out, force, outdir, sizeof outdir, err, sizeof err) != 0) {
+        ll_errorf("compare: %s", err);
+        return LL_EXIT_RUNTIME;
+    }
+
+    int n = 0;
+    struct row *rows = calloc((size_t)nrows_of(), sizeof *rows);
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema", json_string("llmload.compare/1"));
+    json_object_set_new(doc, "version", json_string(LL_VERSION));
+    json_object_set_new(doc, "kind", json_string(sides[0].kind));
+    json_object_set_new(doc, "bootstrap", json_integer(resamples));
+    json_object_set_new(doc, "confidence", json_real(0.95));
+    json_object_set_new(doc, "min_effect", json_real(min_effect));
+    json_t *jb = json_object();
+    json_object_set_new(jb, "dir", json_string(sides[0].dir));
+    json_object_set_new(jb, "label", json_string(sides[0].label));
+    json_object_set_new(doc, "baseline", jb);
+    json_t *cands = json_array();
+    int fail = 0, inconclusive = 0;
+    for (int i = 1; i < nd; i++) {
+        const struct side *b = &sides[0], *c = &sides[i];
+        n = build_rows(b, c, resamples, 0x636f6d70617265ULL, min_effect, kind_wanted, rows);
+        if (n < 0) {
+            ll_errorf("compare: out of memory");
+            return LL_EXIT_RUNTIME;
+        }
+        json_t *jc = json_object();
+        json_object_set_new(jc, "dir", json_string(c->dir));
+        json_object_set_new(jc, "label", json_string(c->label));
+        json_object_set_new(jc, "config_differences", diffs[i]);
+        json_t *tb = json_object_get(b->run, "tags"), *tc = json_object_get(c->run, "tags");
+        json_t *tags = json_null();
+        if (!json_equal(tb ? tb : json_null(), tc ? tc : json_null())) {
+            tags = json_object();
+            json_object_set(tags, "baseline", tb ? tb : json_null());
+            json_object_set(tags, "candidate", tc ? tc : json_null());
+        }
+        json_object_set_new(jc, "tags_differ", tags);
+        json_t *jr = json_array();
+        for (int r = 0; r < n; r++)
+            json_array_append_new(jr, row_json(&rows[r]));
+        json_object_set_new(jc, "rows", jr);
+        if (!quiet) {
+            print_table(stdout, b, c, rows, n, resamples);
+            if (json_array_size(diffs[i])) {
+                size_t k;
+                json_t *o;
+                json_array_foreach(diffs[i], k, o)
+                {
+                    char *x = compact(json_object_get(o, "baseline"));
+                    char *y = compact(json_object_get(o, "candidate"));
+                    printf("config differs (allowed): %s: %s vs %s\n",
+                           json_string_value(json_object_get(o, "key")), x, y);
+                    free(x);
+                    free(y);
+                }
+            }
+            if (!json_is_null(tags)) {
+                char *x = compact(json_object_get(tags, "baseline"));
+                char *y = compact(json_object_get(tags, "candidate"));
+                printf("tags: %s vs %s\n", x, y);
+                free(x);
+                free(y);
+            }
+        }
+        json_t *gates = json_array();
+        for (size_t t = 0; t < n_th; t++) {
+            const struct row *r = NULL;
+            for (int q = 0; q < n; q++) {
+                if (strcmp(rows[q].name, th[t].row) == 0)
+                    r = &rows[q];
+            }
+            enum cmp_gate g = cmp_gate_of(&r->d, &th[t]);
+            static const char *const gn[] = {"pass", "fail", "inconclusive"};
+            json_t *o = json_object();
+            json_object_set_new(o, "row", json_string(r->name));
+            json_object_set_new(o, "threshold", json_real(th[t].amount));
+            json_object_set_new(o, "unit", json_string(th[t].pp ? "pp" : "%"));
+            json_object_set_new(o, "result", json_string(gn[g]));
+            json_array_append_new(gates, o);
+            if (g == CMP_GATE_PASS)
+                continue;
+            char a[32], bb[32], d[32], lo[32], hi[32];
+            fprintf(stderr, "llmload: compare: %s %s: %s %s -> %s, %s [%s, %s] vs limit %+.4g%s\n",
+                    c->label, g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", r->name,
+                    fmt_value(r, r->base, a, sizeof a), fmt_value(r, r->cand, bb, sizeof bb),
+                    r->d.ok ? fmt_diff(r, r->d.diff, d, sizeof d) : "-",
+                    r->d.ok && !r->d.too_few ? fmt_diff(r, r->d.lo, lo, sizeof lo) : "-inf",
+                    r->d.ok && !r->d.too_few ? fmt_diff(r, r->d.hi, hi, sizeof hi) : "+inf",
+                    100 * th[t].amount, th[t].pp ? "pp" : "%");
+            if (g == CMP_GATE_FAIL)
+                fail = 1;
+            else
+                inconclusive = 1;
+        }
+        json_object_set_new(jc, "fail_on", gates);
+        json_array_append_new(cands, jc);
+    }
+    int status = fail ? LL_EXIT_FAIL : inconclusive ? EXIT_INCONCLUSIVE : LL_EXIT_OK;
+    json_object_set_new(doc, "candidates", cands);
+    json_object_set_new(doc, "exit_status", json_integer(status));
+    if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0) {
+        ll_errorf("compare: %s", err);
+        if (status == LL_EXIT_OK || status > LL_EXIT_RUNTIME)
+            status = LL_EXIT_RUNTIME; /* the lowest non-zero status wins */
+    } else if (!quiet) {
+        printf("\nresults: %s/compare.json\n", outdir);
+    }
+    json_decref(doc);
+    free(rows);
+    for (int i = 0; i < nd; i++)
+        side_free(&sides[i]);
+    return status;
+}

@@ -1,0 +1,296 @@
+/* test_compare.c: the statistics of `llmload compare` (measure/compare.c):
+ * a bootstrap interval that covers a known shift and excludes none, the
+ * Wilson and Newcombe intervals against published values, the Poisson
+ * ratio, verdicts, and the --fail-on parser and gate. */
+#include "test.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "measure/compare.h"
+#include "util/rng.h"
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* n lognormal values (median m, sigma 0.5) from stream, sorted. */
+static double *lognormal_sorted(size_t n, double m, uint64_t stream)
+{
+    struct rng r;
+    rng_seed(&r, 99, stream);
+    double *v = malloc(n * sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = m * exp(0.5 * rng_normal(&r));
+    qsort(v, n, sizeof *v, dcmp);
+    return v;
+}
+
+static void test_percentile_nearest_rank(void **state)
+{
+    (void)state;
+    double v[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    assert_true(cmp_percentile_sorted(v, 10, 50) == 5);
+    assert_true(cmp_percentile_sorted(v, 10, 90) == 9);
+    assert_true(cmp_percentile_sorted(v, 10, 99) == 10);
+    assert_true(cmp_percentile_sorted(v, 10, 0.1) == 1);
+    assert_true(cmp_percentile_sorted(v, 1, 99) == 1);
+}
+
+static const double ps[] = {50, 90, 99};
+
+/* A candidate 20% slower than the baseline (other draws of the same
+ * shape): every interval holds +20% and excludes 0. */
+static void test_bootstrap_covers_shift(void **state)
+{
+    (void)state;
+    size_t n = 3000;
+    double *b = lognormal_sorted(n, 100.0, 1), *c = lognormal_sorted(n, 120.0, 2);
+    struct cmp_diff d[3];
+    assert_int_equal(cmp_bootstrap_pct(b, n, c, n, ps, 3, 2000, 7, d), 0);
+    for (int i = 0; i < 3; i++) {
+        assert_true(d[i].ok);
+        if (!(d[i].lo < 0.2 && d[i].hi > 0.2 && d[i].lo > 0))
+            fail_msg("p%g: diff %.4f [%.4f, %.4f] should hold 0.2 and exclude 0", ps[i], d[i].diff,
+                     d[i].lo, d[i].hi);
+        assert_int_equal(cmp_verdict_of(&d[i], CMP_LOWER_BETTER, 0), CMP_WORSE);
+        assert_int_equal(cmp_verdict_of(&d[i], CMP_HIGHER_BETTER, 0), CMP_BETTER);
+    }
+    /* The same seed gives the same interval. */
+    struct cmp_diff e[3];
+    assert_int_equal(cmp_bootstrap_pct(b, n, c, n, ps, 3, 2000, 7, e), 0);
+    assert_memory_equal(d, e, sizeof d);
+    free(b);
+    free(c);
+}
+
+/* Two samples of one distribution: the intervals hold 0 (same); over 40
+ * pairs at p50 and p90 at most 6 of 80 intervals miss 0 (95%: 4 expected). */
+static void test_bootstrap_same_distribution(void **state)
+{
+    (void)state;
+    size_t n = 1000;
+    int miss = 0;
+    for (uint64_t k = 0; k < 40; k++) {
+        double *b = lognormal_sorted(n, 100.0, 100 + 2 * k);
+        double *c = lognormal_sorted(n, 100.0, 101 + 2 * k);
+        struct cmp_diff d[2];
+        assert_int_equal(cmp_bootstrap_pct(b, n, c, n, ps, 2, 500, k, d), 0);
+        for (int i = 0; i < 2; i++)
+            miss += cmp_verdict_of(&d[i], CMP_LOWER_BETTER, 0) != CMP_SAME;
+        free(b);
+        free(c);
+    }
+    print_message("same distribution: %d of 80 intervals missed 0\n", miss);
+    assert_true(miss <= 6);
+}
+
+/* 10,000 values a side, 2,000 resamples, three percentiles: well under a
+ * second (the figure is printed; the bound is loose for a loaded box). */
+static void test_bootstrap_fast(void **state)
+{
+    (void)state;
+    size_t n = 10000;
+    double *b = lognormal_sorted(n, 100.0, 5), *c = lognormal_sorted(n, 100.0, 6);
+    struct cmp_diff d[3];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(cmp_bootstrap_pct(b, n, c, n, ps, 3, 2000, 1, d), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    print_message("bootstrap 2x10000 values, 2000 resamples: %.3f s\n", s);
+    assert_true(s < 5.0);
+    free(b);
+    free(c);
+}
+
+/* The order-statistic rule: a p99 needs about 700 values, a p90 about 60. */
+static void test_pct_enough(void **state)
+{
+    (void)state;
+    assert_false(cmp_pct_enough(0, 50));
+    assert_false(cmp_pct_enough(5, 50));
+    assert_true(cmp_pct_enough(20, 50));
+    assert_false(cmp_pct_enough(40, 90));
+    assert_true(cmp_pct_enough(80, 90));
+    assert_false(cmp_pct_enough(500, 99));
+    assert_true(cmp_pct_enough(800, 99));
+    /* Too few for p99: the row is same whatever the values, the gate inconclusive. */
+    size_t n = 100;
+    double *b = lognormal_sorted(n, 100.0, 1), *c = lognormal_sorted(n, 200.0, 2);
+    struct cmp_diff d[3];
+    assert_int_equal(cmp_bootstrap_pct(b, n, c, n, ps, 3, 500, 7, d), 0);
+    assert_false(d[0].too_few);
+    assert_int_equal(cmp_verdict_of(&d[0], CMP_LOWER_BETTER, 0), CMP_WORSE);
+    assert_true(d[2].ok && d[2].too_few);
+    assert_true(d[2].diff > 0);
+    assert_int_equal(cmp_verdict_of(&d[2], CMP_LOWER_BETTER, 0), CMP_SAME);
+    struct cmp_threshold t = {"ttft_p99", 0.10, 0};
+    assert_int_equal(cmp_gate_of(&d[2], &t), CMP_GATE_INCONCLUSIVE);
+    free(b);
+    free(c);
+}
+
+/* A difference outside noise but under the minimum effect is same. */
+static void test_min_effect(void **state)
+{
+    (void)state;
+    struct cmp_diff d = {1, 0, 0.03, 0.01, 0.05};
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_WORSE);
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0.05), CMP_SAME);
+    d.diff = -0.08;
+    d.lo = -0.10;
+    d.hi = -0.06;
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0.05), CMP_BETTER);
+}
+
+static void test_bootstrap_empty_side(void **state)
+{
+    (void)state;
+    double v[] = {1, 2, 3};
+    struct cmp_diff d[3];
+    assert_int_equal(cmp_bootstrap_pct(v, 3, v, 0, ps, 3, 100, 1, d), 0);
+    assert_false(d[0].ok);
+    assert_int_equal(cmp_verdict_of(&d[0], CMP_LOWER_BETTER, 0), CMP_NA);
+}
+
+/* Wilson intervals: Newcombe (1998), Table I: 0/10 is [0, 0.2775],
+ * 1/29 is [0.0061, 0.1718], 81/263 is [0.2553, 0.3662]. */
+static void test_wilson(void **state)
+{
+    (void)state;
+    double lo, hi;
+    cmp_wilson(0, 10, CMP_Z95, &lo, &hi);
+    ASSERT_NEAR(lo, 0, 1e-12);
+    ASSERT_NEAR(hi, 0.2775, 1e-4);
+    cmp_wilson(1, 29, CMP_Z95, &lo, &hi);
+    ASSERT_NEAR(lo, 0.0061, 1e-4);
+    ASSERT_NEAR(hi, 0.1718, 1e-4);
+    cmp_wilson(81, 263, CMP_Z95, &lo, &hi);
+    ASSERT_NEAR(lo, 0.2553, 1e-4);
+    ASSERT_NEAR(hi, 0.3662, 1e-4);
+}
+
+/* Newcombe (1998), Table II, method 10: 56/70 - 48/80 = 0.2000,
+ * [0.0524, 0.3339]; 9/10 - 3/10 = 0.6, [0.1705, 0.8090]. */
+static void test_share_diff_newcombe(void **state)
+{
+    (void)state;
+    struct cmp_diff d = cmp_share_diff(48, 80, 56, 70);
+    assert_true(d.ok);
+    ASSERT_NEAR(d.diff, 0.2, 1e-12);
+    ASSERT_NEAR(d.lo, 0.0524, 1e-4);
+    ASSERT_NEAR(d.hi, 0.3339, 1e-4);
+    d = cmp_share_diff(3, 10, 9, 10);
+    ASSERT_NEAR(d.diff, 0.6, 1e-12);
+    ASSERT_NEAR(d.lo, 0.1705, 1e-4);
+    ASSERT_NEAR(d.hi, 0.8090, 1e-4);
+    /* 0 of 1000 against 0 of 1000: same, a narrow interval. */
+    d = cmp_share_diff(0, 1000, 0, 1000);
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_SAME);
+    assert_true(d.hi < 0.005 && d.lo > -0.005);
+    /* 0 of 1000 against 30 of 1000 errors: worse. */
+    d = cmp_share_diff(0, 1000, 30, 1000);
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_WORSE);
+    d = cmp_share_diff(0, 0, 3, 10);
+    assert_false(d.ok);
+}
+
+/* Counts of 100 and 100: log ratio's SE sqrt(1/100 + 1/100); 400 vs 300
+ * in equal windows: -25%, outside noise; window scaling. */
+static void test_total_ratio(void **state)
+{
+    (void)state;
+    struct cmp_diff d = cmp_total_ratio(100, 100, 100, 100, 1.0);
+    ASSERT_NEAR(d.diff, 0, 1e-12);
+    ASSERT_NEAR(d.lo, exp(-CMP_Z95 * sqrt(0.02)) - 1, 1e-12);
+    ASSERT_NEAR(d.hi, exp(CMP_Z95 * sqrt(0.02)) - 1, 1e-12);
+    d = cmp_total_ratio(400, 400, 300, 300, 1.0);
+    ASSERT_NEAR(d.diff, -0.25, 1e-12);
+    assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_WORSE);
+    /* 300 in 10 s against 600 in 20 s: the same rate. */
+    d = cmp_total_ratio(300, 300, 600, 600, 10.0 / 20.0);
+    ASSERT_NEAR(d.diff, 0, 1e-12);
+    d = cmp_total_ratio(0, 0, 5, 5, 1.0);
+    assert_false(d.ok);
+}
+
+static void test_thresholds_parse(void **state)
+{
+    (void)state;
+    struct cmp_threshold t[8];
+    size_t n;
+    char err[200];
+    assert_int_equal(cmp_thresholds_parse("ttft_p99:+10%,goodput:-5%,error_rate:+0.5pp", t, 8, &n,
+                                          err, sizeof err),
+                     0);
+    assert_int_equal(n, 3);
+    assert_string_equal(t[0].row, "ttft_p99");
+    ASSERT_NEAR(t[0].amount, 0.10, 1e-12);
+    assert_int_equal(t[0].pp, 0);
+    assert_string_equal(t[1].row, "goodput");
+    ASSERT_NEAR(t[1].amount, -0.05, 1e-12);
+    assert_string_equal(t[2].row, "error_rate");
+    ASSERT_NEAR(t[2].amount, 0.005, 1e-12);
+    assert_int_equal(t[2].pp, 1);
+    const char *bad[] = {"",
+                         "ttft_p99",
+                         "ttft_p99:10%",
+                         "ttft_p99:+10",
+                         "ttft_p99:+x%",
+                         "ttft_p99:+0%",
+                         "ttft_p99:+10%,",
+                         ":+1%",
+                         "a:+1%,,b:+1%",
+                         "ttft_p99:+10ms"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        if (cmp_thresholds_parse(bad[i], t, 8, &n, err, sizeof err) == 0)
+            fail_msg("\"%s\" parsed", bad[i]);
+        assert_non_null(strstr(err, "--fail-on"));
+    }
+}
+
+static void test_gate(void **state)
+{
+    (void)state;
+    struct cmp_threshold up = {"ttft_p99", 0.10, 0}, down = {"goodput", -0.05, 0};
+    struct cmp_diff worse = {1, 0, 0.30, 0.20, 0.40};  /* past +10%, outside noise */
+    struct cmp_diff slight = {1, 0, 0.03, 0.01, 0.05}; /* worse, within the threshold */
+    struct cmp_diff noisy = {1, 0, 0.02, -0.15, 0.25}; /* within noise, wider than 10% */
+    struct cmp_diff tight = {1, 0, 0.01, -0.03, 0.05}; /* within noise and the threshold */
+    struct cmp_diff better = {1, 0, -0.30, -0.40, -0.20};
+    assert_int_equal(cmp_gate_of(&worse, &up), CMP_GATE_FAIL);
+    assert_int_equal(cmp_gate_of(&slight, &up), CMP_GATE_PASS);
+    assert_int_equal(cmp_gate_of(&noisy, &up), CMP_GATE_INCONCLUSIVE);
+    assert_int_equal(cmp_gate_of(&tight, &up), CMP_GATE_PASS);
+    assert_int_equal(cmp_gate_of(&better, &up), CMP_GATE_PASS);
+    /* goodput: less is worse. */
+    assert_int_equal(cmp_gate_of(&better, &down), CMP_GATE_FAIL);
+    assert_int_equal(cmp_gate_of(&worse, &down), CMP_GATE_PASS);
+    assert_int_equal(cmp_gate_of(&noisy, &down), CMP_GATE_INCONCLUSIVE);
+    struct cmp_diff none = {0, 0, 0, 0, 0};
+    assert_int_equal(cmp_gate_of(&none, &up), CMP_GATE_INCONCLUSIVE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_percentile_nearest_rank),
+        cmocka_unit_test(test_bootstrap_covers_shift),
+        cmocka_unit_test(test_bootstrap_same_distribution),
+        cmocka_unit_test(test_bootstrap_fast),
+        cmocka_unit_test(test_bootstrap_empty_side),
+        cmocka_unit_test(test_pct_enough),
+        cmocka_unit_test(test_min_effect),
+        cmocka_unit_test(test_wilson),
+        cmocka_unit_test(test_share_diff_newcombe),
+        cmocka_unit_test(test_total_ratio),
+        cmocka_unit_test(test_thresholds_parse),
+        cmocka_unit_test(test_gate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
