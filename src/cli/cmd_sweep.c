@@ -402,9 +402,10 @@ static int parse_engine_limits(const char *v, struct sweep_settings *set, char *
                                 eq + 1, seqs ? " to 4294967295" : "");
         if ((seqs && set->engine_seqs) || (!seqs && set->engine_kv_tokens))
             return runopts_errf(err, errlen, "--engine-limits: %s given twice", kv);
-        if (seqs)
+        if (seqs) {
             set->engine_seqs = (uint32_t)n;
-        else
+            set->engine_seqs_source = "engine_limits";
+        } else
             set->engine_kv_tokens = n;
     }
     return 0;

@@ -412,6 +412,16 @@ static int built_load(const char *dir, struct built *b)
         return -1;
     }
     sweep_settings_from_json(sw, &b->set);
+    /* No --engine-limits seqs: llama.cpp says its slots in /props, which
+     * the run's contract kept (vLLM exports no batch bound at all). */
+    json_t *slots = json_object_get(
+        json_object_get(json_object_get(json_object_get(b->run, "contract"), "server"), "props"),
+        "total_slots");
+    if (!b->set.engine_seqs && json_is_integer(slots) && json_integer_value(slots) >= 1 &&
+        json_integer_value(slots) <= UINT32_MAX) {
+        b->set.engine_seqs = (uint32_t)json_integer_value(slots);
+        b->set.engine_seqs_source = "props";
+    }
     snprintf(path, sizeof path, "%s/steps.jsonl", dir);
     if (load_steps(path, b, err, sizeof err) != 0) {
         ll_errorf("%s", err);

@@ -604,6 +604,7 @@ void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sw
     out->preemptions = out->queue_before = out->queue_max = out->queue_mean = NAN;
     out->prompt_tps = NAN;
     out->max_seqs = set->engine_seqs;
+    out->max_seqs_source = set->engine_seqs ? set->engine_seqs_source : NULL;
     size_t *ord = ll_malloc((n + 1) * sizeof *ord);
     size_t m = steps_by_offered(steps, n, ord);
     latency_view(steps, ord, m, set, out);

@@ -99,6 +99,9 @@ struct sweep_settings {
                                   * given (the server's /metrics may export it) */
     double min_hold_factor;      /* the hold rule: a load step is short when its window is
                                   * under this many E2E p99s (> 0) */
+    /* where engine_seqs came from: "engine_limits" (the flag), "props"
+     * (llama.cpp's /props total_slots, in run.json's contract); NULL = unknown */
+    const char *engine_seqs_source;
 };
 
 /* Fill s with the defaults above (no SLO, one replica). */
@@ -470,6 +473,7 @@ struct sweep_first_limit {
     /* Evidence at that step (NAN where unknown). */
     double running_max;
     uint32_t max_seqs;              /* the engine's batch bound; 0 = unknown */
+    const char *max_seqs_source;    /* sweep_settings.engine_seqs_source */
     double kv_max;                  /* fraction */
     double kv_capacity_tokens;      /* tokens; NAN = unknown */
     const char *kv_capacity_source; /* "engine_limits", "metrics" or NULL */

@@ -353,6 +353,8 @@ void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
     v = json_object_get(el, "seqs");
     if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= UINT32_MAX)
         set->engine_seqs = (uint32_t)json_integer_value(v);
+    if (set->engine_seqs)
+        set->engine_seqs_source = "engine_limits";
     v = json_object_get(el, "kv_tokens");
     if (json_is_integer(v) && json_integer_value(v) >= 1)
         set->engine_kv_tokens = (uint64_t)json_integer_value(v);
@@ -592,6 +594,8 @@ static json_t *first_limit_json(const struct sweep_first_limit *fl)
     json_t *e = json_object();
     jset(e, "running_max", jnum(fl->running_max));
     jset(e, "max_seqs", fl->max_seqs ? ju64(fl->max_seqs) : json_null());
+    jset(e, "max_seqs_source",
+         fl->max_seqs_source ? json_string(fl->max_seqs_source) : json_null());
     jset(e, "kv_usage_max", jnum(fl->kv_max));
     jset(e, "kv_capacity_tokens", jnum(fl->kv_capacity_tokens));
     jset(e, "kv_capacity_source",

@@ -94,6 +94,7 @@ static void test_first_limit_batch(void **state)
     check_named(lr.fl, lr.out, "batch", "first limit: the batch (running 4/4 = max sequences", 24);
     ASSERT_NEAR(harness_num(lr.e, "running_max"), HARNESS_SMALL_SIM_SEQS, 1e-9);
     assert_int_equal(harness_ival_req(lr.e, "max_seqs"), HARNESS_SMALL_SIM_SEQS);
+    assert_string_equal(harness_sval(lr.e, "max_seqs_source"), "engine_limits");
     /* The KV cache's size, from the sim's vllm:cache_config_info: 1408
      * blocks of 16 tokens; 4 requests of 80 tokens use about 1% of it. */
     ASSERT_NEAR(harness_num(lr.e, "kv_capacity_tokens"), 22528, 1e-9);
@@ -117,6 +118,25 @@ static void test_first_limit_batch(void **state)
     assert_true(named && named < card_end);
     free(html);
     const char *files[] = {"summary.json", "report.html", NULL};
+    free(harness_report_rebuilds(lr.dir, files));
+    limit_run_free(&lr);
+}
+
+/* No --engine-limits: the batch bound from the server's own /props
+ * (llama.cpp's total_slots, which the sim answers with its
+ * --max-num-seqs), kept in run.json's contract: the same finding. */
+static void test_first_limit_batch_from_props(void **state)
+{
+    (void)state;
+    harness_small_sim_start(NULL);
+    const char *args[] = {"--rates", "3,24",         STEPS, "--metrics-interval",
+                          "200ms",   SHORT_WORKLOAD, NULL};
+    struct limit_run lr;
+    sweep_first_limit(args, &lr);
+    check_named(lr.fl, lr.out, "batch", "first limit: the batch (running 4/4 = max sequences", 24);
+    assert_int_equal(harness_ival_req(lr.e, "max_seqs"), HARNESS_SMALL_SIM_SEQS);
+    assert_string_equal(harness_sval(lr.e, "max_seqs_source"), "props");
+    const char *files[] = {"summary.json", NULL};
     free(harness_report_rebuilds(lr.dir, files));
     limit_run_free(&lr);
 }
@@ -267,6 +287,7 @@ static void test_engine_limits_flag(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_first_limit_batch, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_first_limit_batch_from_props, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_limit_kv, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_limit_prefill, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_limit_admission, harness_sim_teardown),
