@@ -160,9 +160,12 @@ static int message_member(struct cur *c, const struct key *k, void *ud)
 /* A delta or a content_block: its type, its text or thinking, and
  * (message_delta) its stop_reason. The delta's "text" is the one string
  * the memo may patch. */
-static int part_member(struct cur *c, const struct key *k, void *ud)
+/* The members a delta and a content block share: its type, its text
+ * (patchable when the memo may patch it) and its thinking. Returns 0 or -1
+ * when k was one of them, 1 when it was not. */
+static int shared_part_member(struct cur *c, const struct key *k, int patchable,
+                              enum part_type *part, uint64_t *text, uint64_t *thinking)
 {
-    struct msg *m = ud;
     struct jscan_value v;
     int esc;
     uint64_t n;
@@ -170,21 +173,29 @@ static int part_member(struct cur *c, const struct key *k, void *ud)
     if (KEY_IS(k, "type")) {
         if (read_string(c, &v, &esc) < 0)
             return -1;
-        m->part = part_of(&v, esc);
+        *part = part_of(&v, esc);
         return 0;
     }
-    if (KEY_IS(k, "text")) {
-        if (cur_text_bytes(c, &n, 1) < 0)
+    if (KEY_IS(k, "text") || KEY_IS(k, "thinking")) {
+        int is_text = KEY_IS(k, "text");
+        if (cur_text_bytes(c, &n, is_text && patchable) < 0)
             return -1;
-        m->text += n;
-        m->has_text = 1;
+        *(is_text ? text : thinking) += n;
         return 0;
     }
-    if (KEY_IS(k, "thinking")) {
-        if (cur_text_bytes(c, &n, 0) < 0)
-            return -1;
-        m->thinking += n;
-        return 0;
+    return 1;
+}
+
+static int part_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct msg *m = ud;
+    int esc;
+    int rc = shared_part_member(c, k, 1, &m->part, &m->text, &m->thinking);
+
+    if (rc <= 0) {
+        if (rc == 0 && KEY_IS(k, "text"))
+            m->has_text = 1;
+        return rc;
     }
     if (KEY_IS(k, "partial_json")) {
         m->has_json = 1;
@@ -204,29 +215,9 @@ struct block {
 static int block_member(struct cur *c, const struct key *k, void *ud)
 {
     struct block *b = ud;
-    struct jscan_value v;
-    int esc;
-    uint64_t n;
+    int rc = shared_part_member(c, k, 0, &b->part, &b->text, &b->thinking);
 
-    if (KEY_IS(k, "type")) {
-        if (read_string(c, &v, &esc) < 0)
-            return -1;
-        b->part = part_of(&v, esc);
-        return 0;
-    }
-    if (KEY_IS(k, "text")) {
-        if (cur_text_bytes(c, &n, 0) < 0)
-            return -1;
-        b->text += n;
-        return 0;
-    }
-    if (KEY_IS(k, "thinking")) {
-        if (cur_text_bytes(c, &n, 0) < 0)
-            return -1;
-        b->thinking += n;
-        return 0;
-    }
-    return cur_skip(c);
+    return rc <= 0 ? rc : cur_skip(c);
 }
 
 static int read_content(struct cur *c, struct msg *m)
