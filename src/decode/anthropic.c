@@ -69,34 +69,51 @@ CUR_INLINE int read_string(struct cur *c, struct jscan_value *v, int *escaped)
     return 0;
 }
 
-/* Is v (a string, escaped as said) the word lit? */
-#define STR_IS(v, esc, lit)                                                                        \
-    ((esc) ? jscan_string_equals((v), (lit), sizeof(lit) - 1)                                      \
-           : (v)->len == sizeof(lit) + 1 && memcmp((v)->ptr + 1, (lit), sizeof(lit) - 1) == 0)
+/* A word a string may be, and what it then means. */
+struct word {
+    const char *lit;
+    size_t n;
+    int meaning;
+};
+
+#define WORD(lit, meaning)                                                                         \
+    {                                                                                              \
+        (lit), sizeof(lit) - 1, (meaning)                                                          \
+    }
+
+/* What the string v (escaped as said) means by the first of words[] it
+ * is; other when it is none of them, none when it is not a string. */
+static int meaning_of(const struct jscan_value *v, int esc, const struct word *words, size_t nwords,
+                      int other, int none)
+{
+    size_t i;
+
+    if (v->type != JSCAN_STRING)
+        return none;
+    for (i = 0; i < nwords; i++) {
+        const struct word *w = &words[i];
+        if (esc ? jscan_string_equals(v, w->lit, w->n)
+                : v->len == w->n + 2 && memcmp(v->ptr + 1, w->lit, w->n) == 0)
+            return w->meaning;
+    }
+    return other;
+}
+
+static const struct word msg_types[] = {
+    WORD("content_block_delta", T_BLOCK_DELTA),
+    WORD("message_start", T_MESSAGE_START),
+    WORD("content_block_start", T_BLOCK_START),
+    WORD("content_block_stop", T_BLOCK_STOP),
+    WORD("message_delta", T_MESSAGE_DELTA),
+    WORD("message_stop", T_MESSAGE_STOP),
+    WORD("ping", T_PING),
+    WORD("error", T_ERROR),
+    WORD("message", T_MESSAGE),
+};
 
 static enum msg_type type_of(const struct jscan_value *v, int esc)
 {
-    if (v->type != JSCAN_STRING)
-        return T_NONE;
-    if (STR_IS(v, esc, "content_block_delta"))
-        return T_BLOCK_DELTA;
-    if (STR_IS(v, esc, "message_start"))
-        return T_MESSAGE_START;
-    if (STR_IS(v, esc, "content_block_start"))
-        return T_BLOCK_START;
-    if (STR_IS(v, esc, "content_block_stop"))
-        return T_BLOCK_STOP;
-    if (STR_IS(v, esc, "message_delta"))
-        return T_MESSAGE_DELTA;
-    if (STR_IS(v, esc, "message_stop"))
-        return T_MESSAGE_STOP;
-    if (STR_IS(v, esc, "ping"))
-        return T_PING;
-    if (STR_IS(v, esc, "error"))
-        return T_ERROR;
-    if (STR_IS(v, esc, "message"))
-        return T_MESSAGE;
-    return T_OTHER;
+    return meaning_of(v, esc, msg_types, sizeof msg_types / sizeof msg_types[0], T_OTHER, T_NONE);
 }
 
 static enum msg_type type_of_name(const char *s, size_t n)
@@ -113,18 +130,17 @@ static enum msg_type type_of_name(const char *s, size_t n)
     return n ? type_of(&v, 0) : T_NONE;
 }
 
+static const struct word part_types[] = {
+    WORD("text_delta", P_TEXT),         WORD("text", P_TEXT),
+    WORD("thinking_delta", P_THINKING), WORD("thinking", P_THINKING),
+    WORD("input_json_delta", P_TOOL),   WORD("tool_use", P_TOOL),
+    WORD("server_tool_use", P_TOOL),
+};
+
 static enum part_type part_of(const struct jscan_value *v, int esc)
 {
-    if (v->type != JSCAN_STRING)
-        return P_NONE;
-    if (STR_IS(v, esc, "text_delta") || STR_IS(v, esc, "text"))
-        return P_TEXT;
-    if (STR_IS(v, esc, "thinking_delta") || STR_IS(v, esc, "thinking"))
-        return P_THINKING;
-    if (STR_IS(v, esc, "input_json_delta") || STR_IS(v, esc, "tool_use") ||
-        STR_IS(v, esc, "server_tool_use"))
-        return P_TOOL;
-    return P_OTHER;
+    return meaning_of(v, esc, part_types, sizeof part_types / sizeof part_types[0], P_OTHER,
+                      P_NONE);
 }
 
 static int usage_member(struct cur *c, const struct key *k, void *ud)
@@ -160,9 +176,12 @@ static int message_member(struct cur *c, const struct key *k, void *ud)
 /* A delta or a content_block: its type, its text or thinking, and
  * (message_delta) its stop_reason. The delta's "text" is the one string
  * the memo may patch. */
-static int part_member(struct cur *c, const struct key *k, void *ud)
+/* The members a delta and a content block share: its type, its text
+ * (patchable when the memo may patch it) and its thinking. Returns 0 or -1
+ * when k was one of them, 1 when it was not. */
+static int shared_part_member(struct cur *c, const struct key *k, int patchable,
+                              enum part_type *part, uint64_t *text, uint64_t *thinking)
 {
-    struct msg *m = ud;
     struct jscan_value v;
     int esc;
     uint64_t n;
@@ -170,21 +189,29 @@ static int part_member(struct cur *c, const struct key *k, void *ud)
     if (KEY_IS(k, "type")) {
         if (read_string(c, &v, &esc) < 0)
             return -1;
-        m->part = part_of(&v, esc);
+        *part = part_of(&v, esc);
         return 0;
     }
-    if (KEY_IS(k, "text")) {
-        if (cur_text_bytes(c, &n, 1) < 0)
+    if (KEY_IS(k, "text") || KEY_IS(k, "thinking")) {
+        int is_text = KEY_IS(k, "text");
+        if (cur_text_bytes(c, &n, is_text && patchable) < 0)
             return -1;
-        m->text += n;
-        m->has_text = 1;
+        *(is_text ? text : thinking) += n;
         return 0;
     }
-    if (KEY_IS(k, "thinking")) {
-        if (cur_text_bytes(c, &n, 0) < 0)
-            return -1;
-        m->thinking += n;
-        return 0;
+    return 1;
+}
+
+static int part_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct msg *m = ud;
+    int esc;
+    int rc = shared_part_member(c, k, 1, &m->part, &m->text, &m->thinking);
+
+    if (rc <= 0) {
+        if (rc == 0 && KEY_IS(k, "text"))
+            m->has_text = 1;
+        return rc;
     }
     if (KEY_IS(k, "partial_json")) {
         m->has_json = 1;
@@ -204,29 +231,9 @@ struct block {
 static int block_member(struct cur *c, const struct key *k, void *ud)
 {
     struct block *b = ud;
-    struct jscan_value v;
-    int esc;
-    uint64_t n;
+    int rc = shared_part_member(c, k, 0, &b->part, &b->text, &b->thinking);
 
-    if (KEY_IS(k, "type")) {
-        if (read_string(c, &v, &esc) < 0)
-            return -1;
-        b->part = part_of(&v, esc);
-        return 0;
-    }
-    if (KEY_IS(k, "text")) {
-        if (cur_text_bytes(c, &n, 0) < 0)
-            return -1;
-        b->text += n;
-        return 0;
-    }
-    if (KEY_IS(k, "thinking")) {
-        if (cur_text_bytes(c, &n, 0) < 0)
-            return -1;
-        b->thinking += n;
-        return 0;
-    }
-    return cur_skip(c);
+    return rc <= 0 ? rc : cur_skip(c);
 }
 
 static int read_content(struct cur *c, struct msg *m)

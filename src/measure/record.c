@@ -159,6 +159,16 @@ static void line_u64(struct line *l, uint64_t v)
     } while (0)
 
 /* ,"key":value for an optional signed number, null when negative. */
+/* key_lit, then true or false. */
+#define LINE_BOOL(l, key_lit, b)                                                                   \
+    do {                                                                                           \
+        LINE_LIT((l), key_lit);                                                                    \
+        if (b)                                                                                     \
+            LINE_LIT((l), "true");                                                                 \
+        else                                                                                       \
+            LINE_LIT((l), "false");                                                                \
+    } while (0)
+
 #define LINE_OPT(l, key_lit, v) do { \
         int64_t v_ = (v); \
         LINE_LIT((l), key_lit); \
@@ -214,6 +224,18 @@ static void line_json_escaped(struct line *l, const char *s, size_t n)
     }
 }
 
+/* s (n bytes) as a JSON string, or null when n is 0. */
+static void line_string_or_null(struct line *l, const char *s, size_t n)
+{
+    if (n == 0) {
+        LINE_LIT(l, "null");
+        return;
+    }
+    LINE_LIT(l, "\"");
+    line_json_escaped(l, s, n);
+    LINE_LIT(l, "\"");
+}
+
 int record_write_jsonl(FILE *f, const struct record *r)
 {
     struct line l;
@@ -237,29 +259,18 @@ int record_write_jsonl(FILE *f, const struct record *r)
     LINE_OPT(&l, ",\"prompt_tokens_server\":", r->prompt_tokens_server);
     LINE_OPT(&l, ",\"cached_tokens\":", r->cached_tokens);
     LINE_U64(&l, ",\"max_tokens\":", r->max_tokens);
-    if (r->ignore_eos)
-        LINE_LIT(&l, ",\"ignore_eos\":true");
-    else
-        LINE_LIT(&l, ",\"ignore_eos\":false");
+    LINE_BOOL(&l, ",\"ignore_eos\":", r->ignore_eos);
     LINE_U64(&l, ",\"output_tokens\":", r->output_tokens);
     LINE_LIT(&l, ",\"tokens_source\":\"");
     line_puts(&l, rec_tokens_source_name(r->tokens_source));
     LINE_U64(&l, "\",\"events\":", r->events);
     size_t flen = strnlen(r->finish_reason, sizeof(r->finish_reason));
-    if (flen == 0) {
-        LINE_LIT(&l, ",\"finish_reason\":null");
-    } else {
-        LINE_LIT(&l, ",\"finish_reason\":\"");
-        line_json_escaped(&l, r->finish_reason, flen);
-        LINE_LIT(&l, "\"");
-    }
+    LINE_LIT(&l, ",\"finish_reason\":");
+    line_string_or_null(&l, r->finish_reason, flen);
     LINE_OPT(&l, ",\"retry_after_ms\":", r->retry_after_ms);
     LINE_U64(&l, ",\"worker\":", r->worker);
     LINE_OPT(&l, ",\"user\":", r->user);
-    if (r->warmup)
-        LINE_LIT(&l, ",\"warmup\":true");
-    else
-        LINE_LIT(&l, ",\"warmup\":false");
+    LINE_BOOL(&l, ",\"warmup\":", r->warmup);
     if (r->cold)
         LINE_LIT(&l, ",\"cold\":true");
     if (r->step >= 0)
@@ -275,13 +286,9 @@ int record_write_jsonl(FILE *f, const struct record *r)
         LINE_U64(&l, ",\"turn\":", (uint64_t)r->turn);
 
     size_t dlen = strnlen(r->detail, sizeof(r->detail));
-    if (dlen == 0) {
-        line_puts(&l, ",\"detail\":null}\n");
-    } else {
-        line_puts(&l, ",\"detail\":\"");
-        line_json_escaped(&l, r->detail, dlen);
-        line_puts(&l, "\"}\n");
-    }
+    LINE_LIT(&l, ",\"detail\":");
+    line_string_or_null(&l, r->detail, dlen);
+    LINE_LIT(&l, "}\n");
 
     if (l.overflow) /* cannot happen (see LINE_MAX_BYTES); keep the contract */
         return LL_E_IO;

@@ -34,27 +34,29 @@ static double report_ns_to(uint64_t ns, double unit_ns)
     return (double)ns / unit_ns;
 }
 
+/* A marked rate x: its label is prefix and x, written into label. */
+static void add_vline(struct report_marks *m, struct strbuf *label, const char *prefix, double x,
+                      const char *key, const char *color)
+{
+    strbuf_puts(label, prefix);
+    report_put_value(label, x);
+    m->vlines[m->n_vlines++] =
+        (struct svg_vline){.x = x, .key = key, .label = label->data, .color = color};
+}
+
 void report_marks_init(struct report_marks *m, const struct report *r)
 {
     memset(m, 0, sizeof(*m));
     strbuf_init(&m->knee_label);
     strbuf_init(&m->cap_label);
     if (r->capacity_rps > 0 && isfinite(r->capacity_rps)) {
-        strbuf_puts(&m->cap_label, "SLO capacity ");
-        report_put_value(&m->cap_label, r->capacity_rps);
-        m->vlines[m->n_vlines++] = (struct svg_vline){
-            .x = r->capacity_rps, .key = "capacity", .label = m->cap_label.data,
-            .color = REPORT_COLOR_CAP};
+        add_vline(m, &m->cap_label, "SLO capacity ", r->capacity_rps, "capacity", REPORT_COLOR_CAP);
         m->band = (struct svg_band){.x0 = r->capacity_rps, .x1 = INFINITY,
                                     .key = "over-capacity"};
         m->n_bands = 1;
     }
     if (r->knee_rps > 0 && isfinite(r->knee_rps)) {
-        strbuf_puts(&m->knee_label, "knee ");
-        report_put_value(&m->knee_label, r->knee_rps);
-        m->vlines[m->n_vlines++] = (struct svg_vline){
-            .x = r->knee_rps, .key = "knee", .label = m->knee_label.data,
-            .color = REPORT_COLOR_KNEE};
+        add_vline(m, &m->knee_label, "knee ", r->knee_rps, "knee", REPORT_COLOR_KNEE);
     }
 }
 
@@ -729,6 +731,14 @@ void report_inflight_chart(struct strbuf *b, const struct report *r)
     report_time_marks_free(&tm);
 }
 
+/* A plain line of the server chart. */
+static struct svg_series server_line(const char *key, const char *label, const double *x,
+                                     const double *y, size_t n, const char *color)
+{
+    return (struct svg_series){
+        .key = key, .label = label, .x = x, .y = y, .n = n, .flags = SVG_LINE, .color = color};
+}
+
 /* One chart of the server's scrapes: its queue and running batch
  * (kv = 0), or its KV cache usage in % (kv = 1). Scrapes are thinned by
  * their queue length so the peaks of the backlog survive. */
@@ -752,27 +762,13 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
     struct report_time_marks tm;
     report_time_marks_init(&tm, r);
     struct svg_series se[3] = {
-        {.key = "server_running",
-         .label = "running (batch)",
-         .x = x,
-         .y = y0,
-         .n = k,
-         .flags = SVG_LINE,
-         .color = REPORT_COLOR_P50},
-        {.key = "server_waiting",
-         .label = "waiting (queue)",
-         .x = x,
-         .y = y1,
-         .n = k,
-         .flags = SVG_LINE,
-         .color = REPORT_COLOR_P99},
+        server_line("server_running", "running (batch)", x, y0, k, REPORT_COLOR_P50),
+        server_line("server_waiting", "waiting (queue)", x, y1, k, REPORT_COLOR_P99),
     };
     size_t nse = kv ? 1 : 2;
     nse = report_time_marks_probe(&tm, r, se, nse);
     if (kv)
-        se[0] = (struct svg_series){.key = "server_kv_usage", .label = "KV cache in use",
-                                    .x = x, .y = y0, .n = k, .flags = SVG_LINE,
-                                    .color = "#009e73"};
+        se[0] = server_line("server_kv_usage", "KV cache in use", x, y0, k, "#009e73");
     struct svg_chart c = {
         .id = kv ? "chart-server-kv" : "chart-server-queue",
         .title =

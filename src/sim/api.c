@@ -215,22 +215,26 @@ static void put_chunk_head(struct http_buf *b, const struct api_req *r)
     http_buf_append(b, r->chunk_head.data, r->chunk_head.len);
 }
 
+/* A chunk's size line ("%zx\r\n") for a chunk of n bytes. */
+static void chunk_size_line(struct http_buf *out, size_t n)
+{
+    char hex[24];
+    size_t i = sizeof hex - 2;
+    hex[i] = '\r';
+    hex[i + 1] = '\n';
+    do {
+        hex[--i] = "0123456789abcdef"[n & 15];
+        n >>= 4;
+    } while (n);
+    http_buf_append(out, hex + i, sizeof hex - i);
+}
+
 /* Frame ctx->json (or raw) as one SSE event: "data: X\n\n", inside one
  * HTTP chunk when the response is chunked. */
 static void emit_data(const struct api_req *r, struct http_buf *out, const char *data, size_t n)
 {
-    if (r->chunked) {
-        char hex[24];
-        size_t i = sizeof hex - 2;
-        hex[i] = '\r';
-        hex[i + 1] = '\n';
-        size_t v = n + 8; /* "data: " and "\n\n" */
-        do {
-            hex[--i] = "0123456789abcdef"[v & 15];
-            v >>= 4;
-        } while (v);
-        http_buf_append(out, hex + i, sizeof hex - i);
-    }
+    if (r->chunked)
+        chunk_size_line(out, n + 8); /* "data: " and "\n\n" */
     http_buf_append(out, "data: ", 6);
     http_buf_append(out, data, n);
     http_buf_append(out, r->chunked ? "\n\n\r\n" : "\n\n", r->chunked ? 4 : 2);
@@ -241,18 +245,8 @@ static void emit_event(const struct api_req *r, struct http_buf *out, const char
                        const char *data, size_t n)
 {
     size_t name_len = strlen(name);
-    if (r->chunked) {
-        char hex[24];
-        size_t i = sizeof hex - 2;
-        hex[i] = '\r';
-        hex[i + 1] = '\n';
-        size_t v = n + name_len + 16; /* "event: " "\n" "data: " and "\n\n" */
-        do {
-            hex[--i] = "0123456789abcdef"[v & 15];
-            v >>= 4;
-        } while (v);
-        http_buf_append(out, hex + i, sizeof hex - i);
-    }
+    if (r->chunked)
+        chunk_size_line(out, n + name_len + 16); /* "event: " "\n" "data: " and "\n\n" */
     http_buf_append(out, "event: ", 7);
     http_buf_append(out, name, name_len);
     http_buf_append(out, "\ndata: ", 7);

@@ -5,6 +5,7 @@
 #include "sweep/sweep_json.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,32 @@ static json_t *slo_json(const struct slo *slo, int set)
     return json_string(buf);
 }
 
+/* The number facts of the server figures, in steps.jsonl's order: its
+ * key and where struct sweep_server keeps it (NAN: not known). */
+static const struct {
+    const char *key;
+    size_t off;
+} server_nums[] = {
+    {"waiting_mean", offsetof(struct sweep_server, waiting_mean)},
+    {"waiting_max", offsetof(struct sweep_server, waiting_max)},
+    {"running_mean", offsetof(struct sweep_server, running_mean)},
+    {"running_max", offsetof(struct sweep_server, running_max)},
+    {"kv_usage_mean", offsetof(struct sweep_server, kv_mean)},
+    {"kv_usage_max", offsetof(struct sweep_server, kv_max)},
+    {"kv_capacity_tokens", offsetof(struct sweep_server, kv_capacity_tokens)},
+    {"preemptions", offsetof(struct sweep_server, preemptions)},
+    {"generation_tokens", offsetof(struct sweep_server, generation_tokens)},
+    {"prompt_tokens", offsetof(struct sweep_server, prompt_tokens)},
+    {"ttft_p50_s", offsetof(struct sweep_server, ttft_p50_s)},
+    {"ttft_p99_s", offsetof(struct sweep_server, ttft_p99_s)},
+};
+#define N_SERVER_NUMS (sizeof server_nums / sizeof server_nums[0])
+
+static double *server_num(struct sweep_server *v, size_t i)
+{
+    return (double *)((char *)v + server_nums[i].off);
+}
+
 /* The facts part of the server figures (steps.jsonl's "server"). */
 static json_t *server_facts_json(const struct sweep_server *v)
 {
@@ -48,18 +75,8 @@ static json_t *server_facts_json(const struct sweep_server *v)
     jset(o, "scrapes", ju64(v->scrapes));
     jset(o, "failed", ju64(v->failed));
     jset(o, "engine", v->engine[0] ? json_string(v->engine) : json_null());
-    jset(o, "waiting_mean", jnum(v->waiting_mean));
-    jset(o, "waiting_max", jnum(v->waiting_max));
-    jset(o, "running_mean", jnum(v->running_mean));
-    jset(o, "running_max", jnum(v->running_max));
-    jset(o, "kv_usage_mean", jnum(v->kv_mean));
-    jset(o, "kv_usage_max", jnum(v->kv_max));
-    jset(o, "kv_capacity_tokens", jnum(v->kv_capacity_tokens));
-    jset(o, "preemptions", jnum(v->preemptions));
-    jset(o, "generation_tokens", jnum(v->generation_tokens));
-    jset(o, "prompt_tokens", jnum(v->prompt_tokens));
-    jset(o, "ttft_p50_s", jnum(v->ttft_p50_s));
-    jset(o, "ttft_p99_s", jnum(v->ttft_p99_s));
+    for (size_t i = 0; i < N_SERVER_NUMS; i++)
+        jset(o, server_nums[i].key, jnum(*(const double *)((const char *)v + server_nums[i].off)));
     jset(o, "ttft_p99_is_lower_bound", json_boolean(v->ttft_p99_lower_bound));
     jset(o, "span_from_ns", v->has_span ? ju64(v->span_from_ns) : json_null());
     jset(o, "span_to_ns", v->has_span ? ju64(v->span_to_ns) : json_null());
@@ -87,18 +104,8 @@ static void server_facts_from_json(json_t *o, struct sweep_server *v)
                     ? (uint64_t)json_integer_value(x) : 0;
     const char *e = json_string_value(json_object_get(o, "engine"));
     snprintf(v->engine, sizeof v->engine, "%s", e ? e : "");
-    v->waiting_mean = num_or_nan(o, "waiting_mean");
-    v->waiting_max = num_or_nan(o, "waiting_max");
-    v->running_mean = num_or_nan(o, "running_mean");
-    v->running_max = num_or_nan(o, "running_max");
-    v->kv_mean = num_or_nan(o, "kv_usage_mean");
-    v->kv_max = num_or_nan(o, "kv_usage_max");
-    v->kv_capacity_tokens = num_or_nan(o, "kv_capacity_tokens");
-    v->preemptions = num_or_nan(o, "preemptions");
-    v->generation_tokens = num_or_nan(o, "generation_tokens");
-    v->prompt_tokens = num_or_nan(o, "prompt_tokens");
-    v->ttft_p50_s = num_or_nan(o, "ttft_p50_s");
-    v->ttft_p99_s = num_or_nan(o, "ttft_p99_s");
+    for (size_t i = 0; i < N_SERVER_NUMS; i++)
+        *server_num(v, i) = num_or_nan(o, server_nums[i].key);
     v->ttft_p99_lower_bound = json_is_true(json_object_get(o, "ttft_p99_is_lower_bound"));
     json_t *a = json_object_get(o, "span_from_ns"), *b = json_object_get(o, "span_to_ns");
     if (json_is_integer(a) && json_is_integer(b) && json_integer_value(a) >= 0 &&
