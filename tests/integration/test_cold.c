@@ -257,17 +257,15 @@ static void test_cold_errors(void **state)
     free(err);
     harness_results_free(dir);
 
-    const char *a1[] = {"run", "--url", "http://127.0.0.1:9/v1", "--rate", "1", "--cold-start",
-                        "0",   NULL};
-    harness_expect_usage(a1, "--cold-start");
-    const char *a2[] = {"sweep", "--url", "http://127.0.0.1:9/v1", "--cold-restart", "true", NULL};
-    harness_expect_usage(a2, "--cold-restart: needs --cold-start");
-    const char *a3[] = {"sweep",        "--url", "http://127.0.0.1:9/v1",
-                        "--cold-start", "1",     "--cold-restart-timeout",
-                        "5s",           NULL};
-    harness_expect_usage(a3, "--cold-restart-timeout: needs --cold-restart");
-    const char *a4[] = {"sim", "--cold-first", "soon", NULL};
-    harness_expect_usage(a4, "--cold-first");
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--rate", "1", "--cold-start", "0"},
+         "--cold-start"},
+        {{"sweep", "--url", "http://127.0.0.1:9/v1", "--cold-restart", "true"},
+         "--cold-restart: needs --cold-start"},
+        {{"sweep", "--url", "http://127.0.0.1:9/v1", "--cold-start", "1", "--cold-restart-timeout",
+          "5s"},
+         "--cold-restart-timeout: needs --cold-restart"},
+        {{"sim", "--cold-first", "soon"}, "--cold-first"});
 }
 
 /* One run of 4 sequential requests sharing one 128-token prefix, the

@@ -858,18 +858,12 @@ static void test_sweep_class_slos_only(void **state)
 static void test_flags_and_help(void **state)
 {
     (void)state;
-    const char *a1[] = {"sweep", "--rates", "2,x", NULL};
-    harness_expect_usage(a1, "--rates");
-    const char *a2[] = {"sweep", "--rates", "2", "--attainment", "99", NULL};
-    harness_expect_usage(a2, "--attainment");
-    const char *a3[] = {"sweep", "--rates", "2", "--step-duration", "fast", NULL};
-    harness_expect_usage(a3, "--step-duration");
-    const char *a4[] = {"sweep", "--bogus", NULL};
-    harness_expect_usage(a4, "--bogus");
-    const char *a5[] = {"demo", "--slo", "ttft=abc", NULL};
-    harness_expect_usage(a5, "--slo");
-    const char *a5b[] = {"demo", "--api", "grpc", NULL};
-    harness_expect_usage(a5b, "--api");
+    HARNESS_EXPECT_USAGES({{"sweep", "--rates", "2,x"}, "--rates"},
+                          {{"sweep", "--rates", "2", "--attainment", "99"}, "--attainment"},
+                          {{"sweep", "--rates", "2", "--step-duration", "fast"}, "--step-duration"},
+                          {{"sweep", "--bogus"}, "--bogus"},
+                          {{"demo", "--slo", "ttft=abc"}, "--slo"},
+                          {{"demo", "--api", "grpc"}, "--api"});
     const char *a6[] = {"report", "/nonexistent/llmload-dir", NULL};
     free(harness_run_expect(a6, 20, 2, NULL));
     const char *h1[] = {"sweep", "--help", NULL};
