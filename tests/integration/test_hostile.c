@@ -960,6 +960,15 @@ static void hostile_check(enum hostile_mode m, const char *const *args, size_t n
     check_records(r, kind, w);
 }
 
+/* hostile_check() for a case that asks nothing more of the run. */
+static void hostile_expect(enum hostile_mode m, const char *const *args, size_t n, const char *kind,
+                           const struct rec_want *w)
+{
+    struct run r;
+    hostile_check(m, args, n, kind, w, &r);
+    run_free(&r);
+}
+
 /* ---- the matrix ------------------------------------------------------- */
 
 /* A line that never ends: cut at --max-line, each request on its own. */
@@ -1046,9 +1055,7 @@ static void test_headers_never_end(void **state)
      * host gets 400 ms more. */
     const struct rec_want w = {.null_field = "first_ns",
                                .end_after = {"sent_ns", 500 * MS, 900 * MS}};
-    struct run r;
-    hostile_check(HM_HEADERS_DRIP, args, 3, "timeout_first_token", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_HEADERS_DRIP, args, 3, "timeout_first_token", &w);
 }
 
 /* Slowloris before the first event: headers at once, then the first event
@@ -1061,9 +1068,7 @@ static void test_slowloris_before_first_event(void **state)
     const char *args[] = {"--timeout-first-token", "800ms", "--timeout-idle", "300ms", NULL};
     const struct rec_want w = {.ival = {IVAL("http_status", 200), IVAL("events", 0)},
                                .end_after = {"sent_ns", 800 * MS, 1200 * MS}};
-    struct run r;
-    hostile_check(HM_DRIP_FIRST, args, 3, "timeout_first_token", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_DRIP_FIRST, args, 3, "timeout_first_token", &w);
 }
 
 /* Slowloris after one event: the next event one byte a second. Each
@@ -1078,9 +1083,7 @@ static void test_slowloris_after_first_event(void **state)
     const struct rec_want w = {.ival = {IVAL("events", 1)},
                                .set_field = "first_ns",
                                .end_after = {"first_ns", 600 * MS, 1000 * MS}};
-    struct run r;
-    hostile_check(HM_DRIP_IDLE, args, 3, "timeout_idle", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_DRIP_IDLE, args, 3, "timeout_idle", &w);
 }
 
 /* A drip faster than the idle timeout (one byte every 100 ms after one
@@ -1126,9 +1129,7 @@ static void test_http10_close_delimited(void **state)
     const struct rec_want w = {
         .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
         .sval = {{"tokens_source", "usage"}}};
-    struct run r;
-    hostile_check(HM_HTTP10, NULL, 3, "ok", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_HTTP10, NULL, 3, "ok", &w);
 }
 
 /* A gzip-encoded stream, though llmload never sends Accept-Encoding. The
@@ -1141,9 +1142,7 @@ static void test_gzip_unrequested(void **state)
     (void)state;
     const struct rec_want w = {.bug = "an unrequested Content-Encoding is not detected",
                                .ival = {IVAL("http_status", 200), IVAL("events", 0)}};
-    struct run r;
-    hostile_check(HM_GZIP, NULL, 3, "malformed_event", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_GZIP, NULL, 3, "malformed_event", &w);
 }
 
 /* A correct event stream labelled text/html: llmload reads the body, not
@@ -1152,9 +1151,7 @@ static void test_sse_body_labelled_html(void **state)
 {
     (void)state;
     const struct rec_want w = {.ival = {IVAL("events", STREAM_TOKENS)}};
-    struct run r;
-    hostile_check(HM_HTML_TYPE, NULL, 3, "ok", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_HTML_TYPE, NULL, 3, "ok", &w);
 }
 
 /* 200 with a web page (a login portal or a proxy's page): the promise is
@@ -1167,9 +1164,7 @@ static void test_html_body(void **state)
     const struct rec_want w = {.bug = "a 200 that is not an event stream is called truncated",
                                .ival = {IVAL("http_status", 200)},
                                .null_field = "first_ns"};
-    struct run r;
-    hostile_check(HM_HTML_BODY, NULL, 3, "malformed_event", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_HTML_BODY, NULL, 3, "malformed_event", &w);
 }
 
 /* Content strings with bytes that are not UTF-8 (0xff, a character cut
@@ -1181,9 +1176,7 @@ static void test_invalid_utf8_content(void **state)
 {
     (void)state;
     const struct rec_want w = {.bug = "invalid UTF-8 in a JSON string is malformed JSON"};
-    struct run r;
-    hostile_check(HM_BAD_UTF8, NULL, 3, "malformed_event", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_BAD_UTF8, NULL, 3, "malformed_event", &w);
 }
 
 /* More events, then garbage, after [DONE]: the stream ended at [DONE],
@@ -1240,9 +1233,7 @@ static void test_anthropic_normal(void **state)
                                         IVAL("output_tokens", STREAM_TOKENS),
                                         IVAL("prompt_tokens_server", 7), IVAL("cached_tokens", 3)},
                                .sval = {{"tokens_source", "usage"}, {"finish_reason", "end_turn"}}};
-    struct run r;
-    hostile_check(HM_ANTH_NORMAL, args, 3, "ok", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_ANTH_NORMAL, args, 3, "ok", &w);
 }
 
 /* The body ends after 5 deltas, without message_delta or message_stop:
@@ -1256,9 +1247,7 @@ static void test_anthropic_cut(void **state)
         .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
         .sval = {{"tokens_source", "events"}},
         .detail_has = {"message_stop"}};
-    struct run r;
-    hostile_check(HM_ANTH_CUT, args, 3, "stream_truncated", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_ANTH_CUT, args, 3, "stream_truncated", &w);
 }
 
 /* An event whose data is not JSON: malformed_event, quoting it. */
@@ -1267,9 +1256,7 @@ static void test_anthropic_malformed(void **state)
     (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
     const struct rec_want w = {.detail_has = {"bad event data"}};
-    struct run r;
-    hostile_check(HM_ANTH_MALFORMED, args, 3, "malformed_event", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_ANTH_MALFORMED, args, 3, "malformed_event", &w);
 }
 
 /* message_stop, then silence on an open connection: ok, ended at
@@ -1281,9 +1268,7 @@ static void test_anthropic_silent_after_stop(void **state)
     const struct rec_want w = {
         .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
         .end_after = {"last_ns", 0, 100 * MS}};
-    struct run r;
-    hostile_check(HM_ANTH_SILENT, args, 3, "ok", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_ANTH_SILENT, args, 3, "ok", &w);
 }
 
 /* An error event mid-stream (overloaded_error): its own kind,
@@ -1308,9 +1293,7 @@ static void test_anthropic_529(void **state)
     const char *args[] = {ANTH_ARGS, NULL};
     const struct rec_want w = {.ival = {IVAL("http_status", 529)},
                                .detail_has = {"HTTP 529 (overloaded): ", "overloaded_error"}};
-    struct run r;
-    hostile_check(HM_ANTH_529, args, 3, "http_5xx", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_ANTH_529, args, 3, "http_5xx", &w);
 }
 
 /* A 302 is not followed (a load tester measures the URL it was given):
@@ -1333,9 +1316,7 @@ static void test_retry_after_http_date(void **state)
 {
     (void)state;
     const struct rec_want w = {.ival = {IVAL("retry_after_ms", 42000)}};
-    struct run r;
-    hostile_check(HM_429_DATE, NULL, 3, "http_429", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_429_DATE, NULL, 3, "http_429", &w);
 }
 
 /* Without a Date header the wait is from our own clock: 120 s from when
@@ -1344,9 +1325,7 @@ static void test_retry_after_http_date_no_date(void **state)
 {
     (void)state;
     const struct rec_want w = {.ival = {{"retry_after_ms", 115000, 121000}}};
-    struct run r;
-    hostile_check(HM_429_DATE_NOW, NULL, 3, "http_429", &w, &r);
-    run_free(&r);
+    hostile_expect(HM_429_DATE_NOW, NULL, 3, "http_429", &w);
 }
 
 /* Each connection answers one request and closes under the next one, as
