@@ -392,6 +392,12 @@ void harness_expect_usage(const char *const *args, const char *needle)
     free(e);
 }
 
+void harness_expect_usages(const struct harness_usage *u, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        harness_expect_usage(u[i].args, u[i].needle);
+}
+
 void harness_write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");

@@ -96,6 +96,24 @@ char *harness_run_expect(const char *const *args, int timeout_s, int want_status
  * which contains needle. */
 void harness_expect_usage(const char *const *args, const char *needle);
 
+/* A usage error to expect: the command line (up to the first NULL) and
+ * what its one stderr line must contain. */
+struct harness_usage {
+    const char *args[12];
+    const char *needle;
+};
+
+/* harness_expect_usage() for each of the n cases of u. */
+void harness_expect_usages(const struct harness_usage *u, size_t n);
+
+/* harness_expect_usages() for the cases given: HARNESS_EXPECT_USAGES(
+ * {{"sweep", "--rates", "x"}, "--rates"}, ...). */
+#define HARNESS_EXPECT_USAGES(...)                                                                 \
+    do {                                                                                           \
+        const struct harness_usage u_[] = {__VA_ARGS__};                                           \
+        harness_expect_usages(u_, sizeof u_ / sizeof u_[0]);                                       \
+    } while (0)
+
 /* Create (or truncate) path and write text to it; fails the test when it
  * cannot. */
 void harness_write_file(const char *path, const char *text);

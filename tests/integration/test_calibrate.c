@@ -893,15 +893,15 @@ static void test_replay_calibrated(void **state)
 static void test_calibrate_flag_errors(void **state)
 {
     (void)state;
-    const char *a[] = {"run", "--rate", "5", "--calibrate", "yes", NULL};
-    harness_expect_usage(a, "--calibrate: expected auto, got \"yes\"");
-    const char *b[] = {"run",  "--rate",        "5",      "--calibrate",
-                       "auto", "--calibration", "x.json", NULL};
-    harness_expect_usage(b, "--calibrate and --calibration: pick one");
-    const char *c[] = {
-        "run",          "--rate", "5", "--calibrate", "auto", "--api", "openai-completions",
-        "--prompt-ids", NULL};
-    harness_expect_usage(c, "--calibrate applies to text prompts only");
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--rate", "5", "--calibrate", "yes"}, "--calibrate: expected auto, got \"yes\""},
+        {{"run", "--rate", "5", "--calibrate", "auto", "--calibration", "x.json"},
+         "--calibrate and --calibration: pick one"},
+        {{"run", "--rate", "5", "--calibrate", "auto", "--api", "openai-completions",
+          "--prompt-ids"},
+         "--calibrate applies to text prompts only"},
+        {{"sweep", "--rates", "5", "--calibrate", "auto", "--dataset", "d.json"},
+         "--calibrate: --dataset prompts are sent verbatim"});
     /* A replay whose every line brings its own text: nothing to scale. */
     harness_tmp_begin();
     char trace[600];
@@ -911,8 +911,6 @@ static void test_calibrate_flag_errors(void **state)
     harness_expect_usage(d, "carries prompt text, sent as it is; there are no synthetic prompts "
                             "to scale");
     harness_tmp_end();
-    const char *f[] = {"sweep", "--rates", "5", "--calibrate", "auto", "--dataset", "d.json", NULL};
-    harness_expect_usage(f, "--calibrate: --dataset prompts are sent verbatim");
 }
 
 /* A server that is not there: a one-line reason and exit 3, no file. */

@@ -25,7 +25,8 @@
 
 /* The records of dir: how many are cold, and whether each cold one is one
  * of the first n of its step (id < n) and no warm-up; the cold ones' and
- * the others' cached tokens (all of them, with -1 as 0) per step (< 8). */
+ * the others' cached tokens (all of them, with -1 as 0) per step (< 8).
+ * Fails unless want_cold are cold, each of them rightly. */
 struct cold_recs {
     size_t n, cold, cold_wrong;
     int64_t cold_cached[8], warm_cached[8];
@@ -33,7 +34,7 @@ struct cold_recs {
     int64_t max_cold_ttft_ns, max_warm_ttft_ns;
 };
 
-static void cold_recs_count(const char *dir, uint64_t n, struct cold_recs *c)
+static void cold_recs_count(const char *dir, uint64_t n, size_t want_cold, struct cold_recs *c)
 {
     memset(c, 0, sizeof *c);
     struct harness_recs *r = harness_requests_load(dir);
@@ -70,6 +71,8 @@ static void cold_recs_count(const char *dir, uint64_t n, struct cold_recs *c)
         }
     }
     harness_recs_free(r);
+    assert_int_equal(c->cold, want_cold);
+    assert_int_equal(c->cold_wrong, 0);
 }
 
 /* A run of 10 sequential requests (one closed-loop user), the first 3
@@ -108,10 +111,8 @@ static void test_cold_run(void **state)
     json_decref(sum);
 
     struct cold_recs c;
-    cold_recs_count(dir, 3, &c);
+    cold_recs_count(dir, 3, 3, &c);
     assert_int_equal(c.n, 10);
-    assert_int_equal(c.cold, 3);
-    assert_int_equal(c.cold_wrong, 0);
     assert_true(c.max_cold_ttft_ns >= (int64_t)PENALTY_NS);
     assert_true(c.max_warm_ttft_ns < (int64_t)PENALTY_NS);
     harness_results_free(dir);
@@ -175,9 +176,7 @@ static void test_cold_sweep_restart(void **state)
     json_decref(facts);
 
     struct cold_recs c;
-    cold_recs_count(dir, 1, &c);
-    assert_int_equal(c.cold, 2);
-    assert_int_equal(c.cold_wrong, 0);
+    cold_recs_count(dir, 1, 2, &c);
     for (size_t i = 0; i < 2; i++) {
         assert_int_equal(c.cold_per_step[i], 1);
         assert_int_equal(c.cold_cached[i], 0);
@@ -221,10 +220,8 @@ static void test_cold_sweep_first_step_only(void **state)
     assert_null(json_object_get(json_array_get(steps, 1), "cold"));
     json_decref(sum);
     struct cold_recs c;
-    cold_recs_count(dir, 2, &c);
-    assert_int_equal(c.cold, 2);
+    cold_recs_count(dir, 2, 2, &c);
     assert_int_equal(c.cold_per_step[0], 2);
-    assert_int_equal(c.cold_wrong, 0);
     /* Only step 0 has a cold start: its row alone. */
     char html_path[1200];
     snprintf(html_path, sizeof html_path, "%s/report.html", dir);
@@ -257,17 +254,15 @@ static void test_cold_errors(void **state)
     free(err);
     harness_results_free(dir);
 
-    const char *a1[] = {"run", "--url", "http://127.0.0.1:9/v1", "--rate", "1", "--cold-start",
-                        "0",   NULL};
-    harness_expect_usage(a1, "--cold-start");
-    const char *a2[] = {"sweep", "--url", "http://127.0.0.1:9/v1", "--cold-restart", "true", NULL};
-    harness_expect_usage(a2, "--cold-restart: needs --cold-start");
-    const char *a3[] = {"sweep",        "--url", "http://127.0.0.1:9/v1",
-                        "--cold-start", "1",     "--cold-restart-timeout",
-                        "5s",           NULL};
-    harness_expect_usage(a3, "--cold-restart-timeout: needs --cold-restart");
-    const char *a4[] = {"sim", "--cold-first", "soon", NULL};
-    harness_expect_usage(a4, "--cold-first");
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--rate", "1", "--cold-start", "0"},
+         "--cold-start"},
+        {{"sweep", "--url", "http://127.0.0.1:9/v1", "--cold-restart", "true"},
+         "--cold-restart: needs --cold-start"},
+        {{"sweep", "--url", "http://127.0.0.1:9/v1", "--cold-start", "1", "--cold-restart-timeout",
+          "5s"},
+         "--cold-restart-timeout: needs --cold-restart"},
+        {{"sim", "--cold-first", "soon"}, "--cold-first"});
 }
 
 /* One run of 4 sequential requests sharing one 128-token prefix, the
@@ -355,10 +350,8 @@ static void test_cold_replay(void **state)
     assert_int_equal(harness_ival_req(json_object_get(sum, "requests"), "scheduled"), 2);
     json_decref(sum);
     struct cold_recs c;
-    cold_recs_count(out, 2, &c);
+    cold_recs_count(out, 2, 2, &c);
     assert_int_equal(c.n, 4);
-    assert_int_equal(c.cold, 2);
-    assert_int_equal(c.cold_wrong, 0);
     harness_rm_rf(tmp);
     free(tmp);
 }

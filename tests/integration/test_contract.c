@@ -144,14 +144,10 @@ static void test_replay_contract(void **state)
 static void test_bad_tags(void **state)
 {
     (void)state;
-    const char *a1[] = {"run", "--tag", "engine", NULL};
-    harness_expect_usage(a1, "--tag");
-    const char *a2[] = {"run", "--tag", "=vllm", NULL};
-    harness_expect_usage(a2, "--tag");
-    const char *a3[] = {"sweep", "--tag", "gpu type=H100", NULL};
-    harness_expect_usage(a3, "--tag");
-    const char *a4[] = {"replay", "--tag", "gpu=H100", "--tag", "gpu=A100", NULL};
-    harness_expect_usage(a4, "given twice");
+    HARNESS_EXPECT_USAGES({{"run", "--tag", "engine"}, "--tag"},
+                          {{"run", "--tag", "=vllm"}, "--tag"},
+                          {{"sweep", "--tag", "gpu type=H100"}, "--tag"},
+                          {{"replay", "--tag", "gpu=H100", "--tag", "gpu=A100"}, "given twice"});
 }
 
 HARNESS_MAIN(cmocka_unit_test(test_bad_tags),

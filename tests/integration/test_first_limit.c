@@ -276,14 +276,14 @@ static void test_first_limit_no_metrics(void **state)
 static void test_engine_limits_flag(void **state)
 {
     (void)state;
-    const char *a1[] = {"sweep", "--rates", "2", "--engine-limits", "slots=4", NULL};
-    harness_expect_usage(a1, "--engine-limits: unknown key \"slots\"");
-    const char *a2[] = {"sweep", "--rates", "2", "--engine-limits", "seqs=0", NULL};
-    harness_expect_usage(a2, "--engine-limits: seqs=\"0\"");
-    const char *a3[] = {"sweep", "--rates", "2", "--engine-limits", "kv_tokens=1e3", NULL};
-    harness_expect_usage(a3, "--engine-limits: kv_tokens=\"1e3\"");
-    const char *a4[] = {"sweep", "--rates", "2", "--engine-limits", "seqs", NULL};
-    harness_expect_usage(a4, "--engine-limits: \"seqs\" is not KEY=N");
+    HARNESS_EXPECT_USAGES(
+        {{"sweep", "--rates", "2", "--engine-limits", "slots=4"},
+         "--engine-limits: unknown key \"slots\""},
+        {{"sweep", "--rates", "2", "--engine-limits", "seqs=0"}, "--engine-limits: seqs=\"0\""},
+        {{"sweep", "--rates", "2", "--engine-limits", "kv_tokens=1e3"},
+         "--engine-limits: kv_tokens=\"1e3\""},
+        {{"sweep", "--rates", "2", "--engine-limits", "seqs"},
+         "--engine-limits: \"seqs\" is not KEY=N"});
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_first_limit_batch, harness_sim_teardown),

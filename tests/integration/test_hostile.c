@@ -900,6 +900,75 @@ static int64_t by_kind(struct run *r, const char *kind)
     return harness_ival_req(json_object_get(json_object_get(r->sum, "requests"), "by_kind"), kind);
 }
 
+/* What every record of a case must hold (an empty field: not checked). */
+struct rec_want {
+    const char *bug; /* the issue-7 bug a wrong kind was */
+    struct {
+        const char *field;
+        int64_t lo, hi;
+    } ival[5]; /* an integer in [lo, hi] */
+    struct {
+        const char *field, *want;
+    } sval[2];                          /* a string, exactly */
+    const char *detail_has[2];          /* substrings of detail */
+    const char *null_field, *set_field; /* null / present and not null */
+    struct {
+        const char *field;
+        int64_t lo, hi;
+    } end_after; /* end_after(field) in [lo, hi] */
+};
+#define IVAL(f, v)                                                                                 \
+    {                                                                                              \
+        (f), (v), (v)                                                                              \
+    }
+
+/* Every record of r has the kind (NULL: checked before), and what w asks
+ * of it. */
+static void check_records(struct run *r, const char *kind, const struct rec_want *w)
+{
+    if (kind && w->bug)
+        all_kind_or_known_bug(r->recs, kind, NULL, w->bug);
+    else if (kind)
+        assert_all_kind(r->recs, kind);
+    for (size_t i = 0; i < json_array_size(r->recs); i++) {
+        json_t *rec = json_array_get(r->recs, i);
+        for (size_t k = 0; k < 5 && w->ival[k].field; k++) {
+            int64_t v = harness_ival_req(rec, w->ival[k].field);
+            if (v < w->ival[k].lo || v > w->ival[k].hi)
+                fail_msg("record %zu: %s = %lld, expected %lld..%lld", i, w->ival[k].field,
+                         (long long)v, (long long)w->ival[k].lo, (long long)w->ival[k].hi);
+        }
+        for (size_t k = 0; k < 2 && w->sval[k].field; k++)
+            assert_string_equal(harness_sval(rec, w->sval[k].field), w->sval[k].want);
+        for (size_t k = 0; k < 2 && w->detail_has[k]; k++)
+            assert_non_null(strstr(harness_sval(rec, "detail"), w->detail_has[k]));
+        if (w->null_field)
+            assert_true(harness_is_null(rec, w->null_field));
+        if (w->set_field)
+            assert_false(harness_is_null(rec, w->set_field));
+        if (w->end_after.field)
+            ASSERT_IN_RANGE(end_after(rec, w->end_after.field), w->end_after.lo, w->end_after.hi);
+    }
+}
+
+/* A hostile server in mode m, n requests with args against it, every
+ * record of the kind and as w says; the run is left in r. */
+static void hostile_check(enum hostile_mode m, const char *const *args, size_t n, const char *kind,
+                          const struct rec_want *w, struct run *r)
+{
+    hostile_run(m, args, n, r);
+    check_records(r, kind, w);
+}
+
+/* hostile_check() for a case that asks nothing more of the run. */
+static void hostile_expect(enum hostile_mode m, const char *const *args, size_t n, const char *kind,
+                           const struct rec_want *w)
+{
+    struct run r;
+    hostile_check(m, args, n, kind, w, &r);
+    run_free(&r);
+}
+
 /* ---- the matrix ------------------------------------------------------- */
 
 /* A line that never ends: cut at --max-line, each request on its own. */
@@ -907,15 +976,10 @@ static void test_line_never_ends(void **state)
 {
     (void)state;
     const char *args[] = {"--max-line", "4096", NULL};
+    const struct rec_want w = {.ival = {IVAL("http_status", 200), IVAL("events", 0)},
+                               .null_field = "first_ns"};
     struct run r;
-    hostile_run(HM_LINE_ENDLESS, args, 3, &r);
-    assert_all_kind(r.recs, "line_too_long");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "http_status"), 200);
-        assert_true(harness_is_null(rec, "first_ns"));
-        assert_int_equal(harness_ival_req(rec, "events"), 0);
-    }
+    hostile_check(HM_LINE_ENDLESS, args, 3, "line_too_long", &w, &r);
     assert_int_equal(by_kind(&r, "line_too_long"), 3);
     assert_int_equal(atomic_load(&cur_counts->posts), 3);
     run_free(&r);
@@ -970,13 +1034,9 @@ static void test_endless_events_memory_bounded(void **state)
     struct run r;
     run_case(args, 2, &r);
     uint64_t sent = atomic_load(&cur_counts->bytes_sent) - before;
-    assert_all_kind(r.recs, "timeout_total");
-    for (size_t i = 0; i < 2; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_true(harness_ival_req(rec, "events") > 1000);
-        ASSERT_IN_RANGE(end_after(rec, "sent_ns"),
-                        1500 * MS, 2500 * MS);
-    }
+    const struct rec_want w = {.ival = {{"events", 1001, INT64_MAX}},
+                               .end_after = {"sent_ns", 1500 * MS, 2500 * MS}};
+    check_records(&r, "timeout_total", &w);
     print_message("server wrote %.0f MiB; peak RSS %ld KiB, plain run %ld KiB\n",
                   (double)sent / 1048576.0, r.c.maxrss_kb, base_kb);
     assert_true(sent > 64ull << 20);
@@ -991,18 +1051,11 @@ static void test_headers_never_end(void **state)
 {
     (void)state;
     const char *args[] = {"--timeout-first-token", "500ms", NULL};
-    struct run r;
-    hostile_run(HM_HEADERS_DRIP, args, 3, &r);
-    assert_all_kind(r.recs, "timeout_first_token");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_true(harness_is_null(rec, "first_ns"));
-        /* 500 ms after sending; the timeout sweep runs every 5 ms, and a
-         * busy host gets 400 ms more. */
-        ASSERT_IN_RANGE(end_after(rec, "sent_ns"),
-                        500 * MS, 900 * MS);
-    }
-    run_free(&r);
+    /* 500 ms after sending; the timeout sweep runs every 5 ms, and a busy
+     * host gets 400 ms more. */
+    const struct rec_want w = {.null_field = "first_ns",
+                               .end_after = {"sent_ns", 500 * MS, 900 * MS}};
+    hostile_expect(HM_HEADERS_DRIP, args, 3, "timeout_first_token", &w);
 }
 
 /* Slowloris before the first event: headers at once, then the first event
@@ -1013,17 +1066,9 @@ static void test_slowloris_before_first_event(void **state)
 {
     (void)state;
     const char *args[] = {"--timeout-first-token", "800ms", "--timeout-idle", "300ms", NULL};
-    struct run r;
-    hostile_run(HM_DRIP_FIRST, args, 3, &r);
-    assert_all_kind(r.recs, "timeout_first_token");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "http_status"), 200);
-        assert_int_equal(harness_ival_req(rec, "events"), 0);
-        ASSERT_IN_RANGE(end_after(rec, "sent_ns"),
-                        800 * MS, 1200 * MS);
-    }
-    run_free(&r);
+    const struct rec_want w = {.ival = {IVAL("http_status", 200), IVAL("events", 0)},
+                               .end_after = {"sent_ns", 800 * MS, 1200 * MS}};
+    hostile_expect(HM_DRIP_FIRST, args, 3, "timeout_first_token", &w);
 }
 
 /* Slowloris after one event: the next event one byte a second. Each
@@ -1033,19 +1078,12 @@ static void test_slowloris_after_first_event(void **state)
 {
     (void)state;
     const char *args[] = {"--timeout-idle", "600ms", NULL};
-    struct run r;
-    hostile_run(HM_DRIP_IDLE, args, 3, &r);
-    assert_all_kind(r.recs, "timeout_idle");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "events"), 1);
-        assert_false(harness_is_null(rec, "first_ns"));
-        /* The first event arrives at once, the next byte 1 s later: the
-         * timeout fires 600 ms after the event (up to 1 s on a busy host). */
-        ASSERT_IN_RANGE(end_after(rec, "first_ns"),
-                        600 * MS, 1000 * MS);
-    }
-    run_free(&r);
+    /* The first event arrives at once, the next byte 1 s later: the
+     * timeout fires 600 ms after the event (up to 1 s on a busy host). */
+    const struct rec_want w = {.ival = {IVAL("events", 1)},
+                               .set_field = "first_ns",
+                               .end_after = {"first_ns", 600 * MS, 1000 * MS}};
+    hostile_expect(HM_DRIP_IDLE, args, 3, "timeout_idle", &w);
 }
 
 /* A drip faster than the idle timeout (one byte every 100 ms after one
@@ -1063,16 +1101,11 @@ static void test_slowloris_drip_under_idle(void **state)
     hostile_run(HM_DRIP_FAST, args, 3, &r);
     int fixed = all_kind_or_known_bug(r.recs, "timeout_idle", "timeout_total",
                                       "a drip under the idle timeout keeps a request alive");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "events"), 1);
-        if (fixed)
-            ASSERT_IN_RANGE(end_after(rec, "first_ns"),
-                            400 * MS, 800 * MS);
-        else
-            ASSERT_IN_RANGE(end_after(rec, "sent_ns"),
-                            1500 * MS, 1900 * MS);
-    }
+    const struct rec_want w = {.ival = {IVAL("events", 1)},
+                               .end_after = {fixed ? "first_ns" : "sent_ns",
+                                             fixed ? 400 * MS : 1500 * MS,
+                                             fixed ? 800 * MS : 1900 * MS}};
+    check_records(&r, NULL, &w);
     run_free(&r);
 }
 
@@ -1081,11 +1114,9 @@ static void test_slowloris_drip_under_idle(void **state)
 static void test_reset_before_headers(void **state)
 {
     (void)state;
+    const struct rec_want w = {.null_field = "http_status"};
     struct run r;
-    hostile_run(HM_RESET, NULL, 3, &r);
-    assert_all_kind(r.recs, "connect_error");
-    for (size_t i = 0; i < 3; i++)
-        assert_true(harness_is_null(json_array_get(r.recs, i), "http_status"));
+    hostile_check(HM_RESET, NULL, 3, "connect_error", &w, &r);
     assert_int_equal(by_kind(&r, "connect_error"), 3);
     run_free(&r);
 }
@@ -1095,16 +1126,10 @@ static void test_reset_before_headers(void **state)
 static void test_http10_close_delimited(void **state)
 {
     (void)state;
-    struct run r;
-    hostile_run(HM_HTTP10, NULL, 3, &r);
-    assert_all_kind(r.recs, "ok");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
-        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
-        assert_string_equal(harness_sval(rec, "tokens_source"), "usage");
-    }
-    run_free(&r);
+    const struct rec_want w = {
+        .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
+        .sval = {{"tokens_source", "usage"}}};
+    hostile_expect(HM_HTTP10, NULL, 3, "ok", &w);
 }
 
 /* A gzip-encoded stream, though llmload never sends Accept-Encoding. The
@@ -1115,16 +1140,9 @@ static void test_http10_close_delimited(void **state)
 static void test_gzip_unrequested(void **state)
 {
     (void)state;
-    struct run r;
-    hostile_run(HM_GZIP, NULL, 3, &r);
-    all_kind_or_known_bug(r.recs, "malformed_event", "stream_truncated",
-                          "an unrequested Content-Encoding is not detected");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "http_status"), 200);
-        assert_int_equal(harness_ival_req(rec, "events"), 0);
-    }
-    run_free(&r);
+    const struct rec_want w = {.bug = "an unrequested Content-Encoding is not detected",
+                               .ival = {IVAL("http_status", 200), IVAL("events", 0)}};
+    hostile_expect(HM_GZIP, NULL, 3, "malformed_event", &w);
 }
 
 /* A correct event stream labelled text/html: llmload reads the body, not
@@ -1132,12 +1150,8 @@ static void test_gzip_unrequested(void **state)
 static void test_sse_body_labelled_html(void **state)
 {
     (void)state;
-    struct run r;
-    hostile_run(HM_HTML_TYPE, NULL, 3, &r);
-    assert_all_kind(r.recs, "ok");
-    for (size_t i = 0; i < 3; i++)
-        assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "events"), STREAM_TOKENS);
-    run_free(&r);
+    const struct rec_want w = {.ival = {IVAL("events", STREAM_TOKENS)}};
+    hostile_expect(HM_HTML_TYPE, NULL, 3, "ok", &w);
 }
 
 /* 200 with a web page (a login portal or a proxy's page): the promise is
@@ -1147,16 +1161,10 @@ static void test_sse_body_labelled_html(void **state)
 static void test_html_body(void **state)
 {
     (void)state;
-    struct run r;
-    hostile_run(HM_HTML_BODY, NULL, 3, &r);
-    all_kind_or_known_bug(r.recs, "malformed_event", "stream_truncated",
-                          "a 200 that is not an event stream is called truncated");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "http_status"), 200);
-        assert_true(harness_is_null(rec, "first_ns"));
-    }
-    run_free(&r);
+    const struct rec_want w = {.bug = "a 200 that is not an event stream is called truncated",
+                               .ival = {IVAL("http_status", 200)},
+                               .null_field = "first_ns"};
+    hostile_expect(HM_HTML_BODY, NULL, 3, "malformed_event", &w);
 }
 
 /* Content strings with bytes that are not UTF-8 (0xff, a character cut
@@ -1167,11 +1175,8 @@ static void test_html_body(void **state)
 static void test_invalid_utf8_content(void **state)
 {
     (void)state;
-    struct run r;
-    hostile_run(HM_BAD_UTF8, NULL, 3, &r);
-    all_kind_or_known_bug(r.recs, "malformed_event", NULL,
-                          "invalid UTF-8 in a JSON string is malformed JSON");
-    run_free(&r);
+    const struct rec_want w = {.bug = "invalid UTF-8 in a JSON string is malformed JSON"};
+    hostile_expect(HM_BAD_UTF8, NULL, 3, "malformed_event", &w);
 }
 
 /* More events, then garbage, after [DONE]: the stream ended at [DONE],
@@ -1185,13 +1190,11 @@ static void test_data_after_done(void **state)
     hostile_run(HM_AFTER_DONE, NULL, 3, &r);
     int fixed = all_kind_or_known_bug(r.recs, "ok", "malformed_event",
                                       "events after [DONE] are decoded");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        /* Today the 3 content events after [DONE] are counted too. */
-        assert_int_equal(harness_ival_req(rec, "events"),
-                         fixed ? STREAM_TOKENS : STREAM_TOKENS + 3);
-        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS); /* from usage */
-    }
+    /* Today the 3 content events after [DONE] are counted too; the output
+     * tokens come from usage. */
+    const struct rec_want w = {.ival = {IVAL("events", fixed ? STREAM_TOKENS : STREAM_TOKENS + 3),
+                                        IVAL("output_tokens", STREAM_TOKENS)}};
+    check_records(&r, NULL, &w);
     run_free(&r);
 }
 
@@ -1207,16 +1210,10 @@ static void test_done_then_silence(void **state)
     hostile_run(HM_DONE_HANG, args, 3, &r);
     int fixed = all_kind_or_known_bug(r.recs, "ok", "timeout_idle",
                                       "a stream that stays open after [DONE] times out");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
-        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
-        int64_t after_last = end_after(rec, "last_ns");
-        if (fixed)
-            ASSERT_IN_RANGE(after_last, 0, 100 * MS);
-        else
-            ASSERT_IN_RANGE(after_last, 500 * MS, 900 * MS);
-    }
+    const struct rec_want w = {
+        .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
+        .end_after = {"last_ns", fixed ? 0 : 500 * MS, fixed ? 100 * MS : 900 * MS}};
+    check_records(&r, NULL, &w);
     run_free(&r);
 }
 
@@ -1232,19 +1229,11 @@ static void test_anthropic_normal(void **state)
 {
     (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
-    struct run r;
-    hostile_run(HM_ANTH_NORMAL, args, 3, &r);
-    assert_all_kind(r.recs, "ok");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
-        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
-        assert_string_equal(harness_sval(rec, "tokens_source"), "usage");
-        assert_int_equal(harness_ival_req(rec, "prompt_tokens_server"), 7);
-        assert_int_equal(harness_ival_req(rec, "cached_tokens"), 3);
-        assert_string_equal(harness_sval(rec, "finish_reason"), "end_turn");
-    }
-    run_free(&r);
+    const struct rec_want w = {.ival = {IVAL("events", STREAM_TOKENS),
+                                        IVAL("output_tokens", STREAM_TOKENS),
+                                        IVAL("prompt_tokens_server", 7), IVAL("cached_tokens", 3)},
+                               .sval = {{"tokens_source", "usage"}, {"finish_reason", "end_turn"}}};
+    hostile_expect(HM_ANTH_NORMAL, args, 3, "ok", &w);
 }
 
 /* The body ends after 5 deltas, without message_delta or message_stop:
@@ -1254,17 +1243,11 @@ static void test_anthropic_cut(void **state)
 {
     (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
-    struct run r;
-    hostile_run(HM_ANTH_CUT, args, 3, &r);
-    assert_all_kind(r.recs, "stream_truncated");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
-        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
-        assert_string_equal(harness_sval(rec, "tokens_source"), "events");
-        assert_non_null(strstr(harness_sval(rec, "detail"), "message_stop"));
-    }
-    run_free(&r);
+    const struct rec_want w = {
+        .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
+        .sval = {{"tokens_source", "events"}},
+        .detail_has = {"message_stop"}};
+    hostile_expect(HM_ANTH_CUT, args, 3, "stream_truncated", &w);
 }
 
 /* An event whose data is not JSON: malformed_event, quoting it. */
@@ -1272,13 +1255,8 @@ static void test_anthropic_malformed(void **state)
 {
     (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
-    struct run r;
-    hostile_run(HM_ANTH_MALFORMED, args, 3, &r);
-    assert_all_kind(r.recs, "malformed_event");
-    for (size_t i = 0; i < 3; i++)
-        assert_non_null(
-            strstr(harness_sval(json_array_get(r.recs, i), "detail"), "bad event data"));
-    run_free(&r);
+    const struct rec_want w = {.detail_has = {"bad event data"}};
+    hostile_expect(HM_ANTH_MALFORMED, args, 3, "malformed_event", &w);
 }
 
 /* message_stop, then silence on an open connection: ok, ended at
@@ -1287,16 +1265,10 @@ static void test_anthropic_silent_after_stop(void **state)
 {
     (void)state;
     const char *args[] = {ANTH_ARGS, "--timeout-idle", "500ms", NULL};
-    struct run r;
-    hostile_run(HM_ANTH_SILENT, args, 3, &r);
-    assert_all_kind(r.recs, "ok");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "events"), STREAM_TOKENS);
-        assert_int_equal(harness_ival_req(rec, "output_tokens"), STREAM_TOKENS);
-        ASSERT_IN_RANGE(end_after(rec, "last_ns"), 0, 100 * MS);
-    }
-    run_free(&r);
+    const struct rec_want w = {
+        .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
+        .end_after = {"last_ns", 0, 100 * MS}};
+    hostile_expect(HM_ANTH_SILENT, args, 3, "ok", &w);
 }
 
 /* An error event mid-stream (overloaded_error): its own kind,
@@ -1306,14 +1278,10 @@ static void test_anthropic_error_event(void **state)
 {
     (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
+    const struct rec_want w = {.ival = {IVAL("events", 2)},
+                               .detail_has = {"overloaded_error: Overloaded"}};
     struct run r;
-    hostile_run(HM_ANTH_ERROR, args, 3, &r);
-    assert_all_kind(r.recs, "overloaded_event");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "events"), 2);
-        assert_non_null(strstr(harness_sval(rec, "detail"), "overloaded_error: Overloaded"));
-    }
+    hostile_check(HM_ANTH_ERROR, args, 3, "overloaded_event", &w, &r);
     assert_int_equal(by_kind(&r, "overloaded_event"), 3);
     run_free(&r);
 }
@@ -1323,16 +1291,9 @@ static void test_anthropic_529(void **state)
 {
     (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
-    struct run r;
-    hostile_run(HM_ANTH_529, args, 3, &r);
-    assert_all_kind(r.recs, "http_5xx");
-    for (size_t i = 0; i < 3; i++) {
-        json_t *rec = json_array_get(r.recs, i);
-        assert_int_equal(harness_ival_req(rec, "http_status"), 529);
-        assert_non_null(strstr(harness_sval(rec, "detail"), "HTTP 529 (overloaded): "));
-        assert_non_null(strstr(harness_sval(rec, "detail"), "overloaded_error"));
-    }
-    run_free(&r);
+    const struct rec_want w = {.ival = {IVAL("http_status", 529)},
+                               .detail_has = {"HTTP 529 (overloaded): ", "overloaded_error"}};
+    hostile_expect(HM_ANTH_529, args, 3, "http_5xx", &w);
 }
 
 /* A 302 is not followed (a load tester measures the URL it was given):
@@ -1340,11 +1301,9 @@ static void test_anthropic_529(void **state)
 static void test_redirect_not_followed(void **state)
 {
     (void)state;
+    const struct rec_want w = {.ival = {IVAL("http_status", 302)}};
     struct run r;
-    hostile_run(HM_REDIRECT, NULL, 3, &r);
-    assert_all_kind(r.recs, "http_other");
-    for (size_t i = 0; i < 3; i++)
-        assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "http_status"), 302);
+    hostile_check(HM_REDIRECT, NULL, 3, "http_other", &w, &r);
     assert_int_equal(atomic_load(&cur_counts->posts), 3);
     assert_int_equal(by_kind(&r, "http_other"), 3);
     run_free(&r);
@@ -1356,12 +1315,8 @@ static void test_redirect_not_followed(void **state)
 static void test_retry_after_http_date(void **state)
 {
     (void)state;
-    struct run r;
-    hostile_run(HM_429_DATE, NULL, 3, &r);
-    assert_all_kind(r.recs, "http_429");
-    for (size_t i = 0; i < 3; i++)
-        assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "retry_after_ms"), 42000);
-    run_free(&r);
+    const struct rec_want w = {.ival = {IVAL("retry_after_ms", 42000)}};
+    hostile_expect(HM_429_DATE, NULL, 3, "http_429", &w);
 }
 
 /* Without a Date header the wait is from our own clock: 120 s from when
@@ -1369,13 +1324,8 @@ static void test_retry_after_http_date(void **state)
 static void test_retry_after_http_date_no_date(void **state)
 {
     (void)state;
-    struct run r;
-    hostile_run(HM_429_DATE_NOW, NULL, 3, &r);
-    assert_all_kind(r.recs, "http_429");
-    for (size_t i = 0; i < 3; i++)
-        ASSERT_IN_RANGE(harness_ival_req(json_array_get(r.recs, i), "retry_after_ms"), 115000,
-                        121000);
-    run_free(&r);
+    const struct rec_want w = {.ival = {{"retry_after_ms", 115000, 121000}}};
+    hostile_expect(HM_429_DATE_NOW, NULL, 3, "http_429", &w);
 }
 
 /* Each connection answers one request and closes under the next one, as
@@ -1407,11 +1357,10 @@ static void test_early_error_before_body_sent(void **state)
     hostile_start(HM_EARLY_413, 0);
     early_close_delay_ms = 0;
     const char *args[] = {"--prompt-tokens", "1000000", NULL};
+    const struct rec_want w = {.ival = {IVAL("http_status", 413)}};
     struct run r;
     run_case(args, 3, &r);
-    assert_all_kind(r.recs, "http_4xx");
-    for (size_t i = 0; i < 3; i++)
-        assert_int_equal(harness_ival_req(json_array_get(r.recs, i), "http_status"), 413);
+    check_records(&r, "http_4xx", &w);
     assert_int_equal(atomic_load(&cur_counts->posts), 3);
     run_free(&r);
 }

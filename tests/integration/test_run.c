@@ -48,6 +48,8 @@ static void ok_e2e_sorted(const struct harness_recs *r, double *e2e)
 /* The sim serves a 10-token answer to an 8-token prompt in 10 steps of
  * 10 ms: 0.1 s of service, as in the worked example of seed 000. */
 #define SIM_100MS "--step-base", "10ms", "--step-per-prefill-token", "0", "--step-per-seq", "0"
+/* The request of that example: an 8-token prompt, 10 tokens of answer. */
+#define REQ_8_10 "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos"
 
 /* Stalls count from the sim's first completion request, the client's t=0,
  * not from the sim's start: the client's own start-up (a probe of
@@ -61,8 +63,7 @@ static void test_co_closed_loop(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", SIM_STALL_FROM_FIRST, NULL};
-    const char *args[] = {"--users", "1", "--pace", "1s", "--duration", "10s",
-                          "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos", NULL};
+    const char *args[] = {"--users", "1", "--pace", "1s", "--duration", "10s", REQ_8_10, NULL};
     char *dir = harness_run_on_sim(sargs, NULL, args);
 
     struct harness_recs *r = harness_requests_load(dir);
@@ -85,8 +86,8 @@ static void test_co_open_loop(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", SIM_STALL_FROM_FIRST, NULL};
-    const char *args[] = {"--rate", "1", "--arrival", "constant", "--duration", "10s",
-                          "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos", NULL};
+    const char *args[] = {"--rate",     "1",   "--arrival", "constant",
+                          "--duration", "10s", REQ_8_10,    NULL};
     char *dir = harness_run_on_sim(sargs, NULL, args);
 
     struct harness_recs *r = harness_requests_load(dir);
@@ -131,8 +132,7 @@ static void test_capped_rate_and_fifo(void **state)
     (void)state;
     const char *sargs[] = {SIM_100MS, NULL};
     const char *args[] = {"--rate", "40", "--max-concurrency", "2", "--requests", "80",
-                          "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
-                          NULL};
+                          REQ_8_10, NULL};
     char *dir = harness_run_on_sim(sargs, NULL, args);
 
     json_t *s = harness_summary_load(dir);
@@ -167,9 +167,9 @@ static void test_first_token_vs_idle_timeout(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_100MS, "--stall-at", "1s", "--stall-for", "4s", SIM_STALL_FROM_FIRST, NULL};
-    const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "3s",
-                          "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
-                          "--timeout-idle", "1s", "--timeout-first-token", "2s", NULL};
+    const char *args[] = {"--rate", "5",      "--arrival",      "constant", "--duration",
+                          "3s",     REQ_8_10, "--timeout-idle", "1s",       "--timeout-first-token",
+                          "2s",     NULL};
     char *dir = harness_run_on_sim(sargs, NULL, args);
 
     struct harness_recs *r = harness_requests_load(dir);
@@ -236,9 +236,8 @@ static void test_max_inflight(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_100MS, NULL};
-    const char *args[] = {"--rate", "60", "--duration", "2s", "--max-inflight", "3",
-                          "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
-                          NULL};
+    const char *args[] = {"--rate",         "60", "--duration", "2s",
+                          "--max-inflight", "3",  REQ_8_10,     NULL};
     char *dir = harness_run_on_sim(sargs, NULL, args);
     json_t *s = harness_summary_load(dir);
     json_t *req = json_object_get(s, "requests");

@@ -470,6 +470,36 @@ static void test_agreement_anthropic(void **state)
     agreement_judge("anthropic-messages");
 }
 
+struct fault_expect {
+    const char *fault; /* the sim's name; NULL = no fault */
+    const char *kind;  /* the record kind it must produce */
+    int64_t seen;
+};
+
+/* The entry of fx (nfx of them) for the fault the sim logged for record
+ * r, counted as seen; fails on a fault fx lacks or a kind other than the
+ * entry's. *l is set to the sim's log line for r (matched in m's log, so
+ * marked in used). */
+static struct fault_expect *expect_fault(const struct measured *m, char *used, json_t *r,
+                                         struct fault_expect *fx, size_t nfx, json_t **l)
+{
+    *l = match_log(m->log, used, r, m->t0);
+    const char *fault = json_string_value(json_object_get(*l, "fault"));
+    size_t k = 0;
+    while (k < nfx &&
+           !(fault ? fx[k].fault && strcmp(fx[k].fault, fault) == 0 : fx[k].fault == NULL))
+        k++;
+    if (k == nfx)
+        fail_msg("the sim logged an unknown fault \"%s\"", fault);
+    fx[k].seen++;
+    const char *kind = harness_sval(r, "kind");
+    if (strcmp(kind, fx[k].kind) != 0)
+        fail_msg("id %lld: fault %s gave kind \"%s\", expected \"%s\" (detail: %s)",
+                 (long long)harness_ival_req(r, "id"), fault ? fault : "none", kind, fx[k].kind,
+                 harness_sval(r, "detail"));
+    return &fx[k];
+}
+
 /* anthropic-messages against the sim's faults: 503 is Anthropic's 529
  * (http_5xx, named overloaded in the detail, the API's overloaded_error
  * quoted), a cut stream is stream_truncated, a non-JSON event
@@ -491,54 +521,40 @@ static void test_anthropic_faults(void **state)
     size_t n = json_array_size(m.recs);
     assert_int_equal(n, 100);
     assert_int_equal(json_array_size(m.log), 100);
-    int64_t want[5] = {0}; /* ok, 5xx, truncated, malformed, 429 */
+    struct fault_expect fx[] = {
+        {NULL, "ok", 0},
+        {"503", "http_5xx", 0},
+        {"cut", "stream_truncated", 0},
+        {"malformed", "malformed_event", 0},
+        {"429", "http_429", 0},
+    };
     char *used = calloc(n, 1);
     assert_non_null(used);
     for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(m.recs, i);
-        json_t *l = match_log(m.log, used, r, m.t0);
-        const char *fault = json_string_value(json_object_get(l, "fault"));
-        const char *kind = harness_sval(r, "kind");
-        const char *expect = !fault                            ? "ok"
-                             : strcmp(fault, "503") == 0       ? "http_5xx"
-                             : strcmp(fault, "cut") == 0       ? "stream_truncated"
-                             : strcmp(fault, "malformed") == 0 ? "malformed_event"
-                                                               : "http_429";
-        if (strcmp(kind, expect) != 0)
-            fail_msg("id %lld: fault %s gave kind \"%s\", expected \"%s\" (detail: %s)",
-                     (long long)harness_ival_req(r, "id"), fault ? fault : "none", kind, expect,
-                     harness_sval(r, "detail"));
+        json_t *r = json_array_get(m.recs, i), *l;
+        const char *fault = expect_fault(&m, used, r, fx, LL_ARRAY_LEN(fx), &l)->fault;
         assert_string_equal(harness_sval(l, "path"), "/v1/messages");
         if (!fault) {
-            want[0]++;
             assert_int_equal(harness_ival_req(r, "output_tokens"),
                              harness_ival_req(l, "output_tokens"));
             assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
                              harness_ival_req(l, "prompt_tokens"));
             assert_int_equal(harness_ival_req(r, "events"), 10);
         } else if (strcmp(fault, "503") == 0) {
-            want[1]++;
             assert_int_equal(harness_ival_req(r, "http_status"), 529);
             const char *d = harness_sval(r, "detail");
             assert_non_null(strstr(d, "HTTP 529 (overloaded): "));
             assert_non_null(strstr(d, "overloaded_error"));
         } else if (strcmp(fault, "cut") == 0) {
-            want[2]++;
             assert_int_equal(harness_ival_req(r, "events"), 5);
-        } else if (strcmp(fault, "malformed") == 0) {
-            want[3]++;
-        } else {
-            want[4]++;
+        } else if (strcmp(fault, "429") == 0) {
             assert_int_equal(harness_ival_req(r, "retry_after_ms"), 1000);
         }
     }
-    assert_int_equal(by_kind(m.sum, "ok"), want[0]);
-    assert_int_equal(by_kind(m.sum, "http_5xx"), want[1]);
-    assert_int_equal(by_kind(m.sum, "stream_truncated"), want[2]);
-    assert_int_equal(by_kind(m.sum, "malformed_event"), want[3]);
-    assert_int_equal(by_kind(m.sum, "http_429"), want[4]);
-    for (size_t k = 0; k < 5; k++)
-        assert_true(want[k] > 0);
+    for (size_t k = 0; k < LL_ARRAY_LEN(fx); k++) {
+        assert_int_equal(by_kind(m.sum, fx[k].kind), fx[k].seen);
+        assert_true(fx[k].seen > 0);
+    }
     free(used);
     measured_free(&m);
 
@@ -579,12 +595,6 @@ static void test_anthropic_faults(void **state)
 }
 
 /* ---- 2. every fault kind lands in its own kind -------------------------- */
-
-struct fault_expect {
-    const char *fault;  /* the sim's name; NULL = no fault */
-    const char *kind;   /* the record kind it must produce */
-    int64_t seen;
-};
 
 /* The sim's flags for each of its eight fault kinds in a tenth of the
  * requests. */
@@ -631,21 +641,8 @@ static void test_every_fault_kind(void **state)
     char *used = calloc(n, 1);
     assert_non_null(used);
     for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(m.recs, i);
-        json_t *l = match_log(m.log, used, r, m.t0);
-        const char *fault = json_string_value(json_object_get(l, "fault"));
-        size_t k = 0;
-        while (k < nfx && !(fault ? fx[k].fault && strcmp(fx[k].fault, fault) == 0
-                                  : fx[k].fault == NULL))
-            k++;
-        if (k == nfx)
-            fail_msg("the sim logged an unknown fault \"%s\"", fault);
-        fx[k].seen++;
-        const char *kind = harness_sval(r, "kind");
-        if (strcmp(kind, fx[k].kind) != 0)
-            fail_msg("id %lld: fault %s gave kind \"%s\", expected \"%s\" (detail: %s)",
-                     (long long)harness_ival_req(r, "id"), fault ? fault : "none", kind, fx[k].kind,
-                     harness_sval(r, "detail"));
+        json_t *r = json_array_get(m.recs, i), *l;
+        const char *fault = expect_fault(&m, used, r, fx, nfx, &l)->fault;
         int64_t first_abs =
             harness_is_null(r, "first_ns") ? -1 : m.t0 + harness_ival_req(r, "first_ns");
         if (!fault || strcmp(fault, "role-only") == 0) {

@@ -122,6 +122,18 @@ static void check_step_schema(json_t *st)
     assert_true(json_is_object(json_object_get(st, "inflight")));
 }
 
+/* The text of a saved sweep's file (dir/name); fails when it cannot be
+ * read. Free it. */
+static char *result_text(const char *dir, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = harness_read_file(path, NULL);
+    if (!text)
+        fail_msg("cannot read %s", path);
+    return text;
+}
+
 /* steps.csv: the documented header, one row per step of summary.json, and
  * the offered and completed rates equal to summary.json's. */
 static void check_csv(const char *dir, json_t *steps)
@@ -129,10 +141,7 @@ static void check_csv(const char *dir, json_t *steps)
     static const char *const first_cols[] = {"step", "repeat", "kind", "offered_rps",
                                              "start_offset_s", "window_s", "achieved_rps",
                                              "completed_rps", "goodput_rps", "attainment"};
-    char path[700];
-    snprintf(path, sizeof path, "%s/steps.csv", dir);
-    char *text = harness_read_file(path, NULL);
-    assert_non_null(text);
+    char *text = result_text(dir, "steps.csv");
     size_t header_fields = 1, rows = 0;
     char *line = text, *nl = strchr(line, '\n');
     assert_non_null(nl);
@@ -294,10 +303,7 @@ static void test_sweep_capacity_knee(void **state)
     check_csv(s.dir, steps);
 
     /* The throughput chart plots (offered, completed) of every load step. */
-    char path[700];
-    snprintf(path, sizeof path, "%s/report.html", s.dir);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(html);
+    char *html = result_text(s.dir, "report.html");
     double xs[8] = {0}, ys[8] = {0};
     size_t m = 0;
     for (size_t i = 0; i + 1 < n; i++) {
@@ -486,6 +492,29 @@ static void test_recovery_after_stall(void **state)
     swept_free(&s);
 }
 
+/* A fresh temporary folder with w.json (its path in wpath): two classes
+ * of a 32-token prompt, "short" with 8 output tokens and "long" with 64
+ * (ignore_eos), each class's JSON ending in its extra fields ("" or
+ * ", \"slo\": {...}"); and a sim whose every step lasts at least 20 ms. */
+static void two_classes_start(char *wpath, size_t cap, const char *short_extra,
+                              const char *long_extra)
+{
+    harness_tmp_begin();
+    harness_tmp_path(wpath, cap, "w.json");
+    char text[600];
+    snprintf(text, sizeof text,
+             "{\"classes\": [\n"
+             " {\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 8,"
+             "  \"ignore_eos\": true%s},\n"
+             " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 64,"
+             "  \"ignore_eos\": true%s}\n"
+             "]}\n",
+             short_extra, long_extra);
+    harness_write_file(wpath, text);
+    const char *sargs[] = {"--step-base", "20ms", NULL};
+    harness_cur_sim_start(sargs);
+}
+
 /* Two traffic classes with the same 32-token prompt and very different
  * outputs, 8 and 64 tokens (ignore_eos), on a sim whose every step lasts
  * at least its 20 ms step base (docs/sim-engine.md: step = base + prefill
@@ -501,18 +530,8 @@ static void test_recovery_after_stall(void **state)
 static void test_sweep_classes(void **state)
 {
     (void)state;
-    harness_tmp_begin();
     char wpath[600];
-    harness_tmp_path(wpath, sizeof wpath, "w.json");
-    harness_write_file(wpath,
-                       "{\"classes\": [\n"
-                       " {\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 8,"
-                       "  \"ignore_eos\": true},\n"
-                       " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 64,"
-                       "  \"ignore_eos\": true, \"slo\": {\"e2e_ms\": 10000}}\n"
-                       "]}\n");
-    const char *sargs[] = {"--step-base", "20ms", NULL};
-    harness_cur_sim_start(sargs);
+    two_classes_start(wpath, sizeof wpath, "", ", \"slo\": {\"e2e_ms\": 10000}");
     const char *args[] = {"--rates", "4,8", "--step-duration", "3s", "--warmup", "0.5s",
                           "--no-recovery", "--no-metrics", "--slo", "ttft=1s", "--arrival",
                           "constant", "--workload", wpath, NULL};
@@ -556,19 +575,14 @@ static void test_sweep_classes(void **state)
     assert_string_equal(harness_sval(json_array_get(fc, 1), "name"), "long");
 
     /* The per-class chart plots each class's TTFT p99 at each offered rate. */
-    char path[700];
-    snprintf(path, sizeof path, "%s/report.html", s.dir);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(html);
+    char *html = result_text(s.dir, "report.html");
     check_svg_points(html, "chart-class-ttft", "short", xs[0], ys[0], 2, NULL);
     check_svg_points(html, "chart-class-ttft", "long", xs[1], ys[1], 2, NULL);
     assert_non_null(strstr(html, "<table id=\"classes\">"));
     free(html);
 
     /* classes.csv: a header and one row per step and class. */
-    snprintf(path, sizeof path, "%s/classes.csv", s.dir);
-    char *csv = harness_read_file(path, NULL);
-    assert_non_null(csv);
+    char *csv = result_text(s.dir, "classes.csv");
     size_t lines = 0;
     for (const char *p = csv; *p; p++)
         lines += *p == '\n';
@@ -686,16 +700,11 @@ static void test_sweep_repeat_mean(void **state)
                    1e-9);
     }
 
-    char path[700];
-    snprintf(path, sizeof path, "%s/steps.csv", s.dir);
-    char *csv = harness_read_file(path, NULL);
-    assert_non_null(csv);
+    char *csv = result_text(s.dir, "steps.csv");
     assert_non_null(strstr(csv, "\n1,1,load,3,"));
     assert_non_null(strstr(csv, "\n2,0,load,6,"));
     free(csv);
-    snprintf(path, sizeof path, "%s/report.html", s.dir);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(html);
+    char *html = result_text(s.dir, "report.html");
     assert_non_null(strstr(html, "<td>1 r2</td>"));
     assert_non_null(strstr(html, "<td>2 r1</td>"));
     free(html);
@@ -721,18 +730,9 @@ static void test_sweep_repeat_mean(void **state)
 static void test_sweep_class_slos_only(void **state)
 {
     (void)state;
-    harness_tmp_begin();
     char wpath[600];
-    harness_tmp_path(wpath, sizeof wpath, "w.json");
-    harness_write_file(
-        wpath, "{\"classes\": [\n"
-               " {\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 8,"
-               "  \"ignore_eos\": true, \"slo\": {\"ttft_ms\": 300}},\n"
-               " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 32, \"output_tokens\": 64,"
-               "  \"ignore_eos\": true, \"slo\": {\"e2e_ms\": 100}}\n"
-               "]}\n");
-    const char *sargs[] = {"--step-base", "20ms", NULL};
-    harness_cur_sim_start(sargs);
+    two_classes_start(wpath, sizeof wpath, ", \"slo\": {\"ttft_ms\": 300}",
+                      ", \"slo\": {\"e2e_ms\": 100}");
     const char *args[] = {
         "--rates",   "4,8",      "--step-duration", "2s",  "--warmup",     "0.5s", "--no-metrics",
         "--arrival", "constant", "--workload",      wpath, "--attainment", "90",   NULL};
@@ -785,13 +785,8 @@ static void test_sweep_class_slos_only(void **state)
     harness_recs_free(recs);
 
     /* One number per step: terminal, steps.csv, report.html. */
-    char path[700];
-    snprintf(path, sizeof path, "%s/steps.csv", s.dir);
-    char *csv = harness_read_file(path, NULL);
-    snprintf(path, sizeof path, "%s/report.html", s.dir);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(csv);
-    assert_non_null(html);
+    char *csv = result_text(s.dir, "steps.csv");
+    char *html = result_text(s.dir, "report.html");
     const char *row = strchr(csv, '\n') + 1;
     for (size_t i = 0; i < n; i++) {
         json_t *st = json_array_get(steps, i);
@@ -859,18 +854,12 @@ static void test_sweep_class_slos_only(void **state)
 static void test_flags_and_help(void **state)
 {
     (void)state;
-    const char *a1[] = {"sweep", "--rates", "2,x", NULL};
-    harness_expect_usage(a1, "--rates");
-    const char *a2[] = {"sweep", "--rates", "2", "--attainment", "99", NULL};
-    harness_expect_usage(a2, "--attainment");
-    const char *a3[] = {"sweep", "--rates", "2", "--step-duration", "fast", NULL};
-    harness_expect_usage(a3, "--step-duration");
-    const char *a4[] = {"sweep", "--bogus", NULL};
-    harness_expect_usage(a4, "--bogus");
-    const char *a5[] = {"demo", "--slo", "ttft=abc", NULL};
-    harness_expect_usage(a5, "--slo");
-    const char *a5b[] = {"demo", "--api", "grpc", NULL};
-    harness_expect_usage(a5b, "--api");
+    HARNESS_EXPECT_USAGES({{"sweep", "--rates", "2,x"}, "--rates"},
+                          {{"sweep", "--rates", "2", "--attainment", "99"}, "--attainment"},
+                          {{"sweep", "--rates", "2", "--step-duration", "fast"}, "--step-duration"},
+                          {{"sweep", "--bogus"}, "--bogus"},
+                          {{"demo", "--slo", "ttft=abc"}, "--slo"},
+                          {{"demo", "--api", "grpc"}, "--api"});
     const char *a6[] = {"report", "/nonexistent/llmload-dir", NULL};
     free(harness_run_expect(a6, 20, 2, NULL));
     const char *h1[] = {"sweep", "--help", NULL};

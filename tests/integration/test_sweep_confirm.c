@@ -149,10 +149,8 @@ static void test_confirm_off(void **state)
 static void test_confirm_flag(void **state)
 {
     (void)state;
-    const char *a1[] = {"sweep", "--rates", "2", "--confirm", "x", NULL};
-    harness_expect_usage(a1, "--confirm");
-    const char *a2[] = {"sweep", "--rates", "2", "--confirm", "11", NULL};
-    harness_expect_usage(a2, "--confirm");
+    HARNESS_EXPECT_USAGES({{"sweep", "--rates", "2", "--confirm", "x"}, "--confirm"},
+                          {{"sweep", "--rates", "2", "--confirm", "11"}, "--confirm"});
 }
 
 HARNESS_MAIN(cmocka_unit_test(test_confirm_flag),

@@ -188,20 +188,15 @@ static void test_auto_lengthens(void **state)
 static void test_hold_flags(void **state)
 {
     (void)state;
-    const char *a1[] = {"sweep", "--rates", "2", "--min-hold-factor", "0", NULL};
-    harness_expect_usage(a1, "--min-hold-factor");
-    const char *a2[] = {"sweep", "--rates", "2", "--min-hold-factor", "x", NULL};
-    harness_expect_usage(a2, "--min-hold-factor");
-    const char *a3[] = {"sweep", "--rates", "2", "--max-step-duration", "5s", NULL};
-    harness_expect_usage(a3, "--max-step-duration");
-    const char *a4[] = {
-        "sweep", "--rates", "2", "--step-duration", "auto:20s", "--max-step-duration", "5s", NULL};
-    harness_expect_usage(a4, "--max-step-duration");
-    const char *a5[] = {"sweep", "--rates", "2", "--step-duration", "auto:fast", NULL};
-    harness_expect_usage(a5, "--step-duration");
-    /* the demo's minimum must stay under its 8 s cap */
-    const char *a6[] = {"demo", "--step-duration", "auto:20s", NULL};
-    harness_expect_usage(a6, "--step-duration");
+    HARNESS_EXPECT_USAGES(
+        {{"sweep", "--rates", "2", "--min-hold-factor", "0"}, "--min-hold-factor"},
+        {{"sweep", "--rates", "2", "--min-hold-factor", "x"}, "--min-hold-factor"},
+        {{"sweep", "--rates", "2", "--max-step-duration", "5s"}, "--max-step-duration"},
+        {{"sweep", "--rates", "2", "--step-duration", "auto:20s", "--max-step-duration", "5s"},
+         "--max-step-duration"},
+        {{"sweep", "--rates", "2", "--step-duration", "auto:fast"}, "--step-duration"},
+        /* the demo's minimum must stay under its 8 s cap */
+        {{"demo", "--step-duration", "auto:20s"}, "--step-duration"});
 }
 
 HARNESS_MAIN(cmocka_unit_test(test_hold_flags),

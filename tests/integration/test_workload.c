@@ -194,12 +194,12 @@ static void test_salt_two_identical_runs(void **state)
 static void test_salt_keeps_schedule(void **state)
 {
     (void)state;
-    const char *bad1[] = {"run", "--rate", "1", "--prompt-salt", "often", NULL};
-    harness_expect_usage(bad1, "--prompt-salt: expected auto or a whole number from 0 to 2^63-1");
-    const char *bad2[] = {"replay", "none.jsonl", "--prompt-salt", "-1", NULL};
-    harness_expect_usage(bad2, "--prompt-salt: expected auto");
-    const char *bad3[] = {"sweep", "--rates", "1", "--prompt-salt", "9223372036854775808", NULL};
-    harness_expect_usage(bad3, "--prompt-salt: expected auto");
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--rate", "1", "--prompt-salt", "often"},
+         "--prompt-salt: expected auto or a whole number from 0 to 2^63-1"},
+        {{"replay", "none.jsonl", "--prompt-salt", "-1"}, "--prompt-salt: expected auto"},
+        {{"sweep", "--rates", "1", "--prompt-salt", "9223372036854775808"},
+         "--prompt-salt: expected auto"});
     harness_tmp_begin();
     char f[3][600];
     const char *salts[3] = {"1", "2", NULL};
