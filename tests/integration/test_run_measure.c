@@ -557,6 +557,7 @@ static void test_anthropic_faults(void **state)
     }
     free(used);
     measured_free(&m);
+    harness_tmp_end(); /* the next measure() makes its own */
 
     const char *nargs[] = {"--rate",
                            "50",
