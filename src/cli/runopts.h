@@ -207,6 +207,12 @@ int runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_conf
 int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                struct run_config *cfg, char *err, size_t errlen);
 
+/* --prompt-ids (o->prompt_ids set): refused beside what cannot send token
+ * IDs, as runopts_workload_transport says (cfg->transport.api parsed).
+ * Returns 0, or LL_E_INVAL with the reason in err. */
+int runopts_prompt_ids_check(const struct run_opts *o, struct run_config *cfg, char *err,
+                             size_t errlen);
+
 /* With a calibration (cfg->workload.calib), whether the prompts ask for
  * lengths at or near its intercept (the template the server adds to
  * every prompt): the first 1000 of the schedule (fewer with --requests;

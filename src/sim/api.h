@@ -70,9 +70,16 @@ struct api_body {
 /* Read and check the body of a completion request (chat: messages; else
  * prompt): the prompt goes to ctx->text (and ctx->msg_ends, ctx->n_msgs
  * for chat), the rest to *b. Returns 0, or -1 with the 400's error code
- * and message. Exposed for tests/fuzz/fuzz_simbody.c. */
+ * and message (reqbody.c). Exposed for tests/fuzz/fuzz_simbody.c. */
 int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int chat,
                          struct api_body *b, const char **code, char *msg, size_t msglen);
+
+/* Read and check the body of POST /tokenize ({"content": "text",
+ * "add_special": bool}; "with_pieces" is refused): the content goes to
+ * ctx->text, add_special to *add_special. Returns 0, or -1 with the 400's
+ * error code and message. */
+int api_parse_tokenize(struct api_ctx *ctx, const char *body, size_t len, int *add_special,
+                       const char **code, char *msg, size_t msglen);
 
 enum api_req_state {
     API_REQ_IDLE,                   /* no request in progress */

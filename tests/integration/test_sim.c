@@ -482,6 +482,34 @@ static void expect_post_error(int port, const char *path, const char *body, int 
     free(req);
 }
 
+/* POST /tokenize, llama.cpp's: the content's token IDs under the sim's
+ * tokenizer (one per word), and each malformed body a 400 with its code. */
+static void test_tokenize(void **state)
+{
+    (void)state;
+    const char *args[] = {"--profile", "instant", NULL};
+    struct harness_sim s;
+    struct resp r;
+    const char *text = "the quick brown fox";
+    start_post(&s, args, "/tokenize", "{\"content\":\"the quick brown fox\",\"add_special\":false}",
+               &r);
+    assert_int_equal(r.status, 200);
+    json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+    assert_non_null(j);
+    assert_int_equal(json_array_size(json_object_get(j, "tokens")),
+                     tokenizer_count(text, strlen(text)));
+    json_decref(j);
+    resp_free(&r);
+    expect_post_error(s.port, "/tokenize", "{bad", 400, "invalid_json");
+    expect_post_error(s.port, "/tokenize", "{}", 400, "missing_field");
+    expect_post_error(s.port, "/tokenize", "{\"content\":5}", 400, "invalid_field");
+    expect_post_error(s.port, "/tokenize", "{\"content\":\"x\",\"add_special\":1}", 400,
+                      "invalid_field");
+    expect_post_error(s.port, "/tokenize", "{\"content\":\"x\",\"with_pieces\":true}", 400,
+                      "unsupported");
+    harness_sim_stop(&s);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -1059,6 +1087,7 @@ HARNESS_MAIN(cmocka_unit_test(test_stream_chat_exact),
              cmocka_unit_test(test_completions),
              cmocka_unit_test(test_keepalive_pipelined),
              cmocka_unit_test(test_errors),
+             cmocka_unit_test(test_tokenize),
              cmocka_unit_test(test_queue_full),
              cmocka_unit_test(test_faults),
              cmocka_unit_test(test_tokens_per_event),

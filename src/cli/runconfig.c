@@ -1,0 +1,292 @@
+/* runconfig.c: what a parsed run configuration says of itself: run.json's
+ * config object, the load mode's label, the summary's facts, and the open
+ * files limit raised for the run (runopts.h). Split from runopts.c, which
+ * parses and checks the flags. */
+#include "cli/runopts.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "measure/results.h"
+#include "measure/verdict.h"
+#include "util/util.h"
+#include "workload/dataset.h"
+
+/* The load model's keys of run.json's config into c: open, closed or
+ * capped, with the keys that mode has (rate and arrival unless closed;
+ * the cap; users with pace or think time). */
+static void config_load_json(json_t *c, const struct run_config *cfg)
+{
+    char buf[DIST_SPEC_MAX];
+    const char *mode = cfg->mode == LOAD_OPEN     ? "open"
+                       : cfg->mode == LOAD_CLOSED ? "closed"
+                                                  : "capped";
+    json_object_set_new(c, "load_model", json_string(mode));
+    if (cfg->mode != LOAD_CLOSED) {
+        json_object_set_new(c, "rate_per_s", json_real(cfg->arrival.rate_per_s));
+        json_object_set_new(c, "arrival", json_string(arrival_kind_name(cfg->arrival.kind)));
+        json_object_set_new(c, "burstiness", json_real(cfg->arrival.burstiness));
+        if (cfg->arrival.ramp_to_per_s > 0)
+            json_object_set_new(c, "ramp_to_per_s", json_real(cfg->arrival.ramp_to_per_s));
+    }
+    if (cfg->mode == LOAD_CAPPED) {
+        json_object_set_new(c, "max_concurrency", json_integer(cfg->max_concurrency));
+        json_object_set_new(c, "on_cap", json_string(cfg->on_cap_drop ? "drop" : "queue"));
+    }
+    if (cfg->mode == LOAD_CLOSED) {
+        json_object_set_new(c, "users", json_integer(cfg->users));
+        if (cfg->pace_ns) {
+            json_object_set_new(c, "pace_ns", json_integer((json_int_t)cfg->pace_ns));
+        } else {
+            dist_format(&cfg->think, buf, sizeof buf);
+            json_object_set_new(c, "think", json_string(buf));
+        }
+    }
+}
+
+/* The request lengths into c: prompt and output tokens (the empirical
+ * file's spec, "dataset", or the canonical DIST), the --lengths pairs
+ * file, the dataset and the calibration, each when in use. */
+static void config_lengths_json(json_t *c, const struct run_opts *o, const struct run_config *cfg)
+{
+    char buf[DIST_SPEC_MAX];
+    dist_format(&cfg->workload.prompt_tokens, buf, sizeof buf);
+    json_object_set_new(c, "prompt_tokens",
+                        json_string(cfg->workload.prompt_emp ? o->prompt_tokens
+                                    : cfg->workload.dataset  ? "dataset"
+                                                             : buf));
+    dist_format(&cfg->workload.output_tokens, buf, sizeof buf);
+    json_object_set_new(c, "output_tokens",
+                        json_string(cfg->workload.output_emp ? o->output_tokens : buf));
+    if (cfg->workload.pairs)
+        json_object_set_new(c, "lengths", json_string(o->lengths));
+    if (cfg->workload.dataset) {
+        json_t *ds = json_object();
+        json_object_set_new(ds, "file", json_string(o->dataset));
+        json_object_set_new(ds, "entries", json_integer((json_int_t)cfg->workload.dataset->n));
+        json_object_set_new(ds, "skipped",
+                            json_integer((json_int_t)cfg->workload.dataset->skipped_total));
+        json_object_set_new(c, "dataset", ds);
+    }
+    if (cfg->workload.calib.tokens_per_word > 0) {
+        json_t *k = json_object();
+        json_object_set_new(k, "file", o->calibration ? json_string(o->calibration) : json_null());
+        json_object_set_new(k, "auto", json_boolean(o->calibrate != NULL));
+        json_object_set_new(k, "tokens_per_word", json_real(cfg->workload.calib.tokens_per_word));
+        json_object_set_new(k, "intercept_tokens", json_real(cfg->workload.calib.intercept_tokens));
+        json_object_set_new(k, "fit", calib_fit_json(&cfg->calib_fit));
+        json_object_set_new(c, "calibration", k);
+    }
+}
+
+/* The rest of the workload's shape into c: ignore_eos, the --workload
+ * file, class names, all_unique, and the shared prefix and cancellation
+ * when set. */
+static void config_shape_json(json_t *c, const struct run_opts *o, const struct run_config *cfg)
+{
+    json_object_set_new(c, "ignore_eos", json_boolean(cfg->workload.ignore_eos));
+    json_object_set_new(c, "workload_file", o->workload ? json_string(o->workload) : json_null());
+    if (cfg->workload.classes) {
+        json_t *names = json_array();
+        for (size_t i = 0; i < cfg->workload.classes->n; i++)
+            json_array_append_new(names, json_string(cfg->workload.classes->classes[i].name));
+        json_object_set_new(c, "classes", names);
+    }
+    json_object_set_new(c, "all_unique", json_boolean(o->all_unique));
+    const struct wl_prefix *px = &cfg->workload.prefix;
+    if (px->fraction > 0) {
+        json_t *p = json_object();
+        json_object_set_new(p, "fraction", json_real(px->fraction));
+        json_object_set_new(p, "groups", json_integer(px->groups));
+        json_object_set_new(p, "tokens", json_integer(px->tokens));
+        json_object_set_new(c, "prefix", p);
+    }
+    const struct wl_cancel *cx = &cfg->workload.cancel;
+    if (cx->kind != WL_CANCEL_NONE) {
+        json_t *k = json_object();
+        char d[DIST_SPEC_MAX];
+        dist_format(&cx->after, d, sizeof d);
+        json_object_set_new(k, "fraction", json_real(cx->fraction));
+        json_object_set_new(k, cx->kind == WL_CANCEL_AFTER_TIME ? "after" : "after_tokens",
+                            json_string(d));
+        json_object_set_new(c, "cancel", k);
+    }
+}
+
+/* The target and HTTP client into c: URL, API, model, streaming, the
+ * client asked for and the one transport_client_choose picks, headers
+ * (redacted), the key's variable and the timeouts. */
+static void config_transport_json(json_t *c, const struct run_opts *o,
+                                  const struct transport_config *tc, const char *model)
+{
+    json_object_set_new(c, "url", json_string(tc->base_url));
+    json_object_set_new(c, "api", json_string(oai_api_name(tc->api)));
+    json_object_set_new(c, "model", model ? json_string(model) : json_null());
+    json_object_set_new(c, "stream", json_boolean(tc->stream));
+    json_object_set_new(c, "prompt_ids", json_boolean(tc->prompt_ids));
+    json_t *range = json_null();
+    if (tc->prompt_ids)
+        range = json_pack("[II]", (json_int_t)tc->prompt_id_range.min,
+                          (json_int_t)tc->prompt_id_range.max);
+    json_object_set_new(c, "prompt_id_range", range);
+    json_object_set_new(c, "http2", json_boolean(tc->http2));
+    json_object_set_new(c, "http_client", json_string(o->http_client ? o->http_client : "auto"));
+    const char *why_not_native;
+    json_object_set_new(
+        c, "http_client_used",
+        json_string(transport_client_choose(tc, &why_not_native) == TRANSPORT_CLIENT_NATIVE
+                        ? "native"
+                        : "curl"));
+    json_object_set_new(c, "insecure", json_boolean(tc->insecure));
+    json_object_set_new(c, "headers", results_redact_headers(o->headers, o->n_headers));
+    json_object_set_new(c, "api_key_env",
+                        json_string(o->api_key_env ? o->api_key_env : "OPENAI_API_KEY"));
+    json_object_set_new(c, "timeout_connect_ns", json_integer((json_int_t)tc->connect_timeout_ns));
+    json_object_set_new(c, "timeout_first_token_ns",
+                        json_integer((json_int_t)tc->first_token_timeout_ns));
+    json_object_set_new(c, "timeout_idle_ns", json_integer((json_int_t)tc->idle_timeout_ns));
+    json_object_set_new(c, "timeout_total_ns", json_integer((json_int_t)tc->total_timeout_ns));
+}
+
+/* The keys in the order run.json has always had them, so two files diff
+ * cleanly: load model, limits, lengths, workload shape, transport,
+ * threads, SLO. */
+json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,
+                            const char *model)
+{
+    json_t *c = json_object();
+    char buf[DIST_SPEC_MAX];
+    config_load_json(c, cfg);
+    json_object_set_new(c, "duration_ns", json_integer((json_int_t)cfg->duration_ns));
+    json_object_set_new(c, "requests", json_integer((json_int_t)cfg->max_requests));
+    json_object_set_new(c, "warmup_ns", json_integer((json_int_t)cfg->warmup_ns));
+    json_object_set_new(c, "cold_start", json_integer((json_int_t)cfg->cold_requests));
+    json_object_set_new(c, "max_tokens_total", json_integer((json_int_t)cfg->max_tokens_total));
+    json_object_set_new(c, "seed", json_integer((json_int_t)cfg->workload.seed));
+    json_object_set_new(c, "prompt_salt", json_integer((json_int_t)cfg->prompt_salt));
+    json_object_set_new(c, "prompt_salt_auto", json_boolean(cfg->prompt_salt_auto));
+    config_lengths_json(c, o, cfg);
+    config_shape_json(c, o, cfg);
+    config_transport_json(c, o, &cfg->transport, model);
+    json_object_set_new(c, "threads", json_integer(cfg->threads));
+    json_object_set_new(c, "grace_ns", json_integer((json_int_t)cfg->grace_ns));
+    if (slo_is_set(&cfg->slo)) {
+        slo_format(&cfg->slo, buf, sizeof buf);
+        json_object_set_new(c, "slo", json_string(buf));
+    }
+    return c;
+}
+
+void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len)
+{
+    if (cfg->mode == LOAD_CLOSED) {
+        char p[16];
+        if (cfg->pace_ns)
+            snprintf(buf, len, "closed-loop, %u users, pace %s", cfg->users,
+                     ll_fmt_duration(cfg->pace_ns, p, sizeof p));
+        else
+            snprintf(buf, len, "closed-loop, %u users", cfg->users);
+    } else if (cfg->mode == LOAD_CAPPED) {
+        snprintf(buf, len, "capped open-loop %s %g/s, max-concurrency %u (%s)",
+                 arrival_kind_name(cfg->arrival.kind), cfg->arrival.rate_per_s,
+                 cfg->max_concurrency, cfg->on_cap_drop ? "drop" : "queue");
+    } else if (cfg->arrival.ramp_to_per_s > 0) {
+        snprintf(buf, len, "open-loop %s, ramp %g/s to %g/s", arrival_kind_name(cfg->arrival.kind),
+                 cfg->arrival.rate_per_s, cfg->arrival.ramp_to_per_s);
+    } else {
+        snprintf(buf, len, "open-loop %s %g/s", arrival_kind_name(cfg->arrival.kind),
+                 cfg->arrival.rate_per_s);
+    }
+}
+
+void runopts_raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && getrlimit(RLIMIT_NOFILE, &rl) != 0)
+            return;
+    }
+    /* Grow the descriptor table now, while the process has one thread.
+     * The kernel grows it by doubling, and in a process with several
+     * threads every doubling waits for an RCU grace period
+     * (expand_fdtable): 8-13 ms on the development VM, so the worker that
+     * opened the 256th, 512th, ... connection stalled that long mid-run
+     * and every send due meanwhile was late. A duplicate at the highest
+     * descriptor we want sizes the table once (about 8 bytes a slot, in
+     * the kernel). */
+    rlim_t want = rl.rlim_cur < RUNOPTS_FD_TABLE ? rl.rlim_cur : RUNOPTS_FD_TABLE;
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (want > 1 && (rlim_t)fd < want - 1) {
+        /* F_DUPFD, not dup2: it never replaces a descriptor that is open
+         * up there (one inherited, say); it takes the next free one. */
+        int hi = fcntl(fd, F_DUPFD, (int)(want - 1));
+        if (hi >= 0)
+            close(hi);
+    }
+    close(fd);
+}
+
+void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,
+                          const char *model, const char *kept, int check_achieved, char *slo_buf,
+                          size_t slo_len, struct summary_info *info)
+{
+    info->window_ns = res->window_ns;
+    info->warmup_ns = cfg->warmup_ns;
+    info->cold_requests = cfg->cold_requests;
+    info->cold = cfg->cold_requests ? &res->cold : NULL;
+    info->inflight_mean = res->inflight_mean;
+    info->inflight_max = res->inflight_max;
+    info->target_url = cfg->transport.base_url;
+    info->model = model;
+    info->version = LL_VERSION;
+    info->seed = cfg->workload.seed;
+    info->has_prompt_salt = 1;
+    info->prompt_salt = cfg->prompt_salt;
+    info->prompt_salt_auto = cfg->prompt_salt_auto;
+    info->interrupted = res->interrupted;
+    info->records_written = res->records_written;
+    info->prompts = driver_prompts(cfg);
+    if (slo_is_set(&cfg->slo)) {
+        slo_format(&cfg->slo, slo_buf, slo_len);
+        info->slo = slo_buf;
+    }
+    /* The self-check: did the generator's lateness change what it reports? */
+    struct verdict_input v = {
+        .lateness = res->stats.lateness,
+        .tolerance = cfg->lateness_tolerance,
+        .late_sends = res->late_sends,
+        .late_asleep = res->late_asleep,
+        .cpu_ns = res->worker_cpu_ns,
+        .invol_switches = res->worker_invol_switches,
+        .wall_ns = res->worker_wall_ns,
+        .kept = kept,
+        .check_achieved = check_achieved,
+        .scheduled = res->stats.scheduled,
+        .sent_in_window = res->sent_in_window,
+    };
+    verdict_latencies(&v, &res->stats);
+    struct verdict vd;
+    info->invalid = verdict_judge(&v, &vd);
+    snprintf(info->invalid_reason, sizeof info->invalid_reason, "%s", vd.reason);
+    snprintf(info->lateness_warning, sizeof info->lateness_warning, "%s", vd.warning);
+    summary_cut_short_warning(&res->stats, info->cut_short_warning, sizeof info->cut_short_warning);
+    info->lateness_moved = vd.worst;
+    info->lateness_tolerance = v.tolerance > 0 ? v.tolerance : VERDICT_TOLERANCE_DEFAULT;
+    /* The prefix cache: did it start warm? */
+    const struct stats *st = &res->stats;
+    info->workload_share_known = isfinite(res->workload_cached_share);
+    info->workload_cached_share = res->workload_cached_share;
+    double reported = st->cached_reported && st->prompt_tokens
+                          ? (double)st->cached_tokens / (double)st->prompt_tokens
+                          : NAN;
+    verdict_cache_carryover(reported, res->workload_cached_share, st->cached_reported,
+                            info->cache_warning, sizeof info->cache_warning);
+}

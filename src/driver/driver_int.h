@@ -1,0 +1,139 @@
+/* driver_int.h: what run.c (driver_run's steps) and worker.c (one
+ * worker thread's loop) share: the worker and driver structs and the two
+ * entry points of a worker. Internal to src/driver/. */
+#ifndef LL_DRIVER_INT_H
+#define LL_DRIVER_INT_H
+
+#include "driver/driver.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "driver/recwriter.h"
+#include "measure/hist.h"
+#include "util/dueheap.h"
+#include "util/rng.h"
+#include "util/util.h"
+#include "workload/chatbody.h"
+#include "workload/prefixshare.h"
+#include "workload/replay.h"
+#include "workload/session.h"
+
+#define DRIVER_START_LEAD_NS (30 * LL_NS_PER_MS) /* threads ready before t=0 */
+#define DRIVER_FLUSH_NS (100 * LL_NS_PER_MS)     /* records reach the file this often */
+#define DRIVER_THINK_STREAM 0x7448000000000000ULL
+#define DRIVER_SESSION_STREAM 0x5365000000000000ULL
+
+struct driver;
+
+struct user {
+    uint64_t turn;          /* requests this user has started */
+    uint64_t last_sched_ns; /* relative */
+    struct rng rng;         /* think-time draws */
+    int retired;
+};
+
+struct queued {
+    struct req_spec spec;
+    uint64_t sched_ns; /* relative */
+    uint64_t late_ns;  /* its schedule lateness when it came due */
+};
+
+struct worker {
+    struct driver *d;
+    uint32_t idx;
+    struct transport *t;
+    struct stats stats;
+
+    /* open loop and capped */
+    struct offer_src src; /* the merged open-loop schedule (every worker walks it all) */
+    uint64_t gen_index;   /* arrivals drawn so far (trace and session sources) */
+    uint64_t next_index;
+    uint64_t next_off_ns;
+    struct req_spec next_spec;
+    int have_next;
+    uint64_t tokens_cum; /* spend guard: prompt + max tokens of every arrival walked */
+
+    /* closed loop */
+    struct user *users;
+    uint32_t n_users;
+    struct due_heap users_due; /* closed loop: at_ns a user's next send (relative),
+                                 * id its index into users; room for every user */
+
+    /* capped: FIFO of arrivals waiting for a slot */
+    struct queued *q;
+    size_t q_head, q_len, q_cap;
+
+    int offering;
+    uint32_t in_system; /* in flight + queued */
+    uint64_t infl_last_abs_ns;
+    double infl_area; /* requests * ns over the window */
+    uint64_t sent_in_window;
+    uint64_t late_sends, late_asleep; /* the lateness diagnosis (driver_result) */
+    struct prefix_share prefix;       /* what the requests sent share (workload_cached_share) */
+    /* The worker thread's own use of the machine, start to end of
+     * worker_main (getrusage RUSAGE_THREAD): CPU time (user + system),
+     * involuntary context switches, and the wall time they span; all 0
+     * when getrusage failed. For the lateness diagnosis. */
+    uint64_t cpu_ns, invol_switches, wall_ns;
+    uint64_t warmup_records;
+    struct stats cold; /* the cold start's requests (driver_result.cold) */
+    uint64_t last_sched_ns;
+    uint64_t last_end_ns; /* latest record end, relative */
+
+    /* records: requests.jsonl lines, written by this worker's own writer
+     * thread while the loop goes on */
+    struct recwriter rw;
+    uint64_t next_flush_abs_ns;
+
+    struct progress_counters pc;    /* the progress line's and the live view's */
+    struct hist *ttft_h1, *ttft_h2; /* steady-state halves */
+    struct stats *cls;              /* per traffic class, n_cls of them; NULL without classes */
+    /* sessions */
+    struct session_set sessions;
+    uint64_t sessions_started, sessions_in_window, sessions_cut;
+    size_t n_cls;
+
+    _Atomic int finished;
+    pthread_t th;
+};
+
+struct driver {
+    const struct run_config *cfg;
+    uint64_t run_start_ns;
+    /* Where the workers take up an arrival: run_start_ns plus a delay
+     * that a test may inject (LLMLOAD_TEST_SEND_DELAY_NS: every send that
+     * late, on purpose, to test the verdict); run_start_ns otherwise. */
+    uint64_t due_base_ns;
+    uint32_t n_workers;
+    struct worker *workers;
+    struct progress_counters **pcs; /* each worker's pc, for progress.c */
+    _Atomic int stop_level;         /* 0 running, 1 graceful, 2 immediate */
+    _Atomic uint64_t cancel_at_abs_ns;
+    _Atomic uint64_t closed_started; /* closed-loop requests started, all users */
+    _Atomic uint64_t tokens_offered;
+    _Atomic int spend_stop;
+    _Atomic uint32_t done_offering; /* workers that stopped offering (drain once all have) */
+    struct slo *cls_slo;            /* per class: its own SLO, else the run's */
+    _Atomic uint32_t in_system;     /* all workers: in flight + queued */
+    _Atomic uint32_t in_system_max; /* its maximum over the window */
+    /* driver_run's thread only */
+    uint32_t made;        /* workers set up (worker_release undoes them) */
+    uint32_t started;     /* worker threads started */
+    sigset_t sigs;        /* SIGINT and SIGTERM, blocked while the run goes */
+    sigset_t old_sigs;    /* the caller's mask, restored at the end */
+    double infl_area;     /* merged: requests * ns in the system over the window */
+    uint64_t last_end_ns; /* merged: the latest record end, relative */
+};
+
+/* A worker thread's body (pthread_create's start routine; arg is its
+ * struct worker). */
+void *worker_main(void *arg);
+
+/* The transport's completion callback of worker ud: accounts and writes
+ * record r, and schedules what follows it (a closed-loop user's next
+ * request, a session's next turn). */
+void worker_on_done(void *ud, struct record *r);
+
+#endif

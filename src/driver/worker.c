@@ -1,0 +1,684 @@
+/* worker.c: one worker thread of a load point: it offers its share of
+ * the schedule on time (open loop, closed loop, capped, sessions, replay),
+ * accounts what finishes (Little's law, the statistics, the records
+ * writer) and sleeps on a timerfd until the next scheduled time. Arrival
+ * times are absolute: a worker that wakes late sends everything that is
+ * due and records the lateness, so a slow moment never shifts the
+ * schedule. run.c starts, supervises and merges the workers. */
+#include "driver/driver_int.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include "measure/hist.h"
+#include "util/rng.h"
+#include "util/util.h"
+#include "workload/chatbody.h"
+
+/* ---- in-system accounting (Little's law) ------------------------------- */
+
+/* The window's end, relative: --duration, or open-ended for a run bounded
+ * by --requests (its window ends with its last record). */
+static uint64_t window_end_rel(const struct run_config *cfg)
+{
+    return cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
+}
+
+/* Integrate this worker's requests in the system over the window. It runs
+ * on every change, whether or not the worker still offers: requests that
+ * are still in flight after its last arrival are in the system too. */
+static void infl_advance(struct worker *w, uint64_t now_abs)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint64_t from = w->d->run_start_ns + cfg->warmup_ns;
+    uint64_t end = window_end_rel(cfg);
+    uint64_t to = end == UINT64_MAX ? UINT64_MAX : w->d->run_start_ns + end;
+    uint64_t a = LL_MAX(w->infl_last_abs_ns, from);
+    uint64_t b = LL_MIN(now_abs, to);
+    if (b > a)
+        w->infl_area += (double)w->in_system * (double)(b - a);
+    w->infl_last_abs_ns = now_abs;
+}
+
+/* One request enters (+1) or leaves (-1) the system. The exact maximum
+ * over all workers needs the one shared counter: one atomic add per
+ * request, never per token. */
+static void in_system_add(struct worker *w, int delta)
+{
+    struct driver *d = w->d;
+    uint64_t now = ll_now_ns();
+    infl_advance(w, now);
+    w->in_system = (uint32_t)((int)w->in_system + delta);
+    progress_set_inflight(&w->pc, w->in_system);
+    if (delta > 0) {
+        uint32_t all = atomic_fetch_add_explicit(&d->in_system, 1, memory_order_relaxed) + 1;
+        if (now >= d->run_start_ns + d->cfg->warmup_ns) {
+            uint32_t max = atomic_load_explicit(&d->in_system_max, memory_order_relaxed);
+            while (all > max && !atomic_compare_exchange_weak_explicit(&d->in_system_max, &max, all,
+                                                                       memory_order_relaxed,
+                                                                       memory_order_relaxed)) {
+            }
+        }
+    } else {
+        atomic_fetch_sub_explicit(&d->in_system, 1, memory_order_relaxed);
+    }
+}
+
+/* ---- offering ---------------------------------------------------------- */
+
+/* The next arrival of the whole schedule (every worker walks it all),
+ * from the source cfg names: the trace's entries at their scaled offsets
+ * (replay), the session process (--requests counts sessions), or the
+ * open-loop process merged with the bursts (offer_src). *burst is set
+ * for a burst's arrival, else NULL. Returns 0 when the schedule has
+ * ended (the source ran out, --requests, --duration). */
+static int schedule_next(struct worker *w, uint64_t *index, uint64_t *off_ns,
+                         const struct burst **burst)
+{
+    const struct run_config *cfg = w->d->cfg;
+    *burst = NULL;
+    if (cfg->trace) {
+        *index = w->gen_index++;
+        if (*index >= cfg->trace->n || (cfg->max_requests && *index >= cfg->max_requests))
+            return 0;
+        *off_ns = trace_scaled_sched_ns(cfg->trace, (size_t)*index, cfg->trace_factor);
+    } else if (cfg->mode == LOAD_SESSIONS) {
+        *off_ns = arrival_next_ns(&w->src.arr);
+        *index = w->gen_index++;
+        if (cfg->max_requests && *index >= cfg->max_requests)
+            return 0;
+    } else {
+        return offer_src_next(&w->src, cfg, index, off_ns, burst);
+    }
+    return !(cfg->duration_ns && *off_ns >= cfg->duration_ns);
+}
+
+/* Advance to this worker's next arrival (index i mod W == w): sets
+ * next_index, next_off_ns and, but for sessions, next_spec, or clears
+ * have_next when the schedule has ended. The spend guard is applied here,
+ * in schedule order over every index, so which requests it admits depends
+ * on the config only, never on thread timing, and matches --dump-schedule;
+ * a session's turns are priced as they start (session_start_turn). Cost:
+ * a request spec is drawn for the other workers' arrivals only when the
+ * guard is on. */
+static void next_arrival(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    int sessions = !cfg->trace && cfg->mode == LOAD_SESSIONS;
+    int guard = cfg->max_tokens_total && !sessions;
+    uint64_t i, off;
+    const struct burst *b;
+    while (schedule_next(w, &i, &off, &b)) {
+        int mine = i % w->d->n_workers == w->idx;
+        if ((mine && !sessions) || guard) {
+            if (cfg->trace)
+                replay_spec(cfg->trace, (size_t)i, cfg->workload.ignore_eos, &cfg->workload.calib,
+                            &w->next_spec);
+            else
+                offer_spec(cfg, i, b, &w->next_spec);
+        }
+        if (guard) {
+            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
+            if (w->tokens_cum > cfg->max_tokens_total) {
+                atomic_store(&w->d->spend_stop, 1);
+                break;
+            }
+        }
+        if (mine) {
+            w->next_index = i;
+            w->next_off_ns = off;
+            w->have_next = 1;
+            return;
+        }
+    }
+    w->have_next = 0;
+}
+
+/* The closed loop's spend guard: its order of requests depends on the
+ * server anyway, so a shared counter decides. */
+static int spend_guard_allows(struct worker *w, const struct req_spec *spec)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (!cfg->max_tokens_total)
+        return 1;
+    if (atomic_load(&w->d->spend_stop))
+        return 0;
+    uint64_t cost = (uint64_t)spec->prompt_tokens + spec->max_tokens;
+    uint64_t before = atomic_fetch_add(&w->d->tokens_offered, cost);
+    if (before + cost > cfg->max_tokens_total) {
+        atomic_store(&w->d->spend_stop, 1);
+        return 0;
+    }
+    return 1;
+}
+
+static void stop_offering(struct worker *w)
+{
+    if (!w->offering)
+        return;
+    infl_advance(w, ll_now_ns());
+    w->offering = 0;
+    atomic_fetch_add(&w->d->done_offering, 1);
+}
+
+/* The session a request's cold start counts by: its own in a session run
+ * (--cold-start counts sessions there), none otherwise (a replayed
+ * trace's session ids are the trace's, in no schedule order). */
+static int64_t cold_session(const struct run_config *cfg, int64_t session)
+{
+    return cfg->mode == LOAD_SESSIONS ? session : -1;
+}
+
+/* Count an arrival that came due (sched_ns) and was taken up at now_abs;
+ * returns its schedule lateness, ns. */
+static uint64_t count_scheduled(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                                uint64_t now_abs)
+{
+    const struct run_config *cfg = w->d->cfg;
+    int32_t class_idx = spec->class_idx;
+    uint64_t sched_abs = w->d->run_start_ns + sched_ns;
+    uint64_t late = now_abs > sched_abs ? now_abs - sched_abs : 0;
+    progress_count_sched(&w->pc, late);
+    if (sched_ns > w->last_sched_ns)
+        w->last_sched_ns = sched_ns;
+    if (record_in_cold_start(spec->index, cold_session(cfg, spec->session), cfg->cold_requests)) {
+        w->cold.scheduled++;
+        return late;
+    }
+    if (sched_ns < cfg->warmup_ns)
+        return late;
+    w->stats.scheduled++;
+    if (w->cls && class_idx >= 0 && (size_t)class_idx < w->n_cls)
+        w->cls[class_idx].scheduled++;
+    stats_add_lateness(&w->stats, late);
+    if (late > VERDICT_LATE_NS) {
+        /* Asleep in epoll_wait when it came due, and most of the lateness
+         * spent waking: the OS's or the VM's doing, not this worker's load. */
+        uint64_t wf, wu;
+        transport_last_wait(w->t, &wf, &wu);
+        w->late_sends++;
+        if (wf <= sched_abs && sched_abs < wu && 2 * (wu - sched_abs) >= late)
+            w->late_asleep++;
+    }
+    return late;
+}
+
+static void submit(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                   uint64_t late_ns, int64_t user)
+{
+    progress_count_sent(&w->pc);
+    prefix_share_add(&w->prefix, spec);
+    transport_submit(w->t, spec, sched_ns, late_ns, user);
+}
+
+/* A request that was scheduled but never sent (dropped at the cap, or
+ * still queued when the run was stopped): it still gets its record. */
+static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                          enum rec_kind kind, const char *detail);
+
+static void dispatch_open(struct worker *w, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    while (w->have_next && w->d->due_base_ns + w->next_off_ns <= now) {
+        struct req_spec spec = w->next_spec;
+        uint64_t sched = w->next_off_ns;
+        uint64_t late = count_scheduled(w, &spec, sched, now);
+        /* The safety cap: past --max-inflight requests in the system (all
+         * workers) an arrival is refused, and its record says so. */
+        if (cfg->max_inflight &&
+            atomic_load_explicit(&w->d->in_system, memory_order_relaxed) >= cfg->max_inflight) {
+            unsent_record(w, &spec, sched, REC_CLIENT_DROPPED,
+                          "refused: --max-inflight reached (client safety cap)");
+            next_arrival(w);
+            continue;
+        }
+        /* At the cap, or behind others already waiting (FIFO: a new
+         * arrival never overtakes a queued one). */
+        if (cfg->mode == LOAD_CAPPED &&
+            (w->q_len > 0 || transport_inflight(w->t) >= cfg->max_concurrency)) {
+            if (cfg->on_cap_drop) {
+                unsent_record(w, &spec, sched, REC_CLIENT_DROPPED,
+                              "dropped: max-concurrency reached (--on-cap drop)");
+            } else {
+                if (w->q_len == w->q_cap) {
+                    size_t cap = w->q_cap ? w->q_cap * 2 : 256;
+                    struct queued *nq = ll_malloc(cap * sizeof *nq);
+                    for (size_t i = 0; i < w->q_len; i++)
+                        nq[i] = w->q[(w->q_head + i) % w->q_cap];
+                    free(w->q);
+                    w->q = nq;
+                    w->q_cap = cap;
+                    w->q_head = 0;
+                }
+                w->q[(w->q_head + w->q_len) % w->q_cap] = (struct queued){spec, sched, late};
+                w->q_len++;
+                in_system_add(w, +1);
+            }
+        } else {
+            in_system_add(w, +1);
+            submit(w, &spec, sched, late, -1);
+        }
+        next_arrival(w);
+    }
+    if (!w->have_next)
+        stop_offering(w);
+}
+
+static void dispatch_queue(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    while (w->q_len && transport_inflight(w->t) < cfg->max_concurrency) {
+        struct queued qd = w->q[w->q_head];
+        w->q_head = (w->q_head + 1) % w->q_cap;
+        w->q_len--;
+        submit(w, &qd.spec, qd.sched_ns, qd.late_ns, -1);
+    }
+}
+
+static void dispatch_closed(struct worker *w, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t n = w->d->n_workers;
+    while (due_heap_peek(&w->users_due) &&
+           w->d->due_base_ns + due_heap_peek(&w->users_due)->at_ns <= now) {
+        struct due due = due_heap_pop(&w->users_due);
+        struct user *u = &w->users[due.id];
+        uint64_t global_user = due.id * n + w->idx;
+        if (cfg->duration_ns && due.at_ns >= cfg->duration_ns) {
+            u->retired = 1;
+            continue;
+        }
+        if (cfg->max_requests && atomic_fetch_add(&w->d->closed_started, 1) >= cfg->max_requests) {
+            u->retired = 1;
+            continue;
+        }
+        struct req_spec spec;
+        workload_spec(&cfg->workload, u->turn * cfg->users + global_user, &spec);
+        if (!spend_guard_allows(w, &spec)) {
+            u->retired = 1;
+            continue;
+        }
+        u->turn++;
+        u->last_sched_ns = due.at_ns;
+        uint64_t late = count_scheduled(w, &spec, due.at_ns, now);
+        in_system_add(w, +1);
+        submit(w, &spec, due.at_ns, late, (int64_t)global_user);
+    }
+}
+
+static int closed_active(const struct worker *w)
+{
+    for (uint32_t i = 0; i < w->n_users; i++) {
+        if (!w->users[i].retired)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- sessions (partly open) -------------------------------------------- */
+
+/* Start turn s->started of session s, intended at sched_ns: its own user
+ * prompt is workload request s->index * SESSION_MAX_TURNS + turn, and it
+ * resends the earlier turns. The spend guard counts the whole context. A
+ * turn the guard refuses ends the session (cut). submit comes last: a
+ * request that fails at once finishes (worker_on_done) inside it and may close s. */
+static void session_start_turn(struct worker *w, struct session *s, uint64_t ordinal,
+                               uint64_t sched_ns, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint32_t k = s->started;
+    struct req_spec spec;
+    workload_spec(&cfg->workload, s->index * SESSION_MAX_TURNS + k, &spec);
+    spec.session = (int64_t)s->index;
+    spec.turn = (int32_t)k;
+    s->hist[k].spec = spec;
+    s->hist[k].output_tokens = 0;
+    spec.history = s->hist;
+    spec.history_len = k;
+    struct req_spec cost = spec;
+    cost.prompt_tokens = chatbody_prompt_tokens(&spec);
+    if (!spend_guard_allows(w, &cost)) {
+        w->sessions_cut++;
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    s->started++;
+    uint64_t late = count_scheduled(w, &spec, sched_ns, now);
+    in_system_add(w, +1);
+    submit(w, &spec, sched_ns, late, -1);
+}
+
+/* Offer what is due, in time order: new sessions (their first turn at the
+ * arrival time) and later turns (at the end of the previous turn plus the
+ * think time). The worker stops offering when no arrival is left and
+ * every session has ended. */
+static void dispatch_sessions(struct worker *w, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    uint64_t t0 = w->d->due_base_ns;
+    for (;;) {
+        const struct due *due = session_due_peek(&w->sessions);
+        int arrival = w->have_next && t0 + w->next_off_ns <= now;
+        int turn = due && t0 + due->at_ns <= now;
+        if (!arrival && !turn)
+            break;
+        if (arrival && (!turn || w->next_off_ns <= due->at_ns)) {
+            uint64_t i = w->next_index, sched = w->next_off_ns;
+            struct rng r;
+            rng_seed(&r, cfg->workload.seed, DRIVER_SESSION_STREAM + 2 * i);
+            uint32_t turns = session_draw_turns(&cfg->turns, &r);
+            struct session *s = session_open(&w->sessions, i, turns, cfg->workload.seed,
+                                             DRIVER_SESSION_STREAM + 2 * i + 1);
+            w->sessions_started++;
+            if (sched >= cfg->warmup_ns)
+                w->sessions_in_window++;
+            next_arrival(w);
+            session_start_turn(w, s, w->sessions.next - 1, sched, now);
+        } else {
+            struct due d = session_due_pop(&w->sessions);
+            struct session *s = session_get(&w->sessions, d.id);
+            if (s)
+                session_start_turn(w, s, d.id, d.at_ns, now);
+        }
+    }
+    if (!w->have_next && !session_due_peek(&w->sessions) && w->sessions.open == 0)
+        stop_offering(w);
+}
+
+/* A turn finished: keep what the next turns resend (its output count),
+ * then schedule the next turn at r's end plus a drawn think time, or end
+ * the session after its last turn. A next turn past --duration cuts the
+ * session; after a stop signal, open sessions are left to be counted cut. */
+static void session_turn_done(struct worker *w, const struct record *r)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (r->session < 0 || r->turn < 0)
+        return;
+    uint64_t ordinal = ((uint64_t)r->session - w->idx) / w->d->n_workers;
+    struct session *s = session_get(&w->sessions, ordinal);
+    if (!s || (uint32_t)r->turn >= s->turns)
+        return;
+    s->hist[r->turn].output_tokens = r->output_tokens;
+    if (!w->offering || atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) != 0)
+        return;
+    if (s->started >= s->turns) {
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    uint64_t next = r->end_ns + dist_sample_u64(&cfg->think, &s->rng);
+    if (cfg->duration_ns && next >= cfg->duration_ns) {
+        w->sessions_cut++;
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    session_due_push(&w->sessions, next, ordinal);
+}
+
+/* ---- completion -------------------------------------------------------- */
+
+/* Add r to s: throughput by time inside the window (a send or a completion
+ * in [warmup, end], whichever request it belongs to, docs/metrics.md), and
+ * the window's requests' latencies and SLO verdicts. Used for the total
+ * and for the record's traffic class. */
+static void account(struct stats *s, const struct run_config *cfg, const struct slo *slo,
+                    const struct record *r)
+{
+    uint64_t wend = window_end_rel(cfg);
+    int met = slo_is_set(slo) && slo_met(slo, r);
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= cfg->warmup_ns && r->sent_ns <= wend)
+        s->win_sent++;
+    if (r->end_ns != LL_NO_TIME && r->end_ns >= cfg->warmup_ns && r->end_ns <= wend) {
+        s->win_completed++;
+        if (r->kind == REC_OK) {
+            s->win_ok++;
+            s->win_output_tokens += r->output_tokens;
+            s->win_prompt_tokens +=
+                r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server : r->prompt_tokens;
+            /* Goodput is the warm requests': a cold one is the cold
+             * section's alone. */
+            s->win_slo_met += (uint64_t)(met && !r->cold);
+        }
+    }
+    if (r->warmup || r->cold)
+        return;
+    stats_add_record(s, r);
+    if (r->sent_ns != LL_NO_TIME)
+        s->sent++;
+    s->slo_met += (uint64_t)met;
+}
+
+static void record_out(struct worker *w, struct record *r)
+{
+    const struct run_config *cfg = w->d->cfg;
+    r->cold = record_in_cold_start(r->id, cold_session(cfg, r->session), cfg->cold_requests);
+    r->warmup = !r->cold && r->sched_ns < cfg->warmup_ns;
+    r->step = cfg->step;
+    if (r->end_ns != LL_NO_TIME && r->end_ns > w->last_end_ns)
+        w->last_end_ns = r->end_ns;
+    account(&w->stats, cfg, &cfg->slo, r);
+    if (w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls)
+        account(&w->cls[r->class_idx], cfg, &w->d->cls_slo[r->class_idx], r);
+    if (r->cold) {
+        stats_add_record(&w->cold, r);
+        if (r->sent_ns != LL_NO_TIME)
+            w->cold.sent++;
+        w->cold.slo_met += (uint64_t)(slo_is_set(&cfg->slo) && slo_met(&cfg->slo, r));
+    } else if (r->warmup) {
+        w->warmup_records++;
+    } else {
+        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
+            int second;
+            if (cfg->duration_ns)
+                second = r->sched_ns >= cfg->warmup_ns + (cfg->duration_ns - cfg->warmup_ns) / 2;
+            else
+                /* --requests counts sessions in a session run, whose
+                 * record ids are session * 1000 + turn. */
+                second = (r->session >= 0 ? (uint64_t)r->session : r->id) >= cfg->max_requests / 2;
+            hist_record(second ? w->ttft_h2 : w->ttft_h1, r->first_ns - r->sched_ns);
+        }
+        if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_rel(cfg))
+            w->sent_in_window++;
+        if (r->kind == REC_OK && r->first_ns != LL_NO_TIME)
+            progress_count_ttft(&w->pc, r->first_ns - r->sched_ns);
+    }
+    recwriter_add(&w->rw, r);
+    progress_count_done(&w->pc, r);
+    if (recwriter_full(&w->rw))
+        recwriter_flush(&w->rw, 0);
+}
+
+static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_t sched_ns,
+                          enum rec_kind kind, const char *detail)
+{
+    struct record r;
+    record_init(&r, spec->index);
+    r.kind = kind;
+    r.sched_ns = sched_ns;
+    r.class_idx = spec->class_idx;
+    r.cls = spec->class_name;
+    r.prompt_tokens = spec->prompt_tokens;
+    r.max_tokens = spec->max_tokens;
+    r.ignore_eos = spec->ignore_eos;
+    r.worker = w->idx;
+    uint64_t now = ll_now_ns();
+    r.end_ns = now > w->d->run_start_ns ? now - w->d->run_start_ns : 0;
+    snprintf(r.detail, sizeof r.detail, "%s", detail);
+    record_out(w, &r);
+}
+
+void worker_on_done(void *ud, struct record *r)
+{
+    struct worker *w = ud;
+    const struct run_config *cfg = w->d->cfg;
+    record_out(w, r);
+    in_system_add(w, -1);
+    if (cfg->mode == LOAD_SESSIONS)
+        session_turn_done(w, r);
+    if (cfg->mode == LOAD_CLOSED && r->user >= 0 && w->offering &&
+        atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) == 0) {
+        uint32_t local = (uint32_t)((uint64_t)r->user / w->d->n_workers);
+        struct user *u = &w->users[local];
+        if (!u->retired) {
+            uint64_t next;
+            if (cfg->pace_ns) {
+                next = u->last_sched_ns + cfg->pace_ns;
+                if (next < r->end_ns)
+                    next = r->end_ns; /* late: send at once */
+            } else {
+                double think = dist_sample(&cfg->think, &u->rng);
+                next = r->end_ns + (think > 0 ? (uint64_t)think : 0);
+            }
+            if (cfg->duration_ns && next >= cfg->duration_ns)
+                u->retired = 1; /* its next request would fall outside the run */
+            else
+                due_heap_push(&w->users_due, next, local);
+        }
+    }
+}
+
+/* ---- the worker -------------------------------------------------------- */
+
+static uint64_t next_due_abs(const struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    if (!w->offering)
+        return UINT64_MAX;
+    if (cfg->mode == LOAD_CLOSED) {
+        const struct due *next = due_heap_peek(&w->users_due);
+        return next ? w->d->due_base_ns + next->at_ns : UINT64_MAX;
+    }
+    if (cfg->mode == LOAD_SESSIONS) {
+        const struct due *due = session_due_peek(&w->sessions);
+        uint64_t at = w->have_next ? w->next_off_ns : UINT64_MAX;
+        if (due && due->at_ns < at)
+            at = due->at_ns;
+        return at == UINT64_MAX ? UINT64_MAX : w->d->due_base_ns + at;
+    }
+    return w->have_next ? w->d->due_base_ns + w->next_off_ns : UINT64_MAX;
+}
+
+/* Start offering: the worker's clocks from t = 0, and its first due
+ * times: each closed-loop user's first request, or the first of its
+ * arrivals (none left: it offers nothing). */
+static void worker_begin(struct worker *w)
+{
+    struct driver *d = w->d;
+    const struct run_config *cfg = d->cfg;
+    w->offering = 1;
+    w->infl_last_abs_ns = d->run_start_ns;
+    w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
+    if (cfg->mode == LOAD_CLOSED) {
+        for (uint32_t i = 0; i < w->n_users; i++) {
+            uint64_t g = (uint64_t)i * d->n_workers + w->idx;
+            /* Spread the users' first requests over one pace interval (or
+             * one mean think time) instead of firing them all at t=0. */
+            uint64_t spread = cfg->pace_ns ? cfg->pace_ns : (uint64_t)dist_mean(&cfg->think);
+            uint64_t start = cfg->users > 1 ? spread / cfg->users * g : 0;
+            due_heap_push(&w->users_due, start, i);
+        }
+    } else {
+        offer_src_init(&w->src, cfg);
+        next_arrival(w);
+        if (!w->have_next)
+            stop_offering(w);
+    }
+}
+
+/* A stop signal: offer nothing more, and give each arrival still waiting
+ * at the cap its record (cancelled). */
+static void worker_stop(struct worker *w)
+{
+    stop_offering(w);
+    while (w->q_len) {
+        struct queued qd = w->q[w->q_head];
+        w->q_head = (w->q_head + 1) % w->q_cap;
+        w->q_len--;
+        in_system_add(w, -1);
+        unsent_record(w, &qd.spec, qd.sched_ns, REC_CANCELLED,
+                      "cancelled: run stopped while waiting for a slot");
+    }
+}
+
+/* A worker's thread: offer what is due, let the transport run, sleep in
+ * transport_poll until the next due time, the next records flush or the
+ * end of the grace; after a stop signal, cancel what is in flight when
+ * the grace ends (at once on a second signal). Ends when it offers
+ * nothing more and nothing is in flight or queued. */
+/* This thread's CPU time (user + system), ns, and involuntary context
+ * switches so far; 0 when getrusage fails. */
+static int thread_usage(uint64_t *cpu_ns, uint64_t *invol)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+        *cpu_ns = *invol = 0;
+        return -1;
+    }
+    *cpu_ns = (uint64_t)ru.ru_utime.tv_sec * LL_NS_PER_SEC + (uint64_t)ru.ru_utime.tv_usec * 1000 +
+              (uint64_t)ru.ru_stime.tv_sec * LL_NS_PER_SEC + (uint64_t)ru.ru_stime.tv_usec * 1000;
+    *invol = (uint64_t)ru.ru_nivcsw;
+    return 0;
+}
+
+void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct driver *d = w->d;
+    const struct run_config *cfg = d->cfg;
+    int cancelled = 0;
+    uint64_t cpu0, invol0, t0 = ll_now_ns();
+    int usage_ok = thread_usage(&cpu0, &invol0) == 0;
+
+    worker_begin(w);
+    for (;;) {
+        uint64_t now = ll_now_ns();
+        int level = atomic_load_explicit(&d->stop_level, memory_order_acquire);
+        if (level >= 1 && w->offering)
+            worker_stop(w);
+        if (!cancelled &&
+            (level >= 2 || (level == 1 && now >= atomic_load(&d->cancel_at_abs_ns)))) {
+            transport_cancel_all(w->t, REC_CANCELLED, "cancelled: run stopped (grace expired)");
+            cancelled = 1;
+        }
+        if (cfg->mode == LOAD_CAPPED)
+            dispatch_queue(w); /* slots freed since the last pass go to the queue first */
+        if (w->offering) {
+            if (cfg->mode == LOAD_CLOSED) {
+                dispatch_closed(w, now);
+                if (!closed_active(w))
+                    stop_offering(w);
+            } else if (cfg->mode == LOAD_SESSIONS) {
+                dispatch_sessions(w, now);
+            } else {
+                dispatch_open(w, now);
+            }
+        }
+        if (cfg->mode == LOAD_CAPPED)
+            dispatch_queue(w);
+        transport_kick(w->t);
+        if (now >= w->next_flush_abs_ns) {
+            recwriter_flush(&w->rw, 0);
+            w->next_flush_abs_ns = now + DRIVER_FLUSH_NS;
+        }
+        if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
+            break;
+        uint64_t deadline = next_due_abs(w);
+        if (w->offering && cfg->mode == LOAD_CLOSED && w->users_due.n == 0)
+            deadline = UINT64_MAX;
+        if (level == 1 && !cancelled)
+            deadline = LL_MIN(deadline, atomic_load(&d->cancel_at_abs_ns));
+        deadline = LL_MIN(deadline, w->next_flush_abs_ns);
+        transport_poll(w->t, deadline);
+    }
+    recwriter_stop(&w->rw);
+    uint64_t cpu1, invol1;
+    if (usage_ok && thread_usage(&cpu1, &invol1) == 0) {
+        w->cpu_ns = cpu1 - cpu0;
+        w->invol_switches = invol1 - invol0;
+        w->wall_ns = ll_now_ns() - t0;
+    }
+    atomic_store_explicit(&w->finished, 1, memory_order_release);
+    return NULL;
+}
