@@ -50,14 +50,6 @@ struct msg {
     char error_message[128];
 };
 
-static void chunk_clear(struct oai_chunk *c)
-{
-    memset(c, 0, sizeof(*c));
-    c->prompt_tokens = -1;
-    c->completion_tokens = -1;
-    c->cached_tokens = -1;
-}
-
 /* A string value's raw view (quotes included) in *v, JSCAN_INVALID when
  * it is not a string. */
 CUR_INLINE int read_string(struct cur *c, struct jscan_value *v, int *escaped)
@@ -173,9 +165,6 @@ static int message_member(struct cur *c, const struct key *k, void *ud)
     return cur_skip(c);
 }
 
-/* A delta or a content_block: its type, its text or thinking, and
- * (message_delta) its stop_reason. The delta's "text" is the one string
- * the memo may patch. */
 /* The members a delta and a content block share: its type, its text
  * (patchable when the memo may patch it) and its thinking. Returns 0 or -1
  * when k was one of them, 1 when it was not. */
@@ -202,6 +191,8 @@ static int shared_part_member(struct cur *c, const struct key *k, int patchable,
     return 1;
 }
 
+/* A delta's members: the shared ones, and (message_delta) its
+ * stop_reason. The delta's "text" is the one string the memo may patch. */
 static int part_member(struct cur *c, const struct key *k, void *ud)
 {
     struct msg *m = ud;
@@ -361,8 +352,13 @@ static void take_usage(const struct msg *m, struct oai_chunk *out, int with_outp
     if (!m->has_usage)
         return;
     out->has_usage = 1;
-    if (u->input >= 0)
-        out->prompt_tokens = u->input + LL_MAX(u->cache_read, 0) + LL_MAX(u->cache_creation, 0);
+    if (u->input >= 0) {
+        /* Each count is at most INT64_MAX: their sum saturates there. */
+        int64_t sum = u->input, more[2] = {LL_MAX(u->cache_read, 0), LL_MAX(u->cache_creation, 0)};
+        for (int i = 0; i < 2; i++)
+            sum = more[i] > INT64_MAX - sum ? INT64_MAX : sum + more[i];
+        out->prompt_tokens = sum;
+    }
     if (u->cache_read >= 0)
         out->cached_tokens = u->cache_read;
     if (with_output && u->output >= 0)
@@ -388,8 +384,10 @@ static void take_error(const struct msg *m, struct oai_chunk *out)
     if (m->error_type[0]) {
         at = strlen(m->error_type);
         memcpy(d, m->error_type, at);
-        memcpy(d + at, ": ", 2);
-        at += 2;
+        if (m->error_message[0]) {
+            memcpy(d + at, ": ", 2);
+            at += 2;
+        }
     }
     /* The message after it, cut where it would overflow, never inside a
      * UTF-8 character. */
@@ -435,11 +433,9 @@ static void event_result(enum msg_type t, const struct msg *m, struct oai_chunk 
 static int decode_event(const char *event, size_t event_len, const char *data, size_t len,
                         struct oai_chunk *out, struct cur *c, struct msg *m)
 {
-    chunk_clear(out);
-    if (decode_payload(c, data, len, m) != 0) {
-        chunk_clear(out);
-        return LL_E_PROTO;
-    }
+    oai_chunk_clear(out);
+    if (decode_payload(c, data, len, m) != 0)
+        return LL_E_PROTO; /* out stays cleared: decode_payload writes m only */
     enum msg_type t = m->type != T_NONE ? m->type : type_of_name(event, event_len);
     event_result(t, m, out);
     return 0;
@@ -478,11 +474,9 @@ int anth_decode_response(const char *body, size_t len, struct oai_chunk *out)
     struct cur c;
     struct msg m;
 
-    chunk_clear(out);
-    if (decode_payload(&c, body, len, &m) != 0) {
-        chunk_clear(out);
+    oai_chunk_clear(out);
+    if (decode_payload(&c, body, len, &m) != 0)
         return LL_E_PROTO;
-    }
     out->content_bytes = add_sat_u32(0, m.content_text);
     out->reasoning_bytes = add_sat_u32(0, m.content_thinking);
     out->tool_call_deltas = m.content_tools;

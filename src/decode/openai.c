@@ -49,7 +49,7 @@ const char *oai_api_path(enum oai_api api)
 
 /* ---- the OpenAI shapes ------------------------------------------------------ */
 
-static void chunk_clear(struct oai_chunk *c)
+void oai_chunk_clear(struct oai_chunk *c)
 {
     memset(c, 0, sizeof(*c));
     c->prompt_tokens = -1;
@@ -327,7 +327,7 @@ static int decode_object(enum oai_api api, int streamed, const char *data,
     return 0;
 
 fail:
-    chunk_clear(out);
+    oai_chunk_clear(out);
     return LL_E_PROTO;
 }
 
@@ -339,7 +339,7 @@ int oai_chunk_carries_output(const struct oai_chunk *c)
 int oai_decode_chunk(enum oai_api api, const char *data, size_t len,
                      struct oai_chunk *out)
 {
-    chunk_clear(out);
+    oai_chunk_clear(out);
     if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
         out->done = 1;
         return 0;
@@ -350,7 +350,7 @@ int oai_decode_chunk(enum oai_api api, const char *data, size_t len,
 int oai_decode_response(enum oai_api api, const char *body, size_t len,
                         struct oai_chunk *out)
 {
-    chunk_clear(out);
+    oai_chunk_clear(out);
     return decode_object(api, 0, body, len, out, NULL);
 }
 
@@ -425,7 +425,7 @@ int oai_decode_chunk_memo(enum oai_api api, const char *data, size_t len, struct
     struct decode_note note;
     int rc;
 
-    chunk_clear(out);
+    oai_chunk_clear(out);
     if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
         out->done = 1;
         return 0;

@@ -49,6 +49,9 @@ struct oai_chunk {
     char error_message[128];     /* its message, truncated at a character boundary, NUL-terminated */
 };
 
+/* Clear *c to "nothing decoded": zeros, the token counts -1 (absent). */
+void oai_chunk_clear(struct oai_chunk *c);
+
 /* 1 when the chunk carries output: content_bytes + reasoning_bytes +
  * tool_call_deltas > 0. Only such chunks are tokens for TTFT and ITL. */
 int oai_chunk_carries_output(const struct oai_chunk *c);

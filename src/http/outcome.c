@@ -94,6 +94,10 @@ static void body_outcome(const struct outcome_in *in, struct outcome *o)
         o->kind = REC_SERVER_ERROR_EVENT;
         o->why = OUTCOME_WHY_BODY_ERROR;
         return;
+    case OUTCOME_BODY_OVERLOADED:
+        o->kind = REC_OVERLOADED_EVENT;
+        o->why = OUTCOME_WHY_BODY_ERROR;
+        return;
     case OUTCOME_BODY_OK:
         break;
     }

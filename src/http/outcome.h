@@ -27,9 +27,11 @@ enum outcome_xfer {
 /* A non-stream 200 response's body, decoded (read only where the decision
  * gets that far: outcome_reads_body). */
 enum outcome_body {
-    OUTCOME_BODY_NOT_JSON, /* not the API's response JSON */
-    OUTCOME_BODY_ERROR,    /* JSON with an error object in it */
-    OUTCOME_BODY_OK        /* the response; its usage and output already taken */
+    OUTCOME_BODY_NOT_JSON,  /* not the API's response JSON */
+    OUTCOME_BODY_ERROR,     /* JSON with an error object in it */
+    OUTCOME_BODY_OK,        /* the response; its usage and output already taken */
+    OUTCOME_BODY_OVERLOADED /* an error object saying overloaded (Anthropic's
+                             * overloaded_error), as its streamed event is */
 };
 
 /* The facts of one finished request. */

@@ -209,10 +209,7 @@ static void note_output(struct treq *q, int has_content)
         r->first_ns = now;
     } else {
         uint64_t gap = now - r->last_ns;
-        if (r->sched_ns >= t->cfg.warmup_ns &&
-            (!t->cfg.cold_requests ||
-             !record_in_cold_start(r->id, t->cfg.cold_by_session ? r->session : -1,
-                                   t->cfg.cold_requests)))
+        if (r->sched_ns >= t->cfg.warmup_ns && !r->cold)
             stats_add_itl_gap(t->stats, gap);
         if (gap > r->max_gap_ns)
             r->max_gap_ns = gap;
@@ -520,7 +517,7 @@ static enum outcome_body take_body(struct treq *q, struct oai_chunk *c)
                                      : oai_decode_response(q->api, body, q->resp_len, c)) != 0)
         return OUTCOME_BODY_NOT_JSON;
     if (c->has_error)
-        return OUTCOME_BODY_ERROR;
+        return c->overloaded ? OUTCOME_BODY_OVERLOADED : OUTCOME_BODY_ERROR;
     int out = c->content_bytes + c->reasoning_bytes + c->tool_call_deltas > 0;
     if (c->has_usage)
         take_usage(q, c, 0);
@@ -777,8 +774,9 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
         goto fail;
     }
     t->ops = client == TRANSPORT_CLIENT_NATIVE ? &backend_native : &backend_curl;
-    struct backend_env env = {
-        .cfg = &t->cfg, .epfd = t->epfd, .url = {t->url[0], t->url[1], t->url[2]}};
+    struct backend_env env = {.cfg = &t->cfg, .epfd = t->epfd};
+    for (int a = 0; a < OAI_API_COUNT; a++)
+        env.url[a] = t->url[a];
     t->be = t->ops->start(&env, err, errlen);
     if (!t->be)
         goto fail;
@@ -842,6 +840,11 @@ static void slot_start(struct transport *t, struct treq *q, const struct req_spe
     q->rec.max_tokens = spec->max_tokens;
     q->rec.user = user;
     q->rec.worker = t->cfg.worker;
+    /* Decided once, here: a cold start's request adds no ITL gap
+     * (note_output); the driver labels its record the same way. */
+    q->rec.cold = t->cfg.cold_requests &&
+                  record_in_cold_start(spec->index, t->cfg.cold_by_session ? spec->session : -1,
+                                       t->cfg.cold_requests);
     q->errbody_len = 0;
     q->resp_len = 0;
     q->status_seen = 0;

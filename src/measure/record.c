@@ -158,7 +158,6 @@ static void line_u64(struct line *l, uint64_t v)
         line_u64((l), (v));                                                                        \
     } while (0)
 
-/* ,"key":value for an optional signed number, null when negative. */
 /* key_lit, then true or false. */
 #define LINE_BOOL(l, key_lit, b)                                                                   \
     do {                                                                                           \
@@ -169,6 +168,7 @@ static void line_u64(struct line *l, uint64_t v)
             LINE_LIT((l), "false");                                                                \
     } while (0)
 
+/* ,"key":value for an optional signed number, null when negative. */
 #define LINE_OPT(l, key_lit, v) do { \
         int64_t v_ = (v); \
         LINE_LIT((l), key_lit); \

@@ -107,6 +107,7 @@ struct engine {
     uint64_t stall_first_at_ns, stall_first_for_ns; /* pending until the first submit */
     int stall_first_pending;
     int cold_pending; /* 1: the next step executed pays cold_first_ns */
+    int step_cold;    /* 1: the step planned now was planned cold (pays cold_first_ns) */
     uint64_t rng_state;
     struct engine_stats st;
 };
@@ -495,7 +496,8 @@ static void plan_set_end(struct engine *e)
                    e->step_decode_seqs * c->step_seq_ns;
     uint64_t from = e->stall_from_ns, to = e->stall_to_ns;
 
-    if (e->cold_pending)
+    e->step_cold = e->cold_pending;
+    if (e->step_cold)
         dur += c->cold_first_ns;
     if (from < to && e->step_start_ns >= from && e->step_start_ns < to)
         e->step_start_ns = to;
@@ -539,7 +541,10 @@ static void step_execute(struct engine *e)
     uint32_t i = e->running.head;
 
     e->n_emit = 0;
-    e->cold_pending = 0;
+    /* Only the step that paid the delay ends the cold state: a reset that
+     * came while this step ran leaves it for the next. */
+    if (e->step_cold)
+        e->cold_pending = e->step_cold = 0;
     while (i != NIL) {
         struct seq *s = &e->seqs[i];
         uint32_t next = s->next;

@@ -72,7 +72,7 @@ static int integer_text(const struct jscan_value *v);
 /* Optional integer: absent or null leaves *out; one past int64 reads as
  * INT64_MAX or INT64_MIN, for the caller's range check. Returns 0, or -1
  * for anything but an integer (a fraction or exponent included). */
-static int get_int(const struct jscan_value *v, int64_t *out)
+static int body_int(const struct jscan_value *v, int64_t *out)
 {
     if (absent(v))
         return 0;
@@ -379,11 +379,12 @@ int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int 
         why = "\"stream_options.include_usage\" must be a boolean";
     else if (body_bool(&f[F_IGNORE_EOS], &b->ignore_eos) < 0)
         why = "\"ignore_eos\" must be a boolean";
-    else if (get_int(&f[F_MAX], &b->max_tokens) < 0 || get_int(&f[F_MAX_COMPL], &b->max_tokens) < 0)
+    else if (body_int(&f[F_MAX], &b->max_tokens) < 0 ||
+             body_int(&f[F_MAX_COMPL], &b->max_tokens) < 0)
         why = "\"max_tokens\" must be an integer";
     else if (b->max_tokens < 1 || b->max_tokens > (int64_t)API_MAX_TOKENS_LIMIT)
         why = "\"max_tokens\" must be between 1 and 1073741824";
-    else if (get_int(&f[F_N], &n) < 0)
+    else if (body_int(&f[F_N], &n) < 0)
         why = "\"n\" must be an integer";
     else if (n != 1) {
         *code = "unsupported";

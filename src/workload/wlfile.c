@@ -498,20 +498,18 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
 
     v = json_object_get(j, "api");
     if (v) {
-        const char *s = json_is_string(v) ? json_string_value(v) : "";
-        if (strcmp(s, "chat") == 0) {
-            k->api = OAI_API_CHAT;
-        } else if (strcmp(s, "completions") == 0) {
-            k->api = OAI_API_COMPLETIONS;
-        } else if (strcmp(s, "anthropic-messages") == 0) {
-            k->api = OAI_API_ANTHROPIC;
-        } else {
+        int api = json_is_string(v) ? oai_api_from_name(json_string_value(v)) : -1;
+        if (api < 0) {
             char *g = got(v);
             join(sub, sizeof(sub), path, "api");
-            werr(c, sub, "expected \"chat\", \"completions\" or \"anthropic-messages\", got %s", g);
+            werr(c, sub,
+                 "expected \"chat\", \"completions\" or \"anthropic-messages\" (as --api "
+                 "takes them), got %s",
+                 g);
             free(g);
             return LL_E_INVAL;
         }
+        k->api = (enum oai_api)api;
     }
     v = json_object_get(j, "ignore_eos");
     if (v) {

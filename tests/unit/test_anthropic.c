@@ -332,6 +332,19 @@ static void test_response_blocks(void **state)
     assert_int_equal(anth_decode_response(err, sizeof err - 1, &c), 0);
     assert_int_equal(c.has_error, 1);
     assert_string_equal(c.error_message, "overloaded_error: Overloaded");
+    assert_int_equal(c.overloaded, 1); /* the record's kind: overloaded_event, as streamed */
+
+    /* A type without a message: the type alone, no dangling ": ". */
+    static const char bare[] = "{\"type\":\"error\",\"error\":{\"type\":\"api_error\"}}";
+    assert_int_equal(anth_decode_response(bare, sizeof bare - 1, &c), 0);
+    assert_string_equal(c.error_message, "api_error");
+
+    /* Input and cache counts near INT64_MAX: their sum saturates. */
+    static const char big[] = "{\"type\":\"message\",\"content\":[],\"usage\":{\"input_tokens\":"
+                              "9223372036854775807,\"cache_read_input_tokens\":1,"
+                              "\"output_tokens\":2}}";
+    assert_int_equal(anth_decode_response(big, sizeof big - 1, &c), 0);
+    assert_int_equal(c.prompt_tokens, INT64_MAX);
 }
 
 /* The memo against full decodes over a made-up stream: escapes, a text of

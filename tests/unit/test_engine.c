@@ -394,6 +394,18 @@ static void test_cold_state(void **state)
     engine_advance(e, 400000, log_cb, &l);
     assert_int_equal(find_ev(&l, 4, ENGINE_EV_TOKEN, 0)->time_ns, 300000 + 1080);
     assert_int_equal(find_ev(&l, 4, ENGINE_EV_TOKEN, 0)->cached_tokens, 32);
+    /* A reset while a step runs: that step was planned warm and ends on
+     * time; the step after it pays the penalty (the reset is not lost). */
+    submit(e, 400000, 40, 3, h, 2, 5);
+    engine_advance(e, 400500, log_cb, &l);
+    engine_reset_cold(e);
+    engine_advance(e, 600000, log_cb, &l);
+    uint64_t t0 = find_ev(&l, 5, ENGINE_EV_TOKEN, 0)->time_ns,
+             t1 = find_ev(&l, 5, ENGINE_EV_TOKEN, 1)->time_ns,
+             t2 = find_ev(&l, 5, ENGINE_EV_TOKEN, 2)->time_ns;
+    assert_int_equal(t0, 400000 + 1080);
+    assert_int_equal(t1 - t0, 1000 + 100 + 50000);
+    assert_int_equal(t2 - t1, 1000 + 100);
     struct engine_stats st;
     engine_get_stats(e, &st);
     assert_int_equal(st.kv_used_tokens, 0);
