@@ -388,9 +388,10 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     struct run_config cfg = *base;
     uint32_t index = (uint32_t)sr->n_steps;
     char err[512], id[32];
-    /* "3", or "3 r2" for a rate's second run by --repeat (as the table). */
-    struct sweep_facts idf = {.index = index, .repeat = repeat};
-    sweep_step_label(&idf, sr->repeats > 1 && !recovery && !confirm, id, sizeof id);
+    /* The step's name as the table gives it: "3", "3 r2", "3 re", "4 rec". */
+    struct sweep_facts idf = {
+        .index = index, .repeat = repeat, .recovery = recovery, .confirm = confirm};
+    sweep_step_label(&idf, sr->repeats > 1, id, sizeof id);
     cfg.mode = LOAD_OPEN;
     cfg.arrival.rate_per_s = rate;
     if (recovery && lead_rps > 0 && warmup_ns > 0) {
@@ -425,17 +426,15 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         return -1;
     }
     if (!sr->quiet && lead_rps > 0)
-        ll_errorf("step %s (recovery): %.4g req/s for %.3gs, then %.4g req/s for %.3gs", id,
-                  lead_rps, (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
+        ll_errorf("step %s: %.4g req/s for %.3gs, then %.4g req/s for %.3gs", id, lead_rps,
+                  (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
     else if (!sr->quiet) {
         char wu[48] = "no warm-up";
         if (warmup_ns > 0)
             snprintf(wu, sizeof wu, "+%.3gs warm-up", (double)warmup_ns / 1e9);
         ll_errorf("step %s%s: %.4g req/s for %.3gs (%s)", id,
-                  recovery  ? " (recovery)"
-                  : confirm ? " (re-run: it failed below a passing rate)"
-                            : "",
-                  rate, (double)hold_ns / 1e9, wu);
+                  confirm ? " (it failed below a passing rate)" : "", rate, (double)hold_ns / 1e9,
+                  wu);
     }
     uint64_t started = ll_now_ns();
     struct driver_result res;
@@ -572,10 +571,18 @@ static int confirm_failures(struct sweep_run *sr, const struct run_config *base,
         if (i < 0)
             return 0;
         double rate = sr->points[i].offered_rps;
+        /* The re-run holds as long as the rate's first run did (with
+         * --step-duration auto, the hold it had then, not the last). */
         uint32_t repeat = 0;
-        for (size_t j = 0; j < sr->n_steps; j++)
-            repeat += !sr->steps[j].f.recovery && sr->steps[j].f.offered_rps == rate;
-        int st = run_step(sr, base, set, rate, p->warmup_ns, sr->hold_ns, repeat, 0, 0, 1);
+        uint64_t hold_ns = sr->hold_ns;
+        for (size_t j = 0; j < sr->n_steps; j++) {
+            const struct sweep_facts *f = &sr->steps[j].f;
+            if (f->recovery || f->offered_rps != rate)
+                continue;
+            if (repeat++ == 0)
+                hold_ns = f->duration_ns - f->warmup_ns;
+        }
+        int st = run_step(sr, base, set, rate, p->warmup_ns, hold_ns, repeat, 0, 0, 1);
         if (st < 0)
             return -1;
         if (st == 0 && sleep_or_signal(p->gap_ns)) {
@@ -611,11 +618,15 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
         for (uint32_t r = 0; r < p->repeat; r++) {
             if (p->step_auto)
                 sr->hold_ns = auto_hold(sr, p, set, rate);
+            size_t before = sr->n_steps;
             int st = run_step(sr, base, set, rate, p->warmup_ns, sr->hold_ns, r, 0, 0, 0);
             if (st < 0)
                 return -1;
-            const struct sweep_step *last = &sr->steps[sr->n_steps - 1];
-            if (p->step_auto && last->stats.by_kind[REC_OK])
+            /* A stop during --cold-restart ends the step before it ran:
+             * nothing new to learn the next hold from. */
+            const struct sweep_step *last =
+                sr->n_steps > before ? &sr->steps[sr->n_steps - 1] : NULL;
+            if (p->step_auto && last && last->stats.by_kind[REC_OK])
                 auto_hold_seen(sr, rate, (double)last->e2e_ns[3] / 1e9);
             if (st == 0 && sleep_or_signal(p->gap_ns)) {
                 sr->stopped_in = "load"; /* between two steps */

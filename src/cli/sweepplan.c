@@ -312,8 +312,12 @@ static int parse_engine_limits(const char *v, struct sweep_settings *set, char *
         return runopts_errf(err, errlen, "--engine-limits: too long");
     if (!buf[0])
         return runopts_errf(err, errlen, "--engine-limits: expected seqs=N,kv_tokens=N");
-    char *save = NULL;
-    for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    for (char *kv = buf, *next; kv; kv = next) {
+        next = strchr(kv, ',');
+        if (next)
+            *next++ = '\0';
+        if (!kv[0])
+            return runopts_errf(err, errlen, "--engine-limits: empty item in \"%s\"", v);
         char *eq = strchr(kv, '=');
         if (!eq)
             return runopts_errf(err, errlen,
@@ -385,8 +389,6 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
     return 0;
 }
 
-/* Every flag into cfg, the plan and the settings: 0, or LL_E_INVAL with
- * the reason in err (cfg is the caller's to free either way). */
 /* --cold-restart CMD and --cold-restart-timeout D (default
  * SWEEP_DEFAULT_COLD_TIMEOUT); CMD needs --cold-start, whose requests it
  * makes cold in every step. */
@@ -411,6 +413,8 @@ static int plan_cold(const struct sweep_opts *so, const struct run_config *cfg,
     return 0;
 }
 
+/* Every flag into cfg, the plan and the settings: 0, or LL_E_INVAL with
+ * the reason in err (cfg is the caller's to free either way). */
 static int build_plan(const struct run_opts *o, const struct sweep_opts *so, struct run_config *cfg,
                       struct sweep_plan *p, struct sweep_settings *set, char *err, size_t errlen)
 {

@@ -615,6 +615,7 @@ struct report_time_marks {
 
 static void report_time_marks_init(struct report_time_marks *tm, const struct report *r)
 {
+    *tm = (struct report_time_marks){0};
     tm->v = ll_calloc(r->n_steps + 1, sizeof(*tm->v));
     tm->labels = ll_calloc(r->n_steps + 1, sizeof(*tm->labels));
     tm->nv = report_step_marks(r, tm->v, tm->labels);

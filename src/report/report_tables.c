@@ -146,7 +146,7 @@ void report_table(struct strbuf *b, const struct report *r)
 void report_cold_table(struct strbuf *b, const struct report *r)
 {
     static const char *const head[][3] = {
-        {"#", "", "step, in the order run"},
+        {"step", "", "step index, from 0 in the order run, as in steps.csv and the terminal"},
         {"offered", "req/s", "offered load"},
         {"cold", "requests", "the step's first --cold-start requests"},
         {"ok", "", "of them ok"},
@@ -169,7 +169,8 @@ void report_cold_table(struct strbuf *b, const struct report *r)
         const struct report_step *s = &r->steps[i];
         if (s->cold_n == 0)
             continue;
-        strbuf_printf(b, "<tr><td>%zu</td>", i + 1);
+        strbuf_puts(b, "<tr>");
+        report_step_id_td(b, s, i);
         report_td(b, s->offered_rps, 0);
         strbuf_printf(b, "<td>%llu</td><td>%llu</td>", (unsigned long long)s->cold_scheduled,
                       (unsigned long long)s->cold_ok);

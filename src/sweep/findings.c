@@ -521,8 +521,6 @@ static int latency_failed(uint64_t v, uint64_t base_ns, uint64_t slo_ns, uint64_
     return (double)v > SWEEP_LATENCY_RISE * (double)base_ns && v > base_ns + min_ns;
 }
 
-/* The client's view: where TTFT and TPOT p99 first failed (fl's
- * ttft_/tpot_ fields), over the steps in offered order. */
 /* One latency's p99 v at the next step (offered rps) of latency_view: the
  * first one seen is the base; until it fails, each is the value "at". */
 static void latency_step(uint64_t v, double rps, uint64_t slo_ns, uint64_t min_ns, int *have,
@@ -539,6 +537,8 @@ static void latency_step(uint64_t v, double rps, uint64_t slo_ns, uint64_t min_n
     }
 }
 
+/* The client's view: where TTFT and TPOT p99 first failed (fl's
+ * ttft_/tpot_ fields), over the steps in offered order. */
 static void latency_view(const struct sweep_step *steps, const size_t *ord, size_t m,
                          const struct sweep_settings *set, struct sweep_first_limit *fl)
 {
@@ -816,8 +816,8 @@ void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_
         break;
     case SWEEP_LIMIT_COMPUTE:
         put(buf, len, &at,
-            "first limit: compute (at %.4g req/s, step %u, in flight grew but not the "
-            "queue: ",
+            "first limit: compute (at %.4g req/s, step %u, not steady with no queue "
+            "growing: ",
             fl->offered_rps, fl->step_index);
         put_running(fl, buf, len, &at);
         put_kv(fl, buf, len, &at);

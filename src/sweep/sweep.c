@@ -709,7 +709,7 @@ void sweep_step_label(const struct sweep_facts *f, int repeats, char *buf, size_
         snprintf(buf, len, "%u", f->index);
 }
 
-/* The width of the step tables' first column: 4, or the longest name. */
+/* The width of the step tables' first column: 6, or the longest name. */
 static int step_label_width(const struct sweep_step *steps, size_t n, int repeats)
 {
     int w = 6;

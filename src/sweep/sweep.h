@@ -569,7 +569,7 @@ void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_
 
 /* Room for the findings text with every class: a buffer of this many
  * bytes never truncates it. */
-#define SWEEP_FINDINGS_TEXT_MAX (2048 + SWEEP_MAX_CLASSES * 320)
+#define SWEEP_FINDINGS_TEXT_MAX (3072 + SWEEP_MAX_CLASSES * 320)
 
 /* The findings in words: one line each, newline-terminated (one line per
  * traffic class before the "stopped" line). Writes into buf (len bytes,

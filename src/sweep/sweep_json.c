@@ -321,7 +321,11 @@ json_t *sweep_settings_json(const struct sweep_settings *set)
     jset(o, "estimate_rps", json_real(set->estimate_rps));
     jset(o, "lateness_tolerance", json_real(set->lateness_tolerance));
     json_t *el = json_object();
-    jset(el, "seqs", set->engine_seqs ? ju64(set->engine_seqs) : json_null());
+    /* What --engine-limits gave: a bound from the server's /props is the
+     * first limit's evidence (max_seqs_source), not a setting. */
+    int flag_seqs = set->engine_seqs && set->engine_seqs_source &&
+                    strcmp(set->engine_seqs_source, "engine_limits") == 0;
+    jset(el, "seqs", flag_seqs ? ju64(set->engine_seqs) : json_null());
     jset(el, "kv_tokens", set->engine_kv_tokens ? ju64(set->engine_kv_tokens) : json_null());
     jset(o, "engine_limits", el);
     jset(o, "min_hold_factor", json_real(sweep_min_hold_factor(set)));

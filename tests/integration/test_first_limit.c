@@ -136,6 +136,9 @@ static void test_first_limit_batch_from_props(void **state)
     check_named(lr.fl, lr.out, "batch", "first limit: the batch (running 4/4 = max sequences", 24);
     assert_int_equal(harness_ival_req(lr.e, "max_seqs"), HARNESS_SMALL_SIM_SEQS);
     assert_string_equal(harness_sval(lr.e, "max_seqs_source"), "props");
+    /* A setting only when the flag gave it. */
+    assert_true(json_is_null(json_object_get(
+        json_object_get(json_object_get(lr.sum, "settings"), "engine_limits"), "seqs")));
     const char *files[] = {"summary.json", NULL};
     free(harness_report_rebuilds(lr.dir, files));
     limit_run_free(&lr);
@@ -245,7 +248,8 @@ static void test_first_limit_compute(void **state)
     assert_string_equal(harness_sval(lr.fl, "kind"), "compute");
     assert_int_equal(harness_ival_req(lr.fl, "step"), 1);
     ASSERT_NEAR(harness_num(lr.fl, "offered_rps"), 80, 1e-9);
-    assert_non_null(strstr(lr.out, "first limit: compute (at 80 req/s, step 1, in flight grew"));
+    assert_non_null(strstr(lr.out, "first limit: compute (at 80 req/s, step 1, not steady with "
+                                   "no queue growing"));
     /* TPOT is the step time: it failed there. */
     ASSERT_NEAR(harness_num(lr.fl, "tpot_failed_rps"), 80, 1e-9);
     ASSERT_IN_RANGE(harness_num(lr.e, "running_max"), 40, 500);
@@ -283,7 +287,11 @@ static void test_engine_limits_flag(void **state)
         {{"sweep", "--rates", "2", "--engine-limits", "kv_tokens=1e3"},
          "--engine-limits: kv_tokens=\"1e3\""},
         {{"sweep", "--rates", "2", "--engine-limits", "seqs"},
-         "--engine-limits: \"seqs\" is not KEY=N"});
+         "--engine-limits: \"seqs\" is not KEY=N"},
+        {{"sweep", "--rates", "2", "--engine-limits", "seqs=4,"},
+         "--engine-limits: empty item in \"seqs=4,\""},
+        {{"sweep", "--rates", "2", "--engine-limits", ",kv_tokens=9"},
+         "--engine-limits: empty item"});
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_first_limit_batch, harness_sim_teardown),

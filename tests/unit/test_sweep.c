@@ -1477,8 +1477,8 @@ static void test_first_limit(void **state)
     assert_int_equal(fl.kind, SWEEP_LIMIT_COMPUTE);
     assert_int_equal(fl.step, 2);
     sweep_first_limit_text(&fl, text, sizeof text);
-    assert_non_null(strstr(text, "first limit: compute (at 8 req/s, step 2, in flight grew but "
-                                 "not the queue: running 30/64; KV 40%"));
+    assert_non_null(strstr(text, "first limit: compute (at 8 req/s, step 2, not steady with no "
+                                 "queue growing: running 30/64; KV 40%"));
     assert_string_equal(sweep_limit_kind_name(fl.kind), "compute");
     st[2].tpot_ns[3] = tpot_was;
     sweep_first_limit(st, 3, &set, &fl);
