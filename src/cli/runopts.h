@@ -165,6 +165,10 @@ int runopts_duration(const char *name, const char *v, uint64_t *out_ns, char *er
                      size_t errlen);
 int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
                  struct dist *out, char *err, size_t errlen);
+/* A percentage, "2" or "2%", in (lo, hi] (a negative lo: from 0), into
+ * *out as a fraction (0.02). */
+int runopts_percent(const char *name, const char *v, double lo, double hi, double *out, char *err,
+                    size_t errlen);
 
 /* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least
  * SCRAPE_MIN_INTERVAL_NS) into *interval_ns, and --no-metrics beside
@@ -262,6 +266,10 @@ void runopts_workload_free(struct run_config *cfg);
 /* run.json's "tags": {KEY: VALUE} of every --tag, in the order given
  * (empty without any). Caller owns the reference. */
 json_t *runopts_tags_json(const struct run_opts *o);
+
+/* The environment variable the API key comes from: --api-key-env, or
+ * ANTHROPIC_API_KEY for anthropic-messages and OPENAI_API_KEY otherwise. */
+const char *runopts_api_key_env(const struct run_opts *o, enum oai_api api);
 
 /* The "config" object of run.json for cfg. Caller owns the reference. */
 json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,

@@ -222,9 +222,7 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
     }
     if (anth && !user_header(o, "anthropic-version"))
         t->headers = curl_slist_append(t->headers, "anthropic-version: 2023-06-01");
-    const char *key_env = o->api_key_env                            ? o->api_key_env
-                          : cfg->transport.api == OAI_API_ANTHROPIC ? "ANTHROPIC_API_KEY"
-                                                                    : "OPENAI_API_KEY";
+    const char *key_env = runopts_api_key_env(o, cfg->transport.api);
     const char *key = getenv(key_env);
     if (o->api_key_env && (!key || !*key)) {
         ll_errorf("--api-key-env: $%s is not set", key_env);

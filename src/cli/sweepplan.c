@@ -163,20 +163,6 @@ static int parse_args(int argc, char **argv, struct run_opts *o, struct sweep_op
     return runopts_parse(argc, argv, "sweep", &own, 0, o, &first, err, errlen);
 }
 
-/* A percentage flag: a number in (lo, hi], stored as a fraction. */
-static int opt_percent(const char *name, const char *v, double lo, double hi, double *out,
-                       char *err, size_t errlen)
-{
-    double x;
-    if (ll_parse_double(v, &x) != 0 || !(x > lo) || x > hi)
-        return runopts_errf(err, errlen,
-                            "%s: expected a percentage above %g and at most %g "
-                            "(e.g. 99), got \"%s\"",
-                            name, lo, hi, v);
-    *out = x / 100;
-    return 0;
-}
-
 static int parse_rates(const char *spec, struct sweep_plan *p, char *err, size_t errlen)
 {
     if (strcmp(spec, "auto") == 0) {
@@ -349,10 +335,10 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
                          size_t errlen)
 {
     if (so->attainment &&
-        opt_percent("--attainment", so->attainment, 0, 100, &set->attainment, err, errlen) != 0)
+        runopts_percent("--attainment", so->attainment, 0, 100, &set->attainment, err, errlen) != 0)
         return LL_E_INVAL;
-    if (so->max_error_rate && opt_percent("--max-error-rate", so->max_error_rate, -1e-9, 100,
-                                          &set->max_error_rate, err, errlen) != 0)
+    if (so->max_error_rate && runopts_percent("--max-error-rate", so->max_error_rate, -1e-9, 100,
+                                              &set->max_error_rate, err, errlen) != 0)
         return LL_E_INVAL;
     if (so->ttft_limit) {
         if (runopts_duration("--ttft-limit", so->ttft_limit, &set->ttft_limit_ns, err, errlen) != 0)
@@ -364,7 +350,7 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
                                               : SWEEP_DEFAULT_TTFT_LIMIT_NS;
     }
     if ((so->headroom &&
-         opt_percent("--headroom", so->headroom, 0, 100, &set->headroom, err, errlen) != 0) ||
+         runopts_percent("--headroom", so->headroom, 0, 100, &set->headroom, err, errlen) != 0) ||
         (so->forecast &&
          runopts_positive("--forecast", so->forecast, &set->forecast_rps, err, errlen) != 0))
         return LL_E_INVAL;
