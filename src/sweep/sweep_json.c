@@ -185,6 +185,16 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
     return o;
 }
 
+json_t *sweep_step_line_json(const struct sweep_step *s)
+{
+    json_t *o = sweep_facts_json(&s->f);
+    jset(o, "hold_factor", isfinite(s->hold_factor) ? json_real(s->hold_factor) : json_null());
+    jset(o, "short", json_boolean(s->short_hold));
+    if (s->f.cold_start)
+        jset(o, "cold", summary_cold_json(&s->cold, s->f.cold_start));
+    return o;
+}
+
 /* steps.jsonl's "classes" into s (no classes when absent or empty). */
 static int class_facts_from_json(json_t *arr, struct sweep_step *s, char *err, size_t errlen)
 {
