@@ -1,6 +1,7 @@
 /* stats.c: per-worker aggregates of records, merged once at the end. */
 #include "measure/stats.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -273,4 +274,11 @@ void stats_merge(struct stats *dst, const struct stats *src)
 uint64_t stats_failed(const struct stats *s)
 {
     return s->completed - s->by_kind[REC_OK];
+}
+
+double stats_cached_share(const struct stats *s)
+{
+    if (s->cached_reported == 0 || s->prompt_tokens == 0)
+        return NAN;
+    return (double)s->cached_tokens / (double)s->prompt_tokens;
 }

@@ -303,9 +303,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
             p->cold_ttft_ns[2] = hist_max(c->ttft);
             p->cold_e2e_p99_ns = hist_percentile(c->e2e, 99.0);
         }
-        p->cold_cached_share = c->cached_reported && c->prompt_tokens
-                                   ? (double)c->cached_tokens / (double)c->prompt_tokens
-                                   : NAN;
+        p->cold_cached_share = stats_cached_share(c);
     }
     memset(r, 0, sizeof *r);
     json_t *cfg = json_object_get(b->run, "config");
