@@ -388,16 +388,14 @@ static int check_load_model(const struct run_opts *o, const struct run_session_o
 static int bounds_config(const struct run_opts *o, struct run_config *cfg, char *err,
                          size_t errlen)
 {
-    if (o->duration && runopts_duration("--duration", o->duration, &cfg->duration_ns, err,
-                                        errlen) != 0)
+    if (o->duration &&
+        runopts_duration_pos("--duration", o->duration, &cfg->duration_ns, err, errlen) != 0)
         return LL_E_INVAL;
     if (o->requests && runopts_count("--requests", o->requests, 1, &cfg->max_requests, err,
                                      errlen) != 0)
         return LL_E_INVAL;
     if (!o->duration && !o->requests)
         cfg->duration_ns = 10 * LL_NS_PER_SEC;
-    if (o->duration && cfg->duration_ns == 0)
-        return runopts_errf(err, errlen, "--duration: must be more than 0");
     if (o->warmup) {
         if (runopts_duration("--warmup", o->warmup, &cfg->warmup_ns, err, errlen) != 0)
             return LL_E_INVAL;
@@ -472,12 +470,8 @@ static int closed_config(const struct run_opts *o, struct run_config *cfg, char 
     if (runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1, &cfg->think,
                      err, errlen) != 0)
         return LL_E_INVAL;
-    if (o->pace) {
-        if (runopts_duration("--pace", o->pace, &cfg->pace_ns, err, errlen) != 0)
-            return LL_E_INVAL;
-        if (!cfg->pace_ns)
-            return runopts_errf(err, errlen, "--pace: must be more than 0");
-    }
+    if (o->pace && runopts_duration_pos("--pace", o->pace, &cfg->pace_ns, err, errlen) != 0)
+        return LL_E_INVAL;
     return 0;
 }
 

@@ -355,6 +355,16 @@ int runopts_duration(const char *name, const char *v, uint64_t *out_ns, char *er
     return 0;
 }
 
+int runopts_duration_pos(const char *name, const char *v, uint64_t *out_ns, char *err,
+                         size_t errlen)
+{
+    if (runopts_duration(name, v, out_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (*out_ns == 0)
+        return runopts_errf(err, errlen, "%s: must be more than 0", name);
+    return 0;
+}
+
 int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
                  struct dist *out, char *err, size_t errlen)
 {

@@ -163,6 +163,9 @@ int runopts_count_upto(const char *name, const char *v, uint32_t max, uint32_t *
                        size_t errlen);
 int runopts_duration(const char *name, const char *v, uint64_t *out_ns, char *err,
                      size_t errlen);
+/* runopts_duration, refusing 0 ("must be more than 0"). */
+int runopts_duration_pos(const char *name, const char *v, uint64_t *out_ns, char *err,
+                         size_t errlen);
 int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
                  struct dist *out, char *err, size_t errlen);
 /* A percentage, "2" or "2%", in (lo, hi] (a negative lo: from 0), into

@@ -341,10 +341,9 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
                                               &set->max_error_rate, err, errlen) != 0)
         return LL_E_INVAL;
     if (so->ttft_limit) {
-        if (runopts_duration("--ttft-limit", so->ttft_limit, &set->ttft_limit_ns, err, errlen) != 0)
+        if (runopts_duration_pos("--ttft-limit", so->ttft_limit, &set->ttft_limit_ns, err,
+                                 errlen) != 0)
             return LL_E_INVAL;
-        if (!set->ttft_limit_ns)
-            return runopts_errf(err, errlen, "--ttft-limit: must be more than 0");
     } else {
         set->ttft_limit_ns = set->slo.ttft_ns ? SWEEP_TTFT_LIMIT_SLO_FACTOR * set->slo.ttft_ns
                                               : SWEEP_DEFAULT_TTFT_LIMIT_NS;

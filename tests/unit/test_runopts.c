@@ -59,6 +59,12 @@ static void test_value_errors(void **state)
                  "--duration: expected a duration (e.g. 500ms, 30s, 2m), got \"abc\"");
     assert_int_equal(runopts_duration("--duration", "2m", &n, err, sizeof err), 0);
     assert_int_equal(n, 120 * LL_NS_PER_SEC);
+    ASSERT_USAGE(runopts_duration_pos("--pace", "0s", &n, err, sizeof err), err,
+                 "--pace: must be more than 0");
+    ASSERT_USAGE(runopts_duration_pos("--pace", "x", &n, err, sizeof err), err,
+                 "--pace: expected a duration (e.g. 500ms, 30s, 2m), got \"x\"");
+    assert_int_equal(runopts_duration_pos("--pace", "250ms", &n, err, sizeof err), 0);
+    assert_int_equal(n, 250 * LL_NS_PER_MS);
 
     assert_int_equal(runopts_dist("--think", "uniform:5", DIST_UNIT_DURATION_NS, 1, &d, err,
                                   sizeof err), LL_E_INVAL);
