@@ -644,7 +644,9 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     if (ex->n) {
         size_t failed = 0;
         fflush(stdout);
-        json_object_set_new(sj, "expect", expect_eval(ex, sj, stderr, NULL, &failed));
+        struct expect_figures fig;
+        expect_figures_from_summary(sj, &fig);
+        json_object_set_new(sj, "expect", expect_eval(ex, &fig, stderr, NULL, &failed));
         info.expect_failed = failed > 0;
     } else {
         json_object_set_new(sj, "expect", json_null());

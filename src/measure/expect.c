@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "measure/record.h"
 #include "util/util.h"
 
 static const char *const lat_rows[] = {"ttft", "tpot", "itl", "e2e"};
@@ -172,39 +171,70 @@ static double num_at(json_t *o, const char *a, const char *b)
     return json_is_number(x) ? json_number_value(x) : NAN;
 }
 
-double expect_metric_value(const struct expect_item *it, json_t *sum)
+void expect_figures_from_summary(json_t *sum, struct expect_figures *fig)
+{
+    json_t *lat = json_object_get(sum, "latency_ns");
+    for (size_t i = 0; i < EXPECT_NLAT; i++) {
+        /* No value: the histogram's empty figures are not values. */
+        int any = num_at(lat, lat_keys[i], "count") > 0;
+        for (size_t p = 0; p < LL_ARRAY_LEN(pct_rows); p++)
+            fig->lat_ns[i][p] = any ? num_at(lat, lat_keys[i], pct_rows[p]) : NAN;
+    }
+    fig->goodput = num_at(sum, "throughput", "goodput_per_s");
+    fig->attainment = num_at(sum, "throughput", "attainment");
+    fig->achieved_rate = num_at(sum, "throughput", "send_rate_per_s");
+    fig->output_tokens_per_s = num_at(sum, "throughput", "output_tokens_per_s");
+    fig->completed = num_at(sum, "requests", "completed");
+    fig->failed = num_at(sum, "requests", "failed");
+    json_t *bk = json_object_get(json_object_get(sum, "requests"), "by_kind");
+    for (int k = 0; k < REC_KIND_COUNT; k++) {
+        json_t *v = json_object_get(bk, rec_kind_name((enum rec_kind)k));
+        fig->by_kind[k] = json_is_number(v) ? json_number_value(v) : NAN;
+    }
+}
+
+double expect_metric_value(const struct expect_item *it, const struct expect_figures *fig)
 {
     const char *m = it->metric;
     if (it->unit == EXPECT_NS) {
         for (size_t i = 0; i < LL_ARRAY_LEN(lat_rows); i++) {
             size_t l = strlen(lat_rows[i]);
-            if (strncmp(m, lat_rows[i], l) == 0 && m[l] == '_') {
-                json_t *lat = json_object_get(sum, "latency_ns");
-                /* No ok request: the histogram's empty figures are not values. */
-                if (!(num_at(lat, lat_keys[i], "count") > 0))
-                    return NAN;
-                return num_at(lat, lat_keys[i], m + l + 1);
+            if (strncmp(m, lat_rows[i], l) != 0 || m[l] != '_')
+                continue;
+            for (size_t p = 0; p < LL_ARRAY_LEN(pct_rows); p++) {
+                if (strcmp(m + l + 1, pct_rows[p]) == 0)
+                    return fig->lat_ns[i][p];
             }
         }
         return NAN;
     }
     if (strcmp(m, "goodput") == 0)
-        return num_at(sum, "throughput", "goodput_per_s");
+        return fig->goodput;
     if (strcmp(m, "attainment") == 0)
-        return num_at(sum, "throughput", "attainment");
+        return fig->attainment;
     if (strcmp(m, "output_tokens_per_s") == 0)
-        return num_at(sum, "throughput", "output_tokens_per_s");
+        return fig->output_tokens_per_s;
     if (strcmp(m, "achieved_rate") == 0)
-        return num_at(sum, "throughput", "send_rate_per_s");
+        return fig->achieved_rate;
     /* error_rate and error_rate_KIND: of the completed requests, as compare. */
-    json_t *rq = json_object_get(sum, "requests");
-    double completed = num_at(sum, "requests", "completed");
-    if (!(completed > 0))
+    if (!(fig->completed > 0))
         return NAN;
     int k = error_kind(m);
-    double n = k >= 0 ? num_at(rq, "by_kind", rec_kind_name((enum rec_kind)k))
-                      : num_at(sum, "requests", "failed");
-    return isfinite(n) ? n / completed : NAN;
+    double n = k >= 0 ? fig->by_kind[k] : fig->failed;
+    return isfinite(n) ? n / fig->completed : NAN;
+}
+
+void expect_format(const struct expect_set *set, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; i < set->n && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? "," : "", set->item[i].text);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
 }
 
 static int passes(enum expect_op op, double v, double b)
@@ -228,15 +258,15 @@ static const char *fmt_value(enum expect_unit u, double v, char *buf, size_t len
     return buf;
 }
 
-json_t *expect_eval(const struct expect_set *set, json_t *sum, FILE *f, const char *where,
-                    size_t *failed)
+json_t *expect_eval(const struct expect_set *set, const struct expect_figures *fig, FILE *f,
+                    const char *where, size_t *failed)
 {
     static const char *const unit_names[] = {"ns", "share", "per_s"};
     json_t *a = json_array();
     *failed = 0;
     for (size_t i = 0; i < set->n; i++) {
         const struct expect_item *it = &set->item[i];
-        double v = expect_metric_value(it, sum);
+        double v = expect_metric_value(it, fig);
         int ok = isfinite(v) && passes(it->op, v, it->bound);
         json_t *o = json_object();
         json_object_set_new(o, "expect", json_string(it->text));

@@ -2,17 +2,20 @@
  * each step of a sweep that counts): "ttft_p99<500ms,error_rate<1%,
  * goodput>=20/s". A failed one makes the command exit 7 (LL_EXIT_EXPECT).
  *
- * The metrics are the rows of `llmload compare` (docs/compare.md), read
- * from a summary.json object (summary_json's, or a sweep step's of the
- * same shape): ttft_, tpot_, itl_ (per request), e2e_ with p50, p90 or
- * p99 (latency_ns), goodput, attainment, error_rate, error_rate_KIND,
- * output_tokens_per_s, achieved_rate. docs/run.md documents the syntax. */
+ * The metrics are the rows of `llmload compare` (docs/compare.md): ttft_,
+ * tpot_, itl_ (per request), e2e_ with p50, p90 or p99, goodput,
+ * attainment, error_rate, error_rate_KIND, output_tokens_per_s,
+ * achieved_rate, read from a struct expect_figures (filled from a run's
+ * summary.json object, or by the sweep from a step). docs/run.md
+ * documents the syntax. */
 #ifndef LL_EXPECT_H
 #define LL_EXPECT_H
 
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "measure/record.h"
 
 #define EXPECT_MAX 32
 
@@ -38,6 +41,20 @@ struct expect_set {
     size_t n;
 };
 
+/* The figures a threshold is checked on; NAN where there is none (no ok
+ * request, no SLO, nothing completed). */
+enum { EXPECT_TTFT, EXPECT_TPOT, EXPECT_ITL, EXPECT_E2E, EXPECT_NLAT };
+struct expect_figures {
+    double lat_ns[EXPECT_NLAT][3]; /* p50, p90, p99 of TTFT, TPOT, ITL per request, E2E */
+    double goodput, attainment;    /* per s; a share */
+    double achieved_rate, output_tokens_per_s;
+    double completed, failed; /* requests: error_rate = failed / completed */
+    double by_kind[REC_KIND_COUNT];
+};
+
+/* The figures of a run's summary.json object (summary_json's). */
+void expect_figures_from_summary(json_t *sum, struct expect_figures *fig);
+
 /* Parse spec (comma-separated items METRIC OP VALUE, OP one of < <= > >=)
  * into set. Returns 0, or -1 with a one-line reason that names the flag
  * and the item in err. */
@@ -46,17 +63,19 @@ int expect_parse(const char *spec, struct expect_set *set, char *err, size_t err
 /* The first item that needs an SLO (goodput, attainment), NULL when none. */
 const struct expect_item *expect_needs_slo(const struct expect_set *set);
 
-/* The item's metric in the summary object sum, in its unit; NAN when sum
- * has none (no ok request, no SLO, nothing completed). */
-double expect_metric_value(const struct expect_item *it, json_t *sum);
+/* The item's metric in fig, in its unit; NAN when there is none. */
+double expect_metric_value(const struct expect_item *it, const struct expect_figures *fig);
 
-/* Check every item of set on sum. Each failed item (a value past its
+/* The items of set joined by commas: the spec again (run.json keeps it). */
+void expect_format(const struct expect_set *set, char *buf, size_t len);
+
+/* Check every item of set on fig. Each failed item (a value past its
  * bound, or no value) is one line on f (when not NULL): "llmload:
  * --expect: <where: >ttft_p99 is 612.30ms, not < 500ms". Returns the
  * results as a JSON array, one object per item (expect, metric, op,
  * bound, unit, value, result "pass" or "fail"); *failed gets how many
  * failed. where may be NULL. */
-json_t *expect_eval(const struct expect_set *set, json_t *sum, FILE *f, const char *where,
-                    size_t *failed);
+json_t *expect_eval(const struct expect_set *set, const struct expect_figures *fig, FILE *f,
+                    const char *where, size_t *failed);
 
 #endif

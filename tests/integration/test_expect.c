@@ -163,6 +163,103 @@ static void test_run_expect_invalid_wins(void **state)
     harness_tmp_end();
 }
 
+/* sweep --expect: the small sim at half its capacity (the SLO met) and
+ * at two and a half times it (missed): only the steps at or under the SLO
+ * capacity count. A TPOT under 1 ms fails on each of them (exit 7, one
+ * line per step that names it); the TTFT bound, the SLO's own, is checked
+ * on the same steps only, which summary.json's findings and expect say. */
+static void test_sweep_expect(void **state)
+{
+    (void)state;
+    char rates[200];
+    static const double f[] = {0.5, 2.5};
+    harness_sweep_rates(rates, sizeof rates, harness_small_sim_start(NULL), f, 2);
+    const char *args[] = {"--rates",
+                          rates,
+                          "--step-duration",
+                          "2s",
+                          "--warmup",
+                          "0.3s",
+                          "--slo",
+                          "ttft=300ms",
+                          "--no-recovery",
+                          "--expect",
+                          "tpot_p50<1ms,ttft_p99<=300ms,error_rate<1%",
+                          HARNESS_SMALL_WORKLOAD,
+                          NULL};
+    int st = -1;
+    char *out = NULL, *err = NULL;
+    char *dir = harness_run_against_sim("sweep", NULL, args, 90, &st, &out, &err);
+    harness_sim_teardown(NULL);
+    json_t *sum = harness_json_load(dir, "summary.json");
+    json_t *fd = json_object_get(sum, "findings");
+    if (!json_is_number(json_object_get(fd, "slo_capacity_rps")))
+        fail_msg("no SLO capacity at half the sim's capacity:\n%s", out);
+    double cap = harness_num(fd, "slo_capacity_rps");
+    if (st != 7)
+        fail_msg("sweep --expect exited %d, want 7\nstdout:\n%s\nstderr:\n%s", st, out, err);
+    /* The steps that count: load steps, not INVALID, at or under the
+     * capacity; each failed tpot_p50 and had its line. */
+    json_t *ex = json_object_get(sum, "expect");
+    size_t want = 0, i;
+    json_t *step;
+    json_array_foreach(json_object_get(sum, "steps"), i, step)
+    {
+        if (strcmp(harness_sval(step, "kind"), "load") == 0 &&
+            !json_is_true(json_object_get(step, "invalid")) &&
+            harness_num(step, "offered_rps") <= cap * (1 + 1e-9))
+            want++;
+    }
+    assert_true(want >= 1);
+    assert_int_equal(json_array_size(ex), want);
+    int lines = 0;
+    for (const char *p = err; (p = strstr(p, "llmload: --expect: step ")) != NULL; p++)
+        lines++;
+    json_array_foreach(ex, i, step)
+    {
+        if (!(harness_num(step, "offered_rps") <= cap * (1 + 1e-9)))
+            fail_msg("step %lld at %.3g req/s checked, over the capacity %.3g",
+                     (long long)harness_ival(step, "step"), harness_num(step, "offered_rps"), cap);
+        json_t *r = json_object_get(step, "results");
+        assert_string_equal(harness_sval(json_array_get(r, 0), "result"), "fail");
+        char line[160];
+        snprintf(line, sizeof line, "llmload: --expect: step %lld (",
+                 (long long)harness_ival(step, "step"));
+        assert_non_null(strstr(err, line));
+        /* A step that met the SLO has its TTFT p99 within it, and no error. */
+        for (size_t k = 1; k < 3; k++) {
+            json_t *o = json_array_get(r, k);
+            const char *res = harness_sval(o, "result");
+            int fails = strcmp(res, "fail") == 0;
+            if (fails)
+                fail_msg("step %lld: %s %s (value %s)", (long long)harness_ival(step, "step"),
+                         harness_sval(o, "expect"), res,
+                         json_dumps(json_object_get(o, "value"), JSON_ENCODE_ANY));
+        }
+    }
+    assert_int_equal(lines, (int)want); /* one failed threshold a step: tpot_p50 */
+    assert_non_null(strstr(err, "tpot_p50 is "));
+    assert_non_null(strstr(err, ", not < 1ms"));
+    /* `llmload report` re-checks it from run.json. */
+    const char *rep[] = {"report", dir, NULL};
+    int rst = -1;
+    char *rout = NULL, *rerr = NULL;
+    assert_int_equal(harness_run(rep, 60, &rst, &rout, &rerr), 0);
+    assert_int_equal(rst, 7);
+    assert_non_null(strstr(rerr, "llmload: --expect: step "));
+    free(rout);
+    free(rerr);
+    json_decref(sum);
+    free(out);
+    free(err);
+    harness_results_free(dir);
+
+    HARNESS_EXPECT_USAGES(
+        {{"sweep", "--rates", "1", "--expect", "ttft_p99<1s"}, "--expect: needs --slo"},
+        {{"sweep", "--rates", "1", "--slo", "ttft=1s", "--expect", "ttft_p99<1"},
+         "--expect: \"ttft_p99<1\""});
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -173,4 +270,5 @@ static int teardown(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_run_expect, teardown),
-             cmocka_unit_test_teardown(test_run_expect_invalid_wins, teardown))
+             cmocka_unit_test_teardown(test_run_expect_invalid_wins, teardown),
+             cmocka_unit_test_teardown(test_sweep_expect, teardown))

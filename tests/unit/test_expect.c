@@ -96,7 +96,9 @@ static void test_check(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    json_t *r = expect_eval(&s, sum, f, NULL, &failed);
+    struct expect_figures fig;
+    expect_figures_from_summary(sum, &fig);
+    json_t *r = expect_eval(&s, &fig, f, NULL, &failed);
     fclose(f);
     /* ttft_p99 600ms, error rate 1.5%, goodput 19.5/s, tpot none: 4 fail. */
     static const char *const want[] = {"fail", "pass", "fail", "fail", "pass",
@@ -121,13 +123,19 @@ static void test_check(void **state)
     buf = NULL;
     f = open_memstream(&buf, &len);
     assert_int_equal(expect_parse("ttft_p99<=600ms,ttft_p99<600ms", &s, err, sizeof err), 0);
-    r = expect_eval(&s, sum, f, "step 2 (20 req/s)", &failed);
+    r = expect_eval(&s, &fig, f, "step 2 (20 req/s)", &failed);
     fclose(f);
     assert_int_equal(failed, 1);
     assert_non_null(strstr(buf, "--expect: step 2 (20 req/s): ttft_p99 is"));
     free(buf);
     json_decref(r);
     json_decref(sum);
+
+    /* The spec again, as run.json keeps it. */
+    char spec[256];
+    assert_int_equal(expect_parse("ttft_p99<1s,goodput>=2/s", &s, err, sizeof err), 0);
+    expect_format(&s, spec, sizeof spec);
+    assert_string_equal(spec, "ttft_p99<1s,goodput>=2/s");
 }
 
 int main(void)
