@@ -183,6 +183,8 @@ static void test_sweep_expect(void **state)
                           "--slo",
                           "ttft=300ms",
                           "--no-recovery",
+                          "--lateness-tolerance",
+                          "20%",
                           "--expect",
                           "tpot_p50<1ms,ttft_p99<=300ms,error_rate<1%",
                           HARNESS_SMALL_WORKLOAD,
