@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "test.h"
@@ -117,12 +118,13 @@ static size_t rows_expected(const char *base, const char *cand)
     return n;
 }
 
-/* Edit a results directory's run.json: set key (under config when
- * config is 1, else at the top) to v (stolen). */
-static void run_json_set(const char *dir, const char *obj, const char *key, json_t *v)
+/* Edit a results directory's file (run.json, summary.json): set key
+ * (under the object obj when not NULL, else at the top) to v (stolen). */
+static void json_file_set(const char *dir, const char *file, const char *obj, const char *key,
+                          json_t *v)
 {
     char rj[800];
-    snprintf(rj, sizeof rj, "%s/run.json", dir);
+    snprintf(rj, sizeof rj, "%s/%s", dir, file);
     json_t *run = harness_json_load(NULL, rj);
     json_t *o = obj ? json_object_get(run, obj) : run;
     assert_non_null(o);
@@ -130,6 +132,29 @@ static void run_json_set(const char *dir, const char *obj, const char *key, json
     assert_int_equal(json_dump_file(run, rj, JSON_INDENT(2)), 0);
     json_decref(run);
 }
+
+static void run_json_set(const char *dir, const char *obj, const char *key, json_t *v)
+{
+    json_file_set(dir, "run.json", obj, key, v);
+}
+
+/* Set a side's outcome, in run.json's outcome and in summary.json, as a
+ * run that ended so would have written them. */
+static void outcome_set(const char *dir, int invalid, const char *reason, int interrupted)
+{
+    run_json_set(dir, "outcome", "invalid", json_boolean(invalid));
+    run_json_set(dir, "outcome", "invalid_reason", reason ? json_string(reason) : json_null());
+    run_json_set(dir, "outcome", "interrupted", json_boolean(interrupted));
+    run_json_set(dir, "outcome", "stopped_in", interrupted ? json_string("load") : json_null());
+    json_file_set(dir, "summary.json", NULL, "invalid", json_boolean(invalid));
+    json_file_set(dir, "summary.json", NULL, "invalid_reason",
+                  reason ? json_string(reason) : json_null());
+    json_file_set(dir, "summary.json", NULL, "interrupted", json_boolean(interrupted));
+}
+
+/* The second sim of test_compare_slower_decode_is_worse (the teardown
+ * stops it when a test fails half-way). */
+static struct harness_sim slow_sim;
 
 /* Three pairs of runs, one configuration, six seeds: every row `same`. */
 static void test_compare_same_config_is_same(void **state)
@@ -189,7 +214,8 @@ static void test_compare_same_config_is_same(void **state)
 }
 
 /* The sim with its step's fixed cost 4 ms -> 5 ms: a decode step (one
- * token per running request) 1 ms dearer, called worse. The slowdown
+ * token per running request) 1 ms dearer, called worse (the two runs at
+ * once, on two sims, so the box's load weighs on both). The slowdown
  * expected is 1 ms over the baseline's own step (its TPOT or ITL; an E2E
  * of 16 tokens pays 16 steps), whatever the box's load made that step;
  * the bound is half to one and a half of it, widened by the row's own
@@ -199,13 +225,31 @@ static void test_compare_slower_decode_is_worse(void **state)
 {
     (void)state;
     harness_tmp_begin();
+    /* Both runs at once, each against its own sim, so that whatever else
+     * loads this box slows both alike. */
     harness_cur_sim_start(NULL);
-    char *a = run_seed("1", NULL);
-    harness_sim_teardown(NULL);
     const char *slow[] = {"--step-base", "5ms", NULL};
-    harness_cur_sim_start(slow);
-    char *b = run_seed("2", NULL);
+    assert_int_equal(harness_sim_start(&slow_sim, slow), 0);
+    char slow_dir[700], slow_err[700], slow_url[200];
+    harness_tmp_path(slow_dir, sizeof slow_dir, "slow");
+    assert_int_equal(mkdir(slow_dir, 0700), 0);
+    harness_tmp_path(slow_err, sizeof slow_err, "slow.err");
+    strncat(slow_dir, "/r", sizeof slow_dir - strlen(slow_dir) - 1);
+    snprintf(slow_url, sizeof slow_url, "%s/v1", slow_sim.url);
+    struct harness_argv sa = {0};
+    const char *head[] = {"run",     "--url",  slow_url, "--out", slow_dir,
+                          "--quiet", "--seed", "2",      NULL};
+    harness_argv_add(&sa, head);
+    harness_argv_add(&sa, workload);
+    pid_t pid = harness_spawn(sa.v, "/dev/null", slow_err, -1, NULL, NULL);
+    char *a = run_seed("1", NULL);
+    int st = harness_reap(pid, 60000);
     harness_sim_teardown(NULL);
+    harness_sim_stop(&slow_sim);
+    if (st != 0 && st != 1)
+        fail_msg("the run on the slow sim exited %d: %s", st, harness_read_file(slow_err, NULL));
+    char *b = strdup(slow_dir);
+    assert_non_null(b);
 
     json_t *j = compare(a, b, NULL, 0, NULL);
     const char *rows[] = {"tpot_p50", "tpot_p90", "itl_p50", "e2e_p50"};
@@ -393,16 +437,20 @@ static void test_compare_cold_outcome_keys(void **state)
                  harness_num(sa, "latency_ns.ttft.p99"), "ttft_p99");
     assert_close(harness_num(row(j, "e2e_p90"), "baseline"), harness_num(sa, "latency_ns.e2e.p90"),
                  "e2e_p90");
-    assert_string_equal(harness_sval(json_object_get(j, "baseline"), "outcome"), "ok");
+    /* Each side's outcome as its run ended (this box may make one INVALID). */
+    json_t *ra = harness_json_load(a, "run.json");
+    assert_string_equal(harness_sval(json_object_get(j, "baseline"), "outcome"),
+                        json_is_true(json_object_get(json_object_get(ra, "outcome"), "invalid"))
+                            ? "INVALID"
+                            : "ok");
+    json_decref(ra);
     json_decref(j);
     json_decref(sa);
 
     /* An INVALID candidate and an interrupted baseline: one warning line
      * each, the header and compare.json say so. */
-    run_json_set(b, "outcome", "invalid", json_true());
-    run_json_set(b, "outcome", "invalid_reason", json_string("lateness moved TTFT p99"));
-    run_json_set(a, "outcome", "interrupted", json_true());
-    run_json_set(a, "outcome", "stopped_in", json_string("load"));
+    outcome_set(b, 1, "lateness moved TTFT p99", 0);
+    outcome_set(a, 0, NULL, 1);
     char out[700], *o = NULL, *e = NULL;
     harness_tmp_path(out, sizeof out, "cmp_outcome");
     const char *args[] = {"compare", a, b, "--out", out, "--label", "a", "--label", "b", NULL};
@@ -461,6 +509,7 @@ static void test_compare_cold_outcome_keys(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    harness_sim_stop(&slow_sim);
     pid_t *none[] = {NULL};
     harness_cleanup(none);
     return 0;
