@@ -793,6 +793,10 @@ int compare_main(int argc, char **argv)
     char outdir[4096], err[512];
     if (results_dir_prepare(out, force, outdir, sizeof outdir, err, sizeof err) != 0) {
         ll_errorf("compare: %s", err);
+        for (int i = 0; i < nd; i++) {
+            json_decref(diffs[i]);
+            side_free(&sides[i]);
+        }
         return LL_EXIT_USAGE; /* as run's --out: a directory that holds files, or cannot be made */
     }
 
