@@ -611,6 +611,9 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
                   (unsigned long long)failed);
         code = run_exit_combine(code, LL_EXIT_NO_OK);
     }
+    /* INVALID (1) wins over a failed --expect (7): the lowest wins. */
+    if (info->expect_failed)
+        code = run_exit_combine(code, LL_EXIT_EXPECT);
     if (rs->stopped_in)
         code = LL_EXIT_INTR;
     json_t *o = json_object();

@@ -98,6 +98,9 @@ void sweep_usage(FILE *f)
         "  --replicas N             replicas behind --url (default 1)\n"
         "  --expect-capacity R      exit 7 when the SLO capacity is below R req/s\n"
         "  --expect-slo             exit 7 when any load step misses the SLO\n"
+        "  --expect SPEC            exit 7 when a step at or under the SLO capacity fails a\n"
+        "                           threshold, e.g. 'ttft_p99<500ms,error_rate<1%%' (as\n"
+        "                           llmload run --expect; see docs/sweep.md)\n"
         "\n"
         "Target, workload, timeouts and output: as `llmload run` (--url, --api, --model,\n"
         "--no-stream, --ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure,\n"
@@ -110,7 +113,7 @@ void sweep_usage(FILE *f)
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit to\n"
         "judge), 2 bad flags, 3 could not run, 6 no step had an ok request, 7 an\n"
-        "--expect-* check failed, 130 interrupted (run.json says where).\n"
+        "--expect or --expect-* check failed, 130 interrupted (run.json says where).\n"
         "When several apply the lowest wins, except 130. See docs/run.md.\n",
         SWEEP_DEFAULT_MAX_STEPS);
 }
@@ -146,6 +149,7 @@ static const struct runopts_flag sweep_own_flags[] = {
     VALUE("replicas", replicas),
     VALUE("expect-capacity", expect_capacity),
     SET("expect-slo", expect_slo),
+    VALUE("expect", expect),
     /* server metrics */
     VALUE("metrics-url", metrics_url),
     VALUE("metrics-interval", metrics_interval),
@@ -369,6 +373,8 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
                                                 &set->expect_capacity_rps, err, errlen) != 0)
         return LL_E_INVAL;
     set->expect_slo = so->expect_slo;
+    if (so->expect && expect_parse(so->expect, &set->expect, err, errlen) != 0)
+        return LL_E_INVAL;
     if (so->engine_limits && parse_engine_limits(so->engine_limits, set, err, errlen) != 0)
         return LL_E_INVAL;
     return 0;
@@ -441,6 +447,9 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so, str
         return runopts_errf(err, errlen, "--expect-slo: %s", need);
     if (!have_slo && so->expect_capacity)
         return runopts_errf(err, errlen, "--expect-capacity: %s", need);
+    /* --expect checks the steps at or under the SLO capacity (docs/sweep.md). */
+    if (!have_slo && so->expect)
+        return runopts_errf(err, errlen, "--expect: %s", need);
     return plan_cold(so, cfg, p, err, errlen);
 }
 

@@ -168,11 +168,7 @@ void stats_add_record(struct stats *s, const struct record *r)
     stats_record_time(s->e2e, e2e_ns);
     if (e2e_ns != LL_NO_TIME)
         s->ok_e2e_sum_ns += e2e_ns;
-    if (r->events >= 2) {
-        uint64_t decode_ns = stats_span_ns(r->first_ns, r->last_ns);
-        if (decode_ns != LL_NO_TIME)
-            hist_record(s->itl_req, decode_ns / (r->events - 1));
-    }
+    stats_record_time(s->itl_req, record_itl_req_ns(r));
 
     if (r->prompt_tokens_server >= 0) {
         s->prompt_tokens += (uint64_t)r->prompt_tokens_server;
