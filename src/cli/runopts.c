@@ -858,6 +858,25 @@ static int timeout_flag(const char *name, const char *v, uint64_t def_ns, uint64
     return v ? runopts_duration(name, v, out_ns, err, errlen) : 0;
 }
 
+/* Add the keys of x that replace llmload's own for api to list (len
+ * bytes, ", "-joined, each once). */
+static void note_replaced(const struct extrabody *x, enum oai_api api, char *list, size_t len)
+{
+    const char *key;
+    json_t *val;
+    if (!x->skip)
+        return;
+    json_object_foreach(x->json, key, val)
+    {
+        char quoted[160];
+        snprintf(quoted, sizeof quoted, "\"%.150s\"", key);
+        if (!extrabody_own(api, key) || strstr(list, quoted))
+            continue;
+        size_t at = strlen(list);
+        snprintf(list + at, len - at, "%s%s", at ? ", " : "", quoted);
+    }
+}
+
 /* --extra-body and the --workload classes' extra_body into
  * cfg->transport.extra: [0] for requests without a class, then one per
  * class (merged over the global one, checked against the class's API). */
@@ -887,10 +906,10 @@ static int runopts_extra_body(const struct run_opts *o, struct run_config *cfg, 
     struct extrabody *x = ll_calloc(n, sizeof *x);
     tc->extra = x;
     tc->n_extra = n;
-    unsigned skipped = 0;
+    char replaced[256] = ""; /* the keys of llmload's that an extra value replaces */
     int rc = extrabody_build(global, NULL, tc->api, o->extra_body_override, "--extra-body",
                              "--extra-body", &x[0], err, errlen);
-    skipped |= x[0].skip;
+    note_replaced(&x[0], tc->api, replaced, sizeof replaced);
     for (size_t i = 1; rc == 0 && i < n; i++) {
         const struct wl_class *k = &f->classes[i - 1];
         enum oai_api api = k->api >= 0 ? (enum oai_api)k->api : tc->api;
@@ -900,18 +919,19 @@ static int runopts_extra_body(const struct run_opts *o, struct run_config *cfg, 
         snprintf(gwhere, sizeof gwhere, "--extra-body (class \"%s\")", k->name);
         rc = extrabody_build(global, k->extra_body, api, o->extra_body_override, gwhere, where,
                              &x[i], err, errlen);
-        skipped |= x[i].skip;
+        note_replaced(&x[i], api, replaced, sizeof replaced);
     }
     json_decref(global);
     if (rc != 0)
         return LL_E_INVAL;
     /* Once: a sweep parses its flags again for every step. */
     static int warned;
-    if (skipped && !warned) {
+    if (replaced[0] && !warned) {
         warned = 1;
-        ll_errorf("warning: --extra-body-override: the extra body replaces fields llmload "
-                  "writes itself; token counts and streaming may no longer match what llmload "
-                  "expects");
+        ll_errorf("warning: --extra-body-override: the extra body sends %s in place of "
+                  "llmload's; token counts and streaming may no longer match what llmload "
+                  "expects",
+                  replaced);
     }
     return 0;
 }

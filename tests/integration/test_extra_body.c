@@ -150,7 +150,9 @@ static void test_override_max_tokens(void **state)
 
     const char *args[] = {"--extra-body-override", NULL};
     dir = harness_run_client(fixed, args, HARNESS_RC_OK_OR_INVALID, &err);
-    assert_int_equal(count_str(err, "--extra-body-override: the extra body replaces"), 1);
+    assert_int_equal(count_str(err, "--extra-body-override: the extra body sends \"max_tokens\" "
+                                    "in place of llmload's"),
+                     1);
     free(err);
     harness_sim_stop(&harness_cur_sim);
     struct harness_recs *recs = harness_requests_load(dir);
