@@ -914,7 +914,7 @@ static int runopts_extra_body(const struct run_opts *o, struct run_config *cfg, 
         const struct wl_class *k = &f->classes[i - 1];
         enum oai_api api = k->api >= 0 ? (enum oai_api)k->api : tc->api;
         char where[WL_NAME_MAX + 512], gwhere[WL_NAME_MAX + 64];
-        snprintf(where, sizeof where, "%s: classes.%zu (\"%s\").extra_body", o->workload, i - 1,
+        snprintf(where, sizeof where, "%s: classes[%zu] (\"%s\").extra_body", o->workload, i - 1,
                  k->name);
         snprintf(gwhere, sizeof gwhere, "--extra-body (class \"%s\")", k->name);
         rc = extrabody_build(global, k->extra_body, api, o->extra_body_override, gwhere, where,

@@ -55,20 +55,6 @@ unsigned extrabody_own(enum oai_api api, const char *key)
     return 0;
 }
 
-const char *extrabody_own_list(enum oai_api api, char *buf, size_t len)
-{
-    size_t at = 0;
-    if (len)
-        buf[0] = '\0';
-    for (const struct own_key *k = own_keys(api); k->name && at < len; k++) {
-        int n = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", k->name);
-        if (n < 0)
-            break;
-        at += (size_t)n;
-    }
-    return buf;
-}
-
 static const char *type_name(const json_t *j)
 {
     switch (json_typeof(j)) {

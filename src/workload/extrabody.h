@@ -44,10 +44,6 @@ struct extrabody {
  * max_tokens in openai-chat (servers read it in max_tokens's place). */
 unsigned extrabody_own(enum oai_api api, const char *key);
 
-/* The keys extrabody_own knows for api, joined by ", " into buf (len
- * bytes), for messages and --help. Returns buf. */
-const char *extrabody_own_list(enum oai_api api, char *buf, size_t len);
-
 /* --extra-body's value arg: inline JSON, or @FILE to read it from FILE.
  * It must be a JSON object, each key given once. Returns 0 with a new
  * reference in *out, or LL_E_INVAL / LL_E_IO with one line in err naming
@@ -58,7 +54,7 @@ int extrabody_parse_arg(const char *flag, const char *arg, json_t **out, char *e
  * and cls (a class's extra_body, may be NULL), cls winning per key. A key
  * llmload writes for api (extrabody_own) is refused unless override; the
  * error names it, the API and where it came from: global_where (e.g.
- * "--extra-body") or cls_where (e.g. "FILE: classes.1 (\"chat\").extra_body").
+ * "--extra-body") or cls_where (e.g. "FILE: classes[1] (\"chat\").extra_body").
  * Returns 0 (out zeroed when there is nothing to add), or LL_E_INVAL /
  * LL_E_RANGE with one line in err. Caller frees with extrabody_free. */
 int extrabody_build(const json_t *global, const json_t *cls, enum oai_api api, int override,

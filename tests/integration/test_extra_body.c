@@ -205,7 +205,7 @@ static void test_usage_errors(void **state)
           "{\"stream\":false}"},
          "\"stream\" is a key llmload writes itself in anthropic-messages requests"},
         {{"run", "--rate", "1", "--workload", wl},
-         "w.json: classes.0 (\"c\").extra_body: \"prompt\" is a key"},
+         "w.json: classes[0] (\"c\").extra_body: \"prompt\" is a key"},
         /* --extra-body is checked against each class's own API. */
         {{"run", "--rate", "1", "--workload", wl2, "--extra-body", "{\"prompt\":\"x\"}"},
          "--extra-body (class \"d\"): \"prompt\" is a key llmload writes itself in "

@@ -151,8 +151,8 @@ static void test_class_merge(void **state)
     json_t *g = obj("{\"temperature\":0.5,\"top_k\":1}");
     json_t *c = obj("{\"temperature\":0,\"seed\":7}");
     struct extrabody x;
-    assert_int_equal(extrabody_build(g, c, OAI_API_CHAT, 0, "--extra-body", "w.json: classes.0", &x,
-                                     err, sizeof err),
+    assert_int_equal(extrabody_build(g, c, OAI_API_CHAT, 0, "--extra-body", "w.json: classes[0]",
+                                     &x, err, sizeof err),
                      0);
     assert_true(x.own);
     assert_int_equal(json_object_size(x.json), 3);
@@ -165,9 +165,9 @@ static void test_class_merge(void **state)
     json_decref(c);
 
     c = obj("{\"max_tokens\":3}");
-    int rc = extrabody_build(g, c, OAI_API_CHAT, 0, "--extra-body", "w.json: classes.0", &x, err,
+    int rc = extrabody_build(g, c, OAI_API_CHAT, 0, "--extra-body", "w.json: classes[0]", &x, err,
                              sizeof err);
-    assert_rejected(rc, x.json, err, "class max_tokens", "w.json: classes.0", "max_tokens", NULL);
+    assert_rejected(rc, x.json, err, "class max_tokens", "w.json: classes[0]", "max_tokens", NULL);
     json_decref(c);
     json_decref(g);
 
