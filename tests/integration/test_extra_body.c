@@ -208,8 +208,8 @@ static void test_usage_errors(void **state)
          "w.json: classes[0] (\"c\").extra_body: \"prompt\" is a key"},
         /* --extra-body is checked against each class's own API. */
         {{"run", "--rate", "1", "--workload", wl2, "--extra-body", "{\"prompt\":\"x\"}"},
-         "--extra-body (class \"d\"): \"prompt\" is a key llmload writes itself in "
-         "openai-completions"},
+         ("--extra-body (class \"d\"): \"prompt\" is a key llmload writes itself in "
+          "openai-completions")},
         {{"sweep", "--rates", "1,2", "--extra-body", "[1]"},
          "--extra-body: expected a JSON object"},
         {{"replay", "x.jsonl", "--extra-body", "{\"model\":\"m\"}"},

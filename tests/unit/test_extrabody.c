@@ -214,9 +214,9 @@ static void test_bodies_valid_every_api(void **state)
     (void)state;
     static const char *const extras[] = {
         NULL,
-        "{\"temperature\":0,\"top_k\":1,\"chat_template_kwargs\":{\"enable_thinking\":false},"
-        "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{}}}],"
-        "\"response_format\":{\"type\":\"json_object\"},\"k\\\"ey\":\"v\\n\"}",
+        ("{\"temperature\":0,\"top_k\":1,\"chat_template_kwargs\":{\"enable_thinking\":false},"
+         "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{}}}],"
+         "\"response_format\":{\"type\":\"json_object\"},\"k\\\"ey\":\"v\\n\"}"),
         "{\"model\":\"other\"}",
         "{\"max_tokens\":7}",
         "{\"max_completion_tokens\":7}",
@@ -225,8 +225,8 @@ static void test_bodies_valid_every_api(void **state)
         "{\"ignore_eos\":false}",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
         "{\"prompt\":\"x\"}",
-        "{\"model\":\"m\",\"messages\":[],\"prompt\":\"p\",\"max_tokens\":1,\"stream\":true,"
-        "\"stream_options\":{},\"ignore_eos\":true,\"max_completion_tokens\":2}",
+        ("{\"model\":\"m\",\"messages\":[],\"prompt\":\"p\",\"max_tokens\":1,\"stream\":true,"
+         "\"stream_options\":{},\"ignore_eos\":true,\"max_completion_tokens\":2}"),
     };
     for (int api = 0; api < OAI_API_COUNT; api++) {
         for (int mode = 0; mode < 8; mode++) {
