@@ -35,10 +35,10 @@ static const double pcts[] = {50, 90, 99};
 /* The run.json config keys that define the workload: two runs that differ
  * in one did not offer the same work (docs/compare.md). */
 static const char *const workload_keys[] = {
-    "prompt_tokens", "output_tokens",  "lengths",     "dataset", "ignore_eos",
-    "workload_file", "classes",        "all_unique",  "prefix",  "cancel",
-    "api",           "stream",         "prompt_ids",  "slo",     "cold_start",
-    "trace",         "trace_requests", "calibration",
+    "prompt_tokens", "output_tokens",  "lengths",     "dataset",    "ignore_eos",
+    "workload_file", "classes",        "all_unique",  "prefix",     "cancel",
+    "api",           "stream",         "prompt_ids",  "slo",        "cold_start",
+    "trace",         "trace_requests", "calibration", "extra_body", "class_extra_body",
 };
 
 struct vec {

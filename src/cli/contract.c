@@ -147,9 +147,13 @@ json_t *contract_sampling_json(const struct run_opts *o, const struct run_config
                                const char *command)
 {
     json_t *s = json_object();
-    /* llmload sends neither: the server's own defaults apply. */
-    json_object_set_new(s, "temperature", json_null());
-    json_object_set_new(s, "top_p", json_null());
+    /* Unless --extra-body sends them, the server's own defaults apply. */
+    const json_t *extra = cfg->transport.extra ? cfg->transport.extra[0].json : NULL;
+    const char *const sampling[] = {"temperature", "top_p"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *v = extra ? json_object_get(extra, sampling[i]) : NULL;
+        json_object_set_new(s, sampling[i], v ? json_incref(v) : json_null());
+    }
     json_object_set_new(s, "ignore_eos", json_boolean(cfg->transport.ignore_eos));
     json_object_set_new(s, "stream", json_boolean(cfg->transport.stream));
     char buf[DIST_SPEC_MAX + 64];

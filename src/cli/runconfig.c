@@ -14,6 +14,7 @@
 #include "measure/verdict.h"
 #include "util/util.h"
 #include "workload/dataset.h"
+#include "workload/extrabody.h"
 
 /* The load model's keys of run.json's config into c: open, closed or
  * capped, with the keys that mode has (rate and arrival unless closed;
@@ -116,6 +117,29 @@ static void config_shape_json(json_t *c, const struct run_opts *o, const struct 
     }
 }
 
+/* --extra-body into c: "extra_body" (the object, or null), with
+ * "extra_body_override", and "class_extra_body" {class: its merged object}
+ * for the --workload classes that gave their own. */
+static void config_extra_body_json(json_t *c, const struct run_opts *o,
+                                   const struct run_config *cfg)
+{
+    const struct transport_config *tc = &cfg->transport;
+    const struct wl_file *f = cfg->workload.classes;
+    const struct extrabody *x = tc->extra;
+    json_object_set_new(c, "extra_body", x && x[0].json ? json_incref(x[0].json) : json_null());
+    json_object_set_new(c, "extra_body_override", json_boolean(o->extra_body_override));
+    json_t *cls = NULL;
+    for (size_t i = 1; x && f && i < tc->n_extra && i <= f->n; i++) {
+        if (!x[i].own || !x[i].json)
+            continue;
+        if (!cls)
+            cls = json_object();
+        json_object_set(cls, f->classes[i - 1].name, x[i].json);
+    }
+    if (cls)
+        json_object_set_new(c, "class_extra_body", cls);
+}
+
 /* The target and HTTP client into c: URL, API, model, streaming, the
  * client asked for and the one transport_client_choose picks, headers
  * (redacted), the key's variable and the timeouts. */
@@ -177,6 +201,7 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     config_lengths_json(c, o, cfg);
     config_shape_json(c, o, cfg);
     config_transport_json(c, o, &cfg->transport, model);
+    config_extra_body_json(c, o, cfg);
     json_object_set_new(c, "threads", json_integer(cfg->threads));
     json_object_set_new(c, "grace_ns", json_integer((json_int_t)cfg->grace_ns));
     if (slo_is_set(&cfg->slo)) {

@@ -21,6 +21,7 @@
 #include "workload/chatbody.h"
 #include "workload/dataset.h"
 #include "workload/empirical.h"
+#include "workload/extrabody.h"
 
 /* -H, --header: "Name: value", repeatable up to RUNOPTS_MAX_HEADERS. */
 static int take_header(void *dst, const char *a, char *err, size_t errlen)
@@ -97,6 +98,8 @@ static const struct runopts_flag common_flags[] = {
     VALUE("http-client", http_client),
     SET("insecure", insecure),
     VALUE("cacert", cacert),
+    VALUE("extra-body", extra_body),
+    SET("extra-body-override", extra_body_override),
     /* the load, its bounds and lengths */
     VALUE("arrival", arrival),
     VALUE("burstiness", burstiness),
@@ -722,6 +725,12 @@ void runopts_workload_free(struct run_config *cfg)
     wl->pairs = NULL;
     dataset_free((struct dataset *)wl->dataset);
     wl->dataset = NULL;
+    struct extrabody *x = (struct extrabody *)cfg->transport.extra;
+    for (size_t i = 0; x && i < cfg->transport.n_extra; i++)
+        extrabody_free(&x[i]);
+    free(x);
+    cfg->transport.extra = NULL;
+    cfg->transport.n_extra = 0;
 }
 
 int runopts_check_url(const char *url, char *err, size_t errlen)
@@ -849,6 +858,84 @@ static int timeout_flag(const char *name, const char *v, uint64_t def_ns, uint64
     return v ? runopts_duration(name, v, out_ns, err, errlen) : 0;
 }
 
+/* Add the keys of x that replace llmload's own for api to list (len
+ * bytes, ", "-joined, each once). */
+static void note_replaced(const struct extrabody *x, enum oai_api api, char *list, size_t len)
+{
+    const char *key;
+    json_t *val;
+    if (!x->skip)
+        return;
+    json_object_foreach(x->json, key, val)
+    {
+        char quoted[160];
+        snprintf(quoted, sizeof quoted, "\"%.150s\"", key);
+        if (!extrabody_own(api, key) || strstr(list, quoted))
+            continue;
+        size_t at = strlen(list);
+        snprintf(list + at, len - at, "%s%s", at ? ", " : "", quoted);
+    }
+}
+
+/* --extra-body and the --workload classes' extra_body into
+ * cfg->transport.extra: [0] for requests without a class, then one per
+ * class (merged over the global one, checked against the class's API). */
+static int runopts_extra_body(const struct run_opts *o, struct run_config *cfg, char *err,
+                              size_t errlen)
+{
+    struct transport_config *tc = &cfg->transport;
+    const struct wl_file *f = cfg->workload.classes;
+    int any_class = 0;
+    for (size_t i = 0; f && i < f->n; i++)
+        any_class |= f->classes[i].extra_body != NULL;
+    if (o->extra_body_override && !o->extra_body && !any_class)
+        return runopts_errf(err, errlen,
+                            "--extra-body-override: goes with --extra-body (or a "
+                            "--workload class's extra_body); add one, or drop it");
+    if (!o->extra_body && !any_class)
+        return 0;
+    json_t *global = NULL;
+    if (o->extra_body) {
+        int rc = extrabody_parse_arg("--extra-body", o->extra_body, &global, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
+    /* One per class whenever there are classes: a class's API may differ
+     * from --api, and its own keys with it. */
+    size_t n = 1 + (f ? f->n : 0);
+    struct extrabody *x = ll_calloc(n, sizeof *x);
+    tc->extra = x;
+    tc->n_extra = n;
+    char replaced[256] = ""; /* the keys of llmload's that an extra value replaces */
+    int rc = extrabody_build(global, NULL, tc->api, o->extra_body_override, "--extra-body",
+                             "--extra-body", &x[0], err, errlen);
+    note_replaced(&x[0], tc->api, replaced, sizeof replaced);
+    for (size_t i = 1; rc == 0 && i < n; i++) {
+        const struct wl_class *k = &f->classes[i - 1];
+        enum oai_api api = k->api >= 0 ? (enum oai_api)k->api : tc->api;
+        char where[WL_NAME_MAX + 512], gwhere[WL_NAME_MAX + 64];
+        snprintf(where, sizeof where, "%s: classes[%zu] (\"%s\").extra_body", o->workload, i - 1,
+                 k->name);
+        snprintf(gwhere, sizeof gwhere, "--extra-body (class \"%s\")", k->name);
+        rc = extrabody_build(global, k->extra_body, api, o->extra_body_override, gwhere, where,
+                             &x[i], err, errlen);
+        note_replaced(&x[i], api, replaced, sizeof replaced);
+    }
+    json_decref(global);
+    if (rc != 0)
+        return LL_E_INVAL;
+    /* Once: a sweep parses its flags again for every step. */
+    static int warned;
+    if (replaced[0] && !warned) {
+        warned = 1;
+        ll_errorf("warning: --extra-body-override: the extra body sends %s in place of "
+                  "llmload's; token counts and streaming may no longer match what llmload "
+                  "expects",
+                  replaced);
+    }
+    return 0;
+}
+
 /* The transport: URL, API, --prompt-ids, stream, client, TLS, timeouts
  * and the SSE line bound. */
 static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run_config *cfg,
@@ -924,7 +1011,7 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
         tc->max_line_bytes = (size_t)m;
     }
     tc->seed = workload_content_seed(seed, cfg->prompt_salt);
-    return 0;
+    return runopts_extra_body(o, cfg, err, errlen);
 }
 
 int runopts_workload_transport(const struct run_opts *o, uint64_t seed,

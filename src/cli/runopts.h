@@ -70,6 +70,8 @@ struct run_opts {
     int prompt_ids;              /* --prompt-ids: prompts as token IDs (completions) */
     const char *prompt_id_range; /* --prompt-id-range A,B: the IDs they are drawn from */
     const char *prompt_salt;     /* --prompt-salt auto|N: the prompt content's salt */
+    const char *extra_body;      /* --extra-body JSON|@FILE: fields added to every body */
+    int extra_body_override;     /* --extra-body-override: they may replace llmload's own */
     int force, dry_run, quiet;
 };
 

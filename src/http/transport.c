@@ -36,6 +36,7 @@
 #include "decode/anthropic.h"
 #include "decode/sse.h"
 #include "http/backend.h"
+#include "http/body.h"
 #include "http/outcome.h"
 #include "util/dlist.h"
 #include "util/util.h"
@@ -53,7 +54,7 @@ struct transport {
     const struct backend_ops *ops; /* the client carrying the requests */
     void *be;                 /* its state */
     char *model_json;         /* JSON-escaped model name */
-    size_t model_json_len;
+    struct body_params body;  /* what every request body shares (body.h) */
     char url[OAI_API_COUNT][1024]; /* by enum oai_api */
     struct stats *stats;
     transport_done_cb *done;
@@ -125,65 +126,25 @@ static char *json_escape_dup(const char *s)
     return out;
 }
 
-static void body_reserve(struct treq *q, size_t need)
+/* The extra fields of spec's class: [1 + class] when the run has classes
+ * of its own, else [0] (which may be empty). */
+static const struct extrabody *extra_for(const struct transport *t, const struct req_spec *spec)
 {
-    q->body = ll_grow(q->body, &q->body_cap, need, 1024);
+    if (!t->cfg.extra)
+        return NULL;
+    size_t i = spec->class_idx >= 0 ? (size_t)spec->class_idx + 1 : 0;
+    return i < t->cfg.n_extra ? &t->cfg.extra[i] : &t->cfg.extra[0];
 }
 
-/* Append the n bytes at src to b at *at when they fit in cap; *at advances
- * either way, so a too-small buffer shows as *at >= cap. */
-static void body_put(char *b, size_t cap, size_t *at, const char *src, size_t n)
-{
-    if (*at + n <= cap)
-        memcpy(b + *at, src, n);
-    *at += n;
-}
-
-#define BODY_LIT(b, cap, at, lit) body_put((b), (cap), (at), (lit), sizeof(lit) - 1)
-
-/* Build the JSON body for spec into q->body; returns its length. Written
- * with memcpy rather than snprintf: this runs once per request, and three
- * snprintf calls were a tenth of the client's own CPU at 5,000 req/s. */
+/* Build the JSON body for spec into q->body (body.c); returns its length. */
 static size_t build_body(struct transport *t, struct treq *q, const struct req_spec *spec)
 {
-    int chat = q->api != OAI_API_COMPLETIONS; /* a messages array: chat, Anthropic */
-    int ids = !chat && t->cfg.prompt_ids;
-    char num[LL_U64_DIGITS_MAX];
-    size_t num_len = ll_fmt_u64(num, spec->max_tokens);
-
+    const struct extrabody *x = extra_for(t, spec);
     for (;;) {
-        size_t cap = q->body_cap, at = 0;
-        char *b = q->body;
-
-        BODY_LIT(b, cap, &at, "{\"model\":\"");
-        body_put(b, cap, &at, t->model_json, t->model_json_len);
-        if (chat)
-            BODY_LIT(b, cap, &at, "\",\"messages\":[");
-        else if (ids)
-            BODY_LIT(b, cap, &at, "\",\"prompt\":[");
-        else
-            BODY_LIT(b, cap, &at, "\",\"prompt\":\"");
-        size_t room = at < cap ? cap - at : 0;
-        char *dst = at < cap ? b + at : NULL;
-        at += ids ? chatbody_prompt_ids(t->cfg.seed, &t->cfg.prompt_id_range, spec, dst, room)
-                  : chatbody_prompt(q->api, t->cfg.seed, spec, dst, room);
-        if (chat || ids)
-            BODY_LIT(b, cap, &at, "],\"max_tokens\":");
-        else
-            BODY_LIT(b, cap, &at, "\",\"max_tokens\":");
-        body_put(b, cap, &at, num, num_len);
-        if (t->cfg.stream && q->api == OAI_API_ANTHROPIC)
-            BODY_LIT(b, cap, &at, ",\"stream\":true"); /* usage comes in every stream */
-        else if (t->cfg.stream)
-            BODY_LIT(b, cap, &at, ",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
-        else
-            BODY_LIT(b, cap, &at, ",\"stream\":false");
-        if (spec->ignore_eos)
-            BODY_LIT(b, cap, &at, ",\"ignore_eos\":true");
-        BODY_LIT(b, cap, &at, "}");
-        if (at < cap)
-            return at;
-        body_reserve(q, at + 1);
+        size_t n = body_write(&t->body, q->api, spec, x, q->body, q->body_cap);
+        if (n < q->body_cap)
+            return n;
+        q->body = ll_grow(q->body, &q->body_cap, n + 1, 1024);
     }
 }
 
@@ -742,7 +703,12 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
     t->epfd = t->sched_tfd = t->wake_efd = -1;
     t->armed_deadline = UINT64_MAX;
     t->model_json = json_escape_dup(cfg->model ? cfg->model : "");
-    t->model_json_len = strlen(t->model_json);
+    t->body = (struct body_params){.model_json = t->model_json,
+                                   .model_json_len = strlen(t->model_json),
+                                   .seed = cfg->seed,
+                                   .stream = cfg->stream,
+                                   .prompt_ids = cfg->prompt_ids,
+                                   .prompt_id_range = cfg->prompt_id_range};
     for (int a = 0; a < OAI_API_COUNT; a++) {
         int n = snprintf(t->url[a], sizeof t->url[0], "%s%s", cfg->base_url,
                          oai_api_path((enum oai_api)a));

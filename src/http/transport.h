@@ -23,6 +23,7 @@
 #include "measure/record.h"
 #include "measure/stats.h"
 #include "workload/chatbody.h"
+#include "workload/extrabody.h"
 #include "workload/workload.h"
 
 struct curl_slist;
@@ -45,6 +46,11 @@ struct transport_config {
     int ignore_eos;                  /* send "ignore_eos": true */
     int prompt_ids;                  /* completions: send the prompt as token IDs */
     struct chatbody_id_range prompt_id_range; /* ...drawn from these (--prompt-id-range) */
+    /* Extra body fields (--extra-body, classes' extra_body), borrowed:
+     * extra[1 + class_idx] for a request of a --workload class when
+     * n_extra > 1, else extra[0]. NULL = none. */
+    const struct extrabody *extra;
+    size_t n_extra;
     const struct curl_slist *headers;/* extra request headers (borrowed; may be NULL) */
     int http2;                       /* negotiate HTTP/2 */
     enum transport_client client;    /* which HTTP client (AUTO by default) */

@@ -146,6 +146,7 @@ static void log_req(struct api_ctx *ctx, const struct api_req *r, uint64_t now_n
         .finish_reason = r->finish,
         .fault = r->fault != FAULT_NONE ? fault_kind_name(r->fault) : NULL,
         .error = error,
+        .ignored_keys = r->ignored_keys[0] ? r->ignored_keys : NULL,
     };
     simlog_write(ctx->log, &e);
 }
@@ -461,6 +462,7 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     if (api_parse_completion(ctx, hreq->body, hreq->body_len, chat, &body, &code, msg,
                              sizeof msg) < 0)
         return req_fail(ctx, r, out, 400, code, msg, now_ns);
+    memcpy(r->ignored_keys, body.ignored_keys, body.ignored_keys_len + 1);
     if (anth && !body.has_max_tokens)
         return req_fail(ctx, r, out, 400, "invalid_field", "max_tokens: Field required", now_ns);
     if (body.model.type == JSCAN_STRING) {

@@ -26,6 +26,7 @@
 #define API_CLOSE   2   /* flush out, then close the connection */
 
 #define API_MAX_MODEL_BYTES 256 /* longest "model" echoed */
+#define API_IGNORED_KEYS_MAX 256 /* --log's "ignored_keys": the first keys that fit */
 
 /* Shared by every request; owned by the server. */
 struct api_ctx {
@@ -65,6 +66,11 @@ struct api_body {
     int ids_prompt;                 /* 1: ctx->text holds uint32_t token IDs, not text */
     struct jscan_value model;       /* the "model" string (a view into the body), or
                                      * type JSCAN_INVALID: absent or null */
+    /* The body's other top-level keys (those the sim does not read), as
+     * their JSON strings joined by commas (NUL-terminated; the keys that
+     * fit), for --log's "ignored_keys". */
+    char ignored_keys[API_IGNORED_KEYS_MAX];
+    size_t ignored_keys_len;
 };
 
 /* Read and check the body of a completion request (chat: messages; else
@@ -110,6 +116,7 @@ struct api_req {
     uint32_t cut_after_tokens;      /* FAULT_CUT: close once this many are sent */
     uint32_t reasoning_tokens;      /* FAULT_REASONING: first this many are reasoning */
     const char *finish;             /* the finish_reason sent ("stop", "length"), NULL before */
+    char ignored_keys[API_IGNORED_KEYS_MAX]; /* api_body's, for the log */
     uint64_t arrival_ns, first_token_ns, last_token_ns;
     struct http_buf model;          /* the echoed model name, JSON-escaped */
     struct http_buf chunk_head;     /* a stream chunk's JSON up to "choices" */

@@ -25,9 +25,10 @@
  * Python's json module keep it. */
 
 /* Look up several members of object obj in one pass: vals[k] gets the last
- * value of key names[k] (type JSCAN_INVALID when absent). */
-static void body_members(const struct jscan_value *obj, const char *const *names, size_t n,
-                         struct jscan_value *vals)
+ * value of key names[k] (type JSCAN_INVALID when absent). With b, every
+ * other key goes into b->ignored_keys (api.h). */
+static void body_members_other(const struct jscan_value *obj, const char *const *names, size_t n,
+                               struct jscan_value *vals, struct api_body *b)
 {
     struct jscan_iter it;
     struct jscan_value key, val;
@@ -39,16 +40,34 @@ static void body_members(const struct jscan_value *obj, const char *const *names
         /* A key with no escape is its own bytes between the quotes. */
         const char *raw = key.ptr + 1;
         size_t raw_len = key.len - 2;
-        int plain = !memchr(raw, '\\', raw_len);
+        int plain = !memchr(raw, '\\', raw_len), matched = 0;
         for (size_t k = 0; k < n; k++) {
             size_t want = strlen(names[k]);
             if (plain ? raw_len == want && memcmp(raw, names[k], want) == 0
                       : jscan_string_equals(&key, names[k], want)) {
                 vals[k] = val;
+                matched = 1;
                 break;
             }
         }
+        if (b && !matched) {
+            /* The key's JSON text as it came: one element of a JSON array. */
+            size_t at = b->ignored_keys_len, need = at + (at ? 1 : 0) + key.len;
+            if (need < sizeof b->ignored_keys) {
+                if (at)
+                    b->ignored_keys[at++] = ',';
+                memcpy(b->ignored_keys + at, key.ptr, key.len);
+                b->ignored_keys_len = need;
+                b->ignored_keys[need] = '\0';
+            }
+        }
     }
+}
+
+static void body_members(const struct jscan_value *obj, const char *const *names, size_t n,
+                         struct jscan_value *vals)
+{
+    body_members_other(obj, names, n, vals, NULL);
 }
 
 static int absent(const struct jscan_value *v)
@@ -365,7 +384,7 @@ int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int 
     if (body_object(body, len, &root, msg, msglen) < 0)
         return -1;
     *code = "invalid_field";
-    body_members(&root, names, F_COUNT, f);
+    body_members_other(&root, names, F_COUNT, f, b);
     if (f[F_SO].type == JSCAN_OBJECT)
         body_members(&f[F_SO], so_names, 1, &include_usage);
     if (!absent(&f[F_MODEL]) && (f[F_MODEL].type != JSCAN_STRING ||

@@ -80,6 +80,11 @@ void simlog_write(struct simlog *l, const struct simlog_entry *e)
     put_str(b, ",\"finish_reason\":", e->finish_reason);
     if (e->fault)
         put_str(b, ",\"fault\":", e->fault);
+    if (e->ignored_keys) {
+        http_buf_puts(b, ",\"ignored_keys\":[");
+        http_buf_puts(b, e->ignored_keys);
+        http_buf_puts(b, "]");
+    }
     if (e->error)
         put_str(b, ",\"error\":", e->error);
     http_buf_puts(b, "}\n");

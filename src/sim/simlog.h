@@ -8,7 +8,9 @@
  *
  * Times are raw ll_now_ns() values (CLOCK_MONOTONIC nanoseconds, the same
  * clock a client on the same machine reads), null when they never happened;
- * "fault" is present only when a fault was injected, "error" only when the
+ * "fault" is present only when a fault was injected, "ignored_keys" (e.g.
+ * ["temperature","top_k"]: the body's top-level keys the sim does not read,
+ * as many as fit in 256 bytes) only when there were some, "error" only when the
  * server dropped the connection ("client_gone": the client closed it or a
  * write failed; "buffer_overflow": the client stopped reading). Lines are buffered and
  * written by simlog_flush (the server calls it at least every second) and
@@ -36,6 +38,8 @@ struct simlog_entry {
     const char *finish_reason;      /* "stop" or "length" as sent; NULL when none was */
     const char *fault;              /* NULL when none */
     const char *error;              /* NULL, "client_gone" or "buffer_overflow" */
+    const char *ignored_keys;       /* the body's keys the sim does not read, as JSON
+                                     * strings joined by commas; NULL = none */
 };
 
 struct simlog;

@@ -426,9 +426,9 @@ static int parse_slo(struct wctx *c, const char *path, json_t *j,
 
 static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
 {
-    static const char *const keys[] = {
-        "name", "weight", "prompt_tokens", "output_tokens", "lengths", "api",
-        "ignore_eos", "prefix", "cancel", "slo", NULL};
+    static const char *const keys[] = {"name",    "weight", "prompt_tokens", "output_tokens",
+                                       "lengths", "api",    "ignore_eos",    "prefix",
+                                       "cancel",  "slo",    "extra_body",    NULL};
     struct wl_class *k = &f->classes[idx];
     char path[WL_PATH_MAX], sub[WL_PATH_MAX];
     json_t *v;
@@ -533,6 +533,21 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
     join(sub, sizeof(sub), path, "slo");
     if ((v = json_object_get(j, "slo")) && (rc = parse_slo(c, sub, v, &k->slo)))
         return rc;
+    /* Checked against the class's API by whoever knows the command line's
+     * (runopts: extrabody_build). */
+    if ((v = json_object_get(j, "extra_body"))) {
+        if (!json_is_object(v)) {
+            char *g = got(v);
+            join(sub, sizeof(sub), path, "extra_body");
+            werr(c, sub,
+                 "expected an object of fields to add to every request body, e.g. "
+                 "{\"temperature\": 0}, got %s",
+                 g);
+            free(g);
+            return LL_E_INVAL;
+        }
+        k->extra_body = json_incref(v);
+    }
     return 0;
 }
 
@@ -651,6 +666,7 @@ void wl_file_free(struct wl_file *f)
         empirical_free(f->classes[i].prompt_tokens.emp);
         empirical_free(f->classes[i].output_tokens.emp);
         empirical_free(f->classes[i].pairs);
+        json_decref(f->classes[i].extra_body);
     }
     free(f->classes);
     free(f->cum_weight);

@@ -12,7 +12,8 @@
  *       "api": "chat", "ignore_eos": true,
  *       "prefix": {"fraction": 0.5, "groups": 4, "tokens": 256},
  *       "cancel": {"fraction": 0.1, "after": "exponential:2s"},
- *       "slo": {"ttft_ms": 500, "tpot_ms": 50, "e2e_ms": 20000}}]}
+ *       "slo": {"ttft_ms": 500, "tpot_ms": 50, "e2e_ms": 20000},
+ *       "extra_body": {"temperature": 0}}]}
  *
  * Parsing checks everything before a request is sent: unknown fields
  * (named, with the allowed ones), repeated keys, wrong types, negative or
@@ -90,6 +91,7 @@ struct wl_class {
     struct wl_prefix prefix;
     struct wl_cancel cancel;
     struct slo slo;          /* the class's own SLO; unset = the run's */
+    struct json_t *extra_body; /* its "extra_body" object (owned), NULL = none */
 };
 
 struct wl_file {

@@ -11,6 +11,8 @@
 #include "util/util.h"
 #include "workload/empirical.h"
 #include "workload/tokenizer.h"
+#include <jansson.h>
+
 #include "workload/wlfile.h"
 #include "workload/workload.h"
 
@@ -158,6 +160,27 @@ static void test_api_anthropic(void **state)
 
 #define CLS "{\"name\":\"a\",\"prompt_tokens\":10,\"output_tokens\":5"
 
+/* A class's extra_body is kept as given (checked against its API later,
+ * by runopts); anything but an object is refused where it stands. */
+static void test_extra_body(void **state)
+{
+    (void)state;
+    struct wl_file *f = parse_ok("{\"classes\":[" CLS ",\"extra_body\":{\"temperature\":0,"
+                                 "\"tools\":[{\"type\":\"function\"}]}}, {\"name\":\"b\","
+                                 "\"prompt_tokens\":1,\"output_tokens\":1}]}");
+    assert_non_null(f->classes[0].extra_body);
+    assert_int_equal(json_object_size(f->classes[0].extra_body), 2);
+    assert_int_equal(json_array_size(json_object_get(f->classes[0].extra_body, "tools")), 1);
+    assert_null(f->classes[1].extra_body);
+    wl_file_free(f);
+    parse_bad("{\"classes\": [" CLS ",\"extra_body\":[1]}]}",
+              "w.json:1:", "classes[0].extra_body: expected an object");
+    parse_bad("{\"classes\": [" CLS ",\"extra_body\":\"{}\"}]}", "classes[0].extra_body",
+              "got \"{}\"");
+    parse_bad("{\"classes\": [" CLS ",\"extra_body\":{\"a\":1,\"a\":2}}]}",
+              "w.json:1:", "duplicate");
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -184,7 +207,7 @@ static void test_errors(void **state)
     parse_bad("{\"classes\": [" CLS ",\"promt\":1}]}",
               "w.json:1:71: classes[0].promt: unknown field \"promt\"",
               "(allowed: name, weight, prompt_tokens, output_tokens, lengths, api, "
-              "ignore_eos, prefix, cancel, slo)");
+              "ignore_eos, prefix, cancel, slo, extra_body)");
     parse_bad("{\"classes\": [" CLS "}, " CLS "}]}",
               "w.json:1:73: classes[1].name: class name \"a\" is already used by classes[0]",
               NULL);
@@ -495,4 +518,5 @@ static void test_prompt_salt(void **state)
 TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_defaults_and_numbers),
           cmocka_unit_test(test_api_anthropic), cmocka_unit_test(test_errors),
           cmocka_unit_test(test_pick_frequencies), cmocka_unit_test(test_prefix_and_cancel_draws),
-          cmocka_unit_test(test_prompt_build), cmocka_unit_test(test_prompt_salt))
+          cmocka_unit_test(test_prompt_build), cmocka_unit_test(test_prompt_salt),
+          cmocka_unit_test(test_extra_body))

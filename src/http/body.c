@@ -1,0 +1,76 @@
+/* body.c: one request's JSON body (body.h). Written with memcpy rather
+ * than snprintf: this runs once per request, and three snprintf calls
+ * were a tenth of the client's own CPU at 5,000 req/s. */
+#include "http/body.h"
+
+#include <string.h>
+
+#include "util/util.h"
+
+/* Append the n bytes at src to b at *at when they fit in cap; *at advances
+ * either way, so a too-small buffer shows as *at > cap. */
+static void put(char *b, size_t cap, size_t *at, const char *src, size_t n)
+{
+    if (*at + n <= cap)
+        memcpy(b + *at, src, n);
+    *at += n;
+}
+
+#define LIT(b, cap, at, lit) put((b), (cap), (at), (lit), sizeof(lit) - 1)
+
+size_t body_write(const struct body_params *p, enum oai_api api, const struct req_spec *spec,
+                  const struct extrabody *x, char *b, size_t cap)
+{
+    int chat = api != OAI_API_COMPLETIONS; /* a messages array: chat, Anthropic */
+    int ids = !chat && p->prompt_ids;
+    unsigned skip = x ? x->skip : 0;
+    size_t at = 0;
+
+    /* Every member is written with a comma before it; the first comma
+     * becomes the opening brace at the end. */
+    if (!(skip & EXTRABODY_MODEL)) {
+        LIT(b, cap, &at, ",\"model\":\"");
+        put(b, cap, &at, p->model_json, p->model_json_len);
+        LIT(b, cap, &at, "\"");
+    }
+    if (!(skip & EXTRABODY_PROMPT)) {
+        if (chat)
+            LIT(b, cap, &at, ",\"messages\":[");
+        else if (ids)
+            LIT(b, cap, &at, ",\"prompt\":[");
+        else
+            LIT(b, cap, &at, ",\"prompt\":\"");
+        size_t room = at < cap ? cap - at : 0;
+        char *dst = at < cap ? b + at : NULL;
+        at += ids ? chatbody_prompt_ids(p->seed, &p->prompt_id_range, spec, dst, room)
+                  : chatbody_prompt(api, p->seed, spec, dst, room);
+        if (chat || ids)
+            LIT(b, cap, &at, "]");
+        else
+            LIT(b, cap, &at, "\"");
+    }
+    if (!(skip & EXTRABODY_MAX_TOKENS)) {
+        char num[LL_U64_DIGITS_MAX];
+        LIT(b, cap, &at, ",\"max_tokens\":");
+        put(b, cap, &at, num, ll_fmt_u64(num, spec->max_tokens));
+    }
+    if (!(skip & EXTRABODY_STREAM)) {
+        if (p->stream)
+            LIT(b, cap, &at, ",\"stream\":true");
+        else
+            LIT(b, cap, &at, ",\"stream\":false");
+    }
+    /* Anthropic sends usage in every stream; OpenAI's APIs when asked. */
+    if (p->stream && api != OAI_API_ANTHROPIC && !(skip & EXTRABODY_STREAM_OPTIONS))
+        LIT(b, cap, &at, ",\"stream_options\":{\"include_usage\":true}");
+    if (spec->ignore_eos && !(skip & EXTRABODY_IGNORE_EOS))
+        LIT(b, cap, &at, ",\"ignore_eos\":true");
+    if (x && x->frag_len)
+        put(b, cap, &at, x->frag, x->frag_len);
+    if (at == 0)
+        LIT(b, cap, &at, "{");
+    else if (cap > 0)
+        b[0] = '{';
+    LIT(b, cap, &at, "}");
+    return at;
+}
