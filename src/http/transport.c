@@ -34,6 +34,7 @@
 #include <curl/curl.h> /* struct curl_slist: the configured headers */
 
 #include "decode/anthropic.h"
+#include "decode/responses.h"
 #include "decode/sse.h"
 #include "http/backend.h"
 #include "http/outcome.h"
@@ -146,7 +147,8 @@ static void body_put(char *b, size_t cap, size_t *at, const char *src, size_t n)
  * snprintf calls were a tenth of the client's own CPU at 5,000 req/s. */
 static size_t build_body(struct transport *t, struct treq *q, const struct req_spec *spec)
 {
-    int chat = q->api != OAI_API_COMPLETIONS; /* a messages array: chat, Anthropic */
+    int chat = q->api != OAI_API_COMPLETIONS; /* a messages array: chat, Anthropic, Responses */
+    int resp = q->api == OAI_API_RESPONSES;   /* "input" and "max_output_tokens" */
     int ids = !chat && t->cfg.prompt_ids;
     char num[LL_U64_DIGITS_MAX];
     size_t num_len = ll_fmt_u64(num, spec->max_tokens);
@@ -157,7 +159,9 @@ static size_t build_body(struct transport *t, struct treq *q, const struct req_s
 
         BODY_LIT(b, cap, &at, "{\"model\":\"");
         body_put(b, cap, &at, t->model_json, t->model_json_len);
-        if (chat)
+        if (resp)
+            BODY_LIT(b, cap, &at, "\",\"input\":[");
+        else if (chat)
             BODY_LIT(b, cap, &at, "\",\"messages\":[");
         else if (ids)
             BODY_LIT(b, cap, &at, "\",\"prompt\":[");
@@ -167,12 +171,14 @@ static size_t build_body(struct transport *t, struct treq *q, const struct req_s
         char *dst = at < cap ? b + at : NULL;
         at += ids ? chatbody_prompt_ids(t->cfg.seed, &t->cfg.prompt_id_range, spec, dst, room)
                   : chatbody_prompt(q->api, t->cfg.seed, spec, dst, room);
-        if (chat || ids)
+        if (resp)
+            BODY_LIT(b, cap, &at, "],\"max_output_tokens\":");
+        else if (chat || ids)
             BODY_LIT(b, cap, &at, "],\"max_tokens\":");
         else
             BODY_LIT(b, cap, &at, "\",\"max_tokens\":");
         body_put(b, cap, &at, num, num_len);
-        if (t->cfg.stream && q->api == OAI_API_ANTHROPIC)
+        if (t->cfg.stream && (q->api == OAI_API_ANTHROPIC || resp))
             BODY_LIT(b, cap, &at, ",\"stream\":true"); /* usage comes in every stream */
         else if (t->cfg.stream)
             BODY_LIT(b, cap, &at, ",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
@@ -262,17 +268,14 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     int rc =
         q->api == OAI_API_ANTHROPIC
             ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
+        : q->api == OAI_API_RESPONSES
+            ? resp_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
             : oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo);
     if (rc != 0) {
         char detail[96];
         size_t n = ev->data_len < 60 ? ev->data_len : 60;
         snprintf(detail, sizeof detail, "bad event data: %.*s", (int)n, ev->data);
         transport_force_kind(q, REC_MALFORMED_EVENT, detail);
-        return 0;
-    }
-    if (c.done) {
-        q->saw_done = 1;
-        q->done_abs_ns = q->read_abs_ns;
         return 0;
     }
     if (c.has_error) {
@@ -290,6 +293,12 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
         take_usage(q, &c, out);
     if (out)
         note_output(q, c.content_bytes > 0);
+    if (c.done) {
+        /* The stream's end ([DONE], message_stop, or the Responses API's
+         * response.completed, which carries the usage and the status). */
+        q->saw_done = 1;
+        q->done_abs_ns = q->read_abs_ns;
+    }
     return 0;
 }
 
@@ -513,8 +522,10 @@ static enum outcome_body take_body(struct treq *q, struct oai_chunk *c)
 {
     struct record *r = &q->rec;
     const char *body = q->resp ? q->resp : "";
-    if ((q->api == OAI_API_ANTHROPIC ? anth_decode_response(body, q->resp_len, c)
-                                     : oai_decode_response(q->api, body, q->resp_len, c)) != 0)
+    int rc = q->api == OAI_API_ANTHROPIC   ? anth_decode_response(body, q->resp_len, c)
+             : q->api == OAI_API_RESPONSES ? resp_decode_response(body, q->resp_len, c)
+                                           : oai_decode_response(q->api, body, q->resp_len, c);
+    if (rc != 0)
         return OUTCOME_BODY_NOT_JSON;
     if (c->has_error)
         return c->overloaded ? OUTCOME_BODY_OVERLOADED : OUTCOME_BODY_ERROR;
@@ -565,8 +576,9 @@ static void set_detail(struct treq *q, const struct outcome *o, const struct xfe
         break;
     case OUTCOME_WHY_STREAM_CUT:
         snprintf(r->detail, sizeof r->detail, "%s",
-                 q->api == OAI_API_ANTHROPIC ? "stream ended without message_stop or stop_reason"
-                                             : "stream ended without [DONE] or finish_reason");
+                 q->api == OAI_API_ANTHROPIC   ? "stream ended without message_stop or stop_reason"
+                 : q->api == OAI_API_RESPONSES ? "stream ended without response.completed"
+                                               : "stream ended without [DONE] or finish_reason");
         break;
     case OUTCOME_WHY_BODY_NOT_JSON:
         snprintf(r->detail, sizeof r->detail, "response body is not the expected JSON");
