@@ -316,7 +316,9 @@ static void put_resp_usage(struct http_buf *b, const struct api_req *r, uint32_t
     http_buf_u64(b, r->cached_tokens);
     http_buf_puts(b, "},\"output_tokens\":");
     http_buf_u64(b, output);
-    http_buf_puts(b, ",\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":");
+    http_buf_puts(b, ",\"output_tokens_details\":{\"reasoning_tokens\":");
+    http_buf_u64(b, LL_MIN(output, r->reasoning_tokens)); /* of output_tokens, as OpenAI counts */
+    http_buf_puts(b, "},\"total_tokens\":");
     http_buf_u64(b, (uint64_t)r->prompt_tokens + output);
     http_buf_puts(b, "}");
 }
@@ -342,13 +344,22 @@ static void put_resp_object(struct http_buf *b, const struct api_ctx *ctx, const
     }
     if (finish_length)
         http_buf_puts(b, ",\"incomplete_details\":{\"reason\":\"max_output_tokens\"}");
-    http_buf_puts(b, ",\"output\":[{\"type\":\"message\",\"id\":\"msg_");
+    uint32_t k = LL_MIN(r->produced_tokens, r->reasoning_tokens);
+    http_buf_puts(b, ",\"output\":[");
+    if (r->reasoning_tokens) {
+        http_buf_puts(b, "{\"type\":\"reasoning\",\"id\":\"rs_");
+        http_buf_puts(b, r->id + 5);
+        http_buf_puts(b, "\",\"summary\":[],\"content\":[{\"type\":\"reasoning_text\",\"text\":\"");
+        put_tokens(b, r, 0, k);
+        http_buf_puts(b, "\"}]},");
+    }
+    http_buf_puts(b, "{\"type\":\"message\",\"id\":\"msg_");
     http_buf_puts(b, r->id + 5);
     http_buf_puts(b, "\",\"status\":\"");
     http_buf_puts(b, finish_length ? "incomplete" : "completed");
     http_buf_puts(b, "\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\","
                      "\"annotations\":[],\"text\":\"");
-    put_tokens(b, r, 0, r->produced_tokens);
+    put_tokens(b, r, k, r->produced_tokens);
     http_buf_puts(b, "\"}]}]");
     if (!ctx->no_usage) {
         http_buf_puts(b, ",");
@@ -375,9 +386,18 @@ static void resp_start(struct api_ctx *ctx, struct api_req *r, struct http_buf *
         http_buf_puts(b, "}");
         emit_event(r, out, names[i], b->data, b->len);
     }
+    if (r->reasoning_tokens) {
+        http_buf_clear(b);
+        http_buf_puts(b, "{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{"
+                         "\"type\":\"reasoning\",\"id\":\"rs_");
+        http_buf_puts(b, r->id + 5);
+        http_buf_puts(b, "\",\"summary\":[],\"content\":[]}}");
+        emit_event(r, out, "response.output_item.added", b->data, b->len);
+    }
     http_buf_clear(b);
-    http_buf_puts(b, "{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{"
-                     "\"type\":\"message\",\"id\":\"msg_");
+    http_buf_puts(b, "{\"type\":\"response.output_item.added\",\"output_index\":");
+    http_buf_puts(b, r->reasoning_tokens ? "1" : "0");
+    http_buf_puts(b, ",\"item\":{\"type\":\"message\",\"id\":\"msg_");
     http_buf_puts(b, r->id + 5);
     http_buf_puts(b, "\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}");
     emit_event(r, out, "response.output_item.added", b->data, b->len);
@@ -400,7 +420,7 @@ static void resp_finish(struct api_ctx *ctx, struct api_req *r, struct http_buf 
     http_buf_puts(b, "{\"type\":\"response.output_text.done\",\"item_id\":\"msg_");
     http_buf_puts(b, r->id + 5);
     http_buf_puts(b, "\",\"output_index\":0,\"content_index\":0,\"text\":\"");
-    put_tokens(b, r, 0, r->produced_tokens);
+    put_tokens(b, r, LL_MIN(r->produced_tokens, r->reasoning_tokens), r->produced_tokens);
     http_buf_puts(b, "\"}");
     emit_event(r, out, "response.output_text.done", b->data, b->len);
     const char *name = finish_length ? "response.incomplete" : "response.completed";
@@ -429,14 +449,18 @@ static void emit_tokens(struct api_ctx *ctx, struct api_req *r, struct http_buf 
         return;
     }
     if (r->resp) {
+        const char *name =
+            reasoning ? "response.reasoning_text.delta" : "response.output_text.delta";
         resp_start(ctx, r, out);
         http_buf_clear(b);
-        http_buf_puts(b, "{\"type\":\"response.output_text.delta\",\"item_id\":\"msg_");
+        http_buf_puts(b, "{\"type\":\"");
+        http_buf_puts(b, name);
+        http_buf_puts(b, reasoning ? "\",\"item_id\":\"rs_" : "\",\"item_id\":\"msg_");
         http_buf_puts(b, r->id + 5);
         http_buf_puts(b, "\",\"output_index\":0,\"content_index\":0,\"delta\":\"");
         put_tokens(b, r, from, to);
         http_buf_puts(b, "\"}");
-        emit_event(r, out, "response.output_text.delta", b->data, b->len);
+        emit_event(r, out, name, b->data, b->len);
         return;
     }
     http_buf_clear(b);
@@ -612,7 +636,7 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
         r->keep_alive = 0; /* HTTP/1.0: the stream ends at close */
     if (r->fault == FAULT_CUT)
         r->cut_after_tokens = LL_MAX(1u, r->max_tokens / 2);
-    if (r->fault == FAULT_REASONING && r->chat && !r->anth && !r->resp)
+    if (r->fault == FAULT_REASONING && r->chat && !r->anth)
         r->reasoning_tokens = r->max_tokens / 2;
 
     /* The prompt: under ctx->tokenizer, its template included (chat: the

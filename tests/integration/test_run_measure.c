@@ -605,9 +605,10 @@ static void test_anthropic_faults(void **state)
     measured_free(&m);
 }
 
-/* openai-responses against the sim's faults: 500 and 503 are http_5xx, a
- * cut stream (no response.completed) stream_truncated, a non-JSON event
- * malformed_event, 429 http_429; the ok ones carry the sim's token counts
+/* openai-responses against the sim's faults: 503 is http_5xx, a cut
+ * stream (no response.completed) stream_truncated, a non-JSON event
+ * malformed_event, 429 http_429, reasoning deltas before the text ok (its
+ * first content after its first output); the ok ones carry the sim's token counts
  * and its status ("incomplete": max_output_tokens reached under
  * --ignore-eos, as OpenAI says it). Then not streamed, every request
  * beginning with one shared prefix: the body's usage, cached tokens
@@ -615,9 +616,9 @@ static void test_anthropic_faults(void **state)
 static void test_responses_faults(void **state)
 {
     (void)state;
-    const char *sargs[] = {"--seed",  "12",      "--fault", "503:0.2",
-                           "--fault", "cut:0.2", "--fault", "malformed:0.2",
-                           "--fault", "429:0.1", NULL};
+    const char *sargs[] = {
+        "--seed",        "12",      "--fault", "503:0.2", "--fault",       "cut:0.2", "--fault",
+        "malformed:0.2", "--fault", "429:0.1", "--fault", "reasoning:0.1", NULL};
     const char *args[] = {
         "--rate", "100",          "--arrival", "constant",         "--requests",
         "100",    "--seed",       "8",         PROMPT_WIDE,        "--output-tokens",
@@ -633,6 +634,7 @@ static void test_responses_faults(void **state)
         {"cut", "stream_truncated", 0},
         {"malformed", "malformed_event", 0},
         {"429", "http_429", 0},
+        {"reasoning", "ok", 0},
     };
     char *used = calloc(n, 1);
     assert_non_null(used);
@@ -640,6 +642,16 @@ static void test_responses_faults(void **state)
         json_t *r = json_array_get(m.recs, i), *l;
         const char *fault = expect_fault(&m, used, r, fx, LL_ARRAY_LEN(fx), &l)->fault;
         assert_string_equal(harness_sval(l, "path"), "/v1/responses");
+        int reasoning = fault && strcmp(fault, "reasoning") == 0;
+        if (reasoning) {
+            /* 5 reasoning_text deltas, then 5 output_text deltas: all 10
+             * are output, the first content comes a token's pace or more
+             * after the first output (test_every_fault_kind's bound). */
+            ASSERT_IN_RANGE(harness_ival_req(r, "first_content_ns") -
+                                harness_ival_req(r, "first_ns"),
+                            1 * MS, 200 * MS);
+            fault = NULL;
+        }
         if (!fault) {
             assert_int_equal(harness_ival_req(r, "output_tokens"),
                              harness_ival_req(l, "output_tokens"));
@@ -657,10 +669,11 @@ static void test_responses_faults(void **state)
             assert_int_equal(harness_ival_req(r, "retry_after_ms"), 1000);
         }
     }
-    for (size_t k = 0; k < LL_ARRAY_LEN(fx); k++) {
+    for (size_t k = 1; k + 1 < LL_ARRAY_LEN(fx); k++)
         assert_int_equal(by_kind(m.sum, fx[k].kind), fx[k].seen);
+    assert_int_equal(by_kind(m.sum, "ok"), fx[0].seen + fx[5].seen);
+    for (size_t k = 0; k < LL_ARRAY_LEN(fx); k++)
         assert_true(fx[k].seen > 0);
-    }
     free(used);
     measured_free(&m);
     harness_tmp_end(); /* the next measure() makes its own */
