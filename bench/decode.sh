@@ -9,11 +9,15 @@
 #                              the client uses (oai_decode_chunk_memo);
 #                              then the same token as an Anthropic
 #                              Messages event (anth_decode_event[_memo])
+#                              and as an OpenAI Responses event
+#                              (resp_decode_event[_memo])
 #   bench/decode.sh --instr    instructions per call under callgrind, which
 #                              a busy machine does not disturb: per payload
 #                              for oai_decode_chunk (NAME+memo: through
 #                              the stream memo, repeating the chunk; messages_*:
-#                              anth_decode_event and its memo), and
+#                              anth_decode_event and its memo;
+#                              responses_*: resp_decode_event and its
+#                              memo), and
 #                              per record for record_write_jsonl (needs
 #                              valgrind)
 set -eu
@@ -21,7 +25,7 @@ cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Isrc -o "$out/decode_bench" \
-    bench/decode_bench.c src/http/h1.c src/decode/sse.c src/decode/jscan.c src/decode/openai.c src/decode/anthropic.c src/measure/record.c src/util/util.c \
+    bench/decode_bench.c src/http/h1.c src/decode/sse.c src/decode/jscan.c src/decode/openai.c src/decode/anthropic.c src/decode/responses.c src/measure/record.c src/util/util.c \
     $(pkg-config --cflags --libs jansson) -lm
 
 if [ "${1:-}" = "--instr" ]; then
@@ -33,6 +37,7 @@ if [ "${1:-}" = "--instr" ]; then
         [ "$name" = response ] && fn="feed_response*"
         case $name in *+memo) fn=oai_decode_chunk_memo ;; esac
         case $name in messages_*+memo) fn=anth_decode_event_memo ;; messages_*) fn=anth_decode_event ;; esac
+        case $name in responses_*+memo) fn=resp_decode_event_memo ;; responses_*) fn=resp_decode_event ;; esac
         valgrind -q --tool=callgrind --toggle-collect="$fn" \
             --callgrind-out-file="$out/cg.$name" \
             "$out/decode_bench" --calls "$name" "$calls" 2>/dev/null
@@ -53,7 +58,8 @@ done > "$out/runs.txt"
 cat "$out/runs.txt"
 echo "median of 5:"
 for shape in "one event per feed" "64 events per feed" "64 per feed, the stream memo" \
-    "messages: one event per feed" "messages: 64 per feed, memo"; do
+    "messages: one event per feed" "messages: 64 per feed, memo" \
+    "responses: one event per feed" "responses: 64 per feed, memo"; do
     grep "^$shape" "$out/runs.txt" | awk '{print $(NF-1)}' | sort -n | sed -n 3p |
         awk -v s="$shape" '{printf "  %-30s %10.1f ns/event\n", s, $1}'
 done

@@ -29,6 +29,7 @@
 
 #include "decode/anthropic.h"
 #include "decode/openai.h"
+#include "decode/responses.h"
 #include "decode/sse.h"
 #include "http/h1.h"
 #include "measure/record.h"
@@ -46,6 +47,13 @@ static const char anth_chunk[] =
     "event: content_block_delta\n"
     "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
     "\"text\":\" the\"}}\n\n";
+
+/* The same token as OpenAI's Responses API streams it (llama.cpp's shape,
+ * tests/data/sse/responses-stream.http): a named event. */
+static const char resp_chunk[] =
+    "event: response.output_text.delta\n"
+    "data: {\"type\":\"response.output_text.delta\","
+    "\"item_id\":\"msg_1sNsCB6YMqmx6CwgdkzyL6ADQxSPd0Mj\",\"delta\":\" the\"}\n\n";
 
 /* Payloads for the counted mode: what `llmload sim` and llama.cpp send. */
 struct payload {
@@ -100,6 +108,19 @@ static const struct payload payloads[] = {
     {"messages_delta_usage", OAI_API_ANTHROPIC,
      "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\","
      "\"stop_sequence\":null},\"usage\":{\"output_tokens\":12}}"},
+    /* OpenAI Responses (resp_decode_event), as llama.cpp sends them. */
+    {"responses_delta", OAI_API_RESPONSES,
+     "{\"type\":\"response.output_text.delta\","
+     "\"item_id\":\"msg_1sNsCB6YMqmx6CwgdkzyL6ADQxSPd0Mj\",\"delta\":\" the\"}"},
+    {"responses_completed", OAI_API_RESPONSES,
+     "{\"type\":\"response.completed\",\"response\":{\"id\":"
+     "\"resp_Mnh9nweSTfkkBWiGqLlxa36XG7pYagxl\",\"object\":\"response\",\"created_at\":"
+     "1796153472,\"status\":\"completed\",\"model\":\"stories260K.gguf\",\"output\":[{"
+     "\"type\":\"message\",\"status\":\"completed\",\"id\":"
+     "\"msg_1sNsCB6YMqmx6CwgdkzyL6ADQxSPd0Mj\",\"content\":[{\"type\":\"output_text\","
+     "\"annotations\":[],\"logprobs\":[],\"text\":\"One day, a little bird cam\"}],"
+     "\"role\":\"assistant\"}],\"usage\":{\"input_tokens\":46,\"output_tokens\":12,"
+     "\"total_tokens\":58,\"input_tokens_details\":{\"cached_tokens\":45}}}}"},
 };
 
 /* One payload, by its API's decoder (memo: through the stream memo). */
@@ -109,6 +130,9 @@ static int decode_payload(enum oai_api api, const char *data, size_t len, struct
     if (api == OAI_API_ANTHROPIC)
         return memo ? anth_decode_event_memo("", 0, data, len, c, memo)
                     : anth_decode_event("", 0, data, len, c);
+    if (api == OAI_API_RESPONSES)
+        return memo ? resp_decode_event_memo("", 0, data, len, c, memo)
+                    : resp_decode_event("", 0, data, len, c);
     return memo ? oai_decode_chunk_memo(api, data, len, c, memo)
                 : oai_decode_chunk(api, data, len, c);
 }
@@ -124,12 +148,17 @@ static int on_event(void *ud, const struct sse_event *ev)
 {
     struct ctx *c = ud;
     struct oai_chunk ch;
-    int rc =
-        c->api == OAI_API_ANTHROPIC
-            ? (c->memo ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len,
-                                                &ch, c->memo)
-                       : anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ch))
-            : decode_payload(c->api, ev->data, ev->data_len, &ch, c->memo);
+    int rc;
+    if (c->api == OAI_API_ANTHROPIC)
+        rc = c->memo ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &ch,
+                                              c->memo)
+                     : anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ch);
+    else if (c->api == OAI_API_RESPONSES)
+        rc = c->memo ? resp_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &ch,
+                                              c->memo)
+                     : resp_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ch);
+    else
+        rc = decode_payload(c->api, ev->data, ev->data_len, &ch, c->memo);
     if (rc < 0) {
         c->malformed++;
         return 0;
@@ -415,6 +444,17 @@ int main(int argc, char **argv)
     printf("%-30s %10.1f ns/event\n", "messages: 64 per feed, memo",
            run(anth, amany, an * batch, batch, events, &memo));
     free(amany);
+    /* OpenAI Responses: the same token as a named response.output_text.delta. */
+    const enum oai_api resp = OAI_API_RESPONSES;
+    size_t rn = sizeof(resp_chunk) - 1;
+    char *rmany = ll_malloc(rn * batch);
+    for (size_t i = 0; i < batch; i++)
+        memcpy(rmany + i * rn, resp_chunk, rn);
+    printf("%-30s %10.1f ns/event\n", "responses: one event per feed",
+           run(resp, resp_chunk, rn, 1, events, NULL));
+    printf("%-30s %10.1f ns/event\n", "responses: 64 per feed, memo",
+           run(resp, rmany, rn * batch, batch, events, &memo));
+    free(rmany);
     free(many);
     return 0;
 }

@@ -94,11 +94,13 @@ static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, si
     if (o->api) {
         if (strcmp(o->api, "openai-completions") == 0 || strcmp(o->api, "completions") == 0)
             o->completions = 1;
-        else if (oai_api_from_name(o->api) == OAI_API_ANTHROPIC)
+        else if (oai_api_from_name(o->api) == OAI_API_ANTHROPIC ||
+                 oai_api_from_name(o->api) == OAI_API_RESPONSES)
             return runopts_errf(err, errlen,
                                 "--api: calibrate's probes speak openai-chat or "
-                                "openai-completions, not anthropic-messages; calibrate against "
-                                "an OpenAI endpoint of the same model");
+                                "openai-completions, not %s; calibrate against "
+                                "an OpenAI chat endpoint of the same model",
+                                oai_api_name((enum oai_api)oai_api_from_name(o->api)));
         else if (strcmp(o->api, "openai-chat") != 0 && strcmp(o->api, "chat") != 0)
             return runopts_errf(err, errlen, "--api: expected openai-chat or "
                                 "openai-completions, got \"%s\"", o->api);

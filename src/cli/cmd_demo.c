@@ -60,7 +60,7 @@ static void demo_usage(FILE *f)
             "  --warmup D           warm-up before each hold (default " DEMO_WARMUP ")\n"
             "  --probe-duration D   each capacity-probe round (default " DEMO_PROBE ")\n"
             "  --api NAME           the API to sweep the sim through: openai-chat (default),\n"
-            "                       openai-completions or anthropic-messages\n"
+            "                       openai-completions, anthropic-messages or openai-responses\n"
             "  --quiet              no progress lines on stderr\n"
             "\n"
             "Exit status: as llmload sweep; 3 when the sim cannot be started.\n");
@@ -165,8 +165,8 @@ static void demo_check_values(const struct demo_opts *d)
     if (ll_parse_duration_ns(d->warmup, LL_NS_PER_SEC, &ns) != 0)
         ll_usage_fail("--warmup: expected a duration (e.g. 1s), got \"%s\"", d->warmup);
     if (oai_api_from_name(d->api) < 0)
-        ll_usage_fail("--api: expected openai-chat, openai-completions or anthropic-messages, "
-                      "got \"%s\"",
+        ll_usage_fail("--api: expected openai-chat, openai-completions, anthropic-messages or "
+                      "openai-responses, got \"%s\"",
                       d->api);
     if (ll_parse_duration_ns(d->probe, LL_NS_PER_SEC, &ns) != 0 || ns < 500 * LL_NS_PER_MS)
         ll_usage_fail("--probe-duration: expected a duration of at least 500ms, got \"%s\"",

@@ -20,23 +20,24 @@ int runopts_prompt_ids_check(const struct run_opts *o, struct run_config *cfg, c
 {
     const struct wl_file *f = cfg->workload.classes;
     int cli_chat = cfg->transport.api != OAI_API_COMPLETIONS;
-    if (!f && cfg->transport.api == OAI_API_ANTHROPIC)
+    if (!f && (cfg->transport.api == OAI_API_ANTHROPIC || cfg->transport.api == OAI_API_RESPONSES))
         return runopts_errf(err, errlen,
-                            "--prompt-ids: anthropic-messages takes text prompts "
+                            "--prompt-ids: %s takes text prompts "
                             "only; token-ID prompts go to /v1/completions (--api "
-                            "openai-completions)");
+                            "openai-completions)",
+                            oai_api_name(cfg->transport.api));
     if (!f && cli_chat)
         return runopts_errf(err, errlen,
                             "--prompt-ids: token-ID prompts go to "
                             "/v1/completions; add --api openai-completions");
     for (size_t i = 0; f && i < f->n; i++) {
         const struct wl_class *c = &f->classes[i];
-        if (c->api == OAI_API_CHAT || c->api == OAI_API_ANTHROPIC)
+        if (c->api >= 0 && c->api != OAI_API_COMPLETIONS)
             return runopts_errf(err, errlen,
                                 "--prompt-ids: class \"%s\" of %s has \"api\": "
                                 "\"%s\"; token-ID prompts go to /v1/completions only",
                                 c->name, o->workload,
-                                c->api == OAI_API_CHAT ? "chat" : "anthropic-messages");
+                                c->api == OAI_API_CHAT ? "chat" : oai_api_name(c->api));
         else if (c->api < 0 && cli_chat)
             return runopts_errf(err, errlen,
                                 "--prompt-ids: class \"%s\" of %s takes the chat "

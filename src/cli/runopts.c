@@ -951,15 +951,17 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
         if (a < 0)
             return runopts_errf(err, errlen,
                                 "--api: expected openai-chat, "
-                                "openai-completions or anthropic-messages, got \"%s\"",
+                                "openai-completions, anthropic-messages or openai-responses, "
+                                "got \"%s\"",
                                 o->api);
         tc->api = (enum oai_api)a;
     }
-    if (tc->api == OAI_API_ANTHROPIC && o->calibrate)
+    if ((tc->api == OAI_API_ANTHROPIC || tc->api == OAI_API_RESPONSES) && o->calibrate)
         return runopts_errf(err, errlen,
                             "--calibrate: its probes speak OpenAI chat, not "
-                            "anthropic-messages; fit against an OpenAI endpoint of the same "
-                            "model with llmload calibrate and pass --calibration FILE");
+                            "%s; fit against an OpenAI chat endpoint of the same "
+                            "model with llmload calibrate and pass --calibration FILE",
+                            oai_api_name(tc->api));
     if (o->prompt_ids && runopts_prompt_ids_check(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
     tc->prompt_ids = o->prompt_ids;

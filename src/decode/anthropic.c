@@ -50,47 +50,6 @@ struct msg {
     char error_message[128];
 };
 
-/* A string value's raw view (quotes included) in *v, JSCAN_INVALID when
- * it is not a string. */
-CUR_INLINE int read_string(struct cur *c, struct jscan_value *v, int *escaped)
-{
-    if (cur_value(c, v, escaped) < 0)
-        return -1;
-    if (v->type != JSCAN_STRING)
-        v->type = JSCAN_INVALID;
-    return 0;
-}
-
-/* A word a string may be, and what it then means. */
-struct word {
-    const char *lit;
-    size_t n;
-    int meaning;
-};
-
-#define WORD(lit, meaning)                                                                         \
-    {                                                                                              \
-        (lit), sizeof(lit) - 1, (meaning)                                                          \
-    }
-
-/* What the string v (escaped as said) means by the first of words[] it
- * is; other when it is none of them, none when it is not a string. */
-static int meaning_of(const struct jscan_value *v, int esc, const struct word *words, size_t nwords,
-                      int other, int none)
-{
-    size_t i;
-
-    if (v->type != JSCAN_STRING)
-        return none;
-    for (i = 0; i < nwords; i++) {
-        const struct word *w = &words[i];
-        if (esc ? jscan_string_equals(v, w->lit, w->n)
-                : v->len == w->n + 2 && memcmp(v->ptr + 1, w->lit, w->n) == 0)
-            return w->meaning;
-    }
-    return other;
-}
-
 static const struct word msg_types[] = {
     WORD("content_block_delta", T_BLOCK_DELTA),
     WORD("message_start", T_MESSAGE_START),
@@ -379,26 +338,7 @@ static void take_error(const struct msg *m, struct oai_chunk *out)
         return;
     out->has_error = 1;
     out->overloaded = strcmp(m->error_type, "overloaded_error") == 0;
-    char *d = out->error_message;
-    size_t cap = sizeof out->error_message, at = 0;
-    if (m->error_type[0]) {
-        at = strlen(m->error_type);
-        memcpy(d, m->error_type, at);
-        if (m->error_message[0]) {
-            memcpy(d + at, ": ", 2);
-            at += 2;
-        }
-    }
-    /* The message after it, cut where it would overflow, never inside a
-     * UTF-8 character. */
-    size_t n = strlen(m->error_message);
-    if (at + n >= cap) {
-        n = cap - 1 - at;
-        while (n && ((unsigned char)m->error_message[n] & 0xC0) == 0x80)
-            n--;
-    }
-    memcpy(d + at, m->error_message, n);
-    d[at + n] = '\0';
+    join_error(out->error_message, sizeof out->error_message, m->error_type, m->error_message);
 }
 
 /* What a streamed event of type t means, into out (cleared). */

@@ -389,4 +389,72 @@ CUR_INLINE int cur_object(struct cur *c, cur_member_fn *member, void *ud)
     return rc;
 }
 
+/* ---- words: what a string member means (the decoders' "type"s) ---- */
+
+/* A string value's raw view (quotes included) in *v, JSCAN_INVALID when
+ * it is not a string. */
+CUR_INLINE int read_string(struct cur *c, struct jscan_value *v, int *escaped)
+{
+    if (cur_value(c, v, escaped) < 0)
+        return -1;
+    if (v->type != JSCAN_STRING)
+        v->type = JSCAN_INVALID;
+    return 0;
+}
+
+/* A word a string may be, and what it then means. */
+struct word {
+    const char *lit;
+    size_t n;
+    int meaning;
+};
+
+#define WORD(lit, meaning)                                                                         \
+    {                                                                                              \
+        (lit), sizeof(lit) - 1, (meaning)                                                          \
+    }
+
+/* What the string v (escaped as said) means by the first of words[] it
+ * is; other when it is none of them, none when it is not a string. */
+static inline int meaning_of(const struct jscan_value *v, int esc, const struct word *words,
+                             size_t nwords, int other, int none)
+{
+    size_t i;
+
+    if (v->type != JSCAN_STRING)
+        return none;
+    for (i = 0; i < nwords; i++) {
+        const struct word *w = &words[i];
+        if (esc ? jscan_string_equals(v, w->lit, w->n)
+                : v->len == w->n + 2 && memcmp(v->ptr + 1, w->lit, w->n) == 0)
+            return w->meaning;
+    }
+    return other;
+}
+
+/* "WHAT: MESSAGE" (or either alone) into d[cap], the message cut where
+ * it would overflow, never inside a UTF-8 character; what fits in d. */
+static inline void join_error(char *d, size_t cap, const char *what, const char *message)
+{
+    size_t at = 0;
+    if (what[0]) {
+        at = strlen(what);
+        if (at > cap / 2)
+            at = cap / 2;
+        memcpy(d, what, at);
+        if (message[0]) {
+            memcpy(d + at, ": ", 2);
+            at += 2;
+        }
+    }
+    size_t n = strlen(message);
+    if (at + n >= cap) {
+        n = cap - 1 - at;
+        while (n && ((unsigned char)message[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(d + at, message, n);
+    d[at + n] = '\0';
+}
+
 #endif

@@ -13,20 +13,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The APIs llmload speaks. OpenAI's two are decoded here, Anthropic's
- * Messages API by anthropic.c into the same struct oai_chunk. */
-enum oai_api { OAI_API_CHAT, OAI_API_COMPLETIONS, OAI_API_ANTHROPIC, OAI_API_COUNT };
+/* The APIs llmload speaks. OpenAI's chat and completions are decoded
+ * here, Anthropic's Messages API by anthropic.c and OpenAI's Responses API
+ * by responses.c, into the same struct oai_chunk. */
+enum oai_api {
+    OAI_API_CHAT,
+    OAI_API_COMPLETIONS,
+    OAI_API_ANTHROPIC,
+    OAI_API_RESPONSES,
+    OAI_API_COUNT
+};
 
 /* The public name of an API: "openai-chat", "openai-completions",
- * "anthropic-messages" (--api, run.json). Static string. */
+ * "anthropic-messages", "openai-responses" (--api, run.json). Static
+ * string. */
 const char *oai_api_name(enum oai_api api);
 
 /* The API a name means: the public names above and the short forms
- * "chat", "completions", "messages"; -1 for anything else. */
+ * "chat", "completions", "messages", "responses"; -1 for anything else. */
 int oai_api_from_name(const char *name);
 
 /* The path of an API's endpoint under the base URL: "/chat/completions",
- * "/completions", "/messages". Static string. */
+ * "/completions", "/messages", "/responses". Static string. */
 const char *oai_api_path(enum oai_api api);
 
 /* What one payload said. Byte counts are of the decoded (unescaped) UTF-8
@@ -86,7 +94,8 @@ void oai_memo_reset(struct oai_memo *m);
 int oai_decode_chunk_memo(enum oai_api api, const char *data, size_t len,
                           struct oai_chunk *out, struct oai_memo *m);
 
-/* The memo's two halves, for the other APIs' decoders (anthropic.c):
+/* The memo's two halves, for the other APIs' decoders (anthropic.c,
+ * responses.c):
  * oai_memo_hit answers 1 with *out written when data is the kept payload
  * with another string in the kept text's place (content_bytes from it), 0
  * otherwise (out untouched); oai_memo_keep makes data, fully decoded to

@@ -21,7 +21,8 @@ static void put(char *b, size_t cap, size_t *at, const char *src, size_t n)
 size_t body_write(const struct body_params *p, enum oai_api api, const struct req_spec *spec,
                   const struct extrabody *x, char *b, size_t cap)
 {
-    int chat = api != OAI_API_COMPLETIONS; /* a messages array: chat, Anthropic */
+    int chat = api != OAI_API_COMPLETIONS; /* a messages array: chat, Anthropic, Responses */
+    int resp = api == OAI_API_RESPONSES;   /* "input" and "max_output_tokens" */
     int ids = !chat && p->prompt_ids;
     unsigned skip = x ? x->skip : 0;
     size_t at = 0;
@@ -34,7 +35,9 @@ size_t body_write(const struct body_params *p, enum oai_api api, const struct re
         LIT(b, cap, &at, "\"");
     }
     if (!(skip & EXTRABODY_PROMPT)) {
-        if (chat)
+        if (resp)
+            LIT(b, cap, &at, ",\"input\":[");
+        else if (chat)
             LIT(b, cap, &at, ",\"messages\":[");
         else if (ids)
             LIT(b, cap, &at, ",\"prompt\":[");
@@ -51,7 +54,10 @@ size_t body_write(const struct body_params *p, enum oai_api api, const struct re
     }
     if (!(skip & EXTRABODY_MAX_TOKENS)) {
         char num[LL_U64_DIGITS_MAX];
-        LIT(b, cap, &at, ",\"max_tokens\":");
+        if (resp)
+            LIT(b, cap, &at, ",\"max_output_tokens\":");
+        else
+            LIT(b, cap, &at, ",\"max_tokens\":");
         put(b, cap, &at, num, ll_fmt_u64(num, spec->max_tokens));
     }
     if (!(skip & EXTRABODY_STREAM)) {
@@ -60,8 +66,9 @@ size_t body_write(const struct body_params *p, enum oai_api api, const struct re
         else
             LIT(b, cap, &at, ",\"stream\":false");
     }
-    /* Anthropic sends usage in every stream; OpenAI's APIs when asked. */
-    if (p->stream && api != OAI_API_ANTHROPIC && !(skip & EXTRABODY_STREAM_OPTIONS))
+    /* Anthropic and Responses send usage in every stream; chat and
+     * completions when asked. */
+    if (p->stream && api != OAI_API_ANTHROPIC && !resp && !(skip & EXTRABODY_STREAM_OPTIONS))
         LIT(b, cap, &at, ",\"stream_options\":{\"include_usage\":true}");
     if (spec->ignore_eos && !(skip & EXTRABODY_IGNORE_EOS))
         LIT(b, cap, &at, ",\"ignore_eos\":true");

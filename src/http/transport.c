@@ -34,6 +34,7 @@
 #include <curl/curl.h> /* struct curl_slist: the configured headers */
 
 #include "decode/anthropic.h"
+#include "decode/responses.h"
 #include "decode/sse.h"
 #include "http/backend.h"
 #include "http/body.h"
@@ -223,17 +224,14 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     int rc =
         q->api == OAI_API_ANTHROPIC
             ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
+        : q->api == OAI_API_RESPONSES
+            ? resp_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
             : oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo);
     if (rc != 0) {
         char detail[96];
         size_t n = ev->data_len < 60 ? ev->data_len : 60;
         snprintf(detail, sizeof detail, "bad event data: %.*s", (int)n, ev->data);
         transport_force_kind(q, REC_MALFORMED_EVENT, detail);
-        return 0;
-    }
-    if (c.done) {
-        q->saw_done = 1;
-        q->done_abs_ns = q->read_abs_ns;
         return 0;
     }
     if (c.has_error) {
@@ -251,6 +249,12 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
         take_usage(q, &c, out);
     if (out)
         note_output(q, c.content_bytes > 0);
+    if (c.done) {
+        /* The stream's end ([DONE], message_stop, or the Responses API's
+         * response.completed, which carries the usage and the status). */
+        q->saw_done = 1;
+        q->done_abs_ns = q->read_abs_ns;
+    }
     return 0;
 }
 
@@ -474,8 +478,10 @@ static enum outcome_body take_body(struct treq *q, struct oai_chunk *c)
 {
     struct record *r = &q->rec;
     const char *body = q->resp ? q->resp : "";
-    if ((q->api == OAI_API_ANTHROPIC ? anth_decode_response(body, q->resp_len, c)
-                                     : oai_decode_response(q->api, body, q->resp_len, c)) != 0)
+    int rc = q->api == OAI_API_ANTHROPIC   ? anth_decode_response(body, q->resp_len, c)
+             : q->api == OAI_API_RESPONSES ? resp_decode_response(body, q->resp_len, c)
+                                           : oai_decode_response(q->api, body, q->resp_len, c);
+    if (rc != 0)
         return OUTCOME_BODY_NOT_JSON;
     if (c->has_error)
         return c->overloaded ? OUTCOME_BODY_OVERLOADED : OUTCOME_BODY_ERROR;
@@ -526,8 +532,9 @@ static void set_detail(struct treq *q, const struct outcome *o, const struct xfe
         break;
     case OUTCOME_WHY_STREAM_CUT:
         snprintf(r->detail, sizeof r->detail, "%s",
-                 q->api == OAI_API_ANTHROPIC ? "stream ended without message_stop or stop_reason"
-                                             : "stream ended without [DONE] or finish_reason");
+                 q->api == OAI_API_ANTHROPIC   ? "stream ended without message_stop or stop_reason"
+                 : q->api == OAI_API_RESPONSES ? "stream ended without response.completed"
+                                               : "stream ended without [DONE] or finish_reason");
         break;
     case OUTCOME_WHY_BODY_NOT_JSON:
         snprintf(r->detail, sizeof r->detail, "response body is not the expected JSON");

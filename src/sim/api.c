@@ -23,6 +23,7 @@ static const char SERVER_HEADER[] = "Server: llmload-sim/" LL_VERSION "\r\n";
 static const char PATH_CHAT[] = "/v1/chat/completions";
 static const char PATH_COMPLETIONS[] = "/v1/completions";
 static const char PATH_MESSAGES[] = "/v1/messages";
+static const char PATH_RESPONSES[] = "/v1/responses";
 
 void api_ctx_init(struct api_ctx *ctx)
 {
@@ -123,7 +124,10 @@ void api_write_error(struct http_buf *out, int status, const char *code, const c
 
 static const char *req_path(const struct api_req *r)
 {
-    return r->anth ? PATH_MESSAGES : r->chat ? PATH_CHAT : PATH_COMPLETIONS;
+    return r->anth   ? PATH_MESSAGES
+           : r->resp ? PATH_RESPONSES
+           : r->chat ? PATH_CHAT
+                     : PATH_COMPLETIONS;
 }
 
 static void log_req(struct api_ctx *ctx, const struct api_req *r, uint64_t now_ns,
@@ -301,6 +305,135 @@ static void put_tokens(struct http_buf *b, const struct api_req *r, uint32_t fro
     }
 }
 
+/* ---- OpenAI Responses (/v1/responses) ---- */
+
+/* The Responses usage: input_tokens is the whole prompt, of which
+ * input_tokens_details.cached_tokens the cache served. */
+static void put_resp_usage(struct http_buf *b, const struct api_req *r, uint32_t output)
+{
+    http_buf_puts(b, "\"usage\":{\"input_tokens\":");
+    http_buf_u64(b, r->prompt_tokens);
+    http_buf_puts(b, ",\"input_tokens_details\":{\"cached_tokens\":");
+    http_buf_u64(b, r->cached_tokens);
+    http_buf_puts(b, "},\"output_tokens\":");
+    http_buf_u64(b, output);
+    http_buf_puts(b, ",\"output_tokens_details\":{\"reasoning_tokens\":");
+    http_buf_u64(b, LL_MIN(output, r->reasoning_tokens)); /* of output_tokens, as OpenAI counts */
+    http_buf_puts(b, "},\"total_tokens\":");
+    http_buf_u64(b, (uint64_t)r->prompt_tokens + output);
+    http_buf_puts(b, "}");
+}
+
+/* The response object, as response.created (status in_progress, no
+ * output) or whole (a body, response.completed): status "completed", or
+ * "incomplete" when max_output_tokens ended it (as OpenAI says it). */
+static void put_resp_object(struct http_buf *b, const struct api_ctx *ctx, const struct api_req *r,
+                            int whole, int finish_length)
+{
+    http_buf_puts(b, "{\"id\":\"");
+    http_buf_puts(b, r->id);
+    http_buf_puts(b, "\",\"object\":\"response\",\"created_at\":");
+    http_buf_u64(b, r->created_s);
+    http_buf_puts(b, ",\"status\":\"");
+    http_buf_puts(b, !whole ? "in_progress" : finish_length ? "incomplete" : "completed");
+    http_buf_puts(b, "\",\"model\":\"");
+    http_buf_append(b, r->model.data, r->model.len);
+    http_buf_puts(b, "\"");
+    if (!whole) {
+        http_buf_puts(b, ",\"output\":[]}");
+        return;
+    }
+    if (finish_length)
+        http_buf_puts(b, ",\"incomplete_details\":{\"reason\":\"max_output_tokens\"}");
+    uint32_t k = LL_MIN(r->produced_tokens, r->reasoning_tokens);
+    http_buf_puts(b, ",\"output\":[");
+    if (r->reasoning_tokens) {
+        http_buf_puts(b, "{\"type\":\"reasoning\",\"id\":\"rs_");
+        http_buf_puts(b, r->id + 5);
+        http_buf_puts(b, "\",\"summary\":[],\"content\":[{\"type\":\"reasoning_text\",\"text\":\"");
+        put_tokens(b, r, 0, k);
+        http_buf_puts(b, "\"}]},");
+    }
+    http_buf_puts(b, "{\"type\":\"message\",\"id\":\"msg_");
+    http_buf_puts(b, r->id + 5);
+    http_buf_puts(b, "\",\"status\":\"");
+    http_buf_puts(b, finish_length ? "incomplete" : "completed");
+    http_buf_puts(b, "\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\","
+                     "\"annotations\":[],\"text\":\"");
+    put_tokens(b, r, k, r->produced_tokens);
+    http_buf_puts(b, "\"}]}]");
+    if (!ctx->no_usage) {
+        http_buf_puts(b, ",");
+        put_resp_usage(b, r, r->produced_tokens);
+    }
+    http_buf_puts(b, "}");
+}
+
+/* response.created, response.in_progress, the message's
+ * response.output_item.added and response.content_part.added, once. */
+static void resp_start(struct api_ctx *ctx, struct api_req *r, struct http_buf *out)
+{
+    if (r->resp_started)
+        return;
+    r->resp_started = 1;
+    static const char *const names[2] = {"response.created", "response.in_progress"};
+    struct http_buf *b = &ctx->json;
+    for (int i = 0; i < 2; i++) {
+        http_buf_clear(b);
+        http_buf_puts(b, "{\"type\":\"");
+        http_buf_puts(b, names[i]);
+        http_buf_puts(b, "\",\"response\":");
+        put_resp_object(b, ctx, r, 0, 0);
+        http_buf_puts(b, "}");
+        emit_event(r, out, names[i], b->data, b->len);
+    }
+    if (r->reasoning_tokens) {
+        http_buf_clear(b);
+        http_buf_puts(b, "{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{"
+                         "\"type\":\"reasoning\",\"id\":\"rs_");
+        http_buf_puts(b, r->id + 5);
+        http_buf_puts(b, "\",\"summary\":[],\"content\":[]}}");
+        emit_event(r, out, "response.output_item.added", b->data, b->len);
+    }
+    http_buf_clear(b);
+    http_buf_puts(b, "{\"type\":\"response.output_item.added\",\"output_index\":");
+    http_buf_puts(b, r->reasoning_tokens ? "1" : "0");
+    http_buf_puts(b, ",\"item\":{\"type\":\"message\",\"id\":\"msg_");
+    http_buf_puts(b, r->id + 5);
+    http_buf_puts(b, "\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}");
+    emit_event(r, out, "response.output_item.added", b->data, b->len);
+    http_buf_clear(b);
+    http_buf_puts(b, "{\"type\":\"response.content_part.added\",\"item_id\":\"msg_");
+    http_buf_puts(b, r->id + 5);
+    http_buf_puts(b, "\",\"output_index\":0,\"content_index\":0,\"part\":{\"type\":"
+                     "\"output_text\",\"annotations\":[],\"text\":\"\"}}");
+    emit_event(r, out, "response.content_part.added", b->data, b->len);
+}
+
+/* The end of a Responses stream: the text's done events, then
+ * response.completed (or response.incomplete) with the usage. */
+static void resp_finish(struct api_ctx *ctx, struct api_req *r, struct http_buf *out,
+                        int finish_length)
+{
+    struct http_buf *b = &ctx->json;
+    resp_start(ctx, r, out);
+    http_buf_clear(b);
+    http_buf_puts(b, "{\"type\":\"response.output_text.done\",\"item_id\":\"msg_");
+    http_buf_puts(b, r->id + 5);
+    http_buf_puts(b, "\",\"output_index\":0,\"content_index\":0,\"text\":\"");
+    put_tokens(b, r, LL_MIN(r->produced_tokens, r->reasoning_tokens), r->produced_tokens);
+    http_buf_puts(b, "\"}");
+    emit_event(r, out, "response.output_text.done", b->data, b->len);
+    const char *name = finish_length ? "response.incomplete" : "response.completed";
+    http_buf_clear(b);
+    http_buf_puts(b, "{\"type\":\"");
+    http_buf_puts(b, name);
+    http_buf_puts(b, "\",\"response\":");
+    put_resp_object(b, ctx, r, 1, finish_length);
+    http_buf_puts(b, "}");
+    emit_event(r, out, name, b->data, b->len);
+}
+
 /* One content (or reasoning) event carrying output tokens [from, to). */
 static void emit_tokens(struct api_ctx *ctx, struct api_req *r, struct http_buf *out, uint32_t from,
                         uint32_t to, int reasoning)
@@ -314,6 +447,21 @@ static void emit_tokens(struct api_ctx *ctx, struct api_req *r, struct http_buf 
         put_tokens(b, r, from, to);
         http_buf_puts(b, "\"}}");
         emit_event(r, out, "content_block_delta", b->data, b->len);
+        return;
+    }
+    if (r->resp) {
+        const char *name =
+            reasoning ? "response.reasoning_text.delta" : "response.output_text.delta";
+        resp_start(ctx, r, out);
+        http_buf_clear(b);
+        http_buf_puts(b, "{\"type\":\"");
+        http_buf_puts(b, name);
+        http_buf_puts(b, reasoning ? "\",\"item_id\":\"rs_" : "\",\"item_id\":\"msg_");
+        http_buf_puts(b, r->id + 5);
+        http_buf_puts(b, "\",\"output_index\":0,\"content_index\":0,\"delta\":\"");
+        put_tokens(b, r, from, to);
+        http_buf_puts(b, "\"}");
+        emit_event(r, out, name, b->data, b->len);
         return;
     }
     http_buf_clear(b);
@@ -422,14 +570,14 @@ static int req_start(struct api_ctx *ctx, struct api_req *r, const uint64_t *has
                  "Cache-Control: no-cache\r\n");
         r->status = 200;
         r->headers_sent = 1;
-        if (r->chat && !r->anth && (ctx->role_chunk || r->fault == FAULT_ROLE_ONLY))
+        if (r->chat && !r->anth && !r->resp && (ctx->role_chunk || r->fault == FAULT_ROLE_ONLY))
             emit_role(ctx, r, out);
     }
     return API_PENDING;
 }
 
 static int handle_completion(struct api_ctx *ctx, struct api_req *r,
-                             const struct http_request *hreq, int chat, int anth,
+                             const struct http_request *hreq, int chat, int anth, int resp,
                              struct http_buf *out, uint64_t now_ns, void *ud)
 {
     uint64_t num = ++ctx->requests_total;
@@ -442,6 +590,7 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     http_buf_clear(&r->chunk_head);
     r->chat = chat;
     r->anth = anth;
+    r->resp = resp;
     r->keep_alive = hreq->keep_alive;
     r->chunked = hreq->version_minor >= 1;
     r->arrival_ns = now_ns;
@@ -452,6 +601,7 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     r->token_seed = api_token_seed(ctx->seed, num);
     snprintf(r->id, sizeof(r->id), "%s%llu",
              anth   ? "msg_"
+             : resp ? "resp_"
              : chat ? "chatcmpl-"
                     : "cmpl-",
              (unsigned long long)num);
@@ -459,7 +609,8 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     struct api_body body;
     const char *code;
     char msg[300];
-    if (api_parse_completion(ctx, hreq->body, hreq->body_len, chat, &body, &code, msg,
+    int shape = resp ? API_BODY_RESPONSES : chat ? API_BODY_CHAT : API_BODY_COMPLETIONS;
+    if (api_parse_completion(ctx, hreq->body, hreq->body_len, shape, &body, &code, msg,
                              sizeof msg) < 0)
         return req_fail(ctx, r, out, 400, code, msg, now_ns);
     memcpy(r->ignored_keys, body.ignored_keys, body.ignored_keys_len + 1);
@@ -478,7 +629,7 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     int ids_prompt = body.ids_prompt;
 
     r->stream = stream;
-    if (stream && !anth)
+    if (stream && !anth && !resp)
         put_obj_head(&r->chunk_head, r, chunk_object(r));
     r->include_usage = stream && include_usage;
     r->ignore_eos = ignore_eos;
@@ -598,6 +749,11 @@ static void build_body(struct api_ctx *ctx, struct api_req *r, int finish_length
         http_buf_puts(b, "}\n");
         return;
     }
+    if (r->resp) {
+        put_resp_object(b, ctx, r, 1, finish_length);
+        http_buf_puts(b, "\n");
+        return;
+    }
     put_obj_head(b, r, r->chat ? "chat.completion" : "text_completion");
     if (r->chat) {
         http_buf_puts(b, "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",");
@@ -636,6 +792,8 @@ static int req_finish(struct api_ctx *ctx, struct api_req *r, const struct engin
     const char *reason = ev->finish_length ? "length" : "stop";
     if (r->anth)
         reason = ev->finish_length ? "max_tokens" : "end_turn";
+    if (r->resp) /* the response's status */
+        reason = ev->finish_length ? "incomplete" : "completed";
     r->finish = reason;
     if (r->stream && r->anth) {
         struct http_buf *b = &ctx->json;
@@ -654,6 +812,10 @@ static int req_finish(struct api_ctx *ctx, struct api_req *r, const struct engin
         emit_event(r, out, "message_delta", b->data, b->len);
         static const char end[] = "{\"type\":\"message_stop\"}";
         emit_event(r, out, "message_stop", end, sizeof end - 1);
+        if (r->chunked)
+            http_buf_append(out, "0\r\n\r\n", 5);
+    } else if (r->stream && r->resp) {
+        resp_finish(ctx, r, out, ev->finish_length);
         if (r->chunked)
             http_buf_append(out, "0\r\n\r\n", 5);
     } else if (r->stream) {
@@ -799,13 +961,14 @@ int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request
     int ka = hreq->keep_alive;
     const char *path = hreq->path;
     int anth = strcmp(path, PATH_MESSAGES) == 0;
-    int chat = anth || strcmp(path, PATH_CHAT) == 0;
+    int resp = strcmp(path, PATH_RESPONSES) == 0;
+    int chat = anth || resp || strcmp(path, PATH_CHAT) == 0;
     if (chat || strcmp(path, PATH_COMPLETIONS) == 0) {
         if (hreq->method != HTTP_METHOD_POST) {
             write_error_ex(out, 405, "method_not_allowed", "use POST", ka, "Allow: POST\r\n");
             return ka ? API_DONE : API_CLOSE;
         }
-        return handle_completion(ctx, r, hreq, chat, anth, out, now_ns, ud);
+        return handle_completion(ctx, r, hreq, chat, anth, resp, out, now_ns, ud);
     }
     if (strcmp(path, "/tokenize") == 0) {
         if (hreq->method != HTTP_METHOD_POST) {

@@ -73,11 +73,17 @@ struct api_body {
     size_t ignored_keys_len;
 };
 
-/* Read and check the body of a completion request (chat: messages; else
- * prompt): the prompt goes to ctx->text (and ctx->msg_ends, ctx->n_msgs
- * for chat), the rest to *b. Returns 0, or -1 with the 400's error code
- * and message (reqbody.c). Exposed for tests/fuzz/fuzz_simbody.c. */
-int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int chat,
+/* The body shapes api_parse_completion reads (its `shape`). */
+#define API_BODY_COMPLETIONS 0 /* "prompt", "max_tokens" */
+#define API_BODY_CHAT 1        /* "messages", "max_tokens" (chat, Anthropic's Messages) */
+#define API_BODY_RESPONSES 2   /* "input" (a string or messages), "max_output_tokens" */
+
+/* Read and check the body of a completion request of the given shape
+ * (API_BODY_*): the prompt goes to ctx->text (and ctx->msg_ends,
+ * ctx->n_msgs for chat and responses), the rest to *b. Returns 0, or -1
+ * with the 400's error code and message (reqbody.c). Exposed for
+ * tests/fuzz/fuzz_simbody.c. */
+int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int shape,
                          struct api_body *b, const char **code, char *msg, size_t msglen);
 
 /* Read and check the body of POST /tokenize ({"content": "text",
@@ -102,6 +108,8 @@ struct api_req {
     int chat, stream, include_usage, chunked, keep_alive, ignore_eos;
     int anth;         /* POST /v1/messages (chat is 1 too: a messages array) */
     int anth_started; /* its stream's message_start is out */
+    int resp;         /* POST /v1/responses (chat is 1 too: an input of messages) */
+    int resp_started; /* its stream's response.created ... content_part.added are out */
     enum fault_kind fault;
     int status;                     /* HTTP status sent, 0 before headers */
     int headers_sent;
@@ -134,7 +142,7 @@ void api_req_init(struct api_req *r);
 void api_req_free(struct api_req *r);
 
 /* Handle one complete request (the completion endpoints: /v1/chat/completions,
- * /v1/completions and Anthropic's /v1/messages; /v1/models,
+ * /v1/completions, Anthropic's /v1/messages and OpenAI's /v1/responses; /v1/models,
  * /health, /metrics, and POST /tokenize, llama.cpp's: {"content": "..."}
  * with an optional boolean "add_special", answered {"tokens": [...]} under
  * ctx->tokenizer): append the response (or, for a stream, its

@@ -43,6 +43,8 @@ static void body_members_other(const struct jscan_value *obj, const char *const 
         int plain = !memchr(raw, '\\', raw_len), matched = 0;
         for (size_t k = 0; k < n; k++) {
             size_t want = strlen(names[k]);
+            if (want == 0)
+                continue; /* "": a member this shape has not */
             if (plain ? raw_len == want && memcmp(raw, names[k], want) == 0
                       : jscan_string_equals(&key, names[k], want)) {
                 vals[k] = val;
@@ -228,27 +230,41 @@ static int extract_ids(struct api_ctx *ctx, const struct jscan_value *arr, const
     return 0;
 }
 
-/* Fill ctx->text with the prompt (messages for chat, else prompt): its
- * text, or, when *is_ids is set on return, its token IDs (extract_ids).
- * Returns 0, or -1 with code and why (why may point into whybuf, whylen
- * bytes). */
+/* Fill ctx->text with the prompt (messages for chat, input for
+ * responses, else prompt): its text, or, when *is_ids is set on return,
+ * its token IDs (extract_ids). Returns 0, or -1 with code and why (why may
+ * point into whybuf, whylen bytes). */
 static int extract_prompt(struct api_ctx *ctx, const struct jscan_value *msgs,
-                          const struct jscan_value *prompt, int chat, const char **code,
+                          const struct jscan_value *prompt, int shape, const char **code,
                           const char **why, char *whybuf, size_t whylen, int *is_ids)
 {
     *is_ids = 0;
     http_buf_clear(&ctx->text);
     ctx->n_msgs = 0;
-    if (chat) {
+    if (shape == API_BODY_RESPONSES && msgs->type == JSCAN_STRING) {
+        /* "input": "text" is one user message. */
+        if (ctx->msg_ends_cap == 0) {
+            ctx->msg_ends_cap = 1;
+            ctx->msg_ends = ll_malloc(sizeof(size_t));
+        }
+        body_append_string(&ctx->text, msgs);
+        ctx->msg_ends[0] = ctx->text.len;
+        ctx->n_msgs = 1;
+        return 0;
+    }
+    if (shape != API_BODY_COMPLETIONS) {
+        int resp = shape == API_BODY_RESPONSES;
         if (msgs->type == JSCAN_INVALID) {
             *code = "missing_field";
-            *why = "missing required field \"messages\"";
+            *why =
+                resp ? "missing required field \"input\"" : "missing required field \"messages\"";
             return -1;
         }
         size_t n = msgs->type == JSCAN_ARRAY ? array_len(msgs) : 0;
         if (n == 0) {
             *code = "invalid_field";
-            *why = "\"messages\" must be a non-empty array";
+            *why = resp ? "\"input\" must be a string or a non-empty array of messages"
+                        : "\"messages\" must be a non-empty array";
             return -1;
         }
         if (n > ctx->msg_ends_cap) {
@@ -263,7 +279,8 @@ static int extract_prompt(struct api_ctx *ctx, const struct jscan_value *msgs,
         for (size_t i = 0; jscan_iter_next_element(&it, &m); i++) {
             if (m.type != JSCAN_OBJECT) {
                 *code = "invalid_field";
-                *why = "each of \"messages\" must be an object";
+                *why = resp ? "each of \"input\" must be an object"
+                            : "each of \"messages\" must be an object";
                 return -1;
             }
             if (i > 0)
@@ -353,7 +370,7 @@ static int body_object(const char *body, size_t len, struct jscan_value *root, c
     return 0;
 }
 
-int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int chat,
+int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int shape,
                          struct api_body *b, const char **code, char *msg, size_t msglen)
 {
     enum {
@@ -368,10 +385,17 @@ int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int 
         F_PROMPT,
         F_COUNT
     };
-    static const char *const names[F_COUNT] = {
+    /* Responses: its own names for the prompt and the output limit. */
+    int resp = shape == API_BODY_RESPONSES;
+    static const char *const chat_names[F_COUNT] = {
         "model", "stream",   "stream_options", "ignore_eos", "max_tokens", "max_completion_tokens",
         "n",     "messages", "prompt",
     };
+    static const char *const resp_names[F_COUNT] = {
+        "model", "stream", "stream_options", "ignore_eos", "max_output_tokens",
+        "",      "n",      "input",          "",
+    };
+    const char *const *names = resp ? resp_names : chat_names;
     static const char *const so_names[] = {"include_usage"};
     struct jscan_value root, f[F_COUNT], include_usage = {0};
     const char *why = NULL;
@@ -400,15 +424,17 @@ int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int 
         why = "\"ignore_eos\" must be a boolean";
     else if (body_int(&f[F_MAX], &b->max_tokens) < 0 ||
              body_int(&f[F_MAX_COMPL], &b->max_tokens) < 0)
-        why = "\"max_tokens\" must be an integer";
+        why =
+            resp ? "\"max_output_tokens\" must be an integer" : "\"max_tokens\" must be an integer";
     else if (b->max_tokens < 1 || b->max_tokens > (int64_t)API_MAX_TOKENS_LIMIT)
-        why = "\"max_tokens\" must be between 1 and 1073741824";
+        why = resp ? "\"max_output_tokens\" must be between 1 and 1073741824"
+                   : "\"max_tokens\" must be between 1 and 1073741824";
     else if (body_int(&f[F_N], &n) < 0)
         why = "\"n\" must be an integer";
     else if (n != 1) {
         *code = "unsupported";
         why = "only n=1 is supported";
-    } else if (extract_prompt(ctx, &f[F_MSGS], &f[F_PROMPT], chat, code, &why, whybuf,
+    } else if (extract_prompt(ctx, &f[F_MSGS], &f[F_PROMPT], shape, code, &why, whybuf,
                               sizeof whybuf, &b->ids_prompt) == 0) {
         why = NULL;
     }

@@ -107,6 +107,21 @@ static void cb_assistant_text(struct cbuf *b, uint64_t seed, const struct chat_t
     b->at += chatbody_assistant_text(seed, turn->spec.index, n, p, room);
 }
 
+/* A message's opening: the Responses API's input items say they are
+ * messages (llama.cpp refuses an assistant item that does not: "Cannot
+ * determine type of 'item'"). */
+static void cb_message(struct cbuf *b, enum oai_api api, int assistant)
+{
+    if (api == OAI_API_RESPONSES)
+        CB_LIT(b, "{\"type\":\"message\",");
+    else
+        CB_LIT(b, "{");
+    if (assistant)
+        CB_LIT(b, "\"role\":\"assistant\",\"content\":\"");
+    else
+        CB_LIT(b, "\"role\":\"user\",\"content\":\"");
+}
+
 size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *spec, char *buf,
                        size_t len)
 {
@@ -114,9 +129,10 @@ size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *s
     for (uint32_t k = 0; k < spec->history_len; k++) {
         const struct chat_turn *turn = &spec->history[k];
         if (api != OAI_API_COMPLETIONS) {
-            CB_LIT(&b, "{\"role\":\"user\",\"content\":\"");
+            cb_message(&b, api, 0);
             cb_user_text(&b, seed, &turn->spec);
-            CB_LIT(&b, "\"},{\"role\":\"assistant\",\"content\":\"");
+            CB_LIT(&b, "\"},");
+            cb_message(&b, api, 1);
             cb_assistant_text(&b, seed, turn);
             CB_LIT(&b, "\"},");
         } else {
@@ -127,7 +143,7 @@ size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *s
         }
     }
     if (api != OAI_API_COMPLETIONS)
-        CB_LIT(&b, "{\"role\":\"user\",\"content\":\"");
+        cb_message(&b, api, 0);
     cb_user_text(&b, seed, spec);
     if (api != OAI_API_COMPLETIONS)
         CB_LIT(&b, "\"}");

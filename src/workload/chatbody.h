@@ -7,7 +7,8 @@
  *   {"role":"user","content":U0},{"role":"assistant","content":A0}, ...,
  *   {"role":"user","content":Uk}
  *
- * where Uj is turn j's user prompt (rebuilt byte for byte from its
+ * (each message beginning "type":"message", for the Responses API's
+ * "input"), where Uj is turn j's user prompt (rebuilt byte for byte from its
  * req_spec, so every turn resends the identical history and a prefix cache
  * can hit it) and Aj is synthetic assistant text of exactly the output
  * tokens turn j received. A completions body's "prompt" is the same texts
@@ -31,8 +32,8 @@ struct chat_turn {
 };
 
 /* Write the prompt part of the body of spec for api: for
- * chat and anthropic-messages, the members of the "messages" array (without
- * the brackets); for
+ * chat and anthropic-messages, the members of the "messages" array, for
+ * openai-responses those of "input" (without the brackets); for
  * completions, the body of the "prompt" string (without the quotes). The
  * user prompt is spec->prompt_text, JSON-escaped, when set, else the
  * synthetic text workload_prompt(seed, spec) builds. Writes at most len

@@ -14,7 +14,7 @@ struct own_key {
     unsigned bit;
 };
 
-/* What the body writer (src/http/reqbody.c) writes for each API. */
+/* What the body writer (src/http/body.c) writes for each API. */
 static const struct own_key chat_keys[] = {
     {"model", EXTRABODY_MODEL},           {"messages", EXTRABODY_PROMPT},
     {"max_tokens", EXTRABODY_MAX_TOKENS}, {"max_completion_tokens", EXTRABODY_MAX_TOKENS},
@@ -35,12 +35,21 @@ static const struct own_key anthropic_keys[] = {
     {"max_tokens", EXTRABODY_MAX_TOKENS}, {"stream", EXTRABODY_STREAM},
     {"ignore_eos", EXTRABODY_IGNORE_EOS}, {NULL, 0},
 };
+static const struct own_key responses_keys[] = {
+    {"model", EXTRABODY_MODEL},
+    {"input", EXTRABODY_PROMPT},
+    {"max_output_tokens", EXTRABODY_MAX_TOKENS},
+    {"stream", EXTRABODY_STREAM},
+    {"ignore_eos", EXTRABODY_IGNORE_EOS},
+    {NULL, 0},
+};
 
 static const struct own_key *own_keys(enum oai_api api)
 {
     switch (api) {
     case OAI_API_COMPLETIONS: return completions_keys;
     case OAI_API_ANTHROPIC: return anthropic_keys;
+    case OAI_API_RESPONSES: return responses_keys;
     case OAI_API_CHAT:
     case OAI_API_COUNT: break;
     }

@@ -4,7 +4,8 @@
  * is that code, kept here as the oracle; it answers a top-level scalar as
  * the new reader does, "the request body must be a JSON object").
  *
- * Input layout: byte 0 bit 0 picks chat (messages) or completions
+ * Input layout: byte 0 picks the shape: bit 1 set, the Responses API's
+ * (input, max_output_tokens); else bit 0 chat (messages) or completions
  * (prompt); the rest is the body. Whenever jansson and jscan agree that the
  * body is valid JSON, the two readers must agree on everything: accepted or
  * not, the error code and message, and on success every field, the prompt
@@ -126,19 +127,29 @@ static int extract_ids(struct ref *r, json_t *arr, const char *field, char *whyb
     return 0;
 }
 
-static int extract_prompt(struct ref *r, json_t *root, int chat, const char **code,
+static int extract_prompt(struct ref *r, json_t *root, int shape, const char **code,
                           const char **why, char *whybuf, size_t whylen)
 {
-    if (chat) {
-        json_t *msgs = json_object_get(root, "messages");
+    int resp = shape == API_BODY_RESPONSES;
+    if (resp && json_is_string(json_object_get(root, "input"))) {
+        json_t *in = json_object_get(root, "input");
+        http_buf_append(&r->text, json_string_value(in), json_string_length(in));
+        r->msg_ends[0] = r->text.len;
+        r->n_msgs = 1;
+        return 0;
+    }
+    if (shape != API_BODY_COMPLETIONS) {
+        json_t *msgs = json_object_get(root, resp ? "input" : "messages");
         if (!msgs) {
             *code = "missing_field";
-            *why = "missing required field \"messages\"";
+            *why =
+                resp ? "missing required field \"input\"" : "missing required field \"messages\"";
             return -1;
         }
         if (!json_is_array(msgs) || json_array_size(msgs) == 0) {
             *code = "invalid_field";
-            *why = "\"messages\" must be a non-empty array";
+            *why = resp ? "\"input\" must be a string or a non-empty array of messages"
+                        : "\"messages\" must be a non-empty array";
             return -1;
         }
         size_t i;
@@ -146,7 +157,8 @@ static int extract_prompt(struct ref *r, json_t *root, int chat, const char **co
         json_array_foreach(msgs, i, m) {
             if (!json_is_object(m)) {
                 *code = "invalid_field";
-                *why = "each of \"messages\" must be an object";
+                *why = resp ? "each of \"input\" must be an object"
+                            : "each of \"messages\" must be an object";
                 return -1;
             }
             if (i > 0)
@@ -200,9 +212,10 @@ static int extract_prompt(struct ref *r, json_t *root, int chat, const char **co
 
 /* The reference: returns 0 or -1 with code and msg; root is kept in *keep
  * (the model string points into it). */
-static int ref_parse(json_t *root, int chat, struct ref *r, const char **code, char *msg,
+static int ref_parse(json_t *root, int shape, struct ref *r, const char **code, char *msg,
                      size_t msglen)
 {
+    int resp = shape == API_BODY_RESPONSES;
     const char *why = NULL;
     char whybuf[192];
     json_int_t n = 1;
@@ -226,17 +239,20 @@ static int ref_parse(json_t *root, int chat, struct ref *r, const char **code, c
         why = "\"stream_options.include_usage\" must be a boolean";
     else if (get_scalar(root, "ignore_eos", &r->ignore_eos, NULL) < 0)
         why = "\"ignore_eos\" must be a boolean";
-    else if (get_scalar(root, "max_tokens", NULL, &r->max_tokens) < 0 ||
-             get_scalar(root, "max_completion_tokens", NULL, &r->max_tokens) < 0)
-        why = "\"max_tokens\" must be an integer";
+    else if (resp ? get_scalar(root, "max_output_tokens", NULL, &r->max_tokens) < 0
+                  : (get_scalar(root, "max_tokens", NULL, &r->max_tokens) < 0 ||
+                     get_scalar(root, "max_completion_tokens", NULL, &r->max_tokens) < 0))
+        why =
+            resp ? "\"max_output_tokens\" must be an integer" : "\"max_tokens\" must be an integer";
     else if (r->max_tokens < 1 || r->max_tokens > (json_int_t)(1u << 30))
-        why = "\"max_tokens\" must be between 1 and 1073741824";
+        why = resp ? "\"max_output_tokens\" must be between 1 and 1073741824"
+                   : "\"max_tokens\" must be between 1 and 1073741824";
     else if (get_scalar(root, "n", NULL, &n) < 0)
         why = "\"n\" must be an integer";
     else if (n != 1) {
         *code = "unsupported";
         why = "only n=1 is supported";
-    } else if (extract_prompt(r, root, chat, code, &why, whybuf, sizeof whybuf) == 0) {
+    } else if (extract_prompt(r, root, shape, code, &why, whybuf, sizeof whybuf) == 0) {
         why = NULL;
     }
     if (why) {
@@ -321,8 +337,10 @@ static size_t depth(const char *s, size_t n)
 static void differ(const char *what, const uint8_t *data, size_t size)
 {
     fprintf(stderr, "fuzz_simbody: %s differs for a %s body of %zu bytes:\n%.*s\n", what,
-            (data[0] & 1) ? "chat" : "completions", size - 1, (int)(size - 1),
-            (const char *)data + 1);
+            (data[0] & 2)   ? "responses"
+            : (data[0] & 1) ? "chat"
+                            : "completions",
+            size - 1, (int)(size - 1), (const char *)data + 1);
     abort();
 }
 
@@ -330,7 +348,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    int chat = data[0] & 1;
+    int shape = (data[0] & 2)   ? API_BODY_RESPONSES
+                : (data[0] & 1) ? API_BODY_CHAT
+                                : API_BODY_COMPLETIONS;
     const char *body = (const char *)data + 1;
     size_t len = size - 1;
 
@@ -340,7 +360,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct api_body b;
     const char *code;
     char msg[300];
-    int rc = api_parse_completion(&ctx, body, len, chat, &b, &code, msg, sizeof msg);
+    int rc = api_parse_completion(&ctx, body, len, shape, &b, &code, msg, sizeof msg);
     if (rc < 0 && (!code || !msg[0]))
         differ("a refusal without a code or message", data, size);
 
@@ -360,7 +380,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         r.max_tokens = 16;
         const char *rcode;
         char rmsg[300];
-        int rrc = ref_parse(jroot, chat, &r, &rcode, rmsg, sizeof rmsg);
+        int rrc = ref_parse(jroot, shape, &r, &rcode, rmsg, sizeof rmsg);
         if (rrc != rc)
             differ("acceptance", data, size);
         if (rc < 0) {
@@ -385,7 +405,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (ctx.text.len != r.text.len ||
                 (r.text.len && memcmp(ctx.text.data, r.text.data, r.text.len) != 0))
                 differ("the prompt", data, size);
-            if (chat) {
+            if (shape != API_BODY_COMPLETIONS) {
                 if (ctx.n_msgs != r.n_msgs)
                     differ("the message count", data, size);
                 for (size_t i = 0; i < ctx.n_msgs && i < LL_ARRAY_LEN(r.msg_ends); i++) {

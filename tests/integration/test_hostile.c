@@ -88,6 +88,14 @@ enum hostile_mode {
     HM_ANTH_SILENT,    /* a correct stream up to message_stop, then open and silent */
     HM_ANTH_ERROR,     /* 2 deltas, then an overloaded_error event, then the close */
     HM_ANTH_529,       /* 529 with Anthropic's overloaded_error body */
+    /* OpenAI Responses streams (--api openai-responses): */
+    HM_RESP_NORMAL,    /* a correct stream: response.created .. content_part.added, 5 text
+                        * deltas, output_text.done, response.completed with usage */
+    HM_RESP_CUT,       /* the start and 5 deltas, then the body ends (no response.completed) */
+    HM_RESP_MALFORMED, /* 2 deltas, one whose data is not JSON, then the rest of a stream */
+    HM_RESP_SILENT,    /* a correct stream up to response.completed, then open and silent */
+    HM_RESP_FAILED,    /* 2 deltas, then response.failed (server_error), then the end */
+    HM_RESP_ERROR,     /* 2 deltas, then an error event (server_is_overloaded), then the close */
 };
 
 /* Shared between the test and the server child (MAP_SHARED). */
@@ -216,6 +224,22 @@ static size_t stream_text(char *buf, size_t cap, int tokens)
     "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"          \
     "\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\n"                    \
     "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+
+/* The Responses API's events (llama.cpp's shapes, usage only at the end). */
+#define REV_START                                                                                  \
+    "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":"          \
+    "\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\"}}\n\n"                          \
+    "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"item\":"  \
+    "{\"content\":[],\"id\":\"msg_1\",\"role\":\"assistant\",\"type\":\"message\"}}\n\n"
+#define REV_DELTA                                                                                  \
+    "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\","           \
+    "\"item_id\":\"msg_1\",\"delta\":\"tok \"}\n\n"
+#define REV_END                                                                                    \
+    "event: response.output_text.done\ndata: {\"type\":\"response.output_text.done\","             \
+    "\"item_id\":\"msg_1\",\"text\":\"tok tok tok tok tok \"}\n\n"                                 \
+    "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":"      \
+    "\"resp_1\",\"status\":\"completed\",\"usage\":{\"input_tokens\":7,\"output_tokens\":5,"       \
+    "\"total_tokens\":12,\"input_tokens_details\":{\"cached_tokens\":3}}}}\n\n"
 
 /* ---- server: an unrequested gzip body ----------------------------------- */
 
@@ -495,6 +519,50 @@ static int serve_post(const struct conn *c)
         keep = send_str(fd, text) == 0;
         break;
     }
+    case HM_RESP_NORMAL:
+    case HM_RESP_SILENT:
+    case HM_RESP_CUT: {
+        int ok = send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, REV_START) == 0;
+        for (int i = 0; i < STREAM_TOKENS && ok; i++)
+            ok = send_chunk_str(fd, REV_DELTA) == 0;
+        if (!ok || c->mode == HM_RESP_CUT) {
+            if (ok)
+                send_str(fd, CHUNK_END); /* a clean end of the body, without the end event */
+            break;
+        }
+        if (send_chunk_str(fd, REV_END) != 0)
+            break;
+        if (c->mode == HM_RESP_NORMAL) {
+            keep = send_str(fd, CHUNK_END) == 0;
+            break;
+        }
+        char sink[256];
+        while (recv(fd, sink, sizeof sink, 0) > 0) {
+        }
+        break; /* the client closed it */
+    }
+    case HM_RESP_MALFORMED:
+        keep = send_str(fd, SSE_HEAD) == 0 &&
+               send_chunk_str(fd, REV_START REV_DELTA REV_DELTA) == 0 &&
+               send_chunk_str(fd, "event: response.output_text.delta\ndata: {\"type\":"
+                                  "\"response.output_text.delta\",\"delta\":\"to\n\n") == 0 &&
+               send_chunk_str(fd, REV_DELTA REV_DELTA REV_DELTA REV_END) == 0 &&
+               send_str(fd, CHUNK_END) == 0;
+        break;
+    case HM_RESP_FAILED:
+        keep =
+            send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, REV_START REV_DELTA REV_DELTA) == 0 &&
+            send_chunk_str(fd, "event: response.failed\ndata: {\"type\":\"response.failed\","
+                               "\"response\":{\"status\":\"failed\",\"error\":{\"code\":"
+                               "\"server_error\",\"message\":\"The model crashed\"}}}\n\n") == 0 &&
+            send_str(fd, CHUNK_END) == 0;
+        break;
+    case HM_RESP_ERROR:
+        if (send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, REV_START REV_DELTA REV_DELTA) == 0)
+            send_chunk_str(fd, "event: error\ndata: {\"type\":\"error\",\"code\":"
+                               "\"server_is_overloaded\",\"message\":\"Overloaded\","
+                               "\"param\":null}\n\n");
+        break; /* and the close */
     case HM_AFTER_DONE: {
         size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
         keep = send_str(fd, SSE_HEAD) == 0 && send_chunk(fd, text, n) == 0 &&
@@ -1296,6 +1364,85 @@ static void test_anthropic_529(void **state)
     hostile_expect(HM_ANTH_529, args, 3, "http_5xx", &w);
 }
 
+/* ---- OpenAI Responses (--api openai-responses) -------------------------- */
+
+#define RESP_ARGS "--api", "openai-responses"
+
+/* A correct Responses stream: ok, 5 output events (the start and done
+ * events are not output), the tokens and the prompt (cached ones
+ * included) from response.completed's usage, its status kept. */
+static void test_responses_normal(void **state)
+{
+    (void)state;
+    const char *args[] = {RESP_ARGS, NULL};
+    const struct rec_want w = {
+        .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS),
+                 IVAL("prompt_tokens_server", 7), IVAL("cached_tokens", 3)},
+        .sval = {{"tokens_source", "usage"}, {"finish_reason", "completed"}}};
+    hostile_expect(HM_RESP_NORMAL, args, 3, "ok", &w);
+}
+
+/* The body ends after 5 deltas, without response.completed:
+ * stream_truncated, the 5 events kept, tokens counted from them (no usage
+ * came). */
+static void test_responses_cut(void **state)
+{
+    (void)state;
+    const char *args[] = {RESP_ARGS, NULL};
+    const struct rec_want w = {
+        .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
+        .sval = {{"tokens_source", "events"}},
+        .detail_has = {"response.completed"}};
+    hostile_expect(HM_RESP_CUT, args, 3, "stream_truncated", &w);
+}
+
+/* An event whose data is not JSON: malformed_event, quoting it. */
+static void test_responses_malformed(void **state)
+{
+    (void)state;
+    const char *args[] = {RESP_ARGS, NULL};
+    const struct rec_want w = {.detail_has = {"bad event data", "output_text.delta"}};
+    hostile_expect(HM_RESP_MALFORMED, args, 3, "malformed_event", &w);
+}
+
+/* response.completed, then silence on an open connection: ok, ended at
+ * response.completed (as after [DONE]), not an idle timeout. */
+static void test_responses_silent_after_completed(void **state)
+{
+    (void)state;
+    const char *args[] = {RESP_ARGS, "--timeout-idle", "500ms", NULL};
+    const struct rec_want w = {
+        .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
+        .sval = {{"tokens_source", "usage"}},
+        .end_after = {"last_ns", 0, 100 * MS}};
+    hostile_expect(HM_RESP_SILENT, args, 3, "ok", &w);
+}
+
+/* response.failed mid-stream: server_error_event with its code and
+ * message, the 2 deltas before it kept. */
+static void test_responses_failed(void **state)
+{
+    (void)state;
+    const char *args[] = {RESP_ARGS, NULL};
+    const struct rec_want w = {.ival = {IVAL("events", 2)},
+                               .detail_has = {"server_error: The model crashed"}};
+    hostile_expect(HM_RESP_FAILED, args, 3, "server_error_event", &w);
+}
+
+/* An error event that says the server is overloaded: overloaded_event,
+ * its code and message in the detail, the 2 deltas before it kept. */
+static void test_responses_error_event(void **state)
+{
+    (void)state;
+    const char *args[] = {RESP_ARGS, NULL};
+    const struct rec_want w = {.ival = {IVAL("events", 2)},
+                               .detail_has = {"server_is_overloaded: Overloaded"}};
+    struct run r;
+    hostile_check(HM_RESP_ERROR, args, 3, "overloaded_event", &w, &r);
+    assert_int_equal(by_kind(&r, "overloaded_event"), 3);
+    run_free(&r);
+}
+
 /* A 302 is not followed (a load tester measures the URL it was given):
  * http_other with the status, and the server sees each request once. */
 static void test_redirect_not_followed(void **state)
@@ -1605,6 +1752,12 @@ int main(void)
         cmocka_unit_test_teardown(test_anthropic_silent_after_stop, teardown),
         cmocka_unit_test_teardown(test_anthropic_error_event, teardown),
         cmocka_unit_test_teardown(test_anthropic_529, teardown),
+        cmocka_unit_test_teardown(test_responses_normal, teardown),
+        cmocka_unit_test_teardown(test_responses_cut, teardown),
+        cmocka_unit_test_teardown(test_responses_malformed, teardown),
+        cmocka_unit_test_teardown(test_responses_silent_after_completed, teardown),
+        cmocka_unit_test_teardown(test_responses_failed, teardown),
+        cmocka_unit_test_teardown(test_responses_error_event, teardown),
         cmocka_unit_test_teardown(test_done_then_silence, teardown),
         cmocka_unit_test_teardown(test_redirect_not_followed, teardown),
         cmocka_unit_test_teardown(test_retry_after_http_date, teardown),

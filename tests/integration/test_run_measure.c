@@ -358,9 +358,10 @@ static void agreement_run(struct agreement *ag, const char *api)
                          harness_ival_req(l, "prompt_tokens"));
         assert_string_equal(harness_sval(r, "tokens_source"), "usage");
         assert_string_equal(harness_sval(r, "finish_reason"), harness_sval(l, "finish_reason"));
-        assert_string_equal(harness_sval(l, "path"), strcmp(api, "anthropic-messages") == 0
-                                                         ? "/v1/messages"
-                                                         : "/v1/chat/completions");
+        assert_string_equal(harness_sval(l, "path"),
+                            strcmp(api, "anthropic-messages") == 0 ? "/v1/messages"
+                            : strcmp(api, "openai-responses") == 0 ? "/v1/responses"
+                                                                   : "/v1/chat/completions");
         int64_t sent = m.t0 + harness_ival_req(r, "sent_ns"),
                 first = m.t0 + harness_ival_req(r, "first_ns");
         int64_t end = m.t0 + harness_ival_req(r, "end_ns");
@@ -474,6 +475,15 @@ static void test_agreement_anthropic(void **state)
 {
     (void)state;
     agreement_judge("anthropic-messages");
+}
+
+/* The same over OpenAI's Responses API: output_text deltas decoded,
+ * tokens from response.completed's (or response.incomplete's) usage, the
+ * response's status as the sim wrote it. */
+static void test_agreement_responses(void **state)
+{
+    (void)state;
+    agreement_judge("openai-responses");
 }
 
 struct fault_expect {
@@ -597,6 +607,127 @@ static void test_anthropic_faults(void **state)
                          harness_ival_req(l, "prompt_tokens"));
         assert_string_equal(harness_sval(r, "finish_reason"), harness_sval(l, "finish_reason"));
     }
+    free(used);
+    measured_free(&m);
+}
+
+/* openai-responses against the sim's faults: 503 is http_5xx, a cut
+ * stream (no response.completed) stream_truncated, a non-JSON event
+ * malformed_event, 429 http_429, reasoning deltas before the text ok (its
+ * first content after its first output); the ok ones carry the sim's token counts
+ * and its status ("incomplete": max_output_tokens reached under
+ * --ignore-eos, as OpenAI says it). Then not streamed, every request
+ * beginning with one shared prefix: the body's usage, cached tokens
+ * included, equals the sim's. */
+static void test_responses_faults(void **state)
+{
+    (void)state;
+    const char *sargs[] = {
+        "--seed",        "12",      "--fault", "503:0.2", "--fault",       "cut:0.2", "--fault",
+        "malformed:0.2", "--fault", "429:0.1", "--fault", "reasoning:0.1", NULL};
+    const char *args[] = {
+        "--rate", "100",          "--arrival", "constant",         "--requests",
+        "100",    "--seed",       "8",         PROMPT_WIDE,        "--output-tokens",
+        "10",     "--ignore-eos", "--api",     "openai-responses", NULL};
+    struct measured m;
+    measure(&m, sargs, 1, args);
+    size_t n = json_array_size(m.recs);
+    assert_int_equal(n, 100);
+    assert_int_equal(json_array_size(m.log), 100);
+    struct fault_expect fx[] = {
+        {NULL, "ok", 0},
+        {"503", "http_5xx", 0},
+        {"cut", "stream_truncated", 0},
+        {"malformed", "malformed_event", 0},
+        {"429", "http_429", 0},
+        {"reasoning", "ok", 0},
+    };
+    char *used = calloc(n, 1);
+    assert_non_null(used);
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(m.recs, i), *l;
+        const char *fault = expect_fault(&m, used, r, fx, LL_ARRAY_LEN(fx), &l)->fault;
+        assert_string_equal(harness_sval(l, "path"), "/v1/responses");
+        int reasoning = fault && strcmp(fault, "reasoning") == 0;
+        if (reasoning) {
+            /* 5 reasoning_text deltas, then 5 output_text deltas: all 10
+             * are output, the first content comes a token's pace or more
+             * after the first output (test_every_fault_kind's bound). */
+            ASSERT_IN_RANGE(harness_ival_req(r, "first_content_ns") -
+                                harness_ival_req(r, "first_ns"),
+                            1 * MS, 200 * MS);
+            fault = NULL;
+        }
+        if (!fault) {
+            assert_int_equal(harness_ival_req(r, "output_tokens"),
+                             harness_ival_req(l, "output_tokens"));
+            assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
+                             harness_ival_req(l, "prompt_tokens"));
+            assert_int_equal(harness_ival_req(r, "events"), 10);
+            assert_string_equal(harness_sval(r, "tokens_source"), "usage");
+            assert_string_equal(harness_sval(r, "finish_reason"), "incomplete");
+            assert_string_equal(harness_sval(l, "finish_reason"), "incomplete");
+        } else if (strcmp(fault, "503") == 0) {
+            assert_int_equal(harness_ival_req(r, "http_status"), 503);
+        } else if (strcmp(fault, "cut") == 0) {
+            assert_int_equal(harness_ival_req(r, "events"), 5);
+        } else if (strcmp(fault, "429") == 0) {
+            assert_int_equal(harness_ival_req(r, "retry_after_ms"), 1000);
+        }
+    }
+    for (size_t k = 1; k + 1 < LL_ARRAY_LEN(fx); k++)
+        assert_int_equal(by_kind(m.sum, fx[k].kind), fx[k].seen);
+    assert_int_equal(by_kind(m.sum, "ok"), fx[0].seen + fx[5].seen);
+    for (size_t k = 0; k < LL_ARRAY_LEN(fx); k++)
+        assert_true(fx[k].seen > 0);
+    free(used);
+    measured_free(&m);
+    harness_tmp_end(); /* the next measure() makes its own */
+
+    const char *nargs[] = {"--rate",
+                           "50",
+                           "--arrival",
+                           "constant",
+                           "--requests",
+                           "20",
+                           "--seed",
+                           "8",
+                           PROMPT_WIDE,
+                           "--prefix-fraction",
+                           "1",
+                           "--prefix-tokens",
+                           "64",
+                           "--output-tokens",
+                           "uniform:3,30",
+                           "--api",
+                           "openai-responses",
+                           "--no-stream",
+                           NULL};
+    measure(&m, NULL, 1, nargs);
+    n = json_array_size(m.recs);
+    assert_int_equal(n, 20);
+    assert_int_equal(json_array_size(m.log), 20);
+    used = calloc(n, 1);
+    assert_non_null(used);
+    int64_t cached = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(m.recs, i);
+        json_t *l = match_log(m.log, used, r, m.t0);
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        assert_string_equal(harness_sval(r, "tokens_source"), "usage");
+        assert_int_equal(harness_ival_req(r, "events"), 1);
+        assert_int_equal(harness_ival_req(r, "output_tokens"),
+                         harness_ival_req(l, "output_tokens"));
+        assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
+                         harness_ival_req(l, "prompt_tokens"));
+        assert_int_equal(harness_ival_req(r, "cached_tokens"),
+                         harness_ival_req(l, "cached_tokens"));
+        assert_string_equal(harness_sval(r, "finish_reason"), harness_sval(l, "finish_reason"));
+        cached += harness_ival_req(r, "cached_tokens");
+    }
+    /* The prefix (four 16-token blocks) is served from the cache after
+     * the first request that computed it. */
+    assert_true(cached >= 64 * (int64_t)(n - 2));
     free(used);
     measured_free(&m);
 }
@@ -1746,6 +1877,8 @@ static void test_impossible_lengths(void **state)
 HARNESS_MAIN(cmocka_unit_test_teardown(test_agreement_with_sim_log, teardown),
              cmocka_unit_test_teardown(test_agreement_anthropic, teardown),
              cmocka_unit_test_teardown(test_anthropic_faults, teardown),
+             cmocka_unit_test_teardown(test_agreement_responses, teardown),
+             cmocka_unit_test_teardown(test_responses_faults, teardown),
              cmocka_unit_test_teardown(test_cut_short_context, teardown),
              cmocka_unit_test_teardown(test_every_fault_kind, teardown),
              cmocka_unit_test_teardown(test_tokens_per_event, teardown),

@@ -53,14 +53,29 @@ static void recs_free(struct recs *r)
  * answers (ignore_eos: each answer is exactly its max_tokens): 24 records,
  * one per (session, turn); turn k+1 intended exactly 30 ms after turn k
  * ended; turn k's prompt on the server is 16 (k + 1) plus every earlier
- * answer. */
-static void test_sessions_think_and_context(void **state)
+ * answer. api: the --api to speak (the Responses API sends the history as
+ * "input" items, and the sim counts them as chat's messages). */
+static void sessions_think_and_context(const char *api)
 {
-    (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
-    const char *args[] = {"--sessions", "20", "--arrival", "constant", "--requests", "6",
-                          "--turns", "4", "--think", "30ms", "--prompt-tokens", "16",
-                          "--output-tokens", "uniform:3,12", "--ignore-eos", NULL};
+    const char *args[] = {"--sessions",
+                          "20",
+                          "--arrival",
+                          "constant",
+                          "--requests",
+                          "6",
+                          "--turns",
+                          "4",
+                          "--think",
+                          "30ms",
+                          "--prompt-tokens",
+                          "16",
+                          "--output-tokens",
+                          "uniform:3,12",
+                          "--ignore-eos",
+                          "--api",
+                          api,
+                          NULL};
     char *dir = harness_run_on_sim(sargs, no_metrics, args);
 
     struct recs *r = calloc(1, sizeof *r);
@@ -95,6 +110,18 @@ static void test_sessions_think_and_context(void **state)
     json_decref(sj);
     recs_free(r);
     harness_results_free(dir);
+}
+
+static void test_sessions_think_and_context(void **state)
+{
+    (void)state;
+    sessions_think_and_context("openai-chat");
+}
+
+static void test_sessions_responses(void **state)
+{
+    (void)state;
+    sessions_think_and_context("openai-responses");
 }
 
 /* A duration-bounded run with drawn turn counts: every session's turns are
@@ -163,5 +190,6 @@ static void test_sessions_bad_flags(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_responses, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
              cmocka_unit_test(test_sessions_bad_flags))

@@ -535,6 +535,16 @@ static void test_errors(void **state)
     expect_post_error(s.port, cc, "{\"messages\":[]}", 400, "invalid_field");
     expect_post_error(s.port, cc, "{\"messages\":[{\"content\":7}]}", 400, "invalid_field");
     expect_post_error(s.port, cc, "{\"prompt\":\"x\"}", 400, "missing_field");
+    /* The Responses API's body: input and max_output_tokens, by those names. */
+    const char *rs = "/v1/responses";
+    expect_post_error(s.port, rs, "{\"messages\":[{\"content\":\"x\"}]}", 400, "missing_field");
+    expect_post_error(s.port, rs, "{\"input\":[]}", 400, "invalid_field");
+    expect_post_error(s.port, rs, "{\"input\":5}", 400, "invalid_field");
+    expect_post_error(s.port, rs, "{\"input\":[\"x\"]}", 400, "invalid_field");
+    expect_post_error(s.port, rs, "{\"input\":\"x\",\"max_output_tokens\":0}", 400,
+                      "invalid_field");
+    expect_post_error(s.port, rs, "{\"input\":\"x\",\"max_output_tokens\":\"ten\"}", 400,
+                      "invalid_field");
     /* 80 one-letter words: 80 prompt tokens > 64 KV tokens. */
     char big[400] = "{\"prompt\":\"";
     for (int i = 0; i < 80; i++)

@@ -334,14 +334,13 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* sweep --api anthropic-messages against the sim: two steps and no
- * recovery, one record per request the sim logged, all ok, each one's
- * output tokens from the Messages usage equal to the sim's log line for it
- * (matched by the response order the sim logged: one per record, the same
- * multiset of token counts), and every request went to /v1/messages. */
-static void test_sweep_anthropic(void **state)
+/* sweep --api API against the sim: two steps and no recovery, one record
+ * per request the sim logged, all ok, each one's output tokens from the
+ * API's usage equal to the sim's log line for it (matched by the response
+ * order the sim logged: one per record, the same multiset of token
+ * counts), and every request went to path. */
+static void sweep_api(const char *api, const char *path)
 {
-    (void)state;
     harness_tmp_begin();
     char logp[600];
     harness_tmp_path(logp, sizeof logp, "sim.log");
@@ -357,7 +356,7 @@ static void test_sweep_anthropic(void **state)
                           "ttft=2s",
                           "--no-recovery",
                           "--api",
-                          "anthropic-messages",
+                          api,
                           "--prompt-tokens",
                           "64",
                           "--output-tokens",
@@ -380,7 +379,7 @@ static void test_sweep_anthropic(void **state)
         json_t *r = json_array_get(recs, i), *l = json_array_get(log, i);
         assert_string_equal(harness_sval(r, "kind"), "ok");
         assert_string_equal(harness_sval(r, "tokens_source"), "usage");
-        assert_string_equal(harness_sval(l, "path"), "/v1/messages");
+        assert_string_equal(harness_sval(l, "path"), path);
         rec_tokens[i] = harness_ival_req(r, "output_tokens");
         log_tokens[i] = harness_ival_req(l, "output_tokens");
     }
@@ -393,6 +392,18 @@ static void test_sweep_anthropic(void **state)
     json_decref(sum);
     swept_free(&s);
     harness_tmp_end();
+}
+
+static void test_sweep_anthropic(void **state)
+{
+    (void)state;
+    sweep_api("anthropic-messages", "/v1/messages");
+}
+
+static void test_sweep_responses(void **state)
+{
+    (void)state;
+    sweep_api("openai-responses", "/v1/responses");
 }
 
 /* Half the requests get a 500: the first step's error rate (~50%) passes
@@ -874,6 +885,7 @@ static void test_flags_and_help(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test(test_flags_and_help), cmocka_unit_test(test_sweep_anthropic),
+             cmocka_unit_test(test_sweep_responses),
              cmocka_unit_test_teardown(test_sweep_capacity_knee, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_error_rate, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_ttft_limit, harness_sim_teardown),

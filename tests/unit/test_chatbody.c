@@ -100,6 +100,30 @@ static void test_chat_history_counts(void **state)
     assert_int_equal(r.session, 1);
     assert_int_equal(r.turn, 2);
 
+    /* Responses: the same messages, each an input item of type "message"
+     * (which llama.cpp needs to take an assistant item). */
+    char *rpart = build(OAI_API_RESPONSES, &spec, &len);
+    char *rdoc = malloc(len + 3);
+    rdoc[0] = '[';
+    memcpy(rdoc + 1, rpart, len);
+    rdoc[len + 1] = ']';
+    rdoc[len + 2] = '\0';
+    json_t *items = json_loads(rdoc, 0, &je);
+    if (!items)
+        fail_msg("not JSON: %s: %s", je.text, rdoc);
+    assert_int_equal(json_array_size(items), 5);
+    for (size_t i = 0; i < 5; i++) {
+        json_t *it = json_array_get(items, i), *m = json_array_get(msgs, i);
+        assert_string_equal(json_string_value(json_object_get(it, "type")), "message");
+        assert_string_equal(json_string_value(json_object_get(it, "role")),
+                            json_string_value(json_object_get(m, "role")));
+        assert_string_equal(json_string_value(json_object_get(it, "content")),
+                            json_string_value(json_object_get(m, "content")));
+    }
+    json_decref(items);
+    free(rdoc);
+    free(rpart);
+
     /* Completions: the same texts joined by "\n" in one string. */
     free(part);
     part = build(OAI_API_COMPLETIONS, &spec, &len);

@@ -225,6 +225,8 @@ static void test_bodies_valid_every_api(void **state)
         "{\"ignore_eos\":false}",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
         "{\"prompt\":\"x\"}",
+        "{\"input\":\"x\"}",
+        "{\"max_output_tokens\":7}",
         ("{\"model\":\"m\",\"messages\":[],\"prompt\":\"p\",\"max_tokens\":1,\"stream\":true,"
          "\"stream_options\":{},\"ignore_eos\":true,\"max_completion_tokens\":2}"),
     };
@@ -260,7 +262,11 @@ static void test_bodies_valid_every_api(void **state)
                         fail_msg("api %d mode %d: \"%s\" not as given in %s", api, mode, key, text);
                 }
                 /* llmload's own, unless overridden. */
-                const char *prompt_key = api == OAI_API_COMPLETIONS ? "prompt" : "messages";
+                int resp = api == OAI_API_RESPONSES;
+                const char *prompt_key = api == OAI_API_COMPLETIONS ? "prompt"
+                                         : resp                     ? "input"
+                                                                    : "messages";
+                const char *max_key = resp ? "max_output_tokens" : "max_tokens";
                 if (!(x.skip & EXTRABODY_MODEL))
                     assert_string_equal(json_string_value(json_object_get(b, "model")), "sim\"m");
                 if (!(x.skip & EXTRABODY_PROMPT)) {
@@ -269,10 +275,10 @@ static void test_bodies_valid_every_api(void **state)
                                     : (json_is_array(pr) || json_is_string(pr)));
                 }
                 if (!(x.skip & EXTRABODY_MAX_TOKENS))
-                    assert_int_equal(json_integer_value(json_object_get(b, "max_tokens")), 9);
+                    assert_int_equal(json_integer_value(json_object_get(b, max_key)), 9);
                 if (!(x.skip & EXTRABODY_STREAM))
                     assert_int_equal(json_is_true(json_object_get(b, "stream")), stream);
-                int so = stream && api != OAI_API_ANTHROPIC;
+                int so = stream && api != OAI_API_ANTHROPIC && !resp;
                 if (!(x.skip & EXTRABODY_STREAM_OPTIONS) &&
                     !(g && json_object_get(g, "stream_options"))) /* Anthropic's: extra */
                     assert_int_equal(json_object_get(b, "stream_options") != NULL, so);
@@ -286,7 +292,7 @@ static void test_bodies_valid_every_api(void **state)
                 } mine[] = {
                     {"model", EXTRABODY_MODEL, 1},
                     {prompt_key, EXTRABODY_PROMPT, 1},
-                    {"max_tokens", EXTRABODY_MAX_TOKENS, 1},
+                    {max_key, EXTRABODY_MAX_TOKENS, 1},
                     {"stream", EXTRABODY_STREAM, 1},
                     {"stream_options", EXTRABODY_STREAM_OPTIONS, so},
                     {"ignore_eos", EXTRABODY_IGNORE_EOS, eos},

@@ -372,13 +372,22 @@ static void test_config_errors(void **state)
         const char *want;
     } bad[] = {
         {{.api = "nope"},
-         "--api: expected openai-chat, openai-completions or anthropic-messages, got \"nope\""},
+         "--api: expected openai-chat, openai-completions, anthropic-messages or "
+         "openai-responses, got \"nope\""},
         {{.api = "anthropic-messages", .prompt_ids = 1},
          "--prompt-ids: anthropic-messages takes text prompts only; token-ID prompts go to "
          "/v1/completions (--api openai-completions)"},
         {{.api = "anthropic-messages", .calibrate = "auto"},
          "--calibrate: its probes speak OpenAI chat, not anthropic-messages; fit against an "
-         "OpenAI endpoint of the same model with llmload calibrate and pass --calibration FILE"},
+         "OpenAI chat endpoint of the same model with llmload calibrate and pass --calibration "
+         "FILE"},
+        {{.api = "openai-responses", .prompt_ids = 1},
+         "--prompt-ids: openai-responses takes text prompts only; token-ID prompts go to "
+         "/v1/completions (--api openai-completions)"},
+        {{.api = "responses", .calibrate = "auto"},
+         "--calibrate: its probes speak OpenAI chat, not openai-responses; fit against an "
+         "OpenAI chat endpoint of the same model with llmload calibrate and pass --calibration "
+         "FILE"},
         {{.threads = "300"}, "--threads: at most 256, got \"300\""},
         {{.http_client = "native", .http2 = 1},
          "--http-client native: speaks HTTP/1.1 only; drop --http2 or use curl"},

@@ -144,17 +144,19 @@ static void test_defaults_and_numbers(void **state)
     wl_file_free(f);
 }
 
-/* A class may speak Anthropic's Messages API. */
+/* A class may speak Anthropic's Messages API, or OpenAI's Responses API. */
 static void test_api_anthropic(void **state)
 {
     (void)state;
     struct wl_file *f =
         parse_ok("{\"classes\":[{\"name\":\"claude\",\"prompt_tokens\":64,\"output_tokens\":8,"
                  "\"api\":\"anthropic-messages\"},{\"name\":\"gpt\",\"prompt_tokens\":64,"
-                 "\"output_tokens\":8,\"api\":\"chat\"}]}");
-    assert_int_equal(f->n, 2);
+                 "\"output_tokens\":8,\"api\":\"chat\"},{\"name\":\"resp\",\"prompt_tokens\":"
+                 "64,\"output_tokens\":8,\"api\":\"openai-responses\"}]}");
+    assert_int_equal(f->n, 3);
     assert_int_equal(f->classes[0].api, OAI_API_ANTHROPIC);
     assert_int_equal(f->classes[1].api, OAI_API_CHAT);
+    assert_int_equal(f->classes[2].api, OAI_API_RESPONSES);
     wl_file_free(f);
 }
 
@@ -234,7 +236,8 @@ static void test_errors(void **state)
     parse_bad("{\"classes\": [{\"name\":\"a\",\"lengths\":\"uniform:1,2\"}]}",
               "classes[0].lengths: expected \"empirical:FILE\"", NULL);
     parse_bad("{\"classes\": [" CLS ",\"api\":\"grpc\"}]}",
-              "classes[0].api: expected \"chat\", \"completions\" or \"anthropic-messages\"",
+              "classes[0].api: expected \"chat\", \"completions\", \"anthropic-messages\" or "
+              "\"openai-responses\"",
               "got \"grpc\"");
     parse_bad("{\"classes\": [" CLS ",\"ignore_eos\":\"yes\"}]}",
               "classes[0].ignore_eos: expected true or false", NULL);

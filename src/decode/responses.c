@@ -1,0 +1,487 @@
+/* responses.c: decoding OpenAI Responses events and bodies (see
+ * responses.h).
+ *
+ * One pass over the payload with the cursor of jcur.h, as openai.c and
+ * anthropic.c do: every byte validated, the few members we count read on
+ * the way into a struct rmsg, whatever order they come in; what they mean
+ * is decided at the end by the payload's "type". The top level of a
+ * streamed event and of a non-streamed body share one walk: an event's
+ * own members (type, delta, item, response, code, message) and a body's
+ * (status, output, usage, error) do not overlap. */
+#include "decode/responses.h"
+
+#include <string.h>
+
+#include "decode/jcur.h"
+#include "decode/jscan.h"
+#include "util/util.h"
+
+enum ev_type {
+    T_NONE,
+    T_TEXT,       /* response.output_text.delta, response.refusal.delta */
+    T_REASONING,  /* response.reasoning_text.delta, response.reasoning_summary_text.delta */
+    T_TOOL,       /* response.function_call_arguments.delta, custom_tool_call_input.delta */
+    T_ITEM_ADDED, /* response.output_item.added */
+    T_COMPLETED,
+    T_INCOMPLETE,
+    T_FAILED,
+    T_ERROR,
+    T_OTHER
+};
+
+static const struct word ev_types[] = {
+    WORD("response.output_text.delta", T_TEXT),
+    WORD("response.reasoning_text.delta", T_REASONING),
+    WORD("response.reasoning_summary_text.delta", T_REASONING),
+    WORD("response.refusal.delta", T_TEXT),
+    WORD("response.function_call_arguments.delta", T_TOOL),
+    WORD("response.custom_tool_call_input.delta", T_TOOL),
+    WORD("response.output_item.added", T_ITEM_ADDED),
+    WORD("response.completed", T_COMPLETED),
+    WORD("response.incomplete", T_INCOMPLETE),
+    WORD("response.failed", T_FAILED),
+    WORD("error", T_ERROR),
+};
+
+static enum ev_type type_of(const struct jscan_value *v, int esc)
+{
+    return meaning_of(v, esc, ev_types, LL_ARRAY_LEN(ev_types), T_OTHER, T_NONE);
+}
+
+static enum ev_type type_of_name(const char *s, size_t n)
+{
+    struct jscan_value v = {JSCAN_STRING, NULL, 0};
+    char buf[64];
+    if (n == 0)
+        return T_NONE;
+    if (n + 2 > sizeof buf)
+        return T_OTHER;
+    buf[0] = '"';
+    memcpy(buf + 1, s, n);
+    buf[n + 1] = '"';
+    v.ptr = buf;
+    v.len = n + 2;
+    return type_of(&v, 0);
+}
+
+/* An output item's type, and a response's status. */
+enum item_type { I_NONE, I_MESSAGE, I_REASONING, I_TOOL, I_OTHER };
+enum status { S_NONE, S_COMPLETED, S_INCOMPLETE, S_FAILED, S_OTHER };
+
+static const struct word item_types[] = {
+    WORD("message", I_MESSAGE),
+    WORD("reasoning", I_REASONING),
+    WORD("function_call", I_TOOL),
+    WORD("custom_tool_call", I_TOOL),
+};
+
+static const struct word statuses[] = {
+    WORD("completed", S_COMPLETED),
+    WORD("incomplete", S_INCOMPLETE),
+    WORD("failed", S_FAILED),
+};
+
+struct usage {
+    int64_t input, cached, output;
+};
+
+/* An error: its code (or type) and message. */
+struct err {
+    int has;
+    char code[40];
+    char message[128];
+};
+
+/* What a response object holds (a body's top level, or an event's
+ * "response"). */
+struct resp {
+    enum status status;
+    struct usage usage;
+    int has_usage;
+    struct err error;
+    uint64_t content, reasoning; /* bytes of output text (a body's output) */
+    uint32_t tools;              /* function and tool calls in it */
+};
+
+/* What one payload holds, before its type says what it means. */
+struct rmsg {
+    enum ev_type type;
+    uint64_t delta;      /* bytes of the "delta" string */
+    enum item_type item; /* item.type (output_item.added) */
+    struct resp top;     /* the payload's own status, output, usage, error */
+    struct resp nested;  /* its "response" */
+    struct err ev;       /* an error event's own code and message */
+};
+
+static int usage_details_member(struct cur *c, const struct key *k, void *ud)
+{
+    if (KEY_IS(k, "cached_tokens"))
+        return read_token_count(c, ud);
+    return cur_skip(c);
+}
+
+static int usage_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct usage *u = ud;
+    if (KEY_IS(k, "input_tokens"))
+        return read_token_count(c, &u->input);
+    if (KEY_IS(k, "output_tokens"))
+        return read_token_count(c, &u->output);
+    if (KEY_IS(k, "input_tokens_details") && cur_peek(c) == '{')
+        return cur_object(c, usage_details_member, &u->cached);
+    return cur_skip(c);
+}
+
+/* A string member into dst (kept: the first one), else skipped. */
+static int read_text_into(struct cur *c, char *dst, size_t cap)
+{
+    struct jscan_value v;
+    int esc;
+    if (read_string(c, &v, &esc) < 0)
+        return -1;
+    if (v.type == JSCAN_STRING && !dst[0])
+        copy_text(&v, esc, dst, cap);
+    return 0;
+}
+
+/* An error's members: code (or type, when no code came) and message. */
+static int err_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct err *e = ud;
+    if (KEY_IS(k, "code") || KEY_IS(k, "type")) {
+        /* code wins over type: a code read later replaces a type. */
+        char tmp[sizeof e->code] = "";
+        if (read_text_into(c, tmp, sizeof tmp) < 0)
+            return -1;
+        if (tmp[0] && (KEY_IS(k, "code") || !e->code[0]))
+            memcpy(e->code, tmp, sizeof tmp);
+        return 0;
+    }
+    if (KEY_IS(k, "message"))
+        return read_text_into(c, e->message, sizeof e->message);
+    return cur_skip(c);
+}
+
+/* "error": an object, a bare string, or null (no error). */
+static int read_error(struct cur *c, struct err *e)
+{
+    struct jscan_value v;
+    int esc;
+
+    if (cur_peek(c) == '{') {
+        e->has = 1;
+        return cur_object(c, err_member, e);
+    }
+    if (cur_value(c, &v, &esc) < 0)
+        return -1;
+    if (v.type == JSCAN_STRING) {
+        e->has = 1;
+        if (!e->message[0])
+            copy_text(&v, esc, e->message, sizeof e->message);
+    }
+    return 0;
+}
+
+/* One part of an item's content or summary: its text (output_text,
+ * reasoning_text, summary_text) or refusal bytes. */
+static int part_member(struct cur *c, const struct key *k, void *ud)
+{
+    uint64_t *bytes = ud, n;
+    if (KEY_IS(k, "text") || KEY_IS(k, "refusal")) {
+        if (cur_text_bytes(c, &n, 0) < 0)
+            return -1;
+        *bytes += n;
+        return 0;
+    }
+    return cur_skip(c);
+}
+
+/* An array of parts; their text bytes added to *bytes. */
+static int read_parts(struct cur *c, uint64_t *bytes)
+{
+    int rc;
+    if (cur_peek(c) != '[')
+        return cur_skip(c);
+    rc = cur_open(c, ']');
+    while (rc > 0) {
+        if ((cur_peek(c) == '{' ? cur_object(c, part_member, bytes) : cur_skip(c)) < 0)
+            return -1;
+        rc = cur_more(c, ']');
+    }
+    return rc;
+}
+
+/* One output item: its type and its text. */
+struct item {
+    enum item_type type;
+    uint64_t text;
+};
+
+static int item_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct item *it = ud;
+    struct jscan_value v;
+    int esc;
+    if (KEY_IS(k, "type")) {
+        if (read_string(c, &v, &esc) < 0)
+            return -1;
+        it->type = meaning_of(&v, esc, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
+        return 0;
+    }
+    if (KEY_IS(k, "content") || KEY_IS(k, "summary"))
+        return read_parts(c, &it->text);
+    return cur_skip(c);
+}
+
+/* A body's "output": its items' text by kind, its tool calls counted. */
+static int read_output(struct cur *c, struct resp *r)
+{
+    int rc;
+    if (cur_peek(c) != '[')
+        return cur_skip(c);
+    rc = cur_open(c, ']');
+    while (rc > 0) {
+        struct item it = {I_NONE, 0};
+        if (cur_peek(c) == '{') {
+            if (cur_object(c, item_member, &it) < 0)
+                return -1;
+            if (it.type == I_REASONING)
+                r->reasoning += it.text;
+            else if (it.type == I_TOOL)
+                r->tools++;
+            else
+                r->content += it.text;
+        } else if (cur_skip(c) < 0) {
+            return -1;
+        }
+        rc = cur_more(c, ']');
+    }
+    return rc;
+}
+
+/* The members of a response object; with `output`, its output is read
+ * (a body's), else skipped (an event's response repeats the streamed
+ * text). Returns 0 or -1 when k was one of them, 1 when it was not. */
+static int resp_member_of(struct cur *c, const struct key *k, struct resp *r, int output)
+{
+    struct jscan_value v;
+    int esc;
+    if (KEY_IS(k, "status")) {
+        if (read_string(c, &v, &esc) < 0)
+            return -1;
+        r->status = meaning_of(&v, esc, statuses, LL_ARRAY_LEN(statuses), S_OTHER, S_NONE);
+        return 0;
+    }
+    if (KEY_IS(k, "usage")) {
+        if (cur_peek(c) != '{')
+            return cur_skip(c);
+        r->has_usage = 1;
+        return cur_object(c, usage_member, &r->usage);
+    }
+    if (KEY_IS(k, "error"))
+        return read_error(c, &r->error);
+    if (output && KEY_IS(k, "output"))
+        return read_output(c, r);
+    return 1;
+}
+
+static int nested_member(struct cur *c, const struct key *k, void *ud)
+{
+    int rc = resp_member_of(c, k, ud, 0);
+    return rc <= 0 ? rc : cur_skip(c);
+}
+
+/* output_item.added's item: only its type is read. */
+static int added_item_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct jscan_value v;
+    int esc;
+    if (KEY_IS(k, "type")) {
+        if (read_string(c, &v, &esc) < 0)
+            return -1;
+        *(enum item_type *)ud =
+            meaning_of(&v, esc, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
+        return 0;
+    }
+    return cur_skip(c);
+}
+
+static void resp_init(struct resp *r)
+{
+    memset(r, 0, sizeof *r);
+    r->usage = (struct usage){-1, -1, -1};
+}
+
+/* The single pass: every byte validated, the members we want read into
+ * *m. Returns 0 or LL_E_PROTO; c is left for the memo's note. */
+static int decode_payload(struct cur *c, const char *data, size_t len, struct rmsg *m)
+{
+    struct key k;
+    char kb[KEY_BUF];
+    struct jscan_value v;
+    int rc, esc;
+
+    memset(m, 0, sizeof *m);
+    resp_init(&m->top);
+    resp_init(&m->nested);
+    if (!data)
+        return LL_E_PROTO;
+    c->p = data;
+    c->end = data + len;
+    c->depth = 0;
+    c->texts = 0;
+    c->text = c->text_end = NULL;
+    if (cur_peek(c) != '{')
+        return LL_E_PROTO;
+    rc = cur_open(c, '}');
+    while (rc > 0) {
+        if (cur_key(c, &k, kb) < 0)
+            return LL_E_PROTO;
+        if (KEY_IS(&k, "type")) {
+            rc = read_string(c, &v, &esc);
+            if (rc == 0)
+                m->type = type_of(&v, esc);
+        } else if (KEY_IS(&k, "delta")) {
+            /* The one string the memo may patch. */
+            rc = cur_text_bytes(c, &m->delta, 1);
+        } else if (KEY_IS(&k, "response")) {
+            rc = cur_peek(c) == '{' ? cur_object(c, nested_member, &m->nested) : cur_skip(c);
+        } else if (KEY_IS(&k, "item")) {
+            rc = cur_peek(c) == '{' ? cur_object(c, added_item_member, &m->item) : cur_skip(c);
+        } else if (KEY_IS(&k, "code") || KEY_IS(&k, "message")) {
+            /* An error event's own members (and nothing elsewhere). */
+            rc = err_member(c, &k, &m->ev);
+        } else {
+            rc = resp_member_of(c, &k, &m->top, 1);
+            if (rc > 0)
+                rc = cur_skip(c);
+        }
+        if (rc < 0)
+            return LL_E_PROTO;
+        rc = cur_more(c, '}');
+    }
+    if (rc < 0 || skip_ws(c->p, c->end) != c->end)
+        return LL_E_PROTO;
+    return 0;
+}
+
+static void take_usage(const struct resp *r, struct oai_chunk *out)
+{
+    if (!r->has_usage)
+        return;
+    out->has_usage = 1;
+    out->prompt_tokens = r->usage.input;
+    out->cached_tokens = r->usage.cached;
+    out->completion_tokens = r->usage.output;
+}
+
+static void take_error(const struct err *e, struct oai_chunk *out)
+{
+    out->has_error = 1;
+    out->overloaded = strstr(e->code, "overloaded") != NULL;
+    join_error(out->error_message, sizeof out->error_message, e->code, e->message);
+}
+
+static void take_status(const struct resp *r, struct oai_chunk *out)
+{
+    if (r->status == S_COMPLETED || r->status == S_INCOMPLETE) {
+        const char *s = r->status == S_COMPLETED ? "completed" : "incomplete";
+        out->has_finish = 1;
+        memcpy(out->finish_reason, s, strlen(s) + 1);
+    }
+}
+
+/* What a streamed event of type t means, into out (cleared). */
+static void event_result(enum ev_type t, const struct rmsg *m, struct oai_chunk *out)
+{
+    switch (t) {
+    case T_TEXT: out->content_bytes = add_sat_u32(0, m->delta); break;
+    case T_REASONING: out->reasoning_bytes = add_sat_u32(0, m->delta); break;
+    case T_TOOL: out->tool_call_deltas = 1; break;
+    case T_ITEM_ADDED: out->tool_call_deltas = m->item == I_TOOL; break;
+    case T_COMPLETED:
+    case T_INCOMPLETE:
+    case T_FAILED:
+        out->done = 1;
+        take_usage(&m->nested, out);
+        if (t != T_FAILED) {
+            out->has_finish = 1;
+            memcpy(out->finish_reason, t == T_COMPLETED ? "completed" : "incomplete",
+                   t == T_COMPLETED ? sizeof "completed" : sizeof "incomplete");
+        } else {
+            struct err e = m->nested.error;
+            if (!e.code[0] && !e.message[0])
+                memcpy(e.message, "response.failed", sizeof "response.failed");
+            take_error(&e, out);
+        }
+        break;
+    case T_ERROR: {
+        /* {"type":"error","code":..,"message":..}, or an "error" object. */
+        const struct err *e = m->ev.code[0] || m->ev.message[0] ? &m->ev : &m->top.error;
+        take_error(e, out);
+        break;
+    }
+    case T_NONE:
+    case T_OTHER: break;
+    }
+}
+
+static int decode_event(const char *event, size_t event_len, const char *data, size_t len,
+                        struct oai_chunk *out, struct cur *c, struct rmsg *m)
+{
+    oai_chunk_clear(out);
+    if (decode_payload(c, data, len, m) != 0)
+        return LL_E_PROTO; /* out stays cleared: decode_payload writes m only */
+    enum ev_type t = m->type != T_NONE ? m->type : type_of_name(event, event_len);
+    event_result(t, m, out);
+    return 0;
+}
+
+int resp_decode_event(const char *event, size_t event_len, const char *data, size_t len,
+                      struct oai_chunk *out)
+{
+    struct cur c;
+    struct rmsg m;
+    return decode_event(event, event_len, data, len, out, &c, &m);
+}
+
+int resp_decode_event_memo(const char *event, size_t event_len, const char *data, size_t len,
+                           struct oai_chunk *out, struct oai_memo *m)
+{
+    struct cur c;
+    struct rmsg g;
+
+    if (oai_memo_hit(m, OAI_API_RESPONSES, data, len, out))
+        return 0;
+    int rc = decode_event(event, event_len, data, len, out, &c, &g);
+    m->len = 0;
+    /* Kept: a text delta whose own "type" said so (the event name plays no
+     * part in its result), its content_bytes from its one counted string
+     * (the delta) and nothing else in it that counts. */
+    if (rc == 0 && g.type == T_TEXT && c.texts == 1)
+        oai_memo_keep(m, OAI_API_RESPONSES, data, len, c.text, c.text_end, 0, out);
+    return rc;
+}
+
+int resp_decode_response(const char *body, size_t len, struct oai_chunk *out)
+{
+    struct cur c;
+    struct rmsg m;
+
+    oai_chunk_clear(out);
+    if (decode_payload(&c, body, len, &m) != 0)
+        return LL_E_PROTO;
+    const struct resp *r = &m.top;
+    out->content_bytes = add_sat_u32(0, r->content);
+    out->reasoning_bytes = add_sat_u32(0, r->reasoning);
+    out->tool_call_deltas = r->tools;
+    take_status(r, out);
+    take_usage(r, out);
+    if (r->error.has) {
+        take_error(&r->error, out);
+    } else if (r->status == S_FAILED) {
+        struct err e = {1, "", "response failed"};
+        take_error(&e, out);
+    }
+    return 0;
+}
