@@ -667,6 +667,8 @@ int compare_main(int argc, char **argv)
     int sweeps = strcmp(sides[0].kind, "sweep") == 0;
     if (sweeps && fail_on)
         ll_usage_fail("--fail-on: not for sweeps yet (compare runs, or read compare.json's rates)");
+    if (sweeps)
+        cmp_sweeps_load(sides, nd);
     for (int i = 0; i < nd && !sweeps; i++) {
         if (side_load_data(&sides[i]) != 0)
             ll_usage_fail("compare: %s", sides[i].err);

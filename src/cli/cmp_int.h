@@ -85,7 +85,12 @@ json_t *cmp_row_json(const struct row *r);
 /* The bootstrap's seed, the same for every comparison (results repeat). */
 #define CMP_SEED 0x636f6d70617265ULL
 
-/* compare of sweeps: the sides' run.json loaded (sides[0] the baseline),
+/* Read and analyse every side's sweep (sides[i].dir), before the
+ * workload check and before anything is written: a directory that is
+ * not a readable sweep exits 2 with one line that says why. */
+void cmp_sweeps_load(const struct side *sides, int nd);
+
+/* compare of sweeps, after cmp_sweeps_load: the sides' run.json loaded (sides[0] the baseline),
  * every one a sweep; the options as compare_main parsed them. Writes
  * compare.json and compare.html into outdir and prints unless quiet.
  * Returns the exit status. */

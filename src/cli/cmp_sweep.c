@@ -320,14 +320,20 @@ static json_t *verdict_json(enum cmp_verdict v)
     return o;
 }
 
-int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char *outdir)
+/* The sides' sweeps, loaded by cmp_sweeps_load before anything is
+ * written, used and freed by cmp_sweeps. */
+static struct report_sweep sw[MAX_SIDES];
+
+void cmp_sweeps_load(const struct side *sides, int nd)
 {
-    struct report_sweep sw[MAX_SIDES];
-    memset(sw, 0, sizeof sw);
     for (int i = 0; i < nd; i++) {
         if (report_sweep_load(sides[i].dir, &sw[i]) != 0)
-            ll_usage_fail("compare: %s: not a readable sweep (the reason above)", sides[i].dir);
+            exit(LL_EXIT_USAGE); /* the one line that says why is out */
     }
+}
+
+int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char *outdir)
+{
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_string("llmload.compare/1"));
     json_object_set_new(doc, "version", json_string(LL_VERSION));

@@ -8,7 +8,8 @@
  * never better, with an SLO capacity no higher; a sweep compared with
  * itself comes out same everywhere; compare.html carries one series per
  * side and colour only on the rows called better or worse; mixed kinds
- * and --fail-on are refused. */
+ * and --fail-on are refused, and so is a directory that only claims to
+ * be a sweep. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -295,6 +296,15 @@ static void test_compare_sweep_refusals(void **state)
     harness_expect_usage(mixed2, "sweeps with sweeps");
     const char *fail[] = {"compare", base, base, "--fail-on", "tpot_p99:+10%", NULL};
     harness_expect_usage(fail, "--fail-on: not for sweeps");
+    /* A run.json that says sweep, and nothing else: one line, exit 2. */
+    char bare[700];
+    harness_tmp_path(bare, sizeof bare, "bare");
+    const char *mk2[] = {"mkdir", "-p", bare, NULL};
+    assert_int_equal(harness_run_quiet(mk2, 10), 0);
+    snprintf(path, sizeof path, "%s/run.json", bare);
+    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"sweep\"}\n");
+    const char *nosweep[] = {"compare", base, bare, NULL};
+    harness_expect_usage(nosweep, "no config.sweep");
     harness_tmp_end();
 }
 
