@@ -465,7 +465,8 @@ static void compare_usage(FILE *f)
                "                            e2e_ with p50, p90 or p99 (in %%); goodput,\n"
                "                            output_tokens_per_s, achieved_rate (in %%);\n"
                "                            attainment, error_rate, error_rate_KIND (a record\n"
-               "                            kind: error_rate_http_5xx, ...; in pp). Runs only\n"
+               "                            kind: error_rate_http_5xx, ...; in pp). Sweeps: at\n"
+               "                            every offered rate both ran\n"
                "  --out DIR                 where compare.json and compare.html go (default:\n"
                "                            results/<YYYYmmdd-HHMMSS>)\n"
                "  --force                   write into a DIR that already holds files\n"
@@ -665,8 +666,6 @@ int compare_main(int argc, char **argv)
                           sides[0].dir, sides[0].kind, sides[i].dir, sides[i].kind);
     }
     int sweeps = strcmp(sides[0].kind, "sweep") == 0;
-    if (sweeps && fail_on)
-        ll_usage_fail("--fail-on: not for sweeps yet (compare runs, or read compare.json's rates)");
     if (sweeps)
         cmp_sweeps_load(sides, nd);
     for (int i = 0; i < nd && !sweeps; i++) {
@@ -707,7 +706,7 @@ int compare_main(int argc, char **argv)
         return LL_EXIT_RUNTIME;
     }
     if (sweeps) {
-        struct cmp_opts so = {resamples, min_effect, quiet, kind_wanted, diffs};
+        struct cmp_opts so = {resamples, min_effect, quiet, kind_wanted, diffs, th, n_th};
         int st = cmp_sweeps(sides, nd, &so, outdir);
         for (int i = 0; i < nd; i++) {
             json_decref(diffs[i]);
@@ -863,6 +862,16 @@ void cmp_print_table(FILE *f, const struct side *b, const struct side *c, const 
                      int n, unsigned resamples)
 {
     print_table(f, b, c, rows, n, resamples);
+}
+
+const char *cmp_fmt_value(const struct row *r, double v, char *buf, size_t len)
+{
+    return fmt_value(r, v, buf, len);
+}
+
+const char *cmp_fmt_diff(const struct row *r, double x, char *buf, size_t len)
+{
+    return fmt_diff(r, x, buf, len);
 }
 
 json_t *cmp_row_json(const struct row *r)

@@ -79,6 +79,10 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
 void cmp_print_table(FILE *f, const struct side *b, const struct side *c, const struct row *rows,
                      int n, unsigned resamples);
 
+/* A row's value (in its unit) and a difference (% or pp) as text in buf. */
+const char *cmp_fmt_value(const struct row *r, double v, char *buf, size_t len);
+const char *cmp_fmt_diff(const struct row *r, double x, char *buf, size_t len);
+
 /* One row as compare.json's object. */
 json_t *cmp_row_json(const struct row *r);
 
@@ -90,17 +94,22 @@ json_t *cmp_row_json(const struct row *r);
  * not a readable sweep exits 2 with one line that says why. */
 void cmp_sweeps_load(const struct side *sides, int nd);
 
-/* compare of sweeps, after cmp_sweeps_load: the sides' run.json loaded (sides[0] the baseline),
- * every one a sweep; the options as compare_main parsed them. Writes
- * compare.json and compare.html into outdir and prints unless quiet.
- * Returns the exit status. */
+/* The options of a comparison of sweeps, as compare_main parsed them. */
 struct cmp_opts {
     unsigned resamples;
     double min_effect;
     int quiet;
     const int *kind_wanted;
     json_t **diffs; /* per candidate: the allowed config differences (owned by the caller) */
+    const struct cmp_threshold *th; /* --fail-on, checked at every common rate */
+    size_t n_th;
 };
+
+/* compare of sweeps, after cmp_sweeps_load: sides[0] the baseline, every
+ * one a sweep. Writes compare.json and compare.html into outdir and
+ * prints unless quiet. Returns the exit status: 1 when a --fail-on
+ * threshold fails at some common rate, else 5 when one is inconclusive
+ * at some rate, else 0; 3 when a file cannot be written. */
 int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char *outdir);
 
 #endif

@@ -299,6 +299,54 @@ static void print_curves(FILE *f, const struct report_sweep *b, const struct rep
     }
 }
 
+/* ---- --fail-on at each common rate --------------------------------------- */
+
+#define EXIT_INCONCLUSIVE 5
+
+/* The gates of the thresholds on one rate's rows, as compare.json's
+ * "fail_on" array; each failing or inconclusive one said on stderr, and
+ * counted in *fail or *inconclusive. */
+static json_t *gate_rate(const struct cmp_opts *o, const struct side *c, double rate,
+                         const struct row *rows, int n, int *fail, int *inconclusive)
+{
+    static const char *const gn[] = {"pass", "fail", "inconclusive"};
+    json_t *gates = json_array();
+    for (size_t t = 0; t < o->n_th; t++) {
+        const struct row *r = NULL;
+        for (int q = 0; q < n; q++) {
+            if (strcmp(rows[q].name, o->th[t].row) == 0)
+                r = &rows[q];
+        }
+        if (!r)
+            continue; /* compare_main checked every name: an error kind's row is always there */
+        enum cmp_gate g = cmp_gate_of(&r->d, &o->th[t]);
+        json_t *j = json_object();
+        json_object_set_new(j, "row", json_string(r->name));
+        json_object_set_new(j, "threshold", json_real(o->th[t].amount));
+        json_object_set_new(j, "unit", json_string(o->th[t].pp ? "pp" : "%"));
+        json_object_set_new(j, "result", json_string(gn[g]));
+        json_array_append_new(gates, j);
+        if (g == CMP_GATE_PASS)
+            continue;
+        char a[32], bb[32], d[32], lo[32], hi[32];
+        int bounded = r->d.ok && !r->d.too_few;
+        fprintf(stderr,
+                "llmload: compare: %s %s at %.4g req/s: %s %s -> %s, %s [%s, %s] vs limit "
+                "%+.4g%s\n",
+                c->label, g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", rate, r->name,
+                cmp_fmt_value(r, r->base, a, sizeof a), cmp_fmt_value(r, r->cand, bb, sizeof bb),
+                r->d.ok ? cmp_fmt_diff(r, r->d.diff, d, sizeof d) : "-",
+                bounded ? cmp_fmt_diff(r, r->d.lo, lo, sizeof lo) : "-inf",
+                bounded ? cmp_fmt_diff(r, r->d.hi, hi, sizeof hi) : "+inf", 100 * o->th[t].amount,
+                o->th[t].pp ? "pp" : "%");
+        if (g == CMP_GATE_FAIL)
+            *fail = 1;
+        else
+            *inconclusive = 1;
+    }
+    return gates;
+}
+
 /* ---- the command's sweep half -------------------------------------------- */
 
 static void fill_side_json(json_t *o, const struct side *s, const struct report_sweep *sw)
@@ -346,7 +394,7 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
     json_object_set_new(doc, "baseline", jb);
     json_t *cands = json_array();
     struct row *rows = ll_calloc((size_t)cmp_rows_max(), sizeof *rows);
-    int status = LL_EXIT_OK;
+    int fail = 0, inconclusive = 0;
     for (int i = 1; i < nd; i++) {
         const struct report_sweep *b = &sw[0], *c = &sw[i];
         json_t *jc = json_object();
@@ -398,11 +446,13 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
             for (int r = 0; r < n; r++)
                 json_array_append_new(a, cmp_row_json(&rows[r]));
             json_object_set_new(jk, "rows", a);
-            json_array_append_new(jr, jk);
             if (!o->quiet) {
                 printf("\nat %.4g req/s offered:", rates[k]);
                 cmp_print_table(stdout, &rb[k], &rc[k], rows, n, o->resamples);
             }
+            json_object_set_new(jk, "fail_on",
+                                gate_rate(o, &sides[i], rates[k], rows, n, &fail, &inconclusive));
+            json_array_append_new(jr, jk);
             cmp_side_free(&rb[k]);
             cmp_side_free(&rc[k]);
         }
@@ -415,13 +465,15 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         free(rates);
     }
     free(rows);
+    int status = fail ? LL_EXIT_FAIL : inconclusive ? EXIT_INCONCLUSIVE : LL_EXIT_OK;
     json_object_set_new(doc, "candidates", cands);
     json_object_set_new(doc, "exit_status", json_integer(status));
     char err[512];
     if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0 ||
         compare_html_write(outdir, doc, err, sizeof err) != 0) {
         ll_errorf("compare: %s", err);
-        status = LL_EXIT_RUNTIME;
+        if (status == LL_EXIT_OK || status > LL_EXIT_RUNTIME)
+            status = LL_EXIT_RUNTIME; /* the lowest non-zero status wins */
     } else if (!o->quiet) {
         printf("\nresults: %s/compare.json, %s/compare.html\n", outdir, outdir);
     }

@@ -7,9 +7,10 @@
  * on TPOT at every offered rate where its percentile can be bounded and
  * never better, with an SLO capacity no higher; a sweep compared with
  * itself comes out same everywhere; compare.html carries one series per
- * side and colour only on the rows called better or worse; mixed kinds
- * and --fail-on are refused, and so is a directory that only claims to
- * be a sweep. */
+ * side and colour only on the rows called better or worse; --fail-on
+ * gates every common rate (1 on a bounded worsening, 5 on a p99 that a
+ * short step cannot bound); mixed kinds are refused, and so is a
+ * directory that only claims to be a sweep. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -277,7 +278,7 @@ static void test_compare_sweep_with_itself(void **state)
     harness_tmp_end();
 }
 
-/* Mixed kinds, and --fail-on with sweeps, are refused with one line. */
+/* Mixed kinds, and a directory that is no sweep, are refused with one line. */
 static void test_compare_sweep_refusals(void **state)
 {
     (void)state;
@@ -294,8 +295,6 @@ static void test_compare_sweep_refusals(void **state)
     harness_expect_usage(mixed, "mixed kinds");
     const char *mixed2[] = {"compare", run, base, NULL};
     harness_expect_usage(mixed2, "sweeps with sweeps");
-    const char *fail[] = {"compare", base, base, "--fail-on", "tpot_p99:+10%", NULL};
-    harness_expect_usage(fail, "--fail-on: not for sweeps");
     /* A run.json that says sweep, and nothing else: one line, exit 2. */
     char bare[700];
     harness_tmp_path(bare, sizeof bare, "bare");
@@ -308,6 +307,59 @@ static void test_compare_sweep_refusals(void **state)
     harness_tmp_end();
 }
 
+/* --fail-on at every common rate: TPOT p50 50% worse fails (1) at each of
+ * the 4 rates; TPOT p99, never bounded in these steps, is inconclusive
+ * (5); the sweep against itself passes (0). */
+static void test_compare_sweeps_fail_on(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char base[700], slow[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(slow, sizeof slow, "slow");
+    harness_tmp_path(out, sizeof out, "cmp");
+    fixture_copy(base, 1);
+    fixture_copy(slow, 1.5);
+    static const struct {
+        const char *spec;
+        int same, want;
+        const char *result;
+    } cases[] = {
+        {"tpot_p50:+10%", 0, 1, "fail"},
+        {"tpot_p99:+10%", 0, 5, "inconclusive"},
+        {"tpot_p50:+10%", 1, 0, "pass"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *args[] = {"compare", base,        cases[k].same ? base : slow,
+                              "--out",   out,         "--force",
+                              "--quiet", "--fail-on", cases[k].spec,
+                              NULL};
+        int st = -1;
+        char *o = NULL, *e = NULL;
+        assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
+        if (st != cases[k].want)
+            fail_msg("%s: exit %d, want %d\n%s", cases[k].spec, st, cases[k].want, e);
+        /* stderr names each rate that did not pass. */
+        if (cases[k].want)
+            assert_non_null(strstr(e, "at 36 req/s"));
+        free(o);
+        free(e);
+        json_t *j = harness_json_load(out, "compare.json");
+        assert_int_equal(harness_ival(j, "exit_status"), cases[k].want);
+        size_t i;
+        json_t *rate;
+        json_array_foreach(json_object_get(cand0(j), "rates"), i, rate)
+        {
+            json_t *g = json_array_get(json_object_get(rate, "fail_on"), 0);
+            assert_non_null(g);
+            assert_string_equal(harness_sval(g, "result"), cases[k].result);
+        }
+        json_decref(j);
+    }
+    harness_tmp_end();
+}
+
 HARNESS_MAIN(cmocka_unit_test(test_compare_sweeps_slower_decode),
              cmocka_unit_test(test_compare_sweep_with_itself),
+             cmocka_unit_test(test_compare_sweeps_fail_on),
              cmocka_unit_test(test_compare_sweep_refusals))
