@@ -140,12 +140,29 @@ static size_t sides_of(json_t *doc, json_t **out, size_t max)
 #define MAX_PLOT_SIDES 16
 
 /* One chart of the sweeps' curves: field of each side's curve against
- * offered load, scaled, one series per side. */
+ * offered load, scaled, one series per side, and each side's SLO
+ * capacity as a vertical line in its colour (data-key "capacity-side-N",
+ * labelled when label_caps). */
 static void sweep_chart(struct strbuf *b, json_t **sides, size_t ns, const char *id,
                         const char *title, const char *field, double scale, const char *ylabel,
-                        const char *yunit)
+                        const char *yunit, int label_caps)
 {
     struct svg_series se[MAX_PLOT_SIDES];
+    struct svg_vline vl[MAX_PLOT_SIDES];
+    char vkeys[MAX_PLOT_SIDES][40], vlabels[MAX_PLOT_SIDES][80];
+    size_t nv = 0;
+    for (size_t s = 0; s < ns; s++) {
+        json_t *cap = json_object_get(sides[s], "capacity");
+        if (!json_is_true(json_object_get(cap, "found")) || !isfinite(jnum(cap, "value")))
+            continue;
+        snprintf(vkeys[nv], sizeof vkeys[nv], "capacity-side-%zu", s);
+        snprintf(vlabels[nv], sizeof vlabels[nv], "%.60s capacity", jstr(sides[s], "label"));
+        vl[nv] = (struct svg_vline){.x = jnum(cap, "value"),
+                                    .key = vkeys[nv],
+                                    .label = label_caps ? vlabels[nv] : NULL,
+                                    .color = svg_palette(s)};
+        nv++;
+    }
     double *xs[MAX_PLOT_SIDES], *ys[MAX_PLOT_SIDES];
     char keys[MAX_PLOT_SIDES][16];
     for (size_t s = 0; s < ns; s++) {
@@ -173,6 +190,8 @@ static void sweep_chart(struct strbuf *b, json_t **sides, size_t ns, const char 
         .y = {.label = ylabel, .unit = yunit, .min = NAN, .max = NAN, .include_zero = 1},
         .series = se,
         .n_series = ns,
+        .vlines = vl,
+        .n_vlines = nv,
     };
     strbuf_puts(b, "<div class=\"chart\">\n");
     svg_chart_write(b, &c);
@@ -320,11 +339,12 @@ void compare_html_render(json_t *doc, struct strbuf *b)
 
     strbuf_puts(b, "<h2>Curves</h2>\n<div class=\"charts\">\n");
     if (sweep) {
-        sweep_chart(b, sides, ns, "cmp-ttft", "TTFT p99", "ttft_p99_ns", 1e-6, "TTFT p99", "ms");
-        sweep_chart(b, sides, ns, "cmp-tpot", "TPOT p99", "tpot_p99_ns", 1e-6, "TPOT p99", "ms");
-        sweep_chart(b, sides, ns, "cmp-goodput", "goodput", "goodput_rps", 1, "goodput", "req/s");
+        sweep_chart(b, sides, ns, "cmp-ttft", "TTFT p99", "ttft_p99_ns", 1e-6, "TTFT p99", "ms", 0);
+        sweep_chart(b, sides, ns, "cmp-tpot", "TPOT p99", "tpot_p99_ns", 1e-6, "TPOT p99", "ms", 0);
+        sweep_chart(b, sides, ns, "cmp-goodput", "goodput", "goodput_rps", 1, "goodput", "req/s",
+                    1);
         sweep_chart(b, sides, ns, "cmp-attainment", "attainment", "attainment", 100, "attainment",
-                    "%");
+                    "%", 0);
     } else {
         run_chart(b, doc, sides, ns, "ttft", "cmp-ttft", "TTFT");
         run_chart(b, doc, sides, ns, "e2e", "cmp-e2e", "E2E");

@@ -211,6 +211,19 @@ static void test_sweeps_page(void **state)
     assert_true(fabs(y[2] - 24 * 0.9) < 1e-9);
     check_series(h, "cmp-attainment", 2, 3, 1, y);
     assert_true(fabs(y[1] - 90) < 1e-9);
+    /* Each side's capacity marked in each chart, at its value. */
+    size_t len;
+    const char *g = svgtest_chart_find(h, "cmp-goodput", &len);
+    assert_non_null(g);
+    double xs[4], ys[4];
+    assert_int_equal(svgtest_collect(g, len, "<line class=\"vline\" data-key=\"capacity-side-0\"",
+                                     NULL, "data-x", "data-x", xs, ys, 4),
+                     1);
+    assert_true(fabs(xs[0] - 24) < 1e-9);
+    assert_int_equal(svgtest_collect(g, len, "<line class=\"vline\" data-key=\"capacity-side-1\"",
+                                     NULL, "data-x", "data-x", xs, ys, 4),
+                     1);
+    assert_true(fabs(xs[0] - 4) < 1e-9);
     free(h);
     json_decref(doc);
 }
