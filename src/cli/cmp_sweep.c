@@ -214,7 +214,9 @@ static int rate_sides_load(const struct report_sweep *sw, const char *dir, const
     for (size_t i = 0; i < sw->n_steps; i++) {
         const struct sweep_step *st = &sw->steps[i];
         rate_of[i] = -1;
-        if (st->f.recovery)
+        /* An INVALID step's latencies hold the generator's own delay: left
+         * out, as the sweep's capacity search leaves it out. */
+        if (st->f.recovery || st->invalid)
             continue;
         for (size_t k = 0; k < n_rates; k++) {
             if (same_rate(st->f.offered_rps, rates[k])) {
@@ -416,12 +418,14 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
                    bracket_text(&ck, y, sizeof y), bracket_verdict_text(vk));
             print_curves(stdout, b, c);
         }
-        /* The offered rates both ran (not the recovery step's). */
+        /* The offered rates both ran (not the recovery step's), with a
+         * valid step on each side. */
         double *rates = ll_calloc(b->n_points + 1, sizeof *rates);
         size_t nr = 0;
         for (size_t p = 0; p < b->n_points; p++) {
             for (size_t q = 0; q < c->n_points; q++) {
-                if (same_rate(b->points[p].offered_rps, c->points[q].offered_rps)) {
+                if (same_rate(b->points[p].offered_rps, c->points[q].offered_rps) &&
+                    !b->points[p].unknown && !c->points[q].unknown) {
                     rates[nr++] = b->points[p].offered_rps;
                     break;
                 }
@@ -457,7 +461,8 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
             cmp_side_free(&rc[k]);
         }
         if (!o->quiet && nr == 0)
-            printf("\nno offered rate in common: no per-rate rows\n");
+            printf("\nno offered rate in common (with a valid step on each side): no "
+                   "per-rate rows\n");
         json_object_set_new(jc, "rates", jr);
         json_array_append_new(cands, jc);
         free(rb);
