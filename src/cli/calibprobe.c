@@ -101,11 +101,7 @@ static char *join_url(const char *base, const char *suffix)
 /* The URL's root for /tokenize: base without a trailing "/v1". */
 static char *tokenize_url(const char *base)
 {
-    size_t a = strlen(base);
-    while (a > 0 && base[a - 1] == '/')
-        a--;
-    if (a >= 3 && memcmp(base + a - 3, "/v1", 3) == 0)
-        a -= 3;
+    size_t a = ll_url_root_len(base);
     char *p = ll_malloc(a + sizeof "/tokenize");
     memcpy(p, base, a);
     memcpy(p + a, "/tokenize", sizeof "/tokenize");

@@ -28,9 +28,10 @@
 /* The run.json config keys that define the workload: two runs that differ
  * in one did not offer the same work (docs/compare.md). */
 static const char *const workload_keys[] = {
-    "prompt_tokens", "output_tokens", "lengths",    "dataset", "ignore_eos",
-    "workload_file", "classes",       "all_unique", "prefix",  "cancel",
-    "api",           "stream",        "prompt_ids", "slo",
+    "prompt_tokens", "output_tokens",  "lengths",     "dataset", "ignore_eos",
+    "workload_file", "classes",        "all_unique",  "prefix",  "cancel",
+    "api",           "stream",         "prompt_ids",  "slo",     "cold_start",
+    "trace",         "trace_requests", "calibration",
 };
 
 static const char *const lat_names[LAT_N] = {"ttft", "tpot", "itl", "e2e"};
@@ -41,11 +42,7 @@ static void vec_push(struct vec *x, double v)
 {
     if (x->n == x->cap) {
         x->cap = x->cap ? 2 * x->cap : 1024;
-        x->v = realloc(x->v, x->cap * sizeof *x->v);
-        if (!x->v) {
-            ll_errorf("compare: out of memory");
-            exit(LL_EXIT_RUNTIME);
-        }
+        x->v = ll_realloc(x->v, x->cap * sizeof *x->v);
     }
     x->v[x->n++] = v;
 }
@@ -62,7 +59,7 @@ static void on_record(void *ud, const struct record *r)
 {
     struct side *s = ud;
     on_record_window(r, s);
-    if (r->warmup || r->kind != REC_OK)
+    if (r->warmup || r->cold || r->kind != REC_OK)
         return;
     uint64_t t = record_ttft_ns(r);
     if (t != LL_NO_TIME)
@@ -70,9 +67,9 @@ static void on_record(void *ud, const struct record *r)
     t = record_tpot_ns(r);
     if (t != LL_NO_TIME)
         vec_push(&s->lat[LAT_TPOT], (double)t);
-    if (r->events >= 2 && r->first_ns != LL_NO_TIME && r->last_ns != LL_NO_TIME &&
-        r->last_ns >= r->first_ns)
-        vec_push(&s->lat[LAT_ITL], (double)((r->last_ns - r->first_ns) / (r->events - 1)));
+    t = record_itl_req_ns(r);
+    if (t != LL_NO_TIME)
+        vec_push(&s->lat[LAT_ITL], (double)t);
     t = record_e2e_ns(r);
     if (t != LL_NO_TIME)
         vec_push(&s->lat[LAT_E2E], (double)t);
@@ -113,6 +110,58 @@ static int side_load(struct side *s)
     const char *cmd = json_string_value(json_object_get(s->run, "command"));
     snprintf(s->kind, sizeof s->kind, "%s", cmd ? cmd : "?");
     return 0;
+}
+
+/* How the run ended: INVALID or interrupted, from run.json's outcome and
+ * summary.json (either saying so is enough). */
+static void side_outcome(struct side *s)
+{
+    json_t *o = json_object_get(s->run, "outcome"), *sum = s->summary;
+    s->invalid = json_is_true(json_object_get(o, "invalid")) ||
+                 json_is_true(json_object_get(sum, "invalid"));
+    s->interrupted = json_is_true(json_object_get(o, "interrupted")) ||
+                     json_is_true(json_object_get(sum, "interrupted"));
+    s->invalid_reason = json_string_value(json_object_get(o, "invalid_reason"));
+    if (!s->invalid_reason)
+        s->invalid_reason = json_string_value(json_object_get(sum, "invalid_reason"));
+    s->stopped_in = json_string_value(json_object_get(o, "stopped_in"));
+}
+
+/* "ok", "INVALID", "interrupted" or "INVALID, interrupted". */
+static const char *outcome_name(const struct side *s)
+{
+    if (s->invalid && s->interrupted)
+        return "INVALID, interrupted";
+    return s->invalid ? "INVALID" : s->interrupted ? "interrupted" : "ok";
+}
+
+/* A side whose figures are not a fair measure says so on stderr, one line. */
+static void side_warn(const struct side *s, const char *role)
+{
+    if (s->invalid)
+        ll_errorf("compare: warning: the %s %s (%s) was INVALID: %s; its figures are not a fair "
+                  "measure",
+                  role, s->label, s->dir,
+                  s->invalid_reason ? s->invalid_reason : "no reason given");
+    if (s->interrupted)
+        ll_errorf("compare: warning: the %s %s (%s) was interrupted%s%s: it measured less than "
+                  "it planned",
+                  role, s->label, s->dir, s->stopped_in ? " in " : "",
+                  s->stopped_in ? s->stopped_in : "");
+}
+
+static json_t *side_json(const struct side *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "dir", json_string(s->dir));
+    json_object_set_new(o, "label", json_string(s->label));
+    json_object_set_new(o, "outcome", json_string(outcome_name(s)));
+    json_object_set_new(o, "invalid", json_boolean(s->invalid));
+    json_object_set_new(o, "invalid_reason",
+                        s->invalid && s->invalid_reason ? json_string(s->invalid_reason)
+                                                        : json_null());
+    json_object_set_new(o, "interrupted", json_boolean(s->interrupted));
+    return o;
 }
 
 /* Read the rest of a run's directory: summary.json and requests.jsonl. */
@@ -166,6 +215,7 @@ static int side_load_data(struct side *s)
         snprintf(s->err, sizeof s->err, "%s: summary.json has no measurement window", s->dir);
         return -1;
     }
+    side_outcome(s);
     return 0;
 }
 
@@ -332,8 +382,11 @@ static const char *verdict_text(const struct row *r)
 static void print_table(FILE *f, const struct side *b, const struct side *c, const struct row *rows,
                         int n, unsigned resamples)
 {
-    fprintf(f, "\n%s (candidate) vs %s (baseline), %s, 95%% intervals (bootstrap %u)\n", c->label,
-            b->label, b->kind, resamples);
+    fprintf(f, "\n%s (candidate%s%s) vs %s (baseline%s%s), %s, 95%% intervals (bootstrap %u)\n",
+            c->label, strcmp(outcome_name(c), "ok") ? ", " : "",
+            strcmp(outcome_name(c), "ok") ? outcome_name(c) : "", b->label,
+            strcmp(outcome_name(b), "ok") ? ", " : "",
+            strcmp(outcome_name(b), "ok") ? outcome_name(b) : "", b->kind, resamples);
     fprintf(f, "%-21s %12s %12s %10s %22s  %s\n", "metric", "baseline", "candidate", "diff",
             "95% interval", "verdict");
     for (int i = 0; i < n; i++) {
@@ -440,11 +493,13 @@ static void compare_usage(FILE *f)
                "rates from Poisson intervals, shares from Newcombe's (docs/compare.md).\n"
                "Runs that did not offer the same workload (token lengths, API, classes,\n"
                "prefixes, stream mode, SLO) are refused unless --allow-different names\n"
-               "each differing key. Sweeps: the SLO capacity and the knee of each, bracketed\n"
-               "by the offered rates around them and called only when the brackets do not\n"
-               "overlap; the curves of TTFT p99, TPOT p99, goodput and attainment against\n"
-               "offered load; and the rows above at each offered rate both sweeps ran.\n"
-               "Writes compare.json and compare.html. Nothing is sent anywhere.\n"
+               "each differing key. A side that was INVALID or interrupted is compared,\n"
+               "with a warning line that names it. Sweeps: the SLO capacity and the knee\n"
+               "of each, bracketed by the offered rates around them and called only when\n"
+               "the brackets do not overlap; the curves of TTFT p99, TPOT p99, goodput\n"
+               "and attainment against offered load; and the rows above at each offered\n"
+               "rate both sweeps ran. Writes compare.json and compare.html. Nothing is\n"
+               "sent anywhere.\n"
                "\n"
                "options:\n"
                "  --baseline DIR            the baseline (default: the first DIR); may be one of\n"
@@ -474,8 +529,9 @@ static void compare_usage(FILE *f)
                "  --help                    this text\n"
                "\n"
                "Exit status: 0 ok, 1 a --fail-on threshold failed, 2 bad arguments, unreadable\n"
-               "or mismatched directories, 3 cannot write, 5 inconclusive (a --fail-on row's\n"
-               "interval reaches past its threshold).\n");
+               "or mismatched directories, a --out DIR that holds files without --force,\n"
+               "3 cannot write, 5 inconclusive (a --fail-on row's interval reaches past its\n"
+               "threshold).\n");
 }
 
 /* The kind of an "error_rate_<kind>" row name, or -1. */
@@ -703,7 +759,11 @@ int compare_main(int argc, char **argv)
     char outdir[4096], err[512];
     if (results_dir_prepare(out, force, outdir, sizeof outdir, err, sizeof err) != 0) {
         ll_errorf("compare: %s", err);
-        return LL_EXIT_RUNTIME;
+        for (int i = 0; i < nd; i++) {
+            json_decref(diffs[i]);
+            side_free(&sides[i]);
+        }
+        return LL_EXIT_USAGE; /* as run's --out: a directory that holds files, or cannot be made */
     }
     if (sweeps) {
         struct cmp_opts so = {resamples, min_effect, quiet, kind_wanted, diffs, th, n_th};
@@ -716,7 +776,7 @@ int compare_main(int argc, char **argv)
     }
 
     int n = 0;
-    struct row *rows = calloc((size_t)nrows_of(), sizeof *rows);
+    struct row *rows = ll_calloc((size_t)nrows_of(), sizeof *rows);
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_string("llmload.compare/1"));
     json_object_set_new(doc, "version", json_string(LL_VERSION));
@@ -724,10 +784,9 @@ int compare_main(int argc, char **argv)
     json_object_set_new(doc, "bootstrap", json_integer(resamples));
     json_object_set_new(doc, "confidence", json_real(0.95));
     json_object_set_new(doc, "min_effect", json_real(min_effect));
-    json_t *jb = json_object();
-    json_object_set_new(jb, "dir", json_string(sides[0].dir));
-    json_object_set_new(jb, "label", json_string(sides[0].label));
-    json_object_set_new(doc, "baseline", jb);
+    json_object_set_new(doc, "baseline", side_json(&sides[0]));
+    for (int i = 0; i < nd; i++)
+        side_warn(&sides[i], i ? "candidate" : "baseline");
     json_t *cands = json_array();
     int fail = 0, inconclusive = 0;
     for (int i = 1; i < nd; i++) {
@@ -737,9 +796,7 @@ int compare_main(int argc, char **argv)
             ll_errorf("compare: out of memory");
             return LL_EXIT_RUNTIME;
         }
-        json_t *jc = json_object();
-        json_object_set_new(jc, "dir", json_string(c->dir));
-        json_object_set_new(jc, "label", json_string(c->label));
+        json_t *jc = side_json(c);
         json_object_set_new(jc, "config_differences", diffs[i]);
         json_t *tb = json_object_get(b->run, "tags"), *tc = json_object_get(c->run, "tags");
         json_t *tags = json_null();

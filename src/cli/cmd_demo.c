@@ -24,7 +24,8 @@
  * 1.8 s near its capacity. The recovery step keeps the fixed lengths. */
 #define DEMO_STEP_MIN "3s"
 #define DEMO_STEP "auto:" DEMO_STEP_MIN
-#define DEMO_MAX_STEP "10s"
+#define DEMO_MAX_STEP_S 10
+#define DEMO_MAX_STEP LL_STR(DEMO_MAX_STEP_S) "s"
 #define DEMO_OVERLOAD "3s"
 #define DEMO_RECOVERY "9s"
 #define DEMO_WARMUP "2s"
@@ -157,7 +158,7 @@ static void demo_check_values(const struct demo_opts *d)
     else if (strncmp(step, "auto:", 5) == 0)
         step += 5;
     if (ll_parse_duration_ns(step, LL_NS_PER_SEC, &ns) != 0 || ns < 100 * LL_NS_PER_MS ||
-        (step != d->step && ns > 10 * LL_NS_PER_SEC))
+        (step != d->step && ns > DEMO_MAX_STEP_S * LL_NS_PER_SEC))
         ll_usage_fail("--step-duration: expected a duration of at least 100ms, or auto[:MIN] "
                       "with MIN at most " DEMO_MAX_STEP ", got \"%s\"",
                       d->step);

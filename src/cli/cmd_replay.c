@@ -152,12 +152,9 @@ static int build_config(const struct run_opts *o, const struct replay_opts *ro,
     char why[200];
     if (trace_time_factor(s, r, &cfg->trace_factor, why, sizeof why) != 0)
         return runopts_errf(err, errlen, "--time-scale/--rate-scale: %s", why);
-    if (o->duration) {
-        if (runopts_duration("--duration", o->duration, &cfg->duration_ns, err, errlen) != 0)
-            return LL_E_INVAL;
-        if (cfg->duration_ns == 0)
-            return runopts_errf(err, errlen, "--duration: must be more than 0");
-    }
+    if (o->duration &&
+        runopts_duration_pos("--duration", o->duration, &cfg->duration_ns, err, errlen) != 0)
+        return LL_E_INVAL;
     cfg->grace_ns = 5 * LL_NS_PER_SEC;
     if ((o->requests &&
          runopts_count("--requests", o->requests, 1, &cfg->max_requests, err, errlen) != 0) ||

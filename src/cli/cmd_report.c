@@ -23,8 +23,8 @@ static void report_usage(FILE *f)
                "\n"
                "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit\n"
                "to judge), 2 bad arguments or unreadable files,\n"
-               "3 cannot write, 7 an --expect-capacity / --expect-slo check recorded in\n"
-               "run.json fails.\n");
+               "3 cannot write, 7 an --expect, --expect-capacity or --expect-slo check\n"
+               "recorded in run.json fails.\n");
 }
 
 int report_main(int argc, char **argv)

@@ -10,15 +10,17 @@
 #include <string.h>
 
 #include "cli/cmds.h"
-#include "driver/driver.h"
-#include "metrics/expose.h"
-#include "measure/hist.h"
 #include "cli/runopts.h"
 #include "cli/runsetup.h"
-#include "metrics/scrape.h"
-#include "workload/session.h"
+#include "driver/driver.h"
+#include "measure/expect.h"
+#include "measure/hist.h"
+#include "measure/slo.h"
 #include "measure/summary.h"
+#include "metrics/expose.h"
+#include "metrics/scrape.h"
 #include "util/util.h"
+#include "workload/session.h"
 
 #define RUN_DEFAULT_TURNS "3"
 
@@ -122,10 +124,19 @@ static void run_usage(FILE *f)
         "  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. "
         "127.0.0.1:9400)\n"
         "\n"
+        "Thresholds on the run itself (exit 7 when one fails):\n"
+        "  --expect SPEC            e.g. 'ttft_p99<500ms,error_rate<1%%,goodput>=20/s':\n"
+        "                           METRIC OP VALUE items, OP < <= > >=; metrics ttft_,\n"
+        "                           tpot_, itl_, e2e_ with p50, p90 or p99 (VALUE 500ms,\n"
+        "                           1.5s); error_rate, error_rate_KIND, attainment (in %%);\n"
+        "                           goodput, achieved_rate, output_tokens_per_s (in /s);\n"
+        "                           goodput and attainment need --slo\n"
+        "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
-        "2 bad flags, 3 could not run or records lost, 6 no request succeeded, 130\n"
-        "interrupted (Ctrl-C or SIGTERM at any moment, set-up included; run.json says\n"
-        "where). When several apply the lowest wins, except 130. See docs/run.md.\n");
+        "2 bad flags, 3 could not run or records lost, 6 no request succeeded, 7 an\n"
+        "--expect threshold failed, 130 interrupted (Ctrl-C or SIGTERM at any moment,\n"
+        "set-up included; run.json says where). When several apply the lowest wins,\n"
+        "except 130. See docs/run.md.\n");
     fprintf(f, "\n%s", runopts_workload_help);
 }
 
@@ -150,6 +161,8 @@ struct run_args {
     struct run_opts o;
     struct run_metrics_opts mo;
     struct run_session_opts so;
+    const char *expect;   /* --expect's text, NULL = none */
+    struct expect_set ex; /* parsed */
 };
 
 /* --burst: repeatable, up to RUN_MAX_BURSTS, checked by parse_burst. */
@@ -168,20 +181,31 @@ static int take_burst(void *dst, const char *a, char *err, size_t errlen)
 #define SET(name, field) RUNOPTS_SET(name, struct run_args, field)
 static const struct runopts_flag run_own_flags[] = {
     /* the load */
-    VALUE("rate", o.rate), VALUE("ramp-to", o.ramp_to),
-    VALUE("max-concurrency", o.max_conc), VALUE("on-cap", o.on_cap),
-    VALUE("users", o.users), VALUE("think", o.think), VALUE("pace", o.pace),
+    VALUE("rate", o.rate),
+    VALUE("ramp-to", o.ramp_to),
+    VALUE("max-concurrency", o.max_conc),
+    VALUE("on-cap", o.on_cap),
+    VALUE("users", o.users),
+    VALUE("think", o.think),
+    VALUE("pace", o.pace),
     /* bounds */
-    VALUE("duration", o.duration), VALUE("requests", o.requests),
+    VALUE("duration", o.duration),
+    VALUE("requests", o.requests),
     VALUE("max-tokens-total", o.max_tokens_total),
     /* output */
-    VALUE("dump-schedule", o.dump), SET("dry-run", o.dry_run),
+    VALUE("dump-schedule", o.dump),
+    SET("dry-run", o.dry_run),
     /* server metrics */
-    VALUE("metrics-url", mo.url), VALUE("metrics-interval", mo.interval),
-    SET("no-metrics", mo.off), VALUE("expose", mo.expose),
+    VALUE("metrics-url", mo.url),
+    VALUE("metrics-interval", mo.interval),
+    SET("no-metrics", mo.off),
+    VALUE("expose", mo.expose),
     /* sessions and bursts */
-    VALUE("sessions", so.sessions), VALUE("turns", so.turns),
+    VALUE("sessions", so.sessions),
+    VALUE("turns", so.turns),
     {"burst", 0, RUNOPTS_KIND_CALL, 0, take_burst},
+    /* thresholds on the run itself */
+    VALUE("expect", expect),
 };
 #undef VALUE
 #undef SET
@@ -388,16 +412,14 @@ static int check_load_model(const struct run_opts *o, const struct run_session_o
 static int bounds_config(const struct run_opts *o, struct run_config *cfg, char *err,
                          size_t errlen)
 {
-    if (o->duration && runopts_duration("--duration", o->duration, &cfg->duration_ns, err,
-                                        errlen) != 0)
+    if (o->duration &&
+        runopts_duration_pos("--duration", o->duration, &cfg->duration_ns, err, errlen) != 0)
         return LL_E_INVAL;
     if (o->requests && runopts_count("--requests", o->requests, 1, &cfg->max_requests, err,
                                      errlen) != 0)
         return LL_E_INVAL;
     if (!o->duration && !o->requests)
         cfg->duration_ns = 10 * LL_NS_PER_SEC;
-    if (o->duration && cfg->duration_ns == 0)
-        return runopts_errf(err, errlen, "--duration: must be more than 0");
     if (o->warmup) {
         if (runopts_duration("--warmup", o->warmup, &cfg->warmup_ns, err, errlen) != 0)
             return LL_E_INVAL;
@@ -472,12 +494,8 @@ static int closed_config(const struct run_opts *o, struct run_config *cfg, char 
     if (runopts_dist("--think", o->think ? o->think : "0", DIST_UNIT_DURATION_NS, 1, &cfg->think,
                      err, errlen) != 0)
         return LL_E_INVAL;
-    if (o->pace) {
-        if (runopts_duration("--pace", o->pace, &cfg->pace_ns, err, errlen) != 0)
-            return LL_E_INVAL;
-        if (!cfg->pace_ns)
-            return runopts_errf(err, errlen, "--pace: must be more than 0");
-    }
+    if (o->pace && runopts_duration_pos("--pace", o->pace, &cfg->pace_ns, err, errlen) != 0)
+        return LL_E_INVAL;
     return 0;
 }
 
@@ -512,6 +530,14 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
         return rc;
     if (build_config(&ra->o, &ra->so, cfg, err, errlen) != 0)
         return LL_E_INVAL;
+    if (ra->expect) {
+        if (expect_parse(ra->expect, &ra->ex, err, errlen) != 0)
+            return LL_E_INVAL;
+        const struct expect_item *it = expect_needs_slo(&ra->ex);
+        if (it && !slo_is_set(&cfg->slo))
+            return runopts_errf(err, errlen, "--expect: \"%s\": %s needs --slo", it->text,
+                                it->metric);
+    }
     struct run_metrics_opts *mo = &ra->mo;
     return runopts_metrics_flags(mo->interval, mo->off, mo->url, &mo->interval_ns, err, errlen);
 }
@@ -572,7 +598,8 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
 /* After the driver: print the summary (classes, stop reason, the server's
  * view, the directory) and finish the results directory. Returns the
  * exit status. */
-static int run_report(struct run_setup *rs, const struct run_config *cfg)
+static int run_report(struct run_setup *rs, const struct run_config *cfg,
+                      const struct expect_set *ex)
 {
     const struct driver_result *res = &rs->res;
     struct scrape_join sjoin;
@@ -608,6 +635,16 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg)
         json_object_set_new(sj, "classes", classes);
     if (rs->scraper)
         json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
+    if (ex->n) {
+        size_t failed = 0;
+        fflush(stdout);
+        struct expect_figures fig;
+        expect_figures_from_summary(sj, &fig);
+        json_object_set_new(sj, "expect", expect_eval(ex, &fig, stderr, NULL, &failed));
+        info.expect_failed = failed > 0;
+    } else {
+        json_object_set_new(sj, "expect", json_null());
+    }
     return run_setup_finish(rs, sj, &info);
 }
 
@@ -643,7 +680,8 @@ int run_main(int argc, char **argv)
     if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "scrape_start"))
         exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
     else if (exit_code == LL_EXIT_OK)
-        exit_code = run_setup_drive(&rs, &cfg) == 0 ? run_report(&rs, &cfg) : LL_EXIT_RUNTIME;
+        exit_code =
+            run_setup_drive(&rs, &cfg) == 0 ? run_report(&rs, &cfg, &ra.ex) : LL_EXIT_RUNTIME;
     expose_free(live.exposer);
     run_setup_close(&rs);
     runopts_workload_free(&cfg);

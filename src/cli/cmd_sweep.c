@@ -501,16 +501,7 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         return -1;
     }
     sweep_step_finish(s, set);
-    /* The facts, and the hold rule's verdict for whoever reads steps.jsonl
-     * alone (`llmload report` derives it again from the records). */
-    json_t *line = sweep_facts_json(f);
-    json_object_set_new(line, "hold_factor",
-                        isfinite(s->hold_factor) ? json_real(s->hold_factor) : json_null());
-    json_object_set_new(line, "short", json_boolean(s->short_hold));
-    /* The cold start's figures, for the reader of steps.jsonl alone
-     * (`report` counts them again from the records). */
-    if (f->cold_start)
-        json_object_set_new(line, "cold", summary_cold_json(&s->cold, f->cold_start));
+    json_t *line = sweep_step_line_json(s);
     char *text = json_dumps(line, JSON_COMPACT);
     json_decref(line);
     if (!text || fprintf(sr->steps_f, "%s\n", text) < 0 || fflush(sr->steps_f) != 0) {

@@ -17,7 +17,8 @@
 
 #define MAX_SIDES 16
 
-/* The latencies taken from the records, ok requests out of the warm-up. */
+/* The latencies taken from the records: ok requests out of the warm-up
+ * and the cold start (--cold-start), as the summary's figures. */
 enum { LAT_TTFT, LAT_TPOT, LAT_ITL, LAT_E2E, LAT_N };
 #define NPCT 3 /* p50, p90, p99 */
 
@@ -39,6 +40,9 @@ struct side {
     uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start */
     double goodput, attainment, tok_s, send_rate;
     int has_slo;
+    int invalid, interrupted;   /* run.json's outcome, or summary.json's */
+    const char *invalid_reason; /* borrowed from run or summary; NULL when none */
+    const char *stopped_in;     /* where a signal stopped it, NULL when unknown */
     char err[1024];
 };
 

@@ -11,12 +11,7 @@
 
 void contract_root_url(const char *base_url, char *buf, size_t len)
 {
-    size_t n = strlen(base_url);
-    while (n > 0 && base_url[n - 1] == '/')
-        n--;
-    if (n >= 3 && strncmp(base_url + n - 3, "/v1", 3) == 0)
-        n -= 3;
-    snprintf(buf, len, "%.*s", (int)n, base_url);
+    snprintf(buf, len, "%.*s", (int)ll_url_root_len(base_url), base_url);
 }
 
 /* The fields each endpoint keeps: what runs (engine, version, model) and

@@ -142,13 +142,19 @@ static void config_transport_json(json_t *c, const struct run_opts *o,
                         : "curl"));
     json_object_set_new(c, "insecure", json_boolean(tc->insecure));
     json_object_set_new(c, "headers", results_redact_headers(o->headers, o->n_headers));
-    json_object_set_new(c, "api_key_env",
-                        json_string(o->api_key_env ? o->api_key_env : "OPENAI_API_KEY"));
+    json_object_set_new(c, "api_key_env", json_string(runopts_api_key_env(o, tc->api)));
     json_object_set_new(c, "timeout_connect_ns", json_integer((json_int_t)tc->connect_timeout_ns));
     json_object_set_new(c, "timeout_first_token_ns",
                         json_integer((json_int_t)tc->first_token_timeout_ns));
     json_object_set_new(c, "timeout_idle_ns", json_integer((json_int_t)tc->idle_timeout_ns));
     json_object_set_new(c, "timeout_total_ns", json_integer((json_int_t)tc->total_timeout_ns));
+}
+
+const char *runopts_api_key_env(const struct run_opts *o, enum oai_api api)
+{
+    if (o->api_key_env)
+        return o->api_key_env;
+    return api == OAI_API_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
 }
 
 /* The keys in the order run.json has always had them, so two files diff

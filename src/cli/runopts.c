@@ -328,12 +328,40 @@ int runopts_count_upto(const char *name, const char *v, uint32_t max, uint32_t *
     return 0;
 }
 
+int runopts_percent(const char *name, const char *v, double lo, double hi, double *out, char *err,
+                    size_t errlen)
+{
+    char num[64];
+    size_t n = strlen(v);
+    double x;
+    if (n > 0 && v[n - 1] == '%')
+        n--;
+    if (n >= sizeof num || (memcpy(num, v, n), num[n] = '\0', ll_parse_double(num, &x)) != 0 ||
+        !(x > lo) || x > hi)
+        return runopts_errf(err, errlen,
+                            "%s: expected a percentage %s %g and at most %g (e.g. 2%%), "
+                            "got \"%s\"",
+                            name, lo < 0 ? "from" : "above", lo < 0 ? 0.0 : lo, hi, v);
+    *out = x / 100;
+    return 0;
+}
+
 int runopts_duration(const char *name, const char *v, uint64_t *out_ns, char *err,
                      size_t errlen)
 {
     if (ll_parse_duration_ns(v, LL_NS_PER_SEC, out_ns) != 0)
         return runopts_errf(err, errlen, "%s: expected a duration (e.g. 500ms, 30s, 2m), "
                             "got \"%s\"", name, v);
+    return 0;
+}
+
+int runopts_duration_pos(const char *name, const char *v, uint64_t *out_ns, char *err,
+                         size_t errlen)
+{
+    if (runopts_duration(name, v, out_ns, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (*out_ns == 0)
+        return runopts_errf(err, errlen, "%s: must be more than 0", name);
     return 0;
 }
 
@@ -377,20 +405,9 @@ int runopts_slo(const struct run_opts *o, struct run_config *cfg, char *err, siz
             return runopts_errf(err, errlen, "--slo: %s", why);
     }
     cfg->lateness_tolerance = VERDICT_TOLERANCE_DEFAULT;
-    if (o->lateness_tolerance) {
-        /* A percentage: "2%" or "2"; (0, 100]. */
-        const char *v = o->lateness_tolerance;
-        char *end;
-        double pct = strtod(v, &end);
-        if (end != v && *end == '%')
-            end++;
-        if (end == v || *end != '\0' || !(pct > 0 && pct <= 100))
-            return runopts_errf(err, errlen,
-                                "--lateness-tolerance: expected a percentage "
-                                "above 0 and at most 100 (e.g. 2%%), got \"%s\"",
-                                v);
-        cfg->lateness_tolerance = pct / 100;
-    }
+    if (o->lateness_tolerance && runopts_percent("--lateness-tolerance", o->lateness_tolerance, 0,
+                                                 100, &cfg->lateness_tolerance, err, errlen) != 0)
+        return LL_E_INVAL;
     return 0;
 }
 
@@ -915,8 +932,15 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
 {
     if (runopts_prompt_salt(o, cfg, err, errlen) != 0 ||
         (o->cold_start &&
-         runopts_count("--cold-start", o->cold_start, 1, &cfg->cold_requests, err, errlen) != 0) ||
-        runopts_workload(o, seed, cfg, err, errlen) != 0 ||
+         runopts_count("--cold-start", o->cold_start, 1, &cfg->cold_requests, err, errlen) != 0))
+        return LL_E_INVAL;
+    /* Every request cold leaves no warm ones to set them beside. */
+    if (cfg->max_requests && cfg->cold_requests >= cfg->max_requests)
+        return runopts_errf(err, errlen,
+                            "--cold-start: %s is not below --requests %s: no request would "
+                            "be warm",
+                            o->cold_start, o->requests);
+    if (runopts_workload(o, seed, cfg, err, errlen) != 0 ||
         runopts_threads(o, cfg, err, errlen) != 0 ||
         runopts_transport(o, seed, cfg, err, errlen) != 0)
         return LL_E_INVAL;

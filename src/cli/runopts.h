@@ -163,8 +163,15 @@ int runopts_count_upto(const char *name, const char *v, uint32_t max, uint32_t *
                        size_t errlen);
 int runopts_duration(const char *name, const char *v, uint64_t *out_ns, char *err,
                      size_t errlen);
+/* runopts_duration, refusing 0 ("must be more than 0"). */
+int runopts_duration_pos(const char *name, const char *v, uint64_t *out_ns, char *err,
+                         size_t errlen);
 int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
                  struct dist *out, char *err, size_t errlen);
+/* A percentage, "2" or "2%", in (lo, hi] (a negative lo: from 0), into
+ * *out as a fraction (0.02). */
+int runopts_percent(const char *name, const char *v, double lo, double hi, double *out, char *err,
+                    size_t errlen);
 
 /* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least
  * SCRAPE_MIN_INTERVAL_NS) into *interval_ns, and --no-metrics beside
@@ -262,6 +269,10 @@ void runopts_workload_free(struct run_config *cfg);
 /* run.json's "tags": {KEY: VALUE} of every --tag, in the order given
  * (empty without any). Caller owns the reference. */
 json_t *runopts_tags_json(const struct run_opts *o);
+
+/* The environment variable the API key comes from: --api-key-env, or
+ * ANTHROPIC_API_KEY for anthropic-messages and OPENAI_API_KEY otherwise. */
+const char *runopts_api_key_env(const struct run_opts *o, enum oai_api api);
 
 /* The "config" object of run.json for cfg. Caller owns the reference. */
 json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,

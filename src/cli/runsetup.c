@@ -222,9 +222,7 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
     }
     if (anth && !user_header(o, "anthropic-version"))
         t->headers = curl_slist_append(t->headers, "anthropic-version: 2023-06-01");
-    const char *key_env = o->api_key_env                            ? o->api_key_env
-                          : cfg->transport.api == OAI_API_ANTHROPIC ? "ANTHROPIC_API_KEY"
-                                                                    : "OPENAI_API_KEY";
+    const char *key_env = runopts_api_key_env(o, cfg->transport.api);
     const char *key = getenv(key_env);
     if (o->api_key_env && (!key || !*key)) {
         ll_errorf("--api-key-env: $%s is not set", key_env);
@@ -613,6 +611,9 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
                   (unsigned long long)failed);
         code = run_exit_combine(code, LL_EXIT_NO_OK);
     }
+    /* INVALID (1) wins over a failed --expect (7): the lowest wins. */
+    if (info->expect_failed)
+        code = run_exit_combine(code, LL_EXIT_EXPECT);
     if (rs->stopped_in)
         code = LL_EXIT_INTR;
     json_t *o = json_object();

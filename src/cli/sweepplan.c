@@ -98,6 +98,9 @@ void sweep_usage(FILE *f)
         "  --replicas N             replicas behind --url (default 1)\n"
         "  --expect-capacity R      exit 7 when the SLO capacity is below R req/s\n"
         "  --expect-slo             exit 7 when any load step misses the SLO\n"
+        "  --expect SPEC            exit 7 when a step at or under the SLO capacity fails a\n"
+        "                           threshold, e.g. 'ttft_p99<500ms,error_rate<1%%' (as\n"
+        "                           llmload run --expect; see docs/sweep.md)\n"
         "\n"
         "Target, workload, timeouts and output: as `llmload run` (--url, --api, --model,\n"
         "--no-stream, --ignore-eos, -H, --api-key-env, --http2, --http-client, --insecure,\n"
@@ -110,7 +113,7 @@ void sweep_usage(FILE *f)
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit to\n"
         "judge), 2 bad flags, 3 could not run, 6 no step had an ok request, 7 an\n"
-        "--expect-* check failed, 130 interrupted (run.json says where).\n"
+        "--expect or --expect-* check failed, 130 interrupted (run.json says where).\n"
         "When several apply the lowest wins, except 130. See docs/run.md.\n",
         SWEEP_DEFAULT_MAX_STEPS);
 }
@@ -146,6 +149,7 @@ static const struct runopts_flag sweep_own_flags[] = {
     VALUE("replicas", replicas),
     VALUE("expect-capacity", expect_capacity),
     SET("expect-slo", expect_slo),
+    VALUE("expect", expect),
     /* server metrics */
     VALUE("metrics-url", metrics_url),
     VALUE("metrics-interval", metrics_interval),
@@ -161,20 +165,6 @@ static int parse_args(int argc, char **argv, struct run_opts *o, struct sweep_op
     const struct runopts_table own = {sweep_own_flags, LL_ARRAY_LEN(sweep_own_flags), so};
     int first;
     return runopts_parse(argc, argv, "sweep", &own, 0, o, &first, err, errlen);
-}
-
-/* A percentage flag: a number in (lo, hi], stored as a fraction. */
-static int opt_percent(const char *name, const char *v, double lo, double hi, double *out,
-                       char *err, size_t errlen)
-{
-    double x;
-    if (ll_parse_double(v, &x) != 0 || !(x > lo) || x > hi)
-        return runopts_errf(err, errlen,
-                            "%s: expected a percentage above %g and at most %g "
-                            "(e.g. 99), got \"%s\"",
-                            name, lo, hi, v);
-    *out = x / 100;
-    return 0;
 }
 
 static int parse_rates(const char *spec, struct sweep_plan *p, char *err, size_t errlen)
@@ -349,22 +339,21 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
                          size_t errlen)
 {
     if (so->attainment &&
-        opt_percent("--attainment", so->attainment, 0, 100, &set->attainment, err, errlen) != 0)
+        runopts_percent("--attainment", so->attainment, 0, 100, &set->attainment, err, errlen) != 0)
         return LL_E_INVAL;
-    if (so->max_error_rate && opt_percent("--max-error-rate", so->max_error_rate, -1e-9, 100,
-                                          &set->max_error_rate, err, errlen) != 0)
+    if (so->max_error_rate && runopts_percent("--max-error-rate", so->max_error_rate, -1e-9, 100,
+                                              &set->max_error_rate, err, errlen) != 0)
         return LL_E_INVAL;
     if (so->ttft_limit) {
-        if (runopts_duration("--ttft-limit", so->ttft_limit, &set->ttft_limit_ns, err, errlen) != 0)
+        if (runopts_duration_pos("--ttft-limit", so->ttft_limit, &set->ttft_limit_ns, err,
+                                 errlen) != 0)
             return LL_E_INVAL;
-        if (!set->ttft_limit_ns)
-            return runopts_errf(err, errlen, "--ttft-limit: must be more than 0");
     } else {
         set->ttft_limit_ns = set->slo.ttft_ns ? SWEEP_TTFT_LIMIT_SLO_FACTOR * set->slo.ttft_ns
                                               : SWEEP_DEFAULT_TTFT_LIMIT_NS;
     }
     if ((so->headroom &&
-         opt_percent("--headroom", so->headroom, 0, 100, &set->headroom, err, errlen) != 0) ||
+         runopts_percent("--headroom", so->headroom, 0, 100, &set->headroom, err, errlen) != 0) ||
         (so->forecast &&
          runopts_positive("--forecast", so->forecast, &set->forecast_rps, err, errlen) != 0))
         return LL_E_INVAL;
@@ -384,6 +373,8 @@ static int plan_settings(const struct sweep_opts *so, struct sweep_settings *set
                                                 &set->expect_capacity_rps, err, errlen) != 0)
         return LL_E_INVAL;
     set->expect_slo = so->expect_slo;
+    if (so->expect && expect_parse(so->expect, &set->expect, err, errlen) != 0)
+        return LL_E_INVAL;
     if (so->engine_limits && parse_engine_limits(so->engine_limits, set, err, errlen) != 0)
         return LL_E_INVAL;
     return 0;
@@ -456,6 +447,9 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so, str
         return runopts_errf(err, errlen, "--expect-slo: %s", need);
     if (!have_slo && so->expect_capacity)
         return runopts_errf(err, errlen, "--expect-capacity: %s", need);
+    /* --expect checks the steps at or under the SLO capacity (docs/sweep.md). */
+    if (!have_slo && so->expect)
+        return runopts_errf(err, errlen, "--expect: %s", need);
     return plan_cold(so, cfg, p, err, errlen);
 }
 

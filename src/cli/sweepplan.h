@@ -30,7 +30,7 @@ struct sweep_opts {
         *probe_duration, *max_steps, *confirm;
     const char *recovery_duration, *overload_duration, *attainment, *max_error_rate, *ttft_limit,
         *headroom;
-    const char *forecast, *cost, *replicas, *expect_capacity;
+    const char *forecast, *cost, *replicas, *expect_capacity, *expect;
     const char *metrics_url, *metrics_interval, *engine_limits;
     const char *cold_restart, *cold_restart_timeout;
     int no_recovery, expect_slo, no_metrics;

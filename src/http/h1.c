@@ -55,19 +55,18 @@ void h1_parser_free(struct h1_parser *p)
 
 void h1_parser_reset(struct h1_parser *p)
 {
-    p->state = ST_STATUS;
-    p->status = 0;
-    p->http_minor = 1;
-    p->keep_alive = 0;
-    p->chunked = 0;
-    p->has_length = 0;
-    p->conn_header = 0;
-    p->content_length = 0;
-    p->remaining = 0;
-    p->bytes_seen = 0;
-    p->header_bytes = 0;
-    p->line_len = 0;
-    p->error = NULL;
+    /* Named here is what outlives a response: the line buffer (perhaps on
+     * the heap) and the callbacks. Everything else starts from zero, a
+     * field added later included. */
+    *p = (struct h1_parser){
+        .state = ST_STATUS,
+        .http_minor = 1,
+        .line = p->line,
+        .line_cap = p->line_cap,
+        .on_header = p->on_header,
+        .on_body = p->on_body,
+        .ud = p->ud,
+    };
 }
 
 int h1_parser_status_seen(const struct h1_parser *p)

@@ -7,15 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/hist.h"
 #include "util/rng.h"
+#include "util/util.h"
 
 double cmp_percentile_sorted(const double *v, size_t n, double p)
 {
-    double r = ceil(p / 100.0 * (double)n);
-    size_t k = r < 1 ? 1 : (size_t)r;
-    if (k > n)
-        k = n;
-    return v[k - 1];
+    return v[hist_percentile_rank(p, n) - 1];
 }
 
 int cmp_pct_enough(size_t n, double p)
@@ -66,27 +64,21 @@ int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t 
     memset(out, 0, np * sizeof *out);
     if (nb == 0 || nc == 0 || np == 0 || resamples == 0)
         return 0;
-    size_t *rb = malloc(np * sizeof *rb), *rc = malloc(np * sizeof *rc);
-    uint32_t *counts = malloc((nb > nc ? nb : nc) * sizeof *counts);
-    double *ratios = malloc((size_t)resamples * np * sizeof *ratios);
-    double *qb = malloc(np * sizeof *qb), *qc = malloc(np * sizeof *qc);
-    int rc_ = -1;
-    if (!rb || !rc || !counts || !ratios || !qb || !qc)
-        goto done;
+    size_t *rb = ll_malloc(np * sizeof *rb), *rc = ll_malloc(np * sizeof *rc);
+    uint32_t *counts = ll_malloc((nb > nc ? nb : nc) * sizeof *counts);
+    double *ratios = ll_malloc((size_t)resamples * np * sizeof *ratios);
+    double *qb = ll_malloc(np * sizeof *qb), *qc = ll_malloc(np * sizeof *qc);
     for (size_t i = 0; i < np; i++) {
-        double kb = ceil(ps[i] / 100.0 * (double)nb), kc = ceil(ps[i] / 100.0 * (double)nc);
-        rb[i] = kb < 1 ? 1 : (size_t)kb;
-        rc[i] = kc < 1 ? 1 : (size_t)kc;
+        rb[i] = (size_t)hist_percentile_rank(ps[i], nb);
+        rc[i] = (size_t)hist_percentile_rank(ps[i], nc);
     }
     struct rng r;
     rng_seed(&r, seed, 0);
-    size_t valid = 0;
     for (unsigned b = 0; b < resamples; b++) {
         resample_pcts(&r, base, nb, counts, rb, np, qb);
         resample_pcts(&r, cand, nc, counts, rc, np, qc);
         for (size_t i = 0; i < np; i++)
             ratios[i * resamples + b] = qb[i] > 0 ? qc[i] / qb[i] - 1.0 : NAN;
-        valid++;
     }
     for (size_t i = 0; i < np; i++) {
         double b0 = cmp_percentile_sorted(base, nb, ps[i]);
@@ -95,7 +87,7 @@ int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t 
             continue;
         double *x = ratios + i * resamples;
         size_t m = 0;
-        for (size_t k = 0; k < valid; k++) {
+        for (size_t k = 0; k < resamples; k++) {
             if (!isnan(x[k]))
                 x[m++] = x[k];
         }
@@ -113,15 +105,13 @@ int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t 
         out[i].lo = cmp_percentile_sorted(x, m, 2.5);
         out[i].hi = cmp_percentile_sorted(x, m, 97.5);
     }
-    rc_ = 0;
-done:
     free(rb);
     free(rc);
     free(counts);
     free(ratios);
     free(qb);
     free(qc);
-    return rc_;
+    return 0;
 }
 
 void cmp_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi)

@@ -37,7 +37,8 @@ struct cmp_diff {
 int cmp_pct_enough(size_t n, double p);
 
 /* The nearest-rank p-th percentile (0 < p <= 100) of the n sorted values
- * v: the ceil(p/100 * n)-th smallest. n must be > 0. */
+ * v: the hist_percentile_rank(p, n)-th smallest, the one definition of
+ * docs/percentiles.md. n must be > 0. */
 double cmp_percentile_sorted(const double *v, size_t n, double p);
 
 /* Bootstrap intervals of the relative difference of percentiles between
@@ -51,8 +52,8 @@ double cmp_percentile_sorted(const double *v, size_t n, double p);
  * nb + nc per resample whatever np is (the values are sorted once, by the
  * caller, and a resample is counts of indices). out[i].ok is 0 when a side
  * is empty, or the baseline's percentile is 0; out[i].too_few is 1 when a
- * side has too few values for ps[i] (cmp_pct_enough). Returns 0, or -1 when out
- * of memory. */
+ * side has too few values for ps[i] (cmp_pct_enough). Returns 0 (out of
+ * memory aborts, as ll_malloc does). */
 int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t nc,
                       const double *ps, size_t np, unsigned resamples, uint64_t seed,
                       struct cmp_diff *out);

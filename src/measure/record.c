@@ -505,3 +505,13 @@ uint64_t record_tpot_ns(const struct record *r)
         return LL_NO_TIME;
     return decode_ns / (r->output_tokens - 1);
 }
+
+uint64_t record_itl_req_ns(const struct record *r)
+{
+    if (r->events < 2)
+        return LL_NO_TIME;
+    uint64_t decode_ns = span_ns(r->first_ns, r->last_ns);
+    if (decode_ns == LL_NO_TIME)
+        return LL_NO_TIME;
+    return decode_ns / (r->events - 1);
+}

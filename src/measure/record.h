@@ -144,5 +144,7 @@ uint64_t record_ttft_ns(const struct record *r);        /* first - sched */
 uint64_t record_ttft_server_ns(const struct record *r); /* first - sent */
 uint64_t record_e2e_ns(const struct record *r);         /* end - sched */
 uint64_t record_tpot_ns(const struct record *r);        /* (last-first)/(out-1), out >= 2, events >= 2 */
+uint64_t record_itl_req_ns(const struct record *r);     /* (last-first)/(events-1), events >= 2:
+                                                          * the request's mean gap (ITL per request) */
 
 #endif

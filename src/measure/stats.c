@@ -1,6 +1,7 @@
 /* stats.c: per-worker aggregates of records, merged once at the end. */
 #include "measure/stats.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -167,11 +168,7 @@ void stats_add_record(struct stats *s, const struct record *r)
     stats_record_time(s->e2e, e2e_ns);
     if (e2e_ns != LL_NO_TIME)
         s->ok_e2e_sum_ns += e2e_ns;
-    if (r->events >= 2) {
-        uint64_t decode_ns = stats_span_ns(r->first_ns, r->last_ns);
-        if (decode_ns != LL_NO_TIME)
-            hist_record(s->itl_req, decode_ns / (r->events - 1));
-    }
+    stats_record_time(s->itl_req, record_itl_req_ns(r));
 
     if (r->prompt_tokens_server >= 0) {
         s->prompt_tokens += (uint64_t)r->prompt_tokens_server;
@@ -273,4 +270,11 @@ void stats_merge(struct stats *dst, const struct stats *src)
 uint64_t stats_failed(const struct stats *s)
 {
     return s->completed - s->by_kind[REC_OK];
+}
+
+double stats_cached_share(const struct stats *s)
+{
+    if (s->cached_reported == 0 || s->prompt_tokens == 0)
+        return NAN;
+    return (double)s->cached_tokens / (double)s->prompt_tokens;
 }

@@ -162,6 +162,11 @@ void stats_sample_copy(char *out, const char *detail, size_t detail_cap);
 /* Records of any kind other than ok. */
 uint64_t stats_failed(const struct stats *s);
 
+/* The share of the prompt tokens the server said it served from cache:
+ * cached_tokens / prompt_tokens, or NAN when no record reported a cached
+ * count or there were no prompt tokens. */
+double stats_cached_share(const struct stats *s);
+
 /* Whether an ok record's output was cut short: fewer output tokens than
  * its max_tokens, by the server's own count (usage), when it asked for
  * exactly max_tokens (ignore_eos) or the server said "length" (a limit

@@ -429,9 +429,7 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
     }
     if (s->cached_reported > 0) {
         fprintf(f, "            cached prompt tokens: %" PRIu64 " (%.1f%% of input",
-                s->cached_tokens,
-                s->prompt_tokens > 0 ? 100.0 * (double)s->cached_tokens / (double)s->prompt_tokens
-                                     : 0.0);
+                s->cached_tokens, s->prompt_tokens > 0 ? 100.0 * stats_cached_share(s) : 0.0);
         if (info->workload_share_known)
             fprintf(f, "; the workload's prefixes share %.1f%%",
                     100.0 * info->workload_cached_share);
@@ -493,9 +491,9 @@ void summary_print_cold(FILE *f, const struct stats *cold, uint64_t n)
             any_t ? ll_fmt_duration(hist_max(t), mx, sizeof mx) : "-",
             any_e ? ll_fmt_duration(hist_percentile(e, 50.0), e50, sizeof e50) : "-",
             any_e ? ll_fmt_duration(hist_percentile(e, 99.0), e99, sizeof e99) : "-");
-    if (cold->cached_reported > 0 && cold->prompt_tokens > 0)
-        fprintf(f, "; cached %.1f%% of input\n",
-                100.0 * (double)cold->cached_tokens / (double)cold->prompt_tokens);
+    double share = stats_cached_share(cold);
+    if (!isnan(share))
+        fprintf(f, "; cached %.1f%% of input\n", 100.0 * share);
     else
         fprintf(f, "; cached -\n");
 }
@@ -747,10 +745,7 @@ static json_t *summary_tokens_json(const struct stats *s, const struct summary_i
     jset(tok, "events", ju64(s->events));
     jset(tok, "cached_tokens", s->cached_reported > 0 ? ju64(s->cached_tokens) : json_null());
     jset(tok, "cached_reported", ju64(s->cached_reported));
-    jset(tok, "cached_share",
-         s->cached_reported > 0 && s->prompt_tokens > 0
-             ? jdouble((double)s->cached_tokens / (double)s->prompt_tokens)
-             : json_null());
+    jset(tok, "cached_share", jdouble(stats_cached_share(s)));
     jset(tok, "workload_cached_share",
          info->workload_share_known ? jdouble(info->workload_cached_share) : json_null());
     jset(tok, "prompt_mismatch", ju64(s->prompt_mismatch));
@@ -843,10 +838,7 @@ json_t *summary_cold_json(const struct stats *cold, uint64_t n)
     jset(o, "e2e_ns", summary_cold_pcts(cold->e2e, ep, ek, LL_ARRAY_LEN(ep)));
     jset(o, "prompt_tokens", ju64(cold->prompt_tokens));
     jset(o, "cached_tokens", cold->cached_reported > 0 ? ju64(cold->cached_tokens) : json_null());
-    jset(o, "cached_share",
-         cold->cached_reported > 0 && cold->prompt_tokens > 0
-             ? jdouble((double)cold->cached_tokens / (double)cold->prompt_tokens)
-             : json_null());
+    jset(o, "cached_share", jdouble(stats_cached_share(cold)));
     return o;
 }
 

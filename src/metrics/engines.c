@@ -234,24 +234,20 @@ int engines_ttft_histogram(enum engine_kind k, const struct prom_scrape *s,
 /* The value of label name of sample smp as a positive number, or NAN. */
 static double label_number(const struct prom_sample *smp, const char *name)
 {
-    for (size_t i = 0; i < smp->n_labels; i++) {
-        if (strcmp(smp->labels[i].name, name) != 0)
-            continue;
-        char *end;
-        double v = strtod(smp->labels[i].value, &end);
-        return end != smp->labels[i].value && *end == '\0' && v > 0 && isfinite(v) ? v : NAN;
-    }
-    return NAN;
+    const char *text = prom_sample_label(smp, name);
+    if (!text)
+        return NAN;
+    char *end;
+    double v = strtod(text, &end);
+    return end != text && *end == '\0' && v > 0 && isfinite(v) ? v : NAN;
 }
 
 double engines_kv_capacity_tokens(enum engine_kind k, const struct prom_scrape *s)
 {
     if (s == NULL || k != ENGINE_VLLM)
         return NAN;
-    for (size_t i = 0; i < s->n_samples; i++) {
+    for (size_t i = 0; prom_scrape_find(s, "vllm:cache_config_info", NULL, 0, &i) == 0; i++) {
         const struct prom_sample *smp = &s->samples[i];
-        if (strcmp(smp->name, "vllm:cache_config_info") != 0)
-            continue;
         double blocks = label_number(smp, "num_gpu_blocks");
         double size = label_number(smp, "block_size");
         if (!isnan(blocks) && !isnan(size))

@@ -673,7 +673,7 @@ void prom_scrape_free(struct prom_scrape *s)
     free(s);
 }
 
-static const char *label_get(const struct prom_sample *smp, const char *name)
+const char *prom_sample_label(const struct prom_sample *smp, const char *name)
 {
     for (size_t i = 0; i < smp->n_labels; i++)
         if (strcmp(smp->labels[i].name, name) == 0)
@@ -685,7 +685,7 @@ static int labels_include(const struct prom_sample *smp,
                           const struct prom_label *match, size_t n_match)
 {
     for (size_t i = 0; i < n_match; i++) {
-        const char *v = label_get(smp, match[i].name);
+        const char *v = prom_sample_label(smp, match[i].name);
         if (v == NULL || strcmp(v, match[i].value) != 0)
             return 0;
     }
@@ -785,7 +785,7 @@ int prom_scrape_histogram(const struct prom_scrape *s, const char *family,
         } else if (part == PROM_SUFFIX_COUNT) {
             out->total += smp->value;
         } else {
-            const char *le_text = label_get(smp, "le");
+            const char *le_text = prom_sample_label(smp, "le");
             double le;
             if (le_text == NULL ||
                 prom_parse_value(le_text, strlen(le_text), &le) != 0 ||

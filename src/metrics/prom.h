@@ -117,6 +117,9 @@ int prom_scrape_parse(const char *buf, size_t len, struct prom_scrape **out);
 /* Free a scrape and everything in it. NULL does nothing. */
 void prom_scrape_free(struct prom_scrape *s);
 
+/* The value of smp's label name, or NULL when it has none. */
+const char *prom_sample_label(const struct prom_sample *smp, const char *name);
+
 /* Find a sample named name (exact sample name, suffix included) whose
  * labels include every pair in match[0..n_match) (other labels may be
  * present; match may be NULL when n_match is 0). The search starts at

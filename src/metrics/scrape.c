@@ -321,11 +321,7 @@ int scrape_default_url(const char *base_url, char *buf, size_t len)
     buf[0] = '\0';
     if (!base_url)
         return LL_E_RANGE;
-    size_t n = strlen(base_url);
-    while (n > 0 && base_url[n - 1] == '/')
-        n--;
-    if (n >= 3 && memcmp(base_url + n - 3, "/v1", 3) == 0)
-        n -= 3;
+    size_t n = ll_url_root_len(base_url);
     if (n + sizeof "/metrics" > len)
         return LL_E_RANGE;
     memcpy(buf, base_url, n);

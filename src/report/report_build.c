@@ -41,6 +41,8 @@ struct built {
     char first_limit[128];  /* the first limit in a few words, for the knee's card */
     char tags_text[1024];   /* run.json's tags as "k=v k=v"; "" = none */
     char server_text[1024]; /* run.json's contract.server in one line; "" = none */
+    json_t *expect;         /* --expect's results for summary.json; NULL before expect_steps */
+    size_t expect_failed;   /* thresholds failed over the steps that count */
 };
 
 /* Append "k=v" for each scalar of o (sep between them) to buf at *at. */
@@ -108,6 +110,7 @@ static void built_free(struct built *b)
     free(b->text);
     free(b->probe_inflight);
     json_decref(b->run);
+    json_decref(b->expect);
     memset(b, 0, sizeof *b);
 }
 
@@ -303,9 +306,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
             p->cold_ttft_ns[2] = hist_max(c->ttft);
             p->cold_e2e_p99_ns = hist_percentile(c->e2e, 99.0);
         }
-        p->cold_cached_share = c->cached_reported && c->prompt_tokens
-                                   ? (double)c->cached_tokens / (double)c->prompt_tokens
-                                   : NAN;
+        p->cold_cached_share = stats_cached_share(c);
     }
     memset(r, 0, sizeof *r);
     json_t *cfg = json_object_get(b->run, "config");
@@ -480,6 +481,8 @@ static int write_tables(const char *dir, const struct built *b)
     }
     json_t *sum = sweep_summary_json(b->steps, b->n_steps, b->points, b->n_points, b->fd,
                                      &b->set, b->stop_reason, b->run);
+    if (b->set.expect.n) /* absent without --expect, as in files made before it */
+        json_object_set(sum, "expect", b->expect);
     snprintf(path, sizeof path, "%s/summary.json", dir);
     int rc = results_write_json_path_atomic(path, sum, err, sizeof err);
     json_decref(sum);
@@ -521,6 +524,71 @@ static int write_html(const char *dir, struct built *b)
     return rc != 0 ? -1 : 0;
 }
 
+/* A step's figures for --expect: those of its summary.json object. */
+static void step_figures(const struct sweep_step *s, struct expect_figures *fig)
+{
+    const struct stats *st = &s->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    const uint64_t *lat[EXPECT_NLAT] = {s->ttft_ns, s->tpot_ns, s->itl_ns, s->e2e_ns};
+    int any[EXPECT_NLAT] = {ok, hist_count(st->tpot) > 0, hist_count(st->itl_req) > 0, ok};
+    static const size_t at[3] = {0, 1, 3}; /* p50, p90, p99 in sweep_pcts */
+    for (size_t i = 0; i < EXPECT_NLAT; i++) {
+        for (size_t p = 0; p < 3; p++)
+            fig->lat_ns[i][p] = any[i] ? (double)lat[i][at[p]] : NAN;
+    }
+    fig->goodput = s->goodput_rps;
+    fig->attainment = s->attainment;
+    fig->achieved_rate = s->achieved_rps;
+    fig->output_tokens_per_s = s->output_tps;
+    fig->completed = (double)st->completed;
+    fig->failed = (double)stats_failed(st);
+    for (int k = 0; k < REC_KIND_COUNT; k++)
+        fig->by_kind[k] = (double)st->by_kind[k];
+}
+
+/* --expect on the steps that count (docs/sweep.md): each judged load step
+ * (not the recovery, not INVALID) at or under the SLO capacity; when no
+ * step met the SLO, the lowest such step. Each failed threshold is a line
+ * on stderr naming the step; b->expect gets the results for summary.json
+ * (null without --expect), b->expect_failed how many failed. */
+static void expect_steps(struct built *b)
+{
+    const struct expect_set *ex = &b->set.expect;
+    b->expect_failed = 0;
+    if (!ex->n) {
+        b->expect = json_null();
+        return;
+    }
+    const struct sweep_findings *fd = b->fd;
+    double lowest = INFINITY;
+    for (size_t i = 0; i < b->n_steps; i++) {
+        const struct sweep_step *s = &b->steps[i];
+        if (!s->f.recovery && !s->invalid && s->f.offered_rps < lowest)
+            lowest = s->f.offered_rps;
+    }
+    double upto = fd->capacity_found ? fd->capacity_rps : lowest;
+    json_t *arr = json_array();
+    for (size_t i = 0; i < b->n_steps; i++) {
+        const struct sweep_step *s = &b->steps[i];
+        if (s->f.recovery || s->invalid || s->f.offered_rps > upto * (1 + 1e-9))
+            continue;
+        struct expect_figures fig;
+        step_figures(s, &fig);
+        char where[96];
+        snprintf(where, sizeof where, "step %u (%.4g req/s)", (unsigned)s->f.index,
+                 s->f.offered_rps);
+        size_t failed = 0;
+        json_t *o = json_object();
+        json_object_set_new(o, "step", json_integer((json_int_t)s->f.index));
+        json_object_set_new(o, "repeat", json_integer((json_int_t)s->f.repeat));
+        json_object_set_new(o, "offered_rps", json_real(s->f.offered_rps));
+        json_object_set_new(o, "results", expect_eval(ex, &fig, stderr, where, &failed));
+        json_array_append_new(arr, o);
+        b->expect_failed += failed;
+    }
+    b->expect = arr;
+}
+
 /* The sweep's verdicts: LL_EXIT_FAIL when no step could be judged (every
  * one INVALID); else the --expect-capacity and --expect-slo checks
  * recorded in run.json: LL_EXIT_EXPECT with the reason on stderr when one
@@ -549,7 +617,7 @@ static int expect_checks(const struct built *b)
                   fd->next_fail_reason);
         return LL_EXIT_EXPECT;
     }
-    return LL_EXIT_OK;
+    return b->expect_failed ? LL_EXIT_EXPECT : LL_EXIT_OK;
 }
 
 int report_build_dir(const char *dir, FILE *out)
@@ -561,6 +629,9 @@ int report_build_dir(const char *dir, FILE *out)
     built_analyse(&b);
     if (out)
         built_print(&b, out);
+    if (out)
+        fflush(out);
+    expect_steps(&b);
     rc = LL_EXIT_RUNTIME;
     if (write_tables(dir, &b) != 0 || write_html(dir, &b) != 0)
         goto out;

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/rng.h"
+
 #include "util/dlist.h"
 #include "util/util.h"
 
@@ -114,19 +116,10 @@ struct engine {
 
 /* ---- small helpers ---------------------------------------------------- */
 
-/* splitmix64: a tiny, good-enough seeded generator for the length draws. */
-static uint64_t draw_bits(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in (0, 1]: 53 random bits, never 0 (safe for log). */
 static double draw_unit(uint64_t *s)
 {
-    return ((double)(draw_bits(s) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+    return ((double)(rng_splitmix64(s) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
 }
 
 /* One standard normal by Box-Muller; always consumes two draws. */

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/rng.h"
+
 #include "util/util.h"
 
 static const char *const kind_names[FAULT_KIND_COUNT] = {
@@ -60,18 +62,9 @@ int faults_add_spec(struct faults *f, const char *spec, char *err, size_t errlen
     return 0;
 }
 
-/* splitmix64: small, fast, and good enough for fault draws. */
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 enum fault_kind faults_draw(struct faults *f)
 {
-    double u = (double)(next_u64(&f->rng_state) >> 11) * 0x1.0p-53;
+    double u = (double)(rng_splitmix64(&f->rng_state) >> 11) * 0x1.0p-53;
     double acc = 0;
     enum fault_kind got = FAULT_NONE;
     for (int k = 1; k < FAULT_KIND_COUNT; k++) {

@@ -43,16 +43,6 @@ void http_parser_init(struct http_parser *p, const struct http_limits *lim)
 
 void http_parser_reset(struct http_parser *p)
 {
-    p->state = ST_HEAD;
-    p->error_status = 0;
-    p->head_len = 0;
-    p->head_scan = 0;
-    p->body_len = 0;
-    p->remaining_bytes = 0;
-    p->chunk_line_len = 0;
-    p->trailer_bytes = 0;
-    p->trailer_line_empty = 1;
-    memset(&p->req, 0, sizeof(p->req));
     /* A keep-alive connection must not hold its largest request forever:
      * buffers past HTTP_KEEP_BUF_BYTES go back and regrow on demand. */
     if (p->head_cap > HTTP_KEEP_BUF_BYTES) {
@@ -65,6 +55,17 @@ void http_parser_reset(struct http_parser *p)
         p->body = NULL;
         p->body_cap = 0;
     }
+    /* Named here is what outlives a request: the limits and the buffers.
+     * Everything else starts from zero, a field added later included. */
+    *p = (struct http_parser){
+        .lim = p->lim,
+        .state = ST_HEAD,
+        .head = p->head,
+        .head_cap = p->head_cap,
+        .body = p->body,
+        .body_cap = p->body_cap,
+        .trailer_line_empty = 1,
+    };
 }
 
 void http_parser_free(struct http_parser *p)

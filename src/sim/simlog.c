@@ -32,53 +32,56 @@ struct simlog *simlog_open(const char *path, char *err, size_t errlen)
     return l;
 }
 
-static void put_time(struct http_buf *b, const char *key, uint64_t t)
+/* key (its JSON text: a comma or brace, the quoted name and a colon),
+ * then the value. */
+static void put_u64(struct http_buf *b, const char *key, uint64_t v)
 {
     http_buf_puts(b, key);
-    if (t == SIMLOG_NO_TIME)
+    http_buf_u64(b, v);
+}
+
+static void put_time(struct http_buf *b, const char *key, uint64_t t)
+{
+    if (t == SIMLOG_NO_TIME) {
+        http_buf_puts(b, key);
         http_buf_puts(b, "null");
-    else
-        http_buf_u64(b, t);
+    } else {
+        put_u64(b, key, t);
+    }
+}
+
+/* s as a JSON string, null when NULL. */
+static void put_str(struct http_buf *b, const char *key, const char *s)
+{
+    http_buf_puts(b, key);
+    if (!s) {
+        http_buf_puts(b, "null");
+        return;
+    }
+    http_buf_puts(b, "\"");
+    http_buf_json_escape(b, s, strlen(s));
+    http_buf_puts(b, "\"");
 }
 
 void simlog_write(struct simlog *l, const struct simlog_entry *e)
 {
     struct http_buf *b = &l->buf;
-    http_buf_puts(b, "{\"id\":\"");
-    http_buf_json_escape(b, e->id, strlen(e->id));
-    http_buf_puts(b, "\",\"path\":\"");
-    http_buf_json_escape(b, e->path, strlen(e->path));
-    http_buf_puts(b, "\",\"status\":");
-    http_buf_u64(b, (uint64_t)(e->status < 0 ? 0 : e->status));
+    put_str(b, "{\"id\":", e->id);
+    put_str(b, ",\"path\":", e->path);
+    put_u64(b, ",\"status\":", (uint64_t)(e->status < 0 ? 0 : e->status));
     put_time(b, ",\"arrival_ns\":", e->arrival_ns);
     put_time(b, ",\"first_token_ns\":", e->first_token_ns);
     put_time(b, ",\"last_token_ns\":", e->last_token_ns);
     put_time(b, ",\"end_ns\":", e->end_ns);
-    http_buf_puts(b, ",\"prompt_tokens\":");
-    http_buf_u64(b, e->prompt_tokens);
-    http_buf_puts(b, ",\"cached_tokens\":");
-    http_buf_u64(b, e->cached_tokens);
-    http_buf_puts(b, ",\"max_tokens\":");
-    http_buf_u64(b, e->max_tokens);
-    http_buf_puts(b, ",\"output_tokens\":");
-    http_buf_u64(b, e->output_tokens);
-    if (e->finish_reason) {
-        http_buf_puts(b, ",\"finish_reason\":\"");
-        http_buf_json_escape(b, e->finish_reason, strlen(e->finish_reason));
-        http_buf_puts(b, "\"");
-    } else {
-        http_buf_puts(b, ",\"finish_reason\":null");
-    }
-    if (e->fault) {
-        http_buf_puts(b, ",\"fault\":\"");
-        http_buf_json_escape(b, e->fault, strlen(e->fault));
-        http_buf_puts(b, "\"");
-    }
-    if (e->error) {
-        http_buf_puts(b, ",\"error\":\"");
-        http_buf_json_escape(b, e->error, strlen(e->error));
-        http_buf_puts(b, "\"");
-    }
+    put_u64(b, ",\"prompt_tokens\":", e->prompt_tokens);
+    put_u64(b, ",\"cached_tokens\":", e->cached_tokens);
+    put_u64(b, ",\"max_tokens\":", e->max_tokens);
+    put_u64(b, ",\"output_tokens\":", e->output_tokens);
+    put_str(b, ",\"finish_reason\":", e->finish_reason);
+    if (e->fault)
+        put_str(b, ",\"fault\":", e->fault);
+    if (e->error)
+        put_str(b, ",\"error\":", e->error);
     http_buf_puts(b, "}\n");
     if (http_buf_pending(b) >= SIMLOG_FLUSH_BYTES)
         simlog_flush(l);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "measure/expect.h"
 #include "measure/hist.h"
 #include "measure/record.h"
 #include "measure/slo.h"
@@ -88,8 +89,10 @@ struct sweep_settings {
     double forecast_rps;         /* req/s forecast peak; 0 = none */
     double cost_per_hour;        /* price of one replica per hour; 0 = none */
     uint32_t replicas;           /* replicas behind the URL (>= 1) */
-    double expect_capacity_rps;  /* exit 1 when the SLO capacity is below it; 0 = none */
-    int expect_slo;              /* exit 1 when any step (not the recovery) misses the SLO */
+    double expect_capacity_rps;  /* exit 7 when the SLO capacity is below it; 0 = none */
+    int expect_slo;              /* exit 7 when any step (not the recovery) misses the SLO */
+    struct expect_set expect;    /* --expect: exit 7 when a step that counts fails one
+                                  * (docs/sweep.md); n = 0: none */
     int auto_rates;              /* 1: --rates auto (the plateau and range stops apply) */
     double estimate_rps;         /* auto: the probe's capacity estimate; 0 = none */
     double lateness_tolerance;   /* the self-check's tolerance (measure/verdict.h); 0 = default */

@@ -185,6 +185,16 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
     return o;
 }
 
+json_t *sweep_step_line_json(const struct sweep_step *s)
+{
+    json_t *o = sweep_facts_json(&s->f);
+    jset(o, "hold_factor", isfinite(s->hold_factor) ? json_real(s->hold_factor) : json_null());
+    jset(o, "short", json_boolean(s->short_hold));
+    if (s->f.cold_start)
+        jset(o, "cold", summary_cold_json(&s->cold, s->f.cold_start));
+    return o;
+}
+
 /* steps.jsonl's "classes" into s (no classes when absent or empty). */
 static int class_facts_from_json(json_t *arr, struct sweep_step *s, char *err, size_t errlen)
 {
@@ -317,6 +327,10 @@ json_t *sweep_settings_json(const struct sweep_settings *set)
     jset(o, "replicas", ju64(set->replicas));
     jset(o, "expect_capacity_rps", json_real(set->expect_capacity_rps));
     jset(o, "expect_slo", json_boolean(set->expect_slo));
+    char spec[EXPECT_MAX * 100];
+    expect_format(&set->expect, spec, sizeof spec);
+    if (set->expect.n) /* absent without --expect, as in files made before it */
+        jset(o, "expect", json_string(spec));
     jset(o, "auto_rates", json_boolean(set->auto_rates));
     jset(o, "estimate_rps", json_real(set->estimate_rps));
     jset(o, "lateness_tolerance", json_real(set->lateness_tolerance));
@@ -357,6 +371,10 @@ void sweep_settings_from_json(json_t *o, struct sweep_settings *set)
         set->replicas = (uint32_t)json_integer_value(v);
     num_from(o, "expect_capacity_rps", &set->expect_capacity_rps);
     set->expect_slo = json_is_true(json_object_get(o, "expect_slo"));
+    const char *ex = json_string_value(json_object_get(o, "expect"));
+    char exerr[256];
+    if (ex && expect_parse(ex, &set->expect, exerr, sizeof exerr) != 0)
+        set->expect.n = 0;
     set->auto_rates = json_is_true(json_object_get(o, "auto_rates"));
     num_from(o, "lateness_tolerance", &set->lateness_tolerance);
     num_from(o, "estimate_rps", &set->estimate_rps);

@@ -20,6 +20,12 @@ json_t *sweep_server_json(const struct sweep_step *s);
 /* The steps.jsonl line of f (an object; caller owns it). */
 json_t *sweep_facts_json(const struct sweep_facts *f);
 
+/* The steps.jsonl line of a finished step (sweep_step_finish): its facts,
+ * then for whoever reads steps.jsonl alone the hold rule's verdict
+ * ("hold_factor", "short") and the cold start's figures ("cold"), which
+ * `llmload report` derives again from the records. Caller owns it. */
+json_t *sweep_step_line_json(const struct sweep_step *s);
+
 /* Read a steps.jsonl object into s->f (s initialised). Returns 0, or
  * LL_E_INVAL with a reason in err. */
 int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen);

@@ -4,24 +4,6 @@
 
 #include <math.h>
 
-/* splitmix64: advances *x by the golden-ratio increment and returns a
- * well-mixed 64-bit function of it. Used only for seeding. */
-static uint64_t splitmix64_next(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* A bijective mix of one word (splitmix64's finaliser). */
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static uint64_t rotl(uint64_t x, int k)
 {
     return (x << k) | (x >> (64 - k));
@@ -33,9 +15,9 @@ void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
      * stream: two streams of one seed never start splitmix64 at the same
      * point. Then four splitmix64 outputs fill the state, as the xoshiro
      * authors recommend. */
-    uint64_t x = mix64(mix64(seed ^ 0x6a09e667f3bcc909ULL) ^ stream);
+    uint64_t x = rng_mix64(rng_mix64(seed ^ 0x6a09e667f3bcc909ULL) ^ stream);
     for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64_next(&x);
+        r->s[i] = rng_splitmix64(&x);
     if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0)
         r->s[0] = 1; /* the one state xoshiro cannot leave */
 }

@@ -21,6 +21,23 @@ struct rng {
     uint64_t s[4];
 };
 
+/* splitmix64's finaliser: a bijective, well-mixed function of one word,
+ * for hashing a key into bits. */
+static inline uint64_t rng_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* splitmix64: advances *x by the golden-ratio increment and returns
+ * rng_mix64 of it. A one-word generator, good enough for seeding and for
+ * the sim's own draws; rng_next for anything a measurement rests on. */
+static inline uint64_t rng_splitmix64(uint64_t *x)
+{
+    return rng_mix64(*x += 0x9e3779b97f4a7c15ULL);
+}
+
 /* Seed r from (seed, stream). Every pair gives a different, reproducible
  * sequence; for a fixed seed, distinct streams never share a starting state.
  * Any values are valid, 0 included. Cost: a few multiplications (cheap

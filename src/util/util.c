@@ -270,6 +270,16 @@ int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
     return 0;
 }
 
+size_t ll_url_root_len(const char *base_url)
+{
+    size_t n = strlen(base_url);
+    while (n > 0 && base_url[n - 1] == '/')
+        n--;
+    if (n >= 3 && memcmp(base_url + n - 3, "/v1", 3) == 0)
+        n -= 3;
+    return n;
+}
+
 char *ll_fmt_duration(uint64_t ns, char *buf, size_t len)
 {
     if (ns < 10 * LL_NS_PER_US)

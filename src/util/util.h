@@ -107,6 +107,11 @@ int ll_parse_http_date(const char *s, size_t n, int64_t now_s, int64_t *epoch_s)
  * buf (at least 16 bytes) and returns buf. */
 char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);
 
+/* How much of an API base URL is the server's root, where its engine
+ * endpoints (/metrics, /tokenize, /props) live: base_url's length without
+ * trailing slashes and then a trailing "/v1". */
+size_t ll_url_root_len(const char *base_url);
+
 /* Start fn(arg) on a new thread *th with every signal blocked in it, so that
  * SIGINT and SIGTERM reach only the thread that waits for them (the
  * driver's sigtimedwait). The caller's mask is as it was on return.
@@ -131,5 +136,8 @@ void ll_usage_fail(const char *fmt, ...)
 #define LL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define LL_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LL_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* A macro's value as a string literal: LL_STR(10) is "10". */
+#define LL_STR_(x) #x
+#define LL_STR(x) LL_STR_(x)
 
 #endif

@@ -30,17 +30,14 @@ static void derr_at(struct dparse *p, const char *at, const char *field,
 static void derr_at(struct dparse *p, const char *at, const char *field,
                     const char *fmt, ...)
 {
-    char msg[400];
     unsigned long line, col;
     va_list ap;
     if (!p->err || p->errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
+        return; /* no need to find the line */
     jsonfile_line_col(p->text, (size_t)(at - p->text), &line, &col);
-    snprintf(p->err, p->errlen, "%s:%lu:%lu: %s%s%s", p->name, line, col,
-             field ? field : "", field ? ": " : "", msg);
+    va_start(ap, fmt);
+    jsonfile_verrf(p->err, p->errlen, p->name, line, col, field, fmt, ap);
+    va_end(ap);
 }
 
 static int is_space(unsigned char c)

@@ -173,6 +173,17 @@ void jsonfile_line_col(const char *text, size_t off, unsigned long *line,
     *col = (unsigned long)(off - start) + 1;
 }
 
+void jsonfile_verrf(char *err, size_t errlen, const char *name, unsigned long line,
+                    unsigned long col, const char *field, const char *fmt, va_list ap)
+{
+    char msg[400];
+    if (!err || errlen == 0)
+        return;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    snprintf(err, errlen, "%s:%lu:%lu: %s%s%s", name, line, col, field ? field : "",
+             field ? ": " : "", msg);
+}
+
 /* jansson's message may quote raw input (newlines, any bytes): keep it
  * one printable ASCII line. */
 void jsonfile_clean_text(const char *in, char *out, size_t outlen)

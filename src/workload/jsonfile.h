@@ -6,6 +6,7 @@
 #ifndef LL_JSONFILE_H
 #define LL_JSONFILE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct jscan_value;
@@ -74,6 +75,13 @@ char *jsonfile_quote(const char *s, size_t len, char *out, size_t outlen);
 /* The 1-based line and byte column of offset off in text. */
 void jsonfile_line_col(const char *text, size_t off, unsigned long *line,
                      unsigned long *col);
+
+/* The one shape of a loader's error, "NAME:LINE:COL: FIELD: MESSAGE"
+ * ("FIELD: " left out when field is NULL), the message from fmt and ap,
+ * into err (errlen bytes). Writes nothing when err is NULL or errlen 0. */
+void jsonfile_verrf(char *err, size_t errlen, const char *name, unsigned long line,
+                    unsigned long col, const char *field, const char *fmt, va_list ap)
+    __attribute__((format(printf, 7, 0)));
 
 /* Copy the string in into out (outlen >= 1), each control or non-ASCII
  * byte as '?', cut to fit: one printable line for an error message. */

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "util/rng.h"
+
 #define FNV_OFFSET 14695981039346656037ULL
 #define FNV_PRIME  1099511628211ULL
 #define TOKEN_PIECE_BYTES 4
@@ -277,17 +279,9 @@ uint32_t tokenizer_block_hashes_ids(const uint32_t *ids, size_t n, uint32_t bloc
     return written;
 }
 
-/* splitmix64's output function: a well-mixed 64-bit value from any input. */
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 size_t tokenizer_output_token(uint64_t req_seed, uint32_t index, char *buf, size_t len)
 {
-    uint64_t r = mix64(req_seed ^ mix64((uint64_t)index + 0x9e3779b97f4a7c15ULL));
+    uint64_t r = rng_mix64(req_seed ^ rng_mix64((uint64_t)index + 0x9e3779b97f4a7c15ULL));
     size_t letters = 1 + (size_t)(r & 3);
     size_t n = 1 + letters;
 

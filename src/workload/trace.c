@@ -54,16 +54,11 @@ static void terr(struct tparse *p, const struct jscan_value *at,
 static void terr(struct tparse *p, const struct jscan_value *at,
                  const char *field, const char *fmt, ...)
 {
-    char msg[400];
-    va_list ap;
-    if (!p->err || p->errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
     unsigned long col = at && at->ptr ? (unsigned long)(at->ptr - p->ls) + 1 : 1;
-    snprintf(p->err, p->errlen, "%s:%lu:%lu: %s%s%s", p->name, p->line, col,
-             field ? field : "", field ? ": " : "", msg);
+    va_list ap;
+    va_start(ap, fmt);
+    jsonfile_verrf(p->err, p->errlen, p->name, p->line, col, field, fmt, ap);
+    va_end(ap);
 }
 
 /* Report v, the value of field, as not expect ("expected EXPECT, got

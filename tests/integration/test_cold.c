@@ -258,6 +258,9 @@ static void test_cold_errors(void **state)
     HARNESS_EXPECT_USAGES(
         {{"run", "--url", "http://127.0.0.1:9/v1", "--rate", "1", "--cold-start", "0"},
          "--cold-start"},
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--rate", "1", "--requests", "4", "--cold-start",
+          "4"},
+         "--cold-start: 4 is not below --requests 4: no request would be warm"},
         {{"sweep", "--url", "http://127.0.0.1:9/v1", "--cold-restart", "true"},
          "--cold-restart: needs --cold-start"},
         {{"sweep", "--url", "http://127.0.0.1:9/v1", "--cold-start", "1", "--cold-restart-timeout",

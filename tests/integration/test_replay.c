@@ -352,7 +352,8 @@ static int64_t salted_replay(const char *path, const char *salt, int64_t *cached
 }
 
 /* The salt in a replay: 8 lines share a 64-token prefix (synthetic, 128
- * tokens each), 150 ms apart so each is computed before the next; a ninth
+ * tokens each), 300 ms apart so each is computed before the next (the
+ * sim prefills one in about 20 ms: the margin is for a loaded box); a ninth
  * brings its own 80-word text. Twice with the default salt against one
  * sim: each time the group's first line misses and the rest find its 64
  * tokens, so the second replay found nothing of the first's synthetic
@@ -372,9 +373,9 @@ static void test_replay_salt(void **state)
         at += (size_t)snprintf(trace + at, sizeof trace - at,
                                "{\"sched_ns\":%d,\"prompt_tokens\":128,\"max_tokens\":2,"
                                "\"prefix_id\":3,\"prefix_tokens\":64}\n",
-                               i * 150000000);
+                               i * 300000000);
     at += (size_t)snprintf(trace + at, sizeof trace - at,
-                           "{\"sched_ns\":1200000000,\"max_tokens\":2,\"prompt\":\"");
+                           "{\"sched_ns\":2400000000,\"max_tokens\":2,\"prompt\":\"");
     for (int w = 0; w < 80; w++)
         at += (size_t)snprintf(trace + at, sizeof trace - at, "%sw%03d", w ? " " : "", w);
     snprintf(trace + at, sizeof trace - at, "\"}\n");

@@ -335,6 +335,12 @@ static void agreement_run(struct agreement *ag, const char *api)
     assert_int_equal(n, req_count(m.sum, "scheduled"));
     assert_int_equal(n, json_array_size(m.log));
     assert_true(n >= 120); /* 200 expected; 120 is over 5 sigma below */
+    /* run.json names the variable the key was read from, per API. */
+    json_t *run = harness_json_load(rdir, "run.json");
+    assert_string_equal(harness_sval(json_object_get(run, "config"), "api_key_env"),
+                        strcmp(api, "anthropic-messages") == 0 ? "ANTHROPIC_API_KEY"
+                                                               : "OPENAI_API_KEY");
+    json_decref(run);
 
     char *used = calloc(n, 1);
     double *add_ttft = calloc(n, sizeof(double)), *add_e2e = calloc(n, sizeof(double));

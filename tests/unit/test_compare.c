@@ -38,6 +38,13 @@ static void test_percentile_nearest_rank(void **state)
     assert_true(cmp_percentile_sorted(v, 10, 99) == 10);
     assert_true(cmp_percentile_sorted(v, 10, 0.1) == 1);
     assert_true(cmp_percentile_sorted(v, 1, 99) == 1);
+    /* The project's one rank (hist_percentile_rank): 7% of 100 is
+     * 7.000000000000001 in floating point, rank 7, not 8. */
+    double w[100];
+    for (int i = 0; i < 100; i++)
+        w[i] = i + 1;
+    assert_true(cmp_percentile_sorted(w, 100, 7) == 7);
+    assert_true(cmp_percentile_sorted(w, 100, 14) == 14);
 }
 
 static const double ps[] = {50, 90, 99};
@@ -88,9 +95,12 @@ static void test_bootstrap_same_distribution(void **state)
     assert_true(miss <= 6);
 }
 
-/* 10,000 values a side, 2,000 resamples, three percentiles: well under a
- * second (the figure is printed; the bound is loose for a loaded box). */
-static void test_bootstrap_fast(void **state)
+/* 10,000 values a side, 2,000 resamples, three percentiles: the time is
+ * printed, not bounded (this runs under valgrind and ASan, on shared
+ * machines); what is asserted is that so many values give a tight
+ * interval around the estimate at p50 and p90 (two draws of one
+ * distribution: the p50's sampling spread is about 1.5% a side). */
+static void test_bootstrap_large(void **state)
 {
     (void)state;
     size_t n = 10000;
@@ -102,7 +112,12 @@ static void test_bootstrap_fast(void **state)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     print_message("bootstrap 2x10000 values, 2000 resamples: %.3f s\n", s);
-    assert_true(s < 5.0);
+    for (int i = 0; i < 2; i++) {
+        assert_true(d[i].ok && !d[i].too_few);
+        assert_true(d[i].lo <= d[i].diff && d[i].diff <= d[i].hi);
+        assert_true(d[i].hi - d[i].lo < 0.08);
+        assert_true(d[i].hi - d[i].lo > 0.005);
+    }
     free(b);
     free(c);
 }
@@ -282,7 +297,7 @@ int main(void)
         cmocka_unit_test(test_percentile_nearest_rank),
         cmocka_unit_test(test_bootstrap_covers_shift),
         cmocka_unit_test(test_bootstrap_same_distribution),
-        cmocka_unit_test(test_bootstrap_fast),
+        cmocka_unit_test(test_bootstrap_large),
         cmocka_unit_test(test_bootstrap_empty_side),
         cmocka_unit_test(test_pct_enough),
         cmocka_unit_test(test_min_effect),

@@ -99,6 +99,28 @@ static void assert_token_times(const struct log *l, uintptr_t tag, const uint64_
     assert_int_equal(find_ev(l, tag, ENGINE_EV_DONE, 0)->output_tokens, n);
 }
 
+/* A request of a schedule checked whole: its prompt and output lengths
+ * (ignore_eos, so it emits all max_tokens) and its token times. */
+struct timed_req {
+    uint32_t prompt, max_tokens;
+    uint64_t want[4]; /* the first max_tokens of them */
+};
+
+/* Submit r[0..n) to e at time 0 (tags 1, 2, ...), run until nothing is
+ * left, check each request's token times (assert_token_times), free e. */
+static void assert_schedule(struct engine *e, const struct timed_req *r, size_t n)
+{
+    struct log l = {.n = 0};
+    for (size_t i = 0; i < n; i++) {
+        assert_true(r[i].max_tokens <= LL_ARRAY_LEN(r[i].want));
+        submit(e, 0, r[i].prompt, r[i].max_tokens, NULL, 0, i + 1);
+    }
+    engine_advance(e, UINT64_MAX - 1, log_cb, &l);
+    for (size_t i = 0; i < n; i++)
+        assert_token_times(&l, i + 1, r[i].want, r[i].max_tokens);
+    engine_free(e);
+}
+
 static void test_config_check(void **state)
 {
     (void)state;
@@ -200,32 +222,23 @@ static void test_chunked_prefill(void **state)
 {
     (void)state;
     struct engine_config c = base_cfg();
-    struct engine *e;
-    struct log l = {.n = 0};
-
     c.prefill_chunk_tokens = 64;
-    e = engine_new(&c);
-    submit(e, 0, 10, 3, NULL, 0, 1);
-    submit(e, 0, 150, 2, NULL, 0, 2);
+
     /* step 1 [0, 1640): prefill 10 + 54;
      * step 2 [1640, 3380): 1 decoding + prefill 64;
      * step 3 [3380, 4800): 1 decoding + prefill 32 (B's first token);
      * step 4 [4800, 5900): B decoding. */
-    engine_advance(e, UINT64_MAX - 1, log_cb, &l);
-    const uint64_t want1[] = {1640, 3380, 4800};
-    const uint64_t want2[] = {4800, 5900};
-    assert_token_times(&l, 1, want1, 3);
-    assert_token_times(&l, 2, want2, 2);
-    engine_free(e);
+    const struct timed_req shared[] = {
+        {10, 3, {1640, 3380, 4800}},
+        {150, 2, {4800, 5900}},
+    };
+    assert_schedule(engine_new(&c), shared, LL_ARRAY_LEN(shared));
 
     /* Alone: 64 + 64 + 22 prompt tokens, then one decode step. */
-    l.n = 0;
-    e = engine_new(&c);
-    submit(e, 0, 150, 2, NULL, 0, 3);
-    engine_advance(e, UINT64_MAX - 1, log_cb, &l);
-    const uint64_t want3[] = {1640 + 1640 + 1220, 1640 + 1640 + 1220 + 1100};
-    assert_token_times(&l, 3, want3, 2);
-    engine_free(e);
+    const struct timed_req alone[] = {
+        {150, 2, {1640 + 1640 + 1220, 1640 + 1640 + 1220 + 1100}},
+    };
+    assert_schedule(engine_new(&c), alone, 1);
 }
 
 /* Four blocks of KV: the second request fits only when the first is done. */
@@ -485,27 +498,19 @@ static void test_stall(void **state)
     struct log l = {.n = 0};
 
     /* A step in progress at from_ns ends late by the window's length. */
+    const struct timed_req in_step[] = {{100, 3, {2000, 3100 + 2500, 3100 + 2500 + 1100}}};
     e = engine_new(&c);
     engine_set_stall(e, 2500, 5000);
-    submit(e, 0, 100, 3, NULL, 0, 1);
-    engine_advance(e, UINT64_MAX - 1, log_cb, &l);
-    const uint64_t want1[] = {2000, 3100 + 2500, 3100 + 2500 + 1100};
-    assert_token_times(&l, 1, want1, 3);
-    engine_free(e);
+    assert_schedule(e, in_step, 1);
 
     /* A step due to start inside the window starts at its end. */
-    l.n = 0;
+    const struct timed_req at_start[] = {{100, 3, {2000, 4000 + 1100, 4000 + 2200}}};
     e = engine_new(&c);
     engine_set_stall(e, 2000, 4000);
-    submit(e, 0, 100, 3, NULL, 0, 2);
-    engine_advance(e, UINT64_MAX - 1, log_cb, &l);
-    const uint64_t want2[] = {2000, 4000 + 1100, 4000 + 2200};
-    assert_token_times(&l, 2, want2, 3);
-    engine_free(e);
+    assert_schedule(e, at_start, 1);
 
     /* Set while a step is planned: that step moves. A request arriving in
      * the window waits for its end. */
-    l.n = 0;
     e = engine_new(&c);
     submit(e, 0, 100, 1, NULL, 0, 3);
     assert_int_equal(engine_next_ns(e), 2000);

@@ -390,6 +390,30 @@ static void test_derived(void **state)
     assert_true(record_e2e_ns(&r) == LL_NO_TIME);
     r.first_ns = 60000;
     assert_true(record_tpot_ns(&r) == LL_NO_TIME);
+    assert_true(record_itl_req_ns(&r) == LL_NO_TIME);
+}
+
+/* ITL per request: the mean gap between output events, whatever the
+ * token count (events carry several tokens: TPOT differs). */
+static void test_itl_req(void **state)
+{
+    (void)state;
+    struct record r;
+    record_init(&r, 0);
+    assert_true(record_itl_req_ns(&r) == LL_NO_TIME);
+    r.sched_ns = 0;
+    r.first_ns = 10000;
+    r.last_ns = 50000;
+    r.output_tokens = 9;
+    r.events = 1;
+    assert_true(record_itl_req_ns(&r) == LL_NO_TIME);
+    r.events = 5;
+    assert_int_equal(record_itl_req_ns(&r), 10000); /* 40000 / 4 gaps */
+    assert_int_equal(record_tpot_ns(&r), 5000);     /* 40000 / 8 tokens */
+    r.events = 4;
+    assert_int_equal(record_itl_req_ns(&r), 13333);
+    r.last_ns = LL_NO_TIME;
+    assert_true(record_itl_req_ns(&r) == LL_NO_TIME);
 }
 
 /* ---- the hand-rolled formatter against printf ------------------------------ */
@@ -790,6 +814,6 @@ TEST_MAIN(cmocka_unit_test(test_kind_names), cmocka_unit_test(test_init),
           cmocka_unit_test(test_jsonl_full), cmocka_unit_test(test_cold_start_rule),
           cmocka_unit_test(test_jsonl_nulls), cmocka_unit_test(test_jsonl_escaping),
           cmocka_unit_test(test_jsonl_write_error), cmocka_unit_test(test_derived),
-          cmocka_unit_test(test_jsonl_matches_printf), cmocka_unit_test(test_read_back_full),
-          cmocka_unit_test(test_read_back_absent), cmocka_unit_test(test_read_bad_lines),
-          cmocka_unit_test(test_read_file))
+          cmocka_unit_test(test_itl_req), cmocka_unit_test(test_jsonl_matches_printf),
+          cmocka_unit_test(test_read_back_full), cmocka_unit_test(test_read_back_absent),
+          cmocka_unit_test(test_read_bad_lines), cmocka_unit_test(test_read_file))

@@ -5,10 +5,11 @@
  * there for why). */
 #include "test.h"
 
-#include <stdio.h>
-#include <string.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "cli/runopts.h"
@@ -58,6 +59,12 @@ static void test_value_errors(void **state)
                  "--duration: expected a duration (e.g. 500ms, 30s, 2m), got \"abc\"");
     assert_int_equal(runopts_duration("--duration", "2m", &n, err, sizeof err), 0);
     assert_int_equal(n, 120 * LL_NS_PER_SEC);
+    ASSERT_USAGE(runopts_duration_pos("--pace", "0s", &n, err, sizeof err), err,
+                 "--pace: must be more than 0");
+    ASSERT_USAGE(runopts_duration_pos("--pace", "x", &n, err, sizeof err), err,
+                 "--pace: expected a duration (e.g. 500ms, 30s, 2m), got \"x\"");
+    assert_int_equal(runopts_duration_pos("--pace", "250ms", &n, err, sizeof err), 0);
+    assert_int_equal(n, 250 * LL_NS_PER_MS);
 
     assert_int_equal(runopts_dist("--think", "uniform:5", DIST_UNIT_DURATION_NS, 1, &d, err,
                                   sizeof err), LL_E_INVAL);
@@ -447,7 +454,27 @@ static void test_fd_table_grown_up_front(void **state)
 }
 
 /* clang-format off */
-TEST_MAIN(cmocka_unit_test(test_value_errors),
+/* "2" and "2%" are the same fraction; the bounds are (lo, hi]. */
+static void test_percent(void **state)
+{
+    (void)state;
+    char err[256];
+    double x = -1;
+    assert_int_equal(runopts_percent("--p", "2", 0, 100, &x, err, sizeof err), 0);
+    assert_true(fabs(x - 0.02) < 1e-12);
+    assert_int_equal(runopts_percent("--p", "99.5%", 0, 100, &x, err, sizeof err), 0);
+    assert_true(fabs(x - 0.995) < 1e-12);
+    assert_int_equal(runopts_percent("--p", "0%", -1e-9, 100, &x, err, sizeof err), 0);
+    assert_true(x == 0);
+    static const char *const bad[] = {"0", "100.1", "%", "", "2%%", "x%", "2 %", "1e400"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
+        assert_int_equal(runopts_percent("--p", bad[i], 0, 100, &x, err, sizeof err),
+                         LL_E_INVAL);
+        assert_non_null(strstr(err, "--p: expected a percentage above 0 and at most 100"));
+    }
+}
+
+TEST_MAIN(cmocka_unit_test(test_value_errors), cmocka_unit_test(test_percent),
           cmocka_unit_test(test_prompt_id_range),
           cmocka_unit_test(test_vocab_check),
           cmocka_unit_test(test_url_errors),

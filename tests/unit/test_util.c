@@ -239,8 +239,28 @@ static void test_shell_run(void **state)
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_shell_run),
-          cmocka_unit_test(test_grow), cmocka_unit_test(test_parse_duration),
-          cmocka_unit_test(test_parse_count), cmocka_unit_test(test_parse_u64),
-          cmocka_unit_test(test_http_list_has), cmocka_unit_test(test_fmt_u64),
-          cmocka_unit_test(test_http_date))
+/* The server root of an API base: trailing slashes, then one "/v1" off. */
+static void test_url_root_len(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *base, *root;
+    } cases[] = {
+        {"http://h:1/v1", "http://h:1"},
+        {"http://h:1/v1//", "http://h:1"},
+        {"http://h:1/", "http://h:1"},
+        {"http://h:1/api/v1", "http://h:1/api"},
+        {"http://h:1/xv1", "http://h:1/xv1"},
+        {"http://h:1/v1/v2", "http://h:1/v1/v2"},
+        {"/v1", ""},
+        {"", ""},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++)
+        assert_int_equal(ll_url_root_len(cases[i].base), strlen(cases[i].root));
+}
+
+TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_url_root_len),
+          cmocka_unit_test(test_shell_run), cmocka_unit_test(test_grow),
+          cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
+          cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
+          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))

@@ -1,0 +1,148 @@
+/* test_expect.c: --expect (measure/expect.c): the parser's items, units
+ * and errors, and the check of a summary's figures against each bound. */
+#include "test.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "measure/expect.h"
+
+static void test_parse(void **state)
+{
+    (void)state;
+    struct expect_set s;
+    char err[512];
+    assert_int_equal(expect_parse("ttft_p99<500ms,error_rate<1%,goodput>=20/s,itl_p50<=1.5s,"
+                                  "error_rate_http_5xx<=0.5%,achieved_rate>9.5/s,tpot_p90<800us",
+                                  &s, err, sizeof err),
+                     0);
+    assert_int_equal(s.n, 7);
+    assert_string_equal(s.item[0].metric, "ttft_p99");
+    assert_int_equal(s.item[0].op, EXPECT_LT);
+    assert_int_equal(s.item[0].unit, EXPECT_NS);
+    assert_true(s.item[0].bound == 500e6);
+    assert_int_equal(s.item[1].unit, EXPECT_SHARE);
+    assert_true(fabs(s.item[1].bound - 0.01) < 1e-12);
+    assert_int_equal(s.item[2].op, EXPECT_GE);
+    assert_int_equal(s.item[2].unit, EXPECT_RATE);
+    assert_true(s.item[2].bound == 20);
+    assert_int_equal(s.item[3].op, EXPECT_LE);
+    assert_true(s.item[3].bound == 1.5e9);
+    assert_string_equal(s.item[4].metric, "error_rate_http_5xx");
+    assert_int_equal(s.item[5].op, EXPECT_GT);
+    assert_true(s.item[6].bound == 800e3);
+    assert_string_equal(s.item[0].text, "ttft_p99<500ms");
+    assert_non_null(expect_needs_slo(&s));
+    assert_int_equal(expect_parse("ttft_p50<1s", &s, err, sizeof err), 0);
+    assert_null(expect_needs_slo(&s));
+
+    /* Each bad item: one line that names --expect and the item. */
+    static const struct {
+        const char *spec, *needle;
+    } bad[] = {
+        {"", "--expect: empty"},
+        {"ttft_p99", "\"ttft_p99\" is not METRIC OP VALUE"},
+        {"ttft_p99<500", "\"ttft_p99<500\": the value of ttft_p99 must be a duration"},
+        {"ttft_p95<500ms", "no metric \"ttft_p95\""},
+        {"<500ms", "no metric before"},
+        {"error_rate<1", "must be a percentage"},
+        {"error_rate<101%", "must be a percentage"},
+        {"goodput>=20", "must be a rate"},
+        {"error_rate_nosuch<1%", "no metric \"error_rate_nosuch\""},
+        {"error_rate_ok<1%", "no metric \"error_rate_ok\""},
+        {"ttft_p99<500ms,", "trailing comma"},
+        {"ttft_p99<500ms,,e2e_p50<1s", "an empty item"},
+        {"ttft_p99<-5ms", "must be a duration"},
+        {"goodput=>5/s", "one of < <= > >="},
+        {"goodput==5/s", "one of < <= > >="},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        if (expect_parse(bad[i].spec, &s, err, sizeof err) != -1)
+            fail_msg("\"%s\" parsed", bad[i].spec);
+        if (!strstr(err, bad[i].needle) || strncmp(err, "--expect: ", 10) != 0 || strchr(err, '\n'))
+            fail_msg("\"%s\": \"%s\", want \"%s\"", bad[i].spec, err, bad[i].needle);
+    }
+}
+
+static json_t *summary(void)
+{
+    json_error_t je;
+    json_t *j = json_loads(
+        "{\"latency_ns\": {\"ttft\": {\"count\": 10, \"p50\": 1e7, \"p90\": 2e7, \"p99\": 6e8},"
+        " \"itl_request\": {\"count\": 10, \"p50\": 4e6, \"p90\": 5e6, \"p99\": 6e6},"
+        " \"tpot\": {\"count\": 0, \"p50\": 0, \"p90\": 0, \"p99\": 0}},"
+        " \"requests\": {\"completed\": 200, \"failed\": 3, \"by_kind\": {\"http_5xx\": 2,"
+        " \"timeout_total\": 1}},"
+        " \"throughput\": {\"goodput_per_s\": 19.5, \"attainment\": 0.97, \"send_rate_per_s\": 20,"
+        " \"output_tokens_per_s\": 300}}",
+        0, &je);
+    assert_non_null(j);
+    return j;
+}
+
+static void test_check(void **state)
+{
+    (void)state;
+    struct expect_set s;
+    char err[512];
+    json_t *sum = summary();
+    assert_int_equal(expect_parse("ttft_p99<500ms,ttft_p50<500ms,error_rate<1%,goodput>=20/s,"
+                                  "itl_p90<=5ms,error_rate_http_5xx<=1%,tpot_p50<1s,"
+                                  "attainment>96%,output_tokens_per_s>=300/s",
+                                  &s, err, sizeof err),
+                     0);
+    size_t failed = 99;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct expect_figures fig;
+    expect_figures_from_summary(sum, &fig);
+    json_t *r = expect_eval(&s, &fig, f, NULL, &failed);
+    fclose(f);
+    /* ttft_p99 600ms, error rate 1.5%, goodput 19.5/s, tpot none: 4 fail. */
+    static const char *const want[] = {"fail", "pass", "fail", "fail", "pass",
+                                       "pass", "fail", "pass", "pass"};
+    assert_int_equal(json_array_size(r), 9);
+    for (size_t i = 0; i < 9; i++) {
+        json_t *o = json_array_get(r, i);
+        if (strcmp(json_string_value(json_object_get(o, "result")), want[i]) != 0)
+            fail_msg("%s: %s", s.item[i].text, json_string_value(json_object_get(o, "result")));
+    }
+    assert_int_equal(failed, 4);
+    assert_true(json_real_value(json_object_get(json_array_get(r, 2), "value")) == 0.015);
+    assert_true(json_is_null(json_object_get(json_array_get(r, 6), "value")));
+    assert_non_null(strstr(buf, "llmload: --expect: ttft_p99 is 600.00ms, not < 500ms\n"));
+    assert_non_null(strstr(buf, "llmload: --expect: error_rate is 1.5%, not < 1%\n"));
+    assert_non_null(strstr(buf, "llmload: --expect: goodput is 19.5/s, not >= 20/s\n"));
+    assert_non_null(strstr(buf, "llmload: --expect: tpot_p50 has no value, not < 1s\n"));
+    free(buf);
+    json_decref(r);
+
+    /* where names the step; nothing printed without f. */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(expect_parse("ttft_p99<=600ms,ttft_p99<600ms", &s, err, sizeof err), 0);
+    r = expect_eval(&s, &fig, f, "step 2 (20 req/s)", &failed);
+    fclose(f);
+    assert_int_equal(failed, 1);
+    assert_non_null(strstr(buf, "--expect: step 2 (20 req/s): ttft_p99 is"));
+    free(buf);
+    json_decref(r);
+    json_decref(sum);
+
+    /* The spec again, as run.json keeps it. */
+    char spec[256];
+    assert_int_equal(expect_parse("ttft_p99<1s,goodput>=2/s", &s, err, sizeof err), 0);
+    expect_format(&s, spec, sizeof spec);
+    assert_string_equal(spec, "ttft_p99<1s,goodput>=2/s");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
