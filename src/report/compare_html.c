@@ -336,6 +336,22 @@ void compare_html_render(json_t *doc, struct strbuf *b)
     size_t i;
     json_t *c;
     json_array_foreach(cands, i, c) put_differences(b, c);
+    /* A run that was INVALID or interrupted is compared, and said so. */
+    for (size_t k = 0; k < ns; k++) {
+        const char *oc = jstr(sides[k], "outcome");
+        if (!*oc || strcmp(oc, "ok") == 0)
+            continue;
+        strbuf_puts(b, "<div class=\"differs outcome\">");
+        strbuf_put_xml(b, jstr(sides[k], "label"));
+        strbuf_puts(b, k ? " (candidate) was " : " (baseline) was ");
+        strbuf_put_xml(b, oc);
+        const char *why = jstr(sides[k], "invalid_reason");
+        if (*why) {
+            strbuf_puts(b, ": ");
+            strbuf_put_xml(b, why);
+        }
+        strbuf_puts(b, "</div>\n");
+    }
 
     strbuf_puts(b, "<h2>Curves</h2>\n<div class=\"charts\">\n");
     if (sweep) {

@@ -49,9 +49,10 @@ static json_t *runs_doc(void)
             double base = 1e6 * (10 + i), cand = base * (1 + 0.1 * (c + 1));
             json_array_append_new(rows, row(names[i], "ns", base, cand, 0.1 * (c + 1), v));
         }
-        json_t *jc = json_pack("{s:s,s:s,s:[],s:n,s:o,s:[]}", "dir", c ? "c" : "b", "label",
+        json_t *jc = json_pack("{s:s,s:s,s:[],s:n,s:o,s:[],s:s,s:s}", "dir", c ? "c" : "b", "label",
                                c ? "cand2" : "cand1", "config_differences", "tags_differ", "rows",
-                               rows, "fail_on");
+                               rows, "fail_on", "outcome", c ? "INVALID" : "ok", "invalid_reason",
+                               "lateness p99 9ms");
         json_array_append_new(cands, jc);
     }
     json_object_set_new(doc, "candidates", cands);
@@ -172,6 +173,9 @@ static void test_runs_page(void **state)
     assert_null(strstr(h, "base<&>"));
     assert_non_null(strstr(h, "base&lt;&amp;&gt;"));
     assert_int_equal(check_row_colours(h), 2);
+    /* An INVALID side is said so at the top; an ok one is not. */
+    assert_non_null(strstr(h, "cand2 (candidate) was INVALID: lateness p99 9ms"));
+    assert_null(strstr(h, "cand1 (candidate) was"));
     double y[3];
     /* The baseline's TTFT p50/p90/p99 (10, 11, 12 ms), cand2's 1.2 times. */
     check_series(h, "cmp-ttft", 3, 3, 0, y);
