@@ -3,7 +3,8 @@
 # headless Chromium and check the picture is the page, not an error or a
 # blank: a PNG of the asked size whose compressed size shows real content
 # (a blank 1280x2400 page compresses to about 10 KB; the report's charts to
-# several hundred). Skips, saying so, where Chromium is not installed
+# several hundred); then compare.html (issue 21) of the saved sweep
+# against itself, the same way. Skips, saying so, where Chromium is not installed
 # (Debian: apt-get install chromium). Run by `make check-report` and CI.
 set -eu
 cd "$(dirname "$0")/.."
@@ -28,3 +29,25 @@ if [ "$size" -lt 100000 ]; then
     exit 1
 fi
 echo "report-screenshot: 1 passed, 0 failed (${w}x${h}, $size bytes)"
+
+# compare.html the same way: the saved sweep compared with itself
+# (tests/data/report/sweep-classes), its curves and tables rendered.
+cmpdir=build/compare-screenshot
+make --no-print-directory build/llmload >/dev/null
+rm -rf "$cmpdir"
+mkdir -p "$cmpdir/a"
+for f in run.json steps.jsonl requests.jsonl; do
+    cp tests/data/report/sweep-classes/$f "$cmpdir/a/"
+done
+build/llmload compare "$cmpdir/a" "$cmpdir/a" --label base --label again --out "$cmpdir/out" \
+    --quiet
+out=build/compare-screenshot-test.png
+sh scripts/screenshot-report.sh "$cmpdir/out/compare.html" "$out" 1280 2400 >/dev/null
+magic=$(od -An -tx1 -N8 "$out" | tr -d ' \n')
+[ "$magic" = "89504e470d0a1a0a" ] || { echo "report-screenshot: $out is not a PNG" >&2; exit 1; }
+size=$(wc -c <"$out")
+if [ "$size" -lt 50000 ]; then
+    echo "report-screenshot: $out is only $size bytes: a blank or broken compare.html?" >&2
+    exit 1
+fi
+echo "report-screenshot: compare.html passed ($size bytes)"

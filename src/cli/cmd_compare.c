@@ -14,23 +14,16 @@
 #include <string.h>
 
 #include "cli/cmds.h"
+#include "cli/cmp_int.h"
 #include "measure/compare.h"
 #include "measure/record.h"
 #include "measure/results.h"
+#include "report/compare_html.h"
 #include "util/util.h"
 
 #define EXIT_INCONCLUSIVE 5
-#define MAX_SIDES 16
 #define MAX_THRESHOLDS 32
 #define MAX_ALLOWED 32
-
-/* The latencies taken from the records: ok requests out of the warm-up
- * and the cold start (--cold-start), as the summary's figures. */
-enum { LAT_TTFT, LAT_TPOT, LAT_ITL, LAT_E2E, LAT_N };
-static const char *const lat_names[LAT_N] = {"ttft", "tpot", "itl", "e2e"};
-static const char *const lat_titles[LAT_N] = {"TTFT", "TPOT", "ITL/req", "E2E"};
-static const double pcts[] = {50, 90, 99};
-#define NPCT 3
 
 /* The run.json config keys that define the workload: two runs that differ
  * in one did not offer the same work (docs/compare.md). */
@@ -41,29 +34,9 @@ static const char *const workload_keys[] = {
     "trace",         "trace_requests", "calibration", "extra_body", "class_extra_body",
 };
 
-struct vec {
-    double *v;
-    size_t n, cap;
-};
-
-struct side {
-    const char *dir;
-    const char *label;
-    char kind[16];
-    json_t *run, *summary;
-    struct vec lat[LAT_N];
-    double tok_sum, tok_sq; /* output tokens of ok requests, and their squares */
-    uint64_t completed, failed, sent, scheduled, good, attained;
-    uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
-    double window_s;
-    uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start */
-    double goodput, attainment, tok_s, send_rate;
-    int has_slo;
-    int invalid, interrupted;   /* run.json's outcome, or summary.json's */
-    const char *invalid_reason; /* borrowed from run or summary; NULL when none */
-    const char *stopped_in;     /* where a signal stopped it, NULL when unknown */
-    char err[1024];
-};
+static const char *const lat_names[LAT_N] = {"ttft", "tpot", "itl", "e2e"};
+static const char *const lat_titles[LAT_N] = {"TTFT", "TPOT", "ITL/req", "E2E"};
+static const double pcts[NPCT] = {50, 90, 99};
 
 static void vec_push(struct vec *x, double v)
 {
@@ -255,21 +228,6 @@ static void side_free(struct side *s)
 }
 
 /* ---- one row of the table ---------------------------------------------- */
-
-enum unit { U_NS, U_RPS, U_TOKS, U_SHARE };
-
-struct row {
-    char name[48];  /* ttft_p99, goodput... (compare.json, --fail-on) */
-    char title[48]; /* TTFT p99 */
-    enum unit unit;
-    enum cmp_better dir;
-    double base, cand; /* NAN when none */
-    struct cmp_diff d;
-    int pp; /* d in percentage points (a share), else a fraction */
-    const char *method;
-    enum cmp_verdict verdict;
-    const char *same_why; /* for same: within_noise, too_few or below_min_effect */
-};
 
 /* The most rows: the percentiles, five others, a share per error kind. */
 static int nrows_of(void)
@@ -524,19 +482,24 @@ static void compare_usage(FILE *f)
 {
     fprintf(f, "usage: llmload compare DIR DIR [DIR...] [options]\n"
                "\n"
-               "Compare the results directories of runs (llmload run, or replay: one\n"
-               "kind at a time): each candidate against the baseline, one row per metric\n"
-               "(TTFT, TPOT, ITL per request and E2E at p50/p90/p99, goodput, attainment,\n"
-               "error rate and each error kind's, output tok/s, achieved rate), the\n"
-               "difference with its 95%% interval, and a verdict: better, worse or same.\n"
+               "Compare the results directories of runs (llmload run, or replay) or of\n"
+               "sweeps, one kind at a time: each candidate against the baseline, one row\n"
+               "per metric (TTFT, TPOT, ITL per request and E2E at p50/p90/p99, goodput,\n"
+               "attainment, error rate and each error kind's, output tok/s, achieved\n"
+               "rate), the difference with its 95%% interval, and a verdict: better,\n"
+               "worse or same.\n"
                "Percentile intervals come from a bootstrap over the raw records (a fixed\n"
                "seed; a percentile with too few values to bound it is never called),\n"
                "rates from Poisson intervals, shares from Newcombe's (docs/compare.md).\n"
                "Runs that did not offer the same workload (token lengths, API, classes,\n"
                "prefixes, stream mode, SLO) are refused unless --allow-different names\n"
                "each differing key. A side that was INVALID or interrupted is compared,\n"
-               "with a warning line that names it. Writes compare.json. Nothing is sent\n"
-               "anywhere.\n"
+               "with a warning line that names it. Sweeps: the SLO capacity and the knee\n"
+               "of each, bracketed by the offered rates around them and called only when\n"
+               "the brackets do not overlap; the curves of TTFT p99, TPOT p99, goodput\n"
+               "and attainment against offered load; and the rows above at each offered\n"
+               "rate both sweeps ran. Writes compare.json and compare.html. Nothing is\n"
+               "sent anywhere.\n"
                "\n"
                "options:\n"
                "  --baseline DIR            the baseline (default: the first DIR); may be one of\n"
@@ -557,8 +520,9 @@ static void compare_usage(FILE *f)
                "                            e2e_ with p50, p90 or p99 (in %%); goodput,\n"
                "                            output_tokens_per_s, achieved_rate (in %%);\n"
                "                            attainment, error_rate, error_rate_KIND (a record\n"
-               "                            kind: error_rate_http_5xx, ...; in pp)\n"
-               "  --out DIR                 where compare.json goes (default:\n"
+               "                            kind: error_rate_http_5xx, ...; in pp). Sweeps: at\n"
+               "                            every offered rate both ran\n"
+               "  --out DIR                 where compare.json and compare.html go (default:\n"
                "                            results/<YYYYmmdd-HHMMSS>)\n"
                "  --force                   write into a DIR that already holds files\n"
                "  --quiet                   no table on stdout\n"
@@ -748,17 +712,19 @@ int compare_main(int argc, char **argv)
             ll_usage_fail("compare: %s", s->err);
     }
     for (int i = 0; i < nd; i++) {
-        if (strcmp(sides[i].kind, "sweep") == 0)
-            ll_usage_fail("compare: %s is a sweep: not yet: compare of sweeps", sides[i].dir);
-        if (strcmp(sides[i].kind, "run") != 0 && strcmp(sides[i].kind, "replay") != 0)
-            ll_usage_fail("compare: %s: run.json's command \"%s\" is not run or replay",
+        if (strcmp(sides[i].kind, "run") != 0 && strcmp(sides[i].kind, "replay") != 0 &&
+            strcmp(sides[i].kind, "sweep") != 0)
+            ll_usage_fail("compare: %s: run.json's command \"%s\" is not run, replay or sweep",
                           sides[i].dir, sides[i].kind);
         if (strcmp(sides[i].kind, sides[0].kind) != 0)
             ll_usage_fail("compare: mixed kinds: %s is a %s, %s a %s (compare runs with runs, "
-                          "replays with replays)",
+                          "replays with replays, sweeps with sweeps)",
                           sides[0].dir, sides[0].kind, sides[i].dir, sides[i].kind);
     }
-    for (int i = 0; i < nd; i++) {
+    int sweeps = strcmp(sides[0].kind, "sweep") == 0;
+    if (sweeps)
+        cmp_sweeps_load(sides, nd);
+    for (int i = 0; i < nd && !sweeps; i++) {
         if (side_load_data(&sides[i]) != 0)
             ll_usage_fail("compare: %s", sides[i].err);
     }
@@ -798,6 +764,15 @@ int compare_main(int argc, char **argv)
             side_free(&sides[i]);
         }
         return LL_EXIT_USAGE; /* as run's --out: a directory that holds files, or cannot be made */
+    }
+    if (sweeps) {
+        struct cmp_opts so = {resamples, min_effect, quiet, kind_wanted, diffs, th, n_th};
+        int st = cmp_sweeps(sides, nd, &so, outdir);
+        for (int i = 0; i < nd; i++) {
+            json_decref(diffs[i]);
+            side_free(&sides[i]);
+        }
+        return st;
     }
 
     int n = 0;
@@ -894,16 +869,69 @@ int compare_main(int argc, char **argv)
     int status = fail ? LL_EXIT_FAIL : inconclusive ? EXIT_INCONCLUSIVE : LL_EXIT_OK;
     json_object_set_new(doc, "candidates", cands);
     json_object_set_new(doc, "exit_status", json_integer(status));
-    if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0) {
+    if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0 ||
+        compare_html_write(outdir, doc, err, sizeof err) != 0) {
         ll_errorf("compare: %s", err);
         if (status == LL_EXIT_OK || status > LL_EXIT_RUNTIME)
             status = LL_EXIT_RUNTIME; /* the lowest non-zero status wins */
     } else if (!quiet) {
-        printf("\nresults: %s/compare.json\n", outdir);
+        printf("\nresults: %s/compare.json, %s/compare.html\n", outdir, outdir);
     }
     json_decref(doc);
     free(rows);
     for (int i = 0; i < nd; i++)
         side_free(&sides[i]);
     return status;
+}
+
+/* ---- shared with cmp_sweep.c (cmp_int.h) ------------------------------- */
+
+void cmp_side_add_record(void *ud, const struct record *r)
+{
+    on_record(ud, r);
+}
+
+void cmp_side_finish(struct side *s)
+{
+    for (int i = 0; i < LAT_N; i++) {
+        if (s->lat[i].n)
+            qsort(s->lat[i].v, s->lat[i].n, sizeof(double), dcmp);
+    }
+}
+
+void cmp_side_free(struct side *s)
+{
+    side_free(s);
+}
+
+int cmp_rows_max(void)
+{
+    return nrows_of();
+}
+
+int cmp_build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,
+                   double min_effect, const int *kind_wanted, struct row *rows)
+{
+    return build_rows(b, c, resamples, seed, min_effect, kind_wanted, rows);
+}
+
+void cmp_print_table(FILE *f, const struct side *b, const struct side *c, const struct row *rows,
+                     int n, unsigned resamples)
+{
+    print_table(f, b, c, rows, n, resamples);
+}
+
+const char *cmp_fmt_value(const struct row *r, double v, char *buf, size_t len)
+{
+    return fmt_value(r, v, buf, len);
+}
+
+const char *cmp_fmt_diff(const struct row *r, double x, char *buf, size_t len)
+{
+    return fmt_diff(r, x, buf, len);
+}
+
+json_t *cmp_row_json(const struct row *r)
+{
+    return row_json(r);
 }

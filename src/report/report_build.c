@@ -640,3 +640,39 @@ out:
     built_free(&b);
     return rc;
 }
+
+int report_sweep_load(const char *dir, struct report_sweep *out)
+{
+    struct built b = {0};
+    memset(out, 0, sizeof *out);
+    if (built_load(dir, &b) != 0) {
+        built_free(&b);
+        return -1;
+    }
+    built_analyse(&b);
+    out->run = b.run;
+    out->set = b.set;
+    out->steps = b.steps;
+    out->n_steps = b.n_steps;
+    out->points = b.points;
+    out->n_points = b.n_points;
+    out->fd = b.fd;
+    b.run = NULL;
+    b.steps = NULL;
+    b.n_steps = 0;
+    b.points = NULL;
+    b.fd = NULL;
+    built_free(&b);
+    return 0;
+}
+
+void report_sweep_free(struct report_sweep *s)
+{
+    for (size_t i = 0; i < s->n_steps; i++)
+        sweep_step_free(&s->steps[i]);
+    free(s->steps);
+    free(s->points);
+    free(s->fd);
+    json_decref(s->run);
+    memset(s, 0, sizeof *s);
+}

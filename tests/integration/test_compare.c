@@ -391,7 +391,7 @@ static void test_compare_different_workload_refused(void **state)
     snprintf(path, sizeof path, "%s/run.json", replay);
     harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"replay\"}\n");
     const char *sw[] = {"compare", a, sweep, NULL};
-    harness_expect_usage(sw, "not yet: compare of sweeps");
+    harness_expect_usage(sw, "mixed kinds");
     const char *mixed[] = {"compare", a, replay, NULL};
     harness_expect_usage(mixed, "mixed kinds");
     harness_results_free(a);

@@ -144,3 +144,98 @@ int test_cmp_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
+
+static int is_void_element(const char *name, size_t n)
+{
+    static const char *const v[] = {"meta", "br", "link", "img", "hr", "input"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(v); i++)
+        if (strlen(v[i]) == n && strncmp(v[i], name, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* A strict well-formedness check, the subset of XML this page uses: every
+ * element closed in order (HTML void elements excepted), attribute values
+ * quoted, no '<' inside them, every '&' a complete entity. */
+void assert_well_formed(const char *doc)
+{
+    const char *stack[128];
+    size_t len[128], depth = 0;
+    const char *p = doc;
+    while (*p) {
+        if (*p == '&') {
+            const char *q = p + 1;
+            if (*q == '#') {
+                q++;
+                while (*q >= '0' && *q <= '9')
+                    q++;
+            } else {
+                while (*q >= 'a' && *q <= 'z')
+                    q++;
+            }
+            if (*q != ';' || q == p + 1)
+                fail_msg("bare '&' at offset %td: %.30s", p - doc, p);
+            p = q + 1;
+            continue;
+        }
+        if (*p == '>')
+            fail_msg("bare '>' in text at offset %td", p - doc);
+        if (*p != '<') {
+            p++;
+            continue;
+        }
+        if (strncmp(p, "<!--", 4) == 0) {
+            p = strstr(p, "-->");
+            assert_non_null(p);
+            p += 3;
+            continue;
+        }
+        if (p[1] == '!') {
+            p = strchr(p, '>') + 1;
+            continue;
+        }
+        if (p[1] == '/') {
+            const char *n = p + 2;
+            size_t nl = strcspn(n, " >");
+            if (depth == 0 || len[depth - 1] != nl || strncmp(stack[depth - 1], n, nl) != 0)
+                fail_msg("</%.*s> at offset %td closes <%.*s>", (int)nl, n, p - doc,
+                         depth ? (int)len[depth - 1] : 0, depth ? stack[depth - 1] : "");
+            depth--;
+            p = strchr(p, '>') + 1;
+            continue;
+        }
+        const char *n = p + 1;
+        size_t nl = strcspn(n, " \n/>");
+        const char *q = n + nl;
+        /* Attributes: name="value" with no '<' inside. */
+        while (*q && *q != '>' && !(q[0] == '/' && q[1] == '>')) {
+            if (*q == '=') {
+                if (q[1] != '"')
+                    fail_msg("unquoted attribute at offset %td", q - doc);
+                const char *e = strchr(q + 2, '"');
+                assert_non_null(e);
+                if (memchr(q + 2, '<', (size_t)(e - q - 2)) != NULL)
+                    fail_msg("'<' in an attribute at offset %td", q - doc);
+                q = e + 1;
+                continue;
+            }
+            q++;
+        }
+        assert_true(*q != '\0');
+        int self_closing = *q == '/';
+        p = q + (self_closing ? 2 : 1);
+        if (self_closing || is_void_element(n, nl))
+            continue;
+        if (nl == 5 && strncmp(n, "style", 5) == 0) {
+            p = strstr(p, "</style>"); /* CSS is not markup */
+            assert_non_null(p);
+        }
+        assert_true(depth < LL_ARRAY_LEN(stack));
+        stack[depth] = n;
+        len[depth] = nl;
+        depth++;
+    }
+    if (depth != 0)
+        fail_msg("%zu elements left open, innermost <%.*s>", depth, (int)len[depth - 1],
+                 stack[depth - 1]);
+}

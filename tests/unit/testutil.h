@@ -95,4 +95,10 @@ struct bad_input {
     const char *in, *why;
 };
 
+/* A strict well-formedness check of an HTML page, the subset of XML that
+ * report.html and compare.html use: every element closed in order (HTML
+ * void elements excepted), attribute values quoted, no '<' inside them,
+ * every '&' a complete entity. Fails the test naming the offset. */
+void assert_well_formed(const char *doc);
+
 #endif

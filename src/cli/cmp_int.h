@@ -1,0 +1,119 @@
+/* cmp_int.h: what cmd_compare.c (runs) shares with cmp_sweep.c (sweeps):
+ * one side of a comparison as a record set with its facts, the rows of
+ * candidate against baseline built from two such sets, and their
+ * terminal and JSON forms. A run's side is its whole directory; a
+ * sweep's is one step's records (docs/compare.md). Nothing outside
+ * those two files includes it. */
+#ifndef LL_CMP_INT_H
+#define LL_CMP_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "measure/compare.h"
+#include "measure/record.h"
+
+#define MAX_SIDES 16
+
+/* The latencies taken from the records: ok requests out of the warm-up
+ * and the cold start (--cold-start), as the summary's figures. */
+enum { LAT_TTFT, LAT_TPOT, LAT_ITL, LAT_E2E, LAT_N };
+#define NPCT 3 /* p50, p90, p99 */
+
+struct vec {
+    double *v;
+    size_t n, cap;
+};
+
+struct side {
+    const char *dir;
+    const char *label;
+    char kind[16];
+    json_t *run, *summary;
+    struct vec lat[LAT_N];
+    double tok_sum, tok_sq; /* output tokens of ok requests, and their squares */
+    uint64_t completed, failed, sent, scheduled, good, attained;
+    uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
+    double window_s;
+    uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start */
+    double goodput, attainment, tok_s, send_rate;
+    int has_slo;
+    int invalid, interrupted;   /* run.json's outcome, or summary.json's */
+    const char *invalid_reason; /* borrowed from run or summary; NULL when none */
+    const char *stopped_in;     /* where a signal stopped it, NULL when unknown */
+    char err[1024];
+};
+
+enum unit { U_NS, U_RPS, U_TOKS, U_SHARE };
+
+struct row {
+    char name[48];  /* ttft_p99, goodput... (compare.json, --fail-on) */
+    char title[48]; /* TTFT p99 */
+    enum unit unit;
+    enum cmp_better dir;
+    double base, cand; /* NAN when none */
+    struct cmp_diff d;
+    int pp; /* d in percentage points (a share), else a fraction */
+    const char *method;
+    enum cmp_verdict verdict;
+    const char *same_why; /* for same: within_noise, too_few or below_min_effect */
+};
+
+/* Add one record to s (its window win_lo..win_hi set first): the
+ * latencies of ok records out of the warm-up, the output tokens of ok
+ * records that ended in the window. ud is the side. */
+void cmp_side_add_record(void *ud, const struct record *r);
+
+/* Sort s's latencies, after its last record. */
+void cmp_side_finish(struct side *s);
+
+void cmp_side_free(struct side *s);
+
+/* The most rows build_rows writes. */
+int cmp_rows_max(void);
+
+/* The rows of candidate c against baseline b into rows (cmp_rows_max of
+ * them); returns how many, or -1 when out of memory. */
+int cmp_build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,
+                   double min_effect, const int *kind_wanted, struct row *rows);
+
+/* The rows as a table (a heading naming the sides, then one line each). */
+void cmp_print_table(FILE *f, const struct side *b, const struct side *c, const struct row *rows,
+                     int n, unsigned resamples);
+
+/* A row's value (in its unit) and a difference (% or pp) as text in buf. */
+const char *cmp_fmt_value(const struct row *r, double v, char *buf, size_t len);
+const char *cmp_fmt_diff(const struct row *r, double x, char *buf, size_t len);
+
+/* One row as compare.json's object. */
+json_t *cmp_row_json(const struct row *r);
+
+/* The bootstrap's seed, the same for every comparison (results repeat). */
+#define CMP_SEED 0x636f6d70617265ULL
+
+/* Read and analyse every side's sweep (sides[i].dir), before the
+ * workload check and before anything is written: a directory that is
+ * not a readable sweep exits 2 with one line that says why. */
+void cmp_sweeps_load(const struct side *sides, int nd);
+
+/* The options of a comparison of sweeps, as compare_main parsed them. */
+struct cmp_opts {
+    unsigned resamples;
+    double min_effect;
+    int quiet;
+    const int *kind_wanted;
+    json_t **diffs; /* per candidate: the allowed config differences (owned by the caller) */
+    const struct cmp_threshold *th; /* --fail-on, checked at every common rate */
+    size_t n_th;
+};
+
+/* compare of sweeps, after cmp_sweeps_load: sides[0] the baseline, every
+ * one a sweep. Writes compare.json and compare.html into outdir and
+ * prints unless quiet. Returns the exit status: 1 when a --fail-on
+ * threshold fails at some common rate, else 5 when one is inconclusive
+ * at some rate, else 0; 3 when a file cannot be written. */
+int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char *outdir);
+
+#endif

@@ -1,0 +1,489 @@
+/* cmp_sweep.c: `llmload compare` of sweeps. Each side is a saved sweep,
+ * read and analysed as `llmload report` does (report_sweep_load); each
+ * candidate gets against the baseline: the SLO capacity and the knee,
+ * each bracketed by the offered rates around it (one step wide at least)
+ * and called better or worse only when the two brackets do not overlap;
+ * the curves of TTFT p99, TPOT p99, goodput and attainment against
+ * offered load; and, per offered rate both sides ran, the rows of a
+ * comparison of runs built from that rate's records (cmp_build_rows, the
+ * same code as runs). docs/compare.md documents it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmp_int.h"
+#include "measure/results.h"
+#include "measure/stats.h"
+#include "report/compare_html.h"
+#include "report/report_build.h"
+#include "util/util.h"
+
+/* A figure bracketed by the offered rates around it. */
+struct bracket {
+    int known;       /* 0: no value (no SLO, nothing judged, no knee) */
+    double value;    /* req/s */
+    double lo, hi;   /* req/s; hi INFINITY: a lower bound (nothing above failed) */
+    const char *why; /* when unknown: "no_slo", "not_judged", "no_knee" */
+};
+
+static int same_rate(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(1, fmax(fabs(a), fabs(b)));
+}
+
+/* The SLO capacity: the highest passing rate below the first failing one;
+ * the true one lies between it and that failing rate. */
+static struct bracket capacity_of(const struct report_sweep *s)
+{
+    const struct sweep_findings *fd = s->fd;
+    struct bracket b = {0};
+    if (!fd->have_slo) {
+        b.why = "no_slo";
+        return b;
+    }
+    if (fd->capacity_unknown) {
+        b.why = "not_judged";
+        return b;
+    }
+    b.known = 1;
+    if (fd->capacity_found) {
+        b.value = b.lo = fd->capacity_rps;
+        b.hi = fd->next_fails ? fd->next_fail_rps : INFINITY;
+    } else {
+        /* The lowest rate failed: the capacity is under it. */
+        b.value = b.lo = 0;
+        b.hi = fd->next_fails ? fd->next_fail_rps
+                              : (s->n_points ? s->points[0].offered_rps : INFINITY);
+    }
+    return b;
+}
+
+/* The knee of the completions against load: bracketed by the offered
+ * rates just below (or at) and just above it. */
+static struct bracket knee_of(const struct report_sweep *s)
+{
+    struct bracket b = {0};
+    if (!s->fd->knee.found) {
+        b.why = "no_knee";
+        return b;
+    }
+    b.known = 1;
+    b.value = s->fd->knee.knee_x;
+    b.lo = 0;
+    b.hi = INFINITY;
+    for (size_t i = 0; i < s->n_points; i++) {
+        double r = s->points[i].offered_rps;
+        if (r <= b.value && r > b.lo)
+            b.lo = r;
+        if (r > b.value && r < b.hi)
+            b.hi = r;
+    }
+    return b;
+}
+
+/* Better or worse only when the brackets do not overlap (a shared end
+ * counts as overlap): higher is better for both figures. */
+static enum cmp_verdict bracket_verdict(const struct bracket *b, const struct bracket *c)
+{
+    if (!b->known || !c->known)
+        return CMP_NA;
+    if (c->lo > b->hi)
+        return CMP_BETTER;
+    if (c->hi < b->lo)
+        return CMP_WORSE;
+    return CMP_SAME;
+}
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *bracket_json(const struct bracket *b)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "found", json_boolean(b->known));
+    json_object_set_new(o, "value", b->known ? num_or_null(b->value) : json_null());
+    json_object_set_new(o, "lo", b->known ? num_or_null(b->lo) : json_null());
+    json_object_set_new(o, "hi", b->known ? num_or_null(b->hi) : json_null());
+    json_object_set_new(o, "lower_bound", json_boolean(b->known && !isfinite(b->hi)));
+    json_object_set_new(o, "why", b->why ? json_string(b->why) : json_null());
+    return o;
+}
+
+static const char *bracket_text(const struct bracket *b, char *buf, size_t len)
+{
+    if (!b->known)
+        snprintf(buf, len, "- (%s)", b->why);
+    else if (isfinite(b->hi))
+        snprintf(buf, len, "%.4g req/s [%.4g, %.4g]", b->value, b->lo, b->hi);
+    else
+        snprintf(buf, len, "%.4g req/s [%.4g, -] (lower bound)", b->value, b->lo);
+    return buf;
+}
+
+static const char *bracket_verdict_text(enum cmp_verdict v)
+{
+    return v == CMP_SAME ? "same (brackets overlap)" : cmp_verdict_name(v);
+}
+
+static json_t *curve_json(const struct report_sweep *s)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->n_points; i++) {
+        const struct sweep_point *p = &s->points[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "offered_rps", json_real(p->offered_rps));
+        json_object_set_new(o, "ttft_p99_ns", num_or_null(p->ttft_p99_ms * 1e6));
+        json_object_set_new(o, "tpot_p99_ns", num_or_null(p->tpot_p99_ms * 1e6));
+        json_object_set_new(o, "goodput_rps", num_or_null(p->goodput_rps));
+        json_object_set_new(o, "attainment", num_or_null(p->attainment));
+        json_object_set_new(o, "pass", json_boolean(p->pass));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+/* ---- one offered rate's record set as a side ----------------------------- */
+
+/* Routes a sweep's records to the side of their step's rate. */
+struct route {
+    const struct report_sweep *sw;
+    struct side *rate_sides; /* one per common rate */
+    int *rate_of_step;       /* by index into sw->steps; -1 = not compared */
+};
+
+static void on_sweep_record(void *ud, const struct record *r)
+{
+    struct route *rt = ud;
+    for (size_t i = 0; i < rt->sw->n_steps; i++) {
+        const struct sweep_facts *f = &rt->sw->steps[i].f;
+        if (r->step < 0 || f->index != (uint32_t)r->step || rt->rate_of_step[i] < 0)
+            continue;
+        /* A step's warm-up and its cold requests are out of its figures,
+         * as they are out of the sweep's. */
+        struct record x = *r;
+        if (x.cold || x.sched_ns < f->warmup_ns)
+            x.warmup = 1;
+        cmp_side_add_record(&rt->rate_sides[rt->rate_of_step[i]], &x);
+        return;
+    }
+}
+
+/* The facts of rate k's steps (its repeats, not the recovery) summed into
+ * side s, as a run's summary.json gives them. */
+static void side_facts_add(struct side *s, const struct sweep_step *st,
+                           const struct sweep_settings *set)
+{
+    const struct stats *x = &st->stats;
+    double w = (double)st->f.window_ns / 1e9;
+    if (s->window_s == 0) {
+        s->win_lo = st->f.warmup_ns;
+        s->win_hi = st->f.warmup_ns + st->f.window_ns;
+    }
+    s->window_s += w;
+    s->completed += x->completed;
+    s->failed += stats_failed(x);
+    s->scheduled += x->scheduled;
+    for (int k = 0; k < REC_KIND_COUNT; k++)
+        s->by_kind[k] += x->by_kind[k];
+    s->good += st->met_ended_in_window;
+    s->attained += x->slo_met;
+    s->sent += st->sent_in_window;
+    s->tok_s += (double)st->output_tokens_ended; /* a total until side_facts_end */
+    s->has_slo = sweep_step_has_slo(st, set);
+}
+
+static void side_facts_end(struct side *s)
+{
+    double w = s->window_s > 0 ? s->window_s : NAN;
+    s->tok_s /= w;
+    s->goodput = s->has_slo ? (double)s->good / w : NAN;
+    s->attainment = s->has_slo && s->scheduled ? (double)s->attained / (double)s->scheduled : NAN;
+    s->send_rate = (double)s->sent / w;
+}
+
+/* Fill rate_sides[k] (k < n_rates, rates[k]) from sweep sw's steps and
+ * records. Returns 0, or -1 with the reason in err. */
+static int rate_sides_load(const struct report_sweep *sw, const char *dir, const double *rates,
+                           size_t n_rates, struct side *rate_sides, const char *label, char *err,
+                           size_t errlen)
+{
+    int *rate_of = ll_calloc(sw->n_steps + 1, sizeof *rate_of);
+    for (size_t i = 0; i < sw->n_steps; i++) {
+        const struct sweep_step *st = &sw->steps[i];
+        rate_of[i] = -1;
+        /* An INVALID step's latencies hold the generator's own delay: left
+         * out, as the sweep's capacity search leaves it out. */
+        if (st->f.recovery || st->invalid)
+            continue;
+        for (size_t k = 0; k < n_rates; k++) {
+            if (same_rate(st->f.offered_rps, rates[k])) {
+                rate_of[i] = (int)k;
+                side_facts_add(&rate_sides[k], st, &sw->set);
+                break;
+            }
+        }
+    }
+    for (size_t k = 0; k < n_rates; k++) {
+        side_facts_end(&rate_sides[k]);
+        rate_sides[k].dir = dir;
+        rate_sides[k].label = label;
+        snprintf(rate_sides[k].kind, sizeof rate_sides[k].kind, "sweep");
+    }
+    struct route rt = {sw, rate_sides, rate_of};
+    char path[4200];
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    int rc = record_read_file(path, 0, on_sweep_record, &rt, err, errlen);
+    for (size_t k = 0; k < n_rates; k++)
+        cmp_side_finish(&rate_sides[k]);
+    free(rate_of);
+    return rc == 0 ? 0 : -1;
+}
+
+/* ---- the terminal -------------------------------------------------------- */
+
+static const char *ms_text(double ns, char *buf, size_t len)
+{
+    if (!isfinite(ns))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.1fms", ns / 1e6);
+    return buf;
+}
+
+static const char *num_text(double v, const char *fmt, double scale, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, fmt, v * scale);
+    return buf;
+}
+
+/* The curves side by side at every offered rate of either. */
+static void print_curves(FILE *f, const struct report_sweep *b, const struct report_sweep *c)
+{
+    fprintf(f, "\n%-10s %10s %10s  %10s %10s  %10s %10s  %9s %9s\n", "offered", "TTFT p99", "",
+            "TPOT p99", "", "goodput", "", "attain.", "");
+    fprintf(f, "%-10s %10s %10s  %10s %10s  %10s %10s  %9s %9s\n", "req/s", "baseline", "candidate",
+            "baseline", "candidate", "baseline", "candidate", "baseline", "candidate");
+    size_t i = 0, j = 0;
+    while (i < b->n_points || j < c->n_points) {
+        const struct sweep_point *p = NULL, *q = NULL;
+        double rate;
+        if (j >= c->n_points ||
+            (i < b->n_points && b->points[i].offered_rps < c->points[j].offered_rps &&
+             !same_rate(b->points[i].offered_rps, c->points[j].offered_rps))) {
+            p = &b->points[i++];
+            rate = p->offered_rps;
+        } else if (i >= b->n_points ||
+                   (!same_rate(b->points[i].offered_rps, c->points[j].offered_rps) &&
+                    c->points[j].offered_rps < b->points[i].offered_rps)) {
+            q = &c->points[j++];
+            rate = q->offered_rps;
+        } else {
+            p = &b->points[i++];
+            q = &c->points[j++];
+            rate = p->offered_rps;
+        }
+        char t[8][32];
+        fprintf(f, "%-10.4g %10s %10s  %10s %10s  %10s %10s  %9s %9s\n", rate,
+                ms_text(p ? p->ttft_p99_ms * 1e6 : NAN, t[0], sizeof t[0]),
+                ms_text(q ? q->ttft_p99_ms * 1e6 : NAN, t[1], sizeof t[1]),
+                ms_text(p ? p->tpot_p99_ms * 1e6 : NAN, t[2], sizeof t[2]),
+                ms_text(q ? q->tpot_p99_ms * 1e6 : NAN, t[3], sizeof t[3]),
+                num_text(p ? p->goodput_rps : NAN, "%.2f/s", 1, t[4], sizeof t[4]),
+                num_text(q ? q->goodput_rps : NAN, "%.2f/s", 1, t[5], sizeof t[5]),
+                num_text(p ? p->attainment : NAN, "%.1f%%", 100, t[6], sizeof t[6]),
+                num_text(q ? q->attainment : NAN, "%.1f%%", 100, t[7], sizeof t[7]));
+    }
+}
+
+/* ---- --fail-on at each common rate --------------------------------------- */
+
+#define EXIT_INCONCLUSIVE 5
+
+/* The gates of the thresholds on one rate's rows, as compare.json's
+ * "fail_on" array; each failing or inconclusive one said on stderr, and
+ * counted in *fail or *inconclusive. */
+static json_t *gate_rate(const struct cmp_opts *o, const struct side *c, double rate,
+                         const struct row *rows, int n, int *fail, int *inconclusive)
+{
+    static const char *const gn[] = {"pass", "fail", "inconclusive"};
+    json_t *gates = json_array();
+    for (size_t t = 0; t < o->n_th; t++) {
+        const struct row *r = NULL;
+        for (int q = 0; q < n; q++) {
+            if (strcmp(rows[q].name, o->th[t].row) == 0)
+                r = &rows[q];
+        }
+        if (!r)
+            continue; /* compare_main checked every name: an error kind's row is always there */
+        enum cmp_gate g = cmp_gate_of(&r->d, &o->th[t]);
+        json_t *j = json_object();
+        json_object_set_new(j, "row", json_string(r->name));
+        json_object_set_new(j, "threshold", json_real(o->th[t].amount));
+        json_object_set_new(j, "unit", json_string(o->th[t].pp ? "pp" : "%"));
+        json_object_set_new(j, "result", json_string(gn[g]));
+        json_array_append_new(gates, j);
+        if (g == CMP_GATE_PASS)
+            continue;
+        char a[32], bb[32], d[32], lo[32], hi[32];
+        int bounded = r->d.ok && !r->d.too_few;
+        fprintf(stderr,
+                "llmload: compare: %s %s at %.4g req/s: %s %s -> %s, %s [%s, %s] vs limit "
+                "%+.4g%s\n",
+                c->label, g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", rate, r->name,
+                cmp_fmt_value(r, r->base, a, sizeof a), cmp_fmt_value(r, r->cand, bb, sizeof bb),
+                r->d.ok ? cmp_fmt_diff(r, r->d.diff, d, sizeof d) : "-",
+                bounded ? cmp_fmt_diff(r, r->d.lo, lo, sizeof lo) : "-inf",
+                bounded ? cmp_fmt_diff(r, r->d.hi, hi, sizeof hi) : "+inf", 100 * o->th[t].amount,
+                o->th[t].pp ? "pp" : "%");
+        if (g == CMP_GATE_FAIL)
+            *fail = 1;
+        else
+            *inconclusive = 1;
+    }
+    return gates;
+}
+
+/* ---- the command's sweep half -------------------------------------------- */
+
+static void fill_side_json(json_t *o, const struct side *s, const struct report_sweep *sw)
+{
+    struct bracket cap = capacity_of(sw), knee = knee_of(sw);
+    json_object_set_new(o, "dir", json_string(s->dir));
+    json_object_set_new(o, "label", json_string(s->label));
+    json_object_set_new(o, "capacity", bracket_json(&cap));
+    json_object_set_new(o, "knee", bracket_json(&knee));
+    json_object_set_new(o, "curve", curve_json(sw));
+}
+
+static json_t *verdict_json(enum cmp_verdict v)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "verdict", json_string(cmp_verdict_name(v)));
+    json_object_set_new(o, "same_because",
+                        v == CMP_SAME ? json_string("brackets_overlap") : json_null());
+    return o;
+}
+
+/* The sides' sweeps, loaded by cmp_sweeps_load before anything is
+ * written, used and freed by cmp_sweeps. */
+static struct report_sweep sw[MAX_SIDES];
+
+void cmp_sweeps_load(const struct side *sides, int nd)
+{
+    for (int i = 0; i < nd; i++) {
+        if (report_sweep_load(sides[i].dir, &sw[i]) != 0)
+            exit(LL_EXIT_USAGE); /* the one line that says why is out */
+    }
+}
+
+int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char *outdir)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema", json_string("llmload.compare/1"));
+    json_object_set_new(doc, "version", json_string(LL_VERSION));
+    json_object_set_new(doc, "kind", json_string("sweep"));
+    json_object_set_new(doc, "bootstrap", json_integer(o->resamples));
+    json_object_set_new(doc, "confidence", json_real(0.95));
+    json_object_set_new(doc, "min_effect", json_real(o->min_effect));
+    json_t *jb = json_object();
+    fill_side_json(jb, &sides[0], &sw[0]);
+    json_object_set_new(doc, "baseline", jb);
+    json_t *cands = json_array();
+    struct row *rows = ll_calloc((size_t)cmp_rows_max(), sizeof *rows);
+    int fail = 0, inconclusive = 0;
+    for (int i = 1; i < nd; i++) {
+        const struct report_sweep *b = &sw[0], *c = &sw[i];
+        json_t *jc = json_object();
+        fill_side_json(jc, &sides[i], c);
+        json_object_set(jc, "config_differences", o->diffs[i]);
+        struct bracket bc = capacity_of(b), cc = capacity_of(c);
+        struct bracket bk = knee_of(b), ck = knee_of(c);
+        enum cmp_verdict vc = bracket_verdict(&bc, &cc), vk = bracket_verdict(&bk, &ck);
+        json_object_set_new(jc, "capacity_verdict", verdict_json(vc));
+        json_object_set_new(jc, "knee_verdict", verdict_json(vk));
+        if (!o->quiet) {
+            char x[64], y[64];
+            printf("\n%s (candidate) vs %s (baseline), sweep, 95%% intervals (bootstrap %u)\n",
+                   sides[i].label, sides[0].label, o->resamples);
+            printf("%-13s %-34s %-34s %s\n", "", "baseline", "candidate", "verdict");
+            printf("%-13s %-34s %-34s %s\n", "SLO capacity", bracket_text(&bc, x, sizeof x),
+                   bracket_text(&cc, y, sizeof y), bracket_verdict_text(vc));
+            printf("%-13s %-34s %-34s %s\n", "knee", bracket_text(&bk, x, sizeof x),
+                   bracket_text(&ck, y, sizeof y), bracket_verdict_text(vk));
+            print_curves(stdout, b, c);
+        }
+        /* The offered rates both ran (not the recovery step's), with a
+         * valid step on each side. */
+        double *rates = ll_calloc(b->n_points + 1, sizeof *rates);
+        size_t nr = 0;
+        for (size_t p = 0; p < b->n_points; p++) {
+            for (size_t q = 0; q < c->n_points; q++) {
+                if (same_rate(b->points[p].offered_rps, c->points[q].offered_rps) &&
+                    !b->points[p].unknown && !c->points[q].unknown) {
+                    rates[nr++] = b->points[p].offered_rps;
+                    break;
+                }
+            }
+        }
+        struct side *rb = ll_calloc(nr + 1, sizeof *rb), *rc = ll_calloc(nr + 1, sizeof *rc);
+        char err[1024];
+        if (rate_sides_load(b, sides[0].dir, rates, nr, rb, sides[0].label, err, sizeof err) != 0 ||
+            rate_sides_load(c, sides[i].dir, rates, nr, rc, sides[i].label, err, sizeof err) != 0)
+            ll_usage_fail("compare: %s", err);
+        json_t *jr = json_array();
+        for (size_t k = 0; k < nr; k++) {
+            int n = cmp_build_rows(&rb[k], &rc[k], o->resamples, CMP_SEED, o->min_effect,
+                                   o->kind_wanted, rows);
+            if (n < 0) {
+                ll_errorf("compare: out of memory");
+                exit(LL_EXIT_RUNTIME);
+            }
+            json_t *jk = json_object();
+            json_object_set_new(jk, "offered_rps", json_real(rates[k]));
+            json_t *a = json_array();
+            for (int r = 0; r < n; r++)
+                json_array_append_new(a, cmp_row_json(&rows[r]));
+            json_object_set_new(jk, "rows", a);
+            if (!o->quiet) {
+                printf("\nat %.4g req/s offered:", rates[k]);
+                cmp_print_table(stdout, &rb[k], &rc[k], rows, n, o->resamples);
+            }
+            json_object_set_new(jk, "fail_on",
+                                gate_rate(o, &sides[i], rates[k], rows, n, &fail, &inconclusive));
+            json_array_append_new(jr, jk);
+            cmp_side_free(&rb[k]);
+            cmp_side_free(&rc[k]);
+        }
+        if (!o->quiet && nr == 0)
+            printf("\nno offered rate in common (with a valid step on each side): no "
+                   "per-rate rows\n");
+        json_object_set_new(jc, "rates", jr);
+        json_array_append_new(cands, jc);
+        free(rb);
+        free(rc);
+        free(rates);
+    }
+    free(rows);
+    int status = fail ? LL_EXIT_FAIL : inconclusive ? EXIT_INCONCLUSIVE : LL_EXIT_OK;
+    json_object_set_new(doc, "candidates", cands);
+    json_object_set_new(doc, "exit_status", json_integer(status));
+    char err[512];
+    if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0 ||
+        compare_html_write(outdir, doc, err, sizeof err) != 0) {
+        ll_errorf("compare: %s", err);
+        if (status == LL_EXIT_OK || status > LL_EXIT_RUNTIME)
+            status = LL_EXIT_RUNTIME; /* the lowest non-zero status wins */
+    } else if (!o->quiet) {
+        printf("\nresults: %s/compare.json, %s/compare.html\n", outdir, outdir);
+    }
+    json_decref(doc);
+    for (int i = 0; i < nd; i++)
+        report_sweep_free(&sw[i]);
+    return status;
+}

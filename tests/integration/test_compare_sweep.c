@@ -1,0 +1,365 @@
+/* Integration tests of `llmload compare` of sweeps, on saved sweeps (no
+ * load is sent): the baseline is tests/data/report/sweep-classes; the
+ * candidate is the same sweep with every request's decode made 1.5 times
+ * slower (last_ns and end_ns moved by half the first-to-last span), a
+ * deterministic transform whose truth is known: TPOT, ITL and E2E grow by
+ * 50% on every ok request, TTFT stays. The candidate must come out worse
+ * on TPOT at every offered rate where its percentile can be bounded and
+ * never better, with an SLO capacity no higher; a sweep compared with
+ * itself comes out same everywhere; compare.html carries one series per
+ * side and colour only on the rows called better or worse; --fail-on
+ * gates every common rate (1 on a bounded worsening, 5 on a p99 that a
+ * short step cannot bound); mixed kinds are refused, and so is a
+ * directory that only claims to be a sweep. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test.h"
+
+static const char *const raw_files[] = {"run.json", "steps.jsonl", "requests.jsonl"};
+
+/* Copy the fixture's raw files into dir (made); with slow > 1 every ok
+ * request's first-to-last span (and so its end) is stretched by slow. */
+static void fixture_copy(const char *dir, double slow)
+{
+    const char *data = getenv("LLMLOAD_DATA");
+    assert_non_null(data);
+    const char *mk[] = {"mkdir", "-p", dir, NULL};
+    assert_int_equal(harness_run_quiet(mk, 10), 0);
+    for (size_t i = 0; i < sizeof raw_files / sizeof raw_files[0]; i++) {
+        char src[800], dst[800];
+        snprintf(src, sizeof src, "%s/report/sweep-classes/%s", data, raw_files[i]);
+        snprintf(dst, sizeof dst, "%s/%s", dir, raw_files[i]);
+        size_t len = 0;
+        char *text = harness_read_file(src, &len);
+        assert_non_null(text);
+        FILE *f = fopen(dst, "w");
+        assert_non_null(f);
+        if (slow == 1 || strcmp(raw_files[i], "requests.jsonl") != 0) {
+            assert_int_equal(fwrite(text, 1, len, f), len);
+        } else {
+            char *save = NULL;
+            for (char *line = strtok_r(text, "\n", &save); line;
+                 line = strtok_r(NULL, "\n", &save)) {
+                json_error_t je;
+                json_t *r = json_loads(line, 0, &je);
+                assert_non_null(r);
+                json_t *first = json_object_get(r, "first_ns"),
+                       *last = json_object_get(r, "last_ns");
+                if (json_is_integer(first) && json_is_integer(last)) {
+                    json_int_t d = json_integer_value(last) - json_integer_value(first);
+                    json_int_t add = (json_int_t)llround((double)d * (slow - 1));
+                    json_object_set_new(r, "last_ns", json_integer(json_integer_value(last) + add));
+                    json_int_t end = json_integer_value(json_object_get(r, "end_ns"));
+                    json_object_set_new(r, "end_ns", json_integer(end + add));
+                }
+                char *s = json_dumps(r, JSON_COMPACT | JSON_PRESERVE_ORDER);
+                fprintf(f, "%s\n", s);
+                free(s);
+                json_decref(r);
+            }
+        }
+        assert_int_equal(fclose(f), 0);
+        free(text);
+    }
+}
+
+/* `llmload compare base cand --out out ...`, which must exit 0; returns
+ * compare.json. */
+static json_t *compare_ok(const char *base, const char *cand, const char *out)
+{
+    const char *args[] = {"compare", base,   cand,      "--out", out, "--force",
+                          "--label", "base", "--label", "cand",  NULL};
+    int st = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
+    if (st != 0)
+        fail_msg("compare exited %d\nstdout:\n%s\nstderr:\n%s", st, o, e);
+    /* The terminal table fits 120 columns. */
+    for (const char *p = o; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > 120)
+            fail_msg("a line of %zu columns: %.*s", n, (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    assert_non_null(strstr(o, "SLO capacity"));
+    free(o);
+    free(e);
+    json_t *j = harness_json_load(out, "compare.json");
+    assert_string_equal(harness_sval(j, "schema"), "llmload.compare/1");
+    assert_string_equal(harness_sval(j, "kind"), "sweep");
+    return j;
+}
+
+static json_t *cand0(json_t *cmp)
+{
+    return json_array_get(json_object_get(cmp, "candidates"), 0);
+}
+
+static json_t *rate_row(json_t *rate, const char *name)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(rate, "rows"), i, r)
+    {
+        if (strcmp(harness_sval(r, "row"), name) == 0)
+            return r;
+    }
+    fail_msg("no row %s", name);
+    return NULL;
+}
+
+/* The HTML: one series per side in each chart (side-0 and side-1), and
+ * class="better"/"worse" only on rows whose data-verdict says so. */
+static void check_html(const char *out, int want_worse)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/compare.html", out);
+    char *h = harness_read_file(path, NULL);
+    assert_non_null(h);
+    /* Self-contained: nothing to fetch (xmlns names are not fetched). */
+    assert_null(strstr(h, "src="));
+    assert_null(strstr(h, "href="));
+    assert_null(strstr(h, "url(http"));
+    assert_null(strstr(h, "@import"));
+    assert_null(strstr(h, "<script"));
+    int charts = 0;
+    for (const char *p = strstr(h, "<svg"); p; p = strstr(p + 1, "<svg")) {
+        const char *end = strstr(p, "</svg>");
+        assert_non_null(end);
+        charts++;
+        for (int s = 0; s < 3; s++) {
+            char key[40];
+            snprintf(key, sizeof key, "data-series=\"side-%d\"", s);
+            const char *k = strstr(p, key);
+            if (s < 2 && !(k && k < end))
+                fail_msg("chart %d has no series side-%d", charts, s);
+            if (s == 2 && k && k < end)
+                fail_msg("chart %d has a third series", charts);
+        }
+    }
+    assert_int_equal(charts, 4);
+    int worse = 0;
+    for (const char *p = strstr(h, "<tr"); p; p = strstr(p + 1, "<tr")) {
+        const char *gt = strchr(p, '>');
+        assert_non_null(gt);
+        char tag[400];
+        snprintf(tag, sizeof tag, "%.*s", (int)(gt - p), p);
+        const char *v = strstr(tag, "data-verdict=\"");
+        if (!v)
+            continue;
+        v += 14;
+        int coloured = strstr(tag, "class=\"") != NULL;
+        int called = strncmp(v, "better\"", 7) == 0 || strncmp(v, "worse\"", 6) == 0;
+        if (coloured != called)
+            fail_msg("row colour does not match its verdict: %s", tag);
+        if (called) {
+            char want[40];
+            snprintf(want, sizeof want, "class=\"%.*s\"", (int)strcspn(v, "\""), v);
+            assert_non_null(strstr(tag, want));
+        }
+        worse += strncmp(v, "worse\"", 6) == 0;
+    }
+    if (want_worse)
+        assert_true(worse > 0);
+    else
+        assert_int_equal(worse, 0);
+    free(h);
+}
+
+static void test_compare_sweeps_slower_decode(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char base[700], slow[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(slow, sizeof slow, "slow");
+    harness_tmp_path(out, sizeof out, "cmp");
+    fixture_copy(base, 1);
+    fixture_copy(slow, 1.5);
+    json_t *j = compare_ok(base, slow, out);
+    json_t *b = json_object_get(j, "baseline"), *c = cand0(j);
+
+    /* The fixture's truth (tests/data/report/README.md): capacity 4 req/s,
+     * 12 failing; knee between 12 and 24. Brackets one step wide. */
+    json_t *bc = json_object_get(b, "capacity");
+    assert_true(json_is_true(json_object_get(bc, "found")));
+    assert_true(fabs(harness_num(bc, "value") - 4) < 1e-9);
+    assert_true(fabs(harness_num(bc, "lo") - 4) < 1e-9);
+    assert_true(fabs(harness_num(bc, "hi") - 12) < 1e-9);
+    json_t *cc = json_object_get(c, "capacity");
+    assert_true(json_is_true(json_object_get(cc, "found")));
+    assert_true(harness_num(cc, "value") <= harness_num(bc, "value"));
+    assert_true(harness_num(cc, "hi") - harness_num(cc, "lo") > 0);
+    const char *cv = harness_sval(json_object_get(c, "capacity_verdict"), "verdict");
+    assert_true(strcmp(cv, "same") == 0 || strcmp(cv, "worse") == 0);
+    json_t *bk = json_object_get(b, "knee");
+    assert_true(json_is_true(json_object_get(bk, "found")));
+    assert_true(harness_num(bk, "lo") <= harness_num(bk, "value"));
+    assert_true(harness_num(bk, "hi") > harness_num(bk, "value"));
+
+    /* Curves: TPOT p99 1.5 times the baseline's at each of the 4 rates,
+     * TTFT p99 unchanged. */
+    json_t *cb = json_object_get(b, "curve"), *ccv = json_object_get(c, "curve");
+    assert_int_equal(json_array_size(cb), 4);
+    assert_int_equal(json_array_size(ccv), 4);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *p = json_array_get(cb, i), *q = json_array_get(ccv, i);
+        assert_true(fabs(harness_num(p, "offered_rps") - harness_num(q, "offered_rps")) < 1e-9);
+        double r = harness_num(q, "tpot_p99_ns") / harness_num(p, "tpot_p99_ns");
+        if (fabs(r - 1.5) > 0.01)
+            fail_msg("TPOT p99 ratio %.4f at %g req/s", r, harness_num(p, "offered_rps"));
+        assert_true(fabs(harness_num(q, "ttft_p99_ns") - harness_num(p, "ttft_p99_ns")) < 1);
+    }
+
+    /* Per common rate: TPOT worse wherever its percentile is bounded
+     * (p50 everywhere; p99 never has the ~700 values it needs here), never
+     * better; TTFT never called. */
+    json_t *rates = json_object_get(c, "rates");
+    assert_int_equal(json_array_size(rates), 4);
+    size_t i;
+    json_t *rate;
+    json_array_foreach(rates, i, rate)
+    {
+        static const char *const tp[] = {"tpot_p50", "tpot_p90", "tpot_p99"};
+        for (size_t k = 0; k < 3; k++) {
+            json_t *r = rate_row(rate, tp[k]);
+            json_t *d = json_object_get(r, "diff");
+            assert_true(fabs(harness_num(d, "value") - 0.5) < 0.01);
+            const char *v = harness_sval(r, "verdict");
+            if (json_is_true(json_object_get(d, "too_few")))
+                assert_string_equal(v, "same");
+            else
+                assert_string_equal(v, "worse");
+        }
+        assert_string_equal(harness_sval(rate_row(rate, "tpot_p50"), "verdict"), "worse");
+        static const char *const tt[] = {"ttft_p50", "ttft_p90", "ttft_p99"};
+        for (size_t k = 0; k < 3; k++)
+            assert_string_equal(harness_sval(rate_row(rate, tt[k]), "verdict"), "same");
+    }
+    json_decref(j);
+    check_html(out, 1);
+    harness_tmp_end();
+}
+
+/* A sweep against itself: every row and both brackets same. */
+static void test_compare_sweep_with_itself(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char base[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(out, sizeof out, "cmp");
+    fixture_copy(base, 1);
+    json_t *j = compare_ok(base, base, out);
+    json_t *c = cand0(j);
+    assert_string_equal(harness_sval(json_object_get(c, "capacity_verdict"), "verdict"), "same");
+    assert_string_equal(harness_sval(json_object_get(c, "knee_verdict"), "verdict"), "same");
+    size_t i, k;
+    json_t *rate, *r;
+    size_t rows = 0;
+    json_array_foreach(json_object_get(c, "rates"), i, rate)
+    {
+        json_array_foreach(json_object_get(rate, "rows"), k, r)
+        {
+            rows++;
+            if (strcmp(harness_sval(r, "verdict"), "same") != 0)
+                fail_msg("%s at rate %zu: %s", harness_sval(r, "row"), i,
+                         harness_sval(r, "verdict"));
+        }
+    }
+    assert_true(rows >= 4 * 17);
+    json_decref(j);
+    check_html(out, 0);
+    harness_tmp_end();
+}
+
+/* Mixed kinds, and a directory that is no sweep, are refused with one line. */
+static void test_compare_sweep_refusals(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char base[700], run[700], path[800];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(run, sizeof run, "run");
+    fixture_copy(base, 1);
+    const char *mk[] = {"mkdir", "-p", run, NULL};
+    assert_int_equal(harness_run_quiet(mk, 10), 0);
+    snprintf(path, sizeof path, "%s/run.json", run);
+    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"run\"}\n");
+    const char *mixed[] = {"compare", base, run, NULL};
+    harness_expect_usage(mixed, "mixed kinds");
+    const char *mixed2[] = {"compare", run, base, NULL};
+    harness_expect_usage(mixed2, "sweeps with sweeps");
+    /* A run.json that says sweep, and nothing else: one line, exit 2. */
+    char bare[700];
+    harness_tmp_path(bare, sizeof bare, "bare");
+    const char *mk2[] = {"mkdir", "-p", bare, NULL};
+    assert_int_equal(harness_run_quiet(mk2, 10), 0);
+    snprintf(path, sizeof path, "%s/run.json", bare);
+    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"sweep\"}\n");
+    const char *nosweep[] = {"compare", base, bare, NULL};
+    harness_expect_usage(nosweep, "no config.sweep");
+    harness_tmp_end();
+}
+
+/* --fail-on at every common rate: TPOT p50 50% worse fails (1) at each of
+ * the 4 rates; TPOT p99, never bounded in these steps, is inconclusive
+ * (5); the sweep against itself passes (0). */
+static void test_compare_sweeps_fail_on(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char base[700], slow[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(slow, sizeof slow, "slow");
+    harness_tmp_path(out, sizeof out, "cmp");
+    fixture_copy(base, 1);
+    fixture_copy(slow, 1.5);
+    static const struct {
+        const char *spec;
+        int same, want;
+        const char *result;
+    } cases[] = {
+        {"tpot_p50:+10%", 0, 1, "fail"},
+        {"tpot_p99:+10%", 0, 5, "inconclusive"},
+        {"tpot_p50:+10%", 1, 0, "pass"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *args[] = {"compare", base,        cases[k].same ? base : slow,
+                              "--out",   out,         "--force",
+                              "--quiet", "--fail-on", cases[k].spec,
+                              NULL};
+        int st = -1;
+        char *o = NULL, *e = NULL;
+        assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
+        if (st != cases[k].want)
+            fail_msg("%s: exit %d, want %d\n%s", cases[k].spec, st, cases[k].want, e);
+        /* stderr names each rate that did not pass. */
+        if (cases[k].want)
+            assert_non_null(strstr(e, "at 36 req/s"));
+        free(o);
+        free(e);
+        json_t *j = harness_json_load(out, "compare.json");
+        assert_int_equal(harness_ival(j, "exit_status"), cases[k].want);
+        size_t i;
+        json_t *rate;
+        json_array_foreach(json_object_get(cand0(j), "rates"), i, rate)
+        {
+            json_t *g = json_array_get(json_object_get(rate, "fail_on"), 0);
+            assert_non_null(g);
+            assert_string_equal(harness_sval(g, "result"), cases[k].result);
+        }
+        json_decref(j);
+    }
+    harness_tmp_end();
+}
+
+HARNESS_MAIN(cmocka_unit_test(test_compare_sweeps_slower_decode),
+             cmocka_unit_test(test_compare_sweep_with_itself),
+             cmocka_unit_test(test_compare_sweeps_fail_on),
+             cmocka_unit_test(test_compare_sweep_refusals))
