@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "measure/results.h"
@@ -178,12 +179,33 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     config_shape_json(c, o, cfg);
     config_transport_json(c, o, &cfg->transport, model);
     json_object_set_new(c, "threads", json_integer(cfg->threads));
+    if (cfg->shard_launcher) {
+        json_object_set_new(c, "shard", json_integer(cfg->shard));
+        json_object_set_new(c, "shards", json_integer(cfg->shards));
+        json_object_set_new(c, "shard_launcher", json_string(cfg->shard_launcher));
+    }
+    if (cfg->start_at_unix_ns) {
+        char at[40];
+        runopts_fmt_utc(cfg->start_at_unix_ns, at, sizeof at);
+        json_object_set_new(c, "start_at", json_string(at));
+    }
     json_object_set_new(c, "grace_ns", json_integer((json_int_t)cfg->grace_ns));
     if (slo_is_set(&cfg->slo)) {
         slo_format(&cfg->slo, buf, sizeof buf);
         json_object_set_new(c, "slo", json_string(buf));
     }
     return c;
+}
+
+void runopts_fmt_utc(int64_t unix_ns, char *buf, size_t len)
+{
+    time_t t = (time_t)(unix_ns / (int64_t)LL_NS_PER_SEC);
+    long ns = (long)(unix_ns % (int64_t)LL_NS_PER_SEC);
+    struct tm tm;
+    char day[32] = "?";
+    if (gmtime_r(&t, &tm))
+        strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%09ldZ", day, ns);
 }
 
 void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len)

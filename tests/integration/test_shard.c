@@ -1,0 +1,464 @@
+/* test_shard.c: shards of one global schedule (docs/distributed.md), end
+ * to end.
+ *
+ * - The dump union: N shards' --dump-schedule files, together and sorted
+ *   by index, are byte for byte one process's file, for a schedule with a
+ *   ramp, a burst, drawn lengths and the spend guard stopping it part-way
+ *   (each shard stops where one process would); each line of shard K has
+ *   index mod N == K.
+ * - --shard auto under each launcher's variables (Open MPI, MPICH/Hydra,
+ *   Slurm, a Kubernetes Indexed Job with --shards), set in the child's
+ *   environment only: each dumps its shard's part; no variables, and two
+ *   launchers that disagree, are one-line usage errors.
+ * - A real 3-shard run against one sim, the shards plain processes with
+ *   --shard K/3 and one --start-at 1.5 s ahead: the union of their records'
+ *   ids is a single process's (same flags, the spend guard cutting both at
+ *   the same index), with the same sched_ns and prompt lengths per id; each
+ *   run.json names its shard, the launcher "flag", the same config hash as
+ *   the single run, and the start; only shard 0 scrapes /metrics; {shard}
+ *   and {host} in --out are filled in.
+ * - A replay split in two: each shard replays the trace lines i mod 2 == K,
+ *   and together every line once.
+ * - The usage errors of the shard flags.
+ *
+ * All traffic is to 127.0.0.1, at most 40 requests/s; the file takes about
+ * 6 s. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test.h"
+#include "util/util.h"
+
+#define MAX_LINES 4096
+
+static pid_t cur_clients[3];
+
+static int teardown(void **state)
+{
+    (void)state;
+    harness_cleanup((pid_t *const[]){&cur_clients[0], &cur_clients[1], &cur_clients[2], NULL});
+    return 0;
+}
+
+/* The lines of a --dump-schedule file, each with its index. */
+struct dump {
+    char *text; /* the file, its newlines cut to NULs */
+    const char *line[MAX_LINES];
+    long long index[MAX_LINES];
+    size_t n;
+};
+
+static void dump_load(struct dump *d, const char *path)
+{
+    memset(d, 0, sizeof *d);
+    d->text = harness_read_file(path, NULL);
+    assert_non_null(d->text);
+    for (char *p = d->text, *nl; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl)
+            fail_msg("%s: a line without its newline", path);
+        *nl = '\0';
+        assert_true(d->n < MAX_LINES);
+        if (sscanf(p, "{\"index\":%lld,", &d->index[d->n]) != 1)
+            fail_msg("%s: no index in \"%s\"", path, p);
+        d->line[d->n++] = p;
+    }
+}
+
+/* The environment of a child: every launcher's variable unset, then the
+ * case's NAME=VALUE strings set (NULL-terminated). */
+static int set_env(void *ud)
+{
+    static const char *const all[] = {
+        "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID",
+        "SLURM_NTASKS",         "JOB_COMPLETION_INDEX", NULL};
+    for (size_t i = 0; all[i]; i++)
+        unsetenv(all[i]);
+    for (char *const *e = ud; e && *e; e++) {
+        if (putenv(*e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Run llmload args... with env (see set_env; NULL: the launchers' unset),
+ * stdout and stderr into <tmp>/<name>.out and .err; its exit status, and
+ * its stderr into *err_text (caller frees) when err_text is not NULL. */
+static int run_env(const char *name, const char *const *args, char *const *env, char **err_text)
+{
+    char outp[600], errp[600], leaf[64];
+    snprintf(leaf, sizeof leaf, "%s.out", name);
+    harness_tmp_path(outp, sizeof outp, leaf);
+    snprintf(leaf, sizeof leaf, "%s.err", name);
+    harness_tmp_path(errp, sizeof errp, leaf);
+    cur_clients[0] = harness_spawn(args, outp, errp, -1, set_env, (void *)env);
+    int st = harness_reap(cur_clients[0], 30000);
+    cur_clients[0] = 0;
+    if (err_text)
+        *err_text = harness_read_file(errp, NULL);
+    return st;
+}
+
+/* The schedule the dump tests split: a ramp, a burst, drawn lengths, and
+ * a spend guard that stops it before its end. */
+#define DUMP_FLAGS                                                                                 \
+    "run", "--rate", "40", "--ramp-to", "120", "--duration", "10s", "--burst",                     \
+        "at=2s,count=25,prompt-tokens=900", "--prompt-tokens", "uniform:16,512",                   \
+        "--output-tokens", "lognormal:4,0.5,max=200", "--seed", "11", "--max-tokens-total",        \
+        "150000", "--dry-run"
+
+/* The single process's dump: its lines, in index order, stopped by the
+ * guard before the schedule's end. */
+static void dump_single(struct dump *d)
+{
+    char path[600];
+    harness_tmp_path(path, sizeof path, "all.jsonl");
+    const char *args[] = {DUMP_FLAGS, "--dump-schedule", path, NULL};
+    assert_int_equal(run_env("all", args, NULL, NULL), 0);
+    dump_load(d, path);
+    /* the same without the guard is longer: the guard did stop it */
+    char path2[600];
+    harness_tmp_path(path2, sizeof path2, "noguard.jsonl");
+    const char *args2[] = {DUMP_FLAGS, "--max-tokens-total", "1e12", "--dump-schedule", path2,
+                           NULL};
+    assert_int_equal(run_env("noguard", args2, NULL, NULL), 0);
+    struct dump full;
+    dump_load(&full, path2);
+    if (!(d->n > 100 && d->n < full.n))
+        fail_msg("the guard's dump has %zu lines, the full one %zu: want 100 < guard < full", d->n,
+                 full.n);
+    free(full.text);
+    for (size_t i = 0; i < d->n; i++)
+        assert_int_equal(d->index[i], (long long)i);
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+    const size_t *x = a, *y = b;
+    return (*x > *y) - (*x < *y);
+}
+
+/* The shards' dumps sh[0, n) against the single one: each line of shard
+ * K has index mod n == K, and all of them, sorted by index, are the
+ * single's lines, byte for byte. */
+static void dump_union_check(const struct dump *single, const struct dump *sh, size_t n)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        for (size_t i = 0; i < sh[k].n; i++) {
+            if ((size_t)sh[k].index[i] % n != k)
+                fail_msg("shard %zu/%zu offers index %lld", k, n, sh[k].index[i]);
+        }
+        total += sh[k].n;
+    }
+    assert_int_equal(total, single->n);
+    size_t *seen = calloc(single->n, sizeof *seen);
+    for (size_t k = 0; k < n; k++) {
+        for (size_t i = 0; i < sh[k].n; i++) {
+            size_t ix = (size_t)sh[k].index[i];
+            assert_true(ix < single->n);
+            if (seen[ix]++)
+                fail_msg("index %zu in two shards", ix);
+            if (strcmp(sh[k].line[i], single->line[ix]) != 0)
+                fail_msg("index %zu: shard %zu says\n  %s\none process says\n  %s", ix, k,
+                         sh[k].line[i], single->line[ix]);
+        }
+    }
+    qsort(seen, single->n, sizeof *seen, cmp_index);
+    assert_int_equal(seen[0], 1);
+    assert_int_equal(seen[single->n - 1], 1);
+    free(seen);
+}
+
+static void test_dump_union(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    struct dump single, sh[3];
+    dump_single(&single);
+    for (size_t k = 0; k < 3; k++) {
+        char path[600], name[32], spec[16];
+        snprintf(name, sizeof name, "s%zu.jsonl", k);
+        harness_tmp_path(path, sizeof path, name);
+        snprintf(spec, sizeof spec, "%zu/3", k);
+        const char *args[] = {DUMP_FLAGS, "--shard", spec, "--dump-schedule", path, NULL};
+        assert_int_equal(run_env(name, args, NULL, NULL), 0);
+        dump_load(&sh[k], path);
+    }
+    dump_union_check(&single, sh, 3);
+    for (size_t k = 0; k < 3; k++)
+        free(sh[k].text);
+    free(single.text);
+}
+
+/* One launcher: its variables, --shards when it needs it, the index and
+ * count it gives. */
+struct launcher_case {
+    const char *name;
+    char *env[3];
+    const char *shards;
+    size_t k, n;
+};
+
+static void test_launcher_env(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    struct dump single;
+    dump_single(&single);
+    static char e[][40] = {"OMPI_COMM_WORLD_RANK=1",
+                           "OMPI_COMM_WORLD_SIZE=2",
+                           "PMI_RANK=0",
+                           "PMI_SIZE=2",
+                           "SLURM_PROCID=2",
+                           "SLURM_NTASKS=3",
+                           "JOB_COMPLETION_INDEX=1",
+                           "SLURM_PROCID=0",
+                           "SLURM_NTASKS=4"};
+    const struct launcher_case cases[] = {
+        {"openmpi", {e[0], e[1]}, NULL, 1, 2},
+        {"mpich", {e[2], e[3]}, NULL, 0, 2},
+        {"slurm", {e[4], e[5]}, NULL, 2, 3},
+        {"kubernetes", {e[6]}, "2", 1, 2},
+    };
+    for (size_t c = 0; c < LL_ARRAY_LEN(cases); c++) {
+        char path[600], name[64];
+        snprintf(name, sizeof name, "%s.jsonl", cases[c].name);
+        harness_tmp_path(path, sizeof path, name);
+        const char *args[] = {DUMP_FLAGS,        "--shard", "auto",
+                              "--dump-schedule", path,      cases[c].shards ? "--shards" : NULL,
+                              cases[c].shards,   NULL};
+        char *err = NULL;
+        int st = run_env(name, args, cases[c].env, &err);
+        if (st != 0)
+            fail_msg("%s: exit %d: %s", cases[c].name, st, err ? err : "");
+        free(err);
+        /* the part it dumped is shard k of n: every index k mod n, all of them */
+        struct dump d;
+        dump_load(&d, path);
+        size_t want = 0;
+        for (size_t i = 0; i < single.n; i++) {
+            if (i % cases[c].n == cases[c].k) {
+                assert_true(want < d.n);
+                assert_string_equal(d.line[want], single.line[i]);
+                want++;
+            }
+        }
+        if (want != d.n)
+            fail_msg("%s: %zu lines, shard %zu/%zu of the schedule has %zu", cases[c].name, d.n,
+                     cases[c].k, cases[c].n, want);
+        free(d.text);
+    }
+    /* none set, and two that disagree (mpirun inside an srun step of 4) */
+    char *both[] = {e[0], e[1], e[7], e[8], NULL};
+    char *const *envs[] = {NULL, both};
+    const char *needles[] = {"--shard auto: no launcher's variables are set",
+                             "--shard auto: launchers disagree: openmpi says shard 1/2"};
+    for (size_t c = 0; c < 2; c++) {
+        char path[600];
+        harness_tmp_path(path, sizeof path, "bad.jsonl");
+        const char *args[] = {DUMP_FLAGS, "--shard", "auto", "--dump-schedule", path, NULL};
+        char *err = NULL;
+        assert_int_equal(run_env("bad", args, envs[c], &err), 2);
+        assert_non_null(err);
+        if (!strstr(err, needles[c]) || strchr(err, '\n') != err + strlen(err) - 1)
+            fail_msg("want one line with \"%s\", got \"%s\"", needles[c], err);
+        free(err);
+    }
+    free(single.text);
+}
+
+/* The records of dir/requests.jsonl by id: sched_ns and prompt_tokens. */
+struct rec_view {
+    long long sched_ns, prompt_tokens;
+    int have;
+};
+
+static size_t load_recs(const char *dir, struct rec_view *v, size_t cap, size_t shard,
+                        size_t shards)
+{
+    struct harness_recs *r = harness_requests_load(dir);
+    size_t n = r->n;
+    for (size_t i = 0; i < r->n; i++) {
+        json_t *o = r->items[i];
+        int64_t id = harness_ival_req(o, "id");
+        assert_true(id >= 0 && (size_t)id < cap);
+        if ((size_t)id % shards != shard)
+            fail_msg("%s: id %lld is not shard %zu/%zu's", dir, (long long)id, shard, shards);
+        if (v[id].have)
+            fail_msg("%s: id %lld twice", dir, (long long)id);
+        v[id].have = 1;
+        v[id].sched_ns = harness_ival_req(o, "sched_ns");
+        v[id].prompt_tokens = harness_ival_req(o, "prompt_tokens");
+        assert_string_equal(harness_sval(o, "kind"), "ok");
+    }
+    harness_recs_free(r);
+    return n;
+}
+
+#define RUN_FLAGS                                                                                  \
+    "--rate", "40", "--requests", "60", "--prompt-tokens", "uniform:16,128", "--output-tokens",    \
+        "8", "--seed", "7", "--prompt-salt", "99", "--max-tokens-total", "3500", "--quiet",        \
+        "--threads", "2"
+
+static void test_three_shards_one_sim(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+
+    char single_dir[600];
+    harness_tmp_path(single_dir, sizeof single_dir, "single");
+    const char *a1[] = {"run", "--url", url, "--out", single_dir, RUN_FLAGS, NULL};
+    int st = run_env("single", a1, NULL, NULL);
+    if (st != 0 && st != 1)
+        fail_msg("single run: exit %d", st);
+
+    /* three shards, one start 1.5 s ahead */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    char at[64], out_tmpl[600], host[256] = "";
+    if (now.tv_nsec >= 500000000)
+        snprintf(at, sizeof at, "%lld.%09ld", (long long)now.tv_sec + 2, now.tv_nsec - 500000000);
+    else
+        snprintf(at, sizeof at, "%lld.%09ld", (long long)now.tv_sec + 1, now.tv_nsec + 500000000);
+    harness_tmp_path(out_tmpl, sizeof out_tmpl, "shard-{shard}-{host}");
+    assert_int_equal(gethostname(host, sizeof host - 1), 0);
+    char outp[3][600], errp[3][600], spec[3][16];
+    for (int k = 0; k < 3; k++) {
+        char leaf[32];
+        snprintf(spec[k], sizeof spec[k], "%d/3", k);
+        snprintf(leaf, sizeof leaf, "shard%d.out", k);
+        harness_tmp_path(outp[k], sizeof outp[k], leaf);
+        snprintf(leaf, sizeof leaf, "shard%d.err", k);
+        harness_tmp_path(errp[k], sizeof errp[k], leaf);
+        const char *a[] = {"run",     "--url", url,          "--out", out_tmpl, RUN_FLAGS,
+                           "--shard", spec[k], "--start-at", at,      NULL};
+        cur_clients[k] = harness_spawn(a, outp[k], errp[k], -1, NULL, NULL);
+    }
+    for (int k = 0; k < 3; k++) {
+        st = harness_reap(cur_clients[k], 30000);
+        cur_clients[k] = 0;
+        if (st != 0 && st != 1) {
+            char *e = harness_read_file(errp[k], NULL);
+            fail_msg("shard %d: exit %d: %s", k, st, e ? e : "");
+        }
+    }
+
+    struct rec_view single[64] = {{0}}, uni[64] = {{0}};
+    size_t n_single = load_recs(single_dir, single, 64, 0, 1);
+    /* the guard stopped it part-way: some, not all 60 */
+    if (!(n_single > 20 && n_single < 60))
+        fail_msg("single run: %zu records, want the guard to stop it between 20 and 60", n_single);
+    json_t *sj = harness_json_load(single_dir, "run.json");
+    const char *hash = harness_sval(sj, "config_hash");
+    assert_int_equal(strlen(hash), 16);
+    size_t n_union = 0;
+    for (size_t k = 0; k < 3; k++) {
+        char dir[700], leaf[300];
+        snprintf(leaf, sizeof leaf, "shard-%zu-%s", k, host);
+        harness_tmp_path(dir, sizeof dir, leaf);
+        n_union += load_recs(dir, uni, 64, k, 3);
+        json_t *run = harness_json_load(dir, "run.json");
+        json_t *cfg = json_object_get(run, "config");
+        assert_int_equal(harness_ival_req(cfg, "shard"), (int64_t)k);
+        assert_int_equal(harness_ival_req(cfg, "shards"), 3);
+        assert_string_equal(harness_sval(cfg, "shard_launcher"), "flag");
+        assert_int_equal(harness_ival_req(cfg, "metrics_shard"), 0);
+        assert_string_equal(harness_sval(run, "config_hash"), hash);
+        json_t *start = json_object_get(run, "start");
+        assert_non_null(start);
+        int64_t at_ns = harness_ival_req(start, "start_at_unix_ns");
+        assert_true(harness_ival_req(start, "woke_unix_ns") > 0);
+        assert_true(harness_ival_req(start, "late_ns") >= 0);
+        assert_non_null(json_object_get(json_object_get(start, "clock"), "synced"));
+        char want_at[64];
+        snprintf(want_at, sizeof want_at, "%lld", (long long)(at_ns / 1000000000));
+        assert_true(strncmp(at, want_at, strlen(want_at)) == 0);
+        /* only shard 0 scrapes the server */
+        char sm[800];
+        snprintf(sm, sizeof sm, "%s/server_metrics.jsonl", dir);
+        struct stat stt;
+        if ((stat(sm, &stt) == 0) != (k == 0))
+            fail_msg("shard %zu: server_metrics.jsonl %s", k, k ? "written" : "missing");
+        json_decref(run);
+    }
+    json_decref(sj);
+    assert_int_equal(n_union, n_single);
+    for (size_t i = 0; i < 64; i++) {
+        assert_int_equal(uni[i].have, single[i].have);
+        if (!single[i].have)
+            continue;
+        if (uni[i].sched_ns != single[i].sched_ns ||
+            uni[i].prompt_tokens != single[i].prompt_tokens)
+            fail_msg("id %zu: shards %lld ns %lld tokens, one process %lld ns %lld tokens", i,
+                     uni[i].sched_ns, uni[i].prompt_tokens, single[i].sched_ns,
+                     single[i].prompt_tokens);
+    }
+}
+
+static void test_replay_halves(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], trace[600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(trace, sizeof trace, "trace.jsonl");
+    const char *dump[] = {"run", "--rate",          "50",  "--requests",
+                          "21",  "--prompt-tokens", "32",  "--output-tokens",
+                          "4",   "--dump-schedule", trace, "--dry-run",
+                          NULL};
+    assert_int_equal(run_env("dump", dump, NULL, NULL), 0);
+    struct rec_view uni[32] = {{0}};
+    size_t total = 0;
+    for (size_t k = 0; k < 2; k++) {
+        char dir[600], leaf[32], spec[8];
+        snprintf(leaf, sizeof leaf, "replay%zu", k);
+        harness_tmp_path(dir, sizeof dir, leaf);
+        snprintf(spec, sizeof spec, "%zu/2", k);
+        const char *a[] = {"replay",  trace,           "--url", url,       "--out", dir,
+                           "--quiet", "--prompt-salt", "5",     "--shard", spec,    NULL};
+        int st = run_env(leaf, a, NULL, NULL);
+        if (st != 0 && st != 1)
+            fail_msg("replay shard %zu: exit %d", k, st);
+        total += load_recs(dir, uni, 32, k, 2);
+    }
+    assert_int_equal(total, 21);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--rate", "5", "--shard", "3/3"}, "--shard: the index K counts from 0"},
+        {{"run", "--rate", "5", "--shard", "two"}, "--shard: expected K/N"},
+        {{"run", "--rate", "5", "--shards", "2"}, "--shards: goes with --shard auto"},
+        {{"run", "--rate", "5", "--start-at", "noon"}, "--start-at: expected an RFC 3339"},
+        {{"run", "--rate", "5", "--start-at", "2020-01-01T00:00:00Z"},
+         "--start-at: 2020-01-01T00:00:00Z is"},
+        {{"run", "--rate", "5", "--shard", "0/2"}, "--prompt-salt: a sharded run needs one salt"},
+        {{"run", "--users", "2", "--shard", "0/3", "--prompt-salt", "1"},
+         "--users: 2 users cannot fill 3 shards"},
+        {{"run", "--rate", "5", "--shard", "0/2", "--prompt-salt", "1", "--metrics-shard", "2"},
+         "--metrics-shard: expected a shard index from 0 to 1"},
+        {{"run", "--rate", "5", "--metrics-shard", "0"}, "--metrics-shard: goes with --shard"},
+        {{"run", "--rate", "5", "--shard", "0/2", "--prompt-salt", "1", "--calibrate", "auto"},
+         "--calibrate auto: each shard would fit its own"},
+        {{"sweep", "--rates", "1,2", "--shard", "0/2"}, "--shard: not yet for sweep"},
+        {{"sweep", "--rates", "1,2", "--start-at", "1"}, "--start-at: not yet for sweep"});
+}
+
+HARNESS_MAIN(cmocka_unit_test_teardown(test_dump_union, teardown),
+             cmocka_unit_test_teardown(test_launcher_env, teardown),
+             cmocka_unit_test_teardown(test_three_shards_one_sim, teardown),
+             cmocka_unit_test_teardown(test_replay_halves, teardown),
+             cmocka_unit_test(test_usage_errors))
