@@ -228,7 +228,9 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
     struct summary_info info = {0};
     info.mode = mode;
     info.command = "replay";
-    info.offered_rate_per_s = replay_offered_rate(trace, cfg->trace_factor);
+    runopts_shard_label(cfg, mode, sizeof mode);
+    info.offered_rate_per_s =
+        replay_offered_rate(trace, cfg->trace_factor) * runopts_shard_share(cfg);
     char slo_text[96];
     runopts_summary_info(cfg, res, rs->target.model, "the trace's times", 0, slo_text,
                          sizeof slo_text, &info);

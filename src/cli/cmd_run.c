@@ -312,9 +312,10 @@ static void session_summary_info(const struct run_config *cfg, const struct driv
     if (n < 0)
         snprintf(mode, len, "partly-open"); /* a label: a long one is cut, never wrong */
     info->sessions = 1;
-    info->session_rate_per_s = cfg->arrival.rate_per_s;
+    info->session_rate_per_s = cfg->arrival.rate_per_s * runopts_shard_share(cfg);
     info->session_turns_mean = session_turns_mean(&cfg->turns);
-    info->offered_rate_per_s = cfg->arrival.rate_per_s * info->session_turns_mean;
+    info->offered_rate_per_s =
+        cfg->arrival.rate_per_s * info->session_turns_mean * runopts_shard_share(cfg);
     info->sessions_started = res->sessions_in_window;
     info->sessions_cut = res->sessions_cut;
 }
@@ -621,9 +622,12 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg)
     struct summary_info info = {0};
     info.mode = mode;
     info.closed_loop = cfg->mode == LOAD_CLOSED;
-    info.offered_rate_per_s = cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s;
+    /* A shard offers its share of the rate (docs/distributed.md). */
+    info.offered_rate_per_s =
+        cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s * runopts_shard_share(cfg);
     if (cfg->mode == LOAD_SESSIONS)
         session_summary_info(cfg, res, mode, sizeof mode, &info);
+    runopts_shard_label(cfg, mode, sizeof mode);
     char slo_text[96];
     /* The achieved-rate check is open loop's: a cap, users or sessions set
      * their own pace, and an interrupted window is short by design. */

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,6 +207,18 @@ void runopts_fmt_utc(int64_t unix_ns, char *buf, size_t len)
     if (gmtime_r(&t, &tm))
         strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(buf, len, "%s.%09ldZ", day, ns);
+}
+
+double runopts_shard_share(const struct run_config *cfg)
+{
+    return cfg->shards > 1 ? 1.0 / cfg->shards : 1.0;
+}
+
+void runopts_shard_label(const struct run_config *cfg, char *buf, size_t len)
+{
+    size_t n = strlen(buf);
+    if (cfg->shard_launcher && n < len)
+        snprintf(buf + n, len - n, " (shard %u of %u)", cfg->shard, cfg->shards);
 }
 
 void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len)

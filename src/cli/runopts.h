@@ -293,6 +293,14 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
  * ("2026-12-02T11:00:00.500000000Z") into buf (len bytes; 40 is enough). */
 void runopts_fmt_utc(int64_t unix_ns, char *buf, size_t len);
 
+/* A sharded run's part of the global schedule: 1 / shards (1 unsharded),
+ * what its offered rates are multiplied by in its summary. */
+double runopts_shard_share(const struct run_config *cfg);
+
+/* Append " (shard K of N)" to the label in buf (len bytes) when cfg is
+ * sharded. */
+void runopts_shard_label(const struct run_config *cfg, char *buf, size_t len);
+
 /* "open-loop poisson 20/s" and the like, for summaries. */
 void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len);
 

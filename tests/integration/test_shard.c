@@ -390,6 +390,14 @@ static void test_three_shards_one_sim(void **state)
         if ((stat(sm, &stt) == 0) != (k == 0))
             fail_msg("shard %zu: server_metrics.jsonl %s", k, k ? "written" : "missing");
         json_decref(run);
+        /* its summary offers its share of the rate, and names the shard */
+        json_t *sum = harness_summary_load(dir);
+        ASSERT_NEAR(harness_num(sum, "throughput.offered_rate_per_s"), 40.0 / 3, 0.01);
+        char label[32];
+        snprintf(label, sizeof label, "(shard %zu of 3)", k);
+        if (!strstr(harness_sval(sum, "mode"), label))
+            fail_msg("shard %zu: mode \"%s\" lacks \"%s\"", k, harness_sval(sum, "mode"), label);
+        json_decref(sum);
     }
     json_decref(sj);
     assert_int_equal(n_union, n_single);
