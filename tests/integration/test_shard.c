@@ -17,12 +17,14 @@
  *   run.json names its shard, the launcher "flag", the same config hash as
  *   the single run, and the start; only shard 0 scrapes /metrics; {shard}
  *   and {host} in --out are filled in.
+ * - The same 3 shards under Open MPI's mpirun with --shard auto: their
+ *   records together are the dumped schedule of the same flags.
  * - A replay split in two: each shard replays the trace lines i mod 2 == K,
  *   and together every line once.
  * - The usage errors of the shard flags.
  *
  * All traffic is to 127.0.0.1, at most 40 requests/s; the file takes about
- * 6 s. */
+ * 12 s. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,6 +304,16 @@ static size_t load_recs(const char *dir, struct rec_view *v, size_t cap, size_t 
     return n;
 }
 
+/* The wall-clock instant ms from now, as unix seconds with nanoseconds,
+ * into buf. */
+static void start_in(char *buf, size_t len, long ms)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec + ms * 1000000LL;
+    snprintf(buf, len, "%lld.%09lld", ns / 1000000000LL, ns % 1000000000LL);
+}
+
 #define RUN_FLAGS                                                                                  \
     "--rate", "40", "--requests", "60", "--prompt-tokens", "uniform:16,128", "--output-tokens",    \
         "8", "--seed", "7", "--prompt-salt", "99", "--max-tokens-total", "3500", "--quiet",        \
@@ -323,13 +335,8 @@ static void test_three_shards_one_sim(void **state)
         fail_msg("single run: exit %d", st);
 
     /* three shards, one start 1.5 s ahead */
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
     char at[64], out_tmpl[600], host[256] = "";
-    if (now.tv_nsec >= 500000000)
-        snprintf(at, sizeof at, "%lld.%09ld", (long long)now.tv_sec + 2, now.tv_nsec - 500000000);
-    else
-        snprintf(at, sizeof at, "%lld.%09ld", (long long)now.tv_sec + 1, now.tv_nsec + 500000000);
+    start_in(at, sizeof at, 1500);
     harness_tmp_path(out_tmpl, sizeof out_tmpl, "shard-{shard}-{host}");
     assert_int_equal(gethostname(host, sizeof host - 1), 0);
     char outp[3][600], errp[3][600], spec[3][16];
@@ -413,6 +420,77 @@ static void test_three_shards_one_sim(void **state)
     }
 }
 
+/* Open MPI's mpirun starts 3 shards with --shard auto: each finds its
+ * rank in OMPI_COMM_WORLD_RANK/SIZE, and their records together are the
+ * dumped schedule of the same flags (ids, sched_ns, prompt lengths), cut
+ * by the spend guard where one process would cut it. mpirun comes with
+ * openmpi-bin (scripts/install-deps.sh); its absence fails the test. */
+static void test_mpirun_shards(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    const char *ver[] = {"mpirun", "--version", NULL};
+    if (harness_run_quiet(ver, 20) != 0)
+        fail_msg("mpirun not found: scripts/install-deps.sh (make deps, as root) installs "
+                 "openmpi-bin");
+    harness_cur_sim_start(NULL);
+    char url[160], dump[600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(dump, sizeof dump, "schedule.jsonl");
+    const char *d[] = {"run", RUN_FLAGS, "--dump-schedule", dump, "--dry-run", NULL};
+    assert_int_equal(run_env("dump", d, NULL, NULL), 0);
+    struct dump sched;
+    dump_load(&sched, dump);
+    assert_true(sched.n > 20 && sched.n < 60);
+
+    char at[64], out[600], log[600], cmd[2600];
+    start_in(at, sizeof at, 2000);
+    harness_tmp_path(out, sizeof out, "mpi-{shard}");
+    harness_tmp_path(log, sizeof log, "mpirun.log");
+    /* OMPI_ALLOW_RUN_AS_ROOT*: CI runs as root, which mpirun refuses
+     * without them. */
+    snprintf(cmd, sizeof cmd,
+             "exec env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+             "mpirun --oversubscribe -np 3 %s run --url %s --out %s --rate 40 --requests 60 "
+             "--prompt-tokens uniform:16,128 --output-tokens 8 --seed 7 --prompt-salt 99 "
+             "--max-tokens-total 3500 --quiet --threads 2 --shard auto --start-at %s "
+             ">%s 2>&1",
+             getenv("LLMLOAD_BIN"), url, out, at, log);
+    const char *sh[] = {"sh", "-c", cmd, NULL};
+    int st = harness_run_quiet(sh, 60);
+    if (st != 0 && st != 1) {
+        char *text = harness_read_file(log, NULL);
+        fail_msg("mpirun: exit %d: %s", st, text ? text : "");
+    }
+    struct rec_view uni[64] = {{0}};
+    size_t total = 0;
+    for (size_t k = 0; k < 3; k++) {
+        char dir[600], leaf[32];
+        snprintf(leaf, sizeof leaf, "mpi-%zu", k);
+        harness_tmp_path(dir, sizeof dir, leaf);
+        total += load_recs(dir, uni, 64, k, 3);
+        json_t *run = harness_json_load(dir, "run.json");
+        json_t *cfg = json_object_get(run, "config");
+        assert_int_equal(harness_ival_req(cfg, "shard"), (int64_t)k);
+        assert_int_equal(harness_ival_req(cfg, "shards"), 3);
+        assert_string_equal(harness_sval(cfg, "shard_launcher"), "openmpi");
+        json_decref(run);
+    }
+    assert_int_equal(total, sched.n);
+    for (size_t i = 0; i < sched.n; i++) {
+        long long sns, pt;
+        assert_int_equal(sscanf(sched.line[i],
+                                "{\"index\":%*d,\"sched_ns\":%lld,\"prompt_tokens\":%lld", &sns,
+                                &pt),
+                         2);
+        if (!uni[i].have || uni[i].sched_ns != sns || uni[i].prompt_tokens != pt)
+            fail_msg("id %zu: the schedule says %lld ns %lld tokens, the shards %s %lld ns %lld", i,
+                     sns, pt, uni[i].have ? "sent it at" : "never sent it", uni[i].sched_ns,
+                     uni[i].prompt_tokens);
+    }
+    free(sched.text);
+}
+
 static void test_replay_halves(void **state)
 {
     (void)state;
@@ -468,5 +546,6 @@ static void test_usage_errors(void **state)
 HARNESS_MAIN(cmocka_unit_test_teardown(test_dump_union, teardown),
              cmocka_unit_test_teardown(test_launcher_env, teardown),
              cmocka_unit_test_teardown(test_three_shards_one_sim, teardown),
+             cmocka_unit_test_teardown(test_mpirun_shards, teardown),
              cmocka_unit_test_teardown(test_replay_halves, teardown),
              cmocka_unit_test(test_usage_errors))
