@@ -185,11 +185,15 @@ static int64_t realtime_ns(void)
  * stepped), not as it was when the sleep began. Then t = 0
  * (d->run_start_ns) is that instant on CLOCK_MONOTONIC, however late this
  * process got there: a late start never shifts the schedule, its first
- * arrivals are late and counted so. 1 when a stop signal came (taken). */
+ * arrivals are late and counted so. A wait of over a second is said on
+ * stderr (unless --quiet). 1 when a stop signal came (taken). */
 static int wait_start_at(struct driver *d, struct driver_result *res)
 {
     const int64_t lead = (int64_t)DRIVER_START_LEAD_NS, last = 200 * (int64_t)LL_NS_PER_MS;
     int64_t at = d->cfg->start_at_unix_ns, wake = at - lead;
+    int64_t ahead = wake - realtime_ns();
+    if (d->cfg->progress && ahead > (int64_t)LL_NS_PER_SEC)
+        ll_errorf("waiting %.1f s for --start-at", (double)ahead / 1e9);
     for (;;) {
         int64_t left = wake - realtime_ns();
         if (left <= last)
@@ -218,7 +222,7 @@ static int wait_start_at(struct driver *d, struct driver_result *res)
     int64_t real = r0 + (r1 - r0) / 2;
     res->start_woke_unix_ns = real;
     res->start_late_ns = real > wake ? (uint64_t)(real - wake) : 0;
-    int64_t ahead = at - real;
+    ahead = at - real;
     if (ahead >= 0)
         d->run_start_ns = mono + (uint64_t)ahead;
     else

@@ -19,6 +19,8 @@
  *   and {host} in --out are filled in.
  * - The same 3 shards under Open MPI's mpirun with --shard auto: their
  *   records together are the dumped schedule of the same flags.
+ * - A start 0.5 s past keeps the schedule (the dump's sched_ns), its
+ *   first arrivals late; Ctrl-C while waiting for the start sends nothing.
  * - A replay split in two: each shard replays the trace lines i mod 2 == K,
  *   and together every line once.
  * - The usage errors of the shard flags.
@@ -26,6 +28,7 @@
  * All traffic is to 127.0.0.1, at most 40 requests/s; the file takes about
  * 12 s. */
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,6 +494,102 @@ static void test_mpirun_shards(void **state)
     free(sched.text);
 }
 
+/* A start already 0.5 s past (inside the 1 s bound) keeps the schedule:
+ * the same sched_ns as the dump of the same flags, the arrivals due in
+ * the first 0.5 s sent only after it, late, and run.json's late_ns says
+ * so. */
+static void test_late_start_keeps_schedule(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], dump[600], dir[600], at[64];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(dump, sizeof dump, "late.jsonl");
+    harness_tmp_path(dir, sizeof dir, "late");
+#define LATE_FLAGS                                                                                 \
+    "--rate", "40", "--duration", "1s", "--output-tokens", "4", "--seed", "3", "--prompt-salt",    \
+        "1", "--quiet"
+    const char *d[] = {"run", LATE_FLAGS, "--dump-schedule", dump, "--dry-run", NULL};
+    assert_int_equal(run_env("dump", d, NULL, NULL), 0);
+    struct dump sched;
+    dump_load(&sched, dump);
+    assert_true(sched.n > 10);
+    start_in(at, sizeof at, -500);
+    const char *a[] = {"run", "--url", url, "--out", dir, LATE_FLAGS, "--start-at", at, NULL};
+    int st = run_env("late", a, NULL, NULL);
+    if (st != 0 && st != 1)
+        fail_msg("late start: exit %d", st);
+    json_t *run = harness_json_load(dir, "run.json");
+    int64_t late = harness_ival_req(json_object_get(run, "start"), "late_ns");
+    if (late < 500 * 1000000LL)
+        fail_msg("start.late_ns %lld: the start was 500 ms past before the run began",
+                 (long long)late);
+    json_decref(run);
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_int_equal(r->n, sched.n);
+    size_t early = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t id = harness_ival_req(r->items[i], "id");
+        int64_t sched_ns = harness_ival_req(r->items[i], "sched_ns");
+        long long want;
+        assert_true(id >= 0 && (size_t)id < sched.n);
+        assert_int_equal(sscanf(sched.line[id], "{\"index\":%*d,\"sched_ns\":%lld", &want), 1);
+        assert_int_equal(sched_ns, want);
+        if (sched_ns < 400 * 1000000LL) {
+            early++;
+            if (harness_ival_req(r->items[i], "sent_ns") < 500 * 1000000LL)
+                fail_msg("id %lld (sched %lld ns) sent at %lld ns, before this process began",
+                         (long long)id, (long long)sched_ns,
+                         (long long)harness_ival_req(r->items[i], "sent_ns"));
+        }
+    }
+    assert_true(early > 3);
+    harness_recs_free(r);
+    free(sched.text);
+}
+
+/* Ctrl-C while a shard waits for --start-at: exit 130, nothing sent, and
+ * run.json says the stop came in "schedule" with no wake. */
+static void test_stop_while_waiting(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], dir[600], at[64], outp[600], errp[600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(dir, sizeof dir, "wait");
+    harness_tmp_path(outp, sizeof outp, "wait.out");
+    harness_tmp_path(errp, sizeof errp, "wait.err");
+    start_in(at, sizeof at, 20000);
+    /* not --quiet: the wait is said on stderr, which is when to signal */
+    const char *a[] = {"run",     "--url", url,          "--out", dir,
+                       "--rate",  "5",     "--duration", "1s",    "--no-metrics",
+                       "--shard", "0/2",   "--start-at", at,      NULL};
+    cur_clients[0] = harness_spawn(a, outp, errp, -1, NULL, NULL);
+    int waiting = 0;
+    for (int i = 0; i < 1000 && !waiting; i++) {
+        char *e = harness_read_file(errp, NULL);
+        waiting = e && strstr(e, "llmload: waiting ") && strstr(e, " s for --start-at");
+        free(e);
+        if (!waiting)
+            harness_sleep_ms(10);
+    }
+    assert_true(waiting);
+    kill(cur_clients[0], SIGINT);
+    int st = harness_reap(cur_clients[0], 10000);
+    cur_clients[0] = 0;
+    assert_int_equal(st, 130);
+    json_t *run = harness_json_load(dir, "run.json");
+    json_t *o = json_object_get(run, "outcome");
+    assert_string_equal(harness_sval(o, "stopped_in"), "schedule");
+    assert_true(harness_is_null(json_object_get(run, "start"), "woke_unix_ns"));
+    json_decref(run);
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_int_equal(r->n, 0);
+    harness_recs_free(r);
+}
+
 static void test_replay_halves(void **state)
 {
     (void)state;
@@ -547,5 +646,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_dump_union, teardown),
              cmocka_unit_test_teardown(test_launcher_env, teardown),
              cmocka_unit_test_teardown(test_three_shards_one_sim, teardown),
              cmocka_unit_test_teardown(test_mpirun_shards, teardown),
+             cmocka_unit_test_teardown(test_late_start_keeps_schedule, teardown),
+             cmocka_unit_test_teardown(test_stop_while_waiting, teardown),
              cmocka_unit_test_teardown(test_replay_halves, teardown),
              cmocka_unit_test(test_usage_errors))
