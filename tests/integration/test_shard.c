@@ -21,12 +21,15 @@
  *   records together are the dumped schedule of the same flags.
  * - A start 0.5 s past keeps the schedule (the dump's sched_ns), its
  *   first arrivals late; Ctrl-C while waiting for the start sends nothing.
+ * - Closed loop: user u in shard u mod 2, --requests shared; sessions:
+ *   whole in shard (index mod 2), the same first-turn times and prompt
+ *   lengths as one process.
  * - A replay split in two: each shard replays the trace lines i mod 2 == K,
  *   and together every line once.
  * - The usage errors of the shard flags.
  *
  * All traffic is to 127.0.0.1, at most 40 requests/s; the file takes about
- * 12 s. */
+ * 20 s, most of it waiting for starts and sims. */
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -590,6 +593,89 @@ static void test_stop_while_waiting(void **state)
     harness_recs_free(r);
 }
 
+/* Run `llmload run --url url --out <tmp>/name flags... [--shard spec]`
+ * (spec NULL: unsharded), which must exit 0 or 1; its records. */
+static struct harness_recs *run_part(const char *url, const char *name, const char *const *flags,
+                                     const char *spec)
+{
+    char dir[600];
+    harness_tmp_path(dir, sizeof dir, name);
+    struct harness_argv a = {.n = 0};
+    const char *head[] = {"run", "--url", url, "--out", dir, "--quiet", NULL};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, flags);
+    const char *tail[] = {"--shard", spec, NULL};
+    if (spec)
+        harness_argv_add(&a, tail);
+    int st = run_env(name, a.v, NULL, NULL);
+    if (st != 0 && st != 1)
+        fail_msg("%s: exit %d", name, st);
+    return harness_requests_load(dir);
+}
+
+/* Closed loop: user u runs in shard u mod 2, and each shard starts its
+ * share of --requests. Sessions: a session runs whole in shard (its
+ * index mod 2), and the two shards' sessions are one process's: the same
+ * first-turn times and the same turns' prompt lengths. */
+static void test_users_and_sessions(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *closed[] = {
+        "--users", "5",         "--requests", "21", "--output-tokens", "4", "--prompt-salt",
+        "3",       "--threads", "2",          NULL};
+    for (size_t k = 0; k < 2; k++) {
+        char name[16], spec[8];
+        snprintf(name, sizeof name, "closed%zu", k);
+        snprintf(spec, sizeof spec, "%zu/2", k);
+        struct harness_recs *r = run_part(url, name, closed, spec);
+        assert_int_equal(r->n, k == 0 ? 11 : 10); /* 21 requests: 11 and 10 */
+        for (size_t i = 0; i < r->n; i++) {
+            int64_t u = harness_ival_req(r->items[i], "user");
+            if (u < 0 || u >= 5 || (size_t)u % 2 != k)
+                fail_msg("closed-loop shard %zu ran user %lld", k, (long long)u);
+        }
+        harness_recs_free(r);
+    }
+    const char *sess[] = {
+        "--sessions",    "8", "--requests", "7", "--turns", "2", "--output-tokens", "4",
+        "--prompt-salt", "3", "--threads",  "2", NULL};
+    /* per session: its first turn's sched_ns, and each turn's prompt length */
+    long long one[7][3] = {{0}}, parts[7][3] = {{0}};
+    struct harness_recs *all = run_part(url, "sessions", sess, NULL);
+    assert_int_equal(all->n, 14);
+    for (size_t k = 0; k < 3; k++) {
+        struct harness_recs *r =
+            k == 2 ? all : run_part(url, k ? "sess1" : "sess0", sess, k ? "1/2" : "0/2");
+        long long(*into)[3] = k == 2 ? one : parts;
+        for (size_t i = 0; i < r->n; i++) {
+            int64_t s = harness_ival_req(r->items[i], "session");
+            int64_t t = harness_ival_req(r->items[i], "turn");
+            assert_true(s >= 0 && s < 7 && t >= 0 && t < 2);
+            if (k < 2 && (size_t)s % 2 != k)
+                fail_msg("session shard %zu ran session %lld", k, (long long)s);
+            if (t == 0)
+                into[s][0] = harness_ival_req(r->items[i], "sched_ns");
+            into[s][1 + t] = harness_ival_req(r->items[i], "prompt_tokens");
+        }
+        if (k < 2) {
+            assert_int_equal(r->n, k == 0 ? 8 : 6); /* sessions 0,2,4,6 and 1,3,5 */
+            harness_recs_free(r);
+        }
+    }
+    harness_recs_free(all);
+    for (size_t s = 0; s < 7; s++) {
+        for (size_t j = 0; j < 2; j++) {
+            if (one[s][j] != parts[s][j] || one[s][j] == 0)
+                fail_msg("session %zu field %zu: one process %lld, the shards %lld", s, j,
+                         one[s][j], parts[s][j]);
+        }
+    }
+}
+
 static void test_replay_halves(void **state)
 {
     (void)state;
@@ -648,5 +734,6 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_dump_union, teardown),
              cmocka_unit_test_teardown(test_mpirun_shards, teardown),
              cmocka_unit_test_teardown(test_late_start_keeps_schedule, teardown),
              cmocka_unit_test_teardown(test_stop_while_waiting, teardown),
+             cmocka_unit_test_teardown(test_users_and_sessions, teardown),
              cmocka_unit_test_teardown(test_replay_halves, teardown),
              cmocka_unit_test(test_usage_errors))
