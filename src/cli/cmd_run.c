@@ -563,9 +563,10 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
     run_setup_scraper(rs, mo->url, off, mo->interval_ns, cfg, quiet);
     live->scraper = rs->scraper;
     if (mo->expose) {
-        live->exposer = expose_new(mo->expose,
-                                   cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s, err,
-                                   sizeof err);
+        live->exposer = expose_new(
+            mo->expose,
+            cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s * runopts_shard_share(cfg), err,
+            sizeof err);
         if (!live->exposer) {
             ll_errorf("--expose: %s", err);
             return LL_EXIT_RUNTIME;

@@ -269,8 +269,10 @@ static void supervisor_init(struct supervisor *sv, const struct driver *d)
     }
     sv->live_every_ns = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
     sv->next_live_abs_ns = cfg->live_cb ? d->run_start_ns : UINT64_MAX;
+    /* A shard offers its share of the rate and runs its share of the users. */
     progress_line_init(&sv->pl, d->run_start_ns, cfg->progress == 1, cfg->mode == LOAD_CLOSED,
-                       cfg->users, cfg->arrival.rate_per_s);
+                       (uint32_t)driver_share(cfg, cfg->users),
+                       cfg->arrival.rate_per_s / (double)driver_shards(cfg));
     sv->progress_every_ns = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
     sv->next_progress_abs_ns = cfg->progress ? d->run_start_ns + sv->progress_every_ns : UINT64_MAX;
     sv->sample_every_ns = cfg->sample_interval_ns ? cfg->sample_interval_ns : 100 * LL_NS_PER_MS;
