@@ -7,7 +7,7 @@
 # something is missing.
 set -eu
 
-PKGS="build-essential pkg-config libcurl4-openssl-dev libjansson-dev libcmocka-dev clang clang-format curl groff-base"
+PKGS="build-essential pkg-config libcurl4-openssl-dev libjansson-dev libcmocka-dev clang clang-format curl groff-base openmpi-bin"
 
 missing=""
 for p in $PKGS; do

@@ -49,6 +49,9 @@ static void replay_usage(FILE *f)
         "                           and prompt_salt give a dumped schedule's exact prompts. A\n"
         "                           line's own prompt text is sent as it is\n"
         "\n"
+        "Shards (docs/distributed.md): --shard K/N|auto, --shards N and --start-at TIME as\n"
+        "`llmload run`; shard K replays the trace lines whose index i has i mod N == K.\n"
+        "\n"
         "Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
         "--ignore-eos, --extra-body, --extra-body-override, -H, --api-key-env, --http2,\n"
         "--http-client, --insecure, --cacert, --timeout-*, --threads, --out, --force,\n"
@@ -223,7 +226,9 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
     struct summary_info info = {0};
     info.mode = mode;
     info.command = "replay";
-    info.offered_rate_per_s = replay_offered_rate(trace, cfg->trace_factor);
+    runopts_shard_label(cfg, mode, sizeof mode);
+    info.offered_rate_per_s =
+        replay_offered_rate(trace, cfg->trace_factor) * runopts_shard_share(cfg);
     char slo_text[96];
     runopts_summary_info(cfg, res, rs->target.model, "the trace's times", 0, slo_text,
                          sizeof slo_text, &info);

@@ -90,7 +90,18 @@ static void run_usage(FILE *f)
         "  --prompt-salt auto|N     salt of the prompt text, never the schedule: auto (default)\n"
         "                           draws one per run, so no two runs send the same text to a\n"
         "                           server's prefix cache; N (run.json's prompt_salt) sends a\n"
-        "                           run's exact text again\n"
+        "                           run's exact text again; sharded, auto is derived from\n"
+        "                           --seed and --start-at, which every shard shares\n"
+        "\n"
+        "Shards of one schedule (docs/distributed.md):\n"
+        "  --shard K/N|auto         offer only the requests i of the one schedule with\n"
+        "                           i mod N == K (sessions and --users likewise); auto reads\n"
+        "                           mpirun's, Slurm's or a Kubernetes Indexed Job's variables\n"
+        "  --shards N               with --shard auto in an Indexed Job: the shard count\n"
+        "  --start-at TIME          start the schedule at this wall-clock instant: RFC 3339 UTC\n"
+        "                           (2026-12-02T11:00:00.5Z) or unix seconds (1796202000.5);\n"
+        "                           more than 1s past is an error\n"
+        "  --metrics-shard K        the one shard that scrapes the server's /metrics (default 0)\n"
         "\n"
         "Workload (DIST: N, uniform:A,B, normal:MU,SD, lognormal:MU,SIGMA, exponential:M,\n"
         "gamma:K,THETA, with optional ,min=X,max=Y; see docs/distributions.md):\n"
@@ -108,7 +119,8 @@ static void run_usage(FILE *f)
         "Run and output:\n"
         "  --threads N              worker threads (default: online CPUs, at most 8; half of\n"
         "                           them when the URL is loopback: the server needs CPU too)\n"
-        "  --out DIR                results directory (default results/<timestamp>)\n"
+        "  --out DIR                results directory (default results/<timestamp>); {shard}\n"
+        "                           and {host} in DIR are the shard index and the host name\n"
         "  --force                  write into an existing non-empty --out\n"
         "  --grace D                after Ctrl-C, time given to in-flight requests (default 5s)\n"
         "  --dump-schedule FILE     write the open-loop schedule as JSONL\n"
@@ -149,6 +161,8 @@ static void run_usage(FILE *f)
 /* The server-metrics flags (issue 6), kept beside run_opts. */
 struct run_metrics_opts {
     const char *url, *interval, *expose;
+    const char *shard; /* --metrics-shard K: the one shard that scrapes */
+    uint32_t shard_k;
     int off;
     uint64_t interval_ns;
 };
@@ -206,6 +220,7 @@ static const struct runopts_flag run_own_flags[] = {
     VALUE("metrics-interval", mo.interval),
     SET("no-metrics", mo.off),
     VALUE("expose", mo.expose),
+    VALUE("metrics-shard", mo.shard),
     /* sessions and bursts */
     VALUE("sessions", so.sessions),
     VALUE("turns", so.turns),
@@ -318,9 +333,10 @@ static void session_summary_info(const struct run_config *cfg, const struct driv
     if (n < 0)
         snprintf(mode, len, "partly-open"); /* a label: a long one is cut, never wrong */
     info->sessions = 1;
-    info->session_rate_per_s = cfg->arrival.rate_per_s;
+    info->session_rate_per_s = cfg->arrival.rate_per_s * runopts_shard_share(cfg);
     info->session_turns_mean = session_turns_mean(&cfg->turns);
-    info->offered_rate_per_s = cfg->arrival.rate_per_s * info->session_turns_mean;
+    info->offered_rate_per_s =
+        cfg->arrival.rate_per_s * info->session_turns_mean * runopts_shard_share(cfg);
     info->sessions_started = res->sessions_in_window;
     info->sessions_cut = res->sessions_cut;
 }
@@ -545,6 +561,16 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 it->metric);
     }
     struct run_metrics_opts *mo = &ra->mo;
+    if (mo->shard) {
+        uint64_t k;
+        if (!cfg->shard_launcher)
+            return runopts_errf(err, errlen, "--metrics-shard: goes with --shard");
+        if (ll_parse_u64(mo->shard, &k) != 0 || k >= cfg->shards)
+            return runopts_errf(err, errlen,
+                                "--metrics-shard: expected a shard index from 0 to %u, got \"%s\"",
+                                cfg->shards - 1, mo->shard);
+        mo->shard_k = (uint32_t)k;
+    }
     return runopts_metrics_flags(mo->interval, mo->off, mo->url, &mo->interval_ns, err, errlen);
 }
 
@@ -554,12 +580,16 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
                          struct run_config *cfg, struct run_live *live)
 {
     char err[512];
-    run_setup_scraper(rs, mo->url, mo->off, mo->interval_ns, cfg, quiet);
+    /* One shard scrapes the server (--metrics-shard, default 0): the
+     * others would ask it the same question N times. */
+    int off = mo->off || (cfg->shard_launcher && cfg->shard != mo->shard_k);
+    run_setup_scraper(rs, mo->url, off, mo->interval_ns, cfg, quiet);
     live->scraper = rs->scraper;
     if (mo->expose) {
-        live->exposer = expose_new(mo->expose,
-                                   cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s, err,
-                                   sizeof err);
+        live->exposer = expose_new(
+            mo->expose,
+            cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s * runopts_shard_share(cfg), err,
+            sizeof err);
         if (!live->exposer) {
             ll_errorf("--expose: %s", err);
             return LL_EXIT_RUNTIME;
@@ -617,9 +647,12 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     struct summary_info info = {0};
     info.mode = mode;
     info.closed_loop = cfg->mode == LOAD_CLOSED;
-    info.offered_rate_per_s = cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s;
+    /* A shard offers its share of the rate (docs/distributed.md). */
+    info.offered_rate_per_s =
+        cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s * runopts_shard_share(cfg);
     if (cfg->mode == LOAD_SESSIONS)
         session_summary_info(cfg, res, mode, sizeof mode, &info);
+    runopts_shard_label(cfg, mode, sizeof mode);
     char slo_text[96];
     /* The achieved-rate check is open loop's: a cap, users or sessions set
      * their own pace, and an interrupted window is short by design. */
@@ -679,6 +712,8 @@ int run_main(int argc, char **argv)
         exit_code = run_setup_calibrate(&rs, o, &cfg);
     if (exit_code == LL_EXIT_OK) {
         json_t *config = runopts_config_json(o, &cfg, rs.target.model);
+        if (cfg.shard_launcher)
+            json_object_set_new(config, "metrics_shard", json_integer(ra.mo.shard_k));
         exit_code = run_setup_results(&rs, o, "run", session_config_json(config, &cfg), &cfg);
     }
     if (exit_code == LL_EXIT_OK && !run_setup_stopped(&rs, "probe"))

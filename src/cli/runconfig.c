@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "measure/results.h"
@@ -203,12 +205,45 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
     config_transport_json(c, o, &cfg->transport, model);
     config_extra_body_json(c, o, cfg);
     json_object_set_new(c, "threads", json_integer(cfg->threads));
+    if (cfg->shard_launcher) {
+        json_object_set_new(c, "shard", json_integer(cfg->shard));
+        json_object_set_new(c, "shards", json_integer(cfg->shards));
+        json_object_set_new(c, "shard_launcher", json_string(cfg->shard_launcher));
+    }
+    if (cfg->start_at_unix_ns) {
+        char at[40];
+        runopts_fmt_utc(cfg->start_at_unix_ns, at, sizeof at);
+        json_object_set_new(c, "start_at", json_string(at));
+    }
     json_object_set_new(c, "grace_ns", json_integer((json_int_t)cfg->grace_ns));
     if (slo_is_set(&cfg->slo)) {
         slo_format(&cfg->slo, buf, sizeof buf);
         json_object_set_new(c, "slo", json_string(buf));
     }
     return c;
+}
+
+void runopts_fmt_utc(int64_t unix_ns, char *buf, size_t len)
+{
+    time_t t = (time_t)(unix_ns / (int64_t)LL_NS_PER_SEC);
+    long ns = (long)(unix_ns % (int64_t)LL_NS_PER_SEC);
+    struct tm tm;
+    char day[32] = "?";
+    if (gmtime_r(&t, &tm))
+        strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%09ldZ", day, ns);
+}
+
+double runopts_shard_share(const struct run_config *cfg)
+{
+    return cfg->shards > 1 ? 1.0 / cfg->shards : 1.0;
+}
+
+void runopts_shard_label(const struct run_config *cfg, char *buf, size_t len)
+{
+    size_t n = strlen(buf);
+    if (cfg->shard_launcher && n < len)
+        snprintf(buf + n, len - n, " (shard %u of %u)", cfg->shard, cfg->shards);
 }
 
 void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len)

@@ -15,8 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/shard.h"
 #include "decode/sse.h"
 #include "metrics/scrape.h"
+#include "util/rng.h"
 #include "util/util.h"
 #include "workload/chatbody.h"
 #include "workload/dataset.h"
@@ -107,6 +109,9 @@ static const struct runopts_flag common_flags[] = {
     VALUE("cold-start", cold_start),
     VALUE("seed", seed),
     VALUE("prompt-salt", prompt_salt),
+    VALUE("shard", shard),
+    VALUE("shards", shards),
+    VALUE("start-at", start_at),
     VALUE("prompt-tokens", prompt_tokens),
     VALUE("output-tokens", output_tokens),
     /* timeouts */
@@ -437,6 +442,19 @@ int runopts_prompt_salt(const struct run_opts *o, struct run_config *cfg, char *
         cfg->prompt_salt_auto = 0;
         return 0;
     }
+    if (cfg->shards > 1) {
+        if (!cfg->start_at_unix_ns && !o->dry_run)
+            return runopts_errf(err, errlen,
+                                "--prompt-salt: a sharded run needs one salt in every shard: "
+                                "give --start-at TIME (auto is then derived from it) or "
+                                "--prompt-salt N");
+        struct rng r;
+        rng_seed(&r, (uint64_t)cfg->start_at_unix_ns, cfg->workload.seed);
+        uint64_t derived = rng_next(&r) & INT64_MAX;
+        cfg->prompt_salt = derived ? derived : 1;
+        cfg->prompt_salt_auto = 1;
+        return 0;
+    }
     uint64_t salt = 0;
     if (getrandom(&salt, sizeof salt, GRND_NONBLOCK) != (ssize_t)sizeof salt) {
         struct timespec ts;
@@ -447,6 +465,56 @@ int runopts_prompt_salt(const struct run_opts *o, struct run_config *cfg, char *
     salt &= INT64_MAX;                  /* run.json keeps it as a JSON integer */
     cfg->prompt_salt = salt ? salt : 1; /* 0 is "no salt" */
     cfg->prompt_salt_auto = 1;
+    return 0;
+}
+
+static const char *env_get(void *ud, const char *name)
+{
+    (void)ud;
+    return getenv(name);
+}
+
+int runopts_shard(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen)
+{
+    cfg->shard = 0;
+    cfg->shards = 0;
+    cfg->shard_launcher = NULL;
+    if (o->shards && (!o->shard || strcmp(o->shard, "auto") != 0))
+        return runopts_errf(err, errlen,
+                            "--shards: goes with --shard auto (a Kubernetes Indexed Job's "
+                            "count); --shard K/N says it already");
+    if (o->shard) {
+        enum shard_launcher l = SHARD_FLAG;
+        int rc = strcmp(o->shard, "auto") == 0
+                     ? shard_from_env(env_get, NULL, o->shards, &cfg->shard, &cfg->shards, &l, err,
+                                      errlen)
+                     : shard_parse(o->shard, &cfg->shard, &cfg->shards, err, errlen);
+        if (rc != 0)
+            return LL_E_INVAL;
+        cfg->shard_launcher = shard_launcher_name(l);
+        if (cfg->shards > 1 && o->calibrate)
+            return runopts_errf(err, errlen,
+                                "--calibrate auto: each shard would fit its own prompt lengths; "
+                                "fit once with llmload calibrate and give every shard "
+                                "--calibration FILE");
+        if (cfg->mode == LOAD_CLOSED && cfg->users < cfg->shards)
+            return runopts_errf(err, errlen,
+                                "--users: %u users cannot fill %u shards (user u runs in shard "
+                                "u mod N): give at least %u",
+                                cfg->users, cfg->shards, cfg->shards);
+    }
+    if (o->start_at) {
+        if (shard_parse_start_at(o->start_at, &cfg->start_at_unix_ns, err, errlen) != 0)
+            return LL_E_INVAL;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t now = (int64_t)ts.tv_sec * (int64_t)LL_NS_PER_SEC + ts.tv_nsec;
+        if (now - cfg->start_at_unix_ns > (int64_t)RUNOPTS_START_PAST_NS)
+            return runopts_errf(err, errlen,
+                                "--start-at: %s is %.1f s past already (more than 1 s); give "
+                                "a time ahead of every shard's start",
+                                o->start_at, (double)(now - cfg->start_at_unix_ns) / 1e9);
+    }
     return 0;
 }
 
@@ -1019,7 +1087,8 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
 int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                struct run_config *cfg, char *err, size_t errlen)
 {
-    if (runopts_prompt_salt(o, cfg, err, errlen) != 0 ||
+    cfg->workload.seed = seed; /* the derived salt of a sharded run reads it */
+    if (runopts_shard(o, cfg, err, errlen) != 0 || runopts_prompt_salt(o, cfg, err, errlen) != 0 ||
         (o->cold_start &&
          runopts_count("--cold-start", o->cold_start, 1, &cfg->cold_requests, err, errlen) != 0))
         return LL_E_INVAL;

@@ -72,6 +72,8 @@ struct run_opts {
     const char *prompt_salt;     /* --prompt-salt auto|N: the prompt content's salt */
     const char *extra_body;      /* --extra-body JSON|@FILE: fields added to every body */
     int extra_body_override;     /* --extra-body-override: they may replace llmload's own */
+    const char *shard, *shards;  /* --shard K/N|auto, --shards N (docs/distributed.md) */
+    const char *start_at;        /* --start-at TIME */
     int force, dry_run, quiet;
 };
 
@@ -193,8 +195,20 @@ int runopts_seed(const struct run_opts *o, uint64_t *seed, char *err, size_t err
 
 /* --prompt-salt into cfg->prompt_salt and cfg->prompt_salt_auto: a whole
  * number from 0 to 2^63-1 fixes it; "auto" (or no flag) draws one from
- * getrandom (the clock and pid if that fails). 0 or LL_E_INVAL. */
+ * getrandom (the clock and pid if that fails), except in a sharded run
+ * (cfg->shards > 1, runopts_shard first), whose shards must send the same
+ * text: there auto is derived from the seed and --start-at, which every
+ * shard shares (each launch a fresh salt), and without --start-at it is an
+ * error unless dry_run (nothing is sent). 0 or LL_E_INVAL. */
 int runopts_prompt_salt(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen);
+
+/* --shard K/N or auto (the launcher's environment, shard.h; --shards N
+ * with a Kubernetes Indexed Job) into cfg->shard, cfg->shards and
+ * cfg->shard_launcher; --start-at into cfg->start_at_unix_ns, refused when
+ * it is more than RUNOPTS_START_PAST_NS past. Without --shard, cfg is not
+ * sharded (--shards alone is refused). 0 or LL_E_INVAL. */
+#define RUNOPTS_START_PAST_NS (1 * LL_NS_PER_SEC)
+int runopts_shard(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen);
 
 /* --arrival and --burstiness into a (kind, burstiness, seed); the rate is
  * the caller's. 0 or LL_E_INVAL. */
@@ -279,6 +293,18 @@ const char *runopts_api_key_env(const struct run_opts *o, enum oai_api api);
 /* The "config" object of run.json for cfg. Caller owns the reference. */
 json_t *runopts_config_json(const struct run_opts *o, const struct run_config *cfg,
                             const char *model);
+
+/* unix_ns (ns since the epoch) as RFC 3339 UTC with nanoseconds
+ * ("2026-12-02T11:00:00.500000000Z") into buf (len bytes; 40 is enough). */
+void runopts_fmt_utc(int64_t unix_ns, char *buf, size_t len);
+
+/* A sharded run's part of the global schedule: 1 / shards (1 unsharded),
+ * what its offered rates are multiplied by in its summary. */
+double runopts_shard_share(const struct run_config *cfg);
+
+/* Append " (shard K of N)" to the label in buf (len bytes) when cfg is
+ * sharded. */
+void runopts_shard_label(const struct run_config *cfg, char *buf, size_t len);
 
 /* "open-loop poisson 20/s" and the like, for summaries. */
 void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len);

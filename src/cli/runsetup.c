@@ -13,10 +13,12 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/signalfd.h>
+#include <sys/timex.h>
 #include <unistd.h>
 
 #include "cli/calibprobe.h"
 #include "cli/contract.h"
+#include "cli/shard.h"
 #include "http/fetch.h"
 #include "measure/results.h"
 #include "measure/verdict.h"
@@ -488,16 +490,74 @@ int run_setup_calibrate(struct run_setup *rs, const struct run_opts *o, struct r
     return LL_EXIT_OK;
 }
 
+/* The host's clock as the kernel says it (adjtimex(2), read-only): its
+ * clock source, whether NTP (chrony, ntpd) keeps it synchronised, and the
+ * kernel's estimated and maximum error, microseconds. */
+static json_t *clock_json(void)
+{
+    json_t *c = json_object();
+    char src[64] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (f) {
+        if (fgets(src, sizeof src, f))
+            src[strcspn(src, "\n")] = '\0';
+        fclose(f);
+    }
+    json_object_set_new(c, "source", src[0] ? json_string(src) : json_null());
+    struct timex tx;
+    memset(&tx, 0, sizeof tx);
+    int state = adjtimex(&tx);
+    if (state < 0) {
+        json_object_set_new(c, "synced", json_null());
+        return c;
+    }
+    json_object_set_new(c, "synced",
+                        json_boolean(state != TIME_ERROR && !(tx.status & STA_UNSYNC)));
+    json_object_set_new(c, "esterror_us", json_integer((json_int_t)tx.esterror));
+    json_object_set_new(c, "maxerror_us", json_integer((json_int_t)tx.maxerror));
+    return c;
+}
+
+/* --out with {shard} and {host} filled in (shard.h) into buf; NULL (the
+ * default directory) when there is no --out. */
+static const char *out_dir(const struct run_opts *o, const struct run_config *cfg, char *buf,
+                           size_t len, char *err, size_t errlen, int *bad)
+{
+    *bad = 0;
+    if (!o->out)
+        return NULL;
+    char host[256] = "localhost";
+    if (gethostname(host, sizeof host) != 0 || !host[0])
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    if (shard_expand_out(o->out, cfg->shard, host, buf, len, err, errlen) != 0)
+        *bad = 1;
+    return buf;
+}
+
 int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char *command,
                       json_t *config, struct run_config *cfg)
 {
-    char err[1200];
-    if (results_dir_prepare(o->out, o->force, rs->dir, sizeof rs->dir, err, sizeof err) != 0) {
+    char err[1200], out[1024];
+    int bad;
+    const char *dir = out_dir(o, cfg, out, sizeof out, err, sizeof err, &bad);
+    if (bad || results_dir_prepare(dir, o->force, rs->dir, sizeof rs->dir, err, sizeof err) != 0) {
         json_decref(config);
         ll_errorf("%s", err);
         return LL_EXIT_USAGE;
     }
+    char hash[17];
+    shard_config_hash(config, hash);
     rs->run = run_json(command, config, cfg, &rs->target);
+    json_object_set_new(rs->run, "config_hash", json_string(hash));
+    if (cfg->start_at_unix_ns) {
+        json_t *st = json_object();
+        json_object_set_new(st, "start_at_unix_ns", json_integer(cfg->start_at_unix_ns));
+        json_object_set_new(st, "woke_unix_ns", json_null());
+        json_object_set_new(st, "late_ns", json_null());
+        json_object_set_new(st, "clock", clock_json());
+        json_object_set_new(rs->run, "start", st);
+    }
     json_object_set_new(rs->run, "tags", runopts_tags_json(o));
     json_object_set_new(rs->run, "contract", contract_json(o, cfg, &rs->target, command));
     if (results_write_json_atomic(rs->dir, "run.json", rs->run, err, sizeof err) != 0) {
@@ -631,6 +691,11 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
                         info->cut_short_warning[0] ? json_string(info->cut_short_warning)
                                                    : json_null());
     json_object_set_new(run, "outcome", o);
+    json_t *st = json_object_get(run, "start");
+    if (st && res->start_woke_unix_ns) {
+        json_object_set_new(st, "woke_unix_ns", json_integer(res->start_woke_unix_ns));
+        json_object_set_new(st, "late_ns", json_integer((json_int_t)res->start_late_ns));
+    }
     target_json_update(run, &rs->target);
     if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
         ll_errorf("%s", err);

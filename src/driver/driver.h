@@ -3,9 +3,13 @@
  * threads that send them, writes every record as it finishes, and merges
  * the workers' statistics at the end.
  *
- * The schedule is a pure function of the config: worker w of W takes the
- * arrivals whose index i satisfies i mod W == w, so the thread count never
- * changes which requests are sent when.
+ * The schedule is a pure function of the config: a process that is shard
+ * K of N (run_config's shard and shards) offers the arrivals of the one
+ * global schedule whose index i satisfies i mod N == K (sessions and
+ * closed-loop users likewise, by session and user index), and its worker
+ * w of W takes those whose i / N satisfies (i / N) mod W == w, so neither
+ * the shard count nor the thread count changes which requests are sent
+ * when (docs/distributed.md).
  *
  * The live view handed to run_config's live_cb (struct driver_live) is
  * declared in progress.h, which this header includes. */
@@ -80,6 +84,21 @@ struct run_config {
     double lateness_tolerance;        /* the self-check's share of a percentile that schedule
                                          lateness may move (measure/verdict.h); 0 = default */
     uint32_t threads;                 /* worker threads (>= 1) */
+    /* --shard K/N: this process offers only the arrivals i of the global
+     * schedule with i mod shards == shard (driver.h's top); shards 0 or 1
+     * = the whole schedule. The spend guard's bound stays global for the
+     * open loop and replay (every index is walked in schedule order, so
+     * each shard stops where one process would); closed loop and sessions,
+     * whose order depends on the server, give each shard its share of it
+     * and of --requests (closed loop). */
+    uint32_t shard, shards;
+    const char *shard_launcher; /* where they came from (run.json): "flag", "openmpi",
+                                         "mpich", "slurm", "kubernetes"; NULL unsharded */
+    /* --start-at: t = 0 is this CLOCK_REALTIME instant, ns since the
+     * epoch (0 = at once): the driver sleeps until just before it, then
+     * runs the schedule on CLOCK_MONOTONIC from it. A late start keeps
+     * the schedule's t = 0: its first arrivals are late, and say so. */
+    int64_t start_at_unix_ns;
     struct workload workload;
     /* The fit behind workload.calib (--calibration FILE, --calibrate auto),
      * for run.json; zero when there is none. */
@@ -148,6 +167,11 @@ struct driver_result {
     char stop_reason[160];            /* why offering stopped early ("" if it did not) */
     uint64_t elapsed_ns;              /* run start to last record */
     uint64_t run_start_abs_ns;        /* CLOCK_MONOTONIC of t = 0, to join other clocks' data */
+    /* With start_at_unix_ns: CLOCK_REALTIME when the wait for it ended
+     * (normally DRIVER's lead, 30 ms, before it), and how much later than
+     * that it ended (0 on time; a start already past shows here). */
+    int64_t start_woke_unix_ns;
+    uint64_t start_late_ns;
     /* LOAD_SESSIONS, else 0: sessions that arrived (all, and inside the
      * window), and those cut short because a turn fell past --duration,
      * the spend guard or a stop signal. */
@@ -211,7 +235,9 @@ void driver_result_free(struct driver_result *res);
 int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen);
 
 /* Write the open-loop schedule (index, sched_ns, prompt_tokens, max_tokens
- * per line) that cfg would offer, to path. Returns 0 or LL_E_IO. */
+ * per line) that cfg would offer, to path: with shards, this shard's part
+ * of it (the union of every shard's file is one process's). Returns 0 or
+ * LL_E_IO. */
 int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen);
 
 #endif

@@ -112,6 +112,8 @@ struct driver {
     _Atomic int stop_level;         /* 0 running, 1 graceful, 2 immediate */
     _Atomic uint64_t cancel_at_abs_ns;
     _Atomic uint64_t closed_started; /* closed-loop requests started, all users */
+    uint64_t closed_max;             /* closed loop: this shard's share of --requests */
+    uint64_t guard_total;            /* closed loop, sessions: this shard's share of the guard */
     _Atomic uint64_t tokens_offered;
     _Atomic int spend_stop;
     _Atomic uint32_t done_offering; /* workers that stopped offering (drain once all have) */
@@ -120,12 +122,49 @@ struct driver {
     _Atomic uint32_t in_system_max; /* its maximum over the window */
     /* driver_run's thread only */
     uint32_t made;        /* workers set up (worker_release undoes them) */
+    int stopped_waiting;  /* a stop signal came while waiting for --start-at */
     uint32_t started;     /* worker threads started */
     sigset_t sigs;        /* SIGINT and SIGTERM, blocked while the run goes */
     sigset_t old_sigs;    /* the caller's mask, restored at the end */
     double infl_area;     /* merged: requests * ns in the system over the window */
     uint64_t last_end_ns; /* merged: the latest record end, relative */
 };
+
+/* The shard count of cfg (1 when not sharded). */
+static inline uint64_t driver_shards(const struct run_config *cfg)
+{
+    return cfg->shards > 1 ? cfg->shards : 1;
+}
+
+/* Whether worker w of d offers global index i (an arrival, a session, a
+ * closed-loop user): i is this shard's (i mod N == K), and its place among
+ * the shard's, i / N, is w's (mod W). */
+static inline int driver_takes(const struct driver *d, uint32_t w, uint64_t i)
+{
+    uint64_t n = driver_shards(d->cfg);
+    return i % n == d->cfg->shard % n && (i / n) % d->n_workers == w;
+}
+
+/* The worker-local ordinal of global index i (driver_takes true): its
+ * place among worker's own. */
+static inline uint64_t driver_local(const struct driver *d, uint64_t i)
+{
+    return i / driver_shards(d->cfg) / d->n_workers;
+}
+
+/* The global index of worker w's local ordinal k (driver_local's inverse). */
+static inline uint64_t driver_global(const struct driver *d, uint32_t w, uint64_t k)
+{
+    uint64_t n = driver_shards(d->cfg);
+    return (k * d->n_workers + w) * n + d->cfg->shard % n;
+}
+
+/* This shard's share of a global count c (indices below c that are its). */
+static inline uint64_t driver_share(const struct run_config *cfg, uint64_t c)
+{
+    uint64_t n = driver_shards(cfg), k = cfg->shard % n;
+    return c / n + (k < c % n);
+}
 
 /* A worker thread's body (pthread_create's start routine; arg is its
  * struct worker). */

@@ -29,8 +29,8 @@
 
 /* Set up worker i of d (zeroed memory): its statistics, counters and
  * histograms, its transport, its records writer with the writer thread
- * running, and for a closed loop its users (user g = k * W + i, each with
- * its own think-time stream). Returns 0, or LL_E_IO with the reason in
+ * running, and for a closed loop its users (its k-th is global user
+ * driver_global(d, i, k), each with its own think-time stream). Returns 0, or LL_E_IO with the reason in
  * err; worker_release undoes whatever was done either way. */
 static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
 {
@@ -64,11 +64,12 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
         return LL_E_IO;
     recwriter_start(&w->rw);
     if (cfg->mode == LOAD_CLOSED) {
-        w->n_users = cfg->users / d->n_workers + (i < cfg->users % d->n_workers);
+        uint32_t shard_users = (uint32_t)driver_share(cfg, cfg->users);
+        w->n_users = shard_users / d->n_workers + (i < shard_users % d->n_workers);
         w->users = ll_calloc(w->n_users ? w->n_users : 1, sizeof *w->users);
         due_heap_init(&w->users_due, w->n_users ? w->n_users : 1);
         for (uint32_t k = 0; k < w->n_users; k++) {
-            uint64_t g = (uint64_t)k * d->n_workers + i;
+            uint64_t g = driver_global(d, i, k);
             rng_seed(&w->users[k].rng, cfg->workload.seed, DRIVER_THINK_STREAM + g);
         }
     }
@@ -107,6 +108,8 @@ static uint64_t test_send_delay_ns(void)
     return *end == '\0' && ns <= LL_NS_PER_SEC ? (uint64_t)ns : 0;
 }
 
+static int wait_start_at(struct driver *d, struct driver_result *res);
+
 /* Start: size the run (one worker when capped, so the cap is exact; no
  * more workers than closed-loop users), zero res and allocate what it
  * owns, block SIGINT and SIGTERM (driver_run's thread takes them with
@@ -120,8 +123,10 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
 {
     d->cfg = cfg;
     d->n_workers = cfg->mode == LOAD_CAPPED ? 1 : LL_MAX(cfg->threads, 1u);
-    if (cfg->mode == LOAD_CLOSED && d->n_workers > cfg->users)
-        d->n_workers = cfg->users;
+    if (cfg->mode == LOAD_CLOSED && d->n_workers > driver_share(cfg, cfg->users))
+        d->n_workers = (uint32_t)LL_MAX(driver_share(cfg, cfg->users), 1u);
+    d->closed_max = driver_share(cfg, cfg->max_requests);
+    d->guard_total = driver_share(cfg, cfg->max_tokens_total);
     memset(res, 0, sizeof *res);
     stats_init(&res->stats);
     stats_init(&res->cold);
@@ -156,10 +161,72 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
             return rc;
     }
     d->run_start_ns = ll_now_ns() + DRIVER_START_LEAD_NS;
+    if (cfg->start_at_unix_ns && wait_start_at(d, res))
+        d->stopped_waiting = 1;
     res->run_start_abs_ns = d->run_start_ns;
     d->due_base_ns = d->run_start_ns + test_send_delay_ns();
     for (uint32_t i = 0; i < d->n_workers; i++)
         transport_set_run_start(d->workers[i].t, d->run_start_ns);
+    return 0;
+}
+
+/* CLOCK_REALTIME, ns since the epoch. */
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * (int64_t)LL_NS_PER_SEC + ts.tv_nsec;
+}
+
+/* --start-at: sleep until DRIVER_START_LEAD_NS before the wall-clock
+ * instant cfg->start_at_unix_ns, in steps of at most 100 ms that take a
+ * stop signal, the last 200 ms in one clock_nanosleep(CLOCK_REALTIME,
+ * TIMER_ABSTIME), so the wake follows the clock as it is then (slewed or
+ * stepped), not as it was when the sleep began. Then t = 0
+ * (d->run_start_ns) is that instant on CLOCK_MONOTONIC, however late this
+ * process got there: a late start never shifts the schedule, its first
+ * arrivals are late and counted so. A wait of over a second is said on
+ * stderr (unless --quiet). 1 when a stop signal came (taken). */
+static int wait_start_at(struct driver *d, struct driver_result *res)
+{
+    const int64_t lead = (int64_t)DRIVER_START_LEAD_NS, last = 200 * (int64_t)LL_NS_PER_MS;
+    int64_t at = d->cfg->start_at_unix_ns, wake = at - lead;
+    int64_t ahead = wake - realtime_ns();
+    if (d->cfg->progress && ahead > (int64_t)LL_NS_PER_SEC)
+        ll_errorf("waiting %.1f s for --start-at", (double)ahead / 1e9);
+    for (;;) {
+        int64_t left = wake - realtime_ns();
+        if (left <= last)
+            break;
+        int64_t step = LL_MIN(left - last, 100 * (int64_t)LL_NS_PER_MS);
+        struct timespec ts = {.tv_sec = (time_t)(step / (int64_t)LL_NS_PER_SEC),
+                              .tv_nsec = (long)(step % (int64_t)LL_NS_PER_SEC)};
+        int sig = sigtimedwait(&d->sigs, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM) {
+            ll_errorf("%s: stopping before the start (--start-at); nothing was sent",
+                      sig == SIGINT ? "interrupt" : "terminated");
+            res->interrupted = 1;
+            res->stopped_in = "schedule";
+            return 1;
+        }
+    }
+    struct timespec ts = {.tv_sec = (time_t)(wake / (int64_t)LL_NS_PER_SEC),
+                          .tv_nsec = (long)(wake % (int64_t)LL_NS_PER_SEC)};
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+    /* The two clocks read together (the monotonic one between two reads
+     * of the other), to map the instant onto CLOCK_MONOTONIC. */
+    int64_t r0 = realtime_ns();
+    uint64_t mono = ll_now_ns();
+    int64_t r1 = realtime_ns();
+    int64_t real = r0 + (r1 - r0) / 2;
+    res->start_woke_unix_ns = real;
+    res->start_late_ns = real > wake ? (uint64_t)(real - wake) : 0;
+    ahead = at - real;
+    if (ahead >= 0)
+        d->run_start_ns = mono + (uint64_t)ahead;
+    else
+        d->run_start_ns = mono > (uint64_t)-ahead ? mono - (uint64_t)-ahead : 0;
     return 0;
 }
 
@@ -202,8 +269,10 @@ static void supervisor_init(struct supervisor *sv, const struct driver *d)
     }
     sv->live_every_ns = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
     sv->next_live_abs_ns = cfg->live_cb ? d->run_start_ns : UINT64_MAX;
+    /* A shard offers its share of the rate and runs its share of the users. */
     progress_line_init(&sv->pl, d->run_start_ns, cfg->progress == 1, cfg->mode == LOAD_CLOSED,
-                       cfg->users, cfg->arrival.rate_per_s);
+                       (uint32_t)driver_share(cfg, cfg->users),
+                       cfg->arrival.rate_per_s / (double)driver_shards(cfg));
     sv->progress_every_ns = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
     sv->next_progress_abs_ns = cfg->progress ? d->run_start_ns + sv->progress_every_ns : UINT64_MAX;
     sv->sample_every_ns = cfg->sample_interval_ns ? cfg->sample_interval_ns : 100 * LL_NS_PER_MS;
@@ -478,7 +547,7 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
     int rc = run_start(&d, cfg, res, err, errlen);
     if (rc == 0) {
         supervisor_init(&sv, &d);
-        if (!stopped_before_launch(&d, res))
+        if (!d.stopped_waiting && !stopped_before_launch(&d, res))
             rc = run_launch(&d, err, errlen);
         run_supervise(&d, &sv, res);
         run_merge(&d, res);
@@ -583,6 +652,7 @@ int driver_dump_schedule(const struct run_config *cfg, const char *path, char *e
     }
     struct offer_src src;
     offer_src_init(&src, cfg);
+    uint64_t n = driver_shards(cfg);
     uint64_t tokens = 0, i, off;
     const struct burst *b;
     while (offer_src_next(&src, cfg, &i, &off, &b)) {
@@ -591,6 +661,8 @@ int driver_dump_schedule(const struct run_config *cfg, const char *path, char *e
         tokens += (uint64_t)s.prompt_tokens + s.max_tokens;
         if (cfg->max_tokens_total && tokens > cfg->max_tokens_total)
             break;
+        if (i % n != cfg->shard % n)
+            continue;
         fprintf(f, "{\"index\":%llu,\"sched_ns\":%llu,\"prompt_tokens\":%u,\"max_tokens\":%u}\n",
                 (unsigned long long)i, (unsigned long long)off, s.prompt_tokens, s.max_tokens);
     }

@@ -96,7 +96,8 @@ static int schedule_next(struct worker *w, uint64_t *index, uint64_t *off_ns,
     return !(cfg->duration_ns && *off_ns >= cfg->duration_ns);
 }
 
-/* Advance to this worker's next arrival (index i mod W == w): sets
+/* Advance to this worker's next arrival (driver_takes: this shard's, and
+ * among the shard's this worker's): sets
  * next_index, next_off_ns and, but for sessions, next_spec, or clears
  * have_next when the schedule has ended. The spend guard is applied here,
  * in schedule order over every index, so which requests it admits depends
@@ -112,7 +113,7 @@ static void next_arrival(struct worker *w)
     uint64_t i, off;
     const struct burst *b;
     while (schedule_next(w, &i, &off, &b)) {
-        int mine = i % w->d->n_workers == w->idx;
+        int mine = driver_takes(w->d, w->idx, i);
         if ((mine && !sessions) || guard) {
             if (cfg->trace)
                 replay_spec(cfg->trace, (size_t)i, cfg->workload.ignore_eos, &cfg->workload.calib,
@@ -137,8 +138,9 @@ static void next_arrival(struct worker *w)
     w->have_next = 0;
 }
 
-/* The closed loop's spend guard: its order of requests depends on the
- * server anyway, so a shared counter decides. */
+/* The closed loop's and the sessions' spend guard: their order of
+ * requests depends on the server anyway, so a shared counter decides,
+ * against this shard's share of the bound (guard_total). */
 static int spend_guard_allows(struct worker *w, const struct req_spec *spec)
 {
     const struct run_config *cfg = w->d->cfg;
@@ -148,7 +150,7 @@ static int spend_guard_allows(struct worker *w, const struct req_spec *spec)
         return 0;
     uint64_t cost = (uint64_t)spec->prompt_tokens + spec->max_tokens;
     uint64_t before = atomic_fetch_add(&w->d->tokens_offered, cost);
-    if (before + cost > cfg->max_tokens_total) {
+    if (before + cost > w->d->guard_total) {
         atomic_store(&w->d->spend_stop, 1);
         return 0;
     }
@@ -281,17 +283,16 @@ static void dispatch_queue(struct worker *w)
 static void dispatch_closed(struct worker *w, uint64_t now)
 {
     const struct run_config *cfg = w->d->cfg;
-    uint32_t n = w->d->n_workers;
     while (due_heap_peek(&w->users_due) &&
            w->d->due_base_ns + due_heap_peek(&w->users_due)->at_ns <= now) {
         struct due due = due_heap_pop(&w->users_due);
         struct user *u = &w->users[due.id];
-        uint64_t global_user = due.id * n + w->idx;
+        uint64_t global_user = driver_global(w->d, w->idx, due.id);
         if (cfg->duration_ns && due.at_ns >= cfg->duration_ns) {
             u->retired = 1;
             continue;
         }
-        if (cfg->max_requests && atomic_fetch_add(&w->d->closed_started, 1) >= cfg->max_requests) {
+        if (cfg->max_requests && atomic_fetch_add(&w->d->closed_started, 1) >= w->d->closed_max) {
             u->retired = 1;
             continue;
         }
@@ -397,7 +398,7 @@ static void session_turn_done(struct worker *w, const struct record *r)
     const struct run_config *cfg = w->d->cfg;
     if (r->session < 0 || r->turn < 0)
         return;
-    uint64_t ordinal = ((uint64_t)r->session - w->idx) / w->d->n_workers;
+    uint64_t ordinal = driver_local(w->d, (uint64_t)r->session);
     struct session *s = session_get(&w->sessions, ordinal);
     if (!s || (uint32_t)r->turn >= s->turns)
         return;
@@ -519,7 +520,7 @@ void worker_on_done(void *ud, struct record *r)
         session_turn_done(w, r);
     if (cfg->mode == LOAD_CLOSED && r->user >= 0 && w->offering &&
         atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) == 0) {
-        uint32_t local = (uint32_t)((uint64_t)r->user / w->d->n_workers);
+        uint32_t local = (uint32_t)driver_local(w->d, (uint64_t)r->user);
         struct user *u = &w->users[local];
         if (!u->retired) {
             uint64_t next;
@@ -572,7 +573,7 @@ static void worker_begin(struct worker *w)
     w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
     if (cfg->mode == LOAD_CLOSED) {
         for (uint32_t i = 0; i < w->n_users; i++) {
-            uint64_t g = (uint64_t)i * d->n_workers + w->idx;
+            uint64_t g = driver_global(d, w->idx, i);
             /* Spread the users' first requests over one pace interval (or
              * one mean think time) instead of firing them all at t=0. */
             uint64_t spread = cfg->pace_ns ? cfg->pace_ns : (uint64_t)dist_mean(&cfg->think);

@@ -1,0 +1,739 @@
+/* test_shard.c: shards of one global schedule (docs/distributed.md), end
+ * to end.
+ *
+ * - The dump union: N shards' --dump-schedule files, together and sorted
+ *   by index, are byte for byte one process's file, for a schedule with a
+ *   ramp, a burst, drawn lengths and the spend guard stopping it part-way
+ *   (each shard stops where one process would); each line of shard K has
+ *   index mod N == K.
+ * - --shard auto under each launcher's variables (Open MPI, MPICH/Hydra,
+ *   Slurm, a Kubernetes Indexed Job with --shards), set in the child's
+ *   environment only: each dumps its shard's part; no variables, and two
+ *   launchers that disagree, are one-line usage errors.
+ * - A real 3-shard run against one sim, the shards plain processes with
+ *   --shard K/3 and one --start-at 1.5 s ahead: the union of their records'
+ *   ids is a single process's (same flags, the spend guard cutting both at
+ *   the same index), with the same sched_ns and prompt lengths per id; each
+ *   run.json names its shard, the launcher "flag", the same config hash as
+ *   the single run, and the start; only shard 0 scrapes /metrics; {shard}
+ *   and {host} in --out are filled in.
+ * - The same 3 shards under Open MPI's mpirun with --shard auto: their
+ *   records together are the dumped schedule of the same flags.
+ * - A start 0.5 s past keeps the schedule (the dump's sched_ns), its
+ *   first arrivals late; Ctrl-C while waiting for the start sends nothing.
+ * - Closed loop: user u in shard u mod 2, --requests shared; sessions:
+ *   whole in shard (index mod 2), the same first-turn times and prompt
+ *   lengths as one process.
+ * - A replay split in two: each shard replays the trace lines i mod 2 == K,
+ *   and together every line once.
+ * - The usage errors of the shard flags.
+ *
+ * All traffic is to 127.0.0.1, at most 40 requests/s; the file takes about
+ * 20 s, most of it waiting for starts and sims. */
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test.h"
+#include "util/util.h"
+
+#define MAX_LINES 4096
+
+static pid_t cur_clients[3];
+
+static int teardown(void **state)
+{
+    (void)state;
+    harness_cleanup((pid_t *const[]){&cur_clients[0], &cur_clients[1], &cur_clients[2], NULL});
+    return 0;
+}
+
+/* The lines of a --dump-schedule file, each with its index. */
+struct dump {
+    char *text; /* the file, its newlines cut to NULs */
+    const char *line[MAX_LINES];
+    long long index[MAX_LINES];
+    size_t n;
+};
+
+static void dump_load(struct dump *d, const char *path)
+{
+    memset(d, 0, sizeof *d);
+    d->text = harness_read_file(path, NULL);
+    assert_non_null(d->text);
+    for (char *p = d->text, *nl; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl)
+            fail_msg("%s: a line without its newline", path);
+        *nl = '\0';
+        assert_true(d->n < MAX_LINES);
+        if (sscanf(p, "{\"index\":%lld,", &d->index[d->n]) != 1)
+            fail_msg("%s: no index in \"%s\"", path, p);
+        d->line[d->n++] = p;
+    }
+}
+
+/* The environment of a child: every launcher's variable unset, then the
+ * case's NAME=VALUE strings set (NULL-terminated). */
+static int set_env(void *ud)
+{
+    static const char *const all[] = {
+        "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID",
+        "SLURM_NTASKS",         "JOB_COMPLETION_INDEX", NULL};
+    for (size_t i = 0; all[i]; i++)
+        unsetenv(all[i]);
+    for (char *const *e = ud; e && *e; e++) {
+        if (putenv(*e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Run llmload args... with env (see set_env; NULL: the launchers' unset),
+ * stdout and stderr into <tmp>/<name>.out and .err; its exit status, and
+ * its stderr into *err_text (caller frees) when err_text is not NULL. */
+static int run_env(const char *name, const char *const *args, char *const *env, char **err_text)
+{
+    char outp[600], errp[600], leaf[64];
+    snprintf(leaf, sizeof leaf, "%s.out", name);
+    harness_tmp_path(outp, sizeof outp, leaf);
+    snprintf(leaf, sizeof leaf, "%s.err", name);
+    harness_tmp_path(errp, sizeof errp, leaf);
+    cur_clients[0] = harness_spawn(args, outp, errp, -1, set_env, (void *)env);
+    int st = harness_reap(cur_clients[0], 30000);
+    cur_clients[0] = 0;
+    if (err_text)
+        *err_text = harness_read_file(errp, NULL);
+    return st;
+}
+
+/* The schedule the dump tests split: a ramp, a burst, drawn lengths, and
+ * a spend guard that stops it before its end. */
+#define DUMP_FLAGS                                                                                 \
+    "run", "--rate", "40", "--ramp-to", "120", "--duration", "10s", "--burst",                     \
+        "at=2s,count=25,prompt-tokens=900", "--prompt-tokens", "uniform:16,512",                   \
+        "--output-tokens", "lognormal:4,0.5,max=200", "--seed", "11", "--max-tokens-total",        \
+        "150000", "--dry-run"
+
+/* The single process's dump: its lines, in index order, stopped by the
+ * guard before the schedule's end. */
+static void dump_single(struct dump *d)
+{
+    char path[600];
+    harness_tmp_path(path, sizeof path, "all.jsonl");
+    const char *args[] = {DUMP_FLAGS, "--dump-schedule", path, NULL};
+    assert_int_equal(run_env("all", args, NULL, NULL), 0);
+    dump_load(d, path);
+    /* the same without the guard is longer: the guard did stop it */
+    char path2[600];
+    harness_tmp_path(path2, sizeof path2, "noguard.jsonl");
+    const char *args2[] = {DUMP_FLAGS, "--max-tokens-total", "1e12", "--dump-schedule", path2,
+                           NULL};
+    assert_int_equal(run_env("noguard", args2, NULL, NULL), 0);
+    struct dump full;
+    dump_load(&full, path2);
+    if (!(d->n > 100 && d->n < full.n))
+        fail_msg("the guard's dump has %zu lines, the full one %zu: want 100 < guard < full", d->n,
+                 full.n);
+    free(full.text);
+    for (size_t i = 0; i < d->n; i++)
+        assert_int_equal(d->index[i], (long long)i);
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+    const size_t *x = a, *y = b;
+    return (*x > *y) - (*x < *y);
+}
+
+/* The shards' dumps sh[0, n) against the single one: each line of shard
+ * K has index mod n == K, and all of them, sorted by index, are the
+ * single's lines, byte for byte. */
+static void dump_union_check(const struct dump *single, const struct dump *sh, size_t n)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        for (size_t i = 0; i < sh[k].n; i++) {
+            if ((size_t)sh[k].index[i] % n != k)
+                fail_msg("shard %zu/%zu offers index %lld", k, n, sh[k].index[i]);
+        }
+        total += sh[k].n;
+    }
+    assert_int_equal(total, single->n);
+    size_t *seen = calloc(single->n, sizeof *seen);
+    for (size_t k = 0; k < n; k++) {
+        for (size_t i = 0; i < sh[k].n; i++) {
+            size_t ix = (size_t)sh[k].index[i];
+            assert_true(ix < single->n);
+            if (seen[ix]++)
+                fail_msg("index %zu in two shards", ix);
+            if (strcmp(sh[k].line[i], single->line[ix]) != 0)
+                fail_msg("index %zu: shard %zu says\n  %s\none process says\n  %s", ix, k,
+                         sh[k].line[i], single->line[ix]);
+        }
+    }
+    qsort(seen, single->n, sizeof *seen, cmp_index);
+    assert_int_equal(seen[0], 1);
+    assert_int_equal(seen[single->n - 1], 1);
+    free(seen);
+}
+
+static void test_dump_union(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    struct dump single, sh[3];
+    dump_single(&single);
+    for (size_t k = 0; k < 3; k++) {
+        char path[600], name[32], spec[16];
+        snprintf(name, sizeof name, "s%zu.jsonl", k);
+        harness_tmp_path(path, sizeof path, name);
+        snprintf(spec, sizeof spec, "%zu/3", k);
+        const char *args[] = {DUMP_FLAGS, "--shard", spec, "--dump-schedule", path, NULL};
+        assert_int_equal(run_env(name, args, NULL, NULL), 0);
+        dump_load(&sh[k], path);
+    }
+    dump_union_check(&single, sh, 3);
+    for (size_t k = 0; k < 3; k++)
+        free(sh[k].text);
+    free(single.text);
+}
+
+/* One launcher: its variables, --shards when it needs it, the index and
+ * count it gives. */
+struct launcher_case {
+    const char *name;
+    char *env[3];
+    const char *shards;
+    size_t k, n;
+};
+
+static void test_launcher_env(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    struct dump single;
+    dump_single(&single);
+    static char e[][40] = {"OMPI_COMM_WORLD_RANK=1",
+                           "OMPI_COMM_WORLD_SIZE=2",
+                           "PMI_RANK=0",
+                           "PMI_SIZE=2",
+                           "SLURM_PROCID=2",
+                           "SLURM_NTASKS=3",
+                           "JOB_COMPLETION_INDEX=1",
+                           "SLURM_PROCID=0",
+                           "SLURM_NTASKS=4"};
+    const struct launcher_case cases[] = {
+        {"openmpi", {e[0], e[1]}, NULL, 1, 2},
+        {"mpich", {e[2], e[3]}, NULL, 0, 2},
+        {"slurm", {e[4], e[5]}, NULL, 2, 3},
+        {"kubernetes", {e[6]}, "2", 1, 2},
+    };
+    for (size_t c = 0; c < LL_ARRAY_LEN(cases); c++) {
+        char path[600], name[64];
+        snprintf(name, sizeof name, "%s.jsonl", cases[c].name);
+        harness_tmp_path(path, sizeof path, name);
+        const char *args[] = {DUMP_FLAGS,        "--shard", "auto",
+                              "--dump-schedule", path,      cases[c].shards ? "--shards" : NULL,
+                              cases[c].shards,   NULL};
+        char *err = NULL;
+        int st = run_env(name, args, cases[c].env, &err);
+        if (st != 0)
+            fail_msg("%s: exit %d: %s", cases[c].name, st, err ? err : "");
+        free(err);
+        /* the part it dumped is shard k of n: every index k mod n, all of them */
+        struct dump d;
+        dump_load(&d, path);
+        size_t want = 0;
+        for (size_t i = 0; i < single.n; i++) {
+            if (i % cases[c].n == cases[c].k) {
+                assert_true(want < d.n);
+                assert_string_equal(d.line[want], single.line[i]);
+                want++;
+            }
+        }
+        if (want != d.n)
+            fail_msg("%s: %zu lines, shard %zu/%zu of the schedule has %zu", cases[c].name, d.n,
+                     cases[c].k, cases[c].n, want);
+        free(d.text);
+    }
+    /* none set, and two that disagree (mpirun inside an srun step of 4) */
+    char *both[] = {e[0], e[1], e[7], e[8], NULL};
+    char *const *envs[] = {NULL, both};
+    const char *needles[] = {"--shard auto: no launcher's variables are set",
+                             "--shard auto: launchers disagree: openmpi says shard 1/2"};
+    for (size_t c = 0; c < 2; c++) {
+        char path[600];
+        harness_tmp_path(path, sizeof path, "bad.jsonl");
+        const char *args[] = {DUMP_FLAGS, "--shard", "auto", "--dump-schedule", path, NULL};
+        char *err = NULL;
+        assert_int_equal(run_env("bad", args, envs[c], &err), 2);
+        assert_non_null(err);
+        if (!strstr(err, needles[c]) || strchr(err, '\n') != err + strlen(err) - 1)
+            fail_msg("want one line with \"%s\", got \"%s\"", needles[c], err);
+        free(err);
+    }
+    free(single.text);
+}
+
+/* The records of dir/requests.jsonl by id: sched_ns and prompt_tokens. */
+struct rec_view {
+    long long sched_ns, prompt_tokens;
+    int have;
+};
+
+static size_t load_recs(const char *dir, struct rec_view *v, size_t cap, size_t shard,
+                        size_t shards)
+{
+    struct harness_recs *r = harness_requests_load(dir);
+    size_t n = r->n;
+    for (size_t i = 0; i < r->n; i++) {
+        json_t *o = r->items[i];
+        int64_t id = harness_ival_req(o, "id");
+        assert_true(id >= 0 && (size_t)id < cap);
+        if ((size_t)id % shards != shard)
+            fail_msg("%s: id %lld is not shard %zu/%zu's", dir, (long long)id, shard, shards);
+        if (v[id].have)
+            fail_msg("%s: id %lld twice", dir, (long long)id);
+        v[id].have = 1;
+        v[id].sched_ns = harness_ival_req(o, "sched_ns");
+        v[id].prompt_tokens = harness_ival_req(o, "prompt_tokens");
+        assert_string_equal(harness_sval(o, "kind"), "ok");
+    }
+    harness_recs_free(r);
+    return n;
+}
+
+/* The wall-clock instant ms from now, as unix seconds with nanoseconds,
+ * into buf. */
+static void start_in(char *buf, size_t len, long ms)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec + ms * 1000000LL;
+    snprintf(buf, len, "%lld.%09lld", ns / 1000000000LL, ns % 1000000000LL);
+}
+
+#define RUN_FLAGS                                                                                  \
+    "--rate", "40", "--requests", "60", "--prompt-tokens", "uniform:16,128", "--output-tokens",    \
+        "8", "--seed", "7", "--prompt-salt", "99", "--max-tokens-total", "3500", "--quiet",        \
+        "--threads", "2"
+
+static void test_three_shards_one_sim(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+
+    char single_dir[600];
+    harness_tmp_path(single_dir, sizeof single_dir, "single");
+    const char *a1[] = {"run", "--url", url, "--out", single_dir, RUN_FLAGS, NULL};
+    int st = run_env("single", a1, NULL, NULL);
+    if (st != 0 && st != 1)
+        fail_msg("single run: exit %d", st);
+
+    /* three shards, one start 1.5 s ahead */
+    char at[64], out_tmpl[600], host[256] = "";
+    start_in(at, sizeof at, 1500);
+    harness_tmp_path(out_tmpl, sizeof out_tmpl, "shard-{shard}-{host}");
+    assert_int_equal(gethostname(host, sizeof host - 1), 0);
+    char outp[3][600], errp[3][600], spec[3][16];
+    for (int k = 0; k < 3; k++) {
+        char leaf[32];
+        snprintf(spec[k], sizeof spec[k], "%d/3", k);
+        snprintf(leaf, sizeof leaf, "shard%d.out", k);
+        harness_tmp_path(outp[k], sizeof outp[k], leaf);
+        snprintf(leaf, sizeof leaf, "shard%d.err", k);
+        harness_tmp_path(errp[k], sizeof errp[k], leaf);
+        const char *a[] = {"run",     "--url", url,          "--out", out_tmpl, RUN_FLAGS,
+                           "--shard", spec[k], "--start-at", at,      NULL};
+        cur_clients[k] = harness_spawn(a, outp[k], errp[k], -1, NULL, NULL);
+    }
+    for (int k = 0; k < 3; k++) {
+        st = harness_reap(cur_clients[k], 30000);
+        cur_clients[k] = 0;
+        if (st != 0 && st != 1) {
+            char *e = harness_read_file(errp[k], NULL);
+            fail_msg("shard %d: exit %d: %s", k, st, e ? e : "");
+        }
+    }
+
+    struct rec_view single[64] = {{0}}, uni[64] = {{0}};
+    size_t n_single = load_recs(single_dir, single, 64, 0, 1);
+    /* the guard stopped it part-way: some, not all 60 */
+    if (!(n_single > 20 && n_single < 60))
+        fail_msg("single run: %zu records, want the guard to stop it between 20 and 60", n_single);
+    json_t *sj = harness_json_load(single_dir, "run.json");
+    const char *hash = harness_sval(sj, "config_hash");
+    assert_int_equal(strlen(hash), 16);
+    size_t n_union = 0;
+    for (size_t k = 0; k < 3; k++) {
+        char dir[700], leaf[300];
+        snprintf(leaf, sizeof leaf, "shard-%zu-%s", k, host);
+        harness_tmp_path(dir, sizeof dir, leaf);
+        n_union += load_recs(dir, uni, 64, k, 3);
+        json_t *run = harness_json_load(dir, "run.json");
+        json_t *cfg = json_object_get(run, "config");
+        assert_int_equal(harness_ival_req(cfg, "shard"), (int64_t)k);
+        assert_int_equal(harness_ival_req(cfg, "shards"), 3);
+        assert_string_equal(harness_sval(cfg, "shard_launcher"), "flag");
+        assert_int_equal(harness_ival_req(cfg, "metrics_shard"), 0);
+        assert_string_equal(harness_sval(run, "config_hash"), hash);
+        json_t *start = json_object_get(run, "start");
+        assert_non_null(start);
+        int64_t at_ns = harness_ival_req(start, "start_at_unix_ns");
+        assert_true(harness_ival_req(start, "woke_unix_ns") > 0);
+        assert_true(harness_ival_req(start, "late_ns") >= 0);
+        assert_non_null(json_object_get(json_object_get(start, "clock"), "synced"));
+        char want_at[64];
+        snprintf(want_at, sizeof want_at, "%lld", (long long)(at_ns / 1000000000));
+        assert_true(strncmp(at, want_at, strlen(want_at)) == 0);
+        /* only shard 0 scrapes the server */
+        char sm[800];
+        snprintf(sm, sizeof sm, "%s/server_metrics.jsonl", dir);
+        struct stat stt;
+        if ((stat(sm, &stt) == 0) != (k == 0))
+            fail_msg("shard %zu: server_metrics.jsonl %s", k, k ? "written" : "missing");
+        json_decref(run);
+        /* its summary offers its share of the rate, and names the shard */
+        json_t *sum = harness_summary_load(dir);
+        ASSERT_NEAR(harness_num(sum, "throughput.offered_rate_per_s"), 40.0 / 3, 0.01);
+        char label[32];
+        snprintf(label, sizeof label, "(shard %zu of 3)", k);
+        if (!strstr(harness_sval(sum, "mode"), label))
+            fail_msg("shard %zu: mode \"%s\" lacks \"%s\"", k, harness_sval(sum, "mode"), label);
+        json_decref(sum);
+    }
+    json_decref(sj);
+    assert_int_equal(n_union, n_single);
+    for (size_t i = 0; i < 64; i++) {
+        assert_int_equal(uni[i].have, single[i].have);
+        if (!single[i].have)
+            continue;
+        if (uni[i].sched_ns != single[i].sched_ns ||
+            uni[i].prompt_tokens != single[i].prompt_tokens)
+            fail_msg("id %zu: shards %lld ns %lld tokens, one process %lld ns %lld tokens", i,
+                     uni[i].sched_ns, uni[i].prompt_tokens, single[i].sched_ns,
+                     single[i].prompt_tokens);
+    }
+}
+
+/* Open MPI's mpirun starts 3 shards with --shard auto: each finds its
+ * rank in OMPI_COMM_WORLD_RANK/SIZE, and their records together are the
+ * dumped schedule of the same flags (ids, sched_ns, prompt lengths), cut
+ * by the spend guard where one process would cut it. mpirun comes with
+ * openmpi-bin (scripts/install-deps.sh); its absence fails the test. */
+static void test_mpirun_shards(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    const char *ver[] = {"mpirun", "--version", NULL};
+    if (harness_run_quiet(ver, 20) != 0)
+        fail_msg("mpirun not found: scripts/install-deps.sh (make deps, as root) installs "
+                 "openmpi-bin");
+    harness_cur_sim_start(NULL);
+    char url[160], dump[600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(dump, sizeof dump, "schedule.jsonl");
+    const char *d[] = {"run", RUN_FLAGS, "--dump-schedule", dump, "--dry-run", NULL};
+    assert_int_equal(run_env("dump", d, NULL, NULL), 0);
+    struct dump sched;
+    dump_load(&sched, dump);
+    assert_true(sched.n > 20 && sched.n < 60);
+
+    char at[64], out[600], log[600], cmd[2600];
+    start_in(at, sizeof at, 2000);
+    harness_tmp_path(out, sizeof out, "mpi-{shard}");
+    harness_tmp_path(log, sizeof log, "mpirun.log");
+    /* OMPI_ALLOW_RUN_AS_ROOT*: CI runs as root, which mpirun refuses
+     * without them. */
+    snprintf(cmd, sizeof cmd,
+             "exec env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+             "mpirun --oversubscribe -np 3 %s run --url %s --out %s --rate 40 --requests 60 "
+             "--prompt-tokens uniform:16,128 --output-tokens 8 --seed 7 --prompt-salt 99 "
+             "--max-tokens-total 3500 --quiet --threads 2 --shard auto --start-at %s "
+             ">%s 2>&1",
+             getenv("LLMLOAD_BIN"), url, out, at, log);
+    const char *sh[] = {"sh", "-c", cmd, NULL};
+    int st = harness_run_quiet(sh, 60);
+    if (st != 0 && st != 1) {
+        char *text = harness_read_file(log, NULL);
+        fail_msg("mpirun: exit %d: %s", st, text ? text : "");
+    }
+    struct rec_view uni[64] = {{0}};
+    size_t total = 0;
+    for (size_t k = 0; k < 3; k++) {
+        char dir[600], leaf[32];
+        snprintf(leaf, sizeof leaf, "mpi-%zu", k);
+        harness_tmp_path(dir, sizeof dir, leaf);
+        total += load_recs(dir, uni, 64, k, 3);
+        json_t *run = harness_json_load(dir, "run.json");
+        json_t *cfg = json_object_get(run, "config");
+        assert_int_equal(harness_ival_req(cfg, "shard"), (int64_t)k);
+        assert_int_equal(harness_ival_req(cfg, "shards"), 3);
+        assert_string_equal(harness_sval(cfg, "shard_launcher"), "openmpi");
+        json_decref(run);
+    }
+    assert_int_equal(total, sched.n);
+    for (size_t i = 0; i < sched.n; i++) {
+        long long sns, pt;
+        assert_int_equal(sscanf(sched.line[i],
+                                "{\"index\":%*d,\"sched_ns\":%lld,\"prompt_tokens\":%lld", &sns,
+                                &pt),
+                         2);
+        if (!uni[i].have || uni[i].sched_ns != sns || uni[i].prompt_tokens != pt)
+            fail_msg("id %zu: the schedule says %lld ns %lld tokens, the shards %s %lld ns %lld", i,
+                     sns, pt, uni[i].have ? "sent it at" : "never sent it", uni[i].sched_ns,
+                     uni[i].prompt_tokens);
+    }
+    free(sched.text);
+}
+
+/* A start already 0.5 s past (inside the 1 s bound) keeps the schedule:
+ * the same sched_ns as the dump of the same flags, the arrivals due in
+ * the first 0.5 s sent only after it, late, and run.json's late_ns says
+ * so. */
+static void test_late_start_keeps_schedule(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], dump[600], dir[600], at[64];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(dump, sizeof dump, "late.jsonl");
+    harness_tmp_path(dir, sizeof dir, "late");
+#define LATE_FLAGS                                                                                 \
+    "--rate", "40", "--duration", "1s", "--output-tokens", "4", "--seed", "3", "--prompt-salt",    \
+        "1", "--quiet"
+    const char *d[] = {"run", LATE_FLAGS, "--dump-schedule", dump, "--dry-run", NULL};
+    assert_int_equal(run_env("dump", d, NULL, NULL), 0);
+    struct dump sched;
+    dump_load(&sched, dump);
+    assert_true(sched.n > 10);
+    start_in(at, sizeof at, -500);
+    const char *a[] = {"run", "--url", url, "--out", dir, LATE_FLAGS, "--start-at", at, NULL};
+    int st = run_env("late", a, NULL, NULL);
+    if (st != 0 && st != 1)
+        fail_msg("late start: exit %d", st);
+    json_t *run = harness_json_load(dir, "run.json");
+    int64_t late = harness_ival_req(json_object_get(run, "start"), "late_ns");
+    if (late < 500 * 1000000LL)
+        fail_msg("start.late_ns %lld: the start was 500 ms past before the run began",
+                 (long long)late);
+    json_decref(run);
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_int_equal(r->n, sched.n);
+    size_t early = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t id = harness_ival_req(r->items[i], "id");
+        int64_t sched_ns = harness_ival_req(r->items[i], "sched_ns");
+        long long want;
+        assert_true(id >= 0 && (size_t)id < sched.n);
+        assert_int_equal(sscanf(sched.line[id], "{\"index\":%*d,\"sched_ns\":%lld", &want), 1);
+        assert_int_equal(sched_ns, want);
+        if (sched_ns < 400 * 1000000LL) {
+            early++;
+            if (harness_ival_req(r->items[i], "sent_ns") < 500 * 1000000LL)
+                fail_msg("id %lld (sched %lld ns) sent at %lld ns, before this process began",
+                         (long long)id, (long long)sched_ns,
+                         (long long)harness_ival_req(r->items[i], "sent_ns"));
+        }
+    }
+    assert_true(early > 3);
+    harness_recs_free(r);
+    free(sched.text);
+}
+
+/* Ctrl-C while a shard waits for --start-at: exit 130, nothing sent, and
+ * run.json says the stop came in "schedule" with no wake. */
+static void test_stop_while_waiting(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], dir[600], at[64], outp[600], errp[600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(dir, sizeof dir, "wait");
+    harness_tmp_path(outp, sizeof outp, "wait.out");
+    harness_tmp_path(errp, sizeof errp, "wait.err");
+    start_in(at, sizeof at, 20000);
+    /* not --quiet: the wait is said on stderr, which is when to signal */
+    const char *a[] = {"run",     "--url", url,          "--out", dir,
+                       "--rate",  "5",     "--duration", "1s",    "--no-metrics",
+                       "--shard", "0/2",   "--start-at", at,      NULL};
+    cur_clients[0] = harness_spawn(a, outp, errp, -1, NULL, NULL);
+    int waiting = 0;
+    for (int i = 0; i < 1000 && !waiting; i++) {
+        char *e = harness_read_file(errp, NULL);
+        waiting = e && strstr(e, "llmload: waiting ") && strstr(e, " s for --start-at");
+        free(e);
+        if (!waiting)
+            harness_sleep_ms(10);
+    }
+    assert_true(waiting);
+    kill(cur_clients[0], SIGINT);
+    int st = harness_reap(cur_clients[0], 10000);
+    cur_clients[0] = 0;
+    assert_int_equal(st, 130);
+    json_t *run = harness_json_load(dir, "run.json");
+    json_t *o = json_object_get(run, "outcome");
+    assert_string_equal(harness_sval(o, "stopped_in"), "schedule");
+    assert_true(harness_is_null(json_object_get(run, "start"), "woke_unix_ns"));
+    json_decref(run);
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_int_equal(r->n, 0);
+    harness_recs_free(r);
+}
+
+/* Run `llmload run --url url --out <tmp>/name flags... [--shard spec]`
+ * (spec NULL: unsharded), which must exit 0 or 1; its records. */
+static struct harness_recs *run_part(const char *url, const char *name, const char *const *flags,
+                                     const char *spec)
+{
+    char dir[600];
+    harness_tmp_path(dir, sizeof dir, name);
+    struct harness_argv a = {.n = 0};
+    const char *head[] = {"run", "--url", url, "--out", dir, "--quiet", NULL};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, flags);
+    const char *tail[] = {"--shard", spec, NULL};
+    if (spec)
+        harness_argv_add(&a, tail);
+    int st = run_env(name, a.v, NULL, NULL);
+    if (st != 0 && st != 1)
+        fail_msg("%s: exit %d", name, st);
+    return harness_requests_load(dir);
+}
+
+/* Closed loop: user u runs in shard u mod 2, and each shard starts its
+ * share of --requests. Sessions: a session runs whole in shard (its
+ * index mod 2), and the two shards' sessions are one process's: the same
+ * first-turn times and the same turns' prompt lengths. */
+static void test_users_and_sessions(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *closed[] = {
+        "--users", "5",         "--requests", "21", "--output-tokens", "4", "--prompt-salt",
+        "3",       "--threads", "2",          NULL};
+    for (size_t k = 0; k < 2; k++) {
+        char name[16], spec[8];
+        snprintf(name, sizeof name, "closed%zu", k);
+        snprintf(spec, sizeof spec, "%zu/2", k);
+        struct harness_recs *r = run_part(url, name, closed, spec);
+        assert_int_equal(r->n, k == 0 ? 11 : 10); /* 21 requests: 11 and 10 */
+        for (size_t i = 0; i < r->n; i++) {
+            int64_t u = harness_ival_req(r->items[i], "user");
+            if (u < 0 || u >= 5 || (size_t)u % 2 != k)
+                fail_msg("closed-loop shard %zu ran user %lld", k, (long long)u);
+        }
+        harness_recs_free(r);
+    }
+    const char *sess[] = {
+        "--sessions",    "8", "--requests", "7", "--turns", "2", "--output-tokens", "4",
+        "--prompt-salt", "3", "--threads",  "2", NULL};
+    /* per session: its first turn's sched_ns, and each turn's prompt length */
+    long long one[7][3] = {{0}}, parts[7][3] = {{0}};
+    struct harness_recs *all = run_part(url, "sessions", sess, NULL);
+    assert_int_equal(all->n, 14);
+    for (size_t k = 0; k < 3; k++) {
+        struct harness_recs *r =
+            k == 2 ? all : run_part(url, k ? "sess1" : "sess0", sess, k ? "1/2" : "0/2");
+        long long(*into)[3] = k == 2 ? one : parts;
+        for (size_t i = 0; i < r->n; i++) {
+            int64_t s = harness_ival_req(r->items[i], "session");
+            int64_t t = harness_ival_req(r->items[i], "turn");
+            assert_true(s >= 0 && s < 7 && t >= 0 && t < 2);
+            if (k < 2 && (size_t)s % 2 != k)
+                fail_msg("session shard %zu ran session %lld", k, (long long)s);
+            if (t == 0)
+                into[s][0] = harness_ival_req(r->items[i], "sched_ns");
+            into[s][1 + t] = harness_ival_req(r->items[i], "prompt_tokens");
+        }
+        if (k < 2) {
+            assert_int_equal(r->n, k == 0 ? 8 : 6); /* sessions 0,2,4,6 and 1,3,5 */
+            harness_recs_free(r);
+        }
+    }
+    harness_recs_free(all);
+    for (size_t s = 0; s < 7; s++) {
+        for (size_t j = 0; j < 2; j++) {
+            if (one[s][j] != parts[s][j] || one[s][j] == 0)
+                fail_msg("session %zu field %zu: one process %lld, the shards %lld", s, j,
+                         one[s][j], parts[s][j]);
+        }
+    }
+}
+
+static void test_replay_halves(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], trace[600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(trace, sizeof trace, "trace.jsonl");
+    const char *dump[] = {"run", "--rate",          "50",  "--requests",
+                          "21",  "--prompt-tokens", "32",  "--output-tokens",
+                          "4",   "--dump-schedule", trace, "--dry-run",
+                          NULL};
+    assert_int_equal(run_env("dump", dump, NULL, NULL), 0);
+    struct rec_view uni[32] = {{0}};
+    size_t total = 0;
+    for (size_t k = 0; k < 2; k++) {
+        char dir[600], leaf[32], spec[8];
+        snprintf(leaf, sizeof leaf, "replay%zu", k);
+        harness_tmp_path(dir, sizeof dir, leaf);
+        snprintf(spec, sizeof spec, "%zu/2", k);
+        const char *a[] = {"replay",  trace,           "--url", url,       "--out", dir,
+                           "--quiet", "--prompt-salt", "5",     "--shard", spec,    NULL};
+        int st = run_env(leaf, a, NULL, NULL);
+        if (st != 0 && st != 1)
+            fail_msg("replay shard %zu: exit %d", k, st);
+        total += load_recs(dir, uni, 32, k, 2);
+    }
+    assert_int_equal(total, 21);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--rate", "5", "--shard", "3/3"}, "--shard: the index K counts from 0"},
+        {{"run", "--rate", "5", "--shard", "two"}, "--shard: expected K/N"},
+        {{"run", "--rate", "5", "--shards", "2"}, "--shards: goes with --shard auto"},
+        {{"run", "--rate", "5", "--start-at", "noon"}, "--start-at: expected an RFC 3339"},
+        {{"run", "--rate", "5", "--start-at", "2020-01-01T00:00:00Z"},
+         "--start-at: 2020-01-01T00:00:00Z is"},
+        {{"run", "--rate", "5", "--shard", "0/2"}, "--prompt-salt: a sharded run needs one salt"},
+        {{"run", "--users", "2", "--shard", "0/3", "--prompt-salt", "1"},
+         "--users: 2 users cannot fill 3 shards"},
+        {{"run", "--rate", "5", "--shard", "0/2", "--prompt-salt", "1", "--metrics-shard", "2"},
+         "--metrics-shard: expected a shard index from 0 to 1"},
+        {{"run", "--rate", "5", "--metrics-shard", "0"}, "--metrics-shard: goes with --shard"},
+        {{"run", "--rate", "5", "--shard", "0/2", "--prompt-salt", "1", "--calibrate", "auto"},
+         "--calibrate auto: each shard would fit its own"},
+        {{"sweep", "--rates", "1,2", "--shard", "0/2"}, "--shard: not yet for sweep"},
+        {{"sweep", "--rates", "1,2", "--start-at", "1"}, "--start-at: not yet for sweep"});
+}
+
+HARNESS_MAIN(cmocka_unit_test_teardown(test_dump_union, teardown),
+             cmocka_unit_test_teardown(test_launcher_env, teardown),
+             cmocka_unit_test_teardown(test_three_shards_one_sim, teardown),
+             cmocka_unit_test_teardown(test_mpirun_shards, teardown),
+             cmocka_unit_test_teardown(test_late_start_keeps_schedule, teardown),
+             cmocka_unit_test_teardown(test_stop_while_waiting, teardown),
+             cmocka_unit_test_teardown(test_users_and_sessions, teardown),
+             cmocka_unit_test_teardown(test_replay_halves, teardown),
+             cmocka_unit_test(test_usage_errors))
