@@ -21,7 +21,6 @@
 #include "report/compare_html.h"
 #include "util/util.h"
 
-#define EXIT_INCONCLUSIVE 5
 #define MAX_THRESHOLDS 32
 #define MAX_ALLOWED 32
 
@@ -580,7 +579,63 @@ static const char *dir_label(const char *dir)
     return s && s[1] ? s + 1 : d; /* leaked on purpose: lives as long as the command */
 }
 
-int compare_main(int argc, char **argv)
+/* What the flags asked for. */
+struct cmp_args {
+    const char *baseline, *out, *fail_on;
+    const char *labels[MAX_SIDES];
+    size_t n_labels;
+    char *allow[MAX_ALLOWED];
+    size_t n_allow;
+    unsigned resamples;
+    double min_effect;
+    int force, quiet;
+    struct cmp_threshold th[MAX_THRESHOLDS]; /* --fail-on */
+    size_t n_th;
+    int kind_wanted[REC_KIND_COUNT]; /* error kinds --fail-on names: rows even when absent */
+};
+
+/* --allow-different KEY,...: the keys are cut out of argv's own string
+ * (nothing to free). */
+static void allow_flag(char *v, struct cmp_args *a)
+{
+    char *save = NULL;
+    for (char *t = strtok_r(v, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (a->n_allow >= MAX_ALLOWED)
+            ll_usage_fail("--allow-different: more than %d keys", MAX_ALLOWED);
+        int ok = 0;
+        for (size_t i = 0; i < LL_ARRAY_LEN(workload_keys); i++)
+            ok |= strcmp(workload_keys[i], t) == 0;
+        if (!ok)
+            ll_usage_fail("--allow-different: \"%s\" is not a workload key (see "
+                          "docs/compare.md)",
+                          t);
+        a->allow[a->n_allow++] = t;
+    }
+    if (a->n_allow == 0)
+        ll_usage_fail("--allow-different: empty");
+}
+
+/* --fail-on SPEC into a->th, each row checked against the table's. */
+static void fail_on_flag(const char *v, struct cmp_args *a)
+{
+    char err[256];
+    if (cmp_thresholds_parse(v, a->th, MAX_THRESHOLDS, &a->n_th, err, sizeof err) != 0)
+        ll_usage_fail("%s", err);
+    for (size_t i = 0; i < a->n_th; i++) {
+        const struct cmp_threshold *t = &a->th[i];
+        if (!known_row(t->row))
+            ll_usage_fail("--fail-on: no row \"%s\" (see llmload compare --help)", t->row);
+        if (error_kind_row(t->row) >= 0)
+            a->kind_wanted[error_kind_row(t->row)] = 1;
+        if (t->pp != is_share_row(t->row))
+            ll_usage_fail("--fail-on: %s takes %s", t->row,
+                          is_share_row(t->row) ? "percentage points (pp)" : "percent (%)");
+    }
+}
+
+/* The flags into *a (a bad one ends the process with status 2); 1 when
+ * --help was printed. */
+static int compare_flags(int argc, char **argv, struct cmp_args *a)
 {
     enum { O_BASE = 256, O_LABEL, O_BOOT, O_MIN, O_ALLOW, O_FAIL, O_OUT, O_FORCE, O_QUIET };
     static const struct option opts[] = {
@@ -596,33 +651,27 @@ int compare_main(int argc, char **argv)
         {"quiet", no_argument, NULL, O_QUIET},
         {NULL, 0, NULL, 0},
     };
-    const char *baseline = NULL, *out = NULL, *fail_on = NULL;
-    const char *labels[MAX_SIDES];
-    size_t n_labels = 0;
-    char *allow[MAX_ALLOWED];
-    size_t n_allow = 0;
-    unsigned resamples = 2000;
-    double min_effect = 0.05;
-    int force = 0, quiet = 0;
+    a->resamples = 2000;
+    a->min_effect = 0.05;
     optind = 1;
     opterr = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (ch) {
-        case 'h': compare_usage(stdout); return LL_EXIT_OK;
-        case O_BASE: baseline = optarg; break;
+        case 'h': compare_usage(stdout); return 1;
+        case O_BASE: a->baseline = optarg; break;
         case O_LABEL:
-            if (n_labels >= MAX_SIDES)
+            if (a->n_labels >= MAX_SIDES)
                 ll_usage_fail("--label: more than %d", MAX_SIDES);
             if (!*optarg)
                 ll_usage_fail("--label: empty");
-            labels[n_labels++] = optarg;
+            a->labels[a->n_labels++] = optarg;
             break;
         case O_BOOT: {
             uint64_t v;
             if (ll_parse_u64(optarg, &v) != 0 || v < 100 || v > 100000)
                 ll_usage_fail("--bootstrap: \"%s\" is not a count from 100 to 100000", optarg);
-            resamples = (unsigned)v;
+            a->resamples = (unsigned)v;
             break;
         }
         case O_MIN: {
@@ -636,78 +685,50 @@ int compare_main(int argc, char **argv)
             if (ll_parse_double(buf, &v) != 0 || v < 0 || v >= 100)
                 ll_usage_fail("--min-effect: \"%s\" is not a percentage from 0%% to under 100%%",
                               optarg);
-            min_effect = v / 100.0;
+            a->min_effect = v / 100.0;
             break;
         }
-        case O_ALLOW: {
-            /* The keys are cut out of argv's own string (nothing to free). */
-            char *s = optarg, *save = NULL;
-            for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                if (n_allow >= MAX_ALLOWED)
-                    ll_usage_fail("--allow-different: more than %d keys", MAX_ALLOWED);
-                int ok = 0;
-                for (size_t i = 0; i < LL_ARRAY_LEN(workload_keys); i++)
-                    ok |= strcmp(workload_keys[i], t) == 0;
-                if (!ok)
-                    ll_usage_fail("--allow-different: \"%s\" is not a workload key (see "
-                                  "docs/compare.md)",
-                                  t);
-                allow[n_allow++] = t;
-            }
-            if (n_allow == 0)
-                ll_usage_fail("--allow-different: empty");
-            break;
-        }
-        case O_FAIL: fail_on = optarg; break;
-        case O_OUT: out = optarg; break;
-        case O_FORCE: force = 1; break;
-        case O_QUIET: quiet = 1; break;
+        case O_ALLOW: allow_flag(optarg, a); break;
+        case O_FAIL: a->fail_on = optarg; break;
+        case O_OUT: a->out = optarg; break;
+        case O_FORCE: a->force = 1; break;
+        case O_QUIET: a->quiet = 1; break;
         case ':': ll_usage_fail("%s needs a value (see llmload compare --help)", argv[optind - 1]);
         default:
             ll_usage_fail("unknown option \"%s\" (see llmload compare --help)", argv[optind - 1]);
         }
     }
-    struct cmp_threshold th[MAX_THRESHOLDS];
-    size_t n_th = 0;
-    int kind_wanted[REC_KIND_COUNT] = {0};
-    if (fail_on) {
-        char err[256];
-        if (cmp_thresholds_parse(fail_on, th, MAX_THRESHOLDS, &n_th, err, sizeof err) != 0)
-            ll_usage_fail("%s", err);
-        for (size_t i = 0; i < n_th; i++) {
-            if (!known_row(th[i].row))
-                ll_usage_fail("--fail-on: no row \"%s\" (see llmload compare --help)", th[i].row);
-            if (error_kind_row(th[i].row) >= 0)
-                kind_wanted[error_kind_row(th[i].row)] = 1;
-            if (th[i].pp != is_share_row(th[i].row))
-                ll_usage_fail("--fail-on: %s takes %s", th[i].row,
-                              is_share_row(th[i].row) ? "percentage points (pp)" : "percent (%)");
-        }
-    }
-    int ndirs = argc - optind;
+    if (a->fail_on)
+        fail_on_flag(a->fail_on, a);
+    return 0;
+}
+
+/* The directories after the flags, the baseline first, into sides[] with
+ * their labels, each read and of one kind (run, replay or sweep). Returns
+ * how many. */
+static int sides_load(int argc, char **argv, const struct cmp_args *a, struct side *sides)
+{
     const char *dirs[MAX_SIDES];
     int nd = 0;
-    if (baseline)
-        dirs[nd++] = baseline;
+    if (a->baseline)
+        dirs[nd++] = a->baseline;
     for (int i = optind; i < argc; i++) {
-        if (baseline && strcmp(argv[i], baseline) == 0)
+        if (a->baseline && strcmp(argv[i], a->baseline) == 0)
             continue;
         if (nd >= MAX_SIDES)
             ll_usage_fail("compare: more than %d directories", MAX_SIDES);
         dirs[nd++] = argv[i];
     }
-    if (ndirs < 1 || nd < 2)
+    if (argc - optind < 1 || nd < 2)
         ll_usage_fail("compare: expected two results directories or more (see llmload compare "
                       "--help)");
-    if (n_labels && n_labels != (size_t)nd)
-        ll_usage_fail("--label: %zu given for %d directories (one each, baseline first)", n_labels,
-                      nd);
-
-    static struct side sides[MAX_SIDES];
+    if (a->n_labels && a->n_labels != (size_t)nd)
+        ll_usage_fail("--label: %zu given for %d directories (one each, baseline first)",
+                      a->n_labels, nd);
     for (int i = 0; i < nd; i++) {
         struct side *s = &sides[i];
         s->dir = dirs[i];
-        s->label = n_labels ? labels[i] : dir_label(dirs[i]);
+        s->label = a->n_labels ? a->labels[i] : dir_label(dirs[i]);
         if (side_load(s) != 0)
             ll_usage_fail("compare: %s", s->err);
     }
@@ -721,15 +742,23 @@ int compare_main(int argc, char **argv)
                           "replays with replays, sweeps with sweeps)",
                           sides[0].dir, sides[0].kind, sides[i].dir, sides[i].kind);
     }
-    int sweeps = strcmp(sides[0].kind, "sweep") == 0;
-    if (sweeps)
+    if (strcmp(sides[0].kind, "sweep") == 0) {
         cmp_sweeps_load(sides, nd);
-    for (int i = 0; i < nd && !sweeps; i++) {
+        return nd;
+    }
+    for (int i = 0; i < nd; i++) {
         if (side_load_data(&sides[i]) != 0)
             ll_usage_fail("compare: %s", sides[i].err);
     }
-    /* The workload check: refuse before writing anything. */
-    json_t *diffs[MAX_SIDES] = {0};
+    return nd;
+}
+
+/* The workload check, before anything is written: diffs[i] gets each
+ * candidate's config differences from the baseline; one not in
+ * --allow-different ends the process with status 2, naming them all. */
+static void workload_check(const struct side *sides, int nd, const struct cmp_args *a,
+                           json_t **diffs)
+{
     for (int i = 1; i < nd; i++) {
         diffs[i] = config_diffs(&sides[0], &sides[i]);
         char list[1024] = "";
@@ -739,7 +768,7 @@ int compare_main(int argc, char **argv)
         json_array_foreach(diffs[i], k, o)
         {
             const char *key = json_string_value(json_object_get(o, "key"));
-            if (allowed(key, allow, n_allow))
+            if (allowed(key, a->allow, a->n_allow))
                 continue;
             char *x = compact(json_object_get(o, "baseline"));
             char *y = compact(json_object_get(o, "candidate"));
@@ -755,35 +784,100 @@ int compare_main(int argc, char **argv)
                           "--allow-different KEY,... to compare anyway",
                           sides[0].dir, sides[i].dir, list);
     }
+}
 
-    char outdir[4096], err[512];
-    if (results_dir_prepare(out, force, outdir, sizeof outdir, err, sizeof err) != 0) {
-        ll_errorf("compare: %s", err);
-        for (int i = 0; i < nd; i++) {
-            json_decref(diffs[i]);
-            side_free(&sides[i]);
-        }
-        return LL_EXIT_USAGE; /* as run's --out: a directory that holds files, or cannot be made */
-    }
-    if (sweeps) {
-        struct cmp_opts so = {resamples, min_effect, quiet, kind_wanted, diffs, th, n_th};
-        int st = cmp_sweeps(sides, nd, &so, outdir);
-        for (int i = 0; i < nd; i++) {
-            json_decref(diffs[i]);
-            side_free(&sides[i]);
-        }
-        return st;
-    }
+/* The two sides' tags when they differ ({"baseline", "candidate"}), else
+ * null. Caller owns it. */
+static json_t *tags_differ(const struct side *b, const struct side *c)
+{
+    json_t *tb = json_object_get(b->run, "tags"), *tc = json_object_get(c->run, "tags");
+    if (json_equal(tb ? tb : json_null(), tc ? tc : json_null()))
+        return json_null();
+    json_t *tags = json_object();
+    json_object_set(tags, "baseline", tb ? tb : json_null());
+    json_object_set(tags, "candidate", tc ? tc : json_null());
+    return tags;
+}
 
-    int n = 0;
+/* Below the table: the config differences --allow-different let through,
+ * and the tags when they differ. */
+static void print_differences(json_t *diffs, json_t *tags)
+{
+    size_t k;
+    json_t *o;
+    json_array_foreach(diffs, k, o)
+    {
+        char *x = compact(json_object_get(o, "baseline"));
+        char *y = compact(json_object_get(o, "candidate"));
+        printf("config differs (allowed): %s: %s vs %s\n",
+               json_string_value(json_object_get(o, "key")), x, y);
+        free(x);
+        free(y);
+    }
+    if (!json_is_null(tags)) {
+        char *x = compact(json_object_get(tags, "baseline"));
+        char *y = compact(json_object_get(tags, "candidate"));
+        printf("tags: %s vs %s\n", x, y);
+        free(x);
+        free(y);
+    }
+}
+
+json_t *cmp_gates(const struct cmp_opts *o, const struct side *c, double rate,
+                  const struct row *rows, int n, int *fail, int *inconclusive)
+{
+    static const char *const gn[] = {"pass", "fail", "inconclusive"};
+    json_t *gates = json_array();
+    for (size_t t = 0; t < o->n_th; t++) {
+        const struct row *r = NULL;
+        for (int q = 0; q < n; q++) {
+            if (strcmp(rows[q].name, o->th[t].row) == 0)
+                r = &rows[q];
+        }
+        if (!r)
+            continue; /* compare_flags checked every name: an error kind's row is always there */
+        enum cmp_gate g = cmp_gate_of(&r->d, &o->th[t]);
+        json_t *j = json_object();
+        json_object_set_new(j, "row", json_string(r->name));
+        json_object_set_new(j, "threshold", json_real(o->th[t].amount));
+        json_object_set_new(j, "unit", json_string(o->th[t].pp ? "pp" : "%"));
+        json_object_set_new(j, "result", json_string(gn[g]));
+        json_array_append_new(gates, j);
+        if (g == CMP_GATE_PASS)
+            continue;
+        char at[48] = "", a[32], bb[32], d[32], lo[32], hi[32];
+        if (!isnan(rate))
+            snprintf(at, sizeof at, " at %.4g req/s", rate);
+        int bounded = r->d.ok && !r->d.too_few;
+        fprintf(stderr, "llmload: compare: %s %s%s: %s %s -> %s, %s [%s, %s] vs limit %+.4g%s\n",
+                c->label, g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", at, r->name,
+                fmt_value(r, r->base, a, sizeof a), fmt_value(r, r->cand, bb, sizeof bb),
+                r->d.ok ? fmt_diff(r, r->d.diff, d, sizeof d) : "-",
+                bounded ? fmt_diff(r, r->d.lo, lo, sizeof lo) : "-inf",
+                bounded ? fmt_diff(r, r->d.hi, hi, sizeof hi) : "+inf", 100 * o->th[t].amount,
+                o->th[t].pp ? "pp" : "%");
+        if (g == CMP_GATE_FAIL)
+            *fail = 1;
+        else
+            *inconclusive = 1;
+    }
+    return gates;
+}
+
+/* compare of runs (or replays): each candidate's rows against the
+ * baseline, printed unless quiet, with compare.json and compare.html in
+ * outdir. Returns the exit status. */
+static int compare_runs(const struct side *sides, int nd, const struct cmp_opts *o,
+                        const char *outdir)
+{
     struct row *rows = ll_calloc((size_t)nrows_of(), sizeof *rows);
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_string("llmload.compare/1"));
     json_object_set_new(doc, "version", json_string(LL_VERSION));
     json_object_set_new(doc, "kind", json_string(sides[0].kind));
-    json_object_set_new(doc, "bootstrap", json_integer(resamples));
+    json_object_set_new(doc, "bootstrap", json_integer(o->resamples));
     json_object_set_new(doc, "confidence", json_real(0.95));
-    json_object_set_new(doc, "min_effect", json_real(min_effect));
+    json_object_set_new(doc, "min_effect", json_real(o->min_effect));
     json_object_set_new(doc, "baseline", side_json(&sides[0]));
     for (int i = 0; i < nd; i++)
         side_warn(&sides[i], i ? "candidate" : "baseline");
@@ -791,96 +885,71 @@ int compare_main(int argc, char **argv)
     int fail = 0, inconclusive = 0;
     for (int i = 1; i < nd; i++) {
         const struct side *b = &sides[0], *c = &sides[i];
-        n = build_rows(b, c, resamples, 0x636f6d70617265ULL, min_effect, kind_wanted, rows);
+        int n = build_rows(b, c, o->resamples, 0x636f6d70617265ULL, o->min_effect, o->kind_wanted,
+                           rows);
         if (n < 0) {
             ll_errorf("compare: out of memory");
             return LL_EXIT_RUNTIME;
         }
         json_t *jc = side_json(c);
-        json_object_set_new(jc, "config_differences", diffs[i]);
-        json_t *tb = json_object_get(b->run, "tags"), *tc = json_object_get(c->run, "tags");
-        json_t *tags = json_null();
-        if (!json_equal(tb ? tb : json_null(), tc ? tc : json_null())) {
-            tags = json_object();
-            json_object_set(tags, "baseline", tb ? tb : json_null());
-            json_object_set(tags, "candidate", tc ? tc : json_null());
-        }
+        json_object_set(jc, "config_differences", o->diffs[i]);
+        json_t *tags = tags_differ(b, c);
         json_object_set_new(jc, "tags_differ", tags);
         json_t *jr = json_array();
         for (int r = 0; r < n; r++)
             json_array_append_new(jr, row_json(&rows[r]));
         json_object_set_new(jc, "rows", jr);
-        if (!quiet) {
-            print_table(stdout, b, c, rows, n, resamples);
-            if (json_array_size(diffs[i])) {
-                size_t k;
-                json_t *o;
-                json_array_foreach(diffs[i], k, o)
-                {
-                    char *x = compact(json_object_get(o, "baseline"));
-                    char *y = compact(json_object_get(o, "candidate"));
-                    printf("config differs (allowed): %s: %s vs %s\n",
-                           json_string_value(json_object_get(o, "key")), x, y);
-                    free(x);
-                    free(y);
-                }
-            }
-            if (!json_is_null(tags)) {
-                char *x = compact(json_object_get(tags, "baseline"));
-                char *y = compact(json_object_get(tags, "candidate"));
-                printf("tags: %s vs %s\n", x, y);
-                free(x);
-                free(y);
-            }
+        if (!o->quiet) {
+            print_table(stdout, b, c, rows, n, o->resamples);
+            print_differences(o->diffs[i], tags);
         }
-        json_t *gates = json_array();
-        for (size_t t = 0; t < n_th; t++) {
-            const struct row *r = NULL;
-            for (int q = 0; q < n; q++) {
-                if (strcmp(rows[q].name, th[t].row) == 0)
-                    r = &rows[q];
-            }
-            enum cmp_gate g = cmp_gate_of(&r->d, &th[t]);
-            static const char *const gn[] = {"pass", "fail", "inconclusive"};
-            json_t *o = json_object();
-            json_object_set_new(o, "row", json_string(r->name));
-            json_object_set_new(o, "threshold", json_real(th[t].amount));
-            json_object_set_new(o, "unit", json_string(th[t].pp ? "pp" : "%"));
-            json_object_set_new(o, "result", json_string(gn[g]));
-            json_array_append_new(gates, o);
-            if (g == CMP_GATE_PASS)
-                continue;
-            char a[32], bb[32], d[32], lo[32], hi[32];
-            fprintf(stderr, "llmload: compare: %s %s: %s %s -> %s, %s [%s, %s] vs limit %+.4g%s\n",
-                    c->label, g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", r->name,
-                    fmt_value(r, r->base, a, sizeof a), fmt_value(r, r->cand, bb, sizeof bb),
-                    r->d.ok ? fmt_diff(r, r->d.diff, d, sizeof d) : "-",
-                    r->d.ok && !r->d.too_few ? fmt_diff(r, r->d.lo, lo, sizeof lo) : "-inf",
-                    r->d.ok && !r->d.too_few ? fmt_diff(r, r->d.hi, hi, sizeof hi) : "+inf",
-                    100 * th[t].amount, th[t].pp ? "pp" : "%");
-            if (g == CMP_GATE_FAIL)
-                fail = 1;
-            else
-                inconclusive = 1;
-        }
-        json_object_set_new(jc, "fail_on", gates);
+        json_object_set_new(jc, "fail_on", cmp_gates(o, c, NAN, rows, n, &fail, &inconclusive));
         json_array_append_new(cands, jc);
     }
-    int status = fail ? LL_EXIT_FAIL : inconclusive ? EXIT_INCONCLUSIVE : LL_EXIT_OK;
+    int status = fail ? LL_EXIT_FAIL : inconclusive ? CMP_EXIT_INCONCLUSIVE : LL_EXIT_OK;
     json_object_set_new(doc, "candidates", cands);
     json_object_set_new(doc, "exit_status", json_integer(status));
+    char err[512];
     if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0 ||
         compare_html_write(outdir, doc, err, sizeof err) != 0) {
         ll_errorf("compare: %s", err);
         if (status == LL_EXIT_OK || status > LL_EXIT_RUNTIME)
             status = LL_EXIT_RUNTIME; /* the lowest non-zero status wins */
-    } else if (!quiet) {
+    } else if (!o->quiet) {
         printf("\nresults: %s/compare.json, %s/compare.html\n", outdir, outdir);
     }
     json_decref(doc);
     free(rows);
-    for (int i = 0; i < nd; i++)
+    return status;
+}
+
+int compare_main(int argc, char **argv)
+{
+    static struct cmp_args a;
+    static struct side sides[MAX_SIDES];
+    memset(&a, 0, sizeof a);
+    if (compare_flags(argc, argv, &a))
+        return LL_EXIT_OK;
+    int nd = sides_load(argc, argv, &a, sides);
+    json_t *diffs[MAX_SIDES] = {0};
+    workload_check(sides, nd, &a, diffs);
+
+    char outdir[4096], err[512];
+    int status;
+    if (results_dir_prepare(a.out, a.force, outdir, sizeof outdir, err, sizeof err) != 0) {
+        ll_errorf("compare: %s", err);
+        status =
+            LL_EXIT_USAGE; /* as run's --out: a directory that holds files, or cannot be made */
+    } else {
+        struct cmp_opts o = {a.resamples, a.min_effect, a.quiet, a.kind_wanted,
+                             diffs,       a.th,         a.n_th};
+        status = strcmp(sides[0].kind, "sweep") == 0 ? cmp_sweeps(sides, nd, &o, outdir)
+                                                     : compare_runs(sides, nd, &o, outdir);
+    }
+    for (int i = 0; i < nd; i++) {
+        json_decref(diffs[i]);
         side_free(&sides[i]);
+    }
     return status;
 }
 

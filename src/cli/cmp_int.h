@@ -109,6 +109,17 @@ struct cmp_opts {
     size_t n_th;
 };
 
+/* compare's exit status when a --fail-on row's interval is too wide to
+ * pass or fail it. */
+#define CMP_EXIT_INCONCLUSIVE 5
+
+/* The --fail-on gates of o on one candidate's rows (at offered rate
+ * rate; NAN for runs), as compare.json's "fail_on" array; each failing or
+ * inconclusive one said on stderr, and counted in *fail or *inconclusive.
+ * Caller owns the array. */
+json_t *cmp_gates(const struct cmp_opts *o, const struct side *c, double rate,
+                  const struct row *rows, int n, int *fail, int *inconclusive);
+
 /* compare of sweeps, after cmp_sweeps_load: sides[0] the baseline, every
  * one a sweep. Writes compare.json and compare.html into outdir and
  * prints unless quiet. Returns the exit status: 1 when a --fail-on

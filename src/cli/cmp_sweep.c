@@ -301,54 +301,6 @@ static void print_curves(FILE *f, const struct report_sweep *b, const struct rep
     }
 }
 
-/* ---- --fail-on at each common rate --------------------------------------- */
-
-#define EXIT_INCONCLUSIVE 5
-
-/* The gates of the thresholds on one rate's rows, as compare.json's
- * "fail_on" array; each failing or inconclusive one said on stderr, and
- * counted in *fail or *inconclusive. */
-static json_t *gate_rate(const struct cmp_opts *o, const struct side *c, double rate,
-                         const struct row *rows, int n, int *fail, int *inconclusive)
-{
-    static const char *const gn[] = {"pass", "fail", "inconclusive"};
-    json_t *gates = json_array();
-    for (size_t t = 0; t < o->n_th; t++) {
-        const struct row *r = NULL;
-        for (int q = 0; q < n; q++) {
-            if (strcmp(rows[q].name, o->th[t].row) == 0)
-                r = &rows[q];
-        }
-        if (!r)
-            continue; /* compare_main checked every name: an error kind's row is always there */
-        enum cmp_gate g = cmp_gate_of(&r->d, &o->th[t]);
-        json_t *j = json_object();
-        json_object_set_new(j, "row", json_string(r->name));
-        json_object_set_new(j, "threshold", json_real(o->th[t].amount));
-        json_object_set_new(j, "unit", json_string(o->th[t].pp ? "pp" : "%"));
-        json_object_set_new(j, "result", json_string(gn[g]));
-        json_array_append_new(gates, j);
-        if (g == CMP_GATE_PASS)
-            continue;
-        char a[32], bb[32], d[32], lo[32], hi[32];
-        int bounded = r->d.ok && !r->d.too_few;
-        fprintf(stderr,
-                "llmload: compare: %s %s at %.4g req/s: %s %s -> %s, %s [%s, %s] vs limit "
-                "%+.4g%s\n",
-                c->label, g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", rate, r->name,
-                cmp_fmt_value(r, r->base, a, sizeof a), cmp_fmt_value(r, r->cand, bb, sizeof bb),
-                r->d.ok ? cmp_fmt_diff(r, r->d.diff, d, sizeof d) : "-",
-                bounded ? cmp_fmt_diff(r, r->d.lo, lo, sizeof lo) : "-inf",
-                bounded ? cmp_fmt_diff(r, r->d.hi, hi, sizeof hi) : "+inf", 100 * o->th[t].amount,
-                o->th[t].pp ? "pp" : "%");
-        if (g == CMP_GATE_FAIL)
-            *fail = 1;
-        else
-            *inconclusive = 1;
-    }
-    return gates;
-}
-
 /* ---- the command's sweep half -------------------------------------------- */
 
 static void fill_side_json(json_t *o, const struct side *s, const struct report_sweep *sw)
@@ -455,7 +407,7 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
                 cmp_print_table(stdout, &rb[k], &rc[k], rows, n, o->resamples);
             }
             json_object_set_new(jk, "fail_on",
-                                gate_rate(o, &sides[i], rates[k], rows, n, &fail, &inconclusive));
+                                cmp_gates(o, &sides[i], rates[k], rows, n, &fail, &inconclusive));
             json_array_append_new(jr, jk);
             cmp_side_free(&rb[k]);
             cmp_side_free(&rc[k]);
@@ -470,7 +422,7 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         free(rates);
     }
     free(rows);
-    int status = fail ? LL_EXIT_FAIL : inconclusive ? EXIT_INCONCLUSIVE : LL_EXIT_OK;
+    int status = fail ? LL_EXIT_FAIL : inconclusive ? CMP_EXIT_INCONCLUSIVE : LL_EXIT_OK;
     json_object_set_new(doc, "candidates", cands);
     json_object_set_new(doc, "exit_status", json_integer(status));
     char err[512];
