@@ -346,7 +346,6 @@ void harness_cur_sim_start(const char *const *extra_args)
 
 int harness_sim_teardown(void **state)
 {
-    (void)state;
     if (harness_cur_sim.pid > 0)
         harness_sim_stop(&harness_cur_sim);
     harness_cur_sim.pid = 0;

@@ -164,7 +164,6 @@ static void calibrate_expect(char *cal, size_t len, const char *source, const ch
 
 static void test_calibrate_sim(void **state)
 {
-    (void)state;
     harness_cur_sim_start(NULL);
     char *dir = harness_tmpdir();
     char url[200], cal[600], res[600];
@@ -353,7 +352,6 @@ static void check_calibration_end(const char *cal, uint32_t special, const char 
  * tokens. */
 static void test_calibrate_bytes2_usage(void **state)
 {
-    (void)state;
     char cal[600];
     bytes2_calibrated(cal, sizeof cal);
     check_calibration_end(cal, BYTES2_CHAT_ONE_MESSAGE, "usage");
@@ -364,7 +362,6 @@ static void test_calibrate_bytes2_usage(void **state)
  * template is not, and calibrate warns about that). */
 static void test_calibrate_bytes2_tokenize(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--tokenizer", "bytes2", "--no-usage", "--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
 
@@ -414,7 +411,6 @@ static void test_calibrate_bytes2_tokenize(void **state)
  * the worst and mean error at each length are printed. */
 static void test_calibrated_run_bytes2(void **state)
 {
-    (void)state;
     char cal[600];
     struct calib_fit fit;
     bytes2_fit(cal, sizeof cal, &fit);
@@ -543,7 +539,6 @@ static double warned_ratio(const char *text)
  * of them, exactly, and the same warning with the fix. */
 static void test_prompt_warning_bytes2(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
     const char *rargs[] = {"--rate",
@@ -633,7 +628,6 @@ static void test_prompt_warning_bytes2(void **state)
  * all failed with a 4xx and what to do. */
 static void test_all_4xx_uncalibrated(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant",
                            "--kv-tokens", "300",    NULL};
     harness_cur_sim_start(sargs);
@@ -683,7 +677,6 @@ static double agreement(const char *res, double within, double *ratio, size_t *n
  * and run.json records the fit. A sweep takes the flag too. */
 static void test_calibrate_auto(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant",
                            "--kv-tokens", "300",    NULL};
     harness_cur_sim_start(sargs);
@@ -756,7 +749,6 @@ static void test_calibrate_auto(void **state)
  * the shortest, under the template and one word, cannot be reached. */
 static void test_calibrated_short_prompts(void **state)
 {
-    (void)state;
     char cal[600];
     struct calib_fit fit;
     bytes2_fit(cal, sizeof cal, &fit);
@@ -821,7 +813,6 @@ static void test_calibrated_short_prompts(void **state)
  * too when its lines carry no text) warns of the server's 1.8x. */
 static void test_replay_calibrated(void **state)
 {
-    (void)state;
     char cal[600], dump[600];
     struct calib_fit fit;
     bytes2_fit(cal, sizeof cal, &fit);
@@ -892,7 +883,6 @@ static void test_replay_calibrated(void **state)
 /* --calibrate's bad uses: one line naming the flag, exit 2. */
 static void test_calibrate_flag_errors(void **state)
 {
-    (void)state;
     HARNESS_EXPECT_USAGES(
         {{"run", "--rate", "5", "--calibrate", "yes"}, "--calibrate: expected auto, got \"yes\""},
         {{"run", "--rate", "5", "--calibrate", "auto", "--calibration", "x.json"},
@@ -916,7 +906,6 @@ static void test_calibrate_flag_errors(void **state)
 /* A server that is not there: a one-line reason and exit 3, no file. */
 static void test_calibrate_no_server(void **state)
 {
-    (void)state;
     char *dir = harness_tmpdir();
     char cal[600];
     snprintf(cal, sizeof cal, "%s/cal.json", dir);
@@ -943,7 +932,6 @@ static pid_t tls_pid;
 
 static int teardown_tls(void **state)
 {
-    (void)state;
     harness_kill_reap(&tls_pid);
     harness_tmp_end();
     return 0;
@@ -963,7 +951,6 @@ static char *calibrate_tls(const char *url, const char *flag, const char *value)
 
 static void test_calibrate_tls_options(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char cert[600], url[64];
     const char *why;

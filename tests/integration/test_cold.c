@@ -80,7 +80,6 @@ static void cold_recs_count(const char *dir, uint64_t n, size_t want_cold, struc
  * shows it; cold 3 + warm 7 = 10, and no warm-up among them. */
 static void test_cold_run(void **state)
 {
-    (void)state;
     const char *sim[] = {"--cold-first", PENALTY, NULL};
     harness_cur_sim_start(sim);
     /* The first request is scheduled in the warm-up: cold wins, it is
@@ -134,7 +133,6 @@ static void test_cold_run(void **state)
  * test_cold_sim_reset_endpoint shows it empties the cache.) */
 static void test_cold_sweep_restart(void **state)
 {
-    (void)state;
     const char *sim[] = {"--cold-first", PENALTY, NULL};
     harness_cur_sim_start(sim);
     char cmd[256];
@@ -206,7 +204,6 @@ static void test_cold_sweep_restart(void **state)
  * second step's first request finds the prefix cached, and is warm. */
 static void test_cold_sweep_first_step_only(void **state)
 {
-    (void)state;
     const char *sim[] = {"--cold-first", PENALTY, NULL};
     harness_cur_sim_start(sim);
     const char *args[] = {SWEEP_WORKLOAD, "--cold-start", "2", NULL};
@@ -242,7 +239,6 @@ static void test_cold_sweep_first_step_only(void **state)
  * it and its exit status; bad flags are usage errors. */
 static void test_cold_errors(void **state)
 {
-    (void)state;
     harness_cur_sim_start(NULL);
     const char *args[] = {SWEEP_WORKLOAD, "--cold-start", "1", "--cold-restart", "exit 7", NULL};
     int status = 0;
@@ -300,7 +296,6 @@ static int64_t cold_run_cached(int64_t *cold_ttft_max)
  * served no cached token and pays the penalty again. */
 static void test_cold_sim_reset_endpoint(void **state)
 {
-    (void)state;
     const char *sim[] = {"--cold-first", PENALTY, NULL};
     harness_cur_sim_start(sim);
     int64_t ttft;
@@ -333,7 +328,6 @@ static void test_cold_sim_reset_endpoint(void **state)
  * though every line is of session 0. */
 static void test_cold_replay(void **state)
 {
-    (void)state;
     harness_cur_sim_start(NULL);
     char *tmp = harness_tmpdir();
     char trace[600], out[600], url[200];

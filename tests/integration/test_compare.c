@@ -159,7 +159,6 @@ static struct harness_sim slow_sim;
 /* Three pairs of runs, one configuration, six seeds: every row `same`. */
 static void test_compare_same_config_is_same(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     harness_cur_sim_start(NULL);
     for (int p = 0; p < 3; p++) {
@@ -223,7 +222,6 @@ static void test_compare_same_config_is_same(void **state)
  * values) is inconclusive. */
 static void test_compare_slower_decode_is_worse(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     /* Both runs at once, each against its own sim, so that whatever else
      * loads this box slows both alike. */
@@ -328,7 +326,6 @@ static void test_compare_slower_decode_is_worse(void **state)
  * keeps; labels; a sweep and mixed kinds are refused. */
 static void test_compare_different_workload_refused(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     harness_cur_sim_start(NULL);
     char *a = run_seed("1", NULL);
@@ -416,7 +413,6 @@ static void assert_close(double a, double b, const char *what)
  * is a usage error (2), as it is for run. */
 static void test_compare_cold_outcome_keys(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *cold_sim[] = {"--cold-first", "300ms", NULL};
     harness_cur_sim_start(cold_sim);
@@ -508,7 +504,6 @@ static void test_compare_cold_outcome_keys(void **state)
 
 static int teardown(void **state)
 {
-    (void)state;
     harness_sim_stop(&slow_sim);
     pid_t *none[] = {NULL};
     harness_cleanup(none);

@@ -173,7 +173,6 @@ static void check_html(const char *out, int want_worse)
 
 static void test_compare_sweeps_slower_decode(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char base[700], slow[700], out[700];
     harness_tmp_path(base, sizeof base, "base");
@@ -249,7 +248,6 @@ static void test_compare_sweeps_slower_decode(void **state)
 /* A sweep against itself: every row and both brackets same. */
 static void test_compare_sweep_with_itself(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char base[700], out[700];
     harness_tmp_path(base, sizeof base, "base");
@@ -281,7 +279,6 @@ static void test_compare_sweep_with_itself(void **state)
 /* Mixed kinds, and a directory that is no sweep, are refused with one line. */
 static void test_compare_sweep_refusals(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char base[700], run[700], path[800];
     harness_tmp_path(base, sizeof base, "base");
@@ -312,7 +309,6 @@ static void test_compare_sweep_refusals(void **state)
  * (5); the sweep against itself passes (0). */
 static void test_compare_sweeps_fail_on(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char base[700], slow[700], out[700];
     harness_tmp_path(base, sizeof base, "base");

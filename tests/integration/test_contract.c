@@ -16,7 +16,6 @@
  * trimmed to the kept fields, and the sampling flags as given. */
 static void test_run_contract(void **state)
 {
-    (void)state;
     const char *sim[] = {"--max-num-seqs", "3", "--context-tokens", "2048", NULL};
     const char *fixed[] = {"--no-metrics", NULL};
     const char *args[] = {"--rate",          "10",    "--duration",   "0.5s",
@@ -64,7 +63,6 @@ static void test_run_contract(void **state)
  * the server said. Without --tag, run.json's tags are {}. */
 static void test_sweep_header(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {"--rates",
                           "4",
@@ -108,7 +106,6 @@ static void test_sweep_header(void **state)
 /* replay keeps them too; its max_tokens are the trace's. */
 static void test_replay_contract(void **state)
 {
-    (void)state;
     harness_cur_sim_start(NULL);
     harness_tmp_begin();
     char trace[600], out[600], url[200];
@@ -143,7 +140,6 @@ static void test_replay_contract(void **state)
 /* Bad tags name the flag, in run, replay and sweep alike. */
 static void test_bad_tags(void **state)
 {
-    (void)state;
     HARNESS_EXPECT_USAGES({{"run", "--tag", "engine"}, "--tag"},
                           {{"run", "--tag", "=vllm"}, "--tag"},
                           {{"sweep", "--tag", "gpu type=H100"}, "--tag"},

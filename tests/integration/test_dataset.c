@@ -72,7 +72,6 @@ static int is_row(const struct empirical *e, int64_t in, int64_t out)
  * at exactly that length. */
 static void test_empirical_columns(void **state)
 {
-    (void)state;
     const char *args[] = {"--prompt-tokens", "empirical:" PAIRS "#input", "--output-tokens",
                           "empirical:" VALUES, NULL};
     char *dir = harness_run_on_sim(NULL, run_fixed, args);
@@ -115,7 +114,6 @@ static void test_empirical_columns(void **state)
  * about 0. */
 static void test_empirical_pairs(void **state)
 {
-    (void)state;
     const char *args[] = {"--lengths", "empirical:" PAIRS, NULL};
     char *dir = harness_run_on_sim(NULL, run_fixed, args);
 
@@ -235,13 +233,11 @@ static void check_dataset(const char *path, const char *output_flag, uint32_t ou
 
 static void test_dataset_jsonl(void **state)
 {
-    (void)state;
     check_dataset(PROMPTS, "11", 11);
 }
 
 static void test_dataset_sharegpt(void **state)
 {
-    (void)state;
     check_dataset(SHAREGPT, "11", 11);
 }
 

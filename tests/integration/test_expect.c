@@ -56,7 +56,6 @@ static int count_lines(const char *s, const char *needle)
 
 static void test_run_expect(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     harness_cur_sim_start(NULL);
 
@@ -125,7 +124,6 @@ static void test_run_expect(void **state)
  * expectation beside it still prints its line, and the status is 1. */
 static void test_run_expect_invalid_wins(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *instant[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(instant);
@@ -170,7 +168,6 @@ static void test_run_expect_invalid_wins(void **state)
  * on the same steps only, which summary.json's findings and expect say. */
 static void test_sweep_expect(void **state)
 {
-    (void)state;
     char rates[200];
     static const double f[] = {0.5, 2.5};
     harness_sweep_rates(rates, sizeof rates, harness_small_sim_start(NULL), f, 2);
@@ -264,7 +261,6 @@ static void test_sweep_expect(void **state)
 
 static int teardown(void **state)
 {
-    (void)state;
     unsetenv("LLMLOAD_TEST_SEND_DELAY_NS");
     pid_t *none[] = {NULL};
     harness_cleanup(none);

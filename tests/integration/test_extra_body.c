@@ -47,7 +47,6 @@ static void keys_of(json_t *line, char *buf, size_t len)
 
 static void test_fields_reach_sim(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char logp[600], wl[600];
     harness_tmp_path(logp, sizeof logp, "sim.log");
@@ -127,7 +126,6 @@ static void test_fields_reach_sim(void **state)
  * the extra max_tokens is the one the sim was asked and the records count. */
 static void test_override_max_tokens(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char logp[600];
     harness_tmp_path(logp, sizeof logp, "sim.log");
@@ -178,7 +176,6 @@ static void test_override_max_tokens(void **state)
 
 static void test_usage_errors(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char wl[600], bad[600], badarg[620];
     harness_tmp_path(wl, sizeof wl, "w.json");
@@ -219,7 +216,6 @@ static void test_usage_errors(void **state)
 /* Two runs that sent other extra bodies did not offer the same work. */
 static void test_compare_sees_extra_body(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
     const char *fixed[] = {"--rate", "100", "--requests", "5", "--no-metrics", NULL};

@@ -86,7 +86,6 @@ static void check_named(json_t *fl, const char *out, const char *kind, const cha
 
 static void test_first_limit_batch(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {LIMIT_ARGS("seqs=4")};
     struct limit_run lr;
@@ -127,7 +126,6 @@ static void test_first_limit_batch(void **state)
  * --max-num-seqs), kept in run.json's contract: the same finding. */
 static void test_first_limit_batch_from_props(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {"--rates", "3,24",         STEPS, "--metrics-interval",
                           "200ms",   SHORT_WORKLOAD, NULL};
@@ -146,7 +144,6 @@ static void test_first_limit_batch_from_props(void **state)
 
 static void test_first_limit_kv(void **state)
 {
-    (void)state;
     /* 64 sequences, but the KV cache's 320 tokens (20 blocks, 5 a
      * request) hold 4 requests: it binds first, 16 times short of the
      * batch bound. */
@@ -166,7 +163,6 @@ static void test_first_limit_kv(void **state)
 
 static void test_first_limit_prefill(void **state)
 {
-    (void)state;
     const char *sim[] = {"--max-num-seqs",  "64", "--step-base", "20ms",
                          "--prefill-chunk", "64", NULL};
     harness_cur_sim_start(sim);
@@ -213,7 +209,6 @@ static size_t window_429s(const char *dir)
 
 static void test_first_limit_admission(void **state)
 {
-    (void)state;
     const char *sim[] = {"--queue-limit", "2", NULL};
     harness_small_sim_start(sim);
     const char *args[] = {LIMIT_ARGS("seqs=4")};
@@ -231,7 +226,6 @@ static void test_first_limit_admission(void **state)
 
 static void test_first_limit_compute(void **state)
 {
-    (void)state;
     /* No bound that binds (1000 sequences, 8192 prefill tokens a step),
      * but each step costs 2 ms a sequence: a batch of n steps every
      * 5 + 2n ms, and with 16 tokens each about 31 req/s at most however
@@ -261,7 +255,6 @@ static void test_first_limit_compute(void **state)
 
 static void test_first_limit_no_metrics(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {"--rates", "3,24", STEPS, "--no-metrics", SHORT_WORKLOAD, NULL};
     struct limit_run lr;
@@ -279,7 +272,6 @@ static void test_first_limit_no_metrics(void **state)
 
 static void test_engine_limits_flag(void **state)
 {
-    (void)state;
     HARNESS_EXPECT_USAGES(
         {{"sweep", "--rates", "2", "--engine-limits", "slots=4"},
          "--engine-limits: unknown key \"slots\""},

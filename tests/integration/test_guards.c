@@ -53,7 +53,6 @@ static pid_t cur_server; /* the stalling listener's child, or 0 */
 
 static int teardown(void **state)
 {
-    (void)state;
     unsetenv("LLMLOAD_TEST_SEND_DELAY_NS");
     harness_cleanup((pid_t *const[]){&cur_client, &cur_server, NULL});
     return 0;
@@ -215,7 +214,6 @@ static json_t *guard_run(const char *name, const char *total, const char *const 
  * it); the eleventh would, so offering stops there, 90 arrivals early. */
 static void test_spend_guard_exact_multiple(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
@@ -244,7 +242,6 @@ static void test_spend_guard_exact_multiple(void **state)
  * so there is no stop reason and no line about it. */
 static void test_spend_guard_not_a_multiple(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
@@ -348,7 +345,6 @@ static void wait_for_file(const char *path)
  * the end). `run` writes no HTML report (that is the sweep's). */
 static void test_invalid_when_client_paused(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
@@ -465,7 +461,6 @@ static int selfcheck_rule_holds(const struct client_res *res)
  * the run is INVALID. Both obey the rule above. */
 static void test_verdict_in_proportion(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *slow[] = {"--step-base", "250ms", NULL};
     harness_cur_sim_start(slow);

@@ -128,7 +128,6 @@ static pid_t cur_aux;    /* openssl s_server, or 0 */
 
 static int teardown(void **state)
 {
-    (void)state;
     harness_cleanup((pid_t *const[]){&cur_client, &cur_srv.pid, &cur_aux, NULL});
     if (cur_counts) {
         munmap(cur_counts, sizeof *cur_counts);
@@ -1042,7 +1041,6 @@ static void hostile_expect(enum hostile_mode m, const char *const *args, size_t 
 /* A line that never ends: cut at --max-line, each request on its own. */
 static void test_line_never_ends(void **state)
 {
-    (void)state;
     const char *args[] = {"--max-line", "4096", NULL};
     const struct rec_want w = {.ival = {IVAL("http_status", 200), IVAL("events", 0)},
                                .null_field = "first_ns"};
@@ -1073,7 +1071,6 @@ static long baseline_rss_kb(void)
  * client's peak memory stays within 16 MiB of a plain run. */
 static void test_one_endless_event(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     long base_kb = baseline_rss_kb();
     hostile_start(HM_EVENT_ENDLESS, 0);
@@ -1093,7 +1090,6 @@ static void test_one_endless_event(void **state)
  * plain run while the server wrote far more than that). */
 static void test_endless_events_memory_bounded(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     long base_kb = baseline_rss_kb();
     hostile_start(HM_EVENTS_ENDLESS, 0);
@@ -1117,7 +1113,6 @@ static void test_endless_events_memory_bounded(void **state)
  * request. The status line was read, so http_status is 200. */
 static void test_headers_never_end(void **state)
 {
-    (void)state;
     const char *args[] = {"--timeout-first-token", "500ms", NULL};
     /* 500 ms after sending; the timeout sweep runs every 5 ms, and a busy
      * host gets 400 ms more. */
@@ -1132,7 +1127,6 @@ static void test_headers_never_end(void **state)
  * shorter here, does not: docs/formats.md). */
 static void test_slowloris_before_first_event(void **state)
 {
-    (void)state;
     const char *args[] = {"--timeout-first-token", "800ms", "--timeout-idle", "300ms", NULL};
     const struct rec_want w = {.ival = {IVAL("http_status", 200), IVAL("events", 0)},
                                .end_after = {"sent_ns", 800 * MS, 1200 * MS}};
@@ -1144,7 +1138,6 @@ static void test_slowloris_before_first_event(void **state)
  * timeout_idle with its one event counted. */
 static void test_slowloris_after_first_event(void **state)
 {
-    (void)state;
     const char *args[] = {"--timeout-idle", "600ms", NULL};
     /* The first event arrives at once, the next byte 1 s later: the
      * timeout fires 600 ms after the event (up to 1 s on a busy host). */
@@ -1163,7 +1156,6 @@ static void test_slowloris_after_first_event(void **state)
  * the drip defeats it and only --timeout-total ends the request. */
 static void test_slowloris_drip_under_idle(void **state)
 {
-    (void)state;
     const char *args[] = {"--timeout-idle", "400ms", "--timeout-total", "1500ms", NULL};
     struct run r;
     hostile_run(HM_DRIP_FAST, args, 3, &r);
@@ -1181,7 +1173,6 @@ static void test_slowloris_drip_under_idle(void **state)
  * connection failure, with no status. */
 static void test_reset_before_headers(void **state)
 {
-    (void)state;
     const struct rec_want w = {.null_field = "http_status"};
     struct run r;
     hostile_check(HM_RESET, NULL, 3, "connect_error", &w, &r);
@@ -1193,7 +1184,6 @@ static void test_reset_before_headers(void **state)
  * complete stream read this way is ok, with every token. */
 static void test_http10_close_delimited(void **state)
 {
-    (void)state;
     const struct rec_want w = {
         .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
         .sval = {{"tokens_source", "usage"}}};
@@ -1207,7 +1197,6 @@ static void test_http10_close_delimited(void **state)
  * parser, finds no event and calls the stream truncated. */
 static void test_gzip_unrequested(void **state)
 {
-    (void)state;
     const struct rec_want w = {.bug = "an unrequested Content-Encoding is not detected",
                                .ival = {IVAL("http_status", 200), IVAL("events", 0)}};
     hostile_expect(HM_GZIP, NULL, 3, "malformed_event", &w);
@@ -1217,7 +1206,6 @@ static void test_gzip_unrequested(void **state)
  * the label, so it is ok (servers label streams text/plain too). */
 static void test_sse_body_labelled_html(void **state)
 {
-    (void)state;
     const struct rec_want w = {.ival = {IVAL("events", STREAM_TOKENS)}};
     hostile_expect(HM_HTML_TYPE, NULL, 3, "ok", &w);
 }
@@ -1228,7 +1216,6 @@ static void test_sse_body_labelled_html(void **state)
  * stream_truncated ("stream ended without [DONE]"). */
 static void test_html_body(void **state)
 {
-    (void)state;
     const struct rec_want w = {.bug = "a 200 that is not an event stream is called truncated",
                                .ival = {IVAL("http_status", 200)},
                                .null_field = "first_ns"};
@@ -1242,7 +1229,6 @@ static void test_html_body(void **state)
  * named as such, and the run goes on. */
 static void test_invalid_utf8_content(void **state)
 {
-    (void)state;
     const struct rec_want w = {.bug = "invalid UTF-8 in a JSON string is malformed JSON"};
     hostile_expect(HM_BAD_UTF8, NULL, 3, "malformed_event", &w);
 }
@@ -1253,7 +1239,6 @@ static void test_invalid_utf8_content(void **state)
  * events after it are counted and the garbage makes it malformed_event. */
 static void test_data_after_done(void **state)
 {
-    (void)state;
     struct run r;
     hostile_run(HM_AFTER_DONE, NULL, 3, &r);
     int fixed = all_kind_or_known_bug(r.recs, "ok", "malformed_event",
@@ -1272,7 +1257,6 @@ static void test_data_after_done(void **state)
  * transfer to end, so the idle timeout ends the request as timeout_idle. */
 static void test_done_then_silence(void **state)
 {
-    (void)state;
     const char *args[] = {"--timeout-idle", "500ms", NULL};
     struct run r;
     hostile_run(HM_DONE_HANG, args, 3, &r);
@@ -1295,7 +1279,6 @@ static void test_done_then_silence(void **state)
  * the stop reason kept. */
 static void test_anthropic_normal(void **state)
 {
-    (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
     const struct rec_want w = {.ival = {IVAL("events", STREAM_TOKENS),
                                         IVAL("output_tokens", STREAM_TOKENS),
@@ -1309,7 +1292,6 @@ static void test_anthropic_normal(void **state)
  * usage came: message_start's output_tokens is not a count). */
 static void test_anthropic_cut(void **state)
 {
-    (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
     const struct rec_want w = {
         .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
@@ -1321,7 +1303,6 @@ static void test_anthropic_cut(void **state)
 /* An event whose data is not JSON: malformed_event, quoting it. */
 static void test_anthropic_malformed(void **state)
 {
-    (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
     const struct rec_want w = {.detail_has = {"bad event data"}};
     hostile_expect(HM_ANTH_MALFORMED, args, 3, "malformed_event", &w);
@@ -1331,7 +1312,6 @@ static void test_anthropic_malformed(void **state)
  * message_stop (as after [DONE]), not an idle timeout. */
 static void test_anthropic_silent_after_stop(void **state)
 {
-    (void)state;
     const char *args[] = {ANTH_ARGS, "--timeout-idle", "500ms", NULL};
     const struct rec_want w = {
         .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
@@ -1344,7 +1324,6 @@ static void test_anthropic_silent_after_stop(void **state)
  * deltas before it kept. */
 static void test_anthropic_error_event(void **state)
 {
-    (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
     const struct rec_want w = {.ival = {IVAL("events", 2)},
                                .detail_has = {"overloaded_error: Overloaded"}};
@@ -1357,7 +1336,6 @@ static void test_anthropic_error_event(void **state)
 /* 529: counted with the 5xx family, named overloaded. */
 static void test_anthropic_529(void **state)
 {
-    (void)state;
     const char *args[] = {ANTH_ARGS, NULL};
     const struct rec_want w = {.ival = {IVAL("http_status", 529)},
                                .detail_has = {"HTTP 529 (overloaded): ", "overloaded_error"}};
@@ -1373,7 +1351,6 @@ static void test_anthropic_529(void **state)
  * included) from response.completed's usage, its status kept. */
 static void test_responses_normal(void **state)
 {
-    (void)state;
     const char *args[] = {RESP_ARGS, NULL};
     const struct rec_want w = {
         .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS),
@@ -1387,7 +1364,6 @@ static void test_responses_normal(void **state)
  * came). */
 static void test_responses_cut(void **state)
 {
-    (void)state;
     const char *args[] = {RESP_ARGS, NULL};
     const struct rec_want w = {
         .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
@@ -1399,7 +1375,6 @@ static void test_responses_cut(void **state)
 /* An event whose data is not JSON: malformed_event, quoting it. */
 static void test_responses_malformed(void **state)
 {
-    (void)state;
     const char *args[] = {RESP_ARGS, NULL};
     const struct rec_want w = {.detail_has = {"bad event data", "output_text.delta"}};
     hostile_expect(HM_RESP_MALFORMED, args, 3, "malformed_event", &w);
@@ -1409,7 +1384,6 @@ static void test_responses_malformed(void **state)
  * response.completed (as after [DONE]), not an idle timeout. */
 static void test_responses_silent_after_completed(void **state)
 {
-    (void)state;
     const char *args[] = {RESP_ARGS, "--timeout-idle", "500ms", NULL};
     const struct rec_want w = {
         .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
@@ -1422,7 +1396,6 @@ static void test_responses_silent_after_completed(void **state)
  * message, the 2 deltas before it kept. */
 static void test_responses_failed(void **state)
 {
-    (void)state;
     const char *args[] = {RESP_ARGS, NULL};
     const struct rec_want w = {.ival = {IVAL("events", 2)},
                                .detail_has = {"server_error: The model crashed"}};
@@ -1433,7 +1406,6 @@ static void test_responses_failed(void **state)
  * its code and message in the detail, the 2 deltas before it kept. */
 static void test_responses_error_event(void **state)
 {
-    (void)state;
     const char *args[] = {RESP_ARGS, NULL};
     const struct rec_want w = {.ival = {IVAL("events", 2)},
                                .detail_has = {"server_is_overloaded: Overloaded"}};
@@ -1447,7 +1419,6 @@ static void test_responses_error_event(void **state)
  * http_other with the status, and the server sees each request once. */
 static void test_redirect_not_followed(void **state)
 {
-    (void)state;
     const struct rec_want w = {.ival = {IVAL("http_status", 302)}};
     struct run r;
     hostile_check(HM_REDIRECT, NULL, 3, "http_other", &w, &r);
@@ -1461,7 +1432,6 @@ static void test_redirect_not_followed(void **state)
  * comes, so the server's clock is measured against itself: exactly 42 s. */
 static void test_retry_after_http_date(void **state)
 {
-    (void)state;
     const struct rec_want w = {.ival = {IVAL("retry_after_ms", 42000)}};
     hostile_expect(HM_429_DATE, NULL, 3, "http_429", &w);
 }
@@ -1470,7 +1440,6 @@ static void test_retry_after_http_date(void **state)
  * the server wrote it, less the moments before we read it. */
 static void test_retry_after_http_date_no_date(void **state)
 {
-    (void)state;
     const struct rec_want w = {.ival = {{"retry_after_ms", 115000, 121000}}};
     hostile_expect(HM_429_DATE_NOW, NULL, 3, "http_429", &w);
 }
@@ -1482,7 +1451,6 @@ static void test_retry_after_http_date_no_date(void **state)
  * and the server read 1 + 2 * 3 = 7 requests for 4. */
 static void test_keepalive_closed_under_request(void **state)
 {
-    (void)state;
     struct run r;
     hostile_run(HM_CLOSE_SECOND, NULL, 4, &r);
     assert_all_kind(r.recs, "ok");
@@ -1497,7 +1465,6 @@ static void test_keepalive_closed_under_request(void **state)
  * (On libcurl the close comes 200 ms after the answer: see conn_main.) */
 static void test_early_error_before_body_sent(void **state)
 {
-    (void)state;
     const char *client = getenv("LLMLOAD_HTTP_CLIENT");
     harness_tmp_begin();
     early_close_delay_ms = client && strcmp(client, "curl") == 0 ? 200 : 0;
@@ -1516,7 +1483,6 @@ static void test_early_error_before_body_sent(void **state)
  * probe fails too, and with --model given the run goes on. */
 static void test_connection_refused(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", harness_free_port());
@@ -1537,7 +1503,6 @@ static void test_connection_refused(void **state)
  * more; with one that answers NXDOMAIN it takes a fraction of a second. */
 static void test_unknown_host(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     struct run r;
     uint64_t t0 = ll_now_ns();
@@ -1565,7 +1530,6 @@ static void test_unknown_host(void **state)
  * the openssl CLI and served by `openssl s_server -www`; without openssl the test is skipped. */
 static void test_tls_self_signed(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char cert[600], url[64];
     const char *why;
@@ -1612,7 +1576,6 @@ static void test_tls_self_signed(void **state)
  * the restart may go either way. */
 static void test_server_killed_and_restarted(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     hostile_start(HM_SLOW, 0);
     int port = cur_srv.port;
@@ -1695,7 +1658,6 @@ static void test_server_killed_and_restarted(void **state)
  * a refused connection; the test accepts both kinds until that is fixed. */
 static void test_out_of_file_descriptors(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--step-base", "100ms", "--step-per-prefill-token", "0",
                            "--step-per-seq", "0", "--prefill-chunk", "4096", "--kv-tokens",

@@ -115,7 +115,6 @@ static void spec_at(uint64_t index, uint32_t prompt_tokens, int64_t group,
  * cache, a request without a prefix nothing. */
 static void test_sim_accepts_ids(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
     int port = harness_cur_sim.port;
@@ -168,7 +167,6 @@ static void test_sim_accepts_ids(void **state)
  * element) and says what was expected. */
 static void test_sim_rejects_bad_ids(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
     static const struct {
@@ -242,7 +240,6 @@ static int64_t models_n_vocab(int port)
  * naming the first such ID and where it is. Without --vocab: 262144. */
 static void test_sim_vocab(void **state)
 {
-    (void)state;
     const char *dflt[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(dflt);
     assert_int_equal(models_n_vocab(harness_cur_sim.port), 262144);
@@ -420,7 +417,6 @@ static void capture_free(struct capture *c)
  * again, and the first 16 IDs of every body are the same. */
 static void test_client_sends_ids(void **state)
 {
-    (void)state;
     struct capture cap;
     capture_start(&cap);
     char *tmp = harness_tmpdir();
@@ -535,7 +531,6 @@ static void test_client_sends_ids(void **state)
  * nothing. */
 static void test_run_prefix_ids(void **state)
 {
-    (void)state;
     const char *args[] = {"--api", "openai-completions", "--prompt-ids", HARNESS_PREFIX_RUN,
                           "--duration", "3s", NULL};
     char *dir = harness_run_on_sim(NULL, no_metrics, args);
@@ -565,7 +560,6 @@ static void test_run_prefix_ids(void **state)
  * below 512; run.json keeps the range. */
 static void test_vocab_refused_up_front(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char logp[600];
     harness_tmp_path(logp, sizeof logp, "sim.log");
@@ -650,7 +644,6 @@ static void test_vocab_refused_up_front(void **state)
 
 static void test_cli_rejects(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char wl_chat[600], wl_plain[600], data[600], calib[600], trace[600], out[600];
     harness_tmp_path(wl_chat, sizeof wl_chat, "chat.json");
@@ -745,7 +738,6 @@ static void test_cli_rejects(void **state)
 
 static int tmp_teardown(void **state)
 {
-    (void)state;
     harness_tmp_end();
     return 0;
 }

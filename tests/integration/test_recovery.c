@@ -71,7 +71,6 @@ static json_t *recovery_of(json_t *sum)
  * a busy machine slows the sim's steps). */
 static void test_recovery_after_overload(void **state)
 {
-    (void)state;
     char rate[32];
     double c = sim_at(2, rate, sizeof rate);
     const char *args[] = {"--rates", rate, "--step-duration", "2s", "--warmup", "0.3s",
@@ -120,7 +119,6 @@ static void test_recovery_after_overload(void **state)
  * backlog and every window request meets the SLO, recovery 0. */
 static void test_recovery_without_overload(void **state)
 {
-    (void)state;
     char rate[32];
     sim_at(0.25, rate, sizeof rate);
     const char *args[] = {"--rates", rate, "--step-duration", "1s", "--warmup", "0.3s",

@@ -114,13 +114,11 @@ static void check_replay_of_dump(double scale, const char *scale_arg)
 
 static void test_replay_identical_to_dump(void **state)
 {
-    (void)state;
     check_replay_of_dump(1.0, "1");
 }
 
 static void test_replay_time_scale_halves_offsets(void **state)
 {
-    (void)state;
     check_replay_of_dump(0.5, "0.5");
 }
 
@@ -147,7 +145,6 @@ static void replay_paths_start(const char *const *sargs, struct replay_paths *p)
  * that fires long before the 300-token answer (4 ms steps) ends. */
 static void test_replay_trace_fields(void **state)
 {
-    (void)state;
     struct replay_paths rp;
     replay_paths_start(NULL, &rp);
     char path[700];
@@ -220,7 +217,6 @@ static void class_row(const char *out, const char *name, long *sched, long *ok, 
  * and the header names the command: "llmload replay: <trace>, ...". */
 static void test_replay_by_class(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
     struct replay_paths rp;
     replay_paths_start(sargs, &rp);
@@ -292,7 +288,6 @@ static void test_replay_by_class(void **state)
  * line and column for a bad line). No sim runs: the URL is never asked. */
 static void test_replay_bad_input(void **state)
 {
-    (void)state;
     char *dir = harness_tmpdir();
     char trace[600], missing[600], expect[700];
     snprintf(trace, sizeof trace, "%s/bad.jsonl", dir);
@@ -363,7 +358,6 @@ static int64_t salted_replay(const char *path, const char *salt, int64_t *cached
  * blocks. */
 static void test_replay_salt(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char path[600];
     harness_tmp_path(path, sizeof path, "salted.jsonl");

@@ -124,7 +124,6 @@ static void check_fixture(const char *name)
 
 static void test_report_sweep_classes(void **state)
 {
-    (void)state;
     check_fixture("sweep-classes");
 }
 

@@ -61,7 +61,6 @@ static void ok_e2e_sorted(const struct harness_recs *r, double *e2e)
  * 0.1 s: the four requests the stall swallowed are never sent. */
 static void test_co_closed_loop(void **state)
 {
-    (void)state;
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", SIM_STALL_FROM_FIRST, NULL};
     const char *args[] = {"--users", "1", "--pace", "1s", "--duration", "10s", REQ_8_10, NULL};
     char *dir = harness_run_on_sim(sargs, NULL, args);
@@ -84,7 +83,6 @@ static void test_co_closed_loop(void **state)
  * sample: the client's clock starts a few ms after the sim's). */
 static void test_co_open_loop(void **state)
 {
-    (void)state;
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", SIM_STALL_FROM_FIRST, NULL};
     const char *args[] = {"--rate",     "1",   "--arrival", "constant",
                           "--duration", "10s", REQ_8_10,    NULL};
@@ -129,7 +127,6 @@ static void test_co_open_loop(void **state)
  * overtaking likely if it were possible). */
 static void test_capped_rate_and_fifo(void **state)
 {
-    (void)state;
     const char *sargs[] = {SIM_100MS, NULL};
     const char *args[] = {"--rate", "40", "--max-concurrency", "2", "--requests", "80",
                           REQ_8_10, NULL};
@@ -165,7 +162,6 @@ static void test_capped_rate_and_fifo(void **state)
  * never timeout_idle, 2 s after they were sent. */
 static void test_first_token_vs_idle_timeout(void **state)
 {
-    (void)state;
     const char *sargs[] = {SIM_100MS, "--stall-at", "1s", "--stall-for", "4s", SIM_STALL_FROM_FIRST, NULL};
     const char *args[] = {"--rate", "5",      "--arrival",      "constant", "--duration",
                           "3s",     REQ_8_10, "--timeout-idle", "1s",       "--timeout-first-token",
@@ -202,7 +198,6 @@ static void test_first_token_vs_idle_timeout(void **state)
  * the per-gap ITL, which the transport feeds token by token. */
 static void test_warmup_excluded_from_itl(void **state)
 {
-    (void)state;
     const char *sargs[] = {SIM_100MS, NULL};
     const char *args[] = {"--rate", "10", "--arrival", "constant", "--duration", "2s",
                           "--warmup", "1s", "--prompt-tokens", "8", "--output-tokens", "10",
@@ -234,7 +229,6 @@ static void test_warmup_excluded_from_itl(void **state)
  * that was never sent, and records == scheduled. */
 static void test_max_inflight(void **state)
 {
-    (void)state;
     const char *sargs[] = {SIM_100MS, NULL};
     const char *args[] = {"--rate",         "60", "--duration", "2s",
                           "--max-inflight", "3",  REQ_8_10,     NULL};
@@ -268,7 +262,6 @@ static void test_max_inflight(void **state)
  * worker's writer thread, so this checks that thread's accounting. */
 static void test_records_lost_counted(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
     char *tmp = harness_tmpdir();

@@ -48,7 +48,6 @@ static pid_t cur_client;  /* a client running in the background, or 0 */
 
 static int teardown(void **state)
 {
-    (void)state;
     harness_cleanup((pid_t *const[]){&cur_client, NULL});
     unsetenv("OPENAI_API_KEY");
     return 0;
@@ -464,7 +463,6 @@ static void agreement_judge(const char *api)
 
 static void test_agreement_with_sim_log(void **state)
 {
-    (void)state;
     agreement_judge("openai-chat");
 }
 
@@ -473,7 +471,6 @@ static void test_agreement_with_sim_log(void **state)
  * reason as the sim wrote it. */
 static void test_agreement_anthropic(void **state)
 {
-    (void)state;
     agreement_judge("anthropic-messages");
 }
 
@@ -482,7 +479,6 @@ static void test_agreement_anthropic(void **state)
  * response's status as the sim wrote it. */
 static void test_agreement_responses(void **state)
 {
-    (void)state;
     agreement_judge("openai-responses");
 }
 
@@ -524,7 +520,6 @@ static struct fault_expect *expect_fault(const struct measured *m, char *used, j
  * Then not streamed: the body's usage equals the sim's. */
 static void test_anthropic_faults(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--seed",  "11",      "--fault", "503:0.2",
                            "--fault", "cut:0.2", "--fault", "malformed:0.2",
                            "--fault", "429:0.1", NULL};
@@ -621,7 +616,6 @@ static void test_anthropic_faults(void **state)
  * included, equals the sim's. */
 static void test_responses_faults(void **state)
 {
-    (void)state;
     const char *sargs[] = {
         "--seed",        "12",      "--fault", "503:0.2", "--fault",       "cut:0.2", "--fault",
         "malformed:0.2", "--fault", "429:0.1", "--fault", "reasoning:0.1", NULL};
@@ -748,7 +742,6 @@ static void test_responses_faults(void **state)
  * fractions are within 4 binomial standard deviations of 0.1. */
 static void test_every_fault_kind(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--seed", "11", EVERY_FAULT_A_TENTH, "--slow-headers-delay", "1s", NULL};
     /* Seed 8: no two requests of one prompt length within 70 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--requests", "300",
@@ -845,7 +838,6 @@ static void test_every_fault_kind(void **state)
  * output_tokens is 4 per event but the last, exactly ceil(tokens / 4). */
 static void test_tokens_per_event(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--tokens-per-event", "4", NULL};
     const char *args[] = {"--rate", "40", "--arrival", "constant", "--requests", "20",
                           "--output-tokens", "uniform:4,40", "--ignore-eos", NULL};
@@ -879,7 +871,6 @@ static void test_tokens_per_event(void **state)
  * edges cost each user at most one cycle in 5 s, about 6%). */
 static void test_closed_loop_rate(void **state)
 {
-    (void)state;
     const char *args[] = {"--users", "4", "--think", "200ms", "--duration", "5s",
                           "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos",
                           NULL};
@@ -949,7 +940,6 @@ static int max_overlap(const int64_t *start, const int64_t *end, size_t n)
  * TTFT. Never more than 2 in flight, as the sim saw it too. */
 static void test_capped_queue(void **state)
 {
-    (void)state;
     /* Seed 6: no two requests of one prompt length within 130 ms. */
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--seed", "6", PROMPT_WIDE,
@@ -1016,7 +1006,6 @@ static void test_capped_queue(void **state)
  * client_dropped record, never sent, and nothing is missing. */
 static void test_capped_drop(void **state)
 {
-    (void)state;
     const char *args[] = {"--rate", "100", "--arrival", "constant", "--duration", "1s",
                           "--max-concurrency", "2", "--on-cap", "drop", "--prompt-tokens", "8",
                           "--output-tokens", "5", "--ignore-eos", NULL};
@@ -1083,7 +1072,6 @@ static void test_capped_drop(void **state)
  * again: docs/http-client.md.) */
 static void test_past_capacity_no_pileup(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
     /* The premise, measured: the run went past what the client sends on
@@ -1169,7 +1157,6 @@ static void test_past_capacity_no_pileup(void **state)
  * to 2 s to bound the run. */
 static void test_busy_lateness_diagnosis(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
     const char *args[] = {"--rate", "200000", "--requests", "20000", "--threads", "1",
@@ -1265,7 +1252,6 @@ static void check_sent_as_dumped(const char *dump_path)
  * (Poisson and constant). Constant spacing is exact to the nanosecond. */
 static void test_schedule_determinism(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char f1[600], f2[600], f3[600], f4[600], f5[600];
     harness_tmp_path(f1, sizeof f1, "s1.jsonl");
@@ -1432,21 +1418,18 @@ static void signal_case(int sig1, int sig2, const char *grace, double expect_can
 /* SIGINT: stop offering, give the streams --grace 500ms, then cancel. */
 static void test_sigint_grace(void **state)
 {
-    (void)state;
     signal_case(SIGINT, 0, "500ms", 500);
 }
 
 /* A second SIGINT stops at once, long before --grace 10s. */
 static void test_sigint_twice(void **state)
 {
-    (void)state;
     signal_case(SIGINT, SIGINT, "10s", 0);
 }
 
 /* SIGTERM is handled like SIGINT. */
 static void test_sigterm_grace(void **state)
 {
-    (void)state;
     signal_case(SIGTERM, 0, "500ms", 500);
 }
 
@@ -1462,7 +1445,6 @@ struct bad_case {
  * port: flags are checked before anything is sent.) */
 static void test_bad_flags(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     static const struct bad_case cases[] = {
         {{"--rate", "fast"}, "--rate"},
@@ -1518,7 +1500,6 @@ static void test_bad_flags(void **state)
  * a message naming it, and nothing written into it; --force writes. */
 static void test_results_dir_not_empty(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
@@ -1575,7 +1556,6 @@ static void assert_no_marker(const char *what, const char *text)
  * quote the server) and the progress lines on. */
 static void test_secrets_never_written(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", "--fault", "500:0.3", "--fault", "cut:0.3",
                            NULL};
@@ -1665,7 +1645,6 @@ static struct sim_truth sim_truth_of(const char *logp)
  * cut short, no warning. */
 static void test_cut_short_context(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char logp[600];
     harness_tmp_path(logp, sizeof logp, "sim.log");
@@ -1770,7 +1749,6 @@ static void test_cut_short_context(void **state)
  * bytes and printable. */
 static void test_failures_are_loud(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", "--fault", "500:0.5", "--seed", "3", NULL};
     harness_cur_sim_start(sargs);
@@ -1846,7 +1824,6 @@ static void dry_run_argv(const char **a, const char *flag, const char *value, co
  * run writes no schedule; a p99 over a million tokens is one warning. */
 static void test_impossible_lengths(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char dump[700];
     harness_tmp_path(dump, sizeof dump, "schedule.jsonl");

@@ -25,7 +25,6 @@ static pid_t cur_client;
 
 static int sim_teardown(void **state)
 {
-    (void)state;
     harness_kill_reap(&cur_client);
     harness_sim_teardown(NULL);
     return 0;
@@ -77,7 +76,6 @@ static json_t *scraped_run(const char *rate, const char *duration, char **dir)
  * the client's (20 per request). */
 static void test_overload_queue_rises(void **state)
 {
-    (void)state;
     char *dir;
     json_t *s = scraped_run("40", "2s", &dir);
     assert_string_equal(json_string_value(json_object_get(json_object_get(s, "server"), "engine")),
@@ -105,7 +103,6 @@ static void test_overload_queue_rises(void **state)
  * from the send time to within the bucket that holds it. */
 static void test_low_rate_agrees(void **state)
 {
-    (void)state;
     char *dir;
     json_t *s = scraped_run("4", "3s", &dir);
     /* A request may wait for the next step boundary (10 ms) before it
@@ -219,7 +216,6 @@ static json_t *prefix_run_joined(const char *const *extra, const char *engine, i
  * join compares like with like either way (server/client 1.00). */
 static void test_prompt_counter_and_cache(void **state)
 {
-    (void)state;
     const char *none[] = {NULL};
     json_decref(prefix_run_joined(none, "vllm", 0));
     const char *excl[] = {"--prompt-counter-excludes-cached", NULL};
@@ -238,7 +234,6 @@ static int closed_port(int *hold)
  * succeeds with all its requests. --no-metrics: no file, no "server". */
 static void test_failing_url_is_a_gap(void **state)
 {
-    (void)state;
     sim_start_small();
     int hold;
     char murl[100];
@@ -299,7 +294,6 @@ static char *scrape_expose(int port)
  * counters rise between two scrapes a second apart. */
 static void test_expose_while_running(void **state)
 {
-    (void)state;
     sim_start_small();
     const char *bin = getenv("LLMLOAD_BIN");
     assert_non_null(bin);

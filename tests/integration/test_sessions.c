@@ -114,13 +114,11 @@ static void sessions_think_and_context(const char *api)
 
 static void test_sessions_think_and_context(void **state)
 {
-    (void)state;
     sessions_think_and_context("openai-chat");
 }
 
 static void test_sessions_responses(void **state)
 {
-    (void)state;
     sessions_think_and_context("openai-responses");
 }
 
@@ -130,7 +128,6 @@ static void test_sessions_responses(void **state)
  * previous end, and the context still grows exactly. */
 static void test_sessions_every_turn_one_record(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--profile", "instant", NULL};
     const char *args[] = {"--sessions", "30", "--duration", "1s", "--turns", "uniform:1,6",
                           "--think", "uniform:5ms,40ms", "--prompt-tokens", "8",
@@ -167,7 +164,6 @@ static void test_sessions_every_turn_one_record(void **state)
 /* Contradictory or impossible session flags exit 2 before any request. */
 static void test_sessions_bad_flags(void **state)
 {
-    (void)state;
     const char *url = "http://127.0.0.1:9/v1";
     const char *cases[][8] = {
         {"run", "--url", url, "--sessions", "5", "--rate", "5", NULL},

@@ -49,7 +49,6 @@ static pid_t cur_clients[3];
 
 static int teardown(void **state)
 {
-    (void)state;
     harness_cleanup((pid_t *const[]){&cur_clients[0], &cur_clients[1], &cur_clients[2], NULL});
     return 0;
 }
@@ -186,7 +185,6 @@ static void dump_union_check(const struct dump *single, const struct dump *sh, s
 
 static void test_dump_union(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     struct dump single, sh[3];
     dump_single(&single);
@@ -216,7 +214,6 @@ struct launcher_case {
 
 static void test_launcher_env(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     struct dump single;
     dump_single(&single);
@@ -327,7 +324,6 @@ static void start_in(char *buf, size_t len, long ms)
 
 static void test_three_shards_one_sim(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     harness_cur_sim_start(NULL);
     char url[160];
@@ -433,7 +429,6 @@ static void test_three_shards_one_sim(void **state)
  * openmpi-bin (scripts/install-deps.sh); its absence fails the test. */
 static void test_mpirun_shards(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *ver[] = {"mpirun", "--version", NULL};
     if (harness_run_quiet(ver, 20) != 0)
@@ -503,7 +498,6 @@ static void test_mpirun_shards(void **state)
  * so. */
 static void test_late_start_keeps_schedule(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     harness_cur_sim_start(NULL);
     char url[160], dump[600], dir[600], at[64];
@@ -556,7 +550,6 @@ static void test_late_start_keeps_schedule(void **state)
  * run.json says the stop came in "schedule" with no wake. */
 static void test_stop_while_waiting(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     harness_cur_sim_start(NULL);
     char url[160], dir[600], at[64], outp[600], errp[600];
@@ -619,7 +612,6 @@ static struct harness_recs *run_part(const char *url, const char *name, const ch
  * first-turn times and the same turns' prompt lengths. */
 static void test_users_and_sessions(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     harness_cur_sim_start(NULL);
     char url[160];
@@ -678,7 +670,6 @@ static void test_users_and_sessions(void **state)
 
 static void test_replay_halves(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     harness_cur_sim_start(NULL);
     char url[160], trace[600];
@@ -708,7 +699,6 @@ static void test_replay_halves(void **state)
 
 static void test_usage_errors(void **state)
 {
-    (void)state;
     HARNESS_EXPECT_USAGES(
         {{"run", "--rate", "5", "--shard", "3/3"}, "--shard: the index K counts from 0"},
         {{"run", "--rate", "5", "--shard", "two"}, "--shard: expected K/N"},

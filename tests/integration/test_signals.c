@@ -113,7 +113,6 @@ static void hang_start(void)
  * temporary folder with the server up. */
 static int hang_setup(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     hang_start();
     return 0;
@@ -121,7 +120,6 @@ static int hang_setup(void **state)
 
 static int teardown(void **state)
 {
-    (void)state;
     pid_t *pids[] = {&client_pid, &server_pid, NULL};
     unsetenv("LLMLOAD_TEST_HOLD_IN");
     harness_cleanup(pids);
@@ -204,7 +202,6 @@ static void assert_records_all(size_t n, const char *kind)
  * 10 s interval that would give it 8 s). */
 static void test_setup_bounded(void **state)
 {
-    (void)state;
     const char *args[] = {"--model",    "m",         "--rate",
                           "20",         "--arrival", "constant",
                           "--duration", "30s",       "--metrics-interval",
@@ -236,7 +233,6 @@ static void interrupt_in_probe(const char *cmd, const char *const *args)
 /* No --model: the /models probe is waited for, and a Ctrl-C ends it. */
 static void test_sigint_probe(void **state)
 {
-    (void)state;
     const char *args[] = {"--rate", "5", "--duration", "5s", NULL};
     interrupt_in_probe("run", args);
     assert_int_equal(atomic_load(&seen->chat), 0);
@@ -248,7 +244,6 @@ static void test_sigint_probe(void **state)
  * requests.jsonl is empty). */
 static void test_sigint_calibrate(void **state)
 {
-    (void)state;
     const char *args[] = {"--model", "m", "--no-metrics", "--calibrate", "auto",
                           "--rate",  "5", "--duration",   "5s",          NULL};
     client_start("run", args);
@@ -261,7 +256,6 @@ static void test_sigint_calibrate(void **state)
 /* During the load: POSTs are arriving and the schedule runs for 30 s. */
 static void test_sigint_load(void **state)
 {
-    (void)state;
     const char *args[] = {"--model",  "m",          "--no-metrics", "--rate",  "20",    "--arrival",
                           "constant", "--duration", "30s",          "--grace", "500ms", NULL};
     client_start("run", args);
@@ -274,7 +268,6 @@ static void test_sigint_load(void **state)
  * three wait for a first token that never comes. */
 static void test_sigint_drain(void **state)
 {
-    (void)state;
     const char *args[] = {"--model",   "m",        "--no-metrics", "--rate", "20",
                           "--arrival", "constant", "--requests",   "3",      "--threads",
                           "1",         "--grace",  "500ms",        NULL};
@@ -287,7 +280,6 @@ static void test_sigint_drain(void **state)
 /* A sweep's set-up is interrupted as a run's is. */
 static void test_sigint_sweep_probe(void **state)
 {
-    (void)state;
     const char *args[] = {"--rates", "5", "--step-duration", "1s", NULL};
     interrupt_in_probe("sweep", args);
 }
@@ -333,7 +325,6 @@ static void hold_case(const char *phase, const char *const *args)
  * the background); a signal as it starts ends the run before the load. */
 static void test_sigint_scrape_start(void **state)
 {
-    (void)state;
     const char *args[] = {"--model", "m", "--rate", "5", "--duration", "5s", NULL};
     hold_case("scrape_start", args);
 }
@@ -341,7 +332,6 @@ static void test_sigint_scrape_start(void **state)
 /* Workers set up, the schedule built, nothing sent yet. */
 static void test_sigint_schedule(void **state)
 {
-    (void)state;
     const char *args[] = {"--model", "m", "--no-metrics", "--rate", "5", "--duration", "5s", NULL};
     hold_case("schedule", args);
 }
@@ -350,7 +340,6 @@ static void test_sigint_schedule(void **state)
  * summary being written: 130 all the same, and the results are complete. */
 static void test_sigint_summary(void **state)
 {
-    (void)state;
     const char *args[] = {"--model",    "m", "--no-metrics",          "--rate", "20",
                           "--requests", "2", "--timeout-first-token", "300ms",  NULL};
     hold_case("summary", args);
@@ -383,7 +372,6 @@ static void no_ok_case(const char *cmd, const char *first, const char *const *ar
 
 static void test_no_ok_run(void **state)
 {
-    (void)state;
     const char *args[] = {"--rate",     "10", "--arrival",    "constant",
                           "--duration", "1s", "--no-metrics", NULL};
     no_ok_case("run", NULL, args);
@@ -391,7 +379,6 @@ static void test_no_ok_run(void **state)
 
 static void test_no_ok_replay(void **state)
 {
-    (void)state;
     char trace[600];
     snprintf(trace, sizeof trace, "%s/workload/trace.jsonl", getenv("LLMLOAD_DATA"));
     const char *args[] = {"--requests", "5", NULL};
@@ -400,7 +387,6 @@ static void test_no_ok_replay(void **state)
 
 static void test_no_ok_sweep(void **state)
 {
-    (void)state;
     const char *args[] = {"--rates", "5,10",          "--step-duration", "1s", "--warmup",
                           "0s",      "--no-recovery", "--no-metrics",    NULL};
     no_ok_case("sweep", NULL, args);

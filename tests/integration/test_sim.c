@@ -214,7 +214,6 @@ static void assert_log_has(const char *logpath, const char *needle)
 
 static int tmp_teardown(void **state)
 {
-    (void)state;
     harness_tmp_end();
     return 0;
 }
@@ -287,7 +286,6 @@ static uint64_t mono_ns(void)
 /* A chat stream, byte for byte: headers, chunk framing, every event. */
 static void test_stream_chat_exact(void **state)
 {
-    (void)state;
     const char *args[] = {"--profile", "instant", "--seed", "7", NULL};
     struct harness_sim s;
     struct resp r;
@@ -341,7 +339,6 @@ static void test_stream_chat_exact(void **state)
 /* A completions stream without usage, and a non-stream completion. */
 static void test_completions(void **state)
 {
-    (void)state;
     const char *args[] = {"--profile", "instant", "--seed", "3", NULL};
     struct harness_sim s;
     struct resp r;
@@ -416,7 +413,6 @@ static void test_completions(void **state)
  * streamed, sent in one write and then byte by byte. */
 static void test_keepalive_pipelined(void **state)
 {
-    (void)state;
     const char *args[] = {"--profile", "instant", NULL};
     struct harness_sim s;
     start_sim(&s, args);
@@ -486,7 +482,6 @@ static void expect_post_error(int port, const char *path, const char *body, int 
  * tokenizer (one per word), and each malformed body a 400 with its code. */
 static void test_tokenize(void **state)
 {
-    (void)state;
     const char *args[] = {"--profile", "instant", NULL};
     struct harness_sim s;
     struct resp r;
@@ -512,7 +507,6 @@ static void test_tokenize(void **state)
 
 static void test_errors(void **state)
 {
-    (void)state;
     const char *args[] = {"--profile", "instant", "--max-body", "2000", "--kv-tokens", "64", NULL};
     struct harness_sim s;
     start_sim(&s, args);
@@ -581,7 +575,6 @@ static void test_errors(void **state)
 /* 429 from the queue bound: one running, one waiting, the third refused. */
 static void test_queue_full(void **state)
 {
-    (void)state;
     const char *args[] = {"--max-num-seqs", "1", "--queue-limit", "1", "--step-base", "50ms", NULL};
     struct harness_sim s;
     start_sim(&s, args);
@@ -630,7 +623,6 @@ static int count_prefix(char **ev, size_t n, const char *needle)
 
 static void test_faults(void **state)
 {
-    (void)state;
     struct resp r;
     const char *specs[3] = {"500:1", "503:1", "429:1"};
     const int statuses[3] = {500, 503, 429};
@@ -695,7 +687,6 @@ static void test_faults(void **state)
 
 static void test_tokens_per_event(void **state)
 {
-    (void)state;
     const char *args[] = {"--profile", "instant", "--tokens-per-event", "4", NULL};
     struct harness_sim s;
     struct resp r;
@@ -717,7 +708,6 @@ static void test_tokens_per_event(void **state)
 
 static void test_metrics_and_log(void **state)
 {
-    (void)state;
     char logpath[512];
     const char *args[] = {"--profile", "instant", NULL};
     struct harness_sim s;
@@ -816,7 +806,6 @@ static void words(char *buf, size_t len, int n)
  * finish_reason sent. */
 static void test_context_limit(void **state)
 {
-    (void)state;
     char logpath[512], prompt[128], body[512];
     const char *args[] = {"--profile", "instant", "--context-tokens", "20", NULL};
     struct harness_sim s;
@@ -924,7 +913,6 @@ static void test_context_limit(void **state)
 /* A client that vanishes mid-stream: cancelled, logged, server fine. */
 static void test_disconnect_midstream(void **state)
 {
-    (void)state;
     char logpath[512];
     const char *args[] = {"--step-base", "10ms", NULL};
     struct harness_sim s;
@@ -957,7 +945,6 @@ static void test_disconnect_midstream(void **state)
 /* A client that stops reading is dropped at --conn-buffer. */
 static void test_slow_reader_dropped(void **state)
 {
-    (void)state;
     char logpath[512];
     const char *args[] = {"--profile", "instant", "--conn-buffer", "65536", NULL};
     struct harness_sim s;
@@ -1003,7 +990,6 @@ static void stall_case(const char *const *args, unsigned delay_ms, int from_star
  * ends (checked as a lower bound only). */
 static void test_stall(void **state)
 {
-    (void)state;
     const char *args[] = {"--stall-at", "0", "--stall-for", "600ms", NULL};
     stall_case(args, 0, 1);
 }
@@ -1014,7 +1000,6 @@ static void test_stall(void **state)
  * 600 ms (counted from the start it would wait about 200). */
 static void test_stall_from_first_request(void **state)
 {
-    (void)state;
     const char *args[] = {"--stall-at", "0", "--stall-for", "600ms", "--stall-from",
                           "first-request", NULL};
     stall_case(args, 400, 0);
@@ -1022,7 +1007,6 @@ static void test_stall_from_first_request(void **state)
 
 static void test_cli(void **state)
 {
-    (void)state;
     int st;
     char *out, *err;
     const char *help[] = {"sim", "--help", NULL};

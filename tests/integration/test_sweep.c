@@ -247,7 +247,6 @@ static double check_svg_points(const char *html, const char *chart_id, const cha
  * byte-identical files; the recovery step runs at 20% of the top rate. */
 static void test_sweep_capacity_knee(void **state)
 {
-    (void)state;
     double c = harness_small_sim_start(NULL);
     char rates[200];
     static const double f[] = {0.25, 0.5, 0.75, 1, 1.25, 1.5};
@@ -396,13 +395,11 @@ static void sweep_api(const char *api, const char *path)
 
 static void test_sweep_anthropic(void **state)
 {
-    (void)state;
     sweep_api("anthropic-messages", "/v1/messages");
 }
 
 static void test_sweep_responses(void **state)
 {
-    (void)state;
     sweep_api("openai-responses", "/v1/responses");
 }
 
@@ -411,7 +408,6 @@ static void test_sweep_responses(void **state)
  * fails the run with exit 7 and a one-line reason. */
 static void test_stop_error_rate(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--fault", "500:0.5", NULL};
     harness_small_sim_start(sargs);
     const char *args[] = {"--rates", "10,11,12", "--step-duration", "2s", "--warmup", "0.3s",
@@ -433,7 +429,6 @@ static void test_stop_error_rate(void **state)
  * second step; the third rate never runs. */
 static void test_stop_ttft_limit(void **state)
 {
-    (void)state;
     static const double f[] = {0.5, 2, 2.5};
     const char *rules[] = {"--ttft-limit", "300ms", "--max-error-rate", "100", NULL};
     struct swept s;
@@ -451,7 +446,6 @@ static void test_stop_ttft_limit(void **state)
  * the peak and the sweep stops before the 250% and 300% rates. */
 static void test_stop_goodput_falling(void **state)
 {
-    (void)state;
     static const double f[] = {0.5, 1.5, 2, 2.5, 3};
     const char *rules[] = {"--slo", "ttft=250ms", "--ttft-limit", "100s", NULL};
     struct swept s;
@@ -472,7 +466,6 @@ static void test_stop_goodput_falling(void **state)
  * miss. */
 static void test_recovery_after_stall(void **state)
 {
-    (void)state;
     const char *sargs[] = {"--stall-at", "6s", "--stall-for", "2s", "--stall-from",
                            "first-request", NULL};
     harness_small_sim_start(sargs);
@@ -540,7 +533,6 @@ static void two_classes_start(char *wpath, size_t cap, const char *short_extra,
  * byte for byte. */
 static void test_sweep_classes(void **state)
 {
-    (void)state;
     char wpath[600];
     two_classes_start(wpath, sizeof wpath, "", ", \"slo\": {\"e2e_ms\": 10000}");
     const char *args[] = {"--rates", "4,8", "--step-duration", "3s", "--warmup", "0.5s",
@@ -642,7 +634,6 @@ static void check_printed(const char *what, double got, double want, double half
  * Student-t interval, which for two runs is t(0.975, 1) |a - b| / 2. */
 static void test_sweep_repeat_mean(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {"--rates",         "3,6",
                           "--repeat",        "2",
@@ -740,7 +731,6 @@ static void test_sweep_repeat_mean(void **state)
  * attainment curve. */
 static void test_sweep_class_slos_only(void **state)
 {
-    (void)state;
     char wpath[600];
     two_classes_start(wpath, sizeof wpath, ", \"slo\": {\"ttft_ms\": 300}",
                       ", \"slo\": {\"e2e_ms\": 100}");
@@ -864,7 +854,6 @@ static void test_sweep_class_slos_only(void **state)
 
 static void test_flags_and_help(void **state)
 {
-    (void)state;
     HARNESS_EXPECT_USAGES({{"sweep", "--rates", "2,x"}, "--rates"},
                           {{"sweep", "--rates", "2", "--attainment", "99"}, "--attainment"},
                           {{"sweep", "--rates", "2", "--step-duration", "fast"}, "--step-duration"},

@@ -106,7 +106,6 @@ static double cap_8s = NAN;
 
 static void test_confirm_8s(void **state)
 {
-    (void)state;
     struct swept s;
     sweep_stalled(&s, 8, "1");
     cap_8s = check_confirmed(&s);
@@ -117,7 +116,6 @@ static void test_confirm_8s(void **state)
  * run alone), the two capacities are within one step (0.25 C). */
 static void test_confirm_15s(void **state)
 {
-    (void)state;
     struct swept s;
     sweep_stalled(&s, 15, "1");
     double cap = check_confirmed(&s);
@@ -130,7 +128,6 @@ static void test_confirm_15s(void **state)
  * the result not monotonic in load, said so. */
 static void test_confirm_off(void **state)
 {
-    (void)state;
     struct swept s;
     sweep_stalled(&s, 4, "0");
     json_t *steps = json_object_get(s.sum, "steps");
@@ -148,7 +145,6 @@ static void test_confirm_off(void **state)
 
 static void test_confirm_flag(void **state)
 {
-    (void)state;
     HARNESS_EXPECT_USAGES({{"sweep", "--rates", "2", "--confirm", "x"}, "--confirm"},
                           {{"sweep", "--rates", "2", "--confirm", "11"}, "--confirm"});
 }

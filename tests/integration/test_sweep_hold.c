@@ -65,7 +65,6 @@ static void csv_short_column(const char *dir, int *short_col, size_t cap, size_t
  * report, and the findings say the capacity rests on short steps. */
 static void test_short_steps_marked(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {"--rates", "4,16", "--step-duration", "0.6s", HOLD_WORKLOAD, NULL};
     char *out = NULL;
@@ -125,7 +124,6 @@ static void test_short_steps_marked(void **state)
  * 0.45 s). The factor is the flag's, and run.json keeps it. */
 static void test_min_hold_factor_flag(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {"--rates",           "4", "--step-duration", "0.9s",
                           "--min-hold-factor", "2", HOLD_WORKLOAD,     NULL};
@@ -157,7 +155,6 @@ static void test_min_hold_factor_flag(void **state)
  * the minimum, and neither is short. */
 static void test_auto_lengthens(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {
         "--rates",     "4,16", "--step-duration", "auto:1.5s", "--max-step-duration", "5s",
@@ -201,7 +198,6 @@ static void test_auto_lengthens(void **state)
 /* Bad values name their flag. */
 static void test_hold_flags(void **state)
 {
-    (void)state;
     HARNESS_EXPECT_USAGES(
         {{"sweep", "--rates", "2", "--min-hold-factor", "0"}, "--min-hold-factor"},
         {{"sweep", "--rates", "2", "--min-hold-factor", "x"}, "--min-hold-factor"},

@@ -60,7 +60,6 @@ static double svg_max_in(const char *html, const char *chart_id, const char *ser
 
 static void test_sweep_server_join(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {"--rates", "3,24", "--step-duration", "3s", "--warmup", "0.5s",
                           "--no-recovery", "--ttft-limit", "100s", "--max-error-rate", "100",
@@ -164,7 +163,6 @@ static void test_sweep_server_join(void **state)
  * itself succeeds. */
 static void test_sweep_server_gaps(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     /* Port 1 on 127.0.0.1: connection refused. */
     const char *args[] = {"--rates", "3", "--step-duration", "1s", "--warmup", "0.2s",
@@ -198,7 +196,6 @@ static void test_sweep_server_gaps(void **state)
  * and the server's queue is up inside it. */
 static void test_sweep_probe_labelled(void **state)
 {
-    (void)state;
     harness_small_sim_start(NULL);
     const char *args[] = {"--rates",
                           "auto",

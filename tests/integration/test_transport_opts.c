@@ -94,7 +94,6 @@ static unsigned post_delay_ms;
 
 static int teardown(void **state)
 {
-    (void)state;
     harness_cleanup((pid_t *const[]){&cur_client, &cur_srv, &cur_aux, NULL});
     if (cur_seen) {
         munmap(cur_seen, sizeof *cur_seen);
@@ -609,7 +608,6 @@ static void credentials_case(void **state)
  * TLS, is libcurl's (docs/http-client.md). */
 static void test_http2_offered(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     for (int h2 = 0; h2 <= 1; h2++) {
         char url[64], out[600];
@@ -758,7 +756,6 @@ static void check_records_match_dump(const char *dir, const char *dump, uint64_t
  * dumped lengths; and with two threads both workers send some. */
 static void test_threads_split_schedule(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
     harness_cur_sim_start(sargs);
@@ -854,7 +851,6 @@ static struct harness_recs *tls_run(const char *url, const char *out_name, const
  * --timeout-first-token, which only a completed handshake can reach. */
 static void test_insecure_self_signed(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char cert[600], url[64];
     const char *why;
@@ -1022,7 +1018,6 @@ static void progress_run(const char *url, const char *rate, const char *duration
  * shows no line at all: see the report of the commit that added this.) */
 static void test_progress_plain_lines(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     char url[200], out[600];
     sim_start_instant(url, sizeof url);
@@ -1056,7 +1051,6 @@ static void test_progress_plain_lines(void **state)
  * decreases and the closing line's done is every request of the run. With --quiet, nothing on the terminal at all. */
 static void test_progress_terminal_and_quiet(void **state)
 {
-    (void)state;
     harness_tmp_begin();
     int m, sl;
     if (openpty(&m, &sl, NULL, NULL, NULL) != 0) {

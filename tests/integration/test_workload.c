@@ -34,7 +34,6 @@ static void base_workload(struct workload *w, const char *prompt, const char *ou
  * first, is never served a cached token. */
 static void test_prefix_sharing(void **state)
 {
-    (void)state;
     const char *args[] = {HARNESS_PREFIX_RUN, "--duration", "3s", NULL};
     char *dir = harness_run_on_sim(NULL, no_metrics, args);
     harness_check_prefix_hits(dir);
@@ -136,7 +135,6 @@ static json_t *cache_run(const char *seed, const char *salt, int64_t *salt_out, 
  * the workload's share again, and no warning. */
 static void test_cache_carryover(void **state)
 {
-    (void)state;
     const char *sargs[] = {NULL};
     harness_cur_sim_start(sargs);
     json_t *s = cache_run("7", "5", NULL, NULL);
@@ -168,7 +166,6 @@ static void test_cache_carryover(void **state)
  * first), not the 87.5% of a repeat, and neither warns. */
 static void test_salt_two_identical_runs(void **state)
 {
-    (void)state;
     const char *sargs[] = {NULL};
     harness_cur_sim_start(sargs);
     int64_t salt[2];
@@ -193,7 +190,6 @@ static void test_salt_two_identical_runs(void **state)
  * request of each group finds nothing the first run left. */
 static void test_salt_keeps_schedule(void **state)
 {
-    (void)state;
     HARNESS_EXPECT_USAGES(
         {{"run", "--rate", "1", "--prompt-salt", "often"},
          "--prompt-salt: expected auto or a whole number from 0 to 2^63-1"},
@@ -370,7 +366,6 @@ static int64_t salt_sweep(const char *salt, int *first_hit, int *later_hits)
  * sends the first's text again, and its groups' first requests hit. */
 static void test_salt_sweeps(void **state)
 {
-    (void)state;
     /* Room for all three sweeps' blocks: nothing is evicted, so a miss is
      * text the cache never saw. */
     const char *sargs[] = {"--kv-tokens", "200000", NULL};
@@ -399,7 +394,6 @@ static void test_salt_sweeps(void **state)
  * is ok with all its tokens. */
 static void test_cancel_after_tokens(void **state)
 {
-    (void)state;
     const char *args[] = {"--rate", "20", "--duration", "3s", "--prompt-tokens", "32",
                           "--output-tokens", "40", "--ignore-eos", "--cancel-fraction", "0.3",
                           "--cancel-after-tokens", "uniform:5,20", NULL};
@@ -435,7 +429,6 @@ static void test_cancel_after_tokens(void **state)
  * sent (the transport checks every 5 ms). */
 static void test_cancel_after_time(void **state)
 {
-    (void)state;
     const char *args[] = {"--rate", "10", "--duration", "2s", "--prompt-tokens", "32",
                           "--output-tokens", "128", "--ignore-eos", "--cancel-after", "200ms",
                           NULL};
@@ -457,7 +450,6 @@ static void test_cancel_after_time(void **state)
  * index drew, with that class's lengths; the summary breaks out each. */
 static void test_classes(void **state)
 {
-    (void)state;
     char *tmp = harness_tmpdir();
     char path[600];
     snprintf(path, sizeof path, "%s/w.json", tmp);
@@ -513,7 +505,6 @@ static void test_classes(void **state)
  * burst's offset, with its lengths, and the same schedule as the dump. */
 static void test_bursts(void **state)
 {
-    (void)state;
     const char *args[] = {"--rate", "5", "--arrival", "constant", "--duration", "2s",
                           "--prompt-tokens", "32", "--output-tokens", "4", "--ignore-eos",
                           "--burst", "at=1s,count=6,prompt-tokens=1000",

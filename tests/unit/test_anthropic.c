@@ -121,7 +121,6 @@ static void check_stream(const struct acc *a)
 
 static void test_capture_stream(void **state)
 {
-    (void)state;
     int status;
     size_t len;
     char *body = load_body("messages-stream.http", &status, &len);
@@ -151,7 +150,6 @@ static void test_capture_stream(void **state)
 
 static void test_capture_nostream_and_error(void **state)
 {
-    (void)state;
     int status;
     size_t len;
     struct oai_chunk c;
@@ -192,7 +190,6 @@ static struct oai_chunk ev(const char *name, const char *data)
 
 static void test_event_types(void **state)
 {
-    (void)state;
     struct oai_chunk c;
 
     c = ev("content_block_delta",
@@ -262,7 +259,6 @@ static void test_event_types(void **state)
 
 static void test_error_events_and_malformed(void **state)
 {
-    (void)state;
     struct oai_chunk c;
 
     c = ev("error", "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
@@ -310,7 +306,6 @@ static void test_error_events_and_malformed(void **state)
 
 static void test_response_blocks(void **state)
 {
-    (void)state;
     struct oai_chunk c;
     static const char body[] =
         "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":["
@@ -352,7 +347,6 @@ static void test_response_blocks(void **state)
  * delta with a different index, and a payload cut inside its text. */
 static void test_memo(void **state)
 {
-    (void)state;
     static const char *const seq[] = {
         "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
         "\"a\"}}",

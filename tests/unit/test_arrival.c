@@ -60,7 +60,6 @@ static double ks_exponential(double *x, size_t n, double rate)
 
 static void test_poisson_ks(void **state)
 {
-    (void)state;
     const size_t n = 50000;
     const double crit = 1.63 / sqrt((double)n); /* 1% critical value */
     struct arrival_config c = config(ARRIVAL_POISSON, 100, 0, 2024);
@@ -84,7 +83,6 @@ static void test_poisson_ks(void **state)
 
 static void test_gamma_cv(void **state)
 {
-    (void)state;
     const size_t n = 200000;
     static const double ks[] = {0.25, 1.0, 4.0};
     for (size_t j = 0; j < LL_ARRAY_LEN(ks); j++) {
@@ -105,7 +103,6 @@ static void test_gamma_cv(void **state)
 
 static void test_constant_exact(void **state)
 {
-    (void)state;
     static const uint64_t rates[] = {1, 3, 7, 1000, 999983};
     for (size_t j = 0; j < LL_ARRAY_LEN(rates); j++) {
         uint64_t rate = rates[j];
@@ -154,7 +151,6 @@ static struct arrival_config ramp_10_to_1000(void)
 
 static void test_ramp(void **state)
 {
-    (void)state;
     const uint64_t s = LL_NS_PER_SEC;
     /* L(t) = 10 t + 49.5 t^2 (t in s), so L(10) = 5050, L(1) = 59.5,
      * L(10) - L(9) = 950.5. */
@@ -210,7 +206,6 @@ static void test_ramp(void **state)
  * half a spacing of the new rate after it). */
 static void test_switch_constant_exact(void **state)
 {
-    (void)state;
     struct arrival_config c = config(ARRIVAL_CONSTANT, 10, 0, 1);
     c.switch_at_ns = LL_NS_PER_SEC;
     c.switch_to_per_s = 4;
@@ -274,7 +269,6 @@ static double *gaps_between(const struct arrival_config *c, uint64_t from_ns,
  * that segment's exponential (and fail against the other rate). */
 static void test_switch_random(void **state)
 {
-    (void)state;
     const uint64_t s = LL_NS_PER_SEC;
     struct arrival_config c = config(ARRIVAL_POISSON, 500, 0, 77);
     c.switch_at_ns = 20 * s;
@@ -311,7 +305,6 @@ static void test_switch_random(void **state)
  * 12 s, L = 5050 + 2000 = 7050, to 100/s). Constant arrivals, exact. */
 static void test_switch_ramp(void **state)
 {
-    (void)state;
     const uint64_t s = LL_NS_PER_SEC;
     struct arrival_config c = ramp_10_to_1000();
     c.switch_at_ns = 5 * s;
@@ -339,7 +332,6 @@ static void test_switch_ramp(void **state)
 
 static void test_determinism(void **state)
 {
-    (void)state;
     static const enum arrival_kind kinds[] = {ARRIVAL_POISSON,
                                               ARRIVAL_GAMMA};
     for (size_t j = 0; j < LL_ARRAY_LEN(kinds); j++) {
@@ -375,7 +367,6 @@ static void test_determinism(void **state)
 
 static void test_config_check(void **state)
 {
-    (void)state;
     static const struct {
         enum arrival_kind kind;
         double rate, k, ramp_to;
@@ -442,7 +433,6 @@ static void test_config_check(void **state)
  * exactly, and a refused one leaves k as it was. */
 static void test_parse_kind(void **state)
 {
-    (void)state;
     static const struct {
         const char *name;
         enum arrival_kind kind;

@@ -17,7 +17,6 @@
  * for targets of 50..8000 tokens count within 2% of the target. */
 static void test_fit_known_slope(void **state)
 {
-    (void)state;
     double words[8], tokens[8];
     const unsigned w[8] = {16, 32, 64, 128, 256, 384, 512, 1024};
     for (size_t i = 0; i < 8; i++) {
@@ -45,7 +44,6 @@ static void test_fit_known_slope(void **state)
 /* No fit: one word per token. The sim's exact fit (1, 0) likewise. */
 static void test_identity(void **state)
 {
-    (void)state;
     struct workload_calib none = {0, 0}, sim = {1.0, 0.0};
     assert_int_equal(workload_calib_words(&none, 777), 777);
     assert_int_equal(workload_calib_words(&sim, 777), 777);
@@ -57,7 +55,6 @@ static void test_identity(void **state)
 
 static void test_fit_rejects(void **state)
 {
-    (void)state;
     struct calib_fit fit;
     double same_w[3] = {10, 10, 10}, t[3] = {12, 13, 14};
     assert_int_equal(calib_fit_compute(same_w, t, 3, &fit), LL_E_INVAL);
@@ -80,7 +77,6 @@ static char *tmp_path(const char *contents)
 
 static void test_save_load(void **state)
 {
-    (void)state;
     struct calib_fit a, b;
     memset(&a, 0, sizeof a);
     snprintf(a.model, sizeof a.model, "m-7b");

@@ -44,7 +44,6 @@ static char *build(enum oai_api api, const struct req_spec *spec, size_t *len)
  * with the sim's count (contents joined by "\n") equal to 7+3 + 5+0 + 9. */
 static void test_chat_history_counts(void **state)
 {
-    (void)state;
     struct chat_turn hist[2];
     spec_of(1000, 7, &hist[0].spec);
     hist[0].output_tokens = 3;
@@ -145,7 +144,6 @@ static void test_chat_history_counts(void **state)
 /* A verbatim prompt is escaped so it parses back to the same bytes. */
 static void test_verbatim_prompt_escaped(void **state)
 {
-    (void)state;
     static const char text[] = "say \"hi\"\\\n\ttab\x01 caf\xc3\xa9";
     struct req_spec spec;
     spec_of(3, 1, &spec);
@@ -170,7 +168,6 @@ static void test_verbatim_prompt_escaped(void **state)
 
 static void test_assistant_text_exact(void **state)
 {
-    (void)state;
     char buf[2048];
     for (uint32_t n = 0; n < 300; n += 37) {
         size_t len = chatbody_assistant_text(9, n, n, buf, sizeof buf);
@@ -181,7 +178,6 @@ static void test_assistant_text_exact(void **state)
 
 static void test_turns_check(void **state)
 {
-    (void)state;
     struct dist d;
     char err[200];
     assert_int_equal(dist_parse("uniform:1,6", DIST_UNIT_NONE, &d, err, sizeof err), 0);
@@ -203,7 +199,6 @@ static void test_turns_check(void **state)
  * every open one is still found by ordinal. Due turns pop in time order. */
 static void test_session_set(void **state)
 {
-    (void)state;
     struct session_set s;
     session_set_init(&s);
     for (uint64_t i = 0; i < 300; i++) {
@@ -304,7 +299,6 @@ static void prefixed(struct req_spec *spec, int64_t group, uint32_t prefix_token
  * against the prompt (shorter, equal, longer, within the nonce). */
 static void test_prompt_ids_exact_count(void **state)
 {
-    (void)state;
     static uint32_t ids[IDS_MAX];
     static const uint32_t lens[] = {1, 2, 3, 4, 5, 17, 127, 128, 129, 131, 132, 256, 2000};
     for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
@@ -336,7 +330,6 @@ static void test_prompt_ids_exact_count(void **state)
  * body; then the nonce and filler differ. */
 static void test_prompt_ids_prefix_sharing(void **state)
 {
-    (void)state;
     static uint32_t a[IDS_MAX], b[IDS_MAX], c[IDS_MAX];
     struct req_spec sa, sb, sc;
     spec_of(10, 256, &sa);
@@ -406,7 +399,6 @@ static void test_prompt_ids_prefix_sharing(void **state)
  * index each change them. */
 static void test_prompt_ids_deterministic(void **state)
 {
-    (void)state;
     char x[2048], y[2048];
     struct req_spec spec;
     spec_of(40, 300, &spec);
@@ -426,7 +418,6 @@ static void test_prompt_ids_deterministic(void **state)
  * 50000 consecutive indices. */
 static void test_prompt_ids_nonce_unique(void **state)
 {
-    (void)state;
     enum { N = 50000 };
     uint64_t *v = malloc(N * sizeof *v);
     assert_non_null(v);
@@ -451,7 +442,6 @@ static void test_prompt_ids_nonce_unique(void **state)
  * of the full text, and nothing past len is written. */
 static void test_prompt_ids_buffer(void **state)
 {
-    (void)state;
     struct req_spec spec;
     spec_of(90, 40, &spec);
     prefixed(&spec, 2, 20);
@@ -474,7 +464,6 @@ static void test_prompt_ids_buffer(void **state)
  * 2368272, so a seed still names the same requests. */
 static void test_prompt_ids_default_unchanged(void **state)
 {
-    (void)state;
     static const struct chatbody_id_range same = {CHATBODY_ID_MIN, CHATBODY_ID_MAX};
     static const struct chatbody_id_range one = {5, 5};
     const struct chatbody_id_range *ranges[] = {NULL, &same, &one};
@@ -522,7 +511,6 @@ static uint64_t digits_value(const uint32_t *ids, size_t n, uint32_t min, uint64
  * the prefix tag in as many as 32 bits need, the filler uniform. */
 static void test_prompt_ids_range(void **state)
 {
-    (void)state;
     static uint32_t a[IDS_MAX], b[IDS_MAX];
     static const struct {
         struct chatbody_id_range r;

@@ -31,7 +31,6 @@ static double *lognormal_sorted(size_t n, double m, uint64_t stream)
 
 static void test_percentile_nearest_rank(void **state)
 {
-    (void)state;
     double v[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
     assert_true(cmp_percentile_sorted(v, 10, 50) == 5);
     assert_true(cmp_percentile_sorted(v, 10, 90) == 9);
@@ -53,7 +52,6 @@ static const double ps[] = {50, 90, 99};
  * shape): every interval holds +20% and excludes 0. */
 static void test_bootstrap_covers_shift(void **state)
 {
-    (void)state;
     size_t n = 3000;
     double *b = lognormal_sorted(n, 100.0, 1), *c = lognormal_sorted(n, 120.0, 2);
     struct cmp_diff d[3];
@@ -78,7 +76,6 @@ static void test_bootstrap_covers_shift(void **state)
  * pairs at p50 and p90 at most 6 of 80 intervals miss 0 (95%: 4 expected). */
 static void test_bootstrap_same_distribution(void **state)
 {
-    (void)state;
     size_t n = 1000;
     int miss = 0;
     for (uint64_t k = 0; k < 40; k++) {
@@ -102,7 +99,6 @@ static void test_bootstrap_same_distribution(void **state)
  * distribution: the p50's sampling spread is about 1.5% a side). */
 static void test_bootstrap_large(void **state)
 {
-    (void)state;
     size_t n = 10000;
     double *b = lognormal_sorted(n, 100.0, 5), *c = lognormal_sorted(n, 100.0, 6);
     struct cmp_diff d[3];
@@ -125,7 +121,6 @@ static void test_bootstrap_large(void **state)
 /* The order-statistic rule: a p99 needs about 700 values, a p90 about 60. */
 static void test_pct_enough(void **state)
 {
-    (void)state;
     assert_false(cmp_pct_enough(0, 50));
     assert_false(cmp_pct_enough(5, 50));
     assert_true(cmp_pct_enough(20, 50));
@@ -152,7 +147,6 @@ static void test_pct_enough(void **state)
 /* A difference outside noise but under the minimum effect is same. */
 static void test_min_effect(void **state)
 {
-    (void)state;
     struct cmp_diff d = {1, 0, 0.03, 0.01, 0.05};
     assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_WORSE);
     assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0.05), CMP_SAME);
@@ -164,7 +158,6 @@ static void test_min_effect(void **state)
 
 static void test_bootstrap_empty_side(void **state)
 {
-    (void)state;
     double v[] = {1, 2, 3};
     struct cmp_diff d[3];
     assert_int_equal(cmp_bootstrap_pct(v, 3, v, 0, ps, 3, 100, 1, d), 0);
@@ -176,7 +169,6 @@ static void test_bootstrap_empty_side(void **state)
  * 1/29 is [0.0061, 0.1718], 81/263 is [0.2553, 0.3662]. */
 static void test_wilson(void **state)
 {
-    (void)state;
     double lo, hi;
     cmp_wilson(0, 10, CMP_Z95, &lo, &hi);
     ASSERT_NEAR(lo, 0, 1e-12);
@@ -193,7 +185,6 @@ static void test_wilson(void **state)
  * [0.0524, 0.3339]; 9/10 - 3/10 = 0.6, [0.1705, 0.8090]. */
 static void test_share_diff_newcombe(void **state)
 {
-    (void)state;
     struct cmp_diff d = cmp_share_diff(48, 80, 56, 70);
     assert_true(d.ok);
     ASSERT_NEAR(d.diff, 0.2, 1e-12);
@@ -218,7 +209,6 @@ static void test_share_diff_newcombe(void **state)
  * in equal windows: -25%, outside noise; window scaling. */
 static void test_total_ratio(void **state)
 {
-    (void)state;
     struct cmp_diff d = cmp_total_ratio(100, 100, 100, 100, 1.0);
     ASSERT_NEAR(d.diff, 0, 1e-12);
     ASSERT_NEAR(d.lo, exp(-CMP_Z95 * sqrt(0.02)) - 1, 1e-12);
@@ -235,7 +225,6 @@ static void test_total_ratio(void **state)
 
 static void test_thresholds_parse(void **state)
 {
-    (void)state;
     struct cmp_threshold t[8];
     size_t n;
     char err[200];
@@ -271,7 +260,6 @@ static void test_thresholds_parse(void **state)
 
 static void test_gate(void **state)
 {
-    (void)state;
     struct cmp_threshold up = {"ttft_p99", 0.10, 0}, down = {"goodput", -0.05, 0};
     struct cmp_diff worse = {1, 0, 0.30, 0.20, 0.40};  /* past +10%, outside noise */
     struct cmp_diff slight = {1, 0, 0.03, 0.01, 0.05}; /* worse, within the threshold */

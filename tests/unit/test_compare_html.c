@@ -162,7 +162,6 @@ static void check_series(const char *h, const char *id, int nsides, size_t npts,
 
 static void test_runs_page(void **state)
 {
-    (void)state;
     json_t *doc = runs_doc();
     char *h = render(doc);
     assert_well_formed(h);
@@ -194,7 +193,6 @@ static void test_runs_page(void **state)
 
 static void test_sweeps_page(void **state)
 {
-    (void)state;
     json_t *doc = sweeps_doc();
     char *h = render(doc);
     assert_well_formed(h);

@@ -30,7 +30,6 @@ static void parse_bad(const char *text, const char *a, const char *b)
 
 static void test_sharegpt(void **state)
 {
-    (void)state;
     struct dataset *d = load_ok("sharegpt.json");
     assert_int_equal(d->format, DATASET_SHAREGPT);
     assert_int_equal(d->n, 2);
@@ -57,7 +56,6 @@ static void test_sharegpt(void **state)
 
 static void test_sharegpt_escapes_and_bad_text(void **state)
 {
-    (void)state;
     const char *text =
         "[{\"conversations\":[{\"from\":\"human\",\"value\":\"caf\\u00e9 \\\"x\\\"\"},"
         "{\"from\":\"gpt\",\"value\":\"one\\ttwo\\nthree\"}], \"extra\": [1]},"
@@ -79,7 +77,6 @@ static void test_sharegpt_escapes_and_bad_text(void **state)
 
 static void test_jsonl(void **state)
 {
-    (void)state;
     struct dataset *d = load_ok("prompts.jsonl");
     assert_int_equal(d->format, DATASET_JSONL);
     assert_int_equal(d->n, 2);
@@ -95,7 +92,6 @@ static void test_jsonl(void **state)
 
 static void test_errors(void **state)
 {
-    (void)state;
     parse_bad("", "d.json: empty file", NULL);
     parse_bad("  \n", "d.json: empty file", NULL);
     parse_bad("\n  hello", "d.json:2:3: expected a ShareGPT JSON array ('[') or JSON Lines",
@@ -134,7 +130,6 @@ static void test_errors(void **state)
 
 static void test_pick_and_words(void **state)
 {
-    (void)state;
     struct dataset *d = load_ok("prompts.jsonl");
     struct rng r;
     rng_seed(&r, 8, 8);

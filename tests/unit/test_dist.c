@@ -45,7 +45,6 @@ static struct stats sample_stats(const struct dist *d, uint64_t seed)
  * within 4 standard errors (sd / sqrt(n)), the SD within 2%. */
 static void test_kinds_moments(void **state)
 {
-    (void)state;
     static const struct {
         const char *spec;
         double mean, sd;
@@ -85,7 +84,6 @@ static void test_kinds_moments(void **state)
  * sqrt(p(1-p)/n) / pdf; 2% covers it at p99 with room. */
 static void test_lognormal_quantiles(void **state)
 {
-    (void)state;
     struct dist d = parse_ok("lognormal:median=2s,sigma=0.8",
                              DIST_UNIT_DURATION_NS);
     ASSERT_REL(d.a, log(2e9), 1e-12);
@@ -106,7 +104,6 @@ static void test_lognormal_quantiles(void **state)
 
 static void test_truncation(void **state)
 {
-    (void)state;
     /* A standard normal cut to [-1, 1]: all inside, mean 0, SD of the
      * truncated normal sqrt(1 - 2 phi(1) / (2 Phi(1) - 1)) = 0.53956. */
     struct dist d = parse_ok("normal:0,1,min=-1,max=1", DIST_UNIT_NONE);
@@ -146,7 +143,6 @@ static void test_truncation(void **state)
 
 static void test_units(void **state)
 {
-    (void)state;
     struct dist d = parse_ok("exponential:2s", DIST_UNIT_DURATION_NS);
     assert_true(d.kind == DIST_EXPONENTIAL && d.a == 2e9);
     ASSERT_REL(dist_mean(&d), 2e9, 1e-12);
@@ -174,7 +170,6 @@ static void test_units(void **state)
 
 static void test_errors(void **state)
 {
-    (void)state;
     static const struct {
         const char *spec;
         enum dist_unit unit;
@@ -285,7 +280,6 @@ static void test_errors(void **state)
 
 static void test_nonneg(void **state)
 {
-    (void)state;
     char err[256];
     static const struct bad_input bad[] = {
         {"-1", "fixed: N must be >= 0 for a quantity that cannot be "
@@ -323,7 +317,6 @@ static void test_nonneg(void **state)
 
 static void test_format_round_trip(void **state)
 {
-    (void)state;
     static const struct {
         const char *spec;
         enum dist_unit unit;
@@ -368,7 +361,6 @@ static void test_format_round_trip(void **state)
 
 static void test_sample_u64(void **state)
 {
-    (void)state;
     struct rng r;
     rng_seed(&r, 10, 0);
     struct dist d = parse_ok("fixed:2.5", DIST_UNIT_NONE);
@@ -389,7 +381,6 @@ static void test_sample_u64(void **state)
 
 static void test_determinism(void **state)
 {
-    (void)state;
     struct dist d = parse_ok("gamma:0.7,100", DIST_UNIT_NONE);
     struct rng a, b;
     rng_seed(&a, 5, 17);
@@ -403,7 +394,6 @@ static void test_determinism(void **state)
  * pointed at median=); a p99 over 1M is a warning; a bound caps both. */
 static void test_check_tokens(void **state)
 {
-    (void)state;
     static const struct bad_input bad[] = {
         {"lognormal:100,0.5", "--prompt-tokens lognormal:100,0.5: a median of 2.69e+43 tokens, "
                               "beyond any model's context (at most 10000000): lognormal:MU,SIGMA "

@@ -54,19 +54,16 @@ static void check_against_mirror(size_t cap, size_t n, uint64_t span)
 
 static void test_many_ties_growing(void **state)
 {
-    (void)state;
     check_against_mirror(0, 5000, 17); /* starts with no room, ties everywhere */
 }
 
 static void test_distinct_fixed_room(void **state)
 {
-    (void)state;
     check_against_mirror(3000, 3000, UINT64_C(1) << 40); /* never grows */
 }
 
 static void test_one(void **state)
 {
-    (void)state;
     struct due_heap h;
     due_heap_init(&h, 1);
     assert_null(due_heap_peek(&h));

@@ -50,7 +50,6 @@ static struct empirical *parse_values(const char *text, enum dist_unit unit, siz
 
 static void test_csv_single(void **state)
 {
-    (void)state;
     struct empirical *e = parse_values("40\n10\n\n# a comment\n 30 \r\n20", DIST_UNIT_NONE, 4, 1,
                                        (double[]){40, 10, 30, 20});
     /* sorted 10 20 30 40: type 7, h = p * 3 */
@@ -69,7 +68,6 @@ static void test_csv_single(void **state)
 
 static void test_csv_pairs(void **state)
 {
-    (void)state;
     struct empirical *e = parse_values("input, output\r\n100,20\r\n300 , 60\r\n", DIST_UNIT_NONE, 2,
                                        2, (double[]){100, 20, 300, 60});
     ASSERT_NEAR(empirical_mean(e, 1), 40, 1e-12);
@@ -78,7 +76,6 @@ static void test_csv_pairs(void **state)
 
 static void test_jsonl(void **state)
 {
-    (void)state;
     struct empirical *e = parse_values("{\"value\": 5}\n\n{\"value\": 2.5}\n", DIST_UNIT_NONE, 2, 1,
                                        (double[]){5, 2.5});
     empirical_free(e);
@@ -94,7 +91,6 @@ static void test_jsonl(void **state)
 
 static void test_durations(void **state)
 {
-    (void)state;
     struct empirical *e = parse_values("250ms\n2\n1.5us\n", DIST_UNIT_DURATION_NS, 3, 1,
                                        (double[]){250e6, 2e9, 1500});
     empirical_free(e);
@@ -105,7 +101,6 @@ static void test_durations(void **state)
 
 static void test_errors(void **state)
 {
-    (void)state;
     parse_bad("", DIST_UNIT_NONE, "x.csv: no values", NULL, NULL);
     parse_bad("\n# only\n\n", DIST_UNIT_NONE, "x.csv: no values", NULL, NULL);
     parse_bad("input,output\n", DIST_UNIT_NONE, "x.csv: no values", NULL, NULL);
@@ -138,7 +133,6 @@ static void test_errors(void **state)
 
 static void test_load_file(void **state)
 {
-    (void)state;
     char path[512], err[512] = "";
     struct empirical *e = NULL;
     test_data_path("workload", "values.jsonl", path, sizeof(path));
@@ -158,7 +152,6 @@ static void test_load_file(void **state)
  * within a few standard errors (sqrt(p(1-p)/n) * 1000 ~ 1.1) of the file's. */
 static void test_sample_quantiles(void **state)
 {
-    (void)state;
     size_t cap = 1000 * 6 + 1, at = 0;
     char *text = malloc(cap);
     assert_non_null(text);
@@ -217,7 +210,6 @@ static double pearson(const double *x, const double *y, size_t n)
  * within 0.02 of the r of the file's rows; and every pair is a file row. */
 static void test_pairs_correlation(void **state)
 {
-    (void)state;
     char path[512], err[512] = "";
     struct empirical *e = NULL;
     test_data_path("workload", "pairs.csv", path, sizeof(path));

@@ -123,7 +123,6 @@ static void assert_schedule(struct engine *e, const struct timed_req *r, size_t 
 
 static void test_config_check(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     char err[128] = "";
 
@@ -147,7 +146,6 @@ static void test_config_check(void **state)
 /* One request: prefill step base + 100 * 10, then base + 1 seq per token. */
 static void test_single_request(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct engine *e = engine_new(&c);
     struct log l = {.n = 0};
@@ -186,7 +184,6 @@ static void test_single_request(void **state)
  * starts in the step after the first one finishes. */
 static void test_batch_composition(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct engine *e;
     struct log l = {.n = 0};
@@ -220,7 +217,6 @@ static void test_batch_composition(void **state)
  * with a short request that is decoding. */
 static void test_chunked_prefill(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     c.prefill_chunk_tokens = 64;
 
@@ -244,7 +240,6 @@ static void test_chunked_prefill(void **state)
 /* Four blocks of KV: the second request fits only when the first is done. */
 static void test_kv_blocks_admission(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct engine *e;
     struct log l = {.n = 0};
@@ -275,7 +270,6 @@ static void test_kv_blocks_admission(void **state)
  * 20 tokens exactly once, in order. */
 static void test_preemption(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct engine *e;
     struct log l = {.n = 0};
@@ -315,7 +309,6 @@ static void test_preemption(void **state)
  * prompt: 80 cached tokens, a 20-token prefill, an earlier first token. */
 static void test_prefix_cache(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct engine *e;
     struct log l = {.n = 0};
@@ -381,7 +374,6 @@ static void test_prefix_cache(void **state)
  * the prefix cache, while a step without it is as fast as ever. */
 static void test_cold_state(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct log l = {.n = 0};
     uint64_t h[2] = {11, 12};
@@ -429,7 +421,6 @@ static void test_cold_state(void **state)
  * first, and a request's tail blocks before its head blocks. */
 static void test_prefix_cache_eviction(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct engine *e;
     struct log l = {.n = 0};
@@ -463,7 +454,6 @@ static void test_prefix_cache_eviction(void **state)
 
 static void test_queue_limit(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct engine *e;
     struct engine_stats st;
@@ -492,7 +482,6 @@ static void test_queue_limit(void **state)
 
 static void test_stall(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct engine *e;
     struct log l = {.n = 0};
@@ -554,7 +543,6 @@ static void cancel_cb(void *ud, const struct engine_event *ev)
 
 static void test_cancel(void **state)
 {
-    (void)state;
     struct engine_config c = base_cfg();
     struct engine *e;
     struct engine_stats st;
@@ -618,7 +606,6 @@ static int cmp_u32(const void *a, const void *b)
 
 static void test_instant_10k(void **state)
 {
-    (void)state;
     struct sim_profile p;
     struct engine *e;
     struct engine_stats st;
@@ -756,7 +743,6 @@ static struct digest run_mixed(uint64_t seed)
 
 static void test_determinism(void **state)
 {
-    (void)state;
     struct digest a = run_mixed(1), b = run_mixed(1), c = run_mixed(2);
     assert_true(a.n > 10000);
     assert_int_equal(a.n, b.n);
@@ -808,7 +794,6 @@ static double completion_rate(const struct engine_config *cfg, uint32_t prompt,
 
 static void test_overload_matches_capacity(void **state)
 {
-    (void)state;
     struct sim_profile p;
     struct engine_stats st;
     double cap, got;

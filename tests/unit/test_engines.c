@@ -34,7 +34,6 @@ static struct prom_scrape *load(const char *name)
 
 static void test_detect_each_engine(void **state)
 {
-    (void)state;
     static const struct {
         const char *file;
         enum engine_kind want;
@@ -139,7 +138,6 @@ static void run_extract_case(void **state)
 
 static void test_extract_triton_pending(void **state)
 {
-    (void)state;
     /* Without the TRT-LLM backend, the pending count is the queue. */
     const char *plain = "nv_inference_pending_request_count{model=\"a\"} 2\n"
                         "nv_inference_pending_request_count{model=\"b\"} 5\n";
@@ -156,7 +154,6 @@ static void test_extract_triton_pending(void **state)
 
 static void test_old_vllm_kv_name_and_max(void **state)
 {
-    (void)state;
     /* V0's name; two engines: KV usage is the maximum, counts are summed. */
     const char *body =
         "vllm:gpu_cache_usage_perc{engine=\"0\"} 0.25\n"
@@ -181,7 +178,6 @@ static void test_old_vllm_kv_name_and_max(void **state)
  * malformed or another engine's scrape: NAN. */
 static void test_kv_capacity(void **state)
 {
-    (void)state;
     const char *body =
         "# TYPE vllm:cache_config_info gauge\n"
         "vllm:cache_config_info{block_size=\"16\",cache_dtype=\"auto\","
@@ -207,7 +203,6 @@ static void test_kv_capacity(void **state)
 
 static void test_lookup_keeps_unknown_raw(void **state)
 {
-    (void)state;
     struct prom_scrape *s = load("vllm.txt");
     size_t known = 0, unknown = 0;
     for (size_t i = 0; i < s->n_samples; i++) {
@@ -243,7 +238,6 @@ static void test_lookup_keeps_unknown_raw(void **state)
 
 static void test_ttft_histogram(void **state)
 {
-    (void)state;
     struct prom_histogram h;
     struct prom_scrape *s = load("vllm.txt");
     assert_int_equal(engines_ttft_histogram(ENGINE_VLLM, s, &h), 0);
@@ -264,7 +258,6 @@ static void test_ttft_histogram(void **state)
 
 static void test_table_consistent(void **state)
 {
-    (void)state;
     size_t n = 0;
     const struct engine_metric *t = engines_table(&n);
     assert_true(n >= 30);

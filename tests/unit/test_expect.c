@@ -9,7 +9,6 @@
 
 static void test_parse(void **state)
 {
-    (void)state;
     struct expect_set s;
     char err[512];
     assert_int_equal(expect_parse("ttft_p99<500ms,error_rate<1%,goodput>=20/s,itl_p50<=1.5s,"
@@ -83,7 +82,6 @@ static json_t *summary(void)
 
 static void test_check(void **state)
 {
-    (void)state;
     struct expect_set s;
     char err[512];
     json_t *sum = summary();

@@ -26,7 +26,6 @@ static json_t *obj(const char *text)
 
 static void test_parse_inline_and_file(void **state)
 {
-    (void)state;
     char err[1024];
     json_t *j = NULL;
     assert_int_equal(
@@ -63,7 +62,6 @@ static void test_parse_inline_and_file(void **state)
 
 static void test_parse_refusals(void **state)
 {
-    (void)state;
     static const struct {
         const char *arg, *want;
     } cases[] = {
@@ -90,7 +88,6 @@ static void test_parse_refusals(void **state)
  * pass, for that API. */
 static void test_own_keys_refused(void **state)
 {
-    (void)state;
     static const struct {
         enum oai_api api;
         const char *key;
@@ -146,7 +143,6 @@ static void test_own_keys_refused(void **state)
  * where the key came from. */
 static void test_class_merge(void **state)
 {
-    (void)state;
     char err[1024];
     json_t *g = obj("{\"temperature\":0.5,\"top_k\":1}");
     json_t *c = obj("{\"temperature\":0,\"seed\":7}");
@@ -211,7 +207,6 @@ static json_t *built(const struct body_params *p, enum oai_api api, const struct
  * members where not overridden, the extra ones as given. */
 static void test_bodies_valid_every_api(void **state)
 {
-    (void)state;
     static const char *const extras[] = {
         NULL,
         ("{\"temperature\":0,\"top_k\":1,\"chat_template_kwargs\":{\"enable_thinking\":false},"
@@ -317,7 +312,6 @@ static void test_bodies_valid_every_api(void **state)
  * server given both may refuse, or read either). */
 static void test_max_completion_tokens_replaces(void **state)
 {
-    (void)state;
     char err[1024], *text;
     json_t *g = obj("{\"max_completion_tokens\":5}");
     struct extrabody x;

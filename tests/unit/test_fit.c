@@ -15,7 +15,6 @@
  * X(40)..X(61) for n = 100. */
 static void test_ci_ranks_median_table(void **state)
 {
-    (void)state;
     static const struct {
         uint64_t n, lo, hi;
     } table[] = {{10, 2, 9}, {20, 6, 15}, {50, 18, 33}, {100, 40, 61}};
@@ -31,7 +30,6 @@ static void test_ci_ranks_median_table(void **state)
  * binomial CDF, and the bad arguments. */
 static void test_ci_ranks_p99(void **state)
 {
-    (void)state;
     uint64_t lo, hi;
     assert_int_equal(fit_quantile_ci_ranks(1000, 0.99, 0.95, &lo, &hi), 0);
     assert_int_equal(lo, 983);
@@ -53,7 +51,6 @@ static void test_ci_ranks_p99(void **state)
  * 1.3.6.7.2), to the table's three decimals. */
 static void test_t975_table(void **state)
 {
-    (void)state;
     static const double table[31] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
                                       2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
                                       2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
@@ -70,7 +67,6 @@ static void test_t975_table(void **state)
  * sqrt(5) = 1.9629. One value: no interval. */
 static void test_mean_ci95(void **state)
 {
-    (void)state;
     double v[] = {1, 2, 3, 4, 5}, mean, ci;
     fit_mean_ci95(v, 5, &mean, &ci);
     ASSERT_NEAR(mean, 3.0, 1e-12);
@@ -85,7 +81,6 @@ static void test_mean_ci95(void **state)
 
 static void test_slope(void **state)
 {
-    (void)state;
     double x[] = {0, 1, 2, 3}, y[] = {1, 3, 5, 7};
     ASSERT_NEAR(fit_slope(x, y, 4), 2.0, 1e-12);
     ASSERT_NEAR(fit_slope(x, y, 1), 0.0, 0);
@@ -102,7 +97,6 @@ static void test_slope(void **state)
  * singular (row 3 = row 1 + row 2). */
 static void test_solve3(void **state)
 {
-    (void)state;
     double m[3][3] = {{2, 1, -1}, {-3, -1, 2}, {-2, 1, 2}}, r[3] = {8, -11, -3}, v[3];
     assert_int_equal(fit_solve3(m, r, v), 0);
     ASSERT_NEAR(v[0], 2.0, 1e-12);
@@ -123,7 +117,6 @@ static void test_solve3(void **state)
 /* Completions follow offered load up to 12 req/s, then stay there. */
 static void test_knee_saturating(void **state)
 {
-    (void)state;
     double x[] = {3, 6, 9, 12, 15, 18}, y[] = {3, 6, 9, 12, 12, 12};
     struct fit_knee k;
     fit_knee(x, y, 6, &k);
@@ -149,7 +142,6 @@ static void test_knee_saturating(void **state)
  * exactly: knee 10, slopes 2 and 0.25, y 25 at the knee, no residual. */
 static void test_knee_two_slopes(void **state)
 {
-    (void)state;
     double x[10], y[10];
     for (int i = 0; i < 10; i++) {
         x[i] = 2.0 * (i + 1);
@@ -174,7 +166,6 @@ static void test_knee_two_slopes(void **state)
 
 static void test_knee_none(void **state)
 {
-    (void)state;
     double x[] = {3, 6, 9, 12, 15}, y[] = {3, 6, 9, 12, 15};
     struct fit_knee k;
     fit_knee(x, y, 5, &k);

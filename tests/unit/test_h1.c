@@ -260,7 +260,6 @@ static const struct capture {
 
 static void test_captures(void **state)
 {
-    (void)state;
     for (size_t c = 0; c < sizeof captures / sizeof captures[0]; c++) {
         const struct capture *cap = &captures[c];
         size_t len;
@@ -332,7 +331,6 @@ static void test_captures(void **state)
 /* The de-chunked bodies hold what the captures say they hold. */
 static void test_capture_contents(void **state)
 {
-    (void)state;
     struct rec r;
     struct h1_parser p;
     size_t len, used;
@@ -389,7 +387,6 @@ static void check_cases(const struct h1_case *c, size_t n)
 
 static void test_content_length(void **state)
 {
-    (void)state;
     const struct h1_case cases[] = {
         {"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
          {DONE_KEPT(200), .headers = "HTTP/1.1 200 OK\nContent-Length: 5\n", .body = "hello",
@@ -420,7 +417,6 @@ static void test_content_length(void **state)
 
 static void test_close_delimited(void **state)
 {
-    (void)state;
     const struct h1_case cases[] = {
         {"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello world",
          {DONE_AT_EOF(200), .headers = "HTTP/1.0 200 OK\nContent-Type: text/plain\n",
@@ -454,7 +450,6 @@ static void test_close_delimited(void **state)
 
 static void test_no_body_status(void **state)
 {
-    (void)state;
     const struct h1_case cases[] = {
         {"HTTP/1.1 204 No Content\r\nServer: x\r\n\r\n",
          {DONE_KEPT(204), .headers = "HTTP/1.1 204 No Content\nServer: x\n", .check_calls = 1,
@@ -475,7 +470,6 @@ static void test_no_body_status(void **state)
 
 static void test_interim_100(void **state)
 {
-    (void)state;
     const struct h1_case cases[] = {
         {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
          {DONE_KEPT(200),
@@ -506,7 +500,6 @@ static void test_interim_100(void **state)
 
 static void test_chunk_extensions(void **state)
 {
-    (void)state;
     const struct h1_case cases[] = {
         {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
          "5;name=val\r\nhello\r\n0006 ; x=\"y;z\"\r\n world\r\nA\r\n0123456789\r\n"
@@ -522,7 +515,6 @@ static void test_chunk_extensions(void **state)
  * shortcut) and past them (the line reader), a last chunk of "000". */
 static void test_chunk_sizes(void **state)
 {
-    (void)state;
     const struct h1_case cases[] = {
         {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
          "000000000000005\r\nhello\r\n0000000000000000A\r\n0123456789\r\n"
@@ -541,7 +533,6 @@ static void test_chunk_sizes(void **state)
 
 static void test_trailers(void **state)
 {
-    (void)state;
     /* Trailer lines are read and skipped: the header callback sees only
      * the header section. */
     const char *s = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n"
@@ -558,7 +549,6 @@ static void test_trailers(void **state)
 
 static void test_bare_lf(void **state)
 {
-    (void)state;
     const struct h1_case cases[] = {
         {"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n6\nhello\n\n6\n world\n0\n\n",
          {DONE_KEPT(200), .headers = "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n",
@@ -573,7 +563,6 @@ static void test_bare_lf(void **state)
 
 static void test_connection(void **state)
 {
-    (void)state;
     static const struct {
         const char *in;
         int keep_alive;
@@ -677,7 +666,6 @@ out:
 
 static void test_back_to_back(void **state)
 {
-    (void)state;
     const char *r1 = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
     const char *r2 = "HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\n\r\nnope";
     char buf[256];
@@ -751,7 +739,6 @@ static void test_back_to_back(void **state)
 
 static void test_callback_stop(void **state)
 {
-    (void)state;
     const char *s = "HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nContent-Length: 5\r\n\r\nhello";
     struct expect e;
 
@@ -807,7 +794,6 @@ static void test_callback_stop(void **state)
 /* Chunk data that looks like framing, and NULs, reach the body as data. */
 static void test_body_never_framing(void **state)
 {
-    (void)state;
     static const char in[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
                              "7\r\n\r\n0\r\n\r\n\r\n3\r\n5\r\n\r\n4\r\na\0b\n\r\n0\r\n\r\n";
     static const char body[] = "\r\n0\r\n\r\n5\r\na\0b\n";
@@ -847,7 +833,6 @@ static void check_bad(const struct bad *b, size_t n)
 
 static void test_errors_status(void **state)
 {
-    (void)state;
     static const struct bad b[] = {
         {"HTTP/2 200 OK\r\n\r\n", 0, "not an HTTP/1.x status line", NULL, NULL},
         {"HTTP/1.2 200 OK\r\n\r\n", 0, "not an HTTP/1.x status line", NULL, NULL},
@@ -866,7 +851,6 @@ static void test_errors_status(void **state)
 
 static void test_errors_headers(void **state)
 {
-    (void)state;
     static const struct bad b[] = {
 #define OK_H "HTTP/1.1 200 OK\n"
         {"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello", 200,
@@ -894,7 +878,6 @@ static void test_errors_headers(void **state)
 
 static void test_errors_chunks(void **state)
 {
-    (void)state;
 #define TE "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 #define TE_H "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n"
     static const struct bad b[] = {
@@ -918,7 +901,6 @@ static void test_errors_chunks(void **state)
 
 static void test_errors_eof(void **state)
 {
-    (void)state;
 #define TE "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 #define TE_H "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n"
     static const struct {
@@ -977,7 +959,6 @@ static void test_errors_eof(void **state)
 /* An error stays until a reset; the parser is usable after one. */
 static void test_error_sticky(void **state)
 {
-    (void)state;
     struct h1_parser p;
     size_t used = 99;
     const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
@@ -1000,7 +981,6 @@ static void test_error_sticky(void **state)
 /* h1_parser_in_body: zero until the final response's headers end. */
 static void test_in_body(void **state)
 {
-    (void)state;
     static const struct {
         const char *in;
         int rc;
@@ -1072,7 +1052,6 @@ static char *long_line_response(size_t line_bytes, const char *eol, size_t *len)
 
 static void test_long_line(void **state)
 {
-    (void)state;
     const size_t max = H1_MAX_LINE_BYTES;
     static const char *eols[] = {"\r\n", "\n"};
 
@@ -1130,7 +1109,6 @@ static void test_long_line(void **state)
  * empty line) is read; one byte more is refused. */
 static void test_header_section_bound(void **state)
 {
-    (void)state;
     for (int extra = 0; extra <= 1; extra++) {
         size_t cap = H1_MAX_HEADER_BYTES + 64, o = 0;
         char *s = ll_malloc(cap);
@@ -1173,7 +1151,6 @@ static void test_header_section_bound(void **state)
  * and h1_parser_free gives it back; short split lines stay inline. */
 static void test_heap_line(void **state)
 {
-    (void)state;
     struct rec r;
     struct h1_parser p;
     size_t len, used;

@@ -108,7 +108,6 @@ static void run_sorted_case(void **state)
 
 static void test_percentiles_constant(void **state)
 {
-    (void)state;
     check_against_sorted(gen_constant, 3);
     /* One value: every percentile is exactly it (clamped to [min, max]). */
     struct hist *h = hist_new();
@@ -120,7 +119,6 @@ static void test_percentiles_constant(void **state)
 
 static void test_percentiles_two_point(void **state)
 {
-    (void)state;
     check_against_sorted(gen_two_point, 4);
     /* 90 values of 100, 10 of 5e9: p90 is the 90th (100), p91 the 91st. */
     struct hist *h = hist_new();
@@ -134,7 +132,6 @@ static void test_percentiles_two_point(void **state)
 
 static void test_nearest_rank(void **state)
 {
-    (void)state;
     /* Values 1..10 are below 256, so percentiles are exact. */
     struct hist *h = hist_new();
     for (uint64_t v = 10; v >= 1; v--)
@@ -163,7 +160,6 @@ static void test_nearest_rank(void **state)
 
 static void test_empty(void **state)
 {
-    (void)state;
     struct hist *h = hist_new();
     assert_int_equal(hist_count(h), 0);
     assert_int_equal(hist_min(h), 0);
@@ -186,7 +182,6 @@ static void test_empty(void **state)
 
 static void test_merge(void **state)
 {
-    (void)state;
     struct hist *a = hist_new(), *b = hist_new(), *all = hist_new();
     struct rng r;
     rng_seed(&r, 9, 0);
@@ -231,7 +226,6 @@ static void test_merge(void **state)
 
 static void test_overflow(void **state)
 {
-    (void)state;
     struct hist *h = hist_new();
     hist_record(h, HIST_MAX_VALUE - 1); /* the largest in-range value */
     hist_record(h, HIST_MAX_VALUE);
@@ -268,7 +262,6 @@ static void test_overflow(void **state)
 
 static void test_iteration(void **state)
 {
-    (void)state;
     struct hist *h = hist_new();
     struct rng r;
     rng_seed(&r, 11, 0);
@@ -297,7 +290,6 @@ static void test_iteration(void **state)
  * single value is within the bound, across the whole range. */
 static void test_bucket_bounds(void **state)
 {
-    (void)state;
     struct hist *h = hist_new();
     struct rng r;
     rng_seed(&r, 12, 0);
@@ -323,7 +315,6 @@ static void test_bucket_bounds(void **state)
 
 static void test_string_round_trip(void **state)
 {
-    (void)state;
     struct hist *h = hist_new(), *g = hist_new();
     char err[128];
 
@@ -376,7 +367,6 @@ static void test_string_round_trip(void **state)
 
 static void test_string_rejects(void **state)
 {
-    (void)state;
     static const struct bad_input bad[] = {
         {"", "starting with \"llh1\""},
         {"llh2 0 0 0 0 0 0", "starting with \"llh1\""},
@@ -414,7 +404,6 @@ static void test_string_rejects(void **state)
 
 static void test_write(void **state)
 {
-    (void)state;
     struct hist *h = hist_new();
     hist_record(h, 42);
     struct test_mem m;

@@ -173,7 +173,6 @@ static void feed_next(struct http_parser *p, const char *buf, size_t total, size
 
 static void test_pipelined(void **state)
 {
-    (void)state;
     char buf[1024];
     size_t n1 = strlen(POST_REQ), n2 = strlen(GET_REQ), n3 = strlen(CHUNKED_REQ);
     memcpy(buf, POST_REQ, n1);
@@ -216,7 +215,6 @@ static void expect_status(const char *s, int status)
 
 static void test_bad_requests(void **state)
 {
-    (void)state;
     expect_status("GET\r\n\r\n", 400);
     expect_status("GET /\r\n\r\n", 400);
     expect_status("GET  / HTTP/1.1\r\n\r\n", 400);
@@ -241,7 +239,6 @@ static void test_bad_requests(void **state)
 
 static void test_limits(void **state)
 {
-    (void)state;
     /* Head over 1024 bytes: 431. */
     char big[2048];
     memset(big, 'a', sizeof(big));
@@ -274,7 +271,6 @@ static void test_limits(void **state)
 
 static void test_expect_continue(void **state)
 {
-    (void)state;
     const char *s = "POST /v1/completions HTTP/1.1\r\nExpect: 100-continue\r\n"
                     "Content-Length: 2\r\n\r\n";
     struct http_parser p;
@@ -292,7 +288,6 @@ static void test_expect_continue(void **state)
 
 static void test_connection_close(void **state)
 {
-    (void)state;
     const char *s = "GET /health HTTP/1.1\r\nConnection: foo, Close\r\n\r\n";
     struct http_parser p;
     http_parser_init(&p, &LIMITS);
@@ -308,7 +303,6 @@ static void test_connection_close(void **state)
 
 static void test_buf(void **state)
 {
-    (void)state;
     struct http_buf b;
     http_buf_init(&b);
     http_buf_puts(&b, "x=");

@@ -49,7 +49,6 @@ static const struct vec invalid_docs[] = {
 
 static void test_validate_vectors(void **state)
 {
-    (void)state;
     struct jscan_value root;
 
     for (size_t i = 0; i < LL_ARRAY_LEN(valid_docs); i++) {
@@ -74,7 +73,6 @@ static void test_validate_vectors(void **state)
 
 static void test_validate_root(void **state)
 {
-    (void)state;
     struct jscan_value root;
     const char doc[] = "  {\"a\": 1}\n\t";
 
@@ -95,7 +93,6 @@ static void test_validate_root(void **state)
 
 static void test_depth(void **state)
 {
-    (void)state;
     char doc[2 * 2000 + 1];
 
     /* n nested arrays: valid up to the limit, rejected one past it. */
@@ -121,7 +118,6 @@ static void test_depth(void **state)
 
 static void test_iterate(void **state)
 {
-    (void)state;
     const char doc[] = "{ \"a\" : [1, \"x,]}\", {\"k\":[]}, null ] , \"b\\\"\":true,\"c\":{} }";
     struct jscan_value root, k, v, e;
     struct jscan_iter it, ai;
@@ -168,7 +164,6 @@ static void test_iterate(void **state)
 
 static void test_lookup(void **state)
 {
-    (void)state;
     const char doc[] =
         "{\"choices\":[{\"delta\":{\"content\":\"hi\"}},{\"delta\":{\"content\":null}}],"
         "\"usage\":{\"prompt_tokens_details\":{\"cached_tokens\":7}},"
@@ -211,7 +206,6 @@ static int64_t int_of(const char *s, int *rc)
 
 static void test_numbers(void **state)
 {
-    (void)state;
     int rc;
     struct jscan_value v;
     double d = 0;
@@ -251,7 +245,6 @@ static void test_numbers(void **state)
 
 static void test_strings(void **state)
 {
-    (void)state;
     struct jscan_value v;
     char buf[32];
     size_t n = 0;
@@ -375,7 +368,6 @@ static void reader_agrees(const struct vec *doc, int valid, void *ud)
 
 static void test_reader_agrees(void **state)
 {
-    (void)state;
     struct jscan_reader r;
     int values = 0;
 
@@ -441,7 +433,6 @@ static void scan_agrees(const struct vec *doc, int valid, void *ud)
 
 static void test_scan(void **state)
 {
-    (void)state;
     int escaped = 7;
 
     for_every_doc(scan_agrees, NULL);

@@ -113,7 +113,6 @@ static void check_chunk(const struct chunk_case *k)
 
 static void test_done_and_malformed(void **state)
 {
-    (void)state;
     struct oai_chunk c;
 
     assert_int_equal(oai_decode_chunk(OAI_API_CHAT, "[DONE]", 6, &c), 0);
@@ -264,7 +263,6 @@ static void run_chunk_cases(void **state)
 /* Long error messages are cut to 127 bytes. */
 static void test_error_message_cut(void **state)
 {
-    (void)state;
     char longmsg[400];
     char doc[600];
     memset(longmsg, 'm', sizeof(longmsg) - 1);
@@ -276,7 +274,6 @@ static void test_error_message_cut(void **state)
 
 static void test_response(void **state)
 {
-    (void)state;
     struct oai_chunk c;
     const char body[] =
         "{\"choices\":[{\"finish_reason\":\"stop\",\"index\":0,\"message\":{\"role\":"
@@ -302,7 +299,6 @@ static void test_response(void **state)
  * completion_tokens cumulative. */
 static void test_stream_chunk_usage(void **state)
 {
-    (void)state;
     struct oai_stream s;
     enum oai_tokens_source src;
     static const char *const chunks[] = {
@@ -335,7 +331,6 @@ static void test_stream_chunk_usage(void **state)
 
 static void test_stream_events_fallback(void **state)
 {
-    (void)state;
     struct oai_stream s;
     enum oai_tokens_source src;
     struct oai_chunk c;
@@ -723,7 +718,6 @@ static size_t mutate(char *buf, size_t len, size_t cap, uint64_t *st)
 
 static void test_matches_reference(void **state)
 {
-    (void)state;
     uint64_t st = 7;
     char buf[1024];
 
@@ -753,7 +747,6 @@ static void test_matches_reference(void **state)
  * depth limit. */
 static void test_fast_path_edges(void **state)
 {
-    (void)state;
     char doc[256];
     struct oai_chunk c;
 
@@ -936,7 +929,6 @@ static uint32_t fixture_both_ways(enum oai_api api, const char *name, size_t *ev
 
 static void test_memo_matches_full_decode(void **state)
 {
-    (void)state;
     size_t events;
 
     /* llama.cpp's captures: every content chunk after the first takes the

@@ -142,7 +142,6 @@ static void expect_same(const struct outcome_in *in, struct outcome got, struct 
 
 static void test_named_cases(void **state)
 {
-    (void)state;
     const struct {
         const char *name;
         struct outcome_in in;
@@ -341,7 +340,6 @@ static void test_named_cases(void **state)
  * million combinations, half a second at -O2. */
 static void test_every_combination(void **state)
 {
-    (void)state;
     static const enum outcome_xfer xfers[] = {OUTCOME_XFER_NONE, OUTCOME_XFER_TIMEOUT,
                                               OUTCOME_XFER_CONNECT, OUTCOME_XFER_CUT,
                                               OUTCOME_XFER_OTHER};
@@ -402,7 +400,6 @@ static void test_every_combination(void **state)
 /* A forced kind wins over everything else, whatever it is. */
 static void test_forced_kinds_pass_through(void **state)
 {
-    (void)state;
     for (int k = 0; k < REC_KIND_COUNT; k++) {
         struct outcome_in in = {STREAM_200, .saw_done = 1, .sse_events = 3, .stream_bytes = 400,
                                 .usage_completion_tokens = 2};
@@ -426,7 +423,6 @@ static void test_forced_kinds_pass_through(void **state)
 
 static void test_xfer_kind(void **state)
 {
-    (void)state;
     assert_int_equal(outcome_xfer_kind(OUTCOME_XFER_NONE, 0), REC_OK);
     assert_int_equal(outcome_xfer_kind(OUTCOME_XFER_NONE, 1), REC_OK);
     assert_int_equal(outcome_xfer_kind(OUTCOME_XFER_TIMEOUT, 0), REC_TIMEOUT_CONNECT);

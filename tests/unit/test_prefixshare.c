@@ -30,7 +30,6 @@ static void add(struct prefix_share *p, uint32_t prompt, int64_t group, uint32_t
 /* Each group's first request computes its prefix; the rest find it. */
 static void test_first_of_each_group_misses(void **state)
 {
-    (void)state;
     struct prefix_share p;
     prefix_share_init(&p);
     assert_true(isnan(prefix_share_implied(&p))); /* nothing tallied */
@@ -48,7 +47,6 @@ static void test_first_of_each_group_misses(void **state)
  * first miss is counted at its smallest length (an upper bound on hits). */
 static void test_short_prompts_and_lengths(void **state)
 {
-    (void)state;
     struct prefix_share p;
     prefix_share_init(&p);
     add(&p, 40, 3, 64);  /* shares 40 */
@@ -63,7 +61,6 @@ static void test_short_prompts_and_lengths(void **state)
  * once, and many groups grow the table. */
 static void test_merge_and_growth(void **state)
 {
-    (void)state;
     struct prefix_share a, b;
     prefix_share_init(&a);
     prefix_share_init(&b);
@@ -87,7 +84,6 @@ static void test_merge_and_growth(void **state)
  * history) makes the share unknown: what it shares cannot be told. */
 static void test_unknown_prompts(void **state)
 {
-    (void)state;
     struct prefix_share p;
     prefix_share_init(&p);
     add(&p, 100, 0, 50);

@@ -13,7 +13,6 @@
 
 static void test_get(void **state)
 {
-    (void)state;
     struct sim_profile p;
 
     assert_int_equal(sim_profile_get("default", &p), 0);
@@ -50,7 +49,6 @@ static struct sim_capacity profile_capacity(const char *name, struct sim_profile
  * rate is 0.5 / 14.805 ms = 33.77 req/s. */
 static void test_capacity_default(void **state)
 {
-    (void)state;
     struct sim_profile p;
     struct sim_capacity cap = profile_capacity("default", &p);
     assert_int_equal(cap.limit, SIM_LIMIT_SEQS);
@@ -68,7 +66,6 @@ static void test_capacity_default(void **state)
 
 static void test_capacity_kv_and_prefill(void **state)
 {
-    (void)state;
     struct engine_config c = {
         .max_num_seqs = 100,
         .kv_tokens = 1600,
@@ -109,7 +106,6 @@ static void test_capacity_kv_and_prefill(void **state)
 
 static void test_capacity_instant(void **state)
 {
-    (void)state;
     struct sim_profile p;
     struct sim_capacity cap = profile_capacity("instant", &p);
     assert_int_equal(cap.limit, SIM_LIMIT_INSTANT);
@@ -129,7 +125,6 @@ static char *explain(const char *name)
 
 static void test_explain(void **state)
 {
-    (void)state;
     char *s = explain("default");
     const char *want[] = {
         "profile default", "max_num_seqs           64 sequences",

@@ -41,7 +41,6 @@ static struct prom_scrape *scrape_of(const char *name, char **body, size_t *len)
 
 static void test_types_and_families(void **state)
 {
-    (void)state;
     char *body;
     struct prom_scrape *s = scrape_of("openmetrics.txt", &body, NULL);
     assert_int_equal(s->stats.bad_lines, 0);
@@ -96,7 +95,6 @@ static void test_types_and_families(void **state)
 
 static void test_label_escapes(void **state)
 {
-    (void)state;
     struct prom_scrape *s = parse(
         "a{x=\"q\\\"b\\\\c\\nd\",y=\"\", z = \"#{}=,\" ,} 1\n");
     assert_int_equal(s->stats.bad_lines, 0);
@@ -126,7 +124,6 @@ static void test_label_escapes(void **state)
 
 static void test_values(void **state)
 {
-    (void)state;
     static const struct {
         const char *text;
         double want;
@@ -160,7 +157,6 @@ static void test_values(void **state)
 
 static void test_timestamps(void **state)
 {
-    (void)state;
     struct prom_scrape *s = parse(
         "a 1 1700000000123\n"
         "b 2 -1000\n"
@@ -185,7 +181,6 @@ static void test_timestamps(void **state)
 
 static void test_bad_lines_counted(void **state)
 {
-    (void)state;
     const char *body =
         "# HELP ok fine\n"           /* 1 */
         "ok 1\n"                     /* 2 */
@@ -254,7 +249,6 @@ static void assert_same_samples(const struct prom_scrape *a,
 
 static void test_crlf_and_no_final_newline(void **state)
 {
-    (void)state;
     struct prom_scrape *lf = parse(
         "# TYPE g gauge\ng{a=\"x\"} 1\n\ng 2\nh 3");
     struct prom_scrape *crlf = parse(
@@ -287,7 +281,6 @@ static void test_crlf_and_no_final_newline(void **state)
 
 static void test_long_lines(void **state)
 {
-    (void)state;
     /* A label value of exactly PROM_MAX_LABEL_VALUE_BYTES passes, one
      * byte more fails; likewise a line of exactly PROM_MAX_LINE_BYTES. */
     size_t cap = 3 * (PROM_MAX_LINE_BYTES + 64);
@@ -335,7 +328,6 @@ static void test_long_lines(void **state)
 
 static void test_eof_and_nul(void **state)
 {
-    (void)state;
     static const char body[] = "a 1\nb\0c 2\n# EOF\nd 3\n";
     struct prom_scrape *s = NULL;
     assert_int_equal(prom_scrape_parse(body, sizeof body - 1, &s), 0);
@@ -354,7 +346,6 @@ static void test_eof_and_nul(void **state)
 /* The real llama.cpp capture, every sample checked. */
 static void test_llamacpp_fixture(void **state)
 {
-    (void)state;
     static const struct {
         const char *name;
         enum prom_type type;
@@ -410,7 +401,6 @@ static void count_cb(void *ud, const struct prom_sample *smp)
 
 static void test_callback_matches_scrape(void **state)
 {
-    (void)state;
     size_t len, n = 0;
     char *body = test_read_data("prom", "vllm.txt", &len);
     struct prom_parse_stats st;
@@ -521,7 +511,6 @@ static void test_histogram_quantile(void **state)
  * 27 in (1, +Inf]: 1.0. */
 static void test_histogram_delta(void **state)
 {
-    (void)state;
     struct prom_histogram later = {0}, earlier = {0}, d = {0};
     static const double le[] = {0.1, 0.5, 1.0, INFINITY};
     static const double c_late[] = {10, 30, 45, 50};
@@ -568,7 +557,6 @@ static void test_histogram_delta(void **state)
 
 static void test_histogram_gather_edge_cases(void **state)
 {
-    (void)state;
     /* Two series summed by le, buckets given out of order, no TYPE line. */
     struct prom_scrape *s = parse(
         "h_bucket{m=\"a\",le=\"+Inf\"} 4\n"

@@ -89,7 +89,6 @@ static const char *const all_fields[] = {
 
 static void test_kind_names(void **state)
 {
-    (void)state;
     static const char *const names[REC_KIND_COUNT] = {
         "ok",
         "http_429",
@@ -126,7 +125,6 @@ static void test_kind_names(void **state)
 
 static void test_init(void **state)
 {
-    (void)state;
     struct record r;
     memset(&r, 0x5A, sizeof(r));
     record_init(&r, 42);
@@ -179,7 +177,6 @@ static struct record full_record(uint64_t id)
 /* A full ok record: every field present. */
 static void test_jsonl_full(void **state)
 {
-    (void)state;
     struct record r = full_record(7);
 
     json_t *j = roundtrip(&r);
@@ -228,7 +225,6 @@ static void test_jsonl_full(void **state)
 /* The first n by schedule index, or by session in a session run. */
 static void test_cold_start_rule(void **state)
 {
-    (void)state;
     assert_false(record_in_cold_start(0, -1, 0));
     assert_true(record_in_cold_start(0, -1, 3));
     assert_true(record_in_cold_start(2, -1, 3));
@@ -241,7 +237,6 @@ static void test_cold_start_rule(void **state)
 /* A request that never got anywhere: every optional is null. */
 static void test_jsonl_nulls(void **state)
 {
-    (void)state;
     struct record r;
     record_init(&r, 3);
     r.kind = REC_CLIENT_DROPPED;
@@ -285,7 +280,6 @@ static void test_jsonl_nulls(void **state)
 
 static void test_jsonl_escaping(void **state)
 {
-    (void)state;
     struct record r;
     record_init(&r, 1);
     r.kind = REC_SERVER_ERROR_EVENT;
@@ -334,7 +328,6 @@ static void test_jsonl_escaping(void **state)
 
 static void test_jsonl_write_error(void **state)
 {
-    (void)state;
     struct record r;
     record_init(&r, 1);
     FILE *f = fopen("/dev/full", "w");
@@ -347,7 +340,6 @@ static void test_jsonl_write_error(void **state)
 
 static void test_derived(void **state)
 {
-    (void)state;
     struct record r;
     record_init(&r, 0);
     assert_true(record_ttft_ns(&r) == LL_NO_TIME);
@@ -397,7 +389,6 @@ static void test_derived(void **state)
  * token count (events carry several tokens: TPOT differs). */
 static void test_itl_req(void **state)
 {
-    (void)state;
     struct record r;
     record_init(&r, 0);
     assert_true(record_itl_req_ns(&r) == LL_NO_TIME);
@@ -510,7 +501,6 @@ static size_t reference_line(const struct record *r, char *buf, size_t cap)
  * what printf made of 20,000 records of edge and random values. */
 static void test_jsonl_matches_printf(void **state)
 {
-    (void)state;
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789 :._-/";
     uint64_t st = 42;
     char want[2048];
@@ -630,7 +620,6 @@ static void assert_same_record(const struct record *a, const struct record *b)
  * field; then every kind and every tokens source on their own. */
 static void test_read_back_full(void **state)
 {
-    (void)state;
     struct record r = full_record(12345), back;
     char cls[REC_CLASS_NAME_MAX];
     /* And the optional fields an ok record lacks. */
@@ -669,7 +658,6 @@ static void test_read_back_full(void **state)
  * back as record_init leaves them. */
 static void test_read_back_absent(void **state)
 {
-    (void)state;
     struct record r, back;
     char cls[REC_CLASS_NAME_MAX];
     record_init(&r, 0);
@@ -720,7 +708,6 @@ static void test_read_back_absent(void **state)
 /* Lines the reader refuses, each with its reason. */
 static void test_read_bad_lines(void **state)
 {
-    (void)state;
     static const struct bad_input bad[] = {
         {"nope", "not JSON"},
         {"{\"id\":1}", "a record needs \"id\" and \"kind\""},
@@ -761,7 +748,6 @@ static void see_record(void *ud, const struct record *r)
  * skipped; a bad line stops it with path:line; a missing file is LL_E_IO. */
 static void test_read_file(void **state)
 {
-    (void)state;
     char path[] = "/tmp/test_record_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);

@@ -327,7 +327,6 @@ static void test_inflight_and_table(void **state)
  * scraped". */
 static void test_kv_not_exported(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
     struct report_server_sample sv[3];
@@ -363,7 +362,6 @@ static void test_kv_not_exported(void **state)
  * its clients' in-flight samples as their own line. None without a probe. */
 static void test_probe_band(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
     /* Shift the steps after a 0..6 s probe. */
@@ -411,7 +409,6 @@ static void test_probe_band(void **state)
 
 static void test_thinning_keeps_peaks(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
     static struct report_inflight_sample many[5000];
@@ -440,7 +437,6 @@ static void test_thinning_keeps_peaks(void **state)
 
 static void test_ttft_cdf(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
     /* Step 0 with a histogram of 1..200 ms; the others fall back to their
@@ -479,7 +475,6 @@ static void test_ttft_cdf(void **state)
 
 static void test_recovery_step(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
     f.steps[5] = f.steps[0];
@@ -512,7 +507,6 @@ static void test_recovery_step(void **state)
  * neither. The fixture's steps 3 and 4 (20 and 25 req/s) are not steady. */
 static void test_hollow_verdicts(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
     f.steps[1].invalid = 1; /* 10 req/s: INVALID though steady */
@@ -571,7 +565,6 @@ static const uint64_t fx_cls_tpot_ms[2][5] = {{15, 16, 18, 25, 40}, {30, 32, 45,
 
 static void test_classes_section(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
     char *doc = render(&f.r);
@@ -673,7 +666,6 @@ static void test_classes_section(void **state)
 
 static void test_escaping(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
     f.r.title = "<script>alert(\"t\")</script> & 'co'";
@@ -698,7 +690,6 @@ static void test_escaping(void **state)
 
 static void test_empty_report(void **state)
 {
-    (void)state;
     struct report r = {0};
     char *doc = render(&r);
     assert_well_formed(doc);
@@ -718,7 +709,6 @@ static void test_empty_report(void **state)
 
 static void test_deterministic(void **state)
 {
-    (void)state;
     struct fixture f;
     fixture_make(&f);
     char *a = render(&f.r);
@@ -743,7 +733,6 @@ static void test_deterministic(void **state)
 
 static void test_write_atomic(void **state)
 {
-    (void)state;
     char dir[] = "/tmp/test_report_html.XXXXXX";
     assert_non_null(mkdtemp(dir));
     char path[256], tmp[300];
@@ -987,7 +976,6 @@ static void sample_free(struct sample *S)
 
 static void test_sample_report(void **state)
 {
-    (void)state;
     struct sample *S = calloc(1, sizeof(*S));
     sample_make(S);
     char *doc = render(&S->r);

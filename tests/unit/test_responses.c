@@ -123,7 +123,6 @@ static void check_stream(const struct acc *a)
 
 static void test_capture_stream(void **state)
 {
-    (void)state;
     int status;
     size_t len;
     char *body = load_body("responses-stream.http", &status, &len);
@@ -153,7 +152,6 @@ static void test_capture_stream(void **state)
 
 static void test_capture_nostream(void **state)
 {
-    (void)state;
     int status;
     size_t len;
     struct oai_chunk c;
@@ -198,7 +196,6 @@ static struct oai_chunk ev(const char *name, const char *data)
 
 static void test_event_types(void **state)
 {
-    (void)state;
     struct oai_chunk c;
 
     c = ev("response.output_text.delta",
@@ -280,7 +277,6 @@ static void test_event_types(void **state)
 
 static void test_errors_and_malformed(void **state)
 {
-    (void)state;
     struct oai_chunk c;
 
     c = ev("response.failed",
@@ -347,7 +343,6 @@ static void test_errors_and_malformed(void **state)
 
 static void test_response_bodies(void **state)
 {
-    (void)state;
     struct oai_chunk c;
     static const char body[] =
         "{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"incomplete\",\"error\":null,"
@@ -391,7 +386,6 @@ static void test_response_bodies(void **state)
  * delta of another item, a payload cut inside its text, two deltas. */
 static void test_memo(void **state)
 {
-    (void)state;
 #define D(item, text)                                                                              \
     ("{\"type\":\"response.output_text.delta\",\"item_id\":\"" item "\",\"delta\":\"" text "\"}")
     static const char *const seq[] = {

@@ -57,7 +57,6 @@ static void touch(const char *path)
 
 static void test_prepare_named(void **state)
 {
-    (void)state;
     char base[] = "/tmp/llmload-test-results-XXXXXX";
     assert_non_null(mkdtemp(base));
     char want[256], path[256], err[512];
@@ -120,7 +119,6 @@ static void check_default_name(const char *path)
 
 static void test_prepare_default(void **state)
 {
-    (void)state;
     char base[] = "/tmp/llmload-test-results-XXXXXX";
     assert_non_null(mkdtemp(base));
     char cwd[4096];
@@ -159,7 +157,6 @@ static void write_reads_back(const char *base, const char *path, json_t *obj)
 
 static void test_write_atomic(void **state)
 {
-    (void)state;
     char base[] = "/tmp/llmload-test-results-XXXXXX";
     assert_non_null(mkdtemp(base));
     char err[512] = "", path[256];
@@ -210,7 +207,6 @@ static void test_write_atomic(void **state)
 
 static void test_host_info(void **state)
 {
-    (void)state;
     json_t *obj = json_object();
     results_add_host_info(obj);
     json_t *host = json_object_get(obj, "host");
@@ -232,7 +228,6 @@ static void test_host_info(void **state)
 
 static void test_redact_headers(void **state)
 {
-    (void)state;
     const char *const headers[] = {
         "Authorization: Bearer sk-very-secret",
         "  X-Api-Key :abc123",

@@ -10,7 +10,6 @@
 
 static void test_reference_sequence(void **state)
 {
-    (void)state;
     /* xoshiro256** from state {1, 2, 3, 4}, as the reference code gives.
      * The first is rotl(2 * 5, 7) * 9 = 11520 by hand. */
     struct rng r = {{1, 2, 3, 4}};
@@ -22,7 +21,6 @@ static void test_reference_sequence(void **state)
 
 static void test_determinism(void **state)
 {
-    (void)state;
     struct rng a, b;
     rng_seed(&a, 42, 7);
     rng_seed(&b, 42, 7);
@@ -37,7 +35,6 @@ static void test_determinism(void **state)
 
 static void test_streams(void **state)
 {
-    (void)state;
     /* 4096 streams of one seed, plus 4096 seeds of one stream: all first
      * outputs distinct. */
     enum { N = 4096 };
@@ -91,7 +88,6 @@ static uint64_t inverse_u64(uint64_t a)
 
 static void test_uniform_range(void **state)
 {
-    (void)state;
     /* The extremes: rng_next = 0 (s[1] = 0) and rng_next = 2^64 - 1. */
     struct rng r = {{5, 0, 6, 7}};
     double u = rng_uniform(&r);
@@ -185,7 +181,6 @@ static void assert_fraction_in(double (*draw)(struct rng *, double, double), dou
 
 static void test_normal(void **state)
 {
-    (void)state;
     struct moments m = moments_of(draw_normal, 0, 1, 5, DRAWS);
     ASSERT_NEAR(m.mean, 0.0, 4 / sqrt(DRAWS));
     ASSERT_NEAR(m.var, 1.0, 0.015);
@@ -195,7 +190,6 @@ static void test_normal(void **state)
 
 static void test_exponential(void **state)
 {
-    (void)state;
     struct moments m = moments_of(draw_exponential, 2.5, 0, 7, DRAWS);
     ASSERT_REL(m.mean, 2.5, 4 / sqrt(DRAWS));
     ASSERT_REL(m.var, 6.25, 0.03);
@@ -209,7 +203,6 @@ static void test_exponential(void **state)
 
 static void test_gamma(void **state)
 {
-    (void)state;
     const int n = DRAWS;
     /* shape, scale: mean shape * scale, variance shape * scale^2. The
      * tolerance on the mean is 4 standard errors; the variance's is

@@ -26,7 +26,6 @@
 
 static void test_value_errors(void **state)
 {
-    (void)state;
     char err[RUNOPTS_ERR_MAX];
     double x = 0;
     uint64_t n = 0;
@@ -81,7 +80,6 @@ static void test_value_errors(void **state)
 /* --prompt-id-range A,B: every bad form is one line naming the flag. */
 static void test_prompt_id_range(void **state)
 {
-    (void)state;
     char err[RUNOPTS_ERR_MAX];
     struct chatbody_id_range r = {7, 8};
     static const char *const not_two[] = {"",
@@ -151,7 +149,6 @@ static void test_prompt_id_range(void **state)
  * The check refuses only a range past a reported vocabulary. */
 static void test_vocab_check(void **state)
 {
-    (void)state;
     char err[RUNOPTS_ERR_MAX];
     json_t *llama = json_loads("{\"object\":\"list\",\"data\":[{\"id\":\"stories260K.gguf\","
                                "\"object\":\"model\",\"meta\":{\"vocab_type\":1,"
@@ -209,7 +206,6 @@ static void test_vocab_check(void **state)
 
 static void test_url_errors(void **state)
 {
-    (void)state;
     char err[RUNOPTS_ERR_MAX];
 
     ASSERT_USAGE(runopts_check_url("ftp://x", err, sizeof err), err,
@@ -271,7 +267,6 @@ static int parse(const char *const *args, struct parsed *p)
 
 static void test_parse(void **state)
 {
-    (void)state;
     struct parsed p;
     const char *ok[] = {"--url", "http://h/v1", "-H", "X-A: 1", "--own", "v", "TRACE",
                         "--val=w", "--on", "--no-stream", NULL};
@@ -307,7 +302,6 @@ static void test_parse(void **state)
 /* -H is repeatable up to RUNOPTS_MAX_HEADERS, then refused. */
 static void test_parse_header_bound(void **state)
 {
-    (void)state;
     struct parsed p;
     const char *args[2 * (RUNOPTS_MAX_HEADERS + 1) + 1];
     size_t n = 0;
@@ -328,7 +322,6 @@ static void test_parse_header_bound(void **state)
  * to its caller (calibrate words them its own way). */
 static void test_walk_answers(void **state)
 {
-    (void)state;
     char err[RUNOPTS_ERR_MAX] = "";
     struct own_test own = {0};
     const struct runopts_table t = {own_test_flags, LL_ARRAY_LEN(own_test_flags), &own};
@@ -357,7 +350,6 @@ static int workload_transport(const struct run_opts *o, char *err, size_t errlen
 
 static void test_config_errors(void **state)
 {
-    (void)state;
     char err[RUNOPTS_ERR_MAX];
     struct run_opts o;
     struct run_config cfg;
@@ -444,7 +436,6 @@ static long fd_table_size(void)
 
 static void test_fd_table_grown_up_front(void **state)
 {
-    (void)state;
     struct rlimit rl;
     long before = fd_table_size();
 
@@ -466,7 +457,6 @@ static void test_fd_table_grown_up_front(void **state)
 /* "2" and "2%" are the same fraction; the bounds are (lo, hi]. */
 static void test_percent(void **state)
 {
-    (void)state;
     char err[256];
     double x = -1;
     assert_int_equal(runopts_percent("--p", "2", 0, 100, &x, err, sizeof err), 0);

@@ -93,7 +93,6 @@ static void add_failed(struct scrape_series *s, double t_s)
 
 static void test_point_from_body(void **state)
 {
-    (void)state;
     struct fake f = {.waiting = 3, .running = 7, .kv = 0.25, .preempt = 2, .prompt = 1000,
                      .gen = 500, .success = 9, .ttft = {1, 2, 3, 4}};
     char *body = fake_body(&f);
@@ -143,7 +142,6 @@ static void test_point_from_body(void **state)
 
 static void test_gauges(void **state)
 {
-    (void)state;
     struct scrape_series s;
     scrape_series_init(&s);
     /* waiting 0, 2, 4, 6, 8 at t = 1..5 s; running 10 - waiting; kv w/10 */
@@ -180,7 +178,6 @@ static void test_gauges(void **state)
 
 static void test_counter_spans(void **state)
 {
-    (void)state;
     struct scrape_series s;
     scrape_series_init(&s);
     static const double gen[5] = {0, 100, 250, 400, 500};
@@ -220,7 +217,6 @@ static void test_counter_spans(void **state)
 
 static void test_counter_reset_and_gaps(void **state)
 {
-    (void)state;
     struct scrape_series s;
     scrape_series_init(&s);
     /* gen 100, 200, (failed), 50 (the server restarted), 80. The increase
@@ -263,7 +259,6 @@ static void test_counter_reset_and_gaps(void **state)
 
 static void test_ttft_delta_quantiles(void **state)
 {
-    (void)state;
     struct scrape_series s;
     scrape_series_init(&s);
     /* Before the window the server had counted 5, 5, 0, 0 per bucket.
@@ -327,7 +322,6 @@ static void test_ttft_delta_quantiles(void **state)
  * llama.cpp, whose counter leaves them out. */
 static void test_client_prompt_like_for_like(void **state)
 {
-    (void)state;
     struct scrape_join j;
     memset(&j, 0, sizeof j);
     struct scrape_client c = {NAN, NAN, 300, 11595, 1330, 40};
@@ -348,7 +342,6 @@ static void test_client_prompt_like_for_like(void **state)
 
 static void test_default_url(void **state)
 {
-    (void)state;
     char buf[64];
     assert_int_equal(scrape_default_url("http://127.0.0.1:8000/v1", buf, sizeof buf), 0);
     assert_string_equal(buf, "http://127.0.0.1:8000/metrics");
@@ -379,7 +372,6 @@ static int closed_port(int *fd_out)
 
 static void test_scraper_closed_port(void **state)
 {
-    (void)state;
     int hold;
     int port = closed_port(&hold);
     char url[64], path[] = "/tmp/test_scrape_XXXXXX";
@@ -500,7 +492,6 @@ static double page_value(const struct prom_scrape *ps, const char *name, const c
  * out from the synthetic live views), and the HTTP edges. */
 static void test_expose_page(void **state)
 {
-    (void)state;
     char err[256];
     assert_null(expose_new("127.0.0.1", 5, err, sizeof err));
     assert_null(expose_new("localhost:0", 5, err, sizeof err)); /* numeric only */

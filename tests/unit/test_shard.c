@@ -22,7 +22,6 @@ static const char *env_get(void *ud, const char *name)
 
 static void test_parse_flag(void **state)
 {
-    (void)state;
     char err[256];
     uint32_t k = 9, n = 9;
     assert_int_equal(shard_parse("0/1", &k, &n, err, sizeof err), 0);
@@ -50,7 +49,6 @@ struct env_case {
 
 static void test_env_each_launcher(void **state)
 {
-    (void)state;
     static const struct env_case cases[] = {
         {{"OMPI_COMM_WORLD_RANK=2", "OMPI_COMM_WORLD_SIZE=4"}, NULL, 2, 4, SHARD_OPENMPI},
         {{"PMI_RANK=0", "PMI_SIZE=3"}, NULL, 0, 3, SHARD_MPICH},
@@ -96,7 +94,6 @@ struct env_bad {
 
 static void test_env_errors(void **state)
 {
-    (void)state;
     static const struct env_bad cases[] = {
         {{NULL}, NULL, "no launcher's variables are set"},
         {{"HOME=/root"}, "4", "no launcher's variables are set"},
@@ -130,7 +127,6 @@ static void test_env_errors(void **state)
 
 static void test_start_at(void **state)
 {
-    (void)state;
     char err[256];
     int64_t ns = 0;
     /* 2026-12-02T11:00:00Z is 1796209200 s after the epoch. */
@@ -179,7 +175,6 @@ static void test_start_at(void **state)
 
 static void test_expand_out(void **state)
 {
-    (void)state;
     char out[64], err[256];
     assert_int_equal(
         shard_expand_out("res/{host}/shard-{shard}", 12, "node7", out, sizeof out, err, sizeof err),
@@ -198,7 +193,6 @@ static void test_expand_out(void **state)
  * and keeps what makes the schedule. */
 static void test_config_hash(void **state)
 {
-    (void)state;
     json_t *a =
         json_pack("{s:i,s:f,s:s,s:i,s:i,s:s,s:i,s:s,s:i}", "seed", 1, "rate_per_s", 20.0,
                   "prompt_tokens", "256", "shard", 0, "shards", 4, "shard_launcher", "flag",

@@ -135,7 +135,6 @@ static void check_vector(const char *in, size_t len, size_t max_line,
 
 static void test_line_endings(void **state)
 {
-    (void)state;
     const char *two = "E 0: 0: 5:hello t\nE 0: 0: 5:world t\nrc=0\n";
     CHECK("data: hello\n\ndata: world\n\n", two);
     CHECK("data: hello\r\rdata: world\r\r", two);
@@ -149,7 +148,6 @@ static void test_line_endings(void **state)
 
 static void test_comments_and_fields(void **state)
 {
-    (void)state;
     CHECK(": keepalive\n\ndata: x\n: a comment inside\n\n", "E 0: 0: 1:x t\nrc=0\n");
     CHECK("data: line1\ndata: line2\ndata:\ndata: line4\n\n",
           "E 0: 0: 18:line1\nline2\n\nline4 t\nrc=0\n");
@@ -166,7 +164,6 @@ static void test_comments_and_fields(void **state)
 
 static void test_event_and_id(void **state)
 {
-    (void)state;
     /* The event type lasts one event; the last event ID persists until an
      * id field changes it (an id field with no value clears it). */
     CHECK("event: add\nid: 42\ndata: x\n\ndata: y\n\nid\ndata: z\n\n",
@@ -178,7 +175,6 @@ static void test_event_and_id(void **state)
 
 static void test_end_of_stream(void **state)
 {
-    (void)state;
     CHECK("data: a\n\ndata: last\n", "E 0: 0: 1:a t\nE 0: 0: 4:last u\nrc=0\n");
     CHECK("data: a\n\ndata: last", "E 0: 0: 1:a t\nE 0: 0: 4:last u\nrc=0\n");
     CHECK("data: a\n\ndata: last\r", "E 0: 0: 1:a t\nE 0: 0: 4:last u\nrc=0\n");
@@ -189,7 +185,6 @@ static void test_end_of_stream(void **state)
 
 static void test_bom(void **state)
 {
-    (void)state;
     CHECK("\xEF\xBB\xBF" "data: bom\n\n", "E 0: 0: 3:bom t\nrc=0\n");
     /* Only a leading BOM is skipped; later it is part of the field name. */
     CHECK("data: a\n\n\xEF\xBB\xBF" "data: b\n\n", "E 0: 0: 1:a t\nrc=0\n");
@@ -203,7 +198,6 @@ static void test_bom(void **state)
 
 static void test_long_line(void **state)
 {
-    (void)state;
     /* max 16: a 16-byte line is fine, 17 is not; events before the long
      * line are still delivered, whatever the splits. */
     CHECK_MAX("data: 0123456789\n\n", 16, "E 0: 0: 10:0123456789 t\nrc=0\n");
@@ -228,7 +222,6 @@ static int count_cb(void *ud, const struct sse_event *ev)
  * parser's buffers never grow past the bound. */
 static void test_long_line_bounded(void **state)
 {
-    (void)state;
     struct sse_parser p;
     char chunk[4096];
     int n = 0, rc = 0;
@@ -271,7 +264,6 @@ static void test_long_line_bounded(void **state)
 
 static void test_callback_stops(void **state)
 {
-    (void)state;
     struct transcript t = { 0 };
     struct sse_parser p;
     const char in[] = "data: 1\n\ndata: 2\n\ndata: 3\n\n";
@@ -301,7 +293,6 @@ static int ptr_cb(void *ud, const struct sse_event *ev)
 
 static void test_zero_copy(void **state)
 {
-    (void)state;
     struct sse_parser p;
     const char in[] = "data: {\"x\":1}\n\n";
 
@@ -322,7 +313,6 @@ static void test_zero_copy(void **state)
  * stream of the same shape allocate nothing (the buffers stay put). */
 static void test_reuse_no_growth(void **state)
 {
-    (void)state;
     struct sse_parser p;
     char big[3000];
     int n = 0;
@@ -559,7 +549,6 @@ static void run_capture(void **state)
 /* The completions stream read as chat finds no output: the api matters. */
 static void test_llama_completions_as_chat(void **state)
 {
-    (void)state;
     struct stream_ctx c;
     decode_capture("completions-stream.http", OAI_API_CHAT, &c);
     assert_int_equal(c.st.output_events, 0);
@@ -567,7 +556,6 @@ static void test_llama_completions_as_chat(void **state)
 
 static void test_llama_nostream_and_error(void **state)
 {
-    (void)state;
     struct body b;
     struct oai_chunk ch;
 

@@ -42,7 +42,6 @@ static struct record ok_record(uint64_t id, uint64_t sched_ns)
 
 static void test_add_one_ok(void **state)
 {
-    (void)state;
     struct stats s;
     stats_init(&s);
     struct record r = ok_record(0, 5000000);
@@ -96,7 +95,6 @@ static void test_add_one_ok(void **state)
 
 static void test_add_failures(void **state)
 {
-    (void)state;
     struct stats s;
     stats_init(&s);
 
@@ -210,7 +208,6 @@ static void assert_hist_equal(const struct hist *a, const struct hist *b)
 
 static void test_merge_equals_single(void **state)
 {
-    (void)state;
     enum { WORKERS = 3, N = 3000 };
     struct stats one, part[WORKERS], total;
     stats_init(&one);
@@ -334,7 +331,6 @@ static void test_merge_equals_single(void **state)
  * server's count, under ignore_eos or when the server said "length". */
 static void test_cut_short(void **state)
 {
-    (void)state;
     struct record r = ok_record(1, 1000);
     r.max_tokens = 64;
     r.output_tokens = 40;
@@ -401,7 +397,6 @@ static void test_cut_short(void **state)
  * reason that fills its 16 bytes without a NUL is read to its end. */
 static void test_finish_overflow(void **state)
 {
-    (void)state;
     struct stats s, m;
     stats_init(&s);
     stats_init(&m);
@@ -432,7 +427,6 @@ static void test_finish_overflow(void **state)
  * kinds dst lacks; ok records leave none. */
 static void test_samples(void **state)
 {
-    (void)state;
     struct stats a, b;
     stats_init(&a);
     stats_init(&b);

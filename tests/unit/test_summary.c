@@ -151,7 +151,6 @@ static void check_row(const char *out, const char *label, const char *max,
 
 static void test_print(void **state)
 {
-    (void)state;
     struct fixture fx;
     fixture_fill(&fx);
     char *out = print_to_string(&fx.s, &fx.info);
@@ -309,7 +308,6 @@ static json_t *write_and_load(const struct stats *s, const struct summary_info *
 /* No warm-up is said in words, not as "after 0.00us warm-up". */
 static void test_no_warmup(void **state)
 {
-    (void)state;
     struct fixture fx;
     fixture_fill(&fx);
     fx.info.warmup_ns = 0;
@@ -324,7 +322,6 @@ static void test_no_warmup(void **state)
 
 static void test_json(void **state)
 {
-    (void)state;
     struct fixture fx;
     fixture_fill(&fx);
     json_t *root = write_and_load(&fx.s, &fx.info);
@@ -461,7 +458,6 @@ static void cut_fill(struct stats *s, uint64_t n, uint64_t cut)
  * from 1% of the ok requests, in the header and as a string. */
 static void test_cut_short(void **state)
 {
-    (void)state;
     struct stats s;
     struct summary_info info;
     char warn[320], line[256];
@@ -530,7 +526,6 @@ static void test_cut_short(void **state)
  * p50 = 100, p90 = 180, p95 = 190, p99 = 198, p99.9 = ceil(199.8) = 200. */
 static void test_json_exact_percentiles(void **state)
 {
-    (void)state;
     struct stats s;
     stats_init(&s);
     for (uint64_t v = 200; v >= 1; v--) { /* order must not matter */
@@ -571,7 +566,6 @@ static void test_json_exact_percentiles(void **state)
 
 static void test_json_write_error(void **state)
 {
-    (void)state;
     struct stats s;
     stats_init(&s);
     struct summary_info info;
@@ -606,7 +600,6 @@ static void add_prompts(struct stats *s, int n, uint32_t want, int64_t got)
  * text printed (lines under 100 columns) and in summary.json. */
 static void test_prompt_note(void **state)
 {
-    (void)state;
     struct stats s;
     char buf[512];
     int warning;
@@ -717,7 +710,6 @@ static void test_prompt_note(void **state)
  * share; "cold" is null in summary.json without one; the terminal line. */
 static void test_cold(void **state)
 {
-    (void)state;
     struct stats s, cold;
     stats_init(&s);
     stats_init(&cold);

@@ -58,7 +58,6 @@ static void put_num_is(double v, const char *want)
 
 static void test_strbuf_numbers(void **state)
 {
-    (void)state;
     put_num_is(20, "20");
     put_num_is(-3, "-3");
     put_num_is(0.412, "0.412");
@@ -87,7 +86,6 @@ static void test_strbuf_numbers(void **state)
 
 static void test_strbuf_xml_escape(void **state)
 {
-    (void)state;
     struct strbuf b;
     strbuf_init(&b);
     strbuf_put_xml(&b, "<script>alert(\"x\")&'</script>");
@@ -107,7 +105,6 @@ static void test_strbuf_xml_escape(void **state)
 
 static void test_strbuf_grows(void **state)
 {
-    (void)state;
     struct strbuf b;
     strbuf_init(&b);
     for (int i = 0; i < 10000; i++)
@@ -142,7 +139,6 @@ static void assert_ticks(enum svg_scale sc, double lo, double hi, double want_lo
 
 static void test_ticks_linear(void **state)
 {
-    (void)state;
     assert_ticks(SVG_SCALE_LINEAR, 0, 23, 0, 25, (double[]){0, 5, 10, 15, 20, 25}, 6);
     /* Steps of 0.2: the values are the doubles nearest 0.2, 0.4, ... */
     assert_ticks(SVG_SCALE_LINEAR, 0.13, 0.87, 0, 1,
@@ -161,7 +157,6 @@ static void test_ticks_linear(void **state)
 
 static void test_ticks_log(void **state)
 {
-    (void)state;
     /* Many 1-2-5 values: decades only. */
     assert_ticks(SVG_SCALE_LOG, 3, 4000, 2, 5000, (double[]){10, 100, 1000}, 3);
     /* Few: every 1-2-5 value. */
@@ -182,7 +177,6 @@ static void test_ticks_log(void **state)
 
 static void test_format_tick(void **state)
 {
-    (void)state;
     char b[32];
     assert_string_equal(svg_format_tick(0, b, sizeof(b)), "0");
     assert_string_equal(svg_format_tick(0.5, b, sizeof(b)), "0.5");
@@ -195,7 +189,6 @@ static void test_format_tick(void **state)
 
 static void test_colors(void **state)
 {
-    (void)state;
     char c[8];
     svg_ramp_color(0, c);
     assert_string_equal(c, "#440154");
@@ -251,7 +244,6 @@ static const char *ttft_chart(struct strbuf *b, enum svg_scale ys, size_t *len)
 
 static void test_chart_points_exact(void **state)
 {
-    (void)state;
     struct strbuf b;
     size_t len;
     const char *s = ttft_chart(&b, SVG_SCALE_LINEAR, &len);
@@ -308,7 +300,6 @@ static void test_chart_points_exact(void **state)
 
 static void test_chart_log_axis(void **state)
 {
-    (void)state;
     struct strbuf b;
     size_t len;
     const char *s = ttft_chart(&b, SVG_SCALE_LOG, &len);
@@ -335,7 +326,6 @@ static void test_chart_log_axis(void **state)
 
 static void test_chart_skips_unplottable(void **state)
 {
-    (void)state;
     double x[] = {1, 2, 3, 4, 5};
     double y[] = {10, 0, NAN, -4, 50};
     struct svg_series s = {.key = "s", .x = x, .y = y, .n = 5};
@@ -363,7 +353,6 @@ static void test_chart_skips_unplottable(void **state)
 
 static void test_chart_step_and_markers(void **state)
 {
-    (void)state;
     double x[] = {10, 20, 40};
     double y[] = {50, 90, 100};
     struct svg_series s = {.key = "cdf", .x = x, .y = y, .n = 3, .flags = SVG_STEP};
@@ -396,7 +385,6 @@ static void test_chart_step_and_markers(void **state)
 
 static void test_chart_escapes(void **state)
 {
-    (void)state;
     double x[] = {1}, y[] = {2};
     struct svg_series s = {.key = "k\"><script>", .label = "a<b & 'c'", .x = x, .y = y,
                            .n = 1};
@@ -419,7 +407,6 @@ static void test_chart_escapes(void **state)
 
 static void test_chart_deterministic_and_empty(void **state)
 {
-    (void)state;
     struct strbuf a, b;
     strbuf_init(&a);
     strbuf_init(&b);
@@ -443,7 +430,6 @@ static void test_chart_deterministic_and_empty(void **state)
 
 static void test_bars_stacked(void **state)
 {
-    (void)state;
     const char *cats[] = {"5", "10", "15"};
     double v429[] = {0, 3, 12};
     double vto[] = {1, 0, 4};

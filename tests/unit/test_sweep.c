@@ -24,7 +24,6 @@
 /* A step's verdict from a tail test and the backlog. */
 static void test_steady_verdict(void **state)
 {
-    (void)state;
     char why[200];
     struct sweep_tail_test flat = {.judged = 1, .q = 0.9, .h1_ns = 40 * MS, .h2_ns = 45 * MS};
     /* Flat tail, no backlog. */
@@ -65,7 +64,6 @@ static void fill_lognormal(struct hist *h, struct rng *r, size_t n, double media
  * one request) are steady; halves too small are not judged. */
 static void test_tail_test(void **state)
 {
-    (void)state;
     struct rng r;
     rng_seed(&r, 16, 0);
     static const size_t sizes[] = {40, 100, 500, 3000};
@@ -133,7 +131,6 @@ static void test_tail_test(void **state)
 
 static void test_hypergeom_upper_tail(void **state)
 {
-    (void)state;
     ASSERT_NEAR(fit_hypergeom_upper_tail(10, 4, 5, 0), 1, 0);
     ASSERT_NEAR(fit_hypergeom_upper_tail(10, 4, 5, 5), 0, 0);
     /* 2 marked of 4, draw 2: P(both marked) = 1 / C(4,2) = 1/6 */
@@ -151,7 +148,6 @@ static void test_hypergeom_upper_tail(void **state)
  * next request, 4.1 s, 3.1 s after the window's start. */
 static void test_recovery(void **state)
 {
-    (void)state;
     size_t n = 100;
     uint64_t *t = malloc(n * sizeof *t);
     unsigned char *met = malloc(n);
@@ -212,7 +208,6 @@ static void test_recovery(void **state)
  * drain the queue, less the SLO's slack 10 x 0.3 / 6 = 0.5 s. */
 static void test_recovery_step(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     set.slo.ttft_ns = 300 * MS;
@@ -298,7 +293,6 @@ static void test_recovery_step(void **state)
 
 static void test_cost_forecast(void **state)
 {
-    (void)state;
     /* 2 per hour, 1000 tokens/s: 2 / 3600 / 1000 x 1e6 = 0.5556 per million. */
     ASSERT_NEAR(sweep_cost_per_mtok(2, 1, 1000), 0.55556, 1e-4);
     /* Two replicas cost twice as much for the same tokens. */
@@ -389,7 +383,6 @@ static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_
 
 static void test_step_figures(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     set.slo.ttft_ns = 100 * MS;
@@ -441,7 +434,6 @@ static void test_step_figures(void **state)
  * gauge (TGI) says so under the table, not a bare dash. */
 static void test_server_table_kv(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     struct sweep_step s;
@@ -474,7 +466,6 @@ static void test_server_table_kv(void **state)
 
 static void test_step_invalid(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     set.slo.ttft_ns = 100 * MS;
@@ -741,7 +732,6 @@ static void assert_stop(const struct sweep_point *p, const struct sweep_settings
 /* Each stop condition, on points built by hand. */
 static void test_stop_conditions(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     set.ttft_limit_ns = 1 * SEC;
@@ -792,7 +782,6 @@ static void test_stop_conditions(void **state)
 /* Repeats: two runs of each rate make one point with a t-interval. */
 static void test_points_repeat(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     struct sweep_step steps[4];
@@ -824,7 +813,6 @@ static void test_points_repeat(void **state)
  * half-width of the figures the point averages. */
 static void test_repeat_labels(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     set.slo.ttft_ns = 100 * MS;
@@ -892,7 +880,6 @@ static void test_repeat_labels(void **state)
 
 static void test_facts_round_trip(void **state)
 {
-    (void)state;
     struct sweep_step a, b;
     sweep_step_init(&a);
     sweep_step_init(&b);
@@ -1250,7 +1237,6 @@ static void test_class_summary_json(void **state)
  * bad class facts are refused with the field named. */
 static void test_class_facts_and_records(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     class_settings(&set);
     struct sweep_step a, b;
@@ -1404,7 +1390,6 @@ static void first_limit_free(struct sweep_step *st)
 
 static void test_first_limit(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     struct sweep_step st[3];
@@ -1546,7 +1531,6 @@ static void test_first_limit(void **state)
  * and, when every short step is overloaded, that no hold would do. */
 static void test_findings_short_text(void **state)
 {
-    (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     struct sweep_findings *fd = calloc(1, sizeof *fd);

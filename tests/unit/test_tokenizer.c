@@ -15,7 +15,6 @@ static uint32_t count_str(const char *s)
 
 static void test_count(void **state)
 {
-    (void)state;
     assert_int_equal(tokenizer_count(NULL, 0), 0);
     assert_int_equal(count_str(""), 0);
     assert_int_equal(count_str("   \t\n  "), 0);
@@ -43,7 +42,6 @@ static void test_count(void **state)
 
 static void test_block_hashes(void **state)
 {
-    (void)state;
     uint64_t a[8], b[8];
     /* 8 tokens: abcd|ef, g, h, i, j, k, l */
     const char *ta = "abcdef g h i j k l";
@@ -89,7 +87,6 @@ static void test_block_hashes(void **state)
 
 static void test_output_tokens(void **state)
 {
-    (void)state;
     char text[5 * 1000 + 1];
     size_t len = 0;
     char buf[TOKENIZER_OUTPUT_TOKEN_MAX_BYTES + 1];
@@ -131,7 +128,6 @@ static void test_output_tokens(void **state)
  * leading IDs, FNV-1a over (0x20, id little-endian) per token. */
 static void test_block_hashes_ids(void **state)
 {
-    (void)state;
     uint32_t a[40], b[40];
     uint64_t ha[4], hb[4];
     for (uint32_t i = 0; i < 40; i++)
@@ -183,7 +179,6 @@ static void test_block_hashes_ids(void **state)
  * (12 "worl"), (1 "d"). Pins the default tokenizer's keys byte for byte. */
 static void test_words_hash_golden(void **state)
 {
-    (void)state;
     uint64_t h[4];
     assert_int_equal(tokenizer_block_hashes("hello world", 11, 1, h, 4), 4);
     assert_true(h[0] == 0x1a8c424aa021872cULL);
@@ -205,7 +200,6 @@ static void test_words_hash_golden(void **state)
 
 static void test_kind_names(void **state)
 {
-    (void)state;
     enum tokenizer_kind k = TOKENIZER_BYTES2;
     assert_int_equal(tokenizer_kind_parse("words", &k), 0);
     assert_int_equal(k, TOKENIZER_WORDS);
@@ -226,7 +220,6 @@ static uint32_t b2(const char *s)
 /* bytes2 text: a word of n bytes is ceil(n / 2). */
 static void test_bytes2_count(void **state)
 {
-    (void)state;
     assert_int_equal(tokenizer_count_text(TOKENIZER_BYTES2, NULL, 0), 0);
     assert_int_equal(b2(""), 0);
     assert_int_equal(b2(" \t\n "), 0);
@@ -254,7 +247,6 @@ static void test_bytes2_count(void **state)
 /* bytes2 prompts: BOS for completions; 7 per message + 3 for chat. */
 static void test_bytes2_prompt_count(void **state)
 {
-    (void)state;
     struct tokenizer_prompt comp = {"hello world", 11, NULL, 0};
     assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &comp), 6 + 1);
     struct tokenizer_prompt empty = {NULL, 0, NULL, 0};
@@ -275,7 +267,6 @@ static void test_bytes2_prompt_count(void **state)
 /* bytes2 block hashes: special tokens are tokens of the chain. */
 static void test_bytes2_hashes(void **state)
 {
-    (void)state;
     /* By hand: FNV-1a 64 over (0x40 0x01) BOS, (10 "ab"), (9 "c"). */
     struct tokenizer_prompt comp = {"ab c", 4, NULL, 0};
     uint64_t h[4];
@@ -321,7 +312,6 @@ static void test_bytes2_hashes(void **state)
 /* /tokenize's IDs: one per token, BOS only with add_special under bytes2. */
 static void test_ids(void **state)
 {
-    (void)state;
     uint32_t ids[16];
     assert_int_equal(tokenizer_ids(TOKENIZER_BYTES2, "hello the a", 11, 1, ids, 16), 7);
     assert_int_equal(ids[0], TOKENIZER_BOS_ID);

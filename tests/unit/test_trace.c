@@ -32,7 +32,6 @@ static void parse_bad(const char *text, const char *a, const char *b)
  * a shard's indexes (i mod N) and an offset that does not start at 0. */
 static void test_dump_schedule_roundtrip(void **state)
 {
-    (void)state;
     struct trace *t = parse_ok(
         "{\"index\":1,\"sched_ns\":250000000,\"prompt_tokens\":512,\"max_tokens\":128}\n"
         "{\"index\":3,\"sched_ns\":250000001,\"prompt_tokens\":7,\"max_tokens\":1}\n"
@@ -71,7 +70,6 @@ static void test_dump_schedule_roundtrip(void **state)
 
 static void test_all_fields(void **state)
 {
-    (void)state;
     char path[512], err[512] = "";
     struct trace *t = NULL;
     test_data_path("workload", "trace.jsonl", path, sizeof(path));
@@ -107,7 +105,6 @@ static void test_all_fields(void **state)
  * in the file are kept; escapes in prompts are decoded. */
 static void test_sorting_and_escapes(void **state)
 {
-    (void)state;
     struct trace *t = parse_ok(
         "{\"t\":2,\"prompt_tokens\":1,\"max_tokens\":1}\n"
         "\n"
@@ -135,7 +132,6 @@ static void test_sorting_and_escapes(void **state)
 
 static void test_timestamp_rebase_and_scale(void **state)
 {
-    (void)state;
     struct trace *t = parse_ok(
         "{\"timestamp\":1700000001.5,\"prompt_tokens\":1,\"output_tokens\":2}\n"
         "{\"timestamp\":1700000000.25,\"prompt_tokens\":1,\"output_tokens\":2}\n");
@@ -160,7 +156,6 @@ static void test_timestamp_rebase_and_scale(void **state)
 
 static void test_errors(void **state)
 {
-    (void)state;
     parse_bad("", "t.jsonl: empty trace", NULL);
     parse_bad("\n \n", "t.jsonl: empty trace", NULL);
     parse_bad(OKL "{\"sched_ns\":0,\"prompt_tokens\":1,}\n", "t.jsonl:2:", "invalid JSON");

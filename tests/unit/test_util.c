@@ -7,7 +7,6 @@
 
 static void test_parse_duration(void **state)
 {
-    (void)state;
     uint64_t ns = 0;
     assert_int_equal(ll_parse_duration_ns("250ms", LL_NS_PER_SEC, &ns), 0);
     assert_int_equal(ns, 250 * LL_NS_PER_MS);
@@ -25,7 +24,6 @@ static void test_parse_duration(void **state)
 
 static void test_parse_count(void **state)
 {
-    (void)state;
     double v = 0;
     assert_int_equal(ll_parse_count("1.5k", &v), 0);
     assert_true(v == 1500.0);
@@ -40,7 +38,6 @@ static void test_parse_count(void **state)
 
 static void test_parse_u64(void **state)
 {
-    (void)state;
     uint64_t v = 0;
     assert_int_equal(ll_parse_u64("18446744073709551615", &v), 0);
     assert_true(v == UINT64_MAX);
@@ -52,7 +49,6 @@ static void test_parse_u64(void **state)
 /* HTTP header lists: any item, or only the last (Transfer-Encoding). */
 static void test_http_list_has(void **state)
 {
-    (void)state;
     assert_int_equal(ll_http_list_has("close", 5, "close", 0), 1);
     assert_int_equal(ll_http_list_has("keep-alive, Close", 17, "close", 0), 1);
     assert_int_equal(ll_http_list_has(" ,, close\t,", 12, "close", 0), 1);
@@ -71,7 +67,6 @@ static void test_http_list_has(void **state)
  * around every power of ten. */
 static void test_fmt_u64(void **state)
 {
-    (void)state;
     uint64_t vals[200];
     size_t n = 0;
     uint64_t p = 1;
@@ -118,7 +113,6 @@ static int64_t http_date(const char *s)
  * from `date -u -d ... +%s`; and what must be refused. */
 static void test_http_date(void **state)
 {
-    (void)state;
     assert_int_equal(http_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
     assert_int_equal(http_date("Sunday, 06-Nov-94 08:49:37 GMT"), 784111777);
     assert_int_equal(http_date("Sun Nov  6 08:49:37 1994"), 784111777);
@@ -162,7 +156,6 @@ static void test_http_date(void **state)
  * the minimum, from none) to the first that fits, contents kept. */
 static void test_grow(void **state)
 {
-    (void)state;
     size_t cap = 0;
     char *b = ll_grow(NULL, &cap, 1, 64);
     assert_int_equal(cap, 64);
@@ -186,7 +179,6 @@ static void test_grow(void **state)
  * that never prints one (in time), and how each ended. */
 static void test_spawn(void **state)
 {
-    (void)state;
     char line[64], err[128];
     char *hello[] = {"sh", "-c", "echo hello; exec sleep 10", NULL};
     pid_t pid =
@@ -217,7 +209,6 @@ static void test_spawn(void **state)
  * (the group killed, a grandchild too), and a pending stop signal. */
 static void test_shell_run(void **state)
 {
-    (void)state;
     assert_int_equal(ll_shell_run("exit 0", NULL, NULL, 5000), 0);
     assert_int_equal(ll_shell_run("exit 7", NULL, NULL, 5000), 7);
     assert_int_equal(ll_shell_run("kill -TERM $$", NULL, NULL, 5000), 128 + SIGTERM);
@@ -242,7 +233,6 @@ static void test_shell_run(void **state)
 /* The server root of an API base: trailing slashes, then one "/v1" off. */
 static void test_url_root_len(void **state)
 {
-    (void)state;
     static const struct {
         const char *base, *root;
     } cases[] = {

@@ -254,7 +254,6 @@ static void test_max_not_judged(void **state)
  * CPU however often switched out, or with no CPU figures (busy). */
 static void test_late_cause(void **state)
 {
-    (void)state;
     const uint64_t S = 1000 * MS; /* one second, ns */
     static const struct {
         uint64_t late, asleep, cpu_ns, wall_ns, invol;
@@ -317,7 +316,6 @@ static void test_preempted_reason(void **state)
  * requests, and the workload's share known; never otherwise. */
 static void test_cache_carryover(void **state)
 {
-    (void)state;
     char buf[320];
     /* The finding: 65.6% cached where the workload shares 11.5%. */
     assert_int_equal(verdict_cache_carryover(0.656, 0.115, 120, buf, sizeof buf), 1);

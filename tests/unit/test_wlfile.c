@@ -38,7 +38,6 @@ static void parse_bad(const char *text, const char *a, const char *b)
 /* The sample file, every field. */
 static void test_sample_file(void **state)
 {
-    (void)state;
     char path[512], err[1024] = "";
     struct wl_file *f = NULL;
     test_data_path("workload", "classes.json", path, sizeof(path));
@@ -125,7 +124,6 @@ static void test_sample_file(void **state)
 
 static void test_defaults_and_numbers(void **state)
 {
-    (void)state;
     struct wl_file *f = parse_ok(
         "{\"classes\":[{\"name\":\"only\",\"prompt_tokens\":128,"
         "\"output_tokens\":\"normal:100,20\"}]}");
@@ -147,7 +145,6 @@ static void test_defaults_and_numbers(void **state)
 /* A class may speak Anthropic's Messages API, or OpenAI's Responses API. */
 static void test_api_anthropic(void **state)
 {
-    (void)state;
     struct wl_file *f =
         parse_ok("{\"classes\":[{\"name\":\"claude\",\"prompt_tokens\":64,\"output_tokens\":8,"
                  "\"api\":\"anthropic-messages\"},{\"name\":\"gpt\",\"prompt_tokens\":64,"
@@ -166,7 +163,6 @@ static void test_api_anthropic(void **state)
  * by runopts); anything but an object is refused where it stands. */
 static void test_extra_body(void **state)
 {
-    (void)state;
     struct wl_file *f = parse_ok("{\"classes\":[" CLS ",\"extra_body\":{\"temperature\":0,"
                                  "\"tools\":[{\"type\":\"function\"}]}}, {\"name\":\"b\","
                                  "\"prompt_tokens\":1,\"output_tokens\":1}]}");
@@ -185,7 +181,6 @@ static void test_extra_body(void **state)
 
 static void test_errors(void **state)
 {
-    (void)state;
     parse_bad("", "w.json: empty file", NULL);
     parse_bad(" \n\t\n", "w.json: empty file", NULL);
     parse_bad("{\"classes\": [\n  {\"name\": \"a\",}]}", "w.json:2:", "invalid JSON");
@@ -277,7 +272,6 @@ static void test_errors(void **state)
 /* Weights 1, 2, 7: 200k picks, frequencies within 0.006 (about 6 SE). */
 static void test_pick_frequencies(void **state)
 {
-    (void)state;
     struct wl_file *f = parse_ok(
         "{\"classes\":[" CLS ",\"weight\":1},"
         "{\"name\":\"b\",\"prompt_tokens\":1,\"output_tokens\":1,\"weight\":2},"
@@ -299,7 +293,6 @@ static void test_pick_frequencies(void **state)
 
 static void test_prefix_and_cancel_draws(void **state)
 {
-    (void)state;
     struct wl_prefix p = {.fraction = 0.3, .groups = 4, .tokens = 16};
     struct rng r;
     rng_seed(&r, 5, 5);
@@ -381,7 +374,6 @@ static char *build(uint64_t seed, uint64_t index, uint32_t n, int64_t group,
 
 static void test_prompt_build(void **state)
 {
-    (void)state;
     size_t starts[4096];
     const uint32_t ns[] = {1, 2, 3, 4, 5, 7, 64, 255, 256, 257, 260, 1000, 4000};
 
@@ -475,7 +467,6 @@ static void test_prompt_build(void **state)
  * whole prefix. */
 static void test_prompt_salt(void **state)
 {
-    (void)state;
     assert_int_equal(workload_content_seed(77, 0), 77);
     uint64_t s1 = workload_content_seed(77, 1), s2 = workload_content_seed(77, 2);
     assert_int_equal(workload_content_seed(77, 1), s1);
