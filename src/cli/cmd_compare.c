@@ -864,6 +864,25 @@ json_t *cmp_gates(const struct cmp_opts *o, const struct side *c, double rate,
     return gates;
 }
 
+int cmp_finish(json_t *doc, json_t *cands, int fail, int inconclusive, int quiet,
+               const char *outdir)
+{
+    int status = fail ? LL_EXIT_FAIL : inconclusive ? CMP_EXIT_INCONCLUSIVE : LL_EXIT_OK;
+    json_object_set_new(doc, "candidates", cands);
+    json_object_set_new(doc, "exit_status", json_integer(status));
+    char err[512];
+    if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0 ||
+        compare_html_write(outdir, doc, err, sizeof err) != 0) {
+        ll_errorf("compare: %s", err);
+        if (status == LL_EXIT_OK || status > LL_EXIT_RUNTIME)
+            status = LL_EXIT_RUNTIME; /* the lowest non-zero status wins */
+    } else if (!quiet) {
+        printf("\nresults: %s/compare.json, %s/compare.html\n", outdir, outdir);
+    }
+    json_decref(doc);
+    return status;
+}
+
 /* compare of runs (or replays): each candidate's rows against the
  * baseline, printed unless quiet, with compare.json and compare.html in
  * outdir. Returns the exit status. */
@@ -906,21 +925,8 @@ static int compare_runs(const struct side *sides, int nd, const struct cmp_opts 
         json_object_set_new(jc, "fail_on", cmp_gates(o, c, NAN, rows, n, &fail, &inconclusive));
         json_array_append_new(cands, jc);
     }
-    int status = fail ? LL_EXIT_FAIL : inconclusive ? CMP_EXIT_INCONCLUSIVE : LL_EXIT_OK;
-    json_object_set_new(doc, "candidates", cands);
-    json_object_set_new(doc, "exit_status", json_integer(status));
-    char err[512];
-    if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0 ||
-        compare_html_write(outdir, doc, err, sizeof err) != 0) {
-        ll_errorf("compare: %s", err);
-        if (status == LL_EXIT_OK || status > LL_EXIT_RUNTIME)
-            status = LL_EXIT_RUNTIME; /* the lowest non-zero status wins */
-    } else if (!o->quiet) {
-        printf("\nresults: %s/compare.json, %s/compare.html\n", outdir, outdir);
-    }
-    json_decref(doc);
     free(rows);
-    return status;
+    return cmp_finish(doc, cands, fail, inconclusive, o->quiet, outdir);
 }
 
 int compare_main(int argc, char **argv)

@@ -120,6 +120,14 @@ struct cmp_opts {
 json_t *cmp_gates(const struct cmp_opts *o, const struct side *c, double rate,
                   const struct row *rows, int n, int *fail, int *inconclusive);
 
+/* The end of either kind: cands into doc as "candidates", the exit
+ * status (1 on a failed --fail-on, else CMP_EXIT_INCONCLUSIVE on an
+ * inconclusive one, else 0; 3 when the files cannot be written) as
+ * "exit_status", then compare.json and compare.html into outdir, said on
+ * stdout unless quiet. Takes doc's and cands' references. */
+int cmp_finish(json_t *doc, json_t *cands, int fail, int inconclusive, int quiet,
+               const char *outdir);
+
 /* compare of sweeps, after cmp_sweeps_load: sides[0] the baseline, every
  * one a sweep. Writes compare.json and compare.html into outdir and
  * prints unless quiet. Returns the exit status: 1 when a --fail-on

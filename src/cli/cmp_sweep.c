@@ -13,9 +13,7 @@
 #include <string.h>
 
 #include "cli/cmp_int.h"
-#include "measure/results.h"
 #include "measure/stats.h"
-#include "report/compare_html.h"
 #include "report/report_build.h"
 #include "util/util.h"
 
@@ -422,19 +420,7 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         free(rates);
     }
     free(rows);
-    int status = fail ? LL_EXIT_FAIL : inconclusive ? CMP_EXIT_INCONCLUSIVE : LL_EXIT_OK;
-    json_object_set_new(doc, "candidates", cands);
-    json_object_set_new(doc, "exit_status", json_integer(status));
-    char err[512];
-    if (results_write_json_atomic(outdir, "compare.json", doc, err, sizeof err) != 0 ||
-        compare_html_write(outdir, doc, err, sizeof err) != 0) {
-        ll_errorf("compare: %s", err);
-        if (status == LL_EXIT_OK || status > LL_EXIT_RUNTIME)
-            status = LL_EXIT_RUNTIME; /* the lowest non-zero status wins */
-    } else if (!o->quiet) {
-        printf("\nresults: %s/compare.json, %s/compare.html\n", outdir, outdir);
-    }
-    json_decref(doc);
+    int status = cmp_finish(doc, cands, fail, inconclusive, o->quiet, outdir);
     for (int i = 0; i < nd; i++)
         report_sweep_free(&sw[i]);
     return status;
