@@ -173,6 +173,11 @@ static void test_runs_page(void **state)
     assert_null(strstr(h, "base<&>"));
     assert_non_null(strstr(h, "base&lt;&amp;&gt;"));
     assert_int_equal(check_row_colours(h), 2);
+    /* Rows titled as the terminal table titles them; data-row keeps the
+     * name. */
+    assert_non_null(strstr(h, "data-row=\"ttft_p99\""));
+    assert_non_null(strstr(h, "<td>TTFT p99</td>"));
+    assert_null(strstr(h, "<td>ttft_p99</td>"));
     /* An INVALID side is said so at the top; an ok one is not. */
     assert_non_null(strstr(h, "cand2 (candidate) was INVALID: lateness p99 9ms"));
     assert_null(strstr(h, "cand1 (candidate) was"));
