@@ -4,11 +4,25 @@
 # in docs/).
 #
 #   scripts/screenshot-report.sh [REPORT.html] [OUT.png] [WIDTH] [HEIGHT]
+#   scripts/screenshot-report.sh --compare [OUT.png] [WIDTH] [HEIGHT]
 #
-# Without REPORT.html it builds build/tests/unit/test_report_html and has it
+# REPORT.html may be any page: a report.html or a compare.html. Without it
+# the script builds build/tests/unit/test_report_html and has it
 # write its synthetic sample sweep (REPORT_SAMPLE_OUT) to build/report-sample.html.
 # OUT.png defaults to build/report-screenshot.png; the window to 1280 x 4800
 # (tall enough for the whole sample page).
+#
+# --compare renders a sample compare.html instead: the saved sweep
+# tests/data/report/sweep-classes (baseline "base") against a copy of it
+# whose every ok request decodes 1.5 times slower ("slower": last_ns and
+# end_ns moved by half the first-to-last span, as
+# tests/integration/test_compare_sweep.c makes it), compared by
+# build/llmload into build/compare-sample/out. OUT.png defaults to
+# build/compare-screenshot.png, the window to 1280 x 1670 (the curves, the
+# capacity and knee table and the first rate's table; the page is cut
+# there). docs/compare-screenshot.png is made so:
+#
+#   SCREENSHOT_COMPACT=1 scripts/screenshot-report.sh --compare docs/compare-screenshot.png
 #
 # With SCREENSHOT_COMPACT=1 the picture is cut below the end of the page and
 # reduced to 256 colours (lossless to the eye for this flat design, a third
@@ -24,10 +38,44 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
-report=${1:-}
-out=${2:-build/report-screenshot.png}
-width=${3:-1280}
-height=${4:-4800}
+if [ "${1:-}" = --compare ]; then
+    shift
+    out=${1:-build/compare-screenshot.png}
+    width=${2:-1280}
+    height=${3:-1670}
+    make --no-print-directory build/llmload >/dev/null
+    sample=build/compare-sample
+    rm -rf "$sample"
+    mkdir -p "$sample/base" "$sample/slower"
+    for f in run.json steps.jsonl requests.jsonl; do
+        cp tests/data/report/sweep-classes/$f "$sample/base/"
+    done
+    cp "$sample/base/run.json" "$sample/base/steps.jsonl" "$sample/slower/"
+    # The fixture's times are nanoseconds from the run's start (well under
+    # 2^53), exact in awk's doubles.
+    awk -v slow=1.5 '
+        function num(k,    m) {
+            if (!match($0, "\"" k "\":-?[0-9]+")) return ""
+            m = substr($0, RSTART, RLENGTH); sub(/^[^:]*:/, "", m); return m
+        }
+        function put(k, v) { sub("\"" k "\":-?[0-9]+", "\"" k "\":" sprintf("%.0f", v)) }
+        {
+            f = num("first_ns"); l = num("last_ns"); e = num("end_ns")
+            if (f != "" && l != "" && e != "") {
+                add = (l - f) * (slow - 1); add = add < 0 ? -int(-add + 0.5) : int(add + 0.5)
+                put("last_ns", l + add); put("end_ns", e + add)
+            }
+            print
+        }' "$sample/base/requests.jsonl" >"$sample/slower/requests.jsonl"
+    build/llmload compare "$sample/base" "$sample/slower" --label base --label slower \
+        --out "$sample/out" --force --quiet
+    report=$sample/out/compare.html
+else
+    report=${1:-}
+    out=${2:-build/report-screenshot.png}
+    width=${3:-1280}
+    height=${4:-4800}
+fi
 
 if [ -z "$report" ]; then
     make --no-print-directory build/tests/unit/test_report_html >/dev/null

@@ -25,8 +25,11 @@ static const char css[] =
      ".differs{background:#fef3c7;color:#78350f;border:1px solid #fcd34d;border-radius:8px;"
      "padding:8px 14px;margin:12px 0}\n"
      ".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:14px}\n"
-     ".chart{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:10px}\n"
-     ".chart svg{width:100%;height:auto}\n"
+     /* div.chart only: the svg inside is class "chart" too, and a second
+      * card on it would double the border and push it past the first. */
+     "div.chart{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:10px;"
+     "min-width:0}\n"
+     "svg.chart{display:block;width:100%;height:auto}\n"
      "table{border-collapse:collapse;background:#fff;font-variant-numeric:tabular-nums;"
      "font-size:14px;margin:6px 0 14px}\n"
      "th,td{padding:4px 10px;border-bottom:1px solid #e5e7eb;text-align:right}\n"
@@ -69,6 +72,49 @@ static void put_diff(struct strbuf *b, int pp, double v)
         strbuf_printf(b, pp ? "%+.2fpp" : "%+.1f%%", 100 * v);
 }
 
+/* A row's name as the terminal table titles it ("tpot_p99" is "TPOT
+ * p99", "error_rate_cancelled" is "error rate: cancelled"); data-row keeps
+ * the name itself. */
+static void put_row_title(struct strbuf *b, const char *name)
+{
+    static const char *const lat[][2] = {
+        {"ttft_", "TTFT "}, {"tpot_", "TPOT "}, {"itl_", "ITL/req "}, {"e2e_", "E2E "}};
+    for (size_t i = 0; i < sizeof lat / sizeof lat[0]; i++) {
+        size_t n = strlen(lat[i][0]);
+        if (strncmp(name, lat[i][0], n) == 0) {
+            strbuf_puts(b, lat[i][1]);
+            strbuf_put_xml(b, name + n);
+            return;
+        }
+    }
+    if (strcmp(name, "output_tokens_per_s") == 0) {
+        strbuf_puts(b, "output tok/s");
+        return;
+    }
+    const char *sub = strncmp(name, "error_rate_", 11) == 0 ? name + 11 : NULL;
+    if (sub) {
+        strbuf_puts(b, "error rate: ");
+        name = sub;
+    }
+    char one[2] = {0, 0};
+    for (const char *p = name; *p; p++) {
+        one[0] = *p == '_' ? ' ' : *p;
+        strbuf_put_xml(b, one);
+    }
+}
+
+/* Why a row is the same, in the terminal table's words. */
+static const char *same_text(const char *why)
+{
+    if (strcmp(why, "too_few") == 0)
+        return "too few values";
+    if (strcmp(why, "within_noise") == 0)
+        return "within noise";
+    if (strcmp(why, "below_min_effect") == 0)
+        return "under --min-effect";
+    return why;
+}
+
 /* A table of compare.json rows: colour (class better / worse) only on a
  * row whose verdict is better or worse. */
 static void put_rows(struct strbuf *b, json_t *rows)
@@ -91,7 +137,7 @@ static void put_rows(struct strbuf *b, json_t *rows)
         strbuf_puts(b, "\" data-verdict=\"");
         strbuf_put_xml(b, v);
         strbuf_puts(b, "\"><td>");
-        strbuf_put_xml(b, jstr(r, "row"));
+        put_row_title(b, jstr(r, "row"));
         strbuf_puts(b, "</td><td>");
         put_value(b, unit, jnum(r, "baseline"));
         strbuf_puts(b, "</td><td>");
@@ -115,7 +161,7 @@ static void put_rows(struct strbuf *b, json_t *rows)
         const char *why = json_string_value(json_object_get(r, "same_because"));
         if (why) {
             strbuf_puts(b, " (");
-            strbuf_put_xml(b, why);
+            strbuf_put_xml(b, same_text(why));
             strbuf_puts(b, ")");
         }
         strbuf_puts(b, "</td></tr>\n");
@@ -139,13 +185,22 @@ static size_t sides_of(json_t *doc, json_t **out, size_t max)
 
 #define MAX_PLOT_SIDES 16
 
+/* A side's series: the baseline solid with filled dots, a candidate dashed
+ * with rings, so that where the curves coincide the baseline's dots still
+ * show through the candidate's. */
+static unsigned side_flags(size_t s)
+{
+    return SVG_LINE | SVG_MARKERS | (s ? SVG_DASHED | SVG_HOLLOW : 0u);
+}
+
 /* One chart of the sweeps' curves: field of each side's curve against
  * offered load, scaled, one series per side, and each side's SLO
  * capacity as a vertical line in its colour (data-key "capacity-side-N",
- * labelled when label_caps). */
+ * labelled when label_caps); ymax fixes the y axis's top (NAN: from the
+ * data). */
 static void sweep_chart(struct strbuf *b, json_t **sides, size_t ns, const char *id,
                         const char *title, const char *field, double scale, const char *ylabel,
-                        const char *yunit, int label_caps)
+                        const char *yunit, double ymax, int label_caps)
 {
     struct svg_series se[MAX_PLOT_SIDES];
     struct svg_vline vl[MAX_PLOT_SIDES];
@@ -181,13 +236,13 @@ static void sweep_chart(struct strbuf *b, json_t **sides, size_t ns, const char 
                                     .x = xs[s],
                                     .y = ys[s],
                                     .n = n,
-                                    .flags = SVG_LINE | SVG_MARKERS | (s ? SVG_DASHED : 0u)};
+                                    .flags = side_flags(s)};
     }
     struct svg_chart c = {
         .id = id,
         .title = title,
         .x = {.label = "offered load", .unit = "req/s", .min = NAN, .max = NAN, .include_zero = 1},
-        .y = {.label = ylabel, .unit = yunit, .min = NAN, .max = NAN, .include_zero = 1},
+        .y = {.label = ylabel, .unit = yunit, .min = NAN, .max = ymax, .include_zero = 1},
         .series = se,
         .n_series = ns,
         .vlines = vl,
@@ -234,7 +289,7 @@ static void run_chart(struct strbuf *b, json_t *doc, json_t **sides, size_t ns, 
                                     .x = x[s],
                                     .y = y[s],
                                     .n = 3,
-                                    .flags = SVG_LINE | SVG_MARKERS | (s ? SVG_DASHED : 0u)};
+                                    .flags = side_flags(s)};
     }
     struct svg_chart c = {
         .id = id,
@@ -355,12 +410,14 @@ void compare_html_render(json_t *doc, struct strbuf *b)
 
     strbuf_puts(b, "<h2>Curves</h2>\n<div class=\"charts\">\n");
     if (sweep) {
-        sweep_chart(b, sides, ns, "cmp-ttft", "TTFT p99", "ttft_p99_ns", 1e-6, "TTFT p99", "ms", 0);
-        sweep_chart(b, sides, ns, "cmp-tpot", "TPOT p99", "tpot_p99_ns", 1e-6, "TPOT p99", "ms", 0);
+        sweep_chart(b, sides, ns, "cmp-ttft", "TTFT p99", "ttft_p99_ns", 1e-6, "TTFT p99", "ms",
+                    NAN, 0);
+        sweep_chart(b, sides, ns, "cmp-tpot", "TPOT p99", "tpot_p99_ns", 1e-6, "TPOT p99", "ms",
+                    NAN, 0);
         sweep_chart(b, sides, ns, "cmp-goodput", "goodput", "goodput_rps", 1, "goodput", "req/s",
-                    1);
+                    NAN, 1);
         sweep_chart(b, sides, ns, "cmp-attainment", "attainment", "attainment", 100, "attainment",
-                    "%", 0);
+                    "%", 100, 0);
     } else {
         run_chart(b, doc, sides, ns, "ttft", "cmp-ttft", "TTFT");
         run_chart(b, doc, sides, ns, "e2e", "cmp-e2e", "E2E");

@@ -172,6 +172,15 @@ static void test_runs_page(void **state)
     assert_null(strstr(h, "base<&>"));
     assert_non_null(strstr(h, "base&lt;&amp;&gt;"));
     assert_int_equal(check_row_colours(h), 2);
+    /* Rows titled as the terminal table titles them; data-row keeps the
+     * name. */
+    assert_non_null(strstr(h, "data-row=\"ttft_p99\""));
+    assert_non_null(strstr(h, "<td>TTFT p99</td>"));
+    assert_null(strstr(h, "<td>ttft_p99</td>"));
+    /* One card per chart: the card's style is on the div, not on the svg
+     * inside it (class "chart" too), which would get a second border. */
+    assert_non_null(strstr(h, "div.chart{"));
+    assert_null(strstr(h, "\n.chart{"));
     /* An INVALID side is said so at the top; an ok one is not. */
     assert_non_null(strstr(h, "cand2 (candidate) was INVALID: lateness p99 9ms"));
     assert_null(strstr(h, "cand1 (candidate) was"));
