@@ -146,7 +146,10 @@ check-asan: deps
 	    $(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined \
 	    CC=clang INTEG_CURL=build-asan/tests/integration/test_hostile unit integration
 
+# Chromium only here, not in deps: a build and its tests do not need it.
 check-report: deps
+	@sh scripts/install-deps.sh chromium fonts-dejavu-core || \
+	    echo "check-report: chromium could not be installed (not root?)" >&2
 	@sh tests/report-screenshot.sh
 
 valgrind: deps

@@ -4,10 +4,11 @@
 # Run as root on Debian or Ubuntu: installs whatever is missing (and nothing
 # when all is there, so it is cheap to call before every build). Run as
 # anyone else: prints the exact apt-get line and exits non-zero when
-# something is missing.
+# something is missing. Arguments name more packages than the build's own
+# (`make check-report` asks for chromium and a font).
 set -eu
 
-PKGS="build-essential pkg-config libcurl4-openssl-dev libjansson-dev libcmocka-dev clang clang-format curl groff-base openmpi-bin"
+PKGS="build-essential pkg-config libcurl4-openssl-dev libjansson-dev libcmocka-dev clang clang-format curl groff-base openmpi-bin $*"
 
 missing=""
 for p in $PKGS; do
