@@ -64,21 +64,6 @@ unsigned extrabody_own(enum oai_api api, const char *key)
     return 0;
 }
 
-static const char *type_name(const json_t *j)
-{
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: break;
-    }
-    return "null";
-}
-
 int extrabody_parse_arg(const char *flag, const char *arg, json_t **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -117,7 +102,7 @@ int extrabody_parse_arg(const char *flag, const char *arg, json_t **out, char *e
     free(file);
     if (!json_is_object(j)) {
         snprintf(err, errlen, "%s: expected a JSON object such as {\"temperature\":0}, got %s%s%s",
-                 flag, type_name(j), path ? " in " : "", path ? path : "");
+                 flag, jsonfile_type_name(j), path ? " in " : "", path ? path : "");
         json_decref(j);
         return LL_E_INVAL;
     }

@@ -127,6 +127,21 @@ int jsonfile_valid_name(const char *s, size_t n, size_t max)
     return 1;
 }
 
+const char *jsonfile_type_name(const json_t *j)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: break;
+    }
+    return "null";
+}
+
 char *jsonfile_quote(const char *s, size_t len, char *out, size_t outlen)
 {
     static const char hex[] = "0123456789abcdef";

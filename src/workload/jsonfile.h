@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 struct jscan_value;
 
 /* Largest input file any loader reads whole (2 GiB). */
@@ -71,6 +73,10 @@ int jsonfile_valid_name(const char *s, size_t n, size_t max);
  * most about 40 bytes, control and non-ASCII bytes as \xHH, "..." when cut.
  * Returns out. */
 char *jsonfile_quote(const char *s, size_t len, char *out, size_t outlen);
+
+/* What j is, for an error message: "an object", "an array", "a string",
+ * "a number", "a boolean" or "null". */
+const char *jsonfile_type_name(const json_t *j);
 
 /* The 1-based line and byte column of offset off in text. */
 void jsonfile_line_col(const char *text, size_t off, unsigned long *line,

@@ -140,20 +140,6 @@ static char *got(const json_t *j)
     return ll_strdup(q);
 }
 
-static const char *json_type_name(const json_t *j)
-{
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
-}
-
 /* Reject members of obj not in names (NULL-terminated). */
 static int check_keys(struct wctx *c, const char *path, json_t *obj,
                       const char *const *names)
@@ -556,8 +542,7 @@ static int parse_root(struct wctx *c, json_t *root, struct wl_file *f)
     static const char *const keys[] = {"version", "classes", NULL};
     int rc;
     if (!json_is_object(root)) {
-        werr(c, "", "expected an object {\"classes\": [...]}, got %s",
-             json_type_name(root));
+        werr(c, "", "expected an object {\"classes\": [...]}, got %s", jsonfile_type_name(root));
         return LL_E_INVAL;
     }
     if ((rc = check_keys(c, "", root, keys)))
