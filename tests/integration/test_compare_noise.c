@@ -19,8 +19,8 @@
  * Except TPOT, ITL and E2E: their intervals see the noise within a run,
  * and on the sim (a deterministic decode step) that is tiny, while what
  * moves a whole run (the box's load on one sim, where the batches fell)
- * is not in them: on this 2-core VM their p90 rows were called in 5 to 9
- * of 40 pairs (12-22%, not 5%; their p50 rows in 1). Those rows are held
+ * is not in them: on this 2-core VM their p90 rows were called in 4 to 9
+ * of 40 pairs (10-22%, not 5%; their p50 rows in 1 or 2). Those rows are held
  * to a loose bound, half the pairs, that catches a gross fault only; the
  * between-run variation of `--repeat` is the remedy (docs/compare.md).
  *
