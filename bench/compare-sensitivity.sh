@@ -42,7 +42,7 @@ start_sim() {
     i=0
     while [ ! -s "$TMP/$f" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
     SIMURL=$(head -1 "$TMP/$f")
-    [ -n "$SIMURL" ] || { echo "$NAME: the sim did not start" >&2; cat "$TMP/$f.err" >&2; exit 1; }
+    [ -n "$SIMURL" ] || { kill "$SIMPID" 2>/dev/null; echo "$NAME: the sim did not start" >&2; cat "$TMP/$f.err" >&2; exit 1; }
 }
 
 W="--rate $RATE --duration ${SECS}s --arrival constant --seed 1 --prompt-tokens 64
