@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "decode/jscan.h"
+#include "decode/openai.h"
 
 /* The starting value of a digest. The targets compare digests of one input
  * parsed in different ways, so any fixed value does; this one has always
@@ -31,6 +35,64 @@ static inline void fuzz_check_used(size_t used, size_t fed, int wants_more)
 {
     if (used > fed || (wants_more && used != fed))
         abort();
+}
+
+/* Two decodes of one event agree on everything a record takes from it;
+ * aborts otherwise. */
+static inline void fuzz_same_chunk(const struct oai_chunk *a, const struct oai_chunk *b)
+{
+    if (a->done != b->done || a->role_only != b->role_only ||
+        a->content_bytes != b->content_bytes || a->reasoning_bytes != b->reasoning_bytes ||
+        a->tool_call_deltas != b->tool_call_deltas || a->has_finish != b->has_finish ||
+        strcmp(a->finish_reason, b->finish_reason) != 0 || a->has_usage != b->has_usage ||
+        a->prompt_tokens != b->prompt_tokens || a->completion_tokens != b->completion_tokens ||
+        a->cached_tokens != b->cached_tokens || a->has_error != b->has_error ||
+        strcmp(a->error_message, b->error_message) != 0)
+        abort();
+}
+
+/* One API's event decoder (named events: Anthropic, Responses) on
+ * arbitrary bytes: nothing crashes, its strings stay NUL-terminated, it
+ * accepts exactly the valid JSON objects (as the validator says), under
+ * the name end_event too and as a non-streamed body; and decode_memo,
+ * fed the input's lines as one stream, always agrees with decode. */
+static inline void fuzz_event_decoder(
+    const uint8_t *data, size_t size,
+    int (*decode)(const char *, size_t, const char *, size_t, struct oai_chunk *),
+    int (*decode_memo)(const char *, size_t, const char *, size_t, struct oai_chunk *,
+                       struct oai_memo *),
+    int (*decode_response)(const char *, size_t, struct oai_chunk *), const char *end_event)
+{
+    const char *s = (const char *)data;
+    struct oai_chunk c, full, memo;
+    struct jscan_value v;
+
+    int rc = decode("", 0, s, size, &c);
+    if (c.finish_reason[sizeof(c.finish_reason) - 1] != '\0' ||
+        c.error_message[sizeof(c.error_message) - 1] != '\0')
+        abort();
+    int valid_obj = jscan_validate(s, size, JSCAN_DEFAULT_DEPTH, &v) == 0 && v.type == JSCAN_OBJECT;
+    if ((rc == 0) != valid_obj)
+        abort();
+    (void)decode(end_event, strlen(end_event), s, size, &c);
+    (void)decode_response(s, size, &c);
+    if (c.error_message[sizeof(c.error_message) - 1] != '\0')
+        abort();
+
+    /* The input's lines as one stream, both ways, the memo carried along. */
+    struct oai_memo m;
+    oai_memo_reset(&m);
+    for (size_t at = 0; at <= size;) {
+        const char *nl = memchr(s + at, '\n', size - at);
+        size_t n = nl ? (size_t)(nl - (s + at)) : size - at;
+        int rc_full = decode("", 0, s + at, n, &full);
+        int rc_memo = decode_memo("", 0, s + at, n, &memo, &m);
+        if (rc_full != rc_memo)
+            abort();
+        if (rc_full == 0)
+            fuzz_same_chunk(&full, &memo);
+        at += n + 1;
+    }
 }
 
 #endif

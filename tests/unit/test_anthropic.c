@@ -12,89 +12,10 @@
 #include "decode/sse.h"
 #include "util/util.h"
 
-/* A capture's status and body, chunked framing undone. */
-static char *load_body(const char *name, int *status, size_t *len)
-{
-    size_t raw_len;
-    char *raw = test_read_data("sse", name, &raw_len);
-    char *hdr_end = strstr(raw, "\r\n\r\n");
-    assert_non_null(hdr_end);
-    assert_true(strncmp(raw, "HTTP/1.1 ", 9) == 0);
-    *status = atoi(raw + 9);
-    char *out = ll_malloc(raw_len + 1);
-    char *p = hdr_end + 4, *end = raw + raw_len;
-    size_t n = 0;
-    if (!strstr(raw, "Transfer-Encoding: chunked")) {
-        n = (size_t)(end - p);
-        memcpy(out, p, n);
-    } else {
-        for (;;) {
-            char *e;
-            unsigned long k = strtoul(p, &e, 16);
-            assert_true(e != p && e[0] == '\r' && e[1] == '\n');
-            p = e + 2;
-            if (k == 0)
-                break;
-            assert_true(p + k + 2 <= end);
-            memcpy(out + n, p, k);
-            n += k;
-            p += k + 2;
-        }
-    }
-    out[n] = '\0';
-    *len = n;
-    free(raw);
-    return out;
-}
-
-struct acc {
-    int memo_on;
-    struct oai_memo memo;
-    struct oai_stream st;
-    int malformed;
-    uint64_t pings;
-};
-
-static int acc_cb(void *ud, const struct sse_event *ev)
-{
-    struct acc *a = ud;
-    struct oai_chunk c, ref;
-    int rc = a->memo_on ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len,
-                                                 &c, &a->memo)
-                        : anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &c);
-    /* The memo never changes an answer. */
-    assert_int_equal(anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ref), rc);
-    assert_memory_equal(&c, &ref, sizeof c);
-    if (rc != 0) {
-        a->malformed++;
-        return 0;
-    }
-    oai_stream_add(&a->st, &c);
-    return 0;
-}
-
-/* Feed body through an SSE parser cut at the offsets in cuts (ascending). */
-static void feed(const char *body, size_t len, const size_t *cuts, size_t ncuts, int memo,
-                 struct acc *a)
-{
-    struct sse_parser p;
-    memset(a, 0, sizeof *a);
-    a->memo_on = memo;
-    oai_memo_reset(&a->memo);
-    oai_stream_init(&a->st);
-    sse_parser_init(&p, 0);
-    size_t pos = 0;
-    for (size_t i = 0; i <= ncuts; i++) {
-        size_t next = i < ncuts ? cuts[i] : len;
-        assert_int_equal(sse_parser_feed(&p, body + pos, next - pos, acc_cb, a), 0);
-        pos = next;
-    }
-    assert_int_equal(sse_parser_finish(&p, acc_cb, a), 0);
-    sse_parser_free(&p);
-}
+static const struct test_event_decoder decoder = {anth_decode_event, anth_decode_event_memo};
 
 /* What llama.cpp's stream (max_tokens 12) decodes to. */
-static void check_stream(const struct acc *a)
+static void check_stream(const struct test_stream_acc *a)
 {
     enum oai_tokens_source src;
     assert_int_equal(a->malformed, 0);
@@ -121,31 +42,8 @@ static void check_stream(const struct acc *a)
 
 static void test_capture_stream(void **state)
 {
-    int status;
-    size_t len;
-    char *body = load_body("messages-stream.http", &status, &len);
-    struct acc a;
-
-    assert_int_equal(status, 200);
-    for (int memo = 0; memo <= 1; memo++) {
-        feed(body, len, NULL, 0, memo, &a);
-        check_stream(&a);
-        if (memo) /* every text delta after the first takes the shortcut */
-            assert_int_equal(a.memo.hits, 11);
-        /* Split at every offset. */
-        for (size_t k = 0; k <= len; k++) {
-            feed(body, len, &k, 1, memo, &a);
-            check_stream(&a);
-        }
-    }
-    /* Byte by byte. */
-    size_t *all = ll_malloc(len * sizeof *all);
-    for (size_t i = 0; i + 1 < len; i++)
-        all[i] = i + 1;
-    feed(body, len, all, len - 1, 1, &a);
-    check_stream(&a);
-    free(all);
-    free(body);
+    /* With the memo, every text delta after the first takes the shortcut. */
+    test_capture_splits("messages-stream.http", &decoder, check_stream, 11);
 }
 
 static void test_capture_nostream_and_error(void **state)
@@ -153,7 +51,7 @@ static void test_capture_nostream_and_error(void **state)
     int status;
     size_t len;
     struct oai_chunk c;
-    char *body = load_body("messages-nostream.http", &status, &len);
+    char *body = test_capture_body("messages-nostream.http", &status, &len);
 
     assert_int_equal(status, 200);
     assert_int_equal(anth_decode_response(body, len, &c), 0);
@@ -167,7 +65,7 @@ static void test_capture_nostream_and_error(void **state)
     assert_int_equal(c.has_error, 0);
     free(body);
 
-    body = load_body("messages-error-context-too-long.http", &status, &len);
+    body = test_capture_body("messages-error-context-too-long.http", &status, &len);
     assert_int_equal(status, 400);
     assert_int_equal(anth_decode_response(body, len, &c), 0);
     assert_int_equal(c.has_error, 1);

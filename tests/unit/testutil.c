@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/sse.h"
 #include "test.h"
+#include "util/rng.h"
 #include "util/util.h"
 
 const char *test_data_path(const char *dir, const char *name, char *buf, size_t len)
@@ -127,10 +129,111 @@ size_t svgtest_collect(const char *s, size_t len, const char *prefix, const char
 
 uint64_t test_splitmix64(uint64_t *state)
 {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    return rng_splitmix64(state);
+}
+
+char *test_capture_body(const char *name, int *status, size_t *len)
+{
+    size_t raw_len;
+    char *raw = test_read_data("sse", name, &raw_len);
+    char *hdr_end = strstr(raw, "\r\n\r\n");
+    assert_non_null(hdr_end);
+    assert_true(strncmp(raw, "HTTP/1.1 ", 9) == 0);
+    *status = atoi(raw + 9);
+    char *out = ll_malloc(raw_len + 1);
+    char *p = hdr_end + 4, *end = raw + raw_len;
+    size_t n = 0;
+    if (!strstr(raw, "Transfer-Encoding: chunked")) {
+        n = (size_t)(end - p);
+        memcpy(out, p, n);
+    } else {
+        for (;;) {
+            char *e;
+            unsigned long k = strtoul(p, &e, 16);
+            assert_true(e != p && e[0] == '\r' && e[1] == '\n');
+            p = e + 2;
+            if (k == 0)
+                break;
+            assert_true(p + k + 2 <= end);
+            memcpy(out + n, p, k);
+            n += k;
+            p += k + 2;
+        }
+    }
+    out[n] = '\0';
+    *len = n;
+    free(raw);
+    return out;
+}
+
+static int stream_acc_cb(void *ud, const struct sse_event *ev)
+{
+    struct test_stream_acc *a = ud;
+    struct oai_chunk c, ref;
+    int rc = a->memo_on
+                 ? a->d->decode_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &a->memo)
+                 : a->d->decode(ev->event, ev->event_len, ev->data, ev->data_len, &c);
+    /* The memo never changes an answer. */
+    assert_int_equal(a->d->decode(ev->event, ev->event_len, ev->data, ev->data_len, &ref), rc);
+    assert_memory_equal(&c, &ref, sizeof c);
+    if (rc != 0) {
+        a->malformed++;
+        return 0;
+    }
+    oai_stream_add(&a->st, &c);
+    return 0;
+}
+
+/* Feed body through an SSE parser cut at the offsets in cuts (ascending). */
+static void stream_feed(const char *body, size_t len, const size_t *cuts, size_t ncuts, int memo,
+                        struct test_stream_acc *a)
+{
+    const struct test_event_decoder *d = a->d;
+    struct sse_parser p;
+    memset(a, 0, sizeof *a);
+    a->d = d;
+    a->memo_on = memo;
+    oai_memo_reset(&a->memo);
+    oai_stream_init(&a->st);
+    sse_parser_init(&p, 0);
+    size_t pos = 0;
+    for (size_t i = 0; i <= ncuts; i++) {
+        size_t next = i < ncuts ? cuts[i] : len;
+        assert_int_equal(sse_parser_feed(&p, body + pos, next - pos, stream_acc_cb, a), 0);
+        pos = next;
+    }
+    assert_int_equal(sse_parser_finish(&p, stream_acc_cb, a), 0);
+    sse_parser_free(&p);
+}
+
+void test_capture_splits(const char *name, const struct test_event_decoder *d,
+                         void (*check)(const struct test_stream_acc *a), uint64_t memo_hits)
+{
+    int status;
+    size_t len;
+    char *body = test_capture_body(name, &status, &len);
+    struct test_stream_acc a = {.d = d};
+
+    assert_int_equal(status, 200);
+    for (int memo = 0; memo <= 1; memo++) {
+        stream_feed(body, len, NULL, 0, memo, &a);
+        check(&a);
+        if (memo)
+            assert_int_equal(a.memo.hits, memo_hits);
+        /* Split at every offset. */
+        for (size_t k = 0; k <= len; k++) {
+            stream_feed(body, len, &k, 1, memo, &a);
+            check(&a);
+        }
+    }
+    /* Byte by byte. */
+    size_t *all = ll_malloc(len * sizeof *all);
+    for (size_t i = 0; i + 1 < len; i++)
+        all[i] = i + 1;
+    stream_feed(body, len, all, len - 1, 1, &a);
+    check(&a);
+    free(all);
+    free(body);
 }
 
 int test_cmp_u64(const void *a, const void *b)

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "decode/openai.h"
+
 /* buf = "$LLMLOAD_DATA/dir/name", or "tests/data/dir/name" when the
  * variable is unset (run from the repository root). Fails the test when it
  * does not fit len. Returns buf. */
@@ -35,6 +37,36 @@ void assert_load_missing(int rc, const void *out, const char *err, const char *p
 /* splitmix64: a small seeded source of test values. *state is the seed,
  * then the state; returns the next value. */
 uint64_t test_splitmix64(uint64_t *state);
+
+/* A captured HTTP response in tests/data/sse/name: its status into
+ * *status, and its body, chunked framing undone, returned (NUL-ended, the
+ * caller frees) with its length in *len. */
+char *test_capture_body(const char *name, int *status, size_t *len);
+
+/* One API's event decoder, plain and through the memo (anth_decode_event
+ * and anth_decode_event_memo, say). */
+struct test_event_decoder {
+    int (*decode)(const char *event, size_t event_len, const char *data, size_t len,
+                  struct oai_chunk *out);
+    int (*decode_memo)(const char *event, size_t event_len, const char *data, size_t len,
+                       struct oai_chunk *out, struct oai_memo *m);
+};
+
+/* What a stream decoded to: every event's chunk added to st. */
+struct test_stream_acc {
+    const struct test_event_decoder *d;
+    int memo_on;
+    struct oai_memo memo;
+    struct oai_stream st;
+    int malformed; /* events the decoder refused */
+};
+
+/* The streamed capture name, decoded by d whole, cut at every offset and
+ * byte by byte, with and without the memo (which must never change an
+ * event's answer): check judges each result. With the memo, the whole
+ * stream must take the shortcut memo_hits times. */
+void test_capture_splits(const char *name, const struct test_event_decoder *d,
+                         void (*check)(const struct test_stream_acc *a), uint64_t memo_hits);
 
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
  * ordered). */
