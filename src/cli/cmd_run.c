@@ -559,6 +559,14 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
         if (it && !slo_is_set(&cfg->slo))
             return runopts_errf(err, errlen, "--expect: \"%s\": %s needs --slo", it->text,
                                 it->metric);
+        /* A shard offers its share of the rate: a per-second bound on one
+         * shard would judge the whole run's figure against a part. */
+        for (size_t i = 0; i < ra->ex.n && cfg->shards > 1; i++)
+            if (ra->ex.item[i].unit == EXPECT_RATE)
+                return runopts_errf(err, errlen,
+                                    "--expect: \"%s\": a rate judges the whole run, not one "
+                                    "of --shard's %u parts",
+                                    ra->ex.item[i].text, cfg->shards);
     }
     struct run_metrics_opts *mo = &ra->mo;
     if (mo->shard) {

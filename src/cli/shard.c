@@ -190,6 +190,9 @@ static int leap(int y)
     return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
 
+/* The last second whose nanoseconds fit an int64_t: 2262-04-11. */
+#define SHARD_START_MAX_S (INT64_MAX / (int64_t)LL_NS_PER_SEC - 1)
+
 int shard_parse_start_at(const char *v, int64_t *unix_ns, char *err, size_t errlen)
 {
     const char *p = v;
@@ -199,7 +202,7 @@ int shard_parse_start_at(const char *v, int64_t *unix_ns, char *err, size_t errl
         int64_t s = 0;
         while (*p >= '0' && *p <= '9') {
             s = s * 10 + (*p - '0');
-            if (s > 253402300799LL)
+            if (s > SHARD_START_MAX_S)
                 goto bad;
             p++;
         }
@@ -228,6 +231,8 @@ int shard_parse_start_at(const char *v, int64_t *unix_ns, char *err, size_t errl
                     .tm_min = mi,
                     .tm_sec = s};
     time_t t = timegm(&tm);
+    if ((int64_t)t > SHARD_START_MAX_S)
+        goto bad;
     *unix_ns = (int64_t)t * (int64_t)LL_NS_PER_SEC + frac;
     return 0;
 bad:

@@ -50,7 +50,7 @@ int shard_from_env(shard_getenv_fn *get, void *ud, const char *shards_flag, uint
 /* --start-at's value: RFC 3339 in UTC ("2026-12-02T11:00:00.5Z", up to 9
  * digits of fraction, 'T' or 't' or ' ', 'Z' or 'z') or unix seconds with
  * an optional fraction ("1796202000.25"), into nanoseconds since the
- * epoch. Years 1970 to 9999. */
+ * epoch. From 1970 to 2262-04-11 (nanoseconds in 64 bits). */
 int shard_parse_start_at(const char *v, int64_t *unix_ns, char *err, size_t errlen);
 
 /* --out's template with "{shard}" replaced by shard and "{host}" by host

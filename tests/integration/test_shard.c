@@ -701,6 +701,9 @@ static void test_usage_errors(void **state)
 {
     HARNESS_EXPECT_USAGES(
         {{"run", "--rate", "5", "--shard", "3/3"}, "--shard: the index K counts from 0"},
+        {{"run", "--rate", "5", "--shard", "0/2", "--prompt-salt", "1", "--slo", "ttft=1s",
+          "--expect", "ttft_p99<1s,goodput>=3/s"},
+         "--expect: \"goodput>=3/s\": a rate judges the whole run, not one of --shard's 2 parts"},
         {{"run", "--rate", "5", "--shard", "two"}, "--shard: expected K/N"},
         {{"run", "--rate", "5", "--shards", "2"}, "--shards: goes with --shard auto"},
         {{"run", "--rate", "5", "--start-at", "noon"}, "--start-at: expected an RFC 3339"},

@@ -145,6 +145,9 @@ static void test_start_at(void **state)
     assert_true(ns == 1796209200LL * 1000000000LL);
     assert_int_equal(shard_parse_start_at("1796209200.25", &ns, err, sizeof err), 0);
     assert_true(ns == 1796209200LL * 1000000000LL + 250000000LL);
+    /* The last year whose nanoseconds fit. */
+    assert_int_equal(shard_parse_start_at("2262-01-01T00:00:00Z", &ns, err, sizeof err), 0);
+    assert_true(ns == 9214646400LL * 1000000000LL);
     static const char *const bad[] = {
         "",
         "soon",
@@ -165,6 +168,8 @@ static void test_start_at(void **state)
         "-1796209200",
         "1796209200.1234567891",
         "99999999999999",
+        "99999999999",          /* past 2262: its nanoseconds overflow 64 bits */
+        "2300-01-01T00:00:00Z", /* likewise */
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
         if (shard_parse_start_at(bad[i], &ns, err, sizeof err) != LL_E_INVAL)
