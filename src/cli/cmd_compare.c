@@ -744,6 +744,8 @@ static int sides_load(int argc, char **argv, const struct cmp_args *a, struct si
     }
     if (strcmp(sides[0].kind, "sweep") == 0) {
         cmp_sweeps_load(sides, nd);
+        for (int i = 0; i < nd; i++)
+            side_outcome(&sides[i]); /* run.json's word: a sweep has no run summary */
         return nd;
     }
     for (int i = 0; i < nd; i++) {
@@ -1009,4 +1011,14 @@ const char *cmp_fmt_diff(const struct row *r, double x, char *buf, size_t len)
 json_t *cmp_row_json(const struct row *r)
 {
     return row_json(r);
+}
+
+json_t *cmp_side_json(const struct side *s)
+{
+    return side_json(s);
+}
+
+void cmp_side_warn(const struct side *s, const char *role)
+{
+    side_warn(s, role);
 }

@@ -109,6 +109,12 @@ struct cmp_opts {
     size_t n_th;
 };
 
+/* A side as compare.json names it (dir, label, outcome, invalid,
+ * invalid_reason, interrupted); caller owns it. And its warning, one
+ * stderr line, when it was INVALID or interrupted. */
+json_t *cmp_side_json(const struct side *s);
+void cmp_side_warn(const struct side *s, const char *role);
+
 /* compare's exit status when a --fail-on row's interval is too wide to
  * pass or fail it. */
 #define CMP_EXIT_INCONCLUSIVE 5

@@ -202,6 +202,24 @@ static void side_facts_end(struct side *s)
     s->send_rate = (double)s->sent / w;
 }
 
+/* Whether step st's figures stand for its rate: a load step, judged (not
+ * INVALID: its latencies hold the generator's own delay, and the sweep's
+ * capacity search leaves it out too), and run to its end (an interrupted
+ * one measured less than its hold). */
+static int step_measured(const struct sweep_step *st)
+{
+    return !st->f.recovery && !st->invalid && !st->f.interrupted;
+}
+
+/* Whether sweep sw has a step_measured step at rate. */
+static int rate_measured(const struct report_sweep *sw, double rate)
+{
+    for (size_t i = 0; i < sw->n_steps; i++)
+        if (step_measured(&sw->steps[i]) && same_rate(sw->steps[i].f.offered_rps, rate))
+            return 1;
+    return 0;
+}
+
 /* Fill rate_sides[k] (k < n_rates, rates[k]) from sweep sw's steps and
  * records. Returns 0, or -1 with the reason in err. */
 static int rate_sides_load(const struct report_sweep *sw, const char *dir, const double *rates,
@@ -212,9 +230,7 @@ static int rate_sides_load(const struct report_sweep *sw, const char *dir, const
     for (size_t i = 0; i < sw->n_steps; i++) {
         const struct sweep_step *st = &sw->steps[i];
         rate_of[i] = -1;
-        /* An INVALID step's latencies hold the generator's own delay: left
-         * out, as the sweep's capacity search leaves it out. */
-        if (st->f.recovery || st->invalid)
+        if (!step_measured(st))
             continue;
         for (size_t k = 0; k < n_rates; k++) {
             if (same_rate(st->f.offered_rps, rates[k])) {
@@ -301,14 +317,16 @@ static void print_curves(FILE *f, const struct report_sweep *b, const struct rep
 
 /* ---- the command's sweep half -------------------------------------------- */
 
-static void fill_side_json(json_t *o, const struct side *s, const struct report_sweep *sw)
+/* Side s's object in compare.json: who it is and how it ended
+ * (cmp_side_json), then its sweep's capacity, knee and curve. */
+static json_t *sweep_side_json(const struct side *s, const struct report_sweep *sw)
 {
     struct bracket cap = capacity_of(sw), knee = knee_of(sw);
-    json_object_set_new(o, "dir", json_string(s->dir));
-    json_object_set_new(o, "label", json_string(s->label));
+    json_t *o = cmp_side_json(s);
     json_object_set_new(o, "capacity", bracket_json(&cap));
     json_object_set_new(o, "knee", bracket_json(&knee));
     json_object_set_new(o, "curve", curve_json(sw));
+    return o;
 }
 
 static json_t *verdict_json(enum cmp_verdict v)
@@ -341,16 +359,15 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
     json_object_set_new(doc, "bootstrap", json_integer(o->resamples));
     json_object_set_new(doc, "confidence", json_real(0.95));
     json_object_set_new(doc, "min_effect", json_real(o->min_effect));
-    json_t *jb = json_object();
-    fill_side_json(jb, &sides[0], &sw[0]);
-    json_object_set_new(doc, "baseline", jb);
+    json_object_set_new(doc, "baseline", sweep_side_json(&sides[0], &sw[0]));
+    for (int i = 0; i < nd; i++)
+        cmp_side_warn(&sides[i], i ? "candidate" : "baseline");
     json_t *cands = json_array();
     struct row *rows = ll_calloc((size_t)cmp_rows_max(), sizeof *rows);
     int fail = 0, inconclusive = 0;
     for (int i = 1; i < nd; i++) {
         const struct report_sweep *b = &sw[0], *c = &sw[i];
-        json_t *jc = json_object();
-        fill_side_json(jc, &sides[i], c);
+        json_t *jc = sweep_side_json(&sides[i], c);
         json_object_set(jc, "config_differences", o->diffs[i]);
         struct bracket bc = capacity_of(b), cc = capacity_of(c);
         struct bracket bk = knee_of(b), ck = knee_of(c);
@@ -375,7 +392,9 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         for (size_t p = 0; p < b->n_points; p++) {
             for (size_t q = 0; q < c->n_points; q++) {
                 if (same_rate(b->points[p].offered_rps, c->points[q].offered_rps) &&
-                    !b->points[p].unknown && !c->points[q].unknown) {
+                    !b->points[p].unknown && !c->points[q].unknown &&
+                    rate_measured(b, b->points[p].offered_rps) &&
+                    rate_measured(c, b->points[p].offered_rps)) {
                     rates[nr++] = b->points[p].offered_rps;
                     break;
                 }

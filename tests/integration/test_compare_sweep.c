@@ -276,6 +276,83 @@ static void test_compare_sweep_with_itself(void **state)
     harness_tmp_end();
 }
 
+/* Replace the first from in dir/name by to (which must be there). */
+static void file_replace(const char *dir, const char *name, const char *from, const char *to)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len = 0;
+    char *text = harness_read_file(path, &len);
+    assert_non_null(text);
+    char *at = strstr(text, from);
+    if (!at)
+        fail_msg("%s: no \"%s\"", path, from);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite(text, 1, (size_t)(at - text), f);
+    fputs(to, f);
+    fputs(at + strlen(from), f);
+    assert_int_equal(fclose(f), 0);
+    free(text);
+}
+
+/* A candidate sweep stopped in its second step (12 req/s): compare says
+ * so on stderr and in compare.json, and leaves the half-run rate out of
+ * the per-rate rows; the other rates stay. */
+static void test_compare_sweep_interrupted(void **state)
+{
+    harness_tmp_begin();
+    char base[700], cand[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(cand, sizeof cand, "cand");
+    harness_tmp_path(out, sizeof out, "cmp");
+    fixture_copy(base, 1);
+    fixture_copy(cand, 1);
+    /* The 12 req/s line's "interrupted": false becomes true. */
+    char path[800];
+    snprintf(path, sizeof path, "%s/steps.jsonl", cand);
+    char *text = harness_read_file(path, NULL);
+    char *line = strstr(text, "\"offered_rps\":12.0,");
+    assert_non_null(line);
+    char *flag = strstr(line, "\"interrupted\":false");
+    assert_non_null(flag);
+    memcpy(flag, "\"interrupted\":true ", strlen("\"interrupted\":true ")); /* same length */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    free(text);
+    file_replace(cand, "run.json", "{",
+                 "{\"outcome\": {\"interrupted\": true, \"stopped_in\": \"load\"}, ");
+
+    const char *args[] = {"compare", base, cand, "--out", out, "--force", "--quiet", NULL};
+    int st = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
+    if (st != 0)
+        fail_msg("compare exited %d\nstderr:\n%s", st, e);
+    assert_non_null(strstr(e, "was interrupted"));
+    free(o);
+    free(e);
+    json_t *j = harness_json_load(out, "compare.json");
+    json_t *c = cand0(j);
+    assert_true(json_is_true(json_object_get(c, "interrupted")));
+    assert_string_equal(harness_sval(c, "outcome"), "interrupted");
+    assert_true(json_is_false(json_object_get(json_object_get(j, "baseline"), "interrupted")));
+    size_t i;
+    json_t *rate;
+    size_t n = 0;
+    json_array_foreach(json_object_get(c, "rates"), i, rate)
+    {
+        n++;
+        if (harness_num(rate, "offered_rps") == 12.0)
+            fail_msg("the interrupted step's rate, 12 req/s, was compared");
+    }
+    assert_int_equal(n, 3); /* 4, 24 and 36 */
+    json_decref(j);
+    harness_tmp_end();
+}
+
 /* Mixed kinds, and a directory that is no sweep, are refused with one line. */
 static void test_compare_sweep_refusals(void **state)
 {
@@ -357,5 +434,6 @@ static void test_compare_sweeps_fail_on(void **state)
 
 HARNESS_MAIN(cmocka_unit_test(test_compare_sweeps_slower_decode),
              cmocka_unit_test(test_compare_sweep_with_itself),
+             cmocka_unit_test(test_compare_sweep_interrupted),
              cmocka_unit_test(test_compare_sweeps_fail_on),
              cmocka_unit_test(test_compare_sweep_refusals))
