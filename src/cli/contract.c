@@ -147,12 +147,26 @@ json_t *contract_sampling_json(const struct run_opts *o, const struct run_config
                                const char *command)
 {
     json_t *s = json_object();
-    /* Unless --extra-body sends them, the server's own defaults apply. */
-    const json_t *extra = cfg->transport.extra ? cfg->transport.extra[0].json : NULL;
+    /* Unless the extra bodies send them, the server's own defaults apply.
+     * With classes every request carries its class's merged body
+     * (extra[1 + class]); one value for all, else "per class". */
+    const struct transport_config *tc = &cfg->transport;
+    size_t first = tc->n_extra > 1 ? 1 : 0, end = tc->extra ? LL_MAX(tc->n_extra, 1) : 0;
     const char *const sampling[] = {"temperature", "top_p"};
     for (size_t i = 0; i < 2; i++) {
-        json_t *v = extra ? json_object_get(extra, sampling[i]) : NULL;
-        json_object_set_new(s, sampling[i], v ? json_incref(v) : json_null());
+        json_t *v = NULL;
+        int varies = 0;
+        for (size_t k = first; k < end; k++) {
+            json_t *x = tc->extra[k].json ? json_object_get(tc->extra[k].json, sampling[i]) : NULL;
+            if (k == first)
+                v = x;
+            else if (!json_equal(x ? x : json_null(), v ? v : json_null()))
+                varies = 1;
+        }
+        json_object_set_new(s, sampling[i],
+                            varies ? json_string("per class")
+                            : v    ? json_incref(v)
+                                   : json_null());
     }
     json_object_set_new(s, "ignore_eos", json_boolean(cfg->transport.ignore_eos));
     json_object_set_new(s, "stream", json_boolean(cfg->transport.stream));
