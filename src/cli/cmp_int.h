@@ -71,7 +71,7 @@ void cmp_side_finish(struct side *s);
 
 void cmp_side_free(struct side *s);
 
-/* The most rows build_rows writes. */
+/* The most rows cmp_build_rows writes. */
 int cmp_rows_max(void);
 
 /* The rows of candidate c against baseline b into rows (cmp_rows_max of
@@ -89,6 +89,13 @@ const char *cmp_fmt_diff(const struct row *r, double x, char *buf, size_t len);
 
 /* One row as compare.json's object. */
 json_t *cmp_row_json(const struct row *r);
+
+/* Row names, as --fail-on gives them: the error kind of an
+ * "error_rate_<kind>" row (else -1); whether a row is a share (its
+ * differences in percentage points); whether a table has such a row. */
+int cmp_error_kind_row(const char *name);
+int cmp_is_share_row(const char *name);
+int cmp_known_row(const char *name);
 
 /* The bootstrap's seed, the same for every comparison (results repeat). */
 #define CMP_SEED 0x636f6d70617265ULL
@@ -108,6 +115,10 @@ struct cmp_opts {
     const struct cmp_threshold *th; /* --fail-on, checked at every common rate */
     size_t n_th;
 };
+
+/* How a side ended: "ok", "INVALID", "interrupted" or "INVALID,
+ * interrupted". */
+const char *cmp_outcome_name(const struct side *s);
 
 /* A side as compare.json names it (dir, label, outcome, invalid,
  * invalid_reason, interrupted); caller owns it. And its warning, one

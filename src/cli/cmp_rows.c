@@ -1,0 +1,263 @@
+/* cmp_rows.c: the rows of `llmload compare`'s table (cmp_int.h): each
+ * latency percentile, goodput, attainment, the error rates and the rates,
+ * with their differences, intervals and verdicts (the statistics are
+ * measure/compare.c's), printed as the terminal table and written as
+ * compare.json's rows; and which row names --fail-on may use. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmp_int.h"
+#include "measure/compare.h"
+#include "measure/record.h"
+#include "util/util.h"
+
+static const char *const lat_names[LAT_N] = {"ttft", "tpot", "itl", "e2e"};
+static const char *const lat_titles[LAT_N] = {"TTFT", "TPOT", "ITL/req", "E2E"};
+static const double pcts[NPCT] = {50, 90, 99};
+
+/* ---- one row of the table ---------------------------------------------- */
+
+/* The most rows: the percentiles, five others, a share per error kind. */
+int cmp_rows_max(void)
+{
+    return LAT_N * NPCT + 5 + REC_KIND_COUNT;
+}
+
+/* The rows of candidate c against baseline b. */
+int cmp_build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,
+                   double min_effect, const int *kind_wanted, struct row *rows)
+{
+    int k = 0;
+    for (int m = 0; m < LAT_N; m++) {
+        struct cmp_diff d[NPCT];
+        if (cmp_bootstrap_pct(b->lat[m].v, b->lat[m].n, c->lat[m].v, c->lat[m].n, pcts, NPCT,
+                              resamples, seed + (uint64_t)m, d) != 0)
+            return -1;
+        for (int p = 0; p < NPCT; p++) {
+            struct row *r = &rows[k++];
+            memset(r, 0, sizeof *r);
+            snprintf(r->name, sizeof r->name, "%s_p%.0f", lat_names[m], pcts[p]);
+            snprintf(r->title, sizeof r->title, "%s p%.0f", lat_titles[m], pcts[p]);
+            r->unit = U_NS;
+            r->dir = CMP_LOWER_BETTER;
+            r->base = b->lat[m].n ? cmp_percentile_sorted(b->lat[m].v, b->lat[m].n, pcts[p]) : NAN;
+            r->cand = c->lat[m].n ? cmp_percentile_sorted(c->lat[m].v, c->lat[m].n, pcts[p]) : NAN;
+            r->d = d[p];
+            r->method = "bootstrap";
+        }
+    }
+    double scale = b->window_s / c->window_s;
+    struct row *r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "goodput");
+    snprintf(r->title, sizeof r->title, "goodput");
+    r->unit = U_RPS;
+    r->dir = CMP_HIGHER_BETTER;
+    r->base = b->goodput;
+    r->cand = c->goodput;
+    r->method = "poisson";
+    if (b->has_slo && c->has_slo)
+        r->d = cmp_total_ratio((double)b->good, (double)b->good, (double)c->good, (double)c->good,
+                               scale);
+
+    r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "attainment");
+    snprintf(r->title, sizeof r->title, "attainment");
+    r->unit = U_SHARE;
+    r->dir = CMP_HIGHER_BETTER;
+    r->pp = 1;
+    r->base = b->attainment;
+    r->cand = c->attainment;
+    r->method = "newcombe";
+    if (b->has_slo && c->has_slo && isfinite(b->attainment) && isfinite(c->attainment))
+        r->d = cmp_share_diff(b->attained, b->scheduled, c->attained, c->scheduled);
+
+    r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "error_rate");
+    snprintf(r->title, sizeof r->title, "error rate");
+    r->unit = U_SHARE;
+    r->dir = CMP_LOWER_BETTER;
+    r->pp = 1;
+    r->base = b->completed ? (double)b->failed / (double)b->completed : NAN;
+    r->cand = c->completed ? (double)c->failed / (double)c->completed : NAN;
+    r->method = "newcombe";
+    r->d = cmp_share_diff(b->failed, b->completed, c->failed, c->completed);
+
+    /* Each error kind that occurred on a side, or that --fail-on names. */
+    for (int e = 0; e < REC_KIND_COUNT; e++) {
+        if (e == REC_OK || !(b->by_kind[e] || c->by_kind[e] || kind_wanted[e]))
+            continue;
+        const char *kn = rec_kind_name((enum rec_kind)e);
+        r = &rows[k++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "error_rate_%s", kn);
+        snprintf(r->title, sizeof r->title, "  %s", kn);
+        r->unit = U_SHARE;
+        r->dir = CMP_LOWER_BETTER;
+        r->pp = 1;
+        r->base = b->completed ? (double)b->by_kind[e] / (double)b->completed : NAN;
+        r->cand = c->completed ? (double)c->by_kind[e] / (double)c->completed : NAN;
+        r->method = "newcombe";
+        r->d = cmp_share_diff(b->by_kind[e], b->completed, c->by_kind[e], c->completed);
+    }
+
+    r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "output_tokens_per_s");
+    snprintf(r->title, sizeof r->title, "output tok/s");
+    r->unit = U_TOKS;
+    r->dir = CMP_HIGHER_BETTER;
+    r->base = b->tok_s;
+    r->cand = c->tok_s;
+    r->method = "poisson";
+    r->d = cmp_total_ratio(b->tok_sum, b->tok_sq, c->tok_sum, c->tok_sq, scale);
+
+    r = &rows[k++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "achieved_rate");
+    snprintf(r->title, sizeof r->title, "achieved rate");
+    r->unit = U_RPS;
+    r->dir = CMP_HIGHER_BETTER;
+    r->base = b->send_rate;
+    r->cand = c->send_rate;
+    r->method = "poisson";
+    r->d =
+        cmp_total_ratio((double)b->sent, (double)b->sent, (double)c->sent, (double)c->sent, scale);
+    for (int i = 0; i < k; i++) {
+        struct row *x = &rows[i];
+        x->verdict = cmp_verdict_of(&x->d, x->dir, x->pp ? 0 : min_effect);
+        x->same_why = NULL;
+        if (x->verdict == CMP_SAME)
+            x->same_why = x->d.too_few                     ? "too_few"
+                          : (x->d.lo <= 0 && x->d.hi >= 0) ? "within_noise"
+                                                           : "below_min_effect";
+    }
+    return k;
+}
+
+const char *cmp_fmt_value(const struct row *r, double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        return "-";
+    switch (r->unit) {
+    case U_NS: return ll_fmt_duration((uint64_t)llround(v), buf, len);
+    case U_RPS: snprintf(buf, len, "%.2f/s", v); break;
+    case U_TOKS: snprintf(buf, len, "%.1f", v); break;
+    case U_SHARE: snprintf(buf, len, "%.2f%%", 100 * v); break;
+    }
+    return buf;
+}
+
+const char *cmp_fmt_diff(const struct row *r, double x, char *buf, size_t len)
+{
+    snprintf(buf, len, r->pp ? "%+.2fpp" : "%+.1f%%", 100 * x);
+    return buf;
+}
+
+static const char *verdict_text(const struct row *r)
+{
+    if (r->verdict != CMP_SAME)
+        return cmp_verdict_name(r->verdict);
+    if (strcmp(r->same_why, "too_few") == 0)
+        return "same (too few values)";
+    if (strcmp(r->same_why, "below_min_effect") == 0)
+        return "same (under --min-effect)";
+    return "same (within noise)";
+}
+
+void cmp_print_table(FILE *f, const struct side *b, const struct side *c, const struct row *rows,
+                     int n, unsigned resamples)
+{
+    fprintf(f, "\n%s (candidate%s%s) vs %s (baseline%s%s), %s, 95%% intervals (bootstrap %u)\n",
+            c->label, strcmp(cmp_outcome_name(c), "ok") ? ", " : "",
+            strcmp(cmp_outcome_name(c), "ok") ? cmp_outcome_name(c) : "", b->label,
+            strcmp(cmp_outcome_name(b), "ok") ? ", " : "",
+            strcmp(cmp_outcome_name(b), "ok") ? cmp_outcome_name(b) : "", b->kind, resamples);
+    fprintf(f, "%-21s %12s %12s %10s %22s  %s\n", "metric", "baseline", "candidate", "diff",
+            "95% interval", "verdict");
+    for (int i = 0; i < n; i++) {
+        const struct row *r = &rows[i];
+        char a[32], bb[32], d[32], lo[32], hi[32], ci[80];
+        if (r->d.ok && r->d.too_few) {
+            snprintf(ci, sizeof ci, "too few values");
+            cmp_fmt_diff(r, r->d.diff, d, sizeof d);
+        } else if (r->d.ok) {
+            snprintf(ci, sizeof ci, "[%s, %s]", cmp_fmt_diff(r, r->d.lo, lo, sizeof lo),
+                     cmp_fmt_diff(r, r->d.hi, hi, sizeof hi));
+            cmp_fmt_diff(r, r->d.diff, d, sizeof d);
+        } else {
+            snprintf(ci, sizeof ci, "-");
+            snprintf(d, sizeof d, "-");
+        }
+        fprintf(f, "%-21s %12s %12s %10s %22s  %s\n", r->title,
+                cmp_fmt_value(r, r->base, a, sizeof a), cmp_fmt_value(r, r->cand, bb, sizeof bb), d,
+                ci, verdict_text(r));
+    }
+}
+
+static json_t *jnumber_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *cmp_row_json(const struct row *r)
+{
+    static const char *const units[] = {"ns", "req/s", "tok/s", "share"};
+    json_t *o = json_object();
+    json_object_set_new(o, "row", json_string(r->name));
+    json_object_set_new(o, "unit", json_string(units[r->unit]));
+    json_object_set_new(o, "better", json_string(r->dir == CMP_LOWER_BETTER ? "lower" : "higher"));
+    json_object_set_new(o, "baseline", jnumber_or_null(r->base));
+    json_object_set_new(o, "candidate", jnumber_or_null(r->cand));
+    json_t *d = json_object();
+    json_object_set_new(d, "kind", json_string(r->pp ? "difference" : "relative"));
+    json_object_set_new(d, "value", r->d.ok ? json_real(r->d.diff) : json_null());
+    int bounded = r->d.ok && !r->d.too_few;
+    json_object_set_new(d, "lo", bounded ? json_real(r->d.lo) : json_null());
+    json_object_set_new(d, "hi", bounded ? json_real(r->d.hi) : json_null());
+    json_object_set_new(d, "too_few", json_boolean(r->d.too_few));
+    json_object_set_new(o, "diff", d);
+    json_object_set_new(o, "method", json_string(r->method));
+    json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
+    json_object_set_new(o, "same_because", r->same_why ? json_string(r->same_why) : json_null());
+    return o;
+}
+
+int cmp_error_kind_row(const char *name)
+{
+    if (strncmp(name, "error_rate_", 11) != 0)
+        return -1;
+    int k = rec_kind_from_name(name + 11);
+    return k == REC_OK ? -1 : k;
+}
+
+int cmp_is_share_row(const char *name)
+{
+    return strcmp(name, "attainment") == 0 || strcmp(name, "error_rate") == 0 ||
+           cmp_error_kind_row(name) >= 0;
+}
+
+int cmp_known_row(const char *name)
+{
+    if (cmp_error_kind_row(name) >= 0)
+        return 1;
+    static const char *const other[] = {"goodput", "attainment", "error_rate",
+                                        "output_tokens_per_s", "achieved_rate"};
+    for (int m = 0; m < LAT_N; m++) {
+        for (int p = 0; p < NPCT; p++) {
+            char b[24];
+            snprintf(b, sizeof b, "%s_p%.0f", lat_names[m], pcts[p]);
+            if (strcmp(b, name) == 0)
+                return 1;
+        }
+    }
+    for (size_t i = 0; i < LL_ARRAY_LEN(other); i++) {
+        if (strcmp(other[i], name) == 0)
+            return 1;
+    }
+    return 0;
+}
