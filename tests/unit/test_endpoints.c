@@ -129,6 +129,9 @@ static void test_parse_weights(void **state)
     }
     assert_int_equal(endpoints_parse_weights("3,0", w, 4, &n, err, sizeof err), LL_E_INVAL);
     assert_non_null(strstr(err, "weight 2 must be a whole number 1 to 100, got \"0\""));
+    /* A newline in the value never reaches the reason (the fuzzer's find). */
+    assert_int_equal(endpoints_parse_weights("33\n", w, 4, &n, err, sizeof err), LL_E_INVAL);
+    assert_non_null(strstr(err, "got \"33?\""));
     assert_int_equal(endpoints_parse_weights("1,1,1,1,1", w, 4, &n, err, sizeof err), LL_E_INVAL);
     assert_non_null(strstr(err, "at most 4 weights"));
 }
