@@ -17,6 +17,8 @@
  *   hold each endpoint's sessions' turns.
  * - Two shards (--shard 0/2, 1/2) with weights 3,1 give each id the
  *   endpoint one process gives it, and together 30:10 in the logs.
+ * - Without --model, a second endpoint serving another model stops the
+ *   run before anything is sent (exit 3, the line names its --url).
  * - The bad inputs: weights not one per --url, a zero, negative or
  *   fractional weight, --url-weights with one --url, a bad second --url:
  *   one line naming the flag, exit 2.
@@ -293,6 +295,29 @@ static void test_shards_same_endpoint(void **state)
     free(d1);
 }
 
+/* Without --model, every endpoint's /models must list the first's model:
+ * replicas of another model stop the run before its load, naming the
+ * --url; with --model nothing is asked of the second. */
+static void test_model_on_each(void **state)
+{
+    sims_start((const char *const[]){"--model-name", "other", NULL});
+    char out[600];
+    harness_tmp_path(out, sizeof out, "r");
+    const char *args[] = {"run",     "--url",  urls[0], "--url",      urls[1], "--out", out,
+                          "--quiet", "--rate", "40",    "--requests", "4",     NULL};
+    char *err = NULL;
+    free(harness_run_expect(args, 60, 3, &err));
+    char want[300];
+    snprintf(want, sizeof want, "--url %s (endpoint 1): its /models does not list \"llmload-sim\"",
+             urls[1]);
+    if (!strstr(err, want))
+        fail_msg("stderr lacks \"%s\": %s", want, err);
+    free(err);
+    struct served s;
+    sims_stop_and_read(&s);
+    assert_int_equal(s.n[0] + s.n[1], 0); /* nothing was sent */
+}
+
 static void test_bad_inputs(void **state)
 {
     const char *a = "http://127.0.0.1:1/v1", *b = "http://127.0.0.1:2/v1";
@@ -321,4 +346,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_round_robin, teardown),
              cmocka_unit_test_teardown(test_weights_3_1, teardown),
              cmocka_unit_test_teardown(test_sessions_stay, teardown),
              cmocka_unit_test_teardown(test_shards_same_endpoint, teardown),
+             cmocka_unit_test_teardown(test_model_on_each, teardown),
              cmocka_unit_test_teardown(test_bad_inputs, teardown))
