@@ -963,7 +963,7 @@ void summary_print_endpoints(FILE *f, const struct summary_endpoint *ep, size_t 
         char a[16], b[16], d[16], e[16];
         fmt_p50_p99(s->ttft, a, b);
         fmt_p50_p99(s->tpot, d, e);
-        fprintf(f, "%-4zu %15" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %11.1f  %s\n",
+        fprintf(f, "%-7zu %15" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %11.1f  %s\n",
                 i, s->completed, s->by_kind[REC_OK], stats_failed(s), a, b, d, e,
                 summary_rate((double)s->win_output_tokens, window_ns), ep[i].url);
     }
