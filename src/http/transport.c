@@ -667,6 +667,12 @@ static void sweep(struct transport *t, uint64_t now)
 
 /* ---- public ------------------------------------------------------------ */
 
+/* Endpoint e's API base: the e-th --url of several, else base_url. */
+static const char *endpoint_base(const struct transport_config *cfg, uint32_t e)
+{
+    return cfg->endpoints.n > 1 ? cfg->endpoints.url[e] : cfg->base_url;
+}
+
 /* Which backend carries a transport's requests (transport.h). The native
  * client does plain HTTP/1.1 only: anything else is libcurl's. */
 enum transport_client transport_client_choose(const struct transport_config *cfg,
@@ -690,7 +696,7 @@ enum transport_client transport_client_choose(const struct transport_config *cfg
     }
     uint32_t n_ep = cfg->endpoints.n > 1 ? cfg->endpoints.n : 1;
     for (uint32_t e = 0; e < n_ep && !why; e++) {
-        const char *u = cfg->endpoints.n > 1 ? cfg->endpoints.url[e] : cfg->base_url;
+        const char *u = endpoint_base(cfg, e);
         if (strncasecmp(u, "http://", 7) != 0)
             why = "the URL is not http://";
         else if (strpbrk(u + 7, "@?#"))
@@ -724,7 +730,7 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
     t->n_ep = cfg->endpoints.n > 1 ? cfg->endpoints.n : 1;
     t->url = ll_calloc(t->n_ep, sizeof *t->url);
     for (uint32_t e = 0; e < t->n_ep; e++) {
-        const char *base = cfg->endpoints.n > 1 ? cfg->endpoints.url[e] : cfg->base_url;
+        const char *base = endpoint_base(cfg, e);
         for (int a = 0; a < OAI_API_COUNT; a++) {
             int n = snprintf(t->url[e][a], sizeof t->url[e][a], "%s%s", base,
                              oai_api_path((enum oai_api)a));
@@ -759,7 +765,7 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
     t->ops = client == TRANSPORT_CLIENT_NATIVE ? &backend_native : &backend_curl;
     struct backend_env env = {.cfg = &t->cfg, .epfd = t->epfd, .n_ep = t->n_ep};
     for (uint32_t e = 0; e < t->n_ep; e++) {
-        env.base_url[e] = cfg->endpoints.n > 1 ? cfg->endpoints.url[e] : cfg->base_url;
+        env.base_url[e] = endpoint_base(cfg, e);
         for (int a = 0; a < OAI_API_COUNT; a++)
             env.url[e][a] = t->url[e][a];
     }
