@@ -116,9 +116,11 @@ unit: $(UNIT_BIN)
 	done; exit $$fail
 
 # Run again with every request on libcurl (docs/http-client.md): the
-# hostile-server matrix and the measurement tests must hold for both clients
-# (check-asan reruns the matrix only, to keep CI's time down).
-INTEG_CURL := $(BUILD)/tests/integration/test_hostile $(BUILD)/tests/integration/test_run
+# hostile-server matrix and the measurement tests must hold for both clients,
+# and so must the spreading over several --url, whose connections each client
+# keeps per endpoint (check-asan reruns the matrix only, to keep CI's time down).
+INTEG_CURL := $(BUILD)/tests/integration/test_hostile $(BUILD)/tests/integration/test_run \
+    $(BUILD)/tests/integration/test_endpoints
 
 INTEG_JOBS ?= 4
 

@@ -52,9 +52,10 @@ static void replay_usage(FILE *f)
         "Shards (docs/distributed.md): --shard K/N|auto, --shards N and --start-at TIME as\n"
         "`llmload run`; shard K replays the trace lines whose index i has i mod N == K.\n"
         "\n"
-        "Target, timeouts and output: as `llmload run` (--url, --api, --model, --no-stream,\n"
-        "--ignore-eos, --extra-body, --extra-body-override, -H, --api-key-env, --http2,\n"
-        "--http-client, --insecure, --cacert, --timeout-*, --threads, --out, --force,\n"
+        "Target, timeouts and output: as `llmload run` (--url, repeatable, and --url-weights,\n"
+        "a trace's session on one endpoint; --api, --model, --no-stream, --ignore-eos,\n"
+        "--extra-body, --extra-body-override, -H, --api-key-env, --http2, --http-client,\n"
+        "--insecure, --cacert, --timeout-*, --threads, --out, --force,\n"
         "--grace, --max-line, --quiet, --tag, --slo, --lateness-tolerance, --prompt-ids,\n"
         "--prompt-id-range).\n"
         "\n"
@@ -235,6 +236,7 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
 
     summary_print(stdout, &res->stats, &info);
     json_t *classes = run_setup_classes(cfg, res);
+    json_t *endpoints = run_setup_endpoints(cfg, res);
     if (res->stop_reason[0])
         printf("offering stopped early: %s\n", res->stop_reason);
     printf("results: %s\n", rs->dir);
@@ -242,6 +244,8 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
     json_t *sj = summary_json(&res->stats, &info);
     if (classes)
         json_object_set_new(sj, "classes", classes);
+    if (endpoints)
+        json_object_set_new(sj, "endpoints", endpoints);
     return run_setup_finish(rs, sj, &info);
 }
 

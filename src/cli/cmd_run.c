@@ -35,7 +35,13 @@ static void run_usage(FILE *f)
         "Each option in more words: docs/run.md.\n"
         "\n"
         "Target:\n"
-        "  --url BASE               API base URL (default " RUNOPTS_DEFAULT_URL ")\n"
+        "  --url BASE               API base URL (default " RUNOPTS_DEFAULT_URL "); given\n"
+        "                           more than once, the requests are spread over the endpoints:\n"
+        "                           request i to endpoint i mod N, a session's turns to one\n"
+        "                           (docs/run.md); records carry \"endpoint\", the summary a "
+        "table\n"
+        "  --url-weights W,...      uneven shares, a whole weight 1-100 per --url, in order\n"
+        "                           (3,1: three requests to the first for one to the second)\n"
         "  --api NAME               openai-chat (default), openai-completions,\n"
         "                           anthropic-messages (POST BASE/messages) or\n"
         "                           openai-responses (POST BASE/responses)\n"
@@ -670,6 +676,7 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
 
     summary_print(stdout, &res->stats, &info);
     json_t *classes = run_setup_classes(cfg, res);
+    json_t *endpoints = run_setup_endpoints(cfg, res);
     if (res->stop_reason[0])
         printf("offering stopped early: %s\n", res->stop_reason);
     if (rs->scraper)
@@ -680,6 +687,8 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     json_t *sj = summary_json(&res->stats, &info);
     if (classes)
         json_object_set_new(sj, "classes", classes);
+    if (endpoints)
+        json_object_set_new(sj, "endpoints", endpoints);
     if (rs->scraper)
         json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
     if (ex->n) {

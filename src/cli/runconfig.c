@@ -149,6 +149,17 @@ static void config_transport_json(json_t *c, const struct run_opts *o,
                                   const struct transport_config *tc, const char *model)
 {
     json_object_set_new(c, "url", json_string(tc->base_url));
+    /* Several --url (docs/run.md): each, and the weights when given. */
+    if (tc->endpoints.n > 1) {
+        json_t *urls = json_array(), *w = tc->endpoints.weighted ? json_array() : json_null();
+        for (uint32_t i = 0; i < tc->endpoints.n; i++) {
+            json_array_append_new(urls, json_string(tc->endpoints.url[i]));
+            if (tc->endpoints.weighted)
+                json_array_append_new(w, json_integer(tc->endpoints.weight[i]));
+        }
+        json_object_set_new(c, "urls", urls);
+        json_object_set_new(c, "url_weights", w);
+    }
     json_object_set_new(c, "api", json_string(oai_api_name(tc->api)));
     json_object_set_new(c, "model", model ? json_string(model) : json_null());
     json_object_set_new(c, "stream", json_boolean(tc->stream));

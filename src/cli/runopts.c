@@ -38,6 +38,19 @@ static int take_header(void *dst, const char *a, char *err, size_t errlen)
     return 0;
 }
 
+/* --url BASE, repeatable up to ENDPOINTS_MAX: requests are spread over
+ * them (workload/endpoints.h); the first is o->url. */
+static int take_url(void *dst, const char *a, char *err, size_t errlen)
+{
+    struct run_opts *o = dst;
+    if (o->n_urls == ENDPOINTS_MAX)
+        return runopts_errf(err, errlen, "--url: at most %d endpoints", ENDPOINTS_MAX);
+    o->urls[o->n_urls++] = a;
+    if (!o->url)
+        o->url = a;
+    return 0;
+}
+
 /* --tag KEY=VALUE: what the run was of (engine=vllm-0.11.2, gpu=H100), kept
  * in run.json's "tags". KEY is non-empty, of [A-Za-z0-9_.-], and given
  * once; VALUE is any text. */
@@ -89,7 +102,8 @@ json_t *runopts_tags_json(const struct run_opts *o)
 #define SET(name, field) RUNOPTS_SET(name, struct run_opts, field)
 static const struct runopts_flag common_flags[] = {
     /* the target */
-    VALUE("url", url),
+    {"url", 0, RUNOPTS_KIND_CALL, 0, take_url},
+    VALUE("url-weights", url_weights),
     VALUE("api", api),
     VALUE("model", model),
     SET("no-stream", no_stream),
@@ -840,6 +854,39 @@ int runopts_check_url(const char *url, char *err, size_t errlen)
     return 0;
 }
 
+/* Several --url and --url-weights into e (e->n 0 with one --url):
+ * each URL checked, the weights one per URL. */
+static int runopts_endpoints(const struct run_opts *o, struct endpoints *e, char *err,
+                             size_t errlen)
+{
+    memset(e, 0, sizeof *e);
+    if (o->n_urls < 2) {
+        if (o->url_weights)
+            return runopts_errf(err, errlen,
+                                "--url-weights: goes with two or more --url "
+                                "(requests spread over them); add them, or drop it");
+        return 0;
+    }
+    for (size_t i = 1; i < o->n_urls; i++) {
+        if (runopts_check_url(o->urls[i], err, errlen) != 0)
+            return LL_E_INVAL;
+    }
+    uint32_t w[ENDPOINTS_MAX];
+    size_t n = 0;
+    if (o->url_weights) {
+        if (endpoints_parse_weights(o->url_weights, w, ENDPOINTS_MAX, &n, err, errlen) != 0)
+            return LL_E_INVAL;
+        if (n != o->n_urls)
+            return runopts_errf(err, errlen,
+                                "--url-weights: %zu weight%s for %zu --url; give "
+                                "one per --url, in order",
+                                n, n == 1 ? "" : "s", o->n_urls);
+    }
+    if (endpoints_plan(e, o->urls, o->url_weights ? w : NULL, o->n_urls) != 0)
+        return runopts_errf(err, errlen, "--url: could not plan %zu endpoints", o->n_urls);
+    return 0;
+}
+
 /* Is url's host a loopback address (127.x.y.z, ::1, localhost)? */
 static int runopts_url_is_loopback(const char *url)
 {
@@ -1011,7 +1058,8 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
 {
     struct transport_config *tc = &cfg->transport;
     tc->base_url = o->url ? o->url : RUNOPTS_DEFAULT_URL;
-    if (runopts_check_url(tc->base_url, err, errlen) != 0)
+    if (runopts_check_url(tc->base_url, err, errlen) != 0 ||
+        runopts_endpoints(o, &tc->endpoints, err, errlen) != 0)
         return LL_E_INVAL;
     tc->api = OAI_API_CHAT;
     if (o->api) {
@@ -1056,9 +1104,13 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
     if (tc->client == TRANSPORT_CLIENT_NATIVE && o->http2)
         return runopts_errf(err, errlen, "--http-client native: speaks HTTP/1.1 only; drop "
                             "--http2 or use curl");
-    if (tc->client == TRANSPORT_CLIENT_NATIVE && o->url && strncasecmp(o->url, "http://", 7) != 0)
-        return runopts_errf(err, errlen, "--http-client native: plain http:// only (got "
-                            "\"%.80s\"); use curl for TLS", o->url);
+    for (size_t i = 0; i < o->n_urls; i++) {
+        if (tc->client == TRANSPORT_CLIENT_NATIVE && strncasecmp(o->urls[i], "http://", 7) != 0)
+            return runopts_errf(err, errlen,
+                                "--http-client native: plain http:// only (got "
+                                "\"%.80s\"); use curl for TLS",
+                                o->urls[i]);
+    }
     tc->insecure = o->insecure;
     tc->cacert = o->cacert;
     if (timeout_flag("--timeout-connect", o->t_connect, 10 * LL_NS_PER_SEC,

@@ -22,9 +22,10 @@
 
 #include <jansson.h>
 
-#include "workload/dist.h"
 #include "driver/driver.h"
 #include "measure/summary.h"
+#include "workload/dist.h"
+#include "workload/endpoints.h"
 
 #define RUNOPTS_DEFAULT_URL "http://127.0.0.1:8000/v1"
 #define RUNOPTS_DEFAULT_PROMPT "256"
@@ -49,6 +50,9 @@
  * borrowed from argv. Zero-initialise before parsing. */
 struct run_opts {
     const char *url, *api, *model, *api_key_env, *cacert, *http_client;
+    const char *urls[ENDPOINTS_MAX]; /* every --url, in order (url is the first) */
+    size_t n_urls;
+    const char *url_weights; /* --url-weights W,W,...: one per --url */
     int no_stream, ignore_eos, http2, insecure;
     const char *headers[RUNOPTS_MAX_HEADERS];
     size_t n_headers;

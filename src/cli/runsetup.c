@@ -120,6 +120,61 @@ out:
     return rc;
 }
 
+/* Does a /models answer list model id? */
+static int models_list(const json_t *models, const char *id)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(models, "data"), i, m)
+    {
+        const char *mid = json_string_value(json_object_get(m, "id"));
+        if (mid && strcmp(mid, id) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Several --url without --model: the first endpoint named the model;
+ * every other one must answer /models and list it too (replicas of one
+ * model), else the run stops before its load. Returns LL_EXIT_OK,
+ * LL_EXIT_RUNTIME with the reason on stderr, or LL_EXIT_INTR (*stopped)
+ * when a stop signal came. */
+static int probe_other_endpoints(const struct transport_config *tc, const struct curl_slist *h,
+                                 const char *model, int sig_fd, int *stopped)
+{
+    for (uint32_t i = 1; i < tc->endpoints.n; i++) {
+        struct transport_config one = *tc;
+        one.base_url = tc->endpoints.url[i];
+        json_t *models = NULL;
+        char server[128], err[512];
+        char *first = NULL;
+        int answered;
+        struct fetcher *f = fetch_new();
+        int prc = probe_target(f, &one, h, 10 * LL_NS_PER_SEC, sig_fd, &models, server, &first,
+                               &answered, err, sizeof err);
+        fetch_free(f);
+        free(first);
+        int listed = prc == 0 && models_list(models, model);
+        json_decref(models);
+        if (prc == LL_E_INTR) {
+            *stopped = 1;
+            return LL_EXIT_OK;
+        }
+        if (prc != 0) {
+            ll_errorf("--url %s (endpoint %u): %s (is the server up? or pass --model)",
+                      one.base_url, i, err);
+            return LL_EXIT_RUNTIME;
+        }
+        if (!listed) {
+            ll_errorf("--url %s (endpoint %u): its /models does not list \"%s\", the model "
+                      "of the first --url; spread over replicas of one model, or pass --model",
+                      one.base_url, i, model);
+            return LL_EXIT_RUNTIME;
+        }
+    }
+    return LL_EXIT_OK;
+}
+
 static void *bg_probe_main(void *arg)
 {
     struct bg_probe *b = arg;
@@ -282,6 +337,11 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         return LL_EXIT_RUNTIME;
     }
     cfg->transport.model = t->model;
+    if (!o->model) {
+        int prc2 = probe_other_endpoints(&cfg->transport, t->headers, t->model, sig_fd, stopped);
+        if (prc2 != LL_EXIT_OK || *stopped)
+            return prc2;
+    }
     if (cfg->transport.prompt_ids &&
         runopts_vocab_check(t->models, t->model, &cfg->transport.prompt_id_range,
                             o->prompt_id_range != NULL, err, sizeof err) != 0) {
@@ -326,6 +386,16 @@ static json_t *run_json(const char *command, json_t *config, const struct run_co
     results_add_host_info(run);
     json_t *target = json_object();
     json_object_set_new(target, "url", json_string(cfg->transport.base_url));
+    /* Several --url: each endpoint, its index in the records and its
+     * share. --url refuses user info, so no credentials are here. */
+    const struct endpoints *e = &cfg->transport.endpoints;
+    if (e->n > 1) {
+        json_t *arr = json_array();
+        for (uint32_t i = 0; i < e->n; i++)
+            json_array_append_new(arr, json_pack("{s:I,s:s,s:I}", "index", (json_int_t)i, "url",
+                                                 e->url[i], "weight", (json_int_t)e->weight[i]));
+        json_object_set_new(target, "endpoints", arr);
+    }
     json_object_set_new(target, "server_header",
                         t->server[0] ? json_string(t->server) : json_null());
     json_object_set_new(target, "models", t->models ? json_incref(t->models) : json_null());
@@ -580,9 +650,17 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
 void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t interval_ns,
                        const struct run_config *cfg, int quiet)
 {
-    if (!off)
+    /* Several --url: one server's /metrics is not the load's, and its
+     * counters set beside every endpoint's requests would read as a
+     * mismatch. Only a --metrics-url given scrapes (docs/run.md). */
+    if (!off && !url && cfg->transport.endpoints.n > 1) {
+        if (!quiet)
+            ll_errorf("note: several --url: no server metrics scraped unless --metrics-url "
+                      "names one (docs/run.md)");
+    } else if (!off) {
         rs->scraper =
             scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet, rs->sig_fd);
+    }
     run_setup_stopped(rs, "probe");
 }
 
@@ -620,6 +698,21 @@ json_t *run_setup_classes(const struct run_config *cfg, const struct driver_resu
     json_t *j = summary_classes_json(classes, res->n_classes, res->window_ns);
     free(classes);
     free(class_slo);
+    return j;
+}
+
+json_t *run_setup_endpoints(const struct run_config *cfg, const struct driver_result *res)
+{
+    if (!res->n_endpoints)
+        return NULL;
+    const struct endpoints *e = &cfg->transport.endpoints;
+    struct summary_endpoint *eps = ll_calloc(res->n_endpoints, sizeof *eps);
+    for (size_t k = 0; k < res->n_endpoints; k++)
+        eps[k] = (struct summary_endpoint){
+            .url = e->url[k], .weight = e->weight[k], .s = &res->endpoint_stats[k]};
+    summary_print_endpoints(stdout, eps, res->n_endpoints, res->window_ns);
+    json_t *j = summary_endpoints_json(eps, res->n_endpoints, res->window_ns);
+    free(eps);
     return j;
 }
 

@@ -106,8 +106,8 @@ int run_setup_calibrate(struct run_setup *rs, const struct run_opts *o, struct r
 int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char *command,
                       json_t *config, struct run_config *cfg);
 
-/* The server-metrics scraper, unless off: url, or BASE's /metrics when it
- * answers now (scraper_for_run: 2 s at most, abandoned for a stop signal,
+/* The server-metrics scraper, unless off: url, or (one --url only)
+ * BASE's /metrics when it answers now (scraper_for_run: 2 s at most, abandoned for a stop signal,
  * which then sets rs->stopped_in "probe"), writing
  * DIR/server_metrics.jsonl. Not started: a run starts it with the
  * driver's clock, a sweep at once. rs->scraper stays NULL when there is
@@ -136,6 +136,10 @@ int run_setup_drive(struct run_setup *rs, const struct run_config *cfg);
  * with its own SLO or the run's: print the "by class" table to stdout and
  * return summary.json's "classes" (NULL without classes). */
 json_t *run_setup_classes(const struct run_config *cfg, const struct driver_result *res);
+
+/* Per endpoint (several --url): print the "by endpoint" table to stdout
+ * and return summary.json's "endpoints" (NULL with one endpoint). */
+json_t *run_setup_endpoints(const struct run_config *cfg, const struct driver_result *res);
 
 /* The end of a run or replay, after the terminal summary: write
  * summary.json (sj, taken over; the stop reason and the other driver facts

@@ -188,6 +188,11 @@ struct driver_result {
      * the class's own SLO when it has one (a trace's have none). */
     struct stats *class_stats;
     size_t n_classes;
+    /* Per endpoint (several --url), owned; NULL and 0 with one: the
+     * requests each endpoint carried (endpoints_for_spec), counted like
+     * stats with the run's SLO. */
+    struct stats *endpoint_stats;
+    size_t n_endpoints;
 };
 
 /* Start the open-loop schedule of cfg. */

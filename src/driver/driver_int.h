@@ -90,6 +90,8 @@ struct worker {
     struct progress_counters pc;    /* the progress line's and the live view's */
     struct hist *ttft_h1, *ttft_h2; /* steady-state halves */
     struct stats *cls;              /* per traffic class, n_cls of them; NULL without classes */
+    struct stats *eps;              /* per endpoint, n_eps of them; NULL with one --url */
+    size_t n_eps;
     /* sessions */
     struct session_set sessions;
     uint64_t sessions_started, sessions_in_window, sessions_cut;

@@ -51,6 +51,12 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
         for (size_t k = 0; k < w->n_cls; k++)
             stats_init(&w->cls[k]);
     }
+    if (cfg->transport.endpoints.n > 1) {
+        w->n_eps = cfg->transport.endpoints.n;
+        w->eps = ll_calloc(w->n_eps, sizeof *w->eps);
+        for (size_t k = 0; k < w->n_eps; k++)
+            stats_init(&w->eps[k]);
+    }
     struct transport_config tc = cfg->transport;
     tc.run_start_ns = d->run_start_ns;
     tc.warmup_ns = cfg->warmup_ns;
@@ -91,6 +97,9 @@ static void worker_release(struct worker *w)
     for (size_t k = 0; k < w->n_cls; k++)
         stats_free(&w->cls[k]);
     free(w->cls);
+    for (size_t k = 0; k < w->n_eps; k++)
+        stats_free(&w->eps[k]);
+    free(w->eps);
     stats_free(&w->stats);
     stats_free(&w->cold);
     prefix_share_reset(&w->prefix);
@@ -143,6 +152,13 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
             /* A trace's class has no SLO of its own: the run's. */
             d->cls_slo[k] = cfg->trace ? cfg->slo : *slo_or(&classes->classes[k].slo, &cfg->slo);
         }
+    }
+
+    if (cfg->transport.endpoints.n > 1) {
+        res->n_endpoints = cfg->transport.endpoints.n;
+        res->endpoint_stats = ll_calloc(res->n_endpoints, sizeof *res->endpoint_stats);
+        for (size_t k = 0; k < res->n_endpoints; k++)
+            stats_init(&res->endpoint_stats[k]);
     }
 
     sigemptyset(&d->sigs);
@@ -477,6 +493,8 @@ static void run_merge(struct driver *d, struct driver_result *res)
         hist_merge(res->ttft_second_half, w->ttft_h2);
         for (size_t k = 0; k < w->n_cls; k++)
             stats_merge(&res->class_stats[k], &w->cls[k]);
+        for (size_t k = 0; k < w->n_eps; k++)
+            stats_merge(&res->endpoint_stats[k], &w->eps[k]);
         res->sent_in_window += w->sent_in_window;
         res->late_sends += w->late_sends;
         res->late_asleep += w->late_asleep;
@@ -583,6 +601,11 @@ void driver_result_free(struct driver_result *res)
     free(res->class_stats);
     res->class_stats = NULL;
     res->n_classes = 0;
+    for (size_t k = 0; k < res->n_endpoints; k++)
+        stats_free(&res->endpoint_stats[k]);
+    free(res->endpoint_stats);
+    res->endpoint_stats = NULL;
+    res->n_endpoints = 0;
     res->ttft_first_half = res->ttft_second_half = NULL;
     res->series = NULL;
     res->n_series = 0;

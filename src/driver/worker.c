@@ -17,6 +17,7 @@
 #include "util/rng.h"
 #include "util/util.h"
 #include "workload/chatbody.h"
+#include "workload/endpoints.h"
 
 /* ---- in-system accounting (Little's law) ------------------------------- */
 
@@ -195,6 +196,8 @@ static uint64_t count_scheduled(struct worker *w, const struct req_spec *spec, u
     w->stats.scheduled++;
     if (w->cls && class_idx >= 0 && (size_t)class_idx < w->n_cls)
         w->cls[class_idx].scheduled++;
+    if (w->eps)
+        w->eps[endpoints_for_spec(&cfg->transport.endpoints, spec)].scheduled++;
     stats_add_lateness(&w->stats, late);
     if (late > VERDICT_LATE_NS) {
         /* Asleep in epoll_wait when it came due, and most of the lateness
@@ -462,6 +465,8 @@ static void record_out(struct worker *w, struct record *r)
     account(&w->stats, cfg, &cfg->slo, r);
     if (w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls)
         account(&w->cls[r->class_idx], cfg, &w->d->cls_slo[r->class_idx], r);
+    if (w->eps && r->endpoint >= 0 && (size_t)r->endpoint < w->n_eps)
+        account(&w->eps[r->endpoint], cfg, &cfg->slo, r);
     if (r->cold) {
         stats_add_record(&w->cold, r);
         if (r->sent_ns != LL_NO_TIME)
@@ -504,6 +509,8 @@ static void unsent_record(struct worker *w, const struct req_spec *spec, uint64_
     r.max_tokens = spec->max_tokens;
     r.ignore_eos = spec->ignore_eos;
     r.worker = w->idx;
+    if (w->eps)
+        r.endpoint = (int32_t)endpoints_for_spec(&w->d->cfg->transport.endpoints, spec);
     uint64_t now = ll_now_ns();
     r.end_ns = now > w->d->run_start_ns ? now - w->d->run_start_ns : 0;
     snprintf(r.detail, sizeof r.detail, "%s", detail);

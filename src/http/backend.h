@@ -29,6 +29,7 @@
 #include "decode/sse.h"
 #include "http/outcome.h"
 #include "measure/record.h"
+#include "workload/endpoints.h"
 
 struct transport;        /* transport.c */
 struct transport_config; /* http/transport.h */
@@ -73,7 +74,8 @@ struct treq {
     int saw_done, saw_finish;
     uint32_t usage_chunks_with_output;
     int64_t usage_completion_tokens;
-    enum oai_api api;         /* this request's endpoint and chunk format */
+    enum oai_api api;         /* this request's API path and chunk format */
+    uint32_t ep;              /* which of the run's endpoints carries it (0 with one) */
     int abort;                /* 1: the backend stops the transfer at its next callback */
     uint64_t last_event_abs_ns;   /* last output event (the idle timeout counts from it) */
     uint64_t done_abs_ns;         /* when [DONE] arrived, 0 before */
@@ -88,7 +90,10 @@ struct treq {
 struct backend_env {
     const struct transport_config *cfg;
     int epfd;                 /* register sockets here, tagged as above */
-    const char *url[OAI_API_COUNT]; /* the full endpoint URL, by enum oai_api */
+    uint32_t n_ep;            /* endpoints, >= 1 */
+    const char *base_url[ENDPOINTS_MAX];           /* each endpoint's API base */
+    const char *url[ENDPOINTS_MAX][OAI_API_COUNT]; /* the full URL, by endpoint and
+                                                    * enum oai_api */
 };
 
 /* How a transfer failed, in the words of the client that carried it. */
@@ -113,7 +118,7 @@ struct backend_ops {
     int (*slot_init)(void *be, struct treq *q, char *err, size_t errlen);
     /* Undo slot_init (the slot's memory is the transport's). May be NULL. */
     void (*slot_free)(void *be, struct treq *q);
-    /* q->api is not the one the slot last carried. May be NULL. */
+    /* q->api or q->ep is not the one the slot last carried. May be NULL. */
     void (*set_api)(void *be, struct treq *q);
     /* Send q: its body is built, its sent time taken, it is in flight.
      * Returns 0 (a failure from here on finishes q through transport_finish

@@ -225,7 +225,7 @@ static int curl_slot_init(void *be, struct treq *q, char *err, size_t errlen)
         return -1;
     }
     CURL *e = cq->easy;
-    curl_easy_setopt(e, CURLOPT_URL, cb->env.url[q->api]);
+    curl_easy_setopt(e, CURLOPT_URL, cb->env.url[q->ep][q->api]);
     curl_easy_setopt(e, CURLOPT_PRIVATE, cq);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
@@ -254,7 +254,7 @@ static void curl_slot_free(void *be, struct treq *q)
 static void curl_set_api(void *be, struct treq *q)
 {
     struct curl_be *cb = be;
-    curl_easy_setopt(((struct creq *)q)->easy, CURLOPT_URL, cb->env.url[q->api]);
+    curl_easy_setopt(((struct creq *)q)->easy, CURLOPT_URL, cb->env.url[q->ep][q->api]);
 }
 
 static int curl_send(void *be, struct treq *q)

@@ -35,9 +35,23 @@
 #define NATIVE_HOST_BYTES 256
 #define NATIVE_PORT_BYTES 16
 
+/* One endpoint (--url; a run may have several, docs/run.md): its
+ * addresses, request heads and kept-alive connections. */
+struct nep {
+    struct sockaddr_storage addr[NATIVE_MAX_ADDRS];
+    socklen_t addr_len[NATIVE_MAX_ADDRS];
+    int n_addr;
+    char resolve_err[200];     /* set when the host did not resolve */
+    char hostport[300];        /* for error details */
+    char *head[OAI_API_COUNT]; /* request line and headers, by enum oai_api */
+    size_t head_len[OAI_API_COUNT];
+    struct tconn *idle; /* kept-alive connections, most recent first */
+};
+
 /* A connection. */
 enum { CONN_CONNECTING, CONN_BUSY, CONN_IDLE, CONN_CLOSED };
 struct tconn {
+    struct nep *ep; /* the endpoint it is connected to */
     int fd;
     int state;
     int addr_idx;             /* which of the resolved addresses */
@@ -62,15 +76,9 @@ struct nreq {
 struct native {
     const struct transport_config *cfg;
     int epfd;
-    struct sockaddr_storage addr[NATIVE_MAX_ADDRS];
-    socklen_t addr_len[NATIVE_MAX_ADDRS];
-    int n_addr;
-    char resolve_err[200];    /* set when the host did not resolve */
-    char hostport[300];       /* for error details */
-    char *head[OAI_API_COUNT]; /* request line and headers, by enum oai_api */
-    size_t head_len[OAI_API_COUNT];
+    struct nep *ep; /* n_ep endpoints */
+    uint32_t n_ep;
     char *rbuf;               /* NATIVE_RBUF_BYTES, shared by all reads */
-    struct tconn *idle;       /* kept-alive connections, most recent first */
     struct tconn *conn_free;  /* released connection structs */
     uint64_t reads;           /* read() calls (read_ahead_frees) */
 };
@@ -88,9 +96,9 @@ static void conn_watch(struct native *nat, struct tconn *c, uint32_t ev)
     c->ev = ev;
 }
 
-static void idle_remove(struct native *nat, struct tconn *c)
+static void idle_remove(struct tconn *c)
 {
-    DLIST_UNLINK(nat->idle, c, prev, next);
+    DLIST_UNLINK(c->ep->idle, c, prev, next);
     c->next = c->prev = NULL;
 }
 
@@ -99,7 +107,7 @@ static void idle_remove(struct native *nat, struct tconn *c)
 static void conn_close(struct native *nat, struct tconn *c)
 {
     if (c->state == CONN_IDLE)
-        idle_remove(nat, c);
+        idle_remove(c);
     c->state = CONN_CLOSED;
     if (c->fd >= 0) {
         if (c->ev)
@@ -146,7 +154,8 @@ static void native_fail(struct native *nat, struct nreq *q, enum rec_kind kind,
 static void native_fail_errno(struct native *nat, struct nreq *q, const char *what, int e)
 {
     char detail[200];
-    snprintf(detail, sizeof detail, "%s %.80s: %.80s", what, nat->hostport, strerror(e));
+    snprintf(detail, sizeof detail, "%s %.80s: %.80s", what, nat->ep[q->slot.ep].hostport,
+             strerror(e));
     struct xfer_error xe = {.xfer = OUTCOME_XFER_CONNECT, .detail = detail, .os_errno = e};
     transport_finish_failed(&q->slot, &xe, ll_now_ns());
 }
@@ -199,9 +208,10 @@ static void connect_failed(struct native *nat, struct tconn *c, int e)
 {
     struct nreq *q = c->q;
     int idx = c->addr_idx;
+    int n_addr = c->ep->n_addr;
     conn_unlink(c);
     conn_close(nat, c);
-    if (idx + 1 < nat->n_addr && e != EMFILE && e != ENFILE && e != EADDRNOTAVAIL)
+    if (idx + 1 < n_addr && e != EMFILE && e != ENFILE && e != EADDRNOTAVAIL)
         native_connect(nat, q, idx + 1);
     else
         native_fail_errno(nat, q, "connect", e);
@@ -209,11 +219,12 @@ static void connect_failed(struct native *nat, struct tconn *c, int e)
 
 static void native_connect(struct native *nat, struct nreq *q, int addr_idx)
 {
-    if (nat->resolve_err[0]) {
-        native_fail(nat, q, REC_CONNECT_ERROR, nat->resolve_err, ll_now_ns());
+    struct nep *ep = &nat->ep[q->slot.ep];
+    if (ep->resolve_err[0]) {
+        native_fail(nat, q, REC_CONNECT_ERROR, ep->resolve_err, ll_now_ns());
         return;
     }
-    const struct sockaddr *sa = (const struct sockaddr *)&nat->addr[addr_idx];
+    const struct sockaddr *sa = (const struct sockaddr *)&ep->addr[addr_idx];
     int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         native_fail_errno(nat, q, "socket", errno);
@@ -222,11 +233,12 @@ static void native_connect(struct native *nat, struct nreq *q, int addr_idx)
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct tconn *c = conn_get_struct(nat, q);
+    c->ep = ep;
     c->fd = fd;
     c->addr_idx = addr_idx;
     c->start_abs_ns = ll_now_ns();
     conn_attach(c, q);
-    if (connect(fd, sa, nat->addr_len[addr_idx]) == 0) {
+    if (connect(fd, sa, ep->addr_len[addr_idx]) == 0) {
         c->state = CONN_BUSY;
         conn_write(nat, c);
     } else if (errno == EINPROGRESS) {
@@ -271,7 +283,7 @@ static void conn_lost(struct native *nat, struct tconn *c, int err, uint64_t now
     char detail[200];
     const char *why = err ? strerror(err) : c->h1.error ? c->h1.error : "connection closed";
     if (!status) {
-        snprintf(detail, sizeof detail, "%.80s: %.80s", nat->hostport,
+        snprintf(detail, sizeof detail, "%.80s: %.80s", nat->ep[q->slot.ep].hostport,
                  err ? why : "server closed the connection with no response");
         native_fail(nat, q, REC_CONNECT_ERROR, detail, now_abs);
     } else if (q->slot.saw_done) {
@@ -287,7 +299,7 @@ static int conn_write(struct native *nat, struct tconn *c)
 {
     struct nreq *q = c->q;
     struct iovec iov[3] = {
-        {.iov_base = nat->head[q->slot.api], .iov_len = nat->head_len[q->slot.api]},
+        {.iov_base = c->ep->head[q->slot.api], .iov_len = c->ep->head_len[q->slot.api]},
         {.iov_base = q->clen, .iov_len = q->clen_len},
         {.iov_base = q->slot.body, .iov_len = q->slot.body_len},
     };
@@ -329,11 +341,11 @@ static void conn_complete(struct native *nat, struct tconn *c, uint64_t now_abs,
     struct nreq *q = c->q;
     conn_unlink(c);
     c->served++;
-    size_t total = nat->head_len[q->slot.api] + q->clen_len + q->slot.body_len;
+    size_t total = c->ep->head_len[q->slot.api] + q->clen_len + q->slot.body_len;
     if (c->h1.keep_alive && !extra && c->wr_off == total) {
         h1_parser_reset(&c->h1);
         c->state = CONN_IDLE;
-        DLIST_PUSH(nat->idle, c, prev, next);
+        DLIST_PUSH(c->ep->idle, c, prev, next);
     } else {
         conn_close(nat, c);
     }
@@ -445,9 +457,9 @@ static void native_submit(struct native *nat, struct nreq *q)
     memcpy(q->clen + n, "\r\n\r\n", 4);
     q->clen_len = n + 4;
     q->retried = 0;
-    struct tconn *c = nat->idle;
+    struct tconn *c = nat->ep[q->slot.ep].idle;
     if (c) {
-        idle_remove(nat, c);
+        idle_remove(c);
         c->state = CONN_BUSY;
         conn_attach(c, q);
         conn_write(nat, c);
@@ -480,7 +492,7 @@ static int native_connect_expired(void *be, struct treq *slot)
 {
     struct native *nat = be;
     struct tconn *c = ((struct nreq *)slot)->conn;
-    if (c->addr_idx + 1 >= nat->n_addr)
+    if (c->addr_idx + 1 >= c->ep->n_addr)
         return 0;
     connect_failed(nat, c, ETIMEDOUT);
     return 1;
@@ -536,15 +548,15 @@ static char *native_head(const char *path, const char *host, const struct curl_s
     return b;
 }
 
-/* Split cfg->base_url (an http:// URL: transport_client_choose checked)
- * into host and port, keep "host[:port]" for error details, and point
- * *path at what follows the authority. Returns 0, or -1 with a reason in
- * err. */
-static int native_parse_url(struct native *nat, char host[NATIVE_HOST_BYTES],
+/* Split url, an endpoint's base (an http:// URL:
+ * transport_client_choose checked), into host and port, keep "host[:port]"
+ * in ep for error details, and point *path at what follows the authority.
+ * Returns 0, or -1 with a reason in err. */
+static int native_parse_url(struct nep *ep, const char *url, char host[NATIVE_HOST_BYTES],
                             char port[NATIVE_PORT_BYTES], const char **path, char *err,
                             size_t errlen)
 {
-    const char *auth = nat->cfg->base_url + 7;
+    const char *auth = url + 7;
     const char *slash = strchr(auth, '/');
     size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);
     size_t hlen;
@@ -593,68 +605,80 @@ static int native_parse_url(struct native *nat, char host[NATIVE_HOST_BYTES],
         snprintf(err, errlen, "--url: no host");
         return -1;
     }
-    snprintf(nat->hostport, sizeof nat->hostport, "%.*s", (int)alen, auth);
+    snprintf(ep->hostport, sizeof ep->hostport, "%.*s", (int)alen, auth);
     return 0;
 }
 
 /* Resolve host once, for the whole run (up to NATIVE_MAX_ADDRS addresses,
  * tried in order). A failure is not an error here: every request then
- * ends as connect_error with nat->resolve_err, as on libcurl. */
-static void native_resolve(struct native *nat, const char *host, const char *port)
+ * ends as connect_error with ep->resolve_err, as on libcurl. */
+static void native_resolve(struct nep *ep, const char *host, const char *port)
 {
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
     struct addrinfo *res = NULL;
     int rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0) {
-        snprintf(nat->resolve_err, sizeof nat->resolve_err, "could not resolve host %.80s: %.60s",
+        snprintf(ep->resolve_err, sizeof ep->resolve_err, "could not resolve host %.80s: %.60s",
                  host, gai_strerror(rc));
         return;
     }
-    for (struct addrinfo *a = res; a && nat->n_addr < NATIVE_MAX_ADDRS; a = a->ai_next) {
-        if (a->ai_addrlen > sizeof nat->addr[0])
+    for (struct addrinfo *a = res; a && ep->n_addr < NATIVE_MAX_ADDRS; a = a->ai_next) {
+        if (a->ai_addrlen > sizeof ep->addr[0])
             continue;
-        memcpy(&nat->addr[nat->n_addr], a->ai_addr, a->ai_addrlen);
-        nat->addr_len[nat->n_addr++] = a->ai_addrlen;
+        memcpy(&ep->addr[ep->n_addr], a->ai_addr, a->ai_addrlen);
+        ep->addr_len[ep->n_addr++] = a->ai_addrlen;
     }
     freeaddrinfo(res);
-    if (nat->n_addr == 0)
-        snprintf(nat->resolve_err, sizeof nat->resolve_err, "no usable address for %.80s", host);
+    if (ep->n_addr == 0)
+        snprintf(ep->resolve_err, sizeof ep->resolve_err, "no usable address for %.80s", host);
 }
+
+static void native_stop(void *be);
 
 static void *native_start(const struct backend_env *env, char *err, size_t errlen)
 {
     struct native *nat = ll_calloc(1, sizeof *nat);
     nat->cfg = env->cfg;
     nat->epfd = env->epfd;
-    char host[NATIVE_HOST_BYTES], port[NATIVE_PORT_BYTES];
-    const char *path;
-    if (native_parse_url(nat, host, port, &path, err, errlen) != 0) {
-        free(nat);
-        return NULL;
-    }
-    native_resolve(nat, host, port);
-    for (int a = 0; a < OAI_API_COUNT; a++) {
-        char full[1200];
-        snprintf(full, sizeof full, "%s%s", path, oai_api_path((enum oai_api)a));
-        nat->head[a] = native_head(full, nat->hostport, nat->cfg->headers, &nat->head_len[a]);
-    }
+    nat->n_ep = env->n_ep;
+    nat->ep = ll_calloc(nat->n_ep, sizeof *nat->ep);
     nat->rbuf = ll_malloc(NATIVE_RBUF_BYTES);
+    for (uint32_t e = 0; e < nat->n_ep; e++) {
+        struct nep *ep = &nat->ep[e];
+        char host[NATIVE_HOST_BYTES], port[NATIVE_PORT_BYTES];
+        const char *path;
+        if (native_parse_url(ep, env->base_url[e], host, port, &path, err, errlen) != 0) {
+            native_stop(nat);
+            return NULL;
+        }
+        native_resolve(ep, host, port);
+        for (int a = 0; a < OAI_API_COUNT; a++) {
+            char full[1200];
+            snprintf(full, sizeof full, "%s%s", path, oai_api_path((enum oai_api)a));
+            ep->head[a] = native_head(full, ep->hostport, nat->cfg->headers, &ep->head_len[a]);
+        }
+    }
     return nat;
 }
 
 static void native_stop(void *be)
 {
     struct native *nat = be;
-    while (nat->idle)
-        conn_close(nat, nat->idle);
+    for (uint32_t e = 0; e < nat->n_ep; e++) {
+        while (nat->ep[e].idle)
+            conn_close(nat, nat->ep[e].idle);
+    }
     while (nat->conn_free) {
         struct tconn *c = nat->conn_free;
         nat->conn_free = c->next;
         h1_parser_free(&c->h1);
         free(c);
     }
-    for (int a = 0; a < OAI_API_COUNT; a++)
-        free(nat->head[a]);
+    for (uint32_t e = 0; e < nat->n_ep; e++) {
+        for (int a = 0; a < OAI_API_COUNT; a++)
+            free(nat->ep[e].head[a]);
+    }
+    free(nat->ep);
     free(nat->rbuf);
     free(nat);
 }

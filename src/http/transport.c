@@ -56,7 +56,8 @@ struct transport {
     void *be;                 /* its state */
     char *model_json;         /* JSON-escaped model name */
     struct body_params body;  /* what every request body shares (body.h) */
-    char url[OAI_API_COUNT][1024]; /* by enum oai_api */
+    char (*url)[OAI_API_COUNT][1024]; /* by endpoint, then enum oai_api; n_ep of them */
+    uint32_t n_ep;                    /* endpoints (1 without several --url) */
     struct stats *stats;
     transport_done_cb *done;
     void *ud;
@@ -375,6 +376,7 @@ static struct treq *slot_get(struct transport *t, char *err, size_t errlen)
     q->t = t;
     sse_parser_init(&q->sse, t->cfg.max_line_bytes);
     q->api = t->cfg.api;
+    q->ep = 0;
     if (t->ops->slot_init && t->ops->slot_init(t->be, q, err, errlen) != 0) {
         sse_parser_free(&q->sse);
         free(q);
@@ -665,6 +667,12 @@ static void sweep(struct transport *t, uint64_t now)
 
 /* ---- public ------------------------------------------------------------ */
 
+/* Endpoint e's API base: the e-th --url of several, else base_url. */
+static const char *endpoint_base(const struct transport_config *cfg, uint32_t e)
+{
+    return cfg->endpoints.n > 1 ? cfg->endpoints.url[e] : cfg->base_url;
+}
+
 /* Which backend carries a transport's requests (transport.h). The native
  * client does plain HTTP/1.1 only: anything else is libcurl's. */
 enum transport_client transport_client_choose(const struct transport_config *cfg,
@@ -679,7 +687,6 @@ enum transport_client transport_client_choose(const struct transport_config *cfg
     *why_not_native = NULL;
     if (want == TRANSPORT_CLIENT_CURL)
         return TRANSPORT_CLIENT_CURL;
-    const char *u = cfg->base_url;
     const char *why = NULL;
     static const char *const proxies[] = {"http_proxy", "all_proxy", "ALL_PROXY"};
     for (size_t i = 0; i < sizeof proxies / sizeof proxies[0] && !why; i++) {
@@ -687,12 +694,16 @@ enum transport_client transport_client_choose(const struct transport_config *cfg
         if (v && *v)
             why = "a proxy is set in the environment";
     }
-    if (strncasecmp(u, "http://", 7) != 0)
-        why = "the URL is not http://";
-    else if (cfg->http2)
+    uint32_t n_ep = cfg->endpoints.n > 1 ? cfg->endpoints.n : 1;
+    for (uint32_t e = 0; e < n_ep && !why; e++) {
+        const char *u = endpoint_base(cfg, e);
+        if (strncasecmp(u, "http://", 7) != 0)
+            why = "the URL is not http://";
+        else if (strpbrk(u + 7, "@?#"))
+            why = "the URL has user info, a query or a fragment";
+    }
+    if (!why && cfg->http2)
         why = "--http2 was asked for";
-    else if (strpbrk(u + 7, "@?#"))
-        why = "the URL has user info, a query or a fragment";
     if (!why)
         return TRANSPORT_CLIENT_NATIVE;
     *why_not_native = why;
@@ -716,12 +727,17 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
                                    .stream = cfg->stream,
                                    .prompt_ids = cfg->prompt_ids,
                                    .prompt_id_range = cfg->prompt_id_range};
-    for (int a = 0; a < OAI_API_COUNT; a++) {
-        int n = snprintf(t->url[a], sizeof t->url[0], "%s%s", cfg->base_url,
-                         oai_api_path((enum oai_api)a));
-        if (n < 0 || (size_t)n >= sizeof t->url[0]) {
-            snprintf(err, errlen, "--url: too long");
-            goto fail;
+    t->n_ep = cfg->endpoints.n > 1 ? cfg->endpoints.n : 1;
+    t->url = ll_calloc(t->n_ep, sizeof *t->url);
+    for (uint32_t e = 0; e < t->n_ep; e++) {
+        const char *base = endpoint_base(cfg, e);
+        for (int a = 0; a < OAI_API_COUNT; a++) {
+            int n = snprintf(t->url[e][a], sizeof t->url[e][a], "%s%s", base,
+                             oai_api_path((enum oai_api)a));
+            if (n < 0 || (size_t)n >= sizeof t->url[e][a]) {
+                snprintf(err, errlen, "--url: too long");
+                goto fail;
+            }
         }
     }
     t->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -747,9 +763,12 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
         goto fail;
     }
     t->ops = client == TRANSPORT_CLIENT_NATIVE ? &backend_native : &backend_curl;
-    struct backend_env env = {.cfg = &t->cfg, .epfd = t->epfd};
-    for (int a = 0; a < OAI_API_COUNT; a++)
-        env.url[a] = t->url[a];
+    struct backend_env env = {.cfg = &t->cfg, .epfd = t->epfd, .n_ep = t->n_ep};
+    for (uint32_t e = 0; e < t->n_ep; e++) {
+        env.base_url[e] = endpoint_base(cfg, e);
+        for (int a = 0; a < OAI_API_COUNT; a++)
+            env.url[e][a] = t->url[e][a];
+    }
     t->be = t->ops->start(&env, err, errlen);
     if (!t->be)
         goto fail;
@@ -783,6 +802,7 @@ void transport_free(struct transport *t)
             close(fds[i]);
     }
     free(t->model_json);
+    free(t->url);
     free(t);
 }
 
@@ -798,6 +818,7 @@ static void submit_failed(struct transport *t, const struct req_spec *spec, uint
     r.user = user;
     chatbody_fill_record(&r, spec);
     r.worker = t->cfg.worker;
+    r.endpoint = t->n_ep > 1 ? (int32_t)endpoints_for_spec(&t->cfg.endpoints, spec) : -1;
     snprintf(r.detail, sizeof r.detail, "%.119s", err);
     hand_over(t, &r);
 }
@@ -835,8 +856,11 @@ static void slot_start(struct transport *t, struct treq *q, const struct req_spe
     q->resp_len_seen = 0;
     q->connecting_since_abs_ns = 0;
     enum oai_api api = spec->api >= 0 ? (enum oai_api)spec->api : t->cfg.api;
-    if (api != q->api) {
+    uint32_t ep = endpoints_for_spec(&t->cfg.endpoints, spec);
+    q->rec.endpoint = t->n_ep > 1 ? (int32_t)ep : -1;
+    if (api != q->api || ep != q->ep) {
         q->api = api;
+        q->ep = ep;
         if (t->ops->set_api)
             t->ops->set_api(t->be, q);
     }

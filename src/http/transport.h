@@ -23,6 +23,7 @@
 #include "measure/record.h"
 #include "measure/stats.h"
 #include "workload/chatbody.h"
+#include "workload/endpoints.h"
 #include "workload/extrabody.h"
 #include "workload/workload.h"
 
@@ -39,7 +40,13 @@ enum transport_client {
 };
 
 struct transport_config {
-    const char *base_url;            /* API base, e.g. http://127.0.0.1:8000/v1 */
+    const char *base_url; /* API base, e.g. http://127.0.0.1:8000/v1 (with
+                                      * several endpoints, the first's) */
+    /* Several --url: their bases and which carries each request
+     * (endpoints_for_spec); n < 2 = base_url alone, and records carry
+     * no endpoint. The client is chosen for them all (native only when
+     * every one can use it). */
+    struct endpoints endpoints;
     enum oai_api api;                /* which endpoint and chunk format */
     int stream;                      /* 1 = SSE streaming, 0 = one JSON body */
     const char *model;               /* model name (JSON-escaped by the transport) */
@@ -111,7 +118,7 @@ void transport_wake(struct transport *t);
 
 /* The client a transport made from cfg uses: TRANSPORT_CLIENT_NATIVE or
  * TRANSPORT_CLIENT_CURL, by cfg->client, then LLMLOAD_HTTP_CLIENT, then the
- * URL, --http2 and the proxy variables (docs/http-client.md). Returns
+ * URLs (every endpoint's), --http2 and the proxy variables (docs/http-client.md). Returns
  * TRANSPORT_CLIENT_AUTO when native was asked for and cannot be used, with
  * the reason in *why_not_native (static text; NULL when native is used). */
 enum transport_client transport_client_choose(const struct transport_config *cfg,

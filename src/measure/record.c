@@ -97,6 +97,7 @@ void record_init(struct record *r, uint64_t id)
     r->cls = NULL;
     r->session = -1;
     r->turn = -1;
+    r->endpoint = -1;
     r->detail[0] = '\0';
 }
 
@@ -284,6 +285,8 @@ int record_write_jsonl(FILE *f, const struct record *r)
         LINE_U64(&l, ",\"session\":", (uint64_t)r->session);
     if (r->turn >= 0)
         LINE_U64(&l, ",\"turn\":", (uint64_t)r->turn);
+    if (r->endpoint >= 0)
+        LINE_U64(&l, ",\"endpoint\":", (uint64_t)r->endpoint);
 
     size_t dlen = strnlen(r->detail, sizeof(r->detail));
     LINE_LIT(&l, ",\"detail\":");
@@ -390,6 +393,8 @@ static void read_counts(json_t *o, struct record *r)
     r->session = opt_int(o, "session");
     v = opt_int(o, "turn");
     r->turn = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+    v = opt_int(o, "endpoint");
+    r->endpoint = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
 }
 
 /* jansson reads the line: this is not the hot path (a report reads each

@@ -91,6 +91,8 @@ struct record {
     const char *cls;             /* its name (borrowed from the workload), NULL = none */
     int64_t session;             /* session index, -1 outside sessions (then not written) */
     int32_t turn;                /* 0-based turn in the session, -1 = none (not written) */
+    int32_t endpoint;            /* which --url carried it (0-based) when the run has
+                                  * several, -1 = one (then not written) */
     char detail[120];            /* short error detail, "" when ok */
 };
 

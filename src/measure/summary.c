@@ -878,6 +878,18 @@ int summary_write_json(const char *path, const struct stats *s,
     return rc;
 }
 
+/* h's p50 and p99 as durations into p50 and p99 (16 bytes each), "-"
+ * when h is empty: a breakdown's two columns of one latency. */
+static void fmt_p50_p99(const struct hist *h, char p50[16], char p99[16])
+{
+    snprintf(p50, 16, "-");
+    snprintf(p99, 16, "-");
+    if (!hist_count(h))
+        return;
+    ll_fmt_duration(hist_percentile(h, 50), p50, 16);
+    ll_fmt_duration(hist_percentile(h, 99), p99, 16);
+}
+
 void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uint64_t window_ns)
 {
     if (n == 0)
@@ -886,15 +898,9 @@ void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uin
                "    E2E p99  goodput/s  attain\n");
     for (size_t i = 0; i < n; i++) {
         const struct stats *s = c[i].s;
-        char a[16] = "-", b[16] = "-", d[16] = "-", e[16] = "-", g[16] = "-";
-        if (hist_count(s->ttft)) {
-            ll_fmt_duration(hist_percentile(s->ttft, 50), a, sizeof a);
-            ll_fmt_duration(hist_percentile(s->ttft, 99), b, sizeof b);
-        }
-        if (hist_count(s->tpot)) {
-            ll_fmt_duration(hist_percentile(s->tpot, 50), d, sizeof d);
-            ll_fmt_duration(hist_percentile(s->tpot, 99), e, sizeof e);
-        }
+        char a[16], b[16], d[16], e[16], g[16] = "-";
+        fmt_p50_p99(s->ttft, a, b);
+        fmt_p50_p99(s->tpot, d, e);
         if (hist_count(s->e2e))
             ll_fmt_duration(hist_percentile(s->e2e, 99), g, sizeof g);
         char gp[24] = "-", at[24] = "-";
@@ -940,6 +946,56 @@ json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t w
         jset(o, "attainment", c[i].slo && s->scheduled
                                   ? jdouble((double)s->slo_met / (double)s->scheduled)
                                   : json_null());
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+void summary_print_endpoints(FILE *f, const struct summary_endpoint *ep, size_t n,
+                             uint64_t window_ns)
+{
+    if (n == 0)
+        return;
+    fprintf(f, "\nby endpoint    requests      ok  errors   TTFT p50    p99   TPOT p50    p99"
+               "   out tok/s  url\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct stats *s = ep[i].s;
+        char a[16], b[16], d[16], e[16];
+        fmt_p50_p99(s->ttft, a, b);
+        fmt_p50_p99(s->tpot, d, e);
+        fprintf(f, "%-7zu %15" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %11.1f  %s\n",
+                i, s->completed, s->by_kind[REC_OK], stats_failed(s), a, b, d, e,
+                summary_rate((double)s->win_output_tokens, window_ns), ep[i].url);
+    }
+}
+
+json_t *summary_endpoints_json(const struct summary_endpoint *ep, size_t n, uint64_t window_ns)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const struct stats *s = ep[i].s;
+        json_t *o = jobj();
+        jset(o, "index", ju64(i));
+        jset(o, "url", json_string(ep[i].url));
+        jset(o, "weight", ju64(ep[i].weight));
+        jset(o, "scheduled", ju64(s->scheduled));
+        jset(o, "requests", ju64(s->completed));
+        jset(o, "ok", ju64(s->by_kind[REC_OK]));
+        jset(o, "errors", ju64(stats_failed(s)));
+        json_t *kinds = jobj();
+        for (int k = 0; k < REC_KIND_COUNT; k++) {
+            if (s->by_kind[k])
+                jset(kinds, rec_kind_name((enum rec_kind)k), ju64(s->by_kind[k]));
+        }
+        jset(o, "by_kind", kinds);
+        json_t *lat = jobj();
+        jset(lat, "ttft", summary_latency_json(s->ttft));
+        jset(lat, "tpot", summary_latency_json(s->tpot));
+        jset(lat, "e2e", summary_latency_json(s->e2e));
+        jset(o, "latency_ns", lat);
+        jset(o, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, window_ns)));
+        jset(o, "output_tokens_per_s",
+             jdouble(summary_rate((double)s->win_output_tokens, window_ns)));
         json_array_append_new(arr, o);
     }
     return arr;

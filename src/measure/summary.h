@@ -128,6 +128,23 @@ void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uin
 /* The same as a JSON array (caller owns the reference). */
 json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t window_ns);
 
+/* One endpoint's figures (several --url), for the per-endpoint breakdown. */
+struct summary_endpoint {
+    const char *url;       /* its API base (borrowed) */
+    uint32_t weight;       /* its --url-weights weight (1 without) */
+    const struct stats *s; /* the requests it carried, counted like the total */
+};
+
+/* Print one line per endpoint: its index, requests (records counted),
+ * ok, errors, TTFT and TPOT p50/p99, output tokens/s over the window, and
+ * its URL. Nothing when n is 0. */
+void summary_print_endpoints(FILE *f, const struct summary_endpoint *ep, size_t n,
+                             uint64_t window_ns);
+
+/* The same as a JSON array (summary.json's "endpoints"; caller owns the
+ * reference). */
+json_t *summary_endpoints_json(const struct summary_endpoint *ep, size_t n, uint64_t window_ns);
+
 /* The share of ok requests cut short (stats_cut_short) from which the
  * summary warns: 1%. */
 #define SUMMARY_CUT_SHORT_WARN 0.01

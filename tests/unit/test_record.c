@@ -613,6 +613,7 @@ static void assert_same_record(const struct record *a, const struct record *b)
     }
     assert_int_equal(b->session, a->session);
     assert_int_equal(b->turn, a->turn);
+    assert_int_equal(b->endpoint, a->endpoint);
     assert_string_equal(b->detail, a->detail);
 }
 
@@ -632,6 +633,7 @@ static void test_read_back_full(void **state)
     r.cls = "long \"ctx\"";
     r.session = 4;
     r.turn = 2;
+    r.endpoint = 3;
     r.ignore_eos = 1;
     snprintf(r.finish_reason, sizeof r.finish_reason, "content_filter");
     snprintf(r.detail, sizeof r.detail, "idle \"30s\" \\ after\ttoken 12, caf\xc3\xa9");
@@ -671,6 +673,7 @@ static void test_read_back_absent(void **state)
     assert_null(back.cls);
     assert_int_equal(back.session, -1);
     assert_int_equal(back.turn, -1);
+    assert_int_equal(back.endpoint, -1);
     assert_string_equal(back.finish_reason, "");
     assert_int_equal(back.ignore_eos, 0);
 

@@ -772,7 +772,79 @@ static void test_cold(void **state)
     stats_free(&s);
 }
 
+/* The per-endpoint breakdown (several --url): two endpoints, the first
+ * with 4 ok requests of TTFT 10-40 ms and 5 output tokens each, the
+ * second with 2 http_5xx; a 2 s window. */
+static void test_endpoints(void **state)
+{
+    struct stats s[2];
+    stats_init(&s[0]);
+    stats_init(&s[1]);
+    for (int i = 0; i < 4; i++) {
+        struct record r;
+        record_init(&r, (uint64_t)(2 * i));
+        r.http_status = 200;
+        r.sched_ns = r.sent_ns = 0;
+        r.first_ns = r.first_content_ns = (uint64_t)(i + 1) * 10 * MS;
+        r.last_ns = r.first_ns + 40 * MS;
+        r.end_ns = r.last_ns;
+        r.output_tokens = 5;
+        r.events = 5;
+        r.tokens_source = REC_TOKENS_USAGE;
+        r.endpoint = 0;
+        stats_add_record(&s[0], &r);
+        s[0].win_output_tokens += 5;
+    }
+    for (int i = 0; i < 2; i++) {
+        struct record r;
+        record_init(&r, (uint64_t)(2 * i + 1));
+        r.kind = REC_HTTP_5XX;
+        r.http_status = 500;
+        r.sched_ns = 0;
+        r.end_ns = MS;
+        r.endpoint = 1;
+        stats_add_record(&s[1], &r);
+    }
+    s[0].scheduled = 4;
+    s[1].scheduled = 2;
+    const struct summary_endpoint ep[2] = {{"http://a:1/v1", 3, &s[0]},
+                                           {"http://b:2/v1", 1, &s[1]}};
+    json_t *arr = summary_endpoints_json(ep, 2, 2 * LL_NS_PER_SEC);
+    assert_int_equal(json_array_size(arr), 2);
+    json_t *a = json_array_get(arr, 0), *b = json_array_get(arr, 1);
+    assert_int_equal(jint(a, "index", NULL, NULL), 0);
+    assert_string_equal(json_string_value(json_object_get(a, "url")), "http://a:1/v1");
+    assert_int_equal(jint(a, "weight", NULL, NULL), 3);
+    assert_int_equal(jint(a, "requests", NULL, NULL), 4);
+    assert_int_equal(jint(a, "ok", NULL, NULL), 4);
+    assert_int_equal(jint(a, "errors", NULL, NULL), 0);
+    assert_int_equal(jint(a, "latency_ns", "ttft", "max"), 40 * MS);
+    ASSERT_NEAR(jnum(a, "output_tokens_per_s", NULL, NULL), 10.0, 1e-9);
+    assert_int_equal(jint(b, "requests", NULL, NULL), 2);
+    assert_int_equal(jint(b, "errors", NULL, NULL), 2);
+    assert_int_equal(jint(b, "by_kind", "http_5xx", NULL), 2);
+    assert_true(json_is_null(
+        json_object_get(json_object_get(json_object_get(b, "latency_ns"), "ttft"), "p50")));
+    json_decref(arr);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    summary_print_endpoints(mf, ep, 2, 2 * LL_NS_PER_SEC);
+    summary_print_endpoints(mf, ep, 0, 2 * LL_NS_PER_SEC); /* nothing */
+    fclose(mf);
+    assert_non_null(strstr(buf, "by endpoint    requests      ok  errors"));
+    assert_non_null(strstr(buf, "\n0                     4       4       0 "));
+    assert_non_null(strstr(buf, "10.0  http://a:1/v1\n"));
+    assert_non_null(strstr(buf, "\n1                     2       0       2          -      -"));
+    assert_null(strstr(strstr(buf, "http://b:2/v1") + 1, "by endpoint"));
+    free(buf);
+    stats_free(&s[0]);
+    stats_free(&s[1]);
+}
+
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
-          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_cold),
-          cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
-          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_endpoints), cmocka_unit_test(test_prompt_note),
+          cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
+          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_json_exact_percentiles),
+          cmocka_unit_test(test_json_write_error))
