@@ -37,7 +37,8 @@ struct side {
     uint64_t completed, failed, sent, scheduled, good, attained;
     uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
     double window_s;
-    uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start */
+    uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start (a sweep's
+                              * side: of the step whose record is being added) */
     double goodput, attainment, tok_s, send_rate;
     int has_slo;
     int invalid, interrupted;   /* run.json's outcome, or summary.json's */

@@ -164,7 +164,14 @@ static void on_sweep_record(void *ud, const struct record *r)
         struct record x = *r;
         if (x.cold || x.sched_ns < f->warmup_ns)
             x.warmup = 1;
-        cmp_side_add_record(&rt->rate_sides[rt->rate_of_step[i]], &x);
+        /* Output tokens count in the step's own window: repeats of a rate
+         * need not hold alike (--step-duration auto sizes each step from
+         * the one before), and one repeat's window would drop what ended
+         * in another's longer one. */
+        struct side *s = &rt->rate_sides[rt->rate_of_step[i]];
+        s->win_lo = f->warmup_ns;
+        s->win_hi = f->warmup_ns + f->window_ns;
+        cmp_side_add_record(s, &x);
         return;
     }
 }
@@ -175,12 +182,7 @@ static void side_facts_add(struct side *s, const struct sweep_step *st,
                            const struct sweep_settings *set)
 {
     const struct stats *x = &st->stats;
-    double w = (double)st->f.window_ns / 1e9;
-    if (s->window_s == 0) {
-        s->win_lo = st->f.warmup_ns;
-        s->win_hi = st->f.warmup_ns + st->f.window_ns;
-    }
-    s->window_s += w;
+    s->window_s += (double)st->f.window_ns / 1e9;
     s->completed += x->completed;
     s->failed += stats_failed(x);
     s->scheduled += x->scheduled;
