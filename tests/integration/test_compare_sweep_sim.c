@@ -7,6 +7,9 @@
  *   that repeat's own window, so the output tok/s row's difference agrees
  *   with its two values and the candidate's value with the records.
  *
+ * - the sim with a 20% slower decode step comes out worse on TPOT and on
+ *   its SLO capacity, whose bracket lies wholly below the baseline's.
+ *
  * Every sweep is short (steps of 1 to 3 s at 8 req/s or less, against the
  * small sim: 4 sequences, a 20 ms decode step) and sets
  * --lateness-tolerance 50%: a late wake-up of the generator on a loaded
@@ -174,6 +177,76 @@ static void test_compare_sweep_repeat_own_windows(void **state)
     harness_tmp_end();
 }
 
+/* The sim with a 20% slower decode step (24 ms against 20 ms) against
+ * the small sim, each swept at 4 and 8 req/s (3 s holds) with the SLO
+ * tpot=23ms at 50% attainment. The premise holds by construction, with a
+ * wide margin: the slower sim's every decode step lasts 24 ms or more, so
+ * (barring a catch-up burst after a stall) none of its requests meets the
+ * SLO and its lowest rate fails; the small sim's TPOT is 20-21 ms (the
+ * step, 150 us per sequence, 10 us per prefill token), and only a VM
+ * slowing half its requests' decode by 10% for seconds would fail a step
+ * at 50% attainment. So the baseline's capacity bracket starts at 8 req/s
+ * (at 4 if a rate failed, disputed by --confirm's re-run otherwise) and
+ * the candidate's is [0, 4]: compare must call the capacity worse with
+ * brackets apart, and TPOT p50 worse by about 20% at both rates. */
+static void test_compare_sweep_slower_decode_sim(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    const char *small[] = {HARNESS_SMALL_SIM, NULL};
+    const char *slower[] = {HARNESS_SMALL_SIM, "--step-base", "24ms", NULL};
+    assert_int_equal(harness_sim_start(&sims[0], small), 0);
+    assert_int_equal(harness_sim_start(&sims[1], slower), 0);
+    char base[700], slow[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(slow, sizeof slow, "slow");
+    harness_tmp_path(out, sizeof out, "cmp");
+    const char *ladder[] = {"--rates",      "4,8",   "--step-duration",
+                            "3s",           "--slo", "tpot=23ms",
+                            "--attainment", "50",    NULL};
+    sweep_ok(&sims[0], base, ladder);
+    sweep_ok(&sims[1], slow, ladder);
+    harness_sim_stop(&sims[0]);
+    harness_sim_stop(&sims[1]);
+
+    json_t *j = compare_run(base, slow, out, NULL, 0);
+    json_t *b = json_object_get(j, "baseline");
+    json_t *c = json_array_get(json_object_get(j, "candidates"), 0);
+    json_t *bc = json_object_get(b, "capacity"), *cc = json_object_get(c, "capacity");
+    assert_true(json_is_true(json_object_get(bc, "found")));
+    assert_true(json_is_true(json_object_get(cc, "found")));
+    printf("SLO capacity: baseline %g [%g, %s], candidate %g [%g, %g]\n", harness_num(bc, "value"),
+           harness_num(bc, "lo"), harness_is_null(bc, "hi") ? "-" : "bounded",
+           harness_num(cc, "value"), harness_num(cc, "lo"), harness_num(cc, "hi"));
+    /* The candidate's bracket is closed above and lies wholly below the
+     * baseline's. */
+    assert_false(harness_is_null(cc, "hi"));
+    if (!(harness_num(cc, "hi") < harness_num(bc, "lo")))
+        fail_msg("capacity brackets overlap: candidate [%g, %g], baseline from %g",
+                 harness_num(cc, "lo"), harness_num(cc, "hi"), harness_num(bc, "lo"));
+    assert_string_equal(harness_sval(json_object_get(c, "capacity_verdict"), "verdict"), "worse");
+
+    /* TPOT p50 worse by about the step's 20% at both rates (the per-sequence
+     * and prefill costs, the same on both, dilute it a little). */
+    json_t *rates = json_object_get(c, "rates");
+    assert_int_equal(json_array_size(rates), 2);
+    size_t i;
+    json_t *rate;
+    json_array_foreach(rates, i, rate)
+    {
+        json_t *r = row_of(json_object_get(rate, "rows"), "tpot_p50");
+        double d = harness_num(json_object_get(r, "diff"), "value");
+        printf("at %g req/s: TPOT p50 %+.1f%%, %s\n", harness_num(rate, "offered_rps"), 100 * d,
+               harness_sval(r, "verdict"));
+        if (!(d > 0.10 && d < 0.30))
+            fail_msg("TPOT p50 %+.3f at %g req/s, want +10%% to +30%%", d,
+                     harness_num(rate, "offered_rps"));
+        assert_string_equal(harness_sval(r, "verdict"), "worse");
+    }
+    json_decref(j);
+    harness_tmp_end();
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -183,4 +256,5 @@ static int teardown(void **state)
     return 0;
 }
 
-HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_sweep_repeat_own_windows, teardown))
+HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_sweep_repeat_own_windows, teardown),
+             cmocka_unit_test_teardown(test_compare_sweep_slower_decode_sim, teardown))
