@@ -306,7 +306,8 @@ static void compare_usage(FILE *f)
                "                            output_tokens_per_s, achieved_rate (in %%);\n"
                "                            attainment, error_rate, error_rate_KIND (a record\n"
                "                            kind: error_rate_http_5xx, ...; in pp). Sweeps: at\n"
-               "                            every offered rate both ran\n"
+               "                            every offered rate both ran; and capacity, knee (in\n"
+               "                            %%, once: their brackets' extremes are the interval)\n"
                "  --out DIR                 where compare.json and compare.html go (default:\n"
                "                            results/<YYYYmmdd-HHMMSS>)\n"
                "  --force                   write into a DIR that already holds files\n"
@@ -491,6 +492,12 @@ static int sides_load(int argc, char **argv, const struct cmp_args *a, struct si
             ll_usage_fail("compare: mixed kinds: %s is a %s, %s a %s (compare runs with runs, "
                           "replays with replays, sweeps with sweeps)",
                           sides[0].dir, sides[0].kind, sides[i].dir, sides[i].kind);
+    }
+    for (size_t t = 0; t < a->n_th; t++) {
+        if (strcmp(sides[0].kind, "sweep") != 0 && cmp_sweep_row(a->th[t].row))
+            ll_usage_fail("--fail-on: %s is a row of sweeps (their SLO capacity and knee); %s is "
+                          "a %s",
+                          a->th[t].row, sides[0].dir, sides[0].kind);
     }
     if (strcmp(sides[0].kind, "sweep") == 0) {
         cmp_sweeps_load(sides, nd);

@@ -93,9 +93,12 @@ json_t *cmp_row_json(const struct row *r);
 
 /* Row names, as --fail-on gives them: the error kind of an
  * "error_rate_<kind>" row (else -1); whether a row is a share (its
- * differences in percentage points); whether a table has such a row. */
+ * differences in percentage points); whether a row is a sweep's own
+ * (its SLO capacity, "capacity", or its knee, "knee": once per candidate,
+ * not per offered rate); whether a table has such a row. */
 int cmp_error_kind_row(const char *name);
 int cmp_is_share_row(const char *name);
+int cmp_sweep_row(const char *name);
 int cmp_known_row(const char *name);
 
 /* The bootstrap's seed, the same for every comparison (results repeat). */

@@ -241,9 +241,14 @@ int cmp_is_share_row(const char *name)
            cmp_error_kind_row(name) >= 0;
 }
 
+int cmp_sweep_row(const char *name)
+{
+    return strcmp(name, "capacity") == 0 || strcmp(name, "knee") == 0;
+}
+
 int cmp_known_row(const char *name)
 {
-    if (cmp_error_kind_row(name) >= 0)
+    if (cmp_error_kind_row(name) >= 0 || cmp_sweep_row(name))
         return 1;
     static const char *const other[] = {"goodput", "attainment", "error_rate",
                                         "output_tokens_per_s", "achieved_rate"};

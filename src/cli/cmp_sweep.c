@@ -331,12 +331,61 @@ static json_t *sweep_side_json(const struct side *s, const struct report_sweep *
     return o;
 }
 
-static json_t *verdict_json(enum cmp_verdict v)
+/* The relative difference of two bracketed figures, c against b: the
+ * values' (c / b - 1), and as its interval the extremes the brackets
+ * allow, c.lo / b.hi - 1 to c.hi / b.lo - 1 (an open end, INFINITY,
+ * makes the interval unbounded on that side). The interval excludes 0
+ * exactly when the brackets do not overlap (bracket_verdict). Not
+ * computed (ok 0) when a side has no figure, or the baseline's is 0: a
+ * capacity of 0 has no relative change. */
+static struct cmp_diff bracket_diff(const struct bracket *b, const struct bracket *c)
+{
+    struct cmp_diff d = {0};
+    if (!b->known || !c->known || !(b->value > 0) || !(b->lo > 0))
+        return d;
+    d.ok = 1;
+    d.diff = c->value / b->value - 1;
+    d.lo = isfinite(b->hi) ? c->lo / b->hi - 1 : -1;
+    d.hi = isfinite(c->hi) ? c->hi / b->lo - 1 : INFINITY;
+    return d;
+}
+
+/* The SLO capacity and the knee of c against b as rows of the table
+ * (their names are --fail-on's: "capacity", "knee"), into rows[0..2). */
+static void figure_rows(const struct report_sweep *b, const struct report_sweep *c,
+                        struct row *rows)
+{
+    struct bracket x[2][2] = {{capacity_of(b), capacity_of(c)}, {knee_of(b), knee_of(c)}};
+    static const char *const names[2] = {"capacity", "knee"};
+    static const char *const titles[2] = {"SLO capacity", "knee"};
+    for (int i = 0; i < 2; i++) {
+        struct row *r = &rows[i];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "%s", names[i]);
+        snprintf(r->title, sizeof r->title, "%s", titles[i]);
+        r->unit = U_RPS;
+        r->dir = CMP_HIGHER_BETTER;
+        r->base = x[i][0].known ? x[i][0].value : NAN;
+        r->cand = x[i][1].known ? x[i][1].value : NAN;
+        r->d = bracket_diff(&x[i][0], &x[i][1]);
+        r->method = "brackets";
+        r->verdict = bracket_verdict(&x[i][0], &x[i][1]);
+        r->same_why = r->verdict == CMP_SAME ? "brackets_overlap" : NULL;
+    }
+}
+
+static json_t *verdict_json(const struct row *r)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "verdict", json_string(cmp_verdict_name(v)));
+    json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
     json_object_set_new(o, "same_because",
-                        v == CMP_SAME ? json_string("brackets_overlap") : json_null());
+                        r->verdict == CMP_SAME ? json_string("brackets_overlap") : json_null());
+    json_t *d = json_object();
+    json_object_set_new(d, "kind", json_string("relative"));
+    json_object_set_new(d, "value", r->d.ok ? num_or_null(r->d.diff) : json_null());
+    json_object_set_new(d, "lo", r->d.ok ? num_or_null(r->d.lo) : json_null());
+    json_object_set_new(d, "hi", r->d.ok ? num_or_null(r->d.hi) : json_null());
+    json_object_set_new(o, "diff", d);
     return o;
 }
 
@@ -373,9 +422,11 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         json_object_set(jc, "config_differences", o->diffs[i]);
         struct bracket bc = capacity_of(b), cc = capacity_of(c);
         struct bracket bk = knee_of(b), ck = knee_of(c);
-        enum cmp_verdict vc = bracket_verdict(&bc, &cc), vk = bracket_verdict(&bk, &ck);
-        json_object_set_new(jc, "capacity_verdict", verdict_json(vc));
-        json_object_set_new(jc, "knee_verdict", verdict_json(vk));
+        struct row fig[2];
+        figure_rows(b, c, fig);
+        enum cmp_verdict vc = fig[0].verdict, vk = fig[1].verdict;
+        json_object_set_new(jc, "capacity_verdict", verdict_json(&fig[0]));
+        json_object_set_new(jc, "knee_verdict", verdict_json(&fig[1]));
         if (!o->quiet) {
             char x[64], y[64];
             printf("\n%s (candidate) vs %s (baseline), sweep, 95%% intervals (bootstrap %u)\n",
@@ -387,6 +438,9 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
                    bracket_text(&ck, y, sizeof y), bracket_verdict_text(vk));
             print_curves(stdout, b, c);
         }
+        /* --fail-on's capacity and knee thresholds, once per candidate. */
+        json_object_set_new(jc, "fail_on",
+                            cmp_gates(o, &sides[i], NAN, fig, 2, &fail, &inconclusive));
         /* The offered rates both ran (not the recovery step's), with a
          * valid step on each side. */
         double *rates = ll_calloc(b->n_points + 1, sizeof *rates);

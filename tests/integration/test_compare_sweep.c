@@ -432,7 +432,78 @@ static void test_compare_sweeps_fail_on(void **state)
     harness_tmp_end();
 }
 
+/* --fail-on's capacity and knee rows, once per candidate, on the
+ * fixture against itself: the capacity bracket [4, 12] against [4, 12]
+ * allows a change from 4/12 - 1 = -66.7% to 12/4 - 1 = +200%, so a -10%
+ * threshold is inconclusive (5) and a -70% one passes; the knee's [12,
+ * 24] allows -50%, so knee:-10% is inconclusive and knee:-60% passes.
+ * compare.json has the gates in the candidate's fail_on (not in the
+ * rates'), and the brackets' interval in capacity_verdict.diff. Runs
+ * have no capacity: the row is refused for them (2). */
+static void test_compare_sweeps_fail_on_capacity(void **state)
+{
+    harness_tmp_begin();
+    char base[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(out, sizeof out, "cmp");
+    fixture_copy(base, 1);
+    static const struct {
+        const char *spec;
+        int want;
+        const char *result[2];
+    } cases[] = {
+        {"capacity:-10%", 5, {"inconclusive", NULL}},
+        {"capacity:-70%,knee:-60%", 0, {"pass", "pass"}},
+        {"knee:-10%,capacity:-70%", 5, {"inconclusive", "pass"}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *args[] = {"compare", base,      base,        "--out",       out,
+                              "--force", "--quiet", "--fail-on", cases[k].spec, NULL};
+        int st = -1;
+        char *o = NULL, *e = NULL;
+        assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
+        if (st != cases[k].want)
+            fail_msg("%s: exit %d, want %d\n%s", cases[k].spec, st, cases[k].want, e);
+        if (cases[k].want == 5)
+            assert_non_null(strstr(e, "inconclusive: "));
+        free(o);
+        free(e);
+        json_t *j = harness_json_load(out, "compare.json");
+        json_t *c = cand0(j);
+        json_t *gates = json_object_get(c, "fail_on");
+        for (size_t g = 0; g < 2; g++) {
+            if (!cases[k].result[g]) {
+                assert_int_equal(json_array_size(gates), g);
+                break;
+            }
+            assert_string_equal(harness_sval(json_array_get(gates, g), "result"),
+                                cases[k].result[g]);
+        }
+        size_t i;
+        json_t *rate;
+        json_array_foreach(json_object_get(c, "rates"), i, rate)
+            assert_int_equal(json_array_size(json_object_get(rate, "fail_on")), 0);
+        json_t *d = json_object_get(json_object_get(c, "capacity_verdict"), "diff");
+        assert_true(fabs(harness_num(d, "value")) < 1e-12);
+        assert_true(fabs(harness_num(d, "lo") - (4.0 / 12 - 1)) < 1e-9);
+        assert_true(fabs(harness_num(d, "hi") - 2.0) < 1e-9);
+        json_decref(j);
+    }
+    char run[700], path[800];
+    harness_tmp_path(run, sizeof run, "run");
+    const char *mk[] = {"mkdir", "-p", run, NULL};
+    assert_int_equal(harness_run_quiet(mk, 10), 0);
+    snprintf(path, sizeof path, "%s/run.json", run);
+    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"run\"}\n");
+    const char *runs[] = {"compare", run, run, "--fail-on", "capacity:-10%", NULL};
+    harness_expect_usage(runs, "--fail-on: capacity is a row of sweeps");
+    const char *pp[] = {"compare", base, base, "--fail-on", "knee:-1pp", NULL};
+    harness_expect_usage(pp, "--fail-on: knee takes percent");
+    harness_tmp_end();
+}
+
 HARNESS_MAIN(cmocka_unit_test(test_compare_sweeps_slower_decode),
+             cmocka_unit_test(test_compare_sweeps_fail_on_capacity),
              cmocka_unit_test(test_compare_sweep_with_itself),
              cmocka_unit_test(test_compare_sweep_interrupted),
              cmocka_unit_test(test_compare_sweeps_fail_on),

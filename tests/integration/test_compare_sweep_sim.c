@@ -8,7 +8,8 @@
  *   with its two values and the candidate's value with the records.
  *
  * - the sim with a 20% slower decode step comes out worse on TPOT and on
- *   its SLO capacity, whose bracket lies wholly below the baseline's.
+ *   its SLO capacity, whose bracket lies wholly below the baseline's,
+ *   and fails --fail-on capacity:-10%.
  *
  * Every sweep is short (steps of 1 to 3 s at 8 req/s or less, against the
  * small sim: 4 sequences, a 20 ms decode step) and sets
@@ -225,6 +226,8 @@ static void test_compare_sweep_slower_decode_sim(void **state)
         fail_msg("capacity brackets overlap: candidate [%g, %g], baseline from %g",
                  harness_num(cc, "lo"), harness_num(cc, "hi"), harness_num(bc, "lo"));
     assert_string_equal(harness_sval(json_object_get(c, "capacity_verdict"), "verdict"), "worse");
+    json_t *cd = json_object_get(json_object_get(c, "capacity_verdict"), "diff");
+    assert_true(harness_num(cd, "hi") < 0);
 
     /* TPOT p50 worse by about the step's 20% at both rates (the per-sequence
      * and prefill costs, the same on both, dilute it a little). */
@@ -243,6 +246,16 @@ static void test_compare_sweep_slower_decode_sim(void **state)
                      harness_num(rate, "offered_rps"));
         assert_string_equal(harness_sval(r, "verdict"), "worse");
     }
+    json_decref(j);
+
+    /* --fail-on capacity:-10%: the capacity fell by more, outside the
+     * brackets: exit 1, said on stderr, and the candidate's fail_on. */
+    const char *gate[] = {"--fail-on", "capacity:-10%", NULL};
+    j = compare_run(base, slow, out, gate, 1);
+    c = json_array_get(json_object_get(j, "candidates"), 0);
+    assert_string_equal(harness_sval(json_array_get(json_object_get(c, "fail_on"), 0), "result"),
+                        "fail");
+    assert_int_equal(harness_ival(j, "exit_status"), 1);
     json_decref(j);
     harness_tmp_end();
 }
