@@ -283,8 +283,9 @@ static void compare_usage(FILE *f)
                "of each, bracketed by the offered rates around them and called only when\n"
                "the brackets do not overlap; the curves of TTFT p99, TPOT p99, goodput\n"
                "and attainment against offered load; and the rows above at each offered\n"
-               "rate both sweeps ran. Writes compare.json and compare.html. Nothing is\n"
-               "sent anywhere.\n"
+               "rate both sweeps ran; where a sweep repeated a rate (--repeat), the\n"
+               "between-run interval of its runs is used when wider (the table's from\n"
+               "column). Writes compare.json and compare.html. Nothing is sent anywhere.\n"
                "\n"
                "options:\n"
                "  --baseline DIR            the baseline (default: the first DIR); may be one of\n"
@@ -306,7 +307,8 @@ static void compare_usage(FILE *f)
                "                            output_tokens_per_s, achieved_rate (in %%);\n"
                "                            attainment, error_rate, error_rate_KIND (a record\n"
                "                            kind: error_rate_http_5xx, ...; in pp). Sweeps: at\n"
-               "                            every offered rate both ran\n"
+               "                            every offered rate both ran; and capacity, knee (in\n"
+               "                            %%, once: their brackets' extremes are the interval)\n"
                "  --out DIR                 where compare.json and compare.html go (default:\n"
                "                            results/<YYYYmmdd-HHMMSS>)\n"
                "  --force                   write into a DIR that already holds files\n"
@@ -491,6 +493,12 @@ static int sides_load(int argc, char **argv, const struct cmp_args *a, struct si
             ll_usage_fail("compare: mixed kinds: %s is a %s, %s a %s (compare runs with runs, "
                           "replays with replays, sweeps with sweeps)",
                           sides[0].dir, sides[0].kind, sides[i].dir, sides[i].kind);
+    }
+    for (size_t t = 0; t < a->n_th; t++) {
+        if (strcmp(sides[0].kind, "sweep") != 0 && cmp_sweep_row(a->th[t].row))
+            ll_usage_fail("--fail-on: %s is a row of sweeps (their SLO capacity and knee); %s is "
+                          "a %s",
+                          a->th[t].row, sides[0].dir, sides[0].kind);
     }
     if (strcmp(sides[0].kind, "sweep") == 0) {
         cmp_sweeps_load(sides, nd);

@@ -37,7 +37,8 @@ struct side {
     uint64_t completed, failed, sent, scheduled, good, attained;
     uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
     double window_s;
-    uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start */
+    uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start (a sweep's
+                              * side: of the step whose record is being added) */
     double goodput, attainment, tok_s, send_rate;
     int has_slo;
     int invalid, interrupted;   /* run.json's outcome, or summary.json's */
@@ -59,6 +60,11 @@ struct row {
     const char *method;
     enum cmp_verdict verdict;
     const char *same_why; /* for same: within_noise, too_few or below_min_effect */
+    /* The runs behind each side's figure: a sweep's repeats of the rate
+     * (--repeat, --confirm), else 1. */
+    int runs_b, runs_c;
+    struct cmp_diff between; /* the between-run interval (cmp_rows_between); ok 0: none */
+    int from_runs;           /* 1: d's interval is between's, the wider of the two */
 };
 
 /* Add one record to s (its window win_lo..win_hi set first): the
@@ -79,7 +85,25 @@ int cmp_rows_max(void);
 int cmp_build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,
                    double min_effect, const int *kind_wanted, struct row *rows);
 
-/* The rows as a table (a heading naming the sides, then one line each). */
+/* Each row's verdict (and same_why) from its d, with min_effect (a
+ * fraction; not for shares). */
+void cmp_row_judge(struct row *r, double min_effect);
+
+/* Side s's figure of the row named row (ttft_p50, goodput, ...), in the
+ * row's unit; NAN when it has none. */
+double cmp_side_value(const struct side *s, const char *row);
+
+/* With the runs behind each side (bs: nb of them, cs: nc; a sweep's
+ * repeats of one rate, each a side of its own), each of the n rows gets
+ * its between-run interval (cmp_between_runs, around the row's pooled
+ * difference) and runs_b, runs_c; where that interval is wider than the
+ * row's own, it replaces it (from_runs 1) and the row is judged again. */
+void cmp_rows_between(struct row *rows, int n, const struct side *const *bs, size_t nb,
+                      const struct side *const *cs, size_t nc, double min_effect);
+
+/* The rows as a table (a heading naming the sides, then one line each;
+ * with a column saying which interval each row used when a side has
+ * runs). */
 void cmp_print_table(FILE *f, const struct side *b, const struct side *c, const struct row *rows,
                      int n, unsigned resamples);
 
@@ -92,9 +116,12 @@ json_t *cmp_row_json(const struct row *r);
 
 /* Row names, as --fail-on gives them: the error kind of an
  * "error_rate_<kind>" row (else -1); whether a row is a share (its
- * differences in percentage points); whether a table has such a row. */
+ * differences in percentage points); whether a row is a sweep's own
+ * (its SLO capacity, "capacity", or its knee, "knee": once per candidate,
+ * not per offered rate); whether a table has such a row. */
 int cmp_error_kind_row(const char *name);
 int cmp_is_share_row(const char *name);
+int cmp_sweep_row(const char *name);
 int cmp_known_row(const char *name);
 
 /* The bootstrap's seed, the same for every comparison (results repeat). */

@@ -11,6 +11,7 @@
 #include "cli/cmp_int.h"
 #include "measure/compare.h"
 #include "measure/record.h"
+#include "sweep/fit.h"
 #include "util/util.h"
 
 static const char *const lat_names[LAT_N] = {"ttft", "tpot", "itl", "e2e"};
@@ -128,15 +129,85 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
     r->d =
         cmp_total_ratio((double)b->sent, (double)b->sent, (double)c->sent, (double)c->sent, scale);
     for (int i = 0; i < k; i++) {
-        struct row *x = &rows[i];
-        x->verdict = cmp_verdict_of(&x->d, x->dir, x->pp ? 0 : min_effect);
-        x->same_why = NULL;
-        if (x->verdict == CMP_SAME)
-            x->same_why = x->d.too_few                     ? "too_few"
-                          : (x->d.lo <= 0 && x->d.hi >= 0) ? "within_noise"
-                                                           : "below_min_effect";
+        rows[i].runs_b = rows[i].runs_c = 1;
+        cmp_row_judge(&rows[i], min_effect);
     }
     return k;
+}
+
+void cmp_row_judge(struct row *x, double min_effect)
+{
+    x->verdict = cmp_verdict_of(&x->d, x->dir, x->pp ? 0 : min_effect);
+    x->same_why = NULL;
+    if (x->verdict == CMP_SAME)
+        x->same_why = x->d.too_few                     ? "too_few"
+                      : (x->d.lo <= 0 && x->d.hi >= 0) ? "within_noise"
+                                                       : "below_min_effect";
+}
+
+double cmp_side_value(const struct side *s, const char *row)
+{
+    for (int m = 0; m < LAT_N; m++) {
+        for (int p = 0; p < NPCT; p++) {
+            char b[24];
+            snprintf(b, sizeof b, "%s_p%.0f", lat_names[m], pcts[p]);
+            if (strcmp(b, row) == 0)
+                return s->lat[m].n ? cmp_percentile_sorted(s->lat[m].v, s->lat[m].n, pcts[p]) : NAN;
+        }
+    }
+    double done = s->completed ? (double)s->completed : NAN;
+    int e = cmp_error_kind_row(row);
+    if (e >= 0)
+        return (double)s->by_kind[e] / done;
+    if (strcmp(row, "error_rate") == 0)
+        return (double)s->failed / done;
+    if (strcmp(row, "goodput") == 0)
+        return s->goodput;
+    if (strcmp(row, "attainment") == 0)
+        return s->attainment;
+    if (strcmp(row, "output_tokens_per_s") == 0)
+        return s->tok_s;
+    if (strcmp(row, "achieved_rate") == 0)
+        return s->send_rate;
+    return NAN;
+}
+
+/* The finite values of the row named row of sides[0..n) into v; returns
+ * how many. */
+static size_t run_values(const struct side *const *sides, size_t n, const char *row, double *v)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = cmp_side_value(sides[i], row);
+        if (isfinite(x))
+            v[k++] = x;
+    }
+    return k;
+}
+
+void cmp_rows_between(struct row *rows, int n, const struct side *const *bs, size_t nb,
+                      const struct side *const *cs, size_t nc, double min_effect)
+{
+    double *vb = ll_calloc(nb + 1, sizeof *vb), *vc = ll_calloc(nc + 1, sizeof *vc);
+    for (int i = 0; i < n; i++) {
+        struct row *r = &rows[i];
+        r->runs_b = (int)nb;
+        r->runs_c = (int)nc;
+        memset(&r->between, 0, sizeof r->between);
+        if (!r->d.ok)
+            continue;
+        size_t kb = run_values(bs, nb, r->name, vb), kc = run_values(cs, nc, r->name, vc);
+        r->between = cmp_between_runs(vb, kb, vc, kc, !r->pp, r->d.diff, fit_t975);
+        /* The wider wins; an unbounded one (too few values) is the widest. */
+        if (r->between.ok && !r->d.too_few && r->between.hi - r->between.lo > r->d.hi - r->d.lo) {
+            r->d.lo = r->between.lo;
+            r->d.hi = r->between.hi;
+            r->from_runs = 1;
+            cmp_row_judge(r, min_effect);
+        }
+    }
+    free(vb);
+    free(vc);
 }
 
 const char *cmp_fmt_value(const struct row *r, double v, char *buf, size_t len)
@@ -154,7 +225,12 @@ const char *cmp_fmt_value(const struct row *r, double v, char *buf, size_t len)
 
 const char *cmp_fmt_diff(const struct row *r, double x, char *buf, size_t len)
 {
-    snprintf(buf, len, r->pp ? "%+.2fpp" : "%+.1f%%", 100 * x);
+    /* Past +9,999% (an interval between two runs can reach far) in
+     * powers of ten, to keep the table's column. */
+    if (!r->pp && fabs(100 * x) >= 1e4)
+        snprintf(buf, len, "%+.1e%%", 100 * x);
+    else
+        snprintf(buf, len, r->pp ? "%+.2fpp" : "%+.1f%%", 100 * x);
     return buf;
 }
 
@@ -177,8 +253,16 @@ void cmp_print_table(FILE *f, const struct side *b, const struct side *c, const 
             strcmp(cmp_outcome_name(c), "ok") ? cmp_outcome_name(c) : "", b->label,
             strcmp(cmp_outcome_name(b), "ok") ? ", " : "",
             strcmp(cmp_outcome_name(b), "ok") ? cmp_outcome_name(b) : "", b->kind, resamples);
-    fprintf(f, "%-21s %12s %12s %10s %22s  %s\n", "metric", "baseline", "candidate", "diff",
-            "95% interval", "verdict");
+    /* With runs on a side, the "from" column says which interval a row
+     * shows: "within" the records, or between the "runs" (the wider). */
+    int runs = n > 0 && (rows[0].runs_b > 1 || rows[0].runs_c > 1);
+    if (runs)
+        fprintf(f,
+                "runs: baseline %d, candidate %d; from: the wider interval, within the "
+                "records or between the runs\n",
+                rows[0].runs_b, rows[0].runs_c);
+    fprintf(f, "%-21s %12s %12s %10s %22s  %s%s\n", "metric", "baseline", "candidate", "diff",
+            "95% interval", runs ? "from    " : "", "verdict");
     for (int i = 0; i < n; i++) {
         const struct row *r = &rows[i];
         char a[32], bb[32], d[32], lo[32], hi[32], ci[80];
@@ -193,9 +277,13 @@ void cmp_print_table(FILE *f, const struct side *b, const struct side *c, const 
             snprintf(ci, sizeof ci, "-");
             snprintf(d, sizeof d, "-");
         }
-        fprintf(f, "%-21s %12s %12s %10s %22s  %s\n", r->title,
+        fprintf(f, "%-21s %12s %12s %10s %22s  %s%s\n", r->title,
                 cmp_fmt_value(r, r->base, a, sizeof a), cmp_fmt_value(r, r->cand, bb, sizeof bb), d,
-                ci, verdict_text(r));
+                ci,
+                !runs          ? ""
+                : r->from_runs ? "runs    "
+                               : "within  ",
+                verdict_text(r));
     }
 }
 
@@ -222,6 +310,18 @@ json_t *cmp_row_json(const struct row *r)
     json_object_set_new(d, "too_few", json_boolean(r->d.too_few));
     json_object_set_new(o, "diff", d);
     json_object_set_new(o, "method", json_string(r->method));
+    json_object_set_new(o, "interval", json_string(r->from_runs ? "between_runs" : "within_run"));
+    json_t *runs = json_object();
+    json_object_set_new(runs, "baseline", json_integer(r->runs_b));
+    json_object_set_new(runs, "candidate", json_integer(r->runs_c));
+    json_object_set_new(o, "runs", runs);
+    json_t *bw = json_null();
+    if (r->between.ok) {
+        bw = json_object();
+        json_object_set_new(bw, "lo", jnumber_or_null(r->between.lo));
+        json_object_set_new(bw, "hi", jnumber_or_null(r->between.hi));
+    }
+    json_object_set_new(o, "between_runs", bw);
     json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
     json_object_set_new(o, "same_because", r->same_why ? json_string(r->same_why) : json_null());
     return o;
@@ -241,9 +341,14 @@ int cmp_is_share_row(const char *name)
            cmp_error_kind_row(name) >= 0;
 }
 
+int cmp_sweep_row(const char *name)
+{
+    return strcmp(name, "capacity") == 0 || strcmp(name, "knee") == 0;
+}
+
 int cmp_known_row(const char *name)
 {
-    if (cmp_error_kind_row(name) >= 0)
+    if (cmp_error_kind_row(name) >= 0 || cmp_sweep_row(name))
         return 1;
     static const char *const other[] = {"goodput", "attainment", "error_rate",
                                         "output_tokens_per_s", "achieved_rate"};

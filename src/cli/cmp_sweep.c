@@ -145,10 +145,12 @@ static json_t *curve_json(const struct report_sweep *s)
 
 /* ---- one offered rate's record set as a side ----------------------------- */
 
-/* Routes a sweep's records to the side of their step's rate. */
+/* Routes a sweep's records to the side of their step's rate, and to the
+ * step's own side (one run of the rate: the between-run variation). */
 struct route {
     const struct report_sweep *sw;
     struct side *rate_sides; /* one per common rate */
+    struct side *step_sides; /* by index into sw->steps; used where rate_of_step >= 0 */
     int *rate_of_step;       /* by index into sw->steps; -1 = not compared */
 };
 
@@ -164,7 +166,16 @@ static void on_sweep_record(void *ud, const struct record *r)
         struct record x = *r;
         if (x.cold || x.sched_ns < f->warmup_ns)
             x.warmup = 1;
-        cmp_side_add_record(&rt->rate_sides[rt->rate_of_step[i]], &x);
+        /* Output tokens count in the step's own window: repeats of a rate
+         * need not hold alike (--step-duration auto sizes each step from
+         * the one before), and one repeat's window would drop what ended
+         * in another's longer one. */
+        struct side *s[2] = {&rt->rate_sides[rt->rate_of_step[i]], &rt->step_sides[i]};
+        for (int k = 0; k < 2; k++) {
+            s[k]->win_lo = f->warmup_ns;
+            s[k]->win_hi = f->warmup_ns + f->window_ns;
+            cmp_side_add_record(s[k], &x);
+        }
         return;
     }
 }
@@ -175,12 +186,7 @@ static void side_facts_add(struct side *s, const struct sweep_step *st,
                            const struct sweep_settings *set)
 {
     const struct stats *x = &st->stats;
-    double w = (double)st->f.window_ns / 1e9;
-    if (s->window_s == 0) {
-        s->win_lo = st->f.warmup_ns;
-        s->win_hi = st->f.warmup_ns + st->f.window_ns;
-    }
-    s->window_s += w;
+    s->window_s += (double)st->f.window_ns / 1e9;
     s->completed += x->completed;
     s->failed += stats_failed(x);
     s->scheduled += x->scheduled;
@@ -220,40 +226,84 @@ static int rate_measured(const struct report_sweep *sw, double rate)
     return 0;
 }
 
-/* Fill rate_sides[k] (k < n_rates, rates[k]) from sweep sw's steps and
- * records. Returns 0, or -1 with the reason in err. */
-static int rate_sides_load(const struct report_sweep *sw, const char *dir, const double *rates,
-                           size_t n_rates, struct side *rate_sides, const char *label, char *err,
-                           size_t errlen)
+/* One sweep's sides: each common rate's (its steps pooled) and each
+ * step's own. */
+struct rate_load {
+    struct side *rate; /* n_rates of them */
+    struct side *step; /* n_steps of them; used where rate_of[i] >= 0 */
+    int *rate_of;      /* per step: the index of its rate, -1 when not compared */
+    size_t n_rates, n_steps;
+};
+
+static void side_name(struct side *s, const char *dir, const char *label)
 {
-    int *rate_of = ll_calloc(sw->n_steps + 1, sizeof *rate_of);
+    s->dir = dir;
+    s->label = label;
+    snprintf(s->kind, sizeof s->kind, "sweep");
+}
+
+/* Fill l for the n_rates rates (rates[k]) from sweep sw's steps and
+ * records. Returns 0, or -1 with the reason in err; rate_load_free either
+ * way. */
+static int rate_load(const struct report_sweep *sw, const char *dir, const double *rates,
+                     size_t n_rates, const char *label, struct rate_load *l, char *err,
+                     size_t errlen)
+{
+    l->n_rates = n_rates;
+    l->n_steps = sw->n_steps;
+    l->rate = ll_calloc(n_rates + 1, sizeof *l->rate);
+    l->step = ll_calloc(sw->n_steps + 1, sizeof *l->step);
+    l->rate_of = ll_calloc(sw->n_steps + 1, sizeof *l->rate_of);
     for (size_t i = 0; i < sw->n_steps; i++) {
         const struct sweep_step *st = &sw->steps[i];
-        rate_of[i] = -1;
+        l->rate_of[i] = -1;
         if (!step_measured(st))
             continue;
         for (size_t k = 0; k < n_rates; k++) {
             if (same_rate(st->f.offered_rps, rates[k])) {
-                rate_of[i] = (int)k;
-                side_facts_add(&rate_sides[k], st, &sw->set);
+                l->rate_of[i] = (int)k;
+                side_facts_add(&l->rate[k], st, &sw->set);
+                side_facts_add(&l->step[i], st, &sw->set);
+                side_facts_end(&l->step[i]);
+                side_name(&l->step[i], dir, label);
                 break;
             }
         }
     }
     for (size_t k = 0; k < n_rates; k++) {
-        side_facts_end(&rate_sides[k]);
-        rate_sides[k].dir = dir;
-        rate_sides[k].label = label;
-        snprintf(rate_sides[k].kind, sizeof rate_sides[k].kind, "sweep");
+        side_facts_end(&l->rate[k]);
+        side_name(&l->rate[k], dir, label);
     }
-    struct route rt = {sw, rate_sides, rate_of};
+    struct route rt = {sw, l->rate, l->step, l->rate_of};
     char path[4200];
     snprintf(path, sizeof path, "%s/requests.jsonl", dir);
     int rc = record_read_file(path, 0, on_sweep_record, &rt, err, errlen);
     for (size_t k = 0; k < n_rates; k++)
-        cmp_side_finish(&rate_sides[k]);
-    free(rate_of);
+        cmp_side_finish(&l->rate[k]);
+    for (size_t i = 0; i < sw->n_steps; i++)
+        cmp_side_finish(&l->step[i]);
     return rc == 0 ? 0 : -1;
+}
+
+/* The step sides of rate k into out (at most max); returns how many. */
+static size_t rate_runs(const struct rate_load *l, size_t k, const struct side **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n_steps && n < max; i++)
+        if (l->rate_of[i] == (int)k)
+            out[n++] = &l->step[i];
+    return n;
+}
+
+static void rate_load_free(struct rate_load *l)
+{
+    for (size_t k = 0; k < l->n_rates; k++)
+        cmp_side_free(&l->rate[k]);
+    for (size_t i = 0; i < l->n_steps; i++)
+        cmp_side_free(&l->step[i]);
+    free(l->rate);
+    free(l->step);
+    free(l->rate_of);
 }
 
 /* ---- the terminal -------------------------------------------------------- */
@@ -329,12 +379,61 @@ static json_t *sweep_side_json(const struct side *s, const struct report_sweep *
     return o;
 }
 
-static json_t *verdict_json(enum cmp_verdict v)
+/* The relative difference of two bracketed figures, c against b: the
+ * values' (c / b - 1), and as its interval the extremes the brackets
+ * allow, c.lo / b.hi - 1 to c.hi / b.lo - 1 (an open end, INFINITY,
+ * makes the interval unbounded on that side). The interval excludes 0
+ * exactly when the brackets do not overlap (bracket_verdict). Not
+ * computed (ok 0) when a side has no figure, or the baseline's is 0: a
+ * capacity of 0 has no relative change. */
+static struct cmp_diff bracket_diff(const struct bracket *b, const struct bracket *c)
+{
+    struct cmp_diff d = {0};
+    if (!b->known || !c->known || !(b->value > 0) || !(b->lo > 0))
+        return d;
+    d.ok = 1;
+    d.diff = c->value / b->value - 1;
+    d.lo = isfinite(b->hi) ? c->lo / b->hi - 1 : -1;
+    d.hi = isfinite(c->hi) ? c->hi / b->lo - 1 : INFINITY;
+    return d;
+}
+
+/* The SLO capacity and the knee of c against b as rows of the table
+ * (their names are --fail-on's: "capacity", "knee"), into rows[0..2). */
+static void figure_rows(const struct report_sweep *b, const struct report_sweep *c,
+                        struct row *rows)
+{
+    struct bracket x[2][2] = {{capacity_of(b), capacity_of(c)}, {knee_of(b), knee_of(c)}};
+    static const char *const names[2] = {"capacity", "knee"};
+    static const char *const titles[2] = {"SLO capacity", "knee"};
+    for (int i = 0; i < 2; i++) {
+        struct row *r = &rows[i];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "%s", names[i]);
+        snprintf(r->title, sizeof r->title, "%s", titles[i]);
+        r->unit = U_RPS;
+        r->dir = CMP_HIGHER_BETTER;
+        r->base = x[i][0].known ? x[i][0].value : NAN;
+        r->cand = x[i][1].known ? x[i][1].value : NAN;
+        r->d = bracket_diff(&x[i][0], &x[i][1]);
+        r->method = "brackets";
+        r->verdict = bracket_verdict(&x[i][0], &x[i][1]);
+        r->same_why = r->verdict == CMP_SAME ? "brackets_overlap" : NULL;
+    }
+}
+
+static json_t *verdict_json(const struct row *r)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "verdict", json_string(cmp_verdict_name(v)));
+    json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
     json_object_set_new(o, "same_because",
-                        v == CMP_SAME ? json_string("brackets_overlap") : json_null());
+                        r->verdict == CMP_SAME ? json_string("brackets_overlap") : json_null());
+    json_t *d = json_object();
+    json_object_set_new(d, "kind", json_string("relative"));
+    json_object_set_new(d, "value", r->d.ok ? num_or_null(r->d.diff) : json_null());
+    json_object_set_new(d, "lo", r->d.ok ? num_or_null(r->d.lo) : json_null());
+    json_object_set_new(d, "hi", r->d.ok ? num_or_null(r->d.hi) : json_null());
+    json_object_set_new(o, "diff", d);
     return o;
 }
 
@@ -371,9 +470,11 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         json_object_set(jc, "config_differences", o->diffs[i]);
         struct bracket bc = capacity_of(b), cc = capacity_of(c);
         struct bracket bk = knee_of(b), ck = knee_of(c);
-        enum cmp_verdict vc = bracket_verdict(&bc, &cc), vk = bracket_verdict(&bk, &ck);
-        json_object_set_new(jc, "capacity_verdict", verdict_json(vc));
-        json_object_set_new(jc, "knee_verdict", verdict_json(vk));
+        struct row fig[2];
+        figure_rows(b, c, fig);
+        enum cmp_verdict vc = fig[0].verdict, vk = fig[1].verdict;
+        json_object_set_new(jc, "capacity_verdict", verdict_json(&fig[0]));
+        json_object_set_new(jc, "knee_verdict", verdict_json(&fig[1]));
         if (!o->quiet) {
             char x[64], y[64];
             printf("\n%s (candidate) vs %s (baseline), sweep, 95%% intervals (bootstrap %u)\n",
@@ -385,6 +486,9 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
                    bracket_text(&ck, y, sizeof y), bracket_verdict_text(vk));
             print_curves(stdout, b, c);
         }
+        /* --fail-on's capacity and knee thresholds, once per candidate. */
+        json_object_set_new(jc, "fail_on",
+                            cmp_gates(o, &sides[i], NAN, fig, 2, &fail, &inconclusive));
         /* The offered rates both ran (not the recovery step's), with a
          * valid step on each side. */
         double *rates = ll_calloc(b->n_points + 1, sizeof *rates);
@@ -400,11 +504,14 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
                 }
             }
         }
-        struct side *rb = ll_calloc(nr + 1, sizeof *rb), *rc = ll_calloc(nr + 1, sizeof *rc);
+        struct rate_load lb = {0}, lc = {0};
         char err[1024];
-        if (rate_sides_load(b, sides[0].dir, rates, nr, rb, sides[0].label, err, sizeof err) != 0 ||
-            rate_sides_load(c, sides[i].dir, rates, nr, rc, sides[i].label, err, sizeof err) != 0)
+        if (rate_load(b, sides[0].dir, rates, nr, sides[0].label, &lb, err, sizeof err) != 0 ||
+            rate_load(c, sides[i].dir, rates, nr, sides[i].label, &lc, err, sizeof err) != 0)
             ll_usage_fail("compare: %s", err);
+        struct side *rb = lb.rate, *rc = lc.rate;
+        const struct side **runs_b = ll_calloc(b->n_steps + 1, sizeof *runs_b);
+        const struct side **runs_c = ll_calloc(c->n_steps + 1, sizeof *runs_c);
         json_t *jr = json_array();
         for (size_t k = 0; k < nr; k++) {
             int n = cmp_build_rows(&rb[k], &rc[k], o->resamples, CMP_SEED, o->min_effect,
@@ -413,6 +520,9 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
                 ll_errorf("compare: out of memory");
                 exit(LL_EXIT_RUNTIME);
             }
+            /* The rate's repeats: the between-run variation, where wider. */
+            cmp_rows_between(rows, n, runs_b, rate_runs(&lb, k, runs_b, b->n_steps), runs_c,
+                             rate_runs(&lc, k, runs_c, c->n_steps), o->min_effect);
             json_t *jk = json_object();
             json_object_set_new(jk, "offered_rps", json_real(rates[k]));
             json_t *a = json_array();
@@ -426,16 +536,16 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
             json_object_set_new(jk, "fail_on",
                                 cmp_gates(o, &sides[i], rates[k], rows, n, &fail, &inconclusive));
             json_array_append_new(jr, jk);
-            cmp_side_free(&rb[k]);
-            cmp_side_free(&rc[k]);
         }
+        rate_load_free(&lb);
+        rate_load_free(&lc);
+        free(runs_b);
+        free(runs_c);
         if (!o->quiet && nr == 0)
             printf("\nno offered rate in common (with a valid step on each side): no "
                    "per-rate rows\n");
         json_object_set_new(jc, "rates", jr);
         json_array_append_new(cands, jc);
-        free(rb);
-        free(rc);
         free(rates);
     }
     free(rows);

@@ -252,6 +252,62 @@ int cmp_thresholds_parse(const char *spec, struct cmp_threshold *out, size_t max
     return 0;
 }
 
+/* Mean and sample variance of v[0..n), n >= 1 (variance 0 when n = 1). */
+static void mean_var(const double *v, size_t n, double *mean, double *var)
+{
+    double m = 0, ss = 0;
+    for (size_t i = 0; i < n; i++)
+        m += v[i];
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - m) * (v[i] - m);
+    *mean = m;
+    *var = n > 1 ? ss / (double)(n - 1) : 0;
+}
+
+struct cmp_diff cmp_between_runs(const double *b, size_t nb, const double *c, size_t nc,
+                                 int relative, double diff, cmp_t975_fn *t975)
+{
+    struct cmp_diff d = {0};
+    if (nb == 0 || nc == 0 || (nb < 2 && nc < 2))
+        return d;
+    double mb, sb, mc, sc;
+    mean_var(b, nb, &mb, &sb);
+    mean_var(c, nc, &mc, &sc);
+    if (relative) {
+        if (!(mb > 0) || !(mc > 0) || !(1 + diff > 0))
+            return d;
+        sb /= mb * mb; /* the squared coefficient of variation per run */
+        sc /= mc * mc;
+    }
+    /* A side of one run varies as the other does. */
+    if (nb < 2)
+        sb = sc;
+    if (nc < 2)
+        sc = sb;
+    double vb = sb / (double)nb, vc = sc / (double)nc;
+    double df;
+    if (nb < 2 || nc < 2) {
+        df = (double)((nb < 2 ? nc : nb) - 1);
+    } else {
+        double den = vb * vb / (double)(nb - 1) + vc * vc / (double)(nc - 1);
+        df = den > 0 ? (vb + vc) * (vb + vc) / den : (double)(nb + nc - 2);
+    }
+    /* Rounded down, past a rounding error: 4 computed as 3.999... is 4. */
+    double h = t975((uint32_t)fmax(1, floor(df + 1e-9))) * sqrt(vb + vc);
+    d.ok = 1;
+    d.diff = diff;
+    if (relative) {
+        double l = log1p(diff);
+        d.lo = expm1(l - h);
+        d.hi = expm1(l + h);
+    } else {
+        d.lo = diff - h;
+        d.hi = diff + h;
+    }
+    return d;
+}
+
 enum cmp_gate cmp_gate_of(const struct cmp_diff *d, const struct cmp_threshold *t)
 {
     if (!d->ok || d->too_few)

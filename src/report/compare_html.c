@@ -136,6 +136,13 @@ static void put_rows(struct strbuf *b, json_t *rows)
         strbuf_put_xml(b, jstr(r, "row"));
         strbuf_puts(b, "\" data-verdict=\"");
         strbuf_put_xml(b, v);
+        /* Which interval the row shows: within the records, or between
+         * the runs (a sweep's repeats), the wider. */
+        int runs = strcmp(jstr(r, "interval"), "between_runs") == 0;
+        if (*jstr(r, "interval")) {
+            strbuf_puts(b, "\" data-interval=\"");
+            strbuf_put_xml(b, jstr(r, "interval"));
+        }
         strbuf_puts(b, "\"><td>");
         put_row_title(b, jstr(r, "row"));
         strbuf_puts(b, "</td><td>");
@@ -152,7 +159,7 @@ static void put_rows(struct strbuf *b, json_t *rows)
             put_diff(b, pp, jnum(d, "lo"));
             strbuf_puts(b, ", ");
             put_diff(b, pp, jnum(d, "hi"));
-            strbuf_puts(b, "]");
+            strbuf_puts(b, runs ? "] between runs" : "]");
         } else {
             strbuf_puts(b, "-");
         }

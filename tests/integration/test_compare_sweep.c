@@ -432,7 +432,200 @@ static void test_compare_sweeps_fail_on(void **state)
     harness_tmp_end();
 }
 
+/* --fail-on's capacity and knee rows, once per candidate, on the
+ * fixture against itself: the capacity bracket [4, 12] against [4, 12]
+ * allows a change from 4/12 - 1 = -66.7% to 12/4 - 1 = +200%, so a -10%
+ * threshold is inconclusive (5) and a -70% one passes; the knee's [12,
+ * 24] allows -50%, so knee:-10% is inconclusive and knee:-60% passes.
+ * compare.json has the gates in the candidate's fail_on (not in the
+ * rates'), and the brackets' interval in capacity_verdict.diff. Runs
+ * have no capacity: the row is refused for them (2). */
+static void test_compare_sweeps_fail_on_capacity(void **state)
+{
+    harness_tmp_begin();
+    char base[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(out, sizeof out, "cmp");
+    fixture_copy(base, 1);
+    static const struct {
+        const char *spec;
+        int want;
+        const char *result[2];
+    } cases[] = {
+        {"capacity:-10%", 5, {"inconclusive", NULL}},
+        {"capacity:-70%,knee:-60%", 0, {"pass", "pass"}},
+        {"knee:-10%,capacity:-70%", 5, {"inconclusive", "pass"}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *args[] = {"compare", base,      base,        "--out",       out,
+                              "--force", "--quiet", "--fail-on", cases[k].spec, NULL};
+        int st = -1;
+        char *o = NULL, *e = NULL;
+        assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
+        if (st != cases[k].want)
+            fail_msg("%s: exit %d, want %d\n%s", cases[k].spec, st, cases[k].want, e);
+        if (cases[k].want == 5)
+            assert_non_null(strstr(e, "inconclusive: "));
+        free(o);
+        free(e);
+        json_t *j = harness_json_load(out, "compare.json");
+        json_t *c = cand0(j);
+        json_t *gates = json_object_get(c, "fail_on");
+        for (size_t g = 0; g < 2; g++) {
+            if (!cases[k].result[g]) {
+                assert_int_equal(json_array_size(gates), g);
+                break;
+            }
+            assert_string_equal(harness_sval(json_array_get(gates, g), "result"),
+                                cases[k].result[g]);
+        }
+        size_t i;
+        json_t *rate;
+        json_array_foreach(json_object_get(c, "rates"), i, rate)
+            assert_int_equal(json_array_size(json_object_get(rate, "fail_on")), 0);
+        json_t *d = json_object_get(json_object_get(c, "capacity_verdict"), "diff");
+        assert_true(fabs(harness_num(d, "value")) < 1e-12);
+        assert_true(fabs(harness_num(d, "lo") - (4.0 / 12 - 1)) < 1e-9);
+        assert_true(fabs(harness_num(d, "hi") - 2.0) < 1e-9);
+        json_decref(j);
+    }
+    char run[700], path[800];
+    harness_tmp_path(run, sizeof run, "run");
+    const char *mk[] = {"mkdir", "-p", run, NULL};
+    assert_int_equal(harness_run_quiet(mk, 10), 0);
+    snprintf(path, sizeof path, "%s/run.json", run);
+    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"run\"}\n");
+    const char *runs[] = {"compare", run, run, "--fail-on", "capacity:-10%", NULL};
+    harness_expect_usage(runs, "--fail-on: capacity is a row of sweeps");
+    const char *pp[] = {"compare", base, base, "--fail-on", "knee:-1pp", NULL};
+    harness_expect_usage(pp, "--fail-on: knee takes percent");
+    harness_tmp_end();
+}
+
+/* Output tokens per second of step idx of the sweep in dir, from its
+ * records: its ok requests that ended in its own window [warmup_ns,
+ * duration_ns), over window_ns. */
+static double step_tokens_per_s(const char *dir, int64_t idx)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    json_t *steps = harness_jsonl_load(path);
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    json_t *recs = harness_jsonl_load(path);
+    json_t *st = NULL, *x;
+    size_t i;
+    json_array_foreach(steps, i, x)
+    {
+        if (json_is_integer(json_object_get(x, "step")) && harness_ival(x, "step") == idx)
+            st = x;
+    }
+    assert_non_null(st);
+    int64_t lo = harness_ival(st, "warmup_ns"), hi = harness_ival(st, "duration_ns");
+    double tokens = 0, w = (double)harness_ival(st, "window_ns") / 1e9;
+    json_array_foreach(recs, i, x)
+    {
+        json_t *end = json_object_get(x, "end_ns");
+        if (harness_ival(x, "step") != idx || strcmp(harness_sval(x, "kind"), "ok") != 0 ||
+            !json_is_integer(end))
+            continue;
+        int64_t t = json_integer_value(end);
+        if (t >= lo && t < hi)
+            tokens += (double)harness_ival(x, "output_tokens");
+    }
+    json_decref(steps);
+    json_decref(recs);
+    return tokens / w;
+}
+
+/* The between-run variation: the candidate is the fixture with its
+ * second step (12 req/s) relabelled a repeat of the first (4 req/s), so
+ * at 4 req/s the candidate has two runs that differ threefold and the
+ * baseline one. Each row's interval there is the wider of the records'
+ * and the runs': output tok/s's is the runs', computed here from the two
+ * steps' records as docs/compare.md says (the candidate's squared CV over
+ * its runs, the baseline's taken the same, t at 1 degree of freedom), and
+ * the table and compare.json say "runs" / "between_runs"; at 24 req/s,
+ * one run a side, every row keeps its own interval. The table still
+ * fits 120 columns (compare_ok). */
+static void test_compare_sweep_between_runs(void **state)
+{
+    harness_tmp_begin();
+    char base[700], rep[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(rep, sizeof rep, "rep");
+    harness_tmp_path(out, sizeof out, "cmp");
+    fixture_copy(base, 1);
+    fixture_copy(rep, 1);
+    file_replace(rep, "steps.jsonl",
+                 "{\"step\":1,\"repeat\":0,\"kind\":\"load\",\"offered_rps\":12.0,",
+                 "{\"step\":1,\"repeat\":1,\"kind\":\"load\",\"offered_rps\":4.0,");
+    json_t *j = compare_ok(base, rep, out);
+    json_t *rates = json_object_get(cand0(j), "rates");
+    assert_int_equal(json_array_size(rates), 3); /* 4, 24, 36 */
+    json_t *r4 = json_array_get(rates, 0), *r24 = json_array_get(rates, 1);
+    assert_true(fabs(harness_num(r4, "offered_rps") - 4) < 1e-9);
+    assert_true(fabs(harness_num(r24, "offered_rps") - 24) < 1e-9);
+
+    double b = step_tokens_per_s(base, 0), c0 = step_tokens_per_s(rep, 0),
+           c1 = step_tokens_per_s(rep, 1);
+    json_t *r = rate_row(r4, "output_tokens_per_s");
+    json_t *d = json_object_get(r, "diff");
+    double diff = harness_num(d, "value");
+    ASSERT_NEAR(diff, (c0 + c1) / 2 / b - 1, 1e-9); /* equal windows: the pooled rate */
+    double m = (c0 + c1) / 2, cv2 = ((c0 - m) * (c0 - m) + (c1 - m) * (c1 - m)) / (m * m);
+    double h = 12.706 * sqrt(cv2 / 1 + cv2 / 2);
+    double lo = expm1(log1p(diff) - h), hi = expm1(log1p(diff) + h);
+    printf("output tok/s at 4 req/s: %.1f against %.1f and %.1f: %+.1f%% [%+.1f%%, %+.1f%%] "
+           "between runs\n",
+           b, c0, c1, 100 * diff, 100 * lo, 100 * hi);
+    assert_string_equal(harness_sval(r, "interval"), "between_runs");
+    assert_int_equal(harness_ival(json_object_get(r, "runs"), "baseline"), 1);
+    assert_int_equal(harness_ival(json_object_get(r, "runs"), "candidate"), 2);
+    json_t *bw = json_object_get(r, "between_runs");
+    ASSERT_NEAR(harness_num(bw, "lo"), lo, 1e-9 * fabs(lo) + 1e-12);
+    ASSERT_NEAR(harness_num(bw, "hi"), hi, 1e-9 * fabs(hi));
+    ASSERT_NEAR(harness_num(d, "lo"), lo, 1e-9 * fabs(lo) + 1e-12);
+    ASSERT_NEAR(harness_num(d, "hi"), hi, 1e-9 * fabs(hi));
+    /* +223% is within a noise that wide. */
+    assert_string_equal(harness_sval(r, "verdict"), "same");
+
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(r24, "rows"), i, x)
+    {
+        assert_string_equal(harness_sval(x, "interval"), "within_run");
+        assert_true(harness_is_null(x, "between_runs"));
+        assert_int_equal(harness_ival(json_object_get(x, "runs"), "candidate"), 1);
+    }
+    json_decref(j);
+
+    /* The terminal says which interval each row shows. */
+    const char *args[] = {"compare", base, rep, "--out", out, "--force", NULL};
+    int st = -1;
+    char *o = NULL;
+    assert_int_equal(harness_run(args, 60, &st, &o, NULL), 0);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(o, "runs: baseline 1, candidate 2"));
+    const char *line = strstr(o, "\noutput tok/s");
+    assert_non_null(line);
+    char one[160];
+    snprintf(one, sizeof one, "%.*s", (int)strcspn(line + 1, "\n"), line + 1);
+    assert_non_null(strstr(one, " runs "));
+    free(o);
+    char path[800];
+    snprintf(path, sizeof path, "%s/compare.html", out);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(html);
+    assert_non_null(strstr(
+        html,
+        "data-row=\"output_tokens_per_s\" data-verdict=\"same\" data-interval=\"between_runs\""));
+    free(html);
+    harness_tmp_end();
+}
+
 HARNESS_MAIN(cmocka_unit_test(test_compare_sweeps_slower_decode),
+             cmocka_unit_test(test_compare_sweep_between_runs),
+             cmocka_unit_test(test_compare_sweeps_fail_on_capacity),
              cmocka_unit_test(test_compare_sweep_with_itself),
              cmocka_unit_test(test_compare_sweep_interrupted),
              cmocka_unit_test(test_compare_sweeps_fail_on),

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "measure/compare.h"
+#include "sweep/fit.h"
 #include "util/rng.h"
 
 static int dcmp(const void *a, const void *b)
@@ -223,6 +224,52 @@ static void test_total_ratio(void **state)
     assert_false(d.ok);
 }
 
+/* The between-run interval against hand-worked numbers: Welch's degrees
+ * of freedom with runs on both sides; one side of one run taken to vary
+ * as the other; nothing with one run a side. */
+static void test_between_runs(void **state)
+{
+    /* Shares, 3 runs a side, each with variance 0.0004: v = 0.0004 / 3 a
+     * side, Welch df = (2v)^2 / (2 v^2 / 2) = 4, t = 2.776. */
+    const double b[] = {0.10, 0.12, 0.14}, c[] = {0.20, 0.22, 0.24};
+    struct cmp_diff d = cmp_between_runs(b, 3, c, 3, 0, 0.10, fit_t975);
+    assert_true(d.ok);
+    double h = 2.776 * sqrt(2 * 0.0004 / 3);
+    ASSERT_NEAR(d.diff, 0.10, 1e-12);
+    ASSERT_NEAR(d.lo, 0.10 - h, 1e-12);
+    ASSERT_NEAR(d.hi, 0.10 + h, 1e-12);
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_WORSE);
+
+    /* Relative: 100 and 110 against one run of 130. The baseline's CV^2
+     * per run is 50 / 105^2, the candidate's taken the same; df = 1, t =
+     * 12.706: an interval as wide as two runs deserve. */
+    const double rb[] = {100, 110}, rc[] = {130};
+    double diff = 130.0 / 105 - 1, cv2 = 50.0 / (105.0 * 105.0);
+    d = cmp_between_runs(rb, 2, rc, 1, 1, diff, fit_t975);
+    assert_true(d.ok);
+    h = 12.706 * sqrt(cv2 / 2 + cv2 / 1);
+    ASSERT_NEAR(d.lo, exp(log(1 + diff) - h) - 1, 1e-12);
+    ASSERT_NEAR(d.hi, exp(log(1 + diff) + h) - 1, 1e-12);
+    assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_SAME);
+    /* The same, the sides swapped: one run of the baseline. */
+    d = cmp_between_runs(rc, 1, rb, 2, 1, 105.0 / 130 - 1, fit_t975);
+    assert_true(d.ok);
+    ASSERT_NEAR(d.hi, exp(log(105.0 / 130) + h) - 1, 1e-12);
+
+    /* Runs that agree exactly: a zero-width interval. */
+    const double e[] = {5, 5, 5};
+    d = cmp_between_runs(e, 3, e, 3, 1, 0, fit_t975);
+    assert_true(d.ok);
+    ASSERT_NEAR(d.hi - d.lo, 0, 1e-12);
+
+    /* Not computed: one run a side, a side empty, a mean of 0. */
+    assert_false(cmp_between_runs(rc, 1, rc, 1, 1, 0, fit_t975).ok);
+    assert_false(cmp_between_runs(rb, 2, rc, 0, 1, 0, fit_t975).ok);
+    const double z[] = {0, 0};
+    assert_false(cmp_between_runs(z, 2, rb, 2, 1, 0, fit_t975).ok);
+    assert_true(cmp_between_runs(z, 2, rb, 2, 0, 105, fit_t975).ok);
+}
+
 static void test_thresholds_parse(void **state)
 {
     struct cmp_threshold t[8];
@@ -292,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_wilson),
         cmocka_unit_test(test_share_diff_newcombe),
         cmocka_unit_test(test_total_ratio),
+        cmocka_unit_test(test_between_runs),
         cmocka_unit_test(test_thresholds_parse),
         cmocka_unit_test(test_gate),
     };

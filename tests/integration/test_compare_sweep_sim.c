@@ -1,0 +1,274 @@
+/* Integration tests of `llmload compare` of sweeps run here against
+ * `llmload sim` on 127.0.0.1 (the saved-sweep tests are
+ * test_compare_sweep.c):
+ *
+ * - a sweep with --repeat 2 and --step-duration auto holds its repeats
+ *   for different lengths; compare counts each repeat's output tokens in
+ *   that repeat's own window, so the output tok/s row's difference agrees
+ *   with its two values and the candidate's value with the records.
+ *
+ * - the sim with a 20% slower decode step comes out worse on TPOT and on
+ *   its SLO capacity, whose bracket lies wholly below the baseline's,
+ *   and fails --fail-on capacity:-10%.
+ *
+ * Every sweep is short (steps of 1 to 3 s at 8 req/s or less, against the
+ * small sim: 4 sequences, a 20 ms decode step) and sets
+ * --lateness-tolerance 100% (its most): a late wake-up of the generator
+ * on a loaded 2-core VM must not make a step INVALID (and so leave its
+ * rate out of the comparison); what these tests judge is compare, not
+ * the generator. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test.h"
+
+static struct harness_sim sims[2];
+
+/* The workload and the sweep's fixed flags: constant arrivals of 64
+ * prompt and 16 output tokens (ignore_eos), no recovery step. */
+#define SWEEP_COMMON                                                                               \
+    "--prompt-tokens", "64", "--output-tokens", "16", "--ignore-eos", "--arrival", "constant",     \
+        "--warmup", "0.5s", "--no-recovery", "--lateness-tolerance", "100%", "--quiet", "--force"
+
+/* `llmload sweep` against sim into dir with args (NULL-terminated) after
+ * SWEEP_COMMON; it must exit 0. */
+static void sweep_ok(const struct harness_sim *sim, const char *dir, const char *const *args)
+{
+    char url[160];
+    snprintf(url, sizeof url, "%s/v1", sim->url);
+    struct harness_argv a = {0};
+    const char *fixed[] = {"sweep", "--url", url, "--out", dir, SWEEP_COMMON, NULL};
+    harness_argv_add(&a, fixed);
+    harness_argv_add(&a, args);
+    int st = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(a.v, 120, &st, &o, &e), 0);
+    if (st != 0)
+        fail_msg("sweep into %s exited %d\nstdout:\n%s\nstderr:\n%s", dir, st, o, e);
+    free(o);
+    free(e);
+}
+
+/* `llmload compare base cand --out out --quiet [extra]`, which must exit
+ * want; returns compare.json. */
+static json_t *compare_run(const char *base, const char *cand, const char *out,
+                           const char *const *extra, int want)
+{
+    struct harness_argv a = {0};
+    const char *fixed[] = {"compare", base, cand, "--out", out, "--force", "--quiet", NULL};
+    harness_argv_add(&a, fixed);
+    if (extra)
+        harness_argv_add(&a, extra);
+    int st = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(a.v, 60, &st, &o, &e), 0);
+    if (st != want)
+        fail_msg("compare exited %d, want %d\nstdout:\n%s\nstderr:\n%s", st, want, o, e);
+    free(o);
+    free(e);
+    return harness_json_load(out, "compare.json");
+}
+
+static json_t *row_of(json_t *rows, const char *name)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        if (strcmp(harness_sval(r, "row"), name) == 0)
+            return r;
+    }
+    fail_msg("no row %s", name);
+    return NULL;
+}
+
+/* The output tokens per second of dir's load steps at rate, as the sweep
+ * defines them: each step's ok requests that ended in its own window
+ * [warmup_ns, duration_ns), summed over the steps, over the sum of their
+ * windows. *windows gets each step's window_ns (at most 8). */
+static double tokens_per_s_truth(const char *dir, double rate, int64_t *windows, size_t *n_win)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    json_t *steps = harness_jsonl_load(path);
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    json_t *recs = harness_jsonl_load(path);
+    double tokens = 0, window_ns = 0;
+    *n_win = 0;
+    size_t i, k;
+    json_t *s, *r;
+    json_array_foreach(steps, i, s)
+    {
+        if (strcmp(harness_sval(s, "kind"), "load") != 0 ||
+            fabs(harness_num(s, "offered_rps") - rate) > 1e-9)
+            continue;
+        assert_true(*n_win < 8);
+        int64_t idx = harness_ival(s, "step"), lo = harness_ival(s, "warmup_ns"),
+                hi = harness_ival(s, "duration_ns");
+        windows[(*n_win)++] = harness_ival(s, "window_ns");
+        window_ns += (double)harness_ival(s, "window_ns");
+        json_array_foreach(recs, k, r)
+        {
+            json_t *end = json_object_get(r, "end_ns");
+            if (harness_ival(r, "step") != idx || strcmp(harness_sval(r, "kind"), "ok") != 0 ||
+                !json_is_integer(end))
+                continue;
+            int64_t t = json_integer_value(end);
+            if (t >= lo && t < hi)
+                tokens += (double)harness_ival(r, "output_tokens");
+        }
+    }
+    json_decref(steps);
+    json_decref(recs);
+    assert_true(window_ns > 0);
+    return tokens / (window_ns / 1e9);
+}
+
+/* --repeat 2 with --step-duration auto:1s: the first repeat holds 1 s, the
+ * second 5 x the first's E2E p99 (16 steps of 20 ms or more: over 320 ms,
+ * so 2 s or more once rounded up), so their windows differ by a second or
+ * more. Compared with a sweep of one 2 s step at the same rate, the
+ * candidate's output tok/s is the records' (each repeat's own window),
+ * and the row's difference is its two values' (candidate / baseline - 1):
+ * a shared window (the first repeat's) would count only the second
+ * repeat's first second, a third of its tokens. */
+static void test_compare_sweep_repeat_own_windows(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    const char *small[] = {HARNESS_SMALL_SIM, NULL};
+    assert_int_equal(harness_sim_start(&sims[0], small), 0);
+    char base[700], rep[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(rep, sizeof rep, "rep");
+    harness_tmp_path(out, sizeof out, "cmp");
+    const char *fixed_hold[] = {"--rates", "8", "--step-duration", "2s", NULL};
+    sweep_ok(&sims[0], base, fixed_hold);
+    const char *auto_hold[] = {
+        "--rates", "8", "--repeat", "2", "--step-duration", "auto:1s", "--max-step-duration",
+        "3s",      NULL};
+    sweep_ok(&sims[0], rep, auto_hold);
+    harness_sim_stop(&sims[0]);
+
+    int64_t win[8];
+    size_t nw = 0;
+    double truth = tokens_per_s_truth(rep, 8, win, &nw);
+    assert_int_equal(nw, 2);
+    if (!(win[1] >= win[0] + 900000000LL))
+        fail_msg("the premise: the second repeat holds longer (windows %lld and %lld ns)",
+                 (long long)win[0], (long long)win[1]);
+
+    json_t *j = compare_run(base, rep, out, NULL, 0);
+    json_t *rates = json_object_get(json_array_get(json_object_get(j, "candidates"), 0), "rates");
+    assert_int_equal(json_array_size(rates), 1);
+    json_t *r = row_of(json_object_get(json_array_get(rates, 0), "rows"), "output_tokens_per_s");
+    double b = harness_num(r, "baseline"), c = harness_num(r, "candidate");
+    double d = harness_num(json_object_get(r, "diff"), "value");
+    printf("output tok/s at 8 req/s: baseline %.2f, candidate %.2f (records: %.2f), diff %+.4f "
+           "(values: %+.4f)\n",
+           b, c, truth, d, c / b - 1);
+    if (fabs(c - truth) > 1e-6 * truth)
+        fail_msg("candidate output tok/s %.4f, the records say %.4f", c, truth);
+    if (fabs(d - (c / b - 1)) > 1e-6)
+        fail_msg("output tok/s diff %+.6f, its values say %+.6f", d, c / b - 1);
+    json_decref(j);
+    harness_tmp_end();
+}
+
+/* The sim with a 20% slower decode step (24 ms against 20 ms) against
+ * the small sim, each swept at 4 and 8 req/s (3 s holds) with the SLO
+ * tpot=23ms at 50% attainment. The premise holds by construction, with a
+ * wide margin: the slower sim's every decode step lasts 24 ms or more, so
+ * (barring a catch-up burst after a stall) none of its requests meets the
+ * SLO and its lowest rate fails; the small sim's TPOT is 20-21 ms (the
+ * step, 150 us per sequence, 10 us per prefill token), and only a VM
+ * slowing half its requests' decode by 10% for seconds would fail a step
+ * at 50% attainment. So the baseline's capacity bracket starts at 8 req/s
+ * (at 4 if a rate failed, disputed by --confirm's re-run otherwise) and
+ * the candidate's is [0, 4]: compare must call the capacity worse with
+ * brackets apart, and TPOT p50 worse by about 20% at both rates. */
+static void test_compare_sweep_slower_decode_sim(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    const char *small[] = {HARNESS_SMALL_SIM, NULL};
+    const char *slower[] = {HARNESS_SMALL_SIM, "--step-base", "24ms", NULL};
+    assert_int_equal(harness_sim_start(&sims[0], small), 0);
+    assert_int_equal(harness_sim_start(&sims[1], slower), 0);
+    char base[700], slow[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(slow, sizeof slow, "slow");
+    harness_tmp_path(out, sizeof out, "cmp");
+    const char *ladder[] = {"--rates",      "4,8",   "--step-duration",
+                            "3s",           "--slo", "tpot=23ms",
+                            "--attainment", "50",    NULL};
+    sweep_ok(&sims[0], base, ladder);
+    sweep_ok(&sims[1], slow, ladder);
+    harness_sim_stop(&sims[0]);
+    harness_sim_stop(&sims[1]);
+
+    json_t *j = compare_run(base, slow, out, NULL, 0);
+    json_t *b = json_object_get(j, "baseline");
+    json_t *c = json_array_get(json_object_get(j, "candidates"), 0);
+    json_t *bc = json_object_get(b, "capacity"), *cc = json_object_get(c, "capacity");
+    assert_true(json_is_true(json_object_get(bc, "found")));
+    assert_true(json_is_true(json_object_get(cc, "found")));
+    printf("SLO capacity: baseline %g [%g, %s], candidate %g [%g, %g]\n", harness_num(bc, "value"),
+           harness_num(bc, "lo"), harness_is_null(bc, "hi") ? "-" : "bounded",
+           harness_num(cc, "value"), harness_num(cc, "lo"), harness_num(cc, "hi"));
+    /* The candidate's bracket is closed above and lies wholly below the
+     * baseline's. */
+    assert_false(harness_is_null(cc, "hi"));
+    if (!(harness_num(cc, "hi") < harness_num(bc, "lo")))
+        fail_msg("capacity brackets overlap: candidate [%g, %g], baseline from %g",
+                 harness_num(cc, "lo"), harness_num(cc, "hi"), harness_num(bc, "lo"));
+    assert_string_equal(harness_sval(json_object_get(c, "capacity_verdict"), "verdict"), "worse");
+    json_t *cd = json_object_get(json_object_get(c, "capacity_verdict"), "diff");
+    assert_true(harness_num(cd, "hi") < 0);
+
+    /* TPOT p50 worse by about the step's 20% at both rates (the per-sequence
+     * and prefill costs, the same on both, dilute it a little). */
+    json_t *rates = json_object_get(c, "rates");
+    assert_int_equal(json_array_size(rates), 2);
+    size_t i;
+    json_t *rate;
+    json_array_foreach(rates, i, rate)
+    {
+        json_t *r = row_of(json_object_get(rate, "rows"), "tpot_p50");
+        double d = harness_num(json_object_get(r, "diff"), "value");
+        printf("at %g req/s: TPOT p50 %+.1f%%, %s\n", harness_num(rate, "offered_rps"), 100 * d,
+               harness_sval(r, "verdict"));
+        if (!(d > 0.10 && d < 0.30))
+            fail_msg("TPOT p50 %+.3f at %g req/s, want +10%% to +30%%", d,
+                     harness_num(rate, "offered_rps"));
+        assert_string_equal(harness_sval(r, "verdict"), "worse");
+    }
+    json_decref(j);
+
+    /* --fail-on capacity:-10%: the capacity fell by more, outside the
+     * brackets: exit 1, said on stderr, and the candidate's fail_on. */
+    const char *gate[] = {"--fail-on", "capacity:-10%", NULL};
+    j = compare_run(base, slow, out, gate, 1);
+    c = json_array_get(json_object_get(j, "candidates"), 0);
+    assert_string_equal(harness_sval(json_array_get(json_object_get(c, "fail_on"), 0), "result"),
+                        "fail");
+    assert_int_equal(harness_ival(j, "exit_status"), 1);
+    json_decref(j);
+    harness_tmp_end();
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++)
+        harness_sim_stop(&sims[i]);
+    harness_tmp_end();
+    return 0;
+}
+
+HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_sweep_repeat_own_windows, teardown),
+             cmocka_unit_test_teardown(test_compare_sweep_slower_decode_sim, teardown))
