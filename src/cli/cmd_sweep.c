@@ -97,6 +97,7 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
         cfg.warmup_ns = 0;
         cfg.cold_requests = 0; /* the steps' cold start, not the probe's */
         cfg.records_fd = -1;
+        cfg.hist_fd = -1;
         cfg.progress = 0;
         cfg.step = -1;
         if (driver_run(&cfg, &res, err, errlen) != 0) {

@@ -45,6 +45,7 @@ test_run_measure  test_agreement_with_sim_log    -                              
 test_run_measure  test_past_capacity_no_pileup   -                                   alone
 test_run_measure  test_busy_lateness_diagnosis   -                                   alone
 test_compare_noise -                             -                                   alone
+test_histlog      -                              -                                   -
 '
 
 curl_bins=()
