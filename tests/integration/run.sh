@@ -46,6 +46,7 @@ test_run_measure  test_past_capacity_no_pileup   -                              
 test_run_measure  test_busy_lateness_diagnosis   -                                   alone
 test_compare_noise -                             -                                   alone
 test_histlog      -                              -                                   -
+test_deploy       -                              -                                   -
 '
 
 curl_bins=()
