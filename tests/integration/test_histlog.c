@@ -10,11 +10,15 @@
  * - A sweep of 2 steps: each step's windows carry its step index and
  *   merge to that step's records, counts exact and percentiles within
  *   1/256 of the exact ones.
+ * - A run stopped by SIGINT part-way: the windows on disk hold everything
+ *   its summary counted (the open windows are written as it stops).
  *
  * All traffic is to 127.0.0.1 at most 30 requests/s; about 20 s. */
 #include <jansson.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 #include "measure/histlog.h"
@@ -190,5 +194,57 @@ static void test_sweep_windows_per_step(void **state)
     harness_results_free(dir);
 }
 
+static pid_t cur_client;
+
+static int teardown_client(void **state)
+{
+    harness_cleanup((pid_t *const[]){&cur_client, NULL});
+    return 0;
+}
+
+/* Every window of dir's hist.jsonl merged into t (initialised). */
+static void merge_dir(const char *dir, struct histlog_window *t)
+{
+    char path[700], err[400];
+    snprintf(path, sizeof path, "%s/hist.jsonl", dir);
+    if (histlog_merge_file(path, HISTLOG_ALL_STEPS, t, NULL, err, sizeof err) != 0)
+        fail_msg("%s", err);
+}
+
+static void test_interrupt_keeps_windows(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], dir[600], outp[600], errp[600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(dir, sizeof dir, "r");
+    harness_tmp_path(outp, sizeof outp, "r.out");
+    harness_tmp_path(errp, sizeof errp, "r.err");
+    const char *a[] = {"run", "--url",     url, "--rate", "20", "--duration", "30s", "--warmup",
+                       "0",   "--threads", "2", "--out",  dir,  "--quiet",    NULL};
+    cur_client = harness_spawn(a, outp, errp, -1, NULL, NULL);
+    struct timespec ts = {.tv_sec = 3};
+    nanosleep(&ts, NULL);
+    assert_int_equal(kill(cur_client, SIGINT), 0);
+    int st = harness_reap(cur_client, 30000);
+    cur_client = 0;
+    assert_int_equal(st, 130);
+    struct histlog_window t;
+    histlog_window_init(&t);
+    merge_dir(dir, &t);
+    json_t *sum = harness_summary_load(dir);
+    assert_true(json_is_true(json_object_get(sum, "interrupted")));
+    int64_t ok = harness_ival_req(json_object_get(sum, "requests"), "ok");
+    assert_true(ok > 0);
+    assert_int_equal(t.ok, ok);
+    char *got = hist_to_string(t.h[HISTLOG_TTFT]);
+    assert_string_equal(
+        got, harness_sval(json_object_get(json_object_get(sum, "latency_ns"), "ttft"), "hist"));
+    free(got);
+    json_decref(sum);
+    histlog_window_free(&t);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_run_windows_are_the_summary, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sweep_windows_per_step, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_sweep_windows_per_step, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_interrupt_keeps_windows, teardown_client))
