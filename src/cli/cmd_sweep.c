@@ -16,6 +16,10 @@
  * (server_metrics.jsonl, times from the sweep's start); each step's window
  * is joined to it as the step ends and the figures go into its steps.jsonl
  * line (docs/server-metrics.md, "In a sweep").
+ * With --start-at (and so with --shard) the steps run at fixed times: step
+ * k's driver starts at --start-at plus the slots (warm-up, hold, --gap)
+ * before it, and every rate runs, so N shards run the same ladder in step
+ * (docs/distributed.md, "Sharded sweeps").
  * docs/sweep.md describes the procedure. */
 #include <errno.h>
 #include <fcntl.h>
@@ -97,6 +101,7 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
         cfg.warmup_ns = 0;
         cfg.cold_requests = 0; /* the steps' cold start, not the probe's */
         cfg.records_fd = -1;
+        cfg.hist_fd = -1;
         cfg.progress = 0;
         cfg.step = -1;
         if (driver_run(&cfg, &res, err, errlen) != 0) {
@@ -220,6 +225,9 @@ struct sweep_run {
                                      * first round); 0 = none yet */
     double prev_e2e_p99_s;      /* auto: of the load step before it; 0 = none */
     double last_rate;           /* auto: the last load step's rate; 0 = the probe's */
+    int fixed;                  /* --start-at: fixed step times (sweepplan.h) */
+    uint64_t gap_ns;            /* --gap: fixed, the end of each step's slot */
+    uint64_t at_ns;             /* fixed: the next step's t = 0, ns from --start-at */
 };
 
 /* --step-duration auto: the hold of a load step at rate, from the E2E p99
@@ -420,6 +428,14 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     cfg.records_fd = sr->records_fd;
     cfg.step = (int32_t)index;
     cfg.progress = 0;
+    /* Fixed step times: this step starts its slot's length after the one
+     * before, wherever that one's drain got to (a late start is measured
+     * as the step's lateness, never shifted), so shards stay in step. */
+    uint64_t at_ns = sr->at_ns;
+    if (sr->fixed) {
+        cfg.start_at_unix_ns = base->start_at_unix_ns + (int64_t)at_ns;
+        sr->at_ns += warmup_ns + hold_ns + sr->gap_ns;
+    }
     off_t from = lseek(sr->records_fd, 0, SEEK_END);
     if (from < 0) {
         ll_errorf("%s: %s", sr->records_path, strerror(errno));
@@ -455,8 +471,14 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     f->repeat = repeat;
     f->recovery = recovery;
     f->confirm = confirm;
-    f->offered_rps = rate;
-    f->overload_rps = lead_rps;
+    /* A shard offers its share of the ladder's rate (as `llmload run`'s
+     * summary says), so its own steps read as what it sent. */
+    double share = runopts_shard_share(&cfg);
+    f->offered_rps = rate * share;
+    f->overload_rps = lead_rps * share;
+    f->global_offered_rps = cfg.shards > 1 ? rate : 0;
+    f->has_start_at = sr->fixed;
+    f->start_at_offset_ns = sr->fixed ? at_ns : 0;
     /* Records count from the driver's t = 0; so do the step's offset and
      * its in-flight samples, to share one axis with the server's scrapes. */
     f->start_offset_ns = res.run_start_abs_ns >= sr->start_ns ? res.run_start_abs_ns - sr->start_ns
@@ -619,7 +641,8 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
                 sr->n_steps > before ? &sr->steps[sr->n_steps - 1] : NULL;
             if (p->step_auto && last && last->stats.by_kind[REC_OK])
                 auto_hold_seen(sr, rate, (double)last->e2e_ns[3] / 1e9);
-            if (st == 0 && sleep_or_signal(p->gap_ns)) {
+            /* Fixed times: the next step's driver waits for its slot. */
+            if (st == 0 && !p->fixed && sleep_or_signal(p->gap_ns)) {
                 sr->stopped_in = "load"; /* between two steps */
                 st = 1;
             }
@@ -629,8 +652,9 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
             }
         }
         top = LL_MAX(top, rate);
+        /* Fixed times run every rate: a shard's stop would be its own. */
         size_t np = sweep_points_build(sr->steps, sr->n_steps, sr->points);
-        if (sweep_stop_check(sr->points, np, sr->steps, set, stop, stop_len))
+        if (!p->fixed && sweep_stop_check(sr->points, np, sr->steps, set, stop, stop_len))
             break;
     }
     rc = confirm_failures(sr, base, p, set);
@@ -773,7 +797,9 @@ int sweep_job_run(struct sweep_job *j)
     struct sweep_run sr = {.records_fd = -1,
                            .quiet = j->o.quiet,
                            .repeats = j->plan.repeat,
-                           .hold_ns = j->plan.step_ns};
+                           .hold_ns = j->plan.step_ns,
+                           .fixed = j->plan.fixed,
+                           .gap_ns = j->plan.gap_ns};
     char path[1100], started[40], stop[256] = "";
     int st = 0;
 
@@ -798,9 +824,10 @@ int sweep_job_run(struct sweep_job *j)
         ll_errorf("%s: %s", path, strerror(errno));
         goto out;
     }
+    /* One shard scrapes the server (shard 0), not N of them. */
     if (!run_setup_stopped(&rs, "probe"))
-        run_setup_scraper(&rs, j->so.metrics_url, j->so.no_metrics, j->metrics_interval_ns, &j->cfg,
-                          j->o.quiet);
+        run_setup_scraper(&rs, j->so.metrics_url, j->so.no_metrics || j->cfg.shard > 0,
+                          j->metrics_interval_ns, &j->cfg, j->o.quiet);
     sr.start_ns = ll_now_ns();
     if (rs.scraper && scraper_start(rs.scraper, sr.start_ns, err, sizeof err) != 0) {
         ll_errorf("warning: server metrics: %s", err);

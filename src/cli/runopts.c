@@ -416,6 +416,7 @@ void runopts_config_init(struct run_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->records_fd = -1;
+    cfg->hist_fd = -1;
     cfg->step = -1;
 }
 

@@ -512,6 +512,7 @@ int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_co
 {
     memset(rs, 0, sizeof *rs);
     rs->records_fd = -1;
+    rs->hist_fd = -1;
     rs->sig_fd = -1;
     runopts_raise_nofile();
     signal(SIGPIPE, SIG_IGN);
@@ -642,6 +643,14 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
         return LL_EXIT_RUNTIME;
     }
     cfg->records_fd = rs->records_fd;
+    char hist_path[1100];
+    snprintf(hist_path, sizeof hist_path, "%s/hist.jsonl", rs->dir);
+    rs->hist_fd = open(hist_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (rs->hist_fd < 0) {
+        ll_errorf("%s: %s", hist_path, strerror(errno));
+        return LL_EXIT_RUNTIME;
+    }
+    cfg->hist_fd = rs->hist_fd;
     cfg->progress = o->quiet ? 0 : (isatty(STDERR_FILENO) ? 1 : 2);
     cfg->progress_interval_ns = cfg->progress == 1 ? LL_NS_PER_SEC : 5 * LL_NS_PER_SEC;
     return LL_EXIT_OK;
@@ -827,6 +836,9 @@ void run_setup_close(struct run_setup *rs)
     if (rs->records_fd >= 0)
         close(rs->records_fd);
     rs->records_fd = -1;
+    if (rs->hist_fd >= 0)
+        close(rs->hist_fd);
+    rs->hist_fd = -1;
     json_decref(rs->run);
     rs->run = NULL;
     target_close(&rs->target);

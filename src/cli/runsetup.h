@@ -59,6 +59,7 @@ struct run_setup {
     json_t *run;                    /* run.json's root, owned */
     char records_path[1100];        /* DIR/requests.jsonl */
     int records_fd;                 /* open O_RDWR | O_APPEND (sweep reads it back); -1 */
+    int hist_fd;                    /* DIR/hist.jsonl, open O_WRONLY | O_APPEND; -1 */
     struct scraper *scraper;        /* NULL: no server metrics */
     struct driver_result res;       /* run_setup_drive's, valid when have_res */
     int have_res;
@@ -99,7 +100,8 @@ int run_setup_calibrate(struct run_setup *rs, const struct run_opts *o, struct r
 
 /* Prepare the results directory (--out, --force), write run.json for
  * command with config (a new reference, taken over in every case; see
- * runopts_config_json), open requests.jsonl into cfg->records_fd and set
+ * runopts_config_json), open requests.jsonl into cfg->records_fd and
+ * hist.jsonl into cfg->hist_fd, and set
  * cfg's progress line (--quiet; every second on a terminal, else every
  * 5 s). Returns LL_EXIT_OK, LL_EXIT_USAGE (the directory) or
  * LL_EXIT_RUNTIME, reason printed. */

@@ -21,10 +21,10 @@ void sweep_usage(FILE *f)
         "\n"
         "A ladder of open-loop offered loads through saturation, then a recovery step:\n"
         "goodput, SLO capacity and the saturation knee. Every latency is measured from\n"
-        "the time the request was scheduled. Writes run.json, requests.jsonl (all\n"
-        "steps), steps.jsonl, steps.csv, summary.json and report.html; with a\n"
-        "--workload file of two classes or more, a per-class breakdown in each, and\n"
-        "classes.csv.\n"
+        "the time the request was scheduled. Writes run.json, requests.jsonl and\n"
+        "hist.jsonl (all steps), steps.jsonl, steps.csv, summary.json and report.html;\n"
+        "with a --workload file of two classes or more, a per-class breakdown in each,\n"
+        "and classes.csv.\n"
         "\n"
         "Sweep:\n"
         "  --rates LIST|auto        offered rates, req/s (e.g. 2,4,8,16); auto (default): a\n"
@@ -50,7 +50,8 @@ void sweep_usage(FILE *f)
         "                           answer: every step's first --cold-start N requests are cold\n"
         "  --cold-restart-timeout D  limit for CMD, and again for the target to answer\n"
         "                           (default " SWEEP_DEFAULT_COLD_TIMEOUT ")\n"
-        "  --gap D                  pause between steps (default 0)\n"
+        "  --gap D                  pause between steps (default 0; with "
+        "--start-at " SWEEP_DEFAULT_FIXED_GAP ")\n"
         "  --repeat N               run each rate N times; mean and 95%% CI across runs (default "
         "1)\n"
         "  --probe-duration D       auto: length of each probe round (default " SWEEP_DEFAULT_PROBE
@@ -113,7 +114,14 @@ void sweep_usage(FILE *f)
         "--all-unique, --cancel-*, --prompt-ids, --prompt-id-range, --calibration,\n"
         "--calibrate auto: the fit made once, before the first step); see llmload run\n"
         "--help for their defaults.\n"
-        "--shard, --shards and --start-at: not yet for sweep (docs/distributed.md).\n"
+        "\n"
+        "Shards (docs/distributed.md): --shard K/N|auto, --shards N and --start-at TIME as\n"
+        "`llmload run`. With --start-at (which --shard needs) every step starts at a\n"
+        "fixed offset from TIME: its warm-up, hold and --gap (default " SWEEP_DEFAULT_FIXED_GAP
+        " then, the room\n"
+        "its requests in flight have to finish) after the step before; --rates must be a\n"
+        "list, --step-duration a duration; the stop conditions, --confirm and\n"
+        "--cold-restart do not apply, so every shard runs the same ladder.\n"
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit to\n"
         "judge), 2 bad flags, 3 could not run, 6 no step had an ok request, 7 an\n"
@@ -408,6 +416,70 @@ static int plan_cold(const struct sweep_opts *so, const struct run_config *cfg,
     return 0;
 }
 
+/* --start-at: fixed step times (sweepplan.h's `fixed`), so that the
+ * shards of one sweep run the same steps at the same times. Refuses what
+ * would need a decision from the whole sweep's results, which no one
+ * shard has: auto rates (a probe), auto holds, the stop conditions and
+ * --confirm re-runs, --cold-restart (each shard would restart the
+ * server). --gap defaults to SWEEP_DEFAULT_FIXED_GAP, --confirm to 0. */
+static int plan_fixed(const struct run_opts *o, const struct sweep_opts *so, struct sweep_plan *p,
+                      char *err, size_t errlen)
+{
+    if (!o->start_at)
+        return 0;
+    static const char *const why = "with --start-at every shard runs the same ladder at fixed "
+                                   "times";
+    p->fixed = 1;
+    if (!p->n_rates)
+        return runopts_errf(err, errlen,
+                            "--rates auto: %s, and auto rates need a capacity probe each shard "
+                            "would run alone; give a list (e.g. --rates 2,4,8)",
+                            why);
+    if (p->step_auto)
+        return runopts_errf(err, errlen,
+                            "--step-duration auto: %s, and an auto hold follows each process's "
+                            "own E2E p99; give a duration (e.g. --step-duration 10s)",
+                            why);
+    if (so->confirm && p->confirm > 0)
+        return runopts_errf(err, errlen,
+                            "--confirm: %s, and a re-run is decided from the whole sweep's "
+                            "verdicts; give --confirm 0 (the default with --start-at)",
+                            why);
+    if (so->max_error_rate || so->ttft_limit)
+        return runopts_errf(err, errlen,
+                            "--%s: %s, so no stop condition ends it early (each shard would "
+                            "stop on its own part)",
+                            so->max_error_rate ? "max-error-rate" : "ttft-limit", why);
+    if (so->cold_restart)
+        return runopts_errf(err, errlen,
+                            "--cold-restart: %s, and every shard would restart the server", why);
+    p->confirm = 0;
+    if (!so->gap && runopts_duration("--gap", SWEEP_DEFAULT_FIXED_GAP, &p->gap_ns, err, errlen))
+        return LL_E_INVAL;
+    return 0;
+}
+
+/* A shard offers its share of each rate: a threshold in requests per
+ * second would judge the whole sweep's figure against one part. */
+static int plan_shard_rates(const struct sweep_opts *so, const struct run_config *cfg,
+                            const struct sweep_settings *set, char *err, size_t errlen)
+{
+    if (cfg->shards <= 1)
+        return 0;
+    if (so->expect_capacity)
+        return runopts_errf(err, errlen,
+                            "--expect-capacity: a rate judges the whole sweep, not one of "
+                            "--shard's %u parts",
+                            cfg->shards);
+    for (size_t i = 0; i < set->expect.n; i++)
+        if (set->expect.item[i].unit == EXPECT_RATE)
+            return runopts_errf(err, errlen,
+                                "--expect: \"%s\": a rate judges the whole sweep, not one of "
+                                "--shard's %u parts",
+                                set->expect.item[i].text, cfg->shards);
+    return 0;
+}
+
 /* Every flag into cfg, the plan and the settings: 0, or LL_E_INVAL with
  * the reason in err (cfg is the caller's to free either way). */
 static int build_plan(const struct run_opts *o, const struct sweep_opts *so, struct run_config *cfg,
@@ -418,21 +490,17 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so, str
     sweep_settings_init(set);
     if (runopts_slo(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
-    /* Shards of a sweep need every shard's steps to line up (explicit
-     * --rates, fixed step times) and a merge that recomputes each step:
-     * issue 20's later part. */
-    if (o->shard || o->shards || o->start_at)
+    /* Shards of a sweep line up their steps by fixed times from one
+     * --start-at (plan_fixed). */
+    if (o->shard && !o->start_at)
         return runopts_errf(err, errlen,
-                            "--%s: not yet for sweep (sharded sweeps come with llmload merge); "
-                            "shard `llmload run` or `llmload replay` for now",
-                            o->shard    ? "shard"
-                            : o->shards ? "shards"
-                                        : "start-at");
+                            "--shard: a sharded sweep needs --start-at TIME (every shard "
+                            "starts each step at the same fixed offset from it)");
     set->slo = cfg->slo;
     set->lateness_tolerance = cfg->lateness_tolerance;
     uint64_t seed;
     if (runopts_seed(o, &seed, err, errlen) != 0 || plan_steps(o, so, p, set, err, errlen) != 0 ||
-        plan_settings(so, set, err, errlen) != 0)
+        plan_settings(so, set, err, errlen) != 0 || plan_fixed(o, so, p, err, errlen) != 0)
         return LL_E_INVAL;
 
     cfg->mode = LOAD_OPEN;
@@ -464,6 +532,8 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so, str
     /* --expect checks the steps at or under the SLO capacity (docs/sweep.md). */
     if (!have_slo && so->expect)
         return runopts_errf(err, errlen, "--expect: %s", need);
+    if (plan_shard_rates(so, cfg, set, err, errlen) != 0)
+        return LL_E_INVAL;
     return plan_cold(so, cfg, p, err, errlen);
 }
 

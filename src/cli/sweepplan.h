@@ -17,6 +17,9 @@
 #define SWEEP_DEFAULT_WARMUP "2s"
 #define SWEEP_DEFAULT_COLD_TIMEOUT "60s"
 #define SWEEP_DEFAULT_PROBE "3s"
+/* --gap with --start-at (fixed step times): the room each step leaves for
+ * its requests in flight to finish before the next step's fixed start. */
+#define SWEEP_DEFAULT_FIXED_GAP "5s"
 #define SWEEP_MAX_RATES 256
 #define SWEEP_DEFAULT_MAX_STEPS 30
 /* Without --recovery-duration the recovery window is this many step
@@ -49,6 +52,11 @@ struct sweep_plan {
     uint32_t repeat, max_steps;
     uint32_t confirm; /* re-runs of a failing rate below a passing one */
     int recovery;
+    /* --start-at (and so every sharded sweep): fixed step times. Step k's
+     * t = 0 is --start-at plus the slots before it, each its warm-up,
+     * hold and --gap; no probe, no auto hold, no stop condition and no
+     * --confirm re-run, so the ladder is the same in every shard. */
+    int fixed;
     const char *cold_restart;         /* --cold-restart CMD, NULL = none */
     uint64_t cold_restart_timeout_ns; /* for CMD, and again for the target to answer */
 };

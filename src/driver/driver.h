@@ -119,6 +119,9 @@ struct run_config {
     uint64_t prompt_salt;
     int prompt_salt_auto;
     int records_fd;                   /* requests.jsonl, opened O_APPEND; -1 = none */
+    int hist_fd;                      /* hist.jsonl, opened O_APPEND: each worker appends a
+                                         line per second window as it closes
+                                         (measure/histlog.h); -1 = none */
     int progress;                     /* 0 none, 1 a live line on a TTY, 2 plain lines */
     uint64_t progress_interval_ns;
     struct slo slo;                   /* goodput thresholds; all 0 = none */

@@ -12,6 +12,7 @@
 
 #include "driver/recwriter.h"
 #include "measure/hist.h"
+#include "measure/histlog.h"
 #include "util/dueheap.h"
 #include "util/rng.h"
 #include "util/util.h"
@@ -86,6 +87,13 @@ struct worker {
      * thread while the loop goes on */
     struct recwriter rw;
     uint64_t next_flush_abs_ns;
+
+    /* hist.jsonl (run_config.hist_fd): the open one-second window, fed
+     * what stats takes (its ITL through stats.itl_window) and written as
+     * the worker's clock leaves it. hw_on: set up; hw_error: a write
+     * failed (said once). */
+    struct histlog_window hw;
+    int hw_on, hw_error;
 
     struct progress_counters pc;    /* the progress line's and the live view's */
     struct hist *ttft_h1, *ttft_h2; /* steady-state halves */

@@ -68,6 +68,14 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
         return LL_E_IO;
     if (recwriter_open(&w->rw, cfg->records_fd, err, errlen) != 0)
         return LL_E_IO;
+    if (cfg->hist_fd >= 0) {
+        histlog_window_init(&w->hw);
+        w->hw.step = cfg->step;
+        w->hw.worker = i;
+        w->hw.shard = cfg->shard;
+        w->hw_on = 1;
+        w->stats.itl_window = w->hw.h[HISTLOG_ITL];
+    }
     recwriter_start(&w->rw);
     if (cfg->mode == LOAD_CLOSED) {
         uint32_t shard_users = (uint32_t)driver_share(cfg, cfg->users);
@@ -87,6 +95,9 @@ static void worker_release(struct worker *w)
 {
     transport_free(w->t);
     recwriter_reset(&w->rw);
+    if (w->hw_on)
+        histlog_window_free(&w->hw);
+    w->hw_on = 0;
     free(w->users);
     due_heap_reset(&w->users_due);
     free(w->q);

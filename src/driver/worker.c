@@ -7,10 +7,12 @@
  * schedule. run.c starts, supervises and merges the workers. */
 #include "driver/driver_int.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "measure/hist.h"
@@ -421,6 +423,36 @@ static void session_turn_done(struct worker *w, const struct record *r)
     session_due_push(&w->sessions, next, ordinal);
 }
 
+/* ---- hist.jsonl --------------------------------------------------------- */
+
+/* Write the worker's open hist.jsonl window if it counted anything, and
+ * empty it. Once a second at most, off the per-token path: the line's
+ * allocation is the window's, not a token's. A failed write is said once
+ * on stderr and the run goes on (requests.jsonl holds every record). */
+static void hist_window_flush(struct worker *w)
+{
+    if (!w->hw_on || histlog_window_empty(&w->hw))
+        return;
+    if (histlog_write_fd(w->d->cfg->hist_fd, &w->hw) != 0 && !w->hw_error) {
+        ll_errorf("writing hist.jsonl: %s", strerror(errno));
+        w->hw_error = 1;
+    }
+    histlog_window_clear(&w->hw);
+}
+
+/* Move the open window to the one that holds t_ns (from t = 0), writing
+ * the one it leaves: windows close as the worker's clock passes their
+ * end. A time before the open window (a record whose end came before the
+ * last move) is counted in the open window. */
+static void hist_window_roll(struct worker *w, uint64_t t_ns)
+{
+    uint64_t start = t_ns / HISTLOG_WINDOW_NS * HISTLOG_WINDOW_NS;
+    if (!w->hw_on || start <= w->hw.t_ns)
+        return;
+    hist_window_flush(w);
+    w->hw.t_ns = start;
+}
+
 /* ---- completion -------------------------------------------------------- */
 
 /* Add r to s: throughput by time inside the window (a send or a completion
@@ -487,6 +519,10 @@ static void record_out(struct worker *w, struct record *r)
         }
         if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_rel(cfg))
             w->sent_in_window++;
+        if (w->hw_on) {
+            hist_window_roll(w, r->end_ns != LL_NO_TIME ? r->end_ns : 0);
+            histlog_window_add_record(&w->hw, r);
+        }
         if (r->kind == REC_OK && r->first_ns != LL_NO_TIME)
             progress_count_ttft(&w->pc, r->first_ns - r->sched_ns);
     }
@@ -669,6 +705,7 @@ void *worker_main(void *arg)
         if (now >= w->next_flush_abs_ns) {
             recwriter_flush(&w->rw, 0);
             w->next_flush_abs_ns = now + DRIVER_FLUSH_NS;
+            hist_window_roll(w, now > d->run_start_ns ? now - d->run_start_ns : 0);
         }
         if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
             break;
@@ -681,6 +718,7 @@ void *worker_main(void *arg)
         transport_poll(w->t, deadline);
     }
     recwriter_stop(&w->rw);
+    hist_window_flush(w);
     uint64_t cpu1, invol1;
     if (usage_ok && thread_usage(&cpu1, &invol1) == 0) {
         w->cpu_ns = cpu1 - cpu0;

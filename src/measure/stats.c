@@ -204,6 +204,8 @@ void stats_add_record(struct stats *s, const struct record *r)
 void stats_add_itl_gap(struct stats *s, uint64_t gap_ns)
 {
     hist_record(s->itl, gap_ns);
+    if (s->itl_window)
+        hist_record(s->itl_window, gap_ns);
 }
 
 void stats_add_lateness(struct stats *s, uint64_t late_ns)

@@ -122,6 +122,11 @@ struct stats {
      * adding a record allocates nothing; stats_merge keeps dst's sample
      * and takes src's only for kinds dst has none of. */
     char sample[REC_KIND_COUNT][STATS_SAMPLE_MAX + 1];
+
+    /* Borrowed, NULL = none: also fed every gap stats_add_itl_gap takes
+     * (the worker's open hist.jsonl window, measure/histlog.h). Not a
+     * histogram of this stats: init, reset and merge leave it alone. */
+    struct hist *itl_window;
 };
 
 /* Make s empty and allocate its histograms (aborts on out of memory).

@@ -181,6 +181,14 @@ struct sweep_facts {
                                   * lead-in, which is its warm-up (warmup_ns long); the
                                   * rate switches to offered_rps at warmup_ns. 0 = none */
     uint64_t start_offset_ns;    /* ns, step start since the sweep's start */
+    /* --start-at (fixed step times): the step's t = 0 as an offset from
+     * --start-at, the same in every shard; valid when has_start_at. */
+    uint64_t start_at_offset_ns;
+    int has_start_at;
+    /* --shard: the ladder's rate the step's share came from (req/s; the
+     * whole sweep's, offered by every shard together), where offered_rps
+     * and overload_rps are this shard's share of it; 0 = not sharded. */
+    double global_offered_rps;
     uint64_t duration_ns;        /* ns, offering time including warm-up */
     uint64_t warmup_ns;          /* ns, discarded warm-up */
     uint64_t cold_start;         /* --cold-start N that applied to this step (its first N

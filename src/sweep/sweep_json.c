@@ -145,6 +145,10 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
     if (f->recovery)
         jset(o, "overload_rps", json_real(f->overload_rps));
     jset(o, "start_offset_ns", ju64(f->start_offset_ns));
+    if (f->has_start_at)
+        jset(o, "start_at_offset_ns", ju64(f->start_at_offset_ns));
+    if (f->global_offered_rps > 0)
+        jset(o, "global_offered_rps", json_real(f->global_offered_rps));
     jset(o, "duration_ns", ju64(f->duration_ns));
     jset(o, "warmup_ns", ju64(f->warmup_ns));
     if (f->cold_start)
@@ -286,6 +290,12 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
         get_u64(o, "elapsed_ns", &f->elapsed_ns, err, errlen) ||
         get_u64(o, "scheduled", &f->scheduled, err, errlen))
         return LL_E_INVAL;
+    json_t *sa = json_object_get(o, "start_at_offset_ns");
+    f->has_start_at = json_is_integer(sa) && json_integer_value(sa) >= 0;
+    f->start_at_offset_ns = f->has_start_at ? (uint64_t)json_integer_value(sa) : 0;
+    json_t *g = json_object_get(o, "global_offered_rps");
+    f->global_offered_rps =
+        json_is_number(g) && json_number_value(g) > 0 ? json_number_value(g) : 0;
     json_t *cs = json_object_get(o, "cold_start");
     f->cold_start =
         json_is_integer(cs) && json_integer_value(cs) > 0 ? (uint64_t)json_integer_value(cs) : 0;

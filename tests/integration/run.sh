@@ -47,6 +47,8 @@ test_run_measure  test_past_capacity_no_pileup   -                              
 test_run_measure  test_busy_lateness_diagnosis   -                                   alone
 test_compare_noise -                             -                                   alone
 test_endpoints    -                              -                                   -
+test_histlog      -                              -                                   -
+test_deploy       -                              -                                   -
 '
 
 curl_bins=()

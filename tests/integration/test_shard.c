@@ -26,10 +26,14 @@
  *   lengths as one process.
  * - A replay split in two: each shard replays the trace lines i mod 2 == K,
  *   and together every line once.
- * - The usage errors of the shard flags.
+ * - A sweep in 2 shards from one --start-at: together, step by step (2
+ *   load steps and the recovery), the requests of one process's sweep with
+ *   the same flags; each step at its fixed offset from the start.
+ * - The usage errors of the shard flags, and of a sharded sweep's (what
+ *   would need a decision across shards).
  *
  * All traffic is to 127.0.0.1, at most 40 requests/s; the file takes about
- * 20 s, most of it waiting for starts and sims. */
+ * 40 s, most of it waiting for starts and sims. */
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -697,6 +701,145 @@ static void test_replay_halves(void **state)
     assert_int_equal(total, 21);
 }
 
+/* A sweep's requests by (step, id): sched_ns and prompt length. */
+#define SWEEP_MAX_STEPS 4
+#define SWEEP_MAX_IDS 128
+struct sweep_recs {
+    long long sched_ns[SWEEP_MAX_STEPS][SWEEP_MAX_IDS];
+    long long prompt[SWEEP_MAX_STEPS][SWEEP_MAX_IDS];
+    int have[SWEEP_MAX_STEPS][SWEEP_MAX_IDS];
+    size_t n;
+};
+
+/* Add dir's records to r; each id of shard k of n (n 1: any) must have
+ * id mod n == k and not be there already. */
+static void sweep_recs_add(struct sweep_recs *r, const char *dir, size_t k, size_t n)
+{
+    struct harness_recs *recs = harness_requests_load(dir);
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *o = recs->items[i];
+        int64_t step = harness_ival_req(o, "step"), id = harness_ival_req(o, "id");
+        assert_true(step >= 0 && step < SWEEP_MAX_STEPS && id >= 0 && id < SWEEP_MAX_IDS);
+        if ((size_t)id % n != k)
+            fail_msg("%s: step %lld id %lld in shard %zu of %zu", dir, (long long)step,
+                     (long long)id, k, n);
+        if (r->have[step][id]++)
+            fail_msg("%s: step %lld id %lld twice", dir, (long long)step, (long long)id);
+        r->sched_ns[step][id] = harness_ival_req(o, "sched_ns");
+        r->prompt[step][id] = harness_ival_req(o, "prompt_tokens");
+        r->n++;
+    }
+    harness_recs_free(recs);
+}
+
+#define SWEEP_FLAGS                                                                                \
+    "--rates", "4,8", "--step-duration", "2s", "--warmup", "0.5s", "--gap", "1s",                  \
+        "--overload-duration", "1s", "--recovery-duration", "2s", "--prompt-tokens",               \
+        "uniform:8,100", "--output-tokens", "16", "--ignore-eos", "--seed", "7", "--quiet"
+
+/* Two shards of a sweep from one --start-at against one sim offer
+ * together exactly the requests of one process's sweep with the same
+ * flags: in each step (the two load steps and the recovery step) the same
+ * ids, each in shard id mod 2, with the same sched_ns and prompt length.
+ * Each shard's steps.jsonl gives every step at its fixed offset from the
+ * start (warm-up + hold + --gap after the one before), the ladder's rate
+ * and its half of it; only shard 0 scrapes /metrics; each hist.jsonl line
+ * names its shard. */
+static void test_sharded_sweep(void **state)
+{
+    harness_tmp_begin();
+    harness_small_sim_start(NULL);
+    char url[160], at[64], out_tmpl[600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    start_in(at, sizeof at, 1500);
+    harness_tmp_path(out_tmpl, sizeof out_tmpl, "sweep-{shard}");
+    char outp[2][600], errp[2][600], spec[2][16];
+    for (int k = 0; k < 2; k++) {
+        char leaf[32];
+        snprintf(spec[k], sizeof spec[k], "%d/2", k);
+        snprintf(leaf, sizeof leaf, "sweep%d.out", k);
+        harness_tmp_path(outp[k], sizeof outp[k], leaf);
+        snprintf(leaf, sizeof leaf, "sweep%d.err", k);
+        harness_tmp_path(errp[k], sizeof errp[k], leaf);
+        const char *a[] = {"sweep",   "--url", url,          "--out", out_tmpl, SWEEP_FLAGS,
+                           "--shard", spec[k], "--start-at", at,      NULL};
+        cur_clients[k] = harness_spawn(a, outp[k], errp[k], -1, NULL, NULL);
+    }
+    for (int k = 0; k < 2; k++) {
+        int st = harness_reap(cur_clients[k], 60000);
+        cur_clients[k] = 0;
+        if (st != 0 && st != 1) {
+            char *e = harness_read_file(errp[k], NULL);
+            fail_msg("sweep shard %d: exit %d: %s", k, st, e ? e : "");
+        }
+    }
+    char single_dir[600];
+    harness_tmp_path(single_dir, sizeof single_dir, "sweep-single");
+    const char *a1[] = {"sweep", "--url", url, "--out", single_dir, SWEEP_FLAGS, NULL};
+    int st = run_env("sweep-single", a1, NULL, NULL);
+    if (st != 0 && st != 1)
+        fail_msg("single sweep: exit %d", st);
+
+    struct sweep_recs *single = calloc(1, sizeof *single), *uni = calloc(1, sizeof *uni);
+    sweep_recs_add(single, single_dir, 0, 1);
+    static const double ladder[3] = {4, 8, 1.6};
+    for (size_t k = 0; k < 2; k++) {
+        char dir[700], path[800];
+        snprintf(dir, sizeof dir, "%.*s%zu", (int)(strlen(out_tmpl) - strlen("{shard}")), out_tmpl,
+                 k);
+        sweep_recs_add(uni, dir, k, 2);
+        snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+        json_t *lines = harness_jsonl_load(path);
+        size_t i, steps = 0;
+        json_t *o;
+        json_array_foreach(lines, i, o)
+        {
+            const char *kind = harness_sval(o, "kind");
+            if (strcmp(kind, "end") == 0)
+                continue;
+            assert_true(steps < 3);
+            assert_string_equal(kind, steps < 2 ? "load" : "recovery");
+            assert_int_equal(harness_ival_req(o, "step"), (int64_t)steps);
+            /* each slot: 0.5 s warm-up + 2 s hold + 1 s gap */
+            assert_int_equal(harness_ival_req(o, "start_at_offset_ns"),
+                             (int64_t)steps * 3500000000LL);
+            ASSERT_NEAR(harness_num(o, "global_offered_rps"), ladder[steps], 1e-9);
+            ASSERT_NEAR(harness_num(o, "offered_rps"), ladder[steps] / 2, 1e-9);
+            steps++;
+        }
+        assert_int_equal(steps, 3);
+        json_decref(lines);
+        snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
+        struct stat stt;
+        if ((stat(path, &stt) == 0) != (k == 0))
+            fail_msg("sweep shard %zu: server_metrics.jsonl %s", k, k ? "written" : "missing");
+        snprintf(path, sizeof path, "%s/hist.jsonl", dir);
+        lines = harness_jsonl_load(path);
+        assert_true(json_array_size(lines) > 0);
+        json_array_foreach(lines, i, o) assert_int_equal(harness_ival_req(o, "shard"), (int64_t)k);
+        json_decref(lines);
+    }
+    /* 3 steps of 4/s x 2.5 s, 8/s x 2.5 s, 8/s x 1 s then 1.6/s x 2 s */
+    if (!(single->n >= 30 && single->n <= 45))
+        fail_msg("single sweep: %zu records, want 30 to 45", single->n);
+    assert_int_equal(uni->n, single->n);
+    for (size_t s = 0; s < SWEEP_MAX_STEPS; s++)
+        for (size_t id = 0; id < SWEEP_MAX_IDS; id++) {
+            assert_int_equal(uni->have[s][id], single->have[s][id]);
+            if (single->have[s][id] && (uni->sched_ns[s][id] != single->sched_ns[s][id] ||
+                                        uni->prompt[s][id] != single->prompt[s][id]))
+                fail_msg("step %zu id %zu: shards %lld ns %lld tokens, one process %lld ns %lld "
+                         "tokens",
+                         s, id, uni->sched_ns[s][id], uni->prompt[s][id], single->sched_ns[s][id],
+                         single->prompt[s][id]);
+        }
+    free(single);
+    free(uni);
+}
+
+/* A --start-at well ahead (2100-01-01): the usage errors come first. */
+#define FUTURE "4102444800"
+
 static void test_usage_errors(void **state)
 {
     HARNESS_EXPECT_USAGES(
@@ -717,8 +860,30 @@ static void test_usage_errors(void **state)
         {{"run", "--rate", "5", "--metrics-shard", "0"}, "--metrics-shard: goes with --shard"},
         {{"run", "--rate", "5", "--shard", "0/2", "--prompt-salt", "1", "--calibrate", "auto"},
          "--calibrate auto: each shard would fit its own"},
-        {{"sweep", "--rates", "1,2", "--shard", "0/2"}, "--shard: not yet for sweep"},
-        {{"sweep", "--rates", "1,2", "--start-at", "1"}, "--start-at: not yet for sweep"});
+        {{"sweep", "--rates", "1,2", "--shard", "0/2"},
+         "--shard: a sharded sweep needs --start-at TIME"},
+        {{"sweep", "--shard", "0/2", "--start-at", FUTURE},
+         "--rates auto: with --start-at every shard runs the same ladder at fixed times, and "
+         "auto rates need a capacity probe"},
+        {{"sweep", "--rates", "1,2", "--step-duration", "auto", "--shard", "0/2", "--start-at",
+          FUTURE},
+         "--step-duration auto: with --start-at every shard runs the same ladder"},
+        {{"sweep", "--rates", "1,2", "--confirm", "2", "--start-at", FUTURE},
+         "--confirm: with --start-at every shard runs the same ladder at fixed times, and a "
+         "re-run is decided"},
+        {{"sweep", "--rates", "1,2", "--max-error-rate", "5", "--start-at", FUTURE},
+         "--max-error-rate: with --start-at"},
+        {{"sweep", "--rates", "1,2", "--cold-start", "1", "--cold-restart", "true", "--start-at",
+          FUTURE},
+         "--cold-restart: with --start-at"},
+        {{"sweep", "--rates", "1,2", "--shard", "0/2", "--start-at", FUTURE, "--slo", "ttft=1s",
+          "--expect-capacity", "2"},
+         "--expect-capacity: a rate judges the whole sweep, not one of --shard's 2 parts"},
+        {{"sweep", "--rates", "1,2", "--shard", "1/2", "--start-at", FUTURE, "--slo", "ttft=1s",
+          "--expect", "goodput>=1/s"},
+         "--expect: \"goodput>=1/s\": a rate judges the whole sweep"},
+        {{"sweep", "--rates", "1,2", "--start-at", "2020-01-01T00:00:00Z"},
+         "--start-at: 2020-01-01T00:00:00Z is"});
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_dump_union, teardown),
@@ -729,4 +894,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_dump_union, teardown),
              cmocka_unit_test_teardown(test_stop_while_waiting, teardown),
              cmocka_unit_test_teardown(test_users_and_sessions, teardown),
              cmocka_unit_test_teardown(test_replay_halves, teardown),
+             cmocka_unit_test_teardown(test_sharded_sweep, teardown),
              cmocka_unit_test(test_usage_errors))
