@@ -176,6 +176,14 @@ static int parts_check(struct merge *m)
         }
     }
     for (size_t i = 0; i < m->n_parts; i++) {
+        if (m->shards == 0 || m->parts[i].shard >= m->shards) {
+            ll_errorf("merge: %s: shard %u of %u is out of range (its run.json's config.shard "
+                      "and config.shards)",
+                      m->parts[i].dir, m->parts[i].shard, m->shards);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < m->n_parts; i++) {
         for (size_t j = i + 1; j < m->n_parts; j++) {
             if (m->parts[i].shard == m->parts[j].shard) {
                 ll_errorf("merge: %s and %s are both shard %u of %u (two copies of one shard)",
@@ -230,6 +238,11 @@ static int refs_read(struct merge *m)
             goto fail;
         }
         p->fd = dup(fileno(f));
+        if (p->fd < 0) {
+            ll_errorf("merge: %s: %s", path, strerror(errno));
+            fclose(f);
+            goto fail;
+        }
         uint64_t off = 0, lineno = 0;
         ssize_t got;
         while ((got = getline(&line, &line_cap, f)) > 0) {
@@ -380,11 +393,6 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
     size_t n_ev = 0;
     for (size_t i = 0; i < m->n_refs; i++) {
         const struct ref *rf = &m->refs[i];
-        if (i && rf->id == rf[-1].id) {
-            ll_errorf("merge: id %" PRIu64 " is in both %s and %s", rf->id,
-                      m->parts[rf[-1].part].dir, m->parts[rf->part].dir);
-            goto fail;
-        }
         if (rf->len + 1 > buf_cap) {
             buf_cap = rf->len + 1;
             buf = ll_realloc(buf, buf_cap);
@@ -725,6 +733,14 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     if (refs_read(m) != 0)
         return LL_EXIT_USAGE;
     qsort(m->refs, m->n_refs, sizeof *m->refs, ref_cmp);
+    for (size_t i = 1; i < m->n_refs; i++) {
+        const struct ref *rf = &m->refs[i];
+        if (rf->id == rf[-1].id) {
+            ll_errorf("merge: id %" PRIu64 " is in both %s and %s", rf->id,
+                      m->parts[rf[-1].part].dir, m->parts[rf->part].dir);
+            return LL_EXIT_USAGE;
+        }
+    }
     const json_t *cfg = json_object_get(m->parts[0].run, "config");
     if (missing) {
         missing_count(m, cfg);

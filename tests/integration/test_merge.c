@@ -20,7 +20,7 @@
  *   and --allow-partial makes it 0 (or 1).
  * - Refusals, each one line naming the directories, exit 2: another
  *   configuration, a shard count that disagrees, two copies of one shard,
- *   a directory that is not a shard.
+ *   one id in two shards, a directory that is not a shard.
  *
  * All traffic is to 127.0.0.1, at most 60 requests/s; the file takes
  * about 15 s. */
@@ -402,6 +402,16 @@ static void test_partial_and_refusals(void **state)
     {
         const char *a[] = {"merge", sd[0], copy, "--out", m4, NULL};
         snprintf(line, sizeof line, "merge: %s and %s are both shard 0 of 2", sd[0], copy);
+        harness_expect_usage(a, line);
+    }
+    {
+        /* shard 0's records under shard 1's name: one id in two shards */
+        char twin[600];
+        harness_tmp_path(twin, sizeof twin, "twin");
+        copy_dir(sd[0], twin);
+        run_json_set(twin, 1, "shard", json_integer(1));
+        const char *a[] = {"merge", sd[0], twin, "--out", m4, NULL};
+        snprintf(line, sizeof line, "merge: id 0 is in both %s and %s", sd[0], twin);
         harness_expect_usage(a, line);
     }
     {
