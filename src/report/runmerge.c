@@ -46,6 +46,14 @@ struct ref {
     uint32_t part;
 };
 
+/* One traffic class of the merged run. */
+struct merge_class {
+    const char *name; /* borrowed from run.json's config.classes */
+    struct stats st;
+    struct slo slo;    /* the class's own, else the run's; unset: none */
+    char slo_text[96]; /* "" = none */
+};
+
 /* Everything a merge reads, computes and allocates, freed in one place. */
 struct merge {
     struct part *parts;
@@ -55,6 +63,10 @@ struct merge {
     struct ref *refs;
     size_t n_refs;
     struct stats st, cold;
+    /* Traffic classes (config.classes, in its order): each one's figures,
+     * counted with its SLO as the shards' summaries give it. */
+    size_t n_cls;
+    struct merge_class *cls;
     uint64_t warmup_records;
     uint64_t expected_ids;    /* M: the scheduled ids of the whole schedule */
     uint64_t missing_ids;     /* of those, in no shard */
@@ -106,6 +118,46 @@ static void merge_free(struct merge *m)
     free(m->refs);
     stats_free(&m->st);
     stats_free(&m->cold);
+    for (size_t k = 0; k < m->n_cls; k++)
+        stats_free(&m->cls[k].st);
+    free(m->cls);
+}
+
+/* The classes from config.classes, each one's SLO from the first summary
+ * that lists it, and its scheduled count summed over the parts. */
+static void classes_init(struct merge *m, const json_t *cfg)
+{
+    const json_t *names = json_object_get(cfg, "classes");
+    m->n_cls = json_array_size(names);
+    m->cls = ll_calloc(m->n_cls + 1, sizeof *m->cls);
+    for (size_t k = 0; k < m->n_cls; k++) {
+        struct merge_class *c = &m->cls[k];
+        c->name = json_string_value(json_array_get(names, k));
+        stats_init(&c->st);
+        for (size_t i = 0; i < m->n_parts; i++) {
+            const json_t *arr = json_object_get(m->parts[i].sum, "classes");
+            for (size_t j = 0; j < json_array_size(arr); j++) {
+                const json_t *o = json_array_get(arr, j);
+                const char *nm = jstr(o, "name");
+                if (!c->name || !nm || strcmp(nm, c->name) != 0)
+                    continue;
+                c->st.scheduled += ju(o, "scheduled", NULL);
+                const char *spec = jstr(o, "slo");
+                char err[200];
+                if (spec && !c->slo_text[0] && slo_parse(spec, &c->slo, err, sizeof err) == 0)
+                    slo_format(&c->slo, c->slo_text, sizeof c->slo_text);
+            }
+        }
+    }
+}
+
+/* The class named cls, or NULL. */
+static struct merge_class *class_find(struct merge *m, const char *cls)
+{
+    for (size_t k = 0; cls && k < m->n_cls; k++)
+        if (m->cls[k].name && strcmp(m->cls[k].name, cls) == 0)
+            return &m->cls[k];
+    return NULL;
 }
 
 /* ---- reading the parts ------------------------------------------------- */
@@ -410,6 +462,9 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
         }
         r.cold = record_in_cold_start(r.id, r.session, cold_n);
         stats_account(&m->st, &r, warmup_ns, wend, slo);
+        struct merge_class *c = class_find(m, r.cls);
+        if (c)
+            stats_account(&c->st, &r, warmup_ns, wend, &c->slo);
         if (r.cold) {
             stats_add_record(&m->cold, &r);
             m->cold.sent += r.sent_ns != LL_NO_TIME;
@@ -586,14 +641,22 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     info.workload_share_known = isfinite(wshare);
     info.workload_cached_share = wshare;
 
+    struct summary_class *sc = ll_calloc(m->n_cls + 1, sizeof *sc);
+    for (size_t k = 0; k < m->n_cls; k++)
+        sc[k] = (struct summary_class){m->cls[k].name, &m->cls[k].st,
+                                       m->cls[k].slo_text[0] ? m->cls[k].slo_text : NULL};
     if (out) {
         summary_print(out, st, &info);
+        summary_print_classes(out, sc, m->n_cls, window);
         if (m->incomplete[0])
             fprintf(out, "*** %s\n", m->incomplete);
         fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
         fflush(out);
     }
     json_t *sj = summary_json(st, &info);
+    if (m->n_cls)
+        json_object_set_new(sj, "classes", summary_classes_json(sc, m->n_cls, window));
+    free(sc);
     json_object_set_new(sj, "incomplete",
                         m->incomplete[0] ? json_string(m->incomplete) : json_null());
     json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)sent_in_window));
@@ -742,6 +805,7 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
         }
     }
     const json_t *cfg = json_object_get(m->parts[0].run, "config");
+    classes_init(m, cfg);
     if (missing) {
         missing_count(m, cfg);
         incomplete_text(m);

@@ -4,7 +4,8 @@
  * runmerge_dirs; `llmload report` calls runmerge_rebuild on a merged
  * directory, which recomputes its summary through the same code.
  *
- * Every figure that a record carries is recomputed from the merged
+ * Every figure that a record carries (the total's and each traffic
+ * class's) is recomputed from the merged
  * records, in id order, through the stats and summary code a run uses
  * (stats_account, summary_json): exact percentiles, never averages of the
  * shards' percentiles. The two a record does not carry are merged from the

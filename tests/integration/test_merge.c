@@ -6,7 +6,8 @@
  *   own sim: the merged requests.jsonl has exactly the single run's ids, in
  *   id order, with byte-equal sched_ns, the same prompt lengths and classes
  *   per id; the merged summary's counts (scheduled, ok, by kind, prompt
- *   and output tokens) equal the single run's; its TTFT and E2E
+ *   and output tokens, and each traffic class's scheduled and ok) equal
+ *   the single run's; its TTFT and E2E
  *   percentiles are the nearest-rank percentiles of the merged records
  *   (within the histogram's 1/256), not a mix of the shards'; ITL per gap
  *   counts every shard's gaps; its percentiles are within generous
@@ -227,6 +228,21 @@ static void test_mpirun_merge_matches_single(void **state)
     for (size_t i = 0; i < LL_ARRAY_LEN(exact); i++)
         ASSERT_NEAR(harness_num(sm, exact[i]), harness_num(s1, exact[i]), 0);
     assert_int_equal((int64_t)harness_num(sm, "requests.ok"), 240);
+    /* each traffic class's counts, and its records' own share */
+    json_t *c1 = json_object_get(s1, "classes"), *cm = json_object_get(sm, "classes");
+    assert_int_equal(json_array_size(c1), 2);
+    assert_int_equal(json_array_size(cm), 2);
+    size_t chat = 0;
+    for (int i = 0; i < MAX_IDS; i++)
+        chat += b[i].have && strcmp(b[i].cls, "chat") == 0;
+    for (size_t k = 0; k < 2; k++) {
+        json_t *x = json_array_get(c1, k), *y = json_array_get(cm, k);
+        assert_string_equal(harness_sval(y, "name"), harness_sval(x, "name"));
+        assert_int_equal(harness_ival_req(y, "scheduled"), harness_ival_req(x, "scheduled"));
+        assert_int_equal(harness_ival_req(y, "ok"), harness_ival_req(x, "ok"));
+        if (strcmp(harness_sval(y, "name"), "chat") == 0)
+            assert_int_equal(harness_ival_req(y, "ok"), (int64_t)chat);
+    }
     double itl = 0;
     for (int k = 0; k < 4; k++) {
         json_t *s = harness_summary_load(sd[k]);
