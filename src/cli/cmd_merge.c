@@ -11,7 +11,7 @@
 
 static void merge_usage(FILE *f)
 {
-    fprintf(f, "usage: llmload merge DIR... --out DIR [--allow-partial]\n"
+    fprintf(f, "usage: llmload merge DIR... --out DIR [--allow-partial] [--force]\n"
                "\n"
                "Merge the results directories of the shards of one run (llmload run or replay\n"
                "with --shard, docs/distributed.md) into one: requests.jsonl with one line per\n"
@@ -29,6 +29,7 @@ static void merge_usage(FILE *f)
                "\n"
                "  --out DIR                   the merged results directory (new, or empty)\n"
                "  --allow-partial             exit 0, not 4, when shards or ids are missing\n"
+               "  --force                     write into --out even when it is not empty\n"
                "  -h, --help                  this text\n"
                "\n"
                "Exit status: 0 ok, 1 INVALID (the merged run's self-check), 2 bad arguments,\n"
@@ -42,11 +43,12 @@ int merge_main(int argc, char **argv)
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'},
         {"allow-partial", no_argument, NULL, 'p'},
+        {"force", no_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL;
-    int allow_partial = 0;
+    int allow_partial = 0, force = 0;
     optind = 1;
     opterr = 0;
     int c;
@@ -55,6 +57,7 @@ int merge_main(int argc, char **argv)
         case 'h': merge_usage(stdout); return LL_EXIT_OK;
         case 'o': out = optarg; break;
         case 'p': allow_partial = 1; break;
+        case 'f': force = 1; break;
         case ':':
             ll_usage_fail("merge: %s needs a value (see llmload merge --help)", argv[optind - 1]);
             break;
@@ -69,6 +72,6 @@ int merge_main(int argc, char **argv)
     if (optind >= argc)
         ll_usage_fail("merge: expected the shards' results directories (see llmload merge "
                       "--help)");
-    return runmerge_dirs((const char *const *)argv + optind, (size_t)(argc - optind), out,
+    return runmerge_dirs((const char *const *)argv + optind, (size_t)(argc - optind), out, force,
                          allow_partial, stdout);
 }

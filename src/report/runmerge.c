@@ -837,8 +837,8 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     return summary_write(m, cfg, slo_text[0] ? slo_text : NULL, rate_scale, out_dir, out, outcome);
 }
 
-int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int allow_partial,
-                  FILE *out)
+int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
+                  int allow_partial, FILE *out)
 {
     struct merge m = {0};
     json_t *outcome = NULL;
@@ -852,7 +852,7 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int al
     }
     if (parts_check(&m) != 0)
         goto out;
-    if (results_dir_prepare(out_dir, 0, dir, sizeof dir, err, sizeof err) != 0) {
+    if (results_dir_prepare(out_dir, force, dir, sizeof dir, err, sizeof err) != 0) {
         ll_errorf("merge: --out: %s", err);
         goto out;
     }

@@ -24,7 +24,8 @@
 
 #include <jansson.h>
 
-/* Merge the n shard directories dirs into out_dir (created when absent):
+/* Merge the n shard directories dirs into out_dir (created when absent;
+ * an existing one must be empty unless force):
  * requests.jsonl ordered by id, summary.json, run.json with a "merged"
  * object, and the scraping shard's server_metrics.jsonl; print the summary
  * to out (NULL = nothing). Refuses (a one-line error naming the
@@ -36,8 +37,8 @@
  * LL_EXIT_INCOMPLETE unless allow_partial. Otherwise the status a
  * run would have: LL_EXIT_OK, LL_EXIT_FAIL (INVALID), LL_EXIT_NO_OK,
  * LL_EXIT_RUNTIME (cannot write); the lowest non-zero wins. */
-int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int allow_partial,
-                  FILE *out);
+int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
+                  int allow_partial, FILE *out);
 
 /* 1 when run (a run.json) is one runmerge_dirs wrote. */
 int runmerge_is_merged(const json_t *run);

@@ -436,6 +436,16 @@ static void test_partial_and_refusals(void **state)
         harness_expect_usage(a, line);
     }
     {
+        const char *a[] = {"merge", sd[0], sd[1], "--out", m1, NULL};
+        harness_expect_usage(a, "merge: --out: results directory");
+        const char *f[] = {"merge", sd[0], sd[1], "--out", m1, "--force", NULL};
+        assert_int_equal(harness_run(f, 60, &rc, NULL, NULL), 0);
+        assert_int_equal(rc, want_status(m1, 0));
+        s = harness_summary_load(m1);
+        assert_true(harness_is_null(s, "incomplete"));
+        json_decref(s);
+    }
+    {
         const char *a[] = {"merge", sd[0], sd[1], NULL};
         harness_expect_usage(a, "merge: --out: expected the merged results directory");
     }
