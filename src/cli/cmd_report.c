@@ -20,6 +20,8 @@ static void report_usage(FILE *f)
                "step), requests.jsonl (one line per request) and, when the sweep scraped\n"
                "the server, server_metrics.jsonl.\n"
                "Prints the step table and the findings. Nothing is sent anywhere.\n"
+               "On a directory llmload merge wrote: recompute its summary.json from its\n"
+               "requests.jsonl and print it as a run does (exit 4 when it is incomplete).\n"
                "\n"
                "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit\n"
                "to judge), 2 bad arguments or unreadable files,\n"

@@ -12,5 +12,6 @@ int report_main(int argc, char **argv);
 int demo_main(int argc, char **argv);
 int calibrate_main(int argc, char **argv);
 int compare_main(int argc, char **argv);
+int merge_main(int argc, char **argv);
 
 #endif

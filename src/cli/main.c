@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"demo", demo_main, "start the sim, sweep it, write the report"},
     {"calibrate", calibrate_main,
      "fit a server's tokens per word so prompt lengths hit their target"},
+    {"merge", merge_main, "the shards of one run (--shard) into one results directory"},
     {"compare", compare_main, "runs side by side: differences, noise intervals, verdicts, gates"},
 };
 

@@ -455,37 +455,6 @@ static void hist_window_roll(struct worker *w, uint64_t t_ns)
 
 /* ---- completion -------------------------------------------------------- */
 
-/* Add r to s: throughput by time inside the window (a send or a completion
- * in [warmup, end], whichever request it belongs to, docs/metrics.md), and
- * the window's requests' latencies and SLO verdicts. Used for the total
- * and for the record's traffic class. */
-static void account(struct stats *s, const struct run_config *cfg, const struct slo *slo,
-                    const struct record *r)
-{
-    uint64_t wend = window_end_rel(cfg);
-    int met = slo_is_set(slo) && slo_met(slo, r);
-    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= cfg->warmup_ns && r->sent_ns <= wend)
-        s->win_sent++;
-    if (r->end_ns != LL_NO_TIME && r->end_ns >= cfg->warmup_ns && r->end_ns <= wend) {
-        s->win_completed++;
-        if (r->kind == REC_OK) {
-            s->win_ok++;
-            s->win_output_tokens += r->output_tokens;
-            s->win_prompt_tokens +=
-                r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server : r->prompt_tokens;
-            /* Goodput is the warm requests': a cold one is the cold
-             * section's alone. */
-            s->win_slo_met += (uint64_t)(met && !r->cold);
-        }
-    }
-    if (r->warmup || r->cold)
-        return;
-    stats_add_record(s, r);
-    if (r->sent_ns != LL_NO_TIME)
-        s->sent++;
-    s->slo_met += (uint64_t)met;
-}
-
 static void record_out(struct worker *w, struct record *r)
 {
     const struct run_config *cfg = w->d->cfg;
@@ -494,11 +463,12 @@ static void record_out(struct worker *w, struct record *r)
     r->step = cfg->step;
     if (r->end_ns != LL_NO_TIME && r->end_ns > w->last_end_ns)
         w->last_end_ns = r->end_ns;
-    account(&w->stats, cfg, &cfg->slo, r);
+    stats_account(&w->stats, r, cfg->warmup_ns, window_end_rel(cfg), &cfg->slo);
     if (w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls)
-        account(&w->cls[r->class_idx], cfg, &w->d->cls_slo[r->class_idx], r);
+        stats_account(&w->cls[r->class_idx], r, cfg->warmup_ns, window_end_rel(cfg),
+                      &w->d->cls_slo[r->class_idx]);
     if (w->eps && r->endpoint >= 0 && (size_t)r->endpoint < w->n_eps)
-        account(&w->eps[r->endpoint], cfg, &cfg->slo, r);
+        stats_account(&w->eps[r->endpoint], r, cfg->warmup_ns, window_end_rel(cfg), &cfg->slo);
     if (r->cold) {
         stats_add_record(&w->cold, r);
         if (r->sent_ns != LL_NO_TIME)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "measure/slo.h"
 #include "util/util.h"
 
 /* The histogram fields of struct stats, listed once, so init, free,
@@ -124,6 +125,32 @@ void stats_sample_copy(char *out, const char *detail, size_t detail_cap)
         keep += 3;
     }
     out[keep] = '\0';
+}
+
+void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
+                   uint64_t window_end_ns, const struct slo *slo)
+{
+    int met = slo_is_set(slo) && slo_met(slo, r);
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= warmup_ns && r->sent_ns <= window_end_ns)
+        s->win_sent++;
+    if (r->end_ns != LL_NO_TIME && r->end_ns >= warmup_ns && r->end_ns <= window_end_ns) {
+        s->win_completed++;
+        if (r->kind == REC_OK) {
+            s->win_ok++;
+            s->win_output_tokens += r->output_tokens;
+            s->win_prompt_tokens +=
+                r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server : r->prompt_tokens;
+            /* Goodput is the warm requests': a cold one is the cold
+             * section's alone. */
+            s->win_slo_met += (uint64_t)(met && !r->cold);
+        }
+    }
+    if (r->warmup || r->cold)
+        return;
+    stats_add_record(s, r);
+    if (r->sent_ns != LL_NO_TIME)
+        s->sent++;
+    s->slo_met += (uint64_t)met;
 }
 
 void stats_add_record(struct stats *s, const struct record *r)

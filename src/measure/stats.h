@@ -145,6 +145,18 @@ void stats_reset(struct stats *s);
  * happen. O(1), allocates nothing. */
 void stats_add_record(struct stats *s, const struct record *r);
 
+struct slo;
+
+/* Count r as a load point counts it (the driver for each record as it
+ * finishes, `llmload merge` for each record of the shards): throughput by
+ * time (a send or a completion in [warmup_ns, window_end_ns], whichever
+ * request it belongs to, docs/metrics.md), then, unless r is warm-up or
+ * cold, its latencies (stats_add_record), sent and its SLO verdict
+ * against slo (never NULL; an unset slo meets nothing). window_end_ns is
+ * relative to the run start; UINT64_MAX = open-ended. */
+void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
+                   uint64_t window_end_ns, const struct slo *slo);
+
 /* Add one gap, in ns, between two consecutive output events of a stream.
  * The transport calls it on the hot path, as it reads them. O(1). */
 void stats_add_itl_gap(struct stats *s, uint64_t gap_ns);

@@ -15,6 +15,7 @@
 
 #include "measure/results.h"
 #include "report/report_html.h"
+#include "report/runmerge.h"
 #include "report/steps_csv.h"
 #include "sweep/sweep.h"
 #include "sweep/sweep_json.h"
@@ -624,6 +625,14 @@ int report_build_dir(const char *dir, FILE *out)
 {
     struct built b = {0};
     int rc = LL_EXIT_USAGE;
+    /* A merged run (llmload merge): its summary, from its records. */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *run = json_load_file(path, 0, NULL);
+    int merged = run && runmerge_is_merged(run);
+    json_decref(run);
+    if (merged)
+        return runmerge_rebuild(dir, out);
     if (built_load(dir, &b) != 0)
         goto out;
     built_analyse(&b);

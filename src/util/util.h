@@ -26,9 +26,10 @@
 #define LL_EXIT_FAIL     1  /* ran, but a check failed (SLO, INVALID run) */
 #define LL_EXIT_USAGE    2  /* bad flags or bad input files */
 #define LL_EXIT_RUNTIME  3  /* could not run (cannot bind, cannot write) */
-#define LL_EXIT_NO_OK 6     /* ran, but no request succeeded */
-#define LL_EXIT_EXPECT 7    /* ran, but an --expect threshold failed */
-#define LL_EXIT_INTR 130    /* a stop signal (SIGINT, SIGTERM) ended it */
+#define LL_EXIT_INCOMPLETE 4 /* merge: shards or scheduled ids missing */
+#define LL_EXIT_NO_OK 6      /* ran, but no request succeeded */
+#define LL_EXIT_EXPECT 7     /* ran, but an --expect threshold failed */
+#define LL_EXIT_INTR 130     /* a stop signal (SIGINT, SIGTERM) ended it */
 
 /* A static, human-readable name for an LL_E* code. */
 const char *ll_strerror(int err);

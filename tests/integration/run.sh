@@ -45,6 +45,7 @@ test_recovery     -                              test_recovery_after_overload   
 test_run_measure  test_agreement_with_sim_log    -                                   alone
 test_run_measure  test_past_capacity_no_pileup   -                                   alone
 test_run_measure  test_busy_lateness_diagnosis   -                                   alone
+test_merge        -                              -                                   -
 test_compare_noise -                             -                                   alone
 test_endpoints    -                              -                                   -
 test_histlog      -                              -                                   -

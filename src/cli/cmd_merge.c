@@ -1,0 +1,77 @@
+/* cmd_merge.c: `llmload merge DIR... --out DIR`: the shards of one sharded
+ * run (--shard) into one results directory that every other command reads
+ * as if one process had run. The work is the report layer's
+ * runmerge_dirs (report/runmerge.c); this file parses and calls it. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli/cmds.h"
+#include "report/runmerge.h"
+#include "util/util.h"
+
+static void merge_usage(FILE *f)
+{
+    fprintf(f, "usage: llmload merge DIR... --out DIR [--allow-partial] [--force]\n"
+               "\n"
+               "Merge the results directories of the shards of one run (llmload run or replay\n"
+               "with --shard, docs/distributed.md) into one: requests.jsonl with one line per\n"
+               "scheduled request, ordered by id; summary.json recomputed from the merged\n"
+               "records (exact percentiles, never averages of the shards'), the verdict\n"
+               "judged again; server_metrics.jsonl from the shard that scraped; run.json\n"
+               "listing the shards. Prints the summary as a run does. llmload report and\n"
+               "llmload compare read the merged directory.\n"
+               "\n"
+               "Refuses shards of different configurations or seeds (config_hash), two\n"
+               "copies of one shard, shard counts that disagree, and a directory that is\n"
+               "not a shard. A missing shard, or one that died mid-run, is not dropped\n"
+               "silently: merge says which shards and how many scheduled ids are missing,\n"
+               "and summary.json says \"incomplete: N of M requests\".\n"
+               "\n"
+               "  --out DIR                   the merged results directory (new, or empty)\n"
+               "  --allow-partial             exit 0, not 4, when shards or ids are missing\n"
+               "  --force                     write into --out even when it is not empty\n"
+               "  -h, --help                  this text\n"
+               "\n"
+               "Exit status: 0 ok, 1 INVALID (the merged run's self-check), 2 bad arguments,\n"
+               "shards that do not belong together or unreadable files, 3 cannot write,\n"
+               "4 incomplete (shards or ids missing, without --allow-partial), 6 no request\n"
+               "succeeded.\n");
+}
+
+int merge_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"allow-partial", no_argument, NULL, 'p'},
+        {"force", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL;
+    int allow_partial = 0, force = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': merge_usage(stdout); return LL_EXIT_OK;
+        case 'o': out = optarg; break;
+        case 'p': allow_partial = 1; break;
+        case 'f': force = 1; break;
+        case ':':
+            ll_usage_fail("merge: %s needs a value (see llmload merge --help)", argv[optind - 1]);
+            break;
+        default:
+            ll_usage_fail("merge: unknown option \"%s\" (see llmload merge --help)",
+                          argv[optind - 1]);
+        }
+    }
+    if (!out)
+        ll_usage_fail("merge: --out: expected the merged results directory (see llmload merge "
+                      "--help)");
+    if (optind >= argc)
+        ll_usage_fail("merge: expected the shards' results directories (see llmload merge "
+                      "--help)");
+    return runmerge_dirs((const char *const *)argv + optind, (size_t)(argc - optind), out, force,
+                         allow_partial, stdout);
+}

@@ -1,0 +1,915 @@
+/* runmerge.c: the shards of one sharded run into one results directory
+ * (see runmerge.h). Two passes over the shards' requests.jsonl: the first
+ * reads only each line's id and where it lies (24 bytes a record, so a
+ * million records need 24 MB, not the files), the second reads the lines
+ * again in id order, counts each through stats_account and writes it
+ * unchanged into the merged requests.jsonl. */
+#include "report/runmerge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "measure/hist.h"
+#include "measure/record.h"
+#include "measure/results.h"
+#include "measure/slo.h"
+#include "measure/stats.h"
+#include "measure/summary.h"
+#include "measure/verdict.h"
+#include "util/util.h"
+
+/* One input directory: a shard (merge) or the merged directory itself
+ * (rebuild). */
+struct part {
+    const char *dir;
+    json_t *run;     /* run.json */
+    json_t *sum;     /* summary.json; NULL: the shard died before writing it */
+    uint32_t shard;  /* config.shard (0 in a rebuild) */
+    uint64_t lines;  /* records in its requests.jsonl */
+    int interrupted; /* run.json's outcome says so, or it has no outcome */
+    int fd;          /* requests.jsonl, -1 when absent */
+};
+
+/* Where one record's line lies. */
+struct ref {
+    uint64_t id;
+    uint64_t off; /* bytes into its part's requests.jsonl */
+    uint32_t len; /* bytes, without the newline */
+    uint32_t part;
+};
+
+/* One traffic class of the merged run. */
+struct merge_class {
+    const char *name; /* borrowed from run.json's config.classes */
+    struct stats st;
+    struct slo slo;    /* the class's own, else the run's; unset: none */
+    char slo_text[96]; /* "" = none */
+};
+
+/* Everything a merge reads, computes and allocates, freed in one place. */
+struct merge {
+    struct part *parts;
+    size_t n_parts;
+    uint32_t shards;  /* N of the shards */
+    size_t n_present; /* shards merged (a rebuild: as run.json lists) */
+    struct ref *refs;
+    size_t n_refs;
+    struct stats st, cold;
+    /* Traffic classes (config.classes, in its order): each one's figures,
+     * counted with its SLO as the shards' summaries give it. */
+    size_t n_cls;
+    struct merge_class *cls;
+    uint64_t warmup_records;
+    uint64_t expected_ids;    /* M: the scheduled ids of the whole schedule */
+    uint64_t missing_ids;     /* of those, in no shard */
+    int estimated;            /* 1: M is an estimate (closed loop, sessions) */
+    char missing_shards[512]; /* "2, 3" or "" */
+    char incomplete[768];     /* "incomplete: N of M requests (...)" or "" */
+    double inflight_max;
+};
+
+static double jnum(const json_t *o, const char *a, const char *b)
+{
+    const json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static uint64_t ju(const json_t *o, const char *a, const char *b)
+{
+    double v = jnum(o, a, b);
+    return isfinite(v) && v > 0 ? (uint64_t)v : 0;
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static json_t *load_json(const char *dir, const char *name, char *err, size_t errlen)
+{
+    char path[4200];
+    json_error_t je;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        snprintf(err, errlen, "%s", je.text);
+    return j;
+}
+
+static void merge_free(struct merge *m)
+{
+    for (size_t i = 0; i < m->n_parts; i++) {
+        json_decref(m->parts[i].run);
+        json_decref(m->parts[i].sum);
+        if (m->parts[i].fd >= 0)
+            close(m->parts[i].fd);
+    }
+    free(m->parts);
+    free(m->refs);
+    stats_free(&m->st);
+    stats_free(&m->cold);
+    for (size_t k = 0; k < m->n_cls; k++)
+        stats_free(&m->cls[k].st);
+    free(m->cls);
+}
+
+/* The classes from config.classes, each one's SLO from the first summary
+ * that lists it, and its scheduled count summed over the parts. */
+static void classes_init(struct merge *m, const json_t *cfg)
+{
+    const json_t *names = json_object_get(cfg, "classes");
+    m->n_cls = json_array_size(names);
+    m->cls = ll_calloc(m->n_cls + 1, sizeof *m->cls);
+    for (size_t k = 0; k < m->n_cls; k++) {
+        struct merge_class *c = &m->cls[k];
+        c->name = json_string_value(json_array_get(names, k));
+        stats_init(&c->st);
+        for (size_t i = 0; i < m->n_parts; i++) {
+            const json_t *arr = json_object_get(m->parts[i].sum, "classes");
+            for (size_t j = 0; j < json_array_size(arr); j++) {
+                const json_t *o = json_array_get(arr, j);
+                const char *nm = jstr(o, "name");
+                if (!c->name || !nm || strcmp(nm, c->name) != 0)
+                    continue;
+                c->st.scheduled += ju(o, "scheduled", NULL);
+                const char *spec = jstr(o, "slo");
+                char err[200];
+                if (spec && !c->slo_text[0] && slo_parse(spec, &c->slo, err, sizeof err) == 0)
+                    slo_format(&c->slo, c->slo_text, sizeof c->slo_text);
+            }
+        }
+    }
+}
+
+/* The class named cls, or NULL. */
+static struct merge_class *class_find(struct merge *m, const char *cls)
+{
+    for (size_t k = 0; cls && k < m->n_cls; k++)
+        if (m->cls[k].name && strcmp(m->cls[k].name, cls) == 0)
+            return &m->cls[k];
+    return NULL;
+}
+
+/* ---- reading the parts ------------------------------------------------- */
+
+/* Read dir's run.json and summary.json into p; for a merge, check it is a
+ * shard of a run. 0, or -1 after a one-line error. */
+static int part_load(struct part *p, const char *dir, int rebuild)
+{
+    char err[300];
+    memset(p, 0, sizeof *p);
+    p->dir = dir;
+    p->fd = -1;
+    p->run = load_json(dir, "run.json", err, sizeof err);
+    if (!p->run) {
+        ll_errorf("merge: %s: not a results directory (run.json: %s)", dir, err);
+        return -1;
+    }
+    json_t *cfg = json_object_get(p->run, "config");
+    const char *cmd = jstr(p->run, "command");
+    if (json_object_get(cfg, "sweep")) {
+        ll_errorf("merge: %s: a sweep's shard: merging sweeps is not done yet (issue 20)", dir);
+        return -1;
+    }
+    if (!cmd || (strcmp(cmd, "run") != 0 && strcmp(cmd, "replay") != 0)) {
+        ll_errorf("merge: %s: not the results of llmload run or replay (command %s)", dir,
+                  cmd ? cmd : "missing");
+        return -1;
+    }
+    if (!rebuild) {
+        json_t *k = json_object_get(cfg, "shard"), *n = json_object_get(cfg, "shards");
+        if (!json_is_integer(k) || !json_is_integer(n) || !jstr(p->run, "config_hash")) {
+            ll_errorf("merge: %s: not a shard (its run.json has no config.shard, config.shards "
+                      "and config_hash: run with --shard)",
+                      dir);
+            return -1;
+        }
+        p->shard = (uint32_t)json_integer_value(k);
+    }
+    json_t *o = json_object_get(p->run, "outcome");
+    p->interrupted = !o || json_is_true(json_object_get(o, "interrupted"));
+    p->sum = load_json(dir, "summary.json", err, sizeof err);
+    if (!p->sum)
+        p->interrupted = 1;
+    return 0;
+}
+
+/* The refusals: one configuration, one count, each shard once. */
+static int parts_check(struct merge *m)
+{
+    struct part *a = &m->parts[0];
+    m->shards =
+        (uint32_t)json_integer_value(json_object_get(json_object_get(a->run, "config"), "shards"));
+    for (size_t i = 1; i < m->n_parts; i++) {
+        struct part *b = &m->parts[i];
+        const char *ha = jstr(a->run, "config_hash"), *hb = jstr(b->run, "config_hash");
+        if (strcmp(ha, hb) != 0) {
+            ll_errorf("merge: %s and %s are not shards of one run: their configurations differ "
+                      "(config_hash %s and %s: other flags or another --seed)",
+                      a->dir, b->dir, ha, hb);
+            return -1;
+        }
+        uint32_t nb = (uint32_t)json_integer_value(
+            json_object_get(json_object_get(b->run, "config"), "shards"));
+        if (nb != m->shards) {
+            ll_errorf("merge: %s and %s disagree on the shard count (%u and %u)", a->dir, b->dir,
+                      m->shards, nb);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < m->n_parts; i++) {
+        if (m->shards == 0 || m->parts[i].shard >= m->shards) {
+            ll_errorf("merge: %s: shard %u of %u is out of range (its run.json's config.shard "
+                      "and config.shards)",
+                      m->parts[i].dir, m->parts[i].shard, m->shards);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < m->n_parts; i++) {
+        for (size_t j = i + 1; j < m->n_parts; j++) {
+            if (m->parts[i].shard == m->parts[j].shard) {
+                ll_errorf("merge: %s and %s are both shard %u of %u (two copies of one shard)",
+                          m->parts[i].dir, m->parts[j].dir, m->parts[i].shard, m->shards);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The id of a line: it begins {"id":N, as record.c writes it; any other
+ * line goes through the full parser for its error. */
+static int line_id(const char *line, size_t len, uint64_t *id, char *err, size_t errlen)
+{
+    static const char pre[] = "{\"id\":";
+    if (len > sizeof pre && memcmp(line, pre, sizeof pre - 1) == 0) {
+        const char *p = line + sizeof pre - 1;
+        uint64_t v = 0;
+        int digits = 0;
+        while (p < line + len && *p >= '0' && *p <= '9' && digits < 19) {
+            v = v * 10 + (uint64_t)(*p++ - '0');
+            digits++;
+        }
+        if (digits && p < line + len && *p == ',') {
+            *id = v;
+            return 0;
+        }
+    }
+    struct record r;
+    if (record_parse_jsonl(line, len, &r, NULL, 0, err, errlen) != 0)
+        return -1;
+    *id = r.id;
+    return 0;
+}
+
+/* Pass 1: every line's id and place, over every part. */
+static int refs_read(struct merge *m)
+{
+    size_t cap = 0;
+    char *line = NULL;
+    size_t line_cap = 0;
+    for (size_t i = 0; i < m->n_parts; i++) {
+        struct part *p = &m->parts[i];
+        char path[4200];
+        snprintf(path, sizeof path, "%s/requests.jsonl", p->dir);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            if (errno == ENOENT)
+                continue; /* it died before its first record: all missing */
+            ll_errorf("merge: %s: %s", path, strerror(errno));
+            goto fail;
+        }
+        p->fd = dup(fileno(f));
+        if (p->fd < 0) {
+            ll_errorf("merge: %s: %s", path, strerror(errno));
+            fclose(f);
+            goto fail;
+        }
+        uint64_t off = 0, lineno = 0;
+        ssize_t got;
+        while ((got = getline(&line, &line_cap, f)) > 0) {
+            size_t len = (size_t)got;
+            uint64_t at = off;
+            off += len;
+            lineno++;
+            if (line[len - 1] == '\n')
+                len--;
+            if (len == 0)
+                continue;
+            char err[300];
+            uint64_t id;
+            if (line_id(line, len, &id, err, sizeof err) != 0) {
+                ll_errorf("merge: %s:%" PRIu64 ": %s", path, lineno, err);
+                fclose(f);
+                goto fail;
+            }
+            if (m->n_refs == cap) {
+                cap = cap ? cap * 2 : 4096;
+                m->refs = ll_realloc(m->refs, cap * sizeof *m->refs);
+            }
+            m->refs[m->n_refs++] =
+                (struct ref){.id = id, .off = at, .len = (uint32_t)len, .part = (uint32_t)i};
+            p->lines++;
+        }
+        fclose(f);
+    }
+    free(line);
+    return 0;
+fail:
+    free(line);
+    return -1;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+    const struct ref *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->part < y->part ? -1 : x->part > y->part;
+}
+
+/* ---- what is missing --------------------------------------------------- */
+
+/* M, the scheduled ids of the whole schedule, and how many no shard has.
+ * Open loop and replay give request i to shard i mod N: for a run bounded
+ * by --requests alone M is that count, else the largest id any shard sent
+ * plus one (a schedule cut by --duration or the spend guard ends there).
+ * Closed-loop users and sessions do not number requests by the rule: a
+ * missing shard's share is estimated as the mean of the complete ones'. */
+static void missing_count(struct merge *m, const json_t *cfg)
+{
+    const char *lm = jstr(cfg, "load_model");
+    int by_rule = !(lm && (strcmp(lm, "closed") == 0 || strcmp(lm, "sessions") == 0)) &&
+                  !json_object_get(cfg, "sessions");
+    uint32_t n = m->shards;
+    uint64_t *have = ll_calloc(n, sizeof *have);
+    int *present = ll_calloc(n, sizeof *present);
+    for (size_t i = 0; i < m->n_parts; i++) {
+        present[m->parts[i].shard] = 1;
+        have[m->parts[i].shard] = m->parts[i].lines;
+    }
+    size_t at = 0;
+    m->missing_shards[0] = '\0';
+    for (uint32_t k = 0; k < n; k++) {
+        if (!present[k] && at < sizeof m->missing_shards)
+            at += (size_t)snprintf(m->missing_shards + at, sizeof m->missing_shards - at, "%s%u",
+                                   at ? ", " : "", k);
+    }
+    m->missing_ids = 0;
+    if (by_rule) {
+        uint64_t M = m->n_refs ? m->refs[m->n_refs - 1].id + 1 : 0;
+        uint64_t req = ju(cfg, "requests", NULL);
+        if (req && !ju(cfg, "duration_ns", NULL) && !ju(cfg, "max_tokens_total", NULL))
+            M = req > M ? req : M;
+        m->expected_ids = M;
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t want = M / n + (k < M % n);
+            m->missing_ids += want > have[k] ? want - have[k] : 0;
+        }
+    } else {
+        uint64_t sum = 0, cnt = 0;
+        for (size_t i = 0; i < m->n_parts; i++) {
+            if (!m->parts[i].interrupted) {
+                sum += m->parts[i].lines;
+                cnt++;
+            }
+        }
+        uint64_t share = cnt ? (sum + cnt / 2) / cnt : 0;
+        for (uint32_t k = 0; k < n; k++)
+            m->missing_ids += share > have[k] ? share - have[k] : 0;
+        m->expected_ids = m->n_refs + m->missing_ids;
+        m->estimated = 1;
+    }
+    free(have);
+    free(present);
+}
+
+/* The words of the incomplete line (m->incomplete, "" when complete). */
+static void incomplete_text(struct merge *m)
+{
+    char shards[700] = "";
+    size_t at = 0;
+    if (m->missing_shards[0])
+        at += (size_t)snprintf(shards, sizeof shards, "%s %s missing",
+                               strchr(m->missing_shards, ',') ? "shards" : "shard",
+                               m->missing_shards);
+    for (size_t i = 0; i < m->n_parts && at < sizeof shards; i++) {
+        if (m->parts[i].interrupted)
+            at += (size_t)snprintf(shards + at, sizeof shards - at, "%sshard %u (%s) cut short",
+                                   at ? "; " : "", m->parts[i].shard, m->parts[i].dir);
+    }
+    m->incomplete[0] = '\0';
+    if (m->missing_ids || m->missing_shards[0])
+        snprintf(m->incomplete, sizeof m->incomplete,
+                 "incomplete: %" PRIu64 " of %s%" PRIu64 " requests (%" PRIu64 " missing%s%s)",
+                 m->expected_ids - m->missing_ids, m->estimated ? "about " : "", m->expected_ids,
+                 m->missing_ids, shards[0] ? ": " : "", shards);
+}
+
+/* ---- pass 2: the records in id order ---------------------------------- */
+
+struct infl_ev {
+    uint64_t t_ns;
+    int delta;
+};
+
+static int ev_cmp(const void *a, const void *b)
+{
+    const struct infl_ev *x = a, *y = b;
+    if (x->t_ns != y->t_ns)
+        return x->t_ns < y->t_ns ? -1 : 1;
+    return x->delta - y->delta; /* a leave before an enter at one instant */
+}
+
+/* Read each line again in id order, count it as the driver counts it and
+ * write it to out (NULL: count only). In flight: each sent request from
+ * when the generator took it up (sched + late) to its end, the most at
+ * once from the window's start. 0 or -1 after an error. */
+static int records_pass(struct merge *m, const json_t *cfg, const struct slo *slo, FILE *out)
+{
+    uint64_t warmup_ns = ju(cfg, "warmup_ns", NULL), dur = ju(cfg, "duration_ns", NULL);
+    uint64_t wend = dur ? dur : UINT64_MAX, cold_n = ju(cfg, "cold_start", NULL);
+    char *buf = NULL;
+    size_t buf_cap = 0;
+    struct infl_ev *ev = ll_calloc(2 * m->n_refs + 1, sizeof *ev);
+    size_t n_ev = 0;
+    for (size_t i = 0; i < m->n_refs; i++) {
+        const struct ref *rf = &m->refs[i];
+        if (rf->len + 1 > buf_cap) {
+            buf_cap = rf->len + 1;
+            buf = ll_realloc(buf, buf_cap);
+        }
+        const struct part *p = &m->parts[rf->part];
+        if (pread(p->fd, buf, rf->len, (off_t)rf->off) != (ssize_t)rf->len) {
+            ll_errorf("merge: %s/requests.jsonl: read failed: %s", p->dir, strerror(errno));
+            goto fail;
+        }
+        struct record r;
+        char cls[REC_CLASS_NAME_MAX], err[300];
+        if (record_parse_jsonl(buf, rf->len, &r, cls, sizeof cls, err, sizeof err) != 0) {
+            ll_errorf("merge: %s/requests.jsonl: id %" PRIu64 ": %s", p->dir, rf->id, err);
+            goto fail;
+        }
+        r.cold = record_in_cold_start(r.id, r.session, cold_n);
+        stats_account(&m->st, &r, warmup_ns, wend, slo);
+        struct merge_class *c = class_find(m, r.cls);
+        if (c)
+            stats_account(&c->st, &r, warmup_ns, wend, &c->slo);
+        if (r.cold) {
+            stats_add_record(&m->cold, &r);
+            m->cold.sent += r.sent_ns != LL_NO_TIME;
+            m->cold.slo_met += (uint64_t)(slo_is_set(slo) && slo_met(slo, &r));
+        } else if (r.warmup) {
+            m->warmup_records++;
+        }
+        if (r.sent_ns != LL_NO_TIME && r.end_ns != LL_NO_TIME) {
+            uint64_t in = r.late_ns != LL_NO_TIME ? r.sched_ns + r.late_ns : r.sent_ns;
+            ev[n_ev++] = (struct infl_ev){in, +1};
+            ev[n_ev++] = (struct infl_ev){r.end_ns, -1};
+        }
+        if (out) {
+            buf[rf->len] = '\n';
+            if (fwrite(buf, 1, rf->len + 1, out) != rf->len + 1) {
+                ll_errorf("merge: cannot write requests.jsonl: %s", strerror(errno));
+                goto fail;
+            }
+        }
+    }
+    qsort(ev, n_ev, sizeof *ev, ev_cmp);
+    long cur = 0, max = 0;
+    for (size_t i = 0; i < n_ev; i++) {
+        cur += ev[i].delta;
+        if (ev[i].t_ns >= warmup_ns && cur > max)
+            max = cur;
+    }
+    m->inflight_max = (double)max;
+    free(ev);
+    free(buf);
+    return 0;
+fail:
+    free(ev);
+    free(buf);
+    return -1;
+}
+
+/* ---- the summary ------------------------------------------------------- */
+
+/* Merge each part's histogram at summary.json's latency_ns.NAME.hist into
+ * h (the figures a record does not carry). Returns the parts without one. */
+static size_t hist_from_parts(struct merge *m, const char *name, struct hist *h)
+{
+    size_t lacking = 0;
+    struct hist *one = hist_new();
+    for (size_t i = 0; i < m->n_parts; i++) {
+        const json_t *lat = json_object_get(m->parts[i].sum, "latency_ns");
+        const char *s = jstr(json_object_get(lat, name), "hist");
+        char err[200];
+        hist_reset(one);
+        if (!s || hist_from_string(one, s, err, sizeof err) != 0) {
+            lacking++;
+            continue;
+        }
+        hist_merge(h, one);
+    }
+    hist_free(one);
+    return lacking;
+}
+
+/* The load model's label as one process prints it: a shard's less its
+ * " (shard K of N)". Into buf. */
+static void mode_label(const json_t *sum, char *buf, size_t len)
+{
+    const char *mode = jstr(sum, "mode");
+    snprintf(buf, len, "%s", mode ? mode : "-");
+    char *s = strstr(buf, " (shard ");
+    if (s)
+        *s = '\0';
+}
+
+static int exit_combine(int a, int b)
+{
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    return a < b ? a : b;
+}
+
+/* The summary of the merged records: printed to out, written to
+ * out_dir/summary.json. rate_scale: each part's offered rate times it is
+ * the whole's (the shard count; 1 in a rebuild). Returns the exit status
+ * before the incomplete rule. */
+static int summary_write(struct merge *m, const json_t *cfg, const char *slo_text,
+                         double rate_scale, const char *out_dir, FILE *out, json_t **outcome)
+{
+    const struct part *first = NULL;
+    for (size_t i = 0; i < m->n_parts && !first; i++)
+        if (m->parts[i].sum)
+            first = &m->parts[i];
+    const json_t *fs = first ? first->sum : NULL;
+    struct stats *st = &m->st;
+    uint64_t window = 0, late_sends = 0, asleep = 0, invol = 0, sent_in_window = 0;
+    double area = 0, cpu_s = 0, wall_s = 0;
+    int interrupted = 0;
+    for (size_t i = 0; i < m->n_parts; i++) {
+        const struct part *p = &m->parts[i];
+        interrupted |= p->interrupted;
+        if (!p->sum)
+            continue;
+        uint64_t w = ju(p->sum, "window_ns", NULL);
+        window = w > window ? w : window;
+        area += jnum(p->sum, "inflight", "mean") * (double)w;
+        st->scheduled += ju(p->sum, "requests", "scheduled");
+        sent_in_window += ju(p->sum, "sent_in_window", NULL);
+        late_sends += ju(p->sum, "lateness_diagnosis", "late_sends");
+        asleep += ju(p->sum, "lateness_diagnosis", "asleep_when_due");
+        invol += ju(p->sum, "lateness_diagnosis", "involuntary_switches");
+        cpu_s += fmax(0, jnum(p->sum, "lateness_diagnosis", "worker_cpu_s"));
+        wall_s += fmax(0, jnum(p->sum, "lateness_diagnosis", "worker_wall_s"));
+    }
+    /* A part that died before its summary: its lines are what it scheduled. */
+    for (size_t i = 0; i < m->n_parts; i++)
+        if (!m->parts[i].sum)
+            st->scheduled += m->parts[i].lines;
+    hist_from_parts(m, "itl", st->itl);
+    hist_from_parts(m, "schedule_lateness", st->lateness);
+    if (!window)
+        window = 1;
+
+    char mode[256];
+    mode_label(fs, mode, sizeof mode);
+    struct summary_info info = {0};
+    info.mode = mode;
+    const char *cmd = jstr(m->parts[0].run, "command");
+    info.command = cmd && strcmp(cmd, "run") != 0 ? cmd : NULL;
+    info.closed_loop = json_is_true(json_object_get(fs, "closed_loop"));
+    double offered = jnum(fs, "throughput", "offered_rate_per_s");
+    info.offered_rate_per_s = isfinite(offered) ? offered * rate_scale : 0;
+    info.window_ns = window;
+    info.warmup_ns = ju(cfg, "warmup_ns", NULL);
+    info.cold_requests = ju(cfg, "cold_start", NULL);
+    info.cold = info.cold_requests ? &m->cold : NULL;
+    info.inflight_mean = area / (double)window;
+    info.inflight_max = m->inflight_max;
+    info.target_url = jstr(fs, "target_url");
+    info.model = jstr(fs, "model");
+    info.version = LL_VERSION;
+    json_t *seed = json_object_get(cfg, "seed");
+    info.seed = json_is_integer(seed)  ? (uint64_t)json_integer_value(seed)
+                : json_is_string(seed) ? strtoull(json_string_value(seed), NULL, 10)
+                                       : 0;
+    json_t *salt = json_object_get(cfg, "prompt_salt");
+    info.has_prompt_salt = json_is_integer(salt);
+    info.prompt_salt = info.has_prompt_salt ? (uint64_t)json_integer_value(salt) : 0;
+    info.prompt_salt_auto = json_is_true(json_object_get(cfg, "prompt_salt_auto"));
+    info.interrupted = interrupted;
+    info.records_written = m->n_refs;
+    info.slo = slo_text;
+    double tol = jnum(fs, "self_check", "lateness_tolerance");
+    struct verdict_input v = {
+        .lateness = st->lateness,
+        .tolerance = isfinite(tol) ? tol : 0,
+        .late_sends = late_sends,
+        .late_asleep = asleep,
+        .cpu_ns = (uint64_t)(cpu_s * 1e9),
+        .invol_switches = invol,
+        .wall_ns = (uint64_t)(wall_s * 1e9),
+        .kept = info.command ? "the trace's times" : "the schedule",
+        .check_achieved = !interrupted && !info.closed_loop && strncmp(mode, "open-loop", 9) == 0,
+        .scheduled = st->scheduled,
+        .sent_in_window = sent_in_window,
+    };
+    verdict_latencies(&v, st);
+    struct verdict vd;
+    info.invalid = verdict_judge(&v, &vd);
+    snprintf(info.invalid_reason, sizeof info.invalid_reason, "%s", vd.reason);
+    snprintf(info.lateness_warning, sizeof info.lateness_warning, "%s", vd.warning);
+    summary_cut_short_warning(st, info.cut_short_warning, sizeof info.cut_short_warning);
+    info.lateness_moved = vd.worst;
+    info.lateness_tolerance = v.tolerance > 0 ? v.tolerance : VERDICT_TOLERANCE_DEFAULT;
+    double wshare = jnum(fs, "tokens", "workload_cached_share");
+    info.workload_share_known = isfinite(wshare);
+    info.workload_cached_share = wshare;
+
+    struct summary_class *sc = ll_calloc(m->n_cls + 1, sizeof *sc);
+    for (size_t k = 0; k < m->n_cls; k++)
+        sc[k] = (struct summary_class){m->cls[k].name, &m->cls[k].st,
+                                       m->cls[k].slo_text[0] ? m->cls[k].slo_text : NULL};
+    if (out) {
+        summary_print(out, st, &info);
+        summary_print_classes(out, sc, m->n_cls, window);
+        if (m->incomplete[0])
+            fprintf(out, "*** %s\n", m->incomplete);
+        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
+        fflush(out);
+    }
+    json_t *sj = summary_json(st, &info);
+    if (m->n_cls)
+        json_object_set_new(sj, "classes", summary_classes_json(sc, m->n_cls, window));
+    free(sc);
+    json_object_set_new(sj, "incomplete",
+                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)sent_in_window));
+    json_object_set_new(sj, "run_start_monotonic_ns", json_null());
+    json_object_set_new(sj, "warmup_records", json_integer((json_int_t)m->warmup_records));
+    json_t *stop = json_null();
+    for (size_t i = 0; i < m->n_parts && json_is_null(stop); i++)
+        if (jstr(m->parts[i].sum, "stop_reason"))
+            stop = json_object_get(m->parts[i].sum, "stop_reason");
+    json_object_set(sj, "stop_reason", stop);
+    json_t *ld = json_object();
+    json_object_set_new(ld, "late_sends", json_integer((json_int_t)late_sends));
+    json_object_set_new(ld, "asleep_when_due", json_integer((json_int_t)asleep));
+    json_object_set_new(ld, "worker_cpu_s", json_real(cpu_s));
+    json_object_set_new(ld, "worker_wall_s", json_real(wall_s));
+    json_object_set_new(ld, "involuntary_switches", json_integer((json_int_t)invol));
+    json_object_set_new(ld, "cause",
+                        json_string(verdict_late_cause_name(
+                            verdict_late_cause(late_sends, asleep, v.cpu_ns, v.wall_ns, invol))));
+    json_object_set_new(sj, "lateness_diagnosis", ld);
+    json_object_set_new(sj, "expect", json_null());
+    char err[1200];
+    int code = info.invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
+    if (results_write_json_atomic(out_dir, "summary.json", sj, err, sizeof err) != 0) {
+        ll_errorf("merge: %s", err);
+        code = exit_combine(code, LL_EXIT_RUNTIME);
+    }
+    json_decref(sj);
+    uint64_t failed = st->completed - st->by_kind[REC_CANCELLED];
+    if (failed && st->by_kind[REC_OK] == 0) {
+        ll_errorf("merge: no request succeeded: all %" PRIu64 " of the window failed", failed);
+        code = exit_combine(code, LL_EXIT_NO_OK);
+    }
+    *outcome = json_object();
+    json_object_set_new(*outcome, "invalid", json_boolean(info.invalid));
+    json_object_set_new(*outcome, "invalid_reason",
+                        info.invalid ? json_string(info.invalid_reason) : json_null());
+    json_object_set_new(*outcome, "interrupted", json_boolean(interrupted));
+    json_object_set_new(*outcome, "stopped_in", json_null());
+    json_object_set_new(*outcome, "stop_reason", json_incref(stop));
+    json_object_set_new(*outcome, "records_lost", json_integer(0));
+    json_object_set_new(*outcome, "cut_short_warning",
+                        info.cut_short_warning[0] ? json_string(info.cut_short_warning)
+                                                  : json_null());
+    json_object_set_new(*outcome, "incomplete",
+                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    return code;
+}
+
+/* The server's /metrics series: the scraping shard's file, copied. */
+static int copy_metrics(const struct merge *m, const char *out_dir)
+{
+    for (size_t i = 0; i < m->n_parts; i++) {
+        char src[4400], dst[4400];
+        snprintf(src, sizeof src, "%s/server_metrics.jsonl", m->parts[i].dir);
+        FILE *in = fopen(src, "rb");
+        if (!in)
+            continue;
+        snprintf(dst, sizeof dst, "%s/server_metrics.jsonl", out_dir);
+        FILE *o = fopen(dst, "wb");
+        int rc = o ? 0 : -1;
+        char buf[65536];
+        size_t got;
+        while (o && (got = fread(buf, 1, sizeof buf, in)) > 0)
+            if (fwrite(buf, 1, got, o) != got)
+                rc = -1;
+        if (o && fclose(o) != 0)
+            rc = -1;
+        fclose(in);
+        if (rc != 0)
+            ll_errorf("merge: cannot write %s: %s", dst, strerror(errno));
+        return rc;
+    }
+    return 0;
+}
+
+/* run.json of the merged directory: the first shard's, its shard keys
+ * gone, a "merged" object listing the shards, and the outcome. */
+static json_t *merged_run_json(struct merge *m, int allow_partial, json_t *outcome, int code)
+{
+    json_t *run = json_deep_copy(m->parts[0].run);
+    json_t *cfg = json_object_get(run, "config");
+    json_object_del(cfg, "shard");
+    json_object_del(cfg, "shard_launcher");
+    json_object_del(cfg, "metrics_shard");
+    json_object_del(run, "start");
+    json_t *mg = json_object(), *list = json_array();
+    for (size_t i = 0; i < m->n_parts; i++) {
+        const struct part *p = &m->parts[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "dir", json_string(p->dir));
+        json_object_set_new(o, "shard", json_integer(p->shard));
+        json_object_set_new(
+            o, "shard_launcher",
+            json_incref(json_object_get(json_object_get(p->run, "config"), "shard_launcher")));
+        json_object_set_new(
+            o, "host", json_incref(json_object_get(json_object_get(p->run, "host"), "hostname")));
+        json_object_set_new(o, "records", json_integer((json_int_t)p->lines));
+        json_object_set_new(o, "interrupted", json_boolean(p->interrupted));
+        json_t *st = json_object_get(p->run, "start");
+        json_object_set_new(o, "start", st ? json_deep_copy(st) : json_null());
+        json_array_append_new(list, o);
+    }
+    json_object_set_new(mg, "shards", json_integer(m->shards));
+    json_object_set_new(mg, "dirs", list);
+    json_t *miss = json_array();
+    for (const char *s = m->missing_shards; *s;) {
+        char *end;
+        unsigned long k = strtoul(s, &end, 10);
+        json_array_append_new(miss, json_integer((json_int_t)k));
+        s = *end ? end + 2 : end;
+    }
+    json_object_set_new(mg, "missing_shards", miss);
+    json_object_set_new(mg, "expected_ids", json_integer((json_int_t)m->expected_ids));
+    json_object_set_new(mg, "missing_ids", json_integer((json_int_t)m->missing_ids));
+    json_object_set_new(mg, "estimated", json_boolean(m->estimated));
+    json_object_set_new(mg, "allow_partial", json_boolean(allow_partial));
+    json_object_set_new(run, "merged", mg);
+    json_object_set_new(outcome, "exit_status", json_integer(code));
+    json_object_set_new(run, "outcome", outcome);
+    return run;
+}
+
+/* ---- the two entry points ---------------------------------------------- */
+
+/* What both share once the parts are read: pass 1; in a merge (missing
+ * set) what is missing; pass 2 and the summary, printed to out.
+ * write_records: write the merged requests.jsonl (merge), else count
+ * only (rebuild). Returns the exit status; *outcome as summary_write
+ * (NULL after an error). */
+static int merge_common(struct merge *m, const char *out_dir, int write_records, double rate_scale,
+                        int missing, FILE *out, json_t **outcome)
+{
+    *outcome = NULL;
+    stats_init(&m->st);
+    stats_init(&m->cold);
+    if (refs_read(m) != 0)
+        return LL_EXIT_USAGE;
+    qsort(m->refs, m->n_refs, sizeof *m->refs, ref_cmp);
+    for (size_t i = 1; i < m->n_refs; i++) {
+        const struct ref *rf = &m->refs[i];
+        if (rf->id == rf[-1].id) {
+            ll_errorf("merge: id %" PRIu64 " is in both %s and %s", rf->id,
+                      m->parts[rf[-1].part].dir, m->parts[rf->part].dir);
+            return LL_EXIT_USAGE;
+        }
+    }
+    const json_t *cfg = json_object_get(m->parts[0].run, "config");
+    classes_init(m, cfg);
+    if (missing) {
+        missing_count(m, cfg);
+        incomplete_text(m);
+        if (m->incomplete[0])
+            ll_errorf("merge: %s", m->incomplete);
+    }
+    struct slo slo = {0};
+    char slo_text[128] = "", err[300];
+    const char *spec = jstr(cfg, "slo");
+    if (spec && slo_parse(spec, &slo, err, sizeof err) == 0)
+        slo_format(&slo, slo_text, sizeof slo_text);
+    FILE *rec = NULL;
+    char path[4400];
+    if (write_records) {
+        snprintf(path, sizeof path, "%s/requests.jsonl", out_dir);
+        rec = fopen(path, "w");
+        if (!rec) {
+            ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
+            return LL_EXIT_RUNTIME;
+        }
+    }
+    int rc = records_pass(m, cfg, &slo, rec);
+    if (rec && fclose(rec) != 0 && rc == 0) {
+        ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
+        return LL_EXIT_RUNTIME;
+    }
+    if (rc != 0)
+        return LL_EXIT_USAGE;
+    return summary_write(m, cfg, slo_text[0] ? slo_text : NULL, rate_scale, out_dir, out, outcome);
+}
+
+int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
+                  int allow_partial, FILE *out)
+{
+    struct merge m = {0};
+    json_t *outcome = NULL;
+    int code = LL_EXIT_USAGE;
+    char dir[4200], err[1200];
+    m.parts = ll_calloc(n, sizeof *m.parts);
+    for (size_t i = 0; i < n; i++) {
+        m.n_parts = i + 1;
+        if (part_load(&m.parts[i], dirs[i], 0) != 0)
+            goto out;
+    }
+    if (parts_check(&m) != 0)
+        goto out;
+    if (results_dir_prepare(out_dir, force, dir, sizeof dir, err, sizeof err) != 0) {
+        ll_errorf("merge: --out: %s", err);
+        goto out;
+    }
+    m.n_present = n;
+    code = merge_common(&m, dir, 1, m.shards, 1, out, &outcome);
+    if (!outcome)
+        goto out;
+    if (m.incomplete[0] && !allow_partial)
+        code = exit_combine(code, LL_EXIT_INCOMPLETE);
+    if (copy_metrics(&m, dir) != 0)
+        code = exit_combine(code, LL_EXIT_RUNTIME);
+    json_t *run = merged_run_json(&m, allow_partial, outcome, code);
+    outcome = NULL;
+    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        ll_errorf("merge: %s", err);
+        code = exit_combine(code, LL_EXIT_RUNTIME);
+    }
+    json_decref(run);
+    if (out)
+        fprintf(out, "results: %s\n", dir);
+out:
+    json_decref(outcome);
+    merge_free(&m);
+    return code;
+}
+
+int runmerge_is_merged(const json_t *run)
+{
+    return json_is_object(json_object_get(run, "merged"));
+}
+
+int runmerge_rebuild(const char *dir, FILE *out)
+{
+    struct merge m = {0};
+    json_t *outcome = NULL;
+    int code = LL_EXIT_USAGE;
+    m.parts = ll_calloc(1, sizeof *m.parts);
+    m.n_parts = 1;
+    if (part_load(&m.parts[0], dir, 1) != 0)
+        goto out;
+    json_t *mg = json_object_get(m.parts[0].run, "merged");
+    m.shards = (uint32_t)ju(mg, "shards", NULL);
+    m.expected_ids = ju(mg, "expected_ids", NULL);
+    m.missing_ids = ju(mg, "missing_ids", NULL);
+    m.estimated = json_is_true(json_object_get(mg, "estimated"));
+    m.n_present = json_array_size(json_object_get(mg, "dirs"));
+    /* The merged summary's own "interrupted" says whether a shard was. */
+    m.parts[0].interrupted = json_is_true(json_object_get(m.parts[0].sum, "interrupted"));
+    const char *inc = jstr(m.parts[0].sum, "incomplete");
+    snprintf(m.incomplete, sizeof m.incomplete, "%s", inc ? inc : "");
+    code = merge_common(&m, dir, 0, 1, 0, out, &outcome);
+    if (!outcome)
+        goto out;
+    if (m.incomplete[0] && !json_is_true(json_object_get(mg, "allow_partial")))
+        code = exit_combine(code, LL_EXIT_INCOMPLETE);
+out:
+    json_decref(outcome);
+    merge_free(&m);
+    return code;
+}

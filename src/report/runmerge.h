@@ -1,0 +1,52 @@
+/* runmerge.h: the shards of one sharded `llmload run` (or `replay`) into
+ * one results directory that reads as if one process had run
+ * (docs/distributed.md, "llmload merge"). `llmload merge` calls
+ * runmerge_dirs; `llmload report` calls runmerge_rebuild on a merged
+ * directory, which recomputes its summary through the same code.
+ *
+ * Every figure that a record carries (the total's and each traffic
+ * class's) is recomputed from the merged
+ * records, in id order, through the stats and summary code a run uses
+ * (stats_account, summary_json): exact percentiles, never averages of the
+ * shards' percentiles. The two a record does not carry are merged from the
+ * shards' summary.json histograms, which are lossless to merge: ITL per
+ * gap and the schedule lateness.
+ *
+ * Sweeps (`sweep --shard`, not yet written) would merge the same way per
+ * step: the records' "step" field picks each step's records, and the
+ * report layer's report_build_dir recomputes the steps from a merged
+ * steps.jsonl and requests.jsonl. runmerge_dirs refuses them for now. */
+#ifndef LL_RUNMERGE_H
+#define LL_RUNMERGE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* Merge the n shard directories dirs into out_dir (created when absent;
+ * an existing one must be empty unless force):
+ * requests.jsonl ordered by id, summary.json, run.json with a "merged"
+ * object, and the scraping shard's server_metrics.jsonl; print the summary
+ * to out (NULL = nothing). Refuses (a one-line error naming the
+ * directories, LL_EXIT_USAGE) a directory that is not a shard of a run,
+ * shards of different configurations (config_hash), two copies of one
+ * shard, shard counts that disagree, an id in two shards. Missing shards
+ * or missing ids (a shard that died) are said on stderr and in
+ * summary.json's "incomplete"; the status is then
+ * LL_EXIT_INCOMPLETE unless allow_partial. Otherwise the status a
+ * run would have: LL_EXIT_OK, LL_EXIT_FAIL (INVALID), LL_EXIT_NO_OK,
+ * LL_EXIT_RUNTIME (cannot write); the lowest non-zero wins. */
+int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
+                  int allow_partial, FILE *out);
+
+/* 1 when run (a run.json) is one runmerge_dirs wrote. */
+int runmerge_is_merged(const json_t *run);
+
+/* Recompute summary.json of the merged directory dir from its
+ * requests.jsonl, run.json and summary.json (its ITL and lateness
+ * histograms), print the summary to out; the status as runmerge_dirs
+ * (its --allow-partial as recorded in run.json). */
+int runmerge_rebuild(const char *dir, FILE *out);
+
+#endif

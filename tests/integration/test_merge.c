@@ -1,0 +1,455 @@
+/* test_merge.c: `llmload merge` (docs/distributed.md, "Merging the
+ * shards"), end to end against `llmload sim`.
+ *
+ * - Four shards under a real `mpirun --oversubscribe -np 4 ... --shard
+ *   auto` and one process with the same flags and seed, each against its
+ *   own sim: the merged requests.jsonl has exactly the single run's ids, in
+ *   id order, with byte-equal sched_ns, the same prompt lengths and classes
+ *   per id; the merged summary's counts (scheduled, ok, by kind, prompt
+ *   and output tokens, and each traffic class's scheduled and ok) equal
+ *   the single run's; its TTFT and E2E
+ *   percentiles are the nearest-rank percentiles of the merged records
+ *   (within the histogram's 1/256), not a mix of the shards'; ITL per gap
+ *   counts every shard's gaps; its percentiles are within generous
+ *   sampling noise of the single run's. `llmload report` on the merged
+ *   directory rebuilds summary.json byte for byte, and `llmload compare`
+ *   reads it beside the single run.
+ * - Partial: a missing shard and a shard that died mid-run (its
+ *   requests.jsonl cut, no summary.json) are said on stderr and in
+ *   summary.json as "incomplete: N of M requests", report says it too, the
+ *   exit status is 4 (1 when the merged run is INVALID: the lowest wins),
+ *   and --allow-partial makes it 0 (or 1).
+ * - Refusals, each one line naming the directories, exit 2: another
+ *   configuration, a shard count that disagrees, two copies of one shard,
+ *   one id in two shards, a directory that is not a shard.
+ *
+ * All traffic is to 127.0.0.1, at most 60 requests/s; the file takes
+ * about 15 s. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "test.h"
+#include "util/util.h"
+
+#define MAX_IDS 512
+
+static int teardown(void **state)
+{
+    harness_sim_teardown(state);
+    harness_tmp_end();
+    return 0;
+}
+
+/* Two classes of short, fixed-length outputs, so every count is exact. */
+static const char workload_json[] =
+    "{\"version\": 1, \"classes\": ["
+    "{\"name\": \"chat\", \"weight\": 3, \"prompt_tokens\": \"uniform:16,200\","
+    " \"output_tokens\": \"uniform:4,12\", \"ignore_eos\": true},"
+    "{\"name\": \"batch\", \"weight\": 1, \"prompt_tokens\": 300,"
+    " \"output_tokens\": 6, \"ignore_eos\": true}]}\n";
+
+#define LOAD_FLAGS                                                                                 \
+    "--rate", "60", "--requests", "240", "--seed", "5", "--prompt-salt", "77", "--quiet",          \
+        "--threads", "1"
+
+/* One record's schedule facts, by id. */
+struct rec {
+    int have;
+    long long sched_ns, prompt_tokens;
+    char cls[32], kind[32];
+};
+
+/* dir/requests.jsonl by id into v (MAX_IDS); fails on an id twice. With
+ * ordered, the ids must come in increasing order. Returns the count. */
+static size_t recs_load(const char *dir, struct rec *v, int ordered)
+{
+    struct harness_recs *r = harness_requests_load(dir);
+    long long last = -1;
+    for (size_t i = 0; i < r->n; i++) {
+        json_t *o = r->items[i];
+        long long id = harness_ival_req(o, "id");
+        assert_true(id >= 0 && id < MAX_IDS);
+        if (v[id].have)
+            fail_msg("%s: id %lld twice", dir, id);
+        if (ordered && id <= last)
+            fail_msg("%s: id %lld after %lld: not in id order", dir, id, last);
+        last = id;
+        v[id].have = 1;
+        v[id].sched_ns = harness_ival_req(o, "sched_ns");
+        v[id].prompt_tokens = harness_ival_req(o, "prompt_tokens");
+        snprintf(v[id].cls, sizeof v[id].cls, "%s", harness_sval(o, "class"));
+        snprintf(v[id].kind, sizeof v[id].kind, "%s", harness_sval(o, "kind"));
+    }
+    size_t n = r->n;
+    harness_recs_free(r);
+    return n;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank percentile pct of dir's ok records' a_ns - b_ns
+ * (docs/percentiles.md). */
+static double recs_pct(const char *dir, const char *a, const char *b, double pct)
+{
+    struct harness_recs *r = harness_requests_load(dir);
+    double *v = calloc(r->n + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        json_t *o = r->items[i];
+        if (strcmp(harness_sval(o, "kind"), "ok") == 0)
+            v[n++] = (double)(harness_ival_req(o, a) - harness_ival_req(o, b));
+    }
+    harness_recs_free(r);
+    assert_true(n > 0);
+    qsort(v, n, sizeof *v, dcmp);
+    size_t rank = (size_t)ceil(pct / 100.0 * (double)n);
+    double x = v[rank ? rank - 1 : 0];
+    free(v);
+    return x;
+}
+
+/* Run a shell command line; its exit status. */
+static int sh(const char *cmd)
+{
+    const char *args[] = {"sh", "-c", cmd, NULL};
+    return harness_run_quiet(args, 120);
+}
+
+/* The instant ms from now as unix seconds with nanoseconds. */
+static void start_in(char *buf, size_t len, long ms)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec + ms * 1000000LL;
+    snprintf(buf, len, "%lld.%09lld", ns / 1000000000LL, ns % 1000000000LL);
+}
+
+/* What merge's exit status must be for dir's merged summary: want, or 1
+ * when the merged run is INVALID (a late wake on this shared machine; the
+ * lowest non-zero status wins). */
+static int want_status(const char *dir, int want)
+{
+    json_t *s = harness_summary_load(dir);
+    int invalid = json_is_true(json_object_get(s, "invalid"));
+    json_decref(s);
+    return invalid ? 1 : want;
+}
+
+static void test_mpirun_merge_matches_single(void **state)
+{
+    harness_tmp_begin();
+    const char *ver[] = {"mpirun", "--version", NULL};
+    if (harness_run_quiet(ver, 20) != 0)
+        fail_msg("mpirun not found: scripts/install-deps.sh installs openmpi-bin");
+    char wl[600], single[600], shards_tmpl[600], merged[600], log[600], cmd[3000], at[64];
+    harness_tmp_path(wl, sizeof wl, "wl.json");
+    harness_write_file(wl, workload_json);
+    harness_tmp_path(single, sizeof single, "single");
+    harness_tmp_path(shards_tmpl, sizeof shards_tmpl, "shard-{shard}");
+    harness_tmp_path(merged, sizeof merged, "merged");
+    harness_tmp_path(log, sizeof log, "mpirun.log");
+
+    harness_cur_sim_start(NULL);
+    char url[160];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *one[] = {"run", "--url", url, "--out", single, "--workload", wl, LOAD_FLAGS, NULL};
+    free(harness_run_expect(one, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    /* A fresh sim for the shards: the same server state the single run met. */
+    harness_sim_teardown(state);
+    harness_cur_sim_start(NULL);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    start_in(at, sizeof at, 2500);
+    /* mpirun ends every rank when one exits non-zero: a shard judged
+     * INVALID (exit 1, a late wake on this shared machine) would cut the
+     * others short. The sh wrapper passes 0 and 1 as 0. */
+    snprintf(cmd, sizeof cmd,
+             "exec env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+             "mpirun --oversubscribe -np 4 sh -c '\"$@\" || [ $? -eq 1 ]' sh %s run --url %s --out "
+             "%s --workload %s --rate 60 "
+             "--requests 240 --seed 5 --prompt-salt 77 --quiet --threads 1 --shard auto "
+             "--start-at %s >%s 2>&1",
+             getenv("LLMLOAD_BIN"), url, shards_tmpl, wl, at, log);
+    int st = sh(cmd);
+    if (st != 0 && st != 1) {
+        char *text = harness_read_file(log, NULL);
+        fail_msg("mpirun: exit %d: %s", st, text ? text : "");
+    }
+
+    char sd[4][600];
+    for (int k = 0; k < 4; k++) {
+        char leaf[32];
+        snprintf(leaf, sizeof leaf, "shard-%d", k);
+        harness_tmp_path(sd[k], sizeof sd[k], leaf);
+    }
+    const char *m[] = {"merge", sd[2], sd[0], sd[3], sd[1], "--out", merged, NULL};
+    int rc = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(m, 60, &rc, &out, &err), 0);
+    if (rc != want_status(merged, 0))
+        fail_msg("merge: exit %d: %s%s", rc, out, err);
+    if (!strstr(out, "merged:     4 of 4 shards") || !strstr(out, "requests: scheduled 240"))
+        fail_msg("merge's summary: %s", out);
+    free(out);
+    free(err);
+
+    /* the same requests, id for id */
+    static struct rec a[MAX_IDS], b[MAX_IDS];
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    assert_int_equal(recs_load(single, a, 0), 240);
+    assert_int_equal(recs_load(merged, b, 1), 240);
+    for (int i = 0; i < MAX_IDS; i++) {
+        assert_int_equal(a[i].have, b[i].have);
+        if (!a[i].have)
+            continue;
+        if (a[i].sched_ns != b[i].sched_ns || a[i].prompt_tokens != b[i].prompt_tokens ||
+            strcmp(a[i].cls, b[i].cls) != 0)
+            fail_msg("id %d: one process %lld ns %lld tokens %s, merged %lld ns %lld tokens %s", i,
+                     a[i].sched_ns, a[i].prompt_tokens, a[i].cls, b[i].sched_ns, b[i].prompt_tokens,
+                     b[i].cls);
+    }
+
+    /* counts exact; percentiles the merged records' own */
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    static const char *const exact[] = {
+        "requests.scheduled",   "requests.sent",         "requests.completed",
+        "requests.ok",          "requests.by_kind.ok",   "tokens.prompt_tokens",
+        "tokens.output_tokens", "latency_ns.ttft.count", "latency_ns.tpot.count",
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(exact); i++)
+        ASSERT_NEAR(harness_num(sm, exact[i]), harness_num(s1, exact[i]), 0);
+    assert_int_equal((int64_t)harness_num(sm, "requests.ok"), 240);
+    /* each traffic class's counts, and its records' own share */
+    json_t *c1 = json_object_get(s1, "classes"), *cm = json_object_get(sm, "classes");
+    assert_int_equal(json_array_size(c1), 2);
+    assert_int_equal(json_array_size(cm), 2);
+    size_t chat = 0;
+    for (int i = 0; i < MAX_IDS; i++)
+        chat += b[i].have && strcmp(b[i].cls, "chat") == 0;
+    for (size_t k = 0; k < 2; k++) {
+        json_t *x = json_array_get(c1, k), *y = json_array_get(cm, k);
+        assert_string_equal(harness_sval(y, "name"), harness_sval(x, "name"));
+        assert_int_equal(harness_ival_req(y, "scheduled"), harness_ival_req(x, "scheduled"));
+        assert_int_equal(harness_ival_req(y, "ok"), harness_ival_req(x, "ok"));
+        if (strcmp(harness_sval(y, "name"), "chat") == 0)
+            assert_int_equal(harness_ival_req(y, "ok"), (int64_t)chat);
+    }
+    double itl = 0;
+    for (int k = 0; k < 4; k++) {
+        json_t *s = harness_summary_load(sd[k]);
+        itl += harness_num(s, "latency_ns.itl.count");
+        json_decref(s);
+    }
+    ASSERT_NEAR(harness_num(sm, "latency_ns.itl.count"), itl, 0);
+    ASSERT_NEAR(harness_num(sm, "throughput.offered_rate_per_s"), 60, 1e-9);
+    static const struct {
+        const char *path, *a, *b;
+        double pct;
+    } pcts[] = {
+        {"latency_ns.ttft.p50", "first_ns", "sched_ns", 50},
+        {"latency_ns.ttft.p99", "first_ns", "sched_ns", 99},
+        {"latency_ns.e2e.p50", "end_ns", "sched_ns", 50},
+        {"latency_ns.e2e.p90", "end_ns", "sched_ns", 90},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(pcts); i++) {
+        double want = recs_pct(merged, pcts[i].a, pcts[i].b, pcts[i].pct);
+        double got = harness_num(sm, pcts[i].path);
+        ASSERT_NEAR(got, want, want / 256 + 1);
+        /* and near the single process's: the same sim, the same load;
+         * generous, for a shared 2-core machine */
+        double one_p = harness_num(s1, pcts[i].path);
+        if (!(got < 3 * one_p + 30e6 && one_p < 3 * got + 30e6))
+            fail_msg("%s: merged %.0f ns, one process %.0f ns", pcts[i].path, got, one_p);
+    }
+    json_t *run = harness_json_load(merged, "run.json");
+    assert_string_equal(harness_sval(run, "command"), "run");
+    json_t *mg = json_object_get(run, "merged");
+    assert_int_equal(harness_ival_req(mg, "shards"), 4);
+    assert_int_equal(harness_ival_req(mg, "missing_ids"), 0);
+    assert_int_equal(json_array_size(json_object_get(mg, "dirs")), 4);
+    /* the shards' hash (not the single run's: its sim had another port) */
+    json_t *r1 = harness_json_load(sd[0], "run.json");
+    assert_string_equal(harness_sval(run, "config_hash"), harness_sval(r1, "config_hash"));
+    assert_true(harness_is_null(sm, "incomplete"));
+    json_decref(r1);
+    json_decref(run);
+    json_decref(s1);
+    json_decref(sm);
+
+    /* report rebuilds the same summary.json; compare reads the merged dir */
+    char sum_path[700], *before = NULL, *after = NULL, cmpdir[600];
+    snprintf(sum_path, sizeof sum_path, "%s/summary.json", merged);
+    before = harness_read_file(sum_path, NULL);
+    const char *rep[] = {"report", merged, NULL};
+    assert_int_equal(harness_run(rep, 60, &rc, &out, NULL), 0);
+    assert_int_equal(rc, want_status(merged, 0));
+    assert_non_null(strstr(out, "merged:     4 of 4 shards"));
+    free(out);
+    after = harness_read_file(sum_path, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    harness_tmp_path(cmpdir, sizeof cmpdir, "cmp");
+    const char *cmp[] = {"compare", single, merged, "--out", cmpdir, "--quiet", NULL};
+    assert_int_equal(harness_run(cmp, 120, &rc, NULL, &err), 0);
+    if (rc == 2 || rc == 3)
+        fail_msg("compare single merged: exit %d: %s", rc, err);
+    free(err);
+    json_t *cj = harness_json_load(cmpdir, "compare.json");
+    assert_string_equal(harness_sval(cj, "kind"), "run");
+    json_decref(cj);
+}
+
+/* Edit dir/run.json: set config.KEY (or a top-level key when cfg is 0). */
+static void run_json_set(const char *dir, int cfg, const char *key, json_t *v)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *run = harness_json_load(dir, "run.json");
+    json_object_set_new(cfg ? json_object_get(run, "config") : run, key, v);
+    assert_int_equal(json_dump_file(run, path, JSON_INDENT(2)), 0);
+    json_decref(run);
+}
+
+static void copy_dir(const char *from, const char *to)
+{
+    char cmd[1500];
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", from, to);
+    assert_int_equal(sh(cmd), 0);
+}
+
+static void test_partial_and_refusals(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    for (int k = 0; k < 2; k++) {
+        char leaf[32], spec[8];
+        snprintf(leaf, sizeof leaf, "s%d", k);
+        snprintf(spec, sizeof spec, "%d/2", k);
+        harness_tmp_path(sd[k], sizeof sd[k], leaf);
+        const char *a[] = {"run", "--url",         url,  "--out",           sd[k],     "--rate",
+                           "50",  "--requests",    "40", "--output-tokens", "4",       "--seed",
+                           "3",   "--prompt-salt", "1",  "--quiet",         "--shard", spec,
+                           NULL};
+        free(harness_run_expect(a, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    }
+
+    /* a missing shard: 20 of 40, exit 4; report says it; --allow-partial 0 */
+    char m1[600], m2[600], m3[600], died[600], *out = NULL, *err = NULL;
+    int rc;
+    harness_tmp_path(m1, sizeof m1, "m1");
+    const char *a1[] = {"merge", sd[0], "--out", m1, NULL};
+    assert_int_equal(harness_run(a1, 60, &rc, &out, &err), 0);
+    assert_int_equal(rc, want_status(m1, 4));
+    if (!strstr(err, "merge: incomplete: 20 of 40 requests (20 missing: shard 1 missing)"))
+        fail_msg("merge's stderr: %s", err);
+    assert_non_null(strstr(out, "*** incomplete: 20 of 40 requests"));
+    free(out);
+    free(err);
+    json_t *s = harness_summary_load(m1);
+    assert_string_equal(harness_sval(s, "incomplete"),
+                        "incomplete: 20 of 40 requests (20 missing: shard 1 missing)");
+    json_decref(s);
+    const char *rep[] = {"report", m1, NULL};
+    assert_int_equal(harness_run(rep, 60, &rc, &out, NULL), 0);
+    assert_int_equal(rc, want_status(m1, 4));
+    assert_non_null(strstr(out, "incomplete: 20 of 40 requests"));
+    free(out);
+    harness_tmp_path(m2, sizeof m2, "m2");
+    const char *a2[] = {"merge", sd[0], "--out", m2, "--allow-partial", NULL};
+    assert_int_equal(harness_run(a2, 60, &rc, NULL, NULL), 0);
+    assert_int_equal(rc, want_status(m2, 0));
+
+    /* a shard that died after 7 of its 20 records, before its summary */
+    harness_tmp_path(died, sizeof died, "died");
+    copy_dir(sd[1], died);
+    char cmd[1500];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && head -n 7 requests.jsonl > r && mv r requests.jsonl && rm summary.json",
+             died);
+    assert_int_equal(sh(cmd), 0);
+    harness_tmp_path(m3, sizeof m3, "m3");
+    const char *a3[] = {"merge", sd[0], died, "--out", m3, NULL};
+    assert_int_equal(harness_run(a3, 60, &rc, NULL, &err), 0);
+    assert_int_equal(rc, want_status(m3, 4));
+    char want[900];
+    snprintf(want, sizeof want,
+             "incomplete: 27 of 40 requests (13 missing: shard 1 (%s) cut short)", died);
+    if (!strstr(err, want))
+        fail_msg("want \"%s\" in: %s", want, err);
+    free(err);
+    struct harness_recs *r = harness_requests_load(m3);
+    assert_int_equal(r->n, 27);
+    harness_recs_free(r);
+
+    /* the refusals */
+    char other[600], count[600], copy[600], m4[600], line[1600];
+    harness_tmp_path(other, sizeof other, "other");
+    harness_tmp_path(count, sizeof count, "count");
+    harness_tmp_path(copy, sizeof copy, "copy");
+    harness_tmp_path(m4, sizeof m4, "m4");
+    copy_dir(sd[1], other);
+    run_json_set(other, 0, "config_hash", json_string("0123456789abcdef"));
+    copy_dir(sd[1], count);
+    run_json_set(count, 1, "shards", json_integer(3));
+    copy_dir(sd[0], copy);
+    {
+        const char *a[] = {"merge", sd[0], other, "--out", m4, NULL};
+        snprintf(line, sizeof line, "merge: %s and %s are not shards of one run", sd[0], other);
+        harness_expect_usage(a, line);
+    }
+    {
+        const char *a[] = {"merge", sd[0], count, "--out", m4, NULL};
+        snprintf(line, sizeof line, "merge: %s and %s disagree on the shard count (2 and 3)", sd[0],
+                 count);
+        harness_expect_usage(a, line);
+    }
+    {
+        const char *a[] = {"merge", sd[0], copy, "--out", m4, NULL};
+        snprintf(line, sizeof line, "merge: %s and %s are both shard 0 of 2", sd[0], copy);
+        harness_expect_usage(a, line);
+    }
+    {
+        /* shard 0's records under shard 1's name: one id in two shards */
+        char twin[600];
+        harness_tmp_path(twin, sizeof twin, "twin");
+        copy_dir(sd[0], twin);
+        run_json_set(twin, 1, "shard", json_integer(1));
+        const char *a[] = {"merge", sd[0], twin, "--out", m4, NULL};
+        snprintf(line, sizeof line, "merge: id 0 is in both %s and %s", sd[0], twin);
+        harness_expect_usage(a, line);
+    }
+    {
+        const char *a[] = {"merge", sd[0], m2, "--out", m4, NULL};
+        snprintf(line, sizeof line, "merge: %s: not a shard", m2);
+        harness_expect_usage(a, line);
+    }
+    {
+        const char *a[] = {"merge", sd[0], sd[1], "--out", m1, NULL};
+        harness_expect_usage(a, "merge: --out: results directory");
+        const char *f[] = {"merge", sd[0], sd[1], "--out", m1, "--force", NULL};
+        assert_int_equal(harness_run(f, 60, &rc, NULL, NULL), 0);
+        assert_int_equal(rc, want_status(m1, 0));
+        s = harness_summary_load(m1);
+        assert_true(harness_is_null(s, "incomplete"));
+        json_decref(s);
+    }
+    {
+        const char *a[] = {"merge", sd[0], sd[1], NULL};
+        harness_expect_usage(a, "merge: --out: expected the merged results directory");
+    }
+}
+
+HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
+             cmocka_unit_test_teardown(test_partial_and_refusals, teardown))
