@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "decode/decodeframe.h"
 #include "decode/jcur.h"
 #include "decode/jscan.h"
 #include "util/util.h"
@@ -46,22 +47,6 @@ static const struct word ev_types[] = {
 static enum ev_type type_of(const struct jscan_value *v, int esc)
 {
     return meaning_of(v, esc, ev_types, LL_ARRAY_LEN(ev_types), T_OTHER, T_NONE);
-}
-
-static enum ev_type type_of_name(const char *s, size_t n)
-{
-    struct jscan_value v = {JSCAN_STRING, NULL, 0};
-    char buf[64];
-    if (n == 0)
-        return T_NONE;
-    if (n + 2 > sizeof buf)
-        return T_OTHER;
-    buf[0] = '"';
-    memcpy(buf + 1, s, n);
-    buf[n + 1] = '"';
-    v.ptr = buf;
-    v.len = n + 2;
-    return type_of(&v, 0);
 }
 
 /* An output item's type, and a response's status. */
@@ -312,57 +297,39 @@ static void resp_init(struct resp *r)
     r->usage = (struct usage){-1, -1, -1};
 }
 
+/* A member of the payload's top level. */
+static int payload_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct rmsg *m = ud;
+    struct jscan_value v;
+    int esc;
+
+    if (KEY_IS(k, "type")) {
+        if (read_string(c, &v, &esc) < 0)
+            return -1;
+        m->type = type_of(&v, esc);
+        return 0;
+    }
+    if (KEY_IS(k, "delta")) /* the one string the memo may patch */
+        return cur_text_bytes(c, &m->delta, 1);
+    if (KEY_IS(k, "response"))
+        return cur_peek(c) == '{' ? cur_object(c, nested_member, &m->nested) : cur_skip(c);
+    if (KEY_IS(k, "item"))
+        return cur_peek(c) == '{' ? cur_object(c, added_item_member, &m->item) : cur_skip(c);
+    if (KEY_IS(k, "code") || KEY_IS(k, "message")) /* an error event's own members */
+        return err_member(c, k, &m->ev);
+    int rc = resp_member_of(c, k, &m->top, 1);
+    return rc <= 0 ? rc : cur_skip(c);
+}
+
 /* The single pass: every byte validated, the members we want read into
- * *m. Returns 0 or LL_E_PROTO; c is left for the memo's note. */
+ * *m. Returns 0, or -1 on invalid text; c is left for the memo's note. */
 static int decode_payload(struct cur *c, const char *data, size_t len, struct rmsg *m)
 {
-    struct key k;
-    char kb[KEY_BUF];
-    struct jscan_value v;
-    int rc, esc;
-
     memset(m, 0, sizeof *m);
     resp_init(&m->top);
     resp_init(&m->nested);
-    if (!data)
-        return LL_E_PROTO;
-    c->p = data;
-    c->end = data + len;
-    c->depth = 0;
-    c->texts = 0;
-    c->text = c->text_end = NULL;
-    if (cur_peek(c) != '{')
-        return LL_E_PROTO;
-    rc = cur_open(c, '}');
-    while (rc > 0) {
-        if (cur_key(c, &k, kb) < 0)
-            return LL_E_PROTO;
-        if (KEY_IS(&k, "type")) {
-            rc = read_string(c, &v, &esc);
-            if (rc == 0)
-                m->type = type_of(&v, esc);
-        } else if (KEY_IS(&k, "delta")) {
-            /* The one string the memo may patch. */
-            rc = cur_text_bytes(c, &m->delta, 1);
-        } else if (KEY_IS(&k, "response")) {
-            rc = cur_peek(c) == '{' ? cur_object(c, nested_member, &m->nested) : cur_skip(c);
-        } else if (KEY_IS(&k, "item")) {
-            rc = cur_peek(c) == '{' ? cur_object(c, added_item_member, &m->item) : cur_skip(c);
-        } else if (KEY_IS(&k, "code") || KEY_IS(&k, "message")) {
-            /* An error event's own members (and nothing elsewhere). */
-            rc = err_member(c, &k, &m->ev);
-        } else {
-            rc = resp_member_of(c, &k, &m->top, 1);
-            if (rc > 0)
-                rc = cur_skip(c);
-        }
-        if (rc < 0)
-            return LL_E_PROTO;
-        rc = cur_more(c, '}');
-    }
-    if (rc < 0 || skip_ws(c->p, c->end) != c->end)
-        return LL_E_PROTO;
-    return 0;
+    return cur_payload(c, data, len, payload_member, m);
 }
 
 static void take_usage(const struct resp *r, struct oai_chunk *out)
@@ -426,51 +393,44 @@ static void event_result(enum ev_type t, const struct rmsg *m, struct oai_chunk 
     }
 }
 
-static int decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                        struct oai_chunk *out, struct cur *c, struct rmsg *m)
+/* One event, for cur_decode. The memo may keep a text delta whose
+ * own "type" said so (the event name plays no part in its result), its
+ * content_bytes from its one counted string (the delta) and nothing else
+ * in it that counts. */
+static int event_into(struct cur *c, const char *event, size_t event_len, const char *data,
+                      size_t len, struct oai_chunk *out)
 {
-    oai_chunk_clear(out);
-    if (decode_payload(c, data, len, m) != 0)
-        return LL_E_PROTO; /* out stays cleared: decode_payload writes m only */
-    enum ev_type t = m->type != T_NONE ? m->type : type_of_name(event, event_len);
-    event_result(t, m, out);
-    return 0;
+    struct rmsg m;
+
+    if (decode_payload(c, data, len, &m) < 0)
+        return -1;
+    enum ev_type t = m.type;
+    if (t == T_NONE) /* the event name, when the data has no "type" */
+        t = name_meaning(event, event_len, ev_types, LL_ARRAY_LEN(ev_types), T_OTHER, T_NONE);
+    event_result(t, &m, out);
+    return m.type == T_TEXT && c->texts == 1;
 }
 
 int resp_decode_event(const char *event, size_t event_len, const char *data, size_t len,
                       struct oai_chunk *out)
 {
-    struct cur c;
-    struct rmsg m;
-    return decode_event(event, event_len, data, len, out, &c, &m);
+    return cur_decode(OAI_API_RESPONSES, event_into, event, event_len, data, len, out, NULL);
 }
 
 int resp_decode_event_memo(const char *event, size_t event_len, const char *data, size_t len,
                            struct oai_chunk *out, struct oai_memo *m)
 {
-    struct cur c;
-    struct rmsg g;
-
-    if (oai_memo_hit(m, OAI_API_RESPONSES, data, len, out))
-        return 0;
-    int rc = decode_event(event, event_len, data, len, out, &c, &g);
-    m->len = 0;
-    /* Kept: a text delta whose own "type" said so (the event name plays no
-     * part in its result), its content_bytes from its one counted string
-     * (the delta) and nothing else in it that counts. */
-    if (rc == 0 && g.type == T_TEXT && c.texts == 1)
-        oai_memo_keep(m, OAI_API_RESPONSES, data, len, c.text, c.text_end, 0, out);
-    return rc;
+    return cur_decode(OAI_API_RESPONSES, event_into, event, event_len, data, len, out, m);
 }
 
-int resp_decode_response(const char *body, size_t len, struct oai_chunk *out)
+/* One whole body, for cur_decode. */
+static int body_into(struct cur *c, const char *event, size_t event_len, const char *body,
+                     size_t len, struct oai_chunk *out)
 {
-    struct cur c;
     struct rmsg m;
 
-    oai_chunk_clear(out);
-    if (decode_payload(&c, body, len, &m) != 0)
-        return LL_E_PROTO;
+    if (decode_payload(c, body, len, &m) < 0)
+        return -1;
     const struct resp *r = &m.top;
     out->content_bytes = add_sat_u32(0, r->content);
     out->reasoning_bytes = add_sat_u32(0, r->reasoning);
@@ -484,4 +444,9 @@ int resp_decode_response(const char *body, size_t len, struct oai_chunk *out)
         take_error(&e, out);
     }
     return 0;
+}
+
+int resp_decode_response(const char *body, size_t len, struct oai_chunk *out)
+{
+    return cur_decode(OAI_API_RESPONSES, body_into, "", 0, body, len, out, NULL);
 }
