@@ -486,14 +486,8 @@ struct refusal {
     const char *code;
 };
 
-static void expect_refusals(int port, const struct refusal *r, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        expect_post_error(port, r[i].path, r[i].body, r[i].status, r[i].code);
-}
-
 /* POST /tokenize, llama.cpp's: the content's token IDs under the sim's
- * tokenizer (one per word), and each malformed body a 400 with its code. */
+ * tokenizer (one per word); its malformed bodies are in test_errors. */
 static void test_tokenize(void **state)
 {
     const char *args[] = {"--profile", "instant", NULL};
@@ -509,14 +503,6 @@ static void test_tokenize(void **state)
                      tokenizer_count(text, strlen(text)));
     json_decref(j);
     resp_free(&r);
-    static const struct refusal bad[] = {
-        {"/tokenize", "{bad", 400, "invalid_json"},
-        {"/tokenize", "{}", 400, "missing_field"},
-        {"/tokenize", "{\"content\":5}", 400, "invalid_field"},
-        {"/tokenize", "{\"content\":\"x\",\"add_special\":1}", 400, "invalid_field"},
-        {"/tokenize", "{\"content\":\"x\",\"with_pieces\":true}", 400, "unsupported"},
-    };
-    expect_refusals(s.port, bad, LL_ARRAY_LEN(bad));
     harness_sim_stop(&s);
 }
 
@@ -551,8 +537,15 @@ static void test_errors(void **state)
         {"/v1/responses", "{\"input\":[\"x\"]}", 400, "invalid_field"},
         {"/v1/responses", "{\"input\":\"x\",\"max_output_tokens\":0}", 400, "invalid_field"},
         {"/v1/responses", "{\"input\":\"x\",\"max_output_tokens\":\"ten\"}", 400, "invalid_field"},
+        /* llama.cpp's /tokenize (test_tokenize). */
+        {"/tokenize", "{bad", 400, "invalid_json"},
+        {"/tokenize", "{}", 400, "missing_field"},
+        {"/tokenize", "{\"content\":5}", 400, "invalid_field"},
+        {"/tokenize", "{\"content\":\"x\",\"add_special\":1}", 400, "invalid_field"},
+        {"/tokenize", "{\"content\":\"x\",\"with_pieces\":true}", 400, "unsupported"},
     };
-    expect_refusals(s.port, bad, LL_ARRAY_LEN(bad));
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++)
+        expect_post_error(s.port, bad[i].path, bad[i].body, bad[i].status, bad[i].code);
     const char *c = "/v1/completions";
     /* 80 one-letter words: 80 prompt tokens > 64 KV tokens. */
     char big[400] = "{\"prompt\":\"";
