@@ -362,18 +362,6 @@ static int event_into(struct cur *c, const char *event, size_t event_len, const 
            m.stop.type != JSCAN_STRING;
 }
 
-int anth_decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                      struct oai_chunk *out)
-{
-    return cur_decode(OAI_API_ANTHROPIC, event_into, event, event_len, data, len, out, NULL);
-}
-
-int anth_decode_event_memo(const char *event, size_t event_len, const char *data, size_t len,
-                           struct oai_chunk *out, struct oai_memo *m)
-{
-    return cur_decode(OAI_API_ANTHROPIC, event_into, event, event_len, data, len, out, m);
-}
-
 /* One whole body, for cur_decode. */
 static int body_into(struct cur *c, const char *event, size_t event_len, const char *body,
                      size_t len, struct oai_chunk *out)
@@ -389,6 +377,12 @@ static int body_into(struct cur *c, const char *event, size_t event_len, const c
     take_usage(&m, out, 1);
     take_error(&m, out);
     return 0;
+}
+
+int anth_decode_event(const char *event, size_t event_len, const char *data, size_t len,
+                      struct oai_chunk *out, struct oai_memo *m)
+{
+    return cur_decode(OAI_API_ANTHROPIC, event_into, event, event_len, data, len, out, m);
 }
 
 int anth_decode_response(const char *body, size_t len, struct oai_chunk *out)

@@ -411,18 +411,6 @@ static int event_into(struct cur *c, const char *event, size_t event_len, const 
     return m.type == T_TEXT && c->texts == 1;
 }
 
-int resp_decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                      struct oai_chunk *out)
-{
-    return cur_decode(OAI_API_RESPONSES, event_into, event, event_len, data, len, out, NULL);
-}
-
-int resp_decode_event_memo(const char *event, size_t event_len, const char *data, size_t len,
-                           struct oai_chunk *out, struct oai_memo *m)
-{
-    return cur_decode(OAI_API_RESPONSES, event_into, event, event_len, data, len, out, m);
-}
-
 /* One whole body, for cur_decode. */
 static int body_into(struct cur *c, const char *event, size_t event_len, const char *body,
                      size_t len, struct oai_chunk *out)
@@ -444,6 +432,12 @@ static int body_into(struct cur *c, const char *event, size_t event_len, const c
         take_error(&e, out);
     }
     return 0;
+}
+
+int resp_decode_event(const char *event, size_t event_len, const char *data, size_t len,
+                      struct oai_chunk *out, struct oai_memo *m)
+{
+    return cur_decode(OAI_API_RESPONSES, event_into, event, event_len, data, len, out, m);
 }
 
 int resp_decode_response(const char *body, size_t len, struct oai_chunk *out)

@@ -223,9 +223,9 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     struct oai_chunk c;
     int rc =
         q->api == OAI_API_ANTHROPIC
-            ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
+            ? anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
         : q->api == OAI_API_RESPONSES
-            ? resp_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
+            ? resp_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
             : oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo);
     if (rc != 0) {
         char detail[96];

@@ -12,8 +12,6 @@
 #include "decode/sse.h"
 #include "util/util.h"
 
-static const struct test_event_decoder decoder = {anth_decode_event, anth_decode_event_memo};
-
 /* What llama.cpp's stream (max_tokens 12) decodes to. */
 static void check_stream(const struct test_stream_acc *a)
 {
@@ -43,7 +41,7 @@ static void check_stream(const struct test_stream_acc *a)
 static void test_capture_stream(void **state)
 {
     /* With the memo, every text delta after the first takes the shortcut. */
-    test_capture_splits("messages-stream.http", &decoder, check_stream, 11);
+    test_capture_splits("messages-stream.http", anth_decode_event, check_stream, 11);
 }
 
 static void test_capture_nostream_and_error(void **state)
@@ -80,7 +78,7 @@ static void test_capture_nostream_and_error(void **state)
 static struct oai_chunk ev(const char *name, const char *data)
 {
     struct oai_chunk c;
-    int rc = anth_decode_event(name, strlen(name), data, strlen(data), &c);
+    int rc = anth_decode_event(name, strlen(name), data, strlen(data), &c, NULL);
     if (rc != 0)
         fail_msg("decode of %s failed: %d", data, rc);
     return c;
@@ -196,7 +194,7 @@ static void test_error_events_and_malformed(void **state)
         "{\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"ab}}",
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        assert_int_equal(anth_decode_event("ping", 4, bad[i], strlen(bad[i]), &c), LL_E_PROTO);
+        assert_int_equal(anth_decode_event("ping", 4, bad[i], strlen(bad[i]), &c, NULL), LL_E_PROTO);
         assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
         assert_int_equal(anth_decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
     }
@@ -274,8 +272,8 @@ static void test_memo(void **state)
     for (size_t i = 0; i < LL_ARRAY_LEN(seq); i++) {
         struct oai_chunk a, b;
         size_t n = strlen(seq[i]);
-        int ra = anth_decode_event_memo("", 0, seq[i], n, &a, &m);
-        int rb = anth_decode_event("", 0, seq[i], n, &b);
+        int ra = anth_decode_event("", 0, seq[i], n, &a, &m);
+        int rb = anth_decode_event("", 0, seq[i], n, &b, NULL);
         assert_int_equal(ra, rb);
         if (ra == 0)
             assert_memory_equal(&a, &b, sizeof a);

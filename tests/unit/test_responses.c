@@ -13,8 +13,6 @@
 #include "decode/sse.h"
 #include "util/util.h"
 
-static const struct test_event_decoder decoder = {resp_decode_event, resp_decode_event_memo};
-
 /* What llama.cpp's stream (max_output_tokens 12) decodes to. */
 static void check_stream(const struct test_stream_acc *a)
 {
@@ -45,7 +43,7 @@ static void check_stream(const struct test_stream_acc *a)
 static void test_capture_stream(void **state)
 {
     /* With the memo, every text delta after the first takes the shortcut. */
-    test_capture_splits("responses-stream.http", &decoder, check_stream, 11);
+    test_capture_splits("responses-stream.http", resp_decode_event, check_stream, 11);
 }
 
 static void test_capture_nostream(void **state)
@@ -86,7 +84,7 @@ static void test_capture_nostream(void **state)
 static struct oai_chunk ev(const char *name, const char *data)
 {
     struct oai_chunk c;
-    int rc = resp_decode_event(name, strlen(name), data, strlen(data), &c);
+    int rc = resp_decode_event(name, strlen(name), data, strlen(data), &c, NULL);
     if (rc != 0)
         fail_msg("decode of %s failed: %d", data, rc);
     return c;
@@ -233,7 +231,7 @@ static void test_errors_and_malformed(void **state)
         "{\"type\":\"response.output_text.delta\",\"delta\":\"ab}",
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        assert_int_equal(resp_decode_event("error", 5, bad[i], strlen(bad[i]), &c), LL_E_PROTO);
+        assert_int_equal(resp_decode_event("error", 5, bad[i], strlen(bad[i]), &c, NULL), LL_E_PROTO);
         assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
         assert_int_equal(resp_decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
     }
@@ -308,8 +306,8 @@ static void test_memo(void **state)
     for (size_t i = 0; i < LL_ARRAY_LEN(seq); i++) {
         struct oai_chunk a, b;
         size_t n = strlen(seq[i]);
-        int ra = resp_decode_event_memo("", 0, seq[i], n, &a, &m);
-        int rb = resp_decode_event("", 0, seq[i], n, &b);
+        int ra = resp_decode_event("", 0, seq[i], n, &a, &m);
+        int rb = resp_decode_event("", 0, seq[i], n, &b, NULL);
         assert_int_equal(ra, rb);
         if (ra == 0)
             assert_memory_equal(&a, &b, sizeof a);

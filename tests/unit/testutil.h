@@ -43,29 +43,25 @@ uint64_t test_splitmix64(uint64_t *state);
  * caller frees) with its length in *len. */
 char *test_capture_body(const char *name, int *status, size_t *len);
 
-/* One API's event decoder, plain and through the memo (anth_decode_event
- * and anth_decode_event_memo, say). */
-struct test_event_decoder {
-    int (*decode)(const char *event, size_t event_len, const char *data, size_t len,
-                  struct oai_chunk *out);
-    int (*decode_memo)(const char *event, size_t event_len, const char *data, size_t len,
-                       struct oai_chunk *out, struct oai_memo *m);
-};
+/* One API's event decoder, through the memo m or (m NULL) without
+ * (anth_decode_event, say). */
+typedef int test_event_decode_fn(const char *event, size_t event_len, const char *data,
+                                 size_t len, struct oai_chunk *out, struct oai_memo *m);
 
 /* What a stream decoded to: every event's chunk added to st. */
 struct test_stream_acc {
-    const struct test_event_decoder *d;
+    test_event_decode_fn *decode;
     int memo_on;
     struct oai_memo memo;
     struct oai_stream st;
     int malformed; /* events the decoder refused */
 };
 
-/* The streamed capture name, decoded by d whole, cut at every offset and
+/* The streamed capture name, decoded by decode whole, cut at every offset and
  * byte by byte, with and without the memo (which must never change an
  * event's answer): check judges each result. With the memo, the whole
  * stream must take the shortcut memo_hits times. */
-void test_capture_splits(const char *name, const struct test_event_decoder *d,
+void test_capture_splits(const char *name, test_event_decode_fn *decode,
                          void (*check)(const struct test_stream_acc *a), uint64_t memo_hits);
 
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
