@@ -46,9 +46,7 @@ struct msg {
     uint64_t content_text, content_thinking; /* a message's content blocks */
     uint32_t content_tools;
     struct jscan_value stop; /* stop_reason (delta's or the message's) */
-    int has_error;
-    char error_type[40];
-    char error_message[128];
+    struct cur_error error;  /* its code is the error's type */
 };
 
 static const struct word msg_types[] = {
@@ -199,44 +197,16 @@ static int read_content(struct cur *c, struct msg *m)
     return rc;
 }
 
-/* error: {"type": "...", "message": "..."} or a bare string. */
+/* error: {"type": "...", "message": "..."}, the first of each kept. */
 static int error_member(struct cur *c, const struct key *k, void *ud)
 {
-    struct msg *m = ud;
-    struct jscan_value v;
-    int esc;
+    struct cur_error *e = ud;
 
-    if (KEY_IS(k, "type") || KEY_IS(k, "message")) {
-        int is_type = k->n == 4;
-        if (read_string(c, &v, &esc) < 0)
-            return -1;
-        if (v.type == JSCAN_STRING) {
-            char *dst = is_type ? m->error_type : m->error_message;
-            size_t cap = is_type ? sizeof m->error_type : sizeof m->error_message;
-            if (!dst[0])
-                copy_text(&v, esc, dst, cap);
-        }
-        return 0;
-    }
+    if (KEY_IS(k, "type"))
+        return read_text_into(c, e->code, sizeof e->code);
+    if (KEY_IS(k, "message"))
+        return read_text_into(c, e->message, sizeof e->message);
     return cur_skip(c);
-}
-
-static int read_error(struct cur *c, struct msg *m)
-{
-    struct jscan_value v;
-    int esc;
-
-    if (cur_peek(c) == '{') {
-        m->has_error = 1;
-        return cur_object(c, error_member, m);
-    }
-    if (cur_value(c, &v, &esc) < 0)
-        return -1;
-    if (v.type == JSCAN_STRING) {
-        m->has_error = 1;
-        copy_text(&v, esc, m->error_message, sizeof m->error_message);
-    }
-    return 0;
 }
 
 /* A member of the payload's top level. */
@@ -263,7 +233,7 @@ static int payload_member(struct cur *c, const struct key *k, void *ud)
     if (KEY_IS(k, "stop_reason"))
         return read_string(c, &m->stop, &esc);
     if (KEY_IS(k, "error"))
-        return read_error(c, m);
+        return read_api_error(c, &m->error, error_member);
     return cur_skip(c);
 }
 
@@ -306,11 +276,11 @@ static void take_stop(const struct msg *m, struct oai_chunk *out)
 
 static void take_error(const struct msg *m, struct oai_chunk *out)
 {
-    if (!m->has_error)
+    if (!m->error.has)
         return;
     out->has_error = 1;
-    out->overloaded = strcmp(m->error_type, "overloaded_error") == 0;
-    join_error(out->error_message, sizeof out->error_message, m->error_type, m->error_message);
+    out->overloaded = strcmp(m->error.code, "overloaded_error") == 0;
+    join_error(out->error_message, sizeof out->error_message, m->error.code, m->error.message);
 }
 
 /* What a streamed event of type t means, into out (cleared). */
@@ -358,7 +328,7 @@ static int event_into(struct cur *c, const char *event, size_t event_len, const 
         t = name_meaning(event, event_len, msg_types, LL_ARRAY_LEN(msg_types), T_OTHER, T_NONE);
     event_result(t, &m, out);
     return m.type == T_BLOCK_DELTA && c->texts == 1 &&
-           (m.part == P_TEXT || (m.part == P_NONE && m.has_text)) && !m.has_error && !m.has_usage &&
+           (m.part == P_TEXT || (m.part == P_NONE && m.has_text)) && !m.error.has && !m.has_usage &&
            m.stop.type != JSCAN_STRING;
 }
 

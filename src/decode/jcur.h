@@ -472,6 +472,50 @@ static inline int name_meaning(const char *s, size_t n, const struct word *words
     return meaning_of(&v, 0, words, nwords, other, none);
 }
 
+/* ---- errors: an API's "error" member ---- */
+
+/* An error as an API sends it: its code (Anthropic's type) and message. */
+struct cur_error {
+    int has;
+    char code[40];
+    char message[128];
+};
+
+/* A string member into dst[cap] while dst is empty (the first one
+ * counts); anything else is skipped. Returns 0, or -1 on invalid text. */
+static inline int read_text_into(struct cur *c, char *dst, size_t cap)
+{
+    struct jscan_value v;
+    int esc;
+    if (read_string(c, &v, &esc) < 0)
+        return -1;
+    if (v.type == JSCAN_STRING && !dst[0])
+        copy_text(&v, esc, dst, cap);
+    return 0;
+}
+
+/* "error": an object, whose members member reads into e (its ud); a bare
+ * string, e's message (when none came before); null or anything else, no
+ * error. Returns 0, or -1 on invalid text. */
+static inline int read_api_error(struct cur *c, struct cur_error *e, cur_member_fn *member)
+{
+    struct jscan_value v;
+    int esc;
+
+    if (cur_peek(c) == '{') {
+        e->has = 1;
+        return cur_object(c, member, e);
+    }
+    if (cur_value(c, &v, &esc) < 0)
+        return -1;
+    if (v.type == JSCAN_STRING) {
+        e->has = 1;
+        if (!e->message[0])
+            copy_text(&v, esc, e->message, sizeof e->message);
+    }
+    return 0;
+}
+
 /* "WHAT: MESSAGE" (or either alone) into d[cap], the message cut where
  * it would overflow, never inside a UTF-8 character; what fits in d. */
 static inline void join_error(char *d, size_t cap, const char *what, const char *message)

@@ -70,20 +70,13 @@ struct usage {
     int64_t input, cached, output;
 };
 
-/* An error: its code (or type) and message. */
-struct err {
-    int has;
-    char code[40];
-    char message[128];
-};
-
 /* What a response object holds (a body's top level, or an event's
  * "response"). */
 struct resp {
     enum status status;
     struct usage usage;
     int has_usage;
-    struct err error;
+    struct cur_error error;
     uint64_t content, reasoning; /* bytes of output text (a body's output) */
     uint32_t tools;              /* function and tool calls in it */
 };
@@ -95,7 +88,7 @@ struct rmsg {
     enum item_type item; /* item.type (output_item.added) */
     struct resp top;     /* the payload's own status, output, usage, error */
     struct resp nested;  /* its "response" */
-    struct err ev;       /* an error event's own code and message */
+    struct cur_error ev; /* an error event's own code and message */
 };
 
 static int usage_details_member(struct cur *c, const struct key *k, void *ud)
@@ -117,22 +110,10 @@ static int usage_member(struct cur *c, const struct key *k, void *ud)
     return cur_skip(c);
 }
 
-/* A string member into dst (kept: the first one), else skipped. */
-static int read_text_into(struct cur *c, char *dst, size_t cap)
-{
-    struct jscan_value v;
-    int esc;
-    if (read_string(c, &v, &esc) < 0)
-        return -1;
-    if (v.type == JSCAN_STRING && !dst[0])
-        copy_text(&v, esc, dst, cap);
-    return 0;
-}
-
 /* An error's members: code (or type, when no code came) and message. */
 static int err_member(struct cur *c, const struct key *k, void *ud)
 {
-    struct err *e = ud;
+    struct cur_error *e = ud;
     if (KEY_IS(k, "code") || KEY_IS(k, "type")) {
         /* code wins over type: a code read later replaces a type. */
         char tmp[sizeof e->code] = "";
@@ -145,26 +126,6 @@ static int err_member(struct cur *c, const struct key *k, void *ud)
     if (KEY_IS(k, "message"))
         return read_text_into(c, e->message, sizeof e->message);
     return cur_skip(c);
-}
-
-/* "error": an object, a bare string, or null (no error). */
-static int read_error(struct cur *c, struct err *e)
-{
-    struct jscan_value v;
-    int esc;
-
-    if (cur_peek(c) == '{') {
-        e->has = 1;
-        return cur_object(c, err_member, e);
-    }
-    if (cur_value(c, &v, &esc) < 0)
-        return -1;
-    if (v.type == JSCAN_STRING) {
-        e->has = 1;
-        if (!e->message[0])
-            copy_text(&v, esc, e->message, sizeof e->message);
-    }
-    return 0;
 }
 
 /* One part of an item's content or summary: its text (output_text,
@@ -264,7 +225,7 @@ static int resp_member_of(struct cur *c, const struct key *k, struct resp *r, in
         return cur_object(c, usage_member, &r->usage);
     }
     if (KEY_IS(k, "error"))
-        return read_error(c, &r->error);
+        return read_api_error(c, &r->error, err_member);
     if (output && KEY_IS(k, "output"))
         return read_output(c, r);
     return 1;
@@ -342,7 +303,7 @@ static void take_usage(const struct resp *r, struct oai_chunk *out)
     out->completion_tokens = r->usage.output;
 }
 
-static void take_error(const struct err *e, struct oai_chunk *out)
+static void take_error(const struct cur_error *e, struct oai_chunk *out)
 {
     out->has_error = 1;
     out->overloaded = strstr(e->code, "overloaded") != NULL;
@@ -376,7 +337,7 @@ static void event_result(enum ev_type t, const struct rmsg *m, struct oai_chunk 
             memcpy(out->finish_reason, t == T_COMPLETED ? "completed" : "incomplete",
                    t == T_COMPLETED ? sizeof "completed" : sizeof "incomplete");
         } else {
-            struct err e = m->nested.error;
+            struct cur_error e = m->nested.error;
             if (!e.code[0] && !e.message[0])
                 memcpy(e.message, "response.failed", sizeof "response.failed");
             take_error(&e, out);
@@ -384,7 +345,7 @@ static void event_result(enum ev_type t, const struct rmsg *m, struct oai_chunk 
         break;
     case T_ERROR: {
         /* {"type":"error","code":..,"message":..}, or an "error" object. */
-        const struct err *e = m->ev.code[0] || m->ev.message[0] ? &m->ev : &m->top.error;
+        const struct cur_error *e = m->ev.code[0] || m->ev.message[0] ? &m->ev : &m->top.error;
         take_error(e, out);
         break;
     }
@@ -428,7 +389,7 @@ static int body_into(struct cur *c, const char *event, size_t event_len, const c
     if (r->error.has) {
         take_error(&r->error, out);
     } else if (r->status == S_FAILED) {
-        struct err e = {1, "", "response failed"};
+        struct cur_error e = {1, "", "response failed"};
         take_error(&e, out);
     }
     return 0;

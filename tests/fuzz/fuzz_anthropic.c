@@ -13,7 +13,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_event_decoder(data, size, anth_decode_event, anth_decode_response,
-                       "message_stop");
+    fuzz_event_decoder(data, size, anth_decode_event, anth_decode_response, "message_stop");
     return 0;
 }

@@ -13,7 +13,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_event_decoder(data, size, resp_decode_event, resp_decode_response,
-                       "response.completed");
+    fuzz_event_decoder(data, size, resp_decode_event, resp_decode_response, "response.completed");
     return 0;
 }

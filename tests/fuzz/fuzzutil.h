@@ -57,11 +57,12 @@ static inline void fuzz_same_chunk(const struct oai_chunk *a, const struct oai_c
  * the name end_event too and as a non-streamed body; and through a memo,
  * fed the input's lines as one stream, it always agrees with itself
  * without one. */
-static inline void fuzz_event_decoder(
-    const uint8_t *data, size_t size,
-    int (*decode)(const char *, size_t, const char *, size_t, struct oai_chunk *,
-                  struct oai_memo *),
-    int (*decode_response)(const char *, size_t, struct oai_chunk *), const char *end_event)
+static inline void fuzz_event_decoder(const uint8_t *data, size_t size,
+                                      int (*decode)(const char *, size_t, const char *, size_t,
+                                                    struct oai_chunk *, struct oai_memo *),
+                                      int (*decode_response)(const char *, size_t,
+                                                             struct oai_chunk *),
+                                      const char *end_event)
 {
     const char *s = (const char *)data;
     struct oai_chunk c, full, memo;

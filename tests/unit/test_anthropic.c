@@ -194,7 +194,8 @@ static void test_error_events_and_malformed(void **state)
         "{\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"ab}}",
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        assert_int_equal(anth_decode_event("ping", 4, bad[i], strlen(bad[i]), &c, NULL), LL_E_PROTO);
+        assert_int_equal(anth_decode_event("ping", 4, bad[i], strlen(bad[i]), &c, NULL),
+                         LL_E_PROTO);
         assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
         assert_int_equal(anth_decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
     }

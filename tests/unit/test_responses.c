@@ -231,7 +231,8 @@ static void test_errors_and_malformed(void **state)
         "{\"type\":\"response.output_text.delta\",\"delta\":\"ab}",
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        assert_int_equal(resp_decode_event("error", 5, bad[i], strlen(bad[i]), &c, NULL), LL_E_PROTO);
+        assert_int_equal(resp_decode_event("error", 5, bad[i], strlen(bad[i]), &c, NULL),
+                         LL_E_PROTO);
         assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
         assert_int_equal(resp_decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
     }

@@ -45,8 +45,8 @@ char *test_capture_body(const char *name, int *status, size_t *len);
 
 /* One API's event decoder, through the memo m or (m NULL) without
  * (anth_decode_event, say). */
-typedef int test_event_decode_fn(const char *event, size_t event_len, const char *data,
-                                 size_t len, struct oai_chunk *out, struct oai_memo *m);
+typedef int test_event_decode_fn(const char *event, size_t event_len, const char *data, size_t len,
+                                 struct oai_chunk *out, struct oai_memo *m);
 
 /* What a stream decoded to: every event's chunk added to st. */
 struct test_stream_acc {
