@@ -525,14 +525,34 @@ static void assert_tokens_as_logged(json_t *r, json_t *l)
  * line l, the fault the sim logged for it (NULL: none). */
 typedef void api_fault_check_fn(json_t *r, json_t *l, const char *fault);
 
-/* 100 streamed requests of api (10 output tokens each) against a sim with
- * the faults sim_args: each logged at path; each record's kind follows
- * from its fault (fx, nfx entries, every one of which must be seen), and
- * check looks further; the summary counts each kind as often as the
- * faults that make it were seen. */
-static void api_faults_run(const char *const *sim_args, const char *api, const char *path,
-                           struct fault_expect *fx, size_t nfx, api_fault_check_fn *check)
+/* The sim's faults an API's fault run injects (the first few of them),
+ * in this order, and the record kind each must give. */
+static const struct {
+    const char *fault, *flag, *kind;
+} api_faults[] = {
+    {"503", "503:0.2", "http_5xx"},
+    {"cut", "cut:0.2", "stream_truncated"},
+    {"malformed", "malformed:0.2", "malformed_event"},
+    {"429", "429:0.1", "http_429"},
+    {"reasoning", "reasoning:0.1", "ok"},
+};
+
+/* 100 streamed requests of api (10 output tokens each) against a sim
+ * seeded seed with the first nfaults of api_faults: each logged at path;
+ * each record's kind follows from its fault (every fault, and no fault,
+ * must be seen), and check looks further; the summary counts each kind as
+ * often as the faults that make it were seen. */
+static void api_faults_run(const char *seed, size_t nfaults, const char *api, const char *path,
+                           api_fault_check_fn *check)
 {
+    struct fault_expect fx[1 + LL_ARRAY_LEN(api_faults)] = {{NULL, "ok", 0}};
+    const char *sim_args[3 + 2 * LL_ARRAY_LEN(api_faults)] = {"--seed", seed};
+    size_t nfx = 1, a = 2;
+    for (size_t k = 0; k < nfaults; k++, nfx++) {
+        fx[nfx] = (struct fault_expect){api_faults[k].fault, api_faults[k].kind, 0};
+        sim_args[a++] = "--fault";
+        sim_args[a++] = api_faults[k].flag;
+    }
     const char *args[] = {"--rate", "100",          "--arrival", "constant",  "--requests",
                           "100",    "--seed",       "8",         PROMPT_WIDE, "--output-tokens",
                           "10",     "--ignore-eos", "--api",     api,         NULL};
@@ -566,11 +586,22 @@ static void api_faults_run(const char *const *sim_args, const char *api, const c
  * sim's log line l; ud is the caller's. */
 typedef void api_body_check_fn(json_t *r, json_t *l, void *ud);
 
-/* 20 requests not streamed, of the run args: every one ok, its tokens
- * from the body's usage as the sim logged them, its finish reason the
- * sim's; check looks further. */
-static void api_bodies_run(const char *const *args, api_body_check_fn *check, void *ud)
+/* 20 requests of api not streamed (with the run flags extra, four of them
+ * at most): every one ok, its tokens from the body's usage as the sim
+ * logged them, its finish reason the sim's; check looks further. */
+static void api_bodies_run(const char *api, const char *const *extra, api_body_check_fn *check,
+                           void *ud)
 {
+    const char *args[20] = {"--rate",       "50",     "--arrival", "constant",   "--requests",
+                            "20",           "--seed", "8",         PROMPT_WIDE,  "--output-tokens",
+                            "uniform:3,30", "--api",  api,         "--no-stream"};
+    size_t a = 0;
+    while (args[a])
+        a++;
+    for (size_t i = 0; extra && extra[i]; i++) {
+        assert_true(a + 1 < LL_ARRAY_LEN(args));
+        args[a++] = extra[i];
+    }
     struct measured m;
     measure(&m, NULL, 1, args);
     size_t n = json_array_size(m.recs);
@@ -620,35 +651,8 @@ static void no_more_check(json_t *r, json_t *l, void *ud)
  * Then not streamed: the body's usage equals the sim's. */
 static void test_anthropic_faults(void **state)
 {
-    const char *sargs[] = {"--seed",  "11",      "--fault", "503:0.2",
-                           "--fault", "cut:0.2", "--fault", "malformed:0.2",
-                           "--fault", "429:0.1", NULL};
-    struct fault_expect fx[] = {
-        {NULL, "ok", 0},
-        {"503", "http_5xx", 0},
-        {"cut", "stream_truncated", 0},
-        {"malformed", "malformed_event", 0},
-        {"429", "http_429", 0},
-    };
-    api_faults_run(sargs, "anthropic-messages", "/v1/messages", fx, LL_ARRAY_LEN(fx),
-                   anthropic_fault_check);
-
-    const char *nargs[] = {"--rate",
-                           "50",
-                           "--arrival",
-                           "constant",
-                           "--requests",
-                           "20",
-                           "--seed",
-                           "8",
-                           PROMPT_WIDE,
-                           "--output-tokens",
-                           "uniform:3,30",
-                           "--api",
-                           "anthropic-messages",
-                           "--no-stream",
-                           NULL};
-    api_bodies_run(nargs, no_more_check, NULL);
+    api_faults_run("11", 4, "anthropic-messages", "/v1/messages", anthropic_fault_check);
+    api_bodies_run("anthropic-messages", NULL, no_more_check, NULL);
 }
 
 static void responses_fault_check(json_t *r, json_t *l, const char *fault)
@@ -696,41 +700,10 @@ static void responses_body_check(json_t *r, json_t *l, void *ud)
  * included, equals the sim's. */
 static void test_responses_faults(void **state)
 {
-    const char *sargs[] = {
-        "--seed",        "12",      "--fault", "503:0.2", "--fault",       "cut:0.2", "--fault",
-        "malformed:0.2", "--fault", "429:0.1", "--fault", "reasoning:0.1", NULL};
-    struct fault_expect fx[] = {
-        {NULL, "ok", 0},
-        {"503", "http_5xx", 0},
-        {"cut", "stream_truncated", 0},
-        {"malformed", "malformed_event", 0},
-        {"429", "http_429", 0},
-        {"reasoning", "ok", 0},
-    };
-    api_faults_run(sargs, "openai-responses", "/v1/responses", fx, LL_ARRAY_LEN(fx),
-                   responses_fault_check);
-
-    const char *nargs[] = {"--rate",
-                           "50",
-                           "--arrival",
-                           "constant",
-                           "--requests",
-                           "20",
-                           "--seed",
-                           "8",
-                           PROMPT_WIDE,
-                           "--prefix-fraction",
-                           "1",
-                           "--prefix-tokens",
-                           "64",
-                           "--output-tokens",
-                           "uniform:3,30",
-                           "--api",
-                           "openai-responses",
-                           "--no-stream",
-                           NULL};
+    api_faults_run("12", 5, "openai-responses", "/v1/responses", responses_fault_check);
+    const char *prefix[] = {"--prefix-fraction", "1", "--prefix-tokens", "64", NULL};
     int64_t cached = 0;
-    api_bodies_run(nargs, responses_body_check, &cached);
+    api_bodies_run("openai-responses", prefix, responses_body_check, &cached);
     /* The prefix (four 16-token blocks) is served from the cache after
      * the first request that computed it. */
     assert_true(cached >= 64 * (int64_t)(20 - 2));
