@@ -367,25 +367,17 @@ static void test_compare_sweep_interrupted(void **state)
 static void test_compare_sweep_refusals(void **state)
 {
     harness_tmp_begin();
-    char base[700], run[700], path[800];
+    char base[700], run[700];
     harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(run, sizeof run, "run");
     fixture_copy(base, 1);
-    const char *mk[] = {"mkdir", "-p", run, NULL};
-    assert_int_equal(harness_run_quiet(mk, 10), 0);
-    snprintf(path, sizeof path, "%s/run.json", run);
-    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"run\"}\n");
+    harness_tmp_results_stub(run, sizeof run, "run", "run");
     const char *mixed[] = {"compare", base, run, NULL};
     harness_expect_usage(mixed, "mixed kinds");
     const char *mixed2[] = {"compare", run, base, NULL};
     harness_expect_usage(mixed2, "sweeps with sweeps");
     /* A run.json that says sweep, and nothing else: one line, exit 2. */
     char bare[700];
-    harness_tmp_path(bare, sizeof bare, "bare");
-    const char *mk2[] = {"mkdir", "-p", bare, NULL};
-    assert_int_equal(harness_run_quiet(mk2, 10), 0);
-    snprintf(path, sizeof path, "%s/run.json", bare);
-    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"sweep\"}\n");
+    harness_tmp_results_stub(bare, sizeof bare, "bare", "sweep");
     const char *nosweep[] = {"compare", base, bare, NULL};
     harness_expect_usage(nosweep, "no config.sweep");
     harness_tmp_end();
