@@ -261,21 +261,26 @@ static void test_response_bodies(void **state)
     assert_int_equal(c.completion_tokens, 9);
     assert_int_equal(c.has_error, 0);
 
-    static const char failed[] = "{\"object\":\"response\",\"status\":\"failed\",\"error\":{"
-                                 "\"code\":\"server_error\",\"message\":\"boom\"},\"output\":[]}";
-    assert_int_equal(resp_decode_response(failed, sizeof failed - 1, &c), 0);
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "server_error: boom");
-    assert_int_equal(c.has_finish, 0);
-    static const char failed_bare[] = "{\"object\":\"response\",\"status\":\"failed\"}";
-    assert_int_equal(resp_decode_response(failed_bare, sizeof failed_bare - 1, &c), 0);
-    assert_int_equal(c.has_error, 1);
-
-    static const char err[] = "{\"error\":{\"message\":\"Rate limit\",\"type\":\"requests\","
-                              "\"param\":null,\"code\":\"rate_limit_exceeded\"}}";
-    assert_int_equal(resp_decode_response(err, sizeof err - 1, &c), 0);
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "rate_limit_exceeded: Rate limit");
+    /* Bodies that are errors, and the message each gives: a failed
+     * response with its error, one without (named by the decoder), and
+     * an error body. */
+    static const struct {
+        const char *body, *message;
+    } errors[] = {
+        {"{\"object\":\"response\",\"status\":\"failed\",\"error\":{"
+         "\"code\":\"server_error\",\"message\":\"boom\"},\"output\":[]}",
+         "server_error: boom"},
+        {"{\"object\":\"response\",\"status\":\"failed\"}", "response failed"},
+        {"{\"error\":{\"message\":\"Rate limit\",\"type\":\"requests\","
+         "\"param\":null,\"code\":\"rate_limit_exceeded\"}}",
+         "rate_limit_exceeded: Rate limit"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(errors); i++) {
+        assert_int_equal(resp_decode_response(errors[i].body, strlen(errors[i].body), &c), 0);
+        assert_int_equal(c.has_error, 1);
+        assert_string_equal(c.error_message, errors[i].message);
+        assert_int_equal(c.has_finish, 0);
+    }
 }
 
 /* The memo against full decodes over a made-up stream: escapes, a text of
