@@ -208,18 +208,9 @@ static void test_errors_and_malformed(void **state)
     assert_int_equal(c.has_error, 0);
 
     /* A long message is cut at a character boundary. */
-    char data[512];
-    char msg[300];
-    memset(msg, 'a', sizeof msg);
-    memcpy(msg + 96, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
-    msg[sizeof msg - 1] = '\0';
-    snprintf(data, sizeof data, "{\"type\":\"error\",\"code\":\"server_error\",\"message\":\"%s\"}",
-             msg);
-    c = ev("error", data);
-    assert_true(strlen(c.error_message) < sizeof c.error_message);
-    assert_true(strncmp(c.error_message, "server_error: aaa", 17) == 0);
-    size_t n = strlen(c.error_message);
-    assert_true(((unsigned char)c.error_message[n - 1] & 0xC0) != 0xC0);
+    test_long_error_cut(resp_decode_event, "error",
+                        "{\"type\":\"error\",\"code\":\"server_error\",\"message\":\"", "\"}",
+                        "server_error: ");
 
     static const char *const bad[] = {
         "",
@@ -230,12 +221,7 @@ static void test_errors_and_malformed(void **state)
         "\"error\"",
         "{\"type\":\"response.output_text.delta\",\"delta\":\"ab}",
     };
-    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        assert_int_equal(resp_decode_event("error", 5, bad[i], strlen(bad[i]), &c, NULL),
-                         LL_E_PROTO);
-        assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
-        assert_int_equal(resp_decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
-    }
+    test_event_refusals(resp_decode_event, resp_decode_response, "error", bad, LL_ARRAY_LEN(bad));
 }
 
 static void test_response_bodies(void **state)

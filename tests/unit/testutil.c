@@ -235,6 +235,37 @@ void test_capture_splits(const char *name, test_event_decode_fn *decode,
     free(body);
 }
 
+void test_long_error_cut(test_event_decode_fn *decode, const char *event, const char *before,
+                         const char *after, const char *prefix)
+{
+    char data[512], msg[300];
+    struct oai_chunk c;
+    memset(msg, 'a', sizeof msg);
+    memcpy(msg + 96, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
+    msg[sizeof msg - 1] = '\0';
+    snprintf(data, sizeof data, "%s%s%s", before, msg, after);
+    assert_int_equal(decode(event, strlen(event), data, strlen(data), &c, NULL), 0);
+    assert_true(strlen(c.error_message) < sizeof c.error_message);
+    assert_true(strncmp(c.error_message, prefix, strlen(prefix)) == 0);
+    assert_true(strncmp(c.error_message + strlen(prefix), "aaa", 3) == 0);
+    size_t n = strlen(c.error_message);
+    assert_true(((unsigned char)c.error_message[n - 1] & 0xC0) != 0xC0);
+}
+
+void test_event_refusals(test_event_decode_fn *decode,
+                         int (*decode_response)(const char *body, size_t len,
+                                                struct oai_chunk *out),
+                         const char *event, const char *const *bad, size_t n)
+{
+    struct oai_chunk c;
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(decode(event, strlen(event), bad[i], strlen(bad[i]), &c, NULL),
+                         LL_E_PROTO);
+        assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
+        assert_int_equal(decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
+    }
+}
+
 int test_cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

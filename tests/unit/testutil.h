@@ -64,6 +64,20 @@ struct test_stream_acc {
 void test_capture_splits(const char *name, test_event_decode_fn *decode,
                          void (*check)(const struct test_stream_acc *a), uint64_t memo_hits);
 
+/* An error event (named event, decoded by decode) whose message is 299
+ * bytes with two-byte UTF-8 characters at byte 96: its data is before,
+ * the message, then after. The message is cut to fit error_message,
+ * never inside a character, after prefix (the code and its ": "). */
+void test_long_error_cut(test_event_decode_fn *decode, const char *event, const char *before,
+                         const char *after, const char *prefix);
+
+/* Each of bad[0..n) refused (LL_E_PROTO) by decode as an event named
+ * event, leaving nothing decoded, and by decode_response as a body. */
+void test_event_refusals(test_event_decode_fn *decode,
+                         int (*decode_response)(const char *body, size_t len,
+                                                struct oai_chunk *out),
+                         const char *event, const char *const *bad, size_t n);
+
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
  * ordered). */
 int test_cmp_u64(const void *a, const void *b);
