@@ -8,9 +8,9 @@
 #                              line decodes through the per-stream memo
 #                              the client uses (oai_decode_chunk_memo);
 #                              then the same token as an Anthropic
-#                              Messages event (anth_decode_event[_memo])
-#                              and as an OpenAI Responses event
-#                              (resp_decode_event[_memo])
+#                              Messages event (anth_decode_event, with
+#                              and without its memo) and as an OpenAI
+#                              Responses event (resp_decode_event)
 #   bench/decode.sh --instr    instructions per call under callgrind, which
 #                              a busy machine does not disturb: per payload
 #                              for oai_decode_chunk (NAME+memo: through
@@ -36,8 +36,7 @@ if [ "${1:-}" = "--instr" ]; then
         [ "$name" = record ] && fn=record_write_jsonl
         [ "$name" = response ] && fn="feed_response*"
         case $name in *+memo) fn=oai_decode_chunk_memo ;; esac
-        case $name in messages_*+memo) fn=anth_decode_event_memo ;; messages_*) fn=anth_decode_event ;; esac
-        case $name in responses_*+memo) fn=resp_decode_event_memo ;; responses_*) fn=resp_decode_event ;; esac
+        case $name in messages_*) fn=anth_decode_event ;; responses_*) fn=resp_decode_event ;; esac
         valgrind -q --tool=callgrind --toggle-collect="$fn" \
             --callgrind-out-file="$out/cg.$name" \
             "$out/decode_bench" --calls "$name" "$calls" 2>/dev/null

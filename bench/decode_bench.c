@@ -128,11 +128,9 @@ static int decode_payload(enum oai_api api, const char *data, size_t len, struct
                           struct oai_memo *memo)
 {
     if (api == OAI_API_ANTHROPIC)
-        return memo ? anth_decode_event_memo("", 0, data, len, c, memo)
-                    : anth_decode_event("", 0, data, len, c);
+        return anth_decode_event("", 0, data, len, c, memo);
     if (api == OAI_API_RESPONSES)
-        return memo ? resp_decode_event_memo("", 0, data, len, c, memo)
-                    : resp_decode_event("", 0, data, len, c);
+        return resp_decode_event("", 0, data, len, c, memo);
     return memo ? oai_decode_chunk_memo(api, data, len, c, memo)
                 : oai_decode_chunk(api, data, len, c);
 }
@@ -150,13 +148,9 @@ static int on_event(void *ud, const struct sse_event *ev)
     struct oai_chunk ch;
     int rc;
     if (c->api == OAI_API_ANTHROPIC)
-        rc = c->memo ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &ch,
-                                              c->memo)
-                     : anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ch);
+        rc = anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ch, c->memo);
     else if (c->api == OAI_API_RESPONSES)
-        rc = c->memo ? resp_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &ch,
-                                              c->memo)
-                     : resp_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ch);
+        rc = resp_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &ch, c->memo);
     else
         rc = decode_payload(c->api, ev->data, ev->data_len, &ch, c->memo);
     if (rc < 0) {

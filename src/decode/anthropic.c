@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "decode/decodeframe.h"
 #include "decode/jcur.h"
 #include "decode/jscan.h"
 #include "util/util.h"
@@ -45,9 +46,7 @@ struct msg {
     uint64_t content_text, content_thinking; /* a message's content blocks */
     uint32_t content_tools;
     struct jscan_value stop; /* stop_reason (delta's or the message's) */
-    int has_error;
-    char error_type[40];
-    char error_message[128];
+    struct cur_error error;  /* its code is the error's type */
 };
 
 static const struct word msg_types[] = {
@@ -65,20 +64,6 @@ static const struct word msg_types[] = {
 static enum msg_type type_of(const struct jscan_value *v, int esc)
 {
     return meaning_of(v, esc, msg_types, sizeof msg_types / sizeof msg_types[0], T_OTHER, T_NONE);
-}
-
-static enum msg_type type_of_name(const char *s, size_t n)
-{
-    struct jscan_value v = {JSCAN_STRING, NULL, 0};
-    char buf[32];
-    if (n + 2 > sizeof buf)
-        return T_OTHER;
-    buf[0] = '"';
-    memcpy(buf + 1, s, n);
-    buf[n + 1] = '"';
-    v.ptr = buf;
-    v.len = n + 2;
-    return n ? type_of(&v, 0) : T_NONE;
 }
 
 static const struct word part_types[] = {
@@ -212,97 +197,54 @@ static int read_content(struct cur *c, struct msg *m)
     return rc;
 }
 
-/* error: {"type": "...", "message": "..."} or a bare string. */
+/* error: {"type": "...", "message": "..."}, the first of each kept. */
 static int error_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct cur_error *e = ud;
+
+    if (KEY_IS(k, "type"))
+        return read_text_into(c, e->code, sizeof e->code);
+    if (KEY_IS(k, "message"))
+        return read_text_into(c, e->message, sizeof e->message);
+    return cur_skip(c);
+}
+
+/* A member of the payload's top level. */
+static int payload_member(struct cur *c, const struct key *k, void *ud)
 {
     struct msg *m = ud;
     struct jscan_value v;
     int esc;
 
-    if (KEY_IS(k, "type") || KEY_IS(k, "message")) {
-        int is_type = k->n == 4;
+    if (KEY_IS(k, "type")) {
         if (read_string(c, &v, &esc) < 0)
             return -1;
-        if (v.type == JSCAN_STRING) {
-            char *dst = is_type ? m->error_type : m->error_message;
-            size_t cap = is_type ? sizeof m->error_type : sizeof m->error_message;
-            if (!dst[0])
-                copy_text(&v, esc, dst, cap);
-        }
+        m->type = type_of(&v, esc);
         return 0;
     }
+    if (KEY_IS(k, "delta") || KEY_IS(k, "content_block"))
+        return cur_peek(c) == '{' ? cur_object(c, part_member, m) : cur_skip(c);
+    if (KEY_IS(k, "usage"))
+        return read_usage(c, m);
+    if (KEY_IS(k, "message"))
+        return cur_peek(c) == '{' ? cur_object(c, message_member, m) : cur_skip(c);
+    if (KEY_IS(k, "content"))
+        return read_content(c, m);
+    if (KEY_IS(k, "stop_reason"))
+        return read_string(c, &m->stop, &esc);
+    if (KEY_IS(k, "error"))
+        return read_api_error(c, &m->error, error_member);
     return cur_skip(c);
 }
 
-static int read_error(struct cur *c, struct msg *m)
-{
-    struct jscan_value v;
-    int esc;
-
-    if (cur_peek(c) == '{') {
-        m->has_error = 1;
-        return cur_object(c, error_member, m);
-    }
-    if (cur_value(c, &v, &esc) < 0)
-        return -1;
-    if (v.type == JSCAN_STRING) {
-        m->has_error = 1;
-        copy_text(&v, esc, m->error_message, sizeof m->error_message);
-    }
-    return 0;
-}
-
 /* The single pass: every byte validated, the members we want read into
- * *m. Returns 0 or LL_E_PROTO; c is left for the memo's note. */
+ * *m. Returns 0, or -1 on invalid text; c is left for the memo's note. */
 static int decode_payload(struct cur *c, const char *data, size_t len, struct msg *m)
 {
-    struct key k;
-    char kb[KEY_BUF];
-    struct jscan_value v;
-    int rc, esc;
-
     memset(m, 0, sizeof *m);
     m->usage = (struct usage){-1, -1, -1, -1};
     m->stop.type = JSCAN_INVALID;
-    if (!data)
-        return LL_E_PROTO;
-    c->p = data;
-    c->end = data + len;
-    c->depth = 0;
-    c->texts = 0;
-    c->text = c->text_end = NULL;
-    if (cur_peek(c) != '{')
-        return LL_E_PROTO;
-    rc = cur_open(c, '}');
-    while (rc > 0) {
-        if (cur_key(c, &k, kb) < 0)
-            return LL_E_PROTO;
-        if (KEY_IS(&k, "type")) {
-            rc = read_string(c, &v, &esc);
-            if (rc == 0)
-                m->type = type_of(&v, esc);
-        } else if (KEY_IS(&k, "delta") || KEY_IS(&k, "content_block")) {
-            rc = cur_peek(c) == '{' ? cur_object(c, part_member, m) : cur_skip(c);
-        } else if (KEY_IS(&k, "usage")) {
-            rc = read_usage(c, m);
-        } else if (KEY_IS(&k, "message")) {
-            rc = cur_peek(c) == '{' ? cur_object(c, message_member, m) : cur_skip(c);
-        } else if (KEY_IS(&k, "content")) {
-            rc = read_content(c, m);
-        } else if (KEY_IS(&k, "stop_reason")) {
-            rc = read_string(c, &m->stop, &esc);
-        } else if (KEY_IS(&k, "error")) {
-            rc = read_error(c, m);
-        } else {
-            rc = cur_skip(c);
-        }
-        if (rc < 0)
-            return LL_E_PROTO;
-        rc = cur_more(c, '}');
-    }
-    if (rc < 0 || skip_ws(c->p, c->end) != c->end)
-        return LL_E_PROTO;
-    return 0;
+    return cur_payload(c, data, len, payload_member, m);
 }
 
 static void take_usage(const struct msg *m, struct oai_chunk *out, int with_output)
@@ -334,11 +276,11 @@ static void take_stop(const struct msg *m, struct oai_chunk *out)
 
 static void take_error(const struct msg *m, struct oai_chunk *out)
 {
-    if (!m->has_error)
+    if (!m->error.has)
         return;
     out->has_error = 1;
-    out->overloaded = strcmp(m->error_type, "overloaded_error") == 0;
-    join_error(out->error_message, sizeof out->error_message, m->error_type, m->error_message);
+    out->overloaded = strcmp(m->error.code, "overloaded_error") == 0;
+    join_error(out->error_message, sizeof out->error_message, m->error.code, m->error.message);
 }
 
 /* What a streamed event of type t means, into out (cleared). */
@@ -370,53 +312,34 @@ static void event_result(enum msg_type t, const struct msg *m, struct oai_chunk 
     take_error(m, out);
 }
 
-static int decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                        struct oai_chunk *out, struct cur *c, struct msg *m)
+/* One event, for cur_decode. The memo may keep a text delta whose
+ * own "type" said so (the event name plays no part in its result), its
+ * content_bytes from its one counted string (the delta's text) and
+ * nothing else in it. */
+static int event_into(struct cur *c, const char *event, size_t event_len, const char *data,
+                      size_t len, struct oai_chunk *out)
 {
-    oai_chunk_clear(out);
-    if (decode_payload(c, data, len, m) != 0)
-        return LL_E_PROTO; /* out stays cleared: decode_payload writes m only */
-    enum msg_type t = m->type != T_NONE ? m->type : type_of_name(event, event_len);
-    event_result(t, m, out);
-    return 0;
-}
-
-int anth_decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                      struct oai_chunk *out)
-{
-    struct cur c;
-    struct msg m;
-    return decode_event(event, event_len, data, len, out, &c, &m);
-}
-
-int anth_decode_event_memo(const char *event, size_t event_len, const char *data, size_t len,
-                           struct oai_chunk *out, struct oai_memo *m)
-{
-    struct cur c;
-    struct msg g;
-
-    if (oai_memo_hit(m, OAI_API_ANTHROPIC, data, len, out))
-        return 0;
-    int rc = decode_event(event, event_len, data, len, out, &c, &g);
-    m->len = 0;
-    /* Kept: a text delta whose own "type" said so (the event name plays no
-     * part in its result), its content_bytes from its one counted string
-     * (the delta's text) and nothing else in it. */
-    if (rc == 0 && g.type == T_BLOCK_DELTA && c.texts == 1 &&
-        (g.part == P_TEXT || (g.part == P_NONE && g.has_text)) && !g.has_error && !g.has_usage &&
-        g.stop.type != JSCAN_STRING)
-        oai_memo_keep(m, OAI_API_ANTHROPIC, data, len, c.text, c.text_end, 0, out);
-    return rc;
-}
-
-int anth_decode_response(const char *body, size_t len, struct oai_chunk *out)
-{
-    struct cur c;
     struct msg m;
 
-    oai_chunk_clear(out);
-    if (decode_payload(&c, body, len, &m) != 0)
-        return LL_E_PROTO;
+    if (decode_payload(c, data, len, &m) < 0)
+        return -1;
+    enum msg_type t = m.type;
+    if (t == T_NONE) /* the event name, when the data has no "type" */
+        t = name_meaning(event, event_len, msg_types, LL_ARRAY_LEN(msg_types), T_OTHER, T_NONE);
+    event_result(t, &m, out);
+    return m.type == T_BLOCK_DELTA && c->texts == 1 &&
+           (m.part == P_TEXT || (m.part == P_NONE && m.has_text)) && !m.error.has && !m.has_usage &&
+           m.stop.type != JSCAN_STRING;
+}
+
+/* One whole body, for cur_decode. */
+static int body_into(struct cur *c, const char *event, size_t event_len, const char *body,
+                     size_t len, struct oai_chunk *out)
+{
+    struct msg m;
+
+    if (decode_payload(c, body, len, &m) < 0)
+        return -1;
     out->content_bytes = add_sat_u32(0, m.content_text);
     out->reasoning_bytes = add_sat_u32(0, m.content_thinking);
     out->tool_call_deltas = m.content_tools;
@@ -424,4 +347,15 @@ int anth_decode_response(const char *body, size_t len, struct oai_chunk *out)
     take_usage(&m, out, 1);
     take_error(&m, out);
     return 0;
+}
+
+int anth_decode_event(const char *event, size_t event_len, const char *data, size_t len,
+                      struct oai_chunk *out, struct oai_memo *m)
+{
+    return cur_decode(OAI_API_ANTHROPIC, event_into, event, event_len, data, len, out, m);
+}
+
+int anth_decode_response(const char *body, size_t len, struct oai_chunk *out)
+{
+    return cur_decode(OAI_API_ANTHROPIC, body_into, "", 0, body, len, out, NULL);
 }

@@ -18,7 +18,11 @@
 #include "decode/openai.h"
 
 /* Decode one SSE event, its `event:` name event[0..event_len) (may be
- * empty) and its data[0..len), into *out (always fully written). The
+ * empty) and its data[0..len), into *out (always fully written), through
+ * the stream's memo m (NULL: none), which gives the same result for every
+ * input, faster when the event is the stream's previous text_delta with
+ * another text (the OpenAI decoder's memo, struct oai_memo; reset m per
+ * response). The
  * data's own "type" says what the event is; the event name is used only
  * when the data has none. What each type gives:
  *   message_start        prompt_tokens (input_tokens + cache_read_input_tokens
@@ -38,13 +42,7 @@
  * Returns 0, or LL_E_PROTO when data is not a valid JSON object (the
  * caller records a malformed_event). Linear in len. */
 int anth_decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                      struct oai_chunk *out);
-
-/* anth_decode_event with the same result for every input, faster when
- * the event is the stream's previous text_delta with another text (the
- * OpenAI decoder's memo, struct oai_memo). Reset m per response. */
-int anth_decode_event_memo(const char *event, size_t event_len, const char *data, size_t len,
-                           struct oai_chunk *out, struct oai_memo *m);
+                      struct oai_chunk *out, struct oai_memo *m);
 
 /* Decode a whole non-streamed body: a message ({"type":"message",
  * "content":[...],"stop_reason":...,"usage":{...}}: text blocks as

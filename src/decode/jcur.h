@@ -1,4 +1,4 @@
-/* jcur.h: the cursor the API decoders (openai.c, anthropic.c) walk a
+/* jcur.h: the cursor the API decoders (openai.c, anthropic.c, responses.c) walk a
  * payload with: one pass that validates every byte (by jscan's rules) and
  * reads the few members a decoder wants on the way. Everything here is
  * static inline, so each decoder gets its own inlined copy of the steps
@@ -389,6 +389,25 @@ CUR_INLINE int cur_object(struct cur *c, cur_member_fn *member, void *ud)
     return rc;
 }
 
+/* Walk a whole payload data[0..len): one object, calling member once per
+ * member, and nothing after it but whitespace. Returns 0, or -1 when data
+ * is NULL or not exactly a valid JSON object. c is started here and left
+ * as the walk ends it (texts, text..text_end), for the memo. */
+CUR_INLINE int cur_payload(struct cur *c, const char *data, size_t len, cur_member_fn *member,
+                           void *ud)
+{
+    if (!data)
+        return -1;
+    c->p = data;
+    c->end = data + len;
+    c->depth = 0;
+    c->texts = 0;
+    c->text = c->text_end = NULL;
+    if (cur_peek(c) != '{' || cur_object(c, member, ud) < 0)
+        return -1;
+    return skip_ws(c->p, c->end) == c->end ? 0 : -1;
+}
+
 /* ---- words: what a string member means (the decoders' "type"s) ---- */
 
 /* A string value's raw view (quotes included) in *v, JSCAN_INVALID when
@@ -430,6 +449,71 @@ static inline int meaning_of(const struct jscan_value *v, int esc, const struct 
             return w->meaning;
     }
     return other;
+}
+
+/* What an SSE event's name s[0..n) means, as meaning_of() would answer for
+ * the string "s": none when n is 0, other when it is no word (or too long
+ * to be one: every word is shorter than 62 bytes). */
+static inline int name_meaning(const char *s, size_t n, const struct word *words, size_t nwords,
+                               int other, int none)
+{
+    struct jscan_value v = {JSCAN_STRING, NULL, 0};
+    char buf[64];
+
+    if (n == 0)
+        return none;
+    if (n + 2 > sizeof buf)
+        return other;
+    buf[0] = '"';
+    memcpy(buf + 1, s, n);
+    buf[n + 1] = '"';
+    v.ptr = buf;
+    v.len = n + 2;
+    return meaning_of(&v, 0, words, nwords, other, none);
+}
+
+/* ---- errors: an API's "error" member ---- */
+
+/* An error as an API sends it: its code (Anthropic's type) and message. */
+struct cur_error {
+    int has;
+    char code[40];
+    char message[128];
+};
+
+/* A string member into dst[cap] while dst is empty (the first one
+ * counts); anything else is skipped. Returns 0, or -1 on invalid text. */
+static inline int read_text_into(struct cur *c, char *dst, size_t cap)
+{
+    struct jscan_value v;
+    int esc;
+    if (read_string(c, &v, &esc) < 0)
+        return -1;
+    if (v.type == JSCAN_STRING && !dst[0])
+        copy_text(&v, esc, dst, cap);
+    return 0;
+}
+
+/* "error": an object, whose members member reads into e (its ud); a bare
+ * string, e's message (when none came before); null or anything else, no
+ * error. Returns 0, or -1 on invalid text. */
+static inline int read_api_error(struct cur *c, struct cur_error *e, cur_member_fn *member)
+{
+    struct jscan_value v;
+    int esc;
+
+    if (cur_peek(c) == '{') {
+        e->has = 1;
+        return cur_object(c, member, e);
+    }
+    if (cur_value(c, &v, &esc) < 0)
+        return -1;
+    if (v.type == JSCAN_STRING) {
+        e->has = 1;
+        if (!e->message[0])
+            copy_text(&v, esc, e->message, sizeof e->message);
+    }
+    return 0;
 }
 
 /* "WHAT: MESSAGE" (or either alone) into d[cap], the message cut where

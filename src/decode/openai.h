@@ -101,7 +101,8 @@ int oai_decode_chunk_memo(enum oai_api api, const char *data, size_t len,
  * otherwise (out untouched); oai_memo_keep makes data, fully decoded to
  * *out, the payload to compare with, text..text_end being the bytes
  * between the quotes of its one counted string (content only: a payload
- * with reasoning or tool-call output, or none, is not kept). */
+ * with reasoning or tool-call output, or none, is not kept; text NULL
+ * keeps nothing and forgets what was kept). */
 int oai_memo_hit(struct oai_memo *m, enum oai_api api, const char *data, size_t len,
                  struct oai_chunk *out);
 void oai_memo_keep(struct oai_memo *m, enum oai_api api, const char *data, size_t len,

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "decode/decodeframe.h"
 #include "decode/jcur.h"
 #include "decode/jscan.h"
 #include "util/util.h"
@@ -48,22 +49,6 @@ static enum ev_type type_of(const struct jscan_value *v, int esc)
     return meaning_of(v, esc, ev_types, LL_ARRAY_LEN(ev_types), T_OTHER, T_NONE);
 }
 
-static enum ev_type type_of_name(const char *s, size_t n)
-{
-    struct jscan_value v = {JSCAN_STRING, NULL, 0};
-    char buf[64];
-    if (n == 0)
-        return T_NONE;
-    if (n + 2 > sizeof buf)
-        return T_OTHER;
-    buf[0] = '"';
-    memcpy(buf + 1, s, n);
-    buf[n + 1] = '"';
-    v.ptr = buf;
-    v.len = n + 2;
-    return type_of(&v, 0);
-}
-
 /* An output item's type, and a response's status. */
 enum item_type { I_NONE, I_MESSAGE, I_REASONING, I_TOOL, I_OTHER };
 enum status { S_NONE, S_COMPLETED, S_INCOMPLETE, S_FAILED, S_OTHER };
@@ -85,20 +70,13 @@ struct usage {
     int64_t input, cached, output;
 };
 
-/* An error: its code (or type) and message. */
-struct err {
-    int has;
-    char code[40];
-    char message[128];
-};
-
 /* What a response object holds (a body's top level, or an event's
  * "response"). */
 struct resp {
     enum status status;
     struct usage usage;
     int has_usage;
-    struct err error;
+    struct cur_error error;
     uint64_t content, reasoning; /* bytes of output text (a body's output) */
     uint32_t tools;              /* function and tool calls in it */
 };
@@ -110,7 +88,7 @@ struct rmsg {
     enum item_type item; /* item.type (output_item.added) */
     struct resp top;     /* the payload's own status, output, usage, error */
     struct resp nested;  /* its "response" */
-    struct err ev;       /* an error event's own code and message */
+    struct cur_error ev; /* an error event's own code and message */
 };
 
 static int usage_details_member(struct cur *c, const struct key *k, void *ud)
@@ -132,22 +110,10 @@ static int usage_member(struct cur *c, const struct key *k, void *ud)
     return cur_skip(c);
 }
 
-/* A string member into dst (kept: the first one), else skipped. */
-static int read_text_into(struct cur *c, char *dst, size_t cap)
-{
-    struct jscan_value v;
-    int esc;
-    if (read_string(c, &v, &esc) < 0)
-        return -1;
-    if (v.type == JSCAN_STRING && !dst[0])
-        copy_text(&v, esc, dst, cap);
-    return 0;
-}
-
 /* An error's members: code (or type, when no code came) and message. */
 static int err_member(struct cur *c, const struct key *k, void *ud)
 {
-    struct err *e = ud;
+    struct cur_error *e = ud;
     if (KEY_IS(k, "code") || KEY_IS(k, "type")) {
         /* code wins over type: a code read later replaces a type. */
         char tmp[sizeof e->code] = "";
@@ -160,26 +126,6 @@ static int err_member(struct cur *c, const struct key *k, void *ud)
     if (KEY_IS(k, "message"))
         return read_text_into(c, e->message, sizeof e->message);
     return cur_skip(c);
-}
-
-/* "error": an object, a bare string, or null (no error). */
-static int read_error(struct cur *c, struct err *e)
-{
-    struct jscan_value v;
-    int esc;
-
-    if (cur_peek(c) == '{') {
-        e->has = 1;
-        return cur_object(c, err_member, e);
-    }
-    if (cur_value(c, &v, &esc) < 0)
-        return -1;
-    if (v.type == JSCAN_STRING) {
-        e->has = 1;
-        if (!e->message[0])
-            copy_text(&v, esc, e->message, sizeof e->message);
-    }
-    return 0;
 }
 
 /* One part of an item's content or summary: its text (output_text,
@@ -279,7 +225,7 @@ static int resp_member_of(struct cur *c, const struct key *k, struct resp *r, in
         return cur_object(c, usage_member, &r->usage);
     }
     if (KEY_IS(k, "error"))
-        return read_error(c, &r->error);
+        return read_api_error(c, &r->error, err_member);
     if (output && KEY_IS(k, "output"))
         return read_output(c, r);
     return 1;
@@ -312,57 +258,39 @@ static void resp_init(struct resp *r)
     r->usage = (struct usage){-1, -1, -1};
 }
 
+/* A member of the payload's top level. */
+static int payload_member(struct cur *c, const struct key *k, void *ud)
+{
+    struct rmsg *m = ud;
+    struct jscan_value v;
+    int esc;
+
+    if (KEY_IS(k, "type")) {
+        if (read_string(c, &v, &esc) < 0)
+            return -1;
+        m->type = type_of(&v, esc);
+        return 0;
+    }
+    if (KEY_IS(k, "delta")) /* the one string the memo may patch */
+        return cur_text_bytes(c, &m->delta, 1);
+    if (KEY_IS(k, "response"))
+        return cur_peek(c) == '{' ? cur_object(c, nested_member, &m->nested) : cur_skip(c);
+    if (KEY_IS(k, "item"))
+        return cur_peek(c) == '{' ? cur_object(c, added_item_member, &m->item) : cur_skip(c);
+    if (KEY_IS(k, "code") || KEY_IS(k, "message")) /* an error event's own members */
+        return err_member(c, k, &m->ev);
+    int rc = resp_member_of(c, k, &m->top, 1);
+    return rc <= 0 ? rc : cur_skip(c);
+}
+
 /* The single pass: every byte validated, the members we want read into
- * *m. Returns 0 or LL_E_PROTO; c is left for the memo's note. */
+ * *m. Returns 0, or -1 on invalid text; c is left for the memo's note. */
 static int decode_payload(struct cur *c, const char *data, size_t len, struct rmsg *m)
 {
-    struct key k;
-    char kb[KEY_BUF];
-    struct jscan_value v;
-    int rc, esc;
-
     memset(m, 0, sizeof *m);
     resp_init(&m->top);
     resp_init(&m->nested);
-    if (!data)
-        return LL_E_PROTO;
-    c->p = data;
-    c->end = data + len;
-    c->depth = 0;
-    c->texts = 0;
-    c->text = c->text_end = NULL;
-    if (cur_peek(c) != '{')
-        return LL_E_PROTO;
-    rc = cur_open(c, '}');
-    while (rc > 0) {
-        if (cur_key(c, &k, kb) < 0)
-            return LL_E_PROTO;
-        if (KEY_IS(&k, "type")) {
-            rc = read_string(c, &v, &esc);
-            if (rc == 0)
-                m->type = type_of(&v, esc);
-        } else if (KEY_IS(&k, "delta")) {
-            /* The one string the memo may patch. */
-            rc = cur_text_bytes(c, &m->delta, 1);
-        } else if (KEY_IS(&k, "response")) {
-            rc = cur_peek(c) == '{' ? cur_object(c, nested_member, &m->nested) : cur_skip(c);
-        } else if (KEY_IS(&k, "item")) {
-            rc = cur_peek(c) == '{' ? cur_object(c, added_item_member, &m->item) : cur_skip(c);
-        } else if (KEY_IS(&k, "code") || KEY_IS(&k, "message")) {
-            /* An error event's own members (and nothing elsewhere). */
-            rc = err_member(c, &k, &m->ev);
-        } else {
-            rc = resp_member_of(c, &k, &m->top, 1);
-            if (rc > 0)
-                rc = cur_skip(c);
-        }
-        if (rc < 0)
-            return LL_E_PROTO;
-        rc = cur_more(c, '}');
-    }
-    if (rc < 0 || skip_ws(c->p, c->end) != c->end)
-        return LL_E_PROTO;
-    return 0;
+    return cur_payload(c, data, len, payload_member, m);
 }
 
 static void take_usage(const struct resp *r, struct oai_chunk *out)
@@ -375,7 +303,7 @@ static void take_usage(const struct resp *r, struct oai_chunk *out)
     out->completion_tokens = r->usage.output;
 }
 
-static void take_error(const struct err *e, struct oai_chunk *out)
+static void take_error(const struct cur_error *e, struct oai_chunk *out)
 {
     out->has_error = 1;
     out->overloaded = strstr(e->code, "overloaded") != NULL;
@@ -409,7 +337,7 @@ static void event_result(enum ev_type t, const struct rmsg *m, struct oai_chunk 
             memcpy(out->finish_reason, t == T_COMPLETED ? "completed" : "incomplete",
                    t == T_COMPLETED ? sizeof "completed" : sizeof "incomplete");
         } else {
-            struct err e = m->nested.error;
+            struct cur_error e = m->nested.error;
             if (!e.code[0] && !e.message[0])
                 memcpy(e.message, "response.failed", sizeof "response.failed");
             take_error(&e, out);
@@ -417,7 +345,7 @@ static void event_result(enum ev_type t, const struct rmsg *m, struct oai_chunk 
         break;
     case T_ERROR: {
         /* {"type":"error","code":..,"message":..}, or an "error" object. */
-        const struct err *e = m->ev.code[0] || m->ev.message[0] ? &m->ev : &m->top.error;
+        const struct cur_error *e = m->ev.code[0] || m->ev.message[0] ? &m->ev : &m->top.error;
         take_error(e, out);
         break;
     }
@@ -426,51 +354,32 @@ static void event_result(enum ev_type t, const struct rmsg *m, struct oai_chunk 
     }
 }
 
-static int decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                        struct oai_chunk *out, struct cur *c, struct rmsg *m)
+/* One event, for cur_decode. The memo may keep a text delta whose
+ * own "type" said so (the event name plays no part in its result), its
+ * content_bytes from its one counted string (the delta) and nothing else
+ * in it that counts. */
+static int event_into(struct cur *c, const char *event, size_t event_len, const char *data,
+                      size_t len, struct oai_chunk *out)
 {
-    oai_chunk_clear(out);
-    if (decode_payload(c, data, len, m) != 0)
-        return LL_E_PROTO; /* out stays cleared: decode_payload writes m only */
-    enum ev_type t = m->type != T_NONE ? m->type : type_of_name(event, event_len);
-    event_result(t, m, out);
-    return 0;
-}
-
-int resp_decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                      struct oai_chunk *out)
-{
-    struct cur c;
-    struct rmsg m;
-    return decode_event(event, event_len, data, len, out, &c, &m);
-}
-
-int resp_decode_event_memo(const char *event, size_t event_len, const char *data, size_t len,
-                           struct oai_chunk *out, struct oai_memo *m)
-{
-    struct cur c;
-    struct rmsg g;
-
-    if (oai_memo_hit(m, OAI_API_RESPONSES, data, len, out))
-        return 0;
-    int rc = decode_event(event, event_len, data, len, out, &c, &g);
-    m->len = 0;
-    /* Kept: a text delta whose own "type" said so (the event name plays no
-     * part in its result), its content_bytes from its one counted string
-     * (the delta) and nothing else in it that counts. */
-    if (rc == 0 && g.type == T_TEXT && c.texts == 1)
-        oai_memo_keep(m, OAI_API_RESPONSES, data, len, c.text, c.text_end, 0, out);
-    return rc;
-}
-
-int resp_decode_response(const char *body, size_t len, struct oai_chunk *out)
-{
-    struct cur c;
     struct rmsg m;
 
-    oai_chunk_clear(out);
-    if (decode_payload(&c, body, len, &m) != 0)
-        return LL_E_PROTO;
+    if (decode_payload(c, data, len, &m) < 0)
+        return -1;
+    enum ev_type t = m.type;
+    if (t == T_NONE) /* the event name, when the data has no "type" */
+        t = name_meaning(event, event_len, ev_types, LL_ARRAY_LEN(ev_types), T_OTHER, T_NONE);
+    event_result(t, &m, out);
+    return m.type == T_TEXT && c->texts == 1;
+}
+
+/* One whole body, for cur_decode. */
+static int body_into(struct cur *c, const char *event, size_t event_len, const char *body,
+                     size_t len, struct oai_chunk *out)
+{
+    struct rmsg m;
+
+    if (decode_payload(c, body, len, &m) < 0)
+        return -1;
     const struct resp *r = &m.top;
     out->content_bytes = add_sat_u32(0, r->content);
     out->reasoning_bytes = add_sat_u32(0, r->reasoning);
@@ -480,8 +389,19 @@ int resp_decode_response(const char *body, size_t len, struct oai_chunk *out)
     if (r->error.has) {
         take_error(&r->error, out);
     } else if (r->status == S_FAILED) {
-        struct err e = {1, "", "response failed"};
+        struct cur_error e = {1, "", "response failed"};
         take_error(&e, out);
     }
     return 0;
+}
+
+int resp_decode_event(const char *event, size_t event_len, const char *data, size_t len,
+                      struct oai_chunk *out, struct oai_memo *m)
+{
+    return cur_decode(OAI_API_RESPONSES, event_into, event, event_len, data, len, out, m);
+}
+
+int resp_decode_response(const char *body, size_t len, struct oai_chunk *out)
+{
+    return cur_decode(OAI_API_RESPONSES, body_into, "", 0, body, len, out, NULL);
 }

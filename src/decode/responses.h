@@ -20,7 +20,11 @@
 #include "decode/openai.h"
 
 /* Decode one SSE event, its `event:` name event[0..event_len) (may be
- * empty) and its data[0..len), into *out (always fully written). The
+ * empty) and its data[0..len), into *out (always fully written), through
+ * the stream's memo m (NULL: none), which gives the same result for every
+ * input, faster when the event is the stream's previous
+ * output_text.delta with another delta (the OpenAI decoder's memo, struct
+ * oai_memo; reset m per response). The
  * data's own "type" says what the event is; the event name is used only
  * when the data has none. What each type gives:
  *   response.output_text.delta, response.refusal.delta
@@ -47,13 +51,7 @@
  * Returns 0, or LL_E_PROTO when data is not a valid JSON object (the
  * caller records a malformed_event). Linear in len. */
 int resp_decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                      struct oai_chunk *out);
-
-/* resp_decode_event with the same result for every input, faster when
- * the event is the stream's previous output_text.delta with another delta
- * (the OpenAI decoder's memo, struct oai_memo). Reset m per response. */
-int resp_decode_event_memo(const char *event, size_t event_len, const char *data, size_t len,
-                           struct oai_chunk *out, struct oai_memo *m);
+                      struct oai_chunk *out, struct oai_memo *m);
 
 /* Decode a whole non-streamed body: a response ({"object":"response",
  * "status":...,"output":[...],"usage":{...}}: output_text (and refusal)

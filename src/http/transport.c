@@ -222,12 +222,11 @@ static int on_sse_event(void *ud, const struct sse_event *ev)
     if (q->saw_done)
         return 0; /* the stream ended at [DONE]: what follows is not output */
     struct oai_chunk c;
-    int rc =
-        q->api == OAI_API_ANTHROPIC
-            ? anth_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
-        : q->api == OAI_API_RESPONSES
-            ? resp_decode_event_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
-            : oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo);
+    int rc = q->api == OAI_API_ANTHROPIC
+                 ? anth_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
+             : q->api == OAI_API_RESPONSES
+                 ? resp_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
+                 : oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo);
     if (rc != 0) {
         char detail[96];
         size_t n = ev->data_len < 60 ? ev->data_len : 60;

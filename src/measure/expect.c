@@ -22,18 +22,32 @@ static int error_kind(const char *m)
     return k < 0 || k == REC_OK ? -1 : k;
 }
 
-/* The unit of metric m, or -1 when m is no metric. */
-static int metric_unit(const char *m)
+/* 1 when m is a latency percentile, "ROW_PCT" (ttft_p99, say), with its
+ * row in *row and percentile in *pct (indices of lat_rows and pct_rows);
+ * else 0. */
+static int lat_metric(const char *m, size_t *row, size_t *pct)
 {
     for (size_t i = 0; i < LL_ARRAY_LEN(lat_rows); i++) {
         size_t l = strlen(lat_rows[i]);
         if (strncmp(m, lat_rows[i], l) != 0 || m[l] != '_')
             continue;
         for (size_t p = 0; p < LL_ARRAY_LEN(pct_rows); p++) {
-            if (strcmp(m + l + 1, pct_rows[p]) == 0)
-                return EXPECT_NS;
+            if (strcmp(m + l + 1, pct_rows[p]) == 0) {
+                *row = i;
+                *pct = p;
+                return 1;
+            }
         }
     }
+    return 0;
+}
+
+/* The unit of metric m, or -1 when m is no metric. */
+static int metric_unit(const char *m)
+{
+    size_t i, p;
+    if (lat_metric(m, &i, &p))
+        return EXPECT_NS;
     if (strcmp(m, "attainment") == 0 || strcmp(m, "error_rate") == 0 || error_kind(m) >= 0)
         return EXPECT_SHARE;
     if (strcmp(m, "goodput") == 0 || strcmp(m, "output_tokens_per_s") == 0 ||
@@ -196,18 +210,9 @@ void expect_figures_from_summary(json_t *sum, struct expect_figures *fig)
 double expect_metric_value(const struct expect_item *it, const struct expect_figures *fig)
 {
     const char *m = it->metric;
-    if (it->unit == EXPECT_NS) {
-        for (size_t i = 0; i < LL_ARRAY_LEN(lat_rows); i++) {
-            size_t l = strlen(lat_rows[i]);
-            if (strncmp(m, lat_rows[i], l) != 0 || m[l] != '_')
-                continue;
-            for (size_t p = 0; p < LL_ARRAY_LEN(pct_rows); p++) {
-                if (strcmp(m + l + 1, pct_rows[p]) == 0)
-                    return fig->lat_ns[i][p];
-            }
-        }
-        return NAN;
-    }
+    size_t i, p;
+    if (it->unit == EXPECT_NS)
+        return lat_metric(m, &i, &p) ? fig->lat_ns[i][p] : NAN;
     if (strcmp(m, "goodput") == 0)
         return fig->goodput;
     if (strcmp(m, "attainment") == 0)

@@ -124,20 +124,16 @@ static void load_probe(json_t *o, struct built *b)
         return;
     b->probe_t0_s = (double)json_integer_value(t0) / 1e9;
     b->probe_t1_s = b->probe_t0_s + (double)json_integer_value(d) / 1e9;
-    json_t *series = json_object_get(o, "inflight_series");
-    size_t n = json_is_array(series) ? json_array_size(series) : 0;
+    struct inflight_sample *series;
+    size_t n = sweep_inflight_series_from_json(json_object_get(o, "inflight_series"), &series);
     free(b->probe_inflight);
     b->probe_inflight = ll_calloc(n + 1, sizeof *b->probe_inflight);
-    b->n_probe_inflight = 0;
+    b->n_probe_inflight = n;
     for (size_t i = 0; i < n; i++) {
-        json_t *p = json_array_get(series, i);
-        json_t *t = json_array_get(p, 0), *c = json_array_get(p, 1);
-        if (!json_is_integer(t) || !json_is_integer(c))
-            continue;
-        struct report_inflight_sample *q = &b->probe_inflight[b->n_probe_inflight++];
-        q->t_s = b->probe_t0_s + (double)json_integer_value(t) / 1e9;
-        q->inflight = (double)json_integer_value(c);
+        b->probe_inflight[i].t_s = b->probe_t0_s + (double)series[i].t_ns / 1e9;
+        b->probe_inflight[i].inflight = series[i].inflight;
     }
+    free(series);
 }
 
 /* Read steps.jsonl: one facts object per step, an "end" object with the

@@ -306,22 +306,29 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
     const char *h = json_string_value(json_object_get(o, "lateness_hist"));
     if (h && hist_from_string(f->lateness, h, err, errlen) != 0)
         return LL_E_INVAL;
-    json_t *series = json_object_get(o, "inflight_series");
-    size_t n = json_is_array(series) ? json_array_size(series) : 0;
     free(f->series);
-    f->series = ll_calloc(n + 1, sizeof *f->series);
-    f->n_series = 0;
+    f->n_series =
+        sweep_inflight_series_from_json(json_object_get(o, "inflight_series"), &f->series);
+    server_facts_from_json(json_object_get(o, "server"), &f->server);
+    return class_facts_from_json(json_object_get(o, "classes"), s, err, errlen);
+}
+
+size_t sweep_inflight_series_from_json(json_t *series, struct inflight_sample **out)
+{
+    size_t n = json_is_array(series) ? json_array_size(series) : 0, kept = 0;
+    struct inflight_sample *s = ll_calloc(n + 1, sizeof *s);
+
     for (size_t i = 0; i < n; i++) {
         json_t *p = json_array_get(series, i);
         json_t *t = json_array_get(p, 0), *c = json_array_get(p, 1);
         if (!json_is_integer(t) || !json_is_integer(c))
             continue;
-        f->series[f->n_series].t_ns = (uint64_t)json_integer_value(t);
-        f->series[f->n_series].inflight = (uint32_t)json_integer_value(c);
-        f->n_series++;
+        s[kept].t_ns = (uint64_t)json_integer_value(t);
+        s[kept].inflight = (uint32_t)json_integer_value(c);
+        kept++;
     }
-    server_facts_from_json(json_object_get(o, "server"), &f->server);
-    return class_facts_from_json(json_object_get(o, "classes"), s, err, errlen);
+    *out = s;
+    return kept;
 }
 
 json_t *sweep_settings_json(const struct sweep_settings *set)

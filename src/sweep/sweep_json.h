@@ -30,6 +30,12 @@ json_t *sweep_step_line_json(const struct sweep_step *s);
  * LL_E_INVAL with a reason in err. */
 int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen);
 
+/* An "inflight_series" array, [[t_ns, inflight], ...] (a step's, or the
+ * probe line's), into a new array *out (caller frees; never NULL, one
+ * spare slot); pairs that are not two integers are skipped, anything but
+ * an array reads as none. Returns how many samples *out holds. */
+size_t sweep_inflight_series_from_json(json_t *series, struct inflight_sample **out);
+
 /* Settings as the "sweep" object of run.json's config, and back (absent
  * keys keep their defaults). Caller owns the returned object. */
 json_t *sweep_settings_json(const struct sweep_settings *set);

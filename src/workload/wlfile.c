@@ -140,6 +140,24 @@ static char *got(const json_t *j)
     return ll_strdup(q);
 }
 
+/* "expected WHAT, got <j>" (j NULL: "nothing") at path, WHAT from fmt;
+ * returns LL_E_INVAL. */
+static int werr_got(struct wctx *c, const char *path, const json_t *j, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int werr_got(struct wctx *c, const char *path, const json_t *j, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    char *g = j ? got(j) : ll_strdup("nothing");
+    werr(c, path, "expected %s, got %s", what, g);
+    free(g);
+    return LL_E_INVAL;
+}
+
 /* Reject members of obj not in names (NULL-terminated). */
 static int check_keys(struct wctx *c, const char *path, json_t *obj,
                       const char *const *names)
@@ -189,10 +207,7 @@ static int get_number(struct wctx *c, const char *path, json_t *obj,
     double v = json_is_number(j) ? json_number_value(j) : NAN;
     if (!json_is_number(j) || !isfinite(v) || v > hi || v < lo ||
         (!lo_incl && v == lo)) {
-        char *g = got(j);
-        werr(c, sub, "expected %s, got %s", expect, g);
-        free(g);
-        return LL_E_INVAL;
+        return werr_got(c, sub, j, "%s", expect);
     }
     *out = v;
     return 0;
@@ -214,10 +229,7 @@ static int get_count(struct wctx *c, const char *path, json_t *obj,
     }
     json_int_t v = json_is_integer(j) ? json_integer_value(j) : -1;
     if (!json_is_integer(j) || v < (json_int_t)lo || v > (json_int_t)hi) {
-        char *g = got(j);
-        werr(c, sub, "expected a whole number in [%u, %u], got %s", lo, hi, g);
-        free(g);
-        return LL_E_INVAL;
+        return werr_got(c, sub, j, "a whole number in [%u, %u]", lo, hi);
     }
     *out = (uint32_t)v;
     return 0;
@@ -275,12 +287,8 @@ static int get_dist(struct wctx *c, const char *sub, json_t *j,
                strlen(json_string_value(j)) == json_string_length(j)) {
         snprintf(spec, sizeof(spec), "%s", json_string_value(j));
     } else {
-        char *g = got(j);
-        werr(c, sub, "expected a DIST string such as %s, got %s",
-             unit == DIST_UNIT_NONE ? "\"uniform:100,500\""
-                                    : "\"exponential:2s\"", g);
-        free(g);
-        return LL_E_INVAL;
+        return werr_got(c, sub, j, "a DIST string such as %s",
+                        unit == DIST_UNIT_NONE ? "\"uniform:100,500\"" : "\"exponential:2s\"");
     }
     derr[0] = '\0';
     if (dist_parse(spec, unit, d, derr, sizeof(derr)) != 0 ||
@@ -322,10 +330,7 @@ static int expect_object(struct wctx *c, const char *path, json_t *j, const char
                          const char *what, const char *shape)
 {
     if (!json_is_object(j)) {
-        char *g = got(j);
-        werr(c, path, "expected %s %s, got %s", what, shape, g);
-        free(g);
-        return LL_E_INVAL;
+        return werr_got(c, path, j, "%s %s", what, shape);
     }
     return check_keys(c, path, j, keys);
 }
@@ -432,11 +437,8 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
     if (!v || !json_is_string(v) ||
         !jsonfile_valid_name(json_string_value(v), json_string_length(v), WL_NAME_MAX) ||
         strlen(json_string_value(v)) != json_string_length(v)) {
-        char *g = v ? got(v) : ll_strdup("nothing");
-        werr(c, sub, "expected a name of 1 to %d letters, digits, '_', '.' "
-                     "or '-', got %s", WL_NAME_MAX - 1, g);
-        free(g);
-        return LL_E_INVAL;
+        return werr_got(c, sub, v, "a name of 1 to %d letters, digits, '_', '.' or '-'",
+                        WL_NAME_MAX - 1);
     }
     snprintf(k->name, sizeof(k->name), "%s", json_string_value(v));
     for (size_t i = 0; i < idx; i++) {
@@ -462,11 +464,7 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
         }
         if (!json_is_string(v) ||
             strncmp(json_string_value(v), "empirical:", 10) != 0) {
-            char *g = got(v);
-            werr(c, sub, "expected \"empirical:FILE\" (a file of input,output "
-                         "pairs), got %s", g);
-            free(g);
-            return LL_E_INVAL;
+            return werr_got(c, sub, v, "\"empirical:FILE\" (a file of input,output pairs)");
         }
         if ((rc = load_empirical(c, sub, json_string_value(v), &k->pairs)))
             return rc;
@@ -486,25 +484,18 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
     if (v) {
         int api = json_is_string(v) ? oai_api_from_name(json_string_value(v)) : -1;
         if (api < 0) {
-            char *g = got(v);
             join(sub, sizeof(sub), path, "api");
-            werr(c, sub,
-                 "expected \"chat\", \"completions\", \"anthropic-messages\" or "
-                 "\"openai-responses\" (as --api takes them), got %s",
-                 g);
-            free(g);
-            return LL_E_INVAL;
+            return werr_got(c, sub, v,
+                            "\"chat\", \"completions\", \"anthropic-messages\" or "
+                            "\"openai-responses\" (as --api takes them)");
         }
         k->api = (enum oai_api)api;
     }
     v = json_object_get(j, "ignore_eos");
     if (v) {
         if (!json_is_boolean(v)) {
-            char *g = got(v);
             join(sub, sizeof(sub), path, "ignore_eos");
-            werr(c, sub, "expected true or false, got %s", g);
-            free(g);
-            return LL_E_INVAL;
+            return werr_got(c, sub, v, "true or false");
         }
         k->ignore_eos = json_is_true(v);
     }
@@ -523,14 +514,10 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
      * (runopts: extrabody_build). */
     if ((v = json_object_get(j, "extra_body"))) {
         if (!json_is_object(v)) {
-            char *g = got(v);
             join(sub, sizeof(sub), path, "extra_body");
-            werr(c, sub,
-                 "expected an object of fields to add to every request body, e.g. "
-                 "{\"temperature\": 0}, got %s",
-                 g);
-            free(g);
-            return LL_E_INVAL;
+            return werr_got(c, sub, v,
+                            "an object of fields to add to every request body, e.g. "
+                            "{\"temperature\": 0}");
         }
         k->extra_body = json_incref(v);
     }
@@ -549,19 +536,12 @@ static int parse_root(struct wctx *c, json_t *root, struct wl_file *f)
         return rc;
     json_t *v = json_object_get(root, "version");
     if (v && !(json_is_integer(v) && json_integer_value(v) == 1)) {
-        char *g = got(v);
-        werr(c, "version", "expected 1 (the only schema version), got %s", g);
-        free(g);
-        return LL_E_INVAL;
+        return werr_got(c, "version", v, "1 (the only schema version)");
     }
     json_t *cl = json_object_get(root, "classes");
     if (!cl || !json_is_array(cl) || json_array_size(cl) == 0 ||
         json_array_size(cl) > WL_MAX_CLASSES) {
-        char *g = cl ? got(cl) : ll_strdup("nothing");
-        werr(c, "classes", "expected an array of 1 to %d class objects, got %s",
-             WL_MAX_CLASSES, g);
-        free(g);
-        return LL_E_INVAL;
+        return werr_got(c, "classes", cl, "an array of 1 to %d class objects", WL_MAX_CLASSES);
     }
     f->n = json_array_size(cl);
     f->classes = ll_calloc(f->n, sizeof(*f->classes));

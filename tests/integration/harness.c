@@ -729,6 +729,17 @@ void harness_tmp_path(char *buf, size_t len, const char *name)
     assert_true(n > 0 && (size_t)n < len);
 }
 
+void harness_tmp_results_stub(char *buf, size_t len, const char *name, const char *command)
+{
+    char path[1024], text[256];
+    harness_tmp_path(buf, len, name);
+    const char *mk[] = {"mkdir", "-p", buf, NULL};
+    assert_int_equal(harness_run_quiet(mk, 10), 0);
+    snprintf(path, sizeof path, "%s/run.json", buf);
+    snprintf(text, sizeof text, "{\"schema\": \"llmload.run/1\", \"command\": \"%s\"}\n", command);
+    harness_write_file(path, text);
+}
+
 void harness_tmp_end(void)
 {
     if (harness_cur_tmp) {

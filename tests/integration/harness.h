@@ -272,6 +272,11 @@ void harness_tmp_begin(void);
 /* buf = <harness_cur_tmp>/name; fails the test when it does not fit len. */
 void harness_tmp_path(char *buf, size_t len, const char *name);
 
+/* buf = <harness_cur_tmp>/name, made, holding only a run.json whose
+ * "command" is command (a results directory of that kind with nothing
+ * else in it, for the refusals of whoever reads one). */
+void harness_tmp_results_stub(char *buf, size_t len, const char *name, const char *command);
+
 /* Remove harness_cur_tmp with everything in it and reset it to NULL; a
  * no-op when there is none. For teardowns. */
 void harness_tmp_end(void);

@@ -378,15 +378,9 @@ static void test_compare_different_workload_refused(void **state)
     const char *boot[] = {"compare", a, b, "--bootstrap", "5", NULL};
     harness_expect_usage(boot, "--bootstrap");
 
-    char sweep[700], replay[700], path[800];
-    harness_tmp_path(sweep, sizeof sweep, "sweep");
-    harness_tmp_path(replay, sizeof replay, "replay");
-    const char *mk[] = {"mkdir", "-p", sweep, replay, NULL};
-    assert_int_equal(harness_run_quiet(mk, 10), 0);
-    snprintf(path, sizeof path, "%s/run.json", sweep);
-    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"sweep\"}\n");
-    snprintf(path, sizeof path, "%s/run.json", replay);
-    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"replay\"}\n");
+    char sweep[700], replay[700];
+    harness_tmp_results_stub(sweep, sizeof sweep, "sweep", "sweep");
+    harness_tmp_results_stub(replay, sizeof replay, "replay", "replay");
     const char *sw[] = {"compare", a, sweep, NULL};
     harness_expect_usage(sw, "mixed kinds");
     const char *mixed[] = {"compare", a, replay, NULL};

@@ -68,6 +68,26 @@ static void fixture_copy(const char *dir, double slow)
     }
 }
 
+/* A compare's folders in a fresh temporary folder: the baseline (the
+ * fixture as is), with cand a candidate (the fixture stretched by slow,
+ * as fixture_copy does), and the output. */
+struct dirs {
+    char base[700], cand[700], out[700];
+};
+
+static void dirs_make(struct dirs *d, int cand, double slow)
+{
+    harness_tmp_begin();
+    harness_tmp_path(d->base, sizeof d->base, "base");
+    harness_tmp_path(d->out, sizeof d->out, "cmp");
+    fixture_copy(d->base, 1);
+    d->cand[0] = '\0';
+    if (cand) {
+        harness_tmp_path(d->cand, sizeof d->cand, "cand");
+        fixture_copy(d->cand, slow);
+    }
+}
+
 /* `llmload compare base cand --out out ...`, which must exit 0; returns
  * compare.json. */
 static json_t *compare_ok(const char *base, const char *cand, const char *out)
@@ -173,13 +193,9 @@ static void check_html(const char *out, int want_worse)
 
 static void test_compare_sweeps_slower_decode(void **state)
 {
-    harness_tmp_begin();
-    char base[700], slow[700], out[700];
-    harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(slow, sizeof slow, "slow");
-    harness_tmp_path(out, sizeof out, "cmp");
-    fixture_copy(base, 1);
-    fixture_copy(slow, 1.5);
+    struct dirs dirs;
+    dirs_make(&dirs, 1, 1.5);
+    const char *base = dirs.base, *slow = dirs.cand, *out = dirs.out;
     json_t *j = compare_ok(base, slow, out);
     json_t *b = json_object_get(j, "baseline"), *c = cand0(j);
 
@@ -248,11 +264,9 @@ static void test_compare_sweeps_slower_decode(void **state)
 /* A sweep against itself: every row and both brackets same. */
 static void test_compare_sweep_with_itself(void **state)
 {
-    harness_tmp_begin();
-    char base[700], out[700];
-    harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(out, sizeof out, "cmp");
-    fixture_copy(base, 1);
+    struct dirs dirs;
+    dirs_make(&dirs, 0, 1);
+    const char *base = dirs.base, *out = dirs.out;
     json_t *j = compare_ok(base, base, out);
     json_t *c = cand0(j);
     assert_string_equal(harness_sval(json_object_get(c, "capacity_verdict"), "verdict"), "same");
@@ -301,13 +315,9 @@ static void file_replace(const char *dir, const char *name, const char *from, co
  * the per-rate rows; the other rates stay. */
 static void test_compare_sweep_interrupted(void **state)
 {
-    harness_tmp_begin();
-    char base[700], cand[700], out[700];
-    harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(cand, sizeof cand, "cand");
-    harness_tmp_path(out, sizeof out, "cmp");
-    fixture_copy(base, 1);
-    fixture_copy(cand, 1);
+    struct dirs dirs;
+    dirs_make(&dirs, 1, 1);
+    const char *base = dirs.base, *cand = dirs.cand, *out = dirs.out;
     /* The 12 req/s line's "interrupted": false becomes true. */
     char path[800];
     snprintf(path, sizeof path, "%s/steps.jsonl", cand);
@@ -357,25 +367,17 @@ static void test_compare_sweep_interrupted(void **state)
 static void test_compare_sweep_refusals(void **state)
 {
     harness_tmp_begin();
-    char base[700], run[700], path[800];
+    char base[700], run[700];
     harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(run, sizeof run, "run");
     fixture_copy(base, 1);
-    const char *mk[] = {"mkdir", "-p", run, NULL};
-    assert_int_equal(harness_run_quiet(mk, 10), 0);
-    snprintf(path, sizeof path, "%s/run.json", run);
-    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"run\"}\n");
+    harness_tmp_results_stub(run, sizeof run, "run", "run");
     const char *mixed[] = {"compare", base, run, NULL};
     harness_expect_usage(mixed, "mixed kinds");
     const char *mixed2[] = {"compare", run, base, NULL};
     harness_expect_usage(mixed2, "sweeps with sweeps");
     /* A run.json that says sweep, and nothing else: one line, exit 2. */
     char bare[700];
-    harness_tmp_path(bare, sizeof bare, "bare");
-    const char *mk2[] = {"mkdir", "-p", bare, NULL};
-    assert_int_equal(harness_run_quiet(mk2, 10), 0);
-    snprintf(path, sizeof path, "%s/run.json", bare);
-    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"sweep\"}\n");
+    harness_tmp_results_stub(bare, sizeof bare, "bare", "sweep");
     const char *nosweep[] = {"compare", base, bare, NULL};
     harness_expect_usage(nosweep, "no config.sweep");
     harness_tmp_end();
@@ -386,13 +388,9 @@ static void test_compare_sweep_refusals(void **state)
  * (5); the sweep against itself passes (0). */
 static void test_compare_sweeps_fail_on(void **state)
 {
-    harness_tmp_begin();
-    char base[700], slow[700], out[700];
-    harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(slow, sizeof slow, "slow");
-    harness_tmp_path(out, sizeof out, "cmp");
-    fixture_copy(base, 1);
-    fixture_copy(slow, 1.5);
+    struct dirs dirs;
+    dirs_make(&dirs, 1, 1.5);
+    const char *base = dirs.base, *slow = dirs.cand, *out = dirs.out;
     static const struct {
         const char *spec;
         int same, want;

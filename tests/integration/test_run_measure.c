@@ -512,6 +512,137 @@ static struct fault_expect *expect_fault(const struct measured *m, char *used, j
     return &fx[k];
 }
 
+/* r, a record the sim answered in full, carries the token counts the sim
+ * logged for it in l. */
+static void assert_tokens_as_logged(json_t *r, json_t *l)
+{
+    assert_int_equal(harness_ival_req(r, "output_tokens"), harness_ival_req(l, "output_tokens"));
+    assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
+                     harness_ival_req(l, "prompt_tokens"));
+}
+
+/* What an API's fault run looks at in each record r beside the sim's log
+ * line l, the fault the sim logged for it (NULL: none). */
+typedef void api_fault_check_fn(json_t *r, json_t *l, const char *fault);
+
+/* The sim's faults an API's fault run injects (the first few of them),
+ * in this order, and the record kind each must give. */
+static const struct {
+    const char *fault, *flag, *kind;
+} api_faults[] = {
+    {"503", "503:0.2", "http_5xx"},
+    {"cut", "cut:0.2", "stream_truncated"},
+    {"malformed", "malformed:0.2", "malformed_event"},
+    {"429", "429:0.1", "http_429"},
+    {"reasoning", "reasoning:0.1", "ok"},
+};
+
+/* 100 streamed requests of api (10 output tokens each) against a sim
+ * seeded seed with the first nfaults of api_faults: each logged at path;
+ * each record's kind follows from its fault (every fault, and no fault,
+ * must be seen), and check looks further; the summary counts each kind as
+ * often as the faults that make it were seen. */
+static void api_faults_run(const char *seed, size_t nfaults, const char *api, const char *path,
+                           api_fault_check_fn *check)
+{
+    struct fault_expect fx[1 + LL_ARRAY_LEN(api_faults)] = {{NULL, "ok", 0}};
+    const char *sim_args[3 + 2 * LL_ARRAY_LEN(api_faults)] = {"--seed", seed};
+    size_t nfx = 1, a = 2;
+    for (size_t k = 0; k < nfaults; k++, nfx++) {
+        fx[nfx] = (struct fault_expect){api_faults[k].fault, api_faults[k].kind, 0};
+        sim_args[a++] = "--fault";
+        sim_args[a++] = api_faults[k].flag;
+    }
+    const char *args[] = {"--rate", "100",          "--arrival", "constant",  "--requests",
+                          "100",    "--seed",       "8",         PROMPT_WIDE, "--output-tokens",
+                          "10",     "--ignore-eos", "--api",     api,         NULL};
+    struct measured m;
+    measure(&m, sim_args, 1, args);
+    size_t n = json_array_size(m.recs);
+    assert_int_equal(n, 100);
+    assert_int_equal(json_array_size(m.log), 100);
+    char *used = calloc(n, 1);
+    assert_non_null(used);
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(m.recs, i), *l;
+        const char *fault = expect_fault(&m, used, r, fx, nfx, &l)->fault;
+        assert_string_equal(harness_sval(l, "path"), path);
+        check(r, l, fault);
+    }
+    for (size_t k = 0; k < nfx; k++) {
+        int64_t want = 0;
+        for (size_t j = 0; j < nfx; j++)
+            if (strcmp(fx[j].kind, fx[k].kind) == 0)
+                want += fx[j].seen;
+        assert_int_equal(by_kind(m.sum, fx[k].kind), want);
+        assert_true(fx[k].seen > 0);
+    }
+    free(used);
+    measured_free(&m);
+    harness_tmp_end(); /* the next measure() makes its own */
+}
+
+/* What an API's run not streamed looks at in each record r beside the
+ * sim's log line l; ud is the caller's. */
+typedef void api_body_check_fn(json_t *r, json_t *l, void *ud);
+
+/* 20 requests of api not streamed (with the run flags extra, four of them
+ * at most): every one ok, its tokens from the body's usage as the sim
+ * logged them, its finish reason the sim's; check looks further. */
+static void api_bodies_run(const char *api, const char *const *extra, api_body_check_fn *check,
+                           void *ud)
+{
+    const char *args[20] = {"--rate",       "50",     "--arrival", "constant",   "--requests",
+                            "20",           "--seed", "8",         PROMPT_WIDE,  "--output-tokens",
+                            "uniform:3,30", "--api",  api,         "--no-stream"};
+    size_t a = 0;
+    while (args[a])
+        a++;
+    for (size_t i = 0; extra && extra[i]; i++) {
+        assert_true(a + 1 < LL_ARRAY_LEN(args));
+        args[a++] = extra[i];
+    }
+    struct measured m;
+    measure(&m, NULL, 1, args);
+    size_t n = json_array_size(m.recs);
+    assert_int_equal(n, 20);
+    assert_int_equal(json_array_size(m.log), 20);
+    char *used = calloc(n, 1);
+    assert_non_null(used);
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(m.recs, i);
+        json_t *l = match_log(m.log, used, r, m.t0);
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        assert_string_equal(harness_sval(r, "tokens_source"), "usage");
+        assert_tokens_as_logged(r, l);
+        assert_string_equal(harness_sval(r, "finish_reason"), harness_sval(l, "finish_reason"));
+        check(r, l, ud);
+    }
+    free(used);
+    measured_free(&m);
+}
+
+static void anthropic_fault_check(json_t *r, json_t *l, const char *fault)
+{
+    if (!fault) {
+        assert_tokens_as_logged(r, l);
+        assert_int_equal(harness_ival_req(r, "events"), 10);
+    } else if (strcmp(fault, "503") == 0) {
+        assert_int_equal(harness_ival_req(r, "http_status"), 529);
+        const char *d = harness_sval(r, "detail");
+        assert_non_null(strstr(d, "HTTP 529 (overloaded): "));
+        assert_non_null(strstr(d, "overloaded_error"));
+    } else if (strcmp(fault, "cut") == 0) {
+        assert_int_equal(harness_ival_req(r, "events"), 5);
+    } else if (strcmp(fault, "429") == 0) {
+        assert_int_equal(harness_ival_req(r, "retry_after_ms"), 1000);
+    }
+}
+
+static void no_more_check(json_t *r, json_t *l, void *ud)
+{
+}
+
 /* anthropic-messages against the sim's faults: 503 is Anthropic's 529
  * (http_5xx, named overloaded in the detail, the API's overloaded_error
  * quoted), a cut stream is stream_truncated, a non-JSON event
@@ -520,90 +651,43 @@ static struct fault_expect *expect_fault(const struct measured *m, char *used, j
  * Then not streamed: the body's usage equals the sim's. */
 static void test_anthropic_faults(void **state)
 {
-    const char *sargs[] = {"--seed",  "11",      "--fault", "503:0.2",
-                           "--fault", "cut:0.2", "--fault", "malformed:0.2",
-                           "--fault", "429:0.1", NULL};
-    const char *args[] = {
-        "--rate", "100",          "--arrival", "constant",           "--requests",
-        "100",    "--seed",       "8",         PROMPT_WIDE,          "--output-tokens",
-        "10",     "--ignore-eos", "--api",     "anthropic-messages", NULL};
-    struct measured m;
-    measure(&m, sargs, 1, args);
-    size_t n = json_array_size(m.recs);
-    assert_int_equal(n, 100);
-    assert_int_equal(json_array_size(m.log), 100);
-    struct fault_expect fx[] = {
-        {NULL, "ok", 0},
-        {"503", "http_5xx", 0},
-        {"cut", "stream_truncated", 0},
-        {"malformed", "malformed_event", 0},
-        {"429", "http_429", 0},
-    };
-    char *used = calloc(n, 1);
-    assert_non_null(used);
-    for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(m.recs, i), *l;
-        const char *fault = expect_fault(&m, used, r, fx, LL_ARRAY_LEN(fx), &l)->fault;
-        assert_string_equal(harness_sval(l, "path"), "/v1/messages");
-        if (!fault) {
-            assert_int_equal(harness_ival_req(r, "output_tokens"),
-                             harness_ival_req(l, "output_tokens"));
-            assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
-                             harness_ival_req(l, "prompt_tokens"));
-            assert_int_equal(harness_ival_req(r, "events"), 10);
-        } else if (strcmp(fault, "503") == 0) {
-            assert_int_equal(harness_ival_req(r, "http_status"), 529);
-            const char *d = harness_sval(r, "detail");
-            assert_non_null(strstr(d, "HTTP 529 (overloaded): "));
-            assert_non_null(strstr(d, "overloaded_error"));
-        } else if (strcmp(fault, "cut") == 0) {
-            assert_int_equal(harness_ival_req(r, "events"), 5);
-        } else if (strcmp(fault, "429") == 0) {
-            assert_int_equal(harness_ival_req(r, "retry_after_ms"), 1000);
-        }
-    }
-    for (size_t k = 0; k < LL_ARRAY_LEN(fx); k++) {
-        assert_int_equal(by_kind(m.sum, fx[k].kind), fx[k].seen);
-        assert_true(fx[k].seen > 0);
-    }
-    free(used);
-    measured_free(&m);
-    harness_tmp_end(); /* the next measure() makes its own */
+    api_faults_run("11", 4, "anthropic-messages", "/v1/messages", anthropic_fault_check);
+    api_bodies_run("anthropic-messages", NULL, no_more_check, NULL);
+}
 
-    const char *nargs[] = {"--rate",
-                           "50",
-                           "--arrival",
-                           "constant",
-                           "--requests",
-                           "20",
-                           "--seed",
-                           "8",
-                           PROMPT_WIDE,
-                           "--output-tokens",
-                           "uniform:3,30",
-                           "--api",
-                           "anthropic-messages",
-                           "--no-stream",
-                           NULL};
-    measure(&m, NULL, 1, nargs);
-    n = json_array_size(m.recs);
-    assert_int_equal(n, 20);
-    assert_int_equal(json_array_size(m.log), 20);
-    used = calloc(n, 1);
-    assert_non_null(used);
-    for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(m.recs, i);
-        json_t *l = match_log(m.log, used, r, m.t0);
-        assert_string_equal(harness_sval(r, "kind"), "ok");
-        assert_string_equal(harness_sval(r, "tokens_source"), "usage");
-        assert_int_equal(harness_ival_req(r, "output_tokens"),
-                         harness_ival_req(l, "output_tokens"));
-        assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
-                         harness_ival_req(l, "prompt_tokens"));
-        assert_string_equal(harness_sval(r, "finish_reason"), harness_sval(l, "finish_reason"));
+static void responses_fault_check(json_t *r, json_t *l, const char *fault)
+{
+    if (fault && strcmp(fault, "reasoning") == 0) {
+        /* 5 reasoning_text deltas, then 5 output_text deltas: all 10
+         * are output, the first content comes a token's pace or more
+         * after the first output (test_every_fault_kind's bound). */
+        ASSERT_IN_RANGE(harness_ival_req(r, "first_content_ns") - harness_ival_req(r, "first_ns"),
+                        1 * MS, 200 * MS);
+        fault = NULL;
     }
-    free(used);
-    measured_free(&m);
+    if (!fault) {
+        assert_tokens_as_logged(r, l);
+        assert_int_equal(harness_ival_req(r, "events"), 10);
+        assert_string_equal(harness_sval(r, "tokens_source"), "usage");
+        assert_string_equal(harness_sval(r, "finish_reason"), "incomplete");
+        assert_string_equal(harness_sval(l, "finish_reason"), "incomplete");
+    } else if (strcmp(fault, "503") == 0) {
+        assert_int_equal(harness_ival_req(r, "http_status"), 503);
+    } else if (strcmp(fault, "cut") == 0) {
+        assert_int_equal(harness_ival_req(r, "events"), 5);
+    } else if (strcmp(fault, "429") == 0) {
+        assert_int_equal(harness_ival_req(r, "retry_after_ms"), 1000);
+    }
+}
+
+/* A Responses body: one event, its cached tokens the sim's (summed into
+ * *ud). */
+static void responses_body_check(json_t *r, json_t *l, void *ud)
+{
+    int64_t *cached = ud;
+    assert_int_equal(harness_ival_req(r, "events"), 1);
+    assert_int_equal(harness_ival_req(r, "cached_tokens"), harness_ival_req(l, "cached_tokens"));
+    *cached += harness_ival_req(r, "cached_tokens");
 }
 
 /* openai-responses against the sim's faults: 503 is http_5xx, a cut
@@ -616,114 +700,13 @@ static void test_anthropic_faults(void **state)
  * included, equals the sim's. */
 static void test_responses_faults(void **state)
 {
-    const char *sargs[] = {
-        "--seed",        "12",      "--fault", "503:0.2", "--fault",       "cut:0.2", "--fault",
-        "malformed:0.2", "--fault", "429:0.1", "--fault", "reasoning:0.1", NULL};
-    const char *args[] = {
-        "--rate", "100",          "--arrival", "constant",         "--requests",
-        "100",    "--seed",       "8",         PROMPT_WIDE,        "--output-tokens",
-        "10",     "--ignore-eos", "--api",     "openai-responses", NULL};
-    struct measured m;
-    measure(&m, sargs, 1, args);
-    size_t n = json_array_size(m.recs);
-    assert_int_equal(n, 100);
-    assert_int_equal(json_array_size(m.log), 100);
-    struct fault_expect fx[] = {
-        {NULL, "ok", 0},
-        {"503", "http_5xx", 0},
-        {"cut", "stream_truncated", 0},
-        {"malformed", "malformed_event", 0},
-        {"429", "http_429", 0},
-        {"reasoning", "ok", 0},
-    };
-    char *used = calloc(n, 1);
-    assert_non_null(used);
-    for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(m.recs, i), *l;
-        const char *fault = expect_fault(&m, used, r, fx, LL_ARRAY_LEN(fx), &l)->fault;
-        assert_string_equal(harness_sval(l, "path"), "/v1/responses");
-        int reasoning = fault && strcmp(fault, "reasoning") == 0;
-        if (reasoning) {
-            /* 5 reasoning_text deltas, then 5 output_text deltas: all 10
-             * are output, the first content comes a token's pace or more
-             * after the first output (test_every_fault_kind's bound). */
-            ASSERT_IN_RANGE(harness_ival_req(r, "first_content_ns") -
-                                harness_ival_req(r, "first_ns"),
-                            1 * MS, 200 * MS);
-            fault = NULL;
-        }
-        if (!fault) {
-            assert_int_equal(harness_ival_req(r, "output_tokens"),
-                             harness_ival_req(l, "output_tokens"));
-            assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
-                             harness_ival_req(l, "prompt_tokens"));
-            assert_int_equal(harness_ival_req(r, "events"), 10);
-            assert_string_equal(harness_sval(r, "tokens_source"), "usage");
-            assert_string_equal(harness_sval(r, "finish_reason"), "incomplete");
-            assert_string_equal(harness_sval(l, "finish_reason"), "incomplete");
-        } else if (strcmp(fault, "503") == 0) {
-            assert_int_equal(harness_ival_req(r, "http_status"), 503);
-        } else if (strcmp(fault, "cut") == 0) {
-            assert_int_equal(harness_ival_req(r, "events"), 5);
-        } else if (strcmp(fault, "429") == 0) {
-            assert_int_equal(harness_ival_req(r, "retry_after_ms"), 1000);
-        }
-    }
-    for (size_t k = 1; k + 1 < LL_ARRAY_LEN(fx); k++)
-        assert_int_equal(by_kind(m.sum, fx[k].kind), fx[k].seen);
-    assert_int_equal(by_kind(m.sum, "ok"), fx[0].seen + fx[5].seen);
-    for (size_t k = 0; k < LL_ARRAY_LEN(fx); k++)
-        assert_true(fx[k].seen > 0);
-    free(used);
-    measured_free(&m);
-    harness_tmp_end(); /* the next measure() makes its own */
-
-    const char *nargs[] = {"--rate",
-                           "50",
-                           "--arrival",
-                           "constant",
-                           "--requests",
-                           "20",
-                           "--seed",
-                           "8",
-                           PROMPT_WIDE,
-                           "--prefix-fraction",
-                           "1",
-                           "--prefix-tokens",
-                           "64",
-                           "--output-tokens",
-                           "uniform:3,30",
-                           "--api",
-                           "openai-responses",
-                           "--no-stream",
-                           NULL};
-    measure(&m, NULL, 1, nargs);
-    n = json_array_size(m.recs);
-    assert_int_equal(n, 20);
-    assert_int_equal(json_array_size(m.log), 20);
-    used = calloc(n, 1);
-    assert_non_null(used);
+    api_faults_run("12", 5, "openai-responses", "/v1/responses", responses_fault_check);
+    const char *prefix[] = {"--prefix-fraction", "1", "--prefix-tokens", "64", NULL};
     int64_t cached = 0;
-    for (size_t i = 0; i < n; i++) {
-        json_t *r = json_array_get(m.recs, i);
-        json_t *l = match_log(m.log, used, r, m.t0);
-        assert_string_equal(harness_sval(r, "kind"), "ok");
-        assert_string_equal(harness_sval(r, "tokens_source"), "usage");
-        assert_int_equal(harness_ival_req(r, "events"), 1);
-        assert_int_equal(harness_ival_req(r, "output_tokens"),
-                         harness_ival_req(l, "output_tokens"));
-        assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
-                         harness_ival_req(l, "prompt_tokens"));
-        assert_int_equal(harness_ival_req(r, "cached_tokens"),
-                         harness_ival_req(l, "cached_tokens"));
-        assert_string_equal(harness_sval(r, "finish_reason"), harness_sval(l, "finish_reason"));
-        cached += harness_ival_req(r, "cached_tokens");
-    }
+    api_bodies_run("openai-responses", prefix, responses_body_check, &cached);
     /* The prefix (four 16-token blocks) is served from the cache after
      * the first request that computed it. */
-    assert_true(cached >= 64 * (int64_t)(n - 2));
-    free(used);
-    measured_free(&m);
+    assert_true(cached >= 64 * (int64_t)(20 - 2));
 }
 
 /* ---- 2. every fault kind lands in its own kind -------------------------- */

@@ -311,6 +311,24 @@ static size_t load_recs(const char *dir, struct rec_view *v, size_t cap, size_t 
     return n;
 }
 
+/* Shard k of 3's results in the temporary folder leaf: its records (into
+ * v, as load_recs), and its run.json (returned; caller decrefs), whose
+ * config names it part k of 3, started by launcher. Returns the records'
+ * count in *n. */
+static json_t *load_shard(const char *leaf, struct rec_view *v, size_t cap, size_t k,
+                          const char *launcher, size_t *n)
+{
+    char dir[700];
+    harness_tmp_path(dir, sizeof dir, leaf);
+    *n = load_recs(dir, v, cap, k, 3);
+    json_t *run = harness_json_load(dir, "run.json");
+    json_t *cfg = json_object_get(run, "config");
+    assert_int_equal(harness_ival_req(cfg, "shard"), (int64_t)k);
+    assert_int_equal(harness_ival_req(cfg, "shards"), 3);
+    assert_string_equal(harness_sval(cfg, "shard_launcher"), launcher);
+    return run;
+}
+
 /* The wall-clock instant ms from now, as unix seconds with nanoseconds,
  * into buf. */
 static void start_in(char *buf, size_t len, long ms)
@@ -377,15 +395,12 @@ static void test_three_shards_one_sim(void **state)
     size_t n_union = 0;
     for (size_t k = 0; k < 3; k++) {
         char dir[700], leaf[300];
+        size_t n;
         snprintf(leaf, sizeof leaf, "shard-%zu-%s", k, host);
         harness_tmp_path(dir, sizeof dir, leaf);
-        n_union += load_recs(dir, uni, 64, k, 3);
-        json_t *run = harness_json_load(dir, "run.json");
-        json_t *cfg = json_object_get(run, "config");
-        assert_int_equal(harness_ival_req(cfg, "shard"), (int64_t)k);
-        assert_int_equal(harness_ival_req(cfg, "shards"), 3);
-        assert_string_equal(harness_sval(cfg, "shard_launcher"), "flag");
-        assert_int_equal(harness_ival_req(cfg, "metrics_shard"), 0);
+        json_t *run = load_shard(leaf, uni, 64, k, "flag", &n);
+        n_union += n;
+        assert_int_equal(harness_ival_req(json_object_get(run, "config"), "metrics_shard"), 0);
         assert_string_equal(harness_sval(run, "config_hash"), hash);
         json_t *start = json_object_get(run, "start");
         assert_non_null(start);
@@ -470,16 +485,11 @@ static void test_mpirun_shards(void **state)
     struct rec_view uni[64] = {{0}};
     size_t total = 0;
     for (size_t k = 0; k < 3; k++) {
-        char dir[600], leaf[32];
+        char leaf[32];
+        size_t n;
         snprintf(leaf, sizeof leaf, "mpi-%zu", k);
-        harness_tmp_path(dir, sizeof dir, leaf);
-        total += load_recs(dir, uni, 64, k, 3);
-        json_t *run = harness_json_load(dir, "run.json");
-        json_t *cfg = json_object_get(run, "config");
-        assert_int_equal(harness_ival_req(cfg, "shard"), (int64_t)k);
-        assert_int_equal(harness_ival_req(cfg, "shards"), 3);
-        assert_string_equal(harness_sval(cfg, "shard_launcher"), "openmpi");
-        json_decref(run);
+        json_decref(load_shard(leaf, uni, 64, k, "openmpi", &n));
+        total += n;
     }
     assert_int_equal(total, sched.n);
     for (size_t i = 0; i < sched.n; i++) {

@@ -478,8 +478,16 @@ static void expect_post_error(int port, const char *path, const char *body, int 
     free(req);
 }
 
+/* A body the sim refuses: where it is posted, and the status and error
+ * code it must answer. */
+struct refusal {
+    const char *path, *body;
+    int status;
+    const char *code;
+};
+
 /* POST /tokenize, llama.cpp's: the content's token IDs under the sim's
- * tokenizer (one per word), and each malformed body a 400 with its code. */
+ * tokenizer (one per word); its malformed bodies are in test_errors. */
 static void test_tokenize(void **state)
 {
     const char *args[] = {"--profile", "instant", NULL};
@@ -495,13 +503,6 @@ static void test_tokenize(void **state)
                      tokenizer_count(text, strlen(text)));
     json_decref(j);
     resp_free(&r);
-    expect_post_error(s.port, "/tokenize", "{bad", 400, "invalid_json");
-    expect_post_error(s.port, "/tokenize", "{}", 400, "missing_field");
-    expect_post_error(s.port, "/tokenize", "{\"content\":5}", 400, "invalid_field");
-    expect_post_error(s.port, "/tokenize", "{\"content\":\"x\",\"add_special\":1}", 400,
-                      "invalid_field");
-    expect_post_error(s.port, "/tokenize", "{\"content\":\"x\",\"with_pieces\":true}", 400,
-                      "unsupported");
     harness_sim_stop(&s);
 }
 
@@ -510,35 +511,42 @@ static void test_errors(void **state)
     const char *args[] = {"--profile", "instant", "--max-body", "2000", "--kv-tokens", "64", NULL};
     struct harness_sim s;
     start_sim(&s, args);
-    const char *cc = "/v1/chat/completions", *c = "/v1/completions";
-    expect_post_error(s.port, c, "{bad json", 400, "invalid_json");
-    expect_post_error(s.port, c, "[1,2]", 400, "invalid_json");
-    expect_post_error(s.port, c, "{}", 400, "missing_field");
-    expect_post_error(s.port, c, "{\"prompt\":5}", 400, "invalid_field");
-    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"max_tokens\":\"ten\"}", 400, "invalid_field");
-    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"max_tokens\":0}", 400, "invalid_field");
-    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"stream\":1}", 400, "invalid_field");
-    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"n\":2}", 400, "unsupported");
-    /* Past int64 and past a double: JSON, refused by the field. */
-    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"max_tokens\":99999999999999999999}", 400,
-                      "invalid_field");
-    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"max_tokens\":1e400}", 400, "invalid_field");
-    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"n\":99999999999999999999}", 400, "unsupported");
-    /* A repeated key counts by its last value. */
-    expect_post_error(s.port, c, "{\"prompt\":\"x\",\"prompt\":5}", 400, "invalid_field");
-    expect_post_error(s.port, cc, "{\"messages\":[]}", 400, "invalid_field");
-    expect_post_error(s.port, cc, "{\"messages\":[{\"content\":7}]}", 400, "invalid_field");
-    expect_post_error(s.port, cc, "{\"prompt\":\"x\"}", 400, "missing_field");
-    /* The Responses API's body: input and max_output_tokens, by those names. */
-    const char *rs = "/v1/responses";
-    expect_post_error(s.port, rs, "{\"messages\":[{\"content\":\"x\"}]}", 400, "missing_field");
-    expect_post_error(s.port, rs, "{\"input\":[]}", 400, "invalid_field");
-    expect_post_error(s.port, rs, "{\"input\":5}", 400, "invalid_field");
-    expect_post_error(s.port, rs, "{\"input\":[\"x\"]}", 400, "invalid_field");
-    expect_post_error(s.port, rs, "{\"input\":\"x\",\"max_output_tokens\":0}", 400,
-                      "invalid_field");
-    expect_post_error(s.port, rs, "{\"input\":\"x\",\"max_output_tokens\":\"ten\"}", 400,
-                      "invalid_field");
+    static const struct refusal bad[] = {
+        {"/v1/completions", "{bad json", 400, "invalid_json"},
+        {"/v1/completions", "[1,2]", 400, "invalid_json"},
+        {"/v1/completions", "{}", 400, "missing_field"},
+        {"/v1/completions", "{\"prompt\":5}", 400, "invalid_field"},
+        {"/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":\"ten\"}", 400, "invalid_field"},
+        {"/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":0}", 400, "invalid_field"},
+        {"/v1/completions", "{\"prompt\":\"x\",\"stream\":1}", 400, "invalid_field"},
+        {"/v1/completions", "{\"prompt\":\"x\",\"n\":2}", 400, "unsupported"},
+        /* Past int64 and past a double: JSON, refused by the field. */
+        {"/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":99999999999999999999}", 400,
+         "invalid_field"},
+        {"/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":1e400}", 400, "invalid_field"},
+        {"/v1/completions", "{\"prompt\":\"x\",\"n\":99999999999999999999}", 400, "unsupported"},
+        /* A repeated key counts by its last value. */
+        {"/v1/completions", "{\"prompt\":\"x\",\"prompt\":5}", 400, "invalid_field"},
+        {"/v1/chat/completions", "{\"messages\":[]}", 400, "invalid_field"},
+        {"/v1/chat/completions", "{\"messages\":[{\"content\":7}]}", 400, "invalid_field"},
+        {"/v1/chat/completions", "{\"prompt\":\"x\"}", 400, "missing_field"},
+        /* The Responses API's body: input and max_output_tokens, by those names. */
+        {"/v1/responses", "{\"messages\":[{\"content\":\"x\"}]}", 400, "missing_field"},
+        {"/v1/responses", "{\"input\":[]}", 400, "invalid_field"},
+        {"/v1/responses", "{\"input\":5}", 400, "invalid_field"},
+        {"/v1/responses", "{\"input\":[\"x\"]}", 400, "invalid_field"},
+        {"/v1/responses", "{\"input\":\"x\",\"max_output_tokens\":0}", 400, "invalid_field"},
+        {"/v1/responses", "{\"input\":\"x\",\"max_output_tokens\":\"ten\"}", 400, "invalid_field"},
+        /* llama.cpp's /tokenize (test_tokenize). */
+        {"/tokenize", "{bad", 400, "invalid_json"},
+        {"/tokenize", "{}", 400, "missing_field"},
+        {"/tokenize", "{\"content\":5}", 400, "invalid_field"},
+        {"/tokenize", "{\"content\":\"x\",\"add_special\":1}", 400, "invalid_field"},
+        {"/tokenize", "{\"content\":\"x\",\"with_pieces\":true}", 400, "unsupported"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++)
+        expect_post_error(s.port, bad[i].path, bad[i].body, bad[i].status, bad[i].code);
+    const char *c = "/v1/completions";
     /* 80 one-letter words: 80 prompt tokens > 64 KV tokens. */
     char big[400] = "{\"prompt\":\"";
     for (int i = 0; i < 80; i++)

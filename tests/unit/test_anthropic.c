@@ -12,8 +12,6 @@
 #include "decode/sse.h"
 #include "util/util.h"
 
-static const struct test_event_decoder decoder = {anth_decode_event, anth_decode_event_memo};
-
 /* What llama.cpp's stream (max_tokens 12) decodes to. */
 static void check_stream(const struct test_stream_acc *a)
 {
@@ -43,7 +41,7 @@ static void check_stream(const struct test_stream_acc *a)
 static void test_capture_stream(void **state)
 {
     /* With the memo, every text delta after the first takes the shortcut. */
-    test_capture_splits("messages-stream.http", &decoder, check_stream, 11);
+    test_capture_splits("messages-stream.http", anth_decode_event, check_stream, 11);
 }
 
 static void test_capture_nostream_and_error(void **state)
@@ -80,7 +78,7 @@ static void test_capture_nostream_and_error(void **state)
 static struct oai_chunk ev(const char *name, const char *data)
 {
     struct oai_chunk c;
-    int rc = anth_decode_event(name, strlen(name), data, strlen(data), &c);
+    int rc = anth_decode_event(name, strlen(name), data, strlen(data), &c, NULL);
     if (rc != 0)
         fail_msg("decode of %s failed: %d", data, rc);
     return c;
@@ -171,20 +169,9 @@ static void test_error_events_and_malformed(void **state)
     assert_int_equal(c.overloaded, 0);
 
     /* A long message is cut at a character boundary. */
-    char data[512];
-    char msg[300];
-    memset(msg, 'a', sizeof msg);
-    memcpy(msg + 96, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
-    msg[sizeof msg - 1] = '\0';
-    snprintf(data, sizeof data,
-             "{\"type\":\"error\",\"error\":{\"type\":\"api_error\","
-             "\"message\":\"%s\"}}",
-             msg);
-    c = ev("error", data);
-    assert_true(strlen(c.error_message) < sizeof c.error_message);
-    assert_true(strncmp(c.error_message, "api_error: aaa", 14) == 0);
-    size_t n = strlen(c.error_message);
-    assert_true(((unsigned char)c.error_message[n - 1] & 0xC0) != 0xC0);
+    test_long_error_cut(anth_decode_event, "error",
+                        "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"",
+                        "\"}}", "api_error: ");
 
     static const char *const bad[] = {
         "",
@@ -195,11 +182,7 @@ static void test_error_events_and_malformed(void **state)
         "\"ping\"",
         "{\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"ab}}",
     };
-    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        assert_int_equal(anth_decode_event("ping", 4, bad[i], strlen(bad[i]), &c), LL_E_PROTO);
-        assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
-        assert_int_equal(anth_decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
-    }
+    test_event_refusals(anth_decode_event, anth_decode_response, "ping", bad, LL_ARRAY_LEN(bad));
 }
 
 static void test_response_blocks(void **state)
@@ -274,8 +257,8 @@ static void test_memo(void **state)
     for (size_t i = 0; i < LL_ARRAY_LEN(seq); i++) {
         struct oai_chunk a, b;
         size_t n = strlen(seq[i]);
-        int ra = anth_decode_event_memo("", 0, seq[i], n, &a, &m);
-        int rb = anth_decode_event("", 0, seq[i], n, &b);
+        int ra = anth_decode_event("", 0, seq[i], n, &a, &m);
+        int rb = anth_decode_event("", 0, seq[i], n, &b, NULL);
         assert_int_equal(ra, rb);
         if (ra == 0)
             assert_memory_equal(&a, &b, sizeof a);

@@ -13,8 +13,6 @@
 #include "decode/sse.h"
 #include "util/util.h"
 
-static const struct test_event_decoder decoder = {resp_decode_event, resp_decode_event_memo};
-
 /* What llama.cpp's stream (max_output_tokens 12) decodes to. */
 static void check_stream(const struct test_stream_acc *a)
 {
@@ -45,7 +43,7 @@ static void check_stream(const struct test_stream_acc *a)
 static void test_capture_stream(void **state)
 {
     /* With the memo, every text delta after the first takes the shortcut. */
-    test_capture_splits("responses-stream.http", &decoder, check_stream, 11);
+    test_capture_splits("responses-stream.http", resp_decode_event, check_stream, 11);
 }
 
 static void test_capture_nostream(void **state)
@@ -86,7 +84,7 @@ static void test_capture_nostream(void **state)
 static struct oai_chunk ev(const char *name, const char *data)
 {
     struct oai_chunk c;
-    int rc = resp_decode_event(name, strlen(name), data, strlen(data), &c);
+    int rc = resp_decode_event(name, strlen(name), data, strlen(data), &c, NULL);
     if (rc != 0)
         fail_msg("decode of %s failed: %d", data, rc);
     return c;
@@ -210,18 +208,9 @@ static void test_errors_and_malformed(void **state)
     assert_int_equal(c.has_error, 0);
 
     /* A long message is cut at a character boundary. */
-    char data[512];
-    char msg[300];
-    memset(msg, 'a', sizeof msg);
-    memcpy(msg + 96, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
-    msg[sizeof msg - 1] = '\0';
-    snprintf(data, sizeof data, "{\"type\":\"error\",\"code\":\"server_error\",\"message\":\"%s\"}",
-             msg);
-    c = ev("error", data);
-    assert_true(strlen(c.error_message) < sizeof c.error_message);
-    assert_true(strncmp(c.error_message, "server_error: aaa", 17) == 0);
-    size_t n = strlen(c.error_message);
-    assert_true(((unsigned char)c.error_message[n - 1] & 0xC0) != 0xC0);
+    test_long_error_cut(resp_decode_event, "error",
+                        "{\"type\":\"error\",\"code\":\"server_error\",\"message\":\"", "\"}",
+                        "server_error: ");
 
     static const char *const bad[] = {
         "",
@@ -232,11 +221,7 @@ static void test_errors_and_malformed(void **state)
         "\"error\"",
         "{\"type\":\"response.output_text.delta\",\"delta\":\"ab}",
     };
-    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        assert_int_equal(resp_decode_event("error", 5, bad[i], strlen(bad[i]), &c), LL_E_PROTO);
-        assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
-        assert_int_equal(resp_decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
-    }
+    test_event_refusals(resp_decode_event, resp_decode_response, "error", bad, LL_ARRAY_LEN(bad));
 }
 
 static void test_response_bodies(void **state)
@@ -262,21 +247,26 @@ static void test_response_bodies(void **state)
     assert_int_equal(c.completion_tokens, 9);
     assert_int_equal(c.has_error, 0);
 
-    static const char failed[] = "{\"object\":\"response\",\"status\":\"failed\",\"error\":{"
-                                 "\"code\":\"server_error\",\"message\":\"boom\"},\"output\":[]}";
-    assert_int_equal(resp_decode_response(failed, sizeof failed - 1, &c), 0);
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "server_error: boom");
-    assert_int_equal(c.has_finish, 0);
-    static const char failed_bare[] = "{\"object\":\"response\",\"status\":\"failed\"}";
-    assert_int_equal(resp_decode_response(failed_bare, sizeof failed_bare - 1, &c), 0);
-    assert_int_equal(c.has_error, 1);
-
-    static const char err[] = "{\"error\":{\"message\":\"Rate limit\",\"type\":\"requests\","
-                              "\"param\":null,\"code\":\"rate_limit_exceeded\"}}";
-    assert_int_equal(resp_decode_response(err, sizeof err - 1, &c), 0);
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "rate_limit_exceeded: Rate limit");
+    /* Bodies that are errors, and the message each gives: a failed
+     * response with its error, one without (named by the decoder), and
+     * an error body. */
+    static const struct {
+        const char *body, *message;
+    } errors[] = {
+        {"{\"object\":\"response\",\"status\":\"failed\",\"error\":{"
+         "\"code\":\"server_error\",\"message\":\"boom\"},\"output\":[]}",
+         "server_error: boom"},
+        {"{\"object\":\"response\",\"status\":\"failed\"}", "response failed"},
+        {"{\"error\":{\"message\":\"Rate limit\",\"type\":\"requests\","
+         "\"param\":null,\"code\":\"rate_limit_exceeded\"}}",
+         "rate_limit_exceeded: Rate limit"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(errors); i++) {
+        assert_int_equal(resp_decode_response(errors[i].body, strlen(errors[i].body), &c), 0);
+        assert_int_equal(c.has_error, 1);
+        assert_string_equal(c.error_message, errors[i].message);
+        assert_int_equal(c.has_finish, 0);
+    }
 }
 
 /* The memo against full decodes over a made-up stream: escapes, a text of
@@ -308,8 +298,8 @@ static void test_memo(void **state)
     for (size_t i = 0; i < LL_ARRAY_LEN(seq); i++) {
         struct oai_chunk a, b;
         size_t n = strlen(seq[i]);
-        int ra = resp_decode_event_memo("", 0, seq[i], n, &a, &m);
-        int rb = resp_decode_event("", 0, seq[i], n, &b);
+        int ra = resp_decode_event("", 0, seq[i], n, &a, &m);
+        int rb = resp_decode_event("", 0, seq[i], n, &b, NULL);
         assert_int_equal(ra, rb);
         if (ra == 0)
             assert_memory_equal(&a, &b, sizeof a);

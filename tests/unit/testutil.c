@@ -170,11 +170,10 @@ static int stream_acc_cb(void *ud, const struct sse_event *ev)
 {
     struct test_stream_acc *a = ud;
     struct oai_chunk c, ref;
-    int rc = a->memo_on
-                 ? a->d->decode_memo(ev->event, ev->event_len, ev->data, ev->data_len, &c, &a->memo)
-                 : a->d->decode(ev->event, ev->event_len, ev->data, ev->data_len, &c);
+    int rc = a->decode(ev->event, ev->event_len, ev->data, ev->data_len, &c,
+                       a->memo_on ? &a->memo : NULL);
     /* The memo never changes an answer. */
-    assert_int_equal(a->d->decode(ev->event, ev->event_len, ev->data, ev->data_len, &ref), rc);
+    assert_int_equal(a->decode(ev->event, ev->event_len, ev->data, ev->data_len, &ref, NULL), rc);
     assert_memory_equal(&c, &ref, sizeof c);
     if (rc != 0) {
         a->malformed++;
@@ -188,10 +187,10 @@ static int stream_acc_cb(void *ud, const struct sse_event *ev)
 static void stream_feed(const char *body, size_t len, const size_t *cuts, size_t ncuts, int memo,
                         struct test_stream_acc *a)
 {
-    const struct test_event_decoder *d = a->d;
+    test_event_decode_fn *decode = a->decode;
     struct sse_parser p;
     memset(a, 0, sizeof *a);
-    a->d = d;
+    a->decode = decode;
     a->memo_on = memo;
     oai_memo_reset(&a->memo);
     oai_stream_init(&a->st);
@@ -206,13 +205,13 @@ static void stream_feed(const char *body, size_t len, const size_t *cuts, size_t
     sse_parser_free(&p);
 }
 
-void test_capture_splits(const char *name, const struct test_event_decoder *d,
+void test_capture_splits(const char *name, test_event_decode_fn *decode,
                          void (*check)(const struct test_stream_acc *a), uint64_t memo_hits)
 {
     int status;
     size_t len;
     char *body = test_capture_body(name, &status, &len);
-    struct test_stream_acc a = {.d = d};
+    struct test_stream_acc a = {.decode = decode};
 
     assert_int_equal(status, 200);
     for (int memo = 0; memo <= 1; memo++) {
@@ -234,6 +233,37 @@ void test_capture_splits(const char *name, const struct test_event_decoder *d,
     check(&a);
     free(all);
     free(body);
+}
+
+void test_long_error_cut(test_event_decode_fn *decode, const char *event, const char *before,
+                         const char *after, const char *prefix)
+{
+    char data[512], msg[300];
+    struct oai_chunk c;
+    memset(msg, 'a', sizeof msg);
+    memcpy(msg + 96, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
+    msg[sizeof msg - 1] = '\0';
+    snprintf(data, sizeof data, "%s%s%s", before, msg, after);
+    assert_int_equal(decode(event, strlen(event), data, strlen(data), &c, NULL), 0);
+    assert_true(strlen(c.error_message) < sizeof c.error_message);
+    assert_true(strncmp(c.error_message, prefix, strlen(prefix)) == 0);
+    assert_true(strncmp(c.error_message + strlen(prefix), "aaa", 3) == 0);
+    size_t n = strlen(c.error_message);
+    assert_true(((unsigned char)c.error_message[n - 1] & 0xC0) != 0xC0);
+}
+
+void test_event_refusals(test_event_decode_fn *decode,
+                         int (*decode_response)(const char *body, size_t len,
+                                                struct oai_chunk *out),
+                         const char *event, const char *const *bad, size_t n)
+{
+    struct oai_chunk c;
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(decode(event, strlen(event), bad[i], strlen(bad[i]), &c, NULL),
+                         LL_E_PROTO);
+        assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
+        assert_int_equal(decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
+    }
 }
 
 int test_cmp_u64(const void *a, const void *b)

@@ -43,30 +43,40 @@ uint64_t test_splitmix64(uint64_t *state);
  * caller frees) with its length in *len. */
 char *test_capture_body(const char *name, int *status, size_t *len);
 
-/* One API's event decoder, plain and through the memo (anth_decode_event
- * and anth_decode_event_memo, say). */
-struct test_event_decoder {
-    int (*decode)(const char *event, size_t event_len, const char *data, size_t len,
-                  struct oai_chunk *out);
-    int (*decode_memo)(const char *event, size_t event_len, const char *data, size_t len,
-                       struct oai_chunk *out, struct oai_memo *m);
-};
+/* One API's event decoder, through the memo m or (m NULL) without
+ * (anth_decode_event, say). */
+typedef int test_event_decode_fn(const char *event, size_t event_len, const char *data, size_t len,
+                                 struct oai_chunk *out, struct oai_memo *m);
 
 /* What a stream decoded to: every event's chunk added to st. */
 struct test_stream_acc {
-    const struct test_event_decoder *d;
+    test_event_decode_fn *decode;
     int memo_on;
     struct oai_memo memo;
     struct oai_stream st;
     int malformed; /* events the decoder refused */
 };
 
-/* The streamed capture name, decoded by d whole, cut at every offset and
+/* The streamed capture name, decoded by decode whole, cut at every offset and
  * byte by byte, with and without the memo (which must never change an
  * event's answer): check judges each result. With the memo, the whole
  * stream must take the shortcut memo_hits times. */
-void test_capture_splits(const char *name, const struct test_event_decoder *d,
+void test_capture_splits(const char *name, test_event_decode_fn *decode,
                          void (*check)(const struct test_stream_acc *a), uint64_t memo_hits);
+
+/* An error event (named event, decoded by decode) whose message is 299
+ * bytes with two-byte UTF-8 characters at byte 96: its data is before,
+ * the message, then after. The message is cut to fit error_message,
+ * never inside a character, after prefix (the code and its ": "). */
+void test_long_error_cut(test_event_decode_fn *decode, const char *event, const char *before,
+                         const char *after, const char *prefix);
+
+/* Each of bad[0..n) refused (LL_E_PROTO) by decode as an event named
+ * event, leaving nothing decoded, and by decode_response as a body. */
+void test_event_refusals(test_event_decode_fn *decode,
+                         int (*decode_response)(const char *body, size_t len,
+                                                struct oai_chunk *out),
+                         const char *event, const char *const *bad, size_t n);
 
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
  * ordered). */
