@@ -132,6 +132,10 @@ static void next_arrival(struct worker *w)
             w->next_index = i;
             w->next_off_ns = off;
             w->have_next = 1;
+            /* Its images now, while the worker would otherwise wait for
+             * its time (transport.h). */
+            if (!sessions)
+                transport_prepare(w->t, &w->next_spec);
             return;
         }
     }
