@@ -433,8 +433,10 @@ static void account(struct stats *s, const struct run_config *cfg, const struct 
 {
     uint64_t wend = window_end_rel(cfg);
     int met = slo_is_set(slo) && slo_met(slo, r);
-    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= cfg->warmup_ns && r->sent_ns <= wend)
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= cfg->warmup_ns && r->sent_ns <= wend) {
         s->win_sent++;
+        s->win_request_bytes += r->request_bytes;
+    }
     if (r->end_ns != LL_NO_TIME && r->end_ns >= cfg->warmup_ns && r->end_ns <= wend) {
         s->win_completed++;
         if (r->kind == REC_OK) {

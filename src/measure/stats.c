@@ -220,6 +220,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
 
     dst->slo_met += src->slo_met;
     dst->win_sent += src->win_sent;
+    dst->win_request_bytes += src->win_request_bytes;
     dst->win_completed += src->win_completed;
     dst->win_ok += src->win_ok;
     dst->win_slo_met += src->win_slo_met;
