@@ -122,7 +122,8 @@ static void next_arrival(struct worker *w)
                 offer_spec(cfg, i, b, &w->next_spec);
         }
         if (guard) {
-            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
+            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.image_tokens +
+                             w->next_spec.max_tokens;
             if (w->tokens_cum > cfg->max_tokens_total) {
                 atomic_store(&w->d->spend_stop, 1);
                 break;
@@ -152,7 +153,7 @@ static int spend_guard_allows(struct worker *w, const struct req_spec *spec)
         return 1;
     if (atomic_load(&w->d->spend_stop))
         return 0;
-    uint64_t cost = (uint64_t)spec->prompt_tokens + spec->max_tokens;
+    uint64_t cost = (uint64_t)spec->prompt_tokens + spec->image_tokens + spec->max_tokens;
     uint64_t before = atomic_fetch_add(&w->d->tokens_offered, cost);
     if (before + cost > w->d->guard_total) {
         atomic_store(&w->d->spend_stop, 1);

@@ -11,6 +11,7 @@
  * - JPEG images are read and charged the same way;
  * - a class's images reach its requests only;
  * - the same seed sends bodies of the same sizes again;
+ * - the spend guard counts the images' tokens;
  * - bad flags and bad class settings are one-line usage errors, and APIs
  *   or modes that cannot carry images are refused before anything is sent. */
 #include <jansson.h>
@@ -219,6 +220,40 @@ static void test_deterministic(void **state)
         assert_int_equal(a[i], b[i]);
 }
 
+/* The spend guard counts image tokens: 10 text + 4 image (one 56x56) +
+ * 10 output tokens a request, so 240 tokens stop after 10 requests (12
+ * without the images). */
+static void test_spend_guard(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--rate",
+                          "50",
+                          "--requests",
+                          "100",
+                          "--prompt-tokens",
+                          "10",
+                          "--output-tokens",
+                          "10",
+                          "--images",
+                          "1",
+                          "--image-size",
+                          "56x56",
+                          "--max-tokens-total",
+                          "240",
+                          "--no-metrics",
+                          NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(dir);
+    assert_int_equal(recs->n, 10);
+    for (size_t i = 0; i < recs->n; i++)
+        assert_int_equal(harness_ival_req(recs->items[i], "prompt_tokens_server"), 14);
+    harness_recs_free(recs);
+    harness_results_free(dir);
+}
+
 static void test_refusals(void **state)
 {
     HARNESS_EXPECT_USAGES(
@@ -272,4 +307,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, harness_sim_teardown),
              cmocka_unit_test_teardown(test_chat_jpeg, harness_sim_teardown),
              cmocka_unit_test_teardown(test_class_images, harness_sim_teardown),
              cmocka_unit_test_teardown(test_deterministic, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_spend_guard, harness_sim_teardown),
              cmocka_unit_test(test_refusals))
