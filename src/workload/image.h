@@ -3,12 +3,12 @@
  * client and the sim share for what an image costs (image_tokens).
  *
  * An image is a function of (content seed, request index, image number):
- * a smooth colour field with a mosaic of 16x16 tiles drawn from it and its
- * first row carrying a 64-bit tag of all three, so no two images of a run
+ * a mosaic of 16x16-pixel tiles over a gradient, each tile's colour a hash
+ * of a 64-bit tag of all three and of the tile, so no two images of a run
  * have the same pixels (a server's image cache never hits across
  * requests), and the same run sends the same bytes again. It is encoded
- * as PNG (libpng, zlib level 1) or baseline JPEG (libjpeg-turbo, quality
- * 85), then sent base64'd in a data URL. */
+ * as PNG (libpng: the Up filter, zlib level 1) or baseline JPEG
+ * (libjpeg-turbo, quality 85), then sent base64'd in a data URL. */
 #ifndef LL_IMAGE_H
 #define LL_IMAGE_H
 
