@@ -11,7 +11,8 @@
  * - JPEG images are read and charged the same way;
  * - a class's images reach its requests only;
  * - the same seed sends bodies of the same sizes again;
- * - the spend guard counts the images' tokens;
+ * - the spend guard counts the images' tokens; compare refuses runs with
+ *   other images as other work;
  * - bad flags and bad class settings are one-line usage errors, and APIs
  *   or modes that cannot carry images are refused before anything is sent. */
 #include <jansson.h>
@@ -254,6 +255,31 @@ static void test_spend_guard(void **state)
     harness_results_free(dir);
 }
 
+/* Two runs with other images did not offer the same work: compare
+ * refuses them, naming "images". */
+static void test_compare_sees_images(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    const char *fixed[] = {"--rate", "100", "--requests", "5", "--no-metrics", NULL};
+    const char *a[] = {"--images", "1", "--image-size", "64x64", NULL};
+    const char *b[] = {"--images", "1", "--image-size", "128x64", NULL};
+    char *da = harness_run_client(fixed, a, HARNESS_RC_OK_OR_INVALID, NULL);
+    char *db = harness_run_client(fixed, b, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    const char *cargs[] = {"compare", da, db, "--quiet", NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(cargs, 30, &status, &out, &err), 0);
+    if (status != 2 || !strstr(err, "images"))
+        fail_msg("compare exit %d, stderr:\n%s\nexpected 2 naming images", status, err);
+    free(out);
+    free(err);
+    harness_results_free(da);
+    harness_results_free(db);
+}
+
 static void test_refusals(void **state)
 {
     HARNESS_EXPECT_USAGES(
@@ -308,4 +334,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, harness_sim_teardown),
              cmocka_unit_test_teardown(test_class_images, harness_sim_teardown),
              cmocka_unit_test_teardown(test_deterministic, harness_sim_teardown),
              cmocka_unit_test_teardown(test_spend_guard, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_compare_sees_images, harness_sim_teardown),
              cmocka_unit_test(test_refusals))
