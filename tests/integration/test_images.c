@@ -327,12 +327,20 @@ static void test_refusals(void **state)
     harness_expect_usages(u, LL_ARRAY_LEN(u));
 }
 
-HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_anthropic_png, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_responses_png, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_chat_jpeg, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_class_images, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_deterministic, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_spend_guard, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_compare_sees_images, harness_sim_teardown),
-             cmocka_unit_test(test_refusals))
+/* Stop the test's sim if it still runs, and remove its temporary files. */
+static int sim_tmp_teardown(void **state)
+{
+    harness_sim_teardown(state);
+    harness_tmp_end();
+    return 0;
+}
+
+HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_anthropic_png, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_responses_png, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_chat_jpeg, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_class_images, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_deterministic, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_spend_guard, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_compare_sees_images, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_refusals, sim_tmp_teardown))
