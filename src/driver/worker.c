@@ -547,6 +547,27 @@ void worker_on_done(void *ud, struct record *r)
     }
 }
 
+/* Closed loop: encode the next due user's images while the worker waits
+ * for its time (transport_prepare), as next_arrival does for the open
+ * loop, so encoding is not in that request's latency. Once per request
+ * (closed_prepared); a user that comes due sooner in the meantime takes
+ * the transport's one prepared set over, and the other encodes at its
+ * send. */
+static void prepare_closed(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    const struct due *next = due_heap_peek(&w->users_due);
+    if (!next)
+        return;
+    uint64_t index = w->users[next->id].turn * cfg->users + driver_global(w->d, w->idx, next->id);
+    if (w->closed_prepared == index + 1)
+        return;
+    w->closed_prepared = index + 1;
+    struct req_spec spec;
+    workload_spec(&cfg->workload, index, &spec);
+    transport_prepare(w->t, &spec);
+}
+
 /* ---- the worker -------------------------------------------------------- */
 
 static uint64_t next_due_abs(const struct worker *w)
@@ -576,6 +597,7 @@ static void worker_begin(struct worker *w)
     struct driver *d = w->d;
     const struct run_config *cfg = d->cfg;
     w->offering = 1;
+    w->images = workload_has_images(&cfg->workload);
     w->infl_last_abs_ns = d->run_start_ns;
     w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
     if (cfg->mode == LOAD_CLOSED) {
@@ -672,6 +694,8 @@ void *worker_main(void *arg)
         }
         if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
             break;
+        if (w->offering && cfg->mode == LOAD_CLOSED && w->images)
+            prepare_closed(w);
         uint64_t deadline = next_due_abs(w);
         if (w->offering && cfg->mode == LOAD_CLOSED && w->users_due.n == 0)
             deadline = UINT64_MAX;

@@ -103,6 +103,15 @@ cancel:
     }
 }
 
+int workload_has_images(const struct workload *w)
+{
+    for (size_t i = 0; w->classes && i < w->classes->n; i++) {
+        if (w->classes->classes[i].images.set)
+            return 1;
+    }
+    return w->images.set;
+}
+
 void workload_images(const struct image_cfg *c, uint64_t seed, struct req_spec *spec)
 {
     spec->images = 0;

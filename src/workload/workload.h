@@ -106,6 +106,9 @@ struct req_image_data {
  * such a prompt never has a shared prefix. */
 void workload_spec(const struct workload *w, uint64_t index, struct req_spec *out);
 
+/* Whether any request of w can carry images: w->images, or a class's. */
+int workload_has_images(const struct workload *w);
+
 /* Draw spec's images from c (NULL or unset: none) on their own RNG stream
  * of (seed, spec->index), so runs without images draw what they drew
  * before: the count from c->count, the size draw, the image tokens. */

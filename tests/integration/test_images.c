@@ -11,6 +11,7 @@
  * - JPEG images are read and charged the same way;
  * - a class's images reach its requests only;
  * - the same seed sends bodies of the same sizes again;
+ * - closed-loop users, whose images are encoded ahead, send their own;
  * - the spend guard counts the images' tokens; compare refuses runs with
  *   other images as other work;
  * - bad flags and bad class settings are one-line usage errors, and APIs
@@ -221,6 +222,47 @@ static void test_deterministic(void **state)
         assert_int_equal(a[i], b[i]);
 }
 
+/* Closed loop: each user's next images are encoded while the worker
+ * waits (prepared ahead); each request must still carry its own, so with
+ * two sizes of other token costs every record's server count is the
+ * count its own draw expects. */
+static void test_closed_loop(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--users",         "3",
+                          "--think",         "exponential:20ms",
+                          "--requests",      "30",
+                          "--prompt-tokens", "10",
+                          "--output-tokens", "3",
+                          "--images",        "uniform:1,2",
+                          "--image-sizes",   "56x56,112x84",
+                          "--no-metrics",    NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(dir);
+    assert_int_equal(recs->n, 30);
+    int64_t sizes_seen[2] = {0, 0};
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        int64_t server = harness_ival_req(r, "prompt_tokens_server");
+        assert_int_equal(server, harness_ival_req(r, "prompt_tokens"));
+        /* 56x56: 4 tokens, 112x84: 12; one or two images on 10 text tokens. */
+        int64_t t = server - 10, n = harness_ival_req(r, "images");
+        assert_true(n == 1 || n == 2);
+        if (n == 1)
+            assert_true(t == 4 || t == 12);
+        else
+            assert_true(t == 8 || t == 16 || t == 24);
+        sizes_seen[t == 4 || t == 8 ? 0 : 1]++;
+    }
+    assert_true(sizes_seen[0] > 0 && sizes_seen[1] > 0);
+    harness_recs_free(recs);
+    harness_results_free(dir);
+}
+
 /* The spend guard counts image tokens: 10 text + 4 image (one 56x56) +
  * 10 output tokens a request, so 240 tokens stop after 10 requests (12
  * without the images). */
@@ -342,5 +384,6 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, sim_tmp_teardown),
              cmocka_unit_test_teardown(test_class_images, sim_tmp_teardown),
              cmocka_unit_test_teardown(test_deterministic, sim_tmp_teardown),
              cmocka_unit_test_teardown(test_spend_guard, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_closed_loop, sim_tmp_teardown),
              cmocka_unit_test_teardown(test_compare_sees_images, sim_tmp_teardown),
              cmocka_unit_test_teardown(test_refusals, sim_tmp_teardown))
