@@ -16,7 +16,7 @@ PREFIX   ?= /usr/local
 BUILD    ?= build
 SANITIZE ?=
 FUZZ_TIME ?= 60
-PKGS     := libcurl jansson
+PKGS     := libcurl jansson libpng libjpeg
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
 

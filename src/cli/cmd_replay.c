@@ -126,6 +126,10 @@ static int reject_generator_flags(const struct run_opts *o, char *err, size_t er
         {o->lengths, "--lengths"},
         {o->dataset, "--dataset"},
         {o->cancel_after_tokens, "--cancel-after-tokens"},
+        {o->images, "--images"},
+        {o->image_size, "--image-size"},
+        {o->image_sizes, "--image-sizes"},
+        {o->image_format, "--image-format"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++) {
         if (flags[i].value)

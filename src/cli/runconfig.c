@@ -52,7 +52,7 @@ static void config_load_json(json_t *c, const struct run_config *cfg)
 
 /* The request lengths into c: prompt and output tokens (the empirical
  * file's spec, "dataset", or the canonical DIST), the --lengths pairs
- * file, the dataset and the calibration, each when in use. */
+ * file, the dataset, the images and the calibration, each when in use. */
 static void config_lengths_json(json_t *c, const struct run_opts *o, const struct run_config *cfg)
 {
     char buf[DIST_SPEC_MAX];
@@ -73,6 +73,22 @@ static void config_lengths_json(json_t *c, const struct run_opts *o, const struc
         json_object_set_new(ds, "skipped",
                             json_integer((json_int_t)cfg->workload.dataset->skipped_total));
         json_object_set_new(c, "dataset", ds);
+    }
+    const struct image_cfg *im = &cfg->workload.images;
+    if (im->set) {
+        /* As the flags would give them again: the count's canonical DIST,
+         * the sizes with their weights, the format. */
+        json_t *k = json_object();
+        dist_format(&im->count, buf, sizeof buf);
+        json_object_set_new(k, "count", json_string(buf));
+        json_t *sizes = json_array();
+        for (size_t i = 0; i < im->n_sizes; i++)
+            json_array_append_new(sizes, json_pack("{s:I,s:I,s:f}", "w", (json_int_t)im->sizes[i].w,
+                                                   "h", (json_int_t)im->sizes[i].h, "weight",
+                                                   im->sizes[i].weight));
+        json_object_set_new(k, "sizes", sizes);
+        json_object_set_new(k, "format", json_string(image_format_name(im->format)));
+        json_object_set_new(c, "images", k);
     }
     if (cfg->workload.calib.tokens_per_word > 0) {
         json_t *k = json_object();

@@ -160,6 +160,10 @@ static const struct runopts_flag common_flags[] = {
     VALUE("calibrate", calibrate),
     SET("prompt-ids", prompt_ids),
     VALUE("prompt-id-range", prompt_id_range),
+    VALUE("images", images),
+    VALUE("image-size", image_size),
+    VALUE("image-sizes", image_sizes),
+    VALUE("image-format", image_format),
 };
 #undef VALUE
 #undef SET
@@ -187,6 +191,12 @@ const char runopts_workload_help[] =
 "                           --api openai-completions (not with --dataset or --sessions)\n"
 "  --prompt-id-range A,B    draw the IDs from [A, B] (default 1000,17383); B must be below\n"
 "                           the model's vocabulary, which the server's /models is asked for\n"
+"  --images DIST            images per request in the user message (e.g. 1, uniform:1,3;\n"
+"                           at most 64): synthetic, unique per request; chat, anthropic-\n"
+"                           messages and openai-responses only; not with --sessions\n"
+"  --image-size WxH         each image's size in pixels (default 512x512)\n"
+"  --image-sizes LIST       sizes drawn per image by weight, e.g. 512x512:3,1024x768:1\n"
+"  --image-format png|jpeg  encoding of the images (default png)\n"
 "  --max-inflight N         safety cap: refuse open-loop arrivals while N requests are in\n"
 "                           the system; each refusal is a client_dropped record (default: none)\n";
 /* clang-format on */
@@ -1052,6 +1062,53 @@ static int runopts_extra_body(const struct run_opts *o, struct run_config *cfg, 
     return 0;
 }
 
+/* --images, --image-size(s), --image-format into cfg->workload.images, and
+ * the refusals: an API whose body cannot carry images (completions, for
+ * the flags or for a class that gets them; so token-ID prompts, which go
+ * to completions only, never meet images), and sessions. */
+static int runopts_images(const struct run_opts *o, struct run_config *cfg, char *err,
+                          size_t errlen)
+{
+    struct image_cfg *c = &cfg->workload.images;
+    const struct wl_file *f = cfg->workload.classes;
+    if (o->image_size && o->image_sizes)
+        return runopts_errf(err, errlen,
+                            "--image-size and --image-sizes: give one (a single "
+                            "size, or a weighted list)");
+    const char *sizes = o->image_size ? o->image_size : o->image_sizes;
+    const char *const what[3] = {"--images", o->image_size ? "--image-size" : "--image-sizes",
+                                 "--image-format"};
+    if (!o->images && (sizes || o->image_format))
+        return runopts_errf(err, errlen, "%s: goes with --images DIST (images per request)",
+                            sizes ? what[1] : what[2]);
+    if (o->image_size && strchr(o->image_size, ','))
+        return runopts_errf(err, errlen, "--image-size: one WxH; a list goes to --image-sizes");
+    if (o->images && image_cfg_parse(what, o->images, sizes, o->image_format, c, err, errlen) != 0)
+        return LL_E_INVAL;
+    int any = c->set;
+    for (size_t i = 0; f && i < f->n; i++) {
+        const struct wl_class *k = &f->classes[i];
+        int has = k->images.set || c->set;
+        enum oai_api api = k->api >= 0 ? (enum oai_api)k->api : cfg->transport.api;
+        any |= has;
+        if (has && api == OAI_API_COMPLETIONS)
+            return runopts_errf(err, errlen,
+                                "%s: class \"%s\" sends images to openai-completions, whose "
+                                "\"prompt\" is text only; images go to openai-chat, "
+                                "anthropic-messages or openai-responses",
+                                k->images.set ? o->workload : "--images", k->name);
+    }
+    if (!f && c->set && cfg->transport.api == OAI_API_COMPLETIONS)
+        return runopts_errf(err, errlen,
+                            "--images: openai-completions takes a text \"prompt\" only; images "
+                            "go to openai-chat, anthropic-messages or openai-responses (--api)");
+    if (any && cfg->mode == LOAD_SESSIONS)
+        return runopts_errf(err, errlen,
+                            "--images: a session resends its conversation, and earlier "
+                            "turns' images are not kept; --sessions does not take images");
+    return 0;
+}
+
 /* The transport: URL, API, --prompt-ids, stream, client, TLS, timeouts
  * and the SSE line bound. */
 static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run_config *cfg,
@@ -1080,6 +1137,8 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
                             "model with llmload calibrate and pass --calibration FILE",
                             oai_api_name(tc->api));
     if (o->prompt_ids && runopts_prompt_ids_check(o, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (runopts_images(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
     tc->prompt_ids = o->prompt_ids;
     tc->prompt_id_range = (struct chatbody_id_range){CHATBODY_ID_MIN, CHATBODY_ID_MAX};

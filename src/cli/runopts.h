@@ -78,6 +78,10 @@ struct run_opts {
     int extra_body_override;     /* --extra-body-override: they may replace llmload's own */
     const char *shard, *shards;  /* --shard K/N|auto, --shards N (docs/distributed.md) */
     const char *start_at;        /* --start-at TIME */
+    const char *images;          /* --images DIST: images per request (docs/workload.md) */
+    const char *image_size;      /* --image-size WxH */
+    const char *image_sizes;     /* --image-sizes WxH:W,...: a weighted list */
+    const char *image_format;    /* --image-format png|jpeg */
     int force, dry_run, quiet;
 };
 

@@ -61,6 +61,8 @@ struct worker {
     uint32_t n_users;
     struct due_heap users_due; /* closed loop: at_ns a user's next send (relative),
                                  * id its index into users; room for every user */
+    int images;                /* the workload sends images (workload_has_images) */
+    uint64_t closed_prepared;  /* 1 + the index whose images were last prepared, 0 = none */
 
     /* capped: FIFO of arrivals waiting for a slot */
     struct queued *q;

@@ -125,7 +125,8 @@ static void next_arrival(struct worker *w)
                 offer_spec(cfg, i, b, &w->next_spec);
         }
         if (guard) {
-            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.max_tokens;
+            w->tokens_cum += (uint64_t)w->next_spec.prompt_tokens + w->next_spec.image_tokens +
+                             w->next_spec.max_tokens;
             if (w->tokens_cum > cfg->max_tokens_total) {
                 atomic_store(&w->d->spend_stop, 1);
                 break;
@@ -135,6 +136,10 @@ static void next_arrival(struct worker *w)
             w->next_index = i;
             w->next_off_ns = off;
             w->have_next = 1;
+            /* Its images now, while the worker would otherwise wait for
+             * its time (transport.h). */
+            if (!sessions)
+                transport_prepare(w->t, &w->next_spec);
             return;
         }
     }
@@ -151,7 +156,7 @@ static int spend_guard_allows(struct worker *w, const struct req_spec *spec)
         return 1;
     if (atomic_load(&w->d->spend_stop))
         return 0;
-    uint64_t cost = (uint64_t)spec->prompt_tokens + spec->max_tokens;
+    uint64_t cost = (uint64_t)spec->prompt_tokens + spec->image_tokens + spec->max_tokens;
     uint64_t before = atomic_fetch_add(&w->d->tokens_offered, cost);
     if (before + cost > w->d->guard_total) {
         atomic_store(&w->d->spend_stop, 1);
@@ -553,6 +558,27 @@ void worker_on_done(void *ud, struct record *r)
     }
 }
 
+/* Closed loop: encode the next due user's images while the worker waits
+ * for its time (transport_prepare), as next_arrival does for the open
+ * loop, so encoding is not in that request's latency. Once per request
+ * (closed_prepared); a user that comes due sooner in the meantime takes
+ * the transport's one prepared set over, and the other encodes at its
+ * send. */
+static void prepare_closed(struct worker *w)
+{
+    const struct run_config *cfg = w->d->cfg;
+    const struct due *next = due_heap_peek(&w->users_due);
+    if (!next)
+        return;
+    uint64_t index = w->users[next->id].turn * cfg->users + driver_global(w->d, w->idx, next->id);
+    if (w->closed_prepared == index + 1)
+        return;
+    w->closed_prepared = index + 1;
+    struct req_spec spec;
+    workload_spec(&cfg->workload, index, &spec);
+    transport_prepare(w->t, &spec);
+}
+
 /* ---- the worker -------------------------------------------------------- */
 
 static uint64_t next_due_abs(const struct worker *w)
@@ -582,6 +608,7 @@ static void worker_begin(struct worker *w)
     struct driver *d = w->d;
     const struct run_config *cfg = d->cfg;
     w->offering = 1;
+    w->images = workload_has_images(&cfg->workload);
     w->infl_last_abs_ns = d->run_start_ns;
     w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
     if (cfg->mode == LOAD_CLOSED) {
@@ -679,6 +706,8 @@ void *worker_main(void *arg)
         }
         if (!w->offering && transport_inflight(w->t) == 0 && w->q_len == 0)
             break;
+        if (w->offering && cfg->mode == LOAD_CLOSED && w->images)
+            prepare_closed(w);
         uint64_t deadline = next_due_abs(w);
         if (w->offering && cfg->mode == LOAD_CLOSED && w->users_due.n == 0)
             deadline = UINT64_MAX;

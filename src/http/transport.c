@@ -42,6 +42,7 @@
 #include "util/dlist.h"
 #include "util/util.h"
 #include "workload/chatbody.h"
+#include "workload/image.h"
 
 #define TRANSPORT_SWEEP_NS (5 * LL_NS_PER_MS)
 #define TRANSPORT_MAX_EVENTS 256
@@ -71,6 +72,15 @@ struct transport {
     uint64_t finished;        /* requests finished (the native client's read-ahead) */
     struct treq **all;        /* every slot ever made, for freeing */
     size_t n_all, cap_all;
+    /* The images of the request being built (encode_images): the encoder's
+     * scratch, their base64 texts end to end, and where each ends. */
+    struct image_buf img;
+    char *img_b64;
+    size_t img_b64_cap;
+    size_t img_ends[IMAGE_PER_REQUEST_MAX];
+    struct req_image_data img_prep; /* what img_b64 holds: request img_prep_index's */
+    uint64_t img_prep_index, img_prep_draw;
+    int img_prep_ok;
 };
 
 static uint64_t rel(const struct transport *t, uint64_t abs_ns)
@@ -138,9 +148,70 @@ static const struct extrabody *extra_for(const struct transport *t, const struct
     return i < t->cfg.n_extra ? &t->cfg.extra[i] : &t->cfg.extra[0];
 }
 
-/* Build the JSON body for spec into q->body (body.c); returns its length. */
+/* Encode spec's images (image.h: pixels, PNG or JPEG, base64) into
+ * t->img_b64 and describe them in *d. This is the one costly step of an
+ * image request (bench/image.sh: milliseconds for a 512x512 PNG), done
+ * once per request, never per token, and ahead of its send time where
+ * the driver knows it (transport_prepare). Returns 0, or -1 with the
+ * encoder's reason in err. */
+static int encode_images(struct transport *t, const struct req_spec *spec, struct req_image_data *d,
+                         char *err, size_t errlen)
+{
+    const struct image_cfg *c = spec->image_cfg;
+    size_t at = 0;
+    for (uint32_t k = 0; k < spec->images; k++) {
+        uint32_t w, h;
+        image_pick_size(c, spec->image_draw, k, &w, &h);
+        if (image_encode(c->format, t->body.seed, spec->index, k, w, h, &t->img, err, errlen) < 0)
+            return -1;
+        t->img_b64 = ll_grow(t->img_b64, &t->img_b64_cap, at + image_base64_len(t->img.len), 4096);
+        at += image_base64(t->img.data, t->img.len, t->img_b64 + at);
+        t->img_ends[k] = at;
+    }
+    *d = (struct req_image_data){.mime = image_format_mime(c->format),
+                                 .b64 = t->img_b64,
+                                 .ends = t->img_ends,
+                                 .n = spec->images};
+    return 0;
+}
+
+/* Encode spec's images into t->img_prep unless they are there already
+ * (transport_prepare did it). Returns 0, or -1 with the reason in err. */
+static int images_ready(struct transport *t, const struct req_spec *spec, char *err, size_t errlen)
+{
+    if (t->img_prep_ok && t->img_prep_index == spec->index && t->img_prep_draw == spec->image_draw)
+        return 0;
+    t->img_prep_ok = 0;
+    if (encode_images(t, spec, &t->img_prep, err, errlen) < 0)
+        return -1;
+    t->img_prep_ok = 1;
+    t->img_prep_index = spec->index;
+    t->img_prep_draw = spec->image_draw;
+    return 0;
+}
+
+void transport_prepare(struct transport *t, const struct req_spec *spec)
+{
+    char err[96];
+    if (spec->images > 0 && spec->image_cfg)
+        (void)images_ready(t, spec, err, sizeof err); /* a failure shows again at the send */
+}
+
+/* Build the JSON body for spec into q->body (body.c); returns its length,
+ * or 0 when its images could not be encoded (the reason in q->rec.detail). */
 static size_t build_body(struct transport *t, struct treq *q, const struct req_spec *spec)
 {
+    struct req_spec with_images;
+    if (spec->images > 0 && spec->image_cfg) {
+        char err[96];
+        if (images_ready(t, spec, err, sizeof err) < 0) {
+            snprintf(q->rec.detail, sizeof q->rec.detail, "%.119s", err);
+            return 0;
+        }
+        with_images = *spec;
+        with_images.image_data = &t->img_prep;
+        spec = &with_images;
+    }
     const struct extrabody *x = extra_for(t, spec);
     for (;;) {
         size_t n = body_write(&t->body, q->api, spec, x, q->body, q->body_cap);
@@ -793,6 +864,8 @@ void transport_free(struct transport *t)
         free(q);
     }
     free(t->all);
+    image_buf_free(&t->img);
+    free(t->img_b64);
     if (t->be)
         t->ops->stop(t->be);
     int fds[] = {t->epfd, t->sched_tfd, t->wake_efd};
@@ -869,6 +942,7 @@ static void slot_start(struct transport *t, struct treq *q, const struct req_spe
     sse_parser_reset(&q->sse);
     oai_memo_reset(&q->memo);
     q->body_len = build_body(t, q, spec);
+    q->rec.request_bytes = q->body_len;
 }
 
 void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t sched_ns,
@@ -889,7 +963,7 @@ void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t
     q->cancel_at_abs_ns = spec->cancel_kind == WL_CANCEL_AFTER_TIME ? now + spec->cancel_after : 0;
     q->rec.sent_ns = rel(t, now);
     active_add(t, q);
-    if (t->ops->send(t->be, q) == 0)
+    if (q->body_len > 0 && t->ops->send(t->be, q) == 0)
         return;
     /* It could not even be started (the backend wrote why). */
     active_remove(t, q);

@@ -103,6 +103,15 @@ void transport_free(struct transport *t);
 void transport_submit(struct transport *t, const struct req_spec *spec, uint64_t sched_ns,
                       uint64_t late_ns, int64_t user);
 
+/* Do now the costly part of building spec's body that does not depend on
+ * when it is sent: encode its images (none: nothing to do). The driver
+ * calls it for the next scheduled arrival before it sleeps until that
+ * arrival's time, so encoding is not counted in its latency; a
+ * transport_submit of the same request then reuses them (of any other, or
+ * after another request's images were encoded, it encodes its own). The
+ * transport holds one request's images. */
+void transport_prepare(struct transport *t, const struct req_spec *spec);
+
 /* Let libcurl start what was submitted (call after a batch of submits;
  * the native client sends in transport_submit, and this does nothing). */
 void transport_kick(struct transport *t);

@@ -261,6 +261,10 @@ int record_write_jsonl(FILE *f, const struct record *r)
     LINE_OPT(&l, ",\"cached_tokens\":", r->cached_tokens);
     LINE_U64(&l, ",\"max_tokens\":", r->max_tokens);
     LINE_BOOL(&l, ",\"ignore_eos\":", r->ignore_eos);
+    if (r->images)
+        LINE_U64(&l, ",\"images\":", r->images);
+    if (r->request_bytes)
+        LINE_U64(&l, ",\"request_bytes\":", r->request_bytes);
     LINE_U64(&l, ",\"output_tokens\":", r->output_tokens);
     LINE_LIT(&l, ",\"tokens_source\":\"");
     line_puts(&l, rec_tokens_source_name(r->tokens_source));
@@ -378,6 +382,10 @@ static void read_counts(json_t *o, struct record *r)
     v = opt_int(o, "events");
     r->events = v > 0 ? (uint64_t)v : 0;
     r->ignore_eos = json_is_true(json_object_get(o, "ignore_eos"));
+    v = opt_int(o, "images");
+    r->images = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    v = opt_int(o, "request_bytes");
+    r->request_bytes = v > 0 ? (uint64_t)v : 0;
     /* A reason longer than the record keeps (hand-edited) is cut, like
      * the decoder cuts the server's; "" (as null) when absent. */
     const char *fin = json_string_value(json_object_get(o, "finish_reason"));

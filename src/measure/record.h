@@ -75,6 +75,8 @@ struct record {
     int64_t cached_tokens;       /* usage.prompt_tokens_details.cached_tokens, -1 if none */
     uint32_t max_tokens;         /* requested output cap */
     int ignore_eos;              /* 1: the request asked for exactly max_tokens ("ignore_eos") */
+    uint32_t images;             /* images the request carried (written only when > 0) */
+    uint64_t request_bytes;      /* bytes of the request's body as sent (0: none built) */
     uint64_t output_tokens;      /* from tokens_source */
     enum rec_tokens_source tokens_source;
     uint64_t events;             /* output-bearing events received */

@@ -131,8 +131,10 @@ void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
                    uint64_t window_end_ns, const struct slo *slo)
 {
     int met = slo_is_set(slo) && slo_met(slo, r);
-    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= warmup_ns && r->sent_ns <= window_end_ns)
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= warmup_ns && r->sent_ns <= window_end_ns) {
         s->win_sent++;
+        s->win_request_bytes += r->request_bytes;
+    }
     if (r->end_ns != LL_NO_TIME && r->end_ns >= warmup_ns && r->end_ns <= window_end_ns) {
         s->win_completed++;
         if (r->kind == REC_OK) {
@@ -249,6 +251,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
 
     dst->slo_met += src->slo_met;
     dst->win_sent += src->win_sent;
+    dst->win_request_bytes += src->win_request_bytes;
     dst->win_completed += src->win_completed;
     dst->win_ok += src->win_ok;
     dst->win_slo_met += src->win_slo_met;

@@ -116,6 +116,7 @@ struct stats {
     uint64_t win_slo_met;           /* ... that met every SLO threshold */
     uint64_t win_prompt_tokens;     /* tokens, of win_ok records */
     uint64_t win_output_tokens;     /* tokens, of win_ok records */
+    uint64_t win_request_bytes;     /* bytes, request bodies of the requests sent in the window */
 
     /* The first non-empty detail seen per failure kind, made printable
      * (stats_sample_copy); "" when none. Copied into the struct, so

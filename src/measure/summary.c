@@ -75,6 +75,22 @@ static double summary_rate(double count, uint64_t window_ns)
     return count / ((double)window_ns / 1e9);
 }
 
+/* A byte count or rate in SI units: "512 B", "25.0 KB", "2.51 MB", "1.20 GB";
+ * "-" for NAN (no window). */
+static void summary_fmt_bytes(double v, char *buf, size_t len)
+{
+    if (!(v >= 0))
+        snprintf(buf, len, "-");
+    else if (v >= 1e9)
+        snprintf(buf, len, "%.2f GB", v / 1e9);
+    else if (v >= 1e6)
+        snprintf(buf, len, "%.2f MB", v / 1e6);
+    else if (v >= 1e3)
+        snprintf(buf, len, "%.1f KB", v / 1e3);
+    else
+        snprintf(buf, len, "%.0f B", v);
+}
+
 static double summary_mean_ns(uint64_t sum_ns, uint64_t n)
 {
     return n == 0 ? NAN : (double)sum_ns / (double)n;
@@ -408,6 +424,15 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
             summary_fmt_double(summary_rate((double)s->win_output_tokens, w), "%.1f", b,
                                sizeof(b)));
 
+    if (s->win_request_bytes > 0) {
+        /* Request bodies are network load of their own when they carry
+         * images (docs/workload.md, "Images"). */
+        char rate[32], mean[32];
+        summary_fmt_bytes(summary_rate((double)s->win_request_bytes, w), rate, sizeof rate);
+        summary_fmt_bytes(s->win_sent ? (double)s->win_request_bytes / (double)s->win_sent : 0,
+                          mean, sizeof mean);
+        fprintf(f, "bodies:     %s/s of request bodies sent (%s per request)\n", rate, mean);
+    }
     uint64_t ok = s->by_kind[REC_OK];
     if (ok > 0) {
         const char *sep = "";
@@ -704,6 +729,7 @@ static json_t *summary_throughput_json(const struct stats *s,
     jset(thr, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, w)));
     jset(thr, "input_tokens_per_s", jdouble(summary_rate((double)s->win_prompt_tokens, w)));
     jset(thr, "output_tokens_per_s", jdouble(summary_rate((double)s->win_output_tokens, w)));
+    jset(thr, "request_bytes_per_s", jdouble(summary_rate((double)s->win_request_bytes, w)));
     jset(thr, "goodput_per_s",
          info->slo ? jdouble(summary_rate((double)s->win_slo_met, w)) : json_null());
     jset(thr, "attainment", info->slo && s->scheduled

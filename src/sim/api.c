@@ -145,6 +145,8 @@ static void log_req(struct api_ctx *ctx, const struct api_req *r, uint64_t now_n
         .end_ns = now_ns,
         .prompt_tokens = r->prompt_tokens,
         .cached_tokens = r->cached_tokens,
+        .images = r->images,
+        .image_tokens = r->image_tokens,
         .max_tokens = r->max_tokens,
         .output_tokens = r->stream ? r->sent_tokens : r->produced_tokens,
         .finish_reason = r->finish,
@@ -656,7 +658,12 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
         .n_msgs = chat ? ctx->n_msgs : 0,
     };
     uint32_t ptoks = ids_prompt ? (uint32_t)n_ids : tokenizer_prompt_count(ctx->tokenizer, &tp);
-    r->prompt_tokens = ptoks ? ptoks : 1;
+    /* Each image costs image_tokens(W, H) prefill tokens on top of the
+     * text (docs/sim.md); they hash into no prefix-cache block. */
+    uint64_t all_toks = (uint64_t)(ptoks ? ptoks : 1) + ctx->image_tokens;
+    r->prompt_tokens = all_toks > UINT32_MAX ? UINT32_MAX : (uint32_t)all_toks;
+    r->images = ctx->images;
+    r->image_tokens = ctx->image_tokens;
     if (ids_prompt && ctx->vocab <= TOKENIZER_ID_MAX) {
         /* --vocab: llama.cpp's answer to an ID it does not have. */
         for (size_t i = 0; i < n_ids; i++) {

@@ -56,6 +56,8 @@ struct api_ctx {
     uint32_t hashes_cap;
     size_t *msg_ends;               /* chat: where each message's content ends in text */
     size_t n_msgs, msg_ends_cap;
+    uint32_t images;       /* images in the request being parsed */
+    uint32_t image_tokens; /* their prefill tokens (image_tokens), saturating */
 };
 
 /* What a completion request's body asked for (api_parse_completion). */
@@ -119,6 +121,7 @@ struct api_req {
     uint64_t engine_id;
     uint64_t token_seed;
     uint32_t max_tokens, prompt_tokens, cached_tokens;
+    uint32_t images, image_tokens;  /* the request's images and their share of prompt_tokens */
     uint32_t produced_tokens;       /* output tokens the engine produced */
     uint32_t sent_tokens;           /* output tokens written into events */
     uint32_t cut_after_tokens;      /* FAULT_CUT: close once this many are sent */

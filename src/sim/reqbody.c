@@ -12,6 +12,7 @@
 
 #include "decode/jscan.h"
 #include "util/util.h"
+#include "workload/image.h"
 
 /* The largest max_tokens a body may ask (a larger one is a 400). */
 #define API_MAX_TOKENS_LIMIT (1u << 30)
@@ -112,8 +113,102 @@ static void body_append_string(struct http_buf *b, const struct jscan_value *v)
     http_buf_commit(b, got);
 }
 
-/* Append one message content (string, or an array of text parts) to
- * ctx->text. Returns 0, or -1 with the reason in why. */
+/* Count the image whose text (unescaped) is [p, end): a data URL when
+ * url is set, else bare base64. Returns 0, or -1 with the reason in why. */
+static int count_image_text(struct api_ctx *ctx, int url, const char *p, const char *end,
+                            const char **why)
+{
+    if (url) {
+        static const char marker[] = ";base64,";
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        if ((size_t)(end - p) < 5 || memcmp(p, "data:", 5) != 0 || !comma ||
+            (size_t)(comma - p) < sizeof marker - 1 ||
+            memcmp(comma - (sizeof marker - 2), marker, sizeof marker - 1) != 0) {
+            *why = "the sim reads images from base64 data URLs only "
+                   "(data:image/png;base64,...)";
+            return -1;
+        }
+        p = comma + 1;
+    }
+    enum image_format f;
+    uint32_t w, h;
+    if (image_header_size(p, (size_t)(end - p), &f, &w, &h, why) < 0)
+        return -1;
+    ctx->images++;
+    uint64_t t = (uint64_t)ctx->image_tokens + image_tokens(w, h);
+    ctx->image_tokens = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+    return 0;
+}
+
+/* The size of the image in a data URL's text (url, a JSON string:
+ * "data:MIME;base64,B"), or of Anthropic's base64 source data (url NULL,
+ * b64 the "data" string), into the request's image count and tokens
+ * (image_tokens: docs/sim.md). Returns 0, or -1 with the reason in why. */
+static int count_image(struct api_ctx *ctx, const struct jscan_value *url,
+                       const struct jscan_value *b64, const char **why)
+{
+    const struct jscan_value *v = url ? url : b64;
+    if (v->type != JSCAN_STRING) {
+        *why = url ? "an image part's URL must be a string (a data: URL)"
+                   : "an image source's \"data\" must be a base64 string";
+        return -1;
+    }
+    /* The text between the quotes, unescaped first when it has escapes (a
+     * JSON writer may send '/' as "\/"): base64 and data URLs need none. */
+    const char *p = v->ptr + 1, *end = v->ptr + v->len - 1;
+    char *copy = NULL;
+    if (memchr(p, '\\', (size_t)(end - p))) {
+        size_t n = jscan_string_decoded_len(v), got = 0;
+        copy = ll_malloc(n + 1);
+        jscan_string_unescape(v, copy, n + 1, &got);
+        p = copy;
+        end = copy + got;
+    }
+    int rc = count_image_text(ctx, url != NULL, p, end, why);
+    free(copy);
+    return rc;
+}
+
+/* One image part of a content array (part: an object whose "type" is
+ * type): chat's image_url ({"url": ...} or a string), Responses'
+ * input_image (a string), Anthropic's image (a base64 "source"). Returns
+ * 1 when part is an image (counted), 0 when it is not one, -1 with the
+ * reason in why. */
+static int image_part(struct api_ctx *ctx, const struct jscan_value *part,
+                      const struct jscan_value *type, const char **why)
+{
+    static const char *const keys[] = {"image_url", "source"};
+    static const char *const url_key[] = {"url"};
+    static const char *const src_keys[] = {"type", "data"};
+    struct jscan_value v[2], u, src[2];
+    if (type->type != JSCAN_STRING)
+        return 0;
+    int chat = jscan_string_equals(type, "image_url", 9);
+    int resp = jscan_string_equals(type, "input_image", 11);
+    int anth = jscan_string_equals(type, "image", 5);
+    if (!chat && !resp && !anth)
+        return 0;
+    body_members(part, keys, 2, v);
+    if (anth) {
+        if (v[1].type == JSCAN_OBJECT)
+            body_members(&v[1], src_keys, 2, src);
+        if (v[1].type != JSCAN_OBJECT || src[0].type != JSCAN_STRING ||
+            !jscan_string_equals(&src[0], "base64", 6)) {
+            *why = "an image part's \"source\" must be {\"type\":\"base64\",...}: the sim "
+                   "reads base64 images only";
+            return -1;
+        }
+        return count_image(ctx, NULL, &src[1], why) < 0 ? -1 : 1;
+    }
+    u = v[0];
+    if (chat && v[0].type == JSCAN_OBJECT)
+        body_members(&v[0], url_key, 1, &u);
+    return count_image(ctx, &u, NULL, why) < 0 ? -1 : 1;
+}
+
+/* Append one message content (string, or an array of parts: text, and
+ * images, which are counted, not appended) to ctx->text, the text parts
+ * joined by "\n". Returns 0, or -1 with the reason in why. */
 static int append_content(struct api_ctx *ctx, const struct jscan_value *content, const char **why)
 {
     if (absent(content))
@@ -126,20 +221,28 @@ static int append_content(struct api_ctx *ctx, const struct jscan_value *content
         *why = "messages[].content must be a string or an array of text parts";
         return -1;
     }
-    static const char *const text_key[] = {"text"};
+    static const char *const part_keys[] = {"text", "type"};
     struct jscan_iter it;
-    struct jscan_value part, text;
+    struct jscan_value part, f[2];
+    size_t texts = 0;
     jscan_iter_init(&it, content);
-    for (size_t i = 0; jscan_iter_next_element(&it, &part); i++) {
-        if (part.type == JSCAN_OBJECT)
-            body_members(&part, text_key, 1, &text);
-        if (part.type != JSCAN_OBJECT || text.type != JSCAN_STRING) {
-            *why = "messages[].content parts must be objects with a string \"text\"";
+    while (jscan_iter_next_element(&it, &part)) {
+        if (part.type == JSCAN_OBJECT) {
+            body_members(&part, part_keys, 2, f);
+            int img = image_part(ctx, &part, &f[1], why);
+            if (img < 0)
+                return -1;
+            if (img)
+                continue;
+        }
+        if (part.type != JSCAN_OBJECT || f[0].type != JSCAN_STRING) {
+            *why = "messages[].content parts must be objects with a string \"text\" "
+                   "(or images)";
             return -1;
         }
-        if (i > 0)
+        if (texts++ > 0)
             http_buf_append(&ctx->text, "\n", 1);
-        body_append_string(&ctx->text, &text);
+        body_append_string(&ctx->text, &f[0]);
     }
     return 0;
 }
@@ -241,6 +344,8 @@ static int extract_prompt(struct api_ctx *ctx, const struct jscan_value *msgs,
     *is_ids = 0;
     http_buf_clear(&ctx->text);
     ctx->n_msgs = 0;
+    ctx->images = 0;
+    ctx->image_tokens = 0;
     if (shape == API_BODY_RESPONSES && msgs->type == JSCAN_STRING) {
         /* "input": "text" is one user message. */
         if (ctx->msg_ends_cap == 0) {

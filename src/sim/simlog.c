@@ -75,6 +75,10 @@ void simlog_write(struct simlog *l, const struct simlog_entry *e)
     put_time(b, ",\"end_ns\":", e->end_ns);
     put_u64(b, ",\"prompt_tokens\":", e->prompt_tokens);
     put_u64(b, ",\"cached_tokens\":", e->cached_tokens);
+    if (e->images) {
+        put_u64(b, ",\"images\":", e->images);
+        put_u64(b, ",\"image_tokens\":", e->image_tokens);
+    }
     put_u64(b, ",\"max_tokens\":", e->max_tokens);
     put_u64(b, ",\"output_tokens\":", e->output_tokens);
     put_str(b, ",\"finish_reason\":", e->finish_reason);

@@ -122,6 +122,51 @@ static void cb_message(struct cbuf *b, enum oai_api api, int assistant)
         CB_LIT(b, "\"role\":\"user\",\"content\":\"");
 }
 
+/* The user message of spec with its images: a content array of the
+ * images, then the text, in api's own part types (docs/apis.md):
+ *
+ *   chat       {"type":"image_url","image_url":{"url":"data:M;base64,B"}}
+ *   Anthropic  {"type":"image","source":{"type":"base64","media_type":"M","data":"B"}}
+ *   Responses  {"type":"input_image","image_url":"data:M;base64,B"}
+ *
+ * and {"type":"text","text":T} ("input_text" for Responses). */
+static void cb_images(struct cbuf *b, enum oai_api api, const struct req_spec *spec, uint64_t seed)
+{
+    const struct req_image_data *im = spec->image_data;
+    size_t mime_len = strlen(im->mime);
+    if (api == OAI_API_RESPONSES)
+        CB_LIT(b, "{\"type\":\"message\",\"role\":\"user\",\"content\":[");
+    else
+        CB_LIT(b, "{\"role\":\"user\",\"content\":[");
+    size_t from = 0;
+    for (uint32_t k = 0; k < im->n; k++) {
+        if (api == OAI_API_ANTHROPIC) {
+            CB_LIT(b, "{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"");
+            cb_put(b, im->mime, mime_len);
+            CB_LIT(b, "\",\"data\":\"");
+        } else {
+            if (api == OAI_API_RESPONSES)
+                CB_LIT(b, "{\"type\":\"input_image\",\"image_url\":\"data:");
+            else
+                CB_LIT(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:");
+            cb_put(b, im->mime, mime_len);
+            CB_LIT(b, ";base64,");
+        }
+        cb_put(b, im->b64 + from, im->ends[k] - from);
+        from = im->ends[k];
+        if (api == OAI_API_RESPONSES)
+            CB_LIT(b, "\"},");
+        else
+            CB_LIT(b, "\"}},");
+    }
+    if (api == OAI_API_RESPONSES)
+        CB_LIT(b, "{\"type\":\"input_text\",\"text\":\"");
+    else
+        CB_LIT(b, "{\"type\":\"text\",\"text\":\"");
+    cb_user_text(b, seed, spec);
+    CB_LIT(b, "\"}]}");
+}
+
 size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *spec, char *buf,
                        size_t len)
 {
@@ -142,6 +187,11 @@ size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *s
             CB_LIT(&b, "\\n");
         }
     }
+    const struct req_image_data *im = spec->image_data;
+    if (api != OAI_API_COMPLETIONS && im && im->n > 0) {
+        cb_images(&b, api, spec, seed);
+        return b.at;
+    }
     if (api != OAI_API_COMPLETIONS)
         cb_message(&b, api, 0);
     cb_user_text(&b, seed, spec);
@@ -152,7 +202,7 @@ size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *s
 
 uint32_t chatbody_prompt_tokens(const struct req_spec *spec)
 {
-    uint64_t total = spec->prompt_tokens;
+    uint64_t total = (uint64_t)spec->prompt_tokens + spec->image_tokens;
     for (uint32_t k = 0; k < spec->history_len; k++)
         total += (uint64_t)spec->history[k].spec.prompt_tokens + spec->history[k].output_tokens;
     return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
@@ -164,6 +214,7 @@ void chatbody_fill_record(struct record *r, const struct req_spec *spec)
     r->session = spec->session;
     r->turn = spec->turn;
     r->ignore_eos = spec->ignore_eos;
+    r->images = spec->images;
 }
 
 size_t chatbody_assistant_text(uint64_t seed, uint64_t index, uint32_t n_tokens, char *buf,

@@ -36,19 +36,22 @@ struct chat_turn {
  * openai-responses those of "input" (without the brackets); for
  * completions, the body of the "prompt" string (without the quotes). The
  * user prompt is spec->prompt_text, JSON-escaped, when set, else the
- * synthetic text workload_prompt(seed, spec) builds. Writes at most len
+ * synthetic text workload_prompt(seed, spec) builds. With
+ * spec->image_data (chat, Anthropic, Responses), the user message's
+ * content is an array: the images, then the text (docs/apis.md). Writes at most len
  * bytes (no NUL; buf may be NULL when len is 0) and returns the bytes
  * needed: when that exceeds len, retry with a bigger buffer. */
 size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *spec, char *buf,
                        size_t len);
 
 /* The prompt tokens the sim counts for spec's body: the earlier turns'
- * prompts and outputs plus spec->prompt_tokens, saturating at UINT32_MAX. */
+ * prompts and outputs plus spec->prompt_tokens and its image tokens
+ * (spec->image_tokens), saturating at UINT32_MAX. */
 uint32_t chatbody_prompt_tokens(const struct req_spec *spec);
 
 /* Copy what a record carries from its spec beyond id and lengths: the
  * prompt tokens of the whole conversation (chatbody_prompt_tokens), the
- * session, the turn and ignore_eos. */
+ * session, the turn, ignore_eos and the image count. */
 void chatbody_fill_record(struct record *r, const struct req_spec *spec);
 
 /* Token IDs of --prompt-ids prompts lie by default in [CHATBODY_ID_MIN,

@@ -39,6 +39,7 @@ void replay_spec(const struct trace *t, size_t i, int ignore_eos,
     out->turn = -1;
     out->calib = calib ? *calib : (struct workload_calib){0, 0};
     out->dataset_entry = -1;
+    workload_images(NULL, 0, out);
 }
 
 int replay_has_text(const struct trace *t)

@@ -415,11 +415,57 @@ static int parse_slo(struct wctx *c, const char *path, json_t *j,
     return 0;
 }
 
+/* A class's "images": {"count": DIST, "sizes": "WxH[:WEIGHT],...",
+ * "format": "png"|"jpeg"}, as --images, --image-sizes and --image-format
+ * take them (image_cfg_parse); "count" is required. */
+static int parse_images(struct wctx *c, const char *path, json_t *j, struct image_cfg *out)
+{
+    static const char *const keys[] = {"count", "sizes", "format", NULL};
+    static const char *const what[3] = {"count", "sizes", "format"};
+    int rc;
+    if ((rc = expect_object(c, path, j, keys, "an object",
+                            "{\"count\": DIST, \"sizes\": \"512x512:3,1024x768:1\", "
+                            "\"format\": \"png\"}")))
+        return rc;
+    json_t *count = json_object_get(j, "count"), *sizes = json_object_get(j, "sizes");
+    json_t *format = json_object_get(j, "format");
+    char spec[64], err[320];
+    if (count && json_is_number(count))
+        snprintf(spec, sizeof spec, "fixed:%.17g", json_number_value(count));
+    else if (count && json_is_string(count) && json_string_length(count) < sizeof spec &&
+             strlen(json_string_value(count)) == json_string_length(count))
+        snprintf(spec, sizeof spec, "%s", json_string_value(count));
+    else {
+        char *g = count ? got(count) : ll_strdup("nothing");
+        werr(c, path,
+             "count: expected images per request, a number or a DIST string such "
+             "as \"uniform:1,3\", got %s",
+             g);
+        free(g);
+        return LL_E_INVAL;
+    }
+    for (int i = 0; i < 2; i++) {
+        json_t *v = i ? format : sizes;
+        if (v && (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))) {
+            char *g = got(v);
+            werr(c, path, "%s: expected a string, got %s", what[i ? 2 : 1], g);
+            free(g);
+            return LL_E_INVAL;
+        }
+    }
+    if (image_cfg_parse(what, spec, sizes ? json_string_value(sizes) : NULL,
+                        format ? json_string_value(format) : NULL, out, err, sizeof err) != 0) {
+        werr(c, path, "%s", err);
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
 static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
 {
-    static const char *const keys[] = {"name",    "weight", "prompt_tokens", "output_tokens",
-                                       "lengths", "api",    "ignore_eos",    "prefix",
-                                       "cancel",  "slo",    "extra_body",    NULL};
+    static const char *const keys[] = {
+        "name",   "weight", "prompt_tokens", "output_tokens", "lengths", "api", "ignore_eos",
+        "prefix", "cancel", "slo",           "extra_body",    "images",  NULL};
     struct wl_class *k = &f->classes[idx];
     char path[WL_PATH_MAX], sub[WL_PATH_MAX];
     json_t *v;
@@ -509,6 +555,9 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
         return rc;
     join(sub, sizeof(sub), path, "slo");
     if ((v = json_object_get(j, "slo")) && (rc = parse_slo(c, sub, v, &k->slo)))
+        return rc;
+    join(sub, sizeof(sub), path, "images");
+    if ((v = json_object_get(j, "images")) && (rc = parse_images(c, sub, v, &k->images)))
         return rc;
     /* Checked against the class's API by whoever knows the command line's
      * (runopts: extrabody_build). */

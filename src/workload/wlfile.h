@@ -29,10 +29,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "workload/dist.h"
 #include "decode/openai.h"
 #include "measure/slo.h"
 #include "util/rng.h"
+#include "workload/dist.h"
+#include "workload/image.h"
 
 struct empirical;
 struct jscan_value;
@@ -92,6 +93,7 @@ struct wl_class {
     struct wl_cancel cancel;
     struct slo slo;          /* the class's own SLO; unset = the run's */
     struct json_t *extra_body; /* its "extra_body" object (owned), NULL = none */
+    struct image_cfg images;   /* its "images" object; set 0 = the command line's */
 };
 
 struct wl_file {

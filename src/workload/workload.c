@@ -10,6 +10,9 @@
 /* Stream offset so workload draws never share an RNG stream with the
  * arrival process or other consumers seeded from the same seed. */
 #define WORKLOAD_STREAM_BASE 0x5157000000000000ULL
+/* The stream of request i's images: its own, so adding images changes
+ * no other draw. */
+#define WORKLOAD_IMAGE_STREAM 0x494D000000000000ULL
 
 /* One length from an empirical column when one is set, else from d. */
 static uint32_t draw_tokens(const struct dist *d, const struct empirical *e, int col,
@@ -39,6 +42,7 @@ void workload_spec(const struct workload *w, uint64_t index, struct req_spec *ou
     out->dataset_entry = -1;
     const struct wl_prefix *prefix = &w->prefix;
     const struct wl_cancel *cancel = &w->cancel;
+    const struct image_cfg *images = &w->images;
     if (w->classes) {
         size_t k = wl_pick_class(w->classes, &r);
         const struct wl_class *c = &w->classes->classes[k];
@@ -55,6 +59,8 @@ void workload_spec(const struct workload *w, uint64_t index, struct req_spec *ou
             out->ignore_eos = c->ignore_eos;
         prefix = &c->prefix;
         cancel = &c->cancel;
+        if (c->images.set)
+            images = &c->images;
     } else if (w->pairs) {
         double in, outv;
         empirical_sample_pair(w->pairs, &r, &in, &outv);
@@ -85,7 +91,8 @@ void workload_spec(const struct workload *w, uint64_t index, struct req_spec *ou
      * asked: the prompt grows to hold the prefix plus its nonce. */
     if (out->prefix_id >= 0 && out->prompt_tokens < out->prefix_tokens + 4)
         out->prompt_tokens = out->prefix_tokens + 4;
-cancel:;
+cancel:
+    workload_images(images, w->seed, out);
     uint64_t after = 0;
     if (wl_cancel_draw(cancel, &r, &after)) {
         out->cancel_kind = cancel->kind;
@@ -94,6 +101,39 @@ cancel:;
         out->cancel_kind = WL_CANCEL_NONE;
         out->cancel_after = 0;
     }
+}
+
+int workload_has_images(const struct workload *w)
+{
+    for (size_t i = 0; w->classes && i < w->classes->n; i++) {
+        if (w->classes->classes[i].images.set)
+            return 1;
+    }
+    return w->images.set;
+}
+
+void workload_images(const struct image_cfg *c, uint64_t seed, struct req_spec *spec)
+{
+    spec->images = 0;
+    spec->image_draw = 0;
+    spec->image_tokens = 0;
+    spec->image_cfg = NULL;
+    spec->image_data = NULL;
+    if (!c || !c->set)
+        return;
+    struct rng r;
+    rng_seed(&r, seed, WORKLOAD_IMAGE_STREAM + spec->index);
+    uint64_t n = dist_sample_u64(&c->count, &r);
+    spec->images = n > IMAGE_PER_REQUEST_MAX ? IMAGE_PER_REQUEST_MAX : (uint32_t)n;
+    spec->image_draw = rng_next(&r);
+    spec->image_cfg = c;
+    uint64_t tokens = 0;
+    for (uint32_t k = 0; k < spec->images; k++) {
+        uint32_t iw, ih;
+        image_pick_size(c, spec->image_draw, k, &iw, &ih);
+        tokens += image_tokens(iw, ih);
+    }
+    spec->image_tokens = tokens > UINT32_MAX ? UINT32_MAX : (uint32_t)tokens;
 }
 
 const char *workload_class_name(const struct workload *w, const struct req_spec *spec)

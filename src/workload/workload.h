@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "workload/dist.h"
+#include "workload/image.h"
 #include "workload/wlfile.h"
 
 struct chat_turn;
@@ -43,6 +44,8 @@ struct workload {
      * when the entry has one) from an entry drawn per request. NULL = none. */
     const struct dataset *dataset;
     struct workload_calib calib;         /* --calibration FILE; zero = none */
+    struct image_cfg images;             /* --images, --image-size(s), --image-format;
+                                          * set 0 = none (a class's own replaces it) */
 };
 
 /* One request's content parameters. */
@@ -72,6 +75,25 @@ struct req_spec {
      * but workload_spec with --calibration: one word per token). */
     struct workload_calib calib;
     int64_t dataset_entry;       /* the --dataset entry of the prompt, -1 = none */
+    /* Image inputs (0 / NULL without --images): how many, the draw their
+     * sizes come from (image_pick_size), the prefill tokens they cost
+     * (image_tokens summed), the settings (borrowed from the workload),
+     * and their encoded bytes, which the transport sets just before it
+     * writes the body (borrowed until transport_submit returns). */
+    uint32_t images;
+    uint64_t image_draw;
+    uint32_t image_tokens;
+    const struct image_cfg *image_cfg;
+    const struct req_image_data *image_data;
+};
+
+/* The encoded images of one request, as the body writer sends them: image
+ * k's base64 text is b64[ends[k-1], ends[k]) (ends[-1] = 0). */
+struct req_image_data {
+    const char *mime; /* "image/png" or "image/jpeg" */
+    const char *b64;
+    const size_t *ends;
+    uint32_t n;
 };
 
 /* Draw request index. Deterministic in (seed, index): one RNG stream per
@@ -83,6 +105,14 @@ struct req_spec {
  * the entry's, and max_tokens the entry's output length when it has one;
  * such a prompt never has a shared prefix. */
 void workload_spec(const struct workload *w, uint64_t index, struct req_spec *out);
+
+/* Whether any request of w can carry images: w->images, or a class's. */
+int workload_has_images(const struct workload *w);
+
+/* Draw spec's images from c (NULL or unset: none) on their own RNG stream
+ * of (seed, spec->index), so runs without images draw what they drew
+ * before: the count from c->count, the size draw, the image tokens. */
+void workload_images(const struct image_cfg *c, uint64_t seed, struct req_spec *spec);
 
 /* The name of the request's class, or NULL without classes. Borrowed from
  * w->classes. */

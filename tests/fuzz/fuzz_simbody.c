@@ -26,6 +26,7 @@
 #include "decode/jscan.h"
 #include "sim/api.h"
 #include "util/util.h"
+#include "workload/image.h"
 
 struct ref {
     int stream, include_usage, ignore_eos, ids_prompt;
@@ -35,6 +36,7 @@ struct ref {
     struct http_buf text;
     size_t msg_ends[4096];
     size_t n_msgs;
+    uint32_t images, image_tokens;
 };
 
 /* obj's key when present and not null (the sim reads null as absent): a
@@ -54,6 +56,61 @@ static int get_scalar(json_t *obj, const char *key, int *b, json_int_t *i)
     return 0;
 }
 
+/* An image part (type image_url, input_image or image) read with jansson:
+ * its data URL or base64 source, the size from image_header_size (fuzzed
+ * on its own in fuzz_imghdr). Returns 1 (an image), 0 (not one), -1. */
+static int ref_image(struct ref *r, json_t *part, const char **why)
+{
+    const char *type = json_string_value(json_object_get(part, "type"));
+    if (!type || (strcmp(type, "image_url") != 0 && strcmp(type, "input_image") != 0 &&
+                  strcmp(type, "image") != 0))
+        return 0;
+    /* jansson stops a type string at a NUL; the sim compares all its bytes. */
+    if (strlen(type) != json_string_length(json_object_get(part, "type")))
+        return 0;
+    json_t *v;
+    int is_url = strcmp(type, "image") != 0;
+    if (!is_url) {
+        json_t *src = json_object_get(part, "source");
+        json_t *st = json_is_object(src) ? json_object_get(src, "type") : NULL;
+        if (!json_is_string(st) || json_string_length(st) != 6 ||
+            memcmp(json_string_value(st), "base64", 6) != 0) {
+            *why = "an image part's \"source\" must be {\"type\":\"base64\",...}: the sim "
+                   "reads base64 images only";
+            return -1;
+        }
+        v = json_object_get(src, "data");
+    } else {
+        v = json_object_get(part, "image_url");
+        if (strcmp(type, "image_url") == 0 && json_is_object(v))
+            v = json_object_get(v, "url");
+    }
+    if (!json_is_string(v)) {
+        *why = is_url ? "an image part's URL must be a string (a data: URL)"
+                      : "an image source's \"data\" must be a base64 string";
+        return -1;
+    }
+    const char *p = json_string_value(v), *end = p + json_string_length(v);
+    if (is_url) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        if ((size_t)(end - p) < 5 || memcmp(p, "data:", 5) != 0 || !comma || comma - p < 8 ||
+            memcmp(comma - 7, ";base64,", 8) != 0) {
+            *why = "the sim reads images from base64 data URLs only "
+                   "(data:image/png;base64,...)";
+            return -1;
+        }
+        p = comma + 1;
+    }
+    enum image_format f;
+    uint32_t w, h;
+    if (image_header_size(p, (size_t)(end - p), &f, &w, &h, why) < 0)
+        return -1;
+    r->images++;
+    uint64_t t = (uint64_t)r->image_tokens + image_tokens(w, h);
+    r->image_tokens = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+    return 1;
+}
+
 static int append_content(struct ref *r, json_t *content, const char **why)
 {
     if (!content || json_is_null(content))
@@ -66,15 +123,23 @@ static int append_content(struct ref *r, json_t *content, const char **why)
         *why = "messages[].content must be a string or an array of text parts";
         return -1;
     }
-    size_t i;
+    size_t i, texts = 0;
     json_t *part;
     json_array_foreach(content, i, part) {
+        if (json_is_object(part)) {
+            int img = ref_image(r, part, why);
+            if (img < 0)
+                return -1;
+            if (img)
+                continue;
+        }
         json_t *text = json_is_object(part) ? json_object_get(part, "text") : NULL;
         if (!json_is_string(text)) {
-            *why = "messages[].content parts must be objects with a string \"text\"";
+            *why = "messages[].content parts must be objects with a string \"text\" "
+                   "(or images)";
             return -1;
         }
-        if (i > 0)
+        if (texts++ > 0)
             http_buf_append(&r->text, "\n", 1);
         http_buf_append(&r->text, json_string_value(text), json_string_length(text));
     }
@@ -405,6 +470,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (ctx.text.len != r.text.len ||
                 (r.text.len && memcmp(ctx.text.data, r.text.data, r.text.len) != 0))
                 differ("the prompt", data, size);
+            if (ctx.images != r.images || ctx.image_tokens != r.image_tokens)
+                differ("the images", data, size);
             if (shape != API_BODY_COMPLETIONS) {
                 if (ctx.n_msgs != r.n_msgs)
                     differ("the message count", data, size);

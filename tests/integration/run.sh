@@ -38,6 +38,7 @@ test_sweep        -                              test_sweep_capacity_knee,test_s
 test_recovery     test_recovery_after_overload   -                                   -
 test_workload     -                              -                                   -
 test_compare_sweep_sim -                         -                                   -
+test_images       -                              -                                   -
 test_run          -                              test_co_*                           -
 test_run          test_co_closed_loop            -                                   -
 test_run          test_co_open_loop              -                                   -

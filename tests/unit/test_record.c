@@ -472,6 +472,10 @@ static size_t reference_line(const struct record *r, char *buf, size_t cap)
     REF_OPT("cached_tokens", r->cached_tokens);
     REF(",\"max_tokens\":%" PRIu32, r->max_tokens);
     REF(",\"ignore_eos\":%s", r->ignore_eos ? "true" : "false");
+    if (r->images)
+        REF(",\"images\":%" PRIu32, r->images);
+    if (r->request_bytes)
+        REF(",\"request_bytes\":%" PRIu64, r->request_bytes);
     REF(",\"output_tokens\":%" PRIu64, r->output_tokens);
     REF(",\"tokens_source\":\"%s\"", rec_tokens_source_name(r->tokens_source));
     REF(",\"events\":%" PRIu64, r->events);
@@ -528,6 +532,8 @@ static void test_jsonl_matches_printf(void **state)
         r.tokens_source = (enum rec_tokens_source)(test_splitmix64(&st) % 4);
         r.events = edgy_u64(&st);
         r.ignore_eos = (int)(test_splitmix64(&st) % 2);
+        r.images = (uint32_t)edgy_u64(&st);
+        r.request_bytes = edgy_u64(&st);
         size_t flen =
             test_splitmix64(&st) % 2 == 0 ? 0 : test_splitmix64(&st) % sizeof(r.finish_reason);
         for (size_t k = 0; k < flen; k++)
@@ -597,6 +603,8 @@ static void assert_same_record(const struct record *a, const struct record *b)
     assert_int_equal(b->tokens_source, a->tokens_source);
     assert_int_equal(b->events, a->events);
     assert_int_equal(b->ignore_eos, a->ignore_eos);
+    assert_int_equal(b->images, a->images);
+    assert_int_equal(b->request_bytes, a->request_bytes);
     assert_string_equal(b->finish_reason, a->finish_reason);
     assert_int_equal(b->retry_after_ms, a->retry_after_ms);
     assert_int_equal(b->worker, a->worker);
@@ -635,6 +643,8 @@ static void test_read_back_full(void **state)
     r.turn = 2;
     r.endpoint = 3;
     r.ignore_eos = 1;
+    r.images = 3;
+    r.request_bytes = 123456789012ULL;
     snprintf(r.finish_reason, sizeof r.finish_reason, "content_filter");
     snprintf(r.detail, sizeof r.detail, "idle \"30s\" \\ after\ttoken 12, caf\xc3\xa9");
     write_and_read(&r, &back, cls);

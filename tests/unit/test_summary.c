@@ -201,6 +201,7 @@ static void test_print(void **state)
     find_line(out, "tokens:     ", line, sizeof(line));
     assert_string_equal(line, "tokens:     input 5000.0 tok/s, output 1000.0 tok/s "
                               "(ok requests)");
+    assert_null(strstr(out, "bodies:")); /* no body bytes counted: no line */
     find_line(out, "            output tokens counted from: ", line, sizeof(line));
     assert_string_equal(line, "            output tokens counted from: usage 1000 of "
                               "1000 ok requests");
@@ -251,6 +252,26 @@ static void test_print(void **state)
     json_t *j = summary_json(&fx.s, &fx.info);
     assert_string_equal(json_string_value(json_object_get(j, "mode")),
                         "replay t.jsonl, 4 requests, offsets x1");
+    json_decref(j);
+    stats_free(&fx.s);
+}
+
+/* Request body bytes: their rate over the window and the mean per
+ * request sent, in the terminal and in summary.json. */
+static void test_request_bytes(void **state)
+{
+    struct fixture fx;
+    fixture_fill(&fx);
+    fx.s.win_request_bytes = 25125000; /* 1005 sent in 10 s, 25 KB each */
+    char *out = print_to_string(&fx.s, &fx.info);
+    char line[512];
+    find_line(out, "bodies:     ", line, sizeof(line));
+    assert_string_equal(line, "bodies:     2.51 MB/s of request bodies sent (25.0 KB per request)");
+    free(out);
+    json_t *j = summary_json(&fx.s, &fx.info);
+    json_t *v = json_object_get(json_object_get(j, "throughput"), "request_bytes_per_s");
+    assert_true(json_is_real(v));
+    assert_true(fabs(json_real_value(v) - 2512500.0) < 1e-6);
     json_decref(j);
     stats_free(&fx.s);
 }
@@ -846,5 +867,5 @@ static void test_endpoints(void **state)
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_endpoints), cmocka_unit_test(test_prompt_note),
           cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
-          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_json_exact_percentiles),
-          cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_request_bytes),
+          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))

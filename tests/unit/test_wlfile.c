@@ -179,6 +179,40 @@ static void test_extra_body(void **state)
               "w.json:1:", "duplicate");
 }
 
+/* A class's "images": the count, sizes and format as the flags take them. */
+static void test_images(void **state)
+{
+    struct wl_file *f =
+        parse_ok("{\"classes\":[" CLS ",\"images\":{\"count\":\"uniform:1,3\","
+                 "\"sizes\":\"64x32:2,8x8\",\"format\":\"jpeg\"}}, {\"name\":\"b\","
+                 "\"prompt_tokens\":1,\"output_tokens\":1,\"images\":{\"count\":2}}]}");
+    const struct image_cfg *a = &f->classes[0].images, *b = &f->classes[1].images;
+    assert_true(a->set && b->set);
+    assert_int_equal(a->n_sizes, 2);
+    assert_int_equal(a->sizes[0].w, 64);
+    assert_int_equal(a->sizes[0].h, 32);
+    assert_true(a->sizes[0].weight == 2);
+    assert_int_equal(a->format, IMAGE_JPEG);
+    assert_int_equal(b->n_sizes, 1);
+    assert_int_equal(b->sizes[0].w, 512); /* the default */
+    assert_int_equal(b->format, IMAGE_PNG);
+    wl_file_free(f);
+    parse_bad("{\"classes\": [" CLS ",\"images\":2}]}",
+              "w.json:1:", "classes[0].images: expected an object {\"count\": DIST");
+    parse_bad("{\"classes\": [" CLS ",\"images\":{}}]}", "classes[0].images: count: expected",
+              "got nothing");
+    parse_bad("{\"classes\": [" CLS ",\"images\":{\"count\":99}}]}",
+              "classes[0].images: count: at most 64 images per request", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"images\":{\"count\":1,\"sizes\":\"9\"}}]}",
+              "classes[0].images: sizes: expected WxH", "got \"9\"");
+    parse_bad("{\"classes\": [" CLS ",\"images\":{\"count\":1,\"format\":\"gif\"}}]}",
+              "classes[0].images: format: expected png or jpeg", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"images\":{\"count\":1,\"sizes\":5}}]}",
+              "classes[0].images: sizes: expected a string", "got 5");
+    parse_bad("{\"classes\": [" CLS ",\"images\":{\"count\":1,\"size\":\"5x5\"}}]}",
+              "classes[0].images.size: unknown field", "(allowed: count, sizes, format)");
+}
+
 static void test_errors(void **state)
 {
     parse_bad("", "w.json: empty file", NULL);
@@ -204,7 +238,7 @@ static void test_errors(void **state)
     parse_bad("{\"classes\": [" CLS ",\"promt\":1}]}",
               "w.json:1:71: classes[0].promt: unknown field \"promt\"",
               "(allowed: name, weight, prompt_tokens, output_tokens, lengths, api, "
-              "ignore_eos, prefix, cancel, slo, extra_body)");
+              "ignore_eos, prefix, cancel, slo, extra_body, images)");
     parse_bad("{\"classes\": [" CLS "}, " CLS "}]}",
               "w.json:1:73: classes[1].name: class name \"a\" is already used by classes[0]",
               NULL);
@@ -511,6 +545,6 @@ static void test_prompt_salt(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_defaults_and_numbers),
           cmocka_unit_test(test_api_anthropic), cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_pick_frequencies), cmocka_unit_test(test_prefix_and_cancel_draws),
-          cmocka_unit_test(test_prompt_build), cmocka_unit_test(test_prompt_salt),
-          cmocka_unit_test(test_extra_body))
+          cmocka_unit_test(test_images), cmocka_unit_test(test_pick_frequencies),
+          cmocka_unit_test(test_prefix_and_cancel_draws), cmocka_unit_test(test_prompt_build),
+          cmocka_unit_test(test_prompt_salt), cmocka_unit_test(test_extra_body))

@@ -1,0 +1,389 @@
+/* Integration tests of image inputs (--images, --image-size(s),
+ * --image-format, a class's "images") against the sim, whose --log gives
+ * per request the images it read and the prefill tokens it charged for
+ * them, ceil(W/28)*ceil(H/28) each, from the image headers alone:
+ *
+ * - for chat, Anthropic's Messages and the Responses API, every request
+ *   is recorded; the server's prompt_tokens (usage) equal the text's 30
+ *   plus the image tokens, equal the sim's log line for the request, and
+ *   the client's expectation; each image count's tokens are a sum the
+ *   two sizes allow; the bodies are as large as their images;
+ * - JPEG images are read and charged the same way;
+ * - a class's images reach its requests only;
+ * - the same seed sends bodies of the same sizes again;
+ * - closed-loop users, whose images are encoded ahead, send their own;
+ * - the spend guard counts the images' tokens; compare refuses runs with
+ *   other images as other work;
+ * - bad flags and bad class settings are one-line usage errors, and APIs
+ *   or modes that cannot carry images are refused before anything is sent. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test.h"
+#include "util/util.h"
+
+#define TEXT_TOKENS 30
+#define N_REQ 24
+
+/* Whether t tokens are what n images of 512x512 (361 tokens) and
+ * 1000x700 (36*25 = 900) can cost together. */
+static int tokens_possible(int64_t n, int64_t t)
+{
+    for (int64_t a = 0; a <= n; a++) {
+        if (361 * a + 900 * (n - a) == t)
+            return 1;
+    }
+    return 0;
+}
+
+static int by_sent(const void *a, const void *b)
+{
+    int64_t x = harness_ival_req(*(json_t *const *)a, "sent_ns");
+    int64_t y = harness_ival_req(*(json_t *const *)b, "sent_ns");
+    return x < y ? -1 : x > y;
+}
+
+static int by_arrival(const void *a, const void *b)
+{
+    int64_t x = harness_ival_req(*(json_t *const *)a, "arrival_ns");
+    int64_t y = harness_ival_req(*(json_t *const *)b, "arrival_ns");
+    return x < y ? -1 : x > y;
+}
+
+/* Run N_REQ requests with images of format fmt on api against a sim with
+ * --log, and hold every record to the sim's log line and the rule. The
+ * requests go one at a time (constant 40/s on an instant sim, one
+ * thread), so the log's order of arrival is the records' order of
+ * sending, the pairing the checks use. */
+static void check_api(const char *api, const char *fmt)
+{
+    harness_tmp_begin();
+    char logp[600];
+    harness_tmp_path(logp, sizeof logp, "sim.log");
+    const char *sargs[] = {"--profile", "instant", "--log", logp, NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--api",           api,
+                          "--rate",          "40",
+                          "--arrival",       "constant",
+                          "--threads",       "1",
+                          "--requests",      "24",
+                          "--prompt-tokens", "30",
+                          "--output-tokens", "4",
+                          "--images",        "uniform:0,3",
+                          "--image-sizes",   "512x512:3,1000x700:1",
+                          "--image-format",  fmt,
+                          "--no-metrics",    NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+
+    struct harness_recs *recs = harness_requests_load(dir);
+    struct harness_recs *log = harness_recs_load(logp);
+    assert_int_equal(recs->n, N_REQ);
+    assert_int_equal(log->n, N_REQ);
+    qsort(recs->items, recs->n, sizeof recs->items[0], by_sent);
+    qsort(log->items, log->n, sizeof log->items[0], by_arrival);
+    int64_t images = 0, without = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i], *l = log->items[i];
+        if (strcmp(harness_sval(r, "kind"), "ok") != 0)
+            fail_msg("%s record %zu: %s %s", api, i, harness_sval(r, "kind"),
+                     harness_sval(r, "detail"));
+        int64_t n = harness_ival(r, "images");
+        n = n < 0 ? 0 : n; /* absent: none */
+        int64_t ln = harness_ival(l, "images"), lt = harness_ival(l, "image_tokens");
+        ln = ln < 0 ? 0 : ln;
+        lt = lt < 0 ? 0 : lt;
+        int64_t server = harness_ival_req(r, "prompt_tokens_server");
+        /* The sim's count, the usage the client read, the client's own. */
+        assert_int_equal(harness_ival_req(l, "prompt_tokens"), server);
+        assert_int_equal(harness_ival_req(r, "prompt_tokens"), server);
+        assert_int_equal(ln, n);
+        assert_int_equal(server, TEXT_TOKENS + lt);
+        if (!tokens_possible(n, lt))
+            fail_msg("%s record %zu: %lld image tokens for %lld images", api, i, (long long)lt,
+                     (long long)n);
+        /* A body carries its images: a 512x512 PNG or JPEG of the
+         * synthetic kind is several KB of base64. */
+        int64_t bytes = harness_ival_req(r, "request_bytes");
+        assert_true(bytes > 100);
+        if (n > 0)
+            assert_true(bytes > 2000 * n);
+        else
+            assert_true(bytes < 1000);
+        images += n;
+        without += n == 0;
+    }
+    /* uniform:0,3 over 24 requests: both kinds occur (all 24 equal would
+     * be a broken draw, at odds below 1e-9). */
+    assert_true(images > 0 && without > 0);
+    harness_recs_free(log);
+    harness_recs_free(recs);
+    /* run.json says what was sent. */
+    json_t *run = harness_json_load(dir, "run.json");
+    json_t *im = json_object_get(json_object_get(run, "config"), "images");
+    assert_string_equal(harness_sval(im, "format"), fmt);
+    assert_int_equal(json_array_size(json_object_get(im, "sizes")), 2);
+    json_decref(run);
+    harness_results_free(dir);
+}
+
+static void test_chat_png(void **state)
+{
+    check_api("openai-chat", "png");
+}
+
+static void test_anthropic_png(void **state)
+{
+    check_api("anthropic-messages", "png");
+}
+
+static void test_responses_png(void **state)
+{
+    check_api("openai-responses", "png");
+}
+
+static void test_chat_jpeg(void **state)
+{
+    check_api("openai-chat", "jpeg");
+}
+
+/* A class's images go to its requests only: "vision" sends two 56x56
+ * images (4 tokens each) on Anthropic's API, "text" none. */
+static void test_class_images(void **state)
+{
+    harness_tmp_begin();
+    char wl[600];
+    harness_tmp_path(wl, sizeof wl, "w.json");
+    harness_write_file(wl, "{\"classes\": [\n"
+                           " {\"name\": \"vision\", \"prompt_tokens\": 20, \"output_tokens\": 3,\n"
+                           "  \"api\": \"anthropic-messages\",\n"
+                           "  \"images\": {\"count\": 2, \"sizes\": \"56x56\"}},\n"
+                           " {\"name\": \"text\", \"prompt_tokens\": 20, \"output_tokens\": 3,\n"
+                           "  \"api\": \"completions\"}]}\n");
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--rate",     "100", "--requests",   "30",
+                          "--workload", wl,    "--no-metrics", NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(dir);
+    assert_int_equal(recs->n, 30);
+    size_t vision = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        int is_vision = strcmp(harness_sval(r, "class"), "vision") == 0;
+        vision += is_vision;
+        assert_int_equal(harness_ival(r, "images"), is_vision ? 2 : -1);
+        assert_int_equal(harness_ival_req(r, "prompt_tokens_server"), 20 + (is_vision ? 8 : 0));
+    }
+    assert_true(vision > 0 && vision < 30);
+    harness_recs_free(recs);
+    harness_results_free(dir);
+}
+
+/* The body bytes of each request of a run with the given seed. */
+static void body_sizes(const char *seed, int64_t *out)
+{
+    const char *args[] = {"--rate",        "100", "--requests", "8", "--seed",       seed,
+                          "--prompt-salt", "7",   "--images",   "1", "--image-size", "200x100",
+                          "--no-metrics",  NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    struct harness_recs *recs = harness_requests_load(dir);
+    assert_int_equal(recs->n, 8);
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        /* One 200x100 image: 8 * 4 tokens on top of the text. */
+        assert_int_equal(harness_ival_req(r, "images"), 1);
+        assert_int_equal(harness_ival_req(r, "prompt_tokens_server"),
+                         harness_ival_req(r, "prompt_tokens"));
+        out[harness_ival_req(r, "id")] = harness_ival_req(r, "request_bytes");
+    }
+    harness_recs_free(recs);
+    harness_results_free(dir);
+}
+
+/* The same seed and salt, the same bodies, request for request (the
+ * images' bytes, unit-tested in test_image, are a function of both). */
+static void test_deterministic(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    int64_t a[8], b[8];
+    body_sizes("11", a);
+    body_sizes("11", b);
+    harness_sim_stop(&harness_cur_sim);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(a[i], b[i]);
+}
+
+/* Closed loop: each user's next images are encoded while the worker
+ * waits (prepared ahead); each request must still carry its own, so with
+ * two sizes of other token costs every record's server count is the
+ * count its own draw expects. */
+static void test_closed_loop(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--users",         "3",
+                          "--think",         "exponential:20ms",
+                          "--requests",      "30",
+                          "--prompt-tokens", "10",
+                          "--output-tokens", "3",
+                          "--images",        "uniform:1,2",
+                          "--image-sizes",   "56x56,112x84",
+                          "--no-metrics",    NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(dir);
+    assert_int_equal(recs->n, 30);
+    int64_t sizes_seen[2] = {0, 0};
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        int64_t server = harness_ival_req(r, "prompt_tokens_server");
+        assert_int_equal(server, harness_ival_req(r, "prompt_tokens"));
+        /* 56x56: 4 tokens, 112x84: 12; one or two images on 10 text tokens. */
+        int64_t t = server - 10, n = harness_ival_req(r, "images");
+        assert_true(n == 1 || n == 2);
+        if (n == 1)
+            assert_true(t == 4 || t == 12);
+        else
+            assert_true(t == 8 || t == 16 || t == 24);
+        sizes_seen[t == 4 || t == 8 ? 0 : 1]++;
+    }
+    assert_true(sizes_seen[0] > 0 && sizes_seen[1] > 0);
+    harness_recs_free(recs);
+    harness_results_free(dir);
+}
+
+/* The spend guard counts image tokens: 10 text + 4 image (one 56x56) +
+ * 10 output tokens a request, so 240 tokens stop after 10 requests (12
+ * without the images). */
+static void test_spend_guard(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--rate",
+                          "50",
+                          "--requests",
+                          "100",
+                          "--prompt-tokens",
+                          "10",
+                          "--output-tokens",
+                          "10",
+                          "--images",
+                          "1",
+                          "--image-size",
+                          "56x56",
+                          "--max-tokens-total",
+                          "240",
+                          "--no-metrics",
+                          NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(dir);
+    assert_int_equal(recs->n, 10);
+    for (size_t i = 0; i < recs->n; i++)
+        assert_int_equal(harness_ival_req(recs->items[i], "prompt_tokens_server"), 14);
+    harness_recs_free(recs);
+    harness_results_free(dir);
+}
+
+/* Two runs with other images did not offer the same work: compare
+ * refuses them, naming "images". */
+static void test_compare_sees_images(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    const char *fixed[] = {"--rate", "100", "--requests", "5", "--no-metrics", NULL};
+    const char *a[] = {"--images", "1", "--image-size", "64x64", NULL};
+    const char *b[] = {"--images", "1", "--image-size", "128x64", NULL};
+    char *da = harness_run_client(fixed, a, HARNESS_RC_OK_OR_INVALID, NULL);
+    char *db = harness_run_client(fixed, b, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    const char *cargs[] = {"compare", da, db, "--quiet", NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(cargs, 30, &status, &out, &err), 0);
+    if (status != 2 || !strstr(err, "images"))
+        fail_msg("compare exit %d, stderr:\n%s\nexpected 2 naming images", status, err);
+    free(out);
+    free(err);
+    harness_results_free(da);
+    harness_results_free(db);
+}
+
+static void test_refusals(void **state)
+{
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--api", "openai-completions", "--images", "1", "--rate", "1", "--requests", "1"},
+         "--images: openai-completions takes a text \"prompt\" only"},
+        {{"run", "--image-size", "64x64", "--rate", "1", "--requests", "1"},
+         "--image-size: goes with --images DIST"},
+        {{"run", "--image-format", "png", "--rate", "1", "--requests", "1"},
+         "--image-format: goes with --images DIST"},
+        {{"run", "--images", "1", "--image-size", "0x64", "--rate", "1", "--requests", "1"},
+         "--image-size: expected WxH with sides 1 to 8192"},
+        {{"run", "--images", "1", "--image-size", "64x64,32x32", "--rate", "1", "--requests", "1"},
+         "--image-size: one WxH; a list goes to --image-sizes"},
+        {{"run", "--images", "1", "--image-sizes", "64x64:0", "--rate", "1", "--requests", "1"},
+         "--image-sizes: expected WxH"},
+        {{"run", "--images", "1", "--image-size", "8x8", "--image-sizes", "8x8", "--rate", "1",
+          "--requests", "1"},
+         "--image-size and --image-sizes: give one"},
+        {{"run", "--images", "1", "--image-format", "gif", "--rate", "1", "--requests", "1"},
+         "--image-format: expected png or jpeg, got \"gif\""},
+        {{"run", "--images", "100", "--rate", "1", "--requests", "1"},
+         "--images: at most 64 images per request"},
+        {{"run", "--images", "lognormal:1,1", "--rate", "1", "--requests", "1"},
+         "--images: at most 64 images per request"},
+        {{"run", "--images", "1", "--sessions", "2", "--turns", "2", "--requests", "1"},
+         "--sessions does not take images"},
+        {{"replay", "--images", "1", "x.jsonl"}, "--images: applies to llmload run"}, );
+
+    harness_tmp_begin();
+    char wl[600], bad[600];
+    harness_tmp_path(wl, sizeof wl, "w.json");
+    harness_tmp_path(bad, sizeof bad, "bad.json");
+    harness_write_file(wl, "{\"classes\": [{\"name\": \"v\", \"prompt_tokens\": 5,\n"
+                           "  \"output_tokens\": 2, \"api\": \"completions\",\n"
+                           "  \"images\": {\"count\": 1}}]}\n");
+    harness_write_file(bad, "{\"classes\": [{\"name\": \"v\", \"prompt_tokens\": 5,\n"
+                            "  \"output_tokens\": 2,\n"
+                            "  \"images\": {\"count\": 1, \"sizes\": \"9x\"}}]}\n");
+    struct harness_usage u[] = {
+        {{"run", "--workload", wl, "--rate", "1", "--requests", "1"},
+         "class \"v\" sends images to openai-completions"},
+        {{"run", "--workload", bad, "--rate", "1", "--requests", "1"},
+         "classes[0].images: sizes: expected WxH"},
+    };
+    harness_expect_usages(u, LL_ARRAY_LEN(u));
+}
+
+/* Stop the test's sim if it still runs, and remove its temporary files. */
+static int sim_tmp_teardown(void **state)
+{
+    harness_sim_teardown(state);
+    harness_tmp_end();
+    return 0;
+}
+
+HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_anthropic_png, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_responses_png, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_chat_jpeg, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_class_images, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_deterministic, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_spend_guard, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_closed_loop, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_compare_sees_images, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_refusals, sim_tmp_teardown))
