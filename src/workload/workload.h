@@ -26,6 +26,11 @@ struct workload {
     struct dist prompt_tokens;   /* prompt length distribution, tokens */
     struct dist output_tokens;   /* max_tokens distribution, tokens */
     int ignore_eos;              /* ask the server to generate exactly max_tokens */
+    /* --batch DIST: inputs per openai-embeddings request, drawn last (after
+     * the cancellation) so the other draws stay where they were; unset:
+     * one input, no draw. */
+    int has_batch;
+    struct dist batch;
     uint64_t seed;
     /* Traffic classes from --workload FILE (borrowed; NULL = one class made
      * of the fields above and below). */
@@ -72,6 +77,9 @@ struct req_spec {
      * but workload_spec with --calibration: one word per token). */
     struct workload_calib calib;
     int64_t dataset_entry;       /* the --dataset entry of the prompt, -1 = none */
+    uint32_t inputs;             /* openai-embeddings: the inputs the request carries, each
+                                  * of prompt_tokens (--batch); 1 without it, and 0 (taken
+                                  * as 1) from anything but workload_spec */
 };
 
 /* Draw request index. Deterministic in (seed, index): one RNG stream per
