@@ -114,6 +114,7 @@ static const struct runopts_flag common_flags[] = {
     VALUE("start-at", start_at),
     VALUE("prompt-tokens", prompt_tokens),
     VALUE("output-tokens", output_tokens),
+    VALUE("batch", batch),
     /* timeouts */
     VALUE("timeout-connect", t_connect),
     VALUE("timeout-first-token", t_first),
@@ -1019,8 +1020,8 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
         if (a < 0)
             return runopts_errf(err, errlen,
                                 "--api: expected openai-chat, "
-                                "openai-completions, anthropic-messages or openai-responses, "
-                                "got \"%s\"",
+                                "openai-completions, anthropic-messages, openai-responses or "
+                                "openai-embeddings, got \"%s\"",
                                 o->api);
         tc->api = (enum oai_api)a;
     }
@@ -1030,6 +1031,9 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
                             "%s; fit against an OpenAI chat endpoint of the same "
                             "model with llmload calibrate and pass --calibration FILE",
                             oai_api_name(tc->api));
+    tc->stream = !o->no_stream;
+    if (runopts_embeddings_check(o, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
     if (o->prompt_ids && runopts_prompt_ids_check(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
     tc->prompt_ids = o->prompt_ids;
@@ -1041,7 +1045,6 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
     if (o->prompt_id_range &&
         runopts_prompt_id_range(o->prompt_id_range, &tc->prompt_id_range, err, errlen) != 0)
         return LL_E_INVAL;
-    tc->stream = !o->no_stream;
     tc->ignore_eos = o->ignore_eos;
     tc->http2 = o->http2;
     if (!o->http_client || strcmp(o->http_client, "auto") == 0)

@@ -436,6 +436,7 @@ static void account(struct stats *s, const struct run_config *cfg, const struct 
         if (r->kind == REC_OK) {
             s->win_ok++;
             s->win_output_tokens += r->output_tokens;
+            s->win_inputs += r->inputs;
             s->win_prompt_tokens +=
                 r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server : r->prompt_tokens;
             /* Goodput is the warm requests': a cold one is the cold

@@ -284,6 +284,8 @@ int record_write_jsonl(FILE *f, const struct record *r)
         LINE_U64(&l, ",\"session\":", (uint64_t)r->session);
     if (r->turn >= 0)
         LINE_U64(&l, ",\"turn\":", (uint64_t)r->turn);
+    if (r->inputs)
+        LINE_U64(&l, ",\"inputs\":", r->inputs);
 
     size_t dlen = strnlen(r->detail, sizeof(r->detail));
     LINE_LIT(&l, ",\"detail\":");
@@ -374,6 +376,8 @@ static void read_counts(json_t *o, struct record *r)
             r->tokens_source = (enum rec_tokens_source)i;
     v = opt_int(o, "events");
     r->events = v > 0 ? (uint64_t)v : 0;
+    v = opt_int(o, "inputs");
+    r->inputs = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
     r->ignore_eos = json_is_true(json_object_get(o, "ignore_eos"));
     /* A reason longer than the record keeps (hand-edited) is cut, like
      * the decoder cuts the server's; "" (as null) when absent. */

@@ -91,6 +91,9 @@ struct record {
     const char *cls;             /* its name (borrowed from the workload), NULL = none */
     int64_t session;             /* session index, -1 outside sessions (then not written) */
     int32_t turn;                /* 0-based turn in the session, -1 = none (not written) */
+    uint32_t inputs;             /* openai-embeddings: the inputs the request carried (its
+                                  * prompt_tokens are all of theirs); 0 for every other API
+                                  * (then not written) */
     char detail[120];            /* short error detail, "" when ok */
 };
 

@@ -489,8 +489,8 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
             char *g = got(v);
             join(sub, sizeof(sub), path, "api");
             werr(c, sub,
-                 "expected \"chat\", \"completions\", \"anthropic-messages\" or "
-                 "\"openai-responses\" (as --api takes them), got %s",
+                 "expected \"chat\", \"completions\", \"anthropic-messages\", "
+                 "\"openai-responses\" or \"openai-embeddings\" (as --api takes them), got %s",
                  g);
             free(g);
             return LL_E_INVAL;
