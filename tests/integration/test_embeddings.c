@@ -486,6 +486,49 @@ static void test_refusals(void **state)
          "--slo: ttft has no meaning for openai-embeddings"});
 }
 
+/* llmload sweep --api openai-embeddings against the sim: its load steps
+ * and the recovery step are in summary.json with E2E and no TTFT (null),
+ * and report.html has the E2E
+ * chart and none of a stream's: no TTFT, TPOT or TTFT-distribution
+ * chart. */
+static void test_sweep_report(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--step-base", "2ms", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {
+        "--api", "openai-embeddings", "--rates", "10,20", "--batch", "2", "--step-duration",
+        "2s",    "--warmup",          "1s",      "--slo", "e2e=2s",  NULL};
+    char *out = NULL;
+    char *dir = harness_sweep_ok(args, 120, &out, NULL);
+    json_t *sum = harness_summary_load(dir);
+    json_t *steps = json_object_get(sum, "steps");
+    size_t n = json_array_size(steps), load = 0;
+    assert_true(n >= 3); /* two rates and the recovery step */
+    for (size_t i = 0; i < n; i++) {
+        json_t *st = json_array_get(steps, i);
+        load += strcmp(harness_sval(st, "kind"), "load") == 0;
+        json_t *lat = json_object_get(st, "latency_ns");
+        assert_true(json_is_null(json_object_get(json_object_get(lat, "ttft"), "p99")));
+        assert_true(harness_num(st, "latency_ns.e2e.p99") > 0);
+        assert_true(harness_ival_req(st, "ok") > 0);
+    }
+    assert_int_equal(load, 2);
+    /* The terminal table: no TTFT figure, "-" in its columns. */
+    assert_non_null(strstr(out, "TTFT p50"));
+    assert_null(strstr(out, "0.00us"));
+    char *html = harness_read_file(strcat(strcpy((char[700]){0}, dir), "/report.html"), NULL);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<h3>End-to-end latency"));
+    assert_null(strstr(html, "id=\"chart-ttft"));
+    assert_null(strstr(html, "id=\"chart-tpot"));
+    assert_null(strstr(html, "TTFT distribution per step"));
+    free(html);
+    free(out);
+    json_decref(sum);
+    harness_results_free(dir);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -495,6 +538,7 @@ int main(void)
         cmocka_unit_test_teardown(test_capture, teardown),
         cmocka_unit_test_teardown(test_hostile_answers, teardown),
         cmocka_unit_test_teardown(test_refusals, teardown),
+        cmocka_unit_test_teardown(test_sweep_report, teardown),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }
