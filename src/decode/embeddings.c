@@ -94,9 +94,10 @@ static int top_member(struct cur *c, const struct key *k, void *ud)
 
 int emb_decode_response(const char *body, size_t len, struct oai_chunk *out)
 {
-    struct cur c = {.p = body, .end = body + len};
-
     oai_chunk_clear(out);
+    if (!body)
+        return LL_E_PROTO;
+    struct cur c = {.p = body, .end = body + len};
     if (cur_peek(&c) != '{' || cur_object(&c, top_member, out) < 0 || cur_peek(&c) != -1) {
         oai_chunk_clear(out);
         return LL_E_PROTO;

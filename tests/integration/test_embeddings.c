@@ -425,6 +425,7 @@ static json_t *hostile(enum emb_mode m, const char *bs, const char *want, const 
         assert_true(harness_is_null(r, "first_ns"));
     }
     harness_kill_reap(&cur_srv);
+    harness_tmp_end(); /* a test calls this several times: one directory each */
     return recs;
 }
 
