@@ -121,10 +121,6 @@ static const char *refused_flag(const struct run_opts *o, const struct run_confi
                "tokenizer with llmload calibrate and pass --calibration FILE";
         return "--calibrate";
     }
-    if (cfg->trace) {
-        *why = "a trace's requests carry outputs";
-        return "llmload replay";
-    }
     return NULL;
 }
 

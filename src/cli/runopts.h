@@ -243,8 +243,8 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
  * what it cannot do: an embedding has no output, no stream and one
  * prompt per input, so the flags about output, cancellations,
  * conversations, prefix caches, datasets, token IDs and calibration
- * probes, a TTFT or TPOT SLO (the run's or a class's) and a replay are
- * refused with the reason; a --workload file may not mix it with a
+ * probes and a TTFT or TPOT SLO (the run's or a class's) are refused
+ * with the reason (llmload replay refuses the API itself, cmd_replay.c); a --workload file may not mix it with a
  * streamed API; --batch needs it. Returns 0, or LL_E_INVAL with the
  * reason in err. */
 int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, char *err,

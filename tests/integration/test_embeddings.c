@@ -484,7 +484,10 @@ static void test_refusals(void **state)
         {{"run", "--api", "openai-embeddings", "--rate", "1", "--calibrate", "auto"},
          "--calibrate: not with --api openai-embeddings"},
         {{"sweep", "--api", "openai-embeddings", "--rates", "1,2", "--slo", "ttft=1s"},
-         "--slo: ttft has no meaning for openai-embeddings"});
+         "--slo: ttft has no meaning for openai-embeddings"},
+        {{"replay", "/nonexistent/trace.jsonl", "--api", "openai-embeddings"},
+         "--api openai-embeddings: not with llmload replay"},
+        {{"demo", "--api", "openai-embeddings"}, "--api: the demo judges TTFT and TPOT"});
 }
 
 /* llmload sweep --api openai-embeddings against the sim: its load steps
