@@ -168,6 +168,10 @@ static void demo_check_values(const struct demo_opts *d)
         ll_usage_fail("--api: expected openai-chat, openai-completions, anthropic-messages or "
                       "openai-responses, got \"%s\"",
                       d->api);
+    if (oai_api_from_name(d->api) == OAI_API_EMBEDDINGS)
+        ll_usage_fail("--api: the demo judges TTFT and TPOT, which openai-embeddings does not "
+                      "have; sweep it with llmload sim and llmload sweep --api "
+                      "openai-embeddings --slo e2e=...");
     if (ll_parse_duration_ns(d->probe, LL_NS_PER_SEC, &ns) != 0 || ns < 500 * LL_NS_PER_MS)
         ll_usage_fail("--probe-duration: expected a duration of at least 500ms, got \"%s\"",
                       d->probe);

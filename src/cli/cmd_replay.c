@@ -185,8 +185,13 @@ static int replay_flags(int argc, char **argv, struct replay_args *ra, struct ru
     int rc = parse_args(argc, argv, ra, err, errlen);
     if (rc != 0)
         return rc;
-    if (build_config(&ra->o, ro, cfg, err, errlen) != 0 ||
-        trace_load(ro->trace_path, trace, err, errlen) != 0)
+    if (build_config(&ra->o, ro, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (cfg->transport.api == OAI_API_EMBEDDINGS)
+        return runopts_errf(err, errlen,
+                            "--api openai-embeddings: not with llmload replay: a trace's "
+                            "requests carry outputs; load embeddings with llmload run");
+    if (trace_load(ro->trace_path, trace, err, errlen) != 0)
         return LL_E_INVAL;
     cfg->trace = *trace;
     if (runopts_prompt_ids_check_trace(cfg, *trace, ro->trace_path, err, errlen) != 0)

@@ -40,7 +40,7 @@ static const struct sim_opt sim_opts[] = {
     {"--role-chunk", 0}, {"--tokens-per-event", 1},
     {"--default-max-tokens", 1}, {"--max-body", 1}, {"--conn-buffer", 1},
     {"--tokenizer", 1}, {"--no-usage", 0}, {"--context-tokens", 1}, {"--vocab", 1},
-    {"--prompt-counter-excludes-cached", 0},
+    {"--prompt-counter-excludes-cached", 0}, {"--embeddings-dim", 1},
 };
 /* clang-format on */
 
@@ -79,6 +79,7 @@ static void sim_usage(FILE *f)
             "                              it ends there with finish_reason length (default: none)\n"
             "  --vocab N                   vocabulary size, in /v1/models as meta.n_vocab; a prompt of\n"
             "                              token IDs with one of N or above gets a 400 (default %u)\n"
+            "  --embeddings-dim N          floats in each /v1/embeddings vector (default %u)\n"
             "  --prompt-counter-excludes-cached\n"
             "                              /metrics as llama.cpp's server: its names, and a prompt\n"
             "                              counter without the tokens the prefix cache served\n"
@@ -111,7 +112,7 @@ static void sim_usage(FILE *f)
             "  --tokens-per-event N        tokens coalesced into one SSE event (default 1)\n",
             SIM_DEFAULT_PORT, (unsigned long long)e->seed, SIM_DEFAULT_MAX_TOKENS,
             SIM_DEFAULT_MAX_BODY_BYTES, SIM_DEFAULT_CONN_BUFFER_BYTES, TOKENIZER_ID_MAX + 1,
-            e->max_num_seqs,
+            SERVER_DEFAULT_EMBEDDINGS_DIM, e->max_num_seqs,
             (unsigned long long)e->kv_tokens, e->block_tokens, e->prefill_chunk_tokens,
             ll_fmt_duration(e->step_base_ns, b1, sizeof(b1)),
             ll_fmt_duration(e->step_prefill_token_ns, b2, sizeof(b2)),
@@ -321,6 +322,8 @@ static void on_second(struct sim_args *a, const char *name, const char *val)
         c->context_tokens = (uint32_t)parse_whole(a, name, val, 2, UINT32_MAX);
     } else if (strcmp(name, "--vocab") == 0) {
         c->vocab = (uint32_t)parse_whole(a, name, val, 1, TOKENIZER_ID_MAX + 1);
+    } else if (strcmp(name, "--embeddings-dim") == 0) {
+        c->embeddings_dim = (uint32_t)parse_whole(a, name, val, 1, SERVER_MAX_EMBEDDINGS_DIM);
     }
     /* --profile, --seed and --help were taken in the first pass. */
 }
@@ -340,6 +343,7 @@ static void sim_defaults(struct sim_args *a)
         .slow_headers_delay_ns = SIM_DEFAULT_SLOW_HEADERS_NS,
         .tokens_per_event = 1,
         .default_max_tokens = SIM_DEFAULT_MAX_TOKENS,
+        .embeddings_dim = SERVER_DEFAULT_EMBEDDINGS_DIM,
         .max_head_bytes = SIM_DEFAULT_MAX_HEAD_BYTES,
         .max_body_bytes = SIM_DEFAULT_MAX_BODY_BYTES,
         .conn_buffer_bytes = SIM_DEFAULT_CONN_BUFFER_BYTES,

@@ -535,8 +535,11 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     if (!sr->quiet) {
         char a[16], fails[1024];
         step_failures(&s->stats, fails, sizeof fails);
-        ll_errorf("step %s: completed %.3g req/s, goodput %.3g req/s, TTFT p99 %s, %s%s%s%s", id,
-                  s->completed_rps, s->goodput_rps, ll_fmt_duration(s->ttft_ns[3], a, sizeof a),
+        /* Embeddings: no first token; their latency is E2E. */
+        int emb = stats_embeddings(&s->stats);
+        ll_errorf("step %s: completed %.3g req/s, goodput %.3g req/s, %s p99 %s, %s%s%s%s", id,
+                  s->completed_rps, s->goodput_rps, emb ? "E2E" : "TTFT",
+                  ll_fmt_duration(emb ? s->e2e_ns[3] : s->ttft_ns[3], a, sizeof a),
                   recovery      ? "recovery"
                   : s->slo_pass ? "ok"
                                 : "fails",

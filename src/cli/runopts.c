@@ -128,6 +128,7 @@ static const struct runopts_flag common_flags[] = {
     VALUE("start-at", start_at),
     VALUE("prompt-tokens", prompt_tokens),
     VALUE("output-tokens", output_tokens),
+    VALUE("batch", batch),
     /* timeouts */
     VALUE("timeout-connect", t_connect),
     VALUE("timeout-first-token", t_first),
@@ -1063,8 +1064,8 @@ static int runopts_extra_body(const struct run_opts *o, struct run_config *cfg, 
 }
 
 /* --images, --image-size(s), --image-format into cfg->workload.images, and
- * the refusals: an API whose body cannot carry images (completions, for
- * the flags or for a class that gets them; so token-ID prompts, which go
+ * the refusals: an API whose body cannot carry images (completions and
+ * embeddings, for the flags or for a class that gets them; so token-ID prompts, which go
  * to completions only, never meet images), and sessions. */
 static int runopts_images(const struct run_opts *o, struct run_config *cfg, char *err,
                           size_t errlen)
@@ -1091,17 +1092,22 @@ static int runopts_images(const struct run_opts *o, struct run_config *cfg, char
         int has = k->images.set || c->set;
         enum oai_api api = k->api >= 0 ? (enum oai_api)k->api : cfg->transport.api;
         any |= has;
-        if (has && api == OAI_API_COMPLETIONS)
+        if (has && (api == OAI_API_COMPLETIONS || api == OAI_API_EMBEDDINGS))
             return runopts_errf(err, errlen,
-                                "%s: class \"%s\" sends images to openai-completions, whose "
-                                "\"prompt\" is text only; images go to openai-chat, "
-                                "anthropic-messages or openai-responses",
-                                k->images.set ? o->workload : "--images", k->name);
+                                "%s: class \"%s\" sends images to %s, whose %s is text only; "
+                                "images go to openai-chat, anthropic-messages or "
+                                "openai-responses",
+                                k->images.set ? o->workload : "--images", k->name,
+                                oai_api_name(api),
+                                api == OAI_API_COMPLETIONS ? "\"prompt\"" : "\"input\"");
     }
-    if (!f && c->set && cfg->transport.api == OAI_API_COMPLETIONS)
+    enum oai_api run_api = cfg->transport.api;
+    if (!f && c->set && (run_api == OAI_API_COMPLETIONS || run_api == OAI_API_EMBEDDINGS))
         return runopts_errf(err, errlen,
-                            "--images: openai-completions takes a text \"prompt\" only; images "
-                            "go to openai-chat, anthropic-messages or openai-responses (--api)");
+                            "--images: %s takes a text %s only; images go to openai-chat, "
+                            "anthropic-messages or openai-responses (--api)",
+                            oai_api_name(run_api),
+                            run_api == OAI_API_COMPLETIONS ? "\"prompt\"" : "\"input\"");
     if (any && cfg->mode == LOAD_SESSIONS)
         return runopts_errf(err, errlen,
                             "--images: a session resends its conversation, and earlier "
@@ -1125,8 +1131,8 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
         if (a < 0)
             return runopts_errf(err, errlen,
                                 "--api: expected openai-chat, "
-                                "openai-completions, anthropic-messages or openai-responses, "
-                                "got \"%s\"",
+                                "openai-completions, anthropic-messages, openai-responses or "
+                                "openai-embeddings, got \"%s\"",
                                 o->api);
         tc->api = (enum oai_api)a;
     }
@@ -1136,6 +1142,9 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
                             "%s; fit against an OpenAI chat endpoint of the same "
                             "model with llmload calibrate and pass --calibration FILE",
                             oai_api_name(tc->api));
+    tc->stream = !o->no_stream;
+    if (runopts_embeddings_check(o, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
     if (o->prompt_ids && runopts_prompt_ids_check(o, cfg, err, errlen) != 0)
         return LL_E_INVAL;
     if (runopts_images(o, cfg, err, errlen) != 0)
@@ -1149,7 +1158,6 @@ static int runopts_transport(const struct run_opts *o, uint64_t seed, struct run
     if (o->prompt_id_range &&
         runopts_prompt_id_range(o->prompt_id_range, &tc->prompt_id_range, err, errlen) != 0)
         return LL_E_INVAL;
-    tc->stream = !o->no_stream;
     tc->ignore_eos = o->ignore_eos;
     tc->http2 = o->http2;
     if (!o->http_client || strcmp(o->http_client, "auto") == 0)

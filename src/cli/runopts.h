@@ -62,6 +62,7 @@ struct run_opts {
     const char *users, *think, *pace;
     const char *duration, *requests, *warmup, *cold_start, *max_tokens_total, *seed;
     const char *prompt_tokens, *output_tokens;
+    const char *batch; /* --batch DIST: inputs per openai-embeddings request */
     const char *t_connect, *t_first, *t_idle, *t_total;
     const char *threads, *out, *grace, *dump, *max_line;
     const char *slo, *lateness_tolerance;
@@ -237,6 +238,25 @@ int runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_conf
  * [CHATBODY_ID_MIN, CHATBODY_ID_MAX]). */
 int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                                struct run_config *cfg, char *err, size_t errlen);
+
+/* The most inputs one openai-embeddings request may carry (--batch):
+ * OpenAI's own limit (vLLM and TEI take fewer by default, and say so with
+ * a 4xx). */
+#define RUNOPTS_MAX_INPUTS 2048
+
+/* The flags against the API (embopts.c), called by
+ * runopts_workload_transport once cfg->transport.api is parsed (and the
+ * workload, the load model and --slo are in cfg): for openai-embeddings,
+ * set what it implies (--batch into cfg->workload, no stream) and refuse
+ * what it cannot do: an embedding has no output, no stream and one
+ * prompt per input, so the flags about output, cancellations,
+ * conversations, prefix caches, datasets, token IDs and calibration
+ * probes and a TTFT or TPOT SLO (the run's or a class's) are refused
+ * with the reason (llmload replay refuses the API itself, cmd_replay.c); a --workload file may not mix it with a
+ * streamed API; --batch needs it. Returns 0, or LL_E_INVAL with the
+ * reason in err. */
+int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, char *err,
+                             size_t errlen);
 
 /* --prompt-ids (o->prompt_ids set): refused beside what cannot send token
  * IDs, as runopts_workload_transport says (cfg->transport.api parsed).

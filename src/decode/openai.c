@@ -23,6 +23,7 @@ const char *oai_api_name(enum oai_api api)
     case OAI_API_COMPLETIONS: return "openai-completions";
     case OAI_API_ANTHROPIC: return "anthropic-messages";
     case OAI_API_RESPONSES: return "openai-responses";
+    case OAI_API_EMBEDDINGS: return "openai-embeddings";
     case OAI_API_COUNT: break;
     }
     return "openai-chat";
@@ -31,7 +32,7 @@ const char *oai_api_name(enum oai_api api)
 int oai_api_from_name(const char *name)
 {
     static const char *const shortname[OAI_API_COUNT] = {"chat", "completions", "messages",
-                                                         "responses"};
+                                                         "responses", "embeddings"};
     for (int a = 0; a < OAI_API_COUNT; a++)
         if (strcmp(name, oai_api_name((enum oai_api)a)) == 0 || strcmp(name, shortname[a]) == 0)
             return a;
@@ -45,6 +46,7 @@ const char *oai_api_path(enum oai_api api)
     case OAI_API_COMPLETIONS: return "/completions";
     case OAI_API_ANTHROPIC: return "/messages";
     case OAI_API_RESPONSES: return "/responses";
+    case OAI_API_EMBEDDINGS: return "/embeddings";
     case OAI_API_COUNT: break;
     }
     return "/chat/completions";

@@ -14,27 +14,31 @@
 #include <stdint.h>
 
 /* The APIs llmload speaks. OpenAI's chat and completions are decoded
- * here, Anthropic's Messages API by anthropic.c and OpenAI's Responses API
- * by responses.c, into the same struct oai_chunk. */
+ * here, Anthropic's Messages API by anthropic.c, OpenAI's Responses API
+ * by responses.c and its embeddings by embeddings.c, into the same struct
+ * oai_chunk. */
 enum oai_api {
     OAI_API_CHAT,
     OAI_API_COMPLETIONS,
     OAI_API_ANTHROPIC,
     OAI_API_RESPONSES,
+    OAI_API_EMBEDDINGS,
     OAI_API_COUNT
 };
 
 /* The public name of an API: "openai-chat", "openai-completions",
- * "anthropic-messages", "openai-responses" (--api, run.json). Static
- * string. */
+ * "anthropic-messages", "openai-responses", "openai-embeddings" (--api,
+ * run.json). Static string. */
 const char *oai_api_name(enum oai_api api);
 
 /* The API a name means: the public names above and the short forms
- * "chat", "completions", "messages", "responses"; -1 for anything else. */
+ * "chat", "completions", "messages", "responses", "embeddings"; -1 for
+ * anything else. */
 int oai_api_from_name(const char *name);
 
 /* The path of an API's endpoint under the base URL: "/chat/completions",
- * "/completions", "/messages", "/responses". Static string. */
+ * "/completions", "/messages", "/responses", "/embeddings". Static
+ * string. */
 const char *oai_api_path(enum oai_api api);
 
 /* What one payload said. Byte counts are of the decoded (unescaped) UTF-8
@@ -55,6 +59,7 @@ struct oai_chunk {
     int overloaded;              /* that error says the server is overloaded (Anthropic's
                                   * "overloaded_error") */
     char error_message[128];     /* its message, truncated at a character boundary, NUL-terminated */
+    uint32_t embeddings;         /* entries of an embeddings answer's "data" (embeddings.c) */
 };
 
 /* Clear *c to "nothing decoded": zeros, the token counts -1 (absent). */

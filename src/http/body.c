@@ -18,9 +18,57 @@ static void put(char *b, size_t cap, size_t *at, const char *src, size_t n)
 
 #define LIT(b, cap, at, lit) put((b), (cap), (at), (lit), sizeof(lit) - 1)
 
+/* The seed of input i of an embeddings batch: input 0 is the prompt
+ * completions would send for spec, the others differ from it and from
+ * each other (a bijection of i, mixed into the seed). */
+static uint64_t input_seed(uint64_t seed, uint32_t i)
+{
+    uint64_t z = (uint64_t)i * 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ULL;
+    return i ? seed ^ (z ^ (z >> 29)) : seed;
+}
+
+/* openai-embeddings: {"model":M,"input":["...",...]}, spec->inputs texts
+ * of spec->prompt_tokens each; no stream, no output limit. */
+static size_t embeddings_write(const struct body_params *p, const struct req_spec *spec,
+                               const struct extrabody *x, char *b, size_t cap)
+{
+    unsigned skip = x ? x->skip : 0;
+    uint32_t n = spec->inputs ? spec->inputs : 1;
+    size_t at = 0;
+
+    if (!(skip & EXTRABODY_MODEL)) {
+        LIT(b, cap, &at, ",\"model\":\"");
+        put(b, cap, &at, p->model_json, p->model_json_len);
+        LIT(b, cap, &at, "\"");
+    }
+    if (!(skip & EXTRABODY_PROMPT)) {
+        LIT(b, cap, &at, ",\"input\":[");
+        for (uint32_t i = 0; i < n; i++) {
+            if (i)
+                LIT(b, cap, &at, ",");
+            LIT(b, cap, &at, "\"");
+            size_t room = at < cap ? cap - at : 0;
+            at += workload_prompt(input_seed(p->seed, i), spec, at < cap ? b + at : NULL, room);
+            LIT(b, cap, &at, "\"");
+        }
+        LIT(b, cap, &at, "]");
+    }
+    if (x && x->frag_len)
+        put(b, cap, &at, x->frag, x->frag_len);
+    if (at == 0)
+        LIT(b, cap, &at, "{");
+    else if (cap > 0)
+        b[0] = '{';
+    LIT(b, cap, &at, "}");
+    return at;
+}
+
 size_t body_write(const struct body_params *p, enum oai_api api, const struct req_spec *spec,
                   const struct extrabody *x, char *b, size_t cap)
 {
+    if (api == OAI_API_EMBEDDINGS)
+        return embeddings_write(p, spec, x, b, cap);
     int chat = api != OAI_API_COMPLETIONS; /* a messages array: chat, Anthropic, Responses */
     int resp = api == OAI_API_RESPONSES;   /* "input" and "max_output_tokens" */
     int ids = !chat && p->prompt_ids;

@@ -4,6 +4,8 @@
  *                        "stream_options":{"include_usage":true}[,"ignore_eos":true]...}
  *   openai-completions  the same with "prompt":"..." (or "prompt":[ids] under --prompt-ids)
  *   anthropic-messages  {"model":M,"messages":[...],"max_tokens":N,"stream":true...}
+ *   openai-responses    {"model":M,"input":[...],"max_output_tokens":N,"stream":true...}
+ *   openai-embeddings   {"model":M,"input":["...",...]}: spec->inputs texts (--batch)
  *
  * then the extra fields (--extra-body, a class's extra_body: extrabody.h),
  * appended as the bytes they were serialized to before the load; a member

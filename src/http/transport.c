@@ -34,6 +34,7 @@
 #include <curl/curl.h> /* struct curl_slist: the configured headers */
 
 #include "decode/anthropic.h"
+#include "decode/embeddings.h"
 #include "decode/responses.h"
 #include "decode/sse.h"
 #include "http/backend.h"
@@ -550,13 +551,28 @@ static enum outcome_body take_body(struct treq *q, struct oai_chunk *c)
 {
     struct record *r = &q->rec;
     const char *body = q->resp ? q->resp : "";
-    int rc = q->api == OAI_API_ANTHROPIC   ? anth_decode_response(body, q->resp_len, c)
-             : q->api == OAI_API_RESPONSES ? resp_decode_response(body, q->resp_len, c)
-                                           : oai_decode_response(q->api, body, q->resp_len, c);
+    int rc = q->api == OAI_API_ANTHROPIC    ? anth_decode_response(body, q->resp_len, c)
+             : q->api == OAI_API_RESPONSES  ? resp_decode_response(body, q->resp_len, c)
+             : q->api == OAI_API_EMBEDDINGS ? emb_decode_response(body, q->resp_len, c)
+                                            : oai_decode_response(q->api, body, q->resp_len, c);
     if (rc != 0)
         return OUTCOME_BODY_NOT_JSON;
     if (c->has_error)
         return c->overloaded ? OUTCOME_BODY_OVERLOADED : OUTCOME_BODY_ERROR;
+    if (q->api == OAI_API_EMBEDDINGS) {
+        /* One embedding per input, or the answer is not the one asked
+         * for; its usage is the prompt's, and it has no output. */
+        if (c->embeddings != r->inputs) {
+            snprintf(r->detail, sizeof r->detail, "%u embeddings in the answer to %u inputs",
+                     c->embeddings, r->inputs);
+            return OUTCOME_BODY_NOT_JSON;
+        }
+        if (c->has_usage)
+            take_usage(q, c, 0);
+        if (c->prompt_tokens >= 0)
+            q->usage_completion_tokens = 0;
+        return OUTCOME_BODY_OK;
+    }
     int out = c->content_bytes + c->reasoning_bytes + c->tool_call_deltas > 0;
     if (c->has_usage)
         take_usage(q, c, 0);
@@ -609,7 +625,8 @@ static void set_detail(struct treq *q, const struct outcome *o, const struct xfe
                                                : "stream ended without [DONE] or finish_reason");
         break;
     case OUTCOME_WHY_BODY_NOT_JSON:
-        snprintf(r->detail, sizeof r->detail, "response body is not the expected JSON");
+        if (!r->detail[0]) /* take_body may have said why */
+            snprintf(r->detail, sizeof r->detail, "response body is not the expected JSON");
         break;
     case OUTCOME_WHY_BODY_ERROR:
         snprintf(r->detail, sizeof r->detail, "server error: %.100s", c->error_message);
@@ -652,6 +669,10 @@ static void decide(struct transport *t, struct treq *q, const struct xfer_error 
     in.usage_completion_tokens = q->usage_completion_tokens;
     struct outcome o = outcome_decide(&in);
     r->kind = o.kind;
+    /* An embeddings answer is not output: no first token, whatever came
+     * (the first byte's time served the timeouts while it came). */
+    if (q->api == OAI_API_EMBEDDINGS)
+        r->first_ns = LL_NO_TIME;
     set_detail(q, &o, xe, &c);
     r->tokens_source = o.tokens_source;
     r->output_tokens = o.tokens_source == REC_TOKENS_EVENTS ? r->events
@@ -878,6 +899,18 @@ void transport_free(struct transport *t)
     free(t);
 }
 
+/* What an embeddings record carries beyond chatbody_fill_record's: its
+ * inputs, and the prompt tokens of all of them. */
+static void fill_inputs(struct record *r, enum oai_api api, const struct req_spec *spec)
+{
+    if (api != OAI_API_EMBEDDINGS)
+        return;
+    r->inputs = spec->inputs ? spec->inputs : 1;
+    r->max_tokens = 0; /* nothing to generate: no output limit is sent */
+    uint64_t total = (uint64_t)r->inputs * spec->prompt_tokens;
+    r->prompt_tokens = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+}
+
 /* The record of a request no slot could be made for. */
 static void submit_failed(struct transport *t, const struct req_spec *spec, uint64_t sched_ns,
                           int64_t user, const char *err)
@@ -889,6 +922,7 @@ static void submit_failed(struct transport *t, const struct req_spec *spec, uint
     r.kind = REC_TRANSPORT_ERROR;
     r.user = user;
     chatbody_fill_record(&r, spec);
+    fill_inputs(&r, spec->api >= 0 ? (enum oai_api)spec->api : t->cfg.api, spec);
     r.worker = t->cfg.worker;
     r.endpoint = t->n_ep > 1 ? (int32_t)endpoints_for_spec(&t->cfg.endpoints, spec) : -1;
     snprintf(r.detail, sizeof r.detail, "%.119s", err);
@@ -936,6 +970,7 @@ static void slot_start(struct transport *t, struct treq *q, const struct req_spe
         if (t->ops->set_api)
             t->ops->set_api(t->be, q);
     }
+    fill_inputs(&q->rec, api, spec);
     q->cancel_after_events = spec->cancel_kind == WL_CANCEL_AFTER_TOKENS
                                  ? LL_MAX(spec->cancel_after, 1)
                                  : 0;

@@ -291,6 +291,8 @@ int record_write_jsonl(FILE *f, const struct record *r)
         LINE_U64(&l, ",\"turn\":", (uint64_t)r->turn);
     if (r->endpoint >= 0)
         LINE_U64(&l, ",\"endpoint\":", (uint64_t)r->endpoint);
+    if (r->inputs)
+        LINE_U64(&l, ",\"inputs\":", r->inputs);
 
     size_t dlen = strnlen(r->detail, sizeof(r->detail));
     LINE_LIT(&l, ",\"detail\":");
@@ -381,6 +383,8 @@ static void read_counts(json_t *o, struct record *r)
             r->tokens_source = (enum rec_tokens_source)i;
     v = opt_int(o, "events");
     r->events = v > 0 ? (uint64_t)v : 0;
+    v = opt_int(o, "inputs");
+    r->inputs = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
     r->ignore_eos = json_is_true(json_object_get(o, "ignore_eos"));
     v = opt_int(o, "images");
     r->images = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;

@@ -95,6 +95,9 @@ struct record {
     int32_t turn;                /* 0-based turn in the session, -1 = none (not written) */
     int32_t endpoint;            /* which --url carried it (0-based) when the run has
                                   * several, -1 = one (then not written) */
+    uint32_t inputs;             /* openai-embeddings: the inputs the request carried (its
+                                  * prompt_tokens are all of theirs); 0 for every other API
+                                  * (then not written) */
     char detail[120];            /* short error detail, "" when ok */
 };
 

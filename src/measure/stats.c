@@ -140,6 +140,7 @@ void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
         if (r->kind == REC_OK) {
             s->win_ok++;
             s->win_output_tokens += r->output_tokens;
+            s->win_inputs += r->inputs;
             s->win_prompt_tokens +=
                 r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server : r->prompt_tokens;
             /* Goodput is the warm requests': a cold one is the cold
@@ -158,6 +159,7 @@ void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
 void stats_add_record(struct stats *s, const struct record *r)
 {
     s->completed++;
+    s->inputs_records += r->inputs > 0;
     s->late_known += r->late_ns != LL_NO_TIME;
     if ((unsigned)r->kind < REC_KIND_COUNT) {
         s->by_kind[r->kind]++;
@@ -219,6 +221,7 @@ void stats_add_record(struct stats *s, const struct record *r)
     }
     s->output_tokens += r->output_tokens;
     s->events += r->events;
+    s->inputs += r->inputs;
     if (r->cached_tokens >= 0) {
         s->cached_tokens += (uint64_t)r->cached_tokens;
         s->cached_reported++;
@@ -257,6 +260,9 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->win_slo_met += src->win_slo_met;
     dst->win_prompt_tokens += src->win_prompt_tokens;
     dst->win_output_tokens += src->win_output_tokens;
+    dst->win_inputs += src->win_inputs;
+    dst->inputs_records += src->inputs_records;
+    dst->inputs += src->inputs;
     dst->scheduled += src->scheduled;
     dst->sent += src->sent;
     dst->completed += src->completed;
@@ -302,6 +308,11 @@ void stats_merge(struct stats *dst, const struct stats *src)
 uint64_t stats_failed(const struct stats *s)
 {
     return s->completed - s->by_kind[REC_OK];
+}
+
+int stats_embeddings(const struct stats *s)
+{
+    return s->inputs_records > 0;
 }
 
 double stats_cached_share(const struct stats *s)

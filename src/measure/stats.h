@@ -117,6 +117,12 @@ struct stats {
     uint64_t win_prompt_tokens;     /* tokens, of win_ok records */
     uint64_t win_output_tokens;     /* tokens, of win_ok records */
     uint64_t win_request_bytes;     /* bytes, request bodies of the requests sent in the window */
+    uint64_t win_inputs;            /* embeddings inputs, of win_ok records (record.inputs) */
+    /* openai-embeddings (record.inputs > 0): the records that carried
+     * inputs, any kind, so the summaries can drop the figures of a
+     * stream; and the inputs of the ok ones. */
+    uint64_t inputs_records;
+    uint64_t inputs;
 
     /* The first non-empty detail seen per failure kind, made printable
      * (stats_sample_copy); "" when none. Copied into the struct, so
@@ -179,6 +185,10 @@ void stats_sample_copy(char *out, const char *detail, size_t detail_cap);
 
 /* Records of any kind other than ok. */
 uint64_t stats_failed(const struct stats *s);
+
+/* 1 when s counts openai-embeddings records (inputs_records > 0): no
+ * stream, so no TTFT, ITL or TPOT to report, and inputs/s to add. */
+int stats_embeddings(const struct stats *s);
 
 /* The share of the prompt tokens the server said it served from cache:
  * cached_tokens / prompt_tokens, or NAN when no record reported a cached

@@ -34,19 +34,21 @@ struct summary_row {
     const char *key;            /* summary.json latency_ns key */
     size_t offset;              /* of the struct hist * in struct stats */
     int only_if_nonempty;       /* skip the printed row when it has no values */
+    int stream_only;            /* a figure of streamed output: not printed for
+                                 * embeddings (stats_embeddings), which have none */
 };
 
 static const struct summary_row summary_rows[] = {
-    {"TTFT", "ttft", offsetof(struct stats, ttft), 0},
-    {"TTFT (server: first - sent)", "ttft_server", offsetof(struct stats, ttft_server), 0},
-    {"TTFC (first content)", "ttfc", offsetof(struct stats, ttfc), 0},
-    {"ITL (per gap)", "itl", offsetof(struct stats, itl), 0},
-    {"ITL (per request)", "itl_request", offsetof(struct stats, itl_req), 0},
-    {"TPOT", "tpot", offsetof(struct stats, tpot), 0},
-    {"E2E", "e2e", offsetof(struct stats, e2e), 0},
-    {"E2E (failed requests)", "e2e_failed", offsetof(struct stats, e2e_failed), 1},
-    {"client queue", "client_queue", offsetof(struct stats, client_queue), 0},
-    {"schedule lateness", "schedule_lateness", offsetof(struct stats, lateness), 0},
+    {"TTFT", "ttft", offsetof(struct stats, ttft), 0, 1},
+    {"TTFT (server: first - sent)", "ttft_server", offsetof(struct stats, ttft_server), 0, 1},
+    {"TTFC (first content)", "ttfc", offsetof(struct stats, ttfc), 0, 1},
+    {"ITL (per gap)", "itl", offsetof(struct stats, itl), 0, 1},
+    {"ITL (per request)", "itl_request", offsetof(struct stats, itl_req), 0, 1},
+    {"TPOT", "tpot", offsetof(struct stats, tpot), 0, 1},
+    {"E2E", "e2e", offsetof(struct stats, e2e), 0, 0},
+    {"E2E (failed requests)", "e2e_failed", offsetof(struct stats, e2e_failed), 1, 0},
+    {"client queue", "client_queue", offsetof(struct stats, client_queue), 0, 0},
+    {"schedule lateness", "schedule_lateness", offsetof(struct stats, lateness), 0, 0},
 };
 
 struct summary_pct {
@@ -370,7 +372,7 @@ static void summary_print_table(FILE *f, const struct stats *s)
         const struct summary_row *row = &summary_rows[i];
         const struct hist *h = summary_row_hist(s, row);
         uint64_t n = hist_count(h);
-        if (n == 0 && row->only_if_nonempty)
+        if ((n == 0 && row->only_if_nonempty) || (row->stream_only && stats_embeddings(s)))
             continue;
         char buf[32];
         fprintf(f, "%-*s", SUMMARY_LABEL_W, row->label);
@@ -418,9 +420,15 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
                                                 : 0.0,
                                    "%.1f", b, sizeof(b)));
     }
-    fprintf(f, "tokens:     input %s tok/s, output %s tok/s (ok requests)\n",
-            summary_fmt_double(summary_rate((double)s->win_prompt_tokens, w), "%.1f", a,
-                               sizeof(a)),
+    if (stats_embeddings(s))
+        fprintf(
+            f, "tokens:     input %s tok/s, %s inputs/s (ok requests; embeddings, no output)\n",
+            summary_fmt_double(summary_rate((double)s->win_prompt_tokens, w), "%.1f", a, sizeof(a)),
+            summary_fmt_double(summary_rate((double)s->win_inputs, w), "%.1f", b, sizeof(b)));
+    else
+        fprintf(
+            f, "tokens:     input %s tok/s, output %s tok/s (ok requests)\n",
+            summary_fmt_double(summary_rate((double)s->win_prompt_tokens, w), "%.1f", a, sizeof(a)),
             summary_fmt_double(summary_rate((double)s->win_output_tokens, w), "%.1f", b,
                                sizeof(b)));
 
@@ -434,7 +442,7 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
         fprintf(f, "bodies:     %s/s of request bodies sent (%s per request)\n", rate, mean);
     }
     uint64_t ok = s->by_kind[REC_OK];
-    if (ok > 0) {
+    if (ok > 0 && !stats_embeddings(s)) {
         const char *sep = "";
         fprintf(f, "            output tokens counted from: ");
         for (int i = 0; i < 3; i++) {
@@ -730,6 +738,8 @@ static json_t *summary_throughput_json(const struct stats *s,
     jset(thr, "input_tokens_per_s", jdouble(summary_rate((double)s->win_prompt_tokens, w)));
     jset(thr, "output_tokens_per_s", jdouble(summary_rate((double)s->win_output_tokens, w)));
     jset(thr, "request_bytes_per_s", jdouble(summary_rate((double)s->win_request_bytes, w)));
+    jset(thr, "inputs_per_s",
+         stats_embeddings(s) ? jdouble(summary_rate((double)s->win_inputs, w)) : json_null());
     jset(thr, "goodput_per_s",
          info->slo ? jdouble(summary_rate((double)s->win_slo_met, w)) : json_null());
     jset(thr, "attainment", info->slo && s->scheduled
@@ -769,6 +779,7 @@ static json_t *summary_tokens_json(const struct stats *s, const struct summary_i
     jset(tok, "output_tokens", ju64(s->output_tokens));
     jset(tok, "output_tokens_failed", ju64(s->output_tokens_failed));
     jset(tok, "events", ju64(s->events));
+    jset(tok, "inputs", stats_embeddings(s) ? ju64(s->inputs) : json_null());
     jset(tok, "cached_tokens", s->cached_reported > 0 ? ju64(s->cached_tokens) : json_null());
     jset(tok, "cached_reported", ju64(s->cached_reported));
     jset(tok, "cached_share", jdouble(stats_cached_share(s)));

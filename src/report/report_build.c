@@ -266,6 +266,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         p->output_tps = s->output_tps;
         p->scheduled = s->stats.scheduled;
         p->ok = s->stats.by_kind[REC_OK];
+        p->no_stream = stats_embeddings(&s->stats);
         memcpy(p->ttft_ns, s->ttft_ns, sizeof p->ttft_ns);
         memcpy(p->tpot_ns, s->tpot_ns, sizeof p->tpot_ns);
         memcpy(p->itl_ns, s->itl_ns, sizeof p->itl_ns);

@@ -420,9 +420,18 @@ struct report_figure {
 
 /* Whether figure f has anything to show: SLO attainment only when some
  * step has an attainment figure (an SLO was set), the server's charts only
- * when its /metrics was scraped (r->n_server > 0). */
+ * when its /metrics was scraped (r->n_server > 0), the charts of a stream
+ * (TTFT, TPOT, their per-class and distribution charts) unless every step
+ * was an embeddings step, which has none (no_stream). */
 static int report_fig_shown(const struct report *r, enum report_fig f)
 {
+    if (f == REPORT_FIG_TTFT || f == REPORT_FIG_TPOT || f == REPORT_FIG_CDF ||
+        f == REPORT_FIG_CLASS_TTFT || f == REPORT_FIG_CLASS_TPOT) {
+        for (size_t i = 0; i < r->n_steps; i++)
+            if (!r->steps[i].no_stream)
+                return 1;
+        return r->n_steps == 0;
+    }
     if (f == REPORT_FIG_ATTAINMENT) {
         for (size_t i = 0; i < r->n_steps; i++)
             if (isfinite(r->steps[i].attainment))
@@ -615,8 +624,10 @@ static void report_figure_sections(struct strbuf *b, const struct report_view *v
     report_error_samples(b, r);
     strbuf_puts(b, "<h2>Over time</h2>\n");
     report_grid(b, v, report_time_figs, LL_ARRAY_LEN(report_time_figs));
-    strbuf_puts(b, "<h2>TTFT distribution per step</h2>\n");
-    report_grid(b, v, report_cdf_figs, LL_ARRAY_LEN(report_cdf_figs));
+    if (report_fig_shown(r, REPORT_FIG_CDF)) { /* embeddings have no TTFT */
+        strbuf_puts(b, "<h2>TTFT distribution per step</h2>\n");
+        report_grid(b, v, report_cdf_figs, LL_ARRAY_LEN(report_cdf_figs));
+    }
     if (r->n_classes > 0) {
         strbuf_puts(b, "<h2>By traffic class</h2>\n");
         report_grid(b, v, report_class_figs, LL_ARRAY_LEN(report_class_figs));

@@ -56,6 +56,9 @@ struct report_step {
     double output_tps;          /* tokens/s, output tokens of ok requests / window */
     uint64_t scheduled;         /* requests scheduled in the window */
     uint64_t ok;                /* records of kind ok; 0 = the latencies below are not drawn */
+    int no_stream;              /* 1: openai-embeddings records (stats_embeddings): no TTFT,
+                                 * TPOT or ITL, whose charts are left out when every step
+                                 * says so */
     uint64_t ttft_ns[REPORT_NPCT];  /* ns, ok requests, p50 .. max */
     uint64_t tpot_ns[REPORT_NPCT];  /* ns */
     uint64_t itl_ns[REPORT_NPCT];   /* ns, per request */

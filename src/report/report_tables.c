@@ -66,16 +66,16 @@ static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
     report_td(b, s->input_tps, 0);
     report_td(b, s->output_tps, 0);
     static const int tp[4] = {REPORT_P50, REPORT_P90, REPORT_P99, REPORT_MAX};
+    int st = s->ok && !s->no_stream; /* an embeddings step has no stream figures: "-" */
     for (int p = 0; p < 4; p++)
-        report_td(b, s->ok ? (double)s->ttft_ns[tp[p]] / 1e6 : NAN,
-                  tp[p] == REPORT_P99 && r->slo_ttft_ms > 0 && s->ok &&
+        report_td(b, st ? (double)s->ttft_ns[tp[p]] / 1e6 : NAN,
+                  tp[p] == REPORT_P99 && r->slo_ttft_ms > 0 && st &&
                       (double)s->ttft_ns[tp[p]] / 1e6 > r->slo_ttft_ms);
-    report_td(b, s->ok ? (double)s->tpot_ns[REPORT_P50] / 1e6 : NAN, 0);
-    report_td(b, s->ok ? (double)s->tpot_ns[REPORT_P99] / 1e6 : NAN,
-              r->slo_tpot_ms > 0 && s->ok &&
-                  (double)s->tpot_ns[REPORT_P99] / 1e6 > r->slo_tpot_ms);
-    report_td(b, s->ok ? (double)s->itl_ns[REPORT_P50] / 1e6 : NAN, 0);
-    report_td(b, s->ok ? (double)s->itl_ns[REPORT_P99] / 1e6 : NAN, 0);
+    report_td(b, st ? (double)s->tpot_ns[REPORT_P50] / 1e6 : NAN, 0);
+    report_td(b, st ? (double)s->tpot_ns[REPORT_P99] / 1e6 : NAN,
+              r->slo_tpot_ms > 0 && st && (double)s->tpot_ns[REPORT_P99] / 1e6 > r->slo_tpot_ms);
+    report_td(b, st ? (double)s->itl_ns[REPORT_P50] / 1e6 : NAN, 0);
+    report_td(b, st ? (double)s->itl_ns[REPORT_P99] / 1e6 : NAN, 0);
     report_td(b, s->ok ? (double)s->e2e_ns[REPORT_P50] / 1e9 : NAN, 0);
     report_td(b, s->ok ? (double)s->e2e_ns[REPORT_P99] / 1e9 : NAN,
               r->slo_e2e_ms > 0 && s->ok &&

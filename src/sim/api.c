@@ -24,6 +24,7 @@ static const char PATH_CHAT[] = "/v1/chat/completions";
 static const char PATH_COMPLETIONS[] = "/v1/completions";
 static const char PATH_MESSAGES[] = "/v1/messages";
 static const char PATH_RESPONSES[] = "/v1/responses";
+static const char PATH_EMBEDDINGS[] = "/v1/embeddings";
 
 void api_ctx_init(struct api_ctx *ctx)
 {
@@ -124,7 +125,8 @@ void api_write_error(struct http_buf *out, int status, const char *code, const c
 
 static const char *req_path(const struct api_req *r)
 {
-    return r->anth   ? PATH_MESSAGES
+    return r->emb    ? PATH_EMBEDDINGS
+           : r->anth ? PATH_MESSAGES
            : r->resp ? PATH_RESPONSES
            : r->chat ? PATH_CHAT
                      : PATH_COMPLETIONS;
@@ -153,6 +155,7 @@ static void log_req(struct api_ctx *ctx, const struct api_req *r, uint64_t now_n
         .fault = r->fault != FAULT_NONE ? fault_kind_name(r->fault) : NULL,
         .error = error,
         .ignored_keys = r->ignored_keys[0] ? r->ignored_keys : NULL,
+        .inputs = r->inputs,
     };
     simlog_write(ctx->log, &e);
 }
@@ -545,11 +548,13 @@ static int req_start(struct api_ctx *ctx, struct api_req *r, const uint64_t *has
 {
     /* Under --context-tokens the output ends where it would pass the
      * context (the prompt is below it: handle_completion), as "length". */
-    uint32_t room = ctx->context_tokens ? ctx->context_tokens - r->prompt_tokens : UINT32_MAX;
+    uint32_t room =
+        ctx->context_tokens && !r->emb ? ctx->context_tokens - r->prompt_tokens : UINT32_MAX;
     struct engine_req er = {
         .prompt_tokens = r->prompt_tokens,
-        .max_tokens = LL_MIN(r->max_tokens, room),
+        .max_tokens = r->emb ? 0 : LL_MIN(r->max_tokens, room),
         .ignore_eos = r->ignore_eos,
+        .embed = r->emb,
         .block_hashes = hashes,
         .n_block_hashes = n_hashes,
         .ud = ud,
@@ -578,11 +583,12 @@ static int req_start(struct api_ctx *ctx, struct api_req *r, const uint64_t *has
     return API_PENDING;
 }
 
-static int handle_completion(struct api_ctx *ctx, struct api_req *r,
-                             const struct http_request *hreq, int chat, int anth, int resp,
-                             struct http_buf *out, uint64_t now_ns, void *ud)
+/* Make r a fresh request that arrived at now_ns, the num-th the server
+ * saw (its buffers kept, emptied; its fault drawn): what every endpoint
+ * that goes through the engine does first. */
+static void req_begin(struct api_ctx *ctx, struct api_req *r, const struct http_request *hreq,
+                      uint64_t num, uint64_t now_ns)
 {
-    uint64_t num = ++ctx->requests_total;
     struct http_buf keep_model = r->model, keep_head = r->chunk_head;
     free(r->hashes);
     memset(r, 0, sizeof(*r));
@@ -590,9 +596,6 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     r->chunk_head = keep_head;
     http_buf_clear(&r->model);
     http_buf_clear(&r->chunk_head);
-    r->chat = chat;
-    r->anth = anth;
-    r->resp = resp;
     r->keep_alive = hreq->keep_alive;
     r->chunked = hreq->version_minor >= 1;
     r->arrival_ns = now_ns;
@@ -601,6 +604,104 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     r->fault = faults_draw(ctx->faults);
     r->created_s = (uint64_t)time(NULL);
     r->token_seed = api_token_seed(ctx->seed, num);
+}
+
+/* The model a body named (or the served one) into r->model, JSON-escaped. */
+static void req_model(struct api_ctx *ctx, struct api_req *r, const struct api_body *body)
+{
+    if (body->model.type == JSCAN_STRING) {
+        char model[API_MAX_MODEL_BYTES + 1];
+        size_t model_len = 0;
+        jscan_string_unescape(&body->model, model, sizeof model, &model_len);
+        http_buf_json_escape(&r->model, model, model_len);
+    } else {
+        http_buf_json_escape(&r->model, ctx->model_name, strlen(ctx->model_name));
+    }
+}
+
+/* The injected faults that answer before the engine (500, 503, 429) or
+ * delay it (slow-headers, keeping n_hashes of ctx->hashes): API_DONE or
+ * API_CLOSE when one answered, API_PENDING when the engine waits, -1 for
+ * none of them. */
+static int early_fault(struct api_ctx *ctx, struct api_req *r, struct http_buf *out,
+                       uint32_t n_hashes, uint64_t now_ns)
+{
+    switch (r->fault) {
+    case FAULT_500:
+        return req_fail(ctx, r, out, 500, "injected_fault", "injected fault: internal error",
+                        now_ns);
+    case FAULT_503: /* Anthropic says overloaded with its own 529 */
+        return req_fail(ctx, r, out, r->anth ? 529 : 503, "injected_fault",
+                        "injected fault: overloaded", now_ns);
+    case FAULT_429:
+        return req_fail(ctx, r, out, 429, "injected_fault", "injected fault: rate limited", now_ns);
+    case FAULT_SLOW_HEADERS:
+        r->hashes = n_hashes ? ll_malloc((size_t)n_hashes * sizeof(uint64_t)) : NULL;
+        if (n_hashes)
+            memcpy(r->hashes, ctx->hashes, (size_t)n_hashes * sizeof(uint64_t));
+        r->n_hashes = n_hashes;
+        r->state = API_REQ_SLOW_HEADERS;
+        r->release_ns = now_ns + ctx->slow_headers_delay_ns;
+        return API_PENDING;
+    default: return -1;
+    }
+}
+
+/* POST /v1/embeddings: every input counted by the tokenizer as a
+ * completions prompt (an empty one as 1 token), their sum one engine
+ * request that is prefill only (engine.h's embed), answered when its
+ * prefill completes (emb_finish). Of the faults, 500, 503, 429 and
+ * slow-headers act as for completions, cut closes the connection
+ * without an answer, malformed sends half the body; the others change
+ * nothing. No prefix cache: no block hashes. */
+static int handle_embeddings(struct api_ctx *ctx, struct api_req *r,
+                             const struct http_request *hreq, struct http_buf *out, uint64_t now_ns,
+                             void *ud)
+{
+    uint64_t num = ++ctx->requests_total;
+    req_begin(ctx, r, hreq, num, now_ns);
+    r->emb = 1;
+    snprintf(r->id, sizeof(r->id), "embd-%llu", (unsigned long long)num);
+
+    struct api_body body;
+    const char *code;
+    char msg[300];
+    if (api_parse_embeddings(ctx, hreq->body, hreq->body_len, &body, &code, msg, sizeof msg) < 0)
+        return req_fail(ctx, r, out, 400, code, msg, now_ns);
+    memcpy(r->ignored_keys, body.ignored_keys, body.ignored_keys_len + 1);
+    req_model(ctx, r, &body);
+    r->inputs = (uint32_t)ctx->n_msgs;
+    uint64_t total = 0;
+    for (size_t i = 0, at = 0; i < ctx->n_msgs; at = ctx->msg_ends[i++]) {
+        struct tokenizer_prompt tp = {.text = ctx->text.data ? ctx->text.data + at : "",
+                                      .len = ctx->msg_ends[i] - at};
+        uint32_t n = tokenizer_prompt_count(ctx->tokenizer, &tp);
+        n = n ? n : 1;
+        if (ctx->context_tokens && n > ctx->context_tokens) {
+            snprintf(msg, sizeof msg,
+                     "input %zu (%u tokens) is too large to process: the context size is "
+                     "%u tokens",
+                     i, n, ctx->context_tokens);
+            return req_fail(ctx, r, out, 400, "context_length_exceeded", msg, now_ns);
+        }
+        total += n;
+    }
+    r->prompt_tokens = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+    int rc = early_fault(ctx, r, out, 0, now_ns);
+    if (rc >= 0)
+        return rc;
+    return req_start(ctx, r, NULL, 0, out, now_ns, ud);
+}
+
+static int handle_completion(struct api_ctx *ctx, struct api_req *r,
+                             const struct http_request *hreq, int chat, int anth, int resp,
+                             struct http_buf *out, uint64_t now_ns, void *ud)
+{
+    uint64_t num = ++ctx->requests_total;
+    req_begin(ctx, r, hreq, num, now_ns);
+    r->chat = chat;
+    r->anth = anth;
+    r->resp = resp;
     snprintf(r->id, sizeof(r->id), "%s%llu",
              anth   ? "msg_"
              : resp ? "resp_"
@@ -618,14 +719,7 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
     memcpy(r->ignored_keys, body.ignored_keys, body.ignored_keys_len + 1);
     if (anth && !body.has_max_tokens)
         return req_fail(ctx, r, out, 400, "invalid_field", "max_tokens: Field required", now_ns);
-    if (body.model.type == JSCAN_STRING) {
-        char model[API_MAX_MODEL_BYTES + 1];
-        size_t model_len = 0;
-        jscan_string_unescape(&body.model, model, sizeof model, &model_len);
-        http_buf_json_escape(&r->model, model, model_len);
-    } else {
-        http_buf_json_escape(&r->model, ctx->model_name, strlen(ctx->model_name));
-    }
+    req_model(ctx, r, &body);
     int stream = body.stream, include_usage = body.include_usage, ignore_eos = body.ignore_eos;
     int64_t max_tokens = body.max_tokens;
     int ids_prompt = body.ids_prompt;
@@ -698,27 +792,9 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
         n_hashes = tokenizer_prompt_block_hashes(ctx->tokenizer, &tp, ctx->block_tokens,
                                                  ctx->hashes, ctx->hashes_cap);
 
-    switch (r->fault) {
-    case FAULT_500:
-        return req_fail(ctx, r, out, 500, "injected_fault", "injected fault: internal error",
-                        now_ns);
-    case FAULT_503: /* Anthropic says overloaded with its own 529 */
-        return req_fail(ctx, r, out, anth ? 529 : 503, "injected_fault",
-                        "injected fault: overloaded", now_ns);
-    case FAULT_429:
-        return req_fail(ctx, r, out, 429, "injected_fault", "injected fault: rate limited",
-                        now_ns);
-    case FAULT_SLOW_HEADERS:
-        r->hashes = n_hashes ? ll_malloc((size_t)n_hashes * sizeof(uint64_t)) : NULL;
-        if (n_hashes)
-            memcpy(r->hashes, ctx->hashes, (size_t)n_hashes * sizeof(uint64_t));
-        r->n_hashes = n_hashes;
-        r->state = API_REQ_SLOW_HEADERS;
-        r->release_ns = now_ns + ctx->slow_headers_delay_ns;
-        return API_PENDING;
-    default:
-        break;
-    }
+    int rc = early_fault(ctx, r, out, n_hashes, now_ns);
+    if (rc >= 0)
+        return rc;
     return req_start(ctx, r, ctx->hashes, n_hashes, out, now_ns, ud);
 }
 
@@ -787,6 +863,62 @@ static void build_body(struct api_ctx *ctx, struct api_req *r, int finish_length
         put_usage(b, r);
     }
     http_buf_puts(b, "}\n");
+}
+
+/* An embeddings answer into ctx->json: one vector of ctx->embeddings_dim
+ * floats per input, drawn from the request's token seed (so the same
+ * seed answers the same numbers), and the usage. */
+static void build_embeddings(struct api_ctx *ctx, const struct api_req *r)
+{
+    struct http_buf *b = &ctx->json;
+    http_buf_clear(b);
+    http_buf_puts(b, "{\"object\":\"list\",\"data\":[");
+    for (uint32_t i = 0; i < r->inputs; i++) {
+        http_buf_puts(b, i ? ",{\"object\":\"embedding\",\"index\":"
+                           : "{\"object\":\"embedding\",\"index\":");
+        http_buf_u64(b, i);
+        http_buf_puts(b, ",\"embedding\":[");
+        for (uint32_t j = 0; j < ctx->embeddings_dim; j++) {
+            uint64_t u = mix64(r->token_seed ^ mix64((uint64_t)i * ctx->embeddings_dim + j + 1));
+            /* 24 bits to [-1, 1), rounded to 8 decimals. */
+            double x = (double)(u >> 40) / (double)(1u << 23) - 1.0;
+            http_buf_printf(b, j ? ",%.8f" : "%.8f", x);
+        }
+        http_buf_puts(b, "]}");
+    }
+    http_buf_puts(b, "],\"model\":\"");
+    http_buf_append(b, r->model.data, r->model.len);
+    http_buf_puts(b, "\"");
+    if (!ctx->no_usage) {
+        http_buf_puts(b, ",\"usage\":{\"prompt_tokens\":");
+        http_buf_u64(b, r->prompt_tokens);
+        http_buf_puts(b, ",\"total_tokens\":");
+        http_buf_u64(b, r->prompt_tokens);
+        http_buf_puts(b, "}");
+    }
+    http_buf_puts(b, "}\n");
+}
+
+/* An embedding's prefill is done: the answer (or, under the cut fault,
+ * the connection closed without one), then the log. */
+static int emb_finish(struct api_ctx *ctx, struct api_req *r, struct http_buf *out, uint64_t now_ns)
+{
+    ctx->metrics->prompt_tokens_total += r->prompt_tokens;
+    r->state = API_REQ_IDLE;
+    if (r->fault == FAULT_CUT) {
+        log_req(ctx, r, now_ns, NULL);
+        return API_CLOSE;
+    }
+    ctx->metrics->success_stop_total++;
+    build_embeddings(ctx, r);
+    size_t len = ctx->json.len;
+    if (r->fault == FAULT_MALFORMED)
+        len /= 2; /* a body that is not JSON, with a correct length */
+    put_head(out, 200, "application/json; charset=utf-8", (int64_t)len, r->keep_alive, NULL);
+    http_buf_append(out, ctx->json.data, len);
+    r->status = 200;
+    log_req(ctx, r, now_ns, NULL);
+    return r->keep_alive ? API_DONE : API_CLOSE;
 }
 
 static int req_finish(struct api_ctx *ctx, struct api_req *r, const struct engine_event *ev,
@@ -892,6 +1024,8 @@ int api_on_event(struct api_ctx *ctx, struct api_req *r, const struct engine_eve
         return API_PENDING;
     }
     /* ENGINE_EV_DONE */
+    if (r->emb)
+        return emb_finish(ctx, r, out, now_ns);
     r->produced_tokens = ev->output_tokens;
     if (r->stream)
         flush_tokens(ctx, r, out, r->produced_tokens);
@@ -976,6 +1110,13 @@ int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request
             return ka ? API_DONE : API_CLOSE;
         }
         return handle_completion(ctx, r, hreq, chat, anth, resp, out, now_ns, ud);
+    }
+    if (strcmp(path, PATH_EMBEDDINGS) == 0) {
+        if (hreq->method != HTTP_METHOD_POST) {
+            write_error_ex(out, 405, "method_not_allowed", "use POST", ka, "Allow: POST\r\n");
+            return ka ? API_DONE : API_CLOSE;
+        }
+        return handle_embeddings(ctx, r, hreq, out, now_ns, ud);
     }
     if (strcmp(path, "/tokenize") == 0) {
         if (hreq->method != HTTP_METHOD_POST) {

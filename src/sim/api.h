@@ -48,6 +48,7 @@ struct api_ctx {
     uint32_t vocab;                 /* --vocab: token IDs of a prompt must be below it
                                      * (1 .. TOKENIZER_ID_MAX + 1; api_ctx_init: the latter) */
     uint32_t total_slots;           /* the engine's max_num_seqs, for /props */
+    uint32_t embeddings_dim;        /* --embeddings-dim: floats in each embedding (>= 1) */
     uint64_t requests_total;        /* completion requests seen; numbers the ids */
     /* Scratch space reused by every request (no per-token allocation). */
     struct http_buf text;           /* prompt text of the request being parsed */
@@ -88,6 +89,18 @@ struct api_body {
 int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int shape,
                          struct api_body *b, const char **code, char *msg, size_t msglen);
 
+/* The most inputs one /v1/embeddings request may carry (OpenAI's limit). */
+#define API_MAX_EMBEDDING_INPUTS 2048
+
+/* Read and check the body of POST /v1/embeddings: "input" (a string, or
+ * an array of at most API_MAX_EMBEDDING_INPUTS strings) goes to ctx->text,
+ * input i ending at ctx->msg_ends[i] (ctx->n_msgs inputs); "model" and the
+ * keys the sim does not read to *b ("encoding_format" other than "float",
+ * and token-ID inputs, are refused as unsupported). Returns 0, or -1 with
+ * the 400's error code and message. */
+int api_parse_embeddings(struct api_ctx *ctx, const char *body, size_t len, struct api_body *b,
+                         const char **code, char *msg, size_t msglen);
+
 /* Read and check the body of POST /tokenize ({"content": "text",
  * "add_special": bool}; "with_pieces" is refused): the content goes to
  * ctx->text, add_special to *add_special. Returns 0, or -1 with the 400's
@@ -112,6 +125,8 @@ struct api_req {
     int anth_started; /* its stream's message_start is out */
     int resp;         /* POST /v1/responses (chat is 1 too: an input of messages) */
     int resp_started; /* its stream's response.created ... content_part.added are out */
+    int emb;          /* POST /v1/embeddings: prefill only, one non-streamed answer */
+    uint32_t inputs;  /* its inputs (one embedding each) */
     enum fault_kind fault;
     int status;                     /* HTTP status sent, 0 before headers */
     int headers_sent;
@@ -145,7 +160,8 @@ void api_req_init(struct api_req *r);
 void api_req_free(struct api_req *r);
 
 /* Handle one complete request (the completion endpoints: /v1/chat/completions,
- * /v1/completions, Anthropic's /v1/messages and OpenAI's /v1/responses; /v1/models,
+ * /v1/completions, Anthropic's /v1/messages and OpenAI's /v1/responses;
+ * /v1/embeddings, the engine's prefill only; /v1/models,
  * /health, /metrics, and POST /tokenize, llama.cpp's: {"content": "..."}
  * with an optional boolean "add_special", answered {"tokens": [...]} under
  * ctx->tokenizer): append the response (or, for a stream, its

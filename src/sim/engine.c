@@ -46,6 +46,7 @@ struct seq {
     uint8_t emit_pending;         /* in the current step's emit list */
     uint8_t finish_length;        /* DONE: stopped at max_tokens */
     uint8_t admitted_once;        /* counted in prompt/cached totals */
+    uint8_t embed;                /* an embedding: done when its prefill is, no output */
     uint32_t prev, next;          /* links in waiting, running or free list */
     uint32_t prompt_tokens;
     uint32_t target_tokens;       /* output length it will produce */
@@ -554,6 +555,17 @@ static void step_execute(struct engine *e)
                 i = next;
                 continue;
             }
+            if (s->embed) {
+                /* Pooled at the end of its prefill: done, no token. */
+                list_remove(e, &e->running, i);
+                seq_free_blocks(e, s);
+                s->state = SEQ_FINISHED;
+                e->st.success_total++;
+                s->emit_pending = 1;
+                e->emit[e->n_emit++] = i;
+                i = next;
+                continue;
+            }
             s->decoding = 1;
         } else {
             s->computed_tokens++;
@@ -600,7 +612,8 @@ static void step_emit(struct engine *e, uint64_t time_ns, engine_event_cb *cb, v
 
         if (s->state != SEQ_CANCELLED && cb != NULL) {
             fill_event(&ev, ENGINE_EV_TOKEN, i, s, time_ns);
-            cb(cb_ud, &ev);
+            if (!s->embed)
+                cb(cb_ud, &ev);
             if (s->state == SEQ_FINISHED) {
                 fill_event(&ev, ENGINE_EV_DONE, i, s, time_ns);
                 cb(cb_ud, &ev);
@@ -737,7 +750,7 @@ int engine_submit(struct engine *e, uint64_t now_ns, const struct engine_req *re
     uint32_t target;
     uint64_t max_blocks;
 
-    if (req->prompt_tokens < 1 || req->max_tokens < 1 ||
+    if (req->prompt_tokens < 1 || (req->max_tokens < 1 && !req->embed) ||
         (req->n_block_hashes > 0 && req->block_hashes == NULL))
         return LL_E_INVAL;
     if (req->prompt_tokens > capacity_tokens)
@@ -747,7 +760,10 @@ int engine_submit(struct engine *e, uint64_t now_ns, const struct engine_req *re
         return LL_E_FULL;
     }
 
-    target = draw_target(e, req, &finish_length);
+    /* An embedding draws no output length, so a mix of both keeps the
+     * generating requests' draws in their order among themselves. */
+    finish_length = 0;
+    target = req->embed ? 0 : draw_target(e, req, &finish_length);
     /* The KV capacity is also the context length: the last token's KV is
      * never needed, so prompt + output - 1 tokens must fit. Longer outputs
      * stop at the limit with finish_length set, as a model at its context
@@ -782,6 +798,7 @@ int engine_submit(struct engine *e, uint64_t now_ns, const struct engine_req *re
     s->emit_pending = 0;
     s->finish_length = finish_length;
     s->admitted_once = 0;
+    s->embed = req->embed ? 1 : 0;
     s->prompt_tokens = req->prompt_tokens;
     s->target_tokens = target;
     s->out_tokens = 0;

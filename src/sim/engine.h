@@ -61,8 +61,12 @@ struct engine_config {
 /* What the server submits for one request. */
 struct engine_req {
     uint32_t prompt_tokens;         /* >= 1 */
-    uint32_t max_tokens;            /* >= 1 */
+    uint32_t max_tokens;            /* >= 1 (unless embed) */
     int ignore_eos;                 /* 1 = generate exactly max_tokens */
+    int embed;                      /* 1 = an embedding (/v1/embeddings): prefill only, in
+                                     * batches like any prompt; when its prefill completes
+                                     * it is done, with a DONE event and no TOKEN, no output
+                                     * tokens and no output-length draw; max_tokens unused */
     /* Cumulative hash of each full prompt block: hashes[i] covers prompt
      * tokens [0, (i+1)*block_tokens). May be NULL when n_block_hashes is 0.
      * Copied by engine_submit; the caller keeps ownership. */

@@ -585,3 +585,88 @@ int api_parse_tokenize(struct api_ctx *ctx, const char *body, size_t len, int *a
     body_append_string(&ctx->text, &f[0]);
     return 0;
 }
+
+/* An embeddings body's "input": a string, or a non-empty array of strings,
+ * into ctx->text, input i ending at ctx->msg_ends[i] (ctx->n_msgs of
+ * them). Token-ID inputs are refused. Returns 0, or -1 with code and why. */
+static int extract_inputs(struct api_ctx *ctx, const struct jscan_value *input, const char **code,
+                          const char **why)
+{
+    http_buf_clear(&ctx->text);
+    ctx->n_msgs = 0;
+    *code = "invalid_field";
+    if (input->type == JSCAN_INVALID) {
+        *code = "missing_field";
+        *why = "missing required field \"input\"";
+        return -1;
+    }
+    size_t n = input->type == JSCAN_STRING ? 1 : input->type == JSCAN_ARRAY ? array_len(input) : 0;
+    if (n == 0) {
+        *why = "\"input\" must be a string or a non-empty array of strings";
+        return -1;
+    }
+    if (n > API_MAX_EMBEDDING_INPUTS) {
+        *why = "\"input\": at most 2048 inputs a request";
+        return -1;
+    }
+    if (n > ctx->msg_ends_cap) {
+        free(ctx->msg_ends);
+        ctx->msg_ends_cap = n;
+        ctx->msg_ends = ll_malloc(ctx->msg_ends_cap * sizeof(size_t));
+    }
+    if (input->type == JSCAN_STRING) {
+        body_append_string(&ctx->text, input);
+        ctx->msg_ends[0] = ctx->text.len;
+        ctx->n_msgs = 1;
+        return 0;
+    }
+    struct jscan_iter it;
+    struct jscan_value v;
+    jscan_iter_init(&it, input);
+    for (size_t i = 0; jscan_iter_next_element(&it, &v); i++) {
+        if (v.type != JSCAN_STRING) {
+            *code = "unsupported";
+            *why = v.type == JSCAN_NUMBER || v.type == JSCAN_ARRAY
+                       ? "\"input\": token-ID inputs are not supported; send text"
+                       : "\"input\" must be a string or a non-empty array of strings";
+            return -1;
+        }
+        body_append_string(&ctx->text, &v);
+        ctx->msg_ends[i] = ctx->text.len;
+    }
+    ctx->n_msgs = n;
+    return 0;
+}
+
+int api_parse_embeddings(struct api_ctx *ctx, const char *body, size_t len, struct api_body *b,
+                         const char **code, char *msg, size_t msglen)
+{
+    enum { F_MODEL, F_INPUT, F_FORMAT, F_COUNT };
+    static const char *const names[F_COUNT] = {"model", "input", "encoding_format"};
+    struct jscan_value root, f[F_COUNT];
+    const char *why = NULL;
+
+    memset(b, 0, sizeof *b);
+    *code = "invalid_json";
+    if (body_object(body, len, &root, msg, msglen) < 0)
+        return -1;
+    *code = "invalid_field";
+    body_members_other(&root, names, F_COUNT, f, b);
+    if (!absent(&f[F_MODEL]) && (f[F_MODEL].type != JSCAN_STRING ||
+                                 jscan_string_decoded_len(&f[F_MODEL]) > API_MAX_MODEL_BYTES))
+        why = "\"model\" must be a string of at most 256 bytes";
+    else if (!absent(&f[F_FORMAT]) &&
+             !(f[F_FORMAT].type == JSCAN_STRING && jscan_string_equals(&f[F_FORMAT], "float", 5))) {
+        *code = "unsupported";
+        why = "\"encoding_format\": only \"float\" is supported";
+    } else if (extract_inputs(ctx, &f[F_INPUT], code, &why) == 0) {
+        why = NULL;
+    }
+    if (why) {
+        snprintf(msg, msglen, "%s", why);
+        return -1;
+    }
+    if (f[F_MODEL].type == JSCAN_STRING)
+        b->model = f[F_MODEL];
+    return 0;
+}

@@ -692,6 +692,8 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     s->api.total_slots = cfg->engine.max_num_seqs;
     if (cfg->vocab)
         s->api.vocab = cfg->vocab;
+    s->api.embeddings_dim =
+        cfg->embeddings_dim ? cfg->embeddings_dim : SERVER_DEFAULT_EMBEDDINGS_DIM;
     *out = s;
     return 0;
 fail:

@@ -13,6 +13,11 @@
 #include "sim/faults.h"
 #include "workload/tokenizer.h"
 
+/* /v1/embeddings: floats per vector by default (small: a load test
+ * measures the answer's cost, not its meaning), and at most. */
+#define SERVER_DEFAULT_EMBEDDINGS_DIM 8
+#define SERVER_MAX_EMBEDDINGS_DIM 65536
+
 struct server_config {
     const char *host;               /* numeric address to bind: "127.0.0.1", "::1", "0.0.0.0" */
     uint16_t port;                  /* 0 = the kernel picks a free port */
@@ -38,6 +43,8 @@ struct server_config {
                                      * llama.cpp's (struct metrics) */
     uint32_t context_tokens;        /* --context-tokens: prompt + output bound; 0 = none */
     uint32_t vocab;                 /* --vocab: token IDs below it; 0 = TOKENIZER_ID_MAX + 1 */
+    uint32_t embeddings_dim;        /* --embeddings-dim: floats per embedding (1 ..
+                                     * SERVER_MAX_EMBEDDINGS_DIM); 0 = SERVER_DEFAULT_EMBEDDINGS_DIM */
 };
 
 struct server;

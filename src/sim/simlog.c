@@ -82,6 +82,8 @@ void simlog_write(struct simlog *l, const struct simlog_entry *e)
     put_u64(b, ",\"max_tokens\":", e->max_tokens);
     put_u64(b, ",\"output_tokens\":", e->output_tokens);
     put_str(b, ",\"finish_reason\":", e->finish_reason);
+    if (e->inputs)
+        put_u64(b, ",\"inputs\":", e->inputs);
     if (e->fault)
         put_str(b, ",\"fault\":", e->fault);
     if (e->ignored_keys) {

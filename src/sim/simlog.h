@@ -44,6 +44,7 @@ struct simlog_entry {
     const char *error;              /* NULL, "client_gone" or "buffer_overflow" */
     const char *ignored_keys;       /* the body's keys the sim does not read, as JSON
                                      * strings joined by commas; NULL = none */
+    uint32_t inputs;                /* /v1/embeddings: its inputs (0 elsewhere: not written) */
 };
 
 struct simlog;

@@ -867,10 +867,12 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
             snprintf(att, sizeof att, "%.1f%%", 100 * s->attainment);
         sweep_step_label(&s->f, repeats, id, sizeof id);
         snprintf(infl, sizeof infl, "%.1f/%.0f", s->f.inflight_mean, s->f.inflight_max);
+        /* An embeddings step has no first token: no TTFT to show. */
+        int ttft = s->stats.by_kind[REC_OK] && !stats_embeddings(&s->stats);
         fprintf(f, "%*s %8.3g %8.3g %8.3g %8.3g %7s %9s %9s %9s %9s %6.1f %11s", w, id,
                 s->f.offered_rps, s->achieved_rps, s->completed_rps, s->goodput_rps, att,
-                s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->ttft_ns[0], a, sizeof a) : "-",
-                s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->ttft_ns[3], b, sizeof b) : "-",
+                ttft ? ll_fmt_duration(s->ttft_ns[0], a, sizeof a) : "-",
+                ttft ? ll_fmt_duration(s->ttft_ns[3], b, sizeof b) : "-",
                 hist_count(s->stats.tpot) ? ll_fmt_duration(s->tpot_ns[3], c, sizeof c) : "-",
                 s->stats.by_kind[REC_OK] ? ll_fmt_duration(s->e2e_ns[3], d, sizeof d) : "-",
                 100 * s->error_rate, infl);

@@ -481,7 +481,8 @@ static json_t *step_json(const struct sweep_step *s)
         jset(kinds, rec_kind_name((enum rec_kind)k), ju64(st->by_kind[k]));
     jset(o, "errors_by_kind", kinds);
     json_t *lat = json_object();
-    jset(lat, "ttft", pct_json(s->ttft_ns, ok));
+    /* An embeddings step has no first token: its TTFT is null. */
+    jset(lat, "ttft", pct_json(s->ttft_ns, ok && !stats_embeddings(st)));
     jset(lat, "tpot", pct_json(s->tpot_ns, hist_count(st->tpot) > 0));
     jset(lat, "itl", pct_json(s->itl_ns, hist_count(st->itl_req) > 0));
     jset(lat, "e2e", pct_json(s->e2e_ns, ok));

@@ -43,6 +43,12 @@ static const struct own_key responses_keys[] = {
     {"ignore_eos", EXTRABODY_IGNORE_EOS},
     {NULL, 0},
 };
+/* Embeddings: no output, so no output limit and no stream. */
+static const struct own_key embeddings_keys[] = {
+    {"model", EXTRABODY_MODEL},
+    {"input", EXTRABODY_PROMPT},
+    {NULL, 0},
+};
 
 static const struct own_key *own_keys(enum oai_api api)
 {
@@ -50,6 +56,7 @@ static const struct own_key *own_keys(enum oai_api api)
     case OAI_API_COMPLETIONS: return completions_keys;
     case OAI_API_ANTHROPIC: return anthropic_keys;
     case OAI_API_RESPONSES: return responses_keys;
+    case OAI_API_EMBEDDINGS: return embeddings_keys;
     case OAI_API_CHAT:
     case OAI_API_COUNT: break;
     }

@@ -532,8 +532,8 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
         if (api < 0) {
             join(sub, sizeof(sub), path, "api");
             return werr_got(c, sub, v,
-                            "\"chat\", \"completions\", \"anthropic-messages\" or "
-                            "\"openai-responses\" (as --api takes them)");
+                            "\"chat\", \"completions\", \"anthropic-messages\", "
+                            "\"openai-responses\" or \"openai-embeddings\" (as --api takes them)");
         }
         k->api = (enum oai_api)api;
     }

@@ -101,6 +101,9 @@ cancel:
         out->cancel_kind = WL_CANCEL_NONE;
         out->cancel_after = 0;
     }
+    out->inputs = w->has_batch ? dist_to_tokens(dist_sample(&w->batch, &r)) : 1;
+    if (out->inputs < 1)
+        out->inputs = 1;
 }
 
 int workload_has_images(const struct workload *w)

@@ -27,6 +27,11 @@ struct workload {
     struct dist prompt_tokens;   /* prompt length distribution, tokens */
     struct dist output_tokens;   /* max_tokens distribution, tokens */
     int ignore_eos;              /* ask the server to generate exactly max_tokens */
+    /* --batch DIST: inputs per openai-embeddings request, drawn last (after
+     * the cancellation) so the other draws stay where they were; unset:
+     * one input, no draw. */
+    int has_batch;
+    struct dist batch;
     uint64_t seed;
     /* Traffic classes from --workload FILE (borrowed; NULL = one class made
      * of the fields above and below). */
@@ -85,6 +90,9 @@ struct req_spec {
     uint32_t image_tokens;
     const struct image_cfg *image_cfg;
     const struct req_image_data *image_data;
+    uint32_t inputs; /* openai-embeddings: the inputs the request carries, each
+                                  * of prompt_tokens (--batch); 1 without it, and 0 (taken
+                                  * as 1) from anything but workload_spec */
 };
 
 /* The encoded images of one request, as the body writer sends them: image

@@ -4,7 +4,8 @@
  * is that code, kept here as the oracle; it answers a top-level scalar as
  * the new reader does, "the request body must be a JSON object").
  *
- * Input layout: byte 0 picks the shape: bit 1 set, the Responses API's
+ * Input layout: byte 0 picks the shape: bit 2 set, the embeddings body
+ * (check_embeddings, below); else bit 1 set, the Responses API's
  * (input, max_output_tokens); else bit 0 chat (messages) or completions
  * (prompt); the rest is the body. Whenever jansson and jscan agree that the
  * body is valid JSON, the two readers must agree on everything: accepted or
@@ -409,10 +410,57 @@ static void differ(const char *what, const uint8_t *data, size_t size)
     abort();
 }
 
+/* Byte 0 bit 2: the embeddings body (api_parse_embeddings). A refusal has
+ * a code and a message, and invalid JSON is refused as such; an accepted
+ * body's inputs are jansson's reading of "input" (a string, or an array of
+ * strings), their text joined in ctx.text byte for byte, each ending where
+ * ctx.msg_ends says. */
+static void check_embeddings(const uint8_t *data, size_t size)
+{
+    const char *body = (const char *)data + 1;
+    size_t len = size - 1;
+    struct api_ctx ctx;
+    api_ctx_init(&ctx);
+    struct api_body b;
+    const char *code = NULL;
+    char msg[300] = "";
+    int rc = api_parse_embeddings(&ctx, body, len, &b, &code, msg, sizeof msg);
+    if (rc < 0 && (!code || !msg[0]))
+        differ("an embeddings refusal without a code or message", data, size);
+    struct jscan_value root;
+    if (jscan_validate(body, len, JSCAN_DEPTH_LIMIT, &root) != 0 &&
+        (rc == 0 || strcmp(code, "invalid_json") != 0))
+        differ("embeddings: acceptance of invalid JSON", data, size);
+    json_error_t jerr;
+    json_t *j = rc == 0 ? json_loadb(body, len, 0, &jerr) : NULL;
+    if (j) {
+        json_t *in = json_object_get(j, "input");
+        size_t n = json_is_string(in) ? 1 : json_array_size(in), at = 0;
+        if (n == 0 || ctx.n_msgs != n)
+            differ("embeddings: the input count", data, size);
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = json_is_string(in) ? in : json_array_get(in, i);
+            size_t k = json_string_length(e);
+            if (!json_is_string(e) || at + k != ctx.msg_ends[i] ||
+                (k && memcmp(ctx.text.data + at, json_string_value(e), k) != 0))
+                differ("embeddings: an input", data, size);
+            at += k;
+        }
+        if (at != ctx.text.len)
+            differ("embeddings: the text's length", data, size);
+    }
+    json_decref(j);
+    api_ctx_free(&ctx);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
+    if (data[0] & 4) {
+        check_embeddings(data, size);
+        return 0;
+    }
     int shape = (data[0] & 2)   ? API_BODY_RESPONSES
                 : (data[0] & 1) ? API_BODY_CHAT
                                 : API_BODY_COMPLETIONS;

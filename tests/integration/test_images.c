@@ -327,6 +327,8 @@ static void test_refusals(void **state)
     HARNESS_EXPECT_USAGES(
         {{"run", "--api", "openai-completions", "--images", "1", "--rate", "1", "--requests", "1"},
          "--images: openai-completions takes a text \"prompt\" only"},
+        {{"run", "--api", "openai-embeddings", "--images", "1", "--rate", "1", "--requests", "1"},
+         "--images: openai-embeddings takes a text \"input\" only"},
         {{"run", "--image-size", "64x64", "--rate", "1", "--requests", "1"},
          "--image-size: goes with --images DIST"},
         {{"run", "--image-format", "png", "--rate", "1", "--requests", "1"},

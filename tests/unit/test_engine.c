@@ -237,6 +237,45 @@ static void test_chunked_prefill(void **state)
     assert_schedule(engine_new(&c), alone, 1);
 }
 
+/* An embedding is prefill only: batched with the others under the same
+ * prefill budget, done (DONE, no TOKEN, no output) at the end of the step
+ * that completes its prompt, its blocks freed. Chunk 64, A an embedding of
+ * 100 tokens, B a generation of 10 + 2, both at 0:
+ *   step 1 [0, 1640): A prefills 64 (B waits: no budget left);
+ *   step 2 [1640, 3100): A 36 (done), B 10 (its first token);
+ *   step 3 [3100, 4200): B decodes its second. */
+static void test_embedding_prefill_only(void **state)
+{
+    struct engine_config c = base_cfg();
+    c.prefill_chunk_tokens = 64;
+    struct engine *e = engine_new(&c);
+    struct log l = {.n = 0};
+    struct engine_req a = {.prompt_tokens = 100, .max_tokens = 0, .embed = 1, .ud = (void *)1};
+    uint64_t id;
+    assert_int_equal(engine_submit(e, 0, &a, &id), 0);
+    submit(e, 0, 10, 2, NULL, 0, 2);
+    engine_advance(e, 1000000, log_cb, &l);
+    assert_int_equal(count_ev(&l, 1, ENGINE_EV_TOKEN), 0);
+    assert_int_equal(count_ev(&l, 1, ENGINE_EV_DONE), 1);
+    const struct engine_event *d = find_ev(&l, 1, ENGINE_EV_DONE, 0);
+    assert_int_equal(d->time_ns, 3100);
+    assert_int_equal(d->output_tokens, 0);
+    assert_int_equal(d->prompt_tokens, 100);
+    assert_int_equal(d->finish_length, 0);
+    assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 0)->time_ns, 3100);
+    assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 1)->time_ns, 4200);
+    assert_int_equal(engine_next_ns(e), UINT64_MAX);
+    struct engine_stats st;
+    engine_get_stats(e, &st);
+    assert_int_equal(st.success_total, 2);
+    assert_int_equal(st.generation_tokens_total, 2);
+    assert_int_equal(st.kv_used_tokens, 0);
+    /* Only an embedding may ask for no output. */
+    struct engine_req z = {.prompt_tokens = 5, .max_tokens = 0};
+    assert_int_equal(engine_submit(e, 5000, &z, &id), LL_E_INVAL);
+    engine_free(e);
+}
+
 /* Four blocks of KV: the second request fits only when the first is done. */
 static void test_kv_blocks_admission(void **state)
 {
@@ -832,9 +871,9 @@ static void test_overload_matches_capacity(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_config_check), cmocka_unit_test(test_single_request),
           cmocka_unit_test(test_batch_composition), cmocka_unit_test(test_chunked_prefill),
-          cmocka_unit_test(test_kv_blocks_admission), cmocka_unit_test(test_preemption),
-          cmocka_unit_test(test_prefix_cache), cmocka_unit_test(test_prefix_cache_eviction),
-          cmocka_unit_test(test_cold_state), cmocka_unit_test(test_queue_limit),
-          cmocka_unit_test(test_stall), cmocka_unit_test(test_cancel),
-          cmocka_unit_test(test_instant_10k), cmocka_unit_test(test_determinism),
-          cmocka_unit_test(test_overload_matches_capacity))
+          cmocka_unit_test(test_embedding_prefill_only), cmocka_unit_test(test_kv_blocks_admission),
+          cmocka_unit_test(test_preemption), cmocka_unit_test(test_prefix_cache),
+          cmocka_unit_test(test_prefix_cache_eviction), cmocka_unit_test(test_cold_state),
+          cmocka_unit_test(test_queue_limit), cmocka_unit_test(test_stall),
+          cmocka_unit_test(test_cancel), cmocka_unit_test(test_instant_10k),
+          cmocka_unit_test(test_determinism), cmocka_unit_test(test_overload_matches_capacity))

@@ -364,8 +364,17 @@ static void test_config_errors(void **state)
         const char *want;
     } bad[] = {
         {{.api = "nope"},
-         "--api: expected openai-chat, openai-completions, anthropic-messages or "
-         "openai-responses, got \"nope\""},
+         "--api: expected openai-chat, openai-completions, anthropic-messages, "
+         "openai-responses or openai-embeddings, got \"nope\""},
+        {{.batch = "4"}, "--batch: inputs per request go with --api openai-embeddings"},
+        {{.api = "openai-embeddings", .batch = "uniform:1,3000"},
+         "--batch: at most 2048 inputs a request; give a bounded DIST (N, uniform:A,B or "
+         "max=2048), got \"uniform:1,3000\""},
+        {{.api = "openai-embeddings", .batch = "lognormal:median=4,sigma=1,max=2048"}, NULL},
+        {{.api = "openai-embeddings", .ignore_eos = 1},
+         "--ignore-eos: not with --api openai-embeddings: an embedding has no output tokens"},
+        {{.api = "openai-embeddings", .prompt_ids = 1},
+         "--prompt-ids: not with --api openai-embeddings: its inputs are sent as text"},
         {{.api = "anthropic-messages", .prompt_ids = 1},
          "--prompt-ids: anthropic-messages takes text prompts only; token-ID prompts go to "
          "/v1/completions (--api openai-completions)"},
@@ -395,8 +404,30 @@ static void test_config_errors(void **state)
          "--prompt-id-range: A must be below B (two IDs at least, to tell requests apart), got "
          "\"511,3\""},
     };
-    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++)
-        ASSERT_USAGE(workload_transport(&bad[i].o, err, sizeof err), err, bad[i].want);
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
+        if (!bad[i].want) /* a case that must pass */
+            assert_int_equal(workload_transport(&bad[i].o, err, sizeof err), 0);
+        else
+            ASSERT_USAGE(workload_transport(&bad[i].o, err, sizeof err), err, bad[i].want);
+    }
+    /* Embeddings: --batch in the workload, never a stream, whatever was
+     * asked; and its SLO is E2E's alone. */
+    memset(&o, 0, sizeof o);
+    o.api = "embeddings";
+    o.batch = "uniform:1,4";
+    memset(&cfg, 0, sizeof cfg);
+    assert_int_equal(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.transport.api, OAI_API_EMBEDDINGS);
+    assert_int_equal(cfg.transport.stream, 0);
+    assert_int_equal(cfg.workload.has_batch, 1);
+    assert_int_equal(cfg.workload.batch.kind, DIST_UNIFORM);
+    runopts_workload_free(&cfg);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.slo.ttft_ns = 1;
+    ASSERT_USAGE(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), err,
+                 "--slo: ttft has no meaning for openai-embeddings (no stream: no first token, "
+                 "no token pace); judge it by e2e=");
+    runopts_workload_free(&cfg);
     /* The file's own reason follows the option's name. */
     memset(&o, 0, sizeof o);
     o.lengths = "empirical:/nonexistent/lengths.csv";

@@ -265,8 +265,8 @@ static void test_errors(void **state)
     parse_bad("{\"classes\": [{\"name\":\"a\",\"lengths\":\"uniform:1,2\"}]}",
               "classes[0].lengths: expected \"empirical:FILE\"", NULL);
     parse_bad("{\"classes\": [" CLS ",\"api\":\"grpc\"}]}",
-              "classes[0].api: expected \"chat\", \"completions\", \"anthropic-messages\" or "
-              "\"openai-responses\"",
+              "classes[0].api: expected \"chat\", \"completions\", \"anthropic-messages\", "
+              "\"openai-responses\" or \"openai-embeddings\"",
               "got \"grpc\"");
     parse_bad("{\"classes\": [" CLS ",\"ignore_eos\":\"yes\"}]}",
               "classes[0].ignore_eos: expected true or false", NULL);

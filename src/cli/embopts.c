@@ -1,0 +1,147 @@
+/* embopts.c: the flags of an openai-embeddings run
+ * (runopts_embeddings_check, runopts.h). Apart from runopts.c, which every
+ * API shares, so that what this one API refuses reads in one place. */
+#include "cli/runopts.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define EMB "openai-embeddings"
+
+/* --batch DIST: a count of inputs, bounded by RUNOPTS_MAX_INPUTS: its
+ * kind's own bound (fixed, uniform) or its max=. An unbounded draw is
+ * refused rather than clamped. */
+static int batch_flag(const char *v, struct workload *wl, char *err, size_t errlen)
+{
+    if (runopts_dist("--batch", v, DIST_UNIT_NONE, 1, &wl->batch, err, errlen) != 0)
+        return LL_E_INVAL;
+    const struct dist *d = &wl->batch;
+    double top = d->kind == DIST_FIXED ? d->a : d->kind == DIST_UNIFORM ? d->b : INFINITY;
+    if (d->has_max && d->max < top)
+        top = d->max;
+    if (!(top <= RUNOPTS_MAX_INPUTS + 0.5))
+        return runopts_errf(err, errlen,
+                            "--batch: at most %d inputs a request; give a bounded DIST (N, "
+                            "uniform:A,B or max=%d), got \"%s\"",
+                            RUNOPTS_MAX_INPUTS, RUNOPTS_MAX_INPUTS, v);
+    wl->has_batch = 1;
+    return 0;
+}
+
+/* A class or run SLO an embedding cannot meet or miss: no first token, no
+ * token pace. where names it ("--slo", "class \"x\"'s slo"). */
+static int slo_check(const struct slo *s, const char *where, char *err, size_t errlen)
+{
+    if (s->ttft_ns || s->tpot_ns)
+        return runopts_errf(err, errlen,
+                            "%s: %s has no meaning for " EMB
+                            " (no stream: no first token, no token pace); judge it by e2e=",
+                            where, s->ttft_ns ? "ttft" : "tpot");
+    return 0;
+}
+
+/* The workload file: every class on this API (its own "api" or --api's),
+ * none with what the API cannot do. */
+static int classes_check(const struct run_opts *o, const struct wl_file *f, int emb, char *err,
+                         size_t errlen)
+{
+    for (size_t i = 0; f && i < f->n; i++) {
+        const struct wl_class *c = &f->classes[i];
+        int c_emb = c->api >= 0 ? c->api == OAI_API_EMBEDDINGS : emb;
+        char where[160];
+        if (c_emb != emb)
+            return runopts_errf(err, errlen,
+                                "--workload: class \"%s\" of %s is %s while the run is %s: " EMB
+                                " does not stream, so it cannot share a run with a "
+                                "streamed API; run it apart, with --api " EMB,
+                                c->name, o->workload, c_emb ? EMB : "a streamed API",
+                                emb ? EMB : "streamed");
+        if (!emb)
+            continue;
+        snprintf(where, sizeof where, "--workload: class \"%s\"'s slo", c->name);
+        if (slo_check(&c->slo, where, err, errlen) != 0)
+            return LL_E_INVAL;
+        if (c->prefix.fraction > 0 || c->cancel.kind != WL_CANCEL_NONE)
+            return runopts_errf(err, errlen,
+                                "--workload: class \"%s\" has %s, which " EMB
+                                " does not take (no prefix cache reuse, nothing to cancel "
+                                "mid-stream)",
+                                c->name, c->prefix.fraction > 0 ? "a prefix" : "cancellations");
+    }
+    return 0;
+}
+
+/* The first flag given that an embedding cannot use, with the reason; or
+ * NULL. */
+static const char *refused_flag(const struct run_opts *o, const struct run_config *cfg,
+                                const char **why)
+{
+    static const char *const no_output = "an embedding has no output tokens";
+    if (o->output_tokens) {
+        *why = no_output;
+        return "--output-tokens";
+    }
+    if (o->ignore_eos) {
+        *why = no_output;
+        return "--ignore-eos";
+    }
+    if (o->lengths) {
+        *why = "its rows pair inputs with outputs, and an embedding has no output; give "
+               "--prompt-tokens";
+        return "--lengths";
+    }
+    if (cfg->mode == LOAD_SESSIONS) {
+        *why = "an embedding is not a conversation";
+        return "--sessions";
+    }
+    if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens) {
+        *why = "every input is unique (the sim keeps no prefix cache for embeddings)";
+        return o->prefix_fraction ? "--prefix-fraction"
+               : o->prefix_groups ? "--prefix-groups"
+                                  : "--prefix-tokens";
+    }
+    if (o->cancel_fraction || o->cancel_after || o->cancel_after_tokens) {
+        *why = "there is no stream to walk away from";
+        return o->cancel_fraction ? "--cancel-fraction"
+               : o->cancel_after  ? "--cancel-after"
+                                  : "--cancel-after-tokens";
+    }
+    if (o->prompt_ids) {
+        *why = "its inputs are sent as text";
+        return "--prompt-ids";
+    }
+    if (o->dataset) {
+        *why = "a batch of inputs is synthetic text of --prompt-tokens each";
+        return "--dataset";
+    }
+    if (o->calibrate) {
+        *why = "its probes speak OpenAI chat; fit against a chat endpoint of the same "
+               "tokenizer with llmload calibrate and pass --calibration FILE";
+        return "--calibrate";
+    }
+    return NULL;
+}
+
+int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, char *err,
+                             size_t errlen)
+{
+    int emb = cfg->transport.api == OAI_API_EMBEDDINGS;
+    if (classes_check(o, cfg->workload.classes, emb, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (!emb) {
+        if (o->batch)
+            return runopts_errf(err, errlen, "--batch: inputs per request go with --api " EMB);
+        return 0;
+    }
+    const char *why = NULL, *flag = refused_flag(o, cfg, &why);
+    if (flag)
+        return runopts_errf(err, errlen, "%s: not with --api " EMB ": %s", flag, why);
+    if (slo_check(&cfg->slo, "--slo", err, errlen) != 0)
+        return LL_E_INVAL;
+    if (o->batch && batch_flag(o->batch, &cfg->workload, err, errlen) != 0)
+        return LL_E_INVAL;
+    cfg->transport.stream = 0;
+    return 0;
+}
