@@ -105,6 +105,8 @@ static int side_load(struct side *s)
     }
     const char *cmd = json_string_value(json_object_get(s->run, "command"));
     snprintf(s->kind, sizeof s->kind, "%s", cmd ? cmd : "?");
+    const char *api = json_string_value(json_object_get(json_object_get(s->run, "config"), "api"));
+    s->no_stream = api && strcmp(api, "openai-embeddings") == 0;
     return 0;
 }
 
@@ -596,7 +598,7 @@ json_t *cmp_gates(const struct cmp_opts *o, const struct side *c, double rate,
                 r = &rows[q];
         }
         if (!r)
-            continue; /* compare_flags checked every name: an error kind's row is always there */
+            continue; /* checked: compare_flags every name, stream_gates_check a stream's */
         enum cmp_gate g = cmp_gate_of(&r->d, &o->th[t]);
         json_t *j = json_object();
         json_object_set_new(j, "row", json_string(r->name));
@@ -690,6 +692,22 @@ static int compare_runs(const struct side *sides, int nd, const struct cmp_opts 
     return cmp_finish(doc, cands, fail, inconclusive, o->quiet, outdir);
 }
 
+/* A --fail-on row that an embeddings comparison has not (no first token,
+ * no output: cmp_build_rows leaves those rows out) is a usage error,
+ * rather than a gate that could never judge. */
+static void stream_gates_check(const struct side *sides, const struct cmp_args *a)
+{
+    if (!sides[0].no_stream)
+        return;
+    static const char *const pre[] = {"ttft_", "tpot_", "itl_", "output_tokens_per_s"};
+    for (size_t t = 0; t < a->n_th; t++)
+        for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++)
+            if (strncmp(a->th[t].row, pre[k], strlen(pre[k])) == 0)
+                ll_usage_fail("compare: --fail-on: %s: openai-embeddings runs have no first "
+                              "token and no output (their latency is e2e_p*)",
+                              a->th[t].row);
+}
+
 int compare_main(int argc, char **argv)
 {
     static struct cmp_args a;
@@ -700,6 +718,7 @@ int compare_main(int argc, char **argv)
     int nd = sides_load(argc, argv, &a, sides);
     json_t *diffs[MAX_SIDES] = {0};
     workload_check(sides, nd, &a, diffs);
+    stream_gates_check(sides, &a);
 
     char outdir[4096], err[512];
     int status;

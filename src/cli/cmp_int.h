@@ -41,6 +41,8 @@ struct side {
                               * side: of the step whose record is being added) */
     double goodput, attainment, tok_s, send_rate;
     int has_slo;
+    int no_stream;              /* --api openai-embeddings: no first token, no output, so
+                                 * no TTFT, TPOT, ITL or output tok/s rows */
     int invalid, interrupted;   /* run.json's outcome, or summary.json's */
     const char *invalid_reason; /* borrowed from run or summary; NULL when none */
     const char *stopped_in;     /* where a signal stopped it, NULL when unknown */

@@ -510,6 +510,16 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
             rate_load(c, sides[i].dir, rates, nr, sides[i].label, &lc, err, sizeof err) != 0)
             ll_usage_fail("compare: %s", err);
         struct side *rb = lb.rate, *rc = lc.rate;
+        /* An embeddings sweep's rows leave the stream's figures out, as a
+         * run's do. */
+        for (size_t k = 0; k < nr; k++) {
+            rb[k].no_stream = sides[0].no_stream;
+            rc[k].no_stream = sides[i].no_stream;
+        }
+        for (size_t k = 0; k < lb.n_steps; k++)
+            lb.step[k].no_stream = sides[0].no_stream;
+        for (size_t k = 0; k < lc.n_steps; k++)
+            lc.step[k].no_stream = sides[i].no_stream;
         const struct side **runs_b = ll_calloc(b->n_steps + 1, sizeof *runs_b);
         const struct side **runs_c = ll_calloc(c->n_steps + 1, sizeof *runs_c);
         json_t *jr = json_array();

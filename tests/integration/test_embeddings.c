@@ -533,6 +533,59 @@ static void test_sweep_report(void **state)
     harness_results_free(dir);
 }
 
+/* compare of two embeddings runs: E2E, the rates and the errors, and no
+ * TTFT, TPOT, ITL or output tok/s rows (an embedding has no first token
+ * and no output); a --fail-on on one of those is refused, naming it. */
+static void test_compare_rows(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--step-base", "2ms", NULL};
+    harness_cur_sim_start(sargs);
+    const char *fixed[] = {"--api", "openai-embeddings", "--rate", "40",           "--requests",
+                           "40",    "--batch",           "2",      "--no-metrics", NULL};
+    const char *a[] = {"--seed", "1", NULL};
+    const char *b[] = {"--seed", "2", NULL};
+    char *da = harness_run_client(fixed, a, HARNESS_RC_OK_OR_INVALID, NULL);
+    char *db = harness_run_client(fixed, b, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    char outdir[600];
+    harness_tmp_path(outdir, sizeof outdir, "cmp");
+    const char *cargs[] = {"compare", da, db, "--out", outdir, NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(cargs, 60, &status, &out, &err), 0);
+    if (status != 0)
+        fail_msg("compare exit %d, stderr:\n%s", status, err);
+    assert_non_null(strstr(out, "E2E p99"));
+    assert_null(strstr(out, "TTFT"));
+    assert_null(strstr(out, "TPOT"));
+    assert_null(strstr(out, "ITL"));
+    assert_null(strstr(out, "output tok/s"));
+    free(out);
+    free(err);
+    json_t *doc = harness_json_load(outdir, "compare.json");
+    json_t *rows = json_object_get(json_array_get(json_object_get(doc, "candidates"), 0), "rows");
+    size_t e2e = 0;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        const char *name = harness_sval(json_array_get(rows, i), "row");
+        assert_true(strncmp(name, "ttft", 4) != 0 && strncmp(name, "tpot", 4) != 0 &&
+                    strncmp(name, "itl", 3) != 0 && strcmp(name, "output_tokens_per_s") != 0);
+        e2e += strncmp(name, "e2e_p", 5) == 0;
+    }
+    assert_int_equal(e2e, 3);
+    json_decref(doc);
+
+    const char *gate[] = {"compare", da, db, "--quiet", "--fail-on", "ttft_p99:+10%", NULL};
+    assert_int_equal(harness_run(gate, 60, &status, &out, &err), 0);
+    if (status != 2 || !strstr(err, "--fail-on: ttft_p99: openai-embeddings"))
+        fail_msg("compare --fail-on ttft_p99 exit %d, stderr:\n%s\nexpected 2 naming it", status,
+                 err);
+    free(out);
+    free(err);
+    harness_results_free(da);
+    harness_results_free(db);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -543,6 +596,7 @@ int main(void)
         cmocka_unit_test_teardown(test_hostile_answers, teardown),
         cmocka_unit_test_teardown(test_refusals, teardown),
         cmocka_unit_test_teardown(test_sweep_report, teardown),
+        cmocka_unit_test_teardown(test_compare_rows, teardown),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }
