@@ -11,6 +11,7 @@
 
 #include "sim/engine.h"
 #include "sim/faults.h"
+#include "sim/gpu.h"
 #include "workload/tokenizer.h"
 
 struct server_config {
@@ -38,6 +39,8 @@ struct server_config {
                                      * llama.cpp's (struct metrics) */
     uint32_t context_tokens;        /* --context-tokens: prompt + output bound; 0 = none */
     uint32_t vocab;                 /* --vocab: token IDs below it; 0 = TOKENIZER_ID_MAX + 1 */
+    int gpu_metrics;                /* --gpu-metrics: /metrics also serves DCGM's series */
+    struct gpu_model gpu;           /* their power model (start_ns is set by server_run) */
 };
 
 struct server;
