@@ -17,6 +17,7 @@
 #include "measure/hist.h"
 #include "measure/slo.h"
 #include "measure/summary.h"
+#include "metrics/energy.h"
 #include "metrics/expose.h"
 #include "metrics/scrape.h"
 #include "util/util.h"
@@ -139,6 +140,11 @@ static void run_usage(FILE *f)
         "start)\n"
         "  --metrics-interval D     scrape period (default 1s, at least 100ms)\n"
         "  --no-metrics             do not scrape\n"
+        "  --gpu-metrics URL        scrape GPU telemetry (a DCGM exporter's /metrics, or\n"
+        "                           `llmload sim --gpu-metrics`) every --metrics-interval:\n"
+        "                           energy per output token and per request, power\n"
+        "  --cost-per-hour X        with --gpu-metrics: the GPUs' price per hour, for the cost\n"
+        "                           per million output tokens\n"
         "  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. "
         "127.0.0.1:9400)\n"
         "\n"
@@ -161,7 +167,10 @@ static void run_usage(FILE *f)
 /* The server-metrics flags (issue 6), kept beside run_opts. */
 struct run_metrics_opts {
     const char *url, *interval, *expose;
-    const char *shard; /* --metrics-shard K: the one shard that scrapes */
+    const char *gpu_url;  /* --gpu-metrics URL, NULL = none */
+    const char *cost;     /* --cost-per-hour's text */
+    double cost_per_hour; /* NAN when not given */
+    const char *shard;    /* --metrics-shard K: the one shard that scrapes */
     uint32_t shard_k;
     int off;
     uint64_t interval_ns;
@@ -221,6 +230,8 @@ static const struct runopts_flag run_own_flags[] = {
     SET("no-metrics", mo.off),
     VALUE("expose", mo.expose),
     VALUE("metrics-shard", mo.shard),
+    VALUE("gpu-metrics", mo.gpu_url),
+    VALUE("cost-per-hour", mo.cost),
     /* sessions and bursts */
     VALUE("sessions", so.sessions),
     VALUE("turns", so.turns),
@@ -236,6 +247,7 @@ static const struct runopts_flag run_own_flags[] = {
  * gets every view. */
 struct run_live {
     struct scraper *scraper;
+    struct scraper *gpu_scraper; /* --gpu-metrics */
     struct exposer *exposer;
     int scraper_started;
 };
@@ -247,8 +259,13 @@ static void run_live_cb(void *ud, const struct driver_live *v)
         char err[200];
         if (scraper_start(l->scraper, v->run_start_abs_ns, err, sizeof err) != 0)
             ll_errorf("warning: server metrics: %s", err);
-        l->scraper_started = 1;
     }
+    if (l->gpu_scraper && !l->scraper_started) {
+        char err[200];
+        if (scraper_start(l->gpu_scraper, v->run_start_abs_ns, err, sizeof err) != 0)
+            ll_errorf("warning: GPU metrics: %s", err);
+    }
+    l->scraper_started = 1;
     expose_update(l->exposer, v);
 }
 
@@ -579,6 +596,22 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 cfg->shards - 1, mo->shard);
         mo->shard_k = (uint32_t)k;
     }
+    mo->cost_per_hour = NAN;
+    if (mo->cost) {
+        if (!mo->gpu_url)
+            return runopts_errf(err, errlen, "--cost-per-hour: goes with --gpu-metrics");
+        if (ll_parse_double(mo->cost, &mo->cost_per_hour) != 0 || !(mo->cost_per_hour >= 0) ||
+            !isfinite(mo->cost_per_hour))
+            return runopts_errf(err, errlen,
+                                "--cost-per-hour: expected a non-negative number (e.g. 2.5), "
+                                "got \"%s\"",
+                                mo->cost);
+    }
+    if (mo->gpu_url && strncmp(mo->gpu_url, "http://", 7) != 0 &&
+        strncmp(mo->gpu_url, "https://", 8) != 0)
+        return runopts_errf(err, errlen,
+                            "--gpu-metrics: expected an http:// or https:// URL, got \"%s\"",
+                            mo->gpu_url);
     return runopts_metrics_flags(mo->interval, mo->off, mo->url, &mo->interval_ns, err, errlen);
 }
 
@@ -593,6 +626,12 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
     int off = mo->off || (cfg->shard_launcher && cfg->shard != mo->shard_k);
     run_setup_scraper(rs, mo->url, off, mo->interval_ns, cfg, quiet);
     live->scraper = rs->scraper;
+    /* GPU telemetry: the same one shard, whatever --no-metrics says. */
+    if (mo->gpu_url && !(cfg->shard_launcher && cfg->shard != mo->shard_k) &&
+        !run_setup_stopped(rs, "probe"))
+        rs->gpu_scraper = scraper_for_gpu(mo->gpu_url, mo->interval_ns, rs->dir,
+                                          rs->scraper == NULL, quiet, rs->sig_fd);
+    live->gpu_scraper = rs->gpu_scraper;
     if (mo->expose) {
         live->exposer = expose_new(
             mo->expose,
@@ -603,7 +642,7 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
             return LL_EXIT_RUNTIME;
         }
     }
-    if (live->scraper || live->exposer) {
+    if (live->scraper || live->gpu_scraper || live->exposer) {
         cfg->live_cb = run_live_cb;
         cfg->live_ud = live;
     }
@@ -639,16 +678,38 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     return rc;
 }
 
+/* The energy over the run from the GPU scraper (NULL: none): stop it, join
+ * its series to the run's span, and divide by the client's output tokens
+ * (every record's, as the server join counts them) and ok requests. */
+static void run_energy(struct scraper *gs, const struct driver_result *res, double cost_per_hour,
+                       struct energy_figures *out)
+{
+    struct scrape_join j;
+    int rc = LL_E_NOTFOUND;
+    if (gs) {
+        scraper_stop(gs);
+        rc = scrape_join(gs, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
+                         SCRAPE_SPAN_OUTER, &j);
+    }
+    const struct stats *cs = &res->stats, *cold = &res->cold;
+    double tokens = (double)(cs->output_tokens + cs->output_tokens_failed + cold->output_tokens +
+                             cold->output_tokens_failed);
+    double ok = (double)(cs->by_kind[REC_OK] + cold->by_kind[REC_OK]);
+    energy_figures_compute(&j, rc, tokens, ok, (double)res->elapsed_ns / 1e9, cost_per_hour, out);
+}
+
 /* After the driver: print the summary (classes, stop reason, the server's
  * view, the directory) and finish the results directory. Returns the
  * exit status. */
 static int run_report(struct run_setup *rs, const struct run_config *cfg,
-                      const struct expect_set *ex)
+                      const struct expect_set *ex, double cost_per_hour)
 {
     const struct driver_result *res = &rs->res;
     struct scrape_join sjoin;
     struct scrape_client client;
     int join_rc = run_server_join(rs->scraper, res, &sjoin, &client);
+    struct energy_figures energy;
+    run_energy(rs->gpu_scraper, res, cost_per_hour, &energy);
 
     char mode[160];
     runopts_mode_label(cfg, mode, sizeof mode);
@@ -674,6 +735,8 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
         printf("offering stopped early: %s\n", res->stop_reason);
     if (rs->scraper)
         scrape_join_print(stdout, &sjoin, join_rc, &client, rs->scraper);
+    if (rs->gpu_scraper)
+        energy_print(stdout, &energy, rs->gpu_scraper);
     printf("results: %s\n", rs->dir);
     fflush(stdout);
 
@@ -682,6 +745,8 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
         json_object_set_new(sj, "classes", classes);
     if (rs->scraper)
         json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
+    if (rs->gpu_scraper)
+        json_object_set_new(sj, "energy", energy_json(&energy, rs->gpu_scraper));
     if (ex->n) {
         size_t failed = 0;
         fflush(stdout);
@@ -729,8 +794,9 @@ int run_main(int argc, char **argv)
     if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "scrape_start"))
         exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
     else if (exit_code == LL_EXIT_OK)
-        exit_code =
-            run_setup_drive(&rs, &cfg) == 0 ? run_report(&rs, &cfg, &ra.ex) : LL_EXIT_RUNTIME;
+        exit_code = run_setup_drive(&rs, &cfg) == 0
+                        ? run_report(&rs, &cfg, &ra.ex, ra.mo.cost_per_hour)
+                        : LL_EXIT_RUNTIME;
     expose_free(live.exposer);
     run_setup_close(&rs);
     runopts_workload_free(&cfg);

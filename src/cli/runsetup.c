@@ -728,6 +728,8 @@ void run_setup_close(struct run_setup *rs)
 {
     scraper_free(rs->scraper);
     rs->scraper = NULL;
+    scraper_free(rs->gpu_scraper);
+    rs->gpu_scraper = NULL;
     if (rs->have_res)
         driver_result_free(&rs->res);
     rs->have_res = 0;

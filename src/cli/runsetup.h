@@ -60,6 +60,7 @@ struct run_setup {
     char records_path[1100];        /* DIR/requests.jsonl */
     int records_fd;                 /* open O_RDWR | O_APPEND (sweep reads it back); -1 */
     struct scraper *scraper;        /* NULL: no server metrics */
+    struct scraper *gpu_scraper;    /* --gpu-metrics; NULL: none */
     struct driver_result res;       /* run_setup_drive's, valid when have_res */
     int have_res;
     int sig_fd;             /* a signalfd of SIGINT and SIGTERM, or -1 */

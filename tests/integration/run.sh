@@ -37,6 +37,7 @@ test_sweep        test_stop_*                    -                              
 test_sweep        -                              test_sweep_capacity_knee,test_stop_* -
 test_recovery     test_recovery_after_overload   -                                   -
 test_workload     -                              -                                   -
+test_gpu          -                              -                                   -
 test_run          -                              test_co_*                           -
 test_run          test_co_closed_loop            -                                   -
 test_run          test_co_open_loop              -                                   -

@@ -1,0 +1,212 @@
+/* Integration tests of GPU telemetry and energy: `llmload run
+ * --gpu-metrics URL` against `llmload sim --gpu-metrics`, whose DCGM
+ * series come from the power model of docs/sim.md.
+ *
+ * The sim is small and exact (4 sequences, 10 ms steps whatever the
+ * work); each request has an 8-token prompt (under one 16-token block, so
+ * the prefix cache never serves it) and 20 output tokens (ignore_eos).
+ * Under the model a request costs 8 prefill tokens and 19 decoding
+ * sequence-steps: 8 x 0.005 + 19 x 0.25 = 4.79 J, 0.2395 J per output
+ * token, however the requests were batched or timed. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test.h"
+
+#define SIM_SMALL                                                                                  \
+    "--max-num-seqs", "4", "--step-base", "10ms", "--step-per-prefill-token", "0",                 \
+        "--step-per-seq", "0", "--gpu-metrics", "--gpus", "2"
+#define WORK "--prompt-tokens", "8", "--output-tokens", "20", "--ignore-eos"
+#define REQ_J (8 * 0.005 + 19 * 0.25)
+
+/* Sum the values of every sample of metric name (exact name, any labels)
+ * in the sim's /metrics page now. Fails the test when there is none. */
+static double sim_metric_sum(const char *name)
+{
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+    char *resp = NULL;
+    size_t len = 0;
+    assert_int_equal(harness_http(harness_cur_sim.port, req, sizeof req - 1, &resp, &len, 5000), 0);
+    double sum = 0;
+    int n = 0;
+    size_t nl = strlen(name);
+    for (char *line = resp; line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (strncmp(line, name, nl) != 0 || (line[nl] != '{' && line[nl] != ' '))
+            continue;
+        char *sp = strchr(line, '}');
+        sp = sp ? sp + 1 : line + nl;
+        sum += strtod(sp, NULL);
+        n++;
+    }
+    free(resp);
+    if (n == 0)
+        fail_msg("no %s in the sim's /metrics", name);
+    return sum;
+}
+
+/* 10 requests at 5/s, scraped every 200 ms. Returns summary.json (caller
+ * decrefs); *dir the results dir (harness_results_free). */
+static json_t *gpu_run(const char *gpu_url, char **dir, char **err)
+{
+    char url[200];
+    snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
+    const char *args[] = {"--rate",
+                          "5",
+                          "--arrival",
+                          "constant",
+                          "--requests",
+                          "10",
+                          "--metrics-interval",
+                          "200ms",
+                          "--gpu-metrics",
+                          gpu_url ? gpu_url : url,
+                          "--cost-per-hour",
+                          "3.6",
+                          WORK,
+                          NULL};
+    *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, err);
+    return harness_json_load(*dir, "summary.json");
+}
+
+/* With no idle power the energy is the work's alone: the client's joules
+ * per output token must equal the sim's own energy counter over its
+ * generated tokens (read from the sim after the run), and the model's
+ * 0.2395, within 2%. */
+static void test_energy_per_token_matches_sim(void **state)
+{
+    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    char *dir;
+    json_t *s = gpu_run(NULL, &dir, NULL);
+    double sim_j = sim_metric_sum("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") / 1000.0;
+    double sim_tokens = sim_metric_sum("vllm:generation_tokens_total");
+    ASSERT_NEAR(sim_tokens, 200, 0);
+    ASSERT_REL(sim_j, 10 * REQ_J, 0.001); /* the sim keeps its own model */
+
+    assert_string_equal(harness_sval(json_object_get(s, "energy"), "source"), "energy_counter");
+    ASSERT_NEAR(harness_num(s, "energy.gpus"), 2, 0);
+    ASSERT_NEAR(harness_num(s, "energy.failed"), 0, 0);
+    ASSERT_NEAR(harness_num(s, "energy.output_tokens"), 200, 0);
+    ASSERT_REL(harness_num(s, "energy.j_per_output_token"), sim_j / sim_tokens, 0.02);
+    ASSERT_REL(harness_num(s, "energy.j_per_output_token"), REQ_J / 20, 0.02);
+    ASSERT_REL(harness_num(s, "energy.j_per_request"), REQ_J, 0.02);
+    ASSERT_REL(harness_num(s, "energy.output_tokens_per_j"), 20 / REQ_J, 0.02);
+    /* A step of 1..4 sequences: 25 to 100 W above idle (0 here). */
+    ASSERT_IN_RANGE(harness_num(s, "energy.max_power_w"), 25 - 0.01, 100 + 0.01);
+
+    /* server_metrics.jsonl: the engine's lines and the GPU's, told apart. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
+    json_t *all = harness_jsonl_load(path);
+    size_t gpu = 0, server = 0;
+    for (size_t i = 0; i < json_array_size(all); i++) {
+        json_t *l = json_array_get(all, i);
+        const char *src = json_string_value(json_object_get(l, "source"));
+        if (src && strcmp(src, "gpu") == 0) {
+            gpu++;
+            assert_string_equal(json_string_value(json_object_get(l, "engine")), "dcgm");
+            assert_int_equal(json_integer_value(json_object_get(l, "gpus")), 2);
+            assert_true(json_is_number(json_object_get(l, "energy_j_total")));
+            assert_null(json_object_get(l, "waiting"));
+        } else {
+            server++;
+            assert_null(src);
+            assert_null(json_object_get(l, "power_w"));
+        }
+    }
+    assert_true(gpu >= 8); /* >= 2 s at 200 ms, with the probe and the last */
+    assert_true(server >= 8);
+    json_decref(all);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
+/* With idle power the counter's delta covers the span between the scrapes
+ * around the run: 2 x 70 W over that span, plus the work. The span is the
+ * client's, the watts the model's; the counter is read at the scrape, so
+ * the two agree to well within 2%. */
+static void test_idle_power_over_span(void **state)
+{
+    const char *sargs[] = {SIM_SMALL, NULL};
+    harness_cur_sim_start(sargs);
+    char *dir;
+    json_t *s = gpu_run(NULL, &dir, NULL);
+    double span = harness_num(s, "energy.span_s");
+    ASSERT_IN_RANGE(span, 1.8, 30);
+    ASSERT_REL(harness_num(s, "energy.energy_j"), 2 * 70 * span + 10 * REQ_J, 0.02);
+    ASSERT_REL(harness_num(s, "energy.mean_power_w"), harness_num(s, "energy.energy_j") / span,
+               1e-9);
+    /* 3.6 per hour is 0.001 per second: the run's window over 200 tokens. */
+    double cost = harness_num(s, "energy.cost_per_m_output_tokens");
+    ASSERT_IN_RANGE(cost, 0.001 * 1.8 / 200 * 1e6, 0.001 * 30 / 200 * 1e6);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
+/* A GPU URL that refuses: a warning and counted gaps, the run itself
+ * fine, and no energy figure (never a zero). */
+static void test_dead_gpu_url_is_a_gap(void **state)
+{
+    const char *sargs[] = {SIM_SMALL, NULL};
+    harness_cur_sim_start(sargs);
+    int port = harness_free_port();
+    char url[100];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", port);
+    char *dir, *err = NULL;
+    json_t *s = gpu_run(url, &dir, &err);
+    assert_non_null(strstr(err, "warning: scraping"));
+    assert_false(json_is_true(json_object_get(json_object_get(s, "energy"), "present")));
+    double scrapes = harness_num(s, "energy.scrapes");
+    assert_true(scrapes >= 3);
+    ASSERT_NEAR(harness_num(s, "energy.failed"), scrapes, 0);
+    ASSERT_NEAR(harness_num(s, "requests.ok"), 10, 0);
+    free(err);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
+/* A page without DCGM series (the engine's own, say) is a gap too. */
+static void test_not_dcgm_is_a_gap(void **state)
+{
+    const char *sargs[] = {"--max-num-seqs", "4", "--step-base", "10ms", NULL};
+    harness_cur_sim_start(sargs);
+    char *dir, *err = NULL;
+    json_t *s = gpu_run(NULL, &dir, &err);
+    assert_non_null(strstr(err, "no DCGM_FI_DEV_POWER_USAGE"));
+    assert_false(json_is_true(json_object_get(json_object_get(s, "energy"), "present")));
+    free(err);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
+static void test_bad_flags(void **state)
+{
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--url", "http://127.0.0.1:1/v1", "--rate", "1", "--cost-per-hour", "2"},
+         "--cost-per-hour"},
+        {{"run", "--url", "http://127.0.0.1:1/v1", "--rate", "1", "--gpu-metrics",
+          "http://127.0.0.1:1/m", "--cost-per-hour", "cheap"},
+         "--cost-per-hour"},
+        {{"run", "--url", "http://127.0.0.1:1/v1", "--rate", "1", "--gpu-metrics",
+          "127.0.0.1:9400"},
+         "--gpu-metrics"},
+        {{"sim", "--gpus", "2"}, "--gpus: goes with --gpu-metrics"},
+        {{"sim", "--gpu-metrics", "--gpus", "0"}, "--gpus"},
+        {{"sim", "--gpu-metrics", "--gpu-idle-watts", "-5"}, "--gpu-idle-watts"});
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_energy_per_token_matches_sim, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_idle_power_over_span, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_dead_gpu_url_is_a_gap, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_not_dcgm_is_a_gap, harness_sim_teardown),
+        cmocka_unit_test(test_bad_flags),
+    };
+    return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
+}
