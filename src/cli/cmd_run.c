@@ -143,6 +143,7 @@ static void run_usage(FILE *f)
         "  --gpu-metrics URL        scrape GPU telemetry (a DCGM exporter's /metrics, or\n"
         "                           `llmload sim --gpu-metrics`) every --metrics-interval:\n"
         "                           energy per output token and per request, power\n"
+        "                           (repeatable, up to 16: one per machine, summed)\n"
         "  --cost-per-hour X        with --gpu-metrics: the GPUs' price per hour, for the cost\n"
         "                           per million output tokens\n"
         "  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. "
@@ -167,7 +168,8 @@ static void run_usage(FILE *f)
 /* The server-metrics flags (issue 6), kept beside run_opts. */
 struct run_metrics_opts {
     const char *url, *interval, *expose;
-    const char *gpu_url;  /* --gpu-metrics URL, NULL = none */
+    const char *gpu_urls[RUN_SETUP_MAX_GPU]; /* --gpu-metrics URLs, in flag order */
+    size_t n_gpu_urls;
     const char *cost;     /* --cost-per-hour's text */
     double cost_per_hour; /* NAN when not given */
     const char *shard;    /* --metrics-shard K: the one shard that scrapes */
@@ -204,6 +206,19 @@ static int take_burst(void *dst, const char *a, char *err, size_t errlen)
     return 0;
 }
 
+/* --gpu-metrics: repeatable, up to RUN_SETUP_MAX_GPU URLs. */
+static int take_gpu_url(void *dst, const char *a, char *err, size_t errlen)
+{
+    struct run_metrics_opts *mo = &((struct run_args *)dst)->mo;
+    if (strncmp(a, "http://", 7) != 0 && strncmp(a, "https://", 8) != 0)
+        return runopts_errf(err, errlen,
+                            "--gpu-metrics: expected an http:// or https:// URL, got \"%s\"", a);
+    if (mo->n_gpu_urls == RUN_SETUP_MAX_GPU)
+        return runopts_errf(err, errlen, "--gpu-metrics: at most %d URLs", RUN_SETUP_MAX_GPU);
+    mo->gpu_urls[mo->n_gpu_urls++] = a;
+    return 0;
+}
+
 /* The flags only `run` has, in the groups of its --help; runopts_parse
  * adds the shared ones. */
 #define VALUE(name, field) RUNOPTS_VALUE(name, struct run_args, field)
@@ -230,7 +245,7 @@ static const struct runopts_flag run_own_flags[] = {
     SET("no-metrics", mo.off),
     VALUE("expose", mo.expose),
     VALUE("metrics-shard", mo.shard),
-    VALUE("gpu-metrics", mo.gpu_url),
+    {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
     VALUE("cost-per-hour", mo.cost),
     /* sessions and bursts */
     VALUE("sessions", so.sessions),
@@ -247,7 +262,8 @@ static const struct runopts_flag run_own_flags[] = {
  * gets every view. */
 struct run_live {
     struct scraper *scraper;
-    struct scraper *gpu_scraper; /* --gpu-metrics */
+    struct scraper *const *gpu_scrapers; /* --gpu-metrics: the run setup's */
+    size_t n_gpu;
     struct exposer *exposer;
     int scraper_started;
 };
@@ -260,9 +276,9 @@ static void run_live_cb(void *ud, const struct driver_live *v)
         if (scraper_start(l->scraper, v->run_start_abs_ns, err, sizeof err) != 0)
             ll_errorf("warning: server metrics: %s", err);
     }
-    if (l->gpu_scraper && !l->scraper_started) {
+    for (size_t i = 0; i < l->n_gpu && !l->scraper_started; i++) {
         char err[200];
-        if (scraper_start(l->gpu_scraper, v->run_start_abs_ns, err, sizeof err) != 0)
+        if (scraper_start(l->gpu_scrapers[i], v->run_start_abs_ns, err, sizeof err) != 0)
             ll_errorf("warning: GPU metrics: %s", err);
     }
     l->scraper_started = 1;
@@ -598,7 +614,7 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
     }
     mo->cost_per_hour = NAN;
     if (mo->cost) {
-        if (!mo->gpu_url)
+        if (!mo->n_gpu_urls)
             return runopts_errf(err, errlen, "--cost-per-hour: goes with --gpu-metrics");
         if (ll_parse_double(mo->cost, &mo->cost_per_hour) != 0 || !(mo->cost_per_hour >= 0) ||
             !isfinite(mo->cost_per_hour))
@@ -607,11 +623,6 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 "got \"%s\"",
                                 mo->cost);
     }
-    if (mo->gpu_url && strncmp(mo->gpu_url, "http://", 7) != 0 &&
-        strncmp(mo->gpu_url, "https://", 8) != 0)
-        return runopts_errf(err, errlen,
-                            "--gpu-metrics: expected an http:// or https:// URL, got \"%s\"",
-                            mo->gpu_url);
     return runopts_metrics_flags(mo->interval, mo->off, mo->url, &mo->interval_ns, err, errlen);
 }
 
@@ -627,11 +638,18 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
     run_setup_scraper(rs, mo->url, off, mo->interval_ns, cfg, quiet);
     live->scraper = rs->scraper;
     /* GPU telemetry: the same one shard, whatever --no-metrics says. */
-    if (mo->gpu_url && !(cfg->shard_launcher && cfg->shard != mo->shard_k) &&
-        !run_setup_stopped(rs, "probe"))
-        rs->gpu_scraper = scraper_for_gpu(mo->gpu_url, mo->interval_ns, rs->dir,
-                                          rs->scraper == NULL, quiet, rs->sig_fd);
-    live->gpu_scraper = rs->gpu_scraper;
+    for (size_t i = 0; i < mo->n_gpu_urls && !(cfg->shard_launcher && cfg->shard != mo->shard_k);
+         i++) {
+        if (run_setup_stopped(rs, "probe"))
+            break;
+        struct scraper *g =
+            scraper_for_gpu(mo->gpu_urls[i], mo->interval_ns, rs->dir,
+                            rs->scraper == NULL && rs->n_gpu == 0, quiet, rs->sig_fd);
+        if (g)
+            rs->gpu_scrapers[rs->n_gpu++] = g;
+    }
+    live->gpu_scrapers = rs->gpu_scrapers;
+    live->n_gpu = rs->n_gpu;
     if (mo->expose) {
         live->exposer = expose_new(
             mo->expose,
@@ -642,7 +660,7 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
             return LL_EXIT_RUNTIME;
         }
     }
-    if (live->scraper || live->gpu_scraper || live->exposer) {
+    if (live->scraper || live->n_gpu || live->exposer) {
         cfg->live_cb = run_live_cb;
         cfg->live_ud = live;
     }
@@ -678,24 +696,30 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     return rc;
 }
 
-/* The energy over the run from the GPU scraper (NULL: none): stop it, join
- * its series to the run's span, and divide by the client's output tokens
- * (every record's, as the server join counts them) and ok requests. */
-static void run_energy(struct scraper *gs, const struct driver_result *res, double cost_per_hour,
-                       struct energy_figures *out)
+/* The energy over the run from the GPU scrapers gs[0, n) (n may be 0):
+ * stop each, join its series to the run's span, divide by the client's
+ * output tokens (every record's, as the server join counts them) and ok
+ * requests, and sum the exporters. */
+static void run_energy(struct scraper *const *gs, size_t n, const struct driver_result *res,
+                       double cost_per_hour, struct energy_figures *out)
 {
-    struct scrape_join j;
-    int rc = LL_E_NOTFOUND;
-    if (gs) {
-        scraper_stop(gs);
-        rc = scrape_join(gs, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
-                         SCRAPE_SPAN_OUTER, &j);
-    }
     const struct stats *cs = &res->stats, *cold = &res->cold;
     double tokens = (double)(cs->output_tokens + cs->output_tokens_failed + cold->output_tokens +
                              cold->output_tokens_failed);
     double ok = (double)(cs->by_kind[REC_OK] + cold->by_kind[REC_OK]);
-    energy_figures_compute(&j, rc, tokens, ok, (double)res->elapsed_ns / 1e9, cost_per_hour, out);
+    double window_s = (double)res->elapsed_ns / 1e9;
+    struct energy_figures parts[RUN_SETUP_MAX_GPU];
+    for (size_t i = 0; i < n; i++) {
+        struct scrape_join j;
+        scraper_stop(gs[i]);
+        int rc = scrape_join(gs[i], res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
+                             SCRAPE_SPAN_OUTER, &j);
+        energy_figures_compute(&j, rc, tokens, ok, window_s, cost_per_hour, &parts[i]);
+    }
+    if (n)
+        energy_figures_combine(parts, n, out);
+    else
+        energy_figures_compute(NULL, LL_E_NOTFOUND, tokens, ok, window_s, cost_per_hour, out);
 }
 
 /* After the driver: print the summary (classes, stop reason, the server's
@@ -709,7 +733,7 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     struct scrape_client client;
     int join_rc = run_server_join(rs->scraper, res, &sjoin, &client);
     struct energy_figures energy;
-    run_energy(rs->gpu_scraper, res, cost_per_hour, &energy);
+    run_energy(rs->gpu_scrapers, rs->n_gpu, res, cost_per_hour, &energy);
 
     char mode[160];
     runopts_mode_label(cfg, mode, sizeof mode);
@@ -735,8 +759,8 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
         printf("offering stopped early: %s\n", res->stop_reason);
     if (rs->scraper)
         scrape_join_print(stdout, &sjoin, join_rc, &client, rs->scraper);
-    if (rs->gpu_scraper)
-        energy_print(stdout, &energy, rs->gpu_scraper);
+    if (rs->n_gpu)
+        energy_print(stdout, &energy, rs->gpu_scrapers, rs->n_gpu);
     printf("results: %s\n", rs->dir);
     fflush(stdout);
 
@@ -745,8 +769,8 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
         json_object_set_new(sj, "classes", classes);
     if (rs->scraper)
         json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
-    if (rs->gpu_scraper)
-        json_object_set_new(sj, "energy", energy_json(&energy, rs->gpu_scraper));
+    if (rs->n_gpu)
+        json_object_set_new(sj, "energy", energy_json(&energy, rs->gpu_scrapers, rs->n_gpu));
     if (ex->n) {
         size_t failed = 0;
         fflush(stdout);

@@ -728,8 +728,9 @@ void run_setup_close(struct run_setup *rs)
 {
     scraper_free(rs->scraper);
     rs->scraper = NULL;
-    scraper_free(rs->gpu_scraper);
-    rs->gpu_scraper = NULL;
+    for (size_t i = 0; i < rs->n_gpu; i++)
+        scraper_free(rs->gpu_scrapers[i]);
+    rs->n_gpu = 0;
     if (rs->have_res)
         driver_result_free(&rs->res);
     rs->have_res = 0;

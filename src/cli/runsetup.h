@@ -52,6 +52,9 @@ struct run_target {
     json_t *contract_server;        /* run.json's contract.server (contract.h), or NULL */
 };
 
+/* The most --gpu-metrics URLs a run scrapes. */
+#define RUN_SETUP_MAX_GPU 16
+
 /* What the sequence holds. Zero-initialise, then run_setup_open. */
 struct run_setup {
     struct run_target target;
@@ -60,7 +63,8 @@ struct run_setup {
     char records_path[1100];        /* DIR/requests.jsonl */
     int records_fd;                 /* open O_RDWR | O_APPEND (sweep reads it back); -1 */
     struct scraper *scraper;        /* NULL: no server metrics */
-    struct scraper *gpu_scraper;    /* --gpu-metrics; NULL: none */
+    struct scraper *gpu_scrapers[RUN_SETUP_MAX_GPU]; /* --gpu-metrics, n_gpu of them */
+    size_t n_gpu;
     struct driver_result res;       /* run_setup_drive's, valid when have_res */
     int have_res;
     int sig_fd;             /* a signalfd of SIGINT and SIGTERM, or -1 */

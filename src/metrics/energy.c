@@ -2,7 +2,10 @@
 #include "metrics/energy.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
+
+#include "util/util.h"
 
 static double gauge_mean(const struct scrape_gauge *g)
 {
@@ -58,20 +61,92 @@ void energy_figures_compute(const struct scrape_join *j, int join_rc, double out
     out->mem_used_max_mib = j->gpu_mem_used.present ? j->gpu_mem_used.max : NAN;
 }
 
-void energy_print(FILE *f, const struct energy_figures *e, const struct scraper *s)
+/* The weighted mean of parts' field at off, by GPUs; NAN when no part
+ * has it. */
+static double weighted(const struct energy_figures *parts, size_t n, size_t off)
 {
-    uint64_t n = 0, failed = 0;
-    scraper_counts(s, &n, &failed);
-    fprintf(f, "energy (%s): %llu scrapes, %llu failed (gaps)\n", scraper_url(s),
-            (unsigned long long)n, (unsigned long long)failed);
+    double sum = 0, w = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = *(const double *)((const char *)&parts[i] + off);
+        if (isfinite(v) && parts[i].gpus > 0) {
+            sum += v * parts[i].gpus;
+            w += parts[i].gpus;
+        }
+    }
+    return w > 0 ? sum / w : NAN;
+}
+
+/* The sum of parts' field at off; NAN when any part lacks it. */
+static double summed(const struct energy_figures *parts, size_t n, size_t off)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = *(const double *)((const char *)&parts[i] + off);
+        if (!isfinite(v))
+            return NAN;
+        sum += v;
+    }
+    return sum;
+}
+
+void energy_figures_combine(const struct energy_figures *parts, size_t n,
+                            struct energy_figures *out)
+{
+    struct energy_figures base = parts[0];
+    energy_figures_compute(NULL, LL_E_NOTFOUND, base.output_tokens, base.requests, base.window_s,
+                           base.cost_per_hour, out);
+    out->exporters = n;
+    for (size_t i = 0; i < n; i++)
+        out->missing += !parts[i].present;
+    if (out->missing)
+        return;
+    out->present = 1;
+    out->source = parts[0].source;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(parts[i].source, out->source) != 0)
+            out->source = "mixed";
+        out->energy_j += parts[i].energy_j;
+        out->span_s = LL_MAX(out->span_s, parts[i].span_s);
+        out->gaps += parts[i].gaps;
+        out->gpus += parts[i].gpus;
+    }
+    out->mean_power_w = summed(parts, n, offsetof(struct energy_figures, mean_power_w));
+    out->max_power_w = summed(parts, n, offsetof(struct energy_figures, max_power_w));
+    out->mem_used_max_mib = summed(parts, n, offsetof(struct energy_figures, mem_used_max_mib));
+    out->util_mean_pct = weighted(parts, n, offsetof(struct energy_figures, util_mean_pct));
+    out->sm_clock_mean_mhz = weighted(parts, n, offsetof(struct energy_figures, sm_clock_mean_mhz));
+    out->gr_active_mean = weighted(parts, n, offsetof(struct energy_figures, gr_active_mean));
+    out->j_per_output_token = ratio(out->energy_j, out->output_tokens);
+    out->j_per_request = ratio(out->energy_j, out->requests);
+    out->output_tokens_per_j = ratio(out->output_tokens, out->energy_j);
+    out->cost_per_m_output_tokens =
+        ratio(out->cost_per_hour * out->window_s / 3600.0 * 1e6, out->output_tokens);
+}
+
+void energy_print(FILE *f, const struct energy_figures *e, struct scraper *const *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = 0, failed = 0;
+        scraper_counts(s[i], &k, &failed);
+        fprintf(f, "%s (%s): %llu scrapes, %llu failed (gaps)\n", i ? "      " : "energy",
+                scraper_url(s[i]), (unsigned long long)k, (unsigned long long)failed);
+    }
     if (!e->present) {
-        fprintf(f, "  no energy counter or power series over the run\n");
+        if (e->missing && e->missing < n)
+            fprintf(f,
+                    "  no figure: %zu of the %zu exporters had no energy counter or power "
+                    "series over the run\n",
+                    e->missing, n);
+        else
+            fprintf(f, "  no energy counter or power series over the run\n");
         return;
     }
     fprintf(f, "  energy               %.1f J over %.2f s, %u GPU%s, from the %s", e->energy_j,
             e->span_s, e->gpus, e->gpus == 1 ? "" : "s",
-            strcmp(e->source, "energy_counter") == 0 ? "energy counter" : "power series");
-    if (strcmp(e->source, "power_integral") == 0)
+            strcmp(e->source, "energy_counter") == 0   ? "energy counter"
+            : strcmp(e->source, "power_integral") == 0 ? "power series"
+                                                       : "counters and power series");
+    if (strcmp(e->source, "energy_counter") != 0)
         fprintf(f, " (trapezoid, %zu gap%s bridged)", e->gaps, e->gaps == 1 ? "" : "s");
     fputc('\n', f);
     fprintf(f, "  power                mean %.1f W", e->mean_power_w);
@@ -96,15 +171,23 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *energy_json(const struct energy_figures *e, const struct scraper *s)
+json_t *energy_json(const struct energy_figures *e, struct scraper *const *s, size_t n)
 {
-    uint64_t n = 0, failed = 0;
-    scraper_counts(s, &n, &failed);
-    json_t *o = json_object();
-    json_object_set_new(o, "url", json_string(scraper_url(s)));
-    json_object_set_new(o, "scrapes", json_integer((json_int_t)n));
+    uint64_t scrapes = 0, failed = 0;
+    json_t *o = json_object(), *urls = json_array();
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = 0, kf = 0;
+        scraper_counts(s[i], &k, &kf);
+        scrapes += k;
+        failed += kf;
+        json_array_append_new(urls, json_string(scraper_url(s[i])));
+    }
+    json_object_set_new(o, "url", json_string(n ? scraper_url(s[0]) : ""));
+    json_object_set_new(o, "urls", urls);
+    json_object_set_new(o, "scrapes", json_integer((json_int_t)scrapes));
     json_object_set_new(o, "failed", json_integer((json_int_t)failed));
     json_object_set_new(o, "present", json_boolean(e->present));
+    json_object_set_new(o, "missing", json_integer((json_int_t)e->missing));
     if (!e->present)
         return o;
     json_object_set_new(o, "source", json_string(e->source));

@@ -33,6 +33,8 @@ struct energy_figures {
     /* Mean utilisation (%), SM clock (MHz), engine activity (0..1), max
      * memory used (MiB, summed over GPUs): NAN when not scraped. */
     double util_mean_pct, sm_clock_mean_mhz, gr_active_mean, mem_used_max_mib;
+    size_t exporters; /* energy_figures_combine: parts combined */
+    size_t missing;   /* ...of which had no figure (then present is 0) */
 };
 
 /* Compute the figures from the join j (join_rc: what scrape_join
@@ -44,11 +46,23 @@ void energy_figures_compute(const struct scrape_join *j, int join_rc, double out
                             double requests, double window_s, double cost_per_hour,
                             struct energy_figures *out);
 
-/* A few lines under an "energy" heading. s is the GPU scraper (for its
- * URL and counts). */
-void energy_print(FILE *f, const struct energy_figures *e, const struct scraper *s);
+/* The figures of n >= 1 exporters (several --gpu-metrics URLs: the GPUs
+ * of several machines) as one: energies, GPUs, gaps, mean and max powers
+ * and memory summed (the max power is the sum of each exporter's max, an
+ * upper bound of the total's), spans the longest, utilisation, clock and
+ * activity the means weighted by GPUs, and the per-token figures again
+ * from the sum. Present only when every part is: an exporter with no
+ * figure would make the sum too small (out->missing counts them). All
+ * parts must share output_tokens, requests, window_s and cost_per_hour. */
+void energy_figures_combine(const struct energy_figures *parts, size_t n,
+                            struct energy_figures *out);
 
-/* summary.json's "energy" object; the caller owns it. */
-json_t *energy_json(const struct energy_figures *e, const struct scraper *s);
+/* A few lines under an "energy" heading: one line per GPU scraper of s[0,
+ * n) (its URL and counts), then e's figures. */
+void energy_print(FILE *f, const struct energy_figures *e, struct scraper *const *s, size_t n);
+
+/* summary.json's "energy" object over the scrapers s[0, n); the caller
+ * owns it. */
+json_t *energy_json(const struct energy_figures *e, struct scraper *const *s, size_t n);
 
 #endif

@@ -183,6 +183,51 @@ static void test_not_dcgm_is_a_gap(void **state)
     harness_results_free(dir);
 }
 
+/* Two exporters (here the same page twice: two machines' worth of GPUs
+ * that each drew the run's energy) sum: twice the joules per token, four
+ * GPUs; and with one of them dead the sum would be short, so there is no
+ * figure, and the summary says one exporter was missing. */
+static void test_two_exporters_sum(void **state)
+{
+    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    char url[200], dead[100];
+    snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
+    snprintf(dead, sizeof dead, "http://127.0.0.1:%d/metrics", harness_free_port());
+    const char *args[] = {"--rate",
+                          "5",
+                          "--arrival",
+                          "constant",
+                          "--requests",
+                          "10",
+                          "--metrics-interval",
+                          "200ms",
+                          "--gpu-metrics",
+                          url,
+                          "--gpu-metrics",
+                          url,
+                          WORK,
+                          NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    json_t *s = harness_json_load(dir, "summary.json");
+    ASSERT_NEAR(harness_num(s, "energy.gpus"), 4, 0);
+    ASSERT_REL(harness_num(s, "energy.j_per_output_token"), 2 * REQ_J / 20, 0.02);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(s, "energy"), "urls")), 2);
+    json_decref(s);
+    harness_results_free(dir);
+
+    args[11] = dead;
+    char *err = NULL;
+    dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, &err);
+    s = harness_json_load(dir, "summary.json");
+    assert_false(json_is_true(json_object_get(json_object_get(s, "energy"), "present")));
+    ASSERT_NEAR(harness_num(s, "energy.missing"), 1, 0);
+    assert_non_null(strstr(err, dead));
+    free(err);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
 static void test_bad_flags(void **state)
 {
     HARNESS_EXPECT_USAGES(
@@ -206,6 +251,7 @@ int main(void)
         cmocka_unit_test_teardown(test_idle_power_over_span, harness_sim_teardown),
         cmocka_unit_test_teardown(test_dead_gpu_url_is_a_gap, harness_sim_teardown),
         cmocka_unit_test_teardown(test_not_dcgm_is_a_gap, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_two_exporters_sum, harness_sim_teardown),
         cmocka_unit_test(test_bad_flags),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);

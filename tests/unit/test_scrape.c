@@ -646,6 +646,21 @@ static void test_gpu_energy(void **state)
     ASSERT_NEAR(e.cost_per_m_output_tokens, 12, 1e-9);
     scrape_series_reset(&s);
 
+    /* Two exporters with the same figures: twice the energy and GPUs,
+     * the same utilisation; with one missing, no figure at all. */
+    struct energy_figures parts[2] = {e, e}, sum;
+    energy_figures_combine(parts, 2, &sum);
+    assert_true(sum.present);
+    ASSERT_NEAR(sum.energy_j, 2000, 1e-9);
+    assert_int_equal(sum.gpus, 4);
+    ASSERT_NEAR(sum.j_per_output_token, 4, 1e-12);
+    ASSERT_NEAR(sum.mean_power_w, 500, 1e-9);
+    ASSERT_NEAR(sum.util_mean_pct, 75, 1e-12);
+    parts[1].present = 0;
+    energy_figures_combine(parts, 2, &sum);
+    assert_false(sum.present);
+    assert_int_equal(sum.missing, 1);
+
     /* Without the counter: the power series, and its gap, say it. */
     add_gpu(&s, 0, 100, 0, 0);
     add_failed(&s, 1);
