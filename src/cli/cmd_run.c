@@ -612,6 +612,13 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 cfg->shards - 1, mo->shard);
         mo->shard_k = (uint32_t)k;
     }
+    /* A shard's tokens are 1/N of the run's while the GPUs' energy is all
+     * of it: per token, that is N times too much. Until merge joins them,
+     * refuse rather than report it. */
+    if (mo->n_gpu_urls && cfg->shard_launcher)
+        return runopts_errf(err, errlen,
+                            "--gpu-metrics: not with --shard yet (a shard's output tokens are "
+                            "a share of the energy's)");
     mo->cost_per_hour = NAN;
     if (mo->cost) {
         if (!mo->n_gpu_urls)
@@ -637,9 +644,8 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
     int off = mo->off || (cfg->shard_launcher && cfg->shard != mo->shard_k);
     run_setup_scraper(rs, mo->url, off, mo->interval_ns, cfg, quiet);
     live->scraper = rs->scraper;
-    /* GPU telemetry: the same one shard, whatever --no-metrics says. */
-    for (size_t i = 0; i < mo->n_gpu_urls && !(cfg->shard_launcher && cfg->shard != mo->shard_k);
-         i++) {
+    /* GPU telemetry, whatever --no-metrics says (never sharded: run_flags). */
+    for (size_t i = 0; i < mo->n_gpu_urls; i++) {
         if (run_setup_stopped(rs, "probe"))
             break;
         struct scraper *g =

@@ -239,6 +239,9 @@ static void test_bad_flags(void **state)
         {{"run", "--url", "http://127.0.0.1:1/v1", "--rate", "1", "--gpu-metrics",
           "127.0.0.1:9400"},
          "--gpu-metrics"},
+        {{"run", "--url", "http://127.0.0.1:1/v1", "--rate", "1", "--shard", "0/2", "--prompt-salt",
+          "5", "--gpu-metrics", "http://127.0.0.1:1/m"},
+         "--gpu-metrics: not with --shard"},
         {{"sim", "--gpus", "2"}, "--gpus: goes with --gpu-metrics"},
         {{"sim", "--gpu-metrics", "--gpus", "0"}, "--gpus"},
         {{"sim", "--gpu-metrics", "--gpu-idle-watts", "-5"}, "--gpu-idle-watts"});
