@@ -210,13 +210,7 @@ static int take_burst(void *dst, const char *a, char *err, size_t errlen)
 static int take_gpu_url(void *dst, const char *a, char *err, size_t errlen)
 {
     struct run_metrics_opts *mo = &((struct run_args *)dst)->mo;
-    if (strncmp(a, "http://", 7) != 0 && strncmp(a, "https://", 8) != 0)
-        return runopts_errf(err, errlen,
-                            "--gpu-metrics: expected an http:// or https:// URL, got \"%s\"", a);
-    if (mo->n_gpu_urls == RUN_SETUP_MAX_GPU)
-        return runopts_errf(err, errlen, "--gpu-metrics: at most %d URLs", RUN_SETUP_MAX_GPU);
-    mo->gpu_urls[mo->n_gpu_urls++] = a;
-    return 0;
+    return runopts_gpu_url(a, mo->gpu_urls, &mo->n_gpu_urls, err, errlen);
 }
 
 /* The flags only `run` has, in the groups of its --help; runopts_parse

@@ -53,7 +53,7 @@ struct run_target {
 };
 
 /* The most --gpu-metrics URLs a run scrapes. */
-#define RUN_SETUP_MAX_GPU 16
+#define RUN_SETUP_MAX_GPU RUNOPTS_MAX_GPU_URLS
 
 /* What the sequence holds. Zero-initialise, then run_setup_open. */
 struct run_setup {

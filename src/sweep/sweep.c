@@ -39,6 +39,14 @@ void sweep_step_init(struct sweep_step *s)
     s->recovery.back_ns = s->recovery.recovery_ns = LL_NO_TIME;
     s->backlog_at_switch = NAN;
     sweep_server_clear(&s->f.server);
+    sweep_energy_clear(&s->f.energy);
+    s->j_per_output_token = s->j_per_request = s->output_tokens_per_j = s->mean_power_w = NAN;
+}
+
+void sweep_energy_clear(struct sweep_energy *e)
+{
+    memset(e, 0, sizeof *e);
+    e->energy_j = e->max_power_w = e->util_mean_pct = NAN;
 }
 
 void sweep_server_clear(struct sweep_server *srv)
@@ -74,6 +82,28 @@ static double tokens_in_span(const struct record *r, uint64_t a, uint64_t b)
     if (to > from)
         got += rest * (double)(to - from) / (double)(hi - lo);
     return got;
+}
+
+/* a / b, NAN unless both are finite and b is above 0. */
+static double energy_ratio(double a, double b)
+{
+    return isfinite(a) && isfinite(b) && b > 0 ? a / b : NAN;
+}
+
+/* The step's energy figures from f.energy and the records over its span:
+ * the client's output tokens received in the span (as the server join
+ * counts them) and the ok requests that ended in it. */
+static void step_energy_finish(struct sweep_step *s)
+{
+    const struct sweep_energy *e = &s->f.energy;
+    s->j_per_output_token = s->j_per_request = s->output_tokens_per_j = s->mean_power_w = NAN;
+    if (!e->present || !e->has_span || !isfinite(e->energy_j))
+        return;
+    double span_s = (double)(e->span_to_ns - e->span_from_ns) / 1e9;
+    s->mean_power_w = energy_ratio(e->energy_j, span_s);
+    s->j_per_output_token = energy_ratio(e->energy_j, s->energy_tokens_in_span);
+    s->j_per_request = energy_ratio(e->energy_j, (double)s->energy_ok_in_span);
+    s->output_tokens_per_j = energy_ratio(s->energy_tokens_in_span, e->energy_j);
 }
 
 void sweep_step_free(struct sweep_step *s)
@@ -188,6 +218,12 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
     if (f->server.has_span)
         s->client_tokens_in_span += tokens_in_span(r, f->server.span_from_ns,
                                                    f->server.span_to_ns);
+    if (f->energy.has_span) {
+        s->energy_tokens_in_span += tokens_in_span(r, f->energy.span_from_ns, f->energy.span_to_ns);
+        if (r->kind == REC_OK && r->end_ns != LL_NO_TIME && r->end_ns >= f->energy.span_from_ns &&
+            r->end_ns <= f->energy.span_to_ns)
+            s->energy_ok_in_span++;
+    }
     if (r->cold) {
         s->cold.scheduled++;
         if (r->sent_ns != LL_NO_TIME)
@@ -363,6 +399,7 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     for (size_t k = 0; k < f->n_classes; k++)
         class_finish(s, k, set, w);
     s->cost_per_mtok = sweep_cost_per_mtok(set->cost_per_hour, set->replicas, s->output_tps);
+    step_energy_finish(s);
     if (f->recovery) {
         sweep_recovery_measure(s->met_sched_ns, s->met, s->n_met, f->warmup_ns, f->duration_ns,
                                SWEEP_RECOVERY_TAIL_NS, &s->recovery);

@@ -1,5 +1,6 @@
 /* Integration tests of GPU telemetry and energy: `llmload run
- * --gpu-metrics URL` against `llmload sim --gpu-metrics`, whose DCGM
+ * --gpu-metrics URL` and `llmload sweep --gpu-metrics URL` against
+ * `llmload sim --gpu-metrics`, whose DCGM
  * series come from the power model of docs/sim.md.
  *
  * The sim is small and exact (4 sequences, 10 ms steps whatever the
@@ -228,6 +229,104 @@ static void test_two_exporters_sum(void **state)
     harness_results_free(dir);
 }
 
+/* Count the occurrences of needle in hay[0, end) (end NULL: the whole). */
+static size_t count_in(const char *hay, const char *end, const char *needle)
+{
+    size_t n = 0, len = strlen(needle);
+    for (const char *p = strstr(hay, needle); p && (!end || p < end); p = strstr(p + len, needle))
+        n++;
+    return n;
+}
+
+/* A sweep of three rates under the sim's capacity (4 sequences of 200 ms:
+ * 20 req/s) with no idle power: each step's joules per output token,
+ * taken over that step's own window, is the model's 0.2395 within 2%
+ * whatever the rate (the per-token model has nothing else), in
+ * summary.json and steps.csv; report.html draws the energy curve with a
+ * point per step; `llmload report` rebuilds all three from steps.jsonl. */
+static void test_sweep_energy_per_step(void **state)
+{
+    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    char url[200];
+    snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
+    const char *args[] = {"--rates",
+                          "4,8,12",
+                          "--step-duration",
+                          "3s",
+                          "--warmup",
+                          "500ms",
+                          "--no-recovery",
+                          "--arrival",
+                          "constant",
+                          "--metrics-interval",
+                          "200ms",
+                          "--gpu-metrics",
+                          url,
+                          WORK,
+                          NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    char *dir = harness_run_against_sim("sweep", NULL, args, 120, &status, &out, &err);
+    if (status != 0 && status != 1)
+        fail_msg("sweep exited %d\nstdout: %s\nstderr: %s", status, out, err);
+
+    json_t *s = harness_json_load(dir, "summary.json");
+    json_t *steps = json_object_get(s, "steps");
+    assert_int_equal(json_array_size(steps), 3);
+    for (size_t i = 0; i < 3; i++) {
+        json_t *e = json_object_get(json_array_get(steps, i), "energy");
+        assert_non_null(e);
+        assert_string_equal(harness_sval(e, "source"), "energy_counter");
+        ASSERT_NEAR(harness_num(e, "gpus"), 2, 0);
+        ASSERT_NEAR(harness_num(e, "missing"), 0, 0);
+        /* the span lies inside the 3 s window (the hold; the warm-up is before it) */
+        double span_s = (harness_num(e, "span_to_ns") - harness_num(e, "span_from_ns")) / 1e9;
+        ASSERT_IN_RANGE(span_s, 0.5, 3.0 + 1e-9);
+        ASSERT_REL(harness_num(e, "j_per_output_token"), REQ_J / 20, 0.02);
+        ASSERT_REL(harness_num(e, "output_tokens_per_j"), 20 / REQ_J, 0.02);
+        ASSERT_REL(harness_num(e, "mean_power_w"), harness_num(e, "energy_j") / span_s, 1e-6);
+    }
+    json_decref(s);
+
+    /* steps.csv: the energy columns at the end of the header, and each
+     * row's J per output token in its place (the 9th of the 11 added). */
+    char path[700];
+    snprintf(path, sizeof path, "%s/steps.csv", dir);
+    char *csv = harness_read_file(path, NULL);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, ",energy_source,energy_j,"));
+    assert_non_null(strstr(csv, ",j_per_request,output_tokens_per_j\n"));
+    size_t rows = 0;
+    for (char *line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1, rows++) {
+        char *nl = strchr(line, '\n'), *f = nl;
+        for (int k = 0; k < 3; k++)
+            while (*--f != ',')
+                ;
+        ASSERT_REL(strtod(f + 1, NULL), REQ_J / 20, 0.02);
+    }
+    assert_int_equal(rows, 3);
+    free(csv);
+
+    /* report.html: the energy chart, one point per step. */
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(html);
+    const char *chart = strstr(html, "id=\"chart-energy\"");
+    assert_non_null(chart);
+    assert_non_null(strstr(html, "Energy per output token against offered load"));
+    const char *end = strstr(chart, "</svg>");
+    assert_non_null(end);
+    assert_int_equal(count_in(chart, end, "class=\"pt\" data-series=\"j_per_output_token\""), 3);
+    free(html);
+
+    const char *files[] = {"summary.json", "steps.csv", "report.html", NULL};
+    free(harness_report_rebuilds(dir, files));
+    free(out);
+    free(err);
+    harness_results_free(dir);
+}
+
 static void test_bad_flags(void **state)
 {
     HARNESS_EXPECT_USAGES(
@@ -242,6 +341,8 @@ static void test_bad_flags(void **state)
         {{"run", "--url", "http://127.0.0.1:1/v1", "--rate", "1", "--shard", "0/2", "--prompt-salt",
           "5", "--gpu-metrics", "http://127.0.0.1:1/m"},
          "--gpu-metrics: not with --shard"},
+        {{"sweep", "--url", "http://127.0.0.1:1/v1", "--rates", "1", "--gpu-metrics", "9400"},
+         "--gpu-metrics: expected an http:// or https:// URL"},
         {{"sim", "--gpus", "2"}, "--gpus: goes with --gpu-metrics"},
         {{"sim", "--gpu-metrics", "--gpus", "0"}, "--gpus"},
         {{"sim", "--gpu-metrics", "--gpu-idle-watts", "-5"}, "--gpu-idle-watts"});
@@ -255,6 +356,7 @@ int main(void)
         cmocka_unit_test_teardown(test_dead_gpu_url_is_a_gap, harness_sim_teardown),
         cmocka_unit_test_teardown(test_not_dcgm_is_a_gap, harness_sim_teardown),
         cmocka_unit_test_teardown(test_two_exporters_sum, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_sweep_energy_per_step, harness_sim_teardown),
         cmocka_unit_test(test_bad_flags),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
