@@ -270,11 +270,8 @@ static void run_live_cb(void *ud, const struct driver_live *v)
         if (scraper_start(l->scraper, v->run_start_abs_ns, err, sizeof err) != 0)
             ll_errorf("warning: server metrics: %s", err);
     }
-    for (size_t i = 0; i < l->n_gpu && !l->scraper_started; i++) {
-        char err[200];
-        if (scraper_start(l->gpu_scrapers[i], v->run_start_abs_ns, err, sizeof err) != 0)
-            ll_errorf("warning: GPU metrics: %s", err);
-    }
+    if (!l->scraper_started)
+        run_setup_gpu_start(l->gpu_scrapers, l->n_gpu, v->run_start_abs_ns);
     l->scraper_started = 1;
     expose_update(l->exposer, v);
 }
@@ -639,15 +636,7 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
     run_setup_scraper(rs, mo->url, off, mo->interval_ns, cfg, quiet);
     live->scraper = rs->scraper;
     /* GPU telemetry, whatever --no-metrics says (never sharded: run_flags). */
-    for (size_t i = 0; i < mo->n_gpu_urls; i++) {
-        if (run_setup_stopped(rs, "probe"))
-            break;
-        struct scraper *g =
-            scraper_for_gpu(mo->gpu_urls[i], mo->interval_ns, rs->dir,
-                            rs->scraper == NULL && rs->n_gpu == 0, quiet, rs->sig_fd);
-        if (g)
-            rs->gpu_scrapers[rs->n_gpu++] = g;
-    }
+    run_setup_gpu_scrapers(rs, mo->gpu_urls, mo->n_gpu_urls, mo->interval_ns, quiet);
     live->gpu_scrapers = rs->gpu_scrapers;
     live->n_gpu = rs->n_gpu;
     if (mo->expose) {
@@ -696,32 +685,6 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     return rc;
 }
 
-/* The energy over the run from the GPU scrapers gs[0, n) (n may be 0):
- * stop each, join its series to the run's span, divide by the client's
- * output tokens (every record's, as the server join counts them) and ok
- * requests, and sum the exporters. */
-static void run_energy(struct scraper *const *gs, size_t n, const struct driver_result *res,
-                       double cost_per_hour, struct energy_figures *out)
-{
-    const struct stats *cs = &res->stats, *cold = &res->cold;
-    double tokens = (double)(cs->output_tokens + cs->output_tokens_failed + cold->output_tokens +
-                             cold->output_tokens_failed);
-    double ok = (double)(cs->by_kind[REC_OK] + cold->by_kind[REC_OK]);
-    double window_s = (double)res->elapsed_ns / 1e9;
-    struct energy_figures parts[RUN_SETUP_MAX_GPU];
-    for (size_t i = 0; i < n; i++) {
-        struct scrape_join j;
-        scraper_stop(gs[i]);
-        int rc = scrape_join(gs[i], res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
-                             SCRAPE_SPAN_OUTER, &j);
-        energy_figures_compute(&j, rc, tokens, ok, window_s, cost_per_hour, &parts[i]);
-    }
-    if (n)
-        energy_figures_combine(parts, n, out);
-    else
-        energy_figures_compute(NULL, LL_E_NOTFOUND, tokens, ok, window_s, cost_per_hour, out);
-}
-
 /* After the driver: print the summary (classes, stop reason, the server's
  * view, the directory) and finish the results directory. Returns the
  * exit status. */
@@ -733,7 +696,7 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     struct scrape_client client;
     int join_rc = run_server_join(rs->scraper, res, &sjoin, &client);
     struct energy_figures energy;
-    run_energy(rs->gpu_scrapers, rs->n_gpu, res, cost_per_hour, &energy);
+    run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, cost_per_hour, &energy);
 
     char mode[160];
     runopts_mode_label(cfg, mode, sizeof mode);

@@ -854,18 +854,9 @@ int sweep_job_run(struct sweep_job *j)
     }
     sr.scraper = rs.scraper;
     /* GPU telemetry, whatever --no-metrics says (a sweep is never sharded). */
-    for (size_t i = 0; i < j->so.n_gpu_urls && !run_setup_stopped(&rs, "probe"); i++) {
-        struct scraper *g =
-            scraper_for_gpu(j->so.gpu_urls[i], j->metrics_interval_ns, rs.dir,
-                            rs.scraper == NULL && rs.n_gpu == 0, j->o.quiet, rs.sig_fd);
-        if (g && scraper_start(g, sr.start_ns, err, sizeof err) != 0) {
-            ll_errorf("warning: GPU metrics: %s", err);
-            scraper_free(g);
-            g = NULL;
-        }
-        if (g)
-            rs.gpu_scrapers[rs.n_gpu++] = g;
-    }
+    run_setup_gpu_scrapers(&rs, j->so.gpu_urls, j->so.n_gpu_urls, j->metrics_interval_ns,
+                           j->o.quiet);
+    run_setup_gpu_start(rs.gpu_scrapers, rs.n_gpu, sr.start_ns);
     sr.gpu = rs.gpu_scrapers;
     sr.n_gpu = rs.n_gpu;
     sr.cold_restart = j->plan.cold_restart;

@@ -1,5 +1,5 @@
 /* Integration tests of GPU telemetry and energy: `llmload run
- * --gpu-metrics URL` and `llmload sweep --gpu-metrics URL` against
+ * --gpu-metrics URL`, `llmload sweep` and `llmload replay` with it, against
  * `llmload sim --gpu-metrics`, whose DCGM
  * series come from the power model of docs/sim.md.
  *
@@ -327,6 +327,49 @@ static void test_sweep_energy_per_step(void **state)
     harness_results_free(dir);
 }
 
+/* `llmload replay --gpu-metrics`: the run's energy figures, as `run`
+ * gives them, for a trace of 10 requests of the same work 200 ms apart;
+ * with no idle power, the model's 0.2395 J per output token within 2%. */
+static void test_replay_energy(void **state)
+{
+    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    char url[200], trace[600], line[120];
+    snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
+    harness_tmp_begin();
+    harness_tmp_path(trace, sizeof trace, "trace.jsonl");
+    char text[1300] = "";
+    for (int i = 0; i < 10; i++) {
+        snprintf(line, sizeof line, "{\"t\":%.1f,\"prompt_tokens\":8,\"output_tokens\":20}\n",
+                 0.2 * i);
+        strncat(text, line, sizeof text - strlen(text) - 1);
+    }
+    harness_write_file(trace, text);
+    const char *args[] = {trace, "--gpu-metrics", url, "--ignore-eos", NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    char *dir = harness_run_against_sim("replay", NULL, args, 60, &status, &out, &err);
+    if (status != 0 && status != 1)
+        fail_msg("replay exited %d\nstdout: %s\nstderr: %s", status, out, err);
+    assert_non_null(strstr(out, "energy"));
+    json_t *s = harness_json_load(dir, "summary.json");
+    assert_string_equal(harness_sval(json_object_get(s, "energy"), "source"), "energy_counter");
+    ASSERT_NEAR(harness_num(s, "energy.gpus"), 2, 0);
+    ASSERT_NEAR(harness_num(s, "energy.output_tokens"), 200, 0);
+    ASSERT_REL(harness_num(s, "energy.j_per_output_token"), REQ_J / 20, 0.02);
+    ASSERT_REL(harness_num(s, "energy.j_per_request"), REQ_J, 0.02);
+    /* A shard's tokens are a share of the energy: refused, as for run. */
+    const char *sharded[] = {"replay", trace,           "--url", harness_cur_sim.url, "--shard",
+                             "0/2",    "--prompt-salt", "5",     "--gpu-metrics",     url,
+                             NULL};
+    harness_expect_usage(sharded, "--gpu-metrics: not with --shard");
+    json_decref(s);
+    free(out);
+    free(err);
+    harness_results_free(dir);
+    harness_tmp_end();
+}
+
 static void test_bad_flags(void **state)
 {
     HARNESS_EXPECT_USAGES(
@@ -343,6 +386,8 @@ static void test_bad_flags(void **state)
          "--gpu-metrics: not with --shard"},
         {{"sweep", "--url", "http://127.0.0.1:1/v1", "--rates", "1", "--gpu-metrics", "9400"},
          "--gpu-metrics: expected an http:// or https:// URL"},
+        {{"replay", "trace.jsonl", "--url", "http://127.0.0.1:1/v1", "--gpu-metrics", "x"},
+         "--gpu-metrics: expected an http:// or https:// URL"},
         {{"sim", "--gpus", "2"}, "--gpus: goes with --gpu-metrics"},
         {{"sim", "--gpu-metrics", "--gpus", "0"}, "--gpus"},
         {{"sim", "--gpu-metrics", "--gpu-idle-watts", "-5"}, "--gpu-idle-watts"});
@@ -357,6 +402,7 @@ int main(void)
         cmocka_unit_test_teardown(test_not_dcgm_is_a_gap, harness_sim_teardown),
         cmocka_unit_test_teardown(test_two_exporters_sum, harness_sim_teardown),
         cmocka_unit_test_teardown(test_sweep_energy_per_step, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_replay_energy, harness_sim_teardown),
         cmocka_unit_test(test_bad_flags),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
