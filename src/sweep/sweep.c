@@ -810,6 +810,54 @@ static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n
         fprintf(f, "KV %%: not exported by this engine (%s)\n", engine[0] ? engine : "unknown");
 }
 
+/* v with 3 significant digits, or a dash when it is not finite. */
+static void fmt_sig3(char *buf, size_t len, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, len, "%.3g", v);
+    else
+        snprintf(buf, len, "-");
+}
+
+/* One line per step the GPU telemetry covered (--gpu-metrics): its
+ * energy over the window and the figures from it; nothing without. */
+static void print_energy_table(FILE *f, const struct sweep_step *steps, size_t n)
+{
+    int repeats = sweep_has_repeats(steps, n);
+    int w = step_label_width(steps, n, repeats);
+    size_t scraped = 0;
+    for (size_t i = 0; i < n; i++)
+        scraped += steps[i].f.energy.present;
+    if (!scraped)
+        return;
+    fprintf(f, "\nGPU energy per step window (--gpu-metrics):\n");
+    fprintf(f, "%*s %10s %9s %9s %9s %9s %9s %5s  %s\n", w, "step", "energy J", "J/tok", "J/req",
+            "tok/J", "mean W", "max W", "GPUs", "source");
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_step *s = &steps[i];
+        const struct sweep_energy *e = &s->f.energy;
+        char id[32], ej[24], jt[24], jr[24], tj[24], mw[24], xw[24], src[48];
+        if (!e->present)
+            continue;
+        sweep_step_label(&s->f, repeats, id, sizeof id);
+        fmt_sig3(ej, sizeof ej, e->energy_j);
+        fmt_sig3(jt, sizeof jt, s->j_per_output_token);
+        fmt_sig3(jr, sizeof jr, s->j_per_request);
+        fmt_sig3(tj, sizeof tj, s->output_tokens_per_j);
+        fmt_sig3(mw, sizeof mw, s->mean_power_w);
+        fmt_sig3(xw, sizeof xw, e->max_power_w);
+        if (!e->source[0])
+            snprintf(src, sizeof src, "none (%" PRIu64 " URL%s without a figure)", e->missing,
+                     e->missing == 1 ? "" : "s");
+        else if (e->gaps)
+            snprintf(src, sizeof src, "%s (%" PRIu64 " gaps)", e->source, e->gaps);
+        else
+            snprintf(src, sizeof src, "%s", e->source);
+        fprintf(f, "%*s %10s %9s %9s %9s %9s %9s %5u  %s\n", w, id, ej, jt, jr, tj, mw, xw, e->gpus,
+                src);
+    }
+}
+
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len)
 {
     size_t bad = 0, all = 0, at = 0;
@@ -933,6 +981,7 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
     }
     free(points);
     print_server_table(f, steps, n);
+    print_energy_table(f, steps, n);
 }
 
 void sweep_print_classes(FILE *f, const struct sweep_findings *fd)

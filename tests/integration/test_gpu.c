@@ -271,6 +271,10 @@ static void test_sweep_energy_per_step(void **state)
     if (status != 0 && status != 1)
         fail_msg("sweep exited %d\nstdout: %s\nstderr: %s", status, out, err);
 
+    /* The terminal: a line per step under the energy heading. */
+    const char *tab = strstr(out, "GPU energy per step window");
+    assert_non_null(tab);
+    assert_int_equal(count_in(tab, NULL, "energy_counter"), 3);
     json_t *s = harness_json_load(dir, "summary.json");
     json_t *steps = json_object_get(s, "steps");
     assert_int_equal(json_array_size(steps), 3);
