@@ -8,20 +8,22 @@
  * every property of `llmload run`'s open loop: latencies from the
  * scheduled time, one record per entry, schedule lateness measured. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmds.h"
-#include "driver/driver.h"
-#include "measure/hist.h"
-#include "workload/replay.h"
 #include "cli/runopts.h"
 #include "cli/runsetup.h"
+#include "driver/driver.h"
+#include "measure/hist.h"
 #include "measure/summary.h"
-#include "workload/trace.h"
+#include "metrics/energy.h"
+#include "metrics/scrape.h"
 #include "util/util.h"
-
+#include "workload/replay.h"
+#include "workload/trace.h"
 
 static void replay_usage(FILE *f)
 {
@@ -52,6 +54,12 @@ static void replay_usage(FILE *f)
         "Shards (docs/distributed.md): --shard K/N|auto, --shards N and --start-at TIME as\n"
         "`llmload run`; shard K replays the trace lines whose index i has i mod N == K.\n"
         "\n"
+        "GPU telemetry (docs/server-metrics.md):\n"
+        "  --gpu-metrics URL        scrape a DCGM exporter's /metrics (or `llmload sim\n"
+        "                           --gpu-metrics`) every second: the replay's energy per output\n"
+        "                           token and per request, power (repeatable, up to 16: one per\n"
+        "                           machine, summed; not with --shard)\n"
+        "\n"
         "Target, timeouts and output: as `llmload run` (--url, repeatable, and --url-weights,\n"
         "a trace's session on one endpoint; --api, --model, --no-stream, --ignore-eos,\n"
         "--extra-body, --extra-body-override, -H, --api-key-env, --http2, --http-client,\n"
@@ -74,6 +82,8 @@ static void replay_usage(FILE *f)
 struct replay_opts {
     const char *trace_path;
     const char *time_scale, *rate_scale;
+    const char *gpu_urls[RUNOPTS_MAX_GPU_URLS]; /* --gpu-metrics URLs, in flag order */
+    size_t n_gpu_urls;
 };
 
 /* Everything `llmload replay`'s flags say: the shared flags, and its own. */
@@ -82,6 +92,13 @@ struct replay_args {
     struct replay_opts ro;
 };
 
+/* --gpu-metrics: repeatable, up to RUNOPTS_MAX_GPU_URLS URLs. */
+static int take_gpu_url(void *dst, const char *a, char *err, size_t errlen)
+{
+    struct replay_opts *ro = &((struct replay_args *)dst)->ro;
+    return runopts_gpu_url(a, ro->gpu_urls, &ro->n_gpu_urls, err, errlen);
+}
+
 /* The flags only `replay` has; runopts_parse adds the shared ones. */
 static const struct runopts_flag replay_own_flags[] = {
     RUNOPTS_VALUE("time-scale", struct replay_args, ro.time_scale),
@@ -89,6 +106,7 @@ static const struct runopts_flag replay_own_flags[] = {
     RUNOPTS_VALUE("duration", struct replay_args, o.duration),
     RUNOPTS_VALUE("requests", struct replay_args, o.requests),
     RUNOPTS_VALUE("max-tokens-total", struct replay_args, o.max_tokens_total),
+    {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
 };
 
 static int parse_args(int argc, char **argv, struct replay_args *ra, char *err, size_t errlen)
@@ -194,6 +212,11 @@ static int replay_flags(int argc, char **argv, struct replay_args *ra, struct ru
     if (trace_load(ro->trace_path, trace, err, errlen) != 0)
         return LL_E_INVAL;
     cfg->trace = *trace;
+    /* As for run: a shard's tokens are a share of the GPUs' energy. */
+    if (ro->n_gpu_urls && cfg->shard_launcher)
+        return runopts_errf(err, errlen,
+                            "--gpu-metrics: not with --shard yet (a shard's output tokens are "
+                            "a share of the energy's)");
     if (runopts_prompt_ids_check_trace(cfg, *trace, ro->trace_path, err, errlen) != 0)
         return LL_E_INVAL;
     /* A calibration scales llmload's words; a line's own text goes as it is. */
@@ -223,6 +246,21 @@ static json_t *replay_config_json(const struct run_opts *o, const struct replay_
     return c;
 }
 
+/* The GPU scrapers start with the driver's clock: its first live view. */
+struct replay_live {
+    struct scraper *const *gpu;
+    size_t n_gpu;
+    int started;
+};
+
+static void replay_live_cb(void *ud, const struct driver_live *v)
+{
+    struct replay_live *l = ud;
+    if (!l->started)
+        run_setup_gpu_start(l->gpu, l->n_gpu, v->run_start_abs_ns);
+    l->started = 1;
+}
+
 /* After the driver: print the summary (with the trace's classes, each
  * line counted in its own) and finish the results directory. Returns
  * the exit status. */
@@ -248,6 +286,11 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
     json_t *endpoints = run_setup_endpoints(cfg, res);
     if (res->stop_reason[0])
         printf("offering stopped early: %s\n", res->stop_reason);
+    struct energy_figures energy;
+    if (rs->n_gpu) {
+        run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, NAN, &energy);
+        energy_print(stdout, &energy, rs->gpu_scrapers, rs->n_gpu);
+    }
     printf("results: %s\n", rs->dir);
     fflush(stdout);
     json_t *sj = summary_json(&res->stats, &info);
@@ -255,6 +298,8 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
         json_object_set_new(sj, "classes", classes);
     if (endpoints)
         json_object_set_new(sj, "endpoints", endpoints);
+    if (rs->n_gpu)
+        json_object_set_new(sj, "energy", energy_json(&energy, rs->gpu_scrapers, rs->n_gpu));
     return run_setup_finish(rs, sj, &info);
 }
 
@@ -280,6 +325,16 @@ int replay_main(int argc, char **argv)
         exit_code = run_setup_results(&rs, &ra.o, "replay",
                                       replay_config_json(&ra.o, &ra.ro, &cfg, rs.target.model),
                                       &cfg);
+    struct replay_live live = {0};
+    if (exit_code == LL_EXIT_OK && ra.ro.n_gpu_urls) {
+        run_setup_gpu_scrapers(&rs, ra.ro.gpu_urls, ra.ro.n_gpu_urls, SCRAPE_DEFAULT_INTERVAL_NS,
+                               ra.o.quiet);
+        live = (struct replay_live){.gpu = rs.gpu_scrapers, .n_gpu = rs.n_gpu};
+        if (rs.n_gpu) {
+            cfg.live_cb = replay_live_cb;
+            cfg.live_ud = &live;
+        }
+    }
     if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "probe"))
         exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
     else if (exit_code == LL_EXIT_OK)

@@ -17,6 +17,7 @@
 #include "measure/hist.h"
 #include "measure/slo.h"
 #include "measure/summary.h"
+#include "metrics/energy.h"
 #include "metrics/expose.h"
 #include "metrics/scrape.h"
 #include "util/util.h"
@@ -148,6 +149,12 @@ static void run_usage(FILE *f)
         "start)\n"
         "  --metrics-interval D     scrape period (default 1s, at least 100ms)\n"
         "  --no-metrics             do not scrape\n"
+        "  --gpu-metrics URL        scrape GPU telemetry (a DCGM exporter's /metrics, or\n"
+        "                           `llmload sim --gpu-metrics`) every --metrics-interval:\n"
+        "                           energy per output token and per request, power\n"
+        "                           (repeatable, up to 16: one per machine, summed)\n"
+        "  --cost-per-hour X        with --gpu-metrics: the GPUs' price per hour, for the cost\n"
+        "                           per million output tokens\n"
         "  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. "
         "127.0.0.1:9400)\n"
         "\n"
@@ -170,7 +177,11 @@ static void run_usage(FILE *f)
 /* The server-metrics flags (issue 6), kept beside run_opts. */
 struct run_metrics_opts {
     const char *url, *interval, *expose;
-    const char *shard; /* --metrics-shard K: the one shard that scrapes */
+    const char *gpu_urls[RUN_SETUP_MAX_GPU]; /* --gpu-metrics URLs, in flag order */
+    size_t n_gpu_urls;
+    const char *cost;     /* --cost-per-hour's text */
+    double cost_per_hour; /* NAN when not given */
+    const char *shard;    /* --metrics-shard K: the one shard that scrapes */
     uint32_t shard_k;
     int off;
     uint64_t interval_ns;
@@ -204,6 +215,13 @@ static int take_burst(void *dst, const char *a, char *err, size_t errlen)
     return 0;
 }
 
+/* --gpu-metrics: repeatable, up to RUN_SETUP_MAX_GPU URLs. */
+static int take_gpu_url(void *dst, const char *a, char *err, size_t errlen)
+{
+    struct run_metrics_opts *mo = &((struct run_args *)dst)->mo;
+    return runopts_gpu_url(a, mo->gpu_urls, &mo->n_gpu_urls, err, errlen);
+}
+
 /* The flags only `run` has, in the groups of its --help; runopts_parse
  * adds the shared ones. */
 #define VALUE(name, field) RUNOPTS_VALUE(name, struct run_args, field)
@@ -230,6 +248,8 @@ static const struct runopts_flag run_own_flags[] = {
     SET("no-metrics", mo.off),
     VALUE("expose", mo.expose),
     VALUE("metrics-shard", mo.shard),
+    {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
+    VALUE("cost-per-hour", mo.cost),
     /* sessions and bursts */
     VALUE("sessions", so.sessions),
     VALUE("turns", so.turns),
@@ -245,6 +265,8 @@ static const struct runopts_flag run_own_flags[] = {
  * gets every view. */
 struct run_live {
     struct scraper *scraper;
+    struct scraper *const *gpu_scrapers; /* --gpu-metrics: the run setup's */
+    size_t n_gpu;
     struct exposer *exposer;
     int scraper_started;
 };
@@ -256,8 +278,10 @@ static void run_live_cb(void *ud, const struct driver_live *v)
         char err[200];
         if (scraper_start(l->scraper, v->run_start_abs_ns, err, sizeof err) != 0)
             ll_errorf("warning: server metrics: %s", err);
-        l->scraper_started = 1;
     }
+    if (!l->scraper_started)
+        run_setup_gpu_start(l->gpu_scrapers, l->n_gpu, v->run_start_abs_ns);
+    l->scraper_started = 1;
     expose_update(l->exposer, v);
 }
 
@@ -588,6 +612,24 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 cfg->shards - 1, mo->shard);
         mo->shard_k = (uint32_t)k;
     }
+    /* A shard's tokens are 1/N of the run's while the GPUs' energy is all
+     * of it: per token, that is N times too much. Until merge joins them,
+     * refuse rather than report it. */
+    if (mo->n_gpu_urls && cfg->shard_launcher)
+        return runopts_errf(err, errlen,
+                            "--gpu-metrics: not with --shard yet (a shard's output tokens are "
+                            "a share of the energy's)");
+    mo->cost_per_hour = NAN;
+    if (mo->cost) {
+        if (!mo->n_gpu_urls)
+            return runopts_errf(err, errlen, "--cost-per-hour: goes with --gpu-metrics");
+        if (ll_parse_double(mo->cost, &mo->cost_per_hour) != 0 || !(mo->cost_per_hour >= 0) ||
+            !isfinite(mo->cost_per_hour))
+            return runopts_errf(err, errlen,
+                                "--cost-per-hour: expected a non-negative number (e.g. 2.5), "
+                                "got \"%s\"",
+                                mo->cost);
+    }
     return runopts_metrics_flags(mo->interval, mo->off, mo->url, &mo->interval_ns, err, errlen);
 }
 
@@ -602,6 +644,10 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
     int off = mo->off || (cfg->shard_launcher && cfg->shard != mo->shard_k);
     run_setup_scraper(rs, mo->url, off, mo->interval_ns, cfg, quiet);
     live->scraper = rs->scraper;
+    /* GPU telemetry, whatever --no-metrics says (never sharded: run_flags). */
+    run_setup_gpu_scrapers(rs, mo->gpu_urls, mo->n_gpu_urls, mo->interval_ns, quiet);
+    live->gpu_scrapers = rs->gpu_scrapers;
+    live->n_gpu = rs->n_gpu;
     if (mo->expose) {
         live->exposer = expose_new(
             mo->expose,
@@ -612,7 +658,7 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
             return LL_EXIT_RUNTIME;
         }
     }
-    if (live->scraper || live->exposer) {
+    if (live->scraper || live->n_gpu || live->exposer) {
         cfg->live_cb = run_live_cb;
         cfg->live_ud = live;
     }
@@ -652,12 +698,14 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
  * view, the directory) and finish the results directory. Returns the
  * exit status. */
 static int run_report(struct run_setup *rs, const struct run_config *cfg,
-                      const struct expect_set *ex)
+                      const struct expect_set *ex, double cost_per_hour)
 {
     const struct driver_result *res = &rs->res;
     struct scrape_join sjoin;
     struct scrape_client client;
     int join_rc = run_server_join(rs->scraper, res, &sjoin, &client);
+    struct energy_figures energy;
+    run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, cost_per_hour, &energy);
 
     char mode[160];
     runopts_mode_label(cfg, mode, sizeof mode);
@@ -684,6 +732,8 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
         printf("offering stopped early: %s\n", res->stop_reason);
     if (rs->scraper)
         scrape_join_print(stdout, &sjoin, join_rc, &client, rs->scraper);
+    if (rs->n_gpu)
+        energy_print(stdout, &energy, rs->gpu_scrapers, rs->n_gpu);
     printf("results: %s\n", rs->dir);
     fflush(stdout);
 
@@ -694,6 +744,8 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
         json_object_set_new(sj, "endpoints", endpoints);
     if (rs->scraper)
         json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
+    if (rs->n_gpu)
+        json_object_set_new(sj, "energy", energy_json(&energy, rs->gpu_scrapers, rs->n_gpu));
     if (ex->n) {
         size_t failed = 0;
         fflush(stdout);
@@ -741,8 +793,9 @@ int run_main(int argc, char **argv)
     if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "scrape_start"))
         exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
     else if (exit_code == LL_EXIT_OK)
-        exit_code =
-            run_setup_drive(&rs, &cfg) == 0 ? run_report(&rs, &cfg, &ra.ex) : LL_EXIT_RUNTIME;
+        exit_code = run_setup_drive(&rs, &cfg) == 0
+                        ? run_report(&rs, &cfg, &ra.ex, ra.mo.cost_per_hour)
+                        : LL_EXIT_RUNTIME;
     expose_free(live.exposer);
     run_setup_close(&rs);
     runopts_workload_free(&cfg);

@@ -10,10 +10,11 @@
 #include "cli/cmds.h"
 #include "sim/engine.h"
 #include "sim/faults.h"
+#include "sim/gpu.h"
 #include "sim/profile.h"
 #include "sim/server.h"
-#include "workload/tokenizer.h"
 #include "util/util.h"
+#include "workload/tokenizer.h"
 
 #define SIM_DEFAULT_PORT 8000
 #define SIM_DEFAULT_MAX_TOKENS 16
@@ -41,6 +42,8 @@ static const struct sim_opt sim_opts[] = {
     {"--default-max-tokens", 1}, {"--max-body", 1}, {"--conn-buffer", 1},
     {"--tokenizer", 1}, {"--no-usage", 0}, {"--context-tokens", 1}, {"--vocab", 1},
     {"--prompt-counter-excludes-cached", 0}, {"--embeddings-dim", 1},
+    {"--gpu-metrics", 0}, {"--gpus", 1}, {"--gpu-idle-watts", 1}, {"--gpu-joules-per-token", 1},
+    {"--gpu-joules-per-prefill-token", 1},
 };
 /* clang-format on */
 
@@ -83,6 +86,14 @@ static void sim_usage(FILE *f)
             "  --prompt-counter-excludes-cached\n"
             "                              /metrics as llama.cpp's server: its names, and a prompt\n"
             "                              counter without the tokens the prefix cache served\n"
+            "  --gpu-metrics               /metrics also serves DCGM exporter series per GPU (power,\n"
+            "                              energy counter, utilisation, memory, SM clock) from the\n"
+            "                              power model of docs/sim.md\n"
+            "  --gpus N                    GPUs the engine runs on, sharing its power (default 1)\n"
+            "  --gpu-idle-watts W          power of each GPU between steps (default %g)\n"
+            "  --gpu-joules-per-token J    energy of one decoded token, all GPUs (default %g)\n"
+            "  --gpu-joules-per-prefill-token J\n"
+            "                              energy of one prefilled token, all GPUs (default %g)\n"
             "  --explain                   describe the profile (after overrides) and exit\n"
             "  --help                      this text\n"
             "\n"
@@ -112,7 +123,8 @@ static void sim_usage(FILE *f)
             "  --tokens-per-event N        tokens coalesced into one SSE event (default 1)\n",
             SIM_DEFAULT_PORT, (unsigned long long)e->seed, SIM_DEFAULT_MAX_TOKENS,
             SIM_DEFAULT_MAX_BODY_BYTES, SIM_DEFAULT_CONN_BUFFER_BYTES, TOKENIZER_ID_MAX + 1,
-            SERVER_DEFAULT_EMBEDDINGS_DIM, e->max_num_seqs,
+            SERVER_DEFAULT_EMBEDDINGS_DIM, GPU_DEFAULT_IDLE_W, GPU_DEFAULT_DECODE_SEQ_J,
+            GPU_DEFAULT_PREFILL_TOKEN_J, e->max_num_seqs,
             (unsigned long long)e->kv_tokens, e->block_tokens, e->prefill_chunk_tokens,
             ll_fmt_duration(e->step_base_ns, b1, sizeof(b1)),
             ll_fmt_duration(e->step_prefill_token_ns, b2, sizeof(b2)),
@@ -145,6 +157,7 @@ struct sim_args {
     int explain;
     int help;
     int stall_at_set, stall_for_set;
+    const char *gpu_flag;           /* the last --gpus/--gpu-* flag given, or NULL */
     int bad;                        /* a flag was refused: err says why */
     char err[512];                  /* the first refusal's one-line reason */
 };
@@ -320,6 +333,20 @@ static void on_second(struct sim_args *a, const char *name, const char *val)
         c->prompt_excludes_cached = 1;
     } else if (strcmp(name, "--context-tokens") == 0) {
         c->context_tokens = (uint32_t)parse_whole(a, name, val, 2, UINT32_MAX);
+    } else if (strcmp(name, "--gpu-metrics") == 0) {
+        c->gpu_metrics = 1;
+    } else if (strcmp(name, "--gpus") == 0) {
+        c->gpu.gpus = (uint32_t)parse_whole(a, name, val, 1, GPU_MAX_GPUS);
+        a->gpu_flag = name;
+    } else if (strcmp(name, "--gpu-idle-watts") == 0) {
+        c->gpu.idle_w = parse_nonneg(a, name, val);
+        a->gpu_flag = name;
+    } else if (strcmp(name, "--gpu-joules-per-token") == 0) {
+        c->gpu.decode_seq_j = parse_nonneg(a, name, val);
+        a->gpu_flag = name;
+    } else if (strcmp(name, "--gpu-joules-per-prefill-token") == 0) {
+        c->gpu.prefill_token_j = parse_nonneg(a, name, val);
+        a->gpu_flag = name;
     } else if (strcmp(name, "--vocab") == 0) {
         c->vocab = (uint32_t)parse_whole(a, name, val, 1, TOKENIZER_ID_MAX + 1);
     } else if (strcmp(name, "--embeddings-dim") == 0) {
@@ -348,6 +375,10 @@ static void sim_defaults(struct sim_args *a)
         .max_body_bytes = SIM_DEFAULT_MAX_BODY_BYTES,
         .conn_buffer_bytes = SIM_DEFAULT_CONN_BUFFER_BYTES,
         .seed = e.seed,
+        .gpu = {.gpus = 1,
+                .idle_w = GPU_DEFAULT_IDLE_W,
+                .decode_seq_j = GPU_DEFAULT_DECODE_SEQ_J,
+                .prefill_token_j = GPU_DEFAULT_PREFILL_TOKEN_J},
     };
     faults_init(&a->cfg.faults, a->cfg.seed);
 }
@@ -373,6 +404,10 @@ int sim_main(int argc, char **argv)
     struct server_config *c = &a.cfg;
     if (walk_args(argc, argv, on_second, &a) != 0) {
         ll_errorf("%s", a.err);
+        return LL_EXIT_USAGE;
+    }
+    if (a.gpu_flag && !c->gpu_metrics) {
+        ll_errorf("%s: goes with --gpu-metrics", a.gpu_flag);
         return LL_EXIT_USAGE;
     }
     if (a.stall_at_set != a.stall_for_set) {

@@ -41,6 +41,7 @@
 #include "driver/driver.h"
 #include "measure/results.h"
 #include "measure/summary.h"
+#include "metrics/energy.h"
 #include "metrics/scrape.h"
 #include "report/report_build.h"
 #include "sweep/sweep.h"
@@ -214,7 +215,9 @@ struct sweep_run {
     int quiet;
     uint32_t repeats;               /* --repeat: above 1, a load step's lines name its run */
     struct scraper *scraper;        /* the sweep's one scraper; NULL = not scraping */
-    const char *cold_restart;       /* --cold-restart CMD, NULL = none */
+    struct scraper *const *gpu;     /* --gpu-metrics: n_gpu scrapers (the run setup's) */
+    size_t n_gpu;
+    const char *cold_restart; /* --cold-restart CMD, NULL = none */
     uint64_t cold_restart_timeout_ns;
     const sigset_t *child_mask; /* the mask CMD runs with (the sweep's caller's) */
     uint64_t ok_requests;       /* ok records in the steps' windows, all steps */
@@ -317,6 +320,47 @@ static void join_step(const struct sweep_run *sr, uint64_t run_start_abs_ns,
         v->span_from_ns = j.span_from_abs_ns - run_start_abs_ns;
         v->span_to_ns = j.span_to_abs_ns - run_start_abs_ns;
     }
+}
+
+/* Join the GPU scrapes to step s's window as join_step joins the
+ * server's (the inner span), sum the exporters' energies (metrics/energy.h:
+ * an exporter without a figure withholds the sum) and keep the facts in
+ * f->energy. The per-token figures come later, from the records over the
+ * energy's span (sweep.c), so that `llmload report` derives them again. */
+static void join_step_energy(const struct sweep_run *sr, uint64_t run_start_abs_ns,
+                             struct sweep_facts *f)
+{
+    struct sweep_energy *e = &f->energy;
+    sweep_energy_clear(e);
+    if (!sr->n_gpu)
+        return;
+    e->present = 1;
+    uint64_t t0 = run_start_abs_ns + f->warmup_ns, t1 = t0 + f->window_ns;
+    uint64_t from = UINT64_MAX, to = 0;
+    struct energy_figures parts[RUN_SETUP_MAX_GPU], sum;
+    for (size_t i = 0; i < sr->n_gpu; i++) {
+        struct scrape_join j;
+        int rc = scrape_join(sr->gpu[i], t0, t1, SCRAPE_SPAN_INNER, &j);
+        /* No client figures here: the records over the span give them. */
+        energy_figures_compute(&j, rc, NAN, NAN, NAN, NAN, &parts[i]);
+        if (parts[i].present) {
+            from = LL_MIN(from, j.span_from_abs_ns);
+            to = LL_MAX(to, j.span_to_abs_ns);
+        }
+    }
+    energy_figures_combine(parts, sr->n_gpu, &sum);
+    e->missing = sum.missing;
+    if (!sum.present || to <= from || from < run_start_abs_ns)
+        return;
+    snprintf(e->source, sizeof e->source, "%s", sum.source ? sum.source : "");
+    e->energy_j = sum.energy_j;
+    e->gaps = sum.gaps;
+    e->gpus = sum.gpus;
+    e->max_power_w = sum.max_power_w;
+    e->util_mean_pct = sum.util_mean_pct;
+    e->has_span = 1;
+    e->span_from_ns = from - run_start_abs_ns;
+    e->span_to_ns = to - run_start_abs_ns;
 }
 
 /* The end of a step's line when some of its requests failed: "; failed
@@ -516,6 +560,7 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     sr->ok_requests += res.stats.by_kind[REC_OK];
     sr->done_requests += res.stats.completed;
     join_step(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
+    join_step_energy(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
     driver_result_free(&res);
 
     if (sweep_read_records(sr->records_path, (uint64_t)from, s, 1, set, err, sizeof err) != 0) {
@@ -838,6 +883,12 @@ int sweep_job_run(struct sweep_job *j)
         rs.scraper = NULL;
     }
     sr.scraper = rs.scraper;
+    /* GPU telemetry, whatever --no-metrics says (a sweep is never sharded). */
+    run_setup_gpu_scrapers(&rs, j->so.gpu_urls, j->so.n_gpu_urls, j->metrics_interval_ns,
+                           j->o.quiet);
+    run_setup_gpu_start(rs.gpu_scrapers, rs.n_gpu, sr.start_ns);
+    sr.gpu = rs.gpu_scrapers;
+    sr.n_gpu = rs.n_gpu;
     sr.cold_restart = j->plan.cold_restart;
     sr.cold_restart_timeout_ns = j->plan.cold_restart_timeout_ns;
     sr.child_mask = rs.masked ? &rs.old_mask : NULL;
@@ -858,6 +909,8 @@ int sweep_job_run(struct sweep_job *j)
     }
     st = run_sweep(&sr, &j->cfg, &j->plan, &j->set, stop, sizeof stop);
     sweep_scraper_stop(sr.scraper, j->o.quiet);
+    for (size_t i = 0; i < sr.n_gpu; i++)
+        sweep_scraper_stop(sr.gpu[i], j->o.quiet);
     if (st < 0 && sr.n_steps == 0)
         goto out;
     if (sweep_end_line(sr.steps_f, stop) != 0) {

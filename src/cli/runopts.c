@@ -408,6 +408,17 @@ int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonne
     return 0;
 }
 
+int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size_t errlen)
+{
+    if (strncmp(a, "http://", 7) != 0 && strncmp(a, "https://", 8) != 0)
+        return runopts_errf(err, errlen,
+                            "--gpu-metrics: expected an http:// or https:// URL, got \"%s\"", a);
+    if (*n == RUNOPTS_MAX_GPU_URLS)
+        return runopts_errf(err, errlen, "--gpu-metrics: at most %d URLs", RUNOPTS_MAX_GPU_URLS);
+    urls[(*n)++] = a;
+    return 0;
+}
+
 int runopts_metrics_flags(const char *interval, int off, const char *url,
                           uint64_t *interval_ns, char *err, size_t errlen)
 {

@@ -186,6 +186,15 @@ int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonne
 int runopts_percent(const char *name, const char *v, double lo, double hi, double *out, char *err,
                     size_t errlen);
 
+/* The most --gpu-metrics URLs a run or sweep scrapes (one exporter per
+ * machine). */
+#define RUNOPTS_MAX_GPU_URLS 16
+
+/* One --gpu-metrics URL a: an http:// or https:// URL, appended to
+ * urls[*n] when fewer than RUNOPTS_MAX_GPU_URLS are there. 0 or
+ * LL_E_INVAL with the reason in err. run and sweep take the flag. */
+int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size_t errlen);
+
 /* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least
  * SCRAPE_MIN_INTERVAL_NS) into *interval_ns, and --no-metrics beside
  * --metrics-url refused; run and sweep take these flags. 0 or LL_E_INVAL. */

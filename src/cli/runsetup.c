@@ -22,6 +22,7 @@
 #include "http/fetch.h"
 #include "measure/results.h"
 #include "measure/verdict.h"
+#include "metrics/energy.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
 
@@ -673,6 +674,51 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
     run_setup_stopped(rs, "probe");
 }
 
+void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_t n,
+                            uint64_t interval_ns, int quiet)
+{
+    for (size_t i = 0; i < n && rs->n_gpu < RUN_SETUP_MAX_GPU; i++) {
+        if (run_setup_stopped(rs, "probe"))
+            break;
+        struct scraper *g =
+            scraper_for_gpu(urls[i], interval_ns, rs->dir, rs->scraper == NULL && rs->n_gpu == 0,
+                            quiet, rs->sig_fd);
+        if (g)
+            rs->gpu_scrapers[rs->n_gpu++] = g;
+    }
+}
+
+void run_setup_gpu_start(struct scraper *const *gs, size_t n, uint64_t run_start_abs_ns)
+{
+    for (size_t i = 0; i < n; i++) {
+        char err[200];
+        if (scraper_start(gs[i], run_start_abs_ns, err, sizeof err) != 0)
+            ll_errorf("warning: GPU metrics: %s", err);
+    }
+}
+
+void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_result *res,
+                      double cost_per_hour, struct energy_figures *out)
+{
+    const struct stats *cs = &res->stats, *cold = &res->cold;
+    double tokens = (double)(cs->output_tokens + cs->output_tokens_failed + cold->output_tokens +
+                             cold->output_tokens_failed);
+    double ok = (double)(cs->by_kind[REC_OK] + cold->by_kind[REC_OK]);
+    double window_s = (double)res->elapsed_ns / 1e9;
+    struct energy_figures parts[RUN_SETUP_MAX_GPU];
+    for (size_t i = 0; i < n; i++) {
+        struct scrape_join j;
+        scraper_stop(gs[i]);
+        int rc = scrape_join(gs[i], res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
+                             SCRAPE_SPAN_OUTER, &j);
+        energy_figures_compute(&j, rc, tokens, ok, window_s, cost_per_hour, &parts[i]);
+    }
+    if (n)
+        energy_figures_combine(parts, n, out);
+    else
+        energy_figures_compute(NULL, LL_E_NOTFOUND, tokens, ok, window_s, cost_per_hour, out);
+}
+
 int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)
 {
     char err[512];
@@ -830,6 +876,9 @@ void run_setup_close(struct run_setup *rs)
 {
     scraper_free(rs->scraper);
     rs->scraper = NULL;
+    for (size_t i = 0; i < rs->n_gpu; i++)
+        scraper_free(rs->gpu_scrapers[i]);
+    rs->n_gpu = 0;
     if (rs->have_res)
         driver_result_free(&rs->res);
     rs->have_res = 0;

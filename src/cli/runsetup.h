@@ -7,6 +7,8 @@
  *                       per word (llmload calibrate's), before the load
  *   run_setup_results   the results directory, run.json, requests.jsonl
  *   run_setup_scraper   the server-metrics scraper (run and sweep)
+ *   run_setup_gpu_*     the GPU telemetry scrapers and the run's energy
+ *                       (run and replay; sweep joins them per step)
  *   run_setup_drive     one driver run (run and replay; sweep drives steps)
  *   run_setup_finish    summary.json, then run.json with its outcome
  *   run_setup_end       run.json's outcome without a summary (a run stopped
@@ -52,6 +54,9 @@ struct run_target {
     json_t *contract_server;        /* run.json's contract.server (contract.h), or NULL */
 };
 
+/* The most --gpu-metrics URLs a run scrapes. */
+#define RUN_SETUP_MAX_GPU RUNOPTS_MAX_GPU_URLS
+
 /* What the sequence holds. Zero-initialise, then run_setup_open. */
 struct run_setup {
     struct run_target target;
@@ -61,6 +66,8 @@ struct run_setup {
     int records_fd;                 /* open O_RDWR | O_APPEND (sweep reads it back); -1 */
     int hist_fd;                    /* DIR/hist.jsonl, open O_WRONLY | O_APPEND; -1 */
     struct scraper *scraper;        /* NULL: no server metrics */
+    struct scraper *gpu_scrapers[RUN_SETUP_MAX_GPU]; /* --gpu-metrics, n_gpu of them */
+    size_t n_gpu;
     struct driver_result res;       /* run_setup_drive's, valid when have_res */
     int have_res;
     int sig_fd;             /* a signalfd of SIGINT and SIGTERM, or -1 */
@@ -116,6 +123,30 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
  * none (a note or warning printed). */
 void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t interval_ns,
                        const struct run_config *cfg, int quiet);
+
+/* The GPU telemetry scrapers (--gpu-metrics, run and replay): one per
+ * URL of urls[0, n) (n <= RUN_SETUP_MAX_GPU) into rs->gpu_scrapers,
+ * every interval_ns, their lines appended to DIR/server_metrics.jsonl
+ * with "source": "gpu" (the file truncated by the first when there is no
+ * server scraper). A URL that fails its probe is kept: a warning, then
+ * counted gaps. Not started: run_setup_gpu_start does that with the
+ * driver's clock. Stops early for a stop signal (rs->stopped_in "probe"). */
+void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_t n,
+                            uint64_t interval_ns, int quiet);
+
+/* Start the GPU scrapers gs[0, n) with the run's t = 0 (the live
+ * callback's first view); a scraper that cannot start is a warning. */
+void run_setup_gpu_start(struct scraper *const *gs, size_t n, uint64_t run_start_abs_ns);
+
+struct energy_figures;
+
+/* The energy over the run from the GPU scrapers gs[0, n) (n may be 0):
+ * stop each, join its series to the run's span (SCRAPE_SPAN_OUTER), divide
+ * by the client's output tokens (every record's, as the server join counts
+ * them) and ok requests, and sum the exporters (energy_figures_combine).
+ * cost_per_hour: the GPUs' price per hour, NAN for none. */
+void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_result *res,
+                      double cost_per_hour, struct energy_figures *out);
 
 /* 1 when a stop signal came: one taken before (rs->stopped_in set), or
  * one pending now, which is taken, said on stderr and recorded as

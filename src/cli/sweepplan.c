@@ -91,6 +91,10 @@ void sweep_usage(FILE *f)
         "                           the engine's running-batch bound and KV cache (tokens),\n"
         "                           either or both, for the first-limit finding (KV: default\n"
         "                           what /metrics exports; sequences: none exports them)\n"
+        "  --gpu-metrics URL        scrape GPU telemetry (a DCGM exporter's /metrics, or\n"
+        "                           `llmload sim --gpu-metrics`) for the whole sweep: each\n"
+        "                           step's energy per output token and per request, power\n"
+        "                           (repeatable, up to 16: one per machine, summed)\n"
         "\n"
         "Findings, cost and CI checks:\n"
         "  --headroom PCT           operate at this share of the SLO capacity (default 80)\n"
@@ -130,6 +134,13 @@ void sweep_usage(FILE *f)
         SWEEP_DEFAULT_MAX_STEPS);
 }
 
+/* --gpu-metrics: repeatable, up to RUNOPTS_MAX_GPU_URLS URLs. */
+static int take_gpu_url(void *dst, const char *a, char *err, size_t errlen)
+{
+    struct sweep_opts *so = dst;
+    return runopts_gpu_url(a, so->gpu_urls, &so->n_gpu_urls, err, errlen);
+}
+
 /* The flags only `sweep` has, in the groups of its --help; runopts_parse
  * adds the shared ones. */
 #define VALUE(name, field) RUNOPTS_VALUE(name, struct sweep_opts, field)
@@ -167,6 +178,7 @@ static const struct runopts_flag sweep_own_flags[] = {
     VALUE("metrics-interval", metrics_interval),
     SET("no-metrics", no_metrics),
     VALUE("engine-limits", engine_limits),
+    {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
 };
 #undef VALUE
 #undef SET

@@ -37,6 +37,8 @@ struct sweep_opts {
     const char *metrics_url, *metrics_interval, *engine_limits;
     const char *cold_restart, *cold_restart_timeout;
     int no_recovery, expect_slo, no_metrics;
+    const char *gpu_urls[RUNOPTS_MAX_GPU_URLS]; /* --gpu-metrics URLs, in flag order */
+    size_t n_gpu_urls;
 };
 
 /* The plan that comes out of the flags. */

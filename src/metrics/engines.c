@@ -14,6 +14,10 @@
 
 #define ROW(e, m, n, t, conf) {e, m, n, NULL, NULL, t, 1.0, conf}
 #define ROWL(e, m, n, ln, lv, t, conf) {e, m, n, ln, lv, t, 1.0, conf}
+#define ROWS(e, m, n, t, scale, conf)                                                              \
+    {                                                                                              \
+        e, m, n, NULL, NULL, t, scale, conf                                                        \
+    }
 
 /* In preference order within an engine and meaning: newer names first. */
 static const struct engine_metric engine_table[] = {
@@ -35,10 +39,12 @@ static const struct engine_metric engine_table[] = {
     ROW(ENGINE_SGLANG, ENGINE_M_WAITING, "sglang:num_queue_reqs", PROM_GAUGE, 1),
     ROW(ENGINE_SGLANG, ENGINE_M_RUNNING, "sglang:num_running_reqs", PROM_GAUGE, 1),
     ROW(ENGINE_SGLANG, ENGINE_M_KV_USAGE, "sglang:token_usage", PROM_GAUGE, 1),
-    ROW(ENGINE_SGLANG, ENGINE_M_PREEMPTIONS, "sglang:num_retracted_requests_total", PROM_COUNTER, 0),
+    ROW(ENGINE_SGLANG, ENGINE_M_PREEMPTIONS, "sglang:num_retracted_requests_total", PROM_COUNTER,
+        0),
     ROW(ENGINE_SGLANG, ENGINE_M_TTFT, "sglang:time_to_first_token_seconds", PROM_HISTOGRAM, 1),
     ROW(ENGINE_SGLANG, ENGINE_M_PROMPT_TOKENS, "sglang:prompt_tokens_total", PROM_COUNTER, 1),
-    ROW(ENGINE_SGLANG, ENGINE_M_GENERATION_TOKENS, "sglang:generation_tokens_total", PROM_COUNTER, 1),
+    ROW(ENGINE_SGLANG, ENGINE_M_GENERATION_TOKENS, "sglang:generation_tokens_total", PROM_COUNTER,
+        1),
     ROW(ENGINE_SGLANG, ENGINE_M_REQUEST_SUCCESS, "sglang:num_requests_total", PROM_COUNTER, 0),
 
     /* TGI: no TTFT histogram, no KV gauge, no preemption counter. Token
@@ -46,7 +52,8 @@ static const struct engine_metric engine_table[] = {
     ROW(ENGINE_TGI, ENGINE_M_WAITING, "tgi_queue_size", PROM_GAUGE, 1),
     ROW(ENGINE_TGI, ENGINE_M_RUNNING, "tgi_batch_current_size", PROM_GAUGE, 1),
     ROW(ENGINE_TGI, ENGINE_M_PROMPT_TOKENS, "tgi_request_input_length_sum", PROM_HISTOGRAM, 1),
-    ROW(ENGINE_TGI, ENGINE_M_GENERATION_TOKENS, "tgi_request_generated_tokens_sum", PROM_HISTOGRAM, 1),
+    ROW(ENGINE_TGI, ENGINE_M_GENERATION_TOKENS, "tgi_request_generated_tokens_sum", PROM_HISTOGRAM,
+        1),
     ROW(ENGINE_TGI, ENGINE_M_REQUEST_SUCCESS, "tgi_request_success", PROM_COUNTER, 1),
 
     /* llama.cpp server. kv_cache_usage_ratio (a fraction) is in older
@@ -55,16 +62,30 @@ static const struct engine_metric engine_table[] = {
     ROW(ENGINE_LLAMACPP, ENGINE_M_RUNNING, "llamacpp:requests_processing", PROM_GAUGE, 1),
     ROW(ENGINE_LLAMACPP, ENGINE_M_KV_USAGE, "llamacpp:kv_cache_usage_ratio", PROM_GAUGE, 1),
     ROW(ENGINE_LLAMACPP, ENGINE_M_PROMPT_TOKENS, "llamacpp:prompt_tokens_total", PROM_COUNTER, 1),
-    ROW(ENGINE_LLAMACPP, ENGINE_M_GENERATION_TOKENS, "llamacpp:tokens_predicted_total", PROM_COUNTER, 1),
+    ROW(ENGINE_LLAMACPP, ENGINE_M_GENERATION_TOKENS, "llamacpp:tokens_predicted_total",
+        PROM_COUNTER, 1),
 
     /* Triton. With the TensorRT-LLM backend the in-flight batcher holds the
      * queue, so its gauges come first; Triton's own pending count is the
      * fallback for other backends. */
-    ROWL(ENGINE_TRITON, ENGINE_M_WAITING, "nv_trt_llm_request_metrics", "request_type", "waiting", PROM_GAUGE, 1),
+    ROWL(ENGINE_TRITON, ENGINE_M_WAITING, "nv_trt_llm_request_metrics", "request_type", "waiting",
+         PROM_GAUGE, 1),
     ROW(ENGINE_TRITON, ENGINE_M_WAITING, "nv_inference_pending_request_count", PROM_GAUGE, 0),
-    ROWL(ENGINE_TRITON, ENGINE_M_RUNNING, "nv_trt_llm_request_metrics", "request_type", "scheduled", PROM_GAUGE, 1),
-    ROWL(ENGINE_TRITON, ENGINE_M_KV_USAGE, "nv_trt_llm_kv_cache_block_metrics", "kv_cache_block_type", "fraction", PROM_GAUGE, 0),
+    ROWL(ENGINE_TRITON, ENGINE_M_RUNNING, "nv_trt_llm_request_metrics", "request_type", "scheduled",
+         PROM_GAUGE, 1),
+    ROWL(ENGINE_TRITON, ENGINE_M_KV_USAGE, "nv_trt_llm_kv_cache_block_metrics",
+         "kv_cache_block_type", "fraction", PROM_GAUGE, 0),
     ROW(ENGINE_TRITON, ENGINE_M_REQUEST_SUCCESS, "nv_inference_request_success", PROM_COUNTER, 1),
+
+    /* NVIDIA's DCGM exporter (default-counters.csv): one sample per GPU.
+     * The energy counter is in mJ; the profiling field is 0..1. */
+    ROW(ENGINE_DCGM, ENGINE_M_GPU_POWER, "DCGM_FI_DEV_POWER_USAGE", PROM_GAUGE, 1),
+    ROWS(ENGINE_DCGM, ENGINE_M_GPU_ENERGY, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", PROM_COUNTER,
+         0.001, 1),
+    ROW(ENGINE_DCGM, ENGINE_M_GPU_UTIL, "DCGM_FI_DEV_GPU_UTIL", PROM_GAUGE, 1),
+    ROW(ENGINE_DCGM, ENGINE_M_GPU_MEM_USED, "DCGM_FI_DEV_FB_USED", PROM_GAUGE, 1),
+    ROW(ENGINE_DCGM, ENGINE_M_GPU_SM_CLOCK, "DCGM_FI_DEV_SM_CLOCK", PROM_GAUGE, 1),
+    ROW(ENGINE_DCGM, ENGINE_M_GPU_GR_ACTIVE, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", PROM_GAUGE, 1),
 };
 
 static const struct {
@@ -90,6 +111,7 @@ const char *engines_kind_name(enum engine_kind k)
     static const char *const names[] = {
         [ENGINE_UNKNOWN] = "unknown", [ENGINE_VLLM] = "vllm",         [ENGINE_SGLANG] = "sglang",
         [ENGINE_TGI] = "tgi",         [ENGINE_LLAMACPP] = "llamacpp", [ENGINE_TRITON] = "triton",
+        [ENGINE_DCGM] = "dcgm",
     };
     _Static_assert(LL_ARRAY_LEN(names) == ENGINE_KIND_COUNT, "a name for each engine");
     return (unsigned)k < ENGINE_KIND_COUNT ? names[k] : "unknown";
@@ -107,9 +129,25 @@ const char *engines_meaning_name(enum engine_meaning m)
         [ENGINE_M_PROMPT_TOKENS] = "prompt_tokens",
         [ENGINE_M_GENERATION_TOKENS] = "generation_tokens",
         [ENGINE_M_REQUEST_SUCCESS] = "request_success",
+        [ENGINE_M_GPU_POWER] = "gpu_power",
+        [ENGINE_M_GPU_ENERGY] = "gpu_energy",
+        [ENGINE_M_GPU_UTIL] = "gpu_util",
+        [ENGINE_M_GPU_MEM_USED] = "gpu_mem_used",
+        [ENGINE_M_GPU_SM_CLOCK] = "gpu_sm_clock",
+        [ENGINE_M_GPU_GR_ACTIVE] = "gpu_gr_active",
     };
     _Static_assert(LL_ARRAY_LEN(names) == ENGINE_MEANING_COUNT, "a name for each meaning");
     return (unsigned)m < ENGINE_MEANING_COUNT ? names[m] : "none";
+}
+
+int engines_meaning_is_mean(enum engine_meaning m)
+{
+    return m == ENGINE_M_GPU_UTIL || m == ENGINE_M_GPU_SM_CLOCK || m == ENGINE_M_GPU_GR_ACTIVE;
+}
+
+int engines_meaning_is_gpu(enum engine_meaning m)
+{
+    return m >= ENGINE_M_GPU_POWER && m <= ENGINE_M_GPU_GR_ACTIVE;
 }
 
 int engines_prompt_excludes_cached(enum engine_kind k)
@@ -200,9 +238,10 @@ int engines_extract(enum engine_kind k, const struct prom_scrape *s,
             if (!row_matches(row, smp))
                 continue;
             double x = smp->value * row->scale;
+            if (isnan(x) &&
+                (row->meaning == ENGINE_M_KV_USAGE || engines_meaning_is_gpu(row->meaning)))
+                continue; /* a NaN gauge (a GPU that fell off the bus) says nothing */
             if (row->meaning == ENGINE_M_KV_USAGE) {
-                if (isnan(x))
-                    continue;       /* a NaN gauge says nothing */
                 v = x > v ? x : v;
             } else {
                 v += x;
@@ -211,8 +250,11 @@ int engines_extract(enum engine_kind k, const struct prom_scrape *s,
         }
         if (n == 0)
             continue;
+        if (engines_meaning_is_mean(row->meaning))
+            v /= (double)n;
         out->value[row->meaning] = v;
         out->present[row->meaning] = 1;
+        out->n[row->meaning] = n;
         out->source[row->meaning] = row;
     }
     return 0;

@@ -20,7 +20,10 @@ enum engine_kind {
     ENGINE_SGLANG,
     ENGINE_TGI,
     ENGINE_LLAMACPP,
-    ENGINE_TRITON,       /* Triton, with or without the TensorRT-LLM backend */
+    ENGINE_TRITON, /* Triton, with or without the TensorRT-LLM backend */
+    ENGINE_DCGM,   /* NVIDIA's DCGM exporter (GPU telemetry, --gpu-metrics): never
+                          * detected, only asked for (a server's /metrics may carry
+                          * DCGM_FI_* beside its own, as llmload sim --gpu-metrics does) */
     ENGINE_KIND_COUNT,
 };
 
@@ -34,6 +37,13 @@ enum engine_meaning {
     ENGINE_M_PROMPT_TOKENS,     /* counter: prompt (prefill) tokens */
     ENGINE_M_GENERATION_TOKENS, /* counter: generated tokens */
     ENGINE_M_REQUEST_SUCCESS,   /* counter: requests finished */
+    /* GPU telemetry (ENGINE_DCGM), one sample per GPU in a scrape: */
+    ENGINE_M_GPU_POWER,     /* gauge: power draw, W, summed over GPUs */
+    ENGINE_M_GPU_ENERGY,    /* counter: energy since boot, J, summed over GPUs */
+    ENGINE_M_GPU_UTIL,      /* gauge: utilisation, %, mean over GPUs */
+    ENGINE_M_GPU_MEM_USED,  /* gauge: framebuffer used, MiB, summed over GPUs */
+    ENGINE_M_GPU_SM_CLOCK,  /* gauge: SM clock, MHz, mean over GPUs */
+    ENGINE_M_GPU_GR_ACTIVE, /* gauge: graphics engine active, 0..1, mean over GPUs */
     ENGINE_MEANING_COUNT,
 };
 
@@ -86,12 +96,14 @@ enum engine_kind engines_detect(const struct prom_scrape *s);
 
 /* One value per meaning from one scrape. present[m] is 1 when the engine
  * exposes meaning m in this scrape. Counts and counters are summed over
- * label sets (several models, ranks, finish reasons); KV usage is the
- * maximum over them. Histograms (TTFT) are not values: see
- * engines_ttft_histogram. */
+ * label sets (several models, ranks, finish reasons, GPUs); KV usage is
+ * the maximum over them; GPU utilisation, SM clock and engine activity
+ * are the mean over GPUs (engines_meaning_is_mean). Histograms (TTFT)
+ * are not values: see engines_ttft_histogram. */
 struct engine_values {
     double value[ENGINE_MEANING_COUNT];
     int present[ENGINE_MEANING_COUNT];
+    size_t n[ENGINE_MEANING_COUNT]; /* samples that made each value (GPUs, for DCGM) */
     const struct engine_metric *source[ENGINE_MEANING_COUNT]; /* the row
                                                  * used, or NULL */
 };
@@ -100,6 +112,12 @@ struct engine_values {
  * arguments or an unknown engine (out is then all zeros). */
 int engines_extract(enum engine_kind k, const struct prom_scrape *s,
                     struct engine_values *out);
+
+/* 1 for a meaning whose value over several label sets is their mean. */
+int engines_meaning_is_mean(enum engine_meaning m);
+
+/* 1 for the GPU telemetry meanings (ENGINE_M_GPU_*). */
+int engines_meaning_is_gpu(enum engine_meaning m);
 
 /* The KV cache's capacity in tokens, where engine k exports it: vLLM's
  * info gauge vllm:cache_config_info carries num_gpu_blocks and block_size

@@ -37,6 +37,14 @@ int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
                            uint64_t end_abs_ns, struct scrape_point *p,
                            struct prom_scrape **parsed)
 {
+    return scrape_point_from_body_as(ENGINE_UNKNOWN, body, len, start_abs_ns, end_abs_ns, p,
+                                     parsed);
+}
+
+int scrape_point_from_body_as(enum engine_kind kind, const char *body, size_t len,
+                              uint64_t start_abs_ns, uint64_t end_abs_ns, struct scrape_point *p,
+                              struct prom_scrape **parsed)
+{
     if (!p)
         return LL_E_INVAL;
     memset(p, 0, sizeof *p);
@@ -53,7 +61,7 @@ int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
         return 0;
     }
     p->ok = 1;
-    p->engine = engines_detect(ps);
+    p->engine = kind != ENGINE_UNKNOWN ? kind : engines_detect(ps);
     if (p->engine != ENGINE_UNKNOWN) {
         struct engine_values v;
         if (engines_extract(p->engine, ps, &v) == 0) {
@@ -61,6 +69,8 @@ int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
                 p->value[m] = v.value[m];
                 p->present[m] = (unsigned char)(v.present[m] != 0);
             }
+            size_t g = LL_MAX(v.n[ENGINE_M_GPU_POWER], v.n[ENGINE_M_GPU_ENERGY]);
+            p->gpus = (unsigned)g;
         }
         struct prom_histogram *h = ll_malloc(sizeof *h);
         if (engines_ttft_histogram(p->engine, ps, h) == 0 && h->n_buckets > 0) {
@@ -247,6 +257,31 @@ static void ttft_over(const struct scrape_series *s, size_t a, size_t b, struct 
     free(acc);
 }
 
+/* The power integrated from point a to point b by the trapezoid rule
+ * between consecutive ok points that had it; the points in between that
+ * failed or lacked power are counted as gaps and bridged. */
+static void power_over(const struct scrape_series *s, size_t a, size_t b, struct scrape_join *out)
+{
+    size_t prev = SIZE_MAX;
+    for (size_t i = a; i <= b; i++) {
+        const struct scrape_point *p = &s->pts[i];
+        if (!p->ok || !p->present[ENGINE_M_GPU_POWER]) {
+            if (i > a && i < b)
+                out->power_gaps++;
+            continue;
+        }
+        if (prev != SIZE_MAX) {
+            const struct scrape_point *q = &s->pts[prev];
+            double dt_s = (double)(point_time(p) - point_time(q)) / 1e9;
+            out->power_integral_j +=
+                (q->value[ENGINE_M_GPU_POWER] + p->value[ENGINE_M_GPU_POWER]) / 2 * dt_s;
+            out->power_s += dt_s;
+            out->power_integral_present = 1;
+        }
+        prev = i;
+    }
+}
+
 int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
                        enum scrape_span span, struct scrape_join *out)
 {
@@ -283,12 +318,23 @@ int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64
         gauge_add(&out->waiting, p, ENGINE_M_WAITING);
         gauge_add(&out->running, p, ENGINE_M_RUNNING);
         gauge_add(&out->kv_usage, p, ENGINE_M_KV_USAGE);
+        gauge_add(&out->gpu_power, p, ENGINE_M_GPU_POWER);
+        gauge_add(&out->gpu_util, p, ENGINE_M_GPU_UTIL);
+        gauge_add(&out->gpu_mem_used, p, ENGINE_M_GPU_MEM_USED);
+        gauge_add(&out->gpu_sm_clock, p, ENGINE_M_GPU_SM_CLOCK);
+        gauge_add(&out->gpu_gr_active, p, ENGINE_M_GPU_GR_ACTIVE);
+        out->gpus = LL_MAX(out->gpus, p->gpus);
         if (p->kv_capacity_tokens > 0) /* NAN (or a zeroed point): not exported */
             out->kv_capacity_tokens = p->kv_capacity_tokens;
     }
     gauge_finish(&out->waiting);
     gauge_finish(&out->running);
     gauge_finish(&out->kv_usage);
+    gauge_finish(&out->gpu_power);
+    gauge_finish(&out->gpu_util);
+    gauge_finish(&out->gpu_mem_used);
+    gauge_finish(&out->gpu_sm_clock);
+    gauge_finish(&out->gpu_gr_active);
 
     size_t a, b;
     if (span == SCRAPE_SPAN_OUTER) {
@@ -309,6 +355,8 @@ int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64
     counter_over(s, a, b, ENGINE_M_GENERATION_TOKENS, &out->generation_tokens);
     counter_over(s, a, b, ENGINE_M_REQUEST_SUCCESS, &out->request_success);
     ttft_over(s, a, b, out);
+    counter_over(s, a, b, ENGINE_M_GPU_ENERGY, &out->gpu_energy);
+    power_over(s, a, b, out);
     return 0;
 }
 
@@ -423,6 +471,12 @@ static const char *const meaning_key[ENGINE_MEANING_COUNT] = {
     [ENGINE_M_PROMPT_TOKENS] = "prompt_tokens_total",
     [ENGINE_M_GENERATION_TOKENS] = "generation_tokens_total",
     [ENGINE_M_REQUEST_SUCCESS] = "request_success_total",
+    [ENGINE_M_GPU_POWER] = "power_w",
+    [ENGINE_M_GPU_ENERGY] = "energy_j_total",
+    [ENGINE_M_GPU_UTIL] = "gpu_util_pct",
+    [ENGINE_M_GPU_MEM_USED] = "fb_used_mib",
+    [ENGINE_M_GPU_SM_CLOCK] = "sm_clock_mhz",
+    [ENGINE_M_GPU_GR_ACTIVE] = "gr_engine_active",
 };
 
 /* The JSON line of one scrape, without t_ns (set when written). */
@@ -434,17 +488,22 @@ static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
     json_object_set_new(o, "mono_ns", json_integer((json_int_t)p->start_abs_ns));
     json_object_set_new(o, "dur_ns", json_integer((json_int_t)(p->end_abs_ns - p->start_abs_ns)));
     json_object_set_new(o, "ok", json_boolean(p->ok));
+    if (s->cfg.gpu)
+        json_object_set_new(o, "source", json_string("gpu"));
     if (!p->ok) {
         json_object_set_new(o, "error", json_string(error ? error : "failed"));
         return o;
     }
     json_object_set_new(o, "engine", json_string(engines_kind_name(p->engine)));
+    if (s->cfg.gpu)
+        json_object_set_new(o, "gpus", json_integer(p->gpus));
     for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
-        if (!meaning_key[m])
+        if (!meaning_key[m] || engines_meaning_is_gpu((enum engine_meaning)m) != s->cfg.gpu)
             continue;
         if (!p->present[m])
             json_object_set_new(o, meaning_key[m], json_null());
-        else if (m == ENGINE_M_KV_USAGE)
+        else if (m == ENGINE_M_KV_USAGE ||
+                 (engines_meaning_is_gpu((enum engine_meaning)m) && m != ENGINE_M_GPU_MEM_USED))
             json_object_set_new(o, meaning_key[m], json_num(p->value[m]));
         else
             json_object_set_new(o, meaning_key[m], json_count(p->value[m]));
@@ -542,9 +601,17 @@ static int scrape_once(struct scraper *s, char *err, size_t errlen)
         snprintf(err, errlen, "HTTP %ld", s->resp.status);
         rc = LL_E_PROTO;
     } else {
-        scrape_point_from_body(s->resp.body, s->resp.body_len, start, end, &p, &ps);
+        scrape_point_from_body_as(s->cfg.gpu ? ENGINE_DCGM : ENGINE_UNKNOWN, s->resp.body,
+                                  s->resp.body_len, start, end, &p, &ps);
         if (!p.ok) {
             snprintf(err, errlen, "no Prometheus samples in a %zu-byte body", s->resp.body_len);
+            rc = LL_E_PROTO;
+        } else if (s->cfg.gpu && p.gpus == 0) {
+            /* Not a DCGM exporter (or one with no GPU): a gap, not zero watts. */
+            snprintf(err, errlen,
+                     "no DCGM_FI_DEV_POWER_USAGE or "
+                     "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION samples");
+            p.ok = 0;
             rc = LL_E_PROTO;
         }
     }
@@ -773,6 +840,38 @@ struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t 
         return NULL;
     }
     return s; /* an explicit URL's failed probe warned and counts */
+}
+
+struct scraper *scraper_for_gpu(const char *url, uint64_t interval_ns, const char *dir,
+                                int truncate, int quiet, int cancel_fd)
+{
+    char path[1100], err[256];
+    struct scrape_config cfg = {.url = url,
+                                .interval_ns = interval_ns,
+                                .timeout_ns = LL_MIN(interval_ns / 10 * 8, SCRAPE_RUN_TIMEOUT_NS),
+                                .out_fd = -1,
+                                .gpu = 1};
+    struct scraper *s = scraper_new(&cfg, err, sizeof err);
+    if (!s) {
+        ll_errorf("warning: GPU metrics: %s; going on without them", err);
+        return NULL;
+    }
+    (void)quiet; /* a named URL that fails always warns */
+    int n = snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0);
+    int fd = n > 0 && (size_t)n < sizeof path ? open(path, flags, 0644) : -1;
+    if (fd < 0) {
+        ll_errorf("warning: %s: %s; going on without GPU metrics", path, strerror(errno));
+        scraper_free(s);
+        return NULL;
+    }
+    s->cfg.out_fd = fd;
+    s->owns_fd = 1;
+    if (probe_cancellable(s, cancel_fd, err, sizeof err) == LL_E_INTR) {
+        scraper_free(s);
+        return NULL;
+    }
+    return s; /* a failed probe warned and counts */
 }
 
 /* "12.3ms"-style seconds for people; "-" when not a number. */

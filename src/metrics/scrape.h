@@ -46,6 +46,8 @@ struct scrape_point {
     double ttft_sum_s;              /* seconds */
     double ttft_total;              /* observations */
     double kv_capacity_tokens;      /* engines_kv_capacity_tokens; NAN when not exported */
+    unsigned gpus;                  /* ENGINE_DCGM: GPUs in the scrape (power or energy
+                                     * samples); 0 otherwise */
 };
 
 /* Fill *p from one scrape body (len bytes, need not be NUL-terminated)
@@ -57,6 +59,13 @@ struct scrape_point {
 int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
                            uint64_t end_abs_ns, struct scrape_point *p,
                            struct prom_scrape **parsed);
+
+/* The same for a scrape known to come from engine kind (no detection):
+ * ENGINE_DCGM for GPU telemetry, whose samples may share a page with a
+ * server's own. ENGINE_UNKNOWN detects, as scrape_point_from_body. */
+int scrape_point_from_body_as(enum engine_kind kind, const char *body, size_t len,
+                              uint64_t start_abs_ns, uint64_t end_abs_ns, struct scrape_point *p,
+                              struct prom_scrape **parsed);
 
 /* Free the arrays a point owns and zero it. Safe on a zeroed point. */
 void scrape_point_reset(struct scrape_point *p);
@@ -130,6 +139,20 @@ struct scrape_join {
      * it. hi is +Inf when the rank fell past the last finite bound, and
      * the estimate is then only a lower bound. */
     double ttft_p50_lo_s, ttft_p50_hi_s, ttft_p99_lo_s, ttft_p99_hi_s;
+    /* GPU telemetry (a series of ENGINE_DCGM points): gauges over the
+     * window (power W and memory MiB summed over GPUs, utilisation %,
+     * SM clock MHz and engine activity 0..1 their mean), the energy
+     * counter's increase over the span (J), and the power integrated
+     * over the span by the trapezoid rule between consecutive ok scrapes
+     * that had it (J over power_s seconds; power_gaps scrapes in the span
+     * failed or lacked power, and were bridged). */
+    struct scrape_gauge gpu_power, gpu_util, gpu_mem_used, gpu_sm_clock, gpu_gr_active;
+    struct scrape_counter gpu_energy;
+    int power_integral_present; /* 1: two or more ok scrapes in the span had power */
+    double power_integral_j;
+    double power_s; /* seconds the integral covers */
+    size_t power_gaps;
+    unsigned gpus; /* the most GPUs an ok scrape in the window had */
 };
 
 /* Join series s to the window [t0_abs_ns, t1_abs_ns] (CLOCK_MONOTONIC,
@@ -158,6 +181,8 @@ struct scrape_config {
                                      * 0: only when the engine is unknown.
                                      * At most SCRAPE_RAW_MAX_SAMPLES either way. */
     int quiet;                      /* 1: no warning on stderr */
+    int gpu;                        /* 1: GPU telemetry (a DCGM exporter): its DCGM_FI_*
+                                     * samples only, lines carry "source": "gpu" */
 };
 
 struct scraper;
@@ -215,6 +240,14 @@ void scraper_free(struct scraper *s);
 #define SCRAPE_RUN_TIMEOUT_NS (2 * LL_NS_PER_SEC)
 struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t interval_ns,
                                 const char *dir, int quiet, int cancel_fd);
+
+/* The GPU telemetry scraper of one run (--gpu-metrics URL, a DCGM
+ * exporter's /metrics): like scraper_for_run with an explicit URL, its
+ * lines appended to dir/server_metrics.jsonl with "source": "gpu" (the
+ * file is truncated first when truncate is 1: no server scraper opened
+ * it). A URL that fails the probe is kept: a warning, and counted gaps. */
+struct scraper *scraper_for_gpu(const char *url, uint64_t interval_ns, const char *dir,
+                                int truncate, int quiet, int cancel_fd);
 
 /* The metrics URL (borrowed, valid for the scraper's life). */
 const char *scraper_url(const struct scraper *s);

@@ -214,7 +214,10 @@ static size_t load_server_series(const char *path, struct report_server_sample *
         if (!o)
             continue;
         json_t *t = json_object_get(o, "t_ns"), *d = json_object_get(o, "dur_ns");
-        if (json_is_true(json_object_get(o, "ok")) && json_is_integer(t)) {
+        /* GPU telemetry (--gpu-metrics) shares the file: not the server's. */
+        const char *src = json_string_value(json_object_get(o, "source"));
+        if (json_is_true(json_object_get(o, "ok")) && json_is_integer(t) &&
+            !(src && strcmp(src, "gpu") == 0)) {
             if (n == cap) {
                 cap *= 2;
                 *out = ll_realloc(*out, cap * sizeof **out);
@@ -264,6 +267,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         p->attainment = s->attainment;
         p->input_tps = s->input_tps;
         p->output_tps = s->output_tps;
+        p->j_per_output_token = s->j_per_output_token;
         p->scheduled = s->stats.scheduled;
         p->ok = s->stats.by_kind[REC_OK];
         p->no_stream = stats_embeddings(&s->stats);
@@ -319,6 +323,8 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
     r->server_said = b->server_text[0] ? b->server_text : NULL;
     r->steps = rs;
     r->n_steps = b->n_steps;
+    for (size_t i = 0; i < b->n_steps; i++)
+        r->energy |= b->steps[i].f.energy.present;
     r->slo_ttft_ms = (double)set->slo.ttft_ns / 1e6;
     r->slo_tpot_ms = (double)set->slo.tpot_ns / 1e6;
     r->slo_e2e_ms = (double)set->slo.e2e_ns / 1e6;

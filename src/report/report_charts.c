@@ -473,6 +473,26 @@ void report_tokens_chart(struct strbuf *b, const struct report *r,
     report_curve_free(&cv);
 }
 
+void report_energy_chart(struct strbuf *b, const struct report *r, const size_t *order, size_t n,
+                         const struct report_marks *marks)
+{
+    struct report_curve cv;
+    report_curve_build(&cv, r, order, n, offsetof(struct report_step, j_per_output_token), 1.0,
+                       "j_per_output_token", "GPU energy per output token", "#e69f00");
+    struct svg_chart c = {
+        .id = "chart-energy",
+        .title = r->closed_loop ? "Energy per output token against achieved load"
+                                : "Energy per output token against offered load",
+        .x = report_load_axis(r),
+        .y = {.label = "energy", .unit = "J/token", .min = NAN, .max = NAN, .include_zero = 1},
+        .series = cv.se,
+        .n_series = cv.nse,
+        .empty_note = "no energy figure (the GPU scrapes did not cover a step)",
+    };
+    report_chart_write_marked(b, &c, marks);
+    report_curve_free(&cv);
+}
+
 void report_errors_chart(struct strbuf *b, const struct report *r)
 {
     size_t n = r->n_steps;

@@ -400,6 +400,7 @@ enum report_fig {
     REPORT_FIG_ATTAINMENT,
     REPORT_FIG_RPS,
     REPORT_FIG_TOKENS,
+    REPORT_FIG_ENERGY,
     REPORT_FIG_ERRORS,
     REPORT_FIG_INFLIGHT,
     REPORT_FIG_SERVER_QUEUE,
@@ -440,6 +441,8 @@ static int report_fig_shown(const struct report *r, enum report_fig f)
     }
     if (f == REPORT_FIG_SERVER_QUEUE || f == REPORT_FIG_SERVER_KV)
         return r->n_server > 0;
+    if (f == REPORT_FIG_ENERGY)
+        return r->energy;
     return 1;
 }
 
@@ -463,6 +466,7 @@ static void report_fig_chart(struct strbuf *b, const struct report_view *v, enum
     case REPORT_FIG_ATTAINMENT: report_attainment_chart(b, r, v->order, v->n, v->marks); break;
     case REPORT_FIG_RPS: report_throughput_chart(b, r, v->order, v->n, v->marks); break;
     case REPORT_FIG_TOKENS: report_tokens_chart(b, r, v->order, v->n, v->marks); break;
+    case REPORT_FIG_ENERGY: report_energy_chart(b, r, v->order, v->n, v->marks); break;
     case REPORT_FIG_ERRORS: report_errors_chart(b, r); break;
     case REPORT_FIG_INFLIGHT: report_inflight_chart(b, r); break;
     case REPORT_FIG_SERVER_QUEUE: report_server_chart(b, r, 0); break;
@@ -520,6 +524,11 @@ static const struct report_figure report_throughput_figs[] = {
     {REPORT_FIG_TOKENS, NULL, "Output tokens per second",
      "Generated tokens of successful requests. It flattens where "
      "the server is saturated."},
+    {REPORT_FIG_ENERGY, NULL, "Energy per output token",
+     "The GPUs' energy over each step's window (--gpu-metrics: the "
+     "energy counter's increase, else the power integrated) over the "
+     "output tokens received in it: the efficiency curve. It falls as "
+     "batches fill and idle power is shared, and flattens at saturation."},
 };
 
 /* Errors: by kind per step, one wide chart. */

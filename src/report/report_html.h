@@ -86,12 +86,14 @@ struct report_step {
                                    * distribution chart uses ttft_ns's six points */
     /* The step's cold start (--cold-start N), in none of the figures
      * above; cold_n 0 = none (table#cold leaves the step out). */
-    uint64_t cold_n;          /* N */
-    uint64_t cold_scheduled;  /* its requests */
-    uint64_t cold_ok;         /* of them ok; 0 = the latencies below are not shown */
-    uint64_t cold_ttft_ns[3]; /* ns, p50, p99, max */
-    uint64_t cold_e2e_p99_ns; /* ns */
-    double cold_cached_share; /* fraction 0..1 of their prompt tokens; NAN = not reported */
+    uint64_t cold_n;           /* N */
+    uint64_t cold_scheduled;   /* its requests */
+    uint64_t cold_ok;          /* of them ok; 0 = the latencies below are not shown */
+    uint64_t cold_ttft_ns[3];  /* ns, p50, p99, max */
+    uint64_t cold_e2e_p99_ns;  /* ns */
+    double cold_cached_share;  /* fraction 0..1 of their prompt tokens; NAN = not reported */
+    double j_per_output_token; /* J, the GPUs' energy per output token over the step's
+                                * window (--gpu-metrics); NAN = none */
 };
 
 /* One traffic class at one step of the sweep. */
@@ -144,6 +146,7 @@ struct report {
                                  * shown under the knee ("first limit: the batch at 24
                                  * req/s"); may be NULL */
     const char *findings_text;  /* the sweep's findings in words; may be NULL; newlines kept */
+    int energy;                 /* 1: the sweep scraped GPU telemetry (the energy chart) */
     const struct report_server_sample *server; /* n_server scrapes in time order; may be NULL */
     size_t n_server;
     const struct report_class *classes; /* n_classes; NULL/0 = no per-class section */

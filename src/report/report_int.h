@@ -86,6 +86,11 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks);
 
+/* The GPUs' energy per output token (J) against load: the efficiency
+ * curve (--gpu-metrics). */
+void report_energy_chart(struct strbuf *b, const struct report *r, const size_t *order, size_t n,
+                         const struct report_marks *marks);
+
 /* Output tokens/s against load. */
 void report_tokens_chart(struct strbuf *b, const struct report *r,
                          const size_t *order, size_t n,

@@ -165,7 +165,55 @@ static void server_cols(FILE *f, const struct sweep_step *s)
     num(f, v->has_span ? s->client_tokens_in_span : NAN);
 }
 
-static void row(FILE *f, const struct sweep_step *s)
+/* The columns of a sweep with GPU telemetry (--gpu-metrics), after all
+ * the others; a sweep without it has none of them, so its steps.csv is
+ * what it always was. */
+static const char *const energy_columns[] = {
+    "energy_source",
+    "energy_j",
+    "energy_missing",
+    "energy_gaps",
+    "gpus",
+    "mean_power_w",
+    "max_power_w",
+    "gpu_util_mean_pct",
+    "j_per_output_token",
+    "j_per_request",
+    "output_tokens_per_j",
+};
+#define N_ENERGY (sizeof energy_columns / sizeof energy_columns[0])
+
+/* 1 when some step of the n had GPU telemetry. */
+static int have_energy(const struct sweep_step *steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (steps[i].f.energy.present)
+            return 1;
+    return 0;
+}
+
+/* The N_ENERGY energy columns: all empty when the step was not scraped. */
+static void energy_cols(FILE *f, const struct sweep_step *s)
+{
+    const struct sweep_energy *e = &s->f.energy;
+    if (!e->present) {
+        for (size_t i = 0; i < N_ENERGY; i++)
+            fputc(',', f);
+        return;
+    }
+    fprintf(f, ",%s", e->source);
+    num(f, e->energy_j);
+    fprintf(f, ",%llu,%llu,%u", (unsigned long long)e->missing, (unsigned long long)e->gaps,
+            e->gpus);
+    num(f, s->mean_power_w);
+    num(f, e->max_power_w);
+    num(f, e->util_mean_pct);
+    num(f, s->j_per_output_token);
+    num(f, s->j_per_request);
+    num(f, s->output_tokens_per_j);
+}
+
+static void row_fields(FILE *f, const struct sweep_step *s)
 {
     const struct stats *st = &s->stats;
     int ok = st->by_kind[REC_OK] > 0;
@@ -205,6 +253,18 @@ static void row(FILE *f, const struct sweep_step *s)
         fprintf(f, ",%llu", (unsigned long long)st->by_kind[k]);
     num(f, s->hold_factor);
     fprintf(f, ",%d", s->short_hold);
+}
+
+static void row(FILE *f, const struct sweep_step *s)
+{
+    row_fields(f, s);
+    fputc('\n', f);
+}
+
+static void row_energy(FILE *f, const struct sweep_step *s)
+{
+    row_fields(f, s);
+    energy_cols(f, s);
     fputc('\n', f);
 }
 
@@ -256,9 +316,10 @@ static void class_rows(FILE *f, const struct sweep_step *s)
     }
 }
 
-/* Write a header of ncols names and rows(f, step) for each step to path
- * atomically. */
+/* Write a header of ncols names, then nextra more (extra may be NULL
+ * when nextra is 0), and rows(f, step) for each step to path atomically. */
 static int csv_write(const char *path, const char *const *cols, size_t ncols,
+                     const char *const *extra, size_t nextra,
                      void (*rows)(FILE *, const struct sweep_step *),
                      const struct sweep_step *steps, size_t n, char *err, size_t errlen)
 {
@@ -274,6 +335,8 @@ static int csv_write(const char *path, const char *const *cols, size_t ncols,
     }
     for (size_t i = 0; i < ncols; i++)
         fprintf(f, "%s%s", i ? "," : "", cols[i]);
+    for (size_t i = 0; i < nextra; i++)
+        fprintf(f, ",%s", extra[i]);
     fputc('\n', f);
     for (size_t i = 0; i < n; i++)
         rows(f, &steps[i]);
@@ -296,12 +359,14 @@ static int csv_write(const char *path, const char *const *cols, size_t ncols,
 int steps_csv_write(const char *path, const struct sweep_step *steps, size_t n, char *err,
                     size_t errlen)
 {
-    return csv_write(path, steps_csv_columns, steps_csv_ncolumns, row, steps, n, err, errlen);
+    int energy = have_energy(steps, n);
+    return csv_write(path, steps_csv_columns, steps_csv_ncolumns, energy ? energy_columns : NULL,
+                     energy ? N_ENERGY : 0, energy ? row_energy : row, steps, n, err, errlen);
 }
 
 int steps_csv_write_classes(const char *path, const struct sweep_step *steps, size_t n,
                             char *err, size_t errlen)
 {
-    return csv_write(path, steps_csv_class_columns, steps_csv_class_ncolumns, class_rows,
+    return csv_write(path, steps_csv_class_columns, steps_csv_class_ncolumns, NULL, 0, class_rows,
                      steps, n, err, errlen);
 }

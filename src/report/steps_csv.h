@@ -11,7 +11,9 @@
 
 #include "sweep/sweep.h"
 
-/* The header names, in column order; steps_csv_ncolumns of them. */
+/* The header names, in column order; steps_csv_ncolumns of them. A sweep
+ * with GPU telemetry (--gpu-metrics) has eleven more after them, from
+ * energy_source to output_tokens_per_j (docs/formats.md). */
 extern const char *const steps_csv_columns[];
 extern const size_t steps_csv_ncolumns;
 

@@ -1175,6 +1175,8 @@ int api_handle(struct api_ctx *ctx, struct api_req *r, const struct http_request
         struct engine_stats st;
         engine_get_stats(ctx->engine, &st);
         metrics_render(ctx->metrics, &st, ctx->model_name, b);
+        if (ctx->gpu)
+            gpu_render(ctx->gpu, &st, now_ns, b);
         return respond(out, 200, "text/plain; version=0.0.4; charset=utf-8", b->data, b->len,
                        ka);
     }

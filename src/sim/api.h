@@ -15,6 +15,7 @@
 
 #include "sim/engine.h"
 #include "sim/faults.h"
+#include "sim/gpu.h"
 #include "sim/http.h"
 #include "sim/metrics.h"
 #include "sim/simlog.h"
@@ -33,6 +34,7 @@ struct api_ctx {
     struct engine *engine;          /* borrowed */
     struct faults *faults;          /* borrowed; one draw per completion request */
     struct metrics *metrics;        /* borrowed */
+    const struct gpu_model *gpu;    /* borrowed; NULL without --gpu-metrics */
     struct simlog *log;             /* borrowed; NULL without --log */
     const char *model_name;         /* served model id, borrowed */
     uint32_t block_tokens;          /* engine's KV block size, tokens */

@@ -584,6 +584,8 @@ static void step_execute(struct engine *e)
         i = next;
     }
     e->st.steps_total++;
+    e->st.prefill_tokens_stepped_total += e->step_prefill_tokens;
+    e->st.decode_seqs_stepped_total += e->step_decode_seqs;
 }
 
 static void fill_event(struct engine_event *ev, enum engine_event_kind kind, uint32_t i,
@@ -892,4 +894,10 @@ void engine_get_stats(const struct engine *e, struct engine_stats *out)
     out->waiting = e->waiting.count;
     out->kv_used_tokens = (uint64_t)e->n_used_blocks * e->cfg.block_tokens;
     out->kv_usage_frac = (double)out->kv_used_tokens / (double)e->cfg.kv_tokens;
+    out->step_end_ns = e->step_end_ns;
+    if (e->step_end_ns != UINT64_MAX) {
+        out->step_start_ns = e->step_start_ns;
+        out->step_prefill_tokens = e->step_prefill_tokens;
+        out->step_decode_seqs = e->step_decode_seqs;
+    }
 }

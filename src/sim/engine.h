@@ -108,6 +108,16 @@ struct engine_stats {
     uint64_t success_total;         /* requests finished (not cancelled) */
     uint64_t rejected_total;        /* submits refused by queue_limit */
     uint64_t steps_total;
+    /* The work of completed steps, for the sim's power model (sim/gpu.h):
+     * every prefill token computed (recompute after preemption included)
+     * and every decoding sequence-step (one output token each). */
+    uint64_t prefill_tokens_stepped_total;
+    uint64_t decode_seqs_stepped_total;
+    /* The step planned or in progress: its span on the server's clock and
+     * its work. step_end_ns is UINT64_MAX when the engine is idle (the
+     * other three are then 0). */
+    uint64_t step_start_ns, step_end_ns;
+    uint64_t step_prefill_tokens, step_decode_seqs;
 };
 
 /* Validate cfg; returns 0 or LL_E_INVAL with a one-line reason in err. */

@@ -76,6 +76,7 @@ struct server {
     struct engine *engine;
     struct faults faults;
     struct metrics metrics;
+    struct gpu_model gpu; /* cfg.gpu, its clock set when the loop starts */
     struct simlog *log;
     struct api_ctx api;
     struct http_limits limits;
@@ -495,6 +496,7 @@ int server_run(struct server *s)
     struct epoll_event evs[SERVER_MAX_EVENTS];
     s->start_ns = ll_now_ns();
     s->now_ns = s->start_ns;
+    s->gpu.start_ns = s->start_ns;
     s->end_ns = s->cfg.duration_ns ? s->start_ns + s->cfg.duration_ns : UINT64_MAX;
     s->next_log_flush_ns = s->start_ns + LL_NS_PER_SEC;
     if (s->cfg.stall_for_ns > 0 && s->cfg.stall_from_first)
@@ -678,6 +680,9 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     s->api.engine = s->engine;
     s->api.faults = &s->faults;
     s->api.metrics = &s->metrics;
+    s->gpu = cfg->gpu;
+    s->gpu.start_ns = ll_now_ns(); /* server_run sets it again when serving starts */
+    s->api.gpu = cfg->gpu_metrics ? &s->gpu : NULL;
     s->api.log = s->log;
     s->api.model_name = cfg->model_name;
     s->api.block_tokens = cfg->engine.prefix_cache ? cfg->engine.block_tokens : 0;

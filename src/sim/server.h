@@ -11,6 +11,7 @@
 
 #include "sim/engine.h"
 #include "sim/faults.h"
+#include "sim/gpu.h"
 #include "workload/tokenizer.h"
 
 /* /v1/embeddings: floats per vector by default (small: a load test
@@ -45,6 +46,8 @@ struct server_config {
     uint32_t vocab;                 /* --vocab: token IDs below it; 0 = TOKENIZER_ID_MAX + 1 */
     uint32_t embeddings_dim;        /* --embeddings-dim: floats per embedding (1 ..
                                      * SERVER_MAX_EMBEDDINGS_DIM); 0 = SERVER_DEFAULT_EMBEDDINGS_DIM */
+    int gpu_metrics;                /* --gpu-metrics: /metrics also serves DCGM's series */
+    struct gpu_model gpu;           /* their power model (start_ns is set by server_run) */
 };
 
 struct server;

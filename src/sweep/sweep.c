@@ -39,6 +39,14 @@ void sweep_step_init(struct sweep_step *s)
     s->recovery.back_ns = s->recovery.recovery_ns = LL_NO_TIME;
     s->backlog_at_switch = NAN;
     sweep_server_clear(&s->f.server);
+    sweep_energy_clear(&s->f.energy);
+    s->j_per_output_token = s->j_per_request = s->output_tokens_per_j = s->mean_power_w = NAN;
+}
+
+void sweep_energy_clear(struct sweep_energy *e)
+{
+    memset(e, 0, sizeof *e);
+    e->energy_j = e->max_power_w = e->util_mean_pct = NAN;
 }
 
 void sweep_server_clear(struct sweep_server *srv)
@@ -74,6 +82,28 @@ static double tokens_in_span(const struct record *r, uint64_t a, uint64_t b)
     if (to > from)
         got += rest * (double)(to - from) / (double)(hi - lo);
     return got;
+}
+
+/* a / b, NAN unless both are finite and b is above 0. */
+static double energy_ratio(double a, double b)
+{
+    return isfinite(a) && isfinite(b) && b > 0 ? a / b : NAN;
+}
+
+/* The step's energy figures from f.energy and the records over its span:
+ * the client's output tokens received in the span (as the server join
+ * counts them) and the ok requests that ended in it. */
+static void step_energy_finish(struct sweep_step *s)
+{
+    const struct sweep_energy *e = &s->f.energy;
+    s->j_per_output_token = s->j_per_request = s->output_tokens_per_j = s->mean_power_w = NAN;
+    if (!e->present || !e->has_span || !isfinite(e->energy_j))
+        return;
+    double span_s = (double)(e->span_to_ns - e->span_from_ns) / 1e9;
+    s->mean_power_w = energy_ratio(e->energy_j, span_s);
+    s->j_per_output_token = energy_ratio(e->energy_j, s->energy_tokens_in_span);
+    s->j_per_request = energy_ratio(e->energy_j, (double)s->energy_ok_in_span);
+    s->output_tokens_per_j = energy_ratio(s->energy_tokens_in_span, e->energy_j);
 }
 
 void sweep_step_free(struct sweep_step *s)
@@ -188,6 +218,12 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
     if (f->server.has_span)
         s->client_tokens_in_span += tokens_in_span(r, f->server.span_from_ns,
                                                    f->server.span_to_ns);
+    if (f->energy.has_span) {
+        s->energy_tokens_in_span += tokens_in_span(r, f->energy.span_from_ns, f->energy.span_to_ns);
+        if (r->kind == REC_OK && r->end_ns != LL_NO_TIME && r->end_ns >= f->energy.span_from_ns &&
+            r->end_ns <= f->energy.span_to_ns)
+            s->energy_ok_in_span++;
+    }
     if (r->cold) {
         s->cold.scheduled++;
         if (r->sent_ns != LL_NO_TIME)
@@ -363,6 +399,7 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     for (size_t k = 0; k < f->n_classes; k++)
         class_finish(s, k, set, w);
     s->cost_per_mtok = sweep_cost_per_mtok(set->cost_per_hour, set->replicas, s->output_tps);
+    step_energy_finish(s);
     if (f->recovery) {
         sweep_recovery_measure(s->met_sched_ns, s->met, s->n_met, f->warmup_ns, f->duration_ns,
                                SWEEP_RECOVERY_TAIL_NS, &s->recovery);
@@ -773,6 +810,54 @@ static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n
         fprintf(f, "KV %%: not exported by this engine (%s)\n", engine[0] ? engine : "unknown");
 }
 
+/* v with 3 significant digits, or a dash when it is not finite. */
+static void fmt_sig3(char *buf, size_t len, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, len, "%.3g", v);
+    else
+        snprintf(buf, len, "-");
+}
+
+/* One line per step the GPU telemetry covered (--gpu-metrics): its
+ * energy over the window and the figures from it; nothing without. */
+static void print_energy_table(FILE *f, const struct sweep_step *steps, size_t n)
+{
+    int repeats = sweep_has_repeats(steps, n);
+    int w = step_label_width(steps, n, repeats);
+    size_t scraped = 0;
+    for (size_t i = 0; i < n; i++)
+        scraped += steps[i].f.energy.present;
+    if (!scraped)
+        return;
+    fprintf(f, "\nGPU energy per step window (--gpu-metrics):\n");
+    fprintf(f, "%*s %10s %9s %9s %9s %9s %9s %5s  %s\n", w, "step", "energy J", "J/tok", "J/req",
+            "tok/J", "mean W", "max W", "GPUs", "source");
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_step *s = &steps[i];
+        const struct sweep_energy *e = &s->f.energy;
+        char id[32], ej[24], jt[24], jr[24], tj[24], mw[24], xw[24], src[48];
+        if (!e->present)
+            continue;
+        sweep_step_label(&s->f, repeats, id, sizeof id);
+        fmt_sig3(ej, sizeof ej, e->energy_j);
+        fmt_sig3(jt, sizeof jt, s->j_per_output_token);
+        fmt_sig3(jr, sizeof jr, s->j_per_request);
+        fmt_sig3(tj, sizeof tj, s->output_tokens_per_j);
+        fmt_sig3(mw, sizeof mw, s->mean_power_w);
+        fmt_sig3(xw, sizeof xw, e->max_power_w);
+        if (!e->source[0])
+            snprintf(src, sizeof src, "none (%" PRIu64 " URL%s without a figure)", e->missing,
+                     e->missing == 1 ? "" : "s");
+        else if (e->gaps)
+            snprintf(src, sizeof src, "%s (%" PRIu64 " gaps)", e->source, e->gaps);
+        else
+            snprintf(src, sizeof src, "%s", e->source);
+        fprintf(f, "%*s %10s %9s %9s %9s %9s %9s %5u  %s\n", w, id, ej, jt, jr, tj, mw, xw, e->gpus,
+                src);
+    }
+}
+
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len)
 {
     size_t bad = 0, all = 0, at = 0;
@@ -898,6 +983,7 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
     }
     free(points);
     print_server_table(f, steps, n);
+    print_energy_table(f, steps, n);
 }
 
 void sweep_print_classes(FILE *f, const struct sweep_findings *fd)

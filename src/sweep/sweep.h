@@ -140,6 +140,29 @@ struct sweep_server {
 /* Mark srv as "not scraped": present 0, every figure NAN. */
 void sweep_server_clear(struct sweep_server *srv);
 
+/* The GPUs' energy over one step's window (--gpu-metrics), joined live by
+ * `llmload sweep` (scrape_join, SCRAPE_SPAN_INNER, each exporter's figures
+ * summed as a run sums them: metrics/energy.h) and kept in steps.jsonl
+ * ("energy") so `llmload report` rebuilds it. The per-token figures are
+ * derived from it and the step's records (struct sweep_step). */
+struct sweep_energy {
+    int present;           /* 1: the sweep scraped GPU telemetry during this step */
+    char source[16];       /* "energy_counter" or "power_integral"; "" = no figure */
+    double energy_j;       /* J, all GPUs, over the span; NAN = no figure (an exporter
+                                * without one withholds the sum: missing counts them) */
+    uint64_t missing;      /* exporters with no figure over this step */
+    uint64_t gaps;         /* power_integral: scrapes bridged */
+    unsigned gpus;         /* GPUs the exporters reported, summed */
+    double max_power_w;    /* W, the sum of each exporter's largest scraped power */
+    double util_mean_pct;  /* %, mean GPU utilisation (weighted by GPUs); NAN = none */
+    int has_span;          /* 1: span_*_ns below hold */
+    uint64_t span_from_ns; /* ns since the step's start: the scrapes the energy */
+    uint64_t span_to_ns;   /* runs between (the client's tokens use the same) */
+};
+
+/* Mark e as "not scraped": present 0, every figure NAN. */
+void sweep_energy_clear(struct sweep_energy *e);
+
 /* Traffic classes (--workload FILE): a sweep breaks out each class of a
  * file that defines two or more. Names fit SWEEP_CLASS_NAME_MAX bytes (NUL
  * included, as WL_NAME_MAX); at most SWEEP_MAX_CLASSES (WL_MAX_CLASSES). */
@@ -204,6 +227,7 @@ struct sweep_facts {
     struct inflight_sample *series;/* in-flight samples; owned, n_series of them */
     size_t n_series;
     struct sweep_server server;  /* server metrics over the window (present 0 = none) */
+    struct sweep_energy energy;  /* GPU energy over the window (present 0 = none) */
     struct sweep_class_facts *classes; /* owned; n_classes of them (0 = no breakdown);
                                   * allocated by sweep_step_classes_init */
     size_t n_classes;
@@ -266,6 +290,9 @@ struct sweep_step {
                                   * (warm-up and failed ones too) received inside the
                                   * server span (f.server.span_*): the first at first_ns,
                                   * the rest spread evenly over (first_ns, last_ns] */
+    double energy_tokens_in_span; /* tokens, the same count over the energy's span
+                                   * (f.energy.span_*) */
+    uint64_t energy_ok_in_span;   /* ok records (warm-up ones too) that ended inside it */
     uint64_t *met_sched_ns;      /* sched_ns of each window record but cancelled ones,
                                   * in finish order (sorted by sweep_recovery_measure) */
     unsigned char *met;          /* 1 when that record met the SLO (ok when there is none) */
@@ -296,6 +323,12 @@ struct sweep_step {
     char invalid_reason[160];    /* why, "" when valid */
     char lateness_warning[160];  /* valid, but lateness p99 over 1 ms: what it moved; "" */
     double cost_per_mtok;        /* cost per million output tokens; NAN = no cost given */
+    /* From f.energy and the records over its span (sweep_step_finish);
+     * NAN when there is no energy figure or nothing to divide by. */
+    double j_per_output_token;      /* J per output token received in the span */
+    double j_per_request;           /* J per ok request that ended in the span */
+    double output_tokens_per_j;     /* tokens per J */
+    double mean_power_w;            /* W, energy_j over the span */
     struct sweep_recovery recovery; /* recovery step only (all LL_NO_TIME otherwise) */
     double backlog_at_switch;    /* requests in flight at the switch (the last in-flight
                                   * sample at or before it); NAN without a lead-in */

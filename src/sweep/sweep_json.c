@@ -116,6 +116,68 @@ static void server_facts_from_json(json_t *o, struct sweep_server *v)
     }
 }
 
+/* The facts of the GPU energy (steps.jsonl's "energy"). */
+static json_t *energy_facts_json(const struct sweep_energy *e)
+{
+    json_t *o = json_object();
+    jset(o, "source", e->source[0] ? json_string(e->source) : json_null());
+    jset(o, "energy_j", jnum(e->energy_j));
+    jset(o, "missing", ju64(e->missing));
+    jset(o, "gaps", ju64(e->gaps));
+    jset(o, "gpus", ju64(e->gpus));
+    jset(o, "max_power_w", jnum(e->max_power_w));
+    jset(o, "util_mean_pct", jnum(e->util_mean_pct));
+    jset(o, "span_from_ns", e->has_span ? ju64(e->span_from_ns) : json_null());
+    jset(o, "span_to_ns", e->has_span ? ju64(e->span_to_ns) : json_null());
+    return o;
+}
+
+/* A count from o[k]: a non-negative integer, else 0. */
+static uint64_t count_or_zero(json_t *o, const char *k)
+{
+    json_t *x = json_object_get(o, k);
+    return json_is_integer(x) && json_integer_value(x) > 0 ? (uint64_t)json_integer_value(x) : 0;
+}
+
+static void energy_facts_from_json(json_t *o, struct sweep_energy *e)
+{
+    sweep_energy_clear(e);
+    if (!json_is_object(o))
+        return;
+    e->present = 1;
+    const char *src = json_string_value(json_object_get(o, "source"));
+    snprintf(e->source, sizeof e->source, "%s", src ? src : "");
+    e->energy_j = num_or_nan(o, "energy_j");
+    e->missing = count_or_zero(o, "missing");
+    e->gaps = count_or_zero(o, "gaps");
+    e->gpus = (unsigned)LL_MIN(count_or_zero(o, "gpus"), (uint64_t)UINT32_MAX);
+    e->max_power_w = num_or_nan(o, "max_power_w");
+    e->util_mean_pct = num_or_nan(o, "util_mean_pct");
+    json_t *a = json_object_get(o, "span_from_ns"), *b = json_object_get(o, "span_to_ns");
+    if (json_is_integer(a) && json_is_integer(b) && json_integer_value(a) >= 0 &&
+        json_integer_value(b) > json_integer_value(a)) {
+        e->has_span = 1;
+        e->span_from_ns = (uint64_t)json_integer_value(a);
+        e->span_to_ns = (uint64_t)json_integer_value(b);
+    }
+}
+
+json_t *sweep_energy_json(const struct sweep_step *s)
+{
+    const struct sweep_energy *e = &s->f.energy;
+    if (!e->present)
+        return NULL;
+    json_t *o = energy_facts_json(e);
+    jset(o, "client_output_tokens",
+         e->has_span ? json_real(s->energy_tokens_in_span) : json_null());
+    jset(o, "client_ok_requests", e->has_span ? ju64(s->energy_ok_in_span) : json_null());
+    jset(o, "mean_power_w", jnum(s->mean_power_w));
+    jset(o, "j_per_output_token", jnum(s->j_per_output_token));
+    jset(o, "j_per_request", jnum(s->j_per_request));
+    jset(o, "output_tokens_per_j", jnum(s->output_tokens_per_j));
+    return o;
+}
+
 json_t *sweep_server_json(const struct sweep_step *s)
 {
     const struct sweep_server *v = &s->f.server;
@@ -174,6 +236,8 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
     jset(o, "inflight_series", series);
     if (f->server.present)
         jset(o, "server", server_facts_json(&f->server));
+    if (f->energy.present)
+        jset(o, "energy", energy_facts_json(&f->energy));
     if (f->n_classes) {
         json_t *arr = json_array();
         for (size_t k = 0; k < f->n_classes; k++) {
@@ -310,6 +374,7 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
     f->n_series =
         sweep_inflight_series_from_json(json_object_get(o, "inflight_series"), &f->series);
     server_facts_from_json(json_object_get(o, "server"), &f->server);
+    energy_facts_from_json(json_object_get(o, "energy"), &f->energy);
     return class_facts_from_json(json_object_get(o, "classes"), s, err, errlen);
 }
 
@@ -535,6 +600,9 @@ static json_t *step_json(const struct sweep_step *s)
     json_t *srv = sweep_server_json(s);
     if (srv)
         jset(o, "server", srv);
+    json_t *en = sweep_energy_json(s);
+    if (en)
+        jset(o, "energy", en);
     if (s->f.n_classes) {
         json_t *arr = json_array();
         for (size_t k = 0; k < s->f.n_classes; k++)

@@ -17,6 +17,13 @@
  * per-step "server"): NULL when the step was not scraped. Caller owns it. */
 json_t *sweep_server_json(const struct sweep_step *s);
 
+/* The GPU energy of step s (summary.json's per-step "energy"): the facts,
+ * the client's tokens and ok requests over the energy's span and the
+ * figures from them (J per output token and per request, tokens per J,
+ * mean power). NULL when the sweep did not scrape GPU telemetry. Caller
+ * owns it. */
+json_t *sweep_energy_json(const struct sweep_step *s);
+
 /* The steps.jsonl line of f (an object; caller owns it). */
 json_t *sweep_facts_json(const struct sweep_facts *f);
 

@@ -40,6 +40,7 @@ test_workload     -                              -                              
 test_compare_sweep_sim -                         -                                   -
 test_images       -                              -                                   -
 test_embeddings   -                              -                                   -
+test_gpu          -                              -                                   -
 test_run          -                              test_co_*                           -
 test_run          test_co_closed_loop            -                                   -
 test_run          test_co_open_loop              -                                   -

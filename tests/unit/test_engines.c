@@ -262,9 +262,8 @@ static void test_table_consistent(void **state)
     const struct engine_metric *t = engines_table(&n);
     assert_true(n >= 30);
     static const char *prefix[ENGINE_KIND_COUNT] = {
-        [ENGINE_VLLM] = "vllm:", [ENGINE_SGLANG] = "sglang:",
-        [ENGINE_TGI] = "tgi_", [ENGINE_LLAMACPP] = "llamacpp:",
-        [ENGINE_TRITON] = "nv_",
+        [ENGINE_VLLM] = "vllm:",         [ENGINE_SGLANG] = "sglang:", [ENGINE_TGI] = "tgi_",
+        [ENGINE_LLAMACPP] = "llamacpp:", [ENGINE_TRITON] = "nv_",     [ENGINE_DCGM] = "DCGM_FI_",
     };
     int has_waiting[ENGINE_KIND_COUNT] = {0};
     for (size_t i = 0; i < n; i++) {
@@ -276,9 +275,11 @@ static void test_table_consistent(void **state)
         assert_true((t[i].label_name == NULL) == (t[i].label_value == NULL));
         if (t[i].meaning == ENGINE_M_WAITING)
             has_waiting[t[i].engine] = 1;
+        /* GPU meanings are the DCGM exporter's, and only its. */
+        assert_int_equal(engines_meaning_is_gpu(t[i].meaning), t[i].engine == ENGINE_DCGM);
     }
     for (int k = ENGINE_UNKNOWN + 1; k < ENGINE_KIND_COUNT; k++)
-        assert_int_equal(has_waiting[k], 1);
+        assert_int_equal(has_waiting[k], k != ENGINE_DCGM); /* telemetry has no queue */
     assert_string_equal(engines_kind_name(ENGINE_LLAMACPP), "llamacpp");
     assert_string_equal(engines_meaning_name(ENGINE_M_KV_USAGE), "kv_usage");
 }

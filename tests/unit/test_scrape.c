@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "measure/hist.h"
+#include "metrics/energy.h"
 #include "metrics/engines.h"
 #include "metrics/expose.h"
 #include "metrics/scrape.h"
@@ -578,6 +579,109 @@ static void test_expose_page(void **state)
     expose_free(NULL);
 }
 
+/* A DCGM page of two GPUs at t_s seconds (10 ms long): each draws
+ * power_w / 2 and has used energy_j / 2 (in mJ); with_energy 0 leaves the
+ * counter out (an exporter without it). */
+static void add_gpu(struct scrape_series *s, double t_s, double power_w, double energy_j,
+                    int with_energy)
+{
+    char body[1024];
+    size_t off = 0;
+    for (int g = 0; g < 2; g++) {
+        off += (size_t)snprintf(body + off, sizeof body - off,
+                                "DCGM_FI_DEV_POWER_USAGE{gpu=\"%d\",UUID=\"GPU-%d\"} %g\n"
+                                "DCGM_FI_DEV_GPU_UTIL{gpu=\"%d\",UUID=\"GPU-%d\"} %d\n",
+                                g, g, power_w / 2, g, g, g == 0 ? 100 : 50);
+        if (with_energy)
+            off += (size_t)snprintf(body + off, sizeof body - off,
+                                    "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"%d\"} %.0f\n", g,
+                                    energy_j / 2 * 1000);
+    }
+    assert_true(off < sizeof body);
+    struct scrape_point p;
+    uint64_t t = (uint64_t)(t_s * 1e9);
+    assert_int_equal(
+        scrape_point_from_body_as(ENGINE_DCGM, body, off, t, t + 10 * LL_NS_PER_MS, &p, NULL), 0);
+    assert_true(p.ok);
+    assert_int_equal(p.gpus, 2);
+    assert_int_equal(scrape_series_add(s, &p), 0);
+}
+
+/* Energy from the counter where there is one (its increase over the
+ * outer span), else the power integrated by trapezoids, the failed scrape
+ * in the middle bridged and counted; and the per-token figures. */
+static void test_gpu_energy(void **state)
+{
+    struct scrape_series s;
+    scrape_series_init(&s);
+    /* 100 W, then 300 W for 2 s, then 100 W; the counter agrees. */
+    add_gpu(&s, 0, 100, 1000, 1);
+    add_gpu(&s, 1, 300, 1200, 1);
+    add_failed(&s, 2);
+    add_gpu(&s, 3, 300, 1800, 1);
+    add_gpu(&s, 4, 100, 2000, 1);
+    struct scrape_join j;
+    assert_int_equal(
+        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(3.5e9), SCRAPE_SPAN_OUTER, &j), 0);
+    assert_int_equal(j.gpus, 2);
+    assert_true(j.gpu_energy.present);
+    ASSERT_NEAR(j.gpu_energy.delta, 1000, 1e-9);
+    assert_true(j.power_integral_present);
+    /* (100+300)/2 + (300+300)/2 * 2 + (300+100)/2 = 1000 J over 4 s. */
+    ASSERT_NEAR(j.power_integral_j, 1000, 1e-6);
+    ASSERT_NEAR(j.power_s, 4, 1e-9);
+    assert_int_equal(j.power_gaps, 1);
+    ASSERT_NEAR(j.gpu_power.max, 300, 0);
+    ASSERT_NEAR(j.gpu_util.mean, 75, 0); /* the mean over the two GPUs */
+
+    struct energy_figures e;
+    energy_figures_compute(&j, 0, 500, 20, 3, 7.2, &e);
+    assert_true(e.present);
+    assert_string_equal(e.source, "energy_counter");
+    ASSERT_NEAR(e.j_per_output_token, 2, 1e-12);
+    ASSERT_NEAR(e.j_per_request, 50, 1e-12);
+    ASSERT_NEAR(e.output_tokens_per_j, 0.5, 1e-12);
+    ASSERT_NEAR(e.mean_power_w, 250, 1e-9);
+    /* 7.2 per hour over 3 s is 0.006, for 500 tokens: 12 per million. */
+    ASSERT_NEAR(e.cost_per_m_output_tokens, 12, 1e-9);
+    scrape_series_reset(&s);
+
+    /* Two exporters with the same figures: twice the energy and GPUs,
+     * the same utilisation; with one missing, no figure at all. */
+    struct energy_figures parts[2] = {e, e}, sum;
+    energy_figures_combine(parts, 2, &sum);
+    assert_true(sum.present);
+    ASSERT_NEAR(sum.energy_j, 2000, 1e-9);
+    assert_int_equal(sum.gpus, 4);
+    ASSERT_NEAR(sum.j_per_output_token, 4, 1e-12);
+    ASSERT_NEAR(sum.mean_power_w, 500, 1e-9);
+    ASSERT_NEAR(sum.util_mean_pct, 75, 1e-12);
+    parts[1].present = 0;
+    energy_figures_combine(parts, 2, &sum);
+    assert_false(sum.present);
+    assert_int_equal(sum.missing, 1);
+
+    /* Without the counter: the power series, and its gap, say it. */
+    add_gpu(&s, 0, 100, 0, 0);
+    add_failed(&s, 1);
+    add_gpu(&s, 2, 300, 0, 0);
+    assert_int_equal(
+        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(1.5e9), SCRAPE_SPAN_OUTER, &j), 0);
+    energy_figures_compute(&j, 0, 400, 0, 1, NAN, &e);
+    assert_true(e.present);
+    assert_string_equal(e.source, "power_integral");
+    ASSERT_NEAR(e.energy_j, 400, 1e-6);
+    assert_int_equal(e.gaps, 1);
+    ASSERT_NEAR(e.j_per_output_token, 1, 1e-9);
+    assert_true(isnan(e.j_per_request)); /* no request succeeded */
+    assert_true(isnan(e.cost_per_m_output_tokens));
+    scrape_series_reset(&s);
+
+    /* No usable scrape: no figure, never a zero. */
+    energy_figures_compute(&j, LL_E_NOTFOUND, 400, 4, 1, NAN, &e);
+    assert_false(e.present);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -591,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_default_url),
         cmocka_unit_test(test_scraper_closed_port),
         cmocka_unit_test(test_expose_page),
+        cmocka_unit_test(test_gpu_energy),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

@@ -1,0 +1,212 @@
+/* energy.c: energy figures from a GPU telemetry join. */
+#include "metrics/energy.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "util/util.h"
+
+static double gauge_mean(const struct scrape_gauge *g)
+{
+    return g->present ? g->mean : NAN;
+}
+
+static double ratio(double a, double b)
+{
+    return isfinite(a) && isfinite(b) && b > 0 ? a / b : NAN;
+}
+
+void energy_figures_compute(const struct scrape_join *j, int join_rc, double output_tokens,
+                            double requests, double window_s, double cost_per_hour,
+                            struct energy_figures *out)
+{
+    memset(out, 0, sizeof *out);
+    out->output_tokens = output_tokens;
+    out->requests = requests;
+    out->window_s = window_s;
+    out->cost_per_hour = cost_per_hour;
+    out->max_power_w = out->util_mean_pct = out->sm_clock_mean_mhz = out->gr_active_mean =
+        out->mem_used_max_mib = NAN;
+    out->j_per_output_token = out->j_per_request = out->output_tokens_per_j = NAN;
+    out->mean_power_w = out->cost_per_m_output_tokens = NAN;
+    if (join_rc != 0 || !j)
+        return;
+    double span_s = j->span_to_abs_ns > j->span_from_abs_ns
+                        ? (double)(j->span_to_abs_ns - j->span_from_abs_ns) / 1e9
+                        : 0;
+    if (j->gpu_energy.present && span_s > 0) {
+        out->source = "energy_counter";
+        out->energy_j = j->gpu_energy.delta;
+        out->span_s = span_s;
+    } else if (j->power_integral_present && j->power_s > 0) {
+        out->source = "power_integral";
+        out->energy_j = j->power_integral_j;
+        out->span_s = j->power_s;
+        out->gaps = j->power_gaps;
+    } else {
+        return;
+    }
+    out->present = 1;
+    out->gpus = j->gpus;
+    out->mean_power_w = out->energy_j / out->span_s;
+    out->max_power_w = j->gpu_power.present ? j->gpu_power.max : NAN;
+    out->j_per_output_token = ratio(out->energy_j, output_tokens);
+    out->j_per_request = ratio(out->energy_j, requests);
+    out->output_tokens_per_j = ratio(output_tokens, out->energy_j);
+    out->cost_per_m_output_tokens = ratio(cost_per_hour * window_s / 3600.0 * 1e6, output_tokens);
+    out->util_mean_pct = gauge_mean(&j->gpu_util);
+    out->sm_clock_mean_mhz = gauge_mean(&j->gpu_sm_clock);
+    out->gr_active_mean = gauge_mean(&j->gpu_gr_active);
+    out->mem_used_max_mib = j->gpu_mem_used.present ? j->gpu_mem_used.max : NAN;
+}
+
+/* The weighted mean of parts' field at off, by GPUs; NAN when no part
+ * has it. */
+static double weighted(const struct energy_figures *parts, size_t n, size_t off)
+{
+    double sum = 0, w = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = *(const double *)((const char *)&parts[i] + off);
+        if (isfinite(v) && parts[i].gpus > 0) {
+            sum += v * parts[i].gpus;
+            w += parts[i].gpus;
+        }
+    }
+    return w > 0 ? sum / w : NAN;
+}
+
+/* The sum of parts' field at off; NAN when any part lacks it. */
+static double summed(const struct energy_figures *parts, size_t n, size_t off)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = *(const double *)((const char *)&parts[i] + off);
+        if (!isfinite(v))
+            return NAN;
+        sum += v;
+    }
+    return sum;
+}
+
+void energy_figures_combine(const struct energy_figures *parts, size_t n,
+                            struct energy_figures *out)
+{
+    struct energy_figures base = parts[0];
+    energy_figures_compute(NULL, LL_E_NOTFOUND, base.output_tokens, base.requests, base.window_s,
+                           base.cost_per_hour, out);
+    out->exporters = n;
+    for (size_t i = 0; i < n; i++)
+        out->missing += !parts[i].present;
+    if (out->missing)
+        return;
+    out->present = 1;
+    out->source = parts[0].source;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(parts[i].source, out->source) != 0)
+            out->source = "mixed";
+        out->energy_j += parts[i].energy_j;
+        out->span_s = LL_MAX(out->span_s, parts[i].span_s);
+        out->gaps += parts[i].gaps;
+        out->gpus += parts[i].gpus;
+    }
+    out->mean_power_w = summed(parts, n, offsetof(struct energy_figures, mean_power_w));
+    out->max_power_w = summed(parts, n, offsetof(struct energy_figures, max_power_w));
+    out->mem_used_max_mib = summed(parts, n, offsetof(struct energy_figures, mem_used_max_mib));
+    out->util_mean_pct = weighted(parts, n, offsetof(struct energy_figures, util_mean_pct));
+    out->sm_clock_mean_mhz = weighted(parts, n, offsetof(struct energy_figures, sm_clock_mean_mhz));
+    out->gr_active_mean = weighted(parts, n, offsetof(struct energy_figures, gr_active_mean));
+    out->j_per_output_token = ratio(out->energy_j, out->output_tokens);
+    out->j_per_request = ratio(out->energy_j, out->requests);
+    out->output_tokens_per_j = ratio(out->output_tokens, out->energy_j);
+    out->cost_per_m_output_tokens =
+        ratio(out->cost_per_hour * out->window_s / 3600.0 * 1e6, out->output_tokens);
+}
+
+void energy_print(FILE *f, const struct energy_figures *e, struct scraper *const *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = 0, failed = 0;
+        scraper_counts(s[i], &k, &failed);
+        fprintf(f, "%s (%s): %llu scrapes, %llu failed (gaps)\n", i ? "      " : "energy",
+                scraper_url(s[i]), (unsigned long long)k, (unsigned long long)failed);
+    }
+    if (!e->present) {
+        if (e->missing && e->missing < n)
+            fprintf(f,
+                    "  no figure: %zu of the %zu exporters had no energy counter or power "
+                    "series over the run\n",
+                    e->missing, n);
+        else
+            fprintf(f, "  no energy counter or power series over the run\n");
+        return;
+    }
+    fprintf(f, "  energy               %.1f J over %.2f s, %u GPU%s, from the %s", e->energy_j,
+            e->span_s, e->gpus, e->gpus == 1 ? "" : "s",
+            strcmp(e->source, "energy_counter") == 0   ? "energy counter"
+            : strcmp(e->source, "power_integral") == 0 ? "power series"
+                                                       : "counters and power series");
+    if (strcmp(e->source, "energy_counter") != 0)
+        fprintf(f, " (trapezoid, %zu gap%s bridged)", e->gaps, e->gaps == 1 ? "" : "s");
+    fputc('\n', f);
+    fprintf(f, "  power                mean %.1f W", e->mean_power_w);
+    if (isfinite(e->max_power_w))
+        fprintf(f, "  max %.1f W", e->max_power_w);
+    fputc('\n', f);
+    if (isfinite(e->j_per_output_token))
+        fprintf(f, "  per output token     %.4f J  (%.2f tokens/J)\n", e->j_per_output_token,
+                e->output_tokens_per_j);
+    if (isfinite(e->j_per_request))
+        fprintf(f, "  per request          %.2f J\n", e->j_per_request);
+    if (isfinite(e->cost_per_m_output_tokens))
+        fprintf(f, "  cost                 %.4f per million output tokens (at %g per hour)\n",
+                e->cost_per_m_output_tokens, e->cost_per_hour);
+    if (isfinite(e->util_mean_pct))
+        fprintf(f, "  GPU utilisation      mean %.1f%%\n", e->util_mean_pct);
+}
+
+/* A JSON number, or null where there is none. */
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *energy_json(const struct energy_figures *e, struct scraper *const *s, size_t n)
+{
+    uint64_t scrapes = 0, failed = 0;
+    json_t *o = json_object(), *urls = json_array();
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = 0, kf = 0;
+        scraper_counts(s[i], &k, &kf);
+        scrapes += k;
+        failed += kf;
+        json_array_append_new(urls, json_string(scraper_url(s[i])));
+    }
+    json_object_set_new(o, "url", json_string(n ? scraper_url(s[0]) : ""));
+    json_object_set_new(o, "urls", urls);
+    json_object_set_new(o, "scrapes", json_integer((json_int_t)scrapes));
+    json_object_set_new(o, "failed", json_integer((json_int_t)failed));
+    json_object_set_new(o, "present", json_boolean(e->present));
+    json_object_set_new(o, "missing", json_integer((json_int_t)e->missing));
+    if (!e->present)
+        return o;
+    json_object_set_new(o, "source", json_string(e->source));
+    json_object_set_new(o, "gpus", json_integer(e->gpus));
+    json_object_set_new(o, "energy_j", json_real(e->energy_j));
+    json_object_set_new(o, "span_s", json_real(e->span_s));
+    json_object_set_new(o, "gaps", json_integer((json_int_t)e->gaps));
+    json_object_set_new(o, "mean_power_w", num_or_null(e->mean_power_w));
+    json_object_set_new(o, "max_power_w", num_or_null(e->max_power_w));
+    json_object_set_new(o, "output_tokens", num_or_null(e->output_tokens));
+    json_object_set_new(o, "requests", num_or_null(e->requests));
+    json_object_set_new(o, "j_per_output_token", num_or_null(e->j_per_output_token));
+    json_object_set_new(o, "j_per_request", num_or_null(e->j_per_request));
+    json_object_set_new(o, "output_tokens_per_j", num_or_null(e->output_tokens_per_j));
+    json_object_set_new(o, "cost_per_hour", num_or_null(e->cost_per_hour));
+    json_object_set_new(o, "cost_per_m_output_tokens", num_or_null(e->cost_per_m_output_tokens));
+    json_object_set_new(o, "gpu_util_mean_pct", num_or_null(e->util_mean_pct));
+    json_object_set_new(o, "sm_clock_mean_mhz", num_or_null(e->sm_clock_mean_mhz));
+    json_object_set_new(o, "gr_engine_active_mean", num_or_null(e->gr_active_mean));
+    json_object_set_new(o, "fb_used_max_mib", num_or_null(e->mem_used_max_mib));
+    return o;
+}
