@@ -10,7 +10,11 @@
 #                              then the same token as an Anthropic
 #                              Messages event (anth_decode_event, with
 #                              and without its memo) and as an OpenAI
-#                              Responses event (resp_decode_event)
+#                              Responses event (resp_decode_event); then
+#                              ns per body of an OpenAI embeddings
+#                              answer (emb_decode_response: one body, no
+#                              stream) of 1 x 8, 1 x 1024 and 8 x 1024
+#                              floats
 #   bench/decode.sh --instr    instructions per call under callgrind, which
 #                              a busy machine does not disturb: per payload
 #                              for oai_decode_chunk (NAME+memo: through
@@ -25,7 +29,7 @@ cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Isrc -o "$out/decode_bench" \
-    bench/decode_bench.c src/http/h1.c src/decode/sse.c src/decode/jscan.c src/decode/openai.c src/decode/anthropic.c src/decode/responses.c src/measure/record.c src/util/util.c \
+    bench/decode_bench.c src/http/h1.c src/decode/sse.c src/decode/jscan.c src/decode/openai.c src/decode/anthropic.c src/decode/responses.c src/decode/embeddings.c src/measure/record.c src/util/util.c \
     $(pkg-config --cflags --libs jansson) -lm
 
 if [ "${1:-}" = "--instr" ]; then
@@ -61,4 +65,9 @@ for shape in "one event per feed" "64 events per feed" "64 per feed, the stream 
     "responses: one event per feed" "responses: 64 per feed, memo"; do
     grep "^$shape" "$out/runs.txt" | awk '{print $(NF-1)}' | sort -n | sed -n 3p |
         awk -v s="$shape" '{printf "  %-30s %10.1f ns/event\n", s, $1}'
+done
+for shape in "embeddings: 1 x 8 floats" "embeddings: 1 x 1024 floats" \
+    "embeddings: 8 x 1024 floats"; do
+    grep "^$shape" "$out/runs.txt" | awk '{print $(NF-5)}' | sort -n | sed -n 3p |
+        awk -v s="$shape" '{printf "  %-30s %10.1f ns/body\n", s, $1}'
 done

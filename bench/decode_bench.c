@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "decode/anthropic.h"
+#include "decode/embeddings.h"
 #include "decode/openai.h"
 #include "decode/responses.h"
 #include "decode/sse.h"
@@ -390,6 +391,42 @@ static int run_calls(const char *name, uint64_t n)
     return 2;
 }
 
+/* OpenAI embeddings: one whole body an answer (never a stream), with
+ * `inputs` vectors of `dim` floats as llama.cpp writes them. Returns the
+ * median slice's ns per body, in 10 slices of bodies/10. */
+static double run_embeddings(size_t inputs, size_t dim, uint64_t bodies, size_t *body_len)
+{
+    size_t cap = 64 + inputs * (64 + dim * 24), n = 0;
+    char *b = ll_malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n, "{\"model\":\"stories260K\",\"object\":\"list\","
+                                          "\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu},"
+                                          "\"data\":[",
+                          inputs * 5, inputs * 5);
+    for (size_t i = 0; i < inputs; i++) {
+        n += (size_t)snprintf(b + n, cap - n, "%s{\"embedding\":[", i ? "," : "");
+        for (size_t k = 0; k < dim; k++)
+            n += (size_t)snprintf(b + n, cap - n, "%s%.8f", k ? "," : "",
+                                  (double)((int)((k * 7919 + i) % 2001) - 1000) / 13717.0);
+        n += (size_t)snprintf(b + n, cap - n, "],\"index\":%zu,\"object\":\"embedding\"}", i);
+    }
+    n += (size_t)snprintf(b + n, cap - n, "]}");
+    *body_len = n;
+    double slice_ns[10];
+    uint64_t per = bodies / 10 ? bodies / 10 : 1;
+    for (int s = 0; s < 10; s++) {
+        uint64_t t0 = ll_now_ns();
+        for (uint64_t i = 0; i < per; i++) {
+            struct oai_chunk c;
+            if (emb_decode_response(b, n, &c) != 0 || c.embeddings != inputs)
+                abort();
+        }
+        slice_ns[s] = (double)(ll_now_ns() - t0) / (double)per;
+    }
+    free(b);
+    qsort(slice_ns, 10, sizeof(double), cmp_double);
+    return (slice_ns[4] + slice_ns[5]) / 2;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t events = 2000000;
@@ -449,6 +486,20 @@ int main(int argc, char **argv)
     printf("%-30s %10.1f ns/event\n", "responses: 64 per feed, memo",
            run(resp, rmany, rn * batch, batch, events, &memo));
     free(rmany);
+    /* OpenAI embeddings: a body an answer; the sim's 8 floats, and one
+     * input of a 1024-float model (the vectors are validated as they are
+     * skipped: the cost is per byte). */
+    static const size_t emb_dims[][2] = {{1, 8}, {1, 1024}, {8, 1024}};
+    for (size_t k = 0; k < LL_ARRAY_LEN(emb_dims); k++) {
+        size_t len;
+        uint64_t bodies = events / (emb_dims[k][0] * emb_dims[k][1] / 8 + 1) / 10 + 10;
+        double ns = run_embeddings(emb_dims[k][0], emb_dims[k][1], bodies, &len);
+        char what[64];
+        snprintf(what, sizeof what, "embeddings: %zu x %zu floats", emb_dims[k][0],
+                 emb_dims[k][1]);
+        printf("%-30s %10.1f ns/body (%zu bytes, %.2f ns/byte)\n", what, ns, len,
+               ns / (double)len);
+    }
     free(many);
     return 0;
 }
