@@ -24,20 +24,7 @@ static int usage_member(struct cur *c, const struct key *k, void *ud)
  * none. */
 static int read_data(struct cur *c, struct oai_chunk *out)
 {
-    uint64_t n = 0;
-    int rc;
-
-    if (cur_peek(c) != '[')
-        return cur_skip(c);
-    rc = cur_open(c, ']');
-    while (rc > 0) {
-        if (cur_skip(c) < 0)
-            return -1;
-        n++;
-        rc = cur_more(c, ']');
-    }
-    out->embeddings = add_sat_u32(out->embeddings, n);
-    return rc;
+    return cur_count_array(c, &out->embeddings);
 }
 
 /* A member of an "error" object: its message is kept. */

@@ -343,6 +343,25 @@ static inline uint32_t add_sat_u32(uint32_t a, uint64_t b)
     return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 }
 
+/* Add the elements of the array at c to *n (saturating), skipping each
+ * (validated, not read); a value that is not an array is skipped and adds
+ * none. Returns as cur_more: 0 past the array, -1 on malformed input. */
+static inline int cur_count_array(struct cur *c, uint32_t *n)
+{
+    uint64_t k = 0;
+    if (cur_peek(c) != '[')
+        return cur_skip(c);
+    int rc = cur_open(c, ']');
+    while (rc > 0) {
+        if (cur_skip(c) < 0)
+            return -1;
+        k++;
+        rc = cur_more(c, ']');
+    }
+    *n = add_sat_u32(*n, k);
+    return rc;
+}
+
 /* Unescape string v into buf[cap], as jscan_string_unescape() does; a
  * short string without escapes (every finish_reason) is copied as is. */
 static inline void copy_text(const struct jscan_value *v, int escaped, char *buf, size_t cap)

@@ -144,20 +144,7 @@ CUR_INLINE int read_finish(struct cur *c, struct oai_chunk *out)
 
 static int read_tool_calls(struct cur *c, struct oai_chunk *out)
 {
-    uint64_t n = 0;
-    int rc;
-
-    if (cur_peek(c) != '[')
-        return cur_skip(c);
-    rc = cur_open(c, ']');
-    while (rc > 0) {
-        if (cur_skip(c) < 0)
-            return -1;
-        n++;
-        rc = cur_more(c, ']');
-    }
-    out->tool_call_deltas = add_sat_u32(out->tool_call_deltas, n);
-    return rc;
+    return cur_count_array(c, &out->tool_call_deltas);
 }
 
 /* What read_message gathers from a message's members. */

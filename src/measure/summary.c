@@ -953,6 +953,26 @@ void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uin
     }
 }
 
+/* The figures a part of the run (a traffic class, an endpoint) has in
+ * summary.json: its errors by kind, TTFT, TPOT and E2E, and its ok and
+ * output-token rates over the window. */
+static void part_json(json_t *o, const struct stats *s, uint64_t window_ns)
+{
+    json_t *kinds = jobj();
+    for (int k = 0; k < REC_KIND_COUNT; k++) {
+        if (s->by_kind[k])
+            jset(kinds, rec_kind_name((enum rec_kind)k), ju64(s->by_kind[k]));
+    }
+    jset(o, "by_kind", kinds);
+    json_t *lat = jobj();
+    jset(lat, "ttft", summary_latency_json(s->ttft));
+    jset(lat, "tpot", summary_latency_json(s->tpot));
+    jset(lat, "e2e", summary_latency_json(s->e2e));
+    jset(o, "latency_ns", lat);
+    jset(o, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, window_ns)));
+    jset(o, "output_tokens_per_s", jdouble(summary_rate((double)s->win_output_tokens, window_ns)));
+}
+
 json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t window_ns)
 {
     json_t *arr = json_array();
@@ -963,20 +983,7 @@ json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t w
         jset(o, "scheduled", ju64(s->scheduled));
         jset(o, "ok", ju64(s->by_kind[REC_OK]));
         jset(o, "failed", ju64(stats_failed(s)));
-        json_t *kinds = jobj();
-        for (int k = 0; k < REC_KIND_COUNT; k++) {
-            if (s->by_kind[k])
-                jset(kinds, rec_kind_name((enum rec_kind)k), ju64(s->by_kind[k]));
-        }
-        jset(o, "by_kind", kinds);
-        json_t *lat = jobj();
-        jset(lat, "ttft", summary_latency_json(s->ttft));
-        jset(lat, "tpot", summary_latency_json(s->tpot));
-        jset(lat, "e2e", summary_latency_json(s->e2e));
-        jset(o, "latency_ns", lat);
-        jset(o, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, window_ns)));
-        jset(o, "output_tokens_per_s",
-             jdouble(summary_rate((double)s->win_output_tokens, window_ns)));
+        part_json(o, s, window_ns);
         jset(o, "slo", c[i].slo ? json_string(c[i].slo) : json_null());
         jset(o, "goodput_per_s",
              c[i].slo ? jdouble(summary_rate((double)s->win_slo_met, window_ns)) : json_null());
@@ -1019,20 +1026,7 @@ json_t *summary_endpoints_json(const struct summary_endpoint *ep, size_t n, uint
         jset(o, "requests", ju64(s->completed));
         jset(o, "ok", ju64(s->by_kind[REC_OK]));
         jset(o, "errors", ju64(stats_failed(s)));
-        json_t *kinds = jobj();
-        for (int k = 0; k < REC_KIND_COUNT; k++) {
-            if (s->by_kind[k])
-                jset(kinds, rec_kind_name((enum rec_kind)k), ju64(s->by_kind[k]));
-        }
-        jset(o, "by_kind", kinds);
-        json_t *lat = jobj();
-        jset(lat, "ttft", summary_latency_json(s->ttft));
-        jset(lat, "tpot", summary_latency_json(s->tpot));
-        jset(lat, "e2e", summary_latency_json(s->e2e));
-        jset(o, "latency_ns", lat);
-        jset(o, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, window_ns)));
-        jset(o, "output_tokens_per_s",
-             jdouble(summary_rate((double)s->win_output_tokens, window_ns)));
+        part_json(o, s, window_ns);
         json_array_append_new(arr, o);
     }
     return arr;
