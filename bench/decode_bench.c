@@ -398,9 +398,10 @@ static double run_embeddings(size_t inputs, size_t dim, uint64_t bodies, size_t 
 {
     size_t cap = 64 + inputs * (64 + dim * 24), n = 0;
     char *b = ll_malloc(cap);
-    n += (size_t)snprintf(b + n, cap - n, "{\"model\":\"stories260K\",\"object\":\"list\","
-                                          "\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu},"
-                                          "\"data\":[",
+    n += (size_t)snprintf(b + n, cap - n,
+                          "{\"model\":\"stories260K\",\"object\":\"list\","
+                          "\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu},"
+                          "\"data\":[",
                           inputs * 5, inputs * 5);
     for (size_t i = 0; i < inputs; i++) {
         n += (size_t)snprintf(b + n, cap - n, "%s{\"embedding\":[", i ? "," : "");
@@ -495,10 +496,8 @@ int main(int argc, char **argv)
         uint64_t bodies = events / (emb_dims[k][0] * emb_dims[k][1] / 8 + 1) / 10 + 10;
         double ns = run_embeddings(emb_dims[k][0], emb_dims[k][1], bodies, &len);
         char what[64];
-        snprintf(what, sizeof what, "embeddings: %zu x %zu floats", emb_dims[k][0],
-                 emb_dims[k][1]);
-        printf("%-30s %10.1f ns/body (%zu bytes, %.2f ns/byte)\n", what, ns, len,
-               ns / (double)len);
+        snprintf(what, sizeof what, "embeddings: %zu x %zu floats", emb_dims[k][0], emb_dims[k][1]);
+        printf("%-30s %10.1f ns/body (%zu bytes, %.2f ns/byte)\n", what, ns, len, ns / (double)len);
     }
     free(many);
     return 0;
