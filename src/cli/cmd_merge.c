@@ -12,7 +12,7 @@
 
 static void merge_usage(FILE *f)
 {
-    fprintf(f, "usage: llmload merge DIR... --out DIR [--allow-partial] [--force]\n"
+    fprintf(f, "usage: llmload merge DIR... --out DIR [--allow-partial] [--force] [--hist-only]\n"
                "\n"
                "Merge the results directories of the shards of one run (llmload run, replay\n"
                "or sweep with --shard, docs/distributed.md) into one: requests.jsonl with one\n"
@@ -34,6 +34,11 @@ static void merge_usage(FILE *f)
                "  --out DIR                   the merged results directory (new, or empty)\n"
                "  --allow-partial             exit 0, not 4, when shards or ids are missing\n"
                "  --force                     write into --out even when it is not empty\n"
+               "  --hist-only                 merge the shards' hist.jsonl, not their records\n"
+               "                              (a run's or replay's): summary.json's TTFT, ITL,\n"
+               "                              TPOT and E2E percentiles from the histograms\n"
+               "                              (each within 1/256 of the record-exact one) and\n"
+               "                              ok/failed counts from the windows\n"
                "  -h, --help                  this text\n"
                "\n"
                "Exit status: 0 ok, 1 INVALID (the merged run's self-check; a sweep's: no\n"
@@ -45,14 +50,12 @@ static void merge_usage(FILE *f)
 int merge_main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"allow-partial", no_argument, NULL, 'p'},
-        {"force", no_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"out", required_argument, NULL, 'o'}, {"allow-partial", no_argument, NULL, 'p'},
+        {"force", no_argument, NULL, 'f'},     {"hist-only", no_argument, NULL, 'H'},
+        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
     };
     const char *out = NULL;
-    int allow_partial = 0, force = 0;
+    int allow_partial = 0, force = 0, hist_only = 0;
     optind = 1;
     opterr = 0;
     int c;
@@ -62,6 +65,7 @@ int merge_main(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'p': allow_partial = 1; break;
         case 'f': force = 1; break;
+        case 'H': hist_only = 1; break;
         case ':':
             ll_usage_fail("merge: %s needs a value (see llmload merge --help)", argv[optind - 1]);
             break;
@@ -76,6 +80,9 @@ int merge_main(int argc, char **argv)
     if (optind >= argc)
         ll_usage_fail("merge: expected the shards' results directories (see llmload merge "
                       "--help)");
+    if (hist_only)
+        return runmerge_hist_only((const char *const *)argv + optind, (size_t)(argc - optind), out,
+                                  force, allow_partial, stdout);
     return runmerge_dirs((const char *const *)argv + optind, (size_t)(argc - optind), out, force,
                          allow_partial, report_build_dir, stdout);
 }

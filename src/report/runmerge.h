@@ -45,6 +45,17 @@ typedef int (*runmerge_build_fn)(const char *dir, FILE *out);
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
                   int allow_partial, runmerge_build_fn build, FILE *out);
 
+/* `llmload merge --hist-only`: the shards' hist.jsonl (no records read)
+ * into out_dir's summary.json (schema llmload.summary/1 with "hist_only":
+ * true and "percentiles_from" saying the percentiles are histograms',
+ * within 1/256 of the record-exact ones): requests ok/failed/completed
+ * from the windows' counts, latency_ns.{ttft,itl,tpot,e2e}; run.json with
+ * "merged" ("hist_only": true). Refuses a sweep's shards and what
+ * runmerge_dirs refuses; missing or cut-short shards as "incomplete"
+ * (status LL_EXIT_INCOMPLETE unless allow_partial). */
+int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, int force,
+                       int allow_partial, FILE *out);
+
 /* 1 when run (a run.json) is one runmerge_dirs wrote. */
 int runmerge_is_merged(const json_t *run);
 
