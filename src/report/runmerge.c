@@ -1039,8 +1039,10 @@ static int sweep_merge(struct merge *m, const char *dir, int allow_partial, runm
             goto out;
         }
         buf[rf->len] = '\n';
-        if (fwrite(buf, 1, rf->len + 1, rec) != rf->len + 1)
-            break;
+        if (fwrite(buf, 1, rf->len + 1, rec) != rf->len + 1) {
+            ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
+            goto out; /* rec closed there */
+        }
     }
     if (!rec || fclose(rec) != 0) {
         rec = NULL;
