@@ -1,5 +1,6 @@
 # llmload: the one entry point. `make` builds build/llmload.
 #   make demo         install deps if root, build, start the sim, sweep it
+#   make demo-distributed  the same sweep as 4 mpirun shards, merged (not in make test)
 #   make test         install deps if root, build, run unit then integration tests
 #                     (INTEG_JOBS=N integration jobs at a time, default 4)
 #   make check-layers each #include goes where src/<layer>/README.md allows
@@ -62,7 +63,7 @@ format:
 check-format: deps
 	@sh scripts/format.sh --check
 
-.PHONY: check-layers format check-format check-report all lib deps test tests-build unit integration check-asan valgrind fuzz fuzz-build demo install clean gen-docs check-docs
+.PHONY: check-layers format check-format check-report all lib deps test tests-build unit integration check-asan valgrind fuzz fuzz-build demo demo-distributed install clean gen-docs check-docs
 
 all: $(BIN) $(GEN_DOCS)
 
@@ -202,6 +203,10 @@ check-docs: $(GEN_DOCS)
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh $(BIN)
+
+demo-distributed: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo-distributed.sh $(BIN)
 
 install: $(BIN) $(GEN_DOCS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

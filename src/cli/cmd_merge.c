@@ -6,20 +6,24 @@
 #include <stdio.h>
 
 #include "cli/cmds.h"
+#include "report/report_build.h"
 #include "report/runmerge.h"
 #include "util/util.h"
 
 static void merge_usage(FILE *f)
 {
-    fprintf(f, "usage: llmload merge DIR... --out DIR [--allow-partial] [--force]\n"
+    fprintf(f, "usage: llmload merge DIR... --out DIR [--allow-partial] [--force] [--hist-only]\n"
                "\n"
-               "Merge the results directories of the shards of one run (llmload run or replay\n"
-               "with --shard, docs/distributed.md) into one: requests.jsonl with one line per\n"
-               "scheduled request, ordered by id; summary.json recomputed from the merged\n"
-               "records (exact percentiles, never averages of the shards'), the verdict\n"
-               "judged again; server_metrics.jsonl from the shard that scraped; run.json\n"
-               "listing the shards. Prints the summary as a run does. llmload report and\n"
-               "llmload compare read the merged directory.\n"
+               "Merge the results directories of the shards of one run (llmload run, replay\n"
+               "or sweep with --shard, docs/distributed.md) into one: requests.jsonl with one\n"
+               "line per scheduled request, ordered by id (a sweep's by step, then id);\n"
+               "summary.json recomputed from the merged records (exact percentiles, never\n"
+               "averages of the shards'), the verdict judged again; server_metrics.jsonl\n"
+               "from the shard that scraped; run.json listing the shards. Prints the summary\n"
+               "as a run does. A sweep's shards: steps.jsonl with each step's facts merged,\n"
+               "then every step, the capacity, the knee and the recovery recomputed from the\n"
+               "merged records into summary.json, steps.csv and report.html, as llmload\n"
+               "report does. llmload report and llmload compare read the merged directory.\n"
                "\n"
                "Refuses shards of different configurations or seeds (config_hash), two\n"
                "copies of one shard, shard counts that disagree, and a directory that is\n"
@@ -30,25 +34,28 @@ static void merge_usage(FILE *f)
                "  --out DIR                   the merged results directory (new, or empty)\n"
                "  --allow-partial             exit 0, not 4, when shards or ids are missing\n"
                "  --force                     write into --out even when it is not empty\n"
+               "  --hist-only                 merge the shards' hist.jsonl, not their records\n"
+               "                              (a run's or replay's): summary.json's TTFT, ITL,\n"
+               "                              TPOT and E2E percentiles from the histograms\n"
+               "                              (each within 1/256 of the record-exact one) and\n"
+               "                              ok/failed counts from the windows\n"
                "  -h, --help                  this text\n"
                "\n"
-               "Exit status: 0 ok, 1 INVALID (the merged run's self-check), 2 bad arguments,\n"
-               "shards that do not belong together or unreadable files, 3 cannot write,\n"
-               "4 incomplete (shards or ids missing, without --allow-partial), 6 no request\n"
-               "succeeded.\n");
+               "Exit status: 0 ok, 1 INVALID (the merged run's self-check; a sweep's: no\n"
+               "step could be judged), 2 bad arguments, shards that do not belong together\n"
+               "or unreadable files, 3 cannot write, 4 incomplete (shards or ids missing,\n"
+               "without --allow-partial), 6 no request succeeded.\n");
 }
 
 int merge_main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"allow-partial", no_argument, NULL, 'p'},
-        {"force", no_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"out", required_argument, NULL, 'o'}, {"allow-partial", no_argument, NULL, 'p'},
+        {"force", no_argument, NULL, 'f'},     {"hist-only", no_argument, NULL, 'H'},
+        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
     };
     const char *out = NULL;
-    int allow_partial = 0, force = 0;
+    int allow_partial = 0, force = 0, hist_only = 0;
     optind = 1;
     opterr = 0;
     int c;
@@ -58,6 +65,7 @@ int merge_main(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'p': allow_partial = 1; break;
         case 'f': force = 1; break;
+        case 'H': hist_only = 1; break;
         case ':':
             ll_usage_fail("merge: %s needs a value (see llmload merge --help)", argv[optind - 1]);
             break;
@@ -72,6 +80,9 @@ int merge_main(int argc, char **argv)
     if (optind >= argc)
         ll_usage_fail("merge: expected the shards' results directories (see llmload merge "
                       "--help)");
+    if (hist_only)
+        return runmerge_hist_only((const char *const *)argv + optind, (size_t)(argc - optind), out,
+                                  force, allow_partial, stdout);
     return runmerge_dirs((const char *const *)argv + optind, (size_t)(argc - optind), out, force,
-                         allow_partial, stdout);
+                         allow_partial, report_build_dir, stdout);
 }

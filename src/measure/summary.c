@@ -606,7 +606,7 @@ static json_t *jstr(const char *s)
     return jstrn(s, SIZE_MAX);
 }
 
-static json_t *summary_latency_json(const struct hist *h)
+json_t *summary_latency_json(const struct hist *h)
 {
     json_t *o = jobj();
     uint64_t n = hist_count(h);

@@ -175,6 +175,11 @@ void summary_print(FILE *f, const struct stats *s,
  * Caller owns the reference (json_decref). Aborts on out of memory. */
 json_t *summary_json(const struct stats *s, const struct summary_info *info);
 
+/* summary.json's object for one latency histogram h (latency_ns.NAME):
+ * count, min, the percentiles, max, mean, overflow and the histogram's
+ * string. Caller owns it. */
+json_t *summary_latency_json(const struct hist *h);
+
 /* Write summary_json(s, info) to path atomically (path.tmp, then rename).
  * Returns 0, or LL_E_IO / LL_E_RANGE with the reason in err (errlen bytes). */
 int summary_write_json(const char *path, const struct stats *s,

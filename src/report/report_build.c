@@ -487,6 +487,10 @@ static int write_tables(const char *dir, const struct built *b)
                                      &b->set, b->stop_reason, b->run);
     if (b->set.expect.n) /* absent without --expect, as in files made before it */
         json_object_set(sum, "expect", b->expect);
+    /* A merged sweep (llmload merge) with shards or ids missing says so. */
+    json_t *mg = json_object_get(b->run, "merged");
+    if (mg)
+        json_object_set(sum, "incomplete", json_object_get(mg, "incomplete"));
     snprintf(path, sizeof path, "%s/summary.json", dir);
     int rc = results_write_json_path_atomic(path, sum, err, sizeof err);
     json_decref(sum);
@@ -632,7 +636,8 @@ int report_build_dir(const char *dir, FILE *out)
     char path[4200];
     snprintf(path, sizeof path, "%s/run.json", dir);
     json_t *run = json_load_file(path, 0, NULL);
-    int merged = run && runmerge_is_merged(run);
+    int merged =
+        run && runmerge_is_merged(run) && !json_object_get(json_object_get(run, "config"), "sweep");
     json_decref(run);
     if (merged)
         return runmerge_rebuild(dir, out);

@@ -18,12 +18,15 @@
 #include <unistd.h>
 
 #include "measure/hist.h"
+#include "measure/histlog.h"
 #include "measure/record.h"
 #include "measure/results.h"
 #include "measure/slo.h"
 #include "measure/stats.h"
 #include "measure/summary.h"
 #include "measure/verdict.h"
+#include "sweep/sweep.h"
+#include "sweep/sweep_json.h"
 #include "util/util.h"
 
 /* One input directory: a shard (merge) or the merged directory itself
@@ -44,6 +47,7 @@ struct ref {
     uint64_t off; /* bytes into its part's requests.jsonl */
     uint32_t len; /* bytes, without the newline */
     uint32_t part;
+    uint32_t step; /* a sweep's: the record's "step" (0 in a run) */
 };
 
 /* One traffic class of the merged run. */
@@ -74,6 +78,7 @@ struct merge {
     char missing_shards[512]; /* "2, 3" or "" */
     char incomplete[768];     /* "incomplete: N of M requests (...)" or "" */
     double inflight_max;
+    int sweep; /* 1: the shards of a sweep (config.sweep) */
 };
 
 static double jnum(const json_t *o, const char *a, const char *b)
@@ -177,11 +182,13 @@ static int part_load(struct part *p, const char *dir, int rebuild)
     }
     json_t *cfg = json_object_get(p->run, "config");
     const char *cmd = jstr(p->run, "command");
-    if (json_object_get(cfg, "sweep")) {
-        ll_errorf("merge: %s: a sweep's shard: merging sweeps is not done yet (issue 20)", dir);
+    int sweep = json_object_get(cfg, "sweep") != NULL;
+    if (sweep && (rebuild || !cmd || strcmp(cmd, "sweep") != 0)) {
+        ll_errorf("merge: %s: not the results of llmload sweep (command %s)", dir,
+                  cmd ? cmd : "missing");
         return -1;
     }
-    if (!cmd || (strcmp(cmd, "run") != 0 && strcmp(cmd, "replay") != 0)) {
+    if (!sweep && (!cmd || (strcmp(cmd, "run") != 0 && strcmp(cmd, "replay") != 0))) {
         ll_errorf("merge: %s: not the results of llmload run or replay (command %s)", dir,
                   cmd ? cmd : "missing");
         return -1;
@@ -272,6 +279,23 @@ static int line_id(const char *line, size_t len, uint64_t *id, char *err, size_t
     return 0;
 }
 
+/* The id and step of a sweep's line (the full parser: the step is not at
+ * a fixed place). */
+static int line_step_id(const char *line, size_t len, uint64_t *id, uint32_t *step, char *err,
+                        size_t errlen)
+{
+    struct record r;
+    if (record_parse_jsonl(line, len, &r, NULL, 0, err, errlen) != 0)
+        return -1;
+    if (r.step < 0) {
+        snprintf(err, errlen, "a sweep's record without \"step\"");
+        return -1;
+    }
+    *id = r.id;
+    *step = (uint32_t)r.step;
+    return 0;
+}
+
 /* Pass 1: every line's id and place, over every part. */
 static int refs_read(struct merge *m)
 {
@@ -308,7 +332,9 @@ static int refs_read(struct merge *m)
                 continue;
             char err[300];
             uint64_t id;
-            if (line_id(line, len, &id, err, sizeof err) != 0) {
+            uint32_t step = 0;
+            if ((m->sweep ? line_step_id(line, len, &id, &step, err, sizeof err)
+                          : line_id(line, len, &id, err, sizeof err)) != 0) {
                 ll_errorf("merge: %s:%" PRIu64 ": %s", path, lineno, err);
                 fclose(f);
                 goto fail;
@@ -317,8 +343,8 @@ static int refs_read(struct merge *m)
                 cap = cap ? cap * 2 : 4096;
                 m->refs = ll_realloc(m->refs, cap * sizeof *m->refs);
             }
-            m->refs[m->n_refs++] =
-                (struct ref){.id = id, .off = at, .len = (uint32_t)len, .part = (uint32_t)i};
+            m->refs[m->n_refs++] = (struct ref){
+                .id = id, .off = at, .len = (uint32_t)len, .part = (uint32_t)i, .step = step};
             p->lines++;
         }
         fclose(f);
@@ -333,6 +359,8 @@ fail:
 static int ref_cmp(const void *a, const void *b)
 {
     const struct ref *x = a, *y = b;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
     if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
     return x->part < y->part ? -1 : x->part > y->part;
@@ -780,6 +808,308 @@ static json_t *merged_run_json(struct merge *m, int allow_partial, json_t *outco
     return run;
 }
 
+/* ---- sweeps ------------------------------------------------------------- */
+
+/* The merged steps of a sweep, in the order the first shard that has a
+ * step lists it, and steps.jsonl's "end" line. */
+struct msteps {
+    struct sweep_step *s;
+    size_t n, cap;
+    json_t *end; /* the first part's "end" object; NULL = none */
+    int have_server;
+};
+
+/* The in-flight samples of two shards' step as one: the sum of the two
+ * step functions at every instant either sampled (both count from the
+ * step's t = 0, the common --start-at instant plus the step's offset). */
+static void series_add(struct sweep_facts *dst, const struct sweep_facts *src)
+{
+    size_t n = dst->n_series + src->n_series, i = 0, j = 0, k = 0;
+    struct inflight_sample *out = ll_calloc(n + 1, sizeof *out);
+    uint32_t a = 0, b = 0;
+    while (i < dst->n_series || j < src->n_series) {
+        uint64_t t;
+        if (j >= src->n_series ||
+            (i < dst->n_series && dst->series[i].t_ns <= src->series[j].t_ns)) {
+            t = dst->series[i].t_ns;
+            a = dst->series[i++].inflight;
+            if (j < src->n_series && src->series[j].t_ns == t)
+                b = src->series[j++].inflight;
+        } else {
+            t = src->series[j].t_ns;
+            b = src->series[j++].inflight;
+        }
+        out[k++] = (struct inflight_sample){.t_ns = t, .inflight = a + b};
+    }
+    free(dst->series);
+    dst->series = out;
+    dst->n_series = k;
+}
+
+/* Shard step src into the merged step dst (the same index): counts and
+ * means summed, times and the interruption the widest, the lateness
+ * histograms merged, the server's figures from the scraping shard. */
+static void facts_add(struct sweep_facts *dst, const struct sweep_facts *src, int metrics)
+{
+    dst->duration_ns = dst->duration_ns > src->duration_ns ? dst->duration_ns : src->duration_ns;
+    dst->window_ns = dst->window_ns > src->window_ns ? dst->window_ns : src->window_ns;
+    dst->elapsed_ns = dst->elapsed_ns > src->elapsed_ns ? dst->elapsed_ns : src->elapsed_ns;
+    dst->scheduled += src->scheduled;
+    dst->inflight_mean += src->inflight_mean;
+    dst->inflight_max += src->inflight_max;
+    dst->interrupted |= src->interrupted;
+    dst->cold_start += src->cold_start;
+    hist_merge(dst->lateness, src->lateness);
+    series_add(dst, src);
+    if (metrics && src->server.present) {
+        dst->server = src->server;
+        dst->start_offset_ns = src->start_offset_ns;
+    }
+    for (size_t k = 0; k < dst->n_classes; k++)
+        for (size_t j = 0; j < src->n_classes; j++)
+            if (strcmp(dst->classes[k].name, src->classes[j].name) == 0)
+                dst->classes[k].scheduled += src->classes[j].scheduled;
+}
+
+/* Read one part's steps.jsonl into ms. metrics: the part scraped. 0 or -1
+ * after a one-line error. */
+static int steps_read_part(struct msteps *ms, const struct part *p, int metrics)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/steps.jsonl", p->dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return 0; /* it died before its first step */
+        ll_errorf("merge: %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    ssize_t got;
+    int rc = 0;
+    struct sweep_step one;
+    while (rc == 0 && (got = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        json_error_t je;
+        json_t *o = json_loadb(line, (size_t)got, 0, &je);
+        if (!o) {
+            ll_errorf("merge: %s:%zu: not JSON: %s", path, lineno, je.text);
+            rc = -1;
+            break;
+        }
+        const char *kind = jstr(o, "kind");
+        if (kind && strcmp(kind, "end") == 0 && !ms->end) {
+            ms->end = json_incref(o);
+        } else if (kind && (strcmp(kind, "load") == 0 || strcmp(kind, "recovery") == 0)) {
+            char why[200];
+            sweep_step_init(&one);
+            if (sweep_facts_from_json(o, &one, why, sizeof why) != 0) {
+                ll_errorf("merge: %s:%zu: %s", path, lineno, why);
+                rc = -1;
+            } else if (!one.f.has_start_at) {
+                ll_errorf("merge: %s:%zu: a step without start_at_offset_ns: not a sweep run "
+                          "with --shard and --start-at",
+                          path, lineno);
+                rc = -1;
+            }
+            size_t i = 0;
+            while (rc == 0 && i < ms->n && ms->s[i].f.index != one.f.index)
+                i++;
+            if (rc == 0 && i < ms->n) {
+                struct sweep_facts *d = &ms->s[i].f;
+                if (d->start_at_offset_ns != one.f.start_at_offset_ns ||
+                    d->recovery != one.f.recovery ||
+                    d->global_offered_rps != one.f.global_offered_rps) {
+                    ll_errorf("merge: %s:%zu: step %u does not line up with the other shards' "
+                              "(its start_at_offset_ns, kind or global_offered_rps differ)",
+                              path, lineno, (unsigned)one.f.index);
+                    rc = -1;
+                } else {
+                    facts_add(d, &one.f, metrics);
+                }
+                sweep_step_free(&one);
+            } else if (rc == 0) {
+                if (ms->n == ms->cap) {
+                    ms->cap = ms->cap ? ms->cap * 2 : 16;
+                    ms->s = ll_realloc(ms->s, ms->cap * sizeof *ms->s);
+                }
+                /* The first shard's step is the merged one; the whole's rates. */
+                struct sweep_facts *d = &one.f;
+                double scale = d->offered_rps > 0 && d->global_offered_rps > 0
+                                   ? d->global_offered_rps / d->offered_rps
+                                   : 1;
+                d->offered_rps *= scale;
+                d->overload_rps *= scale;
+                if (!metrics)
+                    memset(&d->server, 0, sizeof d->server);
+                ms->s[ms->n++] = one;
+            } else {
+                sweep_step_free(&one);
+            }
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* Per step, the scheduled ids no shard has: open loop gives request i of
+ * a step to shard i mod N, so a step's ids run from 0 to its largest. */
+static void sweep_missing_count(struct merge *m)
+{
+    uint32_t n = m->shards;
+    int *present = ll_calloc(n, sizeof *present);
+    uint64_t *have = ll_calloc(n, sizeof *have);
+    for (size_t i = 0; i < m->n_parts; i++)
+        present[m->parts[i].shard] = 1;
+    size_t at = 0;
+    m->missing_shards[0] = '\0';
+    for (uint32_t k = 0; k < n; k++)
+        if (!present[k] && at < sizeof m->missing_shards)
+            at += (size_t)snprintf(m->missing_shards + at, sizeof m->missing_shards - at, "%s%u",
+                                   at ? ", " : "", k);
+    m->missing_ids = m->expected_ids = 0;
+    for (size_t i = 0; i < m->n_refs;) {
+        size_t j = i;
+        memset(have, 0, n * sizeof *have);
+        while (j < m->n_refs && m->refs[j].step == m->refs[i].step)
+            have[m->parts[m->refs[j++].part].shard]++;
+        uint64_t M = m->refs[j - 1].id + 1;
+        m->expected_ids += M;
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t want = M / n + (k < M % n);
+            m->missing_ids += want > have[k] ? want - have[k] : 0;
+        }
+        i = j;
+    }
+    free(have);
+    free(present);
+}
+
+/* The shards of a sweep into dir: requests.jsonl ordered by step and id,
+ * steps.jsonl with each step's facts merged, run.json, the scraping
+ * shard's server_metrics.jsonl; then every figure from the merged files
+ * through build (report_build_dir), as `llmload report` does. */
+static int sweep_merge(struct merge *m, const char *dir, int allow_partial, runmerge_build_fn build,
+                       FILE *out)
+{
+    struct msteps ms = {0};
+    int code = LL_EXIT_USAGE;
+    FILE *rec = NULL;
+    char *buf = NULL;
+    char path[4400], err[1200];
+    json_t *run = NULL;
+    if (refs_read(m) != 0)
+        goto out;
+    qsort(m->refs, m->n_refs, sizeof *m->refs, ref_cmp);
+    for (size_t i = 1; i < m->n_refs; i++) {
+        const struct ref *rf = &m->refs[i];
+        if (rf->id == rf[-1].id && rf->step == rf[-1].step) {
+            ll_errorf("merge: step %u id %" PRIu64 " is in both %s and %s", (unsigned)rf->step,
+                      rf->id, m->parts[rf[-1].part].dir, m->parts[rf->part].dir);
+            goto out;
+        }
+    }
+    /* The scraping shard (config.metrics_shard) gives the server's figures. */
+    json_t *ms_k = json_object_get(json_object_get(m->parts[0].run, "config"), "metrics_shard");
+    uint32_t metrics_shard = json_is_integer(ms_k) ? (uint32_t)json_integer_value(ms_k) : 0;
+    for (size_t i = 0; i < m->n_parts; i++)
+        if (steps_read_part(&ms, &m->parts[i], m->parts[i].shard == metrics_shard) != 0)
+            goto out;
+    sweep_missing_count(m);
+    incomplete_text(m);
+    if (m->incomplete[0])
+        ll_errorf("merge: %s", m->incomplete);
+
+    code = LL_EXIT_RUNTIME;
+    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    rec = fopen(path, "w");
+    size_t buf_cap = 0;
+    for (size_t i = 0; rec && i < m->n_refs; i++) {
+        const struct ref *rf = &m->refs[i];
+        const struct part *p = &m->parts[rf->part];
+        if (rf->len + 1 > buf_cap) {
+            buf_cap = rf->len + 1;
+            buf = ll_realloc(buf, buf_cap);
+        }
+        if (pread(p->fd, buf, rf->len, (off_t)rf->off) != (ssize_t)rf->len) {
+            ll_errorf("merge: %s/requests.jsonl: read failed: %s", p->dir, strerror(errno));
+            goto out;
+        }
+        buf[rf->len] = '\n';
+        if (fwrite(buf, 1, rf->len + 1, rec) != rf->len + 1) {
+            ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
+            goto out; /* rec closed there */
+        }
+    }
+    if (!rec || fclose(rec) != 0) {
+        rec = NULL;
+        ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
+        goto out;
+    }
+    rec = NULL;
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    FILE *sf = fopen(path, "w");
+    int bad = !sf;
+    for (size_t i = 0; sf && i < ms.n; i++) {
+        /* The merged step's clock is the scraping shard's (its server
+         * scrapes count from there), its offset from --start-at the same. */
+        json_t *o = sweep_facts_json(&ms.s[i].f);
+        bad |= json_dumpf(o, sf, JSON_COMPACT) != 0 || fputc('\n', sf) == EOF;
+        json_decref(o);
+    }
+    if (sf && ms.end)
+        bad |= json_dumpf(ms.end, sf, JSON_COMPACT) != 0 || fputc('\n', sf) == EOF;
+    if (sf && fclose(sf) != 0)
+        bad = 1;
+    if (bad) {
+        ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (copy_metrics(m, dir) != 0)
+        goto out;
+    json_t *outcome = json_deep_copy(json_object_get(m->parts[0].run, "outcome"));
+    if (!json_is_object(outcome)) {
+        json_decref(outcome);
+        outcome = json_object();
+    }
+    json_object_set_new(outcome, "incomplete",
+                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    run = merged_run_json(m, allow_partial, outcome, LL_EXIT_OK);
+    json_object_set_new(json_object_get(run, "merged"), "incomplete",
+                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        ll_errorf("merge: %s", err);
+        goto out;
+    }
+    code = build(dir, out);
+    if (m->incomplete[0]) {
+        if (out)
+            fprintf(out, "*** %s\n", m->incomplete);
+        if (!allow_partial)
+            code = exit_combine(code, LL_EXIT_INCOMPLETE);
+    }
+    if (out)
+        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
+    json_object_set_new(json_object_get(run, "outcome"), "exit_status", json_integer(code));
+    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        ll_errorf("merge: %s", err);
+        code = exit_combine(code, LL_EXIT_RUNTIME);
+    }
+out:
+    if (rec)
+        fclose(rec);
+    free(buf);
+    json_decref(run);
+    for (size_t i = 0; i < ms.n; i++)
+        sweep_step_free(&ms.s[i]);
+    free(ms.s);
+    json_decref(ms.end);
+    return code;
+}
+
 /* ---- the two entry points ---------------------------------------------- */
 
 /* What both share once the parts are read: pass 1; in a merge (missing
@@ -838,7 +1168,7 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
 }
 
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
-                  int allow_partial, FILE *out)
+                  int allow_partial, runmerge_build_fn build, FILE *out)
 {
     struct merge m = {0};
     json_t *outcome = NULL;
@@ -850,6 +1180,15 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
         if (part_load(&m.parts[i], dirs[i], 0) != 0)
             goto out;
     }
+    m.sweep = json_object_get(json_object_get(m.parts[0].run, "config"), "sweep") != NULL;
+    for (size_t i = 1; i < n; i++) {
+        int sw = json_object_get(json_object_get(m.parts[i].run, "config"), "sweep") != NULL;
+        if (sw != m.sweep) {
+            ll_errorf("merge: %s and %s are not shards of one run: one is a sweep's", dirs[0],
+                      dirs[i]);
+            goto out;
+        }
+    }
     if (parts_check(&m) != 0)
         goto out;
     if (results_dir_prepare(out_dir, force, dir, sizeof dir, err, sizeof err) != 0) {
@@ -857,6 +1196,12 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
         goto out;
     }
     m.n_present = n;
+    if (m.sweep) {
+        code = sweep_merge(&m, dir, allow_partial, build, out);
+        if (out)
+            fprintf(out, "results: %s\n", dir);
+        goto out;
+    }
     code = merge_common(&m, dir, 1, m.shards, 1, out, &outcome);
     if (!outcome)
         goto out;
@@ -866,6 +1211,162 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
         code = exit_combine(code, LL_EXIT_RUNTIME);
     json_t *run = merged_run_json(&m, allow_partial, outcome, code);
     outcome = NULL;
+    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
+        ll_errorf("merge: %s", err);
+        code = exit_combine(code, LL_EXIT_RUNTIME);
+    }
+    json_decref(run);
+    if (out)
+        fprintf(out, "results: %s\n", dir);
+out:
+    json_decref(outcome);
+    merge_free(&m);
+    return code;
+}
+
+/* ---- --hist-only -------------------------------------------------------- */
+
+#define HIST_ONLY_NOTE                                                                             \
+    "percentiles from histograms (hist.jsonl), each within 1/256 of the record-exact value"
+
+/* The latencies and counts of every shard's hist.jsonl into sum.json and
+ * the terminal; no record read. Returns the status before the incomplete
+ * rule. */
+static int hist_only_write(struct merge *m, const char *dir, FILE *out, json_t **outcome)
+{
+    struct histlog_window total;
+    histlog_window_init(&total);
+    uint64_t windows = 0;
+    int code = LL_EXIT_USAGE;
+    char path[4400], err[1200];
+    for (size_t i = 0; i < m->n_parts; i++) {
+        snprintf(path, sizeof path, "%s/hist.jsonl", m->parts[i].dir);
+        uint64_t w = 0;
+        if (histlog_merge_file(path, HISTLOG_ALL_STEPS, &total, &w, err, sizeof err) != 0) {
+            ll_errorf("merge --hist-only: %s", err);
+            goto out;
+        }
+        windows += w;
+    }
+    json_t *sj = json_object();
+    json_object_set_new(sj, "schema", json_string("llmload.summary/1"));
+    json_object_set_new(sj, "version", json_string(LL_VERSION));
+    json_object_set_new(sj, "hist_only", json_true());
+    json_object_set_new(sj, "percentiles_from", json_string(HIST_ONLY_NOTE));
+    json_object_set_new(sj, "windows", json_integer((json_int_t)windows));
+    json_t *rq = json_object();
+    json_object_set_new(rq, "completed", json_integer((json_int_t)(total.ok + total.failed)));
+    json_object_set_new(rq, "ok", json_integer((json_int_t)total.ok));
+    json_object_set_new(rq, "failed", json_integer((json_int_t)total.failed));
+    json_object_set_new(sj, "requests", rq);
+    json_t *lat = json_object();
+    for (int k = 0; k < HISTLOG_METRICS; k++)
+        json_object_set_new(lat, histlog_metric_name((enum histlog_metric)k),
+                            summary_latency_json(total.h[k]));
+    json_object_set_new(sj, "latency_ns", lat);
+    json_object_set_new(sj, "incomplete",
+                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    code = LL_EXIT_OK;
+    if (results_write_json_atomic(dir, "summary.json", sj, err, sizeof err) != 0) {
+        ll_errorf("merge: %s", err);
+        code = LL_EXIT_RUNTIME;
+    }
+    json_decref(sj);
+    if (out) {
+        static const char *const labels[HISTLOG_METRICS] = {"TTFT", "ITL (per gap)", "TPOT", "E2E"};
+        static const double pcts[] = {50, 90, 99, 99.9};
+        fprintf(out,
+                "requests:   %" PRIu64 " ok, %" PRIu64 " failed (%" PRIu64 " one-second windows)\n",
+                total.ok, total.failed, windows);
+        fprintf(out, "%-16s %10s %10s %10s %10s %10s %10s\n", "", "count", "p50", "p90", "p99",
+                "p99.9", "max");
+        for (int k = 0; k < HISTLOG_METRICS; k++) {
+            const struct hist *h = total.h[k];
+            char a[32];
+            fprintf(out, "%-16s %10" PRIu64, labels[k], hist_count(h));
+            for (size_t q = 0; q < sizeof pcts / sizeof pcts[0]; q++)
+                fprintf(out, " %10s",
+                        hist_count(h) ? ll_fmt_duration(hist_percentile(h, pcts[q]), a, sizeof a)
+                                      : "-");
+            fprintf(out, " %10s\n",
+                    hist_count(h) ? ll_fmt_duration(hist_max(h), a, sizeof a) : "-");
+        }
+        fprintf(out, "note:       %s\n", HIST_ONLY_NOTE);
+        if (m->incomplete[0])
+            fprintf(out, "*** %s\n", m->incomplete);
+        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
+    }
+    *outcome = json_object();
+    json_object_set_new(*outcome, "hist_only", json_true());
+    json_object_set_new(*outcome, "interrupted", json_boolean(0));
+    for (size_t i = 0; i < m->n_parts; i++)
+        if (m->parts[i].interrupted)
+            json_object_set_new(*outcome, "interrupted", json_true());
+    json_object_set_new(*outcome, "incomplete",
+                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+out:
+    histlog_window_free(&total);
+    return code;
+}
+
+int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, int force,
+                       int allow_partial, FILE *out)
+{
+    struct merge m = {0};
+    json_t *outcome = NULL;
+    int code = LL_EXIT_USAGE;
+    char dir[4200], err[1200];
+    m.parts = ll_calloc(n, sizeof *m.parts);
+    for (size_t i = 0; i < n; i++) {
+        m.n_parts = i + 1;
+        if (part_load(&m.parts[i], dirs[i], 0) != 0)
+            goto out;
+        if (json_object_get(json_object_get(m.parts[i].run, "config"), "sweep")) {
+            ll_errorf("merge --hist-only: %s: a sweep's shard: --hist-only merges the shards of "
+                      "a run or replay (a sweep's steps need their records)",
+                      dirs[i]);
+            goto out;
+        }
+    }
+    if (parts_check(&m) != 0)
+        goto out;
+    if (results_dir_prepare(out_dir, force, dir, sizeof dir, err, sizeof err) != 0) {
+        ll_errorf("merge: --out: %s", err);
+        goto out;
+    }
+    m.n_present = n;
+    /* Without records, only what is missing whole: absent or cut-short shards. */
+    int *present = ll_calloc(m.shards, sizeof *present);
+    for (size_t i = 0; i < n; i++)
+        present[m.parts[i].shard] = 1;
+    size_t at = 0;
+    for (uint32_t k = 0; k < m.shards; k++)
+        if (!present[k] && at < sizeof m.missing_shards)
+            at += (size_t)snprintf(m.missing_shards + at, sizeof m.missing_shards - at, "%s%u",
+                                   at ? ", " : "", k);
+    free(present);
+    char cut[600] = "";
+    size_t cat = 0;
+    for (size_t i = 0; i < n && cat < sizeof cut; i++)
+        if (m.parts[i].interrupted)
+            cat += (size_t)snprintf(cut + cat, sizeof cut - cat, "%sshard %u (%s) cut short",
+                                    cat ? "; " : "", m.parts[i].shard, m.parts[i].dir);
+    if (m.missing_shards[0] || cut[0])
+        snprintf(m.incomplete, sizeof m.incomplete, "incomplete: %zu of %u shards (%s%s%s%s)",
+                 n - (cut[0] ? 1 : 0), m.shards, m.missing_shards[0] ? "missing: " : "",
+                 m.missing_shards, m.missing_shards[0] && cut[0] ? "; " : "", cut);
+    if (m.incomplete[0])
+        ll_errorf("merge: %s", m.incomplete);
+    code = hist_only_write(&m, dir, out, &outcome);
+    if (!outcome)
+        goto out;
+    if (m.incomplete[0] && !allow_partial)
+        code = exit_combine(code, LL_EXIT_INCOMPLETE);
+    if (copy_metrics(&m, dir) != 0)
+        code = exit_combine(code, LL_EXIT_RUNTIME);
+    json_t *run = merged_run_json(&m, allow_partial, outcome, code);
+    outcome = NULL;
+    json_object_set_new(json_object_get(run, "merged"), "hist_only", json_true());
     if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
         ll_errorf("merge: %s", err);
         code = exit_combine(code, LL_EXIT_RUNTIME);
@@ -894,6 +1395,12 @@ int runmerge_rebuild(const char *dir, FILE *out)
     if (part_load(&m.parts[0], dir, 1) != 0)
         goto out;
     json_t *mg = json_object_get(m.parts[0].run, "merged");
+    if (json_is_true(json_object_get(mg, "hist_only"))) {
+        ll_errorf("report: %s: merged with --hist-only: no records to rebuild from (its "
+                  "summary.json is the merge's result)",
+                  dir);
+        goto out;
+    }
     m.shards = (uint32_t)ju(mg, "shards", NULL);
     m.expected_ids = ju(mg, "expected_ids", NULL);
     m.missing_ids = ju(mg, "missing_ids", NULL);

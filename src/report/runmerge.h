@@ -12,10 +12,11 @@
  * shards' summary.json histograms, which are lossless to merge: ITL per
  * gap and the schedule lateness.
  *
- * Sweeps (`sweep --shard`, not yet written) would merge the same way per
- * step: the records' "step" field picks each step's records, and the
- * report layer's report_build_dir recomputes the steps from a merged
- * steps.jsonl and requests.jsonl. runmerge_dirs refuses them for now. */
+ * Sweeps (`sweep --shard`) merge per step: the records' "step" field picks
+ * each step's records (requests.jsonl ordered by step, then id), each
+ * step's facts in steps.jsonl are merged (sums, maxima, the whole's
+ * offered rate), and report_build_dir recomputes every step, the
+ * capacity, the knee and the recovery from the merged files. */
 #ifndef LL_RUNMERGE_H
 #define LL_RUNMERGE_H
 
@@ -28,7 +29,10 @@
  * an existing one must be empty unless force):
  * requests.jsonl ordered by id, summary.json, run.json with a "merged"
  * object, and the scraping shard's server_metrics.jsonl; print the summary
- * to out (NULL = nothing). Refuses (a one-line error naming the
+ * to out (NULL = nothing). A sweep's shards: also steps.jsonl, then
+ * build(out_dir, out) writes the rest and gives the status (the caller
+ * passes report_build_dir, which this file cannot include: report_build.c
+ * includes this header). Refuses (a one-line error naming the
  * directories, LL_EXIT_USAGE) a directory that is not a shard of a run,
  * shards of different configurations (config_hash), two copies of one
  * shard, shard counts that disagree, an id in two shards. Missing shards
@@ -37,8 +41,20 @@
  * LL_EXIT_INCOMPLETE unless allow_partial. Otherwise the status a
  * run would have: LL_EXIT_OK, LL_EXIT_FAIL (INVALID), LL_EXIT_NO_OK,
  * LL_EXIT_RUNTIME (cannot write); the lowest non-zero wins. */
+typedef int (*runmerge_build_fn)(const char *dir, FILE *out);
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
-                  int allow_partial, FILE *out);
+                  int allow_partial, runmerge_build_fn build, FILE *out);
+
+/* `llmload merge --hist-only`: the shards' hist.jsonl (no records read)
+ * into out_dir's summary.json (schema llmload.summary/1 with "hist_only":
+ * true and "percentiles_from" saying the percentiles are histograms',
+ * within 1/256 of the record-exact ones): requests ok/failed/completed
+ * from the windows' counts, latency_ns.{ttft,itl,tpot,e2e}; run.json with
+ * "merged" ("hist_only": true). Refuses a sweep's shards and what
+ * runmerge_dirs refuses; missing or cut-short shards as "incomplete"
+ * (status LL_EXIT_INCOMPLETE unless allow_partial). */
+int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, int force,
+                       int allow_partial, FILE *out);
 
 /* 1 when run (a run.json) is one runmerge_dirs wrote. */
 int runmerge_is_merged(const json_t *run);

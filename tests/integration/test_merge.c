@@ -451,5 +451,96 @@ static void test_partial_and_refusals(void **state)
     }
 }
 
+/* merge --hist-only: two shards' hist.jsonl, no records, give summary.json
+ * the TTFT, ITL, TPOT and E2E percentiles of the record-exact merge within
+ * the histograms' error (1/256), TTFT and E2E within it of the exact
+ * nearest-rank value of the merged records, the ok count exactly, and say
+ * where the percentiles come from; one shard alone is incomplete (4). */
+static void test_hist_only(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    for (int k = 0; k < 2; k++) {
+        char leaf[32], spec[8];
+        snprintf(leaf, sizeof leaf, "h%d", k);
+        snprintf(spec, sizeof spec, "%d/2", k);
+        harness_tmp_path(sd[k], sizeof sd[k], leaf);
+        const char *a[] = {
+            "run", "--url",         url,   "--out",           sd[k],          "--rate",
+            "60",  "--requests",    "150", "--output-tokens", "uniform:2,12", "--seed",
+            "9",   "--prompt-salt", "1",   "--quiet",         "--shard",      spec,
+            NULL};
+        free(harness_run_expect(a, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    }
+    char exact[600], hist[600], one[600], *out = NULL, *err = NULL;
+    int rc;
+    harness_tmp_path(exact, sizeof exact, "exact");
+    harness_tmp_path(hist, sizeof hist, "hist");
+    const char *ae[] = {"merge", sd[0], sd[1], "--out", exact, NULL};
+    assert_int_equal(harness_run(ae, 60, &rc, NULL, NULL), 0);
+    assert_int_equal(rc, want_status(exact, 0));
+    const char *ah[] = {"merge", sd[0], sd[1], "--out", hist, "--hist-only", NULL};
+    assert_int_equal(harness_run(ah, 60, &rc, &out, &err), 0);
+    if (rc != 0)
+        fail_msg("merge --hist-only: exit %d: %s", rc, err);
+    assert_non_null(strstr(out, "percentiles from histograms (hist.jsonl), each within 1/256"));
+    assert_non_null(strstr(out, "merged:     2 of 2 shards"));
+    free(out);
+    free(err);
+    json_t *se = harness_summary_load(exact), *sh_ = harness_summary_load(hist);
+    assert_true(json_is_true(json_object_get(sh_, "hist_only")));
+    assert_non_null(strstr(harness_sval(sh_, "percentiles_from"), "within 1/256"));
+    assert_true(json_is_null(json_object_get(sh_, "incomplete")));
+    ASSERT_NEAR(harness_num(sh_, "requests.ok"), harness_num(se, "requests.ok"), 0);
+    ASSERT_NEAR(harness_num(sh_, "requests.ok"), 150, 0);
+    static const char *const names[] = {"ttft", "itl", "tpot", "e2e"};
+    static const char *const pk[] = {"p50", "p90", "p99", "max"};
+    for (size_t i = 0; i < 4; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "latency_ns.%s.count", names[i]);
+        assert_true(harness_num(sh_, path) > 0);
+        ASSERT_NEAR(harness_num(sh_, path), harness_num(se, path), 0);
+        for (size_t j = 0; j < 4; j++) {
+            snprintf(path, sizeof path, "latency_ns.%s.%s", names[i], pk[j]);
+            double want = harness_num(se, path), got = harness_num(sh_, path);
+            ASSERT_NEAR(got, want, want / 256 + 1);
+        }
+    }
+    static const struct {
+        const char *path, *a, *b;
+        double pct;
+    } pcts[] = {
+        {"latency_ns.ttft.p50", "first_ns", "sched_ns", 50},
+        {"latency_ns.ttft.p99", "first_ns", "sched_ns", 99},
+        {"latency_ns.e2e.p50", "end_ns", "sched_ns", 50},
+        {"latency_ns.e2e.p90", "end_ns", "sched_ns", 90},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(pcts); i++) {
+        double want = recs_pct(exact, pcts[i].a, pcts[i].b, pcts[i].pct);
+        ASSERT_NEAR(harness_num(sh_, pcts[i].path), want, want / 256 + 1);
+    }
+    json_decref(se);
+    json_decref(sh_);
+    json_t *run = harness_json_load(hist, "run.json");
+    assert_true(json_is_true(json_object_get(json_object_get(run, "merged"), "hist_only")));
+    json_decref(run);
+
+    /* one shard of two: incomplete, exit 4; --allow-partial 0 */
+    harness_tmp_path(one, sizeof one, "hist-one");
+    const char *a1[] = {"merge", sd[0], "--out", one, "--hist-only", NULL};
+    assert_int_equal(harness_run(a1, 60, &rc, NULL, &err), 0);
+    assert_int_equal(rc, 4);
+    if (!strstr(err, "merge: incomplete: 1 of 2 shards (missing: 1)"))
+        fail_msg("merge --hist-only's stderr: %s", err);
+    free(err);
+    const char *a2[] = {"merge",       sd[0],     "--out",           one,
+                        "--hist-only", "--force", "--allow-partial", NULL};
+    assert_int_equal(harness_run(a2, 60, &rc, NULL, NULL), 0);
+    assert_int_equal(rc, 0);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
-             cmocka_unit_test_teardown(test_partial_and_refusals, teardown))
+             cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
+             cmocka_unit_test_teardown(test_hist_only, teardown))

@@ -35,6 +35,7 @@
  * All traffic is to 127.0.0.1, at most 40 requests/s; the file takes about
  * 40 s, most of it waiting for starts and sims. */
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -843,6 +844,79 @@ static void test_sharded_sweep(void **state)
                          s, id, uni->sched_ns[s][id], uni->prompt[s][id], single->sched_ns[s][id],
                          single->prompt[s][id]);
         }
+
+    /* llmload merge of the two: per step the single process's ids and
+     * sched_ns, its counts exactly, the capacity within one rung. */
+    char merged[600], sh[2][700];
+    harness_tmp_path(merged, sizeof merged, "sweep-merged");
+    for (size_t k = 0; k < 2; k++)
+        snprintf(sh[k], sizeof sh[k], "%.*s%zu", (int)(strlen(out_tmpl) - strlen("{shard}")),
+                 out_tmpl, k);
+    const char *am[] = {"merge", sh[0], sh[1], "--out", merged, NULL};
+    char *merr = NULL;
+    st = run_env("sweep-merge", am, NULL, &merr);
+    if (st != 0 && st != 1)
+        fail_msg("merge of the sweep's shards: exit %d: %s", st, merr ? merr : "");
+    free(merr);
+    struct sweep_recs *mrg = calloc(1, sizeof *mrg);
+    sweep_recs_add(mrg, merged, 0, 1);
+    assert_int_equal(mrg->n, single->n);
+    for (size_t s = 0; s < SWEEP_MAX_STEPS; s++)
+        for (size_t id = 0; id < SWEEP_MAX_IDS; id++) {
+            assert_int_equal(mrg->have[s][id], single->have[s][id]);
+            if (single->have[s][id] && mrg->sched_ns[s][id] != single->sched_ns[s][id])
+                fail_msg("merged step %zu id %zu: sched_ns %lld, one process %lld", s, id,
+                         mrg->sched_ns[s][id], single->sched_ns[s][id]);
+        }
+    json_t *ms = harness_json_load(merged, "summary.json"),
+           *ss = harness_json_load(single_dir, "summary.json");
+    json_t *msteps = json_object_get(ms, "steps"), *ssteps = json_object_get(ss, "steps");
+    assert_int_equal(json_array_size(msteps), 3);
+    assert_int_equal(json_array_size(msteps), json_array_size(ssteps));
+    for (size_t i = 0; i < 3; i++) {
+        json_t *a = json_array_get(msteps, i), *b = json_array_get(ssteps, i);
+        assert_int_equal(harness_ival_req(a, "step"), harness_ival_req(b, "step"));
+        assert_string_equal(harness_sval(a, "kind"), harness_sval(b, "kind"));
+        /* the whole's rate, not a shard's half */
+        ASSERT_NEAR(harness_num(a, "offered_rps"), ladder[i], 1e-9);
+        ASSERT_NEAR(harness_num(a, "offered_rps"), harness_num(b, "offered_rps"), 1e-9);
+        /* the sim answers every request: the counts are the schedule's */
+        assert_int_equal(harness_ival_req(a, "scheduled"), harness_ival_req(b, "scheduled"));
+        assert_int_equal(harness_ival_req(a, "ok"), harness_ival_req(b, "ok"));
+        assert_int_equal(harness_ival_req(a, "failed"), harness_ival_req(b, "failed"));
+    }
+    json_t *mf = json_object_get(ms, "findings"), *sf = json_object_get(ss, "findings");
+    json_t *mc = json_object_get(mf, "slo_capacity_rps"),
+           *sc = json_object_get(sf, "slo_capacity_rps");
+    assert_int_equal(json_is_number(mc), json_is_number(sc));
+    if (json_is_number(mc) && fabs(json_number_value(mc) - json_number_value(sc)) > 4 + 1e-9)
+        fail_msg("merged capacity %g req/s, one process %g: more than one rung apart",
+                 json_number_value(mc), json_number_value(sc));
+    json_t *mrun = harness_json_load(merged, "run.json");
+    assert_int_equal(harness_ival_req(json_object_get(mrun, "merged"), "shards"), 2);
+    assert_true(json_is_null(json_object_get(ms, "incomplete")));
+    struct stat stt;
+    char path[800];
+    static const char *const files[] = {"steps.jsonl", "steps.csv", "report.html",
+                                        "server_metrics.jsonl"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", merged, files[i]);
+        if (stat(path, &stt) != 0 || stt.st_size == 0)
+            fail_msg("merged sweep: %s missing or empty", files[i]);
+    }
+    /* llmload report rebuilds the merged sweep through the same builder. */
+    const char *ar[] = {"report", merged, NULL};
+    st = run_env("sweep-merged-report", ar, NULL, NULL);
+    assert_true(st == 0 || st == 1);
+    json_t *rs = harness_json_load(merged, "summary.json");
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(harness_ival_req(json_array_get(json_object_get(rs, "steps"), i), "ok"),
+                         harness_ival_req(json_array_get(msteps, i), "ok"));
+    json_decref(rs);
+    json_decref(mrun);
+    json_decref(ms);
+    json_decref(ss);
+    free(mrg);
     free(single);
     free(uni);
 }
