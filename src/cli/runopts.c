@@ -1074,10 +1074,17 @@ static int runopts_extra_body(const struct run_opts *o, struct run_config *cfg, 
     return 0;
 }
 
+/* A class with images and a shared prefix (see runopts_images). */
+#define PREFIX_IMAGES_REFUSED                                                                      \
+    "%s: class \"%s\" has images and a shared prefix: its images come first in each message "      \
+    "and are the request's own, so the text prefix after them is not a prefix a server's "         \
+    "cache can find; shared images are not built yet"
+
 /* --images, --image-size(s), --image-format into cfg->workload.images, and
  * the refusals: an API whose body cannot carry images (completions and
  * embeddings, for the flags or for a class that gets them; so token-ID prompts, which go
- * to completions only, never meet images), and sessions. */
+ * to completions only, never meet images), sessions, and a shared prefix
+ * (the images precede it and differ per request: no server could reuse it). */
 static int runopts_images(const struct run_opts *o, struct run_config *cfg, char *err,
                           size_t errlen)
 {
@@ -1103,6 +1110,9 @@ static int runopts_images(const struct run_opts *o, struct run_config *cfg, char
         int has = k->images.set || c->set;
         enum oai_api api = k->api >= 0 ? (enum oai_api)k->api : cfg->transport.api;
         any |= has;
+        if (has && k->prefix.fraction > 0)
+            return runopts_errf(err, errlen, PREFIX_IMAGES_REFUSED,
+                                k->images.set ? o->workload : "--images", k->name);
         if (has && (api == OAI_API_COMPLETIONS || api == OAI_API_EMBEDDINGS))
             return runopts_errf(err, errlen,
                                 "%s: class \"%s\" sends images to %s, whose %s is text only; "
@@ -1112,6 +1122,12 @@ static int runopts_images(const struct run_opts *o, struct run_config *cfg, char
                                 oai_api_name(api),
                                 api == OAI_API_COMPLETIONS ? "\"prompt\"" : "\"input\"");
     }
+    if (!f && c->set && cfg->workload.prefix.fraction > 0)
+        return runopts_errf(err, errlen,
+                            "--images with --prefix-fraction: each request's images come first in "
+                            "its message and are its own, so the shared text prefix after them is "
+                            "not a prefix a server's cache can find; shared images are not built "
+                            "yet");
     enum oai_api run_api = cfg->transport.api;
     if (!f && c->set && (run_api == OAI_API_COMPLETIONS || run_api == OAI_API_EMBEDDINGS))
         return runopts_errf(err, errlen,
