@@ -685,13 +685,14 @@ void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sw
 /* The first-limit line of the findings ("first limit: ...\n"). */
 void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_t len);
 
-/* Room for the findings text with every class: a buffer of this many
- * bytes never truncates it. */
+/* Room for the findings text with every class and endpoint finding (its
+ * URL cut at 200 bytes): a buffer of this many bytes never truncates it. */
 #define SWEEP_FINDINGS_TEXT_MAX (3072 + SWEEP_MAX_CLASSES * 320 + 2 * SWEEP_MAX_ENDPOINTS * 400)
 
 /* The findings in words: one line each, newline-terminated (one line per
- * traffic class before the "stopped" line). Writes into buf (len bytes,
- * truncated if short; SWEEP_FINDINGS_TEXT_MAX always suffices). */
+ * traffic class, then one per endpoint finding, before the "stopped"
+ * line). Writes into buf (len bytes, truncated if short;
+ * SWEEP_FINDINGS_TEXT_MAX always suffices). */
 void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
                          const char *stop_reason, char *buf, size_t len);
 
