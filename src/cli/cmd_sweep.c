@@ -554,6 +554,17 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
             c->scheduled = res.class_stats[k].scheduled;
         }
     }
+    /* Several --url: each endpoint's URL, weight and scheduled count go
+     * into the step's facts; its figures come from the records' "endpoint". */
+    const struct endpoints *eps = &cfg.transport.endpoints;
+    if (res.n_endpoints >= 2 && res.n_endpoints == eps->n && eps->n <= SWEEP_MAX_ENDPOINTS) {
+        sweep_step_endpoints_init(s, eps->n);
+        for (size_t k = 0; k < eps->n; k++) {
+            f->endpoints[k].url = ll_strdup(eps->url[k]);
+            f->endpoints[k].weight = eps->weight[k];
+            f->endpoints[k].scheduled = res.endpoint_stats[k].scheduled;
+        }
+    }
     int interrupted = res.interrupted;
     if (interrupted)
         sr->stopped_in = res.stopped_in;

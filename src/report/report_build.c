@@ -398,6 +398,47 @@ static void fill_report_classes(const struct built *b, struct report *r,
     r->n_classes = nc;
 }
 
+/* The per-endpoint input of the HTML report (nothing with one --url):
+ * one report_endpoint per endpoint of the first step that has them,
+ * each with one entry per step (zeroed where a step has fewer). *eps gets
+ * the endpoints and *ep_steps n_endpoints x n_steps; the caller frees
+ * both. */
+static void fill_report_endpoints(const struct built *b, struct report *r,
+                                  struct report_endpoint **eps,
+                                  struct report_endpoint_step **ep_steps)
+{
+    const struct sweep_step *first = NULL;
+    for (size_t i = 0; i < b->n_steps && !first; i++)
+        if (b->steps[i].f.n_endpoints)
+            first = &b->steps[i];
+    size_t ne = first ? first->f.n_endpoints : 0, ns = b->n_steps;
+    *eps = ll_calloc(ne + 1, sizeof **eps);
+    *ep_steps = ll_calloc(ne * ns + 1, sizeof **ep_steps);
+    for (size_t k = 0; k < ne; k++) {
+        struct report_endpoint *e = &(*eps)[k];
+        struct report_endpoint_step *es = *ep_steps + k * ns;
+        e->url = first->f.endpoints[k].url;
+        e->steps = es;
+        for (size_t i = 0; i < ns; i++) {
+            const struct sweep_step *s = &b->steps[i];
+            if (k >= s->f.n_endpoints)
+                continue;
+            const struct sweep_endpoint *se = &s->endpoints[k];
+            es[i].requests = se->stats.completed;
+            es[i].ok = se->stats.by_kind[REC_OK];
+            es[i].errors = stats_failed(&se->stats);
+            es[i].error_rate = se->error_rate;
+            es[i].ttft_p50_ns = se->ttft_ns[0];
+            es[i].ttft_p99_ns = se->ttft_ns[3];
+            es[i].tpot_p50_ns = se->tpot_ns[0];
+            es[i].tpot_p99_ns = se->tpot_ns[3];
+            es[i].output_tps = se->output_tps;
+        }
+    }
+    r->endpoints = ne ? *eps : NULL;
+    r->n_endpoints = ne;
+}
+
 /* Read run.json, steps.jsonl and requests.jsonl of dir into b (zeroed).
  * Returns 0, or -1 with the reason on stderr. */
 static int built_load(const char *dir, struct built *b)
@@ -462,6 +503,7 @@ static void built_print(const struct built *b, FILE *out)
     if (sweep_invalid_text(b->steps, b->n_steps, inv, sizeof inv))
         fprintf(out, "\n*** %s\n", inv);
     sweep_print_classes(out, b->fd);
+    sweep_print_endpoints(out, b->steps, b->n_steps);
     fprintf(out, "\n%s", b->text);
     fflush(out);
 }
@@ -515,6 +557,9 @@ static int write_html(const char *dir, struct built *b)
     struct report r;
     fill_report(b, &r, rs, &samples);
     fill_report_classes(b, &r, &cls, &cls_steps, &slo_text);
+    struct report_endpoint *eps = NULL;
+    struct report_endpoint_step *ep_steps = NULL;
+    fill_report_endpoints(b, &r, &eps, &ep_steps);
     r.findings_text = b->text;
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
     r.n_server = load_server_series(path, &server);
@@ -526,6 +571,8 @@ static int write_html(const char *dir, struct built *b)
     free(cls);
     free(cls_steps);
     free(slo_text);
+    free(eps);
+    free(ep_steps);
     free(rs);
     free(samples);
     free(server);

@@ -18,6 +18,7 @@
  *   classes     with two traffic classes or more: each class's SLO capacity,
  *               its TTFT and TPOT p99 against offered load (one line per
  *               class), and a table of every step and class
+ *   endpoints   with several --url: a table of every step and endpoint
  *   table       every step, one row each
  *
  * Curves against offered load use the steps other than the recovery step,
@@ -641,6 +642,10 @@ static void report_figure_sections(struct strbuf *b, const struct report_view *v
         strbuf_puts(b, "<h2>By traffic class</h2>\n");
         report_grid(b, v, report_class_figs, LL_ARRAY_LEN(report_class_figs));
         report_class_table(b, r);
+    }
+    if (r->n_endpoints > 0) {
+        strbuf_puts(b, "<h2>By endpoint</h2>\n");
+        report_endpoint_table(b, r);
     }
 }
 

@@ -121,6 +121,24 @@ struct report_class {
     const struct report_class_step *steps; /* one per report.steps, same order */
 };
 
+/* One endpoint (--url given more than once) at one step of the sweep:
+ * its window requests. */
+struct report_endpoint_step {
+    uint64_t requests;                 /* its window records */
+    uint64_t ok;                       /* of them ok; 0 = its latencies are not shown */
+    uint64_t errors;                   /* of them any other kind */
+    double error_rate;                 /* fraction 0..1 of requests */
+    uint64_t ttft_p50_ns, ttft_p99_ns; /* ns, its ok requests */
+    uint64_t tpot_p50_ns, tpot_p99_ns; /* ns; both 0 = none had a TPOT */
+    double output_tps;                 /* tokens/s, its ok requests that ended in the window */
+};
+
+/* One endpoint of the sweep. */
+struct report_endpoint {
+    const char *url;                          /* its API base */
+    const struct report_endpoint_step *steps; /* one per report.steps, same order */
+};
+
 struct report {
     const char *title;          /* page title; NULL = "llmload report" */
     const char *target;         /* URL */
@@ -151,6 +169,9 @@ struct report {
     size_t n_server;
     const struct report_class *classes; /* n_classes; NULL/0 = no per-class section */
     size_t n_classes;
+    const struct report_endpoint *endpoints; /* n_endpoints; NULL/0 = no per-endpoint
+                                 * table (one --url) */
+    size_t n_endpoints;
     double probe_t0_s, probe_t1_s; /* s since the run's start: the capacity probe of
                                     * --rates auto, shaded on the charts over time;
                                     * both 0 = none */

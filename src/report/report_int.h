@@ -133,4 +133,8 @@ void report_cold_table(struct strbuf *b, const struct report *r);
  * and class present, and its note. */
 void report_class_table(struct strbuf *b, const struct report *r);
 
+/* The endpoints' URLs, then table#endpoints: one row per step and
+ * endpoint (several --url only). */
+void report_endpoint_table(struct strbuf *b, const struct report *r);
+
 #endif

@@ -1,6 +1,7 @@
 /* report_tables.c: the tables of report.html: every step, one row each
- * (table#steps), and with traffic classes every step and class (the class
- * capacities in words, then table#classes). A cell over an SLO or under the
+ * (table#steps), with traffic classes every step and class (the class
+ * capacities in words, then table#classes), and with several --url every
+ * step and endpoint (table#endpoints). A cell over an SLO or under the
  * attainment target is red; docs/report.md says what each column holds. */
 #include "report/report_html.h"
 
@@ -275,4 +276,55 @@ void report_class_table(struct strbuf *b, const struct report *r)
     strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Each class against its own "
                    "SLO (else the sweep's); TTFT and TPOT in ms, E2E in s; percentiles of "
                    "its successful requests.</p>\n");
+}
+
+/* Row of endpoint k at step i of table#endpoints: italic for the
+ * recovery step; its errors in red. */
+static void report_endpoint_row(struct strbuf *b, const struct report *r, size_t i, size_t k)
+{
+    const struct report_step *s = &r->steps[i];
+    const struct report_endpoint_step *es = &r->endpoints[k].steps[i];
+    strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\"" : "");
+    report_step_id_td(b, s, i);
+    report_td(b, s->offered_rps, 0);
+    strbuf_printf(b, "<td class=\"l\">%zu</td><td>%llu</td><td>%llu</td><td%s>%llu</td>", k,
+                  (unsigned long long)es->requests, (unsigned long long)es->ok,
+                  es->errors ? " class=\"bad\"" : "", (unsigned long long)es->errors);
+    report_td(b, es->error_rate * 100.0, es->errors > 0);
+    int ok = es->ok > 0, tp = es->tpot_p99_ns > 0;
+    report_td(b, ok ? (double)es->ttft_p50_ns / 1e6 : NAN, 0);
+    report_td(b, ok ? (double)es->ttft_p99_ns / 1e6 : NAN, 0);
+    report_td(b, tp ? (double)es->tpot_p50_ns / 1e6 : NAN, 0);
+    report_td(b, tp ? (double)es->tpot_p99_ns / 1e6 : NAN, 0);
+    report_td(b, es->output_tps, 0);
+    strbuf_puts(b, "<td class=\"l\">");
+    strbuf_put_xml(b, r->endpoints[k].url ? r->endpoints[k].url : "");
+    strbuf_puts(b, "</td></tr>\n");
+}
+
+void report_endpoint_table(struct strbuf *b, const struct report *r)
+{
+    static const char *const head[][3] = {
+        {"step", "", "step index, from 0 in the order run, as in steps.csv and the terminal"},
+        {"offered", "req/s", "offered load of the whole step"},
+        {"endpoint", "", "the --url's index, as records carry it in \"endpoint\""},
+        {"requests", "", "its requests in the window"},
+        {"ok", "", "of them, completed ok"},
+        {"errors", "", "of them, any other kind"},
+        {"errors", "%", "share of its requests not ok"},
+        P50_P99("TTFT", "ms"),
+        P50_P99("TPOT", "ms"),
+        {"output", "tok/s",
+         "output tokens of its ok requests that ended in the window, per second"},
+        {"url", "", ""},
+    };
+    strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"endpoints\">\n");
+    report_table_head(b, head, LL_ARRAY_LEN(head), 2);
+    for (size_t i = 0; i < r->n_steps; i++)
+        for (size_t k = 0; k < r->n_endpoints; k++)
+            report_endpoint_row(b, r, i, k);
+    strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Each endpoint's window "
+                   "requests at each step; TTFT and TPOT in ms, percentiles of its "
+                   "successful requests. One endpoint far from the others is named in the "
+                   "findings.</p>\n");
 }

@@ -97,6 +97,80 @@ static void class_findings(const struct sweep_step *steps, size_t n,
     }
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Endpoint k's figure at step s (fig 0: TTFT p99 in ns, 1: error rate),
+ * or NAN when it has too few requests to be judged. */
+static double endpoint_figure(const struct sweep_step *s, size_t k, int fig)
+{
+    const struct sweep_endpoint *e = &s->endpoints[k];
+    if (fig == 0)
+        return e->stats.by_kind[REC_OK] >= SWEEP_EP_MIN_REQUESTS ? (double)e->ttft_ns[3] : NAN;
+    return e->stats.completed >= SWEEP_EP_MIN_REQUESTS ? e->error_rate : NAN;
+}
+
+/* The median of the judged figures of every endpoint of s but k (NAN when
+ * none is judged). */
+static double endpoint_others_median(const struct sweep_step *s, size_t k, int fig)
+{
+    double v[SWEEP_MAX_ENDPOINTS];
+    size_t m = 0;
+    for (size_t j = 0; j < s->f.n_endpoints && j < SWEEP_MAX_ENDPOINTS; j++) {
+        double x = j == k ? NAN : endpoint_figure(s, j, fig);
+        if (isfinite(x))
+            v[m++] = x;
+    }
+    if (m == 0)
+        return NAN;
+    qsort(v, m, sizeof v[0], cmp_double);
+    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+size_t sweep_endpoint_findings(const struct sweep_step *steps, size_t n,
+                               struct sweep_endpoint_finding *out)
+{
+    size_t n_eps = 0, found = 0;
+    for (size_t i = 0; i < n; i++)
+        n_eps = LL_MAX(n_eps, steps[i].f.n_endpoints);
+    n_eps = LL_MIN(n_eps, (size_t)SWEEP_MAX_ENDPOINTS);
+    for (size_t k = 0; k < n_eps; k++) {
+        for (int fig = 0; fig < 2; fig++) {
+            struct sweep_endpoint_finding ef = {.endpoint = k, .error_rate = fig, .ratio = -1};
+            for (size_t i = 0; i < n; i++) {
+                const struct sweep_step *s = &steps[i];
+                /* An INVALID step counts: the generator's lateness falls on
+                 * every endpoint alike (they share its schedule). */
+                if (s->f.recovery || k >= s->f.n_endpoints)
+                    continue;
+                double v = endpoint_figure(s, k, fig), o = endpoint_others_median(s, k, fig);
+                if (!isfinite(v) || !isfinite(o))
+                    continue;
+                ef.n_judged++;
+                double min_diff = fig == 0 ? (double)SWEEP_EP_TTFT_MIN_NS : SWEEP_EP_ERR_MIN;
+                if (!(v > SWEEP_EP_RATIO * o && v - o >= min_diff))
+                    continue;
+                ef.n_out++;
+                double r = o > 0 ? v / o : INFINITY;
+                if (r > ef.ratio) {
+                    ef.ratio = r;
+                    ef.value = v;
+                    ef.others = o;
+                    ef.offered_rps = s->f.offered_rps;
+                    ef.step_index = s->f.index;
+                    ef.url = s->f.endpoints[k].url;
+                }
+            }
+            if (ef.n_out)
+                out[found++] = ef;
+        }
+    }
+    return found;
+}
+
 void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                             const struct sweep_point *points, size_t n_points,
                             const struct sweep_settings *set, struct sweep_findings *out)
@@ -228,6 +302,7 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     if (last_loaded && last_loaded->f.elapsed_ns > last_loaded->f.duration_ns)
         out->drain_ns = last_loaded->f.elapsed_ns - last_loaded->f.duration_ns;
     sweep_first_limit(steps, n, set, &out->first_limit);
+    out->n_endpoints = sweep_endpoint_findings(steps, n, out->endpoints);
 }
 
 /* Append to a bounded buffer. */
@@ -438,6 +513,27 @@ static void put_class(const struct sweep_class_finding *cf, char *buf, size_t le
     }
 }
 
+/* One endpoint finding's line: "endpoint 1 (URL) had TTFT p99 3.1x the
+ * others' at 8 req/s (...): an uneven replica or routing". */
+static void put_endpoint(const struct sweep_endpoint_finding *ef, char *buf, size_t len, size_t *at)
+{
+    char a[16], b[16], times[24];
+    if (isfinite(ef->ratio))
+        snprintf(times, sizeof times, "%.3gx", ef->ratio);
+    else
+        snprintf(times, sizeof times, "above");
+    put(buf, len, at, "endpoint %zu (%.200s) had %s %s the others' at %.4g req/s ", ef->endpoint,
+        ef->url ? ef->url : "?", ef->error_rate ? "an error rate" : "TTFT p99", times,
+        ef->offered_rps);
+    if (ef->error_rate)
+        put(buf, len, at, "(%.1f%% against %.1f%%", 100 * ef->value, 100 * ef->others);
+    else
+        put(buf, len, at, "(%s against %s", ll_fmt_duration((uint64_t)ef->value, a, sizeof a),
+            ll_fmt_duration((uint64_t)ef->others, b, sizeof b));
+    put(buf, len, at, "; %zu of %zu steps): an uneven replica or routing\n", ef->n_out,
+        ef->n_judged);
+}
+
 void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
                          const char *stop_reason, char *buf, size_t len)
 {
@@ -456,6 +552,8 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
         put_short(fd, set, buf, len, &at);
     for (size_t k = 0; k < fd->n_classes; k++)
         put_class(&fd->classes[k], buf, len, &at);
+    for (size_t k = 0; k < fd->n_endpoints; k++)
+        put_endpoint(&fd->endpoints[k], buf, len, &at);
     put(buf, len, &at, "stopped: %s\n",
         stop_reason && *stop_reason ? stop_reason : "every rate was run");
 }

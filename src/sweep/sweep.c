@@ -120,7 +120,44 @@ void sweep_step_free(struct sweep_step *s)
         stats_free(&s->classes[k].stats);
     free(s->classes);
     free(s->f.classes);
+    for (size_t k = 0; k < s->f.n_endpoints; k++) {
+        if (s->endpoints)
+            stats_free(&s->endpoints[k].stats);
+        if (s->f.endpoints)
+            free(s->f.endpoints[k].url);
+    }
+    free(s->endpoints);
+    free(s->f.endpoints);
     memset(s, 0, sizeof *s);
+}
+
+void sweep_step_endpoints_init(struct sweep_step *s, size_t n)
+{
+    if (n < 2 || n > SWEEP_MAX_ENDPOINTS || s->f.n_endpoints) {
+        ll_errorf("sweep_step_endpoints_init: bad endpoint count %zu", n);
+        abort();
+    }
+    s->f.endpoints = ll_calloc(n, sizeof *s->f.endpoints);
+    s->endpoints = ll_calloc(n, sizeof *s->endpoints);
+    s->f.n_endpoints = n;
+    for (size_t k = 0; k < n; k++)
+        stats_init(&s->endpoints[k].stats);
+}
+
+/* Count r towards its endpoint in s: its window records as the step's
+ * total counts them (warm-up and cold ones apart), and the output tokens
+ * of its ok records that ended inside the window. A record without an
+ * endpoint, or of one past the facts' count, counts only in the total. */
+static void endpoint_add_record(struct sweep_step *s, const struct record *r)
+{
+    if (r->endpoint < 0 || (size_t)r->endpoint >= s->f.n_endpoints)
+        return;
+    struct sweep_endpoint *e = &s->endpoints[r->endpoint];
+    if (r->kind == REC_OK && in_window(&s->f, r->end_ns))
+        e->output_tokens_ended += r->output_tokens;
+    if (r->cold || r->warmup || r->sched_ns < s->f.warmup_ns)
+        return;
+    stats_add_record(&e->stats, r);
 }
 
 void sweep_step_classes_init(struct sweep_step *s, size_t n)
@@ -215,6 +252,8 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
                                                                : r->prompt_tokens;
         s->output_tokens_ended += r->output_tokens;
     }
+    if (f->n_endpoints)
+        endpoint_add_record(s, r);
     if (f->server.has_span)
         s->client_tokens_in_span += tokens_in_span(r, f->server.span_from_ns,
                                                    f->server.span_to_ns);
@@ -334,6 +373,19 @@ static void class_finish(struct sweep_step *s, size_t k, const struct sweep_sett
     c->slo_pass = c->fail_reason[0] == '\0';
 }
 
+/* The derived figures of endpoint k of s, w the window in s. */
+static void endpoint_finish(struct sweep_step *s, size_t k, double w)
+{
+    struct sweep_endpoint *e = &s->endpoints[k];
+    struct stats *st = &e->stats;
+    st->scheduled = s->f.endpoints[k].scheduled ? s->f.endpoints[k].scheduled : st->completed;
+    e->error_rate = st->completed ? (double)stats_failed(st) / (double)st->completed : 0;
+    e->output_tps = (double)e->output_tokens_ended / w;
+    fill_pcts(st->ttft, e->ttft_ns);
+    fill_pcts(st->tpot, e->tpot_ns);
+    fill_pcts(st->e2e, e->e2e_ns);
+}
+
 void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
 {
     const struct sweep_facts *f = &s->f;
@@ -398,6 +450,8 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     s->slo_pass = s->fail_reason[0] == '\0';
     for (size_t k = 0; k < f->n_classes; k++)
         class_finish(s, k, set, w);
+    for (size_t k = 0; k < f->n_endpoints; k++)
+        endpoint_finish(s, k, w);
     s->cost_per_mtok = sweep_cost_per_mtok(set->cost_per_hour, set->replicas, s->output_tps);
     step_energy_finish(s);
     if (f->recovery) {
@@ -1021,6 +1075,36 @@ void sweep_print_classes(FILE *f, const struct sweep_findings *fd)
                 cf->at_capacity && cf->tpot_p99_at_capacity_ns
                     ? ll_fmt_duration(cf->tpot_p99_at_capacity_ns, b, sizeof b)
                     : "-");
+    }
+}
+
+void sweep_print_endpoints(FILE *f, const struct sweep_step *steps, size_t n)
+{
+    const struct sweep_step *first = NULL;
+    for (size_t i = 0; i < n && !first; i++)
+        if (steps[i].f.n_endpoints)
+            first = &steps[i];
+    if (!first)
+        return;
+    fprintf(f, "\nby endpoint (each step's window requests):\n");
+    for (size_t k = 0; k < first->f.n_endpoints; k++)
+        fprintf(f, "  endpoint %zu: %s\n", k,
+                first->f.endpoints[k].url ? first->f.endpoints[k].url : "?");
+    int repeats = sweep_has_repeats(steps, n), w = step_label_width(steps, n, repeats);
+    fprintf(f, "%-*s %10s %8s %8s %8s %10s %10s\n", w, "step", "offered", "endpoint", "requests",
+            "errors", "TTFT p99", "TPOT p99");
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_step *s = &steps[i];
+        char id[32], a[16], b[16];
+        sweep_step_label(&s->f, repeats, id, sizeof id);
+        for (size_t k = 0; k < s->f.n_endpoints; k++) {
+            const struct sweep_endpoint *e = &s->endpoints[k];
+            int ok = e->stats.by_kind[REC_OK] > 0;
+            fprintf(f, "%-*s %10.4g %8zu %8" PRIu64 " %8" PRIu64 " %10s %10s\n", w,
+                    k == 0 ? id : "", s->f.offered_rps, k, e->stats.completed,
+                    stats_failed(&e->stats), ok ? ll_fmt_duration(e->ttft_ns[3], a, sizeof a) : "-",
+                    hist_count(e->stats.tpot) ? ll_fmt_duration(e->tpot_ns[3], b, sizeof b) : "-");
+        }
     }
 }
 

@@ -179,6 +179,33 @@ struct sweep_class_facts {
                                   * window records instead */
 };
 
+/* Several --url: a sweep breaks out each endpoint (at most
+ * SWEEP_MAX_ENDPOINTS, as ENDPOINTS_MAX). */
+#define SWEEP_MAX_ENDPOINTS 32
+
+/* What the sweep knew about one endpoint in one step (steps.jsonl's
+ * "endpoints"): its URL and weight, and how many of its requests the
+ * schedule produced in the window. Its figures are rebuilt from the
+ * records' "endpoint" (the index into the array). */
+struct sweep_endpoint_facts {
+    char *url;          /* its API base; owned (freed by sweep_step_free) */
+    uint32_t weight;    /* its --url-weights weight (1 without) */
+    uint64_t scheduled; /* window requests of the endpoint (driver); 0 = count its
+                         * window records instead */
+};
+
+/* The endpoint rule of the findings (sweep_endpoint_findings): at a load
+ * step, an endpoint stands out when its TTFT p99 is more than
+ * SWEEP_EP_RATIO times the median of the other endpoints' and at least
+ * SWEEP_EP_TTFT_MIN_NS above it, or its error rate is more than
+ * SWEEP_EP_RATIO times the others' median and at least SWEEP_EP_ERR_MIN
+ * above it. Only endpoints with at least SWEEP_EP_MIN_REQUESTS window
+ * requests (TTFT: ok ones) are judged or count among the others. */
+#define SWEEP_EP_RATIO 2.0
+#define SWEEP_EP_TTFT_MIN_NS (20 * LL_NS_PER_MS)
+#define SWEEP_EP_ERR_MIN 0.05
+#define SWEEP_EP_MIN_REQUESTS 10
+
 /* The TTFT tail test of a step (the rule at SWEEP_TAIL_GROWTH). */
 struct sweep_tail_test {
     int judged;              /* 1: both halves large enough to judge */
@@ -231,6 +258,9 @@ struct sweep_facts {
     struct sweep_class_facts *classes; /* owned; n_classes of them (0 = no breakdown);
                                   * allocated by sweep_step_classes_init */
     size_t n_classes;
+    struct sweep_endpoint_facts *endpoints; /* owned; n_endpoints of them (0 = one
+                                  * --url, no breakdown); sweep_step_endpoints_init */
+    size_t n_endpoints;
 };
 
 /* What the recovery step measured (sweep_recovery_measure). Times are sched_ns
@@ -270,6 +300,18 @@ struct sweep_class {
                                   * limit) and the step steady; a class with no
                                   * request in the window passes */
     char fail_reason[160];       /* why it fails, "" when it passes */
+};
+
+/* One endpoint within a step: its window records (warm-up and cold ones
+ * excluded, as the step's) and the figures derived from them. Pairs with
+ * sweep_facts.endpoints[] at the same index. */
+struct sweep_endpoint {
+    struct stats stats;           /* window records that carried "endpoint" = its index */
+    uint64_t output_tokens_ended; /* tokens, of its ok records that ended inside the window */
+    /* derived by sweep_step_finish */
+    double error_rate; /* fraction of its window records not ok (0 with none) */
+    double output_tps; /* tokens/s, output_tokens_ended / window */
+    uint64_t ttft_ns[SWEEP_NPCT], tpot_ns[SWEEP_NPCT], e2e_ns[SWEEP_NPCT]; /* 0 = none */
 };
 
 /* One step: its facts, what its records add up to, and the derived
@@ -336,6 +378,7 @@ struct sweep_step {
     int short_hold;              /* 1: a load step whose hold_factor is under the
                                   * settings' min_hold_factor (the hold rule) */
     struct sweep_class *classes; /* owned; f.n_classes of them, NULL when 0 */
+    struct sweep_endpoint *endpoints; /* owned; f.n_endpoints of them, NULL when 0 */
 };
 
 /* Make s empty (facts zeroed, histograms allocated). Undo with
@@ -349,6 +392,12 @@ void sweep_step_free(struct sweep_step *s);
  * any record is added: s->f.classes (zeroed facts, for the caller to
  * fill) and s->classes (empty). Aborts on out of memory. */
 void sweep_step_classes_init(struct sweep_step *s, size_t n);
+
+/* Give s n endpoints (2 <= n <= SWEEP_MAX_ENDPOINTS), once, before any
+ * record is added: s->f.endpoints (zeroed facts, for the caller to fill;
+ * url NULL until then) and s->endpoints (empty). Aborts on out of memory
+ * or a bad n. */
+void sweep_step_endpoints_init(struct sweep_step *s, size_t n);
 
 /* The index of the class named name in s->f.classes, or -1 (also when
  * name is NULL). */
@@ -544,6 +593,29 @@ const char *sweep_limit_kind_name(enum sweep_limit_kind k);
  * "neither". */
 const char *sweep_first_limit_latency(const struct sweep_first_limit *fl);
 
+/* One endpoint that stood out (the rule at SWEEP_EP_RATIO) in one figure:
+ * the step where it stood out the most, and how many steps it did. */
+struct sweep_endpoint_finding {
+    size_t endpoint;     /* its index (the records' "endpoint") */
+    const char *url;     /* borrowed from the steps' facts */
+    int error_rate;      /* 0: TTFT p99 (ns), 1: error rate (fraction) */
+    double value;        /* its figure at that step */
+    double others;       /* the median of the other judged endpoints' there */
+    double ratio;        /* value / others; INFINITY when others is 0 */
+    double offered_rps;  /* that step's offered rate */
+    uint32_t step_index; /* that step's f.index */
+    size_t n_out;        /* load steps where it stood out in this figure */
+    size_t n_judged;     /* load steps where it was judged (enough requests) */
+};
+
+/* The endpoints that stood out over steps (n, in run order; the recovery
+ * step left out, INVALID steps judged: the generator's lateness falls on
+ * every endpoint alike), at most one finding per endpoint and
+ * figure, TTFT before error rate, by endpoint index, into out (room for
+ * 2 x SWEEP_MAX_ENDPOINTS). Returns how many. */
+size_t sweep_endpoint_findings(const struct sweep_step *steps, size_t n,
+                               struct sweep_endpoint_finding *out);
+
 struct sweep_findings {
     int have_slo;
     int capacity_found;          /* 1: some point passed before the first failing one */
@@ -596,6 +668,8 @@ struct sweep_findings {
     size_t n_classes;            /* traffic classes broken out (0 = none) */
     struct sweep_class_finding classes[SWEEP_MAX_CLASSES]; /* the first n_classes, in
                                   * the order of the first step's classes */
+    size_t n_endpoints; /* endpoint findings (0 = none stood out, or one --url) */
+    struct sweep_endpoint_finding endpoints[2 * SWEEP_MAX_ENDPOINTS];
 };
 
 /* Findings over steps (n of them, in run order) and their points. */
@@ -611,13 +685,14 @@ void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sw
 /* The first-limit line of the findings ("first limit: ...\n"). */
 void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_t len);
 
-/* Room for the findings text with every class: a buffer of this many
- * bytes never truncates it. */
-#define SWEEP_FINDINGS_TEXT_MAX (3072 + SWEEP_MAX_CLASSES * 320)
+/* Room for the findings text with every class and endpoint finding (its
+ * URL cut at 200 bytes): a buffer of this many bytes never truncates it. */
+#define SWEEP_FINDINGS_TEXT_MAX (3072 + SWEEP_MAX_CLASSES * 320 + 2 * SWEEP_MAX_ENDPOINTS * 400)
 
 /* The findings in words: one line each, newline-terminated (one line per
- * traffic class before the "stopped" line). Writes into buf (len bytes,
- * truncated if short; SWEEP_FINDINGS_TEXT_MAX always suffices). */
+ * traffic class, then one per endpoint finding, before the "stopped"
+ * line). Writes into buf (len bytes, truncated if short;
+ * SWEEP_FINDINGS_TEXT_MAX always suffices). */
 void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
                          const char *stop_reason, char *buf, size_t len);
 
@@ -644,6 +719,11 @@ void sweep_step_label(const struct sweep_facts *f, int repeats, char *buf, size_
  * docs/sweep.md) and then the server's table when scraped. */
 void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
                        const struct sweep_settings *set);
+
+/* Print the per-endpoint block (nothing with one --url): the endpoints'
+ * URLs, then per step one line per endpoint with its window requests,
+ * errors, TTFT p99 and TPOT p99. */
+void sweep_print_endpoints(FILE *f, const struct sweep_step *steps, size_t n);
 
 /* Print the per-class block (nothing without classes): one line per class
  * with its SLO, its SLO capacity, the next point failing for it, and its

@@ -250,7 +250,26 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
         }
         jset(o, "classes", arr);
     }
+    if (f->n_endpoints) {
+        json_t *arr = json_array();
+        for (size_t k = 0; k < f->n_endpoints; k++) {
+            const struct sweep_endpoint_facts *e = &f->endpoints[k];
+            json_t *eo = json_object();
+            jset(eo, "index", ju64(k));
+            jset(eo, "url", e->url ? json_string(e->url) : json_null());
+            jset(eo, "weight", ju64(e->weight));
+            jset(eo, "scheduled", ju64(e->scheduled));
+            json_array_append_new(arr, eo);
+        }
+        jset(o, "endpoints", arr);
+    }
     return o;
+}
+
+/* ns, or null when the histogram behind it was empty. */
+static json_t *ns_or_null(uint64_t v, int any)
+{
+    return any ? ju64(v) : json_null();
 }
 
 json_t *sweep_step_line_json(const struct sweep_step *s)
@@ -260,7 +279,58 @@ json_t *sweep_step_line_json(const struct sweep_step *s)
     jset(o, "short", json_boolean(s->short_hold));
     if (s->f.cold_start)
         jset(o, "cold", summary_cold_json(&s->cold, s->f.cold_start));
+    /* Each endpoint's figures, for whoever reads this file alone (`llmload
+     * report` derives them again from the records' "endpoint"). */
+    json_t *eps = json_object_get(o, "endpoints");
+    for (size_t k = 0; eps && k < s->f.n_endpoints; k++) {
+        const struct sweep_endpoint *e = &s->endpoints[k];
+        json_t *eo = json_array_get(eps, k);
+        jset(eo, "requests", ju64(e->stats.completed));
+        jset(eo, "ok", ju64(e->stats.by_kind[REC_OK]));
+        jset(eo, "errors", ju64(stats_failed(&e->stats)));
+        jset(eo, "ttft_p99_ns", ns_or_null(e->ttft_ns[3], e->stats.by_kind[REC_OK] > 0));
+        jset(eo, "tpot_p99_ns", ns_or_null(e->tpot_ns[3], hist_count(e->stats.tpot) > 0));
+    }
     return o;
+}
+
+/* steps.jsonl's "endpoints" into s (none when absent, or fewer than two). */
+static int endpoint_facts_from_json(json_t *arr, struct sweep_step *s, char *err, size_t errlen)
+{
+    if (!arr || json_is_null(arr))
+        return 0;
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+    if (!json_is_array(arr) || n > SWEEP_MAX_ENDPOINTS || s->f.n_endpoints) {
+        snprintf(err, errlen, "\"endpoints\": expected an array of at most %d endpoints",
+                 SWEEP_MAX_ENDPOINTS);
+        return LL_E_INVAL;
+    }
+    if (n < 2)
+        return 0;
+    sweep_step_endpoints_init(s, n);
+    for (size_t k = 0; k < n; k++) {
+        json_t *eo = json_array_get(arr, k);
+        struct sweep_endpoint_facts *e = &s->f.endpoints[k];
+        const char *url = json_string_value(json_object_get(eo, "url"));
+        json_t *w = json_object_get(eo, "weight"), *sc = json_object_get(eo, "scheduled");
+        if (!url || !*url) {
+            snprintf(err, errlen, "\"endpoints\"[%zu].url: expected a URL", k);
+            return LL_E_INVAL;
+        }
+        if (!json_is_integer(w) || json_integer_value(w) < 1 || json_integer_value(w) > 100) {
+            snprintf(err, errlen, "\"endpoints\"[%zu].weight: expected a whole number 1 to 100", k);
+            return LL_E_INVAL;
+        }
+        if (!json_is_integer(sc) || json_integer_value(sc) < 0) {
+            snprintf(err, errlen, "\"endpoints\"[%zu].scheduled: expected a non-negative integer",
+                     k);
+            return LL_E_INVAL;
+        }
+        e->url = ll_strdup(url);
+        e->weight = (uint32_t)json_integer_value(w);
+        e->scheduled = (uint64_t)json_integer_value(sc);
+    }
+    return 0;
 }
 
 /* steps.jsonl's "classes" into s (no classes when absent or empty). */
@@ -375,7 +445,9 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
         sweep_inflight_series_from_json(json_object_get(o, "inflight_series"), &f->series);
     server_facts_from_json(json_object_get(o, "server"), &f->server);
     energy_facts_from_json(json_object_get(o, "energy"), &f->energy);
-    return class_facts_from_json(json_object_get(o, "classes"), s, err, errlen);
+    if (class_facts_from_json(json_object_get(o, "classes"), s, err, errlen) != 0)
+        return LL_E_INVAL;
+    return endpoint_facts_from_json(json_object_get(o, "endpoints"), s, err, errlen);
 }
 
 size_t sweep_inflight_series_from_json(json_t *series, struct inflight_sample **out)
@@ -521,6 +593,35 @@ static json_t *class_json(const struct sweep_step *s, size_t k)
     return o;
 }
 
+/* summary.json's steps[].endpoints[k]: endpoint k of s. */
+static json_t *endpoint_json(const struct sweep_step *s, size_t k)
+{
+    const struct sweep_endpoint *e = &s->endpoints[k];
+    const struct stats *st = &e->stats;
+    int ok = st->by_kind[REC_OK] > 0;
+    json_t *o = json_object();
+    jset(o, "index", ju64(k));
+    jset(o, "url", s->f.endpoints[k].url ? json_string(s->f.endpoints[k].url) : json_null());
+    jset(o, "weight", ju64(s->f.endpoints[k].weight));
+    jset(o, "scheduled", ju64(st->scheduled));
+    jset(o, "requests", ju64(st->completed));
+    jset(o, "ok", ju64(st->by_kind[REC_OK]));
+    jset(o, "errors", ju64(stats_failed(st)));
+    jset(o, "error_rate", jnum(e->error_rate));
+    json_t *kinds = json_object();
+    for (int kd = 0; kd < REC_KIND_COUNT; kd++)
+        if (kd != REC_OK && st->by_kind[kd])
+            jset(kinds, rec_kind_name((enum rec_kind)kd), ju64(st->by_kind[kd]));
+    jset(o, "errors_by_kind", kinds);
+    json_t *lat = json_object();
+    jset(lat, "ttft", pct_json(e->ttft_ns, ok));
+    jset(lat, "tpot", pct_json(e->tpot_ns, hist_count(st->tpot) > 0));
+    jset(lat, "e2e", pct_json(e->e2e_ns, ok));
+    jset(o, "latency_ns", lat);
+    jset(o, "output_tokens_per_s", jnum(e->output_tps));
+    return o;
+}
+
 static json_t *step_json(const struct sweep_step *s)
 {
     json_t *o = json_object();
@@ -609,6 +710,12 @@ static json_t *step_json(const struct sweep_step *s)
             json_array_append_new(arr, class_json(s, k));
         jset(o, "classes", arr);
     }
+    if (s->f.n_endpoints) {
+        json_t *arr = json_array();
+        for (size_t k = 0; k < s->f.n_endpoints; k++)
+            json_array_append_new(arr, endpoint_json(s, k));
+        jset(o, "endpoints", arr);
+    }
     return o;
 }
 
@@ -663,6 +770,23 @@ static json_t *recovery_json(const struct sweep_findings *fd)
     jset(rec, "recovered", json_boolean(hr && fd->recovery.recovery_ns != LL_NO_TIME));
     jset(rec, "recovery_ns", hr ? time_or_null(fd->recovery.recovery_ns) : json_null());
     return rec;
+}
+
+/* summary.json's findings.endpoints[k]: one endpoint that stood out. */
+static json_t *endpoint_finding_json(const struct sweep_endpoint_finding *ef)
+{
+    json_t *o = json_object();
+    jset(o, "endpoint", ju64(ef->endpoint));
+    jset(o, "url", ef->url ? json_string(ef->url) : json_null());
+    jset(o, "figure", json_string(ef->error_rate ? "error_rate" : "ttft_p99_ns"));
+    jset(o, "value", jnum(ef->value));
+    jset(o, "others_median", jnum(ef->others));
+    jset(o, "ratio", isfinite(ef->ratio) ? jnum(ef->ratio) : json_null());
+    jset(o, "step", ju64(ef->step_index));
+    jset(o, "offered_rps", jnum(ef->offered_rps));
+    jset(o, "steps_out", ju64(ef->n_out));
+    jset(o, "steps_judged", ju64(ef->n_judged));
+    return o;
 }
 
 /* summary.json's findings.classes[k]: one traffic class's findings. */
@@ -739,7 +863,7 @@ static json_t *first_limit_json(const struct sweep_first_limit *fl)
 
 /* summary.json's "findings", their text included. */
 static json_t *findings_json(const struct sweep_findings *fd, const struct sweep_settings *set,
-                             const char *stop_reason)
+                             const char *stop_reason, int several_endpoints)
 {
     json_t *f = json_object();
     jset(f, "slo_capacity_rps", fd->capacity_found ? json_real(fd->capacity_rps) : json_null());
@@ -779,6 +903,12 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
             json_array_append_new(carr, class_finding_json(&fd->classes[k]));
         jset(f, "classes", carr);
     }
+    if (several_endpoints) {
+        json_t *earr = json_array();
+        for (size_t k = 0; k < fd->n_endpoints; k++)
+            json_array_append_new(earr, endpoint_finding_json(&fd->endpoints[k]));
+        jset(f, "endpoints", earr);
+    }
     char *text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
     sweep_findings_text(fd, set, stop_reason, text, SWEEP_FINDINGS_TEXT_MAX);
     jset(f, "text", json_string(text));
@@ -804,6 +934,9 @@ json_t *sweep_summary_json(const struct sweep_step *steps, size_t n,
         json_array_append_new(arr, step_json(&steps[i]));
     jset(root, "steps", arr);
     jset(root, "points", points_json(points, n_points));
-    jset(root, "findings", findings_json(fd, set, stop_reason));
+    int several_endpoints = 0;
+    for (size_t i = 0; i < n; i++)
+        several_endpoints |= steps[i].f.n_endpoints > 0;
+    jset(root, "findings", findings_json(fd, set, stop_reason, several_endpoints));
     return root;
 }

@@ -19,11 +19,20 @@
  *   endpoint one process gives it, and together 30:10 in the logs.
  * - Without --model, a second endpoint serving another model stops the
  *   run before anything is sent (exit 3, the line names its --url).
+ * - A sweep (8 and 16 req/s, no warm-up, no recovery step) over the two
+ *   sims, the second with a 100 ms engine step: each step's per-endpoint
+ *   requests in summary.json and steps.jsonl equal what each sim logged
+ *   in that step (the logs' lines split by step in arrival order, the
+ *   steps running one after the other, and matched to the step's records
+ *   by their prompt lengths); the slow sim's TTFT and TPOT p99 are the
+ *   higher at every step, the findings name it (and only it), the
+ *   terminal prints the block, report.html has table#endpoints, and
+ *   `llmload report` rebuilds summary.json and report.html byte for byte.
  * - The bad inputs: weights not one per --url, a zero, negative or
  *   fractional weight, --url-weights with one --url, a bad second --url:
  *   one line naming the flag, exit 2.
  *
- * All traffic is to 127.0.0.1, at most 40 requests/s; about 10 s. */
+ * All traffic is to 127.0.0.1, at most 40 requests/s; about 20 s. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +304,165 @@ static void test_shards_same_endpoint(void **state)
     free(d1);
 }
 
+/* One sim's log line: when it arrived and its prompt length. */
+struct logged {
+    uint64_t arrival_ns;
+    int64_t prompt;
+    int sim;
+};
+
+static int cmp_arrival(const void *a, const void *b)
+{
+    const struct logged *x = a, *y = b;
+    return (x->arrival_ns > y->arrival_ns) - (x->arrival_ns < y->arrival_ns);
+}
+
+#define SWEEP_MAX_STEPS 8
+
+/* The sweep's ground truth: both sims' log lines in arrival order, cut
+ * into steps by each step's record count (steps run one after the other:
+ * a step's every request ended before the next one's first was sent).
+ * For each step and sim, its count, and the prompt lengths of the step's
+ * records on that endpoint equal those of the sim's lines (sorted). */
+static void check_sweep_split(const char *dir, size_t n_steps, size_t got[][2])
+{
+    struct logged *all = calloc(2 * MAX_REQ, sizeof *all);
+    assert_non_null(all);
+    size_t n_all = 0;
+    for (int i = 0; i < 2; i++) {
+        json_t *log = harness_jsonl_load(logs[i]);
+        assert_non_null(log);
+        for (size_t k = 0; k < json_array_size(log); k++) {
+            assert_true(n_all < 2 * MAX_REQ);
+            json_t *l = json_array_get(log, k);
+            all[n_all++] = (struct logged){(uint64_t)harness_ival_req(l, "arrival_ns"),
+                                           harness_ival_req(l, "prompt_tokens"), i};
+        }
+        json_decref(log);
+    }
+    qsort(all, n_all, sizeof *all, cmp_arrival);
+    struct harness_recs *r = harness_requests_load(dir);
+    static int64_t rec_p[SWEEP_MAX_STEPS][2][MAX_REQ], log_p[SWEEP_MAX_STEPS][2][MAX_REQ];
+    size_t n_rec[SWEEP_MAX_STEPS][2] = {{0}}, per_step[SWEEP_MAX_STEPS] = {0};
+    for (size_t k = 0; k < r->n; k++) {
+        int64_t st = harness_ival_req(r->items[k], "step"),
+                ep = harness_ival_req(r->items[k], "endpoint");
+        assert_true(st >= 0 && (size_t)st < n_steps && (ep == 0 || ep == 1));
+        rec_p[st][ep][n_rec[st][ep]++] = harness_ival_req(r->items[k], "prompt_tokens");
+        per_step[st]++;
+    }
+    harness_recs_free(r);
+    size_t at = 0;
+    for (size_t st = 0; st < n_steps; st++) {
+        got[st][0] = got[st][1] = 0;
+        for (size_t k = 0; k < per_step[st]; k++, at++) {
+            assert_true(at < n_all);
+            int e = all[at].sim;
+            log_p[st][e][got[st][e]++] = all[at].prompt;
+        }
+        for (int e = 0; e < 2; e++) {
+            if (got[st][e] != n_rec[st][e])
+                fail_msg("step %zu, sim %d: %zu logged, %zu records on its endpoint", st, e,
+                         got[st][e], n_rec[st][e]);
+            qsort(rec_p[st][e], n_rec[st][e], sizeof(int64_t), cmp_i64);
+            qsort(log_p[st][e], got[st][e], sizeof(int64_t), cmp_i64);
+            for (size_t k = 0; k < got[st][e]; k++)
+                assert_int_equal(rec_p[st][e][k], log_p[st][e][k]);
+        }
+    }
+    assert_int_equal(at, n_all); /* no logged request outside the steps */
+    free(all);
+}
+
+static void test_sweep_per_endpoint(void **state)
+{
+    sims_start((const char *const[]){"--step-base", "100ms", NULL});
+    char dir[600];
+    harness_tmp_path(dir, sizeof dir, "sw");
+    const char *args[] = {"sweep",
+                          "--url",
+                          urls[0],
+                          "--url",
+                          urls[1],
+                          "--out",
+                          dir,
+                          "--quiet",
+                          "--rates",
+                          "8,16",
+                          "--step-duration",
+                          "3s",
+                          "--warmup",
+                          "0",
+                          "--no-recovery",
+                          "--arrival",
+                          "constant",
+                          "--prompt-tokens",
+                          "uniform:16,2000",
+                          "--output-tokens",
+                          "4",
+                          "--threads",
+                          "2",
+                          NULL};
+    char *out = harness_run_expect(args, 120, HARNESS_RC_OK_OR_INVALID, NULL);
+    for (int i = 0; i < 2; i++)
+        harness_sim_stop(&sims[i]); /* flushes the logs */
+    json_t *sum = harness_summary_load(dir);
+    json_t *steps = json_object_get(sum, "steps");
+    size_t n = json_array_size(steps);
+    assert_true(n >= 2 && n <= SWEEP_MAX_STEPS); /* a --confirm re-run may add one */
+    size_t got[SWEEP_MAX_STEPS][2];
+    check_sweep_split(dir, n, got);
+    char path[700];
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    json_t *lines = harness_jsonl_load(path); /* the step lines come first, "end" last */
+    assert_non_null(lines);
+    for (size_t st = 0; st < n; st++) {
+        json_t *eps = json_object_get(json_array_get(steps, st), "endpoints");
+        json_t *leps = json_object_get(json_array_get(lines, st), "endpoints");
+        assert_int_equal(json_array_size(eps), 2);
+        assert_int_equal(json_array_size(leps), 2);
+        for (size_t e = 0; e < 2; e++) {
+            json_t *row = json_array_get(eps, e), *line = json_array_get(leps, e);
+            assert_string_equal(harness_sval(row, "url"), urls[e]);
+            assert_int_equal(harness_ival_req(row, "requests"), (int64_t)got[st][e]);
+            assert_int_equal(harness_ival_req(row, "ok"), (int64_t)got[st][e]);
+            assert_int_equal(harness_ival_req(row, "scheduled"), (int64_t)got[st][e]);
+            assert_int_equal(harness_ival_req(line, "requests"), (int64_t)got[st][e]);
+            assert_int_equal(harness_ival_req(line, "scheduled"), (int64_t)got[st][e]);
+        }
+        json_t *a = json_array_get(eps, 0), *b = json_array_get(eps, 1);
+        /* The slow sim's engine step is 100 ms: its TPOT p99 at least
+         * that, the instant one's far below. */
+        double tpot_a = harness_num(a, "latency_ns.tpot.p99"),
+               tpot_b = harness_num(b, "latency_ns.tpot.p99");
+        if (!(tpot_b >= 90e6 && tpot_b > 2 * tpot_a))
+            fail_msg("step %zu: TPOT p99 %.0f ns (slow) against %.0f ns", st, tpot_b, tpot_a);
+        assert_true(harness_num(b, "latency_ns.ttft.p99") > harness_num(a, "latency_ns.ttft.p99"));
+    }
+    json_decref(lines);
+    /* The findings name the slow endpoint, and only it. */
+    char want[300];
+    snprintf(want, sizeof want, "endpoint 1 (%s) had TTFT p99 ", urls[1]);
+    const char *text = harness_sval(json_object_get(sum, "findings"), "text");
+    if (!strstr(text, want) || !strstr(text, "an uneven replica or routing"))
+        fail_msg("findings lack \"%s\": %s", want, text);
+    assert_null(strstr(text, "endpoint 0 ("));
+    json_t *fe = json_object_get(json_object_get(sum, "findings"), "endpoints");
+    assert_true(json_array_size(fe) >= 1);
+    assert_int_equal(harness_ival_req(json_array_get(fe, 0), "endpoint"), 1);
+    json_decref(sum);
+    if (!strstr(out, "by endpoint (each step's window requests):") || !strstr(out, want))
+        fail_msg("stdout lacks the endpoint block or the finding: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *html = harness_read_file(path, NULL);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<table id=\"endpoints\">"));
+    assert_non_null(strstr(html, urls[1]));
+    free(html);
+    free(harness_report_rebuilds(dir, (const char *const[]){"summary.json", "report.html", NULL}));
+}
+
 /* Without --model, every endpoint's /models must list the first's model:
  * replicas of another model stop the run before its load, naming the
  * --url; with --model nothing is asked of the second. */
@@ -346,5 +514,6 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_round_robin, teardown),
              cmocka_unit_test_teardown(test_weights_3_1, teardown),
              cmocka_unit_test_teardown(test_sessions_stay, teardown),
              cmocka_unit_test_teardown(test_shards_same_endpoint, teardown),
+             cmocka_unit_test_teardown(test_sweep_per_endpoint, teardown),
              cmocka_unit_test_teardown(test_model_on_each, teardown),
              cmocka_unit_test_teardown(test_bad_inputs, teardown))

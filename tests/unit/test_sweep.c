@@ -1561,6 +1561,115 @@ static void test_findings_short_text(void **state)
     free(fd);
 }
 
+/* A step of three endpoints at 10 req/s, 30 window requests each (no
+ * warm-up): endpoint k's ok requests take ttft_ms[k], and the first
+ * errors[k] of its requests are http_5xx. */
+static void endpoint_step(struct sweep_step *s, const uint64_t *ttft_ms, const unsigned *errors,
+                          const struct sweep_settings *set)
+{
+    static const char *const urls[] = {"http://a/v1", "http://b/v1", "http://c/v1"};
+    synth_step_init(s, 0, 10);
+    s->f.warmup_ns = 0;
+    sweep_step_endpoints_init(s, 3);
+    for (size_t k = 0; k < 3; k++) {
+        s->f.endpoints[k].url = ll_strdup(urls[k]);
+        s->f.endpoints[k].weight = 1;
+    }
+    unsigned seen[3] = {0, 0, 0};
+    for (uint64_t i = 0; i < 90; i++) {
+        struct record r;
+        synth_record(&r, s, i, 0);
+        int k = (int)(i % 3);
+        r.endpoint = k;
+        if (seen[k]++ < errors[k]) {
+            r.kind = REC_HTTP_5XX;
+            r.http_status = 500;
+            r.end_ns = r.sent_ns + MS;
+        } else {
+            r.first_ns = r.sched_ns + ttft_ms[k] * MS;
+            r.output_tokens = r.events = 4;
+            r.last_ns = r.first_ns + 3 * 10 * MS;
+            r.end_ns = r.last_ns + MS;
+            r.http_status = 200;
+        }
+        sweep_step_add_record(s, &r, set);
+    }
+    sweep_step_finish(s, set);
+}
+
+/* The endpoint rule (SWEEP_EP_RATIO): more than twice the others'
+ * median and past the absolute floor, with enough requests; the facts
+ * go through steps.jsonl and back. */
+static void test_endpoint_findings(void **state)
+{
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_step s;
+    struct sweep_endpoint_finding ef[2 * SWEEP_MAX_ENDPOINTS];
+    char *text = malloc(SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(text);
+
+    /* 150 ms against a median of 55 ms: endpoint 2, 2.73x. */
+    endpoint_step(&s, (const uint64_t[]){50, 60, 150}, (const unsigned[]){0, 0, 0}, &set);
+    assert_int_equal(s.endpoints[2].stats.completed, 30);
+    assert_int_equal(s.endpoints[2].ttft_ns[3] / MS, 150);
+    assert_int_equal(sweep_endpoint_findings(&s, 1, ef), 1);
+    assert_int_equal(ef[0].endpoint, 2);
+    assert_int_equal(ef[0].error_rate, 0);
+    assert_int_equal(ef[0].n_out, 1);
+    assert_int_equal(ef[0].n_judged, 1);
+    ASSERT_NEAR(ef[0].ratio, 150.0 / 55.0, 0.02);
+    struct sweep_findings *fd = calloc(1, sizeof *fd);
+    assert_non_null(fd);
+    fd->n_endpoints = 1;
+    fd->endpoints[0] = ef[0];
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "endpoint 2 (http://c/v1) had TTFT p99 2.7"));
+    assert_non_null(strstr(text, "x the others' at 10 req/s ("));
+    assert_non_null(strstr(text, "; 1 of 1 steps): an uneven replica or routing\n"));
+
+    /* Its facts through a steps.jsonl line and back; figures rebuilt. */
+    json_t *line = sweep_step_line_json(&s);
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(line, "endpoints"), 2), "requests")),
+                     30);
+    struct sweep_step back;
+    sweep_step_init(&back);
+    char err[200];
+    assert_int_equal(sweep_facts_from_json(line, &back, err, sizeof err), 0);
+    assert_int_equal(back.f.n_endpoints, 3);
+    assert_string_equal(back.f.endpoints[1].url, "http://b/v1");
+    json_decref(line);
+    sweep_step_free(&back);
+    sweep_step_free(&s);
+
+    /* Twice the others, but only 2 ms apart: noise, no finding. */
+    endpoint_step(&s, (const uint64_t[]){1, 1, 3}, (const unsigned[]){0, 0, 0}, &set);
+    assert_int_equal(sweep_endpoint_findings(&s, 1, ef), 0);
+    sweep_step_free(&s);
+
+    /* 22 of its 30 failed: too few ok requests to judge its TTFT (8 < 10),
+     * but its error rate (73%) stands out against 0%. */
+    endpoint_step(&s, (const uint64_t[]){50, 50, 500}, (const unsigned[]){0, 0, 22}, &set);
+    assert_int_equal(sweep_endpoint_findings(&s, 1, ef), 1);
+    assert_int_equal(ef[0].endpoint, 2);
+    assert_int_equal(ef[0].error_rate, 1);
+    ASSERT_NEAR(ef[0].value, 22.0 / 30.0, 1e-9);
+    assert_true(isinf(ef[0].ratio));
+    fd->endpoints[0] = ef[0];
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "endpoint 2 (http://c/v1) had an error rate above the others' "
+                                 "at 10 req/s (73.3% against 0.0%"));
+    sweep_step_free(&s);
+
+    /* One error in 30 (3.3%) against none: under the 5-point floor. */
+    endpoint_step(&s, (const uint64_t[]){50, 50, 50}, (const unsigned[]){0, 1, 0}, &set);
+    assert_int_equal(sweep_endpoint_findings(&s, 1, ef), 0);
+    sweep_step_free(&s);
+    free(fd);
+    free(text);
+}
+
 TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_short_text),
           cmocka_unit_test(test_tail_test), cmocka_unit_test(test_hypergeom_upper_tail),
           cmocka_unit_test(test_recovery), cmocka_unit_test(test_recovery_step),
@@ -1573,4 +1682,5 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
           cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
           CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv))
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings))
