@@ -22,6 +22,12 @@
 #define SMI_MAX_LINE 512
 #define SMI_MAX_INDEX 1023
 
+/* nvidia-smi's -lms period, and how long a run waits for its first
+ * period at the start and for one more after its last response. */
+#define SMI_INTERVAL_NS (200ULL * 1000 * 1000)
+#define SMI_START_WAIT_NS (2000ULL * 1000 * 1000)
+#define SMI_STOP_WAIT_NS (2000ULL * 1000 * 1000)
+
 /* The numeric fields of one line, in query order after the index. */
 enum smi_field {
     SMI_POWER_W,
@@ -81,5 +87,19 @@ void smi_group_bad(struct smi_group *g, uint64_t now_abs_ns);
  * the number of lines it held, malformed ones included (0: nothing to
  * take, *p untouched). */
 size_t smi_group_take(struct smi_group *g, struct scrape_point *p);
+
+/* The GPU scraper of --gpu-sampler nvidia-smi: starts `nvidia-smi
+ * --query-gpu=SMI_QUERY --format=csv,noheader,nounits -lms 200` (found on
+ * PATH) with a thread that reads it, its periods kept as points whose
+ * lines go to dir/server_metrics.jsonl ("source": "gpu", "sampler":
+ * "nvidia-smi"; truncated first when truncate is 1), and waits up to
+ * SMI_START_WAIT_NS for a first period. Its url is "nvidia-smi".
+ * scraper_start sets the origin; scraper_stop waits up to
+ * SMI_STOP_WAIT_NS for one more period, then ends nvidia-smi (SIGTERM to
+ * its process group, SIGKILL after 1 s) and reaps it; scraper_free does
+ * so if stop was not called. nvidia-smi missing or failing to start is a
+ * warning and a scraper with no points (no energy figure); NULL only when
+ * the file cannot be opened (warned). */
+struct scraper *scraper_for_smi(const char *dir, int truncate);
 
 #endif
