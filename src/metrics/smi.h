@@ -97,7 +97,7 @@ size_t smi_group_take(struct smi_group *g, struct scrape_point *p);
  * scraper_start sets the origin; scraper_stop waits up to
  * SMI_STOP_WAIT_NS for one more period, then ends nvidia-smi (SIGTERM to
  * its process group, SIGKILL after 1 s) and reaps it; scraper_free does
- * so if stop was not called. nvidia-smi missing or failing to start is a
+ * so, without the wait, if stop was not called. nvidia-smi missing or failing to start is a
  * warning and a scraper with no points (no energy figure); NULL only when
  * the file cannot be opened (warned). */
 struct scraper *scraper_for_smi(const char *dir, int truncate);

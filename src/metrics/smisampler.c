@@ -201,17 +201,18 @@ static void wait_point(struct smi_sampler *m, uint64_t after_abs_ns, uint64_t ti
     pthread_mutex_unlock(&m->lock);
 }
 
-static void sampler_stop(void *ud)
+/* End the thread and nvidia-smi; first, when wait is 1, wait for one more
+ * period after now, so the span covers the run's last response (as the
+ * scraper's last scrape does): at most SMI_STOP_WAIT_NS. */
+static void sampler_end(struct smi_sampler *m, int wait)
 {
-    struct smi_sampler *m = ud;
     if (m->stopped)
         return;
     m->stopped = 1;
     if (!m->thread_started)
         return;
-    /* One more period after the run's last response, so the span covers
-     * it (as the scraper's last scrape does): at most SMI_STOP_WAIT_NS. */
-    wait_point(m, ll_now_ns(), SMI_STOP_WAIT_NS);
+    if (wait)
+        wait_point(m, ll_now_ns(), SMI_STOP_WAIT_NS);
     ssize_t w;
     do
         w = write(m->wake[1], "x", 1);
@@ -227,10 +228,16 @@ static void sampler_stop(void *ud)
     }
 }
 
+static void sampler_stop(void *ud)
+{
+    sampler_end(ud, 1);
+}
+
+/* Without stop (a run that ended before it began): no wait. */
 static void sampler_free(void *ud)
 {
     struct smi_sampler *m = ud;
-    sampler_stop(m);
+    sampler_end(m, 0);
     if (m->fd >= 0)
         close(m->fd);
     for (int i = 0; i < 2; i++)
