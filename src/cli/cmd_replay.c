@@ -59,6 +59,8 @@ static void replay_usage(FILE *f)
         "                           --gpu-metrics`) every second: the replay's energy per output\n"
         "                           token and per request, power (repeatable, up to 16: one per\n"
         "                           machine, summed; not with --shard)\n"
+        "  --gpu-sampler nvidia-smi run nvidia-smi here (every 200 ms) for the same telemetry and\n"
+        "                           energy, when the server's GPUs are on this machine\n"
         "\n"
         "Target, timeouts and output: as `llmload run` (--url, repeatable, and --url-weights,\n"
         "a trace's session on one endpoint; --api, --model, --no-stream, --ignore-eos,\n"
@@ -84,6 +86,7 @@ struct replay_opts {
     const char *time_scale, *rate_scale;
     const char *gpu_urls[RUNOPTS_MAX_GPU_URLS]; /* --gpu-metrics URLs, in flag order */
     size_t n_gpu_urls;
+    int gpu_smi; /* --gpu-sampler nvidia-smi */
 };
 
 /* Everything `llmload replay`'s flags say: the shared flags, and its own. */
@@ -99,6 +102,12 @@ static int take_gpu_url(void *dst, const char *a, char *err, size_t errlen)
     return runopts_gpu_url(a, ro->gpu_urls, &ro->n_gpu_urls, err, errlen);
 }
 
+/* --gpu-sampler: nvidia-smi. */
+static int take_gpu_sampler(void *dst, const char *a, char *err, size_t errlen)
+{
+    return runopts_gpu_sampler(a, &((struct replay_args *)dst)->ro.gpu_smi, err, errlen);
+}
+
 /* The flags only `replay` has; runopts_parse adds the shared ones. */
 static const struct runopts_flag replay_own_flags[] = {
     RUNOPTS_VALUE("time-scale", struct replay_args, ro.time_scale),
@@ -107,6 +116,7 @@ static const struct runopts_flag replay_own_flags[] = {
     RUNOPTS_VALUE("requests", struct replay_args, o.requests),
     RUNOPTS_VALUE("max-tokens-total", struct replay_args, o.max_tokens_total),
     {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
+    {"gpu-sampler", 0, RUNOPTS_KIND_CALL, 0, take_gpu_sampler},
 };
 
 static int parse_args(int argc, char **argv, struct replay_args *ra, char *err, size_t errlen)
@@ -213,10 +223,11 @@ static int replay_flags(int argc, char **argv, struct replay_args *ra, struct ru
         return LL_E_INVAL;
     cfg->trace = *trace;
     /* As for run: a shard's tokens are a share of the GPUs' energy. */
-    if (ro->n_gpu_urls && cfg->shard_launcher)
+    if ((ro->n_gpu_urls || ro->gpu_smi) && cfg->shard_launcher)
         return runopts_errf(err, errlen,
-                            "--gpu-metrics: not with --shard yet (a shard's output tokens are "
-                            "a share of the energy's)");
+                            "%s: not with --shard yet (a shard's output tokens are "
+                            "a share of the energy's)",
+                            ro->n_gpu_urls ? "--gpu-metrics" : "--gpu-sampler");
     if (runopts_prompt_ids_check_trace(cfg, *trace, ro->trace_path, err, errlen) != 0)
         return LL_E_INVAL;
     /* A calibration scales llmload's words; a line's own text goes as it is. */
@@ -326,9 +337,9 @@ int replay_main(int argc, char **argv)
                                       replay_config_json(&ra.o, &ra.ro, &cfg, rs.target.model),
                                       &cfg);
     struct replay_live live = {0};
-    if (exit_code == LL_EXIT_OK && ra.ro.n_gpu_urls) {
-        run_setup_gpu_scrapers(&rs, ra.ro.gpu_urls, ra.ro.n_gpu_urls, SCRAPE_DEFAULT_INTERVAL_NS,
-                               ra.o.quiet);
+    if (exit_code == LL_EXIT_OK && (ra.ro.n_gpu_urls || ra.ro.gpu_smi)) {
+        run_setup_gpu_scrapers(&rs, ra.ro.gpu_urls, ra.ro.n_gpu_urls, ra.ro.gpu_smi,
+                               SCRAPE_DEFAULT_INTERVAL_NS, ra.o.quiet);
         live = (struct replay_live){.gpu = rs.gpu_scrapers, .n_gpu = rs.n_gpu};
         if (rs.n_gpu) {
             cfg.live_cb = replay_live_cb;

@@ -153,8 +153,10 @@ static void run_usage(FILE *f)
         "                           `llmload sim --gpu-metrics`) every --metrics-interval:\n"
         "                           energy per output token and per request, power\n"
         "                           (repeatable, up to 16: one per machine, summed)\n"
-        "  --cost-per-hour X        with --gpu-metrics: the GPUs' price per hour, for the cost\n"
-        "                           per million output tokens\n"
+        "  --gpu-sampler nvidia-smi run nvidia-smi here (every 200 ms) for the same GPU telemetry\n"
+        "                           and energy, when the server's GPUs are on this machine\n"
+        "  --cost-per-hour X        with --gpu-metrics or --gpu-sampler: the GPUs' price per\n"
+        "                           hour, for the cost per million output tokens\n"
         "  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. "
         "127.0.0.1:9400)\n"
         "\n"
@@ -179,6 +181,7 @@ struct run_metrics_opts {
     const char *url, *interval, *expose;
     const char *gpu_urls[RUN_SETUP_MAX_GPU]; /* --gpu-metrics URLs, in flag order */
     size_t n_gpu_urls;
+    int gpu_smi;          /* --gpu-sampler nvidia-smi */
     const char *cost;     /* --cost-per-hour's text */
     double cost_per_hour; /* NAN when not given */
     const char *shard;    /* --metrics-shard K: the one shard that scrapes */
@@ -222,6 +225,12 @@ static int take_gpu_url(void *dst, const char *a, char *err, size_t errlen)
     return runopts_gpu_url(a, mo->gpu_urls, &mo->n_gpu_urls, err, errlen);
 }
 
+/* --gpu-sampler: nvidia-smi. */
+static int take_gpu_sampler(void *dst, const char *a, char *err, size_t errlen)
+{
+    return runopts_gpu_sampler(a, &((struct run_args *)dst)->mo.gpu_smi, err, errlen);
+}
+
 /* The flags only `run` has, in the groups of its --help; runopts_parse
  * adds the shared ones. */
 #define VALUE(name, field) RUNOPTS_VALUE(name, struct run_args, field)
@@ -249,6 +258,7 @@ static const struct runopts_flag run_own_flags[] = {
     VALUE("expose", mo.expose),
     VALUE("metrics-shard", mo.shard),
     {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
+    {"gpu-sampler", 0, RUNOPTS_KIND_CALL, 0, take_gpu_sampler},
     VALUE("cost-per-hour", mo.cost),
     /* sessions and bursts */
     VALUE("sessions", so.sessions),
@@ -615,14 +625,16 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
     /* A shard's tokens are 1/N of the run's while the GPUs' energy is all
      * of it: per token, that is N times too much. Until merge joins them,
      * refuse rather than report it. */
-    if (mo->n_gpu_urls && cfg->shard_launcher)
+    if ((mo->n_gpu_urls || mo->gpu_smi) && cfg->shard_launcher)
         return runopts_errf(err, errlen,
-                            "--gpu-metrics: not with --shard yet (a shard's output tokens are "
-                            "a share of the energy's)");
+                            "%s: not with --shard yet (a shard's output tokens are "
+                            "a share of the energy's)",
+                            mo->n_gpu_urls ? "--gpu-metrics" : "--gpu-sampler");
     mo->cost_per_hour = NAN;
     if (mo->cost) {
-        if (!mo->n_gpu_urls)
-            return runopts_errf(err, errlen, "--cost-per-hour: goes with --gpu-metrics");
+        if (!mo->n_gpu_urls && !mo->gpu_smi)
+            return runopts_errf(err, errlen,
+                                "--cost-per-hour: goes with --gpu-metrics or --gpu-sampler");
         if (ll_parse_double(mo->cost, &mo->cost_per_hour) != 0 || !(mo->cost_per_hour >= 0) ||
             !isfinite(mo->cost_per_hour))
             return runopts_errf(err, errlen,
@@ -645,7 +657,7 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
     run_setup_scraper(rs, mo->url, off, mo->interval_ns, cfg, quiet);
     live->scraper = rs->scraper;
     /* GPU telemetry, whatever --no-metrics says (never sharded: run_flags). */
-    run_setup_gpu_scrapers(rs, mo->gpu_urls, mo->n_gpu_urls, mo->interval_ns, quiet);
+    run_setup_gpu_scrapers(rs, mo->gpu_urls, mo->n_gpu_urls, mo->gpu_smi, mo->interval_ns, quiet);
     live->gpu_scrapers = rs->gpu_scrapers;
     live->n_gpu = rs->n_gpu;
     if (mo->expose) {

@@ -895,8 +895,8 @@ int sweep_job_run(struct sweep_job *j)
     }
     sr.scraper = rs.scraper;
     /* GPU telemetry, whatever --no-metrics says (a sweep is never sharded). */
-    run_setup_gpu_scrapers(&rs, j->so.gpu_urls, j->so.n_gpu_urls, j->metrics_interval_ns,
-                           j->o.quiet);
+    run_setup_gpu_scrapers(&rs, j->so.gpu_urls, j->so.n_gpu_urls, j->so.gpu_smi,
+                           j->metrics_interval_ns, j->o.quiet);
     run_setup_gpu_start(rs.gpu_scrapers, rs.n_gpu, sr.start_ns);
     sr.gpu = rs.gpu_scrapers;
     sr.n_gpu = rs.n_gpu;

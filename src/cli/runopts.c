@@ -408,6 +408,14 @@ int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonne
     return 0;
 }
 
+int runopts_gpu_sampler(const char *a, int *smi, char *err, size_t errlen)
+{
+    if (strcmp(a, "nvidia-smi") != 0)
+        return runopts_errf(err, errlen, "--gpu-sampler: expected nvidia-smi, got \"%s\"", a);
+    *smi = 1;
+    return 0;
+}
+
 int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size_t errlen)
 {
     if (strncmp(a, "http://", 7) != 0 && strncmp(a, "https://", 8) != 0)

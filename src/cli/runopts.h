@@ -195,6 +195,10 @@ int runopts_percent(const char *name, const char *v, double lo, double hi, doubl
  * LL_E_INVAL with the reason in err. run and sweep take the flag. */
 int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size_t errlen);
 
+/* --gpu-sampler a: "nvidia-smi" (the only sampler) sets *smi to 1; 0 or
+ * LL_E_INVAL with the reason in err. run, replay and sweep take it. */
+int runopts_gpu_sampler(const char *a, int *smi, char *err, size_t errlen);
+
 /* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least
  * SCRAPE_MIN_INTERVAL_NS) into *interval_ns, and --no-metrics beside
  * --metrics-url refused; run and sweep take these flags. 0 or LL_E_INVAL. */

@@ -23,6 +23,7 @@
 #include "measure/results.h"
 #include "measure/verdict.h"
 #include "metrics/energy.h"
+#include "metrics/smi.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
 
@@ -674,9 +675,14 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
     run_setup_stopped(rs, "probe");
 }
 
-void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_t n,
+void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_t n, int smi,
                             uint64_t interval_ns, int quiet)
 {
+    if (smi && !run_setup_stopped(rs, "probe")) {
+        struct scraper *g = scraper_for_smi(rs->dir, rs->scraper == NULL);
+        if (g)
+            rs->gpu_scrapers[rs->n_gpu++] = g;
+    }
     for (size_t i = 0; i < n && rs->n_gpu < RUN_SETUP_MAX_GPU; i++) {
         if (run_setup_stopped(rs, "probe"))
             break;

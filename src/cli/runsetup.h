@@ -54,8 +54,9 @@ struct run_target {
     json_t *contract_server;        /* run.json's contract.server (contract.h), or NULL */
 };
 
-/* The most --gpu-metrics URLs a run scrapes. */
-#define RUN_SETUP_MAX_GPU RUNOPTS_MAX_GPU_URLS
+/* The most GPU scrapers a run has: its --gpu-metrics URLs and
+ * --gpu-sampler's. */
+#define RUN_SETUP_MAX_GPU (RUNOPTS_MAX_GPU_URLS + 1)
 
 /* What the sequence holds. Zero-initialise, then run_setup_open. */
 struct run_setup {
@@ -124,14 +125,17 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
 void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t interval_ns,
                        const struct run_config *cfg, int quiet);
 
-/* The GPU telemetry scrapers (--gpu-metrics, run and replay): one per
- * URL of urls[0, n) (n <= RUN_SETUP_MAX_GPU) into rs->gpu_scrapers,
+/* The GPU telemetry scrapers (--gpu-metrics and --gpu-sampler; run,
+ * replay and sweep): first, when smi is 1, the nvidia-smi sampler
+ * (scraper_for_smi: a warning and no figure when nvidia-smi is missing
+ * or fails), then one per URL of urls[0, n) (n <= RUNOPTS_MAX_GPU_URLS)
+ * into rs->gpu_scrapers,
  * every interval_ns, their lines appended to DIR/server_metrics.jsonl
  * with "source": "gpu" (the file truncated by the first when there is no
  * server scraper). A URL that fails its probe is kept: a warning, then
  * counted gaps. Not started: run_setup_gpu_start does that with the
  * driver's clock. Stops early for a stop signal (rs->stopped_in "probe"). */
-void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_t n,
+void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_t n, int smi,
                             uint64_t interval_ns, int quiet);
 
 /* Start the GPU scrapers gs[0, n) with the run's t = 0 (the live

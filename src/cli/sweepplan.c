@@ -95,6 +95,8 @@ void sweep_usage(FILE *f)
         "                           `llmload sim --gpu-metrics`) for the whole sweep: each\n"
         "                           step's energy per output token and per request, power\n"
         "                           (repeatable, up to 16: one per machine, summed)\n"
+        "  --gpu-sampler nvidia-smi run nvidia-smi here (every 200 ms) for the same telemetry and\n"
+        "                           energy per step, when the server's GPUs are on this machine\n"
         "\n"
         "Findings, cost and CI checks:\n"
         "  --headroom PCT           operate at this share of the SLO capacity (default 80)\n"
@@ -142,6 +144,12 @@ static int take_gpu_url(void *dst, const char *a, char *err, size_t errlen)
     return runopts_gpu_url(a, so->gpu_urls, &so->n_gpu_urls, err, errlen);
 }
 
+/* --gpu-sampler: nvidia-smi. */
+static int take_gpu_sampler(void *dst, const char *a, char *err, size_t errlen)
+{
+    return runopts_gpu_sampler(a, &((struct sweep_opts *)dst)->gpu_smi, err, errlen);
+}
+
 /* The flags only `sweep` has, in the groups of its --help; runopts_parse
  * adds the shared ones. */
 #define VALUE(name, field) RUNOPTS_VALUE(name, struct sweep_opts, field)
@@ -180,6 +188,7 @@ static const struct runopts_flag sweep_own_flags[] = {
     SET("no-metrics", no_metrics),
     VALUE("engine-limits", engine_limits),
     {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
+    {"gpu-sampler", 0, RUNOPTS_KIND_CALL, 0, take_gpu_sampler},
 };
 #undef VALUE
 #undef SET

@@ -39,6 +39,7 @@ struct sweep_opts {
     int no_recovery, expect_slo, no_metrics;
     const char *gpu_urls[RUNOPTS_MAX_GPU_URLS]; /* --gpu-metrics URLs, in flag order */
     size_t n_gpu_urls;
+    int gpu_smi; /* --gpu-sampler nvidia-smi */
 };
 
 /* The plan that comes out of the flags. */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "http/fetch.h"
+#include "metrics/scrape_int.h"
 #include "util/util.h"
 
 /* ---- points ------------------------------------------------------------ */
@@ -402,6 +403,8 @@ struct scraper {
     int file_failed;                /* a write failed: no more lines */
     int cancel_fd;                  /* scraper_for_run's probe: fetch_opts.cancel_fds */
     pthread_t th;
+    const struct scraper_source *src; /* another source of points (nvidia-smi), or NULL */
+    void *src_ud;
 };
 
 struct scraper *scraper_new(const struct scrape_config *cfg, char *err, size_t errlen)
@@ -640,6 +643,34 @@ static int scrape_once(struct scraper *s, char *err, size_t errlen)
     return rc;
 }
 
+void scraper_set_source(struct scraper *s, const struct scraper_source *src, void *ud)
+{
+    s->src = src;
+    s->src_ud = ud;
+}
+
+void scraper_keep(struct scraper *s, struct scrape_point *p, json_t *extra, const char *error)
+{
+    json_t *line = point_json(s, p, NULL, p->ok ? NULL : error);
+    if (extra) {
+        json_object_update(line, extra);
+        json_decref(extra);
+    }
+    pthread_mutex_lock(&s->lock);
+    s->scrapes++;
+    s->failed += !p->ok;
+    if (scrape_series_add(&s->series, p) != 0)
+        scrape_point_reset(p); /* out of order: cannot happen on one clock */
+    if (s->have_origin) {
+        line_write(s, line);
+        json_decref(line);
+    } else {
+        s->pending = ll_realloc(s->pending, (s->n_pending + 1) * sizeof *s->pending);
+        s->pending[s->n_pending++] = line;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
 int scraper_probe(struct scraper *s, char *err, size_t errlen)
 {
     if (!s)
@@ -688,6 +719,8 @@ int scraper_start(struct scraper *s, uint64_t origin_abs_ns, char *err, size_t e
     s->pending = NULL;
     s->n_pending = 0;
     pthread_mutex_unlock(&s->lock);
+    if (s->src)
+        return 0; /* the source has its own thread, started with it */
 
     int rc = ll_thread_start_nosig(&s->th, scraper_main, s, err, errlen);
     if (rc < 0)
@@ -714,6 +747,10 @@ void scraper_stop(struct scraper *s)
 {
     if (!s)
         return;
+    if (s->src) {
+        s->src->stop(s->src_ud);
+        return;
+    }
     scraper_join_thread(s);
     char err[256];
     scrape_once(s, err, sizeof err);
@@ -754,6 +791,8 @@ void scraper_free(struct scraper *s)
 {
     if (!s)
         return;
+    if (s->src)
+        s->src->free(s->src_ud); /* its thread ends before the lock goes */
     scraper_join_thread(s);
     for (size_t i = 0; i < s->n_pending; i++)
         json_decref(s->pending[i]);
@@ -842,8 +881,8 @@ struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t 
     return s; /* an explicit URL's failed probe warned and counts */
 }
 
-struct scraper *scraper_for_gpu(const char *url, uint64_t interval_ns, const char *dir,
-                                int truncate, int quiet, int cancel_fd)
+struct scraper *scraper_gpu_open(const char *url, uint64_t interval_ns, const char *dir,
+                                 int truncate)
 {
     char path[1100], err[256];
     struct scrape_config cfg = {.url = url,
@@ -856,7 +895,6 @@ struct scraper *scraper_for_gpu(const char *url, uint64_t interval_ns, const cha
         ll_errorf("warning: GPU metrics: %s; going on without them", err);
         return NULL;
     }
-    (void)quiet; /* a named URL that fails always warns */
     int n = snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
     int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0);
     int fd = n > 0 && (size_t)n < sizeof path ? open(path, flags, 0644) : -1;
@@ -867,7 +905,16 @@ struct scraper *scraper_for_gpu(const char *url, uint64_t interval_ns, const cha
     }
     s->cfg.out_fd = fd;
     s->owns_fd = 1;
-    if (probe_cancellable(s, cancel_fd, err, sizeof err) == LL_E_INTR) {
+    return s;
+}
+
+struct scraper *scraper_for_gpu(const char *url, uint64_t interval_ns, const char *dir,
+                                int truncate, int quiet, int cancel_fd)
+{
+    char err[256];
+    (void)quiet; /* a named URL that fails always warns */
+    struct scraper *s = scraper_gpu_open(url, interval_ns, dir, truncate);
+    if (s && probe_cancellable(s, cancel_fd, err, sizeof err) == LL_E_INTR) {
         scraper_free(s);
         return NULL;
     }

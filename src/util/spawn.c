@@ -5,8 +5,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -162,4 +165,76 @@ int ll_shell_run(const char *cmd, const sigset_t *mask, const sigset_t *stop, in
     else
         rc = LL_E_IO;
     return rc;
+}
+
+int ll_path_find(const char *name, char *buf, size_t len)
+{
+    if (strchr(name, '/')) {
+        if (strlen(name) >= len)
+            return LL_E_RANGE;
+        strcpy(buf, name);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path || !*name)
+        return LL_E_NOTFOUND;
+    int too_long = 0;
+    for (const char *p = path;;) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        /* An empty entry is the current directory, as for execvp. */
+        int k = n ? snprintf(buf, len, "%.*s/%s", (int)n, p, name) : snprintf(buf, len, "%s", name);
+        struct stat st;
+        if (k < 0 || (size_t)k >= len)
+            too_long = 1;
+        else if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+            return 0;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    buf[0] = '\0';
+    return too_long ? LL_E_RANGE : LL_E_NOTFOUND;
+}
+
+pid_t ll_spawn_reader(const char *path, char *const argv[], int *fd, char *err, size_t errlen)
+{
+    int fds[2];
+    *fd = -1;
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t none, dfl;
+    sigemptyset(&none);
+    sigemptyset(&dfl);
+    sigaddset(&dfl, SIGPIPE);
+    sigaddset(&dfl, SIGTERM);
+    sigaddset(&dfl, SIGINT);
+    sigaddset(&dfl, SIGHUP);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &dfl);
+    pid_t pid;
+    extern char **environ;
+    int rc = posix_spawn(&pid, path, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(fds[1]);
+    if (rc != 0) {
+        snprintf(err, errlen, "spawn %s: %s", path, strerror(rc));
+        close(fds[0]);
+        return -1;
+    }
+    *fd = fds[0];
+    return pid;
 }

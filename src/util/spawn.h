@@ -32,4 +32,19 @@ int ll_reap(pid_t pid, int sig, int timeout_ms);
  * could not be started. */
 int ll_shell_run(const char *cmd, const sigset_t *mask, const sigset_t *stop, int timeout_ms);
 
+/* The path of the executable name: name itself when it holds a '/', else
+ * the first directory of $PATH (unset or empty: none) where name is an
+ * executable regular file. Returns 0 with it in buf, or LL_E_NOTFOUND
+ * (none), or LL_E_RANGE (it does not fit in len bytes). */
+int ll_path_find(const char *name, char *buf, size_t len);
+
+/* Start the executable at path with argv (argv[0] included,
+ * NULL-terminated) in a process group of its own (so it and its children
+ * can be ended together: kill(-pid, sig)), every signal unblocked and
+ * SIGPIPE, SIGTERM, SIGINT, SIGHUP at their defaults, stdin and stderr on
+ * /dev/null, stdout on a pipe whose read end (close-on-exec) goes into
+ * *fd. Uses posix_spawn: safe from a threaded process. Returns the pid,
+ * or -1 with the reason in err ("pipe: ...", "spawn PATH: ..."). */
+pid_t ll_spawn_reader(const char *path, char *const argv[], int *fd, char *err, size_t errlen);
+
 #endif

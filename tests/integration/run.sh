@@ -41,6 +41,7 @@ test_compare_sweep_sim -                         -                              
 test_images       -                              -                                   -
 test_embeddings   -                              -                                   -
 test_gpu          -                              -                                   -
+test_gpu_sampler  -                              -                                   -
 test_run          -                              test_co_*                           -
 test_run          test_co_closed_loop            -                                   -
 test_run          test_co_open_loop              -                                   -

@@ -3,7 +3,9 @@
 #include "util/spawn.h"
 #include "util/util.h"
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_parse_duration(void **state)
 {
@@ -230,6 +232,56 @@ static void test_shell_run(void **state)
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* ll_path_find: a name with a slash as it is, else the first PATH entry
+ * holding an executable file; none, or an empty PATH, is LL_E_NOTFOUND. */
+static void test_path_find(void **state)
+{
+    char buf[256], *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    assert_int_equal(ll_path_find("./x/y", buf, sizeof buf), 0);
+    assert_string_equal(buf, "./x/y");
+    setenv("PATH", "/nonexistent-dir:/bin:/usr/bin", 1);
+    assert_int_equal(ll_path_find("sh", buf, sizeof buf), 0);
+    assert_string_equal(buf, "/bin/sh");
+    assert_int_equal(ll_path_find("no-such-program-here", buf, sizeof buf), LL_E_NOTFOUND);
+    assert_int_equal(ll_path_find("sh", buf, 4), LL_E_RANGE);
+    setenv("PATH", "/etc", 1); /* /etc/passwd is there but not executable */
+    assert_int_equal(ll_path_find("passwd", buf, sizeof buf), LL_E_NOTFOUND);
+    setenv("PATH", "", 1);
+    assert_int_equal(ll_path_find("sh", buf, sizeof buf), LL_E_NOTFOUND);
+    if (old) {
+        setenv("PATH", old, 1);
+        free(old);
+    }
+}
+
+/* ll_spawn_reader: stdout on the pipe, stderr not on ours, a group of its
+ * own (ended with its grandchild by one kill), SIGTERM not blocked even
+ * when blocked here, and a path that does not exist refused. */
+static void test_spawn_reader(void **state)
+{
+    sigset_t term, old;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, &old);
+    char *argv[] = {"sh", "-c", "echo out; echo err >&2; sleep 30 & wait", NULL};
+    char err[200], buf[64];
+    int fd;
+    pid_t pid = ll_spawn_reader("/bin/sh", argv, &fd, err, sizeof err);
+    assert_true(pid > 0);
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    assert_int_equal(n, 4);
+    assert_memory_equal(buf, "out\n", 4);
+    assert_int_equal(getpgid(pid), pid);
+    kill(-pid, SIGTERM);
+    assert_int_equal(ll_reap(pid, 0, 5000), 128 + SIGTERM);
+    assert_int_equal(read(fd, buf, sizeof buf), 0); /* the sleep is gone too */
+    close(fd);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    assert_int_equal(ll_spawn_reader("/nonexistent/x", argv, &fd, err, sizeof err), -1);
+    assert_int_equal(fd, -1);
+    assert_non_null(strstr(err, "spawn /nonexistent/x"));
+}
+
 /* The server root of an API base: trailing slashes, then one "/v1" off. */
 static void test_url_root_len(void **state)
 {
@@ -249,7 +301,8 @@ static void test_url_root_len(void **state)
         assert_int_equal(ll_url_root_len(cases[i].base), strlen(cases[i].root));
 }
 
-TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_url_root_len),
+TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_path_find),
+          cmocka_unit_test(test_spawn_reader), cmocka_unit_test(test_url_root_len),
           cmocka_unit_test(test_shell_run), cmocka_unit_test(test_grow),
           cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
           cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),

@@ -1,0 +1,41 @@
+/* scrape_int.h: inside the metrics layer, a scraper whose points come from
+ * somewhere other than HTTP GETs (smi.c's nvidia-smi sampler), kept,
+ * counted, joined and written exactly as a DCGM exporter's scrapes. */
+#ifndef LL_SCRAPE_INT_H
+#define LL_SCRAPE_INT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* From scrape.h (not included: scrape.c includes this file). */
+struct scraper;
+struct scrape_point;
+
+/* A source's operations, called by the scraper's own functions. */
+struct scraper_source {
+    /* scraper_stop: take the last points (one after the run's end), end
+     * the source's thread and process. Called at most once before free. */
+    void (*stop)(void *ud);
+    /* scraper_free: stop if not stopped, and free ud. */
+    void (*free)(void *ud);
+};
+
+/* The GPU scraper of scraper_for_gpu without its probe: name stands for
+ * the URL (printed, and summary.json's "url"), its lines appended to
+ * dir/server_metrics.jsonl with "source": "gpu" (truncated first when
+ * truncate is 1). NULL with a warning when the file cannot be opened. */
+struct scraper *scraper_gpu_open(const char *name, uint64_t interval_ns, const char *dir,
+                                 int truncate);
+
+/* Make src (with ud) the scraper's source: scraper_start then only sets
+ * the origin, scraper_stop calls src->stop, scraper_free src->free. */
+void scraper_set_source(struct scraper *s, const struct scraper_source *src, void *ud);
+
+/* Keep point p (taking its arrays; *p zeroed) as one scrape: counted (a
+ * failed one when !p->ok, its line then carrying error), added to the
+ * series, its line written (or held until the origin is known) with the
+ * members of extra (owned: released here; NULL: none) added. Thread-safe;
+ * points must come in order of start time. Prints no warning. */
+void scraper_keep(struct scraper *s, struct scrape_point *p, json_t *extra, const char *error);
+
+#endif

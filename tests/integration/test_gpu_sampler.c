@@ -1,0 +1,233 @@
+/* Integration tests of `--gpu-sampler nvidia-smi`: a fake nvidia-smi (a
+ * shell script first on PATH) prints the CSV of 2 GPUs at a constant,
+ * known power, every 200 ms until it is killed, and llmload runs against
+ * the small sim beside it. The ground truth is the script's: 100 W + 50 W,
+ * so the energy is 150 W times the span the samples cover, whatever the
+ * load. The other fakes print "[N/A]" power, or fail and exit at once:
+ * warnings and no energy figure, never a failed run. */
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+#include "test.h"
+
+#define WORK "--prompt-tokens", "8", "--output-tokens", "20", "--ignore-eos"
+
+static char *saved_path;
+
+/* Write the fake nvidia-smi (body after its #! line) into this test's
+ * temporary directory, record its pid in <tmp>/pid, and put the directory
+ * first on PATH (the client inherits it). */
+static void fake_smi(const char *body)
+{
+    harness_tmp_begin();
+    char path[600], text[2000];
+    harness_tmp_path(path, sizeof path, "nvidia-smi");
+    snprintf(text, sizeof text, "#!/bin/sh\necho $$ > '%s/pid'\n%s", harness_cur_tmp, body);
+    harness_write_file(path, text);
+    assert_int_equal(chmod(path, 0755), 0);
+    const char *old = getenv("PATH");
+    if (!saved_path)
+        saved_path = strdup(old ? old : "/usr/bin:/bin");
+    char newpath[4096];
+    snprintf(newpath, sizeof newpath, "%s:%s", harness_cur_tmp, saved_path);
+    assert_int_equal(setenv("PATH", newpath, 1), 0);
+}
+
+/* The fake's process is gone (llmload killed and reaped it). */
+static void fake_gone(void)
+{
+    char path[600];
+    harness_tmp_path(path, sizeof path, "pid");
+    char *text = harness_read_file(path, NULL);
+    pid_t pid = (pid_t)atol(text);
+    free(text);
+    assert_true(pid > 0);
+    errno = 0;
+    if (kill(pid, 0) == 0 || errno != ESRCH)
+        fail_msg("the fake nvidia-smi (pid %ld) is still there", (long)pid);
+}
+
+static int teardown(void **state)
+{
+    if (saved_path) {
+        setenv("PATH", saved_path, 1);
+        free(saved_path);
+        saved_path = NULL;
+    }
+    harness_tmp_end();
+    return harness_sim_teardown(state);
+}
+
+/* 15 requests at 5/s with the sampler; summary.json (caller decrefs),
+ * *dir the results dir, *err the client's stderr (caller frees). */
+static json_t *sampler_run(char **dir, char **err)
+{
+    const char *sargs[] = {"--max-num-seqs", "4", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {
+        "--rate",        "5",          "--arrival",       "constant", "--requests", "15",
+        "--gpu-sampler", "nvidia-smi", "--cost-per-hour", "3.6",      WORK,         NULL};
+    *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, err);
+    return harness_summary_load(*dir);
+}
+
+#define FAKE_150W                                                                                  \
+    "while :; do\n"                                                                                \
+    "  printf '2026/12/02 14:29:02.123, 0, 100.00, 40, 1000, 81559, 1500\\n"                       \
+    "2026/12/02 14:29:02.124, 1, 50.00, 20, 3000, 81559, 1700\\n'\n"                               \
+    "  sleep 0.2\n"                                                                                \
+    "done\n"
+
+/* Constant 150 W: the mean power is 150 W and the energy 150 W times the
+ * span (both within 2-3%), the span covers the run, and the joules per
+ * output token are that energy over the client's 300 tokens. */
+static void test_constant_power(void **state)
+{
+    fake_smi(FAKE_150W);
+    char *dir, *err;
+    json_t *s = sampler_run(&dir, &err);
+    json_t *e = json_object_get(s, "energy");
+    assert_non_null(e);
+    assert_true(json_is_true(json_object_get(e, "present")));
+    assert_string_equal(harness_sval(e, "source"), "power_integral");
+    assert_string_equal(harness_sval(e, "url"), "nvidia-smi");
+    ASSERT_NEAR(harness_num(e, "gpus"), 2, 0);
+    ASSERT_NEAR(harness_num(e, "failed"), 0, 0);
+    ASSERT_NEAR(harness_num(e, "gaps"), 0, 0);
+    ASSERT_REL(harness_num(e, "mean_power_w"), 150, 0.02);
+    ASSERT_REL(harness_num(e, "max_power_w"), 150, 1e-9);
+    double span = harness_num(e, "span_s"), joules = harness_num(e, "energy_j");
+    ASSERT_REL(joules, 150 * span, 0.03);
+    double window_s = harness_num(s, "window_ns") / 1e9;
+    ASSERT_IN_RANGE(span, window_s * 0.9, window_s + 3);
+    ASSERT_NEAR(harness_num(e, "output_tokens"), 300, 0);
+    ASSERT_REL(harness_num(e, "j_per_output_token"), joules / 300, 1e-9);
+    ASSERT_REL(harness_num(e, "j_per_request"), joules / 15, 1e-9);
+    ASSERT_NEAR(harness_num(e, "gpu_util_mean_pct"), 30, 1e-9);   /* (40 + 20) / 2 */
+    ASSERT_NEAR(harness_num(e, "sm_clock_mean_mhz"), 1600, 1e-9); /* (1500 + 1700) / 2 */
+    ASSERT_NEAR(harness_num(e, "fb_used_max_mib"), 4000, 1e-9);   /* 1000 + 3000 */
+    assert_null(strstr(err, "warning"));
+
+    /* server_metrics.jsonl: the sim's own lines (no source), and one line
+     * per sample period, both GPUs in it. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
+    json_t *all = harness_jsonl_load(path);
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(all); i++) {
+        json_t *l = json_array_get(all, i);
+        if (strcmp(harness_sval(l, "source"), "gpu") != 0) {
+            assert_null(json_object_get(l, "sampler"));
+            continue;
+        }
+        n++;
+        assert_string_equal(harness_sval(l, "sampler"), "nvidia-smi");
+        assert_true(json_is_true(json_object_get(l, "ok")));
+        ASSERT_NEAR(harness_num(l, "power_w"), 150, 1e-9);
+        json_t *per = json_object_get(l, "per_gpu");
+        assert_int_equal(json_array_size(per), 2);
+        ASSERT_NEAR(harness_num(json_array_get(per, 0), "index"), 0, 0);
+        ASSERT_NEAR(harness_num(json_array_get(per, 0), "power_w"), 100, 1e-9);
+        ASSERT_NEAR(harness_num(json_array_get(per, 1), "power_w"), 50, 1e-9);
+        ASSERT_NEAR(harness_num(json_array_get(per, 1), "fb_total_mib"), 81559, 0);
+    }
+    assert_true(n >= 5); /* >= 3 s at 200 ms, on a loaded machine */
+    ASSERT_NEAR(harness_num(e, "scrapes"), n, 0);
+    json_decref(all);
+    fake_gone();
+    free(err);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
+/* Power "[N/A]": the other series are there, the energy is not, and the
+ * run says why once. */
+static void test_power_not_available(void **state)
+{
+    fake_smi("while :; do\n"
+             "  printf 't, 0, [N/A], 40, 1000, 81559, 1500\\nt, 1, [Not Supported], 20, 3000, "
+             "81559, 1700\\n'\n"
+             "  sleep 0.2\n"
+             "done\n");
+    char *dir, *err;
+    json_t *s = sampler_run(&dir, &err);
+    json_t *e = json_object_get(s, "energy");
+    assert_true(json_is_false(json_object_get(e, "present")));
+    assert_true(harness_num(e, "scrapes") >= 5);
+    ASSERT_NEAR(harness_num(e, "failed"), 0, 0);
+    assert_non_null(strstr(err, "GPU 0 reports no power.draw"));
+    assert_null(strstr(strstr(err, "no power.draw") + 1, "no power.draw")); /* once */
+    ASSERT_NEAR(harness_num(s, "requests.ok"), 15, 0);
+    fake_gone();
+    free(err);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
+/* nvidia-smi that fails and exits at once: a warning, a counted gap for
+ * its one line, no energy, and the run is fine. So is none at all. */
+static void test_exits_at_once(void **state)
+{
+    fake_smi("echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA "
+             "driver.'\nexit 9\n");
+    char *dir, *err;
+    json_t *s = sampler_run(&dir, &err);
+    json_t *e = json_object_get(s, "energy");
+    assert_true(json_is_false(json_object_get(e, "present")));
+    ASSERT_NEAR(harness_num(e, "scrapes"), 1, 0);
+    ASSERT_NEAR(harness_num(e, "failed"), 1, 0);
+    assert_non_null(strstr(err, "nvidia-smi exited (status 9) after 1 line"));
+    assert_non_null(strstr(err, "line 1: expected 7 comma-separated fields"));
+    ASSERT_NEAR(harness_num(s, "requests.ok"), 15, 0);
+    fake_gone();
+    free(err);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
+static void test_not_on_path(void **state)
+{
+    harness_tmp_begin();
+    saved_path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    assert_int_equal(setenv("PATH", harness_cur_tmp, 1), 0); /* an empty directory */
+    char *dir, *err;
+    json_t *s = sampler_run(&dir, &err);
+    json_t *e = json_object_get(s, "energy");
+    assert_true(json_is_false(json_object_get(e, "present")));
+    ASSERT_NEAR(harness_num(e, "scrapes"), 0, 0);
+    assert_non_null(strstr(err, "nvidia-smi not found on PATH"));
+    free(err);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
+static void test_bad_flags(void **state)
+{
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--gpu-sampler", "dcgm"}, "--gpu-sampler: expected nvidia-smi, got \"dcgm\""},
+        {{"sweep", "--gpu-sampler", "x"}, "--gpu-sampler: expected nvidia-smi"},
+        {{"replay", "t.jsonl", "--gpu-sampler", "x"}, "--gpu-sampler: expected nvidia-smi"},
+        {{"run", "--rate", "1", "--prompt-salt", "1", "--gpu-sampler", "nvidia-smi", "--shard",
+          "0/2"},
+         "--gpu-sampler: not with --shard"},
+        {{"run", "--rate", "1", "--cost-per-hour", "2"},
+         "--cost-per-hour: goes with --gpu-metrics or --gpu-sampler"});
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_constant_power, teardown),
+        cmocka_unit_test_teardown(test_power_not_available, teardown),
+        cmocka_unit_test_teardown(test_exits_at_once, teardown),
+        cmocka_unit_test_teardown(test_not_on_path, teardown),
+        cmocka_unit_test(test_bad_flags),
+    };
+    return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
+}
