@@ -31,7 +31,7 @@ static const char *const workload_keys[] = {
     "workload_file", "classes",        "all_unique",  "prefix",     "cancel",
     "api",           "stream",         "prompt_ids",  "slo",        "cold_start",
     "trace",         "trace_requests", "calibration", "extra_body", "class_extra_body",
-    "images",
+    "images",        "batch",
 };
 
 static void vec_push(struct vec *x, double v)

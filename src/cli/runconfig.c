@@ -74,6 +74,11 @@ static void config_lengths_json(json_t *c, const struct run_opts *o, const struc
                             json_integer((json_int_t)cfg->workload.dataset->skipped_total));
         json_object_set_new(c, "dataset", ds);
     }
+    if (cfg->workload.has_batch) {
+        /* openai-embeddings' inputs per request (--batch), as given again. */
+        dist_format(&cfg->workload.batch, buf, sizeof buf);
+        json_object_set_new(c, "batch", json_string(buf));
+    }
     const struct image_cfg *im = &cfg->workload.images;
     if (im->set) {
         /* As the flags would give them again: the count's canonical DIST,

@@ -488,6 +488,11 @@ static int plan_shard_rates(const struct sweep_opts *so, const struct run_config
 {
     if (cfg->shards <= 1)
         return 0;
+    if (so->n_gpu_urls || so->gpu_smi)
+        return runopts_errf(err, errlen,
+                            "%s: not with --shard yet (a shard's output tokens are a share of "
+                            "the energy's)",
+                            so->n_gpu_urls ? "--gpu-metrics" : "--gpu-sampler");
     if (so->expect_capacity)
         return runopts_errf(err, errlen,
                             "--expect-capacity: a rate judges the whole sweep, not one of "

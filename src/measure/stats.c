@@ -148,6 +148,10 @@ void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
             s->win_slo_met += (uint64_t)(met && !r->cold);
         }
     }
+    if (r->warmup) {
+        s->warmup_output_tokens += r->output_tokens;
+        s->warmup_ok += r->kind == REC_OK;
+    }
     if (r->warmup || r->cold)
         return;
     stats_add_record(s, r);
@@ -255,6 +259,8 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->slo_met += src->slo_met;
     dst->win_sent += src->win_sent;
     dst->win_request_bytes += src->win_request_bytes;
+    dst->warmup_output_tokens += src->warmup_output_tokens;
+    dst->warmup_ok += src->warmup_ok;
     dst->win_completed += src->win_completed;
     dst->win_ok += src->win_ok;
     dst->win_slo_met += src->win_slo_met;

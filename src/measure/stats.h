@@ -123,6 +123,10 @@ struct stats {
      * stream; and the inputs of the ok ones. */
     uint64_t inputs_records;
     uint64_t inputs;
+    /* The warm-up's records, which the figures above leave out: their
+     * output tokens (any kind) and ok requests, for what is measured over
+     * the whole run (its GPU energy, docs/server-metrics.md). */
+    uint64_t warmup_output_tokens, warmup_ok;
 
     /* The first non-empty detail seen per failure kind, made printable
      * (stats_sample_copy); "" when none. Copied into the struct, so

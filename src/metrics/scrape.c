@@ -72,6 +72,11 @@ int scrape_point_from_body_as(enum engine_kind kind, const char *body, size_t le
             }
             size_t g = LL_MAX(v.n[ENGINE_M_GPU_POWER], v.n[ENGINE_M_GPU_ENERGY]);
             p->gpus = (unsigned)g;
+            /* A sum of energy counters without one GPU's is not comparable
+             * with the next scrape's (it would read as a counter reset, and
+             * add every GPU's whole count): this scrape has none. */
+            if (v.n[ENGINE_M_GPU_ENERGY] < g)
+                p->present[ENGINE_M_GPU_ENERGY] = 0;
         }
         struct prom_histogram *h = ll_malloc(sizeof *h);
         if (engines_ttft_histogram(p->engine, ps, h) == 0 && h->n_buckets > 0) {
@@ -159,6 +164,14 @@ static void counter_over(const struct scrape_series *s, size_t a, size_t b, enum
     memset(c, 0, sizeof *c);
     if (!s->pts[a].present[m] || !s->pts[b].present[m])
         return;
+    /* The GPUs' energy is a sum over the GPUs of each scrape: when the set
+     * changed inside the span (a GPU fell off the bus, or came back), the
+     * sums do not compare and the counter says nothing (the energy then
+     * comes from the power series, docs/server-metrics.md). */
+    if (m == ENGINE_M_GPU_ENERGY)
+        for (size_t i = a + 1; i <= b; i++)
+            if (s->pts[i].ok && s->pts[i].present[m] && s->pts[i].gpus != s->pts[a].gpus)
+                return;
     c->present = 1;
     double prev = s->pts[a].value[m];
     for (size_t i = a + 1; i <= b; i++) {

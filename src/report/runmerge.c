@@ -467,6 +467,8 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
 {
     uint64_t warmup_ns = ju(cfg, "warmup_ns", NULL), dur = ju(cfg, "duration_ns", NULL);
     uint64_t wend = dur ? dur : UINT64_MAX, cold_n = ju(cfg, "cold_start", NULL);
+    const char *lmodel = jstr(cfg, "load_model");
+    int by_session = lmodel && strcmp(lmodel, "sessions") == 0;
     char *buf = NULL;
     size_t buf_cap = 0;
     struct infl_ev *ev = ll_calloc(2 * m->n_refs + 1, sizeof *ev);
@@ -488,7 +490,9 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
             ll_errorf("merge: %s/requests.jsonl: id %" PRIu64 ": %s", p->dir, rf->id, err);
             goto fail;
         }
-        r.cold = record_in_cold_start(r.id, r.session, cold_n);
+        /* As the driver: a session's turns are cold by session only in
+         * the sessions mode (a replay's trace session ids do not count). */
+        r.cold = record_in_cold_start(r.id, by_session ? r.session : -1, cold_n);
         stats_account(&m->st, &r, warmup_ns, wend, slo);
         struct merge_class *c = class_find(m, r.cls);
         if (c)
@@ -734,10 +738,19 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     return code;
 }
 
-/* The server's /metrics series: the scraping shard's file, copied. */
+/* The server's /metrics series: the scraping shard's file, copied
+ * (config.metrics_shard; with --gpu-metrics every shard writes one, the
+ * others holding GPU lines alone), else the first there is. */
 static int copy_metrics(const struct merge *m, const char *out_dir)
 {
-    for (size_t i = 0; i < m->n_parts; i++) {
+    json_t *ms_k = json_object_get(json_object_get(m->parts[0].run, "config"), "metrics_shard");
+    uint32_t metrics_shard = json_is_integer(ms_k) ? (uint32_t)json_integer_value(ms_k) : 0;
+    size_t first = 0;
+    for (size_t i = 0; i < m->n_parts; i++)
+        if (m->parts[i].shard == metrics_shard)
+            first = i;
+    for (size_t j = 0; j < m->n_parts; j++) {
+        size_t i = j == 0 ? first : j == first ? 0 : j;
         char src[4400], dst[4400];
         snprintf(src, sizeof src, "%s/server_metrics.jsonl", m->parts[i].dir);
         FILE *in = fopen(src, "rb");
@@ -869,6 +882,9 @@ static void facts_add(struct sweep_facts *dst, const struct sweep_facts *src, in
         for (size_t j = 0; j < src->n_classes; j++)
             if (strcmp(dst->classes[k].name, src->classes[j].name) == 0)
                 dst->classes[k].scheduled += src->classes[j].scheduled;
+    /* Endpoints by index (every shard has the same --url list). */
+    for (size_t k = 0; k < dst->n_endpoints && k < src->n_endpoints; k++)
+        dst->endpoints[k].scheduled += src->endpoints[k].scheduled;
 }
 
 /* Read one part's steps.jsonl into ms. metrics: the part scraped. 0 or -1
@@ -1346,15 +1362,19 @@ int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, i
                                    at ? ", " : "", k);
     free(present);
     char cut[600] = "";
-    size_t cat = 0;
-    for (size_t i = 0; i < n && cat < sizeof cut; i++)
-        if (m.parts[i].interrupted)
+    size_t cat = 0, n_cut = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!m.parts[i].interrupted)
+            continue;
+        n_cut++;
+        if (cat < sizeof cut)
             cat += (size_t)snprintf(cut + cat, sizeof cut - cat, "%sshard %u (%s) cut short",
                                     cat ? "; " : "", m.parts[i].shard, m.parts[i].dir);
+    }
     if (m.missing_shards[0] || cut[0])
         snprintf(m.incomplete, sizeof m.incomplete, "incomplete: %zu of %u shards (%s%s%s%s)",
-                 n - (cut[0] ? 1 : 0), m.shards, m.missing_shards[0] ? "missing: " : "",
-                 m.missing_shards, m.missing_shards[0] && cut[0] ? "; " : "", cut);
+                 n - n_cut, m.shards, m.missing_shards[0] ? "missing: " : "", m.missing_shards,
+                 m.missing_shards[0] && cut[0] ? "; " : "", cut);
     if (m.incomplete[0])
         ll_errorf("merge: %s", m.incomplete);
     code = hist_only_write(&m, dir, out, &outcome);

@@ -575,6 +575,21 @@ static void test_compare_rows(void **state)
     assert_int_equal(e2e, 3);
     json_decref(doc);
 
+    /* Another --batch is other work: refused, naming it (run.json's
+     * config.batch). */
+    harness_cur_sim_start(sargs);
+    const char *c3[] = {"--seed", "3", "--batch", "3", NULL};
+    char *dc = harness_run_client(fixed, c3, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    const char *other[] = {"compare", da, dc, "--quiet", NULL};
+    assert_int_equal(harness_run(other, 60, &status, &out, &err), 0);
+    if (status != 2 || !strstr(err, "batch"))
+        fail_msg("compare of --batch 2 and 3: exit %d, stderr:\n%s\nexpected 2 naming batch",
+                 status, err);
+    free(out);
+    free(err);
+    harness_results_free(dc);
+
     const char *gate[] = {"compare", da, db, "--quiet", "--fail-on", "ttft_p99:+10%", NULL};
     assert_int_equal(harness_run(gate, 60, &status, &out, &err), 0);
     if (status != 2 || !strstr(err, "--fail-on: ttft_p99: openai-embeddings"))

@@ -126,6 +126,29 @@ static void test_energy_per_token_matches_sim(void **state)
     harness_results_free(dir);
 }
 
+/* The energy is the whole run's, so it is divided by every token of the
+ * run, the warm-up's too: with --warmup 1s (half of the 10 requests) the
+ * joules per output token are still the model's 0.2395 and the tokens all
+ * 200 (it read 100, and twice the joules per token, before). */
+static void test_energy_counts_warmup(void **state)
+{
+    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    char url[200];
+    snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
+    const char *args[] = {"--rate",   "5",  "--arrival",          "constant", "--requests",    "10",
+                          "--warmup", "1s", "--metrics-interval", "200ms",    "--gpu-metrics", url,
+                          WORK,       NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    json_t *s = harness_json_load(dir, "summary.json");
+    assert_true(harness_num(s, "requests.ok") < 10); /* the premise: a warm-up left out */
+    ASSERT_NEAR(harness_num(s, "energy.output_tokens"), 200, 0);
+    ASSERT_REL(harness_num(s, "energy.j_per_output_token"), REQ_J / 20, 0.02);
+    ASSERT_REL(harness_num(s, "energy.j_per_request"), REQ_J, 0.02);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
 /* With idle power the counter's delta covers the span between the scrapes
  * around the run: 2 x 70 W over that span, plus the work. The span is the
  * client's, the watts the model's; the counter is read at the scrape, so
@@ -388,6 +411,12 @@ static void test_bad_flags(void **state)
         {{"run", "--url", "http://127.0.0.1:1/v1", "--rate", "1", "--shard", "0/2", "--prompt-salt",
           "5", "--gpu-metrics", "http://127.0.0.1:1/m"},
          "--gpu-metrics: not with --shard"},
+        {{"sweep", "--url", "http://127.0.0.1:1/v1", "--rates", "1,2", "--shard", "1/2",
+          "--start-at", "4000000000", "--gpu-metrics", "http://127.0.0.1:1/m"},
+         "--gpu-metrics: not with --shard"},
+        {{"sweep", "--url", "http://127.0.0.1:1/v1", "--rates", "1,2", "--shard", "1/2",
+          "--start-at", "4000000000", "--gpu-sampler", "nvidia-smi"},
+         "--gpu-sampler: not with --shard"},
         {{"sweep", "--url", "http://127.0.0.1:1/v1", "--rates", "1", "--gpu-metrics", "9400"},
          "--gpu-metrics: expected an http:// or https:// URL"},
         {{"replay", "trace.jsonl", "--url", "http://127.0.0.1:1/v1", "--gpu-metrics", "x"},
@@ -401,6 +430,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_energy_per_token_matches_sim, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_energy_counts_warmup, harness_sim_teardown),
         cmocka_unit_test_teardown(test_idle_power_over_span, harness_sim_teardown),
         cmocka_unit_test_teardown(test_dead_gpu_url_is_a_gap, harness_sim_teardown),
         cmocka_unit_test_teardown(test_not_dcgm_is_a_gap, harness_sim_teardown),

@@ -607,6 +607,60 @@ static void add_gpu(struct scrape_series *s, double t_s, double power_w, double 
     assert_int_equal(scrape_series_add(s, &p), 0);
 }
 
+/* A DCGM page at t_s: for each GPU g < gpus its power (W) and, when g is
+ * not skip_energy, its energy counter (J each, in mJ). */
+static void add_gpus(struct scrape_series *s, double t_s, int gpus, double w, double j_each,
+                     int skip_energy)
+{
+    char body[2048];
+    size_t off = 0;
+    for (int g = 0; g < gpus; g++) {
+        off += (size_t)snprintf(body + off, sizeof body - off,
+                                "DCGM_FI_DEV_POWER_USAGE{gpu=\"%d\"} %g\n", g, w);
+        if (g != skip_energy)
+            off += (size_t)snprintf(body + off, sizeof body - off,
+                                    "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"%d\"} %.0f\n", g,
+                                    j_each * 1000);
+    }
+    struct scrape_point p;
+    uint64_t t = (uint64_t)(t_s * 1e9);
+    assert_int_equal(
+        scrape_point_from_body_as(ENGINE_DCGM, body, off, t, t + 10 * LL_NS_PER_MS, &p, NULL), 0);
+    assert_int_equal(scrape_series_add(s, &p), 0);
+}
+
+/* Eight GPUs whose counters each grow 100 J a second. A scrape without
+ * one GPU's counter is left out of the counter's sum (it read as a reset
+ * that added 8 GPUs' whole counts, 35 MJ at 5 MJ each); a GPU gone from a
+ * scrape altogether leaves the counter without a figure, and the energy
+ * comes from the power series. */
+static void test_gpu_energy_missing_gpu(void **state)
+{
+    struct scrape_series s;
+    scrape_series_init(&s);
+    add_gpus(&s, 0, 8, 100, 5e6, -1);
+    add_gpus(&s, 1, 8, 100, 5e6 + 100, 3);
+    add_gpus(&s, 2, 8, 100, 5e6 + 200, -1);
+    struct scrape_join j;
+    assert_int_equal(
+        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(1.5e9), SCRAPE_SPAN_OUTER, &j), 0);
+    assert_true(j.gpu_energy.present);
+    ASSERT_NEAR(j.gpu_energy.delta, 8 * 200, 1e-6);
+    assert_int_equal(j.gpu_energy.resets, 0);
+    scrape_series_reset(&s);
+
+    add_gpus(&s, 0, 8, 100, 5e6, -1);
+    add_gpus(&s, 1, 7, 100, 5e6 + 100, -1);
+    add_gpus(&s, 2, 8, 100, 5e6 + 200, -1);
+    assert_int_equal(
+        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(1.5e9), SCRAPE_SPAN_OUTER, &j), 0);
+    assert_false(j.gpu_energy.present);
+    struct energy_figures e;
+    energy_figures_compute(&j, 0, 100, 1, 2, NAN, &e);
+    assert_string_equal(e.source, "power_integral");
+    scrape_series_reset(&s);
+}
+
 /* Energy from the counter where there is one (its increase over the
  * outer span), else the power integrated by trapezoids, the failed scrape
  * in the middle bridged and counted; and the per-token figures. */
@@ -696,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_scraper_closed_port),
         cmocka_unit_test(test_expose_page),
         cmocka_unit_test(test_gpu_energy),
+        cmocka_unit_test(test_gpu_energy_missing_gpu),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
