@@ -71,6 +71,13 @@ struct merge {
      * counted with its SLO as the shards' summaries give it. */
     size_t n_cls;
     struct merge_class *cls;
+    /* Several --url (run.json's target.endpoints, by index): each one's
+     * figures, counted as the driver counts them, its scheduled count
+     * summed over the parts' summaries. */
+    size_t n_eps;
+    struct stats *eps;
+    const char **ep_url;
+    uint32_t *ep_weight;
     uint64_t warmup_records;
     uint64_t expected_ids;    /* M: the scheduled ids of the whole schedule */
     uint64_t missing_ids;     /* of those, in no shard */
@@ -126,6 +133,11 @@ static void merge_free(struct merge *m)
     for (size_t k = 0; k < m->n_cls; k++)
         stats_free(&m->cls[k].st);
     free(m->cls);
+    for (size_t k = 0; k < m->n_eps; k++)
+        stats_free(&m->eps[k]);
+    free(m->eps);
+    free(m->ep_url);
+    free(m->ep_weight);
 }
 
 /* The classes from config.classes, each one's SLO from the first summary
@@ -153,6 +165,28 @@ static void classes_init(struct merge *m, const json_t *cfg)
                     slo_format(&c->slo, c->slo_text, sizeof c->slo_text);
             }
         }
+    }
+}
+
+/* The endpoints from the first shard's target.endpoints (every shard ran
+ * the same --url list: the config hash says so), each one's scheduled
+ * count summed over the parts' summaries. */
+static void endpoints_init(struct merge *m)
+{
+    const json_t *arr = json_object_get(json_object_get(m->parts[0].run, "target"), "endpoints");
+    m->n_eps = json_array_size(arr);
+    m->eps = ll_calloc(m->n_eps + 1, sizeof *m->eps);
+    m->ep_url = ll_calloc(m->n_eps + 1, sizeof *m->ep_url);
+    m->ep_weight = ll_calloc(m->n_eps + 1, sizeof *m->ep_weight);
+    for (size_t k = 0; k < m->n_eps; k++) {
+        const json_t *o = json_array_get(arr, k);
+        stats_init(&m->eps[k]);
+        m->ep_url[k] = jstr(o, "url") ? jstr(o, "url") : "";
+        m->ep_weight[k] = (uint32_t)ju(o, "weight", NULL);
+        for (size_t i = 0; i < m->n_parts; i++)
+            m->eps[k].scheduled +=
+                ju(json_array_get(json_object_get(m->parts[i].sum, "endpoints"), k), "scheduled",
+                   NULL);
     }
 }
 
@@ -494,6 +528,8 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
          * the sessions mode (a replay's trace session ids do not count). */
         r.cold = record_in_cold_start(r.id, by_session ? r.session : -1, cold_n);
         stats_account(&m->st, &r, warmup_ns, wend, slo);
+        if (r.endpoint >= 0 && (size_t)r.endpoint < m->n_eps)
+            stats_account(&m->eps[r.endpoint], &r, warmup_ns, wend, slo);
         struct merge_class *c = class_find(m, r.cls);
         if (c)
             stats_account(&c->st, &r, warmup_ns, wend, &c->slo);
@@ -673,6 +709,10 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     info.workload_share_known = isfinite(wshare);
     info.workload_cached_share = wshare;
 
+    struct summary_endpoint *ep = ll_calloc(m->n_eps + 1, sizeof *ep);
+    for (size_t k = 0; k < m->n_eps; k++)
+        ep[k] = (struct summary_endpoint){
+            .url = m->ep_url[k], .weight = m->ep_weight[k], .s = &m->eps[k]};
     struct summary_class *sc = ll_calloc(m->n_cls + 1, sizeof *sc);
     for (size_t k = 0; k < m->n_cls; k++)
         sc[k] = (struct summary_class){m->cls[k].name, &m->cls[k].st,
@@ -680,6 +720,7 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     if (out) {
         summary_print(out, st, &info);
         summary_print_classes(out, sc, m->n_cls, window);
+        summary_print_endpoints(out, ep, m->n_eps, window);
         if (m->incomplete[0])
             fprintf(out, "*** %s\n", m->incomplete);
         fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
@@ -688,7 +729,10 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     json_t *sj = summary_json(st, &info);
     if (m->n_cls)
         json_object_set_new(sj, "classes", summary_classes_json(sc, m->n_cls, window));
+    if (m->n_eps)
+        json_object_set_new(sj, "endpoints", summary_endpoints_json(ep, m->n_eps, window));
     free(sc);
+    free(ep);
     json_object_set_new(sj, "incomplete",
                         m->incomplete[0] ? json_string(m->incomplete) : json_null());
     json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)sent_in_window));
@@ -1152,6 +1196,7 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     }
     const json_t *cfg = json_object_get(m->parts[0].run, "config");
     classes_init(m, cfg);
+    endpoints_init(m);
     if (missing) {
         missing_count(m, cfg);
         incomplete_text(m);

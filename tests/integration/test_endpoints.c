@@ -300,6 +300,39 @@ static void test_shards_same_endpoint(void **state)
     check_split((const char *const[]){d0, d1, NULL}, want_3_1, &s, per);
     assert_int_equal(per[0], 30);
     assert_int_equal(per[1], 10);
+    /* llmload merge keeps the per-endpoint breakdown, recounted from the
+     * records: the sims' 30 and 10, each endpoint's scheduled the shards'
+     * sum. */
+    char merged[600];
+    harness_tmp_path(merged, sizeof merged, "merged");
+    const char *am[] = {"merge", d0, d1, "--out", merged, NULL};
+    char *mout = harness_run_expect(am, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    assert_non_null(strstr(mout, "by endpoint"));
+    free(mout);
+    json_t *sum = harness_json_load(merged, "summary.json");
+    json_t *eps = json_object_get(sum, "endpoints");
+    assert_int_equal(json_array_size(eps), 2);
+    for (size_t k = 0; k < 2; k++) {
+        json_t *e = json_array_get(eps, k);
+        assert_int_equal(harness_ival_req(e, "requests"), (int64_t)per[k]);
+        assert_int_equal(harness_ival_req(e, "ok"), (int64_t)per[k]);
+        assert_int_equal(harness_ival_req(e, "scheduled"), (int64_t)per[k]);
+        assert_int_equal(harness_ival_req(e, "weight"), k == 0 ? 3 : 1);
+    }
+    json_decref(sum);
+    /* llmload report on the merged directory rebuilds the same file. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/summary.json", merged);
+    size_t l1 = 0, l2 = 0;
+    char *b1 = harness_read_file(path, &l1);
+    const char *ar[] = {"report", merged, NULL};
+    free(harness_run_expect(ar, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    char *b2 = harness_read_file(path, &l2);
+    assert_true(b1 && b2);
+    assert_int_equal(l1, l2);
+    assert_memory_equal(b1, b2, l1);
+    free(b1);
+    free(b2);
     free(d0);
     free(d1);
 }
