@@ -6,6 +6,8 @@
  * unchanged into the merged requests.jsonl. */
 #include "report/runmerge.h"
 
+#include "report/mergeparts.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,65 +31,6 @@
 #include "sweep/sweep_json.h"
 #include "util/util.h"
 
-/* One input directory: a shard (merge) or the merged directory itself
- * (rebuild). */
-struct part {
-    const char *dir;
-    json_t *run;     /* run.json */
-    json_t *sum;     /* summary.json; NULL: the shard died before writing it */
-    uint32_t shard;  /* config.shard (0 in a rebuild) */
-    uint64_t lines;  /* records in its requests.jsonl */
-    int interrupted; /* run.json's outcome says so, or it has no outcome */
-    int fd;          /* requests.jsonl, -1 when absent */
-};
-
-/* Where one record's line lies. */
-struct ref {
-    uint64_t id;
-    uint64_t off; /* bytes into its part's requests.jsonl */
-    uint32_t len; /* bytes, without the newline */
-    uint32_t part;
-    uint32_t step; /* a sweep's: the record's "step" (0 in a run) */
-};
-
-/* One traffic class of the merged run. */
-struct merge_class {
-    const char *name; /* borrowed from run.json's config.classes */
-    struct stats st;
-    struct slo slo;    /* the class's own, else the run's; unset: none */
-    char slo_text[96]; /* "" = none */
-};
-
-/* Everything a merge reads, computes and allocates, freed in one place. */
-struct merge {
-    struct part *parts;
-    size_t n_parts;
-    uint32_t shards;  /* N of the shards */
-    size_t n_present; /* shards merged (a rebuild: as run.json lists) */
-    struct ref *refs;
-    size_t n_refs;
-    struct stats st, cold;
-    /* Traffic classes (config.classes, in its order): each one's figures,
-     * counted with its SLO as the shards' summaries give it. */
-    size_t n_cls;
-    struct merge_class *cls;
-    /* Several --url (run.json's target.endpoints, by index): each one's
-     * figures, counted as the driver counts them, its scheduled count
-     * summed over the parts' summaries. */
-    size_t n_eps;
-    struct stats *eps;
-    const char **ep_url;
-    uint32_t *ep_weight;
-    uint64_t warmup_records;
-    uint64_t expected_ids;    /* M: the scheduled ids of the whole schedule */
-    uint64_t missing_ids;     /* of those, in no shard */
-    int estimated;            /* 1: M is an estimate (closed loop, sessions) */
-    char missing_shards[512]; /* "2, 3" or "" */
-    char incomplete[768];     /* "incomplete: N of M requests (...)" or "" */
-    double inflight_max;
-    int sweep; /* 1: the shards of a sweep (config.sweep) */
-};
-
 static double jnum(const json_t *o, const char *a, const char *b)
 {
     const json_t *v = json_object_get(o, a);
@@ -102,7 +45,7 @@ static uint64_t ju(const json_t *o, const char *a, const char *b)
     return isfinite(v) && v > 0 ? (uint64_t)v : 0;
 }
 
-static const char *jstr(const json_t *o, const char *k)
+const char *rm_jstr(const json_t *o, const char *k)
 {
     return json_string_value(json_object_get(o, k));
 }
@@ -118,7 +61,7 @@ static json_t *load_json(const char *dir, const char *name, char *err, size_t er
     return j;
 }
 
-static void merge_free(struct merge *m)
+void rm_merge_free(struct merge *m)
 {
     for (size_t i = 0; i < m->n_parts; i++) {
         json_decref(m->parts[i].run);
@@ -155,11 +98,11 @@ static void classes_init(struct merge *m, const json_t *cfg)
             const json_t *arr = json_object_get(m->parts[i].sum, "classes");
             for (size_t j = 0; j < json_array_size(arr); j++) {
                 const json_t *o = json_array_get(arr, j);
-                const char *nm = jstr(o, "name");
+                const char *nm = rm_jstr(o, "name");
                 if (!c->name || !nm || strcmp(nm, c->name) != 0)
                     continue;
                 c->st.scheduled += ju(o, "scheduled", NULL);
-                const char *spec = jstr(o, "slo");
+                const char *spec = rm_jstr(o, "slo");
                 char err[200];
                 if (spec && !c->slo_text[0] && slo_parse(spec, &c->slo, err, sizeof err) == 0)
                     slo_format(&c->slo, c->slo_text, sizeof c->slo_text);
@@ -181,7 +124,7 @@ static void endpoints_init(struct merge *m)
     for (size_t k = 0; k < m->n_eps; k++) {
         const json_t *o = json_array_get(arr, k);
         stats_init(&m->eps[k]);
-        m->ep_url[k] = jstr(o, "url") ? jstr(o, "url") : "";
+        m->ep_url[k] = rm_jstr(o, "url") ? rm_jstr(o, "url") : "";
         m->ep_weight[k] = (uint32_t)ju(o, "weight", NULL);
         for (size_t i = 0; i < m->n_parts; i++)
             m->eps[k].scheduled +=
@@ -203,7 +146,7 @@ static struct merge_class *class_find(struct merge *m, const char *cls)
 
 /* Read dir's run.json and summary.json into p; for a merge, check it is a
  * shard of a run. 0, or -1 after a one-line error. */
-static int part_load(struct part *p, const char *dir, int rebuild)
+int rm_part_load(struct part *p, const char *dir, int rebuild)
 {
     char err[300];
     memset(p, 0, sizeof *p);
@@ -215,7 +158,7 @@ static int part_load(struct part *p, const char *dir, int rebuild)
         return -1;
     }
     json_t *cfg = json_object_get(p->run, "config");
-    const char *cmd = jstr(p->run, "command");
+    const char *cmd = rm_jstr(p->run, "command");
     int sweep = json_object_get(cfg, "sweep") != NULL;
     if (sweep && (rebuild || !cmd || strcmp(cmd, "sweep") != 0)) {
         ll_errorf("merge: %s: not the results of llmload sweep (command %s)", dir,
@@ -229,7 +172,7 @@ static int part_load(struct part *p, const char *dir, int rebuild)
     }
     if (!rebuild) {
         json_t *k = json_object_get(cfg, "shard"), *n = json_object_get(cfg, "shards");
-        if (!json_is_integer(k) || !json_is_integer(n) || !jstr(p->run, "config_hash")) {
+        if (!json_is_integer(k) || !json_is_integer(n) || !rm_jstr(p->run, "config_hash")) {
             ll_errorf("merge: %s: not a shard (its run.json has no config.shard, config.shards "
                       "and config_hash: run with --shard)",
                       dir);
@@ -246,14 +189,14 @@ static int part_load(struct part *p, const char *dir, int rebuild)
 }
 
 /* The refusals: one configuration, one count, each shard once. */
-static int parts_check(struct merge *m)
+int rm_parts_check(struct merge *m)
 {
     struct part *a = &m->parts[0];
     m->shards =
         (uint32_t)json_integer_value(json_object_get(json_object_get(a->run, "config"), "shards"));
     for (size_t i = 1; i < m->n_parts; i++) {
         struct part *b = &m->parts[i];
-        const char *ha = jstr(a->run, "config_hash"), *hb = jstr(b->run, "config_hash");
+        const char *ha = rm_jstr(a->run, "config_hash"), *hb = rm_jstr(b->run, "config_hash");
         if (strcmp(ha, hb) != 0) {
             ll_errorf("merge: %s and %s are not shards of one run: their configurations differ "
                       "(config_hash %s and %s: other flags or another --seed)",
@@ -331,7 +274,7 @@ static int line_step_id(const char *line, size_t len, uint64_t *id, uint32_t *st
 }
 
 /* Pass 1: every line's id and place, over every part. */
-static int refs_read(struct merge *m)
+int rm_refs_read(struct merge *m)
 {
     size_t cap = 0;
     char *line = NULL;
@@ -390,7 +333,7 @@ fail:
     return -1;
 }
 
-static int ref_cmp(const void *a, const void *b)
+int rm_ref_cmp(const void *a, const void *b)
 {
     const struct ref *x = a, *y = b;
     if (x->step != y->step)
@@ -410,7 +353,7 @@ static int ref_cmp(const void *a, const void *b)
  * missing shard's share is estimated as the mean of the complete ones'. */
 static void missing_count(struct merge *m, const json_t *cfg)
 {
-    const char *lm = jstr(cfg, "load_model");
+    const char *lm = rm_jstr(cfg, "load_model");
     int by_rule = !(lm && (strcmp(lm, "closed") == 0 || strcmp(lm, "sessions") == 0)) &&
                   !json_object_get(cfg, "sessions");
     uint32_t n = m->shards;
@@ -457,7 +400,7 @@ static void missing_count(struct merge *m, const json_t *cfg)
 }
 
 /* The words of the incomplete line (m->incomplete, "" when complete). */
-static void incomplete_text(struct merge *m)
+void rm_incomplete_text(struct merge *m)
 {
     char shards[700] = "";
     size_t at = 0;
@@ -501,7 +444,7 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
 {
     uint64_t warmup_ns = ju(cfg, "warmup_ns", NULL), dur = ju(cfg, "duration_ns", NULL);
     uint64_t wend = dur ? dur : UINT64_MAX, cold_n = ju(cfg, "cold_start", NULL);
-    const char *lmodel = jstr(cfg, "load_model");
+    const char *lmodel = rm_jstr(cfg, "load_model");
     int by_session = lmodel && strcmp(lmodel, "sessions") == 0;
     char *buf = NULL;
     size_t buf_cap = 0;
@@ -580,7 +523,7 @@ static size_t hist_from_parts(struct merge *m, const char *name, struct hist *h)
     struct hist *one = hist_new();
     for (size_t i = 0; i < m->n_parts; i++) {
         const json_t *lat = json_object_get(m->parts[i].sum, "latency_ns");
-        const char *s = jstr(json_object_get(lat, name), "hist");
+        const char *s = rm_jstr(json_object_get(lat, name), "hist");
         char err[200];
         hist_reset(one);
         if (!s || hist_from_string(one, s, err, sizeof err) != 0) {
@@ -597,14 +540,14 @@ static size_t hist_from_parts(struct merge *m, const char *name, struct hist *h)
  * " (shard K of N)". Into buf. */
 static void mode_label(const json_t *sum, char *buf, size_t len)
 {
-    const char *mode = jstr(sum, "mode");
+    const char *mode = rm_jstr(sum, "mode");
     snprintf(buf, len, "%s", mode ? mode : "-");
     char *s = strstr(buf, " (shard ");
     if (s)
         *s = '\0';
 }
 
-static int exit_combine(int a, int b)
+int rm_exit_combine(int a, int b)
 {
     if (!a)
         return b;
@@ -658,7 +601,7 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     mode_label(fs, mode, sizeof mode);
     struct summary_info info = {0};
     info.mode = mode;
-    const char *cmd = jstr(m->parts[0].run, "command");
+    const char *cmd = rm_jstr(m->parts[0].run, "command");
     info.command = cmd && strcmp(cmd, "run") != 0 ? cmd : NULL;
     info.closed_loop = json_is_true(json_object_get(fs, "closed_loop"));
     double offered = jnum(fs, "throughput", "offered_rate_per_s");
@@ -669,8 +612,8 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     info.cold = info.cold_requests ? &m->cold : NULL;
     info.inflight_mean = area / (double)window;
     info.inflight_max = m->inflight_max;
-    info.target_url = jstr(fs, "target_url");
-    info.model = jstr(fs, "model");
+    info.target_url = rm_jstr(fs, "target_url");
+    info.model = rm_jstr(fs, "model");
     info.version = LL_VERSION;
     json_t *seed = json_object_get(cfg, "seed");
     info.seed = json_is_integer(seed)  ? (uint64_t)json_integer_value(seed)
@@ -740,7 +683,7 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     json_object_set_new(sj, "warmup_records", json_integer((json_int_t)m->warmup_records));
     json_t *stop = json_null();
     for (size_t i = 0; i < m->n_parts && json_is_null(stop); i++)
-        if (jstr(m->parts[i].sum, "stop_reason"))
+        if (rm_jstr(m->parts[i].sum, "stop_reason"))
             stop = json_object_get(m->parts[i].sum, "stop_reason");
     json_object_set(sj, "stop_reason", stop);
     json_t *ld = json_object();
@@ -758,13 +701,13 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     int code = info.invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
     if (results_write_json_atomic(out_dir, "summary.json", sj, err, sizeof err) != 0) {
         ll_errorf("merge: %s", err);
-        code = exit_combine(code, LL_EXIT_RUNTIME);
+        code = rm_exit_combine(code, LL_EXIT_RUNTIME);
     }
     json_decref(sj);
     uint64_t failed = st->completed - st->by_kind[REC_CANCELLED];
     if (failed && st->by_kind[REC_OK] == 0) {
         ll_errorf("merge: no request succeeded: all %" PRIu64 " of the window failed", failed);
-        code = exit_combine(code, LL_EXIT_NO_OK);
+        code = rm_exit_combine(code, LL_EXIT_NO_OK);
     }
     *outcome = json_object();
     json_object_set_new(*outcome, "invalid", json_boolean(info.invalid));
@@ -785,7 +728,7 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
 /* The server's /metrics series: the scraping shard's file, copied
  * (config.metrics_shard; with --gpu-metrics every shard writes one, the
  * others holding GPU lines alone), else the first there is. */
-static int copy_metrics(const struct merge *m, const char *out_dir)
+int rm_copy_metrics(const struct merge *m, const char *out_dir)
 {
     json_t *ms_k = json_object_get(json_object_get(m->parts[0].run, "config"), "metrics_shard");
     uint32_t metrics_shard = json_is_integer(ms_k) ? (uint32_t)json_integer_value(ms_k) : 0;
@@ -820,7 +763,7 @@ static int copy_metrics(const struct merge *m, const char *out_dir)
 
 /* run.json of the merged directory: the first shard's, its shard keys
  * gone, a "merged" object listing the shards, and the outcome. */
-static json_t *merged_run_json(struct merge *m, int allow_partial, json_t *outcome, int code)
+json_t *rm_merged_run_json(struct merge *m, int allow_partial, json_t *outcome, int code)
 {
     json_t *run = json_deep_copy(m->parts[0].run);
     json_t *cfg = json_object_get(run, "config");
@@ -865,311 +808,6 @@ static json_t *merged_run_json(struct merge *m, int allow_partial, json_t *outco
     return run;
 }
 
-/* ---- sweeps ------------------------------------------------------------- */
-
-/* The merged steps of a sweep, in the order the first shard that has a
- * step lists it, and steps.jsonl's "end" line. */
-struct msteps {
-    struct sweep_step *s;
-    size_t n, cap;
-    json_t *end; /* the first part's "end" object; NULL = none */
-    int have_server;
-};
-
-/* The in-flight samples of two shards' step as one: the sum of the two
- * step functions at every instant either sampled (both count from the
- * step's t = 0, the common --start-at instant plus the step's offset). */
-static void series_add(struct sweep_facts *dst, const struct sweep_facts *src)
-{
-    size_t n = dst->n_series + src->n_series, i = 0, j = 0, k = 0;
-    struct inflight_sample *out = ll_calloc(n + 1, sizeof *out);
-    uint32_t a = 0, b = 0;
-    while (i < dst->n_series || j < src->n_series) {
-        uint64_t t;
-        if (j >= src->n_series ||
-            (i < dst->n_series && dst->series[i].t_ns <= src->series[j].t_ns)) {
-            t = dst->series[i].t_ns;
-            a = dst->series[i++].inflight;
-            if (j < src->n_series && src->series[j].t_ns == t)
-                b = src->series[j++].inflight;
-        } else {
-            t = src->series[j].t_ns;
-            b = src->series[j++].inflight;
-        }
-        out[k++] = (struct inflight_sample){.t_ns = t, .inflight = a + b};
-    }
-    free(dst->series);
-    dst->series = out;
-    dst->n_series = k;
-}
-
-/* Shard step src into the merged step dst (the same index): counts and
- * means summed, times and the interruption the widest, the lateness
- * histograms merged, the server's figures from the scraping shard. */
-static void facts_add(struct sweep_facts *dst, const struct sweep_facts *src, int metrics)
-{
-    dst->duration_ns = dst->duration_ns > src->duration_ns ? dst->duration_ns : src->duration_ns;
-    dst->window_ns = dst->window_ns > src->window_ns ? dst->window_ns : src->window_ns;
-    dst->elapsed_ns = dst->elapsed_ns > src->elapsed_ns ? dst->elapsed_ns : src->elapsed_ns;
-    dst->scheduled += src->scheduled;
-    dst->inflight_mean += src->inflight_mean;
-    dst->inflight_max += src->inflight_max;
-    dst->interrupted |= src->interrupted;
-    dst->cold_start += src->cold_start;
-    hist_merge(dst->lateness, src->lateness);
-    series_add(dst, src);
-    if (metrics && src->server.present) {
-        dst->server = src->server;
-        dst->start_offset_ns = src->start_offset_ns;
-    }
-    for (size_t k = 0; k < dst->n_classes; k++)
-        for (size_t j = 0; j < src->n_classes; j++)
-            if (strcmp(dst->classes[k].name, src->classes[j].name) == 0)
-                dst->classes[k].scheduled += src->classes[j].scheduled;
-    /* Endpoints by index (every shard has the same --url list). */
-    for (size_t k = 0; k < dst->n_endpoints && k < src->n_endpoints; k++)
-        dst->endpoints[k].scheduled += src->endpoints[k].scheduled;
-}
-
-/* Read one part's steps.jsonl into ms. metrics: the part scraped. 0 or -1
- * after a one-line error. */
-static int steps_read_part(struct msteps *ms, const struct part *p, int metrics)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/steps.jsonl", p->dir);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT)
-            return 0; /* it died before its first step */
-        ll_errorf("merge: %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
-    ssize_t got;
-    int rc = 0;
-    struct sweep_step one;
-    while (rc == 0 && (got = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        json_error_t je;
-        json_t *o = json_loadb(line, (size_t)got, 0, &je);
-        if (!o) {
-            ll_errorf("merge: %s:%zu: not JSON: %s", path, lineno, je.text);
-            rc = -1;
-            break;
-        }
-        const char *kind = jstr(o, "kind");
-        if (kind && strcmp(kind, "end") == 0 && !ms->end) {
-            ms->end = json_incref(o);
-        } else if (kind && (strcmp(kind, "load") == 0 || strcmp(kind, "recovery") == 0)) {
-            char why[200];
-            sweep_step_init(&one);
-            if (sweep_facts_from_json(o, &one, why, sizeof why) != 0) {
-                ll_errorf("merge: %s:%zu: %s", path, lineno, why);
-                rc = -1;
-            } else if (!one.f.has_start_at) {
-                ll_errorf("merge: %s:%zu: a step without start_at_offset_ns: not a sweep run "
-                          "with --shard and --start-at",
-                          path, lineno);
-                rc = -1;
-            }
-            size_t i = 0;
-            while (rc == 0 && i < ms->n && ms->s[i].f.index != one.f.index)
-                i++;
-            if (rc == 0 && i < ms->n) {
-                struct sweep_facts *d = &ms->s[i].f;
-                if (d->start_at_offset_ns != one.f.start_at_offset_ns ||
-                    d->recovery != one.f.recovery ||
-                    d->global_offered_rps != one.f.global_offered_rps) {
-                    ll_errorf("merge: %s:%zu: step %u does not line up with the other shards' "
-                              "(its start_at_offset_ns, kind or global_offered_rps differ)",
-                              path, lineno, (unsigned)one.f.index);
-                    rc = -1;
-                } else {
-                    facts_add(d, &one.f, metrics);
-                }
-                sweep_step_free(&one);
-            } else if (rc == 0) {
-                if (ms->n == ms->cap) {
-                    ms->cap = ms->cap ? ms->cap * 2 : 16;
-                    ms->s = ll_realloc(ms->s, ms->cap * sizeof *ms->s);
-                }
-                /* The first shard's step is the merged one; the whole's rates. */
-                struct sweep_facts *d = &one.f;
-                double scale = d->offered_rps > 0 && d->global_offered_rps > 0
-                                   ? d->global_offered_rps / d->offered_rps
-                                   : 1;
-                d->offered_rps *= scale;
-                d->overload_rps *= scale;
-                if (!metrics)
-                    memset(&d->server, 0, sizeof d->server);
-                ms->s[ms->n++] = one;
-            } else {
-                sweep_step_free(&one);
-            }
-        }
-        json_decref(o);
-    }
-    free(line);
-    fclose(f);
-    return rc;
-}
-
-/* Per step, the scheduled ids no shard has: open loop gives request i of
- * a step to shard i mod N, so a step's ids run from 0 to its largest. */
-static void sweep_missing_count(struct merge *m)
-{
-    uint32_t n = m->shards;
-    int *present = ll_calloc(n, sizeof *present);
-    uint64_t *have = ll_calloc(n, sizeof *have);
-    for (size_t i = 0; i < m->n_parts; i++)
-        present[m->parts[i].shard] = 1;
-    size_t at = 0;
-    m->missing_shards[0] = '\0';
-    for (uint32_t k = 0; k < n; k++)
-        if (!present[k] && at < sizeof m->missing_shards)
-            at += (size_t)snprintf(m->missing_shards + at, sizeof m->missing_shards - at, "%s%u",
-                                   at ? ", " : "", k);
-    m->missing_ids = m->expected_ids = 0;
-    for (size_t i = 0; i < m->n_refs;) {
-        size_t j = i;
-        memset(have, 0, n * sizeof *have);
-        while (j < m->n_refs && m->refs[j].step == m->refs[i].step)
-            have[m->parts[m->refs[j++].part].shard]++;
-        uint64_t M = m->refs[j - 1].id + 1;
-        m->expected_ids += M;
-        for (uint32_t k = 0; k < n; k++) {
-            uint64_t want = M / n + (k < M % n);
-            m->missing_ids += want > have[k] ? want - have[k] : 0;
-        }
-        i = j;
-    }
-    free(have);
-    free(present);
-}
-
-/* The shards of a sweep into dir: requests.jsonl ordered by step and id,
- * steps.jsonl with each step's facts merged, run.json, the scraping
- * shard's server_metrics.jsonl; then every figure from the merged files
- * through build (report_build_dir), as `llmload report` does. */
-static int sweep_merge(struct merge *m, const char *dir, int allow_partial, runmerge_build_fn build,
-                       FILE *out)
-{
-    struct msteps ms = {0};
-    int code = LL_EXIT_USAGE;
-    FILE *rec = NULL;
-    char *buf = NULL;
-    char path[4400], err[1200];
-    json_t *run = NULL;
-    if (refs_read(m) != 0)
-        goto out;
-    qsort(m->refs, m->n_refs, sizeof *m->refs, ref_cmp);
-    for (size_t i = 1; i < m->n_refs; i++) {
-        const struct ref *rf = &m->refs[i];
-        if (rf->id == rf[-1].id && rf->step == rf[-1].step) {
-            ll_errorf("merge: step %u id %" PRIu64 " is in both %s and %s", (unsigned)rf->step,
-                      rf->id, m->parts[rf[-1].part].dir, m->parts[rf->part].dir);
-            goto out;
-        }
-    }
-    /* The scraping shard (config.metrics_shard) gives the server's figures. */
-    json_t *ms_k = json_object_get(json_object_get(m->parts[0].run, "config"), "metrics_shard");
-    uint32_t metrics_shard = json_is_integer(ms_k) ? (uint32_t)json_integer_value(ms_k) : 0;
-    for (size_t i = 0; i < m->n_parts; i++)
-        if (steps_read_part(&ms, &m->parts[i], m->parts[i].shard == metrics_shard) != 0)
-            goto out;
-    sweep_missing_count(m);
-    incomplete_text(m);
-    if (m->incomplete[0])
-        ll_errorf("merge: %s", m->incomplete);
-
-    code = LL_EXIT_RUNTIME;
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    rec = fopen(path, "w");
-    size_t buf_cap = 0;
-    for (size_t i = 0; rec && i < m->n_refs; i++) {
-        const struct ref *rf = &m->refs[i];
-        const struct part *p = &m->parts[rf->part];
-        if (rf->len + 1 > buf_cap) {
-            buf_cap = rf->len + 1;
-            buf = ll_realloc(buf, buf_cap);
-        }
-        if (pread(p->fd, buf, rf->len, (off_t)rf->off) != (ssize_t)rf->len) {
-            ll_errorf("merge: %s/requests.jsonl: read failed: %s", p->dir, strerror(errno));
-            goto out;
-        }
-        buf[rf->len] = '\n';
-        if (fwrite(buf, 1, rf->len + 1, rec) != rf->len + 1) {
-            ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
-            goto out; /* rec closed there */
-        }
-    }
-    if (!rec || fclose(rec) != 0) {
-        rec = NULL;
-        ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
-        goto out;
-    }
-    rec = NULL;
-    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
-    FILE *sf = fopen(path, "w");
-    int bad = !sf;
-    for (size_t i = 0; sf && i < ms.n; i++) {
-        /* The merged step's clock is the scraping shard's (its server
-         * scrapes count from there), its offset from --start-at the same. */
-        json_t *o = sweep_facts_json(&ms.s[i].f);
-        bad |= json_dumpf(o, sf, JSON_COMPACT) != 0 || fputc('\n', sf) == EOF;
-        json_decref(o);
-    }
-    if (sf && ms.end)
-        bad |= json_dumpf(ms.end, sf, JSON_COMPACT) != 0 || fputc('\n', sf) == EOF;
-    if (sf && fclose(sf) != 0)
-        bad = 1;
-    if (bad) {
-        ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
-        goto out;
-    }
-    if (copy_metrics(m, dir) != 0)
-        goto out;
-    json_t *outcome = json_deep_copy(json_object_get(m->parts[0].run, "outcome"));
-    if (!json_is_object(outcome)) {
-        json_decref(outcome);
-        outcome = json_object();
-    }
-    json_object_set_new(outcome, "incomplete",
-                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
-    run = merged_run_json(m, allow_partial, outcome, LL_EXIT_OK);
-    json_object_set_new(json_object_get(run, "merged"), "incomplete",
-                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("merge: %s", err);
-        goto out;
-    }
-    code = build(dir, out);
-    if (m->incomplete[0]) {
-        if (out)
-            fprintf(out, "*** %s\n", m->incomplete);
-        if (!allow_partial)
-            code = exit_combine(code, LL_EXIT_INCOMPLETE);
-    }
-    if (out)
-        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
-    json_object_set_new(json_object_get(run, "outcome"), "exit_status", json_integer(code));
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("merge: %s", err);
-        code = exit_combine(code, LL_EXIT_RUNTIME);
-    }
-out:
-    if (rec)
-        fclose(rec);
-    free(buf);
-    json_decref(run);
-    for (size_t i = 0; i < ms.n; i++)
-        sweep_step_free(&ms.s[i]);
-    free(ms.s);
-    json_decref(ms.end);
-    return code;
-}
-
 /* ---- the two entry points ---------------------------------------------- */
 
 /* What both share once the parts are read: pass 1; in a merge (missing
@@ -1183,9 +821,9 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     *outcome = NULL;
     stats_init(&m->st);
     stats_init(&m->cold);
-    if (refs_read(m) != 0)
+    if (rm_refs_read(m) != 0)
         return LL_EXIT_USAGE;
-    qsort(m->refs, m->n_refs, sizeof *m->refs, ref_cmp);
+    qsort(m->refs, m->n_refs, sizeof *m->refs, rm_ref_cmp);
     for (size_t i = 1; i < m->n_refs; i++) {
         const struct ref *rf = &m->refs[i];
         if (rf->id == rf[-1].id) {
@@ -1199,13 +837,13 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     endpoints_init(m);
     if (missing) {
         missing_count(m, cfg);
-        incomplete_text(m);
+        rm_incomplete_text(m);
         if (m->incomplete[0])
             ll_errorf("merge: %s", m->incomplete);
     }
     struct slo slo = {0};
     char slo_text[128] = "", err[300];
-    const char *spec = jstr(cfg, "slo");
+    const char *spec = rm_jstr(cfg, "slo");
     if (spec && slo_parse(spec, &slo, err, sizeof err) == 0)
         slo_format(&slo, slo_text, sizeof slo_text);
     FILE *rec = NULL;
@@ -1238,7 +876,7 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
     m.parts = ll_calloc(n, sizeof *m.parts);
     for (size_t i = 0; i < n; i++) {
         m.n_parts = i + 1;
-        if (part_load(&m.parts[i], dirs[i], 0) != 0)
+        if (rm_part_load(&m.parts[i], dirs[i], 0) != 0)
             goto out;
     }
     m.sweep = json_object_get(json_object_get(m.parts[0].run, "config"), "sweep") != NULL;
@@ -1250,7 +888,7 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
             goto out;
         }
     }
-    if (parts_check(&m) != 0)
+    if (rm_parts_check(&m) != 0)
         goto out;
     if (results_dir_prepare(out_dir, force, dir, sizeof dir, err, sizeof err) != 0) {
         ll_errorf("merge: --out: %s", err);
@@ -1258,7 +896,7 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
     }
     m.n_present = n;
     if (m.sweep) {
-        code = sweep_merge(&m, dir, allow_partial, build, out);
+        code = rm_sweep_merge(&m, dir, allow_partial, build, out);
         if (out)
             fprintf(out, "results: %s\n", dir);
         goto out;
@@ -1267,181 +905,21 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
     if (!outcome)
         goto out;
     if (m.incomplete[0] && !allow_partial)
-        code = exit_combine(code, LL_EXIT_INCOMPLETE);
-    if (copy_metrics(&m, dir) != 0)
-        code = exit_combine(code, LL_EXIT_RUNTIME);
-    json_t *run = merged_run_json(&m, allow_partial, outcome, code);
+        code = rm_exit_combine(code, LL_EXIT_INCOMPLETE);
+    if (rm_copy_metrics(&m, dir) != 0)
+        code = rm_exit_combine(code, LL_EXIT_RUNTIME);
+    json_t *run = rm_merged_run_json(&m, allow_partial, outcome, code);
     outcome = NULL;
     if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
         ll_errorf("merge: %s", err);
-        code = exit_combine(code, LL_EXIT_RUNTIME);
+        code = rm_exit_combine(code, LL_EXIT_RUNTIME);
     }
     json_decref(run);
     if (out)
         fprintf(out, "results: %s\n", dir);
 out:
     json_decref(outcome);
-    merge_free(&m);
-    return code;
-}
-
-/* ---- --hist-only -------------------------------------------------------- */
-
-#define HIST_ONLY_NOTE                                                                             \
-    "percentiles from histograms (hist.jsonl), each within 1/256 of the record-exact value"
-
-/* The latencies and counts of every shard's hist.jsonl into sum.json and
- * the terminal; no record read. Returns the status before the incomplete
- * rule. */
-static int hist_only_write(struct merge *m, const char *dir, FILE *out, json_t **outcome)
-{
-    struct histlog_window total;
-    histlog_window_init(&total);
-    uint64_t windows = 0;
-    int code = LL_EXIT_USAGE;
-    char path[4400], err[1200];
-    for (size_t i = 0; i < m->n_parts; i++) {
-        snprintf(path, sizeof path, "%s/hist.jsonl", m->parts[i].dir);
-        uint64_t w = 0;
-        if (histlog_merge_file(path, HISTLOG_ALL_STEPS, &total, &w, err, sizeof err) != 0) {
-            ll_errorf("merge --hist-only: %s", err);
-            goto out;
-        }
-        windows += w;
-    }
-    json_t *sj = json_object();
-    json_object_set_new(sj, "schema", json_string("llmload.summary/1"));
-    json_object_set_new(sj, "version", json_string(LL_VERSION));
-    json_object_set_new(sj, "hist_only", json_true());
-    json_object_set_new(sj, "percentiles_from", json_string(HIST_ONLY_NOTE));
-    json_object_set_new(sj, "windows", json_integer((json_int_t)windows));
-    json_t *rq = json_object();
-    json_object_set_new(rq, "completed", json_integer((json_int_t)(total.ok + total.failed)));
-    json_object_set_new(rq, "ok", json_integer((json_int_t)total.ok));
-    json_object_set_new(rq, "failed", json_integer((json_int_t)total.failed));
-    json_object_set_new(sj, "requests", rq);
-    json_t *lat = json_object();
-    for (int k = 0; k < HISTLOG_METRICS; k++)
-        json_object_set_new(lat, histlog_metric_name((enum histlog_metric)k),
-                            summary_latency_json(total.h[k]));
-    json_object_set_new(sj, "latency_ns", lat);
-    json_object_set_new(sj, "incomplete",
-                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
-    code = LL_EXIT_OK;
-    if (results_write_json_atomic(dir, "summary.json", sj, err, sizeof err) != 0) {
-        ll_errorf("merge: %s", err);
-        code = LL_EXIT_RUNTIME;
-    }
-    json_decref(sj);
-    if (out) {
-        static const char *const labels[HISTLOG_METRICS] = {"TTFT", "ITL (per gap)", "TPOT", "E2E"};
-        static const double pcts[] = {50, 90, 99, 99.9};
-        fprintf(out,
-                "requests:   %" PRIu64 " ok, %" PRIu64 " failed (%" PRIu64 " one-second windows)\n",
-                total.ok, total.failed, windows);
-        fprintf(out, "%-16s %10s %10s %10s %10s %10s %10s\n", "", "count", "p50", "p90", "p99",
-                "p99.9", "max");
-        for (int k = 0; k < HISTLOG_METRICS; k++) {
-            const struct hist *h = total.h[k];
-            char a[32];
-            fprintf(out, "%-16s %10" PRIu64, labels[k], hist_count(h));
-            for (size_t q = 0; q < sizeof pcts / sizeof pcts[0]; q++)
-                fprintf(out, " %10s",
-                        hist_count(h) ? ll_fmt_duration(hist_percentile(h, pcts[q]), a, sizeof a)
-                                      : "-");
-            fprintf(out, " %10s\n",
-                    hist_count(h) ? ll_fmt_duration(hist_max(h), a, sizeof a) : "-");
-        }
-        fprintf(out, "note:       %s\n", HIST_ONLY_NOTE);
-        if (m->incomplete[0])
-            fprintf(out, "*** %s\n", m->incomplete);
-        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
-    }
-    *outcome = json_object();
-    json_object_set_new(*outcome, "hist_only", json_true());
-    json_object_set_new(*outcome, "interrupted", json_boolean(0));
-    for (size_t i = 0; i < m->n_parts; i++)
-        if (m->parts[i].interrupted)
-            json_object_set_new(*outcome, "interrupted", json_true());
-    json_object_set_new(*outcome, "incomplete",
-                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
-out:
-    histlog_window_free(&total);
-    return code;
-}
-
-int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, int force,
-                       int allow_partial, FILE *out)
-{
-    struct merge m = {0};
-    json_t *outcome = NULL;
-    int code = LL_EXIT_USAGE;
-    char dir[4200], err[1200];
-    m.parts = ll_calloc(n, sizeof *m.parts);
-    for (size_t i = 0; i < n; i++) {
-        m.n_parts = i + 1;
-        if (part_load(&m.parts[i], dirs[i], 0) != 0)
-            goto out;
-        if (json_object_get(json_object_get(m.parts[i].run, "config"), "sweep")) {
-            ll_errorf("merge --hist-only: %s: a sweep's shard: --hist-only merges the shards of "
-                      "a run or replay (a sweep's steps need their records)",
-                      dirs[i]);
-            goto out;
-        }
-    }
-    if (parts_check(&m) != 0)
-        goto out;
-    if (results_dir_prepare(out_dir, force, dir, sizeof dir, err, sizeof err) != 0) {
-        ll_errorf("merge: --out: %s", err);
-        goto out;
-    }
-    m.n_present = n;
-    /* Without records, only what is missing whole: absent or cut-short shards. */
-    int *present = ll_calloc(m.shards, sizeof *present);
-    for (size_t i = 0; i < n; i++)
-        present[m.parts[i].shard] = 1;
-    size_t at = 0;
-    for (uint32_t k = 0; k < m.shards; k++)
-        if (!present[k] && at < sizeof m.missing_shards)
-            at += (size_t)snprintf(m.missing_shards + at, sizeof m.missing_shards - at, "%s%u",
-                                   at ? ", " : "", k);
-    free(present);
-    char cut[600] = "";
-    size_t cat = 0, n_cut = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!m.parts[i].interrupted)
-            continue;
-        n_cut++;
-        if (cat < sizeof cut)
-            cat += (size_t)snprintf(cut + cat, sizeof cut - cat, "%sshard %u (%s) cut short",
-                                    cat ? "; " : "", m.parts[i].shard, m.parts[i].dir);
-    }
-    if (m.missing_shards[0] || cut[0])
-        snprintf(m.incomplete, sizeof m.incomplete, "incomplete: %zu of %u shards (%s%s%s%s)",
-                 n - n_cut, m.shards, m.missing_shards[0] ? "missing: " : "", m.missing_shards,
-                 m.missing_shards[0] && cut[0] ? "; " : "", cut);
-    if (m.incomplete[0])
-        ll_errorf("merge: %s", m.incomplete);
-    code = hist_only_write(&m, dir, out, &outcome);
-    if (!outcome)
-        goto out;
-    if (m.incomplete[0] && !allow_partial)
-        code = exit_combine(code, LL_EXIT_INCOMPLETE);
-    if (copy_metrics(&m, dir) != 0)
-        code = exit_combine(code, LL_EXIT_RUNTIME);
-    json_t *run = merged_run_json(&m, allow_partial, outcome, code);
-    outcome = NULL;
-    json_object_set_new(json_object_get(run, "merged"), "hist_only", json_true());
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("merge: %s", err);
-        code = exit_combine(code, LL_EXIT_RUNTIME);
-    }
-    json_decref(run);
-    if (out)
-        fprintf(out, "results: %s\n", dir);
-out:
-    json_decref(outcome);
-    merge_free(&m);
+    rm_merge_free(&m);
     return code;
 }
 
@@ -1457,7 +935,7 @@ int runmerge_rebuild(const char *dir, FILE *out)
     int code = LL_EXIT_USAGE;
     m.parts = ll_calloc(1, sizeof *m.parts);
     m.n_parts = 1;
-    if (part_load(&m.parts[0], dir, 1) != 0)
+    if (rm_part_load(&m.parts[0], dir, 1) != 0)
         goto out;
     json_t *mg = json_object_get(m.parts[0].run, "merged");
     if (json_is_true(json_object_get(mg, "hist_only"))) {
@@ -1473,15 +951,15 @@ int runmerge_rebuild(const char *dir, FILE *out)
     m.n_present = json_array_size(json_object_get(mg, "dirs"));
     /* The merged summary's own "interrupted" says whether a shard was. */
     m.parts[0].interrupted = json_is_true(json_object_get(m.parts[0].sum, "interrupted"));
-    const char *inc = jstr(m.parts[0].sum, "incomplete");
+    const char *inc = rm_jstr(m.parts[0].sum, "incomplete");
     snprintf(m.incomplete, sizeof m.incomplete, "%s", inc ? inc : "");
     code = merge_common(&m, dir, 0, 1, 0, out, &outcome);
     if (!outcome)
         goto out;
     if (m.incomplete[0] && !json_is_true(json_object_get(mg, "allow_partial")))
-        code = exit_combine(code, LL_EXIT_INCOMPLETE);
+        code = rm_exit_combine(code, LL_EXIT_INCOMPLETE);
 out:
     json_decref(outcome);
-    merge_free(&m);
+    rm_merge_free(&m);
     return code;
 }

@@ -1,0 +1,114 @@
+/* mergeparts.h: the parts of a merge and what runmerge.c (the parts, the
+ * two passes, a run's summary; it defines everything declared here but
+ * rm_sweep_merge), sweepmerge.c (a sharded sweep's steps, rm_sweep_merge)
+ * and histmerge.c (--hist-only) share; private to src/report. */
+#ifndef LL_MERGEPARTS_H
+#define LL_MERGEPARTS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "measure/slo.h"
+#include "measure/stats.h"
+
+/* One input directory: a shard (merge) or the merged directory itself
+ * (rebuild). */
+struct part {
+    const char *dir;
+    json_t *run;     /* run.json */
+    json_t *sum;     /* summary.json; NULL: the shard died before writing it */
+    uint32_t shard;  /* config.shard (0 in a rebuild) */
+    uint64_t lines;  /* records in its requests.jsonl */
+    int interrupted; /* run.json's outcome says so, or it has no outcome */
+    int fd;          /* requests.jsonl, -1 when absent */
+};
+
+/* Where one record's line lies. */
+struct ref {
+    uint64_t id;
+    uint64_t off; /* bytes into its part's requests.jsonl */
+    uint32_t len; /* bytes, without the newline */
+    uint32_t part;
+    uint32_t step; /* a sweep's: the record's "step" (0 in a run) */
+};
+
+/* One traffic class of the merged run. */
+struct merge_class {
+    const char *name; /* borrowed from run.json's config.classes */
+    struct stats st;
+    struct slo slo;    /* the class's own, else the run's; unset: none */
+    char slo_text[96]; /* "" = none */
+};
+
+/* Everything a merge reads, computes and allocates, freed in one place. */
+struct merge {
+    struct part *parts;
+    size_t n_parts;
+    uint32_t shards;  /* N of the shards */
+    size_t n_present; /* shards merged (a rebuild: as run.json lists) */
+    struct ref *refs;
+    size_t n_refs;
+    struct stats st, cold;
+    /* Traffic classes (config.classes, in its order): each one's figures,
+     * counted with its SLO as the shards' summaries give it. */
+    size_t n_cls;
+    struct merge_class *cls;
+    /* Several --url (run.json's target.endpoints, by index): each one's
+     * figures, counted as the driver counts them, its scheduled count
+     * summed over the parts' summaries. */
+    size_t n_eps;
+    struct stats *eps;
+    const char **ep_url;
+    uint32_t *ep_weight;
+    uint64_t warmup_records;
+    uint64_t expected_ids;    /* M: the scheduled ids of the whole schedule */
+    uint64_t missing_ids;     /* of those, in no shard */
+    int estimated;            /* 1: M is an estimate (closed loop, sessions) */
+    char missing_shards[512]; /* "2, 3" or "" */
+    char incomplete[768];     /* "incomplete: N of M requests (...)" or "" */
+    double inflight_max;
+    int sweep; /* 1: the shards of a sweep (config.sweep) */
+};
+
+/* o[k] as a string, NULL when absent or not one. */
+const char *rm_jstr(const json_t *o, const char *k);
+
+/* Free everything m holds (m itself is the caller's). */
+void rm_merge_free(struct merge *m);
+
+/* Read dir's run.json and summary.json into p; for a merge, check it is a
+ * shard of a run. 0, or -1 after a one-line error. */
+int rm_part_load(struct part *p, const char *dir, int rebuild);
+
+/* The refusals: one configuration, one count, each shard once. */
+int rm_parts_check(struct merge *m);
+
+/* Pass 1: every line's id and place, over every part. */
+int rm_refs_read(struct merge *m);
+
+/* qsort order of struct ref: by step, then id. */
+int rm_ref_cmp(const void *a, const void *b);
+
+/* The words of the incomplete line (m->incomplete, "" when complete). */
+void rm_incomplete_text(struct merge *m);
+
+/* Two exit statuses as one: the lowest non-zero wins. */
+int rm_exit_combine(int a, int b);
+
+/* The server's /metrics series into out_dir: the scraping shard's file. */
+int rm_copy_metrics(const struct merge *m, const char *out_dir);
+
+/* run.json of the merged directory: the first shard's, its shard keys
+ * gone, a "merged" object listing the shards, and the outcome. */
+json_t *rm_merged_run_json(struct merge *m, int allow_partial, json_t *outcome, int code);
+
+/* The shards of a sweep into dir (sweepmerge.c): requests.jsonl ordered
+ * by step and id, steps.jsonl with each step's facts merged, run.json,
+ * the scraping shard's server_metrics.jsonl; then every figure from the
+ * merged files through build, as `llmload report` does. */
+int rm_sweep_merge(struct merge *m, const char *dir, int allow_partial,
+                   int (*build)(const char *dir, FILE *out), FILE *out);
+
+#endif
