@@ -1,4 +1,5 @@
-/* scrape.c: the /metrics scraper thread, its series, and the join.
+/* scrape.c: the /metrics scraper thread and its series (the join of a
+ * series to a window is scrapejoin.c's).
  *
  * The thread owns one fetcher (http/fetch.h: a libcurl easy handle, so the
  * connection is kept) and one body buffer, reused for every scrape. It
@@ -129,251 +130,6 @@ int scrape_series_add(struct scrape_series *s, struct scrape_point *p)
     return 0;
 }
 
-/* ---- the join ---------------------------------------------------------- */
-
-/* The time a scrape stands for: the middle of its request. */
-static uint64_t point_time(const struct scrape_point *p)
-{
-    uint64_t end = p->end_abs_ns >= p->start_abs_ns ? p->end_abs_ns : p->start_abs_ns;
-    return p->start_abs_ns + (end - p->start_abs_ns) / 2;
-}
-
-static void gauge_add(struct scrape_gauge *g, const struct scrape_point *p, enum engine_meaning m)
-{
-    if (!p->present[m])
-        return;
-    double v = p->value[m];
-    g->mean += v; /* a sum until gauge_finish */
-    if (!g->present || v > g->max)
-        g->max = v;
-    g->present = 1;
-    g->n++;
-}
-
-static void gauge_finish(struct scrape_gauge *g)
-{
-    if (g->n)
-        g->mean /= (double)g->n;
-}
-
-/* Increase of meaning m from point a to point b, counting resets. Walks
- * every ok point in between that has the meaning. */
-static void counter_over(const struct scrape_series *s, size_t a, size_t b, enum engine_meaning m,
-                         struct scrape_counter *c)
-{
-    memset(c, 0, sizeof *c);
-    if (!s->pts[a].present[m] || !s->pts[b].present[m])
-        return;
-    /* The GPUs' energy is a sum over the GPUs of each scrape: when the set
-     * changed inside the span (a GPU fell off the bus, or came back), the
-     * sums do not compare and the counter says nothing (the energy then
-     * comes from the power series, docs/server-metrics.md). */
-    if (m == ENGINE_M_GPU_ENERGY)
-        for (size_t i = a + 1; i <= b; i++)
-            if (s->pts[i].ok && s->pts[i].present[m] && s->pts[i].gpus != s->pts[a].gpus)
-                return;
-    c->present = 1;
-    double prev = s->pts[a].value[m];
-    for (size_t i = a + 1; i <= b; i++) {
-        const struct scrape_point *p = &s->pts[i];
-        if (!p->ok || !p->present[m])
-            continue;
-        double d = p->value[m] - prev;
-        if (d < 0) {
-            d = p->value[m];
-            c->resets++;
-        }
-        c->delta += d;
-        prev = p->value[m];
-    }
-}
-
-static void point_hist(const struct scrape_point *p, struct prom_histogram *h)
-{
-    memset(h, 0, sizeof *h);
-    h->n_buckets = p->ttft_n;
-    memcpy(h->le, p->ttft_le, p->ttft_n * sizeof(double));
-    memcpy(h->count, p->ttft_count, p->ttft_n * sizeof(double));
-    h->sum = p->ttft_sum_s;
-    h->total = p->ttft_total;
-}
-
-static int same_bounds(const struct prom_histogram *a, const struct prom_histogram *b)
-{
-    if (a->n_buckets != b->n_buckets)
-        return 0;
-    for (size_t i = 0; i < a->n_buckets; i++) {
-        if (a->le[i] != b->le[i])
-            return 0;
-    }
-    return 1;
-}
-
-/* The bucket (lo, hi] that holds rank q * N, by the rule
- * prom_histogram_quantile follows (running maximum of the counts). */
-static void quantile_bucket(const struct prom_histogram *h, double q, double *lo, double *hi)
-{
-    size_t n = h->n_buckets;
-    double run = 0, total = 0;
-    for (size_t i = 0; i < n; i++)
-        total = h->count[i] > total ? h->count[i] : total;
-    double rank = q * total;
-    for (size_t i = 0; i < n; i++) {
-        run = h->count[i] > run ? h->count[i] : run;
-        if (run >= rank) {
-            *hi = h->le[i];
-            *lo = i == 0 ? (h->le[0] <= 0 ? h->le[0] : 0) : h->le[i - 1];
-            return;
-        }
-    }
-    *lo = n ? h->le[n - 1] : 0;
-    *hi = INFINITY;
-}
-
-/* Sum the TTFT histogram deltas over consecutive ok points from a to b. */
-static void ttft_over(const struct scrape_series *s, size_t a, size_t b, struct scrape_join *out)
-{
-    if (!s->pts[a].ttft_n || !s->pts[b].ttft_n)
-        return;
-    struct prom_histogram *acc = ll_calloc(3, sizeof *acc);
-    struct prom_histogram *prev = acc + 1, *cur = acc + 2;
-    point_hist(&s->pts[a], prev);
-    acc->n_buckets = prev->n_buckets;
-    memcpy(acc->le, prev->le, prev->n_buckets * sizeof(double));
-    for (size_t i = a + 1; i <= b; i++) {
-        const struct scrape_point *p = &s->pts[i];
-        if (!p->ok || !p->ttft_n)
-            continue;
-        point_hist(p, cur);
-        struct prom_histogram d;
-        int rc = prom_histogram_delta(cur, prev, &d);
-        if (rc == LL_E_RANGE)
-            d = *cur; /* a reset: what the server counted since it restarted */
-        else if (rc != 0)
-            memset(&d, 0, sizeof d);
-        if (d.n_buckets && same_bounds(&d, acc)) {
-            for (size_t k = 0; k < acc->n_buckets; k++)
-                acc->count[k] += d.count[k];
-            acc->sum += d.sum;
-            acc->total += d.total;
-        }
-        *prev = *cur;
-    }
-    out->ttft_present = 1;
-    size_t last = acc->n_buckets ? acc->n_buckets - 1 : 0;
-    out->ttft_count = acc->n_buckets ? acc->count[last] : 0;
-    if (out->ttft_count > 0 && prom_histogram_quantile(acc, 0.5, &out->ttft_p50_s) == 0 &&
-        prom_histogram_quantile(acc, 0.99, &out->ttft_p99_s) == 0) {
-        out->ttft_quantiles = 1;
-        quantile_bucket(acc, 0.5, &out->ttft_p50_lo_s, &out->ttft_p50_hi_s);
-        quantile_bucket(acc, 0.99, &out->ttft_p99_lo_s, &out->ttft_p99_hi_s);
-    }
-    free(acc);
-}
-
-/* The power integrated from point a to point b by the trapezoid rule
- * between consecutive ok points that had it; the points in between that
- * failed or lacked power are counted as gaps and bridged. */
-static void power_over(const struct scrape_series *s, size_t a, size_t b, struct scrape_join *out)
-{
-    size_t prev = SIZE_MAX;
-    for (size_t i = a; i <= b; i++) {
-        const struct scrape_point *p = &s->pts[i];
-        if (!p->ok || !p->present[ENGINE_M_GPU_POWER]) {
-            if (i > a && i < b)
-                out->power_gaps++;
-            continue;
-        }
-        if (prev != SIZE_MAX) {
-            const struct scrape_point *q = &s->pts[prev];
-            double dt_s = (double)(point_time(p) - point_time(q)) / 1e9;
-            out->power_integral_j +=
-                (q->value[ENGINE_M_GPU_POWER] + p->value[ENGINE_M_GPU_POWER]) / 2 * dt_s;
-            out->power_s += dt_s;
-            out->power_integral_present = 1;
-        }
-        prev = i;
-    }
-}
-
-int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
-                       enum scrape_span span, struct scrape_join *out)
-{
-    if (!out)
-        return LL_E_INVAL;
-    memset(out, 0, sizeof *out);
-    out->kv_capacity_tokens = NAN;
-    if (!s || t1_abs_ns < t0_abs_ns ||
-        (span != SCRAPE_SPAN_OUTER && span != SCRAPE_SPAN_INNER))
-        return LL_E_INVAL;
-
-    /* Gauges, and the first and last ok points inside the window. */
-    size_t first_in = SIZE_MAX, last_in = SIZE_MAX;
-    size_t before = SIZE_MAX, after = SIZE_MAX; /* last ok <= t0, first ok >= t1 */
-    for (size_t i = 0; i < s->n; i++) {
-        const struct scrape_point *p = &s->pts[i];
-        uint64_t t = point_time(p);
-        if (p->ok && t <= t0_abs_ns)
-            before = i;
-        if (p->ok && t >= t1_abs_ns && after == SIZE_MAX)
-            after = i;
-        if (t < t0_abs_ns || t > t1_abs_ns)
-            continue;
-        out->scrapes++;
-        if (!p->ok) {
-            out->failed++;
-            continue;
-        }
-        out->ok++;
-        if (first_in == SIZE_MAX)
-            first_in = i;
-        last_in = i;
-        out->engine = p->engine;
-        gauge_add(&out->waiting, p, ENGINE_M_WAITING);
-        gauge_add(&out->running, p, ENGINE_M_RUNNING);
-        gauge_add(&out->kv_usage, p, ENGINE_M_KV_USAGE);
-        gauge_add(&out->gpu_power, p, ENGINE_M_GPU_POWER);
-        gauge_add(&out->gpu_util, p, ENGINE_M_GPU_UTIL);
-        gauge_add(&out->gpu_mem_used, p, ENGINE_M_GPU_MEM_USED);
-        gauge_add(&out->gpu_sm_clock, p, ENGINE_M_GPU_SM_CLOCK);
-        gauge_add(&out->gpu_gr_active, p, ENGINE_M_GPU_GR_ACTIVE);
-        out->gpus = LL_MAX(out->gpus, p->gpus);
-        if (p->kv_capacity_tokens > 0) /* NAN (or a zeroed point): not exported */
-            out->kv_capacity_tokens = p->kv_capacity_tokens;
-    }
-    gauge_finish(&out->waiting);
-    gauge_finish(&out->running);
-    gauge_finish(&out->kv_usage);
-    gauge_finish(&out->gpu_power);
-    gauge_finish(&out->gpu_util);
-    gauge_finish(&out->gpu_mem_used);
-    gauge_finish(&out->gpu_sm_clock);
-    gauge_finish(&out->gpu_gr_active);
-
-    size_t a, b;
-    if (span == SCRAPE_SPAN_OUTER) {
-        a = before != SIZE_MAX ? before : first_in;
-        b = after != SIZE_MAX ? after : last_in;
-    } else {
-        a = first_in;
-        b = last_in;
-    }
-    if (a == SIZE_MAX || b == SIZE_MAX || a >= b)
-        return out->ok ? 0 : LL_E_NOTFOUND;
-    if (out->engine == ENGINE_UNKNOWN)
-        out->engine = s->pts[b].engine;
-    out->span_from_abs_ns = point_time(&s->pts[a]);
-    out->span_to_abs_ns = point_time(&s->pts[b]);
-    counter_over(s, a, b, ENGINE_M_PREEMPTIONS, &out->preemptions);
-    counter_over(s, a, b, ENGINE_M_PROMPT_TOKENS, &out->prompt_tokens);
-    counter_over(s, a, b, ENGINE_M_GENERATION_TOKENS, &out->generation_tokens);
-    counter_over(s, a, b, ENGINE_M_REQUEST_SUCCESS, &out->request_success);
-    ttft_over(s, a, b, out);
-    counter_over(s, a, b, ENGINE_M_GPU_ENERGY, &out->gpu_energy);
-    power_over(s, a, b, out);
-    return 0;
-}
-
 /* ---- the default URL --------------------------------------------------- */
 
 int scrape_default_url(const char *base_url, char *buf, size_t len)
@@ -463,7 +219,7 @@ struct scraper *scraper_new(const struct scrape_config *cfg, char *err, size_t e
 }
 
 /* A JSON number, or "+Inf" / "-Inf" / "NaN" as a string (JSON has none). */
-static json_t *json_num(double v)
+json_t *scrape_json_num(double v)
 {
     if (isfinite(v))
         return json_real(v);
@@ -472,11 +228,11 @@ static json_t *json_num(double v)
 
 /* A whole number where the value is one (counters, gauges of requests),
  * so the file reads 12, not 12.0. */
-static json_t *json_count(double v)
+json_t *scrape_json_count(double v)
 {
     if (isfinite(v) && v == floor(v) && fabs(v) < 9e15)
         return json_integer((json_int_t)v);
-    return json_num(v);
+    return scrape_json_num(v);
 }
 
 static const char *const meaning_key[ENGINE_MEANING_COUNT] = {
@@ -520,21 +276,21 @@ static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
             json_object_set_new(o, meaning_key[m], json_null());
         else if (m == ENGINE_M_KV_USAGE ||
                  (engines_meaning_is_gpu((enum engine_meaning)m) && m != ENGINE_M_GPU_MEM_USED))
-            json_object_set_new(o, meaning_key[m], json_num(p->value[m]));
+            json_object_set_new(o, meaning_key[m], scrape_json_num(p->value[m]));
         else
-            json_object_set_new(o, meaning_key[m], json_count(p->value[m]));
+            json_object_set_new(o, meaning_key[m], scrape_json_count(p->value[m]));
     }
     if (p->ttft_n) {
         json_t *le = json_array(), *cum = json_array();
         for (size_t i = 0; i < p->ttft_n; i++) {
             if (isfinite(p->ttft_le[i]))
                 json_array_append_new(le, json_real(p->ttft_le[i]));
-            json_array_append_new(cum, json_count(p->ttft_count[i]));
+            json_array_append_new(cum, scrape_json_count(p->ttft_count[i]));
         }
         json_object_set_new(o, "ttft_le_s", le);
         json_object_set_new(o, "ttft_cum", cum);
-        json_object_set_new(o, "ttft_sum_s", json_num(p->ttft_sum_s));
-        json_object_set_new(o, "ttft_count", json_count(p->ttft_total));
+        json_object_set_new(o, "ttft_sum_s", scrape_json_num(p->ttft_sum_s));
+        json_object_set_new(o, "ttft_count", scrape_json_count(p->ttft_total));
     }
     if (ps) {
         json_object_set_new(o, "samples", json_integer((json_int_t)ps->n_samples));
@@ -550,7 +306,7 @@ static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
                     json_object_set_new(labels, x->labels[k].name,
                                         json_stringn(x->labels[k].value, x->labels[k].value_len));
                 json_object_set_new(r, "labels", labels);
-                json_object_set_new(r, "value", json_num(x->value));
+                json_object_set_new(r, "value", scrape_json_num(x->value));
                 json_array_append_new(raw, r);
             }
             json_object_set_new(o, "raw", raw);
@@ -935,171 +691,3 @@ struct scraper *scraper_for_gpu(const char *url, uint64_t interval_ns, const cha
 }
 
 /* "12.3ms"-style seconds for people; "-" when not a number. */
-static const char *fmt_s(double v_s, char *buf, size_t len)
-{
-    if (!isfinite(v_s) || v_s < 0) {
-        snprintf(buf, len, "-");
-        return buf;
-    }
-    return ll_fmt_duration((uint64_t)(v_s * 1e9 + 0.5), buf, len);
-}
-
-static void print_gauge(FILE *f, const char *name, const struct scrape_gauge *g, double scale,
-                        const char *unit)
-{
-    if (!g->present) {
-        /* Scrapes worked (the caller checked): the engine has no such metric. */
-        fprintf(f, "  %-20s not exported by this engine\n", name);
-        return;
-    }
-    fprintf(f, "  %-20s mean %.2f%s  max %.2f%s\n", name, g->mean * scale, unit,
-            g->max * scale, unit);
-}
-
-double scrape_client_prompt(const struct scrape_join *j, const struct scrape_client *c,
-                            int *less_cached)
-{
-    *less_cached = 0;
-    if (c == NULL || !isfinite(c->prompt_tokens))
-        return NAN;
-    if (!engines_prompt_excludes_cached(j->engine))
-        return c->prompt_tokens;
-    *less_cached = 1;
-    return c->prompt_tokens - (isfinite(c->cached_tokens) ? c->cached_tokens : 0);
-}
-
-/* One counter's line: the server's increase and, when there is one, the
- * client's own count of the same thing, each named ("server 16180, client
- * sent 23137"), then their ratio. client_what says what the client
- * counted ("sent", "received", "ok"). */
-static void print_counter(FILE *f, const char *name, const struct scrape_counter *c,
-                          const char *client_what, double client)
-{
-    if (!c->present)
-        return;
-    if (isfinite(client)) {
-        fprintf(f, "  %-20s server %.0f, client %s %.0f", name, c->delta, client_what, client);
-        if (client > 0)
-            fprintf(f, " (server/client %.3f)", c->delta / client);
-    } else {
-        fprintf(f, "  %-20s server %.0f", name, c->delta);
-    }
-    if (c->resets)
-        fprintf(f, "   (%u counter resets)", c->resets);
-    fputc('\n', f);
-}
-
-void scrape_join_print(FILE *f, const struct scrape_join *j, int join_rc,
-                       const struct scrape_client *c, const struct scraper *s)
-{
-    uint64_t n = 0, failed = 0;
-    scraper_counts(s, &n, &failed);
-    fprintf(f, "server metrics (%s): %llu scrapes, %llu failed (gaps)\n", scraper_url(s),
-            (unsigned long long)n, (unsigned long long)failed);
-    if (join_rc != 0) {
-        fprintf(f, "  no usable scrape over the run\n");
-        return;
-    }
-    fprintf(f, "  engine               %s\n", engines_kind_name(j->engine));
-    print_gauge(f, "queue depth", &j->waiting, 1, "");
-    print_gauge(f, "running", &j->running, 1, "");
-    print_gauge(f, "KV-cache usage", &j->kv_usage, 100, "%");
-    print_counter(f, "preemptions", &j->preemptions, NULL, NAN);
-    int less_cached;
-    double prompt = scrape_client_prompt(j, c, &less_cached);
-    print_counter(f, less_cached ? "prompt tokens (less cached)" : "prompt tokens",
-                  &j->prompt_tokens, less_cached ? "sent less cached" : "sent", prompt);
-    print_counter(f, "generation tokens", &j->generation_tokens, "received",
-                  c ? c->output_tokens : NAN);
-    print_counter(f, "requests finished", &j->request_success, "ok", c ? c->completed_ok : NAN);
-    if (j->ttft_quantiles) {
-        char a[16], b[16], ca[16], cb[16];
-        fprintf(f, "  %-20s p50 %s  p99 %s%s   client (from sent) p50 %s  p99 %s\n",
-                "TTFT (server)", fmt_s(j->ttft_p50_s, a, sizeof a),
-                isinf(j->ttft_p99_hi_s) ? ">" : "", fmt_s(j->ttft_p99_s, b, sizeof b),
-                fmt_s(c ? c->ttft_sent_p50_s : NAN, ca, sizeof ca),
-                fmt_s(c ? c->ttft_sent_p99_s : NAN, cb, sizeof cb));
-        fprintf(f, "  %-20s p50 in (%g, %g] s, p99 in (%g, %g] s\n", "  bucket bounds",
-                j->ttft_p50_lo_s, j->ttft_p50_hi_s, j->ttft_p99_lo_s, j->ttft_p99_hi_s);
-    }
-}
-
-static json_t *gauge_json(const struct scrape_gauge *g)
-{
-    if (!g->present)
-        return json_null();
-    json_t *o = json_object();
-    json_object_set_new(o, "mean", json_num(g->mean));
-    json_object_set_new(o, "max", json_num(g->max));
-    json_object_set_new(o, "scrapes", json_integer((json_int_t)g->n));
-    return o;
-}
-
-static json_t *counter_json(const struct scrape_counter *c, double client)
-{
-    if (!c->present)
-        return json_null();
-    json_t *o = json_object();
-    json_object_set_new(o, "delta", json_count(c->delta));
-    json_object_set_new(o, "resets", json_integer(c->resets));
-    if (isfinite(client))
-        json_object_set_new(o, "client", json_count(client));
-    return o;
-}
-
-json_t *scrape_join_json(const struct scrape_join *j, int join_rc,
-                         const struct scrape_client *c, const struct scraper *s)
-{
-    uint64_t n = 0, failed = 0;
-    scraper_counts(s, &n, &failed);
-    json_t *o = json_object();
-    json_object_set_new(o, "url", json_string(scraper_url(s)));
-    json_object_set_new(o, "scrapes", json_integer((json_int_t)n));
-    json_object_set_new(o, "failed", json_integer((json_int_t)failed));
-    json_object_set_new(o, "origin_monotonic_ns",
-                        json_integer((json_int_t)scraper_origin_ns(s)));
-    if (join_rc != 0)
-        return o;
-    json_object_set_new(o, "engine", json_string(engines_kind_name(j->engine)));
-    json_object_set_new(o, "window_scrapes", json_integer((json_int_t)j->scrapes));
-    json_object_set_new(o, "window_failed", json_integer((json_int_t)j->failed));
-    json_object_set_new(o, "span_from_monotonic_ns", json_integer((json_int_t)j->span_from_abs_ns));
-    json_object_set_new(o, "span_to_monotonic_ns", json_integer((json_int_t)j->span_to_abs_ns));
-    json_object_set_new(o, "waiting", gauge_json(&j->waiting));
-    json_object_set_new(o, "running", gauge_json(&j->running));
-    json_object_set_new(o, "kv_usage", gauge_json(&j->kv_usage));
-    json_object_set_new(o, "preemptions", counter_json(&j->preemptions, NAN));
-    int less_cached;
-    json_t *pt = counter_json(&j->prompt_tokens, scrape_client_prompt(j, c, &less_cached));
-    if (json_is_object(pt)) {
-        json_object_set_new(pt, "excludes_cached", json_boolean(less_cached));
-        if (less_cached && isfinite(c->cached_tokens))
-            json_object_set_new(pt, "client_cached", json_count(c->cached_tokens));
-    }
-    json_object_set_new(o, "prompt_tokens", pt);
-    json_object_set_new(o, "generation_tokens",
-                        counter_json(&j->generation_tokens, c ? c->output_tokens : NAN));
-    json_object_set_new(o, "request_success",
-                        counter_json(&j->request_success, c ? c->completed_ok : NAN));
-    if (j->ttft_present) {
-        json_t *t = json_object();
-        json_object_set_new(t, "count", json_count(j->ttft_count));
-        if (j->ttft_quantiles) {
-            json_object_set_new(t, "p50_s", json_num(j->ttft_p50_s));
-            json_object_set_new(t, "p50_bucket_s", json_pack("[o,o]", json_num(j->ttft_p50_lo_s),
-                                                             json_num(j->ttft_p50_hi_s)));
-            json_object_set_new(t, "p99_s", json_num(j->ttft_p99_s));
-            json_object_set_new(t, "p99_bucket_s", json_pack("[o,o]", json_num(j->ttft_p99_lo_s),
-                                                             json_num(j->ttft_p99_hi_s)));
-            json_object_set_new(t, "p99_is_lower_bound", json_boolean(isinf(j->ttft_p99_hi_s)));
-        }
-        if (c && isfinite(c->ttft_sent_p50_s)) {
-            json_object_set_new(t, "client_from_sent_p50_s", json_num(c->ttft_sent_p50_s));
-            json_object_set_new(t, "client_from_sent_p99_s", json_num(c->ttft_sent_p99_s));
-        }
-        json_object_set_new(o, "ttft", t);
-    } else {
-        json_object_set_new(o, "ttft", json_null());
-    }
-    return o;
-}

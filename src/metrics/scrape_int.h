@@ -38,4 +38,11 @@ void scraper_set_source(struct scraper *s, const struct scraper_source *src, voi
  * points must come in order of start time. Prints no warning. */
 void scraper_keep(struct scraper *s, struct scrape_point *p, json_t *extra, const char *error);
 
+/* A JSON number, or "+Inf" / "-Inf" / "NaN" as a string (JSON has none). */
+json_t *scrape_json_num(double v);
+
+/* A whole number where the value is one (counters, gauges of requests),
+ * so the file reads 12, not 12.0; else scrape_json_num. */
+json_t *scrape_json_count(double v);
+
 #endif
