@@ -50,8 +50,15 @@ struct transport_config; /* http/transport.h */
  * so a struct treq * and the backend's pointer are the same address. Slots
  * are reused: after warm-up nothing is allocated per request. Written by
  * transport.c except where a field says so. */
+struct transport_config;
+struct stats;
+
 struct treq {
     struct transport *t;
+    /* t's configuration and stats, for the decoding (respdecode.c), which
+     * does not see inside struct transport. */
+    const struct transport_config *cfg;
+    struct stats *stats;
     struct record rec;
     struct sse_parser sse;
     struct oai_memo memo;     /* the stream's last chunk, for oai_decode_chunk_memo */
@@ -161,6 +168,14 @@ int transport_body_bytes(struct treq *q, const char *buf, size_t len);
 /* Decide q's kind now, with detail (NULL: none); a kind decided earlier
  * stands. */
 void transport_force_kind(struct treq *q, enum rec_kind kind, const char *detail);
+
+/* respdecode.c's, for transport.c: the SSE parser's event callback (ud
+ * is the treq); the decoded non-stream body (its usage, finish and error
+ * into c and the record; the outcome's view of it); an error status's
+ * body quoted into the record's detail. */
+int transport_on_sse_event(void *ud, const struct sse_event *ev);
+enum outcome_body transport_take_body(struct treq *q, struct oai_chunk *c);
+void transport_errbody_detail(struct treq *q);
 
 /* q ended at end_abs_ns (CLOCK_MONOTONIC): decide its record, hand it to
  * the transport's caller (backend_ops.detach first), and put the slot back.
