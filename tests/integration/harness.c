@@ -368,7 +368,12 @@ char *harness_run_expect(const char *const *args, int timeout_s, int want_status
     char *o = NULL, *e = NULL;
     if (harness_run(args, timeout_s, &status, &o, &e) != 0)
         fail_msg("could not run llmload %s", args[0]);
-    expect_status(args[0], status, want_status, o, e);
+    char cmd[1024];
+    size_t at = 0;
+    cmd[0] = '\0';
+    for (size_t i = 0; args[i] && at < sizeof cmd; i++)
+        at += (size_t)snprintf(cmd + at, sizeof cmd - at, "%s%s", i ? " " : "", args[i]);
+    expect_status(cmd, status, want_status, o, e);
     if (err_out)
         *err_out = e;
     else
@@ -715,6 +720,63 @@ double harness_num(json_t *o, const char *path)
     return json_number_value(cur);
 }
 
+void harness_text_check(const char *what, const char *text, const char *const *has,
+                        const char *const *lacks)
+{
+    if (!text)
+        fail_msg("%s: no text to search", what);
+    for (size_t i = 0; has && has[i]; i++)
+        if (!strstr(text, has[i]))
+            fail_msg("%s lacks \"%s\":\n%.4000s", what, has[i], text);
+    for (size_t i = 0; lacks && lacks[i]; i++)
+        if (strstr(text, lacks[i]))
+            fail_msg("%s has \"%s\", which it must not:\n%.4000s", what, lacks[i], text);
+}
+
+char *harness_read_in(const char *dir, const char *name)
+{
+    char path[1024];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        fail_msg("path %s/%s too long", dir, name);
+    char *text = harness_read_file(path, NULL);
+    if (!text)
+        fail_msg("cannot read %s", path);
+    return text;
+}
+
+json_t *harness_row_named(json_t *rows, const char *name)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        if (strcmp(harness_sval(r, "row"), name) == 0)
+            return r;
+    }
+    fail_msg("no row %s", name);
+    return NULL;
+}
+
+double harness_step_window_tokens(json_t *recs, json_t *step)
+{
+    int64_t idx = harness_ival(step, "step"), lo = harness_ival(step, "warmup_ns"),
+            hi = harness_ival(step, "duration_ns");
+    double tokens = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(recs, i, x)
+    {
+        json_t *end = json_object_get(x, "end_ns");
+        if (harness_ival(x, "step") != idx || strcmp(harness_sval(x, "kind"), "ok") != 0 ||
+            !json_is_integer(end))
+            continue;
+        int64_t t = json_integer_value(end);
+        if (t >= lo && t < hi)
+            tokens += (double)harness_ival(x, "output_tokens");
+    }
+    return tokens;
+}
+
 char *harness_cur_tmp;
 
 void harness_tmp_begin(void)
@@ -738,6 +800,41 @@ void harness_tmp_results_stub(char *buf, size_t len, const char *name, const cha
     snprintf(path, sizeof path, "%s/run.json", buf);
     snprintf(text, sizeof text, "{\"schema\": \"llmload.run/1\", \"command\": \"%s\"}\n", command);
     harness_write_file(path, text);
+}
+
+void harness_logged_sim_start(char *logp, size_t len, const char *const *extra_args)
+{
+    if (!harness_cur_tmp)
+        harness_tmp_begin();
+    harness_tmp_path(logp, len, "sim.log");
+    const char *log_flag[] = {"--log", logp, NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, extra_args);
+    harness_argv_add(&a, log_flag);
+    harness_cur_sim_start(a.v);
+}
+
+void harness_sim_v1_start(char *url, size_t len, const char *const *extra_args)
+{
+    if (!harness_cur_tmp)
+        harness_tmp_begin();
+    harness_cur_sim_start(extra_args);
+    if ((size_t)snprintf(url, len, "%s/v1", harness_cur_sim.url) >= len)
+        fail_msg("the sim's URL does not fit %zu bytes", len);
+}
+
+int harness_launcher_env(void *ud)
+{
+    static const char *const all[] = {
+        "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID",
+        "SLURM_NTASKS",         "JOB_COMPLETION_INDEX", NULL};
+    for (size_t i = 0; all[i]; i++)
+        unsetenv(all[i]);
+    for (char *const *e = ud; e && *e; e++) {
+        if (putenv(*e) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 void harness_tmp_end(void)

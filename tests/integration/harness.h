@@ -84,8 +84,8 @@ int harness_sim_teardown(void **state);
 
 /* Run LLMLOAD_BIN args... (as harness_run) with a timeout_s timeout and
  * fail the test unless it exits want_status (or, for
- * HARNESS_RC_OK_OR_INVALID, 0 or 1); the message names the command and
- * gives its exit status, stdout and stderr. Returns its stdout (caller
+ * HARNESS_RC_OK_OR_INVALID, 0 or 1); the message gives the command line
+ * (up to 1 KiB of it), its exit status, stdout and stderr. Returns its stdout (caller
  * frees); *err_out, when err_out is not NULL, gets its stderr (caller
  * frees). */
 char *harness_run_expect(const char *const *args, int timeout_s, int want_status,
@@ -261,6 +261,36 @@ int harness_is_null(json_t *o, const char *k);
  * path of one); fails the test when it is missing or not a number. */
 double harness_num(json_t *o, const char *path);
 
+/* Fail the test unless text contains each of the NULL-terminated needles
+ * of has and none of those of lacks (either list may be NULL). what names
+ * the text in the message (say "stdout" or "report.html"), which also
+ * gives the needle and whether it was wanted; a NULL text fails too. */
+void harness_text_check(const char *what, const char *text, const char *const *has,
+                        const char *const *lacks);
+
+/* harness_text_check of text (named as written) for each string given:
+ * HARNESS_HAS(out, "E2E p99", "inputs/s"). */
+#define HARNESS_HAS(text, ...)                                                                     \
+    harness_text_check(#text, (text), (const char *const[]){__VA_ARGS__, NULL}, NULL)
+
+/* The same, for strings text must not contain. */
+#define HARNESS_LACKS(text, ...)                                                                   \
+    harness_text_check(#text, (text), NULL, (const char *const[]){__VA_ARGS__, NULL})
+
+/* The file dir/name, read whole (harness_read_file; caller frees); fails
+ * the test when it cannot be read. */
+char *harness_read_in(const char *dir, const char *name);
+
+/* The element of rows (compare.json's rows of a candidate or a rate)
+ * whose "row" is name; fails the test when there is none. Borrowed from
+ * rows. */
+json_t *harness_row_named(json_t *rows, const char *name);
+
+/* The output tokens of a sweep step as the sweep counts them: the ok
+ * records of recs (requests.jsonl as harness_jsonl_load gives it) of step
+ * (a line of steps.jsonl: its "step", "warmup_ns" and "duration_ns") that
+ * ended in its window [warmup_ns, duration_ns). */
+double harness_step_window_tokens(json_t *recs, json_t *step);
 
 /* This test's temporary directory (NULL outside harness_tmp_begin ..
  * harness_tmp_end). */
@@ -276,6 +306,17 @@ void harness_tmp_path(char *buf, size_t len, const char *name);
  * "command" is command (a results directory of that kind with nothing
  * else in it, for the refusals of whoever reads one). */
 void harness_tmp_results_stub(char *buf, size_t len, const char *name, const char *command);
+
+/* Start harness_cur_sim with extra_args (NULL-terminated, may be NULL)
+ * and "--log <harness_cur_tmp>/sim.log", making harness_cur_tmp first when
+ * there is none; logp gets the log's path. Fails the test when the sim
+ * does not start. */
+void harness_logged_sim_start(char *logp, size_t len, const char *const *extra_args);
+
+/* Make harness_cur_tmp when there is none, start harness_cur_sim with
+ * extra_args (NULL-terminated, may be NULL; harness_cur_sim_start) and
+ * set url to its "<url>/v1". */
+void harness_sim_v1_start(char *url, size_t len, const char *const *extra_args);
 
 /* Remove harness_cur_tmp with everything in it and reset it to NULL; a
  * no-op when there is none. For teardowns. */
@@ -294,6 +335,13 @@ void harness_kill_reap(pid_t *pid);
 #define HARNESS_MAX_ARGS 96
 pid_t harness_spawn(const char *const *args, const char *out_path, const char *err_path,
                     int err_fd, int (*prep)(void *ud), void *ud);
+
+/* A prep for harness_spawn: unset every launcher's rank and size
+ * variable (Open MPI's, PMI's, Slurm's, a Kubernetes indexed job's), then
+ * set each NAME=VALUE string of ud (a NULL-terminated char *[], which must
+ * outlive the child's exec; NULL sets none). Returns 0, or -1 when putenv
+ * fails. */
+int harness_launcher_env(void *ud);
 
 /* An argument vector built in pieces: v holds n arguments and a NULL. */
 struct harness_argv {
