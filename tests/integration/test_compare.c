@@ -51,16 +51,7 @@ static json_t *compare(const char *base, const char *cand, const char *const *ar
     const char *fixed[] = {"compare", base, cand, "--out", out, "--force", NULL};
     harness_argv_add(&a, fixed);
     harness_argv_add(&a, args);
-    int st = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a.v, 60, &st, &o, &e), 0);
-    if (st != want)
-        fail_msg("compare exited %d, want %d\nstdout:\n%s\nstderr:\n%s", st, want, o, e);
-    free(o);
-    if (err)
-        *err = e;
-    else
-        free(e);
+    free(harness_run_expect(a.v, 60, want, err));
     if (want == 2)
         return NULL;
     json_t *j = harness_json_load(out, "compare.json");
@@ -73,15 +64,7 @@ static json_t *compare(const char *base, const char *cand, const char *const *ar
 static json_t *row(json_t *cmp, const char *name)
 {
     json_t *rows = json_object_get(json_array_get(json_object_get(cmp, "candidates"), 0), "rows");
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r)
-    {
-        if (strcmp(harness_sval(r, "row"), name) == 0)
-            return r;
-    }
-    fail_msg("no row %s in compare.json", name);
-    return NULL;
+    return harness_row_named(rows, name);
 }
 
 static double diff_of(json_t *r, const char *k)
@@ -441,18 +424,13 @@ static void test_compare_cold_outcome_keys(void **state)
      * each, the header and compare.json say so. */
     outcome_set(b, 1, "lateness moved TTFT p99", 0);
     outcome_set(a, 0, NULL, 1);
-    char out[700], *o = NULL, *e = NULL;
+    char out[700], *e = NULL;
     harness_tmp_path(out, sizeof out, "cmp_outcome");
     const char *args[] = {"compare", a, b, "--out", out, "--label", "a", "--label", "b", NULL};
-    int st = -1;
-    assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
-    assert_int_equal(st, 0);
-    assert_non_null(strstr(e, "warning: the candidate b"));
-    assert_non_null(strstr(e, "was INVALID: lateness moved TTFT p99"));
-    assert_non_null(strstr(e, "warning: the baseline a"));
-    assert_non_null(strstr(e, "was interrupted in load"));
-    assert_non_null(strstr(o, "(candidate, INVALID) vs"));
-    assert_non_null(strstr(o, "(baseline, interrupted)"));
+    char *o = harness_run_expect(args, 60, 0, &e);
+    HARNESS_HAS(e, "warning: the candidate b", "was INVALID: lateness moved TTFT p99",
+                "warning: the baseline a", "was interrupted in load");
+    HARNESS_HAS(o, "(candidate, INVALID) vs", "(baseline, interrupted)");
     free(o);
     free(e);
     j = harness_json_load(out, "compare.json");
@@ -487,9 +465,8 @@ static void test_compare_cold_outcome_keys(void **state)
                      json_pack("{sf}", "tokens_per_word", i ? 1.5 : 1.3));
     }
     compare(a, b, NULL, 2, &err);
-    assert_non_null(strstr(err, "trace (\"t1.jsonl\" vs \"t2.jsonl\")"));
-    assert_non_null(strstr(err, "trace_requests (80 vs 81)"));
-    assert_non_null(strstr(err, "calibration ("));
+    HARNESS_HAS(err, "trace (\"t1.jsonl\" vs \"t2.jsonl\")", "trace_requests (80 vs 81)",
+                "calibration (");
     free(err);
     harness_results_free(a);
     harness_results_free(b);

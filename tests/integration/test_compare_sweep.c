@@ -94,11 +94,7 @@ static json_t *compare_ok(const char *base, const char *cand, const char *out)
 {
     const char *args[] = {"compare", base,   cand,      "--out", out, "--force",
                           "--label", "base", "--label", "cand",  NULL};
-    int st = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
-    if (st != 0)
-        fail_msg("compare exited %d\nstdout:\n%s\nstderr:\n%s", st, o, e);
+    char *o = harness_run_expect(args, 60, 0, NULL);
     /* The terminal table fits 120 columns. */
     for (const char *p = o; *p;) {
         size_t n = strcspn(p, "\n");
@@ -106,9 +102,8 @@ static json_t *compare_ok(const char *base, const char *cand, const char *out)
             fail_msg("a line of %zu columns: %.*s", n, (int)n, p);
         p += n + (p[n] == '\n');
     }
-    assert_non_null(strstr(o, "SLO capacity"));
+    HARNESS_HAS(o, "SLO capacity");
     free(o);
-    free(e);
     json_t *j = harness_json_load(out, "compare.json");
     assert_string_equal(harness_sval(j, "schema"), "llmload.compare/1");
     assert_string_equal(harness_sval(j, "kind"), "sweep");
@@ -122,15 +117,24 @@ static json_t *cand0(json_t *cmp)
 
 static json_t *rate_row(json_t *rate, const char *name)
 {
-    size_t i;
-    json_t *r;
-    json_array_foreach(json_object_get(rate, "rows"), i, r)
-    {
-        if (strcmp(harness_sval(r, "row"), name) == 0)
-            return r;
-    }
-    fail_msg("no row %s", name);
-    return NULL;
+    return harness_row_named(json_object_get(rate, "rows"), name);
+}
+
+/* `llmload compare base cand --out out --force --quiet [--fail-on spec]`
+ * (spec NULL: none), which must exit want with needle on stderr (when
+ * not NULL). Returns compare.json (caller decrefs). */
+static json_t *compare_quiet(const char *base, const char *cand, const char *out, const char *spec,
+                             int want, const char *needle)
+{
+    const char *args[] = {"compare", base,      cand,      "--out",
+                          out,       "--force", "--quiet", spec ? "--fail-on" : NULL,
+                          spec,      NULL};
+    char *e = NULL;
+    free(harness_run_expect(args, 60, want, &e));
+    if (needle)
+        HARNESS_HAS(e, needle);
+    free(e);
+    return harness_json_load(out, "compare.json");
 }
 
 /* The HTML: one series per side in each chart (side-0 and side-1), and
@@ -140,13 +144,8 @@ static void check_html(const char *out, int want_worse)
     char path[800];
     snprintf(path, sizeof path, "%s/compare.html", out);
     char *h = harness_read_file(path, NULL);
-    assert_non_null(h);
     /* Self-contained: nothing to fetch (xmlns names are not fetched). */
-    assert_null(strstr(h, "src="));
-    assert_null(strstr(h, "href="));
-    assert_null(strstr(h, "url(http"));
-    assert_null(strstr(h, "@import"));
-    assert_null(strstr(h, "<script"));
+    HARNESS_LACKS(h, "src=", "href=", "url(http", "@import", "<script");
     int charts = 0;
     for (const char *p = strstr(h, "<svg"); p; p = strstr(p + 1, "<svg")) {
         const char *end = strstr(p, "</svg>");
@@ -335,16 +334,7 @@ static void test_compare_sweep_interrupted(void **state)
     file_replace(cand, "run.json", "{",
                  "{\"outcome\": {\"interrupted\": true, \"stopped_in\": \"load\"}, ");
 
-    const char *args[] = {"compare", base, cand, "--out", out, "--force", "--quiet", NULL};
-    int st = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
-    if (st != 0)
-        fail_msg("compare exited %d\nstderr:\n%s", st, e);
-    assert_non_null(strstr(e, "was interrupted"));
-    free(o);
-    free(e);
-    json_t *j = harness_json_load(out, "compare.json");
+    json_t *j = compare_quiet(base, cand, out, NULL, 0, "was interrupted");
     json_t *c = cand0(j);
     assert_true(json_is_true(json_object_get(c, "interrupted")));
     assert_string_equal(harness_sval(c, "outcome"), "interrupted");
@@ -401,21 +391,9 @@ static void test_compare_sweeps_fail_on(void **state)
         {"tpot_p50:+10%", 1, 0, "pass"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        const char *args[] = {"compare", base,        cases[k].same ? base : slow,
-                              "--out",   out,         "--force",
-                              "--quiet", "--fail-on", cases[k].spec,
-                              NULL};
-        int st = -1;
-        char *o = NULL, *e = NULL;
-        assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
-        if (st != cases[k].want)
-            fail_msg("%s: exit %d, want %d\n%s", cases[k].spec, st, cases[k].want, e);
         /* stderr names each rate that did not pass. */
-        if (cases[k].want)
-            assert_non_null(strstr(e, "at 36 req/s"));
-        free(o);
-        free(e);
-        json_t *j = harness_json_load(out, "compare.json");
+        json_t *j = compare_quiet(base, cases[k].same ? base : slow, out, cases[k].spec,
+                                  cases[k].want, cases[k].want ? "at 36 req/s" : NULL);
         assert_int_equal(harness_ival(j, "exit_status"), cases[k].want);
         size_t i;
         json_t *rate;
@@ -455,18 +433,8 @@ static void test_compare_sweeps_fail_on_capacity(void **state)
         {"knee:-10%,capacity:-70%", 5, {"inconclusive", "pass"}},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        const char *args[] = {"compare", base,      base,        "--out",       out,
-                              "--force", "--quiet", "--fail-on", cases[k].spec, NULL};
-        int st = -1;
-        char *o = NULL, *e = NULL;
-        assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
-        if (st != cases[k].want)
-            fail_msg("%s: exit %d, want %d\n%s", cases[k].spec, st, cases[k].want, e);
-        if (cases[k].want == 5)
-            assert_non_null(strstr(e, "inconclusive: "));
-        free(o);
-        free(e);
-        json_t *j = harness_json_load(out, "compare.json");
+        json_t *j = compare_quiet(base, base, out, cases[k].spec, cases[k].want,
+                                  cases[k].want == 5 ? "inconclusive: " : NULL);
         json_t *c = cand0(j);
         json_t *gates = json_object_get(c, "fail_on");
         for (size_t g = 0; g < 2; g++) {
@@ -518,18 +486,8 @@ static double step_tokens_per_s(const char *dir, int64_t idx)
             st = x;
     }
     assert_non_null(st);
-    int64_t lo = harness_ival(st, "warmup_ns"), hi = harness_ival(st, "duration_ns");
-    double tokens = 0, w = (double)harness_ival(st, "window_ns") / 1e9;
-    json_array_foreach(recs, i, x)
-    {
-        json_t *end = json_object_get(x, "end_ns");
-        if (harness_ival(x, "step") != idx || strcmp(harness_sval(x, "kind"), "ok") != 0 ||
-            !json_is_integer(end))
-            continue;
-        int64_t t = json_integer_value(end);
-        if (t >= lo && t < hi)
-            tokens += (double)harness_ival(x, "output_tokens");
-    }
+    double tokens = harness_step_window_tokens(recs, st);
+    double w = (double)harness_ival(st, "window_ns") / 1e9;
     json_decref(steps);
     json_decref(recs);
     return tokens / w;
@@ -599,11 +557,8 @@ static void test_compare_sweep_between_runs(void **state)
 
     /* The terminal says which interval each row shows. */
     const char *args[] = {"compare", base, rep, "--out", out, "--force", NULL};
-    int st = -1;
-    char *o = NULL;
-    assert_int_equal(harness_run(args, 60, &st, &o, NULL), 0);
-    assert_int_equal(st, 0);
-    assert_non_null(strstr(o, "runs: baseline 1, candidate 2"));
+    char *o = harness_run_expect(args, 60, 0, NULL);
+    HARNESS_HAS(o, "runs: baseline 1, candidate 2");
     const char *line = strstr(o, "\noutput tok/s");
     assert_non_null(line);
     char one[160];

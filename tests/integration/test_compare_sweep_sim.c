@@ -44,13 +44,7 @@ static void sweep_ok(const struct harness_sim *sim, const char *dir, const char 
     const char *fixed[] = {"sweep", "--url", url, "--out", dir, SWEEP_COMMON, NULL};
     harness_argv_add(&a, fixed);
     harness_argv_add(&a, args);
-    int st = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a.v, 120, &st, &o, &e), 0);
-    if (st != 0)
-        fail_msg("sweep into %s exited %d\nstdout:\n%s\nstderr:\n%s", dir, st, o, e);
-    free(o);
-    free(e);
+    free(harness_run_expect(a.v, 120, 0, NULL));
 }
 
 /* `llmload compare base cand --out out --quiet [extra]`, which must exit
@@ -63,27 +57,8 @@ static json_t *compare_run(const char *base, const char *cand, const char *out,
     harness_argv_add(&a, fixed);
     if (extra)
         harness_argv_add(&a, extra);
-    int st = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(a.v, 60, &st, &o, &e), 0);
-    if (st != want)
-        fail_msg("compare exited %d, want %d\nstdout:\n%s\nstderr:\n%s", st, want, o, e);
-    free(o);
-    free(e);
+    free(harness_run_expect(a.v, 60, want, NULL));
     return harness_json_load(out, "compare.json");
-}
-
-static json_t *row_of(json_t *rows, const char *name)
-{
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r)
-    {
-        if (strcmp(harness_sval(r, "row"), name) == 0)
-            return r;
-    }
-    fail_msg("no row %s", name);
-    return NULL;
 }
 
 /* The output tokens per second of dir's load steps at rate, as the sweep
@@ -99,28 +74,17 @@ static double tokens_per_s_truth(const char *dir, double rate, int64_t *windows,
     json_t *recs = harness_jsonl_load(path);
     double tokens = 0, window_ns = 0;
     *n_win = 0;
-    size_t i, k;
-    json_t *s, *r;
+    size_t i;
+    json_t *s;
     json_array_foreach(steps, i, s)
     {
         if (strcmp(harness_sval(s, "kind"), "load") != 0 ||
             fabs(harness_num(s, "offered_rps") - rate) > 1e-9)
             continue;
         assert_true(*n_win < 8);
-        int64_t idx = harness_ival(s, "step"), lo = harness_ival(s, "warmup_ns"),
-                hi = harness_ival(s, "duration_ns");
         windows[(*n_win)++] = harness_ival(s, "window_ns");
         window_ns += (double)harness_ival(s, "window_ns");
-        json_array_foreach(recs, k, r)
-        {
-            json_t *end = json_object_get(r, "end_ns");
-            if (harness_ival(r, "step") != idx || strcmp(harness_sval(r, "kind"), "ok") != 0 ||
-                !json_is_integer(end))
-                continue;
-            int64_t t = json_integer_value(end);
-            if (t >= lo && t < hi)
-                tokens += (double)harness_ival(r, "output_tokens");
-        }
+        tokens += harness_step_window_tokens(recs, s);
     }
     json_decref(steps);
     json_decref(recs);
@@ -165,7 +129,8 @@ static void test_compare_sweep_repeat_own_windows(void **state)
     json_t *j = compare_run(base, rep, out, NULL, 0);
     json_t *rates = json_object_get(json_array_get(json_object_get(j, "candidates"), 0), "rates");
     assert_int_equal(json_array_size(rates), 1);
-    json_t *r = row_of(json_object_get(json_array_get(rates, 0), "rows"), "output_tokens_per_s");
+    json_t *r =
+        harness_row_named(json_object_get(json_array_get(rates, 0), "rows"), "output_tokens_per_s");
     double b = harness_num(r, "baseline"), c = harness_num(r, "candidate");
     double d = harness_num(json_object_get(r, "diff"), "value");
     printf("output tok/s at 8 req/s: baseline %.2f, candidate %.2f (records: %.2f), diff %+.4f "
@@ -238,7 +203,7 @@ static void test_compare_sweep_slower_decode_sim(void **state)
     json_t *rate;
     json_array_foreach(rates, i, rate)
     {
-        json_t *r = row_of(json_object_get(rate, "rows"), "tpot_p50");
+        json_t *r = harness_row_named(json_object_get(rate, "rows"), "tpot_p50");
         double d = harness_num(json_object_get(r, "diff"), "value");
         printf("at %g req/s: TPOT p50 %+.1f%%, %s\n", harness_num(rate, "offered_rps"), 100 * d,
                harness_sval(r, "verdict"));
