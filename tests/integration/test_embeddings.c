@@ -71,6 +71,22 @@ static json_t *match_log(json_t *log, char *used, json_t *r, int64_t t0)
     return json_array_get(log, best);
 }
 
+/* Run `llmload run --url url --out <harness_cur_tmp>/r --api
+ * openai-embeddings <args...>` (dir gets the results dir) with a 60 s
+ * timeout, failing the test unless it exits want_status
+ * (harness_run_expect). Returns its stdout (caller frees); *err its
+ * stderr. */
+static char *emb_run(const char *url, char *dir, size_t dir_len, const char *const *args,
+                     int want_status, char **err)
+{
+    harness_tmp_path(dir, dir_len, "r");
+    const char *head[] = {"run", "--url", url, "--out", dir, "--api", "openai-embeddings", NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, args);
+    return harness_run_expect(a.v, 60, want_status, err);
+}
+
 /* Poisson 40/s for 3 s, batches of 1 to 4 inputs of 8 to 400 tokens,
  * against a sim whose steps cost 2 ms plus 5 us a prompt token, logged.
  * Every scheduled request is one record; each ok one matches its log
@@ -83,9 +99,7 @@ static json_t *match_log(json_t *log, char *used, json_t *r, int64_t t0)
  * window. */
 static void test_sim_agreement(void **state)
 {
-    harness_tmp_begin();
     char logp[600], url[300];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
     const char *sargs[] = {"--step-base",
                            "2ms",
                            "--step-per-prefill-token",
@@ -94,21 +108,11 @@ static void test_sim_agreement(void **state)
                            "8192",
                            "--kv-tokens",
                            "4000000",
-                           "--log",
-                           logp,
                            NULL};
-    harness_cur_sim_start(sargs);
+    harness_logged_sim_start(logp, sizeof logp, sargs);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     char dir[600];
-    harness_tmp_path(dir, sizeof dir, "r");
-    const char *args[] = {"run",
-                          "--url",
-                          url,
-                          "--out",
-                          dir,
-                          "--api",
-                          "openai-embeddings",
-                          "--rate",
+    const char *args[] = {"--rate",
                           "40",
                           "--duration",
                           "3s",
@@ -122,14 +126,11 @@ static void test_sim_agreement(void **state)
                           "e2e=10s",
                           NULL};
     char *err = NULL;
-    char *out = harness_run_expect(args, 60, HARNESS_RC_OK_OR_INVALID, &err);
+    char *out = emb_run(url, dir, sizeof dir, args, HARNESS_RC_OK_OR_INVALID, &err);
     harness_sim_stop(&harness_cur_sim);
     /* The terminal summary: E2E, and none of a stream's rows. */
-    assert_non_null(strstr(out, "\nE2E "));
-    assert_null(strstr(out, "TTFT"));
-    assert_null(strstr(out, "TPOT"));
-    assert_null(strstr(out, "ITL"));
-    assert_non_null(strstr(out, "inputs/s"));
+    HARNESS_HAS(out, "\nE2E ", "inputs/s");
+    HARNESS_LACKS(out, "TTFT", "TPOT", "ITL");
     free(out);
     free(err);
 
@@ -218,13 +219,10 @@ static void test_sim_agreement(void **state)
  * and every request is still one record. */
 static void test_sim_faults(void **state)
 {
-    harness_tmp_begin();
     char logp[600];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
-    const char *sargs[] = {"--step-base", "1ms",     "--log",   logp,
-                           "--fault",     "503:0.2", "--fault", "malformed:0.2",
-                           "--fault",     "cut:0.1", NULL};
-    harness_cur_sim_start(sargs);
+    const char *sargs[] = {"--step-base",   "1ms",     "--fault", "503:0.2", "--fault",
+                           "malformed:0.2", "--fault", "cut:0.1", NULL};
+    harness_logged_sim_start(logp, sizeof logp, sargs);
     const char *args[] = {"--api", "openai-embeddings", "--rate", "50", "--requests",
                           "100",   "--batch",           "3",      NULL};
     char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
@@ -389,27 +387,11 @@ static json_t *hostile(enum emb_mode m, const char *bs, const char *want, const 
     harness_tmp_begin();
     char url[100], dir[600];
     emb_server_start(m, url, sizeof url);
-    harness_tmp_path(dir, sizeof dir, "r");
-    const char *args[] = {"run",
-                          "--url",
-                          url,
-                          "--out",
-                          dir,
-                          "--api",
-                          "openai-embeddings",
-                          "--rate",
-                          "20",
-                          "--requests",
-                          "10",
-                          "--batch",
-                          bs,
-                          "--quiet",
-                          "--no-metrics",
-                          "--timeout-total",
-                          "10s",
-                          NULL};
+    const char *args[] = {"--rate",  "20",           "--requests",      "10",  "--batch", bs,
+                          "--quiet", "--no-metrics", "--timeout-total", "10s", NULL};
     char *err = NULL;
-    char *out = harness_run_expect(args, 60, want[0] == 'o' ? HARNESS_RC_OK_OR_INVALID : 6, &err);
+    char *out =
+        emb_run(url, dir, sizeof dir, args, want[0] == 'o' ? HARNESS_RC_OK_OR_INVALID : 6, &err);
     free(out);
     free(err);
     json_t *recs = harness_jsonl_load(strcat(strcpy((char[700]){0}, dir), "/requests.jsonl"));
@@ -519,14 +501,11 @@ static void test_sweep_report(void **state)
     }
     assert_int_equal(load, 2);
     /* The terminal table: no TTFT figure, "-" in its columns. */
-    assert_non_null(strstr(out, "TTFT p50"));
-    assert_null(strstr(out, "0.00us"));
-    char *html = harness_read_file(strcat(strcpy((char[700]){0}, dir), "/report.html"), NULL);
-    assert_non_null(html);
-    assert_non_null(strstr(html, "<h3>End-to-end latency"));
-    assert_null(strstr(html, "id=\"chart-ttft"));
-    assert_null(strstr(html, "id=\"chart-tpot"));
-    assert_null(strstr(html, "TTFT distribution per step"));
+    HARNESS_HAS(out, "TTFT p50");
+    HARNESS_LACKS(out, "0.00us");
+    char *html = harness_read_in(dir, "report.html");
+    HARNESS_HAS(html, "<h3>End-to-end latency");
+    HARNESS_LACKS(html, "id=\"chart-ttft", "id=\"chart-tpot", "TTFT distribution per step");
     free(html);
     free(out);
     json_decref(sum);
@@ -551,16 +530,10 @@ static void test_compare_rows(void **state)
     char outdir[600];
     harness_tmp_path(outdir, sizeof outdir, "cmp");
     const char *cargs[] = {"compare", da, db, "--out", outdir, NULL};
-    int status = -1;
-    char *out = NULL, *err = NULL;
-    assert_int_equal(harness_run(cargs, 60, &status, &out, &err), 0);
-    if (status != 0)
-        fail_msg("compare exit %d, stderr:\n%s", status, err);
-    assert_non_null(strstr(out, "E2E p99"));
-    assert_null(strstr(out, "TTFT"));
-    assert_null(strstr(out, "TPOT"));
-    assert_null(strstr(out, "ITL"));
-    assert_null(strstr(out, "output tok/s"));
+    char *err = NULL;
+    char *out = harness_run_expect(cargs, 60, 0, &err);
+    HARNESS_HAS(out, "E2E p99");
+    HARNESS_LACKS(out, "TTFT", "TPOT", "ITL", "output tok/s");
     free(out);
     free(err);
     json_t *doc = harness_json_load(outdir, "compare.json");
@@ -582,19 +555,15 @@ static void test_compare_rows(void **state)
     char *dc = harness_run_client(fixed, c3, HARNESS_RC_OK_OR_INVALID, NULL);
     harness_sim_stop(&harness_cur_sim);
     const char *other[] = {"compare", da, dc, "--quiet", NULL};
-    assert_int_equal(harness_run(other, 60, &status, &out, &err), 0);
-    if (status != 2 || !strstr(err, "batch"))
-        fail_msg("compare of --batch 2 and 3: exit %d, stderr:\n%s\nexpected 2 naming batch",
-                 status, err);
+    out = harness_run_expect(other, 60, 2, &err);
+    HARNESS_HAS(err, "batch");
     free(out);
     free(err);
     harness_results_free(dc);
 
     const char *gate[] = {"compare", da, db, "--quiet", "--fail-on", "ttft_p99:+10%", NULL};
-    assert_int_equal(harness_run(gate, 60, &status, &out, &err), 0);
-    if (status != 2 || !strstr(err, "--fail-on: ttft_p99: openai-embeddings"))
-        fail_msg("compare --fail-on ttft_p99 exit %d, stderr:\n%s\nexpected 2 naming it", status,
-                 err);
+    out = harness_run_expect(gate, 60, 2, &err);
+    HARNESS_HAS(err, "--fail-on: ttft_p99: openai-embeddings");
     free(out);
     free(err);
     harness_results_free(da);
