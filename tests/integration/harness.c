@@ -352,6 +352,13 @@ int harness_sim_teardown(void **state)
     return 0;
 }
 
+int harness_sim_tmp_teardown(void **state)
+{
+    harness_sim_teardown(state);
+    harness_tmp_end();
+    return 0;
+}
+
 /* Fail the test unless llmload cmd's exit status is want (0 or 1 for
  * HARNESS_RC_OK_OR_INVALID), with its stdout o and stderr e. */
 static void expect_status(const char *cmd, int status, int want, const char *o, const char *e)
@@ -622,6 +629,14 @@ json_t *harness_jsonl_load(const char *path)
     return arr;
 }
 
+json_t *harness_jsonl_in(const char *dir, const char *name)
+{
+    char path[1024];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        fail_msg("path %s/%s too long", dir, name);
+    return harness_jsonl_load(path);
+}
+
 struct harness_recs *harness_recs_load(const char *path)
 {
     json_t *arr = harness_jsonl_load(path);
@@ -802,15 +817,20 @@ void harness_tmp_results_stub(char *buf, size_t len, const char *name, const cha
     harness_write_file(path, text);
 }
 
-void harness_logged_sim_start(char *logp, size_t len, const char *const *extra_args)
+void harness_log_args(struct harness_argv *a, const char *const *extra_args, const char *name,
+                      char *logp, size_t len)
 {
     if (!harness_cur_tmp)
         harness_tmp_begin();
-    harness_tmp_path(logp, len, "sim.log");
-    const char *log_flag[] = {"--log", logp, NULL};
+    harness_tmp_path(logp, len, name);
+    harness_argv_add(a, extra_args);
+    harness_argv_add(a, (const char *const[]){"--log", logp, NULL});
+}
+
+void harness_logged_sim_start(char *logp, size_t len, const char *const *extra_args)
+{
     struct harness_argv a = {.n = 0};
-    harness_argv_add(&a, extra_args);
-    harness_argv_add(&a, log_flag);
+    harness_log_args(&a, extra_args, "sim.log", logp, len);
     harness_cur_sim_start(a.v);
 }
 
@@ -835,6 +855,38 @@ int harness_launcher_env(void *ud)
             return -1;
     }
     return 0;
+}
+
+void harness_instant_sim_start(void)
+{
+    harness_cur_sim_start((const char *const[]){"--profile", "instant", NULL});
+}
+
+void harness_compare_refuses(const char *const *a, const char *const *b, const char *needle)
+{
+    harness_instant_sim_start();
+    const char *fixed[] = {"--rate", "100", "--requests", "5", "--no-metrics", NULL};
+    char *da = harness_run_client(fixed, a, HARNESS_RC_OK_OR_INVALID, NULL);
+    char *db = harness_run_client(fixed, b, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    const char *cargs[] = {"compare", da, db, "--quiet", NULL};
+    char *err = NULL;
+    free(harness_run_expect(cargs, 30, 2, &err));
+    harness_text_check("compare's stderr", err, (const char *const[]){needle, NULL}, NULL);
+    free(err);
+    harness_results_free(da);
+    harness_results_free(db);
+}
+
+struct harness_recs *harness_run_recs(const char *const *fixed, const char *const *args,
+                                      size_t want_n, char **dir)
+{
+    *dir = harness_run_client(fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(*dir);
+    if (recs->n != want_n)
+        fail_msg("%s: %zu records, expected %zu", *dir, recs->n, want_n);
+    return recs;
 }
 
 void harness_tmp_end(void)

@@ -76,6 +76,9 @@ void harness_cur_sim_start(const char *const *extra_args);
  * zero its pid. Safe to call from a test or another teardown. Returns 0. */
 int harness_sim_teardown(void **state);
 
+/* cmocka teardown: harness_sim_teardown, then harness_tmp_end. Returns 0. */
+int harness_sim_tmp_teardown(void **state);
+
 /* Accepted by harness_run_client as expect_rc: exit 0, or 1 (the run was
  * marked INVALID because a wake-up of the generator was over 1 ms late on
  * this shared machine: the self-check doing its job, not a wrong
@@ -190,9 +193,12 @@ double harness_small_sim_start(const char *const *extra_args);
  * text and with token-ID prompts): 20 req/s of 256-token prompts and 8
  * output tokens (ignore_eos), half of them beginning with one of two
  * shared 128-token prefixes. */
-#define HARNESS_PREFIX_RUN                                                                  \
-    "--rate", "20", "--prompt-tokens", "256", "--output-tokens", "8", "--ignore-eos",       \
-        "--prefix-fraction", "0.5", "--prefix-groups", "2", "--prefix-tokens", "128"
+#define HARNESS_PREFIX_RUN "--rate", "20", HARNESS_PREFIX_WORK
+
+/* Its work without the rate (for a sweep's steps). */
+#define HARNESS_PREFIX_WORK                                                                        \
+    "--prompt-tokens", "256", "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",  \
+        "--prefix-groups", "2", "--prefix-tokens", "128"
 
 /* The records in dir of a HARNESS_PREFIX_RUN against the sim: more than 30,
  * each ok with 256 prompt tokens by both counts. A request the workload
@@ -212,6 +218,14 @@ void harness_check_no_prefix_hits(const char *dir);
 char *harness_run_on_sim(const char *const *sim_args, const char *const *fixed,
                          const char *const *args);
 
+/* Run the client on harness_cur_sim (harness_run_client with fixed and
+ * args, exit 0 or 1 accepted), stop the sim (which flushes its log), and
+ * load the run's requests.jsonl, which must hold want_n records. *dir
+ * gets the results dir (caller releases it with harness_results_free);
+ * the records are the caller's (harness_recs_free). */
+struct harness_recs *harness_run_recs(const char *const *fixed, const char *const *args,
+                                      size_t want_n, char **dir);
+
 /* Remove the temporary directory above a results dir returned by
  * harness_run_client (with everything in it) and free dir. */
 void harness_results_free(char *dir);
@@ -219,6 +233,9 @@ void harness_results_free(char *dir);
 /* Every line of a JSON Lines file, parsed, as a JSON array (caller
  * decrefs). Every line must end with a newline and parse. */
 json_t *harness_jsonl_load(const char *path);
+
+/* harness_jsonl_load of dir/name (say "steps.jsonl"). */
+json_t *harness_jsonl_in(const char *dir, const char *name);
 
 /* The records of a JSON Lines file as a flat array of objects. */
 struct harness_recs {
@@ -308,15 +325,25 @@ void harness_tmp_path(char *buf, size_t len, const char *name);
 void harness_tmp_results_stub(char *buf, size_t len, const char *name, const char *command);
 
 /* Start harness_cur_sim with extra_args (NULL-terminated, may be NULL)
- * and "--log <harness_cur_tmp>/sim.log", making harness_cur_tmp first when
- * there is none; logp gets the log's path. Fails the test when the sim
- * does not start. */
+ * and "--log <harness_cur_tmp>/sim.log" (harness_log_args); logp gets the
+ * log's path. Fails the test when the sim does not start. */
 void harness_logged_sim_start(char *logp, size_t len, const char *const *extra_args);
 
 /* Make harness_cur_tmp when there is none, start harness_cur_sim with
  * extra_args (NULL-terminated, may be NULL; harness_cur_sim_start) and
  * set url to its "<url>/v1". */
 void harness_sim_v1_start(char *url, size_t len, const char *const *extra_args);
+
+/* Start harness_cur_sim with "--profile instant" (it answers at once: for
+ * tests of what is sent, not of timing). */
+void harness_instant_sim_start(void);
+
+/* Two runs that did not offer the same work: start the instant sim
+ * (harness_instant_sim_start), run the client (harness_run_client, exit 0
+ * or 1) with "--rate 100 --requests 5 --no-metrics" and a, then with b,
+ * stop the sim, and `llmload compare` the two (--quiet, 30 s timeout): it
+ * must refuse them, exit 2 with needle on stderr. */
+void harness_compare_refuses(const char *const *a, const char *const *b, const char *needle);
 
 /* Remove harness_cur_tmp with everything in it and reset it to NULL; a
  * no-op when there is none. For teardowns. */
@@ -352,6 +379,12 @@ struct harness_argv {
 /* Append the NULL-terminated args (may be NULL) to a; fails the test past
  * HARNESS_MAX_ARGS. */
 void harness_argv_add(struct harness_argv *a, const char *const *args);
+
+/* Append a sim's arguments to a: extra_args (NULL-terminated, may be
+ * NULL), then "--log <harness_cur_tmp>/name", making harness_cur_tmp
+ * first when there is none; logp gets the log's path. */
+void harness_log_args(struct harness_argv *a, const char *const *extra_args, const char *name,
+                      char *logp, size_t len);
 
 /* For a cmocka teardown: harness_kill_reap each pid that pids (a
  * NULL-terminated list) points to, stop harness_cur_sim
