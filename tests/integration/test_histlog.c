@@ -213,10 +213,8 @@ static void merge_dir(const char *dir, struct histlog_window *t)
 
 static void test_interrupt_keeps_windows(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
     char url[160], dir[600], outp[600], errp[600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_sim_v1_start(url, sizeof url, NULL);
     harness_tmp_path(dir, sizeof dir, "r");
     harness_tmp_path(outp, sizeof outp, "r.out");
     harness_tmp_path(errp, sizeof errp, "r.err");

@@ -756,11 +756,9 @@ static void check_records_match_dump(const char *dir, const char *dump, uint64_t
  * dumped lengths; and with two threads both workers send some. */
 static void test_threads_split_schedule(void **state)
 {
-    harness_tmp_begin();
     const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
     char url[200], d1[600], d2[600], o1[600], o2[600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_sim_v1_start(url, sizeof url, sargs);
     harness_tmp_path(d1, sizeof d1, "sched-t1.jsonl");
     harness_tmp_path(d2, sizeof d2, "sched-t2.jsonl");
     harness_tmp_path(o1, sizeof o1, "r-t1");
