@@ -117,6 +117,18 @@ static double recs_pct(const char *dir, const char *a, const char *b, double pct
     return x;
 }
 
+/* The percentiles a merge is checked on, each with the record fields it
+ * is the difference of (recs_pct). */
+static const struct {
+    const char *path, *a, *b;
+    double pct;
+} merge_pcts[] = {
+    {"latency_ns.ttft.p50", "first_ns", "sched_ns", 50},
+    {"latency_ns.ttft.p99", "first_ns", "sched_ns", 99},
+    {"latency_ns.e2e.p50", "end_ns", "sched_ns", 50},
+    {"latency_ns.e2e.p90", "end_ns", "sched_ns", 90},
+};
+
 /* Run a shell command line; its exit status. */
 static int sh(const char *cmd)
 {
@@ -251,24 +263,15 @@ static void test_mpirun_merge_matches_single(void **state)
     }
     ASSERT_NEAR(harness_num(sm, "latency_ns.itl.count"), itl, 0);
     ASSERT_NEAR(harness_num(sm, "throughput.offered_rate_per_s"), 60, 1e-9);
-    static const struct {
-        const char *path, *a, *b;
-        double pct;
-    } pcts[] = {
-        {"latency_ns.ttft.p50", "first_ns", "sched_ns", 50},
-        {"latency_ns.ttft.p99", "first_ns", "sched_ns", 99},
-        {"latency_ns.e2e.p50", "end_ns", "sched_ns", 50},
-        {"latency_ns.e2e.p90", "end_ns", "sched_ns", 90},
-    };
-    for (size_t i = 0; i < LL_ARRAY_LEN(pcts); i++) {
-        double want = recs_pct(merged, pcts[i].a, pcts[i].b, pcts[i].pct);
-        double got = harness_num(sm, pcts[i].path);
+    for (size_t i = 0; i < LL_ARRAY_LEN(merge_pcts); i++) {
+        double want = recs_pct(merged, merge_pcts[i].a, merge_pcts[i].b, merge_pcts[i].pct);
+        double got = harness_num(sm, merge_pcts[i].path);
         ASSERT_NEAR(got, want, want / 256 + 1);
         /* and near the single process's: the same sim, the same load;
          * generous, for a shared 2-core machine */
-        double one_p = harness_num(s1, pcts[i].path);
+        double one_p = harness_num(s1, merge_pcts[i].path);
         if (!(got < 3 * one_p + 30e6 && one_p < 3 * got + 30e6))
-            fail_msg("%s: merged %.0f ns, one process %.0f ns", pcts[i].path, got, one_p);
+            fail_msg("%s: merged %.0f ns, one process %.0f ns", merge_pcts[i].path, got, one_p);
     }
     json_t *run = harness_json_load(merged, "run.json");
     assert_string_equal(harness_sval(run, "command"), "run");
@@ -327,23 +330,36 @@ static void copy_dir(const char *from, const char *to)
     assert_int_equal(sh(cmd), 0);
 }
 
-static void test_partial_and_refusals(void **state)
+/* Start the default sim (and the test's temporary directory) and run two
+ * shards of one load, one after the other: `llmload run --url <sim>/v1
+ * --out <tmp>/<prefix>k <args...> --quiet --shard k/2`, each exiting 0 or
+ * 1; sd[k] gets shard k's results dir. */
+static void two_shards(char sd[2][600], const char *prefix, const char *const *args)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
-    char url[160], sd[2][600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    char url[160];
+    harness_sim_v1_start(url, sizeof url, NULL);
     for (int k = 0; k < 2; k++) {
         char leaf[32], spec[8];
-        snprintf(leaf, sizeof leaf, "s%d", k);
+        snprintf(leaf, sizeof leaf, "%s%d", prefix, k);
         snprintf(spec, sizeof spec, "%d/2", k);
-        harness_tmp_path(sd[k], sizeof sd[k], leaf);
-        const char *a[] = {"run", "--url",         url,  "--out",           sd[k],     "--rate",
-                           "50",  "--requests",    "40", "--output-tokens", "4",       "--seed",
-                           "3",   "--prompt-salt", "1",  "--quiet",         "--shard", spec,
-                           NULL};
-        free(harness_run_expect(a, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+        harness_tmp_path(sd[k], 600, leaf);
+        const char *head[] = {"run", "--url", url, "--out", sd[k], NULL};
+        const char *tail[] = {"--quiet", "--shard", spec, NULL};
+        struct harness_argv a = {.n = 0};
+        harness_argv_add(&a, head);
+        harness_argv_add(&a, args);
+        harness_argv_add(&a, tail);
+        free(harness_run_expect(a.v, 60, HARNESS_RC_OK_OR_INVALID, NULL));
     }
+}
+
+static void test_partial_and_refusals(void **state)
+{
+    char sd[2][600];
+    const char *load[] = {"--rate",          "50", "--requests", "40",
+                          "--output-tokens", "4",  "--seed",     "3",
+                          "--prompt-salt",   "1",  NULL};
+    two_shards(sd, "s", load);
 
     /* a missing shard: 20 of 40, exit 4; report says it; --allow-partial 0 */
     char m1[600], m2[600], m3[600], died[600], *out = NULL, *err = NULL;
@@ -458,22 +474,19 @@ static void test_partial_and_refusals(void **state)
  * where the percentiles come from; one shard alone is incomplete (4). */
 static void test_hist_only(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
-    char url[160], sd[2][600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    for (int k = 0; k < 2; k++) {
-        char leaf[32], spec[8];
-        snprintf(leaf, sizeof leaf, "h%d", k);
-        snprintf(spec, sizeof spec, "%d/2", k);
-        harness_tmp_path(sd[k], sizeof sd[k], leaf);
-        const char *a[] = {
-            "run", "--url",         url,   "--out",           sd[k],          "--rate",
-            "60",  "--requests",    "150", "--output-tokens", "uniform:2,12", "--seed",
-            "9",   "--prompt-salt", "1",   "--quiet",         "--shard",      spec,
-            NULL};
-        free(harness_run_expect(a, 60, HARNESS_RC_OK_OR_INVALID, NULL));
-    }
+    char sd[2][600];
+    const char *load[] = {"--rate",
+                          "60",
+                          "--requests",
+                          "150",
+                          "--output-tokens",
+                          "uniform:2,12",
+                          "--seed",
+                          "9",
+                          "--prompt-salt",
+                          "1",
+                          NULL};
+    two_shards(sd, "h", load);
     char exact[600], hist[600], one[600], *out = NULL, *err = NULL;
     int rc;
     harness_tmp_path(exact, sizeof exact, "exact");
@@ -508,18 +521,9 @@ static void test_hist_only(void **state)
             ASSERT_NEAR(got, want, want / 256 + 1);
         }
     }
-    static const struct {
-        const char *path, *a, *b;
-        double pct;
-    } pcts[] = {
-        {"latency_ns.ttft.p50", "first_ns", "sched_ns", 50},
-        {"latency_ns.ttft.p99", "first_ns", "sched_ns", 99},
-        {"latency_ns.e2e.p50", "end_ns", "sched_ns", 50},
-        {"latency_ns.e2e.p90", "end_ns", "sched_ns", 90},
-    };
-    for (size_t i = 0; i < LL_ARRAY_LEN(pcts); i++) {
-        double want = recs_pct(exact, pcts[i].a, pcts[i].b, pcts[i].pct);
-        ASSERT_NEAR(harness_num(sh_, pcts[i].path), want, want / 256 + 1);
+    for (size_t i = 0; i < LL_ARRAY_LEN(merge_pcts); i++) {
+        double want = recs_pct(exact, merge_pcts[i].a, merge_pcts[i].b, merge_pcts[i].pct);
+        ASSERT_NEAR(harness_num(sh_, merge_pcts[i].path), want, want / 256 + 1);
     }
     json_decref(se);
     json_decref(sh_);
