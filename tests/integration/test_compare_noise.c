@@ -121,13 +121,7 @@ static void compare_pair(struct tally *t, const char *a, const char *b, int p)
     char out[720];
     snprintf(out, sizeof out, "%.600s.cmp", a);
     const char *args[] = {"compare", a, b, "--out", out, "--force", "--quiet", NULL};
-    int st = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(args, 60, &st, &o, &e), 0);
-    if (st != 0)
-        fail_msg("compare exited %d\nstdout:\n%s\nstderr:\n%s", st, o, e);
-    free(o);
-    free(e);
+    free(harness_run_expect(args, 60, 0, NULL));
     json_t *j = harness_json_load(out, "compare.json");
     json_t *rows = json_object_get(json_array_get(json_object_get(j, "candidates"), 0), "rows");
     assert_true(json_array_size(rows) >= 17);

@@ -63,10 +63,9 @@ static void test_co_closed_loop(void **state)
 {
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", SIM_STALL_FROM_FIRST, NULL};
     const char *args[] = {"--users", "1", "--pace", "1s", "--duration", "10s", REQ_8_10, NULL};
-    char *dir = harness_run_on_sim(sargs, NULL, args);
-
-    struct harness_recs *r = harness_requests_load(dir);
-    assert_int_equal(r->n, 6);
+    char *dir;
+    harness_cur_sim_start(sargs);
+    struct harness_recs *r = harness_run_recs(NULL, args, 6, &dir);
     double e2e[6];
     ok_e2e_sorted(r, e2e);
     ASSERT_NEAR(pct(e2e, 6, 50), 100 * MS, 25 * MS);  /* median 0.1 s */
@@ -86,10 +85,9 @@ static void test_co_open_loop(void **state)
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", SIM_STALL_FROM_FIRST, NULL};
     const char *args[] = {"--rate",     "1",   "--arrival", "constant",
                           "--duration", "10s", REQ_8_10,    NULL};
-    char *dir = harness_run_on_sim(sargs, NULL, args);
-
-    struct harness_recs *r = harness_requests_load(dir);
-    assert_int_equal(r->n, 10);
+    char *dir;
+    harness_cur_sim_start(sargs);
+    struct harness_recs *r = harness_run_recs(NULL, args, 10, &dir);
     double e2e[10], sum = 0;
     ok_e2e_sorted(r, e2e);
     for (size_t i = 0; i < 10; i++)
@@ -166,10 +164,9 @@ static void test_first_token_vs_idle_timeout(void **state)
     const char *args[] = {"--rate", "5",      "--arrival",      "constant", "--duration",
                           "3s",     REQ_8_10, "--timeout-idle", "1s",       "--timeout-first-token",
                           "2s",     NULL};
-    char *dir = harness_run_on_sim(sargs, NULL, args);
-
-    struct harness_recs *r = harness_requests_load(dir);
-    assert_int_equal(r->n, 15);
+    char *dir;
+    harness_cur_sim_start(sargs);
+    struct harness_recs *r = harness_run_recs(NULL, args, 15, &dir);
     int ok = 0, first = 0;
     for (size_t i = 0; i < r->n; i++) {
         const char *kind = harness_sval(r->items[i], "kind");
@@ -202,10 +199,9 @@ static void test_warmup_excluded_from_itl(void **state)
     const char *args[] = {"--rate", "10", "--arrival", "constant", "--duration", "2s",
                           "--warmup", "1s", "--prompt-tokens", "8", "--output-tokens", "10",
                           "--ignore-eos", NULL};
-    char *dir = harness_run_on_sim(sargs, NULL, args);
-
-    struct harness_recs *r = harness_requests_load(dir);
-    assert_int_equal(r->n, 20);
+    char *dir;
+    harness_cur_sim_start(sargs);
+    struct harness_recs *r = harness_run_recs(NULL, args, 20, &dir);
     int64_t gaps = 0, warm = 0;
     for (size_t i = 0; i < r->n; i++) {
         if (json_is_true(json_object_get(r->items[i], "warmup"))) {

@@ -537,6 +537,20 @@ static const struct {
     {"reasoning", "reasoning:0.1", "ok"},
 };
 
+/* measure() of args against a logged sim with sim_args: there must be
+ * want records and as many lines in the sim's log. Returns a zeroed mark
+ * per record, for match_log (caller frees). */
+static char *measure_exact(struct measured *m, const char *const *sim_args, const char *const *args,
+                           size_t want)
+{
+    measure(m, sim_args, 1, args);
+    assert_int_equal(json_array_size(m->recs), want);
+    assert_int_equal(json_array_size(m->log), want);
+    char *used = calloc(want, 1);
+    assert_non_null(used);
+    return used;
+}
+
 /* 100 streamed requests of api (10 output tokens each) against a sim
  * seeded seed with the first nfaults of api_faults: each logged at path;
  * each record's kind follows from its fault (every fault, and no fault,
@@ -557,12 +571,8 @@ static void api_faults_run(const char *seed, size_t nfaults, const char *api, co
                           "100",    "--seed",       "8",         PROMPT_WIDE, "--output-tokens",
                           "10",     "--ignore-eos", "--api",     api,         NULL};
     struct measured m;
-    measure(&m, sim_args, 1, args);
-    size_t n = json_array_size(m.recs);
-    assert_int_equal(n, 100);
-    assert_int_equal(json_array_size(m.log), 100);
-    char *used = calloc(n, 1);
-    assert_non_null(used);
+    size_t n = 100;
+    char *used = measure_exact(&m, sim_args, args, n);
     for (size_t i = 0; i < n; i++) {
         json_t *r = json_array_get(m.recs, i), *l;
         const char *fault = expect_fault(&m, used, r, fx, nfx, &l)->fault;
@@ -603,12 +613,8 @@ static void api_bodies_run(const char *api, const char *const *extra, api_body_c
         args[a++] = extra[i];
     }
     struct measured m;
-    measure(&m, NULL, 1, args);
-    size_t n = json_array_size(m.recs);
-    assert_int_equal(n, 20);
-    assert_int_equal(json_array_size(m.log), 20);
-    char *used = calloc(n, 1);
-    assert_non_null(used);
+    size_t n = 20;
+    char *used = measure_exact(&m, NULL, args, n);
     for (size_t i = 0; i < n; i++) {
         json_t *r = json_array_get(m.recs, i);
         json_t *l = match_log(m.log, used, r, m.t0);
@@ -1191,13 +1197,7 @@ static void test_busy_lateness_diagnosis(void **state)
 /* Run the client with args (no sim needed with --dry-run); exit 0. */
 static void run_plain(const char *const *args)
 {
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(args, 30, &status, &o, &e), 0);
-    if (status != 0)
-        fail_msg("llmload exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
-    free(o);
-    free(e);
+    free(harness_run_expect(args, 30, 0, NULL));
 }
 
 /* The records' sched_ns by id equal the dumped schedule's, line for line. */
