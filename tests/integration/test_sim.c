@@ -188,17 +188,13 @@ static void start_post(struct harness_sim *s, const char *const *args, const cha
 }
 
 /* start_sim with args and --log into the test's temporary directory
- * (harness_tmp_begin; tmp_teardown removes it): logpath gets the log's
+ * (harness_log_args; tmp_teardown removes it): logpath gets the log's
  * path. */
 static void start_logged_sim(struct harness_sim *s, const char *const *args, char *logpath,
                              size_t len)
 {
-    harness_tmp_begin();
-    harness_tmp_path(logpath, len, "sim.jsonl");
-    const char *log[] = {"--log", logpath, NULL};
     struct harness_argv a = {.n = 0};
-    harness_argv_add(&a, args);
-    harness_argv_add(&a, log);
+    harness_log_args(&a, args, "sim.jsonl", logpath, len);
     start_sim(s, a.v);
 }
 
