@@ -128,11 +128,9 @@ static void test_fields_reach_sim(void **state)
  * the extra max_tokens is the one the sim was asked and the records count. */
 static void test_override_max_tokens(void **state)
 {
-    harness_tmp_begin();
     char logp[600];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
-    const char *sargs[] = {"--profile", "instant", "--log", logp, NULL};
-    harness_cur_sim_start(sargs);
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_logged_sim_start(logp, sizeof logp, sargs);
     const char *fixed[] = {"--rate",          "100",          "--requests",         "12",
                            "--prompt-tokens", "16",           "--output-tokens",    "20",
                            "--no-metrics",    "--extra-body", "{\"max_tokens\":7}", NULL};
@@ -218,33 +216,12 @@ static void test_usage_errors(void **state)
 /* Two runs that sent other extra bodies did not offer the same work. */
 static void test_compare_sees_extra_body(void **state)
 {
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
-    const char *fixed[] = {"--rate", "100", "--requests", "5", "--no-metrics", NULL};
     const char *a[] = {"--extra-body", "{\"temperature\":0}", NULL};
     const char *b[] = {"--extra-body", "{\"temperature\":1}", NULL};
-    char *da = harness_run_client(fixed, a, HARNESS_RC_OK_OR_INVALID, NULL);
-    char *db = harness_run_client(fixed, b, HARNESS_RC_OK_OR_INVALID, NULL);
-    const char *cargs[] = {"compare", da, db, "--quiet", NULL};
-    int status = -1;
-    char *out = NULL, *err = NULL;
-    assert_int_equal(harness_run(cargs, 30, &status, &out, &err), 0);
-    if (status != 2 || !strstr(err, "extra_body"))
-        fail_msg("compare exit %d, stderr:\n%s\nexpected 2 naming extra_body", status, err);
-    free(out);
-    free(err);
-    harness_results_free(da);
-    harness_results_free(db);
+    harness_compare_refuses(a, b, "extra_body");
 }
 
-static int sim_tmp_teardown(void **state)
-{
-    harness_sim_teardown(state);
-    harness_tmp_end();
-    return 0;
-}
-
-HARNESS_MAIN(cmocka_unit_test_teardown(test_fields_reach_sim, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_override_max_tokens, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_usage_errors, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_compare_sees_extra_body, sim_tmp_teardown))
+HARNESS_MAIN(cmocka_unit_test_teardown(test_fields_reach_sim, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_override_max_tokens, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_usage_errors, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_compare_sees_extra_body, harness_sim_tmp_teardown))

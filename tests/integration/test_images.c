@@ -60,11 +60,9 @@ static int by_arrival(const void *a, const void *b)
  * sending, the pairing the checks use. */
 static void check_api(const char *api, const char *fmt)
 {
-    harness_tmp_begin();
     char logp[600];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
-    const char *sargs[] = {"--profile", "instant", "--log", logp, NULL};
-    harness_cur_sim_start(sargs);
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_logged_sim_start(logp, sizeof logp, sargs);
     const char *args[] = {"--api",           api,
                           "--rate",          "40",
                           "--arrival",       "constant",
@@ -163,14 +161,11 @@ static void test_class_images(void **state)
                            "  \"images\": {\"count\": 2, \"sizes\": \"56x56\"}},\n"
                            " {\"name\": \"text\", \"prompt_tokens\": 20, \"output_tokens\": 3,\n"
                            "  \"api\": \"completions\"}]}\n");
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     const char *args[] = {"--rate",     "100", "--requests",   "30",
                           "--workload", wl,    "--no-metrics", NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_stop(&harness_cur_sim);
-    struct harness_recs *recs = harness_requests_load(dir);
-    assert_int_equal(recs->n, 30);
+    char *dir;
+    struct harness_recs *recs = harness_run_recs(NULL, args, 30, &dir);
     size_t vision = 0;
     for (size_t i = 0; i < recs->n; i++) {
         json_t *r = recs->items[i];
@@ -212,8 +207,7 @@ static void body_sizes(const char *seed, int64_t *out)
 static void test_deterministic(void **state)
 {
     harness_tmp_begin();
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     int64_t a[8], b[8];
     body_sizes("11", a);
     body_sizes("11", b);
@@ -229,8 +223,7 @@ static void test_deterministic(void **state)
 static void test_closed_loop(void **state)
 {
     harness_tmp_begin();
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     const char *args[] = {"--users",         "3",
                           "--think",         "exponential:20ms",
                           "--requests",      "30",
@@ -239,10 +232,8 @@ static void test_closed_loop(void **state)
                           "--images",        "uniform:1,2",
                           "--image-sizes",   "56x56,112x84",
                           "--no-metrics",    NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_stop(&harness_cur_sim);
-    struct harness_recs *recs = harness_requests_load(dir);
-    assert_int_equal(recs->n, 30);
+    char *dir;
+    struct harness_recs *recs = harness_run_recs(NULL, args, 30, &dir);
     int64_t sizes_seen[2] = {0, 0};
     for (size_t i = 0; i < recs->n; i++) {
         json_t *r = recs->items[i];
@@ -269,8 +260,7 @@ static void test_closed_loop(void **state)
 static void test_spend_guard(void **state)
 {
     harness_tmp_begin();
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     const char *args[] = {"--rate",
                           "50",
                           "--requests",
@@ -287,10 +277,8 @@ static void test_spend_guard(void **state)
                           "240",
                           "--no-metrics",
                           NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_stop(&harness_cur_sim);
-    struct harness_recs *recs = harness_requests_load(dir);
-    assert_int_equal(recs->n, 10);
+    char *dir;
+    struct harness_recs *recs = harness_run_recs(NULL, args, 10, &dir);
     for (size_t i = 0; i < recs->n; i++)
         assert_int_equal(harness_ival_req(recs->items[i], "prompt_tokens_server"), 14);
     harness_recs_free(recs);
@@ -301,25 +289,9 @@ static void test_spend_guard(void **state)
  * refuses them, naming "images". */
 static void test_compare_sees_images(void **state)
 {
-    harness_tmp_begin();
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
-    const char *fixed[] = {"--rate", "100", "--requests", "5", "--no-metrics", NULL};
     const char *a[] = {"--images", "1", "--image-size", "64x64", NULL};
     const char *b[] = {"--images", "1", "--image-size", "128x64", NULL};
-    char *da = harness_run_client(fixed, a, HARNESS_RC_OK_OR_INVALID, NULL);
-    char *db = harness_run_client(fixed, b, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_stop(&harness_cur_sim);
-    const char *cargs[] = {"compare", da, db, "--quiet", NULL};
-    int status = -1;
-    char *out = NULL, *err = NULL;
-    assert_int_equal(harness_run(cargs, 30, &status, &out, &err), 0);
-    if (status != 2 || !strstr(err, "images"))
-        fail_msg("compare exit %d, stderr:\n%s\nexpected 2 naming images", status, err);
-    free(out);
-    free(err);
-    harness_results_free(da);
-    harness_results_free(db);
+    harness_compare_refuses(a, b, "images");
 }
 
 static void test_refusals(void **state)
@@ -374,21 +346,13 @@ static void test_refusals(void **state)
     harness_expect_usages(u, LL_ARRAY_LEN(u));
 }
 
-/* Stop the test's sim if it still runs, and remove its temporary files. */
-static int sim_tmp_teardown(void **state)
-{
-    harness_sim_teardown(state);
-    harness_tmp_end();
-    return 0;
-}
-
-HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_anthropic_png, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_responses_png, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_chat_jpeg, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_class_images, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_deterministic, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_spend_guard, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_closed_loop, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_compare_sees_images, sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_refusals, sim_tmp_teardown))
+HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_anthropic_png, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_responses_png, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_chat_jpeg, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_class_images, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_deterministic, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_spend_guard, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_closed_loop, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_compare_sees_images, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_refusals, harness_sim_tmp_teardown))

@@ -115,8 +115,7 @@ static void spec_at(uint64_t index, uint32_t prompt_tokens, int64_t group,
  * cache, a request without a prefix nothing. */
 static void test_sim_accepts_ids(void **state)
 {
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     int port = harness_cur_sim.port;
     struct req_spec spec;
     int64_t prompt, cached;
@@ -167,8 +166,7 @@ static void test_sim_accepts_ids(void **state)
  * element) and says what was expected. */
 static void test_sim_rejects_bad_ids(void **state)
 {
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     static const struct {
         const char *prompt;
         const char *code;
@@ -560,11 +558,9 @@ static void test_run_prefix_ids(void **state)
  * below 512; run.json keeps the range. */
 static void test_vocab_refused_up_front(void **state)
 {
-    harness_tmp_begin();
     char logp[600];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
-    const char *sargs[] = {"--profile", "instant", "--vocab", "512", "--log", logp, NULL};
-    harness_cur_sim_start(sargs);
+    const char *sargs[] = {"--profile", "instant", "--vocab", "512", NULL};
+    harness_logged_sim_start(logp, sizeof logp, sargs);
     static const char *const refused[][5] = {
         {NULL},
         {"--model", "whatever", NULL},
@@ -612,10 +608,8 @@ static void test_vocab_refused_up_front(void **state)
                            "--prefix-tokens",
                            "16",
                            NULL};
-    char *dir = harness_run_client(NULL, fixed, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_stop(&harness_cur_sim);
-    struct harness_recs *recs = harness_requests_load(dir);
-    assert_int_equal(recs->n, 40);
+    char *dir;
+    struct harness_recs *recs = harness_run_recs(NULL, fixed, 40, &dir);
     for (size_t i = 0; i < recs->n; i++) {
         json_t *r = recs->items[i];
         if (strcmp(harness_sval(r, "kind"), "ok") != 0)
