@@ -84,20 +84,6 @@ static void file_has(const char *path, const char *needle)
     free(text);
 }
 
-/* An environment for the child: each NAME=VALUE of ud (NULL-terminated). */
-static int put_env(void *ud)
-{
-    static const char *const all[] = {
-        "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID",
-        "SLURM_NTASKS",         "JOB_COMPLETION_INDEX", NULL};
-    for (size_t i = 0; all[i]; i++)
-        unsetenv(all[i]);
-    for (char *const *e = ud; *e; e++)
-        if (putenv(*e) != 0)
-            return -1;
-    return 0;
-}
-
 /* Run llmload a... --dry-run --dump-schedule under env as shard 1 of 4:
  * exit 0, every dumped index 1 mod 4, more than 1,000 of them. */
 static void dry_run_shard(const char *name, struct args *a, char **env)
@@ -112,7 +98,7 @@ static void dry_run_shard(const char *name, struct args *a, char **env)
     args_push(a, "--dry-run");
     args_push(a, "--dump-schedule");
     args_push(a, dump);
-    cur_client = harness_spawn(a->v, outp, errp, -1, put_env, env);
+    cur_client = harness_spawn(a->v, outp, errp, -1, harness_launcher_env, env);
     int st = harness_reap(cur_client, 60000);
     cur_client = 0;
     if (st != 0) {
@@ -133,44 +119,45 @@ static void dry_run_shard(const char *name, struct args *a, char **env)
         fail_msg("%s: %zu requests in shard 1 of 4, want the 10-minute schedule's part", name, n);
 }
 
-static void test_slurm_sbatch(void **state)
+/* The llmload arguments of the launcher script at path, its variables set
+ * to a URL where nothing listens, <tmp>/results and a start start_in_s
+ * seconds ahead, run as dry_run_shard does under env. */
+static void script_shard(const char *name, const char *path, int start_in_s, char **env)
 {
-    harness_tmp_begin();
-    char path[600], vars[800], results[600];
-    deploy_path(path, sizeof path, "slurm/llmload.sbatch");
-    file_has(path, "srun --ntasks-per-node=1 llmload \"${LLMLOAD_ARGS[@]}\"");
-    file_has(path, "#SBATCH --ntasks-per-node=1");
+    char vars[800], results[600];
     harness_tmp_path(results, sizeof results, "results");
     snprintf(vars, sizeof vars,
              "LLMLOAD_URL=http://127.0.0.1:9/v1; RESULTS=%s; "
-             "START_AT=$(($(date +%%s) + 60))",
-             results);
+             "START_AT=$(($(date +%%s) + %d))",
+             results, start_in_s);
     struct args a = {0};
     script_args(path, vars, &a);
-    char *env[] = {"SLURM_PROCID=1", "SLURM_NTASKS=4", NULL};
-    dry_run_shard("slurm", &a, env);
+    dry_run_shard(name, &a, env);
     free(a.text);
+}
+
+static void test_slurm_sbatch(void **state)
+{
+    harness_tmp_begin();
+    char path[600];
+    deploy_path(path, sizeof path, "slurm/llmload.sbatch");
+    file_has(path, "srun --ntasks-per-node=1 llmload \"${LLMLOAD_ARGS[@]}\"");
+    file_has(path, "#SBATCH --ntasks-per-node=1");
+    char *env[] = {"SLURM_PROCID=1", "SLURM_NTASKS=4", NULL};
+    script_shard("slurm", path, 60, env);
 }
 
 static void test_mpirun_script(void **state)
 {
     harness_tmp_begin();
-    char path[600], vars[800], results[600];
+    char path[600], vars[800];
     deploy_path(path, sizeof path, "mpirun/run.sh");
     file_has(path, "mpirun --hostfile \"$HOSTFILE\" -np \"$NP\" --map-by node llmload "
                    "\"${LLMLOAD_ARGS[@]}\"");
     deploy_path(vars, sizeof vars, "mpirun/hostfile");
     file_has(vars, "slots=1");
-    harness_tmp_path(results, sizeof results, "results");
-    snprintf(vars, sizeof vars,
-             "LLMLOAD_URL=http://127.0.0.1:9/v1; RESULTS=%s; "
-             "START_AT=$(($(date +%%s) + 30))",
-             results);
-    struct args a = {0};
-    script_args(path, vars, &a);
     char *env[] = {"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=4", NULL};
-    dry_run_shard("mpirun", &a, env);
-    free(a.text);
+    script_shard("mpirun", path, 30, env);
 }
 
 /* "KEY: N" in the YAML text, N; fails when absent. */
