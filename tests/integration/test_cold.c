@@ -157,9 +157,7 @@ static void test_cold_sweep_restart(void **state)
     }
     json_decref(sum);
 
-    char path[1200];
-    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
-    json_t *facts = harness_jsonl_load(path);
+    json_t *facts = harness_jsonl_in(dir, "steps.jsonl");
     size_t loads = 0;
     for (size_t i = 0; i < json_array_size(facts); i++) {
         json_t *f = json_array_get(facts, i);

@@ -77,6 +77,18 @@ static json_t *sampler_run(char **dir, char **err)
     return harness_summary_load(*dir);
 }
 
+/* After a run whose sampler gave no energy: the run itself was fine,
+ * all 15 requests ok. Releases what sampler_run returned and removes the
+ * fake nvidia-smi. */
+static void sampler_done_ok(json_t *s, char *dir, char *err)
+{
+    ASSERT_NEAR(harness_num(s, "requests.ok"), 15, 0);
+    fake_gone();
+    free(err);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
 #define FAKE_150W                                                                                  \
     "while :; do\n"                                                                                \
     "  printf '2026/12/02 14:29:02.123, 0, 100.00, 40, 1000, 81559, 1500\\n"                       \
@@ -116,9 +128,7 @@ static void test_constant_power(void **state)
 
     /* server_metrics.jsonl: the sim's own lines (no source), and one line
      * per sample period, both GPUs in it. */
-    char path[700];
-    snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
-    json_t *all = harness_jsonl_load(path);
+    json_t *all = harness_jsonl_in(dir, "server_metrics.jsonl");
     size_t n = 0;
     for (size_t i = 0; i < json_array_size(all); i++) {
         json_t *l = json_array_get(all, i);
@@ -163,11 +173,7 @@ static void test_power_not_available(void **state)
     ASSERT_NEAR(harness_num(e, "failed"), 0, 0);
     assert_non_null(strstr(err, "GPU 0 reports no power.draw"));
     assert_null(strstr(strstr(err, "no power.draw") + 1, "no power.draw")); /* once */
-    ASSERT_NEAR(harness_num(s, "requests.ok"), 15, 0);
-    fake_gone();
-    free(err);
-    json_decref(s);
-    harness_results_free(dir);
+    sampler_done_ok(s, dir, err);
 }
 
 /* nvidia-smi that fails and exits at once: a warning, a counted gap for
@@ -184,11 +190,7 @@ static void test_exits_at_once(void **state)
     ASSERT_NEAR(harness_num(e, "failed"), 1, 0);
     assert_non_null(strstr(err, "nvidia-smi exited (status 9) after 1 line"));
     assert_non_null(strstr(err, "line 1: expected 7 comma-separated fields"));
-    ASSERT_NEAR(harness_num(s, "requests.ok"), 15, 0);
-    fake_gone();
-    free(err);
-    json_decref(s);
-    harness_results_free(dir);
+    sampler_done_ok(s, dir, err);
 }
 
 static void test_not_on_path(void **state)

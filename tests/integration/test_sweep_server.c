@@ -74,9 +74,7 @@ static void test_sweep_server_join(void **state)
     assert_int_equal(json_array_size(steps), 2);
     /* The longest scrape: how far a scrape's time can be from the moment
      * the server rendered its page. */
-    char mpath[700];
-    snprintf(mpath, sizeof mpath, "%s/server_metrics.jsonl", dir);
-    json_t *scrapes = harness_jsonl_load(mpath);
+    json_t *scrapes = harness_jsonl_in(dir, "server_metrics.jsonl");
     double max_dur_s = 0;
     for (size_t k = 0; k < json_array_size(scrapes); k++) {
         json_t *l = json_array_get(scrapes, k);
