@@ -22,6 +22,11 @@
         "--step-per-seq", "0", "--gpu-metrics", "--gpus", "2"
 #define WORK "--prompt-tokens", "8", "--output-tokens", "20", "--ignore-eos"
 #define REQ_J (8 * 0.005 + 19 * 0.25)
+/* The runs' load: 10 requests at 5/s, scraped every 200 ms; GPU_LOAD_ARGS
+ * strings. */
+#define GPU_LOAD_ARGS 8
+#define GPU_LOAD                                                                                   \
+    "--rate", "5", "--arrival", "constant", "--requests", "10", "--metrics-interval", "200ms"
 
 /* Sum the values of every sample of metric name (exact name, any labels)
  * in the sim's /metrics page now. Fails the test when there is none. */
@@ -49,26 +54,23 @@ static double sim_metric_sum(const char *name)
     return sum;
 }
 
+/* Start harness_cur_sim as SIM_SMALL with no idle power, so the energy
+ * is the work's alone; url gets its /metrics page (its GPUs' too). */
+static void sim_no_idle_start(char *url, size_t len)
+{
+    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    snprintf(url, len, "%s/metrics", harness_cur_sim.url);
+}
+
 /* 10 requests at 5/s, scraped every 200 ms. Returns summary.json (caller
  * decrefs); *dir the results dir (harness_results_free). */
 static json_t *gpu_run(const char *gpu_url, char **dir, char **err)
 {
     char url[200];
     snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
-    const char *args[] = {"--rate",
-                          "5",
-                          "--arrival",
-                          "constant",
-                          "--requests",
-                          "10",
-                          "--metrics-interval",
-                          "200ms",
-                          "--gpu-metrics",
-                          gpu_url ? gpu_url : url,
-                          "--cost-per-hour",
-                          "3.6",
-                          WORK,
-                          NULL};
+    const char *args[] = {
+        GPU_LOAD, "--gpu-metrics", gpu_url ? gpu_url : url, "--cost-per-hour", "3.6", WORK, NULL};
     *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, err);
     return harness_json_load(*dir, "summary.json");
 }
@@ -79,10 +81,10 @@ static json_t *gpu_run(const char *gpu_url, char **dir, char **err)
  * 0.2395, within 2%. */
 static void test_energy_per_token_matches_sim(void **state)
 {
-    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
-    harness_cur_sim_start(sargs);
+    char url[200];
+    sim_no_idle_start(url, sizeof url);
     char *dir;
-    json_t *s = gpu_run(NULL, &dir, NULL);
+    json_t *s = gpu_run(url, &dir, NULL);
     double sim_j = sim_metric_sum("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") / 1000.0;
     double sim_tokens = sim_metric_sum("vllm:generation_tokens_total");
     ASSERT_NEAR(sim_tokens, 200, 0);
@@ -132,13 +134,9 @@ static void test_energy_per_token_matches_sim(void **state)
  * 200 (it read 100, and twice the joules per token, before). */
 static void test_energy_counts_warmup(void **state)
 {
-    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
-    harness_cur_sim_start(sargs);
     char url[200];
-    snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
-    const char *args[] = {"--rate",   "5",  "--arrival",          "constant", "--requests",    "10",
-                          "--warmup", "1s", "--metrics-interval", "200ms",    "--gpu-metrics", url,
-                          WORK,       NULL};
+    sim_no_idle_start(url, sizeof url);
+    const char *args[] = {GPU_LOAD, "--warmup", "1s", "--gpu-metrics", url, WORK, NULL};
     char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
     json_t *s = harness_json_load(dir, "summary.json");
     assert_true(harness_num(s, "requests.ok") < 10); /* the premise: a warm-up left out */
@@ -213,25 +211,10 @@ static void test_not_dcgm_is_a_gap(void **state)
  * figure, and the summary says one exporter was missing. */
 static void test_two_exporters_sum(void **state)
 {
-    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
-    harness_cur_sim_start(sargs);
     char url[200], dead[100];
-    snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
+    sim_no_idle_start(url, sizeof url);
     snprintf(dead, sizeof dead, "http://127.0.0.1:%d/metrics", harness_free_port());
-    const char *args[] = {"--rate",
-                          "5",
-                          "--arrival",
-                          "constant",
-                          "--requests",
-                          "10",
-                          "--metrics-interval",
-                          "200ms",
-                          "--gpu-metrics",
-                          url,
-                          "--gpu-metrics",
-                          url,
-                          WORK,
-                          NULL};
+    const char *args[] = {GPU_LOAD, "--gpu-metrics", url, "--gpu-metrics", url, WORK, NULL};
     char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
     json_t *s = harness_json_load(dir, "summary.json");
     ASSERT_NEAR(harness_num(s, "energy.gpus"), 4, 0);
@@ -240,7 +223,8 @@ static void test_two_exporters_sum(void **state)
     json_decref(s);
     harness_results_free(dir);
 
-    args[11] = dead;
+    assert_string_equal(args[GPU_LOAD_ARGS + 2], "--gpu-metrics");
+    args[GPU_LOAD_ARGS + 3] = dead; /* the second --gpu-metrics's URL */
     char *err = NULL;
     dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, &err);
     s = harness_json_load(dir, "summary.json");
@@ -269,10 +253,8 @@ static size_t count_in(const char *hay, const char *end, const char *needle)
  * point per step; `llmload report` rebuilds all three from steps.jsonl. */
 static void test_sweep_energy_per_step(void **state)
 {
-    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
-    harness_cur_sim_start(sargs);
     char url[200];
-    snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
+    sim_no_idle_start(url, sizeof url);
     const char *args[] = {"--rates",
                           "4,8,12",
                           "--step-duration",
@@ -359,10 +341,8 @@ static void test_sweep_energy_per_step(void **state)
  * with no idle power, the model's 0.2395 J per output token within 2%. */
 static void test_replay_energy(void **state)
 {
-    const char *sargs[] = {SIM_SMALL, "--gpu-idle-watts", "0", NULL};
-    harness_cur_sim_start(sargs);
     char url[200], trace[600], line[120];
-    snprintf(url, sizeof url, "%s/metrics", harness_cur_sim.url);
+    sim_no_idle_start(url, sizeof url);
     harness_tmp_begin();
     harness_tmp_path(trace, sizeof trace, "trace.jsonl");
     char text[1300] = "";
