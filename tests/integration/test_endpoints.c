@@ -77,21 +77,18 @@ static void sims_start(const char *const *b_extra)
     }
 }
 
-/* Run `llmload run --url A --url B --out <tmp>/<out> --quiet <common> <args>`
+/* The work every run and sweep of this file offers the two sims. */
+#define EP_WORK                                                                                    \
+    "--arrival", "constant", "--prompt-tokens", "uniform:16,2000", "--output-tokens", "4",         \
+        "--threads", "2"
+
+/* Run `llmload run --url A --url B --out <tmp>/<out> --quiet <EP_WORK> <args>`
  * (args name the load: RATE_40 or --sessions),
  * exit 0 or 1 (a lateness verdict on this shared machine). Returns the
  * results dir (caller frees). */
 static char *run_two(const char *out, const char *const *args)
 {
-    static const char *const common[] = {"--arrival",
-                                         "constant",
-                                         "--prompt-tokens",
-                                         "uniform:16,2000",
-                                         "--output-tokens",
-                                         "4",
-                                         "--threads",
-                                         "2",
-                                         NULL};
+    static const char *const common[] = {EP_WORK, NULL};
     char *dir = malloc(600);
     assert_non_null(dir);
     harness_tmp_path(dir, 600, out);
@@ -197,14 +194,26 @@ static json_t *ep_row(json_t *sum, size_t i)
     return row;
 }
 
+/* The two sims (sims_start with sim_args) and one run_two with args into
+ * <tmp>/r; once the sims have stopped, check_split of its records with
+ * want into *s and per. Returns the results dir (caller frees). */
+static char *split_run(const char *const *sim_args, const char *const *args,
+                       uint32_t (*want)(int64_t id, int64_t session), struct served *s,
+                       size_t per[2])
+{
+    sims_start(sim_args);
+    char *dir = run_two("r", args);
+    sims_stop_and_read(s);
+    check_split((const char *const[]){dir, NULL}, want, s, per);
+    return dir;
+}
+
 static void test_round_robin(void **state)
 {
-    sims_start(NULL);
-    char *dir = run_two("r", (const char *const[]){RATE_40, "--requests", "40", NULL});
     struct served s;
-    sims_stop_and_read(&s);
     size_t per[2];
-    check_split((const char *const[]){dir, NULL}, want_mod2, &s, per);
+    char *dir = split_run(NULL, (const char *const[]){RATE_40, "--requests", "40", NULL}, want_mod2,
+                          &s, per);
     assert_int_equal(per[0], 20);
     assert_int_equal(per[1], 20);
     json_t *sum = harness_summary_load(dir);
@@ -231,12 +240,11 @@ static void test_round_robin(void **state)
 
 static void test_fault_on_its_row(void **state)
 {
-    sims_start((const char *const[]){"--fault", "500:1", NULL});
-    char *dir = run_two("r", (const char *const[]){RATE_40, "--requests", "40", NULL});
     struct served s;
-    sims_stop_and_read(&s);
     size_t per[2];
-    check_split((const char *const[]){dir, NULL}, want_mod2, &s, per);
+    char *dir =
+        split_run((const char *const[]){"--fault", "500:1", NULL},
+                  (const char *const[]){RATE_40, "--requests", "40", NULL}, want_mod2, &s, per);
     assert_int_equal(s.status500[0], 0);
     assert_int_equal(s.status500[1], 20);
     json_t *sum = harness_summary_load(dir);
@@ -254,13 +262,11 @@ static void test_fault_on_its_row(void **state)
 
 static void test_weights_3_1(void **state)
 {
-    sims_start(NULL);
-    char *dir = run_two(
-        "r", (const char *const[]){RATE_40, "--requests", "40", "--url-weights", "3,1", NULL});
     struct served s;
-    sims_stop_and_read(&s);
     size_t per[2];
-    check_split((const char *const[]){dir, NULL}, want_3_1, &s, per);
+    char *dir = split_run(
+        NULL, (const char *const[]){RATE_40, "--requests", "40", "--url-weights", "3,1", NULL},
+        want_3_1, &s, per);
     assert_int_equal(s.n[0], 30);
     assert_int_equal(s.n[1], 10);
     json_t *sum = harness_summary_load(dir);
@@ -273,13 +279,12 @@ static void test_weights_3_1(void **state)
 
 static void test_sessions_stay(void **state)
 {
-    sims_start(NULL);
-    char *dir = run_two("r", (const char *const[]){"--sessions", "20", "--requests", "6", "--turns",
-                                                   "3", "--think", "10ms", NULL});
     struct served s;
-    sims_stop_and_read(&s);
     size_t per[2];
-    check_split((const char *const[]){dir, NULL}, want_session_mod2, &s, per);
+    char *dir = split_run(NULL,
+                          (const char *const[]){"--sessions", "20", "--requests", "6", "--turns",
+                                                "3", "--think", "10ms", NULL},
+                          want_session_mod2, &s, per);
     assert_int_equal(per[0], 9); /* sessions 0, 2, 4: three turns each */
     assert_int_equal(per[1], 9);
     free(dir);
@@ -412,30 +417,10 @@ static void test_sweep_per_endpoint(void **state)
     sims_start((const char *const[]){"--step-base", "100ms", NULL});
     char dir[600];
     harness_tmp_path(dir, sizeof dir, "sw");
-    const char *args[] = {"sweep",
-                          "--url",
-                          urls[0],
-                          "--url",
-                          urls[1],
-                          "--out",
-                          dir,
-                          "--quiet",
-                          "--rates",
-                          "8,16",
-                          "--step-duration",
-                          "3s",
-                          "--warmup",
-                          "0",
-                          "--no-recovery",
-                          "--arrival",
-                          "constant",
-                          "--prompt-tokens",
-                          "uniform:16,2000",
-                          "--output-tokens",
-                          "4",
-                          "--threads",
-                          "2",
-                          NULL};
+    const char *args[] = {"sweep",           "--url", urls[0],    "--url",   urls[1],
+                          "--out",           dir,     "--quiet",  "--rates", "8,16",
+                          "--step-duration", "3s",    "--warmup", "0",       "--no-recovery",
+                          EP_WORK,           NULL};
     char *out = harness_run_expect(args, 120, HARNESS_RC_OK_OR_INVALID, NULL);
     for (int i = 0; i < 2; i++)
         harness_sim_stop(&sims[i]); /* flushes the logs */
