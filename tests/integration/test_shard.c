@@ -83,23 +83,7 @@ static void dump_load(struct dump *d, const char *path)
     }
 }
 
-/* The environment of a child: every launcher's variable unset, then the
- * case's NAME=VALUE strings set (NULL-terminated). */
-static int set_env(void *ud)
-{
-    static const char *const all[] = {
-        "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID",
-        "SLURM_NTASKS",         "JOB_COMPLETION_INDEX", NULL};
-    for (size_t i = 0; all[i]; i++)
-        unsetenv(all[i]);
-    for (char *const *e = ud; e && *e; e++) {
-        if (putenv(*e) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Run llmload args... with env (see set_env; NULL: the launchers' unset),
+/* Run llmload args... with env (see harness_launcher_env; NULL: the launchers' unset),
  * stdout and stderr into <tmp>/<name>.out and .err; its exit status, and
  * its stderr into *err_text (caller frees) when err_text is not NULL. */
 static int run_env(const char *name, const char *const *args, char *const *env, char **err_text)
@@ -109,12 +93,61 @@ static int run_env(const char *name, const char *const *args, char *const *env, 
     harness_tmp_path(outp, sizeof outp, leaf);
     snprintf(leaf, sizeof leaf, "%s.err", name);
     harness_tmp_path(errp, sizeof errp, leaf);
-    cur_clients[0] = harness_spawn(args, outp, errp, -1, set_env, (void *)env);
+    cur_clients[0] = harness_spawn(args, outp, errp, -1, harness_launcher_env, (void *)env);
     int st = harness_reap(cur_clients[0], 30000);
     cur_clients[0] = 0;
     if (err_text)
         *err_text = harness_read_file(errp, NULL);
     return st;
+}
+
+/* The one-process run shards are checked against: `llmload cmd --url url
+ * --out <tmp>/name flags...` (dir gets that path), which must exit 0 or 1
+ * (a verdict). */
+static void run_single(const char *cmd, const char *name, const char *url, const char *const *flags,
+                       char *dir, size_t dir_len)
+{
+    harness_tmp_path(dir, dir_len, name);
+    const char *head[] = {cmd, "--url", url, "--out", dir, NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, flags);
+    int st = run_env(name, a.v, NULL, NULL);
+    if (st != 0 && st != 1)
+        fail_msg("%s %s: exit %d", name, cmd, st);
+}
+
+/* Spawn n shards at once, shard k running `llmload args... --shard k/n
+ * --start-at at` (cur_clients[k]; at most 3) with stdout and stderr into
+ * <tmp>/<name>k.out and .err, then reap each within timeout_ms: each must
+ * exit 0 or 1 (a verdict), or the test fails naming the shard and giving
+ * its stderr. */
+static void run_shards(int n, const char *name, const char *const *args, const char *at,
+                       int timeout_ms)
+{
+    char outp[3][600], errp[3][600], spec[3][16];
+    assert_true(n <= 3);
+    for (int k = 0; k < n; k++) {
+        char leaf[64];
+        snprintf(spec[k], sizeof spec[k], "%d/%d", k, n);
+        snprintf(leaf, sizeof leaf, "%s%d.out", name, k);
+        harness_tmp_path(outp[k], sizeof outp[k], leaf);
+        snprintf(leaf, sizeof leaf, "%s%d.err", name, k);
+        harness_tmp_path(errp[k], sizeof errp[k], leaf);
+        const char *tail[] = {"--shard", spec[k], "--start-at", at, NULL};
+        struct harness_argv a = {.n = 0};
+        harness_argv_add(&a, args);
+        harness_argv_add(&a, tail);
+        cur_clients[k] = harness_spawn(a.v, outp[k], errp[k], -1, NULL, NULL);
+    }
+    for (int k = 0; k < n; k++) {
+        int st = harness_reap(cur_clients[k], timeout_ms);
+        cur_clients[k] = 0;
+        if (st != 0 && st != 1) {
+            char *e = harness_read_file(errp[k], NULL);
+            fail_msg("%s %d of %d: exit %d: %s", name, k, n, st, e ? e : "");
+        }
+    }
 }
 
 /* The schedule the dump tests split: a ramp, a burst, drawn lengths, and
@@ -347,43 +380,20 @@ static void start_in(char *buf, size_t len, long ms)
 
 static void test_three_shards_one_sim(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
     char url[160];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_sim_v1_start(url, sizeof url, NULL);
 
     char single_dir[600];
-    harness_tmp_path(single_dir, sizeof single_dir, "single");
-    const char *a1[] = {"run", "--url", url, "--out", single_dir, RUN_FLAGS, NULL};
-    int st = run_env("single", a1, NULL, NULL);
-    if (st != 0 && st != 1)
-        fail_msg("single run: exit %d", st);
+    const char *flags[] = {RUN_FLAGS, NULL};
+    run_single("run", "single", url, flags, single_dir, sizeof single_dir);
 
     /* three shards, one start 1.5 s ahead */
     char at[64], out_tmpl[600], host[256] = "";
     start_in(at, sizeof at, 1500);
     harness_tmp_path(out_tmpl, sizeof out_tmpl, "shard-{shard}-{host}");
     assert_int_equal(gethostname(host, sizeof host - 1), 0);
-    char outp[3][600], errp[3][600], spec[3][16];
-    for (int k = 0; k < 3; k++) {
-        char leaf[32];
-        snprintf(spec[k], sizeof spec[k], "%d/3", k);
-        snprintf(leaf, sizeof leaf, "shard%d.out", k);
-        harness_tmp_path(outp[k], sizeof outp[k], leaf);
-        snprintf(leaf, sizeof leaf, "shard%d.err", k);
-        harness_tmp_path(errp[k], sizeof errp[k], leaf);
-        const char *a[] = {"run",     "--url", url,          "--out", out_tmpl, RUN_FLAGS,
-                           "--shard", spec[k], "--start-at", at,      NULL};
-        cur_clients[k] = harness_spawn(a, outp[k], errp[k], -1, NULL, NULL);
-    }
-    for (int k = 0; k < 3; k++) {
-        st = harness_reap(cur_clients[k], 30000);
-        cur_clients[k] = 0;
-        if (st != 0 && st != 1) {
-            char *e = harness_read_file(errp[k], NULL);
-            fail_msg("shard %d: exit %d: %s", k, st, e ? e : "");
-        }
-    }
+    const char *a[] = {"run", "--url", url, "--out", out_tmpl, RUN_FLAGS, NULL};
+    run_shards(3, "shard", a, at, 30000);
 
     struct rec_view single[64] = {{0}}, uni[64] = {{0}};
     size_t n_single = load_recs(single_dir, single, 64, 0, 1);
@@ -513,10 +523,8 @@ static void test_mpirun_shards(void **state)
  * so. */
 static void test_late_start_keeps_schedule(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
     char url[160], dump[600], dir[600], at[64];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_sim_v1_start(url, sizeof url, NULL);
     harness_tmp_path(dump, sizeof dump, "late.jsonl");
     harness_tmp_path(dir, sizeof dir, "late");
 #define LATE_FLAGS                                                                                 \
@@ -565,10 +573,8 @@ static void test_late_start_keeps_schedule(void **state)
  * run.json says the stop came in "schedule" with no wake. */
 static void test_stop_while_waiting(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
     char url[160], dir[600], at[64], outp[600], errp[600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_sim_v1_start(url, sizeof url, NULL);
     harness_tmp_path(dir, sizeof dir, "wait");
     harness_tmp_path(outp, sizeof outp, "wait.out");
     harness_tmp_path(errp, sizeof errp, "wait.err");
@@ -627,10 +633,8 @@ static struct harness_recs *run_part(const char *url, const char *name, const ch
  * first-turn times and the same turns' prompt lengths. */
 static void test_users_and_sessions(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
     char url[160];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_sim_v1_start(url, sizeof url, NULL);
     const char *closed[] = {
         "--users", "5",         "--requests", "21", "--output-tokens", "4", "--prompt-salt",
         "3",       "--threads", "2",          NULL};
@@ -685,10 +689,8 @@ static void test_users_and_sessions(void **state)
 
 static void test_replay_halves(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
     char url[160], trace[600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_sim_v1_start(url, sizeof url, NULL);
     harness_tmp_path(trace, sizeof trace, "trace.jsonl");
     const char *dump[] = {"run", "--rate",          "50",  "--requests",
                           "21",  "--prompt-tokens", "32",  "--output-tokens",
@@ -764,32 +766,11 @@ static void test_sharded_sweep(void **state)
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     start_in(at, sizeof at, 1500);
     harness_tmp_path(out_tmpl, sizeof out_tmpl, "sweep-{shard}");
-    char outp[2][600], errp[2][600], spec[2][16];
-    for (int k = 0; k < 2; k++) {
-        char leaf[32];
-        snprintf(spec[k], sizeof spec[k], "%d/2", k);
-        snprintf(leaf, sizeof leaf, "sweep%d.out", k);
-        harness_tmp_path(outp[k], sizeof outp[k], leaf);
-        snprintf(leaf, sizeof leaf, "sweep%d.err", k);
-        harness_tmp_path(errp[k], sizeof errp[k], leaf);
-        const char *a[] = {"sweep",   "--url", url,          "--out", out_tmpl, SWEEP_FLAGS,
-                           "--shard", spec[k], "--start-at", at,      NULL};
-        cur_clients[k] = harness_spawn(a, outp[k], errp[k], -1, NULL, NULL);
-    }
-    for (int k = 0; k < 2; k++) {
-        int st = harness_reap(cur_clients[k], 60000);
-        cur_clients[k] = 0;
-        if (st != 0 && st != 1) {
-            char *e = harness_read_file(errp[k], NULL);
-            fail_msg("sweep shard %d: exit %d: %s", k, st, e ? e : "");
-        }
-    }
+    const char *shard_args[] = {"sweep", "--url", url, "--out", out_tmpl, SWEEP_FLAGS, NULL};
+    run_shards(2, "sweep", shard_args, at, 60000);
     char single_dir[600];
-    harness_tmp_path(single_dir, sizeof single_dir, "sweep-single");
-    const char *a1[] = {"sweep", "--url", url, "--out", single_dir, SWEEP_FLAGS, NULL};
-    int st = run_env("sweep-single", a1, NULL, NULL);
-    if (st != 0 && st != 1)
-        fail_msg("single sweep: exit %d", st);
+    const char *flags[] = {SWEEP_FLAGS, NULL};
+    run_single("sweep", "sweep-single", url, flags, single_dir, sizeof single_dir);
 
     struct sweep_recs *single = calloc(1, sizeof *single), *uni = calloc(1, sizeof *uni);
     sweep_recs_add(single, single_dir, 0, 1);
@@ -854,7 +835,7 @@ static void test_sharded_sweep(void **state)
                  out_tmpl, k);
     const char *am[] = {"merge", sh[0], sh[1], "--out", merged, NULL};
     char *merr = NULL;
-    st = run_env("sweep-merge", am, NULL, &merr);
+    int st = run_env("sweep-merge", am, NULL, &merr);
     if (st != 0 && st != 1)
         fail_msg("merge of the sweep's shards: exit %d: %s", st, merr ? merr : "");
     free(merr);
