@@ -889,6 +889,12 @@ struct harness_recs *harness_run_recs(const char *const *fixed, const char *cons
     return recs;
 }
 
+void harness_tmp_file(char *path, size_t len, const char *name, const char *text)
+{
+    harness_tmp_path(path, len, name);
+    harness_write_file(path, text);
+}
+
 void harness_tmp_end(void)
 {
     if (harness_cur_tmp) {

@@ -121,6 +121,10 @@ void harness_expect_usages(const struct harness_usage *u, size_t n);
  * cannot. */
 void harness_write_file(const char *path, const char *text);
 
+/* harness_write_file of text into <harness_cur_tmp>/name (which must
+ * exist); path gets its path (harness_tmp_path). */
+void harness_tmp_file(char *path, size_t len, const char *name, const char *text);
+
 /* Run `llmload run --url <harness_cur_sim.url>/v1 --out <tmp>/r --quiet
  * <fixed...> <args...>` (fixed may be NULL; both NULL-terminated, at most
  * 56 strings together) with a 60 s timeout, and fail the test unless it
