@@ -49,17 +49,16 @@ static void test_fields_reach_sim(void **state)
 {
     harness_tmp_begin();
     char logp[600], wl[600];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
-    harness_tmp_path(wl, sizeof wl, "w.json");
-    harness_write_file(wl, "{\"classes\": [\n"
-                           " {\"name\": \"tools\", \"prompt_tokens\": 16, \"output_tokens\": 4,\n"
-                           "  \"api\": \"chat\",\n"
-                           "  \"extra_body\": {\"temperature\": 0.5, \"tools\": [{\"type\": "
-                           "\"function\", \"function\": {\"name\": \"f\"}}]}},\n"
-                           " {\"name\": \"plain\", \"prompt_tokens\": 16, \"output_tokens\": 4,\n"
-                           "  \"api\": \"anthropic-messages\"}]}\n");
-    const char *sargs[] = {"--profile", "instant", "--log", logp, NULL};
-    harness_cur_sim_start(sargs);
+    harness_tmp_file(wl, sizeof wl, "w.json",
+                     "{\"classes\": [\n"
+                     " {\"name\": \"tools\", \"prompt_tokens\": 16, \"output_tokens\": 4,\n"
+                     "  \"api\": \"chat\",\n"
+                     "  \"extra_body\": {\"temperature\": 0.5, \"tools\": [{\"type\": "
+                     "\"function\", \"function\": {\"name\": \"f\"}}]}},\n"
+                     " {\"name\": \"plain\", \"prompt_tokens\": 16, \"output_tokens\": 4,\n"
+                     "  \"api\": \"anthropic-messages\"}]}\n");
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_logged_sim_start(logp, sizeof logp, sargs);
     const char *args[] = {
         "--rate",       "100",
         "--requests",   "40",

@@ -329,14 +329,14 @@ static void test_refusals(void **state)
 
     harness_tmp_begin();
     char wl[600], bad[600];
-    harness_tmp_path(wl, sizeof wl, "w.json");
-    harness_tmp_path(bad, sizeof bad, "bad.json");
-    harness_write_file(wl, "{\"classes\": [{\"name\": \"v\", \"prompt_tokens\": 5,\n"
-                           "  \"output_tokens\": 2, \"api\": \"completions\",\n"
-                           "  \"images\": {\"count\": 1}}]}\n");
-    harness_write_file(bad, "{\"classes\": [{\"name\": \"v\", \"prompt_tokens\": 5,\n"
-                            "  \"output_tokens\": 2,\n"
-                            "  \"images\": {\"count\": 1, \"sizes\": \"9x\"}}]}\n");
+    harness_tmp_file(wl, sizeof wl, "w.json",
+                     "{\"classes\": [{\"name\": \"v\", \"prompt_tokens\": 5,\n"
+                     "  \"output_tokens\": 2, \"api\": \"completions\",\n"
+                     "  \"images\": {\"count\": 1}}]}\n");
+    harness_tmp_file(bad, sizeof bad, "bad.json",
+                     "{\"classes\": [{\"name\": \"v\", \"prompt_tokens\": 5,\n"
+                     "  \"output_tokens\": 2,\n"
+                     "  \"images\": {\"count\": 1, \"sizes\": \"9x\"}}]}\n");
     struct harness_usage u[] = {
         {{"run", "--workload", wl, "--rate", "1", "--requests", "1"},
          "class \"v\" sends images to openai-completions"},

@@ -640,24 +640,23 @@ static void test_cli_rejects(void **state)
 {
     harness_tmp_begin();
     char wl_chat[600], wl_plain[600], data[600], calib[600], trace[600], out[600];
-    harness_tmp_path(wl_chat, sizeof wl_chat, "chat.json");
-    harness_tmp_path(wl_plain, sizeof wl_plain, "plain.json");
-    harness_tmp_path(data, sizeof data, "data.jsonl");
-    harness_tmp_path(calib, sizeof calib, "calib.json");
-    harness_tmp_path(trace, sizeof trace, "trace.jsonl");
     harness_tmp_path(out, sizeof out, "r");
-    harness_write_file(wl_chat, "{\"version\": 1, \"classes\": ["
-                        "{\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, "
-                        "\"output_tokens\": 4, \"api\": \"completions\"},"
-                        "{\"name\": \"talk\", \"weight\": 1, \"prompt_tokens\": 32, "
-                        "\"output_tokens\": 4, \"api\": \"chat\"}]}\n");
-    harness_write_file(wl_plain, "{\"version\": 1, \"classes\": ["
-                         "{\"name\": \"plain\", \"weight\": 1, \"prompt_tokens\": 32, "
-                         "\"output_tokens\": 4}]}\n");
-    harness_write_file(data, "{\"prompt\": \"hello there\", \"output_tokens\": 4}\n");
-    harness_write_file(calib, "{\"slope\": 1.0, \"intercept\": 0.0}\n");
-    harness_write_file(trace, "{\"t\": 0, \"prompt_tokens\": 8, \"output_tokens\": 2}\n"
-                      "{\"t\": 0.1, \"prompt\": \"some words\", \"output_tokens\": 2}\n");
+    harness_tmp_file(wl_chat, sizeof wl_chat, "chat.json",
+                     "{\"version\": 1, \"classes\": ["
+                     "{\"name\": \"short\", \"weight\": 1, \"prompt_tokens\": 32, "
+                     "\"output_tokens\": 4, \"api\": \"completions\"},"
+                     "{\"name\": \"talk\", \"weight\": 1, \"prompt_tokens\": 32, "
+                     "\"output_tokens\": 4, \"api\": \"chat\"}]}\n");
+    harness_tmp_file(wl_plain, sizeof wl_plain, "plain.json",
+                     "{\"version\": 1, \"classes\": ["
+                     "{\"name\": \"plain\", \"weight\": 1, \"prompt_tokens\": 32, "
+                     "\"output_tokens\": 4}]}\n");
+    harness_tmp_file(data, sizeof data, "data.jsonl",
+                     "{\"prompt\": \"hello there\", \"output_tokens\": 4}\n");
+    harness_tmp_file(calib, sizeof calib, "calib.json", "{\"slope\": 1.0, \"intercept\": 0.0}\n");
+    harness_tmp_file(trace, sizeof trace, "trace.jsonl",
+                     "{\"t\": 0, \"prompt_tokens\": 8, \"output_tokens\": 2}\n"
+                     "{\"t\": 0.1, \"prompt\": \"some words\", \"output_tokens\": 2}\n");
     const char *url = "http://127.0.0.1:9/v1"; /* never reached */
 #define RUN(...) {"run", "--url", url, "--out", out, "--quiet", "--rate", "1", "--requests", \
                   "1", "--prompt-ids", __VA_ARGS__, NULL}
