@@ -260,8 +260,11 @@ static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
     json_object_set_new(o, "mono_ns", json_integer((json_int_t)p->start_abs_ns));
     json_object_set_new(o, "dur_ns", json_integer((json_int_t)(p->end_abs_ns - p->start_abs_ns)));
     json_object_set_new(o, "ok", json_boolean(p->ok));
-    if (s->cfg.gpu)
+    if (s->cfg.gpu) {
         json_object_set_new(o, "source", json_string("gpu"));
+        /* Which --gpu-metrics URL (or "nvidia-smi"): several share the file. */
+        json_object_set_new(o, "url", json_string(s->url));
+    }
     if (!p->ok) {
         json_object_set_new(o, "error", json_string(error ? error : "failed"));
         return o;

@@ -194,12 +194,64 @@ static double field_or_nan(json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* The GPU telemetry of server_metrics.jsonl: its scrapes and the names
+ * of their sources, each named once (caller frees with gpu_series_free). */
+struct gpu_series {
+    struct report_gpu_sample *v;
+    size_t n, cap;
+    char **names;
+    size_t n_names;
+};
+
+static void gpu_series_free(struct gpu_series *g)
+{
+    free(g->v);
+    for (size_t i = 0; i < g->n_names; i++)
+        free(g->names[i]);
+    free(g->names);
+}
+
+/* The index of source name in g, added when new. */
+static size_t gpu_source_index(struct gpu_series *g, const char *name)
+{
+    for (size_t i = 0; i < g->n_names; i++)
+        if (strcmp(g->names[i], name) == 0)
+            return i;
+    g->names = ll_realloc(g->names, (g->n_names + 1) * sizeof *g->names);
+    g->names[g->n_names] = ll_strdup(name);
+    return g->n_names++;
+}
+
+/* Keep GPU scrape o (ok, at t_s) in g; a source's scrape earlier than its
+ * last is dropped, as for the server's. */
+static void gpu_series_add(struct gpu_series *g, json_t *o, double t_s)
+{
+    const char *url = json_string_value(json_object_get(o, "url"));
+    size_t src = gpu_source_index(g, url ? url : "");
+    for (size_t i = g->n; i-- > 0;)
+        if (g->v[i].source == src) {
+            if (t_s < g->v[i].t_s)
+                return;
+            break;
+        }
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 64;
+        g->v = ll_realloc(g->v, g->cap * sizeof *g->v);
+    }
+    g->v[g->n++] = (struct report_gpu_sample){.t_s = t_s,
+                                              .power_w = field_or_nan(o, "power_w"),
+                                              .util_pct = field_or_nan(o, "gpu_util_pct"),
+                                              .source = src};
+}
+
 /* Read the ok scrapes of server_metrics.jsonl (times relative to the
- * sweep's start, the in-flight samples' axis) into *out. A missing file
- * is no series; an unreadable line is skipped (a scrape is a cross-check,
- * never a reason to fail the report). Returns the count; *out is
- * allocated (caller frees) even when it is 0. */
-static size_t load_server_series(const char *path, struct report_server_sample **out)
+ * sweep's start, the in-flight samples' axis): the server's into *out,
+ * the GPU telemetry's (--gpu-metrics, "source": "gpu") into *gpu. A
+ * missing file is no series; an unreadable line is skipped (a scrape is a
+ * cross-check, never a reason to fail the report). Returns the server's
+ * count; *out is allocated (caller frees) even when it is 0. */
+static size_t load_server_series(const char *path, struct report_server_sample **out,
+                                 struct gpu_series *gpu)
 {
     size_t n = 0, cap = 64;
     *out = ll_calloc(cap, sizeof **out);
@@ -216,24 +268,27 @@ static size_t load_server_series(const char *path, struct report_server_sample *
         json_t *t = json_object_get(o, "t_ns"), *d = json_object_get(o, "dur_ns");
         /* GPU telemetry (--gpu-metrics) shares the file: not the server's. */
         const char *src = json_string_value(json_object_get(o, "source"));
-        if (json_is_true(json_object_get(o, "ok")) && json_is_integer(t) &&
-            !(src && strcmp(src, "gpu") == 0)) {
-            if (n == cap) {
-                cap *= 2;
-                *out = ll_realloc(*out, cap * sizeof **out);
-            }
+        int is_gpu = src && strcmp(src, "gpu") == 0;
+        if (json_is_true(json_object_get(o, "ok")) && json_is_integer(t)) {
             double mid_ns = (double)json_integer_value(t) +
                             (json_is_integer(d) ? (double)json_integer_value(d) / 2 : 0);
-            struct report_server_sample *p = &(*out)[n];
-            p->t_s = mid_ns / 1e9;
-            p->waiting = field_or_nan(o, "waiting");
-            p->running = field_or_nan(o, "running");
-            p->kv_usage = field_or_nan(o, "kv_usage");
             /* The baseline scrape before the first step is drawn at 0. */
-            if (p->t_s < 0)
-                p->t_s = 0;
-            if (n == 0 || p->t_s >= (*out)[n - 1].t_s)
-                n++;
+            double t_s = LL_MAX(mid_ns / 1e9, 0.0);
+            if (is_gpu) {
+                gpu_series_add(gpu, o, t_s);
+            } else {
+                if (n == cap) {
+                    cap *= 2;
+                    *out = ll_realloc(*out, cap * sizeof **out);
+                }
+                struct report_server_sample *p = &(*out)[n];
+                p->t_s = t_s;
+                p->waiting = field_or_nan(o, "waiting");
+                p->running = field_or_nan(o, "running");
+                p->kv_usage = field_or_nan(o, "kv_usage");
+                if (n == 0 || p->t_s >= (*out)[n - 1].t_s)
+                    n++;
+            }
         }
         json_decref(o);
     }
@@ -562,8 +617,13 @@ static int write_html(const char *dir, struct built *b)
     fill_report_endpoints(b, &r, &eps, &ep_steps);
     r.findings_text = b->text;
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
-    r.n_server = load_server_series(path, &server);
+    struct gpu_series gpu = {0};
+    r.n_server = load_server_series(path, &server, &gpu);
     r.server = r.n_server ? server : NULL;
+    r.gpu = gpu.v;
+    r.n_gpu = gpu.n;
+    r.gpu_sources = (const char *const *)gpu.names;
+    r.n_gpu_sources = gpu.n_names;
     snprintf(path, sizeof path, "%s/report.html", dir);
     int rc = report_html_write(&r, path, err, sizeof err);
     if (rc != 0)
@@ -576,6 +636,7 @@ static int write_html(const char *dir, struct built *b)
     free(rs);
     free(samples);
     free(server);
+    gpu_series_free(&gpu);
     return rc != 0 ? -1 : 0;
 }
 

@@ -20,7 +20,6 @@
 #include "report/svg.h"
 #include "util/util.h"
 
-#define REPORT_WIDE_WIDTH 1200      /* viewBox width of full-width charts */
 #define REPORT_COLOR_P50 "#0072b2"
 #define REPORT_COLOR_P90 "#e69f00"
 #define REPORT_COLOR_P99 "#d55e00"
@@ -545,7 +544,7 @@ void report_errors_chart(struct strbuf *b, const struct report *r)
  * each run of ceil(n / max) samples, the one with the largest value (the
  * first on ties), so peaks survive. Writes the kept indices to keep and
  * returns their count. */
-static size_t report_thin(const double *v, size_t n, size_t max, size_t *keep)
+size_t report_thin(const double *v, size_t n, size_t max, size_t *keep)
 {
     if (n <= max) {
         for (size_t i = 0; i < n; i++)
@@ -600,6 +599,8 @@ static double report_time_end(const struct report *r)
     }
     if (r->server != NULL && r->n_server > 0)
         t = LL_MAX(t, r->server[r->n_server - 1].t_s);
+    for (size_t i = 0; r->gpu != NULL && i < r->n_gpu; i++)
+        t = LL_MAX(t, r->gpu[i].t_s);
     return t > 0 ? t : NAN;
 }
 
@@ -623,17 +624,7 @@ static int report_probe_band(const struct report *r, struct svg_band *band, stru
     return 1;
 }
 
-/* The marks of a chart over time: a line at each step's start
- * (report_step_marks) and the probe's band (report_probe_band). */
-struct report_time_marks {
-    struct svg_vline *v;
-    char (*labels)[24];
-    size_t nv;
-    struct svg_band band;
-    int probe;
-};
-
-static void report_time_marks_init(struct report_time_marks *tm, const struct report *r)
+void report_time_marks_init(struct report_time_marks *tm, const struct report *r)
 {
     *tm = (struct report_time_marks){0};
     tm->v = ll_calloc(r->n_steps + 1, sizeof(*tm->v));
@@ -643,16 +634,16 @@ static void report_time_marks_init(struct report_time_marks *tm, const struct re
 
 /* The probe's band, and its legend entry appended at se[nse] (room for
  * one more) when there is one. Returns the new series count. */
-static size_t report_time_marks_probe(struct report_time_marks *tm, const struct report *r,
-                                      struct svg_series *se, size_t nse)
+size_t report_time_marks_probe(struct report_time_marks *tm, const struct report *r,
+                               struct svg_series *se, size_t nse)
 {
     tm->probe = report_probe_band(r, &tm->band, &se[nse]);
     return nse + (size_t)tm->probe;
 }
 
 /* Write chart c over time: x the time since the start, with tm's marks. */
-static void report_time_chart_write(struct strbuf *b, struct svg_chart *c,
-                                    const struct report_time_marks *tm, const struct report *r)
+void report_time_chart_write(struct strbuf *b, struct svg_chart *c,
+                             const struct report_time_marks *tm, const struct report *r)
 {
     c->x = (struct svg_axis){.label = "time since start",
                              .unit = "s",
@@ -666,7 +657,7 @@ static void report_time_chart_write(struct strbuf *b, struct svg_chart *c,
     svg_chart_write(b, c);
 }
 
-static void report_time_marks_free(struct report_time_marks *tm)
+void report_time_marks_free(struct report_time_marks *tm)
 {
     free(tm->v);
     free(tm->labels);

@@ -406,6 +406,8 @@ enum report_fig {
     REPORT_FIG_INFLIGHT,
     REPORT_FIG_SERVER_QUEUE,
     REPORT_FIG_SERVER_KV,
+    REPORT_FIG_GPU_POWER,
+    REPORT_FIG_GPU_UTIL,
     REPORT_FIG_CDF,
     REPORT_FIG_CLASS_TTFT,
     REPORT_FIG_CLASS_TPOT,
@@ -444,6 +446,12 @@ static int report_fig_shown(const struct report *r, enum report_fig f)
         return r->n_server > 0;
     if (f == REPORT_FIG_ENERGY)
         return r->energy;
+    if (f == REPORT_FIG_GPU_POWER || f == REPORT_FIG_GPU_UTIL) {
+        for (size_t i = 0; r->gpu != NULL && i < r->n_gpu; i++)
+            if (isfinite(f == REPORT_FIG_GPU_UTIL ? r->gpu[i].util_pct : r->gpu[i].power_w))
+                return 1;
+        return 0;
+    }
     return 1;
 }
 
@@ -472,6 +480,8 @@ static void report_fig_chart(struct strbuf *b, const struct report_view *v, enum
     case REPORT_FIG_INFLIGHT: report_inflight_chart(b, r); break;
     case REPORT_FIG_SERVER_QUEUE: report_server_chart(b, r, 0); break;
     case REPORT_FIG_SERVER_KV: report_server_chart(b, r, 1); break;
+    case REPORT_FIG_GPU_POWER: report_gpu_chart(b, r, 0); break;
+    case REPORT_FIG_GPU_UTIL: report_gpu_chart(b, r, 1); break;
     case REPORT_FIG_CDF: report_cdf_chart(b, r); break;
     case REPORT_FIG_CLASS_TTFT:
         report_class_chart(b, r, v->order, v->n, v->marks, REPORT_TTFT, "chart-class-ttft", "TTFT");
@@ -587,7 +597,8 @@ static void report_error_samples(struct strbuf *b, const struct report *r)
 }
 
 /* Over time: the client's requests in flight, then, when the server's
- * /metrics was scraped, its queue and batch and its KV cache. */
+ * /metrics was scraped, its queue and batch and its KV cache, and with GPU
+ * telemetry, the GPUs' power and utilisation. */
 static const struct report_figure report_time_figs[] = {
     {REPORT_FIG_INFLIGHT, "wide", "Requests in flight",
      "Requests sent and not yet finished, over the whole run; grey "
@@ -599,6 +610,15 @@ static const struct report_figure report_time_figs[] = {
     {REPORT_FIG_SERVER_KV, "wide", "Server KV cache",
      "Share of the KV cache in use. Near 100% the server "
      "preempts or queues: the usual cause of the knee."},
+    {REPORT_FIG_GPU_POWER, "wide", "GPU power",
+     "The GPUs' power draw (--gpu-metrics, --gpu-sampler), all the GPUs "
+     "of a source summed, a line per source: idle power between steps, "
+     "rising with the batch above. Read it against the queue above: "
+     "power that stops rising while the queue grows is a saturated GPU."},
+    {REPORT_FIG_GPU_UTIL, "wide", "GPU utilisation",
+     "Share of time a kernel was running, the mean over a source's "
+     "GPUs. 100% says busy, not efficient: a small batch can keep it "
+     "there."},
 };
 
 /* The TTFT distribution of every step, one wide chart. */

@@ -45,6 +45,15 @@ struct report_server_sample {
     double kv_usage;            /* KV cache in use, fraction 0..1 */
 };
 
+/* One scrape of GPU telemetry (--gpu-metrics, --gpu-sampler): every GPU
+ * behind one source together. A field that was not scraped is NAN. */
+struct report_gpu_sample {
+    double t_s;      /* s since the run's start */
+    double power_w;  /* W, the source's GPUs summed */
+    double util_pct; /* %, GPU utilisation, mean over its GPUs */
+    size_t source;   /* index into report.gpu_sources */
+};
+
 /* One load point of the sweep. */
 struct report_step {
     double offered_rps;         /* req/s, the schedule's rate (closed loop: NAN) */
@@ -167,6 +176,12 @@ struct report {
     int energy;                 /* 1: the sweep scraped GPU telemetry (the energy chart) */
     const struct report_server_sample *server; /* n_server scrapes in time order; may be NULL */
     size_t n_server;
+    const struct report_gpu_sample *gpu; /* n_gpu GPU scrapes, each source's in time
+                                 * order; may be NULL */
+    size_t n_gpu;
+    const char *const *gpu_sources; /* n_gpu_sources names (a --gpu-metrics URL,
+                                 * "nvidia-smi"); "" when the file does not say */
+    size_t n_gpu_sources;
     const struct report_class *classes; /* n_classes; NULL/0 = no per-class section */
     size_t n_classes;
     const struct report_endpoint *endpoints; /* n_endpoints; NULL/0 = no per-endpoint

@@ -5,6 +5,7 @@
  *                    sections in their order, the file; and the conventions
  *                    below that every part uses
  *   report_charts.c  the charts (inline SVG through svg.h)
+ *   report_gpu.c     the GPU power and utilisation over time
  *   report_tables.c  the steps table and the class table
  *
  * A function here that takes b appends to it; all abort on out of memory,
@@ -85,6 +86,41 @@ void report_attainment_chart(struct strbuf *b, const struct report *r,
 void report_throughput_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks);
+
+/* --- charts over time (report_charts.c) --- */
+
+#define REPORT_WIDE_WIDTH 1200 /* viewBox width of full-width charts */
+
+/* Thin samples [0, n) into at most max points (max >= 1) by keeping, in
+ * each run of ceil(n / max) samples, the one with the largest value, so
+ * peaks survive. Writes the kept indices to keep; returns their count. */
+size_t report_thin(const double *v, size_t n, size_t max, size_t *keep);
+
+/* The marks of a chart over time: a line at each step's start and the
+ * capacity probe's band. */
+struct report_time_marks {
+    struct svg_vline *v;
+    char (*labels)[24];
+    size_t nv;
+    struct svg_band band;
+    int probe;
+};
+
+void report_time_marks_init(struct report_time_marks *tm, const struct report *r);
+
+/* The probe's band, and its legend entry appended at se[nse] (room for
+ * one more) when there is one. Returns the new series count. */
+size_t report_time_marks_probe(struct report_time_marks *tm, const struct report *r,
+                               struct svg_series *se, size_t nse);
+
+/* Write chart c over time: x the time since the start, with tm's marks. */
+void report_time_chart_write(struct strbuf *b, struct svg_chart *c,
+                             const struct report_time_marks *tm, const struct report *r);
+void report_time_marks_free(struct report_time_marks *tm);
+
+/* The GPUs' power (util = 0) or utilisation (util = 1) over time, a line
+ * per telemetry source (report_gpu.c). */
+void report_gpu_chart(struct strbuf *b, const struct report *r, int util);
 
 /* The GPUs' energy per output token (J) against load: the efficiency
  * curve (--gpu-metrics). */

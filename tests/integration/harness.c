@@ -1267,3 +1267,33 @@ void harness_check_no_prefix_hits(const char *dir)
     }
     harness_recs_free(r);
 }
+
+size_t harness_svg_points(const char *html, const char *chart_id, const char *series, double *xs,
+                          double *ys, size_t max)
+{
+    char pat[160];
+    snprintf(pat, sizeof pat, "class=\"chart\" id=\"%s\"", chart_id);
+    const char *start = strstr(html, pat);
+    if (!start)
+        fail_msg("no chart %s in the report", chart_id);
+    const char *end = strstr(start, "</svg>");
+    assert_non_null(end);
+    snprintf(pat, sizeof pat, "data-series=\"%s\" data-x=\"", series);
+    size_t n = 0;
+    for (const char *p = strstr(start, pat); p && p < end; p = strstr(p + 1, pat)) {
+        const char *q = p + strlen(pat);
+        char *e;
+        double x = strtod(q, &e);
+        assert_true(e != q);
+        const char *yq = strstr(q, "data-y=\"");
+        assert_non_null(yq);
+        double y = strtod(yq + 8, &e);
+        assert_true(e != yq + 8);
+        if (n < max) {
+            xs[n] = x;
+            ys[n] = y;
+        }
+        n++;
+    }
+    return n;
+}

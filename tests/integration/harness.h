@@ -160,6 +160,12 @@ int64_t harness_run_config_ival(const char *dir, const char *key);
  * harness_results_free). */
 char *harness_sweep_ok(const char *const *args, int timeout_s, char **out, char **err);
 
+/* The points of series in report.html's chart chart_id (its data-x and
+ * data-y) into xs and ys, the first max of them; fails the test when the
+ * chart is missing. Returns the count (which may exceed max). */
+size_t harness_svg_points(const char *html, const char *chart_id, const char *series, double *xs,
+                          double *ys, size_t max);
+
 /* `llmload report dir` must rebuild each of files (NULL-terminated names
  * in dir) byte for byte: each is read, removed, rebuilt and compared; a
  * difference fails the test naming the file and the first byte that

@@ -250,7 +250,8 @@ static size_t count_in(const char *hay, const char *end, const char *needle)
  * taken over that step's own window, is the model's 0.2395 within 2%
  * whatever the rate (the per-token model has nothing else), in
  * summary.json and steps.csv; report.html draws the energy curve with a
- * point per step; `llmload report` rebuilds all three from steps.jsonl. */
+ * point per step and the power and utilisation over time; `llmload
+ * report` rebuilds all three from steps.jsonl. */
 static void test_sweep_energy_per_step(void **state)
 {
     char url[200];
@@ -327,6 +328,42 @@ static void test_sweep_energy_per_step(void **state)
     const char *end = strstr(chart, "</svg>");
     assert_non_null(end);
     assert_int_equal(count_in(chart, end, "class=\"pt\" data-series=\"j_per_output_token\""), 3);
+    /* The power and utilisation over time: a point per GPU scrape (fewer
+     * than the chart's 600), each the scrape's own value in order. Under
+     * the model (no idle power, 10 ms steps) the power is 0 between steps
+     * and, while one runs, 25 W per decoding sequence plus 4 W per
+     * 8-token prefill: at most 4 x (25 + 4) = 116 W; the utilisation is 0
+     * or 100. The scrape before the first step finds the engine idle. */
+    double gx[600], gp[600], ux[600], uy[600], jp[600];
+    size_t n_pw = harness_svg_points(html, "chart-gpu-power", "gpu_power0", gx, gp, 600);
+    size_t n_ut = harness_svg_points(html, "chart-gpu-util", "gpu_util0", ux, uy, 600);
+    snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
+    char *sm = harness_read_file(path, NULL);
+    assert_non_null(sm);
+    size_t n_lines = 0;
+    for (const char *p = strstr(sm, "\"source\":\"gpu\""); p;
+         p = strstr(p + 1, "\"source\":\"gpu\"")) {
+        const char *pw = strstr(p, "\"power_w\":");
+        assert_non_null(pw);
+        if (n_lines < 600)
+            jp[n_lines] = strtod(pw + 10, NULL);
+        n_lines++;
+    }
+    free(sm);
+    assert_true(n_lines >= 40 && n_lines < 600);
+    assert_int_equal(n_pw, n_lines);
+    assert_int_equal(n_ut, n_lines);
+    double max_w = 0;
+    for (size_t i = 0; i < n_pw; i++) {
+        ASSERT_NEAR(gp[i], jp[i], 1e-6);
+        ASSERT_IN_RANGE(gp[i], 0, 116 + 1e-6);
+        max_w = gp[i] > max_w ? gp[i] : max_w;
+        assert_true(uy[i] == 0 || uy[i] == 100);
+        if (i > 0)
+            assert_true(gx[i] >= gx[i - 1]);
+    }
+    ASSERT_NEAR(gp[0], 0, 1e-9);
+    assert_true(max_w >= 25);
     free(html);
 
     const char *files[] = {"summary.json", "steps.csv", "report.html", NULL};

@@ -32,29 +32,13 @@
 static double svg_max_in(const char *html, const char *chart_id, const char *series, double x0,
                          double x1, size_t *count)
 {
-    char pat[160];
-    snprintf(pat, sizeof pat, "class=\"chart\" id=\"%s\"", chart_id);
-    const char *start = strstr(html, pat);
-    if (!start)
-        fail_msg("no chart %s in the report", chart_id);
-    const char *end = strstr(start, "</svg>");
-    assert_non_null(end);
-    snprintf(pat, sizeof pat, "data-series=\"%s\" data-x=\"", series);
+    double xs[1024], ys[1024];
+    *count = harness_svg_points(html, chart_id, series, xs, ys, 1024);
+    assert_true(*count <= 1024);
     double best = -1;
-    *count = 0;
-    for (const char *p = strstr(start, pat); p && p < end; p = strstr(p + 1, pat)) {
-        const char *q = p + strlen(pat);
-        char *e;
-        double x = strtod(q, &e);
-        assert_true(e != q);
-        const char *yq = strstr(q, "data-y=\"");
-        assert_non_null(yq);
-        double y = strtod(yq + 8, &e);
-        assert_true(e != yq + 8);
-        (*count)++;
-        if (x >= x0 && x <= x1 && y > best)
-            best = y;
-    }
+    for (size_t i = 0; i < *count; i++)
+        if (xs[i] >= x0 && xs[i] <= x1 && ys[i] > best)
+            best = ys[i];
     return best;
 }
 

@@ -357,6 +357,65 @@ static void test_kv_not_exported(void **state)
     free(doc);
 }
 
+/* GPU telemetry over time: a power line and a utilisation line per
+ * source, each with exactly its own samples, named by its source when
+ * there are several; no charts without samples, and no utilisation chart
+ * when no source exports one; past 8 sources the legend counts the rest. */
+static void test_gpu_charts(void **state)
+{
+    struct fixture f;
+    fixture_make(&f);
+    char *doc = render(&f.r);
+    assert_null(strstr(doc, "id=\"chart-gpu-power\""));
+    assert_null(strstr(doc, "id=\"chart-gpu-util\""));
+    free(doc);
+
+    const char *src[10] = {"http://a:9400/metrics", "http://b:9400/metrics"};
+    struct report_gpu_sample g[5] = {
+        {.t_s = 0, .power_w = 140, .util_pct = NAN, .source = 0},
+        {.t_s = 1, .power_w = 700, .util_pct = NAN, .source = 1},
+        {.t_s = 2, .power_w = 410, .util_pct = NAN, .source = 0},
+        {.t_s = 3, .power_w = 690, .util_pct = NAN, .source = 1},
+        {.t_s = 4, .power_w = NAN, .util_pct = NAN, .source = 0},
+    };
+    f.r.gpu = g;
+    f.r.n_gpu = 5;
+    f.r.gpu_sources = src;
+    f.r.n_gpu_sources = 2;
+    doc = render(&f.r);
+    assert_well_formed(doc);
+    double xs[8], ys[8];
+    assert_int_equal(pts(doc, "chart-gpu-power", "gpu_power0", xs, ys, 8), 2);
+    assert_true(xs[0] == 0 && ys[0] == 140 && xs[1] == 2 && ys[1] == 410);
+    assert_int_equal(pts(doc, "chart-gpu-power", "gpu_power1", xs, ys, 8), 2);
+    assert_true(xs[0] == 1 && ys[0] == 700 && xs[1] == 3 && ys[1] == 690);
+    assert_non_null(strstr(doc, "GPU power (http://b:9400/metrics)"));
+    assert_null(strstr(doc, "id=\"chart-gpu-util\""));
+    free(doc);
+
+    /* One source: no name in the legend; utilisation drawn. */
+    g[1].source = g[3].source = 0;
+    g[2].util_pct = 100;
+    g[3].util_pct = 0;
+    f.r.n_gpu_sources = 1;
+    doc = render(&f.r);
+    assert_int_equal(pts(doc, "chart-gpu-power", "gpu_power0", xs, ys, 8), 4);
+    assert_null(strstr(doc, "GPU power (http"));
+    assert_int_equal(pts(doc, "chart-gpu-util", "gpu_util0", xs, ys, 8), 2);
+    assert_true(xs[0] == 2 && ys[0] == 100 && xs[1] == 3 && ys[1] == 0);
+    free(doc);
+
+    /* Ten sources: eight lines, and the legend counts the two left out. */
+    for (size_t i = 2; i < 10; i++)
+        src[i] = "http://more:9400/metrics";
+    f.r.n_gpu_sources = 10;
+    g[4] = (struct report_gpu_sample){.t_s = 4, .power_w = 90, .util_pct = NAN, .source = 9};
+    doc = render(&f.r);
+    assert_non_null(strstr(doc, "2 more sources not drawn"));
+    assert_int_equal(pts(doc, "chart-gpu-power", "gpu_power9", xs, ys, 8), 0);
+    free(doc);
+}
+
 /* The capacity probe of --rates auto on the charts over time: a band over
  * its interval on the in-flight and server charts, with a legend entry, and
  * its clients' in-flight samples as their own line. None without a probe. */
@@ -1022,6 +1081,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_errors_by_kind, doc_setup, doc_teardown),
         cmocka_unit_test_setup_teardown(test_inflight_and_table, doc_setup, doc_teardown),
         cmocka_unit_test(test_kv_not_exported),
+        cmocka_unit_test(test_gpu_charts),
         cmocka_unit_test(test_probe_band),
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_ttft_cdf),
