@@ -169,7 +169,8 @@ size_t harness_svg_points(const char *html, const char *chart_id, const char *se
 /* `llmload report dir` must rebuild each of files (NULL-terminated names
  * in dir) byte for byte: each is read, removed, rebuilt and compared; a
  * difference fails the test naming the file and the first byte that
- * differs. Returns report's stdout (caller frees). */
+ * differs. report may exit 1 (a step INVALID, as the run said): the files
+ * carry the verdict. Returns report's stdout (caller frees). */
 char *harness_report_rebuilds(const char *dir, const char *const *files);
 
 /* The small sim the sweep tests measure against: the default profile with
