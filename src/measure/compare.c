@@ -284,25 +284,6 @@ size_t cmp_pct_block_length(const double *x, size_t n, const double *ps, size_t 
     return b < bmax ? b : bmax;
 }
 
-int cmp_parts_pct(const double *in_order, size_t n, size_t k, double p, double *out)
-{
-    if (k < 2 || n < k)
-        return -1;
-    size_t small = n / k; /* the smallest part */
-    if (small < 2 || (size_t)hist_percentile_rank(p, small) >= small)
-        return -1;
-    double *tmp = ll_malloc((small + 1) * sizeof *tmp);
-    for (size_t j = 0; j < k; j++) {
-        size_t a = j * n / k, b = (j + 1) * n / k;
-        tmp = ll_realloc(tmp, (b - a) * sizeof *tmp);
-        memcpy(tmp, in_order + a, (b - a) * sizeof *tmp);
-        qsort(tmp, b - a, sizeof *tmp, cmp_double);
-        out[j] = cmp_percentile_sorted(tmp, b - a, p);
-    }
-    free(tmp);
-    return 0;
-}
-
 void cmp_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi)
 {
     if (n == 0) {

@@ -106,16 +106,6 @@ size_t cmp_block_length(const double *x, size_t n);
 size_t cmp_pct_block_length(const double *x, size_t n, const double *ps, size_t np,
                             size_t floor_len);
 
-/* The number of parts cmp_parts_pct splits a run into. */
-#define CMP_PARTS 4
-
-/* The p-th percentile (0 < p <= 100) of each of k contiguous parts of
- * the n values in time order (part j: values j n / k to (j + 1) n / k,
- * exclusive), into out[0..k). Returns 0, or -1 (out untouched) when k < 2
- * or a part is too small for its p-th percentile to be under its largest
- * value: a part's maximum says nothing of the spread. */
-int cmp_parts_pct(const double *in_order, size_t n, size_t k, double p, double *out);
-
 /* Wilson score interval of a share k of n (k <= n, n > 0) at z. */
 void cmp_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi);
 

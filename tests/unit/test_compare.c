@@ -264,22 +264,6 @@ static void test_block_length(void **state)
     free(b);
 }
 
-/* The parts' percentiles, by hand: 1..100 in four parts of 25. */
-static void test_parts_pct(void **state)
-{
-    double v[100], out[CMP_PARTS];
-    for (int i = 0; i < 100; i++)
-        v[i] = i + 1;
-    assert_int_equal(cmp_parts_pct(v, 100, 4, 50, out), 0);
-    assert_true(out[0] == 13 && out[1] == 38 && out[2] == 63 && out[3] == 88);
-    assert_int_equal(cmp_parts_pct(v, 100, 4, 90, out), 0);
-    assert_true(out[0] == 23 && out[3] == 98);
-    /* A p99 of 25 values is a part's largest: no spread to read. */
-    assert_int_equal(cmp_parts_pct(v, 100, 4, 99, out), -1);
-    assert_int_equal(cmp_parts_pct(v, 3, 4, 50, out), -1);
-    assert_int_equal(cmp_parts_pct(v, 100, 1, 50, out), -1);
-}
-
 /* The order-statistic rule: a p99 needs about 700 values, a p90 about 60. */
 static void test_pct_enough(void **state)
 {
@@ -498,7 +482,6 @@ int main(void)
         cmocka_unit_test(test_block_bootstrap_ar1),
         cmocka_unit_test(test_block_bootstrap_iid),
         cmocka_unit_test(test_block_length),
-        cmocka_unit_test(test_parts_pct),
         cmocka_unit_test(test_pct_enough),
         cmocka_unit_test(test_min_effect),
         cmocka_unit_test(test_wilson),
