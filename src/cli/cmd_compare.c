@@ -34,13 +34,25 @@ static const char *const workload_keys[] = {
     "images",        "batch",
 };
 
-static void vec_push(struct vec *x, double v)
+static void vec_push(struct vec *x, const struct record *r, double v)
 {
     if (x->n == x->cap) {
         x->cap = x->cap ? 2 * x->cap : 1024;
-        x->v = ll_realloc(x->v, x->cap * sizeof *x->v);
+        x->at = ll_realloc(x->at, x->cap * sizeof *x->at);
     }
-    x->v[x->n++] = v;
+    x->at[x->n++] = (struct lat_at){r->step, r->sched_ns, r->end_ns, v};
+}
+
+/* Scheduled order: by step, then sched_ns (then end_ns, so that the
+ * order is fixed). */
+static int at_cmp(const void *a, const void *b)
+{
+    const struct lat_at *x = a, *y = b;
+    if (x->step != y->step)
+        return (x->step > y->step) - (x->step < y->step);
+    if (x->sched_ns != y->sched_ns)
+        return (x->sched_ns > y->sched_ns) - (x->sched_ns < y->sched_ns);
+    return (x->end_ns > y->end_ns) - (x->end_ns < y->end_ns);
 }
 
 static int dcmp(const void *a, const void *b)
@@ -59,16 +71,16 @@ static void on_record(void *ud, const struct record *r)
         return;
     uint64_t t = record_ttft_ns(r);
     if (t != LL_NO_TIME)
-        vec_push(&s->lat[LAT_TTFT], (double)t);
+        vec_push(&s->lat[LAT_TTFT], r, (double)t);
     t = record_tpot_ns(r);
     if (t != LL_NO_TIME)
-        vec_push(&s->lat[LAT_TPOT], (double)t);
+        vec_push(&s->lat[LAT_TPOT], r, (double)t);
     t = record_itl_req_ns(r);
     if (t != LL_NO_TIME)
-        vec_push(&s->lat[LAT_ITL], (double)t);
+        vec_push(&s->lat[LAT_ITL], r, (double)t);
     t = record_e2e_ns(r);
     if (t != LL_NO_TIME)
-        vec_push(&s->lat[LAT_E2E], (double)t);
+        vec_push(&s->lat[LAT_E2E], r, (double)t);
 }
 
 /* Throughput counts what ended inside the window, as summary.json does
@@ -184,10 +196,7 @@ static int side_load_data(struct side *s)
         snprintf(s->err, sizeof s->err, "%s", err);
         return -1;
     }
-    for (int i = 0; i < LAT_N; i++) {
-        if (s->lat[i].n)
-            qsort(s->lat[i].v, s->lat[i].n, sizeof(double), dcmp);
-    }
+    cmp_side_finish(s);
     s->completed = (uint64_t)fmax(0, jnum(json_object_get(sum, "requests"), "completed", NULL));
     s->failed = (uint64_t)fmax(0, jnum(json_object_get(sum, "requests"), "failed", NULL));
     s->scheduled = (uint64_t)fmax(0, jnum(json_object_get(sum, "requests"), "scheduled", NULL));
@@ -220,8 +229,11 @@ static void side_free(struct side *s)
 {
     json_decref(s->run);
     json_decref(s->summary);
-    for (int i = 0; i < LAT_N; i++)
+    for (int i = 0; i < LAT_N; i++) {
         free(s->lat[i].v);
+        free(s->lat[i].t);
+        free(s->lat[i].at);
+    }
 }
 
 /* ---- the workload check ------------------------------------------------ */
@@ -276,8 +288,10 @@ static void compare_usage(FILE *f)
                "attainment, error rate and each error kind's, output tok/s, achieved\n"
                "rate), the difference with its 95%% interval, and a verdict: better,\n"
                "worse or same.\n"
-               "Percentile intervals come from a bootstrap over the raw records (a fixed\n"
-               "seed; a percentile with too few values to bound it is never called),\n"
+               "Percentile intervals come from a block bootstrap over the raw records\n"
+               "(runs of requests in schedule order, which shared the server's batches,\n"
+               "kept together; a fixed seed; a percentile with too few values to bound\n"
+               "it is never called),\n"
                "rates from Poisson intervals, shares from Newcombe's (docs/compare.md).\n"
                "Runs that did not offer the same workload (token lengths, API, classes,\n"
                "prefixes, stream mode, SLO) are refused unless --allow-different names\n"
@@ -746,11 +760,51 @@ void cmp_side_add_record(void *ud, const struct record *r)
     on_record(ud, r);
 }
 
+/* 1 + how many other requests a request overlapped in flight, on
+ * average, rounded: from the E2E values' requests (ok, out of the
+ * warm-up), in scheduled order, each pair of one step whose spans
+ * [sched, end] overlap. Those requests shared the server's batches. */
+static size_t side_overlap(const struct vec *e2e)
+{
+    if (e2e->n == 0)
+        return 1;
+    double pairs = 0;
+    for (size_t i = 0; i < e2e->n; i++) {
+        const struct lat_at *a = &e2e->at[i];
+        for (size_t j = i + 1; j < e2e->n; j++) {
+            const struct lat_at *b = &e2e->at[j];
+            if (b->step != a->step || b->sched_ns >= a->end_ns)
+                break;
+            pairs++;
+        }
+    }
+    return 1 + (size_t)llround(2 * pairs / (double)e2e->n);
+}
+
+static const double block_pcts[NPCT] = {50, 90, 99};
+
 void cmp_side_finish(struct side *s)
 {
+    if (s->lat[0].t)
+        return; /* finished already: the values are out of at */
     for (int i = 0; i < LAT_N; i++) {
-        if (s->lat[i].n)
-            qsort(s->lat[i].v, s->lat[i].n, sizeof(double), dcmp);
+        struct vec *x = &s->lat[i];
+        if (x->n)
+            qsort(x->at, x->n, sizeof *x->at, at_cmp);
+    }
+    s->overlap = side_overlap(&s->lat[LAT_E2E]);
+    for (int i = 0; i < LAT_N; i++) {
+        struct vec *x = &s->lat[i];
+        x->v = ll_realloc(x->v, (x->n + 1) * sizeof *x->v);
+        x->t = ll_realloc(x->t, (x->n + 1) * sizeof *x->t);
+        for (size_t k = 0; k < x->n; k++)
+            x->t[k] = x->v[k] = x->at[k].v;
+        if (x->n)
+            qsort(x->v, x->n, sizeof(double), dcmp);
+        s->block[i] = cmp_pct_block_length(x->t, x->n, block_pcts, NPCT, s->overlap);
+        free(x->at);
+        x->at = NULL;
+        x->cap = 0;
     }
 }
 

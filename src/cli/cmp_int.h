@@ -22,8 +22,21 @@
 enum { LAT_TTFT, LAT_TPOT, LAT_ITL, LAT_E2E, LAT_N };
 #define NPCT 3 /* p50, p90, p99 */
 
+/* One latency with where its request fell in the schedule. */
+struct lat_at {
+    int32_t step; /* the record's sweep step, -1 for a run */
+    uint64_t sched_ns, end_ns;
+    double v;
+};
+
+/* One latency's values of a side. While records are added they are in
+ * at (in the order read); cmp_side_finish sorts them into v and, in the
+ * order the requests were scheduled (by step, then sched_ns), into t, and
+ * frees at. */
 struct vec {
-    double *v;
+    double *v; /* ascending */
+    double *t; /* the same values in scheduled order */
+    struct lat_at *at;
     size_t n, cap;
 };
 
@@ -33,6 +46,9 @@ struct side {
     char kind[16];
     json_t *run, *summary;
     struct vec lat[LAT_N];
+    size_t block[LAT_N];    /* each latency's bootstrap block length (cmp_side_finish) */
+    size_t overlap;         /* 1 + the ok requests a request overlapped in flight, on average
+                          * (rounded): the least block length */
     double tok_sum, tok_sq; /* output tokens of ok requests, and their squares */
     uint64_t completed, failed, sent, scheduled, good, attained;
     uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
@@ -60,6 +76,8 @@ struct row {
     struct cmp_diff d;
     int pp; /* d in percentage points (a share), else a fraction */
     const char *method;
+    size_t block_b, block_c; /* a percentile's bootstrap block lengths, each side's (1: single
+                              * requests); 0 for other rows */
     enum cmp_verdict verdict;
     const char *same_why; /* for same: within_noise, too_few or below_min_effect */
     /* The runs behind each side's figure: a sweep's repeats of the rate
@@ -74,7 +92,10 @@ struct row {
  * records that ended in the window. ud is the side. */
 void cmp_side_add_record(void *ud, const struct record *r);
 
-/* Sort s's latencies, after its last record. */
+/* Sort s's latencies, after its last record: each vec's v (ascending)
+ * and t (scheduled order) from its at, which is freed, and each
+ * latency's bootstrap block length (at least s->overlap). A second call
+ * does nothing. */
 void cmp_side_finish(struct side *s);
 
 void cmp_side_free(struct side *s);

@@ -38,8 +38,9 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
         if (no_stream && strcmp(lat_names[m], "e2e") != 0)
             continue;
         struct cmp_diff d[NPCT];
-        if (cmp_bootstrap_pct(b->lat[m].v, b->lat[m].n, c->lat[m].v, c->lat[m].n, pcts, NPCT,
-                              resamples, seed + (uint64_t)m, d) != 0)
+        struct cmp_sample sb = {b->lat[m].v, b->lat[m].t, b->lat[m].n, b->block[m]};
+        struct cmp_sample sc = {c->lat[m].v, c->lat[m].t, c->lat[m].n, c->block[m]};
+        if (cmp_bootstrap_pct_blocks(&sb, &sc, pcts, NPCT, resamples, seed + (uint64_t)m, d) != 0)
             return -1;
         for (int p = 0; p < NPCT; p++) {
             struct row *r = &rows[k++];
@@ -52,6 +53,8 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
             r->cand = c->lat[m].n ? cmp_percentile_sorted(c->lat[m].v, c->lat[m].n, pcts[p]) : NAN;
             r->d = d[p];
             r->method = "bootstrap";
+            r->block_b = b->block[m];
+            r->block_c = c->block[m];
         }
     }
     double scale = b->window_s / c->window_s;
@@ -255,7 +258,8 @@ static const char *verdict_text(const struct row *r)
 void cmp_print_table(FILE *f, const struct side *b, const struct side *c, const struct row *rows,
                      int n, unsigned resamples)
 {
-    fprintf(f, "\n%s (candidate%s%s) vs %s (baseline%s%s), %s, 95%% intervals (bootstrap %u)\n",
+    fprintf(f,
+            "\n%s (candidate%s%s) vs %s (baseline%s%s), %s, 95%% intervals (block bootstrap %u)\n",
             c->label, strcmp(cmp_outcome_name(c), "ok") ? ", " : "",
             strcmp(cmp_outcome_name(c), "ok") ? cmp_outcome_name(c) : "", b->label,
             strcmp(cmp_outcome_name(b), "ok") ? ", " : "",
@@ -317,6 +321,13 @@ json_t *cmp_row_json(const struct row *r)
     json_object_set_new(d, "too_few", json_boolean(r->d.too_few));
     json_object_set_new(o, "diff", d);
     json_object_set_new(o, "method", json_string(r->method));
+    json_t *blk = json_null();
+    if (r->block_b > 0) {
+        blk = json_object();
+        json_object_set_new(blk, "baseline", json_integer((json_int_t)r->block_b));
+        json_object_set_new(blk, "candidate", json_integer((json_int_t)r->block_c));
+    }
+    json_object_set_new(o, "block", blk);
     json_object_set_new(o, "interval", json_string(r->from_runs ? "between_runs" : "within_run"));
     json_t *runs = json_object();
     json_object_set_new(runs, "baseline", json_integer(r->runs_b));

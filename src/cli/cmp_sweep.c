@@ -477,8 +477,9 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         json_object_set_new(jc, "knee_verdict", verdict_json(&fig[1]));
         if (!o->quiet) {
             char x[64], y[64];
-            printf("\n%s (candidate) vs %s (baseline), sweep, 95%% intervals (bootstrap %u)\n",
-                   sides[i].label, sides[0].label, o->resamples);
+            printf(
+                "\n%s (candidate) vs %s (baseline), sweep, 95%% intervals (block bootstrap %u)\n",
+                sides[i].label, sides[0].label, o->resamples);
             printf("%-13s %-34s %-34s %s\n", "", "baseline", "candidate", "verdict");
             printf("%-13s %-34s %-34s %s\n", "SLO capacity", bracket_text(&bc, x, sizeof x),
                    bracket_text(&cc, y, sizeof y), bracket_verdict_text(vc));

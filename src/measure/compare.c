@@ -32,15 +32,36 @@ static size_t draw_index(struct rng *r, size_t n)
     return (size_t)(((rng_next(r) >> 32) * (uint64_t)n) >> 32);
 }
 
-/* One resample of the n sorted values v: counts[] of each index drawn n
- * times, then the percentile ranks found in one walk. out[i] gets the
- * resample's ps[i]-th percentile. */
-static void resample_pcts(struct rng *r, const double *v, size_t n, uint32_t *counts,
+/* One side's resampling state: its sample, and for blocks the sorted
+ * index of each value in time order (so a block adds to the counts of
+ * sorted positions, and the percentiles are found as for single draws). */
+struct side_rs {
+    const struct cmp_sample *s;
+    size_t *rank_of; /* NULL for block 1 */
+};
+
+/* One resample of a side: counts[] of each sorted index drawn (n in
+ * all: single draws, or ceil(n / L) circular blocks cut to n), then the
+ * percentile ranks found in one walk. out[i] gets the resample's ps[i]-th
+ * percentile. */
+static void resample_pcts(struct rng *r, const struct side_rs *x, uint32_t *counts,
                           const size_t *ranks, size_t np, double *out)
 {
+    size_t n = x->s->n, L = x->s->block;
+    const double *v = x->s->sorted;
     memset(counts, 0, n * sizeof *counts);
-    for (size_t i = 0; i < n; i++)
-        counts[draw_index(r, n)]++;
+    if (!x->rank_of) {
+        for (size_t i = 0; i < n; i++)
+            counts[draw_index(r, n)]++;
+    } else {
+        for (size_t drawn = 0; drawn < n;) {
+            size_t t = draw_index(r, n);
+            for (size_t j = 0; j < L && drawn < n; j++, drawn++) {
+                counts[x->rank_of[t]]++;
+                t = t + 1 == n ? 0 : t + 1;
+            }
+        }
+    }
     size_t cum = 0, j = 0;
     for (size_t i = 0; i < n && j < np; i++) {
         cum += counts[i];
@@ -57,13 +78,56 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t nc,
-                      const double *ps, size_t np, unsigned resamples, uint64_t seed,
-                      struct cmp_diff *out)
+/* For qsort of indices by the values they point at (ties by index, so
+ * the order is fixed). */
+struct by_value {
+    double v;
+    size_t i;
+};
+
+static int cmp_by_value(const void *a, const void *b)
+{
+    const struct by_value *x = a, *y = b;
+    if (x->v != y->v)
+        return (x->v > y->v) - (x->v < y->v);
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The sorted position of each value of in_order: the k-th smallest (ties
+ * in time order) gets k, and sorted[k] equals it. Caller frees. */
+static size_t *ranks_in_order(const double *in_order, size_t n)
+{
+    struct by_value *bv = ll_malloc(n * sizeof *bv);
+    for (size_t i = 0; i < n; i++) {
+        bv[i].v = in_order[i];
+        bv[i].i = i;
+    }
+    qsort(bv, n, sizeof *bv, cmp_by_value);
+    size_t *rank_of = ll_malloc(n * sizeof *rank_of);
+    for (size_t k = 0; k < n; k++)
+        rank_of[bv[k].i] = k;
+    free(bv);
+    return rank_of;
+}
+
+static void side_rs_init(struct side_rs *x, const struct cmp_sample *s)
+{
+    x->s = s;
+    x->rank_of = s->block > 1 && s->in_order ? ranks_in_order(s->in_order, s->n) : NULL;
+}
+
+int cmp_bootstrap_pct_blocks(const struct cmp_sample *sb, const struct cmp_sample *sc,
+                             const double *ps, size_t np, unsigned resamples, uint64_t seed,
+                             struct cmp_diff *out)
 {
     memset(out, 0, np * sizeof *out);
+    size_t nb = sb->n, nc = sc->n;
     if (nb == 0 || nc == 0 || np == 0 || resamples == 0)
         return 0;
+    const double *base = sb->sorted, *cand = sc->sorted;
+    struct side_rs xb, xc;
+    side_rs_init(&xb, sb);
+    side_rs_init(&xc, sc);
     size_t *rb = ll_malloc(np * sizeof *rb), *rc = ll_malloc(np * sizeof *rc);
     uint32_t *counts = ll_malloc((nb > nc ? nb : nc) * sizeof *counts);
     double *ratios = ll_malloc((size_t)resamples * np * sizeof *ratios);
@@ -75,8 +139,8 @@ int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t 
     struct rng r;
     rng_seed(&r, seed, 0);
     for (unsigned b = 0; b < resamples; b++) {
-        resample_pcts(&r, base, nb, counts, rb, np, qb);
-        resample_pcts(&r, cand, nc, counts, rc, np, qc);
+        resample_pcts(&r, &xb, counts, rb, np, qb);
+        resample_pcts(&r, &xc, counts, rc, np, qc);
         for (size_t i = 0; i < np; i++)
             ratios[i * resamples + b] = qb[i] > 0 ? qc[i] / qb[i] - 1.0 : NAN;
     }
@@ -105,6 +169,8 @@ int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t 
         out[i].lo = cmp_percentile_sorted(x, m, 2.5);
         out[i].hi = cmp_percentile_sorted(x, m, 97.5);
     }
+    free(xb.rank_of);
+    free(xc.rank_of);
     free(rb);
     free(rc);
     free(counts);
@@ -112,6 +178,110 @@ int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t 
     free(qb);
     free(qc);
     return 0;
+}
+
+int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t nc,
+                      const double *ps, size_t np, unsigned resamples, uint64_t seed,
+                      struct cmp_diff *out)
+{
+    struct cmp_sample b = {base, NULL, nb, 1}, c = {cand, NULL, nc, 1};
+    return cmp_bootstrap_pct_blocks(&b, &c, ps, np, resamples, seed, out);
+}
+
+size_t cmp_block_max(size_t n)
+{
+    double m = ceil(fmin(3 * sqrt((double)n), (double)n / 3));
+    return m >= 1 ? (size_t)m : 1;
+}
+
+/* The flat-top (trapezoidal) lag window of Politis and White. */
+static double flat_top(double t)
+{
+    t = fabs(t);
+    return t <= 0.5 ? 1 : t <= 1 ? 2 * (1 - t) : 0;
+}
+
+size_t cmp_block_length(const double *x, size_t n)
+{
+    if (n < 8)
+        return 1;
+    size_t kn = (size_t)fmax(5, ceil(sqrt(log10((double)n))));
+    size_t mmax = (size_t)ceil(sqrt((double)n)) + kn;
+    size_t lags = mmax + kn < n - 1 ? mmax + kn : n - 1;
+    double mean = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += x[i];
+    mean /= (double)n;
+    /* R[k]: the autocovariance at lag k (divided by n, as is usual). */
+    double *R = ll_malloc((lags + 1) * sizeof *R);
+    for (size_t k = 0; k <= lags; k++) {
+        double s = 0;
+        for (size_t t = 0; t + k < n; t++)
+            s += (x[t] - mean) * (x[t + k] - mean);
+        R[k] = s / (double)n;
+    }
+    size_t b = 1;
+    if (!(R[0] > 0))
+        goto done;
+    /* m: the first lag after which kn autocorrelations in a row are
+     * insignificant. */
+    double crit = 2 * sqrt(log10((double)n) / (double)n);
+    size_t m = mmax;
+    for (size_t mm = 0; mm <= mmax; mm++) {
+        size_t k = 1;
+        while (k <= kn && mm + k <= lags && fabs(R[mm + k] / R[0]) < crit)
+            k++;
+        if (k > kn || mm + k > lags) {
+            m = mm;
+            break;
+        }
+    }
+    size_t M = 2 * m < mmax ? 2 * m : mmax;
+    if (M > lags)
+        M = lags;
+    double g0 = R[0], G = 0;
+    for (size_t k = 1; k <= M; k++) {
+        double w = flat_top((double)k / (double)M);
+        g0 += 2 * w * R[k];
+        G += 2 * w * (double)k * R[k];
+    }
+    if (!(g0 > 0))
+        goto done;
+    double D = 4.0 / 3.0 * g0 * g0;
+    double bb = cbrt(2 * G * G / D) * cbrt((double)n);
+    size_t bmax = cmp_block_max(n);
+    if (bb >= (double)bmax)
+        b = bmax;
+    else if (bb > 1)
+        b = (size_t)llround(bb);
+done:
+    free(R);
+    return b;
+}
+
+size_t cmp_pct_block_length(const double *x, size_t n, const double *ps, size_t np,
+                            size_t floor_len)
+{
+    if (n == 0)
+        return 1;
+    size_t b = floor_len > 1 ? floor_len : 1;
+    double *sorted = ll_malloc(n * sizeof *sorted), *ind = ll_malloc(n * sizeof *ind);
+    memcpy(sorted, x, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    for (size_t i = 0; i < np; i++) {
+        if (!cmp_pct_enough(n, ps[i]))
+            continue;
+        double q = cmp_percentile_sorted(sorted, n, ps[i]);
+        for (size_t t = 0; t < n; t++)
+            ind[t] = x[t] <= q ? 1.0 : 0.0;
+        size_t l = cmp_block_length(ind, n);
+        if (l > b)
+            b = l;
+    }
+    free(sorted);
+    free(ind);
+    size_t bmax = cmp_block_max(n);
+    return b < bmax ? b : bmax;
 }
 
 void cmp_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi)

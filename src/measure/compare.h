@@ -58,6 +58,54 @@ int cmp_bootstrap_pct(const double *base, size_t nb, const double *cand, size_t 
                       const double *ps, size_t np, unsigned resamples, uint64_t seed,
                       struct cmp_diff *out);
 
+/* One side of a percentile bootstrap. Requests of one run are not
+ * independent: those in flight together share the server's batches, so
+ * their decode times rise and fall together, and a resample of single
+ * requests sees less spread than a run has. A block bootstrap resamples
+ * runs of consecutive requests instead, which keeps that correlation. */
+struct cmp_sample {
+    const double *sorted;   /* the n values, ascending */
+    const double *in_order; /* the same n values in the order the requests were scheduled;
+                             * may be NULL when block is 1 */
+    size_t n;
+    size_t block; /* 1: the values are taken as independent (the plain bootstrap); L > 1:
+                   * circular blocks of L consecutive values of in_order */
+};
+
+/* As cmp_bootstrap_pct, with each side resampled as a circular block
+ * bootstrap (Politis and Romano 1992): a resample is ceil(n / L) blocks,
+ * each L consecutive values of in_order from a start drawn uniformly in
+ * [0, n), wrapping past the end, cut to n values. A side with block 1
+ * draws exactly as cmp_bootstrap_pct does (the same generator, the same
+ * interval). block must be in [1, n] for a side with values. Returns 0
+ * (out of memory aborts). */
+int cmp_bootstrap_pct_blocks(const struct cmp_sample *b, const struct cmp_sample *c,
+                             const double *ps, size_t np, unsigned resamples, uint64_t seed,
+                             struct cmp_diff *out);
+
+/* The largest block length cmp_block_length returns for n values:
+ * ceil(min(3 sqrt(n), n / 3)), at least 1. */
+size_t cmp_block_max(size_t n);
+
+/* The block length of the circular block bootstrap for the series x (n
+ * values in time order) by Politis and White's (2004) automatic rule as
+ * corrected by Patton, Politis and White (2009): the lag m after which
+ * KN = max(5, sqrt(log10 n)) autocorrelations in a row are within
+ * 2 sqrt(log10(n) / n) of 0, a flat-top lag window of 2m, and
+ * b = (2 G^2 / D)^(1/3) n^(1/3), D = 4/3 g(0)^2. Rounded to the nearest
+ * integer, in [1, cmp_block_max(n)]. A series without correlation (or
+ * constant, or n < 8) gives 1. */
+size_t cmp_block_length(const double *x, size_t n);
+
+/* The block length for the percentiles ps (np of them) of the values x
+ * (n, in time order): a percentile's sampling error is that of the share
+ * of values at or under it, so for each p that n values bound
+ * (cmp_pct_enough) cmp_block_length of the series 1{x_t <= q_p}, q_p the
+ * values' p-th percentile; the largest of them and of floor_len, at most
+ * cmp_block_max(n). Returns 1 when n is 0. */
+size_t cmp_pct_block_length(const double *x, size_t n, const double *ps, size_t np,
+                            size_t floor_len);
+
 /* Wilson score interval of a share k of n (k <= n, n > 0) at z. */
 void cmp_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi);
 

@@ -16,19 +16,26 @@
  * around its estimate (a 95% interval made about a 67% one), TTFT p90 was
  * called in 18 of 40 pairs (and TTFT p50 in 8).
  *
- * Except TPOT, ITL and E2E: their intervals see the noise within a run,
- * and on the sim (a deterministic decode step) that is tiny, while what
- * moves a whole run (the box's load on one sim, where the batches fell)
- * is not in them: on this 2-core VM their p90 rows were called in 4 to 9
- * of 40 pairs (10-22%, not 5%; their p50 rows in 1 or 2). Those rows are held
- * to a loose bound, half the pairs, that catches a gross fault only; the
- * between-run variation of `--repeat` is the remedy (docs/compare.md).
+ * TPOT, ITL and E2E: requests in flight together share the server's
+ * batches, and the run's own arrivals set how full those are, so their
+ * decode times are correlated. The bootstrap of single requests took them
+ * as independent: on this 2-core VM their p90 rows were called in 4 to 9
+ * of 40 pairs (10-22%), and the differences spread 1.8 (p50) to 2.4 (p90)
+ * times the standard error the intervals claimed. The block bootstrap
+ * (docs/compare.md, "How each interval is computed") keeps consecutive
+ * requests together: p50 about 1, p90 still 1.2 to 1.5, so the p90 rows
+ * are held to MAX_CALLED_DECODE_P90. The test prints that ratio for every
+ * row (about 1 is an honest interval, well under 1 a conservative one)
+ * and fails when a percentile row's is past MAX_SPREAD: a sharper test
+ * than the count of false alarms, which the 5% --min-effect floor holds
+ * down.
  *
  * Each pair's two runs go at the same moment to two sims (the box's load
  * then weighs on both), four pairs at a time on eight sims: 40 pairs of
  * 2 s runs take about 30 s. The count of rows called different is
  * printed. */
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +48,26 @@
 #include "test.h"
 
 #define PAIRS 40
-#define AT_ONCE 4                       /* pairs run at the same time */
-#define MAX_CALLED 9                    /* pairs in which one row may be called different */
-#define MAX_CALLED_RUN_WIDE (PAIRS / 2) /* the same for TPOT, ITL and E2E */
+#define AT_ONCE 4    /* pairs run at the same time */
+#define MAX_CALLED 9 /* pairs in which one row may be called different */
+/* TPOT, ITL and E2E at p90: pairs in which one may be called different.
+ * Measured with the block bootstrap on the shared 2-core VM: 1 to 5 of 40
+ * (about 9%, not 5%: see MAX_SPREAD), so the bound is 12, which
+ * Binomial(40, 10%) passes with P(>= 13) = 8.8e-5 (with the bootstrap of
+ * single requests before it they were called in 4 to 9 and held to 20). */
+#define MAX_CALLED_DECODE_P90 12
+/* How much wider than its intervals claim a percentile row's differences
+ * may spread over the pairs (the smaller of the standard deviation and
+ * the robust one, so that neither a stalled pair nor the median absolute
+ * deviation's own noise decides). Measured on the shared 2-core VM with
+ * the block bootstrap: about 1 at p50 (0.85 to 1.08), 1.2 to 1.5 for
+ * TPOT, ITL and E2E at p90 (80 values bound a p90 only just: its
+ * resamples are too alike); with the bootstrap of single requests before
+ * it, 1.7 to 1.8 at p50 and 2.3 to 2.4 at p90. From 40 pairs a standard
+ * deviation is known within about 11% (one standard error), so 2 is
+ * three of those past what the block bootstrap gives and below what the
+ * old p90 rows gave. */
+#define MAX_SPREAD 2.0
 #define MAX_ROWS 64
 
 static struct harness_sim sims[2 * AT_ONCE];
@@ -96,9 +120,53 @@ static void run_wait(pid_t pid, const char *dir)
 struct tally {
     char name[MAX_ROWS][48];
     int called[MAX_ROWS];
+    /* Over the pairs whose row has a bounded interval: the sum and sum
+     * of squares of log(1 + diff), and of the interval's half-width in
+     * that scale over z (the standard error it implies). */
+    double sum[MAX_ROWS], sq[MAX_ROWS], se[MAX_ROWS];
+    double x[MAX_ROWS][PAIRS]; /* each pair's log(1 + diff), for the robust spread */
+    int bounded[MAX_ROWS];
     size_t n;
     int total_rows, total_called;
 };
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A spread that a stalled pair or two cannot move: 1.4826 times the
+ * median absolute deviation of v (n values; reordered), which is the
+ * standard deviation for normal values. */
+static double robust_sd(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, dcmp);
+    double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    for (int i = 0; i < n; i++)
+        v[i] = fabs(v[i] - med);
+    qsort(v, (size_t)n, sizeof *v, dcmp);
+    return 1.4826 * (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+}
+
+/* Row i's spread: the standard deviation of log(1 + diff) over the
+ * pairs, against the mean standard error their intervals claimed. The
+ * ratio is how much too narrow (> 1) an interval is, floor or none. */
+static void tally_spread(struct tally *t, size_t i, json_t *diff)
+{
+    json_t *v = json_object_get(diff, "value"), *lo = json_object_get(diff, "lo"),
+           *hi = json_object_get(diff, "hi");
+    if (!json_is_number(v) || !json_is_number(lo) || !json_is_number(hi) ||
+        strcmp(json_string_value(json_object_get(diff, "kind")), "relative") != 0)
+        return;
+    double x = log1p(json_number_value(v));
+    t->sum[i] += x;
+    t->sq[i] += x * x;
+    t->se[i] += (log1p(json_number_value(hi)) - log1p(json_number_value(lo))) / (2 * 1.96);
+    if (t->bounded[i] < PAIRS)
+        t->x[i][t->bounded[i]] = x;
+    t->bounded[i]++;
+}
 
 static void tally_row(struct tally *t, const char *name, int called)
 {
@@ -133,10 +201,15 @@ static void compare_pair(struct tally *t, const char *a, const char *b, int p)
         int called = strcmp(v, "better") == 0 || strcmp(v, "worse") == 0;
         if (called) {
             char *d = json_dumps(json_object_get(r, "diff"), JSON_COMPACT);
-            printf("  pair %d: %s %s %s\n", p, harness_sval(r, "row"), v, d);
+            char *bl = json_dumps(json_object_get(r, "block"), JSON_COMPACT | JSON_ENCODE_ANY);
+            printf("  pair %d: %s %s %s block %s\n", p, harness_sval(r, "row"), v, d, bl);
             free(d);
+            free(bl);
         }
         tally_row(t, harness_sval(r, "row"), called);
+        for (size_t k = 0; k < t->n; k++)
+            if (strcmp(t->name[k], harness_sval(r, "row")) == 0)
+                tally_spread(t, k, json_object_get(r, "diff"));
     }
     json_decref(j);
 }
@@ -167,16 +240,38 @@ static void test_compare_noise_false_alarms(void **state)
     for (size_t i = 0; i < t.n; i++)
         if (t.called[i] > 0)
             printf("  %s: %d of %d pairs\n", t.name[i], t.called[i], PAIRS);
+    size_t too_narrow[MAX_ROWS], n_narrow = 0;
+    printf("spread of log(1 + diff) over the pairs against the standard error the intervals "
+           "claimed:\n");
+    for (size_t i = 0; i < t.n; i++) {
+        int k = t.bounded[i];
+        if (k < 2)
+            continue;
+        double m = t.sum[i] / k, sd = sqrt((t.sq[i] - k * m * m) / (k - 1));
+        double rsd = robust_sd(t.x[i], k < PAIRS ? k : PAIRS), claimed = t.se[i] / k;
+        printf("  %-20s sd %.4f (robust %.4f)  claimed %.4f  ratio %.2f (robust %.2f)\n", t.name[i],
+               sd, rsd, claimed, sd / claimed, rsd / claimed);
+        if (strstr(t.name[i], "_p") && k >= PAIRS / 2 && fmin(sd, rsd) > MAX_SPREAD * claimed)
+            too_narrow[n_narrow++] = i;
+    }
+    for (size_t j = 0; j < n_narrow; j++) {
+        size_t i = too_narrow[j];
+        fail_msg("row %s: its intervals claim a standard error %.4f, but the differences of "
+                 "pairs of one configuration spread %.2f times that",
+                 t.name[i], t.se[i] / t.bounded[i],
+                 sqrt((t.sq[i] - t.sum[i] * t.sum[i] / t.bounded[i]) / (t.bounded[i] - 1)) /
+                     (t.se[i] / t.bounded[i]));
+    }
     assert_true(t.n >= 17);
     for (size_t i = 0; i < t.n; i++) {
         const char *n = t.name[i];
-        int wide =
-            strncmp(n, "tpot_", 5) == 0 || strncmp(n, "itl_", 4) == 0 || strncmp(n, "e2e_", 4) == 0;
-        int max = wide ? MAX_CALLED_RUN_WIDE : MAX_CALLED;
+        int decode_p90 =
+            strcmp(n, "tpot_p90") == 0 || strcmp(n, "itl_p90") == 0 || strcmp(n, "e2e_p90") == 0;
+        int max = decode_p90 ? MAX_CALLED_DECODE_P90 : MAX_CALLED;
         if (t.called[i] > max)
             fail_msg("row %s called different in %d of %d pairs of one configuration "
-                     "(at most %d by chance%s)",
-                     n, t.called[i], PAIRS, max, wide ? "" : ", P < 1/1000");
+                     "(at most %d by chance, P < 1/1000)",
+                     n, t.called[i], PAIRS, max);
     }
     for (int i = 0; i < 2 * AT_ONCE; i++)
         harness_sim_stop(&sims[i]);

@@ -375,7 +375,10 @@ static void test_compare_sweep_refusals(void **state)
 
 /* --fail-on at every common rate: TPOT p50 50% worse fails (1) at each of
  * the 4 rates; TPOT p99, never bounded in these steps, is inconclusive
- * (5); the sweep against itself passes (0). */
+ * (5); the sweep against itself passes (0) a +15% gate. (Not +10%: at 36
+ * req/s, past the fixture's knee, its TPOT climbs through the step, and
+ * the block bootstrap, which keeps consecutive requests together, gives
+ * TPOT p50 [-11.6%, +13.1%], where single requests gave under 10%.) */
 static void test_compare_sweeps_fail_on(void **state)
 {
     struct dirs dirs;
@@ -388,7 +391,7 @@ static void test_compare_sweeps_fail_on(void **state)
     } cases[] = {
         {"tpot_p50:+10%", 0, 1, "fail"},
         {"tpot_p99:+10%", 0, 5, "inconclusive"},
-        {"tpot_p50:+10%", 1, 0, "pass"},
+        {"tpot_p50:+15%", 1, 0, "pass"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         /* stderr names each rate that did not pass. */
