@@ -41,8 +41,7 @@ static size_t report_thin(const double *v, size_t n, size_t max, size_t *keep)
 /* Step boundaries as vertical markers for the time charts; labels are the
  * step's load. Returns the count; the markers' labels point into labels.
  * v and labels hold at least r->n_steps entries. */
-static size_t report_step_marks(const struct report *r, struct svg_vline *v,
-                                char (*labels)[24])
+static size_t report_step_marks(const struct report *r, struct svg_vline *v, char (*labels)[24])
 {
     size_t n = 0;
     for (size_t i = 0; i < r->n_steps; i++) {
@@ -55,8 +54,8 @@ static size_t report_step_marks(const struct report *r, struct svg_vline *v,
         strbuf_puts(&lab, "/s");
         snprintf(labels[n], sizeof(labels[n]), "%s", lab.data);
         strbuf_free(&lab);
-        v[n] = (struct svg_vline){.x = s->t_start_s, .key = "step", .label = labels[n],
-                                  .color = REPORT_COLOR_STEP};
+        v[n] = (struct svg_vline){
+            .x = s->t_start_s, .key = "step", .label = labels[n], .color = REPORT_COLOR_STEP};
         n++;
     }
     return n;
