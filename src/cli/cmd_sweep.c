@@ -428,81 +428,84 @@ static int cold_restart(struct sweep_run *sr, const struct run_config *cfg, uint
     return -1;
 }
 
-/* Run one step at rate; append its facts and figures. Returns 0, 1 when it
- * was interrupted, or -1 (reason printed) when it could not run. A
- * recovery step with lead_rps > 0 offers lead_rps through its warm-up and
- * switches to rate at the warm-up's end (one driver run, one arrival
- * process: the backlog built in the lead-in is still there at the switch). */
-static int run_step(struct sweep_run *sr, const struct run_config *base,
-                    const struct sweep_settings *set, double rate, uint64_t warmup_ns,
-                    uint64_t hold_ns, uint32_t repeat, int recovery, double lead_rps, int confirm)
+/* What one step of the ladder runs: its place, rates and times. */
+struct step_plan {
+    uint32_t index, repeat;
+    int recovery, confirm;
+    double rate;     /* req/s after the lead-in (the step's rate) */
+    double lead_rps; /* req/s through the warm-up of a recovery step; 0: none */
+    uint64_t warmup_ns, hold_ns;
+    uint64_t at_ns; /* fixed step times: the step's t = 0, ns from --start-at */
+    char id[32];    /* its name as the table gives it: "3", "3 r2", "3 re", "4 rec" */
+};
+
+/* The step's configuration from the sweep's base: its rate (and a
+ * recovery step's lead-in; p->lead_rps set to 0 where there is none), its
+ * seeds, times and cold requests. */
+static void step_config(const struct sweep_run *sr, const struct run_config *base,
+                        struct step_plan *p, struct run_config *cfg)
 {
-    struct run_config cfg = *base;
-    uint32_t index = (uint32_t)sr->n_steps;
-    char err[512], id[32];
-    /* The step's name as the table gives it: "3", "3 r2", "3 re", "4 rec". */
-    struct sweep_facts idf = {
-        .index = index, .repeat = repeat, .recovery = recovery, .confirm = confirm};
-    sweep_step_label(&idf, sr->repeats > 1, id, sizeof id);
-    cfg.mode = LOAD_OPEN;
-    cfg.arrival.rate_per_s = rate;
-    if (recovery && lead_rps > 0 && warmup_ns > 0) {
-        cfg.arrival.rate_per_s = lead_rps;
-        cfg.arrival.switch_at_ns = warmup_ns;
-        cfg.arrival.switch_to_per_s = rate;
+    *cfg = *base;
+    cfg->mode = LOAD_OPEN;
+    cfg->arrival.rate_per_s = p->rate;
+    if (p->recovery && p->lead_rps > 0 && p->warmup_ns > 0) {
+        cfg->arrival.rate_per_s = p->lead_rps;
+        cfg->arrival.switch_at_ns = p->warmup_ns;
+        cfg->arrival.switch_to_per_s = p->rate;
     } else {
-        lead_rps = 0;
+        p->lead_rps = 0;
     }
-    cfg.arrival.seed = base->arrival.seed + index;
-    cfg.workload.seed = base->workload.seed + index;
+    cfg->arrival.seed = base->arrival.seed + p->index;
+    cfg->workload.seed = base->workload.seed + p->index;
     /* The step's own content: what `llmload run --seed` of the step's seed
      * with the sweep's --prompt-salt sends, so no step or repeat shares a
      * prompt with another, nor with another sweep under another salt. */
-    cfg.transport.seed = workload_content_seed(cfg.workload.seed, base->prompt_salt);
-    cfg.warmup_ns = warmup_ns;
-    cfg.duration_ns = warmup_ns + hold_ns;
+    cfg->transport.seed = workload_content_seed(cfg->workload.seed, base->prompt_salt);
+    cfg->warmup_ns = p->warmup_ns;
+    cfg->duration_ns = p->warmup_ns + p->hold_ns;
     /* --cold-start: every step's first requests after --cold-restart,
      * else only the sweep's first step's (the server is warm after it). */
-    cfg.cold_requests = sr->cold_restart || index == 0 ? base->cold_requests : 0;
-    if (sr->cold_restart) {
-        int cr = cold_restart(sr, &cfg, index);
-        if (cr != 0)
-            return cr;
-    }
-    cfg.records_fd = sr->records_fd;
-    cfg.step = (int32_t)index;
-    cfg.progress = 0;
-    /* Fixed step times: this step starts its slot's length after the one
-     * before, wherever that one's drain got to (a late start is measured
-     * as the step's lateness, never shifted), so shards stay in step. */
-    uint64_t at_ns = sr->at_ns;
+    cfg->cold_requests = sr->cold_restart || p->index == 0 ? base->cold_requests : 0;
+}
+
+/* Where the step writes, and when it starts: fixed step times start this
+ * step its slot's length after the one before, wherever that one's drain
+ * got to (a late start is measured as the step's lateness, never
+ * shifted), so shards stay in step. */
+static void step_schedule(struct sweep_run *sr, const struct run_config *base, struct step_plan *p,
+                          struct run_config *cfg)
+{
+    cfg->records_fd = sr->records_fd;
+    cfg->step = (int32_t)p->index;
+    cfg->progress = 0;
+    p->at_ns = sr->at_ns;
     if (sr->fixed) {
-        cfg.start_at_unix_ns = base->start_at_unix_ns + (int64_t)at_ns;
-        sr->at_ns += warmup_ns + hold_ns + sr->gap_ns;
+        cfg->start_at_unix_ns = base->start_at_unix_ns + (int64_t)p->at_ns;
+        sr->at_ns += p->warmup_ns + p->hold_ns + sr->gap_ns;
     }
-    off_t from = lseek(sr->records_fd, 0, SEEK_END);
-    if (from < 0) {
-        ll_errorf("%s: %s", sr->records_path, strerror(errno));
-        return -1;
+}
+
+/* The step's first line on stderr: its rates and times. */
+static void step_announce(const struct sweep_run *sr, const struct step_plan *p)
+{
+    if (sr->quiet)
+        return;
+    if (p->lead_rps > 0) {
+        ll_errorf("step %s: %.4g req/s for %.3gs, then %.4g req/s for %.3gs", p->id, p->lead_rps,
+                  (double)p->warmup_ns / 1e9, p->rate, (double)p->hold_ns / 1e9);
+        return;
     }
-    if (!sr->quiet && lead_rps > 0)
-        ll_errorf("step %s: %.4g req/s for %.3gs, then %.4g req/s for %.3gs", id, lead_rps,
-                  (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
-    else if (!sr->quiet) {
-        char wu[48] = "no warm-up";
-        if (warmup_ns > 0)
-            snprintf(wu, sizeof wu, "+%.3gs warm-up", (double)warmup_ns / 1e9);
-        ll_errorf("step %s%s: %.4g req/s for %.3gs (%s)", id,
-                  confirm ? " (it failed below a passing rate)" : "", rate, (double)hold_ns / 1e9,
-                  wu);
-    }
-    uint64_t started = ll_now_ns();
-    struct driver_result res;
-    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
-        ll_errorf("step %s: %s", id, err);
-        driver_result_free(&res);
-        return -1;
-    }
+    char wu[48] = "no warm-up";
+    if (p->warmup_ns > 0)
+        snprintf(wu, sizeof wu, "+%.3gs warm-up", (double)p->warmup_ns / 1e9);
+    ll_errorf("step %s%s: %.4g req/s for %.3gs (%s)", p->id,
+              p->confirm ? " (it failed below a passing rate)" : "", p->rate,
+              (double)p->hold_ns / 1e9, wu);
+}
+
+/* A new step at the end of sr->steps (and room for its point), initialised. */
+static struct sweep_step *step_append(struct sweep_run *sr)
+{
     if (sr->n_steps == sr->cap_steps) {
         sr->cap_steps = sr->cap_steps ? sr->cap_steps * 2 : 16;
         sr->steps = ll_realloc(sr->steps, sr->cap_steps * sizeof *sr->steps);
@@ -510,75 +513,82 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
     }
     struct sweep_step *s = &sr->steps[sr->n_steps++];
     sweep_step_init(s);
-    struct sweep_facts *f = &s->f;
-    f->index = index;
-    f->repeat = repeat;
-    f->recovery = recovery;
-    f->confirm = confirm;
+    return s;
+}
+
+/* The step's facts from its plan, configuration and driver result
+ * (started: when the driver was called, for a run without its start);
+ * takes res's in-flight series. */
+static void step_facts(const struct sweep_run *sr, const struct step_plan *p,
+                       const struct run_config *cfg, struct driver_result *res, uint64_t started,
+                       struct sweep_facts *f)
+{
+    f->index = p->index;
+    f->repeat = p->repeat;
+    f->recovery = p->recovery;
+    f->confirm = p->confirm;
     /* A shard offers its share of the ladder's rate (as `llmload run`'s
      * summary says), so its own steps read as what it sent. */
-    double share = runopts_shard_share(&cfg);
-    f->offered_rps = rate * share;
-    f->overload_rps = lead_rps * share;
-    f->global_offered_rps = cfg.shards > 1 ? rate : 0;
+    double share = runopts_shard_share(cfg);
+    f->offered_rps = p->rate * share;
+    f->overload_rps = p->lead_rps * share;
+    f->global_offered_rps = cfg->shards > 1 ? p->rate : 0;
     f->has_start_at = sr->fixed;
-    f->start_at_offset_ns = sr->fixed ? at_ns : 0;
+    f->start_at_offset_ns = sr->fixed ? p->at_ns : 0;
     /* Records count from the driver's t = 0; so do the step's offset and
      * its in-flight samples, to share one axis with the server's scrapes. */
-    f->start_offset_ns = res.run_start_abs_ns >= sr->start_ns ? res.run_start_abs_ns - sr->start_ns
-                                                              : started - sr->start_ns;
-    f->duration_ns = cfg.duration_ns;
-    f->warmup_ns = warmup_ns;
-    f->cold_start = cfg.cold_requests;
+    f->start_offset_ns = res->run_start_abs_ns >= sr->start_ns
+                             ? res->run_start_abs_ns - sr->start_ns
+                             : started - sr->start_ns;
+    f->duration_ns = cfg->duration_ns;
+    f->warmup_ns = p->warmup_ns;
+    f->cold_start = cfg->cold_requests;
     f->cold_restart = sr->cold_restart != NULL;
-    f->window_ns = res.window_ns;
-    f->elapsed_ns = res.elapsed_ns;
-    f->scheduled = res.stats.scheduled;
-    f->inflight_mean = res.inflight_mean;
-    f->inflight_max = res.inflight_max;
-    f->interrupted = res.interrupted;
-    hist_merge(f->lateness, res.stats.lateness);
-    f->series = res.series;
-    f->n_series = res.n_series;
-    res.series = NULL;
-    res.n_series = 0;
-    /* Two classes or more: each class's scheduled count and own SLO go
-     * into the step's facts; its figures come from the records' "class". */
-    const struct wl_file *wf = cfg.workload.classes;
-    if (wf && wf->n >= 2 && res.n_classes == wf->n && wf->n <= SWEEP_MAX_CLASSES) {
+    f->window_ns = res->window_ns;
+    f->elapsed_ns = res->elapsed_ns;
+    f->scheduled = res->stats.scheduled;
+    f->inflight_mean = res->inflight_mean;
+    f->inflight_max = res->inflight_max;
+    f->interrupted = res->interrupted;
+    hist_merge(f->lateness, res->stats.lateness);
+    f->series = res->series;
+    f->n_series = res->n_series;
+    res->series = NULL;
+    res->n_series = 0;
+}
+
+/* The step's classes and endpoints: with two classes or more, each
+ * class's scheduled count and own SLO; with several --url, each
+ * endpoint's URL, weight and scheduled count. Their figures come later
+ * from the records' "class" and "endpoint". */
+static void step_parts(struct sweep_step *s, const struct run_config *cfg,
+                       const struct driver_result *res)
+{
+    struct sweep_facts *f = &s->f;
+    const struct wl_file *wf = cfg->workload.classes;
+    if (wf && wf->n >= 2 && res->n_classes == wf->n && wf->n <= SWEEP_MAX_CLASSES) {
         sweep_step_classes_init(s, wf->n);
         for (size_t k = 0; k < wf->n; k++) {
             struct sweep_class_facts *c = &f->classes[k];
             snprintf(c->name, sizeof c->name, "%s", wf->classes[k].name);
             c->own_slo = wf->classes[k].slo;
-            c->scheduled = res.class_stats[k].scheduled;
+            c->scheduled = res->class_stats[k].scheduled;
         }
     }
-    /* Several --url: each endpoint's URL, weight and scheduled count go
-     * into the step's facts; its figures come from the records' "endpoint". */
-    const struct endpoints *eps = &cfg.transport.endpoints;
-    if (res.n_endpoints >= 2 && res.n_endpoints == eps->n && eps->n <= SWEEP_MAX_ENDPOINTS) {
+    const struct endpoints *eps = &cfg->transport.endpoints;
+    if (res->n_endpoints >= 2 && res->n_endpoints == eps->n && eps->n <= SWEEP_MAX_ENDPOINTS) {
         sweep_step_endpoints_init(s, eps->n);
         for (size_t k = 0; k < eps->n; k++) {
             f->endpoints[k].url = ll_strdup(eps->url[k]);
             f->endpoints[k].weight = eps->weight[k];
-            f->endpoints[k].scheduled = res.endpoint_stats[k].scheduled;
+            f->endpoints[k].scheduled = res->endpoint_stats[k].scheduled;
         }
     }
-    int interrupted = res.interrupted;
-    if (interrupted)
-        sr->stopped_in = res.stopped_in;
-    sr->ok_requests += res.stats.by_kind[REC_OK];
-    sr->done_requests += res.stats.completed;
-    join_step(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
-    join_step_energy(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
-    driver_result_free(&res);
+}
 
-    if (sweep_read_records(sr->records_path, (uint64_t)from, s, 1, set, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        return -1;
-    }
-    sweep_step_finish(s, set);
+/* Append step s's line to steps.jsonl, flushed. 0, or -1 (printed). */
+static int step_write_line(const struct sweep_run *sr, const struct sweep_step *s)
+{
     json_t *line = sweep_step_line_json(s);
     char *text = json_dumps(line, JSON_COMPACT);
     json_decref(line);
@@ -588,24 +598,97 @@ static int run_step(struct sweep_run *sr, const struct run_config *base,
         return -1;
     }
     free(text);
-    if (!sr->quiet) {
-        char a[16], fails[1024];
-        step_failures(&s->stats, fails, sizeof fails);
-        /* Embeddings: no first token; their latency is E2E. */
-        int emb = stats_embeddings(&s->stats);
-        ll_errorf("step %s: completed %.3g req/s, goodput %.3g req/s, %s p99 %s, %s%s%s%s", id,
-                  s->completed_rps, s->goodput_rps, emb ? "E2E" : "TTFT",
-                  ll_fmt_duration(emb ? s->e2e_ns[3] : s->ttft_ns[3], a, sizeof a),
-                  recovery      ? "recovery"
-                  : s->slo_pass ? "ok"
-                                : "fails",
-                  !recovery && !s->slo_pass ? ": " : "", !recovery ? s->fail_reason : "", fails);
-        if (f->cold_start)
-            summary_print_cold(stderr, &s->cold, f->cold_start);
-        if (s->short_hold)
-            ll_errorf("step %s: short: held %.3gs, %.2g x its E2E p99 (under %g x)", id,
-                      (double)f->window_ns / 1e9, s->hold_factor, sweep_min_hold_factor(set));
+    return 0;
+}
+
+/* The step's last lines on stderr: its figures and verdict, its cold
+ * requests, a hold too short for its E2E. */
+static void step_print(const struct sweep_run *sr, const struct step_plan *p,
+                       const struct sweep_step *s, const struct sweep_settings *set)
+{
+    if (sr->quiet)
+        return;
+    const struct sweep_facts *f = &s->f;
+    char a[16], fails[1024];
+    step_failures(&s->stats, fails, sizeof fails);
+    /* Embeddings: no first token; their latency is E2E. */
+    int emb = stats_embeddings(&s->stats);
+    ll_errorf("step %s: completed %.3g req/s, goodput %.3g req/s, %s p99 %s, %s%s%s%s", p->id,
+              s->completed_rps, s->goodput_rps, emb ? "E2E" : "TTFT",
+              ll_fmt_duration(emb ? s->e2e_ns[3] : s->ttft_ns[3], a, sizeof a),
+              p->recovery   ? "recovery"
+              : s->slo_pass ? "ok"
+                            : "fails",
+              !p->recovery && !s->slo_pass ? ": " : "", !p->recovery ? s->fail_reason : "", fails);
+    if (f->cold_start)
+        summary_print_cold(stderr, &s->cold, f->cold_start);
+    if (s->short_hold)
+        ll_errorf("step %s: short: held %.3gs, %.2g x its E2E p99 (under %g x)", p->id,
+                  (double)f->window_ns / 1e9, s->hold_factor, sweep_min_hold_factor(set));
+}
+
+/* Run one step at rate; append its facts and figures. Returns 0, 1 when it
+ * was interrupted, or -1 (reason printed) when it could not run. A
+ * recovery step with lead_rps > 0 offers lead_rps through its warm-up and
+ * switches to rate at the warm-up's end (one driver run, one arrival
+ * process: the backlog built in the lead-in is still there at the switch). */
+static int run_step(struct sweep_run *sr, const struct run_config *base,
+                    const struct sweep_settings *set, double rate, uint64_t warmup_ns,
+                    uint64_t hold_ns, uint32_t repeat, int recovery, double lead_rps, int confirm)
+{
+    struct step_plan p = {.index = (uint32_t)sr->n_steps,
+                          .repeat = repeat,
+                          .recovery = recovery,
+                          .confirm = confirm,
+                          .rate = rate,
+                          .lead_rps = lead_rps,
+                          .warmup_ns = warmup_ns,
+                          .hold_ns = hold_ns};
+    struct sweep_facts idf = {
+        .index = p.index, .repeat = repeat, .recovery = recovery, .confirm = confirm};
+    sweep_step_label(&idf, sr->repeats > 1, p.id, sizeof p.id);
+    struct run_config cfg;
+    step_config(sr, base, &p, &cfg);
+    if (sr->cold_restart) {
+        int cr = cold_restart(sr, &cfg, p.index);
+        if (cr != 0)
+            return cr;
     }
+    step_schedule(sr, base, &p, &cfg);
+    off_t from = lseek(sr->records_fd, 0, SEEK_END);
+    if (from < 0) {
+        ll_errorf("%s: %s", sr->records_path, strerror(errno));
+        return -1;
+    }
+    step_announce(sr, &p);
+    uint64_t started = ll_now_ns();
+    char err[512];
+    struct driver_result res;
+    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
+        ll_errorf("step %s: %s", p.id, err);
+        driver_result_free(&res);
+        return -1;
+    }
+    struct sweep_step *s = step_append(sr);
+    step_facts(sr, &p, &cfg, &res, started, &s->f);
+    step_parts(s, &cfg, &res);
+    int interrupted = res.interrupted;
+    if (interrupted)
+        sr->stopped_in = res.stopped_in;
+    sr->ok_requests += res.stats.by_kind[REC_OK];
+    sr->done_requests += res.stats.completed;
+    uint64_t t0_abs_ns = res.run_start_abs_ns >= started ? res.run_start_abs_ns : started;
+    join_step(sr, t0_abs_ns, &s->f);
+    join_step_energy(sr, t0_abs_ns, &s->f);
+    driver_result_free(&res);
+    if (sweep_read_records(sr->records_path, (uint64_t)from, s, 1, set, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return -1;
+    }
+    sweep_step_finish(s, set);
+    if (step_write_line(sr, s) != 0)
+        return -1;
+    step_print(sr, &p, s, set);
     return interrupted ? 1 : 0;
 }
 
