@@ -153,14 +153,10 @@ static int runopts_workload_files(const struct run_opts *o, struct workload *wl,
         wl->output_emp = e;
     }
     if (o->dataset) {
-        if (o->prompt_tokens)
+        if (o->prompt_tokens || o->lengths)
             return runopts_errf(err, errlen,
-                                "--dataset: prompt lengths come from the data; "
-                                "drop --prompt-tokens");
-        if (o->lengths)
-            return runopts_errf(err, errlen,
-                                "--dataset: prompt lengths come from the data; "
-                                "drop --lengths");
+                                "--dataset: prompt lengths come from the data; drop %s",
+                                o->prompt_tokens ? "--prompt-tokens" : "--lengths");
         if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens)
             return runopts_errf(err, errlen,
                                 "--dataset: prompts are sent verbatim; --prefix-* "
