@@ -20,7 +20,8 @@
  * k's driver starts at --start-at plus the slots (warm-up, hold, --gap)
  * before it, and every rate runs, so N shards run the same ladder in step
  * (docs/distributed.md, "Sharded sweeps").
- * docs/sweep.md describes the procedure. */
+ * docs/sweep.md describes the procedure. One step, from its configuration
+ * to its lines, is sweepstep.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -38,6 +39,7 @@
 #include "cli/runsetup.h"
 #include "cli/sweepjob.h"
 #include "cli/sweepplan.h"
+#include "cli/sweepstep.h"
 #include "driver/driver.h"
 #include "measure/results.h"
 #include "measure/summary.h"
@@ -58,28 +60,6 @@ _Static_assert(WL_NAME_MAX <= SWEEP_CLASS_NAME_MAX && WL_MAX_CLASSES <= SWEEP_MA
 #define SWEEP_PROBE_MAX_USERS 1024
 
 /* ---- running ------------------------------------------------------------ */
-
-/* Wait ns (the gap between steps), or until a SIGINT or SIGTERM comes
- * (they stay blocked for the whole sweep; the driver takes them during a
- * step). 1 when one came: it is taken. */
-static int sleep_or_signal(uint64_t ns)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    uint64_t end = ll_now_ns() + ns;
-    for (;;) {
-        uint64_t now = ll_now_ns(), left = end > now ? end - now : 0;
-        struct timespec ts = {.tv_sec = (time_t)(left / LL_NS_PER_SEC),
-                              .tv_nsec = (long)(left % LL_NS_PER_SEC)};
-        int sig = sigtimedwait(&set, NULL, &ts);
-        if (sig == SIGINT || sig == SIGTERM)
-            return 1;
-        if (left == 0 || (sig < 0 && errno == EAGAIN))
-            return 0;
-    }
-}
 
 /* Closed-loop probe rounds with 16, 32, 64... users until the completion
  * rate stops rising by 10%: ok completions over the round's elapsed time.
@@ -202,37 +182,6 @@ static json_t *plan_json(const struct run_opts *o, const struct run_config *cfg,
     return c;
 }
 
-/* The running state of one sweep. */
-struct sweep_run {
-    const char *dir;
-    int records_fd;
-    FILE *steps_f;
-    char records_path[1100];
-    struct sweep_step *steps;
-    size_t n_steps, cap_steps;
-    struct sweep_point *points;
-    uint64_t start_ns;
-    int quiet;
-    uint32_t repeats;               /* --repeat: above 1, a load step's lines name its run */
-    struct scraper *scraper;        /* the sweep's one scraper; NULL = not scraping */
-    struct scraper *const *gpu;     /* --gpu-metrics: n_gpu scrapers (the run setup's) */
-    size_t n_gpu;
-    const char *cold_restart; /* --cold-restart CMD, NULL = none */
-    uint64_t cold_restart_timeout_ns;
-    const sigset_t *child_mask; /* the mask CMD runs with (the sweep's caller's) */
-    uint64_t ok_requests;       /* ok records in the steps' windows, all steps */
-    uint64_t done_requests;     /* records of any kind in the steps' windows */
-    const char *stopped_in;     /* where a stop signal came (run.json); NULL: none */
-    uint64_t hold_ns;           /* the next load step's hold (auto: set as it climbs) */
-    double last_e2e_p99_s;      /* auto: E2E p99 of the last load step (or the probe's
-                                     * first round); 0 = none yet */
-    double prev_e2e_p99_s;      /* auto: of the load step before it; 0 = none */
-    double last_rate;           /* auto: the last load step's rate; 0 = the probe's */
-    int fixed;                  /* --start-at: fixed step times (sweepplan.h) */
-    uint64_t gap_ns;            /* --gap: fixed, the end of each step's slot */
-    uint64_t at_ns;             /* fixed: the next step's t = 0, ns from --start-at */
-};
-
 /* --step-duration auto: the hold of a load step at rate, from the E2E p99
  * seen before it (sr->last_e2e_p99_s, at sr->last_rate): the hold rule's
  * factor times that p99, grown by the most the next step may add to it
@@ -267,346 +216,6 @@ static void auto_hold_seen(struct sweep_run *sr, double rate, double e2e_p99_s)
     sr->prev_e2e_p99_s = sr->last_e2e_p99_s;
     sr->last_e2e_p99_s = e2e_p99_s;
     sr->last_rate = rate;
-}
-
-/* Join the scrapes to step s's window (run_start_abs_ns is the step's
- * t = 0) with the inner span, so back-to-back steps do not share counts,
- * and keep the figures in s->f.server. A window with no ok scrape keeps
- * only the counts (NAN figures): a gap, never a failed step. */
-static void join_step(const struct sweep_run *sr, uint64_t run_start_abs_ns,
-                      struct sweep_facts *f)
-{
-    struct sweep_server *v = &f->server;
-    sweep_server_clear(v);
-    if (!sr->scraper)
-        return;
-    v->present = 1;
-    uint64_t t0 = run_start_abs_ns + f->warmup_ns, t1 = t0 + f->window_ns;
-    struct scrape_join j;
-    int rc = scrape_join(sr->scraper, t0, t1, SCRAPE_SPAN_INNER, &j);
-    if (rc != 0 && rc != LL_E_NOTFOUND)
-        return;
-    v->scrapes = j.scrapes;
-    v->failed = j.failed;
-    if (rc != 0)
-        return;
-    snprintf(v->engine, sizeof v->engine, "%s", engines_kind_name(j.engine));
-    if (j.waiting.present) {
-        v->waiting_mean = j.waiting.mean;
-        v->waiting_max = j.waiting.max;
-    }
-    if (j.running.present) {
-        v->running_mean = j.running.mean;
-        v->running_max = j.running.max;
-    }
-    if (j.kv_usage.present) {
-        v->kv_mean = j.kv_usage.mean;
-        v->kv_max = j.kv_usage.max;
-    }
-    v->kv_capacity_tokens = j.kv_capacity_tokens;
-    if (j.preemptions.present)
-        v->preemptions = j.preemptions.delta;
-    if (j.generation_tokens.present)
-        v->generation_tokens = j.generation_tokens.delta;
-    if (j.prompt_tokens.present)
-        v->prompt_tokens = j.prompt_tokens.delta;
-    if (j.ttft_present && j.ttft_quantiles) {
-        v->ttft_p50_s = j.ttft_p50_s;
-        v->ttft_p99_s = j.ttft_p99_s;
-        v->ttft_p99_lower_bound = isinf(j.ttft_p99_hi_s);
-    }
-    if (j.span_to_abs_ns > j.span_from_abs_ns && j.span_from_abs_ns >= run_start_abs_ns) {
-        v->has_span = 1;
-        v->span_from_ns = j.span_from_abs_ns - run_start_abs_ns;
-        v->span_to_ns = j.span_to_abs_ns - run_start_abs_ns;
-    }
-}
-
-/* Join the GPU scrapes to step s's window as join_step joins the
- * server's (the inner span), sum the exporters' energies (metrics/energy.h:
- * an exporter without a figure withholds the sum) and keep the facts in
- * f->energy. The per-token figures come later, from the records over the
- * energy's span (sweep.c), so that `llmload report` derives them again. */
-static void join_step_energy(const struct sweep_run *sr, uint64_t run_start_abs_ns,
-                             struct sweep_facts *f)
-{
-    struct sweep_energy *e = &f->energy;
-    sweep_energy_clear(e);
-    if (!sr->n_gpu)
-        return;
-    e->present = 1;
-    uint64_t t0 = run_start_abs_ns + f->warmup_ns, t1 = t0 + f->window_ns;
-    uint64_t from = UINT64_MAX, to = 0;
-    struct energy_figures parts[RUN_SETUP_MAX_GPU], sum;
-    for (size_t i = 0; i < sr->n_gpu; i++) {
-        struct scrape_join j;
-        int rc = scrape_join(sr->gpu[i], t0, t1, SCRAPE_SPAN_INNER, &j);
-        /* No client figures here: the records over the span give them. */
-        energy_figures_compute(&j, rc, NAN, NAN, NAN, NAN, &parts[i]);
-        if (parts[i].present) {
-            from = LL_MIN(from, j.span_from_abs_ns);
-            to = LL_MAX(to, j.span_to_abs_ns);
-        }
-    }
-    energy_figures_combine(parts, sr->n_gpu, &sum);
-    e->missing = sum.missing;
-    if (!sum.present || to <= from || from < run_start_abs_ns)
-        return;
-    snprintf(e->source, sizeof e->source, "%s", sum.source ? sum.source : "");
-    e->energy_j = sum.energy_j;
-    e->gaps = sum.gaps;
-    e->gpus = sum.gpus;
-    e->max_power_w = sum.max_power_w;
-    e->util_mean_pct = sum.util_mean_pct;
-    e->has_span = 1;
-    e->span_from_ns = from - run_start_abs_ns;
-    e->span_to_ns = to - run_start_abs_ns;
-}
-
-/* The end of a step's line when some of its requests failed: "; failed
- * N: KIND COUNT, e.g.: SAMPLE" for each failed kind (the sample when one
- * was kept); "" when none failed. */
-static void step_failures(const struct stats *st, char *buf, size_t len)
-{
-    size_t at = 0;
-    buf[0] = '\0';
-    uint64_t failed = stats_failed(st);
-    if (failed == 0)
-        return;
-    int w = snprintf(buf, len, "; failed %" PRIu64 ":", failed);
-    const char *sep = " ";
-    for (int k = 0; k < REC_KIND_COUNT && w >= 0 && (at += (size_t)w) < len; k++) {
-        w = 0;
-        if (k == REC_OK || st->by_kind[k] == 0)
-            continue;
-        w = snprintf(buf + at, len - at, "%s%s %" PRIu64 "%s%s", sep,
-                     rec_kind_name((enum rec_kind)k), st->by_kind[k],
-                     st->sample[k][0] ? ", e.g.: " : "", st->sample[k]);
-        sep = "; ";
-    }
-}
-
-/* --cold-restart: run the command before step index and wait for it
- * (sr->cold_restart_timeout_ns), then for the target to answer again
- * (as long again). 0, 1 when a stop signal came (it is taken), or -1
- * (reason printed, naming the command) when it failed. */
-static int cold_restart(struct sweep_run *sr, const struct run_config *cfg, uint32_t index)
-{
-    const char *cmd = sr->cold_restart;
-    char d[32], err[600];
-    ll_fmt_duration(sr->cold_restart_timeout_ns, d, sizeof d);
-    if (!sr->quiet)
-        ll_errorf("step %u: cold restart: %s", index, cmd);
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    uint64_t ms = sr->cold_restart_timeout_ns / LL_NS_PER_MS;
-    int rc = ll_shell_run(cmd, sr->child_mask, &stop, ms > INT32_MAX ? INT32_MAX : (int)ms);
-    if (rc == 0) {
-        rc = run_setup_wait_ready(cfg, sr->cold_restart_timeout_ns, err, sizeof err);
-        if (rc == 0)
-            return 0;
-        if (rc != LL_E_INTR) {
-            ll_errorf("--cold-restart: the target did not answer within %s after \"%s\": %s", d,
-                      cmd, err);
-            return -1;
-        }
-    }
-    if (rc == LL_E_INTR) {
-        sleep_or_signal(0);
-        ll_errorf("interrupted during the cold restart before step %u: stopping", index);
-        sr->stopped_in = "load";
-        return 1;
-    }
-    if (rc == LL_E_AGAIN)
-        ll_errorf("--cold-restart: \"%s\" did not end within %s (killed)", cmd, d);
-    else if (rc < 0)
-        ll_errorf("--cold-restart: cannot run \"%s\": %s", cmd, strerror(errno));
-    else
-        ll_errorf("--cold-restart: \"%s\" failed with exit status %d", cmd, rc);
-    return -1;
-}
-
-/* Run one step at rate; append its facts and figures. Returns 0, 1 when it
- * was interrupted, or -1 (reason printed) when it could not run. A
- * recovery step with lead_rps > 0 offers lead_rps through its warm-up and
- * switches to rate at the warm-up's end (one driver run, one arrival
- * process: the backlog built in the lead-in is still there at the switch). */
-static int run_step(struct sweep_run *sr, const struct run_config *base,
-                    const struct sweep_settings *set, double rate, uint64_t warmup_ns,
-                    uint64_t hold_ns, uint32_t repeat, int recovery, double lead_rps, int confirm)
-{
-    struct run_config cfg = *base;
-    uint32_t index = (uint32_t)sr->n_steps;
-    char err[512], id[32];
-    /* The step's name as the table gives it: "3", "3 r2", "3 re", "4 rec". */
-    struct sweep_facts idf = {
-        .index = index, .repeat = repeat, .recovery = recovery, .confirm = confirm};
-    sweep_step_label(&idf, sr->repeats > 1, id, sizeof id);
-    cfg.mode = LOAD_OPEN;
-    cfg.arrival.rate_per_s = rate;
-    if (recovery && lead_rps > 0 && warmup_ns > 0) {
-        cfg.arrival.rate_per_s = lead_rps;
-        cfg.arrival.switch_at_ns = warmup_ns;
-        cfg.arrival.switch_to_per_s = rate;
-    } else {
-        lead_rps = 0;
-    }
-    cfg.arrival.seed = base->arrival.seed + index;
-    cfg.workload.seed = base->workload.seed + index;
-    /* The step's own content: what `llmload run --seed` of the step's seed
-     * with the sweep's --prompt-salt sends, so no step or repeat shares a
-     * prompt with another, nor with another sweep under another salt. */
-    cfg.transport.seed = workload_content_seed(cfg.workload.seed, base->prompt_salt);
-    cfg.warmup_ns = warmup_ns;
-    cfg.duration_ns = warmup_ns + hold_ns;
-    /* --cold-start: every step's first requests after --cold-restart,
-     * else only the sweep's first step's (the server is warm after it). */
-    cfg.cold_requests = sr->cold_restart || index == 0 ? base->cold_requests : 0;
-    if (sr->cold_restart) {
-        int cr = cold_restart(sr, &cfg, index);
-        if (cr != 0)
-            return cr;
-    }
-    cfg.records_fd = sr->records_fd;
-    cfg.step = (int32_t)index;
-    cfg.progress = 0;
-    /* Fixed step times: this step starts its slot's length after the one
-     * before, wherever that one's drain got to (a late start is measured
-     * as the step's lateness, never shifted), so shards stay in step. */
-    uint64_t at_ns = sr->at_ns;
-    if (sr->fixed) {
-        cfg.start_at_unix_ns = base->start_at_unix_ns + (int64_t)at_ns;
-        sr->at_ns += warmup_ns + hold_ns + sr->gap_ns;
-    }
-    off_t from = lseek(sr->records_fd, 0, SEEK_END);
-    if (from < 0) {
-        ll_errorf("%s: %s", sr->records_path, strerror(errno));
-        return -1;
-    }
-    if (!sr->quiet && lead_rps > 0)
-        ll_errorf("step %s: %.4g req/s for %.3gs, then %.4g req/s for %.3gs", id, lead_rps,
-                  (double)warmup_ns / 1e9, rate, (double)hold_ns / 1e9);
-    else if (!sr->quiet) {
-        char wu[48] = "no warm-up";
-        if (warmup_ns > 0)
-            snprintf(wu, sizeof wu, "+%.3gs warm-up", (double)warmup_ns / 1e9);
-        ll_errorf("step %s%s: %.4g req/s for %.3gs (%s)", id,
-                  confirm ? " (it failed below a passing rate)" : "", rate, (double)hold_ns / 1e9,
-                  wu);
-    }
-    uint64_t started = ll_now_ns();
-    struct driver_result res;
-    if (driver_run(&cfg, &res, err, sizeof err) != 0) {
-        ll_errorf("step %s: %s", id, err);
-        driver_result_free(&res);
-        return -1;
-    }
-    if (sr->n_steps == sr->cap_steps) {
-        sr->cap_steps = sr->cap_steps ? sr->cap_steps * 2 : 16;
-        sr->steps = ll_realloc(sr->steps, sr->cap_steps * sizeof *sr->steps);
-        sr->points = ll_realloc(sr->points, sr->cap_steps * sizeof *sr->points);
-    }
-    struct sweep_step *s = &sr->steps[sr->n_steps++];
-    sweep_step_init(s);
-    struct sweep_facts *f = &s->f;
-    f->index = index;
-    f->repeat = repeat;
-    f->recovery = recovery;
-    f->confirm = confirm;
-    /* A shard offers its share of the ladder's rate (as `llmload run`'s
-     * summary says), so its own steps read as what it sent. */
-    double share = runopts_shard_share(&cfg);
-    f->offered_rps = rate * share;
-    f->overload_rps = lead_rps * share;
-    f->global_offered_rps = cfg.shards > 1 ? rate : 0;
-    f->has_start_at = sr->fixed;
-    f->start_at_offset_ns = sr->fixed ? at_ns : 0;
-    /* Records count from the driver's t = 0; so do the step's offset and
-     * its in-flight samples, to share one axis with the server's scrapes. */
-    f->start_offset_ns = res.run_start_abs_ns >= sr->start_ns ? res.run_start_abs_ns - sr->start_ns
-                                                              : started - sr->start_ns;
-    f->duration_ns = cfg.duration_ns;
-    f->warmup_ns = warmup_ns;
-    f->cold_start = cfg.cold_requests;
-    f->cold_restart = sr->cold_restart != NULL;
-    f->window_ns = res.window_ns;
-    f->elapsed_ns = res.elapsed_ns;
-    f->scheduled = res.stats.scheduled;
-    f->inflight_mean = res.inflight_mean;
-    f->inflight_max = res.inflight_max;
-    f->interrupted = res.interrupted;
-    hist_merge(f->lateness, res.stats.lateness);
-    f->series = res.series;
-    f->n_series = res.n_series;
-    res.series = NULL;
-    res.n_series = 0;
-    /* Two classes or more: each class's scheduled count and own SLO go
-     * into the step's facts; its figures come from the records' "class". */
-    const struct wl_file *wf = cfg.workload.classes;
-    if (wf && wf->n >= 2 && res.n_classes == wf->n && wf->n <= SWEEP_MAX_CLASSES) {
-        sweep_step_classes_init(s, wf->n);
-        for (size_t k = 0; k < wf->n; k++) {
-            struct sweep_class_facts *c = &f->classes[k];
-            snprintf(c->name, sizeof c->name, "%s", wf->classes[k].name);
-            c->own_slo = wf->classes[k].slo;
-            c->scheduled = res.class_stats[k].scheduled;
-        }
-    }
-    /* Several --url: each endpoint's URL, weight and scheduled count go
-     * into the step's facts; its figures come from the records' "endpoint". */
-    const struct endpoints *eps = &cfg.transport.endpoints;
-    if (res.n_endpoints >= 2 && res.n_endpoints == eps->n && eps->n <= SWEEP_MAX_ENDPOINTS) {
-        sweep_step_endpoints_init(s, eps->n);
-        for (size_t k = 0; k < eps->n; k++) {
-            f->endpoints[k].url = ll_strdup(eps->url[k]);
-            f->endpoints[k].weight = eps->weight[k];
-            f->endpoints[k].scheduled = res.endpoint_stats[k].scheduled;
-        }
-    }
-    int interrupted = res.interrupted;
-    if (interrupted)
-        sr->stopped_in = res.stopped_in;
-    sr->ok_requests += res.stats.by_kind[REC_OK];
-    sr->done_requests += res.stats.completed;
-    join_step(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
-    join_step_energy(sr, res.run_start_abs_ns >= started ? res.run_start_abs_ns : started, f);
-    driver_result_free(&res);
-
-    if (sweep_read_records(sr->records_path, (uint64_t)from, s, 1, set, err, sizeof err) != 0) {
-        ll_errorf("%s", err);
-        return -1;
-    }
-    sweep_step_finish(s, set);
-    json_t *line = sweep_step_line_json(s);
-    char *text = json_dumps(line, JSON_COMPACT);
-    json_decref(line);
-    if (!text || fprintf(sr->steps_f, "%s\n", text) < 0 || fflush(sr->steps_f) != 0) {
-        ll_errorf("%s/steps.jsonl: cannot write: %s", sr->dir, strerror(errno));
-        free(text);
-        return -1;
-    }
-    free(text);
-    if (!sr->quiet) {
-        char a[16], fails[1024];
-        step_failures(&s->stats, fails, sizeof fails);
-        /* Embeddings: no first token; their latency is E2E. */
-        int emb = stats_embeddings(&s->stats);
-        ll_errorf("step %s: completed %.3g req/s, goodput %.3g req/s, %s p99 %s, %s%s%s%s", id,
-                  s->completed_rps, s->goodput_rps, emb ? "E2E" : "TTFT",
-                  ll_fmt_duration(emb ? s->e2e_ns[3] : s->ttft_ns[3], a, sizeof a),
-                  recovery      ? "recovery"
-                  : s->slo_pass ? "ok"
-                                : "fails",
-                  !recovery && !s->slo_pass ? ": " : "", !recovery ? s->fail_reason : "", fails);
-        if (f->cold_start)
-            summary_print_cold(stderr, &s->cold, f->cold_start);
-        if (s->short_hold)
-            ll_errorf("step %s: short: held %.3gs, %.2g x its E2E p99 (under %g x)", id,
-                      (double)f->window_ns / 1e9, s->hold_factor, sweep_min_hold_factor(set));
-    }
-    return interrupted ? 1 : 0;
 }
 
 /* The rate to re-run next (--confirm): the lowest known point that fails
@@ -654,10 +263,10 @@ static int confirm_failures(struct sweep_run *sr, const struct run_config *base,
             if (repeat++ == 0)
                 hold_ns = f->duration_ns - f->warmup_ns;
         }
-        int st = run_step(sr, base, set, rate, p->warmup_ns, hold_ns, repeat, 0, 0, 1);
+        int st = sweepstep_run(sr, base, set, rate, p->warmup_ns, hold_ns, repeat, 0, 0, 1);
         if (st < 0)
             return -1;
-        if (st == 0 && sleep_or_signal(p->gap_ns)) {
+        if (st == 0 && sweepstep_sleep(p->gap_ns)) {
             sr->stopped_in = "load";
             st = 1;
         }
@@ -691,7 +300,7 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
             if (p->step_auto)
                 sr->hold_ns = auto_hold(sr, p, set, rate);
             size_t before = sr->n_steps;
-            int st = run_step(sr, base, set, rate, p->warmup_ns, sr->hold_ns, r, 0, 0, 0);
+            int st = sweepstep_run(sr, base, set, rate, p->warmup_ns, sr->hold_ns, r, 0, 0, 0);
             if (st < 0)
                 return -1;
             /* A stop during --cold-restart ends the step before it ran:
@@ -701,7 +310,7 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
             if (p->step_auto && last && last->stats.by_kind[REC_OK])
                 auto_hold_seen(sr, rate, (double)last->e2e_ns[3] / 1e9);
             /* Fixed times: the next step's driver waits for its slot. */
-            if (st == 0 && !p->fixed && sleep_or_signal(p->gap_ns)) {
+            if (st == 0 && !p->fixed && sweepstep_sleep(p->gap_ns)) {
                 sr->stopped_in = "load"; /* between two steps */
                 st = 1;
             }
@@ -730,8 +339,8 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
         uint64_t recovery_ns = p->step_auto && !p->recovery_given
                                    ? SWEEP_RECOVERY_STEPS * sr->hold_ns
                                    : p->recovery_ns;
-        rc = run_step(sr, base, set, round3(SWEEP_RECOVERY_FRACTION * top), overload_ns,
-                      recovery_ns, 0, 1, top, 0);
+        rc = sweepstep_run(sr, base, set, round3(SWEEP_RECOVERY_FRACTION * top), overload_ns,
+                           recovery_ns, 0, 1, top, 0);
         if (rc > 0)
             snprintf(stop + strlen(stop), stop_len - strlen(stop), "%sinterrupted by a signal",
                      stop[0] ? "; " : "");

@@ -1,7 +1,9 @@
-/* mergeparts.h: the parts of a merge and what runmerge.c (the parts, the
- * two passes, a run's summary; it defines everything declared here but
- * rm_sweep_merge), sweepmerge.c (a sharded sweep's steps, rm_sweep_merge)
- * and histmerge.c (--hist-only) share; private to src/report. */
+/* mergeparts.h: the parts of a merge and what runmerge.c (the parts and
+ * the two passes; it defines everything declared here but rm_summary_write
+ * and rm_sweep_merge), mergesummary.c (the merged run's summary,
+ * rm_summary_write), sweepmerge.c (a sharded sweep's steps,
+ * rm_sweep_merge) and histmerge.c (--hist-only) share; private to
+ * src/report. */
 #ifndef LL_MERGEPARTS_H
 #define LL_MERGEPARTS_H
 
@@ -75,6 +77,13 @@ struct merge {
 /* o[k] as a string, NULL when absent or not one. */
 const char *rm_jstr(const json_t *o, const char *k);
 
+/* o[a] (or o[a][b] when b is not NULL) as a number, NAN when absent or
+ * not one. */
+double rm_jnum(const json_t *o, const char *a, const char *b);
+
+/* rm_jnum as a count: 0 when absent, not a number or not above 0. */
+uint64_t rm_ju(const json_t *o, const char *a, const char *b);
+
 /* Free everything m holds (m itself is the caller's). */
 void rm_merge_free(struct merge *m);
 
@@ -96,6 +105,14 @@ void rm_incomplete_text(struct merge *m);
 
 /* Two exit statuses as one: the lowest non-zero wins. */
 int rm_exit_combine(int a, int b);
+
+/* The summary of the merged records (mergesummary.c): printed to out (NULL:
+ * not printed), written to out_dir/summary.json, run.json's outcome into
+ * *outcome (the caller's). rate_scale: each part's offered rate times it
+ * is the whole's (the shard count; 1 in a rebuild). Returns the exit
+ * status before the incomplete rule. */
+int rm_summary_write(struct merge *m, const json_t *cfg, const char *slo_text, double rate_scale,
+                     const char *out_dir, FILE *out, json_t **outcome);
 
 /* The server's /metrics series into out_dir: the scraping shard's file. */
 int rm_copy_metrics(const struct merge *m, const char *out_dir);

@@ -1,10 +1,12 @@
-/* report_int.h: what the three files of report.html share; nothing outside
+/* report_int.h: what the four files of report.html share; nothing outside
  * src/report/report_*.c includes it (the public face is report_html.h).
  *
  *   report_html.c    the page: skeleton, CSS, header, cards, findings, the
  *                    sections in their order, the file; and the conventions
  *                    below that every part uses
- *   report_charts.c  the charts (inline SVG through svg.h)
+ *   report_charts.c  the charts (inline SVG through svg.h) against load,
+ *                    per step, and the TTFT distribution
+ *   report_timecharts.c  the charts over the run's time
  *   report_gpu.c     the GPU power and utilisation over time
  *   report_tables.c  the steps table and the class table
  *
@@ -44,6 +46,16 @@ void report_step_label(const struct report *r, const struct report_step *s,
                        struct strbuf *b);
 
 /* --- charts (report_charts.c) --- */
+
+/* The charts' palette (report_charts.c, report_timecharts.c). */
+#define REPORT_WIDE_WIDTH 1200 /* viewBox width of full-width charts */
+#define REPORT_COLOR_P50 "#0072b2"
+#define REPORT_COLOR_P90 "#e69f00"
+#define REPORT_COLOR_P99 "#d55e00"
+#define REPORT_COLOR_KNEE "#6d28d9"
+#define REPORT_COLOR_CAP "#047857"
+#define REPORT_COLOR_STEP "#9ca3af"
+#define REPORT_COLOR_PROBE "#e5e7eb"
 
 /* The markers every chart against offered load shares: a dotted line at the
  * SLO capacity and one at the knee (each only when found), and the shaded
@@ -87,9 +99,20 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
                              const size_t *order, size_t n,
                              const struct report_marks *marks);
 
-/* --- charts over time (report_charts.c) --- */
+/* The GPUs' energy per output token (J) against load: the efficiency
+ * curve (--gpu-metrics). */
+void report_energy_chart(struct strbuf *b, const struct report *r, const size_t *order, size_t n,
+                         const struct report_marks *marks);
 
-#define REPORT_WIDE_WIDTH 1200 /* viewBox width of full-width charts */
+/* Output tokens/s against load. */
+void report_tokens_chart(struct strbuf *b, const struct report *r, const size_t *order, size_t n,
+                         const struct report_marks *marks);
+
+/* Errors by kind per step (every step, in the order run), stacked bars;
+ * only the kinds that occurred, each in its own colour. */
+void report_errors_chart(struct strbuf *b, const struct report *r);
+
+/* --- charts over time (report_timecharts.c) --- */
 
 /* Thin samples [0, n) into at most max points (max >= 1) by keeping, in
  * each run of ceil(n / max) samples, the one with the largest value, so
@@ -122,20 +145,6 @@ void report_time_marks_free(struct report_time_marks *tm);
  * per telemetry source (report_gpu.c). */
 void report_gpu_chart(struct strbuf *b, const struct report *r, int util);
 
-/* The GPUs' energy per output token (J) against load: the efficiency
- * curve (--gpu-metrics). */
-void report_energy_chart(struct strbuf *b, const struct report *r, const size_t *order, size_t n,
-                         const struct report_marks *marks);
-
-/* Output tokens/s against load. */
-void report_tokens_chart(struct strbuf *b, const struct report *r,
-                         const size_t *order, size_t n,
-                         const struct report_marks *marks);
-
-/* Errors by kind per step (every step, in the order run), stacked bars;
- * only the kinds that occurred, each in its own colour. */
-void report_errors_chart(struct strbuf *b, const struct report *r);
-
 /* The client's requests in flight over the whole run, thinned to about
  * REPORT_MAX_TS_POINTS, with a line at the start of each step. */
 void report_inflight_chart(struct strbuf *b, const struct report *r);
@@ -143,6 +152,8 @@ void report_inflight_chart(struct strbuf *b, const struct report *r);
 /* The server's scrapes over time: its queue and running batch (kv = 0),
  * or its KV cache usage in % (kv = 1). */
 void report_server_chart(struct strbuf *b, const struct report *r, int kv);
+
+/* --- the TTFT distribution and the classes (report_charts.c) --- */
 
 /* The TTFT distribution (CDF) of every step, one line per step, the
  * recovery step dashed, the TTFT SLO as a vertical line. */

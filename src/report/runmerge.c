@@ -31,7 +31,7 @@
 #include "sweep/sweep_json.h"
 #include "util/util.h"
 
-static double jnum(const json_t *o, const char *a, const char *b)
+double rm_jnum(const json_t *o, const char *a, const char *b)
 {
     const json_t *v = json_object_get(o, a);
     if (b)
@@ -39,9 +39,9 @@ static double jnum(const json_t *o, const char *a, const char *b)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static uint64_t ju(const json_t *o, const char *a, const char *b)
+uint64_t rm_ju(const json_t *o, const char *a, const char *b)
 {
-    double v = jnum(o, a, b);
+    double v = rm_jnum(o, a, b);
     return isfinite(v) && v > 0 ? (uint64_t)v : 0;
 }
 
@@ -101,7 +101,7 @@ static void classes_init(struct merge *m, const json_t *cfg)
                 const char *nm = rm_jstr(o, "name");
                 if (!c->name || !nm || strcmp(nm, c->name) != 0)
                     continue;
-                c->st.scheduled += ju(o, "scheduled", NULL);
+                c->st.scheduled += rm_ju(o, "scheduled", NULL);
                 const char *spec = rm_jstr(o, "slo");
                 char err[200];
                 if (spec && !c->slo_text[0] && slo_parse(spec, &c->slo, err, sizeof err) == 0)
@@ -125,11 +125,11 @@ static void endpoints_init(struct merge *m)
         const json_t *o = json_array_get(arr, k);
         stats_init(&m->eps[k]);
         m->ep_url[k] = rm_jstr(o, "url") ? rm_jstr(o, "url") : "";
-        m->ep_weight[k] = (uint32_t)ju(o, "weight", NULL);
+        m->ep_weight[k] = (uint32_t)rm_ju(o, "weight", NULL);
         for (size_t i = 0; i < m->n_parts; i++)
             m->eps[k].scheduled +=
-                ju(json_array_get(json_object_get(m->parts[i].sum, "endpoints"), k), "scheduled",
-                   NULL);
+                rm_ju(json_array_get(json_object_get(m->parts[i].sum, "endpoints"), k), "scheduled",
+                      NULL);
     }
 }
 
@@ -373,8 +373,8 @@ static void missing_count(struct merge *m, const json_t *cfg)
     m->missing_ids = 0;
     if (by_rule) {
         uint64_t M = m->n_refs ? m->refs[m->n_refs - 1].id + 1 : 0;
-        uint64_t req = ju(cfg, "requests", NULL);
-        if (req && !ju(cfg, "duration_ns", NULL) && !ju(cfg, "max_tokens_total", NULL))
+        uint64_t req = rm_ju(cfg, "requests", NULL);
+        if (req && !rm_ju(cfg, "duration_ns", NULL) && !rm_ju(cfg, "max_tokens_total", NULL))
             M = req > M ? req : M;
         m->expected_ids = M;
         for (uint32_t k = 0; k < n; k++) {
@@ -442,8 +442,8 @@ static int ev_cmp(const void *a, const void *b)
  * once from the window's start. 0 or -1 after an error. */
 static int records_pass(struct merge *m, const json_t *cfg, const struct slo *slo, FILE *out)
 {
-    uint64_t warmup_ns = ju(cfg, "warmup_ns", NULL), dur = ju(cfg, "duration_ns", NULL);
-    uint64_t wend = dur ? dur : UINT64_MAX, cold_n = ju(cfg, "cold_start", NULL);
+    uint64_t warmup_ns = rm_ju(cfg, "warmup_ns", NULL), dur = rm_ju(cfg, "duration_ns", NULL);
+    uint64_t wend = dur ? dur : UINT64_MAX, cold_n = rm_ju(cfg, "cold_start", NULL);
     const char *lmodel = rm_jstr(cfg, "load_model");
     int by_session = lmodel && strcmp(lmodel, "sessions") == 0;
     char *buf = NULL;
@@ -513,40 +513,6 @@ fail:
     return -1;
 }
 
-/* ---- the summary ------------------------------------------------------- */
-
-/* Merge each part's histogram at summary.json's latency_ns.NAME.hist into
- * h (the figures a record does not carry). Returns the parts without one. */
-static size_t hist_from_parts(struct merge *m, const char *name, struct hist *h)
-{
-    size_t lacking = 0;
-    struct hist *one = hist_new();
-    for (size_t i = 0; i < m->n_parts; i++) {
-        const json_t *lat = json_object_get(m->parts[i].sum, "latency_ns");
-        const char *s = rm_jstr(json_object_get(lat, name), "hist");
-        char err[200];
-        hist_reset(one);
-        if (!s || hist_from_string(one, s, err, sizeof err) != 0) {
-            lacking++;
-            continue;
-        }
-        hist_merge(h, one);
-    }
-    hist_free(one);
-    return lacking;
-}
-
-/* The load model's label as one process prints it: a shard's less its
- * " (shard K of N)". Into buf. */
-static void mode_label(const json_t *sum, char *buf, size_t len)
-{
-    const char *mode = rm_jstr(sum, "mode");
-    snprintf(buf, len, "%s", mode ? mode : "-");
-    char *s = strstr(buf, " (shard ");
-    if (s)
-        *s = '\0';
-}
-
 int rm_exit_combine(int a, int b)
 {
     if (!a)
@@ -554,175 +520,6 @@ int rm_exit_combine(int a, int b)
     if (!b)
         return a;
     return a < b ? a : b;
-}
-
-/* The summary of the merged records: printed to out, written to
- * out_dir/summary.json. rate_scale: each part's offered rate times it is
- * the whole's (the shard count; 1 in a rebuild). Returns the exit status
- * before the incomplete rule. */
-static int summary_write(struct merge *m, const json_t *cfg, const char *slo_text,
-                         double rate_scale, const char *out_dir, FILE *out, json_t **outcome)
-{
-    const struct part *first = NULL;
-    for (size_t i = 0; i < m->n_parts && !first; i++)
-        if (m->parts[i].sum)
-            first = &m->parts[i];
-    const json_t *fs = first ? first->sum : NULL;
-    struct stats *st = &m->st;
-    uint64_t window = 0, late_sends = 0, asleep = 0, invol = 0, sent_in_window = 0;
-    double area = 0, cpu_s = 0, wall_s = 0;
-    int interrupted = 0;
-    for (size_t i = 0; i < m->n_parts; i++) {
-        const struct part *p = &m->parts[i];
-        interrupted |= p->interrupted;
-        if (!p->sum)
-            continue;
-        uint64_t w = ju(p->sum, "window_ns", NULL);
-        window = w > window ? w : window;
-        area += jnum(p->sum, "inflight", "mean") * (double)w;
-        st->scheduled += ju(p->sum, "requests", "scheduled");
-        sent_in_window += ju(p->sum, "sent_in_window", NULL);
-        late_sends += ju(p->sum, "lateness_diagnosis", "late_sends");
-        asleep += ju(p->sum, "lateness_diagnosis", "asleep_when_due");
-        invol += ju(p->sum, "lateness_diagnosis", "involuntary_switches");
-        cpu_s += fmax(0, jnum(p->sum, "lateness_diagnosis", "worker_cpu_s"));
-        wall_s += fmax(0, jnum(p->sum, "lateness_diagnosis", "worker_wall_s"));
-    }
-    /* A part that died before its summary: its lines are what it scheduled. */
-    for (size_t i = 0; i < m->n_parts; i++)
-        if (!m->parts[i].sum)
-            st->scheduled += m->parts[i].lines;
-    hist_from_parts(m, "itl", st->itl);
-    hist_from_parts(m, "schedule_lateness", st->lateness);
-    if (!window)
-        window = 1;
-
-    char mode[256];
-    mode_label(fs, mode, sizeof mode);
-    struct summary_info info = {0};
-    info.mode = mode;
-    const char *cmd = rm_jstr(m->parts[0].run, "command");
-    info.command = cmd && strcmp(cmd, "run") != 0 ? cmd : NULL;
-    info.closed_loop = json_is_true(json_object_get(fs, "closed_loop"));
-    double offered = jnum(fs, "throughput", "offered_rate_per_s");
-    info.offered_rate_per_s = isfinite(offered) ? offered * rate_scale : 0;
-    info.window_ns = window;
-    info.warmup_ns = ju(cfg, "warmup_ns", NULL);
-    info.cold_requests = ju(cfg, "cold_start", NULL);
-    info.cold = info.cold_requests ? &m->cold : NULL;
-    info.inflight_mean = area / (double)window;
-    info.inflight_max = m->inflight_max;
-    info.target_url = rm_jstr(fs, "target_url");
-    info.model = rm_jstr(fs, "model");
-    info.version = LL_VERSION;
-    json_t *seed = json_object_get(cfg, "seed");
-    info.seed = json_is_integer(seed)  ? (uint64_t)json_integer_value(seed)
-                : json_is_string(seed) ? strtoull(json_string_value(seed), NULL, 10)
-                                       : 0;
-    json_t *salt = json_object_get(cfg, "prompt_salt");
-    info.has_prompt_salt = json_is_integer(salt);
-    info.prompt_salt = info.has_prompt_salt ? (uint64_t)json_integer_value(salt) : 0;
-    info.prompt_salt_auto = json_is_true(json_object_get(cfg, "prompt_salt_auto"));
-    info.interrupted = interrupted;
-    info.records_written = m->n_refs;
-    info.slo = slo_text;
-    double tol = jnum(fs, "self_check", "lateness_tolerance");
-    struct verdict_input v = {
-        .lateness = st->lateness,
-        .tolerance = isfinite(tol) ? tol : 0,
-        .late_sends = late_sends,
-        .late_asleep = asleep,
-        .cpu_ns = (uint64_t)(cpu_s * 1e9),
-        .invol_switches = invol,
-        .wall_ns = (uint64_t)(wall_s * 1e9),
-        .kept = info.command ? "the trace's times" : "the schedule",
-        .check_achieved = !interrupted && !info.closed_loop && strncmp(mode, "open-loop", 9) == 0,
-        .scheduled = st->scheduled,
-        .sent_in_window = sent_in_window,
-    };
-    verdict_latencies(&v, st);
-    struct verdict vd;
-    info.invalid = verdict_judge(&v, &vd);
-    snprintf(info.invalid_reason, sizeof info.invalid_reason, "%s", vd.reason);
-    snprintf(info.lateness_warning, sizeof info.lateness_warning, "%s", vd.warning);
-    summary_cut_short_warning(st, info.cut_short_warning, sizeof info.cut_short_warning);
-    info.lateness_moved = vd.worst;
-    info.lateness_tolerance = v.tolerance > 0 ? v.tolerance : VERDICT_TOLERANCE_DEFAULT;
-    double wshare = jnum(fs, "tokens", "workload_cached_share");
-    info.workload_share_known = isfinite(wshare);
-    info.workload_cached_share = wshare;
-
-    struct summary_endpoint *ep = ll_calloc(m->n_eps + 1, sizeof *ep);
-    for (size_t k = 0; k < m->n_eps; k++)
-        ep[k] = (struct summary_endpoint){
-            .url = m->ep_url[k], .weight = m->ep_weight[k], .s = &m->eps[k]};
-    struct summary_class *sc = ll_calloc(m->n_cls + 1, sizeof *sc);
-    for (size_t k = 0; k < m->n_cls; k++)
-        sc[k] = (struct summary_class){m->cls[k].name, &m->cls[k].st,
-                                       m->cls[k].slo_text[0] ? m->cls[k].slo_text : NULL};
-    if (out) {
-        summary_print(out, st, &info);
-        summary_print_classes(out, sc, m->n_cls, window);
-        summary_print_endpoints(out, ep, m->n_eps, window);
-        if (m->incomplete[0])
-            fprintf(out, "*** %s\n", m->incomplete);
-        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
-        fflush(out);
-    }
-    json_t *sj = summary_json(st, &info);
-    if (m->n_cls)
-        json_object_set_new(sj, "classes", summary_classes_json(sc, m->n_cls, window));
-    if (m->n_eps)
-        json_object_set_new(sj, "endpoints", summary_endpoints_json(ep, m->n_eps, window));
-    free(sc);
-    free(ep);
-    json_object_set_new(sj, "incomplete",
-                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
-    json_object_set_new(sj, "sent_in_window", json_integer((json_int_t)sent_in_window));
-    json_object_set_new(sj, "run_start_monotonic_ns", json_null());
-    json_object_set_new(sj, "warmup_records", json_integer((json_int_t)m->warmup_records));
-    json_t *stop = json_null();
-    for (size_t i = 0; i < m->n_parts && json_is_null(stop); i++)
-        if (rm_jstr(m->parts[i].sum, "stop_reason"))
-            stop = json_object_get(m->parts[i].sum, "stop_reason");
-    json_object_set(sj, "stop_reason", stop);
-    json_t *ld = json_object();
-    json_object_set_new(ld, "late_sends", json_integer((json_int_t)late_sends));
-    json_object_set_new(ld, "asleep_when_due", json_integer((json_int_t)asleep));
-    json_object_set_new(ld, "worker_cpu_s", json_real(cpu_s));
-    json_object_set_new(ld, "worker_wall_s", json_real(wall_s));
-    json_object_set_new(ld, "involuntary_switches", json_integer((json_int_t)invol));
-    json_object_set_new(ld, "cause",
-                        json_string(verdict_late_cause_name(
-                            verdict_late_cause(late_sends, asleep, v.cpu_ns, v.wall_ns, invol))));
-    json_object_set_new(sj, "lateness_diagnosis", ld);
-    json_object_set_new(sj, "expect", json_null());
-    char err[1200];
-    int code = info.invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
-    if (results_write_json_atomic(out_dir, "summary.json", sj, err, sizeof err) != 0) {
-        ll_errorf("merge: %s", err);
-        code = rm_exit_combine(code, LL_EXIT_RUNTIME);
-    }
-    json_decref(sj);
-    uint64_t failed = st->completed - st->by_kind[REC_CANCELLED];
-    if (failed && st->by_kind[REC_OK] == 0) {
-        ll_errorf("merge: no request succeeded: all %" PRIu64 " of the window failed", failed);
-        code = rm_exit_combine(code, LL_EXIT_NO_OK);
-    }
-    *outcome = json_object();
-    json_object_set_new(*outcome, "invalid", json_boolean(info.invalid));
-    json_object_set_new(*outcome, "invalid_reason",
-                        info.invalid ? json_string(info.invalid_reason) : json_null());
-    json_object_set_new(*outcome, "interrupted", json_boolean(interrupted));
-    json_object_set_new(*outcome, "stopped_in", json_null());
-    json_object_set_new(*outcome, "stop_reason", json_incref(stop));
-    json_object_set_new(*outcome, "records_lost", json_integer(0));
-    json_object_set_new(*outcome, "cut_short_warning",
-                        info.cut_short_warning[0] ? json_string(info.cut_short_warning)
-                                                  : json_null());
-    json_object_set_new(*outcome, "incomplete",
-                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
-    return code;
 }
 
 /* The server's /metrics series: the scraping shard's file, copied
@@ -863,7 +660,8 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     }
     if (rc != 0)
         return LL_EXIT_USAGE;
-    return summary_write(m, cfg, slo_text[0] ? slo_text : NULL, rate_scale, out_dir, out, outcome);
+    return rm_summary_write(m, cfg, slo_text[0] ? slo_text : NULL, rate_scale, out_dir, out,
+                            outcome);
 }
 
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
@@ -944,9 +742,9 @@ int runmerge_rebuild(const char *dir, FILE *out)
                   dir);
         goto out;
     }
-    m.shards = (uint32_t)ju(mg, "shards", NULL);
-    m.expected_ids = ju(mg, "expected_ids", NULL);
-    m.missing_ids = ju(mg, "missing_ids", NULL);
+    m.shards = (uint32_t)rm_ju(mg, "shards", NULL);
+    m.expected_ids = rm_ju(mg, "expected_ids", NULL);
+    m.missing_ids = rm_ju(mg, "missing_ids", NULL);
     m.estimated = json_is_true(json_object_get(mg, "estimated"));
     m.n_present = json_array_size(json_object_get(mg, "dirs"));
     /* The merged summary's own "interrupted" says whether a shard was. */

@@ -10,7 +10,11 @@
  *
  * Presentation is in attributes, not CSS, so a chart copied out of the
  * page still renders the same. Text sizes are estimated (no font metrics
- * without a renderer): about 0.55 em per character, a little generous. */
+ * without a renderer): about 0.55 em per character, a little generous.
+ *
+ * This file holds the layout every chart shares (svg_int.h) and the x-y
+ * chart; the stacked bar chart is in svg_bars.c, the ticks in
+ * svg_ticks.c. */
 #include "report/svg.h"
 
 #include <math.h>
@@ -19,19 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/svg_int.h"
 #include "util/util.h"
-
-#define SVG_FONT "system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif"
-#define SVG_FONT_PX 12.0
-#define SVG_CHAR_PX 6.6             /* estimated advance of one character at 12 px */
-#define SVG_LEGEND_ROW_PX 18.0
-#define SVG_MARGIN_RIGHT 18.0
-#define SVG_MARGIN_BOTTOM 46.0
-#define SVG_AXIS_COLOR "#374151"
-#define SVG_GRID_COLOR "#e5e7eb"
-#define SVG_TEXT_COLOR "#374151"
-#define SVG_REF_COLOR "#b91c1c"     /* reference (SLO) lines */
-#define SVG_MARK_COLOR "#374151"    /* default vertical markers */
 
 static const char *const svg_okabe_ito[SVG_PALETTE_LEN] = {
     "#0072b2", /* blue */
@@ -78,146 +71,10 @@ void svg_ramp_color(double t, char out[8])
     snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }
 
-/* ---- ticks ---- */
-
-/* 10^e exactly for the integer exponents we meet (|e| <= 300 or so). For
- * e < 0 the caller divides by 10^-e instead, which rounds once. */
-static double svg_pow10(int e)
-{
-    return pow(10.0, (double)e);
-}
-
-/* k * mult * 10^e with one rounding: tick values like 0.3 come out as the
- * double nearest 0.3, not 0.30000000000000004. */
-static double svg_scaled(double k_mult, int e)
-{
-    return e >= 0 ? k_mult * svg_pow10(e) : k_mult / svg_pow10(-e);
-}
-
-/* The i-th value of the 1-2-5 sequence: i = 0 -> 1, 1 -> 2, 2 -> 5,
- * 3 -> 10, -1 -> 0.5, ... */
-static double svg_125_value(long i)
-{
-    static const double m[3] = {1, 2, 5};
-    long e = i >= 0 ? i / 3 : -((-i + 2) / 3);
-    long r = i - 3 * e;
-    return svg_scaled(m[r], (int)e);
-}
-
-/* The index of the largest 1-2-5 value <= v (v > 0), with a relative
- * tolerance so that v = 5 * 10^e maps to itself despite rounding. */
-static long svg_125_floor(double v)
-{
-    long e = (long)floor(log10(v));
-    long i = 3 * e + 2;
-    /* log10 may be off by one near powers of ten: search from above. */
-    while (svg_125_value(i) > v * (1 + 1e-9))
-        i--;
-    while (svg_125_value(i + 1) <= v * (1 + 1e-9))
-        i++;
-    return i;
-}
-
-static long svg_125_ceil(double v)
-{
-    long i = svg_125_floor(v);
-    if (svg_125_value(i) < v * (1 - 1e-9))
-        i++;
-    return i;
-}
-
-size_t svg_axis_ticks(enum svg_scale scale, double lo, double hi,
-                      double *ax_lo, double *ax_hi, double *ticks)
-{
-    size_t n = 0;
-    if (scale == SVG_SCALE_LOG) {
-        if (!(lo > 0) || !isfinite(lo))
-            lo = 1;
-        if (!(hi >= lo) || !isfinite(hi))
-            hi = lo;
-        long i0 = svg_125_floor(lo), i1 = svg_125_ceil(hi);
-        if (i0 == i1) {
-            i0--;
-            i1++;
-        }
-        *ax_lo = svg_125_value(i0);
-        *ax_hi = svg_125_value(i1);
-        if (i1 - i0 + 1 <= 9) {
-            for (long i = i0; i <= i1; i++)
-                ticks[n++] = svg_125_value(i);
-            return n;
-        }
-        /* Powers of ten only, every stride-th so they fit. */
-        long e0 = (i0 + 2) / 3, e1;
-        if (i0 < 0)
-            e0 = -((-i0) / 3);          /* ceil(i0 / 3) for negatives */
-        e1 = i1 >= 0 ? i1 / 3 : -((-i1 + 2) / 3);
-        long stride = (e1 - e0) / (SVG_MAX_TICKS - 1) + 1;
-        for (long e = e0; e <= e1 && n < SVG_MAX_TICKS; e += stride)
-            ticks[n++] = svg_scaled(1, (int)e);
-        return n;
-    }
-
-    if (!isfinite(lo) || !isfinite(hi) || hi < lo) {
-        lo = 0;
-        hi = 1;
-    }
-    if (hi == lo) {
-        if (lo == 0) {
-            hi = 1;
-        } else {
-            double d = fabs(lo) * 0.1;
-            lo -= d;
-            hi += d;
-        }
-    }
-    double raw = (hi - lo) / 5.0;
-    int e = (int)floor(log10(raw));
-    double f = raw / pow(10.0, e);
-    double mult;
-    if (f <= 1 + 1e-9)
-        mult = 1;
-    else if (f <= 2 + 1e-9)
-        mult = 2;
-    else if (f <= 5 + 1e-9)
-        mult = 5;
-    else {
-        mult = 1;
-        e++;
-    }
-    double step = svg_scaled(mult, e);
-    double k0 = floor(lo / step + 1e-9), k1 = ceil(hi / step - 1e-9);
-    if (k1 <= k0)
-        k1 = k0 + 1;
-    *ax_lo = svg_scaled(k0 * mult, e);
-    *ax_hi = svg_scaled(k1 * mult, e);
-    for (double k = k0; k <= k1 && n < SVG_MAX_TICKS; k++)
-        ticks[n++] = svg_scaled(k * mult, e);
-    return n;
-}
-
-char *svg_format_tick(double v, char *buf, size_t len)
-{
-    double a = fabs(v);
-    if (v == 0)
-        snprintf(buf, len, "0");
-    else if (a >= 1e9)
-        snprintf(buf, len, "%.4gG", v / 1e9);
-    else if (a >= 1e6)
-        snprintf(buf, len, "%.4gM", v / 1e6);
-    else if (a >= 1e4)
-        snprintf(buf, len, "%.4gk", v / 1e3);
-    else if (a < 1e-3)
-        snprintf(buf, len, "%.2g", v);
-    else
-        snprintf(buf, len, "%.4g", v);
-    return buf;
-}
-
 /* ---- layout helpers ---- */
 
 /* Estimated width in px of s at 12 px (UTF-8 characters, not bytes). */
-static double svg_text_width(const char *s)
+double svg_text_width(const char *s)
 {
     size_t chars = 0;
     for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
@@ -226,19 +83,12 @@ static double svg_text_width(const char *s)
     return (double)chars * SVG_CHAR_PX;
 }
 
-/* Maps axis values to pixels along one direction. */
-struct svg_map {
-    enum svg_scale scale;
-    double lo, hi;              /* axis range, axis units */
-    double p0, p1;              /* pixels of lo and hi */
-};
-
 static int svg_plottable(const struct svg_map *m, double v)
 {
     return isfinite(v) && (m->scale != SVG_SCALE_LOG || v > 0);
 }
 
-static double svg_map_px(const struct svg_map *m, double v)
+double svg_map_px(const struct svg_map *m, double v)
 {
     double t;
     if (m->scale == SVG_SCALE_LOG)
@@ -270,26 +120,16 @@ static void svg_put_pair(struct strbuf *b, const char *a, double x, const char *
 }
 
 /* Two attributes in pixels (a point's, or a line's x1 and x2). */
-static void svg_pair(struct strbuf *b, const char *a, double x, const char *bn, double y)
+void svg_pair(struct strbuf *b, const char *a, double x, const char *bn, double y)
 {
     svg_put_pair(b, a, x, bn, y, svg_px);
 }
 
 /* Two attributes that carry data values for the tests and tooltips. */
-static void svg_data_pair(struct strbuf *b, const char *a, double x, const char *bn, double y)
+void svg_data_pair(struct strbuf *b, const char *a, double x, const char *bn, double y)
 {
     svg_put_pair(b, a, x, bn, y, strbuf_put_num);
 }
-
-/* A legend entry, laid out left to right and wrapped into rows. */
-struct svg_legend_item {
-    const char *label;
-    const char *color;
-    int kind;                   /* 0 line, 1 dashed line, 2 marker only, 3 box */
-    int marker;                 /* line kinds: draw a dot too */
-    int hollow;                 /* the marker is a ring */
-    double x, y;                /* assigned by svg_legend_layout */
-};
 
 /* Place items in rows from left, wrapping at right. Returns the number of
  * rows (0 when there are no items). */
@@ -313,8 +153,7 @@ static int svg_legend_layout(struct svg_legend_item *it, size_t n, double left,
     return rows;
 }
 
-static void svg_legend_write(struct strbuf *b, const struct svg_legend_item *it,
-                             size_t n)
+void svg_legend_write(struct strbuf *b, const struct svg_legend_item *it, size_t n)
 {
     if (n == 0)
         return;
@@ -356,9 +195,8 @@ static void svg_legend_write(struct strbuf *b, const struct svg_legend_item *it,
 }
 
 /* The opening <svg> tag, <title> and the clip path of the plot area. */
-static void svg_open(struct strbuf *b, const char *id, const char *title,
-                     double w, double h, double pl, double pt, double pw,
-                     double ph)
+void svg_open(struct strbuf *b, const char *id, const char *title, double w, double h, double pl,
+              double pt, double pw, double ph)
 {
     strbuf_puts(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"");
     strbuf_put_xml(b, id);
@@ -396,7 +234,7 @@ static void svg_axis_title(struct strbuf *b, const struct svg_axis *a)
     }
 }
 
-static int svg_axis_has_title(const struct svg_axis *a)
+int svg_axis_has_title(const struct svg_axis *a)
 {
     return (a->label != NULL && a->label[0] != '\0') ||
            (a->unit != NULL && a->unit[0] != '\0');
@@ -404,10 +242,8 @@ static int svg_axis_has_title(const struct svg_axis *a)
 
 /* The y axis: grid lines and labelled ticks across the plot, the axis
  * title rotated at the far left. */
-static void svg_y_axis_write(struct strbuf *b, const struct svg_map *my,
-                             const double *ticks, size_t nt, double pl,
-                             double pr, double pt, double ph,
-                             const struct svg_axis *a)
+void svg_y_axis_write(struct strbuf *b, const struct svg_map *my, const double *ticks, size_t nt,
+                      double pl, double pr, double pt, double ph, const struct svg_axis *a)
 {
     char lab[32];
     for (size_t i = 0; i < nt; i++) {
@@ -454,9 +290,8 @@ static double svg_y_label_width(const double *ticks, size_t nt)
 /* Axis range and ticks for one axis of an x-y chart, from the user's
  * min/max where given, else from the data range [dlo, dhi] (have = 0: no
  * data at all). */
-static size_t svg_axis_range(const struct svg_axis *a, int have, int pad_top,
-                             double dlo, double dhi, double *lo, double *hi,
-                             double *ticks)
+size_t svg_axis_range(const struct svg_axis *a, int have, int pad_top, double dlo, double dhi,
+                      double *lo, double *hi, double *ticks)
 {
     int log_scale = a->scale == SVG_SCALE_LOG;
     if (!have) {
@@ -536,8 +371,8 @@ static void svg_halo_text(struct strbuf *b, const char *cls, double x, double y,
     strbuf_puts(b, "</text>\n");
 }
 
-static void svg_empty_note(struct strbuf *b, double pl, double pt, double pw,
-                           double ph, const char *note, const char *dflt)
+void svg_empty_note(struct strbuf *b, double pl, double pt, double pw, double ph, const char *note,
+                    const char *dflt)
 {
     strbuf_puts(b, "<text class=\"empty\"");
     svg_pair(b, "x", pl + pw / 2, "y", pt + ph / 2);
@@ -631,20 +466,10 @@ static void svg_series_write(struct strbuf *b, const struct svg_series *s,
     strbuf_puts(b, "\n");
 }
 
-/* The plot area of a chart and the frame around it, in pixels: the left
- * margin fits the y labels (and the y title when there is one), the legend
- * rows go above the plot, the x labels (and title) below. */
-struct svg_frame {
-    double w, h;                /* the whole chart */
-    double pl, pr, pt, pb;      /* the plot's left, right, top and bottom edges */
-    double pw, ph;              /* its width and height */
-};
-
 /* Lay out the frame of a w x h chart whose y ticks are yt[0..nyt) and
  * place the n legend items above the plot. */
-static void svg_frame_layout(struct svg_frame *fr, double w, double h, const double *yt,
-                             size_t nyt, int y_title, int x_title,
-                             struct svg_legend_item *items, size_t n)
+void svg_frame_layout(struct svg_frame *fr, double w, double h, const double *yt, size_t nyt,
+                      int y_title, int x_title, struct svg_legend_item *items, size_t n)
 {
     fr->w = w;
     fr->h = h;
@@ -660,7 +485,7 @@ static void svg_frame_layout(struct svg_frame *fr, double w, double h, const dou
 }
 
 /* A category or tick label under the plot, centred on x. */
-static void svg_x_label(struct strbuf *b, const struct svg_frame *fr, double x, const char *text)
+void svg_x_label(struct strbuf *b, const struct svg_frame *fr, double x, const char *text)
 {
     strbuf_puts(b, "<text");
     svg_pair(b, "x", x, "y", fr->pb + 17);
@@ -672,7 +497,7 @@ static void svg_x_label(struct strbuf *b, const struct svg_frame *fr, double x, 
 /* The frame's left and bottom edges, then the opening of the x axis title
  * when has_title (the caller writes the title and calls
  * svg_x_title_close). */
-static void svg_frame_edges(struct strbuf *b, const struct svg_frame *fr, int has_title)
+void svg_frame_edges(struct strbuf *b, const struct svg_frame *fr, int has_title)
 {
     strbuf_puts(b, "<path class=\"axis\" d=\"M");
     svg_px(b, fr->pl);
@@ -690,7 +515,7 @@ static void svg_frame_edges(struct strbuf *b, const struct svg_frame *fr, int ha
     }
 }
 
-static void svg_x_title_close(struct strbuf *b)
+void svg_x_title_close(struct strbuf *b)
 {
     strbuf_puts(b, "</text>\n");
 }
@@ -925,133 +750,6 @@ void svg_chart_write(struct strbuf *b, const struct svg_chart *c)
     if (!any_point)
         svg_empty_note(b, fr.pl, fr.pt, fr.pw, fr.ph, c->empty_note, "no data");
     svg_legend_write(b, items, n_items);
-    strbuf_puts(b, "</svg>\n");
-    free(items);
-}
-
-/* ---- stacked bars ---- */
-
-static double svg_bar_value(const struct svg_bar_stack *st, size_t i)
-{
-    double v = st->values[i];
-    return (isfinite(v) && v > 0) ? v : 0;
-}
-
-/* One category's stacked bars, its total above them and (when label) its
- * name under the plot, centred on cx with bars bw wide. */
-static void svg_bar_category_write(struct strbuf *b, const struct svg_bar_chart *c, size_t i,
-                                   const struct svg_map *my, const struct svg_frame *fr,
-                                   double cx, double bw, int label)
-{
-    strbuf_puts(b, "<g class=\"cat\" data-x=\"");
-    strbuf_put_xml(b, c->categories[i]);
-    strbuf_puts(b, "\">");
-    double base = 0;
-    for (size_t s = 0; s < c->n_stacks; s++) {
-        const struct svg_bar_stack *st = &c->stacks[s];
-        double v = svg_bar_value(st, i);
-        if (v <= 0)
-            continue;
-        double y0 = svg_map_px(my, base), y1 = svg_map_px(my, base + v);
-        strbuf_puts(b, "<rect class=\"bar\" data-series=\"");
-        strbuf_put_xml(b, st->key);
-        strbuf_puts(b, "\" data-x=\"");
-        strbuf_put_xml(b, c->categories[i]);
-        strbuf_puts(b, "\"");
-        svg_data_pair(b, "data-y", v, "data-y0", base);
-        svg_pair(b, "x", cx - bw / 2, "y", y1);
-        svg_pair(b, "width", bw, "height", y0 - y1);
-        strbuf_printf(b, " fill=\"%s\"><title>", st->color != NULL ? st->color : svg_palette(s));
-        strbuf_put_xml(b, st->label != NULL ? st->label : st->key);
-        strbuf_puts(b, " @ ");
-        strbuf_put_xml(b, c->categories[i]);
-        strbuf_puts(b, ": ");
-        strbuf_put_num(b, v);
-        strbuf_puts(b, "</title></rect>");
-        base += v;
-    }
-    if (base > 0) {
-        strbuf_puts(b, "<text class=\"total\"");
-        svg_pair(b, "x", cx, "y", svg_map_px(my, base) - 4);
-        strbuf_puts(b, " text-anchor=\"middle\" font-size=\"10.5\" fill=\"" SVG_TEXT_COLOR "\">");
-        strbuf_put_num(b, base);
-        strbuf_puts(b, "</text>");
-    }
-    if (label)
-        svg_x_label(b, fr, cx, c->categories[i]);
-    strbuf_puts(b, "</g>\n");
-}
-
-void svg_bar_chart_write(struct strbuf *b, const struct svg_bar_chart *c)
-{
-    double w = c->width > 0 ? c->width : SVG_DEFAULT_WIDTH;
-    double h = c->height > 0 ? c->height : SVG_DEFAULT_HEIGHT;
-    const char *id = c->id != NULL ? c->id : "bars";
-
-    double top = 0;
-    int any = 0;
-    for (size_t i = 0; i < c->n_categories; i++) {
-        double sum = 0;
-        for (size_t s = 0; s < c->n_stacks; s++)
-            sum += svg_bar_value(&c->stacks[s], i);
-        if (sum > 0)
-            any = 1;
-        if (sum > top)
-            top = sum;
-    }
-    /* Counts: keep at least 0..5 so small counts do not get 0.2 steps. */
-    struct svg_axis ya = c->y;
-    ya.scale = SVG_SCALE_LINEAR;
-    ya.include_zero = 1;
-    if (!isfinite(ya.min))
-        ya.min = 0;
-    double yt[SVG_MAX_TICKS];
-    struct svg_map my = {.scale = SVG_SCALE_LINEAR};
-    size_t nyt = svg_axis_range(&ya, 1, 1, 0, top < 5 ? 5 : top, &my.lo, &my.hi, yt);
-
-    struct svg_legend_item *items = ll_calloc(c->n_stacks + 1, sizeof(*items));
-    for (size_t s = 0; s < c->n_stacks; s++) {
-        items[s].label = c->stacks[s].label != NULL ? c->stacks[s].label
-                                                    : (c->stacks[s].key ? c->stacks[s].key : "");
-        items[s].color = c->stacks[s].color != NULL ? c->stacks[s].color : svg_palette(s);
-        items[s].kind = 3;
-    }
-
-    struct svg_frame fr;
-    svg_frame_layout(&fr, w, h, yt, nyt, svg_axis_has_title(&ya), c->x_label != NULL, items,
-                     c->n_stacks);
-    double pl = fr.pl, pw = fr.pw;
-    my.p0 = fr.pb;
-    my.p1 = fr.pt;
-
-    svg_open(b, id, c->title, w, h, fr.pl, fr.pt, fr.pw, fr.ph);
-    svg_y_axis_write(b, &my, yt, nyt, fr.pl, fr.pr, fr.pt, fr.ph, &ya);
-
-    size_t n = c->n_categories;
-    double slot = n > 0 ? pw / (double)n : pw;
-    double bw = LL_MIN(slot * 0.7, 44.0);
-    /* Label every k-th category so labels do not collide. */
-    double widest = 0;
-    for (size_t i = 0; i < n; i++) {
-        double tw = svg_text_width(c->categories[i]);
-        if (tw > widest)
-            widest = tw;
-    }
-    size_t every = 1;
-    while (every < n && slot * (double)every < widest + 8)
-        every++;
-
-    for (size_t i = 0; i < n; i++)
-        svg_bar_category_write(b, c, i, &my, &fr, pl + slot * ((double)i + 0.5), bw,
-                               i % every == 0);
-    svg_frame_edges(b, &fr, c->x_label != NULL);
-    if (c->x_label != NULL) {
-        strbuf_put_xml(b, c->x_label);
-        svg_x_title_close(b);
-    }
-    if (!any)
-        svg_empty_note(b, fr.pl, fr.pt, fr.pw, fr.ph, c->empty_note, "none");
-    svg_legend_write(b, items, c->n_stacks);
     strbuf_puts(b, "</svg>\n");
     free(items);
 }

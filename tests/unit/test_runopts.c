@@ -4,6 +4,7 @@
  * runopts_raise_nofile sizes the descriptor table at once (see the comment
  * there for why). */
 #include "test.h"
+#include "testutil.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -428,6 +429,21 @@ static void test_config_errors(void **state)
                  "--slo: ttft has no meaning for openai-embeddings (no stream: no first token, "
                  "no token pace); judge it by e2e=");
     runopts_workload_free(&cfg);
+    /* --dataset's prompts carry their own lengths: a length flag beside it
+     * is named (the file itself is not read before that refusal). */
+    memset(&o, 0, sizeof o);
+    o.dataset = "/nonexistent/prompts.jsonl";
+    o.prompt_tokens = "100";
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
+                 "--dataset: prompt lengths come from the data; drop --prompt-tokens");
+    char pairs[512], lengths[600];
+    test_data_path("workload", "pairs.csv", pairs, sizeof pairs);
+    snprintf(lengths, sizeof lengths, "empirical:%s", pairs);
+    memset(&o, 0, sizeof o);
+    o.dataset = "/nonexistent/prompts.jsonl";
+    o.lengths = lengths;
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err,
+                 "--dataset: prompt lengths come from the data; drop --lengths");
     /* The file's own reason follows the option's name. */
     memset(&o, 0, sizeof o);
     o.lengths = "empirical:/nonexistent/lengths.csv";
