@@ -173,6 +173,7 @@ static void run_usage(FILE *f)
         "--expect threshold failed, 130 interrupted (Ctrl-C or SIGTERM at any moment,\n"
         "set-up included; run.json says where). When several apply the lowest wins,\n"
         "except 130. See docs/run.md.\n");
+    fprintf(f, "\n%s", promopts_help);
     fprintf(f, "\n%s", runopts_workload_help);
 }
 
@@ -632,9 +633,10 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                             mo->n_gpu_urls ? "--gpu-metrics" : "--gpu-sampler");
     mo->cost_per_hour = NAN;
     if (mo->cost) {
-        if (!mo->n_gpu_urls && !mo->gpu_smi)
+        if (!mo->n_gpu_urls && !mo->gpu_smi && !ra->o.prom.url)
             return runopts_errf(err, errlen,
-                                "--cost-per-hour: goes with --gpu-metrics or --gpu-sampler");
+                                "--cost-per-hour: goes with --gpu-metrics, "
+                                "--gpu-sampler or --prometheus");
         if (ll_parse_double(mo->cost, &mo->cost_per_hour) != 0 || !(mo->cost_per_hour >= 0) ||
             !isfinite(mo->cost_per_hour))
             return runopts_errf(err, errlen,

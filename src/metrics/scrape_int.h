@@ -7,6 +7,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "metrics/engines.h"
+
 /* From scrape.h (not included: scrape.c includes this file). */
 struct scraper;
 struct scrape_point;
@@ -26,6 +28,15 @@ struct scraper_source {
  * truncate is 1). NULL with a warning when the file cannot be opened. */
 struct scraper *scraper_gpu_open(const char *name, uint64_t interval_ns, const char *dir,
                                  int truncate);
+
+/* scraper_gpu_open for either kind: gpu 0 makes a server scraper (its
+ * lines carry the engine's meanings; the file is the same). */
+struct scraper *scraper_open_as(const char *name, int gpu, uint64_t interval_ns, const char *dir,
+                                int truncate);
+
+/* The key of meaning m in a line of server_metrics.jsonl ("waiting",
+ * "generation_tokens_total", "power_w", ...), or NULL for none. */
+const char *scrape_meaning_key(enum engine_meaning m);
 
 /* Make src (with ud) the scraper's source: scraper_start then only sets
  * the origin, scraper_stop calls src->stop, scraper_free src->free. */

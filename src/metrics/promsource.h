@@ -1,0 +1,51 @@
+/* promsource.h: server metrics (and GPU telemetry) read from a Prometheus
+ * HTTP API instead of the server's own /metrics: --prometheus URL.
+ *
+ * A scraper whose points come from queries: every interval (and once
+ * after the run's end) one instant query of the raw series the engine
+ * map knows (promapi.h), with the selector's matchers; the answer is
+ * written back out as Prometheus text, once for all the series (the
+ * aggregate: gauges and counters summed over replicas, KV usage their
+ * maximum, TTFT buckets summed by le) and once per replica (grouped by
+ * the --prometheus-by label), and each goes through scrape.c's path. So
+ * the joins, the summary, the report and the sweep read the aggregate
+ * exactly as a direct scrape's, and each line of server_metrics.jsonl
+ * carries "source": "prometheus" and its replicas' own figures. A failed
+ * query (unreachable, 4xx/5xx, a timeout, a selector that matches
+ * nothing) is a warning, once, and a counted gap. A line's dur_ns is the
+ * wall time of its query round (fetch, parse, both renderings). Request headers
+ * (--prometheus-header) are sent with each query and never printed. */
+#ifndef LL_PROMSOURCE_H
+#define LL_PROMSOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics/scrape.h"
+
+/* The most replicas a line names (the aggregate counts every one). */
+#define PROMSOURCE_MAX_REPLICAS 256
+
+struct promsource_config {
+    const char *url;            /* --prometheus, the API's base URL; borrowed */
+    const char *inner;          /* the selector's matchers without braces ("" none) */
+    const char *by;             /* --prometheus-by; NULL: "pod", else "instance" */
+    const char *const *headers; /* "Name: value", n_headers of them; borrowed */
+    size_t n_headers;
+    uint64_t interval_ns; /* between queries, >= SCRAPE_MIN_INTERVAL_NS */
+    int gpu;              /* 1: the DCGM_FI_* names, into a GPU scraper */
+    int quiet;            /* 1: no warning on stderr */
+};
+
+/* A scraper fed by queries (see above), its lines appended to
+ * dir/server_metrics.jsonl (truncated first when truncate is 1). Asks
+ * once now, on the calling thread (abandoned when cancel_fd, or -1, is
+ * readable): a failure warns and counts. scraper_start starts the
+ * thread; scraper_stop asks once more and ends it; scraper_free frees.
+ * With cfg->gpu, a first answer with no DCGM series at all makes it
+ * return NULL with a note (no GPU telemetry behind that selector).
+ * Returns NULL with a warning when the file cannot be opened. */
+struct scraper *promsource_open(const struct promsource_config *cfg, const char *dir, int truncate,
+                                int cancel_fd);
+
+#endif
