@@ -670,7 +670,7 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
     if (!off && rs->prom && rs->prom->url) {
         struct promsource_config pc = rs->prom->cfg;
         pc.interval_ns = interval_ns;
-        pc.quiet = quiet;
+        pc.quiet = 0; /* a URL named that fails always warns, as --metrics-url's */
         rs->scraper = promsource_open(&pc, rs->dir, 1, rs->sig_fd);
     } else if (!off && !url && cfg->transport.endpoints.n > 1) {
         if (!quiet)

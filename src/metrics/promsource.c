@@ -45,7 +45,9 @@ struct promsource {
     struct fetch_response resp;
     struct curl_slist *headers; /* owned; never printed */
     int cancel_fd;
-    double last_interval_s; /* Prometheus's scrape interval as last seen; NAN */
+    double last_interval_s;  /* Prometheus's scrape interval as last seen; NAN */
+    uint64_t last_start_ns;  /* the last point's start (its data's time) */
+    double last_data_wall_s; /* the last ok answer's data time, Unix s; 0: none */
 
     pthread_t th;
     int thread_started, stopped;
@@ -205,6 +207,7 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
     struct scrape_point p;
     memset(&p, 0, sizeof p);
     json_t *extra = NULL;
+    double age_s = 0;
     if (frc != 0) {
         rc = frc == LL_E_FULL ? LL_E_PROTO : LL_E_IO;
     } else if (m->resp.status != 200) {
@@ -235,14 +238,22 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
         } else {
             extra = replicas_json(m, &a, t_s);
             double iv;
-            promapi_staleness(&a, m->by, NULL, t_s, NULL, &iv);
+            promapi_staleness(&a, m->by, NULL, t_s, &age_s, &iv);
             if (!isnan(iv))
                 m->last_interval_s = iv;
+            m->last_data_wall_s = t_s - age_s;
         }
     }
     promapi_answer_reset(&a);
-    p.start_abs_ns = start;
-    p.end_abs_ns = ll_now_ns();
+    /* The point's time is its data's: the question's less the age of the
+     * oldest latest sample, so that a join's "first scrape after the end"
+     * is one whose every series was sampled after it. Never before the
+     * last point (a series that went away can make the age jump back). */
+    uint64_t dur = ll_now_ns() - start;
+    uint64_t age_ns = !rc && age_s > 0 && age_s < 3600 ? (uint64_t)(age_s * 1e9) : 0;
+    p.start_abs_ns = LL_MAX(start - LL_MIN(age_ns, start), m->last_start_ns);
+    p.end_abs_ns = p.start_abs_ns + dur;
+    m->last_start_ns = p.start_abs_ns;
     if (rc) {
         if (!m->warned && !m->quiet)
             ll_errorf("warning: querying Prometheus at %s: %s; %s metrics will have gaps "
@@ -296,10 +307,19 @@ static void join_thread(struct promsource *m)
     m->thread_started = 0;
 }
 
+static void sleep_s(double w_s)
+{
+    struct timespec ts = {.tv_sec = (time_t)w_s,
+                          .tv_nsec = (long)((w_s - (double)(time_t)w_s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ; /* the rest of it */
+}
+
 /* scraper_stop: end the thread and ask once more (after the run's end).
  * Prometheus has the run's last tokens only once it has scraped after the
  * end: the last question waits one of its scrape intervals (as last seen,
- * plus 200 ms; at most PROMSOURCE_END_WAIT_NS) so that the run's span
+ * plus 200 ms), and asks again while the answer's data is older than the
+ * stop (at most PROMSOURCE_END_WAIT_NS in all), so that the run's span
  * ends on figures that hold all of it. */
 static void source_stop(void *ud)
 {
@@ -308,15 +328,17 @@ static void source_stop(void *ud)
         return;
     m->stopped = 1;
     join_thread(m);
-    if (!isnan(m->last_interval_s) && m->last_interval_s > 0) {
-        double w_s = LL_MIN(m->last_interval_s + 0.2, (double)PROMSOURCE_END_WAIT_NS / 1e9);
-        struct timespec ts = {.tv_sec = (time_t)w_s,
-                              .tv_nsec = (long)((w_s - (double)(time_t)w_s) * 1e9)};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-            ; /* the rest of it */
-    }
+    double stop_s = wall_now_s();
+    uint64_t deadline = ll_now_ns() + PROMSOURCE_END_WAIT_NS;
+    if (!isnan(m->last_interval_s) && m->last_interval_s > 0)
+        sleep_s(LL_MIN(m->last_interval_s + 0.2, (double)PROMSOURCE_END_WAIT_NS / 1e9));
     char err[512];
-    query_once(m, err, sizeof err);
+    /* On a busy machine Prometheus may take longer to scrape and store:
+     * ask again, every 250 ms until the deadline, while the answer's data
+     * is older than the stop. */
+    while (query_once(m, err, sizeof err) == 0 && m->last_data_wall_s < stop_s &&
+           ll_now_ns() + 250 * LL_NS_PER_MS < deadline)
+        sleep_s(0.25);
 }
 
 static void source_free(void *ud)
