@@ -19,6 +19,7 @@
 #include "measure/summary.h"
 #include "metrics/energy.h"
 #include "metrics/expose.h"
+#include "metrics/promsource.h"
 #include "metrics/scrape.h"
 #include "util/util.h"
 #include "workload/session.h"
@@ -744,8 +745,15 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     json_t *endpoints = run_setup_endpoints(cfg, res);
     if (res->stop_reason[0])
         printf("offering stopped early: %s\n", res->stop_reason);
+    /* --prometheus: each replica's own figures over the run's span. */
+    struct promsource_replica reps[16];
+    struct promsource_staleness st;
+    size_t n_reps = promsource_replicas_join(rs->scraper, res->run_start_abs_ns,
+                                             res->run_start_abs_ns + res->elapsed_ns,
+                                             SCRAPE_SPAN_OUTER, reps, 16, &st);
     if (rs->scraper)
         scrape_join_print(stdout, &sjoin, join_rc, &client, rs->scraper);
+    promsource_replicas_print(stdout, reps, n_reps, &st);
     if (rs->n_gpu)
         energy_print(stdout, &energy, rs->gpu_scrapers, rs->n_gpu);
     printf("results: %s\n", rs->dir);
@@ -758,6 +766,9 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
         json_object_set_new(sj, "endpoints", endpoints);
     if (rs->scraper)
         json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
+    if (n_reps)
+        json_object_set_new(json_object_get(sj, "server"), "replicas",
+                            promsource_replicas_json(reps, n_reps, &st));
     if (rs->n_gpu)
         json_object_set_new(sj, "energy", energy_json(&energy, rs->gpu_scrapers, rs->n_gpu));
     if (ex->n) {

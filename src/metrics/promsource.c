@@ -32,6 +32,12 @@
 /* The longest wait for Prometheus's scrape after the run's end. */
 #define PROMSOURCE_END_WAIT_NS (10 * LL_NS_PER_SEC)
 
+/* One replica's own series (the by-label's value). */
+struct replica {
+    char *name;
+    struct scrape_series series;
+};
+
 struct promsource {
     struct scraper *s; /* borrowed: the scraper owns the source */
     char *base;        /* --prometheus, owned */
@@ -45,9 +51,13 @@ struct promsource {
     struct fetch_response resp;
     struct curl_slist *headers; /* owned; never printed */
     int cancel_fd;
-    double last_interval_s;  /* Prometheus's scrape interval as last seen; NAN */
-    uint64_t last_start_ns;  /* the last point's start (its data's time) */
-    double last_data_wall_s; /* the last ok answer's data time, Unix s; 0: none */
+    double last_interval_s;   /* Prometheus's scrape interval as last seen; NAN */
+    uint64_t last_start_ns;   /* the last point's start (its data's time) */
+    double last_data_wall_s;  /* the last ok answer's data time, Unix s; 0: none */
+    double max_age_s;         /* the largest prom_age_s of an ok answer */
+    pthread_mutex_t rep_lock; /* guards the replicas' series */
+    struct replica *reps;     /* n_reps of them, in order of first answer */
+    size_t n_reps;
 
     pthread_t th;
     int thread_started, stopped;
@@ -123,9 +133,28 @@ static json_t *values_json(const struct scrape_point *p, int gpu)
     return o;
 }
 
+/* Keep point p (taking its arrays) in replica name's own series. */
+static void replica_add(struct promsource *m, const char *name, struct scrape_point *p)
+{
+    pthread_mutex_lock(&m->rep_lock);
+    size_t k = 0;
+    while (k < m->n_reps && strcmp(m->reps[k].name, name) != 0)
+        k++;
+    if (k == m->n_reps && k < PROMSOURCE_MAX_REPLICAS) {
+        m->reps = ll_realloc(m->reps, (k + 1) * sizeof *m->reps);
+        m->reps[k].name = ll_strdup(name);
+        scrape_series_init(&m->reps[k].series);
+        m->n_reps++;
+    }
+    if (k < m->n_reps)
+        scrape_series_add(&m->reps[k].series, p); /* out of order: p stays, reset by caller */
+    pthread_mutex_unlock(&m->rep_lock);
+}
+
 /* The replicas' figures and the staleness, for the aggregate's line, from
  * answer a fetched for eval time t_s. */
-static json_t *replicas_json(struct promsource *m, const struct promapi_answer *a, double t_s)
+static json_t *replicas_json(struct promsource *m, const struct promapi_answer *a, double t_s,
+                             uint64_t start_ns, uint64_t end_ns)
 {
     const char *by = m->by;
     const char *groups[PROMSOURCE_MAX_REPLICAS];
@@ -163,6 +192,9 @@ static json_t *replicas_json(struct promsource *m, const struct promapi_answer *
                 kv_sum += p.value[ENGINE_M_KV_USAGE];
                 kv_n++;
             }
+            p.start_abs_ns = start_ns;
+            p.end_abs_ns = end_ns;
+            replica_add(m, groups[i], &p);
         }
         scrape_point_reset(&p);
     }
@@ -201,6 +233,7 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
     strbuf_free(&url);
     if (frc == LL_E_INTR)
         return frc;
+    uint64_t dur = ll_now_ns() - start;
     int rc = 0;
     struct promapi_answer a;
     memset(&a, 0, sizeof a);
@@ -236,24 +269,26 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
             p.ok = 0;
             rc = LL_E_PROTO;
         } else {
-            extra = replicas_json(m, &a, t_s);
             double iv;
             promapi_staleness(&a, m->by, NULL, t_s, &age_s, &iv);
             if (!isnan(iv))
                 m->last_interval_s = iv;
             m->last_data_wall_s = t_s - age_s;
+            if (age_s > m->max_age_s)
+                m->max_age_s = age_s;
         }
     }
-    promapi_answer_reset(&a);
     /* The point's time is its data's: the question's less the age of the
      * oldest latest sample, so that a join's "first scrape after the end"
      * is one whose every series was sampled after it. Never before the
      * last point (a series that went away can make the age jump back). */
-    uint64_t dur = ll_now_ns() - start;
     uint64_t age_ns = !rc && age_s > 0 && age_s < 3600 ? (uint64_t)(age_s * 1e9) : 0;
     p.start_abs_ns = LL_MAX(start - LL_MIN(age_ns, start), m->last_start_ns);
     p.end_abs_ns = p.start_abs_ns + dur;
     m->last_start_ns = p.start_abs_ns;
+    if (!rc)
+        extra = replicas_json(m, &a, t_s, p.start_abs_ns, p.end_abs_ns);
+    promapi_answer_reset(&a);
     if (rc) {
         if (!m->warned && !m->quiet)
             ll_errorf("warning: querying Prometheus at %s: %s; %s metrics will have gaps "
@@ -350,6 +385,12 @@ static void source_free(void *ud)
     fetch_free(m->fetch);
     fetch_response_free(&m->resp);
     curl_slist_free_all(m->headers);
+    for (size_t i = 0; i < m->n_reps; i++) {
+        free(m->reps[i].name);
+        scrape_series_reset(&m->reps[i].series);
+    }
+    free(m->reps);
+    pthread_mutex_destroy(&m->rep_lock);
     pthread_cond_destroy(&m->wake);
     pthread_mutex_destroy(&m->lock);
     free(m->query);
@@ -393,6 +434,7 @@ struct scraper *promsource_open(const struct promsource_config *cfg, const char 
     m->query = ll_strdup(q.data);
     strbuf_free(&q);
     pthread_mutex_init(&m->lock, NULL);
+    pthread_mutex_init(&m->rep_lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -440,4 +482,28 @@ struct scraper *promsource_open(const struct promsource_config *cfg, const char 
         return NULL;
     }
     return s;
+}
+
+size_t promsource_replicas_join(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
+                                enum scrape_span span, struct promsource_replica *out, size_t max,
+                                struct promsource_staleness *st)
+{
+    struct promsource *m = scraper_source_of(s, &promsource_ops);
+    if (st)
+        *st = (struct promsource_staleness){NAN, NAN, ""};
+    if (!m)
+        return 0;
+    if (st) {
+        st->interval_s = m->last_interval_s;
+        st->max_age_s = m->max_age_s;
+        snprintf(st->by, sizeof st->by, "%s", m->by);
+    }
+    pthread_mutex_lock(&m->rep_lock);
+    size_t n = LL_MIN(m->n_reps, max);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(out[i].name, sizeof out[i].name, "%s", m->reps[i].name);
+        out[i].rc = scrape_series_join(&m->reps[i].series, t0_abs_ns, t1_abs_ns, span, &out[i].j);
+    }
+    pthread_mutex_unlock(&m->rep_lock);
+    return n;
 }

@@ -20,6 +20,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
 
 #include "metrics/scrape.h"
 
@@ -47,5 +50,42 @@ struct promsource_config {
  * Returns NULL with a warning when the file cannot be opened. */
 struct scraper *promsource_open(const struct promsource_config *cfg, const char *dir, int truncate,
                                 int cancel_fd);
+
+/* One replica's figures over a window: its own series joined as a
+ * direct scrape's (rc is scrape_series_join's). */
+struct promsource_replica {
+    char name[128]; /* the by-label's value */
+    int rc;
+    struct scrape_join j;
+};
+
+/* What a run's Prometheus figures lag by. */
+struct promsource_staleness {
+    double interval_s; /* Prometheus's scrape interval as last seen; NAN */
+    double max_age_s;  /* the oldest data an answer held, s; NAN: no answer */
+    char by[128];      /* the label replicas were told apart by */
+};
+
+/* For a scraper made by promsource_open (server or GPU): each replica's
+ * own series joined to [t0, t1] over span, into out[0, max) in order of
+ * first answer, and the staleness into *st (may be NULL). Returns how
+ * many; 0 for any other scraper (or NULL). Thread-safe. */
+size_t promsource_replicas_join(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
+                                enum scrape_span span, struct promsource_replica *out, size_t max,
+                                struct promsource_staleness *st);
+
+/* One line naming the routing imbalance into buf (len bytes) and 1 when
+ * some replica queued (mean waiting >= 1) while another idled (mean
+ * waiting under a tenth of that); else 0 and "". */
+int promsource_imbalance(const struct promsource_replica *r, size_t n, char *buf, size_t len);
+
+/* The replicas' lines under the server figures (count, staleness, per
+ * replica mean and max waiting, mean running, generated tokens, and the
+ * imbalance finding), and summary.json's "replicas" object of the same.
+ * Nothing / NULL when n is 0. */
+void promsource_replicas_print(FILE *f, const struct promsource_replica *r, size_t n,
+                               const struct promsource_staleness *st);
+json_t *promsource_replicas_json(const struct promsource_replica *r, size_t n,
+                                 const struct promsource_staleness *st);
 
 #endif

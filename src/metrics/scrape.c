@@ -423,6 +423,11 @@ void scraper_set_source(struct scraper *s, const struct scraper_source *src, voi
     s->src_ud = ud;
 }
 
+void *scraper_source_of(const struct scraper *s, const struct scraper_source *ops)
+{
+    return s && s->src == ops ? s->src_ud : NULL;
+}
+
 void scraper_keep(struct scraper *s, struct scrape_point *p, json_t *extra, const char *error)
 {
     json_t *line = point_json(s, p, NULL, p->ok ? NULL : error);

@@ -42,6 +42,9 @@ const char *scrape_meaning_key(enum engine_meaning m);
  * the origin, scraper_stop calls src->stop, scraper_free src->free. */
 void scraper_set_source(struct scraper *s, const struct scraper_source *src, void *ud);
 
+/* The ud of s's source when it is ops (scraper_set_source), else NULL. */
+void *scraper_source_of(const struct scraper *s, const struct scraper_source *ops);
+
 /* Keep point p (taking its arrays; *p zeroed) as one scrape: counted (a
  * failed one when !p->ok, its line then carrying error), added to the
  * series, its line written (or held until the origin is known) with the

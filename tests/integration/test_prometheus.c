@@ -305,6 +305,16 @@ static void test_prometheus_two_replicas(void **state)
     if (fabs(server_delta - client_tokens) > interval_tokens)
         fail_msg("generation tokens through Prometheus %g, client %g", server_delta, client_tokens);
     ASSERT_NEAR(harness_num(s, "server.failed"), 0, 0);
+    /* Each replica's own share: 20 requests of 20 tokens each, evenly
+     * spread, nobody queued. */
+    ASSERT_NEAR(harness_num(s, "server.replicas.count"), 2, 0);
+    double rep_a = harness_num(s, "server.replicas.replicas.a.generation_tokens");
+    double rep_b = harness_num(s, "server.replicas.replicas.b.generation_tokens");
+    if (fabs(rep_a - 400) > interval_tokens / 2 || fabs(rep_b - 400) > interval_tokens / 2)
+        fail_msg("replicas generated %g and %g tokens, 400 each sent", rep_a, rep_b);
+    assert_true(harness_is_null(json_object_get(s, "server"), "replicas") == 0);
+    assert_true(
+        harness_is_null(json_object_get(json_object_get(s, "server"), "replicas"), "imbalance"));
 
     /* server_metrics.jsonl: the Prometheus lines, the last with both
      * replicas, their counters summing to the sims'. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "metrics/promapi.h"
+#include "metrics/promsource.h"
 #include "metrics/scrape.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -202,5 +203,40 @@ static void test_answer_vector_and_errors(void **state)
     }
 }
 
+/* The routing-imbalance finding: one replica queued while another idled. */
+static void test_imbalance(void **state)
+{
+    (void)state;
+    struct promsource_replica r[3];
+    memset(r, 0, sizeof r);
+    const double waiting[3] = {0.05, 4.0, 0.0};
+    for (int i = 0; i < 3; i++) {
+        snprintf(r[i].name, sizeof r[i].name, "pod-%d", i);
+        r[i].j.waiting.present = 1;
+        r[i].j.waiting.mean = waiting[i];
+    }
+    char buf[300];
+    assert_int_equal(promsource_imbalance(r, 3, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "replica pod-1 queued (mean 4.00 waiting) while pod-2"));
+    /* All queue alike: a busy fleet, not a routing problem. */
+    r[0].j.waiting.mean = 3.5;
+    r[2].j.waiting.mean = 3.9;
+    assert_int_equal(promsource_imbalance(r, 3, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    /* Under one waiting on average is no queue. */
+    r[0].j.waiting.mean = 0;
+    r[1].j.waiting.mean = 0.9;
+    r[2].j.waiting.mean = 0;
+    assert_int_equal(promsource_imbalance(r, 3, buf, sizeof buf), 0);
+    /* A replica with no scrape in the window is not "idle". */
+    r[1].j.waiting.mean = 5;
+    r[0].rc = LL_E_NOTFOUND;
+    r[2].j.waiting.present = 0;
+    assert_int_equal(promsource_imbalance(r, 3, buf, sizeof buf), 0);
+    assert_int_equal(promsource_imbalance(r, 1, buf, sizeof buf), 0);
+    assert_int_equal(promsource_imbalance(r, 0, buf, sizeof buf), 0);
+}
+
 TEST_MAIN(cmocka_unit_test(test_selector), cmocka_unit_test(test_query_and_url),
-          cmocka_unit_test(test_answer_matrix), cmocka_unit_test(test_answer_vector_and_errors))
+          cmocka_unit_test(test_answer_matrix), cmocka_unit_test(test_answer_vector_and_errors),
+          cmocka_unit_test(test_imbalance))
