@@ -156,8 +156,8 @@ static void run_usage(FILE *f)
         "                           (repeatable, up to 16: one per machine, summed)\n"
         "  --gpu-sampler nvidia-smi run nvidia-smi here (every 200 ms) for the same GPU telemetry\n"
         "                           and energy, when the server's GPUs are on this machine\n"
-        "  --cost-per-hour X        with --gpu-metrics or --gpu-sampler: the GPUs' price per\n"
-        "                           hour, for the cost per million output tokens\n"
+        "  --cost-per-hour X        with --gpu-metrics, --gpu-sampler or --prometheus: the\n"
+        "                           GPUs' price per hour, for the cost per million output tokens\n"
         "  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. "
         "127.0.0.1:9400)\n"
         "\n"
@@ -693,6 +693,9 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     scraper_stop(sc);
     int rc = scrape_join(sc, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
                          SCRAPE_SPAN_OUTER, j);
+    if (rc == 0) /* --prometheus: the replicas' own counters, summed */
+        promsource_join_sum(sc, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
+                            SCRAPE_SPAN_OUTER, j);
     const struct stats *cs = &res->stats;
     if (hist_count(cs->ttft_server)) {
         client->ttft_sent_p50_s = (double)hist_percentile(cs->ttft_server, 50) / 1e9;

@@ -737,6 +737,9 @@ void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_r
         scraper_stop(gs[i]);
         int rc = scrape_join(gs[i], res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
                              SCRAPE_SPAN_OUTER, &j);
+        if (rc == 0) /* --prometheus: the replicas' own energy counters, summed */
+            promsource_join_sum(gs[i], res->run_start_abs_ns,
+                                res->run_start_abs_ns + res->elapsed_ns, SCRAPE_SPAN_OUTER, &j);
         energy_figures_compute(&j, rc, tokens, ok, window_s, cost_per_hour, &parts[i]);
     }
     if (n)

@@ -146,15 +146,22 @@ static void replica_add(struct promsource *m, const char *name, struct scrape_po
         scrape_series_init(&m->reps[k].series);
         m->n_reps++;
     }
-    if (k < m->n_reps)
-        scrape_series_add(&m->reps[k].series, p); /* out of order: p stays, reset by caller */
+    if (k < m->n_reps) {
+        struct scrape_series *sr = &m->reps[k].series;
+        if (sr->n && p->start_abs_ns < sr->pts[sr->n - 1].start_abs_ns)
+            p->start_abs_ns = sr->pts[sr->n - 1].start_abs_ns;
+        p->end_abs_ns = p->start_abs_ns;
+        scrape_series_add(sr, p);
+    }
     pthread_mutex_unlock(&m->rep_lock);
 }
 
 /* The replicas' figures and the staleness, for the aggregate's line, from
- * answer a fetched for eval time t_s. */
+ * answer a fetched for eval time t_s (CLOCK_MONOTONIC start_ns). Each
+ * replica's point is dated by its own samples (one target's scrape: one
+ * timestamp), so its own series is exact at both ends of a window. */
 static json_t *replicas_json(struct promsource *m, const struct promapi_answer *a, double t_s,
-                             uint64_t start_ns, uint64_t end_ns)
+                             uint64_t start_ns)
 {
     const char *by = m->by;
     const char *groups[PROMSOURCE_MAX_REPLICAS];
@@ -192,8 +199,10 @@ static json_t *replicas_json(struct promsource *m, const struct promapi_answer *
                 kv_sum += p.value[ENGINE_M_KV_USAGE];
                 kv_n++;
             }
-            p.start_abs_ns = start_ns;
-            p.end_abs_ns = end_ns;
+            double age_g;
+            promapi_staleness(a, by, groups[i], t_s, &age_g, NULL);
+            uint64_t age_ns = age_g > 0 && age_g < 3600 ? (uint64_t)(age_g * 1e9) : 0;
+            p.start_abs_ns = start_ns - LL_MIN(age_ns, start_ns);
             replica_add(m, groups[i], &p);
         }
         scrape_point_reset(&p);
@@ -283,11 +292,14 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
      * is one whose every series was sampled after it. Never before the
      * last point (a series that went away can make the age jump back). */
     uint64_t age_ns = !rc && age_s > 0 && age_s < 3600 ? (uint64_t)(age_s * 1e9) : 0;
+    /* A point of no duration: the joins take a scrape's midpoint as its
+     * time, and a question's own length (which varies) must not reorder
+     * the data's times. The question's wall time is the line's query_ns. */
     p.start_abs_ns = LL_MAX(start - LL_MIN(age_ns, start), m->last_start_ns);
-    p.end_abs_ns = p.start_abs_ns + dur;
+    p.end_abs_ns = p.start_abs_ns;
     m->last_start_ns = p.start_abs_ns;
     if (!rc)
-        extra = replicas_json(m, &a, t_s, p.start_abs_ns, p.end_abs_ns);
+        extra = replicas_json(m, &a, t_s, start);
     promapi_answer_reset(&a);
     if (rc) {
         if (!m->warned && !m->quiet)
@@ -300,6 +312,7 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
         if (m->gpu)
             json_object_set_new(extra, "via", json_string("prometheus"));
     }
+    json_object_set_new(extra, "query_ns", json_integer((json_int_t)dur));
     scraper_keep(m->s, &p, extra, err);
     return rc;
 }
@@ -506,4 +519,37 @@ size_t promsource_replicas_join(const struct scraper *s, uint64_t t0_abs_ns, uin
     }
     pthread_mutex_unlock(&m->rep_lock);
     return n;
+}
+
+int promsource_join_sum(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
+                        enum scrape_span span, struct scrape_join *j)
+{
+    struct promsource_replica r[PROMSOURCE_MAX_JOIN];
+    size_t n =
+        promsource_replicas_join(s, t0_abs_ns, t1_abs_ns, span, r, PROMSOURCE_MAX_JOIN, NULL);
+    if (n == 0 || !j)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].rc != 0)
+            return 0; /* a replica with no span: the aggregate's own figure stands */
+    struct scrape_counter *agg[] = {&j->preemptions, &j->prompt_tokens, &j->generation_tokens,
+                                    &j->request_success, &j->gpu_energy};
+    for (size_t c = 0; c < LL_ARRAY_LEN(agg); c++) {
+        size_t off = (size_t)((char *)agg[c] - (char *)j);
+        double sum = 0;
+        uint32_t resets = 0;
+        int all = 1;
+        for (size_t i = 0; i < n && all; i++) {
+            const struct scrape_counter *x =
+                (const struct scrape_counter *)((const char *)&r[i].j + off);
+            all = x->present;
+            sum += x->delta;
+            resets += x->resets;
+        }
+        if (all && agg[c]->present) {
+            agg[c]->delta = sum;
+            agg[c]->resets = resets;
+        }
+    }
+    return 1;
 }

@@ -74,6 +74,19 @@ size_t promsource_replicas_join(const struct scraper *s, uint64_t t0_abs_ns, uin
                                 enum scrape_span span, struct promsource_replica *out, size_t max,
                                 struct promsource_staleness *st);
 
+/* The most replicas promsource_join_sum sums (more: the aggregate stands). */
+#define PROMSOURCE_MAX_JOIN 64
+
+/* For a scraper made by promsource_open: replace the counters' increases
+ * in j (a join of its aggregate series over the same window) by the sum
+ * of the replicas' own, each replica's dated by its own scrape, so that
+ * the window's ends hold exactly what each replica did in it (the
+ * aggregate's lines mix replicas scraped at different moments). Returns 1
+ * when it did; 0, j untouched, for another scraper or when some replica
+ * had no span (or there are more than PROMSOURCE_MAX_JOIN). */
+int promsource_join_sum(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
+                        enum scrape_span span, struct scrape_join *j);
+
 /* One line naming the routing imbalance into buf (len bytes) and 1 when
  * some replica queued (mean waiting >= 1) while another idled (mean
  * waiting under a tenth of that); else 0 and "". */

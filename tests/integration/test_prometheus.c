@@ -334,7 +334,7 @@ static void test_prometheus_two_replicas(void **state)
             continue;
         last = l;
         if (n_dur < 400)
-            durs[n_dur++] = (double)json_integer_value(json_object_get(l, "dur_ns"));
+            durs[n_dur++] = (double)json_integer_value(json_object_get(l, "query_ns"));
         json_t *reps = json_object_get(l, "replicas");
         if (json_is_number(json_object_get(json_object_get(reps, "a"), "waiting")) &&
             json_is_number(json_object_get(json_object_get(reps, "b"), "waiting")))
