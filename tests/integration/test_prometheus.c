@@ -13,7 +13,10 @@
  * those of test_gpu: exact (4 sequences, 10 ms steps whatever the work, no
  * idle power), 8-token prompts and 20 output tokens, so a request costs
  * 8 x 0.005 + 19 x 0.25 = 4.79 J, 0.2395 J per output token. Prometheus
- * is stopped by its PID. A missing prometheus binary fails the test. */
+ * is stopped by its PID. A second run sends 9 requests in 10 to replica
+ * a at 40/s: each replica's tokens through Prometheus equal its sim's,
+ * and the summary's routing-imbalance finding names a. A missing
+ * prometheus binary fails the test. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -414,6 +417,71 @@ static void test_prometheus_two_replicas(void **state)
     json_decref(exprs);
     json_decref(dash);
     json_decref(all);
+    json_decref(s);
+    free(sout);
+    free(serr);
+
+    /* A router's imbalance: 9 requests in 10 to replica a at 40/s (past
+     * its 4-sequence batch, so it queues), 1 in 10 to b (which idles).
+     * Each replica's own tokens, as Prometheus saw them, equal what its
+     * sim counted over the run; the finding names a. */
+    double a0 = sim_metric_sum(&sim_a, "vllm:generation_tokens_total");
+    double b0 = sim_metric_sum(&sim_b, "vllm:generation_tokens_total");
+    char out2[720];
+    snprintf(out2, sizeof out2, "%s/skew", tmp);
+    const char *args2[] = {"run",
+                           "--url",
+                           url_a,
+                           "--url",
+                           url_b,
+                           "--url-weights",
+                           "9,1",
+                           "--rate",
+                           "40",
+                           "--arrival",
+                           "constant",
+                           "--requests",
+                           "160",
+                           "--prompt-tokens",
+                           "8",
+                           "--output-tokens",
+                           "20",
+                           "--ignore-eos",
+                           "--metrics-interval",
+                           "500ms",
+                           "--prometheus",
+                           prom,
+                           "--prometheus-selector",
+                           "{job=\"sim\"}",
+                           "--out",
+                           out2,
+                           "--quiet",
+                           NULL};
+    assert_int_equal(harness_run(args2, 120, &status, &sout, &serr), 0);
+    if (status != 0 && status != 1)
+        fail_msg("llmload run (skewed) exited %d:\n%s", status, serr);
+    double da = sim_metric_sum(&sim_a, "vllm:generation_tokens_total") - a0;
+    double db = sim_metric_sum(&sim_b, "vllm:generation_tokens_total") - b0;
+    ASSERT_NEAR(da + db, 3200, 0);
+    s = harness_summary_load(out2);
+    double ra = harness_num(s, "server.replicas.replicas.a.generation_tokens");
+    double rb = harness_num(s, "server.replicas.replicas.b.generation_tokens");
+    fprintf(stderr,
+            "test_prometheus: skewed run: replica a %g tokens (sim %g), b %g (sim %g), "
+            "waiting mean a %.2f b %.2f; server total %g\n",
+            ra, da, rb, db, harness_num(s, "server.replicas.replicas.a.waiting_mean"),
+            harness_num(s, "server.replicas.replicas.b.waiting_mean"),
+            harness_num(s, "server.generation_tokens.delta"));
+    /* One request's tokens of slack at an edge, on a loaded machine. */
+    if (fabs(ra - da) > 20 || fabs(rb - db) > 20)
+        fail_msg("replicas' tokens through Prometheus a %g b %g, the sims' a %g b %g", ra, rb, da,
+                 db);
+    json_t *imb =
+        json_object_get(json_object_get(json_object_get(s, "server"), "replicas"), "imbalance");
+    const char *why = json_string_value(imb);
+    if (!why || !strstr(why, "routing imbalance: replica a queued"))
+        fail_msg("no routing-imbalance finding for a: %s", why ? why : "null");
+    assert_non_null(strstr(sout, "finding: routing imbalance: replica a queued"));
     json_decref(s);
     free(sout);
     free(serr);
