@@ -526,6 +526,7 @@ int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_co
     rs->masked = pthread_sigmask(SIG_BLOCK, &set, &rs->old_mask) == 0;
     rs->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     rs->prom = &o->prom;
+    rs->prom_gpu = cfg->shard_launcher == NULL;
     int stopped = 0;
     int rc = target_open(o, cfg, &rs->target, rs->sig_fd, &stopped);
     if (rc == LL_EXIT_OK && stopped)
@@ -691,8 +692,12 @@ void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_
         if (g)
             rs->gpu_scrapers[rs->n_gpu++] = g;
     }
-    /* The DCGM_FI_* series behind --prometheus's selector, when there are. */
-    if (rs->prom && rs->prom->url && !run_setup_stopped(rs, "probe")) {
+    /* The DCGM_FI_* series behind --prometheus's selector, when there are;
+     * not on a shard, whose output tokens are a share of the energy's. */
+    if (rs->prom && rs->prom->url && !rs->prom_gpu && !quiet)
+        ll_errorf("note: --prometheus: no GPU telemetry on a shard (its tokens are a share of "
+                  "the energy's)");
+    if (rs->prom && rs->prom->url && rs->prom_gpu && !run_setup_stopped(rs, "probe")) {
         struct promsource_config pc = rs->prom->cfg;
         pc.interval_ns = interval_ns;
         pc.quiet = quiet;

@@ -76,6 +76,7 @@ struct run_setup {
     int masked;                   /* old_mask is to be restored */
     const char *stopped_in;       /* where a stop signal came, NULL: none came */
     const struct prom_opts *prom; /* run_setup_open's o->prom (--prometheus), borrowed */
+    int prom_gpu;                 /* 1: its DCGM series too (not on a shard) */
 };
 
 /* The exit status when two apply: 130 (interrupted) wins, else the lowest
