@@ -12,9 +12,11 @@
  * exactly as a direct scrape's, and each line of server_metrics.jsonl
  * carries "source": "prometheus" and its replicas' own figures. A failed
  * query (unreachable, 4xx/5xx, a timeout, a selector that matches
- * nothing) is a warning, once, and a counted gap. A line's dur_ns is the
- * wall time of its query round (fetch, parse, both renderings). Request headers
- * (--prometheus-header) are sent with each query and never printed. */
+ * nothing) is a warning, once, and a counted gap. A line is a point in
+ * time, its data's (the question's time less the age of the oldest latest
+ * sample; dur_ns 0), and its query_ns is the question's wall time.
+ * Request headers (--prometheus-header) are sent with each query and
+ * never printed. */
 #ifndef LL_PROMSOURCE_H
 #define LL_PROMSOURCE_H
 
