@@ -79,6 +79,8 @@ static void replay_usage(FILE *f)
         "2 bad flags or a bad trace, 3 could not run or records lost, 6 no request\n"
         "succeeded, 130 interrupted (at any moment; run.json says where). When several\n"
         "apply the lowest wins, except 130. See docs/run.md.\n");
+    fprintf(f, "\n%s", promopts_help);
+    fprintf(f, "(replay reads only the GPU telemetry behind --prometheus: its energy figures)\n");
 }
 
 struct replay_opts {
@@ -337,7 +339,7 @@ int replay_main(int argc, char **argv)
                                       replay_config_json(&ra.o, &ra.ro, &cfg, rs.target.model),
                                       &cfg);
     struct replay_live live = {0};
-    if (exit_code == LL_EXIT_OK && (ra.ro.n_gpu_urls || ra.ro.gpu_smi)) {
+    if (exit_code == LL_EXIT_OK && (ra.ro.n_gpu_urls || ra.ro.gpu_smi || ra.o.prom.url)) {
         run_setup_gpu_scrapers(&rs, ra.ro.gpu_urls, ra.ro.n_gpu_urls, ra.ro.gpu_smi,
                                SCRAPE_DEFAULT_INTERVAL_NS, ra.o.quiet);
         live = (struct replay_live){.gpu = rs.gpu_scrapers, .n_gpu = rs.n_gpu};

@@ -19,6 +19,7 @@
 #include "measure/summary.h"
 #include "metrics/energy.h"
 #include "metrics/expose.h"
+#include "metrics/promsource.h"
 #include "metrics/scrape.h"
 #include "util/util.h"
 #include "workload/session.h"
@@ -155,8 +156,8 @@ static void run_usage(FILE *f)
         "                           (repeatable, up to 16: one per machine, summed)\n"
         "  --gpu-sampler nvidia-smi run nvidia-smi here (every 200 ms) for the same GPU telemetry\n"
         "                           and energy, when the server's GPUs are on this machine\n"
-        "  --cost-per-hour X        with --gpu-metrics or --gpu-sampler: the GPUs' price per\n"
-        "                           hour, for the cost per million output tokens\n"
+        "  --cost-per-hour X        with --gpu-metrics, --gpu-sampler or --prometheus: the\n"
+        "                           GPUs' price per hour, for the cost per million output tokens\n"
         "  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. "
         "127.0.0.1:9400)\n"
         "\n"
@@ -173,6 +174,7 @@ static void run_usage(FILE *f)
         "--expect threshold failed, 130 interrupted (Ctrl-C or SIGTERM at any moment,\n"
         "set-up included; run.json says where). When several apply the lowest wins,\n"
         "except 130. See docs/run.md.\n");
+    fprintf(f, "\n%s", promopts_help);
     fprintf(f, "\n%s", runopts_workload_help);
 }
 
@@ -632,9 +634,10 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                             mo->n_gpu_urls ? "--gpu-metrics" : "--gpu-sampler");
     mo->cost_per_hour = NAN;
     if (mo->cost) {
-        if (!mo->n_gpu_urls && !mo->gpu_smi)
+        if (!mo->n_gpu_urls && !mo->gpu_smi && !ra->o.prom.url)
             return runopts_errf(err, errlen,
-                                "--cost-per-hour: goes with --gpu-metrics or --gpu-sampler");
+                                "--cost-per-hour: goes with --gpu-metrics, "
+                                "--gpu-sampler or --prometheus");
         if (ll_parse_double(mo->cost, &mo->cost_per_hour) != 0 || !(mo->cost_per_hour >= 0) ||
             !isfinite(mo->cost_per_hour))
             return runopts_errf(err, errlen,
@@ -690,6 +693,9 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     scraper_stop(sc);
     int rc = scrape_join(sc, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
                          SCRAPE_SPAN_OUTER, j);
+    if (rc == 0) /* --prometheus: the replicas' own counters, summed */
+        promsource_join_sum(sc, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
+                            SCRAPE_SPAN_OUTER, j);
     const struct stats *cs = &res->stats;
     if (hist_count(cs->ttft_server)) {
         client->ttft_sent_p50_s = (double)hist_percentile(cs->ttft_server, 50) / 1e9;
@@ -742,8 +748,15 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     json_t *endpoints = run_setup_endpoints(cfg, res);
     if (res->stop_reason[0])
         printf("offering stopped early: %s\n", res->stop_reason);
+    /* --prometheus: each replica's own figures over the run's span. */
+    struct promsource_replica reps[16];
+    struct promsource_staleness st;
+    size_t n_reps = promsource_replicas_join(rs->scraper, res->run_start_abs_ns,
+                                             res->run_start_abs_ns + res->elapsed_ns,
+                                             SCRAPE_SPAN_OUTER, reps, 16, &st);
     if (rs->scraper)
         scrape_join_print(stdout, &sjoin, join_rc, &client, rs->scraper);
+    promsource_replicas_print(stdout, reps, n_reps, &st);
     if (rs->n_gpu)
         energy_print(stdout, &energy, rs->gpu_scrapers, rs->n_gpu);
     printf("results: %s\n", rs->dir);
@@ -756,6 +769,9 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
         json_object_set_new(sj, "endpoints", endpoints);
     if (rs->scraper)
         json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
+    if (n_reps)
+        json_object_set_new(json_object_get(sj, "server"), "replicas",
+                            promsource_replicas_json(reps, n_reps, &st));
     if (rs->n_gpu)
         json_object_set_new(sj, "energy", energy_json(&energy, rs->gpu_scrapers, rs->n_gpu));
     if (ex->n) {

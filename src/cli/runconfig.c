@@ -252,6 +252,8 @@ json_t *runopts_config_json(const struct run_opts *o, const struct run_config *c
         slo_format(&cfg->slo, buf, sizeof buf);
         json_object_set_new(c, "slo", json_string(buf));
     }
+    if (o->prom.url)
+        json_object_set_new(c, "prometheus", promopts_json(&o->prom));
     return c;
 }
 

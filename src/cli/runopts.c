@@ -163,6 +163,18 @@ static const struct runopts_flag common_flags[] = {
     VALUE("image-sizes", image_sizes),
     VALUE("image-format", image_format),
 };
+
+/* --prometheus and its flags (promopts.c checks them). */
+static int take_prom_header(void *dst, const char *a, char *err, size_t errlen)
+{
+    return promopts_take_header(&((struct run_opts *)dst)->prom, a, err, errlen);
+}
+static const struct runopts_flag prom_flags[] = {
+    VALUE("prometheus", prom.url),
+    VALUE("prometheus-selector", prom.selector),
+    VALUE("prometheus-by", prom.by),
+    {"prometheus-header", 0, RUNOPTS_KIND_CALL, 0, take_prom_header},
+};
 #undef VALUE
 #undef SET
 
@@ -296,10 +308,11 @@ int runopts_walk(int argc, char **argv, const struct runopts_table *t, size_t n_
 int runopts_parse(int argc, char **argv, const char *cmd, const struct runopts_table *own,
                   int max_operands, struct run_opts *o, int *first, char *err, size_t errlen)
 {
-    struct runopts_table t[2] = {{common_flags, LL_ARRAY_LEN(common_flags), o}};
+    struct runopts_table t[3] = {{common_flags, LL_ARRAY_LEN(common_flags), o},
+                                 {prom_flags, LL_ARRAY_LEN(prom_flags), o}};
     if (own)
-        t[1] = *own;
-    int rc = runopts_walk(argc, argv, t, own ? 2 : 1, err, errlen);
+        t[2] = *own;
+    int rc = runopts_walk(argc, argv, t, own ? 3 : 2, err, errlen);
     if (rc == RUNOPTS_NO_VALUE)
         return runopts_errf(err, errlen, "%s: needs a value (see llmload %s --help)",
                             argv[optind - 1], cmd);
@@ -312,7 +325,7 @@ int runopts_parse(int argc, char **argv, const char *cmd, const struct runopts_t
         return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload %s --help)",
                             argv[optind + max_operands], cmd);
     *first = optind;
-    return 0;
+    return promopts_check(&o->prom, err, errlen);
 }
 
 int runopts_usage_exit(int rc, const char *err, void (*usage)(FILE *f))

@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "cli/promopts.h"
 #include "driver/driver.h"
 #include "measure/summary.h"
 #include "workload/dist.h"
@@ -84,6 +85,7 @@ struct run_opts {
     const char *image_sizes;     /* --image-sizes WxH:W,...: a weighted list */
     const char *image_format;    /* --image-format png|jpeg */
     int force, dry_run, quiet;
+    struct prom_opts prom; /* --prometheus and its flags (promopts.h) */
 };
 
 /* Write a printf-style reason into err (errlen bytes) and return

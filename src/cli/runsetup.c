@@ -23,6 +23,7 @@
 #include "measure/results.h"
 #include "measure/verdict.h"
 #include "metrics/energy.h"
+#include "metrics/promsource.h"
 #include "metrics/smi.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
@@ -524,6 +525,8 @@ int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_co
     stop_sigset(&set);
     rs->masked = pthread_sigmask(SIG_BLOCK, &set, &rs->old_mask) == 0;
     rs->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    rs->prom = &o->prom;
+    rs->prom_gpu = cfg->shard_launcher == NULL;
     int stopped = 0;
     int rc = target_open(o, cfg, &rs->target, rs->sig_fd, &stopped);
     if (rc == LL_EXIT_OK && stopped)
@@ -663,8 +666,14 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
 {
     /* Several --url: one server's /metrics is not the load's, and its
      * counters set beside every endpoint's requests would read as a
-     * mismatch. Only a --metrics-url given scrapes (docs/run.md). */
-    if (!off && !url && cfg->transport.endpoints.n > 1) {
+     * mismatch. Only a --metrics-url given scrapes (docs/run.md).
+     * --prometheus asks for every replica behind its selector instead. */
+    if (!off && rs->prom && rs->prom->url) {
+        struct promsource_config pc = rs->prom->cfg;
+        pc.interval_ns = interval_ns;
+        pc.quiet = 0; /* a URL named that fails always warns, as --metrics-url's */
+        rs->scraper = promsource_open(&pc, rs->dir, 1, rs->sig_fd);
+    } else if (!off && !url && cfg->transport.endpoints.n > 1) {
         if (!quiet)
             ll_errorf("note: several --url: no server metrics scraped unless --metrics-url "
                       "names one (docs/run.md)");
@@ -680,6 +689,20 @@ void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_
 {
     if (smi && !run_setup_stopped(rs, "probe")) {
         struct scraper *g = scraper_for_smi(rs->dir, rs->scraper == NULL);
+        if (g)
+            rs->gpu_scrapers[rs->n_gpu++] = g;
+    }
+    /* The DCGM_FI_* series behind --prometheus's selector, when there are;
+     * not on a shard, whose output tokens are a share of the energy's. */
+    if (rs->prom && rs->prom->url && !rs->prom_gpu && !quiet)
+        ll_errorf("note: --prometheus: no GPU telemetry on a shard (its tokens are a share of "
+                  "the energy's)");
+    if (rs->prom && rs->prom->url && rs->prom_gpu && !run_setup_stopped(rs, "probe")) {
+        struct promsource_config pc = rs->prom->cfg;
+        pc.interval_ns = interval_ns;
+        pc.quiet = quiet;
+        pc.gpu = 1;
+        struct scraper *g = promsource_open(&pc, rs->dir, rs->scraper == NULL, rs->sig_fd);
         if (g)
             rs->gpu_scrapers[rs->n_gpu++] = g;
     }
@@ -719,6 +742,9 @@ void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_r
         scraper_stop(gs[i]);
         int rc = scrape_join(gs[i], res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
                              SCRAPE_SPAN_OUTER, &j);
+        if (rc == 0) /* --prometheus: the replicas' own energy counters, summed */
+            promsource_join_sum(gs[i], res->run_start_abs_ns,
+                                res->run_start_abs_ns + res->elapsed_ns, SCRAPE_SPAN_OUTER, &j);
         energy_figures_compute(&j, rc, tokens, ok, window_s, cost_per_hour, &parts[i]);
     }
     if (n)

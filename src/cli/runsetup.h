@@ -56,7 +56,7 @@ struct run_target {
 
 /* The most GPU scrapers a run has: its --gpu-metrics URLs and
  * --gpu-sampler's. */
-#define RUN_SETUP_MAX_GPU (RUNOPTS_MAX_GPU_URLS + 1)
+#define RUN_SETUP_MAX_GPU (RUNOPTS_MAX_GPU_URLS + 2)
 
 /* What the sequence holds. Zero-initialise, then run_setup_open. */
 struct run_setup {
@@ -71,10 +71,12 @@ struct run_setup {
     size_t n_gpu;
     struct driver_result res;       /* run_setup_drive's, valid when have_res */
     int have_res;
-    int sig_fd;             /* a signalfd of SIGINT and SIGTERM, or -1 */
-    sigset_t old_mask;      /* the signal mask before run_setup_open */
-    int masked;             /* old_mask is to be restored */
-    const char *stopped_in; /* where a stop signal came, NULL: none came */
+    int sig_fd;                   /* a signalfd of SIGINT and SIGTERM, or -1 */
+    sigset_t old_mask;            /* the signal mask before run_setup_open */
+    int masked;                   /* old_mask is to be restored */
+    const char *stopped_in;       /* where a stop signal came, NULL: none came */
+    const struct prom_opts *prom; /* run_setup_open's o->prom (--prometheus), borrowed */
+    int prom_gpu;                 /* 1: its DCGM series too (not on a shard) */
 };
 
 /* The exit status when two apply: 130 (interrupted) wins, else the lowest

@@ -135,6 +135,7 @@ void sweep_usage(FILE *f)
         "--expect or --expect-* check failed, 130 interrupted (run.json says where).\n"
         "When several apply the lowest wins, except 130. See docs/run.md.\n",
         SWEEP_DEFAULT_MAX_STEPS);
+    fprintf(f, "\n%s", promopts_help);
 }
 
 /* --gpu-metrics: repeatable, up to RUNOPTS_MAX_GPU_URLS URLs. */

@@ -251,6 +251,11 @@ static const char *const meaning_key[ENGINE_MEANING_COUNT] = {
     [ENGINE_M_GPU_GR_ACTIVE] = "gr_engine_active",
 };
 
+const char *scrape_meaning_key(enum engine_meaning m)
+{
+    return (unsigned)m < ENGINE_MEANING_COUNT ? meaning_key[m] : NULL;
+}
+
 /* The JSON line of one scrape, without t_ns (set when written). */
 static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
                           const struct prom_scrape *ps, const char *error)
@@ -419,6 +424,11 @@ void scraper_set_source(struct scraper *s, const struct scraper_source *src, voi
 {
     s->src = src;
     s->src_ud = ud;
+}
+
+void *scraper_source_of(const struct scraper *s, const struct scraper_source *ops)
+{
+    return s && s->src == ops ? s->src_ud : NULL;
 }
 
 void scraper_keep(struct scraper *s, struct scrape_point *p, json_t *extra, const char *error)
@@ -656,22 +666,29 @@ struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t 
 struct scraper *scraper_gpu_open(const char *url, uint64_t interval_ns, const char *dir,
                                  int truncate)
 {
+    return scraper_open_as(url, 1, interval_ns, dir, truncate);
+}
+
+struct scraper *scraper_open_as(const char *url, int gpu, uint64_t interval_ns, const char *dir,
+                                int truncate)
+{
     char path[1100], err[256];
     struct scrape_config cfg = {.url = url,
                                 .interval_ns = interval_ns,
                                 .timeout_ns = LL_MIN(interval_ns / 10 * 8, SCRAPE_RUN_TIMEOUT_NS),
                                 .out_fd = -1,
-                                .gpu = 1};
+                                .gpu = gpu};
     struct scraper *s = scraper_new(&cfg, err, sizeof err);
     if (!s) {
-        ll_errorf("warning: GPU metrics: %s; going on without them", err);
+        ll_errorf("warning: %s metrics: %s; going on without them", gpu ? "GPU" : "server", err);
         return NULL;
     }
     int n = snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
     int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0);
     int fd = n > 0 && (size_t)n < sizeof path ? open(path, flags, 0644) : -1;
     if (fd < 0) {
-        ll_errorf("warning: %s: %s; going on without GPU metrics", path, strerror(errno));
+        ll_errorf("warning: %s: %s; going on without %s metrics", path, strerror(errno),
+                  gpu ? "GPU" : "server");
         scraper_free(s);
         return NULL;
     }

@@ -7,6 +7,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "metrics/engines.h"
+
 /* From scrape.h (not included: scrape.c includes this file). */
 struct scraper;
 struct scrape_point;
@@ -27,9 +29,21 @@ struct scraper_source {
 struct scraper *scraper_gpu_open(const char *name, uint64_t interval_ns, const char *dir,
                                  int truncate);
 
+/* scraper_gpu_open for either kind: gpu 0 makes a server scraper (its
+ * lines carry the engine's meanings; the file is the same). */
+struct scraper *scraper_open_as(const char *name, int gpu, uint64_t interval_ns, const char *dir,
+                                int truncate);
+
+/* The key of meaning m in a line of server_metrics.jsonl ("waiting",
+ * "generation_tokens_total", "power_w", ...), or NULL for none. */
+const char *scrape_meaning_key(enum engine_meaning m);
+
 /* Make src (with ud) the scraper's source: scraper_start then only sets
  * the origin, scraper_stop calls src->stop, scraper_free src->free. */
 void scraper_set_source(struct scraper *s, const struct scraper_source *src, void *ud);
+
+/* The ud of s's source when it is ops (scraper_set_source), else NULL. */
+void *scraper_source_of(const struct scraper *s, const struct scraper_source *ops);
 
 /* Keep point p (taking its arrays; *p zeroed) as one scrape: counted (a
  * failed one when !p->ok, its line then carrying error), added to the

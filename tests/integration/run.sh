@@ -28,7 +28,8 @@ set -f    # the filters below are globs for cmocka, not for the shell
 # server timestamps to within a millisecond, which three other jobs on the
 # same two cores can spoil, and test_past_capacity_no_pileup wants the sim
 # to keep up with 20,000 requests at 20,000/s, test_busy_lateness_diagnosis
-# with 20,000 offered at 200,000/s.
+# with 20,000 offered at 200,000/s, and test_prometheus wants a real
+# Prometheus to scrape two sims every second on time (about 25 s).
 SPLITS='
 test_sweep_confirm -                              -                                   -
 test_sweep        test_sweep_capacity_knee       -                                   -
@@ -42,6 +43,7 @@ test_images       -                              -                              
 test_embeddings   -                              -                                   -
 test_gpu          -                              -                                   -
 test_gpu_sampler  -                              -                                   -
+test_prometheus   -                              -                                   alone
 test_run          -                              test_co_*                           -
 test_run          test_co_closed_loop            -                                   -
 test_run          test_co_open_loop              -                                   -

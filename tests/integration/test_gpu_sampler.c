@@ -219,7 +219,7 @@ static void test_bad_flags(void **state)
           "0/2"},
          "--gpu-sampler: not with --shard"},
         {{"run", "--rate", "1", "--cost-per-hour", "2"},
-         "--cost-per-hour: goes with --gpu-metrics or --gpu-sampler"});
+         "--cost-per-hour: goes with --gpu-metrics, --gpu-sampler or --prometheus"});
 }
 
 int main(void)
