@@ -62,9 +62,7 @@ static void test_parse_inline_and_file(void **state)
 
 static void test_parse_refusals(void **state)
 {
-    static const struct {
-        const char *arg, *want;
-    } cases[] = {
+    static const struct bad_input cases[] = {
         {"[1,2]", "got an array"},
         {"0", "got a number"},
         {"\"temperature\"", "got a string"},
@@ -79,8 +77,8 @@ static void test_parse_refusals(void **state)
     for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
         char err[1024];
         json_t *j = NULL;
-        int rc = extrabody_parse_arg("--extra-body", cases[i].arg, &j, err, sizeof err);
-        assert_rejected(rc, j, err, cases[i].arg, "--extra-body", cases[i].want, NULL);
+        int rc = extrabody_parse_arg("--extra-body", cases[i].in, &j, err, sizeof err);
+        assert_rejected(rc, j, err, cases[i].in, "--extra-body", cases[i].why, NULL);
     }
 }
 

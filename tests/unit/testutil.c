@@ -502,6 +502,21 @@ int test_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+void test_refusals(test_parse_fn *parse, void *ctx, int want_rc, const struct bad_input *bad,
+                   size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char err[1024] = "";
+        int rc = parse(ctx, bad[i].in, err, sizeof err);
+        if (rc != want_rc)
+            fail_msg("\"%s\": returned %d, expected %d (message \"%s\")", bad[i].in, rc, want_rc,
+                     err);
+        assert_message_has(err, bad[i].why, bad[i].in);
+        if (strchr(err, '\n') != NULL)
+            fail_msg("message \"%s\" is more than one line\n(input %s)", err, bad[i].in);
+    }
+}
+
 static int is_void_element(const char *name, size_t n)
 {
     static const char *const v[] = {"meta", "br", "link", "img", "hr", "input"};

@@ -233,6 +233,16 @@ struct bad_input {
     const char *in, *why;
 };
 
+/* One parse of in for test_refusals: the parser's return code, its
+ * message in err (errlen bytes). ctx is the caller's (the object parsed
+ * into, say); the function may check what a refusal leaves in it. */
+typedef int test_parse_fn(void *ctx, const char *in, char *err, size_t errlen);
+
+/* Each of bad[0..n) refused by parse: return code want_rc and a message of
+ * one line that contains its why. A failure names the input. */
+void test_refusals(test_parse_fn *parse, void *ctx, int want_rc, const struct bad_input *bad,
+                   size_t n);
+
 /* A strict well-formedness check of an HTML page, the subset of XML that
  * report.html and compare.html use: every element closed in order (HTML
  * void elements excepted), attribute values quoted, no '<' inside them,
