@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "decode/sse.h"
+#include "sim/engine.h"
 #include "test.h"
 #include "util/rng.h"
 #include "util/util.h"
@@ -488,6 +489,27 @@ void test_stream_expect(const char *what, const struct oai_stream *st, const cha
                  st->has_finish, st->has_error);
     test_expect_fields(__FILE__, __LINE__, what, st, test_stream_fields,
                        LL_ARRAY_LEN(test_stream_fields), expect);
+}
+
+/* Costs chosen so that step times are easy to add up by hand:
+ * a step is 1000 ns + 10 ns per prefill token + 100 ns per decoding seq. */
+struct engine_config test_engine_cfg(void)
+{
+    struct engine_config c = {
+        .max_num_seqs = 4,
+        .kv_tokens = 4096,
+        .block_tokens = 16,
+        .prefill_chunk_tokens = 512,
+        .step_base_ns = 1000,
+        .step_prefill_token_ns = 10,
+        .step_seq_ns = 100,
+        .queue_limit = 0,
+        .natural_len_median_tokens = 1000,
+        .natural_len_sigma = 0,
+        .prefix_cache = 0,
+        .seed = 7,
+    };
+    return c;
 }
 
 int test_cmp_u64(const void *a, const void *b)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "decode/openai.h"
+#include "sim/engine.h"
 
 /* buf = "$LLMLOAD_DATA/dir/name", or "tests/data/dir/name" when the
  * variable is unset (run from the repository root). Fails the test when it
@@ -173,6 +174,13 @@ extern const struct test_field test_stream_fields[19];
  * figure that expect names (test_stream_fields); a failure names what (the
  * capture, say) and the field. */
 void test_stream_expect(const char *what, const struct oai_stream *st, const char *expect);
+
+/* An engine configuration whose step times are easy to add up by hand:
+ * a step is 1000 ns + 10 ns per prefill token + 100 ns per decoding
+ * sequence; 4 sequences, 4096 KV tokens in blocks of 16, prefill chunks
+ * of 512, a natural length of 1000 tokens (no spread), no queue limit, no
+ * prefix cache, seed 7. */
+struct engine_config test_engine_cfg(void);
 
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
  * ordered). */
