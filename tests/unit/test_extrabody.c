@@ -175,10 +175,7 @@ static void test_class_merge(void **state)
 static void spec_of(uint64_t index, struct req_spec *out)
 {
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 3;
-    dist_parse("40", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
-    dist_parse("9", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    test_workload_fixed(&w, 3, "40", "9");
     workload_spec(&w, index, out);
 }
 

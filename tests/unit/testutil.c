@@ -10,6 +10,7 @@
 #include "test.h"
 #include "util/rng.h"
 #include "util/util.h"
+#include "workload/dist.h"
 
 const char *test_data_path(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -510,6 +511,15 @@ struct engine_config test_engine_cfg(void)
         .seed = 7,
     };
     return c;
+}
+
+void test_workload_fixed(struct workload *w, uint64_t seed, const char *prompt_tokens,
+                         const char *output_tokens)
+{
+    memset(w, 0, sizeof *w);
+    w->seed = seed;
+    assert_int_equal(dist_parse(prompt_tokens, DIST_UNIT_NONE, &w->prompt_tokens, NULL, 0), 0);
+    assert_int_equal(dist_parse(output_tokens, DIST_UNIT_NONE, &w->output_tokens, NULL, 0), 0);
 }
 
 int test_cmp_u64(const void *a, const void *b)

@@ -13,6 +13,7 @@
 
 #include "decode/openai.h"
 #include "sim/engine.h"
+#include "workload/workload.h"
 
 /* buf = "$LLMLOAD_DATA/dir/name", or "tests/data/dir/name" when the
  * variable is unset (run from the repository root). Fails the test when it
@@ -181,6 +182,12 @@ void test_stream_expect(const char *what, const struct oai_stream *st, const cha
  * of 512, a natural length of 1000 tokens (no spread), no queue limit, no
  * prefix cache, seed 7. */
 struct engine_config test_engine_cfg(void);
+
+/* A workload of fixed request sizes: *w zeroed but for seed and the
+ * prompt and output token distributions, parsed from the specs given
+ * (which must parse). */
+void test_workload_fixed(struct workload *w, uint64_t seed, const char *prompt_tokens,
+                         const char *output_tokens);
 
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
  * ordered). */
