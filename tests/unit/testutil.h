@@ -151,9 +151,10 @@ struct test_field {
     }
 
 /* Check in obj every field that expect names ("name=value" separated by
- * ';': integers in decimal, doubles compared exactly, strings as written)
- * against fields[0..n). A failure names file:line, what, the field, both
- * values. Use through EXPECT_FIELDS. */
+ * ';': integers in decimal, doubles compared exactly, strings as written,
+ * so a string to check cannot hold a ';') against fields[0..n). A name not
+ * in fields fails the test. A failure names file:line, what, the field and
+ * both values. Use through EXPECT_FIELDS. */
 void test_expect_fields(const char *file, int line, const char *what, const void *obj,
                         const struct test_field *fields, size_t n, const char *expect);
 
