@@ -115,10 +115,11 @@ static void test_check(void **state)
     assert_int_equal(failed, 4);
     assert_true(json_real_value(json_object_get(json_array_get(r, 2), "value")) == 0.015);
     assert_true(json_is_null(json_object_get(json_array_get(r, 6), "value")));
-    assert_non_null(strstr(buf, "llmload: --expect: ttft_p99 is 600.00ms, not < 500ms\n"));
-    assert_non_null(strstr(buf, "llmload: --expect: error_rate is 1.5%, not < 1%\n"));
-    assert_non_null(strstr(buf, "llmload: --expect: goodput is 19.5/s, not >= 20/s\n"));
-    assert_non_null(strstr(buf, "llmload: --expect: tpot_p50 has no value, not < 1s\n"));
+    /* One line for each failure, nothing else. */
+    assert_string_equal(buf, "llmload: --expect: ttft_p99 is 600.00ms, not < 500ms\n"
+                             "llmload: --expect: error_rate is 1.5%, not < 1%\n"
+                             "llmload: --expect: goodput is 19.5/s, not >= 20/s\n"
+                             "llmload: --expect: tpot_p50 has no value, not < 1s\n");
     free(buf);
     json_decref(r);
 
