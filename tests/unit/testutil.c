@@ -549,6 +549,16 @@ void test_refusals(test_parse_fn *parse, void *ctx, int want_rc, const struct ba
     }
 }
 
+void assert_page(const char *doc, const char *const *has, const char *const *lacks)
+{
+    for (size_t i = 0; has != NULL && has[i] != NULL; i++)
+        if (strstr(doc, has[i]) == NULL)
+            fail_msg("the page lacks \"%s\"", has[i]);
+    for (size_t i = 0; lacks != NULL && lacks[i] != NULL; i++)
+        if (strstr(doc, lacks[i]) != NULL)
+            fail_msg("the page has \"%s\"", lacks[i]);
+}
+
 static int is_void_element(const char *name, size_t n)
 {
     static const char *const v[] = {"meta", "br", "link", "img", "hr", "input"};

@@ -259,6 +259,10 @@ typedef int test_parse_fn(void *ctx, const char *in, char *err, size_t errlen);
 void test_refusals(test_parse_fn *parse, void *ctx, int want_rc, const struct bad_input *bad,
                    size_t n);
 
+/* doc contains each of has[] and none of lacks[] (both NULL-terminated;
+ * either may be NULL). A failure names the string. */
+void assert_page(const char *doc, const char *const *has, const char *const *lacks);
+
 /* A strict well-formedness check of an HTML page, the subset of XML that
  * report.html and compare.html use: every element closed in order (HTML
  * void elements excepted), attribute values quoted, no '<' inside them,
