@@ -1,4 +1,5 @@
-# bench/common.sh: what run.sh and sim.sh share, sourced by both (POSIX sh).
+# bench/common.sh: what run.sh, sim.sh, compare.sh and compare-sensitivity.sh
+# share, sourced by each (POSIX sh).
 # The caller sets NAME (its name, for messages) and TMP (a scratch folder it
 # removes on exit) first.
 
@@ -14,21 +15,32 @@ bench_args() {
     [ -x "$BIN" ] || { echo "$NAME: no binary at $BIN (run make)" >&2; exit 2; }
 }
 
+# sim_launch FILE ARGS...: starts `$BIN sim --port 0 ARGS...` in the
+# background, leaving any other sim running: SIMPID is its pid and SIMURL
+# the address it announces on its first line (into $TMP/FILE, its stderr
+# into $TMP/FILE.err). Waits up to 5 s for it; when it does not come up,
+# stops it and exits 1 with its stderr.
+sim_launch() {
+    f=$1
+    shift
+    rm -f "$TMP/$f"
+    "$BIN" sim --port 0 "$@" >"$TMP/$f" 2>"$TMP/$f.err" &
+    SIMPID=$!
+    i=0
+    while [ ! -s "$TMP/$f" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    SIMURL=$(head -1 "$TMP/$f")
+    [ -n "$SIMURL" ] || { kill "$SIMPID" 2>/dev/null; echo "$NAME: the sim did not start" >&2; cat "$TMP/$f.err" >&2; exit 1; }
+}
+
 # sim_start ARGS...: stops the sim this script started last (if any), then
-# starts `$BIN sim --port 0 ARGS...` in the background: SIM is its pid and
-# URL the address it announces on its first line. Waits up to 5 s for it;
-# exits 1 with the sim's stderr when it does not come up.
+# starts another (sim_launch): SIM is its pid and URL its address.
 SIM=
 sim_stop() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
 sim_start() {
     sim_stop
-    rm -f "$TMP/addr"
-    "$BIN" sim --port 0 "$@" >"$TMP/addr" 2>"$TMP/sim.err" &
-    SIM=$!
-    i=0
-    while [ ! -s "$TMP/addr" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-    URL=$(head -1 "$TMP/addr")
-    [ -n "$URL" ] || { echo "$NAME: the sim did not start" >&2; cat "$TMP/sim.err" >&2; exit 1; }
+    sim_launch addr "$@"
+    SIM=$SIMPID
+    URL=$SIMURL
 }
 
 # wrk_script FILE: writes the wrk script both benches drive the sim with:

@@ -31,20 +31,6 @@ stop() {
 trap 'stop; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM PIPE
 
-# start_sim FILE ARGS...: a sim on a free port, its pid in SIMPID and its
-# address in SIMURL.
-start_sim() {
-    f=$1
-    shift
-    rm -f "$TMP/$f"
-    "$BIN" sim --port 0 "$@" >"$TMP/$f" 2>"$TMP/$f.err" &
-    SIMPID=$!
-    i=0
-    while [ ! -s "$TMP/$f" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-    SIMURL=$(head -1 "$TMP/$f")
-    [ -n "$SIMURL" ] || { kill "$SIMPID" 2>/dev/null; echo "$NAME: the sim did not start" >&2; cat "$TMP/$f.err" >&2; exit 1; }
-}
-
 W="--rate $RATE --duration ${SECS}s --arrival constant --seed 1 --prompt-tokens 64
    --output-tokens 16 --ignore-eos --quiet --force"
 row() { # row FILE NAME: "diff [lo, hi] verdict" of a row, in %
@@ -58,10 +44,10 @@ printf '%-9s %-8s %-42s %-30s %-9s %s\n' slowdown row "diff [95% interval] verdi
 for s in $STEPS; do
     base=$(awk -v s="$s" 'BEGIN { printf "%dus", 4000 * (1 + s / 100) + 0.5 }')
     seq=$(awk -v s="$s" 'BEGIN { printf "%dns", 150000 * (1 + s / 100) + 0.5 }')
-    start_sim sima
+    sim_launch sima
     S1=$SIMPID
     A=$SIMURL
-    start_sim simb --step-base "$base" --step-per-seq "$seq"
+    sim_launch simb --step-base "$base" --step-per-seq "$seq"
     S2=$SIMPID
     B=$SIMURL
     # shellcheck disable=SC2086

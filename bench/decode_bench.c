@@ -394,6 +394,23 @@ static int run_calls(const char *name, uint64_t n)
 /* OpenAI embeddings: one whole body an answer (never a stream), with
  * `inputs` vectors of `dim` floats as llama.cpp writes them. Returns the
  * median slice's ns per body, in 10 slices of bodies/10. */
+/* One API's token, len bytes at chunk: the table's rows for it fed one
+ * event at a time, then batch at a time through memo. The rows are named
+ * "api_name: ...". */
+static void named_event_rows(const char *api_name, enum oai_api api, const char *chunk, size_t len,
+                             size_t batch, uint64_t events, struct oai_memo *memo)
+{
+    char label[64];
+    char *many = ll_malloc(len * batch);
+    for (size_t i = 0; i < batch; i++)
+        memcpy(many + i * len, chunk, len);
+    snprintf(label, sizeof label, "%s: one event per feed", api_name);
+    printf("%-30s %10.1f ns/event\n", label, run(api, chunk, len, 1, events, NULL));
+    snprintf(label, sizeof label, "%s: 64 per feed, memo", api_name);
+    printf("%-30s %10.1f ns/event\n", label, run(api, many, len * batch, batch, events, memo));
+    free(many);
+}
+
 static double run_embeddings(size_t inputs, size_t dim, uint64_t bodies, size_t *body_len)
 {
     size_t cap = 64 + inputs * (64 + dim * 24), n = 0;
@@ -459,34 +476,19 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < batch; i++)
         memcpy(many + i * n, chunk, n);
     struct oai_memo memo;
-    const enum oai_api chat = OAI_API_CHAT, anth = OAI_API_ANTHROPIC;
+    const enum oai_api chat = OAI_API_CHAT;
     run(chat, chunk, n, 1, events / 10, NULL); /* warm up */
     printf("%-30s %10.1f ns/event\n", "one event per feed", run(chat, chunk, n, 1, events, NULL));
     printf("%-30s %10.1f ns/event\n", "64 events per feed",
            run(chat, many, n * batch, batch, events, NULL));
     printf("%-30s %10.1f ns/event\n", "64 per feed, the stream memo",
            run(chat, many, n * batch, batch, events, &memo));
-    /* Anthropic Messages: the same token as a named content_block_delta. */
-    size_t an = sizeof(anth_chunk) - 1;
-    char *amany = ll_malloc(an * batch);
-    for (size_t i = 0; i < batch; i++)
-        memcpy(amany + i * an, anth_chunk, an);
-    printf("%-30s %10.1f ns/event\n", "messages: one event per feed",
-           run(anth, anth_chunk, an, 1, events, NULL));
-    printf("%-30s %10.1f ns/event\n", "messages: 64 per feed, memo",
-           run(anth, amany, an * batch, batch, events, &memo));
-    free(amany);
-    /* OpenAI Responses: the same token as a named response.output_text.delta. */
-    const enum oai_api resp = OAI_API_RESPONSES;
-    size_t rn = sizeof(resp_chunk) - 1;
-    char *rmany = ll_malloc(rn * batch);
-    for (size_t i = 0; i < batch; i++)
-        memcpy(rmany + i * rn, resp_chunk, rn);
-    printf("%-30s %10.1f ns/event\n", "responses: one event per feed",
-           run(resp, resp_chunk, rn, 1, events, NULL));
-    printf("%-30s %10.1f ns/event\n", "responses: 64 per feed, memo",
-           run(resp, rmany, rn * batch, batch, events, &memo));
-    free(rmany);
+    /* Anthropic Messages and OpenAI Responses: the same token as a named
+     * content_block_delta, and as a named response.output_text.delta. */
+    named_event_rows("messages", OAI_API_ANTHROPIC, anth_chunk, sizeof(anth_chunk) - 1, batch,
+                     events, &memo);
+    named_event_rows("responses", OAI_API_RESPONSES, resp_chunk, sizeof(resp_chunk) - 1, batch,
+                     events, &memo);
     /* OpenAI embeddings: a body an answer; the sim's 8 floats, and one
      * input of a 1024-float model (the vectors are validated as they are
      * skipped: the cost is per byte). */

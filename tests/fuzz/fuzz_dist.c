@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/dist.h"
+#include "fuzzutil.h"
 #include "util/util.h"
+#include "workload/dist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -54,11 +55,9 @@ static void check_one(const char *spec, enum dist_unit unit)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *spec = malloc(size + 1);
+    char *spec = fuzz_cstring(data, size);
     if (!spec)
         return 0;
-    memcpy(spec, data, size);
-    spec[size] = '\0';
     check_one(spec, DIST_UNIT_NONE);
     check_one(spec, DIST_UNIT_DURATION_NS);
     free(spec);

@@ -6,17 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzzutil.h"
 #include "workload/endpoints.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = malloc(size + 1);
+    char *s = fuzz_cstring(data, size);
     if (!s)
         return 0;
-    memcpy(s, data, size);
-    s[size] = '\0';
     uint32_t w[ENDPOINTS_MAX];
     size_t n = 99;
     char err[256] = "";

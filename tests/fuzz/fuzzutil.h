@@ -28,6 +28,19 @@ static inline void fuzz_hash_mix(uint64_t *h, const void *p, size_t n)
     }
 }
 
+/* The input as a NUL-terminated string, for a parser of option values
+ * (bytes after an embedded NUL are then not seen). Caller frees; NULL when
+ * out of memory, which the target answers by returning. */
+static inline char *fuzz_cstring(const uint8_t *data, size_t size)
+{
+    char *s = malloc(size + 1);
+    if (s != NULL) {
+        memcpy(s, data, size);
+        s[size] = '\0';
+    }
+    return s;
+}
+
 /* A streaming parser's contract on one feed of fed bytes: it used at most
  * those, and all of them when it answered "more". Aborts otherwise, so the
  * fuzzer reports the input. */

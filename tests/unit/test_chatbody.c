@@ -19,10 +19,7 @@
 static void spec_of(uint64_t index, uint32_t prompt_tokens, struct req_spec *out)
 {
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 5;
-    dist_parse("1", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
-    dist_parse("1", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    test_workload_fixed(&w, 5, "1", "1");
     workload_spec(&w, index, out);
     out->prompt_tokens = prompt_tokens;
 }

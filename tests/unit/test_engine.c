@@ -3,6 +3,7 @@
  * limits, preemption, the prefix cache, the queue bound, stalls, scale,
  * determinism, and the overload rate against the analytic capacity. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,26 +13,32 @@
 #include "workload/tokenizer.h"
 #include "util/util.h"
 
-/* Costs chosen so that step times are easy to add up by hand:
- * a step is 1000 ns + 10 ns per prefill token + 100 ns per decoding seq. */
-static struct engine_config base_cfg(void)
+/* The figures of struct engine_stats a test names (EXPECT_STATS). */
+static const struct test_field stats_fields[] = {
+    TEST_FIELD(struct engine_stats, running),
+    TEST_FIELD(struct engine_stats, waiting),
+    TEST_FIELD(struct engine_stats, kv_used_tokens),
+    TEST_FIELD(struct engine_stats, kv_usage_frac),
+    TEST_FIELD(struct engine_stats, preemptions_total),
+    TEST_FIELD(struct engine_stats, prompt_tokens_total),
+    TEST_FIELD(struct engine_stats, cached_tokens_total),
+    TEST_FIELD(struct engine_stats, generation_tokens_total),
+    TEST_FIELD(struct engine_stats, success_total),
+    TEST_FIELD(struct engine_stats, rejected_total),
+    TEST_FIELD(struct engine_stats, steps_total),
+};
+
+/* e's stats now hold every figure that expect names ("field=value;...",
+ * EXPECT_FIELDS); a failure names the caller's line. */
+static void expect_stats(const char *file, int line, struct engine *e, const char *expect)
 {
-    struct engine_config c = {
-        .max_num_seqs = 4,
-        .kv_tokens = 4096,
-        .block_tokens = 16,
-        .prefill_chunk_tokens = 512,
-        .step_base_ns = 1000,
-        .step_prefill_token_ns = 10,
-        .step_seq_ns = 100,
-        .queue_limit = 0,
-        .natural_len_median_tokens = 1000,
-        .natural_len_sigma = 0,
-        .prefix_cache = 0,
-        .seed = 7,
-    };
-    return c;
+    struct engine_stats st;
+    engine_get_stats(e, &st);
+    test_expect_fields(file, line, "engine stats", &st, stats_fields, LL_ARRAY_LEN(stats_fields),
+                       expect);
 }
+
+#define EXPECT_STATS(e, expect) expect_stats(__FILE__, __LINE__, (e), (expect))
 
 #define MAX_EVENTS 256
 
@@ -123,7 +130,7 @@ static void assert_schedule(struct engine *e, const struct timed_req *r, size_t 
 
 static void test_config_check(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     char err[128] = "";
 
     assert_int_equal(engine_config_check(&c, err, sizeof(err)), 0);
@@ -131,13 +138,13 @@ static void test_config_check(void **state)
     assert_int_equal(engine_config_check(&c, err, sizeof(err)), LL_E_INVAL);
     assert_non_null(strstr(err, "max_num_seqs"));
     assert_null(engine_new(&c));
-    c = base_cfg();
+    c = test_engine_cfg();
     c.kv_tokens = 8;
     assert_int_equal(engine_config_check(&c, err, sizeof(err)), LL_E_INVAL);
-    c = base_cfg();
+    c = test_engine_cfg();
     c.prefill_chunk_tokens = 0;
     assert_int_equal(engine_config_check(&c, err, sizeof(err)), LL_E_INVAL);
-    c = base_cfg();
+    c = test_engine_cfg();
     c.natural_len_sigma = -1;
     assert_int_equal(engine_config_check(&c, err, sizeof(err)), LL_E_INVAL);
     engine_free(NULL);
@@ -146,10 +153,9 @@ static void test_config_check(void **state)
 /* One request: prefill step base + 100 * 10, then base + 1 seq per token. */
 static void test_single_request(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct engine *e = engine_new(&c);
     struct log l = {.n = 0};
-    struct engine_stats st;
     const uint64_t want[] = {3000, 4100, 5200, 6300, 7400};
 
     assert_int_equal(engine_next_ns(e), UINT64_MAX);
@@ -160,23 +166,16 @@ static void test_single_request(void **state)
     engine_advance(e, 3000, log_cb, &l);
     assert_int_equal(l.n, 1);
     assert_int_equal(engine_next_ns(e), 4100);
-    engine_get_stats(e, &st);
-    assert_int_equal(st.running, 1);
-    assert_int_equal(st.kv_used_tokens, 7 * 16); /* ceil(101 / 16) blocks */
+    /* kv_used_tokens 7 * 16: ceil(101 / 16) blocks. */
+    EXPECT_STATS(e, "running=1;kv_used_tokens=112");
     engine_advance(e, 1000000, log_cb, &l);
     assert_token_times(&l, 1, want, 5);
     assert_int_equal(find_ev(&l, 1, ENGINE_EV_DONE, 0)->finish_length, 1);
     assert_int_equal(find_ev(&l, 1, ENGINE_EV_DONE, 0)->prompt_tokens, 100);
     assert_int_equal(engine_next_ns(e), UINT64_MAX);
 
-    engine_get_stats(e, &st);
-    assert_int_equal(st.running, 0);
-    assert_int_equal(st.waiting, 0);
-    assert_int_equal(st.kv_used_tokens, 0);
-    assert_int_equal(st.steps_total, 5);
-    assert_int_equal(st.prompt_tokens_total, 100);
-    assert_int_equal(st.generation_tokens_total, 5);
-    assert_int_equal(st.success_total, 1);
+    EXPECT_STATS(e, "running=0;waiting=0;kv_used_tokens=0;steps_total=5;prompt_tokens_total=100;"
+                    "generation_tokens_total=5;success_total=1");
     engine_free(e);
 }
 
@@ -184,19 +183,16 @@ static void test_single_request(void **state)
  * starts in the step after the first one finishes. */
 static void test_batch_composition(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct engine *e;
     struct log l = {.n = 0};
-    struct engine_stats st;
 
     c.max_num_seqs = 2;
     e = engine_new(&c);
     submit(e, 0, 10, 2, NULL, 0, 1);
     submit(e, 0, 10, 4, NULL, 0, 2);
     submit(e, 0, 10, 2, NULL, 0, 3);
-    engine_get_stats(e, &st);
-    assert_int_equal(st.running, 2);
-    assert_int_equal(st.waiting, 1);
+    EXPECT_STATS(e, "running=2;waiting=1");
     /* step 1 [0, 1200): prefill 20; step 2 [1200, 2400): 2 decoding;
      * step 3 [2400, 3600): 1 decoding + prefill 10; step 4: 2 decoding. */
     assert_int_equal(engine_next_ns(e), 1200);
@@ -217,7 +213,7 @@ static void test_batch_composition(void **state)
  * with a short request that is decoding. */
 static void test_chunked_prefill(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     c.prefill_chunk_tokens = 64;
 
     /* step 1 [0, 1640): prefill 10 + 54;
@@ -246,7 +242,7 @@ static void test_chunked_prefill(void **state)
  *   step 3 [3100, 4200): B decodes its second. */
 static void test_embedding_prefill_only(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     c.prefill_chunk_tokens = 64;
     struct engine *e = engine_new(&c);
     struct log l = {.n = 0};
@@ -265,11 +261,7 @@ static void test_embedding_prefill_only(void **state)
     assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 0)->time_ns, 3100);
     assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 1)->time_ns, 4200);
     assert_int_equal(engine_next_ns(e), UINT64_MAX);
-    struct engine_stats st;
-    engine_get_stats(e, &st);
-    assert_int_equal(st.success_total, 2);
-    assert_int_equal(st.generation_tokens_total, 2);
-    assert_int_equal(st.kv_used_tokens, 0);
+    EXPECT_STATS(e, "success_total=2;generation_tokens_total=2;kv_used_tokens=0");
     /* Only an embedding may ask for no output. */
     struct engine_req z = {.prompt_tokens = 5, .max_tokens = 0};
     assert_int_equal(engine_submit(e, 5000, &z, &id), LL_E_INVAL);
@@ -279,10 +271,9 @@ static void test_embedding_prefill_only(void **state)
 /* Four blocks of KV: the second request fits only when the first is done. */
 static void test_kv_blocks_admission(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct engine *e;
     struct log l = {.n = 0};
-    struct engine_stats st;
     uint64_t id;
     struct engine_req big = {.prompt_tokens = 65, .max_tokens = 1, .ignore_eos = 1};
 
@@ -291,11 +282,7 @@ static void test_kv_blocks_admission(void **state)
     assert_int_equal(engine_submit(e, 0, &big, &id), LL_E_RANGE);
     submit(e, 0, 40, 2, NULL, 0, 1); /* 3 blocks */
     submit(e, 0, 30, 1, NULL, 0, 2); /* 2 blocks, 1 free */
-    engine_get_stats(e, &st);
-    assert_int_equal(st.running, 1);
-    assert_int_equal(st.waiting, 1);
-    assert_int_equal(st.kv_used_tokens, 48);
-    ASSERT_NEAR(st.kv_usage_frac, 0.75, 1e-12);
+    EXPECT_STATS(e, "running=1;waiting=1;kv_used_tokens=48;kv_usage_frac=0.75");
     engine_advance(e, UINT64_MAX - 1, log_cb, &l);
     const uint64_t want1[] = {1400, 2500};
     const uint64_t want2[] = {2500 + 1300};
@@ -309,10 +296,9 @@ static void test_kv_blocks_admission(void **state)
  * 20 tokens exactly once, in order. */
 static void test_preemption(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct engine *e;
     struct log l = {.n = 0};
-    struct engine_stats st;
     uint64_t a[20], b[20];
 
     c.kv_tokens = 64;
@@ -336,11 +322,8 @@ static void test_preemption(void **state)
     assert_token_times(&l, 1, a, 20);
     assert_token_times(&l, 2, b, 20);
 
-    engine_get_stats(e, &st);
-    assert_int_equal(st.preemptions_total, 1);
-    assert_int_equal(st.generation_tokens_total, 40);
-    assert_int_equal(st.success_total, 2);
-    assert_int_equal(st.kv_used_tokens, 0);
+    EXPECT_STATS(e,
+                 "preemptions_total=1;generation_tokens_total=40;success_total=2;kv_used_tokens=0");
     engine_free(e);
 }
 
@@ -348,10 +331,9 @@ static void test_preemption(void **state)
  * prompt: 80 cached tokens, a 20-token prefill, an earlier first token. */
 static void test_prefix_cache(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct engine *e;
     struct log l = {.n = 0};
-    struct engine_stats st;
     char text_a[400], text_b[400];
     uint64_t ha[8], hb[8];
     size_t la = 0, lb = 0;
@@ -389,10 +371,8 @@ static void test_prefix_cache(void **state)
     assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 0)->cached_tokens, 80);
     assert_int_equal(find_ev(&l, 2, ENGINE_EV_DONE, 0)->cached_tokens, 80);
     assert_int_equal(find_ev(&l, 3, ENGINE_EV_DONE, 0)->cached_tokens, 96);
-    engine_get_stats(e, &st);
-    assert_int_equal(st.cached_tokens_total, 176);
-    assert_int_equal(st.prompt_tokens_total, 100 + 20 + 4);
-    assert_int_equal(st.kv_used_tokens, 0);
+    /* prompt_tokens_total 100 + 20 + 4. */
+    EXPECT_STATS(e, "cached_tokens_total=176;prompt_tokens_total=124;kv_used_tokens=0");
     engine_free(e);
 
     /* With the cache off, nothing is shared. */
@@ -413,7 +393,7 @@ static void test_prefix_cache(void **state)
  * the prefix cache, while a step without it is as fast as ever. */
 static void test_cold_state(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct log l = {.n = 0};
     uint64_t h[2] = {11, 12};
     c.prefix_cache = 1;
@@ -460,7 +440,7 @@ static void test_cold_state(void **state)
  * first, and a request's tail blocks before its head blocks. */
 static void test_prefix_cache_eviction(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct engine *e;
     struct log l = {.n = 0};
     struct engine_stats st;
@@ -493,9 +473,8 @@ static void test_prefix_cache_eviction(void **state)
 
 static void test_queue_limit(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct engine *e;
-    struct engine_stats st;
     struct engine_req r = {.prompt_tokens = 10, .max_tokens = 2, .ignore_eos = 1};
     uint64_t id;
 
@@ -507,9 +486,7 @@ static void test_queue_limit(void **state)
     assert_int_equal(engine_submit(e, 0, &r, &id), 0); /* waiting 2 */
     assert_int_equal(engine_submit(e, 0, &r, &id), LL_E_FULL);
     assert_int_equal(engine_submit(e, 1, &r, &id), LL_E_FULL);
-    engine_get_stats(e, &st);
-    assert_int_equal(st.rejected_total, 2);
-    assert_int_equal(st.waiting, 2);
+    EXPECT_STATS(e, "rejected_total=2;waiting=2");
     r.prompt_tokens = 0;
     assert_int_equal(engine_submit(e, 1, &r, &id), LL_E_INVAL);
     /* Once the first finishes, the queue has room again. */
@@ -521,7 +498,7 @@ static void test_queue_limit(void **state)
 
 static void test_stall(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct engine *e;
     struct log l = {.n = 0};
 
@@ -582,7 +559,7 @@ static void cancel_cb(void *ud, const struct engine_event *ev)
 
 static void test_cancel(void **state)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct engine *e;
     struct engine_stats st;
     struct cancel_ctx cc = {0};
@@ -602,10 +579,7 @@ static void test_cancel(void **state)
     assert_int_equal(cc.events_after, 0);
     assert_int_equal(cc.tokens_other, 5);
     engine_cancel(e, cc.victim); /* already gone */
-    engine_get_stats(e, &st);
-    assert_int_equal(st.success_total, 1);
-    assert_int_equal(st.kv_used_tokens, 0);
-    assert_int_equal(st.running + st.waiting, 0);
+    EXPECT_STATS(e, "success_total=1;kv_used_tokens=0;running=0;waiting=0");
     assert_int_equal(engine_next_ns(e), UINT64_MAX);
     engine_free(e);
 }
@@ -729,7 +703,7 @@ static void digest_cb(void *ud, const struct engine_event *ev)
  * preempts, cancels, a stall. */
 static struct digest run_mixed(uint64_t seed)
 {
-    struct engine_config c = base_cfg();
+    struct engine_config c = test_engine_cfg();
     struct digest d = {14695981039346656037ULL, 0};
     struct engine *e;
     struct engine_stats st;

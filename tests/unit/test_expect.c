@@ -1,11 +1,42 @@
 /* test_expect.c: --expect (measure/expect.c): the parser's items, units
  * and errors, and the check of a summary's figures against each bound. */
 #include "test.h"
+#include "testutil.h"
 
 #include <jansson.h>
 #include <string.h>
 
 #include "measure/expect.h"
+#include "util/util.h"
+
+/* Each bad item: one line that names --expect and the item. */
+static const struct bad_input bad_items[] = {
+    {"", "--expect: empty"},
+    {"ttft_p99", "\"ttft_p99\" is not METRIC OP VALUE"},
+    {"ttft_p99<500", "\"ttft_p99<500\": the value of ttft_p99 must be a duration"},
+    {"ttft_p95<500ms", "no metric \"ttft_p95\""},
+    {"<500ms", "no metric before"},
+    {"error_rate<1", "must be a percentage"},
+    {"error_rate<101%", "must be a percentage"},
+    {"goodput>=20", "must be a rate"},
+    {"error_rate_nosuch<1%", "no metric \"error_rate_nosuch\""},
+    {"error_rate_ok<1%", "no metric \"error_rate_ok\""},
+    {"ttft_p99<500ms,", "trailing comma"},
+    {"ttft_p99<500ms,,e2e_p50<1s", "an empty item"},
+    {"ttft_p99<-5ms", "must be a duration"},
+    {"goodput=>5/s", "one of < <= > >="},
+    {"goodput==5/s", "one of < <= > >="},
+};
+
+/* expect_parse of in into ctx, a struct expect_set: its message must name
+ * --expect first. */
+static int parse_spec(void *ctx, const char *in, char *err, size_t errlen)
+{
+    int rc = expect_parse(in, ctx, err, errlen);
+    if (rc != 0 && strncmp(err, "--expect: ", 10) != 0)
+        fail_msg("\"%s\": \"%s\" does not start with --expect", in, err);
+    return rc;
+}
 
 static void test_parse(void **state)
 {
@@ -35,33 +66,7 @@ static void test_parse(void **state)
     assert_int_equal(expect_parse("ttft_p50<1s", &s, err, sizeof err), 0);
     assert_null(expect_needs_slo(&s));
 
-    /* Each bad item: one line that names --expect and the item. */
-    static const struct {
-        const char *spec, *needle;
-    } bad[] = {
-        {"", "--expect: empty"},
-        {"ttft_p99", "\"ttft_p99\" is not METRIC OP VALUE"},
-        {"ttft_p99<500", "\"ttft_p99<500\": the value of ttft_p99 must be a duration"},
-        {"ttft_p95<500ms", "no metric \"ttft_p95\""},
-        {"<500ms", "no metric before"},
-        {"error_rate<1", "must be a percentage"},
-        {"error_rate<101%", "must be a percentage"},
-        {"goodput>=20", "must be a rate"},
-        {"error_rate_nosuch<1%", "no metric \"error_rate_nosuch\""},
-        {"error_rate_ok<1%", "no metric \"error_rate_ok\""},
-        {"ttft_p99<500ms,", "trailing comma"},
-        {"ttft_p99<500ms,,e2e_p50<1s", "an empty item"},
-        {"ttft_p99<-5ms", "must be a duration"},
-        {"goodput=>5/s", "one of < <= > >="},
-        {"goodput==5/s", "one of < <= > >="},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = '\0';
-        if (expect_parse(bad[i].spec, &s, err, sizeof err) != -1)
-            fail_msg("\"%s\" parsed", bad[i].spec);
-        if (!strstr(err, bad[i].needle) || strncmp(err, "--expect: ", 10) != 0 || strchr(err, '\n'))
-            fail_msg("\"%s\": \"%s\", want \"%s\"", bad[i].spec, err, bad[i].needle);
-    }
+    test_refusals(parse_spec, &s, -1, bad_items, LL_ARRAY_LEN(bad_items));
 }
 
 static json_t *summary(void)
@@ -110,10 +115,11 @@ static void test_check(void **state)
     assert_int_equal(failed, 4);
     assert_true(json_real_value(json_object_get(json_array_get(r, 2), "value")) == 0.015);
     assert_true(json_is_null(json_object_get(json_array_get(r, 6), "value")));
-    assert_non_null(strstr(buf, "llmload: --expect: ttft_p99 is 600.00ms, not < 500ms\n"));
-    assert_non_null(strstr(buf, "llmload: --expect: error_rate is 1.5%, not < 1%\n"));
-    assert_non_null(strstr(buf, "llmload: --expect: goodput is 19.5/s, not >= 20/s\n"));
-    assert_non_null(strstr(buf, "llmload: --expect: tpot_p50 has no value, not < 1s\n"));
+    /* One line for each failure, nothing else. */
+    assert_string_equal(buf, "llmload: --expect: ttft_p99 is 600.00ms, not < 500ms\n"
+                             "llmload: --expect: error_rate is 1.5%, not < 1%\n"
+                             "llmload: --expect: goodput is 19.5/s, not >= 20/s\n"
+                             "llmload: --expect: tpot_p50 has no value, not < 1s\n");
     free(buf);
     json_decref(r);
 

@@ -62,9 +62,7 @@ static void test_parse_inline_and_file(void **state)
 
 static void test_parse_refusals(void **state)
 {
-    static const struct {
-        const char *arg, *want;
-    } cases[] = {
+    static const struct bad_input cases[] = {
         {"[1,2]", "got an array"},
         {"0", "got a number"},
         {"\"temperature\"", "got a string"},
@@ -79,8 +77,8 @@ static void test_parse_refusals(void **state)
     for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
         char err[1024];
         json_t *j = NULL;
-        int rc = extrabody_parse_arg("--extra-body", cases[i].arg, &j, err, sizeof err);
-        assert_rejected(rc, j, err, cases[i].arg, "--extra-body", cases[i].want, NULL);
+        int rc = extrabody_parse_arg("--extra-body", cases[i].in, &j, err, sizeof err);
+        assert_rejected(rc, j, err, cases[i].in, "--extra-body", cases[i].why, NULL);
     }
 }
 
@@ -177,10 +175,7 @@ static void test_class_merge(void **state)
 static void spec_of(uint64_t index, struct req_spec *out)
 {
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 3;
-    dist_parse("40", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
-    dist_parse("9", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    test_workload_fixed(&w, 3, "40", "9");
     workload_spec(&w, index, out);
 }
 

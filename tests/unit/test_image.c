@@ -14,6 +14,7 @@
 #include <jpeglib.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "util/util.h"
 #include "workload/chatbody.h"
 #include "workload/image.h"
@@ -220,10 +221,7 @@ static void test_sizes_grammar(void **state)
 static void test_draws(void **state)
 {
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 3;
-    dist_parse("100", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
-    dist_parse("10", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    test_workload_fixed(&w, 3, "100", "10");
     struct req_spec plain[50], with[50];
     for (uint64_t i = 0; i < 50; i++)
         workload_spec(&w, i, &plain[i]);
@@ -256,10 +254,7 @@ static void test_draws(void **state)
 static void test_chatbody_parts(void **state)
 {
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 3;
-    dist_parse("5", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
-    dist_parse("5", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    test_workload_fixed(&w, 3, "5", "5");
     struct req_spec spec;
     workload_spec(&w, 7, &spec);
     static const size_t ends[2] = {4, 8};

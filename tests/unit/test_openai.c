@@ -33,72 +33,6 @@ struct chunk_case {
 #define CHAT OAI_API_CHAT
 #define COMPL OAI_API_COMPLETIONS
 
-static int chunk_field(const struct oai_chunk *c, const char *name, int64_t *num,
-                       const char **str)
-{
-#define FIELD(f, kind) { #f, offsetof(struct oai_chunk, f), kind }
-    static const struct {
-        const char *name;
-        size_t off;
-        int kind; /* 'i' int, 'u' uint32_t, 'l' int64_t, 's' char[] */
-    } fields[] = {
-        FIELD(done, 'i'), FIELD(role_only, 'i'), FIELD(content_bytes, 'u'),
-        FIELD(reasoning_bytes, 'u'), FIELD(tool_call_deltas, 'u'), FIELD(has_finish, 'i'),
-        FIELD(finish_reason, 's'), FIELD(has_usage, 'i'), FIELD(prompt_tokens, 'l'),
-        FIELD(completion_tokens, 'l'), FIELD(cached_tokens, 'l'), FIELD(has_error, 'i'),
-        FIELD(error_message, 's'),
-    };
-#undef FIELD
-    const char *base = (const char *)c;
-    if (strcmp(name, "output") == 0) {
-        *num = oai_chunk_carries_output(c);
-        return 'i';
-    }
-    for (size_t i = 0; i < LL_ARRAY_LEN(fields); i++) {
-        if (strcmp(name, fields[i].name) != 0)
-            continue;
-        const char *at = base + fields[i].off;
-        switch (fields[i].kind) {
-        case 'i': *num = *(const int *)(const void *)at; break;
-        case 'u': *num = *(const uint32_t *)(const void *)at; break;
-        case 'l': *num = *(const int64_t *)(const void *)at; break;
-        default: *str = at; break;
-        }
-        return fields[i].kind;
-    }
-    fail_msg("no field %s in struct oai_chunk", name);
-    return 0;
-}
-
-/* Check every field that expect names (as in struct chunk_case) in c,
- * decoded from json. */
-static void chunk_expect(const char *json, const struct oai_chunk *c, const char *expect)
-{
-    char buf[256];
-    assert_true(strlen(expect) < sizeof(buf));
-    memcpy(buf, expect, strlen(expect) + 1);
-    for (char *f = buf, *next; f != NULL; f = next) {
-        next = strchr(f, ';');
-        if (next != NULL)
-            *next++ = '\0';
-        char *eq = strchr(f, '=');
-        assert_non_null(eq);
-        *eq = '\0';
-        int64_t got = 0;
-        const char *got_s = NULL;
-        if (chunk_field(c, f, &got, &got_s) == 's') {
-            if (strcmp(got_s, eq + 1) != 0)
-                fail_msg("%s: %s = \"%s\", expected \"%s\"", json, f, got_s, eq + 1);
-            continue;
-        }
-        char *end;
-        long long want = strtoll(eq + 1, &end, 10);
-        assert_true(*end == '\0' && end != eq + 1);
-        if (got != want)
-            fail_msg("%s: %s = %lld, expected %lld", json, f, (long long)got, want);
-    }
-}
-
 /* Decode the case (it must succeed) and check every field it names. */
 static void check_chunk(const struct chunk_case *k)
 {
@@ -106,7 +40,8 @@ static void check_chunk(const struct chunk_case *k)
     int rc = oai_decode_chunk(k->api, k->json, strlen(k->json), &c);
     if (rc != 0)
         fail_msg("decode of %s failed: %d", k->json, rc);
-    chunk_expect(k->json, &c, k->expect);
+    test_expect_fields(__FILE__, __LINE__, k->json, &c, test_chunk_fields,
+                       LL_ARRAY_LEN(test_chunk_fields), k->expect);
 }
 
 #define CHUNK_TEST(name) { #name, run_chunk_cases, NULL, NULL, (void *)#name }
@@ -282,9 +217,10 @@ static void test_response(void **state)
         "\"prompt_tokens\":9}}";
 
     assert_int_equal(oai_decode_response(OAI_API_CHAT, body, sizeof(body) - 1, &c), 0);
-    chunk_expect(body, &c, "content_bytes=11;reasoning_bytes=2;tool_call_deltas=1;"
-                           "finish_reason=stop;completion_tokens=3;prompt_tokens=9;"
-                           "role_only=0;done=0");
+    EXPECT_CHUNK(body, &c,
+                 "content_bytes=11;reasoning_bytes=2;tool_call_deltas=1;"
+                 "finish_reason=stop;completion_tokens=3;prompt_tokens=9;"
+                 "role_only=0;done=0");
 
     const char cbody[] = "{\"choices\":[{\"text\":\"four\",\"finish_reason\":\"length\"}]}";
     assert_int_equal(oai_decode_response(OAI_API_COMPLETIONS, cbody, sizeof(cbody) - 1, &c), 0);

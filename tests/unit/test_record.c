@@ -718,27 +718,28 @@ static void test_read_back_absent(void **state)
     assert_null(back.cls);
 }
 
+static const struct bad_input bad_lines[] = {
+    {"nope", "not JSON"},
+    {"{\"id\":1}", "a record needs \"id\" and \"kind\""},
+    {"[1,2]", "a record needs \"id\" and \"kind\""},
+    {"{\"id\":1,\"kind\":\"fine\",\"sched_ns\":0}", "unknown kind \"fine\""},
+    {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":null}", "\"sched_ns\" is null"},
+    {"{\"id\":1,\"kind\":\"ok\"}", "\"sched_ns\" is null"},
+    {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":0,\"end_ns\":-4}", "a time field"},
+    {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":\"0\"}", "a time field"},
+};
+
+/* record_parse_jsonl of in into ctx, a struct record. */
+static int parse_line(void *ctx, const char *in, char *err, size_t errlen)
+{
+    return record_parse_jsonl(in, strlen(in), ctx, NULL, 0, err, errlen);
+}
+
 /* Lines the reader refuses, each with its reason. */
 static void test_read_bad_lines(void **state)
 {
-    static const struct bad_input bad[] = {
-        {"nope", "not JSON"},
-        {"{\"id\":1}", "a record needs \"id\" and \"kind\""},
-        {"[1,2]", "a record needs \"id\" and \"kind\""},
-        {"{\"id\":1,\"kind\":\"fine\",\"sched_ns\":0}", "unknown kind \"fine\""},
-        {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":null}", "\"sched_ns\" is null"},
-        {"{\"id\":1,\"kind\":\"ok\"}", "\"sched_ns\" is null"},
-        {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":0,\"end_ns\":-4}", "a time field"},
-        {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":\"0\"}", "a time field"},
-    };
-    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        struct record r;
-        char err[200] = "";
-        assert_int_equal(
-            record_parse_jsonl(bad[i].in, strlen(bad[i].in), &r, NULL, 0, err, sizeof err),
-            LL_E_INVAL);
-        assert_message_has(err, bad[i].why, bad[i].in);
-    }
+    struct record r;
+    test_refusals(parse_line, &r, LL_E_INVAL, bad_lines, LL_ARRAY_LEN(bad_lines));
 }
 
 /* What record_read_file hands its callback. */

@@ -3,6 +3,7 @@
  * in progress, and the DCGM page read back through the client's engine
  * map (metrics/engines.c) as llmload run --gpu-metrics reads it. */
 #include "test.h"
+#include "testutil.h"
 
 #include <math.h>
 #include <string.h>
@@ -64,15 +65,8 @@ static void test_step_in_progress(void **state)
  * idle power: 8 * 0.25 + 64 * 0.005 = 2.32 J, whatever the step costs. */
 static void test_engine_work(void **state)
 {
-    struct engine_config c = {.max_num_seqs = 4,
-                              .kv_tokens = 4096,
-                              .block_tokens = 16,
-                              .prefill_chunk_tokens = 512,
-                              .step_base_ns = 1000,
-                              .step_prefill_token_ns = 10,
-                              .step_seq_ns = 100,
-                              .natural_len_median_tokens = 100,
-                              .seed = 7};
+    struct engine_config c = test_engine_cfg();
+    c.natural_len_median_tokens = 100;
     struct engine *e = engine_new(&c);
     assert_non_null(e);
     struct engine_req r = {.prompt_tokens = 32, .max_tokens = 5, .ignore_eos = 1};

@@ -1,5 +1,6 @@
 /* Unit tests for smi.c: nvidia-smi's CSV lines and their sample periods. */
 #include "test.h"
+#include "testutil.h"
 
 #include <math.h>
 #include <string.h>
@@ -41,38 +42,40 @@ static void test_parse_line(void **state)
     ASSERT_NEAR(l.value[SMI_MEM_USED_MIB], 5, 0);
 }
 
+static const struct bad_input bad_lines[] = {
+    {"", "expected 7 comma-separated fields"},
+    {"t,0,1,2,3,4", "expected 7 comma-separated fields"},
+    {"t,0,1,2,3,4,5,6", "expected 7 comma-separated fields"},
+    {"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver", "expected 7"},
+    {"t,x,1,2,3,4,5", "index: expected a GPU number"},
+    {"t,-1,1,2,3,4,5", "index: expected a GPU number"},
+    {"t,1024,1,2,3,4,5", "index: expected a GPU number"},
+    {"t,0,-5,2,3,4,5", "power.draw: expected a non-negative number"},
+    {"t,0,1,2,3,4,nan", "clocks.sm: expected"},
+    {"t,0,1,2,3,4,inf", "clocks.sm: expected"},
+    {"t,0,1 W,2,3,4,5", "power.draw: expected"},
+    {"t,0,1,2,,4,5", "empty memory.used"},
+    {" ,0,1,2,3,4,5", "empty timestamp"},
+    {"t,0,[N/A,2,3,4,5", "power.draw: expected"},
+};
+
+/* parse into ctx, a struct smi_line with a stale index: a refused line
+ * must leave it cleared. */
+static int parse_cleared(void *ctx, const char *in, char *err, size_t errlen)
+{
+    struct smi_line *l = ctx;
+    l->index = 7;
+    int rc = parse(in, l, err, errlen);
+    if (rc != 0)
+        assert_int_equal(l->index, 0);
+    return rc;
+}
+
 static void test_parse_refusals(void **state)
 {
     (void)state;
-    static const struct {
-        const char *line, *reason;
-    } bad[] = {
-        {"", "expected 7 comma-separated fields"},
-        {"t,0,1,2,3,4", "expected 7 comma-separated fields"},
-        {"t,0,1,2,3,4,5,6", "expected 7 comma-separated fields"},
-        {"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
-         "expected 7"},
-        {"t,x,1,2,3,4,5", "index: expected a GPU number"},
-        {"t,-1,1,2,3,4,5", "index: expected a GPU number"},
-        {"t,1024,1,2,3,4,5", "index: expected a GPU number"},
-        {"t,0,-5,2,3,4,5", "power.draw: expected a non-negative number"},
-        {"t,0,1,2,3,4,nan", "clocks.sm: expected"},
-        {"t,0,1,2,3,4,inf", "clocks.sm: expected"},
-        {"t,0,1 W,2,3,4,5", "power.draw: expected"},
-        {"t,0,1,2,,4,5", "empty memory.used"},
-        {" ,0,1,2,3,4,5", "empty timestamp"},
-        {"t,0,[N/A,2,3,4,5", "power.draw: expected"},
-    };
-    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        struct smi_line l;
-        char err[200] = "";
-        l.index = 7;
-        if (parse(bad[i].line, &l, err, sizeof err) != LL_E_PROTO)
-            fail_msg("\"%s\" was accepted", bad[i].line);
-        if (!strstr(err, bad[i].reason))
-            fail_msg("\"%s\": reason \"%s\", want \"%s\"", bad[i].line, err, bad[i].reason);
-        assert_int_equal(l.index, 0);
-    }
+    struct smi_line line;
+    test_refusals(parse_cleared, &line, LL_E_PROTO, bad_lines, LL_ARRAY_LEN(bad_lines));
     /* Over SMI_MAX_LINE bytes; a NUL inside. */
     char big[SMI_MAX_LINE + 40], err[200];
     struct smi_line l;

@@ -5,6 +5,7 @@
  * and the final return code). The real llama.cpp captures in tests/data/sse
  * are de-chunked here and fed with their own HTTP chunk boundaries. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -479,72 +480,48 @@ static void decode_capture(const char *name, enum oai_api api, struct stream_ctx
     free(b.buf);
 }
 
-/* What a captured stream must decode to: the counts of the accumulated
- * stream, its finish and usage, and the output tokens with their source. */
-struct capture_want {
-    const char *name;
+/* A captured stream, read as api: decode_capture must find it complete
+ * (no malformed or unterminated event, [DONE] seen, a finish reason, no
+ * error) and holding every figure of want (test_stream_expect). */
+struct capture_case {
+    const char *name, *want;
     enum oai_api api;
-    uint64_t events, role_only_events, content_events, output_events, content_bytes;
-    const char *finish_reason;
-    int64_t completion_tokens, prompt_tokens, cached_tokens;
-    uint64_t output_tokens;
-    enum oai_tokens_source src;
 };
 
-/* Decode w's capture (decode_capture) and check every field of w, and that
- * the stream is complete: no malformed or unterminated event, [DONE]
- * seen, a finish reason, no error. */
-static void check_capture(const struct capture_want *w)
-{
-    struct stream_ctx c;
-    enum oai_tokens_source src;
-
-    decode_capture(w->name, w->api, &c);
-    assert_int_equal(c.malformed, 0);
-    assert_int_equal(c.unterminated, 0);
-    assert_int_equal(c.st.events, w->events);
-    assert_int_equal(c.st.role_only_events, w->role_only_events);
-    assert_int_equal(c.st.content_events, w->content_events);
-    assert_int_equal(c.st.output_events, w->output_events);
-    assert_int_equal(c.st.content_bytes, w->content_bytes);
-    assert_int_equal(c.st.done, 1);
-    assert_int_equal(c.st.has_finish, 1);
-    assert_string_equal(c.st.finish_reason, w->finish_reason);
-    assert_int_equal(c.st.completion_tokens, w->completion_tokens);
-    assert_int_equal(c.st.prompt_tokens, w->prompt_tokens);
-    assert_int_equal(c.st.cached_tokens, w->cached_tokens);
-    assert_int_equal(oai_stream_output_tokens(&c.st, &src), w->output_tokens);
-    assert_int_equal(src, w->src);
-    assert_int_equal(c.st.has_error, 0);
-}
-
-static const struct capture_want chat_stream_usage = {
-    .name = "chat-stream-usage.http", .api = OAI_API_CHAT,
-    /* 1 role chunk, 12 content chunks, 1 finish chunk, 1 usage chunk, [DONE]. */
-    .events = 16, .role_only_events = 1, .content_events = 12, .output_events = 12,
-    /* "\"" "H" "a" "\"" " " "A" "n" "an" "t" "o" "p" "," decoded. */
-    .content_bytes = 13, .finish_reason = "length",
-    .completion_tokens = 12, .prompt_tokens = 46, .cached_tokens = 0,
-    .output_tokens = 12, .src = OAI_TOKENS_USAGE,
+/* chat-stream-usage: 1 role chunk, 12 content chunks ("\"" "H" "a" "\"" " "
+ * "A" "n" "an" "t" "o" "p" "," decoded), 1 finish chunk, 1 usage chunk,
+ * [DONE]. completions-stream: 12 text chunks ("," " there" " was" " a"
+ * " little" " g" "ir" "l" " named" " Lily" "." " She"), a final chunk with ""
+ * text + finish + usage, [DONE]. */
+static const struct capture_case captures[] = {
+    {"chat-stream-usage.http",
+     "events=16;role_only_events=1;content_events=12;output_events=12;content_bytes=13;"
+     "reasoning_bytes=0;tool_call_deltas=0;finish_reason=length;completion_tokens=12;"
+     "prompt_tokens=46;cached_tokens=0;output_tokens=12;tokens_source=usage",
+     OAI_API_CHAT},
+    {"completions-stream.http",
+     "events=14;role_only_events=0;content_events=12;output_events=12;content_bytes=41;"
+     "reasoning_bytes=0;tool_call_deltas=0;finish_reason=length;completion_tokens=12;"
+     "prompt_tokens=5;cached_tokens=1;output_tokens=12;tokens_source=usage",
+     OAI_API_COMPLETIONS},
 };
 
-static const struct capture_want completions_stream = {
-    .name = "completions-stream.http", .api = OAI_API_COMPLETIONS,
-    /* 12 text chunks, a final chunk with "" text + finish + usage, [DONE]. */
-    .events = 14, .role_only_events = 0, .content_events = 12, .output_events = 12,
-    /* "," " there" " was" " a" " little" " g" "ir" "l" " named" " Lily" "." " She" */
-    .content_bytes = 41, .finish_reason = "length",
-    .completion_tokens = 12, .prompt_tokens = 5, .cached_tokens = 1,
-    .output_tokens = 12, .src = OAI_TOKENS_USAGE,
-};
-
-/* A cmocka test whose initial state is its struct capture_want. */
+/* A cmocka test whose initial state is its struct capture_case. */
 static void run_capture(void **state)
 {
-    check_capture(*state);
+    const struct capture_case *k = *state;
+    struct stream_ctx c;
+
+    decode_capture(k->name, k->api, &c);
+    assert_int_equal(c.malformed, 0);
+    assert_int_equal(c.unterminated, 0);
+    test_stream_expect(k->name, &c.st, k->want);
 }
 
-#define CAPTURE_TEST(name, want) { #name, run_capture, NULL, NULL, (void *)&(want) }
+#define CAPTURE_TEST(name, i)                                                                      \
+    {                                                                                              \
+#name, run_capture, NULL, NULL, (void *)&captures[i]                                       \
+    }
 
 /* The completions stream read as chat finds no output: the api matters. */
 static void test_llama_completions_as_chat(void **state)
@@ -583,17 +560,12 @@ static void test_llama_nostream_and_error(void **state)
     free(b.buf);
 }
 
-TEST_MAIN(cmocka_unit_test(test_line_endings),
-          cmocka_unit_test(test_comments_and_fields),
-          cmocka_unit_test(test_event_and_id),
-          cmocka_unit_test(test_end_of_stream),
-          cmocka_unit_test(test_bom),
-          cmocka_unit_test(test_long_line),
-          cmocka_unit_test(test_long_line_bounded),
-          cmocka_unit_test(test_callback_stops),
-          cmocka_unit_test(test_zero_copy),
-          cmocka_unit_test(test_reuse_no_growth),
-          CAPTURE_TEST(test_llama_chat_stream_usage, chat_stream_usage),
-          CAPTURE_TEST(test_llama_completions_stream, completions_stream),
+TEST_MAIN(cmocka_unit_test(test_line_endings), cmocka_unit_test(test_comments_and_fields),
+          cmocka_unit_test(test_event_and_id), cmocka_unit_test(test_end_of_stream),
+          cmocka_unit_test(test_bom), cmocka_unit_test(test_long_line),
+          cmocka_unit_test(test_long_line_bounded), cmocka_unit_test(test_callback_stops),
+          cmocka_unit_test(test_zero_copy), cmocka_unit_test(test_reuse_no_growth),
+          CAPTURE_TEST(test_llama_chat_stream_usage, 0),
+          CAPTURE_TEST(test_llama_completions_stream, 1),
           cmocka_unit_test(test_llama_completions_as_chat),
           cmocka_unit_test(test_llama_nostream_and_error))

@@ -1,6 +1,7 @@
 /* test_stats.c: what each record adds to a stats, and that merging
  * per-worker stats equals one stats fed everything. */
 #include "test.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,21 @@
 
 /* h holds exactly one value, v. */
 #define ASSERT_HIST_ONLY(h, v) ASSERT_HIST(h, 1, v, v)
+
+/* The counters of struct stats a test names (EXPECT_FIELDS). */
+#define STAT(f) TEST_FIELD(struct stats, f)
+static const struct test_field stats_fields[] = {
+    STAT(prompt_tokens),          STAT(output_tokens),
+    STAT(output_tokens_failed),   STAT(events),
+    STAT(cached_tokens),          STAT(cached_reported),
+    STAT(prompt_mismatch),        STAT(prompt_usage_n),
+    STAT(prompt_usage_requested), STAT(prompt_usage_server),
+    STAT(ok_e2e_sum_ns),          STAT(all_e2e_sum_ns),
+    STAT(all_e2e_count),          STAT(all_service_sum_ns),
+    STAT(all_service_count),      STAT(retry_after_seen),
+    STAT(retry_after_sum_ms),
+};
+#undef STAT
 
 static struct record ok_record(uint64_t id, uint64_t sched_ns)
 {
@@ -62,31 +78,23 @@ static void test_add_one_ok(void **state)
     ASSERT_HIST_ONLY(s.client_queue, 1000);
     ASSERT_HIST(s.e2e_failed, 0, 0, 0);
     ASSERT_HIST(s.itl, 0, 0, 0);
-    assert_int_equal(s.prompt_tokens, 103); /* the server's count wins */
-    assert_int_equal(s.prompt_mismatch, 1);
-    assert_int_equal(s.prompt_usage_n, 1);
-    assert_int_equal(s.prompt_usage_requested, 100);
-    assert_int_equal(s.prompt_usage_server, 103);
+    /* prompt_tokens: the server's count wins. */
+    EXPECT_FIELDS("stats", &s, stats_fields,
+                  "prompt_tokens=103;prompt_mismatch=1;prompt_usage_n=1;"
+                  "prompt_usage_requested=100;prompt_usage_server=103;output_tokens=11;events=6;"
+                  "cached_tokens=64;cached_reported=1;ok_e2e_sum_ns=1250000;"
+                  "all_e2e_sum_ns=1250000;all_e2e_count=1;all_service_sum_ns=1249000;"
+                  "all_service_count=1");
     assert_true(s.prompt_err_min == 0.03 && s.prompt_err_max == 0.03);
-    assert_int_equal(s.output_tokens, 11);
-    assert_int_equal(s.events, 6);
-    assert_int_equal(s.cached_tokens, 64);
-    assert_int_equal(s.cached_reported, 1);
     assert_int_equal(s.tokens_source_count[REC_TOKENS_USAGE], 1);
-    assert_int_equal(s.ok_e2e_sum_ns, 1250000);
-    assert_int_equal(s.all_e2e_sum_ns, 1250000);
-    assert_int_equal(s.all_e2e_count, 1);
-    assert_int_equal(s.all_service_sum_ns, 1249000);
-    assert_int_equal(s.all_service_count, 1);
     /* A second one counted under the requested 100, and one without a
      * count, which the check leaves out. */
     r.prompt_tokens_server = 90;
     stats_add_record(&s, &r);
     r.prompt_tokens_server = -1;
     stats_add_record(&s, &r);
-    assert_int_equal(s.prompt_usage_n, 2);
-    assert_int_equal(s.prompt_usage_requested, 200);
-    assert_int_equal(s.prompt_usage_server, 193);
+    EXPECT_FIELDS("stats", &s, stats_fields,
+                  "prompt_usage_n=2;prompt_usage_requested=200;prompt_usage_server=193");
     assert_true(s.prompt_err_min == -0.1 && s.prompt_err_max == 0.03);
     assert_int_equal(s.prompt_tokens, 293);
     stats_free(&s);
@@ -134,15 +142,11 @@ static void test_add_failures(void **state)
     ASSERT_HIST(s.e2e, 0, 0, 0);
     ASSERT_HIST(s.e2e_failed, 2, 8000, 1250000);
     ASSERT_HIST(s.client_queue, 2, 1000, 2000); /* the two that were sent */
-    assert_int_equal(s.output_tokens, 0);
-    assert_int_equal(s.output_tokens_failed, 4);
-    assert_int_equal(s.prompt_tokens, 0);
-    assert_int_equal(s.retry_after_seen, 1);
-    assert_int_equal(s.retry_after_sum_ms, 1500);
-    assert_int_equal(s.ok_e2e_sum_ns, 0);
-    assert_int_equal(s.all_e2e_sum_ns, 8000 + 1250000);
-    assert_int_equal(s.all_e2e_count, 2);
-    assert_int_equal(s.all_service_count, 2);
+    /* all_e2e_sum_ns: 8000 + 1250000. */
+    EXPECT_FIELDS("stats", &s, stats_fields,
+                  "output_tokens=0;output_tokens_failed=4;prompt_tokens=0;retry_after_seen=1;"
+                  "retry_after_sum_ms=1500;ok_e2e_sum_ns=0;all_e2e_sum_ns=1258000;"
+                  "all_e2e_count=2;all_service_count=2");
 
     stats_add_itl_gap(&s, 700);
     stats_add_itl_gap(&s, 900);

@@ -1,13 +1,16 @@
 /* testutil.c: helpers shared by the unit tests (see testutil.h). */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decode/sse.h"
+#include "sim/engine.h"
 #include "test.h"
 #include "util/rng.h"
 #include "util/util.h"
+#include "workload/dist.h"
 
 const char *test_data_path(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -205,8 +208,16 @@ static void stream_feed(const char *body, size_t len, const size_t *cuts, size_t
     sse_parser_free(&p);
 }
 
-void test_capture_splits(const char *name, test_event_decode_fn *decode,
-                         void (*check)(const struct test_stream_acc *a), uint64_t memo_hits)
+/* What test_capture_splits asks of each decoding of the stream. */
+static void capture_check(const char *name, const struct test_stream_acc *a, const char *want)
+{
+    if (a->malformed != 0)
+        fail_msg("%s: %d malformed events", name, a->malformed);
+    test_stream_expect(name, &a->st, want);
+}
+
+void test_capture_splits(const char *name, test_event_decode_fn *decode, uint64_t memo_hits,
+                         const char *want)
 {
     int status;
     size_t len;
@@ -216,13 +227,13 @@ void test_capture_splits(const char *name, test_event_decode_fn *decode,
     assert_int_equal(status, 200);
     for (int memo = 0; memo <= 1; memo++) {
         stream_feed(body, len, NULL, 0, memo, &a);
-        check(&a);
+        capture_check(name, &a, want);
         if (memo)
             assert_int_equal(a.memo.hits, memo_hits);
         /* Split at every offset. */
         for (size_t k = 0; k <= len; k++) {
             stream_feed(body, len, &k, 1, memo, &a);
-            check(&a);
+            capture_check(name, &a, want);
         }
     }
     /* Byte by byte. */
@@ -230,7 +241,7 @@ void test_capture_splits(const char *name, test_event_decode_fn *decode,
     for (size_t i = 0; i + 1 < len; i++)
         all[i] = i + 1;
     stream_feed(body, len, all, len - 1, 1, &a);
-    check(&a);
+    capture_check(name, &a, want);
     free(all);
     free(body);
 }
@@ -257,13 +268,258 @@ void test_event_refusals(test_event_decode_fn *decode,
                                                 struct oai_chunk *out),
                          const char *event, const char *const *bad, size_t n)
 {
+    /* What no decoder takes: nothing, [DONE] (an event API has its own
+     * end), an array. */
+    static const char *const common[] = {"", "[DONE]", "[1]"};
     struct oai_chunk c;
-    for (size_t i = 0; i < n; i++) {
-        assert_int_equal(decode(event, strlen(event), bad[i], strlen(bad[i]), &c, NULL),
-                         LL_E_PROTO);
-        assert_int_equal(c.has_error + c.done + (int)c.content_bytes, 0);
-        assert_int_equal(decode_response(bad[i], strlen(bad[i]), &c), LL_E_PROTO);
+    for (size_t i = 0; i < LL_ARRAY_LEN(common) + n; i++) {
+        const char *in = i < LL_ARRAY_LEN(common) ? common[i] : bad[i - LL_ARRAY_LEN(common)];
+        if (decode(event, strlen(event), in, strlen(in), &c, NULL) != LL_E_PROTO)
+            fail_msg("event %s not refused: %s", event, in);
+        if (c.has_error + c.done + (int)c.content_bytes != 0)
+            fail_msg("event %s refused but decoded: %s", event, in);
+        if (decode_response(in, strlen(in), &c) != LL_E_PROTO)
+            fail_msg("body not refused: %s", in);
     }
+}
+
+struct oai_chunk test_event_ok(test_event_decode_fn *decode, const char *name, const char *data)
+{
+    struct oai_chunk c;
+    int rc = decode(name, strlen(name), data, strlen(data), &c, NULL);
+    if (rc != 0)
+        fail_msg("decode of %s failed: %d", data, rc);
+    return c;
+}
+
+void test_capture_response(const char *name,
+                           int (*decode_response)(const char *body, size_t len,
+                                                  struct oai_chunk *out),
+                           int status, const char *expect)
+{
+    int got_status;
+    size_t len;
+    struct oai_chunk c;
+    char *body = test_capture_body(name, &got_status, &len);
+
+    if (got_status != status)
+        fail_msg("%s: status %d, expected %d", name, got_status, status);
+    for (size_t k = 0; k < len; k++)
+        if (decode_response(body, k, &c) != LL_E_PROTO)
+            fail_msg("%s: its first %zu bytes were not refused", name, k);
+    assert_int_equal(decode_response(body, len, &c), 0);
+    EXPECT_CHUNK(name, &c, expect);
+    free(body);
+}
+
+void test_event_cases(test_event_decode_fn *decode, const struct test_event_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct oai_chunk c = test_event_ok(decode, cases[i].event, cases[i].data);
+        EXPECT_CHUNK(cases[i].data, &c, cases[i].expect);
+    }
+}
+
+uint64_t test_memo_agrees(test_event_decode_fn *decode, const char *const *seq, size_t n)
+{
+    struct oai_memo m;
+    oai_memo_reset(&m);
+    for (size_t i = 0; i < n; i++) {
+        struct oai_chunk a, b;
+        size_t len = strlen(seq[i]);
+        int ra = decode("", 0, seq[i], len, &a, &m);
+        int rb = decode("", 0, seq[i], len, &b, NULL);
+        if (ra != rb)
+            fail_msg("event %zu: %d with the memo, %d without: %s", i, ra, rb, seq[i]);
+        if (ra == 0 && memcmp(&a, &b, sizeof a) != 0)
+            fail_msg("event %zu: the memo changed the chunk: %s", i, seq[i]);
+    }
+    return m.hits;
+}
+
+/* The integer at p, size bytes, signed or not, widened. */
+static int64_t field_int(const char *p, size_t size, int is_signed)
+{
+    switch (size) {
+    case 1: {
+        uint8_t v;
+        memcpy(&v, p, 1);
+        return is_signed ? (int64_t)(int8_t)v : (int64_t)v;
+    }
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return is_signed ? (int64_t)(int16_t)v : (int64_t)v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return is_signed ? (int64_t)(int32_t)v : (int64_t)v;
+    }
+    default: {
+        uint64_t v;
+        assert_int_equal(size, 8);
+        memcpy(&v, p, 8);
+        return (int64_t)v;
+    }
+    }
+}
+
+/* Check one "name=value" item of an EXPECT_FIELDS string. */
+static void expect_field(const char *file, int line, const char *what, const void *obj,
+                         const struct test_field *f, const char *want)
+{
+    const char *at = (const char *)obj + f->off;
+    char *end;
+    if (f->kind == 's') {
+        if (f->get_str != NULL)
+            at = f->get_str(obj);
+        if (strcmp(at, want) != 0)
+            fail_msg("%s:%d: %s: %s = \"%s\", expected \"%s\"", file, line, what, f->name, at,
+                     want);
+        return;
+    }
+    if (f->kind == 'd') {
+        double got, w = strtod(want, &end);
+        if (*end != '\0' || end == want)
+            fail_msg("%s:%d: %s=%s: not a number", file, line, f->name, want);
+        memcpy(&got, at, sizeof got);
+        if (got != w)
+            fail_msg("%s:%d: %s: %s = %.17g, expected %.17g", file, line, what, f->name, got, w);
+        return;
+    }
+    errno = 0;
+    long long w = strtoll(want, &end, 10);
+    if (*end != '\0' || end == want || errno != 0)
+        fail_msg("%s:%d: %s=%s: not an integer", file, line, f->name, want);
+    int64_t got = f->get ? f->get(obj) : field_int(at, f->size, f->kind == 'i');
+    if (f->kind == 'u' && f->get == NULL && f->size == 8 && got < 0)
+        fail_msg("%s:%d: %s: %s = %llu, beyond what a check can name", file, line, what, f->name,
+                 (unsigned long long)got);
+    if (got != w)
+        fail_msg("%s:%d: %s: %s = %lld, expected %lld", file, line, what, f->name, (long long)got,
+                 w);
+}
+
+void test_expect_fields(const char *file, int line, const char *what, const void *obj,
+                        const struct test_field *fields, size_t n, const char *expect)
+{
+    char buf[512];
+    size_t len = strlen(expect);
+    if (len >= sizeof buf)
+        fail_msg("%s:%d: the expectation is too long", file, line);
+    memcpy(buf, expect, len + 1);
+    for (char *item = buf, *next; item != NULL; item = next) {
+        next = strchr(item, ';');
+        if (next != NULL)
+            *next++ = '\0';
+        char *eq = strchr(item, '=');
+        if (eq == NULL)
+            fail_msg("%s:%d: \"%s\" is not name=value", file, line, item);
+        *eq = '\0';
+        size_t i = 0;
+        while (i < n && strcmp(fields[i].name, item) != 0)
+            i++;
+        if (i == n)
+            fail_msg("%s:%d: no field %s to check", file, line, item);
+        expect_field(file, line, what, obj, &fields[i], eq + 1);
+    }
+}
+
+static int64_t chunk_output(const void *c)
+{
+    return oai_chunk_carries_output(c);
+}
+
+const struct test_field test_chunk_fields[15] = {
+    TEST_FIELD(struct oai_chunk, done),
+    TEST_FIELD(struct oai_chunk, role_only),
+    TEST_FIELD(struct oai_chunk, content_bytes),
+    TEST_FIELD(struct oai_chunk, reasoning_bytes),
+    TEST_FIELD(struct oai_chunk, tool_call_deltas),
+    TEST_FIELD(struct oai_chunk, has_finish),
+    TEST_FIELD(struct oai_chunk, finish_reason),
+    TEST_FIELD(struct oai_chunk, has_usage),
+    TEST_FIELD(struct oai_chunk, prompt_tokens),
+    TEST_FIELD(struct oai_chunk, completion_tokens),
+    TEST_FIELD(struct oai_chunk, cached_tokens),
+    TEST_FIELD(struct oai_chunk, has_error),
+    TEST_FIELD(struct oai_chunk, overloaded),
+    TEST_FIELD(struct oai_chunk, error_message),
+    {"output", 0, 0, 'i', chunk_output, NULL},
+};
+
+static int64_t stream_output_tokens(const void *st)
+{
+    return (int64_t)oai_stream_output_tokens(st, NULL);
+}
+
+static const char *stream_tokens_source(const void *st)
+{
+    enum oai_tokens_source src;
+    oai_stream_output_tokens(st, &src);
+    return oai_tokens_source_name(src);
+}
+
+const struct test_field test_stream_fields[19] = {
+    TEST_FIELD(struct oai_stream, events),
+    TEST_FIELD(struct oai_stream, output_events),
+    TEST_FIELD(struct oai_stream, content_events),
+    TEST_FIELD(struct oai_stream, role_only_events),
+    TEST_FIELD(struct oai_stream, content_bytes),
+    TEST_FIELD(struct oai_stream, reasoning_bytes),
+    TEST_FIELD(struct oai_stream, tool_call_deltas),
+    TEST_FIELD(struct oai_stream, done),
+    TEST_FIELD(struct oai_stream, has_finish),
+    TEST_FIELD(struct oai_stream, finish_reason),
+    TEST_FIELD(struct oai_stream, usage_on_output),
+    TEST_FIELD(struct oai_stream, has_usage),
+    TEST_FIELD(struct oai_stream, prompt_tokens),
+    TEST_FIELD(struct oai_stream, completion_tokens),
+    TEST_FIELD(struct oai_stream, cached_tokens),
+    TEST_FIELD(struct oai_stream, has_error),
+    TEST_FIELD(struct oai_stream, error_message),
+    {"output_tokens", 0, 0, 'i', stream_output_tokens, NULL},
+    {"tokens_source", 0, 0, 's', NULL, stream_tokens_source},
+};
+
+void test_stream_expect(const char *what, const struct oai_stream *st, const char *expect)
+{
+    if (!st->done || !st->has_finish || st->has_error)
+        fail_msg("%s: done %d, has_finish %d, has_error %d; expected 1, 1, 0", what, st->done,
+                 st->has_finish, st->has_error);
+    test_expect_fields(__FILE__, __LINE__, what, st, test_stream_fields,
+                       LL_ARRAY_LEN(test_stream_fields), expect);
+}
+
+/* Costs chosen so that step times are easy to add up by hand:
+ * a step is 1000 ns + 10 ns per prefill token + 100 ns per decoding seq. */
+struct engine_config test_engine_cfg(void)
+{
+    struct engine_config c = {
+        .max_num_seqs = 4,
+        .kv_tokens = 4096,
+        .block_tokens = 16,
+        .prefill_chunk_tokens = 512,
+        .step_base_ns = 1000,
+        .step_prefill_token_ns = 10,
+        .step_seq_ns = 100,
+        .queue_limit = 0,
+        .natural_len_median_tokens = 1000,
+        .natural_len_sigma = 0,
+        .prefix_cache = 0,
+        .seed = 7,
+    };
+    return c;
+}
+
+void test_workload_fixed(struct workload *w, uint64_t seed, const char *prompt_tokens,
+                         const char *output_tokens)
+{
+    memset(w, 0, sizeof *w);
+    w->seed = seed;
+    assert_int_equal(dist_parse(prompt_tokens, DIST_UNIT_NONE, &w->prompt_tokens, NULL, 0), 0);
+    assert_int_equal(dist_parse(output_tokens, DIST_UNIT_NONE, &w->output_tokens, NULL, 0), 0);
 }
 
 int test_cmp_u64(const void *a, const void *b)
@@ -276,6 +532,31 @@ int test_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+void test_refusals(test_parse_fn *parse, void *ctx, int want_rc, const struct bad_input *bad,
+                   size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char err[1024] = "";
+        int rc = parse(ctx, bad[i].in, err, sizeof err);
+        if (rc != want_rc)
+            fail_msg("\"%s\": returned %d, expected %d (message \"%s\")", bad[i].in, rc, want_rc,
+                     err);
+        assert_message_has(err, bad[i].why, bad[i].in);
+        if (strchr(err, '\n') != NULL)
+            fail_msg("message \"%s\" is more than one line\n(input %s)", err, bad[i].in);
+    }
+}
+
+void assert_page(const char *doc, const char *const *has, const char *const *lacks)
+{
+    for (size_t i = 0; has != NULL && has[i] != NULL; i++)
+        if (strstr(doc, has[i]) == NULL)
+            fail_msg("the page lacks \"%s\"", has[i]);
+    for (size_t i = 0; lacks != NULL && lacks[i] != NULL; i++)
+        if (strstr(doc, lacks[i]) != NULL)
+            fail_msg("the page has \"%s\"", lacks[i]);
 }
 
 static int is_void_element(const char *name, size_t n)

@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include "decode/openai.h"
+#include "sim/engine.h"
+#include "workload/workload.h"
 
 /* buf = "$LLMLOAD_DATA/dir/name", or "tests/data/dir/name" when the
  * variable is unset (run from the repository root). Fails the test when it
@@ -59,10 +61,11 @@ struct test_stream_acc {
 
 /* The streamed capture name, decoded by decode whole, cut at every offset and
  * byte by byte, with and without the memo (which must never change an
- * event's answer): check judges each result. With the memo, the whole
- * stream must take the shortcut memo_hits times. */
-void test_capture_splits(const char *name, test_event_decode_fn *decode,
-                         void (*check)(const struct test_stream_acc *a), uint64_t memo_hits);
+ * event's answer): each time no event may be malformed and the stream must
+ * hold want (test_stream_expect). With the memo, the whole stream must take
+ * the shortcut memo_hits times. */
+void test_capture_splits(const char *name, test_event_decode_fn *decode, uint64_t memo_hits,
+                         const char *want);
 
 /* An error event (named event, decoded by decode) whose message is 299
  * bytes with two-byte UTF-8 characters at byte 96: its data is before,
@@ -71,12 +74,121 @@ void test_capture_splits(const char *name, test_event_decode_fn *decode,
 void test_long_error_cut(test_event_decode_fn *decode, const char *event, const char *before,
                          const char *after, const char *prefix);
 
-/* Each of bad[0..n) refused (LL_E_PROTO) by decode as an event named
- * event, leaving nothing decoded, and by decode_response as a body. */
+/* Each of bad[0..n), and "", "[DONE]" and "[1]", refused (LL_E_PROTO) by
+ * decode as an event named event, leaving nothing decoded, and by
+ * decode_response as a body. */
 void test_event_refusals(test_event_decode_fn *decode,
                          int (*decode_response)(const char *body, size_t len,
                                                 struct oai_chunk *out),
                          const char *event, const char *const *bad, size_t n);
+
+/* decode(name, data) with no memo, which must succeed: the chunk. Fails
+ * the test naming data and the code otherwise. */
+struct oai_chunk test_event_ok(test_event_decode_fn *decode, const char *name, const char *data);
+
+/* A captured response that is not streamed, tests/data/sse/name: its
+ * status must be status, decode_response must take its body whole and
+ * refuse (LL_E_PROTO) every shorter prefix, and the chunk must hold expect
+ * (EXPECT_CHUNK). */
+void test_capture_response(const char *name,
+                           int (*decode_response)(const char *body, size_t len,
+                                                  struct oai_chunk *out),
+                           int status, const char *expect);
+
+/* One event a decoder must accept, and what its chunk must say
+ * (EXPECT_CHUNK's "field=value;..."). */
+struct test_event_case {
+    const char *event, *data, *expect;
+};
+
+/* Each of cases[0..n) decoded by decode (without the memo) and checked; a
+ * failure names the case's data and the field. */
+void test_event_cases(test_event_decode_fn *decode, const struct test_event_case *cases, size_t n);
+
+/* Each of seq[0..n) (unnamed events) decoded by decode through one memo and
+ * without: the two must agree in rc and, when 0, in every byte. Returns
+ * the memo's hits, for the caller's bound. */
+uint64_t test_memo_agrees(test_event_decode_fn *decode, const char *const *seq, size_t n);
+
+/* ---- checking fields by name -------------------------------------------
+ * A test that checks a few fields of a struct at a time names them in a
+ * string, "field=value;field=value", against a table of the struct's
+ * fields (TEST_FIELD); fields not named are not checked. */
+
+/* One checkable field: its name, where it lies and how to read it, or
+ * (get not NULL) a figure computed from the whole struct. */
+struct test_field {
+    const char *name;
+    size_t off, size;
+    char kind; /* 'i' signed integer, 'u' unsigned, 'd' double, 's' char array */
+    int64_t (*get)(const void *obj);         /* an integer figure, or NULL */
+    const char *(*get_str)(const void *obj); /* a string figure, or NULL */
+};
+
+/* A field's kind ('i', 'u', 'd' or 's', as struct test_field says) from
+ * its C type; a char array decays to char *. */
+#define TEST_FIELD_KIND(x)                                                                         \
+    _Generic((x),                                                                                  \
+        char *: 's',                                                                               \
+        double: 'd',                                                                               \
+        signed char: 'i',                                                                          \
+        short: 'i',                                                                                \
+        int: 'i',                                                                                  \
+        long: 'i',                                                                                 \
+        long long: 'i',                                                                            \
+        _Bool: 'u',                                                                                \
+        unsigned char: 'u',                                                                        \
+        unsigned short: 'u',                                                                       \
+        unsigned int: 'u',                                                                         \
+        unsigned long: 'u',                                                                        \
+        unsigned long long: 'u')
+
+/* The table entry of field f of struct type, its kind from its C type. */
+#define TEST_FIELD(type, f)                                                                        \
+    {                                                                                              \
+        .name = #f, .off = offsetof(type, f), .size = sizeof(((type *)0)->f),                      \
+        .kind = TEST_FIELD_KIND(((type *)0)->f)                                                    \
+    }
+
+/* Check in obj every field that expect names ("name=value" separated by
+ * ';': integers in decimal, doubles compared exactly, strings as written,
+ * so a string to check cannot hold a ';') against fields[0..n). A name not
+ * in fields fails the test. A failure names file:line, what, the field and
+ * both values. Use through EXPECT_FIELDS. */
+void test_expect_fields(const char *file, int line, const char *what, const void *obj,
+                        const struct test_field *fields, size_t n, const char *expect);
+
+#define EXPECT_FIELDS(what, obj, fields, expect)                                                   \
+    test_expect_fields(__FILE__, __LINE__, (what), (obj), (fields),                                \
+                       sizeof(fields) / sizeof((fields)[0]), (expect))
+
+/* struct oai_chunk's fields, and "output" for oai_chunk_carries_output. */
+extern const struct test_field test_chunk_fields[15];
+
+/* EXPECT_FIELDS on a struct oai_chunk. */
+#define EXPECT_CHUNK(what, c, expect) EXPECT_FIELDS((what), (c), test_chunk_fields, (expect))
+
+/* struct oai_stream's fields, and oai_stream_output_tokens's answer as
+ * "output_tokens" and "tokens_source" (its oai_tokens_source_name). */
+extern const struct test_field test_stream_fields[19];
+
+/* A whole stream: st is done, has a finish and no error, and holds every
+ * figure that expect names (test_stream_fields); a failure names what (the
+ * capture, say) and the field. */
+void test_stream_expect(const char *what, const struct oai_stream *st, const char *expect);
+
+/* An engine configuration whose step times are easy to add up by hand:
+ * a step is 1000 ns + 10 ns per prefill token + 100 ns per decoding
+ * sequence; 4 sequences, 4096 KV tokens in blocks of 16, prefill chunks
+ * of 512, a natural length of 1000 tokens (no spread), no queue limit, no
+ * prefix cache, seed 7. */
+struct engine_config test_engine_cfg(void);
+
+/* A workload of fixed request sizes: *w zeroed but for seed and the
+ * prompt and output token distributions, parsed from the specs given
+ * (which must parse). */
+void test_workload_fixed(struct workload *w, uint64_t seed, const char *prompt_tokens,
+                         const char *output_tokens);
 
 /* qsort comparators, ascending: of uint64_t and of double (NaN not
  * ordered). */
@@ -136,6 +248,20 @@ size_t svgtest_collect(const char *s, size_t len, const char *prefix, const char
 struct bad_input {
     const char *in, *why;
 };
+
+/* One parse of in for test_refusals: the parser's return code, its
+ * message in err (errlen bytes). ctx is the caller's (the object parsed
+ * into, say); the function may check what a refusal leaves in it. */
+typedef int test_parse_fn(void *ctx, const char *in, char *err, size_t errlen);
+
+/* Each of bad[0..n) refused by parse: return code want_rc and a message of
+ * one line that contains its why. A failure names the input. */
+void test_refusals(test_parse_fn *parse, void *ctx, int want_rc, const struct bad_input *bad,
+                   size_t n);
+
+/* doc contains each of has[] and none of lacks[] (both NULL-terminated;
+ * either may be NULL). A failure names the string. */
+void assert_page(const char *doc, const char *const *has, const char *const *lacks);
 
 /* A strict well-formedness check of an HTML page, the subset of XML that
  * report.html and compare.html use: every element closed in order (HTML
