@@ -77,8 +77,8 @@ struct transport {
     struct image_buf img;
     char *img_b64;
     size_t img_b64_cap;
-    size_t img_ends[IMAGE_PER_REQUEST_MAX];
-    struct req_image_data img_prep; /* what img_b64 holds: request img_prep_index's */
+    size_t img_ends[2 * IMAGE_PER_REQUEST_MAX]; /* the group's, then the request's own */
+    struct req_image_data img_prep;             /* what img_b64 holds: request img_prep_index's */
     uint64_t img_prep_index, img_prep_draw;
     int img_prep_ok;
 };
@@ -149,20 +149,31 @@ static const struct extrabody *extra_for(const struct transport *t, const struct
 }
 
 /* Encode spec's images (image.h: pixels, PNG or JPEG, base64) into
- * t->img_b64 and describe them in *d. This is the one costly step of an
- * image request (bench/image.sh: milliseconds for a 512x512 PNG), done
- * once per request, never per token, and ahead of its send time where
- * the driver knows it (transport_prepare). Returns 0, or -1 with the
- * encoder's reason in err. */
+ * t->img_b64 and describe them in *d: its prefix group's shared images
+ * first (the group's tag: the same bytes in every request of the group),
+ * then its own. This is the one costly step of an image request
+ * (bench/image.sh: milliseconds for a 512x512 PNG), done once per
+ * request, never per token, and ahead of its send time where the driver
+ * knows it (transport_prepare). Returns 0, or -1 with the encoder's
+ * reason in err. */
 static int encode_images(struct transport *t, const struct req_spec *spec, struct req_image_data *d,
                          char *err, size_t errlen)
 {
     const struct image_cfg *c = spec->image_cfg;
     size_t at = 0;
-    for (uint32_t k = 0; k < spec->images; k++) {
+    uint32_t n = spec->prefix_images + spec->images;
+    for (uint32_t k = 0; k < n; k++) {
         uint32_t w, h;
-        image_pick_size(c, spec->image_draw, k, &w, &h);
-        if (image_encode(c->format, t->body.seed, spec->index, k, w, h, &t->img, err, errlen) < 0)
+        uint64_t tag;
+        if (k < spec->prefix_images) {
+            image_pick_size(c, spec->prefix_image_draw, k, &w, &h);
+            tag = image_group_tag(t->body.seed, (uint64_t)spec->prefix_id, k);
+        } else {
+            uint32_t own = k - spec->prefix_images;
+            image_pick_size(c, spec->image_draw, own, &w, &h);
+            tag = image_tag(t->body.seed, spec->index, own);
+        }
+        if (image_encode_tag(c->format, tag, w, h, &t->img, err, errlen) < 0)
             return -1;
         t->img_b64 = ll_grow(t->img_b64, &t->img_b64_cap, at + image_base64_len(t->img.len), 4096);
         at += image_base64(t->img.data, t->img.len, t->img_b64 + at);
@@ -171,8 +182,15 @@ static int encode_images(struct transport *t, const struct req_spec *spec, struc
     *d = (struct req_image_data){.mime = image_format_mime(c->format),
                                  .b64 = t->img_b64,
                                  .ends = t->img_ends,
-                                 .n = spec->images};
+                                 .n = n,
+                                 .n_prefix = spec->prefix_images};
     return 0;
+}
+
+/* Whether spec carries images (its own or its group's). */
+static int has_images(const struct req_spec *spec)
+{
+    return spec->image_cfg && spec->images + spec->prefix_images > 0;
 }
 
 /* Encode spec's images into t->img_prep unless they are there already
@@ -193,7 +211,7 @@ static int images_ready(struct transport *t, const struct req_spec *spec, char *
 void transport_prepare(struct transport *t, const struct req_spec *spec)
 {
     char err[96];
-    if (spec->images > 0 && spec->image_cfg)
+    if (has_images(spec))
         (void)images_ready(t, spec, err, sizeof err); /* a failure shows again at the send */
 }
 
@@ -202,7 +220,7 @@ void transport_prepare(struct transport *t, const struct req_spec *spec)
 static size_t build_body(struct transport *t, struct treq *q, const struct req_spec *spec)
 {
     struct req_spec with_images;
-    if (spec->images > 0 && spec->image_cfg) {
+    if (has_images(spec)) {
         char err[96];
         if (images_ready(t, spec, err, sizeof err) < 0) {
             snprintf(q->rec.detail, sizeof q->rec.detail, "%.119s", err);
