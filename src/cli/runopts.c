@@ -1126,6 +1126,8 @@ static int runopts_images(const struct run_opts *o, struct run_config *cfg, char
     if (count && image_cfg_parse(what, count, sizes, o->image_format, c, err, errlen) != 0)
         return LL_E_INVAL;
     c->prefix_count = shared;
+    /* The flag that gave the command line's images, for the refusals. */
+    const char *flag = o->images ? "--images" : "--prefix-images";
     int any = c->set, shared_used = 0;
     for (size_t i = 0; f && i < f->n; i++) {
         const struct wl_class *k = &f->classes[i];
@@ -1141,8 +1143,7 @@ static int runopts_images(const struct run_opts *o, struct run_config *cfg, char
                                 "%s: class \"%s\" sends images to %s, whose %s is text only; "
                                 "images go to openai-chat, anthropic-messages or "
                                 "openai-responses",
-                                k->images.set ? o->workload : "--images", k->name,
-                                oai_api_name(api),
+                                k->images.set ? o->workload : flag, k->name, oai_api_name(api),
                                 api == OAI_API_COMPLETIONS ? "\"prompt\"" : "\"input\"");
     }
     if (shared && !o->all_unique && (f ? !shared_used : !(cfg->workload.prefix.fraction > 0)))
@@ -1156,14 +1157,15 @@ static int runopts_images(const struct run_opts *o, struct run_config *cfg, char
     enum oai_api run_api = cfg->transport.api;
     if (!f && c->set && (run_api == OAI_API_COMPLETIONS || run_api == OAI_API_EMBEDDINGS))
         return runopts_errf(err, errlen,
-                            "--images: %s takes a text %s only; images go to openai-chat, "
+                            "%s: %s takes a text %s only; images go to openai-chat, "
                             "anthropic-messages or openai-responses (--api)",
-                            oai_api_name(run_api),
+                            flag, oai_api_name(run_api),
                             run_api == OAI_API_COMPLETIONS ? "\"prompt\"" : "\"input\"");
     if (any && cfg->mode == LOAD_SESSIONS)
         return runopts_errf(err, errlen,
-                            "--images: a session resends its conversation, and earlier "
-                            "turns' images are not kept; --sessions does not take images");
+                            "%s: a session resends its conversation, and earlier "
+                            "turns' images are not kept; --sessions does not take images",
+                            c->set ? flag : o->workload);
     return 0;
 }
 
