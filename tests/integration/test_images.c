@@ -480,6 +480,69 @@ static void test_prefix_text_before_images(void **state)
     check_prefix_images("openai-responses", 0);
 }
 
+/* More groups than the client's table of encoded group images (64 slots,
+ * direct-mapped): 80 requests over 300 groups, about 69 of them seen,
+ * so slots are taken over (69 groups on 64 slots: 5 evictions at least)
+ * and a group may be encoded again when it comes back. Every request of a group
+ * must still send its group's bytes (one hash per group in the sim's
+ * log), and no two groups the same. */
+static void test_prefix_images_many_groups(void **state)
+{
+    harness_tmp_begin();
+    char logp[600];
+    harness_tmp_path(logp, sizeof logp, "sim.log");
+    const char *sargs[] = {"--profile", "instant", "--log", logp, NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--users",         "1",   "--requests",        "80",
+                          "--seed",          "9",   "--prompt-tokens",   "20",
+                          "--output-tokens", "1",   "--prefix-fraction", "1",
+                          "--prefix-groups", "300", "--prefix-tokens",   "8",
+                          "--prefix-images", "1",   "--image-size",      "56x56",
+                          "--no-metrics",    NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(dir);
+    struct harness_recs *log = harness_recs_load(logp);
+    assert_int_equal(recs->n, 80);
+    assert_int_equal(log->n, 80);
+    qsort(recs->items, recs->n, sizeof recs->items[0], by_sent);
+    qsort(log->items, log->n, sizeof log->items[0], by_arrival);
+    struct workload w;
+    memset(&w, 0, sizeof w);
+    w.seed = 9;
+    char err[200];
+    assert_int_equal(dist_parse("20", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
+    assert_int_equal(dist_parse("1", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    w.prefix = (struct wl_prefix){.fraction = 1, .groups = 300, .tokens = 8};
+    static char hash_of[300][20];
+    memset(hash_of, 0, sizeof hash_of);
+    int again = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)harness_ival_req(recs->items[i], "id"), &spec);
+        assert_true(spec.prefix_id >= 0 && spec.prefix_id < 300);
+        json_t *hashes = json_object_get(log->items[i], "image_hashes");
+        assert_int_equal(json_array_size(hashes), 1);
+        const char *h = json_string_value(json_array_get(hashes, 0));
+        char *mine = hash_of[spec.prefix_id];
+        if (mine[0]) {
+            assert_string_equal(h, mine);
+            again++;
+        }
+        snprintf(mine, sizeof hash_of[0], "%s", h);
+    }
+    for (int a = 0; a < 300; a++)
+        for (int b = a + 1; b < 300; b++)
+            if (hash_of[a][0] && hash_of[b][0])
+                assert_string_not_equal(hash_of[a], hash_of[b]);
+    /* The premise: some group came back (80 draws of 300: about 10). */
+    print_message("80 requests over 300 groups: %d came back to a group seen before\n", again);
+    assert_true(again > 0);
+    harness_recs_free(log);
+    harness_recs_free(recs);
+    harness_results_free(dir);
+}
+
 static void test_refusals(void **state)
 {
     HARNESS_EXPECT_USAGES(
@@ -571,4 +634,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, sim_tmp_teardown),
              cmocka_unit_test_teardown(test_prefix_images_chat, sim_tmp_teardown),
              cmocka_unit_test_teardown(test_prefix_images_anthropic, sim_tmp_teardown),
              cmocka_unit_test_teardown(test_prefix_text_before_images, sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_prefix_images_many_groups, sim_tmp_teardown),
              cmocka_unit_test_teardown(test_refusals, sim_tmp_teardown))
