@@ -160,6 +160,7 @@ static int reject_generator_flags(const struct run_opts *o, char *err, size_t er
         {o->image_size, "--image-size"},
         {o->image_sizes, "--image-sizes"},
         {o->image_format, "--image-format"},
+        {o->prefix_images, "--prefix-images"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(flags); i++) {
         if (flags[i].value)

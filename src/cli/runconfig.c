@@ -93,6 +93,8 @@ static void config_lengths_json(json_t *c, const struct run_opts *o, const struc
                                                    im->sizes[i].weight));
         json_object_set_new(k, "sizes", sizes);
         json_object_set_new(k, "format", json_string(image_format_name(im->format)));
+        if (im->prefix_count > 0)
+            json_object_set_new(k, "prefix_images", json_integer(im->prefix_count));
         json_object_set_new(c, "images", k);
     }
     if (cfg->workload.calib.tokens_per_word > 0) {

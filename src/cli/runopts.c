@@ -162,6 +162,7 @@ static const struct runopts_flag common_flags[] = {
     VALUE("image-size", image_size),
     VALUE("image-sizes", image_sizes),
     VALUE("image-format", image_format),
+    VALUE("prefix-images", prefix_images),
 };
 
 /* --prometheus and its flags (promopts.c checks them). */
@@ -204,6 +205,8 @@ const char runopts_workload_help[] =
 "  --images DIST            images per request in the user message (e.g. 1, uniform:1,3;\n"
 "                           at most 64): synthetic, unique per request; chat, anthropic-\n"
 "                           messages and openai-responses only; not with --sessions\n"
+"  --prefix-images N        images shared by each prefix group (1 to 64), drawn once per\n"
+"                           group and sent before its prefix text; needs --prefix-fraction\n"
 "  --image-size WxH         each image's size in pixels (default 512x512)\n"
 "  --image-sizes LIST       sizes drawn per image by weight, e.g. 512x512:3,1024x768:1\n"
 "  --image-format png|jpeg  encoding of the images (default png)\n"

@@ -84,6 +84,7 @@ struct run_opts {
     const char *image_size;      /* --image-size WxH */
     const char *image_sizes;     /* --image-sizes WxH:W,...: a weighted list */
     const char *image_format;    /* --image-format png|jpeg */
+    const char *prefix_images;   /* --prefix-images N: a prefix group's shared images */
     int force, dry_run, quiet;
     struct prom_opts prom; /* --prometheus and its flags (promopts.h) */
 };

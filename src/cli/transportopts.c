@@ -185,17 +185,19 @@ static int runopts_extra_body(const struct run_opts *o, struct run_config *cfg, 
     return 0;
 }
 
-/* A class with images and a shared prefix (see runopts_images). */
-#define PREFIX_IMAGES_REFUSED                                                                      \
-    "%s: class \"%s\" has images and a shared prefix: its images come first in each message "      \
-    "and are the request's own, so the text prefix after them is not a prefix a server's "         \
-    "cache can find; shared images are not built yet"
+/* A class that gets shared images but has no shared prefix to share them. */
+#define PREFIX_IMAGES_ALONE                                                                        \
+    "%s: class \"%s\" has prefix_images but no \"prefix\": shared images belong to a prefix "      \
+    "group; give the class a \"prefix\" or drop its prefix_images"
 
-/* --images, --image-size(s), --image-format into cfg->workload.images, and
- * the refusals: an API whose body cannot carry images (completions and
- * embeddings, for the flags or for a class that gets them; so token-ID prompts, which go
- * to completions only, never meet images), sessions, and a shared prefix
- * (the images precede it and differ per request: no server could reuse it). */
+/* --images, --prefix-images, --image-size(s), --image-format into
+ * cfg->workload.images, and the refusals: an API whose body cannot carry
+ * images (completions and embeddings, for the flags or for a class that
+ * gets them; so token-ID prompts, which go to completions only, never
+ * meet images), sessions, and shared images without a shared prefix to
+ * belong to. A shared prefix with images is fine: the group's images and
+ * its text come first, each request's own images after them
+ * (chatbody.c). */
 static int runopts_images(const struct run_opts *o, struct run_config *cfg, char *err,
                           size_t errlen)
 {
@@ -208,48 +210,62 @@ static int runopts_images(const struct run_opts *o, struct run_config *cfg, char
     const char *sizes = o->image_size ? o->image_size : o->image_sizes;
     const char *const what[3] = {"--images", o->image_size ? "--image-size" : "--image-sizes",
                                  "--image-format"};
-    if (!o->images && (sizes || o->image_format))
-        return runopts_errf(err, errlen, "%s: goes with --images DIST (images per request)",
+    if (!o->images && !o->prefix_images && (sizes || o->image_format))
+        return runopts_errf(err, errlen,
+                            "%s: goes with --images DIST (images per request) or "
+                            "--prefix-images N",
                             sizes ? what[1] : what[2]);
     if (o->image_size && strchr(o->image_size, ','))
         return runopts_errf(err, errlen, "--image-size: one WxH; a list goes to --image-sizes");
-    if (o->images && image_cfg_parse(what, o->images, sizes, o->image_format, c, err, errlen) != 0)
+    uint32_t shared = 0;
+    if (o->prefix_images && runopts_count_upto("--prefix-images", o->prefix_images,
+                                               IMAGE_PER_REQUEST_MAX, &shared, err, errlen) != 0)
         return LL_E_INVAL;
-    int any = c->set;
+    /* Shared images alone: no image of a request's own. */
+    const char *count = o->images ? o->images : o->prefix_images ? "0" : NULL;
+    if (count && image_cfg_parse(what, count, sizes, o->image_format, c, err, errlen) != 0)
+        return LL_E_INVAL;
+    c->prefix_count = shared;
+    /* The flag that gave the command line's images, for the refusals. */
+    const char *flag = o->images ? "--images" : "--prefix-images";
+    int any = c->set, shared_used = 0;
     for (size_t i = 0; f && i < f->n; i++) {
         const struct wl_class *k = &f->classes[i];
         int has = k->images.set || c->set;
         enum oai_api api = k->api >= 0 ? (enum oai_api)k->api : cfg->transport.api;
         any |= has;
-        if (has && k->prefix.fraction > 0)
-            return runopts_errf(err, errlen, PREFIX_IMAGES_REFUSED,
-                                k->images.set ? o->workload : "--images", k->name);
+        if (k->images.set && k->images.prefix_count > 0 && !(k->prefix.fraction > 0) &&
+            !o->all_unique)
+            return runopts_errf(err, errlen, PREFIX_IMAGES_ALONE, o->workload, k->name);
+        shared_used |= !k->images.set && k->prefix.fraction > 0;
         if (has && (api == OAI_API_COMPLETIONS || api == OAI_API_EMBEDDINGS))
             return runopts_errf(err, errlen,
                                 "%s: class \"%s\" sends images to %s, whose %s is text only; "
                                 "images go to openai-chat, anthropic-messages or "
                                 "openai-responses",
-                                k->images.set ? o->workload : "--images", k->name,
-                                oai_api_name(api),
+                                k->images.set ? o->workload : flag, k->name, oai_api_name(api),
                                 api == OAI_API_COMPLETIONS ? "\"prompt\"" : "\"input\"");
     }
-    if (!f && c->set && cfg->workload.prefix.fraction > 0)
+    if (shared && !o->all_unique && (f ? !shared_used : !(cfg->workload.prefix.fraction > 0)))
         return runopts_errf(err, errlen,
-                            "--images with --prefix-fraction: each request's images come first in "
-                            "its message and are its own, so the shared text prefix after them is "
-                            "not a prefix a server's cache can find; shared images are not built "
-                            "yet");
+                            f ? "--prefix-images: no class of %s that takes the command line's "
+                                "images has a \"prefix\"; the shared images belong to a prefix "
+                                "group"
+                              : "--prefix-images: needs a shared prefix (--prefix-fraction F "
+                                "--prefix-tokens L): the images are shared by a prefix group%s",
+                            f ? o->workload : "");
     enum oai_api run_api = cfg->transport.api;
     if (!f && c->set && (run_api == OAI_API_COMPLETIONS || run_api == OAI_API_EMBEDDINGS))
         return runopts_errf(err, errlen,
-                            "--images: %s takes a text %s only; images go to openai-chat, "
+                            "%s: %s takes a text %s only; images go to openai-chat, "
                             "anthropic-messages or openai-responses (--api)",
-                            oai_api_name(run_api),
+                            flag, oai_api_name(run_api),
                             run_api == OAI_API_COMPLETIONS ? "\"prompt\"" : "\"input\"");
     if (any && cfg->mode == LOAD_SESSIONS)
         return runopts_errf(err, errlen,
-                            "--images: a session resends its conversation, and earlier "
-                            "turns' images are not kept; --sessions does not take images");
+                            "%s: a session resends its conversation, and earlier "
+                            "turns' images are not kept; --sessions does not take images",
+                            c->set ? flag : o->workload);
     return 0;
 }
 

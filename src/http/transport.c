@@ -41,6 +41,7 @@
 #include "http/body.h"
 #include "http/outcome.h"
 #include "util/dlist.h"
+#include "util/rng.h"
 #include "util/util.h"
 #include "workload/chatbody.h"
 #include "workload/image.h"
@@ -50,6 +51,26 @@
 #define TRANSPORT_BEHIND_NS (2 * LL_NS_PER_MS) /* see transport_poll */
 #define TRANSPORT_BEHIND_ROUNDS 16             /* batches read first, at most */
 #define TRANSPORT_AFTER_DONE_NS (1 * LL_NS_PER_SEC) /* wait for the close after [DONE] */
+
+/* Slots of the per-group image table: a group's shared images are
+ * encoded once while it keeps its slot, so at most this many groups'
+ * base64 text is held per worker (two 1920x1080 PNGs a group: 172 KB,
+ * 11 MB in all). Direct-mapped: a group that lands on a taken slot
+ * evicts its holder, which is encoded again when it comes back. */
+#define TRANSPORT_GROUP_IMAGES 64
+
+/* One group's shared images: its base64 texts end to end, image k's
+ * ending at ends[k]. valid 0 = an empty slot. */
+struct group_images {
+    int valid;
+    int64_t group;
+    const struct image_cfg *cfg; /* the settings they were made from (a class's) */
+    uint64_t draw;
+    uint32_t n;
+    char *b64;
+    size_t len, cap;
+    size_t ends[IMAGE_PER_REQUEST_MAX];
+};
 
 struct transport {
     struct transport_config cfg;
@@ -77,10 +98,13 @@ struct transport {
     struct image_buf img;
     char *img_b64;
     size_t img_b64_cap;
-    size_t img_ends[IMAGE_PER_REQUEST_MAX];
-    struct req_image_data img_prep; /* what img_b64 holds: request img_prep_index's */
+    size_t img_ends[2 * IMAGE_PER_REQUEST_MAX]; /* the group's, then the request's own */
+    struct req_image_data img_prep;             /* what img_b64 holds: request img_prep_index's */
     uint64_t img_prep_index, img_prep_draw;
     int img_prep_ok;
+    /* Prefix groups' shared images, base64'd once per group while the
+     * group keeps its slot (group_images_get). */
+    struct group_images groups[TRANSPORT_GROUP_IMAGES];
 };
 
 static uint64_t rel(const struct transport *t, uint64_t abs_ns)
@@ -149,20 +173,66 @@ static const struct extrabody *extra_for(const struct transport *t, const struct
 }
 
 /* Encode spec's images (image.h: pixels, PNG or JPEG, base64) into
- * t->img_b64 and describe them in *d. This is the one costly step of an
- * image request (bench/image.sh: milliseconds for a 512x512 PNG), done
- * once per request, never per token, and ahead of its send time where
- * the driver knows it (transport_prepare). Returns 0, or -1 with the
- * encoder's reason in err. */
+ * t->img_b64 and describe them in *d: its prefix group's shared images
+ * first (the group's tag: the same bytes in every request of the group;
+ * copied from the group's slot, group_images_get), then its own. This is the one costly step of an image request
+ * (bench/image.sh: milliseconds for a 512x512 PNG), done once per
+ * request, never per token, and ahead of its send time where the driver
+ * knows it (transport_prepare). Returns 0, or -1 with the encoder's
+ * reason in err. */
+/* The shared images of spec's prefix group, from its slot of the table,
+ * encoded into it first when the slot holds another group (or nothing).
+ * Returns the slot, or NULL with the encoder's reason in err. */
+static struct group_images *group_images_get(struct transport *t, const struct req_spec *spec,
+                                             char *err, size_t errlen)
+{
+    const struct image_cfg *c = spec->image_cfg;
+    uint64_t key = rng_mix64((uint64_t)spec->prefix_id ^ ((uint64_t)(uintptr_t)c << 16));
+    struct group_images *g = &t->groups[key % TRANSPORT_GROUP_IMAGES];
+    if (g->valid && g->group == spec->prefix_id && g->cfg == c &&
+        g->draw == spec->prefix_image_draw && g->n == spec->prefix_images)
+        return g;
+    g->valid = 0;
+    g->len = 0;
+    for (uint32_t k = 0; k < spec->prefix_images; k++) {
+        uint32_t w, h;
+        image_pick_size(c, spec->prefix_image_draw, k, &w, &h);
+        uint64_t tag = image_group_tag(t->body.seed, (uint64_t)spec->prefix_id, k);
+        if (image_encode_tag(c->format, tag, w, h, &t->img, err, errlen) < 0)
+            return NULL;
+        g->b64 = ll_grow(g->b64, &g->cap, g->len + image_base64_len(t->img.len), 4096);
+        g->len += image_base64(t->img.data, t->img.len, g->b64 + g->len);
+        g->ends[k] = g->len;
+    }
+    g->group = spec->prefix_id;
+    g->cfg = c;
+    g->draw = spec->prefix_image_draw;
+    g->n = spec->prefix_images;
+    g->valid = 1;
+    return g;
+}
+
 static int encode_images(struct transport *t, const struct req_spec *spec, struct req_image_data *d,
                          char *err, size_t errlen)
 {
     const struct image_cfg *c = spec->image_cfg;
     size_t at = 0;
-    for (uint32_t k = 0; k < spec->images; k++) {
+    uint32_t n = spec->prefix_images + spec->images;
+    if (spec->prefix_images > 0) {
+        const struct group_images *g = group_images_get(t, spec, err, errlen);
+        if (!g)
+            return -1;
+        t->img_b64 = ll_grow(t->img_b64, &t->img_b64_cap, g->len, 4096);
+        memcpy(t->img_b64, g->b64, g->len);
+        memcpy(t->img_ends, g->ends, g->n * sizeof g->ends[0]);
+        at = g->len;
+    }
+    for (uint32_t k = spec->prefix_images; k < n; k++) {
         uint32_t w, h;
-        image_pick_size(c, spec->image_draw, k, &w, &h);
-        if (image_encode(c->format, t->body.seed, spec->index, k, w, h, &t->img, err, errlen) < 0)
+        uint32_t own = k - spec->prefix_images;
+        image_pick_size(c, spec->image_draw, own, &w, &h);
+        uint64_t tag = image_tag(t->body.seed, spec->index, own);
+        if (image_encode_tag(c->format, tag, w, h, &t->img, err, errlen) < 0)
             return -1;
         t->img_b64 = ll_grow(t->img_b64, &t->img_b64_cap, at + image_base64_len(t->img.len), 4096);
         at += image_base64(t->img.data, t->img.len, t->img_b64 + at);
@@ -171,8 +241,15 @@ static int encode_images(struct transport *t, const struct req_spec *spec, struc
     *d = (struct req_image_data){.mime = image_format_mime(c->format),
                                  .b64 = t->img_b64,
                                  .ends = t->img_ends,
-                                 .n = spec->images};
+                                 .n = n,
+                                 .n_prefix = spec->prefix_images};
     return 0;
+}
+
+/* Whether spec carries images (its own or its group's). */
+static int has_images(const struct req_spec *spec)
+{
+    return spec->image_cfg && spec->images + spec->prefix_images > 0;
 }
 
 /* Encode spec's images into t->img_prep unless they are there already
@@ -193,7 +270,7 @@ static int images_ready(struct transport *t, const struct req_spec *spec, char *
 void transport_prepare(struct transport *t, const struct req_spec *spec)
 {
     char err[96];
-    if (spec->images > 0 && spec->image_cfg)
+    if (has_images(spec))
         (void)images_ready(t, spec, err, sizeof err); /* a failure shows again at the send */
 }
 
@@ -202,7 +279,7 @@ void transport_prepare(struct transport *t, const struct req_spec *spec)
 static size_t build_body(struct transport *t, struct treq *q, const struct req_spec *spec)
 {
     struct req_spec with_images;
-    if (spec->images > 0 && spec->image_cfg) {
+    if (has_images(spec)) {
         char err[96];
         if (images_ready(t, spec, err, sizeof err) < 0) {
             snprintf(q->rec.detail, sizeof q->rec.detail, "%.119s", err);
@@ -615,6 +692,8 @@ void transport_free(struct transport *t)
     free(t->all);
     image_buf_free(&t->img);
     free(t->img_b64);
+    for (size_t i = 0; i < TRANSPORT_GROUP_IMAGES; i++)
+        free(t->groups[i].b64);
     if (t->be)
         t->ops->stop(t->be);
     int fds[] = {t->epfd, t->sched_tfd, t->wake_efd};

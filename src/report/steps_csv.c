@@ -12,10 +12,12 @@
 /* 54 fixed columns, then one error count per kind other than ok up to
  * transport_error ("err_http_429" ...), in enum rec_kind order, then
  * N_SERVER server columns, then the kinds added after those, then N_HOLD
- * of the hold rule (columns are only ever appended, so none moves). */
+ * of the hold rule, then N_LATER appended since (columns are only ever
+ * appended, so none moves). */
 #define N_FIXED 54
 #define N_SERVER 15
 #define N_HOLD 2
+#define N_LATER 1
 
 const char *const steps_csv_columns[] = {
     "step",
@@ -109,11 +111,13 @@ const char *const steps_csv_columns[] = {
     /* the hold rule */
     "hold_factor",
     "short",
+    /* appended since */
+    "request_bytes_per_s",
 };
 const size_t steps_csv_ncolumns = sizeof steps_csv_columns / sizeof steps_csv_columns[0];
 
 _Static_assert(sizeof steps_csv_columns / sizeof steps_csv_columns[0] ==
-                   N_FIXED + REC_KIND_COUNT - 1 + N_SERVER + N_HOLD,
+                   N_FIXED + REC_KIND_COUNT - 1 + N_SERVER + N_HOLD + N_LATER,
                "one error column per kind other than ok");
 
 static void num(FILE *f, double v)
@@ -253,6 +257,7 @@ static void row_fields(FILE *f, const struct sweep_step *s)
         fprintf(f, ",%llu", (unsigned long long)st->by_kind[k]);
     num(f, s->hold_factor);
     fprintf(f, ",%d", s->short_hold);
+    num(f, s->request_bytes_per_s);
 }
 
 static void row(FILE *f, const struct sweep_step *s)

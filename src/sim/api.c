@@ -44,6 +44,9 @@ void api_ctx_free(struct api_ctx *ctx)
     free(ctx->hashes);
     ctx->hashes = NULL;
     ctx->hashes_cap = 0;
+    free(ctx->image_at);
+    ctx->image_at = NULL;
+    ctx->image_at_cap = 0;
     free(ctx->msg_ends);
     ctx->msg_ends = NULL;
     ctx->n_msgs = ctx->msg_ends_cap = 0;
@@ -69,6 +72,8 @@ void api_req_free(struct api_req *r)
 {
     http_buf_free(&r->model);
     http_buf_free(&r->chunk_head);
+    free(r->image_hashes);
+    r->image_hashes = NULL;
     req_drop_hashes(r);
 }
 
@@ -100,6 +105,7 @@ static void log_req(struct api_ctx *ctx, const struct api_req *r, uint64_t now_n
         .cached_tokens = r->cached_tokens,
         .images = r->images,
         .image_tokens = r->image_tokens,
+        .image_hashes = r->image_hashes,
         .max_tokens = r->max_tokens,
         .output_tokens = r->stream ? r->sent_tokens : r->produced_tokens,
         .finish_reason = r->finish,
@@ -176,6 +182,7 @@ static void req_begin(struct api_ctx *ctx, struct api_req *r, const struct http_
 {
     struct http_buf keep_model = r->model, keep_head = r->chunk_head;
     free(r->hashes);
+    free(r->image_hashes);
     memset(r, 0, sizeof(*r));
     r->model = keep_model;
     r->chunk_head = keep_head;
@@ -335,14 +342,22 @@ static int handle_completion(struct api_ctx *ctx, struct api_req *r,
         .len = text_len,
         .msg_ends = chat ? ctx->msg_ends : NULL,
         .n_msgs = chat ? ctx->n_msgs : 0,
+        .images = ctx->image_at,
+        .n_images = ids_prompt ? 0 : ctx->images,
     };
     uint32_t ptoks = ids_prompt ? (uint32_t)n_ids : tokenizer_prompt_count(ctx->tokenizer, &tp);
     /* Each image costs image_tokens(W, H) prefill tokens on top of the
-     * text (docs/sim.md); they hash into no prefix-cache block. */
+     * text (docs/sim.md), hashed into the prefix cache's blocks where the
+     * image stands, by its bytes (tokenizer_prompt_block_hashes). */
     uint64_t all_toks = (uint64_t)(ptoks ? ptoks : 1) + ctx->image_tokens;
     r->prompt_tokens = all_toks > UINT32_MAX ? UINT32_MAX : (uint32_t)all_toks;
     r->images = ctx->images;
     r->image_tokens = ctx->image_tokens;
+    if (ctx->log && ctx->images) {
+        r->image_hashes = ll_malloc(ctx->images * sizeof *r->image_hashes);
+        for (uint32_t k = 0; k < ctx->images; k++)
+            r->image_hashes[k] = ctx->image_at[k].hash;
+    }
     if (ids_prompt && ctx->vocab <= TOKENIZER_ID_MAX) {
         /* --vocab: llama.cpp's answer to an ID it does not have. */
         for (size_t i = 0; i < n_ids; i++) {

@@ -61,6 +61,10 @@ struct api_ctx {
     size_t n_msgs, msg_ends_cap;
     uint32_t images;       /* images in the request being parsed */
     uint32_t image_tokens; /* their prefill tokens (image_tokens), saturating */
+    /* Where each of them stands in text, its tokens and its bytes' hash,
+     * for the prefix cache's block hashes (images of them). */
+    struct tokenizer_image *image_at;
+    size_t image_at_cap;
 };
 
 /* What a completion request's body asked for (api_parse_completion). */
@@ -139,6 +143,7 @@ struct api_req {
     uint64_t token_seed;
     uint32_t max_tokens, prompt_tokens, cached_tokens;
     uint32_t images, image_tokens;  /* the request's images and their share of prompt_tokens */
+    uint64_t *image_hashes;         /* with --log: each image's hash, for its line; malloc'd */
     uint32_t produced_tokens;       /* output tokens the engine produced */
     uint32_t sent_tokens;           /* output tokens written into events */
     uint32_t cut_after_tokens;      /* FAULT_CUT: close once this many are sent */

@@ -134,6 +134,17 @@ static int count_image_text(struct api_ctx *ctx, int url, const char *p, const c
     uint32_t w, h;
     if (image_header_size(p, (size_t)(end - p), &f, &w, &h, why) < 0)
         return -1;
+    if (ctx->images == ctx->image_at_cap) {
+        ctx->image_at_cap = ctx->image_at_cap ? 2 * ctx->image_at_cap : 8;
+        ctx->image_at = ll_realloc(ctx->image_at, ctx->image_at_cap * sizeof *ctx->image_at);
+    }
+    /* Keyed by its bytes, so the prefix cache finds the same image sent
+     * again at the same place, and only that (docs/sim.md). */
+    ctx->image_at[ctx->images] = (struct tokenizer_image){
+        .at = ctx->text.len,
+        .tokens = image_tokens(w, h),
+        .hash = tokenizer_image_hash(p, (size_t)(end - p)),
+    };
     ctx->images++;
     uint64_t t = (uint64_t)ctx->image_tokens + image_tokens(w, h);
     ctx->image_tokens = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;

@@ -79,6 +79,16 @@ void simlog_write(struct simlog *l, const struct simlog_entry *e)
         put_u64(b, ",\"images\":", e->images);
         put_u64(b, ",\"image_tokens\":", e->image_tokens);
     }
+    if (e->images && e->image_hashes) {
+        http_buf_puts(b, ",\"image_hashes\":[");
+        for (uint32_t k = 0; k < e->images; k++) {
+            char hex[24];
+            snprintf(hex, sizeof hex, "%s\"%016llx\"", k ? "," : "",
+                     (unsigned long long)e->image_hashes[k]);
+            http_buf_puts(b, hex);
+        }
+        http_buf_puts(b, "]");
+    }
     put_u64(b, ",\"max_tokens\":", e->max_tokens);
     put_u64(b, ",\"output_tokens\":", e->output_tokens);
     put_str(b, ",\"finish_reason\":", e->finish_reason);

@@ -9,7 +9,10 @@
  * Times are raw ll_now_ns() values (CLOCK_MONOTONIC nanoseconds, the same
  * clock a client on the same machine reads), null when they never happened;
  * "images" and "image_tokens" (the part of prompt_tokens the images cost,
- * ceil(W/28)*ceil(H/28) each: docs/sim.md) only for a request with images,
+ * ceil(W/28)*ceil(H/28) each: docs/sim.md) and "image_hashes" (each
+ * image's tokenizer_image_hash as 16 hex digits, in the order of the
+ * body: the key its prefix-cache blocks are found by, equal exactly when
+ * the bytes are) only for a request with images,
  * "fault" is present only when a fault was injected, "ignored_keys" (e.g.
  * ["temperature","top_k"]: the body's top-level keys the sim does not read,
  * as many as fit in 256 bytes) only when there were some, "error" only when the
@@ -35,9 +38,10 @@ struct simlog_entry {
     uint64_t end_ns;                /* response finished or connection dropped */
     uint32_t prompt_tokens;
     uint32_t cached_tokens;
-    uint32_t images;       /* images in the request (written only when > 0) */
-    uint32_t image_tokens; /* their share of prompt_tokens (written with images) */
-    uint32_t max_tokens;   /* as the request asked (0 when its body was refused) */
+    uint32_t images;              /* images in the request (written only when > 0) */
+    uint32_t image_tokens;        /* their share of prompt_tokens (written with images) */
+    const uint64_t *image_hashes; /* images of them, or NULL: not written */
+    uint32_t max_tokens;          /* as the request asked (0 when its body was refused) */
     uint32_t output_tokens;
     const char *finish_reason;      /* "stop" or "length" as sent; NULL when none was */
     const char *fault;              /* NULL when none */

@@ -281,8 +281,10 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
         uint64_t half = f->warmup_ns + (f->duration_ns - f->warmup_ns) / 2;
         hist_record(r->sched_ns >= half ? s->ttft_h2 : s->ttft_h1, r->first_ns - r->sched_ns);
     }
-    if (r->sent_ns != LL_NO_TIME && r->sent_ns <= f->duration_ns)
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns <= f->duration_ns) {
         s->sent_in_window++;
+        s->request_bytes_in_window += r->request_bytes;
+    }
     /* A request the client chose to cancel says nothing about whether
      * latency recovered. */
     if (r->kind == REC_CANCELLED)
@@ -404,6 +406,10 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
                              : NAN;
     s->input_tps = (double)s->prompt_tokens_ended / w;
     s->output_tps = (double)s->output_tokens_ended / w;
+    /* A sent body is never empty: none counted means records written
+     * before request_bytes was kept, an unknown, not 0 bytes/s. */
+    s->request_bytes_per_s =
+        s->request_bytes_in_window ? (double)s->request_bytes_in_window / w : NAN;
     s->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
     fill_pcts(st->ttft, s->ttft_ns);
     fill_pcts(st->tpot, s->tpot_ns);

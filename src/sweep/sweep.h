@@ -328,6 +328,7 @@ struct sweep_step {
     uint64_t prompt_tokens_ended;/* tokens, of ok records that ended inside the window */
     uint64_t output_tokens_ended;/* tokens, likewise */
     uint64_t sent_in_window;     /* window records sent before the window closed */
+    uint64_t request_bytes_in_window; /* bytes, the request bodies of those */
     double client_tokens_in_span;/* tokens, output tokens of every record of the step
                                   * (warm-up and failed ones too) received inside the
                                   * server span (f.server.span_*): the first at first_ns,
@@ -345,6 +346,8 @@ struct sweep_step {
     double goodput_rps;          /* req/s, window records that met the SLO / window; no SLO: ok ones */
     double attainment;           /* fraction, met / scheduled; NAN without an SLO */
     double input_tps, output_tps;/* tokens/s, ok window records / window */
+    double request_bytes_per_s;  /* bytes/s, request_bytes_in_window / window; NAN when
+                                  * no record said its size (older files) */
     double error_rate;           /* fraction of window records not ok */
     uint64_t ttft_ns[SWEEP_NPCT], tpot_ns[SWEEP_NPCT], itl_ns[SWEEP_NPCT], e2e_ns[SWEEP_NPCT];
     uint64_t lateness_ns[SWEEP_NPCT];

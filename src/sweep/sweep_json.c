@@ -277,6 +277,7 @@ json_t *sweep_step_line_json(const struct sweep_step *s)
     json_t *o = sweep_facts_json(&s->f);
     jset(o, "hold_factor", isfinite(s->hold_factor) ? json_real(s->hold_factor) : json_null());
     jset(o, "short", json_boolean(s->short_hold));
+    jset(o, "request_bytes_per_s", jnum(s->request_bytes_per_s));
     if (s->f.cold_start)
         jset(o, "cold", summary_cold_json(&s->cold, s->f.cold_start));
     /* Each endpoint's figures, for whoever reads this file alone (`llmload
@@ -641,6 +642,7 @@ static json_t *step_json(const struct sweep_step *s)
     put_outcomes(o, st, s->achieved_rps, s->completed_rps, s->goodput_rps, s->attainment);
     jset(o, "input_tokens_per_s", jnum(s->input_tps));
     jset(o, "output_tokens_per_s", jnum(s->output_tps));
+    jset(o, "request_bytes_per_s", jnum(s->request_bytes_per_s));
     jset(o, "error_rate", jnum(s->error_rate));
     json_t *kinds = json_object();
     for (int k = 1; k < REC_KIND_COUNT; k++)

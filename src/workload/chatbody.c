@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/rng.h"
+#include "util/util.h"
 #include "workload/wlfile.h"
 
 /* Salt of the seed of synthetic assistant text, so it never repeats a
@@ -122,24 +123,14 @@ static void cb_message(struct cbuf *b, enum oai_api api, int assistant)
         CB_LIT(b, "\"role\":\"user\",\"content\":\"");
 }
 
-/* The user message of spec with its images: a content array of the
- * images, then the text, in api's own part types (docs/apis.md):
- *
- *   chat       {"type":"image_url","image_url":{"url":"data:M;base64,B"}}
- *   Anthropic  {"type":"image","source":{"type":"base64","media_type":"M","data":"B"}}
- *   Responses  {"type":"input_image","image_url":"data:M;base64,B"}
- *
- * and {"type":"text","text":T} ("input_text" for Responses). */
-static void cb_images(struct cbuf *b, enum oai_api api, const struct req_spec *spec, uint64_t seed)
+/* Image parts [from, to) of im, each followed by a comma, in api's own
+ * part type (see cb_images). */
+static void cb_image_parts(struct cbuf *b, enum oai_api api, const struct req_image_data *im,
+                           uint32_t from, uint32_t to)
 {
-    const struct req_image_data *im = spec->image_data;
     size_t mime_len = strlen(im->mime);
-    if (api == OAI_API_RESPONSES)
-        CB_LIT(b, "{\"type\":\"message\",\"role\":\"user\",\"content\":[");
-    else
-        CB_LIT(b, "{\"role\":\"user\",\"content\":[");
-    size_t from = 0;
-    for (uint32_t k = 0; k < im->n; k++) {
+    for (uint32_t k = from; k < to; k++) {
+        size_t start = k ? im->ends[k - 1] : 0;
         if (api == OAI_API_ANTHROPIC) {
             CB_LIT(b, "{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"");
             cb_put(b, im->mime, mime_len);
@@ -152,17 +143,58 @@ static void cb_images(struct cbuf *b, enum oai_api api, const struct req_spec *s
             cb_put(b, im->mime, mime_len);
             CB_LIT(b, ";base64,");
         }
-        cb_put(b, im->b64 + from, im->ends[k] - from);
-        from = im->ends[k];
+        cb_put(b, im->b64 + start, im->ends[k] - start);
         if (api == OAI_API_RESPONSES)
             CB_LIT(b, "\"},");
         else
             CB_LIT(b, "\"}},");
     }
+}
+
+static void cb_text_open(struct cbuf *b, enum oai_api api)
+{
     if (api == OAI_API_RESPONSES)
         CB_LIT(b, "{\"type\":\"input_text\",\"text\":\"");
     else
         CB_LIT(b, "{\"type\":\"text\",\"text\":\"");
+}
+
+/* The user message of spec with its images: a content array of the
+ * images, then the text, in api's own part types (docs/apis.md):
+ *
+ *   chat       {"type":"image_url","image_url":{"url":"data:M;base64,B"}}
+ *   Anthropic  {"type":"image","source":{"type":"base64","media_type":"M","data":"B"}}
+ *   Responses  {"type":"input_image","image_url":"data:M;base64,B"}
+ *
+ * and {"type":"text","text":T} ("input_text" for Responses). A synthetic
+ * prompt with a shared prefix is cut after the prefix, so that everything
+ * the group shares comes first and in the same bytes: the group's images,
+ * the prefix text, then the request's own images and the rest of its
+ * text (docs/workload.md, "Images"). */
+static void cb_images(struct cbuf *b, enum oai_api api, const struct req_spec *spec, uint64_t seed)
+{
+    const struct req_image_data *im = spec->image_data;
+    if (api == OAI_API_RESPONSES)
+        CB_LIT(b, "{\"type\":\"message\",\"role\":\"user\",\"content\":[");
+    else
+        CB_LIT(b, "{\"role\":\"user\",\"content\":[");
+    uint32_t shared = LL_MIN(im->n_prefix, im->n);
+    if (spec->prefix_id >= 0 && !spec->prompt_text) {
+        size_t room;
+        cb_image_parts(b, api, im, 0, shared);
+        cb_text_open(b, api);
+        char *p = cb_tail(b, &room);
+        b->at += workload_prompt_part(seed, spec, WORKLOAD_PROMPT_PREFIX, p, room);
+        CB_LIT(b, "\"},");
+        cb_image_parts(b, api, im, shared, im->n);
+        cb_text_open(b, api);
+        p = cb_tail(b, &room);
+        b->at += workload_prompt_part(seed, spec, WORKLOAD_PROMPT_REST, p, room);
+        CB_LIT(b, "\"}]}");
+        return;
+    }
+    cb_image_parts(b, api, im, 0, im->n);
+    cb_text_open(b, api);
     cb_user_text(b, seed, spec);
     CB_LIT(b, "\"}]}");
 }
@@ -214,7 +246,7 @@ void chatbody_fill_record(struct record *r, const struct req_spec *spec)
     r->session = spec->session;
     r->turn = spec->turn;
     r->ignore_eos = spec->ignore_eos;
-    r->images = spec->images;
+    r->images = spec->images + spec->prefix_images;
 }
 
 size_t chatbody_assistant_text(uint64_t seed, uint64_t index, uint32_t n_tokens, char *buf,

@@ -18,6 +18,9 @@
 /* Salt of an image's tag, so image pixels share no bits with prompt text
  * drawn from the same seed. */
 #define IMAGE_TAG_SALT 0x696D616765ULL
+/* Salt of a prefix group's image tags (image_group_tag), so a group's
+ * images never share their pixels with any request's own. */
+#define IMAGE_GROUP_TAG_SALT 0x6772696D67ULL
 /* Side of a mosaic tile, pixels. */
 #define IMAGE_TILE_PX 16
 /* JPEG quality: a camera's default. */
@@ -184,17 +187,26 @@ void image_buf_free(struct image_buf *b)
     *b = (struct image_buf){0};
 }
 
-/* Fill b->pixels with image (seed, index, k): each 16x16 tile one colour,
- * a hash of the image's tag and the tile, blended with a gradient across
- * the image, so the picture has structure (it compresses like a graphic,
- * not like noise) and no two images share their pixels. */
-static void image_paint(uint64_t seed, uint64_t index, uint32_t k, uint32_t w, uint32_t h,
-                        struct image_buf *b)
+uint64_t image_tag(uint64_t seed, uint64_t index, uint32_t k)
+{
+    return rng_mix64(rng_mix64(seed ^ IMAGE_TAG_SALT) + index * 0x9E3779B97F4A7C15ULL +
+                     (uint64_t)k * 0xD1B54A32D192ED03ULL);
+}
+
+uint64_t image_group_tag(uint64_t seed, uint64_t group, uint32_t k)
+{
+    return rng_mix64(rng_mix64(seed ^ IMAGE_GROUP_TAG_SALT) + group * 0x9E3779B97F4A7C15ULL +
+                     (uint64_t)k * 0xD1B54A32D192ED03ULL);
+}
+
+/* Fill b->pixels with the image of tag: each 16x16 tile one colour, a
+ * hash of the tag and the tile, blended with a gradient across the image,
+ * so the picture has structure (it compresses like a graphic, not like
+ * noise) and no two tags share their pixels. */
+static void image_paint(uint64_t tag, uint32_t w, uint32_t h, struct image_buf *b)
 {
     size_t row = (size_t)w * 3;
     b->pixels = ll_grow(b->pixels, &b->pixels_cap, row * h, 4096);
-    uint64_t tag = rng_mix64(rng_mix64(seed ^ IMAGE_TAG_SALT) + index * 0x9E3779B97F4A7C15ULL +
-                             (uint64_t)k * 0xD1B54A32D192ED03ULL);
     uint32_t tiles_x = (w + IMAGE_TILE_PX - 1) / IMAGE_TILE_PX;
     for (uint32_t y = 0; y < h; y++) {
         uint8_t *px = b->pixels + row * y;
@@ -322,11 +334,17 @@ static int encode_jpeg(uint32_t w, uint32_t h, struct image_buf *b, char *err, s
 int image_encode(enum image_format format, uint64_t seed, uint64_t index, uint32_t k, uint32_t w,
                  uint32_t h, struct image_buf *b, char *err, size_t errlen)
 {
+    return image_encode_tag(format, image_tag(seed, index, k), w, h, b, err, errlen);
+}
+
+int image_encode_tag(enum image_format format, uint64_t tag, uint32_t w, uint32_t h,
+                     struct image_buf *b, char *err, size_t errlen)
+{
     if (w == 0 || h == 0 || w > IMAGE_SIDE_MAX || h > IMAGE_SIDE_MAX) {
         snprintf(err, errlen, "image size %ux%u outside 1 to %d", w, h, IMAGE_SIDE_MAX);
         return LL_E_INVAL;
     }
-    image_paint(seed, index, k, w, h, b);
+    image_paint(tag, w, h, b);
     return format == IMAGE_JPEG ? encode_jpeg(w, h, b, err, errlen)
                                 : encode_png(w, h, b, err, errlen);
 }

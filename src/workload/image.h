@@ -8,7 +8,12 @@
  * have the same pixels (a server's image cache never hits across
  * requests), and the same run sends the same bytes again. It is encoded
  * as PNG (libpng: the Up filter, zlib level 1) or baseline JPEG
- * (libjpeg-turbo, quality 85), then sent base64'd in a data URL. */
+ * (libjpeg-turbo, quality 85), then sent base64'd in a data URL.
+ *
+ * A prefix group's shared images (--prefix-images) are functions of
+ * (content seed, group, image number) instead, on a tag of their own
+ * (image_group_tag): every request of the group sends the same bytes, and
+ * no group's image is any request's own. */
 #ifndef LL_IMAGE_H
 #define LL_IMAGE_H
 
@@ -42,6 +47,11 @@ struct image_cfg {
     size_t n_sizes; /* >= 1 when set */
     double total_weight;
     enum image_format format;
+    /* --prefix-images N (a class's "prefix_images"): images each request
+     * of a prefix group carries before its prefix text, the same for the
+     * whole group (0 .. IMAGE_PER_REQUEST_MAX; 0 = none). A request
+     * without a shared prefix gets none. */
+    uint32_t prefix_count;
 };
 
 /* Parse --image-size WxH ("512x512") or --image-sizes "512x512:3,1024x768:1"
@@ -91,6 +101,17 @@ void image_buf_free(struct image_buf *b);
  * (the encoder failed) with a reason in err. */
 int image_encode(enum image_format format, uint64_t seed, uint64_t index, uint32_t k, uint32_t w,
                  uint32_t h, struct image_buf *b, char *err, size_t errlen);
+
+/* The same for the image of tag (image_tag or image_group_tag). */
+int image_encode_tag(enum image_format format, uint64_t tag, uint32_t w, uint32_t h,
+                     struct image_buf *b, char *err, size_t errlen);
+
+/* The 64-bit tag that fixes an image's pixels: image k of request index
+ * (its own images), or image k of prefix group group (the group's shared
+ * images). Pure functions of their arguments; no group tag equals a
+ * request tag but by a 64-bit collision. */
+uint64_t image_tag(uint64_t seed, uint64_t index, uint32_t k);
+uint64_t image_group_tag(uint64_t seed, uint64_t group, uint32_t k);
 
 /* Base64 (RFC 4648, with padding) of src[0, n) into dst, which has room
  * for image_base64_len(n) bytes (no NUL). Returns that length. */

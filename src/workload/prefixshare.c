@@ -64,12 +64,14 @@ static void note_group(struct prefix_share *p, uint64_t key, uint32_t tokens)
 void prefix_share_add(struct prefix_share *p, const struct req_spec *spec)
 {
     p->requests++;
-    p->prompt_tokens += spec->prompt_tokens;
+    p->prompt_tokens += (uint64_t)spec->prompt_tokens + spec->image_tokens;
     if (spec->prompt_text != NULL || spec->history_len > 0 || spec->dataset_entry >= 0)
         p->unknown = 1;
     if (spec->prefix_id < 0 || spec->prefix_tokens == 0)
         return;
-    uint32_t l = LL_MIN(spec->prefix_tokens, spec->prompt_tokens);
+    /* The group's shared images come before its text prefix: a cache
+     * that finds the text finds them too (docs/workload.md, "Images"). */
+    uint32_t l = LL_MIN(spec->prefix_tokens, spec->prompt_tokens) + spec->prefix_image_tokens;
     p->prefix_tokens += l;
     note_group(p, (uint64_t)spec->prefix_id, l);
 }

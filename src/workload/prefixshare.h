@@ -2,8 +2,9 @@
  *
  * An ideal prefix cache that starts empty finds, in each request, the
  * shared-prefix tokens an earlier request of the same run already sent:
- * the first request of a prefix group computes its prefix, every later one
- * finds it. Everything after the prefix is unique (docs/workload.md, "The
+ * the first request of a prefix group computes its prefix (its shared
+ * images and its text), every later one finds it. Prompt tokens count
+ * every image's tokens too, as the server does. Everything after the prefix is unique (docs/workload.md, "The
  * synthetic prompt"), so nothing else can be a hit. A server that reports
  * far more cached tokens than that remembers an earlier run (one with the
  * same --seed and --prompt-salt sent the same prompts), and the run

@@ -14,6 +14,8 @@
 /* Header byte of a special token in the hash chain (text tokens use 1-4
  * and 9-12, ID tokens 0x20). */
 #define SPECIAL_TOKEN_HEADER 0x40
+/* Header byte of an image token in the hash chain. */
+#define IMAGE_TOKEN_HEADER 0x50
 /* Numbers of the special tokens: BOS, the template's per-message tokens
  * (message token j is 2 + j), the reply opener's (9 + j). */
 #define SPECIAL_BOS 1
@@ -195,18 +197,54 @@ uint32_t tokenizer_block_hashes(const char *text, size_t len, uint32_t block_tok
     return w.written;
 }
 
+/* Each of im's tokens: the header byte and the image's hash. Returns 1
+ * when out is full. */
+static int walk_image(struct hash_walk *w, const struct tokenizer_image *im)
+{
+    for (uint32_t t = 0; t < im->tokens; t++) {
+        w->h = fnv_byte(w->h, IMAGE_TOKEN_HEADER);
+        for (int k = 0; k < 8; k++)
+            w->h = fnv_byte(w->h, (unsigned char)(im->hash >> (8 * k)));
+        if (walk_token_end(w))
+            return 1;
+    }
+    return 0;
+}
+
+/* The text [start, end) of p with the images that stand in it (those from
+ * *next_img whose offset is at most end), each before the text after its
+ * offset. Returns 1 when out is full. */
+static int walk_span(struct hash_walk *w, const struct tokenizer_prompt *p, size_t *next_img,
+                     size_t start, size_t end, size_t piece)
+{
+    size_t from = start;
+    while (*next_img < p->n_images && p->images[*next_img].at <= end) {
+        const struct tokenizer_image *im = &p->images[(*next_img)++];
+        size_t at = im->at < from ? from : im->at;
+        if (walk_text(w, p->text + from, at - from, piece) || walk_image(w, im))
+            return 1;
+        from = at;
+    }
+    return walk_text(w, p->text + from, end - from, piece);
+}
+
 uint32_t tokenizer_prompt_block_hashes(enum tokenizer_kind k, const struct tokenizer_prompt *p,
                                        uint32_t block_tokens, uint64_t *out, uint32_t max_out)
 {
     struct hash_walk w = {FNV_OFFSET, block_tokens, 0, 0, max_out, out};
+    size_t piece = piece_bytes(k), next_img = 0;
 
-    if (k != TOKENIZER_BYTES2)
+    if (k != TOKENIZER_BYTES2 && p->n_images == 0)
         return tokenizer_block_hashes(p->text, p->len, block_tokens, out, max_out);
     if (block_tokens == 0 || max_out == 0)
         return 0;
+    if (k != TOKENIZER_BYTES2) {
+        walk_span(&w, p, &next_img, 0, p->len, piece);
+        return w.written;
+    }
     if (p->n_msgs == 0) {
         if (!walk_special(&w, SPECIAL_BOS))
-            walk_text(&w, p->text, p->len, BYTES2_PIECE_BYTES);
+            walk_span(&w, p, &next_img, 0, p->len, piece);
         return w.written;
     }
     size_t start = 0;
@@ -219,7 +257,7 @@ uint32_t tokenizer_prompt_block_hashes(enum tokenizer_kind k, const struct token
         for (unsigned j = 0; j < TOKENIZER_BYTES2_MESSAGE_TOKENS; j++)
             if (walk_special(&w, SPECIAL_MESSAGE_BASE + j))
                 return w.written;
-        if (walk_text(&w, p->text + start, end - start, BYTES2_PIECE_BYTES))
+        if (walk_span(&w, p, &next_img, start, end, piece))
             return w.written;
         start = end;
     }
@@ -227,6 +265,24 @@ uint32_t tokenizer_prompt_block_hashes(enum tokenizer_kind k, const struct token
         if (walk_special(&w, SPECIAL_REPLY_BASE + j))
             break;
     return w.written;
+}
+
+uint64_t tokenizer_image_hash(const char *p, size_t n)
+{
+    /* 8 bytes a step through a multiply-xorshift, then the tail and the
+     * length: not FNV's byte at a time, as an image is tens to hundreds of
+     * KB and the sim hashes it on its one thread. */
+    uint64_t h = FNV_OFFSET ^ (n * 0x9E3779B97F4A7C15ULL);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        h = (h ^ v) * 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++)
+        h = fnv_byte(h, (unsigned char)p[i]);
+    return rng_mix64(h);
 }
 
 uint32_t tokenizer_ids(enum tokenizer_kind k, const char *text, size_t len, int add_special,

@@ -118,7 +118,25 @@ struct tokenizer_prompt {
     size_t len;
     const size_t *msg_ends;         /* n_msgs offsets, or NULL when n_msgs is 0 */
     size_t n_msgs;
+    const struct tokenizer_image *images; /* n_images, by at (non-decreasing), or NULL */
+    size_t n_images;
 };
+
+/* An image in a prompt, for its block hashes: it stands at offset at of
+ * the prompt's text (where the text read so far ended when the image came)
+ * and is tokens tokens, all keyed by hash, a hash of its encoded bytes
+ * (tokenizer_image_hash). tokenizer_prompt_count does not count images:
+ * their tokens are the caller's (image_tokens). */
+struct tokenizer_image {
+    size_t at;
+    uint32_t tokens;
+    uint64_t hash;
+};
+
+/* A 64-bit hash of an image's bytes p[0, n) (its base64 text will do):
+ * equal bytes, equal hash; other bytes differ but by a 64-bit collision.
+ * About a byte per nanosecond (8 bytes per step). */
+uint64_t tokenizer_image_hash(const char *p, size_t n);
 
 /* Tokens of prompt p under kind, special tokens included: for
  * TOKENIZER_WORDS exactly tokenizer_count(p->text, p->len); for
@@ -127,8 +145,12 @@ struct tokenizer_prompt {
 uint32_t tokenizer_prompt_count(enum tokenizer_kind k, const struct tokenizer_prompt *p);
 
 /* Block hashes of prompt p's tokens under kind, as tokenizer_block_hashes
- * (same contract and return). For TOKENIZER_WORDS exactly
- * tokenizer_block_hashes(p->text, p->len, ...). For TOKENIZER_BYTES2 the
+ * (same contract and return). For TOKENIZER_WORDS without images exactly
+ * tokenizer_block_hashes(p->text, p->len, ...). Each image's tokens sit
+ * where it stood (before the text after its offset), each hashed as a
+ * header byte 0x50 and the image's hash, so two prompts share a block
+ * only when the images in it are the same bytes at the same place. For
+ * TOKENIZER_BYTES2 the
  * tokens are the special tokens where tokenizer_prompt_count puts them
  * (BOS first; each message's 7 before its content; the 3 at the end),
  * each hashed as a header byte 0x40 and its one-byte number, and the text

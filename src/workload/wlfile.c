@@ -415,22 +415,40 @@ static int parse_slo(struct wctx *c, const char *path, json_t *j,
     return 0;
 }
 
-/* A class's "images": {"count": DIST, "sizes": "WxH[:WEIGHT],...",
- * "format": "png"|"jpeg"}, as --images, --image-sizes and --image-format
- * take them (image_cfg_parse); "count" is required. */
+/* A class's "images": {"count": DIST, "prefix_images": N, "sizes":
+ * "WxH[:WEIGHT],...", "format": "png"|"jpeg"}, as --images,
+ * --prefix-images, --image-sizes and --image-format take them
+ * (image_cfg_parse); "count" is required unless "prefix_images" is given
+ * (then it is 0: shared images only). */
 static int parse_images(struct wctx *c, const char *path, json_t *j, struct image_cfg *out)
 {
-    static const char *const keys[] = {"count", "sizes", "format", NULL};
+    static const char *const keys[] = {"count", "prefix_images", "sizes", "format", NULL};
     static const char *const what[3] = {"count", "sizes", "format"};
     int rc;
     if ((rc = expect_object(c, path, j, keys, "an object",
-                            "{\"count\": DIST, \"sizes\": \"512x512:3,1024x768:1\", "
-                            "\"format\": \"png\"}")))
+                            "{\"count\": DIST, \"prefix_images\": N, \"sizes\": "
+                            "\"512x512:3,1024x768:1\", \"format\": \"png\"}")))
         return rc;
     json_t *count = json_object_get(j, "count"), *sizes = json_object_get(j, "sizes");
-    json_t *format = json_object_get(j, "format");
+    json_t *format = json_object_get(j, "format"), *shared = json_object_get(j, "prefix_images");
     char spec[64], err[320];
-    if (count && json_is_number(count))
+    uint32_t n_shared = 0;
+    if (shared) {
+        double v = json_is_number(shared) ? json_number_value(shared) : -1;
+        if (!json_is_number(shared) || v != floor(v) || v < 1 || v > IMAGE_PER_REQUEST_MAX) {
+            char *g = got(shared);
+            werr(c, path,
+                 "prefix_images: expected a whole number of images each prefix group shares, "
+                 "1 to %d, got %s",
+                 IMAGE_PER_REQUEST_MAX, g);
+            free(g);
+            return LL_E_INVAL;
+        }
+        n_shared = (uint32_t)v;
+    }
+    if (!count && shared)
+        snprintf(spec, sizeof spec, "0");
+    else if (count && json_is_number(count))
         snprintf(spec, sizeof spec, "fixed:%.17g", json_number_value(count));
     else if (count && json_is_string(count) && json_string_length(count) < sizeof spec &&
              strlen(json_string_value(count)) == json_string_length(count))
@@ -458,6 +476,7 @@ static int parse_images(struct wctx *c, const char *path, json_t *j, struct imag
         werr(c, path, "%s", err);
         return LL_E_INVAL;
     }
+    out->prefix_count = n_shared;
     return 0;
 }
 
@@ -790,11 +809,16 @@ struct pbuf {
     size_t at;        /* bytes needed so far */
     uint32_t words;   /* words written so far */
     uint32_t by_len[3]; /* list words written so far, by length class */
+    uint32_t from;      /* words before this one are drawn but not written */
 };
 
 static void pb_word(struct pbuf *b, const char *w, size_t n)
 {
-    if (b->words) {
+    if (b->words < b->from) {
+        b->words++;
+        return;
+    }
+    if (b->words > b->from) {
         if (b->at < b->len)
             b->buf[b->at] = ' ';
         b->at++;
@@ -869,7 +893,13 @@ size_t wl_prompt_build(uint64_t seed, uint64_t index, uint32_t n_tokens,
                        int64_t prefix_id, uint32_t prefix_tokens, char *buf,
                        size_t len)
 {
-    struct pbuf b = {.buf = buf, .len = len};
+    return wl_prompt_build_from(seed, index, n_tokens, prefix_id, prefix_tokens, 0, buf, len);
+}
+
+size_t wl_prompt_build_from(uint64_t seed, uint64_t index, uint32_t n_tokens, int64_t prefix_id,
+                            uint32_t prefix_tokens, uint32_t from_word, char *buf, size_t len)
+{
+    struct pbuf b = {.buf = buf, .len = len, .from = from_word};
     struct rng r;
 
     if (prefix_id >= 0 && prefix_tokens > 0) {

@@ -170,4 +170,10 @@ size_t wl_prompt_build(uint64_t seed, uint64_t index, uint32_t n_tokens,
                        int64_t prefix_id, uint32_t prefix_tokens, char *buf,
                        size_t len);
 
+/* The same prompt's words from word from_word on (0-based; the first one
+ * written without a leading space): wl_prompt_build writes words
+ * [0, from_word), a space and this text. from_word 0 is wl_prompt_build. */
+size_t wl_prompt_build_from(uint64_t seed, uint64_t index, uint32_t n_tokens, int64_t prefix_id,
+                            uint32_t prefix_tokens, uint32_t from_word, char *buf, size_t len);
+
 #endif

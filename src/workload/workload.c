@@ -3,9 +3,10 @@
 
 #include <math.h>
 
+#include "util/rng.h"
+#include "util/util.h"
 #include "workload/dataset.h"
 #include "workload/empirical.h"
-#include "util/rng.h"
 
 /* Stream offset so workload draws never share an RNG stream with the
  * arrival process or other consumers seeded from the same seed. */
@@ -13,6 +14,9 @@
 /* The stream of request i's images: its own, so adding images changes
  * no other draw. */
 #define WORKLOAD_IMAGE_STREAM 0x494D000000000000ULL
+/* The stream of prefix group g's shared images' sizes (schedule-wide:
+ * above 2^63, as the prefix text's streams). */
+#define WORKLOAD_GROUP_IMAGE_STREAM (RNG_STREAM_ARRIVAL | 0x4749000000000000ULL)
 
 /* One length from an empirical column when one is set, else from d. */
 static uint32_t draw_tokens(const struct dist *d, const struct empirical *e, int col,
@@ -122,6 +126,9 @@ void workload_images(const struct image_cfg *c, uint64_t seed, struct req_spec *
     spec->image_tokens = 0;
     spec->image_cfg = NULL;
     spec->image_data = NULL;
+    spec->prefix_images = 0;
+    spec->prefix_image_draw = 0;
+    spec->prefix_image_tokens = 0;
     if (!c || !c->set)
         return;
     struct rng r;
@@ -136,7 +143,26 @@ void workload_images(const struct image_cfg *c, uint64_t seed, struct req_spec *
         image_pick_size(c, spec->image_draw, k, &iw, &ih);
         tokens += image_tokens(iw, ih);
     }
+    if (spec->prefix_id >= 0 && c->prefix_count > 0) {
+        uint64_t shared = 0;
+        spec->prefix_images = LL_MIN(c->prefix_count, (uint32_t)IMAGE_PER_REQUEST_MAX);
+        spec->prefix_image_draw = workload_group_draw(seed, (uint64_t)spec->prefix_id);
+        for (uint32_t k = 0; k < spec->prefix_images; k++) {
+            uint32_t iw, ih;
+            image_pick_size(c, spec->prefix_image_draw, k, &iw, &ih);
+            shared += image_tokens(iw, ih);
+        }
+        spec->prefix_image_tokens = shared > UINT32_MAX ? UINT32_MAX : (uint32_t)shared;
+        tokens += shared;
+    }
     spec->image_tokens = tokens > UINT32_MAX ? UINT32_MAX : (uint32_t)tokens;
+}
+
+uint64_t workload_group_draw(uint64_t seed, uint64_t group)
+{
+    struct rng r;
+    rng_seed(&r, seed, WORKLOAD_GROUP_IMAGE_STREAM ^ group);
+    return rng_next(&r);
 }
 
 const char *workload_class_name(const struct workload *w, const struct req_spec *spec)
@@ -153,6 +179,22 @@ size_t workload_prompt(uint64_t seed, const struct req_spec *spec, char *buf, si
                                 ? workload_calib_prefix_words(&spec->calib, spec->prefix_tokens)
                                 : 0;
     return wl_prompt_build(seed, spec->index, words, spec->prefix_id, prefix_words, buf, len);
+}
+
+size_t workload_prompt_part(uint64_t seed, const struct req_spec *spec,
+                            enum workload_prompt_part part, char *buf, size_t len)
+{
+    uint32_t words = workload_calib_words(&spec->calib, spec->prompt_tokens);
+    uint32_t prefix_words =
+        spec->prefix_id >= 0 ? workload_calib_prefix_words(&spec->calib, spec->prefix_tokens) : 0;
+    uint32_t shared = LL_MIN(prefix_words, words);
+    if (part == WORKLOAD_PROMPT_PREFIX)
+        return shared ? wl_prompt_build(seed, spec->index, shared, spec->prefix_id, prefix_words,
+                                        buf, len)
+                      : 0;
+    uint32_t from = part == WORKLOAD_PROMPT_REST ? shared : 0;
+    return wl_prompt_build_from(seed, spec->index, words, spec->prefix_id, prefix_words, from, buf,
+                                len);
 }
 
 /* splitmix64's finaliser: a bijection of 64-bit values. */

@@ -90,18 +90,27 @@ struct req_spec {
     uint32_t image_tokens;
     const struct image_cfg *image_cfg;
     const struct req_image_data *image_data;
+    /* Its prefix group's shared images (--prefix-images; 0 without a
+     * shared prefix): how many, the group's size draw (workload_group_draw),
+     * and their tokens, which image_tokens includes. images counts the
+     * request's own only. */
+    uint32_t prefix_images;
+    uint64_t prefix_image_draw;
+    uint32_t prefix_image_tokens;
     uint32_t inputs; /* openai-embeddings: the inputs the request carries, each
                                   * of prompt_tokens (--batch); 1 without it, and 0 (taken
                                   * as 1) from anything but workload_spec */
 };
 
 /* The encoded images of one request, as the body writer sends them: image
- * k's base64 text is b64[ends[k-1], ends[k]) (ends[-1] = 0). */
+ * k's base64 text is b64[ends[k-1], ends[k]) (ends[-1] = 0). The first
+ * n_prefix are its prefix group's shared images, the rest its own. */
 struct req_image_data {
     const char *mime; /* "image/png" or "image/jpeg" */
     const char *b64;
     const size_t *ends;
-    uint32_t n;
+    uint32_t n;        /* all of them */
+    uint32_t n_prefix; /* the shared ones, first */
 };
 
 /* Draw request index. Deterministic in (seed, index): one RNG stream per
@@ -119,8 +128,27 @@ int workload_has_images(const struct workload *w);
 
 /* Draw spec's images from c (NULL or unset: none) on their own RNG stream
  * of (seed, spec->index), so runs without images draw what they drew
- * before: the count from c->count, the size draw, the image tokens. */
+ * before: the count from c->count, the size draw, the image tokens. A
+ * request with a shared prefix (spec->prefix_id >= 0, set first) also
+ * gets c->prefix_count shared images, sized by workload_group_draw. */
 void workload_images(const struct image_cfg *c, uint64_t seed, struct req_spec *spec);
+
+/* The size draw (image_pick_size's draw) of prefix group group's shared
+ * images: a pure function of (seed, group), on a stream of its own, so
+ * every request of the group gets the same sizes and groups differ. */
+uint64_t workload_group_draw(uint64_t seed, uint64_t group);
+
+/* Which words of spec's synthetic prompt workload_prompt_part writes: all
+ * of them, the shared prefix's alone, or those after it (the first
+ * without a leading space). ALL is workload_prompt's text; PREFIX, a space
+ * and REST concatenated are that text again. */
+enum workload_prompt_part { WORKLOAD_PROMPT_ALL, WORKLOAD_PROMPT_PREFIX, WORKLOAD_PROMPT_REST };
+
+/* The words of part of spec's prompt, under workload_prompt's contract
+ * (at most len bytes, returns the bytes needed). A request without a
+ * shared prefix has an empty PREFIX and its whole text as REST. */
+size_t workload_prompt_part(uint64_t seed, const struct req_spec *spec,
+                            enum workload_prompt_part part, char *buf, size_t len);
 
 /* The name of the request's class, or NULL without classes. Borrowed from
  * w->classes. */

@@ -14,6 +14,12 @@
  * - closed-loop users, whose images are encoded ahead, send their own;
  * - the spend guard counts the images' tokens; compare refuses runs with
  *   other images as other work;
+ * - a prefix group's shared images (--prefix-images) reach the sim as the
+ *   same bytes in every request of the group and other bytes in another
+ *   group (the image hashes of the sim's log), while each request's own
+ *   images differ; the sim serves the group's later requests the prefix
+ *   text and the shared images' tokens from its cache, exactly, and the
+ *   workload's implied share says the same;
  * - bad flags and bad class settings are one-line usage errors, and APIs
  *   or modes that cannot carry images are refused before anything is sent. */
 #include <jansson.h>
@@ -24,6 +30,7 @@
 #include "harness.h"
 #include "test.h"
 #include "util/util.h"
+#include "workload/workload.h"
 
 #define TEXT_TOKENS 30
 #define N_REQ 24
@@ -294,6 +301,220 @@ static void test_compare_sees_images(void **state)
     harness_compare_refuses(a, b, "images");
 }
 
+/* Shared images on api, seed 5: 24 requests one at a time (one user,
+ * closed loop, so each group's prefix is computed before its next request
+ * and the log's order is the sending order), 80 prompt tokens, three
+ * quarters of them in one of 2 prefix groups of 48 tokens with
+ * `shared` images of 112x112 (16 tokens each), and one own image of the
+ * same size each. 48 + 16 = 64 tokens: the sim's 16-token blocks cover
+ * the shared part exactly, so a group's later request is served exactly
+ * 48 + 16 * shared cached tokens (4 blocks with one shared image, 3
+ * without), its first and every unshared request none. The log's image
+ * hashes (of the bytes the sim received) say which images were the same
+ * bytes. */
+static void check_prefix_images(const char *api, int shared)
+{
+    harness_tmp_begin();
+    char logp[600];
+    harness_tmp_path(logp, sizeof logp, "sim.log");
+    const char *sargs[] = {"--profile", "instant", "--log", logp, NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--api",
+                          api,
+                          "--users",
+                          "1",
+                          "--requests",
+                          "24",
+                          "--seed",
+                          "5",
+                          "--prompt-tokens",
+                          "80",
+                          "--output-tokens",
+                          "2",
+                          "--prefix-fraction",
+                          "0.75",
+                          "--prefix-groups",
+                          "2",
+                          "--prefix-tokens",
+                          "48",
+                          "--images",
+                          "1",
+                          "--image-size",
+                          "112x112",
+                          "--no-metrics",
+                          shared ? "--prefix-images" : NULL,
+                          shared ? "1" : NULL,
+                          NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(dir);
+    struct harness_recs *log = harness_recs_load(logp);
+    assert_int_equal(recs->n, 24);
+    assert_int_equal(log->n, 24);
+    qsort(recs->items, recs->n, sizeof recs->items[0], by_sent);
+    qsort(log->items, log->n, sizeof log->items[0], by_arrival);
+    /* The schedule's ground truth: which request is in which group. */
+    struct workload w;
+    memset(&w, 0, sizeof w);
+    w.seed = 5;
+    w.ignore_eos = 0;
+    char err[200];
+    assert_int_equal(dist_parse("80", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
+    assert_int_equal(dist_parse("2", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    w.prefix = (struct wl_prefix){.fraction = 0.75, .groups = 2, .tokens = 48};
+    char group_hash[2][20] = {"", ""};
+    char own[24][20];
+    int in_group[2] = {0, 0}, unshared = 0;
+    int64_t hits = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        json_t *r = recs->items[i], *l = log->items[i];
+        assert_string_equal(harness_sval(r, "kind"), "ok");
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)harness_ival_req(r, "id"), &spec);
+        int64_t g = spec.prefix_id;
+        int n_shared = g >= 0 ? shared : 0;
+        /* Tokens: the text, the own image and the shared ones, 16 each,
+         * as the sim counted them and the client expected. */
+        int64_t want = 80 + 16 * (1 + n_shared);
+        assert_int_equal(harness_ival_req(l, "prompt_tokens"), want);
+        assert_int_equal(harness_ival_req(r, "prompt_tokens_server"), want);
+        assert_int_equal(harness_ival_req(r, "prompt_tokens"), want);
+        assert_int_equal(harness_ival_req(r, "images"), 1 + n_shared);
+        assert_int_equal(harness_ival_req(l, "image_tokens"), 16 * (1 + n_shared));
+        json_t *hashes = json_object_get(l, "image_hashes");
+        assert_int_equal(json_array_size(hashes), 1 + n_shared);
+        /* Cached: none for an unshared request or a group's first, the
+         * prefix text and the shared images for the group's later ones. */
+        int64_t cached = harness_ival_req(r, "cached_tokens");
+        assert_int_equal(harness_ival_req(l, "cached_tokens"), cached);
+        if (g < 0) {
+            unshared++;
+            assert_int_equal(cached, 0);
+        } else {
+            assert_int_equal(cached, in_group[g] ? 48 + 16 * n_shared : 0);
+            hits += in_group[g] > 0;
+            in_group[g]++;
+        }
+        if (n_shared) {
+            const char *h = json_string_value(json_array_get(hashes, 0));
+            if (group_hash[g][0])
+                assert_string_equal(h, group_hash[g]);
+            snprintf(group_hash[g], sizeof group_hash[g], "%s", h);
+        }
+        snprintf(own[i], sizeof own[i], "%s", json_string_value(json_array_get(hashes, n_shared)));
+    }
+    print_message("%s, %d shared image(s): groups of %d and %d requests, %d unshared; "
+                  "%lld later group requests each served %d cached tokens\n",
+                  api, shared, in_group[0], in_group[1], unshared, (long long)hits,
+                  48 + 16 * shared);
+    /* The premises: both groups had several requests, some had none. */
+    assert_true(in_group[0] >= 2 && in_group[1] >= 2 && unshared > 0 && hits >= 4);
+    /* Groups differ; every own image differs from every other image. */
+    if (shared)
+        assert_string_not_equal(group_hash[0], group_hash[1]);
+    for (size_t i = 0; i < recs->n; i++) {
+        for (size_t j = i + 1; j < recs->n; j++)
+            assert_string_not_equal(own[i], own[j]);
+        for (int g = 0; g < 2 && shared; g++)
+            assert_string_not_equal(own[i], group_hash[g]);
+    }
+    /* The workload's implied share is what the sim served. */
+    json_t *sum = harness_json_load(dir, "summary.json");
+    ASSERT_NEAR(harness_num(sum, "tokens.cached_share"),
+                harness_num(sum, "tokens.workload_cached_share"), 1e-9);
+    double served = (double)(hits * (48 + 16 * shared));
+    double prompt = 24 * 96 + 16 * shared * (in_group[0] + in_group[1]);
+    ASSERT_NEAR(harness_num(sum, "tokens.cached_share"), served / prompt, 1e-9);
+    json_decref(sum);
+    json_t *run = harness_json_load(dir, "run.json");
+    json_t *im = json_object_get(json_object_get(run, "config"), "images");
+    assert_int_equal(harness_ival(im, "prefix_images"), shared ? 1 : -1);
+    json_decref(run);
+    harness_recs_free(log);
+    harness_recs_free(recs);
+    harness_results_free(dir);
+}
+
+static void test_prefix_images_chat(void **state)
+{
+    check_prefix_images("openai-chat", 1);
+}
+
+static void test_prefix_images_anthropic(void **state)
+{
+    check_prefix_images("anthropic-messages", 1);
+}
+
+/* Own images with a shared prefix and no shared images: the prefix text
+ * comes before them, so the text alone is found (3 blocks). */
+static void test_prefix_text_before_images(void **state)
+{
+    check_prefix_images("openai-responses", 0);
+}
+
+/* More groups than the client's table of encoded group images (64 slots,
+ * direct-mapped): 80 requests over 300 groups, about 69 of them seen,
+ * so slots are taken over (69 groups on 64 slots: 5 evictions at least)
+ * and a group may be encoded again when it comes back. Every request of a group
+ * must still send its group's bytes (one hash per group in the sim's
+ * log), and no two groups the same. */
+static void test_prefix_images_many_groups(void **state)
+{
+    harness_tmp_begin();
+    char logp[600];
+    harness_tmp_path(logp, sizeof logp, "sim.log");
+    const char *sargs[] = {"--profile", "instant", "--log", logp, NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {"--users",         "1",   "--requests",        "80",
+                          "--seed",          "9",   "--prompt-tokens",   "20",
+                          "--output-tokens", "1",   "--prefix-fraction", "1",
+                          "--prefix-groups", "300", "--prefix-tokens",   "8",
+                          "--prefix-images", "1",   "--image-size",      "56x56",
+                          "--no-metrics",    NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    struct harness_recs *recs = harness_requests_load(dir);
+    struct harness_recs *log = harness_recs_load(logp);
+    assert_int_equal(recs->n, 80);
+    assert_int_equal(log->n, 80);
+    qsort(recs->items, recs->n, sizeof recs->items[0], by_sent);
+    qsort(log->items, log->n, sizeof log->items[0], by_arrival);
+    struct workload w;
+    memset(&w, 0, sizeof w);
+    w.seed = 9;
+    char err[200];
+    assert_int_equal(dist_parse("20", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
+    assert_int_equal(dist_parse("1", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    w.prefix = (struct wl_prefix){.fraction = 1, .groups = 300, .tokens = 8};
+    static char hash_of[300][20];
+    memset(hash_of, 0, sizeof hash_of);
+    int again = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        struct req_spec spec;
+        workload_spec(&w, (uint64_t)harness_ival_req(recs->items[i], "id"), &spec);
+        assert_true(spec.prefix_id >= 0 && spec.prefix_id < 300);
+        json_t *hashes = json_object_get(log->items[i], "image_hashes");
+        assert_int_equal(json_array_size(hashes), 1);
+        const char *h = json_string_value(json_array_get(hashes, 0));
+        char *mine = hash_of[spec.prefix_id];
+        if (mine[0]) {
+            assert_string_equal(h, mine);
+            again++;
+        }
+        snprintf(mine, sizeof hash_of[0], "%s", h);
+    }
+    for (int a = 0; a < 300; a++)
+        for (int b = a + 1; b < 300; b++)
+            if (hash_of[a][0] && hash_of[b][0])
+                assert_string_not_equal(hash_of[a], hash_of[b]);
+    /* The premise: some group came back (80 draws of 300: about 10). */
+    print_message("80 requests over 300 groups: %d came back to a group seen before\n", again);
+    assert_true(again > 0);
+    harness_recs_free(log);
+    harness_recs_free(recs);
+    harness_results_free(dir);
+}
+
 static void test_refusals(void **state)
 {
     HARNESS_EXPECT_USAGES(
@@ -301,11 +522,23 @@ static void test_refusals(void **state)
          "--images: openai-completions takes a text \"prompt\" only"},
         {{"run", "--api", "openai-embeddings", "--images", "1", "--rate", "1", "--requests", "1"},
          "--images: openai-embeddings takes a text \"input\" only"},
-        {{"run", "--images", "1", "--prefix-fraction", "0.5", "--prefix-tokens", "64", "--rate",
-          "1", "--requests", "1"},
-         "--images with --prefix-fraction: each request's images come first"},
+        {{"run", "--prefix-images", "1", "--rate", "1", "--requests", "1"},
+         "--prefix-images: needs a shared prefix (--prefix-fraction F --prefix-tokens L)"},
+        {{"run", "--prefix-images", "65", "--prefix-fraction", "0.5", "--prefix-tokens", "64",
+          "--rate", "1", "--requests", "1"},
+         "--prefix-images: at most 64"},
+        {{"run", "--prefix-images", "0", "--prefix-fraction", "0.5", "--prefix-tokens", "64",
+          "--rate", "1", "--requests", "1"},
+         "--prefix-images: expected a whole number >= 1"},
+        {{"run", "--api", "openai-completions", "--prefix-images", "1", "--prefix-fraction", "0.5",
+          "--prefix-tokens", "64", "--rate", "1"},
+         "--prefix-images: openai-completions takes a text \"prompt\" only"},
+        {{"run", "--prefix-images", "1", "--prefix-fraction", "0.5", "--prefix-tokens", "64",
+          "--sessions", "2", "--turns", "2"},
+         "--prefix-images: a session resends its conversation"},
+        {{"replay", "--prefix-images", "1", "x.jsonl"}, "--prefix-images: applies to llmload run"},
         {{"run", "--image-size", "64x64", "--rate", "1", "--requests", "1"},
-         "--image-size: goes with --images DIST"},
+         "--image-size: goes with --images DIST (images per request) or --prefix-images N"},
         {{"run", "--image-format", "png", "--rate", "1", "--requests", "1"},
          "--image-format: goes with --images DIST"},
         {{"run", "--images", "1", "--image-size", "0x64", "--rate", "1", "--requests", "1"},
@@ -337,9 +570,16 @@ static void test_refusals(void **state)
                      "{\"classes\": [{\"name\": \"v\", \"prompt_tokens\": 5,\n"
                      "  \"output_tokens\": 2,\n"
                      "  \"images\": {\"count\": 1, \"sizes\": \"9x\"}}]}\n");
+    char noprefix[600];
+    harness_tmp_file(noprefix, sizeof noprefix, "noprefix.json",
+                     "{\"classes\": [{\"name\": \"v\", \"prompt_tokens\": 5,\n"
+                     "  \"output_tokens\": 2,\n"
+                     "  \"images\": {\"prefix_images\": 1}}]}\n");
     struct harness_usage u[] = {
         {{"run", "--workload", wl, "--rate", "1", "--requests", "1"},
          "class \"v\" sends images to openai-completions"},
+        {{"run", "--workload", noprefix, "--rate", "1", "--requests", "1"},
+         "class \"v\" has prefix_images but no \"prefix\""},
         {{"run", "--workload", bad, "--rate", "1", "--requests", "1"},
          "classes[0].images: sizes: expected WxH"},
     };
@@ -355,4 +595,8 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_chat_png, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_spend_guard, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_closed_loop, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_compare_sees_images, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_prefix_images_chat, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_prefix_images_anthropic, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_prefix_text_before_images, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_prefix_images_many_groups, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_refusals, harness_sim_tmp_teardown))

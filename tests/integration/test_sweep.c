@@ -149,8 +149,8 @@ static void check_csv(const char *dir, json_t *steps)
     for (char *p = line; *p; p++)
         header_fields += *p == ',';
     /* 54 figures + one per error kind but ok + 15 server columns (empty when
-     * not scraped) + the hold rule's 2 */
-    assert_int_equal(header_fields, 54 + (REC_KIND_COUNT - 1) + 15 + 2);
+     * not scraped) + the hold rule's 2 + request_bytes_per_s */
+    assert_int_equal(header_fields, 54 + (REC_KIND_COUNT - 1) + 15 + 2 + 1);
     char *save = line;
     for (size_t i = 0; i < LL_ARRAY_LEN(first_cols); i++) {
         size_t l = strlen(first_cols[i]);

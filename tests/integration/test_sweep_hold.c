@@ -39,25 +39,56 @@ static size_t step_lines(const char *dir, json_t **lines, size_t cap)
     return n;
 }
 
-/* The last field of each data row of steps.csv ("short"), after checking
- * that the header ends with hold_factor,short. */
-static void csv_short_column(const char *dir, int *short_col, size_t cap, size_t *n)
+/* Column name of each data row of steps.csv, as numbers (an empty field
+ * is NAN), found by the header. */
+static void csv_column(const char *dir, const char *name, double *out, size_t cap, size_t *n)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/steps.csv", dir);
     char *text = harness_read_file(path, NULL);
     assert_non_null(text);
-    char *line = strtok(text, "\n");
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
     assert_non_null(line);
-    size_t len = strlen(line);
-    assert_true(len > 18 && strcmp(line + len - 18, ",hold_factor,short") == 0);
+    int col = -1, k = 0;
+    for (const char *p = line; p; p = strchr(p, ','), p = p ? p + 1 : NULL, k++) {
+        size_t len = strcspn(p, ",");
+        if (len == strlen(name) && strncmp(p, name, len) == 0)
+            col = k;
+    }
+    if (col < 0)
+        fail_msg("steps.csv has no column %s", name);
     *n = 0;
-    while ((line = strtok(NULL, "\n")) != NULL && *n < cap) {
-        const char *comma = strrchr(line, ',');
-        assert_non_null(comma);
-        short_col[(*n)++] = atoi(comma + 1);
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL && *n < cap) {
+        const char *p = line;
+        for (int i = 0; i < col && p; i++) {
+            p = strchr(p, ',');
+            p = p ? p + 1 : NULL;
+        }
+        assert_non_null(p);
+        out[(*n)++] = *p == ',' || *p == '\0' ? NAN : strtod(p, NULL);
     }
     free(text);
+}
+
+/* The request bodies per second of each step, from the records: the
+ * bytes of every warm window record of the step sent before its window
+ * closed, over the window (docs/formats.md). */
+static double bodies_per_s(const char *dir, int64_t step, json_t *st)
+{
+    struct harness_recs *r = harness_requests_load(dir);
+    int64_t warmup = harness_ival_req(st, "warmup_ns"), dur = harness_ival_req(st, "duration_ns");
+    double bytes = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        json_t *o = r->items[i];
+        if (harness_ival(o, "step") != step || json_is_true(json_object_get(o, "warmup")) ||
+            harness_ival_req(o, "sched_ns") < warmup)
+            continue;
+        int64_t sent = harness_ival(o, "sent_ns");
+        if (sent >= 0 && sent <= dur)
+            bytes += (double)harness_ival_req(o, "request_bytes");
+    }
+    harness_recs_free(r);
+    return bytes / ((double)harness_ival_req(st, "window_ns") / 1e9);
 }
 
 /* Fixed 0.6 s steps: each is held about 3 x its E2E p99, so each is short
@@ -89,6 +120,8 @@ static void test_short_steps_marked(void **state)
         assert_true(json_is_true(json_object_get(st, "short")));
         assert_true(json_is_true(json_object_get(lines[i], "short")));
         assert_true(fabs(harness_num(lines[i], "hold_factor") - factor) < 1e-6 * factor);
+        ASSERT_NEAR(harness_num(lines[i], "request_bytes_per_s"),
+                    harness_num(st, "request_bytes_per_s"), 1e-9);
         json_decref(lines[i]);
     }
     json_t *fd = json_object_get(sum, "findings");
@@ -100,12 +133,23 @@ static void test_short_steps_marked(void **state)
     assert_non_null(strstr(out, "the capacity rests on short steps"));
     assert_non_null(strstr(out, "ok; short"));
 
-    int col[8];
+    double col[8], bodies[8];
     size_t rows;
-    csv_short_column(dir, col, 8, &rows);
+    csv_column(dir, "short", col, 8, &rows);
     assert_int_equal(rows, 2);
-    assert_int_equal(col[0], 1);
-    assert_int_equal(col[1], 1);
+    assert_true(col[0] == 1 && col[1] == 1);
+    /* Request bodies per second: the records' own sizes, in summary.json,
+     * steps.jsonl and steps.csv alike. */
+    csv_column(dir, "request_bytes_per_s", bodies, 8, &rows);
+    assert_int_equal(rows, 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *st = json_array_get(steps, i);
+        double want = bodies_per_s(dir, (int64_t)i, st);
+        print_message("step %zu: %.6g request body bytes/s from the records\n", i, want);
+        assert_true(want > 0);
+        ASSERT_NEAR(harness_num(st, "request_bytes_per_s"), want, 1e-9 * want);
+        ASSERT_NEAR(bodies[i], want, 1e-5 * want); /* %.6g */
+    }
 
     char path[1100];
     snprintf(path, sizeof path, "%s/report.html", dir);

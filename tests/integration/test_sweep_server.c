@@ -114,14 +114,16 @@ static void test_sweep_server_join(void **state)
     assert_int_equal((int)harness_num(hi, "running_max"), 4);
 
     /* steps.csv: the server columns after the error kinds of the first
-     * release, then the kinds added since, then the hold rule's (appended). */
+     * release, then the kinds added since, then the hold rule's, then the
+     * request bodies per second (appended). */
     char path[700];
     snprintf(path, sizeof path, "%s/steps.csv", dir);
     char *csv = harness_read_file(path, NULL);
     assert_non_null(csv);
     assert_non_null(strstr(csv, ",err_transport_error,server_scrapes,"));
-    assert_non_null(
-        strstr(csv, ",client_output_tokens_in_span,err_overloaded_event,hold_factor,short\n"));
+    assert_non_null(strstr(csv,
+                           ",client_output_tokens_in_span,err_overloaded_event,hold_factor,short,"
+                           "request_bytes_per_s\n"));
     free(csv);
 
     /* The report: the server's queue on the in-flight time axis, empty in

@@ -310,6 +310,208 @@ static void test_chatbody_parts(void **state)
     }
 }
 
+/* A prefix group's shared images: their tag is a pure function of (seed,
+ * group, k), so the same group encodes to the same bytes and another
+ * group, seed or image number to others, and no group tag is a request's
+ * own tag; their sizes come from the group alone (workload_group_draw),
+ * the same in every request of the group. */
+static void test_group_images(void **state)
+{
+    assert_true(image_group_tag(5, 3, 0) == image_group_tag(5, 3, 0));
+    assert_true(image_group_tag(5, 3, 0) != image_group_tag(5, 4, 0));
+    assert_true(image_group_tag(5, 3, 0) != image_group_tag(6, 3, 0));
+    assert_true(image_group_tag(5, 3, 0) != image_group_tag(5, 3, 1));
+    for (uint64_t g = 0; g < 64; g++)
+        for (uint32_t k = 0; k < 4; k++)
+            for (uint64_t i = 0; i < 64; i++)
+                assert_true(image_group_tag(5, g, k) != image_tag(5, i, k));
+    /* Same tag, same bytes; another group's tag, other bytes. */
+    struct image_buf a = {0}, b = {0};
+    char err[128];
+    assert_int_equal(
+        image_encode_tag(IMAGE_PNG, image_group_tag(9, 1, 0), 64, 48, &a, err, sizeof err), 0);
+    assert_int_equal(
+        image_encode_tag(IMAGE_PNG, image_group_tag(9, 1, 0), 64, 48, &b, err, sizeof err), 0);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    assert_int_equal(
+        image_encode_tag(IMAGE_PNG, image_group_tag(9, 2, 0), 64, 48, &b, err, sizeof err), 0);
+    assert_true(a.len != b.len || memcmp(a.data, b.data, a.len) != 0);
+    /* image_encode is the request's own tag. */
+    assert_int_equal(image_encode(IMAGE_PNG, 9, 4, 1, 64, 48, &a, err, sizeof err), 0);
+    assert_int_equal(image_encode_tag(IMAGE_PNG, image_tag(9, 4, 1), 64, 48, &b, err, sizeof err),
+                     0);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    image_buf_free(&a);
+    image_buf_free(&b);
+
+    /* The draw: deterministic in (seed, group), other for another seed
+     * or group. */
+    assert_true(workload_group_draw(3, 0) == workload_group_draw(3, 0));
+    assert_true(workload_group_draw(3, 0) != workload_group_draw(3, 1));
+    assert_true(workload_group_draw(3, 0) != workload_group_draw(4, 0));
+
+    /* Through workload_spec: every request of a group gets the group's
+     * count, draw and tokens; one without a prefix gets none; the own
+     * images and every other draw are as without shared images. */
+    struct workload w;
+    memset(&w, 0, sizeof w);
+    w.seed = 3;
+    dist_parse("100", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
+    dist_parse("10", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    w.prefix = (struct wl_prefix){.fraction = 0.7, .groups = 3, .tokens = 40};
+    const char *const what[3] = {"a", "b", "c"};
+    assert_int_equal(
+        image_cfg_parse(what, "1", "28x28:1,56x56:1,84x84:1", NULL, &w.images, err, sizeof err), 0);
+    struct req_spec plain[200];
+    for (uint64_t i = 0; i < 200; i++)
+        workload_spec(&w, i, &plain[i]);
+    w.images.prefix_count = 2;
+    uint64_t draw_of[3] = {0, 0, 0};
+    int seen[3] = {0, 0, 0}, unshared = 0, sizes_differ = 0;
+    for (uint64_t i = 0; i < 200; i++) {
+        struct req_spec s;
+        workload_spec(&w, i, &s);
+        assert_int_equal(s.prefix_id, plain[i].prefix_id);
+        assert_int_equal(s.images, 1);
+        assert_true(s.image_draw == plain[i].image_draw);
+        assert_int_equal(s.cancel_kind, plain[i].cancel_kind);
+        if (s.prefix_id < 0) {
+            unshared++;
+            assert_int_equal(s.prefix_images, 0);
+            assert_int_equal(s.prefix_image_tokens, 0);
+            assert_int_equal(s.image_tokens, plain[i].image_tokens);
+            continue;
+        }
+        assert_int_equal(s.prefix_images, 2);
+        assert_true(s.prefix_image_draw == workload_group_draw(3, (uint64_t)s.prefix_id));
+        if (seen[s.prefix_id])
+            assert_true(s.prefix_image_draw == draw_of[s.prefix_id]);
+        seen[s.prefix_id] = 1;
+        draw_of[s.prefix_id] = s.prefix_image_draw;
+        uint32_t tok = 0;
+        for (uint32_t k = 0; k < 2; k++) {
+            uint32_t iw, ih;
+            image_pick_size(&w.images, s.prefix_image_draw, k, &iw, &ih);
+            tok += image_tokens(iw, ih);
+        }
+        assert_int_equal(s.prefix_image_tokens, tok);
+        assert_int_equal(s.image_tokens, plain[i].image_tokens + tok);
+        assert_int_equal(chatbody_prompt_tokens(&s), s.prompt_tokens + s.image_tokens);
+    }
+    assert_true(seen[0] && seen[1] && seen[2] && unshared > 0);
+    /* Three groups of two images from three sizes: not all the same sizes
+     * (each group's draw is its own). */
+    for (int g = 1; g < 3; g++)
+        for (uint32_t k = 0; k < 2; k++) {
+            uint32_t w0, h0, w1, h1;
+            image_pick_size(&w.images, draw_of[0], k, &w0, &h0);
+            image_pick_size(&w.images, draw_of[g], k, &w1, &h1);
+            sizes_differ |= w0 != w1;
+        }
+    assert_true(sizes_differ);
+}
+
+/* The prompt cut after its prefix: PREFIX, a space and REST are the
+ * whole text; PREFIX is the same in every request of a group. */
+static void test_prompt_parts(void **state)
+{
+    struct workload w;
+    memset(&w, 0, sizeof w);
+    w.seed = 8;
+    dist_parse("uniform:30,60", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
+    dist_parse("5", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 20};
+    char prefix_of[2][1024] = {"", ""};
+    int shared = 0;
+    for (uint64_t i = 0; i < 40; i++) {
+        struct req_spec s;
+        workload_spec(&w, i, &s);
+        char all[1024], pre[1024], rest[1024], joined[2100];
+        size_t n = workload_prompt(8, &s, all, sizeof all);
+        assert_int_equal(workload_prompt_part(8, &s, WORKLOAD_PROMPT_ALL, pre, sizeof pre), n);
+        assert_memory_equal(pre, all, n);
+        all[n] = '\0';
+        size_t np = workload_prompt_part(8, &s, WORKLOAD_PROMPT_PREFIX, pre, sizeof pre);
+        size_t nr = workload_prompt_part(8, &s, WORKLOAD_PROMPT_REST, rest, sizeof rest);
+        pre[np] = '\0';
+        rest[nr] = '\0';
+        if (s.prefix_id < 0) {
+            assert_int_equal(np, 0);
+            assert_string_equal(rest, all);
+            continue;
+        }
+        shared++;
+        snprintf(joined, sizeof joined, "%s %s", pre, rest);
+        assert_string_equal(joined, all);
+        if (prefix_of[s.prefix_id][0])
+            assert_string_equal(pre, prefix_of[s.prefix_id]);
+        snprintf(prefix_of[s.prefix_id], sizeof prefix_of[0], "%s", pre);
+    }
+    assert_true(shared > 5);
+    assert_string_not_equal(prefix_of[0], prefix_of[1]);
+}
+
+/* With a shared prefix the user message is the group's images, the
+ * prefix text, the request's own images, the rest of the text. */
+static void test_chatbody_shared_layout(void **state)
+{
+    struct workload w;
+    memset(&w, 0, sizeof w);
+    w.seed = 3;
+    dist_parse("30", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
+    dist_parse("5", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    w.prefix = (struct wl_prefix){.fraction = 1, .groups = 1, .tokens = 10};
+    struct req_spec spec;
+    workload_spec(&w, 7, &spec);
+    assert_int_equal(spec.prefix_id, 0);
+    static const size_t ends[3] = {4, 8, 12};
+    struct req_image_data im = {
+        .mime = "image/png", .b64 = "GGGGHHHHOOOO", .ends = ends, .n = 3, .n_prefix = 2};
+    spec.images = 1;
+    spec.prefix_images = 2;
+    spec.image_data = &im;
+    enum oai_api apis[] = {OAI_API_CHAT, OAI_API_ANTHROPIC, OAI_API_RESPONSES};
+    char pre[256], rest[256];
+    size_t np = workload_prompt_part(5, &spec, WORKLOAD_PROMPT_PREFIX, pre, sizeof pre - 1);
+    size_t nr = workload_prompt_part(5, &spec, WORKLOAD_PROMPT_REST, rest, sizeof rest - 1);
+    pre[np] = rest[nr] = '\0';
+    for (size_t a = 0; a < 3; a++) {
+        size_t need = chatbody_prompt(apis[a], 5, &spec, NULL, 0);
+        char *buf = malloc(need + 3);
+        assert_int_equal(chatbody_prompt(apis[a], 5, &spec, buf + 1, need), need);
+        buf[0] = '[';
+        buf[need + 1] = ']';
+        buf[need + 2] = '\0';
+        json_error_t je;
+        json_t *arr = json_loads(buf, 0, &je);
+        if (!arr)
+            fail_msg("api %zu: %s in %s", a, je.text, buf);
+        json_t *content = json_object_get(json_array_get(arr, 0), "content");
+        assert_int_equal(json_array_size(content), 5);
+        const char *want[5] = {"GGGG", "HHHH", pre, "OOOO", rest};
+        for (size_t k = 0; k < 5; k++) {
+            json_t *part = json_array_get(content, k);
+            const char *got;
+            if (k == 2 || k == 4)
+                got = json_string_value(json_object_get(part, "text"));
+            else if (apis[a] == OAI_API_ANTHROPIC)
+                got = json_string_value(json_object_get(json_object_get(part, "source"), "data"));
+            else if (apis[a] == OAI_API_RESPONSES)
+                got = json_string_value(json_object_get(part, "image_url")) + 22;
+            else
+                got =
+                    json_string_value(json_object_get(json_object_get(part, "image_url"), "url")) +
+                    22;
+            assert_non_null(got);
+            assert_string_equal(got, want[k]);
+        }
+        json_decref(arr);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,7 +519,8 @@ int main(void)
         cmocka_unit_test(test_jpeg_decodes),   cmocka_unit_test(test_deterministic_unique),
         cmocka_unit_test(test_header_size),    cmocka_unit_test(test_header_refusals),
         cmocka_unit_test(test_sizes_grammar),  cmocka_unit_test(test_draws),
-        cmocka_unit_test(test_chatbody_parts),
+        cmocka_unit_test(test_chatbody_parts), cmocka_unit_test(test_group_images),
+        cmocka_unit_test(test_prompt_parts),   cmocka_unit_test(test_chatbody_shared_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,6 +107,30 @@ static void test_unknown_prompts(void **state)
     prefix_share_reset(&p);
 }
 
-TEST_MAIN(cmocka_unit_test(test_first_of_each_group_misses),
+/* Images: every image's tokens are prompt tokens; a group's shared
+ * images are part of what its later requests find. */
+static void test_images(void **state)
+{
+    struct prefix_share p;
+    prefix_share_init(&p);
+    for (int i = 0; i < 4; i++) {
+        struct req_spec s = req(80, 0, 48);
+        s.prefix_images = 1;
+        s.prefix_image_tokens = 16;
+        s.images = 1;
+        s.image_tokens = 16 + 16; /* the shared one and its own */
+        prefix_share_add(&p, &s);
+    }
+    struct req_spec own = req(80, -1, 0);
+    own.images = 1;
+    own.image_tokens = 16;
+    prefix_share_add(&p, &own);
+    assert_int_equal(p.prompt_tokens, 4 * 112 + 96);
+    assert_int_equal(prefix_share_cached_tokens(&p), 3 * 64);
+    assert_true(fabs(prefix_share_implied(&p) - 192.0 / 544.0) < 1e-12);
+    prefix_share_reset(&p);
+}
+
+TEST_MAIN(cmocka_unit_test(test_first_of_each_group_misses), cmocka_unit_test(test_images),
           cmocka_unit_test(test_short_prompts_and_lengths), cmocka_unit_test(test_merge_and_growth),
           cmocka_unit_test(test_unknown_prompts))

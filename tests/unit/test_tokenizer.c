@@ -187,8 +187,8 @@ static void test_words_hash_golden(void **state)
     assert_true(h[3] == 0xe47b60105229ba49ULL);
     /* The prompt form under words: no special tokens, messages ignored. */
     size_t ends[2] = {5, 11};
-    struct tokenizer_prompt chat = {"hello world", 11, ends, 2};
-    struct tokenizer_prompt comp = {"hello world", 11, NULL, 0};
+    struct tokenizer_prompt chat = {"hello world", 11, ends, 2, NULL, 0};
+    struct tokenizer_prompt comp = {"hello world", 11, NULL, 0, NULL, 0};
     uint64_t g[4];
     assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_WORDS, &chat, 1, g, 4), 4);
     assert_memory_equal(g, h, sizeof h);
@@ -247,20 +247,20 @@ static void test_bytes2_count(void **state)
 /* bytes2 prompts: BOS for completions; 7 per message + 3 for chat. */
 static void test_bytes2_prompt_count(void **state)
 {
-    struct tokenizer_prompt comp = {"hello world", 11, NULL, 0};
+    struct tokenizer_prompt comp = {"hello world", 11, NULL, 0, NULL, 0};
     assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &comp), 6 + 1);
-    struct tokenizer_prompt empty = {NULL, 0, NULL, 0};
+    struct tokenizer_prompt empty = {NULL, 0, NULL, 0, NULL, 0};
     assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &empty), 1);
     size_t one_end[1] = {11};
-    struct tokenizer_prompt one = {"hello world", 11, one_end, 1};
+    struct tokenizer_prompt one = {"hello world", 11, one_end, 1, NULL, 0};
     assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &one), 6 + 7 + 3);
     /* Two messages "hello" and "the a", joined by "\n". */
     size_t two_end[2] = {5, 11};
-    struct tokenizer_prompt two = {"hello\nthe a", 11, two_end, 2};
+    struct tokenizer_prompt two = {"hello\nthe a", 11, two_end, 2, NULL, 0};
     assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &two), 3 + 2 + 1 + 14 + 3);
     /* One message with empty content: the template alone. */
     size_t zero_end[1] = {0};
-    struct tokenizer_prompt blank = {"", 0, zero_end, 1};
+    struct tokenizer_prompt blank = {"", 0, zero_end, 1, NULL, 0};
     assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &blank), 10);
 }
 
@@ -268,7 +268,7 @@ static void test_bytes2_prompt_count(void **state)
 static void test_bytes2_hashes(void **state)
 {
     /* By hand: FNV-1a 64 over (0x40 0x01) BOS, (10 "ab"), (9 "c"). */
-    struct tokenizer_prompt comp = {"ab c", 4, NULL, 0};
+    struct tokenizer_prompt comp = {"ab c", 4, NULL, 0, NULL, 0};
     uint64_t h[4];
     assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &comp, 1, h, 4), 3);
     assert_true(h[0] == 0x090c0707b5a4387aULL);
@@ -281,7 +281,7 @@ static void test_bytes2_hashes(void **state)
 
     /* Chat "ab": 7 + 1 + 3 = 11 tokens, two blocks of 4, five of 2. */
     size_t e1[1] = {2};
-    struct tokenizer_prompt c1 = {"ab", 2, e1, 1};
+    struct tokenizer_prompt c1 = {"ab", 2, e1, 1, NULL, 0};
     assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &c1, 4, h, 4), 2);
     uint64_t k[8];
     assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &c1, 2, k, 8), 5);
@@ -292,7 +292,8 @@ static void test_bytes2_hashes(void **state)
     const char *ta = "aa bb cc dd ee ff gg hh\nxx";
     const char *tb = "aa bb cc dd ee ff gg hh\nyy zz";
     size_t ea[2] = {23, strlen(ta)}, eb[2] = {23, strlen(tb)};
-    struct tokenizer_prompt pa = {ta, strlen(ta), ea, 2}, pb = {tb, strlen(tb), eb, 2};
+    struct tokenizer_prompt pa = {ta, strlen(ta), ea, 2, NULL, 0},
+                            pb = {tb, strlen(tb), eb, 2, NULL, 0};
     assert_int_equal(tokenizer_prompt_count(TOKENIZER_BYTES2, &pa), 8 + 1 + 17);
     uint64_t ha[8], hb[8];
     assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &pa, 5, ha, 8), 5);
@@ -300,7 +301,7 @@ static void test_bytes2_hashes(void **state)
     assert_true(ha[0] == hb[0] && ha[1] == hb[1] && ha[2] == hb[2] && ha[3] == hb[3]);
     assert_true(ha[4] != hb[4]);
     /* The template matters: the same text as completions shares nothing. */
-    struct tokenizer_prompt pc = {ta, strlen(ta), NULL, 0};
+    struct tokenizer_prompt pc = {ta, strlen(ta), NULL, 0, NULL, 0};
     assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_BYTES2, &pc, 5, hb, 8), 2);
     assert_true(ha[0] != hb[0]);
     /* And bytes2 text keys differ from words text keys ("abcd" is one
@@ -337,13 +338,63 @@ static void test_ids(void **state)
     assert_int_equal(tokenizer_ids(TOKENIZER_WORDS, "", 0, 1, ids, 16), 0);
 }
 
-TEST_MAIN(cmocka_unit_test(test_count),
-          cmocka_unit_test(test_block_hashes),
-          cmocka_unit_test(test_output_tokens),
-          cmocka_unit_test(test_block_hashes_ids),
-          cmocka_unit_test(test_words_hash_golden),
-          cmocka_unit_test(test_kind_names),
-          cmocka_unit_test(test_bytes2_count),
-          cmocka_unit_test(test_bytes2_prompt_count),
-          cmocka_unit_test(test_bytes2_hashes),
-          cmocka_unit_test(test_ids))
+/* Images in the block hashes: an image's tokens stand where it stood, keyed
+ * by its bytes' hash. Two prompts whose image and text agree share the
+ * blocks they cover; another image at the same place shares none after
+ * it; the text alone (no images) hashes as before. */
+static void test_image_hashes(void **state)
+{
+    const char *img_a = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB",
+               *img_b = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAAB";
+    uint64_t ha = tokenizer_image_hash(img_a, strlen(img_a));
+    uint64_t hb = tokenizer_image_hash(img_b, strlen(img_b));
+    assert_true(ha == tokenizer_image_hash(img_a, strlen(img_a)));
+    assert_true(ha != hb);
+    assert_true(tokenizer_image_hash(img_a, 31) != ha);
+    /* "aa bb\nxx yy" with a 4-token image at 0 and one at 5 (before "\nxx"):
+     * 4 + 2 + 4 + 2 = 12 tokens, three blocks of 4. */
+    const char *text = "aa bb\nxx yy", *other = "aa bb\nzz ww";
+    struct tokenizer_image same[2] = {{0, 4, ha}, {5, 4, ha}};
+    struct tokenizer_image second_other[2] = {{0, 4, ha}, {5, 4, hb}};
+    struct tokenizer_image first_other[2] = {{0, 4, hb}, {5, 4, ha}};
+    struct tokenizer_prompt p1 = {text, strlen(text), NULL, 0, same, 2};
+    struct tokenizer_prompt p2 = {other, strlen(other), NULL, 0, same, 2};
+    struct tokenizer_prompt p3 = {text, strlen(text), NULL, 0, second_other, 2};
+    struct tokenizer_prompt p4 = {text, strlen(text), NULL, 0, first_other, 2};
+    uint64_t h1[4], h2[4], h3[4], h4[4];
+    for (int k = 0; k < 2; k++) {
+        enum tokenizer_kind kind = k ? TOKENIZER_BYTES2 : TOKENIZER_WORDS;
+        uint32_t n = tokenizer_prompt_block_hashes(kind, &p1, 4, h1, 4);
+        assert_int_equal(n, 3); /* words 12 tokens; bytes2 13 (a BOS) */
+        assert_int_equal(tokenizer_prompt_block_hashes(kind, &p2, 4, h2, 4), n);
+        assert_int_equal(tokenizer_prompt_block_hashes(kind, &p3, 4, h3, 4), n);
+        assert_int_equal(tokenizer_prompt_block_hashes(kind, &p4, 4, h4, 4), n);
+        /* Same image, same text up to it: the first blocks agree. */
+        assert_true(h1[0] == h2[0]);
+        assert_true(h1[0] == h3[0]);
+        /* The second image differs from token 6 (7 with bytes2's BOS) on:
+         * blocks 1 and 2 differ. */
+        assert_true(h1[1] != h3[1] && h1[2] != h3[2]);
+        /* The first image differs: nothing agrees. */
+        assert_true(h1[0] != h4[0] && h1[1] != h4[1] && h1[2] != h4[2]);
+        /* Different text after the second image. */
+        assert_true(h1[2] != h2[2]);
+    }
+    /* No images: the text's hashes, as before. */
+    struct tokenizer_prompt plain = {text, strlen(text), NULL, 0, NULL, 0};
+    uint64_t g[4], t[4];
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_WORDS, &plain, 1, g, 4), 4);
+    assert_int_equal(tokenizer_block_hashes(text, strlen(text), 1, t, 4), 4);
+    assert_memory_equal(g, t, sizeof g);
+    /* An image alone: its tokens make blocks. */
+    struct tokenizer_image only = {0, 8, ha};
+    struct tokenizer_prompt img = {"", 0, NULL, 0, &only, 1};
+    assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_WORDS, &img, 4, g, 4), 2);
+}
+
+TEST_MAIN(cmocka_unit_test(test_count), cmocka_unit_test(test_block_hashes),
+          cmocka_unit_test(test_output_tokens), cmocka_unit_test(test_block_hashes_ids),
+          cmocka_unit_test(test_words_hash_golden), cmocka_unit_test(test_kind_names),
+          cmocka_unit_test(test_bytes2_count), cmocka_unit_test(test_bytes2_prompt_count),
+          cmocka_unit_test(test_bytes2_hashes), cmocka_unit_test(test_ids),
+          cmocka_unit_test(test_image_hashes))

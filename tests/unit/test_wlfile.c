@@ -196,7 +196,29 @@ static void test_images(void **state)
     assert_int_equal(b->n_sizes, 1);
     assert_int_equal(b->sizes[0].w, 512); /* the default */
     assert_int_equal(b->format, IMAGE_PNG);
+    assert_int_equal(a->prefix_count, 0);
     wl_file_free(f);
+    /* Shared images: with a count, or alone (no own image: count 0). */
+    f = parse_ok("{\"classes\":[" CLS ",\"images\":{\"count\":1,\"prefix_images\":3}}, "
+                 "{\"name\":\"b\",\"prompt_tokens\":1,\"output_tokens\":1,"
+                 "\"images\":{\"prefix_images\":2,\"sizes\":\"56x56\"}}]}");
+    a = &f->classes[0].images;
+    b = &f->classes[1].images;
+    assert_true(a->set && b->set);
+    assert_int_equal(a->prefix_count, 3);
+    assert_int_equal(b->prefix_count, 2);
+    assert_int_equal(b->count.kind, DIST_FIXED);
+    assert_true(b->count.a == 0);
+    assert_int_equal(b->sizes[0].w, 56);
+    wl_file_free(f);
+    parse_bad("{\"classes\": [" CLS ",\"images\":{\"prefix_images\":0}}]}",
+              "classes[0].images: prefix_images: expected a whole number of images each prefix "
+              "group shares, 1 to 64",
+              "got 0");
+    parse_bad("{\"classes\": [" CLS ",\"images\":{\"prefix_images\":1.5}}]}",
+              "classes[0].images: prefix_images: expected a whole number", "got 1.5");
+    parse_bad("{\"classes\": [" CLS ",\"images\":{\"prefix_images\":\"2\"}}]}",
+              "classes[0].images: prefix_images: expected a whole number", NULL);
     parse_bad("{\"classes\": [" CLS ",\"images\":2}]}",
               "w.json:1:", "classes[0].images: expected an object {\"count\": DIST");
     parse_bad("{\"classes\": [" CLS ",\"images\":{}}]}", "classes[0].images: count: expected",
@@ -210,7 +232,8 @@ static void test_images(void **state)
     parse_bad("{\"classes\": [" CLS ",\"images\":{\"count\":1,\"sizes\":5}}]}",
               "classes[0].images: sizes: expected a string", "got 5");
     parse_bad("{\"classes\": [" CLS ",\"images\":{\"count\":1,\"size\":\"5x5\"}}]}",
-              "classes[0].images.size: unknown field", "(allowed: count, sizes, format)");
+              "classes[0].images.size: unknown field",
+              "(allowed: count, prefix_images, sizes, format)");
 }
 
 static void test_errors(void **state)
