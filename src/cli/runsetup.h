@@ -10,6 +10,8 @@
  *   run_setup_gpu_*     the GPU telemetry scrapers and the run's energy
  *                       (run and replay; sweep joins them per step)
  *   run_setup_drive     one driver run (run and replay; sweep drives steps)
+ *   run_setup_report    the terminal summary and summary.json's object
+ *                       (run and replay)
  *   run_setup_finish    summary.json, then run.json with its outcome
  *   run_setup_end       run.json's outcome without a summary (a run stopped
  *                       before its load, a sweep)
