@@ -295,25 +295,10 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
     runopts_summary_info(cfg, res, rs->target.model, "the trace's times", 0, slo_text,
                          sizeof slo_text, &info);
 
-    summary_print(stdout, &res->stats, &info);
-    json_t *classes = run_setup_classes(cfg, res);
-    json_t *endpoints = run_setup_endpoints(cfg, res);
-    if (res->stop_reason[0])
-        printf("offering stopped early: %s\n", res->stop_reason);
     struct energy_figures energy;
-    if (rs->n_gpu) {
-        run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, NAN, &energy);
-        energy_print(stdout, &energy, rs->gpu_scrapers, rs->n_gpu);
-    }
-    printf("results: %s\n", rs->dir);
-    fflush(stdout);
-    json_t *sj = summary_json(&res->stats, &info);
-    if (classes)
-        json_object_set_new(sj, "classes", classes);
-    if (endpoints)
-        json_object_set_new(sj, "endpoints", endpoints);
     if (rs->n_gpu)
-        json_object_set_new(sj, "energy", energy_json(&energy, rs->gpu_scrapers, rs->n_gpu));
+        run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, NAN, &energy);
+    json_t *sj = run_setup_report(rs, cfg, &info, NULL, &energy);
     return run_setup_finish(rs, sj, &info);
 }
 

@@ -743,37 +743,8 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
                          cfg->mode == LOAD_OPEN && !res->interrupted, slo_text, sizeof slo_text,
                          &info);
 
-    summary_print(stdout, &res->stats, &info);
-    json_t *classes = run_setup_classes(cfg, res);
-    json_t *endpoints = run_setup_endpoints(cfg, res);
-    if (res->stop_reason[0])
-        printf("offering stopped early: %s\n", res->stop_reason);
-    /* --prometheus: each replica's own figures over the run's span. */
-    struct promsource_replica reps[16];
-    struct promsource_staleness st;
-    size_t n_reps = promsource_replicas_join(rs->scraper, res->run_start_abs_ns,
-                                             res->run_start_abs_ns + res->elapsed_ns,
-                                             SCRAPE_SPAN_OUTER, reps, 16, &st);
-    if (rs->scraper)
-        scrape_join_print(stdout, &sjoin, join_rc, &client, rs->scraper);
-    promsource_replicas_print(stdout, reps, n_reps, &st);
-    if (rs->n_gpu)
-        energy_print(stdout, &energy, rs->gpu_scrapers, rs->n_gpu);
-    printf("results: %s\n", rs->dir);
-    fflush(stdout);
-
-    json_t *sj = summary_json(&res->stats, &info);
-    if (classes)
-        json_object_set_new(sj, "classes", classes);
-    if (endpoints)
-        json_object_set_new(sj, "endpoints", endpoints);
-    if (rs->scraper)
-        json_object_set_new(sj, "server", scrape_join_json(&sjoin, join_rc, &client, rs->scraper));
-    if (n_reps)
-        json_object_set_new(json_object_get(sj, "server"), "replicas",
-                            promsource_replicas_json(reps, n_reps, &st));
-    if (rs->n_gpu)
-        json_object_set_new(sj, "energy", energy_json(&energy, rs->gpu_scrapers, rs->n_gpu));
+    struct run_server_view server = {&sjoin, join_rc, &client};
+    json_t *sj = run_setup_report(rs, cfg, &info, rs->scraper ? &server : NULL, &energy);
     if (ex->n) {
         size_t failed = 0;
         fflush(stdout);

@@ -26,6 +26,33 @@ int cmp_rows_max(void)
     return LAT_N * NPCT + 5 + REC_KIND_COUNT;
 }
 
+/* The next row, rows[(*k)++], cleared and begun: its name and title,
+ * unit (a share's difference is in percentage points), the better
+ * direction, each side's figure (NAN: none) and the interval's method.
+ * The caller sets its difference d. */
+static struct row *row_begin(struct row *rows, int *k, const char *name, const char *title,
+                             enum unit unit, enum cmp_better dir, double base, double cand,
+                             const char *method)
+{
+    struct row *r = &rows[(*k)++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    snprintf(r->title, sizeof r->title, "%s", title);
+    r->unit = unit;
+    r->dir = dir;
+    r->pp = unit == U_SHARE;
+    r->base = base;
+    r->cand = cand;
+    r->method = method;
+    return r;
+}
+
+/* The share n / of (NAN when of is 0). */
+static double share_of(uint64_t n, uint64_t of)
+{
+    return of ? (double)n / (double)of : NAN;
+}
+
 /* The rows of candidate c against baseline b. */
 int cmp_build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,
                    double min_effect, const int *kind_wanted, struct row *rows)
@@ -43,57 +70,34 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
         if (cmp_bootstrap_pct_blocks(&sb, &sc, pcts, NPCT, resamples, seed + (uint64_t)m, d) != 0)
             return -1;
         for (int p = 0; p < NPCT; p++) {
-            struct row *r = &rows[k++];
-            memset(r, 0, sizeof *r);
-            snprintf(r->name, sizeof r->name, "%s_p%.0f", lat_names[m], pcts[p]);
-            snprintf(r->title, sizeof r->title, "%s p%.0f", lat_titles[m], pcts[p]);
-            r->unit = U_NS;
-            r->dir = CMP_LOWER_BETTER;
-            r->base = b->lat[m].n ? cmp_percentile_sorted(b->lat[m].v, b->lat[m].n, pcts[p]) : NAN;
-            r->cand = c->lat[m].n ? cmp_percentile_sorted(c->lat[m].v, c->lat[m].n, pcts[p]) : NAN;
+            char name[48], title[48];
+            snprintf(name, sizeof name, "%s_p%.0f", lat_names[m], pcts[p]);
+            snprintf(title, sizeof title, "%s p%.0f", lat_titles[m], pcts[p]);
+            double base =
+                b->lat[m].n ? cmp_percentile_sorted(b->lat[m].v, b->lat[m].n, pcts[p]) : NAN;
+            double cand =
+                c->lat[m].n ? cmp_percentile_sorted(c->lat[m].v, c->lat[m].n, pcts[p]) : NAN;
+            struct row *r = row_begin(rows, &k, name, title, U_NS, CMP_LOWER_BETTER, base, cand,
+                                      "bootstrap");
             r->d = d[p];
-            r->method = "bootstrap";
             r->block_b = b->block[m];
             r->block_c = c->block[m];
         }
     }
     double scale = b->window_s / c->window_s;
-    struct row *r = &rows[k++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->name, sizeof r->name, "goodput");
-    snprintf(r->title, sizeof r->title, "goodput");
-    r->unit = U_RPS;
-    r->dir = CMP_HIGHER_BETTER;
-    r->base = b->goodput;
-    r->cand = c->goodput;
-    r->method = "poisson";
+    struct row *r = row_begin(rows, &k, "goodput", "goodput", U_RPS, CMP_HIGHER_BETTER, b->goodput,
+                              c->goodput, "poisson");
     if (b->has_slo && c->has_slo)
         r->d = cmp_total_ratio((double)b->good, (double)b->good, (double)c->good, (double)c->good,
                                scale);
 
-    r = &rows[k++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->name, sizeof r->name, "attainment");
-    snprintf(r->title, sizeof r->title, "attainment");
-    r->unit = U_SHARE;
-    r->dir = CMP_HIGHER_BETTER;
-    r->pp = 1;
-    r->base = b->attainment;
-    r->cand = c->attainment;
-    r->method = "newcombe";
+    r = row_begin(rows, &k, "attainment", "attainment", U_SHARE, CMP_HIGHER_BETTER, b->attainment,
+                  c->attainment, "newcombe");
     if (b->has_slo && c->has_slo && isfinite(b->attainment) && isfinite(c->attainment))
         r->d = cmp_share_diff(b->attained, b->scheduled, c->attained, c->scheduled);
 
-    r = &rows[k++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->name, sizeof r->name, "error_rate");
-    snprintf(r->title, sizeof r->title, "error rate");
-    r->unit = U_SHARE;
-    r->dir = CMP_LOWER_BETTER;
-    r->pp = 1;
-    r->base = b->completed ? (double)b->failed / (double)b->completed : NAN;
-    r->cand = c->completed ? (double)c->failed / (double)c->completed : NAN;
-    r->method = "newcombe";
+    r = row_begin(rows, &k, "error_rate", "error rate", U_SHARE, CMP_LOWER_BETTER,
+                  share_of(b->failed, b->completed), share_of(c->failed, c->completed), "newcombe");
     r->d = cmp_share_diff(b->failed, b->completed, c->failed, c->completed);
 
     /* Each error kind that occurred on a side, or that --fail-on names. */
@@ -101,41 +105,23 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
         if (e == REC_OK || !(b->by_kind[e] || c->by_kind[e] || kind_wanted[e]))
             continue;
         const char *kn = rec_kind_name((enum rec_kind)e);
-        r = &rows[k++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->name, sizeof r->name, "error_rate_%s", kn);
-        snprintf(r->title, sizeof r->title, "  %s", kn);
-        r->unit = U_SHARE;
-        r->dir = CMP_LOWER_BETTER;
-        r->pp = 1;
-        r->base = b->completed ? (double)b->by_kind[e] / (double)b->completed : NAN;
-        r->cand = c->completed ? (double)c->by_kind[e] / (double)c->completed : NAN;
-        r->method = "newcombe";
+        char name[48], title[48];
+        snprintf(name, sizeof name, "error_rate_%s", kn);
+        snprintf(title, sizeof title, "  %s", kn);
+        r = row_begin(rows, &k, name, title, U_SHARE, CMP_LOWER_BETTER,
+                      share_of(b->by_kind[e], b->completed), share_of(c->by_kind[e], c->completed),
+                      "newcombe");
         r->d = cmp_share_diff(b->by_kind[e], b->completed, c->by_kind[e], c->completed);
     }
 
     if (!no_stream) {
-        r = &rows[k++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->name, sizeof r->name, "output_tokens_per_s");
-        snprintf(r->title, sizeof r->title, "output tok/s");
-        r->unit = U_TOKS;
-        r->dir = CMP_HIGHER_BETTER;
-        r->base = b->tok_s;
-        r->cand = c->tok_s;
-        r->method = "poisson";
+        r = row_begin(rows, &k, "output_tokens_per_s", "output tok/s", U_TOKS, CMP_HIGHER_BETTER,
+                      b->tok_s, c->tok_s, "poisson");
         r->d = cmp_total_ratio(b->tok_sum, b->tok_sq, c->tok_sum, c->tok_sq, scale);
     }
 
-    r = &rows[k++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->name, sizeof r->name, "achieved_rate");
-    snprintf(r->title, sizeof r->title, "achieved rate");
-    r->unit = U_RPS;
-    r->dir = CMP_HIGHER_BETTER;
-    r->base = b->send_rate;
-    r->cand = c->send_rate;
-    r->method = "poisson";
+    r = row_begin(rows, &k, "achieved_rate", "achieved rate", U_RPS, CMP_HIGHER_BETTER,
+                  b->send_rate, c->send_rate, "poisson");
     r->d =
         cmp_total_ratio((double)b->sent, (double)b->sent, (double)c->sent, (double)c->sent, scale);
     for (int i = 0; i < k; i++) {

@@ -79,47 +79,37 @@ static const char *refused_flag(const struct run_opts *o, const struct run_confi
                                 const char **why)
 {
     static const char *const no_output = "an embedding has no output tokens";
-    if (o->output_tokens) {
-        *why = no_output;
-        return "--output-tokens";
-    }
-    if (o->ignore_eos) {
-        *why = no_output;
-        return "--ignore-eos";
-    }
-    if (o->lengths) {
-        *why = "its rows pair inputs with outputs, and an embedding has no output; give "
-               "--prompt-tokens";
-        return "--lengths";
-    }
-    if (cfg->mode == LOAD_SESSIONS) {
-        *why = "an embedding is not a conversation";
-        return "--sessions";
-    }
-    if (o->prefix_fraction || o->prefix_groups || o->prefix_tokens) {
-        *why = "every input is unique (the sim keeps no prefix cache for embeddings)";
-        return o->prefix_fraction ? "--prefix-fraction"
-               : o->prefix_groups ? "--prefix-groups"
-                                  : "--prefix-tokens";
-    }
-    if (o->cancel_fraction || o->cancel_after || o->cancel_after_tokens) {
-        *why = "there is no stream to walk away from";
-        return o->cancel_fraction ? "--cancel-fraction"
-               : o->cancel_after  ? "--cancel-after"
-                                  : "--cancel-after-tokens";
-    }
-    if (o->prompt_ids) {
-        *why = "its inputs are sent as text";
-        return "--prompt-ids";
-    }
-    if (o->dataset) {
-        *why = "a batch of inputs is synthetic text of --prompt-tokens each";
-        return "--dataset";
-    }
-    if (o->calibrate) {
-        *why = "its probes speak OpenAI chat; fit against a chat endpoint of the same "
-               "tokenizer with llmload calibrate and pass --calibration FILE";
-        return "--calibrate";
+    static const char *const no_prefix =
+        "every input is unique (the sim keeps no prefix cache for embeddings)";
+    static const char *const no_stream = "there is no stream to walk away from";
+    /* In the order they are looked at: the first one given is named. */
+    const struct {
+        int given;
+        const char *flag, *why;
+    } refused[] = {
+        {!!o->output_tokens, "--output-tokens", no_output},
+        {!!o->ignore_eos, "--ignore-eos", no_output},
+        {!!o->lengths, "--lengths",
+         "its rows pair inputs with outputs, and an embedding has no output; give "
+         "--prompt-tokens"},
+        {cfg->mode == LOAD_SESSIONS, "--sessions", "an embedding is not a conversation"},
+        {!!o->prefix_fraction, "--prefix-fraction", no_prefix},
+        {!!o->prefix_groups, "--prefix-groups", no_prefix},
+        {!!o->prefix_tokens, "--prefix-tokens", no_prefix},
+        {!!o->cancel_fraction, "--cancel-fraction", no_stream},
+        {!!o->cancel_after, "--cancel-after", no_stream},
+        {!!o->cancel_after_tokens, "--cancel-after-tokens", no_stream},
+        {!!o->prompt_ids, "--prompt-ids", "its inputs are sent as text"},
+        {!!o->dataset, "--dataset", "a batch of inputs is synthetic text of --prompt-tokens each"},
+        {!!o->calibrate, "--calibrate",
+         "its probes speak OpenAI chat; fit against a chat endpoint of the same "
+         "tokenizer with llmload calibrate and pass --calibration FILE"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(refused); i++) {
+        if (refused[i].given) {
+            *why = refused[i].why;
+            return refused[i].flag;
+        }
     }
     return NULL;
 }

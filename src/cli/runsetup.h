@@ -10,6 +10,8 @@
  *   run_setup_gpu_*     the GPU telemetry scrapers and the run's energy
  *                       (run and replay; sweep joins them per step)
  *   run_setup_drive     one driver run (run and replay; sweep drives steps)
+ *   run_setup_report    the terminal summary and summary.json's object
+ *                       (run and replay)
  *   run_setup_finish    summary.json, then run.json with its outcome
  *   run_setup_end       run.json's outcome without a summary (a run stopped
  *                       before its load, a sweep)
@@ -179,6 +181,26 @@ json_t *run_setup_classes(const struct run_config *cfg, const struct driver_resu
 /* Per endpoint (several --url): print the "by endpoint" table to stdout
  * and return summary.json's "endpoints" (NULL with one endpoint). */
 json_t *run_setup_endpoints(const struct run_config *cfg, const struct driver_result *res);
+
+/* The server's figures beside the client's (llmload run with --metrics):
+ * what scrape_join returned and what run_setup_report prints of it. */
+struct run_server_view {
+    const struct scrape_join *join;
+    int join_rc;
+    const struct scrape_client *client;
+};
+
+struct energy_figures;
+
+/* The terminal summary of a run or replay and what follows it on stdout:
+ * the by-class and by-endpoint tables, the stop reason, the server's
+ * figures (server, NULL: none), the energy (when rs->n_gpu; energy is
+ * then required), and "results: DIR". Returns summary.json's object with
+ * classes, endpoints, server and energy set as they apply; the caller owns
+ * it (run_setup_finish takes it over). */
+json_t *run_setup_report(const struct run_setup *rs, const struct run_config *cfg,
+                         const struct summary_info *info, const struct run_server_view *server,
+                         const struct energy_figures *energy);
 
 /* The end of a run or replay, after the terminal summary: write
  * summary.json (sj, taken over; the stop reason and the other driver facts

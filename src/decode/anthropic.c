@@ -61,23 +61,12 @@ static const struct word msg_types[] = {
     WORD("message", T_MESSAGE),
 };
 
-static enum msg_type type_of(const struct jscan_value *v, int esc)
-{
-    return meaning_of(v, esc, msg_types, sizeof msg_types / sizeof msg_types[0], T_OTHER, T_NONE);
-}
-
 static const struct word part_types[] = {
     WORD("text_delta", P_TEXT),         WORD("text", P_TEXT),
     WORD("thinking_delta", P_THINKING), WORD("thinking", P_THINKING),
     WORD("input_json_delta", P_TOOL),   WORD("tool_use", P_TOOL),
     WORD("server_tool_use", P_TOOL),
 };
-
-static enum part_type part_of(const struct jscan_value *v, int esc)
-{
-    return meaning_of(v, esc, part_types, sizeof part_types / sizeof part_types[0], P_OTHER,
-                      P_NONE);
-}
 
 static int usage_member(struct cur *c, const struct key *k, void *ud)
 {
@@ -115,15 +104,12 @@ static int message_member(struct cur *c, const struct key *k, void *ud)
 static int shared_part_member(struct cur *c, const struct key *k, int patchable,
                               enum part_type *part, uint64_t *text, uint64_t *thinking)
 {
-    struct jscan_value v;
-    int esc;
     uint64_t n;
 
     if (KEY_IS(k, "type")) {
-        if (read_string(c, &v, &esc) < 0)
-            return -1;
-        *part = part_of(&v, esc);
-        return 0;
+        int t = read_meaning(c, part_types, LL_ARRAY_LEN(part_types), P_OTHER, P_NONE);
+        *part = (enum part_type)t;
+        return t < 0 ? -1 : 0;
     }
     if (KEY_IS(k, "text") || KEY_IS(k, "thinking")) {
         int is_text = KEY_IS(k, "text");
@@ -171,30 +157,23 @@ static int block_member(struct cur *c, const struct key *k, void *ud)
     return rc <= 0 ? rc : cur_skip(c);
 }
 
-static int read_content(struct cur *c, struct msg *m)
+/* One element of a message's content, counted into the struct msg ud. */
+static int content_elem(struct cur *c, void *ud)
 {
-    int rc;
+    struct msg *m = ud;
+    struct block b = {P_NONE, 0, 0};
 
-    if (cur_peek(c) != '[')
+    if (cur_peek(c) != '{')
         return cur_skip(c);
-    rc = cur_open(c, ']');
-    while (rc > 0) {
-        struct block b = {P_NONE, 0, 0};
-        if (cur_peek(c) == '{') {
-            if (cur_object(c, block_member, &b) < 0)
-                return -1;
-            if (b.part == P_TEXT || b.part == P_NONE)
-                m->content_text += b.text;
-            else if (b.part == P_THINKING)
-                m->content_thinking += b.thinking;
-            else if (b.part == P_TOOL)
-                m->content_tools++;
-        } else if (cur_skip(c) < 0) {
-            return -1;
-        }
-        rc = cur_more(c, ']');
-    }
-    return rc;
+    if (cur_object(c, block_member, &b) < 0)
+        return -1;
+    if (b.part == P_TEXT || b.part == P_NONE)
+        m->content_text += b.text;
+    else if (b.part == P_THINKING)
+        m->content_thinking += b.thinking;
+    else if (b.part == P_TOOL)
+        m->content_tools++;
+    return 0;
 }
 
 /* error: {"type": "...", "message": "..."}, the first of each kept. */
@@ -213,14 +192,12 @@ static int error_member(struct cur *c, const struct key *k, void *ud)
 static int payload_member(struct cur *c, const struct key *k, void *ud)
 {
     struct msg *m = ud;
-    struct jscan_value v;
     int esc;
 
     if (KEY_IS(k, "type")) {
-        if (read_string(c, &v, &esc) < 0)
-            return -1;
-        m->type = type_of(&v, esc);
-        return 0;
+        int t = read_meaning(c, msg_types, LL_ARRAY_LEN(msg_types), T_OTHER, T_NONE);
+        m->type = (enum msg_type)t;
+        return t < 0 ? -1 : 0;
     }
     if (KEY_IS(k, "delta") || KEY_IS(k, "content_block"))
         return cur_peek(c) == '{' ? cur_object(c, part_member, m) : cur_skip(c);
@@ -229,7 +206,7 @@ static int payload_member(struct cur *c, const struct key *k, void *ud)
     if (KEY_IS(k, "message"))
         return cur_peek(c) == '{' ? cur_object(c, message_member, m) : cur_skip(c);
     if (KEY_IS(k, "content"))
-        return read_content(c, m);
+        return cur_array(c, content_elem, m);
     if (KEY_IS(k, "stop_reason"))
         return read_string(c, &m->stop, &esc);
     if (KEY_IS(k, "error"))
@@ -323,10 +300,9 @@ static int event_into(struct cur *c, const char *event, size_t event_len, const 
 
     if (decode_payload(c, data, len, &m) < 0)
         return -1;
-    enum msg_type t = m.type;
-    if (t == T_NONE) /* the event name, when the data has no "type" */
-        t = name_meaning(event, event_len, msg_types, LL_ARRAY_LEN(msg_types), T_OTHER, T_NONE);
-    event_result(t, &m, out);
+    event_result(event_meaning(m.type, event, event_len, msg_types, LL_ARRAY_LEN(msg_types),
+                               T_OTHER, T_NONE),
+                 &m, out);
     return m.type == T_BLOCK_DELTA && c->texts == 1 &&
            (m.part == P_TEXT || (m.part == P_NONE && m.has_text)) && !m.error.has && !m.has_usage &&
            m.stop.type != JSCAN_STRING;
@@ -349,13 +325,5 @@ static int body_into(struct cur *c, const char *event, size_t event_len, const c
     return 0;
 }
 
-int anth_decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                      struct oai_chunk *out, struct oai_memo *m)
-{
-    return cur_decode(OAI_API_ANTHROPIC, event_into, event, event_len, data, len, out, m);
-}
-
-int anth_decode_response(const char *body, size_t len, struct oai_chunk *out)
-{
-    return cur_decode(OAI_API_ANTHROPIC, body_into, "", 0, body, len, out, NULL);
-}
+/* anth_decode_event and anth_decode_response. */
+CUR_DEFINE_DECODERS(anth, OAI_API_ANTHROPIC, event_into, body_into)

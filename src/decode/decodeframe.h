@@ -44,4 +44,19 @@ CUR_INLINE int cur_decode(enum oai_api api, cur_decode_fn *decode, const char *e
     return rc < 0 ? LL_E_PROTO : 0;
 }
 
+/* An API's two public functions, PREFIX_decode_event (through the
+ * stream's memo) and PREFIX_decode_response (a whole body, no memo), as
+ * its header declares them: cur_decode with the file's own EVENT_INTO and
+ * BODY_INTO (cur_decode_fn each). */
+#define CUR_DEFINE_DECODERS(PREFIX, API, EVENT_INTO, BODY_INTO)                                    \
+    int PREFIX##_decode_event(const char *event, size_t event_len, const char *data, size_t len,   \
+                              struct oai_chunk *out, struct oai_memo *m)                           \
+    {                                                                                              \
+        return cur_decode(API, EVENT_INTO, event, event_len, data, len, out, m);                   \
+    }                                                                                              \
+    int PREFIX##_decode_response(const char *body, size_t len, struct oai_chunk *out)              \
+    {                                                                                              \
+        return cur_decode(API, BODY_INTO, "", 0, body, len, out, NULL);                            \
+    }
+
 #endif

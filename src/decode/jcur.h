@@ -343,22 +343,42 @@ static inline uint32_t add_sat_u32(uint32_t a, uint64_t b)
     return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 }
 
+/* One element of an array, read or skipped whole by the callee: 0, or -1
+ * on malformed input. */
+typedef int cur_elem_fn(struct cur *c, void *ud);
+
+/* Call elem(c, ud) once per element of the array at c, in order; a value
+ * that is not an array is skipped (validated) and calls it never. Returns
+ * as cur_more: 0 past the array, -1 on malformed input or when elem
+ * returns -1. */
+static inline int cur_array(struct cur *c, cur_elem_fn *elem, void *ud)
+{
+    if (cur_peek(c) != '[')
+        return cur_skip(c);
+    int rc = cur_open(c, ']');
+    while (rc > 0) {
+        if (elem(c, ud) < 0)
+            return -1;
+        rc = cur_more(c, ']');
+    }
+    return rc;
+}
+
+static inline int count_elem(struct cur *c, void *ud)
+{
+    ++*(uint64_t *)ud;
+    return cur_skip(c);
+}
+
 /* Add the elements of the array at c to *n (saturating), skipping each
  * (validated, not read); a value that is not an array is skipped and adds
  * none. Returns as cur_more: 0 past the array, -1 on malformed input. */
 static inline int cur_count_array(struct cur *c, uint32_t *n)
 {
     uint64_t k = 0;
-    if (cur_peek(c) != '[')
-        return cur_skip(c);
-    int rc = cur_open(c, ']');
-    while (rc > 0) {
-        if (cur_skip(c) < 0)
-            return -1;
-        k++;
-        rc = cur_more(c, ']');
-    }
-    *n = add_sat_u32(*n, k);
+    int rc = cur_array(c, count_elem, &k);
+    if (rc == 0)
+        *n = add_sat_u32(*n, k);
     return rc;
 }
 
@@ -470,6 +490,20 @@ static inline int meaning_of(const struct jscan_value *v, int esc, const struct 
     return other;
 }
 
+/* Read the value at c and say what it means, as meaning_of() does (a
+ * value that is not a string means none). Returns the meaning (words'
+ * meanings are 0 or more), or -1 on invalid text. */
+static inline int read_meaning(struct cur *c, const struct word *words, size_t nwords, int other,
+                               int none)
+{
+    struct jscan_value v;
+    int esc;
+
+    if (read_string(c, &v, &esc) < 0)
+        return -1;
+    return meaning_of(&v, esc, words, nwords, other, none);
+}
+
 /* What an SSE event's name s[0..n) means, as meaning_of() would answer for
  * the string "s": none when n is 0, other when it is no word (or too long
  * to be one: every word is shorter than 62 bytes). */
@@ -489,6 +523,15 @@ static inline int name_meaning(const char *s, size_t n, const struct word *words
     v.ptr = buf;
     v.len = n + 2;
     return meaning_of(&v, 0, words, nwords, other, none);
+}
+
+/* What an event is: its data's own "type", already read as the meaning
+ * type, wins; when the data had none (type is none), its SSE name
+ * s[0..n) says, as name_meaning() reads it. */
+static inline int event_meaning(int type, const char *s, size_t n, const struct word *words,
+                                size_t nwords, int other, int none)
+{
+    return type != none ? type : name_meaning(s, n, words, nwords, other, none);
 }
 
 /* ---- errors: an API's "error" member ---- */

@@ -16,40 +16,40 @@
 
 /* ---- the API names ----------------------------------------------------------- */
 
+/* Each API's public name (--api), the short name --api also takes, and
+ * its path under the base URL; indexed by enum oai_api. */
+static const struct {
+    const char *name, *shortname, *path;
+} apis[OAI_API_COUNT] = {
+    [OAI_API_CHAT] = {"openai-chat", "chat", "/chat/completions"},
+    [OAI_API_COMPLETIONS] = {"openai-completions", "completions", "/completions"},
+    [OAI_API_ANTHROPIC] = {"anthropic-messages", "messages", "/messages"},
+    [OAI_API_RESPONSES] = {"openai-responses", "responses", "/responses"},
+    [OAI_API_EMBEDDINGS] = {"openai-embeddings", "embeddings", "/embeddings"},
+};
+
+/* An out-of-range api reads as chat, as it always has. */
+static enum oai_api api_or_chat(enum oai_api api)
+{
+    return (unsigned)api < OAI_API_COUNT ? api : OAI_API_CHAT;
+}
+
 const char *oai_api_name(enum oai_api api)
 {
-    switch (api) {
-    case OAI_API_CHAT: return "openai-chat";
-    case OAI_API_COMPLETIONS: return "openai-completions";
-    case OAI_API_ANTHROPIC: return "anthropic-messages";
-    case OAI_API_RESPONSES: return "openai-responses";
-    case OAI_API_EMBEDDINGS: return "openai-embeddings";
-    case OAI_API_COUNT: break;
-    }
-    return "openai-chat";
+    return apis[api_or_chat(api)].name;
 }
 
 int oai_api_from_name(const char *name)
 {
-    static const char *const shortname[OAI_API_COUNT] = {"chat", "completions", "messages",
-                                                         "responses", "embeddings"};
     for (int a = 0; a < OAI_API_COUNT; a++)
-        if (strcmp(name, oai_api_name((enum oai_api)a)) == 0 || strcmp(name, shortname[a]) == 0)
+        if (strcmp(name, apis[a].name) == 0 || strcmp(name, apis[a].shortname) == 0)
             return a;
     return -1;
 }
 
 const char *oai_api_path(enum oai_api api)
 {
-    switch (api) {
-    case OAI_API_CHAT: return "/chat/completions";
-    case OAI_API_COMPLETIONS: return "/completions";
-    case OAI_API_ANTHROPIC: return "/messages";
-    case OAI_API_RESPONSES: return "/responses";
-    case OAI_API_EMBEDDINGS: return "/embeddings";
-    case OAI_API_COUNT: break;
-    }
-    return "/chat/completions";
+    return apis[api_or_chat(api)].path;
 }
 
 /* ---- the OpenAI shapes ------------------------------------------------------ */

@@ -44,11 +44,6 @@ static const struct word ev_types[] = {
     WORD("error", T_ERROR),
 };
 
-static enum ev_type type_of(const struct jscan_value *v, int esc)
-{
-    return meaning_of(v, esc, ev_types, LL_ARRAY_LEN(ev_types), T_OTHER, T_NONE);
-}
-
 /* An output item's type, and a response's status. */
 enum item_type { I_NONE, I_MESSAGE, I_REASONING, I_TOOL, I_OTHER };
 enum status { S_NONE, S_COMPLETED, S_INCOMPLETE, S_FAILED, S_OTHER };
@@ -142,19 +137,10 @@ static int part_member(struct cur *c, const struct key *k, void *ud)
     return cur_skip(c);
 }
 
-/* An array of parts; their text bytes added to *bytes. */
-static int read_parts(struct cur *c, uint64_t *bytes)
+/* One element of an array of parts; its text bytes added to *ud. */
+static int part_elem(struct cur *c, void *ud)
 {
-    int rc;
-    if (cur_peek(c) != '[')
-        return cur_skip(c);
-    rc = cur_open(c, ']');
-    while (rc > 0) {
-        if ((cur_peek(c) == '{' ? cur_object(c, part_member, bytes) : cur_skip(c)) < 0)
-            return -1;
-        rc = cur_more(c, ']');
-    }
-    return rc;
+    return cur_peek(c) == '{' ? cur_object(c, part_member, ud) : cur_skip(c);
 }
 
 /* One output item: its type and its text. */
@@ -166,43 +152,34 @@ struct item {
 static int item_member(struct cur *c, const struct key *k, void *ud)
 {
     struct item *it = ud;
-    struct jscan_value v;
-    int esc;
     if (KEY_IS(k, "type")) {
-        if (read_string(c, &v, &esc) < 0)
-            return -1;
-        it->type = meaning_of(&v, esc, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
-        return 0;
+        int t = read_meaning(c, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
+        it->type = (enum item_type)t;
+        return t < 0 ? -1 : 0;
     }
     if (KEY_IS(k, "content") || KEY_IS(k, "summary"))
-        return read_parts(c, &it->text);
+        return cur_array(c, part_elem, &it->text);
     return cur_skip(c);
 }
 
-/* A body's "output": its items' text by kind, its tool calls counted. */
-static int read_output(struct cur *c, struct resp *r)
+/* One item of a body's "output", into the struct resp ud: its text by
+ * kind, a tool call counted. */
+static int output_elem(struct cur *c, void *ud)
 {
-    int rc;
-    if (cur_peek(c) != '[')
+    struct resp *r = ud;
+    struct item it = {I_NONE, 0};
+
+    if (cur_peek(c) != '{')
         return cur_skip(c);
-    rc = cur_open(c, ']');
-    while (rc > 0) {
-        struct item it = {I_NONE, 0};
-        if (cur_peek(c) == '{') {
-            if (cur_object(c, item_member, &it) < 0)
-                return -1;
-            if (it.type == I_REASONING)
-                r->reasoning += it.text;
-            else if (it.type == I_TOOL)
-                r->tools++;
-            else
-                r->content += it.text;
-        } else if (cur_skip(c) < 0) {
-            return -1;
-        }
-        rc = cur_more(c, ']');
-    }
-    return rc;
+    if (cur_object(c, item_member, &it) < 0)
+        return -1;
+    if (it.type == I_REASONING)
+        r->reasoning += it.text;
+    else if (it.type == I_TOOL)
+        r->tools++;
+    else
+        r->content += it.text;
+    return 0;
 }
 
 /* The members of a response object; with `output`, its output is read
@@ -210,13 +187,10 @@ static int read_output(struct cur *c, struct resp *r)
  * text). Returns 0 or -1 when k was one of them, 1 when it was not. */
 static int resp_member_of(struct cur *c, const struct key *k, struct resp *r, int output)
 {
-    struct jscan_value v;
-    int esc;
     if (KEY_IS(k, "status")) {
-        if (read_string(c, &v, &esc) < 0)
-            return -1;
-        r->status = meaning_of(&v, esc, statuses, LL_ARRAY_LEN(statuses), S_OTHER, S_NONE);
-        return 0;
+        int s = read_meaning(c, statuses, LL_ARRAY_LEN(statuses), S_OTHER, S_NONE);
+        r->status = (enum status)s;
+        return s < 0 ? -1 : 0;
     }
     if (KEY_IS(k, "usage")) {
         if (cur_peek(c) != '{')
@@ -227,7 +201,7 @@ static int resp_member_of(struct cur *c, const struct key *k, struct resp *r, in
     if (KEY_IS(k, "error"))
         return read_api_error(c, &r->error, err_member);
     if (output && KEY_IS(k, "output"))
-        return read_output(c, r);
+        return cur_array(c, output_elem, r);
     return 1;
 }
 
@@ -240,14 +214,10 @@ static int nested_member(struct cur *c, const struct key *k, void *ud)
 /* output_item.added's item: only its type is read. */
 static int added_item_member(struct cur *c, const struct key *k, void *ud)
 {
-    struct jscan_value v;
-    int esc;
     if (KEY_IS(k, "type")) {
-        if (read_string(c, &v, &esc) < 0)
-            return -1;
-        *(enum item_type *)ud =
-            meaning_of(&v, esc, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
-        return 0;
+        int t = read_meaning(c, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
+        *(enum item_type *)ud = (enum item_type)t;
+        return t < 0 ? -1 : 0;
     }
     return cur_skip(c);
 }
@@ -262,14 +232,11 @@ static void resp_init(struct resp *r)
 static int payload_member(struct cur *c, const struct key *k, void *ud)
 {
     struct rmsg *m = ud;
-    struct jscan_value v;
-    int esc;
 
     if (KEY_IS(k, "type")) {
-        if (read_string(c, &v, &esc) < 0)
-            return -1;
-        m->type = type_of(&v, esc);
-        return 0;
+        int t = read_meaning(c, ev_types, LL_ARRAY_LEN(ev_types), T_OTHER, T_NONE);
+        m->type = (enum ev_type)t;
+        return t < 0 ? -1 : 0;
     }
     if (KEY_IS(k, "delta")) /* the one string the memo may patch */
         return cur_text_bytes(c, &m->delta, 1);
@@ -365,10 +332,9 @@ static int event_into(struct cur *c, const char *event, size_t event_len, const 
 
     if (decode_payload(c, data, len, &m) < 0)
         return -1;
-    enum ev_type t = m.type;
-    if (t == T_NONE) /* the event name, when the data has no "type" */
-        t = name_meaning(event, event_len, ev_types, LL_ARRAY_LEN(ev_types), T_OTHER, T_NONE);
-    event_result(t, &m, out);
+    event_result(
+        event_meaning(m.type, event, event_len, ev_types, LL_ARRAY_LEN(ev_types), T_OTHER, T_NONE),
+        &m, out);
     return m.type == T_TEXT && c->texts == 1;
 }
 
@@ -395,13 +361,5 @@ static int body_into(struct cur *c, const char *event, size_t event_len, const c
     return 0;
 }
 
-int resp_decode_event(const char *event, size_t event_len, const char *data, size_t len,
-                      struct oai_chunk *out, struct oai_memo *m)
-{
-    return cur_decode(OAI_API_RESPONSES, event_into, event, event_len, data, len, out, m);
-}
-
-int resp_decode_response(const char *body, size_t len, struct oai_chunk *out)
-{
-    return cur_decode(OAI_API_RESPONSES, body_into, "", 0, body, len, out, NULL);
-}
+/* resp_decode_event and resp_decode_response. */
+CUR_DEFINE_DECODERS(resp, OAI_API_RESPONSES, event_into, body_into)

@@ -18,6 +18,30 @@ static void put(char *b, size_t cap, size_t *at, const char *src, size_t n)
 
 #define LIT(b, cap, at, lit) put((b), (cap), (at), (lit), sizeof(lit) - 1)
 
+/* ,"model":"M" (the model's name is JSON-escaped once, before the load). */
+static void put_model(const struct body_params *p, char *b, size_t cap, size_t *at)
+{
+    LIT(b, cap, at, ",\"model\":\"");
+    put(b, cap, at, p->model_json, p->model_json_len);
+    LIT(b, cap, at, "\"");
+}
+
+/* End the body of at bytes: the --extra-body fields, then the first
+ * member's comma becomes the opening brace (an empty body is "{}") and the
+ * closing brace goes on. Returns the body's whole length, which is more
+ * than cap when it did not fit. */
+static size_t close_object(const struct extrabody *x, char *b, size_t cap, size_t at)
+{
+    if (x && x->frag_len)
+        put(b, cap, &at, x->frag, x->frag_len);
+    if (at == 0)
+        LIT(b, cap, &at, "{");
+    else if (cap > 0)
+        b[0] = '{';
+    LIT(b, cap, &at, "}");
+    return at;
+}
+
 /* The seed of input i of an embeddings batch: input 0 is the prompt
  * completions would send for spec, the others differ from it and from
  * each other (a bijection of i, mixed into the seed). */
@@ -37,11 +61,8 @@ static size_t embeddings_write(const struct body_params *p, const struct req_spe
     uint32_t n = spec->inputs ? spec->inputs : 1;
     size_t at = 0;
 
-    if (!(skip & EXTRABODY_MODEL)) {
-        LIT(b, cap, &at, ",\"model\":\"");
-        put(b, cap, &at, p->model_json, p->model_json_len);
-        LIT(b, cap, &at, "\"");
-    }
+    if (!(skip & EXTRABODY_MODEL))
+        put_model(p, b, cap, &at);
     if (!(skip & EXTRABODY_PROMPT)) {
         LIT(b, cap, &at, ",\"input\":[");
         for (uint32_t i = 0; i < n; i++) {
@@ -54,14 +75,7 @@ static size_t embeddings_write(const struct body_params *p, const struct req_spe
         }
         LIT(b, cap, &at, "]");
     }
-    if (x && x->frag_len)
-        put(b, cap, &at, x->frag, x->frag_len);
-    if (at == 0)
-        LIT(b, cap, &at, "{");
-    else if (cap > 0)
-        b[0] = '{';
-    LIT(b, cap, &at, "}");
-    return at;
+    return close_object(x, b, cap, at);
 }
 
 size_t body_write(const struct body_params *p, enum oai_api api, const struct req_spec *spec,
@@ -77,11 +91,8 @@ size_t body_write(const struct body_params *p, enum oai_api api, const struct re
 
     /* Every member is written with a comma before it; the first comma
      * becomes the opening brace at the end. */
-    if (!(skip & EXTRABODY_MODEL)) {
-        LIT(b, cap, &at, ",\"model\":\"");
-        put(b, cap, &at, p->model_json, p->model_json_len);
-        LIT(b, cap, &at, "\"");
-    }
+    if (!(skip & EXTRABODY_MODEL))
+        put_model(p, b, cap, &at);
     if (!(skip & EXTRABODY_PROMPT)) {
         if (resp)
             LIT(b, cap, &at, ",\"input\":[");
@@ -120,12 +131,5 @@ size_t body_write(const struct body_params *p, enum oai_api api, const struct re
         LIT(b, cap, &at, ",\"stream_options\":{\"include_usage\":true}");
     if (spec->ignore_eos && !(skip & EXTRABODY_IGNORE_EOS))
         LIT(b, cap, &at, ",\"ignore_eos\":true");
-    if (x && x->frag_len)
-        put(b, cap, &at, x->frag, x->frag_len);
-    if (at == 0)
-        LIT(b, cap, &at, "{");
-    else if (cap > 0)
-        b[0] = '{';
-    LIT(b, cap, &at, "}");
-    return at;
+    return close_object(x, b, cap, at);
 }

@@ -410,14 +410,9 @@ int cmp_thresholds_parse(const char *spec, struct cmp_threshold *out, size_t max
         }
         t->amount = sign * v / 100.0;
         (*n)++;
-        p += len;
-        if (*p == ',') {
-            p++;
-            if (!*p) {
-                snprintf(err, errlen, "--fail-on: a trailing comma in \"%s\"", spec);
-                return -1;
-            }
-        }
+        p = ll_list_next(p, len, "--fail-on", spec, err, errlen);
+        if (!p)
+            return -1;
     }
     return 0;
 }

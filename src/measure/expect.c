@@ -157,14 +157,9 @@ int expect_parse(const char *spec, struct expect_set *set, char *err, size_t err
             return -1;
         }
         set->n++;
-        p += len;
-        if (*p == ',') {
-            p++;
-            if (!*p) {
-                snprintf(err, errlen, "--expect: a trailing comma in \"%s\"", spec);
-                return -1;
-            }
-        }
+        p = ll_list_next(p, len, "--expect", spec, err, errlen);
+        if (!p)
+            return -1;
     }
     return 0;
 }

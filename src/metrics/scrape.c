@@ -357,6 +357,22 @@ static void line_write(struct scraper *s, json_t *o)
     free(line);
 }
 
+/* Keep one scrape, with s->lock held: its point into the series (taken
+ * over) and its line (taken over) into the scrape file, or held until the
+ * run's origin is known. */
+static void keep_locked(struct scraper *s, struct scrape_point *p, json_t *line)
+{
+    if (scrape_series_add(&s->series, p) != 0)
+        scrape_point_reset(p); /* out of order: cannot happen on one clock */
+    if (s->have_origin) {
+        line_write(s, line);
+        json_decref(line);
+    } else {
+        s->pending = ll_realloc(s->pending, (s->n_pending + 1) * sizeof *s->pending);
+        s->pending[s->n_pending++] = line;
+    }
+}
+
 /* One GET, parse, keep and write. Returns 0 when ok, else LL_E_IO (could
  * not fetch) or LL_E_PROTO (fetched garbage), with a reason in err. */
 static int scrape_once(struct scraper *s, char *err, size_t errlen)
@@ -407,15 +423,7 @@ static int scrape_once(struct scraper *s, char *err, size_t errlen)
                       s->url, err);
         s->warned = 1;
     }
-    if (scrape_series_add(&s->series, &p) != 0)
-        scrape_point_reset(&p); /* out of order: cannot happen on one clock */
-    if (s->have_origin) {
-        line_write(s, line);
-        json_decref(line);
-    } else {
-        s->pending = ll_realloc(s->pending, (s->n_pending + 1) * sizeof *s->pending);
-        s->pending[s->n_pending++] = line;
-    }
+    keep_locked(s, &p, line);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
@@ -441,15 +449,7 @@ void scraper_keep(struct scraper *s, struct scrape_point *p, json_t *extra, cons
     pthread_mutex_lock(&s->lock);
     s->scrapes++;
     s->failed += !p->ok;
-    if (scrape_series_add(&s->series, p) != 0)
-        scrape_point_reset(p); /* out of order: cannot happen on one clock */
-    if (s->have_origin) {
-        line_write(s, line);
-        json_decref(line);
-    } else {
-        s->pending = ll_realloc(s->pending, (s->n_pending + 1) * sizeof *s->pending);
-        s->pending[s->n_pending++] = line;
-    }
+    keep_locked(s, p, line);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -611,10 +611,28 @@ static int probe_cancellable(struct scraper *s, int cancel_fd, char *err, size_t
     return rc;
 }
 
+/* Open DIR/server_metrics.jsonl (appended to; truncated first when
+ * truncate) as s's own scrape file. 0, or -1 after a warning that the run
+ * goes on without what (the scrape file's figures). */
+static int open_out(struct scraper *s, const char *dir, int truncate, const char *what)
+{
+    char path[1100];
+    int n = snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0);
+    int fd = n > 0 && (size_t)n < sizeof path ? open(path, flags, 0644) : -1;
+    if (fd < 0) {
+        ll_errorf("warning: %s: %s; going on without %s", path, strerror(errno), what);
+        return -1;
+    }
+    s->cfg.out_fd = fd;
+    s->owns_fd = 1;
+    return 0;
+}
+
 struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t interval_ns,
                                 const char *dir, int quiet, int cancel_fd)
 {
-    char def[1100], path[1100], err[256];
+    char def[1100], err[256];
     if (!url) {
         if (scrape_default_url(base_url, def, sizeof def) != 0)
             return NULL;
@@ -645,17 +663,10 @@ struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t 
         }
         s->cfg.quiet = 0;
     }
-    int n = snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
-    int fd = n > 0 && (size_t)n < sizeof path
-                 ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)
-                 : -1;
-    if (fd < 0) {
-        ll_errorf("warning: %s: %s; going on without server metrics", path, strerror(errno));
+    if (open_out(s, dir, 1, "server metrics") != 0) {
         scraper_free(s);
         return NULL;
     }
-    s->cfg.out_fd = fd;
-    s->owns_fd = 1;
     if (url && probe_cancellable(s, cancel_fd, err, sizeof err) == LL_E_INTR) {
         scraper_free(s);
         return NULL;
@@ -672,7 +683,7 @@ struct scraper *scraper_gpu_open(const char *url, uint64_t interval_ns, const ch
 struct scraper *scraper_open_as(const char *url, int gpu, uint64_t interval_ns, const char *dir,
                                 int truncate)
 {
-    char path[1100], err[256];
+    char err[256];
     struct scrape_config cfg = {.url = url,
                                 .interval_ns = interval_ns,
                                 .timeout_ns = LL_MIN(interval_ns / 10 * 8, SCRAPE_RUN_TIMEOUT_NS),
@@ -683,17 +694,10 @@ struct scraper *scraper_open_as(const char *url, int gpu, uint64_t interval_ns, 
         ll_errorf("warning: %s metrics: %s; going on without them", gpu ? "GPU" : "server", err);
         return NULL;
     }
-    int n = snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
-    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0);
-    int fd = n > 0 && (size_t)n < sizeof path ? open(path, flags, 0644) : -1;
-    if (fd < 0) {
-        ll_errorf("warning: %s: %s; going on without %s metrics", path, strerror(errno),
-                  gpu ? "GPU" : "server");
+    if (open_out(s, dir, truncate, gpu ? "GPU metrics" : "server metrics") != 0) {
         scraper_free(s);
         return NULL;
     }
-    s->cfg.out_fd = fd;
-    s->owns_fd = 1;
     return s;
 }
 

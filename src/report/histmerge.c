@@ -119,26 +119,11 @@ int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, i
     struct merge m = {0};
     json_t *outcome = NULL;
     int code = LL_EXIT_USAGE;
-    char dir[4200], err[1200];
-    m.parts = ll_calloc(n, sizeof *m.parts);
-    for (size_t i = 0; i < n; i++) {
-        m.n_parts = i + 1;
-        if (rm_part_load(&m.parts[i], dirs[i], 0) != 0)
-            goto out;
-        if (json_object_get(json_object_get(m.parts[i].run, "config"), "sweep")) {
-            ll_errorf("merge --hist-only: %s: a sweep's shard: --hist-only merges the shards of "
-                      "a run or replay (a sweep's steps need their records)",
-                      dirs[i]);
-            goto out;
-        }
-    }
-    if (rm_parts_check(&m) != 0)
+    char dir[4200];
+    if (rm_parts_load(&m, dirs, n, 1) != 0)
         goto out;
-    if (results_dir_prepare(out_dir, force, dir, sizeof dir, err, sizeof err) != 0) {
-        ll_errorf("merge: --out: %s", err);
+    if (rm_parts_open_out(&m, out_dir, force, dir, sizeof dir) != 0)
         goto out;
-    }
-    m.n_present = n;
     /* Without records, only what is missing whole: absent or cut-short shards. */
     int *present = ll_calloc(m.shards, sizeof *present);
     for (size_t i = 0; i < n; i++)
@@ -166,24 +151,8 @@ int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, i
     if (m.incomplete[0])
         ll_errorf("merge: %s", m.incomplete);
     code = hist_only_write(&m, dir, out, &outcome);
-    if (!outcome)
-        goto out;
-    if (m.incomplete[0] && !allow_partial)
-        code = rm_exit_combine(code, LL_EXIT_INCOMPLETE);
-    if (rm_copy_metrics(&m, dir) != 0)
-        code = rm_exit_combine(code, LL_EXIT_RUNTIME);
-    json_t *run = rm_merged_run_json(&m, allow_partial, outcome, code);
-    outcome = NULL;
-    json_object_set_new(json_object_get(run, "merged"), "hist_only", json_true());
-    if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
-        ll_errorf("merge: %s", err);
-        code = rm_exit_combine(code, LL_EXIT_RUNTIME);
-    }
-    json_decref(run);
-    if (out)
-        fprintf(out, "results: %s\n", dir);
+    code = rm_run_finish(&m, dir, allow_partial, outcome, code, 1, out);
 out:
-    json_decref(outcome);
     rm_merge_free(&m);
     return code;
 }

@@ -94,6 +94,31 @@ int rm_part_load(struct part *p, const char *dir, int rebuild);
 /* The refusals: one configuration, one count, each shard once. */
 int rm_parts_check(struct merge *m);
 
+/* 1 when p is a sweep's shard (its run.json has config.sweep). */
+int rm_part_is_sweep(const struct part *p);
+
+/* Allocate m->parts and load the n shards dirs[] in order (rm_part_load),
+ * m->n_parts counting those tried; hist_only (merge --hist-only) refuses
+ * a sweep's shard the moment it is loaded. 0, or -1 after a one-line
+ * error; rm_merge_free frees m either way. */
+int rm_parts_load(struct merge *m, const char *const *dirs, size_t n, int hist_only);
+
+/* After the shards are loaded (m->n_parts of them): the refusals of
+ * rm_parts_check, then out_dir prepared as a results directory (force:
+ * over an existing one), its path into dir (dir_cap bytes), and every part
+ * counted present. 0, or -1 after a one-line error. */
+int rm_parts_open_out(struct merge *m, const char *out_dir, int force, char *dir, size_t dir_cap);
+
+/* The end of a merge of a run's shards (a whole one or --hist-only),
+ * after its summary (outcome, taken over; code its exit status so far):
+ * the incomplete status unless allow_partial, the server's /metrics
+ * copied, run.json written with "merged" (and merged.hist_only when
+ * hist_only), then "results: DIR" on out (NULL: nothing printed).
+ * Returns the exit status; with outcome NULL (the summary failed) it does
+ * nothing and returns code. */
+int rm_run_finish(struct merge *m, const char *dir, int allow_partial, json_t *outcome, int code,
+                  int hist_only, FILE *out);
+
 /* Pass 1: every line's id and place, over every part. */
 int rm_refs_read(struct merge *m);
 

@@ -20,6 +20,13 @@ static void report_td(struct strbuf *b, double v, int bad)
     strbuf_puts(b, "</td>");
 }
 
+/* A latency's cell: ns in ms (per_unit 1e6) or s (1e9); a dash when not
+ * defined (no successful request behind it). */
+static void report_td_ns(struct strbuf *b, uint64_t ns, double per_unit, int defined)
+{
+    report_td(b, defined ? (double)ns / per_unit : NAN, 0);
+}
+
 /* Step s's name cell (step i of the page): the name the terminal and
  * steps.csv give it, so one step has one number everywhere. */
 static void report_step_id_td(struct strbuf *b, const struct report_step *s, size_t i)
@@ -102,14 +109,18 @@ static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
 /* The heading cells of a latency's p50 and p99 columns. */
 /* clang-format off */
 #define P50_P99(name, unit) {name, "p50", unit}, {name, "p99", unit}
+/* The heading cells of the step and offered-load columns every table
+ * starts with; offered_tip says whose load it is. */
+#define STEP_OFFERED(offered_tip) \
+    {"step", "", "step index, from 0 in the order run, as in steps.csv and the terminal"}, \
+    {"offered", "req/s", offered_tip}
 /* clang-format on */
 
 void report_table(struct strbuf *b, const struct report *r)
 {
     /* Heading (two lines), and its tooltip. */
     static const char *const head[][3] = {
-        {"step", "", "step index, from 0 in the order run, as in steps.csv and the terminal"},
-        {"offered", "req/s", "offered load"},
+        STEP_OFFERED("offered load"),
         {"sent", "req/s", "achieved send rate"},
         {"ok", "req/s", "ok completions per second (completed)"},
         {"goodput", "req/s", "ok and within every SLO, per second"},
@@ -147,8 +158,7 @@ void report_table(struct strbuf *b, const struct report *r)
 void report_cold_table(struct strbuf *b, const struct report *r)
 {
     static const char *const head[][3] = {
-        {"step", "", "step index, from 0 in the order run, as in steps.csv and the terminal"},
-        {"offered", "req/s", "offered load"},
+        STEP_OFFERED("offered load"),
         {"cold", "requests", "the step's first --cold-start requests"},
         {"ok", "", "of them ok"},
         {"cold TTFT", "p50", "ms"},
@@ -176,11 +186,11 @@ void report_cold_table(struct strbuf *b, const struct report *r)
         strbuf_printf(b, "<td>%llu</td><td>%llu</td>", (unsigned long long)s->cold_scheduled,
                       (unsigned long long)s->cold_ok);
         for (int p = 0; p < 3; p++)
-            report_td(b, s->cold_ok ? (double)s->cold_ttft_ns[p] / 1e6 : NAN, 0);
-        report_td(b, s->cold_ok ? (double)s->cold_e2e_p99_ns / 1e9 : NAN, 0);
+            report_td_ns(b, s->cold_ttft_ns[p], 1e6, s->cold_ok > 0);
+        report_td_ns(b, s->cold_e2e_p99_ns, 1e9, s->cold_ok > 0);
         report_td(b, s->cold_cached_share * 100.0, 0);
-        report_td(b, s->ok ? (double)s->ttft_ns[REPORT_P50] / 1e6 : NAN, 0);
-        report_td(b, s->ok ? (double)s->ttft_ns[REPORT_P99] / 1e6 : NAN, 0);
+        report_td_ns(b, s->ttft_ns[REPORT_P50], 1e6, s->ok > 0);
+        report_td_ns(b, s->ttft_ns[REPORT_P99], 1e6, s->ok > 0);
         strbuf_puts(b, "</tr>\n");
     }
     strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Each step's first requests "
@@ -218,6 +228,15 @@ static void report_class_caps(struct strbuf *b, const struct report *r)
     strbuf_puts(b, "</ul>\n");
 }
 
+/* The start of step i's row in a per-class or per-endpoint table: italic
+ * for the recovery step, the step's name and its offered load. */
+static void report_row_lead(struct strbuf *b, const struct report_step *s, size_t i)
+{
+    strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\"" : "");
+    report_step_id_td(b, s, i);
+    report_td(b, s->offered_rps, 0);
+}
+
 /* Row of class k at step i of table#classes (the class is present there):
  * italic for the recovery step; its failures, an attainment under the
  * target and a missed SLO in red. */
@@ -225,9 +244,7 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
 {
     const struct report_step *s = &r->steps[i];
     const struct report_class_step *cs = &r->classes[k].steps[i];
-    strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\"" : "");
-    report_step_id_td(b, s, i);
-    report_td(b, s->offered_rps, 0);
+    report_row_lead(b, s, i);
     strbuf_puts(b, "<td class=\"l\">");
     strbuf_put_xml(b, r->classes[k].name);
     strbuf_printf(b, "</td><td>%llu</td><td>%llu</td><td%s>%llu</td>",
@@ -238,12 +255,12 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
     report_td(b, cs->attainment * 100.0,
               r->attainment_target > 0 && cs->attainment < r->attainment_target);
     int ok = cs->ok > 0;
-    report_td(b, ok ? (double)cs->ttft_ns[REPORT_P50] / 1e6 : NAN, 0);
-    report_td(b, ok ? (double)cs->ttft_ns[REPORT_P99] / 1e6 : NAN, 0);
-    report_td(b, ok ? (double)cs->tpot_ns[REPORT_P50] / 1e6 : NAN, 0);
-    report_td(b, ok ? (double)cs->tpot_ns[REPORT_P99] / 1e6 : NAN, 0);
-    report_td(b, ok ? (double)cs->e2e_ns[REPORT_P50] / 1e9 : NAN, 0);
-    report_td(b, ok ? (double)cs->e2e_ns[REPORT_P99] / 1e9 : NAN, 0);
+    report_td_ns(b, cs->ttft_ns[REPORT_P50], 1e6, ok);
+    report_td_ns(b, cs->ttft_ns[REPORT_P99], 1e6, ok);
+    report_td_ns(b, cs->tpot_ns[REPORT_P50], 1e6, ok);
+    report_td_ns(b, cs->tpot_ns[REPORT_P99], 1e6, ok);
+    report_td_ns(b, cs->e2e_ns[REPORT_P50], 1e9, ok);
+    report_td_ns(b, cs->e2e_ns[REPORT_P99], 1e9, ok);
     strbuf_printf(b, "<td class=\"l%s\">%s</td></tr>\n", cs->pass ? "" : " bad",
                   s->recovery ? "recovery" : cs->pass ? "ok" : "SLO miss");
 }
@@ -252,8 +269,7 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
 void report_class_table(struct strbuf *b, const struct report *r)
 {
     static const char *const head[][3] = {
-        {"step", "", "step index, from 0 in the order run, as in steps.csv and the terminal"},
-        {"offered", "req/s", "offered load of the whole step"},
+        STEP_OFFERED("offered load of the whole step"),
         {"class", "", ""},
         {"sched", "", "requests of the class scheduled in the window"},
         {"ok", "", "its requests that completed ok"},
@@ -284,18 +300,16 @@ static void report_endpoint_row(struct strbuf *b, const struct report *r, size_t
 {
     const struct report_step *s = &r->steps[i];
     const struct report_endpoint_step *es = &r->endpoints[k].steps[i];
-    strbuf_printf(b, "<tr%s>", s->recovery ? " class=\"recovery\"" : "");
-    report_step_id_td(b, s, i);
-    report_td(b, s->offered_rps, 0);
+    report_row_lead(b, s, i);
     strbuf_printf(b, "<td class=\"l\">%zu</td><td>%llu</td><td>%llu</td><td%s>%llu</td>", k,
                   (unsigned long long)es->requests, (unsigned long long)es->ok,
                   es->errors ? " class=\"bad\"" : "", (unsigned long long)es->errors);
     report_td(b, es->error_rate * 100.0, es->errors > 0);
     int ok = es->ok > 0, tp = es->tpot_p99_ns > 0;
-    report_td(b, ok ? (double)es->ttft_p50_ns / 1e6 : NAN, 0);
-    report_td(b, ok ? (double)es->ttft_p99_ns / 1e6 : NAN, 0);
-    report_td(b, tp ? (double)es->tpot_p50_ns / 1e6 : NAN, 0);
-    report_td(b, tp ? (double)es->tpot_p99_ns / 1e6 : NAN, 0);
+    report_td_ns(b, es->ttft_p50_ns, 1e6, ok);
+    report_td_ns(b, es->ttft_p99_ns, 1e6, ok);
+    report_td_ns(b, es->tpot_p50_ns, 1e6, tp);
+    report_td_ns(b, es->tpot_p99_ns, 1e6, tp);
     report_td(b, es->output_tps, 0);
     strbuf_puts(b, "<td class=\"l\">");
     strbuf_put_xml(b, r->endpoints[k].url ? r->endpoints[k].url : "");
@@ -305,8 +319,7 @@ static void report_endpoint_row(struct strbuf *b, const struct report *r, size_t
 void report_endpoint_table(struct strbuf *b, const struct report *r)
 {
     static const char *const head[][3] = {
-        {"step", "", "step index, from 0 in the order run, as in steps.csv and the terminal"},
-        {"offered", "req/s", "offered load of the whole step"},
+        STEP_OFFERED("offered load of the whole step"),
         {"endpoint", "", "the --url's index, as records carry it in \"endpoint\""},
         {"requests", "", "its requests in the window"},
         {"ok", "", "of them, completed ok"},

@@ -664,50 +664,56 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
                             outcome);
 }
 
-int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
-                  int allow_partial, runmerge_build_fn build, FILE *out)
+int rm_part_is_sweep(const struct part *p)
 {
-    struct merge m = {0};
-    json_t *outcome = NULL;
-    int code = LL_EXIT_USAGE;
-    char dir[4200], err[1200];
-    m.parts = ll_calloc(n, sizeof *m.parts);
+    return json_object_get(json_object_get(p->run, "config"), "sweep") != NULL;
+}
+
+int rm_parts_load(struct merge *m, const char *const *dirs, size_t n, int hist_only)
+{
+    m->parts = ll_calloc(n, sizeof *m->parts);
     for (size_t i = 0; i < n; i++) {
-        m.n_parts = i + 1;
-        if (rm_part_load(&m.parts[i], dirs[i], 0) != 0)
-            goto out;
-    }
-    m.sweep = json_object_get(json_object_get(m.parts[0].run, "config"), "sweep") != NULL;
-    for (size_t i = 1; i < n; i++) {
-        int sw = json_object_get(json_object_get(m.parts[i].run, "config"), "sweep") != NULL;
-        if (sw != m.sweep) {
-            ll_errorf("merge: %s and %s are not shards of one run: one is a sweep's", dirs[0],
+        m->n_parts = i + 1;
+        if (rm_part_load(&m->parts[i], dirs[i], 0) != 0)
+            return -1;
+        if (hist_only && rm_part_is_sweep(&m->parts[i])) {
+            ll_errorf("merge --hist-only: %s: a sweep's shard: --hist-only merges the shards of "
+                      "a run or replay (a sweep's steps need their records)",
                       dirs[i]);
-            goto out;
+            return -1;
         }
     }
-    if (rm_parts_check(&m) != 0)
-        goto out;
-    if (results_dir_prepare(out_dir, force, dir, sizeof dir, err, sizeof err) != 0) {
+    return 0;
+}
+
+int rm_parts_open_out(struct merge *m, const char *out_dir, int force, char *dir, size_t dir_cap)
+{
+    char err[1200];
+
+    if (rm_parts_check(m) != 0)
+        return -1;
+    if (results_dir_prepare(out_dir, force, dir, dir_cap, err, sizeof err) != 0) {
         ll_errorf("merge: --out: %s", err);
-        goto out;
+        return -1;
     }
-    m.n_present = n;
-    if (m.sweep) {
-        code = rm_sweep_merge(&m, dir, allow_partial, build, out);
-        if (out)
-            fprintf(out, "results: %s\n", dir);
-        goto out;
-    }
-    code = merge_common(&m, dir, 1, m.shards, 1, out, &outcome);
+    m->n_present = m->n_parts;
+    return 0;
+}
+
+int rm_run_finish(struct merge *m, const char *dir, int allow_partial, json_t *outcome, int code,
+                  int hist_only, FILE *out)
+{
+    char err[1200];
+
     if (!outcome)
-        goto out;
-    if (m.incomplete[0] && !allow_partial)
+        return code;
+    if (m->incomplete[0] && !allow_partial)
         code = rm_exit_combine(code, LL_EXIT_INCOMPLETE);
-    if (rm_copy_metrics(&m, dir) != 0)
+    if (rm_copy_metrics(m, dir) != 0)
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);
-    json_t *run = rm_merged_run_json(&m, allow_partial, outcome, code);
-    outcome = NULL;
+    json_t *run = rm_merged_run_json(m, allow_partial, outcome, code);
+    if (hist_only)
+        json_object_set_new(json_object_get(run, "merged"), "hist_only", json_true());
     if (results_write_json_atomic(dir, "run.json", run, err, sizeof err) != 0) {
         ll_errorf("merge: %s", err);
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);
@@ -715,8 +721,38 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
     json_decref(run);
     if (out)
         fprintf(out, "results: %s\n", dir);
+    return code;
+}
+
+int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
+                  int allow_partial, runmerge_build_fn build, FILE *out)
+{
+    struct merge m = {0};
+    json_t *outcome = NULL;
+    int code = LL_EXIT_USAGE;
+    char dir[4200];
+    if (rm_parts_load(&m, dirs, n, 0) != 0)
+        goto out;
+    m.sweep = rm_part_is_sweep(&m.parts[0]);
+    for (size_t i = 1; i < n; i++) {
+        int sw = rm_part_is_sweep(&m.parts[i]);
+        if (sw != m.sweep) {
+            ll_errorf("merge: %s and %s are not shards of one run: one is a sweep's", dirs[0],
+                      dirs[i]);
+            goto out;
+        }
+    }
+    if (rm_parts_open_out(&m, out_dir, force, dir, sizeof dir) != 0)
+        goto out;
+    if (m.sweep) {
+        code = rm_sweep_merge(&m, dir, allow_partial, build, out);
+        if (out)
+            fprintf(out, "results: %s\n", dir);
+        goto out;
+    }
+    code = merge_common(&m, dir, 1, m.shards, 1, out, &outcome);
+    code = rm_run_finish(&m, dir, allow_partial, outcome, code, 0, out);
 out:
-    json_decref(outcome);
     rm_merge_free(&m);
     return code;
 }

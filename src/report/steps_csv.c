@@ -128,6 +128,30 @@ static void num(FILE *f, double v)
         fputc(',', f);
 }
 
+/* The n numbers of v, each as num writes it. */
+static void nums(FILE *f, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        num(f, v[i]);
+}
+
+#define NUMS(f, ...)                                                                               \
+    nums((f), (const double[]){__VA_ARGS__}, LL_ARRAY_LEN(((const double[]){__VA_ARGS__})))
+
+/* n empty columns (a part of the row the step has no figures for). */
+static void empty_cols(FILE *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fputc(',', f);
+}
+
+/* The columns every row starts with: step, repeat, kind, offered_rps. */
+static void step_lead(FILE *f, const struct sweep_step *s)
+{
+    fprintf(f, "%u,%u,%s", s->f.index, s->f.repeat, s->f.recovery ? "recovery" : "load");
+    num(f, s->f.offered_rps);
+}
+
 static void ms(FILE *f, uint64_t ns, int defined)
 {
     if (defined)
@@ -147,26 +171,17 @@ static void server_cols(FILE *f, const struct sweep_step *s)
 {
     const struct sweep_server *v = &s->f.server;
     if (!v->present) {
-        for (int i = 0; i < N_SERVER; i++)
-            fputc(',', f);
+        empty_cols(f, N_SERVER);
         return;
     }
     const struct hist *h = s->stats.ttft_server;
     int have = hist_count(h) > 0;
     fprintf(f, ",%llu,%llu", (unsigned long long)v->scrapes, (unsigned long long)v->failed);
-    num(f, v->waiting_mean);
-    num(f, v->waiting_max);
-    num(f, v->running_mean);
-    num(f, v->running_max);
-    num(f, v->kv_mean);
-    num(f, v->kv_max);
-    num(f, v->preemptions);
-    num(f, v->ttft_p50_s * 1e3);
-    num(f, v->ttft_p99_s * 1e3);
+    NUMS(f, v->waiting_mean, v->waiting_max, v->running_mean, v->running_max, v->kv_mean, v->kv_max,
+         v->preemptions, v->ttft_p50_s * 1e3, v->ttft_p99_s * 1e3);
     ms(f, have ? hist_percentile(h, 50) : 0, have);
     ms(f, have ? hist_percentile(h, 99) : 0, have);
-    num(f, v->generation_tokens);
-    num(f, v->has_span ? s->client_tokens_in_span : NAN);
+    NUMS(f, v->generation_tokens, v->has_span ? s->client_tokens_in_span : NAN);
 }
 
 /* The columns of a sweep with GPU telemetry (--gpu-metrics), after all
@@ -201,36 +216,24 @@ static void energy_cols(FILE *f, const struct sweep_step *s)
 {
     const struct sweep_energy *e = &s->f.energy;
     if (!e->present) {
-        for (size_t i = 0; i < N_ENERGY; i++)
-            fputc(',', f);
+        empty_cols(f, N_ENERGY);
         return;
     }
     fprintf(f, ",%s", e->source);
     num(f, e->energy_j);
     fprintf(f, ",%llu,%llu,%u", (unsigned long long)e->missing, (unsigned long long)e->gaps,
             e->gpus);
-    num(f, s->mean_power_w);
-    num(f, e->max_power_w);
-    num(f, e->util_mean_pct);
-    num(f, s->j_per_output_token);
-    num(f, s->j_per_request);
-    num(f, s->output_tokens_per_j);
+    NUMS(f, s->mean_power_w, e->max_power_w, e->util_mean_pct, s->j_per_output_token,
+         s->j_per_request, s->output_tokens_per_j);
 }
 
 static void row_fields(FILE *f, const struct sweep_step *s)
 {
     const struct stats *st = &s->stats;
     int ok = st->by_kind[REC_OK] > 0;
-    fprintf(f, "%u,%u,%s", s->f.index, s->f.repeat, s->f.recovery ? "recovery" : "load");
-    num(f, s->f.offered_rps);
-    num(f, (double)s->f.start_offset_ns / 1e9);
-    num(f, (double)s->f.window_ns / 1e9);
-    num(f, s->achieved_rps);
-    num(f, s->completed_rps);
-    num(f, s->goodput_rps);
-    num(f, s->attainment);
-    num(f, s->input_tps);
-    num(f, s->output_tps);
+    step_lead(f, s);
+    NUMS(f, (double)s->f.start_offset_ns / 1e9, (double)s->f.window_ns / 1e9, s->achieved_rps,
+         s->completed_rps, s->goodput_rps, s->attainment, s->input_tps, s->output_tps);
     fprintf(f, ",%llu,%llu,%llu", (unsigned long long)st->scheduled,
             (unsigned long long)st->by_kind[REC_OK], (unsigned long long)stats_failed(st));
     num(f, s->error_rate);
@@ -242,9 +245,7 @@ static void row_fields(FILE *f, const struct sweep_step *s)
     ms(f, s->ttft_p99_ci_hi_ns, s->ci_valid && s->ttft_p99_ci_hi_ns);
     ms(f, s->ttft_p99_h1_ns, hist_count(s->ttft_h1) > 0);
     ms(f, s->ttft_p99_h2_ns, hist_count(s->ttft_h2) > 0);
-    num(f, s->f.inflight_mean);
-    num(f, s->f.inflight_max);
-    num(f, s->inflight_growth);
+    NUMS(f, s->f.inflight_mean, s->f.inflight_max, s->inflight_growth);
     ms(f, s->lateness_ns[0], hist_count(s->f.lateness) > 0);
     ms(f, s->lateness_ns[3], hist_count(s->f.lateness) > 0);
     ms(f, s->lateness_ns[5], hist_count(s->f.lateness) > 0);
@@ -301,16 +302,11 @@ static void class_rows(FILE *f, const struct sweep_step *s)
         char slo[96] = "";
         if (c->have_slo)
             slo_format(&c->slo, slo, sizeof slo);
-        fprintf(f, "%u,%u,%s", s->f.index, s->f.repeat, s->f.recovery ? "recovery" : "load");
-        num(f, s->f.offered_rps);
+        step_lead(f, s);
         fprintf(f, ",%s,\"%s\",%llu,%llu,%llu", s->f.classes[k].name, slo,
                 (unsigned long long)st->scheduled, (unsigned long long)st->by_kind[REC_OK],
                 (unsigned long long)stats_failed(st));
-        num(f, c->error_rate);
-        num(f, c->achieved_rps);
-        num(f, c->completed_rps);
-        num(f, c->goodput_rps);
-        num(f, c->attainment);
+        NUMS(f, c->error_rate, c->achieved_rps, c->completed_rps, c->goodput_rps, c->attainment);
         ms(f, c->ttft_ns[0], ok);
         ms(f, c->ttft_ns[3], ok);
         ms(f, c->tpot_ns[0], tp);

@@ -529,6 +529,24 @@ static void plan_step(struct engine *e, uint64_t start_ns)
 
 /* ---- executing a step ----------------------------------------------------- */
 
+/* Running sequence i is done: out of the batch, its cache blocks freed,
+ * counted a success; its DONE event goes with its next emit. */
+static void seq_finish(struct engine *e, uint32_t i)
+{
+    struct seq *s = &e->seqs[i];
+    list_remove(e, &e->running, i);
+    seq_free_blocks(e, s);
+    s->state = SEQ_FINISHED;
+    e->st.success_total++;
+}
+
+/* Sequence i has an event for this step's end (a token, or its end). */
+static void seq_emit(struct engine *e, uint32_t i)
+{
+    e->seqs[i].emit_pending = 1;
+    e->emit[e->n_emit++] = i;
+}
+
 /* Apply the planned step's work and queue its events in e->emit. */
 static void step_execute(struct engine *e)
 {
@@ -557,12 +575,8 @@ static void step_execute(struct engine *e)
             }
             if (s->embed) {
                 /* Pooled at the end of its prefill: done, no token. */
-                list_remove(e, &e->running, i);
-                seq_free_blocks(e, s);
-                s->state = SEQ_FINISHED;
-                e->st.success_total++;
-                s->emit_pending = 1;
-                e->emit[e->n_emit++] = i;
+                seq_finish(e, i);
+                seq_emit(e, i);
                 i = next;
                 continue;
             }
@@ -573,14 +587,9 @@ static void step_execute(struct engine *e)
         }
         s->out_tokens++;
         e->st.generation_tokens_total++;
-        if (s->out_tokens >= s->target_tokens) {
-            list_remove(e, &e->running, i);
-            seq_free_blocks(e, s);
-            s->state = SEQ_FINISHED;
-            e->st.success_total++;
-        }
-        s->emit_pending = 1;
-        e->emit[e->n_emit++] = i;
+        if (s->out_tokens >= s->target_tokens)
+            seq_finish(e, i);
+        seq_emit(e, i);
         i = next;
     }
     e->st.steps_total++;

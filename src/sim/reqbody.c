@@ -78,6 +78,24 @@ static int absent(const struct jscan_value *v)
     return v->type == JSCAN_INVALID || v->type == JSCAN_NULL;
 }
 
+/* 1 when a "model" member v is there but is not a string of at most
+ * API_MAX_MODEL_BYTES once decoded. */
+static int bad_model(const struct jscan_value *v)
+{
+    return !absent(v) &&
+           (v->type != JSCAN_STRING || jscan_string_decoded_len(v) > API_MAX_MODEL_BYTES);
+}
+
+/* A body's first refusal: with why (non-NULL), copy it into msg and return
+ * -1; else 0. */
+static int body_refuse(const char *why, char *msg, size_t msglen)
+{
+    if (!why)
+        return 0;
+    snprintf(msg, msglen, "%s", why);
+    return -1;
+}
+
 /* Optional boolean: absent or null leaves *out. Returns 0 or -1. */
 static int body_bool(const struct jscan_value *v, int *out)
 {
@@ -527,8 +545,7 @@ int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int 
     body_members_other(&root, names, F_COUNT, f, b);
     if (f[F_SO].type == JSCAN_OBJECT)
         body_members(&f[F_SO], so_names, 1, &include_usage);
-    if (!absent(&f[F_MODEL]) && (f[F_MODEL].type != JSCAN_STRING ||
-                                 jscan_string_decoded_len(&f[F_MODEL]) > API_MAX_MODEL_BYTES))
+    if (bad_model(&f[F_MODEL]))
         why = "\"model\" must be a string of at most 256 bytes";
     else if (body_bool(&f[F_STREAM], &b->stream) < 0)
         why = "\"stream\" must be a boolean";
@@ -554,10 +571,8 @@ int api_parse_completion(struct api_ctx *ctx, const char *body, size_t len, int 
                               sizeof whybuf, &b->ids_prompt) == 0) {
         why = NULL;
     }
-    if (why) {
-        snprintf(msg, msglen, "%s", why);
+    if (body_refuse(why, msg, msglen) != 0)
         return -1;
-    }
     if (f[F_MODEL].type == JSCAN_STRING)
         b->model = f[F_MODEL];
     b->has_max_tokens = !absent(&f[F_MAX]) || !absent(&f[F_MAX_COMPL]);
@@ -588,10 +603,8 @@ int api_parse_tokenize(struct api_ctx *ctx, const char *body, size_t len, int *a
         *code = "unsupported";
         why = "\"with_pieces\" is not supported: the sim answers token IDs only";
     }
-    if (why) {
-        snprintf(msg, msglen, "%s", why);
+    if (body_refuse(why, msg, msglen) != 0)
         return -1;
-    }
     http_buf_clear(&ctx->text);
     body_append_string(&ctx->text, &f[0]);
     return 0;
@@ -663,8 +676,7 @@ int api_parse_embeddings(struct api_ctx *ctx, const char *body, size_t len, stru
         return -1;
     *code = "invalid_field";
     body_members_other(&root, names, F_COUNT, f, b);
-    if (!absent(&f[F_MODEL]) && (f[F_MODEL].type != JSCAN_STRING ||
-                                 jscan_string_decoded_len(&f[F_MODEL]) > API_MAX_MODEL_BYTES))
+    if (bad_model(&f[F_MODEL]))
         why = "\"model\" must be a string of at most 256 bytes";
     else if (!absent(&f[F_FORMAT]) &&
              !(f[F_FORMAT].type == JSCAN_STRING && jscan_string_equals(&f[F_FORMAT], "float", 5))) {
@@ -673,10 +685,8 @@ int api_parse_embeddings(struct api_ctx *ctx, const char *body, size_t len, stru
     } else if (extract_inputs(ctx, &f[F_INPUT], code, &why) == 0) {
         why = NULL;
     }
-    if (why) {
-        snprintf(msg, msglen, "%s", why);
+    if (body_refuse(why, msg, msglen) != 0)
         return -1;
-    }
     if (f[F_MODEL].type == JSCAN_STRING)
         b->model = f[F_MODEL];
     return 0;

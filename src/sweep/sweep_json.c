@@ -31,6 +31,14 @@ static void jset(json_t *o, const char *k, json_t *v)
     }
 }
 
+/* The span members of a step's server or energy facts: span_from_ns and
+ * span_to_ns, both null without a span. */
+static void span_json(json_t *o, int has_span, uint64_t from_ns, uint64_t to_ns)
+{
+    jset(o, "span_from_ns", has_span ? ju64(from_ns) : json_null());
+    jset(o, "span_to_ns", has_span ? ju64(to_ns) : json_null());
+}
+
 /* An SLO as summary.json writes it: its text (slo_format), or null when
  * there is none (set is 0). */
 static json_t *slo_json(const struct slo *slo, int set)
@@ -78,9 +86,30 @@ static json_t *server_facts_json(const struct sweep_server *v)
     for (size_t i = 0; i < N_SERVER_NUMS; i++)
         jset(o, server_nums[i].key, jnum(*(const double *)((const char *)v + server_nums[i].off)));
     jset(o, "ttft_p99_is_lower_bound", json_boolean(v->ttft_p99_lower_bound));
-    jset(o, "span_from_ns", v->has_span ? ju64(v->span_from_ns) : json_null());
-    jset(o, "span_to_ns", v->has_span ? ju64(v->span_to_ns) : json_null());
+    span_json(o, v->has_span, v->span_from_ns, v->span_to_ns);
     return o;
+}
+
+/* A count from o[k]: a non-negative integer, else 0. */
+static uint64_t count_or_zero(json_t *o, const char *k)
+{
+    json_t *x = json_object_get(o, k);
+    return json_is_integer(x) && json_integer_value(x) > 0 ? (uint64_t)json_integer_value(x) : 0;
+}
+
+/* Read them back: 1 with *from_ns and *to_ns set when both are integers,
+ * from_ns >= 0 and to_ns after it (or equal to it, when empty_ok); else 0
+ * and nothing set. */
+static int span_from_json(json_t *o, int empty_ok, uint64_t *from_ns, uint64_t *to_ns)
+{
+    json_t *a = json_object_get(o, "span_from_ns"), *b = json_object_get(o, "span_to_ns");
+    if (!json_is_integer(a) || !json_is_integer(b) || json_integer_value(a) < 0 ||
+        json_integer_value(b) < json_integer_value(a) ||
+        (!empty_ok && json_integer_value(b) == json_integer_value(a)))
+        return 0;
+    *from_ns = (uint64_t)json_integer_value(a);
+    *to_ns = (uint64_t)json_integer_value(b);
+    return 1;
 }
 
 /* A number or NAN (null, absent). */
@@ -96,24 +125,14 @@ static void server_facts_from_json(json_t *o, struct sweep_server *v)
     if (!json_is_object(o))
         return;
     v->present = 1;
-    json_t *x = json_object_get(o, "scrapes");
-    v->scrapes = json_is_integer(x) && json_integer_value(x) > 0
-                     ? (uint64_t)json_integer_value(x) : 0;
-    x = json_object_get(o, "failed");
-    v->failed = json_is_integer(x) && json_integer_value(x) > 0
-                    ? (uint64_t)json_integer_value(x) : 0;
+    v->scrapes = count_or_zero(o, "scrapes");
+    v->failed = count_or_zero(o, "failed");
     const char *e = json_string_value(json_object_get(o, "engine"));
     snprintf(v->engine, sizeof v->engine, "%s", e ? e : "");
     for (size_t i = 0; i < N_SERVER_NUMS; i++)
         *server_num(v, i) = num_or_nan(o, server_nums[i].key);
     v->ttft_p99_lower_bound = json_is_true(json_object_get(o, "ttft_p99_is_lower_bound"));
-    json_t *a = json_object_get(o, "span_from_ns"), *b = json_object_get(o, "span_to_ns");
-    if (json_is_integer(a) && json_is_integer(b) && json_integer_value(a) >= 0 &&
-        json_integer_value(b) >= json_integer_value(a)) {
-        v->has_span = 1;
-        v->span_from_ns = (uint64_t)json_integer_value(a);
-        v->span_to_ns = (uint64_t)json_integer_value(b);
-    }
+    v->has_span = span_from_json(o, 1, &v->span_from_ns, &v->span_to_ns);
 }
 
 /* The facts of the GPU energy (steps.jsonl's "energy"). */
@@ -127,16 +146,8 @@ static json_t *energy_facts_json(const struct sweep_energy *e)
     jset(o, "gpus", ju64(e->gpus));
     jset(o, "max_power_w", jnum(e->max_power_w));
     jset(o, "util_mean_pct", jnum(e->util_mean_pct));
-    jset(o, "span_from_ns", e->has_span ? ju64(e->span_from_ns) : json_null());
-    jset(o, "span_to_ns", e->has_span ? ju64(e->span_to_ns) : json_null());
+    span_json(o, e->has_span, e->span_from_ns, e->span_to_ns);
     return o;
-}
-
-/* A count from o[k]: a non-negative integer, else 0. */
-static uint64_t count_or_zero(json_t *o, const char *k)
-{
-    json_t *x = json_object_get(o, k);
-    return json_is_integer(x) && json_integer_value(x) > 0 ? (uint64_t)json_integer_value(x) : 0;
 }
 
 static void energy_facts_from_json(json_t *o, struct sweep_energy *e)
@@ -153,13 +164,7 @@ static void energy_facts_from_json(json_t *o, struct sweep_energy *e)
     e->gpus = (unsigned)LL_MIN(count_or_zero(o, "gpus"), (uint64_t)UINT32_MAX);
     e->max_power_w = num_or_nan(o, "max_power_w");
     e->util_mean_pct = num_or_nan(o, "util_mean_pct");
-    json_t *a = json_object_get(o, "span_from_ns"), *b = json_object_get(o, "span_to_ns");
-    if (json_is_integer(a) && json_is_integer(b) && json_integer_value(a) >= 0 &&
-        json_integer_value(b) > json_integer_value(a)) {
-        e->has_span = 1;
-        e->span_from_ns = (uint64_t)json_integer_value(a);
-        e->span_to_ns = (uint64_t)json_integer_value(b);
-    }
+    e->has_span = span_from_json(o, 0, &e->span_from_ns, &e->span_to_ns);
 }
 
 json_t *sweep_energy_json(const struct sweep_step *s)
@@ -295,17 +300,30 @@ json_t *sweep_step_line_json(const struct sweep_step *s)
     return o;
 }
 
+/* steps.jsonl's array member key (arr: absent or null is no array, n 0):
+ * its size into *n. LL_E_INVAL with the reason in err when it is not an
+ * array, holds more than max, or the step already has them (seen, nonzero:
+ * the member came twice). */
+static int facts_array(json_t *arr, const char *key, size_t max, size_t seen, size_t *n, char *err,
+                       size_t errlen)
+{
+    *n = 0;
+    if (!arr || json_is_null(arr))
+        return 0;
+    *n = json_is_array(arr) ? json_array_size(arr) : 0;
+    if (!json_is_array(arr) || *n > max || seen) {
+        snprintf(err, errlen, "\"%s\": expected an array of at most %zu %s", key, max, key);
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
 /* steps.jsonl's "endpoints" into s (none when absent, or fewer than two). */
 static int endpoint_facts_from_json(json_t *arr, struct sweep_step *s, char *err, size_t errlen)
 {
-    if (!arr || json_is_null(arr))
-        return 0;
-    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
-    if (!json_is_array(arr) || n > SWEEP_MAX_ENDPOINTS || s->f.n_endpoints) {
-        snprintf(err, errlen, "\"endpoints\": expected an array of at most %d endpoints",
-                 SWEEP_MAX_ENDPOINTS);
+    size_t n;
+    if (facts_array(arr, "endpoints", SWEEP_MAX_ENDPOINTS, s->f.n_endpoints, &n, err, errlen) != 0)
         return LL_E_INVAL;
-    }
     if (n < 2)
         return 0;
     sweep_step_endpoints_init(s, n);
@@ -337,14 +355,9 @@ static int endpoint_facts_from_json(json_t *arr, struct sweep_step *s, char *err
 /* steps.jsonl's "classes" into s (no classes when absent or empty). */
 static int class_facts_from_json(json_t *arr, struct sweep_step *s, char *err, size_t errlen)
 {
-    if (!arr || json_is_null(arr))
-        return 0;
-    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
-    if (!json_is_array(arr) || n > SWEEP_MAX_CLASSES || s->f.n_classes) {
-        snprintf(err, errlen, "\"classes\": expected an array of at most %d classes",
-                 SWEEP_MAX_CLASSES);
+    size_t n;
+    if (facts_array(arr, "classes", SWEEP_MAX_CLASSES, s->f.n_classes, &n, err, errlen) != 0)
         return LL_E_INVAL;
-    }
     if (n == 0)
         return 0;
     sweep_step_classes_init(s, n);

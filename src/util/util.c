@@ -96,6 +96,19 @@ static const char digit_pairs[201] =
     "6061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+const char *ll_list_next(const char *p, size_t len, const char *flag, const char *spec, char *err,
+                         size_t errlen)
+{
+    p += len;
+    if (*p != ',')
+        return p;
+    if (!p[1]) {
+        snprintf(err, errlen, "%s: a trailing comma in \"%s\"", flag, spec);
+        return NULL;
+    }
+    return p + 1;
+}
+
 size_t ll_u64_digits(uint64_t v)
 {
     static const uint64_t pow10[20] = {

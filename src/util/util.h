@@ -63,6 +63,14 @@ char *ll_strndup(const char *s, size_t n);
 
 /* A non-negative or signed double; finite only. */
 int ll_parse_double(const char *s, double *out);
+/* The walk of a flag's comma-separated list (--fail-on, --expect): p at
+ * an item of len bytes of the list spec. Returns the first byte of the
+ * next item, or the list's end (its NUL) after the last; NULL after a
+ * comma that ends the list, with "FLAG: a trailing comma in \"SPEC\"" in
+ * err. */
+const char *ll_list_next(const char *p, size_t len, const char *flag, const char *spec, char *err,
+                         size_t errlen);
+
 /* v in decimal, exactly as printf's %llu writes it (no NUL): the digit
  * count, and ll_fmt_u64 writes them to dst (room for ll_u64_digits(v), at
  * most LL_U64_DIGITS_MAX) and returns the count. For hot paths where
