@@ -645,7 +645,8 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 "got \"%s\"",
                                 mo->cost);
     }
-    return runopts_metrics_flags(mo->interval, mo->off, mo->url, &mo->interval_ns, err, errlen);
+    return runopts_metrics_flags(mo->interval, mo->off, mo->url, ra->o.prom.url, &mo->interval_ns,
+                                 err, errlen);
 }
 
 /* The scraper (unless --no-metrics) and --expose, fed by the driver's

@@ -77,8 +77,8 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
                 b->lat[m].n ? cmp_percentile_sorted(b->lat[m].v, b->lat[m].n, pcts[p]) : NAN;
             double cand =
                 c->lat[m].n ? cmp_percentile_sorted(c->lat[m].v, c->lat[m].n, pcts[p]) : NAN;
-            struct row *r = row_begin(rows, &k, name, title, U_NS, CMP_LOWER_BETTER, base, cand,
-                                      "bootstrap");
+            struct row *r =
+                row_begin(rows, &k, name, title, U_NS, CMP_LOWER_BETTER, base, cand, "bootstrap");
             r->d = d[p];
             r->block_b = b->block[m];
             r->block_c = c->block[m];

@@ -42,18 +42,20 @@ static int check_url(const char *url, char *err, size_t errlen)
 {
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
         return prom_errf(err, errlen,
-                         "--prometheus: expected http://HOST:PORT or https://..., got \"%s\"", url);
+                         "--prometheus: expected http://HOST:PORT or https://... (the URL is not "
+                         "repeated here: it may carry a secret)");
     const char *a = strstr(url, "://") + 3;
     size_t n = strcspn(a, "/?#");
     if (n == 0)
-        return prom_errf(err, errlen, "--prometheus: no host in \"%s\"", url);
+        return prom_errf(err, errlen, "--prometheus: no host after the scheme");
     if (memchr(a, '@', n))
         return prom_errf(err, errlen,
                          "--prometheus: user info (USER:PASSWORD@) is not taken: the URL is "
                          "written to run.json; send credentials with --prometheus-header");
     if (strpbrk(url, "?#"))
         return prom_errf(err, errlen,
-                         "--prometheus: expected the API's base URL (no ? or #), got \"%s\"", url);
+                         "--prometheus: expected the API's base URL, without a query (?) or a "
+                         "fragment (#): credentials go in --prometheus-header");
     return 0;
 }
 

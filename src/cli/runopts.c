@@ -440,7 +440,7 @@ int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size
     return 0;
 }
 
-int runopts_metrics_flags(const char *interval, int off, const char *url,
+int runopts_metrics_flags(const char *interval, int off, const char *url, const char *prom_url,
                           uint64_t *interval_ns, char *err, size_t errlen)
 {
     *interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
@@ -452,6 +452,10 @@ int runopts_metrics_flags(const char *interval, int off, const char *url,
                             interval);
     if (off && url)
         return runopts_errf(err, errlen, "--no-metrics and --metrics-url: pick one");
+    if (prom_url && url)
+        return runopts_errf(err, errlen,
+                            "--metrics-url and --prometheus: pick one (the server's figures come "
+                            "from one place: its /metrics, or a Prometheus that scrapes it)");
     return 0;
 }
 

@@ -950,11 +950,11 @@ json_t *run_setup_report(const struct run_setup *rs, const struct run_config *cf
     if (res->stop_reason[0])
         printf("offering stopped early: %s\n", res->stop_reason);
     /* --prometheus: each replica's own figures over the run's span. */
-    struct promsource_replica reps[16];
+    struct promsource_replica *reps = ll_calloc(PROMSOURCE_MAX_REPLICAS, sizeof *reps);
     struct promsource_staleness st;
     size_t n_reps = promsource_replicas_join(rs->scraper, res->run_start_abs_ns,
                                              res->run_start_abs_ns + res->elapsed_ns,
-                                             SCRAPE_SPAN_OUTER, reps, 16, &st);
+                                             SCRAPE_SPAN_OUTER, reps, PROMSOURCE_MAX_REPLICAS, &st);
     if (server)
         scrape_join_print(stdout, server->join, server->join_rc, server->client, rs->scraper);
     promsource_replicas_print(stdout, reps, n_reps, &st);
@@ -975,6 +975,7 @@ json_t *run_setup_report(const struct run_setup *rs, const struct run_config *cf
     if (n_reps)
         json_object_set_new(json_object_get(sj, "server"), "replicas",
                             promsource_replicas_json(reps, n_reps, &st));
+    free(reps);
     if (rs->n_gpu)
         json_object_set_new(sj, "energy", energy_json(energy, rs->gpu_scrapers, rs->n_gpu));
     return sj;

@@ -58,6 +58,9 @@ struct promsource {
     pthread_mutex_t rep_lock; /* guards the replicas' series */
     struct replica *reps;     /* n_reps of them, in order of first answer */
     size_t n_reps;
+    int ungrouped;     /* 1: an answer had a series without the by-label (or
+                               * more replicas than kept): only the aggregate is whole */
+    char by_used[128]; /* the label the replicas were last told apart by */
 
     pthread_t th;
     int thread_started, stopped;
@@ -170,6 +173,16 @@ static json_t *replicas_json(struct promsource *m, const struct promapi_answer *
         by = "instance";
         n = promapi_groups(a, by, groups, PROMSOURCE_MAX_REPLICAS);
     }
+    /* A series no replica owns is in the aggregate alone: the replicas'
+     * sum would leave it out (promsource_join_sum). */
+    int ungrouped = n == PROMSOURCE_MAX_REPLICAS;
+    for (size_t i = 0; n > 0 && i < a->n && !ungrouped; i++)
+        ungrouped = *a->series[i].name && !promapi_series_label(&a->series[i], by);
+    pthread_mutex_lock(&m->rep_lock);
+    m->ungrouped |= ungrouped;
+    if (n > 0)
+        snprintf(m->by_used, sizeof m->by_used, "%s", by);
+    pthread_mutex_unlock(&m->rep_lock);
     json_t *extra = json_object();
     json_object_set_new(extra, "source", json_string(m->gpu ? "gpu" : "prometheus"));
     if (m->gpu)
@@ -506,12 +519,12 @@ size_t promsource_replicas_join(const struct scraper *s, uint64_t t0_abs_ns, uin
         *st = (struct promsource_staleness){NAN, NAN, ""};
     if (!m)
         return 0;
+    pthread_mutex_lock(&m->rep_lock);
     if (st) {
         st->interval_s = m->last_interval_s;
         st->max_age_s = m->max_age_s;
-        snprintf(st->by, sizeof st->by, "%s", m->by);
+        snprintf(st->by, sizeof st->by, "%s", m->by_used[0] ? m->by_used : m->by);
     }
-    pthread_mutex_lock(&m->rep_lock);
     size_t n = LL_MIN(m->n_reps, max);
     for (size_t i = 0; i < n; i++) {
         snprintf(out[i].name, sizeof out[i].name, "%s", m->reps[i].name);
@@ -528,6 +541,13 @@ int promsource_join_sum(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1
     size_t n =
         promsource_replicas_join(s, t0_abs_ns, t1_abs_ns, span, r, PROMSOURCE_MAX_JOIN, NULL);
     if (n == 0 || !j)
+        return 0;
+    /* More replicas than summed, or series of none: the aggregate stands. */
+    struct promsource *m = scraper_source_of(s, &promsource_ops);
+    pthread_mutex_lock(&m->rep_lock);
+    int partial = m->n_reps > n || m->ungrouped;
+    pthread_mutex_unlock(&m->rep_lock);
+    if (partial)
         return 0;
     for (size_t i = 0; i < n; i++)
         if (r[i].rc != 0)

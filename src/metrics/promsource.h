@@ -85,7 +85,8 @@ size_t promsource_replicas_join(const struct scraper *s, uint64_t t0_abs_ns, uin
  * the window's ends hold exactly what each replica did in it (the
  * aggregate's lines mix replicas scraped at different moments). Returns 1
  * when it did; 0, j untouched, for another scraper or when some replica
- * had no span (or there are more than PROMSOURCE_MAX_JOIN). */
+ * had no span, there are more than PROMSOURCE_MAX_JOIN, or an answer had a
+ * series without the by-label (in the aggregate, in no replica). */
 int promsource_join_sum(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,
                         enum scrape_span span, struct scrape_join *j);
 

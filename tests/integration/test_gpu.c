@@ -338,18 +338,19 @@ static void test_sweep_energy_per_step(void **state)
     size_t n_pw = harness_svg_points(html, "chart-gpu-power", "gpu_power0", gx, gp, 600);
     size_t n_ut = harness_svg_points(html, "chart-gpu-util", "gpu_util0", ux, uy, 600);
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
-    char *sm = harness_read_file(path, NULL);
-    assert_non_null(sm);
+    /* The ok GPU scrapes only: a failed one (a loaded box) is not drawn. */
+    struct harness_recs *sm = harness_recs_load(path);
     size_t n_lines = 0;
-    for (const char *p = strstr(sm, "\"source\":\"gpu\""); p;
-         p = strstr(p + 1, "\"source\":\"gpu\"")) {
-        const char *pw = strstr(p, "\"power_w\":");
-        assert_non_null(pw);
+    for (size_t i = 0; i < sm->n; i++) {
+        json_t *o = sm->items[i];
+        const char *src = json_string_value(json_object_get(o, "source"));
+        if (!src || strcmp(src, "gpu") != 0 || !json_is_true(json_object_get(o, "ok")))
+            continue;
         if (n_lines < 600)
-            jp[n_lines] = strtod(pw + 10, NULL);
+            jp[n_lines] = harness_num(o, "power_w");
         n_lines++;
     }
-    free(sm);
+    harness_recs_free(sm);
     assert_true(n_lines >= 40 && n_lines < 600);
     assert_int_equal(n_pw, n_lines);
     assert_int_equal(n_ut, n_lines);

@@ -31,6 +31,7 @@
 
 #include "harness.h"
 #include "test.h"
+#include "util/util.h"
 
 #define PROMETHEUS_BIN "/usr/bin/prometheus"
 #define SIM_SMALL                                                                                  \
@@ -502,7 +503,28 @@ static void test_prometheus_bad_flags(void **state)
         {{"run", "--prometheus", "http://h:9090", "--prometheus-header", "NoColon"},
          "--prometheus-header: expected 'Name: value'"},
         {{"run", "--prometheus-selector", "{}"}, "--prometheus-selector: goes with --prometheus"},
-        {{"sweep", "--rates", "1", "--prometheus", "x"}, "--prometheus: expected http://"});
+        {{"sweep", "--rates", "1", "--prometheus", "x"}, "--prometheus: expected http://"},
+        {{"run", "--prometheus", "http://h:9090", "--metrics-url", "http://h:8000/metrics"},
+         "--metrics-url and --prometheus: pick one"},
+        {{"sweep", "--rates", "1", "--prometheus", "http://h:9090", "--metrics-url",
+          "http://h:8000/metrics"},
+         "--metrics-url and --prometheus: pick one"});
+    /* A URL that carries a secret is refused without repeating it. */
+    static const char *const secret[][4] = {
+        {"run", "--prometheus", "h:9090/?token=SECRET7", NULL},
+        {"run", "--prometheus", "http://h:9090/api?token=SECRET7", NULL},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(secret); i++) {
+        int status = -1;
+        char *out = NULL, *err = NULL;
+        assert_int_equal(harness_run(secret[i], 30, &status, &out, &err), 0);
+        assert_int_equal(status, 2);
+        assert_non_null(strstr(err, "--prometheus: "));
+        if (strstr(err, "SECRET7") || strstr(out, "SECRET7"))
+            fail_msg("the secret of %s reached the output:\n%s%s", secret[i][2], out, err);
+        free(out);
+        free(err);
+    }
 }
 
 /* Prometheus unreachable: warnings and counted gaps, the run itself fine. */

@@ -70,11 +70,16 @@ static void test_value_errors(void **state)
                                   sizeof err), LL_E_INVAL);
     assert_true(strncmp(err, "--think: ", 9) == 0);
 
-    ASSERT_USAGE(runopts_metrics_flags("10ms", 0, NULL, &n, err, sizeof err), err,
+    ASSERT_USAGE(runopts_metrics_flags("10ms", 0, NULL, NULL, &n, err, sizeof err), err,
                  "--metrics-interval: at least 100ms, got \"10ms\"");
-    ASSERT_USAGE(runopts_metrics_flags(NULL, 1, "http://x/metrics", &n, err, sizeof err), err,
+    ASSERT_USAGE(runopts_metrics_flags(NULL, 1, "http://x/metrics", NULL, &n, err, sizeof err), err,
                  "--no-metrics and --metrics-url: pick one");
-    assert_int_equal(runopts_metrics_flags("2s", 0, NULL, &n, err, sizeof err), 0);
+    ASSERT_USAGE(
+        runopts_metrics_flags(NULL, 0, "http://x/metrics", "http://p:9090", &n, err, sizeof err),
+        err,
+        "--metrics-url and --prometheus: pick one (the server's figures come from one "
+        "place: its /metrics, or a Prometheus that scrapes it)");
+    assert_int_equal(runopts_metrics_flags("2s", 0, NULL, "http://p:9090", &n, err, sizeof err), 0);
     assert_int_equal(n, 2 * LL_NS_PER_SEC);
 }
 
