@@ -18,9 +18,10 @@ static void merge_usage(FILE *f)
                "or sweep with --shard, docs/distributed.md) into one: requests.jsonl with one\n"
                "line per scheduled request, ordered by id (a sweep's by step, then id);\n"
                "summary.json recomputed from the merged records (exact percentiles, never\n"
-               "averages of the shards'), the verdict judged again; server_metrics.jsonl\n"
-               "from the shard that scraped; run.json listing the shards. Prints the summary\n"
-               "as a run does. A sweep's shards: steps.jsonl with each step's facts merged,\n"
+               "averages of the shards'), the verdict and --expect judged again;\n"
+               "server_metrics.jsonl from the shard that scraped; run.json listing the\n"
+               "shards. Prints the summary as a run does. A sweep's shards: steps.jsonl\n"
+               "with each step's facts merged,\n"
                "then every step, the capacity, the knee and the recovery recomputed from the\n"
                "merged records into summary.json, steps.csv and report.html, as llmload\n"
                "report does. llmload report and llmload compare read the merged directory.\n"
@@ -44,7 +45,8 @@ static void merge_usage(FILE *f)
                "Exit status: 0 ok, 1 INVALID (the merged run's self-check; a sweep's: no\n"
                "step could be judged), 2 bad arguments, shards that do not belong together\n"
                "or unreadable files, 3 cannot write, 4 incomplete (shards or ids missing,\n"
-               "without --allow-partial), 6 no request succeeded.\n");
+               "without --allow-partial), 6 no request succeeded, 7 an --expect threshold\n"
+               "failed on the merged run.\n");
 }
 
 int merge_main(int argc, char **argv)

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "measure/expect.h"
 #include "measure/hist.h"
 #include "measure/histlog.h"
 #include "measure/record.h"
@@ -358,9 +359,10 @@ static void missing_count(struct merge *m, const json_t *cfg)
                   !json_object_get(cfg, "sessions");
     uint32_t n = m->shards;
     uint64_t *have = ll_calloc(n, sizeof *have);
-    int *present = ll_calloc(n, sizeof *present);
+    int *present = ll_calloc(n, sizeof *present), *interrupted = ll_calloc(n, sizeof *present);
     for (size_t i = 0; i < m->n_parts; i++) {
         present[m->parts[i].shard] = 1;
+        interrupted[m->parts[i].shard] = m->parts[i].interrupted;
         have[m->parts[i].shard] = m->parts[i].lines;
     }
     size_t at = 0;
@@ -390,13 +392,18 @@ static void missing_count(struct merge *m, const json_t *cfg)
             }
         }
         uint64_t share = cnt ? (sum + cnt / 2) / cnt : 0;
+        /* A shard that finished has all of its share, however many that
+         * was (sessions differ in turns, users in pace): only the absent
+         * and the cut short are estimated. */
         for (uint32_t k = 0; k < n; k++)
-            m->missing_ids += share > have[k] ? share - have[k] : 0;
+            if (!present[k] || interrupted[k])
+                m->missing_ids += share > have[k] ? share - have[k] : 0;
         m->expected_ids = m->n_refs + m->missing_ids;
         m->estimated = 1;
     }
     free(have);
     free(present);
+    free(interrupted);
 }
 
 /* The words of the incomplete line (m->incomplete, "" when complete). */
@@ -547,6 +554,55 @@ static void mode_label(const json_t *sum, char *buf, size_t len)
         *s = '\0';
 }
 
+/* A session run's figures (summary.json's "sessions"): a session
+ * belongs whole to one shard, so the sessions started in the window and
+ * those cut short are the shards' counts added up; the intended session
+ * rate is a shard's share times rate_scale (the shard count; 1 in a
+ * rebuild), the turns' mean the configuration's, the same in every
+ * shard. The realised rates are summary_json's, over the merged window. */
+static void sessions_info(const struct merge *m, const json_t *fs, double rate_scale,
+                          struct summary_info *info)
+{
+    if (!json_is_object(json_object_get(fs, "sessions")))
+        return;
+    info->sessions = 1;
+    info->session_rate_per_s = jnum(fs, "sessions", "intended_rate_per_s") * rate_scale;
+    info->session_turns_mean = jnum(fs, "sessions", "turns_mean");
+    for (size_t i = 0; i < m->n_parts; i++) {
+        info->sessions_started += ju(m->parts[i].sum, "sessions", "started");
+        info->sessions_cut += ju(m->parts[i].sum, "sessions", "cut");
+    }
+}
+
+/* --expect judged on the merged summary sj, as `llmload run` judges its
+ * own: summary.json's "expect" (null without one), a line on stderr per
+ * failed threshold. The thresholds are those the first summary fs lists
+ * (run.json does not keep --expect; every shard ran with the same flags,
+ * and a rebuild reads the merged summary's own). Returns the failed
+ * count (0 when there is none, or they no longer parse). */
+static size_t expect_judge(const json_t *fs, json_t *sj)
+{
+    const json_t *items = json_object_get(fs, "expect");
+    char spec[2048] = "", err[300];
+    size_t at = 0;
+    for (size_t i = 0; i < json_array_size(items) && at < sizeof spec; i++) {
+        const char *t = rm_jstr(json_array_get(items, i), "expect");
+        if (t)
+            at += (size_t)snprintf(spec + at, sizeof spec - at, "%s%s", at ? "," : "", t);
+    }
+    struct expect_set ex;
+    if (!spec[0] || at >= sizeof spec || expect_parse(spec, &ex, err, sizeof err) != 0 ||
+        ex.n == 0) {
+        json_object_set_new(sj, "expect", json_null());
+        return 0;
+    }
+    struct expect_figures fig;
+    size_t failed = 0;
+    expect_figures_from_summary(sj, &fig);
+    json_object_set_new(sj, "expect", expect_eval(&ex, &fig, stderr, NULL, &failed));
+    return failed;
+}
+
 int rm_exit_combine(int a, int b)
 {
     if (!a)
@@ -648,6 +704,7 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
     summary_cut_short_warning(st, info.cut_short_warning, sizeof info.cut_short_warning);
     info.lateness_moved = vd.worst;
     info.lateness_tolerance = v.tolerance > 0 ? v.tolerance : VERDICT_TOLERANCE_DEFAULT;
+    sessions_info(m, fs, rate_scale, &info);
     double wshare = jnum(fs, "tokens", "workload_cached_share");
     info.workload_share_known = isfinite(wshare);
     info.workload_cached_share = wshare;
@@ -696,9 +753,10 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
                         json_string(verdict_late_cause_name(
                             verdict_late_cause(late_sends, asleep, v.cpu_ns, v.wall_ns, invol))));
     json_object_set_new(sj, "lateness_diagnosis", ld);
-    json_object_set_new(sj, "expect", json_null());
     char err[1200];
     int code = info.invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
+    if (expect_judge(fs, sj) > 0)
+        code = rm_exit_combine(code, LL_EXIT_EXPECT);
     if (results_write_json_atomic(out_dir, "summary.json", sj, err, sizeof err) != 0) {
         ll_errorf("merge: %s", err);
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);

@@ -40,7 +40,9 @@
  * summary.json's "incomplete"; the status is then
  * LL_EXIT_INCOMPLETE unless allow_partial. Otherwise the status a
  * run would have: LL_EXIT_OK, LL_EXIT_FAIL (INVALID), LL_EXIT_NO_OK,
- * LL_EXIT_RUNTIME (cannot write); the lowest non-zero wins. */
+ * LL_EXIT_EXPECT (an --expect threshold the shards' summaries list fails
+ * on the merged figures), LL_EXIT_RUNTIME (cannot write); the lowest
+ * non-zero wins. */
 typedef int (*runmerge_build_fn)(const char *dir, FILE *out);
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
                   int allow_partial, runmerge_build_fn build, FILE *out);

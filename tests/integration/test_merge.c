@@ -541,6 +541,158 @@ static void test_hist_only(void **state)
     assert_int_equal(rc, 0);
 }
 
+/* Run n shards of `llmload run FLAGS` (flags NULL-terminated) at once,
+ * each --shard k/n from one --start-at 2.5 s ahead, into dirs[k] (tmp
+ * leaves PREFIXk). Each must exit one of 0, 1 (INVALID: a late wake on
+ * this shared machine) or 7 (a failed --expect). */
+static void shards_run(const char *const *flags, int n, char (*dirs)[600], const char *prefix)
+{
+    char at[64], spec[8][16], errp[8][1300];
+    pid_t pid[8];
+    assert_true(n <= 8);
+    start_in(at, sizeof at, 2500);
+    for (int k = 0; k < n; k++) {
+        char leaf[64];
+        snprintf(leaf, sizeof leaf, "%s%d", prefix, k);
+        harness_tmp_path(dirs[k], sizeof dirs[k], leaf);
+        snprintf(errp[k], sizeof errp[k], "%s.err", dirs[k]);
+        snprintf(spec[k], sizeof spec[k], "%d/%d", k, n);
+        struct harness_argv a = {0};
+        const char *head[] = {"run", NULL};
+        const char *tail[] = {"--shard", spec[k], "--start-at", at, "--out", dirs[k], NULL};
+        harness_argv_add(&a, head);
+        harness_argv_add(&a, flags);
+        harness_argv_add(&a, tail);
+        pid[k] = harness_spawn(a.v, "/dev/null", errp[k], -1, NULL, NULL);
+    }
+    for (int k = 0; k < n; k++) {
+        int st = harness_reap(pid[k], 90000);
+        if (st != 0 && st != 1 && st != 7) {
+            char *text = harness_read_file(errp[k], NULL);
+            fail_msg("shard %d of %d: exit %d: %s", k, n, st, text ? text : "");
+        }
+    }
+}
+
+/* A merged run's status is the single process's rule on its own figures:
+ * want (7: a failed --expect), or 1 when it is INVALID (the lowest wins). */
+static void expect_status(const char *what, int rc, const char *dir, int want)
+{
+    int w = want_status(dir, want);
+    if (rc != w)
+        fail_msg("%s: exit %d, want %d", what, rc, w);
+}
+
+/* Sessions and --expect (docs/distributed.md): two shards of a session
+ * run, run at once from one --start-at, merged, against one process with
+ * the same flags and seed on a fresh sim of its own. The merged
+ * "sessions" are the single run's (the same sessions arrive in the same
+ * 3 s window: started equal, the intended and realised session rates
+ * equal, turns' mean equal; the cut within noise), and --expect is judged
+ * on the merged records as the single run judges its own: the same items
+ * with the same results (TTFT p50 under 100us fails on the sim's
+ * millisecond steps, an error rate under 50% passes on a sim without
+ * faults), summary.json's expect, the line on stderr and exit 7.
+ * `llmload report` on the merged directory rebuilds the same file. */
+static void test_sessions_expect(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], single[600], merged[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--sessions",
+                           "4",
+                           "--turns",
+                           "3",
+                           "--think",
+                           "50ms",
+                           "--duration",
+                           "3s",
+                           "--seed",
+                           "11",
+                           "--prompt-salt",
+                           "3",
+                           "--quiet",
+                           "--threads",
+                           "1",
+                           "--expect",
+                           "ttft_p50<100us,error_rate<50%",
+                           NULL};
+    shards_run(flags, 2, sd, "ses");
+    harness_sim_teardown(state);
+    harness_cur_sim_start(NULL);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(single, sizeof single, "ses-single");
+    struct harness_argv a = {0};
+    const char *head[] = {"run", NULL}, *tail[] = {"--out", single, NULL};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, flags);
+    harness_argv_add(&a, tail);
+    int rc;
+    char *err = NULL;
+    assert_int_equal(harness_run(a.v, 60, &rc, NULL, &err), 0);
+    expect_status("the single run", rc, single, 7);
+    free(err);
+
+    harness_tmp_path(merged, sizeof merged, "ses-merged");
+    const char *m[] = {"merge", sd[1], sd[0], "--out", merged, NULL};
+    assert_int_equal(harness_run(m, 60, &rc, NULL, &err), 0);
+    expect_status("merge", rc, merged, 7);
+    if (!strstr(err, "--expect: ttft_p50 is "))
+        fail_msg("merge's stderr: %s", err);
+    free(err);
+
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *x1 = json_object_get(s1, "sessions"), *xm = json_object_get(sm, "sessions");
+    if (!json_is_object(xm))
+        fail_msg("the merged summary has no sessions object");
+    ASSERT_NEAR(harness_num(xm, "intended_rate_per_s"), 4, 1e-9);
+    ASSERT_NEAR(harness_num(xm, "intended_rate_per_s"), harness_num(x1, "intended_rate_per_s"),
+                1e-9);
+    ASSERT_NEAR(harness_num(xm, "turns_mean"), harness_num(x1, "turns_mean"), 1e-9);
+    ASSERT_NEAR(harness_num(xm, "started"), harness_num(x1, "started"), 0);
+    assert_true(harness_num(xm, "started") >= 5);
+    ASSERT_NEAR(harness_num(xm, "realised_rate_per_s"), harness_num(x1, "realised_rate_per_s"),
+                1e-6);
+    ASSERT_NEAR(harness_num(xm, "intended_request_rate_per_s"),
+                harness_num(x1, "intended_request_rate_per_s"), 1e-9);
+    double cut1 = harness_num(x1, "cut"), cutm = harness_num(xm, "cut");
+    if (fabs(cutm - cut1) > 3 + 0.3 * cut1)
+        fail_msg("sessions cut: merged %.0f, one process %.0f", cutm, cut1);
+
+    json_t *e1 = json_object_get(s1, "expect"), *em = json_object_get(sm, "expect");
+    if (!json_is_array(em))
+        fail_msg("the merged summary's expect is not judged");
+    assert_int_equal(json_array_size(em), 2);
+    assert_int_equal(json_array_size(e1), 2);
+    static const char *const want[] = {"fail", "pass"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *x = json_array_get(e1, i), *y = json_array_get(em, i);
+        assert_string_equal(harness_sval(y, "expect"), harness_sval(x, "expect"));
+        assert_string_equal(harness_sval(x, "result"), want[i]);
+        assert_string_equal(harness_sval(y, "result"), want[i]);
+    }
+    /* the value judged is the merged summary's own */
+    ASSERT_NEAR(harness_num(json_array_get(em, 0), "value"), harness_num(sm, "latency_ns.ttft.p50"),
+                0);
+    json_decref(s1);
+    json_decref(sm);
+
+    char sum_path[700], *before, *after;
+    snprintf(sum_path, sizeof sum_path, "%s/summary.json", merged);
+    before = harness_read_file(sum_path, NULL);
+    const char *rep[] = {"report", merged, NULL};
+    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
+    expect_status("report on the merged directory", rc, merged, 7);
+    after = harness_read_file(sum_path, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
              cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
-             cmocka_unit_test_teardown(test_hist_only, teardown))
+             cmocka_unit_test_teardown(test_hist_only, teardown),
+             cmocka_unit_test_teardown(test_sessions_expect, teardown))
