@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli/cmds.h"
+#include "cli/mergeserver.h"
 #include "report/report_build.h"
 #include "report/runmerge.h"
 #include "util/util.h"
@@ -18,10 +19,10 @@ static void merge_usage(FILE *f)
                "or sweep with --shard, docs/distributed.md) into one: requests.jsonl with one\n"
                "line per scheduled request, ordered by id (a sweep's by step, then id);\n"
                "summary.json recomputed from the merged records (exact percentiles, never\n"
-               "averages of the shards'), the verdict and --expect judged again;\n"
-               "server_metrics.jsonl from the shard that scraped; run.json listing the\n"
-               "shards. Prints the summary as a run does. A sweep's shards: steps.jsonl\n"
-               "with each step's facts merged,\n"
+               "averages of the shards'), the verdict and --expect judged again, the\n"
+               "server's view joined to the merged window; server_metrics.jsonl from the\n"
+               "shard that scraped; run.json listing the shards. Prints the summary as a\n"
+               "run does. A sweep's shards: steps.jsonl with each step's facts merged,\n"
                "then every step, the capacity, the knee and the recovery recomputed from the\n"
                "merged records into summary.json, steps.csv and report.html, as llmload\n"
                "report does. llmload report and llmload compare read the merged directory.\n"
@@ -86,5 +87,5 @@ int merge_main(int argc, char **argv)
         return runmerge_hist_only((const char *const *)argv + optind, (size_t)(argc - optind), out,
                                   force, allow_partial, stdout);
     return runmerge_dirs((const char *const *)argv + optind, (size_t)(argc - optind), out, force,
-                         allow_partial, report_build_dir, stdout);
+                         allow_partial, report_build_dir, merge_server_join, stdout);
 }

@@ -251,6 +251,11 @@ static const char *const meaning_key[ENGINE_MEANING_COUNT] = {
     [ENGINE_M_GPU_GR_ACTIVE] = "gr_engine_active",
 };
 
+const char *scrape_meaning_key(int m)
+{
+    return m >= 0 && m < ENGINE_MEANING_COUNT ? meaning_key[m] : NULL;
+}
+
 /* The JSON line of one scrape, without t_ns (set when written). */
 static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
                           const struct prom_scrape *ps, const char *error)

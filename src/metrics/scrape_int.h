@@ -38,6 +38,11 @@ void scraper_set_source(struct scraper *s, const struct scraper_source *src, voi
  * points must come in order of start time. Prints no warning. */
 void scraper_keep(struct scraper *s, struct scrape_point *p, json_t *extra, const char *error);
 
+/* The key of meaning m (an enum engine_meaning) in a line of
+ * server_metrics.jsonl ("waiting", "power_w", ...), NULL for one no line
+ * carries (the TTFT histogram has keys of its own). */
+const char *scrape_meaning_key(int m);
+
 /* A JSON number, or "+Inf" / "-Inf" / "NaN" as a string (JSON has none). */
 json_t *scrape_json_num(double v);
 

@@ -13,6 +13,9 @@
 #include "measure/slo.h"
 #include "measure/stats.h"
 
+/* runmerge.h's, which the users of this file include. */
+struct runmerge_window;
+
 /* One input directory: a shard (merge) or the merged directory itself
  * (rebuild). */
 struct part {
@@ -69,7 +72,11 @@ struct merge {
     char missing_shards[512]; /* "2, 3" or "" */
     char incomplete[768];     /* "incomplete: N of M requests (...)" or "" */
     double inflight_max;
-    int sweep; /* 1: the shards of a sweep (config.sweep) */
+    uint64_t last_end_ns; /* the latest end_ns of the merged records */
+    int sweep;            /* 1: the shards of a sweep (config.sweep) */
+    int rebuild;          /* 1: `llmload report` on a merged directory */
+    /* The server's join (a merge of a run's shards; NULL: none). */
+    json_t *(*server)(const struct runmerge_window *w, FILE *out);
 };
 
 /* o[k] as a string, NULL when absent or not one. */

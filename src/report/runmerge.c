@@ -490,6 +490,8 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
         } else if (r.warmup) {
             m->warmup_records++;
         }
+        if (r.end_ns != LL_NO_TIME && r.end_ns > m->last_end_ns)
+            m->last_end_ns = r.end_ns;
         if (r.sent_ns != LL_NO_TIME && r.end_ns != LL_NO_TIME) {
             uint64_t in = r.late_ns != LL_NO_TIME ? r.sched_ns + r.late_ns : r.sent_ns;
             ev[n_ev++] = (struct infl_ev){in, +1};
@@ -552,6 +554,50 @@ static void mode_label(const json_t *sum, char *buf, size_t len)
     char *s = strstr(buf, " (shard ");
     if (s)
         *s = '\0';
+}
+
+/* summary.json's "server" of the merged run (NULL: none): in a merge,
+ * m->server's join of the scraping shard's series to the merged window
+ * (runmerge.h), its lines printed to out; in a rebuild, the merged
+ * summary's own, which the records cannot change. */
+static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out)
+{
+    if (m->rebuild) {
+        json_t *s = json_object_get(m->parts[0].sum, "server");
+        return s ? json_deep_copy(s) : NULL;
+    }
+    const json_t *ms_k = json_object_get(cfg, "metrics_shard");
+    uint32_t k = json_is_integer(ms_k) ? (uint32_t)json_integer_value(ms_k) : 0;
+    const struct part *p = NULL;
+    for (size_t i = 0; i < m->n_parts; i++)
+        if (m->parts[i].shard == k)
+            p = &m->parts[i];
+    const json_t *srv = p ? json_object_get(p->sum, "server") : NULL;
+    if (!m->server || !json_is_object(srv))
+        return NULL;
+    const struct stats *st = &m->st, *cold = &m->cold;
+    struct runmerge_window w = {
+        .dir = p->dir,
+        .server = srv,
+        .end_ns = m->last_end_ns,
+        .ttft_sent_p50_s = NAN,
+        .ttft_sent_p99_s = NAN,
+        .output_tokens = (double)(st->output_tokens + st->output_tokens_failed +
+                                  cold->output_tokens + cold->output_tokens_failed),
+        .prompt_tokens = (double)(st->prompt_tokens + cold->prompt_tokens),
+        .cached_tokens = (double)(st->cached_tokens + cold->cached_tokens),
+        .completed_ok = (double)(st->by_kind[REC_OK] + cold->by_kind[REC_OK]),
+    };
+    if (hist_count(st->ttft_server)) {
+        w.ttft_sent_p50_s = (double)hist_percentile(st->ttft_server, 50) / 1e9;
+        w.ttft_sent_p99_s = (double)hist_percentile(st->ttft_server, 99) / 1e9;
+    }
+    uint64_t warmup = ju(cfg, "warmup_ns", NULL);
+    for (size_t i = 0; i < m->n_parts; i++) {
+        uint64_t e = warmup + ju(m->parts[i].sum, "window_ns", NULL);
+        w.end_ns = e > w.end_ns ? e : w.end_ns;
+    }
+    return m->server(&w, out);
 }
 
 /* A session run's figures (summary.json's "sessions"): a session
@@ -721,6 +767,9 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
         summary_print(out, st, &info);
         summary_print_classes(out, sc, m->n_cls, window);
         summary_print_endpoints(out, ep, m->n_eps, window);
+    }
+    json_t *server = server_json(m, cfg, out);
+    if (out) {
         if (m->incomplete[0])
             fprintf(out, "*** %s\n", m->incomplete);
         fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
@@ -731,6 +780,8 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
         json_object_set_new(sj, "classes", summary_classes_json(sc, m->n_cls, window));
     if (m->n_eps)
         json_object_set_new(sj, "endpoints", summary_endpoints_json(ep, m->n_eps, window));
+    if (server)
+        json_object_set_new(sj, "server", server);
     free(sc);
     free(ep);
     json_object_set_new(sj, "incomplete",
@@ -925,9 +976,10 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
 }
 
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
-                  int allow_partial, runmerge_build_fn build, FILE *out)
+                  int allow_partial, runmerge_build_fn build, runmerge_server_fn server, FILE *out)
 {
     struct merge m = {0};
+    m.server = server;
     json_t *outcome = NULL;
     int code = LL_EXIT_USAGE;
     char dir[4200], err[1200];
@@ -993,6 +1045,7 @@ int runmerge_rebuild(const char *dir, FILE *out)
     int code = LL_EXIT_USAGE;
     m.parts = ll_calloc(1, sizeof *m.parts);
     m.n_parts = 1;
+    m.rebuild = 1;
     if (rm_part_load(&m.parts[0], dir, 1) != 0)
         goto out;
     json_t *mg = json_object_get(m.parts[0].run, "merged");

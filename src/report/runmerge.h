@@ -21,6 +21,7 @@
 #define LL_RUNMERGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -44,8 +45,33 @@
  * on the merged figures), LL_EXIT_RUNTIME (cannot write); the lowest
  * non-zero wins. */
 typedef int (*runmerge_build_fn)(const char *dir, FILE *out);
+
+/* The server's view of a merged run (summary.json's "server"): the
+ * scraping shard's server_metrics.jsonl joined to the merged window as a
+ * run joins its own series. Joining a series is the metrics layer's,
+ * which this one may not include: the command passes the join in
+ * (cli/mergeserver.c). The window runs from the shards' common start (the
+ * scraping shard's run start, origin_monotonic_ns of its summary's
+ * "server") for end_ns: to the last merged record's end, or the longest
+ * shard's warm-up and window when that is later. The client's figures
+ * are the merged records' (warm and cold), as a run sets beside the
+ * server's counters. */
+struct runmerge_window {
+    const char *dir;      /* the scraping shard's results directory */
+    const json_t *server; /* its summary.json's "server" (url, scrapes, failed, origin) */
+    uint64_t end_ns;      /* the window's length from the common start, ns */
+    double ttft_sent_p50_s, ttft_sent_p99_s; /* TTFT from sent, s; NAN: no ok record */
+    double output_tokens, prompt_tokens, cached_tokens, completed_ok;
+};
+
+/* Print the server's lines to out (NULL: none) and return summary.json's
+ * "server" object (caller owns it), or NULL when there is none to give
+ * (a warning on stderr when the file cannot be read). */
+typedef json_t *(*runmerge_server_fn)(const struct runmerge_window *w, FILE *out);
+
+/* server: the join above (NULL: no "server" in the merged summary). */
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
-                  int allow_partial, runmerge_build_fn build, FILE *out);
+                  int allow_partial, runmerge_build_fn build, runmerge_server_fn server, FILE *out);
 
 /* `llmload merge --hist-only`: the shards' hist.jsonl (no records read)
  * into out_dir's summary.json (schema llmload.summary/1 with "hist_only":
@@ -63,8 +89,9 @@ int runmerge_is_merged(const json_t *run);
 
 /* Recompute summary.json of the merged directory dir from its
  * requests.jsonl, run.json and summary.json (its ITL and lateness
- * histograms), print the summary to out; the status as runmerge_dirs
- * (its --allow-partial as recorded in run.json). */
+ * histograms; its "server", which the merge joined, kept as it is),
+ * print the summary to out; the status as runmerge_dirs (its
+ * --allow-partial as recorded in run.json). */
 int runmerge_rebuild(const char *dir, FILE *out);
 
 #endif

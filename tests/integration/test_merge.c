@@ -692,7 +692,128 @@ static void test_sessions_expect(void **state)
     free(after);
 }
 
+/* The server's view (summary.json's "server", docs/distributed.md): two
+ * shards at once from one --start-at against one sim, shard 1 scraping
+ * (--metrics-shard 1: it holds id 59, the last scheduled and, with fixed
+ * prompt and output lengths, the last the sim finishes, so its last
+ * scrape follows every response), merged, against one process with the
+ * same flags on a fresh sim. The sim's counters over the merged window
+ * are the whole run's, exactly as the single run's: prompt tokens,
+ * generation tokens (60 x 8) and requests finished (60), each equal to
+ * the merged records' own count beside it; the server's TTFT histogram
+ * counts every request, the URL is the scraping shard's, and the window
+ * holds scrapes. `llmload report` keeps the object as merge wrote it. */
+static void test_server_view(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], single[600], merged[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--rate",
+                           "30",
+                           "--requests",
+                           "60",
+                           "--seed",
+                           "4",
+                           "--prompt-tokens",
+                           "64",
+                           "--output-tokens",
+                           "8",
+                           "--ignore-eos",
+                           "--prompt-salt",
+                           "9",
+                           "--quiet",
+                           "--threads",
+                           "1",
+                           "--metrics-shard",
+                           "1",
+                           NULL};
+    shards_run(flags, 2, sd, "srv");
+    harness_sim_teardown(state);
+    harness_cur_sim_start(NULL);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(single, sizeof single, "srv-single");
+    /* the same flags less --metrics-shard, which goes with --shard only */
+    const char *one[] = {"run",
+                         "--url",
+                         url,
+                         "--rate",
+                         "30",
+                         "--requests",
+                         "60",
+                         "--seed",
+                         "4",
+                         "--prompt-tokens",
+                         "64",
+                         "--output-tokens",
+                         "8",
+                         "--ignore-eos",
+                         "--prompt-salt",
+                         "9",
+                         "--quiet",
+                         "--threads",
+                         "1",
+                         "--out",
+                         single,
+                         NULL};
+    free(harness_run_expect(one, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+
+    harness_tmp_path(merged, sizeof merged, "srv-merged");
+    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
+    int rc;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(m, 60, &rc, &out, &err), 0);
+    expect_status("merge", rc, merged, 0);
+    if (!strstr(out, "server metrics (") || !strstr(out, "generation tokens    server 480"))
+        fail_msg("merge's summary has no server view: %s%s", out, err);
+    free(out);
+    free(err);
+
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *v1 = json_object_get(s1, "server"), *vm = json_object_get(sm, "server");
+    if (!json_is_object(vm))
+        fail_msg("the merged summary has no server object");
+    json_t *s_1 = harness_summary_load(sd[1]);
+    assert_string_equal(harness_sval(vm, "url"),
+                        harness_sval(json_object_get(s_1, "server"), "url"));
+    ASSERT_NEAR(harness_num(vm, "origin_monotonic_ns"),
+                harness_num(s_1, "server.origin_monotonic_ns"), 0);
+    json_decref(s_1);
+    assert_string_equal(harness_sval(vm, "engine"), harness_sval(v1, "engine"));
+    assert_true(harness_num(vm, "window_scrapes") >= 1);
+    static const char *const counters[] = {"prompt_tokens", "generation_tokens", "request_success"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(counters); i++) {
+        char dp[64], cp[64];
+        snprintf(dp, sizeof dp, "%s.delta", counters[i]);
+        snprintf(cp, sizeof cp, "%s.client", counters[i]);
+        double d = harness_num(vm, dp);
+        if (d != harness_num(v1, dp) || d != harness_num(vm, cp))
+            fail_msg("server %s: merged %.0f (its records %.0f), one process %.0f", counters[i], d,
+                     harness_num(vm, cp), harness_num(v1, dp));
+    }
+    ASSERT_NEAR(harness_num(vm, "generation_tokens.delta"), 480, 0);
+    ASSERT_NEAR(harness_num(vm, "request_success.delta"), 60, 0);
+    ASSERT_NEAR(harness_num(vm, "ttft.count"), 60, 0);
+    ASSERT_NEAR(harness_num(vm, "ttft.count"), harness_num(v1, "ttft.count"), 0);
+    json_decref(s1);
+    json_decref(sm);
+
+    char sum_path[700], *before, *after;
+    snprintf(sum_path, sizeof sum_path, "%s/summary.json", merged);
+    before = harness_read_file(sum_path, NULL);
+    const char *rep[] = {"report", merged, NULL};
+    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
+    expect_status("report on the merged directory", rc, merged, 0);
+    after = harness_read_file(sum_path, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
              cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
              cmocka_unit_test_teardown(test_hist_only, teardown),
-             cmocka_unit_test_teardown(test_sessions_expect, teardown))
+             cmocka_unit_test_teardown(test_sessions_expect, teardown),
+             cmocka_unit_test_teardown(test_server_view, teardown))
