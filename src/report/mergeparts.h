@@ -76,7 +76,7 @@ struct merge {
     int sweep;            /* 1: the shards of a sweep (config.sweep) */
     int rebuild;          /* 1: `llmload report` on a merged directory */
     /* The server's join (a merge of a run's shards; NULL: none). */
-    json_t *(*server)(const struct runmerge_window *w, FILE *out);
+    json_t *(*server)(const struct runmerge_window *w, FILE *out, json_t **energy);
 };
 
 /* o[k] as a string, NULL when absent or not one. */

@@ -556,14 +556,17 @@ static void mode_label(const json_t *sum, char *buf, size_t len)
         *s = '\0';
 }
 
-/* summary.json's "server" of the merged run (NULL: none): in a merge,
- * m->server's join of the scraping shard's series to the merged window
- * (runmerge.h), its lines printed to out; in a rebuild, the merged
- * summary's own, which the records cannot change. */
-static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out)
+/* summary.json's "server" of the merged run (NULL: none) and *energy
+ * (NULL: none): in a merge, m->server's join of the scraping shard's
+ * series to the merged window (runmerge.h), its lines printed to out; in
+ * a rebuild, the merged summary's own, which the records cannot change. */
+static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, json_t **energy)
 {
+    *energy = NULL;
     if (m->rebuild) {
         json_t *s = json_object_get(m->parts[0].sum, "server");
+        json_t *e = json_object_get(m->parts[0].sum, "energy");
+        *energy = e ? json_deep_copy(e) : NULL;
         return s ? json_deep_copy(s) : NULL;
     }
     const json_t *ms_k = json_object_get(cfg, "metrics_shard");
@@ -573,12 +576,15 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out)
         if (m->parts[i].shard == k)
             p = &m->parts[i];
     const json_t *srv = p ? json_object_get(p->sum, "server") : NULL;
-    if (!m->server || !json_is_object(srv))
+    const json_t *en = p ? json_object_get(p->sum, "energy") : NULL;
+    if (!m->server || (!json_is_object(srv) && !json_is_object(en)))
         return NULL;
     const struct stats *st = &m->st, *cold = &m->cold;
     struct runmerge_window w = {
         .dir = p->dir,
-        .server = srv,
+        .server = json_is_object(srv) ? srv : NULL,
+        .energy = json_is_object(en) ? en : NULL,
+        .origin_abs_ns = ju(p->sum, "run_start_monotonic_ns", NULL),
         .end_ns = m->last_end_ns,
         .ttft_sent_p50_s = NAN,
         .ttft_sent_p99_s = NAN,
@@ -588,6 +594,8 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out)
         .cached_tokens = (double)(st->cached_tokens + cold->cached_tokens),
         .completed_ok = (double)(st->by_kind[REC_OK] + cold->by_kind[REC_OK]),
     };
+    w.energy_tokens = w.output_tokens + (double)st->warmup_output_tokens;
+    w.energy_requests = w.completed_ok + (double)st->warmup_ok;
     if (hist_count(st->ttft_server)) {
         w.ttft_sent_p50_s = (double)hist_percentile(st->ttft_server, 50) / 1e9;
         w.ttft_sent_p99_s = (double)hist_percentile(st->ttft_server, 99) / 1e9;
@@ -597,7 +605,7 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out)
         uint64_t e = warmup + ju(m->parts[i].sum, "window_ns", NULL);
         w.end_ns = e > w.end_ns ? e : w.end_ns;
     }
-    return m->server(&w, out);
+    return m->server(&w, out, energy);
 }
 
 /* A session run's figures (summary.json's "sessions"): a session
@@ -768,7 +776,7 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
         summary_print_classes(out, sc, m->n_cls, window);
         summary_print_endpoints(out, ep, m->n_eps, window);
     }
-    json_t *server = server_json(m, cfg, out);
+    json_t *energy = NULL, *server = server_json(m, cfg, out, &energy);
     if (out) {
         if (m->incomplete[0])
             fprintf(out, "*** %s\n", m->incomplete);
@@ -782,6 +790,8 @@ static int summary_write(struct merge *m, const json_t *cfg, const char *slo_tex
         json_object_set_new(sj, "endpoints", summary_endpoints_json(ep, m->n_eps, window));
     if (server)
         json_object_set_new(sj, "server", server);
+    if (energy)
+        json_object_set_new(sj, "energy", energy);
     free(sc);
     free(ep);
     json_object_set_new(sj, "incomplete",

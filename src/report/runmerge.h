@@ -46,7 +46,8 @@
  * non-zero wins. */
 typedef int (*runmerge_build_fn)(const char *dir, FILE *out);
 
-/* The server's view of a merged run (summary.json's "server"): the
+/* The server's view of a merged run (summary.json's "server" and
+ * "energy"): the
  * scraping shard's server_metrics.jsonl joined to the merged window as a
  * run joins its own series. Joining a series is the metrics layer's,
  * which this one may not include: the command passes the join in
@@ -57,17 +58,28 @@ typedef int (*runmerge_build_fn)(const char *dir, FILE *out);
  * are the merged records' (warm and cold), as a run sets beside the
  * server's counters. */
 struct runmerge_window {
-    const char *dir;      /* the scraping shard's results directory */
-    const json_t *server; /* its summary.json's "server" (url, scrapes, failed, origin) */
-    uint64_t end_ns;      /* the window's length from the common start, ns */
+    /* The scraping shard: its results directory, its summary.json's
+     * "server" (url, scrapes, failed; NULL: none) and "energy" (url,
+     * scrapes, failed, cost_per_hour; NULL: no GPU telemetry). */
+    const char *dir;
+    const json_t *server;
+    const json_t *energy;
+    uint64_t origin_abs_ns; /* its run start (the common start), its CLOCK_MONOTONIC */
+    uint64_t end_ns;        /* the window's length from the common start, ns */
     double ttft_sent_p50_s, ttft_sent_p99_s; /* TTFT from sent, s; NAN: no ok record */
     double output_tokens, prompt_tokens, cached_tokens, completed_ok;
+    /* The energy's divisors, as a run's: the whole run's output tokens
+     * and ok requests, warm-up and cold start included. */
+    double energy_tokens, energy_requests;
 };
 
-/* Print the server's lines to out (NULL: none) and return summary.json's
- * "server" object (caller owns it), or NULL when there is none to give
- * (a warning on stderr when the file cannot be read). */
-typedef json_t *(*runmerge_server_fn)(const struct runmerge_window *w, FILE *out);
+/* Print the server's lines, then the energy's, to out (NULL: none);
+ * return summary.json's "server" object (NULL when w->server is, or the
+ * file cannot be read: a warning on stderr) and set *energy to its
+ * "energy" object (NULL when w->energy is); the caller owns both. The
+ * energy is the GPU telemetry's lines of the same file over the same
+ * window, per output token and request of the merged run. */
+typedef json_t *(*runmerge_server_fn)(const struct runmerge_window *w, FILE *out, json_t **energy);
 
 /* server: the join above (NULL: no "server" in the merged summary). */
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
@@ -89,7 +101,8 @@ int runmerge_is_merged(const json_t *run);
 
 /* Recompute summary.json of the merged directory dir from its
  * requests.jsonl, run.json and summary.json (its ITL and lateness
- * histograms; its "server", which the merge joined, kept as it is),
+ * histograms; its "server" and "energy", which the merge joined, kept
+ * as they are),
  * print the summary to out; the status as runmerge_dirs (its
  * --allow-partial as recorded in run.json). */
 int runmerge_rebuild(const char *dir, FILE *out);

@@ -812,8 +812,116 @@ static void test_server_view(void **state)
     free(after);
 }
 
+/* Energy (--gpu-metrics with --shard, docs/distributed.md): two shards at
+ * once, shard 1 alone reading the sim's GPU telemetry (--metrics-shard
+ * 1, the shard that finishes last as in test_server_view), against one
+ * process with the same flags, each on a fresh `llmload sim --gpu-metrics
+ * --gpu-idle-watts 0`, whose energy is the work's alone (docs/sim.md):
+ * the same requests cost the same joules. The shard's own summary keeps
+ * the energy but no per-token figure (its tokens are half the run's);
+ * the merged one divides the energy over the merged window by the merged
+ * records' 480 output tokens and 60 requests: energy, joules per output
+ * token and per request within 2% of the single process's. */
+static void test_energy(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--gpu-metrics", "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    char url[160], murl[160], single[600], merged[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--rate",
+                           "30",
+                           "--requests",
+                           "60",
+                           "--seed",
+                           "4",
+                           "--prompt-tokens",
+                           "64",
+                           "--output-tokens",
+                           "8",
+                           "--ignore-eos",
+                           "--prompt-salt",
+                           "9",
+                           "--quiet",
+                           "--threads",
+                           "1",
+                           "--metrics-shard",
+                           "1",
+                           "--gpu-metrics",
+                           murl,
+                           NULL};
+    shards_run(flags, 2, sd, "gpu");
+    harness_sim_teardown(state);
+    harness_cur_sim_start(sargs);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
+    harness_tmp_path(single, sizeof single, "gpu-single");
+    const char *one[] = {"run",
+                         "--url",
+                         url,
+                         "--rate",
+                         "30",
+                         "--requests",
+                         "60",
+                         "--seed",
+                         "4",
+                         "--prompt-tokens",
+                         "64",
+                         "--output-tokens",
+                         "8",
+                         "--ignore-eos",
+                         "--prompt-salt",
+                         "9",
+                         "--quiet",
+                         "--threads",
+                         "1",
+                         "--gpu-metrics",
+                         murl,
+                         "--out",
+                         single,
+                         NULL};
+    free(harness_run_expect(one, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+
+    json_t *e0 = harness_summary_load(sd[0]), *e1 = harness_summary_load(sd[1]);
+    assert_true(json_object_get(e0, "energy") == NULL);
+    assert_true(json_is_true(json_object_get(json_object_get(e1, "energy"), "present")));
+    assert_true(harness_is_null(json_object_get(e1, "energy"), "j_per_output_token"));
+    json_decref(e0);
+    json_decref(e1);
+
+    harness_tmp_path(merged, sizeof merged, "gpu-merged");
+    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
+    int rc;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(m, 60, &rc, &out, &err), 0);
+    expect_status("merge", rc, merged, 0);
+    if (!strstr(out, "per output token"))
+        fail_msg("merge's summary has no energy: %s%s", out, err);
+    free(out);
+    free(err);
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *g1 = json_object_get(s1, "energy"), *gm = json_object_get(sm, "energy");
+    if (!json_is_object(gm) || !json_is_true(json_object_get(gm, "present")))
+        fail_msg("the merged summary has no energy");
+    ASSERT_NEAR(harness_num(gm, "output_tokens"), 480, 0);
+    ASSERT_NEAR(harness_num(gm, "requests"), 60, 0);
+    assert_string_equal(harness_sval(gm, "source"), harness_sval(g1, "source"));
+    static const char *const figs[] = {"energy_j", "j_per_output_token", "j_per_request"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(figs); i++) {
+        double a = harness_num(gm, figs[i]), b = harness_num(g1, figs[i]);
+        if (!(b > 0) || fabs(a - b) > 0.02 * b)
+            fail_msg("energy %s: merged %g, one process %g (2%%)", figs[i], a, b);
+    }
+    json_decref(s1);
+    json_decref(sm);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
              cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
              cmocka_unit_test_teardown(test_hist_only, teardown),
              cmocka_unit_test_teardown(test_sessions_expect, teardown),
-             cmocka_unit_test_teardown(test_server_view, teardown))
+             cmocka_unit_test_teardown(test_server_view, teardown),
+             cmocka_unit_test_teardown(test_energy, teardown))
