@@ -90,8 +90,10 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
  * true and "percentiles_from" saying the percentiles are histograms',
  * within 1/256 of the record-exact ones): requests ok/failed/completed
  * from the windows' counts, latency_ns.{ttft,itl,tpot,e2e}; run.json with
- * "merged" ("hist_only": true). Refuses a sweep's shards and what
- * runmerge_dirs refuses; missing or cut-short shards as "incomplete"
+ * "merged" ("hist_only": true). A sweep's shards: summary.json's
+ * "steps", each load and recovery step's windows merged (the lines carry
+ * their step) into its counts and latencies. Refuses what runmerge_dirs
+ * refuses; missing or cut-short shards as "incomplete"
  * (status LL_EXIT_INCOMPLETE unless allow_partial). */
 int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, int force,
                        int allow_partial, FILE *out);

@@ -23,8 +23,12 @@
  *   configuration, a shard count that disagrees, two copies of one shard,
  *   one id in two shards, a directory that is not a shard.
  *
+ * - Against a single process, each with its own test below: a session
+ *   run's figures and --expect, the server's view, energy, and
+ *   --hist-only on a sweep's shards.
+ *
  * All traffic is to 127.0.0.1, at most 60 requests/s; the file takes
- * about 15 s. */
+ * about 55 s. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -541,11 +545,12 @@ static void test_hist_only(void **state)
     assert_int_equal(rc, 0);
 }
 
-/* Run n shards of `llmload run FLAGS` (flags NULL-terminated) at once,
+/* Run n shards of `llmload CMD FLAGS` (flags NULL-terminated) at once,
  * each --shard k/n from one --start-at 2.5 s ahead, into dirs[k] (tmp
  * leaves PREFIXk). Each must exit one of 0, 1 (INVALID: a late wake on
  * this shared machine) or 7 (a failed --expect). */
-static void shards_run(const char *const *flags, int n, char (*dirs)[600], const char *prefix)
+static void shards_run(const char *cmd, const char *const *flags, int n, char (*dirs)[600],
+                       const char *prefix)
 {
     char at[64], spec[8][16], errp[8][1300];
     pid_t pid[8];
@@ -558,7 +563,7 @@ static void shards_run(const char *const *flags, int n, char (*dirs)[600], const
         snprintf(errp[k], sizeof errp[k], "%s.err", dirs[k]);
         snprintf(spec[k], sizeof spec[k], "%d/%d", k, n);
         struct harness_argv a = {0};
-        const char *head[] = {"run", NULL};
+        const char *head[] = {cmd, NULL};
         const char *tail[] = {"--shard", spec[k], "--start-at", at, "--out", dirs[k], NULL};
         harness_argv_add(&a, head);
         harness_argv_add(&a, flags);
@@ -620,7 +625,7 @@ static void test_sessions_expect(void **state)
                            "--expect",
                            "ttft_p50<100us,error_rate<50%",
                            NULL};
-    shards_run(flags, 2, sd, "ses");
+    shards_run("run", flags, 2, sd, "ses");
     harness_sim_teardown(state);
     harness_cur_sim_start(NULL);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
@@ -730,7 +735,7 @@ static void test_server_view(void **state)
                            "--metrics-shard",
                            "1",
                            NULL};
-    shards_run(flags, 2, sd, "srv");
+    shards_run("run", flags, 2, sd, "srv");
     harness_sim_teardown(state);
     harness_cur_sim_start(NULL);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
@@ -853,7 +858,7 @@ static void test_energy(void **state)
                            "--gpu-metrics",
                            murl,
                            NULL};
-    shards_run(flags, 2, sd, "gpu");
+    shards_run("run", flags, 2, sd, "gpu");
     harness_sim_teardown(state);
     harness_cur_sim_start(sargs);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
@@ -919,9 +924,93 @@ static void test_energy(void **state)
     json_decref(sm);
 }
 
+/* --hist-only on a sweep's shards (docs/distributed.md, "Merging
+ * histograms only"): two shards of a 3-step sweep at once against one
+ * sim, merged from their records and from their hist.jsonl alone. Each
+ * step's TTFT, TPOT and E2E p50, p90, p99 and max from the histograms
+ * are within 1/256 of the record-exact merge's (its summary.json steps),
+ * the ok and failed counts equal, the offered rate the ladder's, and the
+ * summary says where the percentiles come from. */
+static void test_hist_only_sweep(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], exact[600], hist[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--rates",
+                           "4,8",
+                           "--step-duration",
+                           "2s",
+                           "--warmup",
+                           "0.5s",
+                           "--gap",
+                           "1s",
+                           "--overload-duration",
+                           "1s",
+                           "--recovery-duration",
+                           "2s",
+                           "--output-tokens",
+                           "uniform:2,12",
+                           "--seed",
+                           "7",
+                           "--prompt-salt",
+                           "3",
+                           "--quiet",
+                           NULL};
+    shards_run("sweep", flags, 2, sd, "hsw");
+    harness_tmp_path(exact, sizeof exact, "hsw-exact");
+    harness_tmp_path(hist, sizeof hist, "hsw-hist");
+    int rc;
+    char *out = NULL, *err = NULL;
+    const char *ae[] = {"merge", sd[0], sd[1], "--out", exact, NULL};
+    assert_int_equal(harness_run(ae, 120, &rc, NULL, &err), 0);
+    if (rc != 0 && rc != 1)
+        fail_msg("merge: exit %d: %s", rc, err);
+    free(err);
+    const char *ah[] = {"merge", sd[0], sd[1], "--out", hist, "--hist-only", NULL};
+    assert_int_equal(harness_run(ah, 60, &rc, &out, &err), 0);
+    if (rc != 0)
+        fail_msg("merge --hist-only of a sweep: exit %d: %s", rc, err);
+    assert_non_null(strstr(out, "percentiles from histograms (hist.jsonl), each within 1/256"));
+    assert_non_null(strstr(out, "merged:     2 of 2 shards"));
+    free(out);
+    free(err);
+    json_t *se = harness_summary_load(exact), *sh_ = harness_summary_load(hist);
+    assert_true(json_is_true(json_object_get(sh_, "hist_only")));
+    assert_non_null(strstr(harness_sval(sh_, "percentiles_from"), "within 1/256"));
+    json_t *xe = json_object_get(se, "steps"), *xh = json_object_get(sh_, "steps");
+    assert_int_equal(json_array_size(xh), 3);
+    assert_int_equal(json_array_size(xh), json_array_size(xe));
+    static const double ladder[3] = {4, 8, 1.6};
+    static const char *const names[] = {"ttft", "tpot", "e2e"};
+    static const char *const pk[] = {"p50", "p90", "p99", "max"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *a = json_array_get(xe, i), *b = json_array_get(xh, i);
+        assert_int_equal(harness_ival_req(b, "step"), harness_ival_req(a, "step"));
+        assert_string_equal(harness_sval(b, "kind"), harness_sval(a, "kind"));
+        ASSERT_NEAR(harness_num(b, "offered_rps"), ladder[i], 1e-9);
+        assert_true(harness_ival_req(b, "ok") > 0);
+        assert_int_equal(harness_ival_req(b, "ok"), harness_ival_req(a, "ok"));
+        assert_int_equal(harness_ival_req(b, "failed"), harness_ival_req(a, "failed"));
+        for (size_t k = 0; k < LL_ARRAY_LEN(names); k++)
+            for (size_t j = 0; j < LL_ARRAY_LEN(pk); j++) {
+                char path[64];
+                snprintf(path, sizeof path, "latency_ns.%s.%s", names[k], pk[j]);
+                double want = harness_num(a, path), got = harness_num(b, path);
+                if (fabs(got - want) > want / 256 + 1)
+                    fail_msg("step %zu %s: histograms %.0f, records %.0f", i, path, got, want);
+            }
+    }
+    json_decref(se);
+    json_decref(sh_);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
              cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
              cmocka_unit_test_teardown(test_hist_only, teardown),
              cmocka_unit_test_teardown(test_sessions_expect, teardown),
              cmocka_unit_test_teardown(test_server_view, teardown),
-             cmocka_unit_test_teardown(test_energy, teardown))
+             cmocka_unit_test_teardown(test_energy, teardown),
+             cmocka_unit_test_teardown(test_hist_only_sweep, teardown))
