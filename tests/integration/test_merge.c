@@ -24,11 +24,11 @@
  *   one id in two shards, a directory that is not a shard.
  *
  * - Against a single process, each with its own test below: a session
- *   run's figures and --expect, the server's view, energy, and
- *   --hist-only on a sweep's shards.
+ *   run's figures and --expect, the server's view, energy (a run's and
+ *   each sweep step's), and --hist-only on a sweep's shards.
  *
  * All traffic is to 127.0.0.1, at most 60 requests/s; the file takes
- * about 55 s. */
+ * about 75 s. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -1007,10 +1007,106 @@ static void test_hist_only_sweep(void **state)
     json_decref(sh_);
 }
 
+/* Energy per sweep step across shards: two shards of a 3-step sweep at
+ * once, shard 0 alone reading the GPU telemetry of a `llmload sim
+ * --gpu-metrics --gpu-idle-watts 0` (the energy is the work's alone),
+ * merged, against one process's sweep with the same flags on a fresh
+ * sim. Every merged step has the scraping shard's energy over its span
+ * divided by the merged records' tokens in it: joules per output token
+ * within 10% of the single sweep's (the spans fall on different scrapes,
+ * every 250 ms), where shard 0's own figures, over half the tokens, are
+ * about twice as large. (Per request is left out: a step's span holds a
+ * handful of requests, and one more or less at its edges is 20%.) */
+static void test_sweep_energy(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--gpu-metrics", "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    char url[160], murl[160], single[600], merged[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--rates",
+                           "4,8",
+                           "--step-duration",
+                           "2s",
+                           "--warmup",
+                           "0.5s",
+                           "--gap",
+                           "1s",
+                           "--overload-duration",
+                           "1s",
+                           "--recovery-duration",
+                           "2s",
+                           "--prompt-tokens",
+                           "64",
+                           "--output-tokens",
+                           "8",
+                           "--ignore-eos",
+                           "--seed",
+                           "7",
+                           "--prompt-salt",
+                           "3",
+                           "--quiet",
+                           "--metrics-interval",
+                           "250ms",
+                           "--gpu-metrics",
+                           murl,
+                           NULL};
+    shards_run("sweep", flags, 2, sd, "swe");
+    harness_sim_teardown(state);
+    harness_cur_sim_start(sargs);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
+    harness_tmp_path(single, sizeof single, "swe-single");
+    struct harness_argv a = {0};
+    const char *head[] = {"sweep", NULL}, *tail[] = {"--out", single, NULL};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, flags);
+    harness_argv_add(&a, tail);
+    int rc;
+    char *err = NULL;
+    assert_int_equal(harness_run(a.v, 120, &rc, NULL, &err), 0);
+    if (rc != 0 && rc != 1)
+        fail_msg("single sweep: exit %d: %s", rc, err);
+    free(err);
+    harness_tmp_path(merged, sizeof merged, "swe-merged");
+    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
+    assert_int_equal(harness_run(m, 120, &rc, NULL, &err), 0);
+    if (rc != 0 && rc != 1)
+        fail_msg("merge: exit %d: %s", rc, err);
+    free(err);
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *x1 = json_object_get(s1, "steps"), *xm = json_object_get(sm, "steps");
+    assert_int_equal(json_array_size(xm), 3);
+    assert_int_equal(json_array_size(x1), 3);
+    static const char *const figs[] = {"j_per_output_token"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *e1 = json_object_get(json_array_get(x1, i), "energy");
+        json_t *em = json_object_get(json_array_get(xm, i), "energy");
+        if (!json_is_object(em))
+            fail_msg("merged step %zu has no energy", i);
+        for (size_t k = 0; k < LL_ARRAY_LEN(figs); k++) {
+            if (!json_is_number(json_object_get(e1, figs[k])) ||
+                !json_is_number(json_object_get(em, figs[k]))) {
+                char *a1 = json_dumps(e1, JSON_COMPACT), *am = json_dumps(em, JSON_COMPACT);
+                fail_msg("step %zu %s: merged %s, one process %s", i, figs[k], am, a1);
+            }
+            double want = harness_num(e1, figs[k]), got = harness_num(em, figs[k]);
+            if (!(want > 0) || fabs(got - want) > 0.1 * want)
+                fail_msg("step %zu %s: merged %g, one process %g (10%%)", i, figs[k], got, want);
+        }
+    }
+    json_decref(s1);
+    json_decref(sm);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
              cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
              cmocka_unit_test_teardown(test_hist_only, teardown),
              cmocka_unit_test_teardown(test_sessions_expect, teardown),
              cmocka_unit_test_teardown(test_server_view, teardown),
              cmocka_unit_test_teardown(test_energy, teardown),
-             cmocka_unit_test_teardown(test_hist_only_sweep, teardown))
+             cmocka_unit_test_teardown(test_hist_only_sweep, teardown),
+             cmocka_unit_test_teardown(test_sweep_energy, teardown))
