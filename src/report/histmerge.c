@@ -33,6 +33,28 @@
 #define HIST_ONLY_NOTE                                                                             \
     "percentiles from histograms (hist.jsonl), each within 1/256 of the record-exact value"
 
+/* The closing lines on out (NULL: none): where the percentiles come
+ * from, what is missing, the shards merged; and run.json's outcome
+ * (caller owns it). */
+static json_t *hist_only_close(const struct merge *m, FILE *out)
+{
+    if (out) {
+        fprintf(out, "note:       %s\n", HIST_ONLY_NOTE);
+        if (m->incomplete[0])
+            fprintf(out, "*** %s\n", m->incomplete);
+        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "hist_only", json_true());
+    json_object_set_new(o, "interrupted", json_boolean(0));
+    for (size_t i = 0; i < m->n_parts; i++)
+        if (m->parts[i].interrupted)
+            json_object_set_new(o, "interrupted", json_true());
+    json_object_set_new(o, "incomplete",
+                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    return o;
+}
+
 /* The latencies and counts of every shard's hist.jsonl into sum.json and
  * the terminal; no record read. Returns the status before the incomplete
  * rule. */
@@ -95,19 +117,8 @@ static int hist_only_write(struct merge *m, const char *dir, FILE *out, json_t *
             fprintf(out, " %10s\n",
                     hist_count(h) ? ll_fmt_duration(hist_max(h), a, sizeof a) : "-");
         }
-        fprintf(out, "note:       %s\n", HIST_ONLY_NOTE);
-        if (m->incomplete[0])
-            fprintf(out, "*** %s\n", m->incomplete);
-        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
     }
-    *outcome = json_object();
-    json_object_set_new(*outcome, "hist_only", json_true());
-    json_object_set_new(*outcome, "interrupted", json_boolean(0));
-    for (size_t i = 0; i < m->n_parts; i++)
-        if (m->parts[i].interrupted)
-            json_object_set_new(*outcome, "interrupted", json_true());
-    json_object_set_new(*outcome, "incomplete",
-                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    *outcome = hist_only_close(m, out);
 out:
     histlog_window_free(&total);
     return code;
@@ -231,20 +242,7 @@ static int hist_only_sweep(struct merge *m, const char *dir, FILE *out, json_t *
     json_decref(sj);
     if (code == LL_EXIT_USAGE)
         return code;
-    if (out) {
-        fprintf(out, "note:       %s\n", HIST_ONLY_NOTE);
-        if (m->incomplete[0])
-            fprintf(out, "*** %s\n", m->incomplete);
-        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
-    }
-    *outcome = json_object();
-    json_object_set_new(*outcome, "hist_only", json_true());
-    json_object_set_new(*outcome, "interrupted", json_boolean(0));
-    for (size_t i = 0; i < m->n_parts; i++)
-        if (m->parts[i].interrupted)
-            json_object_set_new(*outcome, "interrupted", json_true());
-    json_object_set_new(*outcome, "incomplete",
-                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    *outcome = hist_only_close(m, out);
     return code;
 }
 
