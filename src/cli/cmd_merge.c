@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli/cmds.h"
+#include "cli/mergeserver.h"
 #include "report/report_build.h"
 #include "report/runmerge.h"
 #include "util/util.h"
@@ -18,9 +19,10 @@ static void merge_usage(FILE *f)
                "or sweep with --shard, docs/distributed.md) into one: requests.jsonl with one\n"
                "line per scheduled request, ordered by id (a sweep's by step, then id);\n"
                "summary.json recomputed from the merged records (exact percentiles, never\n"
-               "averages of the shards'), the verdict judged again; server_metrics.jsonl\n"
-               "from the shard that scraped; run.json listing the shards. Prints the summary\n"
-               "as a run does. A sweep's shards: steps.jsonl with each step's facts merged,\n"
+               "averages of the shards'), the verdict and --expect judged again, the\n"
+               "server's view joined to the merged window; server_metrics.jsonl from the\n"
+               "shard that scraped; run.json listing the shards. Prints the summary as a\n"
+               "run does. A sweep's shards: steps.jsonl with each step's facts merged,\n"
                "then every step, the capacity, the knee and the recovery recomputed from the\n"
                "merged records into summary.json, steps.csv and report.html, as llmload\n"
                "report does. llmload report and llmload compare read the merged directory.\n"
@@ -34,17 +36,18 @@ static void merge_usage(FILE *f)
                "  --out DIR                   the merged results directory (new, or empty)\n"
                "  --allow-partial             exit 0, not 4, when shards or ids are missing\n"
                "  --force                     write into --out even when it is not empty\n"
-               "  --hist-only                 merge the shards' hist.jsonl, not their records\n"
-               "                              (a run's or replay's): summary.json's TTFT, ITL,\n"
-               "                              TPOT and E2E percentiles from the histograms\n"
-               "                              (each within 1/256 of the record-exact one) and\n"
-               "                              ok/failed counts from the windows\n"
+               "  --hist-only                 merge the shards' hist.jsonl, not their records:\n"
+               "                              summary.json's TTFT, ITL, TPOT and E2E percentiles\n"
+               "                              from the histograms (each within 1/256 of the\n"
+               "                              record-exact one) and ok/failed counts from the\n"
+               "                              windows; a sweep's, per step\n"
                "  -h, --help                  this text\n"
                "\n"
                "Exit status: 0 ok, 1 INVALID (the merged run's self-check; a sweep's: no\n"
                "step could be judged), 2 bad arguments, shards that do not belong together\n"
                "or unreadable files, 3 cannot write, 4 incomplete (shards or ids missing,\n"
-               "without --allow-partial), 6 no request succeeded.\n");
+               "without --allow-partial), 6 no request succeeded, 7 an --expect threshold\n"
+               "failed on the merged run.\n");
 }
 
 int merge_main(int argc, char **argv)
@@ -84,5 +87,5 @@ int merge_main(int argc, char **argv)
         return runmerge_hist_only((const char *const *)argv + optind, (size_t)(argc - optind), out,
                                   force, allow_partial, stdout);
     return runmerge_dirs((const char *const *)argv + optind, (size_t)(argc - optind), out, force,
-                         allow_partial, report_build_dir, stdout);
+                         allow_partial, report_build_dir, merge_server_join, stdout);
 }

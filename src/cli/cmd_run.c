@@ -153,7 +153,8 @@ static void run_usage(FILE *f)
         "  --gpu-metrics URL        scrape GPU telemetry (a DCGM exporter's /metrics, or\n"
         "                           `llmload sim --gpu-metrics`) every --metrics-interval:\n"
         "                           energy per output token and per request, power\n"
-        "                           (repeatable, up to 16: one per machine, summed)\n"
+        "                           (repeatable, up to 16: one per machine, summed; with\n"
+        "                           --shard one, read by the --metrics-shard alone)\n"
         "  --gpu-sampler nvidia-smi run nvidia-smi here (every 200 ms) for the same GPU telemetry\n"
         "                           and energy, when the server's GPUs are on this machine\n"
         "  --cost-per-hour X        with --gpu-metrics, --gpu-sampler or --prometheus: the\n"
@@ -624,13 +625,14 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 cfg->shards - 1, mo->shard);
         mo->shard_k = (uint32_t)k;
     }
-    /* A shard's tokens are 1/N of the run's while the GPUs' energy is all
-     * of it: per token, that is N times too much. Until merge joins them,
-     * refuse rather than report it. */
-    if ((mo->n_gpu_urls || mo->gpu_smi) && cfg->shard_launcher)
+    /* With --shard the scraping shard alone reads the GPUs, as it reads
+     * /metrics, and `llmload merge` joins its lines to the merged run's
+     * tokens: from one exporter, whose lines in server_metrics.jsonl
+     * another's could not be told apart from. */
+    if (mo->n_gpu_urls + (size_t)(mo->gpu_smi != 0) > 1 && cfg->shard_launcher)
         return runopts_errf(err, errlen,
-                            "%s: not with --shard yet (a shard's output tokens are "
-                            "a share of the energy's)",
+                            "%s: one GPU source with --shard (llmload merge reads one "
+                            "exporter's lines back)",
                             mo->n_gpu_urls ? "--gpu-metrics" : "--gpu-sampler");
     mo->cost_per_hour = NAN;
     if (mo->cost) {
@@ -660,8 +662,11 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
     int off = mo->off || (cfg->shard_launcher && cfg->shard != mo->shard_k);
     run_setup_scraper(rs, mo->url, off, mo->interval_ns, cfg, quiet);
     live->scraper = rs->scraper;
-    /* GPU telemetry, whatever --no-metrics says (never sharded: run_flags). */
-    run_setup_gpu_scrapers(rs, mo->gpu_urls, mo->n_gpu_urls, mo->gpu_smi, mo->interval_ns, quiet);
+    /* GPU telemetry, whatever --no-metrics says; with --shard on the
+     * scraping shard only. */
+    if (!cfg->shard_launcher || cfg->shard == mo->shard_k)
+        run_setup_gpu_scrapers(rs, mo->gpu_urls, mo->n_gpu_urls, mo->gpu_smi, mo->interval_ns,
+                               quiet);
     live->gpu_scrapers = rs->gpu_scrapers;
     live->n_gpu = rs->n_gpu;
     if (mo->expose) {
@@ -725,6 +730,12 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     int join_rc = run_server_join(rs->scraper, res, &sjoin, &client);
     struct energy_figures energy;
     run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, cost_per_hour, &energy);
+    /* A shard's tokens and requests are a share of the run's, the GPUs'
+     * energy all of it: per token or request that would be N times too
+     * much. The shard keeps the energy and power; merge divides. */
+    if (cfg->shard_launcher)
+        energy.j_per_output_token = energy.j_per_request = energy.output_tokens_per_j =
+            energy.cost_per_m_output_tokens = NAN;
 
     char mode[160];
     runopts_mode_label(cfg, mode, sizeof mode);

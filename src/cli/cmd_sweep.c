@@ -503,9 +503,12 @@ int sweep_job_run(struct sweep_job *j)
         rs.scraper = NULL;
     }
     sr.scraper = rs.scraper;
-    /* GPU telemetry, whatever --no-metrics says (a sweep is never sharded). */
-    run_setup_gpu_scrapers(&rs, j->so.gpu_urls, j->so.n_gpu_urls, j->so.gpu_smi,
-                           j->metrics_interval_ns, j->o.quiet);
+    /* GPU telemetry, whatever --no-metrics says; sharded, on shard 0
+     * alone, as /metrics (merge divides its energy by every shard's
+     * tokens). */
+    if (j->cfg.shard == 0)
+        run_setup_gpu_scrapers(&rs, j->so.gpu_urls, j->so.n_gpu_urls, j->so.gpu_smi,
+                               j->metrics_interval_ns, j->o.quiet);
     run_setup_gpu_start(rs.gpu_scrapers, rs.n_gpu, sr.start_ns);
     sr.gpu = rs.gpu_scrapers;
     sr.n_gpu = rs.n_gpu;

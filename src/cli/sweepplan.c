@@ -94,7 +94,8 @@ void sweep_usage(FILE *f)
         "  --gpu-metrics URL        scrape GPU telemetry (a DCGM exporter's /metrics, or\n"
         "                           `llmload sim --gpu-metrics`) for the whole sweep: each\n"
         "                           step's energy per output token and per request, power\n"
-        "                           (repeatable, up to 16: one per machine, summed)\n"
+        "                           (repeatable, up to 16: one per machine, summed; with\n"
+        "                           --shard read by shard 0 alone, per token after merge)\n"
         "  --gpu-sampler nvidia-smi run nvidia-smi here (every 200 ms) for the same telemetry and\n"
         "                           energy per step, when the server's GPUs are on this machine\n"
         "\n"
@@ -489,11 +490,6 @@ static int plan_shard_rates(const struct sweep_opts *so, const struct run_config
 {
     if (cfg->shards <= 1)
         return 0;
-    if (so->n_gpu_urls || so->gpu_smi)
-        return runopts_errf(err, errlen,
-                            "%s: not with --shard yet (a shard's output tokens are a share of "
-                            "the energy's)",
-                            so->n_gpu_urls ? "--gpu-metrics" : "--gpu-sampler");
     if (so->expect_capacity)
         return runopts_errf(err, errlen,
                             "--expect-capacity: a rate judges the whole sweep, not one of "

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -123,14 +124,38 @@ void energy_figures_combine(const struct energy_figures *parts, size_t n,
         ratio(out->cost_per_hour * out->window_s / 3600.0 * 1e6, out->output_tokens);
 }
 
-void energy_print(FILE *f, const struct energy_figures *e, struct scraper *const *s, size_t n)
+/* What the scrapers s[0, n) say of themselves, into src (n entries). */
+static void sources_of(struct scraper *const *s, size_t n, struct scrape_source *src)
 {
     for (size_t i = 0; i < n; i++) {
-        uint64_t k = 0, failed = 0;
-        scraper_counts(s[i], &k, &failed);
-        fprintf(f, "%s (%s): %llu scrapes, %llu failed (gaps)\n", i ? "      " : "energy",
-                scraper_url(s[i]), (unsigned long long)k, (unsigned long long)failed);
+        src[i] = (struct scrape_source){scraper_url(s[i]), 0, 0, scraper_origin_ns(s[i])};
+        scraper_counts(s[i], &src[i].scrapes, &src[i].failed);
     }
+}
+
+void energy_print(FILE *f, const struct energy_figures *e, struct scraper *const *s, size_t n)
+{
+    struct scrape_source *src = ll_calloc(n + 1, sizeof *src);
+    sources_of(s, n, src);
+    energy_print_sources(f, e, src, n);
+    free(src);
+}
+
+json_t *energy_json(const struct energy_figures *e, struct scraper *const *s, size_t n)
+{
+    struct scrape_source *src = ll_calloc(n + 1, sizeof *src);
+    sources_of(s, n, src);
+    json_t *o = energy_json_sources(e, src, n);
+    free(src);
+    return o;
+}
+
+void energy_print_sources(FILE *f, const struct energy_figures *e, const struct scrape_source *src,
+                          size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s (%s): %llu scrapes, %llu failed (gaps)\n", i ? "      " : "energy",
+                src[i].url, (unsigned long long)src[i].scrapes, (unsigned long long)src[i].failed);
     if (!e->present) {
         if (e->missing && e->missing < n)
             fprintf(f,
@@ -171,18 +196,17 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *energy_json(const struct energy_figures *e, struct scraper *const *s, size_t n)
+json_t *energy_json_sources(const struct energy_figures *e, const struct scrape_source *src,
+                            size_t n)
 {
     uint64_t scrapes = 0, failed = 0;
     json_t *o = json_object(), *urls = json_array();
     for (size_t i = 0; i < n; i++) {
-        uint64_t k = 0, kf = 0;
-        scraper_counts(s[i], &k, &kf);
-        scrapes += k;
-        failed += kf;
-        json_array_append_new(urls, json_string(scraper_url(s[i])));
+        scrapes += src[i].scrapes;
+        failed += src[i].failed;
+        json_array_append_new(urls, json_string(src[i].url));
     }
-    json_object_set_new(o, "url", json_string(n ? scraper_url(s[0]) : ""));
+    json_object_set_new(o, "url", json_string(n ? src[0].url : ""));
     json_object_set_new(o, "urls", urls);
     json_object_set_new(o, "scrapes", json_integer((json_int_t)scrapes));
     json_object_set_new(o, "failed", json_integer((json_int_t)failed));

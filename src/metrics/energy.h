@@ -65,4 +65,11 @@ void energy_print(FILE *f, const struct energy_figures *e, struct scraper *const
  * owns it. */
 json_t *energy_json(const struct energy_figures *e, struct scraper *const *s, size_t n);
 
+/* energy_print and energy_json with the scrapers' URLs and counts given
+ * as src[0, n) (a merge reads them from the scraping shard's files). */
+void energy_print_sources(FILE *f, const struct energy_figures *e, const struct scrape_source *src,
+                          size_t n);
+json_t *energy_json_sources(const struct energy_figures *e, const struct scrape_source *src,
+                            size_t n);
+
 #endif

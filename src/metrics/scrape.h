@@ -281,4 +281,20 @@ void scrape_join_print(FILE *f, const struct scrape_join *j, int join_rc,
 json_t *scrape_join_json(const struct scrape_join *j, int join_rc,
                          const struct scrape_client *c, const struct scraper *s);
 
+/* Where a series came from, when no scraper is at hand (a merge reads
+ * the scraping shard's server_metrics.jsonl): its URL (borrowed), its
+ * scrapes and failures, and the origin its lines' t_ns count from. */
+struct scrape_source {
+    const char *url;
+    uint64_t scrapes, failed;
+    uint64_t origin_abs_ns; /* CLOCK_MONOTONIC of the scraping process */
+};
+
+/* scrape_join_print and scrape_join_json with src in place of a scraper:
+ * the same lines, the same object. */
+void scrape_join_print_source(FILE *f, const struct scrape_join *j, int join_rc,
+                              const struct scrape_client *c, const struct scrape_source *src);
+json_t *scrape_join_json_source(const struct scrape_join *j, int join_rc,
+                                const struct scrape_client *c, const struct scrape_source *src);
+
 #endif

@@ -35,7 +35,8 @@ struct scraper *scraper_open_as(const char *name, int gpu, uint64_t interval_ns,
                                 int truncate);
 
 /* The key of meaning m in a line of server_metrics.jsonl ("waiting",
- * "generation_tokens_total", "power_w", ...), or NULL for none. */
+ * "generation_tokens_total", "power_w", ...), or NULL for one no line
+ * carries (the TTFT histogram has keys of its own). */
 const char *scrape_meaning_key(enum engine_meaning m);
 
 /* Make src (with ud) the scraper's source: scraper_start then only sets

@@ -311,13 +311,26 @@ static void print_counter(FILE *f, const char *name, const struct scrape_counter
     fputc('\n', f);
 }
 
+/* What a scraper says of itself, for the printing and the JSON. */
+static struct scrape_source source_of(const struct scraper *s)
+{
+    struct scrape_source src = {scraper_url(s), 0, 0, scraper_origin_ns(s)};
+    scraper_counts(s, &src.scrapes, &src.failed);
+    return src;
+}
+
 void scrape_join_print(FILE *f, const struct scrape_join *j, int join_rc,
                        const struct scrape_client *c, const struct scraper *s)
 {
-    uint64_t n = 0, failed = 0;
-    scraper_counts(s, &n, &failed);
-    fprintf(f, "server metrics (%s): %llu scrapes, %llu failed (gaps)\n", scraper_url(s),
-            (unsigned long long)n, (unsigned long long)failed);
+    struct scrape_source src = source_of(s);
+    scrape_join_print_source(f, j, join_rc, c, &src);
+}
+
+void scrape_join_print_source(FILE *f, const struct scrape_join *j, int join_rc,
+                              const struct scrape_client *c, const struct scrape_source *src)
+{
+    fprintf(f, "server metrics (%s): %llu scrapes, %llu failed (gaps)\n", src->url,
+            (unsigned long long)src->scrapes, (unsigned long long)src->failed);
     if (join_rc != 0) {
         fprintf(f, "  no usable scrape over the run\n");
         return;
@@ -372,13 +385,18 @@ static json_t *counter_json(const struct scrape_counter *c, double client)
 json_t *scrape_join_json(const struct scrape_join *j, int join_rc, const struct scrape_client *c,
                          const struct scraper *s)
 {
-    uint64_t n = 0, failed = 0;
-    scraper_counts(s, &n, &failed);
+    struct scrape_source src = source_of(s);
+    return scrape_join_json_source(j, join_rc, c, &src);
+}
+
+json_t *scrape_join_json_source(const struct scrape_join *j, int join_rc,
+                                const struct scrape_client *c, const struct scrape_source *src)
+{
     json_t *o = json_object();
-    json_object_set_new(o, "url", json_string(scraper_url(s)));
-    json_object_set_new(o, "scrapes", json_integer((json_int_t)n));
-    json_object_set_new(o, "failed", json_integer((json_int_t)failed));
-    json_object_set_new(o, "origin_monotonic_ns", json_integer((json_int_t)scraper_origin_ns(s)));
+    json_object_set_new(o, "url", json_string(src->url));
+    json_object_set_new(o, "scrapes", json_integer((json_int_t)src->scrapes));
+    json_object_set_new(o, "failed", json_integer((json_int_t)src->failed));
+    json_object_set_new(o, "origin_monotonic_ns", json_integer((json_int_t)src->origin_abs_ns));
     if (join_rc != 0)
         return o;
     json_object_set_new(o, "engine", json_string(engines_kind_name(j->engine)));

@@ -1,6 +1,6 @@
 /* histmerge.c: llmload merge --hist-only (runmerge.h,
  * runmerge_hist_only): the shards' hist.jsonl, no records, into
- * summary.json's latency percentiles. */
+ * summary.json's latency percentiles (a sweep's: per step). */
 #include "report/mergeparts.h"
 
 #include "report/runmerge.h"
@@ -32,6 +32,28 @@
 
 #define HIST_ONLY_NOTE                                                                             \
     "percentiles from histograms (hist.jsonl), each within 1/256 of the record-exact value"
+
+/* The closing lines on out (NULL: none): where the percentiles come
+ * from, what is missing, the shards merged; and run.json's outcome
+ * (caller owns it). */
+static json_t *hist_only_close(const struct merge *m, FILE *out)
+{
+    if (out) {
+        fprintf(out, "note:       %s\n", HIST_ONLY_NOTE);
+        if (m->incomplete[0])
+            fprintf(out, "*** %s\n", m->incomplete);
+        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "hist_only", json_true());
+    json_object_set_new(o, "interrupted", json_boolean(0));
+    for (size_t i = 0; i < m->n_parts; i++)
+        if (m->parts[i].interrupted)
+            json_object_set_new(o, "interrupted", json_true());
+    json_object_set_new(o, "incomplete",
+                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    return o;
+}
 
 /* The latencies and counts of every shard's hist.jsonl into sum.json and
  * the terminal; no record read. Returns the status before the incomplete
@@ -95,21 +117,132 @@ static int hist_only_write(struct merge *m, const char *dir, FILE *out, json_t *
             fprintf(out, " %10s\n",
                     hist_count(h) ? ll_fmt_duration(hist_max(h), a, sizeof a) : "-");
         }
-        fprintf(out, "note:       %s\n", HIST_ONLY_NOTE);
-        if (m->incomplete[0])
-            fprintf(out, "*** %s\n", m->incomplete);
-        fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
     }
-    *outcome = json_object();
-    json_object_set_new(*outcome, "hist_only", json_true());
-    json_object_set_new(*outcome, "interrupted", json_boolean(0));
-    for (size_t i = 0; i < m->n_parts; i++)
-        if (m->parts[i].interrupted)
-            json_object_set_new(*outcome, "interrupted", json_true());
-    json_object_set_new(*outcome, "incomplete",
-                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    *outcome = hist_only_close(m, out);
 out:
     histlog_window_free(&total);
+    return code;
+}
+
+/* One step of a sweep as its shards' steps.jsonl say it. */
+struct hist_step {
+    int32_t step;
+    char kind[16];
+    double offered_rps; /* the ladder's (global_offered_rps) */
+};
+
+/* The load and recovery steps of the first part's steps.jsonl into *out
+ * (caller frees); the count, or -1 after a one-line error. */
+static long steps_read(const struct part *p, struct hist_step **out)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/steps.jsonl", p->dir);
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        ll_errorf("merge --hist-only: %s: %s", path, strerror(errno));
+        return -1;
+    }
+    long n = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) > 0) {
+        json_t *o = json_loadb(line, (size_t)got, 0, NULL);
+        const char *kind = rm_jstr(o, "kind");
+        const json_t *st = json_object_get(o, "step");
+        if (kind && json_is_integer(st) &&
+            (strcmp(kind, "load") == 0 || strcmp(kind, "recovery") == 0)) {
+            *out = ll_realloc(*out, (size_t)(n + 1) * sizeof **out);
+            struct hist_step *h = &(*out)[n++];
+            h->step = (int32_t)json_integer_value(st);
+            snprintf(h->kind, sizeof h->kind, "%s", kind);
+            const json_t *g = json_object_get(o, "global_offered_rps");
+            h->offered_rps = json_is_number(g) ? json_number_value(g) : NAN;
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    return n;
+}
+
+/* A sweep's shards: each step's windows of every shard's hist.jsonl
+ * added up (the lines carry their step) into summary.json's "steps",
+ * each with its ok and failed counts and its four latencies' percentiles
+ * from the histograms, and a table on the terminal. Returns the status
+ * before the incomplete rule. */
+static int hist_only_sweep(struct merge *m, const char *dir, FILE *out, json_t **outcome)
+{
+    struct hist_step *steps = NULL;
+    long n_steps = steps_read(&m->parts[0], &steps);
+    if (n_steps < 0)
+        return LL_EXIT_USAGE;
+    json_t *sj = json_object(), *arr = json_array();
+    char path[4400], err[1200];
+    int code = LL_EXIT_OK;
+    if (out)
+        fprintf(out, "%-5s %-9s %9s %6s %6s %10s %10s %10s %10s %10s\n", "step", "kind", "offered",
+                "ok", "failed", "TTFT p50", "TTFT p99", "TPOT p99", "ITL p99", "E2E p99");
+    for (long i = 0; i < n_steps && code == LL_EXIT_OK; i++) {
+        struct histlog_window w;
+        histlog_window_init(&w);
+        uint64_t windows = 0;
+        for (size_t k = 0; k < m->n_parts && code == LL_EXIT_OK; k++) {
+            snprintf(path, sizeof path, "%s/hist.jsonl", m->parts[k].dir);
+            if (histlog_merge_file(path, steps[i].step, &w, &windows, err, sizeof err) != 0) {
+                ll_errorf("merge --hist-only: %s", err);
+                code = LL_EXIT_USAGE;
+            }
+        }
+        json_t *o = json_object(), *lat = json_object();
+        json_object_set_new(o, "step", json_integer(steps[i].step));
+        json_object_set_new(o, "kind", json_string(steps[i].kind));
+        json_object_set_new(o, "offered_rps",
+                            isfinite(steps[i].offered_rps) ? json_real(steps[i].offered_rps)
+                                                           : json_null());
+        json_object_set_new(o, "windows", json_integer((json_int_t)windows));
+        json_object_set_new(o, "ok", json_integer((json_int_t)w.ok));
+        json_object_set_new(o, "failed", json_integer((json_int_t)w.failed));
+        for (int k = 0; k < HISTLOG_METRICS; k++)
+            json_object_set_new(lat, histlog_metric_name((enum histlog_metric)k),
+                                summary_latency_json(w.h[k]));
+        json_object_set_new(o, "latency_ns", lat);
+        json_array_append_new(arr, o);
+        if (out) {
+            char a[5][32];
+            const struct hist *h[5] = {w.h[HISTLOG_TTFT], w.h[HISTLOG_TTFT], w.h[HISTLOG_TPOT],
+                                       w.h[HISTLOG_ITL], w.h[HISTLOG_E2E]};
+            static const double q[5] = {50, 99, 99, 99, 99};
+            for (int k = 0; k < 5; k++)
+                snprintf(a[k], sizeof a[k], "%s",
+                         hist_count(h[k])
+                             ? ll_fmt_duration(hist_percentile(h[k], q[k]), a[k], sizeof a[k])
+                             : "-");
+            fprintf(out, "%-5d %-9s %9.2f %6" PRIu64 " %6" PRIu64 " %10s %10s %10s %10s %10s\n",
+                    steps[i].step, steps[i].kind, steps[i].offered_rps, w.ok, w.failed, a[0], a[1],
+                    a[2], a[3], a[4]);
+        }
+        histlog_window_free(&w);
+    }
+    free(steps);
+    json_object_set_new(sj, "schema", json_string("llmload.summary/1"));
+    json_object_set_new(sj, "version", json_string(LL_VERSION));
+    json_object_set_new(sj, "hist_only", json_true());
+    json_object_set_new(sj, "sweep", json_true());
+    json_object_set_new(sj, "percentiles_from", json_string(HIST_ONLY_NOTE));
+    json_object_set_new(sj, "steps", arr);
+    json_object_set_new(sj, "incomplete",
+                        m->incomplete[0] ? json_string(m->incomplete) : json_null());
+    if (code == LL_EXIT_OK &&
+        results_write_json_atomic(dir, "summary.json", sj, err, sizeof err) != 0) {
+        ll_errorf("merge: %s", err);
+        code = LL_EXIT_RUNTIME;
+    }
+    json_decref(sj);
+    if (code == LL_EXIT_USAGE)
+        return code;
+    *outcome = hist_only_close(m, out);
     return code;
 }
 
@@ -120,7 +253,7 @@ int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, i
     json_t *outcome = NULL;
     int code = LL_EXIT_USAGE;
     char dir[4200];
-    if (rm_parts_load(&m, dirs, n, 1) != 0)
+    if (rm_parts_load(&m, dirs, n) != 0)
         goto out;
     if (rm_parts_open_out(&m, out_dir, force, dir, sizeof dir) != 0)
         goto out;
@@ -150,7 +283,8 @@ int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, i
                  m.missing_shards[0] && cut[0] ? "; " : "", cut);
     if (m.incomplete[0])
         ll_errorf("merge: %s", m.incomplete);
-    code = hist_only_write(&m, dir, out, &outcome);
+    code =
+        m.sweep ? hist_only_sweep(&m, dir, out, &outcome) : hist_only_write(&m, dir, out, &outcome);
     code = rm_run_finish(&m, dir, allow_partial, outcome, code, 1, out);
 out:
     rm_merge_free(&m);

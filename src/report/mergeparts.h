@@ -15,6 +15,9 @@
 #include "measure/slo.h"
 #include "measure/stats.h"
 
+/* runmerge.h's, which the users of this file include. */
+struct runmerge_window;
+
 /* One input directory: a shard (merge) or the merged directory itself
  * (rebuild). */
 struct part {
@@ -71,7 +74,11 @@ struct merge {
     char missing_shards[512]; /* "2, 3" or "" */
     char incomplete[768];     /* "incomplete: N of M requests (...)" or "" */
     double inflight_max;
-    int sweep; /* 1: the shards of a sweep (config.sweep) */
+    uint64_t last_end_ns; /* the latest end_ns of the merged records */
+    int sweep;            /* 1: the shards of a sweep (config.sweep) */
+    int rebuild;          /* 1: `llmload report` on a merged directory */
+    /* The server's join (a merge of a run's shards; NULL: none). */
+    json_t *(*server)(const struct runmerge_window *w, FILE *out, json_t **energy);
 };
 
 /* o[k] as a string, NULL when absent or not one. */
@@ -98,10 +105,10 @@ int rm_parts_check(struct merge *m);
 int rm_part_is_sweep(const struct part *p);
 
 /* Allocate m->parts and load the n shards dirs[] in order (rm_part_load),
- * m->n_parts counting those tried; hist_only (merge --hist-only) refuses
- * a sweep's shard the moment it is loaded. 0, or -1 after a one-line
- * error; rm_merge_free frees m either way. */
-int rm_parts_load(struct merge *m, const char *const *dirs, size_t n, int hist_only);
+ * m->n_parts counting those tried, and set m->sweep: a sweep's shards and
+ * a run's are refused together. 0, or -1 after a one-line error;
+ * rm_merge_free frees m either way. */
+int rm_parts_load(struct merge *m, const char *const *dirs, size_t n);
 
 /* After the shards are loaded (m->n_parts of them): the refusals of
  * rm_parts_check, then out_dir prepared as a results directory (force:

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/expect.h"
 #include "measure/hist.h"
 #include "measure/results.h"
 #include "measure/stats.h"
 #include "measure/summary.h"
 #include "measure/verdict.h"
+#include "report/runmerge.h"
 #include "util/util.h"
 
 /* Merge each part's histogram at summary.json's latency_ns.NAME.hist into
@@ -93,6 +95,107 @@ static void parts_sum(struct merge *m, struct part_sums *ps)
         ps->window_ns = 1;
 }
 
+/* summary.json's "server" of the merged run (NULL: none) and *energy
+ * (NULL: none): in a merge, m->server's join of the scraping shard's
+ * series to the merged window (runmerge.h), its lines printed to out; in
+ * a rebuild, the merged summary's own, which the records cannot change. */
+static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, json_t **energy)
+{
+    *energy = NULL;
+    if (m->rebuild) {
+        json_t *s = json_object_get(m->parts[0].sum, "server");
+        json_t *e = json_object_get(m->parts[0].sum, "energy");
+        *energy = e ? json_deep_copy(e) : NULL;
+        return s ? json_deep_copy(s) : NULL;
+    }
+    const json_t *ms_k = json_object_get(cfg, "metrics_shard");
+    uint32_t k = json_is_integer(ms_k) ? (uint32_t)json_integer_value(ms_k) : 0;
+    const struct part *p = NULL;
+    for (size_t i = 0; i < m->n_parts; i++)
+        if (m->parts[i].shard == k)
+            p = &m->parts[i];
+    const json_t *srv = p ? json_object_get(p->sum, "server") : NULL;
+    const json_t *en = p ? json_object_get(p->sum, "energy") : NULL;
+    if (!m->server || (!json_is_object(srv) && !json_is_object(en)))
+        return NULL;
+    const struct stats *st = &m->st, *cold = &m->cold;
+    struct runmerge_window w = {
+        .dir = p->dir,
+        .server = json_is_object(srv) ? srv : NULL,
+        .energy = json_is_object(en) ? en : NULL,
+        .origin_abs_ns = rm_ju(p->sum, "run_start_monotonic_ns", NULL),
+        .end_ns = m->last_end_ns,
+        .ttft_sent_p50_s = NAN,
+        .ttft_sent_p99_s = NAN,
+        .output_tokens = (double)(st->output_tokens + st->output_tokens_failed +
+                                  cold->output_tokens + cold->output_tokens_failed),
+        .prompt_tokens = (double)(st->prompt_tokens + cold->prompt_tokens),
+        .cached_tokens = (double)(st->cached_tokens + cold->cached_tokens),
+        .completed_ok = (double)(st->by_kind[REC_OK] + cold->by_kind[REC_OK]),
+    };
+    w.energy_tokens = w.output_tokens + (double)st->warmup_output_tokens;
+    w.energy_requests = w.completed_ok + (double)st->warmup_ok;
+    if (hist_count(st->ttft_server)) {
+        w.ttft_sent_p50_s = (double)hist_percentile(st->ttft_server, 50) / 1e9;
+        w.ttft_sent_p99_s = (double)hist_percentile(st->ttft_server, 99) / 1e9;
+    }
+    uint64_t warmup = rm_ju(cfg, "warmup_ns", NULL);
+    for (size_t i = 0; i < m->n_parts; i++) {
+        uint64_t e = warmup + rm_ju(m->parts[i].sum, "window_ns", NULL);
+        w.end_ns = e > w.end_ns ? e : w.end_ns;
+    }
+    return m->server(&w, out, energy);
+}
+
+/* A session run's figures (summary.json's "sessions"): a session
+ * belongs whole to one shard, so the sessions started in the window and
+ * those cut short are the shards' counts added up; the intended session
+ * rate is a shard's share times rate_scale (the shard count; 1 in a
+ * rebuild), the turns' mean the configuration's, the same in every
+ * shard. The realised rates are summary_json's, over the merged window. */
+static void sessions_info(const struct merge *m, const json_t *fs, double rate_scale,
+                          struct summary_info *info)
+{
+    if (!json_is_object(json_object_get(fs, "sessions")))
+        return;
+    info->sessions = 1;
+    info->session_rate_per_s = rm_jnum(fs, "sessions", "intended_rate_per_s") * rate_scale;
+    info->session_turns_mean = rm_jnum(fs, "sessions", "turns_mean");
+    for (size_t i = 0; i < m->n_parts; i++) {
+        info->sessions_started += rm_ju(m->parts[i].sum, "sessions", "started");
+        info->sessions_cut += rm_ju(m->parts[i].sum, "sessions", "cut");
+    }
+}
+
+/* --expect judged on the merged summary sj, as `llmload run` judges its
+ * own: summary.json's "expect" (null without one), a line on stderr per
+ * failed threshold. The thresholds are those the first summary fs lists
+ * (run.json does not keep --expect; every shard ran with the same flags,
+ * and a rebuild reads the merged summary's own). Returns the failed
+ * count (0 when there is none, or they no longer parse). */
+static size_t expect_judge(const json_t *fs, json_t *sj)
+{
+    const json_t *items = json_object_get(fs, "expect");
+    char spec[2048] = "", err[300];
+    size_t at = 0;
+    for (size_t i = 0; i < json_array_size(items) && at < sizeof spec; i++) {
+        const char *t = rm_jstr(json_array_get(items, i), "expect");
+        if (t)
+            at += (size_t)snprintf(spec + at, sizeof spec - at, "%s%s", at ? "," : "", t);
+    }
+    struct expect_set ex;
+    if (!spec[0] || at >= sizeof spec || expect_parse(spec, &ex, err, sizeof err) != 0 ||
+        ex.n == 0) {
+        json_object_set_new(sj, "expect", json_null());
+        return 0;
+    }
+    struct expect_figures fig;
+    size_t failed = 0;
+    expect_figures_from_summary(sj, &fig);
+    json_object_set_new(sj, "expect", expect_eval(&ex, &fig, stderr, NULL, &failed));
+    return failed;
+}
+
 /* The summary's facts of the merged run: from the first part's summary fs
  * (the mode, in mode, and the target), the run's config cfg and the sums;
  * the offered rate is a part's times rate_scale. */
@@ -129,6 +232,7 @@ static void merged_info(const struct merge *m, const json_t *fs, const json_t *c
     double wshare = rm_jnum(fs, "tokens", "workload_cached_share");
     info->workload_share_known = isfinite(wshare);
     info->workload_cached_share = wshare;
+    sessions_info(m, fs, rate_scale, info);
 }
 
 /* The merged run's verdict (verdict.h) into info, from the merged
@@ -163,13 +267,18 @@ static void merged_verdict(struct merge *m, const json_t *fs, const struct part_
 }
 
 /* The merged summary printed to out: the run's, its classes' and
- * endpoints', what is missing and how many shards were merged. */
+ * endpoints' (then the server's, server_json; then merged_print_shards). */
 static void merged_print(FILE *out, const struct merge *m, const struct summary_info *info,
                          const struct summary_class *sc, const struct summary_endpoint *ep)
 {
     summary_print(out, &m->st, info);
     summary_print_classes(out, sc, m->n_cls, info->window_ns);
     summary_print_endpoints(out, ep, m->n_eps, info->window_ns);
+}
+
+/* What is missing and how many shards were merged, printed to out. */
+static void merged_print_shards(FILE *out, const struct merge *m)
+{
     if (m->incomplete[0])
         fprintf(out, "*** %s\n", m->incomplete);
     fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
@@ -203,7 +312,6 @@ static json_t *merged_json_rest(json_t *sj, const struct merge *m, const struct 
                         json_string(verdict_late_cause_name(verdict_late_cause(
                             ps->late_sends, ps->asleep, v->cpu_ns, v->wall_ns, ps->invol))));
     json_object_set_new(sj, "lateness_diagnosis", ld);
-    json_object_set_new(sj, "expect", json_null());
     return stop;
 }
 
@@ -260,16 +368,25 @@ int rm_summary_write(struct merge *m, const json_t *cfg, const char *slo_text, d
                                        m->cls[k].slo_text[0] ? m->cls[k].slo_text : NULL};
     if (out)
         merged_print(out, m, &info, sc, ep);
+    json_t *energy = NULL, *server = server_json(m, cfg, out, &energy);
+    if (out)
+        merged_print_shards(out, m);
     json_t *sj = summary_json(st, &info);
     if (m->n_cls)
         json_object_set_new(sj, "classes", summary_classes_json(sc, m->n_cls, window));
     if (m->n_eps)
         json_object_set_new(sj, "endpoints", summary_endpoints_json(ep, m->n_eps, window));
+    if (server)
+        json_object_set_new(sj, "server", server);
+    if (energy)
+        json_object_set_new(sj, "energy", energy);
     free(sc);
     free(ep);
     json_t *stop = merged_json_rest(sj, m, &ps, &v);
     char err[1200];
     int code = info.invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
+    if (expect_judge(fs, sj) > 0)
+        code = rm_exit_combine(code, LL_EXIT_EXPECT);
     if (results_write_json_atomic(out_dir, "summary.json", sj, err, sizeof err) != 0) {
         ll_errorf("merge: %s", err);
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "measure/expect.h"
 #include "measure/hist.h"
 #include "measure/histlog.h"
 #include "measure/record.h"
@@ -358,9 +359,10 @@ static void missing_count(struct merge *m, const json_t *cfg)
                   !json_object_get(cfg, "sessions");
     uint32_t n = m->shards;
     uint64_t *have = ll_calloc(n, sizeof *have);
-    int *present = ll_calloc(n, sizeof *present);
+    int *present = ll_calloc(n, sizeof *present), *interrupted = ll_calloc(n, sizeof *present);
     for (size_t i = 0; i < m->n_parts; i++) {
         present[m->parts[i].shard] = 1;
+        interrupted[m->parts[i].shard] = m->parts[i].interrupted;
         have[m->parts[i].shard] = m->parts[i].lines;
     }
     size_t at = 0;
@@ -390,13 +392,18 @@ static void missing_count(struct merge *m, const json_t *cfg)
             }
         }
         uint64_t share = cnt ? (sum + cnt / 2) / cnt : 0;
+        /* A shard that finished has all of its share, however many that
+         * was (sessions differ in turns, users in pace): only the absent
+         * and the cut short are estimated. */
         for (uint32_t k = 0; k < n; k++)
-            m->missing_ids += share > have[k] ? share - have[k] : 0;
+            if (!present[k] || interrupted[k])
+                m->missing_ids += share > have[k] ? share - have[k] : 0;
         m->expected_ids = m->n_refs + m->missing_ids;
         m->estimated = 1;
     }
     free(have);
     free(present);
+    free(interrupted);
 }
 
 /* The words of the incomplete line (m->incomplete, "" when complete). */
@@ -483,6 +490,8 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
         } else if (r.warmup) {
             m->warmup_records++;
         }
+        if (r.end_ns != LL_NO_TIME && r.end_ns > m->last_end_ns)
+            m->last_end_ns = r.end_ns;
         if (r.sent_ns != LL_NO_TIME && r.end_ns != LL_NO_TIME) {
             uint64_t in = r.late_ns != LL_NO_TIME ? r.sched_ns + r.late_ns : r.sent_ns;
             ev[n_ev++] = (struct infl_ev){in, +1};
@@ -669,16 +678,18 @@ int rm_part_is_sweep(const struct part *p)
     return json_object_get(json_object_get(p->run, "config"), "sweep") != NULL;
 }
 
-int rm_parts_load(struct merge *m, const char *const *dirs, size_t n, int hist_only)
+int rm_parts_load(struct merge *m, const char *const *dirs, size_t n)
 {
     m->parts = ll_calloc(n, sizeof *m->parts);
     for (size_t i = 0; i < n; i++) {
         m->n_parts = i + 1;
         if (rm_part_load(&m->parts[i], dirs[i], 0) != 0)
             return -1;
-        if (hist_only && rm_part_is_sweep(&m->parts[i])) {
-            ll_errorf("merge --hist-only: %s: a sweep's shard: --hist-only merges the shards of "
-                      "a run or replay (a sweep's steps need their records)",
+        int sw = rm_part_is_sweep(&m->parts[i]);
+        if (i == 0)
+            m->sweep = sw;
+        if (sw != m->sweep) {
+            ll_errorf("merge: %s and %s are not shards of one run: one is a sweep's", dirs[0],
                       dirs[i]);
             return -1;
         }
@@ -725,23 +736,15 @@ int rm_run_finish(struct merge *m, const char *dir, int allow_partial, json_t *o
 }
 
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
-                  int allow_partial, runmerge_build_fn build, FILE *out)
+                  int allow_partial, runmerge_build_fn build, runmerge_server_fn server, FILE *out)
 {
     struct merge m = {0};
+    m.server = server;
     json_t *outcome = NULL;
     int code = LL_EXIT_USAGE;
     char dir[4200];
-    if (rm_parts_load(&m, dirs, n, 0) != 0)
+    if (rm_parts_load(&m, dirs, n) != 0)
         goto out;
-    m.sweep = rm_part_is_sweep(&m.parts[0]);
-    for (size_t i = 1; i < n; i++) {
-        int sw = rm_part_is_sweep(&m.parts[i]);
-        if (sw != m.sweep) {
-            ll_errorf("merge: %s and %s are not shards of one run: one is a sweep's", dirs[0],
-                      dirs[i]);
-            goto out;
-        }
-    }
     if (rm_parts_open_out(&m, out_dir, force, dir, sizeof dir) != 0)
         goto out;
     if (m.sweep) {
@@ -769,6 +772,7 @@ int runmerge_rebuild(const char *dir, FILE *out)
     int code = LL_EXIT_USAGE;
     m.parts = ll_calloc(1, sizeof *m.parts);
     m.n_parts = 1;
+    m.rebuild = 1;
     if (rm_part_load(&m.parts[0], dir, 1) != 0)
         goto out;
     json_t *mg = json_object_get(m.parts[0].run, "merged");

@@ -21,6 +21,7 @@
 #define LL_RUNMERGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -40,18 +41,59 @@
  * summary.json's "incomplete"; the status is then
  * LL_EXIT_INCOMPLETE unless allow_partial. Otherwise the status a
  * run would have: LL_EXIT_OK, LL_EXIT_FAIL (INVALID), LL_EXIT_NO_OK,
- * LL_EXIT_RUNTIME (cannot write); the lowest non-zero wins. */
+ * LL_EXIT_EXPECT (an --expect threshold the shards' summaries list fails
+ * on the merged figures), LL_EXIT_RUNTIME (cannot write); the lowest
+ * non-zero wins. */
 typedef int (*runmerge_build_fn)(const char *dir, FILE *out);
+
+/* The server's view of a merged run (summary.json's "server" and
+ * "energy"): the
+ * scraping shard's server_metrics.jsonl joined to the merged window as a
+ * run joins its own series. Joining a series is the metrics layer's,
+ * which this one may not include: the command passes the join in
+ * (cli/mergeserver.c). The window runs from the shards' common start (the
+ * scraping shard's run start, origin_monotonic_ns of its summary's
+ * "server") for end_ns: to the last merged record's end, or the longest
+ * shard's warm-up and window when that is later. The client's figures
+ * are the merged records' (warm and cold), as a run sets beside the
+ * server's counters. */
+struct runmerge_window {
+    /* The scraping shard: its results directory, its summary.json's
+     * "server" (url, scrapes, failed; NULL: none) and "energy" (url,
+     * scrapes, failed, cost_per_hour; NULL: no GPU telemetry). */
+    const char *dir;
+    const json_t *server;
+    const json_t *energy;
+    uint64_t origin_abs_ns; /* its run start (the common start), its CLOCK_MONOTONIC */
+    uint64_t end_ns;        /* the window's length from the common start, ns */
+    double ttft_sent_p50_s, ttft_sent_p99_s; /* TTFT from sent, s; NAN: no ok record */
+    double output_tokens, prompt_tokens, cached_tokens, completed_ok;
+    /* The energy's divisors, as a run's: the whole run's output tokens
+     * and ok requests, warm-up and cold start included. */
+    double energy_tokens, energy_requests;
+};
+
+/* Print the server's lines, then the energy's, to out (NULL: none);
+ * return summary.json's "server" object (NULL when w->server is, or the
+ * file cannot be read: a warning on stderr) and set *energy to its
+ * "energy" object (NULL when w->energy is); the caller owns both. The
+ * energy is the GPU telemetry's lines of the same file over the same
+ * window, per output token and request of the merged run. */
+typedef json_t *(*runmerge_server_fn)(const struct runmerge_window *w, FILE *out, json_t **energy);
+
+/* server: the join above (NULL: no "server" in the merged summary). */
 int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int force,
-                  int allow_partial, runmerge_build_fn build, FILE *out);
+                  int allow_partial, runmerge_build_fn build, runmerge_server_fn server, FILE *out);
 
 /* `llmload merge --hist-only`: the shards' hist.jsonl (no records read)
  * into out_dir's summary.json (schema llmload.summary/1 with "hist_only":
  * true and "percentiles_from" saying the percentiles are histograms',
  * within 1/256 of the record-exact ones): requests ok/failed/completed
  * from the windows' counts, latency_ns.{ttft,itl,tpot,e2e}; run.json with
- * "merged" ("hist_only": true). Refuses a sweep's shards and what
- * runmerge_dirs refuses; missing or cut-short shards as "incomplete"
+ * "merged" ("hist_only": true). A sweep's shards: summary.json's
+ * "steps", each load and recovery step's windows merged (the lines carry
+ * their step) into its counts and latencies. Refuses what runmerge_dirs
+ * refuses; missing or cut-short shards as "incomplete"
  * (status LL_EXIT_INCOMPLETE unless allow_partial). */
 int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, int force,
                        int allow_partial, FILE *out);
@@ -61,8 +103,10 @@ int runmerge_is_merged(const json_t *run);
 
 /* Recompute summary.json of the merged directory dir from its
  * requests.jsonl, run.json and summary.json (its ITL and lateness
- * histograms), print the summary to out; the status as runmerge_dirs
- * (its --allow-partial as recorded in run.json). */
+ * histograms; its "server" and "energy", which the merge joined, kept
+ * as they are),
+ * print the summary to out; the status as runmerge_dirs (its
+ * --allow-partial as recorded in run.json). */
 int runmerge_rebuild(const char *dir, FILE *out);
 
 #endif

@@ -86,6 +86,11 @@ static void facts_add(struct sweep_facts *dst, const struct sweep_facts *src, in
         dst->server = src->server;
         dst->start_offset_ns = src->start_offset_ns;
     }
+    /* The GPUs' energy over the step, read by the scraping shard alone;
+     * its span counts from the step's t = 0, the same instant in every
+     * shard, so the report divides it by the merged records' tokens. */
+    if (metrics && src->energy.present)
+        dst->energy = src->energy;
     for (size_t k = 0; k < dst->n_classes; k++)
         for (size_t j = 0; j < src->n_classes; j++)
             if (strcmp(dst->classes[k].name, src->classes[j].name) == 0)
@@ -165,8 +170,10 @@ static int steps_read_part(struct msteps *ms, const struct part *p, int metrics)
                                    : 1;
                 d->offered_rps *= scale;
                 d->overload_rps *= scale;
-                if (!metrics)
+                if (!metrics) {
                     memset(&d->server, 0, sizeof d->server);
+                    sweep_energy_clear(&d->energy);
+                }
                 ms->s[ms->n++] = one;
             } else {
                 sweep_step_free(&one);

@@ -23,8 +23,12 @@
  *   configuration, a shard count that disagrees, two copies of one shard,
  *   one id in two shards, a directory that is not a shard.
  *
+ * - Against a single process, each with its own test below: a session
+ *   run's figures and --expect, the server's view, energy (a run's and
+ *   each sweep step's), and --hist-only on a sweep's shards.
+ *
  * All traffic is to 127.0.0.1, at most 60 requests/s; the file takes
- * about 15 s. */
+ * about 75 s. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -545,6 +549,568 @@ static void test_hist_only(void **state)
     assert_int_equal(rc, 0);
 }
 
+/* Run n shards of `llmload CMD FLAGS` (flags NULL-terminated) at once,
+ * each --shard k/n from one --start-at 2.5 s ahead, into dirs[k] (tmp
+ * leaves PREFIXk). Each must exit one of 0, 1 (INVALID: a late wake on
+ * this shared machine) or 7 (a failed --expect). */
+static void shards_run(const char *cmd, const char *const *flags, int n, char (*dirs)[600],
+                       const char *prefix)
+{
+    char at[64], spec[8][16], errp[8][1300];
+    pid_t pid[8];
+    assert_true(n <= 8);
+    start_in(at, sizeof at, 2500);
+    for (int k = 0; k < n; k++) {
+        char leaf[64];
+        snprintf(leaf, sizeof leaf, "%s%d", prefix, k);
+        harness_tmp_path(dirs[k], sizeof dirs[k], leaf);
+        snprintf(errp[k], sizeof errp[k], "%s.err", dirs[k]);
+        snprintf(spec[k], sizeof spec[k], "%d/%d", k, n);
+        struct harness_argv a = {0};
+        const char *head[] = {cmd, NULL};
+        const char *tail[] = {"--shard", spec[k], "--start-at", at, "--out", dirs[k], NULL};
+        harness_argv_add(&a, head);
+        harness_argv_add(&a, flags);
+        harness_argv_add(&a, tail);
+        pid[k] = harness_spawn(a.v, "/dev/null", errp[k], -1, NULL, NULL);
+    }
+    for (int k = 0; k < n; k++) {
+        int st = harness_reap(pid[k], 90000);
+        if (st != 0 && st != 1 && st != 7) {
+            char *text = harness_read_file(errp[k], NULL);
+            fail_msg("shard %d of %d: exit %d: %s", k, n, st, text ? text : "");
+        }
+    }
+}
+
+/* A merged run's status is the single process's rule on its own figures:
+ * want (7: a failed --expect), or 1 when it is INVALID (the lowest wins). */
+static void expect_status(const char *what, int rc, const char *dir, int want)
+{
+    int w = want_status(dir, want);
+    if (rc != w)
+        fail_msg("%s: exit %d, want %d", what, rc, w);
+}
+
+/* Sessions and --expect (docs/distributed.md): two shards of a session
+ * run, run at once from one --start-at, merged, against one process with
+ * the same flags and seed on a fresh sim of its own. The merged
+ * "sessions" are the single run's (the same sessions arrive in the same
+ * 3 s window: started equal, the intended and realised session rates
+ * equal, turns' mean equal; the cut within noise), and --expect is judged
+ * on the merged records as the single run judges its own: the same items
+ * with the same results (TTFT p50 under 100us fails on the sim's
+ * millisecond steps, an error rate under 50% passes on a sim without
+ * faults), summary.json's expect, the line on stderr and exit 7.
+ * `llmload report` on the merged directory rebuilds the same file. */
+static void test_sessions_expect(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], single[600], merged[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--sessions",
+                           "4",
+                           "--turns",
+                           "3",
+                           "--think",
+                           "50ms",
+                           "--duration",
+                           "3s",
+                           "--seed",
+                           "11",
+                           "--prompt-salt",
+                           "3",
+                           "--quiet",
+                           "--threads",
+                           "1",
+                           "--expect",
+                           "ttft_p50<100us,error_rate<50%",
+                           NULL};
+    shards_run("run", flags, 2, sd, "ses");
+    harness_sim_teardown(state);
+    harness_cur_sim_start(NULL);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(single, sizeof single, "ses-single");
+    struct harness_argv a = {0};
+    const char *head[] = {"run", NULL}, *tail[] = {"--out", single, NULL};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, flags);
+    harness_argv_add(&a, tail);
+    int rc;
+    char *err = NULL;
+    assert_int_equal(harness_run(a.v, 60, &rc, NULL, &err), 0);
+    expect_status("the single run", rc, single, 7);
+    free(err);
+
+    harness_tmp_path(merged, sizeof merged, "ses-merged");
+    const char *m[] = {"merge", sd[1], sd[0], "--out", merged, NULL};
+    assert_int_equal(harness_run(m, 60, &rc, NULL, &err), 0);
+    expect_status("merge", rc, merged, 7);
+    if (!strstr(err, "--expect: ttft_p50 is "))
+        fail_msg("merge's stderr: %s", err);
+    free(err);
+
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *x1 = json_object_get(s1, "sessions"), *xm = json_object_get(sm, "sessions");
+    if (!json_is_object(xm))
+        fail_msg("the merged summary has no sessions object");
+    ASSERT_NEAR(harness_num(xm, "intended_rate_per_s"), 4, 1e-9);
+    ASSERT_NEAR(harness_num(xm, "intended_rate_per_s"), harness_num(x1, "intended_rate_per_s"),
+                1e-9);
+    ASSERT_NEAR(harness_num(xm, "turns_mean"), harness_num(x1, "turns_mean"), 1e-9);
+    ASSERT_NEAR(harness_num(xm, "started"), harness_num(x1, "started"), 0);
+    assert_true(harness_num(xm, "started") >= 5);
+    ASSERT_NEAR(harness_num(xm, "realised_rate_per_s"), harness_num(x1, "realised_rate_per_s"),
+                1e-6);
+    ASSERT_NEAR(harness_num(xm, "intended_request_rate_per_s"),
+                harness_num(x1, "intended_request_rate_per_s"), 1e-9);
+    double cut1 = harness_num(x1, "cut"), cutm = harness_num(xm, "cut");
+    if (fabs(cutm - cut1) > 3 + 0.3 * cut1)
+        fail_msg("sessions cut: merged %.0f, one process %.0f", cutm, cut1);
+
+    json_t *e1 = json_object_get(s1, "expect"), *em = json_object_get(sm, "expect");
+    if (!json_is_array(em))
+        fail_msg("the merged summary's expect is not judged");
+    assert_int_equal(json_array_size(em), 2);
+    assert_int_equal(json_array_size(e1), 2);
+    static const char *const want[] = {"fail", "pass"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *x = json_array_get(e1, i), *y = json_array_get(em, i);
+        assert_string_equal(harness_sval(y, "expect"), harness_sval(x, "expect"));
+        assert_string_equal(harness_sval(x, "result"), want[i]);
+        assert_string_equal(harness_sval(y, "result"), want[i]);
+    }
+    /* the value judged is the merged summary's own */
+    ASSERT_NEAR(harness_num(json_array_get(em, 0), "value"), harness_num(sm, "latency_ns.ttft.p50"),
+                0);
+    json_decref(s1);
+    json_decref(sm);
+
+    char sum_path[700], *before, *after;
+    snprintf(sum_path, sizeof sum_path, "%s/summary.json", merged);
+    before = harness_read_file(sum_path, NULL);
+    const char *rep[] = {"report", merged, NULL};
+    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
+    expect_status("report on the merged directory", rc, merged, 7);
+    after = harness_read_file(sum_path, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
+
+/* The server's view (summary.json's "server", docs/distributed.md): two
+ * shards at once from one --start-at against one sim, shard 1 scraping
+ * (--metrics-shard 1: it holds id 59, the last scheduled and, with fixed
+ * prompt and output lengths, the last the sim finishes, so its last
+ * scrape follows every response), merged, against one process with the
+ * same flags on a fresh sim. The sim's counters over the merged window
+ * are the whole run's, exactly as the single run's: prompt tokens,
+ * generation tokens (60 x 8) and requests finished (60), each equal to
+ * the merged records' own count beside it; the server's TTFT histogram
+ * counts every request, the URL is the scraping shard's, and the window
+ * holds scrapes. `llmload report` keeps the object as merge wrote it. */
+static void test_server_view(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], single[600], merged[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--rate",
+                           "30",
+                           "--requests",
+                           "60",
+                           "--seed",
+                           "4",
+                           "--prompt-tokens",
+                           "64",
+                           "--output-tokens",
+                           "8",
+                           "--ignore-eos",
+                           "--prompt-salt",
+                           "9",
+                           "--quiet",
+                           "--threads",
+                           "1",
+                           "--metrics-shard",
+                           "1",
+                           NULL};
+    shards_run("run", flags, 2, sd, "srv");
+    harness_sim_teardown(state);
+    harness_cur_sim_start(NULL);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(single, sizeof single, "srv-single");
+    /* the same flags less --metrics-shard, which goes with --shard only */
+    const char *one[] = {"run",
+                         "--url",
+                         url,
+                         "--rate",
+                         "30",
+                         "--requests",
+                         "60",
+                         "--seed",
+                         "4",
+                         "--prompt-tokens",
+                         "64",
+                         "--output-tokens",
+                         "8",
+                         "--ignore-eos",
+                         "--prompt-salt",
+                         "9",
+                         "--quiet",
+                         "--threads",
+                         "1",
+                         "--out",
+                         single,
+                         NULL};
+    free(harness_run_expect(one, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+
+    harness_tmp_path(merged, sizeof merged, "srv-merged");
+    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
+    int rc;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(m, 60, &rc, &out, &err), 0);
+    expect_status("merge", rc, merged, 0);
+    if (!strstr(out, "server metrics (") || !strstr(out, "generation tokens    server 480"))
+        fail_msg("merge's summary has no server view: %s%s", out, err);
+    free(out);
+    free(err);
+
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *v1 = json_object_get(s1, "server"), *vm = json_object_get(sm, "server");
+    if (!json_is_object(vm))
+        fail_msg("the merged summary has no server object");
+    json_t *s_1 = harness_summary_load(sd[1]);
+    assert_string_equal(harness_sval(vm, "url"),
+                        harness_sval(json_object_get(s_1, "server"), "url"));
+    ASSERT_NEAR(harness_num(vm, "origin_monotonic_ns"),
+                harness_num(s_1, "server.origin_monotonic_ns"), 0);
+    json_decref(s_1);
+    assert_string_equal(harness_sval(vm, "engine"), harness_sval(v1, "engine"));
+    assert_true(harness_num(vm, "window_scrapes") >= 1);
+    static const char *const counters[] = {"prompt_tokens", "generation_tokens", "request_success"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(counters); i++) {
+        char dp[64], cp[64];
+        snprintf(dp, sizeof dp, "%s.delta", counters[i]);
+        snprintf(cp, sizeof cp, "%s.client", counters[i]);
+        double d = harness_num(vm, dp);
+        if (d != harness_num(v1, dp) || d != harness_num(vm, cp))
+            fail_msg("server %s: merged %.0f (its records %.0f), one process %.0f", counters[i], d,
+                     harness_num(vm, cp), harness_num(v1, dp));
+    }
+    ASSERT_NEAR(harness_num(vm, "generation_tokens.delta"), 480, 0);
+    ASSERT_NEAR(harness_num(vm, "request_success.delta"), 60, 0);
+    ASSERT_NEAR(harness_num(vm, "ttft.count"), 60, 0);
+    ASSERT_NEAR(harness_num(vm, "ttft.count"), harness_num(v1, "ttft.count"), 0);
+    json_decref(s1);
+    json_decref(sm);
+
+    char sum_path[700], *before, *after;
+    snprintf(sum_path, sizeof sum_path, "%s/summary.json", merged);
+    before = harness_read_file(sum_path, NULL);
+    const char *rep[] = {"report", merged, NULL};
+    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
+    expect_status("report on the merged directory", rc, merged, 0);
+    after = harness_read_file(sum_path, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
+
+/* Energy (--gpu-metrics with --shard, docs/distributed.md): two shards at
+ * once, shard 1 alone reading the sim's GPU telemetry (--metrics-shard
+ * 1, the shard that finishes last as in test_server_view), against one
+ * process with the same flags, each on a fresh `llmload sim --gpu-metrics
+ * --gpu-idle-watts 0`, whose energy is the work's alone (docs/sim.md):
+ * the same requests cost the same joules. The shard's own summary keeps
+ * the energy but no per-token figure (its tokens are half the run's);
+ * the merged one divides the energy over the merged window by the merged
+ * records' 480 output tokens and 60 requests: energy, joules per output
+ * token and per request within 2% of the single process's. */
+static void test_energy(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--gpu-metrics", "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    char url[160], murl[160], single[600], merged[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--rate",
+                           "30",
+                           "--requests",
+                           "60",
+                           "--seed",
+                           "4",
+                           "--prompt-tokens",
+                           "64",
+                           "--output-tokens",
+                           "8",
+                           "--ignore-eos",
+                           "--prompt-salt",
+                           "9",
+                           "--quiet",
+                           "--threads",
+                           "1",
+                           "--metrics-shard",
+                           "1",
+                           "--gpu-metrics",
+                           murl,
+                           NULL};
+    shards_run("run", flags, 2, sd, "gpu");
+    harness_sim_teardown(state);
+    harness_cur_sim_start(sargs);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
+    harness_tmp_path(single, sizeof single, "gpu-single");
+    const char *one[] = {"run",
+                         "--url",
+                         url,
+                         "--rate",
+                         "30",
+                         "--requests",
+                         "60",
+                         "--seed",
+                         "4",
+                         "--prompt-tokens",
+                         "64",
+                         "--output-tokens",
+                         "8",
+                         "--ignore-eos",
+                         "--prompt-salt",
+                         "9",
+                         "--quiet",
+                         "--threads",
+                         "1",
+                         "--gpu-metrics",
+                         murl,
+                         "--out",
+                         single,
+                         NULL};
+    free(harness_run_expect(one, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+
+    json_t *e0 = harness_summary_load(sd[0]), *e1 = harness_summary_load(sd[1]);
+    assert_true(json_object_get(e0, "energy") == NULL);
+    assert_true(json_is_true(json_object_get(json_object_get(e1, "energy"), "present")));
+    assert_true(harness_is_null(json_object_get(e1, "energy"), "j_per_output_token"));
+    json_decref(e0);
+    json_decref(e1);
+
+    harness_tmp_path(merged, sizeof merged, "gpu-merged");
+    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
+    int rc;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(m, 60, &rc, &out, &err), 0);
+    expect_status("merge", rc, merged, 0);
+    if (!strstr(out, "per output token"))
+        fail_msg("merge's summary has no energy: %s%s", out, err);
+    free(out);
+    free(err);
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *g1 = json_object_get(s1, "energy"), *gm = json_object_get(sm, "energy");
+    if (!json_is_object(gm) || !json_is_true(json_object_get(gm, "present")))
+        fail_msg("the merged summary has no energy");
+    ASSERT_NEAR(harness_num(gm, "output_tokens"), 480, 0);
+    ASSERT_NEAR(harness_num(gm, "requests"), 60, 0);
+    assert_string_equal(harness_sval(gm, "source"), harness_sval(g1, "source"));
+    static const char *const figs[] = {"energy_j", "j_per_output_token", "j_per_request"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(figs); i++) {
+        double a = harness_num(gm, figs[i]), b = harness_num(g1, figs[i]);
+        if (!(b > 0) || fabs(a - b) > 0.02 * b)
+            fail_msg("energy %s: merged %g, one process %g (2%%)", figs[i], a, b);
+    }
+    json_decref(s1);
+    json_decref(sm);
+}
+
+/* --hist-only on a sweep's shards (docs/distributed.md, "Merging
+ * histograms only"): two shards of a 3-step sweep at once against one
+ * sim, merged from their records and from their hist.jsonl alone. Each
+ * step's TTFT, TPOT and E2E p50, p90, p99 and max from the histograms
+ * are within 1/256 of the record-exact merge's (its summary.json steps),
+ * the ok and failed counts equal, the offered rate the ladder's, and the
+ * summary says where the percentiles come from. */
+static void test_hist_only_sweep(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char url[160], exact[600], hist[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--rates",
+                           "4,8",
+                           "--step-duration",
+                           "2s",
+                           "--warmup",
+                           "0.5s",
+                           "--gap",
+                           "1s",
+                           "--overload-duration",
+                           "1s",
+                           "--recovery-duration",
+                           "2s",
+                           "--output-tokens",
+                           "uniform:2,12",
+                           "--seed",
+                           "7",
+                           "--prompt-salt",
+                           "3",
+                           "--quiet",
+                           NULL};
+    shards_run("sweep", flags, 2, sd, "hsw");
+    harness_tmp_path(exact, sizeof exact, "hsw-exact");
+    harness_tmp_path(hist, sizeof hist, "hsw-hist");
+    int rc;
+    char *out = NULL, *err = NULL;
+    const char *ae[] = {"merge", sd[0], sd[1], "--out", exact, NULL};
+    assert_int_equal(harness_run(ae, 120, &rc, NULL, &err), 0);
+    if (rc != 0 && rc != 1)
+        fail_msg("merge: exit %d: %s", rc, err);
+    free(err);
+    const char *ah[] = {"merge", sd[0], sd[1], "--out", hist, "--hist-only", NULL};
+    assert_int_equal(harness_run(ah, 60, &rc, &out, &err), 0);
+    if (rc != 0)
+        fail_msg("merge --hist-only of a sweep: exit %d: %s", rc, err);
+    assert_non_null(strstr(out, "percentiles from histograms (hist.jsonl), each within 1/256"));
+    assert_non_null(strstr(out, "merged:     2 of 2 shards"));
+    free(out);
+    free(err);
+    json_t *se = harness_summary_load(exact), *sh_ = harness_summary_load(hist);
+    assert_true(json_is_true(json_object_get(sh_, "hist_only")));
+    assert_non_null(strstr(harness_sval(sh_, "percentiles_from"), "within 1/256"));
+    json_t *xe = json_object_get(se, "steps"), *xh = json_object_get(sh_, "steps");
+    assert_int_equal(json_array_size(xh), 3);
+    assert_int_equal(json_array_size(xh), json_array_size(xe));
+    static const double ladder[3] = {4, 8, 1.6};
+    static const char *const names[] = {"ttft", "tpot", "e2e"};
+    static const char *const pk[] = {"p50", "p90", "p99", "max"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *a = json_array_get(xe, i), *b = json_array_get(xh, i);
+        assert_int_equal(harness_ival_req(b, "step"), harness_ival_req(a, "step"));
+        assert_string_equal(harness_sval(b, "kind"), harness_sval(a, "kind"));
+        ASSERT_NEAR(harness_num(b, "offered_rps"), ladder[i], 1e-9);
+        assert_true(harness_ival_req(b, "ok") > 0);
+        assert_int_equal(harness_ival_req(b, "ok"), harness_ival_req(a, "ok"));
+        assert_int_equal(harness_ival_req(b, "failed"), harness_ival_req(a, "failed"));
+        for (size_t k = 0; k < LL_ARRAY_LEN(names); k++)
+            for (size_t j = 0; j < LL_ARRAY_LEN(pk); j++) {
+                char path[64];
+                snprintf(path, sizeof path, "latency_ns.%s.%s", names[k], pk[j]);
+                double want = harness_num(a, path), got = harness_num(b, path);
+                if (fabs(got - want) > want / 256 + 1)
+                    fail_msg("step %zu %s: histograms %.0f, records %.0f", i, path, got, want);
+            }
+    }
+    json_decref(se);
+    json_decref(sh_);
+}
+
+/* Energy per sweep step across shards: two shards of a 3-step sweep at
+ * once, shard 0 alone reading the GPU telemetry of a `llmload sim
+ * --gpu-metrics --gpu-idle-watts 0` (the energy is the work's alone),
+ * merged, against one process's sweep with the same flags on a fresh
+ * sim. Every merged step has the scraping shard's energy over its span
+ * divided by the merged records' tokens in it: joules per output token
+ * within 10% of the single sweep's (the spans fall on different scrapes,
+ * every 250 ms), where shard 0's own figures, over half the tokens, are
+ * about twice as large. (Per request is left out: a step's span holds a
+ * handful of requests, and one more or less at its edges is 20%.) */
+static void test_sweep_energy(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--gpu-metrics", "--gpu-idle-watts", "0", NULL};
+    harness_cur_sim_start(sargs);
+    char url[160], murl[160], single[600], merged[600], sd[2][600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
+    const char *flags[] = {"--url",
+                           url,
+                           "--rates",
+                           "4,8",
+                           "--step-duration",
+                           "2s",
+                           "--warmup",
+                           "0.5s",
+                           "--gap",
+                           "1s",
+                           "--overload-duration",
+                           "1s",
+                           "--recovery-duration",
+                           "2s",
+                           "--prompt-tokens",
+                           "64",
+                           "--output-tokens",
+                           "8",
+                           "--ignore-eos",
+                           "--seed",
+                           "7",
+                           "--prompt-salt",
+                           "3",
+                           "--quiet",
+                           "--metrics-interval",
+                           "250ms",
+                           "--gpu-metrics",
+                           murl,
+                           NULL};
+    shards_run("sweep", flags, 2, sd, "swe");
+    harness_sim_teardown(state);
+    harness_cur_sim_start(sargs);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
+    harness_tmp_path(single, sizeof single, "swe-single");
+    struct harness_argv a = {0};
+    const char *head[] = {"sweep", NULL}, *tail[] = {"--out", single, NULL};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, flags);
+    harness_argv_add(&a, tail);
+    int rc;
+    char *err = NULL;
+    assert_int_equal(harness_run(a.v, 120, &rc, NULL, &err), 0);
+    if (rc != 0 && rc != 1)
+        fail_msg("single sweep: exit %d: %s", rc, err);
+    free(err);
+    harness_tmp_path(merged, sizeof merged, "swe-merged");
+    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
+    assert_int_equal(harness_run(m, 120, &rc, NULL, &err), 0);
+    if (rc != 0 && rc != 1)
+        fail_msg("merge: exit %d: %s", rc, err);
+    free(err);
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *x1 = json_object_get(s1, "steps"), *xm = json_object_get(sm, "steps");
+    assert_int_equal(json_array_size(xm), 3);
+    assert_int_equal(json_array_size(x1), 3);
+    static const char *const figs[] = {"j_per_output_token"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *e1 = json_object_get(json_array_get(x1, i), "energy");
+        json_t *em = json_object_get(json_array_get(xm, i), "energy");
+        if (!json_is_object(em))
+            fail_msg("merged step %zu has no energy", i);
+        for (size_t k = 0; k < LL_ARRAY_LEN(figs); k++) {
+            if (!json_is_number(json_object_get(e1, figs[k])) ||
+                !json_is_number(json_object_get(em, figs[k]))) {
+                char *a1 = json_dumps(e1, JSON_COMPACT), *am = json_dumps(em, JSON_COMPACT);
+                fail_msg("step %zu %s: merged %s, one process %s", i, figs[k], am, a1);
+            }
+            double want = harness_num(e1, figs[k]), got = harness_num(em, figs[k]);
+            if (!(want > 0) || fabs(got - want) > 0.1 * want)
+                fail_msg("step %zu %s: merged %g, one process %g (10%%)", i, figs[k], got, want);
+        }
+    }
+    json_decref(s1);
+    json_decref(sm);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
              cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
-             cmocka_unit_test_teardown(test_hist_only, teardown))
+             cmocka_unit_test_teardown(test_hist_only, teardown),
+             cmocka_unit_test_teardown(test_sessions_expect, teardown),
+             cmocka_unit_test_teardown(test_server_view, teardown),
+             cmocka_unit_test_teardown(test_energy, teardown),
+             cmocka_unit_test_teardown(test_hist_only_sweep, teardown),
+             cmocka_unit_test_teardown(test_sweep_energy, teardown))

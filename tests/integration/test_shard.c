@@ -750,6 +750,32 @@ static void sweep_recs_add(struct sweep_recs *r, const char *dir, size_t k, size
         "--overload-duration", "1s", "--recovery-duration", "2s", "--prompt-tokens",               \
         "uniform:8,100", "--output-tokens", "16", "--ignore-eos", "--seed", "7", "--quiet"
 
+/* 1 when every step of a sweep's summary.json steps was judged (not
+ * INVALID) and steady. Only then is the capacity (the highest steady,
+ * judged step without an SLO) a function of the sim's answers: on a
+ * loaded machine a step's schedule lateness can make it INVALID, or its
+ * backlog unsteady, in the shards (two processes at once beside the sim)
+ * and not in the one process after them. Under ASan beside a CPU hog the
+ * merged sweep had no capacity and the single one had, 2 runs in 7 (this
+ * assertion, unconditional then); with it conditional, 6 of 6 passed, 2
+ * of them printing INVALID steps ("schedule lateness p99 22.13ms moved
+ * TTFT p50 by 4.98ms"). Each step that is not judged prints its reason. */
+static int steps_judged(json_t *steps)
+{
+    int all = 1;
+    for (size_t i = 0; i < json_array_size(steps); i++) {
+        json_t *o = json_array_get(steps, i);
+        int inv = json_is_true(json_object_get(o, "invalid"));
+        int steady = json_is_true(json_object_get(json_object_get(o, "steady_state"), "steady"));
+        if (inv || !steady) {
+            fprintf(stderr, "note: step %zu: %s\n", i,
+                    inv ? harness_sval(o, "invalid_reason") : "not steady");
+            all = 0;
+        }
+    }
+    return all;
+}
+
 /* Two shards of a sweep from one --start-at against one sim offer
  * together exactly the requests of one process's sweep with the same
  * flags: in each step (the two load steps and the recovery step) the same
@@ -869,8 +895,12 @@ static void test_sharded_sweep(void **state)
     json_t *mf = json_object_get(ms, "findings"), *sf = json_object_get(ss, "findings");
     json_t *mc = json_object_get(mf, "slo_capacity_rps"),
            *sc = json_object_get(sf, "slo_capacity_rps");
-    assert_int_equal(json_is_number(mc), json_is_number(sc));
-    if (json_is_number(mc) && fabs(json_number_value(mc) - json_number_value(sc)) > 4 + 1e-9)
+    if (json_is_number(mc) != json_is_number(sc) && steps_judged(msteps) && steps_judged(ssteps))
+        fail_msg("merged capacity %s, one process %s, every step judged and steady in both",
+                 json_is_number(mc) ? "found" : "not found",
+                 json_is_number(sc) ? "found" : "not found");
+    if (json_is_number(mc) && json_is_number(sc) &&
+        fabs(json_number_value(mc) - json_number_value(sc)) > 4 + 1e-9)
         fail_msg("merged capacity %g req/s, one process %g: more than one rung apart",
                  json_number_value(mc), json_number_value(sc));
     json_t *mrun = harness_json_load(merged, "run.json");
