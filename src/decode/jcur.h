@@ -534,6 +534,16 @@ static inline int event_meaning(int type, const char *s, size_t n, const struct 
     return type != none ? type : name_meaning(s, n, words, nwords, other, none);
 }
 
+/* A member of a usage's token details (OpenAI's prompt_tokens_details,
+ * the Responses API's input_tokens_details): cached_tokens is read into
+ * *(int64_t *)ud, the rest skipped. A cur_member_fn. */
+static inline int read_cached_tokens_member(struct cur *c, const struct key *k, void *ud)
+{
+    if (KEY_IS(k, "cached_tokens"))
+        return read_token_count(c, ud);
+    return cur_skip(c);
+}
+
 /* ---- errors: an API's "error" member ---- */
 
 /* An error as an API sends it: its code (Anthropic's type) and message. */
