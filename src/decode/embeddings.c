@@ -44,23 +44,12 @@ static int error_member(struct cur *c, const struct key *k, void *ud)
 }
 
 /* "error": an object (OpenAI's, llama.cpp's, vLLM's) or a bare string
- * (TEI's {"error":"...","error_type":"..."}); null is no error. */
+ * (TEI's {"error":"...","error_type":"..."}); null is no error. The last
+ * message counts, as in error_member. */
 static int read_error(struct cur *c, struct oai_chunk *out)
 {
-    struct jscan_value v;
-    int escaped;
-
-    if (cur_peek(c) == '{') {
-        out->has_error = 1;
-        return cur_object(c, error_member, out);
-    }
-    if (cur_value(c, &v, &escaped) < 0)
-        return -1;
-    if (v.type == JSCAN_STRING) {
-        out->has_error = 1;
-        jscan_string_unescape(&v, out->error_message, sizeof out->error_message, NULL);
-    }
-    return 0;
+    return read_error_into(c, &out->has_error, out->error_message, sizeof out->error_message, 1,
+                           error_member, out);
 }
 
 static int top_member(struct cur *c, const struct key *k, void *ud)

@@ -534,6 +534,16 @@ static inline int event_meaning(int type, const char *s, size_t n, const struct 
     return type != none ? type : name_meaning(s, n, words, nwords, other, none);
 }
 
+/* A member of a usage's token details (OpenAI's prompt_tokens_details,
+ * the Responses API's input_tokens_details): cached_tokens is read into
+ * *(int64_t *)ud, the rest skipped. A cur_member_fn. */
+static inline int read_cached_tokens_member(struct cur *c, const struct key *k, void *ud)
+{
+    if (KEY_IS(k, "cached_tokens"))
+        return read_token_count(c, ud);
+    return cur_skip(c);
+}
+
 /* ---- errors: an API's "error" member ---- */
 
 /* An error as an API sends it: its code (Anthropic's type) and message. */
@@ -556,26 +566,35 @@ static inline int read_text_into(struct cur *c, char *dst, size_t cap)
     return 0;
 }
 
-/* "error": an object, whose members member reads into e (its ud); a bare
- * string, e's message (when none came before); null or anything else, no
- * error. Returns 0, or -1 on invalid text. */
-static inline int read_api_error(struct cur *c, struct cur_error *e, cur_member_fn *member)
+/* "error": an object, whose members member reads into ud, *has set; a
+ * bare string, msg[cap] (the first string when keep_last is 0, else the
+ * last), *has set; null or anything else, no error. Returns 0, or -1 on
+ * invalid text. */
+static inline int read_error_into(struct cur *c, int *has, char *msg, size_t cap, int keep_last,
+                                  cur_member_fn *member, void *ud)
 {
     struct jscan_value v;
     int esc;
 
     if (cur_peek(c) == '{') {
-        e->has = 1;
-        return cur_object(c, member, e);
+        *has = 1;
+        return cur_object(c, member, ud);
     }
     if (cur_value(c, &v, &esc) < 0)
         return -1;
     if (v.type == JSCAN_STRING) {
-        e->has = 1;
-        if (!e->message[0])
-            copy_text(&v, esc, e->message, sizeof e->message);
+        *has = 1;
+        if (keep_last || !msg[0])
+            copy_text(&v, esc, msg, cap);
     }
     return 0;
+}
+
+/* "error" into e: an object, whose members member reads into e (its ud);
+ * a bare string, e's message (when none came before). As read_error_into. */
+static inline int read_api_error(struct cur *c, struct cur_error *e, cur_member_fn *member)
+{
+    return read_error_into(c, &e->has, e->message, sizeof e->message, 0, member, e);
 }
 
 /* "WHAT: MESSAGE" (or either alone) into d[cap], the message cut where

@@ -62,15 +62,6 @@ void oai_chunk_clear(struct oai_chunk *c)
     c->cached_tokens = -1;
 }
 
-/* A member of usage.prompt_tokens_details: cached_tokens is read. */
-static int usage_details_member(struct cur *c, const struct key *k, void *ud)
-{
-    struct oai_chunk *out = ud;
-    if (KEY_IS(k, "cached_tokens"))
-        return read_token_count(c, &out->cached_tokens);
-    return cur_skip(c);
-}
-
 /* A member of usage: the token counts and the prompt's details are read. */
 static int usage_member(struct cur *c, const struct key *k, void *ud)
 {
@@ -80,7 +71,7 @@ static int usage_member(struct cur *c, const struct key *k, void *ud)
     if (KEY_IS(k, "completion_tokens"))
         return read_token_count(c, &out->completion_tokens);
     if (KEY_IS(k, "prompt_tokens_details") && cur_peek(c) == '{')
-        return cur_object(c, usage_details_member, out);
+        return cur_object(c, read_cached_tokens_member, &out->cached_tokens);
     return cur_skip(c);
 }
 

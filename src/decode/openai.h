@@ -114,6 +114,32 @@ void oai_memo_keep(struct oai_memo *m, enum oai_api api, const char *data, size_
                    const char *text, const char *text_end, int saw_role,
                    const struct oai_chunk *out);
 
+/* The contract of the named-event APIs' decoders (anthropic.h,
+ * responses.h), stated once here; each header lists only what its event
+ * types give.
+ *
+ * PREFIX_decode_event decodes one SSE event, its `event:` name
+ * event[0..event_len) (may be empty) and its data[0..len), into *out
+ * (always fully written), through the stream's memo m (NULL: none; reset m
+ * per response), which gives the same result for every input, faster when
+ * the event is the stream's previous text delta with another text. The
+ * data's own "type" says what the event is; the event name is used only
+ * when the data has none. Returns 0, or LL_E_PROTO when data is not a
+ * valid JSON object (the caller records a malformed_event). Linear in len.
+ *
+ * PREFIX_decode_response decodes a whole non-streamed body, its usage as
+ * in a stream. Returns 0, or LL_E_PROTO when body is not a valid JSON
+ * object.
+ *
+ * Like this file's decoder, they validate the JSON, read only what a load
+ * tester needs, allocate nothing and keep no pointer into the payload.
+ * A header declares the pair with OAI_DECLARE_NAMED_DECODERS(PREFIX);
+ * decodeframe.h's CUR_DEFINE_DECODERS defines it. */
+#define OAI_DECLARE_NAMED_DECODERS(PREFIX)                                                         \
+    int PREFIX##_decode_event(const char *event, size_t event_len, const char *data, size_t len,   \
+                              struct oai_chunk *out, struct oai_memo *m);                          \
+    int PREFIX##_decode_response(const char *body, size_t len, struct oai_chunk *out)
+
 /* Decode a whole non-streamed response body (or an error body such as a
  * 400's {"error":{...}}) into *out: content_bytes from choices[].message
  * .content (chat) or choices[].text (completions), reasoning, tool calls,

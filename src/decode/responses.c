@@ -86,13 +86,6 @@ struct rmsg {
     struct cur_error ev; /* an error event's own code and message */
 };
 
-static int usage_details_member(struct cur *c, const struct key *k, void *ud)
-{
-    if (KEY_IS(k, "cached_tokens"))
-        return read_token_count(c, ud);
-    return cur_skip(c);
-}
-
 static int usage_member(struct cur *c, const struct key *k, void *ud)
 {
     struct usage *u = ud;
@@ -101,7 +94,7 @@ static int usage_member(struct cur *c, const struct key *k, void *ud)
     if (KEY_IS(k, "output_tokens"))
         return read_token_count(c, &u->output);
     if (KEY_IS(k, "input_tokens_details") && cur_peek(c) == '{')
-        return cur_object(c, usage_details_member, &u->cached);
+        return cur_object(c, read_cached_tokens_member, &u->cached);
     return cur_skip(c);
 }
 

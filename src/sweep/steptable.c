@@ -75,16 +75,39 @@ static int step_label_width(const struct sweep_step *steps, size_t n, int repeat
     return w;
 }
 
+/* Whether step s has a section's figures. */
+typedef int step_has_fn(const struct sweep_step *s);
+
+/* Open a per-step section that only some runs have: when no step has it
+ * (has), print nothing and return -1; else print the blank line and
+ * "title:", set *repeats (sweep_has_repeats) and return the step column's
+ * width (step_label_width). */
+static int section_open(FILE *f, const struct sweep_step *steps, size_t n, step_has_fn *has,
+                        const char *title, int *repeats)
+{
+    size_t present = 0;
+    for (size_t i = 0; i < n; i++)
+        present += has(&steps[i]) != 0;
+    if (!present)
+        return -1;
+    *repeats = sweep_has_repeats(steps, n);
+    fprintf(f, "\n%s:\n", title);
+    return step_label_width(steps, n, *repeats);
+}
+
+static int has_server(const struct sweep_step *s)
+{
+    return s->f.server.present;
+}
+
 static void print_server_table(FILE *f, const struct sweep_step *steps, size_t n)
 {
-    int repeats = sweep_has_repeats(steps, n);
-    int w = step_label_width(steps, n, repeats);
-    size_t scraped = 0;
-    for (size_t i = 0; i < n; i++)
-        scraped += steps[i].f.server.present;
-    if (!scraped)
+    int repeats;
+    int w = section_open(
+        f, steps, n, has_server,
+        "server /metrics per step window (mean/max; TTFT server | client from send)", &repeats);
+    if (w < 0)
         return;
-    fprintf(f, "\nserver /metrics per step window (mean/max; TTFT server | client from send):\n");
     fprintf(f, "%*s %11s %11s %11s %7s %21s %19s %9s\n", w, "step", "queue", "running", "KV %",
             "preempt", "TTFT p50 srv|cli", "gen tok srv|cli", "scrapes");
     for (size_t i = 0; i < n; i++) {
@@ -140,16 +163,18 @@ static void fmt_sig3(char *buf, size_t len, double v)
 
 /* One line per step the GPU telemetry covered (--gpu-metrics): its
  * energy over the window and the figures from it; nothing without. */
+static int has_energy(const struct sweep_step *s)
+{
+    return s->f.energy.present;
+}
+
 static void print_energy_table(FILE *f, const struct sweep_step *steps, size_t n)
 {
-    int repeats = sweep_has_repeats(steps, n);
-    int w = step_label_width(steps, n, repeats);
-    size_t scraped = 0;
-    for (size_t i = 0; i < n; i++)
-        scraped += steps[i].f.energy.present;
-    if (!scraped)
+    int repeats;
+    int w = section_open(f, steps, n, has_energy, "GPU energy per step window (--gpu-metrics)",
+                         &repeats);
+    if (w < 0)
         return;
-    fprintf(f, "\nGPU energy per step window (--gpu-metrics):\n");
     fprintf(f, "%*s %10s %9s %9s %9s %9s %9s %5s  %s\n", w, "step", "energy J", "J/tok", "J/req",
             "tok/J", "mean W", "max W", "GPUs", "source");
     for (size_t i = 0; i < n; i++) {

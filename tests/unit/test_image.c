@@ -251,6 +251,26 @@ static void test_draws(void **state)
 }
 
 /* chatbody's image parts for each API, parsed back with jansson. */
+/* chatbody_prompt's messages for api (5 prompt tokens) parsed as JSON: it
+ * writes the elements of "messages", so they are read inside [ ]. Fails
+ * the test when they are not JSON; the caller json_decref's the array. */
+static json_t *prompt_messages(enum oai_api api, const struct req_spec *spec)
+{
+    size_t need = chatbody_prompt(api, 5, spec, NULL, 0);
+    char *buf = malloc(need + 3);
+    assert_non_null(buf);
+    assert_int_equal(chatbody_prompt(api, 5, spec, buf + 1, need), need);
+    buf[0] = '[';
+    buf[need + 1] = ']';
+    buf[need + 2] = '\0';
+    json_error_t je;
+    json_t *arr = json_loads(buf, 0, &je);
+    if (!arr)
+        fail_msg("api %d: %s in %s", (int)api, je.text, buf);
+    free(buf);
+    return arr;
+}
+
 static void test_chatbody_parts(void **state)
 {
     struct workload w;
@@ -263,16 +283,7 @@ static void test_chatbody_parts(void **state)
     spec.image_data = &im;
     enum oai_api apis[] = {OAI_API_CHAT, OAI_API_ANTHROPIC, OAI_API_RESPONSES};
     for (size_t a = 0; a < 3; a++) {
-        size_t need = chatbody_prompt(apis[a], 5, &spec, NULL, 0);
-        char *buf = malloc(need + 3);
-        assert_int_equal(chatbody_prompt(apis[a], 5, &spec, buf + 1, need), need);
-        buf[0] = '[';
-        buf[need + 1] = ']';
-        buf[need + 2] = '\0';
-        json_error_t je;
-        json_t *arr = json_loads(buf, 0, &je);
-        if (!arr)
-            fail_msg("api %zu: %s in %s", a, je.text, buf);
+        json_t *arr = prompt_messages(apis[a], &spec);
         json_t *msg = json_array_get(arr, 0);
         assert_string_equal(json_string_value(json_object_get(msg, "role")), "user");
         json_t *content = json_object_get(msg, "content");
@@ -306,7 +317,6 @@ static void test_chatbody_parts(void **state)
         spec.image_data = &im;
         assert_non_null(strstr(plain, json_string_value(json_object_get(txt, "text"))));
         json_decref(arr);
-        free(buf);
     }
 }
 
@@ -478,16 +488,7 @@ static void test_chatbody_shared_layout(void **state)
     size_t nr = workload_prompt_part(5, &spec, WORKLOAD_PROMPT_REST, rest, sizeof rest - 1);
     pre[np] = rest[nr] = '\0';
     for (size_t a = 0; a < 3; a++) {
-        size_t need = chatbody_prompt(apis[a], 5, &spec, NULL, 0);
-        char *buf = malloc(need + 3);
-        assert_int_equal(chatbody_prompt(apis[a], 5, &spec, buf + 1, need), need);
-        buf[0] = '[';
-        buf[need + 1] = ']';
-        buf[need + 2] = '\0';
-        json_error_t je;
-        json_t *arr = json_loads(buf, 0, &je);
-        if (!arr)
-            fail_msg("api %zu: %s in %s", a, je.text, buf);
+        json_t *arr = prompt_messages(apis[a], &spec);
         json_t *content = json_object_get(json_array_get(arr, 0), "content");
         assert_int_equal(json_array_size(content), 5);
         const char *want[5] = {"GGGG", "HHHH", pre, "OOOO", rest};
@@ -508,7 +509,6 @@ static void test_chatbody_shared_layout(void **state)
             assert_string_equal(got, want[k]);
         }
         json_decref(arr);
-        free(buf);
     }
 }
 
