@@ -234,6 +234,14 @@ static void dashboard_exprs(json_t *j, json_t *exprs)
     }
 }
 
+/* CLOCK_MONOTONIC now, s: what a command's wall time is printed in. */
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Step k's replica r's figure at "server.replicas.replicas.<r>.<what>" in
  * sweep summary.json's steps. */
 static double step_replica(json_t *steps, size_t k, const char *r, const char *what)
@@ -292,7 +300,12 @@ static void sweep_skewed(int port, const char *url_a, const char *url_b)
                           NULL};
     int status = -1;
     char *sout = NULL, *serr = NULL;
+    double t0 = mono_s();
     assert_int_equal(harness_run(args, 180, &status, &sout, &serr), 0);
+    /* Offering is 2 x (1 s warm-up + 4 s hold); the rest is the drain of
+     * a's queue, the end's wait for Prometheus and the report. */
+    fprintf(stderr, "test_prometheus: sweep wall time %.2f s for 10 s of offering\n",
+            mono_s() - t0);
     if (status != 0 && status != 1)
         fail_msg("llmload sweep (skewed) exited %d:\n%s", status, serr);
     double da = sim_metric_sum(&sim_a, "vllm:generation_tokens_total") - a0;
@@ -593,7 +606,10 @@ static void test_prometheus_two_replicas(void **state)
                            out2,
                            "--quiet",
                            NULL};
+    double t0 = mono_s();
     assert_int_equal(harness_run(args2, 120, &status, &sout, &serr), 0);
+    fprintf(stderr, "test_prometheus: skewed run wall time %.2f s for 4 s of offering\n",
+            mono_s() - t0);
     if (status != 0 && status != 1)
         fail_msg("llmload run (skewed) exited %d:\n%s", status, serr);
     double da = sim_metric_sum(&sim_a, "vllm:generation_tokens_total") - a0;
