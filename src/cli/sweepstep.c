@@ -20,6 +20,7 @@
 #include "driver/driver.h"
 #include "measure/summary.h"
 #include "metrics/energy.h"
+#include "metrics/promsource.h"
 #include "metrics/scrape.h"
 #include "sweep/sweep_json.h"
 #include "util/spawn.h"
@@ -48,6 +49,35 @@ int sweepstep_sleep(uint64_t ns)
     }
 }
 
+/* --prometheus: each replica's own series joined to the step's window
+ * [t0, t1] as the aggregate's (the inner span), and the routing-imbalance
+ * rule's words over them (metrics/promreplicas.c), into v->replicas.
+ * Nothing for a direct scrape. */
+static void join_step_replicas(const struct sweep_run *sr, uint64_t t0, uint64_t t1,
+                               struct sweep_server *v)
+{
+    struct promsource_replica reps[SWEEP_MAX_REPLICAS];
+    size_t n = promsource_replicas_join(sr->scraper, t0, t1, SCRAPE_SPAN_INNER, reps,
+                                        SWEEP_MAX_REPLICAS, NULL);
+    struct sweep_replicas *out = &v->replicas;
+    out->count = out->n = n;
+    for (size_t i = 0; i < n; i++) {
+        struct sweep_replica *r = &out->r[i];
+        const struct scrape_join *j = &reps[i].j;
+        int ok = reps[i].rc == 0;
+        snprintf(r->name, sizeof r->name, "%.127s", reps[i].name);
+        r->waiting_mean = ok && j->waiting.present ? j->waiting.mean : NAN;
+        r->waiting_max = ok && j->waiting.present ? j->waiting.max : NAN;
+        r->running_mean = ok && j->running.present ? j->running.mean : NAN;
+        r->generation_tokens =
+            ok && j->generation_tokens.present ? j->generation_tokens.delta : NAN;
+        r->span_s = ok && j->span_to_abs_ns > j->span_from_abs_ns
+                        ? (double)(j->span_to_abs_ns - j->span_from_abs_ns) / 1e9
+                        : NAN;
+    }
+    promsource_imbalance(reps, n, out->imbalance, sizeof out->imbalance);
+}
+
 /* Join the scrapes to step s's window (run_start_abs_ns is the step's
  * t = 0) with the inner span, so back-to-back steps do not share counts,
  * and keep the figures in s->f.server. A window with no ok scrape keeps
@@ -68,6 +98,7 @@ static void join_step(const struct sweep_run *sr, uint64_t run_start_abs_ns, str
     v->failed = j.failed;
     if (rc != 0)
         return;
+    join_step_replicas(sr, t0, t1, v);
     snprintf(v->engine, sizeof v->engine, "%s", engines_kind_name(j.engine));
     if (j.waiting.present) {
         v->waiting_mean = j.waiting.mean;

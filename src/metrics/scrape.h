@@ -208,6 +208,14 @@ int scraper_start(struct scraper *s, uint64_t origin_abs_ns, char *err, size_t e
  * response. Safe when the thread never started (it then only scrapes). */
 void scraper_stop(struct scraper *s);
 
+/* scraper_stop for a run that ended at end_abs_ns (CLOCK_MONOTONIC, not
+ * after now). A source that waits for data newer than the end
+ * (--prometheus: one of Prometheus's scrape intervals) waits until that
+ * long after end_abs_ns, not after now, so that stopping several sources
+ * one after another (the server's, then the GPUs') waits once: the first
+ * wait covers the others. scraper_stop(s) is scraper_stop_at(s, now). */
+void scraper_stop_at(struct scraper *s, uint64_t end_abs_ns);
+
 /* Join the series so far to a window (see scrape_series_join). Safe to call
  * while the thread runs. */
 int scrape_join(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,

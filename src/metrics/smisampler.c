@@ -228,7 +228,7 @@ static void sampler_end(struct smi_sampler *m, int wait)
     }
 }
 
-static void sampler_stop(void *ud)
+static void sampler_stop(void *ud, uint64_t end_abs_ns)
 {
     sampler_end(ud, 1);
 }

@@ -211,15 +211,59 @@ static void gpu_series_free(struct gpu_series *g)
     free(g->names);
 }
 
+/* The index of name in names[0, *n), added when new (each a copy the
+ * caller frees). */
+static size_t name_index(char ***names, size_t *n, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*names)[i], name) == 0)
+            return i;
+    *names = ll_realloc(*names, (*n + 1) * sizeof **names);
+    (*names)[*n] = ll_strdup(name);
+    return (*n)++;
+}
+
 /* The index of source name in g, added when new. */
 static size_t gpu_source_index(struct gpu_series *g, const char *name)
 {
-    for (size_t i = 0; i < g->n_names; i++)
-        if (strcmp(g->names[i], name) == 0)
-            return i;
-    g->names = ll_realloc(g->names, (g->n_names + 1) * sizeof *g->names);
-    g->names[g->n_names] = ll_strdup(name);
-    return g->n_names++;
+    return name_index(&g->names, &g->n_names, name);
+}
+
+/* The replicas' names of --prometheus lines (caller frees with
+ * names_free). */
+struct replica_names {
+    char **names;
+    size_t n;
+};
+
+static void names_free(struct replica_names *rn)
+{
+    for (size_t i = 0; i < rn->n; i++)
+        free(rn->names[i]);
+    free(rn->names);
+}
+
+/* Sample p's per-replica queues from line o's "replicas" (--prometheus):
+ * the first REPORT_MAX_REPLICAS names seen keep a line; NAN elsewhere. */
+static void replica_waiting_read(json_t *o, struct replica_names *rn,
+                                 struct report_server_sample *p)
+{
+    for (size_t k = 0; k < REPORT_MAX_REPLICAS; k++)
+        p->replica_waiting[k] = NAN;
+    const char *name;
+    json_t *x;
+    json_object_foreach(json_object_get(o, "replicas"), name, x)
+    {
+        if (rn->n == REPORT_MAX_REPLICAS) {
+            size_t k = 0;
+            while (k < rn->n && strcmp(rn->names[k], name) != 0)
+                k++;
+            if (k < rn->n)
+                p->replica_waiting[k] = field_or_nan(x, "waiting");
+            continue;
+        }
+        p->replica_waiting[name_index(&rn->names, &rn->n, name)] = field_or_nan(x, "waiting");
+    }
 }
 
 /* Keep GPU scrape o (ok, at t_s) in g; a source's scrape earlier than its
@@ -251,7 +295,7 @@ static void gpu_series_add(struct gpu_series *g, json_t *o, double t_s)
  * cross-check, never a reason to fail the report). Returns the server's
  * count; *out is allocated (caller frees) even when it is 0. */
 static size_t load_server_series(const char *path, struct report_server_sample **out,
-                                 struct gpu_series *gpu)
+                                 struct gpu_series *gpu, struct replica_names *rn)
 {
     size_t n = 0, cap = 64;
     *out = ll_calloc(cap, sizeof **out);
@@ -286,6 +330,7 @@ static size_t load_server_series(const char *path, struct report_server_sample *
                 p->waiting = field_or_nan(o, "waiting");
                 p->running = field_or_nan(o, "running");
                 p->kv_usage = field_or_nan(o, "kv_usage");
+                replica_waiting_read(o, rn, p);
                 if (n == 0 || p->t_s >= (*out)[n - 1].t_s)
                     n++;
             }
@@ -618,8 +663,11 @@ static int write_html(const char *dir, struct built *b)
     r.findings_text = b->text;
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
     struct gpu_series gpu = {0};
-    r.n_server = load_server_series(path, &server, &gpu);
+    struct replica_names reps = {0};
+    r.n_server = load_server_series(path, &server, &gpu, &reps);
     r.server = r.n_server ? server : NULL;
+    r.replicas = (const char *const *)reps.names;
+    r.n_replicas = reps.n;
     r.gpu = gpu.v;
     r.n_gpu = gpu.n;
     r.gpu_sources = (const char *const *)gpu.names;
@@ -637,6 +685,7 @@ static int write_html(const char *dir, struct built *b)
     free(samples);
     free(server);
     gpu_series_free(&gpu);
+    names_free(&reps);
     return rc != 0 ? -1 : 0;
 }
 

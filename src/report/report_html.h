@@ -38,11 +38,16 @@ struct report_inflight_sample {
 
 /* One scrape of the server's /metrics, in the engine-neutral names of
  * docs/server-metrics.md. A field that was not scraped is NAN. */
+/* The most replicas (--prometheus) the server chart draws a line for. */
+#define REPORT_MAX_REPLICAS 8
+
 struct report_server_sample {
     double t_s;                 /* s since the run's start */
     double waiting;             /* requests queued in the server, not running */
     double running;             /* requests in the running batch */
     double kv_usage;            /* KV cache in use, fraction 0..1 */
+    double replica_waiting[REPORT_MAX_REPLICAS]; /* requests queued in replica k of
+                                 * report.replicas (--prometheus); NAN: not in this scrape */
 };
 
 /* One scrape of GPU telemetry (--gpu-metrics, --gpu-sampler): every GPU
@@ -176,6 +181,11 @@ struct report {
     int energy;                 /* 1: the sweep scraped GPU telemetry (the energy chart) */
     const struct report_server_sample *server; /* n_server scrapes in time order; may be NULL */
     size_t n_server;
+    const char *const *replicas; /* n_replicas names (--prometheus's by-label values) in
+                                 * order of first scrape, at most REPORT_MAX_REPLICAS;
+                                 * the server chart draws each one's queue when there are
+                                 * two or more */
+    size_t n_replicas;
     const struct report_gpu_sample *gpu; /* n_gpu GPU scrapes, each source's in time
                                  * order; may be NULL */
     size_t n_gpu;

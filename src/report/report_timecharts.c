@@ -226,9 +226,32 @@ static struct svg_series server_line(const char *key, const char *label, const d
         .key = key, .label = label, .x = x, .y = y, .n = n, .flags = SVG_LINE, .color = color};
 }
 
+/* The per-replica queue lines of the server chart (--prometheus with two
+ * or more replicas), over the kept scrapes keep[0, k) at x: each
+ * replica's key server_waiting_<name> into keys and its
+ * values into ys (k each), a line into se. Returns how many. */
+static size_t replica_lines(const struct report *r, const size_t *keep, size_t k, const double *x,
+                            char (*keys)[64 + 128], double **ys, struct svg_series *se)
+{
+    if (r->n_replicas < 2)
+        return 0;
+    size_t n = LL_MIN(r->n_replicas, (size_t)REPORT_MAX_REPLICAS);
+    for (size_t q = 0; q < n; q++) {
+        ys[q] = ll_calloc(k + 1, sizeof(double));
+        for (size_t i = 0; i < k; i++)
+            ys[q][i] = r->server[keep[i]].replica_waiting[q];
+        snprintf(keys[q], sizeof keys[q], "server_waiting_%.170s", r->replicas[q]);
+        se[q] = (struct svg_series){
+            .key = keys[q], .label = keys[q], .x = x, .y = ys[q], .n = k, .flags = SVG_LINE};
+    }
+    return n;
+}
+
 /* One chart of the server's scrapes: its queue and running batch
- * (kv = 0), or its KV cache usage in % (kv = 1). Scrapes are thinned by
- * their queue length so the peaks of the backlog survive. */
+ * (kv = 0), or its KV cache usage in % (kv = 1); through --prometheus
+ * with several replicas, the queue chart has each replica's queue too.
+ * Scrapes are thinned by their queue length so the peaks of the backlog
+ * survive. */
 void report_server_chart(struct strbuf *b, const struct report *r, int kv)
 {
     size_t n = r->n_server;
@@ -248,11 +271,15 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
     }
     struct report_time_marks tm;
     report_time_marks_init(&tm, r);
-    struct svg_series se[3] = {
+    struct svg_series se[3 + REPORT_MAX_REPLICAS] = {
         server_line("server_running", "running (batch)", x, y0, k, REPORT_COLOR_P50),
         server_line("server_waiting", "waiting (queue)", x, y1, k, REPORT_COLOR_P99),
     };
+    char keys[REPORT_MAX_REPLICAS][64 + 128];
+    double *ys[REPORT_MAX_REPLICAS] = {0};
     size_t nse = kv ? 1 : 2;
+    size_t n_rep = kv ? 0 : replica_lines(r, keep, k, x, keys, ys, &se[nse]);
+    nse += n_rep;
     nse = report_time_marks_probe(&tm, r, se, nse);
     if (kv)
         se[0] = server_line("server_kv_usage", "KV cache in use", x, y0, k, "#009e73");
@@ -284,5 +311,7 @@ void report_server_chart(struct strbuf *b, const struct report *r, int kv)
     free(x);
     free(y0);
     free(y1);
+    for (size_t q = 0; q < n_rep; q++)
+        free(ys[q]);
     report_time_marks_free(&tm);
 }

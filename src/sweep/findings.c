@@ -171,6 +171,23 @@ size_t sweep_endpoint_findings(const struct sweep_step *steps, size_t n,
     return found;
 }
 
+/* The steps whose replicas showed a routing imbalance (--prometheus),
+ * in run order, into out->routing_*. */
+static void routing_findings(const struct sweep_step *steps, size_t n, struct sweep_findings *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct sweep_replicas *rs = &steps[i].f.server.replicas;
+        if (!rs->imbalance[0])
+            continue;
+        if (out->n_routing < SWEEP_MAX_UNKNOWN) {
+            out->routing_step[out->n_routing] = steps[i].f.index;
+            out->routing_rps[out->n_routing] = steps[i].f.offered_rps;
+            out->routing_text[out->n_routing] = rs->imbalance;
+        }
+        out->n_routing++;
+    }
+}
+
 void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                             const struct sweep_point *points, size_t n_points,
                             const struct sweep_settings *set, struct sweep_findings *out)
@@ -303,6 +320,7 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         out->drain_ns = last_loaded->f.elapsed_ns - last_loaded->f.duration_ns;
     sweep_first_limit(steps, n, set, &out->first_limit);
     out->n_endpoints = sweep_endpoint_findings(steps, n, out->endpoints);
+    routing_findings(steps, n, out);
 }
 
 /* Append to a bounded buffer. */
@@ -554,6 +572,12 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
         put_class(&fd->classes[k], buf, len, &at);
     for (size_t k = 0; k < fd->n_endpoints; k++)
         put_endpoint(&fd->endpoints[k], buf, len, &at);
+    for (size_t k = 0; k < fd->n_routing && k < SWEEP_MAX_UNKNOWN; k++)
+        put(buf, len, &at, "step %zu (%.4g req/s): %s\n", fd->routing_step[k], fd->routing_rps[k],
+            fd->routing_text[k]);
+    if (fd->n_routing > SWEEP_MAX_UNKNOWN)
+        put(buf, len, &at, "routing imbalance in %zu more steps\n",
+            fd->n_routing - SWEEP_MAX_UNKNOWN);
     put(buf, len, &at, "stopped: %s\n",
         stop_reason && *stop_reason ? stop_reason : "every rate was run");
 }

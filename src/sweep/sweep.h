@@ -114,6 +114,32 @@ void sweep_settings_init(struct sweep_settings *s);
  * that is not above 0. */
 double sweep_min_hold_factor(const struct sweep_settings *set);
 
+/* One replica behind --prometheus over a step's window (its own series
+ * joined as the aggregate's: metrics/promsource.h). NAN: not known. */
+struct sweep_replica {
+    char name[128];           /* the --prometheus-by label's value */
+    double waiting_mean;      /* requests queued in it, mean over the window */
+    double waiting_max;       /* requests */
+    double running_mean;      /* requests in its running batch, mean */
+    double generation_tokens; /* tokens, its counter's increase over the span */
+    double span_s;            /* s, its own span (its first and last scrapes in the
+                               * window, dated by its own data) */
+};
+
+/* The most replicas a step keeps (more: the first ones, and the count). */
+#define SWEEP_MAX_REPLICAS 16
+
+/* The replicas of a step (--prometheus): their count, each one's figures
+ * and the routing-imbalance finding's text (the rule's one home is
+ * metrics/promreplicas.c; the step keeps its words so that `llmload
+ * report` rebuilds them). count 0: not read through Prometheus. */
+struct sweep_replicas {
+    size_t count; /* replicas seen in the window (may exceed n) */
+    size_t n;     /* kept in r[] */
+    struct sweep_replica r[SWEEP_MAX_REPLICAS];
+    char imbalance[320]; /* "routing imbalance: replica ... " or "" */
+};
+
 /* What the server's /metrics said over one step's window, joined live by
  * `llmload sweep` (scrape_join, SCRAPE_SPAN_INNER) and kept in steps.jsonl
  * ("server") so `llmload report` rebuilds it. A figure the engine does not
@@ -135,6 +161,7 @@ struct sweep_server {
     int has_span;                /* 1: span_*_ns below hold */
     uint64_t span_from_ns;       /* ns since the step's start: the scrapes the counter */
     uint64_t span_to_ns;         /* deltas run between (the client's tokens use the same) */
+    struct sweep_replicas replicas; /* --prometheus: each replica's figures (count 0: none) */
 };
 
 /* Mark srv as "not scraped": present 0, every figure NAN. */
@@ -673,6 +700,13 @@ struct sweep_findings {
                                   * the order of the first step's classes */
     size_t n_endpoints; /* endpoint findings (0 = none stood out, or one --url) */
     struct sweep_endpoint_finding endpoints[2 * SWEEP_MAX_ENDPOINTS];
+    /* Steps whose replicas (--prometheus) showed a routing imbalance, in
+     * run order, the first SWEEP_MAX_UNKNOWN kept: the step's index, its
+     * offered rate and the finding's words (borrowed from the step). */
+    size_t n_routing; /* may exceed SWEEP_MAX_UNKNOWN */
+    size_t routing_step[SWEEP_MAX_UNKNOWN];
+    double routing_rps[SWEEP_MAX_UNKNOWN];
+    const char *routing_text[SWEEP_MAX_UNKNOWN];
 };
 
 /* Findings over steps (n of them, in run order) and their points. */

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,69 @@ static double *server_num(struct sweep_server *v, size_t i)
     return (double *)((char *)v + server_nums[i].off);
 }
 
+/* A step's replicas (--prometheus), as the run's summary.json has them:
+ * {"count", "replicas": {name: {waiting_mean, waiting_max, running_mean,
+ * generation_tokens, span_s, generation_share}}, "imbalance": text or
+ * null}. The
+ * share is of the kept replicas' tokens summed (null when none). */
+static json_t *replicas_json(const struct sweep_replicas *rs)
+{
+    double sum = 0;
+    for (size_t i = 0; i < rs->n; i++)
+        if (isfinite(rs->r[i].generation_tokens))
+            sum += rs->r[i].generation_tokens;
+    json_t *o = json_object();
+    jset(o, "count", ju64(rs->count));
+    json_t *each = json_object();
+    for (size_t i = 0; i < rs->n; i++) {
+        const struct sweep_replica *r = &rs->r[i];
+        json_t *x = json_object();
+        jset(x, "waiting_mean", jnum(r->waiting_mean));
+        jset(x, "waiting_max", jnum(r->waiting_max));
+        jset(x, "running_mean", jnum(r->running_mean));
+        jset(x, "generation_tokens", jnum(r->generation_tokens));
+        jset(x, "span_s", jnum(r->span_s));
+        jset(x, "generation_share",
+             sum > 0 && isfinite(r->generation_tokens) ? json_real(r->generation_tokens / sum)
+                                                       : json_null());
+        jset(each, r->name, x);
+    }
+    jset(o, "replicas", each);
+    jset(o, "imbalance", rs->imbalance[0] ? json_string(rs->imbalance) : json_null());
+    return o;
+}
+
+/* A number or NAN (null, absent). */
+static double num_or_nan(json_t *o, const char *k);
+
+/* replicas_json's object back into rs (absent or not an object: count 0). */
+static void replicas_from_json(json_t *o, struct sweep_replicas *rs)
+{
+    memset(rs, 0, sizeof *rs);
+    if (!json_is_object(o))
+        return;
+    json_t *c = json_object_get(o, "count");
+    json_t *each = json_object_get(o, "replicas");
+    const char *key;
+    json_t *x;
+    json_object_foreach(each, key, x)
+    {
+        if (rs->n == SWEEP_MAX_REPLICAS || !json_is_object(x))
+            continue;
+        struct sweep_replica *r = &rs->r[rs->n++];
+        snprintf(r->name, sizeof r->name, "%s", key);
+        r->waiting_mean = num_or_nan(x, "waiting_mean");
+        r->waiting_max = num_or_nan(x, "waiting_max");
+        r->running_mean = num_or_nan(x, "running_mean");
+        r->generation_tokens = num_or_nan(x, "generation_tokens");
+        r->span_s = num_or_nan(x, "span_s");
+    }
+    rs->count =
+        json_is_integer(c) && json_integer_value(c) > 0 ? (size_t)json_integer_value(c) : rs->n;
+    const char *why = json_string_value(json_object_get(o, "imbalance"));
+    snprintf(rs->imbalance, sizeof rs->imbalance, "%s", why ? why : "");
+}
+
 /* The facts part of the server figures (steps.jsonl's "server"). */
 static json_t *server_facts_json(const struct sweep_server *v)
 {
@@ -87,6 +151,8 @@ static json_t *server_facts_json(const struct sweep_server *v)
         jset(o, server_nums[i].key, jnum(*(const double *)((const char *)v + server_nums[i].off)));
     jset(o, "ttft_p99_is_lower_bound", json_boolean(v->ttft_p99_lower_bound));
     span_json(o, v->has_span, v->span_from_ns, v->span_to_ns);
+    if (v->replicas.count)
+        jset(o, "replicas", replicas_json(&v->replicas));
     return o;
 }
 
@@ -132,6 +198,7 @@ static void server_facts_from_json(json_t *o, struct sweep_server *v)
     for (size_t i = 0; i < N_SERVER_NUMS; i++)
         *server_num(v, i) = num_or_nan(o, server_nums[i].key);
     v->ttft_p99_lower_bound = json_is_true(json_object_get(o, "ttft_p99_is_lower_bound"));
+    replicas_from_json(json_object_get(o, "replicas"), &v->replicas);
     v->has_span = span_from_json(o, 1, &v->span_from_ns, &v->span_to_ns);
 }
 

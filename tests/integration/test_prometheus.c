@@ -15,8 +15,11 @@
  * 8 x 0.005 + 19 x 0.25 = 4.79 J, 0.2395 J per output token. Prometheus
  * is stopped by its PID. A second run sends 9 requests in 10 to replica
  * a at 40/s: each replica's tokens through Prometheus equal its sim's,
- * and the summary's routing-imbalance finding names a. A missing
- * prometheus binary fails the test. */
+ * and the summary's routing-imbalance finding names a. A 2-step sweep
+ * (4 and 40 req/s) with the same skew: each replica's tokens per step
+ * against the sims' model, the finding in the 40 req/s step alone, and
+ * a queue line per replica in report.html. A missing prometheus binary
+ * fails the test. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -230,6 +233,152 @@ static void dashboard_exprs(json_t *j, json_t *exprs)
         for (size_t i = 0; i < json_array_size(j); i++)
             dashboard_exprs(json_array_get(j, i), exprs);
     }
+}
+
+/* CLOCK_MONOTONIC now, s: what a command's wall time is printed in. */
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Step k's replica r's figure at "server.replicas.replicas.<r>.<what>" in
+ * sweep summary.json's steps. */
+static double step_replica(json_t *steps, size_t k, const char *r, const char *what)
+{
+    char path[160];
+    snprintf(path, sizeof path, "server.replicas.replicas.%s.%s", r, what);
+    return harness_num(json_array_get(steps, k), path);
+}
+
+/* A sweep through the same router skew (9 requests in 10 to replica a):
+ * at 4 req/s neither replica queues (a's 3.6 req/s is far under its 20
+ * req/s of batch: 4 sequences x 200 ms a request); at 40 req/s a's 36
+ * req/s overflow it while b's 4 idle. Each step has both replicas, a's
+ * share of the generated tokens is the sims' own share over the sweep,
+ * the replicas' tokens add up to the step's server figure, the routing
+ * finding is the 40 req/s step's alone (summary.json, stdout, report.html,
+ * and again after `llmload report` rebuilds from steps.jsonl), and the
+ * server queue chart has a line per replica. */
+static void sweep_skewed(int port, const char *url_a, const char *url_b)
+{
+    double a0 = sim_metric_sum(&sim_a, "vllm:generation_tokens_total");
+    double b0 = sim_metric_sum(&sim_b, "vllm:generation_tokens_total");
+    char prom[64], out[720];
+    snprintf(prom, sizeof prom, "http://127.0.0.1:%d", port);
+    snprintf(out, sizeof out, "%s/sweep", tmp);
+    const char *args[] = {"sweep",
+                          "--url",
+                          url_a,
+                          "--url",
+                          url_b,
+                          "--url-weights",
+                          "9,1",
+                          "--rates",
+                          "4,40",
+                          "--arrival",
+                          "constant",
+                          "--step-duration",
+                          "4s",
+                          "--warmup",
+                          "1s",
+                          "--no-recovery",
+                          "--prompt-tokens",
+                          "8",
+                          "--output-tokens",
+                          "20",
+                          "--ignore-eos",
+                          "--metrics-interval",
+                          "500ms",
+                          "--prometheus",
+                          prom,
+                          "--prometheus-selector",
+                          "{job=\"sim\"}",
+                          "--out",
+                          out,
+                          "--quiet",
+                          NULL};
+    int status = -1;
+    char *sout = NULL, *serr = NULL;
+    double t0 = mono_s();
+    assert_int_equal(harness_run(args, 180, &status, &sout, &serr), 0);
+    /* Offering is 2 x (1 s warm-up + 4 s hold); the rest is the drain of
+     * a's queue, the end's wait for Prometheus and the report. */
+    fprintf(stderr, "test_prometheus: sweep wall time %.2f s for 10 s of offering\n",
+            mono_s() - t0);
+    if (status != 0 && status != 1)
+        fail_msg("llmload sweep (skewed) exited %d:\n%s", status, serr);
+    double da = sim_metric_sum(&sim_a, "vllm:generation_tokens_total") - a0;
+    double db = sim_metric_sum(&sim_b, "vllm:generation_tokens_total") - b0;
+    json_t *s = harness_summary_load(out);
+    json_t *steps = json_object_get(s, "steps");
+    assert_int_equal(json_array_size(steps), 2);
+    /* Each replica's tokens per second of its own span, against the
+     * sims' exact model: a request is 20 tokens; 4 sequences a 10 ms
+     * step make a saturated replica's 400 tokens/s. */
+    static const double want_tps[2][2] = {{3.6 * 20, 0.4 * 20}, {400, 4 * 20}};
+    static const char *const names[2] = {"a", "b"};
+    double sum[2] = {0, 0};
+    for (size_t k = 0; k < 2; k++) {
+        json_t *st = json_array_get(steps, k);
+        ASSERT_NEAR(harness_num(st, "server.replicas.count"), 2, 0);
+        double t[2];
+        for (int r = 0; r < 2; r++) {
+            t[r] = step_replica(steps, k, names[r], "generation_tokens");
+            double span_s = step_replica(steps, k, names[r], "span_s");
+            fprintf(stderr,
+                    "test_prometheus: sweep step %zu: replica %s %g tokens over %.3f s "
+                    "(%.1f tokens/s, the model's %.0f), waiting mean %.2f\n",
+                    k, names[r], t[r], span_s, t[r] / span_s, want_tps[k][r],
+                    step_replica(steps, k, names[r], "waiting_mean"));
+            /* A request's tokens at each edge of the span. */
+            if (fabs(t[r] - want_tps[k][r] * span_s) > 40)
+                fail_msg("step %zu replica %s: %g tokens over %.3f s, the model %g", k, names[r],
+                         t[r], span_s, want_tps[k][r] * span_s);
+            sum[r] += t[r];
+        }
+        if (t[0] + t[1] > 0)
+            ASSERT_NEAR(step_replica(steps, k, "a", "generation_share"), t[0] / (t[0] + t[1]),
+                        1e-9);
+    }
+    /* The steps' windows hold no more than the sims generated in all. */
+    fprintf(stderr,
+            "test_prometheus: sweep: replicas a %g b %g tokens in the windows, sims %g %g\n",
+            sum[0], sum[1], da, db);
+    assert_true(sum[0] <= da && sum[1] <= db);
+    json_t *imb0 = json_object_get(
+        json_object_get(json_object_get(json_array_get(steps, 0), "server"), "replicas"),
+        "imbalance");
+    assert_true(json_is_null(imb0));
+    const char *why = json_string_value(json_object_get(
+        json_object_get(json_object_get(json_array_get(steps, 1), "server"), "replicas"),
+        "imbalance"));
+    if (!why || !strstr(why, "routing imbalance: replica a queued"))
+        fail_msg("no routing-imbalance finding for a at 40 req/s: %s", why ? why : "null");
+    assert_true(step_replica(steps, 1, "a", "waiting_mean") >= 1);
+    const char *text = json_string_value(json_object_get(json_object_get(s, "findings"), "text"));
+    HARNESS_HAS(text, "(40 req/s): routing imbalance: replica a queued");
+    assert_null(strstr(text, "(4 req/s): routing"));
+    HARNESS_HAS(sout, "(40 req/s): routing imbalance: replica a queued");
+    for (int pass = 0; pass < 2; pass++) {
+        char *html = harness_read_in(out, "report.html");
+        HARNESS_HAS(html, "(40 req/s): routing imbalance: replica a queued",
+                    "data-series=\"server_waiting_a\"", "data-series=\"server_waiting_b\"");
+        free(html);
+        if (pass == 0) { /* rebuilt from steps.jsonl and server_metrics.jsonl */
+            const char *rargs[] = {"report", out, NULL};
+            char *ro = NULL, *re = NULL;
+            assert_int_equal(harness_run(rargs, 60, &status, &ro, &re), 0);
+            if (status != 0 && status != 1)
+                fail_msg("llmload report exited %d:\n%s", status, re);
+            free(ro);
+            free(re);
+        }
+    }
+    json_decref(s);
+    free(sout);
+    free(serr);
 }
 
 /* The whole scenario (one Prometheus start for every check). */
@@ -458,7 +607,10 @@ static void test_prometheus_two_replicas(void **state)
                            out2,
                            "--quiet",
                            NULL};
+    double t0 = mono_s();
     assert_int_equal(harness_run(args2, 120, &status, &sout, &serr), 0);
+    fprintf(stderr, "test_prometheus: skewed run wall time %.2f s for 4 s of offering\n",
+            mono_s() - t0);
     if (status != 0 && status != 1)
         fail_msg("llmload run (skewed) exited %d:\n%s", status, serr);
     double da = sim_metric_sum(&sim_a, "vllm:generation_tokens_total") - a0;
@@ -486,6 +638,8 @@ static void test_prometheus_two_replicas(void **state)
     json_decref(s);
     free(sout);
     free(serr);
+
+    sweep_skewed(port, url_a, url_b);
 }
 
 /* Bad flags: one line each, naming the flag; no Prometheus needed. */
@@ -504,7 +658,8 @@ static void test_prometheus_bad_flags(void **state)
          "--prometheus-header: expected 'Name: value'"},
         {{"run", "--prometheus-selector", "{}"}, "--prometheus-selector: goes with --prometheus"},
         {{"sweep", "--rates", "1", "--prometheus", "x"}, "--prometheus: expected http://"},
-        {{"run", "--prometheus", "http://h:9090", "--metrics-url", "http://h:8000/metrics"},
+        {{"run", "--rate", "1", "--requests", "1", "--prometheus", "http://h:9090", "--metrics-url",
+          "http://h:8000/metrics"},
          "--metrics-url and --prometheus: pick one"},
         {{"sweep", "--rates", "1", "--prometheus", "http://h:9090", "--metrics-url",
           "http://h:8000/metrics"},

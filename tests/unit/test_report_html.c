@@ -357,6 +357,48 @@ static void test_kv_not_exported(void **state)
     free(doc);
 }
 
+/* Through --prometheus with two replicas the queue chart has a line per
+ * replica (server_waiting_<name>) with exactly its own values, a replica
+ * missing from a scrape leaving a gap; one replica draws none (it is the
+ * aggregate), and the KV chart never has them. */
+static void test_server_replica_lines(void **state)
+{
+    struct fixture f;
+    fixture_make(&f);
+    struct report_server_sample sv[3];
+    for (int i = 0; i < 3; i++) {
+        sv[i] = (struct report_server_sample){
+            .t_s = 10.0 * i, .waiting = 5.0 * i, .running = 2, .kv_usage = 0.5};
+        for (int k = 0; k < REPORT_MAX_REPLICAS; k++)
+            sv[i].replica_waiting[k] = NAN;
+        sv[i].replica_waiting[0] = 5.0 * i;
+        sv[i].replica_waiting[1] = i == 1 ? NAN : 0;
+    }
+    static const char *const names[] = {"127.0.0.1:8001", "127.0.0.1:8002"};
+    f.r.server = sv;
+    f.r.n_server = 3;
+    f.r.replicas = names;
+    f.r.n_replicas = 1;
+    char *doc = render(&f.r);
+    assert_null(strstr(doc, "server_waiting_127"));
+    free(doc);
+
+    f.r.n_replicas = 2;
+    doc = render(&f.r);
+    assert_well_formed(doc);
+    double xs[8], ys[8];
+    assert_int_equal(pts(doc, "chart-server-queue", "server_waiting_127.0.0.1:8001", xs, ys, 8), 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(xs[i] == 10.0 * i && ys[i] == 5.0 * i);
+    assert_int_equal(pts(doc, "chart-server-queue", "server_waiting_127.0.0.1:8002", xs, ys, 8), 2);
+    assert_true(xs[0] == 0 && xs[1] == 20 && ys[0] == 0 && ys[1] == 0);
+    size_t len;
+    const char *kv = svgtest_chart_find(doc, "chart-server-kv", &len);
+    const char *in_kv = strstr(kv, "server_waiting_127");
+    assert_true(in_kv == NULL || in_kv > kv + len);
+    free(doc);
+}
+
 /* GPU telemetry over time: a power line and a utilisation line per
  * source, each with exactly its own samples, named by its source when
  * there are several; no charts without samples, and no utilisation chart
@@ -431,7 +473,9 @@ static void test_probe_band(void **state)
             f.inflight[i][j].t_s += 10;
     }
     struct report_inflight_sample probe[3] = {{0.5, 16}, {3, 32}, {5.5, 64}};
-    struct report_server_sample sv[3] = {{1, 12, 4, 0.5}, {4, 28, 4, 0.9}, {20, 0, 2, 0.2}};
+    struct report_server_sample sv[3] = {{.t_s = 1, .waiting = 12, .running = 4, .kv_usage = 0.5},
+                                         {.t_s = 4, .waiting = 28, .running = 4, .kv_usage = 0.9},
+                                         {.t_s = 20, .waiting = 0, .running = 2, .kv_usage = 0.2}};
     f.r.server = sv;
     f.r.n_server = 3;
     char *doc = render(&f.r);
@@ -1087,6 +1131,7 @@ int main(void)
         cmocka_unit_test(test_kv_not_exported),
         cmocka_unit_test(test_gpu_charts),
         cmocka_unit_test(test_probe_band),
+        cmocka_unit_test(test_server_replica_lines),
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),
