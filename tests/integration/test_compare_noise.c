@@ -61,8 +61,9 @@
  * the robust one, so that neither a stalled pair nor the median absolute
  * deviation's own noise decides). Measured on the shared 2-core VM with
  * the block bootstrap: about 1 at p50 (0.85 to 1.08), 1.2 to 1.5 for
- * TPOT, ITL and E2E at p90 (80 values bound a p90 only just: its
- * resamples are too alike); with the bootstrap of single requests before
+ * TPOT, ITL and E2E at p90 (80 correlated values hold too little for a
+ * resample of a few blocks to show their spread; a smoothed bootstrap
+ * did not change it: docs/compare.md); with the bootstrap of single requests before
  * it, 1.7 to 1.8 at p50 and 2.3 to 2.4 at p90. From 40 pairs a standard
  * deviation is known within about 11% (one standard error), so 2 is
  * three of those past what the block bootstrap gives and below what the
