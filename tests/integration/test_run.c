@@ -179,7 +179,9 @@ static void test_first_token_vs_idle_timeout(void **state)
             assert_true(sched >= 1000000000LL);
             double waited = (double)(harness_ival(r->items[i], "end_ns") -
                                      harness_ival(r->items[i], "sent_ns"));
-            ASSERT_NEAR(waited, 2000 * MS, 60 * MS);
+            /* 2 s, not the 1 s idle timeout: the margin is the timer's
+             * lateness on a loaded box (80 ms seen beside nine jobs). */
+            ASSERT_NEAR(waited, 2000 * MS, 250 * MS);
         } else {
             fail_msg("request %lld: kind %s, expected ok or timeout_first_token",
                      (long long)harness_ival(r->items[i], "id"), kind);
