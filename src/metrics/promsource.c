@@ -330,29 +330,17 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
     return rc;
 }
 
+/* One query round, scrape_tick_loop's callback. */
+static void promsource_tick(void *ud)
+{
+    char err[512];
+    query_once(ud, err, sizeof err);
+}
+
 static void *promsource_main(void *arg)
 {
     struct promsource *m = arg;
-    char err[512];
-    uint64_t next = ll_now_ns();
-    pthread_mutex_lock(&m->lock);
-    while (!m->stop) {
-        uint64_t now = ll_now_ns();
-        if (now >= next) {
-            pthread_mutex_unlock(&m->lock);
-            query_once(m, err, sizeof err);
-            pthread_mutex_lock(&m->lock);
-            next += m->interval_ns;
-            now = ll_now_ns();
-            if (next <= now) /* a slow query: skip the missed ticks */
-                next = now + m->interval_ns;
-            continue;
-        }
-        struct timespec ts = {.tv_sec = (time_t)(next / LL_NS_PER_SEC),
-                              .tv_nsec = (long)(next % LL_NS_PER_SEC)};
-        pthread_cond_timedwait(&m->wake, &m->lock, &ts);
-    }
-    pthread_mutex_unlock(&m->lock);
+    scrape_tick_loop(&m->lock, &m->wake, &m->stop, m->interval_ns, promsource_tick, m);
     return NULL;
 }
 

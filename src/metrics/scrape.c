@@ -460,29 +460,42 @@ int scraper_probe(struct scraper *s, char *err, size_t errlen)
     return scrape_once(s, err, errlen);
 }
 
-static void *scraper_main(void *arg)
+/* The body of scrape_tick_loop's callback for a scraper. */
+static void scraper_tick(void *ud)
 {
-    struct scraper *s = arg;
     char err[256];
+    struct scraper *s = ud;
+    scrape_once(s, err, sizeof err);
+}
+
+void scrape_tick_loop(pthread_mutex_t *lock, pthread_cond_t *wake, const int *stop,
+                      uint64_t interval_ns, void (*once)(void *ud), void *ud)
+{
     uint64_t next = ll_now_ns();
-    pthread_mutex_lock(&s->lock);
-    while (!s->stop) {
+    pthread_mutex_lock(lock);
+    while (!*stop) {
         uint64_t now = ll_now_ns();
         if (now >= next) {
-            pthread_mutex_unlock(&s->lock);
-            scrape_once(s, err, sizeof err);
-            pthread_mutex_lock(&s->lock);
-            next += s->cfg.interval_ns;
+            pthread_mutex_unlock(lock);
+            once(ud);
+            pthread_mutex_lock(lock);
+            next += interval_ns;
             now = ll_now_ns();
-            if (next <= now) /* a slow scrape: skip the missed ticks */
-                next = now + s->cfg.interval_ns;
+            if (next <= now) /* a slow one: skip the missed ticks */
+                next = now + interval_ns;
             continue;
         }
         struct timespec ts = {.tv_sec = (time_t)(next / LL_NS_PER_SEC),
                               .tv_nsec = (long)(next % LL_NS_PER_SEC)};
-        pthread_cond_timedwait(&s->wake, &s->lock, &ts);
+        pthread_cond_timedwait(wake, lock, &ts);
     }
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(lock);
+}
+
+static void *scraper_main(void *arg)
+{
+    struct scraper *s = arg;
+    scrape_tick_loop(&s->lock, &s->wake, &s->stop, s->cfg.interval_ns, scraper_tick, s);
     return NULL;
 }
 

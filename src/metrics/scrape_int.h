@@ -5,6 +5,7 @@
 #define LL_SCRAPE_INT_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "metrics/engines.h"
@@ -53,6 +54,12 @@ void *scraper_source_of(const struct scraper *s, const struct scraper_source *op
  * members of extra (owned: released here; NULL: none) added. Thread-safe;
  * points must come in order of start time. Prints no warning. */
 void scraper_keep(struct scraper *s, struct scrape_point *p, json_t *extra, const char *error);
+
+/* A source's thread: call once(ud) now and then every interval_ns (a
+ * late call skips the ticks it missed), waiting on wake under lock, until
+ * *stop (read under lock) is set. */
+void scrape_tick_loop(pthread_mutex_t *lock, pthread_cond_t *wake, const int *stop,
+                      uint64_t interval_ns, void (*once)(void *ud), void *ud);
 
 /* A JSON number, or "+Inf" / "-Inf" / "NaN" as a string (JSON has none). */
 json_t *scrape_json_num(double v);
