@@ -1298,3 +1298,26 @@ size_t harness_svg_points(const char *html, const char *chart_id, const char *se
     }
     return n;
 }
+
+double harness_sim_metric_sum(const struct harness_sim *s, const char *name, int *n)
+{
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+    char *resp = NULL;
+    size_t len = 0;
+    assert_int_equal(harness_http(s->port, req, sizeof req - 1, &resp, &len, 5000), 0);
+    double sum = 0;
+    int count = 0;
+    size_t nl = strlen(name);
+    for (char *line = resp; line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (strncmp(line, name, nl) != 0 || (line[nl] != '{' && line[nl] != ' '))
+            continue;
+        char *sp = strchr(line, '}');
+        sum += strtod(sp ? sp + 1 : line + nl, NULL);
+        count++;
+    }
+    free(resp);
+    if (n)
+        *n = count;
+    return sum;
+}

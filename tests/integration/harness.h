@@ -160,6 +160,11 @@ int64_t harness_run_config_ival(const char *dir, const char *key);
  * harness_results_free). */
 char *harness_sweep_ok(const char *const *args, int timeout_s, char **out, char **err);
 
+/* The sum over the samples of metric name (exact name, any labels) on
+ * sim s's /metrics now; *n (when not NULL) gets how many there were. A
+ * failed GET fails the test. */
+double harness_sim_metric_sum(const struct harness_sim *s, const char *name, int *n);
+
 /* The points of series in report.html's chart chart_id (its data-x and
  * data-y) into xs and ys, the first max of them; fails the test when the
  * chart is missing. Returns the count (which may exceed max). */

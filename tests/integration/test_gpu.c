@@ -32,23 +32,8 @@
  * in the sim's /metrics page now. Fails the test when there is none. */
 static double sim_metric_sum(const char *name)
 {
-    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
-    char *resp = NULL;
-    size_t len = 0;
-    assert_int_equal(harness_http(harness_cur_sim.port, req, sizeof req - 1, &resp, &len, 5000), 0);
-    double sum = 0;
     int n = 0;
-    size_t nl = strlen(name);
-    for (char *line = resp; line && *line;
-         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        if (strncmp(line, name, nl) != 0 || (line[nl] != '{' && line[nl] != ' '))
-            continue;
-        char *sp = strchr(line, '}');
-        sp = sp ? sp + 1 : line + nl;
-        sum += strtod(sp, NULL);
-        n++;
-    }
-    free(resp);
+    double sum = harness_sim_metric_sum(&harness_cur_sim, name, &n);
     if (n == 0)
         fail_msg("no %s in the sim's /metrics", name);
     return sum;

@@ -592,6 +592,23 @@ static void expect_status(const char *what, int rc, const char *dir, int want)
         fail_msg("%s: exit %d, want %d", what, rc, w);
 }
 
+/* `llmload report` on merged exits as merge did (want, as expect_status
+ * reads it) and rebuilds its summary.json byte for byte. */
+static void report_keeps_summary(const char *merged, int want)
+{
+    char sum_path[700];
+    snprintf(sum_path, sizeof sum_path, "%s/summary.json", merged);
+    char *before = harness_read_file(sum_path, NULL);
+    const char *rep[] = {"report", merged, NULL};
+    int rc = -1;
+    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
+    expect_status("report on the merged directory", rc, merged, want);
+    char *after = harness_read_file(sum_path, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
+
 /* Sessions and --expect (docs/distributed.md): two shards of a session
  * run, run at once from one --start-at, merged, against one process with
  * the same flags and seed on a fresh sim of its own. The merged
@@ -689,16 +706,7 @@ static void test_sessions_expect(void **state)
     json_decref(s1);
     json_decref(sm);
 
-    char sum_path[700], *before, *after;
-    snprintf(sum_path, sizeof sum_path, "%s/summary.json", merged);
-    before = harness_read_file(sum_path, NULL);
-    const char *rep[] = {"report", merged, NULL};
-    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
-    expect_status("report on the merged directory", rc, merged, 7);
-    after = harness_read_file(sum_path, NULL);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    report_keeps_summary(merged, 7);
 }
 
 /* The server's view (summary.json's "server", docs/distributed.md): two
@@ -809,16 +817,7 @@ static void test_server_view(void **state)
     json_decref(s1);
     json_decref(sm);
 
-    char sum_path[700], *before, *after;
-    snprintf(sum_path, sizeof sum_path, "%s/summary.json", merged);
-    before = harness_read_file(sum_path, NULL);
-    const char *rep[] = {"report", merged, NULL};
-    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
-    expect_status("report on the merged directory", rc, merged, 0);
-    after = harness_read_file(sum_path, NULL);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    report_keeps_summary(merged, 0);
 }
 
 /* Energy (--gpu-metrics with --shard, docs/distributed.md): two shards at

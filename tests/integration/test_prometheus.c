@@ -124,25 +124,11 @@ static double prom_value(int port, const char *q, double time_s)
     return v;
 }
 
-/* The sum over the samples of metric name on a sim's /metrics now. */
-static double sim_metric_sum(const struct harness_sim *s, const char *name)
-{
-    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
-    char *resp = NULL;
-    size_t len = 0;
-    assert_int_equal(harness_http(s->port, req, sizeof req - 1, &resp, &len, 5000), 0);
-    double sum = 0;
-    size_t nl = strlen(name);
-    for (char *line = resp; line && *line;
-         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        if (strncmp(line, name, nl) != 0 || (line[nl] != '{' && line[nl] != ' '))
-            continue;
-        char *sp = strchr(line, '}');
-        sum += strtod(sp ? sp + 1 : line + nl, NULL);
-    }
-    free(resp);
-    return sum;
-}
+/* Every run's work (8-token prompts, 20 tokens out) and its Prometheus
+ * flags: the sims as the job "sim", asked every 500 ms. */
+#define PROM_WORK(prom)                                                                            \
+    "--prompt-tokens", "8", "--output-tokens", "20", "--ignore-eos", "--metrics-interval",         \
+        "500ms", "--prometheus", (prom), "--prometheus-selector", "{job=\"sim\"}"
 
 /* Start Prometheus scraping the two sims and 127.0.0.1:expose_port, and
  * wait until it has both sims up. Returns its port. */
@@ -263,42 +249,16 @@ static double step_replica(json_t *steps, size_t k, const char *r, const char *w
  * server queue chart has a line per replica. */
 static void sweep_skewed(int port, const char *url_a, const char *url_b)
 {
-    double a0 = sim_metric_sum(&sim_a, "vllm:generation_tokens_total");
-    double b0 = sim_metric_sum(&sim_b, "vllm:generation_tokens_total");
+    double a0 = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL);
+    double b0 = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL);
     char prom[64], out[720];
     snprintf(prom, sizeof prom, "http://127.0.0.1:%d", port);
     snprintf(out, sizeof out, "%s/sweep", tmp);
-    const char *args[] = {"sweep",
-                          "--url",
-                          url_a,
-                          "--url",
-                          url_b,
-                          "--url-weights",
-                          "9,1",
-                          "--rates",
-                          "4,40",
-                          "--arrival",
-                          "constant",
-                          "--step-duration",
-                          "4s",
-                          "--warmup",
-                          "1s",
-                          "--no-recovery",
-                          "--prompt-tokens",
-                          "8",
-                          "--output-tokens",
-                          "20",
-                          "--ignore-eos",
-                          "--metrics-interval",
-                          "500ms",
-                          "--prometheus",
-                          prom,
-                          "--prometheus-selector",
-                          "{job=\"sim\"}",
-                          "--out",
-                          out,
-                          "--quiet",
-                          NULL};
+    const char *args[] = {
+        "sweep", "--url",    url_a,  "--url",         url_b,           "--url-weights",
+        "9,1",   "--rates",  "4,40", "--arrival",     "constant",      "--step-duration",
+        "4s",    "--warmup", "1s",   "--no-recovery", PROM_WORK(prom), "--out",
+        out,     "--quiet",  NULL};
     int status = -1;
     char *sout = NULL, *serr = NULL;
     double t0 = mono_s();
@@ -309,8 +269,8 @@ static void sweep_skewed(int port, const char *url_a, const char *url_b)
             mono_s() - t0);
     if (status != 0 && status != 1)
         fail_msg("llmload sweep (skewed) exited %d:\n%s", status, serr);
-    double da = sim_metric_sum(&sim_a, "vllm:generation_tokens_total") - a0;
-    double db = sim_metric_sum(&sim_b, "vllm:generation_tokens_total") - b0;
+    double da = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL) - a0;
+    double db = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL) - b0;
     json_t *s = harness_summary_load(out);
     json_t *steps = json_object_get(s, "steps");
     assert_int_equal(json_array_size(steps), 2);
@@ -410,17 +370,7 @@ static void test_prometheus_two_replicas(void **state)
                           "constant",
                           "--requests",
                           "40",
-                          "--prompt-tokens",
-                          "8",
-                          "--output-tokens",
-                          "20",
-                          "--ignore-eos",
-                          "--metrics-interval",
-                          "500ms",
-                          "--prometheus",
-                          prom,
-                          "--prometheus-selector",
-                          "{job=\"sim\"}",
+                          PROM_WORK(prom),
                           "--prometheus-header",
                           "X-Scope-OrgID: sekrit-tenant-value",
                           "--expose",
@@ -448,8 +398,8 @@ static void test_prometheus_two_replicas(void **state)
     json_t *s = harness_summary_load(out);
     double client_tokens = harness_num(s, "tokens.output_tokens");
     ASSERT_NEAR(client_tokens, 800, 0);
-    double sims_tokens = sim_metric_sum(&sim_a, "vllm:generation_tokens_total") +
-                         sim_metric_sum(&sim_b, "vllm:generation_tokens_total");
+    double sims_tokens = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL) +
+                         harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL);
     ASSERT_NEAR(sims_tokens, 800, 0);
 
     /* One scrape interval's worth of tokens: 10 req/s x 20 tokens x 1 s. */
@@ -516,8 +466,8 @@ static void test_prometheus_two_replicas(void **state)
     assert_string_equal(harness_sval(json_object_get(s, "energy"), "source"), "energy_counter");
     ASSERT_NEAR(harness_num(s, "energy.gpus"), 2, 0);
     double jpt = harness_num(s, "energy.j_per_output_token");
-    double sim_j = (sim_metric_sum(&sim_a, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") +
-                    sim_metric_sum(&sim_b, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION")) /
+    double sim_j = (harness_sim_metric_sum(&sim_a, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", NULL) +
+                    harness_sim_metric_sum(&sim_b, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", NULL)) /
                    1000.0;
     fprintf(stderr,
             "test_prometheus: %.4f J per output token (%.2f J over %.2f s), the sims' counters "
@@ -575,46 +525,22 @@ static void test_prometheus_two_replicas(void **state)
      * its 4-sequence batch, so it queues), 1 in 10 to b (which idles).
      * Each replica's own tokens, as Prometheus saw them, equal what its
      * sim counted over the run; the finding names a. */
-    double a0 = sim_metric_sum(&sim_a, "vllm:generation_tokens_total");
-    double b0 = sim_metric_sum(&sim_b, "vllm:generation_tokens_total");
+    double a0 = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL);
+    double b0 = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL);
     char out2[720];
     snprintf(out2, sizeof out2, "%s/skew", tmp);
-    const char *args2[] = {"run",
-                           "--url",
-                           url_a,
-                           "--url",
-                           url_b,
-                           "--url-weights",
-                           "9,1",
-                           "--rate",
-                           "40",
-                           "--arrival",
-                           "constant",
-                           "--requests",
-                           "160",
-                           "--prompt-tokens",
-                           "8",
-                           "--output-tokens",
-                           "20",
-                           "--ignore-eos",
-                           "--metrics-interval",
-                           "500ms",
-                           "--prometheus",
-                           prom,
-                           "--prometheus-selector",
-                           "{job=\"sim\"}",
-                           "--out",
-                           out2,
-                           "--quiet",
-                           NULL};
+    const char *args2[] = {
+        "run", "--url",         url_a,   "--url",     url_b,      "--url-weights",
+        "9,1", "--rate",        "40",    "--arrival", "constant", "--requests",
+        "160", PROM_WORK(prom), "--out", out2,        "--quiet",  NULL};
     double t0 = mono_s();
     assert_int_equal(harness_run(args2, 120, &status, &sout, &serr), 0);
     fprintf(stderr, "test_prometheus: skewed run wall time %.2f s for 4 s of offering\n",
             mono_s() - t0);
     if (status != 0 && status != 1)
         fail_msg("llmload run (skewed) exited %d:\n%s", status, serr);
-    double da = sim_metric_sum(&sim_a, "vllm:generation_tokens_total") - a0;
-    double db = sim_metric_sum(&sim_b, "vllm:generation_tokens_total") - b0;
+    double da = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL) - a0;
+    double db = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL) - b0;
     ASSERT_NEAR(da + db, 3200, 0);
     s = harness_summary_load(out2);
     double ra = harness_num(s, "server.replicas.replicas.a.generation_tokens");
