@@ -70,6 +70,16 @@ static uint64_t submit(struct engine *e, uint64_t now_ns, uint32_t prompt, uint3
     return id;
 }
 
+/* Request tag submitted at at_ns (submit's arguments), then e run until
+ * until_ns with its events (and any other's) logged into l. */
+static void submit_run(struct engine *e, struct log *l, uint64_t at_ns, uint64_t until_ns,
+                       uint32_t prompt, uint32_t max_tokens, const uint64_t *hashes,
+                       uint32_t n_hashes, uintptr_t tag)
+{
+    submit(e, at_ns, prompt, max_tokens, hashes, n_hashes, tag);
+    engine_advance(e, until_ns, log_cb, l);
+}
+
 /* The k-th event (0-based) of request tag, of the given kind. */
 static const struct engine_event *find_ev(const struct log *l, uintptr_t tag,
                                           enum engine_event_kind kind, size_t k)
@@ -249,8 +259,7 @@ static void test_embedding_prefill_only(void **state)
     struct engine_req a = {.prompt_tokens = 100, .max_tokens = 0, .embed = 1, .ud = (void *)1};
     uint64_t id;
     assert_int_equal(engine_submit(e, 0, &a, &id), 0);
-    submit(e, 0, 10, 2, NULL, 0, 2);
-    engine_advance(e, 1000000, log_cb, &l);
+    submit_run(e, &l, 0, 1000000, 10, 2, NULL, 0, 2);
     assert_int_equal(count_ev(&l, 1, ENGINE_EV_TOKEN), 0);
     assert_int_equal(count_ev(&l, 1, ENGINE_EV_DONE), 1);
     const struct engine_event *d = find_ev(&l, 1, ENGINE_EV_DONE, 0);
@@ -353,13 +362,10 @@ static void test_prefix_cache(void **state)
 
     c.prefix_cache = 1;
     e = engine_new(&c);
-    submit(e, 0, 100, 2, ha, 6, 1);
-    engine_advance(e, 10000, log_cb, &l);
-    submit(e, 10000, 100, 2, hb, 6, 2);
-    engine_advance(e, 20000, log_cb, &l);
+    submit_run(e, &l, 0, 10000, 100, 2, ha, 6, 1);
+    submit_run(e, &l, 10000, 20000, 100, 2, hb, 6, 2);
     /* Same prompt again: all 6 blocks match (96 tokens, 4 to compute). */
-    submit(e, 20000, 100, 1, ha, 6, 3);
-    engine_advance(e, 30000, log_cb, &l);
+    submit_run(e, &l, 20000, 30000, 100, 1, ha, 6, 3);
 
     const uint64_t want1[] = {2000, 3100};
     const uint64_t want2[] = {10000 + 1200, 10000 + 2300};
@@ -379,10 +385,8 @@ static void test_prefix_cache(void **state)
     l.n = 0;
     c.prefix_cache = 0;
     e = engine_new(&c);
-    submit(e, 0, 100, 1, ha, 6, 1);
-    engine_advance(e, 10000, log_cb, &l);
-    submit(e, 10000, 100, 1, ha, 6, 2);
-    engine_advance(e, 20000, log_cb, &l);
+    submit_run(e, &l, 0, 10000, 100, 1, ha, 6, 1);
+    submit_run(e, &l, 10000, 20000, 100, 1, ha, 6, 2);
     assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 0)->cached_tokens, 0);
     assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 0)->time_ns, 12000);
     engine_free(e);
@@ -400,28 +404,23 @@ static void test_cold_state(void **state)
     c.cold_first_ns = 50000;
     struct engine *e = engine_new(&c);
     /* 40 tokens, 2 full blocks: base 1000 + 40 * 10, plus the penalty. */
-    submit(e, 0, 40, 1, h, 2, 1);
-    engine_advance(e, 100000, log_cb, &l);
+    submit_run(e, &l, 0, 100000, 40, 1, h, 2, 1);
     assert_int_equal(find_ev(&l, 1, ENGINE_EV_TOKEN, 0)->time_ns, 1400 + 50000);
     /* Warm: the 2 blocks are cached, 8 tokens to compute, no penalty. */
-    submit(e, 100000, 40, 1, h, 2, 2);
-    engine_advance(e, 200000, log_cb, &l);
+    submit_run(e, &l, 100000, 200000, 40, 1, h, 2, 2);
     assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 0)->time_ns, 100000 + 1080);
     assert_int_equal(find_ev(&l, 2, ENGINE_EV_TOKEN, 0)->cached_tokens, 32);
     /* Reset: nothing cached, the penalty again, then warm once more. */
     engine_reset_cold(e);
-    submit(e, 200000, 40, 1, h, 2, 3);
-    engine_advance(e, 300000, log_cb, &l);
+    submit_run(e, &l, 200000, 300000, 40, 1, h, 2, 3);
     assert_int_equal(find_ev(&l, 3, ENGINE_EV_TOKEN, 0)->time_ns, 200000 + 1400 + 50000);
     assert_int_equal(find_ev(&l, 3, ENGINE_EV_TOKEN, 0)->cached_tokens, 0);
-    submit(e, 300000, 40, 1, h, 2, 4);
-    engine_advance(e, 400000, log_cb, &l);
+    submit_run(e, &l, 300000, 400000, 40, 1, h, 2, 4);
     assert_int_equal(find_ev(&l, 4, ENGINE_EV_TOKEN, 0)->time_ns, 300000 + 1080);
     assert_int_equal(find_ev(&l, 4, ENGINE_EV_TOKEN, 0)->cached_tokens, 32);
     /* A reset while a step runs: that step was planned warm and ends on
      * time; the step after it pays the penalty (the reset is not lost). */
-    submit(e, 400000, 40, 3, h, 2, 5);
-    engine_advance(e, 400500, log_cb, &l);
+    submit_run(e, &l, 400000, 400500, 40, 3, h, 2, 5);
     engine_reset_cold(e);
     engine_advance(e, 600000, log_cb, &l);
     uint64_t t0 = find_ev(&l, 5, ENGINE_EV_TOKEN, 0)->time_ns,
@@ -430,9 +429,7 @@ static void test_cold_state(void **state)
     assert_int_equal(t0, 400000 + 1080);
     assert_int_equal(t1 - t0, 1000 + 100 + 50000);
     assert_int_equal(t2 - t1, 1000 + 100);
-    struct engine_stats st;
-    engine_get_stats(e, &st);
-    assert_int_equal(st.kv_used_tokens, 0);
+    EXPECT_STATS(e, "kv_used_tokens=0");
     engine_free(e);
 }
 
@@ -443,31 +440,25 @@ static void test_prefix_cache_eviction(void **state)
     struct engine_config c = test_engine_cfg();
     struct engine *e;
     struct log l = {.n = 0};
-    struct engine_stats st;
     const uint64_t h1[] = {11, 12, 13}, h2[] = {21, 22, 23};
 
     c.prefix_cache = 1;
     c.kv_tokens = 64; /* 4 blocks */
     e = engine_new(&c);
     /* 1: 3 blocks, all cached when done (LRU: h1[2], h1[1], h1[0]). */
-    submit(e, 0, 48, 1, h1, 3, 1);
-    engine_advance(e, 10000, log_cb, &l);
+    submit_run(e, &l, 0, 10000, 48, 1, h1, 3, 1);
     /* 2: no match; takes the never-used block, then evicts h1[2], h1[1]. */
-    submit(e, 10000, 48, 1, h2, 3, 2);
-    engine_advance(e, 20000, log_cb, &l);
+    submit_run(e, &l, 10000, 20000, 48, 1, h2, 3, 2);
     /* 3: h1[0] survived: 16 cached tokens; evicts h2[2], h2[1]. */
-    submit(e, 20000, 48, 1, h1, 3, 3);
-    engine_advance(e, 30000, log_cb, &l);
+    submit_run(e, &l, 20000, 30000, 48, 1, h1, 3, 3);
     /* 4: h2[0] survived. */
-    submit(e, 30000, 48, 1, h2, 3, 4);
-    engine_advance(e, 40000, log_cb, &l);
+    submit_run(e, &l, 30000, 40000, 48, 1, h2, 3, 4);
     assert_int_equal(find_ev(&l, 1, ENGINE_EV_DONE, 0)->cached_tokens, 0);
     assert_int_equal(find_ev(&l, 2, ENGINE_EV_DONE, 0)->cached_tokens, 0);
     assert_int_equal(find_ev(&l, 3, ENGINE_EV_DONE, 0)->cached_tokens, 16);
     assert_int_equal(find_ev(&l, 4, ENGINE_EV_DONE, 0)->cached_tokens, 16);
     assert_int_equal(find_ev(&l, 3, ENGINE_EV_DONE, 0)->time_ns, 20000 + 1000 + 320);
-    engine_get_stats(e, &st);
-    assert_int_equal(st.kv_used_tokens, 0);
+    EXPECT_STATS(e, "kv_used_tokens=0");
     engine_free(e);
 }
 

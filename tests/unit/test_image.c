@@ -366,10 +366,7 @@ static void test_group_images(void **state)
      * count, draw and tokens; one without a prefix gets none; the own
      * images and every other draw are as without shared images. */
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 3;
-    dist_parse("100", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
-    dist_parse("10", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    test_workload_fixed(&w, 3, "100", "10");
     w.prefix = (struct wl_prefix){.fraction = 0.7, .groups = 3, .tokens = 40};
     const char *const what[3] = {"a", "b", "c"};
     assert_int_equal(
@@ -428,10 +425,7 @@ static void test_group_images(void **state)
 static void test_prompt_parts(void **state)
 {
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 8;
-    dist_parse("uniform:30,60", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
-    dist_parse("5", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    test_workload_fixed(&w, 8, "uniform:30,60", "5");
     w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 20};
     char prefix_of[2][1024] = {"", ""};
     int shared = 0;
@@ -468,10 +462,7 @@ static void test_prompt_parts(void **state)
 static void test_chatbody_shared_layout(void **state)
 {
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 3;
-    dist_parse("30", DIST_UNIT_NONE, &w.prompt_tokens, NULL, 0);
-    dist_parse("5", DIST_UNIT_NONE, &w.output_tokens, NULL, 0);
+    test_workload_fixed(&w, 3, "30", "5");
     w.prefix = (struct wl_prefix){.fraction = 1, .groups = 1, .tokens = 10};
     struct req_spec spec;
     workload_spec(&w, 7, &spec);
