@@ -801,7 +801,11 @@ void cmp_side_finish(struct side *s)
             x->t[k] = x->v[k] = x->at[k].v;
         if (x->n)
             qsort(x->v, x->n, sizeof(double), dcmp);
-        s->block[i] = cmp_pct_block_length(x->t, x->n, block_pcts, NPCT, s->overlap);
+        /* A decode time is tied to its neighbours' for about two
+         * lifetimes (the batches a request's overlaps left behind were
+         * shared by the next ones): the floor is two overlaps
+         * (docs/compare.md, "How each interval is computed"). */
+        s->block[i] = cmp_pct_block_length(x->t, x->n, block_pcts, NPCT, 2 * s->overlap);
         free(x->at);
         x->at = NULL;
         x->cap = 0;

@@ -193,7 +193,7 @@ void cmp_rows_between(struct row *rows, int n, const struct side *const *bs, siz
         if (!r->d.ok)
             continue;
         size_t kb = run_values(bs, nb, r->name, vb), kc = run_values(cs, nc, r->name, vc);
-        r->between = cmp_between_runs(vb, kb, vc, kc, !r->pp, r->d.diff, fit_t975);
+        r->between = cmp_between_runs(vb, kb, vc, kc, !r->pp, r->d.diff);
         /* The wider wins; an unbounded one (too few values) is the widest. */
         if (r->between.ok && !r->d.too_few && r->between.hi - r->between.lo > r->d.hi - r->d.lo) {
             r->d.lo = r->between.lo;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "measure/hist.h"
+#include "measure/tdist.h"
 #include "util/rng.h"
 #include "util/util.h"
 
@@ -116,6 +117,111 @@ static void side_rs_init(struct side_rs *x, const struct cmp_sample *s)
     x->rank_of = s->block > 1 && s->in_order ? ranks_in_order(s->in_order, s->n) : NULL;
 }
 
+/* One side's resampled log-percentiles: their sum, sum of squares and
+ * count (a percentile of 0 has no log and is left out). */
+struct logmom {
+    double s, ss, k;
+};
+
+static void logmom_add(struct logmom *m, double q)
+{
+    if (q > 0) {
+        double l = log(q);
+        m->s += l;
+        m->ss += l * l;
+        m->k++;
+    }
+}
+
+/* The variance of a side's resampled log-percentiles; -1 when unknown. */
+static double logmom_var(const struct logmom *m)
+{
+    if (m->k < 2)
+        return -1;
+    double v = (m->ss - m->s * m->s / m->k) / (m->k - 1);
+    return v > 0 ? v : 0;
+}
+
+/* As logmom_var, corrected for the few blocks (n / L of them) the
+ * resamples were made of: a variance from B nearly independent blocks is
+ * low by (B - 1) / B. -1 when unknown. */
+static double logmom_var_blocks(const struct logmom *m, double blocks)
+{
+    double v = logmom_var(m);
+    return v < 0 || blocks < 2 ? -1 : v * blocks / (blocks - 1);
+}
+
+/* The second pass of a side with blocks: np log-percentile moments of
+ * resamples resamples in blocks of L2 (into m2). */
+static void resample_moments(struct rng *r, const struct cmp_sample *s, size_t L2, uint32_t *counts,
+                             const size_t *ranks, size_t np, unsigned resamples, double *q,
+                             struct logmom *m2)
+{
+    struct cmp_sample s2 = *s;
+    s2.block = L2;
+    struct side_rs x;
+    side_rs_init(&x, &s2);
+    for (unsigned b = 0; b < resamples; b++) {
+        resample_pcts(r, &x, counts, ranks, np, q);
+        for (size_t i = 0; i < np; i++)
+            logmom_add(&m2[i], q[i]);
+    }
+    free(x.rank_of);
+}
+
+/* A side's variance of its log-percentile: of blocks of L (m1) and, when
+ * L > 1, of 2L (m2; NULL when L is 1). A block bootstrap's variance falls
+ * short of the truth by about c / L (the correlation past a block's end
+ * is lost at each of its joins), so from the two lengths the truth is
+ * V = (L2 v2 - L v1) / (L2 - L) (Richardson's extrapolation in 1 / L);
+ * the larger of it and v1, since a noisier v2 can also come out lower. */
+static double side_var(const struct logmom *m1, const struct logmom *m2, const struct cmp_sample *s,
+                       size_t L2)
+{
+    double L = (double)s->block, v1 = logmom_var_blocks(m1, (double)s->n / L);
+    if (!m2 || v1 < 0)
+        return v1;
+    double v2 = logmom_var_blocks(m2, (double)s->n / (double)L2);
+    if (v2 < 0)
+        return v1;
+    double V = ((double)L2 * v2 - L * v1) / ((double)L2 - L);
+    return V > v1 ? V : v1;
+}
+
+/* The second block length of a side with blocks: 2L, at most
+ * cmp_block_max(n); 0 when there is none (L 1, or L at the most). */
+static size_t second_block(const struct cmp_sample *s)
+{
+    if (s->block <= 1 || !s->in_order)
+        return 0;
+    size_t mx = cmp_block_max(s->n), L2 = 2 * s->block < mx ? 2 * s->block : mx;
+    return L2 > s->block ? L2 : 0;
+}
+
+/* d's interval (the ratio's 2.5 and 97.5 percentiles), widened around
+ * its centre in the log scale by sqrt(w_b + w_c) / sqrt(v_b + v_c) x
+ * t975(df) / 1.96: v a side's bootstrap variance of its log-percentile,
+ * w the same as side_var corrects it, and df Welch-Satterthwaite's over
+ * the w, each side's B - 1 (B = n / L its blocks): a bootstrap of B
+ * blocks knows a side's spread as a sample of B values knows its own.
+ * Never narrowed. Independent values (L 1, no second length) of 80 values:
+ * 1.3% wider; of thousands, unchanged to 0.1%. */
+static void widen_few_blocks(struct cmp_diff *d, const struct logmom m[2], double wb, double wc,
+                             const struct cmp_sample *sb, const struct cmp_sample *sc)
+{
+    double bb = (double)sb->n / (double)sb->block, bc = (double)sc->n / (double)sc->block;
+    double vb = logmom_var(&m[0]), vc = logmom_var(&m[1]);
+    if (!(d->lo > -1) || !(d->hi > -1) || vb < 0 || vc < 0 || wb < 0 || wc < 0 || !(vb + vc > 0))
+        return;
+    double df = (wb + wc) * (wb + wc) / (wb * wb / (bb - 1) + wc * wc / (bc - 1));
+    double f = sqrt((wb + wc) / (vb + vc)) * t975(df) / CMP_Z95;
+    if (!(f > 1))
+        return;
+    double l = log1p(d->lo), h = log1p(d->hi), mid = (l + h) / 2;
+    d->lo = expm1(mid - f * (mid - l));
+    d->hi = expm1(mid + f * (h - mid));
+}
+
 int cmp_bootstrap_pct_blocks(const struct cmp_sample *sb, const struct cmp_sample *sc,
                              const double *ps, size_t np, unsigned resamples, uint64_t seed,
                              struct cmp_diff *out)
@@ -132,6 +238,8 @@ int cmp_bootstrap_pct_blocks(const struct cmp_sample *sb, const struct cmp_sampl
     uint32_t *counts = ll_malloc((nb > nc ? nb : nc) * sizeof *counts);
     double *ratios = ll_malloc((size_t)resamples * np * sizeof *ratios);
     double *qb = ll_malloc(np * sizeof *qb), *qc = ll_malloc(np * sizeof *qc);
+    /* Per percentile: each side's moments at L ([0], [1]) and 2L ([2], [3]). */
+    struct logmom *mom = ll_calloc(4 * np, sizeof *mom);
     for (size_t i = 0; i < np; i++) {
         rb[i] = (size_t)hist_percentile_rank(ps[i], nb);
         rc[i] = (size_t)hist_percentile_rank(ps[i], nc);
@@ -141,9 +249,24 @@ int cmp_bootstrap_pct_blocks(const struct cmp_sample *sb, const struct cmp_sampl
     for (unsigned b = 0; b < resamples; b++) {
         resample_pcts(&r, &xb, counts, rb, np, qb);
         resample_pcts(&r, &xc, counts, rc, np, qc);
-        for (size_t i = 0; i < np; i++)
+        for (size_t i = 0; i < np; i++) {
             ratios[i * resamples + b] = qb[i] > 0 ? qc[i] / qb[i] - 1.0 : NAN;
+            logmom_add(&mom[4 * i], qb[i]);
+            logmom_add(&mom[4 * i + 1], qc[i]);
+        }
     }
+    size_t L2b = second_block(sb), L2c = second_block(sc);
+    struct logmom *m2 = ll_calloc(np, sizeof *m2);
+    for (int side = 0; side < 2; side++) {
+        size_t L2 = side ? L2c : L2b;
+        if (L2 == 0)
+            continue;
+        memset(m2, 0, np * sizeof *m2);
+        resample_moments(&r, side ? sc : sb, L2, counts, side ? rc : rb, np, resamples, qb, m2);
+        for (size_t i = 0; i < np; i++)
+            mom[4 * i + 2 + side] = m2[i];
+    }
+    free(m2);
     for (size_t i = 0; i < np; i++) {
         double b0 = cmp_percentile_sorted(base, nb, ps[i]);
         double c0 = cmp_percentile_sorted(cand, nc, ps[i]);
@@ -168,6 +291,10 @@ int cmp_bootstrap_pct_blocks(const struct cmp_sample *sb, const struct cmp_sampl
         }
         out[i].lo = cmp_percentile_sorted(x, m, 2.5);
         out[i].hi = cmp_percentile_sorted(x, m, 97.5);
+        const struct logmom *mi = mom + 4 * i;
+        double wb = side_var(&mi[0], L2b ? &mi[2] : NULL, sb, L2b);
+        double wc = side_var(&mi[1], L2c ? &mi[3] : NULL, sc, L2c);
+        widen_few_blocks(&out[i], mi, wb, wc, sb, sc);
     }
     free(xb.rank_of);
     free(xc.rank_of);
@@ -177,6 +304,7 @@ int cmp_bootstrap_pct_blocks(const struct cmp_sample *sb, const struct cmp_sampl
     free(ratios);
     free(qb);
     free(qc);
+    free(mom);
     return 0;
 }
 
@@ -431,7 +559,7 @@ static void mean_var(const double *v, size_t n, double *mean, double *var)
 }
 
 struct cmp_diff cmp_between_runs(const double *b, size_t nb, const double *c, size_t nc,
-                                 int relative, double diff, cmp_t975_fn *t975)
+                                 int relative, double diff)
 {
     struct cmp_diff d = {0};
     if (nb == 0 || nc == 0 || (nb < 2 && nc < 2))
@@ -458,8 +586,7 @@ struct cmp_diff cmp_between_runs(const double *b, size_t nb, const double *c, si
         double den = vb * vb / (double)(nb - 1) + vc * vc / (double)(nc - 1);
         df = den > 0 ? (vb + vc) * (vb + vc) / den : (double)(nb + nc - 2);
     }
-    /* Rounded down, past a rounding error: 4 computed as 3.999... is 4. */
-    double h = t975((uint32_t)fmax(1, floor(df + 1e-9))) * sqrt(vb + vc);
+    double h = t975(fmax(1, df)) * sqrt(vb + vc);
     d.ok = 1;
     d.diff = diff;
     if (relative) {

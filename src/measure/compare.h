@@ -125,10 +125,6 @@ struct cmp_diff cmp_share_diff(uint64_t kb, uint64_t nb, uint64_t kc, uint64_t n
  * scale = window_b / window_c). ok 0 when sb or sc is 0. */
 struct cmp_diff cmp_total_ratio(double sb, double vb, double sc, double vc, double scale);
 
-/* Student's t at 97.5% with df degrees of freedom (df >= 1): the caller's
- * (sweep/fit.h's fit_t975; this layer includes only util). */
-typedef double cmp_t975_fn(uint32_t df);
-
 /* The between-run 95% interval of a difference, from each side's figure
  * run by run (b: nb runs' values, c: nc runs'; the repeats of one rate
  * of a sweep), around diff (the difference of the pooled figures, so the
@@ -139,12 +135,12 @@ typedef double cmp_t975_fn(uint32_t df);
  * share in percentage points): diff +- t sqrt(vb + vc), v the runs'
  * variance over their count. A side of one run has no variance of its
  * own: it is taken to vary as the other side does (its CV^2, or variance,
- * per run). t is t975 at Welch-Satterthwaite's degrees of freedom (rounded
+ * per run). t is t975 (tdist.h) at Welch-Satterthwaite's degrees of freedom (rounded
  * down), or at n - 1 of the side with runs when the other has one. ok 0
  * when neither side has two runs, a side has none, or (relative) a mean
  * is not above 0 or 1 + diff is not. Values must be finite. */
 struct cmp_diff cmp_between_runs(const double *b, size_t nb, const double *c, size_t nc,
-                                 int relative, double diff, cmp_t975_fn *t975);
+                                 int relative, double diff);
 
 /* Which direction of a figure is better. */
 enum cmp_better { CMP_LOWER_BETTER, CMP_HIGHER_BETTER };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/tdist.h"
 #include "util/util.h"
 
 static double binom_logpmf(uint64_t n, uint64_t k, double lq, double l1q)
@@ -189,23 +190,6 @@ void fit_knee(const double *x, const double *y, size_t n, struct fit_knee *out)
                  out->slope_above < 0.5 * out->slope_below;
 }
 
-double fit_t975(uint32_t df)
-{
-    static const double t[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
-                               2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-                               2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
-                               2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-    if (df == 0)
-        return INFINITY;
-    if (df < LL_ARRAY_LEN(t))
-        return t[df];
-    if (df < 60)
-        return 2.021;
-    if (df < 120)
-        return 2.000;
-    return 1.960;
-}
-
 void fit_mean_ci95(const double *v, uint32_t n, double *mean, double *ci)
 {
     double m = 0;
@@ -219,5 +203,5 @@ void fit_mean_ci95(const double *v, uint32_t n, double *mean, double *ci)
     double ss = 0;
     for (uint32_t i = 0; i < n; i++)
         ss += (v[i] - m) * (v[i] - m);
-    *ci = fit_t975(n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
+    *ci = t975((double)n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
 }

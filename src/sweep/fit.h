@@ -49,11 +49,6 @@ struct fit_knee {
  * *out (found 0 when n < 4 or no bend). */
 void fit_knee(const double *x, const double *y, size_t n, struct fit_knee *out);
 
-/* The 97.5% quantile of Student's t with df degrees of freedom: exact to
- * three decimals for df 1 to 30, 40, 60 and infinity (the table's rows);
- * between rows the next lower row's value. INFINITY for df 0. */
-double fit_t975(uint32_t df);
-
 /* The mean of v[0..n) into *mean, and into *ci the half-width of its 95%
  * interval, t(0.975, n - 1) s / sqrt(n) with s the sample standard
  * deviation (0 when n < 2). n == 0 gives mean 0. */

@@ -375,10 +375,13 @@ static void test_compare_sweep_refusals(void **state)
 
 /* --fail-on at every common rate: TPOT p50 50% worse fails (1) at each of
  * the 4 rates; TPOT p99, never bounded in these steps, is inconclusive
- * (5); the sweep against itself passes (0) a +15% gate. (Not +10%: at 36
+ * (5); the sweep against itself passes (0) a +30% gate. (Not +10%: at 36
  * req/s, past the fixture's knee, its TPOT climbs through the step, and
- * the block bootstrap, which keeps consecutive requests together, gives
- * TPOT p50 [-11.6%, +13.1%], where single requests gave under 10%.) */
+ * the block bootstrap, which keeps consecutive requests together, gave
+ * TPOT p50 [-11.6%, +13.1%], where single requests gave under 10%; with
+ * the widening of few blocks [-21.8%, +27.9%]: a trend through the step
+ * is correlation longer than any block, which the extrapolation from
+ * blocks of L and 2L sees.) */
 static void test_compare_sweeps_fail_on(void **state)
 {
     struct dirs dirs;
@@ -391,7 +394,7 @@ static void test_compare_sweeps_fail_on(void **state)
     } cases[] = {
         {"tpot_p50:+10%", 0, 1, "fail"},
         {"tpot_p99:+10%", 0, 5, "inconclusive"},
-        {"tpot_p50:+15%", 1, 0, "pass"},
+        {"tpot_p50:+30%", 1, 0, "pass"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         /* stderr names each rate that did not pass. */

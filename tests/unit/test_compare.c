@@ -268,8 +268,9 @@ static double p90_coverage_80(double phi, int reps)
 }
 
 /* A p90 of 80 values is what a 2-second run at 40 req/s gives, and the
- * noise test calls those rows different in about 9% of pairs, not 5%.
- * Not because a resample's p90 of so few values takes few distinct
+ * noise test called those rows different in about 9% of pairs, not 5%,
+ * before the widening of few blocks (Student's t over the blocks and the
+ * variance extrapolated from blocks of L and 2L). Not because a resample's p90 of so few values takes few distinct
  * values: of independent values the interval holds the true difference
  * in 97% of these 300 pairs. A smoothed bootstrap (each value drawn moved
  * by a kernel draw, Silverman's bandwidth), tried against it on 400 pairs
@@ -278,15 +279,19 @@ static double p90_coverage_80(double phi, int reps)
  * 99%. Of correlated values (phi 0.8) the block bootstrap holds it in
  * about 80%, smoothed or not: 80 values are too few for the block length
  * rule to see the whole correlation (docs/compare.md, "How often it
- * cries wolf"). */
+ * cries wolf"). The widening of few blocks brings that to 86% (the
+ * block length of the rule alone, 3.6 on average: the noise test's runs
+ * also have the floor of twice the requests in flight), and leaves
+ * independent values' 97%: the interval is no wider where the values
+ * are independent. */
 static void test_block_bootstrap_p90_coverage_80(void **state)
 {
     double iid = p90_coverage_80(0, 300), corr = p90_coverage_80(0.8, 300);
     print_message("p90 of 80 values, coverage of the true difference: independent %.3f, "
                   "AR(1) phi 0.8 %.3f\n",
                   iid, corr);
-    assert_true(iid >= 0.93);
-    assert_true(corr < iid);
+    assert_true(iid >= 0.93 && iid <= 0.99);
+    assert_true(corr >= 0.85 && corr < iid);
 }
 
 /* Politis and White's rule on known series: constant and short series
@@ -426,7 +431,7 @@ static void test_between_runs(void **state)
     /* Shares, 3 runs a side, each with variance 0.0004: v = 0.0004 / 3 a
      * side, Welch df = (2v)^2 / (2 v^2 / 2) = 4, t = 2.776. */
     const double b[] = {0.10, 0.12, 0.14}, c[] = {0.20, 0.22, 0.24};
-    struct cmp_diff d = cmp_between_runs(b, 3, c, 3, 0, 0.10, fit_t975);
+    struct cmp_diff d = cmp_between_runs(b, 3, c, 3, 0, 0.10);
     assert_true(d.ok);
     double h = 2.776 * sqrt(2 * 0.0004 / 3);
     ASSERT_NEAR(d.diff, 0.10, 1e-12);
@@ -439,29 +444,29 @@ static void test_between_runs(void **state)
      * 12.706: an interval as wide as two runs deserve. */
     const double rb[] = {100, 110}, rc[] = {130};
     double diff = 130.0 / 105 - 1, cv2 = 50.0 / (105.0 * 105.0);
-    d = cmp_between_runs(rb, 2, rc, 1, 1, diff, fit_t975);
+    d = cmp_between_runs(rb, 2, rc, 1, 1, diff);
     assert_true(d.ok);
     h = 12.706 * sqrt(cv2 / 2 + cv2 / 1);
     ASSERT_NEAR(d.lo, exp(log(1 + diff) - h) - 1, 1e-12);
     ASSERT_NEAR(d.hi, exp(log(1 + diff) + h) - 1, 1e-12);
     assert_int_equal(cmp_verdict_of(&d, CMP_LOWER_BETTER, 0), CMP_SAME);
     /* The same, the sides swapped: one run of the baseline. */
-    d = cmp_between_runs(rc, 1, rb, 2, 1, 105.0 / 130 - 1, fit_t975);
+    d = cmp_between_runs(rc, 1, rb, 2, 1, 105.0 / 130 - 1);
     assert_true(d.ok);
     ASSERT_NEAR(d.hi, exp(log(105.0 / 130) + h) - 1, 1e-12);
 
     /* Runs that agree exactly: a zero-width interval. */
     const double e[] = {5, 5, 5};
-    d = cmp_between_runs(e, 3, e, 3, 1, 0, fit_t975);
+    d = cmp_between_runs(e, 3, e, 3, 1, 0);
     assert_true(d.ok);
     ASSERT_NEAR(d.hi - d.lo, 0, 1e-12);
 
     /* Not computed: one run a side, a side empty, a mean of 0. */
-    assert_false(cmp_between_runs(rc, 1, rc, 1, 1, 0, fit_t975).ok);
-    assert_false(cmp_between_runs(rb, 2, rc, 0, 1, 0, fit_t975).ok);
+    assert_false(cmp_between_runs(rc, 1, rc, 1, 1, 0).ok);
+    assert_false(cmp_between_runs(rb, 2, rc, 0, 1, 0).ok);
     const double z[] = {0, 0};
-    assert_false(cmp_between_runs(z, 2, rb, 2, 1, 0, fit_t975).ok);
-    assert_true(cmp_between_runs(z, 2, rb, 2, 0, 105, fit_t975).ok);
+    assert_false(cmp_between_runs(z, 2, rb, 2, 1, 0).ok);
+    assert_true(cmp_between_runs(z, 2, rb, 2, 0, 105).ok);
 }
 
 static void test_thresholds_parse(void **state)

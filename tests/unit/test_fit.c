@@ -5,6 +5,7 @@
  * 95% interval computed by hand in the comment beside each. */
 #include "test.h"
 
+#include "measure/tdist.h"
 #include "sweep/fit.h"
 #include "util/util.h"
 
@@ -56,11 +57,19 @@ static void test_t975_table(void **state)
                                       2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
                                       2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
     for (uint32_t df = 1; df <= 30; df++)
-        ASSERT_NEAR(fit_t975(df), table[df], 5e-4);
-    ASSERT_NEAR(fit_t975(40), 2.021, 5e-4);
-    ASSERT_NEAR(fit_t975(60), 2.000, 5e-4);
-    ASSERT_NEAR(fit_t975(1000000), 1.960, 5e-4);
-    assert_true(isinf(fit_t975(0)));
+        ASSERT_NEAR(t975(df), table[df], 5e-4);
+    /* Past the table, the expansion: the table's 40, 60 and 120 rows and
+     * 31 (2.0395, from the t distribution itself). */
+    ASSERT_NEAR(t975(31), 2.0395, 2e-4);
+    ASSERT_NEAR(t975(40), 2.021, 5e-4);
+    ASSERT_NEAR(t975(60), 2.000, 5e-4);
+    ASSERT_NEAR(t975(120), 1.980, 5e-4);
+    ASSERT_NEAR(t975(1000000), 1.960, 5e-4);
+    /* Fractional degrees of freedom round down; a rounding error does not. */
+    ASSERT_NEAR(t975(4.7), 2.776, 5e-4);
+    ASSERT_NEAR(t975(3.9999999999), 2.776, 5e-4);
+    assert_true(isinf(t975(0)));
+    assert_true(isinf(t975(0.5)));
 }
 
 /* 1..5: mean 3, s = sqrt(2.5) = 1.5811, half-width 2.776 x 1.5811 /
