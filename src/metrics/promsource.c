@@ -413,14 +413,7 @@ static void *promsource_main(void *arg)
 
 static void join_thread(struct promsource *m)
 {
-    if (!m->thread_started)
-        return;
-    pthread_mutex_lock(&m->lock);
-    m->stop = 1;
-    pthread_cond_signal(&m->wake);
-    pthread_mutex_unlock(&m->lock);
-    pthread_join(m->th, NULL);
-    m->thread_started = 0;
+    scrape_thread_end(&m->lock, &m->wake, &m->stop, m->th, &m->thread_started);
 }
 
 /* Wait wait_ns, or less when a stop signal comes (cancel_fd readable: a
@@ -557,13 +550,8 @@ struct scraper *promsource_open(const struct promsource_config *cfg, const char 
     query_names(cfg->gpu, &q, cfg->inner);
     m->query = ll_strdup(q.data);
     strbuf_free(&q);
-    pthread_mutex_init(&m->lock, NULL);
+    scrape_lock_init(&m->lock, &m->wake);
     pthread_mutex_init(&m->rep_lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&m->wake, &ca);
-    pthread_condattr_destroy(&ca);
     for (size_t i = 0; i < cfg->n_headers; i++)
         m->headers = curl_slist_append(m->headers, cfg->headers[i]);
     scraper_set_source(s, &promsource_ops, m);
