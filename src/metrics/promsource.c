@@ -166,6 +166,8 @@ static json_t *source_json(const struct promsource *m)
  * is earlier, and never before the last line; the rest move up. */
 static void keep_held(struct promsource *m, size_t n, uint64_t upto_ns)
 {
+    if (n == 0)
+        return; /* the usual case; and held may be NULL, which memmove may not take */
     for (size_t i = 0; i < n; i++) {
         struct held *h = &m->held[i];
         struct scrape_point p;
