@@ -24,7 +24,8 @@
  *   the results directory is whole (summary.json, every record, run.json's
  *   outcome).
  *
- * Traffic: a sim on 127.0.0.1 at 10 requests/s for 1 s; the fake dies
+ * Traffic: a sim on 127.0.0.1 at 10 requests/s for 2 s (the failed
+ * round 4, 0.6 s in, well inside the run) and 1 s; the fake dies
  * with the test (PDEATHSIG) and after 120 s at most. */
 #include <errno.h>
 #include <jansson.h>
@@ -157,7 +158,9 @@ static double wall_less_mono_s(void)
 }
 
 /* Rounds 1 and 4 fail; the data is 1.5 s old, Prometheus's interval 2 s
- * (so the end's wait, 2.2 s, finds data past the end at once). */
+ * (so the end's wait, 2.2 s, finds data past the end at once). 20
+ * requests at 10/s: round 4 (0.6 s in) is well before the end's
+ * question, so a good line follows each failure. */
 static void test_failed_round_keeps_dates(void **state)
 {
     (void)state;
@@ -165,7 +168,7 @@ static void test_failed_round_keeps_dates(void **state)
     char prom[64];
     snprintf(prom, sizeof prom, "http://127.0.0.1:%d", fake_port);
     const char *args[] = {
-        "--rate", "10",           "--arrival", "constant", "--requests", "10", "--metrics-interval",
+        "--rate", "10",           "--arrival", "constant", "--requests", "20", "--metrics-interval",
         "200ms",  "--prometheus", prom,        NULL};
     double off_s = wall_less_mono_s();
     char *err = NULL;
