@@ -672,6 +672,7 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
         struct promsource_config pc = rs->prom->cfg;
         pc.interval_ns = interval_ns;
         pc.quiet = 0; /* a URL named that fails always warns, as --metrics-url's */
+        pc.quiet_notes = quiet;
         rs->scraper = promsource_open(&pc, rs->dir, 1, rs->sig_fd);
     } else if (!off && !url && cfg->transport.endpoints.n > 1) {
         if (!quiet)
@@ -701,6 +702,7 @@ void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_
         struct promsource_config pc = rs->prom->cfg;
         pc.interval_ns = interval_ns;
         pc.quiet = quiet;
+        pc.quiet_notes = quiet;
         pc.gpu = 1;
         struct scraper *g = promsource_open(&pc, rs->dir, rs->scraper == NULL, rs->sig_fd);
         if (g)

@@ -31,11 +31,24 @@
 #define PROMSOURCE_MAX_BODY_BYTES (64u << 20)
 /* The longest wait for Prometheus's scrape after the run's end. */
 #define PROMSOURCE_END_WAIT_NS (10 * LL_NS_PER_SEC)
+/* An end's wait at least this long says so on stderr (Ctrl-C ends it). */
+#define PROMSOURCE_NOTE_WAIT_NS (2 * LL_NS_PER_SEC)
+/* No answer holds a sample older than its query's range: a good point
+ * asked at t is dated no earlier than t less this. */
+#define PROMSOURCE_WINDOW_NS ((uint64_t)PROMAPI_WINDOW_S * LL_NS_PER_SEC)
 
 /* One replica's own series (the by-label's value). */
 struct replica {
     char *name;
     struct scrape_series series;
+};
+
+/* A failed round not kept yet: its line is dated once the next good
+ * point's data time is known (see hold_failure). */
+struct held {
+    uint64_t asked_ns; /* CLOCK_MONOTONIC when the question was asked */
+    json_t *extra;     /* the line's members, owned */
+    char err[256];     /* why it failed */
 };
 
 struct promsource {
@@ -44,15 +57,17 @@ struct promsource {
     char *query;       /* the PromQL, owned */
     char by[128];      /* the label replicas are told apart by */
     int by_fallback;   /* 1: "pod", or "instance" when no series has a pod */
-    int gpu, quiet, warned;
+    int gpu, quiet, quiet_notes, warned;
     uint64_t interval_ns;
     struct fetcher *fetch;
     struct fetch_opts opts;
     struct fetch_response resp;
     struct curl_slist *headers; /* owned; never printed */
     int cancel_fd;
-    double last_interval_s;   /* Prometheus's scrape interval as last seen; NAN */
-    uint64_t last_start_ns;   /* the last point's start (its data's time) */
+    double last_interval_s; /* Prometheus's scrape interval as last seen; NAN */
+    uint64_t last_kept_ns;  /* the last line's time (a good one's: its data's) */
+    struct held *held;      /* failed rounds waiting for a date, n_held, in order */
+    size_t n_held;
     double last_data_wall_s;  /* the last ok answer's data time, Unix s; 0: none */
     double max_age_s;         /* the largest prom_age_s of an ok answer */
     pthread_mutex_t rep_lock; /* guards the replicas' series */
@@ -136,6 +151,59 @@ static json_t *values_json(const struct scrape_point *p, int gpu)
     return o;
 }
 
+/* The members every line of this source has: its source (and "via"). */
+static json_t *source_json(const struct promsource *m)
+{
+    json_t *extra = json_object();
+    json_object_set_new(extra, "source", json_string(m->gpu ? "gpu" : "prometheus"));
+    if (m->gpu)
+        json_object_set_new(extra, "via", json_string("prometheus"));
+    return extra;
+}
+
+/* Keep the first n held failed rounds (counted gaps, their lines
+ * written), each dated at its question's time, or at upto_ns when that
+ * is earlier, and never before the last line; the rest move up. */
+static void keep_held(struct promsource *m, size_t n, uint64_t upto_ns)
+{
+    if (n == 0)
+        return; /* the usual case; and held may be NULL, which memmove may not take */
+    for (size_t i = 0; i < n; i++) {
+        struct held *h = &m->held[i];
+        struct scrape_point p;
+        memset(&p, 0, sizeof p);
+        p.start_abs_ns = LL_MAX(LL_MIN(h->asked_ns, upto_ns), m->last_kept_ns);
+        p.end_abs_ns = p.start_abs_ns;
+        m->last_kept_ns = p.start_abs_ns;
+        scraper_keep(m->s, &p, h->extra, h->err);
+    }
+    memmove(m->held, m->held + n, (m->n_held - n) * sizeof *m->held);
+    m->n_held -= n;
+}
+
+/* A failed round, asked at asked_ns (its line's members extra, owned;
+ * why err). Its line has no data to be dated by, and the series' lines
+ * must be in order, so it waits for the next good round and is dated at
+ * that round's data time when its own question came later (an answer's
+ * data is up to a Prometheus interval older than the question): dating it
+ * at its question would push the next good point up to an interval past
+ * its data. A failure whose question is PROMSOURCE_WINDOW_NS older than
+ * this one is kept now at its own time (no later answer's data can be
+ * older), so Prometheus down for an hour holds a window's rounds, no
+ * more. */
+static void hold_failure(struct promsource *m, uint64_t asked_ns, json_t *extra, const char *err)
+{
+    size_t old = 0;
+    while (old < m->n_held && m->held[old].asked_ns + PROMSOURCE_WINDOW_NS <= asked_ns)
+        old++;
+    keep_held(m, old, UINT64_MAX);
+    m->held = ll_realloc(m->held, (m->n_held + 1) * sizeof *m->held);
+    struct held *h = &m->held[m->n_held++];
+    h->asked_ns = asked_ns;
+    h->extra = extra;
+    snprintf(h->err, sizeof h->err, "%s", err);
+}
+
 /* Keep point p (taking its arrays) in replica name's own series. */
 static void replica_add(struct promsource *m, const char *name, struct scrape_point *p)
 {
@@ -183,10 +251,7 @@ static json_t *replicas_json(struct promsource *m, const struct promapi_answer *
     if (n > 0)
         snprintf(m->by_used, sizeof m->by_used, "%s", by);
     pthread_mutex_unlock(&m->rep_lock);
-    json_t *extra = json_object();
-    json_object_set_new(extra, "source", json_string(m->gpu ? "gpu" : "prometheus"));
-    if (m->gpu)
-        json_object_set_new(extra, "via", json_string("prometheus"));
+    json_t *extra = source_json(m);
     double age_s, iv_s;
     promapi_staleness(a, by, NULL, t_s, &age_s, &iv_s);
     json_object_set_new(extra, "prom_time_s", json_real(t_s));
@@ -300,34 +365,38 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
                 m->max_age_s = age_s;
         }
     }
-    /* The point's time is its data's: the question's less the age of the
-     * oldest latest sample, so that a join's "first scrape after the end"
-     * is one whose every series was sampled after it. Never before the
-     * last point (a series that went away can make the age jump back). */
-    uint64_t age_ns = !rc && age_s > 0 && age_s < 3600 ? (uint64_t)(age_s * 1e9) : 0;
-    /* A point of no duration: the joins take a scrape's midpoint as its
-     * time, and a question's own length (which varies) must not reorder
-     * the data's times. The question's wall time is the line's query_ns. */
-    p.start_abs_ns = LL_MAX(start - LL_MIN(age_ns, start), m->last_start_ns);
-    p.end_abs_ns = p.start_abs_ns;
-    m->last_start_ns = p.start_abs_ns;
-    if (!rc)
-        extra = replicas_json(m, &a, t_s, start);
-    promapi_answer_reset(&a);
     if (rc) {
+        promapi_answer_reset(&a);
+        scrape_point_reset(&p);
         if (!m->warned && !m->quiet)
             ll_errorf("warning: querying Prometheus at %s: %s; %s metrics will have gaps "
                       "(counted)",
                       m->base, err, m->gpu ? "GPU" : "server");
         m->warned = 1;
-        extra = json_object();
-        json_object_set_new(extra, "source", json_string(m->gpu ? "gpu" : "prometheus"));
-        if (m->gpu)
-            json_object_set_new(extra, "via", json_string("prometheus"));
+        extra = source_json(m);
+        json_object_set_new(extra, "query_ns", json_integer((json_int_t)dur));
+        hold_failure(m, start, extra, err);
+        return rc;
     }
+    /* The point's time is its data's: the question's less the age of the
+     * oldest latest sample, so that a join's "first scrape after the end"
+     * is one whose every series was sampled after it. Never before the
+     * last line (a series that went away can make the age jump back);
+     * a failed round waits (hold_failure), so it never moves this date. */
+    uint64_t age_ns = age_s > 0 && age_s < 3600 ? (uint64_t)(age_s * 1e9) : 0;
+    uint64_t t = LL_MAX(start - LL_MIN(age_ns, start), m->last_kept_ns);
+    keep_held(m, m->n_held, t);
+    /* A point of no duration: the joins take a scrape's midpoint as its
+     * time, and a question's own length (which varies) must not reorder
+     * the data's times. The question's wall time is the line's query_ns. */
+    p.start_abs_ns = t;
+    p.end_abs_ns = t;
+    m->last_kept_ns = t;
+    extra = replicas_json(m, &a, t_s, start);
+    promapi_answer_reset(&a);
     json_object_set_new(extra, "query_ns", json_integer((json_int_t)dur));
-    scraper_keep(m->s, &p, extra, err);
-    return rc;
+    scraper_keep(m->s, &p, extra, NULL);
+    return 0;
 }
 
 /* One query round, scrape_tick_loop's callback. */
@@ -346,22 +415,32 @@ static void *promsource_main(void *arg)
 
 static void join_thread(struct promsource *m)
 {
-    if (!m->thread_started)
-        return;
-    pthread_mutex_lock(&m->lock);
-    m->stop = 1;
-    pthread_cond_signal(&m->wake);
-    pthread_mutex_unlock(&m->lock);
-    pthread_join(m->th, NULL);
-    m->thread_started = 0;
+    scrape_thread_end(&m->lock, &m->wake, &m->stop, m->th, &m->thread_started);
 }
 
-static void sleep_s(double w_s)
+/* Wait wait_ns, or less when a stop signal comes (cancel_fd readable: a
+ * signalfd, which stays readable while the signal is pending, for the
+ * command to take). Returns 1 when one came, else 0. */
+static int wait_or_cancel(const struct promsource *m, uint64_t wait_ns)
 {
-    struct timespec ts = {.tv_sec = (time_t)w_s,
-                          .tv_nsec = (long)((w_s - (double)(time_t)w_s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ; /* the rest of it */
+    uint64_t until = ll_now_ns() + wait_ns;
+    for (;;) {
+        uint64_t now = ll_now_ns();
+        if (now >= until)
+            return 0;
+        int ms = (int)LL_MIN((until - now + LL_NS_PER_MS - 1) / LL_NS_PER_MS, (uint64_t)60000);
+        if (m->cancel_fd < 0) {
+            struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        struct pollfd pf = {.fd = m->cancel_fd, .events = POLLIN};
+        int r = poll(&pf, 1, ms);
+        if (r > 0)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return 0; /* cannot watch it: the wait is over early, never longer */
+    }
 }
 
 /* scraper_stop_at: end the thread and ask once more (after the run's
@@ -372,7 +451,11 @@ static void sleep_s(double w_s)
  * PROMSOURCE_END_WAIT_NS after it), so that the run's span ends on
  * figures that hold all of it. The wait counts from the end, not from
  * now: the GPU source, stopped after the server's, finds it over and asks
- * at once (the two waits were 2 x 1.2 s in a row, +2.4 s a run). */
+ * at once (the two waits were 2 x 1.2 s in a row, +2.4 s a run). A stop
+ * signal (cancel_fd) ends the wait and the questions at once: the run
+ * ends on the lines it has, as a direct scrape abandoned for a signal
+ * does (no line, no gap). A wait of PROMSOURCE_NOTE_WAIT_NS or more says
+ * so (up to 10 s of silence at the end of a run reads as a hang). */
 static void source_stop(void *ud, uint64_t end_abs_ns)
 {
     struct promsource *m = ud;
@@ -380,23 +463,33 @@ static void source_stop(void *ud, uint64_t end_abs_ns)
         return;
     m->stopped = 1;
     join_thread(m);
+    if (m->cancel_fd >= 0) {
+        m->opts.cancel_fds = &m->cancel_fd;
+        m->opts.n_cancel_fds = 1;
+    }
     uint64_t now = ll_now_ns();
     end_abs_ns = LL_MIN(end_abs_ns, now);
     double stop_s = wall_now_s() - (double)(now - end_abs_ns) / 1e9;
     uint64_t deadline = end_abs_ns + PROMSOURCE_END_WAIT_NS;
+    int cancelled = 0;
     if (!isnan(m->last_interval_s) && m->last_interval_s > 0) {
         double wait_s = LL_MIN(m->last_interval_s + 0.2, (double)PROMSOURCE_END_WAIT_NS / 1e9);
         uint64_t until = end_abs_ns + (uint64_t)(wait_s * 1e9);
+        if (until > now && until - now >= PROMSOURCE_NOTE_WAIT_NS && !m->quiet_notes)
+            ll_errorf("note: waiting %.1f s for Prometheus to scrape past the run's end (its "
+                      "interval is %.1f s; Ctrl-C skips it)",
+                      (double)(until - now) / 1e9, m->last_interval_s);
         if (until > now)
-            sleep_s((double)(until - now) / 1e9);
+            cancelled = wait_or_cancel(m, until - now);
     }
     char err[512];
     /* On a busy machine Prometheus may take longer to scrape and store:
      * ask again, every 250 ms until the deadline, while the answer's data
      * is older than the stop. */
-    while (query_once(m, err, sizeof err) == 0 && m->last_data_wall_s < stop_s &&
+    while (!cancelled && query_once(m, err, sizeof err) == 0 && m->last_data_wall_s < stop_s &&
            ll_now_ns() + 250 * LL_NS_PER_MS < deadline)
-        sleep_s(0.25);
+        cancelled = wait_or_cancel(m, 250 * LL_NS_PER_MS);
+    keep_held(m, m->n_held, UINT64_MAX);
 }
 
 static void source_free(void *ud)
@@ -405,6 +498,8 @@ static void source_free(void *ud)
     if (!m)
         return;
     join_thread(m);
+    keep_held(m, m->n_held, UINT64_MAX);
+    free(m->held);
     fetch_free(m->fetch);
     fetch_response_free(&m->resp);
     curl_slist_free_all(m->headers);
@@ -447,6 +542,7 @@ struct scraper *promsource_open(const struct promsource_config *cfg, const char 
     m->base = ll_strdup(cfg->url);
     m->gpu = cfg->gpu;
     m->quiet = cfg->quiet;
+    m->quiet_notes = cfg->quiet_notes;
     m->interval_ns = cfg->interval_ns;
     m->by_fallback = cfg->by == NULL;
     m->last_interval_s = NAN;
@@ -456,13 +552,8 @@ struct scraper *promsource_open(const struct promsource_config *cfg, const char 
     query_names(cfg->gpu, &q, cfg->inner);
     m->query = ll_strdup(q.data);
     strbuf_free(&q);
-    pthread_mutex_init(&m->lock, NULL);
+    scrape_lock_init(&m->lock, &m->wake);
     pthread_mutex_init(&m->rep_lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&m->wake, &ca);
-    pthread_condattr_destroy(&ca);
     for (size_t i = 0; i < cfg->n_headers; i++)
         m->headers = curl_slist_append(m->headers, cfg->headers[i]);
     scraper_set_source(s, &promsource_ops, m);

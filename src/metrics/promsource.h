@@ -14,7 +14,11 @@
  * query (unreachable, 4xx/5xx, a timeout, a selector that matches
  * nothing) is a warning, once, and a counted gap. A line is a point in
  * time, its data's (the question's time less the age of the oldest latest
- * sample; dur_ns 0), and its query_ns is the question's wall time.
+ * sample; dur_ns 0), and its query_ns is the question's wall time. A
+ * failed query's line, which has no data, is dated at its question, or at
+ * the next good line's data time when that is earlier (it is written
+ * then), so a failure never moves a good line's date. A stop signal
+ * (the cancel_fd given) ends the end's wait for Prometheus at once.
  * Request headers (--prometheus-header) are sent with each query and
  * never printed. */
 #ifndef LL_PROMSOURCE_H
@@ -40,13 +44,16 @@ struct promsource_config {
     uint64_t interval_ns; /* between queries, >= SCRAPE_MIN_INTERVAL_NS */
     int gpu;              /* 1: the DCGM_FI_* names, into a GPU scraper */
     int quiet;            /* 1: no warning on stderr */
+    int quiet_notes;      /* 1: no note on stderr (the end's long wait) */
 };
 
 /* A scraper fed by queries (see above), its lines appended to
  * dir/server_metrics.jsonl (truncated first when truncate is 1). Asks
  * once now, on the calling thread (abandoned when cancel_fd, or -1, is
  * readable): a failure warns and counts. scraper_start starts the
- * thread; scraper_stop asks once more and ends it; scraper_free frees.
+ * thread; scraper_stop asks once more and ends it (its wait for
+ * Prometheus and its questions abandoned when cancel_fd is readable);
+ * scraper_free frees.
  * With cfg->gpu, a first answer with no DCGM series at all makes it
  * return NULL with a note (no GPU telemetry behind that selector).
  * Returns NULL with a warning when the file cannot be opened. */

@@ -197,12 +197,7 @@ struct scraper *scraper_new(const struct scrape_config *cfg, char *err, size_t e
     if (!s->cfg.timeout_ns)
         s->cfg.timeout_ns = cfg->interval_ns / 10 * 8;
     scrape_series_init(&s->series);
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    scrape_lock_init(&s->lock, &s->wake);
 
     s->fetch = fetch_new();
     if (!s->fetch) {
@@ -524,18 +519,34 @@ int scraper_start(struct scraper *s, uint64_t origin_abs_ns, char *err, size_t e
     return 0;
 }
 
+void scrape_lock_init(pthread_mutex_t *lock, pthread_cond_t *wake)
+{
+    pthread_mutex_init(lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(wake, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+void scrape_thread_end(pthread_mutex_t *lock, pthread_cond_t *wake, int *stop, pthread_t th,
+                       int *started)
+{
+    if (!*started)
+        return;
+    pthread_mutex_lock(lock);
+    *stop = 1;
+    pthread_cond_signal(wake);
+    pthread_mutex_unlock(lock);
+    pthread_join(th, NULL);
+    *started = 0;
+}
+
 /* Ask the scrape thread to stop, and wait for it (nothing when it never
  * started or was stopped already). */
 static void scraper_join_thread(struct scraper *s)
 {
-    if (!s->thread_started)
-        return;
-    pthread_mutex_lock(&s->lock);
-    s->stop = 1;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
-    pthread_join(s->th, NULL);
-    s->thread_started = 0;
+    scrape_thread_end(&s->lock, &s->wake, &s->stop, s->th, &s->thread_started);
 }
 
 void scraper_stop(struct scraper *s)

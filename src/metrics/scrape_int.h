@@ -55,6 +55,16 @@ void *scraper_source_of(const struct scraper *s, const struct scraper_source *op
  * points must come in order of start time. Prints no warning. */
 void scraper_keep(struct scraper *s, struct scrape_point *p, json_t *extra, const char *error);
 
+/* Initialise lock, and wake with its timed waits on CLOCK_MONOTONIC (as
+ * scrape_tick_loop's and every source's); destroy both with
+ * pthread_cond_destroy and pthread_mutex_destroy. */
+void scrape_lock_init(pthread_mutex_t *lock, pthread_cond_t *wake);
+
+/* End a source's thread th when *started: set *stop under lock, signal
+ * wake, join th; *started becomes 0. Nothing when it is 0 already. */
+void scrape_thread_end(pthread_mutex_t *lock, pthread_cond_t *wake, int *stop, pthread_t th,
+                       int *started);
+
 /* A source's thread: call once(ud) now and then every interval_ns (a
  * late call skips the ticks it missed), waiting on wake under lock, until
  * *stop (read under lock) is set. */

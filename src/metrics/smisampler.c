@@ -262,12 +262,7 @@ struct scraper *scraper_for_smi(const char *dir, int truncate)
     int wake_rc = pipe2(m->wake, O_CLOEXEC);
     if (wake_rc < 0)
         m->wake[0] = m->wake[1] = -1;
-    pthread_mutex_init(&m->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&m->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    scrape_lock_init(&m->lock, &m->cond);
     scraper_set_source(s, &sampler_ops, m);
 
     char path[4096], err[300];

@@ -44,6 +44,7 @@ test_embeddings   -                              -                              
 test_gpu          -                              -                                   -
 test_gpu_sampler  -                              -                                   -
 test_prometheus   -                              -                                   alone
+test_promfake     -                              -                                   -
 test_run          -                              test_co_*                           -
 test_run          test_co_closed_loop            -                                   -
 test_run          test_co_open_loop              -                                   -
