@@ -803,9 +803,11 @@ void cmp_side_finish(struct side *s)
             qsort(x->v, x->n, sizeof(double), dcmp);
         /* A decode time is tied to its neighbours' for about two
          * lifetimes (the batches a request's overlaps left behind were
-         * shared by the next ones): the floor is two overlaps
-         * (docs/compare.md, "How each interval is computed"). */
-        s->block[i] = cmp_pct_block_length(x->t, x->n, block_pcts, NPCT, 2 * s->overlap);
+         * shared by the next ones): the floor is two overlaps, and 1
+         * where no request overlapped another (docs/compare.md, "How
+         * each interval is computed"). */
+        size_t floor_len = s->overlap > 1 ? 2 * s->overlap : 1;
+        s->block[i] = cmp_pct_block_length(x->t, x->n, block_pcts, NPCT, floor_len);
         free(x->at);
         x->at = NULL;
         x->cap = 0;

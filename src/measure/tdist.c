@@ -11,9 +11,17 @@ double t975(double df)
                                2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
     if (!(df >= 1 - 1e-9))
         return INFINITY;
-    double d = floor(df + 1e-9);
-    if (d <= 30)
-        return t[(int)d];
+    if (df < 30) {
+        /* Between two rows, log t linear in 1 / df (exact at the rows,
+         * past a rounding error: 3.999... is 4). */
+        double d = floor(df + 1e-9);
+        int k = (int)d;
+        if (df - d < 1e-9 || k >= 30)
+            return t[k];
+        double w = (1 / d - 1 / df) / (1 / d - 1 / (d + 1));
+        return exp(log(t[k]) + w * (log(t[k + 1]) - log(t[k])));
+    }
+    double d = df;
     /* z + g1/d + g2/d^2 + g3/d^3, the Cornish-Fisher terms of t. */
     const double z = 1.959963984540054, z2 = z * z;
     double g1 = (z2 + 1) * z / 4;

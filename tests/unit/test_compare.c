@@ -279,11 +279,11 @@ static double p90_coverage_80(double phi, int reps)
  * 99%. Of correlated values (phi 0.8) the block bootstrap holds it in
  * about 80%, smoothed or not: 80 values are too few for the block length
  * rule to see the whole correlation (docs/compare.md, "How often it
- * cries wolf"). The widening of few blocks brings that to 86% (the
- * block length of the rule alone, 3.6 on average: the noise test's runs
- * also have the floor of twice the requests in flight), and leaves
- * independent values' 97%: the interval is no wider where the values
- * are independent. */
+ * cries wolf"). The widening of few blocks brings that to 86% here, 84%
+ * to 88% over other seeds (the block length of the rule alone, 3.6 on
+ * average: the noise test's runs also have the floor of twice the
+ * requests in flight), and leaves independent values' 97%: the interval
+ * is no wider where the values are independent. */
 static void test_block_bootstrap_p90_coverage_80(void **state)
 {
     double iid = p90_coverage_80(0, 300), corr = p90_coverage_80(0.8, 300);
@@ -291,7 +291,7 @@ static void test_block_bootstrap_p90_coverage_80(void **state)
                   "AR(1) phi 0.8 %.3f\n",
                   iid, corr);
     assert_true(iid >= 0.93 && iid <= 0.99);
-    assert_true(corr >= 0.85 && corr < iid);
+    assert_true(corr >= 0.83 && corr < iid);
 }
 
 /* Politis and White's rule on known series: constant and short series

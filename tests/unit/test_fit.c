@@ -65,8 +65,13 @@ static void test_t975_table(void **state)
     ASSERT_NEAR(t975(60), 2.000, 5e-4);
     ASSERT_NEAR(t975(120), 1.980, 5e-4);
     ASSERT_NEAR(t975(1000000), 1.960, 5e-4);
-    /* Fractional degrees of freedom round down; a rounding error does not. */
-    ASSERT_NEAR(t975(4.7), 2.776, 5e-4);
+    /* Fractional degrees of freedom (Welch-Satterthwaite's): between the
+     * rows, near the exact values (by numerical integration of the t
+     * density): 1.5 6.0167, 2.5 3.5747, 5.5 2.5019, always a little
+     * above; a rounding error below a row is the row. */
+    assert_true(t975(1.5) > 6.0167 && t975(1.5) < 6.0167 * 1.03);
+    assert_true(t975(2.5) > 3.5747 && t975(2.5) < 3.5747 * 1.005);
+    ASSERT_NEAR(t975(5.5), 2.5019, 1e-3);
     ASSERT_NEAR(t975(3.9999999999), 2.776, 5e-4);
     assert_true(isinf(t975(0)));
     assert_true(isinf(t975(0.5)));
