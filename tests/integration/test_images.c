@@ -85,20 +85,6 @@ static char *run_beside_log(const char *const *args, size_t n, struct harness_re
     return dir;
 }
 
-/* The schedule's ground truth of a run with --seed seed, --prompt-tokens
- * prompt, --output-tokens output and prefix's draws into w, for
- * workload_spec: which request is in which group. */
-static void prefix_workload(struct workload *w, uint64_t seed, const char *prompt,
-                            const char *output, struct wl_prefix prefix)
-{
-    memset(w, 0, sizeof *w);
-    w->seed = seed;
-    char err[200];
-    assert_int_equal(dist_parse(prompt, DIST_UNIT_NONE, &w->prompt_tokens, err, sizeof err), 0);
-    assert_int_equal(dist_parse(output, DIST_UNIT_NONE, &w->output_tokens, err, sizeof err), 0);
-    w->prefix = prefix;
-}
-
 /* Run N_REQ requests with images of format fmt on api against a sim with
  * --log, and hold every record to the sim's log line and the rule. The
  * requests go one at a time (constant 40/s on an instant sim, one
@@ -372,8 +358,8 @@ static void check_prefix_images(const char *api, int shared)
     struct harness_recs *recs, *log;
     char *dir = run_beside_log(args, 24, &recs, &log);
     struct workload w;
-    prefix_workload(&w, 5, "80", "2",
-                    (struct wl_prefix){.fraction = 0.75, .groups = 2, .tokens = 48});
+    harness_workload(&w, 5, "80", "2", 0);
+    w.prefix = (struct wl_prefix){.fraction = 0.75, .groups = 2, .tokens = 48};
     char group_hash[2][20] = {"", ""};
     char own[24][20];
     int in_group[2] = {0, 0}, unshared = 0;
@@ -481,8 +467,8 @@ static void test_prefix_images_many_groups(void **state)
     struct harness_recs *recs, *log;
     char *dir = run_beside_log(args, 80, &recs, &log);
     struct workload w;
-    prefix_workload(&w, 9, "20", "1",
-                    (struct wl_prefix){.fraction = 1, .groups = 300, .tokens = 8});
+    harness_workload(&w, 9, "20", "1", 0);
+    w.prefix = (struct wl_prefix){.fraction = 1, .groups = 300, .tokens = 8};
     static char hash_of[300][20];
     memset(hash_of, 0, sizeof hash_of);
     int again = 0;

@@ -465,11 +465,7 @@ static void test_client_sends_ids(void **state)
     free(tmp);
 
     struct workload w;
-    char err[200];
-    memset(&w, 0, sizeof w);
-    w.seed = 9;
-    assert_int_equal(dist_parse("40", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
-    assert_int_equal(dist_parse("1", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    harness_workload(&w, 9, "40", "1", 0);
     w.prefix = (struct wl_prefix){.fraction = 1, .groups = 1, .tokens = 16};
     json_t *expect[3];
     for (uint64_t i = 0; i < 3; i++) {
