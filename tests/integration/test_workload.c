@@ -433,16 +433,13 @@ static void test_classes(void **state)
     char *tmp = harness_tmpdir();
     char path[600];
     snprintf(path, sizeof path, "%s/w.json", tmp);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"classes\": [\n"
-          " {\"name\": \"short\", \"weight\": 3, \"prompt_tokens\": 16, \"output_tokens\": 4,"
-          "  \"ignore_eos\": true},\n"
-          " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 300, \"output_tokens\": 30,"
-          "  \"ignore_eos\": true, \"api\": \"completions\", \"slo\": {\"ttft_ms\": 1000}}\n"
-          "]}\n",
-          f);
-    fclose(f);
+    harness_write_file(
+        path, "{\"classes\": [\n"
+              " {\"name\": \"short\", \"weight\": 3, \"prompt_tokens\": 16, \"output_tokens\": 4,"
+              "  \"ignore_eos\": true},\n"
+              " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 300, \"output_tokens\": 30,"
+              "  \"ignore_eos\": true, \"api\": \"completions\", \"slo\": {\"ttft_ms\": 1000}}\n"
+              "]}\n");
     const char *args[] = {"--rate", "20", "--duration", "3s", "--workload", path, NULL};
     char *dir = harness_run_on_sim(NULL, no_metrics, args);
 
