@@ -1224,15 +1224,23 @@ size_t harness_read_request(int fd, char *buf, size_t cap, size_t *body_len, int
     return head;
 }
 
+void harness_workload(struct workload *w, uint64_t seed, const char *prompt, const char *output,
+                      int ignore_eos)
+{
+    char err[200];
+    memset(w, 0, sizeof *w);
+    w->seed = seed;
+    w->ignore_eos = ignore_eos != 0;
+    if (dist_parse(prompt, DIST_UNIT_NONE, &w->prompt_tokens, err, sizeof err) != 0)
+        fail_msg("--prompt-tokens %s: %s", prompt, err);
+    if (dist_parse(output, DIST_UNIT_NONE, &w->output_tokens, err, sizeof err) != 0)
+        fail_msg("--output-tokens %s: %s", output, err);
+}
+
 void harness_check_prefix_hits(const char *dir)
 {
     struct workload w;
-    char err[200];
-    memset(&w, 0, sizeof w);
-    w.seed = 1;
-    w.ignore_eos = 1;
-    assert_int_equal(dist_parse("256", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
-    assert_int_equal(dist_parse("8", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    harness_workload(&w, 1, "256", "8", 1);
     w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
     struct harness_recs *r = harness_requests_load(dir);
     assert_true(r->n > 30);

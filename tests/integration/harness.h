@@ -216,6 +216,16 @@ double harness_small_sim_start(const char *const *extra_args);
     "--prompt-tokens", "256", "--output-tokens", "8", "--ignore-eos", "--prefix-fraction", "0.5",  \
         "--prefix-groups", "2", "--prefix-tokens", "128"
 
+struct workload;
+
+/* The workload the client builds from --seed seed, --prompt-tokens prompt
+ * and --output-tokens output (distributions as those flags take them),
+ * with --ignore-eos when ignore_eos, every other field zero (the caller
+ * sets a prefix or a cancel itself): the schedule's ground truth, for
+ * workload_spec. Fails the test when a distribution does not parse. */
+void harness_workload(struct workload *w, uint64_t seed, const char *prompt, const char *output,
+                      int ignore_eos);
+
 /* The records in dir of a HARNESS_PREFIX_RUN against the sim: more than 30,
  * each ok with 256 prompt tokens by both counts. A request the workload
  * (seed 1) puts in a prefix group is served 0 or 128 cached tokens (8

@@ -286,12 +286,8 @@ static void test_sweep_energy_per_step(void **state)
 
     /* steps.csv: the energy columns at the end of the header, and each
      * row's J per output token in its place (the 9th of the 11 added). */
-    char path[700];
-    snprintf(path, sizeof path, "%s/steps.csv", dir);
-    char *csv = harness_read_file(path, NULL);
-    assert_non_null(csv);
-    assert_non_null(strstr(csv, ",energy_source,energy_j,"));
-    assert_non_null(strstr(csv, ",j_per_request,output_tokens_per_j\n"));
+    char *csv = harness_read_in(dir, "steps.csv");
+    HARNESS_HAS(csv, ",energy_source,energy_j,", ",j_per_request,output_tokens_per_j\n");
     size_t rows = 0;
     for (char *line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1, rows++) {
         char *nl = strchr(line, '\n'), *f = nl;
@@ -304,9 +300,7 @@ static void test_sweep_energy_per_step(void **state)
     free(csv);
 
     /* report.html: the energy chart, one point per step. */
-    snprintf(path, sizeof path, "%s/report.html", dir);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(html);
+    char *html = harness_read_in(dir, "report.html");
     const char *chart = strstr(html, "id=\"chart-energy\"");
     assert_non_null(chart);
     assert_non_null(strstr(html, "Energy per output token against offered load"));
@@ -322,6 +316,7 @@ static void test_sweep_energy_per_step(void **state)
     double gx[600], gp[600], ux[600], uy[600], jp[600];
     size_t n_pw = harness_svg_points(html, "chart-gpu-power", "gpu_power0", gx, gp, 600);
     size_t n_ut = harness_svg_points(html, "chart-gpu-util", "gpu_util0", ux, uy, 600);
+    char path[700];
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", dir);
     /* The ok GPU scrapes only: a failed one (a loaded box) is not drawn. */
     struct harness_recs *sm = harness_recs_load(path);

@@ -60,6 +60,31 @@ static int by_arrival(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A run of n requests, one at a time, on an instant sim with --log: its
+ * records beside the sim's log lines. Starts harness_cur_sim (--profile
+ * instant, harness_logged_sim_start), runs the client with args (exit 0 or
+ * 1), stops the sim (which flushes its log) and loads both, which must
+ * hold n each, the records by sent_ns and the log lines by arrival_ns:
+ * one at a time, the i-th of each is the same request. *recs and *log are
+ * the caller's (harness_recs_free). Returns the results dir (caller
+ * releases it with harness_results_free). */
+static char *run_beside_log(const char *const *args, size_t n, struct harness_recs **recs,
+                            struct harness_recs **log)
+{
+    char logp[600];
+    harness_logged_sim_start(logp, sizeof logp,
+                             (const char *const[]){"--profile", "instant", NULL});
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_stop(&harness_cur_sim);
+    *recs = harness_requests_load(dir);
+    *log = harness_recs_load(logp);
+    assert_int_equal((*recs)->n, n);
+    assert_int_equal((*log)->n, n);
+    qsort((*recs)->items, n, sizeof(*recs)->items[0], by_sent);
+    qsort((*log)->items, n, sizeof(*log)->items[0], by_arrival);
+    return dir;
+}
+
 /* Run N_REQ requests with images of format fmt on api against a sim with
  * --log, and hold every record to the sim's log line and the rule. The
  * requests go one at a time (constant 40/s on an instant sim, one
@@ -67,9 +92,6 @@ static int by_arrival(const void *a, const void *b)
  * sending, the pairing the checks use. */
 static void check_api(const char *api, const char *fmt)
 {
-    char logp[600];
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_logged_sim_start(logp, sizeof logp, sargs);
     const char *args[] = {"--api",           api,
                           "--rate",          "40",
                           "--arrival",       "constant",
@@ -81,15 +103,8 @@ static void check_api(const char *api, const char *fmt)
                           "--image-sizes",   "512x512:3,1000x700:1",
                           "--image-format",  fmt,
                           "--no-metrics",    NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_stop(&harness_cur_sim);
-
-    struct harness_recs *recs = harness_requests_load(dir);
-    struct harness_recs *log = harness_recs_load(logp);
-    assert_int_equal(recs->n, N_REQ);
-    assert_int_equal(log->n, N_REQ);
-    qsort(recs->items, recs->n, sizeof recs->items[0], by_sent);
-    qsort(log->items, log->n, sizeof log->items[0], by_arrival);
+    struct harness_recs *recs, *log;
+    char *dir = run_beside_log(args, N_REQ, &recs, &log);
     int64_t images = 0, without = 0;
     for (size_t i = 0; i < recs->n; i++) {
         json_t *r = recs->items[i], *l = log->items[i];
@@ -314,11 +329,6 @@ static void test_compare_sees_images(void **state)
  * bytes. */
 static void check_prefix_images(const char *api, int shared)
 {
-    harness_tmp_begin();
-    char logp[600];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
-    const char *sargs[] = {"--profile", "instant", "--log", logp, NULL};
-    harness_cur_sim_start(sargs);
     const char *args[] = {"--api",
                           api,
                           "--users",
@@ -345,22 +355,10 @@ static void check_prefix_images(const char *api, int shared)
                           shared ? "--prefix-images" : NULL,
                           shared ? "1" : NULL,
                           NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_stop(&harness_cur_sim);
-    struct harness_recs *recs = harness_requests_load(dir);
-    struct harness_recs *log = harness_recs_load(logp);
-    assert_int_equal(recs->n, 24);
-    assert_int_equal(log->n, 24);
-    qsort(recs->items, recs->n, sizeof recs->items[0], by_sent);
-    qsort(log->items, log->n, sizeof log->items[0], by_arrival);
-    /* The schedule's ground truth: which request is in which group. */
+    struct harness_recs *recs, *log;
+    char *dir = run_beside_log(args, 24, &recs, &log);
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 5;
-    w.ignore_eos = 0;
-    char err[200];
-    assert_int_equal(dist_parse("80", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
-    assert_int_equal(dist_parse("2", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    harness_workload(&w, 5, "80", "2", 0);
     w.prefix = (struct wl_prefix){.fraction = 0.75, .groups = 2, .tokens = 48};
     char group_hash[2][20] = {"", ""};
     char own[24][20];
@@ -460,31 +458,16 @@ static void test_prefix_text_before_images(void **state)
  * log), and no two groups the same. */
 static void test_prefix_images_many_groups(void **state)
 {
-    harness_tmp_begin();
-    char logp[600];
-    harness_tmp_path(logp, sizeof logp, "sim.log");
-    const char *sargs[] = {"--profile", "instant", "--log", logp, NULL};
-    harness_cur_sim_start(sargs);
     const char *args[] = {"--users",         "1",   "--requests",        "80",
                           "--seed",          "9",   "--prompt-tokens",   "20",
                           "--output-tokens", "1",   "--prefix-fraction", "1",
                           "--prefix-groups", "300", "--prefix-tokens",   "8",
                           "--prefix-images", "1",   "--image-size",      "56x56",
                           "--no-metrics",    NULL};
-    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    harness_sim_stop(&harness_cur_sim);
-    struct harness_recs *recs = harness_requests_load(dir);
-    struct harness_recs *log = harness_recs_load(logp);
-    assert_int_equal(recs->n, 80);
-    assert_int_equal(log->n, 80);
-    qsort(recs->items, recs->n, sizeof recs->items[0], by_sent);
-    qsort(log->items, log->n, sizeof log->items[0], by_arrival);
+    struct harness_recs *recs, *log;
+    char *dir = run_beside_log(args, 80, &recs, &log);
     struct workload w;
-    memset(&w, 0, sizeof w);
-    w.seed = 9;
-    char err[200];
-    assert_int_equal(dist_parse("20", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
-    assert_int_equal(dist_parse("1", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    harness_workload(&w, 9, "20", "1", 0);
     w.prefix = (struct wl_prefix){.fraction = 1, .groups = 300, .tokens = 8};
     static char hash_of[300][20];
     memset(hash_of, 0, sizeof hash_of);

@@ -471,6 +471,49 @@ static void test_partial_and_refusals(void **state)
     }
 }
 
+/* `llmload merge` of the shards sd, shard first's directory first, with
+ * opt (may be NULL) into the tmp leaf PREFIX-merged, or PREFIX-hist-only
+ * for opt --hist-only (merged gets the path), with a 120 s timeout: its
+ * exit status, *out and *err as harness_run gives them (either may be
+ * NULL to discard). */
+static int shards_merge(char sd[2][600], int first, const char *prefix, const char *opt,
+                        char *merged, size_t len, char **out, char **err)
+{
+    char leaf[64];
+    snprintf(leaf, sizeof leaf, "%s-%s", prefix, opt ? opt + 2 : "merged");
+    harness_tmp_path(merged, len, leaf);
+    const char *m[] = {"merge", sd[first], sd[1 - first], "--out", merged, opt, NULL};
+    int rc;
+    assert_int_equal(harness_run(m, 120, &rc, out, err), 0);
+    return rc;
+}
+
+/* The shards sd merged both ways: from their records into exact and from
+ * their histograms alone (--hist-only) into hist (shards_merge, len bytes
+ * each). The second must exit 0, say on stdout that its percentiles come
+ * from the histograms and that it merged 2 of 2 shards, and its
+ * summary.json must say so too ("hist_only", "percentiles_from"). *se
+ * and *sh get the two summaries (caller decrefs). Returns the record-exact
+ * merge's exit status. */
+static int shards_merge_both(char sd[2][600], const char *prefix, char *exact, char *hist,
+                             size_t len, json_t **se, json_t **sh)
+{
+    char *out = NULL, *err = NULL;
+    int rc_exact = shards_merge(sd, 0, prefix, NULL, exact, len, NULL, NULL);
+    int rc = shards_merge(sd, 0, prefix, "--hist-only", hist, len, &out, &err);
+    if (rc != 0)
+        fail_msg("merge --hist-only: exit %d: %s", rc, err);
+    HARNESS_HAS(out, "percentiles from histograms (hist.jsonl), each within 1/256",
+                "merged:     2 of 2 shards");
+    free(out);
+    free(err);
+    *se = harness_summary_load(exact);
+    *sh = harness_summary_load(hist);
+    assert_true(json_is_true(json_object_get(*sh, "hist_only")));
+    assert_non_null(strstr(harness_sval(*sh, "percentiles_from"), "within 1/256"));
+    return rc_exact;
+}
+
 /* merge --hist-only: two shards' hist.jsonl, no records, give summary.json
  * the TTFT, ITL, TPOT and E2E percentiles of the record-exact merge within
  * the histograms' error (1/256), TTFT and E2E within it of the exact
@@ -491,24 +534,10 @@ static void test_hist_only(void **state)
                           "1",
                           NULL};
     two_shards(sd, "h", load);
-    char exact[600], hist[600], one[600], *out = NULL, *err = NULL;
-    int rc;
-    harness_tmp_path(exact, sizeof exact, "exact");
-    harness_tmp_path(hist, sizeof hist, "hist");
-    const char *ae[] = {"merge", sd[0], sd[1], "--out", exact, NULL};
-    assert_int_equal(harness_run(ae, 60, &rc, NULL, NULL), 0);
+    char exact[600], hist[600], one[600], *err = NULL;
+    json_t *se, *sh_;
+    int rc = shards_merge_both(sd, "h", exact, hist, sizeof exact, &se, &sh_);
     assert_int_equal(rc, want_status(exact, 0));
-    const char *ah[] = {"merge", sd[0], sd[1], "--out", hist, "--hist-only", NULL};
-    assert_int_equal(harness_run(ah, 60, &rc, &out, &err), 0);
-    if (rc != 0)
-        fail_msg("merge --hist-only: exit %d: %s", rc, err);
-    assert_non_null(strstr(out, "percentiles from histograms (hist.jsonl), each within 1/256"));
-    assert_non_null(strstr(out, "merged:     2 of 2 shards"));
-    free(out);
-    free(err);
-    json_t *se = harness_summary_load(exact), *sh_ = harness_summary_load(hist);
-    assert_true(json_is_true(json_object_get(sh_, "hist_only")));
-    assert_non_null(strstr(harness_sval(sh_, "percentiles_from"), "within 1/256"));
     assert_true(json_is_null(json_object_get(sh_, "incomplete")));
     ASSERT_NEAR(harness_num(sh_, "requests.ok"), harness_num(se, "requests.ok"), 0);
     ASSERT_NEAR(harness_num(sh_, "requests.ok"), 150, 0);
@@ -609,6 +638,88 @@ static void report_keeps_summary(const char *merged, int want)
     free(after);
 }
 
+/* A load the tests below split into shards and run again in one process,
+ * each on a sim of its own started with sim_args: `llmload CMD --url
+ * <sim>/v1 FLAGS`, and --gpu-metrics <sim>/metrics after the flags when
+ * gpu (the sim's own telemetry). url and murl are the running sim's,
+ * set by load_sim_start; the results dirs are set as the runs are made. */
+struct load {
+    const char *cmd;             /* "run" or "sweep" */
+    const char *const *sim_args; /* NULL-terminated, may be NULL */
+    const char *const *flags;    /* NULL-terminated, without --url */
+    int gpu;
+    const char *prefix; /* the tmp leaves: PREFIX0, PREFIX1, PREFIX-single */
+    char url[160], murl[160];
+    char sd[2][600], single[600]; /* the shards' results dirs, the process's */
+};
+
+/* Stop harness_cur_sim if it runs, start a fresh one with l's sim_args
+ * and point l's urls at it. */
+static void load_sim_start(struct load *l)
+{
+    harness_sim_teardown(NULL);
+    harness_cur_sim_start(l->sim_args);
+    snprintf(l->url, sizeof l->url, "%s/v1", harness_cur_sim.url);
+    snprintf(l->murl, sizeof l->murl, "%s/metrics", harness_cur_sim.url);
+}
+
+/* a = l's command line, then tail (NULL-terminated, may be NULL). */
+static void load_argv(struct harness_argv *a, const struct load *l, const char *const *tail)
+{
+    harness_argv_add(a, (const char *const[]){l->cmd, "--url", l->url, NULL});
+    harness_argv_add(a, l->flags);
+    if (l->gpu)
+        harness_argv_add(a, (const char *const[]){"--gpu-metrics", l->murl, NULL});
+    harness_argv_add(a, tail);
+}
+
+/* Make harness_cur_tmp, start l's sim, and run two shards of l on it at
+ * once (shards_run) with extra after its flags (say --metrics-shard 1;
+ * NULL-terminated, may be NULL), into l's sd. The sim keeps running. */
+static void load_shards(struct load *l, const char *const *extra)
+{
+    harness_tmp_begin();
+    load_sim_start(l);
+    struct harness_argv a = {0};
+    load_argv(&a, l, extra);
+    shards_run(l->cmd, a.v + 1, 2, l->sd, l->prefix);
+}
+
+/* l in one process on a fresh sim (the server state the shards met) into
+ * l's single. Fails unless it exits want as expect_status reads it, or 0
+ * or 1 for HARNESS_RC_OK_OR_INVALID. */
+static void load_single(struct load *l, int want)
+{
+    load_sim_start(l);
+    char leaf[64];
+    snprintf(leaf, sizeof leaf, "%s-single", l->prefix);
+    harness_tmp_path(l->single, sizeof l->single, leaf);
+    struct harness_argv a = {0};
+    load_argv(&a, l, (const char *const[]){"--out", l->single, NULL});
+    int rc;
+    char *err = NULL;
+    assert_int_equal(harness_run(a.v, 120, &rc, NULL, &err), 0);
+    if (want != HARNESS_RC_OK_OR_INVALID)
+        expect_status("the single process", rc, l->single, want);
+    else if (rc != 0 && rc != 1)
+        fail_msg("the single process: exit %d: %s", rc, err);
+    free(err);
+}
+
+/* The work of the server and energy tests: 60 requests at 30/s of fixed
+ * lengths (64 prompt, 8 output tokens), so every count is exact. */
+#define FIXED_WORK                                                                                 \
+    "--rate", "30", "--requests", "60", "--seed", "4", "--prompt-tokens", "64", "--output-tokens", \
+        "8", "--ignore-eos", "--prompt-salt", "9", "--quiet", "--threads", "1"
+
+/* The ladder of the sweep tests: two steps, an overload and a recovery. */
+#define SWEEP_LADDER                                                                               \
+    "--rates", "4,8", "--step-duration", "2s", "--warmup", "0.5s", "--gap", "1s",                  \
+        "--overload-duration", "1s", "--recovery-duration", "2s"
+
+/* Only shard 1 reads the server's metrics. */
+static const char *const metrics_shard_1[] = {"--metrics-shard", "1", NULL};
+
 /* Sessions and --expect (docs/distributed.md): two shards of a session
  * run, run at once from one --start-at, merged, against one process with
  * the same flags and seed on a fresh sim of its own. The merged
@@ -622,13 +733,9 @@ static void report_keeps_summary(const char *merged, int want)
  * `llmload report` on the merged directory rebuilds the same file. */
 static void test_sessions_expect(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
-    char url[160], single[600], merged[600], sd[2][600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    const char *flags[] = {"--url",
-                           url,
-                           "--sessions",
+    (void)state;
+    char merged[600];
+    const char *flags[] = {"--sessions",
                            "4",
                            "--turns",
                            "3",
@@ -646,31 +753,18 @@ static void test_sessions_expect(void **state)
                            "--expect",
                            "ttft_p50<100us,error_rate<50%",
                            NULL};
-    shards_run("run", flags, 2, sd, "ses");
-    harness_sim_teardown(state);
-    harness_cur_sim_start(NULL);
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    harness_tmp_path(single, sizeof single, "ses-single");
-    struct harness_argv a = {0};
-    const char *head[] = {"run", NULL}, *tail[] = {"--out", single, NULL};
-    harness_argv_add(&a, head);
-    harness_argv_add(&a, flags);
-    harness_argv_add(&a, tail);
-    int rc;
-    char *err = NULL;
-    assert_int_equal(harness_run(a.v, 60, &rc, NULL, &err), 0);
-    expect_status("the single run", rc, single, 7);
-    free(err);
+    struct load l = {.prefix = "ses", .cmd = "run", .flags = flags};
+    load_shards(&l, NULL);
+    load_single(&l, 7);
 
-    harness_tmp_path(merged, sizeof merged, "ses-merged");
-    const char *m[] = {"merge", sd[1], sd[0], "--out", merged, NULL};
-    assert_int_equal(harness_run(m, 60, &rc, NULL, &err), 0);
+    char *err = NULL;
+    int rc = shards_merge(l.sd, 1, l.prefix, NULL, merged, sizeof merged, NULL, &err);
     expect_status("merge", rc, merged, 7);
     if (!strstr(err, "--expect: ttft_p50 is "))
         fail_msg("merge's stderr: %s", err);
     free(err);
 
-    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *s1 = harness_summary_load(l.single), *sm = harness_summary_load(merged);
     json_t *x1 = json_object_get(s1, "sessions"), *xm = json_object_get(sm, "sessions");
     if (!json_is_object(xm))
         fail_msg("the merged summary has no sessions object");
@@ -722,77 +816,26 @@ static void test_sessions_expect(void **state)
  * holds scrapes. `llmload report` keeps the object as merge wrote it. */
 static void test_server_view(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
-    char url[160], single[600], merged[600], sd[2][600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    const char *flags[] = {"--url",
-                           url,
-                           "--rate",
-                           "30",
-                           "--requests",
-                           "60",
-                           "--seed",
-                           "4",
-                           "--prompt-tokens",
-                           "64",
-                           "--output-tokens",
-                           "8",
-                           "--ignore-eos",
-                           "--prompt-salt",
-                           "9",
-                           "--quiet",
-                           "--threads",
-                           "1",
-                           "--metrics-shard",
-                           "1",
-                           NULL};
-    shards_run("run", flags, 2, sd, "srv");
-    harness_sim_teardown(state);
-    harness_cur_sim_start(NULL);
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    harness_tmp_path(single, sizeof single, "srv-single");
-    /* the same flags less --metrics-shard, which goes with --shard only */
-    const char *one[] = {"run",
-                         "--url",
-                         url,
-                         "--rate",
-                         "30",
-                         "--requests",
-                         "60",
-                         "--seed",
-                         "4",
-                         "--prompt-tokens",
-                         "64",
-                         "--output-tokens",
-                         "8",
-                         "--ignore-eos",
-                         "--prompt-salt",
-                         "9",
-                         "--quiet",
-                         "--threads",
-                         "1",
-                         "--out",
-                         single,
-                         NULL};
-    free(harness_run_expect(one, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    (void)state;
+    char merged[600];
+    struct load l = {
+        .prefix = "srv", .cmd = "run", .flags = (const char *const[]){FIXED_WORK, NULL}};
+    load_shards(&l, metrics_shard_1);
+    load_single(&l, HARNESS_RC_OK_OR_INVALID);
 
-    harness_tmp_path(merged, sizeof merged, "srv-merged");
-    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
-    int rc;
     char *out = NULL, *err = NULL;
-    assert_int_equal(harness_run(m, 60, &rc, &out, &err), 0);
+    int rc = shards_merge(l.sd, 0, l.prefix, NULL, merged, sizeof merged, &out, &err);
     expect_status("merge", rc, merged, 0);
     if (!strstr(out, "server metrics (") || !strstr(out, "generation tokens    server 480"))
         fail_msg("merge's summary has no server view: %s%s", out, err);
     free(out);
     free(err);
 
-    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *s1 = harness_summary_load(l.single), *sm = harness_summary_load(merged);
     json_t *v1 = json_object_get(s1, "server"), *vm = json_object_get(sm, "server");
     if (!json_is_object(vm))
         fail_msg("the merged summary has no server object");
-    json_t *s_1 = harness_summary_load(sd[1]);
+    json_t *s_1 = harness_summary_load(l.sd[1]);
     assert_string_equal(harness_sval(vm, "url"),
                         harness_sval(json_object_get(s_1, "server"), "url"));
     ASSERT_NEAR(harness_num(vm, "origin_monotonic_ns"),
@@ -832,85 +875,32 @@ static void test_server_view(void **state)
  * token and per request within 2% of the single process's. */
 static void test_energy(void **state)
 {
-    harness_tmp_begin();
+    (void)state;
+    char merged[600];
     const char *sargs[] = {"--gpu-metrics", "--gpu-idle-watts", "0", NULL};
-    harness_cur_sim_start(sargs);
-    char url[160], murl[160], single[600], merged[600], sd[2][600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
-    const char *flags[] = {"--url",
-                           url,
-                           "--rate",
-                           "30",
-                           "--requests",
-                           "60",
-                           "--seed",
-                           "4",
-                           "--prompt-tokens",
-                           "64",
-                           "--output-tokens",
-                           "8",
-                           "--ignore-eos",
-                           "--prompt-salt",
-                           "9",
-                           "--quiet",
-                           "--threads",
-                           "1",
-                           "--metrics-shard",
-                           "1",
-                           "--gpu-metrics",
-                           murl,
-                           NULL};
-    shards_run("run", flags, 2, sd, "gpu");
-    harness_sim_teardown(state);
-    harness_cur_sim_start(sargs);
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
-    harness_tmp_path(single, sizeof single, "gpu-single");
-    const char *one[] = {"run",
-                         "--url",
-                         url,
-                         "--rate",
-                         "30",
-                         "--requests",
-                         "60",
-                         "--seed",
-                         "4",
-                         "--prompt-tokens",
-                         "64",
-                         "--output-tokens",
-                         "8",
-                         "--ignore-eos",
-                         "--prompt-salt",
-                         "9",
-                         "--quiet",
-                         "--threads",
-                         "1",
-                         "--gpu-metrics",
-                         murl,
-                         "--out",
-                         single,
-                         NULL};
-    free(harness_run_expect(one, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    struct load l = {.prefix = "gpu",
+                     .cmd = "run",
+                     .sim_args = sargs,
+                     .flags = (const char *const[]){FIXED_WORK, NULL},
+                     .gpu = 1};
+    load_shards(&l, metrics_shard_1);
+    load_single(&l, HARNESS_RC_OK_OR_INVALID);
 
-    json_t *e0 = harness_summary_load(sd[0]), *e1 = harness_summary_load(sd[1]);
+    json_t *e0 = harness_summary_load(l.sd[0]), *e1 = harness_summary_load(l.sd[1]);
     assert_true(json_object_get(e0, "energy") == NULL);
     assert_true(json_is_true(json_object_get(json_object_get(e1, "energy"), "present")));
     assert_true(harness_is_null(json_object_get(e1, "energy"), "j_per_output_token"));
     json_decref(e0);
     json_decref(e1);
 
-    harness_tmp_path(merged, sizeof merged, "gpu-merged");
-    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
-    int rc;
     char *out = NULL, *err = NULL;
-    assert_int_equal(harness_run(m, 60, &rc, &out, &err), 0);
+    int rc = shards_merge(l.sd, 0, l.prefix, NULL, merged, sizeof merged, &out, &err);
     expect_status("merge", rc, merged, 0);
     if (!strstr(out, "per output token"))
         fail_msg("merge's summary has no energy: %s%s", out, err);
     free(out);
     free(err);
-    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *s1 = harness_summary_load(l.single), *sm = harness_summary_load(merged);
     json_t *g1 = json_object_get(s1, "energy"), *gm = json_object_get(sm, "energy");
     if (!json_is_object(gm) || !json_is_true(json_object_get(gm, "present")))
         fail_msg("the merged summary has no energy");
@@ -936,24 +926,9 @@ static void test_energy(void **state)
  * summary says where the percentiles come from. */
 static void test_hist_only_sweep(void **state)
 {
-    harness_tmp_begin();
-    harness_cur_sim_start(NULL);
-    char url[160], exact[600], hist[600], sd[2][600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    const char *flags[] = {"--url",
-                           url,
-                           "--rates",
-                           "4,8",
-                           "--step-duration",
-                           "2s",
-                           "--warmup",
-                           "0.5s",
-                           "--gap",
-                           "1s",
-                           "--overload-duration",
-                           "1s",
-                           "--recovery-duration",
-                           "2s",
+    (void)state;
+    char exact[600], hist[600];
+    const char *flags[] = {SWEEP_LADDER,
                            "--output-tokens",
                            "uniform:2,12",
                            "--seed",
@@ -962,27 +937,12 @@ static void test_hist_only_sweep(void **state)
                            "3",
                            "--quiet",
                            NULL};
-    shards_run("sweep", flags, 2, sd, "hsw");
-    harness_tmp_path(exact, sizeof exact, "hsw-exact");
-    harness_tmp_path(hist, sizeof hist, "hsw-hist");
-    int rc;
-    char *out = NULL, *err = NULL;
-    const char *ae[] = {"merge", sd[0], sd[1], "--out", exact, NULL};
-    assert_int_equal(harness_run(ae, 120, &rc, NULL, &err), 0);
+    struct load l = {.prefix = "hsw", .cmd = "sweep", .flags = flags};
+    load_shards(&l, NULL);
+    json_t *se, *sh_;
+    int rc = shards_merge_both(l.sd, l.prefix, exact, hist, sizeof exact, &se, &sh_);
     if (rc != 0 && rc != 1)
-        fail_msg("merge: exit %d: %s", rc, err);
-    free(err);
-    const char *ah[] = {"merge", sd[0], sd[1], "--out", hist, "--hist-only", NULL};
-    assert_int_equal(harness_run(ah, 60, &rc, &out, &err), 0);
-    if (rc != 0)
-        fail_msg("merge --hist-only of a sweep: exit %d: %s", rc, err);
-    assert_non_null(strstr(out, "percentiles from histograms (hist.jsonl), each within 1/256"));
-    assert_non_null(strstr(out, "merged:     2 of 2 shards"));
-    free(out);
-    free(err);
-    json_t *se = harness_summary_load(exact), *sh_ = harness_summary_load(hist);
-    assert_true(json_is_true(json_object_get(sh_, "hist_only")));
-    assert_non_null(strstr(harness_sval(sh_, "percentiles_from"), "within 1/256"));
+        fail_msg("the record-exact merge of a sweep: exit %d", rc);
     json_t *xe = json_object_get(se, "steps"), *xh = json_object_get(sh_, "steps");
     assert_int_equal(json_array_size(xh), 3);
     assert_int_equal(json_array_size(xh), json_array_size(xe));
@@ -1022,26 +982,10 @@ static void test_hist_only_sweep(void **state)
  * handful of requests, and one more or less at its edges is 20%.) */
 static void test_sweep_energy(void **state)
 {
-    harness_tmp_begin();
+    (void)state;
+    char merged[600];
     const char *sargs[] = {"--gpu-metrics", "--gpu-idle-watts", "0", NULL};
-    harness_cur_sim_start(sargs);
-    char url[160], murl[160], single[600], merged[600], sd[2][600];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
-    const char *flags[] = {"--url",
-                           url,
-                           "--rates",
-                           "4,8",
-                           "--step-duration",
-                           "2s",
-                           "--warmup",
-                           "0.5s",
-                           "--gap",
-                           "1s",
-                           "--overload-duration",
-                           "1s",
-                           "--recovery-duration",
-                           "2s",
+    const char *flags[] = {SWEEP_LADDER,
                            "--prompt-tokens",
                            "64",
                            "--output-tokens",
@@ -1054,33 +998,16 @@ static void test_sweep_energy(void **state)
                            "--quiet",
                            "--metrics-interval",
                            "250ms",
-                           "--gpu-metrics",
-                           murl,
                            NULL};
-    shards_run("sweep", flags, 2, sd, "swe");
-    harness_sim_teardown(state);
-    harness_cur_sim_start(sargs);
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    snprintf(murl, sizeof murl, "%s/metrics", harness_cur_sim.url);
-    harness_tmp_path(single, sizeof single, "swe-single");
-    struct harness_argv a = {0};
-    const char *head[] = {"sweep", NULL}, *tail[] = {"--out", single, NULL};
-    harness_argv_add(&a, head);
-    harness_argv_add(&a, flags);
-    harness_argv_add(&a, tail);
-    int rc;
+    struct load l = {.prefix = "swe", .cmd = "sweep", .sim_args = sargs, .flags = flags, .gpu = 1};
+    load_shards(&l, NULL);
+    load_single(&l, HARNESS_RC_OK_OR_INVALID);
     char *err = NULL;
-    assert_int_equal(harness_run(a.v, 120, &rc, NULL, &err), 0);
-    if (rc != 0 && rc != 1)
-        fail_msg("single sweep: exit %d: %s", rc, err);
-    free(err);
-    harness_tmp_path(merged, sizeof merged, "swe-merged");
-    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
-    assert_int_equal(harness_run(m, 120, &rc, NULL, &err), 0);
+    int rc = shards_merge(l.sd, 0, l.prefix, NULL, merged, sizeof merged, NULL, &err);
     if (rc != 0 && rc != 1)
         fail_msg("merge: exit %d: %s", rc, err);
     free(err);
-    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *s1 = harness_summary_load(l.single), *sm = harness_summary_load(merged);
     json_t *x1 = json_object_get(s1, "steps"), *xm = json_object_get(sm, "steps");
     assert_int_equal(json_array_size(xm), 3);
     assert_int_equal(json_array_size(x1), 3);

@@ -238,6 +238,23 @@ static double step_replica(json_t *steps, size_t k, const char *r, const char *w
     return harness_num(json_array_get(steps, k), path);
 }
 
+/* Run llmload args across sim_a and sim_b (a run or a sweep; what names
+ * it on the wall-time line) within timeout_s, and fail the test unless it
+ * exits 0 or 1 (harness_run_expect). d[0] and d[1] get the tokens sim_a
+ * and sim_b generated meanwhile, by their /metrics before and after.
+ * Returns its stdout (caller frees). */
+static char *run_on_replicas(const char *const *args, int timeout_s, const char *what, double d[2])
+{
+    double a0 = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL);
+    double b0 = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL);
+    double t0 = mono_s();
+    char *out = harness_run_expect(args, timeout_s, HARNESS_RC_OK_OR_INVALID, NULL);
+    fprintf(stderr, "test_prometheus: %s: wall time %.2f s\n", what, mono_s() - t0);
+    d[0] = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL) - a0;
+    d[1] = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL) - b0;
+    return out;
+}
+
 /* A sweep through the same router skew (9 requests in 10 to replica a):
  * at 4 req/s neither replica queues (a's 3.6 req/s is far under its 20
  * req/s of batch: 4 sequences x 200 ms a request); at 40 req/s a's 36
@@ -249,8 +266,6 @@ static double step_replica(json_t *steps, size_t k, const char *r, const char *w
  * server queue chart has a line per replica. */
 static void sweep_skewed(int port, const char *url_a, const char *url_b)
 {
-    double a0 = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL);
-    double b0 = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL);
     char prom[64], out[720];
     snprintf(prom, sizeof prom, "http://127.0.0.1:%d", port);
     snprintf(out, sizeof out, "%s/sweep", tmp);
@@ -259,18 +274,11 @@ static void sweep_skewed(int port, const char *url_a, const char *url_b)
         "9,1",   "--rates",  "4,40", "--arrival",     "constant",      "--step-duration",
         "4s",    "--warmup", "1s",   "--no-recovery", PROM_WORK(prom), "--out",
         out,     "--quiet",  NULL};
-    int status = -1;
-    char *sout = NULL, *serr = NULL;
-    double t0 = mono_s();
-    assert_int_equal(harness_run(args, 180, &status, &sout, &serr), 0);
     /* Offering is 2 x (1 s warm-up + 4 s hold); the rest is the drain of
      * a's queue, the end's wait for Prometheus and the report. */
-    fprintf(stderr, "test_prometheus: sweep wall time %.2f s for 10 s of offering\n",
-            mono_s() - t0);
-    if (status != 0 && status != 1)
-        fail_msg("llmload sweep (skewed) exited %d:\n%s", status, serr);
-    double da = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL) - a0;
-    double db = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL) - b0;
+    double d[2];
+    char *sout = run_on_replicas(args, 180, "sweep (skewed, 10 s of offering)", d);
+    double da = d[0], db = d[1];
     json_t *s = harness_summary_load(out);
     json_t *steps = json_object_get(s, "steps");
     assert_int_equal(json_array_size(steps), 2);
@@ -328,17 +336,11 @@ static void sweep_skewed(int port, const char *url_a, const char *url_b)
         free(html);
         if (pass == 0) { /* rebuilt from steps.jsonl and server_metrics.jsonl */
             const char *rargs[] = {"report", out, NULL};
-            char *ro = NULL, *re = NULL;
-            assert_int_equal(harness_run(rargs, 60, &status, &ro, &re), 0);
-            if (status != 0 && status != 1)
-                fail_msg("llmload report exited %d:\n%s", status, re);
-            free(ro);
-            free(re);
+            free(harness_run_expect(rargs, 60, HARNESS_RC_OK_OR_INVALID, NULL));
         }
     }
     json_decref(s);
     free(sout);
-    free(serr);
 }
 
 /* The whole scenario (one Prometheus start for every check). */
@@ -379,20 +381,14 @@ static void test_prometheus_two_replicas(void **state)
                           out,
                           "--quiet",
                           NULL};
-    int status = -1;
-    char *sout = NULL, *serr = NULL;
-    assert_int_equal(harness_run(args, 120, &status, &sout, &serr), 0);
-    if (status != 0 && status != 1)
-        fail_msg("llmload run exited %d:\n%s", status, serr);
+    char *serr = NULL;
+    char *sout = harness_run_expect(args, 120, HARNESS_RC_OK_OR_INVALID, &serr);
     /* The header's value reaches no output. */
-    assert_null(strstr(sout, "sekrit"));
-    assert_null(strstr(serr, "sekrit"));
-    char rpath[800];
-    snprintf(rpath, sizeof rpath, "%s/run.json", out);
-    char *runj = harness_read_file(rpath, NULL);
-    assert_non_null(runj);
-    assert_null(strstr(runj, "sekrit"));
-    assert_non_null(strstr(runj, "X-Scope-OrgID"));
+    HARNESS_LACKS(sout, "sekrit");
+    HARNESS_LACKS(serr, "sekrit");
+    char *runj = harness_read_in(out, "run.json");
+    HARNESS_LACKS(runj, "sekrit");
+    HARNESS_HAS(runj, "X-Scope-OrgID");
     free(runj);
 
     json_t *s = harness_summary_load(out);
@@ -525,22 +521,15 @@ static void test_prometheus_two_replicas(void **state)
      * its 4-sequence batch, so it queues), 1 in 10 to b (which idles).
      * Each replica's own tokens, as Prometheus saw them, equal what its
      * sim counted over the run; the finding names a. */
-    double a0 = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL);
-    double b0 = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL);
     char out2[720];
     snprintf(out2, sizeof out2, "%s/skew", tmp);
     const char *args2[] = {
         "run", "--url",         url_a,   "--url",     url_b,      "--url-weights",
         "9,1", "--rate",        "40",    "--arrival", "constant", "--requests",
         "160", PROM_WORK(prom), "--out", out2,        "--quiet",  NULL};
-    double t0 = mono_s();
-    assert_int_equal(harness_run(args2, 120, &status, &sout, &serr), 0);
-    fprintf(stderr, "test_prometheus: skewed run wall time %.2f s for 4 s of offering\n",
-            mono_s() - t0);
-    if (status != 0 && status != 1)
-        fail_msg("llmload run (skewed) exited %d:\n%s", status, serr);
-    double da = harness_sim_metric_sum(&sim_a, "vllm:generation_tokens_total", NULL) - a0;
-    double db = harness_sim_metric_sum(&sim_b, "vllm:generation_tokens_total", NULL) - b0;
+    double d[2];
+    sout = run_on_replicas(args2, 120, "run (skewed, 4 s of offering)", d);
+    double da = d[0], db = d[1];
     ASSERT_NEAR(da + db, 3200, 0);
     s = harness_summary_load(out2);
     double ra = harness_num(s, "server.replicas.replicas.a.generation_tokens");
@@ -563,7 +552,6 @@ static void test_prometheus_two_replicas(void **state)
     assert_non_null(strstr(sout, "finding: routing imbalance: replica a queued"));
     json_decref(s);
     free(sout);
-    free(serr);
 
     sweep_skewed(port, url_a, url_b);
 }

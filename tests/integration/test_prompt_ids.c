@@ -399,6 +399,7 @@ static void capture_stop(struct capture *c)
     atomic_store(&c->stop, 1);
     pthread_join(c->thread, NULL);
     close(c->lfd);
+    c->lfd = -1;
 }
 
 static void capture_free(struct capture *c)
@@ -408,6 +409,20 @@ static void capture_free(struct capture *c)
     c->n = 0;
 }
 
+/* The running test's capture, which capture_teardown stops. */
+static struct capture cur_cap;
+
+/* cmocka teardown: stop cur_cap when it runs (a test that failed half-way
+ * left it so), free its bodies, and remove harness_cur_tmp. */
+static int capture_teardown(void **state)
+{
+    if (cur_cap.lfd > 0)
+        capture_stop(&cur_cap);
+    capture_free(&cur_cap);
+    harness_tmp_end();
+    return 0;
+}
+
 /* Three requests of 40 tokens, all in one prefix group of 16, under
  * --seed 9 --prompt-salt 4: each body's "prompt" is exactly the ID array
  * chatbody_prompt_ids gives its request under that seed and salt
@@ -415,13 +430,12 @@ static void capture_free(struct capture *c)
  * again, and the first 16 IDs of every body are the same. */
 static void test_client_sends_ids(void **state)
 {
-    struct capture cap;
-    capture_start(&cap);
-    char *tmp = harness_tmpdir();
-    assert_non_null(tmp);
+    struct capture *cap = &cur_cap;
+    capture_start(cap);
+    harness_tmp_begin();
     char out[600], url[200];
-    snprintf(out, sizeof out, "%s/r", tmp);
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", cap.port);
+    harness_tmp_path(out, sizeof out, "r");
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", cap->port);
     const char *args[] = {"run",
                           "--url",
                           url,
@@ -453,23 +467,11 @@ static void test_client_sends_ids(void **state)
                           "--threads",
                           "1",
                           NULL};
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(args, 30, &status, &o, &e), 0);
-    capture_stop(&cap);
-    if (status != 0 && status != 1)
-        fail_msg("llmload run exited %d\n%s\n%s", status, o, e);
-    free(o);
-    free(e);
-    harness_rm_rf(tmp);
-    free(tmp);
+    free(harness_run_expect(args, 30, HARNESS_RC_OK_OR_INVALID, NULL));
+    capture_stop(cap);
 
     struct workload w;
-    char err[200];
-    memset(&w, 0, sizeof w);
-    w.seed = 9;
-    assert_int_equal(dist_parse("40", DIST_UNIT_NONE, &w.prompt_tokens, err, sizeof err), 0);
-    assert_int_equal(dist_parse("1", DIST_UNIT_NONE, &w.output_tokens, err, sizeof err), 0);
+    harness_workload(&w, 9, "40", "1", 0);
     w.prefix = (struct wl_prefix){.fraction = 1, .groups = 1, .tokens = 16};
     json_t *expect[3];
     for (uint64_t i = 0; i < 3; i++) {
@@ -485,17 +487,17 @@ static void test_client_sends_ids(void **state)
         assert_non_null(expect[i]);
         assert_int_equal(json_array_size(expect[i]), 40);
     }
-    assert_int_equal(cap.n, 3);
+    assert_int_equal(cap->n, 3);
     int seen[3] = {0, 0, 0};
     json_t *first = NULL;
-    for (size_t k = 0; k < cap.n; k++) {
+    for (size_t k = 0; k < cap->n; k++) {
         json_error_t je;
-        json_t *b = json_loads(cap.bodies[k], 0, &je);
+        json_t *b = json_loads(cap->bodies[k], 0, &je);
         if (!b)
-            fail_msg("body %zu is not JSON: %s: %s", k, je.text, cap.bodies[k]);
+            fail_msg("body %zu is not JSON: %s: %s", k, je.text, cap->bodies[k]);
         json_t *p = json_object_get(b, "prompt");
         if (!json_is_array(p))
-            fail_msg("body %zu: \"prompt\" is not an array of IDs: %s", k, cap.bodies[k]);
+            fail_msg("body %zu: \"prompt\" is not an array of IDs: %s", k, cap->bodies[k]);
         int matched = 0;
         for (size_t i = 0; i < 3; i++) {
             if (json_equal(p, expect[i])) {
@@ -504,7 +506,7 @@ static void test_client_sends_ids(void **state)
             }
         }
         if (!matched)
-            fail_msg("body %zu: prompt matches no request's IDs: %s", k, cap.bodies[k]);
+            fail_msg("body %zu: prompt matches no request's IDs: %s", k, cap->bodies[k]);
         if (!first)
             first = json_incref(p);
         for (size_t i = 0; i < 16; i++)
@@ -517,7 +519,7 @@ static void test_client_sends_ids(void **state)
     json_decref(first);
     for (size_t i = 0; i < 3; i++)
         json_decref(expect[i]);
-    capture_free(&cap);
+    capture_free(cap);
 }
 
 /* ---- a run against the sim ---- */
@@ -747,4 +749,4 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_sim_accepts_ids, harness_sim_teardow
              cmocka_unit_test_teardown(test_cli_rejects, tmp_teardown),
              cmocka_unit_test_teardown(test_run_prefix_ids, harness_sim_teardown),
              cmocka_unit_test_teardown(test_vocab_refused_up_front, sim_tmp_teardown),
-             cmocka_unit_test(test_client_sends_ids))
+             cmocka_unit_test_teardown(test_client_sends_ids, capture_teardown))

@@ -40,14 +40,6 @@ static char *run_llmload(const char *const *args, int ok_a, int ok_b)
     return e;
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* Dump a 60-request schedule (lengths drawn from ranges), replay it with
  * --time-scale scale, and check every record against the dump: one per
  * entry, same id, sched_ns == round(dump sched_ns * scale), same prompt and
@@ -150,14 +142,15 @@ static void test_replay_trace_fields(void **state)
     char path[700];
     /* "Write a \"haiku\"\nabout tabs:\t\\ok" splits into Write | a |
      * "haiku" | about | tabs: | \ok: 2 + 1 + 2 + 2 + 2 + 1 = 10 tokens. */
-    write_file(rp.trace, "{\"t\":0.05,\"prompt_tokens\":30,\"output_tokens\":5,\"class\":\"chat\","
-                         "\"session_id\":17}\n"
-                         "{\"t\":0.0,\"prompt\":\"Write a \\\"haiku\\\"\\nabout tabs:\\t\\\\ok\","
-                         "\"output_tokens\":4,\"class\":\"poetry\"}\n"
-                         "{\"t\":0.1,\"prompt_tokens\":40,\"output_tokens\":6,\"prefix_id\":3,"
-                         "\"prefix_tokens\":32}\n"
-                         "{\"t\":0.15,\"prompt_tokens\":40,\"output_tokens\":300,"
-                         "\"cancel_after_ns\":100000000}\n");
+    harness_write_file(rp.trace,
+                       "{\"t\":0.05,\"prompt_tokens\":30,\"output_tokens\":5,\"class\":\"chat\","
+                       "\"session_id\":17}\n"
+                       "{\"t\":0.0,\"prompt\":\"Write a \\\"haiku\\\"\\nabout tabs:\\t\\\\ok\","
+                       "\"output_tokens\":4,\"class\":\"poetry\"}\n"
+                       "{\"t\":0.1,\"prompt_tokens\":40,\"output_tokens\":6,\"prefix_id\":3,"
+                       "\"prefix_tokens\":32}\n"
+                       "{\"t\":0.15,\"prompt_tokens\":40,\"output_tokens\":300,"
+                       "\"cancel_after_ns\":100000000}\n");
     const char *args[] = {"replay", rp.trace,  "--url",        rp.url, "--out",
                           rp.out,   "--quiet", "--ignore-eos", NULL};
     free(run_llmload(args, 0, 1));
@@ -235,7 +228,7 @@ static void test_replay_by_class(void **state)
     }
     assert_int_equal(want_rag, 4);
     assert_int_equal(want_chat, 8);
-    write_file(rp.trace, text);
+    harness_write_file(rp.trace, text);
     const char *args[] = {"replay",  rp.trace,       "--url", rp.url,     "--out", rp.out,
                           "--quiet", "--ignore-eos", "--slo", "ttft=10s", NULL};
     int status = -1;
@@ -292,8 +285,8 @@ static void test_replay_bad_input(void **state)
     char trace[600], missing[600], expect[700];
     snprintf(trace, sizeof trace, "%s/bad.jsonl", dir);
     snprintf(missing, sizeof missing, "%s/none.jsonl", dir);
-    write_file(trace, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
-                      "{\"sched_ns\":10,\"prompt_tokens\":10,\"max_tokens\":0}\n");
+    harness_write_file(trace, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                              "{\"sched_ns\":10,\"prompt_tokens\":10,\"max_tokens\":0}\n");
     const char *url = "http://127.0.0.1:9/v1";
 
     const char *a1[] = {"replay", trace, "--url", url, "--quiet", NULL};
@@ -359,8 +352,6 @@ static int64_t salted_replay(const char *path, const char *salt, int64_t *cached
 static void test_replay_salt(void **state)
 {
     harness_tmp_begin();
-    char path[600];
-    harness_tmp_path(path, sizeof path, "salted.jsonl");
     char trace[4096];
     size_t at = 0;
     for (int i = 0; i < 8; i++)
@@ -373,7 +364,8 @@ static void test_replay_salt(void **state)
     for (int w = 0; w < 80; w++)
         at += (size_t)snprintf(trace + at, sizeof trace - at, "%sw%03d", w ? " " : "", w);
     snprintf(trace + at, sizeof trace - at, "\"}\n");
-    write_file(path, trace);
+    char path[600];
+    harness_tmp_file(path, sizeof path, "salted.jsonl", trace);
 
     const char *sargs[] = {NULL};
     harness_cur_sim_start(sargs);

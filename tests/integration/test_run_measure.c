@@ -1493,10 +1493,7 @@ static void test_results_dir_not_empty(void **state)
     harness_tmp_path(dir, sizeof dir, "r");
     assert_int_equal(mkdir(dir, 0755), 0);
     res_path(keep, sizeof keep, "keep.txt");
-    FILE *f = fopen(keep, "w");
-    assert_non_null(f);
-    fputs("mine\n", f);
-    assert_int_equal(fclose(f), 0);
+    harness_write_file(keep, "mine\n");
 
     const char *args[] = {"--rate", "20", "--requests", "2", "--output-tokens", "4", NULL};
     int status;

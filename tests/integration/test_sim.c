@@ -172,30 +172,32 @@ static json_int_t jint(json_t *root, const char *a, const char *b)
     return json_integer_value(v);
 }
 
-static void start_sim(struct harness_sim *s, const char *const *args)
+/* Start harness_cur_sim with args (each test's teardown stops it, also
+ * after a failed assertion). Returns it. */
+static struct harness_sim *start_sim(const char *const *args)
 {
-    if (harness_sim_start(s, args) != 0)
-        fail_msg("could not start the sim");
+    harness_cur_sim_start(args);
+    return &harness_cur_sim;
 }
 
 /* start_sim with args, then one exchange (post_exchange) of body to path
- * into *r; the sim is left running (caller stops it). */
-static void start_post(struct harness_sim *s, const char *const *args, const char *path,
-                       const char *body, struct resp *r)
+ * into *r; the sim is left running. Returns it. */
+static struct harness_sim *start_post(const char *const *args, const char *path, const char *body,
+                                      struct resp *r)
 {
-    start_sim(s, args);
+    struct harness_sim *s = start_sim(args);
     post_exchange(s->port, path, body, r);
+    return s;
 }
 
 /* start_sim with args and --log into the test's temporary directory
- * (harness_log_args; tmp_teardown removes it): logpath gets the log's
- * path. */
-static void start_logged_sim(struct harness_sim *s, const char *const *args, char *logpath,
-                             size_t len)
+ * (harness_log_args; harness_sim_tmp_teardown removes it): logpath gets
+ * the log's path. Returns the sim. */
+static struct harness_sim *start_logged_sim(const char *const *args, char *logpath, size_t len)
 {
     struct harness_argv a = {.n = 0};
     harness_log_args(&a, args, "sim.jsonl", logpath, len);
-    start_sim(s, a.v);
+    return start_sim(a.v);
 }
 
 /* The sim's log at logpath holds needle. */
@@ -206,12 +208,6 @@ static void assert_log_has(const char *logpath, const char *needle)
     if (strstr(log, needle) == NULL)
         fail_msg("the sim's log lacks %s:\n%s", needle, log);
     free(log);
-}
-
-static int tmp_teardown(void **state)
-{
-    harness_tmp_end();
-    return 0;
 }
 
 static int connect_port(int port)
@@ -283,10 +279,9 @@ static uint64_t mono_ns(void)
 static void test_stream_chat_exact(void **state)
 {
     const char *args[] = {"--profile", "instant", "--seed", "7", NULL};
-    struct harness_sim s;
     struct resp r;
-    start_post(
-        &s, args, "/v1/chat/completions",
+    struct harness_sim *s = start_post(
+        args, "/v1/chat/completions",
         "{\"model\":\"my-model\",\"messages\":[{\"role\":\"system\",\"content\":\"hello world\"},"
         "{\"role\":\"user\",\"content\":\"foo\"}],\"stream\":true,\"max_tokens\":5,"
         "\"ignore_eos\":true,\"stream_options\":{\"include_usage\":true}}",
@@ -329,18 +324,17 @@ static void test_stream_chat_exact(void **state)
     assert_memory_equal(r.body, want.data, want.len);
     http_buf_free(&want);
     resp_free(&r);
-    assert_int_equal(harness_sim_stop_status(&s), 0);
+    assert_int_equal(harness_sim_stop_status(s), 0);
 }
 
 /* A completions stream without usage, and a non-stream completion. */
 static void test_completions(void **state)
 {
     const char *args[] = {"--profile", "instant", "--seed", "3", NULL};
-    struct harness_sim s;
     struct resp r;
-    start_post(&s, args, "/v1/completions",
-               "{\"prompt\":\"abcdefghij\",\"stream\":true,\"max_tokens\":3,\"ignore_eos\":true}",
-               &r);
+    struct harness_sim *s = start_post(
+        args, "/v1/completions",
+        "{\"prompt\":\"abcdefghij\",\"stream\":true,\"max_tokens\":3,\"ignore_eos\":true}", &r);
     assert_int_equal(r.status, 200);
     char **ev;
     size_t n = sse_events(r.body, &ev);
@@ -364,8 +358,9 @@ static void test_completions(void **state)
     resp_free(&r);
 
     /* Non-stream: the text is the same tokens for request number 2. */
-    post_exchange(s.port, "/v1/completions",
-                  "{\"model\":\"x\",\"prompt\":[\"abcdefghij\"],\"max_tokens\":4,\"ignore_eos\":true}", &r);
+    post_exchange(
+        s->port, "/v1/completions",
+        "{\"model\":\"x\",\"prompt\":[\"abcdefghij\"],\"max_tokens\":4,\"ignore_eos\":true}", &r);
     assert_int_equal(r.status, 200);
     assert_non_null(strstr(r.headers, "Content-Type: application/json"));
     json_t *j = parse_json(r.body);
@@ -388,9 +383,11 @@ static void test_completions(void **state)
     resp_free(&r);
 
     /* Non-stream chat: a chat.completion with a message. */
-    post_exchange(s.port, "/v1/chat/completions",
-                  "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a b\"}]}],"
-                  "\"max_completion_tokens\":2,\"ignore_eos\":true}", &r);
+    post_exchange(
+        s->port, "/v1/chat/completions",
+        "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a b\"}]}],"
+        "\"max_completion_tokens\":2,\"ignore_eos\":true}",
+        &r);
     assert_int_equal(r.status, 200);
     j = parse_json(r.body);
     assert_string_equal(json_string_value(json_object_get(j, "object")), "chat.completion");
@@ -402,7 +399,6 @@ static void test_completions(void **state)
     assert_int_equal(jint(j, "usage", "completion_tokens"), 2);
     json_decref(j);
     resp_free(&r);
-    harness_sim_stop(&s);
 }
 
 /* Keep-alive: several requests pipelined on one connection, one of them
@@ -410,8 +406,7 @@ static void test_completions(void **state)
 static void test_keepalive_pipelined(void **state)
 {
     const char *args[] = {"--profile", "instant", NULL};
-    struct harness_sim s;
-    start_sim(&s, args);
+    struct harness_sim *s = start_sim(args);
     const char *body = "{\"prompt\":\"x\",\"stream\":true,\"max_tokens\":2,\"ignore_eos\":true}";
     char req[1024];
     int n = snprintf(req, sizeof(req),
@@ -420,7 +415,7 @@ static void test_keepalive_pipelined(void **state)
                      "GET /v1/models HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
                      strlen(body), body);
     for (int mode = 0; mode < 2; mode++) {
-        int fd = connect_port(s.port);
+        int fd = connect_port(s->port);
         if (mode == 0) {
             send_all(fd, req, (size_t)n);
         } else {
@@ -446,7 +441,6 @@ static void test_keepalive_pipelined(void **state)
         assert_null(strstr(c + 1, "HTTP/1.1"));
         free(all);
     }
-    harness_sim_stop(&s);
 }
 
 static void expect_error(int port, const char *raw, int status, const char *code)
@@ -487,10 +481,9 @@ struct refusal {
 static void test_tokenize(void **state)
 {
     const char *args[] = {"--profile", "instant", NULL};
-    struct harness_sim s;
     struct resp r;
     const char *text = "the quick brown fox";
-    start_post(&s, args, "/tokenize", "{\"content\":\"the quick brown fox\",\"add_special\":false}",
+    start_post(args, "/tokenize", "{\"content\":\"the quick brown fox\",\"add_special\":false}",
                &r);
     assert_int_equal(r.status, 200);
     json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
@@ -499,14 +492,12 @@ static void test_tokenize(void **state)
                      tokenizer_count(text, strlen(text)));
     json_decref(j);
     resp_free(&r);
-    harness_sim_stop(&s);
 }
 
 static void test_errors(void **state)
 {
     const char *args[] = {"--profile", "instant", "--max-body", "2000", "--kv-tokens", "64", NULL};
-    struct harness_sim s;
-    start_sim(&s, args);
+    struct harness_sim *s = start_sim(args);
     static const struct refusal bad[] = {
         {"/v1/completions", "{bad json", 400, "invalid_json"},
         {"/v1/completions", "[1,2]", 400, "invalid_json"},
@@ -541,64 +532,62 @@ static void test_errors(void **state)
         {"/tokenize", "{\"content\":\"x\",\"with_pieces\":true}", 400, "unsupported"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++)
-        expect_post_error(s.port, bad[i].path, bad[i].body, bad[i].status, bad[i].code);
+        expect_post_error(s->port, bad[i].path, bad[i].body, bad[i].status, bad[i].code);
     const char *c = "/v1/completions";
     /* 80 one-letter words: 80 prompt tokens > 64 KV tokens. */
     char big[400] = "{\"prompt\":\"";
     for (int i = 0; i < 80; i++)
         strncat(big, "a ", sizeof(big) - strlen(big) - 1);
     strncat(big, "\"}", sizeof(big) - strlen(big) - 1);
-    expect_post_error(s.port, c, big, 400, "context_length_exceeded");
+    expect_post_error(s->port, c, big, 400, "context_length_exceeded");
     /* Body over --max-body 2000. */
     char *huge = ll_malloc(3000);
     memset(huge, ' ', 2999);
     huge[2999] = '\0';
-    expect_post_error(s.port, c, huge, 413, "body_too_large");
+    expect_post_error(s->port, c, huge, 413, "body_too_large");
     free(huge);
-    expect_error(s.port, "GET /v2/nothing HTTP/1.1\r\nConnection: close\r\n\r\n", 404, "not_found");
-    expect_error(s.port, "GET /v1/completions HTTP/1.1\r\nConnection: close\r\n\r\n", 405,
+    expect_error(s->port, "GET /v2/nothing HTTP/1.1\r\nConnection: close\r\n\r\n", 404,
+                 "not_found");
+    expect_error(s->port, "GET /v1/completions HTTP/1.1\r\nConnection: close\r\n\r\n", 405,
                  "method_not_allowed");
-    expect_error(s.port, "POST /health HTTP/1.1\r\nConnection: close\r\n\r\n", 405,
+    expect_error(s->port, "POST /health HTTP/1.1\r\nConnection: close\r\n\r\n", 405,
                  "method_not_allowed");
     /* Bad HTTP: 400, then the server closes even though we did not ask. */
     struct resp r;
-    exchange(s.port, "GARBAGE\r\n\r\n", &r);
+    exchange(s->port, "GARBAGE\r\n\r\n", &r);
     assert_int_equal(r.status, 400);
     assert_non_null(strstr(r.headers, "Connection: close"));
     resp_free(&r);
-    exchange(s.port, "GET / HTTP/3.0\r\n\r\n", &r);
+    exchange(s->port, "GET / HTTP/3.0\r\n\r\n", &r);
     assert_int_equal(r.status, 505);
     resp_free(&r);
     /* Still healthy. */
-    exchange(s.port, "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n", &r);
+    exchange(s->port, "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n", &r);
     assert_int_equal(r.status, 200);
     resp_free(&r);
-    harness_sim_stop(&s);
 }
 
 /* 429 from the queue bound: one running, one waiting, the third refused. */
 static void test_queue_full(void **state)
 {
     const char *args[] = {"--max-num-seqs", "1", "--queue-limit", "1", "--step-base", "50ms", NULL};
-    struct harness_sim s;
-    start_sim(&s, args);
+    struct harness_sim *s = start_sim(args);
     const char *body = "{\"prompt\":\"x\",\"stream\":true,\"max_tokens\":100,\"ignore_eos\":true}";
     char *req = post("/v1/completions", body);
-    int fd1 = connect_port(s.port);
+    int fd1 = connect_port(s->port);
     send_all(fd1, req, strlen(req));
     usleep(100 * 1000);
-    int fd2 = connect_port(s.port);
+    int fd2 = connect_port(s->port);
     send_all(fd2, req, strlen(req));
     usleep(100 * 1000);
     struct resp r;
-    exchange(s.port, req, &r);
+    exchange(s->port, req, &r);
     assert_int_equal(r.status, 429);
     assert_non_null(strstr(r.headers, "\r\nRetry-After: 1"));
     resp_free(&r);
     close(fd1);
     close(fd2);
     free(req);
-    harness_sim_stop(&s);
 }
 
 /* Start a sim with one fault at fraction 1 and run one request through it. */
@@ -607,9 +596,8 @@ static void fault_exchange(const char *fault, const char *extra, const char *pat
 {
     const char *args[] = {"--profile", "instant", "--fault", fault, extra ? extra : NULL,
                           extra ? "300ms" : NULL, NULL};
-    struct harness_sim s;
-    start_post(&s, args, path, body, r);
-    harness_sim_stop(&s);
+    struct harness_sim *s = start_post(args, path, body, r);
+    harness_sim_stop(s);
 }
 
 static const char *STREAM10 =
@@ -692,9 +680,8 @@ static void test_faults(void **state)
 static void test_tokens_per_event(void **state)
 {
     const char *args[] = {"--profile", "instant", "--tokens-per-event", "4", NULL};
-    struct harness_sim s;
     struct resp r;
-    start_post(&s, args, "/v1/chat/completions", STREAM10, &r);
+    start_post(args, "/v1/chat/completions", STREAM10, &r);
     char **ev;
     size_t n = sse_events(r.body, &ev);
     assert_int_equal(n, 3 + 1 + 1); /* 4 + 4 + 2 tokens, finish, [DONE] */
@@ -707,15 +694,13 @@ static void test_tokens_per_event(void **state)
     }
     free_events(ev, n);
     resp_free(&r);
-    harness_sim_stop(&s);
 }
 
 static void test_metrics_and_log(void **state)
 {
     char logpath[512];
     const char *args[] = {"--profile", "instant", NULL};
-    struct harness_sim s;
-    start_logged_sim(&s, args, logpath, sizeof logpath);
+    struct harness_sim *s = start_logged_sim(args, logpath, sizeof logpath);
     const char *prompts[3] = {"a", "hello world", "abcdefghi jk"}; /* 1, 4, 4 tokens */
     for (int i = 0; i < 3; i++) {
         char body[256];
@@ -723,12 +708,12 @@ static void test_metrics_and_log(void **state)
                  "{\"prompt\":\"%s\",\"stream\":true,\"max_tokens\":4,\"ignore_eos\":true}",
                  prompts[i]);
         struct resp r;
-        post_exchange(s.port, "/v1/completions", body, &r);
+        post_exchange(s->port, "/v1/completions", body, &r);
         assert_int_equal(r.status, 200);
         resp_free(&r);
     }
     struct resp m;
-    exchange(s.port, "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n", &m);
+    exchange(s->port, "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n", &m);
     assert_int_equal(m.status, 200);
     assert_non_null(strstr(m.headers, "text/plain; version=0.0.4"));
     /* Every line is a comment or "name{labels} value". */
@@ -762,7 +747,7 @@ static void test_metrics_and_log(void **state)
     assert_non_null(strstr(m.body, "# TYPE vllm:kv_cache_usage_perc gauge\n"));
     assert_non_null(strstr(m.body, "# TYPE vllm:num_preemptions_total counter\n"));
     resp_free(&m);
-    assert_int_equal(harness_sim_stop_status(&s), 0);
+    assert_int_equal(harness_sim_stop_status(s), 0);
 
     size_t len;
     char *log = harness_read_file(logpath, &len);
@@ -804,18 +789,27 @@ static void words(char *buf, size_t len, int n)
         strncat(buf, i ? " a" : "a", len - strlen(buf) - 1);
 }
 
+/* POST to path a body of fmt (which holds one %s: the prompt) with a
+ * prompt of n words (words), into *r. */
+static void post_words(int port, const char *path, const char *fmt, int n, struct resp *r)
+{
+    char prompt[128], body[512];
+    words(prompt, sizeof prompt, n);
+    snprintf(body, sizeof body, fmt, prompt);
+    post_exchange(port, path, body, r);
+}
+
 /* --context-tokens 20: /v1/models says so; a prompt of 20 or more gets
  * llama.cpp's 400; an output that would pass 20 ends there as "length",
  * streamed or not, ignore_eos or not; the log keeps max_tokens and the
  * finish_reason sent. */
 static void test_context_limit(void **state)
 {
-    char logpath[512], prompt[128], body[512];
+    char logpath[512];
     const char *args[] = {"--profile", "instant", "--context-tokens", "20", NULL};
-    struct harness_sim s;
-    start_logged_sim(&s, args, logpath, sizeof logpath);
+    struct harness_sim *s = start_logged_sim(args, logpath, sizeof logpath);
     struct resp r;
-    exchange(s.port, "GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n", &r);
+    exchange(s->port, "GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n", &r);
     assert_int_equal(r.status, 200);
     json_t *j = parse_json(r.body);
     json_t *m0 = json_array_get(json_object_get(j, "data"), 0);
@@ -825,12 +819,10 @@ static void test_context_limit(void **state)
     resp_free(&r);
 
     /* 15 + 10 > 20: a stream of 5 tokens, then "length". */
-    words(prompt, sizeof prompt, 15);
-    snprintf(body, sizeof body,
-             "{\"prompt\":\"%s\",\"stream\":true,\"max_tokens\":10,"
-             "\"ignore_eos\":true,\"stream_options\":{\"include_usage\":true}}",
-             prompt);
-    post_exchange(s.port, "/v1/completions", body, &r);
+    post_words(s->port, "/v1/completions",
+               "{\"prompt\":\"%s\",\"stream\":true,\"max_tokens\":10,"
+               "\"ignore_eos\":true,\"stream_options\":{\"include_usage\":true}}",
+               15, &r);
     assert_int_equal(r.status, 200);
     char **ev;
     size_t n = sse_events(r.body, &ev);
@@ -847,12 +839,10 @@ static void test_context_limit(void **state)
     resp_free(&r);
 
     /* Not streamed, natural length: 19 + 1 = 20 at most. */
-    words(prompt, sizeof prompt, 19);
-    snprintf(body, sizeof body,
-             "{\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}],"
-             "\"max_tokens\":50}",
-             prompt);
-    post_exchange(s.port, "/v1/chat/completions", body, &r);
+    post_words(s->port, "/v1/chat/completions",
+               "{\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}],"
+               "\"max_tokens\":50}",
+               19, &r);
     assert_int_equal(r.status, 200);
     j = parse_json(r.body);
     c0 = json_array_get(json_object_get(j, "choices"), 0);
@@ -862,10 +852,8 @@ static void test_context_limit(void **state)
     resp_free(&r);
 
     /* Within the context: max_tokens as asked. */
-    words(prompt, sizeof prompt, 10);
-    snprintf(body, sizeof body, "{\"prompt\":\"%s\",\"max_tokens\":10,\"ignore_eos\":true}",
-             prompt);
-    post_exchange(s.port, "/v1/completions", body, &r);
+    post_words(s->port, "/v1/completions",
+               "{\"prompt\":\"%s\",\"max_tokens\":10,\"ignore_eos\":true}", 10, &r);
     assert_int_equal(r.status, 200);
     j = parse_json(r.body);
     assert_int_equal(jint(j, "usage", "completion_tokens"), 10);
@@ -873,15 +861,13 @@ static void test_context_limit(void **state)
     resp_free(&r);
 
     /* A prompt of 20: no room for one token. */
-    words(prompt, sizeof prompt, 20);
-    snprintf(body, sizeof body, "{\"prompt\":\"%s\",\"max_tokens\":1}", prompt);
-    post_exchange(s.port, "/v1/completions", body, &r);
+    post_words(s->port, "/v1/completions", "{\"prompt\":\"%s\",\"max_tokens\":1}", 20, &r);
     assert_int_equal(r.status, 400);
     assert_non_null(strstr(r.body, "\"code\":\"context_length_exceeded\""));
     assert_non_null(strstr(r.body, "request (20 tokens) exceeds the available context size "
                                    "(20 tokens), try increasing it"));
     resp_free(&r);
-    assert_int_equal(harness_sim_stop_status(&s), 0);
+    assert_int_equal(harness_sim_stop_status(s), 0);
 
     char *log = harness_read_file(logpath, NULL);
     assert_non_null(log);
@@ -919,11 +905,10 @@ static void test_disconnect_midstream(void **state)
 {
     char logpath[512];
     const char *args[] = {"--step-base", "10ms", NULL};
-    struct harness_sim s;
-    start_logged_sim(&s, args, logpath, sizeof logpath);
+    struct harness_sim *s = start_logged_sim(args, logpath, sizeof logpath);
     char *req = post("/v1/completions",
                      "{\"prompt\":\"x\",\"stream\":true,\"max_tokens\":100000,\"ignore_eos\":true}");
-    int fd = connect_port(s.port);
+    int fd = connect_port(s->port);
     send_all(fd, req, strlen(req));
     free(req);
     char buf[4096];
@@ -936,12 +921,12 @@ static void test_disconnect_midstream(void **state)
     for (int i = 0; i < 100 && running != 0; i++) {
         usleep(20 * 1000);
         struct resp m;
-        exchange(s.port, "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n", &m);
+        exchange(s->port, "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n", &m);
         running = (int)metric(m.body, "vllm:num_requests_running{");
         resp_free(&m);
     }
     assert_int_equal(running, 0);
-    assert_int_equal(harness_sim_stop_status(&s), 0);
+    assert_int_equal(harness_sim_stop_status(s), 0);
     assert_log_has(logpath, "\"error\":\"client_gone\"");
     harness_tmp_end();
 }
@@ -951,22 +936,21 @@ static void test_slow_reader_dropped(void **state)
 {
     char logpath[512];
     const char *args[] = {"--profile", "instant", "--conn-buffer", "65536", NULL};
-    struct harness_sim s;
-    start_logged_sim(&s, args, logpath, sizeof logpath);
+    struct harness_sim *s = start_logged_sim(args, logpath, sizeof logpath);
     char *req = post("/v1/completions",
                      "{\"prompt\":\"x\",\"stream\":true,\"max_tokens\":100000,\"ignore_eos\":true}");
-    int fd = connect_port(s.port);
+    int fd = connect_port(s->port);
     int small = 4096;
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
     send_all(fd, req, strlen(req));
     free(req);
     usleep(300 * 1000);
     struct resp r;
-    exchange(s.port, "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n", &r);
+    exchange(s->port, "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n", &r);
     assert_int_equal(r.status, 200);
     resp_free(&r);
     close(fd);
-    assert_int_equal(harness_sim_stop_status(&s), 0);
+    assert_int_equal(harness_sim_stop_status(s), 0);
     assert_log_has(logpath, "\"error\":\"buffer_overflow\"");
     harness_tmp_end();
 }
@@ -976,18 +960,16 @@ static void test_slow_reader_dropped(void **state)
  * (from_start = 1): it must take at least 600 ms. */
 static void stall_case(const char *const *args, unsigned delay_ms, int from_start)
 {
-    struct harness_sim s;
     uint64_t t0 = mono_ns();
-    start_sim(&s, args);
+    struct harness_sim *s = start_sim(args);
     harness_sleep_ms(delay_ms);
     if (!from_start)
         t0 = mono_ns();
     struct resp r;
-    post_exchange(s.port, "/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":1}", &r);
+    post_exchange(s->port, "/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":1}", &r);
     assert_int_equal(r.status, 200);
     assert_true(mono_ns() - t0 >= 600 * LL_NS_PER_MS);
     resp_free(&r);
-    harness_sim_stop(&s);
 }
 
 /* --stall-at 0 --stall-for 600ms: nothing is generated before the stall
@@ -1081,19 +1063,19 @@ static void test_cli(void **state)
 }
 
 /* clang-format off */
-HARNESS_MAIN(cmocka_unit_test(test_stream_chat_exact),
-             cmocka_unit_test(test_completions),
-             cmocka_unit_test(test_keepalive_pipelined),
-             cmocka_unit_test(test_errors),
-             cmocka_unit_test(test_tokenize),
-             cmocka_unit_test(test_queue_full),
-             cmocka_unit_test(test_faults),
-             cmocka_unit_test(test_tokens_per_event),
-             cmocka_unit_test_teardown(test_metrics_and_log, tmp_teardown),
-             cmocka_unit_test_teardown(test_context_limit, tmp_teardown),
-             cmocka_unit_test_teardown(test_disconnect_midstream, tmp_teardown),
-             cmocka_unit_test_teardown(test_slow_reader_dropped, tmp_teardown),
-             cmocka_unit_test(test_stall),
-             cmocka_unit_test(test_stall_from_first_request),
-             cmocka_unit_test(test_cli))
+HARNESS_MAIN(cmocka_unit_test_teardown(test_stream_chat_exact, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_completions, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_keepalive_pipelined, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_errors, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_tokenize, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_queue_full, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_faults, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_tokens_per_event, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_metrics_and_log, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_context_limit, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_disconnect_midstream, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_slow_reader_dropped, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_stall, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_stall_from_first_request, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cli, harness_sim_teardown))
 /* clang-format on */

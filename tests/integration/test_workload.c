@@ -18,16 +18,6 @@
 
 static const char *const no_metrics[] = {"--no-metrics", NULL};
 
-static void base_workload(struct workload *w, const char *prompt, const char *output)
-{
-    char err[200];
-    memset(w, 0, sizeof *w);
-    w->seed = 1;
-    w->ignore_eos = 1;
-    assert_int_equal(dist_parse(prompt, DIST_UNIT_NONE, &w->prompt_tokens, err, sizeof err), 0);
-    assert_int_equal(dist_parse(output, DIST_UNIT_NONE, &w->output_tokens, err, sizeof err), 0);
-}
-
 /* Half the requests begin with one of two shared 128-token prefixes. On the
  * sim a shared request is served 128 cached tokens (8 whole blocks) once
  * its group's prefix has been computed; an unshared one, whose nonce comes
@@ -82,7 +72,7 @@ static json_t *cache_run(const char *seed, const char *salt, int64_t *salt_out, 
                           NULL};
     char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
     struct workload w;
-    base_workload(&w, "128", "2");
+    harness_workload(&w, 1, "128", "2", 1);
     w.seed = strtoull(seed, NULL, 10);
     w.prefix = (struct wl_prefix){.fraction = 0.25, .groups = 2, .tokens = 64};
     struct harness_recs *r = harness_requests_load(dir);
@@ -252,7 +242,7 @@ static void test_salt_keeps_schedule(void **state)
     struct harness_recs *r1 = harness_requests_load(d1), *r2 = harness_requests_load(d2);
     assert_int_equal(r1->n, r2->n);
     struct workload w;
-    base_workload(&w, "256", "8");
+    harness_workload(&w, 1, "256", "8", 1);
     w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
     int64_t first_sched[2] = {INT64_MAX, INT64_MAX}, first_cached[2] = {-1, -1};
     for (size_t i = 0; i < r1->n; i++) {
@@ -322,7 +312,7 @@ static int64_t salt_sweep(const char *salt, int *first_hit, int *later_hits)
         int64_t step = harness_ival_req(r->items[i], "step");
         assert_true(step == 0 || step == 1);
         struct workload w;
-        base_workload(&w, "256", "8");
+        harness_workload(&w, 1, "256", "8", 1);
         w.seed = 7 + (uint64_t)step; /* a step's schedule: the sweep's seed + its index */
         w.prefix = (struct wl_prefix){.fraction = 0.5, .groups = 2, .tokens = 128};
         struct req_spec spec;
@@ -391,7 +381,7 @@ static void test_cancel_after_tokens(void **state)
 
     struct workload w;
     char err[200];
-    base_workload(&w, "32", "40");
+    harness_workload(&w, 1, "32", "40", 1);
     w.cancel.kind = WL_CANCEL_AFTER_TOKENS;
     w.cancel.fraction = 0.3;
     assert_int_equal(dist_parse("uniform:5,20", DIST_UNIT_NONE, &w.cancel.after, err, sizeof err),
@@ -443,16 +433,13 @@ static void test_classes(void **state)
     char *tmp = harness_tmpdir();
     char path[600];
     snprintf(path, sizeof path, "%s/w.json", tmp);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"classes\": [\n"
-          " {\"name\": \"short\", \"weight\": 3, \"prompt_tokens\": 16, \"output_tokens\": 4,"
-          "  \"ignore_eos\": true},\n"
-          " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 300, \"output_tokens\": 30,"
-          "  \"ignore_eos\": true, \"api\": \"completions\", \"slo\": {\"ttft_ms\": 1000}}\n"
-          "]}\n",
-          f);
-    fclose(f);
+    harness_write_file(
+        path, "{\"classes\": [\n"
+              " {\"name\": \"short\", \"weight\": 3, \"prompt_tokens\": 16, \"output_tokens\": 4,"
+              "  \"ignore_eos\": true},\n"
+              " {\"name\": \"long\", \"weight\": 1, \"prompt_tokens\": 300, \"output_tokens\": 30,"
+              "  \"ignore_eos\": true, \"api\": \"completions\", \"slo\": {\"ttft_ms\": 1000}}\n"
+              "]}\n");
     const char *args[] = {"--rate", "20", "--duration", "3s", "--workload", path, NULL};
     char *dir = harness_run_on_sim(NULL, no_metrics, args);
 
@@ -460,7 +447,7 @@ static void test_classes(void **state)
     char err[300];
     assert_int_equal(wl_file_load(path, &wf, err, sizeof err), 0);
     struct workload w;
-    base_workload(&w, "1", "1");
+    harness_workload(&w, 1, "1", "1", 1);
     w.classes = wf;
     struct harness_recs *r = harness_requests_load(dir);
     size_t n_short = 0;
