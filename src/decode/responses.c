@@ -137,14 +137,23 @@ struct item {
     uint64_t text;
 };
 
+/* An item's "type" into *type, when k is it: returns 0, or -1 on invalid
+ * text; 1 when k was another member. */
+static int item_type_of(struct cur *c, const struct key *k, enum item_type *type)
+{
+    if (!KEY_IS(k, "type"))
+        return 1;
+    int t = read_meaning(c, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
+    *type = (enum item_type)t;
+    return t < 0 ? -1 : 0;
+}
+
 static int item_member(struct cur *c, const struct key *k, void *ud)
 {
     struct item *it = ud;
-    if (KEY_IS(k, "type")) {
-        int t = read_meaning(c, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
-        it->type = (enum item_type)t;
-        return t < 0 ? -1 : 0;
-    }
+    int rc = item_type_of(c, k, &it->type);
+    if (rc <= 0)
+        return rc;
     if (KEY_IS(k, "content") || KEY_IS(k, "summary"))
         return cur_array(c, part_elem, &it->text);
     return cur_skip(c);
@@ -198,12 +207,8 @@ static int nested_member(struct cur *c, const struct key *k, void *ud)
 /* output_item.added's item: only its type is read. */
 static int added_item_member(struct cur *c, const struct key *k, void *ud)
 {
-    if (KEY_IS(k, "type")) {
-        int t = read_meaning(c, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
-        *(enum item_type *)ud = (enum item_type)t;
-        return t < 0 ? -1 : 0;
-    }
-    return cur_skip(c);
+    int rc = item_type_of(c, k, ud);
+    return rc <= 0 ? rc : cur_skip(c);
 }
 
 static void resp_init(struct resp *r)
