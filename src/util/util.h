@@ -145,6 +145,9 @@ void ll_usage_fail(const char *fmt, ...)
 #define LL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define LL_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LL_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* -1, 0 or 1 as a is below, equal to or above b: a qsort comparator's
+ * answer, without the overflow of a - b. Each argument is evaluated twice. */
+#define LL_CMP(a, b) (((a) > (b)) - ((a) < (b)))
 /* A macro's value as a string literal: LL_STR(10) is "10". */
 #define LL_STR_(x) #x
 #define LL_STR(x) LL_STR_(x)
