@@ -88,6 +88,12 @@ size_t ll_utf8_len(const unsigned char *p, size_t avail);
 /* An unsigned 64-bit integer in decimal; "1k" / "2M" / "3G" suffixes are
  * accepted only by ll_parse_count. */
 int ll_parse_u64(const char *s, uint64_t *out);
+/* The decimal digits at *p (at least one; no sign, no suffix) into *out,
+ * *p advanced past them; what follows is the caller's. Returns 0, or
+ * LL_E_INVAL when *p is not at a digit, LL_E_RANGE past UINT64_MAX (*p
+ * and *out untouched on either). For fields inside a line (a size
+ * "640x480", a histogram log's counts). */
+int ll_scan_u64(const char **p, uint64_t *out);
 /* A count with an optional k/M/G suffix (powers of 1000): "20", "1.5k". */
 int ll_parse_count(const char *s, double *out);
 /* A duration: a number with a unit ns, us, ms, s, m, h ("250ms", "1.5s",
