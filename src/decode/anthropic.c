@@ -68,26 +68,17 @@ static const struct word part_types[] = {
     WORD("server_tool_use", P_TOOL),
 };
 
-static int usage_member(struct cur *c, const struct key *k, void *ud)
-{
-    struct usage *u = ud;
-    if (KEY_IS(k, "input_tokens"))
-        return read_token_count(c, &u->input);
-    if (KEY_IS(k, "output_tokens"))
-        return read_token_count(c, &u->output);
-    if (KEY_IS(k, "cache_read_input_tokens"))
-        return read_token_count(c, &u->cache_read);
-    if (KEY_IS(k, "cache_creation_input_tokens"))
-        return read_token_count(c, &u->cache_creation);
-    return cur_skip(c);
-}
+/* What usage holds: the token counts, the cache's two among them. */
+static const struct count_key usage_keys[] = {
+    COUNT_KEY("input_tokens", struct usage, input),
+    COUNT_KEY("output_tokens", struct usage, output),
+    COUNT_KEY("cache_read_input_tokens", struct usage, cache_read),
+    COUNT_KEY("cache_creation_input_tokens", struct usage, cache_creation),
+};
 
 static int read_usage(struct cur *c, struct msg *m)
 {
-    if (cur_peek(c) != '{')
-        return cur_skip(c);
-    m->has_usage = 1;
-    return cur_object(c, usage_member, &m->usage);
+    return read_usage_into(c, &m->has_usage, usage_keys, LL_ARRAY_LEN(usage_keys), &m->usage);
 }
 
 /* message_start's message: its usage is read. */

@@ -11,14 +11,10 @@
 #include "decode/jscan.h"
 #include "util/util.h"
 
-/* A member of usage: prompt_tokens is read (total_tokens repeats it). */
-static int usage_member(struct cur *c, const struct key *k, void *ud)
-{
-    struct oai_chunk *out = ud;
-    if (KEY_IS(k, "prompt_tokens"))
-        return read_token_count(c, &out->prompt_tokens);
-    return cur_skip(c);
-}
+/* What usage holds: prompt_tokens (total_tokens repeats it). */
+static const struct count_key usage_keys[] = {
+    COUNT_KEY("prompt_tokens", struct oai_chunk, prompt_tokens),
+};
 
 /* "data": each element is one embedding. Anything but an array counts
  * none. */
@@ -57,12 +53,8 @@ static int top_member(struct cur *c, const struct key *k, void *ud)
     struct oai_chunk *out = ud;
     if (KEY_IS(k, "data"))
         return read_data(c, out);
-    if (KEY_IS(k, "usage")) {
-        if (cur_peek(c) != '{')
-            return cur_skip(c);
-        out->has_usage = 1;
-        return cur_object(c, usage_member, out);
-    }
+    if (KEY_IS(k, "usage"))
+        return read_usage_into(c, &out->has_usage, usage_keys, LL_ARRAY_LEN(usage_keys), out);
     if (KEY_IS(k, "error"))
         return read_error(c, out);
     return cur_skip(c);

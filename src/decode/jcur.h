@@ -534,6 +534,8 @@ static inline int event_meaning(int type, const char *s, size_t n, const struct 
     return type != none ? type : name_meaning(s, n, words, nwords, other, none);
 }
 
+/* ---- usage: an API's token counts ---- */
+
 /* A member of a usage's token details (OpenAI's prompt_tokens_details,
  * the Responses API's input_tokens_details): cached_tokens is read into
  * *(int64_t *)ud, the rest skipped. A cur_member_fn. */
@@ -542,6 +544,69 @@ static inline int read_cached_tokens_member(struct cur *c, const struct key *k, 
     if (KEY_IS(k, "cached_tokens"))
         return read_token_count(c, ud);
     return cur_skip(c);
+}
+
+/* One token count an API's usage object may hold: its key lit[0..n), and
+ * the int64_t it is read into, as the byte offset off in the decoder's
+ * struct. With details set, the key names an object of token details
+ * whose cached_tokens is read there (read_cached_tokens_member). Each
+ * decoder's usage is a table of these (COUNT_KEY, DETAILS_KEY). */
+struct count_key {
+    const char *lit;
+    size_t n;
+    size_t off;
+    int details;
+};
+
+#define COUNT_KEY(lit, type, field)                                                                \
+    {                                                                                              \
+        (lit), sizeof(lit) - 1, offsetof(type, field), 0                                           \
+    }
+#define DETAILS_KEY(lit, type, field)                                                              \
+    {                                                                                              \
+        (lit), sizeof(lit) - 1, offsetof(type, field), 1                                           \
+    }
+
+/* A usage object's table, and the struct its counts go into. */
+struct count_table {
+    const struct count_key *keys;
+    size_t nkeys;
+    void *base;
+};
+
+/* A member of a usage object, read by the struct count_table ud: the
+ * first key that is k says which int64_t of the struct at base gets the
+ * count (a non-negative integer, else -1; a details key that is not an
+ * object is skipped); a member no key names is skipped. A cur_member_fn. */
+static inline int read_count_member(struct cur *c, const struct key *k, void *ud)
+{
+    const struct count_table *t = ud;
+    for (size_t i = 0; i < t->nkeys; i++) {
+        const struct count_key *ck = &t->keys[i];
+        if (k->n != ck->n || memcmp(k->s, ck->lit, ck->n) != 0)
+            continue;
+        int64_t *dst = (int64_t *)(void *)((char *)t->base + ck->off);
+        if (!ck->details)
+            return read_token_count(c, dst);
+        if (cur_peek(c) == '{')
+            return cur_object(c, read_cached_tokens_member, dst);
+        break;
+    }
+    return cur_skip(c);
+}
+
+/* "usage": an object, whose counts keys[0..nkeys) read into the struct at
+ * base (read_count_member), *has set; anything else (null: vLLM without
+ * usage, or junk) is skipped. Returns 0, or -1 on invalid text. */
+static inline int read_usage_into(struct cur *c, int *has, const struct count_key *keys,
+                                  size_t nkeys, void *base)
+{
+    struct count_table t = {keys, nkeys, base};
+
+    if (cur_peek(c) != '{')
+        return cur_skip(c);
+    *has = 1;
+    return cur_object(c, read_count_member, &t);
 }
 
 /* ---- errors: an API's "error" member ---- */

@@ -62,26 +62,12 @@ void oai_chunk_clear(struct oai_chunk *c)
     c->cached_tokens = -1;
 }
 
-/* A member of usage: the token counts and the prompt's details are read. */
-static int usage_member(struct cur *c, const struct key *k, void *ud)
-{
-    struct oai_chunk *out = ud;
-    if (KEY_IS(k, "prompt_tokens"))
-        return read_token_count(c, &out->prompt_tokens);
-    if (KEY_IS(k, "completion_tokens"))
-        return read_token_count(c, &out->completion_tokens);
-    if (KEY_IS(k, "prompt_tokens_details") && cur_peek(c) == '{')
-        return cur_object(c, read_cached_tokens_member, &out->cached_tokens);
-    return cur_skip(c);
-}
-
-static int read_usage(struct cur *c, struct oai_chunk *out)
-{
-    if (cur_peek(c) != '{')
-        return cur_skip(c);              /* null (vLLM without usage) or junk */
-    out->has_usage = 1;
-    return cur_object(c, usage_member, out);
-}
+/* What usage holds: the token counts and the prompt's details. */
+static const struct count_key usage_keys[] = {
+    COUNT_KEY("prompt_tokens", struct oai_chunk, prompt_tokens),
+    COUNT_KEY("completion_tokens", struct oai_chunk, completion_tokens),
+    DETAILS_KEY("prompt_tokens_details", struct oai_chunk, cached_tokens),
+};
 
 /* An error member: {"message": "..."} or a bare string. null is no error. */
 static int read_error(struct cur *c, struct oai_chunk *out)
@@ -271,7 +257,7 @@ static int decode_object(enum oai_api api, int streamed, const char *data,
         if (KEY_IS(&k, "choices")) {
             rc = read_choices(&c, api, streamed, out, &saw_role);
         } else if (KEY_IS(&k, "usage")) {
-            rc = read_usage(&c, out);
+            rc = read_usage_into(&c, &out->has_usage, usage_keys, LL_ARRAY_LEN(usage_keys), out);
         } else if (KEY_IS(&k, "error")) {
             rc = read_error(&c, out);
         } else if (KEY_IS(&k, "object")) {

@@ -86,17 +86,12 @@ struct rmsg {
     struct cur_error ev; /* an error event's own code and message */
 };
 
-static int usage_member(struct cur *c, const struct key *k, void *ud)
-{
-    struct usage *u = ud;
-    if (KEY_IS(k, "input_tokens"))
-        return read_token_count(c, &u->input);
-    if (KEY_IS(k, "output_tokens"))
-        return read_token_count(c, &u->output);
-    if (KEY_IS(k, "input_tokens_details") && cur_peek(c) == '{')
-        return cur_object(c, read_cached_tokens_member, &u->cached);
-    return cur_skip(c);
-}
+/* What usage holds: the token counts and the input's details. */
+static const struct count_key usage_keys[] = {
+    COUNT_KEY("input_tokens", struct usage, input),
+    COUNT_KEY("output_tokens", struct usage, output),
+    DETAILS_KEY("input_tokens_details", struct usage, cached),
+};
 
 /* An error's members: code (or type, when no code came) and message. */
 static int err_member(struct cur *c, const struct key *k, void *ud)
@@ -142,14 +137,23 @@ struct item {
     uint64_t text;
 };
 
+/* An item's "type" into *type, when k is it: returns 0, or -1 on invalid
+ * text; 1 when k was another member. */
+static int item_type_of(struct cur *c, const struct key *k, enum item_type *type)
+{
+    if (!KEY_IS(k, "type"))
+        return 1;
+    int t = read_meaning(c, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
+    *type = (enum item_type)t;
+    return t < 0 ? -1 : 0;
+}
+
 static int item_member(struct cur *c, const struct key *k, void *ud)
 {
     struct item *it = ud;
-    if (KEY_IS(k, "type")) {
-        int t = read_meaning(c, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
-        it->type = (enum item_type)t;
-        return t < 0 ? -1 : 0;
-    }
+    int rc = item_type_of(c, k, &it->type);
+    if (rc <= 0)
+        return rc;
     if (KEY_IS(k, "content") || KEY_IS(k, "summary"))
         return cur_array(c, part_elem, &it->text);
     return cur_skip(c);
@@ -185,12 +189,8 @@ static int resp_member_of(struct cur *c, const struct key *k, struct resp *r, in
         r->status = (enum status)s;
         return s < 0 ? -1 : 0;
     }
-    if (KEY_IS(k, "usage")) {
-        if (cur_peek(c) != '{')
-            return cur_skip(c);
-        r->has_usage = 1;
-        return cur_object(c, usage_member, &r->usage);
-    }
+    if (KEY_IS(k, "usage"))
+        return read_usage_into(c, &r->has_usage, usage_keys, LL_ARRAY_LEN(usage_keys), &r->usage);
     if (KEY_IS(k, "error"))
         return read_api_error(c, &r->error, err_member);
     if (output && KEY_IS(k, "output"))
@@ -207,12 +207,8 @@ static int nested_member(struct cur *c, const struct key *k, void *ud)
 /* output_item.added's item: only its type is read. */
 static int added_item_member(struct cur *c, const struct key *k, void *ud)
 {
-    if (KEY_IS(k, "type")) {
-        int t = read_meaning(c, item_types, LL_ARRAY_LEN(item_types), I_OTHER, I_NONE);
-        *(enum item_type *)ud = (enum item_type)t;
-        return t < 0 ? -1 : 0;
-    }
-    return cur_skip(c);
+    int rc = item_type_of(c, k, ud);
+    return rc <= 0 ? rc : cur_skip(c);
 }
 
 static void resp_init(struct resp *r)

@@ -9,6 +9,7 @@
  * through the engine and calls these. */
 #include "sim/api.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,23 @@ static void put_anth_usage(struct http_buf *b, const struct api_req *r, uint32_t
     http_buf_puts(b, "}");
 }
 
+/* Writes an API's usage object ("usage":{...}) for r, output tokens
+ * produced so far. */
+typedef void usage_writer(struct http_buf *b, const struct api_req *r, uint32_t output);
+
+/* The end of a body or event object: ,"usage":{...} in the API's shape
+ * (usage, with output tokens) unless --no-usage, then close (the braces
+ * that end it). The one place --no-usage leaves the usage out. */
+static void put_usage_close(struct http_buf *b, const struct api_ctx *ctx, const struct api_req *r,
+                            usage_writer *usage, uint32_t output, const char *close)
+{
+    if (!ctx->no_usage) {
+        http_buf_puts(b, ",");
+        usage(b, r, output);
+    }
+    http_buf_puts(b, close);
+}
+
 /* message_start and the text block's content_block_start, once. */
 static void anth_start(struct api_ctx *ctx, struct api_req *r, struct http_buf *out)
 {
@@ -203,11 +221,7 @@ static void anth_start(struct api_ctx *ctx, struct api_req *r, struct http_buf *
     http_buf_puts(b, "\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"");
     http_buf_append(b, r->model.data, r->model.len);
     http_buf_puts(b, "\",\"stop_reason\":null,\"stop_sequence\":null");
-    if (!ctx->no_usage) {
-        http_buf_puts(b, ",");
-        put_anth_usage(b, r, 0);
-    }
-    http_buf_puts(b, "}}");
+    put_usage_close(b, ctx, r, put_anth_usage, 0, "}}");
     emit_event(r, out, "message_start", b->data, b->len);
     static const char block[] = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{"
                                 "\"type\":\"text\",\"text\":\"\"}}";
@@ -280,11 +294,7 @@ static void put_resp_object(struct http_buf *b, const struct api_ctx *ctx, const
                      "\"annotations\":[],\"text\":\"");
     put_tokens(b, r, k, r->produced_tokens);
     http_buf_puts(b, "\"}]}]");
-    if (!ctx->no_usage) {
-        http_buf_puts(b, ",");
-        put_resp_usage(b, r, r->produced_tokens);
-    }
-    http_buf_puts(b, "}");
+    put_usage_close(b, ctx, r, put_resp_usage, r->produced_tokens, "}");
 }
 
 /* response.created, response.in_progress, the message's
@@ -405,14 +415,15 @@ void apiwrite_role(struct api_ctx *ctx, const struct api_req *r, struct http_buf
     emit_data(r, out, b->data, b->len);
 }
 
-static void put_usage(struct http_buf *b, const struct api_req *r)
+/* The OpenAI usage (chat, completions): output is completion_tokens. */
+static void put_usage(struct http_buf *b, const struct api_req *r, uint32_t output)
 {
     http_buf_puts(b, "\"usage\":{\"prompt_tokens\":");
     http_buf_u64(b, r->prompt_tokens);
     http_buf_puts(b, ",\"completion_tokens\":");
-    http_buf_u64(b, r->produced_tokens);
+    http_buf_u64(b, output);
     http_buf_puts(b, ",\"total_tokens\":");
-    http_buf_u64(b, (uint64_t)r->prompt_tokens + r->produced_tokens);
+    http_buf_u64(b, (uint64_t)r->prompt_tokens + output);
     http_buf_puts(b, ",\"prompt_tokens_details\":{\"cached_tokens\":");
     http_buf_u64(b, r->cached_tokens);
     http_buf_puts(b, "}}");
@@ -456,11 +467,7 @@ void apiwrite_body(struct api_ctx *ctx, struct api_req *r, int finish_length)
         http_buf_puts(b, "\"}],\"stop_reason\":\"");
         http_buf_puts(b, finish_length ? "max_tokens" : "end_turn");
         http_buf_puts(b, "\",\"stop_sequence\":null");
-        if (!ctx->no_usage) {
-            http_buf_puts(b, ",");
-            put_anth_usage(b, r, n);
-        }
-        http_buf_puts(b, "}\n");
+        put_usage_close(b, ctx, r, put_anth_usage, n, "}\n");
         return;
     }
     if (r->resp) {
@@ -489,11 +496,14 @@ void apiwrite_body(struct api_ctx *ctx, struct api_req *r, int finish_length)
     }
     http_buf_puts(b, finish_length ? "length" : "stop");
     http_buf_puts(b, "\"}]");
-    if (!ctx->no_usage) {
-        http_buf_puts(b, ",");
-        put_usage(b, r);
-    }
-    http_buf_puts(b, "}\n");
+    put_usage_close(b, ctx, r, put_usage, n, "}\n");
+}
+
+/* The embeddings usage: the prompt, which is all the tokens (no output). */
+static void put_emb_usage(struct http_buf *b, const struct api_req *r, uint32_t output)
+{
+    http_buf_printf(b, "\"usage\":{\"prompt_tokens\":%" PRIu32 ",\"total_tokens\":%" PRIu32 "}",
+                    r->prompt_tokens, r->prompt_tokens);
 }
 
 /* An embeddings answer into ctx->json: one vector of ctx->embeddings_dim
@@ -520,14 +530,7 @@ void apiwrite_embeddings(struct api_ctx *ctx, const struct api_req *r)
     http_buf_puts(b, "],\"model\":\"");
     http_buf_append(b, r->model.data, r->model.len);
     http_buf_puts(b, "\"");
-    if (!ctx->no_usage) {
-        http_buf_puts(b, ",\"usage\":{\"prompt_tokens\":");
-        http_buf_u64(b, r->prompt_tokens);
-        http_buf_puts(b, ",\"total_tokens\":");
-        http_buf_u64(b, r->prompt_tokens);
-        http_buf_puts(b, "}");
-    }
-    http_buf_puts(b, "}\n");
+    put_usage_close(b, ctx, r, put_emb_usage, 0, "}\n");
 }
 
 /* ---- the end of a response ---- */
@@ -545,11 +548,7 @@ static void anth_end(struct api_ctx *ctx, struct api_req *r, struct http_buf *ou
     http_buf_puts(b, "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"");
     http_buf_puts(b, reason);
     http_buf_puts(b, "\",\"stop_sequence\":null}");
-    if (!ctx->no_usage) {
-        http_buf_puts(b, ",");
-        put_anth_usage(b, r, r->produced_tokens);
-    }
-    http_buf_puts(b, "}");
+    put_usage_close(b, ctx, r, put_anth_usage, r->produced_tokens, "}");
     emit_event(r, out, "message_delta", b->data, b->len);
     static const char end[] = "{\"type\":\"message_stop\"}";
     emit_event(r, out, "message_stop", end, sizeof end - 1);
@@ -573,7 +572,7 @@ static void chunks_end(struct api_ctx *ctx, struct api_req *r, struct http_buf *
         http_buf_clear(b);
         put_chunk_head(b, r);
         http_buf_puts(b, "\"choices\":[],");
-        put_usage(b, r);
+        put_usage(b, r, r->produced_tokens);
         http_buf_puts(b, "}");
         emit_data(r, out, b->data, b->len);
     }

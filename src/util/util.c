@@ -201,6 +201,24 @@ int ll_parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+int ll_scan_u64(const char **p, uint64_t *out)
+{
+    const char *s = *p;
+    uint64_t v = 0;
+    if (*s < '0' || *s > '9')
+        return LL_E_INVAL;
+    while (*s >= '0' && *s <= '9') {
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return LL_E_RANGE;
+        v = v * 10 + d;
+        s++;
+    }
+    *p = s;
+    *out = v;
+    return 0;
+}
+
 /* The number s starts with into *v and what follows it into *end: 0, or
  * LL_E_RANGE when it is not finite (*v and *end set all the same), or
  * LL_E_INVAL when s does not start with a number. */

@@ -88,6 +88,12 @@ size_t ll_utf8_len(const unsigned char *p, size_t avail);
 /* An unsigned 64-bit integer in decimal; "1k" / "2M" / "3G" suffixes are
  * accepted only by ll_parse_count. */
 int ll_parse_u64(const char *s, uint64_t *out);
+/* The decimal digits at *p (at least one; no sign, no suffix) into *out,
+ * *p advanced past them; what follows is the caller's. Returns 0, or
+ * LL_E_INVAL when *p is not at a digit, LL_E_RANGE past UINT64_MAX (*p
+ * and *out untouched on either). For fields inside a line (a size
+ * "640x480", a histogram log's counts). */
+int ll_scan_u64(const char **p, uint64_t *out);
 /* A count with an optional k/M/G suffix (powers of 1000): "20", "1.5k". */
 int ll_parse_count(const char *s, double *out);
 /* A duration: a number with a unit ns, us, ms, s, m, h ("250ms", "1.5s",
@@ -145,6 +151,9 @@ void ll_usage_fail(const char *fmt, ...)
 #define LL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define LL_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LL_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* -1, 0 or 1 as a is below, equal to or above b: a qsort comparator's
+ * answer, without the overflow of a - b. Each argument is evaluated twice. */
+#define LL_CMP(a, b) (((a) > (b)) - ((a) < (b)))
 /* A macro's value as a string literal: LL_STR(10) is "10". */
 #define LL_STR_(x) #x
 #define LL_STR(x) LL_STR_(x)

@@ -12,62 +12,39 @@
 struct own_key {
     const char *name;
     unsigned bit;
+    unsigned apis; /* the APIs whose body has it: a mask of API_BIT(enum oai_api) */
 };
 
-/* What the body writer (src/http/body.c) writes for each API. */
-static const struct own_key chat_keys[] = {
-    {"model", EXTRABODY_MODEL},           {"messages", EXTRABODY_PROMPT},
-    {"max_tokens", EXTRABODY_MAX_TOKENS}, {"max_completion_tokens", EXTRABODY_MAX_TOKENS},
-    {"stream", EXTRABODY_STREAM},         {"stream_options", EXTRABODY_STREAM_OPTIONS},
-    {"ignore_eos", EXTRABODY_IGNORE_EOS}, {NULL, 0},
-};
-static const struct own_key completions_keys[] = {
-    {"model", EXTRABODY_MODEL},
-    {"prompt", EXTRABODY_PROMPT},
-    {"max_tokens", EXTRABODY_MAX_TOKENS},
-    {"stream", EXTRABODY_STREAM},
-    {"stream_options", EXTRABODY_STREAM_OPTIONS},
-    {"ignore_eos", EXTRABODY_IGNORE_EOS},
-    {NULL, 0},
-};
-static const struct own_key anthropic_keys[] = {
-    {"model", EXTRABODY_MODEL},           {"messages", EXTRABODY_PROMPT},
-    {"max_tokens", EXTRABODY_MAX_TOKENS}, {"stream", EXTRABODY_STREAM},
-    {"ignore_eos", EXTRABODY_IGNORE_EOS}, {NULL, 0},
-};
-static const struct own_key responses_keys[] = {
-    {"model", EXTRABODY_MODEL},
-    {"input", EXTRABODY_PROMPT},
-    {"max_output_tokens", EXTRABODY_MAX_TOKENS},
-    {"stream", EXTRABODY_STREAM},
-    {"ignore_eos", EXTRABODY_IGNORE_EOS},
-    {NULL, 0},
-};
-/* Embeddings: no output, so no output limit and no stream. */
-static const struct own_key embeddings_keys[] = {
-    {"model", EXTRABODY_MODEL},
-    {"input", EXTRABODY_PROMPT},
-    {NULL, 0},
-};
+#define API_BIT(api) (1u << (api))
+/* Every API but embeddings (no output, so no output limit and no stream). */
+#define API_STREAMED                                                                               \
+    (API_BIT(OAI_API_CHAT) | API_BIT(OAI_API_COMPLETIONS) | API_BIT(OAI_API_ANTHROPIC) |           \
+     API_BIT(OAI_API_RESPONSES))
 
-static const struct own_key *own_keys(enum oai_api api)
-{
-    switch (api) {
-    case OAI_API_COMPLETIONS: return completions_keys;
-    case OAI_API_ANTHROPIC: return anthropic_keys;
-    case OAI_API_RESPONSES: return responses_keys;
-    case OAI_API_EMBEDDINGS: return embeddings_keys;
-    case OAI_API_CHAT:
-    case OAI_API_COUNT: break;
-    }
-    return chat_keys;
-}
+/* What the body writer (src/http/body.c) writes, key by key, and for
+ * which APIs. */
+static const struct own_key own_keys[] = {
+    {"model", EXTRABODY_MODEL, API_STREAMED | API_BIT(OAI_API_EMBEDDINGS)},
+    {"messages", EXTRABODY_PROMPT, API_BIT(OAI_API_CHAT) | API_BIT(OAI_API_ANTHROPIC)},
+    {"prompt", EXTRABODY_PROMPT, API_BIT(OAI_API_COMPLETIONS)},
+    {"input", EXTRABODY_PROMPT, API_BIT(OAI_API_RESPONSES) | API_BIT(OAI_API_EMBEDDINGS)},
+    {"max_tokens", EXTRABODY_MAX_TOKENS,
+     API_BIT(OAI_API_CHAT) | API_BIT(OAI_API_COMPLETIONS) | API_BIT(OAI_API_ANTHROPIC)},
+    {"max_completion_tokens", EXTRABODY_MAX_TOKENS, API_BIT(OAI_API_CHAT)},
+    {"max_output_tokens", EXTRABODY_MAX_TOKENS, API_BIT(OAI_API_RESPONSES)},
+    {"stream", EXTRABODY_STREAM, API_STREAMED},
+    {"stream_options", EXTRABODY_STREAM_OPTIONS,
+     API_BIT(OAI_API_CHAT) | API_BIT(OAI_API_COMPLETIONS)},
+    {"ignore_eos", EXTRABODY_IGNORE_EOS, API_STREAMED},
+};
 
 unsigned extrabody_own(enum oai_api api, const char *key)
 {
-    for (const struct own_key *k = own_keys(api); k->name; k++)
-        if (strcmp(k->name, key) == 0)
-            return k->bit;
+    /* An API out of range is read as chat, the default. */
+    unsigned a = (unsigned)api < OAI_API_COUNT ? API_BIT(api) : API_BIT(OAI_API_CHAT);
+    for (size_t i = 0; i < LL_ARRAY_LEN(own_keys); i++)
+        if ((own_keys[i].apis & a) && strcmp(own_keys[i].name, key) == 0)
+            return own_keys[i].bit;
     return 0;
 }
 

@@ -33,20 +33,10 @@
 /* A side: digits only, 1 .. IMAGE_SIDE_MAX. Advances *s. */
 static int parse_side(const char **s, uint32_t *out)
 {
-    const char *p = *s;
-    uint64_t v = 0;
-    if (*p < '0' || *p > '9')
-        return -1;
-    while (*p >= '0' && *p <= '9') {
-        v = v * 10 + (uint64_t)(*p - '0');
-        if (v > IMAGE_SIDE_MAX)
-            return -1;
-        p++;
-    }
-    if (v == 0)
+    uint64_t v;
+    if (ll_scan_u64(s, &v) < 0 || v == 0 || v > IMAGE_SIDE_MAX)
         return -1;
     *out = (uint32_t)v;
-    *s = p;
     return 0;
 }
 

@@ -425,9 +425,8 @@ static int parse_line(struct tparse *p, const char *s, size_t n)
 static int cmp_arrival(const void *a, const void *b)
 {
     const struct trace_entry *x = a, *y = b;
-    if (x->sched_ns != y->sched_ns)
-        return x->sched_ns < y->sched_ns ? -1 : 1;
-    return (x->line > y->line) - (x->line < y->line);
+    int c = LL_CMP(x->sched_ns, y->sched_ns);
+    return c ? c : LL_CMP(x->line, y->line);
 }
 
 struct idx_line {
@@ -438,9 +437,8 @@ struct idx_line {
 static int cmp_index(const void *a, const void *b)
 {
     const struct idx_line *x = a, *y = b;
-    if (x->index != y->index)
-        return x->index < y->index ? -1 : 1;
-    return (x->line > y->line) - (x->line < y->line);
+    int c = LL_CMP(x->index, y->index);
+    return c ? c : LL_CMP(x->line, y->line);
 }
 
 static int parse_line_cb(void *ud, const char *s, size_t n, unsigned long line)

@@ -198,6 +198,9 @@ static void test_sizes_grammar(void **state)
         assert_int_equal(image_sizes_parse(bad[i], &c, err, sizeof err), LL_E_INVAL);
         assert_non_null(strstr(err, "expected WxH"));
     }
+    /* A side past 64 bits is refused as any side over the maximum is. */
+    assert_int_equal(image_sizes_parse("99999999999999999999999x5", &c, err, sizeof err),
+                     LL_E_INVAL);
     enum image_format f;
     assert_int_equal(image_format_parse("jpg", &f, err, sizeof err), 0);
     assert_int_equal(f, IMAGE_JPEG);

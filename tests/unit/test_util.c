@@ -46,6 +46,33 @@ static void test_parse_u64(void **state)
     assert_int_equal(ll_parse_u64("18446744073709551616", &v), LL_E_RANGE);
     assert_int_equal(ll_parse_u64("-1", &v), LL_E_INVAL);
     assert_int_equal(ll_parse_u64("12 ", &v), LL_E_INVAL);
+
+    /* ll_scan_u64: the digits at *p, *p past them on success only. */
+    static const struct {
+        const char *in;
+        int rc;
+        uint64_t v;
+        size_t used; /* bytes *p advanced */
+    } cases[] = {
+        {"0", 0, 0, 1},
+        {"640x480", 0, 640, 3},
+        {"007,", 0, 7, 3},
+        {"18446744073709551615", 0, UINT64_MAX, 20},
+        {"18446744073709551616", LL_E_RANGE, 0, 0},
+        {"99999999999999999999x", LL_E_RANGE, 0, 0},
+        {"", LL_E_INVAL, 0, 0},
+        {"x1", LL_E_INVAL, 0, 0},
+        {"-1", LL_E_INVAL, 0, 0},
+        {"+1", LL_E_INVAL, 0, 0},
+        {" 1", LL_E_INVAL, 0, 0},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
+        const char *p = cases[i].in;
+        uint64_t got = 12345;
+        assert_int_equal(ll_scan_u64(&p, &got), cases[i].rc);
+        assert_ptr_equal(p, cases[i].in + cases[i].used);
+        assert_true(got == (cases[i].rc ? 12345 : cases[i].v));
+    }
 }
 
 /* HTTP header lists: any item, or only the last (Transfer-Encoding). */
