@@ -75,8 +75,7 @@ static void resample_pcts(struct rng *r, const struct side_rs *x, uint32_t *coun
 
 static int cmp_double(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return LL_CMP(*(const double *)a, *(const double *)b);
 }
 
 /* For qsort of indices by the values they point at (ties by index, so
@@ -89,9 +88,8 @@ struct by_value {
 static int cmp_by_value(const void *a, const void *b)
 {
     const struct by_value *x = a, *y = b;
-    if (x->v != y->v)
-        return (x->v > y->v) - (x->v < y->v);
-    return (x->i > y->i) - (x->i < y->i);
+    int c = LL_CMP(x->v, y->v);
+    return c ? c : LL_CMP(x->i, y->i);
 }
 
 /* The sorted position of each value of in_order: the k-th smallest (ties
