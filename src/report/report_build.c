@@ -497,10 +497,7 @@ static void fill_report_endpoints(const struct built *b, struct report *r,
                                   struct report_endpoint **eps,
                                   struct report_endpoint_step **ep_steps)
 {
-    const struct sweep_step *first = NULL;
-    for (size_t i = 0; i < b->sw.n_steps && !first; i++)
-        if (b->sw.steps[i].f.n_endpoints)
-            first = &b->sw.steps[i];
+    const struct sweep_step *first = sweep_first_with_endpoints(b->sw.steps, b->sw.n_steps);
     size_t ne = first ? first->f.n_endpoints : 0, ns = b->sw.n_steps;
     *eps = ll_calloc(ne + 1, sizeof **eps);
     *ep_steps = ll_calloc(ne * ns + 1, sizeof **ep_steps);

@@ -1315,6 +1315,27 @@ static void test_class_facts_and_records(void **state)
     sweep_step_free(&a);
 }
 
+/* The first step that broke out classes, and the first that spread over
+ * endpoints: each found past steps that did not, NULL when none did. */
+static void test_first_with_parts(void **state)
+{
+    (void)state;
+    struct sweep_step steps[3];
+    for (size_t i = 0; i < 3; i++)
+        sweep_step_init(&steps[i]);
+    sweep_step_endpoints_init(&steps[1], 2);
+    sweep_step_classes_init(&steps[2], 1);
+    assert_ptr_equal(sweep_first_with_endpoints(steps, 3), &steps[1]);
+    assert_ptr_equal(sweep_first_with_classes(steps, 3), &steps[2]);
+    assert_null(sweep_first_with_classes(steps, 2));
+    assert_null(sweep_first_with_endpoints(steps, 1));
+    assert_null(sweep_first_with_endpoints(steps, 0));
+    assert_false(steps_csv_have_classes(steps, 2));
+    assert_true(steps_csv_have_classes(steps, 3));
+    for (size_t i = 0; i < 3; i++)
+        sweep_step_free(&steps[i]);
+}
+
 /* classes.csv: the header and one row per step and class, by hand. */
 static void test_classes_csv(void **state)
 {
@@ -1683,4 +1704,4 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
           CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
           cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings))
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
