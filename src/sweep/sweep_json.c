@@ -48,6 +48,25 @@ static double *server_num(struct sweep_server *v, size_t i)
     return (double *)((char *)v + server_nums[i].off);
 }
 
+/* A replica's numbers, in steps.jsonl's order, written and read back
+ * through this one list: its key and where struct sweep_replica keeps it
+ * (NAN: not known). */
+static const struct {
+    const char *key;
+    size_t off;
+} replica_nums[] = {
+    {"waiting_mean", offsetof(struct sweep_replica, waiting_mean)},
+    {"waiting_max", offsetof(struct sweep_replica, waiting_max)},
+    {"running_mean", offsetof(struct sweep_replica, running_mean)},
+    {"generation_tokens", offsetof(struct sweep_replica, generation_tokens)},
+    {"span_s", offsetof(struct sweep_replica, span_s)},
+};
+
+static double *replica_num(struct sweep_replica *r, size_t i)
+{
+    return (double *)((char *)r + replica_nums[i].off);
+}
+
 /* A step's replicas (--prometheus), as the run's summary.json has them:
  * {"count", "replicas": {name: {waiting_mean, waiting_max, running_mean,
  * generation_tokens, span_s, generation_share}}, "imbalance": text or
@@ -65,11 +84,9 @@ static json_t *replicas_json(const struct sweep_replicas *rs)
     for (size_t i = 0; i < rs->n; i++) {
         const struct sweep_replica *r = &rs->r[i];
         json_t *x = json_object();
-        jset(x, "waiting_mean", jnum(r->waiting_mean));
-        jset(x, "waiting_max", jnum(r->waiting_max));
-        jset(x, "running_mean", jnum(r->running_mean));
-        jset(x, "generation_tokens", jnum(r->generation_tokens));
-        jset(x, "span_s", jnum(r->span_s));
+        for (size_t n = 0; n < LL_ARRAY_LEN(replica_nums); n++)
+            jset(x, replica_nums[n].key,
+                 jnum(*(const double *)((const char *)r + replica_nums[n].off)));
         jset(x, "generation_share",
              sum > 0 && isfinite(r->generation_tokens) ? json_real(r->generation_tokens / sum)
                                                        : json_null());
@@ -99,11 +116,8 @@ static void replicas_from_json(json_t *o, struct sweep_replicas *rs)
             continue;
         struct sweep_replica *r = &rs->r[rs->n++];
         snprintf(r->name, sizeof r->name, "%s", key);
-        r->waiting_mean = num_or_nan(x, "waiting_mean");
-        r->waiting_max = num_or_nan(x, "waiting_max");
-        r->running_mean = num_or_nan(x, "running_mean");
-        r->generation_tokens = num_or_nan(x, "generation_tokens");
-        r->span_s = num_or_nan(x, "span_s");
+        for (size_t n = 0; n < LL_ARRAY_LEN(replica_nums); n++)
+            *replica_num(r, n) = num_or_nan(x, replica_nums[n].key);
     }
     rs->count =
         json_is_integer(c) && json_integer_value(c) > 0 ? (size_t)json_integer_value(c) : rs->n;
