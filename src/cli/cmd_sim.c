@@ -3,6 +3,8 @@
  * flag overriding it), prints the base address as the first line of
  * stdout, and runs the server until SIGINT/SIGTERM or --duration. */
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,27 +25,92 @@
 #define SIM_DEFAULT_CONN_BUFFER_BYTES (8u * 1024 * 1024)
 #define SIM_DEFAULT_SLOW_HEADERS_NS (2 * LL_NS_PER_SEC)
 
+struct sim_args {
+    struct server_config cfg;
+    struct sim_profile profile;
+    const char *profile_name;
+    int have_seed;
+    uint64_t seed;
+    int explain;
+    int help;
+    int stall_at_set, stall_for_set;
+    const char *gpu_flag; /* the last --gpus/--gpu-* flag given, or NULL */
+    int bad;              /* a flag was refused: err says why */
+    char err[512];        /* the first refusal's one-line reason */
+};
+
+/* How a flag's value is kept, in struct sim_args at the flag's off. */
+enum sim_store {
+    SIM_CODE,   /* on_first or on_second's code takes it */
+    SIM_STR,    /* const char *: the value as given */
+    SIM_SET,    /* int: set to lo (a flag without a value) */
+    SIM_NS,     /* uint64_t: a duration (parse_dur) */
+    SIM_WHOLE,  /* an unsigned integer size bytes wide, in [lo, hi] (parse_whole) */
+    SIM_NONNEG, /* double: a non-negative number (parse_nonneg) */
+};
+
+/* A flag of llmload sim, as data: its name, whether it takes a value, and
+ * where and how that value is kept; gpu: a --gpus/--gpu-* flag, which
+ * needs --gpu-metrics. */
 struct sim_opt {
     const char *name;
     int has_arg;
+    enum sim_store store;
+    size_t off, size;
+    uint64_t lo, hi;
+    int gpu;
 };
+
+/* Where a field of the server's configuration is, and how wide. */
+#define CFG(f) offsetof(struct sim_args, cfg.f), sizeof(((struct sim_args *)0)->cfg.f)
+/* SIM_WHOLE keeps --max-body and --conn-buffer (size_t) as 8 bytes. */
+_Static_assert(sizeof(size_t) == sizeof(uint64_t), "size_t is not 64 bits");
 
 /* clang-format off */
 static const struct sim_opt sim_opts[] = {
-    {"--host", 1}, {"--port", 1}, {"--profile", 1}, {"--model-name", 1},
-    {"--duration", 1}, {"--seed", 1}, {"--log", 1}, {"--explain", 0},
-    {"--help", 0}, {"-h", 0},
-    {"--max-num-seqs", 1}, {"--kv-tokens", 1}, {"--block-tokens", 1},
-    {"--prefill-chunk", 1}, {"--step-base", 1}, {"--step-per-prefill-token", 1},
-    {"--step-per-seq", 1}, {"--queue-limit", 1}, {"--output-len-median", 1},
-    {"--output-len-sigma", 1}, {"--no-prefix-cache", 0}, {"--cold-first", 1},
-    {"--stall-at", 1}, {"--stall-for", 1}, {"--stall-from", 1}, {"--fault", 1}, {"--slow-headers-delay", 1},
-    {"--role-chunk", 0}, {"--tokens-per-event", 1},
-    {"--default-max-tokens", 1}, {"--max-body", 1}, {"--conn-buffer", 1},
-    {"--tokenizer", 1}, {"--no-usage", 0}, {"--context-tokens", 1}, {"--vocab", 1},
-    {"--prompt-counter-excludes-cached", 0}, {"--embeddings-dim", 1},
-    {"--gpu-metrics", 0}, {"--gpus", 1}, {"--gpu-idle-watts", 1}, {"--gpu-joules-per-token", 1},
-    {"--gpu-joules-per-prefill-token", 1},
+    {"--host", 1, SIM_STR, CFG(host), 0, 0, 0},
+    {"--port", 1, SIM_WHOLE, CFG(port), 0, 65535, 0},
+    {"--profile", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--model-name", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--duration", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--seed", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--log", 1, SIM_STR, CFG(log_path), 0, 0, 0},
+    {"--explain", 0, SIM_SET, offsetof(struct sim_args, explain), sizeof(int), 1, 0, 0},
+    {"--help", 0, SIM_CODE, 0, 0, 0, 0, 0},
+    {"-h", 0, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--max-num-seqs", 1, SIM_WHOLE, CFG(engine.max_num_seqs), 1, UINT32_MAX, 0},
+    {"--kv-tokens", 1, SIM_WHOLE, CFG(engine.kv_tokens), 1, (uint64_t)1 << 50, 0},
+    {"--block-tokens", 1, SIM_WHOLE, CFG(engine.block_tokens), 1, 1 << 20, 0},
+    {"--prefill-chunk", 1, SIM_WHOLE, CFG(engine.prefill_chunk_tokens), 1, UINT32_MAX, 0},
+    {"--step-base", 1, SIM_NS, CFG(engine.step_base_ns), 0, 0, 0},
+    {"--step-per-prefill-token", 1, SIM_NS, CFG(engine.step_prefill_token_ns), 0, 0, 0},
+    {"--step-per-seq", 1, SIM_NS, CFG(engine.step_seq_ns), 0, 0, 0},
+    {"--queue-limit", 1, SIM_WHOLE, CFG(engine.queue_limit), 0, UINT32_MAX, 0},
+    {"--output-len-median", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--output-len-sigma", 1, SIM_NONNEG, CFG(engine.natural_len_sigma), 0, 0, 0},
+    {"--no-prefix-cache", 0, SIM_SET, CFG(engine.prefix_cache), 0, 0, 0},
+    {"--cold-first", 1, SIM_NS, CFG(engine.cold_first_ns), 0, 0, 0},
+    {"--stall-at", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--stall-for", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--stall-from", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--fault", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--slow-headers-delay", 1, SIM_NS, CFG(slow_headers_delay_ns), 0, 0, 0},
+    {"--role-chunk", 0, SIM_SET, CFG(role_chunk), 1, 0, 0},
+    {"--tokens-per-event", 1, SIM_WHOLE, CFG(tokens_per_event), 1, 1 << 20, 0},
+    {"--default-max-tokens", 1, SIM_WHOLE, CFG(default_max_tokens), 1, 1 << 30, 0},
+    {"--max-body", 1, SIM_WHOLE, CFG(max_body_bytes), 1, (uint64_t)1 << 32, 0},
+    {"--conn-buffer", 1, SIM_WHOLE, CFG(conn_buffer_bytes), 1024, (uint64_t)1 << 34, 0},
+    {"--tokenizer", 1, SIM_CODE, 0, 0, 0, 0, 0},
+    {"--no-usage", 0, SIM_SET, CFG(no_usage), 1, 0, 0},
+    {"--context-tokens", 1, SIM_WHOLE, CFG(context_tokens), 2, UINT32_MAX, 0},
+    {"--vocab", 1, SIM_WHOLE, CFG(vocab), 1, TOKENIZER_ID_MAX + 1, 0},
+    {"--prompt-counter-excludes-cached", 0, SIM_SET, CFG(prompt_excludes_cached), 1, 0, 0},
+    {"--embeddings-dim", 1, SIM_WHOLE, CFG(embeddings_dim), 1, SERVER_MAX_EMBEDDINGS_DIM, 0},
+    {"--gpu-metrics", 0, SIM_SET, CFG(gpu_metrics), 1, 0, 0},
+    {"--gpus", 1, SIM_WHOLE, CFG(gpu.gpus), 1, GPU_MAX_GPUS, 1},
+    {"--gpu-idle-watts", 1, SIM_NONNEG, CFG(gpu.idle_w), 0, 0, 1},
+    {"--gpu-joules-per-token", 1, SIM_NONNEG, CFG(gpu.decode_seq_j), 0, 0, 1},
+    {"--gpu-joules-per-prefill-token", 1, SIM_NONNEG, CFG(gpu.prefill_token_j), 0, 0, 1},
 };
 /* clang-format on */
 
@@ -148,20 +215,6 @@ static const struct sim_opt *find_opt(const char *arg, const char **inline_val)
     return NULL;
 }
 
-struct sim_args {
-    struct server_config cfg;
-    struct sim_profile profile;
-    const char *profile_name;
-    int have_seed;
-    uint64_t seed;
-    int explain;
-    int help;
-    int stall_at_set, stall_for_set;
-    const char *gpu_flag;           /* the last --gpus/--gpu-* flag given, or NULL */
-    int bad;                        /* a flag was refused: err says why */
-    char err[512];                  /* the first refusal's one-line reason */
-};
-
 /* Refuse a flag: keep the first reason (the walk stops there) for
  * sim_main to print. Parsing never exits. */
 static void sim_bad(struct sim_args *a, const char *fmt, ...)
@@ -207,12 +260,12 @@ static double parse_nonneg(struct sim_args *a, const char *flag, const char *v)
     return d;
 }
 
-/* Walk argv, calling on(a, name, value) for each option (value NULL for
+/* Walk argv, calling on(a, opt, value) for each option (value NULL for
  * flags), up to the first refusal. Returns 0, or LL_E_INVAL with the
  * reason in a->err (an unknown option, a missing value, or what on
  * refused). */
 static int walk_args(int argc, char **argv,
-                     void (*on)(struct sim_args *a, const char *name, const char *val),
+                     void (*on)(struct sim_args *a, const struct sim_opt *o, const char *val),
                      struct sim_args *a)
 {
     for (int i = 1; i < argc && !a->bad; i++) {
@@ -227,15 +280,16 @@ static int walk_args(int argc, char **argv,
         } else {
             if (o->has_arg && !val)
                 val = argv[++i];
-            on(a, o->name, val);
+            on(a, o, val);
         }
     }
     return a->bad ? LL_E_INVAL : 0;
 }
 
 /* Pass 1: the profile and the seed, which the other options build on. */
-static void on_first(struct sim_args *a, const char *name, const char *val)
+static void on_first(struct sim_args *a, const struct sim_opt *o, const char *val)
 {
+    const char *name = o->name;
     if (strcmp(name, "--profile") == 0)
         a->profile_name = val;
     else if (strcmp(name, "--seed") == 0) {
@@ -249,15 +303,43 @@ static void on_first(struct sim_args *a, const char *name, const char *val)
         a->help = 1;
 }
 
-static void on_second(struct sim_args *a, const char *name, const char *val)
+/* Store a flag the table says how to keep (o->store not SIM_CODE). */
+static void sim_store(struct sim_args *a, const struct sim_opt *o, const char *val)
 {
+    char *at = (char *)a + o->off;
+    if (o->gpu)
+        a->gpu_flag = o->name;
+    switch (o->store) {
+    case SIM_STR: *(const char **)at = val; break;
+    case SIM_SET: *(int *)at = (int)o->lo; break;
+    case SIM_NS: *(uint64_t *)at = parse_dur(a, o->name, val); break;
+    case SIM_NONNEG: *(double *)at = parse_nonneg(a, o->name, val); break;
+    case SIM_WHOLE: {
+        uint64_t v = parse_whole(a, o->name, val, o->lo, o->hi);
+        if (o->size == sizeof(uint16_t))
+            *(uint16_t *)at = (uint16_t)v;
+        else if (o->size == sizeof(uint32_t))
+            *(uint32_t *)at = (uint32_t)v;
+        else
+            *(uint64_t *)at = v;
+        break;
+    }
+    case SIM_CODE: break;
+    }
+}
+
+/* Pass 2: every flag but the first pass's, the table's through sim_store,
+ * the others here. */
+static void on_second(struct sim_args *a, const struct sim_opt *o, const char *val)
+{
+    const char *name = o->name;
     struct server_config *c = &a->cfg;
     struct engine_config *e = &c->engine;
-    if (strcmp(name, "--host") == 0) {
-        c->host = val;
-    } else if (strcmp(name, "--port") == 0) {
-        c->port = (uint16_t)parse_whole(a, name, val, 0, 65535);
-    } else if (strcmp(name, "--model-name") == 0) {
+    if (o->store != SIM_CODE) {
+        sim_store(a, o, val);
+        return;
+    }
+    if (strcmp(name, "--model-name") == 0) {
         if (!*val || strlen(val) > 256)
             sim_bad(a, "--model-name: expected 1 to 256 bytes, got \"%s\"", val);
         c->model_name = val;
@@ -265,36 +347,10 @@ static void on_second(struct sim_args *a, const char *name, const char *val)
         c->duration_ns = parse_dur(a, name, val);
         if (c->duration_ns == 0)
             sim_bad(a, "--duration: expected a positive duration, got \"%s\"", val);
-    } else if (strcmp(name, "--log") == 0) {
-        c->log_path = val;
-    } else if (strcmp(name, "--explain") == 0) {
-        a->explain = 1;
-    } else if (strcmp(name, "--max-num-seqs") == 0) {
-        e->max_num_seqs = (uint32_t)parse_whole(a, name, val, 1, UINT32_MAX);
-    } else if (strcmp(name, "--kv-tokens") == 0) {
-        e->kv_tokens = parse_whole(a, name, val, 1, (uint64_t)1 << 50);
-    } else if (strcmp(name, "--block-tokens") == 0) {
-        e->block_tokens = (uint32_t)parse_whole(a, name, val, 1, 1 << 20);
-    } else if (strcmp(name, "--prefill-chunk") == 0) {
-        e->prefill_chunk_tokens = (uint32_t)parse_whole(a, name, val, 1, UINT32_MAX);
-    } else if (strcmp(name, "--step-base") == 0) {
-        e->step_base_ns = parse_dur(a, name, val);
-    } else if (strcmp(name, "--step-per-prefill-token") == 0) {
-        e->step_prefill_token_ns = parse_dur(a, name, val);
-    } else if (strcmp(name, "--step-per-seq") == 0) {
-        e->step_seq_ns = parse_dur(a, name, val);
-    } else if (strcmp(name, "--queue-limit") == 0) {
-        e->queue_limit = (uint32_t)parse_whole(a, name, val, 0, UINT32_MAX);
     } else if (strcmp(name, "--output-len-median") == 0) {
         e->natural_len_median_tokens = parse_nonneg(a, name, val);
         if (e->natural_len_median_tokens < 1)
             sim_bad(a, "--output-len-median: expected a number >= 1, got \"%s\"", val);
-    } else if (strcmp(name, "--output-len-sigma") == 0) {
-        e->natural_len_sigma = parse_nonneg(a, name, val);
-    } else if (strcmp(name, "--no-prefix-cache") == 0) {
-        e->prefix_cache = 0;
-    } else if (strcmp(name, "--cold-first") == 0) {
-        e->cold_first_ns = parse_dur(a, name, val);
     } else if (strcmp(name, "--stall-at") == 0) {
         c->stall_at_ns = parse_dur(a, name, val);
         a->stall_at_set = 1;
@@ -312,45 +368,9 @@ static void on_second(struct sim_args *a, const char *name, const char *val)
         char err[200];
         if (faults_add_spec(&c->faults, val, err, sizeof(err)) < 0)
             sim_bad(a, "--fault: %s", err);
-    } else if (strcmp(name, "--slow-headers-delay") == 0) {
-        c->slow_headers_delay_ns = parse_dur(a, name, val);
-    } else if (strcmp(name, "--role-chunk") == 0) {
-        c->role_chunk = 1;
-    } else if (strcmp(name, "--tokens-per-event") == 0) {
-        c->tokens_per_event = (uint32_t)parse_whole(a, name, val, 1, 1 << 20);
-    } else if (strcmp(name, "--default-max-tokens") == 0) {
-        c->default_max_tokens = (uint32_t)parse_whole(a, name, val, 1, 1 << 30);
-    } else if (strcmp(name, "--max-body") == 0) {
-        c->max_body_bytes = (size_t)parse_whole(a, name, val, 1, (uint64_t)1 << 32);
-    } else if (strcmp(name, "--conn-buffer") == 0) {
-        c->conn_buffer_bytes = (size_t)parse_whole(a, name, val, 1024, (uint64_t)1 << 34);
     } else if (strcmp(name, "--tokenizer") == 0) {
         if (tokenizer_kind_parse(val, &c->tokenizer) < 0)
             sim_bad(a, "--tokenizer: expected words or bytes2, got \"%s\"", val);
-    } else if (strcmp(name, "--no-usage") == 0) {
-        c->no_usage = 1;
-    } else if (strcmp(name, "--prompt-counter-excludes-cached") == 0) {
-        c->prompt_excludes_cached = 1;
-    } else if (strcmp(name, "--context-tokens") == 0) {
-        c->context_tokens = (uint32_t)parse_whole(a, name, val, 2, UINT32_MAX);
-    } else if (strcmp(name, "--gpu-metrics") == 0) {
-        c->gpu_metrics = 1;
-    } else if (strcmp(name, "--gpus") == 0) {
-        c->gpu.gpus = (uint32_t)parse_whole(a, name, val, 1, GPU_MAX_GPUS);
-        a->gpu_flag = name;
-    } else if (strcmp(name, "--gpu-idle-watts") == 0) {
-        c->gpu.idle_w = parse_nonneg(a, name, val);
-        a->gpu_flag = name;
-    } else if (strcmp(name, "--gpu-joules-per-token") == 0) {
-        c->gpu.decode_seq_j = parse_nonneg(a, name, val);
-        a->gpu_flag = name;
-    } else if (strcmp(name, "--gpu-joules-per-prefill-token") == 0) {
-        c->gpu.prefill_token_j = parse_nonneg(a, name, val);
-        a->gpu_flag = name;
-    } else if (strcmp(name, "--vocab") == 0) {
-        c->vocab = (uint32_t)parse_whole(a, name, val, 1, TOKENIZER_ID_MAX + 1);
-    } else if (strcmp(name, "--embeddings-dim") == 0) {
-        c->embeddings_dim = (uint32_t)parse_whole(a, name, val, 1, SERVER_MAX_EMBEDDINGS_DIM);
     }
     /* --profile, --seed and --help were taken in the first pass. */
 }

@@ -101,6 +101,23 @@ json_t *contract_keep(const char *endpoint, json_t *answer)
     return out;
 }
 
+struct fetch_opts contract_fetch_opts(const struct transport_config *tc,
+                                      const struct curl_slist *headers, const int *cancel_fd,
+                                      uint64_t timeout_ns, uint64_t connect_timeout_ns,
+                                      size_t max_body_bytes)
+{
+    return (struct fetch_opts){
+        .headers = headers,
+        .cacert = tc->cacert,
+        .insecure = tc->insecure,
+        .timeout_ns = timeout_ns,
+        .connect_timeout_ns = connect_timeout_ns,
+        .max_body_bytes = max_body_bytes,
+        .cancel_fds = cancel_fd,
+        .n_cancel_fds = *cancel_fd >= 0,
+    };
+}
+
 json_t *contract_server_probe(struct fetcher *f, const struct transport_config *tc,
                               const struct curl_slist *headers, const char *server_header,
                               int cancel_fd)
@@ -113,16 +130,9 @@ json_t *contract_server_probe(struct fetcher *f, const struct transport_config *
                         server_header && *server_header ? json_string(server_header) : json_null());
     if (!f)
         return srv;
-    struct fetch_opts fo = {
-        .headers = headers,
-        .cacert = tc->cacert,
-        .insecure = tc->insecure,
-        .timeout_ns = CONTRACT_TIMEOUT_NS,
-        .connect_timeout_ns = CONTRACT_TIMEOUT_NS,
-        .max_body_bytes = 4u << 20, /* llama.cpp's /props holds its chat template */
-        .cancel_fds = &cancel_fd,
-        .n_cancel_fds = cancel_fd >= 0,
-    };
+    /* 4 MiB: llama.cpp's /props holds its chat template. */
+    struct fetch_opts fo = contract_fetch_opts(tc, headers, &cancel_fd, CONTRACT_TIMEOUT_NS,
+                                               CONTRACT_TIMEOUT_NS, 4u << 20);
     struct fetch_response r = {0};
     for (size_t i = 0; i < LL_ARRAY_LEN(endpoints); i++) {
         char url[1200], why[256];

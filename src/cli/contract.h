@@ -13,6 +13,7 @@
 
 #include "cli/runopts.h"
 #include "driver/driver.h"
+#include "http/fetch.h"
 
 /* Each question's time limit (connecting included): an endpoint the
  * server does not serve costs at most this, and a target that does not
@@ -23,7 +24,17 @@
  * "/v1" (or "/v1/"); base_url itself otherwise. Into buf (len bytes). */
 void contract_root_url(const char *base_url, char *buf, size_t len);
 
-struct fetcher;
+/* The options of a question to the target before the load (the /models
+ * probe's, contract_server_probe's): the run's headers and its TLS
+ * settings (tc's --cacert and --insecure), the whole request within
+ * timeout_ns and its connect within connect_timeout_ns, an answer of at
+ * most max_body_bytes, abandoned when *cancel_fd (-1: none) becomes
+ * readable. Borrows headers and cancel_fd: both must outlive the requests
+ * made with the options. */
+struct fetch_opts contract_fetch_opts(const struct transport_config *tc,
+                                      const struct curl_slist *headers, const int *cancel_fd,
+                                      uint64_t timeout_ns, uint64_t connect_timeout_ns,
+                                      size_t max_body_bytes);
 
 /* Ask the target about itself, through f (the /models probe's, so its
  * connection is reused; NULL: nothing is asked): GET ROOT/version (vLLM), ROOT/props

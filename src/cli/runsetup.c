@@ -79,16 +79,8 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
     uint64_t connect_ns = LL_MIN(5 * LL_NS_PER_SEC, timeout_ns);
     if (tc->connect_timeout_ns && tc->connect_timeout_ns < connect_ns)
         connect_ns = LL_MAX(tc->connect_timeout_ns, LL_NS_PER_MS);
-    struct fetch_opts fo = {
-        .headers = headers,
-        .cacert = tc->cacert,
-        .insecure = tc->insecure,
-        .timeout_ns = timeout_ns,
-        .connect_timeout_ns = connect_ns,
-        .max_body_bytes = 1u << 20,
-        .cancel_fds = &cancel_fd,
-        .n_cancel_fds = cancel_fd >= 0,
-    };
+    struct fetch_opts fo =
+        contract_fetch_opts(tc, headers, &cancel_fd, timeout_ns, connect_ns, 1u << 20);
     struct fetch_response r = {0};
     int frc = fetch_request(f, url, NULL, &fo, &r, why, sizeof why);
     *answered = frc != LL_E_INTR && r.status != 0;

@@ -253,9 +253,7 @@ int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, i
     json_t *outcome = NULL;
     int code = LL_EXIT_USAGE;
     char dir[4200];
-    if (rm_parts_load(&m, dirs, n) != 0)
-        goto out;
-    if (rm_parts_open_out(&m, out_dir, force, dir, sizeof dir) != 0)
+    if (rm_parts_open(&m, dirs, n, out_dir, force, dir, sizeof dir) != 0)
         goto out;
     /* Without records, only what is missing whole: absent or cut-short shards. */
     int *present = ll_calloc(m.shards, sizeof *present);

@@ -104,17 +104,15 @@ int rm_parts_check(struct merge *m);
 /* 1 when p is a sweep's shard (its run.json has config.sweep). */
 int rm_part_is_sweep(const struct part *p);
 
-/* Allocate m->parts and load the n shards dirs[] in order (rm_part_load),
- * m->n_parts counting those tried, and set m->sweep: a sweep's shards and
- * a run's are refused together. 0, or -1 after a one-line error;
+/* The start of every merge: allocate m->parts and load the n shards
+ * dirs[] in order (rm_part_load), m->n_parts counting those tried, and set
+ * m->sweep (a sweep's shards and a run's are refused together); then the
+ * refusals of rm_parts_check, and out_dir prepared as a results directory
+ * (force: over an existing one), its path into dir (dir_cap bytes), and
+ * every part counted present. 0, or -1 after a one-line error;
  * rm_merge_free frees m either way. */
-int rm_parts_load(struct merge *m, const char *const *dirs, size_t n);
-
-/* After the shards are loaded (m->n_parts of them): the refusals of
- * rm_parts_check, then out_dir prepared as a results directory (force:
- * over an existing one), its path into dir (dir_cap bytes), and every part
- * counted present. 0, or -1 after a one-line error. */
-int rm_parts_open_out(struct merge *m, const char *out_dir, int force, char *dir, size_t dir_cap);
+int rm_parts_open(struct merge *m, const char *const *dirs, size_t n, const char *out_dir,
+                  int force, char *dir, size_t dir_cap);
 
 /* The end of a merge of a run's shards (a whole one or --hist-only),
  * after its summary (outcome, taken over; code its exit status so far):

@@ -24,14 +24,9 @@
 /* What the builder reads and computes, and everything it allocates,
  * freed in one place. */
 struct built {
-    json_t *run;                 /* run.json */
-    struct sweep_settings set;   /* its config.sweep */
-    struct sweep_step *steps;    /* one per steps.jsonl step, fed requests.jsonl */
-    size_t n_steps;
-    struct sweep_point *points;
-    size_t n_points;
+    struct report_sweep sw;      /* run.json, its settings, the steps, points and
+                               findings: what report_sweep_load hands over */
     char stop_reason[256];       /* steps.jsonl's "end" line; "" = none */
-    struct sweep_findings *fd;   /* every class's findings: too big for the stack's comfort */
     char *text;                  /* the findings in words, SWEEP_FINDINGS_TEXT_MAX bytes */
     char invalid_text[512];      /* the INVALID steps in one line, for the report's banner */
     /* --rates auto: steps.jsonl's "probe" line, on the steps' clock */
@@ -80,8 +75,8 @@ static void header_texts(struct built *b)
 {
     size_t at = 0;
     b->tags_text[0] = b->server_text[0] = '\0';
-    put_pairs(b->tags_text, sizeof b->tags_text, &at, json_object_get(b->run, "tags"), " ");
-    json_t *srv = json_object_get(json_object_get(b->run, "contract"), "server");
+    put_pairs(b->tags_text, sizeof b->tags_text, &at, json_object_get(b->sw.run, "tags"), " ");
+    json_t *srv = json_object_get(json_object_get(b->sw.run, "contract"), "server");
     if (!json_is_object(srv))
         return;
     at = 0;
@@ -103,14 +98,9 @@ static void header_texts(struct built *b)
 
 static void built_free(struct built *b)
 {
-    for (size_t i = 0; i < b->n_steps; i++)
-        sweep_step_free(&b->steps[i]);
-    free(b->steps);
-    free(b->points);
-    free(b->fd);
+    report_sweep_free(&b->sw);
     free(b->text);
     free(b->probe_inflight);
-    json_decref(b->run);
     json_decref(b->expect);
     memset(b, 0, sizeof *b);
 }
@@ -166,13 +156,13 @@ static int load_steps(const char *path, struct built *b, char *err, size_t errle
             const char *why = json_string_value(json_object_get(o, "stop_reason"));
             snprintf(b->stop_reason, sizeof b->stop_reason, "%s", why ? why : "");
         } else if (kind && (strcmp(kind, "load") == 0 || strcmp(kind, "recovery") == 0)) {
-            if (b->n_steps == room) {
+            if (b->sw.n_steps == room) {
                 room = room ? room * 2 : 16;
-                b->steps = ll_realloc(b->steps, room * sizeof *b->steps);
+                b->sw.steps = ll_realloc(b->sw.steps, room * sizeof *b->sw.steps);
             }
-            struct sweep_step *s = &b->steps[b->n_steps];
+            struct sweep_step *s = &b->sw.steps[b->sw.n_steps];
             sweep_step_init(s);
-            b->n_steps++;
+            b->sw.n_steps++;
             char why[200];
             if (sweep_facts_from_json(o, s, why, sizeof why) != 0) {
                 snprintf(err, errlen, "%.1000s:%zu: %s", path, lineno, why);
@@ -348,16 +338,16 @@ static size_t load_server_series(const char *path, struct report_server_sample *
 static void fill_report(struct built *b, struct report *r, struct report_step *rs,
                         struct report_inflight_sample **samples)
 {
-    const struct sweep_findings *fd = b->fd;
-    const struct sweep_settings *set = &b->set;
+    const struct sweep_findings *fd = b->sw.fd;
+    const struct sweep_settings *set = &b->sw.set;
     size_t total = 0;
-    for (size_t i = 0; i < b->n_steps; i++)
-        total += b->steps[i].f.n_series;
+    for (size_t i = 0; i < b->sw.n_steps; i++)
+        total += b->sw.steps[i].f.n_series;
     *samples = ll_calloc(total + 1, sizeof **samples);
     size_t at = 0;
-    int repeats = sweep_has_repeats(b->steps, b->n_steps);
-    for (size_t i = 0; i < b->n_steps; i++) {
-        const struct sweep_step *s = &b->steps[i];
+    int repeats = sweep_has_repeats(b->sw.steps, b->sw.n_steps);
+    for (size_t i = 0; i < b->sw.n_steps; i++) {
+        const struct sweep_step *s = &b->sw.steps[i];
         struct report_step *p = &rs[i];
         memset(p, 0, sizeof *p);
         p->offered_rps = s->f.offered_rps;
@@ -411,20 +401,20 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         p->cold_cached_share = stats_cached_share(c);
     }
     memset(r, 0, sizeof *r);
-    json_t *cfg = json_object_get(b->run, "config");
+    json_t *cfg = json_object_get(b->sw.run, "config");
     r->title = "llmload sweep";
     r->target = json_string_value(json_object_get(cfg, "url"));
     r->model = json_string_value(json_object_get(cfg, "model"));
-    r->version = json_string_value(json_object_get(b->run, "version"));
+    r->version = json_string_value(json_object_get(b->sw.run, "version"));
     r->started_at = json_string_value(json_object_get(cfg, "started_at"));
     r->mode = json_string_value(json_object_get(cfg, "mode_label"));
     header_texts(b);
     r->tags = b->tags_text[0] ? b->tags_text : NULL;
     r->server_said = b->server_text[0] ? b->server_text : NULL;
     r->steps = rs;
-    r->n_steps = b->n_steps;
-    for (size_t i = 0; i < b->n_steps; i++)
-        r->energy |= b->steps[i].f.energy.present;
+    r->n_steps = b->sw.n_steps;
+    for (size_t i = 0; i < b->sw.n_steps; i++)
+        r->energy |= b->sw.steps[i].f.energy.present;
     r->slo_ttft_ms = (double)set->slo.ttft_ns / 1e6;
     r->slo_tpot_ms = (double)set->slo.tpot_ns / 1e6;
     r->slo_e2e_ms = (double)set->slo.e2e_ns / 1e6;
@@ -440,8 +430,8 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
         snprintf(b->first_limit, sizeof b->first_limit, "first limit: %s",
                  fl->server_metrics ? "none reached" : "unknown (no server metrics)");
     r->first_limit = b->first_limit;
-    r->invalid = sweep_invalid_text(b->steps, b->n_steps, b->invalid_text,
-                                    sizeof b->invalid_text) > 0;
+    r->invalid =
+        sweep_invalid_text(b->sw.steps, b->sw.n_steps, b->invalid_text, sizeof b->invalid_text) > 0;
     r->invalid_reason = r->invalid ? b->invalid_text : NULL;
     r->probe_t0_s = b->probe_t0_s;
     r->probe_t1_s = b->probe_t1_s;
@@ -457,8 +447,8 @@ static void fill_report_classes(const struct built *b, struct report *r,
                                 struct report_class **cls,
                                 struct report_class_step **cls_steps, char **slo_text)
 {
-    const struct sweep_findings *fd = b->fd;
-    size_t nc = fd->n_classes, ns = b->n_steps;
+    const struct sweep_findings *fd = b->sw.fd;
+    size_t nc = fd->n_classes, ns = b->sw.n_steps;
     *cls = ll_calloc(nc + 1, sizeof **cls);
     *cls_steps = ll_calloc(nc * ns + 1, sizeof **cls_steps);
     *slo_text = ll_calloc(nc + 1, 96);
@@ -476,7 +466,7 @@ static void fill_report_classes(const struct built *b, struct report *r,
         c->capacity_lower_bound = cf->none_failed;
         c->steps = cs;
         for (size_t i = 0; i < ns; i++) {
-            const struct sweep_step *s = &b->steps[i];
+            const struct sweep_step *s = &b->sw.steps[i];
             int j = sweep_step_class_find(s, cf->name);
             if (j < 0)
                 continue;
@@ -507,11 +497,8 @@ static void fill_report_endpoints(const struct built *b, struct report *r,
                                   struct report_endpoint **eps,
                                   struct report_endpoint_step **ep_steps)
 {
-    const struct sweep_step *first = NULL;
-    for (size_t i = 0; i < b->n_steps && !first; i++)
-        if (b->steps[i].f.n_endpoints)
-            first = &b->steps[i];
-    size_t ne = first ? first->f.n_endpoints : 0, ns = b->n_steps;
+    const struct sweep_step *first = sweep_first_with_endpoints(b->sw.steps, b->sw.n_steps);
+    size_t ne = first ? first->f.n_endpoints : 0, ns = b->sw.n_steps;
     *eps = ll_calloc(ne + 1, sizeof **eps);
     *ep_steps = ll_calloc(ne * ns + 1, sizeof **ep_steps);
     for (size_t k = 0; k < ne; k++) {
@@ -520,7 +507,7 @@ static void fill_report_endpoints(const struct built *b, struct report *r,
         e->url = first->f.endpoints[k].url;
         e->steps = es;
         for (size_t i = 0; i < ns; i++) {
-            const struct sweep_step *s = &b->steps[i];
+            const struct sweep_step *s = &b->sw.steps[i];
             if (k >= s->f.n_endpoints)
                 continue;
             const struct sweep_endpoint *se = &s->endpoints[k];
@@ -544,29 +531,29 @@ static void fill_report_endpoints(const struct built *b, struct report *r,
 static int built_load(const char *dir, struct built *b)
 {
     char path[1200], err[1600];
-    sweep_settings_init(&b->set);
+    sweep_settings_init(&b->sw.set);
     snprintf(path, sizeof path, "%s/run.json", dir);
     json_error_t je;
-    b->run = json_load_file(path, 0, &je);
-    if (!b->run) {
+    b->sw.run = json_load_file(path, 0, &je);
+    if (!b->sw.run) {
         ll_errorf("%s: %s", path, je.text);
         return -1;
     }
-    json_t *sw = json_object_get(json_object_get(b->run, "config"), "sweep");
+    json_t *sw = json_object_get(json_object_get(b->sw.run, "config"), "sweep");
     if (!json_is_object(sw)) {
         ll_errorf("%s: not a sweep's results (run.json has no config.sweep)", dir);
         return -1;
     }
-    sweep_settings_from_json(sw, &b->set);
+    sweep_settings_from_json(sw, &b->sw.set);
     /* No --engine-limits seqs: llama.cpp says its slots in /props, which
      * the run's contract kept (vLLM exports no batch bound at all). */
     json_t *slots = json_object_get(
-        json_object_get(json_object_get(json_object_get(b->run, "contract"), "server"), "props"),
+        json_object_get(json_object_get(json_object_get(b->sw.run, "contract"), "server"), "props"),
         "total_slots");
-    if (!b->set.engine_seqs && json_is_integer(slots) && json_integer_value(slots) >= 1 &&
+    if (!b->sw.set.engine_seqs && json_is_integer(slots) && json_integer_value(slots) >= 1 &&
         json_integer_value(slots) <= UINT32_MAX) {
-        b->set.engine_seqs = (uint32_t)json_integer_value(slots);
-        b->set.engine_seqs_source = "props";
+        b->sw.set.engine_seqs = (uint32_t)json_integer_value(slots);
+        b->sw.set.engine_seqs_source = "props";
     }
     snprintf(path, sizeof path, "%s/steps.jsonl", dir);
     if (load_steps(path, b, err, sizeof err) != 0) {
@@ -574,7 +561,7 @@ static int built_load(const char *dir, struct built *b)
         return -1;
     }
     snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    if (sweep_read_records(path, 0, b->steps, b->n_steps, &b->set, err, sizeof err) != 0) {
+    if (sweep_read_records(path, 0, b->sw.steps, b->sw.n_steps, &b->sw.set, err, sizeof err) != 0) {
         ll_errorf("%s", err);
         return -1;
     }
@@ -584,26 +571,27 @@ static int built_load(const char *dir, struct built *b)
 /* Every step's figures, the points, the findings and their text. */
 static void built_analyse(struct built *b)
 {
-    for (size_t i = 0; i < b->n_steps; i++)
-        sweep_step_finish(&b->steps[i], &b->set);
-    b->points = ll_calloc(b->n_steps + 1, sizeof *b->points);
-    b->n_points = sweep_points_build(b->steps, b->n_steps, b->points);
-    b->fd = ll_malloc(sizeof *b->fd);
-    sweep_findings_compute(b->steps, b->n_steps, b->points, b->n_points, &b->set, b->fd);
+    for (size_t i = 0; i < b->sw.n_steps; i++)
+        sweep_step_finish(&b->sw.steps[i], &b->sw.set);
+    b->sw.points = ll_calloc(b->sw.n_steps + 1, sizeof *b->sw.points);
+    b->sw.n_points = sweep_points_build(b->sw.steps, b->sw.n_steps, b->sw.points);
+    b->sw.fd = ll_malloc(sizeof *b->sw.fd);
+    sweep_findings_compute(b->sw.steps, b->sw.n_steps, b->sw.points, b->sw.n_points, &b->sw.set,
+                           b->sw.fd);
     b->text = ll_malloc(SWEEP_FINDINGS_TEXT_MAX);
-    sweep_findings_text(b->fd, &b->set, b->stop_reason, b->text, SWEEP_FINDINGS_TEXT_MAX);
+    sweep_findings_text(b->sw.fd, &b->sw.set, b->stop_reason, b->text, SWEEP_FINDINGS_TEXT_MAX);
 }
 
 /* The terminal's view: the step table, the INVALID line, the classes and
  * the findings. */
 static void built_print(const struct built *b, FILE *out)
 {
-    sweep_print_table(out, b->steps, b->n_steps, &b->set);
+    sweep_print_table(out, b->sw.steps, b->sw.n_steps, &b->sw.set);
     char inv[512];
-    if (sweep_invalid_text(b->steps, b->n_steps, inv, sizeof inv))
+    if (sweep_invalid_text(b->sw.steps, b->sw.n_steps, inv, sizeof inv))
         fprintf(out, "\n*** %s\n", inv);
-    sweep_print_classes(out, b->fd);
-    sweep_print_endpoints(out, b->steps, b->n_steps);
+    sweep_print_classes(out, b->sw.fd);
+    sweep_print_endpoints(out, b->sw.steps, b->sw.n_steps);
     fprintf(out, "\n%s", b->text);
     fflush(out);
 }
@@ -614,23 +602,23 @@ static int write_tables(const char *dir, const struct built *b)
 {
     char path[1200], err[1600];
     snprintf(path, sizeof path, "%s/steps.csv", dir);
-    if (steps_csv_write(path, b->steps, b->n_steps, err, sizeof err) != 0) {
+    if (steps_csv_write(path, b->sw.steps, b->sw.n_steps, err, sizeof err) != 0) {
         ll_errorf("%s", err);
         return -1;
     }
-    if (steps_csv_have_classes(b->steps, b->n_steps)) {
+    if (steps_csv_have_classes(b->sw.steps, b->sw.n_steps)) {
         snprintf(path, sizeof path, "%s/classes.csv", dir);
-        if (steps_csv_write_classes(path, b->steps, b->n_steps, err, sizeof err) != 0) {
+        if (steps_csv_write_classes(path, b->sw.steps, b->sw.n_steps, err, sizeof err) != 0) {
             ll_errorf("%s", err);
             return -1;
         }
     }
-    json_t *sum = sweep_summary_json(b->steps, b->n_steps, b->points, b->n_points, b->fd,
-                                     &b->set, b->stop_reason, b->run);
-    if (b->set.expect.n) /* absent without --expect, as in files made before it */
+    json_t *sum = sweep_summary_json(b->sw.steps, b->sw.n_steps, b->sw.points, b->sw.n_points,
+                                     b->sw.fd, &b->sw.set, b->stop_reason, b->sw.run);
+    if (b->sw.set.expect.n) /* absent without --expect, as in files made before it */
         json_object_set(sum, "expect", b->expect);
     /* A merged sweep (llmload merge) with shards or ids missing says so. */
-    json_t *mg = json_object_get(b->run, "merged");
+    json_t *mg = json_object_get(b->sw.run, "merged");
     if (mg)
         json_object_set(sum, "incomplete", json_object_get(mg, "incomplete"));
     snprintf(path, sizeof path, "%s/summary.json", dir);
@@ -653,7 +641,7 @@ static int write_html(const char *dir, struct built *b)
     struct report_class_step *cls_steps = NULL;
     char *slo_text = NULL;
     struct report_inflight_sample *samples = NULL;
-    struct report_step *rs = ll_calloc(b->n_steps + 1, sizeof *rs);
+    struct report_step *rs = ll_calloc(b->sw.n_steps + 1, sizeof *rs);
     struct report r;
     fill_report(b, &r, rs, &samples);
     fill_report_classes(b, &r, &cls, &cls_steps, &slo_text);
@@ -718,23 +706,23 @@ static void step_figures(const struct sweep_step *s, struct expect_figures *fig)
  * (null without --expect), b->expect_failed how many failed. */
 static void expect_steps(struct built *b)
 {
-    const struct expect_set *ex = &b->set.expect;
+    const struct expect_set *ex = &b->sw.set.expect;
     b->expect_failed = 0;
     if (!ex->n) {
         b->expect = json_null();
         return;
     }
-    const struct sweep_findings *fd = b->fd;
+    const struct sweep_findings *fd = b->sw.fd;
     double lowest = INFINITY;
-    for (size_t i = 0; i < b->n_steps; i++) {
-        const struct sweep_step *s = &b->steps[i];
+    for (size_t i = 0; i < b->sw.n_steps; i++) {
+        const struct sweep_step *s = &b->sw.steps[i];
         if (!s->f.recovery && !s->invalid && s->f.offered_rps < lowest)
             lowest = s->f.offered_rps;
     }
     double upto = fd->capacity_found ? fd->capacity_rps : lowest;
     json_t *arr = json_array();
-    for (size_t i = 0; i < b->n_steps; i++) {
-        const struct sweep_step *s = &b->steps[i];
+    for (size_t i = 0; i < b->sw.n_steps; i++) {
+        const struct sweep_step *s = &b->sw.steps[i];
         if (s->f.recovery || s->invalid || s->f.offered_rps > upto * (1 + 1e-9))
             continue;
         struct expect_figures fig;
@@ -760,8 +748,8 @@ static void expect_steps(struct built *b)
  * fails; else LL_EXIT_OK. */
 static int expect_checks(const struct built *b)
 {
-    const struct sweep_settings *set = &b->set;
-    const struct sweep_findings *fd = b->fd;
+    const struct sweep_settings *set = &b->sw.set;
+    const struct sweep_findings *fd = b->sw.fd;
     if (fd->capacity_unknown) {
         ll_errorf("INVALID: no step could be judged: the generator's own lateness moved every "
                   "step's latencies (see \"not judged\" above)");
@@ -824,18 +812,8 @@ int report_sweep_load(const char *dir, struct report_sweep *out)
         return -1;
     }
     built_analyse(&b);
-    out->run = b.run;
-    out->set = b.set;
-    out->steps = b.steps;
-    out->n_steps = b.n_steps;
-    out->points = b.points;
-    out->n_points = b.n_points;
-    out->fd = b.fd;
-    b.run = NULL;
-    b.steps = NULL;
-    b.n_steps = 0;
-    b.points = NULL;
-    b.fd = NULL;
+    *out = b.sw;
+    memset(&b.sw, 0, sizeof b.sw);
     built_free(&b);
     return 0;
 }

@@ -678,7 +678,9 @@ int rm_part_is_sweep(const struct part *p)
     return json_object_get(json_object_get(p->run, "config"), "sweep") != NULL;
 }
 
-int rm_parts_load(struct merge *m, const char *const *dirs, size_t n)
+/* Allocate m->parts and load the n shards dirs[] in order, m->n_parts
+ * counting those tried, and set m->sweep. 0, or -1 after a one-line error. */
+static int rm_parts_load(struct merge *m, const char *const *dirs, size_t n)
 {
     m->parts = ll_calloc(n, sizeof *m->parts);
     for (size_t i = 0; i < n; i++) {
@@ -697,7 +699,10 @@ int rm_parts_load(struct merge *m, const char *const *dirs, size_t n)
     return 0;
 }
 
-int rm_parts_open_out(struct merge *m, const char *out_dir, int force, char *dir, size_t dir_cap)
+/* The refusals, then out_dir prepared as a results directory. 0, or -1
+ * after a one-line error. */
+static int rm_parts_open_out(struct merge *m, const char *out_dir, int force, char *dir,
+                             size_t dir_cap)
 {
     char err[1200];
 
@@ -709,6 +714,14 @@ int rm_parts_open_out(struct merge *m, const char *out_dir, int force, char *dir
     }
     m->n_present = m->n_parts;
     return 0;
+}
+
+int rm_parts_open(struct merge *m, const char *const *dirs, size_t n, const char *out_dir,
+                  int force, char *dir, size_t dir_cap)
+{
+    if (rm_parts_load(m, dirs, n) != 0)
+        return -1;
+    return rm_parts_open_out(m, out_dir, force, dir, dir_cap);
 }
 
 int rm_run_finish(struct merge *m, const char *dir, int allow_partial, json_t *outcome, int code,
@@ -743,9 +756,7 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
     json_t *outcome = NULL;
     int code = LL_EXIT_USAGE;
     char dir[4200];
-    if (rm_parts_load(&m, dirs, n) != 0)
-        goto out;
-    if (rm_parts_open_out(&m, out_dir, force, dir, sizeof dir) != 0)
+    if (rm_parts_open(&m, dirs, n, out_dir, force, dir, sizeof dir) != 0)
         goto out;
     if (m.sweep) {
         code = rm_sweep_merge(&m, dir, allow_partial, build, out);

@@ -285,10 +285,7 @@ const size_t steps_csv_class_ncolumns =
 
 int steps_csv_have_classes(const struct sweep_step *steps, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (steps[i].f.n_classes)
-            return 1;
-    return 0;
+    return sweep_first_with_classes(steps, n) != NULL;
 }
 
 /* The classes.csv rows of step s. Class names are [A-Za-z0-9_.-] and

@@ -39,10 +39,7 @@ static void class_findings(const struct sweep_step *steps, size_t n,
                            const struct sweep_point *points, const size_t *ord, size_t n_points,
                            struct sweep_findings *out)
 {
-    const struct sweep_step *first = NULL;
-    for (size_t i = 0; i < n && !first; i++)
-        if (steps[i].f.n_classes)
-            first = &steps[i];
+    const struct sweep_step *first = sweep_first_with_classes(steps, n);
     if (!first)
         return;
     out->n_classes = LL_MIN(first->f.n_classes, (size_t)SWEEP_MAX_CLASSES);

@@ -369,10 +369,7 @@ void sweep_print_classes(FILE *f, const struct sweep_findings *fd)
 
 void sweep_print_endpoints(FILE *f, const struct sweep_step *steps, size_t n)
 {
-    const struct sweep_step *first = NULL;
-    for (size_t i = 0; i < n && !first; i++)
-        if (steps[i].f.n_endpoints)
-            first = &steps[i];
+    const struct sweep_step *first = sweep_first_with_endpoints(steps, n);
     if (!first)
         return;
     fprintf(f, "\nby endpoint (each step's window requests):\n");

@@ -756,6 +756,22 @@ const char *sweep_step_verdict(const struct sweep_step *s, int csv)
     return "ok";
 }
 
+const struct sweep_step *sweep_first_with_classes(const struct sweep_step *steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (steps[i].f.n_classes)
+            return &steps[i];
+    return NULL;
+}
+
+const struct sweep_step *sweep_first_with_endpoints(const struct sweep_step *steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (steps[i].f.n_endpoints)
+            return &steps[i];
+    return NULL;
+}
+
 /* ---- records ----------------------------------------------------------- */
 
 /* What sweep_read_records feeds its records to. */

@@ -454,6 +454,16 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
  * unstable, slo_miss, ok). Valid after sweep_step_finish. */
 const char *sweep_step_verdict(const struct sweep_step *s, int csv);
 
+/* The first of steps[0..n) that broke its load out by traffic class
+ * (f.n_classes > 0), whose classes every such step of a sweep shares;
+ * NULL when none did (also for n 0). */
+const struct sweep_step *sweep_first_with_classes(const struct sweep_step *steps, size_t n);
+
+/* The first of steps[0..n) that spread its load over endpoints
+ * (f.n_endpoints > 0), whose endpoints every such step shares; NULL when
+ * none did (also for n 0). */
+const struct sweep_step *sweep_first_with_endpoints(const struct sweep_step *steps, size_t n);
+
 /* ---- the pure parts (unit tested on their own; the fits are in fit.h) - */
 
 /* The TTFT tail test over a step's two halves (h1: requests scheduled in

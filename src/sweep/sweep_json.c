@@ -22,12 +22,15 @@ static void span_json(json_t *o, int has_span, uint64_t from_ns, uint64_t to_ns)
     jset(o, "span_to_ns", has_span ? ju64(to_ns) : json_null());
 }
 
-/* The number facts of the server figures, in steps.jsonl's order: its
- * key and where struct sweep_server keeps it (NAN: not known). */
-static const struct {
+/* A number of steps.jsonl and where a struct keeps it: its key, and the
+ * offset of its double in the struct (NAN: not known, written null). */
+struct num_field {
     const char *key;
     size_t off;
-} server_nums[] = {
+};
+
+/* The number facts of the server figures, in steps.jsonl's order. */
+static const struct num_field server_nums[] = {
     {"waiting_mean", offsetof(struct sweep_server, waiting_mean)},
     {"waiting_max", offsetof(struct sweep_server, waiting_max)},
     {"running_mean", offsetof(struct sweep_server, running_mean)},
@@ -41,11 +44,31 @@ static const struct {
     {"ttft_p50_s", offsetof(struct sweep_server, ttft_p50_s)},
     {"ttft_p99_s", offsetof(struct sweep_server, ttft_p99_s)},
 };
-#define N_SERVER_NUMS (sizeof server_nums / sizeof server_nums[0])
 
-static double *server_num(struct sweep_server *v, size_t i)
+/* A replica's numbers, in steps.jsonl's order. */
+static const struct num_field replica_nums[] = {
+    {"waiting_mean", offsetof(struct sweep_replica, waiting_mean)},
+    {"waiting_max", offsetof(struct sweep_replica, waiting_max)},
+    {"running_mean", offsetof(struct sweep_replica, running_mean)},
+    {"generation_tokens", offsetof(struct sweep_replica, generation_tokens)},
+    {"span_s", offsetof(struct sweep_replica, span_s)},
+};
+
+/* o[key] = the number of each of the n fields of s (null when not finite). */
+static void nums_json(json_t *o, const void *s, const struct num_field *fields, size_t n)
 {
-    return (double *)((char *)v + server_nums[i].off);
+    for (size_t i = 0; i < n; i++)
+        jset(o, fields[i].key, jnum(*(const double *)((const char *)s + fields[i].off)));
+}
+
+/* A number or NAN (null, absent). */
+static double num_or_nan(json_t *o, const char *k);
+
+/* nums_json's numbers back from o into s (NAN where absent or null). */
+static void nums_from_json(json_t *o, void *s, const struct num_field *fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        *(double *)((char *)s + fields[i].off) = num_or_nan(o, fields[i].key);
 }
 
 /* A step's replicas (--prometheus), as the run's summary.json has them:
@@ -65,11 +88,7 @@ static json_t *replicas_json(const struct sweep_replicas *rs)
     for (size_t i = 0; i < rs->n; i++) {
         const struct sweep_replica *r = &rs->r[i];
         json_t *x = json_object();
-        jset(x, "waiting_mean", jnum(r->waiting_mean));
-        jset(x, "waiting_max", jnum(r->waiting_max));
-        jset(x, "running_mean", jnum(r->running_mean));
-        jset(x, "generation_tokens", jnum(r->generation_tokens));
-        jset(x, "span_s", jnum(r->span_s));
+        nums_json(x, r, replica_nums, LL_ARRAY_LEN(replica_nums));
         jset(x, "generation_share",
              sum > 0 && isfinite(r->generation_tokens) ? json_real(r->generation_tokens / sum)
                                                        : json_null());
@@ -79,9 +98,6 @@ static json_t *replicas_json(const struct sweep_replicas *rs)
     jset(o, "imbalance", rs->imbalance[0] ? json_string(rs->imbalance) : json_null());
     return o;
 }
-
-/* A number or NAN (null, absent). */
-static double num_or_nan(json_t *o, const char *k);
 
 /* replicas_json's object back into rs (absent or not an object: count 0). */
 static void replicas_from_json(json_t *o, struct sweep_replicas *rs)
@@ -99,11 +115,7 @@ static void replicas_from_json(json_t *o, struct sweep_replicas *rs)
             continue;
         struct sweep_replica *r = &rs->r[rs->n++];
         snprintf(r->name, sizeof r->name, "%s", key);
-        r->waiting_mean = num_or_nan(x, "waiting_mean");
-        r->waiting_max = num_or_nan(x, "waiting_max");
-        r->running_mean = num_or_nan(x, "running_mean");
-        r->generation_tokens = num_or_nan(x, "generation_tokens");
-        r->span_s = num_or_nan(x, "span_s");
+        nums_from_json(x, r, replica_nums, LL_ARRAY_LEN(replica_nums));
     }
     rs->count =
         json_is_integer(c) && json_integer_value(c) > 0 ? (size_t)json_integer_value(c) : rs->n;
@@ -118,8 +130,7 @@ static json_t *server_facts_json(const struct sweep_server *v)
     jset(o, "scrapes", ju64(v->scrapes));
     jset(o, "failed", ju64(v->failed));
     jset(o, "engine", v->engine[0] ? json_string(v->engine) : json_null());
-    for (size_t i = 0; i < N_SERVER_NUMS; i++)
-        jset(o, server_nums[i].key, jnum(*(const double *)((const char *)v + server_nums[i].off)));
+    nums_json(o, v, server_nums, LL_ARRAY_LEN(server_nums));
     jset(o, "ttft_p99_is_lower_bound", json_boolean(v->ttft_p99_lower_bound));
     span_json(o, v->has_span, v->span_from_ns, v->span_to_ns);
     if (v->replicas.count)
@@ -166,8 +177,7 @@ static void server_facts_from_json(json_t *o, struct sweep_server *v)
     v->failed = count_or_zero(o, "failed");
     const char *e = json_string_value(json_object_get(o, "engine"));
     snprintf(v->engine, sizeof v->engine, "%s", e ? e : "");
-    for (size_t i = 0; i < N_SERVER_NUMS; i++)
-        *server_num(v, i) = num_or_nan(o, server_nums[i].key);
+    nums_from_json(o, v, server_nums, LL_ARRAY_LEN(server_nums));
     v->ttft_p99_lower_bound = json_is_true(json_object_get(o, "ttft_p99_is_lower_bound"));
     replicas_from_json(json_object_get(o, "replicas"), &v->replicas);
     v->has_span = span_from_json(o, 1, &v->span_from_ns, &v->span_to_ns);

@@ -41,12 +41,25 @@ static void put_outcomes(json_t *o, const struct stats *st, double achieved_rps,
     jset(o, "attainment", jnum(attainment));
 }
 
+/* The "latency_ns" of a part of a step (a class or an endpoint) whose
+ * requests are st: the percentiles of TTFT and E2E (null when none ended
+ * ok) and of TPOT (null when no request had one). */
+static json_t *part_latency_json(const struct stats *st, const uint64_t *ttft_ns,
+                                 const uint64_t *tpot_ns, const uint64_t *e2e_ns)
+{
+    int ok = st->by_kind[REC_OK] > 0;
+    json_t *lat = json_object();
+    jset(lat, "ttft", pct_json(ttft_ns, ok));
+    jset(lat, "tpot", pct_json(tpot_ns, hist_count(st->tpot) > 0));
+    jset(lat, "e2e", pct_json(e2e_ns, ok));
+    return lat;
+}
+
 /* summary.json's steps[].classes[k]: class k of s. */
 static json_t *class_json(const struct sweep_step *s, size_t k)
 {
     const struct sweep_class *c = &s->classes[k];
     const struct stats *st = &c->stats;
-    int ok = st->by_kind[REC_OK] > 0;
     json_t *o = json_object();
     jset(o, "name", json_string(s->f.classes[k].name));
     jset(o, "slo", slo_json(&c->slo, c->have_slo));
@@ -55,11 +68,7 @@ static json_t *class_json(const struct sweep_step *s, size_t k)
                       : json_string(slo_is_set(&s->f.classes[k].own_slo) ? "class" : "sweep"));
     put_outcomes(o, st, c->achieved_rps, c->completed_rps, c->goodput_rps, c->attainment);
     jset(o, "error_rate", jnum(c->error_rate));
-    json_t *lat = json_object();
-    jset(lat, "ttft", pct_json(c->ttft_ns, ok));
-    jset(lat, "tpot", pct_json(c->tpot_ns, hist_count(st->tpot) > 0));
-    jset(lat, "e2e", pct_json(c->e2e_ns, ok));
-    jset(o, "latency_ns", lat);
+    jset(o, "latency_ns", part_latency_json(st, c->ttft_ns, c->tpot_ns, c->e2e_ns));
     jset(o, "slo_pass", json_boolean(c->slo_pass));
     jset(o, "fail_reason", c->slo_pass ? json_null() : json_string(c->fail_reason));
     return o;
@@ -70,7 +79,6 @@ static json_t *endpoint_json(const struct sweep_step *s, size_t k)
 {
     const struct sweep_endpoint *e = &s->endpoints[k];
     const struct stats *st = &e->stats;
-    int ok = st->by_kind[REC_OK] > 0;
     json_t *o = json_object();
     jset(o, "index", ju64(k));
     jset(o, "url", s->f.endpoints[k].url ? json_string(s->f.endpoints[k].url) : json_null());
@@ -85,11 +93,7 @@ static json_t *endpoint_json(const struct sweep_step *s, size_t k)
         if (kd != REC_OK && st->by_kind[kd])
             jset(kinds, rec_kind_name((enum rec_kind)kd), ju64(st->by_kind[kd]));
     jset(o, "errors_by_kind", kinds);
-    json_t *lat = json_object();
-    jset(lat, "ttft", pct_json(e->ttft_ns, ok));
-    jset(lat, "tpot", pct_json(e->tpot_ns, hist_count(st->tpot) > 0));
-    jset(lat, "e2e", pct_json(e->e2e_ns, ok));
-    jset(o, "latency_ns", lat);
+    jset(o, "latency_ns", part_latency_json(st, e->ttft_ns, e->tpot_ns, e->e2e_ns));
     jset(o, "output_tokens_per_s", jnum(e->output_tps));
     return o;
 }

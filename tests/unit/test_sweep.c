@@ -901,10 +901,45 @@ static void test_facts_round_trip(void **state)
     a.f.series[0] = (struct inflight_sample){.t_ns = 100, .inflight = 2};
     a.f.series[1] = (struct inflight_sample){.t_ns = 200, .inflight = 3};
     a.f.n_series = 2;
+    /* Two replicas kept of three, one of them with figures not known. */
+    struct sweep_replicas *ra = &a.f.server.replicas;
+    a.f.server.present = 1;
+    ra->count = 3;
+    ra->n = 2;
+    ra->r[0] = (struct sweep_replica){.name = "a",
+                                      .waiting_mean = 1.5,
+                                      .waiting_max = 4,
+                                      .running_mean = 2.25,
+                                      .generation_tokens = 900,
+                                      .span_s = 9.5};
+    ra->r[1] = (struct sweep_replica){.name = "b",
+                                      .waiting_mean = NAN,
+                                      .waiting_max = NAN,
+                                      .running_mean = 0.5,
+                                      .generation_tokens = 100,
+                                      .span_s = NAN};
     json_t *j = sweep_facts_json(&a.f);
+    json_t *xa = json_object_get(
+        json_object_get(json_object_get(json_object_get(j, "server"), "replicas"), "replicas"),
+        "a");
+    ASSERT_NEAR(json_real_value(json_object_get(xa, "generation_share")), 0.9, 1e-12);
+    ASSERT_NEAR(json_real_value(json_object_get(xa, "span_s")), 9.5, 0);
     char err[200];
     assert_int_equal(sweep_facts_from_json(j, &b, err, sizeof err), 0);
     json_decref(j);
+    const struct sweep_replicas *rb = &b.f.server.replicas;
+    assert_int_equal(rb->count, 3);
+    assert_int_equal(rb->n, 2);
+    assert_string_equal(rb->r[0].name, "a");
+    ASSERT_NEAR(rb->r[0].waiting_mean, 1.5, 0);
+    ASSERT_NEAR(rb->r[0].waiting_max, 4, 0);
+    ASSERT_NEAR(rb->r[0].running_mean, 2.25, 0);
+    ASSERT_NEAR(rb->r[0].generation_tokens, 900, 0);
+    ASSERT_NEAR(rb->r[0].span_s, 9.5, 0);
+    assert_string_equal(rb->r[1].name, "b");
+    assert_true(isnan(rb->r[1].waiting_mean) && isnan(rb->r[1].waiting_max));
+    ASSERT_NEAR(rb->r[1].running_mean, 0.5, 0);
+    assert_true(isnan(rb->r[1].span_s));
     assert_int_equal(b.f.index, 7);
     assert_int_equal(b.f.repeat, 1);
     assert_true(b.f.recovery);
@@ -1315,6 +1350,27 @@ static void test_class_facts_and_records(void **state)
     sweep_step_free(&a);
 }
 
+/* The first step that broke out classes, and the first that spread over
+ * endpoints: each found past steps that did not, NULL when none did. */
+static void test_first_with_parts(void **state)
+{
+    (void)state;
+    struct sweep_step steps[3];
+    for (size_t i = 0; i < 3; i++)
+        sweep_step_init(&steps[i]);
+    sweep_step_endpoints_init(&steps[1], 2);
+    sweep_step_classes_init(&steps[2], 1);
+    assert_ptr_equal(sweep_first_with_endpoints(steps, 3), &steps[1]);
+    assert_ptr_equal(sweep_first_with_classes(steps, 3), &steps[2]);
+    assert_null(sweep_first_with_classes(steps, 2));
+    assert_null(sweep_first_with_endpoints(steps, 1));
+    assert_null(sweep_first_with_endpoints(steps, 0));
+    assert_false(steps_csv_have_classes(steps, 2));
+    assert_true(steps_csv_have_classes(steps, 3));
+    for (size_t i = 0; i < 3; i++)
+        sweep_step_free(&steps[i]);
+}
+
 /* classes.csv: the header and one row per step and class, by hand. */
 static void test_classes_csv(void **state)
 {
@@ -1683,4 +1739,4 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
           CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
           cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings))
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
