@@ -16,6 +16,7 @@
 #include "cli/cmds.h"
 #include "cli/cmp_int.h"
 #include "measure/compare.h"
+#include "measure/expect.h"
 #include "measure/record.h"
 #include "measure/results.h"
 #include "report/compare_html.h"
@@ -394,8 +395,8 @@ static void fail_on_flag(const char *v, struct cmp_args *a)
         const struct cmp_threshold *t = &a->th[i];
         if (!cmp_known_row(t->row))
             ll_usage_fail("--fail-on: no row \"%s\" (see llmload compare --help)", t->row);
-        if (cmp_error_kind_row(t->row) >= 0)
-            a->kind_wanted[cmp_error_kind_row(t->row)] = 1;
+        if (expect_error_kind(t->row) >= 0)
+            a->kind_wanted[expect_error_kind(t->row)] = 1;
         if (t->pp != cmp_is_share_row(t->row))
             ll_usage_fail("--fail-on: %s takes %s", t->row,
                           cmp_is_share_row(t->row) ? "percentage points (pp)" : "percent (%)");

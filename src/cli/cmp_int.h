@@ -137,12 +137,12 @@ const char *cmp_fmt_diff(const struct row *r, double x, char *buf, size_t len);
 /* One row as compare.json's object. */
 json_t *cmp_row_json(const struct row *r);
 
-/* Row names, as --fail-on gives them: the error kind of an
- * "error_rate_<kind>" row (else -1); whether a row is a share (its
- * differences in percentage points); whether a row is a sweep's own
- * (its SLO capacity, "capacity", or its knee, "knee": once per candidate,
- * not per offered rate); whether a table has such a row. */
-int cmp_error_kind_row(const char *name);
+/* Row names, as --fail-on gives them (a run's rows are --expect's
+ * metrics: measure/expect.h's expect_error_kind, expect_figure): whether
+ * a row is a share (its differences in percentage points); whether a row
+ * is a sweep's own (its SLO capacity, "capacity", or its knee, "knee":
+ * once per candidate, not per offered rate); whether a table has such a
+ * row. */
 int cmp_is_share_row(const char *name);
 int cmp_sweep_row(const char *name);
 int cmp_known_row(const char *name);

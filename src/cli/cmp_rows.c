@@ -10,8 +10,8 @@
 
 #include "cli/cmp_int.h"
 #include "measure/compare.h"
+#include "measure/expect.h"
 #include "measure/record.h"
-#include "sweep/fit.h"
 #include "util/util.h"
 
 static const char *const lat_names[LAT_N] = {"ttft", "tpot", "itl", "e2e"};
@@ -143,29 +143,21 @@ void cmp_row_judge(struct row *x, double min_effect)
 
 double cmp_side_value(const struct side *s, const char *row)
 {
-    for (int m = 0; m < LAT_N; m++) {
-        for (int p = 0; p < NPCT; p++) {
-            char b[24];
-            snprintf(b, sizeof b, "%s_p%.0f", lat_names[m], pcts[p]);
-            if (strcmp(b, row) == 0)
-                return s->lat[m].n ? cmp_percentile_sorted(s->lat[m].v, s->lat[m].n, pcts[p]) : NAN;
-        }
-    }
-    double done = s->completed ? (double)s->completed : NAN;
-    int e = cmp_error_kind_row(row);
-    if (e >= 0)
-        return (double)s->by_kind[e] / done;
-    if (strcmp(row, "error_rate") == 0)
-        return (double)s->failed / done;
-    if (strcmp(row, "goodput") == 0)
-        return s->goodput;
-    if (strcmp(row, "attainment") == 0)
-        return s->attainment;
-    if (strcmp(row, "output_tokens_per_s") == 0)
-        return s->tok_s;
-    if (strcmp(row, "achieved_rate") == 0)
-        return s->send_rate;
-    return NAN;
+    /* The rows are --expect's metrics: one reader of a figure by name. */
+    struct expect_figures f;
+    for (int m = 0; m < LAT_N; m++)
+        for (int p = 0; p < NPCT; p++)
+            f.lat_ns[m][p] =
+                s->lat[m].n ? cmp_percentile_sorted(s->lat[m].v, s->lat[m].n, pcts[p]) : NAN;
+    f.goodput = s->goodput;
+    f.attainment = s->attainment;
+    f.achieved_rate = s->send_rate;
+    f.output_tokens_per_s = s->tok_s;
+    f.completed = (double)s->completed;
+    f.failed = (double)s->failed;
+    for (int k = 0; k < REC_KIND_COUNT; k++)
+        f.by_kind[k] = (double)s->by_kind[k];
+    return expect_figure(row, &f);
 }
 
 /* The finite values of the row named row of sides[0..n) into v; returns
@@ -331,18 +323,10 @@ json_t *cmp_row_json(const struct row *r)
     return o;
 }
 
-int cmp_error_kind_row(const char *name)
-{
-    if (strncmp(name, "error_rate_", 11) != 0)
-        return -1;
-    int k = rec_kind_from_name(name + 11);
-    return k == REC_OK ? -1 : k;
-}
-
 int cmp_is_share_row(const char *name)
 {
     return strcmp(name, "attainment") == 0 || strcmp(name, "error_rate") == 0 ||
-           cmp_error_kind_row(name) >= 0;
+           expect_error_kind(name) >= 0;
 }
 
 int cmp_sweep_row(const char *name)
@@ -352,7 +336,7 @@ int cmp_sweep_row(const char *name)
 
 int cmp_known_row(const char *name)
 {
-    if (cmp_error_kind_row(name) >= 0 || cmp_sweep_row(name))
+    if (expect_error_kind(name) >= 0 || cmp_sweep_row(name))
         return 1;
     static const char *const other[] = {"goodput", "attainment", "error_rate",
                                         "output_tokens_per_s", "achieved_rate"};

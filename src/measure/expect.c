@@ -14,7 +14,7 @@ static const char *const pct_rows[] = {"p50", "p90", "p99"};
 static const char *const op_names[] = {"<", "<=", ">", ">="};
 
 /* The error kind of "error_rate_KIND", or -1. */
-static int error_kind(const char *m)
+int expect_error_kind(const char *m)
 {
     if (strncmp(m, "error_rate_", 11) != 0)
         return -1;
@@ -48,7 +48,7 @@ static int metric_unit(const char *m)
     size_t i, p;
     if (lat_metric(m, &i, &p))
         return EXPECT_NS;
-    if (strcmp(m, "attainment") == 0 || strcmp(m, "error_rate") == 0 || error_kind(m) >= 0)
+    if (strcmp(m, "attainment") == 0 || strcmp(m, "error_rate") == 0 || expect_error_kind(m) >= 0)
         return EXPECT_SHARE;
     if (strcmp(m, "goodput") == 0 || strcmp(m, "output_tokens_per_s") == 0 ||
         strcmp(m, "achieved_rate") == 0)
@@ -202,12 +202,11 @@ void expect_figures_from_summary(json_t *sum, struct expect_figures *fig)
     }
 }
 
-double expect_metric_value(const struct expect_item *it, const struct expect_figures *fig)
+double expect_figure(const char *m, const struct expect_figures *fig)
 {
-    const char *m = it->metric;
     size_t i, p;
-    if (it->unit == EXPECT_NS)
-        return lat_metric(m, &i, &p) ? fig->lat_ns[i][p] : NAN;
+    if (lat_metric(m, &i, &p))
+        return fig->lat_ns[i][p];
     if (strcmp(m, "goodput") == 0)
         return fig->goodput;
     if (strcmp(m, "attainment") == 0)
@@ -219,7 +218,9 @@ double expect_metric_value(const struct expect_item *it, const struct expect_fig
     /* error_rate and error_rate_KIND: of the completed requests, as compare. */
     if (!(fig->completed > 0))
         return NAN;
-    int k = error_kind(m);
+    int k = expect_error_kind(m);
+    if (k < 0 && strcmp(m, "error_rate") != 0)
+        return NAN;
     double n = k >= 0 ? fig->by_kind[k] : fig->failed;
     return isfinite(n) ? n / fig->completed : NAN;
 }
@@ -266,7 +267,7 @@ json_t *expect_eval(const struct expect_set *set, const struct expect_figures *f
     *failed = 0;
     for (size_t i = 0; i < set->n; i++) {
         const struct expect_item *it = &set->item[i];
-        double v = expect_metric_value(it, fig);
+        double v = expect_figure(it->metric, fig);
         int ok = isfinite(v) && passes(it->op, v, it->bound);
         json_t *o = json_object();
         json_object_set_new(o, "expect", json_string(it->text));

@@ -63,8 +63,13 @@ int expect_parse(const char *spec, struct expect_set *set, char *err, size_t err
 /* The first item that needs an SLO (goodput, attainment), NULL when none. */
 const struct expect_item *expect_needs_slo(const struct expect_set *set);
 
-/* The item's metric in fig, in its unit; NAN when there is none. */
-double expect_metric_value(const struct expect_item *it, const struct expect_figures *fig);
+/* The figure named m (a metric of --expect, which is a row of compare:
+ * ttft_p99, goodput, error_rate_KIND, ...) in fig, in its unit; NAN when
+ * fig has none or m names none. */
+double expect_figure(const char *m, const struct expect_figures *fig);
+
+/* The record kind of "error_rate_KIND" (never ok), or -1. */
+int expect_error_kind(const char *m);
 
 /* The items of set joined by commas: the spec again (run.json keeps it). */
 void expect_format(const struct expect_set *set, char *buf, size_t len);

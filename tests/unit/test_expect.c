@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 
 #include "measure/expect.h"
@@ -142,11 +143,47 @@ static void test_check(void **state)
     assert_string_equal(spec, "ttft_p99<1s,goodput>=2/s");
 }
 
+/* A figure by its name (compare's rows read them here too): each name
+ * picks its own field, an error rate is of the completed requests, and a
+ * name of nothing is NAN. */
+static void test_figure_by_name(void **state)
+{
+    struct expect_figures f = {.goodput = 7,
+                               .attainment = 0.5,
+                               .achieved_rate = 9,
+                               .output_tokens_per_s = 11,
+                               .completed = 200,
+                               .failed = 10,
+                               .by_kind[REC_TIMEOUT_FIRST_TOKEN] = 4};
+    for (int i = 0; i < EXPECT_NLAT; i++)
+        for (int p = 0; p < 3; p++)
+            f.lat_ns[i][p] = 1000.0 * (i + 1) + p;
+    assert_true(expect_figure("ttft_p50", &f) == 1000);
+    assert_true(expect_figure("tpot_p90", &f) == 2001);
+    assert_true(expect_figure("itl_p99", &f) == 3002);
+    assert_true(expect_figure("e2e_p99", &f) == 4002);
+    assert_true(expect_figure("goodput", &f) == 7);
+    assert_true(expect_figure("attainment", &f) == 0.5);
+    assert_true(expect_figure("achieved_rate", &f) == 9);
+    assert_true(expect_figure("output_tokens_per_s", &f) == 11);
+    assert_true(expect_figure("error_rate", &f) == 0.05);
+    assert_true(expect_figure("error_rate_timeout_first_token", &f) == 0.02);
+    assert_int_equal(expect_error_kind("error_rate_timeout_first_token"), REC_TIMEOUT_FIRST_TOKEN);
+    assert_int_equal(expect_error_kind("error_rate_ok"), -1);
+    assert_int_equal(expect_error_kind("error_rate"), -1);
+    assert_true(isnan(expect_figure("error_rate_ok", &f)));
+    assert_true(isnan(expect_figure("ttft_p95", &f)));
+    assert_true(isnan(expect_figure("capacity", &f)));
+    f.completed = 0;
+    assert_true(isnan(expect_figure("error_rate", &f)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_figure_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
