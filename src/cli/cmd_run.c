@@ -696,7 +696,7 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     *client = none;
     if (!sc)
         return LL_E_NOTFOUND;
-    scraper_stop_at(sc, res->run_start_abs_ns + res->elapsed_ns);
+    scraper_stop_at(sc, res->run_start_abs_ns + res->elapsed_ns, res->interrupted);
     int rc = scrape_join(sc, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
                          SCRAPE_SPAN_OUTER, j);
     if (rc == 0) /* --prometheus: the replicas' own counters, summed */

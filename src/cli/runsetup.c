@@ -741,7 +741,7 @@ void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_r
     struct energy_figures parts[RUN_SETUP_MAX_GPU];
     for (size_t i = 0; i < n; i++) {
         struct scrape_join j;
-        scraper_stop_at(gs[i], res->run_start_abs_ns + res->elapsed_ns);
+        scraper_stop_at(gs[i], res->run_start_abs_ns + res->elapsed_ns, res->interrupted);
         int rc = scrape_join(gs[i], res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
                              SCRAPE_SPAN_OUTER, &j);
         if (rc == 0) /* --prometheus: the replicas' own energy counters, summed */
