@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -729,7 +730,7 @@ void run_setup_gpu_start(struct scraper *const *gs, size_t n, uint64_t run_start
 }
 
 void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_result *res,
-                      double cost_per_hour, struct energy_figures *out)
+                      double cost_per_hour, int sharded, struct energy_figures *out)
 {
     const struct stats *cs = &res->stats, *cold = &res->cold;
     /* The energy is the whole run's, warm-up and cold start included, and
@@ -753,6 +754,9 @@ void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_r
         energy_figures_combine(parts, n, out);
     else
         energy_figures_compute(NULL, LL_E_NOTFOUND, tokens, ok, window_s, cost_per_hour, out);
+    if (sharded)
+        out->j_per_output_token = out->j_per_request = out->output_tokens_per_j =
+            out->cost_per_m_output_tokens = NAN;
 }
 
 int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)
