@@ -58,7 +58,7 @@ static void replay_usage(FILE *f)
         "  --gpu-metrics URL        scrape a DCGM exporter's /metrics (or `llmload sim\n"
         "                           --gpu-metrics`) every second: the replay's energy per output\n"
         "                           token and per request, power (repeatable, up to 16: one per\n"
-        "                           machine, summed; not with --shard)\n"
+        "                           machine, summed; with --shard read by shard 0 alone)\n"
         "  --gpu-sampler nvidia-smi run nvidia-smi here (every 200 ms) for the same telemetry and\n"
         "                           energy, when the server's GPUs are on this machine\n"
         "\n"
@@ -225,12 +225,6 @@ static int replay_flags(int argc, char **argv, struct replay_args *ra, struct ru
     if (trace_load(ro->trace_path, trace, err, errlen) != 0)
         return LL_E_INVAL;
     cfg->trace = *trace;
-    /* As for run: a shard's tokens are a share of the GPUs' energy. */
-    if ((ro->n_gpu_urls || ro->gpu_smi) && cfg->shard_launcher)
-        return runopts_errf(err, errlen,
-                            "%s: not with --shard yet (a shard's output tokens are "
-                            "a share of the energy's)",
-                            ro->n_gpu_urls ? "--gpu-metrics" : "--gpu-sampler");
     if (runopts_prompt_ids_check_trace(cfg, *trace, ro->trace_path, err, errlen) != 0)
         return LL_E_INVAL;
     /* A calibration scales llmload's words; a line's own text goes as it is. */
@@ -297,7 +291,8 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
 
     struct energy_figures energy;
     if (rs->n_gpu)
-        run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, NAN, &energy);
+        run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, NAN, cfg->shard_launcher != NULL,
+                         &energy);
     json_t *sj = run_setup_report(rs, cfg, &info, NULL, &energy);
     return run_setup_finish(rs, sj, &info);
 }
@@ -325,7 +320,10 @@ int replay_main(int argc, char **argv)
                                       replay_config_json(&ra.o, &ra.ro, &cfg, rs.target.model),
                                       &cfg);
     struct replay_live live = {0};
-    if (exit_code == LL_EXIT_OK && (ra.ro.n_gpu_urls || ra.ro.gpu_smi || ra.o.prom.url)) {
+    /* GPU telemetry; with --shard on shard 0 alone, as for run (merge
+     * divides its energy by every shard's tokens). */
+    if (exit_code == LL_EXIT_OK && (ra.ro.n_gpu_urls || ra.ro.gpu_smi || ra.o.prom.url) &&
+        (!cfg.shard_launcher || cfg.shard == 0)) {
         run_setup_gpu_scrapers(&rs, ra.ro.gpu_urls, ra.ro.n_gpu_urls, ra.ro.gpu_smi,
                                SCRAPE_DEFAULT_INTERVAL_NS, ra.o.quiet);
         live = (struct replay_live){.gpu = rs.gpu_scrapers, .n_gpu = rs.n_gpu};

@@ -154,7 +154,7 @@ static void run_usage(FILE *f)
         "                           `llmload sim --gpu-metrics`) every --metrics-interval:\n"
         "                           energy per output token and per request, power\n"
         "                           (repeatable, up to 16: one per machine, summed; with\n"
-        "                           --shard one, read by the --metrics-shard alone)\n"
+        "                           --shard read by the --metrics-shard alone)\n"
         "  --gpu-sampler nvidia-smi run nvidia-smi here (every 200 ms) for the same GPU telemetry\n"
         "                           and energy, when the server's GPUs are on this machine\n"
         "  --cost-per-hour X        with --gpu-metrics, --gpu-sampler or --prometheus: the\n"
@@ -625,15 +625,6 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 cfg->shards - 1, mo->shard);
         mo->shard_k = (uint32_t)k;
     }
-    /* With --shard the scraping shard alone reads the GPUs, as it reads
-     * /metrics, and `llmload merge` joins its lines to the merged run's
-     * tokens: from one exporter, whose lines in server_metrics.jsonl
-     * another's could not be told apart from. */
-    if (mo->n_gpu_urls + (size_t)(mo->gpu_smi != 0) > 1 && cfg->shard_launcher)
-        return runopts_errf(err, errlen,
-                            "%s: one GPU source with --shard (llmload merge reads one "
-                            "exporter's lines back)",
-                            mo->n_gpu_urls ? "--gpu-metrics" : "--gpu-sampler");
     mo->cost_per_hour = NAN;
     if (mo->cost) {
         if (!mo->n_gpu_urls && !mo->gpu_smi && !ra->o.prom.url)
@@ -696,7 +687,7 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     *client = none;
     if (!sc)
         return LL_E_NOTFOUND;
-    scraper_stop_at(sc, res->run_start_abs_ns + res->elapsed_ns);
+    scraper_stop_at(sc, res->run_start_abs_ns + res->elapsed_ns, res->interrupted);
     int rc = scrape_join(sc, res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
                          SCRAPE_SPAN_OUTER, j);
     if (rc == 0) /* --prometheus: the replicas' own counters, summed */
@@ -729,13 +720,8 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     struct scrape_client client;
     int join_rc = run_server_join(rs->scraper, res, &sjoin, &client);
     struct energy_figures energy;
-    run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, cost_per_hour, &energy);
-    /* A shard's tokens and requests are a share of the run's, the GPUs'
-     * energy all of it: per token or request that would be N times too
-     * much. The shard keeps the energy and power; merge divides. */
-    if (cfg->shard_launcher)
-        energy.j_per_output_token = energy.j_per_request = energy.output_tokens_per_j =
-            energy.cost_per_m_output_tokens = NAN;
+    run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, cost_per_hour, cfg->shard_launcher != NULL,
+                     &energy);
 
     char mode[160];
     runopts_mode_label(cfg, mode, sizeof mode);

@@ -400,13 +400,14 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
     return LL_EXIT_OK;
 }
 
-/* Stop the scraper (NULL: none), the sweep having ended at end_abs_ns
- * (scraper_stop_at), and say how many scrapes failed. */
-static void sweep_scraper_stop(struct scraper *sc, uint64_t end_abs_ns, int quiet)
+/* Stop the scraper (NULL: none), the sweep having ended at end_abs_ns,
+ * interrupted 1 by a stop signal (scraper_stop_at), and say how many
+ * scrapes failed. */
+static void sweep_scraper_stop(struct scraper *sc, uint64_t end_abs_ns, int interrupted, int quiet)
 {
     if (!sc)
         return;
-    scraper_stop_at(sc, end_abs_ns);
+    scraper_stop_at(sc, end_abs_ns, interrupted);
     uint64_t scrapes = 0, failed = 0;
     scraper_counts(sc, &scrapes, &failed);
     if (failed && !quiet)
@@ -534,9 +535,9 @@ int sweep_job_run(struct sweep_job *j)
     st = run_sweep(&sr, &j->cfg, &j->plan, &j->set, stop, sizeof stop);
     /* One end for every source: their waits for Prometheus overlap. */
     uint64_t end_abs_ns = ll_now_ns();
-    sweep_scraper_stop(sr.scraper, end_abs_ns, j->o.quiet);
+    sweep_scraper_stop(sr.scraper, end_abs_ns, sr.stopped_in != NULL, j->o.quiet);
     for (size_t i = 0; i < sr.n_gpu; i++)
-        sweep_scraper_stop(sr.gpu[i], end_abs_ns, j->o.quiet);
+        sweep_scraper_stop(sr.gpu[i], end_abs_ns, sr.stopped_in != NULL, j->o.quiet);
     if (st < 0 && sr.n_steps == 0)
         goto out;
     if (sweep_end_line(sr.steps_f, stop) != 0) {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "cli/runsetup.h"
 #include "metrics/energy.h"
 #include "metrics/scrape.h"
 #include "metrics/scrapeline.h"
@@ -17,24 +18,62 @@ static uint64_t ju(const json_t *o, const char *k)
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
+/* The GPU sources summary.json's energy names ("urls", or "url" before
+ * it had them), at most RUN_SETUP_MAX_GPU, into urls; their count. */
+static size_t energy_urls(const json_t *energy, const char **urls)
+{
+    const json_t *a = json_object_get(energy, "urls");
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(a) && n < RUN_SETUP_MAX_GPU; i++)
+        if (json_is_string(json_array_get(a, i)))
+            urls[n++] = json_string_value(json_array_get(a, i));
+    if (n == 0)
+        urls[n++] = json_is_string(json_object_get(energy, "url"))
+                        ? json_string_value(json_object_get(energy, "url"))
+                        : "";
+    return n;
+}
+
 /* The GPU telemetry over the window, as run_setup_energy computes a
- * run's from one exporter, its URL and counts the scraping shard's. */
-static json_t *energy_view(const struct runmerge_window *w, const struct scrape_series *gpu,
+ * run's: each source's own lines (their "url") joined on their own, its
+ * figures divided by the merged run's tokens and requests, then summed
+ * (energy_figures_combine). A source with no line in the file has no
+ * figure (the combined energy then has none, "missing" says how many).
+ * One source takes the file's one source whatever its "url" (files
+ * written before GPU lines had one), and its counts from summary.json,
+ * as before; several take their counts from their lines. */
+static json_t *energy_view(const struct runmerge_window *w, const struct scrape_file_gpus *gpus,
                            FILE *out)
 {
     const json_t *cost = json_object_get(w->energy, "cost_per_hour");
-    const char *url = json_string_value(json_object_get(w->energy, "url"));
-    struct scrape_source src = {url ? url : "", ju(w->energy, "scrapes"), ju(w->energy, "failed"),
-                                w->origin_abs_ns};
-    struct scrape_join j;
-    int rc = scrape_series_join(gpu, w->origin_abs_ns, w->origin_abs_ns + w->end_ns,
-                                SCRAPE_SPAN_OUTER, &j);
-    struct energy_figures e;
-    energy_figures_compute(&j, rc, w->energy_tokens, w->energy_requests, (double)w->end_ns / 1e9,
-                           json_is_number(cost) ? json_number_value(cost) : NAN, &e);
+    const char *urls[RUN_SETUP_MAX_GPU];
+    size_t n = energy_urls(w->energy, urls);
+    struct scrape_source src[RUN_SETUP_MAX_GPU];
+    struct energy_figures parts[RUN_SETUP_MAX_GPU], e;
+    for (size_t i = 0; i < n; i++) {
+        const struct scrape_file_gpu *g = scrape_file_gpus_find(gpus, urls[i]);
+        if (!g && n == 1 && gpus->n == 1)
+            g = &gpus->v[0];
+        src[i] = (struct scrape_source){urls[i], 0, 0, w->origin_abs_ns};
+        if (n == 1) {
+            src[i].scrapes = ju(w->energy, "scrapes");
+            src[i].failed = ju(w->energy, "failed");
+        } else if (g) {
+            src[i].scrapes = g->lines;
+            src[i].failed = g->failed;
+        }
+        struct scrape_join j;
+        int rc = g ? scrape_series_join(&g->series, w->origin_abs_ns, w->origin_abs_ns + w->end_ns,
+                                        SCRAPE_SPAN_OUTER, &j)
+                   : LL_E_NOTFOUND;
+        energy_figures_compute(&j, rc, w->energy_tokens, w->energy_requests,
+                               (double)w->end_ns / 1e9,
+                               json_is_number(cost) ? json_number_value(cost) : NAN, &parts[i]);
+    }
+    energy_figures_combine(parts, n, &e);
     if (out)
-        energy_print_sources(out, &e, &src, 1);
-    return energy_json_sources(&e, &src, 1);
+        energy_print_sources(out, &e, src, n);
+    return energy_json_sources(&e, src, n);
 }
 
 /* The run's own join (cmd_run.c's run_server_join) over the scraping
@@ -45,11 +84,11 @@ json_t *merge_server_join(const struct runmerge_window *w, FILE *out, json_t **e
     char path[4400], err[4600];
     *energy = NULL;
     snprintf(path, sizeof path, "%s/server_metrics.jsonl", w->dir);
-    struct scrape_series srv, gpu;
+    struct scrape_series srv;
+    struct scrape_file_gpus gpus = {0};
     scrape_series_init(&srv);
-    scrape_series_init(&gpu);
     json_t *o = NULL;
-    if (scrape_file_load(path, &srv, &gpu, err, sizeof err) != 0) {
+    if (scrape_file_load(path, &srv, &gpus, err, sizeof err) != 0) {
         ll_errorf("warning: merge: the server's view and energy left out: %s", err);
         goto out;
     }
@@ -67,9 +106,9 @@ json_t *merge_server_join(const struct runmerge_window *w, FILE *out, json_t **e
         o = scrape_join_json_source(&j, jrc, &c, &src);
     }
     if (w->energy)
-        *energy = energy_view(w, &gpu, out);
+        *energy = energy_view(w, &gpus, out);
 out:
     scrape_series_reset(&srv);
-    scrape_series_reset(&gpu);
+    scrape_file_gpus_reset(&gpus);
     return o;
 }

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -721,7 +722,7 @@ void run_setup_gpu_start(struct scraper *const *gs, size_t n, uint64_t run_start
 }
 
 void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_result *res,
-                      double cost_per_hour, struct energy_figures *out)
+                      double cost_per_hour, int sharded, struct energy_figures *out)
 {
     const struct stats *cs = &res->stats, *cold = &res->cold;
     /* The energy is the whole run's, warm-up and cold start included, and
@@ -733,7 +734,7 @@ void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_r
     struct energy_figures parts[RUN_SETUP_MAX_GPU];
     for (size_t i = 0; i < n; i++) {
         struct scrape_join j;
-        scraper_stop_at(gs[i], res->run_start_abs_ns + res->elapsed_ns);
+        scraper_stop_at(gs[i], res->run_start_abs_ns + res->elapsed_ns, res->interrupted);
         int rc = scrape_join(gs[i], res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
                              SCRAPE_SPAN_OUTER, &j);
         if (rc == 0) /* --prometheus: the replicas' own energy counters, summed */
@@ -745,6 +746,9 @@ void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_r
         energy_figures_combine(parts, n, out);
     else
         energy_figures_compute(NULL, LL_E_NOTFOUND, tokens, ok, window_s, cost_per_hour, out);
+    if (sharded)
+        out->j_per_output_token = out->j_per_request = out->output_tokens_per_j =
+            out->cost_per_m_output_tokens = NAN;
 }
 
 int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)

@@ -152,9 +152,13 @@ struct energy_figures;
  * stop each, join its series to the run's span (SCRAPE_SPAN_OUTER), divide
  * by the client's output tokens (every record's, as the server join counts
  * them) and ok requests, and sum the exporters (energy_figures_combine).
- * cost_per_hour: the GPUs' price per hour, NAN for none. */
+ * cost_per_hour: the GPUs' price per hour, NAN for none. sharded 1 (a
+ * --shard run's scraping shard): the shard's tokens and requests are a
+ * share of the run's, the GPUs' energy all of it, so the per-token,
+ * per-request and cost figures are left NAN (N times too much); the
+ * shard keeps the energy and power, and `llmload merge` divides. */
 void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_result *res,
-                      double cost_per_hour, struct energy_figures *out);
+                      double cost_per_hour, int sharded, struct energy_figures *out);
 
 /* 1 when a stop signal came: one taken before (rs->stopped_in set), or
  * one pending now, which is taken, said on stderr and recorded as

@@ -455,8 +455,12 @@ static int wait_or_cancel(const struct promsource *m, uint64_t wait_ns)
  * signal (cancel_fd) ends the wait and the questions at once: the run
  * ends on the lines it has, as a direct scrape abandoned for a signal
  * does (no line, no gap). A wait of PROMSOURCE_NOTE_WAIT_NS or more says
- * so (up to 10 s of silence at the end of a run reads as a hang). */
-static void source_stop(void *ud, uint64_t end_abs_ns)
+ * so (up to 10 s of silence at the end of a run reads as a hang). A run
+ * a stop signal ended (interrupted) has no wait and asks once, at once:
+ * a direct scrape's last one is taken then too, and the user who pressed
+ * Ctrl-C during the load should not wait up to 10 s more for figures of
+ * a run cut short (its span may miss the last interval's tokens). */
+static void source_stop(void *ud, uint64_t end_abs_ns, int interrupted)
 {
     struct promsource *m = ud;
     if (m->stopped)
@@ -472,6 +476,12 @@ static void source_stop(void *ud, uint64_t end_abs_ns)
     double stop_s = wall_now_s() - (double)(now - end_abs_ns) / 1e9;
     uint64_t deadline = end_abs_ns + PROMSOURCE_END_WAIT_NS;
     int cancelled = 0;
+    if (interrupted) {
+        char err[512];
+        query_once(m, err, sizeof err);
+        keep_held(m, m->n_held, UINT64_MAX);
+        return;
+    }
     if (!isnan(m->last_interval_s) && m->last_interval_s > 0) {
         double wait_s = LL_MIN(m->last_interval_s + 0.2, (double)PROMSOURCE_END_WAIT_NS / 1e9);
         uint64_t until = end_abs_ns + (uint64_t)(wait_s * 1e9);

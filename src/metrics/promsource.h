@@ -52,7 +52,8 @@ struct promsource_config {
  * once now, on the calling thread (abandoned when cancel_fd, or -1, is
  * readable): a failure warns and counts. scraper_start starts the
  * thread; scraper_stop asks once more and ends it (its wait for
- * Prometheus and its questions abandoned when cancel_fd is readable);
+ * Prometheus and its questions abandoned when cancel_fd is readable; no
+ * wait at all when the run was interrupted, scraper_stop_at);
  * scraper_free frees.
  * With cfg->gpu, a first answer with no DCGM series at all makes it
  * return NULL with a note (no GPU telemetry behind that selector).

@@ -551,15 +551,15 @@ static void scraper_join_thread(struct scraper *s)
 
 void scraper_stop(struct scraper *s)
 {
-    scraper_stop_at(s, ll_now_ns());
+    scraper_stop_at(s, ll_now_ns(), 0);
 }
 
-void scraper_stop_at(struct scraper *s, uint64_t end_abs_ns)
+void scraper_stop_at(struct scraper *s, uint64_t end_abs_ns, int interrupted)
 {
     if (!s)
         return;
     if (s->src) {
-        s->src->stop(s->src_ud, end_abs_ns);
+        s->src->stop(s->src_ud, end_abs_ns, interrupted);
         return;
     }
     scraper_join_thread(s);

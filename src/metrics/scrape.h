@@ -213,8 +213,12 @@ void scraper_stop(struct scraper *s);
  * (--prometheus: one of Prometheus's scrape intervals) waits until that
  * long after end_abs_ns, not after now, so that stopping several sources
  * one after another (the server's, then the GPUs') waits once: the first
- * wait covers the others. scraper_stop(s) is scraper_stop_at(s, now). */
-void scraper_stop_at(struct scraper *s, uint64_t end_abs_ns);
+ * wait covers the others. interrupted is 1 when a stop signal (Ctrl-C)
+ * ended the run: then no source waits for data newer than the end, and
+ * each takes its last point at once, as a direct scrape always does (the
+ * user asked for the run to end; the span may miss the last interval's
+ * tokens). scraper_stop(s) is scraper_stop_at(s, now, 0). */
+void scraper_stop_at(struct scraper *s, uint64_t end_abs_ns, int interrupted);
 
 /* Join the series so far to a window (see scrape_series_join). Safe to call
  * while the thread runs. */

@@ -17,9 +17,10 @@ struct scrape_point;
 /* A source's operations, called by the scraper's own functions. */
 struct scraper_source {
     /* scraper_stop_at: take the last points (one after the run's end,
-     * end_abs_ns on CLOCK_MONOTONIC), end the source's thread and process.
-     * Called at most once before free. */
-    void (*stop)(void *ud, uint64_t end_abs_ns);
+     * end_abs_ns on CLOCK_MONOTONIC), end the source's thread and process;
+     * interrupted 1: a stop signal ended the run, wait for nothing newer
+     * than the end. Called at most once before free. */
+    void (*stop)(void *ud, uint64_t end_abs_ns, int interrupted);
     /* scraper_free: stop if not stopped, and free ud. */
     void (*free)(void *ud);
 };

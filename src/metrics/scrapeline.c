@@ -108,12 +108,14 @@ static int ok_fields(const json_t *o, struct scrape_point *p, int gpu, char *err
     return gpu ? 0 : ttft_of(o, p, err, errlen);
 }
 
-int scrape_line_parse(const char *line, size_t len, struct scrape_point *p, int *gpu, char *err,
-                      size_t errlen)
+int scrape_line_parse(const char *line, size_t len, struct scrape_point *p, int *gpu, char *url,
+                      size_t url_len, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     p->kv_capacity_tokens = NAN;
     *gpu = 0;
+    if (url && url_len)
+        url[0] = '\0';
     json_error_t je;
     json_t *o = json_loadb(line, len, 0, &je);
     if (!json_is_object(o)) {
@@ -125,6 +127,13 @@ int scrape_line_parse(const char *line, size_t len, struct scrape_point *p, int 
     const json_t *ok = json_object_get(o, "ok");
     const char *src = json_string_value(json_object_get(o, "source"));
     *gpu = src && strcmp(src, "gpu") == 0;
+    const json_t *u = json_object_get(o, "url");
+    if (*gpu && u && !json_is_string(u)) {
+        json_decref(o);
+        return fail(err, errlen, "url: expected a string (the GPU source's)");
+    }
+    if (*gpu && u && url && url_len)
+        snprintf(url, url_len, "%s", json_string_value(u));
     if (ns_of(o, "mono_ns", &mono) != 0 || ns_of(o, "dur_ns", &dur) != 0 || dur > UINT64_MAX - mono)
         rc = fail(err, errlen, "mono_ns, dur_ns: expected non-negative whole numbers of ns");
     else if (!json_is_boolean(ok))
@@ -140,7 +149,41 @@ int scrape_line_parse(const char *line, size_t len, struct scrape_point *p, int 
     return rc;
 }
 
-int scrape_file_load(const char *path, struct scrape_series *srv, struct scrape_series *gpu,
+void scrape_file_gpus_reset(struct scrape_file_gpus *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        free(g->v[i].url);
+        scrape_series_reset(&g->v[i].series);
+    }
+    free(g->v);
+    g->v = NULL;
+    g->n = 0;
+}
+
+const struct scrape_file_gpu *scrape_file_gpus_find(const struct scrape_file_gpus *g,
+                                                    const char *url)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (strcmp(g->v[i].url, url) == 0)
+            return &g->v[i];
+    return NULL;
+}
+
+/* The source of g named url, added (empty) when it has none. */
+static struct scrape_file_gpu *gpu_source(struct scrape_file_gpus *g, const char *url)
+{
+    struct scrape_file_gpu *s = (struct scrape_file_gpu *)scrape_file_gpus_find(g, url);
+    if (s)
+        return s;
+    g->v = ll_realloc(g->v, (g->n + 1) * sizeof *g->v);
+    s = &g->v[g->n++];
+    memset(s, 0, sizeof *s);
+    s->url = ll_strdup(url);
+    scrape_series_init(&s->series);
+    return s;
+}
+
+int scrape_file_load(const char *path, struct scrape_series *srv, struct scrape_file_gpus *gpus,
                      char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -161,14 +204,17 @@ int scrape_file_load(const char *path, struct scrape_series *srv, struct scrape_
             continue;
         struct scrape_point p;
         int is_gpu;
-        char why[200];
-        if (scrape_line_parse(line, len, &p, &is_gpu, why, sizeof why) != 0) {
+        char why[200], url[2048];
+        if (scrape_line_parse(line, len, &p, &is_gpu, url, sizeof url, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
             rc = LL_E_PROTO;
-        } else {
-            struct scrape_series *s = is_gpu ? gpu : srv;
-            if (s)
-                scrape_series_add(s, &p); /* out of order: refused, skipped */
+        } else if (is_gpu && gpus) {
+            struct scrape_file_gpu *g = gpu_source(gpus, url);
+            g->lines++;
+            g->failed += !p.ok;
+            scrape_series_add(&g->series, &p); /* out of order: refused, skipped */
+        } else if (!is_gpu && srv) {
+            scrape_series_add(srv, &p);
         }
         scrape_point_reset(&p);
     }

@@ -228,7 +228,9 @@ static void sampler_end(struct smi_sampler *m, int wait)
     }
 }
 
-static void sampler_stop(void *ud, uint64_t end_abs_ns)
+/* Interrupted or not, the wait is one nvidia-smi period (200 ms) after
+ * now, as a direct scrape's last one is taken after now. */
+static void sampler_stop(void *ud, uint64_t end_abs_ns, int interrupted)
 {
     sampler_end(ud, 1);
 }

@@ -356,7 +356,9 @@ static void test_sweep_energy_per_step(void **state)
 
 /* `llmload replay --gpu-metrics`: the run's energy figures, as `run`
  * gives them, for a trace of 10 requests of the same work 200 ms apart;
- * with no idle power, the model's 0.2395 J per output token within 2%. */
+ * with no idle power, the model's 0.2395 J per output token within 2%.
+ * Then its two shards, one after the other: shard 0's energy is its 5
+ * requests' (2%), with no per-token figure; shard 1 has none. */
 static void test_replay_energy(void **state)
 {
     char url[200], trace[600], line[120];
@@ -383,15 +385,47 @@ static void test_replay_energy(void **state)
     ASSERT_NEAR(harness_num(s, "energy.output_tokens"), 200, 0);
     ASSERT_REL(harness_num(s, "energy.j_per_output_token"), REQ_J / 20, 0.02);
     ASSERT_REL(harness_num(s, "energy.j_per_request"), REQ_J, 0.02);
-    /* A shard's tokens are a share of the energy: refused, as for run. */
-    const char *sharded[] = {"replay", trace,           "--url", harness_cur_sim.url, "--shard",
-                             "0/2",    "--prompt-salt", "5",     "--gpu-metrics",     url,
-                             NULL};
-    harness_expect_usage(sharded, "--gpu-metrics: not with --shard");
     json_decref(s);
     free(out);
     free(err);
     harness_results_free(dir);
+
+    /* --shard, as for run: shard 0 alone reads the GPUs and keeps the
+     * energy of its span (its 5 requests' work alone, as nothing else
+     * loads the sim: the sim's counter over it, and the model's), its
+     * per-token figures left to `llmload merge` (its tokens are a share
+     * of the run's); shard 1 reads none. */
+    for (int k = 0; k < 2; k++) {
+        double before_j = sim_metric_sum("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") / 1000.0;
+        const char *sharded[] = {trace,
+                                 "--shard",
+                                 k ? "1/2" : "0/2",
+                                 "--prompt-salt",
+                                 "5",
+                                 "--gpu-metrics",
+                                 url,
+                                 "--ignore-eos",
+                                 NULL};
+        dir = harness_run_against_sim("replay", NULL, sharded, 60, &status, &out, &err);
+        if (status != 0 && status != 1)
+            fail_msg("replay --shard %d/2 exited %d\nstdout: %s\nstderr: %s", k, status, out, err);
+        double work_j = sim_metric_sum("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") / 1000.0 - before_j;
+        s = harness_json_load(dir, "summary.json");
+        json_t *e = json_object_get(s, "energy");
+        ASSERT_NEAR(harness_num(s, "requests.ok"), 5, 0);
+        if (k == 0) {
+            ASSERT_REL(harness_num(e, "energy_j"), work_j, 0.02);
+            ASSERT_REL(harness_num(e, "energy_j"), 5 * REQ_J, 0.02);
+            assert_true(harness_is_null(e, "j_per_output_token"));
+            assert_true(harness_is_null(e, "j_per_request"));
+        } else {
+            assert_null(e);
+        }
+        json_decref(s);
+        free(out);
+        free(err);
+        harness_results_free(dir);
+    }
     harness_tmp_end();
 }
 
@@ -406,9 +440,6 @@ static void test_bad_flags(void **state)
         {{"run", "--url", "http://127.0.0.1:1/v1", "--rate", "1", "--gpu-metrics",
           "127.0.0.1:9400"},
          "--gpu-metrics"},
-        {{"run", "--url", "http://127.0.0.1:1/v1", "--rate=1", "--shard", "0/2", "--prompt-salt=5",
-          "--gpu-metrics", "http://127.0.0.1:1/m", "--gpu-metrics", "http://127.0.0.1:2/m"},
-         "--gpu-metrics: one GPU source with --shard"},
         {{"sweep", "--url", "http://127.0.0.1:1/v1", "--rates", "1", "--gpu-metrics", "9400"},
          "--gpu-metrics: expected an http:// or https:// URL"},
         {{"replay", "trace.jsonl", "--url", "http://127.0.0.1:1/v1", "--gpu-metrics", "x"},

@@ -215,9 +215,6 @@ static void test_bad_flags(void **state)
         {{"run", "--gpu-sampler", "dcgm"}, "--gpu-sampler: expected nvidia-smi, got \"dcgm\""},
         {{"sweep", "--gpu-sampler", "x"}, "--gpu-sampler: expected nvidia-smi"},
         {{"replay", "t.jsonl", "--gpu-sampler", "x"}, "--gpu-sampler: expected nvidia-smi"},
-        {{"run", "--rate", "1", "--prompt-salt", "1", "--gpu-sampler", "nvidia-smi",
-          "--gpu-metrics", "http://127.0.0.1:1/metrics", "--shard", "0/2"},
-         "--gpu-metrics: one GPU source with --shard"},
         {{"run", "--rate", "1", "--cost-per-hour", "2"},
          "--cost-per-hour: goes with --gpu-metrics, --gpu-sampler or --prometheus"});
 }

@@ -917,6 +917,119 @@ static void test_energy(void **state)
     json_decref(sm);
 }
 
+/* Two GPU sources (test_energy_two_sources): two sims, each its own
+ * exporter; the test stops them (teardown too, when a check fails). */
+static struct harness_sim gpu_sims[2];
+
+static void gpu_sims_start(char (*url)[160], char (*murl)[160])
+{
+    const char *sargs[] = {"--gpu-metrics", "--gpu-idle-watts", "0", NULL};
+    for (int i = 0; i < 2; i++) {
+        if (harness_sim_start(&gpu_sims[i], sargs) != 0)
+            fail_msg("sim %d did not start", i);
+        snprintf(url[i], sizeof url[i], "%s/v1", gpu_sims[i].url);
+        snprintf(murl[i], sizeof murl[i], "%s/metrics", gpu_sims[i].url);
+    }
+}
+
+/* The two sims' energy counters summed, J (their DCGM counter is mJ);
+ * then the sims are stopped. Idle power 0 and fresh sims: the work's. */
+static double gpu_sims_energy_j_stop(void)
+{
+    double j = 0;
+    for (int i = 0; i < 2; i++) {
+        int n = 0;
+        j += harness_sim_metric_sum(&gpu_sims[i], "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", &n) /
+             1000.0;
+        if (n == 0)
+            fail_msg("sim %d has no energy counter", i);
+        harness_sim_stop(&gpu_sims[i]);
+    }
+    return j;
+}
+
+static int teardown_gpu_sims(void **state)
+{
+    for (int i = 0; i < 2; i++)
+        harness_sim_stop(&gpu_sims[i]);
+    return teardown(state);
+}
+
+/* Several GPU sources with --shard: two sims, each with its own
+ * exporter (--gpu-idle-watts 0: its energy is its work's), the run's
+ * requests spread over both (id i to --url i mod 2, so shard 0 loads
+ * the first sim and shard 1 the second), both exporters read by the
+ * scraping shard (--metrics-shard 1). Their lines share its
+ * server_metrics.jsonl; merge joins each source's own lines to the
+ * merged window and sums them, as a run with two --gpu-metrics does:
+ * the merged energy is the two sims' counters summed (2%, as
+ * test_energy), and energy, joules per output token and per request
+ * equal one process's with the same flags on two fresh sims (2%), whose
+ * own energy is its sims' counters too. */
+static void test_energy_two_sources(void **state)
+{
+    harness_tmp_begin();
+    char url[2][160], murl[2][160], single[600], merged[600], sd[2][600];
+    gpu_sims_start(url, murl);
+#define TWO_GPU_FLAGS(u, m)                                                                        \
+    "--url", u[0], "--url", u[1], "--rate", "30", "--requests", "60", "--seed", "4",               \
+        "--prompt-tokens", "64", "--output-tokens", "8", "--ignore-eos", "--prompt-salt", "9",     \
+        "--quiet", "--threads", "1", "--gpu-metrics", m[0], "--gpu-metrics", m[1]
+    const char *flags[] = {TWO_GPU_FLAGS(url, murl), "--metrics-shard", "1", NULL};
+    shards_run("run", flags, 2, sd, "gpu2-");
+    double sims_j = gpu_sims_energy_j_stop();
+
+    json_t *e0 = harness_summary_load(sd[0]), *e1 = harness_summary_load(sd[1]);
+    assert_true(json_object_get(e0, "energy") == NULL);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(e1, "energy"), "urls")), 2);
+    assert_true(harness_is_null(json_object_get(e1, "energy"), "j_per_output_token"));
+    json_decref(e0);
+    json_decref(e1);
+
+    harness_tmp_path(merged, sizeof merged, "gpu2-merged");
+    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
+    int rc;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(m, 60, &rc, &out, &err), 0);
+    expect_status("merge", rc, merged, 0);
+    if (!strstr(out, murl[0]) || !strstr(out, murl[1]) || !strstr(out, "per output token"))
+        fail_msg("merge's summary lacks a GPU source or the energy: %s%s", out, err);
+    free(out);
+    free(err);
+
+    gpu_sims_start(url, murl);
+    harness_tmp_path(single, sizeof single, "gpu2-single");
+    const char *one[] = {"run", TWO_GPU_FLAGS(url, murl), "--out", single, NULL};
+#undef TWO_GPU_FLAGS
+    free(harness_run_expect(one, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    double single_sims_j = gpu_sims_energy_j_stop();
+
+    json_t *s1 = harness_summary_load(single), *sm = harness_summary_load(merged);
+    json_t *g1 = json_object_get(s1, "energy"), *gm = json_object_get(sm, "energy");
+    if (!json_is_object(gm) || !json_is_true(json_object_get(gm, "present")))
+        fail_msg("the merged summary has no energy");
+    fprintf(stderr,
+            "test_merge: two GPU sources: merged %.3f J, the sims' counters %.3f J; one "
+            "process %.3f J, its sims' %.3f J\n",
+            harness_num(gm, "energy_j"), sims_j, harness_num(g1, "energy_j"), single_sims_j);
+    ASSERT_REL(harness_num(gm, "energy_j"), sims_j, 0.02);
+    ASSERT_REL(harness_num(g1, "energy_j"), single_sims_j, 0.02);
+    ASSERT_NEAR(harness_num(gm, "output_tokens"), 480, 0);
+    ASSERT_NEAR(harness_num(gm, "requests"), 60, 0);
+    ASSERT_NEAR(harness_num(gm, "missing"), 0, 0);
+    ASSERT_NEAR(harness_num(gm, "gpus"), harness_num(g1, "gpus"), 0);
+    assert_int_equal(json_array_size(json_object_get(gm, "urls")), 2);
+    assert_string_equal(harness_sval(gm, "source"), harness_sval(g1, "source"));
+    static const char *const figs[] = {"energy_j", "j_per_output_token", "j_per_request"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(figs); i++) {
+        double a = harness_num(gm, figs[i]), b = harness_num(g1, figs[i]);
+        if (!(b > 0) || fabs(a - b) > 0.02 * b)
+            fail_msg("energy %s: merged %g, one process %g (2%%)", figs[i], a, b);
+    }
+    json_decref(s1);
+    json_decref(sm);
+}
+
 /* --hist-only on a sweep's shards (docs/distributed.md, "Merging
  * histograms only"): two shards of a 3-step sweep at once against one
  * sim, merged from their records and from their hist.jsonl alone. Each
@@ -1038,5 +1151,6 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardow
              cmocka_unit_test_teardown(test_sessions_expect, teardown),
              cmocka_unit_test_teardown(test_server_view, teardown),
              cmocka_unit_test_teardown(test_energy, teardown),
+             cmocka_unit_test_teardown(test_energy_two_sources, teardown_gpu_sims),
              cmocka_unit_test_teardown(test_hist_only_sweep, teardown),
              cmocka_unit_test_teardown(test_sweep_energy, teardown))

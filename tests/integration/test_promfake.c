@@ -23,6 +23,12 @@
  *   once the client says it waits ends the run within 5 s, exit 130, and
  *   the results directory is whole (summary.json, every record, run.json's
  *   outcome).
+ * - Ctrl-C during the load: the same 9.8 s interval, a 10 s run; a SIGINT
+ *   once 3 requests are recorded ends the run within 5 s (the requests in
+ *   flight have --grace 1s), exit 130, stopped_in "load", the results
+ *   whole, and the client never says it waits for Prometheus: an
+ *   interrupted run asks once more at once, as a direct scrape's last
+ *   one is taken at once. Before the fix it waited the 10 s.
  *
  * Traffic: a sim on 127.0.0.1 at 10 requests/s for 2 s (the failed
  * round 4, 0.6 s in, well inside the run) and 1 s; the fake dies
@@ -289,5 +295,78 @@ static void test_sigint_in_end_wait(void **state)
     harness_recs_free(r);
 }
 
+/* The lines of the file at path (0 while it is missing). */
+static size_t file_lines(const char *path)
+{
+    char *text = access(path, R_OK) == 0 ? harness_read_file(path, NULL) : NULL;
+    size_t n = 0;
+    for (const char *c = text; c && *c; c++)
+        n += *c == '\n';
+    free(text);
+    return n;
+}
+
+/* Prometheus's interval 9.8 s, a 10 s run (100 requests at 10/s); a
+ * Ctrl-C once 3 requests are recorded: the run ends without the end's
+ * 10 s wait for Prometheus, its results whole. */
+static void test_sigint_in_load(void **state)
+{
+    (void)state;
+    fake_start(100, 9800, 0);
+    char prom[64], url[200], out[600], so[600], se[600], recs[640];
+    snprintf(prom, sizeof prom, "http://127.0.0.1:%d", fake_port);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(out, sizeof out, "r");
+    harness_tmp_path(so, sizeof so, "stdout.txt");
+    harness_tmp_path(se, sizeof se, "stderr.txt");
+    snprintf(recs, sizeof recs, "%s/requests.jsonl", out);
+    const char *args[] = {"run",      "--url",        url,   "--rate",  "10", "--arrival",
+                          "constant", "--requests",   "100", "--grace", "1s", "--metrics-interval",
+                          "200ms",    "--prometheus", prom,  "--out",   out,  NULL};
+    client_pid = harness_spawn(args, so, se, -1, NULL, NULL);
+    int waited_ms = 0;
+    while (file_lines(recs) < 3) {
+        if (waitpid(client_pid, NULL, WNOHANG) == client_pid) {
+            client_pid = 0;
+            fail_msg("the client exited before its third record");
+        }
+        if (waited_ms >= 60000)
+            fail_msg("no third record within 60 s");
+        harness_sleep_ms(10);
+        waited_ms += 10;
+    }
+    uint64_t t0 = ll_now_ns();
+    assert_int_equal(kill(client_pid, SIGINT), 0);
+    int st = harness_reap(client_pid, 30000);
+    client_pid = 0;
+    double took_s = (double)(ll_now_ns() - t0) / 1e9;
+    char *err = harness_read_file(se, NULL);
+    fprintf(stderr, "test_promfake: Ctrl-C during the load: exit %d after %.3f s\n", st, took_s);
+    if (st != 130 || took_s > 5)
+        fail_msg("exit %d after %.3f s (want 130 within 5 s); stderr:\n%s", st, took_s,
+                 err ? err : "");
+    HARNESS_LACKS(err, "waiting");
+    free(err);
+    json_t *run = harness_json_load(out, "run.json");
+    json_t *o = json_object_get(run, "outcome");
+    assert_int_equal(harness_ival_req(o, "exit_status"), 130);
+    assert_true(json_is_true(json_object_get(o, "interrupted")));
+    assert_string_equal(harness_sval(o, "stopped_in"), "load");
+    json_decref(run);
+    /* Every scheduled request has its line, and the server's questions
+     * were all answered. */
+    json_t *s = harness_summary_load(out);
+    double scheduled = harness_num(s, "requests.scheduled");
+    assert_true(scheduled >= 3 && scheduled < 100);
+    assert_true(harness_num(s, "requests.ok") >= 3);
+    assert_true(harness_num(s, "server.scrapes") >= 2);
+    ASSERT_NEAR(harness_num(s, "server.failed"), 0, 0);
+    json_decref(s);
+    struct harness_recs *r = harness_requests_load(out);
+    ASSERT_NEAR((double)r->n, scheduled, 0);
+    harness_recs_free(r);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_failed_round_keeps_dates, teardown),
-             cmocka_unit_test_teardown(test_sigint_in_end_wait, teardown))
+             cmocka_unit_test_teardown(test_sigint_in_end_wait, teardown),
+             cmocka_unit_test_teardown(test_sigint_in_load, teardown))

@@ -1,0 +1,146 @@
+/* Unit tests for scrapeline.c: server_metrics.jsonl read back for
+ * `llmload merge`. A GPU line's "url" (its source) comes back, cut to
+ * the caller's buffer; one that is not a string is refused, naming it.
+ * A file whose two GPU sources' lines interleave loads as two series,
+ * one per "url", each joined on its own: each exporter's energy counter
+ * rises by its own amount (one series holding both would read the
+ * counters' jumps between exporters as the energy). */
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "metrics/scrape.h"
+#include "metrics/scrapeline.h"
+#include "util/util.h"
+
+#define S LL_NS_PER_SEC
+
+/* A GPU line of source url at mono_s, its counter at energy_j. */
+static void gpu_line(FILE *f, const char *url, double mono_s, int ok, double energy_j)
+{
+    fprintf(f, "{\"t_ns\":0,\"mono_ns\":%llu,\"dur_ns\":1000,\"ok\":%s,\"source\":\"gpu\",",
+            (unsigned long long)(mono_s * 1e9), ok ? "true" : "false");
+    if (ok)
+        fprintf(f,
+                "\"url\":\"%s\",\"engine\":\"dcgm\",\"gpus\":1,\"power_w\":100,"
+                "\"energy_j_total\":%g}\n",
+                url, energy_j);
+    else
+        fprintf(f, "\"url\":\"%s\",\"error\":\"HTTP 503\"}\n", url);
+}
+
+static void test_line_url(void **state)
+{
+    (void)state;
+    struct scrape_point p;
+    int gpu;
+    char url[64], small[8], err[200];
+    const char *line = "{\"mono_ns\":5,\"dur_ns\":1,\"ok\":false,\"source\":\"gpu\","
+                       "\"url\":\"http://a:9400/metrics\",\"error\":\"x\"}";
+    assert_int_equal(
+        scrape_line_parse(line, strlen(line), &p, &gpu, url, sizeof url, err, sizeof err), 0);
+    assert_int_equal(gpu, 1);
+    assert_string_equal(url, "http://a:9400/metrics");
+    scrape_point_reset(&p);
+    /* Cut to the buffer, terminated; NULL: not wanted. */
+    assert_int_equal(
+        scrape_line_parse(line, strlen(line), &p, &gpu, small, sizeof small, err, sizeof err), 0);
+    assert_string_equal(small, "http://");
+    scrape_point_reset(&p);
+    assert_int_equal(scrape_line_parse(line, strlen(line), &p, &gpu, NULL, 0, err, sizeof err), 0);
+    scrape_point_reset(&p);
+    /* A server's line has none, even with a "url" member. */
+    const char *srv = "{\"mono_ns\":5,\"dur_ns\":1,\"ok\":false,\"url\":\"u\"}";
+    assert_int_equal(
+        scrape_line_parse(srv, strlen(srv), &p, &gpu, url, sizeof url, err, sizeof err), 0);
+    assert_int_equal(gpu, 0);
+    assert_string_equal(url, "");
+    scrape_point_reset(&p);
+    const char *bad = "{\"mono_ns\":5,\"dur_ns\":1,\"ok\":false,\"source\":\"gpu\",\"url\":5}";
+    assert_int_equal(
+        scrape_line_parse(bad, strlen(bad), &p, &gpu, url, sizeof url, err, sizeof err),
+        LL_E_PROTO);
+    assert_non_null(strstr(err, "url: expected a string"));
+    scrape_point_reset(&p);
+}
+
+/* Sources A and B interleaved (B 0.1 s after A, a failed B line between),
+ * one server line: two series in the order they came, each joined over
+ * [1.2 s, 1.9 s] (SCRAPE_SPAN_OUTER: A's scrapes at 1 and 2 s, B's at
+ * 1.1 and 2.1 s): A's counter rose 50 J, B's 300 J. */
+static void test_file_two_sources(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/llmload-scrapeline-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"t_ns\":0,\"mono_ns\":900000000,\"dur_ns\":1000,\"ok\":false,\"error\":\"x\"}\n");
+    gpu_line(f, "A", 1.0, 1, 100);
+    gpu_line(f, "B", 1.1, 1, 1000);
+    gpu_line(f, "B", 1.5, 0, 0);
+    gpu_line(f, "A", 2.0, 1, 150);
+    gpu_line(f, "B", 2.1, 1, 1300);
+    fclose(f);
+
+    struct scrape_series srv;
+    struct scrape_file_gpus g = {0};
+    char err[300];
+    scrape_series_init(&srv);
+    assert_int_equal(scrape_file_load(path, &srv, &g, err, sizeof err), 0);
+    assert_int_equal(srv.n, 1);
+    assert_int_equal(g.n, 2);
+    assert_string_equal(g.v[0].url, "A");
+    assert_string_equal(g.v[1].url, "B");
+    assert_int_equal(g.v[0].lines, 2);
+    assert_int_equal(g.v[0].failed, 0);
+    assert_int_equal(g.v[1].lines, 3);
+    assert_int_equal(g.v[1].failed, 1);
+    assert_true(scrape_file_gpus_find(&g, "B") == &g.v[1]);
+    assert_null(scrape_file_gpus_find(&g, "C"));
+    static const double delta_j[2] = {50, 300};
+    for (size_t i = 0; i < 2; i++) {
+        struct scrape_join j;
+        assert_int_equal(
+            scrape_series_join(&g.v[i].series, 12 * S / 10, 19 * S / 10, SCRAPE_SPAN_OUTER, &j), 0);
+        assert_true(j.gpu_energy.present);
+        ASSERT_NEAR(j.gpu_energy.delta, delta_j[i], 1e-9);
+    }
+    /* Loading again appends to what g holds; NULL skips the server's. */
+    assert_int_equal(scrape_file_load(path, NULL, &g, err, sizeof err), 0);
+    assert_int_equal(g.n, 2);
+    assert_int_equal(g.v[1].lines, 6);
+    scrape_file_gpus_reset(&g);
+    assert_int_equal(g.n, 0);
+    scrape_file_gpus_reset(&g); /* empty: nothing to do */
+    scrape_series_reset(&srv);
+
+    /* A bad line is named by its number, the lines before it kept. */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    gpu_line(f, "A", 1.0, 1, 100);
+    fprintf(f, "{\"mono_ns\":2,\"dur_ns\":1,\"ok\":true,\"source\":\"gpu\",\"url\":[]}\n");
+    fclose(f);
+    assert_int_equal(scrape_file_load(path, NULL, &g, err, sizeof err), LL_E_PROTO);
+    assert_non_null(strstr(err, ":2: url: expected a string"));
+    assert_int_equal(g.n, 1);
+    assert_int_equal(g.v[0].lines, 1);
+    scrape_file_gpus_reset(&g);
+    unlink(path);
+
+    /* A missing file. */
+    assert_int_equal(scrape_file_load(path, NULL, &g, err, sizeof err), LL_E_NOTFOUND);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_line_url),
+        cmocka_unit_test(test_file_two_sources),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
