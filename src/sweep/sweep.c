@@ -93,7 +93,11 @@ static double energy_ratio(double a, double b)
 
 /* The step's energy figures from f.energy and the records over its span:
  * the client's output tokens received in the span (as the server join
- * counts them) and the ok requests that ended in it. */
+ * counts them) and the ok requests that ended in it. A shard's own step
+ * (its offered rate a share of the ladder's) keeps the energy and power
+ * but no per-token or per-request figure: its tokens are a share of the
+ * step's, the GPUs' energy all of it (as a sharded run's summary);
+ * `llmload merge` divides by the merged records'. */
 static void step_energy_finish(struct sweep_step *s)
 {
     const struct sweep_energy *e = &s->f.energy;
@@ -102,6 +106,8 @@ static void step_energy_finish(struct sweep_step *s)
         return;
     double span_s = (double)(e->span_to_ns - e->span_from_ns) / 1e9;
     s->mean_power_w = energy_ratio(e->energy_j, span_s);
+    if (s->f.global_offered_rps > s->f.offered_rps * (1 + 1e-9))
+        return;
     s->j_per_output_token = energy_ratio(e->energy_j, s->energy_tokens_in_span);
     s->j_per_request = energy_ratio(e->energy_j, (double)s->energy_ok_in_span);
     s->output_tokens_per_j = energy_ratio(s->energy_tokens_in_span, e->energy_j);

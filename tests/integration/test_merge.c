@@ -1090,9 +1090,10 @@ static void test_hist_only_sweep(void **state)
  * sim. Every merged step has the scraping shard's energy over its span
  * divided by the merged records' tokens in it: joules per output token
  * within 10% of the single sweep's (the spans fall on different scrapes,
- * every 250 ms), where shard 0's own figures, over half the tokens, are
- * about twice as large. (Per request is left out: a step's span holds a
- * handful of requests, and one more or less at its edges is 20%.) */
+ * every 250 ms); shard 0's own steps keep their energy but no per-token
+ * figure (over half the tokens it would be about twice as large). (Per
+ * request is left out: a step's span holds a handful of requests, and one
+ * more or less at its edges is 20%.) */
 static void test_sweep_energy(void **state)
 {
     (void)state;
@@ -1121,9 +1122,16 @@ static void test_sweep_energy(void **state)
         fail_msg("merge: exit %d: %s", rc, err);
     free(err);
     json_t *s1 = harness_summary_load(l.single), *sm = harness_summary_load(merged);
+    json_t *s0 = harness_summary_load(l.sd[0]);
     json_t *x1 = json_object_get(s1, "steps"), *xm = json_object_get(sm, "steps");
     assert_int_equal(json_array_size(xm), 3);
     assert_int_equal(json_array_size(x1), 3);
+    for (size_t i = 0; i < json_array_size(json_object_get(s0, "steps")); i++) {
+        json_t *e0 = json_object_get(json_array_get(json_object_get(s0, "steps"), i), "energy");
+        assert_true(harness_num(e0, "energy_j") > 0);
+        assert_true(harness_is_null(e0, "j_per_output_token"));
+    }
+    json_decref(s0);
     static const char *const figs[] = {"j_per_output_token"};
     for (size_t i = 0; i < 3; i++) {
         json_t *e1 = json_object_get(json_array_get(x1, i), "energy");
