@@ -1130,6 +1130,22 @@ void harness_serve_forever(int lfd, unsigned alarm_s, void *(*thread_main)(void 
     }
 }
 
+void *harness_fd_arg(int fd, void *ud)
+{
+    (void)ud;
+    int *p = malloc(sizeof *p);
+    if (p)
+        *p = fd;
+    return p;
+}
+
+int harness_fd_take(void *arg)
+{
+    int fd = *(int *)arg;
+    free(arg);
+    return fd;
+}
+
 int harness_tls_server_start(const char *cn, const char *san, char *url, size_t url_len,
                              char *cert, size_t cert_len, pid_t *pid, const char **why)
 {
