@@ -121,12 +121,7 @@ static void fake_start(int age_ms, int gap_ms, unsigned fail_mask)
     atomic_store(&fake->fail_mask, fail_mask);
     atomic_store(&fake->questions, 0);
     int lfd = harness_bind_local(64, &fake_port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        harness_serve_forever(lfd, 120, fake_conn, harness_fd_arg, NULL);
-    close(lfd);
-    fake_pid = pid;
+    fake_pid = harness_serve_fork(lfd, 120, fake_conn, harness_fd_arg, NULL);
     harness_cur_sim_start(NULL);
 }
 

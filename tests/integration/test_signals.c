@@ -91,12 +91,7 @@ static void hang_start(void)
         seen = harness_shared_map(sizeof *seen);
     memset(seen, 0, sizeof *seen);
     int lfd = harness_bind_local(128, &server_port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        harness_serve_forever(lfd, 60, hang_conn, harness_fd_arg, NULL);
-    close(lfd);
-    server_pid = pid;
+    server_pid = harness_serve_fork(lfd, 60, hang_conn, harness_fd_arg, NULL);
 }
 
 /* Each test against the never-answering server starts in a fresh
