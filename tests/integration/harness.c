@@ -1130,6 +1130,35 @@ void harness_serve_forever(int lfd, unsigned alarm_s, void *(*thread_main)(void 
     }
 }
 
+pid_t harness_serve_fork(int lfd, unsigned alarm_s, void *(*thread_main)(void *),
+                         void *(*make_arg)(int fd, void *ud), void *ud)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        harness_serve_forever(lfd, alarm_s, thread_main, make_arg, ud);
+        _exit(1); /* not reached: it never returns */
+    }
+    close(lfd);
+    return pid;
+}
+
+void *harness_fd_arg(int fd, void *ud)
+{
+    (void)ud;
+    int *p = malloc(sizeof *p);
+    if (p)
+        *p = fd;
+    return p;
+}
+
+int harness_fd_take(void *arg)
+{
+    int fd = *(int *)arg;
+    free(arg);
+    return fd;
+}
+
 int harness_tls_server_start(const char *cn, const char *san, char *url, size_t url_len,
                              char *cert, size_t cert_len, pid_t *pid, const char **why)
 {

@@ -457,6 +457,21 @@ int harness_wait_listening(int port, int timeout_ms);
 void harness_serve_forever(int lfd, unsigned alarm_s, void *(*thread_main)(void *),
                            void *(*make_arg)(int fd, void *ud), void *ud);
 
+/* Fork a child that runs harness_serve_forever(lfd, alarm_s, thread_main,
+ * make_arg, ud), then close lfd here. ud is read in the child's copy of
+ * memory, so it may point into the caller's stack. Returns the child's
+ * pid, for the caller to kill and reap; fails the test when fork does. */
+pid_t harness_serve_fork(int lfd, unsigned alarm_s, void *(*thread_main)(void *),
+                         void *(*make_arg)(int fd, void *ud), void *ud);
+
+/* A make_arg for harness_serve_forever when a connection's thread needs
+ * only its fd: the fd in a malloc'd int (NULL when out of memory); ud is
+ * unused. The thread takes it back with harness_fd_take. */
+void *harness_fd_arg(int fd, void *ud);
+
+/* The fd that harness_fd_arg put in arg; frees arg. */
+int harness_fd_take(void *arg);
+
 /* A TLS server for a test: a certificate made now, self-signed, for
  * common name cn and subjectAltName san ("IP:127.0.0.1", "DNS:name"), in
  * the test's temporary directory (cert gets its path, for --cacert), and

@@ -424,11 +424,9 @@ static void test_compare_sweeps_fail_on(void **state)
  * have no capacity: the row is refused for them (2). */
 static void test_compare_sweeps_fail_on_capacity(void **state)
 {
-    harness_tmp_begin();
-    char base[700], out[700];
-    harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(out, sizeof out, "cmp");
-    fixture_copy(base, 1);
+    struct dirs dirs;
+    dirs_make(&dirs, 0, 1);
+    const char *base = dirs.base, *out = dirs.out;
     static const struct {
         const char *spec;
         int want;
@@ -461,12 +459,8 @@ static void test_compare_sweeps_fail_on_capacity(void **state)
         assert_true(fabs(harness_num(d, "hi") - 2.0) < 1e-9);
         json_decref(j);
     }
-    char run[700], path[800];
-    harness_tmp_path(run, sizeof run, "run");
-    const char *mk[] = {"mkdir", "-p", run, NULL};
-    assert_int_equal(harness_run_quiet(mk, 10), 0);
-    snprintf(path, sizeof path, "%s/run.json", run);
-    harness_write_file(path, "{\"schema\": \"llmload.run/1\", \"command\": \"run\"}\n");
+    char run[700];
+    harness_tmp_results_stub(run, sizeof run, "run", "run");
     const char *runs[] = {"compare", run, run, "--fail-on", "capacity:-10%", NULL};
     harness_expect_usage(runs, "--fail-on: capacity is a row of sweeps");
     const char *pp[] = {"compare", base, base, "--fail-on", "knee:-1pp", NULL};

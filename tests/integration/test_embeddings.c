@@ -369,13 +369,8 @@ static void emb_server_start(enum emb_mode m, char *url, size_t url_len)
     }
     int port;
     int lfd = harness_bind_local(64, &port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        harness_serve_forever(lfd, 60, emb_conn_main, emb_arg, &proto);
-    close(lfd);
+    cur_srv = harness_serve_fork(lfd, 60, emb_conn_main, emb_arg, &proto);
     free(cap);
-    cur_srv = pid;
     snprintf(url, url_len, "http://127.0.0.1:%d/v1", port);
 }
 

@@ -724,15 +724,8 @@ static void hostile_start(enum hostile_mode mode, int port)
     assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
     cur_srv.port = ntohs(sa.sin_port);
     snprintf(cur_srv.url, sizeof cur_srv.url, "http://127.0.0.1:%d/v1", cur_srv.port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        struct conn proto = {.fd = -1, .mode = mode, .port = cur_srv.port};
-        harness_serve_forever(lfd, 120, conn_main, hostile_arg, &proto);
-        _exit(0);
-    }
-    close(lfd);
-    cur_srv.pid = pid;
+    struct conn proto = {.fd = -1, .mode = mode, .port = cur_srv.port};
+    cur_srv.pid = harness_serve_fork(lfd, 120, conn_main, hostile_arg, &proto);
 }
 
 /* ---- the client --------------------------------------------------------- */

@@ -103,8 +103,7 @@ static int answer(int fd, const char *head)
 /* A connection: answer each question on it (libcurl keeps it open). */
 static void *fake_conn(void *arg)
 {
-    int fd = *(int *)arg;
-    free(arg);
+    int fd = harness_fd_take(arg);
     char buf[16384];
     size_t body_len;
     int kept;
@@ -113,15 +112,6 @@ static void *fake_conn(void *arg)
             break;
     close(fd);
     return NULL;
-}
-
-static void *fake_arg(int fd, void *ud)
-{
-    (void)ud;
-    int *p = malloc(sizeof *p);
-    if (p)
-        *p = fd;
-    return p;
 }
 
 /* Start the fake with the data age_ms old, gap_ms between samples, and
@@ -137,12 +127,7 @@ static void fake_start(int age_ms, int gap_ms, unsigned fail_mask)
     atomic_store(&fake->fail_mask, fail_mask);
     atomic_store(&fake->questions, 0);
     int lfd = harness_bind_local(64, &fake_port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        harness_serve_forever(lfd, 120, fake_conn, fake_arg, NULL);
-    close(lfd);
-    fake_pid = pid;
+    fake_pid = harness_serve_fork(lfd, 120, fake_conn, harness_fd_arg, NULL);
     harness_cur_sim_start(NULL);
 }
 

@@ -45,6 +45,16 @@ static void ok_e2e_sorted(const struct harness_recs *r, double *e2e)
     qsort(e2e, r->n, sizeof e2e[0], cmp_double);
 }
 
+/* Start harness_cur_sim with sim_args, run the client with args on it
+ * and load its want_n records (harness_run_recs: *dir gets the results
+ * dir, both are the caller's to free). */
+static struct harness_recs *sim_run_recs(const char *const *sim_args, const char *const *args,
+                                         size_t want_n, char **dir)
+{
+    harness_cur_sim_start(sim_args);
+    return harness_run_recs(NULL, args, want_n, dir);
+}
+
 /* The sim serves a 10-token answer to an 8-token prompt in 10 steps of
  * 10 ms: 0.1 s of service, as in the worked example of seed 000. */
 #define SIM_100MS "--step-base", "10ms", "--step-per-prefill-token", "0", "--step-per-seq", "0"
@@ -64,8 +74,7 @@ static void test_co_closed_loop(void **state)
     const char *sargs[] = {SIM_100MS, "--stall-at", "2s", "--stall-for", "5s", SIM_STALL_FROM_FIRST, NULL};
     const char *args[] = {"--users", "1", "--pace", "1s", "--duration", "10s", REQ_8_10, NULL};
     char *dir;
-    harness_cur_sim_start(sargs);
-    struct harness_recs *r = harness_run_recs(NULL, args, 6, &dir);
+    struct harness_recs *r = sim_run_recs(sargs, args, 6, &dir);
     double e2e[6];
     ok_e2e_sorted(r, e2e);
     ASSERT_NEAR(pct(e2e, 6, 50), 100 * MS, 25 * MS);  /* median 0.1 s */
@@ -86,8 +95,7 @@ static void test_co_open_loop(void **state)
     const char *args[] = {"--rate",     "1",   "--arrival", "constant",
                           "--duration", "10s", REQ_8_10,    NULL};
     char *dir;
-    harness_cur_sim_start(sargs);
-    struct harness_recs *r = harness_run_recs(NULL, args, 10, &dir);
+    struct harness_recs *r = sim_run_recs(sargs, args, 10, &dir);
     double e2e[10], sum = 0;
     ok_e2e_sorted(r, e2e);
     for (size_t i = 0; i < 10; i++)
@@ -165,8 +173,7 @@ static void test_first_token_vs_idle_timeout(void **state)
                           "3s",     REQ_8_10, "--timeout-idle", "1s",       "--timeout-first-token",
                           "2s",     NULL};
     char *dir;
-    harness_cur_sim_start(sargs);
-    struct harness_recs *r = harness_run_recs(NULL, args, 15, &dir);
+    struct harness_recs *r = sim_run_recs(sargs, args, 15, &dir);
     int ok = 0, first = 0;
     for (size_t i = 0; i < r->n; i++) {
         const char *kind = harness_sval(r->items[i], "kind");
@@ -202,8 +209,7 @@ static void test_warmup_excluded_from_itl(void **state)
                           "--warmup", "1s", "--prompt-tokens", "8", "--output-tokens", "10",
                           "--ignore-eos", NULL};
     char *dir;
-    harness_cur_sim_start(sargs);
-    struct harness_recs *r = harness_run_recs(NULL, args, 20, &dir);
+    struct harness_recs *r = sim_run_recs(sargs, args, 20, &dir);
     int64_t gaps = 0, warm = 0;
     for (size_t i = 0; i < r->n; i++) {
         if (json_is_true(json_object_get(r->items[i], "warmup"))) {

@@ -59,8 +59,7 @@ static int server_port;
 
 static void *hang_conn(void *arg)
 {
-    int fd = *(int *)arg;
-    free(arg);
+    int fd = harness_fd_take(arg);
     char buf[8192];
     size_t body_len;
     int kept;
@@ -85,15 +84,6 @@ static void *hang_conn(void *arg)
     return NULL;
 }
 
-static void *hang_arg(int fd, void *ud)
-{
-    (void)ud;
-    int *p = malloc(sizeof *p);
-    if (p)
-        *p = fd;
-    return p;
-}
-
 /* Start the never-answering server into server_pid and server_port. */
 static void hang_start(void)
 {
@@ -101,12 +91,7 @@ static void hang_start(void)
         seen = harness_shared_map(sizeof *seen);
     memset(seen, 0, sizeof *seen);
     int lfd = harness_bind_local(128, &server_port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        harness_serve_forever(lfd, 60, hang_conn, hang_arg, NULL);
-    close(lfd);
-    server_pid = pid;
+    server_pid = harness_serve_fork(lfd, 60, hang_conn, harness_fd_arg, NULL);
 }
 
 /* Each test against the never-answering server starts in a fresh

@@ -223,14 +223,7 @@ static void recorder_start(char *url, size_t url_len)
     memset(cur_seen, 0, sizeof *cur_seen);
     int lfd = harness_bind_local(128, &cur_srv_port);
     snprintf(url, url_len, "http://127.0.0.1:%d/v1", cur_srv_port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        harness_serve_forever(lfd, 60, conn_main, recorder_arg, NULL);
-        _exit(0);
-    }
-    close(lfd);
-    cur_srv = pid;
+    cur_srv = harness_serve_fork(lfd, 60, conn_main, recorder_arg, NULL);
 }
 
 /* The requests recorded since recorder_start; fails the test when more
