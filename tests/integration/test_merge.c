@@ -863,6 +863,18 @@ static void test_server_view(void **state)
     report_keeps_summary(merged, 0);
 }
 
+/* A merged run's energy (gm) against one process's (g1): energy, joules
+ * per output token and per request within 2%. */
+static void energy_as_single(json_t *gm, json_t *g1)
+{
+    static const char *const figs[] = {"energy_j", "j_per_output_token", "j_per_request"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(figs); i++) {
+        double a = harness_num(gm, figs[i]), b = harness_num(g1, figs[i]);
+        if (!(b > 0) || fabs(a - b) > 0.02 * b)
+            fail_msg("energy %s: merged %g, one process %g (2%%)", figs[i], a, b);
+    }
+}
+
 /* Energy (--gpu-metrics with --shard, docs/distributed.md): two shards at
  * once, shard 1 alone reading the sim's GPU telemetry (--metrics-shard
  * 1, the shard that finishes last as in test_server_view), against one
@@ -907,12 +919,7 @@ static void test_energy(void **state)
     ASSERT_NEAR(harness_num(gm, "output_tokens"), 480, 0);
     ASSERT_NEAR(harness_num(gm, "requests"), 60, 0);
     assert_string_equal(harness_sval(gm, "source"), harness_sval(g1, "source"));
-    static const char *const figs[] = {"energy_j", "j_per_output_token", "j_per_request"};
-    for (size_t i = 0; i < LL_ARRAY_LEN(figs); i++) {
-        double a = harness_num(gm, figs[i]), b = harness_num(g1, figs[i]);
-        if (!(b > 0) || fabs(a - b) > 0.02 * b)
-            fail_msg("energy %s: merged %g, one process %g (2%%)", figs[i], a, b);
-    }
+    energy_as_single(gm, g1);
     json_decref(s1);
     json_decref(sm);
 }
@@ -1020,12 +1027,7 @@ static void test_energy_two_sources(void **state)
     ASSERT_NEAR(harness_num(gm, "gpus"), harness_num(g1, "gpus"), 0);
     assert_int_equal(json_array_size(json_object_get(gm, "urls")), 2);
     assert_string_equal(harness_sval(gm, "source"), harness_sval(g1, "source"));
-    static const char *const figs[] = {"energy_j", "j_per_output_token", "j_per_request"};
-    for (size_t i = 0; i < LL_ARRAY_LEN(figs); i++) {
-        double a = harness_num(gm, figs[i]), b = harness_num(g1, figs[i]);
-        if (!(b > 0) || fabs(a - b) > 0.02 * b)
-            fail_msg("energy %s: merged %g, one process %g (2%%)", figs[i], a, b);
-    }
+    energy_as_single(gm, g1);
     json_decref(s1);
     json_decref(sm);
 }

@@ -232,6 +232,31 @@ static void wait_stderr(const char *se, const char *needle, int timeout_ms)
     fail_msg("the client's stderr did not say \"%s\" within %d ms", needle, timeout_ms);
 }
 
+/* Ctrl-C to the client (when, for the message): it must exit 130 within
+ * 5 s, its run.json saying interrupted, stopped in stopped_in. Returns
+ * its stderr (se's text; caller frees). */
+static char *sigint_ends_it(const char *when, const char *se, const char *out,
+                            const char *stopped_in)
+{
+    uint64_t t0 = ll_now_ns();
+    assert_int_equal(kill(client_pid, SIGINT), 0);
+    int st = harness_reap(client_pid, 30000);
+    client_pid = 0;
+    double took_s = (double)(ll_now_ns() - t0) / 1e9;
+    char *err = harness_read_file(se, NULL);
+    fprintf(stderr, "test_promfake: Ctrl-C %s: exit %d after %.3f s\n", when, st, took_s);
+    if (st != 130 || took_s > 5)
+        fail_msg("exit %d after %.3f s (want 130 within 5 s); stderr:\n%s", st, took_s,
+                 err ? err : "");
+    json_t *run = harness_json_load(out, "run.json");
+    json_t *o = json_object_get(run, "outcome");
+    assert_int_equal(harness_ival_req(o, "exit_status"), 130);
+    assert_true(json_is_true(json_object_get(o, "interrupted")));
+    assert_string_equal(harness_sval(o, "stopped_in"), stopped_in);
+    json_decref(run);
+    return err;
+}
+
 /* Prometheus's interval 9.8 s: the run waits 10 s after its end (the
  * cap); a Ctrl-C in that wait ends the run at once, its results whole. */
 static void test_sigint_in_end_wait(void **state)
@@ -250,24 +275,7 @@ static void test_sigint_in_end_wait(void **state)
                           NULL};
     client_pid = harness_spawn(args, so, se, -1, NULL, NULL);
     wait_stderr(se, "Ctrl-C skips it", 60000);
-    uint64_t t0 = ll_now_ns();
-    assert_int_equal(kill(client_pid, SIGINT), 0);
-    int st = harness_reap(client_pid, 30000);
-    client_pid = 0;
-    double took_s = (double)(ll_now_ns() - t0) / 1e9;
-    char *err = harness_read_file(se, NULL);
-    fprintf(stderr, "test_promfake: Ctrl-C in the end's 10 s wait: exit %d after %.3f s\n", st,
-            took_s);
-    if (st != 130 || took_s > 5)
-        fail_msg("exit %d after %.3f s (want 130 within 5 s); stderr:\n%s", st, took_s,
-                 err ? err : "");
-    free(err);
-    json_t *run = harness_json_load(out, "run.json");
-    json_t *o = json_object_get(run, "outcome");
-    assert_int_equal(harness_ival_req(o, "exit_status"), 130);
-    assert_true(json_is_true(json_object_get(o, "interrupted")));
-    assert_string_equal(harness_sval(o, "stopped_in"), "summary");
-    json_decref(run);
+    free(sigint_ends_it("in the end's 10 s wait", se, out, "summary"));
     json_t *s = harness_summary_load(out);
     ASSERT_NEAR(harness_num(s, "requests.scheduled"), 10, 0);
     ASSERT_NEAR(harness_num(s, "requests.ok"), 10, 0);
@@ -320,24 +328,9 @@ static void test_sigint_in_load(void **state)
         harness_sleep_ms(10);
         waited_ms += 10;
     }
-    uint64_t t0 = ll_now_ns();
-    assert_int_equal(kill(client_pid, SIGINT), 0);
-    int st = harness_reap(client_pid, 30000);
-    client_pid = 0;
-    double took_s = (double)(ll_now_ns() - t0) / 1e9;
-    char *err = harness_read_file(se, NULL);
-    fprintf(stderr, "test_promfake: Ctrl-C during the load: exit %d after %.3f s\n", st, took_s);
-    if (st != 130 || took_s > 5)
-        fail_msg("exit %d after %.3f s (want 130 within 5 s); stderr:\n%s", st, took_s,
-                 err ? err : "");
+    char *err = sigint_ends_it("during the load", se, out, "load");
     HARNESS_LACKS(err, "waiting");
     free(err);
-    json_t *run = harness_json_load(out, "run.json");
-    json_t *o = json_object_get(run, "outcome");
-    assert_int_equal(harness_ival_req(o, "exit_status"), 130);
-    assert_true(json_is_true(json_object_get(o, "interrupted")));
-    assert_string_equal(harness_sval(o, "stopped_in"), "load");
-    json_decref(run);
     /* Every scheduled request has its line, and the server's questions
      * were all answered. */
     json_t *s = harness_summary_load(out);
