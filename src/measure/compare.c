@@ -150,7 +150,8 @@ static double logmom_var_blocks(const struct logmom *m, double blocks)
 }
 
 /* The second pass of a side with blocks: np log-percentile moments of
- * resamples resamples in blocks of L2 (into m2; L2 1: single draws). */
+ * resamples resamples in blocks of L2 (L2 1: single draws), percentile
+ * i's into m2[4 i] (mom's layout). */
 static void resample_moments(struct rng *r, const struct cmp_sample *s, size_t L2, uint32_t *counts,
                              const size_t *ranks, size_t np, unsigned resamples, double *q,
                              struct logmom *m2)
@@ -162,7 +163,7 @@ static void resample_moments(struct rng *r, const struct cmp_sample *s, size_t L
     for (unsigned b = 0; b < resamples; b++) {
         resample_pcts(r, &x, counts, ranks, np, q);
         for (size_t i = 0; i < np; i++)
-            logmom_add(&m2[i], q[i]);
+            logmom_add(&m2[4 * i], q[i]);
     }
     free(x.rank_of);
 }
@@ -171,9 +172,9 @@ static void resample_moments(struct rng *r, const struct cmp_sample *s, size_t L
  * L > 1, of the second length L2 (m2; NULL when L is 1). A block
  * bootstrap's variance falls short of the truth by about c / L (the
  * correlation past a block's end is lost at each of its joins), so from
- * two lengths La < Lb the truth is V = (Lb v(Lb) - La v(La)) / (Lb - La)
- * (Richardson's extrapolation in 1 / L); the larger of it and v1, since a
- * noisier v2 can also come out lower. */
+ * two lengths the truth is V = (L2 v(L2) - L v(L)) / (L2 - L)
+ * (Richardson's extrapolation in 1 / L, the same whichever is longer);
+ * the larger of it and v1, since a noisier v2 can also come out lower. */
 static double side_var(const struct logmom *m1, const struct logmom *m2, const struct cmp_sample *s,
                        size_t L2)
 {
@@ -183,14 +184,7 @@ static double side_var(const struct logmom *m1, const struct logmom *m2, const s
     double v2 = logmom_var_blocks(m2, (double)s->n / (double)L2);
     if (v2 < 0)
         return v1;
-    double La = L, va = v1, Lb = (double)L2, vb = v2;
-    if (Lb < La) {
-        La = (double)L2;
-        va = v2;
-        Lb = L;
-        vb = v1;
-    }
-    double V = (Lb * vb - La * va) / (Lb - La);
+    double V = ((double)L2 * v2 - L * v1) / ((double)L2 - L);
     return V > v1 ? V : v1;
 }
 
@@ -218,12 +212,11 @@ static size_t second_block(const struct cmp_sample *s)
  * but w rests on v(2L) too, of half as many blocks, and its
  * extrapolation adds that noise twice over: B - 1 counts both (measured:
  * with 1.5 B - 1 the decode p90 rows of the loaded noise set spread 1.2
- * times what they claimed, with B - 1 1.08; docs/compare.md). Never
- * narrowed. An interval whose
- * low end is -100% (a candidate's percentile of 0 in some resamples) is
- * widened at its high end, from the estimate. Independent values (L 1,
- * no second length) of 80 values: 1.3% wider; of thousands, unchanged
- * to 0.1%. */
+ * times what they claimed, with B - 1 1.1; docs/compare.md). Never
+ * narrowed. An interval whose low end is -100% (a candidate's percentile
+ * of 0 in some resamples) is widened at its high end, from the estimate.
+ * Independent values (L 1, no second length) of 80 values: 1.3% wider;
+ * of thousands, unchanged to 0.1%. m: the two sides' moments at L. */
 static void widen_few_blocks(struct cmp_diff *d, const struct logmom m[2], double wb, double wc,
                              const struct cmp_sample *sb, const struct cmp_sample *sc)
 {
@@ -264,7 +257,8 @@ int cmp_bootstrap_pct_blocks(const struct cmp_sample *sb, const struct cmp_sampl
     uint32_t *counts = ll_malloc((nb > nc ? nb : nc) * sizeof *counts);
     double *ratios = ll_malloc((size_t)resamples * np * sizeof *ratios);
     double *qb = ll_malloc(np * sizeof *qb), *qc = ll_malloc(np * sizeof *qc);
-    /* Per percentile: each side's moments at L ([0], [1]) and 2L ([2], [3]). */
+    /* Per percentile i: the baseline's and the candidate's moments at L
+     * (mom[4i], mom[4i + 1]), then at their second lengths (+2, +3). */
     struct logmom *mom = ll_calloc(4 * np, sizeof *mom);
     for (size_t i = 0; i < np; i++) {
         rb[i] = (size_t)hist_percentile_rank(ps[i], nb);
@@ -282,17 +276,12 @@ int cmp_bootstrap_pct_blocks(const struct cmp_sample *sb, const struct cmp_sampl
         }
     }
     size_t L2b = second_block(sb), L2c = second_block(sc);
-    struct logmom *m2 = ll_calloc(np, sizeof *m2);
     for (int side = 0; side < 2; side++) {
         size_t L2 = side ? L2c : L2b;
-        if (L2 == 0)
-            continue;
-        memset(m2, 0, np * sizeof *m2);
-        resample_moments(&r, side ? sc : sb, L2, counts, side ? rc : rb, np, resamples, qb, m2);
-        for (size_t i = 0; i < np; i++)
-            mom[4 * i + 2 + side] = m2[i];
+        if (L2 != 0)
+            resample_moments(&r, side ? sc : sb, L2, counts, side ? rc : rb, np, resamples, qb,
+                             mom + 2 + side);
     }
-    free(m2);
     for (size_t i = 0; i < np; i++) {
         double b0 = cmp_percentile_sorted(base, nb, ps[i]);
         double c0 = cmp_percentile_sorted(cand, nc, ps[i]);
