@@ -59,45 +59,6 @@ struct calib_http {
     int use_tokenize; /* the server sends no usage: ask /tokenize */
 };
 
-/* One HTTP request: GET when body is NULL, else POST of JSON body. Returns
- * the parsed JSON response (caller decrefs) when the status is 2xx, else
- * NULL with the reason in err (*rc LL_E_INTR when abandoned, else
- * LL_E_IO). */
-static json_t *http_json(struct calib_http *h, const char *url, const char *body, int *rc,
-                         char *err, size_t errlen)
-{
-    char why[256];
-    json_t *j = NULL;
-    *rc = LL_E_IO;
-    int frc = fetch_request(h->fetch, url, body, &h->opts, &h->resp, why, sizeof why);
-    if (frc == LL_E_INTR) {
-        *rc = LL_E_INTR;
-        snprintf(err, errlen, "%s: interrupted", url);
-    } else if (frc != 0) {
-        snprintf(err, errlen, "%s: %s", url, why);
-    } else if (h->resp.status < 200 || h->resp.status > 299) {
-        snprintf(err, errlen, "%s: HTTP %ld", url, h->resp.status);
-    } else {
-        json_error_t je;
-        j = json_loadb(h->resp.body ? h->resp.body : "", h->resp.body_len, 0, &je);
-        if (!j)
-            snprintf(err, errlen, "%s: response is not JSON (%s)", url, je.text);
-    }
-    return j;
-}
-
-/* base with any trailing '/' dropped, then suffix. Caller frees. */
-static char *join_url(const char *base, const char *suffix)
-{
-    size_t a = strlen(base), b = strlen(suffix);
-    while (a > 0 && base[a - 1] == '/')
-        a--;
-    char *p = ll_malloc(a + b + 1);
-    memcpy(p, base, a);
-    memcpy(p + a, suffix, b + 1);
-    return p;
-}
-
 /* The URL's root for /tokenize: base without a trailing "/v1". */
 static char *tokenize_url(const char *base)
 {
@@ -130,8 +91,8 @@ static double probe_count(struct calib_http *h, const char *text, int *rc, char 
         json_object_set_new(req, "stream", json_false());
         char *body = json_dumps(req, JSON_COMPACT);
         json_decref(req);
-        char *url = join_url(p->url, p->completions ? "/completions" : "/chat/completions");
-        json_t *resp = http_json(h, url, body, rc, err, errlen);
+        char *url = ll_url_join(p->url, p->completions ? "/completions" : "/chat/completions");
+        json_t *resp = fetch_json(h->fetch, url, body, &h->opts, &h->resp, rc, err, errlen);
         free(url);
         free(body);
         if (!resp)
@@ -148,7 +109,7 @@ static double probe_count(struct calib_http *h, const char *text, int *rc, char 
     char *body = json_dumps(req, JSON_COMPACT);
     json_decref(req);
     char *url = tokenize_url(p->url);
-    json_t *resp = http_json(h, url, body, rc, err, errlen);
+    json_t *resp = fetch_json(h->fetch, url, body, &h->opts, &h->resp, rc, err, errlen);
     free(url);
     free(body);
     if (!resp) {
@@ -268,25 +229,62 @@ done:
     return 0;
 }
 
-int calib_probe_run(const struct calib_probe *p, struct calib_fit *fit)
+/* h's connection and options for p's requests: 0, or LL_E_IO (printed)
+ * when libcurl cannot make a handle. */
+static int calib_http_open(struct calib_http *h, const struct calib_probe *p)
 {
-    struct calib_http h = {.p = p};
-    memset(fit, 0, sizeof *fit);
-    h.fetch = fetch_new();
-    if (!h.fetch) {
+    *h = (struct calib_http){.p = p};
+    h->fetch = fetch_new();
+    if (!h->fetch) {
         ll_errorf("%s: libcurl did not initialise", p->who);
         return LL_E_IO;
     }
-    h.opts.headers = p->headers;
-    h.opts.cacert = p->cacert;
-    h.opts.insecure = p->insecure;
-    h.opts.timeout_ns = 120 * LL_NS_PER_SEC;
-    h.opts.connect_timeout_ns = 10 * LL_NS_PER_SEC;
-    h.opts.max_body_bytes = (size_t)64 << 20;
+    h->opts.headers = p->headers;
+    h->opts.cacert = p->cacert;
+    h->opts.insecure = p->insecure;
+    h->opts.timeout_ns = 120 * LL_NS_PER_SEC;
+    h->opts.connect_timeout_ns = 10 * LL_NS_PER_SEC;
+    h->opts.max_body_bytes = (size_t)64 << 20;
     if (p->cancel_fd >= 0) {
-        h.opts.cancel_fds = &p->cancel_fd;
-        h.opts.n_cancel_fds = 1;
+        h->opts.cancel_fds = &p->cancel_fd;
+        h->opts.n_cancel_fds = 1;
     }
+    return 0;
+}
+
+static void calib_http_close(struct calib_http *h)
+{
+    fetch_response_free(&h->resp);
+    fetch_free(h->fetch);
+}
+
+char *calib_probe_first_model(const struct calib_probe *p)
+{
+    struct calib_http h;
+    if (calib_http_open(&h, p) != 0)
+        return NULL;
+    char err[512] = "", *model = NULL;
+    int rc;
+    char *url = ll_url_join(p->url, "/models");
+    json_t *m = fetch_json(h.fetch, url, NULL, &h.opts, &h.resp, &rc, err, sizeof err);
+    free(url);
+    calib_http_close(&h);
+    json_t *id = json_object_get(json_array_get(json_object_get(m, "data"), 0), "id");
+    if (json_is_string(id))
+        model = ll_strdup(json_string_value(id));
+    json_decref(m);
+    if (!model)
+        ll_errorf("%s: no model (give --model M): %s", p->who,
+                  *err ? err : "BASE/models listed none");
+    return model;
+}
+
+int calib_probe_run(const struct calib_probe *p, struct calib_fit *fit)
+{
+    struct calib_http h;
+    memset(fit, 0, sizeof *fit);
+    if (calib_http_open(&h, p) != 0)
+        return LL_E_IO;
     double words[CALIB_PROBES], tokens[CALIB_PROBES], weight[CALIB_PROBES];
     size_t probes = 0;
     int rc = calib_probe_all(&h, words, tokens, weight, &probes);
@@ -311,8 +309,7 @@ int calib_probe_run(const struct calib_probe *p, struct calib_fit *fit)
                 "be longer than asked by the template's tokens\n",
                 p->who);
 out:
-    fetch_response_free(&h.resp);
-    fetch_free(h.fetch);
+    calib_http_close(&h);
     return rc;
 }
 

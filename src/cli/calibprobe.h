@@ -40,6 +40,11 @@ struct calib_probe {
  * fit); LL_E_IO when a probe failed. Each failure's reason is printed. */
 int calib_probe_run(const struct calib_probe *p, struct calib_fit *fit);
 
+/* The first model id p's BASE/models lists (p->model unused): a new
+ * string, caller frees; NULL when there is none or the question failed,
+ * the reason printed after "<who>: ". */
+char *calib_probe_first_model(const struct calib_probe *p);
+
 /* The fit in words, one line each, to f, each after "<who>: ": the line
  * (tokens per word, intercept, residual, probes, source), the spread, and
  * when the intercept passes a token what it means for short prompts. */

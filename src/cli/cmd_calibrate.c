@@ -4,7 +4,6 @@
  * --calibrate auto shares), the file and what it prints. */
 #include <curl/curl.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,35 +11,12 @@
 #include "cli/calibprobe.h"
 #include "cli/cmds.h"
 #include "cli/runopts.h"
-#include "http/fetch.h"
 #include "util/util.h"
 
 struct calib_opts {
     const char *url, *model, *out, *api, *api_key_env, *cacert;
     int completions, insecure;
 };
-
-/* One GET of url: the parsed JSON (caller decrefs) when the status is
- * 2xx, else NULL with the reason in err. */
-static json_t *get_json(struct fetcher *f, const struct fetch_opts *fo, const char *url, char *err,
-                        size_t errlen)
-{
-    char why[256];
-    struct fetch_response r = {0};
-    json_t *j = NULL;
-    if (fetch_request(f, url, NULL, fo, &r, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s: %s", url, why);
-    } else if (r.status < 200 || r.status > 299) {
-        snprintf(err, errlen, "%s: HTTP %ld", url, r.status);
-    } else {
-        json_error_t je;
-        j = json_loadb(r.body ? r.body : "", r.body_len, 0, &je);
-        if (!j)
-            snprintf(err, errlen, "%s: response is not JSON (%s)", url, je.text);
-    }
-    fetch_response_free(&r);
-    return j;
-}
 
 static void usage(FILE *f)
 {
@@ -108,45 +84,6 @@ static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, si
     return 0;
 }
 
-/* --model, or the first id BASE/models lists. Caller frees; NULL with the
- * reason printed. */
-static char *calib_model(const struct calib_opts *o, const struct curl_slist *headers)
-{
-    if (o->model)
-        return ll_strdup(o->model);
-    char err[RUNOPTS_ERR_MAX] = "", *model = NULL;
-    struct fetcher *f = fetch_new();
-    if (!f) {
-        ll_errorf("calibrate: libcurl did not initialise");
-        return NULL;
-    }
-    struct fetch_opts fo = {
-        .headers = headers,
-        .cacert = o->cacert,
-        .insecure = o->insecure,
-        .timeout_ns = 120 * LL_NS_PER_SEC,
-        .connect_timeout_ns = 10 * LL_NS_PER_SEC,
-        .max_body_bytes = (size_t)64 << 20,
-    };
-    size_t n = strlen(o->url);
-    while (n > 0 && o->url[n - 1] == '/')
-        n--;
-    char *url = ll_malloc(n + sizeof "/models");
-    memcpy(url, o->url, n);
-    memcpy(url + n, "/models", sizeof "/models");
-    json_t *m = get_json(f, &fo, url, err, sizeof err);
-    free(url);
-    fetch_free(f);
-    json_t *id = json_object_get(json_array_get(json_object_get(m, "data"), 0), "id");
-    if (json_is_string(id))
-        model = ll_strdup(json_string_value(id));
-    json_decref(m);
-    if (!model)
-        ll_errorf("calibrate: no model (give --model M): %s",
-                  *err ? err : "BASE/models listed none");
-    return model;
-}
-
 int calibrate_main(int argc, char **argv)
 {
     struct calib_opts o = {0};
@@ -170,12 +107,8 @@ int calibrate_main(int argc, char **argv)
         snprintf(auth, n, "Authorization: Bearer %s", key);
         headers = curl_slist_append(headers, auth);
     }
-    model = calib_model(&o, headers);
-    if (!model)
-        goto fail;
-    const struct calib_probe p = {
+    struct calib_probe p = {
         .url = o.url,
-        .model = model,
         .completions = o.completions,
         .headers = headers,
         .cacert = o.cacert,
@@ -183,6 +116,10 @@ int calibrate_main(int argc, char **argv)
         .cancel_fd = -1,
         .who = "calibrate",
     };
+    model = o.model ? ll_strdup(o.model) : calib_probe_first_model(&p);
+    if (!model)
+        goto fail;
+    p.model = model;
     struct calib_fit fit;
     rc = calib_probe_run(&p, &fit);
     if (rc != 0) {

@@ -68,7 +68,7 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
                         json_t **models, char *server, char **first_id, int *answered, char *err,
                         size_t errlen)
 {
-    char url[1100], why[256];
+    char url[1100], why[512];
     snprintf(url, sizeof url, "%s/models", tc->base_url);
     *answered = 0;
     if (!f) {
@@ -83,26 +83,14 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
     struct fetch_opts fo =
         contract_fetch_opts(tc, headers, &cancel_fd, timeout_ns, connect_ns, 1u << 20);
     struct fetch_response r = {0};
-    int frc = fetch_request(f, url, NULL, &fo, &r, why, sizeof why);
+    int frc;
+    *models = fetch_json(f, url, NULL, &fo, &r, &frc, why, sizeof why);
     *answered = frc != LL_E_INTR && r.status != 0;
     snprintf(server, sizeof r.server, "%s", r.server);
-    int rc = -1;
-    if (frc == LL_E_INTR) {
-        rc = LL_E_INTR;
-        goto out;
-    }
-    if (frc != 0) {
-        snprintf(err, errlen, "GET %.300s: %.200s", url, why);
-        goto out;
-    }
-    if (r.status != 200) {
-        snprintf(err, errlen, "GET %.300s: HTTP %ld", url, r.status);
-        goto out;
-    }
-    json_error_t je;
-    *models = json_loadb(r.body ? r.body : "", r.body_len, 0, &je);
+    int rc = frc == LL_E_INTR ? LL_E_INTR : -1;
     if (!*models) {
-        snprintf(err, errlen, "GET %.300s: not JSON (%s)", url, je.text);
+        if (rc != LL_E_INTR)
+            snprintf(err, errlen, "GET %.480s", why);
         goto out;
     }
     json_t *data = json_object_get(*models, "data");

@@ -191,3 +191,24 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
     }
     return 0;
 }
+
+json_t *fetch_json(struct fetcher *f, const char *url, const char *post_body,
+                   const struct fetch_opts *opts, struct fetch_response *r, int *rc, char *err,
+                   size_t errlen)
+{
+    char why[256];
+    json_t *j = NULL;
+    int frc = fetch_request(f, url, post_body, opts, r, why, sizeof why);
+    *rc = frc == LL_E_INTR ? LL_E_INTR : LL_E_IO;
+    if (frc != 0) {
+        snprintf(err, errlen, "%s: %s", url, why);
+    } else if (r->status < 200 || r->status > 299) {
+        snprintf(err, errlen, "%s: HTTP %ld", url, r->status);
+    } else {
+        json_error_t je;
+        j = json_loadb(r->body ? r->body : "", r->body_len, 0, &je);
+        if (!j)
+            snprintf(err, errlen, "%s: response is not JSON (%s)", url, je.text);
+    }
+    return j;
+}

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include <curl/curl.h>
+#include <jansson.h>
 
 /* How to make one request. Zero-initialise, then set what applies. */
 struct fetch_opts {
@@ -70,6 +71,16 @@ void fetch_free(struct fetcher *f);
 int fetch_request(struct fetcher *f, const char *url, const char *post_body,
                   const struct fetch_opts *opts, struct fetch_response *r, char *err,
                   size_t errlen);
+
+/* fetch_request, and its answer read as JSON: the parsed body (caller
+ * decrefs) when a 2xx response came whose body is JSON, else NULL with
+ * "url: reason" in err ("url: HTTP 404", "url: response is not JSON (...)",
+ * or fetch_request's reason) and *rc LL_E_INTR when abandoned, else
+ * LL_E_IO. r holds the response either way (its status is 0 when none
+ * came; its Server header), for the caller to free. */
+json_t *fetch_json(struct fetcher *f, const char *url, const char *post_body,
+                   const struct fetch_opts *opts, struct fetch_response *r, int *rc, char *err,
+                   size_t errlen);
 
 /* What --insecure and --cacert mean for a libcurl handle, set on e: with
  * insecure, neither the certificate nor the host name is checked; cacert

@@ -311,6 +311,17 @@ size_t ll_url_root_len(const char *base_url)
     return n;
 }
 
+char *ll_url_join(const char *base_url, const char *path)
+{
+    size_t a = strlen(base_url), b = strlen(path);
+    while (a > 0 && base_url[a - 1] == '/')
+        a--;
+    char *p = ll_malloc(a + b + 1);
+    memcpy(p, base_url, a);
+    memcpy(p + a, path, b + 1);
+    return p;
+}
+
 char *ll_fmt_duration(uint64_t ns, char *buf, size_t len)
 {
     if (ns < 10 * LL_NS_PER_US)

@@ -127,6 +127,10 @@ char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);
  * trailing slashes and then a trailing "/v1". */
 size_t ll_url_root_len(const char *base_url);
 
+/* base_url with any trailing '/' dropped, then path ("/models"): a new
+ * string, caller frees. */
+char *ll_url_join(const char *base_url, const char *path);
+
 /* Start fn(arg) on a new thread *th with every signal blocked in it, so that
  * SIGINT and SIGTERM reach only the thread that waits for them (the
  * driver's sigtimedwait). The caller's mask is as it was on return.

@@ -328,9 +328,29 @@ static void test_url_root_len(void **state)
         assert_int_equal(ll_url_root_len(cases[i].base), strlen(cases[i].root));
 }
 
+/* A path after a base: the base's trailing slashes off, nothing else. */
+static void test_url_join(void **state)
+{
+    static const struct {
+        const char *base, *path, *url;
+    } cases[] = {
+        {"http://h:1/v1", "/models", "http://h:1/v1/models"},
+        {"http://h:1/v1//", "/models", "http://h:1/v1/models"},
+        {"http://h:1/", "/tokenize", "http://h:1/tokenize"},
+        {"", "/models", "/models"},
+        {"http://h:1/v1", "", "http://h:1/v1"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
+        char *u = ll_url_join(cases[i].base, cases[i].path);
+        assert_string_equal(u, cases[i].url);
+        free(u);
+    }
+}
+
 TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_path_find),
           cmocka_unit_test(test_spawn_reader), cmocka_unit_test(test_url_root_len),
-          cmocka_unit_test(test_shell_run), cmocka_unit_test(test_grow),
-          cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
-          cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
-          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))
+          cmocka_unit_test(test_url_join), cmocka_unit_test(test_shell_run),
+          cmocka_unit_test(test_grow), cmocka_unit_test(test_parse_duration),
+          cmocka_unit_test(test_parse_count), cmocka_unit_test(test_parse_u64),
+          cmocka_unit_test(test_http_list_has), cmocka_unit_test(test_fmt_u64),
+          cmocka_unit_test(test_http_date))
