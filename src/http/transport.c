@@ -142,21 +142,10 @@ static char *json_escape_dup(const char *s)
     char *out = ll_malloc(n * 6 + 1);
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            out[o++] = '\\';
-            out[o++] = (char)c;
-        } else if (c < 0x20) {
-            static const char hex[] = "0123456789abcdef";
-            out[o++] = '\\';
-            out[o++] = 'u';
-            out[o++] = '0';
-            out[o++] = '0';
-            out[o++] = hex[c >> 4];
-            out[o++] = hex[c & 15];
-        } else {
-            out[o++] = (char)c;
-        }
+        size_t e = ll_json_escape((unsigned char)s[i], out + o);
+        if (e == 0)
+            out[o++] = s[i];
+        o += e;
     }
     out[o] = '\0';
     return out;

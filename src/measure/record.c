@@ -190,38 +190,22 @@ static void line_u64_or_null(struct line *l, int present, uint64_t v)
  * line always parses. */
 static void line_json_escaped(struct line *l, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
-        unsigned c = p[i];
-        if (c == '"') {
-            line_put(l, "\\\"", 2);
-        } else if (c == '\\') {
-            line_put(l, "\\\\", 2);
-        } else if (c == '\n') {
-            line_put(l, "\\n", 2);
-        } else if (c == '\r') {
-            line_put(l, "\\r", 2);
-        } else if (c == '\t') {
-            line_put(l, "\\t", 2);
-        } else if (c < 0x20 || c == 0x7F) {
-            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
-            line_put(l, esc, sizeof(esc));
-        } else if (c < 0x80) {
+        char esc[6];
+        size_t e = ll_json_escape(p[i], esc), len = 1;
+        if (e > 0) {
+            line_put(l, esc, e);
+        } else if (p[i] < 0x80) {
             line_put(l, (const char *)&p[i], 1);
+        } else if ((len = ll_utf8_len(p + i, n - i)) == 0) {
+            line_put(l, "\\ufffd", 6); /* a byte that is not UTF-8 */
+            len = 1;
         } else {
-            size_t len = ll_utf8_len(p + i, n - i);
-            if (len == 0) {
-                line_put(l, "\\ufffd", 6);
-                i++;
-                continue;
-            }
             line_put(l, (const char *)&p[i], len);
-            i += len;
-            continue;
         }
-        i++;
+        i += len;
     }
 }
 

@@ -578,32 +578,15 @@ void http_buf_printf(struct http_buf *b, const char *fmt, ...)
 
 void http_buf_json_escape(struct http_buf *b, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        char esc[6];
+        size_t e = ll_json_escape((unsigned char)s[i], esc);
+        if (e == 0)
             continue;
         http_buf_append(b, s + start, i - start);
+        http_buf_append(b, esc, e);
         start = i + 1;
-        char esc[6] = {'\\', 0, 0, 0, 0, 0};
-        size_t elen = 2;
-        switch (c) {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        default:
-            esc[1] = 'u';
-            esc[2] = '0';
-            esc[3] = '0';
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            elen = 6;
-            break;
-        }
-        http_buf_append(b, esc, elen);
     }
     http_buf_append(b, s + start, n - start);
 }

@@ -145,7 +145,8 @@ void http_buf_puts(struct http_buf *b, const char *s);
 void http_buf_printf(struct http_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Append s[0, n) as the inside of a JSON string (no quotes): escapes '"',
- * '\\' and control bytes; other bytes are copied as they are. */
+ * '\\', control bytes and DEL (ll_json_escape); other bytes are copied
+ * as they are. */
 void http_buf_json_escape(struct http_buf *b, const char *s, size_t n);
 /* Append a decimal unsigned number. */
 void http_buf_u64(struct http_buf *b, uint64_t v);

@@ -85,6 +85,33 @@ size_t ll_fmt_u64(char *dst, uint64_t v);
  * avail are all rejected. avail >= 1. */
 size_t ll_utf8_len(const unsigned char *p, size_t avail);
 
+/* How byte c stands inside a JSON string: 0 when as it is, else the
+ * length of its escape, written to esc: 2 for \" \\ \n \r \t, 6 for
+ * \u00XX (the other control bytes, and DEL). The JSON strings llmload
+ * writes itself (request bodies, requests.jsonl) escape through here;
+ * jansson escapes the rest. */
+static inline size_t ll_json_escape(unsigned char c, char esc[6])
+{
+    static const char hex[] = "0123456789abcdef";
+    if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F)
+        return 0;
+    esc[0] = '\\';
+    switch (c) {
+    case '"': esc[1] = '"'; return 2;
+    case '\\': esc[1] = '\\'; return 2;
+    case '\n': esc[1] = 'n'; return 2;
+    case '\r': esc[1] = 'r'; return 2;
+    case '\t': esc[1] = 't'; return 2;
+    default: break;
+    }
+    esc[1] = 'u';
+    esc[2] = '0';
+    esc[3] = '0';
+    esc[4] = hex[c >> 4];
+    esc[5] = hex[c & 15];
+    return 6;
+}
+
 /* An unsigned 64-bit integer in decimal; "1k" / "2M" / "3G" suffixes are
  * accepted only by ll_parse_count. */
 int ll_parse_u64(const char *s, uint64_t *out);

@@ -58,32 +58,19 @@ static char *cb_tail(struct cbuf *b, size_t *room)
 }
 
 /* Append text[0, n) as the body of a JSON string: quote, backslash and
- * control bytes escaped; every other byte as it is (the trace loader only
+ * control bytes (and DEL) escaped (ll_json_escape); every other byte as it is (the trace loader only
  * hands over text that came out of valid JSON, so it is valid UTF-8). */
 static void cb_escaped(struct cbuf *b, const char *text, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t run = 0;              /* start of the bytes not yet copied */
+    size_t run = 0; /* start of the bytes not yet copied */
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c != '"' && c != '\\' && c >= 0x20)
+        char esc[6];
+        size_t e = ll_json_escape((unsigned char)text[i], esc);
+        if (e == 0)
             continue;
         cb_put(b, text + run, i - run);
+        cb_put(b, esc, e);
         run = i + 1;
-        if (c == '"') {
-            CB_LIT(b, "\\\"");
-        } else if (c == '\\') {
-            CB_LIT(b, "\\\\");
-        } else if (c == '\n') {
-            CB_LIT(b, "\\n");
-        } else if (c == '\t') {
-            CB_LIT(b, "\\t");
-        } else if (c == '\r') {
-            CB_LIT(b, "\\r");
-        } else {
-            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            cb_put(b, esc, sizeof esc);
-        }
     }
     cb_put(b, text + run, n - run);
 }

@@ -306,15 +306,18 @@ static void test_buf(void **state)
     struct http_buf b;
     http_buf_init(&b);
     http_buf_puts(&b, "x=");
-    http_buf_json_escape(&b, "a\"b\\c\n\x01\x7f", 7);
+    http_buf_json_escape(&b, "a\"b\\c\n\x01\x7f", 8);
     http_buf_u64(&b, 0);
     http_buf_u64(&b, 18446744073709551615ULL);
     http_buf_printf(&b, "|%0200d|", 7);
-    assert_int_equal(http_buf_pending(&b), 2 + 15 + 1 + 20 + 202);
-    assert_memory_equal(b.data, "x=a\\\"b\\\\c\\n\\u0001" "018446744073709551615|000", 40);
+    assert_int_equal(http_buf_pending(&b), 2 + 21 + 1 + 20 + 202);
+    assert_memory_equal(b.data,
+                        "x=a\\\"b\\\\c\\n\\u0001\\u007f"
+                        "018446744073709551615|000",
+                        46);
     http_buf_consume(&b, 10);
-    assert_int_equal(http_buf_pending(&b), 230);
-    http_buf_consume(&b, 230);
+    assert_int_equal(http_buf_pending(&b), 236);
+    http_buf_consume(&b, 236);
     assert_int_equal(http_buf_pending(&b), 0);
     assert_int_equal(b.len, 0);
     http_buf_free(&b);

@@ -2,6 +2,7 @@
 #include "test.h"
 #include "util/spawn.h"
 #include "util/util.h"
+#include <jansson.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,6 +329,35 @@ static void test_url_root_len(void **state)
         assert_int_equal(ll_url_root_len(cases[i].base), strlen(cases[i].root));
 }
 
+/* Every ASCII byte, escaped or not inside quotes, reads back as itself
+ * (jansson), and only the bytes JSON needs escaped are (and DEL). */
+static void test_json_escape(void **state)
+{
+    for (unsigned c = 0; c < 0x80; c++) {
+        char doc[9] = "\"", esc[6];
+        size_t e = ll_json_escape((unsigned char)c, esc);
+        int plain = c >= 0x20 && c != '"' && c != '\\' && c != 0x7F;
+        assert_int_equal(e == 0, plain);
+        assert_true(e == 0 || e == 2 || e == 6);
+        if (e)
+            memcpy(doc + 1, esc, e);
+        else
+            doc[1] = (char)c;
+        doc[1 + (e ? e : 1)] = '"';
+        json_t *j = json_loadb(doc, 2 + (e ? e : 1), JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+        assert_non_null(j);
+        assert_int_equal(json_string_length(j), 1);
+        assert_int_equal((unsigned char)json_string_value(j)[0], c);
+        json_decref(j);
+    }
+    char esc[6];
+    assert_int_equal(ll_json_escape('\n', esc), 2);
+    assert_memory_equal(esc, "\\n", 2);
+    assert_int_equal(ll_json_escape(0x1f, esc), 6);
+    assert_memory_equal(esc, "\\u001f", 6);
+    assert_int_equal(ll_json_escape(0xe9, esc), 0); /* UTF-8 bytes pass */
+}
+
 /* A path after a base: the base's trailing slashes off, nothing else. */
 static void test_url_join(void **state)
 {
@@ -349,8 +379,8 @@ static void test_url_join(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_path_find),
           cmocka_unit_test(test_spawn_reader), cmocka_unit_test(test_url_root_len),
-          cmocka_unit_test(test_url_join), cmocka_unit_test(test_shell_run),
-          cmocka_unit_test(test_grow), cmocka_unit_test(test_parse_duration),
-          cmocka_unit_test(test_parse_count), cmocka_unit_test(test_parse_u64),
-          cmocka_unit_test(test_http_list_has), cmocka_unit_test(test_fmt_u64),
-          cmocka_unit_test(test_http_date))
+          cmocka_unit_test(test_url_join), cmocka_unit_test(test_json_escape),
+          cmocka_unit_test(test_shell_run), cmocka_unit_test(test_grow),
+          cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
+          cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
+          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))
