@@ -294,26 +294,6 @@ char *hist_to_string(const struct hist *h)
     return buf;
 }
 
-/* Parse decimal digits at *p into *out, advancing *p. At least one digit;
- * no sign. Returns 0 or -1 (no digit, or more than 64 bits). */
-static int scan_u64(const char **p, uint64_t *out)
-{
-    const char *s = *p;
-    uint64_t v = 0;
-    if (*s < '0' || *s > '9')
-        return -1;
-    while (*s >= '0' && *s <= '9') {
-        uint64_t d = (uint64_t)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-        s++;
-    }
-    *p = s;
-    *out = v;
-    return 0;
-}
-
 static int hist_parse_fail(struct hist *h, char *err, size_t errlen,
                            const char *why)
 {
@@ -336,7 +316,7 @@ int hist_from_string(struct hist *h, const char *s, char *err, size_t errlen)
                                "expected a string starting with \"llh1\"");
     const char *p = s + 4;
     for (int k = 0; k < 6; k++) {
-        if (*p != ' ' || (p++, scan_u64(&p, &head[k]) != 0)) {
+        if (*p != ' ' || (p++, ll_scan_u64(&p, &head[k]) != 0)) {
             snprintf(why, sizeof(why), "expected a number for %s", names[k]);
             return hist_parse_fail(h, err, errlen, why);
         }
@@ -355,8 +335,7 @@ int hist_from_string(struct hist *h, const char *s, char *err, size_t errlen)
             rel = 1;
             p++;
         }
-        if (scan_u64(&p, &at) != 0 || *p != ':' ||
-            (p++, scan_u64(&p, &n) != 0))
+        if (ll_scan_u64(&p, &at) != 0 || *p != ':' || (p++, ll_scan_u64(&p, &n) != 0))
             return hist_parse_fail(h, err, errlen,
                                    "expected a bucket as INDEX:COUNT or "
                                    "+DELTA:COUNT");
