@@ -43,7 +43,8 @@
  *   against the fake's answers: the queue always 1 deep, the token
  *   counter 1 up a question, so a step's generation_tokens are the
  *   lines in its span less one. summary.json has the same steps, and
- *   `llmload report` rebuilds it and steps.csv byte for byte.
+ *   `llmload report` rebuilds it, steps.csv and report.html byte for
+ *   byte.
  *
  * Traffic: a sim on 127.0.0.1 at 10 requests/s for 2 s (the failed
  * round 4, 0.6 s in, well inside the run) and 1 s, and the sweeps' at
@@ -457,8 +458,8 @@ static size_t step_records(const struct harness_recs *r, int64_t index, size_t *
  * requests as its rate and hold give them, every one ok against the sim)
  * and every one with its server figures joined (step_server_check), the
  * interrupted one marked so; its end line says stop_reason (NULL: null);
- * summary.json has the same steps, and `llmload report` rebuilds it and
- * steps.csv byte for byte. rates: each step's req/s. */
+ * summary.json has the same steps, and `llmload report` rebuilds it,
+ * steps.csv and report.html byte for byte. rates: each step's req/s. */
 static void sweep_results_check(const char *out, const double *rates, size_t n_done, int cut,
                                 const char *stop_reason)
 {
@@ -493,7 +494,8 @@ static void sweep_results_check(const char *out, const double *rates, size_t n_d
     json_t *sum = harness_summary_load(out);
     assert_int_equal(json_array_size(json_object_get(sum, "steps")), n);
     json_decref(sum);
-    free(harness_report_rebuilds(out, (const char *const[]){"summary.json", "steps.csv", NULL}));
+    free(harness_report_rebuilds(
+        out, (const char *const[]){"summary.json", "steps.csv", "report.html", NULL}));
     harness_recs_free(r);
     json_decref(lines);
     json_decref(steps);
