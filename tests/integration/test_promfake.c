@@ -29,10 +29,27 @@
  *   whole, and the client never says it waits for Prometheus: an
  *   interrupted run asks once more at once, as a direct scrape's last
  *   one is taken at once. Before the fix it waited the 10 s.
+ * - The same for `llmload sweep --prometheus` (no recovery step, steps
+ *   at 5 then 10 requests/s, the same 9.8 s interval), whose steps each
+ *   join the lines they have when they end and whose end waits 10 s: a
+ *   Ctrl-C in step 1 (once step 0's line, 10 of step 1's records and 4
+ *   more answers are written, 6 s before its end), or in a --gap of 60
+ *   s after step 0, ends the sweep within 5 s, exit 130, stopped_in
+ *   "load", no "waiting" note; a Ctrl-C in the end's wait (the note
+ *   seen) ends it within 5 s too, stopped_in "summary". Each time
+ *   steps.jsonl holds every step that finished, whole (its window's
+ *   requests as its rate gives them, all ok), the interrupted one
+ *   marked "interrupted", and each with its server figures checked
+ *   against the fake's answers: the queue always 1 deep, the token
+ *   counter 1 up a question, so a step's generation_tokens are the
+ *   lines in its span less one. summary.json has the same steps, and
+ *   `llmload report` rebuilds it, steps.csv and report.html byte for
+ *   byte.
  *
  * Traffic: a sim on 127.0.0.1 at 10 requests/s for 2 s (the failed
- * round 4, 0.6 s in, well inside the run) and 1 s; the fake dies
- * with the test (PDEATHSIG) and after 120 s at most. */
+ * round 4, 0.6 s in, well inside the run) and 1 s, and the sweeps' at
+ * most 10 requests/s for at most 17 s; the fake dies with the test
+ * (PDEATHSIG) and after 120 s at most. */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -299,6 +316,21 @@ static size_t file_lines(const char *path)
     return n;
 }
 
+/* Wait until the file at path has n lines or more, at most timeout_ms;
+ * fails the test past it or when the client exits first. */
+static void wait_lines(const char *path, size_t n, int timeout_ms)
+{
+    for (int waited_ms = 0; file_lines(path) < n; waited_ms += 10) {
+        if (waitpid(client_pid, NULL, WNOHANG) == client_pid) {
+            client_pid = 0;
+            fail_msg("the client exited before %s had %zu lines", path, n);
+        }
+        if (waited_ms >= timeout_ms)
+            fail_msg("%s had no %zu lines within %d ms", path, n, timeout_ms);
+        harness_sleep_ms(10);
+    }
+}
+
 /* Prometheus's interval 9.8 s, a 10 s run (100 requests at 10/s); a
  * Ctrl-C once 3 requests are recorded: the run ends without the end's
  * 10 s wait for Prometheus, its results whole. */
@@ -317,17 +349,7 @@ static void test_sigint_in_load(void **state)
                           "constant", "--requests",   "100", "--grace", "1s", "--metrics-interval",
                           "200ms",    "--prometheus", prom,  "--out",   out,  NULL};
     client_pid = harness_spawn(args, so, se, -1, NULL, NULL);
-    int waited_ms = 0;
-    while (file_lines(recs) < 3) {
-        if (waitpid(client_pid, NULL, WNOHANG) == client_pid) {
-            client_pid = 0;
-            fail_msg("the client exited before its third record");
-        }
-        if (waited_ms >= 60000)
-            fail_msg("no third record within 60 s");
-        harness_sleep_ms(10);
-        waited_ms += 10;
-    }
+    wait_lines(recs, 3, 60000);
     char *err = sigint_ends_it("during the load", se, out, "load");
     HARNESS_LACKS(err, "waiting");
     free(err);
@@ -345,6 +367,210 @@ static void test_sigint_in_load(void **state)
     harness_recs_free(r);
 }
 
+/* Start `llmload sweep` (its pid in client_pid) against the sim and the
+ * fake, asking every 200 ms, with no recovery step and constant
+ * arrivals, then args (NULL-terminated). out, se get its results
+ * directory's and its stderr's paths. */
+static void sweep_spawn(const char *const *args, char *out, size_t out_len, char *se, size_t se_len)
+{
+    char prom[64], url[200], so[600];
+    snprintf(prom, sizeof prom, "http://127.0.0.1:%d", fake_port);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(out, out_len, "r");
+    harness_tmp_path(so, sizeof so, "stdout.txt");
+    harness_tmp_path(se, se_len, "stderr.txt");
+    struct harness_argv a = {0};
+    harness_argv_add(&a, (const char *const[]){"sweep", "--url", url, "--prometheus", prom,
+                                               "--metrics-interval", "200ms", "--no-recovery",
+                                               "--arrival", "constant", "--out", out, NULL});
+    harness_argv_add(&a, args);
+    client_pid = harness_spawn(a.v, so, se, -1, NULL, NULL);
+}
+
+/* One step's server figures (steps.jsonl's "server") against what the
+ * fake answered, server_metrics.jsonl's lines (t_ns on the sweep's
+ * clock, as the step's start_offset_ns): its queue was 1 deep at every
+ * question, and its token counter rose by exactly 1 a question. So the
+ * step's span (the first to the last line in its window, each dated 100
+ * ms before its question) holds its `scrapes` lines, its
+ * generation_tokens are those lines less one (and the counter's rise
+ * between the span's two ends), its waiting is 1, one replica. */
+static void step_server_check(json_t *step, json_t *lines)
+{
+    int64_t index = harness_ival_req(step, "step");
+    json_t *v = json_object_get(step, "server");
+    if (!json_is_object(v))
+        fail_msg("step %lld has no server figures", (long long)index);
+    int64_t at = harness_ival_req(step, "start_offset_ns");
+    int64_t w0 = at + harness_ival_req(step, "warmup_ns"),
+            w1 = w0 + harness_ival_req(step, "window_ns");
+    int64_t from = at + harness_ival_req(v, "span_from_ns"),
+            to = at + harness_ival_req(v, "span_to_ns");
+    if (!(w0 <= from && from < to && to <= w1))
+        fail_msg("step %lld: span [%lld, %lld] ns is not inside its window [%lld, %lld]",
+                 (long long)index, (long long)from, (long long)to, (long long)w0, (long long)w1);
+    size_t in_span = 0, i;
+    double first = NAN, last = NAN;
+    json_t *l;
+    json_array_foreach(lines, i, l)
+    {
+        int64_t t = harness_ival_req(l, "t_ns");
+        if (t < from || t > to)
+            continue;
+        assert_true(json_is_true(json_object_get(l, "ok")));
+        in_span++;
+        last = harness_num(l, "generation_tokens_total");
+        if (isnan(first))
+            first = last;
+    }
+    fprintf(stderr,
+            "test_promfake: step %lld: %zu lines in its span, generation_tokens %.0f, "
+            "scrapes %.0f\n",
+            (long long)index, in_span, harness_num(v, "generation_tokens"),
+            harness_num(v, "scrapes"));
+    assert_true(in_span >= 2);
+    ASSERT_NEAR(harness_num(v, "scrapes"), (double)in_span, 0);
+    ASSERT_NEAR(harness_num(v, "failed"), 0, 0);
+    ASSERT_NEAR(harness_num(v, "generation_tokens"), (double)in_span - 1, 0);
+    ASSERT_NEAR(harness_num(v, "generation_tokens"), last - first, 0);
+    ASSERT_NEAR(harness_num(v, "waiting_mean"), 1, 0);
+    ASSERT_NEAR(harness_num(v, "waiting_max"), 1, 0);
+    ASSERT_NEAR(harness_num(v, "replicas.count"), 1, 0);
+}
+
+/* The records of step index in recs: how many, and how many are ok. */
+static size_t step_records(const struct harness_recs *r, int64_t index, size_t *ok)
+{
+    size_t n = 0;
+    *ok = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (harness_ival(r->items[i], "step") != index)
+            continue;
+        n++;
+        *ok += strcmp(harness_sval(r->items[i], "kind"), "ok") == 0;
+    }
+    return n;
+}
+
+/* The results directory out of a sweep that a Ctrl-C stopped after
+ * n_done steps had finished (and, when cut, one more it interrupted):
+ * steps.jsonl holds them in order, each finished one whole (its window's
+ * requests as its rate and hold give them, every one ok against the sim)
+ * and every one with its server figures joined (step_server_check), the
+ * interrupted one marked so; its end line says stop_reason (NULL: null);
+ * summary.json has the same steps, and `llmload report` rebuilds it,
+ * steps.csv and report.html byte for byte. rates: each step's req/s. */
+static void sweep_results_check(const char *out, const double *rates, size_t n_done, int cut,
+                                const char *stop_reason)
+{
+    json_t *steps = harness_jsonl_in(out, "steps.jsonl");
+    json_t *lines = harness_jsonl_in(out, "server_metrics.jsonl");
+    struct harness_recs *r = harness_requests_load(out);
+    size_t n = n_done + (cut ? 1 : 0);
+    assert_int_equal(json_array_size(steps), n + 1);
+    for (size_t k = 0; k < n; k++) {
+        json_t *s = json_array_get(steps, k);
+        assert_string_equal(harness_sval(s, "kind"), "load");
+        assert_int_equal(harness_ival_req(s, "step"), (int64_t)k);
+        int interrupted = k == n_done;
+        if (json_is_true(json_object_get(s, "interrupted")) != interrupted)
+            fail_msg("step %zu: \"interrupted\" is not %s", k, interrupted ? "true" : "false");
+        step_server_check(s, lines);
+        size_t ok, recs = step_records(r, (int64_t)k, &ok);
+        double scheduled = harness_num(s, "scheduled");
+        assert_true(recs >= scheduled && recs >= 1);
+        if (interrupted)
+            continue;
+        /* Constant arrivals: the window's requests are its rate times its length. */
+        ASSERT_NEAR(scheduled, rates[k] * harness_num(s, "window_ns") / 1e9, 0);
+        assert_int_equal(ok, recs);
+    }
+    json_t *end = json_array_get(steps, n);
+    assert_string_equal(harness_sval(end, "kind"), "end");
+    if (stop_reason)
+        assert_string_equal(harness_sval(end, "stop_reason"), stop_reason);
+    else
+        assert_true(harness_is_null(end, "stop_reason"));
+    json_t *sum = harness_summary_load(out);
+    assert_int_equal(json_array_size(json_object_get(sum, "steps")), n);
+    json_decref(sum);
+    free(harness_report_rebuilds(
+        out, (const char *const[]){"summary.json", "steps.csv", "report.html", NULL}));
+    harness_recs_free(r);
+    json_decref(lines);
+    json_decref(steps);
+}
+
+/* Prometheus's interval 9.8 s, so the sweep's end would wait 10 s for
+ * it; steps of 8 s (+0.4 s warm-up) at 5 then 10 req/s. A Ctrl-C once
+ * step 0 is written, step 1 has 10 records (the 10th was scheduled 0.9
+ * s in, past the warm-up) and the fake has answered 4 questions since
+ * (so step 1's span holds 4 lines or more, whatever the machine's
+ * speed), about 6 s before step 1's end: exit 130 without that wait,
+ * stopped_in "load", step 0 whole with its server figures, step 1
+ * marked interrupted with its own. */
+static void test_sweep_sigint_in_step(void **state)
+{
+    (void)state;
+    fake_start(100, 9800, 0);
+    char out[600], se[600], steps[640], recs[640], lines[640];
+    sweep_spawn((const char *const[]){"--rates", "5,10", "--step-duration", "8s", "--warmup",
+                                      "0.4s", "--grace", "1s", NULL},
+                out, sizeof out, se, sizeof se);
+    snprintf(steps, sizeof steps, "%s/steps.jsonl", out);
+    snprintf(recs, sizeof recs, "%s/requests.jsonl", out);
+    snprintf(lines, sizeof lines, "%s/server_metrics.jsonl", out);
+    wait_lines(steps, 1, 60000);
+    /* Step 0's records are all written before its line. */
+    wait_lines(recs, file_lines(recs) + 10, 60000);
+    wait_lines(lines, file_lines(lines) + 4, 60000);
+    char *err = sigint_ends_it("during a sweep's step", se, out, "load");
+    HARNESS_LACKS(err, "waiting");
+    free(err);
+    sweep_results_check(out, (const double[]){5, 10}, 1, 1, "interrupted by a signal");
+}
+
+/* The same fake; steps of 2 s (+0.2 s warm-up) with a --gap of 60 s; a
+ * Ctrl-C once step 0 is written (so in the gap, or just before it): exit
+ * 130 without the end's wait, stopped_in "load", step 0 whole and no
+ * step 1. */
+static void test_sweep_sigint_in_gap(void **state)
+{
+    (void)state;
+    fake_start(100, 9800, 0);
+    char out[600], se[600], steps[640];
+    sweep_spawn((const char *const[]){"--rates", "5,10", "--step-duration", "2s", "--warmup",
+                                      "0.2s", "--gap", "60s", NULL},
+                out, sizeof out, se, sizeof se);
+    snprintf(steps, sizeof steps, "%s/steps.jsonl", out);
+    wait_lines(steps, 1, 60000);
+    char *err = sigint_ends_it("in a sweep's --gap", se, out, "load");
+    HARNESS_LACKS(err, "waiting");
+    free(err);
+    sweep_results_check(out, (const double[]){5, 10}, 1, 0, "interrupted by a signal");
+}
+
+/* The same fake; every step runs (2 s, +0.2 s warm-up, at 5 then 10
+ * req/s), then the end waits 10 s for Prometheus: a Ctrl-C once the
+ * client says so ends it at once, stopped_in "summary", both steps whole
+ * with their server figures, steps.jsonl's end line null (every rate
+ * ran). */
+static void test_sweep_sigint_in_end_wait(void **state)
+{
+    (void)state;
+    fake_start(100, 9800, 0);
+    char out[600], se[600];
+    sweep_spawn(
+        (const char *const[]){"--rates", "5,10", "--step-duration", "2s", "--warmup", "0.2s", NULL},
+        out, sizeof out, se, sizeof se);
+    wait_stderr(se, "Ctrl-C skips it", 60000);
+    free(sigint_ends_it("in a sweep's end wait", se, out, "summary"));
+    sweep_results_check(out, (const double[]){5, 10}, 2, 0, NULL);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_failed_round_keeps_dates, teardown),
              cmocka_unit_test_teardown(test_sigint_in_end_wait, teardown),
-             cmocka_unit_test_teardown(test_sigint_in_load, teardown))
+             cmocka_unit_test_teardown(test_sigint_in_load, teardown),
+             cmocka_unit_test_teardown(test_sweep_sigint_in_step, teardown),
+             cmocka_unit_test_teardown(test_sweep_sigint_in_gap, teardown),
+             cmocka_unit_test_teardown(test_sweep_sigint_in_end_wait, teardown))
