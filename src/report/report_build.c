@@ -370,6 +370,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
             p->sample[k] = s->stats.sample[k];
         p->steady = s->steady;
         p->invalid = s->invalid;
+        p->interrupted = s->f.interrupted;
         p->recovery = s->f.recovery;
         p->confirm = s->f.confirm;
         sweep_step_label(&s->f, repeats, p->id, sizeof p->id);
@@ -716,14 +717,14 @@ static void expect_steps(struct built *b)
     double lowest = INFINITY;
     for (size_t i = 0; i < b->sw.n_steps; i++) {
         const struct sweep_step *s = &b->sw.steps[i];
-        if (!s->f.recovery && !s->invalid && s->f.offered_rps < lowest)
+        if (!s->f.recovery && sweep_step_judged(s) && s->f.offered_rps < lowest)
             lowest = s->f.offered_rps;
     }
     double upto = fd->capacity_found ? fd->capacity_rps : lowest;
     json_t *arr = json_array();
     for (size_t i = 0; i < b->sw.n_steps; i++) {
         const struct sweep_step *s = &b->sw.steps[i];
-        if (s->f.recovery || s->invalid || s->f.offered_rps > upto * (1 + 1e-9))
+        if (s->f.recovery || !sweep_step_judged(s) || s->f.offered_rps > upto * (1 + 1e-9))
             continue;
         struct expect_figures fig;
         step_figures(s, &fig);

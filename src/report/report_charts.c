@@ -162,19 +162,25 @@ static int report_log_y(double vmin, double vmax)
 }
 
 /* The ring flags of the curve steps order[0..n): 1 where the step is
- * INVALID or not steady, so its verdict shows on every chart against load
- * (the capacity leaves those steps out, even at 100% attainment). A new
+ * INVALID, interrupted or not steady, so its verdict shows on every chart
+ * against load (the capacity leaves those steps out, even at 100%
+ * attainment). A new
  * array of n + 1 (caller frees with free()); NULL when no step is either. */
+static int report_step_hollow(const struct report_step *s)
+{
+    return s->invalid || s->interrupted || !s->steady;
+}
+
 static unsigned char *report_curve_hollow(const struct report *r, const size_t *order, size_t n)
 {
     size_t any = 0;
     for (size_t i = 0; i < n; i++)
-        any += r->steps[order[i]].invalid || !r->steps[order[i]].steady;
+        any += report_step_hollow(&r->steps[order[i]]);
     if (!any)
         return NULL;
     unsigned char *h = ll_calloc(n + 1, 1);
     for (size_t i = 0; i < n; i++)
-        h[i] = r->steps[order[i]].invalid || !r->steps[order[i]].steady;
+        h[i] = (unsigned char)report_step_hollow(&r->steps[order[i]]);
     return h;
 }
 
@@ -182,12 +188,17 @@ static unsigned char *report_curve_hollow(const struct report *r, const size_t *
  * points, appended to se (room for one more) when hollow is not NULL.
  * Returns the new series count. */
 static size_t report_hollow_note(struct svg_series *se, size_t n_series,
-                                 const unsigned char *hollow)
+                                 const unsigned char *hollow, const struct report *r)
 {
     if (hollow == NULL)
         return n_series;
+    int cut = 0;
+    for (size_t i = 0; i < r->n_steps; i++)
+        cut |= r->steps[i].interrupted;
     se[n_series] = (struct svg_series){.key = "hollow-note",
-                                       .label = "ring: INVALID or not steady, no verdict",
+                                       .label = cut ? "ring: INVALID, interrupted or not steady, "
+                                                      "no verdict"
+                                                    : "ring: INVALID or not steady, no verdict",
                                        .n = 0,
                                        .flags = SVG_MARKERS | SVG_HOLLOW,
                                        .color = REPORT_COLOR_STEP};
@@ -284,7 +295,7 @@ void report_latency_chart(struct strbuf *b, const struct report *r,
     struct report_latency_series ls = {.vmin = INFINITY, .vmax = 0};
     report_latency_curves(&ls, r, order, n, metric, name, unit_ns);
     report_latency_rings(&ls, r, metric, unit_ns);
-    ls.n_series = report_hollow_note(ls.series, ls.n_series, ls.hollow);
+    ls.n_series = report_hollow_note(ls.series, ls.n_series, ls.hollow, r);
 
     struct strbuf slo_label;
     strbuf_init(&slo_label);
@@ -360,7 +371,7 @@ static void report_curve_build(struct report_curve *cv, const struct report *r, 
                                     .n = cv->n,
                                     .color = color,
                                     .hollow = cv->hollow};
-    cv->nse = report_hollow_note(cv->se, 1, cv->hollow);
+    cv->nse = report_hollow_note(cv->se, 1, cv->hollow, r);
 }
 
 static void report_curve_free(struct report_curve *cv)
@@ -445,7 +456,7 @@ void report_throughput_chart(struct strbuf *b, const struct report *r,
                                         .flags = SVG_LINE | SVG_MARKERS,
                                         .color = rates[k].color,
                                         .hollow = hollow};
-    size_t nse = report_hollow_note(se, 4, hollow);
+    size_t nse = report_hollow_note(se, 4, hollow, r);
     report_rate_chart(b, r, marks, "chart-throughput",
                       "Throughput and goodput against offered load", "rate", "req/s", se, nse);
     free(x);

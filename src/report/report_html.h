@@ -82,6 +82,7 @@ struct report_step {
                                          * the step (server's text, truncated); NULL/"" = none */
     int steady;                 /* 1: backlog not growing, TTFT tail not rising */
     int invalid;                /* 1: INVALID (the generator's lateness moved its latencies) */
+    int interrupted;            /* 1: a signal cut its window short (no verdict) */
     int recovery;               /* 1: the recovery step after saturation (kept off the curves' lines) */
     int confirm;                /* 1: a re-run (--confirm) of a rate that failed below a
                                  * passing one */

@@ -25,7 +25,7 @@ static int class_point_pass(const struct sweep_step *steps, size_t n, const char
         if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
             continue;
         int k = sweep_step_class_find(&steps[j], name);
-        if (k >= 0 && !steps[j].invalid && !steps[j].classes[k].slo_pass) {
+        if (k >= 0 && sweep_step_judged(&steps[j]) && !steps[j].classes[k].slo_pass) {
             *reason = steps[j].classes[k].fail_reason;
             return 0;
         }
@@ -168,6 +168,15 @@ size_t sweep_endpoint_findings(const struct sweep_step *steps, size_t n,
     return found;
 }
 
+/* Whether rate u lies above the capacity (or there is none) and below
+ * the first failing rate: a rate there that was not judged brackets the
+ * capacity more coarsely than the steps. */
+static int between_pass_and_fail(const struct sweep_findings *out, double u)
+{
+    return (!out->capacity_found || u > out->capacity_rps) && out->next_fails &&
+           u < out->next_fail_rps;
+}
+
 /* The steps whose replicas showed a routing imbalance (--prometheus),
  * in run order, into out->routing_*. */
 static void routing_findings(const struct sweep_step *steps, size_t n, struct sweep_findings *out)
@@ -212,11 +221,17 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         }
         ord[j] = v;
     }
-    /* Unknown points (every repeat INVALID) are left out of the order. */
+    /* Unknown points (every repeat INVALID, or the one a signal cut) are
+     * left out of the order. */
     size_t n_known = 0;
     for (size_t i = 0; i < n_points; i++) {
         if (!points[ord[i]].unknown) {
             ord[n_known++] = ord[i];
+            continue;
+        }
+        if (points[ord[i]].cut) {
+            out->have_cut = 1;
+            out->cut_rps = points[ord[i]].offered_rps;
             continue;
         }
         if (out->n_unknown < SWEEP_MAX_UNKNOWN)
@@ -266,12 +281,10 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
      * from one to the other, more coarsely than the steps (the last
      * passing rate is still a true lower bound). */
     out->capacity_unknown = out->n_unknown > 0 && n_points == 0;
-    for (size_t i = 0; i < LL_MIN(out->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++) {
-        double u = out->unknown_rps[i];
-        if ((!out->capacity_found || u > out->capacity_rps) &&
-            (out->next_fails && u < out->next_fail_rps))
-            out->capacity_coarse = 1;
-    }
+    for (size_t i = 0; i < LL_MIN(out->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        out->capacity_coarse |= between_pass_and_fail(out, out->unknown_rps[i]);
+    if (out->have_cut)
+        out->capacity_coarse |= between_pass_and_fail(out, out->cut_rps);
     class_findings(steps, n, points, ord, n_points, out);
     free(ord);
 
@@ -304,7 +317,7 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                 (out->next_fails && r == out->next_fail_rps && steps[i].steady))
                 out->capacity_short = 1;
         }
-        if (steps[i].invalid) /* the client's figures, not the server's */
+        if (!sweep_step_judged(&steps[i])) /* the client's figures, or a cut window */
             continue;
         x[m] = steps[i].achieved_rps;
         y[m] = steps[i].completed_rps;
@@ -380,6 +393,9 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             fd->next_fail_rps, fd->next_fail_reason);
     } else if (fd->n_unknown) {
         put(buf, len, at, "%s: not found: no step could be judged\n", what);
+    } else if (fd->have_cut) {
+        put(buf, len, at, "%s: not found: the sweep was interrupted before a step finished\n",
+            what);
     } else {
         put(buf, len, at, "%s: not found (no steps)\n", what);
     }
@@ -404,12 +420,17 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             put(buf, len, at,
                 "capacity unknown: no step could be judged; rerun on a quieter machine or "
                 "with more --threads (the sweep is INVALID)\n");
-        else if (fd->capacity_coarse)
-            put(buf, len, at,
-                "the capacity lies between %.4g and %.4g req/s: a step between them could "
-                "not be judged\n",
-                fd->capacity_found ? fd->capacity_rps : 0.0, fd->next_fail_rps);
     }
+    if (fd->have_cut)
+        put(buf, len, at,
+            "interrupted: %.4g req/s (a stop signal cut its step short: no verdict); the "
+            "capacity and the knee rest on the other steps\n",
+            fd->cut_rps);
+    if (fd->capacity_coarse && !fd->capacity_unknown)
+        put(buf, len, at,
+            "the capacity lies between %.4g and %.4g req/s: a step between them could "
+            "not be judged\n",
+            fd->capacity_found ? fd->capacity_rps : 0.0, fd->next_fail_rps);
 }
 
 /* The knee, headroom, forecast and cost lines of the findings text. */
@@ -606,10 +627,11 @@ const char *sweep_first_limit_latency(const struct sweep_first_limit *fl)
     return "neither";
 }
 
-/* Whether a step takes part: loaded, judged (not INVALID). */
+/* Whether a step takes part: loaded, judged (neither INVALID nor
+ * interrupted). */
 static int limit_step(const struct sweep_step *s)
 {
-    return !s->f.recovery && !s->invalid;
+    return !s->f.recovery && sweep_step_judged(s);
 }
 
 /* The steps that take part, in offered order (run order among equal

@@ -425,8 +425,10 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     /* The hold rule (SWEEP_DEFAULT_MIN_HOLD_FACTOR), for load steps. */
     s->hold_factor =
         hist_count(st->e2e) && s->e2e_ns[3] > 0 ? window_s(f) / ((double)s->e2e_ns[3] / 1e9) : NAN;
-    s->short_hold =
-        !f->recovery && isfinite(s->hold_factor) && s->hold_factor < sweep_min_hold_factor(set);
+    /* An interrupted step is short because it was cut, not because its
+     * hold was: the advice to lengthen it would be wrong. */
+    s->short_hold = !f->recovery && !f->interrupted && isfinite(s->hold_factor) &&
+                    s->hold_factor < sweep_min_hold_factor(set);
     /* `run`'s self-check, per step (docs/metrics.md). */
     struct verdict_input v = {.lateness = f->lateness, .tolerance = set->lateness_tolerance};
     verdict_latencies(&v, st);
@@ -636,7 +638,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->unknown = 1;
         double err = 0, otps = 0;
         uint32_t k = 0, ktp = 0;
-        int rerun_passed = 0;
+        int rerun_passed = 0, any_invalid = 0;
         for (size_t j = i; j < n; j++) {
             const struct sweep_step *s = &steps[j];
             if (s->f.recovery || s->f.offered_rps != pt->offered_rps)
@@ -650,16 +652,19 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
                 tp[ktp++] = (double)s->tpot_ns[3] / 1e6;
             err += s->error_rate;
             otps += s->output_tps;
-            /* An INVALID repeat measured the client: it neither passes nor
-             * fails the point (docs/sweep.md, "INVALID steps"). */
-            if (!s->invalid)
+            /* An INVALID repeat measured the client, an interrupted one
+             * less than its hold: it neither passes nor fails the point
+             * (docs/sweep.md, "INVALID steps", "Ctrl-C"). */
+            int judged = sweep_step_judged(s);
+            if (judged)
                 pt->unknown = 0;
+            any_invalid |= s->invalid;
             pt->rerun_steps += (uint32_t)s->f.confirm;
-            if (!s->invalid && s->f.confirm) {
+            if (judged && s->f.confirm) {
                 pt->reruns++;
                 rerun_passed |= s->slo_pass;
             }
-            if (!s->invalid && !s->slo_pass && pt->pass) {
+            if (judged && !s->slo_pass && pt->pass) {
                 pt->pass = 0;
                 pt->fail_reason = s->fail_reason;
             }
@@ -668,6 +673,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             k++;
         }
         pt->n = k;
+        pt->cut = pt->unknown && !any_invalid;
         /* Re-run after a failure: one valid re-run that passes outweighs
          * it (the failure is not confirmed); all failing confirm it. */
         if (!pt->pass && pt->reruns) {
@@ -753,6 +759,8 @@ const char *sweep_step_verdict(const struct sweep_step *s, int csv)
 {
     if (s->f.recovery)
         return "recovery";
+    if (s->f.interrupted)
+        return "interrupted";
     if (s->invalid)
         return csv ? "invalid" : "INVALID";
     if (!s->steady)
@@ -760,6 +768,11 @@ const char *sweep_step_verdict(const struct sweep_step *s, int csv)
     if (!s->slo_pass)
         return csv ? "slo_miss" : "SLO miss";
     return "ok";
+}
+
+int sweep_step_judged(const struct sweep_step *s)
+{
+    return !s->invalid && !s->f.interrupted;
 }
 
 const struct sweep_step *sweep_first_with_classes(const struct sweep_step *steps, size_t n)

@@ -449,10 +449,17 @@ int sweep_step_has_slo(const struct sweep_step *s, const struct sweep_settings *
 /* Compute the derived figures of s from what was added and s->f. */
 void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
 
-/* The step's one-word verdict, in the order that wins: recovery, INVALID,
- * unstable, SLO miss, ok; csv: the steps.csv spelling (recovery, invalid,
- * unstable, slo_miss, ok). Valid after sweep_step_finish. */
+/* The step's one-word verdict, in the order that wins: recovery,
+ * interrupted, INVALID, unstable, SLO miss, ok; csv: the steps.csv
+ * spelling (recovery, interrupted, invalid, unstable, slo_miss, ok).
+ * Valid after sweep_step_finish. */
 const char *sweep_step_verdict(const struct sweep_step *s, int csv);
+
+/* 1 when s's figures may pass or fail its rate: neither interrupted (a
+ * signal cut its window short, so it holds less than its rate's hold)
+ * nor INVALID (the client's own lateness is in them). The capacity
+ * search, the knee and the first limit leave the others out. */
+int sweep_step_judged(const struct sweep_step *s);
 
 /* The first of steps[0..n) that broke its load out by traffic class
  * (f.n_classes > 0), whose classes every such step of a sweep shares;
@@ -517,7 +524,10 @@ struct sweep_point {
                                   * after a failure: some valid re-run passes */
     int steady;                  /* every repeat is steady */
     const char *fail_reason;     /* borrowed from the first failing repeat; "" when passing */
-    int unknown;                 /* every repeat is INVALID: the search does not judge it */
+    int unknown;                 /* every repeat is INVALID or interrupted: the search does
+                                  * not judge it */
+    int cut;                     /* unknown, and not for INVALID: a signal cut its one
+                                  * judged-to-be repeat short */
     uint32_t reruns;             /* valid re-runs (--confirm) among the repeats */
     uint32_t rerun_steps;        /* re-runs, INVALID ones too */
     int disputed;                /* a repeat failed, and a re-run passed: it passes, and
@@ -678,6 +688,9 @@ struct sweep_findings {
     size_t n_unknown;            /* may exceed SWEEP_MAX_UNKNOWN; that many are kept */
     int capacity_unknown;        /* 1: no load rate could be judged (every one INVALID):
                                   * the sweep is INVALID (exit 1) */
+    int have_cut;                /* 1: a stop signal cut a step short: the search leaves
+                                  * its rate out (not in unknown_rps) */
+    double cut_rps;              /* that step's offered rate */
     int capacity_coarse;         /* 1: an unknown rate lies between the capacity and the
                                   * first failing rate: the capacity is bracketed more
                                   * coarsely than the steps (the findings say so) */

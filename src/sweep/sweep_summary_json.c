@@ -108,6 +108,8 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "kind", json_string(s->f.recovery ? "recovery" : "load"));
     if (s->f.confirm)
         jset(o, "confirm", json_true());
+    if (s->f.interrupted)
+        jset(o, "interrupted", json_true());
     jset(o, "offered_rps", json_real(s->f.offered_rps));
     jset(o, "overload_rps", s->f.overload_rps > 0 ? json_real(s->f.overload_rps) : json_null());
     jset(o, "start_offset_ns", ju64(s->f.start_offset_ns));
@@ -344,6 +346,7 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "capacity_is_lower_bound", json_boolean(fd->none_failed));
     jset(f, "next_failing_rps", fd->next_fails ? json_real(fd->next_fail_rps) : json_null());
     jset(f, "not_judged_rps", rates_json(fd->unknown_rps, fd->n_unknown));
+    jset(f, "interrupted_rps", fd->have_cut ? json_real(fd->cut_rps) : json_null());
     jset(f, "capacity_unknown", json_boolean(fd->capacity_unknown));
     jset(f, "capacity_coarse", json_boolean(fd->capacity_coarse));
     if (fd->n_disputed || fd->passed_above_rps > 0) {

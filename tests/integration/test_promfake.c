@@ -458,7 +458,9 @@ static size_t step_records(const struct harness_recs *r, int64_t index, size_t *
  * requests as its rate and hold give them, every one ok against the sim)
  * and every one with its server figures joined (step_server_check), the
  * interrupted one marked so; its end line says stop_reason (NULL: null);
- * summary.json has the same steps, and `llmload report` rebuilds it,
+ * summary.json has the same steps, the interrupted one with verdict
+ * "interrupted" and its rate in findings.interrupted_rps (left out of the
+ * capacity search), and `llmload report` rebuilds it,
  * steps.csv and report.html byte for byte. rates: each step's req/s. */
 static void sweep_results_check(const char *out, const double *rates, size_t n_done, int cut,
                                 const char *stop_reason)
@@ -491,8 +493,23 @@ static void sweep_results_check(const char *out, const double *rates, size_t n_d
         assert_string_equal(harness_sval(end, "stop_reason"), stop_reason);
     else
         assert_true(harness_is_null(end, "stop_reason"));
+    /* summary.json: the cut step has no verdict and the capacity search
+     * leaves it out (its figures would pass: every request is ok). */
     json_t *sum = harness_summary_load(out);
-    assert_int_equal(json_array_size(json_object_get(sum, "steps")), n);
+    json_t *ss = json_object_get(sum, "steps");
+    assert_int_equal(json_array_size(ss), n);
+    for (size_t k = 0; k < n; k++) {
+        json_t *s = json_array_get(ss, k);
+        int interrupted = cut && k == n_done;
+        assert_int_equal(json_is_true(json_object_get(s, "interrupted")), interrupted);
+        assert_int_equal(strcmp(harness_sval(s, "verdict"), "interrupted") == 0, interrupted);
+        if (interrupted) /* cut, not held too briefly: no advice to lengthen it */
+            assert_false(json_is_true(json_object_get(s, "short")));
+    }
+    if (cut)
+        ASSERT_NEAR(harness_num(sum, "findings.interrupted_rps"), rates[n_done], 0);
+    else
+        assert_true(harness_is_null(json_object_get(sum, "findings"), "interrupted_rps"));
     json_decref(sum);
     free(harness_report_rebuilds(
         out, (const char *const[]){"summary.json", "steps.csv", "report.html", NULL}));

@@ -712,6 +712,61 @@ static void test_findings_nothing_judged(void **state)
     assert_non_null(strstr(s->text, "capacity unknown: no step could be judged"));
 }
 
+/* A step a stop signal cut short has no verdict: 2, 4 and 6 req/s all
+ * meet the SLO (TTFT 20-40 ms under 50), but 6 was interrupted, so the
+ * capacity is 4 (at least: nothing failed), not 6, and the findings say
+ * why 6 is left out, not that it was INVALID. Cut alone, the one step
+ * leaves the capacity not found, and the sweep is not INVALID for it. */
+static void cut_run(struct search *s, size_t n, const double *rates, const uint64_t *ttft_ms)
+{
+    s->set.slo.ttft_ns = 50 * MS;
+    for (size_t i = 0; i < n; i++) {
+        make_step_late(&s->steps[i], (uint32_t)i, rates[i], ttft_ms[i], 0, 0, &s->set);
+        s->n = i + 1;
+    }
+    s->steps[n - 1].f.interrupted = 1;
+    size_t np = sweep_points_build(s->steps, n, s->pts);
+    assert_int_equal(np, n);
+    sweep_findings_compute(s->steps, n, s->pts, np, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+}
+
+static void test_findings_interrupted(void **state)
+{
+    struct search *s = *state;
+    cut_run(s, 3, (double[]){2, 4, 6}, (uint64_t[]){20, 30, 40});
+    const struct sweep_findings *fd = &s->fd;
+    assert_true(s->steps[2].slo_pass); /* its own figures pass */
+    assert_false(sweep_step_judged(&s->steps[2]));
+    assert_true(sweep_step_judged(&s->steps[1]));
+    assert_string_equal(sweep_step_verdict(&s->steps[2], 0), "interrupted");
+    assert_string_equal(sweep_step_verdict(&s->steps[2], 1), "interrupted");
+    assert_true(s->pts[2].unknown && s->pts[2].cut);
+    assert_true(fd->capacity_found);
+    ASSERT_NEAR(fd->capacity_rps, 4, 0);
+    assert_true(fd->none_failed);
+    assert_true(fd->have_cut);
+    ASSERT_NEAR(fd->cut_rps, 6, 0);
+    assert_int_equal(fd->n_unknown, 0);
+    assert_false(fd->capacity_unknown || fd->capacity_coarse);
+    assert_non_null(strstr(s->text, "SLO capacity: 4 req/s"));
+    assert_non_null(strstr(s->text, "interrupted: 6 req/s (a stop signal cut its step short: "
+                                    "no verdict)"));
+    assert_null(strstr(s->text, "INVALID"));
+}
+
+static void test_findings_interrupted_alone(void **state)
+{
+    struct search *s = *state;
+    cut_run(s, 1, (double[]){4}, (uint64_t[]){20});
+    const struct sweep_findings *fd = &s->fd;
+    assert_false(fd->capacity_found);
+    assert_false(fd->capacity_unknown);
+    assert_true(fd->have_cut);
+    assert_non_null(strstr(s->text, "not found: the sweep was interrupted before a step finished"));
+    assert_null(strstr(s->text, "INVALID"));
+}
+
 /* sweep_stop_check on the 4 points p under set: it stops, with a reason
  * that contains want ("" for any), or, when want is NULL, it does not. */
 static void assert_stop(const struct sweep_point *p, const struct sweep_settings *set,
@@ -1734,7 +1789,8 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
           SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_capacity_coarse),
           SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
-          SEARCH_TEST(test_findings_nothing_judged), cmocka_unit_test(test_stop_conditions),
+          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
+          SEARCH_TEST(test_findings_interrupted_alone), cmocka_unit_test(test_stop_conditions),
           cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
           cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
           CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
