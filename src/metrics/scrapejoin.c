@@ -266,11 +266,17 @@ static const char *fmt_s(double v_s, char *buf, size_t len)
     return ll_fmt_duration((uint64_t)(v_s * 1e9 + 0.5), buf, len);
 }
 
-static void print_gauge(FILE *f, const char *name, const struct scrape_gauge *g, double scale,
-                        const char *unit)
+static void print_gauge(FILE *f, const char *name, const struct scrape_join *j,
+                        const struct scrape_gauge *g, double scale, const char *unit)
 {
+    if (!g->present && j->ok == 0) {
+        /* Scrapes worked, but none fell inside the window (a run that sent
+         * nothing ends at once): the engine may well have the gauge. */
+        fprintf(f, "  %-20s no ok scrape inside the window\n", name);
+        return;
+    }
     if (!g->present) {
-        /* Scrapes worked (the caller checked): the engine has no such metric. */
+        /* Ok scrapes in the window: the engine has no such metric. */
         fprintf(f, "  %-20s not exported by this engine\n", name);
         return;
     }
@@ -336,9 +342,9 @@ void scrape_join_print_source(FILE *f, const struct scrape_join *j, int join_rc,
         return;
     }
     fprintf(f, "  engine               %s\n", engines_kind_name(j->engine));
-    print_gauge(f, "queue depth", &j->waiting, 1, "");
-    print_gauge(f, "running", &j->running, 1, "");
-    print_gauge(f, "KV-cache usage", &j->kv_usage, 100, "%");
+    print_gauge(f, "queue depth", j, &j->waiting, 1, "");
+    print_gauge(f, "running", j, &j->running, 1, "");
+    print_gauge(f, "KV-cache usage", j, &j->kv_usage, 100, "%");
     print_counter(f, "preemptions", &j->preemptions, NULL, NAN);
     int less_cached;
     double prompt = scrape_client_prompt(j, c, &less_cached);

@@ -330,9 +330,21 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
     print_energy_table(f, steps, n);
 }
 
+/* A class's SLO as the table shows it, "-" without one, " (own)" after
+ * its own; written into buf (len bytes), which it returns. */
+static const char *class_slo_text(const struct sweep_class_finding *cf, char *buf, size_t len)
+{
+    char s[64];
+    if (!cf->have_slo)
+        return "-";
+    slo_format(&cf->slo, s, sizeof s);
+    snprintf(buf, len, "%s%s", s, cf->own_slo ? " (own)" : "");
+    return buf;
+}
+
 void sweep_print_classes(FILE *f, const struct sweep_findings *fd)
 {
-    char a[16], b[16], t[40], cap[48], next[48], at_cap[32];
+    char a[16], b[16], t[96], cap[48], next[48], at_cap[32];
     if (fd->n_classes == 0)
         return;
     if (fd->capacity_found)
@@ -341,15 +353,19 @@ void sweep_print_classes(FILE *f, const struct sweep_findings *fd)
         snprintf(at_cap, sizeof at_cap, "at the capacity");
     fprintf(f, "\nby class (own SLO, else the sweep's; p99 %s, the sweep's SLO capacity):\n",
             at_cap);
-    fprintf(f, "%-15s %-26s %16s %16s %10s %10s\n", "class", "SLO", "SLO capacity", "next fails",
+    /* The SLO column is as wide as the longest SLO: cut, "e2e=20s (own)"
+     * read as "e2e=2" and lost whose SLO it was. */
+    int w = 26;
+    for (size_t k = 0; k < fd->n_classes; k++) {
+        int len = (int)strlen(class_slo_text(&fd->classes[k], t, sizeof t));
+        if (len > w)
+            w = len;
+    }
+    fprintf(f, "%-15s %-*s %16s %16s %10s %10s\n", "class", w, "SLO", "SLO capacity", "next fails",
             "TTFT p99", "TPOT p99");
     for (size_t k = 0; k < fd->n_classes; k++) {
         const struct sweep_class_finding *cf = &fd->classes[k];
-        char slo[96] = "-";
-        if (cf->have_slo) {
-            slo_format(&cf->slo, t, sizeof t);
-            snprintf(slo, sizeof slo, "%s%s", t, cf->own_slo ? " (own)" : "");
-        }
+        const char *slo = class_slo_text(cf, t, sizeof t);
         if (cf->capacity_found)
             snprintf(cap, sizeof cap, "%s%.4g req/s", cf->none_failed ? ">=" : "",
                      cf->capacity_rps);
@@ -359,7 +375,7 @@ void sweep_print_classes(FILE *f, const struct sweep_findings *fd)
             snprintf(next, sizeof next, "%.4g req/s", cf->next_fail_rps);
         else
             snprintf(next, sizeof next, "-");
-        fprintf(f, "%-15.15s %-26.26s %16s %16s %10s %10s\n", cf->name, slo, cap, next,
+        fprintf(f, "%-15.15s %-*s %16s %16s %10s %10s\n", cf->name, w, slo, cap, next,
                 cf->at_capacity ? ll_fmt_duration(cf->ttft_p99_at_capacity_ns, a, sizeof a) : "-",
                 cf->at_capacity && cf->tpot_p99_at_capacity_ns
                     ? ll_fmt_duration(cf->tpot_p99_at_capacity_ns, b, sizeof b)

@@ -311,6 +311,18 @@ static void test_replay_bad_input(void **state)
     e = run_llmload(a4, 2, 2);
     assert_non_null(strstr(e, "--time-scale"));
     free(e);
+
+    /* --max-inflight is taken (a safety cap on the trace's open loop), so
+     * the help names it */
+    const char *h[] = {"replay", "--help", NULL};
+    int status = -1;
+    char *o = NULL;
+    assert_int_equal(harness_run(h, 20, &status, &o, &e), 0);
+    assert_int_equal(status, 0);
+    if (!strstr(o, "--max-inflight"))
+        fail_msg("replay --help does not name --max-inflight");
+    free(o);
+    free(e);
     harness_rm_rf(dir);
     free(dir);
 }

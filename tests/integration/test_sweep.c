@@ -866,6 +866,14 @@ static void test_flags_and_help(void **state)
     char *o = harness_run_expect(h1, 20, 0, NULL);
     assert_non_null(strstr(o, "(default 10s)"));
     assert_non_null(strstr(o, "--expect-capacity"));
+    /* run's flags a sweep takes as they are: the help names each (it once
+     * left these out while the parser took them) */
+    static const char *const inherited[] = {"--max-inflight", "--lengths",    "--dataset",
+                                            "--images",       "--image-size", "--image-sizes",
+                                            "--image-format"};
+    for (size_t i = 0; i < sizeof inherited / sizeof inherited[0]; i++)
+        if (!strstr(o, inherited[i]))
+            fail_msg("sweep --help does not name %s", inherited[i]);
     free(o);
     const char *h2[] = {"demo", "--help", NULL};
     o = harness_run_expect(h2, 20, 0, NULL);

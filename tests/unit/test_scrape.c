@@ -415,6 +415,7 @@ static void test_scraper_closed_port(void **state)
     struct scrape_join tj;
     memset(&tj, 0, sizeof tj);
     tj.engine = ENGINE_TGI;
+    tj.scrapes = tj.ok = 3;
     tj.waiting = (struct scrape_gauge){.present = 1, .n = 3, .mean = 1, .max = 2};
     char *txt = NULL;
     size_t txt_len = 0;
@@ -423,6 +424,21 @@ static void test_scraper_closed_port(void **state)
     fclose(mf);
     assert_non_null(strstr(txt, "  KV-cache usage       not exported by this engine\n"));
     assert_non_null(strstr(txt, "  queue depth          mean 1.00  max 2.00\n"));
+    free(txt);
+
+    /* No ok scrape inside the window (a run that sent nothing ends before
+     * the next scrape): no gauge is known, and that is not the engine's
+     * doing, so the lines say so rather than "not exported". */
+    struct scrape_join nj;
+    memset(&nj, 0, sizeof nj);
+    nj.engine = ENGINE_VLLM;
+    txt = NULL;
+    mf = open_memstream(&txt, &txt_len);
+    scrape_join_print(mf, &nj, 0, NULL, s);
+    fclose(mf);
+    assert_non_null(strstr(txt, "  queue depth          no ok scrape inside the window\n"));
+    assert_non_null(strstr(txt, "  KV-cache usage       no ok scrape inside the window\n"));
+    assert_null(strstr(txt, "not exported"));
     free(txt);
     scraper_free(s);
 
