@@ -221,8 +221,8 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         }
         ord[j] = v;
     }
-    /* Unknown points (every repeat INVALID, or the one a signal cut) are
-     * left out of the order. */
+    /* Unknown points (every repeat INVALID, the one a signal cut, or with
+     * no request in its window) are left out of the order. */
     size_t n_known = 0;
     for (size_t i = 0; i < n_points; i++) {
         if (!points[ord[i]].unknown) {
@@ -232,6 +232,12 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         if (points[ord[i]].cut) {
             out->have_cut = 1;
             out->cut_rps = points[ord[i]].offered_rps;
+            continue;
+        }
+        if (points[ord[i]].empty) {
+            if (out->n_empty < SWEEP_MAX_UNKNOWN)
+                out->empty_rps[out->n_empty] = points[ord[i]].offered_rps;
+            out->n_empty++;
             continue;
         }
         if (out->n_unknown < SWEEP_MAX_UNKNOWN)
@@ -283,6 +289,8 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     out->capacity_unknown = out->n_unknown > 0 && n_points == 0;
     for (size_t i = 0; i < LL_MIN(out->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++)
         out->capacity_coarse |= between_pass_and_fail(out, out->unknown_rps[i]);
+    for (size_t i = 0; i < LL_MIN(out->n_empty, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        out->capacity_coarse |= between_pass_and_fail(out, out->empty_rps[i]);
     if (out->have_cut)
         out->capacity_coarse |= between_pass_and_fail(out, out->cut_rps);
     class_findings(steps, n, points, ord, n_points, out);
@@ -391,11 +399,8 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
     } else if (fd->next_fails) {
         put(buf, len, at, "%s: not found: the lowest step %.4g req/s already fails: %s\n", what,
             fd->next_fail_rps, fd->next_fail_reason);
-    } else if (fd->n_unknown) {
+    } else if (fd->n_unknown || fd->have_cut || fd->n_empty) {
         put(buf, len, at, "%s: not found: no step could be judged\n", what);
-    } else if (fd->have_cut) {
-        put(buf, len, at, "%s: not found: the sweep was interrupted before a step finished\n",
-            what);
     } else {
         put(buf, len, at, "%s: not found (no steps)\n", what);
     }
@@ -426,6 +431,12 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             "interrupted: %.4g req/s (a stop signal cut its step short: no verdict); the "
             "capacity and the knee rest on the other steps\n",
             fd->cut_rps);
+    if (fd->n_empty) {
+        put_rates(buf, len, at, "empty", fd->empty_rps, fd->n_empty);
+        put(buf, len, at,
+            " req/s (no request was scheduled in the window: nothing to judge; lengthen "
+            "--step-duration); the capacity and the knee rest on the other steps\n");
+    }
     if (fd->capacity_coarse && !fd->capacity_unknown)
         put(buf, len, at,
             "the capacity lies between %.4g and %.4g req/s: a step between them could "

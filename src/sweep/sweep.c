@@ -638,7 +638,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->unknown = 1;
         double err = 0, otps = 0;
         uint32_t k = 0, ktp = 0;
-        int rerun_passed = 0, any_invalid = 0;
+        int rerun_passed = 0, any_invalid = 0, any_cut = 0;
         for (size_t j = i; j < n; j++) {
             const struct sweep_step *s = &steps[j];
             if (s->f.recovery || s->f.offered_rps != pt->offered_rps)
@@ -659,6 +659,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             if (judged)
                 pt->unknown = 0;
             any_invalid |= s->invalid;
+            any_cut |= s->f.interrupted;
             pt->rerun_steps += (uint32_t)s->f.confirm;
             if (judged && s->f.confirm) {
                 pt->reruns++;
@@ -673,7 +674,8 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             k++;
         }
         pt->n = k;
-        pt->cut = pt->unknown && !any_invalid;
+        pt->cut = pt->unknown && !any_invalid && any_cut;
+        pt->empty = pt->unknown && !any_invalid && !any_cut;
         /* Re-run after a failure: one valid re-run that passes outweighs
          * it (the failure is not confirmed); all failing confirm it. */
         if (!pt->pass && pt->reruns) {
@@ -761,6 +763,8 @@ const char *sweep_step_verdict(const struct sweep_step *s, int csv)
         return "recovery";
     if (s->f.interrupted)
         return "interrupted";
+    if (s->stats.scheduled == 0)
+        return "empty";
     if (s->invalid)
         return csv ? "invalid" : "INVALID";
     if (!s->steady)
@@ -772,7 +776,7 @@ const char *sweep_step_verdict(const struct sweep_step *s, int csv)
 
 int sweep_step_judged(const struct sweep_step *s)
 {
-    return !s->invalid && !s->f.interrupted;
+    return !s->invalid && !s->f.interrupted && s->stats.scheduled > 0;
 }
 
 const struct sweep_step *sweep_first_with_classes(const struct sweep_step *steps, size_t n)

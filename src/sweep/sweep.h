@@ -450,15 +450,17 @@ int sweep_step_has_slo(const struct sweep_step *s, const struct sweep_settings *
 void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
 
 /* The step's one-word verdict, in the order that wins: recovery,
- * interrupted, INVALID, unstable, SLO miss, ok; csv: the steps.csv
- * spelling (recovery, interrupted, invalid, unstable, slo_miss, ok).
- * Valid after sweep_step_finish. */
+ * interrupted, empty, INVALID, unstable, SLO miss, ok; csv: the steps.csv
+ * spelling (recovery, interrupted, empty, invalid, unstable, slo_miss,
+ * ok). Valid after sweep_step_finish. */
 const char *sweep_step_verdict(const struct sweep_step *s, int csv);
 
-/* 1 when s's figures may pass or fail its rate: neither interrupted (a
- * signal cut its window short, so it holds less than its rate's hold)
- * nor INVALID (the client's own lateness is in them). The capacity
- * search, the knee and the first limit leave the others out. */
+/* 1 when s's figures may pass or fail its rate: not interrupted (a
+ * signal cut its window short, so it holds less than its rate's hold),
+ * not empty (no request was scheduled in its window: nothing to judge)
+ * and not INVALID (the client's own lateness is in them). The capacity
+ * search, the knee and the first limit leave the others out. Valid after
+ * sweep_step_finish. */
 int sweep_step_judged(const struct sweep_step *s);
 
 /* The first of steps[0..n) that broke its load out by traffic class
@@ -526,8 +528,10 @@ struct sweep_point {
     const char *fail_reason;     /* borrowed from the first failing repeat; "" when passing */
     int unknown;                 /* every repeat is INVALID or interrupted: the search does
                                   * not judge it */
-    int cut;                     /* unknown, and not for INVALID: a signal cut its one
-                                  * judged-to-be repeat short */
+    int cut;                     /* unknown, none INVALID, one interrupted: a stop signal
+                                  * cut it short */
+    int empty;                   /* unknown, none INVALID or interrupted: no request was
+                                  * scheduled in any repeat's window */
     uint32_t reruns;             /* valid re-runs (--confirm) among the repeats */
     uint32_t rerun_steps;        /* re-runs, INVALID ones too */
     int disputed;                /* a repeat failed, and a re-run passed: it passes, and
@@ -682,6 +686,11 @@ struct sweep_findings {
     double passed_above_rps; /* the highest passing rate above the first failing
                                   * one (a result not monotonic in load); 0 = none */
     int next_fail_confirmed; /* 1: the first failing rate failed again when re-run */
+    /* Rates with no request scheduled in any repeat's window (the window
+     * too short for the rate), in offered order: the search and the knee
+     * skip them too. */
+    double empty_rps[SWEEP_MAX_UNKNOWN];
+    size_t n_empty; /* may exceed SWEEP_MAX_UNKNOWN; that many are kept */
     /* Rates whose every repeat was INVALID, in offered order: the capacity
      * search and the knee skip them, and the findings say so. */
     double unknown_rps[SWEEP_MAX_UNKNOWN];

@@ -347,6 +347,7 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "next_failing_rps", fd->next_fails ? json_real(fd->next_fail_rps) : json_null());
     jset(f, "not_judged_rps", rates_json(fd->unknown_rps, fd->n_unknown));
     jset(f, "interrupted_rps", fd->have_cut ? json_real(fd->cut_rps) : json_null());
+    jset(f, "empty_rps", rates_json(fd->empty_rps, fd->n_empty));
     jset(f, "capacity_unknown", json_boolean(fd->capacity_unknown));
     jset(f, "capacity_coarse", json_boolean(fd->capacity_coarse));
     if (fd->n_disputed || fd->passed_above_rps > 0) {

@@ -763,8 +763,46 @@ static void test_findings_interrupted_alone(void **state)
     assert_false(fd->capacity_found);
     assert_false(fd->capacity_unknown);
     assert_true(fd->have_cut);
-    assert_non_null(strstr(s->text, "not found: the sweep was interrupted before a step finished"));
+    assert_non_null(strstr(s->text, "SLO capacity: not found: no step could be judged"));
+    assert_non_null(strstr(s->text, "interrupted: 4 req/s"));
     assert_null(strstr(s->text, "INVALID"));
+}
+
+/* A step with no request scheduled in its window (0.05 req/s for a
+ * window of about 11 s: none) has nothing to judge: under an SLO its
+ * attainment would read 0% and fail the lowest rate (the server blamed
+ * for nothing sent), without one it would pass (a capacity from no
+ * evidence). It is "empty", and the search rests on 2 (passing) and 4
+ * (failing). Alone, it leaves the capacity not found, not INVALID. */
+static void test_findings_empty_step(void **state)
+{
+    struct search *s = *state;
+    s->set.slo.ttft_ns = 50 * MS;
+    search_run(s, 3, (double[]){0.05, 2, 4}, (uint64_t[]){20, 20, 400}, NULL);
+    const struct sweep_findings *fd = &s->fd;
+    assert_int_equal(s->steps[0].stats.scheduled, 0);
+    assert_false(s->steps[0].slo_pass); /* attainment 0 of 0 */
+    assert_string_equal(sweep_step_verdict(&s->steps[0], 1), "empty");
+    assert_true(s->pts[0].unknown && s->pts[0].empty && !s->pts[0].cut);
+    assert_true(fd->capacity_found);
+    ASSERT_NEAR(fd->capacity_rps, 2, 0);
+    ASSERT_NEAR(fd->next_fail_rps, 4, 0);
+    assert_int_equal(fd->n_empty, 1);
+    ASSERT_NEAR(fd->empty_rps[0], 0.05, 0);
+    assert_int_equal(fd->n_unknown, 0);
+    assert_non_null(strstr(s->text, "empty: 0.05 req/s (no request was scheduled in the window"));
+    assert_null(strstr(s->text, "INVALID"));
+
+    for (size_t i = 0; i < s->n; i++)
+        sweep_step_free(&s->steps[i]);
+    s->n = 0;
+    memset(&s->fd, 0, sizeof s->fd);
+    s->set.slo.ttft_ns = 0;
+    search_run(s, 1, (double[]){0.05}, (uint64_t[]){20}, NULL);
+    assert_true(s->steps[0].slo_pass); /* no SLO, no error: it would pass */
+    assert_false(s->fd.capacity_found);
+    assert_false(s->fd.capacity_unknown);
+    assert_non_null(strstr(s->text, "not found: no step could be judged"));
 }
 
 /* sweep_stop_check on the 4 points p under set: it stops, with a reason
@@ -1790,9 +1828,10 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_capacity_coarse),
           SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
           SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
-          SEARCH_TEST(test_findings_interrupted_alone), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
+          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
+          cmocka_unit_test(test_first_with_parts))
