@@ -286,9 +286,18 @@ int rm_refs_read(struct merge *m)
         snprintf(path, sizeof path, "%s/requests.jsonl", p->dir);
         FILE *f = fopen(path, "r");
         if (!f) {
-            if (errno == ENOENT)
-                continue; /* it died before its first record: all missing */
-            ll_errorf("merge: %s: %s", path, strerror(errno));
+            /* A shard that died before its first record: all missing. A
+             * rebuild has no other copy of the records: its summary.json
+             * would be rewritten with none of them. */
+            if (errno == ENOENT && !m->rebuild)
+                continue;
+            ll_errorf("%s: %s: %s", m->rebuild ? "report" : "merge", path, strerror(errno));
+            goto fail;
+        }
+        struct stat sb;
+        if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            ll_errorf("%s: %s: not a regular file", m->rebuild ? "report" : "merge", path);
+            fclose(f);
             goto fail;
         }
         p->fd = dup(fileno(f));
@@ -313,7 +322,8 @@ int rm_refs_read(struct merge *m)
             uint32_t step = 0;
             if ((m->sweep ? line_step_id(line, len, &id, &step, err, sizeof err)
                           : line_id(line, len, &id, err, sizeof err)) != 0) {
-                ll_errorf("merge: %s:%" PRIu64 ": %s", path, lineno, err);
+                ll_errorf("%s: %s:%" PRIu64 ": %s", m->rebuild ? "report" : "merge", path, lineno,
+                          err);
                 fclose(f);
                 goto fail;
             }
@@ -328,6 +338,12 @@ int rm_refs_read(struct merge *m)
         fclose(f);
     }
     free(line);
+    if (m->rebuild && m->n_refs == 0) {
+        ll_errorf("report: %s/requests.jsonl: no records to rebuild the summary from (its "
+                  "summary.json is left as it is)",
+                  m->parts[0].dir);
+        return -1;
+    }
     return 0;
 fail:
     free(line);
@@ -629,7 +645,8 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     stats_init(&m->cold);
     if (rm_refs_read(m) != 0)
         return LL_EXIT_USAGE;
-    qsort(m->refs, m->n_refs, sizeof *m->refs, rm_ref_cmp);
+    if (m->n_refs > 1) /* qsort's base may not be NULL, even for none */
+        qsort(m->refs, m->n_refs, sizeof *m->refs, rm_ref_cmp);
     for (size_t i = 1; i < m->n_refs; i++) {
         const struct ref *rf = &m->refs[i];
         if (rf->id == rf[-1].id) {

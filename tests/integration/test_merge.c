@@ -469,6 +469,41 @@ static void test_partial_and_refusals(void **state)
         const char *a[] = {"merge", sd[0], sd[1], NULL};
         harness_expect_usage(a, "merge: --out: expected the merged results directory");
     }
+    {
+        /* report on a merged directory whose records are gone or emptied:
+         * refused, its summary.json kept (it was rewritten with none of
+         * them: "sent 0", and under ASan a qsort of nothing) */
+        char gone[600], emptied[600], sum[700];
+        harness_tmp_path(gone, sizeof gone, "gone");
+        harness_tmp_path(emptied, sizeof emptied, "emptied");
+        copy_dir(m1, gone);
+        copy_dir(m1, emptied);
+        snprintf(cmd, sizeof cmd, "rm '%s/requests.jsonl' && : > '%s/requests.jsonl'", gone,
+                 emptied);
+        assert_int_equal(sh(cmd), 0);
+        snprintf(sum, sizeof sum, "%s/summary.json", gone);
+        char *before = harness_read_file(sum, NULL);
+        const char *a[] = {"report", gone, NULL};
+        snprintf(line, sizeof line, "report: %s/requests.jsonl: No such file or directory", gone);
+        harness_expect_usage(a, line);
+        char *after = harness_read_file(sum, NULL);
+        assert_string_equal(before, after);
+        free(before);
+        free(after);
+        const char *b[] = {"report", emptied, NULL};
+        snprintf(line, sizeof line, "report: %s/requests.jsonl: no records to rebuild", emptied);
+        harness_expect_usage(b, line);
+        /* a shard's requests.jsonl that is a directory is not "cut short" */
+        char dirred[600];
+        harness_tmp_path(dirred, sizeof dirred, "dirred");
+        copy_dir(sd[1], dirred);
+        snprintf(cmd, sizeof cmd, "cd '%s' && rm requests.jsonl && mkdir requests.jsonl", dirred);
+        assert_int_equal(sh(cmd), 0);
+        const char *c[] = {"merge", sd[0], dirred, "--out", m4, NULL};
+        snprintf(line, sizeof line, "merge: %s/requests.jsonl: not a regular file", dirred);
+        harness_expect_usage(c, line);
+        HARNESS_EXPECT_USAGES({{"report", ""}, "report: the results directory is an empty path"});
+    }
 }
 
 /* `llmload merge` of the shards sd, shard first's directory first, with
