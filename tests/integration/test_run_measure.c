@@ -1456,6 +1456,15 @@ static void test_bad_flags(void **state)
         {{"--rate", "5", "--http-client", "native", "--url", "https://127.0.0.1:1/v1"},
          "plain http:// only"},
         {{"--rate", "5", "--http-client", "native", "--http2"}, "HTTP/1.1 only"},
+        /* each names its own flag (they blamed --rate), and before the
+         * target is asked anything (--expose exited 3 after it answered;
+         * a header with a line break or no name was sent as it was) */
+        {{"--rate", "5", "--burstiness", "1e7"}, "--burstiness: expected a gamma shape k"},
+        {{"--rate", "5", "--duration", "5s", "--ramp-to", "2e9"}, "--ramp-to: expected a rate"},
+        {{"--rate", "5", "-H", "X-A: 1\r\nX-B: 2"}, "--header: expected \"Name: value\""},
+        {{"--rate", "5", "-H", ": v"}, "--header: expected \"Name: value\""},
+        {{"--rate", "5", "--expose", "x"}, "--expose: expected ADDR:PORT"},
+        {{"--rate", "5", "--expose", "127.0.0.1:70000"}, "--expose: expected ADDR:PORT"},
     };
     char out[600];
     harness_tmp_path(out, sizeof out, "never");
