@@ -738,7 +738,7 @@ int compare_main(int argc, char **argv)
     char outdir[4096], err[512];
     int status;
     if (results_dir_prepare(a.out, a.force, outdir, sizeof outdir, err, sizeof err) != 0) {
-        ll_errorf("compare: %s", err);
+        ll_errorf("compare: --out: %s", err);
         status =
             LL_EXIT_USAGE; /* as run's --out: a directory that holds files, or cannot be made */
     } else {

@@ -360,6 +360,9 @@ static void test_compare_different_workload_refused(void **state)
     harness_expect_usage(one, "two results directories");
     const char *boot[] = {"compare", a, b, "--bootstrap", "5", NULL};
     harness_expect_usage(boot, "--bootstrap");
+    const char *noout[] = {"compare",       a,       b,  "--allow-different",
+                           "output_tokens", "--out", "", NULL};
+    harness_expect_usage(noout, "compare: --out: results directory: empty path");
 
     char sweep[700], replay[700];
     harness_tmp_results_stub(sweep, sizeof sweep, "sweep", "sweep");
