@@ -1460,6 +1460,7 @@ static void test_bad_flags(void **state)
          * target is asked anything (--expose exited 3 after it answered;
          * a header with a line break or no name was sent as it was) */
         {{"--rate", "5", "--burstiness", "1e7"}, "--burstiness: expected a gamma shape k"},
+        {{"--rate", "0x10"}, "--rate: expected a positive number"}, /* was 16/s */
         {{"--rate", "5", "--duration", "5s", "--ramp-to", "2e9"}, "--ramp-to: expected a rate"},
         {{"--rate", "5", "-H", "X-A: 1\r\nX-B: 2"}, "--header: expected \"Name: value\""},
         {{"--rate", "5", "-H", ": v"}, "--header: expected \"Name: value\""},

@@ -1029,11 +1029,11 @@ static void test_cli(void **state)
         {"--vocab", "0", "from 1 to 262144"},
         {"--vocab", "262145", "\"262145\""},
         {"--vocab", "-5", "\"-5\""},
-        /* the profile's check named its field,
-                                                 * not the flag */
+        /* the profile's check named its field, not the flag */
         {"--output-len-median", "1e20", "--output-len-median: must be in [1, 1e9]"},
         {"--step-per-seq", "5", "must be at most 1 s"},
-        {"--kv-tokens", "8", "one block of --block-tokens"}};
+        {"--kv-tokens", "8", "one block of --block-tokens"},
+        {"--port", "0x10", "\"0x10\""}}; /* was port 16 */
     for (size_t i = 0; i < LL_ARRAY_LEN(bad_values); i++) {
         const char *a[] = {"sim", bad_values[i][0], bad_values[i][1], NULL};
         assert_int_equal(harness_run(a, 10, &st, &out, &err), 0);
