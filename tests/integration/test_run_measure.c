@@ -1461,6 +1461,9 @@ static void test_bad_flags(void **state)
          * a header with a line break or no name was sent as it was) */
         {{"--rate", "5", "--burstiness", "1e7"}, "--burstiness: expected a gamma shape k"},
         {{"--rate", "0x10"}, "--rate: expected a positive number"}, /* was 16/s */
+        /* the later one won, and a trailing comma passed */
+        {{"--rate", "5", "--slo", "ttft=5s,ttft=6s"}, "--slo: ttft given twice"},
+        {{"--rate", "5", "--slo", "ttft=1s,"}, "--slo: a trailing comma in \"ttft=1s,\""},
         {{"--rate", "5", "--duration", "5s", "--ramp-to", "2e9"}, "--ramp-to: expected a rate"},
         {{"--rate", "5", "-H", "X-A: 1\r\nX-B: 2"}, "--header: expected \"Name: value\""},
         {{"--rate", "5", "-H", ": v"}, "--header: expected \"Name: value\""},
