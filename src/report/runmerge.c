@@ -725,6 +725,21 @@ static int rm_parts_open_out(struct merge *m, const char *out_dir, int force, ch
 
     if (rm_parts_check(m) != 0)
         return -1;
+    /* --out DIR --force with DIR one of the shards truncated its
+     * requests.jsonl before reading it: the shard's records were lost and
+     * the merge failed ("read failed: Success"). */
+    struct stat os, ps;
+    if (out_dir && stat(out_dir, &os) == 0) {
+        for (size_t i = 0; i < m->n_parts; i++) {
+            if (stat(m->parts[i].dir, &ps) == 0 && ps.st_dev == os.st_dev &&
+                ps.st_ino == os.st_ino) {
+                ll_errorf("merge: --out: %s is the shard %s: the merge would write over the "
+                          "records it reads; choose a new directory",
+                          out_dir, m->parts[i].dir);
+                return -1;
+            }
+        }
+    }
     if (results_dir_prepare(out_dir, force, dir, dir_cap, err, sizeof err) != 0) {
         ll_errorf("merge: --out: %s", err);
         return -1;

@@ -503,6 +503,14 @@ static void test_partial_and_refusals(void **state)
         snprintf(line, sizeof line, "merge: %s/requests.jsonl: not a regular file", dirred);
         harness_expect_usage(c, line);
         HARNESS_EXPECT_USAGES({{"report", ""}, "report: the results directory is an empty path"});
+        /* --out one of the shards, --force: it truncated that shard's
+         * records before reading them ("read failed: Success") */
+        const char *d[] = {"merge", sd[0], sd[1], "--out", sd[1], "--force", NULL};
+        snprintf(line, sizeof line, "merge: --out: %s is the shard %s", sd[1], sd[1]);
+        harness_expect_usage(d, line);
+        struct harness_recs *kept = harness_requests_load(sd[1]);
+        assert_int_equal(kept->n, 20);
+        harness_recs_free(kept);
     }
 }
 
