@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cmds.h"
 #include "cli/cmp_int.h"
@@ -192,6 +193,18 @@ static int side_load_data(struct side *s)
     s->win_lo = isfinite(wu) && wu > 0 ? (uint64_t)wu : 0;
     s->win_hi = s->win_lo + (isfinite(w) && w > 0 ? (uint64_t)w : 0);
     snprintf(path, sizeof path, "%s/requests.jsonl", s->dir);
+    /* An emptied requests.jsonl read as a run with no latencies at all:
+     * every percentile row "n/a", exit 0, and nothing said why. */
+    double sched = jnum(json_object_get(sum, "requests"), "scheduled", NULL);
+    struct stat sb;
+    if (isfinite(sched) && sched > 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        sb.st_size == 0) {
+        snprintf(s->err, sizeof s->err,
+                 "%.900s: empty, but summary.json counts %.0f scheduled requests: no records to "
+                 "compare",
+                 path, sched);
+        return -1;
+    }
     char err[600];
     if (record_read_file(path, 0, on_record, s, err, sizeof err) != 0) {
         snprintf(s->err, sizeof s->err, "%s", err);

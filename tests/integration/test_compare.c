@@ -364,6 +364,25 @@ static void test_compare_different_workload_refused(void **state)
                            "output_tokens", "--out", "", NULL};
     harness_expect_usage(noout, "compare: --out: results directory: empty path");
 
+    /* b with its records emptied: every percentile was "n/a", exit 0 */
+    char emptied[700], from[800], to[800];
+    harness_tmp_path(emptied, sizeof emptied, "emptied");
+    assert_int_equal(mkdir(emptied, 0755), 0);
+    static const char *const kept[] = {"run.json", "summary.json"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(from, sizeof from, "%s/%s", b, kept[i]);
+        snprintf(to, sizeof to, "%s/%s", emptied, kept[i]);
+        char *text = harness_read_file(from, NULL);
+        assert_non_null(text);
+        harness_write_file(to, text);
+        free(text);
+    }
+    snprintf(to, sizeof to, "%s/requests.jsonl", emptied);
+    harness_write_file(to, "");
+    const char *eargs[] = {"compare", a, emptied, "--allow-different", "output_tokens", NULL};
+    snprintf(to, sizeof to, "%s/requests.jsonl: empty, but summary.json counts", emptied);
+    harness_expect_usage(eargs, to);
+
     char sweep[700], replay[700];
     harness_tmp_results_stub(sweep, sizeof sweep, "sweep", "sweep");
     harness_tmp_results_stub(replay, sizeof replay, "replay", "replay");
