@@ -413,6 +413,29 @@ static void test_partial_and_refusals(void **state)
     assert_int_equal(r->n, 27);
     harness_recs_free(r);
 
+    /* ...and one killed mid-write: its 8th line cut off after 40 bytes is
+     * a missing record like the rest, not "not JSON" and exit 2 */
+    char cut[600], m5[600];
+    harness_tmp_path(cut, sizeof cut, "cut");
+    copy_dir(sd[1], cut);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && head -n 7 requests.jsonl > r && sed -n 8p requests.jsonl | head -c 40 "
+             ">> r && mv r requests.jsonl && rm summary.json",
+             cut);
+    assert_int_equal(sh(cmd), 0);
+    harness_tmp_path(m5, sizeof m5, "m5");
+    const char *a5[] = {"merge", sd[0], cut, "--out", m5, NULL};
+    assert_int_equal(harness_run(a5, 60, &rc, NULL, &err), 0);
+    assert_int_equal(rc, want_status(m5, 4));
+    snprintf(want, sizeof want,
+             "incomplete: 27 of 40 requests (13 missing: shard 1 (%s) cut short)", cut);
+    if (!strstr(err, want) || strchr(err, '\n') != err + strlen(err) - 1)
+        fail_msg("want the one line \"%s\", got: %s", want, err);
+    free(err);
+    r = harness_requests_load(m5);
+    assert_int_equal(r->n, 27);
+    harness_recs_free(r);
+
     /* the refusals */
     char other[600], count[600], copy[600], m4[600], line[1600];
     harness_tmp_path(other, sizeof other, "other");
