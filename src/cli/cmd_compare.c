@@ -110,6 +110,10 @@ static int side_load(struct side *s)
 {
     char path[4200];
     json_error_t je;
+    if (!s->dir[0]) { /* "DIR/run.json" would be /run.json */
+        snprintf(s->err, sizeof s->err, "a results directory is an empty path");
+        return -1;
+    }
     snprintf(path, sizeof path, "%s/run.json", s->dir);
     s->run = json_load_file(path, 0, &je);
     if (!s->run) {

@@ -131,6 +131,8 @@ static int parse_args(int argc, char **argv, struct replay_args *ra, char *err, 
     if (first >= argc)
         return runopts_errf(err, errlen, "replay: expected a trace file (llmload replay "
                             "TRACE.jsonl)");
+    if (!argv[first][0])
+        return runopts_errf(err, errlen, "replay: the trace file is an empty path");
     ra->ro.trace_path = argv[first];
     return 0;
 }

@@ -153,6 +153,10 @@ int rm_part_load(struct part *p, const char *dir, int rebuild)
     memset(p, 0, sizeof *p);
     p->dir = dir;
     p->fd = -1;
+    if (!dir[0]) { /* "DIR/run.json" would be /run.json */
+        ll_errorf("%s: a results directory is an empty path", rebuild ? "report" : "merge");
+        return -1;
+    }
     p->run = load_json(dir, "run.json", err, sizeof err);
     if (!p->run) {
         ll_errorf("merge: %s: not a results directory (run.json: %s)", dir, err);

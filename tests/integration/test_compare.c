@@ -363,6 +363,8 @@ static void test_compare_different_workload_refused(void **state)
     const char *noout[] = {"compare",       a,       b,  "--allow-different",
                            "output_tokens", "--out", "", NULL};
     harness_expect_usage(noout, "compare: --out: results directory: empty path");
+    const char *nodir[] = {"compare", a, "", NULL}; /* blamed /run.json */
+    harness_expect_usage(nodir, "compare: a results directory is an empty path");
 
     /* b with its records emptied: every percentile was "n/a", exit 0 */
     char emptied[700], from[800], to[800];

@@ -525,7 +525,9 @@ static void test_partial_and_refusals(void **state)
         const char *c[] = {"merge", sd[0], dirred, "--out", m4, NULL};
         snprintf(line, sizeof line, "merge: %s/requests.jsonl: not a regular file", dirred);
         harness_expect_usage(c, line);
-        HARNESS_EXPECT_USAGES({{"report", ""}, "report: the results directory is an empty path"});
+        HARNESS_EXPECT_USAGES({{"report", ""}, "report: the results directory is an empty path"},
+                              {{"merge", sd[0], "", "--out", m4}, /* blamed /run.json */
+                               "merge: a results directory is an empty path"});
         /* --out one of the shards, --force: it truncated that shard's
          * records before reading them ("read failed: Success") */
         const char *d[] = {"merge", sd[0], sd[1], "--out", sd[1], "--force", NULL};

@@ -320,7 +320,8 @@ static void test_replay_bad_input(void **state)
                              "{\"sched_ns\":1000000000,\"prompt_tokens\":10,\"max_tokens\":5}\n");
     HARNESS_EXPECT_USAGES(
         {{"replay", good, "--url", url, "--time-scale", "1e19"},
-         "--time-scale/--rate-scale: x1e+19 puts the trace's last request (at 1s) at 1e+19s"});
+         "--time-scale/--rate-scale: x1e+19 puts the trace's last request (at 1s) at 1e+19s"},
+        {{"replay", "", "--url", url}, "replay: the trace file is an empty path"});
     harness_rm_rf(dir);
     free(dir);
 }
