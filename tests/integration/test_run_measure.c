@@ -1452,6 +1452,9 @@ static void test_bad_flags(void **state)
         {{"--rate", "5", "--url", "http://127.0.0.1:70000/v1"}, "port must be 1 to 65535"},
         {{"--rate", "5", "--url", "http://[::1/v1"}, "unbalanced ["},
         {{"--rate", "5", "--url", "http://k:secret@127.0.0.1:1/v1"}, "user info"},
+        /* sent as "/v1?x=1/models", and a blank on the request line */
+        {{"--rate", "5", "--url", "http://127.0.0.1:1/v1?x=1"}, "--url: a base URL takes no query"},
+        {{"--rate", "5", "--url", "http://127.0.0.1:1/v 1"}, "--url: a blank or control character"},
         {{"--rate", "5", "--http-client", "fast"}, "--http-client"},
         {{"--rate", "5", "--http-client", "native", "--url", "https://127.0.0.1:1/v1"},
          "plain http:// only"},
