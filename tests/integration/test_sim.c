@@ -1045,6 +1045,10 @@ static void test_cli(void **state)
         free(err);
     }
 
+    /* exited 3, as if it could not run */
+    HARNESS_EXPECT_USAGES({{"sim", "--port", "0", "--log", "/nonexistent/dir/log"},
+                           "sim: --log: cannot open \"/nonexistent/dir/log\""});
+
     const char *badf[] = {"sim", "--fault", "explode:0.5", NULL};
     assert_int_equal(harness_run(badf, 10, &st, &out, &err), 0);
     assert_int_equal(st, 2);
