@@ -121,6 +121,11 @@ static int side_load(struct side *s)
                  je.text);
         return -1;
     }
+    char why[300];
+    if (results_run_schema_check(s->run, why, sizeof why) != 0) {
+        snprintf(s->err, sizeof s->err, "%.700s: %s", s->dir, why);
+        return -1;
+    }
     const char *cmd = json_string_value(json_object_get(s->run, "command"));
     snprintf(s->kind, sizeof s->kind, "%s", cmd ? cmd : "?");
     const char *api = json_string_value(json_object_get(json_object_get(s->run, "config"), "api"));

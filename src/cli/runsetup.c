@@ -375,7 +375,7 @@ static json_t *run_json(const char *command, json_t *config, const struct run_co
                         const struct run_target *t)
 {
     json_t *run = json_object();
-    json_object_set_new(run, "schema", json_string("llmload.run/1"));
+    json_object_set_new(run, "schema", json_string(RESULTS_RUN_SCHEMA));
     json_object_set_new(run, "version", json_string(LL_VERSION));
     json_object_set_new(run, "command", json_string(command));
     json_object_set_new(run, "config", config);

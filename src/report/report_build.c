@@ -541,6 +541,10 @@ static int built_load(const char *dir, struct built *b)
         ll_errorf("%s: %s", path, je.text);
         return -1;
     }
+    if (results_run_schema_check(b->sw.run, err, sizeof err) != 0) {
+        ll_errorf("%s: %s", dir, err);
+        return -1;
+    }
     json_t *sw = json_object_get(json_object_get(b->sw.run, "config"), "sweep");
     if (!json_is_object(sw)) {
         ll_errorf("%s: not a sweep's results (run.json has no config.sweep)", dir);

@@ -162,6 +162,10 @@ int rm_part_load(struct part *p, const char *dir, int rebuild)
         ll_errorf("merge: %s: not a results directory (run.json: %s)", dir, err);
         return -1;
     }
+    if (results_run_schema_check(p->run, err, sizeof err) != 0) {
+        ll_errorf("%s: %s: %s", rebuild ? "report" : "merge", dir, err);
+        return -1;
+    }
     json_t *cfg = json_object_get(p->run, "config");
     const char *cmd = rm_jstr(p->run, "command");
     int sweep = json_object_get(cfg, "sweep") != NULL;

@@ -366,8 +366,17 @@ static void test_compare_different_workload_refused(void **state)
     const char *nodir[] = {"compare", a, "", NULL}; /* blamed /run.json */
     harness_expect_usage(nodir, "compare: a results directory is an empty path");
 
+    /* a run.json from a newer llmload: was read as this one's format */
+    char newer[700], to[800];
+    harness_tmp_path(newer, sizeof newer, "newer");
+    assert_int_equal(mkdir(newer, 0755), 0);
+    snprintf(to, sizeof to, "%s/run.json", newer);
+    harness_write_file(to, "{\"schema\": \"llmload.run/2\", \"command\": \"run\"}\n");
+    const char *nargs[] = {"compare", a, newer, NULL};
+    harness_expect_usage(nargs, "run.json: schema llmload.run/2 is newer than this llmload reads");
+
     /* b with its records emptied: every percentile was "n/a", exit 0 */
-    char emptied[700], from[800], to[800];
+    char emptied[700], from[800];
     harness_tmp_path(emptied, sizeof emptied, "emptied");
     assert_int_equal(mkdir(emptied, 0755), 0);
     static const char *const kept[] = {"run.json", "summary.json"};

@@ -528,6 +528,16 @@ static void test_partial_and_refusals(void **state)
         HARNESS_EXPECT_USAGES({{"report", ""}, "report: the results directory is an empty path"},
                               {{"merge", sd[0], "", "--out", m4}, /* blamed /run.json */
                                "merge: a results directory is an empty path"});
+        /* a shard from a newer llmload: was read as this one's format */
+        char newer[600];
+        harness_tmp_path(newer, sizeof newer, "newer");
+        copy_dir(sd[1], newer);
+        run_json_set(newer, 0, "schema", json_string("llmload.run/2"));
+        const char *nw[] = {"merge", sd[0], newer, "--out", m4, NULL};
+        snprintf(line, sizeof line,
+                 "merge: %s: run.json: schema llmload.run/2 is newer than this llmload reads",
+                 newer);
+        harness_expect_usage(nw, line);
         /* --out one of the shards, --force: it truncated that shard's
          * records before reading them ("read failed: Success") */
         const char *d[] = {"merge", sd[0], sd[1], "--out", sd[1], "--force", NULL};
