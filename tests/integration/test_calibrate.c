@@ -898,6 +898,8 @@ static void test_calibrate_flag_errors(void **state)
          "--out: expected a file name, got \"\""},
         {{"calibrate", "--url", "http://127.0.0.1:9/v1", "--out", "/tmp"},
          "--out: \"/tmp\" is a directory"},
+        {{"calibrate", "--url", "http://127.0.0.1:9/v1", "--out", "/nonexistent/c.json"},
+         "--out: no directory \"/nonexistent\" to write \"/nonexistent/c.json\" in"},
         /* said as every input file says it (was "c.json:-1:-1: unable to
          * open ...", and for a directory "'[' or '{' expected") */
         {{"run", "--rate", "5", "--calibration", "/nonexistent/c.json"},
