@@ -457,6 +457,9 @@ static int compare_flags(int argc, char **argv, struct cmp_args *a)
                 ll_usage_fail("--label: more than %d", MAX_SIDES);
             if (!*optarg)
                 ll_usage_fail("--label: empty");
+            for (size_t i = 0; i < a->n_labels; i++) /* two columns of one name */
+                if (strcmp(a->labels[i], optarg) == 0)
+                    ll_usage_fail("--label: \"%s\" given twice (each names one directory)", optarg);
             a->labels[a->n_labels++] = optarg;
             break;
         case O_BOOT: {

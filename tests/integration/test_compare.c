@@ -363,6 +363,8 @@ static void test_compare_different_workload_refused(void **state)
     const char *noout[] = {"compare",       a,       b,  "--allow-different",
                            "output_tokens", "--out", "", NULL};
     harness_expect_usage(noout, "compare: --out: results directory: empty path");
+    const char *twice[] = {"compare", a, b, "--label", "x", "--label", "x", NULL};
+    harness_expect_usage(twice, "--label: \"x\" given twice");
     const char *nodir[] = {"compare", a, "", NULL}; /* blamed /run.json */
     harness_expect_usage(nodir, "compare: a results directory is an empty path");
 
