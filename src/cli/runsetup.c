@@ -610,9 +610,14 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
     char err[1200], out[1024];
     int bad;
     const char *dir = out_dir(o, cfg, out, sizeof out, err, sizeof err, &bad);
-    if (bad || results_dir_prepare(dir, o->force, rs->dir, sizeof rs->dir, err, sizeof err) != 0) {
+    if (bad) {
         json_decref(config);
         ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
+    if (results_dir_prepare(dir, o->force, rs->dir, sizeof rs->dir, err, sizeof err) != 0) {
+        json_decref(config);
+        ll_errorf("%s%s", o->out ? "--out: " : "", err); /* as merge, compare and demo */
         return LL_EXIT_USAGE;
     }
     char hash[17];
