@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/calibprobe.h"
 #include "cli/cmds.h"
@@ -67,6 +68,23 @@ static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, si
         return LL_E_INVAL;
     if (!o->out)
         o->out = "calibration.json";
+    /* What can be told before the probes run (they take a while, and
+     * their fit would be lost): an empty path, or a directory. */
+    struct stat sb;
+    if (!o->out[0])
+        return runopts_errf(err, errlen, "--out: expected a file name, got \"\"");
+    if (stat(o->out, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return runopts_errf(err, errlen, "--out: \"%s\" is a directory; expected a file name",
+                            o->out);
+    const char *slash = strrchr(o->out, '/');
+    if (slash) {
+        char parent[4096];
+        int n = slash == o->out ? 1 : (int)(slash - o->out);
+        snprintf(parent, sizeof parent, "%.*s", n, o->out);
+        if (stat(parent, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return runopts_errf(err, errlen, "--out: no directory \"%s\" to write \"%s\" in",
+                                parent, o->out);
+    }
     if (o->api) {
         if (strcmp(o->api, "openai-completions") == 0 || strcmp(o->api, "completions") == 0)
             o->completions = 1;

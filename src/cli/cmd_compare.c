@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cmds.h"
 #include "cli/cmp_int.h"
@@ -109,11 +110,20 @@ static int side_load(struct side *s)
 {
     char path[4200];
     json_error_t je;
+    if (!s->dir[0]) { /* "DIR/run.json" would be /run.json */
+        snprintf(s->err, sizeof s->err, "a results directory is an empty path");
+        return -1;
+    }
     snprintf(path, sizeof path, "%s/run.json", s->dir);
     s->run = json_load_file(path, 0, &je);
     if (!s->run) {
         snprintf(s->err, sizeof s->err, "%s: not a results directory (run.json: %s)", s->dir,
                  je.text);
+        return -1;
+    }
+    char why[300];
+    if (results_run_schema_check(s->run, why, sizeof why) != 0) {
+        snprintf(s->err, sizeof s->err, "%.700s: %s", s->dir, why);
         return -1;
     }
     const char *cmd = json_string_value(json_object_get(s->run, "command"));
@@ -192,6 +202,18 @@ static int side_load_data(struct side *s)
     s->win_lo = isfinite(wu) && wu > 0 ? (uint64_t)wu : 0;
     s->win_hi = s->win_lo + (isfinite(w) && w > 0 ? (uint64_t)w : 0);
     snprintf(path, sizeof path, "%s/requests.jsonl", s->dir);
+    /* An emptied requests.jsonl read as a run with no latencies at all:
+     * every percentile row "n/a", exit 0, and nothing said why. */
+    double sched = jnum(json_object_get(sum, "requests"), "scheduled", NULL);
+    struct stat sb;
+    if (isfinite(sched) && sched > 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        sb.st_size == 0) {
+        snprintf(s->err, sizeof s->err,
+                 "%.900s: empty, but summary.json counts %.0f scheduled requests: no records to "
+                 "compare",
+                 path, sched);
+        return -1;
+    }
     char err[600];
     if (record_read_file(path, 0, on_record, s, err, sizeof err) != 0) {
         snprintf(s->err, sizeof s->err, "%s", err);
@@ -435,6 +457,9 @@ static int compare_flags(int argc, char **argv, struct cmp_args *a)
                 ll_usage_fail("--label: more than %d", MAX_SIDES);
             if (!*optarg)
                 ll_usage_fail("--label: empty");
+            for (size_t i = 0; i < a->n_labels; i++) /* two columns of one name */
+                if (strcmp(a->labels[i], optarg) == 0)
+                    ll_usage_fail("--label: \"%s\" given twice (each names one directory)", optarg);
             a->labels[a->n_labels++] = optarg;
             break;
         case O_BOOT: {
@@ -738,7 +763,7 @@ int compare_main(int argc, char **argv)
     char outdir[4096], err[512];
     int status;
     if (results_dir_prepare(a.out, a.force, outdir, sizeof outdir, err, sizeof err) != 0) {
-        ll_errorf("compare: %s", err);
+        ll_errorf("compare: --out: %s", err);
         status =
             LL_EXIT_USAGE; /* as run's --out: a directory that holds files, or cannot be made */
     } else {

@@ -13,6 +13,7 @@
 #include "cli/cmds.h"
 #include "cli/sweepjob.h"
 #include "decode/openai.h"
+#include "measure/results.h"
 #include "measure/slo.h"
 #include "sim/profile.h"
 #include "util/spawn.h"
@@ -175,6 +176,12 @@ static void demo_check_values(const struct demo_opts *d)
     if (ll_parse_duration_ns(d->probe, LL_NS_PER_SEC, &ns) != 0 || ns < 500 * LL_NS_PER_MS)
         ll_usage_fail("--probe-duration: expected a duration of at least 500ms, got \"%s\"",
                       d->probe);
+    /* The sweep would refuse a --out it cannot write into only after the
+     * sim had started; prepare it here (created when missing, then empty,
+     * as the sweep accepts it). */
+    char dir[4096], derr[600];
+    if (d->out && results_dir_prepare(d->out, d->force, dir, sizeof dir, derr, sizeof derr) != 0)
+        ll_usage_fail("--out: %s", derr);
 }
 
 /* Sweep the sim at url with d's values: build the sweep's argv and run

@@ -131,6 +131,8 @@ static int parse_args(int argc, char **argv, struct replay_args *ra, char *err, 
     if (first >= argc)
         return runopts_errf(err, errlen, "replay: expected a trace file (llmload replay "
                             "TRACE.jsonl)");
+    if (!argv[first][0])
+        return runopts_errf(err, errlen, "replay: the trace file is an empty path");
     ra->ro.trace_path = argv[first];
     return 0;
 }
@@ -225,6 +227,16 @@ static int replay_flags(int argc, char **argv, struct replay_args *ra, struct ru
     if (trace_load(ro->trace_path, trace, err, errlen) != 0)
         return LL_E_INVAL;
     cfg->trace = *trace;
+    /* Scaled past the bound of the file's own offsets, the last ones
+     * saturated to a time no clock reaches: they were sent at once and
+     * recorded as scheduled there. */
+    double last_ns = (double)(*trace)->entries[(*trace)->n - 1].sched_ns;
+    if (last_ns * cfg->trace_factor > (double)TRACE_MAX_SCHED_NS)
+        return runopts_errf(err, errlen,
+                            "--time-scale/--rate-scale: x%g puts the trace's last request "
+                            "(at %.9gs) at %.3gs, past the %.3gs an offset may be",
+                            cfg->trace_factor, last_ns / 1e9, last_ns * cfg->trace_factor / 1e9,
+                            (double)TRACE_MAX_SCHED_NS / 1e9);
     if (runopts_prompt_ids_check_trace(cfg, *trace, ro->trace_path, err, errlen) != 0)
         return LL_E_INVAL;
     /* A calibration scales llmload's words; a line's own text goes as it is. */

@@ -47,5 +47,7 @@ int report_main(int argc, char **argv)
     }
     if (optind != argc - 1)
         ll_usage_fail("report: expected one results directory (see llmload report --help)");
+    if (argv[optind][0] == '\0')
+        ll_usage_fail("report: the results directory is an empty path");
     return report_build_dir(argv[optind], stdout);
 }

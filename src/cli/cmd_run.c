@@ -520,6 +520,11 @@ static int open_config(const struct run_opts *o, const struct run_session_opts *
     if (o->ramp_to) {
         if (runopts_positive("--ramp-to", o->ramp_to, &a->ramp_to_per_s, err, errlen) != 0)
             return LL_E_INVAL;
+        if (a->ramp_to_per_s > ARRIVAL_RATE_MAX_PER_S)
+            return runopts_errf(err, errlen,
+                                "--ramp-to: expected a rate up to 1e9 per second, "
+                                "got \"%s\"",
+                                o->ramp_to);
         if (!cfg->duration_ns)
             return runopts_errf(err, errlen, "--ramp-to: needs --duration (the ramp spans it)");
         a->ramp_ns = cfg->duration_ns;
@@ -638,6 +643,11 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 "got \"%s\"",
                                 mo->cost);
     }
+    /* Checked here, not first when it is bound after the target answered:
+     * a typo is a bad flag (exit 2), not a failed run. */
+    char why[300];
+    if (mo->expose && expose_check(mo->expose, why, sizeof why) != 0)
+        return runopts_errf(err, errlen, "--expose: %s", why);
     return runopts_metrics_flags(mo->interval, mo->off, mo->url, ra->o.prom.url, &mo->interval_ns,
                                  err, errlen);
 }

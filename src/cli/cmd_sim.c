@@ -403,6 +403,38 @@ static void sim_defaults(struct sim_args *a)
     faults_init(&a->cfg.faults, a->cfg.seed);
 }
 
+/* engine_config_check's reason, said with the flag that set the field it
+ * names (the profiles' own values all pass): "natural_len_sigma must be in
+ * [0, 10]" is "--output-len-sigma: must be in [0, 10]". */
+static void sim_engine_fail(const char *why)
+{
+    static const struct {
+        const char *field, *flag;
+    } names[] = {
+        {"max_num_seqs", "--max-num-seqs"},
+        {"block_tokens", "--block-tokens"},
+        {"kv_tokens / block_tokens", "--kv-tokens / --block-tokens"},
+        {"kv_tokens", "--kv-tokens"},
+        {"prefill_chunk_tokens", "--prefill-chunk"},
+        {"natural_len_median_tokens", "--output-len-median"},
+        {"natural_len_sigma", "--output-len-sigma"},
+        {"step_base_ns", "--step-base"},
+        {"step_prefill_token_ns", "--step-per-prefill-token"},
+        {"step_seq_ns", "--step-per-seq"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(names); i++) {
+        size_t n = strlen(names[i].field);
+        if (strncmp(why, names[i].field, n) == 0 && why[n] == ' ') {
+            const char *rest = why + n + 1;
+            if (strncmp(rest, "must ", 5) == 0)
+                rest += 5;
+            ll_errorf("%s: must %s%s", names[i].flag, rest, i == 3 ? " of --block-tokens" : "");
+            return;
+        }
+    }
+    ll_errorf("sim: %s", why);
+}
+
 int sim_main(int argc, char **argv)
 {
     struct sim_args a;
@@ -437,7 +469,7 @@ int sim_main(int argc, char **argv)
     }
     char err[256];
     if (engine_config_check(&c->engine, err, sizeof(err)) < 0) {
-        ll_errorf("sim: %s", err);
+        sim_engine_fail(err);
         return LL_EXIT_USAGE;
     }
     a.profile.engine = c->engine;

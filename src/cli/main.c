@@ -58,6 +58,9 @@ int main(int argc, char **argv)
                     return commands[i].main(2, help_argv);
                 }
             }
+            /* not the general text with exit 0, as if it were one */
+            ll_errorf("help: unknown command \"%s\" (try: llmload help)", argv[2]);
+            return LL_EXIT_USAGE;
         }
         usage(stdout);
         return LL_EXIT_OK;

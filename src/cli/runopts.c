@@ -31,6 +31,18 @@ static int take_header(void *dst, const char *a, char *err, size_t errlen)
     if (!strchr(a, ':'))
         return runopts_errf(err, errlen, "--header: expected \"Name: value\", got a value "
                             "without a colon");
+    /* An empty name or a line break would be sent as it is: a request
+     * the server refuses (every request a 400 that reads as the
+     * server's fault) or one header smuggled in as two. The value is
+     * never repeated: it may be a secret. */
+    size_t n = (size_t)(strchr(a, ':') - a);
+    int name_ok = n > 0;
+    for (size_t i = 0; i < n && name_ok; i++)
+        name_ok = a[i] > ' ' && a[i] < 127;
+    if (!name_ok || strpbrk(a, "\r\n"))
+        return runopts_errf(err, errlen,
+                            "--header: expected \"Name: value\" (a token, a "
+                            "colon, the value; no line breaks)");
     o->headers[o->n_headers++] = a;
     return 0;
 }
@@ -592,6 +604,11 @@ int runopts_arrival(const struct run_opts *o, uint64_t seed, struct arrival_conf
     if (o->burstiness) {
         if (runopts_positive("--burstiness", o->burstiness, &a->burstiness, err, errlen) != 0)
             return LL_E_INVAL;
+        if (a->burstiness > ARRIVAL_BURSTINESS_MAX)
+            return runopts_errf(err, errlen,
+                                "--burstiness: expected a gamma shape k in (0, 1e6] "
+                                "(1 = Poisson), got \"%s\"",
+                                o->burstiness);
         if (!o->arrival)
             a->kind = ARRIVAL_GAMMA;
         else if (a->kind != ARRIVAL_GAMMA)

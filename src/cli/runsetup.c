@@ -363,7 +363,7 @@ static json_t *run_json(const char *command, json_t *config, const struct run_co
                         const struct run_target *t)
 {
     json_t *run = json_object();
-    json_object_set_new(run, "schema", json_string("llmload.run/1"));
+    json_object_set_new(run, "schema", json_string(RESULTS_RUN_SCHEMA));
     json_object_set_new(run, "version", json_string(LL_VERSION));
     json_object_set_new(run, "command", json_string(command));
     json_object_set_new(run, "config", config);
@@ -598,9 +598,14 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
     char err[1200], out[1024];
     int bad;
     const char *dir = out_dir(o, cfg, out, sizeof out, err, sizeof err, &bad);
-    if (bad || results_dir_prepare(dir, o->force, rs->dir, sizeof rs->dir, err, sizeof err) != 0) {
+    if (bad) {
         json_decref(config);
         ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
+    if (results_dir_prepare(dir, o->force, rs->dir, sizeof rs->dir, err, sizeof err) != 0) {
+        json_decref(config);
+        ll_errorf("%s%s", o->out ? "--out: " : "", err); /* as merge, compare and demo */
         return LL_EXIT_USAGE;
     }
     char hash[17];

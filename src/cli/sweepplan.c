@@ -210,6 +210,10 @@ static int parse_rates(const char *spec, struct sweep_plan *p, char *err, size_t
         p->n_rates = 0;
         return 0;
     }
+    if (!*spec) /* else an empty list would read as auto */
+        return runopts_errf(err, errlen,
+                            "--rates: expected auto or a list of positive rates (e.g. 2,4,8), "
+                            "got \"\"");
     const char *s = spec;
     while (*s) {
         const char *comma = strchr(s, ',');

@@ -21,6 +21,19 @@ int runopts_check_url(const char *url, char *err, size_t errlen)
                             "--url: expected http://HOST:PORT/... or https://..., "
                             "got \"%s\"",
                             url);
+    /* A query or fragment ended up inside every path (/models came out as
+     * "/v1?x=1/models"), and a blank or control byte went on the request
+     * line as it was. */
+    if (strpbrk(url, "?#"))
+        return runopts_errf(err, errlen,
+                            "--url: a base URL takes no query or fragment (paths such as "
+                            "/chat/completions are appended to it), got \"%s\"",
+                            url);
+    for (const char *c = url; *c; c++)
+        if ((unsigned char)*c <= ' ' || *c == 127)
+            return runopts_errf(err, errlen,
+                                "--url: a blank or control character at byte %zu of \"%s\"",
+                                (size_t)(c - url) + 1, url);
     const char *a = strstr(url, "://") + 3;
     size_t n = strcspn(a, "/?#");
     if (memchr(a, '@', n))

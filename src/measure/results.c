@@ -368,3 +368,36 @@ json_t *results_redact_headers(const char *const *headers, size_t n)
     }
     return arr;
 }
+
+int results_run_schema_check(const json_t *run, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(run, "schema");
+    if (!v)
+        return 0;
+    const char *schema = json_string_value(v);
+    size_t n = strlen(RESULTS_RUN_SCHEMA_PREFIX);
+    if (!schema || strncmp(schema, RESULTS_RUN_SCHEMA_PREFIX, n) != 0) {
+        results_errf(err, errlen, "run.json: \"schema\" is not llmload's (expected %s)",
+                     RESULTS_RUN_SCHEMA);
+        return LL_E_INVAL;
+    }
+    char *end;
+    errno = 0;
+    unsigned long ver = strtoul(schema + n, &end, 10);
+    if (end == schema + n || *end != '\0' || errno != 0 || ver == 0) {
+        results_errf(err, errlen,
+                     "run.json: schema \"%.64s\" is not one llmload writes "
+                     "(expected %s)",
+                     schema, RESULTS_RUN_SCHEMA);
+        return LL_E_INVAL;
+    }
+    if (ver > RESULTS_RUN_SCHEMA_VERSION) {
+        const char *by = json_string_value(json_object_get(run, "version"));
+        results_errf(err, errlen,
+                     "run.json: schema %.64s is newer than this llmload reads (%s): "
+                     "read it with the llmload that wrote it%s%.64s%s",
+                     schema, RESULTS_RUN_SCHEMA, by ? " (" : "", by ? by : "", by ? ")" : "");
+        return LL_E_INVAL;
+    }
+    return 0;
+}

@@ -10,6 +10,19 @@
 
 #include <jansson.h>
 
+/* run.json's "schema": the format this llmload writes and reads. */
+#define RESULTS_RUN_SCHEMA_PREFIX "llmload.run/"
+#define RESULTS_RUN_SCHEMA_VERSION 1
+#define RESULTS_RUN_SCHEMA "llmload.run/1"
+
+/* Whether the run.json object run is one this llmload reads: 0 when its
+ * "schema" is RESULTS_RUN_SCHEMA or absent (a directory from before the
+ * field), else LL_E_INVAL with the reason in err ("run.json: schema
+ * llmload.run/2 is newer than ..."; the caller adds the directory). A
+ * newer format read as this one would be misread field by field, with no
+ * word said. */
+int results_run_schema_check(const json_t *run, char *err, size_t errlen);
+
 /* Where results go when the user names no directory:
  * RESULTS_DEFAULT_PARENT/<YYYYmmdd-HHMMSS>, relative to the working dir. */
 #define RESULTS_DEFAULT_PARENT "results"

@@ -41,6 +41,10 @@ int slo_parse(const char *spec, struct slo *out, char *err, size_t errlen)
             snprintf(err, errlen, "unknown threshold \"%s\" (expected ttft, tpot or e2e)", part);
             return LL_E_INVAL;
         }
+        if (*slot) { /* the later one silently won */
+            snprintf(err, errlen, "%s given twice in \"%s\"", part, spec);
+            return LL_E_INVAL;
+        }
         uint64_t ns;
         if (ll_parse_duration_ns(eq + 1, LL_NS_PER_MS, &ns) != 0 || ns == 0) {
             snprintf(err, errlen, "%s: expected a positive duration (e.g. 500ms, 2s), got \"%s\"",
@@ -49,8 +53,10 @@ int slo_parse(const char *spec, struct slo *out, char *err, size_t errlen)
         }
         *slot = ns;
         p += n;
-        if (*p == ',')
-            p++;
+        if (*p == ',' && !*++p) {
+            snprintf(err, errlen, "a trailing comma in \"%s\"", spec);
+            return LL_E_INVAL;
+        }
     }
     *out = s;
     return 0;

@@ -22,8 +22,8 @@ struct slo {
 const struct slo *slo_or(const struct slo *own, const struct slo *fallback);
 
 /* Parse "ttft=500ms,tpot=50ms,e2e=10s" (any subset, any order; a bare
- * number is milliseconds). Returns 0, or LL_E_INVAL with a one-line reason
- * naming the bad part in err. */
+ * number is milliseconds; each name once, no trailing comma). Returns 0,
+ * or LL_E_INVAL with a one-line reason naming the bad part in err. */
 int slo_parse(const char *spec, struct slo *out, char *err, size_t errlen);
 
 /* 1 when at least one threshold is set. */

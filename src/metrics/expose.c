@@ -321,24 +321,42 @@ static int split_addr(const char *s, char *host, size_t hlen, char *port, size_t
     return 0;
 }
 
-struct exposer *expose_new(const char *addr_port, double offered_rate_per_s, char *err,
-                           size_t errlen)
+/* Split and resolve addr_port (numeric only): 0 and *ai (caller frees
+ * with freeaddrinfo), or LL_E_INVAL with the reason in err. */
+static int resolve_addr(const char *addr_port, struct addrinfo **ai, char *err, size_t errlen)
 {
     char host[128], port[16];
     if (!addr_port || split_addr(addr_port, host, sizeof host, port, sizeof port) != 0) {
         snprintf(err, errlen, "expected ADDR:PORT (e.g. 127.0.0.1:9400), got \"%s\"",
                  addr_port ? addr_port : "");
-        return NULL;
+        return LL_E_INVAL;
     }
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE};
-    struct addrinfo *ai = NULL;
-    int g = getaddrinfo(host, port, &hints, &ai);
+    int g = getaddrinfo(host, port, &hints, ai);
     if (g != 0) {
         snprintf(err, errlen, "\"%s\": expected a numeric address (%s)", addr_port,
                  gai_strerror(g));
-        return NULL;
+        return LL_E_INVAL;
     }
+    return 0;
+}
+
+int expose_check(const char *addr_port, char *err, size_t errlen)
+{
+    struct addrinfo *ai = NULL;
+    if (resolve_addr(addr_port, &ai, err, errlen) != 0)
+        return LL_E_INVAL;
+    freeaddrinfo(ai);
+    return 0;
+}
+
+struct exposer *expose_new(const char *addr_port, double offered_rate_per_s, char *err,
+                           size_t errlen)
+{
+    struct addrinfo *ai = NULL;
+    if (resolve_addr(addr_port, &ai, err, errlen) != 0)
+        return NULL;
     struct exposer *e = ll_calloc(1, sizeof *e);
     e->listen_fd = -1;
     e->stop_fd = -1;

@@ -35,6 +35,11 @@ struct exposer;
 struct exposer *expose_new(const char *addr_port, double offered_rate_per_s, char *err,
                            size_t errlen);
 
+/* Check addr_port as expose_new parses it, without binding: 0, or
+ * LL_E_INVAL with the reason in err (the same words as expose_new's). For
+ * a flag's check before anything runs. */
+int expose_check(const char *addr_port, char *err, size_t errlen);
+
 /* The port it listens on (useful after port 0). */
 int expose_port(const struct exposer *e);
 

@@ -7,11 +7,13 @@
 #include "report/report_build.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "measure/results.h"
 #include "report/report_html.h"
@@ -540,6 +542,10 @@ static int built_load(const char *dir, struct built *b)
         ll_errorf("%s: %s", path, je.text);
         return -1;
     }
+    if (results_run_schema_check(b->sw.run, err, sizeof err) != 0) {
+        ll_errorf("%s: %s", dir, err);
+        return -1;
+    }
     json_t *sw = json_object_get(json_object_get(b->sw.run, "config"), "sweep");
     if (!json_is_object(sw)) {
         ll_errorf("%s: not a sweep's results (run.json has no config.sweep)", dir);
@@ -562,6 +568,19 @@ static int built_load(const char *dir, struct built *b)
         return -1;
     }
     snprintf(path, sizeof path, "%s/requests.jsonl", dir);
+    /* An emptied requests.jsonl reads as steps whose every request went
+     * missing: the summary rebuilt from it would say INVALID or no
+     * capacity and replace the one the sweep measured. */
+    uint64_t scheduled = 0;
+    for (size_t i = 0; i < b->sw.n_steps; i++)
+        scheduled += b->sw.steps[i].f.scheduled;
+    struct stat sb;
+    if (scheduled > 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) {
+        ll_errorf("%s: empty, but steps.jsonl says %" PRIu64 " requests were scheduled: no "
+                  "records to rebuild from (summary.json is left as it is)",
+                  path, scheduled);
+        return -1;
+    }
     if (sweep_read_records(path, 0, b->sw.steps, b->sw.n_steps, &b->sw.set, err, sizeof err) != 0) {
         ll_errorf("%s", err);
         return -1;

@@ -153,9 +153,17 @@ int rm_part_load(struct part *p, const char *dir, int rebuild)
     memset(p, 0, sizeof *p);
     p->dir = dir;
     p->fd = -1;
+    if (!dir[0]) { /* "DIR/run.json" would be /run.json */
+        ll_errorf("%s: a results directory is an empty path", rebuild ? "report" : "merge");
+        return -1;
+    }
     p->run = load_json(dir, "run.json", err, sizeof err);
     if (!p->run) {
         ll_errorf("merge: %s: not a results directory (run.json: %s)", dir, err);
+        return -1;
+    }
+    if (results_run_schema_check(p->run, err, sizeof err) != 0) {
+        ll_errorf("%s: %s: %s", rebuild ? "report" : "merge", dir, err);
         return -1;
     }
     json_t *cfg = json_object_get(p->run, "config");
@@ -286,9 +294,18 @@ int rm_refs_read(struct merge *m)
         snprintf(path, sizeof path, "%s/requests.jsonl", p->dir);
         FILE *f = fopen(path, "r");
         if (!f) {
-            if (errno == ENOENT)
-                continue; /* it died before its first record: all missing */
-            ll_errorf("merge: %s: %s", path, strerror(errno));
+            /* A shard that died before its first record: all missing. A
+             * rebuild has no other copy of the records: its summary.json
+             * would be rewritten with none of them. */
+            if (errno == ENOENT && !m->rebuild)
+                continue;
+            ll_errorf("%s: %s: %s", m->rebuild ? "report" : "merge", path, strerror(errno));
+            goto fail;
+        }
+        struct stat sb;
+        if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            ll_errorf("%s: %s: not a regular file", m->rebuild ? "report" : "merge", path);
+            fclose(f);
             goto fail;
         }
         p->fd = dup(fileno(f));
@@ -306,6 +323,10 @@ int rm_refs_read(struct merge *m)
             lineno++;
             if (line[len - 1] == '\n')
                 len--;
+            else if (!m->rebuild)
+                break; /* the last line, cut off mid-write by a shard that
+                        * died: its record is missing, not a reason to
+                        * refuse the merge ("not JSON" on the second pass) */
             if (len == 0)
                 continue;
             char err[300];
@@ -313,7 +334,8 @@ int rm_refs_read(struct merge *m)
             uint32_t step = 0;
             if ((m->sweep ? line_step_id(line, len, &id, &step, err, sizeof err)
                           : line_id(line, len, &id, err, sizeof err)) != 0) {
-                ll_errorf("merge: %s:%" PRIu64 ": %s", path, lineno, err);
+                ll_errorf("%s: %s:%" PRIu64 ": %s", m->rebuild ? "report" : "merge", path, lineno,
+                          err);
                 fclose(f);
                 goto fail;
             }
@@ -328,6 +350,12 @@ int rm_refs_read(struct merge *m)
         fclose(f);
     }
     free(line);
+    if (m->rebuild && m->n_refs == 0) {
+        ll_errorf("report: %s/requests.jsonl: no records to rebuild the summary from (its "
+                  "summary.json is left as it is)",
+                  m->parts[0].dir);
+        return -1;
+    }
     return 0;
 fail:
     free(line);
@@ -629,7 +657,8 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     stats_init(&m->cold);
     if (rm_refs_read(m) != 0)
         return LL_EXIT_USAGE;
-    qsort(m->refs, m->n_refs, sizeof *m->refs, rm_ref_cmp);
+    if (m->n_refs > 1) /* qsort's base may not be NULL, even for none */
+        qsort(m->refs, m->n_refs, sizeof *m->refs, rm_ref_cmp);
     for (size_t i = 1; i < m->n_refs; i++) {
         const struct ref *rf = &m->refs[i];
         if (rf->id == rf[-1].id) {
@@ -708,6 +737,21 @@ static int rm_parts_open_out(struct merge *m, const char *out_dir, int force, ch
 
     if (rm_parts_check(m) != 0)
         return -1;
+    /* --out DIR --force with DIR one of the shards truncated its
+     * requests.jsonl before reading it: the shard's records were lost and
+     * the merge failed ("read failed: Success"). */
+    struct stat os, ps;
+    if (out_dir && stat(out_dir, &os) == 0) {
+        for (size_t i = 0; i < m->n_parts; i++) {
+            if (stat(m->parts[i].dir, &ps) == 0 && ps.st_dev == os.st_dev &&
+                ps.st_ino == os.st_ino) {
+                ll_errorf("merge: --out: %s is the shard %s: the merge would write over the "
+                          "records it reads; choose a new directory",
+                          out_dir, m->parts[i].dir);
+                return -1;
+            }
+        }
+    }
     if (results_dir_prepare(out_dir, force, dir, dir_cap, err, sizeof err) != 0) {
         ll_errorf("merge: --out: %s", err);
         return -1;

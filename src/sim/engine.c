@@ -658,10 +658,12 @@ int engine_config_check(const struct engine_config *cfg, char *err, size_t errle
         why = "natural_len_median_tokens must be in [1, 1e9]";
     else if (!(cfg->natural_len_sigma >= 0.0 && cfg->natural_len_sigma <= 10.0))
         why = "natural_len_sigma must be in [0, 10]";
-    else if (cfg->step_base_ns > LL_NS_PER_SEC * 3600 ||
-             cfg->step_prefill_token_ns > LL_NS_PER_SEC ||
-             cfg->step_seq_ns > LL_NS_PER_SEC)
-        why = "step costs must be below 1 h (base) and 1 s (per token, per sequence)";
+    else if (cfg->step_base_ns > LL_NS_PER_SEC * 3600)
+        why = "step_base_ns must be at most 1 h";
+    else if (cfg->step_prefill_token_ns > LL_NS_PER_SEC)
+        why = "step_prefill_token_ns must be at most 1 s";
+    else if (cfg->step_seq_ns > LL_NS_PER_SEC)
+        why = "step_seq_ns must be at most 1 s";
     if (why == NULL)
         return 0;
     if (err != NULL && errlen > 0)

@@ -667,8 +667,10 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (cfg->log_path) {
         s->log = simlog_open(cfg->log_path, err, errlen);
-        if (!s->log)
+        if (!s->log) {
+            rc = LL_E_INVAL; /* a bad --log path: exit 2, as any bad flag */
             goto fail;
+        }
     }
     s->engine = engine_new(&cfg->engine);
     if (!s->engine) {

@@ -221,10 +221,16 @@ int ll_scan_u64(const char **p, uint64_t *out)
 
 /* The number s starts with into *v and what follows it into *end: 0, or
  * LL_E_RANGE when it is not finite (*v and *end set all the same), or
- * LL_E_INVAL when s does not start with a number. */
+ * LL_E_INVAL when s does not start with a decimal number. strtod's hex
+ * forms are refused: "--port 0x10" meaning 16 is a surprise, not a
+ * convenience. */
 static int lead_number(const char *s, double *v, char **end)
 {
     if (!s || !*s)
+        return LL_E_INVAL;
+    const char *d = s + strspn(s, " \t\n\v\f\r");
+    d += *d == '+' || *d == '-';
+    if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))
         return LL_E_INVAL;
     errno = 0;
     *v = strtod(s, end);

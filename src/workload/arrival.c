@@ -8,8 +8,6 @@
 
 #include "util/util.h"
 
-#define ARRIVAL_BURSTINESS_MAX 1e6
-
 static const char *const kind_names[] = {"constant", "poisson", "gamma"};
 
 const char *arrival_kind_name(enum arrival_kind k)

@@ -33,6 +33,8 @@
 
 /* Largest rate accepted, per second (one arrival per nanosecond). */
 #define ARRIVAL_RATE_MAX_PER_S 1e9
+/* The largest gamma shape k (--burstiness): CV = 1/sqrt(k), 0.001 at most. */
+#define ARRIVAL_BURSTINESS_MAX 1e6
 
 enum arrival_kind { ARRIVAL_CONSTANT, ARRIVAL_POISSON, ARRIVAL_GAMMA };
 

@@ -5,9 +5,11 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
+#include "workload/jsonfile.h"
 
 int calib_fit_compute(const double *words, const double *tokens, size_t n,
                       struct calib_fit *out)
@@ -149,16 +151,35 @@ static int take_spread(json_t *v, struct calib_spread *sp)
     return 0;
 }
 
+/* A calibration file is a few hundred bytes; anything past this is not one. */
+#define CALIB_FILE_MAX_BYTES ((size_t)1 << 20)
+
 int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    json_error_t je;
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!j) {
-        snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-        return je.line <= 0 && errno ? LL_E_IO : LL_E_INVAL;
+    /* Read as the other input files are, so a missing file, a directory
+     * or an empty one is said in those words (jansson said "nope.json:-1:-1:
+     * unable to open nope.json: ..." and, for a directory or an empty file,
+     * "'[' or '{' expected near end of file"). */
+    char *text = NULL;
+    size_t len = 0;
+    int rc = jsonfile_read_all(path, CALIB_FILE_MAX_BYTES, &text, &len, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (jsonfile_skip_blank(text, len) == len) {
+        snprintf(err, errlen, "%s: empty file: expected the JSON object llmload calibrate writes",
+                 path);
+        free(text);
+        return LL_E_INVAL;
     }
-    int rc = LL_E_INVAL;
+    json_error_t je;
+    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    if (!j) {
+        snprintf(err, errlen, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column, je.text);
+        return LL_E_INVAL;
+    }
+    rc = LL_E_INVAL;
     if (!json_is_object(j)) {
         snprintf(err, errlen, "%s: expected a JSON object (from llmload calibrate)", path);
         goto fail;

@@ -13,7 +13,6 @@
 
 /* Largest arrival offset, ns (about 146 years), and the matching bounds in
  * seconds; a timestamp may be any time up to the year 5000. */
-#define TRACE_MAX_SCHED_NS ((int64_t)1 << 62)
 #define TRACE_MAX_T_S 4.6e9
 #define TRACE_MAX_TIMESTAMP_S 1e11
 /* Longest prompt text in one line, bytes. */

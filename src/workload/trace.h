@@ -55,6 +55,9 @@ struct trace_entry {
     uint32_t line;             /* 1-based line in the file */
 };
 
+/* The latest offset a trace line may give, ns (about 146 years). */
+#define TRACE_MAX_SCHED_NS ((int64_t)1 << 62)
+
 struct trace {
     struct trace_entry *entries;   /* n, in arrival order */
     size_t n;                      /* >= 1 */

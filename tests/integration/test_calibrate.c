@@ -891,7 +891,23 @@ static void test_calibrate_flag_errors(void **state)
           "--prompt-ids"},
          "--calibrate applies to text prompts only"},
         {{"sweep", "--rates", "5", "--calibrate", "auto", "--dataset", "d.json"},
-         "--calibrate: --dataset prompts are sent verbatim"});
+         "--calibrate: --dataset prompts are sent verbatim"},
+        /* refused before the probes (they said "calibrate: : cannot write
+         * (No such file or directory)", exit 3, after probing) */
+        {{"calibrate", "--url", "http://127.0.0.1:9/v1", "--out", ""},
+         "--out: expected a file name, got \"\""},
+        {{"calibrate", "--url", "http://127.0.0.1:9/v1", "--out", "/tmp"},
+         "--out: \"/tmp\" is a directory"},
+        {{"calibrate", "--url", "http://127.0.0.1:9/v1", "--out", "/nonexistent/c.json"},
+         "--out: no directory \"/nonexistent\" to write \"/nonexistent/c.json\" in"},
+        /* said as every input file says it (was "c.json:-1:-1: unable to
+         * open ...", and for a directory "'[' or '{' expected") */
+        {{"run", "--rate", "5", "--calibration", "/nonexistent/c.json"},
+         "--calibration: /nonexistent/c.json: cannot open: No such file or directory"},
+        {{"run", "--rate", "5", "--calibration", "/tmp"},
+         "--calibration: /tmp: cannot read: Is a directory"},
+        {{"run", "--rate", "5", "--calibration", "/dev/null"},
+         "--calibration: /dev/null: empty file"});
     /* A replay whose every line brings its own text: nothing to scale. */
     harness_tmp_begin();
     char trace[600];

@@ -360,6 +360,41 @@ static void test_compare_different_workload_refused(void **state)
     harness_expect_usage(one, "two results directories");
     const char *boot[] = {"compare", a, b, "--bootstrap", "5", NULL};
     harness_expect_usage(boot, "--bootstrap");
+    const char *noout[] = {"compare",       a,       b,  "--allow-different",
+                           "output_tokens", "--out", "", NULL};
+    harness_expect_usage(noout, "compare: --out: results directory: empty path");
+    const char *twice[] = {"compare", a, b, "--label", "x", "--label", "x", NULL};
+    harness_expect_usage(twice, "--label: \"x\" given twice");
+    const char *nodir[] = {"compare", a, "", NULL}; /* blamed /run.json */
+    harness_expect_usage(nodir, "compare: a results directory is an empty path");
+
+    /* a run.json from a newer llmload: was read as this one's format */
+    char newer[700], to[800];
+    harness_tmp_path(newer, sizeof newer, "newer");
+    assert_int_equal(mkdir(newer, 0755), 0);
+    snprintf(to, sizeof to, "%s/run.json", newer);
+    harness_write_file(to, "{\"schema\": \"llmload.run/2\", \"command\": \"run\"}\n");
+    const char *nargs[] = {"compare", a, newer, NULL};
+    harness_expect_usage(nargs, "run.json: schema llmload.run/2 is newer than this llmload reads");
+
+    /* b with its records emptied: every percentile was "n/a", exit 0 */
+    char emptied[700], from[800];
+    harness_tmp_path(emptied, sizeof emptied, "emptied");
+    assert_int_equal(mkdir(emptied, 0755), 0);
+    static const char *const kept[] = {"run.json", "summary.json"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(from, sizeof from, "%s/%s", b, kept[i]);
+        snprintf(to, sizeof to, "%s/%s", emptied, kept[i]);
+        char *text = harness_read_file(from, NULL);
+        assert_non_null(text);
+        harness_write_file(to, text);
+        free(text);
+    }
+    snprintf(to, sizeof to, "%s/requests.jsonl", emptied);
+    harness_write_file(to, "");
+    const char *eargs[] = {"compare", a, emptied, "--allow-different", "output_tokens", NULL};
+    snprintf(to, sizeof to, "%s/requests.jsonl: empty, but summary.json counts", emptied);
+    harness_expect_usage(eargs, to);
 
     char sweep[700], replay[700];
     harness_tmp_results_stub(sweep, sizeof sweep, "sweep", "sweep");

@@ -413,6 +413,29 @@ static void test_partial_and_refusals(void **state)
     assert_int_equal(r->n, 27);
     harness_recs_free(r);
 
+    /* ...and one killed mid-write: its 8th line cut off after 40 bytes is
+     * a missing record like the rest, not "not JSON" and exit 2 */
+    char cut[600], m5[600];
+    harness_tmp_path(cut, sizeof cut, "cut");
+    copy_dir(sd[1], cut);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && head -n 7 requests.jsonl > r && sed -n 8p requests.jsonl | head -c 40 "
+             ">> r && mv r requests.jsonl && rm summary.json",
+             cut);
+    assert_int_equal(sh(cmd), 0);
+    harness_tmp_path(m5, sizeof m5, "m5");
+    const char *a5[] = {"merge", sd[0], cut, "--out", m5, NULL};
+    assert_int_equal(harness_run(a5, 60, &rc, NULL, &err), 0);
+    assert_int_equal(rc, want_status(m5, 4));
+    snprintf(want, sizeof want,
+             "incomplete: 27 of 40 requests (13 missing: shard 1 (%s) cut short)", cut);
+    if (!strstr(err, want) || strchr(err, '\n') != err + strlen(err) - 1)
+        fail_msg("want the one line \"%s\", got: %s", want, err);
+    free(err);
+    r = harness_requests_load(m5);
+    assert_int_equal(r->n, 27);
+    harness_recs_free(r);
+
     /* the refusals */
     char other[600], count[600], copy[600], m4[600], line[1600];
     harness_tmp_path(other, sizeof other, "other");
@@ -468,6 +491,61 @@ static void test_partial_and_refusals(void **state)
     {
         const char *a[] = {"merge", sd[0], sd[1], NULL};
         harness_expect_usage(a, "merge: --out: expected the merged results directory");
+    }
+    {
+        /* report on a merged directory whose records are gone or emptied:
+         * refused, its summary.json kept (it was rewritten with none of
+         * them: "sent 0", and under ASan a qsort of nothing) */
+        char gone[600], emptied[600], sum[700];
+        harness_tmp_path(gone, sizeof gone, "gone");
+        harness_tmp_path(emptied, sizeof emptied, "emptied");
+        copy_dir(m1, gone);
+        copy_dir(m1, emptied);
+        snprintf(cmd, sizeof cmd, "rm '%s/requests.jsonl' && : > '%s/requests.jsonl'", gone,
+                 emptied);
+        assert_int_equal(sh(cmd), 0);
+        snprintf(sum, sizeof sum, "%s/summary.json", gone);
+        char *before = harness_read_file(sum, NULL);
+        const char *a[] = {"report", gone, NULL};
+        snprintf(line, sizeof line, "report: %s/requests.jsonl: No such file or directory", gone);
+        harness_expect_usage(a, line);
+        char *after = harness_read_file(sum, NULL);
+        assert_string_equal(before, after);
+        free(before);
+        free(after);
+        const char *b[] = {"report", emptied, NULL};
+        snprintf(line, sizeof line, "report: %s/requests.jsonl: no records to rebuild", emptied);
+        harness_expect_usage(b, line);
+        /* a shard's requests.jsonl that is a directory is not "cut short" */
+        char dirred[600];
+        harness_tmp_path(dirred, sizeof dirred, "dirred");
+        copy_dir(sd[1], dirred);
+        snprintf(cmd, sizeof cmd, "cd '%s' && rm requests.jsonl && mkdir requests.jsonl", dirred);
+        assert_int_equal(sh(cmd), 0);
+        const char *c[] = {"merge", sd[0], dirred, "--out", m4, NULL};
+        snprintf(line, sizeof line, "merge: %s/requests.jsonl: not a regular file", dirred);
+        harness_expect_usage(c, line);
+        HARNESS_EXPECT_USAGES({{"report", ""}, "report: the results directory is an empty path"},
+                              {{"merge", sd[0], "", "--out", m4}, /* blamed /run.json */
+                               "merge: a results directory is an empty path"});
+        /* a shard from a newer llmload: was read as this one's format */
+        char newer[600];
+        harness_tmp_path(newer, sizeof newer, "newer");
+        copy_dir(sd[1], newer);
+        run_json_set(newer, 0, "schema", json_string("llmload.run/2"));
+        const char *nw[] = {"merge", sd[0], newer, "--out", m4, NULL};
+        snprintf(line, sizeof line,
+                 "merge: %s: run.json: schema llmload.run/2 is newer than this llmload reads",
+                 newer);
+        harness_expect_usage(nw, line);
+        /* --out one of the shards, --force: it truncated that shard's
+         * records before reading them ("read failed: Success") */
+        const char *d[] = {"merge", sd[0], sd[1], "--out", sd[1], "--force", NULL};
+        snprintf(line, sizeof line, "merge: --out: %s is the shard %s", sd[1], sd[1]);
+        harness_expect_usage(d, line);
+        struct harness_recs *kept = harness_requests_load(sd[1]);
+        assert_int_equal(kept->n, 20);
+        harness_recs_free(kept);
     }
 }
 

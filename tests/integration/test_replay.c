@@ -323,6 +323,17 @@ static void test_replay_bad_input(void **state)
         fail_msg("replay --help does not name --max-inflight");
     free(o);
     free(e);
+
+    /* scaled past the format's own bound, the last offset saturated: the
+     * request went out at once, recorded as scheduled in 584 years */
+    char good[600];
+    snprintf(good, sizeof good, "%s/good.jsonl", dir);
+    harness_write_file(good, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                             "{\"sched_ns\":1000000000,\"prompt_tokens\":10,\"max_tokens\":5}\n");
+    HARNESS_EXPECT_USAGES(
+        {{"replay", good, "--url", url, "--time-scale", "1e19"},
+         "--time-scale/--rate-scale: x1e+19 puts the trace's last request (at 1s) at 1e+19s"},
+        {{"replay", "", "--url", url}, "replay: the trace file is an empty path"});
     harness_rm_rf(dir);
     free(dir);
 }

@@ -127,10 +127,43 @@ static void test_report_sweep_classes(void **state)
     check_fixture("sweep-classes");
 }
 
+/* The fixture with its requests.jsonl emptied: refused with one line
+ * naming the file, and the summary.json already there is left as it is
+ * (it was rewritten as an INVALID sweep that "the generator's own
+ * lateness" spoiled). */
+static void test_report_emptied_records(void **state)
+{
+    const char *data = getenv("LLMLOAD_DATA");
+    assert_non_null(data);
+    char *tmp = harness_tmpdir();
+    assert_non_null(tmp);
+    char src[800], dst[800];
+    for (size_t i = 0; i < sizeof raw_files / sizeof raw_files[0]; i++) {
+        snprintf(src, sizeof src, "%s/report/sweep-classes/%s", data, raw_files[i]);
+        snprintf(dst, sizeof dst, "%s/%s", tmp, raw_files[i]);
+        if (strcmp(raw_files[i], "requests.jsonl") == 0)
+            harness_write_file(dst, "");
+        else
+            copy_file(src, dst);
+    }
+    snprintf(dst, sizeof dst, "%s/summary.json", tmp);
+    harness_write_file(dst, "{\"kept\": true}\n");
+    const char *args[] = {"report", tmp, NULL};
+    char want[900];
+    snprintf(want, sizeof want, "%s/requests.jsonl: empty, but steps.jsonl says", tmp);
+    harness_expect_usage(args, want);
+    char *sum = harness_read_file(dst, NULL);
+    assert_string_equal(sum, "{\"kept\": true}\n");
+    free(sum);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report_sweep_classes),
+        cmocka_unit_test(test_report_emptied_records),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }

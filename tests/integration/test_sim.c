@@ -1023,11 +1023,17 @@ static void test_cli(void **state)
     free(out);
     free(err);
 
-    static const char *const bad_values[][3] = {{"--context-tokens", "1", "from 2 to"},
-                                                {"--context-tokens", "x", "\"x\""},
-                                                {"--vocab", "0", "from 1 to 262144"},
-                                                {"--vocab", "262145", "\"262145\""},
-                                                {"--vocab", "-5", "\"-5\""}};
+    static const char *const bad_values[][3] = {
+        {"--context-tokens", "1", "from 2 to"},
+        {"--context-tokens", "x", "\"x\""},
+        {"--vocab", "0", "from 1 to 262144"},
+        {"--vocab", "262145", "\"262145\""},
+        {"--vocab", "-5", "\"-5\""},
+        /* the profile's check named its field, not the flag */
+        {"--output-len-median", "1e20", "--output-len-median: must be in [1, 1e9]"},
+        {"--step-per-seq", "5", "must be at most 1 s"},
+        {"--kv-tokens", "8", "one block of --block-tokens"},
+        {"--port", "0x10", "\"0x10\""}}; /* was port 16 */
     for (size_t i = 0; i < LL_ARRAY_LEN(bad_values); i++) {
         const char *a[] = {"sim", bad_values[i][0], bad_values[i][1], NULL};
         assert_int_equal(harness_run(a, 10, &st, &out, &err), 0);
@@ -1038,6 +1044,10 @@ static void test_cli(void **state)
         free(out);
         free(err);
     }
+
+    /* exited 3, as if it could not run */
+    HARNESS_EXPECT_USAGES({{"sim", "--port", "0", "--log", "/nonexistent/dir/log"},
+                           "sim: --log: cannot open \"/nonexistent/dir/log\""});
 
     const char *badf[] = {"sim", "--fault", "explode:0.5", NULL};
     assert_int_equal(harness_run(badf, 10, &st, &out, &err), 0);

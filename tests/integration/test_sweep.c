@@ -859,7 +859,13 @@ static void test_flags_and_help(void **state)
                           {{"sweep", "--rates", "2", "--step-duration", "fast"}, "--step-duration"},
                           {{"sweep", "--bogus"}, "--bogus"},
                           {{"demo", "--slo", "ttft=abc"}, "--slo"},
-                          {{"demo", "--api", "grpc"}, "--api"});
+                          {{"demo", "--api", "grpc"}, "--api"},
+                          /* an empty list read as auto and probed */
+                          {{"sweep", "--rates", ""}, "--rates: expected auto or a list"},
+                          /* refused before the sim starts (it said so in 4 lines) */
+                          {{"demo", "--out", "/dev/null"}, "--out: results directory"},
+                          /* printed the general help, exit 0 */
+                          {{"help", "sweeps"}, "help: unknown command \"sweeps\""});
     const char *a6[] = {"report", "/nonexistent/llmload-dir", NULL};
     free(harness_run_expect(a6, 20, 2, NULL));
     const char *h1[] = {"sweep", "--help", NULL};

@@ -256,8 +256,35 @@ static void test_redact_headers(void **state)
     json_decref(arr);
 }
 
-TEST_MAIN(cmocka_unit_test(test_prepare_named),
-          cmocka_unit_test(test_prepare_default),
-          cmocka_unit_test(test_write_atomic),
-          cmocka_unit_test(test_host_info),
-          cmocka_unit_test(test_redact_headers))
+/* run.json's schema: this one or none (older) is read; a newer one, or
+ * one that is not llmload's, is refused with the reason. */
+static void test_run_schema_check(void **state)
+{
+    static const struct {
+        const char *json;
+        int rc;
+        const char *why;
+    } cases[] = {
+        {"{\"command\": \"run\"}", 0, ""},
+        {"{\"schema\": \"llmload.run/1\"}", 0, ""},
+        {"{\"schema\": \"llmload.run/2\", \"version\": \"abc\"}", LL_E_INVAL,
+         "schema llmload.run/2 is newer than this llmload reads (llmload.run/1): read it with "
+         "the llmload that wrote it (abc)"},
+        {"{\"schema\": \"llmload.run/x\"}", LL_E_INVAL, "is not one llmload writes"},
+        {"{\"schema\": \"llmload.run/0\"}", LL_E_INVAL, "is not one llmload writes"},
+        {"{\"schema\": \"other/1\"}", LL_E_INVAL, "\"schema\" is not llmload's"},
+        {"{\"schema\": 1}", LL_E_INVAL, "\"schema\" is not llmload's"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *run = json_loads(cases[i].json, 0, NULL);
+        assert_non_null(run);
+        char err[300] = "";
+        assert_int_equal(results_run_schema_check(run, err, sizeof err), cases[i].rc);
+        assert_non_null(strstr(err, cases[i].why));
+        json_decref(run);
+    }
+}
+
+TEST_MAIN(cmocka_unit_test(test_prepare_named), cmocka_unit_test(test_prepare_default),
+          cmocka_unit_test(test_write_atomic), cmocka_unit_test(test_host_info),
+          cmocka_unit_test(test_redact_headers), cmocka_unit_test(test_run_schema_check))

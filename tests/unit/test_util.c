@@ -37,6 +37,14 @@ static void test_parse_count(void **state)
     assert_int_equal(ll_parse_count("fast", &v), LL_E_INVAL);
     assert_int_equal(ll_parse_count("3kk", &v), LL_E_INVAL);
     assert_int_equal(ll_parse_count("nan", &v), LL_E_RANGE);
+    /* strtod's hex forms are not numbers here ("--port 0x10" was 16) */
+    assert_int_equal(ll_parse_count("0x10", &v), LL_E_INVAL);
+    assert_int_equal(ll_parse_double("-0X1p3", &v), LL_E_INVAL);
+    assert_int_equal(ll_parse_double(" +0x1", &v), LL_E_INVAL);
+    assert_int_equal(ll_parse_double("0.5", &v), 0);
+    assert_true(v == 0.5);
+    uint64_t ns;
+    assert_int_equal(ll_parse_duration_ns("0x10s", LL_NS_PER_SEC, &ns), LL_E_INVAL);
 }
 
 static void test_parse_u64(void **state)
