@@ -22,12 +22,7 @@ __attribute__((format(printf, 3, 4))) static int prom_errf(char *err, size_t err
 
 int promopts_take_header(struct prom_opts *p, const char *a, char *err, size_t errlen)
 {
-    const char *colon = strchr(a, ':');
-    size_t n = colon ? (size_t)(colon - a) : 0;
-    int name_ok = n > 0;
-    for (size_t i = 0; i < n && name_ok; i++)
-        name_ok = a[i] > ' ' && a[i] < 127;
-    if (!name_ok || strpbrk(a, "\r\n"))
+    if (!ll_header_line_ok(a))
         return prom_errf(err, errlen,
                          "--prometheus-header: expected 'Name: value' (a token, a colon, "
                          "the value; no line breaks)");

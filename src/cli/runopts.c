@@ -31,15 +31,8 @@ static int take_header(void *dst, const char *a, char *err, size_t errlen)
     if (!strchr(a, ':'))
         return runopts_errf(err, errlen, "--header: expected \"Name: value\", got a value "
                             "without a colon");
-    /* An empty name or a line break would be sent as it is: a request
-     * the server refuses (every request a 400 that reads as the
-     * server's fault) or one header smuggled in as two. The value is
-     * never repeated: it may be a secret. */
-    size_t n = (size_t)(strchr(a, ':') - a);
-    int name_ok = n > 0;
-    for (size_t i = 0; i < n && name_ok; i++)
-        name_ok = a[i] > ' ' && a[i] < 127;
-    if (!name_ok || strpbrk(a, "\r\n"))
+    /* The value is never repeated: it may be a secret. */
+    if (!ll_header_line_ok(a))
         return runopts_errf(err, errlen,
                             "--header: expected \"Name: value\" (a token, a "
                             "colon, the value; no line breaks)");

@@ -136,19 +136,25 @@ static void arm_deadline(struct transport *t, uint64_t deadline_abs_ns)
 
 /* ---- request body ------------------------------------------------------ */
 
+struct esc_out {
+    char *p;
+    size_t at;
+};
+
+static void esc_put(void *ud, const char *p, size_t n)
+{
+    struct esc_out *o = ud;
+    memcpy(o->p + o->at, p, n);
+    o->at += n;
+}
+
 static char *json_escape_dup(const char *s)
 {
     size_t n = strlen(s);
-    char *out = ll_malloc(n * 6 + 1);
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t e = ll_json_escape((unsigned char)s[i], out + o);
-        if (e == 0)
-            out[o++] = s[i];
-        o += e;
-    }
-    out[o] = '\0';
-    return out;
+    struct esc_out o = {ll_malloc(n * 6 + 1), 0}; /* every byte may take 6 */
+    ll_json_escape_runs(s, n, esc_put, &o);
+    o.p[o.at] = '\0';
+    return o.p;
 }
 
 /* The extra fields of spec's class: [1 + class] when the run has classes

@@ -124,7 +124,8 @@ int rm_parts_open(struct merge *m, const char *const *dirs, size_t n, const char
 int rm_run_finish(struct merge *m, const char *dir, int allow_partial, json_t *outcome, int code,
                   int hist_only, FILE *out);
 
-/* Pass 1: every line's id and place, over every part. */
+/* Pass 1: every line's id and place, over every part, sorted by
+ * rm_ref_cmp (step, id, part). */
 int rm_refs_read(struct merge *m);
 
 /* qsort order of struct ref: by step, then id. */

@@ -356,6 +356,8 @@ int rm_refs_read(struct merge *m)
                   m->parts[0].dir);
         return -1;
     }
+    if (m->n_refs > 1) /* qsort's base may not be NULL, even for none */
+        qsort(m->refs, m->n_refs, sizeof *m->refs, rm_ref_cmp);
     return 0;
 fail:
     free(line);
@@ -657,8 +659,6 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     stats_init(&m->cold);
     if (rm_refs_read(m) != 0)
         return LL_EXIT_USAGE;
-    if (m->n_refs > 1) /* qsort's base may not be NULL, even for none */
-        qsort(m->refs, m->n_refs, sizeof *m->refs, rm_ref_cmp);
     for (size_t i = 1; i < m->n_refs; i++) {
         const struct ref *rf = &m->refs[i];
         if (rf->id == rf[-1].id) {

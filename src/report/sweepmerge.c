@@ -234,8 +234,6 @@ int rm_sweep_merge(struct merge *m, const char *dir, int allow_partial, runmerge
     json_t *run = NULL;
     if (rm_refs_read(m) != 0)
         goto out;
-    if (m->n_refs > 1) /* qsort's base may not be NULL, even for none */
-        qsort(m->refs, m->n_refs, sizeof *m->refs, rm_ref_cmp);
     for (size_t i = 1; i < m->n_refs; i++) {
         const struct ref *rf = &m->refs[i];
         if (rf->id == rf[-1].id && rf->step == rf[-1].step) {

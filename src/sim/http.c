@@ -576,19 +576,14 @@ void http_buf_printf(struct http_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+static void buf_put(void *b, const char *p, size_t n)
+{
+    http_buf_append(b, p, n);
+}
+
 void http_buf_json_escape(struct http_buf *b, const char *s, size_t n)
 {
-    size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
-        char esc[6];
-        size_t e = ll_json_escape((unsigned char)s[i], esc);
-        if (e == 0)
-            continue;
-        http_buf_append(b, s + start, i - start);
-        http_buf_append(b, esc, e);
-        start = i + 1;
-    }
-    http_buf_append(b, s + start, n - start);
+    ll_json_escape_runs(s, n, buf_put, b);
 }
 
 void http_buf_u64(struct http_buf *b, uint64_t v)

@@ -317,6 +317,34 @@ size_t ll_url_root_len(const char *base_url)
     return n;
 }
 
+void ll_json_escape_runs(const char *s, size_t n, void (*put)(void *ud, const char *p, size_t len),
+                         void *ud)
+{
+    size_t run = 0; /* start of the bytes not yet put */
+    for (size_t i = 0; i < n; i++) {
+        char esc[6];
+        size_t e = ll_json_escape((unsigned char)s[i], esc);
+        if (e == 0)
+            continue;
+        if (i > run)
+            put(ud, s + run, i - run);
+        put(ud, esc, e);
+        run = i + 1;
+    }
+    if (n > run)
+        put(ud, s + run, n - run);
+}
+
+int ll_header_line_ok(const char *a)
+{
+    const char *colon = strchr(a, ':');
+    size_t n = colon ? (size_t)(colon - a) : 0;
+    int name_ok = n > 0;
+    for (size_t i = 0; i < n && name_ok; i++)
+        name_ok = a[i] > ' ' && a[i] < 127;
+    return name_ok && !strpbrk(a, "\r\n");
+}
+
 char *ll_url_join(const char *base_url, const char *path)
 {
     size_t a = strlen(base_url), b = strlen(path);

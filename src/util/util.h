@@ -112,6 +112,12 @@ static inline size_t ll_json_escape(unsigned char c, char esc[6])
     return 6;
 }
 
+/* s[0, n) as the inside of a JSON string, through put(ud, bytes, len):
+ * each run of bytes that stand as they are, and each escape
+ * (ll_json_escape), in order. */
+void ll_json_escape_runs(const char *s, size_t n, void (*put)(void *ud, const char *p, size_t len),
+                         void *ud);
+
 /* An unsigned 64-bit integer in decimal; "1k" / "2M" / "3G" suffixes are
  * accepted only by ll_parse_count. */
 int ll_parse_u64(const char *s, uint64_t *out);
@@ -153,6 +159,13 @@ char *ll_fmt_duration(uint64_t ns, char *buf, size_t len);
  * endpoints (/metrics, /tokenize, /props) live: base_url's length without
  * trailing slashes and then a trailing "/v1". */
 size_t ll_url_root_len(const char *base_url);
+
+/* Whether a is a header line to send as it is, "Name: value": a name of
+ * one or more visible ASCII characters before the first colon, and no
+ * line break anywhere (an empty name would make every request a 400
+ * that reads as the server's fault; a line break smuggles in a second
+ * header). */
+int ll_header_line_ok(const char *a);
 
 /* base_url with any trailing '/' dropped, then path ("/models"): a new
  * string, caller frees. */

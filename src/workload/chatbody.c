@@ -38,8 +38,9 @@ struct cbuf {
     size_t at;                   /* bytes needed so far */
 };
 
-static void cb_put(struct cbuf *b, const char *s, size_t n)
+static void cb_put(void *ud, const char *s, size_t n)
 {
+    struct cbuf *b = ud;
     if (b->at < b->len) {
         size_t room = b->len - b->at;
         memcpy(b->buf + b->at, s, n < room ? n : room);
@@ -62,17 +63,7 @@ static char *cb_tail(struct cbuf *b, size_t *room)
  * hands over text that came out of valid JSON, so it is valid UTF-8). */
 static void cb_escaped(struct cbuf *b, const char *text, size_t n)
 {
-    size_t run = 0; /* start of the bytes not yet copied */
-    for (size_t i = 0; i < n; i++) {
-        char esc[6];
-        size_t e = ll_json_escape((unsigned char)text[i], esc);
-        if (e == 0)
-            continue;
-        cb_put(b, text + run, i - run);
-        cb_put(b, esc, e);
-        run = i + 1;
-    }
-    cb_put(b, text + run, n - run);
+    ll_json_escape_runs(text, n, cb_put, b);
 }
 
 /* The user prompt of spec: verbatim (escaped) or synthetic. */

@@ -337,6 +337,20 @@ static void test_url_root_len(void **state)
         assert_int_equal(ll_url_root_len(cases[i].base), strlen(cases[i].root));
 }
 
+struct runs {
+    char buf[64];
+    size_t len, puts;
+};
+
+static void runs_put(void *ud, const char *p, size_t n)
+{
+    struct runs *r = ud;
+    assert_true(n > 0 && r->len + n < sizeof r->buf);
+    memcpy(r->buf + r->len, p, n);
+    r->len += n;
+    r->puts++;
+}
+
 /* Every ASCII byte, escaped or not inside quotes, reads back as itself
  * (jansson), and only the bytes JSON needs escaped are (and DEL). */
 static void test_json_escape(void **state)
@@ -364,6 +378,32 @@ static void test_json_escape(void **state)
     assert_int_equal(ll_json_escape(0x1f, esc), 6);
     assert_memory_equal(esc, "\\u001f", 6);
     assert_int_equal(ll_json_escape(0xe9, esc), 0); /* UTF-8 bytes pass */
+
+    /* In runs: the plain bytes between escapes in one put each. */
+    struct runs r = {.puts = 0};
+    ll_json_escape_runs("ab\"c\x01\xc3\xa9\n", 8, runs_put, &r);
+    r.buf[r.len] = '\0';
+    assert_string_equal(r.buf, "ab\\\"c\\u0001\xc3\xa9\\n");
+    assert_int_equal(r.puts, 6); /* ab, \", c, \u0001, \xc3\xa9, \n */
+    r.len = r.puts = 0;
+    ll_json_escape_runs("", 0, runs_put, &r);
+    assert_int_equal(r.puts, 0);
+}
+
+/* A header line to send as it is: a visible name before the colon, no
+ * line break anywhere. */
+static void test_header_line_ok(void **state)
+{
+    static const struct {
+        const char *line;
+        int ok;
+    } cases[] = {
+        {"X-Key: v", 1}, {"X-Key:", 1},       {"a:b:c", 1},  {": v", 0},      {"X Key: v", 0},
+        {"no colon", 0}, {"X: a\r\nY: b", 0}, {"X: a\n", 0}, {"X\x7f: v", 0}, {"", 0},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++)
+        if (ll_header_line_ok(cases[i].line) != cases[i].ok)
+            fail_msg("\"%s\": expected %d", cases[i].line, cases[i].ok);
 }
 
 /* A path after a base: the base's trailing slashes off, nothing else. */
@@ -387,8 +427,9 @@ static void test_url_join(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_path_find),
           cmocka_unit_test(test_spawn_reader), cmocka_unit_test(test_url_root_len),
-          cmocka_unit_test(test_url_join), cmocka_unit_test(test_json_escape),
-          cmocka_unit_test(test_shell_run), cmocka_unit_test(test_grow),
-          cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
-          cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
-          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))
+          cmocka_unit_test(test_url_join), cmocka_unit_test(test_header_line_ok),
+          cmocka_unit_test(test_json_escape), cmocka_unit_test(test_shell_run),
+          cmocka_unit_test(test_grow), cmocka_unit_test(test_parse_duration),
+          cmocka_unit_test(test_parse_count), cmocka_unit_test(test_parse_u64),
+          cmocka_unit_test(test_http_list_has), cmocka_unit_test(test_fmt_u64),
+          cmocka_unit_test(test_http_date))
