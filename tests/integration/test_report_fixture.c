@@ -82,7 +82,9 @@ static void mask_version(char *text, size_t *len)
     *len = strlen(text);
 }
 
-static void check_fixture(const char *name)
+/* A new temporary directory (caller removes and frees) holding the raw
+ * files of fixture name, but for `except` (NULL: none), written empty. */
+static char *fixture_copy(const char *name, const char *except)
 {
     const char *data = getenv("LLMLOAD_DATA");
     assert_non_null(data);
@@ -92,8 +94,19 @@ static void check_fixture(const char *name)
     for (size_t i = 0; i < sizeof raw_files / sizeof raw_files[0]; i++) {
         snprintf(src, sizeof src, "%s/report/%s/%s", data, name, raw_files[i]);
         snprintf(dst, sizeof dst, "%s/%s", tmp, raw_files[i]);
-        copy_file(src, dst);
+        if (except && strcmp(raw_files[i], except) == 0)
+            harness_write_file(dst, "");
+        else
+            copy_file(src, dst);
     }
+    return tmp;
+}
+
+static void check_fixture(const char *name)
+{
+    const char *data = getenv("LLMLOAD_DATA");
+    char *tmp = fixture_copy(name, NULL);
+    char src[800], dst[800];
 
     const char *args[] = {"report", tmp, NULL};
     int status = -1;
@@ -133,19 +146,7 @@ static void test_report_sweep_classes(void **state)
  * lateness" spoiled). */
 static void test_report_emptied_records(void **state)
 {
-    const char *data = getenv("LLMLOAD_DATA");
-    assert_non_null(data);
-    char *tmp = harness_tmpdir();
-    assert_non_null(tmp);
-    char src[800], dst[800];
-    for (size_t i = 0; i < sizeof raw_files / sizeof raw_files[0]; i++) {
-        snprintf(src, sizeof src, "%s/report/sweep-classes/%s", data, raw_files[i]);
-        snprintf(dst, sizeof dst, "%s/%s", tmp, raw_files[i]);
-        if (strcmp(raw_files[i], "requests.jsonl") == 0)
-            harness_write_file(dst, "");
-        else
-            copy_file(src, dst);
-    }
+    char *tmp = fixture_copy("sweep-classes", "requests.jsonl"), dst[800];
     snprintf(dst, sizeof dst, "%s/summary.json", tmp);
     harness_write_file(dst, "{\"kept\": true}\n");
     const char *args[] = {"report", tmp, NULL};
