@@ -852,6 +852,64 @@ static void test_sweep_class_slos_only(void **state)
     harness_tmp_end();
 }
 
+/* A step with no request scheduled in its window has no verdict: 0.3
+ * req/s with constant arrivals sends its first request at 0 s (in the
+ * 0.3 s warm-up) and its next at 3.3 s, after the 1 s window, so the step
+ * is empty by construction. With an SLO its attainment reads 0%; without
+ * one nothing fails. Either way the live line (no --quiet) and the step
+ * table must say "empty", not "ok", "fails" or "(attainment 0.0% < ...)". */
+static void test_empty_step_lines(void **state)
+{
+    harness_small_sim_start(NULL);
+    char url[160];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_begin();
+    for (int slo = 0; slo < 2; slo++) {
+        char dir[700];
+        harness_tmp_path(dir, sizeof dir, slo ? "slo" : "noslo");
+        const char *argv[] = {"sweep",
+                              "--url",
+                              url,
+                              "--out",
+                              dir,
+                              "--rates",
+                              "0.3",
+                              "--step-duration",
+                              "1s",
+                              "--warmup",
+                              "0.3s",
+                              "--arrival",
+                              "constant",
+                              "--no-recovery",
+                              "--no-metrics",
+                              WORKLOAD,
+                              slo ? "--slo" : NULL,
+                              "ttft=5s",
+                              NULL};
+        char *err = NULL;
+        char *out = harness_run_expect(argv, 60, 0, &err);
+        json_t *sum = harness_json_load(dir, "summary.json");
+        assert_string_equal(
+            harness_sval(json_array_get(json_object_get(sum, "steps"), 0), "verdict"), "empty");
+        json_decref(sum);
+        const char *live = strstr(err, "step 0: completed");
+        if (!live)
+            fail_msg("no live line for step 0:\n%s", err);
+        const char *eol = strchr(live, '\n');
+        size_t n = eol ? (size_t)(eol - live) : strlen(live);
+        printf("%s: %.*s\n", slo ? "slo" : "no slo", (int)n, live);
+        if (n < 7 || strncmp(live + n - 7, ", empty", 7) != 0)
+            fail_msg("the live line judges an empty step: %.*s", (int)n, live);
+        const char *row = strstr(out, "\n     0 ");
+        if (!row || !strstr(row, "  empty\n") || strstr(out, "(attainment"))
+            fail_msg("the step table judges an empty step:\n%s", out);
+        free(out);
+        free(err);
+    }
+    harness_sim_teardown(NULL);
+    harness_tmp_end();
+}
+
 static void test_flags_and_help(void **state)
 {
     HARNESS_EXPECT_USAGES({{"sweep", "--rates", "2,x"}, "--rates"},
@@ -890,4 +948,5 @@ HARNESS_MAIN(cmocka_unit_test(test_flags_and_help), cmocka_unit_test(test_sweep_
              cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sweep_classes, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sweep_repeat_mean, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sweep_class_slos_only, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_sweep_class_slos_only, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_empty_step_lines, harness_sim_teardown))
