@@ -857,7 +857,8 @@ static void test_sweep_class_slos_only(void **state)
  * 0.3 s warm-up) and its next at 3.3 s, after the 1 s window, so the step
  * is empty by construction. With an SLO its attainment reads 0%; without
  * one nothing fails. Either way the live line (no --quiet) and the step
- * table must say "empty", not "ok", "fails" or "(attainment 0.0% < ...)". */
+ * table must say "empty", not "ok", "fails" or "(attainment 0.0% < ...)",
+ * and the report's attainment chart must draw it as a ring. */
 static void test_empty_step_lines(void **state)
 {
     harness_small_sim_start(NULL);
@@ -865,7 +866,7 @@ static void test_empty_step_lines(void **state)
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     harness_tmp_begin();
     for (int slo = 0; slo < 2; slo++) {
-        char dir[700];
+        char dir[600];
         harness_tmp_path(dir, sizeof dir, slo ? "slo" : "noslo");
         const char *argv[] = {"sweep",
                               "--url",
@@ -903,6 +904,20 @@ static void test_empty_step_lines(void **state)
         const char *row = strstr(out, "\n     0 ");
         if (!row || !strstr(row, "  empty\n") || strstr(out, "(attainment"))
             fail_msg("the step table judges an empty step:\n%s", out);
+        /* The report draws it as a ring (no verdict), not a point at
+         * the 0% attainment it reads, and its legend says why. */
+        if (slo) {
+            char *html = result_text(dir, "report.html");
+            const char *ch = strstr(html, "id=\"chart-attainment\"");
+            assert_non_null(ch);
+            const char *p = strstr(ch, "data-series=\"attainment\" data-x=\"0.3\"");
+            assert_non_null(p);
+            const char *ring = strstr(p, "data-hollow=\"1\"");
+            if (!ring || ring > strchr(p, '>'))
+                fail_msg("the empty step is a solid point: %.200s", p);
+            assert_non_null(strstr(html, "ring: INVALID, empty or not steady, no verdict"));
+            free(html);
+        }
         free(out);
         free(err);
     }
