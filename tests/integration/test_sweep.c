@@ -820,7 +820,7 @@ static void test_sweep_class_slos_only(void **state)
         if (strcmp(harness_sval(st, "kind"), "recovery") == 0)
             continue;
         int bad = !json_is_true(json_object_get(json_object_get(st, "steady_state"), "steady")) ||
-                  strcmp(harness_sval(st, "verdict"), "invalid") == 0;
+                  strcmp(harness_sval(st, "verdict"), "INVALID") == 0;
         char want[96];
         snprintf(want, sizeof want, "data-series=\"attainment\" data-x=\"%g\"",
                  harness_num(st, "offered_rps"));
