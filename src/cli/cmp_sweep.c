@@ -40,7 +40,9 @@ static struct bracket capacity_of(const struct report_sweep *s)
         b.why = "no_slo";
         return b;
     }
-    if (fd->capacity_unknown) {
+    /* No rate passed and none failed: every step was INVALID, cut short
+     * by a stop signal, or empty; there is no bracket, not [0, lowest]. */
+    if (fd->capacity_unknown || (!fd->capacity_found && !fd->next_fails)) {
         b.why = "not_judged";
         return b;
     }
@@ -208,13 +210,14 @@ static void side_facts_end(struct side *s)
     s->send_rate = (double)s->sent / w;
 }
 
-/* Whether step st's figures stand for its rate: a load step, judged (not
- * INVALID: its latencies hold the generator's own delay, and the sweep's
- * capacity search leaves it out too), and run to its end (an interrupted
- * one measured less than its hold). */
+/* Whether step st's figures stand for its rate: a load step the sweep
+ * judged (sweep_step_judged: not INVALID, whose latencies hold the
+ * generator's own delay; not interrupted, which measured less than its
+ * hold; not empty, with no request scheduled in its window), as the
+ * capacity search does. */
 static int step_measured(const struct sweep_step *st)
 {
-    return !st->f.recovery && !st->invalid && !st->f.interrupted;
+    return !st->f.recovery && sweep_step_judged(st);
 }
 
 /* Whether sweep sw has a step_measured step at rate. */

@@ -422,13 +422,18 @@ static void step_print(const struct sweep_run *sr, const struct step_plan *p,
     step_failures(&s->stats, fails, sizeof fails);
     /* Embeddings: no first token; their latency is E2E. */
     int emb = stats_embeddings(&s->stats);
+    /* A step cut short or empty has no verdict (sweep_step_verdict says
+     * which): neither ok nor fails, nor the reason it would have failed. */
+    int nil = !p->recovery && (f->interrupted || s->stats.scheduled == 0);
+    int why = !p->recovery && !nil && !s->slo_pass;
     ll_errorf("step %s: completed %.3g req/s, goodput %.3g req/s, %s p99 %s, %s%s%s%s", p->id,
               s->completed_rps, s->goodput_rps, emb ? "E2E" : "TTFT",
               ll_fmt_duration(emb ? s->e2e_ns[3] : s->ttft_ns[3], a, sizeof a),
               p->recovery   ? "recovery"
+              : nil         ? sweep_step_verdict(s, 0)
               : s->slo_pass ? "ok"
                             : "fails",
-              !p->recovery && !s->slo_pass ? ": " : "", !p->recovery ? s->fail_reason : "", fails);
+              why ? ": " : "", why ? s->fail_reason : "", fails);
     if (f->cold_start)
         summary_print_cold(stderr, &s->cold, f->cold_start);
     if (s->short_hold)

@@ -162,13 +162,14 @@ static int report_log_y(double vmin, double vmax)
 }
 
 /* The ring flags of the curve steps order[0..n): 1 where the step is
- * INVALID, interrupted or not steady, so its verdict shows on every chart
- * against load (the capacity leaves those steps out, even at 100%
- * attainment). A new
+ * INVALID, interrupted, empty (no request scheduled in its window) or not
+ * steady, so its verdict shows on every chart against load (the capacity
+ * leaves those steps out, even at 100% attainment, or at the 0% an empty
+ * step reads). A new
  * array of n + 1 (caller frees with free()); NULL when no step is either. */
 static int report_step_hollow(const struct report_step *s)
 {
-    return s->invalid || s->interrupted || !s->steady;
+    return s->invalid || s->interrupted || s->scheduled == 0 || !s->steady;
 }
 
 static unsigned char *report_curve_hollow(const struct report *r, const size_t *order, size_t n)
@@ -192,13 +193,18 @@ static size_t report_hollow_note(struct svg_series *se, size_t n_series,
 {
     if (hollow == NULL)
         return n_series;
-    int cut = 0;
-    for (size_t i = 0; i < r->n_steps; i++)
+    int cut = 0, empty = 0;
+    for (size_t i = 0; i < r->n_steps; i++) {
         cut |= r->steps[i].interrupted;
+        empty |= !r->steps[i].recovery && r->steps[i].scheduled == 0;
+    }
+    static const char *const labels[2][2] = {
+        {"ring: INVALID or not steady, no verdict",
+         "ring: INVALID, empty or not steady, no verdict"},
+        {"ring: INVALID, interrupted or not steady, no verdict",
+         "ring: INVALID, interrupted, empty or not steady, no verdict"}};
     se[n_series] = (struct svg_series){.key = "hollow-note",
-                                       .label = cut ? "ring: INVALID, interrupted or not steady, "
-                                                      "no verdict"
-                                                    : "ring: INVALID or not steady, no verdict",
+                                       .label = labels[cut][empty],
                                        .n = 0,
                                        .flags = SVG_MARKERS | SVG_HOLLOW,
                                        .color = REPORT_COLOR_STEP};

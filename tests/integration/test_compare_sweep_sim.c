@@ -11,6 +11,9 @@
  *   its SLO capacity, whose bracket lies wholly below the baseline's,
  *   and fails --fail-on capacity:-10%.
  *
+ * - a sweep of only empty steps (no request scheduled in any window) has
+ *   no capacity (not_judged), and a rate empty on both sides no rows.
+ *
  * Every sweep is short (steps of 1 to 3 s at 8 req/s or less, against the
  * small sim: 4 sequences, a 20 ms decode step) and sets
  * --lateness-tolerance 100% (its most): a late wake-up of the generator
@@ -226,6 +229,58 @@ static void test_compare_sweep_slower_decode_sim(void **state)
     harness_tmp_end();
 }
 
+/* A sweep whose every step is empty (0.3 req/s, constant arrivals, a 1 s
+ * hold after a 0.5 s warm-up: its first request goes at 0 s, in the
+ * warm-up, its second at 3.3 s, after the step: none is scheduled in the
+ * window, by construction) has no capacity: compare says not_judged, as
+ * for a sweep of INVALID steps, and calls no capacity verdict; it did not
+ * find the capacity [0, 0.3] and call it worse than the baseline's. The
+ * baseline's 0.3 req/s step is empty too, so the one rate both ran has
+ * no step with a request on either side: no per-rate rows for it. */
+static void test_compare_sweep_empty_steps_sim(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    const char *small[] = {HARNESS_SMALL_SIM, NULL};
+    assert_int_equal(harness_sim_start(&sims[0], small), 0);
+    char base[700], empty[700], out[700];
+    harness_tmp_path(base, sizeof base, "base");
+    harness_tmp_path(empty, sizeof empty, "empty");
+    harness_tmp_path(out, sizeof out, "cmp");
+    const char *ladder[] = {"--rates", "0.3,8", "--step-duration", "1s", "--slo", "ttft=5s", NULL};
+    const char *low[] = {"--rates", "0.3", "--step-duration", "1s", "--slo", "ttft=5s", NULL};
+    sweep_ok(&sims[0], base, ladder);
+    sweep_ok(&sims[0], empty, low);
+    harness_sim_stop(&sims[0]);
+
+    /* The premise, from the sweeps' own summaries: 0.3 req/s is empty on
+     * both sides, 8 req/s (8 requests in its window) is not. */
+    json_t *sb = harness_json_load(base, "summary.json");
+    json_t *se = harness_json_load(empty, "summary.json");
+    json_t *steps = json_object_get(sb, "steps");
+    assert_string_equal(harness_sval(json_array_get(steps, 0), "verdict"), "empty");
+    assert_string_not_equal(harness_sval(json_array_get(steps, 1), "verdict"), "empty");
+    assert_string_equal(harness_sval(json_array_get(json_object_get(se, "steps"), 0), "verdict"),
+                        "empty");
+    json_decref(sb);
+    json_decref(se);
+
+    json_t *j = compare_run(base, empty, out, NULL, 0);
+    json_t *c = json_array_get(json_object_get(j, "candidates"), 0);
+    json_t *cc = json_object_get(c, "capacity");
+    printf("empty sweep's capacity: found %d, why %s; capacity verdict %s\n",
+           json_is_true(json_object_get(cc, "found")),
+           harness_is_null(cc, "why") ? "null" : harness_sval(cc, "why"),
+           harness_sval(json_object_get(c, "capacity_verdict"), "verdict"));
+    assert_true(json_is_false(json_object_get(cc, "found")));
+    assert_string_equal(harness_sval(cc, "why"), "not_judged");
+    assert_string_not_equal(harness_sval(json_object_get(c, "capacity_verdict"), "verdict"),
+                            "worse");
+    assert_int_equal(json_array_size(json_object_get(c, "rates")), 0);
+    json_decref(j);
+    harness_tmp_end();
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -236,4 +291,5 @@ static int teardown(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_sweep_repeat_own_windows, teardown),
-             cmocka_unit_test_teardown(test_compare_sweep_slower_decode_sim, teardown))
+             cmocka_unit_test_teardown(test_compare_sweep_slower_decode_sim, teardown),
+             cmocka_unit_test_teardown(test_compare_sweep_empty_steps_sim, teardown))

@@ -820,7 +820,7 @@ static void test_sweep_class_slos_only(void **state)
         if (strcmp(harness_sval(st, "kind"), "recovery") == 0)
             continue;
         int bad = !json_is_true(json_object_get(json_object_get(st, "steady_state"), "steady")) ||
-                  strcmp(harness_sval(st, "verdict"), "invalid") == 0;
+                  strcmp(harness_sval(st, "verdict"), "INVALID") == 0;
         char want[96];
         snprintf(want, sizeof want, "data-series=\"attainment\" data-x=\"%g\"",
                  harness_num(st, "offered_rps"));
@@ -849,6 +849,79 @@ static void test_sweep_class_slos_only(void **state)
     free(html);
     json_decref(sum);
     swept_free(&s);
+    harness_tmp_end();
+}
+
+/* A step with no request scheduled in its window has no verdict: 0.3
+ * req/s with constant arrivals sends its first request at 0 s (in the
+ * 0.3 s warm-up) and its next at 3.3 s, after the 1 s window, so the step
+ * is empty by construction. With an SLO its attainment reads 0%; without
+ * one nothing fails. Either way the live line (no --quiet) and the step
+ * table must say "empty", not "ok", "fails" or "(attainment 0.0% < ...)",
+ * and the report's attainment chart must draw it as a ring. */
+static void test_empty_step_lines(void **state)
+{
+    harness_small_sim_start(NULL);
+    char url[160];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_begin();
+    for (int slo = 0; slo < 2; slo++) {
+        char dir[600];
+        harness_tmp_path(dir, sizeof dir, slo ? "slo" : "noslo");
+        const char *argv[] = {"sweep",
+                              "--url",
+                              url,
+                              "--out",
+                              dir,
+                              "--rates",
+                              "0.3",
+                              "--step-duration",
+                              "1s",
+                              "--warmup",
+                              "0.3s",
+                              "--arrival",
+                              "constant",
+                              "--no-recovery",
+                              "--no-metrics",
+                              WORKLOAD,
+                              slo ? "--slo" : NULL,
+                              "ttft=5s",
+                              NULL};
+        char *err = NULL;
+        char *out = harness_run_expect(argv, 60, 0, &err);
+        json_t *sum = harness_json_load(dir, "summary.json");
+        assert_string_equal(
+            harness_sval(json_array_get(json_object_get(sum, "steps"), 0), "verdict"), "empty");
+        json_decref(sum);
+        const char *live = strstr(err, "step 0: completed");
+        if (!live)
+            fail_msg("no live line for step 0:\n%s", err);
+        const char *eol = strchr(live, '\n');
+        size_t n = eol ? (size_t)(eol - live) : strlen(live);
+        printf("%s: %.*s\n", slo ? "slo" : "no slo", (int)n, live);
+        if (n < 7 || strncmp(live + n - 7, ", empty", 7) != 0)
+            fail_msg("the live line judges an empty step: %.*s", (int)n, live);
+        const char *row = strstr(out, "\n     0 ");
+        if (!row || !strstr(row, "  empty\n") || strstr(out, "(attainment"))
+            fail_msg("the step table judges an empty step:\n%s", out);
+        /* The report draws it as a ring (no verdict), not a point at
+         * the 0% attainment it reads, and its legend says why. */
+        if (slo) {
+            char *html = result_text(dir, "report.html");
+            const char *ch = strstr(html, "id=\"chart-attainment\"");
+            assert_non_null(ch);
+            const char *p = strstr(ch, "data-series=\"attainment\" data-x=\"0.3\"");
+            assert_non_null(p);
+            const char *ring = strstr(p, "data-hollow=\"1\"");
+            if (!ring || ring > strchr(p, '>'))
+                fail_msg("the empty step is a solid point: %.200s", p);
+            assert_non_null(strstr(html, "ring: INVALID, empty or not steady, no verdict"));
+            free(html);
+        }
+        free(out);
+        free(err);
+    }
+    harness_sim_teardown(NULL);
     harness_tmp_end();
 }
 
@@ -896,4 +969,5 @@ HARNESS_MAIN(cmocka_unit_test(test_flags_and_help), cmocka_unit_test(test_sweep_
              cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sweep_classes, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sweep_repeat_mean, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sweep_class_slos_only, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_sweep_class_slos_only, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_empty_step_lines, harness_sim_teardown))
