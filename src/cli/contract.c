@@ -135,14 +135,16 @@ json_t *contract_server_probe(struct fetcher *f, const struct transport_config *
                                                CONTRACT_TIMEOUT_NS, 4u << 20);
     struct fetch_response r = {0};
     for (size_t i = 0; i < LL_ARRAY_LEN(endpoints); i++) {
-        char url[1200], why[1400];
+        char url[1200], why[256];
         snprintf(url, sizeof url, "%s/%s", root, endpoints[i].name);
-        int rc;
-        json_t *answer = fetch_json(f, url, NULL, &fo, &r, &rc, why, sizeof why);
-        if (rc == LL_E_INTR || r.status == 0) /* a stop signal, or no answer at all */
+        int rc = fetch_request(f, url, NULL, &fo, &r, why, sizeof why);
+        if (rc == LL_E_INTR || rc == LL_E_IO) /* a stop signal, or no answer at all */
             break;
         if (r.server[0] && json_is_null(json_object_get(srv, "header")))
             json_object_set_new(srv, "header", json_string(r.server));
+        if (rc != 0 || r.status != 200 || !r.body)
+            continue;
+        json_t *answer = json_loadb(r.body, r.body_len, 0, NULL);
         if (json_is_object(answer))
             json_object_set_new(srv, endpoints[i].name, contract_keep(endpoints[i].name, answer));
         json_decref(answer);
