@@ -424,11 +424,12 @@ static void step_print(const struct sweep_run *sr, const struct step_plan *p,
     int emb = stats_embeddings(&s->stats);
     /* A step cut short or empty has no verdict (sweep_step_verdict says
      * which): neither ok nor fails, nor the reason it would have failed. */
-    int nil = !p->recovery && (f->interrupted || s->stats.scheduled == 0);
+    int nil = !p->recovery && !s->invalid && !sweep_step_judged(s);
     int why = !p->recovery && !nil && !s->slo_pass;
+    int seen = hist_count(emb ? s->stats.e2e : s->stats.ttft) > 0;
     ll_errorf("step %s: completed %.3g req/s, goodput %.3g req/s, %s p99 %s, %s%s%s%s", p->id,
               s->completed_rps, s->goodput_rps, emb ? "E2E" : "TTFT",
-              ll_fmt_duration(emb ? s->e2e_ns[3] : s->ttft_ns[3], a, sizeof a),
+              seen ? ll_fmt_duration(emb ? s->e2e_ns[3] : s->ttft_ns[3], a, sizeof a) : "-",
               p->recovery   ? "recovery"
               : nil         ? sweep_step_verdict(s, 0)
               : s->slo_pass ? "ok"

@@ -763,7 +763,7 @@ static void expect_steps(struct built *b)
 }
 
 /* The sweep's verdicts: LL_EXIT_FAIL when no step could be judged (every
- * one INVALID); else the --expect-capacity and --expect-slo checks
+ * one INVALID, empty or interrupted); else the --expect-capacity and --expect-slo checks
  * recorded in run.json: LL_EXIT_EXPECT with the reason on stderr when one
  * fails; else LL_EXIT_OK. */
 static int expect_checks(const struct built *b)
@@ -773,6 +773,13 @@ static int expect_checks(const struct built *b)
     if (fd->capacity_unknown) {
         ll_errorf("INVALID: no step could be judged: the generator's own lateness moved every "
                   "step's latencies (see \"not judged\" above)");
+        return LL_EXIT_FAIL;
+    }
+    if (!fd->capacity_found && !fd->next_fails && (fd->n_empty || fd->have_cut)) {
+        ll_errorf("no step could be judged: %s",
+                  fd->n_empty ? "no request was scheduled in any step's window (see \"empty\" "
+                                "above): lengthen --step-duration"
+                              : "the sweep was interrupted before a step finished");
         return LL_EXIT_FAIL;
     }
     if (set->expect_capacity_rps > 0 &&

@@ -514,8 +514,8 @@ static const struct report_figure report_latency_figs[] = {
     {REPORT_FIG_TTFT, NULL, "TTFT",
      "Time to first token, from the scheduled send time. "
      "Dashed red: the SLO threshold; dotted: the knee and the SLO capacity; "
-     "shaded: beyond the SLO capacity; a ring: an INVALID or unsteady step, "
-     "which has no passing verdict whatever its figures."},
+     "shaded: beyond the SLO capacity; a ring: a step with no passing verdict "
+     "whatever its figures (INVALID, interrupted, empty or unsteady)."},
     {REPORT_FIG_TPOT, NULL, "TPOT",
      "Time per output token after the first: the streaming pace "
      "a reader sees."},

@@ -453,7 +453,10 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     s->steady = sweep_steady_verdict(&s->tail, s->inflight_growth, f->inflight_mean,
                                      s->steady_reason, sizeof s->steady_reason);
     s->fail_reason[0] = '\0';
-    if (have_slo && s->attainment < set->attainment) {
+    if (!f->recovery && st->scheduled == 0) {
+        /* "empty" (sweep_step_verdict): no attainment to miss */
+        snprintf(s->fail_reason, sizeof s->fail_reason, "no request scheduled in its window");
+    } else if (have_slo && s->attainment < set->attainment) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "attainment %.1f%% < %.4g%%",
                  100 * s->attainment, 100 * set->attainment);
     } else if (!have_slo && s->error_rate > set->max_error_rate) {

@@ -38,8 +38,9 @@ static struct harness_sim sims[2];
         "--warmup", "0.5s", "--no-recovery", "--lateness-tolerance", "100%", "--quiet", "--force"
 
 /* `llmload sweep` against sim into dir with args (NULL-terminated) after
- * SWEEP_COMMON; it must exit 0. */
-static void sweep_ok(const struct harness_sim *sim, const char *dir, const char *const *args)
+ * SWEEP_COMMON; it must exit want. */
+static void sweep_exits(const struct harness_sim *sim, const char *dir, const char *const *args,
+                        int want)
 {
     char url[160];
     snprintf(url, sizeof url, "%s/v1", sim->url);
@@ -47,7 +48,12 @@ static void sweep_ok(const struct harness_sim *sim, const char *dir, const char 
     const char *fixed[] = {"sweep", "--url", url, "--out", dir, SWEEP_COMMON, NULL};
     harness_argv_add(&a, fixed);
     harness_argv_add(&a, args);
-    free(harness_run_expect(a.v, 120, 0, NULL));
+    free(harness_run_expect(a.v, 120, want, NULL));
+}
+
+static void sweep_ok(const struct harness_sim *sim, const char *dir, const char *const *args)
+{
+    sweep_exits(sim, dir, args, 0);
 }
 
 /* `llmload compare base cand --out out --quiet [extra]`, which must exit
@@ -250,7 +256,7 @@ static void test_compare_sweep_empty_steps_sim(void **state)
     const char *ladder[] = {"--rates", "0.3,8", "--step-duration", "1s", "--slo", "ttft=5s", NULL};
     const char *low[] = {"--rates", "0.3", "--step-duration", "1s", "--slo", "ttft=5s", NULL};
     sweep_ok(&sims[0], base, ladder);
-    sweep_ok(&sims[0], empty, low);
+    sweep_exits(&sims[0], empty, low, 1); /* no step could be judged */
     harness_sim_stop(&sims[0]);
 
     /* The premise, from the sweeps' own summaries: 0.3 req/s is empty on

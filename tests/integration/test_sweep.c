@@ -888,7 +888,11 @@ static void test_empty_step_lines(void **state)
                               "ttft=5s",
                               NULL};
         char *err = NULL;
-        char *out = harness_run_expect(argv, 60, 0, &err);
+        /* No step judged: exit 1, saying why (not "INVALID", not 0 as if
+         * it had measured something). */
+        char *out = harness_run_expect(argv, 60, 1, &err);
+        HARNESS_HAS(err, "no step could be judged: no request was scheduled in any step's window");
+        HARNESS_LACKS(err, "INVALID");
         json_t *sum = harness_json_load(dir, "summary.json");
         assert_string_equal(
             harness_sval(json_array_get(json_object_get(sum, "steps"), 0), "verdict"), "empty");

@@ -781,7 +781,7 @@ static void test_findings_empty_step(void **state)
     search_run(s, 3, (double[]){0.05, 2, 4}, (uint64_t[]){20, 20, 400}, NULL);
     const struct sweep_findings *fd = &s->fd;
     assert_int_equal(s->steps[0].stats.scheduled, 0);
-    assert_false(s->steps[0].slo_pass); /* attainment 0 of 0 */
+    assert_false(s->steps[0].slo_pass); /* "no request scheduled in its window" */
     assert_string_equal(sweep_step_verdict(&s->steps[0], 1), "empty");
     assert_true(s->pts[0].unknown && s->pts[0].empty && !s->pts[0].cut);
     assert_true(fd->capacity_found);
@@ -799,7 +799,8 @@ static void test_findings_empty_step(void **state)
     memset(&s->fd, 0, sizeof s->fd);
     s->set.slo.ttft_ns = 0;
     search_run(s, 1, (double[]){0.05}, (uint64_t[]){20}, NULL);
-    assert_true(s->steps[0].slo_pass); /* no SLO, no error: it would pass */
+    assert_false(s->steps[0].slo_pass); /* no SLO, no error: it passed, before "empty" */
+    assert_string_equal(s->steps[0].fail_reason, "no request scheduled in its window");
     assert_false(s->fd.capacity_found);
     assert_false(s->fd.capacity_unknown);
     assert_non_null(strstr(s->text, "not found: no step could be judged"));
