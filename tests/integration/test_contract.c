@@ -64,19 +64,11 @@ static void test_run_contract(void **state)
 static void test_sweep_header(void **state)
 {
     harness_small_sim_start(NULL);
-    const char *args[] = {"--rates",
-                          "4",
-                          "--step-duration",
-                          "0.5s",
-                          "--warmup",
-                          "0.2s",
-                          "--no-recovery",
-                          "--output-tokens",
-                          "4",
-                          "--tag",
-                          "gpu=none",
-                          "--tag",
-                          "engine=sim-1",
+    /* Constant arrivals at 10/s: 3 requests in the 0.3 s window (at 4/s,
+     * Poisson, the seed's window held none: an empty step, exit 1). */
+    const char *args[] = {"--rates", "10",       "--arrival", "constant",      "--step-duration",
+                          "0.5s",    "--warmup", "0.2s",      "--no-recovery", "--output-tokens",
+                          "4",       "--tag",    "gpu=none",  "--tag",         "engine=sim-1",
                           NULL};
     char *dir = harness_sweep_ok(args, 60, NULL, NULL);
     char path[1100];
