@@ -117,6 +117,7 @@ static int side_load(struct side *s)
     snprintf(path, sizeof path, "%s/run.json", s->dir);
     s->run = json_load_file(path, 0, &je);
     if (!s->run) {
+        ll_printable(je.text, sizeof je.text, je.text, sizeof je.text); /* may quote the input */
         snprintf(s->err, sizeof s->err, "%s: not a results directory (run.json: %s)", s->dir,
                  je.text);
         return -1;
@@ -192,6 +193,7 @@ static int side_load_data(struct side *s)
     snprintf(path, sizeof path, "%s/summary.json", s->dir);
     s->summary = json_load_file(path, 0, &je);
     if (!s->summary) {
+        ll_printable(je.text, sizeof je.text, je.text, sizeof je.text); /* may quote the input */
         snprintf(s->err, sizeof s->err, "%s: no summary.json (%s): an unfinished run", s->dir,
                  je.text);
         return -1;

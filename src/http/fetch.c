@@ -207,8 +207,11 @@ json_t *fetch_json(struct fetcher *f, const char *url, const char *post_body,
     } else {
         json_error_t je;
         j = json_loadb(r->body ? r->body : "", r->body_len, 0, &je);
-        if (!j)
+        if (!j) {
+            ll_printable(je.text, sizeof je.text, je.text,
+                         sizeof je.text); /* may quote the input */
             snprintf(err, errlen, "%s: response is not JSON (%s)", url, je.text);
+        }
     }
     return j;
 }

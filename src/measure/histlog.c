@@ -206,7 +206,10 @@ int histlog_parse_line(const char *line, size_t len, struct histlog_window *w, c
     json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!o || !json_is_object(o)) {
         histlog_window_clear(w);
-        snprintf(err, errlen, "%s", o ? "expected a JSON object" : je.text);
+        if (o)
+            snprintf(err, errlen, "expected a JSON object");
+        else
+            ll_printable(je.text, sizeof je.text, err, errlen); /* may quote the input */
         json_decref(o);
         return LL_E_INVAL;
     }

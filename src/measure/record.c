@@ -401,6 +401,7 @@ int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls
     json_error_t je;
     json_t *o = json_loadb(line, len, 0, &je);
     if (!o) {
+        ll_printable(je.text, sizeof je.text, je.text, sizeof je.text); /* may quote the input */
         snprintf(err, errlen, "not JSON: %s", je.text);
         return LL_E_INVAL;
     }

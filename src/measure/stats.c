@@ -116,10 +116,7 @@ void stats_sample_copy(char *out, const char *detail, size_t detail_cap)
 {
     size_t n = strnlen(detail, detail_cap);
     size_t keep = n <= STATS_SAMPLE_MAX ? n : STATS_SAMPLE_MAX - 3;
-    for (size_t i = 0; i < keep; i++) {
-        unsigned char c = (unsigned char)detail[i];
-        out[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-    }
+    ll_printable(detail, keep, out, keep + 1);
     if (keep < n) {
         memcpy(out + keep, "...", 3);
         keep += 3;

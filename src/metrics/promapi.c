@@ -295,7 +295,10 @@ int promapi_answer_parse(const char *body, size_t len, struct promapi_answer *ou
     if (status && strcmp(status, "error") == 0) {
         const char *et = json_string_value(json_object_get(root, "errorType"));
         const char *e = json_string_value(json_object_get(root, "error"));
-        snprintf(err, errlen, "%s: %s", et ? et : "error", e ? e : "(no reason given)");
+        char type[64], why[400]; /* the server's words: one printable line */
+        ll_printable(et ? et : "error", SIZE_MAX, type, sizeof type);
+        ll_printable(e ? e : "(no reason given)", SIZE_MAX, why, sizeof why);
+        snprintf(err, errlen, "%s: %s", type, why);
         json_decref(root);
         return LL_E_PROTO;
     }

@@ -147,6 +147,8 @@ static int load_steps(const char *path, struct built *b, char *err, size_t errle
         json_error_t je;
         json_t *o = json_loadb(line, (size_t)got, 0, &je);
         if (!o) {
+            ll_printable(je.text, sizeof je.text, je.text,
+                         sizeof je.text); /* may quote the input */
             snprintf(err, errlen, "%.1000s:%zu: not JSON: %s", path, lineno, je.text);
             rc = LL_E_INVAL;
             break;
@@ -539,6 +541,7 @@ static int built_load(const char *dir, struct built *b)
     json_error_t je;
     b->sw.run = json_load_file(path, 0, &je);
     if (!b->sw.run) {
+        ll_printable(je.text, sizeof je.text, je.text, sizeof je.text); /* may quote the input */
         ll_errorf("%s: %s", path, je.text);
         return -1;
     }

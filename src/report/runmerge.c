@@ -58,7 +58,7 @@ static json_t *load_json(const char *dir, const char *name, char *err, size_t er
     snprintf(path, sizeof path, "%s/%s", dir, name);
     json_t *j = json_load_file(path, 0, &je);
     if (!j)
-        snprintf(err, errlen, "%s", je.text);
+        ll_printable(je.text, sizeof je.text, err, errlen); /* may quote the input */
     return j;
 }
 

@@ -123,6 +123,8 @@ static int steps_read_part(struct msteps *ms, const struct part *p, int metrics)
         json_error_t je;
         json_t *o = json_loadb(line, (size_t)got, 0, &je);
         if (!o) {
+            ll_printable(je.text, sizeof je.text, je.text,
+                         sizeof je.text); /* may quote the input */
             ll_errorf("merge: %s:%zu: not JSON: %s", path, lineno, je.text);
             rc = -1;
             break;

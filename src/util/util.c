@@ -153,6 +153,17 @@ size_t ll_fmt_u64(char *dst, uint64_t v)
     return n;
 }
 
+size_t ll_printable(const char *s, size_t n, char *out, size_t outlen)
+{
+    size_t i = 0;
+    for (; i < n && s[i] && i + 1 < outlen; i++) {
+        unsigned char c = (unsigned char)s[i];
+        out[i] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
+    }
+    out[i] = '\0';
+    return i;
+}
+
 size_t ll_utf8_len(const unsigned char *p, size_t avail)
 {
     unsigned char c = p[0];

@@ -85,6 +85,13 @@ size_t ll_fmt_u64(char *dst, uint64_t v);
  * avail are all rejected. avail >= 1. */
 size_t ll_utf8_len(const unsigned char *p, size_t avail);
 
+/* Copy at most n bytes of s (fewer at a NUL) into out (outlen >= 1), each
+ * control or non-ASCII byte as '?', cut to fit: text from outside (a
+ * jansson message quoting the input, a value as given) kept to one
+ * printable line for an error message. out may be s (cleaned in place).
+ * Returns the bytes written. */
+size_t ll_printable(const char *s, size_t n, char *out, size_t outlen);
+
 /* How byte c stands inside a JSON string: 0 when as it is, else the
  * length of its escape, written to esc: 2 for \" \\ \n \r \t, 6 for
  * \u00XX (the other control bytes, and DEL). The JSON strings llmload

@@ -21,13 +21,11 @@ int endpoints_parse_weights(const char *s, uint32_t *w, size_t max, size_t *n, c
         errno = 0;
         long v = p[0] >= '0' && p[0] <= '9' ? strtol(p, &end, 10) : -1;
         if (v < 1 || v > ENDPOINTS_WEIGHT_MAX || errno || end != p + len) {
-            /* The value as given, cut to 32 bytes, a control byte as '?':
+            /* The value as given, cut to 32 bytes, a control or non-ASCII
+             * byte as '?':
              * the reason stays one line. */
             char shown[33];
-            size_t k = LL_MIN(len, sizeof shown - 1);
-            for (size_t i = 0; i < k; i++)
-                shown[i] = (unsigned char)p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i];
-            shown[k] = '\0';
+            ll_printable(p, len, shown, sizeof shown);
             snprintf(err, errlen,
                      "--url-weights: weight %zu must be a whole number 1 to %d, got \"%s\"", *n + 1,
                      ENDPOINTS_WEIGHT_MAX, shown);

@@ -199,18 +199,6 @@ void jsonfile_verrf(char *err, size_t errlen, const char *name, unsigned long li
              field ? ": " : "", msg);
 }
 
-/* jansson's message may quote raw input (newlines, any bytes): keep it
- * one printable ASCII line. */
-void jsonfile_clean_text(const char *in, char *out, size_t outlen)
-{
-    size_t i = 0;
-    for (; in[i] && i + 1 < outlen; i++) {
-        unsigned char c = (unsigned char)in[i];
-        out[i] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
-    }
-    out[i] = '\0';
-}
-
 void jsonfile_json_error(const char *name, unsigned long first_line,
                        const char *text, size_t len, char *err, size_t errlen)
 {
@@ -225,7 +213,8 @@ void jsonfile_json_error(const char *name, unsigned long first_line,
                  JSCAN_DEFAULT_DEPTH);
         return;
     }
-    jsonfile_clean_text(jerr.text, msg, sizeof(msg));
+    /* jansson's message may quote raw input (newlines, any bytes). */
+    ll_printable(jerr.text, sizeof jerr.text, msg, sizeof(msg));
     snprintf(err, errlen, "%s:%lu:%d: invalid JSON: %s", name,
              first_line + (unsigned long)(jerr.line > 1 ? jerr.line - 1 : 0),
              jerr.column > 0 ? jerr.column : 1, msg);

@@ -89,10 +89,6 @@ void jsonfile_verrf(char *err, size_t errlen, const char *name, unsigned long li
                     unsigned long col, const char *field, const char *fmt, va_list ap)
     __attribute__((format(printf, 7, 0)));
 
-/* Copy the string in into out (outlen >= 1), each control or non-ASCII
- * byte as '?', cut to fit: one printable line for an error message. */
-void jsonfile_clean_text(const char *in, char *out, size_t outlen);
-
 /* For text that is not valid JSON (a whole document, or one line of a
  * JSON Lines file that starts at line first_line): write
  * "NAME:LINE:COL: invalid JSON: <reason>" into err, the position and

@@ -101,7 +101,7 @@ static void werr(struct wctx *c, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
-    jsonfile_clean_text(raw, msg, sizeof(msg)); /* a DIST error may echo raw text */
+    ll_printable(raw, sizeof(raw), msg, sizeof(msg)); /* a DIST error may echo raw text */
     if (found) {
         unsigned long line, col;
         jsonfile_line_col(c->text, (size_t)(v.ptr - c->text), &line, &col);

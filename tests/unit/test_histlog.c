@@ -215,6 +215,10 @@ static const struct bad_input bad_lines[] = {
     {"{\"t_ns\":0,\"ok\":1,\"failed\":0,\"tpot\":\"llh1 2 5 7 0 12 0 5:1 +2:1\"}",
      "more than \"ok\""},
     {"{\"t_ns\":0,\"t_ns\":0,\"ok\":1,\"failed\":0}", "duplicate"},
+    /* jansson's message quotes the input up to the bad byte, line break
+     * and all (the fuzzer's find): the message stays one line. */
+    {"{\"t_ns\":0,\"ok\":0,\"failed :2\\\n\n{\"t_ns\":1}", "invalid escape near '\"failed :2\\?'"},
+    {"{\"t_ns\":0,\"ok\":0,\"f\xc3\x28\x01", "near"},
 };
 
 /* histlog_parse_line of in into ctx, an empty struct histlog_window: a

@@ -406,6 +406,24 @@ static void test_header_line_ok(void **state)
             fail_msg("\"%s\": expected %d", cases[i].line, cases[i].ok);
 }
 
+/* Outside text as one printable line: control and non-ASCII bytes as '?',
+ * at most n bytes, stopped at a NUL, cut to fit, in place allowed. */
+static void test_printable(void **state)
+{
+    char out[8];
+    assert_int_equal(ll_printable("a\nb\tc\x7f\xc3\xa9", SIZE_MAX, out, sizeof out), 7);
+    assert_string_equal(out, "a?b?c??");
+    assert_int_equal(ll_printable("abc", 2, out, sizeof out), 2);
+    assert_string_equal(out, "ab");
+    assert_int_equal(ll_printable("ab\0cd", 5, out, sizeof out), 2);
+    assert_string_equal(out, "ab");
+    assert_int_equal(ll_printable("abc", 3, out, 1), 0);
+    assert_string_equal(out, "");
+    char in[] = "x\r\ny";
+    ll_printable(in, sizeof in, in, sizeof in);
+    assert_string_equal(in, "x??y");
+}
+
 /* A path after a base: the base's trailing slashes off, nothing else. */
 static void test_url_join(void **state)
 {
@@ -427,9 +445,9 @@ static void test_url_join(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_path_find),
           cmocka_unit_test(test_spawn_reader), cmocka_unit_test(test_url_root_len),
-          cmocka_unit_test(test_url_join), cmocka_unit_test(test_header_line_ok),
-          cmocka_unit_test(test_json_escape), cmocka_unit_test(test_shell_run),
-          cmocka_unit_test(test_grow), cmocka_unit_test(test_parse_duration),
-          cmocka_unit_test(test_parse_count), cmocka_unit_test(test_parse_u64),
-          cmocka_unit_test(test_http_list_has), cmocka_unit_test(test_fmt_u64),
-          cmocka_unit_test(test_http_date))
+          cmocka_unit_test(test_url_join), cmocka_unit_test(test_printable),
+          cmocka_unit_test(test_header_line_ok), cmocka_unit_test(test_json_escape),
+          cmocka_unit_test(test_shell_run), cmocka_unit_test(test_grow),
+          cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
+          cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
+          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))
