@@ -165,8 +165,7 @@ static int report_log_y(double vmin, double vmax)
  * INVALID, interrupted, empty (no request scheduled in its window) or not
  * steady, so its verdict shows on every chart against load (the capacity
  * leaves those steps out, even at 100% attainment, or at the 0% an empty
- * step reads). A new
- * array of n + 1 (caller frees with free()); NULL when no step is either. */
+ * step reads). A new array of n + 1 (caller frees with free()); NULL when no step is either. */
 static int report_step_hollow(const struct report_step *s)
 {
     return s->invalid || s->interrupted || s->scheduled == 0 || !s->steady;

@@ -638,8 +638,8 @@ const char *sweep_first_limit_latency(const struct sweep_first_limit *fl)
     return "neither";
 }
 
-/* Whether a step takes part: loaded, judged (neither INVALID nor
- * interrupted). */
+/* Whether a step takes part: loaded, judged (neither INVALID, interrupted
+ * nor empty: sweep_step_judged). */
 static int limit_step(const struct sweep_step *s)
 {
     return !s->f.recovery && sweep_step_judged(s);
