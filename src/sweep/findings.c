@@ -14,23 +14,30 @@
 #include "sweep/fit.h"
 #include "util/util.h"
 
-/* Whether class name passes at the point of offered rate rps (every
- * repeat passes; a step without the class does not count). *reason gets
- * the first failing repeat's reason. */
-static int class_point_pass(const struct sweep_step *steps, size_t n, const char *name, double rps,
-                            const char **reason)
+/* Class name's verdict at the point of offered rate rps: 0 when a judged
+ * repeat with a request of the class fails for it (*reason gets that
+ * repeat's reason), 1 when at least one such repeat exists and every one
+ * passes, -1 when none exists: no judged repeat scheduled a request of the
+ * class in its window, so the point says nothing of it (a step passes a
+ * class it never sent; the capacity must not rest on that). */
+static int class_point_verdict(const struct sweep_step *steps, size_t n, const char *name,
+                               double rps, const char **reason)
 {
+    int measured = 0;
     *reason = "";
     for (size_t j = 0; j < n; j++) {
         if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
             continue;
         int k = sweep_step_class_find(&steps[j], name);
-        if (k >= 0 && sweep_step_judged(&steps[j]) && !steps[j].classes[k].slo_pass) {
+        if (k < 0 || !sweep_step_judged(&steps[j]) || steps[j].classes[k].stats.scheduled == 0)
+            continue;
+        if (!steps[j].classes[k].slo_pass) {
             *reason = steps[j].classes[k].fail_reason;
             return 0;
         }
+        measured = 1;
     }
-    return 1;
+    return measured ? 1 : -1;
 }
 
 /* The per-class findings (out->classes), over the points in offered order
@@ -50,24 +57,35 @@ static void class_findings(const struct sweep_step *steps, size_t n,
         cf->have_slo = first->classes[k].have_slo;
         cf->own_slo = slo_is_set(&first->f.classes[k].own_slo);
         cf->next_fail_reason = "";
-        size_t first_fail = n_points;
+        /* Up the points: the last one passing for the class below the
+         * first failing, the points without a request of it left out. */
+        size_t first_fail = n_points, last_pass = n_points;
         const char *why = "";
         for (size_t i = 0; i < n_points; i++) {
-            if (!class_point_pass(steps, n, cf->name, points[ord[i]].offered_rps, &why)) {
+            double rps = points[ord[i]].offered_rps;
+            int v = class_point_verdict(steps, n, cf->name, rps, &why);
+            if (v < 0) {
+                if (cf->n_unmeasured < SWEEP_MAX_UNKNOWN)
+                    cf->unmeasured_rps[cf->n_unmeasured] = rps;
+                cf->n_unmeasured++;
+                continue;
+            }
+            if (v == 0) {
                 first_fail = i;
                 break;
             }
+            last_pass = i;
         }
-        if (first_fail > 0 && n_points > 0) {
+        if (last_pass < n_points) {
             cf->capacity_found = 1;
-            cf->capacity_rps = points[ord[first_fail - 1]].offered_rps;
+            cf->capacity_rps = points[ord[last_pass]].offered_rps;
         }
         if (first_fail < n_points) {
             cf->next_fails = 1;
             cf->next_fail_rps = points[ord[first_fail]].offered_rps;
             cf->next_fail_reason = why;
         } else {
-            cf->none_failed = n_points > 0;
+            cf->none_failed = cf->capacity_found;
         }
         if (!out->capacity_found)
             continue;
@@ -555,8 +573,17 @@ static void put_class(const struct sweep_class_finding *cf, char *buf, size_t le
     } else if (cf->next_fails) {
         put(buf, len, at, "%s not found: the lowest step %.4g req/s already fails: %s\n", cwhat,
             cf->next_fail_rps, cf->next_fail_reason);
+    } else if (cf->n_unmeasured) {
+        put(buf, len, at, "%s not found (no step had a request of it)\n", cwhat);
     } else {
         put(buf, len, at, "%s not found (no steps)\n", cwhat);
+    }
+    if (cf->n_unmeasured && (cf->capacity_found || cf->next_fails)) {
+        char what[160];
+        snprintf(what, sizeof what, "class %s, no request of it in the window (not judged)",
+                 cf->name);
+        put_rates(buf, len, at, what, cf->unmeasured_rps, cf->n_unmeasured);
+        put(buf, len, at, " req/s; its capacity rests on the other steps\n");
     }
 }
 

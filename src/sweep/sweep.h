@@ -571,6 +571,10 @@ struct sweep_class_finding {
     double next_fail_rps;
     const char *next_fail_reason;/* "" when none */
     int none_failed;             /* 1: no point failed for it (a lower bound) */
+    size_t n_unmeasured;         /* judged points below its first failing one with no
+                                  * request of the class (left out of its capacity); may
+                                  * exceed SWEEP_MAX_UNKNOWN */
+    double unmeasured_rps[SWEEP_MAX_UNKNOWN]; /* their offered rates, the first ones */
     int at_capacity;             /* 1: the two figures below hold (the sweep's capacity
                                   * was found and the class had ok requests there) */
     uint64_t ttft_p99_at_capacity_ns; /* ns, mean over the capacity point's repeats */

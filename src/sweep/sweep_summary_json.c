@@ -267,6 +267,15 @@ static json_t *endpoint_finding_json(const struct sweep_endpoint_finding *ef)
     return o;
 }
 
+/* An array of the first SWEEP_MAX_UNKNOWN of n rates. */
+static json_t *rates_json(const double *r, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < LL_MIN(n, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        json_array_append_new(a, json_real(r[i]));
+    return a;
+}
+
 /* summary.json's findings.classes[k]: one traffic class's findings. */
 static json_t *class_finding_json(const struct sweep_class_finding *cf)
 {
@@ -275,6 +284,7 @@ static json_t *class_finding_json(const struct sweep_class_finding *cf)
     jset(co, "slo", slo_json(&cf->slo, cf->have_slo));
     jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps) : json_null());
     jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));
+    jset(co, "unmeasured_rps", rates_json(cf->unmeasured_rps, cf->n_unmeasured));
     jset(co, "next_failing_rps", cf->next_fails ? json_real(cf->next_fail_rps) : json_null());
     jset(co, "next_failing_reason",
          cf->next_fails ? json_string(cf->next_fail_reason) : json_null());
@@ -284,15 +294,6 @@ static json_t *class_finding_json(const struct sweep_class_finding *cf)
          cf->at_capacity && cf->tpot_p99_at_capacity_ns ? ju64(cf->tpot_p99_at_capacity_ns)
                                                         : json_null());
     return co;
-}
-
-/* An array of the first SWEEP_MAX_UNKNOWN of n rates. */
-static json_t *rates_json(const double *r, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < LL_MIN(n, (size_t)SWEEP_MAX_UNKNOWN); i++)
-        json_array_append_new(a, json_real(r[i]));
-    return a;
 }
 
 /* summary.json's findings.first_limit. */

@@ -1090,7 +1090,7 @@ static void make_class_step(struct sweep_step *s, uint32_t index, double rate,
     for (uint64_t i = 0; i < n; i++) {
         struct record r;
         synth_record(&r, s, i, 0);
-        int k = (int)(i % 2);
+        int k = ttft_long_ms ? (int)(i % 2) : 0; /* 0: every request short */
         r.cls = cls_names[k];
         r.class_idx = k;
         r.max_tokens = k ? 16 : 4;
@@ -1304,6 +1304,74 @@ static void test_class_findings(void **state)
     sweep_step_free(&plain[1]);
 }
 
+/* A rate where a class had no request says nothing of it: the class's
+ * capacity is the last rate that measured it and passed, not a rate it
+ * passed by never being sent (short passes everywhere; long is absent at
+ * 2 and 6 req/s, passes at 4, fails at 8: capacity 4, not 6). A class
+ * absent from every step has no capacity. */
+static void test_class_unmeasured(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    static const double rates[4] = {2, 4, 6, 8};
+    static const uint64_t tl[4] = {0, 80, 0, 250};
+    struct sweep_step steps[4];
+    struct sweep_point pts[4];
+    struct sweep_findings *fd = calloc(1, sizeof *fd);
+    assert_non_null(fd);
+    for (int i = 0; i < 4; i++)
+        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl[i], 1, &set);
+    assert_int_equal(steps[2].classes[1].stats.scheduled, 0);
+    assert_true(steps[2].classes[1].slo_pass); /* the step's own flag: nothing failed */
+    class_findings(steps, 4, &set, pts, fd);
+    const struct sweep_class_finding *sh = &fd->classes[0], *lo = &fd->classes[1];
+    assert_true(lo->capacity_found);
+    ASSERT_NEAR(lo->capacity_rps, 4, 0);
+    ASSERT_NEAR(lo->next_fail_rps, 8, 0);
+    assert_int_equal(lo->n_unmeasured, 2);
+    ASSERT_NEAR(lo->unmeasured_rps[0], 2, 0);
+    ASSERT_NEAR(lo->unmeasured_rps[1], 6, 0);
+    assert_true(sh->none_failed);
+    ASSERT_NEAR(sh->capacity_rps, 8, 0);
+    assert_int_equal(sh->n_unmeasured, 0);
+    char *text = malloc(SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(text);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "class long: SLO capacity 4 req/s (ttft=200ms, its own); "
+                                 "next step 8 req/s fails: attainment 0.0% < 99%\n"
+                                 "class long, no request of it in the window (not judged): "
+                                 "2, 6 req/s; its capacity rests on the other steps\n"));
+    assert_null(strstr(text, "class short, no request"));
+    size_t np = sweep_points_build(steps, 4, pts);
+    json_t *run = json_object();
+    json_t *sum = sweep_summary_json(steps, 4, pts, np, fd, &set, "", run);
+    json_t *cl = json_array_get(json_object_get(json_object_get(sum, "findings"), "classes"), 1);
+    json_t *un = json_object_get(cl, "unmeasured_rps");
+    assert_int_equal(json_array_size(un), 2);
+    ASSERT_NEAR(json_number_value(json_array_get(un, 1)), 6, 0);
+    json_decref(sum);
+    json_decref(run);
+
+    /* long never sent: no capacity, and the findings say why. */
+    for (int i = 0; i < 4; i++) {
+        sweep_step_free(&steps[i]);
+        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, 0, 1, &set);
+    }
+    class_findings(steps, 4, &set, pts, fd);
+    assert_false(lo->capacity_found);
+    assert_false(lo->next_fails);
+    assert_false(lo->none_failed);
+    assert_int_equal(lo->n_unmeasured, 4);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(
+        strstr(text, "class long: SLO capacity not found (no step had a request of it)\n"));
+    free(text);
+    for (int i = 0; i < 4; i++)
+        sweep_step_free(&steps[i]);
+    free(fd);
+}
+
 /* summary.json's steps[].classes and findings.classes; a sweep without
  * classes has neither key. */
 static void test_class_summary_json(void **state)
@@ -1339,6 +1407,7 @@ static void test_class_summary_json(void **state)
     ASSERT_NEAR(json_number_value(json_object_get(f0, "next_failing_rps")), 8, 0);
     ASSERT_NEAR(json_number_value(json_object_get(f1, "slo_capacity_rps")), 4, 0);
     assert_true(json_is_false(json_object_get(f1, "capacity_is_lower_bound")));
+    assert_int_equal(json_array_size(json_object_get(f1, "unmeasured_rps")), 0);
     ASSERT_REL((double)json_integer_value(json_object_get(f1, "ttft_p99_ns_at_slo_capacity")),
                80.0 * MS, 0.005);
     const char *text = json_string_value(json_object_get(json_object_get(sum, "findings"),
@@ -1833,6 +1902,6 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
           cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
           CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
-          cmocka_unit_test(test_first_with_parts))
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
