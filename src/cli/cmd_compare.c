@@ -21,6 +21,7 @@
 #include "measure/record.h"
 #include "measure/results.h"
 #include "report/compare_html.h"
+#include "util/json.h"
 #include "util/util.h"
 
 #define MAX_THRESHOLDS 32
@@ -115,9 +116,8 @@ static int side_load(struct side *s)
         return -1;
     }
     snprintf(path, sizeof path, "%s/run.json", s->dir);
-    s->run = json_load_file(path, 0, &je);
+    s->run = ll_json_load_file(path, 0, &je);
     if (!s->run) {
-        ll_printable(je.text, sizeof je.text, je.text, sizeof je.text); /* may quote the input */
         snprintf(s->err, sizeof s->err, "%s: not a results directory (run.json: %s)", s->dir,
                  je.text);
         return -1;
@@ -191,9 +191,8 @@ static int side_load_data(struct side *s)
     char path[4200];
     json_error_t je;
     snprintf(path, sizeof path, "%s/summary.json", s->dir);
-    s->summary = json_load_file(path, 0, &je);
+    s->summary = ll_json_load_file(path, 0, &je);
     if (!s->summary) {
-        ll_printable(je.text, sizeof je.text, je.text, sizeof je.text); /* may quote the input */
         snprintf(s->err, sizeof s->err, "%s: no summary.json (%s): an unfinished run", s->dir,
                  je.text);
         return -1;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/json.h"
 #include "util/util.h"
 
 struct fetcher {
@@ -206,10 +207,8 @@ json_t *fetch_json(struct fetcher *f, const char *url, const char *post_body,
         snprintf(err, errlen, "%s: HTTP %ld", url, r->status);
     } else {
         json_error_t je;
-        j = json_loadb(r->body ? r->body : "", r->body_len, 0, &je);
+        j = ll_json_loadb(r->body ? r->body : "", r->body_len, 0, &je);
         if (!j) {
-            ll_printable(je.text, sizeof je.text, je.text,
-                         sizeof je.text); /* may quote the input */
             snprintf(err, errlen, "%s: response is not JSON (%s)", url, je.text);
         }
     }

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "util/json.h"
 #include "util/util.h"
 
 static const char *const metric_names[HISTLOG_METRICS] = {"ttft", "itl", "tpot", "e2e"};
@@ -203,13 +204,10 @@ int histlog_parse_line(const char *line, size_t len, struct histlog_window *w, c
         return LL_E_INVAL;
     }
     json_error_t je;
-    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *o = ll_json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!o || !json_is_object(o)) {
         histlog_window_clear(w);
-        if (o)
-            snprintf(err, errlen, "expected a JSON object");
-        else
-            ll_printable(je.text, sizeof je.text, err, errlen); /* may quote the input */
+        snprintf(err, errlen, "%s", o ? "expected a JSON object" : je.text);
         json_decref(o);
         return LL_E_INVAL;
     }

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "util/json.h"
 #include "util/util.h"
 
 static const char *const kind_names[REC_KIND_COUNT] = {
@@ -399,9 +400,8 @@ int record_parse_jsonl(const char *line, size_t len, struct record *r, char *cls
                        size_t cls_len, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *o = json_loadb(line, len, 0, &je);
+    json_t *o = ll_json_loadb(line, len, 0, &je);
     if (!o) {
-        ll_printable(je.text, sizeof je.text, je.text, sizeof je.text); /* may quote the input */
         snprintf(err, errlen, "not JSON: %s", je.text);
         return LL_E_INVAL;
     }

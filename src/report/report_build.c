@@ -21,6 +21,7 @@
 #include "report/steps_csv.h"
 #include "sweep/sweep.h"
 #include "sweep/sweep_json.h"
+#include "util/json.h"
 #include "util/util.h"
 
 /* What the builder reads and computes, and everything it allocates,
@@ -145,10 +146,8 @@ static int load_steps(const char *path, struct built *b, char *err, size_t errle
     while ((got = getline(&line, &cap, f)) > 0) {
         lineno++;
         json_error_t je;
-        json_t *o = json_loadb(line, (size_t)got, 0, &je);
+        json_t *o = ll_json_loadb(line, (size_t)got, 0, &je);
         if (!o) {
-            ll_printable(je.text, sizeof je.text, je.text,
-                         sizeof je.text); /* may quote the input */
             snprintf(err, errlen, "%.1000s:%zu: not JSON: %s", path, lineno, je.text);
             rc = LL_E_INVAL;
             break;
@@ -539,9 +538,8 @@ static int built_load(const char *dir, struct built *b)
     sweep_settings_init(&b->sw.set);
     snprintf(path, sizeof path, "%s/run.json", dir);
     json_error_t je;
-    b->sw.run = json_load_file(path, 0, &je);
+    b->sw.run = ll_json_load_file(path, 0, &je);
     if (!b->sw.run) {
-        ll_printable(je.text, sizeof je.text, je.text, sizeof je.text); /* may quote the input */
         ll_errorf("%s: %s", path, je.text);
         return -1;
     }

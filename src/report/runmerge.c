@@ -30,6 +30,7 @@
 #include "measure/verdict.h"
 #include "sweep/sweep.h"
 #include "sweep/sweep_json.h"
+#include "util/json.h"
 #include "util/util.h"
 
 double rm_jnum(const json_t *o, const char *a, const char *b)
@@ -56,9 +57,9 @@ static json_t *load_json(const char *dir, const char *name, char *err, size_t er
     char path[4200];
     json_error_t je;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_t *j = json_load_file(path, 0, &je);
+    json_t *j = ll_json_load_file(path, 0, &je);
     if (!j)
-        ll_printable(je.text, sizeof je.text, err, errlen); /* may quote the input */
+        snprintf(err, errlen, "%s", je.text);
     return j;
 }
 

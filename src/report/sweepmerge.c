@@ -27,6 +27,7 @@
 #include "measure/verdict.h"
 #include "sweep/sweep.h"
 #include "sweep/sweep_json.h"
+#include "util/json.h"
 #include "util/util.h"
 
 /* ---- sweeps ------------------------------------------------------------- */
@@ -121,10 +122,8 @@ static int steps_read_part(struct msteps *ms, const struct part *p, int metrics)
     while (rc == 0 && (got = getline(&line, &cap, f)) > 0) {
         lineno++;
         json_error_t je;
-        json_t *o = json_loadb(line, (size_t)got, 0, &je);
+        json_t *o = ll_json_loadb(line, (size_t)got, 0, &je);
         if (!o) {
-            ll_printable(je.text, sizeof je.text, je.text,
-                         sizeof je.text); /* may quote the input */
             ll_errorf("merge: %s:%zu: not JSON: %s", path, lineno, je.text);
             rc = -1;
             break;

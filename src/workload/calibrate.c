@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json.h"
 #include "util/util.h"
 #include "workload/jsonfile.h"
 
@@ -173,10 +174,9 @@ int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t er
         return LL_E_INVAL;
     }
     json_error_t je;
-    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *j = ll_json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     free(text);
     if (!j) {
-        ll_printable(je.text, sizeof je.text, je.text, sizeof je.text); /* may quote the input */
         snprintf(err, errlen, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column, je.text);
         return LL_E_INVAL;
     }

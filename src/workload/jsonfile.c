@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "decode/jscan.h"
+#include "util/json.h"
 #include "util/util.h"
 
 int jsonfile_read_all(const char *path, size_t max_bytes, char **out,
@@ -203,9 +204,7 @@ void jsonfile_json_error(const char *name, unsigned long first_line,
                        const char *text, size_t len, char *err, size_t errlen)
 {
     json_error_t jerr;
-    char msg[JSON_ERROR_TEXT_LENGTH];
-    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
-                           &jerr);
+    json_t *j = ll_json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (j) {
         json_decref(j);
         snprintf(err, errlen, "%s:%lu: invalid JSON (nested more than %d deep, "
@@ -213,11 +212,9 @@ void jsonfile_json_error(const char *name, unsigned long first_line,
                  JSCAN_DEFAULT_DEPTH);
         return;
     }
-    /* jansson's message may quote raw input (newlines, any bytes). */
-    ll_printable(jerr.text, sizeof jerr.text, msg, sizeof(msg));
     snprintf(err, errlen, "%s:%lu:%d: invalid JSON: %s", name,
              first_line + (unsigned long)(jerr.line > 1 ? jerr.line - 1 : 0),
-             jerr.column > 0 ? jerr.column : 1, msg);
+             jerr.column > 0 ? jerr.column : 1, jerr.text);
 }
 
 int jsonfile_json_members(const char *name, unsigned long line,

@@ -1,5 +1,6 @@
 /* Unit tests for util.c: strict parsing of numbers and durations. */
 #include "test.h"
+#include "util/json.h"
 #include "util/spawn.h"
 #include "util/util.h"
 #include <jansson.h>
@@ -422,6 +423,18 @@ static void test_printable(void **state)
     char in[] = "x\r\ny";
     ll_printable(in, sizeof in, in, sizeof in);
     assert_string_equal(in, "x??y");
+
+    /* jansson quotes the input up to the bad byte; ours is one line. */
+    static const char bad[] = "{\"a\\\n\n\"b\":1}";
+    json_error_t je;
+    assert_null(json_loadb(bad, sizeof bad - 1, 0, &je));
+    assert_non_null(strchr(je.text, '\n')); /* the premise */
+    assert_null(ll_json_loadb(bad, sizeof bad - 1, 0, &je));
+    assert_null(strchr(je.text, '\n'));
+    assert_non_null(strstr(je.text, "invalid escape near '\"a\\?'"));
+    json_t *j = ll_json_loadb("{\"a\":1}", 7, 0, &je);
+    assert_non_null(j);
+    json_decref(j);
 }
 
 /* A path after a base: the base's trailing slashes off, nothing else. */
