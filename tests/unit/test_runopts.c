@@ -281,7 +281,7 @@ static void test_parse(void **state)
     assert_int_equal(p.o.n_headers, 1);
     assert_int_equal(p.o.no_stream, 1);
     assert_string_equal(p.own.own, "v");
-    assert_string_equal(p.own.value, "w");
+    assert_string_equal(p.own.value, "w"); /* "--val", a unique prefix (docs/run.md) */
     assert_int_equal(p.own.on, 1);
     assert_int_equal(p.first, 10); /* getopt_long moved the operand after the flags */
 
