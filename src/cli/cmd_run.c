@@ -137,7 +137,7 @@ static void run_usage(FILE *f)
         "  --dump-schedule FILE     write the open-loop schedule as JSONL\n"
         "  --dry-run                with --dump-schedule: write it and send nothing\n"
         "  --max-line BYTES         longest SSE line accepted (default 262144)\n"
-        "  --quiet                  no progress line\n"
+        "  --quiet                  no progress line and no notes (warnings still print)\n"
         "  --tag KEY=VALUE          what was measured (repeatable: engine=vllm-0.11.2 gpu=H100);\n"
         "                           run.json's tags, beside the server's own account (contract)\n"
         "  --slo ttft=D,tpot=D,e2e=D  thresholds for goodput (ok and every threshold met)\n"
