@@ -816,6 +816,16 @@ int report_build_dir(const char *dir, FILE *out)
         return runmerge_rebuild(dir, out);
     if (built_load(dir, &b) != 0)
         goto out;
+    if (b.sw.n_steps == 0) {
+        /* Cut during its capacity probe (or dead before its first step):
+         * a summary from nothing would claim every rate was run. */
+        ll_errorf("no step could be judged: %s/steps.jsonl holds no step (the sweep stopped "
+                  "before its first step began); nothing to report, the directory is left as "
+                  "it is",
+                  dir);
+        rc = LL_EXIT_FAIL;
+        goto out;
+    }
     built_analyse(&b);
     if (out)
         built_print(&b, out);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "test.h"
@@ -160,11 +161,44 @@ static void test_report_emptied_records(void **state)
     free(tmp);
 }
 
+/* A sweep cut during its capacity probe leaves a steps.jsonl with no step:
+ * report exits 1 with one line, and writes nothing (it said "stopped:
+ * every rate was run", exit 0, over an empty table). */
+static void test_report_no_steps(void **state)
+{
+    char *tmp = fixture_copy("sweep-classes", "steps.jsonl"), dst[800];
+    snprintf(dst, sizeof dst, "%s/summary.json", tmp);
+    harness_write_file(dst, "{\"kept\": true}\n");
+    const char *args[] = {"report", tmp, NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(args, 60, &status, &out, &err), 0);
+    assert_int_equal(status, 1);
+    char want[900];
+    snprintf(want, sizeof want,
+             "llmload: no step could be judged: %s/steps.jsonl holds no step (the sweep "
+             "stopped before its first step began); nothing to report, the directory is left "
+             "as it is\n",
+             tmp);
+    assert_string_equal(err, want);
+    assert_string_equal(out, "");
+    char *sum = harness_read_file(dst, NULL);
+    assert_string_equal(sum, "{\"kept\": true}\n");
+    free(sum);
+    snprintf(dst, sizeof dst, "%s/report.html", tmp);
+    assert_int_not_equal(access(dst, F_OK), 0);
+    free(out);
+    free(err);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report_sweep_classes),
         cmocka_unit_test(test_report_emptied_records),
+        cmocka_unit_test(test_report_no_steps),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }
