@@ -165,10 +165,11 @@ static void demo_check_values(const struct demo_opts *d)
                       d->step);
     if (ll_parse_duration_ns(d->warmup, LL_NS_PER_SEC, &ns) != 0)
         ll_usage_fail("--warmup: expected a duration (e.g. 1s), got \"%s\"", d->warmup);
-    if (oai_api_from_name(d->api) < 0)
-        ll_usage_fail("--api: expected openai-chat, openai-completions, anthropic-messages or "
-                      "openai-responses, got \"%s\"",
-                      d->api);
+    if (oai_api_from_name(d->api) < 0) {
+        char names[256];
+        oai_api_list(names, sizeof names);
+        ll_usage_fail("--api: expected %s, got \"%s\"", names, d->api);
+    }
     if (oai_api_from_name(d->api) == OAI_API_EMBEDDINGS)
         ll_usage_fail("--api: the demo judges TTFT and TPOT, which openai-embeddings does not "
                       "have; sweep it with llmload sim and llmload sweep --api "

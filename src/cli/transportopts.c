@@ -295,12 +295,11 @@ int runopts_transport(const struct run_opts *o, uint64_t seed, struct run_config
     tc->api = OAI_API_CHAT;
     if (o->api) {
         int a = oai_api_from_name(o->api);
-        if (a < 0)
-            return runopts_errf(err, errlen,
-                                "--api: expected openai-chat, "
-                                "openai-completions, anthropic-messages, openai-responses or "
-                                "openai-embeddings, got \"%s\"",
-                                o->api);
+        if (a < 0) {
+            char names[256];
+            oai_api_list(names, sizeof names);
+            return runopts_errf(err, errlen, "--api: expected %s, got \"%s\"", names, o->api);
+        }
         tc->api = (enum oai_api)a;
     }
     if ((tc->api == OAI_API_ANTHROPIC || tc->api == OAI_API_RESPONSES) && o->calibrate)

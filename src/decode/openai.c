@@ -8,6 +8,7 @@
  * bench/decode.sh --instr counts it. */
 #include "decode/openai.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "decode/jcur.h"
@@ -45,6 +46,19 @@ int oai_api_from_name(const char *name)
         if (strcmp(name, apis[a].name) == 0 || strcmp(name, apis[a].shortname) == 0)
             return a;
     return -1;
+}
+
+void oai_api_list(char *buf, size_t len)
+{
+    size_t at = 0;
+    for (int a = 0; a < OAI_API_COUNT && at < len; a++) {
+        int n = snprintf(buf + at, len - at, "%s%s (%s)",
+                         a == 0                  ? ""
+                         : a + 1 < OAI_API_COUNT ? ", "
+                                                 : " or ",
+                         apis[a].name, apis[a].shortname);
+        at += n > 0 ? (size_t)n : 0;
+    }
 }
 
 const char *oai_api_path(enum oai_api api)

@@ -36,6 +36,10 @@ const char *oai_api_name(enum oai_api api);
  * anything else. */
 int oai_api_from_name(const char *name);
 
+/* Every name oai_api_from_name takes, for an error message, into buf:
+ * "openai-chat (chat), ... or openai-embeddings (embeddings)". */
+void oai_api_list(char *buf, size_t len);
+
 /* The path of an API's endpoint under the base URL: "/chat/completions",
  * "/completions", "/messages", "/responses", "/embeddings". Static
  * string. */

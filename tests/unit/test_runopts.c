@@ -370,8 +370,9 @@ static void test_config_errors(void **state)
         const char *want;
     } bad[] = {
         {{.api = "nope"},
-         "--api: expected openai-chat, openai-completions, anthropic-messages, "
-         "openai-responses or openai-embeddings, got \"nope\""},
+         "--api: expected openai-chat (chat), openai-completions (completions), "
+         "anthropic-messages (messages), openai-responses (responses) or openai-embeddings "
+         "(embeddings), got \"nope\""},
         {{.batch = "4"}, "--batch: inputs per request go with --api openai-embeddings"},
         {{.api = "openai-embeddings", .batch = "uniform:1,3000"},
          "--batch: at most 2048 inputs a request; give a bounded DIST (N, uniform:A,B or "
