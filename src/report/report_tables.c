@@ -239,7 +239,9 @@ static void report_row_lead(struct strbuf *b, const struct report_step *s, size_
 
 /* Row of class k at step i of table#classes (the class is present there):
  * italic for the recovery step; its failures, an attainment under the
- * target and a missed SLO in red. */
+ * target and a missed SLO in red. A load step that scheduled no request
+ * of the class says "no request", not "ok": its slo_pass is true only
+ * because nothing failed, and the class's capacity leaves it out. */
 static void report_class_row(struct strbuf *b, const struct report *r, size_t i, size_t k)
 {
     const struct report_step *s = &r->steps[i];
@@ -261,8 +263,11 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
     report_td_ns(b, cs->tpot_ns[REPORT_P99], 1e6, ok);
     report_td_ns(b, cs->e2e_ns[REPORT_P50], 1e9, ok);
     report_td_ns(b, cs->e2e_ns[REPORT_P99], 1e9, ok);
-    strbuf_printf(b, "<td class=\"l%s\">%s</td></tr>\n", cs->pass ? "" : " bad",
-                  s->recovery ? "recovery" : cs->pass ? "ok" : "SLO miss");
+    const char *verdict = s->recovery          ? "recovery"
+                          : cs->scheduled == 0 ? "no request"
+                          : cs->pass           ? "ok"
+                                               : "SLO miss";
+    strbuf_printf(b, "<td class=\"l%s\">%s</td></tr>\n", cs->pass ? "" : " bad", verdict);
 }
 
 /* Each class's SLO capacity in words, then one row per step and class. */
