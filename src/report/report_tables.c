@@ -200,7 +200,8 @@ void report_cold_table(struct strbuf *b, const struct report *r)
 
 /* ul.classcap: each class's name, its SLO (its own or the sweep's) and its
  * SLO capacity in words (marked as a lower bound when no step failed for
- * it). */
+ * it; "not found" with the reason when no step sent it, where "not
+ * reached" would say it failed at the lowest rate). */
 static void report_class_caps(struct strbuf *b, const struct report *r)
 {
     strbuf_puts(b, "<ul class=\"classcap\">\n");
@@ -220,6 +221,8 @@ static void report_class_caps(struct strbuf *b, const struct report *r)
                 strbuf_puts(b, "\xE2\x89\xA5 ");
             report_put_value(b, c->capacity_rps);
             strbuf_puts(b, " req/s");
+        } else if (c->never_sent) {
+            strbuf_puts(b, "not found (no step had a request of it)");
         } else {
             strbuf_puts(b, "not reached");
         }

@@ -783,6 +783,13 @@ static void test_classes_section(void **state)
     const char *v = strstr(row, ">no request</td>");
     assert_true(v != NULL && v < end);
     free(doc);
+    /* A class no step sent has no capacity, and did not fail to reach one. */
+    cls[1].capacity_rps = 0;
+    cls[1].never_sent = 1;
+    doc = render(&f.r);
+    assert_non_null(strstr(doc, "<b>long</b> (ttft=1s, its own): SLO capacity not found (no "
+                                "step had a request of it)</li>"));
+    free(doc);
 }
 
 static void test_escaping(void **state)
