@@ -579,8 +579,11 @@ static void put_class(const struct sweep_class_finding *cf, char *buf, size_t le
         put_next_step(buf, len, at, cf->next_fails, cf->next_fail_rps, cf->next_fail_reason,
                       "no step failed for it");
     } else if (cf->next_fails) {
-        put(buf, len, at, "%s not found: the lowest step %.4g req/s already fails: %s\n", cwhat,
-            cf->next_fail_rps, cf->next_fail_reason);
+        /* Steps below it that sent none of the class were run: it is the
+         * lowest of those that did, not the lowest step. */
+        put(buf, len, at, "%s not found: the lowest step%s %.4g req/s already fails: %s\n", cwhat,
+            cf->n_unmeasured ? " with a request of it," : "", cf->next_fail_rps,
+            cf->next_fail_reason);
     } else if (cf->n_unmeasured) {
         put(buf, len, at, "%s not found (no step had a request of it)\n", cwhat);
     } else {

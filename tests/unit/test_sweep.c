@@ -1353,6 +1353,22 @@ static void test_class_unmeasured(void **state)
     json_decref(sum);
     json_decref(run);
 
+    /* long absent at 2, failing from 4: no capacity, and 4 is the lowest
+     * step with a request of it, not the lowest step. */
+    static const uint64_t tl_late[4] = {0, 250, 250, 250};
+    for (int i = 0; i < 4; i++) {
+        sweep_step_free(&steps[i]);
+        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl_late[i], 1, &set);
+    }
+    class_findings(steps, 4, &set, pts, fd);
+    assert_false(lo->capacity_found);
+    ASSERT_NEAR(lo->next_fail_rps, 4, 0);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "class long: SLO capacity not found: the lowest step with a "
+                                 "request of it, 4 req/s already fails: attainment 0.0% < 99%\n"
+                                 "class long, no request of it in the window (not judged): 2 "
+                                 "req/s; its capacity rests on the other steps\n"));
+
     /* long never sent: no capacity, and the findings say why. */
     for (int i = 0; i < 4; i++) {
         sweep_step_free(&steps[i]);
