@@ -200,7 +200,8 @@ void report_cold_table(struct strbuf *b, const struct report *r)
 
 /* ul.classcap: each class's name, its SLO (its own or the sweep's) and its
  * SLO capacity in words (marked as a lower bound when no step failed for
- * it). */
+ * it; "not found" with the reason when no step sent it, where "not
+ * reached" would say it failed at the lowest rate). */
 static void report_class_caps(struct strbuf *b, const struct report *r)
 {
     strbuf_puts(b, "<ul class=\"classcap\">\n");
@@ -220,6 +221,8 @@ static void report_class_caps(struct strbuf *b, const struct report *r)
                 strbuf_puts(b, "\xE2\x89\xA5 ");
             report_put_value(b, c->capacity_rps);
             strbuf_puts(b, " req/s");
+        } else if (c->never_sent) {
+            strbuf_puts(b, "not found (no step had a request of it)");
         } else {
             strbuf_puts(b, "not reached");
         }
@@ -239,7 +242,9 @@ static void report_row_lead(struct strbuf *b, const struct report_step *s, size_
 
 /* Row of class k at step i of table#classes (the class is present there):
  * italic for the recovery step; its failures, an attainment under the
- * target and a missed SLO in red. */
+ * target and a missed SLO in red. A load step that scheduled no request
+ * of the class says "no request", not "ok": its slo_pass is true only
+ * because nothing failed, and the class's capacity leaves it out. */
 static void report_class_row(struct strbuf *b, const struct report *r, size_t i, size_t k)
 {
     const struct report_step *s = &r->steps[i];
@@ -261,8 +266,11 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
     report_td_ns(b, cs->tpot_ns[REPORT_P99], 1e6, ok);
     report_td_ns(b, cs->e2e_ns[REPORT_P50], 1e9, ok);
     report_td_ns(b, cs->e2e_ns[REPORT_P99], 1e9, ok);
-    strbuf_printf(b, "<td class=\"l%s\">%s</td></tr>\n", cs->pass ? "" : " bad",
-                  s->recovery ? "recovery" : cs->pass ? "ok" : "SLO miss");
+    const char *verdict = s->recovery          ? "recovery"
+                          : cs->scheduled == 0 ? "no request"
+                          : cs->pass           ? "ok"
+                                               : "SLO miss";
+    strbuf_printf(b, "<td class=\"l%s\">%s</td></tr>\n", cs->pass ? "" : " bad", verdict);
 }
 
 /* Each class's SLO capacity in words, then one row per step and class. */

@@ -557,7 +557,8 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
 #define SWEEP_MAX_UNKNOWN 8
 
 /* One traffic class's findings: its SLO capacity, found over the points
- * as the sweep's (a point passes for the class when every repeat does),
+ * as the sweep's (a point passes for the class when every judged repeat
+ * with a request of it passes, or a --confirm re-run with one does),
  * and its p99 latencies at the sweep's SLO capacity. Pointers borrow from
  * the steps. */
 struct sweep_class_finding {

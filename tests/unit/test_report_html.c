@@ -772,6 +772,24 @@ static void test_classes_section(void **state)
     doc = render(&f.r);
     assert_non_null(strstr(doc, "<dt>SLO</dt><dd>each class's own (By traffic class)</dd>"));
     free(doc);
+    /* A step that sent long no request: its row says so, not "ok" (its
+     * pass flag is only "nothing failed"). */
+    cs[1][0] = (struct report_class_step){.present = 1, .pass = 1};
+    doc = render(&f.r);
+    const char *row = strstr(doc, "<td class=\"l\">long</td><td>0</td>");
+    assert_non_null(row);
+    const char *end = strstr(row, "</tr>");
+    assert_non_null(end);
+    const char *v = strstr(row, ">no request</td>");
+    assert_true(v != NULL && v < end);
+    free(doc);
+    /* A class no step sent has no capacity, and did not fail to reach one. */
+    cls[1].capacity_rps = 0;
+    cls[1].never_sent = 1;
+    doc = render(&f.r);
+    assert_non_null(strstr(doc, "<b>long</b> (ttft=1s, its own): SLO capacity not found (no "
+                                "step had a request of it)</li>"));
+    free(doc);
 }
 
 static void test_escaping(void **state)

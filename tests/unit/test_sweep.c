@@ -1353,6 +1353,22 @@ static void test_class_unmeasured(void **state)
     json_decref(sum);
     json_decref(run);
 
+    /* long absent at 2, failing from 4: no capacity, and 4 is the lowest
+     * step with a request of it, not the lowest step. */
+    static const uint64_t tl_late[4] = {0, 250, 250, 250};
+    for (int i = 0; i < 4; i++) {
+        sweep_step_free(&steps[i]);
+        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl_late[i], 1, &set);
+    }
+    class_findings(steps, 4, &set, pts, fd);
+    assert_false(lo->capacity_found);
+    ASSERT_NEAR(lo->next_fail_rps, 4, 0);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "class long: SLO capacity not found: the lowest step with a "
+                                 "request of it, 4 req/s already fails: attainment 0.0% < 99%\n"
+                                 "class long, no request of it in the window (not judged): 2 "
+                                 "req/s; its capacity rests on the other steps\n"));
+
     /* long never sent: no capacity, and the findings say why. */
     for (int i = 0; i < 4; i++) {
         sweep_step_free(&steps[i]);
@@ -1370,6 +1386,51 @@ static void test_class_unmeasured(void **state)
     for (int i = 0; i < 4; i++)
         sweep_step_free(&steps[i]);
     free(fd);
+}
+
+/* --confirm with classes: long fails 4 req/s (TTFT 250 ms over its own
+ * 200 ms) below 6, which passes; the re-run of 4 passes (80 ms), so the
+ * sweep counts 4 as passing (disputed) and so must long: its capacity is
+ * 6 (no step failed for it), not 2 with 4 "failing". A re-run failing
+ * too confirms long's failure at 4. */
+static void test_class_confirm(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    static const double rates[4] = {2, 4, 6, 4};
+    for (int rerun_fails = 0; rerun_fails < 2; rerun_fails++) {
+        const uint64_t tl[4] = {80, 250, 80, rerun_fails ? 250 : 80};
+        struct sweep_step steps[4];
+        struct sweep_point pts[4];
+        struct sweep_findings *fd = calloc(1, sizeof *fd);
+        assert_non_null(fd);
+        for (int i = 0; i < 4; i++)
+            make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl[i], 1, &set);
+        steps[3].f.confirm = 1;
+        steps[3].f.repeat = 1;
+        assert_false(steps[1].classes[1].slo_pass); /* the premise */
+        size_t np = class_findings(steps, 4, &set, pts, fd);
+        assert_int_equal(np, 3);
+        const struct sweep_class_finding *lo = &fd->classes[1];
+        if (!rerun_fails) {
+            assert_true(pts[1].disputed);
+            ASSERT_NEAR(fd->capacity_rps, 6, 0);
+            assert_true(lo->capacity_found);
+            ASSERT_NEAR(lo->capacity_rps, 6, 0);
+            assert_false(lo->next_fails);
+            assert_true(lo->none_failed);
+        } else {
+            assert_true(pts[1].confirmed_fail);
+            ASSERT_NEAR(lo->capacity_rps, 2, 0);
+            assert_true(lo->next_fails);
+            ASSERT_NEAR(lo->next_fail_rps, 4, 0);
+            assert_non_null(strstr(lo->next_fail_reason, "attainment"));
+        }
+        for (int i = 0; i < 4; i++)
+            sweep_step_free(&steps[i]);
+        free(fd);
+    }
 }
 
 /* summary.json's steps[].classes and findings.classes; a sweep without
@@ -1903,5 +1964,6 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
           CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
           CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
+          cmocka_unit_test(test_first_with_parts))
