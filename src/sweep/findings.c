@@ -1,5 +1,5 @@
 /* findings.c: the sweep's findings (see sweep.h): the SLO capacity over
- * the points, per traffic class too, the knee, headroom, forecast, cost,
+ * the points (per traffic class: classfind.c), the knee, headroom, forecast, cost,
  * recovery and drain, the first limit the server reached (from the
  * server figures joined to each step and the client's latencies), and the
  * findings in words (the rules in words are in docs/sweep.md). */
@@ -11,114 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sweep/classfind.h"
 #include "sweep/fit.h"
 #include "util/util.h"
-
-/* Class name's verdict at the point of offered rate rps: 0 when a judged
- * repeat with a request of the class fails for it (*reason gets that
- * repeat's reason), 1 when at least one such repeat exists and every one
- * passes, -1 when none exists: no judged repeat scheduled a request of the
- * class in its window, so the point says nothing of it (a step passes a
- * class it never sent; the capacity must not rest on that). A failure
- * outweighed by a passing re-run (--confirm) with a request of the class
- * passes, as the point does (sweep_points_build): the sweep must not count
- * the rate as passing while the class that failed it there stops. */
-static int class_point_verdict(const struct sweep_step *steps, size_t n, const char *name,
-                               double rps, const char **reason)
-{
-    int measured = 0, failed = 0, rerun_passed = 0;
-    *reason = "";
-    for (size_t j = 0; j < n; j++) {
-        if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
-            continue;
-        int k = sweep_step_class_find(&steps[j], name);
-        if (k < 0 || !sweep_step_judged(&steps[j]) || steps[j].classes[k].stats.scheduled == 0)
-            continue;
-        measured = 1;
-        if (steps[j].f.confirm)
-            rerun_passed |= steps[j].classes[k].slo_pass;
-        if (!steps[j].classes[k].slo_pass && !failed) {
-            *reason = steps[j].classes[k].fail_reason;
-            failed = 1;
-        }
-    }
-    if (failed && !rerun_passed)
-        return 0;
-    *reason = "";
-    return measured ? 1 : -1;
-}
-
-/* The per-class findings (out->classes), over the points in offered order
- * (ord); the sweep's own capacity is already in out. */
-static void class_findings(const struct sweep_step *steps, size_t n,
-                           const struct sweep_point *points, const size_t *ord, size_t n_points,
-                           struct sweep_findings *out)
-{
-    const struct sweep_step *first = sweep_first_with_classes(steps, n);
-    if (!first)
-        return;
-    out->n_classes = LL_MIN(first->f.n_classes, (size_t)SWEEP_MAX_CLASSES);
-    for (size_t k = 0; k < out->n_classes; k++) {
-        struct sweep_class_finding *cf = &out->classes[k];
-        cf->name = first->f.classes[k].name;
-        cf->slo = first->classes[k].slo;
-        cf->have_slo = first->classes[k].have_slo;
-        cf->own_slo = slo_is_set(&first->f.classes[k].own_slo);
-        cf->next_fail_reason = "";
-        /* Up the points: the last one passing for the class below the
-         * first failing, the points without a request of it left out. */
-        size_t first_fail = n_points, last_pass = n_points;
-        const char *why = "";
-        for (size_t i = 0; i < n_points; i++) {
-            double rps = points[ord[i]].offered_rps;
-            int v = class_point_verdict(steps, n, cf->name, rps, &why);
-            if (v < 0) {
-                if (cf->n_unmeasured < SWEEP_MAX_UNKNOWN)
-                    cf->unmeasured_rps[cf->n_unmeasured] = rps;
-                cf->n_unmeasured++;
-                continue;
-            }
-            if (v == 0) {
-                first_fail = i;
-                break;
-            }
-            last_pass = i;
-        }
-        if (last_pass < n_points) {
-            cf->capacity_found = 1;
-            cf->capacity_rps = points[ord[last_pass]].offered_rps;
-        }
-        if (first_fail < n_points) {
-            cf->next_fails = 1;
-            cf->next_fail_rps = points[ord[first_fail]].offered_rps;
-            cf->next_fail_reason = why;
-        } else {
-            cf->none_failed = cf->capacity_found;
-        }
-        if (!out->capacity_found)
-            continue;
-        double rps = points[out->capacity_point].offered_rps, ttft = 0, tpot = 0;
-        uint32_t m = 0, mt = 0;
-        for (size_t j = 0; j < n; j++) {
-            if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
-                continue;
-            int c = sweep_step_class_find(&steps[j], cf->name);
-            if (c < 0 || steps[j].classes[c].stats.by_kind[REC_OK] == 0)
-                continue;
-            ttft += (double)steps[j].classes[c].ttft_ns[3];
-            m++;
-            if (hist_count(steps[j].classes[c].stats.tpot)) {
-                tpot += (double)steps[j].classes[c].tpot_ns[3];
-                mt++;
-            }
-        }
-        if (m) {
-            cf->at_capacity = 1;
-            cf->ttft_p99_at_capacity_ns = (uint64_t)llround(ttft / m);
-            cf->tpot_p99_at_capacity_ns = mt ? (uint64_t)llround(tpot / mt) : 0;
-        }
-    }
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -319,7 +214,7 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         out->capacity_coarse |= between_pass_and_fail(out, out->empty_rps[i]);
     if (out->have_cut)
         out->capacity_coarse |= between_pass_and_fail(out, out->cut_rps);
-    class_findings(steps, n, points, ord, n_points, out);
+    sweep_class_findings(steps, n, points, ord, n_points, out);
     free(ord);
 
     double *x = ll_malloc((n + 1) * sizeof *x), *y = ll_malloc((n + 1) * sizeof *y);
