@@ -98,6 +98,18 @@ static int between_pass_and_fail(const struct sweep_findings *out, double u)
            u < out->next_fail_rps;
 }
 
+/* Whether a rate below rps was run but not judged (INVALID, empty or cut
+ * short): then the lowest failing step is the lowest judged one, not the
+ * lowest step. The kept unknown rates are the lowest (offered order). */
+static int unjudged_below(const struct sweep_findings *fd, double rps)
+{
+    if (fd->n_unknown && fd->unknown_rps[0] < rps)
+        return 1;
+    if (fd->n_empty && fd->empty_rps[0] < rps)
+        return 1;
+    return fd->have_cut && fd->cut_rps < rps;
+}
+
 /* The steps whose replicas showed a routing imbalance (--prometheus),
  * in run order, into out->routing_*. */
 static void routing_findings(const struct sweep_step *steps, size_t n, struct sweep_findings *out)
@@ -318,8 +330,9 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
         put_next_step(buf, len, at, fd->next_fails, fd->next_fail_rps, fd->next_fail_reason,
                       "no step failed: the capacity is at least this");
     } else if (fd->next_fails) {
-        put(buf, len, at, "%s: not found: the lowest step %.4g req/s already fails: %s\n", what,
-            fd->next_fail_rps, fd->next_fail_reason);
+        put(buf, len, at, "%s: not found: the lowest %sstep %.4g req/s already fails: %s\n", what,
+            unjudged_below(fd, fd->next_fail_rps) ? "judged " : "", fd->next_fail_rps,
+            fd->next_fail_reason);
     } else if (fd->n_unknown || fd->have_cut || fd->n_empty) {
         put(buf, len, at, "%s: not found: no step could be judged\n", what);
     } else {
@@ -460,7 +473,8 @@ static void put_short(const struct sweep_findings *fd, const struct sweep_settin
 }
 
 /* One traffic class's line of the findings text. */
-static void put_class(const struct sweep_class_finding *cf, char *buf, size_t len, size_t *at)
+static void put_class(const struct sweep_findings *fd, const struct sweep_class_finding *cf,
+                      char *buf, size_t len, size_t *at)
 {
     char cslo[96] = "";
     if (cf->have_slo)
@@ -474,9 +488,11 @@ static void put_class(const struct sweep_class_finding *cf, char *buf, size_t le
         put_next_step(buf, len, at, cf->next_fails, cf->next_fail_rps, cf->next_fail_reason,
                       "no step failed for it");
     } else if (cf->next_fails) {
-        /* Steps below it that sent none of the class were run: it is the
-         * lowest of those that did, not the lowest step. */
-        put(buf, len, at, "%s not found: the lowest step%s %.4g req/s already fails: %s\n", cwhat,
+        /* Steps below it that sent none of the class, or that could not
+         * be judged, were run: it is the lowest of the others, not the
+         * lowest step. */
+        put(buf, len, at, "%s not found: the lowest %sstep%s %.4g req/s already fails: %s\n", cwhat,
+            unjudged_below(fd, cf->next_fail_rps) ? "judged " : "",
             cf->n_unmeasured ? " with a request of it," : "", cf->next_fail_rps,
             cf->next_fail_reason);
     } else if (cf->n_unmeasured) {
@@ -531,7 +547,7 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
     if (fd->n_short)
         put_short(fd, set, buf, len, &at);
     for (size_t k = 0; k < fd->n_classes; k++)
-        put_class(&fd->classes[k], buf, len, &at);
+        put_class(fd, &fd->classes[k], buf, len, &at);
     for (size_t k = 0; k < fd->n_endpoints; k++)
         put_endpoint(&fd->endpoints[k], buf, len, &at);
     for (size_t k = 0; k < fd->n_routing && k < SWEEP_MAX_UNKNOWN; k++)

@@ -623,6 +623,27 @@ static void test_findings_skip_invalid(void **state)
     assert_null(strstr(s->text, "the capacity lies between"));
 }
 
+/* An INVALID rate below the first failing one, with none passing: that
+ * rate is the lowest judged step, not the lowest step (2 req/s ran, was
+ * not judged; 4 fails). With the unknown rate above, it is the lowest. */
+static void test_findings_lowest_judged(void **state)
+{
+    struct search *s = *state;
+    s->set.slo.ttft_ns = 50 * MS;
+    search_run(s, 2, (double[]){2, 4}, (uint64_t[]){20, 400}, (uint64_t[]){40 * MS, 0});
+    assert_true(s->pts[0].unknown);
+    assert_false(s->fd.capacity_found);
+    ASSERT_NEAR(s->fd.next_fail_rps, 4, 0);
+    assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest judged step 4 req/s "
+                                    "already fails: "));
+    assert_non_null(strstr(s->text, "not judged: 2 req/s (INVALID: "));
+    for (size_t i = 0; i < s->n; i++)
+        sweep_step_free(&s->steps[i]);
+    search_run(s, 2, (double[]){2, 4}, (uint64_t[]){400, 20}, (uint64_t[]){0, 40 * MS});
+    assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest step 2 req/s already "
+                                    "fails: "));
+}
+
 /* An unknown rate between the last passing and the first failing one
  * brackets the capacity more coarsely: 6 passes, 8 could not be judged
  * and 10 fails; the capacity is somewhere in 6-10, and the sweep is not
@@ -1369,6 +1390,21 @@ static void test_class_unmeasured(void **state)
                                  "class long, no request of it in the window (not judged): 2 "
                                  "req/s; its capacity rests on the other steps\n"));
 
+    /* long failing everywhere, 2 req/s INVALID: 4 is the lowest judged
+     * step, not the lowest step (and not a rate that missed it). */
+    static const uint64_t tl_all[4] = {250, 250, 250, 250};
+    for (int i = 0; i < 4; i++) {
+        sweep_step_free(&steps[i]);
+        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl_all[i], 1, &set);
+    }
+    steps[0].invalid = 1;
+    class_findings(steps, 4, &set, pts, fd);
+    assert_int_equal(lo->n_unmeasured, 0);
+    ASSERT_NEAR(lo->next_fail_rps, 4, 0);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "class long: SLO capacity not found: the lowest judged step 4 "
+                                 "req/s already fails: attainment 0.0% < 99%\n"));
+
     /* long never sent: no capacity, and the findings say why. */
     for (int i = 0; i < 4; i++) {
         sweep_step_free(&steps[i]);
@@ -1956,14 +1992,14 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_cost_forecast), cmocka_unit_test(test_step_figures),
           cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
           cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
-          SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_capacity_coarse),
-          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
-          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
-          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
-          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
-          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
-          cmocka_unit_test(test_first_with_parts))
+          SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_lowest_judged),
+          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
+          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
+          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
+          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
+          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_confirm),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
