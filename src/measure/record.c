@@ -9,6 +9,7 @@
 #include "measure/record.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -424,6 +425,49 @@ out:
     return rc;
 }
 
+/* Where a record stood: its step (+1; 0 outside a sweep), id and line. */
+struct seen_line {
+    uint64_t id;
+    uint32_t step;
+    uint32_t line;
+};
+
+static int seen_cmp(const void *a, const void *b)
+{
+    const struct seen_line *x = a, *y = b;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* A request's line twice in one file (a file appended to another, a
+ * copy's lines pasted in) would count it twice in every figure: the
+ * first repeat, by line, into err. 0 when every (step, id) is once. */
+static int repeated_record(struct seen_line *s, size_t n, const char *path, char *err,
+                           size_t errlen)
+{
+    if (n < 2)
+        return 0;
+    qsort(s, n, sizeof *s, seen_cmp);
+    const struct seen_line *hit = NULL;
+    for (size_t i = 1; i < n; i++)
+        if (s[i].step == s[i - 1].step && s[i].id == s[i - 1].id &&
+            (!hit || s[i].line < hit[1].line))
+            hit = &s[i - 1];
+    if (!hit)
+        return 0;
+    char step[32] = "";
+    if (hit->step)
+        snprintf(step, sizeof step, " of step %" PRIu32, hit->step - 1);
+    snprintf(err, errlen,
+             "%s:%" PRIu32 ": request id %" PRIu64 "%s again (first at line %" PRIu32
+             "): one line per request; was a file appended to another?",
+             path, hit[1].line, hit->id, step, hit->line);
+    return LL_E_INVAL;
+}
+
 int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *ud,
                      char *err, size_t errlen)
 {
@@ -434,7 +478,8 @@ int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *
     }
     int rc = 0;
     char *line = NULL;
-    size_t cap = 0, lineno = 0;
+    size_t cap = 0, lineno = 0, n_seen = 0, seen_cap = 0;
+    struct seen_line *seen = NULL;
     if (from && fseeko(f, (off_t)from, SEEK_SET) != 0) {
         snprintf(err, errlen, "%s: seek: %s", path, strerror(errno));
         rc = LL_E_IO;
@@ -453,12 +498,22 @@ int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *
             goto out;
         }
         cb(ud, &r);
+        if (n_seen == seen_cap) {
+            seen_cap = seen_cap ? 2 * seen_cap : 1024;
+            seen = ll_realloc(seen, seen_cap * sizeof *seen);
+        }
+        seen[n_seen++] = (struct seen_line){.id = r.id,
+                                            .step = (uint32_t)(r.step + 1),
+                                            .line = (uint32_t)LL_MIN(lineno, UINT32_MAX)};
     }
     if (ferror(f)) {
         snprintf(err, errlen, "%s: read: %s", path, strerror(errno));
         rc = LL_E_IO;
+    } else {
+        rc = repeated_record(seen, n_seen, path, err, errlen);
     }
 out:
+    free(seen);
     free(line);
     fclose(f);
     return rc;

@@ -134,9 +134,10 @@ typedef void record_read_cb(void *ud, const struct record *r);
 /* Read the requests.jsonl file at path from byte offset from (0 = the
  * start) to its end, calling cb(ud, r) for each record; blank lines are
  * skipped. Returns 0, or LL_E_IO (open, seek or read) / LL_E_INVAL (a line
- * that does not parse) with "path: reason" or "path:line: reason" in err
- * (line numbers count from the offset). Records before a bad line have
- * been passed to cb. */
+ * that does not parse, or one request's id, of one step, on two lines)
+ * with "path: reason" or "path:line: reason" in err (line numbers count
+ * from the offset). Records before a bad line have been passed to cb (a
+ * repeated one: every record). */
 int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *ud,
                      char *err, size_t errlen);
 

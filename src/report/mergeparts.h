@@ -37,6 +37,7 @@ struct ref {
     uint32_t len; /* bytes, without the newline */
     uint32_t part;
     uint32_t step; /* a sweep's: the record's "step" (0 in a run) */
+    uint32_t line; /* its line in that file, from 1 */
 };
 
 /* One traffic class of the merged run. */
@@ -125,10 +126,12 @@ int rm_run_finish(struct merge *m, const char *dir, int allow_partial, json_t *o
                   int hist_only, FILE *out);
 
 /* Pass 1: every line's id and place, over every part, sorted by
- * rm_ref_cmp (step, id, part). */
+ * rm_ref_cmp (step, id, part, line). Refuses (-1, said) a line that does
+ * not parse and a request there twice: in one part (its two lines named)
+ * or in two parts. */
 int rm_refs_read(struct merge *m);
 
-/* qsort order of struct ref: by step, then id. */
+/* qsort order of struct ref: by step, id, part, then line. */
 int rm_ref_cmp(const void *a, const void *b);
 
 /* The words of the incomplete line (m->incomplete, "" when complete). */

@@ -344,8 +344,12 @@ int rm_refs_read(struct merge *m)
                 cap = cap ? cap * 2 : 4096;
                 m->refs = ll_realloc(m->refs, cap * sizeof *m->refs);
             }
-            m->refs[m->n_refs++] = (struct ref){
-                .id = id, .off = at, .len = (uint32_t)len, .part = (uint32_t)i, .step = step};
+            m->refs[m->n_refs++] = (struct ref){.id = id,
+                                                .off = at,
+                                                .len = (uint32_t)len,
+                                                .part = (uint32_t)i,
+                                                .step = step,
+                                                .line = (uint32_t)LL_MIN(lineno, UINT32_MAX)};
             p->lines++;
         }
         fclose(f);
@@ -359,6 +363,29 @@ int rm_refs_read(struct merge *m)
     }
     if (m->n_refs > 1) /* qsort's base may not be NULL, even for none */
         qsort(m->refs, m->n_refs, sizeof *m->refs, rm_ref_cmp);
+    /* One request twice would count twice: in one part, a file appended
+     * to another; in two, shards that overlap. */
+    for (size_t i = 1; i < m->n_refs; i++) {
+        const struct ref *a = &m->refs[i - 1], *b = &m->refs[i];
+        if (a->step != b->step || a->id != b->id)
+            continue;
+        char step[32] = "";
+        if (m->sweep)
+            snprintf(step, sizeof step, " of step %" PRIu32, a->step);
+        if (a->part == b->part)
+            ll_errorf("%s: %s/requests.jsonl:%" PRIu32 ": request id %" PRIu64
+                      "%s again (first at line %" PRIu32
+                      "): one line per request; was a file appended to another?",
+                      m->rebuild ? "report" : "merge", m->parts[a->part].dir, b->line, a->id, step,
+                      a->line);
+        else if (m->sweep)
+            ll_errorf("merge: step %" PRIu32 " id %" PRIu64 " is in both %s and %s", a->step, a->id,
+                      m->parts[a->part].dir, m->parts[b->part].dir);
+        else
+            ll_errorf("merge: id %" PRIu64 " is in both %s and %s", a->id, m->parts[a->part].dir,
+                      m->parts[b->part].dir);
+        return -1;
+    }
     return 0;
 fail:
     free(line);
@@ -372,7 +399,9 @@ int rm_ref_cmp(const void *a, const void *b)
         return x->step < y->step ? -1 : 1;
     if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
-    return x->part < y->part ? -1 : x->part > y->part;
+    if (x->part != y->part)
+        return x->part < y->part ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
 }
 
 /* ---- what is missing --------------------------------------------------- */
@@ -660,14 +689,6 @@ static int merge_common(struct merge *m, const char *out_dir, int write_records,
     stats_init(&m->cold);
     if (rm_refs_read(m) != 0)
         return LL_EXIT_USAGE;
-    for (size_t i = 1; i < m->n_refs; i++) {
-        const struct ref *rf = &m->refs[i];
-        if (rf->id == rf[-1].id) {
-            ll_errorf("merge: id %" PRIu64 " is in both %s and %s", rf->id,
-                      m->parts[rf[-1].part].dir, m->parts[rf->part].dir);
-            return LL_EXIT_USAGE;
-        }
-    }
     const json_t *cfg = json_object_get(m->parts[0].run, "config");
     classes_init(m, cfg);
     endpoints_init(m);

@@ -235,14 +235,6 @@ int rm_sweep_merge(struct merge *m, const char *dir, int allow_partial, runmerge
     json_t *run = NULL;
     if (rm_refs_read(m) != 0)
         goto out;
-    for (size_t i = 1; i < m->n_refs; i++) {
-        const struct ref *rf = &m->refs[i];
-        if (rf->id == rf[-1].id && rf->step == rf[-1].step) {
-            ll_errorf("merge: step %u id %" PRIu64 " is in both %s and %s", (unsigned)rf->step,
-                      rf->id, m->parts[rf[-1].part].dir, m->parts[rf->part].dir);
-            goto out;
-        }
-    }
     /* The scraping shard (config.metrics_shard) gives the server's figures. */
     json_t *ms_k = json_object_get(json_object_get(m->parts[0].run, "config"), "metrics_shard");
     uint32_t metrics_shard = json_is_integer(ms_k) ? (uint32_t)json_integer_value(ms_k) : 0;

@@ -29,6 +29,7 @@
  *
  * All traffic is to 127.0.0.1, at most 60 requests/s; the file takes
  * about 75 s. */
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -471,6 +472,25 @@ static void test_partial_and_refusals(void **state)
         run_json_set(twin, 1, "shard", json_integer(1));
         const char *a[] = {"merge", sd[0], twin, "--out", m4, NULL};
         snprintf(line, sizeof line, "merge: id 0 is in both %s and %s", sd[0], twin);
+        harness_expect_usage(a, line);
+    }
+    {
+        /* shard 1 with its third line appended again: one request twice
+         * in one file, named by its two lines (it read "id N is in both
+         * X and X") */
+        char twice[600];
+        harness_tmp_path(twice, sizeof twice, "twice");
+        copy_dir(sd[1], twice);
+        snprintf(cmd, sizeof cmd, "cd '%s' && sed -n 3p requests.jsonl >> requests.jsonl", twice);
+        assert_int_equal(sh(cmd), 0);
+        struct harness_recs *tw = harness_requests_load(twice);
+        assert_int_equal(tw->n, 21);
+        const char *a[] = {"merge", sd[0], twice, "--out", m4, NULL};
+        snprintf(line, sizeof line,
+                 "merge: %s/requests.jsonl:21: request id %" PRIu64 " again (first at line 3): "
+                 "one line per request; was a file appended to another?",
+                 twice, (uint64_t)harness_ival_req(tw->items[2], "id"));
+        harness_recs_free(tw);
         harness_expect_usage(a, line);
     }
     {

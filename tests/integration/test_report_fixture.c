@@ -141,24 +141,32 @@ static void test_report_sweep_classes(void **state)
     check_fixture("sweep-classes");
 }
 
-/* The fixture with its requests.jsonl emptied: refused with one line
- * naming the file, and the summary.json already there is left as it is
- * (it was rewritten as an INVALID sweep that "the generator's own
- * lateness" spoiled). */
-static void test_report_emptied_records(void **state)
+/* `llmload report tmp` refused with one line naming want, the
+ * summary.json put there first left as it is; tmp removed and freed. */
+static void refused_keeps_summary(char *tmp, const char *want)
 {
-    char *tmp = fixture_copy("sweep-classes", "requests.jsonl"), dst[800];
+    char dst[800];
     snprintf(dst, sizeof dst, "%s/summary.json", tmp);
     harness_write_file(dst, "{\"kept\": true}\n");
     const char *args[] = {"report", tmp, NULL};
-    char want[900];
-    snprintf(want, sizeof want, "%s/requests.jsonl: empty, but steps.jsonl says", tmp);
     harness_expect_usage(args, want);
     char *sum = harness_read_file(dst, NULL);
     assert_string_equal(sum, "{\"kept\": true}\n");
     free(sum);
     harness_rm_rf(tmp);
     free(tmp);
+}
+
+/* The fixture with its requests.jsonl emptied: refused with one line
+ * naming the file, and the summary.json already there is left as it is
+ * (it was rewritten as an INVALID sweep that "the generator's own
+ * lateness" spoiled). */
+static void test_report_emptied_records(void **state)
+{
+    char *tmp = fixture_copy("sweep-classes", "requests.jsonl");
+    char want[900];
+    snprintf(want, sizeof want, "%s/requests.jsonl: empty, but steps.jsonl says", tmp);
+    refused_keeps_summary(tmp, want);
 }
 
 /* A sweep cut during its capacity probe leaves a steps.jsonl with no step:
@@ -193,12 +201,36 @@ static void test_report_no_steps(void **state)
     free(tmp);
 }
 
+/* The fixture's requests.jsonl with its fifth line appended again (a file
+ * appended to another): refused with one line naming both lines, the
+ * summary.json already there left as it is. It counted that request twice
+ * in its step's figures. */
+static void test_report_repeated_record(void **state)
+{
+    char *tmp = fixture_copy("sweep-classes", NULL), path[800], cmd[1800];
+    snprintf(cmd, sizeof cmd, "cd '%s' && sed -n 5p requests.jsonl >> requests.jsonl", tmp);
+    assert_int_equal(system(cmd), 0);
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/requests.jsonl", tmp);
+    char *recs = harness_read_file(path, NULL);
+    for (const char *c = recs; *c; c++)
+        n += *c == '\n';
+    free(recs);
+    char want[1000];
+    snprintf(want, sizeof want,
+             "%s:%zu: request id 5 of step 0 again (first at line 5): one line per request; "
+             "was a file appended to another?",
+             path, n);
+    refused_keeps_summary(tmp, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report_sweep_classes),
         cmocka_unit_test(test_report_emptied_records),
         cmocka_unit_test(test_report_no_steps),
+        cmocka_unit_test(test_report_repeated_record),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }

@@ -810,10 +810,77 @@ static void test_read_file(void **state)
     assert_non_null(strstr(err, "No such file"));
 }
 
+/* A request's line twice in one file is refused, naming both lines: it
+ * would count twice in every figure. One id in two steps is two requests;
+ * in one step it is not, whatever else the lines say. */
+static void test_read_repeated(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_record_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    static const struct {
+        uint64_t id;
+        int32_t step;
+    } lines[] = {{0, 0}, {1, 0}, {0, 1}, {2, 0}, {1, 1}};
+    for (size_t i = 0; i < LL_ARRAY_LEN(lines); i++) {
+        struct record r;
+        record_init(&r, lines[i].id);
+        r.sched_ns = 0;
+        r.step = lines[i].step;
+        assert_int_equal(record_write_jsonl(f, &r), 0);
+    }
+    assert_int_equal(fflush(f), 0);
+    struct seen s = {0};
+    char err[300] = "";
+    if (record_read_file(path, 0, see_record, &s, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(s.n, 5);
+
+    /* Step 1's id 0 again at line 6, step 0's id 1 at line 7 (a later
+     * repeat: the first one is named). */
+    struct record r;
+    record_init(&r, 0);
+    r.step = 1;
+    r.sched_ns = 5; /* not the same line: the same request */
+    assert_int_equal(record_write_jsonl(f, &r), 0);
+    record_init(&r, 1);
+    r.sched_ns = 0;
+    r.step = 0;
+    assert_int_equal(record_write_jsonl(f, &r), 0);
+    assert_int_equal(fclose(f), 0);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(record_read_file(path, 0, see_record, &s, err, sizeof err), LL_E_INVAL);
+    char want[300];
+    snprintf(want, sizeof want,
+             "%s:6: request id 0 of step 1 again (first at line 3): one line per request; "
+             "was a file appended to another?",
+             path);
+    assert_string_equal(err, want);
+
+    /* Outside a sweep: no step in the words. */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 2; i++) {
+        record_init(&r, 7);
+        r.sched_ns = 0;
+        assert_int_equal(record_write_jsonl(f, &r), 0);
+    }
+    assert_int_equal(fclose(f), 0);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(record_read_file(path, 0, see_record, &s, err, sizeof err), LL_E_INVAL);
+    snprintf(want, sizeof want, "%s:2: request id 7 again (first at line 1)", path);
+    assert_non_null(strstr(err, want));
+    assert_int_equal(unlink(path), 0);
+}
+
 TEST_MAIN(cmocka_unit_test(test_kind_names), cmocka_unit_test(test_init),
           cmocka_unit_test(test_jsonl_full), cmocka_unit_test(test_cold_start_rule),
           cmocka_unit_test(test_jsonl_nulls), cmocka_unit_test(test_jsonl_escaping),
           cmocka_unit_test(test_jsonl_write_error), cmocka_unit_test(test_derived),
           cmocka_unit_test(test_itl_req), cmocka_unit_test(test_jsonl_matches_printf),
           cmocka_unit_test(test_read_back_full), cmocka_unit_test(test_read_back_absent),
-          cmocka_unit_test(test_read_bad_lines), cmocka_unit_test(test_read_file))
+          cmocka_unit_test(test_read_bad_lines), cmocka_unit_test(test_read_file),
+          cmocka_unit_test(test_read_repeated))
