@@ -723,35 +723,52 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
         return 1;
     }
     if (set->ttft_limit_ns && last->ttft_p99_ms * 1e6 > (double)set->ttft_limit_ns) {
-        snprintf(reason, len, "TTFT p99 %s over the safety limit %s at %.4g req/s",
+        /* Still a stop (the server may be hurting), but an INVALID step's
+         * TTFT holds the generator's own lateness: say so. */
+        snprintf(reason, len, "TTFT p99 %s over the safety limit %s at %.4g req/s%s",
                  ll_fmt_duration((uint64_t)(last->ttft_p99_ms * 1e6), a, sizeof a),
-                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps);
+                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps,
+                 last->unknown && !last->cut && !last->empty
+                     ? " (an INVALID step: the generator's own lateness is in it)"
+                     : "");
         return 1;
     }
-    if (n >= 3) {
+    /* The trends read judged points only: an INVALID step's goodput fell
+     * by the generator's lateness, an empty or cut one's by having no
+     * window, and neither says the server plateaued or fell. A last
+     * point that was not judged adds nothing to a trend (k stays 0). */
+    size_t *idx = ll_malloc(n * sizeof *idx), k = 0;
+    for (size_t i = 0; i < n && !last->unknown; i++)
+        if (!points[i].unknown)
+            idx[k++] = i;
+    int stop = 0;
+    if (k >= 3) {
         double peak = 0, at = 0;
-        for (size_t i = 0; i + 2 < n; i++) {
-            if (points[i].goodput_rps > peak) {
-                peak = points[i].goodput_rps;
-                at = points[i].offered_rps;
+        for (size_t i = 0; i + 2 < k; i++) {
+            if (points[idx[i]].goodput_rps > peak) {
+                peak = points[idx[i]].goodput_rps;
+                at = points[idx[i]].offered_rps;
             }
         }
-        if (peak > 0 && points[n - 1].goodput_rps < SWEEP_GOODPUT_FALL * peak &&
-            points[n - 2].goodput_rps < SWEEP_GOODPUT_FALL * peak) {
+        if (peak > 0 && points[idx[k - 1]].goodput_rps < SWEEP_GOODPUT_FALL * peak &&
+            points[idx[k - 2]].goodput_rps < SWEEP_GOODPUT_FALL * peak) {
             snprintf(reason, len,
                      "goodput fell below its peak (%.4g req/s at %.4g req/s offered) two steps "
                      "in a row",
                      peak, at);
-            return 1;
+            stop = 1;
         }
     }
-    if (set->auto_rates && n >= 3 && !last->steady &&
-        last->completed_rps < 1.05 * points[n - 3].completed_rps &&
-        last->offered_rps >= 1.15 * points[n - 3].offered_rps) {
+    if (!stop && set->auto_rates && k >= 3 && !last->steady &&
+        last->completed_rps < 1.05 * points[idx[k - 3]].completed_rps &&
+        last->offered_rps >= 1.15 * points[idx[k - 3]].offered_rps) {
         snprintf(reason, len, "throughput plateau: %.4g req/s completed at %.4g req/s offered",
                  last->completed_rps, last->offered_rps);
-        return 1;
+        stop = 1;
     }
+    free(idx);
+    if (stop)
+        return 1;
     if (set->auto_rates && set->estimate_rps > 0 && last->offered_rps >= 2.5 * set->estimate_rps) {
         snprintf(reason, len, "offered load reached 250%% of the estimated capacity (%.4g req/s)",
                  set->estimate_rps);

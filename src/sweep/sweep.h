@@ -548,7 +548,9 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
  * limit, TTFT p99 over the safety limit, goodput below its earlier peak two
  * points in a row; with auto rates also a throughput plateau (completions
  * up less than 5% over the last two points while the last is unsteady) and
- * the offered rate reaching 2.5 times the estimate. Returns 1 and a
+ * the offered rate reaching 2.5 times the estimate. The two trends (the
+ * goodput's fall, the plateau) read the judged points only, and not after
+ * a point that was not judged (INVALID, cut or empty). Returns 1 and a
  * one-line reason when the sweep should stop. */
 int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
                      const struct sweep_settings *set, char *reason, size_t len);

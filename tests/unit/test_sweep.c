@@ -892,6 +892,55 @@ static void test_stop_conditions(void **state)
     /* Auto: 8 req/s >= 2.5 x an estimate of 3. */
     set.estimate_rps = 3;
     assert_stop(p, &set, "250%");
+    set.estimate_rps = 0;
+    set.auto_rates = 0;
+
+    /* The trends read judged points only. Goodput 2, 4, 1, 1 with the
+     * last two INVALID (the generator's lateness took it): no stop, nor
+     * when only the last is; with 2 INVALID instead, 4 and 1 and 1 are
+     * judged and the fall stands. */
+    p[2].goodput_rps = 1;
+    p[3].goodput_rps = 1;
+    assert_stop(p, &set, "goodput fell");
+    p[2].unknown = p[3].unknown = 1;
+    assert_stop(p, &set, NULL);
+    p[2].unknown = 0;
+    assert_stop(p, &set, NULL);
+    p[3].unknown = 0;
+    p[1].unknown = 1;
+    p[0].goodput_rps = 4;
+    assert_stop(p, &set, "goodput fell below its peak (4 req/s at 2 req/s offered)");
+    /* Two empty rates (goodput 0, no window) after a judged 2: no stop. */
+    p[1].unknown = 0;
+    p[2].unknown = p[2].empty = p[3].unknown = p[3].empty = 1;
+    p[2].goodput_rps = p[3].goodput_rps = 0;
+    assert_stop(p, &set, NULL);
+    /* The TTFT limit still stops after an INVALID rate, and says so. */
+    p[3].empty = 0;
+    p[3].ttft_p99_ms = 1500;
+    assert_stop(p, &set, "at 8 req/s (an INVALID step: the generator's own lateness is in it)");
+    p[3].unknown = 0;
+    assert_stop(p, &set, "TTFT p99 1.50s over the safety limit 1.00s at 8 req/s");
+    char why[256];
+    assert_int_equal(sweep_stop_check(p, 4, NULL, &set, why, sizeof why), 1);
+    assert_null(strstr(why, "INVALID"));
+    /* Auto plateau over judged points: 2 -> 8 with 4 and 6 INVALID in
+     * between is not three judged points. */
+    p[3].ttft_p99_ms = 50;
+    set.auto_rates = 1;
+    p[2].unknown = 0;
+    p[2].empty = 0;
+    p[2].goodput_rps = 6;
+    p[3].goodput_rps = 8;
+    p[0].completed_rps = 4;
+    p[3].completed_rps = 4.1;
+    p[3].steady = 0;
+    p[1].unknown = 1;
+    p[2].unknown = 1;
+    assert_stop(p, &set, NULL);
+    p[1].unknown = 0;
+    p[1].completed_rps = 4;
+    assert_stop(p, &set, "plateau");
 }
 
 /* Repeats: two runs of each rate make one point with a t-interval. */
