@@ -371,11 +371,15 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             " req/s (no request was scheduled in the window: nothing to judge; lengthen "
             "--step-duration); the capacity and the knee rest on the other steps\n");
     }
-    if (fd->capacity_coarse && !fd->capacity_unknown)
+    if (fd->capacity_coarse && !fd->capacity_unknown && fd->capacity_found)
         put(buf, len, at,
             "the capacity lies between %.4g and %.4g req/s: a step between them could "
             "not be judged\n",
-            fd->capacity_found ? fd->capacity_rps : 0.0, fd->next_fail_rps);
+            fd->capacity_rps, fd->next_fail_rps);
+    else if (fd->capacity_coarse && !fd->capacity_unknown)
+        put(buf, len, at,
+            "the capacity lies below %.4g req/s: a step below it could not be judged\n",
+            fd->next_fail_rps);
 }
 
 /* The knee, headroom, forecast and cost lines of the findings text. */
@@ -773,12 +777,15 @@ void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sw
 }
 
 /* "p99 A -> B" of a latency, in parentheses (with a space before) when
- * paren. */
+ * paren; "p99 B" when A is B (the lowest step is the one it failed at: an
+ * SLO's threshold, not a rise, failed it). */
 static void put_rise(char *buf, size_t len, size_t *at, uint64_t base, uint64_t to, int paren)
 {
     char a[16], b[16];
-    put(buf, len, at, "%sp99 %s -> %s%s", paren ? " (" : "", ll_fmt_duration(base, a, sizeof a),
-        ll_fmt_duration(to, b, sizeof b), paren ? ")" : "");
+    ll_fmt_duration(base, a, sizeof a);
+    ll_fmt_duration(to, b, sizeof b);
+    put(buf, len, at, "%sp99 %s%s%s%s", paren ? " (" : "", base == to ? "" : a,
+        base == to ? "" : " -> ", b, paren ? ")" : "");
 }
 
 /* The client's half of the line: which latency failed first. */

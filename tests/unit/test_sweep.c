@@ -637,11 +637,34 @@ static void test_findings_lowest_judged(void **state)
     assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest judged step 4 req/s "
                                     "already fails: "));
     assert_non_null(strstr(s->text, "not judged: 2 req/s (INVALID: "));
+    assert_true(s->fd.capacity_coarse);
+    assert_non_null(strstr(s->text, "the capacity lies below 4 req/s: a step below it could "
+                                    "not be judged\n"));
+    assert_null(strstr(s->text, "between 0"));
     for (size_t i = 0; i < s->n; i++)
         sweep_step_free(&s->steps[i]);
     search_run(s, 2, (double[]){2, 4}, (uint64_t[]){400, 20}, (uint64_t[]){0, 40 * MS});
     assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest step 2 req/s already "
                                     "fails: "));
+}
+
+/* A latency that failed at the lowest step it was measured at (over the
+ * SLO there) shows its p99 once, not "p99 20.33ms -> 20.33ms". */
+static void test_first_limit_at_lowest(void **state)
+{
+    (void)state;
+    struct sweep_first_limit fl;
+    memset(&fl, 0, sizeof fl);
+    fl.running_max = fl.kv_max = fl.queue_max = fl.queue_before = NAN;
+    fl.ttft_failed_rps = 30;
+    fl.ttft_base_ns = fl.ttft_at_ns = 20330 * 1000;
+    fl.tpot_base_ns = 9300 * 1000;
+    fl.tpot_at_ns = 15110 * 1000;
+    char text[512];
+    sweep_first_limit_text(&fl, text, sizeof text);
+    assert_string_equal(text, "first limit: unknown (no server metrics); the client alone: TTFT "
+                              "failed alone from 30 req/s (p99 20.33ms), TPOT held (p99 9.30ms "
+                              "-> 15.11ms)\n");
 }
 
 /* An unknown rate between the last passing and the first failing one
@@ -2042,13 +2065,14 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
           cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
           SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_lowest_judged),
-          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
-          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
-          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
-          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_confirm),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_first_limit_at_lowest), SEARCH_TEST(test_findings_capacity_coarse),
+          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
+          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
+          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
+          cmocka_unit_test(test_first_with_parts))
