@@ -216,16 +216,13 @@ static int parse_rates(const char *spec, struct sweep_plan *p, char *err, size_t
                             "got \"\"");
     const char *s = spec;
     while (*s) {
-        const char *comma = strchr(s, ',');
-        size_t len = comma ? (size_t)(comma - s) : strlen(s);
         char item[64];
+        size_t len = ll_list_item(s, item, sizeof item);
         if (len == 0 || len >= sizeof item)
             return runopts_errf(err, errlen,
                                 "--rates: expected auto or a list of positive rates "
                                 "(e.g. 2,4,8), got \"%s\"",
                                 spec);
-        memcpy(item, s, len);
-        item[len] = '\0';
         double x;
         if (ll_parse_count(item, &x) != 0 || !(x > 0))
             return runopts_errf(err, errlen,
@@ -235,9 +232,9 @@ static int parse_rates(const char *spec, struct sweep_plan *p, char *err, size_t
         if (p->n_rates == SWEEP_MAX_RATES)
             return runopts_errf(err, errlen, "--rates: at most %d rates", SWEEP_MAX_RATES);
         p->rates[p->n_rates++] = x;
-        if (!comma)
+        if (!s[len])
             break;
-        s = comma + 1;
+        s += len + 1;
         if (!*s)
             return runopts_errf(err, errlen, "--rates: trailing comma in \"%s\"", spec);
     }

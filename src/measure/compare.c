@@ -507,15 +507,12 @@ int cmp_thresholds_parse(const char *spec, struct cmp_threshold *out, size_t max
         return -1;
     }
     while (*p) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
         char item[96];
+        size_t len = ll_list_item(p, item, sizeof item);
         if (len == 0 || len >= sizeof item) {
             snprintf(err, errlen, "--fail-on: an empty or over-long item in \"%s\"", spec);
             return -1;
         }
-        memcpy(item, p, len);
-        item[len] = '\0';
         char *colon = strchr(item, ':');
         if (!colon || colon == item || (size_t)(colon - item) >= sizeof out->row) {
             snprintf(err, errlen, "--fail-on: \"%s\" is not ROW:+N%% or ROW:+Npp", item);

@@ -15,15 +15,12 @@ int slo_parse(const char *spec, struct slo *out, char *err, size_t errlen)
         return LL_E_INVAL;
     }
     while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
         char part[64];
+        size_t n = ll_list_item(p, part, sizeof part);
         if (n == 0 || n >= sizeof part) {
             snprintf(err, errlen, "expected NAME=DURATION between commas in \"%s\"", spec);
             return LL_E_INVAL;
         }
-        memcpy(part, p, n);
-        part[n] = '\0';
         char *eq = strchr(part, '=');
         if (!eq) {
             snprintf(err, errlen, "expected NAME=DURATION, got \"%s\"", part);

@@ -109,6 +109,16 @@ const char *ll_list_next(const char *p, size_t len, const char *flag, const char
     return p + 1;
 }
 
+size_t ll_list_item(const char *p, char *out, size_t outlen)
+{
+    size_t len = strcspn(p, ",");
+    if (len > 0 && len < outlen) {
+        memcpy(out, p, len);
+        out[len] = '\0';
+    }
+    return len;
+}
+
 size_t ll_u64_digits(uint64_t v)
 {
     static const uint64_t pow10[20] = {

@@ -70,6 +70,11 @@ int ll_parse_double(const char *s, double *out);
  * err. */
 const char *ll_list_next(const char *p, size_t len, const char *flag, const char *spec, char *err,
                          size_t errlen);
+/* Copy the item of a comma-separated list that starts at p (its bytes up
+ * to the next comma or the list's end) into out as a string. Returns the
+ * item's length; when that is 0 (an empty item) or outlen or more (too
+ * long for out), out is left as it was, for the caller to refuse. */
+size_t ll_list_item(const char *p, char *out, size_t outlen);
 
 /* v in decimal, exactly as printf's %llu writes it (no NUL): the digit
  * count, and ll_fmt_u64 writes them to dst (room for ll_u64_digits(v), at

@@ -328,10 +328,16 @@ static void run_json_set(const char *dir, int cfg, const char *key, json_t *v)
     json_decref(run);
 }
 
-static void copy_dir(const char *from, const char *to)
+/* A copy of the results directory from, at <tmp>/name (its path into
+ * to), with the shell command edit (NULL: none) run inside it: a shard or
+ * a merged run damaged one way, for a refusal to name. */
+static void copy_dir(const char *from, const char *name, const char *edit, char to[600])
 {
+    harness_tmp_path(to, 600, name);
     char cmd[1500];
-    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", from, to);
+    int n = snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", from, to);
+    if (edit)
+        snprintf(cmd + n, sizeof cmd - (size_t)n, " && cd '%s' && %s", to, edit);
     assert_int_equal(sh(cmd), 0);
 }
 
@@ -393,13 +399,8 @@ static void test_partial_and_refusals(void **state)
     assert_int_equal(rc, want_status(m2, 0));
 
     /* a shard that died after 7 of its 20 records, before its summary */
-    harness_tmp_path(died, sizeof died, "died");
-    copy_dir(sd[1], died);
-    char cmd[1500];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && head -n 7 requests.jsonl > r && mv r requests.jsonl && rm summary.json",
-             died);
-    assert_int_equal(sh(cmd), 0);
+    copy_dir(sd[1], "died",
+             "head -n 7 requests.jsonl > r && mv r requests.jsonl && rm summary.json", died);
     harness_tmp_path(m3, sizeof m3, "m3");
     const char *a3[] = {"merge", sd[0], died, "--out", m3, NULL};
     assert_int_equal(harness_run(a3, 60, &rc, NULL, &err), 0);
@@ -417,13 +418,10 @@ static void test_partial_and_refusals(void **state)
     /* ...and one killed mid-write: its 8th line cut off after 40 bytes is
      * a missing record like the rest, not "not JSON" and exit 2 */
     char cut[600], m5[600];
-    harness_tmp_path(cut, sizeof cut, "cut");
-    copy_dir(sd[1], cut);
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && head -n 7 requests.jsonl > r && sed -n 8p requests.jsonl | head -c 40 "
-             ">> r && mv r requests.jsonl && rm summary.json",
+    copy_dir(sd[1], "cut",
+             "head -n 7 requests.jsonl > r && sed -n 8p requests.jsonl | head -c 40 >> r && "
+             "mv r requests.jsonl && rm summary.json",
              cut);
-    assert_int_equal(sh(cmd), 0);
     harness_tmp_path(m5, sizeof m5, "m5");
     const char *a5[] = {"merge", sd[0], cut, "--out", m5, NULL};
     assert_int_equal(harness_run(a5, 60, &rc, NULL, &err), 0);
@@ -439,15 +437,12 @@ static void test_partial_and_refusals(void **state)
 
     /* the refusals */
     char other[600], count[600], copy[600], m4[600], line[1600];
-    harness_tmp_path(other, sizeof other, "other");
-    harness_tmp_path(count, sizeof count, "count");
-    harness_tmp_path(copy, sizeof copy, "copy");
     harness_tmp_path(m4, sizeof m4, "m4");
-    copy_dir(sd[1], other);
+    copy_dir(sd[1], "other", NULL, other);
     run_json_set(other, 0, "config_hash", json_string("0123456789abcdef"));
-    copy_dir(sd[1], count);
+    copy_dir(sd[1], "count", NULL, count);
     run_json_set(count, 1, "shards", json_integer(3));
-    copy_dir(sd[0], copy);
+    copy_dir(sd[0], "copy", NULL, copy);
     {
         const char *a[] = {"merge", sd[0], other, "--out", m4, NULL};
         snprintf(line, sizeof line, "merge: %s and %s are not shards of one run", sd[0], other);
@@ -467,8 +462,7 @@ static void test_partial_and_refusals(void **state)
     {
         /* shard 0's records under shard 1's name: one id in two shards */
         char twin[600];
-        harness_tmp_path(twin, sizeof twin, "twin");
-        copy_dir(sd[0], twin);
+        copy_dir(sd[0], "twin", NULL, twin);
         run_json_set(twin, 1, "shard", json_integer(1));
         const char *a[] = {"merge", sd[0], twin, "--out", m4, NULL};
         snprintf(line, sizeof line, "merge: id 0 is in both %s and %s", sd[0], twin);
@@ -479,10 +473,7 @@ static void test_partial_and_refusals(void **state)
          * in one file, named by its two lines (it read "id N is in both
          * X and X") */
         char twice[600];
-        harness_tmp_path(twice, sizeof twice, "twice");
-        copy_dir(sd[1], twice);
-        snprintf(cmd, sizeof cmd, "cd '%s' && sed -n 3p requests.jsonl >> requests.jsonl", twice);
-        assert_int_equal(sh(cmd), 0);
+        copy_dir(sd[1], "twice", "sed -n 3p requests.jsonl >> requests.jsonl", twice);
         struct harness_recs *tw = harness_requests_load(twice);
         assert_int_equal(tw->n, 21);
         const char *a[] = {"merge", sd[0], twice, "--out", m4, NULL};
@@ -517,13 +508,8 @@ static void test_partial_and_refusals(void **state)
          * refused, its summary.json kept (it was rewritten with none of
          * them: "sent 0", and under ASan a qsort of nothing) */
         char gone[600], emptied[600], sum[700];
-        harness_tmp_path(gone, sizeof gone, "gone");
-        harness_tmp_path(emptied, sizeof emptied, "emptied");
-        copy_dir(m1, gone);
-        copy_dir(m1, emptied);
-        snprintf(cmd, sizeof cmd, "rm '%s/requests.jsonl' && : > '%s/requests.jsonl'", gone,
-                 emptied);
-        assert_int_equal(sh(cmd), 0);
+        copy_dir(m1, "gone", "rm requests.jsonl", gone);
+        copy_dir(m1, "emptied", ": > requests.jsonl", emptied);
         snprintf(sum, sizeof sum, "%s/summary.json", gone);
         char *before = harness_read_file(sum, NULL);
         const char *a[] = {"report", gone, NULL};
@@ -538,10 +524,7 @@ static void test_partial_and_refusals(void **state)
         harness_expect_usage(b, line);
         /* a shard's requests.jsonl that is a directory is not "cut short" */
         char dirred[600];
-        harness_tmp_path(dirred, sizeof dirred, "dirred");
-        copy_dir(sd[1], dirred);
-        snprintf(cmd, sizeof cmd, "cd '%s' && rm requests.jsonl && mkdir requests.jsonl", dirred);
-        assert_int_equal(sh(cmd), 0);
+        copy_dir(sd[1], "dirred", "rm requests.jsonl && mkdir requests.jsonl", dirred);
         const char *c[] = {"merge", sd[0], dirred, "--out", m4, NULL};
         snprintf(line, sizeof line, "merge: %s/requests.jsonl: not a regular file", dirred);
         harness_expect_usage(c, line);
@@ -550,8 +533,7 @@ static void test_partial_and_refusals(void **state)
                                "merge: a results directory is an empty path"});
         /* a shard from a newer llmload: was read as this one's format */
         char newer[600];
-        harness_tmp_path(newer, sizeof newer, "newer");
-        copy_dir(sd[1], newer);
+        copy_dir(sd[1], "newer", NULL, newer);
         run_json_set(newer, 0, "schema", json_string("llmload.run/2"));
         const char *nw[] = {"merge", sd[0], newer, "--out", m4, NULL};
         snprintf(line, sizeof line,

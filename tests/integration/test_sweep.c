@@ -939,6 +939,8 @@ static void test_flags_and_help(void **state)
                           {{"demo", "--api", "grpc"}, "--api"},
                           /* an empty list read as auto and probed */
                           {{"sweep", "--rates", ""}, "--rates: expected auto or a list"},
+                          {{"sweep", "--rates", "2,4,"}, "--rates: trailing comma in \"2,4,\""},
+                          {{"sweep", "--rates", "2,,4"}, "--rates: expected auto or a list"},
                           /* refused before the sim starts (it said so in 4 lines) */
                           {{"demo", "--out", "/dev/null"}, "--out: results directory"},
                           /* printed the general help, exit 0 */

@@ -102,6 +102,24 @@ static void test_http_list_has(void **state)
     assert_int_equal(ll_http_list_has("gzip, CHUNKED ,", 15, "chunked", 1), 1);
 }
 
+/* A list item up to its comma or the end, copied only when it is not
+ * empty and fits (its length and the terminating NUL); out otherwise
+ * keeps what it held. */
+static void test_list_item(void **state)
+{
+    char out[4] = "x";
+    assert_int_equal(ll_list_item("ab,cd", out, sizeof out), 2);
+    assert_string_equal(out, "ab");
+    assert_int_equal(ll_list_item("abc", out, sizeof out), 3);
+    assert_string_equal(out, "abc");
+    snprintf(out, sizeof out, "x");
+    assert_int_equal(ll_list_item("abcd,e", out, sizeof out), 4); /* no room for the NUL */
+    assert_string_equal(out, "x");
+    assert_int_equal(ll_list_item(",e", out, sizeof out), 0);
+    assert_int_equal(ll_list_item("", out, sizeof out), 0);
+    assert_string_equal(out, "x");
+}
+
 /* ll_fmt_u64 writes what printf's %llu does, at every digit count and
  * around every power of ten. */
 static void test_fmt_u64(void **state)
@@ -463,4 +481,5 @@ TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_path_find),
           cmocka_unit_test(test_shell_run), cmocka_unit_test(test_grow),
           cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
           cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
-          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))
+          cmocka_unit_test(test_list_item), cmocka_unit_test(test_fmt_u64),
+          cmocka_unit_test(test_http_date))
