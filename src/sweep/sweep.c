@@ -709,10 +709,36 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     return np;
 }
 
+/* Point p's goodput (completed: its completion rate) as the trends read
+ * it: the mean over its judged repeats only. With --repeat a point is
+ * judged when one repeat is, and an INVALID repeat's goodput holds the
+ * generator's lateness, an empty or cut one's no window: in the point's
+ * mean they would pass for the server falling. steps is the array the
+ * points were built from (its n repeats are at or after first_step); NULL,
+ * or no judged repeat: the point's own mean. */
+static double trend_figure(const struct sweep_point *p, const struct sweep_step *steps,
+                           int completed)
+{
+    double sum = 0;
+    uint32_t seen = 0, judged = 0;
+    for (size_t j = p->first_step; steps && seen < p->n; j++) {
+        const struct sweep_step *s = &steps[j];
+        if (s->f.recovery || s->f.offered_rps != p->offered_rps)
+            continue;
+        seen++;
+        if (!sweep_step_judged(s))
+            continue;
+        sum += completed ? s->completed_rps : s->goodput_rps;
+        judged++;
+    }
+    if (judged)
+        return sum / judged;
+    return completed ? p->completed_rps : p->goodput_rps;
+}
+
 int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
                      const struct sweep_settings *set, char *reason, size_t len)
 {
-    (void)steps;
     if (n == 0)
         return 0;
     const struct sweep_point *last = &points[n - 1];
@@ -738,20 +764,25 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
      * window, and neither says the server plateaued or fell. A last
      * point that was not judged adds nothing to a trend (k stays 0). */
     size_t *idx = ll_malloc(n * sizeof *idx), k = 0;
-    for (size_t i = 0; i < n && !last->unknown; i++)
-        if (!points[i].unknown)
-            idx[k++] = i;
+    double *good = ll_malloc(n * sizeof *good), *done = ll_malloc(n * sizeof *done);
+    for (size_t i = 0; i < n && !last->unknown; i++) {
+        if (points[i].unknown)
+            continue;
+        good[k] = trend_figure(&points[i], steps, 0);
+        done[k] = trend_figure(&points[i], steps, 1);
+        idx[k++] = i;
+    }
     int stop = 0;
     if (k >= 3) {
         double peak = 0, at = 0;
         for (size_t i = 0; i + 2 < k; i++) {
-            if (points[idx[i]].goodput_rps > peak) {
-                peak = points[idx[i]].goodput_rps;
+            if (good[i] > peak) {
+                peak = good[i];
                 at = points[idx[i]].offered_rps;
             }
         }
-        if (peak > 0 && points[idx[k - 1]].goodput_rps < SWEEP_GOODPUT_FALL * peak &&
-            points[idx[k - 2]].goodput_rps < SWEEP_GOODPUT_FALL * peak) {
+        if (peak > 0 && good[k - 1] < SWEEP_GOODPUT_FALL * peak &&
+            good[k - 2] < SWEEP_GOODPUT_FALL * peak) {
             snprintf(reason, len,
                      "goodput fell below its peak (%.4g req/s at %.4g req/s offered) two steps "
                      "in a row",
@@ -759,14 +790,15 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
             stop = 1;
         }
     }
-    if (!stop && set->auto_rates && k >= 3 && !last->steady &&
-        last->completed_rps < 1.05 * points[idx[k - 3]].completed_rps &&
+    if (!stop && set->auto_rates && k >= 3 && !last->steady && done[k - 1] < 1.05 * done[k - 3] &&
         last->offered_rps >= 1.15 * points[idx[k - 3]].offered_rps) {
         snprintf(reason, len, "throughput plateau: %.4g req/s completed at %.4g req/s offered",
-                 last->completed_rps, last->offered_rps);
+                 done[k - 1], last->offered_rps);
         stop = 1;
     }
     free(idx);
+    free(good);
+    free(done);
     if (stop)
         return 1;
     if (set->auto_rates && set->estimate_rps > 0 && last->offered_rps >= 2.5 * set->estimate_rps) {

@@ -943,6 +943,50 @@ static void test_stop_conditions(void **state)
     assert_stop(p, &set, "plateau");
 }
 
+/* --repeat 2: a rate is judged when one of its runs is, and the trends
+ * read the mean of its judged runs. 10, 20, 22 and 24 req/s all meet the
+ * SLO in their first run; the second runs of 22 and 24 are INVALID (every
+ * send 200 ms late: TTFT 230 ms from its schedule, over the 100 ms SLO,
+ * goodput 0), so the points' means are 11 and 12 req/s, under 95% of 20
+ * two rates in a row. Their judged runs say 22 and 24: no stop. With the
+ * second runs judged too (on time, 230 ms from the server), they stand. */
+static void test_stop_trends_repeat(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    static const double rates[4] = {10, 20, 22, 24};
+    struct sweep_step steps[8];
+    struct sweep_point pts[8];
+    char why[256] = "";
+    for (int late = 1; late >= 0; late--) {
+        for (uint32_t i = 0; i < 8; i++) {
+            double rate = rates[i / 2];
+            int bad = i % 2 && rate > 20;
+            make_step_late(&steps[i], i, rate, bad && !late ? 230 : 30, 0,
+                           bad && late ? 200 * MS : 0, &set);
+            steps[i].f.repeat = i % 2;
+            assert_int_equal(steps[i].invalid, bad && late);
+        }
+        size_t np = sweep_points_build(steps, 8, pts);
+        assert_int_equal(np, 4);
+        assert_false(pts[2].unknown || pts[3].unknown);
+        ASSERT_NEAR(pts[2].goodput_rps, 11, 1e-9);
+        ASSERT_NEAR(pts[3].goodput_rps, 12, 1e-9);
+        int stop = sweep_stop_check(pts, np, steps, &set, why, sizeof why);
+        if (late && stop)
+            fail_msg("stopped on INVALID runs: \"%s\"", why);
+        if (!late) {
+            assert_int_equal(stop, 1);
+            assert_message_has(why, "goodput fell below its peak (20 req/s at 20 req/s offered)",
+                               "sweep_stop_check");
+        }
+        for (int i = 0; i < 8; i++)
+            sweep_step_free(&steps[i]);
+    }
+}
+
 /* Repeats: two runs of each rate make one point with a t-interval. */
 static void test_points_repeat(void **state)
 {
@@ -2046,9 +2090,10 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
           SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
           SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_confirm),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
+          cmocka_unit_test(test_first_with_parts))
