@@ -623,9 +623,27 @@ static void test_findings_skip_invalid(void **state)
     assert_null(strstr(s->text, "the capacity lies between"));
 }
 
+/* The search over n synthetic steps at rates under a 50 ms TTFT SLO,
+ * the last one cut short by a stop signal (f.interrupted). */
+static void cut_run(struct search *s, size_t n, const double *rates, const uint64_t *ttft_ms)
+{
+    s->set.slo.ttft_ns = 50 * MS;
+    for (size_t i = 0; i < n; i++) {
+        make_step_late(&s->steps[i], (uint32_t)i, rates[i], ttft_ms[i], 0, 0, &s->set);
+        s->n = i + 1;
+    }
+    s->steps[n - 1].f.interrupted = 1;
+    size_t np = sweep_points_build(s->steps, n, s->pts);
+    assert_int_equal(np, n);
+    sweep_findings_compute(s->steps, n, s->pts, np, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+}
+
 /* An INVALID rate below the first failing one, with none passing: that
  * rate is the lowest judged step, not the lowest step (2 req/s ran, was
- * not judged; 4 fails). With the unknown rate above, it is the lowest. */
+ * not judged; 4 fails). With the unknown rate above, it is the lowest.
+ * An empty rate or a cut-short one below is not judged either: each of
+ * the three kinds is a case of its own. */
 static void test_findings_lowest_judged(void **state)
 {
     struct search *s = *state;
@@ -642,6 +660,20 @@ static void test_findings_lowest_judged(void **state)
     search_run(s, 2, (double[]){2, 4}, (uint64_t[]){400, 20}, (uint64_t[]){0, 40 * MS});
     assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest step 2 req/s already "
                                     "fails: "));
+    /* Likewise below an empty rate (0.05 req/s schedules none in its
+     * window), and below one a stop signal cut short (4 ran first). */
+    for (size_t i = 0; i < s->n; i++)
+        sweep_step_free(&s->steps[i]);
+    search_run(s, 2, (double[]){0.05, 4}, (uint64_t[]){20, 400}, NULL);
+    assert_true(s->pts[0].empty);
+    assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest judged step 4 req/s "
+                                    "already fails: "));
+    for (size_t i = 0; i < s->n; i++)
+        sweep_step_free(&s->steps[i]);
+    cut_run(s, 2, (double[]){4, 2}, (uint64_t[]){400, 20});
+    assert_true(s->pts[1].cut);
+    assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest judged step 4 req/s "
+                                    "already fails: "));
 }
 
 /* An unknown rate between the last passing and the first failing one
@@ -738,20 +770,6 @@ static void test_findings_nothing_judged(void **state)
  * capacity is 4 (at least: nothing failed), not 6, and the findings say
  * why 6 is left out, not that it was INVALID. Cut alone, the one step
  * leaves the capacity not found, and the sweep is not INVALID for it. */
-static void cut_run(struct search *s, size_t n, const double *rates, const uint64_t *ttft_ms)
-{
-    s->set.slo.ttft_ns = 50 * MS;
-    for (size_t i = 0; i < n; i++) {
-        make_step_late(&s->steps[i], (uint32_t)i, rates[i], ttft_ms[i], 0, 0, &s->set);
-        s->n = i + 1;
-    }
-    s->steps[n - 1].f.interrupted = 1;
-    size_t np = sweep_points_build(s->steps, n, s->pts);
-    assert_int_equal(np, n);
-    sweep_findings_compute(s->steps, n, s->pts, np, &s->set, &s->fd);
-    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
-}
-
 static void test_findings_interrupted(void **state)
 {
     struct search *s = *state;
