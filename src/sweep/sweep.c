@@ -709,31 +709,35 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     return np;
 }
 
-/* Point p's goodput (completed: its completion rate) as the trends read
- * it: the mean over its judged repeats only. With --repeat a point is
- * judged when one repeat is, and an INVALID repeat's goodput holds the
- * generator's lateness, an empty or cut one's no window: in the point's
- * mean they would pass for the server falling. steps is the array the
- * points were built from (its n repeats are at or after first_step); NULL,
- * or no judged repeat: the point's own mean. */
-static double trend_figure(const struct sweep_point *p, const struct sweep_step *steps,
-                           int completed)
+/* What point p's runs say beyond its means: how many were judged, with
+ * the sum of their goodput and completion rates, and how many were
+ * INVALID. With --repeat a point is judged when one run is, and an
+ * INVALID run's figures hold the generator's lateness, an empty or cut
+ * one's no window: in the point's means they would pass for the server's.
+ * steps is the array the points were built from (its n runs are at or
+ * after first_step); NULL leaves every count 0. */
+struct point_runs {
+    uint32_t judged, invalid;
+    double goodput_rps, completed_rps; /* sums over the judged runs */
+};
+
+static void point_runs(const struct sweep_point *p, const struct sweep_step *steps,
+                       struct point_runs *r)
 {
-    double sum = 0;
-    uint32_t seen = 0, judged = 0;
+    memset(r, 0, sizeof *r);
+    uint32_t seen = 0;
     for (size_t j = p->first_step; steps && seen < p->n; j++) {
         const struct sweep_step *s = &steps[j];
         if (s->f.recovery || s->f.offered_rps != p->offered_rps)
             continue;
         seen++;
+        r->invalid += (uint32_t)(s->invalid != 0);
         if (!sweep_step_judged(s))
             continue;
-        sum += completed ? s->completed_rps : s->goodput_rps;
-        judged++;
+        r->goodput_rps += s->goodput_rps;
+        r->completed_rps += s->completed_rps;
+        r->judged++;
     }
-    if (judged)
-        return sum / judged;
-    return completed ? p->completed_rps : p->goodput_rps;
 }
 
 int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
@@ -750,13 +754,21 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
     }
     if (set->ttft_limit_ns && last->ttft_p99_ms * 1e6 > (double)set->ttft_limit_ns) {
         /* Still a stop (the server may be hurting), but an INVALID step's
-         * TTFT holds the generator's own lateness: say so. */
+         * TTFT holds the generator's own lateness: say so, also of an
+         * INVALID run in a judged rate's mean (--repeat). */
+        struct point_runs lr;
+        point_runs(last, steps, &lr);
+        char why[128] = "";
+        if (last->unknown && !last->cut && !last->empty)
+            snprintf(why, sizeof why, " (an INVALID step: the generator's own lateness is in it)");
+        else if (lr.invalid)
+            snprintf(why, sizeof why,
+                     " (%" PRIu32 " of its %" PRIu32
+                     " runs INVALID: the generator's own lateness is in its mean)",
+                     lr.invalid, last->n);
         snprintf(reason, len, "TTFT p99 %s over the safety limit %s at %.4g req/s%s",
                  ll_fmt_duration((uint64_t)(last->ttft_p99_ms * 1e6), a, sizeof a),
-                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps,
-                 last->unknown && !last->cut && !last->empty
-                     ? " (an INVALID step: the generator's own lateness is in it)"
-                     : "");
+                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps, why);
         return 1;
     }
     /* The trends read judged points only: an INVALID step's goodput fell
@@ -768,8 +780,10 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
     for (size_t i = 0; i < n && !last->unknown; i++) {
         if (points[i].unknown)
             continue;
-        good[k] = trend_figure(&points[i], steps, 0);
-        done[k] = trend_figure(&points[i], steps, 1);
+        struct point_runs r;
+        point_runs(&points[i], steps, &r);
+        good[k] = r.judged ? r.goodput_rps / r.judged : points[i].goodput_rps;
+        done[k] = r.judged ? r.completed_rps / r.judged : points[i].completed_rps;
         idx[k++] = i;
     }
     int stop = 0;

@@ -961,8 +961,9 @@ static void test_stop_conditions(void **state)
     assert_stop(p, &set, "plateau");
 }
 
-/* --repeat 2: a rate is judged when one of its runs is, and the trends
- * read the mean of its judged runs. 10, 20, 22 and 24 req/s all meet the
+/* --repeat 2: a rate is judged when one of its runs is, the trends read
+ * the mean of its judged runs, and the TTFT limit's stop names an INVALID
+ * run in its mean. 10, 20, 22 and 24 req/s all meet the
  * SLO in their first run; the second runs of 22 and 24 are INVALID (every
  * send 200 ms late: TTFT 230 ms from its schedule, over the 100 ms SLO,
  * goodput 0), so the points' means are 11 and 12 req/s, under 95% of 20
@@ -1000,6 +1001,20 @@ static void test_stop_trends_repeat(void **state)
             assert_message_has(why, "goodput fell below its peak (20 req/s at 20 req/s offered)",
                                "sweep_stop_check");
         }
+        /* TTFT p99 30 and 230 ms: 130 ms over a 100 ms limit stops, and
+         * says when the 230 is an INVALID run's. */
+        set.ttft_limit_ns = 100 * MS;
+        assert_int_equal(sweep_stop_check(pts, np, steps, &set, why, sizeof why), 1);
+        assert_message_has(why, "TTFT p99 130.00ms over the safety limit 100.00ms at 24 req/s",
+                           "sweep_stop_check");
+        if (late)
+            assert_message_has(why,
+                               "(1 of its 2 runs INVALID: the generator's own lateness is in "
+                               "its mean)",
+                               "sweep_stop_check");
+        else
+            assert_null(strstr(why, "INVALID"));
+        set.ttft_limit_ns = 0;
         for (int i = 0; i < 8; i++)
             sweep_step_free(&steps[i]);
     }
