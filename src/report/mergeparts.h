@@ -158,7 +158,8 @@ json_t *rm_merged_run_json(struct merge *m, int allow_partial, json_t *outcome, 
 /* The shards of a sweep into dir (sweepmerge.c): requests.jsonl ordered
  * by step and id, steps.jsonl with each step's facts merged, run.json,
  * the scraping shard's server_metrics.jsonl; then every figure from the
- * merged files through build, as `llmload report` does. */
+ * merged files through build, as `llmload report` does, and "results:
+ * DIR" on out (not when refused or the files could not be written). */
 int rm_sweep_merge(struct merge *m, const char *dir, int allow_partial,
                    int (*build)(const char *dir, FILE *out), FILE *out);
 

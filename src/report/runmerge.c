@@ -826,8 +826,6 @@ int runmerge_dirs(const char *const *dirs, size_t n, const char *out_dir, int fo
         goto out;
     if (m.sweep) {
         code = rm_sweep_merge(&m, dir, allow_partial, build, out);
-        if (out)
-            fprintf(out, "results: %s\n", dir);
         goto out;
     }
     code = merge_common(&m, dir, 1, m.shards, 1, out, &outcome);

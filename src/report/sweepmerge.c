@@ -228,7 +228,7 @@ int rm_sweep_merge(struct merge *m, const char *dir, int allow_partial, runmerge
                    FILE *out)
 {
     struct msteps ms = {0};
-    int code = LL_EXIT_USAGE;
+    int code = LL_EXIT_USAGE, written = 0;
     FILE *rec = NULL;
     char *buf = NULL;
     char path[4400], err[1200];
@@ -308,6 +308,7 @@ int rm_sweep_merge(struct merge *m, const char *dir, int allow_partial, runmerge
         goto out;
     }
     code = build(dir, out);
+    written = 1;
     if (m->incomplete[0]) {
         if (out)
             fprintf(out, "*** %s\n", m->incomplete);
@@ -322,6 +323,11 @@ int rm_sweep_merge(struct merge *m, const char *dir, int allow_partial, runmerge
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);
     }
 out:
+    /* Only a merge that wrote the merged files names them: a refused one
+     * (a request twice, a step that does not parse) said "results: DIR"
+     * on stdout under its exit 2. */
+    if (written && out)
+        fprintf(out, "results: %s\n", dir);
     if (rec)
         fclose(rec);
     free(buf);

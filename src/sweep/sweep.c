@@ -709,10 +709,40 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     return np;
 }
 
+/* What point p's runs say beyond its means: how many were judged, with
+ * the sum of their goodput and completion rates, and how many were
+ * INVALID. With --repeat a point is judged when one run is, and an
+ * INVALID run's figures hold the generator's lateness, an empty or cut
+ * one's no window: in the point's means they would pass for the server's.
+ * steps is the array the points were built from (its n runs are at or
+ * after first_step); NULL leaves every count 0. */
+struct point_runs {
+    uint32_t judged, invalid;
+    double goodput_rps, completed_rps; /* sums over the judged runs */
+};
+
+static void point_runs(const struct sweep_point *p, const struct sweep_step *steps,
+                       struct point_runs *r)
+{
+    memset(r, 0, sizeof *r);
+    uint32_t seen = 0;
+    for (size_t j = p->first_step; steps && seen < p->n; j++) {
+        const struct sweep_step *s = &steps[j];
+        if (s->f.recovery || s->f.offered_rps != p->offered_rps)
+            continue;
+        seen++;
+        r->invalid += (uint32_t)(s->invalid != 0);
+        if (!sweep_step_judged(s))
+            continue;
+        r->goodput_rps += s->goodput_rps;
+        r->completed_rps += s->completed_rps;
+        r->judged++;
+    }
+}
+
 int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
                      const struct sweep_settings *set, char *reason, size_t len)
 {
-    (void)steps;
     if (n == 0)
         return 0;
     const struct sweep_point *last = &points[n - 1];
@@ -724,13 +754,21 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
     }
     if (set->ttft_limit_ns && last->ttft_p99_ms * 1e6 > (double)set->ttft_limit_ns) {
         /* Still a stop (the server may be hurting), but an INVALID step's
-         * TTFT holds the generator's own lateness: say so. */
+         * TTFT holds the generator's own lateness: say so, also of an
+         * INVALID run in a judged rate's mean (--repeat). */
+        struct point_runs lr;
+        point_runs(last, steps, &lr);
+        char why[128] = "";
+        if (last->unknown && !last->cut && !last->empty)
+            snprintf(why, sizeof why, " (an INVALID step: the generator's own lateness is in it)");
+        else if (lr.invalid)
+            snprintf(why, sizeof why,
+                     " (%" PRIu32 " of its %" PRIu32
+                     " runs INVALID: the generator's own lateness is in its mean)",
+                     lr.invalid, last->n);
         snprintf(reason, len, "TTFT p99 %s over the safety limit %s at %.4g req/s%s",
                  ll_fmt_duration((uint64_t)(last->ttft_p99_ms * 1e6), a, sizeof a),
-                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps,
-                 last->unknown && !last->cut && !last->empty
-                     ? " (an INVALID step: the generator's own lateness is in it)"
-                     : "");
+                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps, why);
         return 1;
     }
     /* The trends read judged points only: an INVALID step's goodput fell
@@ -738,20 +776,27 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
      * window, and neither says the server plateaued or fell. A last
      * point that was not judged adds nothing to a trend (k stays 0). */
     size_t *idx = ll_malloc(n * sizeof *idx), k = 0;
-    for (size_t i = 0; i < n && !last->unknown; i++)
-        if (!points[i].unknown)
-            idx[k++] = i;
+    double *good = ll_malloc(n * sizeof *good), *done = ll_malloc(n * sizeof *done);
+    for (size_t i = 0; i < n && !last->unknown; i++) {
+        if (points[i].unknown)
+            continue;
+        struct point_runs r;
+        point_runs(&points[i], steps, &r);
+        good[k] = r.judged ? r.goodput_rps / r.judged : points[i].goodput_rps;
+        done[k] = r.judged ? r.completed_rps / r.judged : points[i].completed_rps;
+        idx[k++] = i;
+    }
     int stop = 0;
     if (k >= 3) {
         double peak = 0, at = 0;
         for (size_t i = 0; i + 2 < k; i++) {
-            if (points[idx[i]].goodput_rps > peak) {
-                peak = points[idx[i]].goodput_rps;
+            if (good[i] > peak) {
+                peak = good[i];
                 at = points[idx[i]].offered_rps;
             }
         }
-        if (peak > 0 && points[idx[k - 1]].goodput_rps < SWEEP_GOODPUT_FALL * peak &&
-            points[idx[k - 2]].goodput_rps < SWEEP_GOODPUT_FALL * peak) {
+        if (peak > 0 && good[k - 1] < SWEEP_GOODPUT_FALL * peak &&
+            good[k - 2] < SWEEP_GOODPUT_FALL * peak) {
             snprintf(reason, len,
                      "goodput fell below its peak (%.4g req/s at %.4g req/s offered) two steps "
                      "in a row",
@@ -759,14 +804,15 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
             stop = 1;
         }
     }
-    if (!stop && set->auto_rates && k >= 3 && !last->steady &&
-        last->completed_rps < 1.05 * points[idx[k - 3]].completed_rps &&
+    if (!stop && set->auto_rates && k >= 3 && !last->steady && done[k - 1] < 1.05 * done[k - 3] &&
         last->offered_rps >= 1.15 * points[idx[k - 3]].offered_rps) {
         snprintf(reason, len, "throughput plateau: %.4g req/s completed at %.4g req/s offered",
-                 last->completed_rps, last->offered_rps);
+                 done[k - 1], last->offered_rps);
         stop = 1;
     }
     free(idx);
+    free(good);
+    free(done);
     if (stop)
         return 1;
     if (set->auto_rates && set->estimate_rps > 0 && last->offered_rps >= 2.5 * set->estimate_rps) {

@@ -550,8 +550,12 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
  * up less than 5% over the last two points while the last is unsteady) and
  * the offered rate reaching 2.5 times the estimate. The two trends (the
  * goodput's fall, the plateau) read the judged points only, and not after
- * a point that was not judged (INVALID, cut or empty). Returns 1 and a
- * one-line reason when the sweep should stop. */
+ * a point that was not judged (INVALID, cut or empty); a point's figures
+ * there are the means over its judged repeats (--repeat). The TTFT limit's
+ * reason says when the point, or one of its repeats, was INVALID. steps:
+ * the array the points were built from (sweep_points_build), or NULL to
+ * read the points' own means. Returns 1 and a one-line reason when the
+ * sweep should stop. */
 int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
                      const struct sweep_settings *set, char *reason, size_t len);
 

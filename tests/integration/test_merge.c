@@ -21,7 +21,8 @@
  *   and --allow-partial makes it 0 (or 1).
  * - Refusals, each one line naming the directories, exit 2: another
  *   configuration, a shard count that disagrees, two copies of one shard,
- *   one id in two shards, a directory that is not a shard.
+ *   one id in two shards or twice in one, a directory that is not a shard
+ *   (a sweep's: one (step, id) twice, in test_hist_only_sweep).
  *
  * - Against a single process, each with its own test below: a session
  *   run's figures and --expect, the server's view, energy (a run's and
@@ -1118,7 +1119,8 @@ static void test_energy_two_sources(void **state)
  * step's TTFT, TPOT and E2E p50, p90, p99 and max from the histograms
  * are within 1/256 of the record-exact merge's (its summary.json steps),
  * the ok and failed counts equal, the offered rate the ladder's, and the
- * summary says where the percentiles come from. */
+ * summary says where the percentiles come from. Then the refusals of a
+ * request twice in a sweep's shards, with nothing on stdout. */
 static void test_hist_only_sweep(void **state)
 {
     (void)state;
@@ -1163,6 +1165,44 @@ static void test_hist_only_sweep(void **state)
     }
     json_decref(se);
     json_decref(sh_);
+
+    /* A sweep shard with its third line appended again: refused, its two
+     * lines named with the step (it read "step S id N is in both X and
+     * X"); shard 0's records under shard 1's name: one (step, id) in two
+     * shards, named by both. */
+    char twice[600], twin[600], m[600], line[1400], cmd[1400];
+    harness_tmp_path(twice, sizeof twice, "sweep-twice");
+    harness_tmp_path(twin, sizeof twin, "sweep-twin");
+    harness_tmp_path(m, sizeof m, "sweep-refused");
+    copy_dir(l.sd[1], twice);
+    snprintf(cmd, sizeof cmd, "cd '%s' && sed -n 3p requests.jsonl >> requests.jsonl", twice);
+    assert_int_equal(sh(cmd), 0);
+    struct harness_recs *tw = harness_requests_load(twice);
+    const char *a[] = {"merge", l.sd[0], twice, "--out", m, NULL};
+    snprintf(line, sizeof line,
+             "merge: %s/requests.jsonl:%zu: request id %" PRIu64 " of step %" PRIu64
+             " again (first at line 3): one line per request; was a file appended to another?",
+             twice, tw->n, (uint64_t)harness_ival_req(tw->items[2], "id"),
+             (uint64_t)harness_ival_req(tw->items[2], "step"));
+    harness_recs_free(tw);
+    harness_expect_usage(a, line);
+    copy_dir(l.sd[0], twin);
+    run_json_set(twin, 1, "shard", json_integer(1));
+    struct harness_recs *r0 = harness_requests_load(l.sd[0]);
+    uint64_t step0 = UINT64_MAX, id0 = UINT64_MAX;
+    for (size_t i = 0; i < r0->n; i++) {
+        uint64_t st = (uint64_t)harness_ival_req(r0->items[i], "step");
+        uint64_t id = (uint64_t)harness_ival_req(r0->items[i], "id");
+        if (st < step0 || (st == step0 && id < id0)) {
+            step0 = st;
+            id0 = id;
+        }
+    }
+    harness_recs_free(r0);
+    const char *b[] = {"merge", l.sd[0], twin, "--out", m, NULL};
+    snprintf(line, sizeof line, "merge: step %" PRIu64 " id %" PRIu64 " is in both %s and %s",
+             step0, id0, l.sd[0], twin);
+    harness_expect_usage(b, line);
 }
 
 /* Energy per sweep step across shards: two shards of a 3-step sweep at

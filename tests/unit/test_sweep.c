@@ -623,9 +623,27 @@ static void test_findings_skip_invalid(void **state)
     assert_null(strstr(s->text, "the capacity lies between"));
 }
 
+/* The search over n synthetic steps at rates under a 50 ms TTFT SLO,
+ * the last one cut short by a stop signal (f.interrupted). */
+static void cut_run(struct search *s, size_t n, const double *rates, const uint64_t *ttft_ms)
+{
+    s->set.slo.ttft_ns = 50 * MS;
+    for (size_t i = 0; i < n; i++) {
+        make_step_late(&s->steps[i], (uint32_t)i, rates[i], ttft_ms[i], 0, 0, &s->set);
+        s->n = i + 1;
+    }
+    s->steps[n - 1].f.interrupted = 1;
+    size_t np = sweep_points_build(s->steps, n, s->pts);
+    assert_int_equal(np, n);
+    sweep_findings_compute(s->steps, n, s->pts, np, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+}
+
 /* An INVALID rate below the first failing one, with none passing: that
  * rate is the lowest judged step, not the lowest step (2 req/s ran, was
- * not judged; 4 fails). With the unknown rate above, it is the lowest. */
+ * not judged; 4 fails). With the unknown rate above, it is the lowest.
+ * An empty rate or a cut-short one below is not judged either: each of
+ * the three kinds is a case of its own. */
 static void test_findings_lowest_judged(void **state)
 {
     struct search *s = *state;
@@ -646,6 +664,20 @@ static void test_findings_lowest_judged(void **state)
     search_run(s, 2, (double[]){2, 4}, (uint64_t[]){400, 20}, (uint64_t[]){0, 40 * MS});
     assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest step 2 req/s already "
                                     "fails: "));
+    /* Likewise below an empty rate (0.05 req/s schedules none in its
+     * window), and below one a stop signal cut short (4 ran first). */
+    for (size_t i = 0; i < s->n; i++)
+        sweep_step_free(&s->steps[i]);
+    search_run(s, 2, (double[]){0.05, 4}, (uint64_t[]){20, 400}, NULL);
+    assert_true(s->pts[0].empty);
+    assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest judged step 4 req/s "
+                                    "already fails: "));
+    for (size_t i = 0; i < s->n; i++)
+        sweep_step_free(&s->steps[i]);
+    cut_run(s, 2, (double[]){4, 2}, (uint64_t[]){400, 20});
+    assert_true(s->pts[1].cut);
+    assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest judged step 4 req/s "
+                                    "already fails: "));
 }
 
 /* A latency that failed at the lowest step it was measured at (over the
@@ -761,20 +793,6 @@ static void test_findings_nothing_judged(void **state)
  * capacity is 4 (at least: nothing failed), not 6, and the findings say
  * why 6 is left out, not that it was INVALID. Cut alone, the one step
  * leaves the capacity not found, and the sweep is not INVALID for it. */
-static void cut_run(struct search *s, size_t n, const double *rates, const uint64_t *ttft_ms)
-{
-    s->set.slo.ttft_ns = 50 * MS;
-    for (size_t i = 0; i < n; i++) {
-        make_step_late(&s->steps[i], (uint32_t)i, rates[i], ttft_ms[i], 0, 0, &s->set);
-        s->n = i + 1;
-    }
-    s->steps[n - 1].f.interrupted = 1;
-    size_t np = sweep_points_build(s->steps, n, s->pts);
-    assert_int_equal(np, n);
-    sweep_findings_compute(s->steps, n, s->pts, np, &s->set, &s->fd);
-    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
-}
-
 static void test_findings_interrupted(void **state)
 {
     struct search *s = *state;
@@ -964,6 +982,65 @@ static void test_stop_conditions(void **state)
     p[1].unknown = 0;
     p[1].completed_rps = 4;
     assert_stop(p, &set, "plateau");
+}
+
+/* --repeat 2: a rate is judged when one of its runs is, the trends read
+ * the mean of its judged runs, and the TTFT limit's stop names an INVALID
+ * run in its mean. 10, 20, 22 and 24 req/s all meet the
+ * SLO in their first run; the second runs of 22 and 24 are INVALID (every
+ * send 200 ms late: TTFT 230 ms from its schedule, over the 100 ms SLO,
+ * goodput 0), so the points' means are 11 and 12 req/s, under 95% of 20
+ * two rates in a row. Their judged runs say 22 and 24: no stop. With the
+ * second runs judged too (on time, 230 ms from the server), they stand. */
+static void test_stop_trends_repeat(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    static const double rates[4] = {10, 20, 22, 24};
+    struct sweep_step steps[8];
+    struct sweep_point pts[8];
+    char why[256] = "";
+    for (int late = 1; late >= 0; late--) {
+        for (uint32_t i = 0; i < 8; i++) {
+            double rate = rates[i / 2];
+            int bad = i % 2 && rate > 20;
+            make_step_late(&steps[i], i, rate, bad && !late ? 230 : 30, 0,
+                           bad && late ? 200 * MS : 0, &set);
+            steps[i].f.repeat = i % 2;
+            assert_int_equal(steps[i].invalid, bad && late);
+        }
+        size_t np = sweep_points_build(steps, 8, pts);
+        assert_int_equal(np, 4);
+        assert_false(pts[2].unknown || pts[3].unknown);
+        ASSERT_NEAR(pts[2].goodput_rps, 11, 1e-9);
+        ASSERT_NEAR(pts[3].goodput_rps, 12, 1e-9);
+        int stop = sweep_stop_check(pts, np, steps, &set, why, sizeof why);
+        if (late && stop)
+            fail_msg("stopped on INVALID runs: \"%s\"", why);
+        if (!late) {
+            assert_int_equal(stop, 1);
+            assert_message_has(why, "goodput fell below its peak (20 req/s at 20 req/s offered)",
+                               "sweep_stop_check");
+        }
+        /* TTFT p99 30 and 230 ms: 130 ms over a 100 ms limit stops, and
+         * says when the 230 is an INVALID run's. */
+        set.ttft_limit_ns = 100 * MS;
+        assert_int_equal(sweep_stop_check(pts, np, steps, &set, why, sizeof why), 1);
+        assert_message_has(why, "TTFT p99 130.00ms over the safety limit 100.00ms at 24 req/s",
+                           "sweep_stop_check");
+        if (late)
+            assert_message_has(why,
+                               "(1 of its 2 runs INVALID: the generator's own lateness is in "
+                               "its mean)",
+                               "sweep_stop_check");
+        else
+            assert_null(strstr(why, "INVALID"));
+        set.ttft_limit_ns = 0;
+        for (int i = 0; i < 8; i++)
+            sweep_step_free(&steps[i]);
+    }
 }
 
 /* Repeats: two runs of each rate make one point with a t-interval. */
@@ -2069,10 +2146,10 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
           SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
           SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
-          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
-          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
-          cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
+          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_confirm),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
