@@ -1170,13 +1170,9 @@ static void test_hist_only_sweep(void **state)
      * lines named with the step (it read "step S id N is in both X and
      * X"); shard 0's records under shard 1's name: one (step, id) in two
      * shards, named by both. */
-    char twice[600], twin[600], m[600], line[1400], cmd[1400];
-    harness_tmp_path(twice, sizeof twice, "sweep-twice");
-    harness_tmp_path(twin, sizeof twin, "sweep-twin");
+    char twice[600], twin[600], m[600], line[1400];
     harness_tmp_path(m, sizeof m, "sweep-refused");
-    copy_dir(l.sd[1], twice);
-    snprintf(cmd, sizeof cmd, "cd '%s' && sed -n 3p requests.jsonl >> requests.jsonl", twice);
-    assert_int_equal(sh(cmd), 0);
+    copy_dir(l.sd[1], "sweep-twice", "sed -n 3p requests.jsonl >> requests.jsonl", twice);
     struct harness_recs *tw = harness_requests_load(twice);
     const char *a[] = {"merge", l.sd[0], twice, "--out", m, NULL};
     snprintf(line, sizeof line,
@@ -1186,7 +1182,7 @@ static void test_hist_only_sweep(void **state)
              (uint64_t)harness_ival_req(tw->items[2], "step"));
     harness_recs_free(tw);
     harness_expect_usage(a, line);
-    copy_dir(l.sd[0], twin);
+    copy_dir(l.sd[0], "sweep-twin", NULL, twin);
     run_json_set(twin, 1, "shard", json_integer(1));
     struct harness_recs *r0 = harness_requests_load(l.sd[0]);
     uint64_t step0 = UINT64_MAX, id0 = UINT64_MAX;
