@@ -544,7 +544,11 @@ static void run_window(struct driver *d, struct driver_result *res)
     if (res->window_ns == 0)
         res->window_ns = 1;
     res->inflight_mean = d->infl_area / (double)res->window_ns;
-    res->elapsed_ns = ll_now_ns() - d->run_start_ns;
+    /* A schedule with nothing to send (a low rate in a short step) ends
+     * before its t = 0, the start lead ahead: 0, not an underflow that a
+     * sweep's findings printed as a drain of 2^63 ns. */
+    uint64_t now = ll_now_ns();
+    res->elapsed_ns = now > d->run_start_ns ? now - d->run_start_ns : 0;
     if (atomic_load(&d->spend_stop))
         snprintf(res->stop_reason, sizeof res->stop_reason,
                  "spend guard: the next request would pass --max-tokens-total %llu",
