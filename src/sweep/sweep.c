@@ -795,8 +795,11 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
                 at = points[idx[i]].offered_rps;
             }
         }
+        /* A fall under more load than the peak's: a ladder given in
+         * falling order offers less, and its goodput follows. */
         if (peak > 0 && good[k - 1] < SWEEP_GOODPUT_FALL * peak &&
-            good[k - 2] < SWEEP_GOODPUT_FALL * peak) {
+            good[k - 2] < SWEEP_GOODPUT_FALL * peak && points[idx[k - 1]].offered_rps > at &&
+            points[idx[k - 2]].offered_rps > at) {
             snprintf(reason, len,
                      "goodput fell below its peak (%.4g req/s at %.4g req/s offered) two steps "
                      "in a row",

@@ -951,6 +951,21 @@ static void test_stop_conditions(void **state)
     p[1].unknown = 1;
     p[0].goodput_rps = 4;
     assert_stop(p, &set, "goodput fell below its peak (4 req/s at 2 req/s offered)");
+    /* Rates given falling (8, 6, 4, 2): the goodput follows the offered
+     * load down, which is no fall under load. */
+    {
+        struct sweep_point d[4];
+        memcpy(d, p, sizeof d);
+        for (int i = 0; i < 4; i++) {
+            d[i].unknown = 0;
+            d[i].offered_rps = d[i].goodput_rps = 8 - 2 * i;
+        }
+        assert_stop(d, &set, NULL);
+        d[3].offered_rps = 10; /* 8, 6, 4, then 2 of 10 offered: 6 is under 8 */
+        assert_stop(d, &set, NULL);
+        d[2].offered_rps = 9; /* 4 of 9 and 2 of 10 offered, both over the peak's 8 */
+        assert_stop(d, &set, "goodput fell below its peak (8 req/s at 8 req/s offered)");
+    }
     /* Two empty rates (goodput 0, no window) after a judged 2: no stop. */
     p[1].unknown = 0;
     p[2].unknown = p[2].empty = p[3].unknown = p[3].empty = 1;
