@@ -327,17 +327,32 @@ static double window_s(const struct sweep_facts *f)
 /* The in-flight count's fitted change over the window: the least-squares
  * slope of the samples inside the window times the window's length. The
  * warm-up should cover the fill-up at the step's start (about one request
- * duration); docs/sweep.md says so. */
+ * duration); docs/sweep.md says so. A step whose last request ended before
+ * the window did (a low rate: the schedule had nothing more to send)
+ * stopped sampling then, and nothing was in flight from there on: the
+ * samples go on as zeros, every 100 ms, to the window's end, or
+ * one request taken up late in a short run would be a slope that the
+ * window's length made a backlog of several. */
 static double inflight_growth(const struct sweep_facts *f)
 {
-    size_t n = 0;
-    double *x = ll_malloc((f->n_series + 1) * sizeof *x);
-    double *y = ll_malloc((f->n_series + 1) * sizeof *y);
-    for (size_t i = 0; i < f->n_series; i++) {
-        if (f->series[i].t_ns < f->warmup_ns || f->series[i].t_ns > f->duration_ns)
+    size_t n = 0, pad = 0;
+    /* The driver's interval (a merged sweep's series interleaves its
+     * shards': its last two samples may lie a microsecond apart). */
+    const uint64_t every = 100 * LL_NS_PER_MS;
+    uint64_t last = 0;
+    if (f->n_series && !f->interrupted) {
+        last = f->series[f->n_series - 1].t_ns;
+        if (last < f->duration_ns)
+            pad = (size_t)((f->duration_ns - last) / every);
+    }
+    double *x = ll_malloc((f->n_series + pad + 1) * sizeof *x);
+    double *y = ll_malloc((f->n_series + pad + 1) * sizeof *y);
+    for (size_t i = 0; i < f->n_series + pad; i++) {
+        uint64_t t = i < f->n_series ? f->series[i].t_ns : last + (i - f->n_series + 1) * every;
+        if (t < f->warmup_ns || t > f->duration_ns)
             continue;
-        x[n] = (double)f->series[i].t_ns / 1e9;
-        y[n] = f->series[i].inflight;
+        x[n] = (double)t / 1e9;
+        y[n] = i < f->n_series ? f->series[i].inflight : 0;
         n++;
     }
     double g = fit_slope(x, y, n) * window_s(f);

@@ -699,6 +699,42 @@ static void test_first_limit_at_lowest(void **state)
                               "-> 15.11ms)\n");
 }
 
+/* A low rate whose one window request ran from 2 s to 3 s: the run ended
+ * then, its in-flight samples (every 100 ms) with it. Nothing was in
+ * flight for the window's last 8 s; fitted over the 2 s sampled and
+ * stretched to the 10 s window, 0 -> 1 read as a backlog of 7.5 (over 4),
+ * "not steady: in-flight requests grew", with one request ever in flight. */
+static void test_steady_short_series(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_step s;
+    synth_step_init(&s, 0, 0.2);
+    struct record r;
+    record_init(&r, 0);
+    r.kind = REC_OK;
+    r.http_status = 200;
+    r.sched_ns = r.sent_ns = 2 * SEC;
+    r.first_ns = r.first_content_ns = r.sched_ns + 50 * MS;
+    r.last_ns = r.first_ns + 9 * 20 * MS;
+    r.end_ns = 3 * SEC;
+    r.output_tokens = r.events = 10;
+    r.step = 0;
+    sweep_step_add_record(&s, &r, &set);
+    s.f.n_series = 30;
+    s.f.series = calloc(s.f.n_series, sizeof *s.f.series);
+    for (size_t j = 0; j < s.f.n_series; j++)
+        s.f.series[j] = (struct inflight_sample){.t_ns = j * 100 * MS, .inflight = j >= 20};
+    s.f.scheduled = 1;
+    s.f.inflight_max = 1;
+    s.f.inflight_mean = 0.1;
+    sweep_step_finish(&s, &set);
+    if (!s.steady || s.inflight_growth > 1)
+        fail_msg("growth %.2f, steady %d: %s", s.inflight_growth, s.steady, s.steady_reason);
+    sweep_step_free(&s);
+}
+
 /* An unknown rate between the last passing and the first failing one
  * brackets the capacity more coarsely: 6 passes, 8 could not be judged
  * and 10 fails; the capacity is somewhere in 6-10, and the sweep is not
@@ -2157,14 +2193,15 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
           cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
           SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_lowest_judged),
-          cmocka_unit_test(test_first_limit_at_lowest), SEARCH_TEST(test_findings_capacity_coarse),
-          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
-          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
-          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
-          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_confirm),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_first_limit_at_lowest), cmocka_unit_test(test_steady_short_series),
+          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
+          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
+          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
+          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
+          cmocka_unit_test(test_first_with_parts))
