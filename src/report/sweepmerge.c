@@ -41,33 +41,6 @@ struct msteps {
     int have_server;
 };
 
-/* The in-flight samples of two shards' step as one: the sum of the two
- * step functions at every instant either sampled (both count from the
- * step's t = 0, the common --start-at instant plus the step's offset). */
-static void series_add(struct sweep_facts *dst, const struct sweep_facts *src)
-{
-    size_t n = dst->n_series + src->n_series, i = 0, j = 0, k = 0;
-    struct inflight_sample *out = ll_calloc(n + 1, sizeof *out);
-    uint32_t a = 0, b = 0;
-    while (i < dst->n_series || j < src->n_series) {
-        uint64_t t;
-        if (j >= src->n_series ||
-            (i < dst->n_series && dst->series[i].t_ns <= src->series[j].t_ns)) {
-            t = dst->series[i].t_ns;
-            a = dst->series[i++].inflight;
-            if (j < src->n_series && src->series[j].t_ns == t)
-                b = src->series[j++].inflight;
-        } else {
-            t = src->series[j].t_ns;
-            b = src->series[j++].inflight;
-        }
-        out[k++] = (struct inflight_sample){.t_ns = t, .inflight = a + b};
-    }
-    free(dst->series);
-    dst->series = out;
-    dst->n_series = k;
-}
-
 /* Shard step src into the merged step dst (the same index): counts and
  * means summed, times and the interruption the widest, the lateness
  * histograms merged, the server's figures from the scraping shard. */
@@ -82,7 +55,7 @@ static void facts_add(struct sweep_facts *dst, const struct sweep_facts *src, in
     dst->interrupted |= src->interrupted;
     dst->cold_start += src->cold_start;
     hist_merge(dst->lateness, src->lateness);
-    series_add(dst, src);
+    sweep_series_add(dst, src);
     if (metrics && src->server.present) {
         dst->server = src->server;
         dst->start_offset_ns = src->start_offset_ns;

@@ -338,7 +338,7 @@ static double inflight_growth(const struct sweep_facts *f)
     size_t n = 0, pad = 0;
     /* The driver's interval (a merged sweep's series interleaves its
      * shards': its last two samples may lie a microsecond apart). */
-    const uint64_t every = 100 * LL_NS_PER_MS;
+    const uint64_t every = SWEEP_SERIES_EVERY_NS;
     uint64_t last = 0;
     if (f->n_series && !f->interrupted) {
         last = f->series[f->n_series - 1].t_ns;
@@ -359,6 +359,41 @@ static double inflight_growth(const struct sweep_facts *f)
     free(x);
     free(y);
     return g;
+}
+
+/* One side's value at t: its last sample at or before t, held for
+ * SWEEP_SERIES_EVERY_NS after its series ends, then 0. */
+static uint32_t series_held(const struct inflight_sample *last, int ended, uint64_t t)
+{
+    if (!last)
+        return 0;
+    return ended && t > last->t_ns + SWEEP_SERIES_EVERY_NS ? 0 : last->inflight;
+}
+
+void sweep_series_add(struct sweep_facts *dst, const struct sweep_facts *src)
+{
+    size_t n = dst->n_series + src->n_series, i = 0, j = 0, k = 0;
+    struct inflight_sample *out = ll_calloc(n + 1, sizeof *out);
+    const struct inflight_sample *a = NULL, *b = NULL; /* the last taken of each */
+    while (i < dst->n_series || j < src->n_series) {
+        uint64_t t;
+        if (j >= src->n_series ||
+            (i < dst->n_series && dst->series[i].t_ns <= src->series[j].t_ns)) {
+            t = dst->series[i].t_ns;
+            a = &dst->series[i++];
+            if (j < src->n_series && src->series[j].t_ns == t)
+                b = &src->series[j++];
+        } else {
+            t = src->series[j].t_ns;
+            b = &src->series[j++];
+        }
+        out[k++] = (struct inflight_sample){.t_ns = t,
+                                            .inflight = series_held(a, i == dst->n_series, t) +
+                                                        series_held(b, j == src->n_series, t)};
+    }
+    free(dst->series);
+    dst->series = out;
+    dst->n_series = k;
 }
 
 /* The derived figures of class k of s (the step's steadiness known), w

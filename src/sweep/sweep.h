@@ -539,6 +539,17 @@ struct sweep_point {
     int confirmed_fail;          /* failed, and every valid re-run failed too */
 };
 
+/* The driver's in-flight sampling interval: a step's series has a sample
+ * this often while its run lasts (sweep_facts.series). */
+#define SWEEP_SERIES_EVERY_NS (100 * LL_NS_PER_MS)
+
+/* The in-flight samples of two shards' step as one (dst's series replaced):
+ * the sum of the two step functions at every instant either sampled (both
+ * count from the step's t = 0, the common --start-at instant plus the
+ * step's offset). A shard whose series has ended (its run ended, nothing
+ * in flight) adds 0 from SWEEP_SERIES_EVERY_NS after its last sample. */
+void sweep_series_add(struct sweep_facts *dst, const struct sweep_facts *src);
+
 /* Group the non-recovery steps into points by offered rate, in the order
  * the rates first ran. points needs room for n entries. Returns the
  * number of points. */

@@ -735,6 +735,35 @@ static void test_steady_short_series(void **state)
     sweep_step_free(&s);
 }
 
+/* Two shards' in-flight series as one: the sum where both ran; a shard
+ * whose run ended (its series done) adds its last value for one sampling
+ * interval, then 0 (it held 1 to the end, a request that had finished). */
+static void test_series_add(void **state)
+{
+    (void)state;
+    struct sweep_facts a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.n_series = 3;
+    a.series = calloc(3, sizeof *a.series);
+    for (size_t i = 0; i < 3; i++)
+        a.series[i] = (struct inflight_sample){.t_ns = i * 100 * MS, .inflight = 1};
+    b.n_series = 6;
+    b.series = calloc(6, sizeof *b.series);
+    for (size_t i = 0; i < 6; i++)
+        b.series[i] = (struct inflight_sample){.t_ns = 50 * MS + i * 100 * MS, .inflight = 2};
+    sweep_series_add(&a, &b);
+    static const uint64_t want_t[] = {0, 50, 100, 150, 200, 250, 350, 450, 550};
+    static const uint32_t want_in[] = {1, 3, 3, 3, 3, 3, 2, 2, 2};
+    assert_int_equal(a.n_series, 9);
+    for (size_t i = 0; i < 9; i++) {
+        assert_int_equal(a.series[i].t_ns, want_t[i] * MS);
+        assert_int_equal(a.series[i].inflight, want_in[i]);
+    }
+    free(a.series);
+    free(b.series);
+}
+
 /* An unknown rate between the last passing and the first failing one
  * brackets the capacity more coarsely: 6 passes, 8 could not be judged
  * and 10 fails; the capacity is somewhere in 6-10, and the sweep is not
@@ -2194,14 +2223,14 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
           SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_lowest_judged),
           cmocka_unit_test(test_first_limit_at_lowest), cmocka_unit_test(test_steady_short_series),
-          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
-          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
-          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
-          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
-          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
-          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
-          cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_series_add), SEARCH_TEST(test_findings_capacity_coarse),
+          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
+          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
+          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
+          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_confirm),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
