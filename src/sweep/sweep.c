@@ -850,10 +850,12 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
         if (peak > 0 && good[k - 1] < SWEEP_GOODPUT_FALL * peak &&
             good[k - 2] < SWEEP_GOODPUT_FALL * peak && points[idx[k - 1]].offered_rps > at &&
             points[idx[k - 2]].offered_rps > at) {
+            /* An unjudged rate between the two is left out: they are the
+             * last two judged, not two in a row. */
             snprintf(reason, len,
-                     "goodput fell below its peak (%.4g req/s at %.4g req/s offered) two steps "
-                     "in a row",
-                     peak, at);
+                     "goodput fell below its peak (%.4g req/s at %.4g req/s offered) %s", peak, at,
+                     idx[k - 1] - idx[k - 2] > 1 ? "at the last two judged steps"
+                                                 : "two steps in a row");
             stop = 1;
         }
     }

@@ -1015,7 +1015,18 @@ static void test_stop_conditions(void **state)
     p[3].unknown = 0;
     p[1].unknown = 1;
     p[0].goodput_rps = 4;
-    assert_stop(p, &set, "goodput fell below its peak (4 req/s at 2 req/s offered)");
+    assert_stop(p, &set,
+                "goodput fell below its peak (4 req/s at 2 req/s offered) two steps in a row");
+    /* With 6 req/s INVALID between the last two judged (4 and 8): not
+     * "in a row". */
+    p[1].unknown = 0;
+    p[1].goodput_rps = 1;
+    p[2].unknown = 1;
+    assert_stop(p, &set,
+                "goodput fell below its peak (4 req/s at 2 req/s offered) at the last two "
+                "judged steps");
+    p[1].goodput_rps = 4;
+    p[2].unknown = 0;
     /* Rates given falling (8, 6, 4, 2): the goodput follows the offered
      * load down, which is no fall under load. */
     {
