@@ -458,14 +458,20 @@ static int repeated_record(struct seen_line *s, size_t n, const char *path, char
             hit = &s[i - 1];
     if (!hit)
         return 0;
-    char step[32] = "";
-    if (hit->step)
-        snprintf(step, sizeof step, " of step %" PRIu32, hit->step - 1);
+    record_repeat_text(err, errlen, path, hit[1].line, hit->id, (int64_t)hit->step - 1, hit->line);
+    return LL_E_INVAL;
+}
+
+void record_repeat_text(char *err, size_t errlen, const char *path, uint32_t line, uint64_t id,
+                        int64_t step, uint32_t first_line)
+{
+    char of_step[32] = "";
+    if (step >= 0)
+        snprintf(of_step, sizeof of_step, " of step %" PRId64, step);
     snprintf(err, errlen,
              "%s:%" PRIu32 ": request id %" PRIu64 "%s again (first at line %" PRIu32
              "): one line per request; was a file appended to another?",
-             path, hit[1].line, hit->id, step, hit->line);
-    return LL_E_INVAL;
+             path, line, id, of_step, first_line);
 }
 
 int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *ud,

@@ -141,6 +141,13 @@ typedef void record_read_cb(void *ud, const struct record *r);
 int record_read_file(const char *path, uint64_t from, record_read_cb *cb, void *ud,
                      char *err, size_t errlen);
 
+/* The words of a request's line seen twice in the requests.jsonl at path,
+ * into err: "path:LINE: request id ID of step STEP again (first at line
+ * FIRST_LINE): ..." (no step when step < 0). record_read_file and a
+ * merge's reading of its parts say it alike. */
+void record_repeat_text(char *err, size_t errlen, const char *path, uint32_t line, uint64_t id,
+                        int64_t step, uint32_t first_line);
+
 /* Whether the request of schedule index id (session: its session index
  * in a session run, else -1) is one of the first cold_n of a run or step, the
  * cold start (--cold-start): id < cold_n, or in a session run, session <

@@ -369,16 +369,13 @@ int rm_refs_read(struct merge *m)
         const struct ref *a = &m->refs[i - 1], *b = &m->refs[i];
         if (a->step != b->step || a->id != b->id)
             continue;
-        char step[32] = "";
-        if (m->sweep)
-            snprintf(step, sizeof step, " of step %" PRIu32, a->step);
-        if (a->part == b->part)
-            ll_errorf("%s: %s/requests.jsonl:%" PRIu32 ": request id %" PRIu64
-                      "%s again (first at line %" PRIu32
-                      "): one line per request; was a file appended to another?",
-                      m->rebuild ? "report" : "merge", m->parts[a->part].dir, b->line, a->id, step,
-                      a->line);
-        else if (m->sweep)
+        if (a->part == b->part) {
+            char path[4200], err[4400];
+            snprintf(path, sizeof path, "%s/requests.jsonl", m->parts[a->part].dir);
+            record_repeat_text(err, sizeof err, path, b->line, a->id,
+                               m->sweep ? (int64_t)a->step : -1, a->line);
+            ll_errorf("%s: %s", m->rebuild ? "report" : "merge", err);
+        } else if (m->sweep)
             ll_errorf("merge: step %" PRIu32 " id %" PRIu64 " is in both %s and %s", a->step, a->id,
                       m->parts[a->part].dir, m->parts[b->part].dir);
         else

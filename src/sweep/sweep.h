@@ -557,9 +557,10 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
 
 /* The stop conditions, evaluated after the last point: error rate over the
  * limit, TTFT p99 over the safety limit, goodput below its earlier peak two
- * points in a row, both offered above the peak's rate; with auto rates also a throughput plateau (completions
- * up less than 5% over the last two points while the last is unsteady) and
- * the offered rate reaching 2.5 times the estimate. The two trends (the
+ * points in a row, both offered above the peak's rate; with auto rates
+ * also a throughput plateau (completions up less than 5% over the last two
+ * points while the last is unsteady) and the offered rate reaching 2.5
+ * times the estimate. The two trends (the
  * goodput's fall, the plateau) read the judged points only, and not after
  * a point that was not judged (INVALID, cut or empty); a point's figures
  * there are the means over its judged repeats (--repeat). The TTFT limit's
