@@ -322,7 +322,7 @@ static int run_sweep(struct sweep_run *sr, const struct run_config *base,
         top = LL_MAX(top, rate);
         /* Fixed times run every rate: a shard's stop would be its own. */
         size_t np = sweep_points_build(sr->steps, sr->n_steps, sr->points);
-        if (!p->fixed && sweep_stop_check(sr->points, np, sr->steps, set, stop, stop_len))
+        if (!p->fixed && sweep_stop_check(sr->points, np, set, stop, stop_len))
             break;
     }
     rc = confirm_failures(sr, base, p, set);

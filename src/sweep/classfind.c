@@ -92,7 +92,9 @@ void sweep_class_findings(const struct sweep_step *steps, size_t n,
         double rps = points[out->capacity_point].offered_rps, ttft = 0, tpot = 0;
         uint32_t m = 0, mt = 0;
         for (size_t j = 0; j < n; j++) {
-            if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
+            /* The capacity point's judged repeats, as its own means. */
+            if (steps[j].f.recovery || steps[j].f.offered_rps != rps ||
+                !sweep_step_judged(&steps[j]))
                 continue;
             int c = sweep_step_class_find(&steps[j], cf->name);
             if (c < 0 || steps[j].classes[c].stats.by_kind[REC_OK] == 0)

@@ -229,34 +229,67 @@ size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, s
     return bad;
 }
 
-/* "<mean> +- <ci>" of a duration given in ms. */
+/* "<mean> +- <ci>" of a duration given in ms; "<mean>" alone when ci is
+ * NAN (one run: no interval). */
 static void fmt_ms_ci(char *buf, size_t len, double mean_ms, double ci_ms)
 {
     char m[16], c[16];
-    snprintf(buf, len, "%s +- %s", ll_fmt_duration((uint64_t)llround(mean_ms * 1e6), m, sizeof m),
-             ll_fmt_duration((uint64_t)llround(ci_ms * 1e6), c, sizeof c));
+    ll_fmt_duration((uint64_t)llround(mean_ms * 1e6), m, sizeof m);
+    if (isnan(ci_ms))
+        snprintf(buf, len, "%s", m);
+    else
+        snprintf(buf, len, "%s +- %s", m,
+                 ll_fmt_duration((uint64_t)llround(ci_ms * 1e6), c, sizeof c));
+}
+
+/* "<mean> +- <ci>" of a number printed with fmt ("%.3g"), scaled by k;
+ * "<mean>" alone when ci is NAN. */
+static void fmt_ci(char *buf, size_t len, const char *fmt, double mean, double ci, double k)
+{
+    char m[24], c[24];
+    snprintf(m, sizeof m, fmt, k * mean);
+    if (isnan(ci)) {
+        snprintf(buf, len, "%s", m);
+        return;
+    }
+    snprintf(c, sizeof c, fmt, k * ci);
+    snprintf(buf, len, "%s +- %s", m, c);
 }
 
 /* Point p's line under its last step in the table (a rate run more than
  * once): the mean of its runs, each figure with the half-width of its
- * 95% Student-t interval. */
+ * 95% Student-t interval. A point with an unjudged run (INVALID, empty or
+ * cut) has the mean of its judged runs (sweep_points_build), and the line
+ * says how many; over one judged run there is no interval. */
 static void print_point_mean(FILE *f, const struct sweep_point *p, int indent)
 {
-    char att[48] = "", tt[40], tp[64] = "";
-    if (!isnan(p->attainment))
-        snprintf(att, sizeof att, ", attainment %.1f%% +- %.1f%%", 100 * p->attainment,
-                 100 * p->attainment_ci);
-    fmt_ms_ci(tt, sizeof tt, p->ttft_p99_ms, p->ttft_p99_ci_ms);
+    int one = p->n_judged == 1;
+    double no = NAN;
+    char runs[64], x[56], g[56], att[72] = "", tt[48], tp[64] = "";
+    if (p->n_judged == p->n)
+        snprintf(runs, sizeof runs, "mean of %u runs +- 95%% CI", p->n);
+    else if (one)
+        snprintf(runs, sizeof runs, "its one judged run of %u", p->n);
+    else if (p->n_judged)
+        snprintf(runs, sizeof runs, "mean of its %u judged runs of %u +- 95%% CI", p->n_judged,
+                 p->n);
+    else
+        snprintf(runs, sizeof runs, "mean of %u runs (none judged) +- 95%% CI", p->n);
+    fmt_ci(x, sizeof x, "%.3g", p->achieved_rps, one ? no : p->achieved_ci, 1);
+    fmt_ci(g, sizeof g, "%.3g", p->goodput_rps, one ? no : p->goodput_ci, 1);
+    if (!isnan(p->attainment)) {
+        char a[56];
+        fmt_ci(a, sizeof a, "%.1f%%", p->attainment, one ? no : p->attainment_ci, 100);
+        snprintf(att, sizeof att, ", attainment %s", a);
+    }
+    fmt_ms_ci(tt, sizeof tt, p->ttft_p99_ms, one ? no : p->ttft_p99_ci_ms);
     if (!isnan(p->tpot_p99_ms)) {
-        char t[40];
-        fmt_ms_ci(t, sizeof t, p->tpot_p99_ms, p->tpot_p99_ci_ms);
+        char t[48];
+        fmt_ms_ci(t, sizeof t, p->tpot_p99_ms, one ? no : p->tpot_p99_ci_ms);
         snprintf(tp, sizeof tp, ", TPOT p99 %s", t);
     }
-    fprintf(f,
-            "%*s%.4g req/s, mean of %u runs +- 95%% CI: achieved %.3g +- %.3g, goodput %.3g "
-            "+- %.3g req/s%s, TTFT p99 %s%s\n",
-            indent, "", p->offered_rps, p->n, p->achieved_rps, p->achieved_ci, p->goodput_rps,
-            p->goodput_ci, att, tt, tp);
+    fprintf(f, "%*s%.4g req/s, %s: achieved %s, goodput %s req/s%s, TTFT p99 %s%s\n", indent, "",
+            p->offered_rps, runs, x, g, att, tt, tp);
 }
 
 /* The point of step i when i is the last step of a rate run more than

@@ -666,12 +666,53 @@ uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double 
 
 /* ---- points, stops, findings ------------------------------------------ */
 
+/* The means of point pt over its runs from steps[first] (k of them),
+ * judged ones only when judged is set (docs/sweep.md, "--repeat"). The
+ * scratch arrays hold one value a run. */
+struct point_scratch {
+    double *g, *c, *a, *t, *x, *tp;
+};
+
+static void point_means(struct sweep_point *pt, const struct sweep_step *steps, size_t n,
+                        size_t first, int judged, const struct point_scratch *w)
+{
+    double err = 0, otps = 0;
+    uint32_t k = 0, ktp = 0;
+    for (size_t j = first; j < n; j++) {
+        const struct sweep_step *s = &steps[j];
+        if (s->f.recovery || s->f.offered_rps != pt->offered_rps ||
+            (judged && !sweep_step_judged(s)))
+            continue;
+        w->g[k] = s->goodput_rps;
+        w->c[k] = s->completed_rps;
+        w->a[k] = s->attainment;
+        w->t[k] = (double)s->ttft_ns[3] / 1e6;
+        w->x[k] = s->achieved_rps;
+        if (hist_count(s->stats.tpot))
+            w->tp[ktp++] = (double)s->tpot_ns[3] / 1e6;
+        err += s->error_rate;
+        otps += s->output_tps;
+        k++;
+    }
+    fit_mean_ci95(w->g, k, &pt->goodput_rps, &pt->goodput_ci);
+    fit_mean_ci95(w->c, k, &pt->completed_rps, &pt->completed_ci);
+    fit_mean_ci95(w->a, k, &pt->attainment, &pt->attainment_ci);
+    fit_mean_ci95(w->t, k, &pt->ttft_p99_ms, &pt->ttft_p99_ci_ms);
+    fit_mean_ci95(w->x, k, &pt->achieved_rps, &pt->achieved_ci);
+    fit_mean_ci95(w->tp, ktp, &pt->tpot_p99_ms, &pt->tpot_p99_ci_ms);
+    if (!ktp)
+        pt->tpot_p99_ms = pt->tpot_p99_ci_ms = NAN;
+    pt->error_rate = k ? err / k : 0;
+    pt->output_tps = k ? otps / k : 0;
+}
+
 size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep_point *points)
 {
     size_t np = 0;
-    double *g = ll_malloc((n + 1) * sizeof *g), *c = ll_malloc((n + 1) * sizeof *c);
-    double *a = ll_malloc((n + 1) * sizeof *a), *t = ll_malloc((n + 1) * sizeof *t);
-    double *x = ll_malloc((n + 1) * sizeof *x), *tp = ll_malloc((n + 1) * sizeof *tp);
+    struct point_scratch w = {
+        ll_malloc((n + 1) * sizeof(double)), ll_malloc((n + 1) * sizeof(double)),
+        ll_malloc((n + 1) * sizeof(double)), ll_malloc((n + 1) * sizeof(double)),
+        ll_malloc((n + 1) * sizeof(double)), ll_malloc((n + 1) * sizeof(double))};
     for (size_t i = 0; i < n; i++) {
         if (steps[i].f.recovery)
             continue;
@@ -688,29 +729,18 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->pass = 1;
         pt->steady = 1;
         pt->fail_reason = "";
-        pt->unknown = 1;
-        double err = 0, otps = 0;
-        uint32_t k = 0, ktp = 0;
+        uint32_t k = 0;
         int rerun_passed = 0, any_invalid = 0, any_cut = 0;
         for (size_t j = i; j < n; j++) {
             const struct sweep_step *s = &steps[j];
             if (s->f.recovery || s->f.offered_rps != pt->offered_rps)
                 continue;
-            g[k] = s->goodput_rps;
-            c[k] = s->completed_rps;
-            a[k] = s->attainment;
-            t[k] = (double)s->ttft_ns[3] / 1e6;
-            x[k] = s->achieved_rps;
-            if (hist_count(s->stats.tpot))
-                tp[ktp++] = (double)s->tpot_ns[3] / 1e6;
-            err += s->error_rate;
-            otps += s->output_tps;
             /* An INVALID repeat measured the client, an interrupted one
-             * less than its hold: it neither passes nor fails the point
-             * (docs/sweep.md, "INVALID steps", "Ctrl-C"). */
+             * less than its hold, an empty one nothing: it neither passes
+             * nor fails the point, nor counts in its means (docs/sweep.md,
+             * "INVALID steps", "Ctrl-C"). */
             int judged = sweep_step_judged(s);
-            if (judged)
-                pt->unknown = 0;
+            pt->n_judged += (uint32_t)judged;
             any_invalid |= s->invalid;
             any_cut |= s->f.interrupted;
             pt->rerun_steps += (uint32_t)s->f.confirm;
@@ -727,6 +757,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             k++;
         }
         pt->n = k;
+        pt->unknown = pt->n_judged == 0;
         pt->cut = pt->unknown && !any_invalid && any_cut;
         pt->empty = pt->unknown && !any_invalid && !any_cut;
         /* Re-run after a failure: one valid re-run that passes outweighs
@@ -739,59 +770,19 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
                 pt->fail_reason = "";
             }
         }
-        fit_mean_ci95(g, k, &pt->goodput_rps, &pt->goodput_ci);
-        fit_mean_ci95(c, k, &pt->completed_rps, &pt->completed_ci);
-        fit_mean_ci95(a, k, &pt->attainment, &pt->attainment_ci);
-        fit_mean_ci95(t, k, &pt->ttft_p99_ms, &pt->ttft_p99_ci_ms);
-        fit_mean_ci95(x, k, &pt->achieved_rps, &pt->achieved_ci);
-        fit_mean_ci95(tp, ktp, &pt->tpot_p99_ms, &pt->tpot_p99_ci_ms);
-        if (!ktp)
-            pt->tpot_p99_ms = pt->tpot_p99_ci_ms = NAN;
-        pt->error_rate = err / k;
-        pt->output_tps = otps / k;
+        point_means(pt, steps, n, i, !pt->unknown, &w);
     }
-    free(g);
-    free(c);
-    free(a);
-    free(t);
-    free(x);
-    free(tp);
+    free(w.g);
+    free(w.c);
+    free(w.a);
+    free(w.t);
+    free(w.x);
+    free(w.tp);
     return np;
 }
 
-/* What point p's runs say beyond its means: how many were judged, with
- * the sum of their goodput and completion rates, and how many were
- * INVALID. With --repeat a point is judged when one run is, and an
- * INVALID run's figures hold the generator's lateness, an empty or cut
- * one's no window: in the point's means they would pass for the server's.
- * steps is the array the points were built from (its n runs are at or
- * after first_step); NULL leaves every count 0. */
-struct point_runs {
-    uint32_t judged, invalid;
-    double goodput_rps, completed_rps; /* sums over the judged runs */
-};
-
-static void point_runs(const struct sweep_point *p, const struct sweep_step *steps,
-                       struct point_runs *r)
-{
-    memset(r, 0, sizeof *r);
-    uint32_t seen = 0;
-    for (size_t j = p->first_step; steps && seen < p->n; j++) {
-        const struct sweep_step *s = &steps[j];
-        if (s->f.recovery || s->f.offered_rps != p->offered_rps)
-            continue;
-        seen++;
-        r->invalid += (uint32_t)(s->invalid != 0);
-        if (!sweep_step_judged(s))
-            continue;
-        r->goodput_rps += s->goodput_rps;
-        r->completed_rps += s->completed_rps;
-        r->judged++;
-    }
-}
-
-int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
-                     const struct sweep_settings *set, char *reason, size_t len)
+int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_settings *set,
+                     char *reason, size_t len)
 {
     if (n == 0)
         return 0;
@@ -804,21 +795,14 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
     }
     if (set->ttft_limit_ns && last->ttft_p99_ms * 1e6 > (double)set->ttft_limit_ns) {
         /* Still a stop (the server may be hurting), but an INVALID step's
-         * TTFT holds the generator's own lateness: say so, also of an
-         * INVALID run in a judged rate's mean (--repeat). */
-        struct point_runs lr;
-        point_runs(last, steps, &lr);
-        char why[128] = "";
-        if (last->unknown && !last->cut && !last->empty)
-            snprintf(why, sizeof why, " (an INVALID step: the generator's own lateness is in it)");
-        else if (lr.invalid)
-            snprintf(why, sizeof why,
-                     " (%" PRIu32 " of its %" PRIu32
-                     " runs INVALID: the generator's own lateness is in its mean)",
-                     lr.invalid, last->n);
+         * TTFT holds the generator's own lateness: say so. A judged
+         * point's mean leaves its INVALID runs out. */
         snprintf(reason, len, "TTFT p99 %s over the safety limit %s at %.4g req/s%s",
                  ll_fmt_duration((uint64_t)(last->ttft_p99_ms * 1e6), a, sizeof a),
-                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps, why);
+                 ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps,
+                 last->unknown && !last->cut && !last->empty
+                     ? " (an INVALID step: the generator's own lateness is in it)"
+                     : "");
         return 1;
     }
     /* The trends read judged points only: an INVALID step's goodput fell
@@ -830,10 +814,8 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
     for (size_t i = 0; i < n && !last->unknown; i++) {
         if (points[i].unknown)
             continue;
-        struct point_runs r;
-        point_runs(&points[i], steps, &r);
-        good[k] = r.judged ? r.goodput_rps / r.judged : points[i].goodput_rps;
-        done[k] = r.judged ? r.completed_rps / r.judged : points[i].completed_rps;
+        good[k] = points[i].goodput_rps;
+        done[k] = points[i].completed_rps;
         idx[k++] = i;
     }
     int stop = 0;

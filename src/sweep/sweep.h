@@ -514,12 +514,14 @@ struct sweep_point {
     double offered_rps;
     size_t first_step;           /* index into the steps array of its first repeat */
     uint32_t n;                  /* repeats */
-    double goodput_rps, goodput_ci;     /* mean, and half-width of its 95% interval (0 if n < 2) */
+    uint32_t n_judged;           /* of them, judged (sweep_step_judged): the figures below are
+                                  * their means, or all n repeats' when none was */
+    double goodput_rps, goodput_ci; /* mean, and half-width of its 95% interval (0 over one) */
     double completed_rps, completed_ci;
     double attainment, attainment_ci;   /* NAN without an SLO */
     double ttft_p99_ms, ttft_p99_ci_ms;
     double achieved_rps, achieved_ci;
-    double tpot_p99_ms, tpot_p99_ci_ms; /* over the repeats with a TPOT (NAN: none had) */
+    double tpot_p99_ms, tpot_p99_ci_ms; /* over those with a TPOT (NAN: none had) */
     double error_rate;           /* mean */
     double output_tps;           /* mean */
     int pass;                    /* every valid repeat passes; when re-run (--confirm)
@@ -551,8 +553,11 @@ struct sweep_point {
 void sweep_series_add(struct sweep_facts *dst, const struct sweep_facts *src);
 
 /* Group the non-recovery steps into points by offered rate, in the order
- * the rates first ran. points needs room for n entries. Returns the
- * number of points. */
+ * the rates first ran. A point's figures are the means over its judged
+ * repeats (sweep_step_judged), or over all of them when none was (the
+ * point is unknown): an INVALID repeat's latencies hold the generator's
+ * own lateness, an empty or cut one's rates no full window. points needs
+ * room for n entries. Returns the number of points. */
 size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep_point *points);
 
 /* The stop conditions, evaluated after the last point: error rate over the
@@ -562,14 +567,12 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
  * points while the last is unsteady) and the offered rate reaching 2.5
  * times the estimate. The two trends (the
  * goodput's fall, the plateau) read the judged points only, and not after
- * a point that was not judged (INVALID, cut or empty); a point's figures
- * there are the means over its judged repeats (--repeat). The TTFT limit's
- * reason says when the point, or one of its repeats, was INVALID. steps:
- * the array the points were built from (sweep_points_build), or NULL to
- * read the points' own means. Returns 1 and a one-line reason when the
- * sweep should stop. */
-int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_step *steps,
-                     const struct sweep_settings *set, char *reason, size_t len);
+ * a point that was not judged (INVALID, cut or empty); a judged point's
+ * figures are the means over its judged repeats (sweep_points_build). The
+ * TTFT limit's reason says when the point was INVALID. Returns 1 and a
+ * one-line reason when the sweep should stop. */
+int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_settings *set,
+                     char *reason, size_t len);
 
 /* Unknown (all-INVALID) rates the findings list by value. */
 #define SWEEP_MAX_UNKNOWN 8

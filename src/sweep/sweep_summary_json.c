@@ -211,6 +211,7 @@ static json_t *points_json(const struct sweep_point *points, size_t n_points)
         json_t *o = json_object();
         jset(o, "offered_rps", json_real(p->offered_rps));
         jset(o, "runs", ju64(p->n));
+        jset(o, "runs_judged", ju64(p->n_judged));
         jset(o, "goodput_rps", jnum(p->goodput_rps));
         jset(o, "goodput_rps_ci95", jnum(p->goodput_ci));
         jset(o, "completed_rps", jnum(p->completed_rps));

@@ -939,7 +939,7 @@ static void assert_stop(const struct sweep_point *p, const struct sweep_settings
                         const char *want)
 {
     char why[256] = "";
-    int stop = sweep_stop_check(p, 4, NULL, set, why, sizeof why);
+    int stop = sweep_stop_check(p, 4, set, why, sizeof why);
     if (!want) {
         if (stop)
             fail_msg("stopped, expected to go on: \"%s\"", why);
@@ -1054,7 +1054,7 @@ static void test_stop_conditions(void **state)
     p[3].unknown = 0;
     assert_stop(p, &set, "TTFT p99 1.50s over the safety limit 1.00s at 8 req/s");
     char why[256];
-    assert_int_equal(sweep_stop_check(p, 4, NULL, &set, why, sizeof why), 1);
+    assert_int_equal(sweep_stop_check(p, 4, &set, why, sizeof why), 1);
     assert_null(strstr(why, "INVALID"));
     /* Auto plateau over judged points: 2 -> 8 with 4 and 6 INVALID in
      * between is not three judged points. */
@@ -1075,14 +1075,16 @@ static void test_stop_conditions(void **state)
     assert_stop(p, &set, "plateau");
 }
 
-/* --repeat 2: a rate is judged when one of its runs is, the trends read
- * the mean of its judged runs, and the TTFT limit's stop names an INVALID
- * run in its mean. 10, 20, 22 and 24 req/s all meet the
- * SLO in their first run; the second runs of 22 and 24 are INVALID (every
- * send 200 ms late: TTFT 230 ms from its schedule, over the 100 ms SLO,
- * goodput 0), so the points' means are 11 and 12 req/s, under 95% of 20
- * two rates in a row. Their judged runs say 22 and 24: no stop. With the
- * second runs judged too (on time, 230 ms from the server), they stand. */
+/* --repeat 2: a rate is judged when one of its runs is, and its figures
+ * are the means of its judged runs, for the trends and the TTFT limit
+ * alike. 10, 20, 22 and 24 req/s all meet the SLO in their first run;
+ * the second runs of 22 and 24 are INVALID (every send 200 ms late: TTFT
+ * 230 ms from its schedule, over the 100 ms SLO, goodput 0). Averaged in,
+ * they made the points 11 and 12 req/s, under 95% of 20 two rates in a
+ * row, and a TTFT p99 of 130 ms over a 100 ms limit; their judged runs
+ * say 22 and 24 req/s and 30 ms: no stop. With the second runs judged
+ * too (on time, 230 ms from the server), the means are 11 and 12 and
+ * 130 ms, and both stop. */
 static void test_stop_trends_repeat(void **state)
 {
     (void)state;
@@ -1105,9 +1107,12 @@ static void test_stop_trends_repeat(void **state)
         size_t np = sweep_points_build(steps, 8, pts);
         assert_int_equal(np, 4);
         assert_false(pts[2].unknown || pts[3].unknown);
-        ASSERT_NEAR(pts[2].goodput_rps, 11, 1e-9);
-        ASSERT_NEAR(pts[3].goodput_rps, 12, 1e-9);
-        int stop = sweep_stop_check(pts, np, steps, &set, why, sizeof why);
+        assert_int_equal(pts[3].n, 2);
+        assert_int_equal(pts[3].n_judged, late ? 1 : 2);
+        ASSERT_NEAR(pts[2].goodput_rps, late ? 22 : 11, 1e-9);
+        ASSERT_NEAR(pts[3].goodput_rps, late ? 24 : 12, 1e-9);
+        ASSERT_NEAR(pts[3].ttft_p99_ms, late ? 30 : 130, 1.5);
+        int stop = sweep_stop_check(pts, np, &set, why, sizeof why);
         if (late && stop)
             fail_msg("stopped on INVALID runs: \"%s\"", why);
         if (!late) {
@@ -1115,19 +1120,18 @@ static void test_stop_trends_repeat(void **state)
             assert_message_has(why, "goodput fell below its peak (20 req/s at 20 req/s offered)",
                                "sweep_stop_check");
         }
-        /* TTFT p99 30 and 230 ms: 130 ms over a 100 ms limit stops, and
-         * says when the 230 is an INVALID run's. */
+        /* TTFT p99 30 and 230 ms: 130 ms over a 100 ms limit stops when
+         * the 230 is the server's; the client's is out of the mean. */
         set.ttft_limit_ns = 100 * MS;
-        assert_int_equal(sweep_stop_check(pts, np, steps, &set, why, sizeof why), 1);
-        assert_message_has(why, "TTFT p99 130.00ms over the safety limit 100.00ms at 24 req/s",
-                           "sweep_stop_check");
-        if (late)
-            assert_message_has(why,
-                               "(1 of its 2 runs INVALID: the generator's own lateness is in "
-                               "its mean)",
+        stop = sweep_stop_check(pts, np, &set, why, sizeof why);
+        if (late && stop)
+            fail_msg("stopped on an INVALID run's TTFT: \"%s\"", why);
+        if (!late) {
+            assert_int_equal(stop, 1);
+            assert_message_has(why, "TTFT p99 130.00ms over the safety limit 100.00ms at 24 req/s",
                                "sweep_stop_check");
-        else
             assert_null(strstr(why, "INVALID"));
+        }
         set.ttft_limit_ns = 0;
         for (int i = 0; i < 8; i++)
             sweep_step_free(&steps[i]);
@@ -1160,6 +1164,81 @@ static void test_points_repeat(void **state)
     ASSERT_NEAR(pts[1].goodput_ci, 0, 1e-9);
     assert_true(pts[1].pass);
     for (int i = 0; i < 4; i++)
+        sweep_step_free(&steps[i]);
+}
+
+/* A rate's runs that were not judged stay out of its means, as out of
+ * its verdict: at 10 req/s (3 runs) the INVALID second run's TTFT (230 ms
+ * from its schedule: 200 ms of them the generator's) would make the mean
+ * 103 ms; its two judged runs say 30 and 50. The terminal's line says
+ * how many runs it averages; over one judged run (20 req/s) it gives no
+ * interval; with none judged (30 req/s) it is the mean of all, and says
+ * so. summary.json's points carry the count. */
+static void test_points_repeat_unjudged(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    struct sweep_step steps[7];
+    static const struct {
+        double rate;
+        uint64_t ttft_ms, late_ms;
+        uint32_t repeat;
+    } runs[7] = {{10, 30, 0, 0}, {10, 30, 200, 1}, {10, 50, 0, 2},  {20, 30, 200, 0},
+                 {20, 40, 0, 1}, {30, 30, 200, 0}, {30, 30, 200, 1}};
+    for (uint32_t i = 0; i < 7; i++) {
+        make_step_late(&steps[i], i, runs[i].rate, runs[i].ttft_ms, 0, runs[i].late_ms * MS, &set);
+        steps[i].f.repeat = runs[i].repeat;
+        assert_int_equal(steps[i].invalid, runs[i].late_ms > 0);
+    }
+    struct sweep_point pts[7];
+    assert_int_equal(sweep_points_build(steps, 7, pts), 3);
+    assert_int_equal(pts[0].n, 3);
+    assert_int_equal(pts[0].n_judged, 2);
+    ASSERT_NEAR(pts[0].ttft_p99_ms, 40, 1.5);
+    ASSERT_NEAR(pts[0].goodput_rps, steps[0].goodput_rps, 1e-9); /* the INVALID one's is 0 */
+    ASSERT_NEAR(pts[0].attainment, 1, 1e-9);
+    ASSERT_NEAR(pts[0].achieved_rps, (steps[0].achieved_rps + steps[2].achieved_rps) / 2, 1e-9);
+    assert_true(pts[0].pass);
+    assert_int_equal(pts[1].n_judged, 1);
+    ASSERT_NEAR(pts[1].ttft_p99_ms, 40, 1.5);
+    ASSERT_NEAR(pts[1].ttft_p99_ci_ms, 0, 1e-9);
+    assert_true(pts[2].unknown);
+    assert_int_equal(pts[2].n_judged, 0);
+    ASSERT_NEAR(pts[2].ttft_p99_ms, 230, 2.5); /* all of them: the client's, as the rows */
+
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    sweep_print_table(f, steps, 7, &set);
+    fclose(f);
+    const char *m10 = strstr(out, "10 req/s, mean of its 2 judged runs of 3 +- 95% CI: achieved ");
+    const char *m20 = strstr(out, "20 req/s, its one judged run of 2: achieved ");
+    const char *m30 = strstr(out, "30 req/s, mean of 2 runs (none judged) +- 95% CI: ");
+    if (!m10 || !m20 || !m30)
+        fail_msg("mean lines:\n%s", out);
+    const char *eol = strchr(m20, '\n');
+    const char *pm = strstr(m20, "+-");
+    if (pm && pm < eol)
+        fail_msg("an interval over one run:\n%s", out);
+    assert_non_null(strstr(m20, "attainment 100.0%, TTFT p99 "));
+    free(out);
+
+    struct sweep_findings *fd = calloc(1, sizeof *fd);
+    assert_non_null(fd);
+    sweep_findings_compute(steps, 7, pts, 3, &set, fd);
+    json_t *run = json_object();
+    json_t *sum = sweep_summary_json(steps, 7, pts, 3, fd, &set, "", run);
+    json_t *jp = json_array_get(json_object_get(sum, "points"), 0);
+    assert_int_equal(json_integer_value(json_object_get(jp, "runs")), 3);
+    assert_int_equal(json_integer_value(json_object_get(jp, "runs_judged")), 2);
+    ASSERT_NEAR(json_number_value(json_object_get(jp, "ttft_p99_ms")), 40, 1.5);
+    json_decref(sum);
+    json_decref(run);
+    free(fd);
+    for (int i = 0; i < 7; i++)
         sweep_step_free(&steps[i]);
 }
 
@@ -1563,6 +1642,36 @@ static void test_class_findings(void **state)
     free(buf);
     sweep_step_free(&plain[0]);
     sweep_step_free(&plain[1]);
+}
+
+/* A class's TTFT and TPOT p99 at the sweep's capacity are the means over
+ * the capacity rate's judged runs, as the rate's own figures: 4 req/s ran
+ * twice, long's TTFT 80 ms in the judged run and 150 ms in the INVALID
+ * one (marked so by hand: the client's lateness), so long reads 80 ms at
+ * the capacity, not 115. */
+static void test_class_at_capacity_judged(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    struct sweep_step steps[3];
+    struct sweep_point pts[3];
+    struct sweep_findings *fd = calloc(1, sizeof *fd);
+    assert_non_null(fd);
+    make_class_step(&steps[0], 0, 4, 50, 80, 1, &set);
+    make_class_step(&steps[1], 1, 4, 50, 150, 1, &set);
+    steps[1].f.repeat = 1;
+    steps[1].invalid = 1;
+    make_class_step(&steps[2], 2, 8, 150, 250, 1, &set);
+    class_findings(steps, 3, &set, pts, fd);
+    assert_true(fd->capacity_found);
+    ASSERT_NEAR(fd->capacity_rps, 4, 0);
+    const struct sweep_class_finding *lo = &fd->classes[1];
+    assert_true(lo->at_capacity);
+    ASSERT_REL((double)lo->ttft_p99_at_capacity_ns, 80.0 * MS, 0.005);
+    free(fd);
+    for (int i = 0; i < 3; i++)
+        sweep_step_free(&steps[i]);
 }
 
 /* A rate where a class had no request says nothing of it: the class's
@@ -2239,9 +2348,10 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
           SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
           cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
-          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_confirm),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
           cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
           cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
