@@ -353,7 +353,8 @@ static void test_compare_sweep_interrupted(void **state)
     harness_tmp_end();
 }
 
-/* Mixed kinds, and a directory that is no sweep, are refused with one line. */
+/* Mixed kinds, a directory that is no sweep, and a request's line twice
+ * are refused with one line. */
 static void test_compare_sweep_refusals(void **state)
 {
     harness_tmp_begin();
@@ -370,6 +371,17 @@ static void test_compare_sweep_refusals(void **state)
     harness_tmp_results_stub(bare, sizeof bare, "bare", "sweep");
     const char *nosweep[] = {"compare", base, bare, NULL};
     harness_expect_usage(nosweep, "no config.sweep");
+    /* A request's line twice (a file appended to another) would count it
+     * twice in every figure: refused, naming the file and both lines. */
+    char twice[700], cmd[2000];
+    harness_tmp_path(twice, sizeof twice, "twice");
+    fixture_copy(twice, 1);
+    snprintf(cmd, sizeof cmd, "cd '%s' && sed -n 5p requests.jsonl >> requests.jsonl", twice);
+    assert_int_equal(system(cmd), 0);
+    const char *dup[] = {"compare", base, twice, NULL};
+    harness_expect_usage(dup, "/twice/requests.jsonl:");
+    harness_expect_usage(dup, ": request id 5 of step 0 again (first at line 5): one line per "
+                              "request; was a file appended to another?");
     harness_tmp_end();
 }
 
