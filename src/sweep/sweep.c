@@ -666,9 +666,9 @@ uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double 
 
 /* ---- points, stops, findings ------------------------------------------ */
 
-/* The means of point pt over its runs from steps[first] (k of them),
- * judged ones only when judged is set (docs/sweep.md, "--repeat"). The
- * scratch arrays hold one value a run. */
+/* The means of point pt over its runs from steps[first], judged ones
+ * only when judged is set (docs/sweep.md, "--repeat"), and whether every
+ * one of those is steady. The scratch arrays hold one value a run. */
 struct point_scratch {
     double *g, *c, *a, *t, *x, *tp;
 };
@@ -678,6 +678,7 @@ static void point_means(struct sweep_point *pt, const struct sweep_step *steps, 
 {
     double err = 0, otps = 0;
     uint32_t k = 0, ktp = 0;
+    pt->steady = 1;
     for (size_t j = first; j < n; j++) {
         const struct sweep_step *s = &steps[j];
         if (s->f.recovery || s->f.offered_rps != pt->offered_rps ||
@@ -692,6 +693,7 @@ static void point_means(struct sweep_point *pt, const struct sweep_step *steps, 
             w->tp[ktp++] = (double)s->tpot_ns[3] / 1e6;
         err += s->error_rate;
         otps += s->output_tps;
+        pt->steady &= s->steady != 0;
         k++;
     }
     fit_mean_ci95(w->g, k, &pt->goodput_rps, &pt->goodput_ci);
@@ -727,7 +729,6 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->offered_rps = steps[i].f.offered_rps;
         pt->first_step = i;
         pt->pass = 1;
-        pt->steady = 1;
         pt->fail_reason = "";
         uint32_t k = 0;
         int rerun_passed = 0, any_invalid = 0, any_cut = 0;
@@ -752,8 +753,6 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
                 pt->pass = 0;
                 pt->fail_reason = s->fail_reason;
             }
-            if (!s->steady)
-                pt->steady = 0;
             k++;
         }
         pt->n = k;

@@ -526,7 +526,7 @@ struct sweep_point {
     double output_tps;           /* mean */
     int pass;                    /* every valid repeat passes; when re-run (--confirm)
                                   * after a failure: some valid re-run passes */
-    int steady;                  /* every repeat is steady */
+    int steady;                  /* every repeat in its means is steady */
     const char *fail_reason;     /* borrowed from the first failing repeat; "" when passing */
     int unknown;                 /* every repeat is INVALID or interrupted: the search does
                                   * not judge it */

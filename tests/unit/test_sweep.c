@@ -1173,7 +1173,8 @@ static void test_points_repeat(void **state)
  * 103 ms; its two judged runs say 30 and 50. The terminal's line says
  * how many runs it averages; over one judged run (20 req/s) it gives no
  * interval; with none judged (30 req/s) it is the mean of all, and says
- * so. summary.json's points carry the count. */
+ * so. The point is steady when the runs of its means are. summary.json's
+ * points carry the count. */
 static void test_points_repeat_unjudged(void **state)
 {
     (void)state;
@@ -1192,8 +1193,12 @@ static void test_points_repeat_unjudged(void **state)
         steps[i].f.repeat = runs[i].repeat;
         assert_int_equal(steps[i].invalid, runs[i].late_ms > 0);
     }
+    steps[1].steady = 0; /* an INVALID run's steadiness is the client's too */
+    steps[6].steady = 0;
     struct sweep_point pts[7];
     assert_int_equal(sweep_points_build(steps, 7, pts), 3);
+    assert_true(pts[0].steady);
+    assert_false(pts[2].steady);
     assert_int_equal(pts[0].n, 3);
     assert_int_equal(pts[0].n_judged, 2);
     ASSERT_NEAR(pts[0].ttft_p99_ms, 40, 1.5);
