@@ -381,6 +381,15 @@ static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_
     make_step_late(s, index, rate, ttft_ms, fail_every, 0, set);
 }
 
+/* What sweep_print_table prints for the n steps (caller frees). */
+static char *print_table(const struct sweep_step *steps, size_t n, const struct sweep_settings *set)
+{
+    struct test_mem m;
+    test_mem_open(&m);
+    sweep_print_table(m.f, steps, n, set);
+    return test_mem_close(&m);
+}
+
 static void test_step_figures(void **state)
 {
     struct sweep_settings set;
@@ -445,19 +454,13 @@ static void test_server_table_kv(void **state)
     snprintf(v->engine, sizeof v->engine, "tgi");
     v->waiting_mean = 0.5;
     v->waiting_max = 2;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    sweep_print_table(f, &s, 1, &set);
-    fclose(f);
+    char *buf = print_table(&s, 1, &set);
     assert_non_null(strstr(buf, "KV %: not exported by this engine (tgi)\n"));
     free(buf);
     /* With a KV figure: no such line. */
     v->kv_mean = 0.2;
     v->kv_max = 0.4;
-    f = open_memstream(&buf, &len);
-    sweep_print_table(f, &s, 1, &set);
-    fclose(f);
+    buf = print_table(&s, 1, &set);
     assert_null(strstr(buf, "not exported"));
     assert_non_null(strstr(buf, "20.0/40"));
     free(buf);
@@ -1213,12 +1216,7 @@ static void test_points_repeat_unjudged(void **state)
     assert_int_equal(pts[2].n_judged, 0);
     ASSERT_NEAR(pts[2].ttft_p99_ms, 230, 2.5); /* all of them: the client's, as the rows */
 
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    assert_non_null(f);
-    sweep_print_table(f, steps, 7, &set);
-    fclose(f);
+    char *out = print_table(steps, 7, &set);
     const char *m10 = strstr(out, "10 req/s, mean of its 2 judged runs of 3 +- 95% CI: achieved ");
     const char *m20 = strstr(out, "20 req/s, its one judged run of 2: achieved ");
     const char *m30 = strstr(out, "30 req/s, mean of 2 runs (none judged) +- 95% CI: ");
@@ -1288,12 +1286,7 @@ static void test_repeat_labels(void **state)
     ASSERT_NEAR(pts[0].ttft_p99_ms,
                 ((double)steps[0].ttft_ns[3] + (double)steps[1].ttft_ns[3]) / 2e6, 1e-9);
 
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    assert_non_null(f);
-    sweep_print_table(f, steps, 5, &set);
-    fclose(f);
+    char *out = print_table(steps, 5, &set);
     /* Rows in order, each rate's mean line under its second run. */
     const char *r0 = strstr(out, "\n  0 r1 "), *r1 = strstr(out, "\n  1 r2 "),
                *m10 = strstr(out, "10 req/s, mean of 2 runs +- 95% CI: achieved "),
