@@ -95,8 +95,10 @@ static size_t put_one(char *buf, size_t len, size_t at, const char *name, uint64
         snprintf(d, sizeof d, "%llus", (unsigned long long)(ns / LL_NS_PER_SEC));
     else if (ns % LL_NS_PER_MS == 0)
         snprintf(d, sizeof d, "%llums", (unsigned long long)(ns / LL_NS_PER_MS));
-    else
+    else if (ns % LL_NS_PER_US == 0)
         snprintf(d, sizeof d, "%lluus", (unsigned long long)(ns / LL_NS_PER_US));
+    else /* whole: what is written reads back to the threshold applied */
+        snprintf(d, sizeof d, "%lluns", (unsigned long long)ns);
     int n = snprintf(buf + (at < len ? at : len), at < len ? len - at : 0, "%s%s=%s",
                      at ? "," : "", name, d);
     return at + (n > 0 ? (size_t)n : 0);

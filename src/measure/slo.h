@@ -33,7 +33,9 @@ int slo_is_set(const struct slo *s);
  * two output tokens has no TPOT and meets a TPOT threshold. */
 int slo_met(const struct slo *s, const struct record *r);
 
-/* Write the canonical spec ("ttft=500ms,e2e=10s") into buf. */
+/* Write the canonical spec ("ttft=500ms,e2e=10s") into buf, each threshold
+ * in the largest unit that keeps it whole (s, ms, us, ns): slo_parse reads
+ * it back to the same thresholds. */
 void slo_format(const struct slo *s, char *buf, size_t len);
 
 #endif
