@@ -816,6 +816,37 @@ static void test_escaping(void **state)
     free(doc);
 }
 
+/* One load step of five INVALID (a sweep left it out of the capacity
+ * search and exits 0): the banner is about that step, and says the
+ * others stand. Against llama.cpp the page said "these figures are not
+ * trustworthy" over a sweep of 7 steps for 1 step one send made INVALID.
+ * Only when every load step is INVALID (the recovery step is not one)
+ * does it say so of the whole page. */
+static void test_invalid_banner_some_steps(void **state)
+{
+    struct fixture f;
+    fixture_make(&f);
+    f.steps[1].invalid = 1;
+    f.r.invalid = 1;
+    f.r.invalid_reason = "1 of 5 steps (at 10 req/s) are INVALID: why";
+    char *doc = render(&f.r);
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "<div class=\"banner invalid\">1 of 5 steps (at 10 req/s) are "
+                                "INVALID: why. The other steps' figures, and the findings made "
+                                "from them, stand.</div>"));
+    assert_null(strstr(doc, "not trustworthy"));
+    free(doc);
+
+    for (int i = 0; i < 4; i++)
+        f.steps[i].invalid = 1;
+    f.steps[4].recovery = 1;
+    doc = render(&f.r);
+    assert_non_null(strstr(doc,
+                           "<div class=\"banner invalid\">INVALID: the load generator could "
+                           "not keep its schedule; these figures are not trustworthy. 1 of 5"));
+    free(doc);
+}
+
 static void test_empty_report(void **state)
 {
     struct report r = {0};
@@ -1163,6 +1194,7 @@ int main(void)
         cmocka_unit_test(test_hollow_verdicts),
         cmocka_unit_test(test_classes_section),
         cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_invalid_banner_some_steps),
         cmocka_unit_test(test_empty_report),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_write_atomic),
