@@ -292,10 +292,11 @@ json_t *cmp_row_json(const struct row *r)
     json_object_set_new(o, "candidate", jnumber_or_null(r->cand));
     json_t *d = json_object();
     json_object_set_new(d, "kind", json_string(r->pp ? "difference" : "relative"));
-    json_object_set_new(d, "value", r->d.ok ? json_real(r->d.diff) : json_null());
+    /* An infinite one (a total of 0 in the baseline) is null. */
+    json_object_set_new(d, "value", r->d.ok ? jnumber_or_null(r->d.diff) : json_null());
     int bounded = r->d.ok && !r->d.too_few;
-    json_object_set_new(d, "lo", bounded ? json_real(r->d.lo) : json_null());
-    json_object_set_new(d, "hi", bounded ? json_real(r->d.hi) : json_null());
+    json_object_set_new(d, "lo", bounded ? jnumber_or_null(r->d.lo) : json_null());
+    json_object_set_new(d, "hi", bounded ? jnumber_or_null(r->d.hi) : json_null());
     json_object_set_new(d, "too_few", json_boolean(r->d.too_few));
     json_object_set_new(o, "diff", d);
     json_object_set_new(o, "method", json_string(r->method));

@@ -462,11 +462,39 @@ struct cmp_diff cmp_share_diff(uint64_t kb, uint64_t nb, uint64_t kc, uint64_t n
     return d;
 }
 
+/* cmp_total_ratio when one side's total is 0 and the other's, s with
+ * variance v, is not: given the events of both sides, each is the
+ * candidate's with probability p = rc / (rc + rb / scale), so the ratio
+ * of rates is p / (1 - p) x scale. The nonzero side stands for s^2 / v
+ * events (s for a count; a token total's events of its mean size), all
+ * of them its own: p's Wilson interval at 0 (or all) of them bounds the
+ * ratio on one side, and the point is -100% (or no finite value). */
+static struct cmp_diff total_ratio_one_zero(double s, double v, int cand_zero, double scale)
+{
+    struct cmp_diff d = {0};
+    double n = v > 0 ? floor(s * s / v) : 0;
+    if (!(n >= 1))
+        return d;
+    double lo, hi;
+    cmp_wilson(cand_zero ? 0 : (uint64_t)n, (uint64_t)n, CMP_Z95, &lo, &hi);
+    d.ok = 1;
+    if (cand_zero) {
+        d.diff = d.lo = -1.0;
+        d.hi = hi / (1 - hi) * scale - 1.0;
+    } else {
+        d.diff = d.hi = INFINITY;
+        d.lo = lo / (1 - lo) * scale - 1.0;
+    }
+    return d;
+}
+
 struct cmp_diff cmp_total_ratio(double sb, double vb, double sc, double vc, double scale)
 {
     struct cmp_diff d = {0};
-    if (!(sb > 0) || !(sc > 0) || !(scale > 0))
+    if (!(scale > 0) || !(sb >= 0) || !(sc >= 0) || (sb == 0 && sc == 0))
         return d;
+    if (sb == 0 || sc == 0)
+        return total_ratio_one_zero(sb > 0 ? sb : sc, sb > 0 ? vb : vc, sc == 0, scale);
     double l = log(sc / sb * scale);
     double se = sqrt(vb / (sb * sb) + vc / (sc * sc));
     d.ok = 1;

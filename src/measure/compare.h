@@ -122,7 +122,12 @@ struct cmp_diff cmp_share_diff(uint64_t kb, uint64_t nb, uint64_t kc, uint64_t n
  * (the count itself for a count). Both totals per the same length of time
  * (the caller scales by the windows first: the ratio of rates is the ratio
  * of totals times the ratio of windows, which the caller passes as
- * scale = window_b / window_c). ok 0 when sb or sc is 0. */
+ * scale = window_b / window_c). When one total is 0 and the other is not,
+ * the interval is the exact one of the share of events that fell on each
+ * side (Wilson; the other side's total counted as s^2 / v events): the
+ * candidate's 0 reads -100% with an upper bound below 0 when there were
+ * enough events (a collapse is worse, not noise); the baseline's 0 reads
+ * +infinity with a finite lower bound. ok 0 when both are 0. */
 struct cmp_diff cmp_total_ratio(double sb, double vb, double sc, double vc, double scale);
 
 /* The between-run 95% interval of a difference, from each side's figure

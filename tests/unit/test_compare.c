@@ -419,8 +419,49 @@ static void test_total_ratio(void **state)
     /* 300 in 10 s against 600 in 20 s: the same rate. */
     d = cmp_total_ratio(300, 300, 600, 600, 10.0 / 20.0);
     ASSERT_NEAR(d.diff, 0, 1e-12);
-    d = cmp_total_ratio(0, 0, 5, 5, 1.0);
+    d = cmp_total_ratio(0, 0, 0, 0, 1.0);
     assert_false(d.ok);
+}
+
+/* One side's total 0, the other's not: the share of the events that fell
+ * on each side, exactly. Goodput 46 in 3 s against 0 (a collapse seen
+ * against llama.cpp read "n/a" and a --fail-on gate "inconclusive"): -100%,
+ * the upper bound from Wilson's at 0 of 46, z^2 / (46 + z^2) = 0.0770, a
+ * ratio of at most 0.0834: worse, and a -10% gate fails. Windows scale
+ * the bound. 46 against 0 the other way: no finite value, a lower bound
+ * of 46 / (46 + z^2) / (z^2 / (46 + z^2)) - 1 = 10.97: better. Two events
+ * against none cannot tell; a token total counts as s^2 / v events. */
+static void test_total_ratio_one_zero(void **state)
+{
+    (void)state;
+    double z2 = CMP_Z95 * CMP_Z95;
+    struct cmp_diff d = cmp_total_ratio(46, 46, 0, 0, 1.0);
+    assert_true(d.ok);
+    ASSERT_NEAR(d.diff, -1, 0);
+    ASSERT_NEAR(d.lo, -1, 0);
+    ASSERT_NEAR(d.hi, z2 / 46 - 1, 1e-9);
+    assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_WORSE);
+    struct cmp_threshold t = {.amount = -0.10};
+    assert_int_equal(cmp_gate_of(&d, &t), CMP_GATE_FAIL);
+    /* The candidate's window twice as long: its 0 bounds a rate half as
+     * high. */
+    d = cmp_total_ratio(46, 46, 0, 0, 0.5);
+    ASSERT_NEAR(d.hi, 0.5 * z2 / 46 - 1, 1e-9);
+
+    d = cmp_total_ratio(0, 0, 46, 46, 1.0);
+    assert_true(d.ok);
+    assert_true(isinf(d.diff) && d.diff > 0 && isinf(d.hi));
+    ASSERT_NEAR(d.lo, 46 / z2 - 1, 1e-9);
+    assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_BETTER);
+    assert_int_equal(cmp_gate_of(&d, &t), CMP_GATE_PASS);
+
+    d = cmp_total_ratio(2, 2, 0, 0, 1.0);
+    assert_true(d.hi > 0); /* z^2 / 2 - 1 = 0.92: within noise */
+    assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_SAME);
+    /* 4600 tokens over 46 requests of 100 each: v = 46 x 100^2, 46
+     * events, the same bound as the count's. */
+    d = cmp_total_ratio(4600, 46 * 100.0 * 100.0, 0, 0, 1.0);
+    ASSERT_NEAR(d.hi, z2 / 46 - 1, 1e-9);
 }
 
 /* The between-run interval against hand-worked numbers: Welch's degrees
@@ -542,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_wilson),
         cmocka_unit_test(test_share_diff_newcombe),
         cmocka_unit_test(test_total_ratio),
+        cmocka_unit_test(test_total_ratio_one_zero),
         cmocka_unit_test(test_between_runs),
         cmocka_unit_test(test_thresholds_parse),
         cmocka_unit_test(test_gate),
