@@ -1141,6 +1141,40 @@ static void test_stop_trends_repeat(void **state)
     }
 }
 
+/* --repeat 2: the error-rate stop reads the rate's mean over its judged
+ * runs too. 10 req/s: the first run has no error, the second a 500 on
+ * every other request (50%). When the second is INVALID (every send
+ * 200 ms late) the point's error rate is its judged run's, 0: no stop.
+ * Judged, the mean is 25%, over the 10% limit: a stop. */
+static void test_stop_error_rate_repeat(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_step steps[2];
+    struct sweep_point pts[2];
+    char why[256] = "";
+    for (int late = 1; late >= 0; late--) {
+        make_step(&steps[0], 0, 10, 30, 0, &set);
+        make_step_late(&steps[1], 1, 10, 30, 2, late ? 200 * MS : 0, &set);
+        steps[1].f.repeat = 1;
+        assert_int_equal(steps[1].invalid, late);
+        ASSERT_NEAR(steps[1].error_rate, 0.5, 0.01);
+        assert_int_equal(sweep_points_build(steps, 2, pts), 1);
+        assert_int_equal(pts[0].n_judged, late ? 1 : 2);
+        ASSERT_NEAR(pts[0].error_rate, late ? 0 : 0.25, 0.01);
+        int stop = sweep_stop_check(pts, 1, &set, why, sizeof why);
+        if (late && stop)
+            fail_msg("stopped on an INVALID run's errors: \"%s\"", why);
+        if (!late) {
+            assert_int_equal(stop, 1);
+            assert_message_has(why, "error rate 25.0% > 10% at 10 req/s", "sweep_stop_check");
+        }
+        for (int i = 0; i < 2; i++)
+            sweep_step_free(&steps[i]);
+    }
+}
+
 /* Repeats: two runs of each rate make one point with a t-interval. */
 static void test_points_repeat(void **state)
 {
@@ -2346,10 +2380,11 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
           SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
           cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
-          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
-          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
-          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_stop_error_rate_repeat), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_points_repeat_unjudged), cmocka_unit_test(test_repeat_labels),
+          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_at_capacity_judged),
+          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
+          cmocka_unit_test(test_first_with_parts))
