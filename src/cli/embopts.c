@@ -30,16 +30,32 @@ static int batch_flag(const char *v, struct workload *wl, char *err, size_t errl
     return 0;
 }
 
-/* A class or run SLO an embedding cannot meet or miss: no first token, no
- * token pace. where names it ("--slo", "class \"x\"'s slo"). */
-static int slo_check(const struct slo *s, const char *where, char *err, size_t errlen)
+/* A class or run SLO an answer without a stream cannot meet or miss: no
+ * first token before the last, no token pace. where names it ("--slo",
+ * "class \"x\"'s slo"), whose the run it is ("for openai-embeddings",
+ * "with --no-stream"). */
+static int slo_check(const struct slo *s, const char *where, const char *whose, char *err,
+                     size_t errlen)
 {
     if (s->ttft_ns || s->tpot_ns)
         return runopts_errf(err, errlen,
-                            "%s: %s has no meaning for " EMB
-                            " (no stream: no first token, no token pace); judge it by e2e=",
-                            where, s->ttft_ns ? "ttft" : "tpot");
+                            "%s: %s has no meaning %s (no stream: no first token before the "
+                            "last, no token pace); judge it by e2e=",
+                            where, s->ttft_ns ? "ttft" : "tpot", whose);
     return 0;
+}
+
+/* slo_check of the run's SLO and of every class's own. */
+static int slos_check(const struct run_config *cfg, const char *whose, char *err, size_t errlen)
+{
+    const struct wl_file *f = cfg->workload.classes;
+    for (size_t i = 0; f && i < f->n; i++) {
+        char where[160];
+        snprintf(where, sizeof where, "--workload: class \"%s\"'s slo", f->classes[i].name);
+        if (slo_check(&f->classes[i].slo, where, whose, err, errlen) != 0)
+            return LL_E_INVAL;
+    }
+    return slo_check(&cfg->slo, "--slo", whose, err, errlen);
 }
 
 /* The workload file: every class on this API (its own "api" or --api's),
@@ -50,7 +66,6 @@ static int classes_check(const struct run_opts *o, const struct wl_file *f, int 
     for (size_t i = 0; f && i < f->n; i++) {
         const struct wl_class *c = &f->classes[i];
         int c_emb = c->api >= 0 ? c->api == OAI_API_EMBEDDINGS : emb;
-        char where[160];
         if (c_emb != emb)
             return runopts_errf(err, errlen,
                                 "--workload: class \"%s\" of %s is %s while the run is %s: " EMB
@@ -60,9 +75,6 @@ static int classes_check(const struct run_opts *o, const struct wl_file *f, int 
                                 emb ? EMB : "streamed");
         if (!emb)
             continue;
-        snprintf(where, sizeof where, "--workload: class \"%s\"'s slo", c->name);
-        if (slo_check(&c->slo, where, err, errlen) != 0)
-            return LL_E_INVAL;
         if (c->prefix.fraction > 0 || c->cancel.kind != WL_CANCEL_NONE)
             return runopts_errf(err, errlen,
                                 "--workload: class \"%s\" has %s, which " EMB
@@ -123,12 +135,15 @@ int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, c
     if (!emb) {
         if (o->batch)
             return runopts_errf(err, errlen, "--batch: inputs per request go with --api " EMB);
-        return 0;
+        /* Not streamed, a TTFT is the whole answer's time and no TPOT
+         * exists: a ttft= would judge E2E by another name, a tpot= pass
+         * every request. */
+        return cfg->transport.stream ? 0 : slos_check(cfg, "with --no-stream", err, errlen);
     }
     const char *why = NULL, *flag = refused_flag(o, cfg, &why);
     if (flag)
         return runopts_errf(err, errlen, "%s: not with --api " EMB ": %s", flag, why);
-    if (slo_check(&cfg->slo, "--slo", err, errlen) != 0)
+    if (slos_check(cfg, "for " EMB, err, errlen) != 0)
         return LL_E_INVAL;
     if (o->batch && batch_flag(o->batch, &cfg->workload, err, errlen) != 0)
         return LL_E_INVAL;

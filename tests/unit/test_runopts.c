@@ -432,8 +432,29 @@ static void test_config_errors(void **state)
     memset(&cfg, 0, sizeof cfg);
     cfg.slo.ttft_ns = 1;
     ASSERT_USAGE(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), err,
-                 "--slo: ttft has no meaning for openai-embeddings (no stream: no first token, "
-                 "no token pace); judge it by e2e=");
+                 "--slo: ttft has no meaning for openai-embeddings (no stream: no first token "
+                 "before the last, no token pace); judge it by e2e=");
+    runopts_workload_free(&cfg);
+    /* --no-stream on a streamed API: its TTFT is the whole answer's time
+     * and it has no TPOT, so a tpot= passed every request; e2e= stands. */
+    memset(&o, 0, sizeof o);
+    o.no_stream = 1;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.slo.tpot_ns = 20 * 1000000ULL;
+    ASSERT_USAGE(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), err,
+                 "--slo: tpot has no meaning with --no-stream (no stream: no first token before "
+                 "the last, no token pace); judge it by e2e=");
+    runopts_workload_free(&cfg);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.slo.ttft_ns = 1;
+    ASSERT_USAGE(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), err,
+                 "--slo: ttft has no meaning with --no-stream (no stream: no first token before "
+                 "the last, no token pace); judge it by e2e=");
+    runopts_workload_free(&cfg);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.slo.e2e_ns = 1;
+    assert_int_equal(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.transport.stream, 0);
     runopts_workload_free(&cfg);
     /* --dataset's prompts carry their own lengths: a length flag beside it
      * is named (the file itself is not read before that refusal). */
