@@ -53,7 +53,8 @@ void sweep_usage(FILE *f)
         "  --gap D                  pause between steps (default 0; with "
         "--start-at " SWEEP_DEFAULT_FIXED_GAP ")\n"
         "  --repeat N               run each rate N times; mean and 95%% CI across its runs\n"
-        "                           (INVALID, empty or cut ones left out) (default 1)\n"
+        "                           (its judged ones, when one was: not INVALID, empty or\n"
+        "                           cut) (default 1)\n"
         "  --probe-duration D       auto: length of each probe round (default " SWEEP_DEFAULT_PROBE
         ")\n"
         "  --max-steps N            at most N load steps (default %d)\n"
