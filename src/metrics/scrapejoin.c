@@ -298,7 +298,8 @@ double scrape_client_prompt(const struct scrape_join *j, const struct scrape_cli
 
 /* One counter's line: the server's increase and, when there is one, the
  * client's own count of the same thing, each named ("server 16180, client
- * sent 23137"), then their ratio. client_what says what the client
+ * sent 23137"), then their ratio, or, when the server's did not move at
+ * all, that it may not count them. client_what says what the client
  * counted ("sent", "received", "ok"). */
 static void print_counter(FILE *f, const char *name, const struct scrape_counter *c,
                           const char *client_what, double client)
@@ -307,7 +308,12 @@ static void print_counter(FILE *f, const char *name, const struct scrape_counter
         return;
     if (isfinite(client)) {
         fprintf(f, "  %-20s server %.0f, client %s %.0f", name, c->delta, client_what, client);
-        if (client > 0)
+        /* A counter that never moved while the client counted some: the
+         * engine does not count these (llama.cpp's prompt tokens of
+         * embeddings), not a ratio of 0. */
+        if (client > 0 && c->delta == 0)
+            fprintf(f, " (the server's counter did not move: it may not count these)");
+        else if (client > 0)
             fprintf(f, " (server/client %.3f)", c->delta / client);
     } else {
         fprintf(f, "  %-20s server %.0f", name, c->delta);

@@ -440,6 +440,23 @@ static void test_scraper_closed_port(void **state)
     assert_non_null(strstr(txt, "  KV-cache usage       no ok scrape inside the window\n"));
     assert_null(strstr(txt, "not exported"));
     free(txt);
+
+    /* A counter that never moved while the client counted some (llama.cpp
+     * counts no prompt tokens of embeddings): said so, not "server/client
+     * 0.000"; one that moved keeps its ratio. */
+    nj.prompt_tokens = (struct scrape_counter){.present = 1, .delta = 0};
+    nj.generation_tokens = (struct scrape_counter){.present = 1, .delta = 90};
+    struct scrape_client cl = {.prompt_tokens = 5000, .output_tokens = 100, .cached_tokens = NAN};
+    txt = NULL;
+    mf = open_memstream(&txt, &txt_len);
+    scrape_join_print(mf, &nj, 0, &cl, s);
+    fclose(mf);
+    assert_non_null(strstr(txt, "  prompt tokens        server 0, client sent 5000 (the server's "
+                                "counter did not move: it may not count these)\n"));
+    assert_non_null(strstr(txt, "  generation tokens    server 90, client received 100 "
+                                "(server/client 0.900)\n"));
+    assert_null(strstr(txt, "0.000"));
+    free(txt);
     scraper_free(s);
 
     /* One line per scrape, each failed, t_ns relative to the origin. */
