@@ -340,7 +340,7 @@ static void report_limit_cards(struct strbuf *b, const struct report *r)
                 d.data);
 
     strbuf_clear(&d);
-    strbuf_puts(&d, "where latency turns sharply up");
+    strbuf_puts(&d, "where completions stop following the load");
     if (r->capacity_rps > 0 && r->knee_rps > 0) {
         strbuf_puts(&d, "; capacity is ");
         report_put_value(&d, 100.0 * r->capacity_rps / r->knee_rps);

@@ -176,7 +176,7 @@ struct report {
     double slo_e2e_ms;
     double attainment_target;   /* fraction, e.g. 0.99; 0 = none */
     double capacity_rps;        /* req/s, highest offered load meeting the target; 0 = not found */
-    double knee_rps;            /* req/s, where latency turns up; 0 = not found */
+    double knee_rps;            /* req/s, where completions stop following the load; 0 = none */
     const char *first_limit;    /* the limit the server reached first, in a few words,
                                  * shown under the knee ("first limit: the batch at 24
                                  * req/s"); may be NULL */
