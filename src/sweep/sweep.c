@@ -246,6 +246,13 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
         }
     }
     int have_slo = sweep_step_has_slo(s, set), own = slo_is_set(slo);
+    /* The backlog the recovery starts from: every request, warm-up and
+     * cold ones too, sent by the switch and not ended by it. */
+    if (f->recovery && f->overload_rps > 0) {
+        s->switch_records++;
+        s->switch_inflight += r->sent_ns != LL_NO_TIME && r->sent_ns <= f->warmup_ns &&
+                              (r->end_ns == LL_NO_TIME || r->end_ns > f->warmup_ns);
+    }
     /* Rates count what the server finished inside the window, whichever
      * request it was: completions, goodput and tokens all flatten at
      * capacity instead of echoing the offered load (docs/metrics.md). */
@@ -525,10 +532,15 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     if (f->recovery) {
         sweep_recovery_measure(s->met_sched_ns, s->met, s->n_met, f->warmup_ns, f->duration_ns,
                                SWEEP_RECOVERY_TAIL_NS, &s->recovery);
+        /* The records say it exactly; the 100 ms samples only near it (a
+         * sample 0.1 s before the switch read 0 where 7 were in flight,
+         * against llama.cpp). Without records, the last sample. */
         s->backlog_at_switch = NAN;
         for (size_t i = 0; f->overload_rps > 0 && i < f->n_series; i++)
             if (f->series[i].t_ns <= f->warmup_ns)
                 s->backlog_at_switch = f->series[i].inflight;
+        if (f->overload_rps > 0 && s->switch_records)
+            s->backlog_at_switch = (double)s->switch_inflight;
     }
 }
 

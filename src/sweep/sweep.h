@@ -402,11 +402,16 @@ struct sweep_step {
     double output_tokens_per_j;     /* tokens per J */
     double mean_power_w;            /* W, energy_j over the span */
     struct sweep_recovery recovery; /* recovery step only (all LL_NO_TIME otherwise) */
-    double backlog_at_switch;    /* requests in flight at the switch (the last in-flight
-                                  * sample at or before it); NAN without a lead-in */
-    double hold_factor;          /* window / E2E p99 of ok requests; NAN when none is ok */
-    int short_hold;              /* 1: a load step whose hold_factor is under the
-                                  * settings' min_hold_factor (the hold rule) */
+    double backlog_at_switch;       /* requests in flight at the switch, counted from the
+                                     * records (sent at or before it, not ended by it);
+                                     * with none added, the last in-flight sample at or
+                                     * before it; NAN without a lead-in */
+    double hold_factor;             /* window / E2E p99 of ok requests; NAN when none is ok */
+    int short_hold;                 /* 1: a load step whose hold_factor is under the
+                                     * settings' min_hold_factor (the hold rule) */
+    /* Records added to a recovery step with a lead-in, and those of them in
+     * flight at the switch (backlog_at_switch). */
+    uint64_t switch_records, switch_inflight;
     struct sweep_class *classes; /* owned; f.n_classes of them, NULL when 0 */
     struct sweep_endpoint *endpoints; /* owned; f.n_endpoints of them, NULL when 0 */
 };

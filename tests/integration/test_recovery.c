@@ -61,14 +61,13 @@ static json_t *recovery_of(json_t *sum)
 }
 
 /* Overload, then recovery. With Q requests in flight at the switch (from
- * the in-flight series), B = 4 of them in the batch, the sim's capacity C
+ * the records), B = 4 of them in the batch, the sim's capacity C
  * and the recovery rate L, the waiting queue drains at C - L; a request
  * scheduled at t after the switch waits about (Q - B - (C - L) t) / C for a
  * slot, so it meets a TTFT of S once t >= (Q - B - C S) / (C - L). That
  * bound, and Q / (C - L) (the whole in-flight count drained), bracket the
  * truth; the measured recovery must lie in [0.8 x lower - 0.2 s, 1.25 x
- * upper + 0.3 s] (the series sample is up to 100 ms before the switch, and
- * a busy machine slows the sim's steps). */
+ * upper + 0.3 s] (a busy machine slows the sim's steps). */
 static void test_recovery_after_overload(void **state)
 {
     char rate[32];
