@@ -267,6 +267,9 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     fit_knee(x, y, m, &out->knee);
     free(x);
     free(y);
+    for (size_t i = 0; out->overload_rps > 0 && i < n_points; i++)
+        if (points[i].offered_rps == out->overload_rps && !points[i].unknown && points[i].pass)
+            out->lead_in_passed = 1;
     if (last_loaded && last_loaded->f.elapsed_ns > last_loaded->f.duration_ns)
         out->drain_ns = last_loaded->f.elapsed_ns - last_loaded->f.duration_ns;
     sweep_first_limit(steps, n, set, &out->first_limit);
@@ -432,7 +435,12 @@ static void put_recovery(const struct sweep_findings *fd, char *buf, size_t len,
     } else {
         put(buf, len, at, "at %.3g req/s: ", fd->recovery_rps);
     }
-    if (rc->first_miss_ns == LL_NO_TIME)
+    if (rc->first_miss_ns == LL_NO_TIME && fd->lead_in_passed)
+        put(buf, len, at,
+            "latency within the SLO from the switch, but %.4g req/s passed as a load step: "
+            "it overloaded nothing, so there was nothing to recover from (raise the top rate)\n",
+            fd->overload_rps);
+    else if (rc->first_miss_ns == LL_NO_TIME)
         put(buf, len, at, "latency within the SLO from the %s\n",
             fd->overload_rps > 0 ? "switch" : "start");
     else if (rc->recovery_ns == LL_NO_TIME)

@@ -742,6 +742,8 @@ struct sweep_findings {
     int have_recovery;
     double recovery_rps;         /* req/s after the switch */
     double overload_rps;         /* req/s of the lead-in; 0 = none */
+    int lead_in_passed;          /* the lead-in's rate was judged and passed as a load step:
+                                  * it overloaded nothing, so the recovery tests nothing */
     uint64_t switch_ns;          /* lead-in length: the switch, from the step's start */
     double backlog_at_switch;    /* requests in flight at the switch; NAN = unknown */
     struct sweep_recovery recovery; /* as measured by the recovery step */

@@ -241,6 +241,7 @@ static json_t *recovery_json(const struct sweep_findings *fd)
     jset(rec, "offered_rps", hr ? json_real(fd->recovery_rps) : json_null());
     jset(rec, "overload_rps",
          hr && fd->overload_rps > 0 ? json_real(fd->overload_rps) : json_null());
+    jset(rec, "lead_in_passed", json_boolean(hr && fd->lead_in_passed));
     jset(rec, "switch_ns", hr ? ju64(fd->switch_ns) : json_null());
     jset(rec, "backlog_at_switch", hr ? jnum(fd->backlog_at_switch) : json_null());
     jset(rec, "first_miss_ns", hr ? time_or_null(fd->recovery.first_miss_ns) : json_null());

@@ -394,6 +394,63 @@ static char *print_table(const struct sweep_step *steps, size_t n, const struct 
     return test_mem_close(&m);
 }
 
+/* A recovery whose lead-in rate passed as a load step overloaded nothing:
+ * "latency within the SLO from the switch" would read as a recovery. The
+ * line says so when 20 req/s passed (TTFT 30 ms under a 100 ms SLO), not
+ * when it failed (230 ms). */
+static void test_recovery_lead_in_passed(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    for (int fails = 0; fails <= 1; fails++) {
+        struct sweep_step st[2];
+        make_step(&st[0], 0, 20, fails ? 230 : 30, 0, &set);
+        struct sweep_step *r = &st[1];
+        sweep_step_init(r);
+        r->f.index = 1;
+        r->f.recovery = 1;
+        r->f.offered_rps = 4;
+        r->f.overload_rps = 20;
+        r->f.warmup_ns = 3 * SEC;
+        r->f.duration_ns = 12 * SEC;
+        r->f.window_ns = 9 * SEC;
+        for (uint64_t k = 0; k < 36; k++) {
+            struct record x;
+            record_init(&x, k);
+            x.kind = REC_OK;
+            x.http_status = 200;
+            x.sched_ns = x.sent_ns = 3 * SEC + k * 250 * MS;
+            x.first_ns = x.first_content_ns = x.sched_ns + 30 * MS;
+            x.last_ns = x.first_ns + 9 * 20 * MS;
+            x.end_ns = x.last_ns + 1 * MS;
+            x.output_tokens = x.events = 10;
+            sweep_step_add_record(r, &x, &set);
+        }
+        r->f.scheduled = 36;
+        sweep_step_finish(r, &set);
+        struct sweep_point pts[2];
+        size_t np = sweep_points_build(st, 2, pts);
+        struct sweep_findings *fd = calloc(1, sizeof *fd);
+        assert_non_null(fd);
+        sweep_findings_compute(st, 2, pts, np, &set, fd);
+        assert_int_equal(fd->lead_in_passed, !fails);
+        char text[4096];
+        sweep_findings_text(fd, &set, "", text, sizeof text);
+        const char *said = strstr(text, "latency within the SLO from the switch, but 20 req/s "
+                                        "passed as a load step: it overloaded nothing, so there "
+                                        "was nothing to recover from (raise the top rate)\n");
+        if (fails ? said != NULL : said == NULL)
+            fail_msg("lead-in %s:\n%s", fails ? "failing" : "passing", text);
+        if (fails)
+            assert_non_null(strstr(text, "latency within the SLO from the switch\n"));
+        free(fd);
+        sweep_step_free(&st[0]);
+        sweep_step_free(&st[1]);
+    }
+}
+
 static void test_step_figures(void **state)
 {
     struct sweep_settings set;
@@ -2374,21 +2431,21 @@ static void test_endpoint_findings(void **state)
 TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_short_text),
           cmocka_unit_test(test_tail_test), cmocka_unit_test(test_hypergeom_upper_tail),
           cmocka_unit_test(test_recovery), cmocka_unit_test(test_recovery_step),
-          cmocka_unit_test(test_cost_forecast), cmocka_unit_test(test_step_figures),
-          cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
-          cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
-          SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_lowest_judged),
-          cmocka_unit_test(test_first_limit_at_lowest), cmocka_unit_test(test_steady_short_series),
-          cmocka_unit_test(test_series_add), SEARCH_TEST(test_findings_capacity_coarse),
-          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
-          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
-          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
-          cmocka_unit_test(test_stop_error_rate_repeat), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_points_repeat_unjudged), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_at_capacity_judged),
-          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
-          cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_recovery_lead_in_passed), cmocka_unit_test(test_cost_forecast),
+          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_server_table_kv),
+          cmocka_unit_test(test_first_limit), cmocka_unit_test(test_step_invalid),
+          SEARCH_TEST(test_findings_capacity), SEARCH_TEST(test_findings_skip_invalid),
+          SEARCH_TEST(test_findings_lowest_judged), cmocka_unit_test(test_first_limit_at_lowest),
+          cmocka_unit_test(test_steady_short_series), cmocka_unit_test(test_series_add),
+          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
+          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
+          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
+          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
