@@ -263,10 +263,12 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
         fprintf(f, "window   %s measured, no warm-up\n",
                 ll_fmt_duration(info->window_ns, a, sizeof(a)));
     if (info->invalid) {
-        fprintf(f, "\n"
-                   "*** INVALID RUN: the load generator could not keep its schedule ***\n"
-                   "*** %s\n"
-                   "*** The figures below describe the client, not the server.\n",
+        fprintf(f,
+                "\n"
+                "*** INVALID RUN: the load generator could not keep its schedule ***\n"
+                "*** %s\n"
+                "*** The latencies below include the client's own delay: an upper bound on "
+                "the server's, not its figures.\n",
                 summary_str(info->invalid_reason));
     } else if (info->lateness_warning[0]) {
         fprintf(f, "warning  %s\n", info->lateness_warning);

@@ -408,7 +408,9 @@ static void test_invalid_when_client_paused(void **state)
     assert_true(harness_is_null(o, "stop_reason"));
     json_decref(run);
     assert_has(res.out, BANNER_TOP, "stdout");
-    assert_has(res.out, "\n*** The figures below describe the client, not the server.\n",
+    assert_has(res.out,
+               "\n*** The latencies below include the client's own delay: an upper bound on the "
+               "server's, not its figures.\n",
                "stdout");
     assert_has(res.out, BANNER_END, "stdout");
     /* The banner carries the same reason as summary.json. */
