@@ -72,6 +72,9 @@ int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len)
     const struct trace *tr = cfg->trace;
     if (tr)
         n = LL_MIN(n, (uint64_t)tr->n);
+    /* The whole run's lengths, or a sample of its schedule (a run bound by
+     * time, or longer than 1000): the words say which. */
+    int whole = (cfg->max_requests && cfg->max_requests <= n) || (tr && tr->n <= n);
     for (uint64_t i = 0; i < n + cfg->n_bursts; i++) {
         uint32_t t;
         if (tr && i < n) {
@@ -97,12 +100,12 @@ int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len)
     if (below == 0)
         return 0;
     int w = snprintf(msg, len,
-                     "%llu of %llu prompt lengths drawn ask for fewer than %.0f "
+                     "%llu of %s%llu prompt lengths %s ask for fewer than %.0f "
                      "tokens, twice the calibration's intercept of %.1f (the template the "
                      "server adds to every prompt): such a prompt is mostly template and keeps "
                      "its length worse",
-                     (unsigned long long)below, (unsigned long long)seen, ceil(near),
-                     c->intercept_tokens);
+                     (unsigned long long)below, whole ? "" : "the first ", (unsigned long long)seen,
+                     whole ? "drawn" : "of the schedule", ceil(near), c->intercept_tokens);
     if (w > 0 && (size_t)w < len && (double)shortest < floor)
         snprintf(msg + w, len - (size_t)w,
                  "; the shortest, %u, is under the %.0f of the "

@@ -286,7 +286,8 @@ int runopts_prompt_ids_check(const struct run_opts *o, struct run_config *cfg, c
  * every prompt): the first 1000 of the schedule (fewer with --requests;
  * a replay's first 1000 lines without prompt text) and the bursts'
  * lengths, against twice the intercept. 1 with the
- * warning in msg (len bytes) when some do, else 0. */
+ * warning in msg (len bytes) when some do, else 0; the warning says
+ * whether it counted the whole run or the schedule's first lengths. */
 int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len);
 
 struct trace;

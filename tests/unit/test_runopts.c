@@ -508,6 +508,33 @@ static long fd_table_size(void)
     return size;
 }
 
+/* The calibration's short-prompt warning counts what it looked at: the
+ * whole run's lengths with --requests, else the schedule's first 1000,
+ * which a run bound by time may never reach ("1000 of 1000 prompt lengths
+ * drawn" was printed for a 14-request run against llama.cpp). */
+static void test_calib_short_words(void **state)
+{
+    (void)state;
+    char err[RUNOPTS_ERR_MAX], msg[600];
+    struct run_opts o;
+    struct run_config cfg;
+    memset(&o, 0, sizeof o);
+    o.prompt_tokens = "12";
+    memset(&cfg, 0, sizeof cfg);
+    assert_int_equal(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), 0);
+    cfg.workload.calib = (struct workload_calib){.tokens_per_word = 1.3, .intercept_tokens = 10};
+    assert_int_equal(runopts_calib_short(&cfg, msg, sizeof msg), 1);
+    assert_non_null(strstr(msg, "1000 of the first 1000 prompt lengths of the schedule ask for "
+                                "fewer than 20 tokens, twice the calibration's intercept of "
+                                "10.0"));
+    cfg.max_requests = 14;
+    assert_int_equal(runopts_calib_short(&cfg, msg, sizeof msg), 1);
+    assert_non_null(strstr(msg, "14 of 14 prompt lengths drawn ask for fewer than 20 tokens"));
+    cfg.workload.calib.intercept_tokens = 5; /* 12 >= 2 x 5: nothing to say */
+    assert_int_equal(runopts_calib_short(&cfg, msg, sizeof msg), 0);
+    runopts_workload_free(&cfg);
+}
+
 static void test_fd_table_grown_up_front(void **state)
 {
     struct rlimit rl;
@@ -554,6 +581,6 @@ TEST_MAIN(cmocka_unit_test(test_value_errors), cmocka_unit_test(test_percent),
           cmocka_unit_test(test_parse),
           cmocka_unit_test(test_parse_header_bound),
           cmocka_unit_test(test_walk_answers),
-          cmocka_unit_test(test_config_errors),
+          cmocka_unit_test(test_config_errors), cmocka_unit_test(test_calib_short_words),
           cmocka_unit_test(test_fd_table_grown_up_front))
 /* clang-format on */
