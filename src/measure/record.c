@@ -328,7 +328,9 @@ static int read_head(json_t *o, struct record *r, char *err, size_t errlen)
     record_init(r, (uint64_t)json_integer_value(id));
     int k = rec_kind_from_name(kind);
     if (k < 0) {
-        snprintf(err, errlen, "unknown kind \"%.40s\"", kind);
+        char shown[41]; /* the file's text: one printable line */
+        ll_printable(kind, strlen(kind), shown, sizeof shown);
+        snprintf(err, errlen, "unknown kind \"%s\"", shown);
         return LL_E_INVAL;
     }
     r->kind = (enum rec_kind)k;

@@ -6,7 +6,7 @@
 
 #include "util/util.h"
 
-int slo_parse(const char *spec, struct slo *out, char *err, size_t errlen)
+static int parse_spec(const char *spec, struct slo *out, char *err, size_t errlen)
 {
     struct slo s = {0};
     const char *p = spec;
@@ -57,6 +57,16 @@ int slo_parse(const char *spec, struct slo *out, char *err, size_t errlen)
     }
     *out = s;
     return 0;
+}
+
+int slo_parse(const char *spec, struct slo *out, char *err, size_t errlen)
+{
+    int rc = parse_spec(spec, out, err, errlen);
+    /* The reason quotes the spec, which may come from a file (a class's
+     * "slo" in steps.jsonl): one printable line. */
+    if (rc != 0 && err && errlen)
+        ll_printable(err, strlen(err), err, errlen);
+    return rc;
 }
 
 int slo_is_set(const struct slo *s)

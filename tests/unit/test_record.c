@@ -723,6 +723,8 @@ static const struct bad_input bad_lines[] = {
     {"{\"id\":1}", "a record needs \"id\" and \"kind\""},
     {"[1,2]", "a record needs \"id\" and \"kind\""},
     {"{\"id\":1,\"kind\":\"fine\",\"sched_ns\":0}", "unknown kind \"fine\""},
+    /* the file's text quoted as one printable line (fuzz_record) */
+    {"{\"id\":1,\"kind\":\"c\\ncelled\",\"sched_ns\":0}", "unknown kind \"c?celled\""},
     {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":null}", "\"sched_ns\" is null"},
     {"{\"id\":1,\"kind\":\"ok\"}", "\"sched_ns\" is null"},
     {"{\"id\":1,\"kind\":\"ok\",\"sched_ns\":0,\"end_ns\":-4}", "a time field"},

@@ -41,6 +41,8 @@ static void test_slo_parse(void **state)
         {"e2e=-1s", "e2e: expected a positive duration (e.g. 500ms, 2s), got \"-1s\""},
         {"ttft=1s,", "a trailing comma in \"ttft=1s,\""},
         {"ttft=1s,,e2e=2s", "expected NAME=DURATION between commas in \"ttft=1s,,e2e=2s\""},
+        /* a spec from a file, quoted as one printable line */
+        {"ttft=1s\n", "ttft: expected a positive duration (e.g. 500ms, 2s), got \"1s?\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
