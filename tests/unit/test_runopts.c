@@ -344,14 +344,23 @@ static void test_walk_answers(void **state)
     assert_int_equal(own.on, 1);
 }
 
-/* runopts_workload_transport on o: its code, err holding the reason. */
-static int workload_transport(const struct run_opts *o, char *err, size_t errlen)
+/* runopts_workload_transport on o with the run's SLO slo: its code, err
+ * holding the reason. */
+static int workload_transport_slo(const struct run_opts *o, struct slo slo, char *err,
+                                  size_t errlen)
 {
     struct run_config cfg;
     memset(&cfg, 0, sizeof cfg);
+    cfg.slo = slo;
     int rc = runopts_workload_transport(o, 1, &cfg, err, errlen);
     runopts_workload_free(&cfg);
     return rc;
+}
+
+/* The same with no SLO. */
+static int workload_transport(const struct run_opts *o, char *err, size_t errlen)
+{
+    return workload_transport_slo(o, (struct slo){0}, err, errlen);
 }
 
 static void test_config_errors(void **state)
@@ -429,33 +438,21 @@ static void test_config_errors(void **state)
     assert_int_equal(cfg.workload.has_batch, 1);
     assert_int_equal(cfg.workload.batch.kind, DIST_UNIFORM);
     runopts_workload_free(&cfg);
-    memset(&cfg, 0, sizeof cfg);
-    cfg.slo.ttft_ns = 1;
-    ASSERT_USAGE(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), err,
+    ASSERT_USAGE(workload_transport_slo(&o, (struct slo){.ttft_ns = 1}, err, sizeof err), err,
                  "--slo: ttft has no meaning for openai-embeddings (no stream: no first token "
                  "before the last, no token pace); judge it by e2e=");
-    runopts_workload_free(&cfg);
     /* --no-stream on a streamed API: its TTFT is the whole answer's time
      * and it has no TPOT, so a tpot= passed every request; e2e= stands. */
     memset(&o, 0, sizeof o);
     o.no_stream = 1;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.slo.tpot_ns = 20 * 1000000ULL;
-    ASSERT_USAGE(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), err,
+    ASSERT_USAGE(workload_transport_slo(&o, (struct slo){.tpot_ns = 20000000}, err, sizeof err),
+                 err,
                  "--slo: tpot has no meaning with --no-stream (no stream: no first token before "
                  "the last, no token pace); judge it by e2e=");
-    runopts_workload_free(&cfg);
-    memset(&cfg, 0, sizeof cfg);
-    cfg.slo.ttft_ns = 1;
-    ASSERT_USAGE(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), err,
+    ASSERT_USAGE(workload_transport_slo(&o, (struct slo){.ttft_ns = 1}, err, sizeof err), err,
                  "--slo: ttft has no meaning with --no-stream (no stream: no first token before "
                  "the last, no token pace); judge it by e2e=");
-    runopts_workload_free(&cfg);
-    memset(&cfg, 0, sizeof cfg);
-    cfg.slo.e2e_ns = 1;
-    assert_int_equal(runopts_workload_transport(&o, 1, &cfg, err, sizeof err), 0);
-    assert_int_equal(cfg.transport.stream, 0);
-    runopts_workload_free(&cfg);
+    assert_int_equal(workload_transport_slo(&o, (struct slo){.e2e_ns = 1}, err, sizeof err), 0);
     /* --dataset's prompts carry their own lengths: a length flag beside it
      * is named (the file itself is not read before that refusal). */
     memset(&o, 0, sizeof o);
