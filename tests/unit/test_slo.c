@@ -3,6 +3,7 @@
  * carry it, and `llmload report` judges again by what it reads), and
  * whether a request met the thresholds. */
 #include "test.h"
+#include "testutil.h"
 
 #include <string.h>
 
@@ -13,6 +14,12 @@
 #define US 1000ULL
 #define MS 1000000ULL
 #define SEC 1000000000ULL
+
+/* slo_parse of in into ctx, a struct slo. */
+static int parse_slo(void *ctx, const char *in, char *err, size_t errlen)
+{
+    return slo_parse(in, ctx, err, errlen);
+}
 
 static void test_slo_parse(void **state)
 {
@@ -30,9 +37,7 @@ static void test_slo_parse(void **state)
     assert_false(slo_is_set(&(struct slo){0}));
     assert_true(slo_is_set(&s));
 
-    static const struct {
-        const char *spec, *want;
-    } bad[] = {
+    static const struct bad_input bad[] = {
         {"", "expected ttft=DUR,tpot=DUR,e2e=DUR (any of them), got \"\""},
         {"ttft", "expected NAME=DURATION, got \"ttft\""},
         {"ttfb=1s", "unknown threshold \"ttfb\" (expected ttft, tpot or e2e)"},
@@ -44,11 +49,7 @@ static void test_slo_parse(void **state)
         /* a spec from a file, quoted as one printable line */
         {"ttft=1s\n", "ttft: expected a positive duration (e.g. 500ms, 2s), got \"1s?\""},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = '\0';
-        if (slo_parse(bad[i].spec, &s, err, sizeof err) != LL_E_INVAL || strcmp(err, bad[i].want))
-            fail_msg("slo_parse(\"%s\"): \"%s\", expected \"%s\"", bad[i].spec, err, bad[i].want);
-    }
+    test_refusals(parse_slo, &s, LL_E_INVAL, bad, LL_ARRAY_LEN(bad));
 }
 
 /* Each threshold is written in the largest unit that keeps it whole, and
