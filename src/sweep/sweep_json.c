@@ -3,6 +3,7 @@
  * sweep_summary_json.c's. Moved out of sweep.c unchanged. */
 #include "sweep/sweep_json.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -530,20 +531,32 @@ static int get_u64(json_t *o, const char *k, uint64_t *out, char *err, size_t er
     return 0;
 }
 
+/* get_u64 of a count that must fit 32 bits (a step's index, its repeat):
+ * past UINT32_MAX refused with its own reason, where it returned
+ * LL_E_INVAL with err empty (fuzz_stepfacts found it). */
+static int get_u32(json_t *o, const char *k, uint32_t *out, char *err, size_t errlen)
+{
+    uint64_t v;
+    if (get_u64(o, k, &v, err, errlen))
+        return LL_E_INVAL;
+    if (v > UINT32_MAX) {
+        snprintf(err, errlen, "\"%s\": expected an integer from 0 to %" PRIu32 ", got %" PRIu64, k,
+                 UINT32_MAX, v);
+        return LL_E_INVAL;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
 int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen)
 {
     struct sweep_facts *f = &s->f;
-    uint64_t v;
     if (!json_is_object(o)) {
         snprintf(err, errlen, "expected a JSON object");
         return LL_E_INVAL;
     }
-    if (get_u64(o, "step", &v, err, errlen) || v > UINT32_MAX)
+    if (get_u32(o, "step", &f->index, err, errlen) || get_u32(o, "repeat", &f->repeat, err, errlen))
         return LL_E_INVAL;
-    f->index = (uint32_t)v;
-    if (get_u64(o, "repeat", &v, err, errlen) || v > UINT32_MAX)
-        return LL_E_INVAL;
-    f->repeat = (uint32_t)v;
     const char *kind = json_string_value(json_object_get(o, "kind"));
     f->recovery = kind && strcmp(kind, "recovery") == 0;
     f->confirm = !f->recovery && json_is_true(json_object_get(o, "confirm"));

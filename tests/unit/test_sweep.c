@@ -1629,6 +1629,41 @@ static void test_late_json(void **state)
     }
 }
 
+/* A step index or repeat past 32 bits is refused with a reason that names
+ * it (it was refused with an empty one). */
+static void test_facts_index_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *step, *repeat, *err;
+    } cases[] = {
+        {"4294967295", "0", ""},
+        {"4294967296", "0", "\"step\": expected an integer from 0 to 4294967295, got 4294967296"},
+        {"0", "41000000000",
+         "\"repeat\": expected an integer from 0 to 4294967295, got 41000000000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[400], err[200] = "";
+        snprintf(text, sizeof text,
+                 "{\"step\":%s,\"repeat\":%s,\"kind\":\"load\",\"offered_rps\":2,"
+                 "\"start_offset_ns\":0,\"duration_ns\":1,\"warmup_ns\":0,\"window_ns\":1,"
+                 "\"elapsed_ns\":1,\"scheduled\":0}",
+                 cases[i].step, cases[i].repeat);
+        json_error_t je;
+        json_t *o = json_loads(text, 0, &je);
+        assert_non_null(o);
+        struct sweep_step st;
+        sweep_step_init(&st);
+        int rc = sweep_facts_from_json(o, &st, err, sizeof err);
+        assert_int_equal(rc, cases[i].err[0] ? LL_E_INVAL : 0);
+        assert_string_equal(err, cases[i].err);
+        if (!cases[i].err[0])
+            assert_int_equal(st.f.index, UINT32_MAX);
+        sweep_step_free(&st);
+        json_decref(o);
+    }
+}
+
 /* ---- traffic classes ---------------------------------------------------- */
 
 static const char *const cls_names[2] = {"short", "long"};
@@ -2573,9 +2608,9 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_points_repeat),
           cmocka_unit_test(test_points_repeat_unjudged), cmocka_unit_test(test_repeat_labels),
           cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_late_json),
-          cmocka_unit_test(test_step_invalid_whose), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_at_capacity_judged),
-          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
-          cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_facts_index_range), cmocka_unit_test(test_step_invalid_whose),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
