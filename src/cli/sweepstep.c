@@ -359,6 +359,16 @@ static void step_facts(const struct sweep_run *sr, const struct step_plan *p,
     f->inflight_mean = res->inflight_mean;
     f->inflight_max = res->inflight_max;
     f->interrupted = res->interrupted;
+    /* Whose its late sends were, for the words of an INVALID step. */
+    int usage = res->worker_wall_ns > 0;
+    f->late = (struct sweep_late){
+        .known = 1,
+        .late_sends = res->late_sends,
+        .asleep = res->late_asleep,
+        .cpu_s = usage ? (double)res->worker_cpu_ns / 1e9 : NAN,
+        .wall_s = usage ? (double)res->worker_wall_ns / 1e9 : NAN,
+        .invol_switches = usage ? res->worker_invol_switches : 0,
+    };
     hist_merge(f->lateness, res->stats.lateness);
     f->series = res->series;
     f->n_series = res->n_series;

@@ -31,7 +31,7 @@ struct built {
                                findings: what report_sweep_load hands over */
     char stop_reason[256];       /* steps.jsonl's "end" line; "" = none */
     char *text;                  /* the findings in words, SWEEP_FINDINGS_TEXT_MAX bytes */
-    char invalid_text[512];      /* the INVALID steps in one line, for the report's banner */
+    char invalid_text[1024];     /* the INVALID steps in one line, for the report's banner */
     /* --rates auto: steps.jsonl's "probe" line, on the steps' clock */
     double probe_t0_s,
         probe_t1_s; /* s since the sweep's start; both 0 = no probe (or an old file) */
@@ -609,7 +609,7 @@ static void built_analyse(struct built *b)
 static void built_print(const struct built *b, FILE *out)
 {
     sweep_print_table(out, b->sw.steps, b->sw.n_steps, &b->sw.set);
-    char inv[512];
+    char inv[1024];
     if (sweep_invalid_text(b->sw.steps, b->sw.n_steps, inv, sizeof inv))
         fprintf(out, "\n*** %s\n", inv);
     sweep_print_classes(out, b->sw.fd);
@@ -773,8 +773,12 @@ static int expect_checks(const struct built *b)
     const struct sweep_settings *set = &b->sw.set;
     const struct sweep_findings *fd = b->sw.fd;
     if (fd->capacity_unknown) {
-        ll_errorf("INVALID: no step could be judged: the generator's own lateness moved every "
-                  "step's latencies (see \"not judged\" above)");
+        char whose[512];
+        sweep_late_whose_list(fd->unknown_rps, fd->unknown_cause, fd->n_unknown, whose,
+                              sizeof whose);
+        ll_errorf("INVALID: no step could be judged: %s moved every step's latencies (see "
+                  "\"not judged\" above)",
+                  whose);
         return LL_EXIT_FAIL;
     }
     if (!fd->capacity_found && !fd->next_fails && (fd->n_empty || fd->have_cut)) {

@@ -43,7 +43,7 @@ struct msteps {
 
 /* Shard step src into the merged step dst (the same index): counts and
  * means summed, times and the interruption the widest, the lateness
- * histograms merged, the server's figures from the scraping shard. */
+ * histograms merged and its diagnosis' counts summed, the server's figures from the scraping shard. */
 static void facts_add(struct sweep_facts *dst, const struct sweep_facts *src, int metrics)
 {
     dst->duration_ns = dst->duration_ns > src->duration_ns ? dst->duration_ns : src->duration_ns;
@@ -54,6 +54,7 @@ static void facts_add(struct sweep_facts *dst, const struct sweep_facts *src, in
     dst->inflight_max += src->inflight_max;
     dst->interrupted |= src->interrupted;
     dst->cold_start += src->cold_start;
+    sweep_late_add(&dst->late, &src->late); /* whose the late sends were: the sum */
     hist_merge(dst->lateness, src->lateness);
     sweep_series_add(dst, src);
     if (metrics && src->server.present) {

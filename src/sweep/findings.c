@@ -173,8 +173,10 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
             out->n_empty++;
             continue;
         }
-        if (out->n_unknown < SWEEP_MAX_UNKNOWN)
+        if (out->n_unknown < SWEEP_MAX_UNKNOWN) {
             out->unknown_rps[out->n_unknown] = points[ord[i]].offered_rps;
+            out->unknown_cause[out->n_unknown] = points[ord[i]].late_cause;
+        }
         out->n_unknown++;
     }
     n_points = n_known;
@@ -354,10 +356,14 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             fd->passed_above_rps, fd->next_fail_rps,
             fd->next_fail_confirmed ? " (confirmed by a re-run)" : " (not re-run)");
     if (fd->n_unknown) {
+        char whose[512];
+        sweep_late_whose_list(fd->unknown_rps, fd->unknown_cause, fd->n_unknown, whose,
+                              sizeof whose);
         put_rates(buf, len, at, "not judged", fd->unknown_rps, fd->n_unknown);
         put(buf, len, at,
-            " req/s (INVALID: the generator's own lateness moved their latencies); the "
-            "capacity and the knee rest on the other steps\n");
+            " req/s (INVALID: %s moved their latencies); the capacity and the knee rest on the "
+            "other steps\n",
+            whose);
         if (fd->capacity_unknown)
             put(buf, len, at,
                 "capacity unknown: no step could be judged; rerun on a quieter machine or "

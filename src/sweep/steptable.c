@@ -202,11 +202,72 @@ static void print_energy_table(FILE *f, const struct sweep_step *steps, size_t n
     }
 }
 
+const char *sweep_late_whose(enum verdict_late_cause c)
+{
+    switch (c) {
+    case VERDICT_LATE_ASLEEP:
+        return "lateness of the OS or VM, not the generator's load (the worker slept through "
+               "the sends' times and woke late)";
+    case VERDICT_LATE_PREEMPTED:
+        return "lateness of the OS or VM, not the generator's load (preempted by the OS, the "
+               "host's fault, not busy)";
+    case VERDICT_LATE_BUSY: return "the generator's own lateness (busy: its own limit)";
+    case VERDICT_LATE_NONE:
+    case VERDICT_LATE_CAUSE_COUNT: break;
+    }
+    return "the generator's own lateness";
+}
+
+/* A cause's words among others (sweep_late_whose_list). */
+static const char *whose_short(enum verdict_late_cause c)
+{
+    switch (c) {
+    case VERDICT_LATE_ASLEEP: return "the OS's or VM's, not the generator's (asleep)";
+    case VERDICT_LATE_PREEMPTED: return "the OS's or VM's, not the generator's (preempted)";
+    case VERDICT_LATE_BUSY: return "the generator's own (busy)";
+    case VERDICT_LATE_NONE:
+    case VERDICT_LATE_CAUSE_COUNT: break;
+    }
+    return "not diagnosed";
+}
+
+void sweep_late_whose_list(const double *rps, const enum verdict_late_cause *causes, size_t n,
+                           char *buf, size_t len)
+{
+    size_t kept = LL_MIN(n, (size_t)SWEEP_MAX_UNKNOWN), same = 1;
+    for (size_t i = 1; i < kept; i++)
+        same &= causes[i] == causes[0];
+    if (len == 0)
+        return;
+    if (kept == 0 || same) {
+        snprintf(buf, len, "%s", sweep_late_whose(kept ? causes[0] : VERDICT_LATE_NONE));
+        return;
+    }
+    /* At most SWEEP_MAX_UNKNOWN rates of "%.4g": each group fits. */
+    char part[160];
+    size_t at = (size_t)snprintf(buf, len, "schedule lateness (");
+    int groups = 0;
+    for (int c = 0; c < VERDICT_LATE_CAUSE_COUNT; c++) {
+        size_t pa = 0, in = 0;
+        for (size_t i = 0; i < kept; i++)
+            if ((int)causes[i] == c)
+                pa += (size_t)snprintf(part + pa, sizeof part - pa, "%s%.4g", in++ ? ", " : "",
+                                       rps[i]);
+        if (in && at < len)
+            at += (size_t)snprintf(buf + at, len - at, "%sat %s req/s %s", groups++ ? "; " : "",
+                                   part, whose_short((enum verdict_late_cause)c));
+    }
+    if (at < len)
+        snprintf(buf + at, len - at, "%s)", n > kept ? "; more not shown" : "");
+}
+
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len)
 {
     size_t bad = 0, all = 0, at = 0;
     buf[0] = '\0';
     char rates[160] = "";
+    double rps[SWEEP_MAX_UNKNOWN] = {0};
+    enum verdict_late_cause causes[SWEEP_MAX_UNKNOWN] = {VERDICT_LATE_NONE};
     for (size_t i = 0; i < n; i++) {
         if (steps[i].f.recovery)
             continue;
@@ -218,14 +279,21 @@ size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, s
                                    steps[i].f.offered_rps);
         else if (at < sizeof rates - 5)
             at += (size_t)snprintf(rates + at, sizeof rates - at, ", ..."); /* once */
+        if (bad < SWEEP_MAX_UNKNOWN) {
+            rps[bad] = steps[i].f.offered_rps;
+            causes[bad] = sweep_late_cause(&steps[i].f.late);
+        }
         bad++;
     }
-    if (bad)
-        snprintf(buf, len,
-                 "%zu of %zu steps (at %s req/s) are INVALID: the generator's own lateness "
-                 "moved their latencies past the tolerance, so they include the client's delay "
-                 "and the capacity search leaves them out",
-                 bad, all, rates);
+    if (bad == 0)
+        return 0;
+    char whose[512];
+    sweep_late_whose_list(rps, causes, bad, whose, sizeof whose);
+    snprintf(buf, len,
+             "%zu of %zu steps (at %s req/s) are INVALID: %s moved their latencies past "
+             "the tolerance, so they include the client's delay and the capacity search "
+             "leaves them out",
+             bad, all, rates, whose);
     return bad;
 }
 

@@ -324,6 +324,15 @@ double sweep_min_hold_factor(const struct sweep_settings *set)
     return set->min_hold_factor > 0 ? set->min_hold_factor : SWEEP_DEFAULT_MIN_HOLD_FACTOR;
 }
 
+/* Seconds (a diagnosis' CPU or wall time) as ns; 0 when not known, and
+ * at most about 9e9 s (a sum of many runs' figures). */
+static uint64_t secs_ns(double s)
+{
+    if (!isfinite(s) || s <= 0)
+        return 0;
+    return s < 9e9 ? (uint64_t)llround(s * 1e9) : (uint64_t)9e18;
+}
+
 static double window_s(const struct sweep_facts *f)
 {
     uint64_t w = f->window_ns ? f->window_ns
@@ -486,13 +495,23 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
      * hold was: the advice to lengthen it would be wrong. */
     s->short_hold = !f->recovery && !f->interrupted && isfinite(s->hold_factor) &&
                     s->hold_factor < sweep_min_hold_factor(set);
-    /* `run`'s self-check, per step (docs/metrics.md). */
+    /* `run`'s self-check, per step (docs/metrics.md). With the step's
+     * lateness diagnosis its reason says whose the lateness was, as
+     * run's; without one (older files) the short reason it always gave. */
     struct verdict_input v = {.lateness = f->lateness, .tolerance = set->lateness_tolerance};
+    if (f->late.known) {
+        v.late_sends = f->late.late_sends;
+        v.late_asleep = f->late.asleep;
+        v.cpu_ns = secs_ns(f->late.cpu_s);
+        v.wall_ns = secs_ns(f->late.wall_s);
+        v.invol_switches = v.wall_ns ? f->late.invol_switches : 0;
+        v.kept = "the schedule";
+    }
     verdict_latencies(&v, st);
     struct verdict vd;
     s->invalid = verdict_judge(&v, &vd);
-    snprintf(s->invalid_reason, sizeof s->invalid_reason, "%.159s", vd.reason);
-    snprintf(s->lateness_warning, sizeof s->lateness_warning, "%.159s", vd.warning);
+    snprintf(s->invalid_reason, sizeof s->invalid_reason, "%s", vd.reason);
+    snprintf(s->lateness_warning, sizeof s->lateness_warning, "%s", vd.warning);
     s->ttft_p99_h1_ns = hist_count(s->ttft_h1) ? hist_percentile(s->ttft_h1, 99) : 0;
     s->ttft_p99_h2_ns = hist_count(s->ttft_h2) ? hist_percentile(s->ttft_h2, 99) : 0;
     s->inflight_growth = inflight_growth(f);
@@ -744,6 +763,9 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->fail_reason = "";
         uint32_t k = 0;
         int rerun_passed = 0, any_invalid = 0, any_cut = 0;
+        /* Whose the lateness of its INVALID repeats was: their counts
+         * summed, as a merge sums its shards'. */
+        struct sweep_late late = {.known = 1};
         for (size_t j = i; j < n; j++) {
             const struct sweep_step *s = &steps[j];
             if (s->f.recovery || s->f.offered_rps != pt->offered_rps)
@@ -755,6 +777,8 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             int judged = sweep_step_judged(s);
             pt->n_judged += (uint32_t)judged;
             any_invalid |= s->invalid;
+            if (s->invalid)
+                sweep_late_add(&late, &s->f.late);
             any_cut |= s->f.interrupted;
             pt->rerun_steps += (uint32_t)s->f.confirm;
             if (judged && s->f.confirm) {
@@ -768,6 +792,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             k++;
         }
         pt->n = k;
+        pt->late_cause = any_invalid ? sweep_late_cause(&late) : VERDICT_LATE_NONE;
         pt->unknown = pt->n_judged == 0;
         pt->cut = pt->unknown && !any_invalid && any_cut;
         pt->empty = pt->unknown && !any_invalid && !any_cut;
@@ -806,14 +831,14 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
     }
     if (set->ttft_limit_ns && last->ttft_p99_ms * 1e6 > (double)set->ttft_limit_ns) {
         /* Still a stop (the server may be hurting), but an INVALID step's
-         * TTFT holds the generator's own lateness: say so. A judged
-         * point's mean leaves its INVALID runs out. */
-        snprintf(reason, len, "TTFT p99 %s over the safety limit %s at %.4g req/s%s",
+         * TTFT holds the schedule's lateness: say so, and whose it was. A
+         * judged point's mean leaves its INVALID runs out. */
+        int inv = last->unknown && !last->cut && !last->empty;
+        snprintf(reason, len, "TTFT p99 %s over the safety limit %s at %.4g req/s%s%s%s",
                  ll_fmt_duration((uint64_t)(last->ttft_p99_ms * 1e6), a, sizeof a),
                  ll_fmt_duration(set->ttft_limit_ns, b, sizeof b), last->offered_rps,
-                 last->unknown && !last->cut && !last->empty
-                     ? " (an INVALID step: the generator's own lateness is in it)"
-                     : "");
+                 inv ? " (an INVALID step: " : "", inv ? sweep_late_whose(last->late_cause) : "",
+                 inv ? " is in it)" : "");
         return 1;
     }
     /* The trends read judged points only: an INVALID step's goodput fell
@@ -886,6 +911,25 @@ const char *sweep_step_verdict(const struct sweep_step *s, int csv)
     if (!s->slo_pass)
         return csv ? "slo_miss" : "SLO miss";
     return "ok";
+}
+
+void sweep_late_add(struct sweep_late *dst, const struct sweep_late *src)
+{
+    dst->known = dst->known && src->known;
+    dst->late_sends += src->late_sends;
+    dst->asleep += src->asleep;
+    dst->cpu_s += src->cpu_s; /* NAN stays NAN: not known */
+    dst->wall_s += src->wall_s;
+    dst->invol_switches += src->invol_switches;
+}
+
+enum verdict_late_cause sweep_late_cause(const struct sweep_late *l)
+{
+    if (!l->known)
+        return VERDICT_LATE_NONE;
+    uint64_t wall = secs_ns(l->wall_s);
+    return verdict_late_cause(l->late_sends, l->asleep, wall ? secs_ns(l->cpu_s) : 0, wall,
+                              wall ? l->invol_switches : 0);
 }
 
 int sweep_step_judged(const struct sweep_step *s)

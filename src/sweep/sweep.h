@@ -21,6 +21,7 @@
 #include "measure/record.h"
 #include "measure/slo.h"
 #include "measure/stats.h"
+#include "measure/verdict.h"
 #include "sweep/fit.h"
 
 /* Percentiles of each latency row: p50 p90 p95 p99 p99.9 max. */
@@ -244,6 +245,31 @@ struct sweep_tail_test {
     int rose;                /* 1: improbable if steady, and material */
 };
 
+/* Whose a step's late sends were: the driver's lateness diagnosis of the
+ * step's run (driver_result's late_sends, late_asleep and worker_*;
+ * steps.jsonl's and summary.json's "lateness_diagnosis", under the names
+ * `llmload run`'s summary.json gives them). verdict_late_cause reads it. */
+struct sweep_late {
+    int known;               /* 0: not known (a steps.jsonl written before it was
+                              * kept): the words of an INVALID step stay the
+                              * generator's, as they were */
+    uint64_t late_sends;     /* window sends later than VERDICT_LATE_NS */
+    uint64_t asleep;         /* ...of which the worker slept when they came due and
+                              * woke late (<= late_sends) */
+    double cpu_s, wall_s;    /* s, the workers' CPU time and their threads' wall time,
+                              * summed; NAN: not known (then invol_switches is 0) */
+    uint64_t invol_switches; /* the workers' involuntary context switches */
+};
+
+/* Add src's counts into dst (the shards of a merged step, the INVALID
+ * runs of a rate): known only when both are; the CPU and wall seconds
+ * known only when both are. */
+void sweep_late_add(struct sweep_late *dst, const struct sweep_late *src);
+
+/* Whose the late sends of l were (verdict_late_cause of its counts);
+ * VERDICT_LATE_NONE when l is not known or no send was late. */
+enum verdict_late_cause sweep_late_cause(const struct sweep_late *l);
+
 /* What the sweep knew about one step beyond its records: one line of
  * steps.jsonl. Owned pointers are freed by sweep_step_free. */
 struct sweep_facts {
@@ -277,6 +303,7 @@ struct sweep_facts {
     double inflight_mean;        /* requests, time-weighted over the window */
     double inflight_max;         /* requests */
     int interrupted;             /* a signal stopped the step */
+    struct sweep_late late;      /* whose its late sends were (known 0: not known) */
     struct hist *lateness;       /* ns, generator lateness; owned, never NULL after init */
     struct inflight_sample *series;/* in-flight samples; owned, n_series of them */
     size_t n_series;
@@ -389,11 +416,12 @@ struct sweep_step {
     char steady_reason[160];     /* why not steady, "" when steady */
     int slo_pass;                /* 1: meets the SLO at the attainment and is steady */
     char fail_reason[160];       /* why it fails, "" when it passes */
-    int invalid;                 /* 1: the generator's own lateness moved this step's
-                                  * TTFT or E2E past the tolerance (verdict_judge, as
-                                  * for `run`): its figures include the client's delay */
-    char invalid_reason[160];    /* why, "" when valid */
-    char lateness_warning[160];  /* valid, but lateness p99 over 1 ms: what it moved; "" */
+    int invalid;                 /* 1: schedule lateness (f.late says whose) moved this
+                                  * step's TTFT or E2E past the tolerance (verdict_judge,
+                                  * as for `run`): its figures include the client's delay */
+    char invalid_reason[320];    /* why, "" when valid; with f.late known, whose the
+                                  * lateness was, in `run`'s words */
+    char lateness_warning[320];  /* valid, but lateness p99 over 1 ms: what it moved; "" */
     double cost_per_mtok;        /* cost per million output tokens; NAN = no cost given */
     /* From f.energy and the records over its span (sweep_step_finish);
      * NAN when there is no energy figure or nothing to divide by. */
@@ -544,6 +572,8 @@ struct sweep_point {
     int disputed;                /* a repeat failed, and a re-run passed: it passes, and
                                   * the findings say the verdicts disagreed */
     int confirmed_fail;          /* failed, and every valid re-run failed too */
+    enum verdict_late_cause late_cause; /* whose the lateness of its INVALID repeats was
+                                  * (their diagnoses summed); NONE: not known, or none */
 };
 
 /* The driver's in-flight sampling interval: a step's series has a sample
@@ -725,6 +755,8 @@ struct sweep_findings {
     /* Rates whose every repeat was INVALID, in offered order: the capacity
      * search and the knee skip them, and the findings say so. */
     double unknown_rps[SWEEP_MAX_UNKNOWN];
+    enum verdict_late_cause unknown_cause[SWEEP_MAX_UNKNOWN]; /* whose each one's lateness
+                                  * was (sweep_point.late_cause) */
     size_t n_unknown;            /* may exceed SWEEP_MAX_UNKNOWN; that many are kept */
     int capacity_unknown;        /* 1: no load rate could be judged (every one INVALID):
                                   * the sweep is INVALID (exit 1) */
@@ -789,7 +821,7 @@ void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_
 
 /* Room for the findings text with every class and endpoint finding (its
  * URL cut at 200 bytes): a buffer of this many bytes never truncates it. */
-#define SWEEP_FINDINGS_TEXT_MAX (3072 + SWEEP_MAX_CLASSES * 320 + 2 * SWEEP_MAX_ENDPOINTS * 400)
+#define SWEEP_FINDINGS_TEXT_MAX (4096 + SWEEP_MAX_CLASSES * 320 + 2 * SWEEP_MAX_ENDPOINTS * 400)
 
 /* The findings in words: one line each, newline-terminated (one line per
  * traffic class, then one per endpoint finding, before the "stopped"
@@ -798,11 +830,29 @@ void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_
 void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
                          const char *stop_reason, char *buf, size_t len);
 
-/* The steps (recovery aside) the generator fell behind on, as one line for
- * the terminal and the report's banner: "2 of 8 steps (at 45, 50 req/s)
- * are INVALID: ..." (the rates cut with ", ..." past about 130
- * characters). Returns how many; buf gets "" when none. */
+/* The steps (recovery aside) that were INVALID, as one line for the
+ * terminal and the report's banner: "2 of 8 steps (at 45, 50 req/s) are
+ * INVALID: <whose> moved their latencies ..." (the rates cut with ", ..."
+ * past about 130 characters; whose: sweep_late_whose_list of their
+ * steps' diagnoses; 1024 bytes hold it). Returns how many; buf gets ""
+ * when none. */
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len);
+
+/* Whose lateness made steps INVALID, as the noun phrase that says so
+ * ("<whose> moved their latencies"): "the generator's own lateness" when
+ * not known (VERDICT_LATE_NONE: the words of files from before the
+ * diagnosis was kept), with "(busy: its own limit)" when busy; for asleep
+ * and preempted, lateness the OS or VM caused, not the generator's load.
+ * Static storage. */
+const char *sweep_late_whose(enum verdict_late_cause c);
+
+/* The same over n steps or rates (rps[i] with causes[i]; the first
+ * SWEEP_MAX_UNKNOWN are read) into buf: sweep_late_whose of their one
+ * cause when they share it, else "schedule lateness (the OS's or VM's at
+ * 10 req/s (asleep); the generator's own at 20 req/s (busy))", each
+ * cause's rates in the order given. */
+void sweep_late_whose_list(const double *rps, const enum verdict_late_cause *causes, size_t n,
+                           char *buf, size_t len);
 
 /* 1 when the sweep ran some rate more than once by --repeat (a step that
  * is neither the recovery step nor a --confirm re-run has repeat > 0):

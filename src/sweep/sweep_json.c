@@ -3,6 +3,7 @@
  * sweep_summary_json.c's. Moved out of sweep.c unchanged. */
 #include "sweep/sweep_json.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -248,6 +249,81 @@ json_t *sweep_server_json(const struct sweep_step *s)
     return o;
 }
 
+json_t *sweep_late_json(const struct sweep_late *l)
+{
+    if (!l->known)
+        return NULL;
+    json_t *o = json_object();
+    int usage = isfinite(l->wall_s) && isfinite(l->cpu_s);
+    jset(o, "late_sends", ju64(l->late_sends));
+    jset(o, "asleep_when_due", ju64(l->asleep));
+    jset(o, "worker_cpu_s", usage ? json_real(l->cpu_s) : json_null());
+    jset(o, "worker_wall_s", usage ? json_real(l->wall_s) : json_null());
+    jset(o, "involuntary_switches", usage ? ju64(l->invol_switches) : json_null());
+    jset(o, "cause", json_string(verdict_late_cause_name(sweep_late_cause(l))));
+    return o;
+}
+
+/* steps.jsonl's "lateness_diagnosis" into *l: absent or null, not known;
+ * else its counts (asleep_when_due at most late_sends) and the workers'
+ * seconds (both null, or both numbers in [0, SWEEP_LATE_MAX_S]). "cause"
+ * is not read: it is derived from the counts. 0, or LL_E_INVAL with the
+ * field in err. */
+#define SWEEP_LATE_MAX_S 1e9
+static int late_from_json(json_t *o, struct sweep_late *l, char *err, size_t errlen)
+{
+    memset(l, 0, sizeof *l);
+    if (o == NULL || json_is_null(o))
+        return 0;
+    static const char *const counts[] = {"late_sends", "asleep_when_due", "involuntary_switches"};
+    uint64_t *dst[] = {&l->late_sends, &l->asleep, &l->invol_switches};
+    if (!json_is_object(o)) {
+        snprintf(err, errlen, "\"lateness_diagnosis\": expected an object");
+        return LL_E_INVAL;
+    }
+    json_t *cpu = json_object_get(o, "worker_cpu_s"), *wall = json_object_get(o, "worker_wall_s");
+    int usage = !json_is_null(wall) && wall != NULL;
+    for (size_t i = 0; i < LL_ARRAY_LEN(counts); i++) {
+        json_t *v = json_object_get(o, counts[i]);
+        if (i == 2 && !usage)
+            break; /* not known with the wall time */
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            snprintf(err, errlen, "\"lateness_diagnosis\".\"%s\": expected a non-negative integer",
+                     counts[i]);
+            return LL_E_INVAL;
+        }
+        *dst[i] = (uint64_t)json_integer_value(v);
+    }
+    if (l->asleep > l->late_sends) {
+        snprintf(err, errlen,
+                 "\"lateness_diagnosis\".\"asleep_when_due\": more than its late_sends");
+        return LL_E_INVAL;
+    }
+    l->cpu_s = l->wall_s = NAN;
+    json_t *secs[] = {cpu, wall};
+    static const char *const names[] = {"worker_cpu_s", "worker_wall_s"};
+    double *sdst[] = {&l->cpu_s, &l->wall_s};
+    for (size_t i = 0; usage && i < 2; i++) {
+        double v = json_is_number(secs[i]) ? json_number_value(secs[i]) : -1;
+        if (!(v >= 0 && v <= SWEEP_LATE_MAX_S)) {
+            snprintf(err, errlen,
+                     "\"lateness_diagnosis\".\"%s\": expected seconds from 0 to 1e9, or null "
+                     "with worker_wall_s",
+                     names[i]);
+            return LL_E_INVAL;
+        }
+        *sdst[i] = v;
+    }
+    if (!usage && cpu != NULL && !json_is_null(cpu)) {
+        snprintf(err, errlen,
+                 "\"lateness_diagnosis\".\"worker_cpu_s\": expected null, as "
+                 "worker_wall_s is");
+        return LL_E_INVAL;
+    }
+    l->known = 1;
+    return 0;
+}
+
 json_t *sweep_facts_json(const struct sweep_facts *f)
 {
     json_t *o = json_object();
@@ -276,6 +352,9 @@ json_t *sweep_facts_json(const struct sweep_facts *f)
     jset(o, "inflight_mean", json_real(f->inflight_mean));
     jset(o, "inflight_max", json_real(f->inflight_max));
     jset(o, "interrupted", json_boolean(f->interrupted));
+    json_t *ld = sweep_late_json(&f->late);
+    if (ld)
+        jset(o, "lateness_diagnosis", ld);
     char *h = hist_to_string(f->lateness);
     jset(o, "lateness_hist", json_string(h));
     free(h);
@@ -452,20 +531,32 @@ static int get_u64(json_t *o, const char *k, uint64_t *out, char *err, size_t er
     return 0;
 }
 
+/* get_u64 of a count that must fit 32 bits (a step's index, its repeat):
+ * past UINT32_MAX refused with its own reason, where it returned
+ * LL_E_INVAL with err empty (fuzz_stepfacts found it). */
+static int get_u32(json_t *o, const char *k, uint32_t *out, char *err, size_t errlen)
+{
+    uint64_t v;
+    if (get_u64(o, k, &v, err, errlen))
+        return LL_E_INVAL;
+    if (v > UINT32_MAX) {
+        snprintf(err, errlen, "\"%s\": expected an integer from 0 to %" PRIu32 ", got %" PRIu64, k,
+                 UINT32_MAX, v);
+        return LL_E_INVAL;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
 int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t errlen)
 {
     struct sweep_facts *f = &s->f;
-    uint64_t v;
     if (!json_is_object(o)) {
         snprintf(err, errlen, "expected a JSON object");
         return LL_E_INVAL;
     }
-    if (get_u64(o, "step", &v, err, errlen) || v > UINT32_MAX)
+    if (get_u32(o, "step", &f->index, err, errlen) || get_u32(o, "repeat", &f->repeat, err, errlen))
         return LL_E_INVAL;
-    f->index = (uint32_t)v;
-    if (get_u64(o, "repeat", &v, err, errlen) || v > UINT32_MAX)
-        return LL_E_INVAL;
-    f->repeat = (uint32_t)v;
     const char *kind = json_string_value(json_object_get(o, "kind"));
     f->recovery = kind && strcmp(kind, "recovery") == 0;
     f->confirm = !f->recovery && json_is_true(json_object_get(o, "confirm"));
@@ -499,6 +590,8 @@ int sweep_facts_from_json(json_t *o, struct sweep_step *s, char *err, size_t err
     f->inflight_mean = json_number_value(json_object_get(o, "inflight_mean"));
     f->inflight_max = json_number_value(json_object_get(o, "inflight_max"));
     f->interrupted = json_is_true(json_object_get(o, "interrupted"));
+    if (late_from_json(json_object_get(o, "lateness_diagnosis"), &f->late, err, errlen) != 0)
+        return LL_E_INVAL;
     const char *h = json_string_value(json_object_get(o, "lateness_hist"));
     if (h && hist_from_string(f->lateness, h, err, errlen) != 0)
         return LL_E_INVAL;

@@ -24,6 +24,11 @@ json_t *sweep_server_json(const struct sweep_step *s);
  * owns it. */
 json_t *sweep_energy_json(const struct sweep_step *s);
 
+/* A step's lateness diagnosis as steps.jsonl and summary.json write it
+ * ("lateness_diagnosis": run's summary.json names, and the cause derived
+ * from the counts); NULL when not known. Caller owns it. */
+json_t *sweep_late_json(const struct sweep_late *l);
+
 /* The steps.jsonl line of f (an object; caller owns it). */
 json_t *sweep_facts_json(const struct sweep_facts *f);
 

@@ -171,6 +171,9 @@ static json_t *step_json(const struct sweep_step *s)
     jset(o, "invalid_reason", s->invalid ? json_string(s->invalid_reason) : json_null());
     jset(o, "lateness_warning",
          s->lateness_warning[0] ? json_string(s->lateness_warning) : json_null());
+    json_t *ld = sweep_late_json(&s->f.late);
+    if (ld) /* absent: not known (older steps.jsonl) */
+        jset(o, "lateness_diagnosis", ld);
     jset(o, "cost_per_million_output_tokens", jnum(s->cost_per_mtok));
     if (s->f.cold_start)
         jset(o, "cold", summary_cold_json(&s->cold, s->f.cold_start));

@@ -9,7 +9,10 @@
  *   SIGSTOP for 300 ms in the middle of an open-loop run, so the arrivals
  *   due meanwhile are processed late; the run must exit 1 with "invalid":
  *   true, a reason naming the schedule lateness, and the banner in the
- *   terminal summary. The same run left alone is the control.
+ *   terminal summary. The same run left alone is the control. A sweep's
+ *   step frozen the same way is INVALID and every place that words it
+ *   names the OS or VM, not the generator (docs/sweep.md, "INVALID
+ *   steps").
  * - --timeout-connect on 127.0.0.1, for both HTTP clients: a listener with
  *   a backlog of 0 whose accept queue holds one connection nobody accepts.
  *   Linux then drops every further SYN (a full accept queue drops the SYN
@@ -18,7 +21,7 @@
  *   the 300 ms timeout.
  *
  * All traffic is to 127.0.0.1, at most 100 requests/s; each test ends in
- * under 5 s, the file in about 6 s (9 s when the control retries). The
+ * under 5 s, the file in about 10 s (13 s when the control retries). The
  * client is forked here (not through harness_run) so that a test can
  * signal it while it runs; its stdout and stderr go to files in the
  * test's directory. */
@@ -652,9 +655,122 @@ static void connect_timeout_case(void **state)
     client_res_free(&res);
 }
 
+/* A sweep step the OS did not run in time says so, as `run` does
+ * (docs/sweep.md, "INVALID steps"): one step of 100 req/s held 3 s, the
+ * client frozen 300 ms a second into the sweep (inside the hold, after
+ * the 0.2 s warm-up), so the 30 or so arrivals due meanwhile leave up to
+ * 300 ms late, with the worker asleep in epoll_wait when they came due.
+ * Its only step is INVALID, so the sweep exits 1; steps.jsonl keeps the
+ * step's diagnosis; summary.json's step reason, the line under the step
+ * table, the findings' "not judged" line, the exit message and the
+ * report's banner name the OS or VM, not the generator's load, where
+ * they said "the generator's own lateness". */
+static void test_sweep_step_invalid_when_client_paused(void **state)
+{
+    harness_tmp_begin();
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    struct client_res res;
+    memset(&res, 0, sizeof res);
+    harness_tmp_path(res.dir, sizeof res.dir, "sw");
+    char outp[640], errp[640];
+    harness_tmp_path(outp, sizeof outp, "sw.out");
+    harness_tmp_path(errp, sizeof errp, "sw.err");
+    const char *argv[] = {"sweep",
+                          "--url",
+                          sim_url(),
+                          "--out",
+                          res.dir,
+                          "--quiet",
+                          "--no-metrics",
+                          "--rates",
+                          "100",
+                          "--step-duration",
+                          "3s",
+                          "--warmup",
+                          "0.2s",
+                          "--no-recovery",
+                          "--arrival",
+                          "constant",
+                          "--prompt-tokens",
+                          "8",
+                          "--output-tokens",
+                          "4",
+                          NULL};
+    pid_t pid = cur_client = harness_spawn(argv, outp, errp, -1, NULL, NULL);
+    char runjson[700];
+    snprintf(runjson, sizeof runjson, "%s/run.json", res.dir);
+    wait_for_file(runjson);
+    harness_sleep_ms(1000);
+    int asleep_seen = worker_in_epoll_wait(pid, 2000);
+    assert_int_equal(kill(pid, SIGSTOP), 0);
+    harness_sleep_ms(300);
+    assert_int_equal(kill(pid, SIGCONT), 0);
+    client_wait(pid, "sw", &res);
+
+    /* The premise: the pause fell in the step's window (some window
+     * request went out over 200 ms after it was due). */
+    struct harness_recs *r = harness_requests_load(res.dir);
+    int64_t worst = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        json_t *w = json_object_get(r->items[i], "warmup");
+        if (json_is_true(w))
+            continue;
+        int64_t q =
+            harness_ival_req(r->items[i], "sent_ns") - harness_ival_req(r->items[i], "sched_ns");
+        worst = q > worst ? q : worst;
+    }
+    harness_recs_free(r);
+    if (worst < 200 * MS)
+        fail_msg("the 300 ms pause did not land in the step's window: worst sent - sched "
+                 "%.1f ms\nstderr:\n%s",
+                 (double)worst / 1e6, res.err);
+    if (res.status != 1)
+        fail_msg("llmload sweep exited %d, expected 1 (its one step INVALID)\nstderr:\n%s",
+                 res.status, res.err);
+
+    json_t *steps = harness_jsonl_in(res.dir, "steps.jsonl");
+    json_t *ld = json_object_get(json_array_get(steps, 0), "lateness_diagnosis");
+    if (!json_is_object(ld))
+        fail_msg("steps.jsonl's step has no lateness_diagnosis");
+    int64_t late = harness_ival_req(ld, "late_sends"),
+            asleep = harness_ival_req(ld, "asleep_when_due");
+    if (late < 20 || asleep > late || (asleep_seen && (asleep < 20 || 2 * asleep < late)))
+        fail_msg("step lateness diagnosis: %lld late sends, %lld asleep when due", (long long)late,
+                 (long long)asleep);
+    assert_true(harness_num(ld, "worker_wall_s") > 0);
+    json_t *sum = harness_summary_load(res.dir);
+    json_t *st = json_array_get(json_object_get(sum, "steps"), 0);
+    assert_true(json_is_true(json_object_get(st, "invalid")));
+    if (!json_equal(json_object_get(st, "lateness_diagnosis"), ld))
+        fail_msg("summary.json's step lateness_diagnosis is not steps.jsonl's");
+    json_decref(steps);
+    if (asleep_seen) {
+        const char *why = harness_sval(st, "invalid_reason");
+        if (!strstr(why, LATE_REASON_ASLEEP))
+            fail_msg("the step's invalid_reason does not say whose: \"%s\"", why);
+        assert_string_equal(harness_sval(json_object_get(st, "lateness_diagnosis"), "cause"),
+                            "asleep");
+        const char *os = "lateness of the OS or VM, not the generator's load (the worker slept "
+                         "through the sends' times and woke late) moved";
+        assert_has(res.out, "1 of 1 steps (at 100 req/s) are INVALID: ", "stdout");
+        assert_has(res.out, os, "stdout");
+        assert_has(res.out, "not judged: 100 req/s (INVALID: lateness of the OS or VM", "stdout");
+        assert_has(res.err, "INVALID: no step could be judged: lateness of the OS or VM", "stderr");
+        char *html = harness_read_in(res.dir, "report.html");
+        assert_has(html, "lateness of the OS or VM, not the generator", "report.html");
+        free(html);
+        if (strstr(res.out, "the generator's own lateness"))
+            fail_msg("the OS's lateness is still the generator's:\n%s", res.out);
+    }
+    json_decref(sum);
+    client_res_free(&res);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_spend_guard_exact_multiple, teardown),
              cmocka_unit_test_teardown(test_spend_guard_not_a_multiple, teardown),
              cmocka_unit_test_teardown(test_invalid_when_client_paused, teardown),
+             cmocka_unit_test_teardown(test_sweep_step_invalid_when_client_paused, teardown),
              cmocka_unit_test_teardown(test_verdict_in_proportion, teardown),
              HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "native", teardown),
              HARNESS_CLIENT_TEST("connect_timeout", connect_timeout_case, "curl", teardown))

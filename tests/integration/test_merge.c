@@ -1201,6 +1201,61 @@ static void test_hist_only_sweep(void **state)
     harness_expect_usage(b, line);
 }
 
+/* The merged steps' lateness diagnosis (docs/formats.md, steps.jsonl's
+ * "lateness_diagnosis") is the sum of the shards' for the same step: the
+ * late sends, those due while a worker slept and the involuntary
+ * switches exactly, the workers' CPU and wall seconds to 1e-9 relative
+ * (they are sums of doubles); merged summary.json's step carries it too,
+ * with the cause the summed counts give. */
+static void check_late_summed(char sd[2][600], const char *merged)
+{
+    json_t *m = harness_jsonl_in(merged, "steps.jsonl");
+    json_t *p[2] = {harness_jsonl_in(sd[0], "steps.jsonl"), harness_jsonl_in(sd[1], "steps.jsonl")};
+    json_t *sum = harness_summary_load(merged), *sm = json_object_get(sum, "steps");
+    static const char *const counts[] = {"late_sends", "asleep_when_due", "involuntary_switches"};
+    static const char *const secs[] = {"worker_cpu_s", "worker_wall_s"};
+    size_t steps = 0;
+    for (size_t i = 0; i < json_array_size(m); i++) {
+        json_t *ms = json_array_get(m, i);
+        if (strcmp(harness_sval(ms, "kind"), "end") == 0)
+            continue;
+        int64_t idx = harness_ival_req(ms, "step");
+        json_t *ml = json_object_get(ms, "lateness_diagnosis"), *pl[2] = {NULL, NULL};
+        for (int k = 0; k < 2; k++)
+            for (size_t j = 0; j < json_array_size(p[k]); j++)
+                if (harness_ival(json_array_get(p[k], j), "step") == idx)
+                    pl[k] = json_object_get(json_array_get(p[k], j), "lateness_diagnosis");
+        if (!json_is_object(ml) || !json_is_object(pl[0]) || !json_is_object(pl[1]))
+            fail_msg("step %lld: a lateness_diagnosis is missing (merged %s)", (long long)idx,
+                     ml ? "has one" : "has none");
+        for (size_t c = 0; c < LL_ARRAY_LEN(counts); c++) {
+            int64_t want = harness_ival_req(pl[0], counts[c]) + harness_ival_req(pl[1], counts[c]);
+            if (harness_ival_req(ml, counts[c]) != want)
+                fail_msg("step %lld %s: merged %lld, the shards' sum %lld", (long long)idx,
+                         counts[c], (long long)harness_ival_req(ml, counts[c]), (long long)want);
+        }
+        for (size_t c = 0; c < LL_ARRAY_LEN(secs); c++) {
+            double want = harness_num(pl[0], secs[c]) + harness_num(pl[1], secs[c]);
+            if (!(want > 0) || fabs(harness_num(ml, secs[c]) - want) > 1e-9 * want)
+                fail_msg("step %lld %s: merged %.17g, the shards' sum %.17g", (long long)idx,
+                         secs[c], harness_num(ml, secs[c]), want);
+        }
+        json_t *ss = NULL;
+        for (size_t j = 0; j < json_array_size(sm); j++)
+            if (harness_ival(json_array_get(sm, j), "step") == idx)
+                ss = json_object_get(json_array_get(sm, j), "lateness_diagnosis");
+        if (!json_is_object(ss) || !json_equal(ss, ml))
+            fail_msg("step %lld: summary.json's lateness_diagnosis is not steps.jsonl's",
+                     (long long)idx);
+        steps++;
+    }
+    assert_int_equal(steps, 3);
+    json_decref(sum);
+    json_decref(m);
+    json_decref(p[0]);
+    json_decref(p[1]);
+}
+
 /* Energy per sweep step across shards: two shards of a 3-step sweep at
  * once, shard 0 alone reading the GPU telemetry of a `llmload sim
  * --gpu-metrics --gpu-idle-watts 0` (the energy is the work's alone),
@@ -1211,7 +1266,8 @@ static void test_hist_only_sweep(void **state)
  * every 250 ms); shard 0's own steps keep their energy but no per-token
  * figure (over half the tokens it would be about twice as large). (Per
  * request is left out: a step's span holds a handful of requests, and one
- * more or less at its edges is 20%.) */
+ * more or less at its edges is 20%.) The same merge sums each step's
+ * lateness diagnosis (check_late_summed). */
 static void test_sweep_energy(void **state)
 {
     (void)state;
@@ -1239,6 +1295,7 @@ static void test_sweep_energy(void **state)
     if (rc != 0 && rc != 1)
         fail_msg("merge: exit %d: %s", rc, err);
     free(err);
+    check_late_summed(l.sd, merged);
     json_t *s1 = harness_summary_load(l.single), *sm = harness_summary_load(merged);
     json_t *s0 = harness_summary_load(l.sd[0]);
     json_t *x1 = json_object_get(s1, "steps"), *xm = json_object_get(sm, "steps");

@@ -583,15 +583,107 @@ static void test_step_invalid(void **state)
         sweep_step_free(&st[k]);
 }
 
-/* A search test's state: its settings, up to 6 synthetic steps, their
+/* The lateness diagnoses of the tests below: 200 window sends later than
+ * 1 ms, over 10 s of the workers' threads. */
+static const struct sweep_late late_asleep = {1, 200, 150, 0.5, 10, 40};
+static const struct sweep_late late_preempted = {1, 200, 10, 0.5, 10, 40};
+static const struct sweep_late late_busy = {1, 200, 0, 9, 10, 3};
+
+/* Step st judged again with the lateness diagnosis l. */
+static void rejudge(struct sweep_step *st, const struct sweep_late *l,
+                    const struct sweep_settings *set)
+{
+    st->f.late = *l;
+    sweep_step_finish(st, set);
+}
+
+/* An INVALID step says whose its lateness was as `run` does, from its
+ * facts' diagnosis: every send of a 20 req/s step 5 ms late on 50 ms
+ * TTFTs. Not known (steps.jsonl from before it was kept): the short
+ * reason and the INVALID line's words as they always were. Asleep and
+ * preempted: the OS's or VM's, not the generator's load; busy: the
+ * generator's own limit. Two steps of different causes: each named at
+ * its rate. */
+static void test_step_invalid_whose(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_step st[2];
+    make_step_late(&st[0], 0, 20, 50, 0, 5 * MS, &set);
+    make_step_late(&st[1], 1, 30, 50, 0, 5 * MS, &set);
+    assert_true(st[0].invalid && st[1].invalid);
+    char buf[1024];
+    const char *tail = " moved their latencies past the tolerance, so they include the client's "
+                       "delay and the capacity search leaves them out";
+    char want[1024];
+
+    assert_null(strchr(st[0].invalid_reason, ':'));
+    assert_int_equal(sweep_invalid_text(st, 1, buf, sizeof buf), 1);
+    snprintf(want, sizeof want,
+             "1 of 1 steps (at 20 req/s) are INVALID: the generator's own "
+             "lateness%s",
+             tail);
+    assert_string_equal(buf, want);
+
+    rejudge(&st[0], &late_asleep, &set);
+    assert_true(st[0].invalid);
+    assert_non_null(strstr(st[0].invalid_reason,
+                           ")): 150 of the 200 sends later than 1ms came due while the worker "
+                           "slept, and it woke late: the OS or VM did not run it in time (not "
+                           "the generator's load)"));
+    sweep_invalid_text(st, 1, buf, sizeof buf);
+    snprintf(want, sizeof want,
+             "1 of 1 steps (at 20 req/s) are INVALID: lateness of the OS or VM, not the "
+             "generator's load (the worker slept through the sends' times and woke late)%s",
+             tail);
+    assert_string_equal(buf, want);
+
+    rejudge(&st[0], &late_preempted, &set);
+    assert_non_null(strstr(st[0].invalid_reason,
+                           ")): preempted by the OS (the host's fault), not busy: awake when 190 "
+                           "of the 200 sends later than 1ms came due, the worker used 500.00ms "
+                           "of CPU in 10.00s and was switched out 40 times against its will"));
+    sweep_invalid_text(st, 1, buf, sizeof buf);
+    snprintf(want, sizeof want,
+             "1 of 1 steps (at 20 req/s) are INVALID: lateness of the OS or VM, not the "
+             "generator's load (preempted by the OS, the host's fault, not busy)%s",
+             tail);
+    assert_string_equal(buf, want);
+
+    rejudge(&st[0], &late_busy, &set);
+    assert_non_null(strstr(st[0].invalid_reason,
+                           ")): the generator could not keep the schedule (busy when 200 of the "
+                           "200 sends later than 1ms came due; its workers used 9.00s of CPU "
+                           "in 10.00s)"));
+    sweep_invalid_text(st, 1, buf, sizeof buf);
+    snprintf(want, sizeof want,
+             "1 of 1 steps (at 20 req/s) are INVALID: the generator's own lateness (busy: its "
+             "own limit)%s",
+             tail);
+    assert_string_equal(buf, want);
+
+    rejudge(&st[1], &late_asleep, &set);
+    assert_int_equal(sweep_invalid_text(st, 2, buf, sizeof buf), 2);
+    snprintf(want, sizeof want,
+             "2 of 2 steps (at 20, 30 req/s) are INVALID: schedule lateness (at 30 req/s the "
+             "OS's or VM's, not the generator's (asleep); at 20 req/s the generator's own "
+             "(busy))%s",
+             tail);
+    assert_string_equal(buf, want);
+    for (int k = 0; k < 2; k++)
+        sweep_step_free(&st[k]);
+}
+
+/* A search test's state: its settings, up to 8 synthetic steps, their
  * points, the findings and their text. search_setup gives each test a
  * fresh one (settings at their defaults); search_teardown frees the n
  * steps built. */
 struct search {
     struct sweep_settings set;
-    struct sweep_step steps[6];
+    struct sweep_step steps[8];
     size_t n;
-    struct sweep_point pts[6];
+    struct sweep_point pts[8];
     struct sweep_findings fd;
     char text[2048];
 };
@@ -685,6 +777,46 @@ static void test_findings_skip_invalid(void **state)
     assert_false(fd->capacity_unknown || fd->capacity_coarse); /* neither in 10-12 */
     assert_null(strstr(s->text, "capacity unknown"));
     assert_null(strstr(s->text, "the capacity lies between"));
+}
+
+/* The findings' "not judged" line names whose the lateness was at each
+ * rate: the steps of test_findings_skip_invalid (2 and 8 req/s INVALID),
+ * judged again with their diagnoses. Not known: the words as they were;
+ * both asleep: the OS's or VM's; 2 asleep and 8 busy: each at its rate.
+ * A rate's INVALID repeats count together: 8 req/s run again, asleep,
+ * sums to 350 late sends of which 150 asleep (under half) with 19 s of
+ * CPU in 20 s: busy. */
+static void test_findings_invalid_whose(void **state)
+{
+    struct search *s = *state;
+    s->set.slo.ttft_ns = 50 * MS;
+    search_run(s, 6, (double[]){2, 4, 6, 8, 10, 12}, (uint64_t[]){20, 20, 20, 20, 30, 400},
+               (uint64_t[]){3 * MS, 0, 0, 40 * MS, 0, 0});
+    assert_non_null(strstr(s->text, "not judged: 2, 8 req/s (INVALID: the generator's own "
+                                    "lateness moved their latencies); "));
+    rejudge(&s->steps[0], &late_asleep, &s->set);
+    rejudge(&s->steps[3], &late_asleep, &s->set);
+    size_t np = sweep_points_build(s->steps, s->n, s->pts);
+    sweep_findings_compute(s->steps, s->n, s->pts, np, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+    assert_non_null(strstr(s->text, "not judged: 2, 8 req/s (INVALID: lateness of the OS or VM, "
+                                    "not the generator's load (the worker slept through the "
+                                    "sends' times and woke late) moved their latencies); "));
+    rejudge(&s->steps[3], &late_busy, &s->set);
+    np = sweep_points_build(s->steps, s->n, s->pts);
+    sweep_findings_compute(s->steps, s->n, s->pts, np, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+    assert_non_null(strstr(s->text, "not judged: 2, 8 req/s (INVALID: schedule lateness (at 2 "
+                                    "req/s the OS's or VM's, not the generator's (asleep); at 8 "
+                                    "req/s the generator's own (busy)) moved their latencies); "));
+    /* 8 req/s again (step 6), INVALID and asleep: the rate's two runs sum. */
+    make_step_late(&s->steps[s->n], 6, 8, 20, 0, 40 * MS, &s->set);
+    rejudge(&s->steps[s->n], &(struct sweep_late){1, 150, 150, 10, 10, 0}, &s->set);
+    s->n++;
+    np = sweep_points_build(s->steps, s->n, s->pts);
+    assert_int_equal(np, 6);
+    assert_int_equal(s->pts[3].late_cause, VERDICT_LATE_BUSY);
+    assert_int_equal(s->pts[0].late_cause, VERDICT_LATE_ASLEEP);
 }
 
 /* The search over n synthetic steps at rates under a 50 ms TTFT SLO,
@@ -1115,6 +1247,12 @@ static void test_stop_conditions(void **state)
     p[3].empty = 0;
     p[3].ttft_p99_ms = 1500;
     assert_stop(p, &set, "at 8 req/s (an INVALID step: the generator's own lateness is in it)");
+    /* ...and whose it was, when its steps' diagnosis says. */
+    p[3].late_cause = VERDICT_LATE_ASLEEP;
+    assert_stop(p, &set,
+                "at 8 req/s (an INVALID step: lateness of the OS or VM, not the generator's "
+                "load (the worker slept through the sends' times and woke late) is in it)");
+    p[3].late_cause = VERDICT_LATE_NONE;
     p[3].unknown = 0;
     assert_stop(p, &set, "TTFT p99 1.50s over the safety limit 1.00s at 8 req/s");
     char why[256];
@@ -1424,6 +1562,7 @@ static void test_facts_round_trip(void **state)
     a.f.inflight_mean = 1.25;
     a.f.inflight_max = 3;
     hist_record(a.f.lateness, 12345);
+    a.f.late = (struct sweep_late){1, 12, 11, 0.22, 9.5, 239};
     a.f.series = calloc(2, sizeof *a.f.series);
     a.f.series[0] = (struct inflight_sample){.t_ns = 100, .inflight = 2};
     a.f.series[1] = (struct inflight_sample){.t_ns = 200, .inflight = 3};
@@ -1451,6 +1590,9 @@ static void test_facts_round_trip(void **state)
         "a");
     ASSERT_NEAR(json_real_value(json_object_get(xa, "generation_share")), 0.9, 1e-12);
     ASSERT_NEAR(json_real_value(json_object_get(xa, "span_s")), 9.5, 0);
+    json_t *ld = json_object_get(j, "lateness_diagnosis");
+    assert_string_equal(json_string_value(json_object_get(ld, "cause")), "asleep");
+    assert_int_equal(json_integer_value(json_object_get(ld, "asleep_when_due")), 11);
     char err[200];
     assert_int_equal(sweep_facts_from_json(j, &b, err, sizeof err), 0);
     json_decref(j);
@@ -1479,6 +1621,12 @@ static void test_facts_round_trip(void **state)
     assert_int_equal(hist_max(b.f.lateness), 12345);
     assert_int_equal(b.f.n_series, 2);
     assert_int_equal(b.f.series[1].inflight, 3);
+    assert_true(b.f.late.known);
+    assert_int_equal(b.f.late.late_sends, 12);
+    assert_int_equal(b.f.late.asleep, 11);
+    ASSERT_NEAR(b.f.late.cpu_s, 0.22, 0);
+    ASSERT_NEAR(b.f.late.wall_s, 9.5, 0);
+    assert_int_equal(b.f.late.invol_switches, 239);
     sweep_step_free(&a);
     sweep_step_free(&b);
 
@@ -1498,6 +1646,117 @@ static void test_facts_round_trip(void **state)
     assert_int_equal(t.replicas, 3);
     assert_true(t.expect_slo);
     ASSERT_NEAR(t.cost_per_hour, 2.5, 0);
+}
+
+/* steps.jsonl's "lateness_diagnosis" read back: absent or null is not
+ * known (files from before it was kept) and writes nothing; the workers'
+ * usage null is not known (written null again); each bad field refused
+ * in one line that names it. */
+static void test_late_json(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *ld;  /* the object's text, NULL: absent */
+        const char *err; /* "" = accepted */
+        int known;
+        double cpu_s;
+    } cases[] = {
+        {NULL, "", 0, 0},
+        {"null", "", 0, 0},
+        {"{\"late_sends\":3,\"asleep_when_due\":1,\"worker_cpu_s\":null,\"worker_wall_s\":"
+         "null,\"involuntary_switches\":null,\"cause\":\"busy\"}",
+         "", 1, NAN},
+        {"{\"late_sends\":3,\"asleep_when_due\":1,\"worker_cpu_s\":0.5,\"worker_wall_s\":2,"
+         "\"involuntary_switches\":4}",
+         "", 1, 0.5},
+        {"[]", "\"lateness_diagnosis\": expected an object", 0, 0},
+        {"{\"late_sends\":-1,\"asleep_when_due\":0}",
+         "\"lateness_diagnosis\".\"late_sends\": expected a non-negative integer", 0, 0},
+        {"{\"late_sends\":1,\"asleep_when_due\":2}",
+         "\"lateness_diagnosis\".\"asleep_when_due\": more than its late_sends", 0, 0},
+        {"{\"late_sends\":1,\"asleep_when_due\":0,\"worker_wall_s\":2,\"worker_cpu_s\":\"x\","
+         "\"involuntary_switches\":0}",
+         "\"lateness_diagnosis\".\"worker_cpu_s\": expected seconds from 0 to 1e9, or null with "
+         "worker_wall_s",
+         0, 0},
+        {"{\"late_sends\":1,\"asleep_when_due\":0,\"worker_wall_s\":2,\"worker_cpu_s\":1}",
+         "\"lateness_diagnosis\".\"involuntary_switches\": expected a non-negative integer", 0, 0},
+        {"{\"late_sends\":1,\"asleep_when_due\":0,\"worker_wall_s\":null,\"worker_cpu_s\":1}",
+         "\"lateness_diagnosis\".\"worker_cpu_s\": expected null, as worker_wall_s is", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[600], err[200] = "";
+        snprintf(text, sizeof text,
+                 "{\"step\":0,\"repeat\":0,\"kind\":\"load\",\"offered_rps\":2,"
+                 "\"start_offset_ns\":0,\"duration_ns\":1,\"warmup_ns\":0,\"window_ns\":1,"
+                 "\"elapsed_ns\":1,\"scheduled\":0%s%s}",
+                 cases[i].ld ? ",\"lateness_diagnosis\":" : "", cases[i].ld ? cases[i].ld : "");
+        json_error_t je;
+        json_t *o = json_loads(text, 0, &je);
+        assert_non_null(o);
+        struct sweep_step st;
+        sweep_step_init(&st);
+        int rc = sweep_facts_from_json(o, &st, err, sizeof err);
+        if (cases[i].err[0]) {
+            assert_int_equal(rc, LL_E_INVAL);
+            assert_string_equal(err, cases[i].err);
+        } else {
+            if (rc != 0)
+                fail_msg("case %zu: %s", i, err);
+            assert_int_equal(st.f.late.known, cases[i].known);
+            json_t *back = sweep_facts_json(&st.f);
+            json_t *ld = json_object_get(back, "lateness_diagnosis");
+            if (!cases[i].known) {
+                assert_null(ld);
+            } else if (isnan(cases[i].cpu_s)) {
+                assert_true(isnan(st.f.late.cpu_s) && isnan(st.f.late.wall_s));
+                assert_true(json_is_null(json_object_get(ld, "worker_cpu_s")));
+                assert_true(json_is_null(json_object_get(ld, "involuntary_switches")));
+                assert_string_equal(json_string_value(json_object_get(ld, "cause")), "busy");
+            } else {
+                ASSERT_NEAR(st.f.late.cpu_s, cases[i].cpu_s, 0);
+                assert_int_equal(st.f.late.invol_switches, 4);
+            }
+            json_decref(back);
+        }
+        sweep_step_free(&st);
+        json_decref(o);
+    }
+}
+
+/* A step index or repeat past 32 bits is refused with a reason that names
+ * it (it was refused with an empty one). */
+static void test_facts_index_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *step, *repeat, *err;
+    } cases[] = {
+        {"4294967295", "0", ""},
+        {"4294967296", "0", "\"step\": expected an integer from 0 to 4294967295, got 4294967296"},
+        {"0", "41000000000",
+         "\"repeat\": expected an integer from 0 to 4294967295, got 41000000000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[400], err[200] = "";
+        snprintf(text, sizeof text,
+                 "{\"step\":%s,\"repeat\":%s,\"kind\":\"load\",\"offered_rps\":2,"
+                 "\"start_offset_ns\":0,\"duration_ns\":1,\"warmup_ns\":0,\"window_ns\":1,"
+                 "\"elapsed_ns\":1,\"scheduled\":0}",
+                 cases[i].step, cases[i].repeat);
+        json_error_t je;
+        json_t *o = json_loads(text, 0, &je);
+        assert_non_null(o);
+        struct sweep_step st;
+        sweep_step_init(&st);
+        int rc = sweep_facts_from_json(o, &st, err, sizeof err);
+        assert_int_equal(rc, cases[i].err[0] ? LL_E_INVAL : 0);
+        assert_string_equal(err, cases[i].err);
+        if (!cases[i].err[0])
+            assert_int_equal(st.f.index, UINT32_MAX);
+        sweep_step_free(&st);
+        json_decref(o);
+    }
 }
 
 /* ---- traffic classes ---------------------------------------------------- */
@@ -2435,15 +2694,17 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_step_figures), cmocka_unit_test(test_server_table_kv),
           cmocka_unit_test(test_first_limit), cmocka_unit_test(test_step_invalid),
           SEARCH_TEST(test_findings_capacity), SEARCH_TEST(test_findings_skip_invalid),
-          SEARCH_TEST(test_findings_lowest_judged), cmocka_unit_test(test_first_limit_at_lowest),
-          cmocka_unit_test(test_steady_short_series), cmocka_unit_test(test_series_add),
-          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
-          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
-          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
-          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
-          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          SEARCH_TEST(test_findings_invalid_whose), SEARCH_TEST(test_findings_lowest_judged),
+          cmocka_unit_test(test_first_limit_at_lowest), cmocka_unit_test(test_steady_short_series),
+          cmocka_unit_test(test_series_add), SEARCH_TEST(test_findings_capacity_coarse),
+          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
+          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
+          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
+          cmocka_unit_test(test_stop_error_rate_repeat), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_points_repeat_unjudged), cmocka_unit_test(test_repeat_labels),
+          cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_late_json),
+          cmocka_unit_test(test_facts_index_range), cmocka_unit_test(test_step_invalid_whose),
           CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
           CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
           cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
