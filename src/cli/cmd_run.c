@@ -694,7 +694,7 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
 static int run_server_join(struct scraper *sc, const struct driver_result *res,
                            struct scrape_join *j, struct scrape_client *client)
 {
-    const struct scrape_client none = {NAN, NAN, NAN, NAN, NAN, NAN};
+    const struct scrape_client none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     *client = none;
     if (!sc)
         return LL_E_NOTFOUND;
@@ -717,6 +717,8 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
     client->prompt_tokens = (double)(cs->prompt_tokens + cold->prompt_tokens);
     client->cached_tokens = (double)(cs->cached_tokens + cold->cached_tokens);
     client->completed_ok = (double)(cs->by_kind[REC_OK] + cold->by_kind[REC_OK]);
+    client->failed_started = (double)(cs->failed_started + cold->failed_started);
+    client->failed_output_tokens = (double)(cs->output_tokens_failed + cold->output_tokens_failed);
     return rc;
 }
 

@@ -99,8 +99,9 @@ json_t *merge_server_join(const struct runmerge_window *w, FILE *out, json_t **e
         struct scrape_join j;
         int jrc = scrape_series_join(&srv, w->origin_abs_ns, w->origin_abs_ns + w->end_ns,
                                      SCRAPE_SPAN_OUTER, &j);
-        struct scrape_client c = {w->ttft_sent_p50_s, w->ttft_sent_p99_s, w->output_tokens,
-                                  w->prompt_tokens,   w->cached_tokens,   w->completed_ok};
+        struct scrape_client c = {w->ttft_sent_p50_s, w->ttft_sent_p99_s,     w->output_tokens,
+                                  w->prompt_tokens,   w->cached_tokens,       w->completed_ok,
+                                  w->failed_started,  w->failed_output_tokens};
         if (out)
             scrape_join_print_source(out, &j, jrc, &c, &src);
         o = scrape_join_json_source(&j, jrc, &c, &src);

@@ -187,6 +187,7 @@ void stats_add_record(struct stats *s, const struct record *r)
     if (r->kind != REC_OK) {
         stats_record_time(s->e2e_failed, e2e_ns);
         s->output_tokens_failed += r->output_tokens;
+        s->failed_started += r->first_ns != LL_NO_TIME;
         return;
     }
 
@@ -277,6 +278,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->prompt_tokens += src->prompt_tokens;
     dst->output_tokens += src->output_tokens;
     dst->output_tokens_failed += src->output_tokens_failed;
+    dst->failed_started += src->failed_started;
     dst->events += src->events;
     dst->cached_tokens += src->cached_tokens;
     dst->cached_reported += src->cached_reported;

@@ -73,6 +73,8 @@ struct stats {
     uint64_t prompt_tokens;         /* tokens, ok records: the server's count if given, else requested */
     uint64_t output_tokens;         /* tokens, ok records */
     uint64_t output_tokens_failed;  /* tokens received by records that are not ok */
+    uint64_t failed_started;        /* records not ok that had their first token: the
+                                     * server took their prompt (cancelled, cut short) */
     uint64_t events;                /* output-bearing events, ok records */
     uint64_t cached_tokens;         /* tokens, ok records that reported a cached count */
     uint64_t cached_reported;       /* ok records that reported a cached count */

@@ -44,4 +44,11 @@ double summary_rate(double count, uint64_t window_ns);
 /* sum_ns / n, NAN when n is 0. */
 double summary_mean_ns(uint64_t sum_ns, uint64_t n);
 
+/* Little's law's side from sent: the completion rate over the window w
+ * (ns) times the mean time a record spent in flight after its send, a
+ * record never sent (client_dropped) counting 0, so that the rate and the
+ * mean are over the same records, as the E2E side's are. Requests in
+ * flight; NAN when there is no window or no record. */
+double summary_littles_law_service(const struct stats *s, uint64_t w);
+
 #endif

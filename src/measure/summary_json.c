@@ -307,8 +307,7 @@ static json_t *summary_inflight_json(const struct stats *s, const struct summary
     jset(inf, "max", jdouble(info->inflight_max));
     jset(inf, "littles_law_e2e",
          jdouble(rate * summary_mean_ns(s->all_e2e_sum_ns, s->all_e2e_count) / 1e9));
-    jset(inf, "littles_law_service",
-         jdouble(rate * summary_mean_ns(s->all_service_sum_ns, s->all_service_count) / 1e9));
+    jset(inf, "littles_law_service", jdouble(summary_littles_law_service(s, w)));
     return inf;
 }
 

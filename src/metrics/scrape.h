@@ -272,6 +272,8 @@ struct scrape_client {
     double prompt_tokens;           /* tokens the client sent (ok records) */
     double cached_tokens;           /* of those, the cached ones their usage reported */
     double completed_ok;            /* ok records */
+    double failed_started;          /* records not ok that had their first token */
+    double failed_output_tokens;    /* tokens received by records not ok (in output_tokens) */
 };
 
 /* The client's prompt tokens to set beside the server's counter: all of

@@ -323,6 +323,31 @@ static void print_counter(FILE *f, const char *name, const struct scrape_counter
     fputc('\n', f);
 }
 
+/* Under the token lines, when requests that had begun their output did
+ * not end ok (cancelled, cut short): the server took their prompts, which
+ * the client's prompt figure leaves out (it is the ok requests' usage,
+ * and no usage came back for these), and the client counts the tokens
+ * they received, which an engine that counts a request's output when it
+ * finishes does not. Against llama-server, 13 of 23 requests cancelled
+ * after 10 tokens read prompt server/client 2.371 and generation 0.958
+ * with nothing to say why: llama.cpp's prompt counter held the 13
+ * prompts, its generation counter exactly the 10 finished requests' 3000
+ * tokens, without the 130 the cancelled ones received. */
+static void print_failed_started(FILE *f, const struct scrape_join *j,
+                                 const struct scrape_client *c)
+{
+    if (c == NULL || !(c->failed_started > 0) ||
+        (!j->prompt_tokens.present && !j->generation_tokens.present))
+        return;
+    fprintf(f,
+            "  %-20s %.0f requests, cancelled or cut short after their first token: their\n"
+            "%22s prompts are in the server's prompt count, not the client's (ok requests'\n"
+            "%22s usage); the %.0f tokens they received are in the client's generation count,\n"
+            "%22s not in an engine's that counts output as a request finishes (llama.cpp)\n",
+            "not ok, begun", c->failed_started, "", "",
+            isfinite(c->failed_output_tokens) ? c->failed_output_tokens : 0, "");
+}
+
 /* What a scraper says of itself, for the printing and the JSON. */
 static struct scrape_source source_of(const struct scraper *s)
 {
@@ -359,6 +384,7 @@ void scrape_join_print_source(FILE *f, const struct scrape_join *j, int join_rc,
     print_counter(f, "generation tokens", &j->generation_tokens, "received",
                   c ? c->output_tokens : NAN);
     print_counter(f, "requests finished", &j->request_success, "ok", c ? c->completed_ok : NAN);
+    print_failed_started(f, j, c);
     if (j->ttft_quantiles) {
         char a[16], b[16], ca[16], cb[16];
         fprintf(f, "  %-20s p50 %s  p99 %s%s   client (from sent) p50 %s  p99 %s\n",
@@ -427,9 +453,17 @@ json_t *scrape_join_json_source(const struct scrape_join *j, int join_rc,
         if (less_cached && isfinite(c->cached_tokens))
             json_object_set_new(pt, "client_cached", scrape_json_count(c->cached_tokens));
     }
+    /* The requests not ok that had begun (print_failed_started): how many,
+     * beside the prompt count that leaves them out, and the tokens they
+     * received, inside the client's generation count. */
+    int begun = c && c->failed_started > 0;
+    if (begun && json_is_object(pt))
+        json_object_set_new(pt, "client_not_ok_begun", scrape_json_count(c->failed_started));
     json_object_set_new(o, "prompt_tokens", pt);
-    json_object_set_new(o, "generation_tokens",
-                        counter_json(&j->generation_tokens, c ? c->output_tokens : NAN));
+    json_t *gt = counter_json(&j->generation_tokens, c ? c->output_tokens : NAN);
+    if (begun && json_is_object(gt) && isfinite(c->failed_output_tokens))
+        json_object_set_new(gt, "client_not_ok_tokens", scrape_json_count(c->failed_output_tokens));
+    json_object_set_new(o, "generation_tokens", gt);
     json_object_set_new(o, "request_success",
                         counter_json(&j->request_success, c ? c->completed_ok : NAN));
     if (j->ttft_present) {

@@ -132,6 +132,8 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
         .prompt_tokens = (double)(st->prompt_tokens + cold->prompt_tokens),
         .cached_tokens = (double)(st->cached_tokens + cold->cached_tokens),
         .completed_ok = (double)(st->by_kind[REC_OK] + cold->by_kind[REC_OK]),
+        .failed_started = (double)(st->failed_started + cold->failed_started),
+        .failed_output_tokens = (double)(st->output_tokens_failed + cold->output_tokens_failed),
     };
     w.energy_tokens = w.output_tokens + (double)st->warmup_output_tokens;
     w.energy_requests = w.completed_ok + (double)st->warmup_ok;

@@ -68,6 +68,7 @@ struct runmerge_window {
     uint64_t end_ns;        /* the window's length from the common start, ns */
     double ttft_sent_p50_s, ttft_sent_p99_s; /* TTFT from sent, s; NAN: no ok record */
     double output_tokens, prompt_tokens, cached_tokens, completed_ok;
+    double failed_started, failed_output_tokens; /* as struct scrape_client's */
     /* The energy's divisors, as a run's: the whole run's output tokens
      * and ok requests, warm-up and cold start included. */
     double energy_tokens, energy_requests;

@@ -325,7 +325,7 @@ static void test_client_prompt_like_for_like(void **state)
 {
     struct scrape_join j;
     memset(&j, 0, sizeof j);
-    struct scrape_client c = {NAN, NAN, 300, 11595, 1330, 40};
+    struct scrape_client c = {NAN, NAN, 300, 11595, 1330, 40, 0, 0};
     int less;
     for (int k = ENGINE_UNKNOWN; k < ENGINE_KIND_COUNT; k++) {
         j.engine = (enum engine_kind)k;
@@ -456,6 +456,55 @@ static void test_scraper_closed_port(void **state)
     assert_non_null(strstr(txt, "  generation tokens    server 90, client received 100 "
                                 "(server/client 0.900)\n"));
     assert_null(strstr(txt, "0.000"));
+    assert_null(strstr(txt, "not ok, begun"));
+    free(txt);
+
+    /* Requests cancelled after their first token (llama-server: 13 of 23,
+     * 10 tokens each): the ratios are off by their prompts and tokens, and
+     * a line under the counters says whose count holds them. None begun
+     * (a 400 before the prompt was taken): no line. */
+    nj.engine = ENGINE_LLAMACPP;
+    nj.prompt_tokens = (struct scrape_counter){.present = 1, .delta = 1712};
+    nj.generation_tokens = (struct scrape_counter){.present = 1, .delta = 3000};
+    struct scrape_client cc = {NAN, NAN, 3130, 857, 135, 10, 13, 130};
+    struct scrape_source src = {"http://127.0.0.1:1/metrics", 9, 0, 0};
+    txt = NULL;
+    mf = open_memstream(&txt, &txt_len);
+    scrape_join_print_source(mf, &nj, 0, &cc, &src);
+    fclose(mf);
+    assert_non_null(strstr(txt, "  prompt tokens (less cached) server 1712, client sent less "
+                                "cached 722 (server/client 2.371)\n"
+                                "  generation tokens    server 3000, client received 3130 "
+                                "(server/client 0.958)\n"
+                                "  not ok, begun        13 requests, cancelled or cut short after "
+                                "their first token: their\n"
+                                "                       prompts are in the server's prompt count, "
+                                "not the client's (ok requests'\n"
+                                "                       usage); the 130 tokens they received are "
+                                "in the client's generation count,\n"
+                                "                       not in an engine's that counts output as a "
+                                "request finishes (llama.cpp)\n"));
+    for (const char *p = txt; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
+        assert_true(strcspn(p, "\n") < 100);
+    free(txt);
+    json_t *jo = scrape_join_json_source(&nj, 0, &cc, &src);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(jo, "prompt_tokens"),
+                                                        "client_not_ok_begun")),
+                     13);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(jo, "generation_tokens"),
+                                                        "client_not_ok_tokens")),
+                     130);
+    json_decref(jo);
+    cc.failed_started = 0;
+    jo = scrape_join_json_source(&nj, 0, &cc, &src);
+    assert_null(json_object_get(json_object_get(jo, "prompt_tokens"), "client_not_ok_begun"));
+    assert_null(json_object_get(json_object_get(jo, "generation_tokens"), "client_not_ok_tokens"));
+    json_decref(jo);
+    txt = NULL;
+    mf = open_memstream(&txt, &txt_len);
+    scrape_join_print_source(mf, &nj, 0, &cc, &src);
+    fclose(mf);
+    assert_null(strstr(txt, "not ok, begun"));
     free(txt);
     scraper_free(s);
 

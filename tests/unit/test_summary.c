@@ -256,6 +256,54 @@ static void test_print(void **state)
     stats_free(&fx.s);
 }
 
+/* Little's law with --on-cap drop: a dropped record was never sent, so it
+ * spent 0 in flight after a send, and both sides of the law are over the
+ * same records. One request sent at 0 and done at 100 ms, one dropped at
+ * once, in a 1 s window: 2/s x 50 ms = 0.10 from sched and from sent.
+ * Before, the mean from sent was over the sent record alone: 0.20, twice
+ * the requests in flight (llama.cpp: 1.68 beside 0.98 measured). */
+static void test_littles_law_dropped(void **state)
+{
+    (void)state;
+    struct stats s;
+    struct summary_info info;
+    stats_init(&s);
+    struct record r;
+    record_init(&r, 0);
+    r.http_status = 200;
+    r.sched_ns = 0;
+    r.sent_ns = 0;
+    r.first_ns = r.first_content_ns = 10 * MS;
+    r.last_ns = r.end_ns = 100 * MS;
+    r.output_tokens = r.events = 10;
+    r.tokens_source = REC_TOKENS_USAGE;
+    stats_add_record(&s, &r);
+    record_init(&r, 1);
+    r.kind = REC_CLIENT_DROPPED;
+    r.sched_ns = 0;
+    r.end_ns = 0;
+    stats_add_record(&s, &r);
+    s.scheduled = s.win_completed = 2;
+    s.sent = s.win_sent = s.win_ok = 1;
+    memset(&info, 0, sizeof info);
+    info.mode = "open-loop poisson, capped";
+    info.window_ns = LL_NS_PER_SEC;
+    info.inflight_mean = 0.1;
+
+    char *out = print_to_string(&s, &info);
+    char line[256];
+    find_line(out, "Little's law: ", line, sizeof line);
+    assert_string_equal(line, "Little's law: completion rate x mean time in system = "
+                              "0.10 (E2E, from sched), 0.10 (from sent)");
+    free(out);
+    json_t *j = summary_json(&s, &info);
+    json_t *inf = json_object_get(j, "inflight");
+    assert_true(fabs(json_real_value(json_object_get(inf, "littles_law_e2e")) - 0.1) < 1e-9);
+    assert_true(fabs(json_real_value(json_object_get(inf, "littles_law_service")) - 0.1) < 1e-9);
+    json_decref(j);
+    stats_free(&s);
+}
+
 /* Request body bytes: their rate over the window and the mean per
  * request sent, in the terminal and in summary.json. */
 static void test_request_bytes(void **state)
@@ -865,7 +913,8 @@ static void test_endpoints(void **state)
 }
 
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
-          cmocka_unit_test(test_endpoints), cmocka_unit_test(test_prompt_note),
-          cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
-          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_request_bytes),
-          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_endpoints),
+          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_cold),
+          cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
+          cmocka_unit_test(test_request_bytes), cmocka_unit_test(test_json_exact_percentiles),
+          cmocka_unit_test(test_json_write_error))
