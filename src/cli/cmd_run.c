@@ -709,16 +709,17 @@ static int run_server_join(struct scraper *sc, const struct driver_result *res,
         client->ttft_sent_p50_s = (double)hist_percentile(cs->ttft_server, 50) / 1e9;
         client->ttft_sent_p99_s = (double)hist_percentile(cs->ttft_server, 99) / 1e9;
     }
-    /* The server served the cold start's requests too: its counters hold
-     * them, so the client's side counts them beside the warm ones. */
-    const struct stats *cold = &res->cold;
-    client->output_tokens = (double)(cs->output_tokens + cs->output_tokens_failed +
-                                     cold->output_tokens + cold->output_tokens_failed);
-    client->prompt_tokens = (double)(cs->prompt_tokens + cold->prompt_tokens);
-    client->cached_tokens = (double)(cs->cached_tokens + cold->cached_tokens);
-    client->completed_ok = (double)(cs->by_kind[REC_OK] + cold->by_kind[REC_OK]);
-    client->failed_started = (double)(cs->failed_started + cold->failed_started);
-    client->failed_output_tokens = (double)(cs->output_tokens_failed + cold->output_tokens_failed);
+    /* The server served the cold start's and the warm-up's requests too:
+     * its counters hold them, so the client's side counts them beside the
+     * window's (with --warmup it read about 2x against llama.cpp). */
+    struct stats_served sv;
+    stats_served(cs, &res->cold, &sv);
+    client->output_tokens = sv.output_tokens;
+    client->prompt_tokens = sv.prompt_tokens;
+    client->cached_tokens = sv.cached_tokens;
+    client->completed_ok = sv.completed_ok;
+    client->failed_started = sv.failed_started;
+    client->failed_output_tokens = sv.failed_output_tokens;
     return rc;
 }
 

@@ -717,12 +717,11 @@ void run_setup_gpu_start(struct scraper *const *gs, size_t n, uint64_t run_start
 void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_result *res,
                       double cost_per_hour, int sharded, struct energy_figures *out)
 {
-    const struct stats *cs = &res->stats, *cold = &res->cold;
     /* The energy is the whole run's, warm-up and cold start included, and
      * so are the tokens and requests it is divided by. */
-    double tokens = (double)(cs->output_tokens + cs->output_tokens_failed + cold->output_tokens +
-                             cold->output_tokens_failed + cs->warmup_output_tokens);
-    double ok = (double)(cs->by_kind[REC_OK] + cold->by_kind[REC_OK] + cs->warmup_ok);
+    struct stats_served sv;
+    stats_served(&res->stats, &res->cold, &sv);
+    double tokens = sv.output_tokens, ok = sv.completed_ok;
     double window_s = (double)res->elapsed_ns / 1e9;
     struct energy_figures parts[RUN_SETUP_MAX_GPU];
     for (size_t i = 0; i < n; i++) {

@@ -147,7 +147,15 @@ void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
     }
     if (r->warmup) {
         s->warmup_output_tokens += r->output_tokens;
-        s->warmup_ok += r->kind == REC_OK;
+        if (r->kind == REC_OK) {
+            s->warmup_ok++;
+            s->warmup_prompt_tokens +=
+                r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server : r->prompt_tokens;
+            s->warmup_cached_tokens += r->cached_tokens >= 0 ? (uint64_t)r->cached_tokens : 0;
+        } else {
+            s->warmup_output_tokens_failed += r->output_tokens;
+            s->warmup_failed_started += r->first_ns != LL_NO_TIME;
+        }
     }
     if (r->warmup || r->cold)
         return;
@@ -258,7 +266,11 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->win_sent += src->win_sent;
     dst->win_request_bytes += src->win_request_bytes;
     dst->warmup_output_tokens += src->warmup_output_tokens;
+    dst->warmup_output_tokens_failed += src->warmup_output_tokens_failed;
     dst->warmup_ok += src->warmup_ok;
+    dst->warmup_prompt_tokens += src->warmup_prompt_tokens;
+    dst->warmup_cached_tokens += src->warmup_cached_tokens;
+    dst->warmup_failed_started += src->warmup_failed_started;
     dst->win_completed += src->win_completed;
     dst->win_ok += src->win_ok;
     dst->win_slo_met += src->win_slo_met;
@@ -325,4 +337,23 @@ double stats_cached_share(const struct stats *s)
     if (s->cached_reported == 0 || s->prompt_tokens == 0)
         return NAN;
     return (double)s->cached_tokens / (double)s->prompt_tokens;
+}
+
+void stats_served(const struct stats *st, const struct stats *cold, struct stats_served *out)
+{
+    static const struct stats none;
+    if (!cold)
+        cold = &none;
+    out->output_tokens =
+        (double)(st->output_tokens + st->output_tokens_failed + cold->output_tokens +
+                 cold->output_tokens_failed + st->warmup_output_tokens);
+    out->prompt_tokens =
+        (double)(st->prompt_tokens + cold->prompt_tokens + st->warmup_prompt_tokens);
+    out->cached_tokens =
+        (double)(st->cached_tokens + cold->cached_tokens + st->warmup_cached_tokens);
+    out->completed_ok = (double)(st->by_kind[REC_OK] + cold->by_kind[REC_OK] + st->warmup_ok);
+    out->failed_started =
+        (double)(st->failed_started + cold->failed_started + st->warmup_failed_started);
+    out->failed_output_tokens = (double)(st->output_tokens_failed + cold->output_tokens_failed +
+                                         st->warmup_output_tokens_failed);
 }

@@ -126,9 +126,13 @@ struct stats {
     uint64_t inputs_records;
     uint64_t inputs;
     /* The warm-up's records, which the figures above leave out: their
-     * output tokens (any kind) and ok requests, for what is measured over
-     * the whole run (its GPU energy, docs/server-metrics.md). */
-    uint64_t warmup_output_tokens, warmup_ok;
+     * output tokens (any kind; of them, those of records not ok), ok
+     * requests, the prompt and cached tokens of the ok ones (as
+     * prompt_tokens and cached_tokens count them), and the records not ok
+     * that had their first token; for what is measured over the whole run
+     * (the server's counters, its GPU energy: docs/server-metrics.md). */
+    uint64_t warmup_output_tokens, warmup_output_tokens_failed, warmup_ok;
+    uint64_t warmup_prompt_tokens, warmup_cached_tokens, warmup_failed_started;
 
     /* The first non-empty detail seen per failure kind, made printable
      * (stats_sample_copy); "" when none. Copied into the struct, so
@@ -181,6 +185,19 @@ void stats_add_lateness(struct stats *s, uint64_t late_ns);
 /* Add everything in src to dst. Afterwards dst equals a stats that had been
  * fed both inputs. src is unchanged; dst != src. */
 void stats_merge(struct stats *dst, const struct stats *src);
+
+/* What the client counted of what a server's counters count over a whole
+ * run: every request the server served, the window's (st), the cold
+ * start's (cold; NULL for none) and the warm-up's (st's warmup_* counts).
+ * output_tokens of every record (failed_output_tokens of them were not
+ * ok); prompt_tokens and cached_tokens of the ok ones; completed_ok;
+ * failed_started: records not ok that had their first token. The run's
+ * server lines and its energy per token divide by these, and merge alike. */
+struct stats_served {
+    double output_tokens, prompt_tokens, cached_tokens, completed_ok;
+    double failed_started, failed_output_tokens;
+};
+void stats_served(const struct stats *st, const struct stats *cold, struct stats_served *out);
 
 /* Copy detail into out (STATS_SAMPLE_MAX + 1 bytes) so it is safe to
  * print on a terminal and to put in JSON: every byte that is not

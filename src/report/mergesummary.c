@@ -118,7 +118,9 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
     const json_t *en = p ? json_object_get(p->sum, "energy") : NULL;
     if (!m->server || (!json_is_object(srv) && !json_is_object(en)))
         return NULL;
-    const struct stats *st = &m->st, *cold = &m->cold;
+    const struct stats *st = &m->st;
+    struct stats_served sv;
+    stats_served(st, &m->cold, &sv);
     struct runmerge_window w = {
         .dir = p->dir,
         .server = json_is_object(srv) ? srv : NULL,
@@ -127,16 +129,16 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
         .end_ns = m->last_end_ns,
         .ttft_sent_p50_s = NAN,
         .ttft_sent_p99_s = NAN,
-        .output_tokens = (double)(st->output_tokens + st->output_tokens_failed +
-                                  cold->output_tokens + cold->output_tokens_failed),
-        .prompt_tokens = (double)(st->prompt_tokens + cold->prompt_tokens),
-        .cached_tokens = (double)(st->cached_tokens + cold->cached_tokens),
-        .completed_ok = (double)(st->by_kind[REC_OK] + cold->by_kind[REC_OK]),
-        .failed_started = (double)(st->failed_started + cold->failed_started),
-        .failed_output_tokens = (double)(st->output_tokens_failed + cold->output_tokens_failed),
+        .output_tokens = sv.output_tokens,
+        .prompt_tokens = sv.prompt_tokens,
+        .cached_tokens = sv.cached_tokens,
+        .completed_ok = sv.completed_ok,
+        .failed_started = sv.failed_started,
+        .failed_output_tokens = sv.failed_output_tokens,
+        /* the energy's, over the same whole run */
+        .energy_tokens = sv.output_tokens,
+        .energy_requests = sv.completed_ok,
     };
-    w.energy_tokens = w.output_tokens + (double)st->warmup_output_tokens;
-    w.energy_requests = w.completed_ok + (double)st->warmup_ok;
     if (hist_count(st->ttft_server)) {
         w.ttft_sent_p50_s = (double)hist_percentile(st->ttft_server, 50) / 1e9;
         w.ttft_sent_p99_s = (double)hist_percentile(st->ttft_server, 99) / 1e9;

@@ -210,6 +210,28 @@ static json_t *prefix_run_joined(const char *const *extra, const char *engine, i
     return s;
 }
 
+/* With --warmup the server serves the warm-up's requests too: the client's
+ * side of its counters counts them (against llama.cpp it read about 2x:
+ * 1320 generated against the window's 630). 8/s for 3 s, the first 1 s
+ * warm-up: every one of the 24 requests, 20 tokens each, on both sides. */
+static void test_warmup_counted(void **state)
+{
+    (void)state;
+    sim_start_small();
+    const char *args[] = {"--rate",   "8",  "--arrival",          "constant", "--duration", "3s",
+                          "--warmup", "1s", "--metrics-interval", "200ms",    WORK,         NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    json_t *s = harness_json_load(dir, "summary.json");
+    ASSERT_NEAR(harness_num(s, "server.generation_tokens.client"), 24 * 20, 0);
+    ASSERT_NEAR(harness_num(s, "server.generation_tokens.delta"), 24 * 20, 0);
+    ASSERT_NEAR(harness_num(s, "server.prompt_tokens.client"),
+                harness_num(s, "server.prompt_tokens.delta"), 0);
+    ASSERT_NEAR(harness_num(s, "server.request_success.client"), 24, 0);
+    ASSERT_NEAR(harness_num(s, "server.request_success.delta"), 24, 0);
+    json_decref(s);
+    harness_results_free(dir);
+}
+
 /* The server's prompt counter beside the client's, with cached tokens:
  * vLLM's names count every prompt token, llama.cpp's (the sim's
  * --prompt-counter-excludes-cached) leave the cached ones out, and the
@@ -368,6 +390,7 @@ static void test_expose_while_running(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_overload_queue_rises, sim_teardown),
              cmocka_unit_test_teardown(test_low_rate_agrees, sim_teardown),
+             cmocka_unit_test_teardown(test_warmup_counted, sim_teardown),
              cmocka_unit_test_teardown(test_prompt_counter_and_cache, sim_teardown),
              cmocka_unit_test_teardown(test_failing_url_is_a_gap, sim_teardown),
              cmocka_unit_test_teardown(test_expose_while_running, sim_teardown))
