@@ -470,8 +470,11 @@ static int check_load_model(const struct run_opts *o, const struct run_session_o
     if (closed && (o->arrival || o->burstiness || o->ramp_to || o->max_conc || o->on_cap))
         return runopts_errf(err, errlen, "--users: --arrival, --burstiness, --ramp-to and "
                             "--max-concurrency apply to --rate only");
-    if (open && (o->think || o->pace))
-        return runopts_errf(err, errlen, "--think and --pace apply to --users only");
+    if (open && o->think)
+        return runopts_errf(err, errlen,
+                            "--think: a think time goes with --users or --sessions, not --rate");
+    if (open && o->pace)
+        return runopts_errf(err, errlen, "--pace: goes with --users, not --rate");
     if (o->think && o->pace)
         return runopts_errf(err, errlen, "--think and --pace: pick one");
     return 0;

@@ -188,10 +188,9 @@ static int runopts_prefix(const struct run_opts *o, struct wl_prefix *px, char *
     if (o->prefix_groups && runopts_count_upto("--prefix-groups", o->prefix_groups,
                                                WL_MAX_PREFIX_GROUPS, &px->groups, err, errlen) != 0)
         return LL_E_INVAL;
-    if (!o->prefix_tokens)
-        return runopts_errf(err, errlen,
-                            "--prefix-fraction: needs --prefix-tokens L (the "
-                            "prefix length)");
+    if (!o->prefix_tokens) /* named by the flag given */
+        return runopts_errf(err, errlen, "%s: needs --prefix-tokens L (the prefix length)",
+                            o->prefix_fraction ? "--prefix-fraction" : "--prefix-groups");
     if (runopts_count_upto("--prefix-tokens", o->prefix_tokens, WL_MAX_PREFIX_TOKENS, &px->tokens,
                            err, errlen) != 0)
         return LL_E_INVAL;

@@ -1466,6 +1466,13 @@ static void test_bad_flags(void **state)
         {{"--rate", "0x10"}, "--rate: expected a positive number"}, /* was 16/s */
         /* the later one won, and a trailing comma passed */
         {{"--rate", "5", "--slo", "ttft=5s,ttft=6s"}, "--slo: ttft given twice"},
+        /* --think goes with --sessions too (it said "--users only") */
+        {{"--rate", "5", "--think", "1s"},
+         "--think: a think time goes with --users or --sessions, not --rate"},
+        {{"--rate", "5", "--pace", "1"}, "--pace: goes with --users, not --rate"},
+        /* the flag given is named (it blamed --prefix-fraction) */
+        {{"--rate", "5", "--prefix-groups", "3"}, "--prefix-groups: needs --prefix-tokens L"},
+        {{"--rate", "5", "--prefix-fraction", "0.5"}, "--prefix-fraction: needs --prefix-tokens"},
         {{"--rate", "5", "--slo", "ttft=1s,"}, "--slo: a trailing comma in \"ttft=1s,\""},
         {{"--rate", "5", "--duration", "5s", "--ramp-to", "2e9"}, "--ramp-to: expected a rate"},
         {{"--rate", "5", "-H", "X-A: 1\r\nX-B: 2"}, "--header: expected \"Name: value\""},
