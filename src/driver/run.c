@@ -691,7 +691,7 @@ int driver_dump_schedule(const struct run_config *cfg, const char *path, char *e
     struct offer_src src;
     offer_src_init(&src, cfg);
     uint64_t n = driver_shards(cfg);
-    uint64_t tokens = 0, i, off;
+    uint64_t tokens = 0, i, off, untimed = 0;
     const struct burst *b;
     while (offer_src_next(&src, cfg, &i, &off, &b)) {
         struct req_spec s;
@@ -701,12 +701,28 @@ int driver_dump_schedule(const struct run_config *cfg, const char *path, char *e
             break;
         if (i % n != cfg->shard % n)
             continue;
-        fprintf(f, "{\"index\":%llu,\"sched_ns\":%llu,\"prompt_tokens\":%u,\"max_tokens\":%u}\n",
+        /* What replay's trace format can say of the request beside its
+         * lengths: its class, its shared prefix, a timed cancellation. */
+        fprintf(f, "{\"index\":%llu,\"sched_ns\":%llu,\"prompt_tokens\":%u,\"max_tokens\":%u",
                 (unsigned long long)i, (unsigned long long)off, s.prompt_tokens, s.max_tokens);
+        if (s.class_name)
+            fprintf(f, ",\"class\":\"%s\"", s.class_name); /* [A-Za-z0-9_.-]: no escape */
+        if (s.prefix_id >= 0)
+            fprintf(f, ",\"prefix_id\":%lld,\"prefix_tokens\":%u", (long long)s.prefix_id,
+                    s.prefix_tokens);
+        if (s.cancel_kind == WL_CANCEL_AFTER_TIME)
+            fprintf(f, ",\"cancel_after_ns\":%llu", (unsigned long long)s.cancel_after);
+        else if (s.cancel_kind == WL_CANCEL_AFTER_TOKENS)
+            untimed++;
+        fputs("}\n", f);
     }
     if (fclose(f) != 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return LL_E_IO;
     }
+    if (untimed)
+        ll_errorf("warning: --dump-schedule: %llu cancellations after a number of tokens "
+                  "(--cancel-after-tokens) are not in %s: a trace has cancel_after_ns only",
+                  (unsigned long long)untimed, path);
     return 0;
 }

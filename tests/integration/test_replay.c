@@ -114,6 +114,94 @@ static void test_replay_time_scale_halves_offsets(void **state)
     check_replay_of_dump(0.5, "0.5");
 }
 
+/* A dump carries what the trace format can say beyond lengths: the shared
+ * prefix of each request that has one, and a timed cancellation (it wrote
+ * lengths alone, and the replay of a dump lost both). 40 requests, half
+ * sharing one of 2 prefixes of 32 tokens, half cancelled 30 ms after the
+ * send, 128-token answers (hundreds of ms on the default sim): the
+ * replay cancels exactly the requests the dump says, and the dump names
+ * the prefixes the run drew. */
+static void test_dump_carries_prefix_and_cancel(void **state)
+{
+    (void)state;
+    assert_int_equal(harness_sim_start(&harness_cur_sim, NULL), 0);
+    char *dir = harness_tmpdir();
+    char dump[600], out[600], url[200];
+    snprintf(dump, sizeof dump, "%s/schedule.jsonl", dir);
+    snprintf(out, sizeof out, "%s/r", dir);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *run_args[] = {"run",
+                              "--url",
+                              url,
+                              "--rate",
+                              "150",
+                              "--requests",
+                              "40",
+                              "--seed",
+                              "7",
+                              "--prompt-tokens",
+                              "uniform:40,100",
+                              "--prefix-fraction",
+                              "0.5",
+                              "--prefix-groups",
+                              "2",
+                              "--prefix-tokens",
+                              "32",
+                              "--cancel-fraction",
+                              "0.5",
+                              "--cancel-after",
+                              "30ms",
+                              "--dump-schedule",
+                              dump,
+                              "--dry-run",
+                              NULL};
+    free(run_llmload(run_args, 0, 0));
+    struct harness_recs *d = harness_recs_load(dump);
+    assert_int_equal(d->n, 40);
+    size_t shared = 0, cancelled = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        json_t *e = d->items[i];
+        json_t *pid = json_object_get(e, "prefix_id"), *cx = json_object_get(e, "cancel_after_ns");
+        if (pid) {
+            shared++;
+            ASSERT_IN_RANGE(harness_ival(e, "prefix_id"), 0, 1);
+            assert_int_equal(harness_ival(e, "prefix_tokens"), 32);
+        } else {
+            assert_null(json_object_get(e, "prefix_tokens"));
+        }
+        if (cx) {
+            cancelled++;
+            assert_int_equal(harness_ival(e, "cancel_after_ns"), 30 * MS);
+        }
+    }
+    /* about half each (the seed's draws; the premise, not the claim) */
+    ASSERT_IN_RANGE(shared, 10, 30);
+    ASSERT_IN_RANGE(cancelled, 10, 30);
+    const char *rep_args[] = {"replay", dump,      "--url",  url, "--out",
+                              out,      "--quiet", "--seed", "7", NULL};
+    free(run_llmload(rep_args, 0, 1));
+    harness_sim_teardown(NULL);
+    char path[700];
+    snprintf(path, sizeof path, "%s/requests.jsonl", out);
+    struct harness_recs *r = harness_recs_load(path);
+    assert_int_equal(r->n, d->n);
+    for (size_t i = 0; i < d->n; i++) {
+        json_t *want = d->items[i];
+        json_t *got = by_id(r, "id", harness_ival(want, "index"));
+        assert_non_null(got);
+        const char *kind = harness_sval(got, "kind");
+        if (json_object_get(want, "cancel_after_ns") ? strcmp(kind, "cancelled") != 0
+                                                     : strcmp(kind, "ok") != 0)
+            fail_msg("index %lld: %s, the dump %s a cancellation",
+                     (long long)harness_ival(want, "index"), kind,
+                     json_object_get(want, "cancel_after_ns") ? "gives" : "gives no");
+    }
+    harness_recs_free(d);
+    harness_recs_free(r);
+    harness_rm_rf(dir);
+    free(dir);
+}
+
 /* A replay's places: a new temporary dir (caller removes and frees it),
  * its trace.jsonl, its results dir r, and the started sim's /v1 URL. */
 struct replay_paths {
@@ -417,4 +505,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_si
              cmocka_unit_test_teardown(test_replay_time_scale_halves_offsets, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_by_class, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_dump_carries_prefix_and_cancel, harness_sim_teardown),
              cmocka_unit_test(test_replay_bad_input))
