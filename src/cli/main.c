@@ -16,7 +16,7 @@ static const struct command commands[] = {
     {"sweep", sweep_main, "a ladder of offered loads through saturation, then recovery"},
     {"replay", replay_main, "a recorded trace at its own (scaled) timestamps"},
     {"sim", sim_main, "the built-in simulated inference server"},
-    {"report", report_main, "rebuild summary, CSV and HTML report from a results directory"},
+    {"report", report_main, "rebuild summary, CSV and HTML report from a sweep's results"},
     {"demo", demo_main, "start the sim, sweep it, write the report"},
     {"calibrate", calibrate_main,
      "fit a server's tokens per word so prompt lengths hit their target"},
