@@ -626,42 +626,36 @@ static void test_step_invalid_whose(void **state)
              tail);
     assert_string_equal(buf, want);
 
-    rejudge(&st[0], &late_asleep, &set);
-    assert_true(st[0].invalid);
-    assert_non_null(strstr(st[0].invalid_reason,
-                           ")): 150 of the 200 sends later than 1ms came due while the worker "
-                           "slept, and it woke late: the OS or VM did not run it in time (not "
-                           "the generator's load)"));
-    sweep_invalid_text(st, 1, buf, sizeof buf);
-    snprintf(want, sizeof want,
-             "1 of 1 steps (at 20 req/s) are INVALID: lateness of the OS or VM, not the "
-             "generator's load (the worker slept through the sends' times and woke late)%s",
-             tail);
-    assert_string_equal(buf, want);
-
-    rejudge(&st[0], &late_preempted, &set);
-    assert_non_null(strstr(st[0].invalid_reason,
-                           ")): preempted by the OS (the host's fault), not busy: awake when 190 "
-                           "of the 200 sends later than 1ms came due, the worker used 500.00ms "
-                           "of CPU in 10.00s and was switched out 40 times against its will"));
-    sweep_invalid_text(st, 1, buf, sizeof buf);
-    snprintf(want, sizeof want,
-             "1 of 1 steps (at 20 req/s) are INVALID: lateness of the OS or VM, not the "
-             "generator's load (preempted by the OS, the host's fault, not busy)%s",
-             tail);
-    assert_string_equal(buf, want);
-
-    rejudge(&st[0], &late_busy, &set);
-    assert_non_null(strstr(st[0].invalid_reason,
-                           ")): the generator could not keep the schedule (busy when 200 of the "
-                           "200 sends later than 1ms came due; its workers used 9.00s of CPU "
-                           "in 10.00s)"));
-    sweep_invalid_text(st, 1, buf, sizeof buf);
-    snprintf(want, sizeof want,
-             "1 of 1 steps (at 20 req/s) are INVALID: the generator's own lateness (busy: its "
-             "own limit)%s",
-             tail);
-    assert_string_equal(buf, want);
+    /* Each cause: the step's own reason, then the INVALID line's words. */
+    static const struct {
+        const struct sweep_late *late;
+        const char *reason, *words;
+    } causes[] = {
+        {&late_asleep,
+         ")): 150 of the 200 sends later than 1ms came due while the worker slept, and it woke "
+         "late: the OS or VM did not run it in time (not the generator's load)",
+         "lateness of the OS or VM, not the generator's load (the worker slept through the "
+         "sends' times and woke late)"},
+        {&late_preempted,
+         ")): preempted by the OS (the host's fault), not busy: awake when 190 of the 200 sends "
+         "later than 1ms came due, the worker used 500.00ms of CPU in 10.00s and was switched "
+         "out 40 times against its will",
+         "lateness of the OS or VM, not the generator's load (preempted by the OS, the host's "
+         "fault, not busy)"},
+        {&late_busy,
+         ")): the generator could not keep the schedule (busy when 200 of the 200 sends later "
+         "than 1ms came due; its workers used 9.00s of CPU in 10.00s)",
+         "the generator's own lateness (busy: its own limit)"},
+    };
+    for (size_t c = 0; c < LL_ARRAY_LEN(causes); c++) {
+        rejudge(&st[0], causes[c].late, &set);
+        assert_true(st[0].invalid);
+        assert_non_null(strstr(st[0].invalid_reason, causes[c].reason));
+        sweep_invalid_text(st, 1, buf, sizeof buf);
+        snprintf(want, sizeof want, "1 of 1 steps (at 20 req/s) are INVALID: %s%s", causes[c].words,
+                 tail);
+        assert_string_equal(buf, want);
+    }
 
     rejudge(&st[1], &late_asleep, &set);
     assert_int_equal(sweep_invalid_text(st, 2, buf, sizeof buf), 2);
