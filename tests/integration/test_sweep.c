@@ -615,7 +615,10 @@ static double parse_duration(const char *t, double *half)
     double unit = !strncmp(end, "us", 2) ? 1e3 : !strncmp(end, "ms", 2) ? 1e6 : 1e9;
     if (end == t || (strncmp(end, "us", 2) && strncmp(end, "ms", 2) && *end != 's'))
         fail_msg("not a duration: \"%s\"", t);
-    *half = 0.5 * pow(10, -decimals) * unit;
+    /* half the last printed digit, plus the whole ns the value was
+     * rounded to before it was printed: 235.061 ns is 235, which prints
+     * as 0.23us (0.235 is a binary hair under it), 5.061 ns off */
+    *half = 0.5 * pow(10, -decimals) * unit + 1;
     return v * unit;
 }
 
