@@ -1646,6 +1646,27 @@ static void test_facts_round_trip(void **state)
  * known (files from before it was kept) and writes nothing; the workers'
  * usage null is not known (written null again); each bad field refused
  * in one line that names it. */
+/* A minimal steps.jsonl load step with this step and repeat (as JSON
+ * text) and more members (",..." or "") read into st (initialised here;
+ * the caller frees it). Returns sweep_facts_from_json's code. */
+static int facts_read(const char *step, const char *repeat, const char *more, struct sweep_step *st,
+                      char *err, size_t errlen)
+{
+    char text[800];
+    snprintf(text, sizeof text,
+             "{\"step\":%s,\"repeat\":%s,\"kind\":\"load\",\"offered_rps\":2,"
+             "\"start_offset_ns\":0,\"duration_ns\":1,\"warmup_ns\":0,\"window_ns\":1,"
+             "\"elapsed_ns\":1,\"scheduled\":0%s}",
+             step, repeat, more);
+    json_error_t je;
+    json_t *o = json_loads(text, 0, &je);
+    assert_non_null(o);
+    sweep_step_init(st);
+    int rc = sweep_facts_from_json(o, st, err, errlen);
+    json_decref(o);
+    return rc;
+}
+
 static void test_late_json(void **state)
 {
     (void)state;
@@ -1679,18 +1700,11 @@ static void test_late_json(void **state)
          "\"lateness_diagnosis\".\"worker_cpu_s\": expected null, as worker_wall_s is", 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char text[600], err[200] = "";
-        snprintf(text, sizeof text,
-                 "{\"step\":0,\"repeat\":0,\"kind\":\"load\",\"offered_rps\":2,"
-                 "\"start_offset_ns\":0,\"duration_ns\":1,\"warmup_ns\":0,\"window_ns\":1,"
-                 "\"elapsed_ns\":1,\"scheduled\":0%s%s}",
-                 cases[i].ld ? ",\"lateness_diagnosis\":" : "", cases[i].ld ? cases[i].ld : "");
-        json_error_t je;
-        json_t *o = json_loads(text, 0, &je);
-        assert_non_null(o);
+        char more[400] = "", err[200] = "";
+        if (cases[i].ld)
+            snprintf(more, sizeof more, ",\"lateness_diagnosis\":%s", cases[i].ld);
         struct sweep_step st;
-        sweep_step_init(&st);
-        int rc = sweep_facts_from_json(o, &st, err, sizeof err);
+        int rc = facts_read("0", "0", more, &st, err, sizeof err);
         if (cases[i].err[0]) {
             assert_int_equal(rc, LL_E_INVAL);
             assert_string_equal(err, cases[i].err);
@@ -1714,7 +1728,6 @@ static void test_late_json(void **state)
             json_decref(back);
         }
         sweep_step_free(&st);
-        json_decref(o);
     }
 }
 
@@ -1732,24 +1745,14 @@ static void test_facts_index_range(void **state)
          "\"repeat\": expected an integer from 0 to 4294967295, got 41000000000"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char text[400], err[200] = "";
-        snprintf(text, sizeof text,
-                 "{\"step\":%s,\"repeat\":%s,\"kind\":\"load\",\"offered_rps\":2,"
-                 "\"start_offset_ns\":0,\"duration_ns\":1,\"warmup_ns\":0,\"window_ns\":1,"
-                 "\"elapsed_ns\":1,\"scheduled\":0}",
-                 cases[i].step, cases[i].repeat);
-        json_error_t je;
-        json_t *o = json_loads(text, 0, &je);
-        assert_non_null(o);
+        char err[200] = "";
         struct sweep_step st;
-        sweep_step_init(&st);
-        int rc = sweep_facts_from_json(o, &st, err, sizeof err);
+        int rc = facts_read(cases[i].step, cases[i].repeat, "", &st, err, sizeof err);
         assert_int_equal(rc, cases[i].err[0] ? LL_E_INVAL : 0);
         assert_string_equal(err, cases[i].err);
         if (!cases[i].err[0])
             assert_int_equal(st.f.index, UINT32_MAX);
         sweep_step_free(&st);
-        json_decref(o);
     }
 }
 
