@@ -340,6 +340,25 @@ static void wait_for_file(const char *path)
     fail_msg("%s did not appear within 10 s", path);
 }
 
+/* Once the client pid has written dir's run.json and run lead_ms more,
+ * stop it for 300 ms while its worker sleeps in epoll_wait, as an idle
+ * worker at these rates nearly always does (on a crowded machine it may
+ * instead be caught between waits, runnable, and the diagnosis, which sees
+ * only where the worker slept, would call the lateness busy). Returns
+ * whether it was seen asleep before the stop. */
+static int pause_client(pid_t pid, const char *dir, int lead_ms)
+{
+    char runjson[700];
+    snprintf(runjson, sizeof runjson, "%s/run.json", dir);
+    wait_for_file(runjson);
+    harness_sleep_ms(lead_ms);
+    int asleep_seen = worker_in_epoll_wait(pid, 2000);
+    assert_int_equal(kill(pid, SIGSTOP), 0);
+    harness_sleep_ms(300);
+    assert_int_equal(kill(pid, SIGCONT), 0);
+    return asleep_seen;
+}
+
 /* Freeze the client for 300 ms half a second into its run: the 30 or so
  * arrivals due while it is stopped are processed up to 300 ms late when it
  * resumes, so the lateness p99 (the 198th of 200) is far over 1 ms. The
@@ -354,18 +373,7 @@ static void test_invalid_when_client_paused(void **state)
     struct client_res res;
     pid_t pid = client_start(sim_url(), "r", selfcheck_args, &res);
     /* run.json is written just before the driver starts its clock. */
-    char runjson[700];
-    snprintf(runjson, sizeof runjson, "%s/run.json", res.dir);
-    wait_for_file(runjson);
-    harness_sleep_ms(500);
-    /* Stop it while its worker sleeps in epoll_wait, as an idle worker at
-     * 100/s nearly always does (on a crowded machine it may instead be
-     * caught between waits, runnable, and the diagnosis, which sees only
-     * where the worker slept, would call the lateness busy). */
-    int asleep_seen = worker_in_epoll_wait(pid, 2000);
-    assert_int_equal(kill(pid, SIGSTOP), 0);
-    harness_sleep_ms(300);
-    assert_int_equal(kill(pid, SIGCONT), 0);
+    int asleep_seen = pause_client(pid, res.dir, 500);
     client_wait(pid, "r", &res);
     if (res.status != 1)
         fail_msg("llmload run exited %d, expected 1 (INVALID)\nstdout:\n%s\nstderr:\n%s",
@@ -698,14 +706,7 @@ static void test_sweep_step_invalid_when_client_paused(void **state)
                           "4",
                           NULL};
     pid_t pid = cur_client = harness_spawn(argv, outp, errp, -1, NULL, NULL);
-    char runjson[700];
-    snprintf(runjson, sizeof runjson, "%s/run.json", res.dir);
-    wait_for_file(runjson);
-    harness_sleep_ms(1000);
-    int asleep_seen = worker_in_epoll_wait(pid, 2000);
-    assert_int_equal(kill(pid, SIGSTOP), 0);
-    harness_sleep_ms(300);
-    assert_int_equal(kill(pid, SIGCONT), 0);
+    int asleep_seen = pause_client(pid, res.dir, 1000);
     client_wait(pid, "sw", &res);
 
     /* The premise: the pause fell in the step's window (some window
