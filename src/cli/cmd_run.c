@@ -84,7 +84,8 @@ static void run_usage(FILE *f)
         "INTERVAL\n"
         "  --sessions R             partly open: R sessions/s arrive (--arrival, --burstiness "
         "apply),\n"
-        "                           each a closed-loop chat whose context grows turn by turn\n"
+        "                           each a closed-loop chat whose context grows turn by turn;\n"
+        "                           a failed turn ends its session\n"
         "  --turns DIST             sessions: turns per session (default 3, at most 1000)\n"
         "\n"
         "Bounds:\n"
@@ -386,6 +387,7 @@ static void session_summary_info(const struct run_config *cfg, const struct driv
         cfg->arrival.rate_per_s * info->session_turns_mean * runopts_shard_share(cfg);
     info->sessions_started = res->sessions_in_window;
     info->sessions_cut = res->sessions_cut;
+    info->sessions_failed = res->sessions_failed;
 }
 
 /* A whole number of --burst key k, from 1 to max ("too large" past it, or

@@ -104,7 +104,7 @@ struct worker {
     size_t n_eps;
     /* sessions */
     struct session_set sessions;
-    uint64_t sessions_started, sessions_in_window, sessions_cut;
+    uint64_t sessions_started, sessions_in_window, sessions_cut, sessions_failed;
     size_t n_cls;
 
     _Atomic int finished;

@@ -518,6 +518,7 @@ static void run_merge(struct driver *d, struct driver_result *res)
         res->sessions_started += w->sessions_started;
         res->sessions_in_window += w->sessions_in_window;
         res->sessions_cut += w->sessions_cut + w->sessions.open;
+        res->sessions_failed += w->sessions_failed;
         d->infl_area += w->infl_area;
         res->records_lost += w->rw.lost;
         d->last_end_ns = LL_MAX(d->last_end_ns, w->last_end_ns);

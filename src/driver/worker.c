@@ -347,6 +347,7 @@ static void session_start_turn(struct worker *w, struct session *s, uint64_t ord
     spec.turn = (int32_t)k;
     s->hist[k].spec = spec;
     s->hist[k].output_tokens = 0;
+    s->hist[k].unanswered = 0;
     spec.history = s->hist;
     spec.history_len = k;
     struct req_spec cost = spec;
@@ -401,8 +402,13 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
 
 /* A turn finished: keep what the next turns resend (its output count),
  * then schedule the next turn at r's end plus a drawn think time, or end
- * the session after its last turn. A next turn past --duration cuts the
- * session; after a stop signal, open sessions are left to be counted cut. */
+ * the session after its last turn. A turn that failed (any kind but ok
+ * and cancelled) ends the session: the conversation broke, and llmload
+ * does not invent the answer it would resend. A turn the client cancelled
+ * keeps its partial answer; one cancelled before its first token is left
+ * out of what later turns resend (no empty assistant message, which some
+ * APIs refuse). A next turn past --duration cuts the session; after a stop
+ * signal, open sessions are left to be counted cut. */
 static void session_turn_done(struct worker *w, const struct record *r)
 {
     const struct run_config *cfg = w->d->cfg;
@@ -413,9 +419,15 @@ static void session_turn_done(struct worker *w, const struct record *r)
     if (!s || (uint32_t)r->turn >= s->turns)
         return;
     s->hist[r->turn].output_tokens = r->output_tokens;
+    s->hist[r->turn].unanswered = r->kind == REC_CANCELLED && r->output_tokens == 0;
     if (!w->offering || atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) != 0)
         return;
     if (s->started >= s->turns) {
+        session_close(&w->sessions, ordinal);
+        return;
+    }
+    if (r->kind != REC_OK && r->kind != REC_CANCELLED) {
+        w->sessions_failed++;
         session_close(&w->sessions, ordinal);
         return;
     }

@@ -493,15 +493,20 @@ static void summary_print_sessions(FILE *f, const struct stats *s,
 {
     char a[32], b[32], c[32], d[32];
     uint64_t w = info->window_ns;
-    fprintf(f, "sessions:   intended %s/s, realised %s/s (%" PRIu64 " started, %" PRIu64
-               " cut short); requests intended %s/s (x %.2f turns), realised %s/s\n",
-            summary_fmt_double(info->session_rate_per_s, "%.2f", a, sizeof(a)),
-            summary_fmt_double(summary_rate((double)info->sessions_started, w), "%.2f", b,
-                               sizeof(b)),
-            info->sessions_started, info->sessions_cut,
-            summary_fmt_double(info->offered_rate_per_s, "%.2f", c, sizeof(c)),
-            info->session_turns_mean,
-            summary_fmt_double(summary_rate((double)s->scheduled, w), "%.2f", d, sizeof(d)));
+    char failed[64] = "";
+    if (info->sessions_failed > 0)
+        snprintf(failed, sizeof failed, ", %" PRIu64 " ended by a failed turn",
+                 info->sessions_failed);
+    fprintf(
+        f,
+        "sessions:   intended %s/s, realised %s/s (%" PRIu64 " started, %" PRIu64
+        " cut short%s); requests intended %s/s (x %.2f turns), realised %s/s\n",
+        summary_fmt_double(info->session_rate_per_s, "%.2f", a, sizeof(a)),
+        summary_fmt_double(summary_rate((double)info->sessions_started, w), "%.2f", b, sizeof(b)),
+        info->sessions_started, info->sessions_cut, failed,
+        summary_fmt_double(info->offered_rate_per_s, "%.2f", c, sizeof(c)),
+        info->session_turns_mean,
+        summary_fmt_double(summary_rate((double)s->scheduled, w), "%.2f", d, sizeof(d)));
 }
 
 void summary_print_cold(FILE *f, const struct stats *cold, uint64_t n)

@@ -229,6 +229,7 @@ static json_t *summary_sessions_json(const struct stats *s, const struct summary
     jset(ses, "turns_mean", jdouble(info->session_turns_mean));
     jset(ses, "started", ju64(info->sessions_started));
     jset(ses, "cut", ju64(info->sessions_cut));
+    jset(ses, "failed", ju64(info->sessions_failed));
     jset(ses, "intended_request_rate_per_s", jdouble(info->offered_rate_per_s));
     jset(ses, "realised_request_rate_per_s", jdouble(summary_rate((double)s->scheduled, w)));
     return ses;

@@ -168,6 +168,7 @@ static void sessions_info(const struct merge *m, const json_t *fs, double rate_s
     for (size_t i = 0; i < m->n_parts; i++) {
         info->sessions_started += rm_ju(m->parts[i].sum, "sessions", "started");
         info->sessions_cut += rm_ju(m->parts[i].sum, "sessions", "cut");
+        info->sessions_failed += rm_ju(m->parts[i].sum, "sessions", "failed");
     }
 }
 

@@ -183,6 +183,8 @@ size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *s
     struct cbuf b = {.buf = buf, .len = len, .at = 0};
     for (uint32_t k = 0; k < spec->history_len; k++) {
         const struct chat_turn *turn = &spec->history[k];
+        if (turn->unanswered)
+            continue;
         if (api != OAI_API_COMPLETIONS) {
             cb_message(&b, api, 0);
             cb_user_text(&b, seed, &turn->spec);
@@ -213,8 +215,10 @@ size_t chatbody_prompt(enum oai_api api, uint64_t seed, const struct req_spec *s
 uint32_t chatbody_prompt_tokens(const struct req_spec *spec)
 {
     uint64_t total = (uint64_t)spec->prompt_tokens + spec->image_tokens;
-    for (uint32_t k = 0; k < spec->history_len; k++)
-        total += (uint64_t)spec->history[k].spec.prompt_tokens + spec->history[k].output_tokens;
+    for (uint32_t k = 0; k < spec->history_len; k++) {
+        if (!spec->history[k].unanswered)
+            total += (uint64_t)spec->history[k].spec.prompt_tokens + spec->history[k].output_tokens;
+    }
     return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }
 

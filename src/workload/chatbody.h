@@ -29,6 +29,8 @@
 struct chat_turn {
     struct req_spec spec;        /* the turn's own user prompt (history fields unused) */
     uint64_t output_tokens;      /* tokens the assistant returned (its record's count) */
+    int unanswered;              /* 1: cancelled before its first token; later turns
+                                  * resend neither its prompt nor an empty answer */
 };
 
 /* Write the prompt part of the body of spec for api: for

@@ -161,6 +161,121 @@ static void test_sessions_every_turn_one_record(void **state)
     harness_results_free(dir);
 }
 
+/* Walk every session of r (fixed turns of `turns`, `prompt` tokens of its
+ * own each) as the client must have sent it: turns 0..m-1 with no gap; a
+ * turn that failed (a kind but ok and cancelled) before the last ends the
+ * session; each turn sends its own prompt after every earlier turn's
+ * prompt and answer, except a turn cancelled before its first token,
+ * which is resent not at all (no empty assistant message). Counts the
+ * sessions a failed turn ended, and the turns sent after such an
+ * unanswered one, into *failed and *after_unanswered. */
+static void sessions_walk(const struct recs *r, int turns, int64_t prompt, int64_t *failed,
+                          int64_t *after_unanswered)
+{
+    *failed = *after_unanswered = 0;
+    for (int s = 0; s < MAX_SESSIONS; s++) {
+        int64_t context = 0;
+        int unanswered = 0, t = 0;
+        for (; t < turns && r->by[s][t]; t++) {
+            json_t *x = r->by[s][t];
+            const char *kind = harness_sval(x, "kind");
+            int64_t out = harness_ival(x, "output_tokens");
+            if (harness_ival(x, "prompt_tokens") != context + prompt)
+                fail_msg("session %d turn %d sent %lld prompt tokens, its history %lld", s, t,
+                         (long long)harness_ival(x, "prompt_tokens"),
+                         (long long)(context + prompt));
+            if (strcmp(kind, "ok") == 0)
+                assert_int_equal(harness_ival(x, "prompt_tokens_server"), context + prompt);
+            *after_unanswered += unanswered;
+            if (strcmp(kind, "cancelled") == 0 && out == 0) {
+                unanswered = 1;
+                continue;
+            }
+            context += prompt + out;
+            if (strcmp(kind, "ok") != 0 && strcmp(kind, "cancelled") != 0 && t < turns - 1) {
+                (*failed)++;
+                t++;
+                break;
+            }
+        }
+        for (int k = t; k < MAX_TURNS; k++)
+            if (r->by[s][k])
+                fail_msg("session %d has turn %d after its end (turn %d)", s, k, t - 1);
+    }
+}
+
+/* A turn the server failed ends its session: the sim answers 30% of
+ * requests with a 500 (drawn from its seed), 20 sessions of 4 turns. A
+ * session whose turn failed before its last sends no turn after it (it
+ * used to go on with an empty assistant message for the failed turn),
+ * summary.json's sessions.failed counts those sessions, and every other
+ * turn's prompt is still exactly its history. Premise, by construction:
+ * 60 turns that are not a last one, each failed with probability 0.3, so
+ * at least one session ends this way (0.7^60 < 1e-9 otherwise). */
+static void test_sessions_failed_turn_ends(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", "--fault", "500:0.3", NULL};
+    const char *args[] = {"--sessions",      "50", "--arrival",       "constant",
+                          "--requests",      "20", "--turns",         "4",
+                          "--prompt-tokens", "8",  "--output-tokens", "4",
+                          "--ignore-eos",    NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    int64_t failed, after;
+    sessions_walk(r, 4, 8, &failed, &after);
+    assert_true(failed > 0);
+    json_t *sj = harness_summary_load(dir);
+    json_t *ses = json_object_get(sj, "sessions");
+    assert_int_equal(harness_ival(ses, "failed"), failed);
+    assert_int_equal(harness_ival(ses, "started"), 20);
+    json_decref(sj);
+    recs_free(r);
+    harness_results_free(dir);
+}
+
+/* A turn cancelled before its first token is left out of what later turns
+ * resend, and one cancelled after it keeps its partial answer: the sim's
+ * every step lasts 30 ms or more, so no token comes before a 1 ms
+ * cancellation (the client would have to fire it 29 ms late), and half
+ * the turns cancel. The walk checks every turn's prompt against its
+ * history. Premise, by construction: 10 sessions of 4 turns have 30 turns
+ * that are not a last one, each cancelled with probability 0.5 (drawn per
+ * request from the seed), so some unanswered turn has a later turn
+ * (0.5^30 < 1e-9 otherwise). */
+static void test_sessions_cancelled_unanswered_left_out(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", "--step-base", "30ms", NULL};
+    const char *args[] = {"--sessions",
+                          "50",
+                          "--arrival",
+                          "constant",
+                          "--requests",
+                          "10",
+                          "--turns",
+                          "4",
+                          "--prompt-tokens",
+                          "8",
+                          "--output-tokens",
+                          "2",
+                          "--ignore-eos",
+                          "--cancel-fraction",
+                          "0.5",
+                          "--cancel-after",
+                          "1ms",
+                          NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    int64_t failed, after;
+    sessions_walk(r, 4, 8, &failed, &after);
+    assert_int_equal(failed, 0);
+    assert_true(after > 0);
+    assert_int_equal(r->all->n, 40);
+    recs_free(r);
+    harness_results_free(dir);
+}
+
 /* Contradictory or impossible session flags exit 2 before any request. */
 static void test_sessions_bad_flags(void **state)
 {
@@ -188,4 +303,7 @@ static void test_sessions_bad_flags(void **state)
 HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_responses, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_failed_turn_ends, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_cancelled_unanswered_left_out,
+                                       harness_sim_teardown),
              cmocka_unit_test(test_sessions_bad_flags))
