@@ -109,6 +109,8 @@ static json_t *summary_self_check_json(const struct summary_info *info)
         jset(worst, "value_ns", ju64(m->value_ns));
         jset(worst, "moved_ns", ju64(m->moved_ns));
         jset(worst, "limit_ns", ju64(m->limit_ns));
+        jset(worst, "sends_past_limit",
+             m->sends_past_limit == UINT64_MAX ? json_null() : ju64(m->sends_past_limit));
     }
     jset(o, "lateness_tolerance", json_real(info->lateness_tolerance));
     jset(o, "move_floor_ns", ju64(VERDICT_MOVE_FLOOR_NS));

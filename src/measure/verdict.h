@@ -8,7 +8,9 @@
  * schedule lateness out of its latencies would move a headline percentile
  * (TTFT and E2E at p50, p90 and p99) by more than the larger of
  * VERDICT_MOVE_FLOOR_NS and the tolerance (--lateness-tolerance, default
- * 2%) of that percentile, or (where the caller asks) when fewer than
+ * 2%) of that percentile, where two sends or more were later than that
+ * limit (with one, the move past it is that one send's doing: a valid
+ * point, warned), or (where the caller asks) when fewer than
  * VERDICT_ACHIEVED_MIN of the scheduled requests were sent in the window.
  * Below that line, a lateness p99 over VERDICT_LATE_NS is a warning that
  * says whose the lateness was and what it moved. */
@@ -64,6 +66,11 @@ struct verdict_move {
     uint64_t moved_ns; /* measured minus on-time percentile (0 when lower) */
     uint64_t limit_ns; /* max(VERDICT_MOVE_FLOOR_NS, tolerance x percentile) */
     uint64_t value_ns; /* the percentile as measured */
+    /* Window sends later than limit_ns (counted by whole buckets of the
+     * lateness histogram: never fewer than the true count); UINT64_MAX
+     * when no lateness was recorded. A move over its limit makes the
+     * point INVALID only when this is 2 or more. */
+    uint64_t sends_past_limit;
 };
 
 struct verdict {
