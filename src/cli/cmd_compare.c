@@ -156,9 +156,30 @@ const char *cmp_outcome_name(const struct side *s)
     return s->invalid ? "INVALID" : s->interrupted ? "interrupted" : "ok";
 }
 
+/* A shard's place when s is one shard of a sharded run (run.json's config
+ * "shard" of "shards" > 1) and not the directory llmload merge wrote:
+ * *k and *n, returning 1; else 0. */
+static int side_shard(const struct side *s, json_int_t *k, json_int_t *n)
+{
+    const json_t *cfg = json_object_get(s->run, "config");
+    const json_t *jk = json_object_get(cfg, "shard"), *jn = json_object_get(cfg, "shards");
+    if (json_object_get(s->run, "merged") || !json_is_integer(jk) || !json_is_integer(jn) ||
+        json_integer_value(jn) < 2)
+        return 0;
+    *k = json_integer_value(jk);
+    *n = json_integer_value(jn);
+    return 1;
+}
+
 /* A side whose figures are not a fair measure says so on stderr, one line. */
 static void side_warn(const struct side *s, const char *role)
 {
+    json_int_t k, n;
+    if (side_shard(s, &k, &n))
+        ll_errorf("compare: warning: the %s %s (%s) is shard %lld of %lld of a sharded run: its "
+                  "figures are that shard's share of the load alone; compare the directory "
+                  "llmload merge writes from all its shards",
+                  role, s->label, s->dir, (long long)k, (long long)n);
     if (s->invalid)
         ll_errorf("compare: warning: the %s %s (%s) was INVALID: %s; its figures are not a fair "
                   "measure",
@@ -182,6 +203,12 @@ static json_t *side_json(const struct side *s)
                         s->invalid && s->invalid_reason ? json_string(s->invalid_reason)
                                                         : json_null());
     json_object_set_new(o, "interrupted", json_boolean(s->interrupted));
+    json_int_t k, n;
+    if (side_shard(s, &k, &n)) {
+        char shard[48];
+        snprintf(shard, sizeof shard, "%lld/%lld", (long long)k, (long long)n);
+        json_object_set_new(o, "shard", json_string(shard));
+    }
     return o;
 }
 

@@ -312,9 +312,22 @@ static void test_mpirun_merge_matches_single(void **state)
     assert_int_equal(harness_run(cmp, 120, &rc, NULL, &err), 0);
     if (rc == 2 || rc == 3)
         fail_msg("compare single merged: exit %d: %s", rc, err);
-    free(err);
     json_t *cj = harness_json_load(cmpdir, "compare.json");
     assert_string_equal(harness_sval(cj, "kind"), "run");
+    assert_null(json_object_get(json_array_get(json_object_get(cj, "candidates"), 0), "shard"));
+    json_decref(cj);
+    if (strstr(err, "shard"))
+        fail_msg("compare single merged warned of a shard: %s", err);
+    free(err);
+    /* one shard against the whole: compared, with a warning naming it */
+    const char *cmp1[] = {"compare", single, sd[2], "--out", cmpdir, "--force", "--quiet", NULL};
+    assert_int_equal(harness_run(cmp1, 120, &rc, NULL, &err), 0);
+    if (rc == 2 || rc == 3 || !strstr(err, "is shard 2 of 4 of a sharded run"))
+        fail_msg("compare single shard: exit %d: %s", rc, err);
+    free(err);
+    cj = harness_json_load(cmpdir, "compare.json");
+    assert_string_equal(harness_sval(json_array_get(json_object_get(cj, "candidates"), 0), "shard"),
+                        "2/4");
     json_decref(cj);
 }
 
