@@ -7,7 +7,9 @@
 #include <stdio.h>
 
 #include "cli/cmds.h"
+#include "cli/mergeserver.h"
 #include "report/report_build.h"
+#include "report/runmerge.h"
 #include "util/util.h"
 
 static void report_usage(FILE *f)
@@ -21,7 +23,8 @@ static void report_usage(FILE *f)
                "the server, server_metrics.jsonl.\n"
                "Prints the step table and the findings. Nothing is sent anywhere.\n"
                "On a directory llmload merge wrote: recompute its summary.json from its\n"
-               "requests.jsonl and print it as a run does (exit 4 when it is incomplete).\n"
+               "requests.jsonl and print it as merge did, the server's view joined again\n"
+               "from its server_metrics.jsonl (exit 4 when it is incomplete).\n"
                "\n"
                "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit\n"
                "to judge), 2 bad arguments or unreadable files,\n"
@@ -49,5 +52,9 @@ int report_main(int argc, char **argv)
         ll_usage_fail("report: expected one results directory (see llmload report --help)");
     if (argv[optind][0] == '\0')
         ll_usage_fail("report: the results directory is an empty path");
+    /* A merged run's summary with the server's view joined again, as
+     * llmload merge printed it. */
+    if (runmerge_dir_is_merged_run(argv[optind]))
+        return runmerge_rebuild(argv[optind], merge_server_join, stdout);
     return report_build_dir(argv[optind], stdout);
 }

@@ -96,24 +96,35 @@ static void parts_sum(struct merge *m, struct part_sums *ps)
 }
 
 /* summary.json's "server" of the merged run (NULL: none) and *energy
- * (NULL: none): in a merge, m->server's join of the scraping shard's
- * series to the merged window (runmerge.h), its lines printed to out; in
- * a rebuild, the merged summary's own, which the records cannot change. */
+ * (NULL: none): m->server's join of the scraping shard's series to the
+ * merged window (runmerge.h), its lines printed to out. In a rebuild the
+ * series is the merged directory's copy and the window the same (the
+ * merged summary's window is the longest shard's, its records the
+ * merge's); without a join, or without the server's origin (energy
+ * alone), the merged summary's own objects, which the records cannot
+ * change, unprinted. */
 static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, json_t **energy)
 {
     *energy = NULL;
-    if (m->rebuild) {
-        json_t *s = json_object_get(m->parts[0].sum, "server");
-        json_t *e = json_object_get(m->parts[0].sum, "energy");
-        *energy = e ? json_deep_copy(e) : NULL;
-        return s ? json_deep_copy(s) : NULL;
-    }
-    const json_t *ms_k = json_object_get(cfg, "metrics_shard");
-    uint32_t k = json_is_integer(ms_k) ? (uint32_t)json_integer_value(ms_k) : 0;
     const struct part *p = NULL;
-    for (size_t i = 0; i < m->n_parts; i++)
-        if (m->parts[i].shard == k)
-            p = &m->parts[i];
+    uint64_t origin = 0;
+    if (m->rebuild) {
+        p = &m->parts[0];
+        const json_t *s = json_object_get(p->sum, "server");
+        origin = rm_ju(s, "origin_monotonic_ns", NULL);
+        if (!m->server || !json_is_object(s) || origin == 0) {
+            json_t *e = json_object_get(p->sum, "energy");
+            *energy = e ? json_deep_copy(e) : NULL;
+            return s ? json_deep_copy(s) : NULL;
+        }
+    } else {
+        const json_t *ms_k = json_object_get(cfg, "metrics_shard");
+        uint32_t k = json_is_integer(ms_k) ? (uint32_t)json_integer_value(ms_k) : 0;
+        for (size_t i = 0; i < m->n_parts; i++)
+            if (m->parts[i].shard == k)
+                p = &m->parts[i];
+        origin = p ? rm_ju(p->sum, "run_start_monotonic_ns", NULL) : 0;
+    }
     const json_t *srv = p ? json_object_get(p->sum, "server") : NULL;
     const json_t *en = p ? json_object_get(p->sum, "energy") : NULL;
     if (!m->server || (!json_is_object(srv) && !json_is_object(en)))
@@ -125,7 +136,7 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
         .dir = p->dir,
         .server = json_is_object(srv) ? srv : NULL,
         .energy = json_is_object(en) ? en : NULL,
-        .origin_abs_ns = rm_ju(p->sum, "run_start_monotonic_ns", NULL),
+        .origin_abs_ns = origin,
         .end_ns = m->last_end_ns,
         .ttft_sent_p50_s = NAN,
         .ttft_sent_p99_s = NAN,

@@ -810,15 +810,11 @@ int report_build_dir(const char *dir, FILE *out)
 {
     struct built b = {0};
     int rc = LL_EXIT_USAGE;
-    /* A merged run (llmload merge): its summary, from its records. */
-    char path[4200];
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    json_t *run = json_load_file(path, 0, NULL);
-    int merged =
-        run && runmerge_is_merged(run) && !json_object_get(json_object_get(run, "config"), "sweep");
-    json_decref(run);
-    if (merged)
-        return runmerge_rebuild(dir, out);
+    /* A merged run (llmload merge): its summary, from its records (the
+     * server's lines need the metrics layer's join: llmload report
+     * passes it to runmerge_rebuild itself). */
+    if (runmerge_dir_is_merged_run(dir))
+        return runmerge_rebuild(dir, NULL, out);
     if (built_load(dir, &b) != 0)
         goto out;
     if (b.sw.n_steps == 0) {

@@ -837,7 +837,18 @@ int runmerge_is_merged(const json_t *run)
     return json_is_object(json_object_get(run, "merged"));
 }
 
-int runmerge_rebuild(const char *dir, FILE *out)
+int runmerge_dir_is_merged_run(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *run = json_load_file(path, 0, NULL);
+    int merged =
+        run && runmerge_is_merged(run) && !json_object_get(json_object_get(run, "config"), "sweep");
+    json_decref(run);
+    return merged;
+}
+
+int runmerge_rebuild(const char *dir, runmerge_server_fn server, FILE *out)
 {
     struct merge m = {0};
     json_t *outcome = NULL;
@@ -845,6 +856,7 @@ int runmerge_rebuild(const char *dir, FILE *out)
     m.parts = ll_calloc(1, sizeof *m.parts);
     m.n_parts = 1;
     m.rebuild = 1;
+    m.server = server;
     if (rm_part_load(&m.parts[0], dir, 1) != 0)
         goto out;
     json_t *mg = json_object_get(m.parts[0].run, "merged");

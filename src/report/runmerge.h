@@ -102,12 +102,19 @@ int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, i
 /* 1 when run (a run.json) is one runmerge_dirs wrote. */
 int runmerge_is_merged(const json_t *run);
 
+/* 1 when dir/run.json is one runmerge_dirs wrote for a run or a replay
+ * (not a sweep, whose merged directory report_build_dir rebuilds as any
+ * sweep's); 0 otherwise, an unreadable run.json included. */
+int runmerge_dir_is_merged_run(const char *dir);
+
 /* Recompute summary.json of the merged directory dir from its
  * requests.jsonl, run.json and summary.json (its ITL and lateness
- * histograms; its "server" and "energy", which the merge joined, kept
- * as they are),
- * print the summary to out; the status as runmerge_dirs (its
- * --allow-partial as recorded in run.json). */
-int runmerge_rebuild(const char *dir, FILE *out);
+ * histograms) and print the summary to out, as the merge printed it; the
+ * status as runmerge_dirs (its --allow-partial as recorded in run.json).
+ * The server's view and energy are server's join of the directory's
+ * server_metrics.jsonl over the merge's window, printed and written as
+ * the merge did (server NULL, or a summary whose "server" has no origin:
+ * the merged summary's objects kept as they are, and not printed). */
+int runmerge_rebuild(const char *dir, runmerge_server_fn server, FILE *out);
 
 #endif

@@ -715,19 +715,46 @@ static void expect_status(const char *what, int rc, const char *dir, int want)
         fail_msg("%s: exit %d, want %d", what, rc, w);
 }
 
+/* The lines of a printed run summary from its server's view on (the
+ * "server metrics (" line up to the "results:" line or the end), a copy;
+ * NULL when it has none. */
+static char *server_lines(const char *out)
+{
+    const char *at = out ? strstr(out, "server metrics (") : NULL;
+    if (!at)
+        return NULL;
+    const char *end = strstr(at, "results:");
+    size_t n = end ? (size_t)(end - at) : strlen(at);
+    char *copy = malloc(n + 1);
+    memcpy(copy, at, n);
+    copy[n] = '\0';
+    return copy;
+}
+
 /* `llmload report` on merged exits as merge did (want, as expect_status
- * reads it) and rebuilds its summary.json byte for byte. */
-static void report_keeps_summary(const char *merged, int want)
+ * reads it), rebuilds its summary.json byte for byte and, when merge_out
+ * (merge's stdout) is given, prints the server's view and energy as the
+ * merge printed them (the report used to leave them out). */
+static void report_keeps_summary(const char *merged, int want, const char *merge_out)
 {
     char sum_path[700];
     snprintf(sum_path, sizeof sum_path, "%s/summary.json", merged);
     char *before = harness_read_file(sum_path, NULL);
     const char *rep[] = {"report", merged, NULL};
     int rc = -1;
-    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
+    char *out = NULL;
+    assert_int_equal(harness_run(rep, 60, &rc, &out, NULL), 0);
     expect_status("report on the merged directory", rc, merged, want);
     char *after = harness_read_file(sum_path, NULL);
     assert_string_equal(before, after);
+    if (merge_out) {
+        char *a = server_lines(merge_out), *b = server_lines(out);
+        if (!a || !b || strcmp(a, b) != 0)
+            fail_msg("merge printed:\n%s\nreport printed:\n%s", a ? a : "(none)", b ? b : "(none)");
+        free(a);
+        free(b);
+    }
+    free(out);
     free(before);
     free(after);
 }
@@ -894,7 +921,7 @@ static void test_sessions_expect(void **state)
     json_decref(s1);
     json_decref(sm);
 
-    report_keeps_summary(merged, 7);
+    report_keeps_summary(merged, 7, NULL);
 }
 
 /* The server's view (summary.json's "server", docs/distributed.md): two
@@ -922,7 +949,6 @@ static void test_server_view(void **state)
     expect_status("merge", rc, merged, 0);
     if (!strstr(out, "server metrics (") || !strstr(out, "generation tokens    server 480"))
         fail_msg("merge's summary has no server view: %s%s", out, err);
-    free(out);
     free(err);
 
     json_t *s1 = harness_summary_load(l.single), *sm = harness_summary_load(merged);
@@ -954,7 +980,8 @@ static void test_server_view(void **state)
     json_decref(s1);
     json_decref(sm);
 
-    report_keeps_summary(merged, 0);
+    report_keeps_summary(merged, 0, out);
+    free(out);
 }
 
 /* A merged run's energy (gm) against one process's (g1): energy, joules
@@ -1004,7 +1031,6 @@ static void test_energy(void **state)
     expect_status("merge", rc, merged, 0);
     if (!strstr(out, "per output token"))
         fail_msg("merge's summary has no energy: %s%s", out, err);
-    free(out);
     free(err);
     json_t *s1 = harness_summary_load(l.single), *sm = harness_summary_load(merged);
     json_t *g1 = json_object_get(s1, "energy"), *gm = json_object_get(sm, "energy");
@@ -1016,6 +1042,8 @@ static void test_energy(void **state)
     energy_as_single(gm, g1);
     json_decref(s1);
     json_decref(sm);
+    report_keeps_summary(merged, 0, out);
+    free(out);
 }
 
 /* Two GPU sources (test_energy_two_sources): two sims, each its own
