@@ -222,7 +222,7 @@ static void report_class_caps(struct strbuf *b, const struct report *r)
             report_put_value(b, c->capacity_rps);
             strbuf_puts(b, " req/s");
         } else if (c->never_sent) {
-            strbuf_puts(b, "not found (no step had a request of it)");
+            strbuf_puts(b, "not found (no judged step had a request of it)");
         } else {
             strbuf_puts(b, "not reached");
         }

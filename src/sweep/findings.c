@@ -510,17 +510,17 @@ static void put_class(const struct sweep_findings *fd, const struct sweep_class_
          * be judged, were run: it is the lowest of the others, not the
          * lowest step. */
         put(buf, len, at, "%s not found: the lowest %sstep%s %.4g req/s already fails: %s\n", cwhat,
-            unjudged_below(fd, cf->next_fail_rps) ? "judged " : "",
+            unjudged_below(fd, cf->next_fail_rps) || cf->n_unmeasured ? "judged " : "",
             cf->n_unmeasured ? " with a request of it," : "", cf->next_fail_rps,
             cf->next_fail_reason);
     } else if (cf->n_unmeasured) {
-        put(buf, len, at, "%s not found (no step had a request of it)\n", cwhat);
+        put(buf, len, at, "%s not found (no judged step had a request of it)\n", cwhat);
     } else {
         put(buf, len, at, "%s not found (no steps)\n", cwhat);
     }
     if (cf->n_unmeasured && (cf->capacity_found || cf->next_fails)) {
         char what[160];
-        snprintf(what, sizeof what, "class %s, no request of it in the window (not judged)",
+        snprintf(what, sizeof what, "class %s, no request of it in a judged step (not judged)",
                  cf->name);
         put_rates(buf, len, at, what, cf->unmeasured_rps, cf->n_unmeasured);
         put(buf, len, at, " req/s; its capacity rests on the other steps\n");

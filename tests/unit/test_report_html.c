@@ -788,7 +788,7 @@ static void test_classes_section(void **state)
     cls[1].never_sent = 1;
     doc = render(&f.r);
     assert_non_null(strstr(doc, "<b>long</b> (ttft=1s, its own): SLO capacity not found (no "
-                                "step had a request of it)</li>"));
+                                "judged step had a request of it)</li>"));
     free(doc);
 }
 

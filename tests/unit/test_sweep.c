@@ -2059,7 +2059,7 @@ static void test_class_unmeasured(void **state)
     sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
     assert_non_null(strstr(text, "class long: SLO capacity 4 req/s (ttft=200ms, its own); "
                                  "next step 8 req/s fails: attainment 0.0% < 99%\n"
-                                 "class long, no request of it in the window (not judged): "
+                                 "class long, no request of it in a judged step (not judged): "
                                  "2, 6 req/s; its capacity rests on the other steps\n"));
     assert_null(strstr(text, "class short, no request"));
     size_t np = sweep_points_build(steps, 4, pts);
@@ -2083,10 +2083,11 @@ static void test_class_unmeasured(void **state)
     assert_false(lo->capacity_found);
     ASSERT_NEAR(lo->next_fail_rps, 4, 0);
     sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
-    assert_non_null(strstr(text, "class long: SLO capacity not found: the lowest step with a "
-                                 "request of it, 4 req/s already fails: attainment 0.0% < 99%\n"
-                                 "class long, no request of it in the window (not judged): 2 "
-                                 "req/s; its capacity rests on the other steps\n"));
+    assert_non_null(strstr(text,
+                           "class long: SLO capacity not found: the lowest judged step "
+                           "with a request of it, 4 req/s already fails: attainment 0.0% < 99%\n"
+                           "class long, no request of it in a judged step (not judged): 2 "
+                           "req/s; its capacity rests on the other steps\n"));
 
     /* long failing everywhere, 2 req/s INVALID: 4 is the lowest judged
      * step, not the lowest step (and not a rate that missed it). */
@@ -2115,7 +2116,7 @@ static void test_class_unmeasured(void **state)
     assert_int_equal(lo->n_unmeasured, 4);
     sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
     assert_non_null(
-        strstr(text, "class long: SLO capacity not found (no step had a request of it)\n"));
+        strstr(text, "class long: SLO capacity not found (no judged step had a request of it)\n"));
     free(text);
     for (int i = 0; i < 4; i++)
         sweep_step_free(&steps[i]);
