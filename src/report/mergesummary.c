@@ -100,9 +100,10 @@ static void parts_sum(struct merge *m, struct part_sums *ps)
  * merged window (runmerge.h), its lines printed to out. In a rebuild the
  * series is the merged directory's copy and the window the same (the
  * merged summary's window is the longest shard's, its records the
- * merge's); without a join, or without the server's origin (energy
- * alone), the merged summary's own objects, which the records cannot
- * change, unprinted. */
+ * merge's); without a join, without the server's origin (energy alone),
+ * or when the join cannot read the series (the copy deleted or damaged),
+ * the merged summary's own objects, which the records cannot change,
+ * unprinted: a rebuild never drops what the merge joined. */
 static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, json_t **energy)
 {
     *energy = NULL;
@@ -149,6 +150,7 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
         /* the energy's, over the same whole run */
         .energy_tokens = sv.output_tokens,
         .energy_requests = sv.completed_ok,
+        .rebuild = m->rebuild,
     };
     if (hist_count(st->ttft_server)) {
         w.ttft_sent_p50_s = (double)hist_percentile(st->ttft_server, 50) / 1e9;
@@ -159,7 +161,14 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
         uint64_t e = warmup + rm_ju(m->parts[i].sum, "window_ns", NULL);
         w.end_ns = e > w.end_ns ? e : w.end_ns;
     }
-    return m->server(&w, out, energy);
+    json_t *o = m->server(&w, out, energy);
+    if (m->rebuild) {
+        if (!o)
+            o = json_deep_copy(srv);
+        if (!*energy && json_is_object(en))
+            *energy = json_deep_copy(en);
+    }
+    return o;
 }
 
 /* A session run's figures (summary.json's "sessions"): a session

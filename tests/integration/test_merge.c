@@ -759,6 +759,37 @@ static void report_keeps_summary(const char *merged, int want, const char *merge
     free(after);
 }
 
+/* `llmload report` on a copy of merged whose server_metrics.jsonl is
+ * gone: the series to join is missing, so the view is not printed, but
+ * summary.json keeps the server and energy objects merge wrote, byte for
+ * byte (the rebuild used to write it without them), and the warning says
+ * report kept them rather than that merge left them out. */
+static void report_without_scrapes(const char *merged)
+{
+    char copy[600];
+    copy_dir(merged, "no-scrapes", "rm server_metrics.jsonl", copy);
+    char sum_path[700];
+    snprintf(sum_path, sizeof sum_path, "%s/summary.json", copy);
+    char *before = harness_read_file(sum_path, NULL);
+    const char *rep[] = {"report", copy, NULL};
+    int rc = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(rep, 60, &rc, &out, &err), 0);
+    expect_status("report on the merged directory without its scrapes", rc, copy, 0);
+    char *after = harness_read_file(sum_path, NULL);
+    assert_string_equal(before, after);
+    if (strstr(out, "server metrics ("))
+        fail_msg("report printed a server view with no scrapes to join: %s", out);
+    HARNESS_HAS(err,
+                "report: the server's view and energy not printed (summary.json keeps "
+                "the merge's)",
+                "server_metrics.jsonl");
+    free(out);
+    free(err);
+    free(before);
+    free(after);
+}
+
 /* A load the tests below split into shards and run again in one process,
  * each on a sim of its own started with sim_args: `llmload CMD --url
  * <sim>/v1 FLAGS`, and --gpu-metrics <sim>/metrics after the flags when
@@ -982,6 +1013,7 @@ static void test_server_view(void **state)
 
     report_keeps_summary(merged, 0, out);
     free(out);
+    report_without_scrapes(merged);
 }
 
 /* A merged run's energy (gm) against one process's (g1): energy, joules
@@ -1044,6 +1076,7 @@ static void test_energy(void **state)
     json_decref(sm);
     report_keeps_summary(merged, 0, out);
     free(out);
+    report_without_scrapes(merged);
 }
 
 /* Two GPU sources (test_energy_two_sources): two sims, each its own
