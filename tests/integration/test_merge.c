@@ -1156,6 +1156,9 @@ static void test_energy_two_sources(void **state)
     expect_status("merge", rc, merged, 0);
     if (!strstr(out, murl[0]) || !strstr(out, murl[1]) || !strstr(out, "per output token"))
         fail_msg("merge's summary lacks a GPU source or the energy: %s%s", out, err);
+    /* energy alone (no server scraped): the rebuild has no origin to join
+     * it again, and keeps it as merge wrote it */
+    report_keeps_summary(merged, 0, NULL);
     free(out);
     free(err);
 
