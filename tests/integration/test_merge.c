@@ -716,11 +716,14 @@ static void expect_status(const char *what, int rc, const char *dir, int want)
 }
 
 /* The lines of a printed run summary from its server's view on (the
- * "server metrics (" line up to the "results:" line or the end), a copy;
- * NULL when it has none. */
+ * "server metrics (" line, else the "energy (" line when no server was
+ * scraped, up to the "results:" line or the end), a copy; NULL when it
+ * has neither. */
 static char *server_lines(const char *out)
 {
     const char *at = out ? strstr(out, "server metrics (") : NULL;
+    if (!at && out && (at = strstr(out, "\nenergy (")) != NULL)
+        at++;
     if (!at)
         return NULL;
     const char *end = strstr(at, "results:");
@@ -1156,9 +1159,9 @@ static void test_energy_two_sources(void **state)
     expect_status("merge", rc, merged, 0);
     if (!strstr(out, murl[0]) || !strstr(out, murl[1]) || !strstr(out, "per output token"))
         fail_msg("merge's summary lacks a GPU source or the energy: %s%s", out, err);
-    /* energy alone (no server scraped): the rebuild has no origin to join
-     * it again, and keeps it as merge wrote it */
-    report_keeps_summary(merged, 0, NULL);
+    /* energy alone (no server scraped): joined again from the energy's
+     * own origin, and printed as merge printed it */
+    report_keeps_summary(merged, 0, out);
     free(out);
     free(err);
 
