@@ -172,7 +172,9 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
         if (!*energy && json_is_object(en))
             *energy = json_deep_copy(en);
     }
-    if (*energy && origin)
+    /* (a rebuild of a summary whose energy had no origin adds none: the
+     * file stays byte for byte what the merge wrote) */
+    if (*energy && origin && (!m->rebuild || json_object_get(en, "origin_monotonic_ns")))
         json_object_set_new(*energy, "origin_monotonic_ns", json_integer((json_int_t)origin));
     return o;
 }

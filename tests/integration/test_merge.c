@@ -1019,6 +1019,31 @@ static void test_server_view(void **state)
     report_without_scrapes(merged);
 }
 
+/* `llmload report` on a copy of merged whose energy has no origin (as
+ * merge wrote it before the energy kept one): the rebuild adds none, so
+ * the file stays the merge's, and the energy is the same figure. */
+static void report_energy_without_origin(const char *merged)
+{
+    char copy[600], path[700];
+    copy_dir(merged, "energy-no-origin", NULL, copy);
+    snprintf(path, sizeof path, "%s/summary.json", copy);
+    json_t *sj = harness_json_load(copy, "summary.json");
+    json_t *e = json_object_get(sj, "energy");
+    assert_int_equal(json_object_del(e, "origin_monotonic_ns"), 0);
+    double energy_j = harness_num(e, "energy_j");
+    assert_int_equal(json_dump_file(sj, path, JSON_INDENT(2)), 0);
+    json_decref(sj);
+    const char *rep[] = {"report", copy, NULL};
+    int rc = -1;
+    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
+    expect_status("report on the merged directory, energy without origin", rc, copy, 0);
+    sj = harness_json_load(copy, "summary.json");
+    e = json_object_get(sj, "energy");
+    assert_null(json_object_get(e, "origin_monotonic_ns"));
+    ASSERT_NEAR(harness_num(e, "energy_j"), energy_j, 0);
+    json_decref(sj);
+}
+
 /* A merged run's energy (gm) against one process's (g1): energy, joules
  * per output token and per request within 2%. */
 static void energy_as_single(json_t *gm, json_t *g1)
@@ -1080,6 +1105,7 @@ static void test_energy(void **state)
     report_keeps_summary(merged, 0, out);
     free(out);
     report_without_scrapes(merged);
+    report_energy_without_origin(merged);
 }
 
 /* Two GPU sources (test_energy_two_sources): two sims, each its own
