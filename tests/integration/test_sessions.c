@@ -276,6 +276,61 @@ static void test_sessions_cancelled_unanswered_left_out(void **state)
     harness_results_free(dir);
 }
 
+/* --cancel-after-tokens in sessions: a turn cancelled after its first
+ * token keeps its partial answer, and later turns resend exactly that
+ * many tokens of it (the walk checks every prompt against its history,
+ * the sim's own count on every ok turn). Premise, by construction: a
+ * cancellation comes after a token, so every cancelled turn has an answer
+ * (never 0 tokens, so none is left out; the sim's 30 ms steps keep it
+ * short of the 6 asked, though the walk holds whatever count it got), and
+ * 10 sessions of 4 turns have 30 turns that are not a last one, each
+ * cancelled with probability 0.5, so some cancelled turn has a later turn
+ * (0.5^30 < 1e-9 otherwise). */
+static void test_sessions_cancel_after_tokens_partial(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", "--step-base", "30ms", NULL};
+    const char *args[] = {"--sessions",
+                          "50",
+                          "--arrival",
+                          "constant",
+                          "--requests",
+                          "10",
+                          "--turns",
+                          "4",
+                          "--prompt-tokens",
+                          "8",
+                          "--output-tokens",
+                          "6",
+                          "--ignore-eos",
+                          "--cancel-fraction",
+                          "0.5",
+                          "--cancel-after-tokens",
+                          "1",
+                          NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    int64_t failed, after;
+    sessions_walk(r, 4, 8, &failed, &after);
+    assert_int_equal(failed, 0);
+    assert_int_equal(after, 0);
+    int partial_then_more = 0;
+    for (int s = 0; s < MAX_SESSIONS; s++)
+        for (int t = 0; t + 1 < 4 && r->by[s][t + 1]; t++) {
+            json_t *x = r->by[s][t];
+            if (strcmp(harness_sval(x, "kind"), "cancelled") == 0) {
+                int64_t out = harness_ival(x, "output_tokens");
+                if (out < 1)
+                    fail_msg("session %d turn %d cancelled with %lld tokens", s, t, (long long)out);
+                partial_then_more = 1;
+            }
+        }
+    assert_true(partial_then_more);
+    assert_int_equal(r->all->n, 40);
+    recs_free(r);
+    harness_results_free(dir);
+}
+
 /* Contradictory or impossible session flags exit 2 before any request. */
 static void test_sessions_bad_flags(void **state)
 {
@@ -305,5 +360,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_
              cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_failed_turn_ends, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_cancelled_unanswered_left_out,
+                                       harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_cancel_after_tokens_partial,
                                        harness_sim_teardown),
              cmocka_unit_test(test_sessions_bad_flags))
