@@ -177,8 +177,8 @@ struct driver_result {
     uint64_t start_late_ns;
     /* LOAD_SESSIONS, else 0: sessions that arrived (all, and inside the
      * window), those cut short because a turn fell past --duration, the
-     * spend guard or a stop signal, and those a failed turn ended before
-     * their last. */
+     * spend guard or a stop signal, and those of the window a failed turn
+     * ended before their last. */
     uint64_t sessions_started, sessions_in_window, sessions_cut, sessions_failed;
     /* Steady-state check: TTFT of ok requests scheduled in the first and
      * the second half of the window (a tail that grows with run length

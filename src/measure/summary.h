@@ -108,7 +108,8 @@ struct summary_info {
     double session_turns_mean;  /* turns per session, intended mean */
     uint64_t sessions_started;  /* sessions that arrived inside the window */
     uint64_t sessions_cut;      /* sessions cut short (--duration, spend guard, signal) */
-    uint64_t sessions_failed;   /* sessions a failed turn ended before their last */
+    uint64_t sessions_failed;   /* of those started, the ones a failed turn ended before
+                                 * their last */
     enum summary_prompts prompts; /* what the requested prompt lengths were (below) */
     /* --cold-start: the cold requests asked for (0 = none), and their own
      * figures (NULL when none), kept apart from every other figure. */

@@ -29,6 +29,8 @@ struct session {
     uint32_t started;            /* turns started so far */
     struct rng rng;              /* its think-time draws */
     struct chat_turn *hist;      /* turns entries; [0, started) are filled */
+    int in_window;               /* 1: arrived at or after the warm-up (the driver
+                                  * sets it; the summary's sessions are these) */
 };
 
 struct session_set {

@@ -234,6 +234,49 @@ static void test_sessions_failed_turn_ends(void **state)
     harness_results_free(dir);
 }
 
+/* sessions.failed counts the window's sessions, as sessions.started does:
+ * 30 sessions of 4 turns at 20/s, the first 20 arriving in the 1 s
+ * warm-up, the sim failing 30% of requests. The count is the sessions
+ * that arrived at 1 s or later whose turn before the last failed, from
+ * the records (it used to count the warm-up's too, so "10 started, 12
+ * ended by a failed turn" could be printed). Premise, by construction:
+ * 20 warm-up sessions of 3 turns that are not a last one, each failed
+ * with probability 0.3, so one of them fails (0.7^60 < 1e-9 otherwise). */
+static void test_sessions_failed_of_window(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", "--fault", "500:0.3", NULL};
+    const char *args[] = {"--sessions",      "20", "--arrival",       "constant",
+                          "--requests",      "30", "--warmup",        "1s",
+                          "--turns",         "4",  "--prompt-tokens", "8",
+                          "--output-tokens", "4",  "--ignore-eos",    NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    int64_t in_window = 0, failed[2] = {0, 0};
+    for (int s = 0; s < MAX_SESSIONS; s++) {
+        if (!r->by[s][0])
+            continue;
+        int win = harness_ival(r->by[s][0], "sched_ns") >= 1000000000;
+        in_window += win;
+        for (int t = 0; t < 3 && r->by[s][t]; t++) {
+            const char *kind = harness_sval(r->by[s][t], "kind");
+            if (strcmp(kind, "ok") != 0 && strcmp(kind, "cancelled") != 0) {
+                failed[win]++;
+                break;
+            }
+        }
+    }
+    assert_int_equal(in_window, 10);
+    assert_true(failed[0] > 0);
+    json_t *sj = harness_summary_load(dir);
+    json_t *ses = json_object_get(sj, "sessions");
+    assert_int_equal(harness_ival(ses, "started"), in_window);
+    assert_int_equal(harness_ival(ses, "failed"), failed[1]);
+    json_decref(sj);
+    recs_free(r);
+    harness_results_free(dir);
+}
+
 /* A turn cancelled before its first token is left out of what later turns
  * resend, and one cancelled after it keeps its partial answer: the sim's
  * every step lasts 30 ms or more, so no token comes before a 1 ms
@@ -359,6 +402,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_
              cmocka_unit_test_teardown(test_sessions_responses, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_failed_turn_ends, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_failed_of_window, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_cancelled_unanswered_left_out,
                                        harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_cancel_after_tokens_partial,
