@@ -319,6 +319,9 @@ static void test_mpirun_merge_matches_single(void **state)
     if (strstr(err, "shard"))
         fail_msg("compare single merged warned of a shard: %s", err);
     free(err);
+    char *html = harness_read_in(cmpdir, "compare.html");
+    HARNESS_LACKS(html, "is shard");
+    free(html);
     /* one shard against the whole: compared, with a warning naming it */
     const char *cmp1[] = {"compare", single, sd[2], "--out", cmpdir, "--force", "--quiet", NULL};
     assert_int_equal(harness_run(cmp1, 120, &rc, NULL, &err), 0);
@@ -329,6 +332,9 @@ static void test_mpirun_merge_matches_single(void **state)
     assert_string_equal(harness_sval(json_array_get(json_object_get(cj, "candidates"), 0), "shard"),
                         "2/4");
     json_decref(cj);
+    html = harness_read_in(cmpdir, "compare.html");
+    HARNESS_HAS(html, "(candidate) is shard 2/4 of a sharded run");
+    free(html);
 }
 
 /* Edit dir/run.json: set config.KEY (or a top-level key when cfg is 0). */
