@@ -353,7 +353,7 @@ static void session_start_turn(struct worker *w, struct session *s, uint64_t ord
     struct req_spec cost = spec;
     cost.prompt_tokens = chatbody_prompt_tokens(&spec);
     if (!spend_guard_allows(w, &cost)) {
-        w->sessions_cut++;
+        w->sessions_cut += (uint64_t)s->in_window;
         session_close(&w->sessions, ordinal);
         return;
     }
@@ -434,7 +434,7 @@ static void session_turn_done(struct worker *w, const struct record *r)
     }
     uint64_t next = r->end_ns + dist_sample_u64(&cfg->think, &s->rng);
     if (cfg->duration_ns && next >= cfg->duration_ns) {
-        w->sessions_cut++;
+        w->sessions_cut += (uint64_t)s->in_window;
         session_close(&w->sessions, ordinal);
         return;
     }

@@ -107,7 +107,8 @@ struct summary_info {
     double session_rate_per_s;  /* sessions/s, intended */
     double session_turns_mean;  /* turns per session, intended mean */
     uint64_t sessions_started;  /* sessions that arrived inside the window */
-    uint64_t sessions_cut;      /* sessions cut short (--duration, spend guard, signal) */
+    uint64_t sessions_cut;      /* of those started, the ones cut short (--duration, spend
+                                 * guard, signal) */
     uint64_t sessions_failed;   /* of those started, the ones a failed turn ended before
                                  * their last */
     enum summary_prompts prompts; /* what the requested prompt lengths were (below) */

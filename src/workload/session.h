@@ -75,6 +75,10 @@ struct session *session_get(const struct session_set *s, uint64_t ordinal);
 /* Close (free) the session of this ordinal. NULL-safe on a closed one. */
 void session_close(struct session_set *s, uint64_t ordinal);
 
+/* Open sessions whose in_window is set (the window's, which a run counts
+ * cut when it ends with them open). One pass over the open ordinals. */
+uint64_t session_set_open_in_window(const struct session_set *s);
+
 /* Turns due: push one, look at the earliest, pop it. */
 void session_due_push(struct session_set *s, uint64_t at_ns, uint64_t ordinal);
 const struct due *session_due_peek(const struct session_set *s); /* NULL when none */

@@ -277,6 +277,43 @@ static void test_sessions_failed_of_window(void **state)
     harness_results_free(dir);
 }
 
+/* sessions.cut counts the window's sessions too: 20 sessions at 10/s of
+ * 100 turns 400 ms apart, in a 2 s run whose first second is warm-up, so
+ * every session is cut (a next turn past --duration, or open at its end)
+ * and cut equals started, the sessions that arrived at 1 s or later by
+ * the records. It used to count the warm-up's as well ("10 started, 20
+ * cut short"). Premise, by construction: the first session arrives at 0,
+ * in the warm-up. */
+static void test_sessions_cut_of_window(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", NULL};
+    const char *args[] = {
+        "--sessions",      "10", "--arrival",       "constant", "--duration",   "2s",
+        "--warmup",        "1s", "--turns",         "100",      "--think",      "400ms",
+        "--prompt-tokens", "8",  "--output-tokens", "2",        "--ignore-eos", NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    struct harness_recs *all = harness_requests_load(dir);
+    int64_t in_window = 0, warm = 0;
+    for (size_t i = 0; i < all->n; i++) {
+        json_t *x = all->items[i];
+        if (harness_ival(x, "turn") != 0)
+            continue;
+        if (harness_ival(x, "sched_ns") >= 1000000000)
+            in_window++;
+        else
+            warm++;
+    }
+    assert_true(warm > 0);
+    json_t *sj = harness_summary_load(dir);
+    json_t *ses = json_object_get(sj, "sessions");
+    assert_int_equal(harness_ival(ses, "started"), in_window);
+    assert_int_equal(harness_ival(ses, "cut"), in_window);
+    assert_int_equal(harness_ival(ses, "failed"), 0);
+    json_decref(sj);
+    harness_recs_free(all);
+    harness_results_free(dir);
+}
+
 /* A turn cancelled before its first token is left out of what later turns
  * resend, and one cancelled after it keeps its partial answer: the sim's
  * every step lasts 30 ms or more, so no token comes before a 1 ms
@@ -403,6 +440,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_
              cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_failed_turn_ends, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_failed_of_window, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_cut_of_window, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_cancelled_unanswered_left_out,
                                        harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_cancel_after_tokens_partial,
