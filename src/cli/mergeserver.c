@@ -89,7 +89,12 @@ json_t *merge_server_join(const struct runmerge_window *w, FILE *out, json_t **e
     scrape_series_init(&srv);
     json_t *o = NULL;
     if (scrape_file_load(path, &srv, &gpus, err, sizeof err) != 0) {
-        ll_errorf("warning: merge: the server's view and energy left out: %s", err);
+        if (w->rebuild)
+            ll_errorf("warning: report: the server's view and energy not printed (summary.json "
+                      "keeps the merge's): %s",
+                      err);
+        else
+            ll_errorf("warning: merge: the server's view and energy left out: %s", err);
         goto out;
     }
     if (w->server) {

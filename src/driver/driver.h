@@ -176,9 +176,9 @@ struct driver_result {
     int64_t start_woke_unix_ns;
     uint64_t start_late_ns;
     /* LOAD_SESSIONS, else 0: sessions that arrived (all, and inside the
-     * window), those cut short because a turn fell past --duration, the
-     * spend guard or a stop signal, and those a failed turn ended before
-     * their last. */
+     * window), and of those inside the window, the ones cut short because
+     * a turn fell past --duration, the spend guard or a stop signal, and
+     * the ones a failed turn ended before their last. */
     uint64_t sessions_started, sessions_in_window, sessions_cut, sessions_failed;
     /* Steady-state check: TTFT of ok requests scheduled in the first and
      * the second half of the window (a tail that grows with run length

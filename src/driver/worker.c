@@ -353,7 +353,7 @@ static void session_start_turn(struct worker *w, struct session *s, uint64_t ord
     struct req_spec cost = spec;
     cost.prompt_tokens = chatbody_prompt_tokens(&spec);
     if (!spend_guard_allows(w, &cost)) {
-        w->sessions_cut++;
+        w->sessions_cut += (uint64_t)s->in_window;
         session_close(&w->sessions, ordinal);
         return;
     }
@@ -385,8 +385,8 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
             struct session *s = session_open(&w->sessions, i, turns, cfg->workload.seed,
                                              DRIVER_SESSION_STREAM + 2 * i + 1);
             w->sessions_started++;
-            if (sched >= cfg->warmup_ns)
-                w->sessions_in_window++;
+            s->in_window = sched >= cfg->warmup_ns;
+            w->sessions_in_window += (uint64_t)s->in_window;
             next_arrival(w);
             session_start_turn(w, s, w->sessions.next - 1, sched, now);
         } else {
@@ -404,11 +404,12 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
  * then schedule the next turn at r's end plus a drawn think time, or end
  * the session after its last turn. A turn that failed (any kind but ok
  * and cancelled) ends the session: the conversation broke, and llmload
- * does not invent the answer it would resend. A turn the client cancelled
- * keeps its partial answer; one cancelled before its first token is left
- * out of what later turns resend (no empty assistant message, which some
- * APIs refuse). A next turn past --duration cuts the session; after a stop
- * signal, open sessions are left to be counted cut. */
+ * does not invent the answer it would resend (counted when the session
+ * arrived in the window, as the summary's started). A turn the client
+ * cancelled keeps its partial answer; one cancelled before its first
+ * token is left out of what later turns resend (no empty assistant
+ * message, which some APIs refuse). A next turn past --duration cuts the
+ * session; after a stop signal, open sessions are left to be counted cut. */
 static void session_turn_done(struct worker *w, const struct record *r)
 {
     const struct run_config *cfg = w->d->cfg;
@@ -427,13 +428,13 @@ static void session_turn_done(struct worker *w, const struct record *r)
         return;
     }
     if (r->kind != REC_OK && r->kind != REC_CANCELLED) {
-        w->sessions_failed++;
+        w->sessions_failed += (uint64_t)s->in_window;
         session_close(&w->sessions, ordinal);
         return;
     }
     uint64_t next = r->end_ns + dist_sample_u64(&cfg->think, &s->rng);
     if (cfg->duration_ns && next >= cfg->duration_ns) {
-        w->sessions_cut++;
+        w->sessions_cut += (uint64_t)s->in_window;
         session_close(&w->sessions, ordinal);
         return;
     }

@@ -76,7 +76,8 @@ struct summary_info {
     int invalid;                /* 1: generator-bound run, figures not trustworthy */
     char invalid_reason[320];   /* why, when invalid */
     int expect_failed;          /* 1: an --expect threshold failed (exit 7) */
-    char lateness_warning[320]; /* valid, but lateness p99 > 1ms: whose, what it moved; "" = none */
+    char lateness_warning[512]; /* valid, but lateness p99 > 1ms or one late send moved a
+                                 * percentile past its limit: whose, what it moved; "" = none */
     char cut_short_warning[320];        /* summary_cut_short_warning's, "" = none */
     struct verdict_move lateness_moved; /* the self-check's nearest call (what NULL: none) */
     double lateness_tolerance;          /* share of a percentile the lateness may move it */
@@ -106,8 +107,10 @@ struct summary_info {
     double session_rate_per_s;  /* sessions/s, intended */
     double session_turns_mean;  /* turns per session, intended mean */
     uint64_t sessions_started;  /* sessions that arrived inside the window */
-    uint64_t sessions_cut;      /* sessions cut short (--duration, spend guard, signal) */
-    uint64_t sessions_failed;   /* sessions a failed turn ended before their last */
+    uint64_t sessions_cut;      /* of those started, the ones cut short (--duration, spend
+                                 * guard, signal) */
+    uint64_t sessions_failed;   /* of those started, the ones a failed turn ended before
+                                 * their last */
     enum summary_prompts prompts; /* what the requested prompt lengths were (below) */
     /* --cold-start: the cold requests asked for (0 = none), and their own
      * figures (NULL when none), kept apart from every other figure. */

@@ -77,7 +77,8 @@ struct verdict {
     int invalid;               /* 1: INVALID */
     int warned;                /* 1: valid, with a lateness warning */
     char reason[320];          /* INVALID: why, one line; else "" */
-    char warning[320];         /* warned: whose lateness and what it moved; else "" */
+    char warning[512];         /* warned: whose lateness and what it moved; else ""
+                                * (one late send's, whose a preemption: past 320) */
     uint64_t lateness_p99_ns;  /* 0 when no lateness was recorded */
     struct verdict_move worst; /* the move nearest its limit (largest moved/limit) */
 };

@@ -398,8 +398,18 @@ void compare_html_render(json_t *doc, struct strbuf *b)
     size_t i;
     json_t *c;
     json_array_foreach(cands, i, c) put_differences(b, c);
-    /* A run that was INVALID or interrupted is compared, and said so. */
+    /* A run that was INVALID or interrupted, or one shard of a sharded
+     * run, is compared, and said so (as the terminal's warning). */
     for (size_t k = 0; k < ns; k++) {
+        const char *shard = jstr(sides[k], "shard");
+        if (*shard) {
+            strbuf_puts(b, "<div class=\"differs outcome\">");
+            strbuf_put_xml(b, jstr(sides[k], "label"));
+            strbuf_puts(b, k ? " (candidate) is shard " : " (baseline) is shard ");
+            strbuf_put_xml(b, shard);
+            strbuf_puts(b, " of a sharded run: its figures are that shard's share of the load "
+                           "alone</div>\n");
+        }
         const char *oc = jstr(sides[k], "outcome");
         if (!*oc || strcmp(oc, "ok") == 0)
             continue;

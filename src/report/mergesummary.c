@@ -97,12 +97,16 @@ static void parts_sum(struct merge *m, struct part_sums *ps)
 
 /* summary.json's "server" of the merged run (NULL: none) and *energy
  * (NULL: none): m->server's join of the scraping shard's series to the
- * merged window (runmerge.h), its lines printed to out. In a rebuild the
- * series is the merged directory's copy and the window the same (the
- * merged summary's window is the longest shard's, its records the
- * merge's); without a join, or without the server's origin (energy
- * alone), the merged summary's own objects, which the records cannot
- * change, unprinted. */
+ * merged window (runmerge.h), its lines printed to out; the energy keeps
+ * the join's origin ("origin_monotonic_ns", as the server's view does),
+ * so that a rebuild can join it again when no server was scraped. In a
+ * rebuild the series is the merged directory's copy, the origin the
+ * server's (else the energy's) and the window the same (the merged
+ * summary's window is the longest shard's, its records the merge's);
+ * without a join, without an origin (a summary written before either
+ * kept it), or when the join cannot read the series (the copy deleted
+ * or damaged), the merged summary's own objects, which the records
+ * cannot change, unprinted: a rebuild never drops what the merge joined. */
 static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, json_t **energy)
 {
     *energy = NULL;
@@ -111,9 +115,10 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
     if (m->rebuild) {
         p = &m->parts[0];
         const json_t *s = json_object_get(p->sum, "server");
-        origin = rm_ju(s, "origin_monotonic_ns", NULL);
-        if (!m->server || !json_is_object(s) || origin == 0) {
-            json_t *e = json_object_get(p->sum, "energy");
+        const json_t *e = json_object_get(p->sum, "energy");
+        origin = json_is_object(s) ? rm_ju(s, "origin_monotonic_ns", NULL)
+                                   : rm_ju(e, "origin_monotonic_ns", NULL);
+        if (!m->server || origin == 0 || (!json_is_object(s) && !json_is_object(e))) {
             *energy = e ? json_deep_copy(e) : NULL;
             return s ? json_deep_copy(s) : NULL;
         }
@@ -149,6 +154,7 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
         /* the energy's, over the same whole run */
         .energy_tokens = sv.output_tokens,
         .energy_requests = sv.completed_ok,
+        .rebuild = m->rebuild,
     };
     if (hist_count(st->ttft_server)) {
         w.ttft_sent_p50_s = (double)hist_percentile(st->ttft_server, 50) / 1e9;
@@ -159,7 +165,18 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
         uint64_t e = warmup + rm_ju(m->parts[i].sum, "window_ns", NULL);
         w.end_ns = e > w.end_ns ? e : w.end_ns;
     }
-    return m->server(&w, out, energy);
+    json_t *o = m->server(&w, out, energy);
+    if (m->rebuild) {
+        if (!o)
+            o = json_deep_copy(srv);
+        if (!*energy && json_is_object(en))
+            *energy = json_deep_copy(en);
+    }
+    /* (a rebuild of a summary whose energy had no origin adds none: the
+     * file stays byte for byte what the merge wrote) */
+    if (*energy && origin && (!m->rebuild || json_object_get(en, "origin_monotonic_ns")))
+        json_object_set_new(*energy, "origin_monotonic_ns", json_integer((json_int_t)origin));
+    return o;
 }
 
 /* A session run's figures (summary.json's "sessions"): a session

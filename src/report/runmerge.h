@@ -72,6 +72,10 @@ struct runmerge_window {
     /* The energy's divisors, as a run's: the whole run's output tokens
      * and ok requests, warm-up and cold start included. */
     double energy_tokens, energy_requests;
+    /* 1 in `llmload report`'s rebuild (runmerge_rebuild), whose caller
+     * keeps the merged summary's objects when the join returns none:
+     * the join's warning says so instead of "left out". */
+    int rebuild;
 };
 
 /* Print the server's lines, then the energy's, to out (NULL: none);
@@ -112,9 +116,11 @@ int runmerge_dir_is_merged_run(const char *dir);
  * histograms) and print the summary to out, as the merge printed it; the
  * status as runmerge_dirs (its --allow-partial as recorded in run.json).
  * The server's view and energy are server's join of the directory's
- * server_metrics.jsonl over the merge's window, printed and written as
- * the merge did (server NULL, or a summary whose "server" has no origin:
- * the merged summary's objects kept as they are, and not printed). */
+ * server_metrics.jsonl over the merge's window, from the origin the
+ * merge kept in them, printed and written as the merge did (server NULL,
+ * a summary whose "server" and "energy" have no origin, or a
+ * server_metrics.jsonl the join cannot read: the merged summary's
+ * objects kept as they are, and not printed). */
 int runmerge_rebuild(const char *dir, runmerge_server_fn server, FILE *out);
 
 #endif

@@ -421,7 +421,8 @@ struct sweep_step {
                                   * as for `run`): its figures include the client's delay */
     char invalid_reason[320];    /* why, "" when valid; with f.late known, whose the
                                   * lateness was, in `run`'s words */
-    char lateness_warning[320];  /* valid, but lateness p99 over 1 ms: what it moved; "" */
+    char lateness_warning[512];  /* valid, but lateness p99 over 1 ms or one late send moved a
+                                  * percentile past its limit: what it moved; "" */
     double cost_per_mtok;        /* cost per million output tokens; NAN = no cost given */
     /* From f.energy and the records over its span (sweep_step_finish);
      * NAN when there is no energy figure or nothing to divide by. */

@@ -116,6 +116,16 @@ void session_close(struct session_set *s, uint64_t ordinal)
         s->oldest++;
 }
 
+uint64_t session_set_open_in_window(const struct session_set *s)
+{
+    uint64_t n = 0;
+    for (uint64_t k = s->oldest; k < s->next; k++) {
+        const struct session *x = session_get(s, k);
+        n += (uint64_t)(x && x->in_window);
+    }
+    return n;
+}
+
 void session_due_push(struct session_set *s, uint64_t at_ns, uint64_t ordinal)
 {
     due_heap_push(&s->due, at_ns, ordinal);

@@ -29,6 +29,8 @@ struct session {
     uint32_t started;            /* turns started so far */
     struct rng rng;              /* its think-time draws */
     struct chat_turn *hist;      /* turns entries; [0, started) are filled */
+    int in_window;               /* 1: arrived at or after the warm-up (the driver
+                                  * sets it; the summary's sessions are these) */
 };
 
 struct session_set {
@@ -72,6 +74,10 @@ struct session *session_get(const struct session_set *s, uint64_t ordinal);
 
 /* Close (free) the session of this ordinal. NULL-safe on a closed one. */
 void session_close(struct session_set *s, uint64_t ordinal);
+
+/* Open sessions whose in_window is set (the window's, which a run counts
+ * cut when it ends with them open). One pass over the open ordinals. */
+uint64_t session_set_open_in_window(const struct session_set *s);
 
 /* Turns due: push one, look at the earliest, pop it. */
 void session_due_push(struct session_set *s, uint64_t at_ns, uint64_t ordinal);

@@ -319,6 +319,9 @@ static void test_mpirun_merge_matches_single(void **state)
     if (strstr(err, "shard"))
         fail_msg("compare single merged warned of a shard: %s", err);
     free(err);
+    char *html = harness_read_in(cmpdir, "compare.html");
+    HARNESS_LACKS(html, "is shard");
+    free(html);
     /* one shard against the whole: compared, with a warning naming it */
     const char *cmp1[] = {"compare", single, sd[2], "--out", cmpdir, "--force", "--quiet", NULL};
     assert_int_equal(harness_run(cmp1, 120, &rc, NULL, &err), 0);
@@ -329,6 +332,9 @@ static void test_mpirun_merge_matches_single(void **state)
     assert_string_equal(harness_sval(json_array_get(json_object_get(cj, "candidates"), 0), "shard"),
                         "2/4");
     json_decref(cj);
+    html = harness_read_in(cmpdir, "compare.html");
+    HARNESS_HAS(html, "(candidate) is shard 2/4 of a sharded run");
+    free(html);
 }
 
 /* Edit dir/run.json: set config.KEY (or a top-level key when cfg is 0). */
@@ -716,11 +722,14 @@ static void expect_status(const char *what, int rc, const char *dir, int want)
 }
 
 /* The lines of a printed run summary from its server's view on (the
- * "server metrics (" line up to the "results:" line or the end), a copy;
- * NULL when it has none. */
+ * "server metrics (" line, else the "energy (" line when no server was
+ * scraped, up to the "results:" line or the end), a copy; NULL when it
+ * has neither. */
 static char *server_lines(const char *out)
 {
     const char *at = out ? strstr(out, "server metrics (") : NULL;
+    if (!at && out && (at = strstr(out, "\nenergy (")) != NULL)
+        at++;
     if (!at)
         return NULL;
     const char *end = strstr(at, "results:");
@@ -755,6 +764,37 @@ static void report_keeps_summary(const char *merged, int want, const char *merge
         free(b);
     }
     free(out);
+    free(before);
+    free(after);
+}
+
+/* `llmload report` on a copy of merged whose server_metrics.jsonl is
+ * gone: the series to join is missing, so the view is not printed, but
+ * summary.json keeps the server and energy objects merge wrote, byte for
+ * byte (the rebuild used to write it without them), and the warning says
+ * report kept them rather than that merge left them out. */
+static void report_without_scrapes(const char *merged)
+{
+    char copy[600];
+    copy_dir(merged, "no-scrapes", "rm server_metrics.jsonl", copy);
+    char sum_path[700];
+    snprintf(sum_path, sizeof sum_path, "%s/summary.json", copy);
+    char *before = harness_read_file(sum_path, NULL);
+    const char *rep[] = {"report", copy, NULL};
+    int rc = -1;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(harness_run(rep, 60, &rc, &out, &err), 0);
+    expect_status("report on the merged directory without its scrapes", rc, copy, 0);
+    char *after = harness_read_file(sum_path, NULL);
+    assert_string_equal(before, after);
+    if (strstr(out, "server metrics ("))
+        fail_msg("report printed a server view with no scrapes to join: %s", out);
+    HARNESS_HAS(err,
+                "report: the server's view and energy not printed (summary.json keeps "
+                "the merge's)",
+                "server_metrics.jsonl");
+    free(out);
+    free(err);
     free(before);
     free(after);
 }
@@ -982,6 +1022,32 @@ static void test_server_view(void **state)
 
     report_keeps_summary(merged, 0, out);
     free(out);
+    report_without_scrapes(merged);
+}
+
+/* `llmload report` on a copy of merged whose energy has no origin (as
+ * merge wrote it before the energy kept one): the rebuild adds none, so
+ * the file stays the merge's, and the energy is the same figure. */
+static void report_energy_without_origin(const char *merged)
+{
+    char copy[600], path[700];
+    copy_dir(merged, "energy-no-origin", NULL, copy);
+    snprintf(path, sizeof path, "%s/summary.json", copy);
+    json_t *sj = harness_json_load(copy, "summary.json");
+    json_t *e = json_object_get(sj, "energy");
+    assert_int_equal(json_object_del(e, "origin_monotonic_ns"), 0);
+    double energy_j = harness_num(e, "energy_j");
+    assert_int_equal(json_dump_file(sj, path, JSON_INDENT(2)), 0);
+    json_decref(sj);
+    const char *rep[] = {"report", copy, NULL};
+    int rc = -1;
+    assert_int_equal(harness_run(rep, 60, &rc, NULL, NULL), 0);
+    expect_status("report on the merged directory, energy without origin", rc, copy, 0);
+    sj = harness_json_load(copy, "summary.json");
+    e = json_object_get(sj, "energy");
+    assert_null(json_object_get(e, "origin_monotonic_ns"));
+    ASSERT_NEAR(harness_num(e, "energy_j"), energy_j, 0);
+    json_decref(sj);
 }
 
 /* A merged run's energy (gm) against one process's (g1): energy, joules
@@ -1044,6 +1110,8 @@ static void test_energy(void **state)
     json_decref(sm);
     report_keeps_summary(merged, 0, out);
     free(out);
+    report_without_scrapes(merged);
+    report_energy_without_origin(merged);
 }
 
 /* Two GPU sources (test_energy_two_sources): two sims, each its own
@@ -1123,6 +1191,9 @@ static void test_energy_two_sources(void **state)
     expect_status("merge", rc, merged, 0);
     if (!strstr(out, murl[0]) || !strstr(out, murl[1]) || !strstr(out, "per output token"))
         fail_msg("merge's summary lacks a GPU source or the energy: %s%s", out, err);
+    /* energy alone (no server scraped): joined again from the energy's
+     * own origin, and printed as merge printed it */
+    report_keeps_summary(merged, 0, out);
     free(out);
     free(err);
 

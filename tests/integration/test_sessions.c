@@ -234,6 +234,86 @@ static void test_sessions_failed_turn_ends(void **state)
     harness_results_free(dir);
 }
 
+/* sessions.failed counts the window's sessions, as sessions.started does:
+ * 30 sessions of 4 turns at 20/s, the first 20 arriving in the 1 s
+ * warm-up, the sim failing 30% of requests. The count is the sessions
+ * that arrived at 1 s or later whose turn before the last failed, from
+ * the records (it used to count the warm-up's too, so "10 started, 12
+ * ended by a failed turn" could be printed). Premise, by construction:
+ * 20 warm-up sessions of 3 turns that are not a last one, each failed
+ * with probability 0.3, so one of them fails (0.7^60 < 1e-9 otherwise). */
+static void test_sessions_failed_of_window(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", "--fault", "500:0.3", NULL};
+    const char *args[] = {"--sessions",      "20", "--arrival",       "constant",
+                          "--requests",      "30", "--warmup",        "1s",
+                          "--turns",         "4",  "--prompt-tokens", "8",
+                          "--output-tokens", "4",  "--ignore-eos",    NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    int64_t in_window = 0, failed[2] = {0, 0};
+    for (int s = 0; s < MAX_SESSIONS; s++) {
+        if (!r->by[s][0])
+            continue;
+        int win = harness_ival(r->by[s][0], "sched_ns") >= 1000000000;
+        in_window += win;
+        for (int t = 0; t < 3 && r->by[s][t]; t++) {
+            const char *kind = harness_sval(r->by[s][t], "kind");
+            if (strcmp(kind, "ok") != 0 && strcmp(kind, "cancelled") != 0) {
+                failed[win]++;
+                break;
+            }
+        }
+    }
+    assert_int_equal(in_window, 10);
+    assert_true(failed[0] > 0);
+    json_t *sj = harness_summary_load(dir);
+    json_t *ses = json_object_get(sj, "sessions");
+    assert_int_equal(harness_ival(ses, "started"), in_window);
+    assert_int_equal(harness_ival(ses, "failed"), failed[1]);
+    json_decref(sj);
+    recs_free(r);
+    harness_results_free(dir);
+}
+
+/* sessions.cut counts the window's sessions too: 20 sessions at 10/s of
+ * 100 turns 400 ms apart, in a 2 s run whose first second is warm-up, so
+ * every session is cut (a next turn past --duration, or open at its end)
+ * and cut equals started, the sessions that arrived at 1 s or later by
+ * the records. It used to count the warm-up's as well ("10 started, 20
+ * cut short"). Premise, by construction: the first session arrives at 0,
+ * in the warm-up. */
+static void test_sessions_cut_of_window(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", NULL};
+    const char *args[] = {
+        "--sessions",      "10", "--arrival",       "constant", "--duration",   "2s",
+        "--warmup",        "1s", "--turns",         "100",      "--think",      "400ms",
+        "--prompt-tokens", "8",  "--output-tokens", "2",        "--ignore-eos", NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    struct harness_recs *all = harness_requests_load(dir);
+    int64_t in_window = 0, warm = 0;
+    for (size_t i = 0; i < all->n; i++) {
+        json_t *x = all->items[i];
+        if (harness_ival(x, "turn") != 0)
+            continue;
+        if (harness_ival(x, "sched_ns") >= 1000000000)
+            in_window++;
+        else
+            warm++;
+    }
+    assert_true(warm > 0);
+    json_t *sj = harness_summary_load(dir);
+    json_t *ses = json_object_get(sj, "sessions");
+    assert_int_equal(harness_ival(ses, "started"), in_window);
+    assert_int_equal(harness_ival(ses, "cut"), in_window);
+    assert_int_equal(harness_ival(ses, "failed"), 0);
+    json_decref(sj);
+    harness_recs_free(all);
+    harness_results_free(dir);
+}
+
 /* A turn cancelled before its first token is left out of what later turns
  * resend, and one cancelled after it keeps its partial answer: the sim's
  * every step lasts 30 ms or more, so no token comes before a 1 ms
@@ -276,6 +356,61 @@ static void test_sessions_cancelled_unanswered_left_out(void **state)
     harness_results_free(dir);
 }
 
+/* --cancel-after-tokens in sessions: a turn cancelled after its first
+ * token keeps its partial answer, and later turns resend exactly that
+ * many tokens of it (the walk checks every prompt against its history,
+ * the sim's own count on every ok turn). Premise, by construction: a
+ * cancellation comes after a token, so every cancelled turn has an answer
+ * (never 0 tokens, so none is left out; the sim's 30 ms steps keep it
+ * short of the 6 asked, though the walk holds whatever count it got), and
+ * 10 sessions of 4 turns have 30 turns that are not a last one, each
+ * cancelled with probability 0.5, so some cancelled turn has a later turn
+ * (0.5^30 < 1e-9 otherwise). */
+static void test_sessions_cancel_after_tokens_partial(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", "--step-base", "30ms", NULL};
+    const char *args[] = {"--sessions",
+                          "50",
+                          "--arrival",
+                          "constant",
+                          "--requests",
+                          "10",
+                          "--turns",
+                          "4",
+                          "--prompt-tokens",
+                          "8",
+                          "--output-tokens",
+                          "6",
+                          "--ignore-eos",
+                          "--cancel-fraction",
+                          "0.5",
+                          "--cancel-after-tokens",
+                          "1",
+                          NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    int64_t failed, after;
+    sessions_walk(r, 4, 8, &failed, &after);
+    assert_int_equal(failed, 0);
+    assert_int_equal(after, 0);
+    int partial_then_more = 0;
+    for (int s = 0; s < MAX_SESSIONS; s++)
+        for (int t = 0; t + 1 < 4 && r->by[s][t + 1]; t++) {
+            json_t *x = r->by[s][t];
+            if (strcmp(harness_sval(x, "kind"), "cancelled") == 0) {
+                int64_t out = harness_ival(x, "output_tokens");
+                if (out < 1)
+                    fail_msg("session %d turn %d cancelled with %lld tokens", s, t, (long long)out);
+                partial_then_more = 1;
+            }
+        }
+    assert_true(partial_then_more);
+    assert_int_equal(r->all->n, 40);
+    recs_free(r);
+    harness_results_free(dir);
+}
+
 /* Contradictory or impossible session flags exit 2 before any request. */
 static void test_sessions_bad_flags(void **state)
 {
@@ -304,6 +439,10 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_
              cmocka_unit_test_teardown(test_sessions_responses, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_failed_turn_ends, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_failed_of_window, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_cut_of_window, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_cancelled_unanswered_left_out,
+                                       harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_cancel_after_tokens_partial,
                                        harness_sim_teardown),
              cmocka_unit_test(test_sessions_bad_flags))

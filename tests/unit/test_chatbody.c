@@ -42,6 +42,7 @@ static char *build(enum oai_api api, const struct req_spec *spec, size_t *len)
 static void test_chat_history_counts(void **state)
 {
     struct chat_turn hist[2];
+    memset(hist, 0, sizeof hist); /* unanswered 0: both turns resent (valgrind read it unset) */
     spec_of(1000, 7, &hist[0].spec);
     hist[0].output_tokens = 3;
     spec_of(1001, 5, &hist[1].spec);
@@ -133,6 +134,59 @@ static void test_chat_history_counts(void **state)
     assert_int_equal(tokenizer_count(json_string_value(str), json_string_length(str)), 24);
     json_decref(str);
     free(quoted);
+    json_decref(msgs);
+    free(doc);
+    free(part);
+}
+
+/* Turn 2 of a session whose turn 1 was cancelled before its first token
+ * (unanswered): it is left out, its prompt with it, so the messages are
+ * user, assistant, user (no empty assistant message) and the count is
+ * 7+3 + 9, as the body's own count under the sim's tokenizer. */
+static void test_chat_history_unanswered(void **state)
+{
+    struct chat_turn hist[2];
+    memset(hist, 0, sizeof hist);
+    spec_of(1000, 7, &hist[0].spec);
+    hist[0].output_tokens = 3;
+    spec_of(1001, 5, &hist[1].spec);
+    hist[1].unanswered = 1;
+    struct req_spec spec;
+    spec_of(1002, 9, &spec);
+    spec.history = hist;
+    spec.history_len = 2;
+    assert_int_equal(chatbody_prompt_tokens(&spec), 19);
+    size_t len;
+    char *part = build(OAI_API_CHAT, &spec, &len);
+    char *doc = malloc(len + 3);
+    doc[0] = '[';
+    memcpy(doc + 1, part, len);
+    doc[len + 1] = ']';
+    doc[len + 2] = '\0';
+    json_error_t je;
+    json_t *msgs = json_loads(doc, 0, &je);
+    if (!msgs)
+        fail_msg("not JSON: %s: %s", je.text, doc);
+    assert_int_equal(json_array_size(msgs), 3);
+    char joined[4096];
+    size_t at = 0;
+    for (size_t i = 0; i < 3; i++) {
+        json_t *m = json_array_get(msgs, i);
+        assert_string_equal(json_string_value(json_object_get(m, "role")),
+                            i % 2 ? "assistant" : "user");
+        const char *c = json_string_value(json_object_get(m, "content"));
+        assert_true(c && c[0]);
+        if (i)
+            joined[at++] = '\n';
+        memcpy(joined + at, c, strlen(c));
+        at += strlen(c);
+    }
+    assert_int_equal(tokenizer_count(joined, at), 19);
+    char own[256];
+    size_t n = workload_prompt(5, &spec, own, sizeof own);
+    const char *c2 = json_string_value(json_object_get(json_array_get(msgs, 2), "content"));
+    assert_int_equal(strlen(c2), n);
+    assert_memory_equal(c2, own, n);
     json_decref(msgs);
     free(doc);
     free(part);
@@ -573,6 +627,7 @@ static void test_prompt_ids_range(void **state)
 
 /* clang-format off */
 TEST_MAIN(cmocka_unit_test(test_chat_history_counts),
+          cmocka_unit_test(test_chat_history_unanswered),
           cmocka_unit_test(test_verbatim_prompt_escaped),
           cmocka_unit_test(test_assistant_text_exact),
           cmocka_unit_test(test_turns_check),

@@ -337,6 +337,32 @@ static void test_one_late_send_is_not_a_finding(void **state)
                 "(over max(1ms, 2% of ", NULL);
 }
 
+/* The one-late-send warning is whole when whose it was is the longest
+ * clause, preempted with the worker's figures: the send's sentence and
+ * that clause together are longer than the 320 bytes the warning used to
+ * have, which cut it mid-word. */
+static void test_one_late_send_preempted_whole(void **state)
+{
+    struct load *l = *state;
+    add(l, 26, 10 * MS, 100 * MS, 0, 0, 1);
+    add(l, 1, 30 * MS, 130 * MS, 1, 1700000, 1);
+    add(l, 1, 33 * MS, 133 * MS, 0, 0, 1);
+    add(l, 1, 36 * MS, 136 * MS, 0, 0, 1);
+    struct verdict_input in = input(l);
+    in.late_sends = 1;
+    in.cpu_ns = 220 * MS;
+    in.wall_ns = 9500 * MS;
+    in.invol_switches = 239;
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    assert_true(v.warned);
+    expect_text("warning", v.warning, "one send 1.70ms late moved TTFT p90 by ",
+                "; preempted by the OS (the host's fault), not busy: awake when 1 of the 1 ",
+                "was switched out 239 times against its will");
+    size_t n = strlen(v.warning);
+    assert_string_equal(v.warning + n - strlen("against its will"), "against its will");
+}
+
 /* Whose late sends were, from the counts alone: none late; most asleep
  * (whatever the CPU); awake with little CPU and involuntary switches
  * (preempted); awake with little CPU but never switched out, or with much
@@ -431,6 +457,7 @@ static void test_cache_carryover(void **state)
 TEST_MAIN(cmocka_unit_test_setup_teardown(test_max_not_judged, setup, teardown),
           cmocka_unit_test_setup_teardown(test_move_bounded_by_lateness, setup, teardown),
           cmocka_unit_test_setup_teardown(test_one_late_send_is_not_a_finding, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_one_late_send_preempted_whole, setup, teardown),
           cmocka_unit_test_setup_teardown(test_moved_nothing, setup, teardown),
           cmocka_unit_test_setup_teardown(test_jitter_on_slow_server_is_a_warning, setup, teardown),
           cmocka_unit_test_setup_teardown(test_same_lateness_on_fast_server_is_invalid, setup,
