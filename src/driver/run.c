@@ -162,8 +162,10 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
             stats_init(&res->class_stats[k]);
             /* A trace's class has no SLO of its own: the run's. */
             d->cls_slo[k] = cfg->trace ? cfg->slo : *slo_or(&classes->classes[k].slo, &cfg->slo);
+            d->any_slo |= slo_is_set(&d->cls_slo[k]);
         }
     }
+    d->any_slo |= slo_is_set(&cfg->slo);
 
     if (cfg->transport.endpoints.n > 1) {
         res->n_endpoints = cfg->transport.endpoints.n;

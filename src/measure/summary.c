@@ -407,12 +407,19 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
             summary_fmt_double(summary_rate((double)s->win_sent, w), "%.2f", b, sizeof(b)),
             summary_fmt_double(summary_rate((double)s->win_completed, w), "%.2f", c, sizeof(c)),
             summary_fmt_double(summary_rate((double)s->win_ok, w), "%.2f", d, sizeof(d)));
-    if (info->slo) {
-        fprintf(f, "goodput:    %s req/s met the SLO (%s), attainment %s%% of scheduled\n",
+    if (info->slo || info->slo_by_class) {
+        char which[160];
+        if (!info->slo_by_class)
+            snprintf(which, sizeof which, "the SLO (%s)", info->slo);
+        else if (info->slo)
+            snprintf(which, sizeof which, "their class's SLO (its own, else %s)", info->slo);
+        else
+            snprintf(which, sizeof which,
+                     "their class's SLO (its own; a class without one: completed ok)");
+        fprintf(f, "goodput:    %s req/s met %s, attainment %s%% of scheduled\n",
                 summary_fmt_double(summary_rate((double)s->win_slo_met, w), "%.2f", a, sizeof(a)),
-                info->slo,
-                summary_fmt_double(s->scheduled ? 100.0 * (double)s->slo_met /
-                                                      (double)s->scheduled
+                which,
+                summary_fmt_double(s->scheduled ? 100.0 * (double)s->slo_met / (double)s->scheduled
                                                 : 0.0,
                                    "%.1f", b, sizeof(b)));
     }

@@ -99,6 +99,10 @@ struct summary_info {
     int interrupted;            /* 1: stopped by a signal, partial results */
     uint64_t records_written;   /* lines in requests.jsonl */
     const char *slo;            /* canonical SLO spec, NULL when none: goodput is printed */
+    int slo_by_class;           /* 1: a traffic class has its own SLO, so goodput and
+                                 * attainment count each request against its class's
+                                 * (slo, when given, is the others'): printed even
+                                 * without slo */
     /* Partly-open sessions (llmload run --sessions); all 0 otherwise.
      * offered_rate_per_s is then the intended request rate: the session
      * rate times the mean turns per session. */
