@@ -171,7 +171,9 @@ static void run_usage(FILE *f)
         "                           tpot_, itl_, e2e_ with p50, p90 or p99 (VALUE 500ms,\n"
         "                           1.5s); error_rate, error_rate_KIND, attainment (in %%);\n"
         "                           goodput, achieved_rate, output_tokens_per_s (in /s);\n"
-        "                           goodput and attainment need --slo\n"
+        "                           goodput and attainment need --slo (or --workload\n"
+        "                           classes with their own slo: each request is judged\n"
+        "                           by its class's)\n"
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
         "2 bad flags, 3 could not run or records lost, 6 no request succeeded, 7 an\n"
@@ -614,9 +616,15 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
         if (expect_parse(ra->expect, &ra->ex, err, errlen) != 0)
             return LL_E_INVAL;
         const struct expect_item *it = expect_needs_slo(&ra->ex);
-        if (it && !slo_is_set(&cfg->slo))
-            return runopts_errf(err, errlen, "--expect: \"%s\": %s needs --slo", it->text,
-                                it->metric);
+        const struct wl_file *wf = cfg->trace ? NULL : cfg->workload.classes;
+        int have_slo = slo_is_set(&cfg->slo);
+        for (size_t k = 0; wf && k < wf->n; k++)
+            have_slo |= slo_is_set(&wf->classes[k].slo);
+        if (it && !have_slo)
+            return runopts_errf(err, errlen,
+                                "--expect: \"%s\": %s needs --slo, or --workload classes "
+                                "with their own slo",
+                                it->text, it->metric);
         /* A shard offers its share of the rate: a per-second bound on one
          * shard would judge the whole run's figure against a part. */
         for (size_t i = 0; i < ra->ex.n && cfg->shards > 1; i++)

@@ -114,8 +114,9 @@ static const char *refused_flag(const struct run_opts *o, const struct run_confi
         {!!o->prompt_ids, "--prompt-ids", "its inputs are sent as text"},
         {!!o->dataset, "--dataset", "a batch of inputs is synthetic text of --prompt-tokens each"},
         {!!o->calibrate, "--calibrate",
-         "its probes speak OpenAI chat; fit against a chat endpoint of the same "
-         "tokenizer with llmload calibrate and pass --calibration FILE"},
+         "its probes speak OpenAI chat, whose template an embedding's input lacks; fit "
+         "with llmload calibrate --api openai-completions (raw text, as embeddings) "
+         "and pass --calibration FILE"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(refused); i++) {
         if (refused[i].given) {

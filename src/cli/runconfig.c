@@ -360,6 +360,10 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
         slo_format(&cfg->slo, slo_buf, slo_len);
         info->slo = slo_buf;
     }
+    /* A trace's classes have no SLO of their own (the run's). */
+    const struct wl_file *wf = cfg->trace ? NULL : cfg->workload.classes;
+    for (size_t k = 0; wf && k < wf->n; k++)
+        info->slo_by_class |= slo_is_set(&wf->classes[k].slo);
     /* The self-check: did the generator's lateness change what it reports? */
     struct verdict_input v = {
         .lateness = res->stats.lateness,

@@ -130,6 +130,7 @@ struct driver {
     _Atomic int spend_stop;
     _Atomic uint32_t done_offering; /* workers that stopped offering (drain once all have) */
     struct slo *cls_slo;            /* per class: its own SLO, else the run's */
+    int any_slo;                    /* --slo, or a class's own: the run has an SLO */
     _Atomic uint32_t in_system;     /* all workers: in flight + queued */
     _Atomic uint32_t in_system_max; /* its maximum over the window */
     /* driver_run's thread only */

@@ -162,8 +162,10 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
             stats_init(&res->class_stats[k]);
             /* A trace's class has no SLO of its own: the run's. */
             d->cls_slo[k] = cfg->trace ? cfg->slo : *slo_or(&classes->classes[k].slo, &cfg->slo);
+            d->any_slo |= slo_is_set(&d->cls_slo[k]);
         }
     }
+    d->any_slo |= slo_is_set(&cfg->slo);
 
     if (cfg->transport.endpoints.n > 1) {
         res->n_endpoints = cfg->transport.endpoints.n;
@@ -424,10 +426,12 @@ static void supervise_prompts(struct driver *d, struct supervisor *sv, int final
     char msg[512] = "";
     if (n >= SUMMARY_PROMPT_FIRST || (final && n > 0)) {
         if (summary_prompt_off(req, srv))
-            summary_prompt_warning(msg, sizeof msg, req, srv, n, prompts);
+            summary_prompt_warning(msg, sizeof msg, req, srv, n, prompts,
+                                   d->cfg->transport.api == OAI_API_EMBEDDINGS);
     } else if (ok == 0 && k4xx == done && (done >= SUMMARY_PROMPT_FIRST || (final && done))) {
         if (prompts == SUMMARY_PROMPTS_SYNTHETIC)
-            summary_prompt_4xx_warning(msg, sizeof msg, done);
+            summary_prompt_4xx_warning(msg, sizeof msg, done,
+                                       d->cfg->transport.api == OAI_API_EMBEDDINGS);
     } else if (!final) {
         return;
     }

@@ -481,17 +481,21 @@ static void record_out(struct worker *w, struct record *r)
     r->step = cfg->step;
     if (r->end_ns != LL_NO_TIME && r->end_ns > w->last_end_ns)
         w->last_end_ns = r->end_ns;
-    stats_account(&w->stats, r, cfg->warmup_ns, window_end_rel(cfg), &cfg->slo);
-    if (w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls)
-        stats_account(&w->cls[r->class_idx], r, cfg->warmup_ns, window_end_rel(cfg),
-                      &w->d->cls_slo[r->class_idx]);
+    /* A request meets its class's SLO (its own, else --slo), in the whole
+     * run's figures as in its class's and as a sweep step counts it. */
+    int in_cls = w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls;
+    const struct slo *slo = in_cls ? &w->d->cls_slo[r->class_idx] : &cfg->slo;
+    int met = slo_met_any(slo, w->d->any_slo, r);
+    stats_account_met(&w->stats, r, cfg->warmup_ns, window_end_rel(cfg), met);
+    if (in_cls)
+        stats_account(&w->cls[r->class_idx], r, cfg->warmup_ns, window_end_rel(cfg), slo);
     if (w->eps && r->endpoint >= 0 && (size_t)r->endpoint < w->n_eps)
-        stats_account(&w->eps[r->endpoint], r, cfg->warmup_ns, window_end_rel(cfg), &cfg->slo);
+        stats_account_met(&w->eps[r->endpoint], r, cfg->warmup_ns, window_end_rel(cfg), met);
     if (r->cold) {
         stats_add_record(&w->cold, r);
         if (r->sent_ns != LL_NO_TIME)
             w->cold.sent++;
-        w->cold.slo_met += (uint64_t)(slo_is_set(&cfg->slo) && slo_met(&cfg->slo, r));
+        w->cold.slo_met += (uint64_t)met;
     } else if (r->warmup) {
         w->warmup_records++;
     } else {

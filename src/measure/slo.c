@@ -128,3 +128,8 @@ const struct slo *slo_or(const struct slo *own, const struct slo *fallback)
 {
     return slo_is_set(own) ? own : fallback;
 }
+
+int slo_met_any(const struct slo *slo, int any, const struct record *r)
+{
+    return any && slo_met(slo, r);
+}

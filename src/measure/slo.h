@@ -21,6 +21,15 @@ struct slo {
  * rule; run, sweep and the report all call it. Returns one of the two. */
 const struct slo *slo_or(const struct slo *own, const struct slo *fallback);
 
+/* Whether r meets the SLO that applies to it in a run or step that has an
+ * SLO somewhere (any: the command line's, or a traffic class's own): slo is
+ * r's class's (slo_or of its own and the command line's), else the command
+ * line's. A request whose class has none, in a run with no --slo, meets it
+ * by completing ok; with no SLO anywhere (any 0), nothing meets. The whole
+ * run's goodput and attainment use it, as a sweep step's do (docs/sweep.md,
+ * "A request meets the SLO of its class"). */
+int slo_met_any(const struct slo *slo, int any, const struct record *r);
+
 /* Parse "ttft=500ms,tpot=50ms,e2e=10s" (any subset, any order; a bare
  * number is milliseconds; each name once, no trailing comma). Returns 0,
  * or LL_E_INVAL with a one-line reason naming the bad part in err. */

@@ -127,7 +127,12 @@ void stats_sample_copy(char *out, const char *detail, size_t detail_cap)
 void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
                    uint64_t window_end_ns, const struct slo *slo)
 {
-    int met = slo_is_set(slo) && slo_met(slo, r);
+    stats_account_met(s, r, warmup_ns, window_end_ns, slo_is_set(slo) && slo_met(slo, r));
+}
+
+void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_ns,
+                       uint64_t window_end_ns, int met)
+{
     if (r->sent_ns != LL_NO_TIME && r->sent_ns >= warmup_ns && r->sent_ns <= window_end_ns) {
         s->win_sent++;
         s->win_request_bytes += r->request_bytes;

@@ -174,6 +174,11 @@ struct slo;
 void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
                    uint64_t window_end_ns, const struct slo *slo);
 
+/* stats_account with the SLO verdict given: met is 1 when r met the SLO
+ * that applies to it (slo_met_any: its class's, in a run with classes). */
+void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_ns,
+                       uint64_t window_end_ns, int met);
+
 /* Add one gap, in ns, between two consecutive output events of a stream.
  * The transport calls it on the hot path, as it reads them. O(1). */
 void stats_add_itl_gap(struct stats *s, uint64_t gap_ns);

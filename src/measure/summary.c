@@ -135,20 +135,35 @@ int summary_prompt_off(uint64_t requested, uint64_t server)
     return r > 1.0 + SUMMARY_PROMPT_OFF || r < 1.0 - SUMMARY_PROMPT_OFF;
 }
 
+/* The fit an embeddings run needs: calibrate's chat probes count a chat
+ * template that an embedding's input never gets (llama.cpp: a fit of
+ * intercept 47.7 from chat left embeddings inputs 31% short), so the
+ * advice names the completions fit, whose prompts are raw text. */
+#define SUMMARY_EMB_FIT                                                                            \
+    "`llmload calibrate --url BASE --api openai-completions` (raw text, as an embedding's "        \
+    "input: a chat fit counts a template embeddings do not get)"
+
 void summary_prompt_warning(char *buf, size_t len, uint64_t requested, uint64_t server, uint64_t n,
-                            enum summary_prompts prompts)
+                            enum summary_prompts prompts, int embeddings)
 {
     double r = requested ? (double)server / (double)requested : 0;
     const char *fix;
     switch (prompts) {
     case SUMMARY_PROMPTS_SYNTHETIC:
-        fix = "; fit the server's tokenizer with `llmload calibrate --url BASE` and run with "
-              "`--calibration FILE`, or run with `--calibrate auto` (docs/workload.md)";
+        fix = embeddings ? "; fit the server's tokenizer with " SUMMARY_EMB_FIT
+                           " and run with `--calibration FILE` (docs/apis.md)"
+                         : "; fit the server's tokenizer with `llmload calibrate --url BASE` and "
+                           "run with `--calibration FILE`, or run with `--calibrate auto` "
+                           "(docs/workload.md)";
         break;
     case SUMMARY_PROMPTS_CALIBRATED:
-        fix = " even with the calibration: a prompt shorter than about twice the fit's "
-              "intercept (the template) cannot keep its length, or the fit is not this "
-              "server's and API's: run `llmload calibrate` again against it (docs/workload.md)";
+        fix = embeddings ? " even with the calibration: a prompt shorter than about twice the "
+                           "fit's intercept cannot keep its length, or the fit is not this "
+                           "server's and API's: fit it with " SUMMARY_EMB_FIT " (docs/apis.md)"
+                         : " even with the calibration: a prompt shorter than about twice the "
+                           "fit's intercept (the template) cannot keep its length, or the fit is "
+                           "not this server's and API's: run `llmload calibrate` again against "
+                           "it (docs/workload.md)";
         break;
     default: fix = " (the server's tokenizer counts them otherwise)"; break;
     }
@@ -158,15 +173,16 @@ void summary_prompt_warning(char *buf, size_t len, uint64_t requested, uint64_t 
              r, n, 100.0 * fabs(r - 1.0), r >= 1.0 ? "longer" : "shorter", fix);
 }
 
-void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n)
+void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n, int embeddings)
 {
     snprintf(buf, len,
              "all %" PRIu64 " requests failed with a 4xx, and the prompts had no "
              "calibration: if the server counts more tokens than asked (another tokenizer), "
-             "they may pass its context (a record's detail says); fit its tokenizer with "
-             "`llmload calibrate --url BASE` and run with `--calibration FILE`, or run with "
-             "`--calibrate auto` (docs/workload.md)",
-             n);
+             "they may pass its context (a record's detail says); fit its tokenizer with %s",
+             n,
+             embeddings ? SUMMARY_EMB_FIT " and run with `--calibration FILE` (docs/apis.md)"
+                        : "`llmload calibrate --url BASE` and run with `--calibration FILE`, or "
+                          "run with `--calibrate auto` (docs/workload.md)");
 }
 
 void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summary_prompts prompts,
@@ -178,18 +194,22 @@ void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summ
     if (n > 0 && summary_prompt_off(s->prompt_usage_requested, s->prompt_usage_server)) {
         *warning = 1;
         summary_prompt_warning(buf, len, s->prompt_usage_requested, s->prompt_usage_server, n,
-                               prompts);
+                               prompts, stats_embeddings(s));
     } else if (prompts == SUMMARY_PROMPTS_SYNTHETIC && s->completed > 0 &&
                s->by_kind[REC_HTTP_4XX] == s->completed) {
         *warning = 1;
-        summary_prompt_4xx_warning(buf, len, s->completed);
+        summary_prompt_4xx_warning(buf, len, s->completed, stats_embeddings(s));
     } else if (s->prompt_mismatch > 0 && n > 0) {
         const char *fix;
         switch (prompts) {
         case SUMMARY_PROMPTS_SYNTHETIC:
-            fix = ": its tokenizer does not count a word a token; to send each prompt at its "
-                  "length, fit it with `llmload calibrate --url BASE` and run with "
-                  "`--calibration FILE`, or run with `--calibrate auto` (docs/workload.md)";
+            fix = stats_embeddings(s)
+                      ? ": its tokenizer does not count a word a token; to send each prompt at "
+                        "its length, fit it with " SUMMARY_EMB_FIT
+                        " and run with `--calibration FILE` (docs/apis.md)"
+                      : ": its tokenizer does not count a word a token; to send each prompt at "
+                        "its length, fit it with `llmload calibrate --url BASE` and run with "
+                        "`--calibration FILE`, or run with `--calibrate auto` (docs/workload.md)";
             break;
         case SUMMARY_PROMPTS_CALIBRATED:
             fix = ": a calibration keeps the mean length, each prompt within a word or two "
@@ -407,12 +427,19 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
             summary_fmt_double(summary_rate((double)s->win_sent, w), "%.2f", b, sizeof(b)),
             summary_fmt_double(summary_rate((double)s->win_completed, w), "%.2f", c, sizeof(c)),
             summary_fmt_double(summary_rate((double)s->win_ok, w), "%.2f", d, sizeof(d)));
-    if (info->slo) {
-        fprintf(f, "goodput:    %s req/s met the SLO (%s), attainment %s%% of scheduled\n",
+    if (info->slo || info->slo_by_class) {
+        char which[160];
+        if (!info->slo_by_class)
+            snprintf(which, sizeof which, "the SLO (%s)", info->slo);
+        else if (info->slo)
+            snprintf(which, sizeof which, "their class's SLO (its own, else %s)", info->slo);
+        else
+            snprintf(which, sizeof which,
+                     "their class's SLO (its own; a class without one: completed ok)");
+        fprintf(f, "goodput:    %s req/s met %s, attainment %s%% of scheduled\n",
                 summary_fmt_double(summary_rate((double)s->win_slo_met, w), "%.2f", a, sizeof(a)),
-                info->slo,
-                summary_fmt_double(s->scheduled ? 100.0 * (double)s->slo_met /
-                                                      (double)s->scheduled
+                which,
+                summary_fmt_double(s->scheduled ? 100.0 * (double)s->slo_met / (double)s->scheduled
                                                 : 0.0,
                                    "%.1f", b, sizeof(b)));
     }

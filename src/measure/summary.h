@@ -45,12 +45,15 @@ int summary_prompt_off(uint64_t requested, uint64_t server);
  * (over N ok requests): prompts are 115% longer than asked; ...". The
  * driver's warning during a run and the summary's are this text. */
 void summary_prompt_warning(char *buf, size_t len, uint64_t requested, uint64_t server, uint64_t n,
-                            enum summary_prompts prompts);
+                            enum summary_prompts prompts, int embeddings);
 
 /* The warning when every request of n failed with a 4xx and the prompts
  * were llmload's words without a calibration: the prompts may be longer
- * on the server than asked. */
-void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n);
+ * on the server than asked. embeddings 1 (--api openai-embeddings): the
+ * advice names calibrate's completions fit, whose prompts carry no chat
+ * template, as an embedding's input carries none (and --calibrate auto,
+ * which it refuses, is not offered); the warning above likewise. */
+void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n, int embeddings);
 
 /* The summary's line about the server's prompt count (no "note:" or
  * "warning:" in it): the warning above when prompts are off or every
@@ -100,6 +103,10 @@ struct summary_info {
     int interrupted;            /* 1: stopped by a signal, partial results */
     uint64_t records_written;   /* lines in requests.jsonl */
     const char *slo;            /* canonical SLO spec, NULL when none: goodput is printed */
+    int slo_by_class;           /* 1: a traffic class has its own SLO, so goodput and
+                                 * attainment count each request against its class's
+                                 * (slo, when given, is the others'): printed even
+                                 * without slo */
     /* Partly-open sessions (llmload run --sessions); all 0 otherwise.
      * offered_rate_per_s is then the intended request rate: the session
      * rate times the mean turns per session. */

@@ -211,12 +211,13 @@ static json_t *summary_throughput_json(const struct stats *s, const struct summa
     jset(thr, "request_bytes_per_s", jdouble(summary_rate((double)s->win_request_bytes, w)));
     jset(thr, "inputs_per_s",
          stats_embeddings(s) ? jdouble(summary_rate((double)s->win_inputs, w)) : json_null());
+    int have = info->slo || info->slo_by_class;
     jset(thr, "goodput_per_s",
-         info->slo ? jdouble(summary_rate((double)s->win_slo_met, w)) : json_null());
+         have ? jdouble(summary_rate((double)s->win_slo_met, w)) : json_null());
     jset(thr, "attainment",
-         info->slo && s->scheduled ? jdouble((double)s->slo_met / (double)s->scheduled)
-                                   : json_null());
+         have && s->scheduled ? jdouble((double)s->slo_met / (double)s->scheduled) : json_null());
     jset(thr, "slo", info->slo ? json_string(info->slo) : json_null());
+    jset(thr, "slo_by_class", json_boolean(info->slo_by_class));
     return thr;
 }
 

@@ -262,6 +262,11 @@ static void merged_info(const struct merge *m, const json_t *fs, const json_t *c
     info->interrupted = ps->interrupted;
     info->records_written = m->n_refs;
     info->slo = slo_text;
+    /* A class whose SLO (its own, else the run's) is not the run's has
+     * its own: the whole run's goodput counted it by its class's. */
+    for (size_t k = 0; k < m->n_cls; k++)
+        info->slo_by_class |=
+            m->cls[k].slo_text[0] && (!slo_text || strcmp(m->cls[k].slo_text, slo_text) != 0);
     double wshare = rm_jnum(fs, "tokens", "workload_cached_share");
     info->workload_share_known = isfinite(wshare);
     info->workload_cached_share = wshare;

@@ -514,6 +514,9 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
     size_t buf_cap = 0;
     struct infl_ev *ev = ll_calloc(2 * m->n_refs + 1, sizeof *ev);
     size_t n_ev = 0;
+    int any_slo = slo_is_set(slo);
+    for (size_t k = 0; k < m->n_cls; k++)
+        any_slo |= slo_is_set(&m->cls[k].slo);
     for (size_t i = 0; i < m->n_refs; i++) {
         const struct ref *rf = &m->refs[i];
         if (rf->len + 1 > buf_cap) {
@@ -534,16 +537,19 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
         /* As the driver: a session's turns are cold by session only in
          * the sessions mode (a replay's trace session ids do not count). */
         r.cold = record_in_cold_start(r.id, by_session ? r.session : -1, cold_n);
-        stats_account(&m->st, &r, warmup_ns, wend, slo);
-        if (r.endpoint >= 0 && (size_t)r.endpoint < m->n_eps)
-            stats_account(&m->eps[r.endpoint], &r, warmup_ns, wend, slo);
+        /* As the driver: a request meets its class's SLO (its own, else
+         * the run's), in the whole run's figures too. */
         struct merge_class *c = class_find(m, r.cls);
+        int met = slo_met_any(c ? &c->slo : slo, any_slo, &r);
+        stats_account_met(&m->st, &r, warmup_ns, wend, met);
+        if (r.endpoint >= 0 && (size_t)r.endpoint < m->n_eps)
+            stats_account_met(&m->eps[r.endpoint], &r, warmup_ns, wend, met);
         if (c)
             stats_account(&c->st, &r, warmup_ns, wend, &c->slo);
         if (r.cold) {
             stats_add_record(&m->cold, &r);
             m->cold.sent += r.sent_ns != LL_NO_TIME;
-            m->cold.slo_met += (uint64_t)(slo_is_set(slo) && slo_met(slo, &r));
+            m->cold.slo_met += (uint64_t)met;
         } else if (r.warmup) {
             m->warmup_records++;
         }

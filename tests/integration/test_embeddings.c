@@ -459,12 +459,74 @@ static void test_refusals(void **state)
         {{"run", "--api", "openai-embeddings", "--rate", "1", "--prompt-ids"},
          "--prompt-ids: not with --api openai-embeddings"},
         {{"run", "--api", "openai-embeddings", "--rate", "1", "--calibrate", "auto"},
-         "--calibrate: not with --api openai-embeddings"},
+         "--calibrate: not with --api openai-embeddings: its probes speak OpenAI chat, whose "
+         "template an embedding's input lacks; fit with llmload calibrate --api "
+         "openai-completions"},
         {{"sweep", "--api", "openai-embeddings", "--rates", "1,2", "--slo", "ttft=1s"},
          "--slo: ttft has no meaning for openai-embeddings"},
         {{"replay", "/nonexistent/trace.jsonl", "--api", "openai-embeddings"},
          "--api openai-embeddings: not with llmload replay"},
         {{"demo", "--api", "openai-embeddings"}, "--api: the demo judges TTFT and TPOT"});
+}
+
+/* The fit an embeddings run is told to use is the one that keeps its
+ * lengths. Under the sim's bytes2 tokenizer a chat prompt carries a
+ * 10-token template and a completions prompt a BOS, and an embedding's
+ * input, like a completions prompt, no template: calibrate's chat fit
+ * (intercept about 10) leaves 128-token inputs 119 tokens long, its
+ * completions fit (intercept about 1) sends them at 128 (against
+ * llama.cpp: 0.69x and 0.98x). So the uncalibrated run's warning, and
+ * the refusal of --calibrate auto above, name the completions fit, never
+ * --calibrate auto, which this API refuses. */
+static void test_calibration_advice(void **state)
+{
+    const char *sargs[] = {"--tokenizer", "bytes2", "--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    harness_tmp_begin();
+    char url[160], fit_chat[600], fit_cmpl[600];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    harness_tmp_path(fit_chat, sizeof fit_chat, "chat.json");
+    harness_tmp_path(fit_cmpl, sizeof fit_cmpl, "cmpl.json");
+    const char *cal_chat[] = {"calibrate", "--url", url, "--out", fit_chat, NULL};
+    const char *cal_cmpl[] = {"calibrate",          "--url", url,      "--api",
+                              "openai-completions", "--out", fit_cmpl, NULL};
+    free(harness_run_expect(cal_chat, 60, 0, NULL));
+    free(harness_run_expect(cal_cmpl, 60, 0, NULL));
+    const char *fixed[] = {
+        "--api", "openai-embeddings", "--rate", "50",           "--requests", "20", "--seed",
+        "4",     "--prompt-tokens",   "128",    "--no-metrics", NULL};
+    const char *fits[] = {fit_cmpl, fit_chat};
+    double mean[2];
+    for (int i = 0; i < 2; i++) {
+        const char *args[] = {"--calibration", fits[i], NULL};
+        char *dir = harness_run_client(fixed, args, HARNESS_RC_OK_OR_INVALID, NULL);
+        struct harness_recs *r = harness_requests_load(dir);
+        assert_int_equal(r->n, 20);
+        double sum = 0;
+        for (size_t k = 0; k < r->n; k++)
+            sum += (double)harness_ival(r->items[k], "prompt_tokens_server");
+        mean[i] = sum / (double)r->n;
+        harness_recs_free(r);
+        harness_results_free(dir);
+    }
+    print_message("128-token inputs: %.1f tokens with the completions fit, %.1f with chat's\n",
+                  mean[0], mean[1]);
+    ASSERT_NEAR(mean[0], 128, 128 * 0.02);
+    assert_true(mean[1] < 128 * 0.95); /* the premise: the chat fit is the wrong one */
+
+    char *err = NULL;
+    const char *none[] = {NULL};
+    char *dir = harness_run_client(fixed, none, HARNESS_RC_OK_OR_INVALID, &err);
+    json_t *sj = harness_summary_load(dir);
+    const char *w = harness_sval(sj, "prompt_warning");
+    const char *has[] = {"the server counted",
+                         "llmload calibrate --url BASE --api openai-completions", NULL};
+    const char *lacks[] = {"--calibrate auto", NULL};
+    harness_text_check("summary.json prompt_warning", w, has, lacks);
+    harness_text_check("stderr", err, has, lacks);
+    json_decref(sj);
+    free(err);
+    harness_results_free(dir);
 }
 
 /* llmload sweep --api openai-embeddings against the sim: its load steps
@@ -574,6 +636,7 @@ int main(void)
         cmocka_unit_test_teardown(test_capture, teardown),
         cmocka_unit_test_teardown(test_hostile_answers, teardown),
         cmocka_unit_test_teardown(test_refusals, teardown),
+        cmocka_unit_test_teardown(test_calibration_advice, teardown),
         cmocka_unit_test_teardown(test_sweep_report, teardown),
         cmocka_unit_test_teardown(test_compare_rows, teardown),
     };

@@ -304,10 +304,43 @@ static void test_records_lost_counted(void **state)
     free(tmp);
 }
 
+/* --model names a model the target's /models does not list: the sim, as
+ * llama.cpp, answers any name with its own model, so the run succeeds and
+ * only a warning says that what was measured is not what the summary's
+ * model line names. A listed name gets no warning. */
+static void test_model_unlisted(void **state)
+{
+    const char *names[] = {"nosuch", "llmload-sim"};
+    for (int i = 0; i < 2; i++) {
+        harness_cur_sim_start(NULL);
+        const char *args[] = {"--model",    names[i], "--rate",       "20",
+                              "--requests", "5",      "--no-metrics", NULL};
+        char *err = NULL;
+        char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, &err);
+        struct harness_recs *r = harness_requests_load(dir);
+        assert_int_equal(r->n, 5);
+        for (size_t k = 0; k < r->n; k++)
+            assert_string_equal(harness_sval(r->items[k], "kind"), "ok");
+        const char *warn[] = {"warning: --model nosuch: the target's /models does not list it "
+                              "(it lists \"llmload-sim\")",
+                              NULL};
+        const char *any[] = {"does not list", NULL};
+        if (i == 0)
+            harness_text_check("stderr", err, warn, NULL);
+        else
+            harness_text_check("stderr", err, NULL, any);
+        harness_recs_free(r);
+        free(err);
+        harness_results_free(dir);
+        harness_sim_teardown(state);
+    }
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
              cmocka_unit_test_teardown(test_warmup_excluded_from_itl, harness_sim_teardown),
              cmocka_unit_test_teardown(test_max_inflight, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_records_lost_counted, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_records_lost_counted, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_model_unlisted, harness_sim_teardown))

@@ -478,6 +478,72 @@ static void test_classes(void **state)
     free(tmp);
 }
 
+/* The whole run's goodput and attainment count each request against its
+ * class's SLO, as the class table and a sweep step do: a class's own SLO
+ * replaces --slo for it. "tight" asks an E2E of 1 us, which no request
+ * meets; "loose" an E2E of 60 s, which every ok request on the sim meets,
+ * so the run's attainment is exactly the loose share of the scheduled
+ * requests, whatever the timing (the old count judged both by --slo's
+ * 60 s and gave 100%). Without --slo the classes' own still give the run
+ * a goodput, and --expect attainment takes them. */
+static void test_class_slo_whole_run(void **state)
+{
+    char *tmp = harness_tmpdir();
+    char path[600];
+    snprintf(path, sizeof path, "%s/w.json", tmp);
+    harness_write_file(path, "{\"classes\": [\n"
+                             " {\"name\": \"tight\", \"prompt_tokens\": 16, \"output_tokens\": 4,"
+                             "  \"slo\": {\"e2e_ms\": 0.001}},\n"
+                             " {\"name\": \"loose\", \"prompt_tokens\": 16, \"output_tokens\": 4,"
+                             "  \"slo\": {\"e2e_ms\": 60000}}\n"
+                             "]}\n");
+    for (int with_slo = 1; with_slo >= 0; with_slo--) {
+        harness_cur_sim_start(NULL);
+        const char *args[] = {"--rate",         "20",
+                              "--duration",     "2s",
+                              "--workload",     path,
+                              "--no-metrics",   "--expect",
+                              "attainment>=1%", with_slo ? "--slo" : NULL,
+                              "e2e=60s",        NULL};
+        char *out = NULL, *err = NULL;
+        char *dir = harness_run_sim_verdict("run", args, 60, &out, &err);
+        json_t *s = harness_summary_load(dir);
+        struct harness_recs *r = harness_requests_load(dir);
+        double window_ns = harness_num(s, "window_ns");
+        size_t n = 0, loose = 0, loose_ended = 0;
+        for (size_t i = 0; i < r->n; i++) {
+            json_t *x = r->items[i];
+            assert_string_equal(harness_sval(x, "kind"), "ok");
+            n++;
+            if (strcmp(harness_sval(x, "class"), "loose") != 0)
+                continue;
+            loose++;
+            loose_ended += (double)harness_ival(x, "end_ns") <= window_ns;
+        }
+        assert_true(loose > 5 && loose < n); /* the premise: both classes ran */
+        ASSERT_NEAR(harness_num(s, "requests.scheduled"), (double)n, 0);
+        ASSERT_NEAR(harness_num(s, "throughput.attainment"), (double)loose / (double)n, 1e-9);
+        ASSERT_NEAR(harness_num(s, "throughput.goodput_per_s"),
+                    (double)loose_ended / (window_ns / 1e9), 1e-9);
+        assert_true(
+            json_is_true(json_object_get(json_object_get(s, "throughput"), "slo_by_class")));
+        const char *has[] = {with_slo ? "met their class's SLO (its own, else e2e=60s)"
+                                      : "met their class's SLO (its own; a class without one",
+                             NULL};
+        harness_text_check("stdout", out, has, NULL);
+        print_message("with --slo %d: %zu of %zu loose, attainment %.3f\n", with_slo, loose, n,
+                      harness_num(s, "throughput.attainment"));
+        json_decref(s);
+        harness_recs_free(r);
+        free(out);
+        free(err);
+        harness_results_free(dir);
+        harness_sim_teardown(state);
+    }
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
 /* Explicit bursts merge into the arrivals: count requests at exactly the
  * burst's offset, with its lengths, and the same schedule as the dump. */
 static void test_bursts(void **state)
@@ -516,4 +582,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_prefix_sharing, harness_sim_teardown
              cmocka_unit_test_teardown(test_cancel_after_tokens, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_time, harness_sim_teardown),
              cmocka_unit_test_teardown(test_classes, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_class_slo_whole_run, harness_sim_teardown),
              cmocka_unit_test_teardown(test_bursts, harness_sim_teardown))
