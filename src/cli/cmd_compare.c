@@ -264,8 +264,14 @@ static int side_load_data(struct side *s)
     /* The counts behind the rates: each rate is a count in the window over it. */
     if (s->has_slo)
         s->good = (uint64_t)llround(s->goodput * s->window_s);
+    /* Attainment is over the requests the SLO judged (a client's
+     * cancellation before a miss is not; absent in older summaries: 0). */
+    double unjudged = jnum(sum, "throughput", "slo_unjudged");
+    s->slo_judged =
+        s->scheduled -
+        (isfinite(unjudged) && unjudged > 0 ? LL_MIN((uint64_t)unjudged, s->scheduled) : 0);
     if (isfinite(s->attainment))
-        s->attained = (uint64_t)llround(s->attainment * (double)s->scheduled);
+        s->attained = (uint64_t)llround(s->attainment * (double)s->slo_judged);
     if (isfinite(s->send_rate))
         s->sent = (uint64_t)llround(s->send_rate * s->window_s);
     if (!(s->window_s > 0)) {

@@ -51,6 +51,7 @@ struct side {
                           * (rounded): the least block length */
     double tok_sum, tok_sq; /* output tokens of ok requests, and their squares */
     uint64_t completed, failed, sent, scheduled, good, attained;
+    uint64_t slo_judged; /* scheduled less those the SLO could not judge (stats_attainment) */
     uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
     double window_s;
     uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start (a sweep's

@@ -94,7 +94,7 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
     r = row_begin(rows, &k, "attainment", "attainment", U_SHARE, CMP_HIGHER_BETTER, b->attainment,
                   c->attainment, "newcombe");
     if (b->has_slo && c->has_slo && isfinite(b->attainment) && isfinite(c->attainment))
-        r->d = cmp_share_diff(b->attained, b->scheduled, c->attained, c->scheduled);
+        r->d = cmp_share_diff(b->attained, b->slo_judged, c->attained, c->slo_judged);
 
     r = row_begin(rows, &k, "error_rate", "error rate", U_SHARE, CMP_LOWER_BETTER,
                   share_of(b->failed, b->completed), share_of(c->failed, c->completed), "newcombe");

@@ -196,6 +196,7 @@ static void side_facts_add(struct side *s, const struct sweep_step *st,
         s->by_kind[k] += x->by_kind[k];
     s->good += st->met_ended_in_window;
     s->attained += x->slo_met;
+    s->slo_judged += x->scheduled - LL_MIN(x->slo_unjudged, x->scheduled);
     s->sent += st->sent_in_window;
     s->tok_s += (double)st->output_tokens_ended; /* a total until side_facts_end */
     s->has_slo = sweep_step_has_slo(st, set);
@@ -206,7 +207,7 @@ static void side_facts_end(struct side *s)
     double w = s->window_s > 0 ? s->window_s : NAN;
     s->tok_s /= w;
     s->goodput = s->has_slo ? (double)s->good / w : NAN;
-    s->attainment = s->has_slo && s->scheduled ? (double)s->attained / (double)s->scheduled : NAN;
+    s->attainment = s->has_slo && s->slo_judged ? (double)s->attained / (double)s->slo_judged : NAN;
     s->send_rate = (double)s->sent / w;
 }
 

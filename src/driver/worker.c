@@ -485,7 +485,7 @@ static void record_out(struct worker *w, struct record *r)
      * run's figures as in its class's and as a sweep step counts it. */
     int in_cls = w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls;
     const struct slo *slo = in_cls ? &w->d->cls_slo[r->class_idx] : &cfg->slo;
-    int met = slo_met_any(slo, w->d->any_slo, r);
+    int met = slo_judge_any(slo, w->d->any_slo, r);
     stats_account_met(&w->stats, r, cfg->warmup_ns, window_end_rel(cfg), met);
     if (in_cls)
         stats_account(&w->cls[r->class_idx], r, cfg->warmup_ns, window_end_rel(cfg), slo);
@@ -495,7 +495,7 @@ static void record_out(struct worker *w, struct record *r)
         stats_add_record(&w->cold, r);
         if (r->sent_ns != LL_NO_TIME)
             w->cold.sent++;
-        w->cold.slo_met += (uint64_t)met;
+        w->cold.slo_met += (uint64_t)(met == 1);
     } else if (r->warmup) {
         w->warmup_records++;
     } else {

@@ -129,7 +129,27 @@ const struct slo *slo_or(const struct slo *own, const struct slo *fallback)
     return slo_is_set(own) ? own : fallback;
 }
 
-int slo_met_any(const struct slo *slo, int any, const struct record *r)
+int slo_judge(const struct slo *s, const struct record *r)
 {
-    return any && slo_met(slo, r);
+    if (r->kind != REC_CANCELLED)
+        return slo_met(s, r);
+    uint64_t waited = record_e2e_ns(r);
+    if (s->ttft_ns) {
+        uint64_t v = record_ttft_ns(r);
+        if (v != LL_NO_TIME ? v > s->ttft_ns : waited != LL_NO_TIME && waited > s->ttft_ns)
+            return 0;
+    }
+    if (s->tpot_ns) {
+        uint64_t v = record_tpot_ns(r);
+        if (v != LL_NO_TIME && v > s->tpot_ns)
+            return 0;
+    }
+    if (s->e2e_ns && waited != LL_NO_TIME && waited > s->e2e_ns)
+        return 0;
+    return SLO_UNJUDGED;
+}
+
+int slo_judge_any(const struct slo *slo, int any, const struct record *r)
+{
+    return any ? slo_judge(slo, r) : 0;
 }

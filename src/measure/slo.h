@@ -1,7 +1,8 @@
 /* slo.h: service-level objectives and whether a request met them.
  *
  * Goodput counts requests that completed ok AND met every threshold that is
- * set; errors, timeouts and cancellations are misses. docs/metrics.md. */
+ * set; errors and timeouts are misses, and a request the client cancelled
+ * is one only when it had already missed (slo_judge). docs/metrics.md. */
 #ifndef LL_SLO_H
 #define LL_SLO_H
 
@@ -21,14 +22,30 @@ struct slo {
  * rule; run, sweep and the report all call it. Returns one of the two. */
 const struct slo *slo_or(const struct slo *own, const struct slo *fallback);
 
-/* Whether r meets the SLO that applies to it in a run or step that has an
- * SLO somewhere (any: the command line's, or a traffic class's own): slo is
- * r's class's (slo_or of its own and the command line's), else the command
- * line's. A request whose class has none, in a run with no --slo, meets it
- * by completing ok; with no SLO anywhere (any 0), nothing meets. The whole
- * run's goodput and attainment use it, as a sweep step's do (docs/sweep.md,
- * "A request meets the SLO of its class"). */
-int slo_met_any(const struct slo *slo, int any, const struct record *r);
+/* slo_judge's verdict for a request the client cancelled before it had
+ * shown a miss: neither met nor missed, and out of attainment's count. */
+#define SLO_UNJUDGED (-1)
+
+/* How r fares against s: 1 met (slo_met), 0 missed, or SLO_UNJUDGED when
+ * r is a client cancellation (kind cancelled: the workload's, or a stop
+ * signal's) that had not yet shown a miss. A cancelled request misses
+ * only what it had already missed: a TTFT threshold its first token came
+ * after, or that passed with no token before the cancellation; a TPOT
+ * over the threshold over the tokens it got; an E2E threshold that passed
+ * before the cancellation. Anything else it might have met or missed had
+ * it gone on, and the client, not the server, ended it (a workload with
+ * 30% cancellations could otherwise never reach a 99% attainment). */
+int slo_judge(const struct slo *s, const struct record *r);
+
+/* How r fares against the SLO that applies to it in a run or step that
+ * has an SLO somewhere (any: the command line's, or a traffic class's
+ * own): slo is r's class's (slo_or of its own and the command line's),
+ * else the command line's; slo_judge's verdict. A request whose class has
+ * none, in a run with no --slo, meets it by completing ok; with no SLO
+ * anywhere (any 0), nothing meets (0). The whole run's goodput and
+ * attainment use it, as a sweep step's do (docs/sweep.md, "A request
+ * meets the SLO of its class"). */
+int slo_judge_any(const struct slo *slo, int any, const struct record *r);
 
 /* Parse "ttft=500ms,tpot=50ms,e2e=10s" (any subset, any order; a bare
  * number is milliseconds; each name once, no trailing comma). Returns 0,

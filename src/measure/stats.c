@@ -127,7 +127,7 @@ void stats_sample_copy(char *out, const char *detail, size_t detail_cap)
 void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
                    uint64_t window_end_ns, const struct slo *slo)
 {
-    stats_account_met(s, r, warmup_ns, window_end_ns, slo_is_set(slo) && slo_met(slo, r));
+    stats_account_met(s, r, warmup_ns, window_end_ns, slo_is_set(slo) ? slo_judge(slo, r) : 0);
 }
 
 void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_ns,
@@ -147,7 +147,7 @@ void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_
                 r->prompt_tokens_server >= 0 ? (uint64_t)r->prompt_tokens_server : r->prompt_tokens;
             /* Goodput is the warm requests': a cold one is the cold
              * section's alone. */
-            s->win_slo_met += (uint64_t)(met && !r->cold);
+            s->win_slo_met += (uint64_t)(met == 1 && !r->cold);
         }
     }
     if (r->warmup) {
@@ -167,7 +167,8 @@ void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_
     stats_add_record(s, r);
     if (r->sent_ns != LL_NO_TIME)
         s->sent++;
-    s->slo_met += (uint64_t)met;
+    s->slo_met += (uint64_t)(met == 1);
+    s->slo_unjudged += (uint64_t)(met == SLO_UNJUDGED);
 }
 
 void stats_add_record(struct stats *s, const struct record *r)
@@ -268,6 +269,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
         hist_merge(*d[i], *(struct hist *const *)((const char *)src + stats_hist_off[i]));
 
     dst->slo_met += src->slo_met;
+    dst->slo_unjudged += src->slo_unjudged;
     dst->win_sent += src->win_sent;
     dst->win_request_bytes += src->win_request_bytes;
     dst->warmup_output_tokens += src->warmup_output_tokens;
@@ -325,6 +327,12 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->finish_none += src->finish_none;
     dst->cut_short += src->cut_short;
     dst->cut_short_unjudged += src->cut_short_unjudged;
+}
+
+double stats_attainment(const struct stats *s)
+{
+    uint64_t judged = s->scheduled > s->slo_unjudged ? s->scheduled - s->slo_unjudged : 0;
+    return judged ? (double)s->slo_met / (double)judged : NAN;
 }
 
 uint64_t stats_failed(const struct stats *s)

@@ -107,6 +107,8 @@ struct stats {
     uint64_t retry_after_seen;      /* records that carried a Retry-After */
     uint64_t retry_after_sum_ms;    /* ms, sum of those Retry-After values */
     uint64_t slo_met;               /* ok records that met every SLO threshold (driver counts) */
+    uint64_t slo_unjudged;          /* records the client cancelled before they had shown a
+                                       miss (slo_judge): out of attainment's count */
 
     /* Throughput is counted by time, not by schedule (the driver counts
      * these): events inside the measurement window, whichever request
@@ -174,8 +176,9 @@ struct slo;
 void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
                    uint64_t window_end_ns, const struct slo *slo);
 
-/* stats_account with the SLO verdict given: met is 1 when r met the SLO
- * that applies to it (slo_met_any: its class's, in a run with classes). */
+/* stats_account with the SLO verdict given: met is slo_judge's for the SLO
+ * that applies to r (slo_judge_any: its class's, in a run with classes):
+ * 1 met, 0 missed, SLO_UNJUDGED not judged. */
 void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_ns,
                        uint64_t window_end_ns, int met);
 
@@ -210,6 +213,11 @@ void stats_served(const struct stats *st, const struct stats *cold, struct stats
  * becomes '?', and a detail longer than
  * STATS_SAMPLE_MAX bytes is cut and ends in "...". */
 void stats_sample_copy(char *out, const char *detail, size_t detail_cap);
+
+/* The share of the scheduled requests the SLO judged (all but slo_unjudged)
+ * that met it: slo_met over scheduled less slo_unjudged; NAN when none was
+ * judged. The one home of attainment for run, merge, sweep and compare. */
+double stats_attainment(const struct stats *s);
 
 /* Records of any kind other than ok. */
 uint64_t stats_failed(const struct stats *s);

@@ -436,12 +436,15 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
         else
             snprintf(which, sizeof which,
                      "their class's SLO (its own; a class without one: completed ok)");
-        fprintf(f, "goodput:    %s req/s met %s, attainment %s%% of scheduled\n",
+        double att = stats_attainment(s);
+        char unjudged[128] = "";
+        if (s->slo_unjudged > 0)
+            snprintf(unjudged, sizeof unjudged,
+                     " (%" PRIu64 " the client cancelled before a miss left out)", s->slo_unjudged);
+        fprintf(f, "goodput:    %s req/s met %s, attainment %s%% of scheduled%s\n",
                 summary_fmt_double(summary_rate((double)s->win_slo_met, w), "%.2f", a, sizeof(a)),
-                which,
-                summary_fmt_double(s->scheduled ? 100.0 * (double)s->slo_met / (double)s->scheduled
-                                                : 0.0,
-                                   "%.1f", b, sizeof(b)));
+                which, summary_fmt_double(isfinite(att) ? 100.0 * att : 0.0, "%.1f", b, sizeof(b)),
+                unjudged);
     }
     if (stats_embeddings(s))
         fprintf(
@@ -601,9 +604,8 @@ void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uin
         char gp[24] = "-", at[24] = "-";
         if (c[i].slo) {
             snprintf(gp, sizeof gp, "%.2f", summary_rate((double)s->win_slo_met, window_ns));
-            if (s->scheduled)
-                snprintf(at, sizeof at, "%.1f%%",
-                         100.0 * (double)s->slo_met / (double)s->scheduled);
+            if (isfinite(stats_attainment(s)))
+                snprintf(at, sizeof at, "%.1f%%", 100.0 * stats_attainment(s));
         }
         fprintf(f, "%-15.15s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %10s %10s %7s\n",
                 c[i].name, s->scheduled, s->by_kind[REC_OK], stats_failed(s), a, b, d, e, g, gp,

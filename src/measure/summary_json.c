@@ -214,8 +214,8 @@ static json_t *summary_throughput_json(const struct stats *s, const struct summa
     int have = info->slo || info->slo_by_class;
     jset(thr, "goodput_per_s",
          have ? jdouble(summary_rate((double)s->win_slo_met, w)) : json_null());
-    jset(thr, "attainment",
-         have && s->scheduled ? jdouble((double)s->slo_met / (double)s->scheduled) : json_null());
+    jset(thr, "attainment", have ? jdouble(stats_attainment(s)) : json_null());
+    jset(thr, "slo_unjudged", have ? ju64(s->slo_unjudged) : json_null());
     jset(thr, "slo", info->slo ? json_string(info->slo) : json_null());
     jset(thr, "slo_by_class", json_boolean(info->slo_by_class));
     return thr;
@@ -416,9 +416,8 @@ json_t *summary_classes_json(const struct summary_class *c, size_t n, uint64_t w
         jset(o, "slo", c[i].slo ? json_string(c[i].slo) : json_null());
         jset(o, "goodput_per_s",
              c[i].slo ? jdouble(summary_rate((double)s->win_slo_met, window_ns)) : json_null());
-        jset(o, "attainment",
-             c[i].slo && s->scheduled ? jdouble((double)s->slo_met / (double)s->scheduled)
-                                      : json_null());
+        jset(o, "attainment", c[i].slo ? jdouble(stats_attainment(s)) : json_null());
+        jset(o, "slo_unjudged", c[i].slo ? ju64(s->slo_unjudged) : json_null());
         json_array_append_new(arr, o);
     }
     return arr;

@@ -540,7 +540,7 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
         /* As the driver: a request meets its class's SLO (its own, else
          * the run's), in the whole run's figures too. */
         struct merge_class *c = class_find(m, r.cls);
-        int met = slo_met_any(c ? &c->slo : slo, any_slo, &r);
+        int met = slo_judge_any(c ? &c->slo : slo, any_slo, &r);
         stats_account_met(&m->st, &r, warmup_ns, wend, met);
         if (r.endpoint >= 0 && (size_t)r.endpoint < m->n_eps)
             stats_account_met(&m->eps[r.endpoint], &r, warmup_ns, wend, met);
@@ -549,7 +549,7 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
         if (r.cold) {
             stats_add_record(&m->cold, &r);
             m->cold.sent += r.sent_ns != LL_NO_TIME;
-            m->cold.slo_met += (uint64_t)met;
+            m->cold.slo_met += (uint64_t)(met == 1);
         } else if (r.warmup) {
             m->warmup_records++;
         }

@@ -214,8 +214,11 @@ static void class_add_record(struct sweep_step *s, size_t k, const struct record
     if (r->cold || r->warmup || r->sched_ns < s->f.warmup_ns)
         return;
     stats_add_record(&c->stats, r);
-    if (have && slo_met(slo, r))
-        c->stats.slo_met++;
+    if (have) {
+        int j = slo_judge(slo, r);
+        c->stats.slo_met += (uint64_t)(j == 1);
+        c->stats.slo_unjudged += (uint64_t)(j == SLO_UNJUDGED);
+    }
     if (r->sent_ns != LL_NO_TIME && r->sent_ns <= s->f.duration_ns)
         c->sent_in_window++;
 }
@@ -287,9 +290,14 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
     if (r->warmup || r->sched_ns < f->warmup_ns)
         return;
     stats_add_record(&s->stats, r);
-    int met = own ? slo_met(slo, r) : r->kind == REC_OK;
-    if (have_slo && met)
-        s->stats.slo_met++;
+    /* A class without an SLO of its own, in a step with one elsewhere:
+     * completing ok meets it (slo_judge with no threshold set). */
+    if (have_slo) {
+        static const struct slo none;
+        int j = slo_judge(own ? slo : &none, r);
+        s->stats.slo_met += (uint64_t)(j == 1);
+        s->stats.slo_unjudged += (uint64_t)(j == SLO_UNJUDGED);
+    }
     if (r->kind == REC_OK && r->first_ns != LL_NO_TIME && r->first_ns >= r->sched_ns) {
         uint64_t half = f->warmup_ns + (f->duration_ns - f->warmup_ns) / 2;
         hist_record(r->sched_ns >= half ? s->ttft_h2 : s->ttft_h1, r->first_ns - r->sched_ns);
@@ -308,7 +316,7 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
         s->met = ll_realloc(s->met, s->cap_met * sizeof *s->met);
     }
     s->met_sched_ns[s->n_met] = r->sched_ns;
-    s->met[s->n_met] = (unsigned char)met;
+    s->met[s->n_met] = (unsigned char)(own ? slo_met(slo, r) : r->kind == REC_OK);
     s->n_met++;
 }
 
@@ -427,8 +435,11 @@ static void class_finish(struct sweep_step *s, size_t k, const struct sweep_sett
     c->achieved_rps = (double)c->sent_in_window / w;
     c->completed_rps = (double)c->ok_ended_in_window / w;
     c->goodput_rps = (double)c->met_ended_in_window / w;
-    c->attainment = c->have_slo && st->scheduled ? (double)st->slo_met / (double)st->scheduled
-                                                 : NAN;
+    /* A class whose every request the client cancelled before a miss
+     * judged nothing: it did not show the SLO met. */
+    c->attainment = !c->have_slo || !st->scheduled   ? NAN
+                    : isfinite(stats_attainment(st)) ? stats_attainment(st)
+                                                     : 0;
     c->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
     fill_pcts(st->ttft, c->ttft_ns);
     fill_pcts(st->tpot, c->tpot_ns);
@@ -474,8 +485,9 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     s->achieved_rps = (double)s->sent_in_window / w;
     s->completed_rps = (double)s->ok_ended_in_window / w;
     s->goodput_rps = (double)s->met_ended_in_window / w;
-    s->attainment = have_slo ? (st->scheduled ? (double)st->slo_met / (double)st->scheduled : 0)
-                             : NAN;
+    /* Nothing judged (no request, or every one cancelled by the client
+     * before a miss): 0, the SLO not shown met. */
+    s->attainment = have_slo ? (isfinite(stats_attainment(st)) ? stats_attainment(st) : 0) : NAN;
     s->input_tps = (double)s->prompt_tokens_ended / w;
     s->output_tps = (double)s->output_tokens_ended / w;
     /* A sent body is never empty: none counted means records written

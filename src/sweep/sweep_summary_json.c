@@ -35,6 +35,7 @@ static void put_outcomes(json_t *o, const struct stats *st, double achieved_rps,
     jset(o, "ok", ju64(st->by_kind[REC_OK]));
     jset(o, "failed", ju64(stats_failed(st)));
     jset(o, "slo_met", ju64(st->slo_met));
+    jset(o, "slo_unjudged", ju64(st->slo_unjudged));
     jset(o, "achieved_rps", jnum(achieved_rps));
     jset(o, "completed_rps", jnum(completed_rps));
     jset(o, "goodput_rps", jnum(goodput_rps));

@@ -198,13 +198,13 @@ static void test_compare_sweeps_slower_decode(void **state)
     json_t *j = compare_ok(base, slow, out);
     json_t *b = json_object_get(j, "baseline"), *c = cand0(j);
 
-    /* The fixture's truth (tests/data/report/README.md): capacity 4 req/s,
-     * 12 failing; knee between 12 and 24. Brackets one step wide. */
+    /* The fixture's truth (tests/data/report/README.md): capacity 12 req/s,
+     * 24 failing; knee between 12 and 24. Brackets one step wide. */
     json_t *bc = json_object_get(b, "capacity");
     assert_true(json_is_true(json_object_get(bc, "found")));
-    assert_true(fabs(harness_num(bc, "value") - 4) < 1e-9);
-    assert_true(fabs(harness_num(bc, "lo") - 4) < 1e-9);
-    assert_true(fabs(harness_num(bc, "hi") - 12) < 1e-9);
+    assert_true(fabs(harness_num(bc, "value") - 12) < 1e-9);
+    assert_true(fabs(harness_num(bc, "lo") - 12) < 1e-9);
+    assert_true(fabs(harness_num(bc, "hi") - 24) < 1e-9);
     json_t *cc = json_object_get(c, "capacity");
     assert_true(json_is_true(json_object_get(cc, "found")));
     assert_true(harness_num(cc, "value") <= harness_num(bc, "value"));
@@ -427,8 +427,8 @@ static void test_compare_sweeps_fail_on(void **state)
 }
 
 /* --fail-on's capacity and knee rows, once per candidate, on the
- * fixture against itself: the capacity bracket [4, 12] against [4, 12]
- * allows a change from 4/12 - 1 = -66.7% to 12/4 - 1 = +200%, so a -10%
+ * fixture against itself: the capacity bracket [12, 24] against [12, 24]
+ * allows a change from 12/24 - 1 = -50% to 24/12 - 1 = +100%, so a -10%
  * threshold is inconclusive (5) and a -70% one passes; the knee's [12,
  * 24] allows -50%, so knee:-10% is inconclusive and knee:-60% passes.
  * compare.json has the gates in the candidate's fail_on (not in the
@@ -467,8 +467,8 @@ static void test_compare_sweeps_fail_on_capacity(void **state)
             assert_int_equal(json_array_size(json_object_get(rate, "fail_on")), 0);
         json_t *d = json_object_get(json_object_get(c, "capacity_verdict"), "diff");
         assert_true(fabs(harness_num(d, "value")) < 1e-12);
-        assert_true(fabs(harness_num(d, "lo") - (4.0 / 12 - 1)) < 1e-9);
-        assert_true(fabs(harness_num(d, "hi") - 2.0) < 1e-9);
+        assert_true(fabs(harness_num(d, "lo") - (12.0 / 24 - 1)) < 1e-9);
+        assert_true(fabs(harness_num(d, "hi") - 1.0) < 1e-9);
         json_decref(j);
     }
     char run[700];

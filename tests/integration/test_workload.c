@@ -426,6 +426,54 @@ static void test_cancel_after_time(void **state)
     harness_results_free(dir);
 }
 
+/* A request the client cancelled is not an SLO miss unless it had
+ * already missed: 40 requests, half of them cancelled 1 ms after they were
+ * sent, against a sim whose every step lasts 30 ms or more (no token
+ * comes before the cancellation, and were one to, its TTFT would be far
+ * under 2 s), with --slo ttft=2s. The others' TTFT is a few steps, under
+ * the threshold by seconds. Attainment is over the judged requests:
+ * 100%, with the cancelled ones counted in throughput.slo_unjudged. It
+ * read 50%, the workload's own cancellations held against the server. */
+static void test_cancel_not_an_slo_miss(void **state)
+{
+    const char *sargs[] = {"--step-base", "30ms", NULL};
+    const char *args[] = {"--rate",
+                          "20",
+                          "--arrival",
+                          "constant",
+                          "--requests",
+                          "40",
+                          "--prompt-tokens",
+                          "16",
+                          "--output-tokens",
+                          "4",
+                          "--ignore-eos",
+                          "--cancel-fraction",
+                          "0.5",
+                          "--cancel-after",
+                          "1ms",
+                          "--slo",
+                          "ttft=2s",
+                          NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    struct harness_recs *r = harness_requests_load(dir);
+    int64_t cancelled = 0, ok = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const char *kind = harness_sval(r->items[i], "kind");
+        cancelled += strcmp(kind, "cancelled") == 0;
+        ok += strcmp(kind, "ok") == 0;
+    }
+    assert_int_equal(r->n, 40);
+    assert_true(cancelled > 0 && ok > 0);
+    assert_int_equal(cancelled + ok, 40);
+    json_t *sj = harness_summary_load(dir);
+    assert_int_equal((int64_t)harness_num(sj, "throughput.slo_unjudged"), cancelled);
+    ASSERT_NEAR(harness_num(sj, "throughput.attainment"), 1.0, 0);
+    json_decref(sj);
+    harness_recs_free(r);
+    harness_results_free(dir);
+}
+
 /* Traffic classes from a workload file: every record names the class its
  * index drew, with that class's lengths; the summary breaks out each. */
 static void test_classes(void **state)
@@ -581,6 +629,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_prefix_sharing, harness_sim_teardown
              cmocka_unit_test_teardown(test_salt_sweeps, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_tokens, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_time, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cancel_not_an_slo_miss, harness_sim_teardown),
              cmocka_unit_test_teardown(test_classes, harness_sim_teardown),
              cmocka_unit_test_teardown(test_class_slo_whole_run, harness_sim_teardown),
              cmocka_unit_test_teardown(test_bursts, harness_sim_teardown))

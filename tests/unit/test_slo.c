@@ -126,5 +126,41 @@ static void test_slo_met(void **state)
     assert_false(slo_met(&(struct slo){10 * SEC, 0, 0}, &r));
 }
 
+/* A request the client cancelled misses only what it had already missed
+ * (docs/metrics.md, "Cancelled requests"); else the SLO does not judge it.
+ * The ok request above, cancelled at its 281 ms end after its 10 tokens:
+ * TTFT 100 ms, TPOT 20 ms. */
+static void test_slo_judge_cancelled(void **state)
+{
+    (void)state;
+    struct record r = ok_request();
+    assert_int_equal(slo_judge(&(struct slo){100 * MS, 20 * MS, 0}, &r), 1);
+    assert_int_equal(slo_judge(&(struct slo){99 * MS, 0, 0}, &r), 0);
+    r.kind = REC_CANCELLED;
+    /* Within every threshold so far, and no E2E: not judged, not met. */
+    assert_int_equal(slo_judge(&(struct slo){100 * MS, 20 * MS, 0}, &r), SLO_UNJUDGED);
+    assert_int_equal(slo_judge(&(struct slo){0, 0, 281 * MS}, &r), SLO_UNJUDGED);
+    assert_int_equal(slo_judge(&(struct slo){0}, &r), SLO_UNJUDGED);
+    assert_false(slo_met(&(struct slo){100 * MS, 0, 0}, &r));
+    /* A first token after the threshold, a TPOT over it, an E2E threshold
+     * passed before the cancellation: misses. */
+    assert_int_equal(slo_judge(&(struct slo){100 * MS - 1, 0, 0}, &r), 0);
+    assert_int_equal(slo_judge(&(struct slo){0, 20 * MS - 1, 0}, &r), 0);
+    assert_int_equal(slo_judge(&(struct slo){0, 0, 281 * MS - 1}, &r), 0);
+    /* No token before a cancellation 281 ms after its schedule: a TTFT
+     * threshold under that passed with nothing, one over it might have
+     * been met. */
+    r.first_ns = r.first_content_ns = r.last_ns = LL_NO_TIME;
+    r.output_tokens = r.events = 0;
+    assert_int_equal(slo_judge(&(struct slo){200 * MS, 0, 0}, &r), 0);
+    assert_int_equal(slo_judge(&(struct slo){300 * MS, 0, 0}, &r), SLO_UNJUDGED);
+    assert_int_equal(slo_judge(&(struct slo){300 * MS, 1, 0}, &r), SLO_UNJUDGED);
+    /* Any other failure is a miss, as before. */
+    r = ok_request();
+    r.kind = REC_TIMEOUT_TOTAL;
+    assert_int_equal(slo_judge(&(struct slo){10 * SEC, 0, 0}, &r), 0);
+    assert_int_equal(slo_judge_any(&(struct slo){10 * SEC, 0, 0}, 0, &r), 0);
+}
+
 TEST_MAIN(cmocka_unit_test(test_slo_parse), cmocka_unit_test(test_slo_format_round_trip),
-          cmocka_unit_test(test_slo_met))
+          cmocka_unit_test(test_slo_met), cmocka_unit_test(test_slo_judge_cancelled))
