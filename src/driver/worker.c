@@ -406,9 +406,10 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
  * and cancelled) ends the session: the conversation broke, and llmload
  * does not invent the answer it would resend (counted when the session
  * arrived in the window, as the summary's started). A turn the client
- * cancelled keeps its partial answer; one cancelled before its first
- * token is left out of what later turns resend (no empty assistant
- * message, which some APIs refuse). A next turn past --duration cuts the
+ * cancelled keeps its partial answer; one with no output token (cancelled
+ * before its first, or an ok answer of none) is left out of what later
+ * turns resend (no empty assistant message, which some APIs refuse). A
+ * next turn past --duration cuts the
  * session; after a stop signal, open sessions are left to be counted cut. */
 static void session_turn_done(struct worker *w, const struct record *r)
 {
@@ -420,7 +421,7 @@ static void session_turn_done(struct worker *w, const struct record *r)
     if (!s || (uint32_t)r->turn >= s->turns)
         return;
     s->hist[r->turn].output_tokens = r->output_tokens;
-    s->hist[r->turn].unanswered = r->kind == REC_CANCELLED && r->output_tokens == 0;
+    s->hist[r->turn].unanswered = r->output_tokens == 0;
     if (!w->offering || atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) != 0)
         return;
     if (s->started >= s->turns) {

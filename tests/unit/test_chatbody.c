@@ -46,7 +46,7 @@ static void test_chat_history_counts(void **state)
     spec_of(1000, 7, &hist[0].spec);
     hist[0].output_tokens = 3;
     spec_of(1001, 5, &hist[1].spec);
-    hist[1].output_tokens = 0; /* an empty answer stays a message */
+    hist[1].output_tokens = 0; /* the flag, not the count, leaves a turn out */
     struct req_spec spec;
     spec_of(1002, 9, &spec);
     spec.history = hist;
