@@ -14,6 +14,7 @@
 
 #include "measure/results.h"
 #include "measure/verdict.h"
+#include "sweep/sweep.h"
 #include "util/util.h"
 #include "workload/dataset.h"
 #include "workload/extrabody.h"
@@ -386,6 +387,28 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     summary_cut_short_warning(&res->stats, info->cut_short_warning, sizeof info->cut_short_warning);
     info->lateness_moved = vd.worst;
     info->lateness_tolerance = v.tolerance > 0 ? v.tolerance : VERDICT_TOLERANCE_DEFAULT;
+    /* Steady state, by a sweep step's rule (docs/sweep.md, "Steady"): did
+     * the TTFT tail rise from the window's first half to its second, or
+     * the requests in the system grow? Judged where the offered load holds
+     * still over the window: not a ramp, a switch, bursts or a trace's own
+     * times, and not a run a signal cut short. */
+    info->steady_judged = !res->interrupted && !cfg->trace && cfg->n_bursts == 0 &&
+                          cfg->arrival.ramp_to_per_s == 0 && cfg->arrival.switch_to_per_s == 0;
+    info->steady_warning[0] = '\0';
+    if (info->steady_judged) {
+        struct sweep_tail_test tail;
+        sweep_tail_test(res->ttft_first_half, res->ttft_second_half, &tail);
+        double grew = sweep_inflight_growth(res->series, res->n_series, cfg->warmup_ns,
+                                            cfg->warmup_ns + res->window_ns, res->window_ns, 0);
+        char why[160];
+        info->steady =
+            sweep_steady_verdict(&tail, grew, res->inflight_mean, "run", why, sizeof why);
+        if (!info->steady)
+            snprintf(info->steady_warning, sizeof info->steady_warning,
+                     "not steady: %s: the load outran what was served, so these latencies "
+                     "grow with the run's length (llmload sweep finds the rate it holds)",
+                     why);
+    }
     /* The prefix cache: did it start warm? */
     const struct stats *st = &res->stats;
     info->workload_share_known = isfinite(res->workload_cached_share);

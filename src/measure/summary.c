@@ -305,6 +305,8 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
     }
     if (info->cut_short_warning[0])
         summary_print_wrapped(f, "warning  ", info->cut_short_warning);
+    if (info->steady_warning[0])
+        summary_print_wrapped(f, "warning  ", info->steady_warning);
     fputc('\n', f);
 }
 

@@ -81,7 +81,11 @@ struct summary_info {
     int expect_failed;          /* 1: an --expect threshold failed (exit 7) */
     char lateness_warning[512]; /* valid, but lateness p99 > 1ms or one late send moved a
                                  * percentile past its limit: whose, what it moved; "" = none */
-    char cut_short_warning[320];        /* summary_cut_short_warning's, "" = none */
+    char cut_short_warning[320]; /* summary_cut_short_warning's, "" = none */
+    /* Steady state (a sweep step's rule): judged only where the load held
+     * still; steady_warning says why not, "" when steady or not judged. */
+    int steady_judged, steady;
+    char steady_warning[320];
     struct verdict_move lateness_moved; /* the self-check's nearest call (what NULL: none) */
     double lateness_tolerance;          /* share of a percentile the lateness may move it */
     /* The cached share the workload implies (driver_result's

@@ -143,6 +143,10 @@ static void summary_header_json(json_t *root, const struct stats *s,
     int warning;
     summary_prompt_note(note, sizeof note, s, info->prompts, &warning);
     jset(root, "prompt_warning", warning ? jstr(note) : json_null());
+    jset(root, "steady", info->steady_judged ? json_boolean(info->steady) : json_null());
+    jset(root, "steady_warning",
+         info->steady_warning[0] ? jstrn(info->steady_warning, sizeof(info->steady_warning))
+                                 : json_null());
     jset(root, "cut_short_warning",
          info->cut_short_warning[0]
              ? jstrn(info->cut_short_warning, sizeof(info->cut_short_warning))

@@ -341,10 +341,16 @@ static uint64_t secs_ns(double s)
     return s < 9e9 ? (uint64_t)llround(s * 1e9) : (uint64_t)9e18;
 }
 
+static uint64_t window_ns_of(const struct sweep_facts *f)
+{
+    return f->window_ns                    ? f->window_ns
+           : f->duration_ns > f->warmup_ns ? f->duration_ns - f->warmup_ns
+                                           : 0;
+}
+
 static double window_s(const struct sweep_facts *f)
 {
-    uint64_t w = f->window_ns ? f->window_ns
-                 : f->duration_ns > f->warmup_ns ? f->duration_ns - f->warmup_ns : 0;
+    uint64_t w = window_ns_of(f);
     return w ? (double)w / 1e9 : 1e-9;
 }
 
@@ -357,32 +363,40 @@ static double window_s(const struct sweep_facts *f)
  * samples go on as zeros, every 100 ms, to the window's end, or
  * one request taken up late in a short run would be a slope that the
  * window's length made a backlog of several. */
-static double inflight_growth(const struct sweep_facts *f)
+double sweep_inflight_growth(const struct inflight_sample *series, size_t n_series,
+                             uint64_t warmup_ns, uint64_t end_ns, uint64_t window_ns,
+                             int interrupted)
 {
     size_t n = 0, pad = 0;
     /* The driver's interval (a merged sweep's series interleaves its
      * shards': its last two samples may lie a microsecond apart). */
     const uint64_t every = SWEEP_SERIES_EVERY_NS;
     uint64_t last = 0;
-    if (f->n_series && !f->interrupted) {
-        last = f->series[f->n_series - 1].t_ns;
-        if (last < f->duration_ns)
-            pad = (size_t)((f->duration_ns - last) / every);
+    if (n_series && !interrupted) {
+        last = series[n_series - 1].t_ns;
+        if (last < end_ns)
+            pad = (size_t)((end_ns - last) / every);
     }
-    double *x = ll_malloc((f->n_series + pad + 1) * sizeof *x);
-    double *y = ll_malloc((f->n_series + pad + 1) * sizeof *y);
-    for (size_t i = 0; i < f->n_series + pad; i++) {
-        uint64_t t = i < f->n_series ? f->series[i].t_ns : last + (i - f->n_series + 1) * every;
-        if (t < f->warmup_ns || t > f->duration_ns)
+    double *x = ll_malloc((n_series + pad + 1) * sizeof *x);
+    double *y = ll_malloc((n_series + pad + 1) * sizeof *y);
+    for (size_t i = 0; i < n_series + pad; i++) {
+        uint64_t t = i < n_series ? series[i].t_ns : last + (i - n_series + 1) * every;
+        if (t < warmup_ns || t > end_ns)
             continue;
         x[n] = (double)t / 1e9;
-        y[n] = i < f->n_series ? f->series[i].inflight : 0;
+        y[n] = i < n_series ? series[i].inflight : 0;
         n++;
     }
-    double g = fit_slope(x, y, n) * window_s(f);
+    double g = fit_slope(x, y, n) * (window_ns ? (double)window_ns / 1e9 : 1e-9);
     free(x);
     free(y);
     return g;
+}
+
+static double inflight_growth(const struct sweep_facts *f)
+{
+    return sweep_inflight_growth(f->series, f->n_series, f->warmup_ns, f->duration_ns,
+                                 window_ns_of(f), f->interrupted);
 }
 
 /* One side's value at t: its last sample at or before t, held for
@@ -538,7 +552,7 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     }
 
     sweep_tail_test(s->ttft_h1, s->ttft_h2, &s->tail);
-    s->steady = sweep_steady_verdict(&s->tail, s->inflight_growth, f->inflight_mean,
+    s->steady = sweep_steady_verdict(&s->tail, s->inflight_growth, f->inflight_mean, "step",
                                      s->steady_reason, sizeof s->steady_reason);
     s->fail_reason[0] = '\0';
     if (!f->recovery && st->scheduled == 0) {
@@ -614,17 +628,17 @@ void sweep_tail_test(const struct hist *h1, const struct hist *h2, struct sweep_
 }
 
 int sweep_steady_verdict(const struct sweep_tail_test *tail, double inflight_growth,
-                         double inflight_mean, char *reason, size_t len)
+                         double inflight_mean, const char *within, char *reason, size_t len)
 {
     char a[16], b[16];
     if (len)
         reason[0] = '\0';
     if (tail->rose) {
         snprintf(reason, len,
-                 "TTFT p%.4g rose from %s to %s within the step (%" PRIu64 " of %" PRIu64
+                 "TTFT p%.4g rose from %s to %s within the %s (%" PRIu64 " of %" PRIu64
                  " over both halves' p%.4g in its second half, p=%.2g)",
                  100 * tail->q, ll_fmt_duration(tail->h1_ns, a, sizeof a),
-                 ll_fmt_duration(tail->h2_ns, b, sizeof b), tail->above2,
+                 ll_fmt_duration(tail->h2_ns, b, sizeof b), within, tail->above2,
                  tail->above1 + tail->above2, 100 * tail->q, tail->p_value);
         return 0;
     }

@@ -514,11 +514,21 @@ const struct sweep_step *sweep_first_with_endpoints(const struct sweep_step *ste
  * SWEEP_TAIL_GROWTH, into *out. */
 void sweep_tail_test(const struct hist *h1, const struct hist *h2, struct sweep_tail_test *out);
 
-/* Steady-state verdict from a step's tail test and in-flight growth (the
- * rule at SWEEP_TAIL_GROWTH). Writes the reason when unsteady into reason
- * ("" otherwise). Returns 1 when steady. */
+/* The in-flight count's fitted change over a window [warmup_ns, end_ns]
+ * of window_ns: the least-squares slope of series' samples inside it
+ * times the window's length; after the last sample (unless interrupted)
+ * the count reads 0 every SWEEP_SERIES_EVERY_NS to end_ns. A step's and
+ * a run's backlog test (sweep_steady_verdict). */
+double sweep_inflight_growth(const struct inflight_sample *series, size_t n_series,
+                             uint64_t warmup_ns, uint64_t end_ns, uint64_t window_ns,
+                             int interrupted);
+
+/* Steady-state verdict from a step's (or a run's) tail test and in-flight
+ * growth (the rule at SWEEP_TAIL_GROWTH). Writes the reason when unsteady
+ * into reason ("" otherwise), the tail's "within the <within>" ("step",
+ * "run"). Returns 1 when steady. */
 int sweep_steady_verdict(const struct sweep_tail_test *tail, double inflight_growth,
-                         double inflight_mean, char *reason, size_t len);
+                         double inflight_mean, const char *within, char *reason, size_t len);
 
 /* Recovery: n window requests as (sched_ns, met) in any order, scheduled
  * in the window [from_ns, to_ns) that starts at the rate switch. Latency

@@ -336,6 +336,46 @@ static void test_model_unlisted(void **state)
     }
 }
 
+/* A run says whether it was steady, by a sweep step's rule (docs/run.md,
+ * "Steady"). Premises by construction: 4 req/s of 8 tokens on a sim
+ * whose every step is 4 ms is a tenth of one slot's work (steady, and the
+ * rule's false alarm rate is under 1%); 30 req/s of 64 tokens through 2
+ * slots (--max-concurrency 2) of the same sim, each request holding a
+ * slot 64 steps (256 ms or more: under 8 req/s) piles 22 or more requests
+ * a second onto the client's queue, which the TTFT from the schedule and
+ * the count in the system both show; a ramp is not judged (null). */
+static void test_steady_state(void **state)
+{
+    static const char *const quiet[] = {"--no-metrics", "--quiet", NULL};
+    const char *calm[] = {"--rate",          "4", "--duration",   "3s",
+                          "--output-tokens", "8", "--ignore-eos", NULL};
+    char *dir = harness_run_on_sim(NULL, quiet, calm);
+    json_t *sj = harness_summary_load(dir);
+    assert_true(json_is_true(json_object_get(sj, "steady")));
+    assert_true(json_is_null(json_object_get(sj, "steady_warning")));
+    json_decref(sj);
+    harness_results_free(dir);
+
+    const char *over[] = {"--rate",          "30", "--max-concurrency", "2", "--duration", "3s",
+                          "--output-tokens", "64", "--ignore-eos",      NULL};
+    dir = harness_run_on_sim(NULL, quiet, over);
+    sj = harness_summary_load(dir);
+    assert_true(json_is_false(json_object_get(sj, "steady")));
+    const char *why = harness_sval(sj, "steady_warning");
+    if (!strstr(why, "not steady: ") || !strstr(why, "the load outran what was served"))
+        fail_msg("steady_warning: %s", why);
+    json_decref(sj);
+    harness_results_free(dir);
+
+    const char *ramp[] = {"--rate",          "2", "--ramp-to", "6", "--duration", "2s",
+                          "--output-tokens", "8", NULL};
+    dir = harness_run_on_sim(NULL, quiet, ramp);
+    sj = harness_summary_load(dir);
+    assert_true(json_is_null(json_object_get(sj, "steady")));
+    json_decref(sj);
+    harness_results_free(dir);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
@@ -343,4 +383,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_warmup_excluded_from_itl, harness_sim_teardown),
              cmocka_unit_test_teardown(test_max_inflight, harness_sim_teardown),
              cmocka_unit_test_teardown(test_records_lost_counted, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_model_unlisted, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_model_unlisted, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_steady_state, harness_sim_teardown))

@@ -27,7 +27,7 @@ static void test_steady_verdict(void **state)
     char why[200];
     struct sweep_tail_test flat = {.judged = 1, .q = 0.9, .h1_ns = 40 * MS, .h2_ns = 45 * MS};
     /* Flat tail, no backlog. */
-    assert_true(sweep_steady_verdict(&flat, 0.5, 3, why, sizeof why));
+    assert_true(sweep_steady_verdict(&flat, 0.5, 3, "step", why, sizeof why));
     assert_string_equal(why, "");
     /* A rise the test found says by how much, at which quantile, and how
      * improbable it was in a steady step. */
@@ -39,14 +39,14 @@ static void test_steady_verdict(void **state)
                                    .above2 = 36,
                                    .p_value = 1e-7,
                                    .rose = 1};
-    assert_false(sweep_steady_verdict(&rose, 0, 3, why, sizeof why));
+    assert_false(sweep_steady_verdict(&rose, 0, 3, "step", why, sizeof why));
     assert_string_equal(why, "TTFT p80 rose from 200.00ms to 900.00ms within the step (36 of 40 "
                              "over both halves' p80 in its second half, p=1e-07)");
     /* Backlog: growth 9 > max(4, 0.5 x 8.5). */
-    assert_false(sweep_steady_verdict(&flat, 9, 8.5, why, sizeof why));
+    assert_false(sweep_steady_verdict(&flat, 9, 8.5, "step", why, sizeof why));
     assert_non_null(strstr(why, "in-flight"));
     /* Growth 5 with mean 20: under 0.5 x 20 = 10. */
-    assert_true(sweep_steady_verdict(&flat, 5, 20, why, sizeof why));
+    assert_true(sweep_steady_verdict(&flat, 5, 20, "step", why, sizeof why));
 }
 
 /* n samples into h: lognormal around median_ms (sigma 0.5), from rng r. */
