@@ -450,10 +450,10 @@ static void class_finish(struct sweep_step *s, size_t k, const struct sweep_sett
     c->completed_rps = (double)c->ok_ended_in_window / w;
     c->goodput_rps = (double)c->met_ended_in_window / w;
     /* A class whose every request the client cancelled before a miss
-     * judged nothing: it did not show the SLO met. */
-    c->attainment = !c->have_slo || !st->scheduled   ? NAN
-                    : isfinite(stats_attainment(st)) ? stats_attainment(st)
-                                                     : 0;
+     * judged nothing: no attainment (NAN), and, as a class with no
+     * request, no attainment to fail; a low step with a request or two
+     * of a cancel-heavy class must not deny it an SLO capacity. */
+    c->attainment = c->have_slo ? stats_attainment(st) : NAN;
     c->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
     fill_pcts(st->ttft, c->ttft_ns);
     fill_pcts(st->tpot, c->tpot_ns);

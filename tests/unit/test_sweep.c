@@ -1877,6 +1877,66 @@ static char *print_classes(const struct sweep_findings *fd, size_t *len)
     return buf;
 }
 
+/* A class whose every window request the client cancelled before it had
+ * missed (1 ms after its send, no token, its own ttft=200ms not passed)
+ * has nothing judged: like a class with no request, its attainment is
+ * none and it passes. It read 0% and failed, so a cancel-heavy class
+ * with a request or two in a low step had no SLO capacity, what leaving
+ * the client's cancellations out of attainment was for. The step's
+ * attainment is over the judged (short) requests: 100%. */
+static void test_class_all_unjudged(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    struct sweep_step s;
+    synth_step_init(&s, 0, 4);
+    sweep_step_classes_init(&s, 2);
+    for (int k = 0; k < 2; k++)
+        snprintf(s.f.classes[k].name, sizeof s.f.classes[k].name, "%s", cls_names[k]);
+    s.f.classes[1].own_slo.ttft_ns = 200 * MS;
+    uint64_t window = 0, per[2] = {0, 0};
+    for (uint64_t i = 0; i < 44; i++) {
+        struct record r;
+        synth_record(&r, &s, i, 0);
+        int k = (int)(i % 2);
+        r.cls = cls_names[k];
+        r.class_idx = k;
+        r.max_tokens = 4;
+        if (k) {
+            r.kind = REC_CANCELLED;
+            r.end_ns = r.sched_ns + 1 * MS;
+        } else {
+            r.kind = REC_OK;
+            r.http_status = 200;
+            r.first_ns = r.first_content_ns = r.sched_ns + 50 * MS;
+            r.output_tokens = r.events = 4;
+            r.last_ns = r.first_ns + 3 * 20 * MS;
+            r.end_ns = r.last_ns + 1 * MS;
+        }
+        if (!r.warmup) {
+            window++;
+            per[k]++;
+        }
+        sweep_step_add_record(&s, &r, &set);
+    }
+    s.f.scheduled = window;
+    for (int k = 0; k < 2; k++)
+        s.f.classes[k].scheduled = per[k];
+    sweep_step_finish(&s, &set);
+    const struct sweep_class *lo = &s.classes[1];
+    assert_int_equal(lo->stats.scheduled, 20);
+    assert_int_equal(lo->stats.slo_unjudged, 20);
+    assert_int_equal(lo->stats.slo_met, 0);
+    assert_true(isnan(lo->attainment));
+    if (!lo->slo_pass)
+        fail_msg("class long failed: %s", lo->fail_reason);
+    ASSERT_NEAR(s.classes[0].attainment, 1.0, 1e-12);
+    assert_int_equal(s.stats.slo_unjudged, 20);
+    ASSERT_NEAR(s.attainment, 1.0, 1e-12);
+    sweep_step_free(&s);
+}
+
 /* Per-class figures of one step, by hand. At 6 req/s, 66 requests, ids
  * 6..65 in the window (sched 1.0 .. 10.83 s): 30 short, 30 long. */
 static void test_class_step_figures(void **state)
@@ -2703,8 +2763,9 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_points_repeat_unjudged), cmocka_unit_test(test_repeat_labels),
           cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_late_json),
           cmocka_unit_test(test_facts_index_range), cmocka_unit_test(test_step_invalid_whose),
-          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
-          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_class_all_unjudged), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_at_capacity_judged),
+          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
+          cmocka_unit_test(test_first_with_parts))
