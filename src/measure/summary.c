@@ -438,15 +438,23 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
         else
             snprintf(which, sizeof which,
                      "their class's SLO (its own; a class without one: completed ok)");
+        /* Over the judged requests, as stats_attainment; none judged: no
+         * figure ("-", summary.json's null), not a 0% never shown. */
         double att = stats_attainment(s);
-        char unjudged[128] = "";
+        char over[160] = "of scheduled";
         if (s->slo_unjudged > 0)
-            snprintf(unjudged, sizeof unjudged,
-                     " (%" PRIu64 " the client cancelled before a miss left out)", s->slo_unjudged);
-        fprintf(f, "goodput:    %s req/s met %s, attainment %s%% of scheduled%s\n",
+            snprintf(over, sizeof over,
+                     "of the %" PRIu64 " judged (%" PRIu64
+                     " the client cancelled before a miss left out)",
+                     s->scheduled > s->slo_unjudged ? s->scheduled - s->slo_unjudged : 0,
+                     s->slo_unjudged);
+        if (isfinite(att))
+            snprintf(b, sizeof b, "%.1f%%", 100.0 * att);
+        else
+            snprintf(b, sizeof b, "-");
+        fprintf(f, "goodput:    %s req/s met %s, attainment %s %s\n",
                 summary_fmt_double(summary_rate((double)s->win_slo_met, w), "%.2f", a, sizeof(a)),
-                which, summary_fmt_double(isfinite(att) ? 100.0 * att : 0.0, "%.1f", b, sizeof(b)),
-                unjudged);
+                which, b, over);
     }
     if (stats_embeddings(s))
         fprintf(

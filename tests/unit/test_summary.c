@@ -374,6 +374,42 @@ static json_t *write_and_load(const struct stats *s, const struct summary_info *
     return root;
 }
 
+/* Attainment's line says what it is over: with requests the client
+ * cancelled before a miss, the judged ones (scheduled less those), not
+ * "of scheduled"; with none judged, no figure ("-", as summary.json's
+ * null), not a 0% the server never showed. */
+static void test_attainment_of_judged(void **state)
+{
+    struct fixture fx;
+    fixture_fill(&fx);
+    fx.info.slo = "ttft=500ms";
+    fx.s.slo_met = 900;
+    fx.s.slo_unjudged = 10;
+    char *out = print_to_string(&fx.s, &fx.info);
+    char line[256];
+    find_line(out, "goodput:    ", line, sizeof(line));
+    assert_message_has(line,
+                       "attainment 90.0% of the 1000 judged (10 the client cancelled "
+                       "before a miss left out)",
+                       line);
+    free(out);
+
+    fx.s.slo_met = 0;
+    fx.s.slo_unjudged = fx.s.scheduled;
+    out = print_to_string(&fx.s, &fx.info);
+    find_line(out, "goodput:    ", line, sizeof(line));
+    assert_message_has(line, "attainment - of the 0 judged (1010 the client cancelled", line);
+    free(out);
+
+    fx.s.slo_met = 1000;
+    fx.s.slo_unjudged = 0;
+    out = print_to_string(&fx.s, &fx.info);
+    find_line(out, "goodput:    ", line, sizeof(line));
+    assert_message_has(line, "attainment 99.0% of scheduled", line);
+    free(out);
+    stats_free(&fx.s);
+}
+
 /* No warm-up is said in words, not as "after 0.00us warm-up". */
 static void test_no_warmup(void **state)
 {
@@ -916,5 +952,5 @@ TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_endpoints),
           cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_cold),
           cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
-          cmocka_unit_test(test_request_bytes), cmocka_unit_test(test_json_exact_percentiles),
-          cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_attainment_of_judged), cmocka_unit_test(test_request_bytes),
+          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))
