@@ -12,11 +12,19 @@
  * repeat with a request of the class fails for it (*reason gets that
  * repeat's reason), 1 when at least one such repeat exists and every one
  * passes, -1 when none exists: no judged repeat scheduled a request of the
- * class in its window, so the point says nothing of it (a step passes a
+ * class in its window (or one its SLO judged), so the point says nothing of it (a step passes a
  * class it never sent; the capacity must not rest on that). A failure
  * outweighed by a passing re-run (--confirm) with a request of the class
  * passes, as the point does (sweep_points_build): the sweep must not count
  * the rate as passing while the class that failed it there stops. */
+/* Whether a step's figures of class c say anything of its SLO: it had a
+ * request in the window, and, with an SLO, one the SLO judged (a class
+ * whose every request the client cancelled before a miss has none). */
+static int class_measured(const struct sweep_class *c)
+{
+    return c->stats.scheduled > 0 && !(c->have_slo && isnan(c->attainment));
+}
+
 static int class_point_verdict(const struct sweep_step *steps, size_t n, const char *name,
                                double rps, const char **reason)
 {
@@ -26,7 +34,7 @@ static int class_point_verdict(const struct sweep_step *steps, size_t n, const c
         if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
             continue;
         int k = sweep_step_class_find(&steps[j], name);
-        if (k < 0 || !sweep_step_judged(&steps[j]) || steps[j].classes[k].stats.scheduled == 0)
+        if (k < 0 || !sweep_step_judged(&steps[j]) || !class_measured(&steps[j].classes[k]))
             continue;
         measured = 1;
         if (steps[j].f.confirm)

@@ -1934,6 +1934,16 @@ static void test_class_all_unjudged(void **state)
     ASSERT_NEAR(s.classes[0].attainment, 1.0, 1e-12);
     assert_int_equal(s.stats.slo_unjudged, 20);
     ASSERT_NEAR(s.attainment, 1.0, 1e-12);
+    /* Nor does the step show the class's SLO held: its capacity leaves
+     * the step out, as one with no request of it, not a 4 req/s that no
+     * judged request of it stands behind. */
+    struct sweep_point pt[1];
+    struct sweep_findings fd;
+    class_findings(&s, 1, &set, pt, &fd);
+    assert_int_equal(fd.n_classes, 2);
+    assert_true(fd.classes[0].capacity_found);
+    assert_false(fd.classes[1].capacity_found);
+    assert_int_equal(fd.classes[1].n_unmeasured, 1);
     sweep_step_free(&s);
 }
 
