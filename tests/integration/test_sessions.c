@@ -314,16 +314,14 @@ static void test_sessions_cut_of_window(void **state)
     harness_results_free(dir);
 }
 
-/* A turn cancelled before its first token is left out of what later turns
- * resend, and one cancelled after it keeps its partial answer: the sim's
- * every step lasts 30 ms or more, so no token comes before a 1 ms
- * cancellation (the client would have to fire it 29 ms late), and half
- * the turns cancel. The walk checks every turn's prompt against its
- * history. Premise, by construction: 10 sessions of 4 turns have 30 turns
- * that are not a last one, each cancelled with probability 0.5 (drawn per
- * request from the seed), so some unanswered turn has a later turn
- * (0.5^30 < 1e-9 otherwise). */
-static void test_sessions_cancelled_unanswered_left_out(void **state)
+/* 10 sessions of 4 turns (8-token prompts, output_tokens tokens each) on a
+ * sim whose every step lasts 30 ms or more, half the turns cancelled by
+ * cancel_flag cancel_value (drawn per request from the seed); every
+ * turn's prompt walked against its history (sessions_walk), no session
+ * ended by a failure, 40 records. Returns the records; *after is
+ * sessions_walk's count of turns sent after an unanswered one. */
+static struct recs *sessions_cancel_run(const char *output_tokens, const char *cancel_flag,
+                                        const char *cancel_value, int64_t *after, char **dir)
 {
     const char *sargs[] = {"--profile", "instant", "--step-base", "30ms", NULL};
     const char *args[] = {"--sessions",
@@ -337,21 +335,36 @@ static void test_sessions_cancelled_unanswered_left_out(void **state)
                           "--prompt-tokens",
                           "8",
                           "--output-tokens",
-                          "2",
+                          output_tokens,
                           "--ignore-eos",
                           "--cancel-fraction",
                           "0.5",
-                          "--cancel-after",
-                          "1ms",
+                          cancel_flag,
+                          cancel_value,
                           NULL};
-    char *dir = harness_run_on_sim(sargs, no_metrics, args);
+    *dir = harness_run_on_sim(sargs, no_metrics, args);
     struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
-    int64_t failed, after;
-    sessions_walk(r, 4, 8, &failed, &after);
+    recs_load(r, *dir);
+    int64_t failed;
+    sessions_walk(r, 4, 8, &failed, after);
     assert_int_equal(failed, 0);
-    assert_true(after > 0);
     assert_int_equal(r->all->n, 40);
+    return r;
+}
+
+/* A turn cancelled before its first token is left out of what later turns
+ * resend, and one cancelled after it keeps its partial answer: no token
+ * comes before a 1 ms cancellation on the sim's 30 ms steps (the client
+ * would have to fire it 29 ms late). Premise, by construction: 10
+ * sessions of 4 turns have 30 turns that are not a last one, each
+ * cancelled with probability 0.5, so some unanswered turn has a later turn
+ * (0.5^30 < 1e-9 otherwise). */
+static void test_sessions_cancelled_unanswered_left_out(void **state)
+{
+    char *dir;
+    int64_t after;
+    struct recs *r = sessions_cancel_run("2", "--cancel-after", "1ms", &after, &dir);
+    assert_true(after > 0);
     recs_free(r);
     harness_results_free(dir);
 }
@@ -363,36 +376,13 @@ static void test_sessions_cancelled_unanswered_left_out(void **state)
  * cancellation comes after a token, so every cancelled turn has an answer
  * (never 0 tokens, so none is left out; the sim's 30 ms steps keep it
  * short of the 6 asked, though the walk holds whatever count it got), and
- * 10 sessions of 4 turns have 30 turns that are not a last one, each
- * cancelled with probability 0.5, so some cancelled turn has a later turn
- * (0.5^30 < 1e-9 otherwise). */
+ * some cancelled turn has a later turn (0.5^30 < 1e-9 otherwise, as
+ * above). */
 static void test_sessions_cancel_after_tokens_partial(void **state)
 {
-    const char *sargs[] = {"--profile", "instant", "--step-base", "30ms", NULL};
-    const char *args[] = {"--sessions",
-                          "50",
-                          "--arrival",
-                          "constant",
-                          "--requests",
-                          "10",
-                          "--turns",
-                          "4",
-                          "--prompt-tokens",
-                          "8",
-                          "--output-tokens",
-                          "6",
-                          "--ignore-eos",
-                          "--cancel-fraction",
-                          "0.5",
-                          "--cancel-after-tokens",
-                          "1",
-                          NULL};
-    char *dir = harness_run_on_sim(sargs, no_metrics, args);
-    struct recs *r = calloc(1, sizeof *r);
-    recs_load(r, dir);
-    int64_t failed, after;
-    sessions_walk(r, 4, 8, &failed, &after);
-    assert_int_equal(failed, 0);
+    char *dir;
+    int64_t after;
+    struct recs *r = sessions_cancel_run("6", "--cancel-after-tokens", "1", &after, &dir);
     assert_int_equal(after, 0);
     int partial_then_more = 0;
     for (int s = 0; s < MAX_SESSIONS; s++)
@@ -406,7 +396,6 @@ static void test_sessions_cancel_after_tokens_partial(void **state)
             }
         }
     assert_true(partial_then_more);
-    assert_int_equal(r->all->n, 40);
     recs_free(r);
     harness_results_free(dir);
 }
