@@ -14,7 +14,7 @@
 
 #include "measure/results.h"
 #include "measure/verdict.h"
-#include "sweep/sweep.h"
+#include "sweep/steady.h"
 #include "util/util.h"
 #include "workload/dataset.h"
 #include "workload/extrabody.h"
