@@ -291,6 +291,17 @@ static void test_move_bounded_by_lateness(void **state)
     assert_int_equal(v.worst.limit_ns, VERDICT_MOVE_FLOOR_NS);
 }
 
+/* The load of the one-late-send tests: 29 requests whose TTFT p90 (the
+ * 27th value) is the one send 1.7 ms late (30 ms on time, 31.7 ms as
+ * measured; the 28th is 33 ms), the others on time. */
+static void add_lone_p90(struct load *l)
+{
+    add(l, 26, 10 * MS, 100 * MS, 0, 0, 1);
+    add(l, 1, 30 * MS, 130 * MS, 1, 1700000, 1);
+    add(l, 1, 33 * MS, 133 * MS, 0, 0, 1);
+    add(l, 1, 36 * MS, 136 * MS, 0, 0, 1);
+}
+
 /* A move over its limit by one send alone is not a finding: 29 requests,
  * their TTFT p90 (the 27th value) the one send 1.7 ms late (30 ms on
  * time, 31.7 ms as measured, the 28th 33 ms): the p90 moves 1.7 ms, over
@@ -302,10 +313,7 @@ static void test_move_bounded_by_lateness(void **state)
 static void test_one_late_send_is_not_a_finding(void **state)
 {
     struct load *l = *state;
-    add(l, 26, 10 * MS, 100 * MS, 0, 0, 1);
-    add(l, 1, 30 * MS, 130 * MS, 1, 1700000, 1);
-    add(l, 1, 33 * MS, 133 * MS, 0, 0, 1);
-    add(l, 1, 36 * MS, 136 * MS, 0, 0, 1);
+    add_lone_p90(l);
     struct verdict_input in = input(l);
     in.late_sends = 1;
     in.late_asleep = 1;
@@ -344,10 +352,7 @@ static void test_one_late_send_is_not_a_finding(void **state)
 static void test_one_late_send_preempted_whole(void **state)
 {
     struct load *l = *state;
-    add(l, 26, 10 * MS, 100 * MS, 0, 0, 1);
-    add(l, 1, 30 * MS, 130 * MS, 1, 1700000, 1);
-    add(l, 1, 33 * MS, 133 * MS, 0, 0, 1);
-    add(l, 1, 36 * MS, 136 * MS, 0, 0, 1);
+    add_lone_p90(l);
     struct verdict_input in = input(l);
     in.late_sends = 1;
     in.cpu_ns = 220 * MS;
