@@ -37,6 +37,47 @@ static char *build(enum oai_api api, const struct req_spec *spec, size_t *len)
     return buf;
 }
 
+/* The len bytes of part (the members of a JSON array, as chatbody writes
+ * them) inside brackets, parsed: the array, or the test fails quoting it. */
+static json_t *array_of(const char *part, size_t len)
+{
+    char *doc = malloc(len + 3);
+    assert_non_null(doc);
+    doc[0] = '[';
+    memcpy(doc + 1, part, len);
+    doc[len + 1] = ']';
+    doc[len + 2] = '\0';
+    json_error_t je;
+    json_t *arr = json_loads(doc, 0, &je);
+    if (!arr)
+        fail_msg("not JSON: %s: %s", je.text, doc);
+    free(doc);
+    return arr;
+}
+
+/* The n messages of msgs alternate user and assistant, each with a
+ * content (non-empty when nonempty); their contents joined by "\n" into
+ * joined (cap bytes), as the sim counts a chat prompt. Returns the
+ * joined length. */
+static size_t messages_joined(const json_t *msgs, size_t n, int nonempty, char *joined, size_t cap)
+{
+    assert_int_equal(json_array_size(msgs), n);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *m = json_array_get(msgs, i);
+        assert_string_equal(json_string_value(json_object_get(m, "role")),
+                            i % 2 ? "assistant" : "user");
+        const char *c = json_string_value(json_object_get(m, "content"));
+        assert_true(c && (!nonempty || c[0]));
+        assert_true(at + 1 + strlen(c) < cap);
+        if (i)
+            joined[at++] = '\n';
+        memcpy(joined + at, c, strlen(c));
+        at += strlen(c);
+    }
+    return at;
+}
+
 /* Turn 2 of a session: messages user, assistant, user, assistant, user,
  * with the sim's count (contents joined by "\n") equal to 7+3 + 5+0 + 9. */
 static void test_chat_history_counts(void **state)
@@ -57,30 +98,9 @@ static void test_chat_history_counts(void **state)
 
     size_t len;
     char *part = build(OAI_API_CHAT, &spec, &len);
-    size_t doc_len = len + 2;
-    char *doc = malloc(doc_len + 1);
-    doc[0] = '[';
-    memcpy(doc + 1, part, len);
-    doc[len + 1] = ']';
-    doc[doc_len] = '\0';
-    json_error_t je;
-    json_t *msgs = json_loads(doc, 0, &je);
-    if (!msgs)
-        fail_msg("not JSON: %s: %s", je.text, doc);
-    assert_int_equal(json_array_size(msgs), 5);
+    json_t *msgs = array_of(part, len);
     char joined[4096];
-    size_t at = 0;
-    for (size_t i = 0; i < 5; i++) {
-        json_t *m = json_array_get(msgs, i);
-        assert_string_equal(json_string_value(json_object_get(m, "role")),
-                            i % 2 ? "assistant" : "user");
-        const char *c = json_string_value(json_object_get(m, "content"));
-        assert_non_null(c);
-        if (i)
-            joined[at++] = '\n';
-        memcpy(joined + at, c, strlen(c));
-        at += strlen(c);
-    }
+    size_t at = messages_joined(msgs, 5, 0, joined, sizeof joined);
     assert_int_equal(tokenizer_count(joined, at), 24);
     /* The history is rebuilt byte for byte: turn 0's user text is its own
      * prompt, as workload_prompt made it when turn 0 was sent. */
@@ -100,14 +120,7 @@ static void test_chat_history_counts(void **state)
     /* Responses: the same messages, each an input item of type "message"
      * (which llama.cpp needs to take an assistant item). */
     char *rpart = build(OAI_API_RESPONSES, &spec, &len);
-    char *rdoc = malloc(len + 3);
-    rdoc[0] = '[';
-    memcpy(rdoc + 1, rpart, len);
-    rdoc[len + 1] = ']';
-    rdoc[len + 2] = '\0';
-    json_t *items = json_loads(rdoc, 0, &je);
-    if (!items)
-        fail_msg("not JSON: %s: %s", je.text, rdoc);
+    json_t *items = array_of(rpart, len);
     assert_int_equal(json_array_size(items), 5);
     for (size_t i = 0; i < 5; i++) {
         json_t *it = json_array_get(items, i), *m = json_array_get(msgs, i);
@@ -118,7 +131,6 @@ static void test_chat_history_counts(void **state)
                             json_string_value(json_object_get(m, "content")));
     }
     json_decref(items);
-    free(rdoc);
     free(rpart);
 
     /* Completions: the same texts joined by "\n" in one string. */
@@ -129,13 +141,13 @@ static void test_chat_history_counts(void **state)
     memcpy(quoted + 1, part, len);
     quoted[len + 1] = '"';
     quoted[len + 2] = '\0';
+    json_error_t je;
     json_t *str = json_loads(quoted, JSON_DECODE_ANY, &je);
     assert_non_null(str);
     assert_int_equal(tokenizer_count(json_string_value(str), json_string_length(str)), 24);
     json_decref(str);
     free(quoted);
     json_decref(msgs);
-    free(doc);
     free(part);
 }
 
@@ -158,29 +170,9 @@ static void test_chat_history_unanswered(void **state)
     assert_int_equal(chatbody_prompt_tokens(&spec), 19);
     size_t len;
     char *part = build(OAI_API_CHAT, &spec, &len);
-    char *doc = malloc(len + 3);
-    doc[0] = '[';
-    memcpy(doc + 1, part, len);
-    doc[len + 1] = ']';
-    doc[len + 2] = '\0';
-    json_error_t je;
-    json_t *msgs = json_loads(doc, 0, &je);
-    if (!msgs)
-        fail_msg("not JSON: %s: %s", je.text, doc);
-    assert_int_equal(json_array_size(msgs), 3);
+    json_t *msgs = array_of(part, len);
     char joined[4096];
-    size_t at = 0;
-    for (size_t i = 0; i < 3; i++) {
-        json_t *m = json_array_get(msgs, i);
-        assert_string_equal(json_string_value(json_object_get(m, "role")),
-                            i % 2 ? "assistant" : "user");
-        const char *c = json_string_value(json_object_get(m, "content"));
-        assert_true(c && c[0]);
-        if (i)
-            joined[at++] = '\n';
-        memcpy(joined + at, c, strlen(c));
-        at += strlen(c);
-    }
+    size_t at = messages_joined(msgs, 3, 1, joined, sizeof joined);
     assert_int_equal(tokenizer_count(joined, at), 19);
     char own[256];
     size_t n = workload_prompt(5, &spec, own, sizeof own);
@@ -188,7 +180,6 @@ static void test_chat_history_unanswered(void **state)
     assert_int_equal(strlen(c2), n);
     assert_memory_equal(c2, own, n);
     json_decref(msgs);
-    free(doc);
     free(part);
 }
 
@@ -316,20 +307,10 @@ static size_t ids_in(uint64_t seed, const struct chatbody_id_range *range,
         }
     }
     /* Within brackets it is a JSON array of n integers. */
-    char *doc = malloc(need + 3);
-    assert_non_null(doc);
-    doc[0] = '[';
-    memcpy(doc + 1, buf, need);
-    doc[need + 1] = ']';
-    doc[need + 2] = '\0';
-    json_error_t je;
-    json_t *arr = json_loads(doc, 0, &je);
-    if (!arr)
-        fail_msg("not JSON: %s: %s", je.text, doc);
+    json_t *arr = array_of(buf, need);
     assert_int_equal(json_array_size(arr), n);
     assert_int_equal(json_integer_value(json_array_get(arr, 0)), ids[0]);
     json_decref(arr);
-    free(doc);
     free(buf);
     return n;
 }
