@@ -167,8 +167,13 @@ void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_
     stats_add_record(s, r);
     if (r->sent_ns != LL_NO_TIME)
         s->sent++;
-    s->slo_met += (uint64_t)(met == 1);
-    s->slo_unjudged += (uint64_t)(met == SLO_UNJUDGED);
+    stats_add_slo(s, met);
+}
+
+void stats_add_slo(struct stats *s, int verdict)
+{
+    s->slo_met += (uint64_t)(verdict == 1);
+    s->slo_unjudged += (uint64_t)(verdict == SLO_UNJUDGED);
 }
 
 void stats_add_record(struct stats *s, const struct record *r)

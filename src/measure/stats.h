@@ -182,6 +182,11 @@ void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
 void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_ns,
                        uint64_t window_end_ns, int met);
 
+/* Count one window request's SLO verdict (slo_judge's: 1 met, 0 missed,
+ * SLO_UNJUDGED not judged) into slo_met and slo_unjudged: the one tally
+ * attainment (stats_attainment) reads, for runs and sweep steps alike. */
+void stats_add_slo(struct stats *s, int verdict);
+
 /* Add one gap, in ns, between two consecutive output events of a stream.
  * The transport calls it on the hot path, as it reads them. O(1). */
 void stats_add_itl_gap(struct stats *s, uint64_t gap_ns);

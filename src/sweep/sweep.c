@@ -214,11 +214,8 @@ static void class_add_record(struct sweep_step *s, size_t k, const struct record
     if (r->cold || r->warmup || r->sched_ns < s->f.warmup_ns)
         return;
     stats_add_record(&c->stats, r);
-    if (have) {
-        int j = slo_judge(slo, r);
-        c->stats.slo_met += (uint64_t)(j == 1);
-        c->stats.slo_unjudged += (uint64_t)(j == SLO_UNJUDGED);
-    }
+    if (have)
+        stats_add_slo(&c->stats, slo_judge(slo, r));
     if (r->sent_ns != LL_NO_TIME && r->sent_ns <= s->f.duration_ns)
         c->sent_in_window++;
 }
@@ -292,12 +289,9 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
     stats_add_record(&s->stats, r);
     /* A class without an SLO of its own, in a step with one elsewhere:
      * completing ok meets it (slo_judge with no threshold set). */
-    if (have_slo) {
-        static const struct slo none;
-        int j = slo_judge(own ? slo : &none, r);
-        s->stats.slo_met += (uint64_t)(j == 1);
-        s->stats.slo_unjudged += (uint64_t)(j == SLO_UNJUDGED);
-    }
+    static const struct slo none;
+    if (have_slo)
+        stats_add_slo(&s->stats, slo_judge(own ? slo : &none, r));
     if (r->kind == REC_OK && r->first_ns != LL_NO_TIME && r->first_ns >= r->sched_ns) {
         uint64_t half = f->warmup_ns + (f->duration_ns - f->warmup_ns) / 2;
         hist_record(r->sched_ns >= half ? s->ttft_h2 : s->ttft_h1, r->first_ns - r->sched_ns);
