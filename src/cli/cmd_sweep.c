@@ -62,15 +62,19 @@ _Static_assert(WL_NAME_MAX <= SWEEP_CLASS_NAME_MAX && WL_MAX_CLASSES <= SWEEP_MA
 /* ---- running ------------------------------------------------------------ */
 
 /* Closed-loop probe rounds with 16, 32, 64... users until the completion
- * rate stops rising by 10%: ok completions over the round's elapsed time.
- * Returns the best rate, 0 when nothing
- * completed (err says why when a round could not run). */
+ * rate stops rising by 10% (ok completions over the round's elapsed time)
+ * or a round ends more than 10% of its requests in an error. Returns the
+ * best rate, 0 when nothing completed (err says why when a round could not
+ * run) or the first round erred (*first_error_rate its error rate, else
+ * NAN). */
 static double probe_capacity(const struct run_config *base, uint64_t probe_ns, int quiet,
-                             double *first_e2e_p99_s, const char **stopped_in, uint64_t t0_abs_ns,
-                             json_t *series, char *err, size_t errlen)
+                             double *first_e2e_p99_s, double *first_error_rate,
+                             const char **stopped_in, uint64_t t0_abs_ns, json_t *series, char *err,
+                             size_t errlen)
 {
     double best = 0;
     *first_e2e_p99_s = 0;
+    *first_error_rate = NAN;
     *stopped_in = NULL;
     for (uint32_t users = SWEEP_PROBE_FIRST_USERS; users <= SWEEP_PROBE_MAX_USERS; users *= 2) {
         struct run_config cfg = *base;
@@ -104,7 +108,8 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
             json_array_append_new(pt, json_integer((json_int_t)res.series[i].inflight));
             json_array_append_new(series, pt);
         }
-        uint64_t failed = stats_failed(&res.stats), done = res.stats.completed;
+        /* The client's own cancellations are not the server's errors. */
+        double error_rate = stats_error_rate(&res.stats);
         if (users == SWEEP_PROBE_FIRST_USERS && hist_count(res.stats.e2e))
             *first_e2e_p99_s = (double)hist_percentile(res.stats.e2e, 99) / 1e9;
         *stopped_in = res.interrupted ? res.stopped_in : NULL;
@@ -113,7 +118,9 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
             ll_errorf("probe: %u users (closed loop): %.3g req/s completed", users, rate);
         if (*stopped_in)
             break;
-        int errors = done && (double)failed / (double)done > 0.1;
+        int errors = error_rate > 0.1;
+        if (errors && best == 0)
+            *first_error_rate = error_rate;
         if (rate < 1.1 * best || errors) {
             if (rate > best && !errors)
                 best = rate;
@@ -356,9 +363,9 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
     char err[1200] = "";
     json_t *series = json_array();
     uint64_t t0 = ll_now_ns();
-    double e2e_p99_s;
-    set->estimate_rps = probe_capacity(cfg, plan->probe_ns, quiet, &e2e_p99_s, &sr->stopped_in, t0,
-                                       series, err, sizeof err);
+    double e2e_p99_s, first_error_rate;
+    set->estimate_rps = probe_capacity(cfg, plan->probe_ns, quiet, &e2e_p99_s, &first_error_rate,
+                                       &sr->stopped_in, t0, series, err, sizeof err);
     uint64_t t1 = ll_now_ns();
     /* auto holds: the first step holds for the probe's first (least
      * loaded) round's E2E p99, as later steps do for the step before. */
@@ -371,8 +378,15 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
     }
     if (!(set->estimate_rps > 0)) {
         json_decref(series);
-        /* Every round ran and none succeeded: 6; a round that could not run: 3. */
-        ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
+        /* Every round ran and none succeeded, or the first erred: 6; a
+         * round that could not run: 3. */
+        if (!err[0] && isfinite(first_error_rate))
+            ll_errorf("the capacity probe's first round (%d users, closed loop) ended %.1f%% of "
+                      "its requests in an error (it stops past 10%%): no rate to step from; "
+                      "give --rates, or see the errors by kind with llmload run",
+                      SWEEP_PROBE_FIRST_USERS, 100 * first_error_rate);
+        else
+            ll_errorf("the capacity probe completed no request%s%s", err[0] ? ": " : "", err);
         return err[0] ? LL_EXIT_RUNTIME : LL_EXIT_NO_OK;
     }
     json_t *e = json_object();

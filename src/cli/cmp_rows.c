@@ -96,9 +96,15 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
     if (b->has_slo && c->has_slo && isfinite(b->attainment) && isfinite(c->attainment))
         r->d = cmp_share_diff(b->attained, b->slo_judged, c->attained, c->slo_judged);
 
+    /* Errors over the requests the client let end, as every error rate
+     * (stats_error_share): a workload's own cancellations are neither. */
+    uint64_t b_cancel = LL_MIN(b->by_kind[REC_CANCELLED], b->failed);
+    uint64_t c_cancel = LL_MIN(c->by_kind[REC_CANCELLED], c->failed);
+    uint64_t b_end = b->completed - b_cancel, c_end = c->completed - c_cancel;
     r = row_begin(rows, &k, "error_rate", "error rate", U_SHARE, CMP_LOWER_BETTER,
-                  share_of(b->failed, b->completed), share_of(c->failed, c->completed), "newcombe");
-    r->d = cmp_share_diff(b->failed, b->completed, c->failed, c->completed);
+                  share_of(b->failed - b_cancel, b_end), share_of(c->failed - c_cancel, c_end),
+                  "newcombe");
+    r->d = cmp_share_diff(b->failed - b_cancel, b_end, c->failed - c_cancel, c_end);
 
     /* Each error kind that occurred on a side, or that --fail-on names. */
     for (int e = 0; e < REC_KIND_COUNT; e++) {
@@ -108,10 +114,12 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
         char name[48], title[48];
         snprintf(name, sizeof name, "error_rate_%s", kn);
         snprintf(title, sizeof title, "  %s", kn);
-        r = row_begin(rows, &k, name, title, U_SHARE, CMP_LOWER_BETTER,
-                      share_of(b->by_kind[e], b->completed), share_of(c->by_kind[e], c->completed),
-                      "newcombe");
-        r->d = cmp_share_diff(b->by_kind[e], b->completed, c->by_kind[e], c->completed);
+        /* The cancellations' own share is of every completed request. */
+        uint64_t bn = e == REC_CANCELLED ? b->completed : b_end;
+        uint64_t cn = e == REC_CANCELLED ? c->completed : c_end;
+        r = row_begin(rows, &k, name, title, U_SHARE, CMP_LOWER_BETTER, share_of(b->by_kind[e], bn),
+                      share_of(c->by_kind[e], cn), "newcombe");
+        r->d = cmp_share_diff(b->by_kind[e], bn, c->by_kind[e], cn);
     }
 
     if (!no_stream) {

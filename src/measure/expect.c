@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "measure/stats.h"
 #include "util/util.h"
 
 static const char *const lat_rows[] = {"ttft", "tpot", "itl", "e2e"};
@@ -215,14 +216,18 @@ double expect_figure(const char *m, const struct expect_figures *fig)
         return fig->output_tokens_per_s;
     if (strcmp(m, "achieved_rate") == 0)
         return fig->achieved_rate;
-    /* error_rate and error_rate_KIND: of the completed requests, as compare. */
+    /* error_rate and error_rate_KIND: of the requests the client let end,
+     * as compare (stats_error_share: its own cancellations are neither;
+     * error_rate_cancelled is of every completed request). */
     if (!(fig->completed > 0))
         return NAN;
     int k = expect_error_kind(m);
     if (k < 0 && strcmp(m, "error_rate") != 0)
         return NAN;
-    double n = k >= 0 ? fig->by_kind[k] : fig->failed;
-    return isfinite(n) ? n / fig->completed : NAN;
+    double cancelled = isfinite(fig->by_kind[REC_CANCELLED]) ? fig->by_kind[REC_CANCELLED] : 0;
+    double n = k >= 0 ? fig->by_kind[k] : fig->failed - cancelled;
+    return isfinite(n) ? stats_error_share(n, fig->completed, k == REC_CANCELLED ? 0 : cancelled)
+                       : NAN;
 }
 
 void expect_format(const struct expect_set *set, char *buf, size_t len)

@@ -345,6 +345,23 @@ uint64_t stats_failed(const struct stats *s)
     return s->completed - s->by_kind[REC_OK];
 }
 
+double stats_error_share(double errors, double completed, double cancelled)
+{
+    double let_end = completed - cancelled;
+    return let_end > 0 ? errors / let_end : 0;
+}
+
+uint64_t stats_errors(const struct stats *s)
+{
+    return stats_failed(s) - s->by_kind[REC_CANCELLED];
+}
+
+double stats_error_rate(const struct stats *s)
+{
+    return stats_error_share((double)stats_errors(s), (double)s->completed,
+                             (double)s->by_kind[REC_CANCELLED]);
+}
+
 int stats_embeddings(const struct stats *s)
 {
     return s->inputs_records > 0;

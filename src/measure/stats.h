@@ -227,6 +227,25 @@ double stats_attainment(const struct stats *s);
 /* Records of any kind other than ok. */
 uint64_t stats_failed(const struct stats *s);
 
+/* The error rate every verdict and figure uses (a sweep step's, a class's,
+ * an endpoint's, --expect's and compare's): the requests that ended in an
+ * error over the requests the client let end. A request the client
+ * cancelled (kind cancelled: a workload's cancel, or a run stopped by a
+ * signal) is neither: it says nothing of the server, so a workload with
+ * 10% cancellations does not read a 10% error rate. errors is a count of
+ * error records (all of them, or of one kind) of completed requests, of
+ * which the client cancelled cancelled (pass 0 for the share of the
+ * cancellations themselves, which is over every completed request). 0 when
+ * the client let none end. */
+double stats_error_share(double errors, double completed, double cancelled);
+
+/* Records of an error kind (neither ok nor cancelled): failed less the
+ * client's cancellations. */
+uint64_t stats_errors(const struct stats *s);
+
+/* stats_errors over the requests the client let end (stats_error_share). */
+double stats_error_rate(const struct stats *s);
+
 /* 1 when s counts openai-embeddings records (inputs_records > 0): no
  * stream, so no TTFT, ITL or TPOT to report, and inputs/s to add. */
 int stats_embeddings(const struct stats *s);

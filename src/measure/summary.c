@@ -8,7 +8,8 @@
  *   [CLOSED LOOP label]
  *   target, model, version, seed, window and warm-up
  *   [INVALID banner with the reason]
- *   requests: scheduled N, sent N, ok N, failed N
+ *   requests: scheduled N, sent N, ok N, failed N[ (the client cancelled M;
+ *   error rate of the rest)]
  *   [failed by kind: only the kinds that occurred]
  *   [one line per failed kind: its count and a sample of its message]
  *   a latency table: one row per metric, columns p50 p90 p95 p99 p99.9 max count
@@ -346,10 +347,17 @@ static void summary_print_finish(FILE *f, const struct stats *s)
 
 static void summary_print_requests(FILE *f, const struct stats *s)
 {
-    uint64_t failed = stats_failed(s);
-    fprintf(f, "requests: scheduled %" PRIu64 ", sent %" PRIu64 ", ok %" PRIu64
-               ", failed %" PRIu64 "\n",
+    uint64_t failed = stats_failed(s), cancelled = s->by_kind[REC_CANCELLED];
+    fprintf(f, "requests: scheduled %" PRIu64 ", sent %" PRIu64 ", ok %" PRIu64 ", failed %" PRIu64,
             s->scheduled, s->sent, s->by_kind[REC_OK], failed);
+    /* The client's own cancellations are not errors: say what the error
+     * rate (--expect's, compare's) is over. */
+    if (cancelled > 0)
+        fprintf(f,
+                " (the client cancelled %" PRIu64 "; error rate %.1f%% of the %" PRIu64
+                " it let end)",
+                cancelled, 100 * stats_error_rate(s), s->completed - cancelled);
+    fputc('\n', f);
     if (failed > 0) {
         const char *sep = "";
         fprintf(f, "failed by kind: ");
@@ -636,7 +644,7 @@ void summary_print_endpoints(FILE *f, const struct summary_endpoint *ep, size_t 
         fmt_p50_p99(s->ttft, a, b);
         fmt_p50_p99(s->tpot, d, e);
         fprintf(f, "%-7zu %15" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %11.1f  %s\n",
-                i, s->completed, s->by_kind[REC_OK], stats_failed(s), a, b, d, e,
+                i, s->completed, s->by_kind[REC_OK], stats_errors(s), a, b, d, e,
                 summary_rate((double)s->win_output_tokens, window_ns), ep[i].url);
     }
 }

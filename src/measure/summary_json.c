@@ -439,7 +439,7 @@ json_t *summary_endpoints_json(const struct summary_endpoint *ep, size_t n, uint
         jset(o, "scheduled", ju64(s->scheduled));
         jset(o, "requests", ju64(s->completed));
         jset(o, "ok", ju64(s->by_kind[REC_OK]));
-        jset(o, "errors", ju64(stats_failed(s)));
+        jset(o, "errors", ju64(stats_errors(s)));
         part_json(o, s, window_ns);
         json_array_append_new(arr, o);
     }

@@ -518,7 +518,7 @@ static void fill_report_endpoints(const struct built *b, struct report *r,
             const struct sweep_endpoint *se = &s->endpoints[k];
             es[i].requests = se->stats.completed;
             es[i].ok = se->stats.by_kind[REC_OK];
-            es[i].errors = stats_failed(&se->stats);
+            es[i].errors = stats_errors(&se->stats);
             es[i].error_rate = se->error_rate;
             es[i].ttft_p50_ns = se->ttft_ns[0];
             es[i].ttft_p99_ns = se->ttft_ns[3];

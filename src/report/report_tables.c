@@ -88,9 +88,11 @@ static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
     report_td(b, s->ok ? (double)s->e2e_ns[REPORT_P99] / 1e9 : NAN,
               r->slo_e2e_ms > 0 && s->ok &&
                   (double)s->e2e_ns[REPORT_P99] / 1e6 > r->slo_e2e_ms);
+    /* Errors as the error rate counts them: the client's own
+     * cancellations are not (stats_error_share). */
     uint64_t errors = 0;
     for (int k = 0; k < REC_KIND_COUNT; k++)
-        if (k != REC_OK)
+        if (k != REC_OK && k != REC_CANCELLED)
             errors += s->by_kind[k];
     strbuf_printf(b, "<td%s>%llu</td>", errors ? " class=\"bad\"" : "",
                   (unsigned long long)errors);
@@ -134,7 +136,7 @@ void report_table(struct strbuf *b, const struct report *r)
         P50_P99("TPOT", "ms"),
         P50_P99("ITL", "ms, per request"),
         P50_P99("E2E", "s"),
-        {"errors", "", "requests of any kind but ok"},
+        {"errors", "", "requests that ended in an error (the client's cancellations are not)"},
         {"in flight", "mean", "requests, time-weighted"},
         {"in flight", "max", "requests"},
         {"steady", "", "backlog not growing and TTFT tail not rising"},
@@ -331,8 +333,8 @@ void report_endpoint_table(struct strbuf *b, const struct report *r)
         {"endpoint", "", "the --url's index, as records carry it in \"endpoint\""},
         {"requests", "", "its requests in the window"},
         {"ok", "", "of them, completed ok"},
-        {"errors", "", "of them, any other kind"},
-        {"errors", "%", "share of its requests not ok"},
+        {"errors", "", "of them, ended in an error (the client's cancellations are not)"},
+        {"errors", "%", "share of its requests the client let end that ended in an error"},
         P50_P99("TTFT", "ms"),
         P50_P99("TPOT", "ms"),
         {"output", "tok/s",

@@ -507,7 +507,7 @@ void sweep_print_endpoints(FILE *f, const struct sweep_step *steps, size_t n)
             int ok = e->stats.by_kind[REC_OK] > 0;
             fprintf(f, "%-*s %10.4g %8zu %8" PRIu64 " %8" PRIu64 " %10s %10s\n", w,
                     k == 0 ? id : "", s->f.offered_rps, k, e->stats.completed,
-                    stats_failed(&e->stats), ok ? ll_fmt_duration(e->ttft_ns[3], a, sizeof a) : "-",
+                    stats_errors(&e->stats), ok ? ll_fmt_duration(e->ttft_ns[3], a, sizeof a) : "-",
                     hist_count(e->stats.tpot) ? ll_fmt_duration(e->tpot_ns[3], b, sizeof b) : "-");
         }
     }

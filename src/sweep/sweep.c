@@ -409,7 +409,7 @@ static void class_finish(struct sweep_step *s, size_t k, const struct sweep_sett
      * request, no attainment to fail; a low step with a request or two
      * of a cancel-heavy class must not deny it an SLO capacity. */
     c->attainment = c->have_slo ? stats_attainment(st) : NAN;
-    c->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
+    c->error_rate = stats_error_rate(st);
     fill_pcts(st->ttft, c->ttft_ns);
     fill_pcts(st->tpot, c->tpot_ns);
     fill_pcts(st->e2e, c->e2e_ns);
@@ -434,7 +434,7 @@ static void endpoint_finish(struct sweep_step *s, size_t k, double w)
     struct sweep_endpoint *e = &s->endpoints[k];
     struct stats *st = &e->stats;
     st->scheduled = s->f.endpoints[k].scheduled ? s->f.endpoints[k].scheduled : st->completed;
-    e->error_rate = st->completed ? (double)stats_failed(st) / (double)st->completed : 0;
+    e->error_rate = stats_error_rate(st);
     e->output_tps = (double)e->output_tokens_ended / w;
     fill_pcts(st->ttft, e->ttft_ns);
     fill_pcts(st->tpot, e->tpot_ns);
@@ -463,7 +463,7 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
      * before request_bytes was kept, an unknown, not 0 bytes/s. */
     s->request_bytes_per_s =
         s->request_bytes_in_window ? (double)s->request_bytes_in_window / w : NAN;
-    s->error_rate = n_window ? (double)stats_failed(st) / (double)n_window : 0;
+    s->error_rate = stats_error_rate(st);
     fill_pcts(st->ttft, s->ttft_ns);
     fill_pcts(st->tpot, s->tpot_ns);
     fill_pcts(st->itl_req, s->itl_ns);

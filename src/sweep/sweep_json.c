@@ -420,7 +420,7 @@ json_t *sweep_step_line_json(const struct sweep_step *s)
         json_t *eo = json_array_get(eps, k);
         jset(eo, "requests", ju64(e->stats.completed));
         jset(eo, "ok", ju64(e->stats.by_kind[REC_OK]));
-        jset(eo, "errors", ju64(stats_failed(&e->stats)));
+        jset(eo, "errors", ju64(stats_errors(&e->stats)));
         jset(eo, "ttft_p99_ns", ns_or_null(e->ttft_ns[3], e->stats.by_kind[REC_OK] > 0));
         jset(eo, "tpot_p99_ns", ns_or_null(e->tpot_ns[3], hist_count(e->stats.tpot) > 0));
     }

@@ -87,7 +87,7 @@ static json_t *endpoint_json(const struct sweep_step *s, size_t k)
     jset(o, "scheduled", ju64(st->scheduled));
     jset(o, "requests", ju64(st->completed));
     jset(o, "ok", ju64(st->by_kind[REC_OK]));
-    jset(o, "errors", ju64(stats_failed(st)));
+    jset(o, "errors", ju64(stats_errors(st)));
     jset(o, "error_rate", jnum(e->error_rate));
     json_t *kinds = json_object();
     for (int kd = 0; kd < REC_KIND_COUNT; kd++)

@@ -425,6 +425,76 @@ static void test_stop_error_rate(void **state)
     swept_free(&s);
 }
 
+/* Without an SLO, half the requests cancelled by the workload 1 ms after
+ * sending: the client's own choice, not the server's errors. Every step's
+ * error rate is 0 and the sweep runs every rate, where the cancellations
+ * read a 50% error rate and stopped it after the first. */
+static void test_cancellations_not_errors(void **state)
+{
+    harness_small_sim_start(NULL);
+    const char *args[] = {
+        "--rates",           "4,5", "--step-duration", "1.5s", "--warmup", "0.3s", "--no-recovery",
+        "--cancel-fraction", "0.5", "--cancel-after",  "1ms",  WORKLOAD,   NULL};
+    struct swept s;
+    json_t *sum = sweep_expect(&s, args, 60, 0, 2, NULL);
+    json_t *steps = json_object_get(sum, "steps");
+    for (size_t i = 0; i < 2; i++) {
+        json_t *st = json_array_get(steps, i);
+        json_t *errs = json_object_get(st, "errors_by_kind");
+        assert_true(json_integer_value(json_object_get(errs, "cancelled")) > 0);
+        ASSERT_NEAR(harness_num(st, "error_rate"), 0, 0);
+        const char *why = json_string_value(json_object_get(st, "fail_reason"));
+        if (why && strstr(why, "error rate"))
+            fail_msg("step %zu failed on its error rate: %s", i, why);
+    }
+    json_decref(sum);
+    swept_free(&s);
+}
+
+/* The capacity probe (--rates auto) stops at a round that ends more than
+ * 10% of its requests in an error, over the requests the client let end:
+ * half of them cancelled by the workload, it still finds a rate to step
+ * from (it said "the capacity probe completed no request" and exited 6),
+ * and a first round half of whose requests get a 500 says so, not that
+ * nothing completed. */
+static void test_probe_errors(void **state)
+{
+    harness_small_sim_start(NULL);
+    const char *args[] = {"--rates",
+                          "auto",
+                          "--probe-duration",
+                          "0.5s",
+                          "--max-steps",
+                          "1",
+                          "--step-duration",
+                          "1s",
+                          "--warmup",
+                          "0.2s",
+                          "--no-recovery",
+                          "--cancel-fraction",
+                          "0.5",
+                          "--cancel-after",
+                          "1ms",
+                          WORKLOAD,
+                          NULL};
+    struct swept s;
+    json_t *sum = sweep_expect(&s, args, 90, 0, 1, NULL);
+    assert_true(harness_num(json_object_get(sum, "settings"), "estimate_rps") > 0);
+    json_decref(sum);
+    swept_free(&s);
+
+    const char *sargs[] = {"--fault", "500:0.5", NULL};
+    harness_small_sim_start(sargs);
+    const char *auto_args[] = {"--rates", "auto", "--probe-duration", "0.5s", WORKLOAD, NULL};
+    sweep_run(&s, auto_args, 60);
+    harness_sim_teardown(NULL);
+    assert_int_equal(s.status, 6);
+    if (!strstr(s.err, "the capacity probe's first round (16 users, closed loop) ended ") ||
+        !strstr(s.err, "% of its requests in an error (it stops past 10%)"))
+        fail_msg("stderr:\n%s", s.err);
+    swept_free(&s);
+}
+
 /* At twice the capacity the TTFT p99 passes a 300 ms safety limit in the
  * second step; the third rate never runs. */
 static void test_stop_ttft_limit(void **state)
@@ -973,6 +1043,8 @@ HARNESS_MAIN(cmocka_unit_test(test_flags_and_help), cmocka_unit_test(test_sweep_
              cmocka_unit_test(test_sweep_responses),
              cmocka_unit_test_teardown(test_sweep_capacity_knee, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_error_rate, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cancellations_not_errors, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_probe_errors, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_ttft_limit, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_goodput_falling, harness_sim_teardown),
              cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),

@@ -178,12 +178,31 @@ static void test_figure_by_name(void **state)
     assert_true(isnan(expect_figure("error_rate", &f)));
 }
 
+/* The client's own cancellations are not errors: an error rate is over
+ * the requests it let end, and the cancellations' own share over every
+ * completed request. */
+static void test_figure_cancelled(void **state)
+{
+    (void)state;
+    /* 200 completed: 50 cancelled by the workload, 3 http_5xx. */
+    struct expect_figures f = {
+        .completed = 200, .failed = 53, .by_kind[REC_CANCELLED] = 50, .by_kind[REC_HTTP_5XX] = 3};
+    ASSERT_NEAR(expect_figure("error_rate", &f), 3.0 / 150, 1e-12);
+    ASSERT_NEAR(expect_figure("error_rate_http_5xx", &f), 3.0 / 150, 1e-12);
+    ASSERT_NEAR(expect_figure("error_rate_cancelled", &f), 50.0 / 200, 1e-12);
+    /* Every request cancelled: none ended in an error. */
+    struct expect_figures all = {.completed = 20, .failed = 20, .by_kind[REC_CANCELLED] = 20};
+    assert_true(expect_figure("error_rate", &all) == 0);
+    assert_true(expect_figure("error_rate_cancelled", &all) == 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_figure_by_name),
+        cmocka_unit_test(test_figure_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -343,11 +343,13 @@ static void synth_record(struct record *r, const struct sweep_step *s, uint64_t 
 
 /* A synthetic step: rate req/s for 10 s after a 1 s warm-up, constant
  * arrivals; each request gets TTFT ttft_ms, 10 output tokens at 20 ms, and
- * the ones whose index is a multiple of fail_every are http_5xx. Every
- * request was sent late_ns after its time (the driver's lateness, in the
- * records and the step's lateness histogram); its latencies include it. */
-static void make_step_late(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
-                           unsigned fail_every, uint64_t late_ns, const struct sweep_settings *set)
+ * the ones whose index is a multiple of fail_every end 5 ms after their
+ * time as fail_kind, with no token. Every request was sent late_ns after
+ * its time (the driver's lateness, in the records and the step's lateness
+ * histogram); its latencies include it. */
+static void make_step_kind(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
+                           unsigned fail_every, enum rec_kind fail_kind, uint64_t late_ns,
+                           const struct sweep_settings *set)
 {
     synth_step_init(s, index, rate);
     uint64_t n = (uint64_t)(rate * 11);
@@ -357,8 +359,8 @@ static void make_step_late(struct sweep_step *s, uint32_t index, double rate, ui
         synth_record(&r, s, i, late_ns);
         r.max_tokens = 10;
         if (fail_every && i % fail_every == 0) {
-            r.kind = REC_HTTP_5XX;
-            r.http_status = 500;
+            r.kind = fail_kind;
+            r.http_status = fail_kind == REC_HTTP_5XX ? 500 : 200;
             r.end_ns = r.sched_ns + 5 * MS;
         } else {
             r.kind = REC_OK;
@@ -377,6 +379,13 @@ static void make_step_late(struct sweep_step *s, uint32_t index, double rate, ui
     }
     s->f.scheduled = window;
     sweep_step_finish(s, set);
+}
+
+/* make_step_kind's step whose failures are http_5xx. */
+static void make_step_late(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
+                           unsigned fail_every, uint64_t late_ns, const struct sweep_settings *set)
+{
+    make_step_kind(s, index, rate, ttft_ms, fail_every, REC_HTTP_5XX, late_ns, set);
 }
 
 static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_ms,
@@ -449,6 +458,32 @@ static void test_recovery_lead_in_passed(void **state)
         sweep_step_free(&st[0]);
         sweep_step_free(&st[1]);
     }
+}
+
+/* Without an SLO a step fails on its error rate, over the requests the
+ * client let end: a workload's own cancellations are not errors. One in
+ * four cancelled read a 25% error rate, and every step of a cancel-heavy
+ * workload failed against --max-error-rate's 10%. */
+static void test_step_cancelled_not_errors(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_step s;
+    make_step_kind(&s, 0, 10, 50, 4, REC_CANCELLED, 0, &set);
+    assert_int_equal(s.stats.by_kind[REC_CANCELLED], 25);
+    assert_int_equal(stats_failed(&s.stats), 25);
+    assert_int_equal(stats_errors(&s.stats), 0);
+    assert_true(s.error_rate == 0);
+    if (!s.slo_pass)
+        fail_msg("a step of cancellations alone failed: %s", s.fail_reason);
+    sweep_step_free(&s);
+    /* The same step with http_5xx in their place fails. */
+    make_step_kind(&s, 0, 10, 50, 4, REC_HTTP_5XX, 0, &set);
+    ASSERT_NEAR(s.error_rate, 0.25, 1e-12);
+    assert_false(s.slo_pass);
+    assert_string_equal(s.fail_reason, "error rate 25.0% > 10%");
+    sweep_step_free(&s);
 }
 
 static void test_step_figures(void **state)
@@ -2759,23 +2794,23 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_tail_test), cmocka_unit_test(test_hypergeom_upper_tail),
           cmocka_unit_test(test_recovery), cmocka_unit_test(test_recovery_step),
           cmocka_unit_test(test_recovery_lead_in_passed), cmocka_unit_test(test_cost_forecast),
-          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_server_table_kv),
-          cmocka_unit_test(test_first_limit), cmocka_unit_test(test_step_invalid),
-          SEARCH_TEST(test_findings_capacity), SEARCH_TEST(test_findings_skip_invalid),
-          SEARCH_TEST(test_findings_invalid_whose), SEARCH_TEST(test_findings_lowest_judged),
-          cmocka_unit_test(test_first_limit_at_lowest), cmocka_unit_test(test_steady_short_series),
-          cmocka_unit_test(test_series_add), SEARCH_TEST(test_findings_capacity_coarse),
-          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
-          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
-          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
-          cmocka_unit_test(test_stop_error_rate_repeat), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_points_repeat_unjudged), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_late_json),
-          cmocka_unit_test(test_facts_index_range), cmocka_unit_test(test_step_invalid_whose),
-          cmocka_unit_test(test_class_all_unjudged), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_at_capacity_judged),
-          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
-          cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_cancelled_not_errors),
+          cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
+          cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
+          SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_invalid_whose),
+          SEARCH_TEST(test_findings_lowest_judged), cmocka_unit_test(test_first_limit_at_lowest),
+          cmocka_unit_test(test_steady_short_series), cmocka_unit_test(test_series_add),
+          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
+          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
+          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
+          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          cmocka_unit_test(test_late_json), cmocka_unit_test(test_facts_index_range),
+          cmocka_unit_test(test_step_invalid_whose), cmocka_unit_test(test_class_all_unjudged),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
