@@ -146,6 +146,14 @@ int slo_judge(const struct slo *s, const struct record *r)
     }
     if (s->e2e_ns && waited != LL_NO_TIME && waited > s->e2e_ns)
         return 0;
+    /* Met when every threshold set was already decided, which before the
+     * end only TTFT can be: a first token in time. Leaving such a request
+     * out while counting one that missed would bias attainment against
+     * the server (with --cancel-after-tokens and a TTFT SLO, only the
+     * late first tokens of the cancelled were counted). A TPOT or E2E
+     * threshold waits for an end the client took away. */
+    if (s->ttft_ns && !s->tpot_ns && !s->e2e_ns && record_ttft_ns(r) != LL_NO_TIME)
+        return 1;
     return SLO_UNJUDGED;
 }
 

@@ -32,9 +32,11 @@ const struct slo *slo_or(const struct slo *own, const struct slo *fallback);
  * only what it had already missed: a TTFT threshold its first token came
  * after, or that passed with no token before the cancellation; a TPOT
  * over the threshold over the tokens it got; an E2E threshold that passed
- * before the cancellation. Anything else it might have met or missed had
- * it gone on, and the client, not the server, ended it (a workload with
- * 30% cancellations could otherwise never reach a 99% attainment). */
+ * before the cancellation. It meets only what was already decided: an SLO
+ * of TTFT alone, its first token in time. Anything else it might have met
+ * or missed had it gone on, and the client, not the server, ended it (a
+ * workload with 30% cancellations could otherwise never reach a 99%
+ * attainment). */
 int slo_judge(const struct slo *s, const struct record *r);
 
 /* How r fares against the SLO that applies to it in a run or step that

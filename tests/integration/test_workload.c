@@ -426,17 +426,12 @@ static void test_cancel_after_time(void **state)
     harness_results_free(dir);
 }
 
-/* A request the client cancelled is not an SLO miss unless it had
- * already missed: 40 requests, half of them cancelled 1 ms after they were
- * sent, against a sim whose every step lasts 30 ms or more (no token
- * comes before the cancellation, and were one to, its TTFT would be far
- * under 2 s), with --slo ttft=2s. The others' TTFT is a few steps, under
- * the threshold by seconds. Attainment is over the judged requests:
- * 100%, with the cancelled ones counted in throughput.slo_unjudged. It
- * read 50%, the workload's own cancellations held against the server.
- * Nor are they errors: --expect error_rate<1% holds (it read 50% and the
- * run exited 7). */
-static void test_cancel_not_an_slo_miss(void **state)
+/* 40 requests at 20/s, 4 output tokens each, half of them cancelled by
+ * cancel_flag cancel_value, against a sim whose every step lasts 30 ms or
+ * more, with --slo ttft=2s and --expect error_rate<1%: the records' count
+ * of cancelled requests in *cancelled (all 40 are cancelled or ok), and
+ * summary.json (caller decrefs). */
+static json_t *cancel_run(const char *cancel_flag, const char *cancel_value, int64_t *cancelled)
 {
     const char *sargs[] = {"--step-base", "30ms", NULL};
     const char *args[] = {"--rate",
@@ -452,8 +447,8 @@ static void test_cancel_not_an_slo_miss(void **state)
                           "--ignore-eos",
                           "--cancel-fraction",
                           "0.5",
-                          "--cancel-after",
-                          "1ms",
+                          cancel_flag,
+                          cancel_value,
                           "--slo",
                           "ttft=2s",
                           "--expect",
@@ -461,21 +456,53 @@ static void test_cancel_not_an_slo_miss(void **state)
                           NULL};
     char *dir = harness_run_on_sim(sargs, no_metrics, args);
     struct harness_recs *r = harness_requests_load(dir);
-    int64_t cancelled = 0, ok = 0;
+    int64_t ok = 0;
+    *cancelled = 0;
     for (size_t i = 0; i < r->n; i++) {
         const char *kind = harness_sval(r->items[i], "kind");
-        cancelled += strcmp(kind, "cancelled") == 0;
+        *cancelled += strcmp(kind, "cancelled") == 0;
         ok += strcmp(kind, "ok") == 0;
     }
     assert_int_equal(r->n, 40);
-    assert_true(cancelled > 0 && ok > 0);
-    assert_int_equal(cancelled + ok, 40);
+    assert_true(*cancelled > 0 && ok > 0);
+    assert_int_equal(*cancelled + ok, 40);
     json_t *sj = harness_summary_load(dir);
+    harness_recs_free(r);
+    harness_results_free(dir);
+    return sj;
+}
+
+/* A request the client cancelled is not an SLO miss unless it had
+ * already missed: cancelled 1 ms after they were sent, no token comes
+ * before the cancellation (and 2 s had not passed). The others' TTFT is a
+ * few steps, under the threshold by seconds. Attainment is over the
+ * judged requests: 100%, with the cancelled ones counted in
+ * throughput.slo_unjudged. It read 50%, the workload's own cancellations
+ * held against the server. Nor are they errors: --expect error_rate<1%
+ * holds (it read 50% and the run exited 7). */
+static void test_cancel_not_an_slo_miss(void **state)
+{
+    int64_t cancelled;
+    json_t *sj = cancel_run("--cancel-after", "1ms", &cancelled);
     assert_int_equal((int64_t)harness_num(sj, "throughput.slo_unjudged"), cancelled);
     ASSERT_NEAR(harness_num(sj, "throughput.attainment"), 1.0, 0);
     json_decref(sj);
-    harness_recs_free(r);
-    harness_results_free(dir);
+}
+
+/* Cancelled after their second token, with an SLO of TTFT alone: the
+ * first token came in time, so the SLO was decided and met, and every
+ * request is judged. They were left out (slo_unjudged 24) while a late
+ * first token would have counted, leaning attainment against the
+ * server. */
+static void test_cancel_after_ttft_met(void **state)
+{
+    int64_t cancelled;
+    json_t *sj = cancel_run("--cancel-after-tokens", "2", &cancelled);
+    assert_int_equal((int64_t)harness_num(sj, "throughput.slo_unjudged"), 0);
+    ASSERT_NEAR(harness_num(sj, "throughput.attainment"), 1.0, 0);
+    /* Goodput still counts ok requests alone: 40 - cancelled of them. */
+    assert_int_equal((int64_t)harness_num(sj, "requests.ok"), 40 - cancelled);
+    json_decref(sj);
 }
 
 /* Traffic classes from a workload file: every record names the class its
@@ -634,6 +661,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_prefix_sharing, harness_sim_teardown
              cmocka_unit_test_teardown(test_cancel_after_tokens, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_after_time, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancel_not_an_slo_miss, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cancel_after_ttft_met, harness_sim_teardown),
              cmocka_unit_test_teardown(test_classes, harness_sim_teardown),
              cmocka_unit_test_teardown(test_class_slo_whole_run, harness_sim_teardown),
              cmocka_unit_test_teardown(test_bursts, harness_sim_teardown))

@@ -137,10 +137,16 @@ static void test_slo_judge_cancelled(void **state)
     assert_int_equal(slo_judge(&(struct slo){100 * MS, 20 * MS, 0}, &r), 1);
     assert_int_equal(slo_judge(&(struct slo){99 * MS, 0, 0}, &r), 0);
     r.kind = REC_CANCELLED;
-    /* Within every threshold so far, and no E2E: not judged, not met. */
+    /* Within every threshold so far, one of them TPOT or E2E, which only
+     * the end decides: not judged, not met. */
     assert_int_equal(slo_judge(&(struct slo){100 * MS, 20 * MS, 0}, &r), SLO_UNJUDGED);
+    assert_int_equal(slo_judge(&(struct slo){100 * MS, 0, 10 * SEC}, &r), SLO_UNJUDGED);
     assert_int_equal(slo_judge(&(struct slo){0, 0, 281 * MS}, &r), SLO_UNJUDGED);
     assert_int_equal(slo_judge(&(struct slo){0}, &r), SLO_UNJUDGED);
+    /* TTFT alone, its first token in time: decided, met (it was left out
+     * while a late first token counted, leaning attainment against the
+     * server); goodput still counts ok requests alone. */
+    assert_int_equal(slo_judge(&(struct slo){100 * MS, 0, 0}, &r), 1);
     assert_false(slo_met(&(struct slo){100 * MS, 0, 0}, &r));
     /* A first token after the threshold, a TPOT over it, an E2E threshold
      * passed before the cancellation: misses. */
