@@ -290,8 +290,9 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
     /* A class without an SLO of its own, in a step with one elsewhere:
      * completing ok meets it (slo_judge with no threshold set). */
     static const struct slo none;
+    int judged = slo_judge(own ? slo : &none, r);
     if (have_slo)
-        stats_add_slo(&s->stats, slo_judge(own ? slo : &none, r));
+        stats_add_slo(&s->stats, judged);
     if (r->kind == REC_OK && r->first_ns != LL_NO_TIME && r->first_ns >= r->sched_ns) {
         uint64_t half = f->warmup_ns + (f->duration_ns - f->warmup_ns) / 2;
         hist_record(r->sched_ns >= half ? s->ttft_h2 : s->ttft_h1, r->first_ns - r->sched_ns);
@@ -300,9 +301,11 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
         s->sent_in_window++;
         s->request_bytes_in_window += r->request_bytes;
     }
-    /* A request the client chose to cancel says nothing about whether
-     * latency recovered. */
-    if (r->kind == REC_CANCELLED)
+    /* A request the client cancelled counts as attainment judges it: a
+     * miss it had already shown (its first token after the TTFT threshold,
+     * or none by then: latency had not recovered for it), met when that
+     * was decided; else it says nothing of whether latency recovered. */
+    if (judged == SLO_UNJUDGED)
         return;
     if (s->n_met == s->cap_met) {
         s->cap_met = s->cap_met ? s->cap_met * 2 : 256;
@@ -310,7 +313,7 @@ void sweep_step_add_record(struct sweep_step *s, const struct record *r,
         s->met = ll_realloc(s->met, s->cap_met * sizeof *s->met);
     }
     s->met_sched_ns[s->n_met] = r->sched_ns;
-    s->met[s->n_met] = (unsigned char)(own ? slo_met(slo, r) : r->kind == REC_OK);
+    s->met[s->n_met] = (unsigned char)judged;
     s->n_met++;
 }
 

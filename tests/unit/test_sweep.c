@@ -460,6 +460,51 @@ static void test_recovery_lead_in_passed(void **state)
     }
 }
 
+/* A recovery step counts a cancelled request as attainment judges it. At
+ * 4 req/s from the 1 s switch, TTFT 50 ms under a 300 ms SLO, but the
+ * request at 2 s has 500 ms; the one at 5 s got no token before the client
+ * cancelled it 400 ms after its time (the threshold passed with nothing:
+ * a miss it had shown, a user who gave up waiting), and the one at 6 s was
+ * cancelled after 10 ms (not judged). The last miss is at 5 s and latency
+ * is back at 5.25 s; every cancelled request was left out, so it read 2 s
+ * and 2.25 s. */
+static void test_recovery_cancelled_miss(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 300 * MS;
+    struct sweep_step s;
+    synth_step_init(&s, 1, 4);
+    s.f.recovery = 1;
+    uint64_t window = 0;
+    for (uint64_t i = 0; i < 44; i++) {
+        struct record r;
+        synth_record(&r, &s, i, 0);
+        r.max_tokens = 4;
+        if (r.sched_ns == 5 * SEC || r.sched_ns == 6 * SEC) {
+            r.kind = REC_CANCELLED;
+            r.end_ns = r.sched_ns + (r.sched_ns == 5 * SEC ? 400 : 10) * MS;
+        } else {
+            r.kind = REC_OK;
+            r.http_status = 200;
+            r.first_ns = r.first_content_ns = r.sched_ns + (r.sched_ns == 2 * SEC ? 500 : 50) * MS;
+            r.output_tokens = r.events = 4;
+            r.last_ns = r.first_ns + 3 * 20 * MS;
+            r.end_ns = r.last_ns + 1 * MS;
+        }
+        window += !r.warmup;
+        sweep_step_add_record(&s, &r, &set);
+    }
+    s.f.scheduled = window;
+    sweep_step_finish(&s, &set);
+    assert_int_equal(s.stats.slo_unjudged, 1);
+    assert_int_equal(s.recovery.last_miss_ns, 5 * SEC);
+    assert_int_equal(s.recovery.back_ns, 5250 * MS);
+    assert_int_equal(s.recovery.recovery_ns, 4250 * MS);
+    sweep_step_free(&s);
+}
+
 /* Without an SLO a step fails on its error rate, over the requests the
  * client let end: a workload's own cancellations are not errors. One in
  * four cancelled read a 25% error rate, and every step of a cancel-heavy
@@ -2795,22 +2840,23 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_recovery), cmocka_unit_test(test_recovery_step),
           cmocka_unit_test(test_recovery_lead_in_passed), cmocka_unit_test(test_cost_forecast),
           cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_cancelled_not_errors),
-          cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
-          cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
-          SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_invalid_whose),
-          SEARCH_TEST(test_findings_lowest_judged), cmocka_unit_test(test_first_limit_at_lowest),
-          cmocka_unit_test(test_steady_short_series), cmocka_unit_test(test_series_add),
-          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
-          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
-          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
-          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
-          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
-          cmocka_unit_test(test_late_json), cmocka_unit_test(test_facts_index_range),
-          cmocka_unit_test(test_step_invalid_whose), cmocka_unit_test(test_class_all_unjudged),
-          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
-          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_recovery_cancelled_miss), cmocka_unit_test(test_server_table_kv),
+          cmocka_unit_test(test_first_limit), cmocka_unit_test(test_step_invalid),
+          SEARCH_TEST(test_findings_capacity), SEARCH_TEST(test_findings_skip_invalid),
+          SEARCH_TEST(test_findings_invalid_whose), SEARCH_TEST(test_findings_lowest_judged),
+          cmocka_unit_test(test_first_limit_at_lowest), cmocka_unit_test(test_steady_short_series),
+          cmocka_unit_test(test_series_add), SEARCH_TEST(test_findings_capacity_coarse),
+          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
+          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
+          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
+          cmocka_unit_test(test_stop_error_rate_repeat), cmocka_unit_test(test_points_repeat),
+          cmocka_unit_test(test_points_repeat_unjudged), cmocka_unit_test(test_repeat_labels),
+          cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_late_json),
+          cmocka_unit_test(test_facts_index_range), cmocka_unit_test(test_step_invalid_whose),
+          cmocka_unit_test(test_class_all_unjudged), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_at_capacity_judged),
+          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
+          cmocka_unit_test(test_first_with_parts))
