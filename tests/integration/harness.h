@@ -187,6 +187,13 @@ char *harness_report_rebuilds(const char *dir, const char *const *files);
 #define HARNESS_SMALL_WORKLOAD "--prompt-tokens", "64", "--output-tokens", "16", \
                                "--ignore-eos", "--arrival", "constant"
 
+/* A sweep that runs its capacity probe (--rates auto, 0.5 s rounds) and
+ * then one short step (1 s after a 0.2 s warm-up), no recovery: what the
+ * probe's tests need of a sweep. */
+#define HARNESS_PROBE_ONE_STEP                                                                     \
+    "--rates", "auto", "--probe-duration", "0.5s", "--max-steps", "1", "--step-duration", "1s",    \
+        "--warmup", "0.2s", "--no-recovery"
+
 /* The small sim's capacity for HARNESS_SMALL_WORKLOAD in requests per
  * second, by sim_profile_capacity_rps: the truth a sweep's findings are
  * checked against. */

@@ -460,17 +460,7 @@ static void test_cancellations_not_errors(void **state)
 static void test_probe_errors(void **state)
 {
     harness_small_sim_start(NULL);
-    const char *args[] = {"--rates",
-                          "auto",
-                          "--probe-duration",
-                          "0.5s",
-                          "--max-steps",
-                          "1",
-                          "--step-duration",
-                          "1s",
-                          "--warmup",
-                          "0.2s",
-                          "--no-recovery",
+    const char *args[] = {HARNESS_PROBE_ONE_STEP,
                           "--cancel-fraction",
                           "0.5",
                           "--cancel-after",

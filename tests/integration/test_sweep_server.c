@@ -204,17 +204,7 @@ static void test_sweep_server_gaps(void **state)
 static void test_sweep_probe_labelled(void **state)
 {
     harness_small_sim_start(NULL);
-    const char *args[] = {"--rates",
-                          "auto",
-                          "--probe-duration",
-                          "500ms",
-                          "--max-steps",
-                          "1",
-                          "--step-duration",
-                          "1s",
-                          "--warmup",
-                          "0.2s",
-                          "--no-recovery",
+    const char *args[] = {HARNESS_PROBE_ONE_STEP,
                           "--ttft-limit",
                           "100s",
                           "--max-error-rate",
