@@ -171,11 +171,27 @@ static int side_shard(const struct side *s, json_int_t *k, json_int_t *n)
     return 1;
 }
 
-/* A side whose figures are not a fair measure says so on stderr, one line. */
-static void side_warn(const struct side *s, const char *role)
+/* 1 when every one of the nd sides (nd >= 2) is shard k of n of a sharded
+ * run, the same k and n for all, setting *k and *n; else 0. */
+static int sides_same_shard(const struct side *sides, int nd, json_int_t *k, json_int_t *n)
+{
+    if (nd < 2 || !side_shard(&sides[0], k, n))
+        return 0;
+    for (int i = 1; i < nd; i++) {
+        json_int_t ki, ni;
+        if (!side_shard(&sides[i], &ki, &ni) || ki != *k || ni != *n)
+            return 0;
+    }
+    return 1;
+}
+
+/* A side whose figures are not a fair measure says so on stderr, one line.
+ * like_shards: every side is the same shard K/N, so this one's being a
+ * shard is like for like and said once, by cmp_sides_warn. */
+static void side_warn(const struct side *s, const char *role, int like_shards)
 {
     json_int_t k, n;
-    if (side_shard(s, &k, &n))
+    if (!like_shards && side_shard(s, &k, &n))
         ll_errorf("compare: warning: the %s %s (%s) is shard %lld of %lld of a sharded run: its "
                   "figures are that shard's share of the load alone; compare the directory "
                   "llmload merge writes from all its shards",
@@ -735,8 +751,7 @@ static int compare_runs(const struct side *sides, int nd, const struct cmp_opts 
     json_object_set_new(doc, "confidence", json_real(0.95));
     json_object_set_new(doc, "min_effect", json_real(o->min_effect));
     json_object_set_new(doc, "baseline", side_json(&sides[0]));
-    for (int i = 0; i < nd; i++)
-        side_warn(&sides[i], i ? "candidate" : "baseline");
+    cmp_sides_warn(sides, nd);
     json_t *cands = json_array();
     int fail = 0, inconclusive = 0;
     for (int i = 1; i < nd; i++) {
@@ -884,7 +899,17 @@ json_t *cmp_side_json(const struct side *s)
     return side_json(s);
 }
 
-void cmp_side_warn(const struct side *s, const char *role)
+void cmp_sides_warn(const struct side *sides, int nd)
 {
-    side_warn(s, role);
+    json_int_t k, n;
+    int like = sides_same_shard(sides, nd, &k, &n);
+    /* Shard K/N of one run against shard K/N of another offered the same
+     * share of the same schedule: the figures compare like for like, and
+     * a warning per side (as for a shard against a whole run) misled. */
+    if (like)
+        ll_errorf("compare: note: every side is shard %lld of %lld of a sharded run: like for "
+                  "like shares of the load, each side's figures that shard's share alone",
+                  (long long)k, (long long)n);
+    for (int i = 0; i < nd; i++)
+        side_warn(&sides[i], i ? "candidate" : "baseline", like);
 }

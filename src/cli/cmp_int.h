@@ -172,10 +172,15 @@ struct cmp_opts {
 const char *cmp_outcome_name(const struct side *s);
 
 /* A side as compare.json names it (dir, label, outcome, invalid,
- * invalid_reason, interrupted); caller owns it. And its warning, one
- * stderr line, when it was INVALID or interrupted. */
+ * invalid_reason, interrupted, shard); caller owns it. */
 json_t *cmp_side_json(const struct side *s);
-void cmp_side_warn(const struct side *s, const char *role);
+
+/* The nd sides' warnings (sides[0] the baseline), one stderr line each:
+ * a side that was INVALID or interrupted, and one that is one shard of a
+ * sharded run; but when every side is the same shard K/N (like for like
+ * shares of the load), one note line says so instead of the shard
+ * warnings. */
+void cmp_sides_warn(const struct side *sides, int nd);
 
 /* compare's exit status when a --fail-on row's interval is too wide to
  * pass or fail it. */

@@ -463,8 +463,7 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
     json_object_set_new(doc, "confidence", json_real(0.95));
     json_object_set_new(doc, "min_effect", json_real(o->min_effect));
     json_object_set_new(doc, "baseline", sweep_side_json(&sides[0], &sw[0]));
-    for (int i = 0; i < nd; i++)
-        cmp_side_warn(&sides[i], i ? "candidate" : "baseline");
+    cmp_sides_warn(sides, nd);
     json_t *cands = json_array();
     struct row *rows = ll_calloc((size_t)cmp_rows_max(), sizeof *rows);
     int fail = 0, inconclusive = 0;

@@ -139,6 +139,7 @@ void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_
     }
     if (r->end_ns != LL_NO_TIME && r->end_ns >= warmup_ns && r->end_ns <= window_end_ns) {
         s->win_completed++;
+        s->win_dropped += (uint64_t)(r->kind == REC_CLIENT_DROPPED);
         if (r->kind == REC_OK) {
             s->win_ok++;
             s->win_output_tokens += r->output_tokens;
@@ -285,6 +286,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->warmup_failed_started += src->warmup_failed_started;
     dst->win_completed += src->win_completed;
     dst->win_ok += src->win_ok;
+    dst->win_dropped += src->win_dropped;
     dst->win_slo_met += src->win_slo_met;
     dst->win_prompt_tokens += src->win_prompt_tokens;
     dst->win_output_tokens += src->win_output_tokens;

@@ -117,6 +117,8 @@ struct stats {
     uint64_t win_sent;              /* requests sent in the window */
     uint64_t win_completed;         /* records that ended in the window, any kind */
     uint64_t win_ok;                /* ok records that ended in the window */
+    uint64_t win_dropped;           /* client_dropped records that ended in the window:
+                                       counted in win_completed, never sent */
     uint64_t win_slo_met;           /* ... that met every SLO threshold */
     uint64_t win_prompt_tokens;     /* tokens, of win_ok records */
     uint64_t win_output_tokens;     /* tokens, of win_ok records */

@@ -210,6 +210,7 @@ static json_t *summary_throughput_json(const struct stats *s, const struct summa
     jset(thr, "send_rate_per_s", jdouble(summary_rate((double)s->win_sent, w)));
     jset(thr, "completion_rate_per_s", jdouble(summary_rate((double)s->win_completed, w)));
     jset(thr, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, w)));
+    jset(thr, "dropped_rate_per_s", jdouble(summary_rate((double)s->win_dropped, w)));
     jset(thr, "input_tokens_per_s", jdouble(summary_rate((double)s->win_prompt_tokens, w)));
     jset(thr, "output_tokens_per_s", jdouble(summary_rate((double)s->win_output_tokens, w)));
     jset(thr, "request_bytes_per_s", jdouble(summary_rate((double)s->win_request_bytes, w)));

@@ -8,6 +8,10 @@
 
 #include "util/util.h"
 
+/* A scraped max power under this share of the mean power is no max
+ * (energy_figures_compute). */
+#define ENERGY_MAX_BELOW_MEAN 0.98
+
 static double gauge_mean(const struct scrape_gauge *g)
 {
     return g->present ? g->mean : NAN;
@@ -52,6 +56,15 @@ void energy_figures_compute(const struct scrape_join *j, int join_rc, double out
     out->gpus = j->gpus;
     out->mean_power_w = out->energy_j / out->span_s;
     out->max_power_w = j->gpu_power.present ? j->gpu_power.max : NAN;
+    /* The power gauge is read at the scrapes alone. An engine's power is
+     * bursty (the sim's, with --gpu-idle-watts 0, is zero between steps),
+     * so every scrape can miss the peaks: two sims at 30 req/s read 0 W
+     * at each of their 4 scrapes beside a counter's mean of 69.9 W, and
+     * the summary printed "max 0.0 W". A max below the mean cannot be the
+     * max: unknown then. 2% of slack for the scrapes' own timing, which
+     * the counter's span shares. */
+    if (isfinite(out->max_power_w) && out->max_power_w < ENERGY_MAX_BELOW_MEAN * out->mean_power_w)
+        out->max_power_w = NAN;
     out->j_per_output_token = ratio(out->energy_j, output_tokens);
     out->j_per_request = ratio(out->energy_j, requests);
     out->output_tokens_per_j = ratio(output_tokens, out->energy_j);
@@ -176,8 +189,9 @@ void energy_print_sources(FILE *f, const struct energy_figures *e, const struct 
     fputc('\n', f);
     fprintf(f, "  power                mean %.1f W", e->mean_power_w);
     if (isfinite(e->max_power_w))
-        fprintf(f, "  max %.1f W", e->max_power_w);
-    fputc('\n', f);
+        fprintf(f, "  max %.1f W\n", e->max_power_w);
+    else
+        fprintf(f, "  max -\n");
     if (isfinite(e->j_per_output_token))
         fprintf(f, "  per output token     %.4f J  (%.2f tokens/J)\n", e->j_per_output_token,
                 e->output_tokens_per_j);

@@ -21,7 +21,8 @@ struct energy_figures {
     size_t gaps;        /* power_integral: scrapes bridged */
     unsigned gpus;
     double mean_power_w;       /* energy_j / span_s, all GPUs */
-    double max_power_w;        /* the largest scraped power (NAN: none) */
+    double max_power_w;        /* the largest scraped power (NAN: none, or under
+                                  98% of mean_power_w: the scrapes missed the peaks) */
     double output_tokens;      /* the client's, over the window */
     double requests;           /* the client's ok requests */
     double j_per_output_token; /* NAN when there is no token */

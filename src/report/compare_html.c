@@ -192,6 +192,24 @@ static size_t sides_of(json_t *doc, json_t **out, size_t max)
 
 #define MAX_PLOT_SIDES 16
 
+/* The shard every side of doc is ("K/N", borrowed from doc), when there
+ * are two sides or more and all are the same shard of a sharded run (like
+ * for like shares of the load, as compare's terminal note); else NULL. */
+static const char *same_shard(json_t *doc)
+{
+    const char *k = jstr(json_object_get(doc, "baseline"), "shard");
+    json_t *cands = json_object_get(doc, "candidates"), *c;
+    size_t i;
+    if (!*k || json_array_size(cands) == 0)
+        return NULL;
+    json_array_foreach(cands, i, c)
+    {
+        if (strcmp(jstr(c, "shard"), k) != 0)
+            return NULL;
+    }
+    return k;
+}
+
 /* A side's series: the baseline solid with filled dots, a candidate dashed
  * with rings, so that where the curves coincide the baseline's dots still
  * show through the candidate's. */
@@ -399,10 +417,18 @@ void compare_html_render(json_t *doc, struct strbuf *b)
     json_t *c;
     json_array_foreach(cands, i, c) put_differences(b, c);
     /* A run that was INVALID or interrupted, or one shard of a sharded
-     * run, is compared, and said so (as the terminal's warning). */
+     * run, is compared, and said so (as the terminal's warning); when
+     * every side is the same shard K/N, once, as like for like. */
+    const char *like = same_shard(doc);
+    if (like) {
+        strbuf_puts(b, "<div class=\"differs outcome\">every side is shard ");
+        strbuf_put_xml(b, like);
+        strbuf_puts(b, " of a sharded run: like for like shares of the load, each side's "
+                       "figures that shard's share alone</div>\n");
+    }
     for (size_t k = 0; k < ns; k++) {
         const char *shard = jstr(sides[k], "shard");
-        if (*shard) {
+        if (*shard && !like) {
             strbuf_puts(b, "<div class=\"differs outcome\">");
             strbuf_put_xml(b, jstr(sides[k], "label"));
             strbuf_puts(b, k ? " (candidate) is shard " : " (baseline) is shard ");

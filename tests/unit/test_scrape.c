@@ -4,6 +4,7 @@
  * worked out by hand in each test. Plus the scraper's failure path against
  * a closed port on 127.0.0.1. */
 #include "test.h"
+#include "testutil.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -818,6 +819,59 @@ static void test_gpu_energy(void **state)
     assert_false(e.present);
 }
 
+/* A bursty power gauge read between its bursts: 2 GPUs, each scrape's
+ * power 0 W (the sim with --gpu-idle-watts 0 between steps), while the
+ * counter grows 100 J a second: the mean is 100 W, and the largest power
+ * scraped, 0 W, is no max (before, "mean 100.0 W  max 0.0 W" and 0 in
+ * summary.json): unknown, "-" and null; and the sum of two exporters with
+ * one unknown is unknown. A scraped max at the mean (a steady 100 W) is
+ * kept. */
+static void test_gpu_max_power_below_mean(void **state)
+{
+    struct scrape_series s;
+    scrape_series_init(&s);
+    for (int t = 0; t < 4; t++)
+        add_gpu(&s, t, 0, 100.0 * t, 1);
+    struct scrape_join j;
+    assert_int_equal(
+        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(2.5e9), SCRAPE_SPAN_OUTER, &j), 0);
+    struct energy_figures e;
+    energy_figures_compute(&j, 0, 300, 3, 2, NAN, &e);
+    assert_true(e.present);
+    assert_string_equal(e.source, "energy_counter");
+    ASSERT_NEAR(e.mean_power_w, 100, 1e-9);
+    assert_true(isnan(e.max_power_w));
+    struct scrape_source src = {"http://127.0.0.1:1/metrics", 4, 0, 0};
+    json_t *o = energy_json_sources(&e, &src, 1);
+    assert_true(json_is_null(json_object_get(o, "max_power_w")));
+    json_decref(o);
+    struct test_mem m;
+    test_mem_open(&m);
+    energy_print_sources(m.f, &e, &src, 1);
+    char *out = test_mem_close(&m);
+    if (!strstr(out, "  power                mean 100.0 W  max -\n"))
+        fail_msg("the power line: %s", out);
+    free(out);
+    scrape_series_reset(&s);
+
+    struct energy_figures steady;
+    for (int t = 0; t < 4; t++)
+        add_gpu(&s, t, 100, 100.0 * t, 1);
+    assert_int_equal(
+        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(2.5e9), SCRAPE_SPAN_OUTER, &j), 0);
+    energy_figures_compute(&j, 0, 300, 3, 2, NAN, &steady);
+    ASSERT_NEAR(steady.max_power_w, 100, 1e-9);
+    struct energy_figures parts[2] = {steady, steady}, sum;
+    energy_figures_combine(parts, 2, &sum);
+    ASSERT_NEAR(sum.max_power_w, 200, 1e-9);
+    parts[1] = e;
+    energy_figures_combine(parts, 2, &sum);
+    assert_true(sum.present);
+    ASSERT_NEAR(sum.mean_power_w, 200, 1e-9);
+    assert_true(isnan(sum.max_power_w));
+    scrape_series_reset(&s);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -833,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_expose_page),
         cmocka_unit_test(test_gpu_energy),
         cmocka_unit_test(test_gpu_energy_missing_gpu),
+        cmocka_unit_test(test_gpu_max_power_below_mean),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

@@ -352,6 +352,56 @@ static double jnum(json_t *root, const char *a, const char *b, const char *c)
     return json_number_value(j);
 }
 
+/* --on-cap drop: a client_dropped record completes at once without a
+ * send, so the completion rate can exceed the send rate; the throughput
+ * line says how much of it was dropped unsent, and summary.json gives it
+ * as dropped_rate_per_s. 3 requests sent and ok, 7 dropped, in a 1 s
+ * window: sent 3/s, completed 10/s, of them 7/s dropped. Before, the line
+ * read "sent 3.00 req/s, completed 10.00 req/s (ok 3.00 req/s)" alone
+ * (the sim at --rate 40 --max-concurrency 4: sent 7.40, completed 39.00). */
+static void test_throughput_dropped(void **state)
+{
+    (void)state;
+    struct stats s;
+    struct summary_info info;
+    stats_init(&s);
+    for (uint64_t i = 0; i < 10; i++) {
+        struct record r;
+        record_init(&r, i);
+        r.sched_ns = 50 * MS * i;
+        if (i < 3) {
+            r.http_status = 200;
+            r.sent_ns = r.sched_ns;
+            r.first_ns = r.first_content_ns = r.sched_ns + 10 * MS;
+            r.last_ns = r.end_ns = r.sched_ns + 100 * MS;
+            r.output_tokens = r.events = 10;
+            r.tokens_source = REC_TOKENS_USAGE;
+        } else {
+            r.kind = REC_CLIENT_DROPPED;
+            r.end_ns = r.sched_ns;
+        }
+        stats_account_met(&s, &r, 0, LL_NS_PER_SEC, 0);
+    }
+    s.scheduled = 10;
+    memset(&info, 0, sizeof info);
+    info.mode = "open-loop poisson, capped";
+    info.window_ns = LL_NS_PER_SEC;
+
+    char *out = print_to_string(&s, &info);
+    char line[256];
+    find_line(out, "throughput: ", line, sizeof line);
+    assert_string_equal(line,
+                        "throughput: offered - req/s (scheduled 10.00 req/s), sent 3.00 req/s, "
+                        "completed 10.00 req/s (ok 3.00 req/s, dropped unsent 7.00 req/s)");
+    free(out);
+    json_t *j = summary_json(&s, &info);
+    ASSERT_NEAR(jnum(j, "throughput", "completion_rate_per_s", NULL), 10.0, 1e-9);
+    ASSERT_NEAR(jnum(j, "throughput", "dropped_rate_per_s", NULL), 7.0, 1e-9);
+    ASSERT_NEAR(jnum(j, "throughput", "send_rate_per_s", NULL), 3.0, 1e-9);
+    json_decref(j);
+    stats_free(&s);
+}
+
 /* Write summary.json into a fresh temporary directory, check that nothing
  * but summary.json is left there, and load it back. */
 static json_t *write_and_load(const struct stats *s, const struct summary_info *info)
@@ -949,8 +999,9 @@ static void test_endpoints(void **state)
 }
 
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
-          cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_endpoints),
-          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_cold),
-          cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
-          cmocka_unit_test(test_attainment_of_judged), cmocka_unit_test(test_request_bytes),
-          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_throughput_dropped),
+          cmocka_unit_test(test_endpoints), cmocka_unit_test(test_prompt_note),
+          cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
+          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_attainment_of_judged),
+          cmocka_unit_test(test_request_bytes), cmocka_unit_test(test_json_exact_percentiles),
+          cmocka_unit_test(test_json_write_error))
