@@ -783,9 +783,12 @@ static int expect_checks(const struct built *b)
     }
     if (!fd->capacity_found && !fd->next_fails && (fd->n_empty || fd->have_cut)) {
         ll_errorf("no step could be judged: %s",
-                  fd->n_empty ? "no request was scheduled in any step's window (see \"empty\" "
-                                "above): lengthen --step-duration"
-                              : "the sweep was interrupted before a step finished");
+                  !fd->n_empty ? "the sweep was interrupted before a step finished"
+                  : fd->empty_cancelled
+                      ? "no step's window had a request the SLO could judge (see \"empty\" "
+                        "above): the client cancelled them before it was decided"
+                      : "no request was scheduled in any step's window (see \"empty\" "
+                        "above): lengthen --step-duration");
         return LL_EXIT_FAIL;
     }
     if (set->expect_capacity_rps > 0 &&

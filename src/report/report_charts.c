@@ -168,7 +168,8 @@ static int report_log_y(double vmin, double vmax)
  * step reads). A new array of n + 1 (caller frees with free()); NULL when no step is either. */
 static int report_step_hollow(const struct report_step *s)
 {
-    return s->invalid || s->interrupted || s->scheduled == 0 || !s->steady;
+    return s->invalid || s->interrupted || s->scheduled == 0 || !s->steady ||
+           (s->verdict && strcmp(s->verdict, "empty") == 0);
 }
 
 static unsigned char *report_curve_hollow(const struct report *r, const size_t *order, size_t n)

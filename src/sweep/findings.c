@@ -172,6 +172,7 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
             if (out->n_empty < SWEEP_MAX_UNKNOWN)
                 out->empty_rps[out->n_empty] = points[ord[i]].offered_rps;
             out->n_empty++;
+            out->empty_cancelled |= points[ord[i]].empty_cancelled;
             continue;
         }
         if (out->n_unknown < SWEEP_MAX_UNKNOWN) {
@@ -377,9 +378,12 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             fd->cut_rps);
     if (fd->n_empty) {
         put_rates(buf, len, at, "empty", fd->empty_rps, fd->n_empty);
-        put(buf, len, at,
-            " req/s (no request was scheduled in the window: nothing to judge; lengthen "
-            "--step-duration); the capacity and the knee rest on the other steps\n");
+        put(buf, len, at, " req/s (%s); the capacity and the knee rest on the other steps\n",
+            fd->empty_cancelled
+                ? "no request in the window the SLO could judge: the client cancelled every one "
+                  "before the SLO was decided, or none was scheduled"
+                : "no request was scheduled in the window: nothing to judge; lengthen "
+                  "--step-duration");
     }
     if (fd->capacity_coarse && !fd->capacity_unknown && fd->capacity_found)
         put(buf, len, at,

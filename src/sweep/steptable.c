@@ -418,8 +418,10 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
         }
         fprintf(f, "  %s", sweep_step_verdict(s, 0));
         /* An interrupted or empty step has no verdict: no reason to fail
-         * (an INVALID one says why its figures measured the client). */
-        if (!s->f.recovery && !s->slo_pass && (s->invalid || sweep_step_judged(s)))
+         * (an INVALID one says why its figures measured the client, an
+         * empty one with requests why none was judged). */
+        if (!s->f.recovery && !s->slo_pass &&
+            (s->invalid || sweep_step_judged(s) || (!s->f.interrupted && s->stats.scheduled > 0)))
             fprintf(f, " (%s)", s->fail_reason);
         if (s->short_hold)
             fprintf(f, "; short");

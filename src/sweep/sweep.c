@@ -458,8 +458,10 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     s->completed_rps = (double)s->ok_ended_in_window / w;
     s->goodput_rps = (double)s->met_ended_in_window / w;
     /* Nothing judged (no request, or every one cancelled by the client
-     * before a miss): 0, the SLO not shown met. */
-    s->attainment = have_slo ? (isfinite(stats_attainment(st)) ? stats_attainment(st) : 0) : NAN;
+     * before the SLO was decided): no attainment (NAN), and the step is
+     * "empty", left out as one with no request (sweep_step_judged): it
+     * read 0% and failed, blaming the server for what the client cut. */
+    s->attainment = have_slo ? stats_attainment(st) : NAN;
     s->input_tps = (double)s->prompt_tokens_ended / w;
     s->output_tps = (double)s->output_tokens_ended / w;
     /* A sent body is never empty: none counted means records written
@@ -516,6 +518,11 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     if (!f->recovery && st->scheduled == 0) {
         /* "empty" (sweep_step_verdict): no attainment to miss */
         snprintf(s->fail_reason, sizeof s->fail_reason, "no request scheduled in its window");
+    } else if (!f->recovery && st->scheduled <= st->slo_unjudged) {
+        snprintf(s->fail_reason, sizeof s->fail_reason,
+                 "no request judged: the client cancelled all %" PRIu64
+                 " before the SLO was decided",
+                 st->scheduled);
     } else if (have_slo && s->attainment < set->attainment) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "attainment %.1f%% < %.4g%%",
                  100 * s->attainment, 100 * set->attainment);
@@ -686,7 +693,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->pass = 1;
         pt->fail_reason = "";
         uint32_t k = 0;
-        int rerun_passed = 0, any_invalid = 0, any_cut = 0;
+        int rerun_passed = 0, any_invalid = 0, any_cut = 0, any_scheduled = 0;
         /* Whose the lateness of its INVALID repeats was: their counts
          * summed, as a merge sums its shards'. */
         struct sweep_late late = {.known = 1};
@@ -704,6 +711,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             if (s->invalid)
                 sweep_late_add(&late, &s->f.late);
             any_cut |= s->f.interrupted;
+            any_scheduled |= s->stats.scheduled > 0;
             pt->rerun_steps += (uint32_t)s->f.confirm;
             if (judged && s->f.confirm) {
                 pt->reruns++;
@@ -720,6 +728,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
         pt->unknown = pt->n_judged == 0;
         pt->cut = pt->unknown && !any_invalid && any_cut;
         pt->empty = pt->unknown && !any_invalid && !any_cut;
+        pt->empty_cancelled = pt->empty && any_scheduled;
         /* Re-run after a failure: one valid re-run that passes outweighs
          * it (the failure is not confirmed); all failing confirm it. */
         if (!pt->pass && pt->reruns) {
@@ -826,7 +835,7 @@ const char *sweep_step_verdict(const struct sweep_step *s, int csv)
         return "recovery";
     if (s->f.interrupted)
         return "interrupted";
-    if (s->stats.scheduled == 0)
+    if (s->stats.scheduled <= s->stats.slo_unjudged)
         return "empty";
     if (s->invalid)
         return csv ? "invalid" : "INVALID";
@@ -858,7 +867,7 @@ enum verdict_late_cause sweep_late_cause(const struct sweep_late *l)
 
 int sweep_step_judged(const struct sweep_step *s)
 {
-    return !s->invalid && !s->f.interrupted && s->stats.scheduled > 0;
+    return !s->invalid && !s->f.interrupted && s->stats.scheduled > s->stats.slo_unjudged;
 }
 
 const struct sweep_step *sweep_first_with_classes(const struct sweep_step *steps, size_t n)

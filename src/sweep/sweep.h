@@ -445,14 +445,17 @@ int sweep_step_has_slo(const struct sweep_step *s, const struct sweep_settings *
 void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set);
 
 /* The step's one-word verdict, in the order that wins: recovery,
- * interrupted, empty, INVALID, unstable, SLO miss, ok; csv: the steps.csv
- * spelling (recovery, interrupted, empty, invalid, unstable, slo_miss,
- * ok). Valid after sweep_step_finish. */
+ * interrupted, empty (no request the SLO could judge: none scheduled, or
+ * every one cancelled by the client before the SLO was decided), INVALID,
+ * unstable, SLO miss, ok; csv: the steps.csv spelling (recovery,
+ * interrupted, empty, invalid, unstable, slo_miss, ok). Valid after
+ * sweep_step_finish. */
 const char *sweep_step_verdict(const struct sweep_step *s, int csv);
 
 /* 1 when s's figures may pass or fail its rate: not interrupted (a
  * signal cut its window short, so it holds less than its rate's hold),
- * not empty (no request was scheduled in its window: nothing to judge)
+ * not empty (no request in its window the SLO could judge: none was
+ * scheduled, or the client cancelled every one before it was decided)
  * and not INVALID (the client's own lateness is in them). The capacity
  * search, the knee and the first limit leave the others out. Valid after
  * sweep_step_finish. */
@@ -516,8 +519,10 @@ struct sweep_point {
                                   * not judge it */
     int cut;                     /* unknown, none INVALID, one interrupted: a stop signal
                                   * cut it short */
-    int empty;                   /* unknown, none INVALID or interrupted: no request was
-                                  * scheduled in any repeat's window */
+    int empty;                   /* unknown, none INVALID or interrupted: no request the
+                                  * SLO could judge in any repeat's window */
+    int empty_cancelled;         /* empty, and a repeat had requests: the client cancelled
+                                  * every one before the SLO was decided */
     uint32_t reruns;             /* valid re-runs (--confirm) among the repeats */
     uint32_t rerun_steps;        /* re-runs, INVALID ones too */
     int disputed;                /* a repeat failed, and a re-run passed: it passes, and
@@ -698,7 +703,9 @@ struct sweep_findings {
      * too short for the rate), in offered order: the search and the knee
      * skip them too. */
     double empty_rps[SWEEP_MAX_UNKNOWN];
-    size_t n_empty; /* may exceed SWEEP_MAX_UNKNOWN; that many are kept */
+    size_t n_empty;      /* may exceed SWEEP_MAX_UNKNOWN; that many are kept */
+    int empty_cancelled; /* an empty rate had requests, every one cancelled by the client
+                          * before the SLO was decided */
     /* Rates whose every repeat was INVALID, in offered order: the capacity
      * search and the knee skip them, and the findings say so. */
     double unknown_rps[SWEEP_MAX_UNKNOWN];

@@ -971,17 +971,19 @@ static void test_empty_step_lines(void **state)
         const char *row = strstr(out, "\n     0 ");
         if (!row || !strstr(row, "  empty\n") || strstr(out, "(attainment"))
             fail_msg("the step table judges an empty step:\n%s", out);
-        /* The report draws it as a ring (no verdict), not a point at
-         * the 0% attainment it reads, and its legend says why. */
+        /* The report draws it as a ring (no verdict), not a solid point,
+         * and its legend says why; it has no attainment (null: nothing
+         * judged) to draw, where it read 0%. */
         if (slo) {
             char *html = result_text(dir, "report.html");
-            const char *ch = strstr(html, "id=\"chart-attainment\"");
+            const char *ch = strstr(html, "id=\"chart-throughput\"");
             assert_non_null(ch);
-            const char *p = strstr(ch, "data-series=\"attainment\" data-x=\"0.3\"");
+            const char *p = strstr(ch, "data-series=\"goodput\" data-x=\"0.3\"");
             assert_non_null(p);
             const char *ring = strstr(p, "data-hollow=\"1\"");
             if (!ring || ring > strchr(p, '>'))
                 fail_msg("the empty step is a solid point: %.200s", p);
+            assert_null(strstr(html, "data-series=\"attainment\" data-x=\"0.3\""));
             assert_non_null(strstr(html, "ring: INVALID, empty or not steady, no verdict"));
             free(html);
         }

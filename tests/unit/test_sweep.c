@@ -1914,6 +1914,50 @@ static size_t class_findings(const struct sweep_step *steps, size_t n,
     return np;
 }
 
+/* A step whose every request the client cancelled before the SLO was
+ * decided (5 ms after its time, no token, under a 100 ms TTFT SLO) judged
+ * nothing: no attainment, verdict empty, left out of the capacity as a
+ * step with no request, and the findings say why. It read 0%, failed, and
+ * the capacity search blamed the server at that rate. A step beside it
+ * with ok requests keeps the capacity. */
+static void test_step_all_unjudged(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    struct sweep_step st[2];
+    make_step(&st[0], 0, 5, 50, 0, &set);
+    make_step_kind(&st[1], 1, 10, 50, 1, REC_CANCELLED, 0, &set);
+    const struct sweep_step *s = &st[1];
+    assert_int_equal(s->stats.slo_unjudged, s->stats.scheduled);
+    assert_true(isnan(s->attainment));
+    assert_false(sweep_step_judged(s));
+    assert_string_equal(sweep_step_verdict(s, 1), "empty");
+    assert_string_equal(s->fail_reason,
+                        "no request judged: the client cancelled all 100 before the SLO was "
+                        "decided");
+    struct sweep_point pts[2];
+    struct sweep_findings fd;
+    size_t np = class_findings(st, 2, &set, pts, &fd);
+    assert_int_equal(np, 2);
+    assert_true(fd.capacity_found);
+    ASSERT_NEAR(fd.capacity_rps, 5, 0);
+    assert_int_equal(fd.n_empty, 1);
+    assert_true(fd.empty_cancelled);
+    char text[4096];
+    sweep_findings_text(&fd, &set, "", text, sizeof text);
+    if (!strstr(text, "empty: 10 req/s (no request in the window the SLO could judge: the client "
+                      "cancelled every one before the SLO was decided, or none was scheduled)"))
+        fail_msg("findings:\n%s", text);
+    char *table = print_table(st, 2, &set);
+    if (!strstr(table, "empty (no request judged: the client cancelled all 100"))
+        fail_msg("table:\n%s", table);
+    free(table);
+    sweep_step_free(&st[0]);
+    sweep_step_free(&st[1]);
+}
+
 /* make_class_sweep's four steps under class_settings, with their points
  * and findings. */
 struct class_sweep {
@@ -2840,23 +2884,23 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_recovery), cmocka_unit_test(test_recovery_step),
           cmocka_unit_test(test_recovery_lead_in_passed), cmocka_unit_test(test_cost_forecast),
           cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_cancelled_not_errors),
-          cmocka_unit_test(test_recovery_cancelled_miss), cmocka_unit_test(test_server_table_kv),
-          cmocka_unit_test(test_first_limit), cmocka_unit_test(test_step_invalid),
-          SEARCH_TEST(test_findings_capacity), SEARCH_TEST(test_findings_skip_invalid),
-          SEARCH_TEST(test_findings_invalid_whose), SEARCH_TEST(test_findings_lowest_judged),
-          cmocka_unit_test(test_first_limit_at_lowest), cmocka_unit_test(test_steady_short_series),
-          cmocka_unit_test(test_series_add), SEARCH_TEST(test_findings_capacity_coarse),
-          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
-          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
-          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_trends_repeat),
-          cmocka_unit_test(test_stop_error_rate_repeat), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_points_repeat_unjudged), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_late_json),
-          cmocka_unit_test(test_facts_index_range), cmocka_unit_test(test_step_invalid_whose),
-          cmocka_unit_test(test_class_all_unjudged), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_at_capacity_judged),
-          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
-          cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_recovery_cancelled_miss), cmocka_unit_test(test_step_all_unjudged),
+          cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
+          cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
+          SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_invalid_whose),
+          SEARCH_TEST(test_findings_lowest_judged), cmocka_unit_test(test_first_limit_at_lowest),
+          cmocka_unit_test(test_steady_short_series), cmocka_unit_test(test_series_add),
+          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
+          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
+          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
+          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          cmocka_unit_test(test_late_json), cmocka_unit_test(test_facts_index_range),
+          cmocka_unit_test(test_step_invalid_whose), cmocka_unit_test(test_class_all_unjudged),
+          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
