@@ -145,7 +145,7 @@ static void run_usage(FILE *f)
         "  --slo ttft=D,tpot=D,e2e=D  thresholds for goodput (ok and every threshold met)\n"
         "  --lateness-tolerance P   INVALID when the generator's own lateness moves TTFT or E2E\n"
         "                           p50/p90/p99 by more than max(1ms, P of it) (default 2%%),\n"
-        "                           two sends or more that late (one alone: a warning)\n"
+        "                           unless one late send alone made it (then a warning)\n"
         "\n"
         "Server metrics (see docs/server-metrics.md):\n"
         "  --metrics-url URL        scrape this Prometheus /metrics during the run (default:\n"

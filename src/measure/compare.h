@@ -14,6 +14,8 @@
 
 /* z of a two-sided 95% interval. */
 #define CMP_Z95 1.959963984540054
+/* Each tail's share of a two-sided 95% interval. */
+#define CMP_TAIL95 0.025
 
 /* A difference and its interval. For a relative difference (percentiles,
  * rates) the numbers are fractions: (candidate / baseline) - 1, so 0.10 is
@@ -124,7 +126,9 @@ struct cmp_diff cmp_share_diff(uint64_t kb, uint64_t nb, uint64_t kc, uint64_t n
  * of totals times the ratio of windows, which the caller passes as
  * scale = window_b / window_c). When one total is 0 and the other is not,
  * the interval is the exact one of the share of events that fell on each
- * side (Wilson; the other side's total counted as s^2 / v events): the
+ * side (Clopper-Pearson: with all n on one side, the other side's share
+ * is at most 1 - 0.025^(1/n); the nonzero total counted as s^2 / v
+ * events): the
  * candidate's 0 reads -100% with an upper bound below 0 when there were
  * enough events (a collapse is worse, not noise); the baseline's 0 reads
  * +infinity with a finite lower bound. ok 0 when both are 0. */

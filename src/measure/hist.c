@@ -196,10 +196,18 @@ uint64_t hist_percentile_rank(double pct, uint64_t n)
 
 uint64_t hist_percentile(const struct hist *h, double pct)
 {
+    return hist_rank_value(h, hist_percentile_rank(pct, h->count));
+}
+
+uint64_t hist_rank_value(const struct hist *h, uint64_t rank)
+{
     uint64_t n = h->count;
     if (n == 0)
         return 0;
-    uint64_t rank = hist_percentile_rank(pct, n);
+    if (rank < 1)
+        rank = 1;
+    if (rank > n)
+        rank = n;
     uint64_t in_range = n - h->overflow;
     if (rank == 1)
         return h->min;

@@ -86,6 +86,11 @@ uint64_t hist_percentile_rank(double pct, uint64_t n);
  * Cost: one pass over at most 5,248 buckets. */
 uint64_t hist_percentile(const struct hist *h, double pct);
 
+/* The estimate of the rank-th smallest value (rank 1 is the least; rank is
+ * taken into [1, n]), as hist_percentile gives it for the percentile of
+ * that rank: exact at rank 1 and n, else within 1/256. 0 when empty. */
+uint64_t hist_rank_value(const struct hist *h, uint64_t rank);
+
 /* Walk the non-empty buckets in increasing order, for plotting and
  * serialising. Set *cursor = 0 before the first call. Each call that
  * returns 1 gives one bucket: values in [*lo, *hi] (inclusive), *count of

@@ -177,6 +177,14 @@ void stats_add_slo(struct stats *s, int verdict)
     s->slo_unjudged += (uint64_t)(verdict == SLO_UNJUDGED);
 }
 
+/* Count one late ok send, and keep it while the list has room. */
+static void stats_keep_late(struct stats *s, const struct stats_late_send *l)
+{
+    if (s->n_late_ok < STATS_LATE_SENDS)
+        s->late_ok[s->n_late_ok] = *l;
+    s->n_late_ok++;
+}
+
 void stats_add_record(struct stats *s, const struct record *r)
 {
     s->completed++;
@@ -215,6 +223,8 @@ void stats_add_record(struct stats *s, const struct record *r)
     stats_record_time(s->ttft, ttft_ns);
     stats_record_time(s->ttft_ontime, less_late(ttft_ns, r->late_ns));
     stats_record_time(s->e2e_ontime, less_late(e2e_ns, r->late_ns));
+    if (r->late_ns != LL_NO_TIME && r->late_ns > STATS_LATE_KEPT_NS)
+        stats_keep_late(s, &(struct stats_late_send){ttft_ns, e2e_ns, r->late_ns});
     stats_record_time(s->ttft_server, record_ttft_server_ns(r));
     stats_record_time(s->ttfc, stats_span_ns(r->sched_ns, r->first_content_ns));
     stats_record_time(s->tpot, record_tpot_ns(r));
@@ -328,6 +338,12 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->retry_after_seen += src->retry_after_seen;
     dst->retry_after_sum_ms += src->retry_after_sum_ms;
     dst->late_known += src->late_known;
+    for (uint64_t i = 0; i < src->n_late_ok; i++) {
+        if (i < STATS_LATE_SENDS)
+            stats_keep_late(dst, &src->late_ok[i]);
+        else
+            dst->n_late_ok++;
+    }
     for (size_t i = 0; i < STATS_FINISH_NAMES && src->finish_name[i][0]; i++)
         stats_add_finish(dst, src->finish_name[i], src->finish_count[i]);
     dst->finish_other += src->finish_other;

@@ -45,6 +45,22 @@ struct inflight_sample {
 /* A sample of the server's message per failure kind keeps at most this
  * many bytes (a longer detail is cut to fit and ends in "..."). */
 #define STATS_SAMPLE_MAX 100
+/* The ok records later than STATS_LATE_KEPT_NS a stats keeps one by one
+ * (struct stats_late_send), for the verdict's question whether a move of
+ * a percentile is one send's doing (measure/verdict.h). A send no later
+ * than STATS_LATE_KEPT_NS is never past a move's limit (its floor is
+ * 1 ms), so it needs no entry. Past STATS_LATE_SENDS of them the list is
+ * incomplete and the verdict does without it. */
+#define STATS_LATE_SENDS 64
+#define STATS_LATE_KEPT_NS 1000000
+
+/* One ok record later than STATS_LATE_KEPT_NS: its measured latencies and
+ * its own schedule lateness (record.late_ns). */
+struct stats_late_send {
+    uint64_t ttft_ns; /* ns, first - sched; UINT64_MAX when it had no first token */
+    uint64_t e2e_ns;  /* ns, end - sched; UINT64_MAX when unknown */
+    uint64_t late_ns; /* ns, its schedule lateness, > STATS_LATE_KEPT_NS */
+};
 
 struct stats {
     uint64_t scheduled;             /* arrivals the schedule produced (driver sets) */
@@ -69,6 +85,11 @@ struct stats {
     struct hist *e2e_ontime;  /* ns, e2e - late_ns, ok records */
     uint64_t late_known;      /* records that carried their late_ns (records
                                        written before late_ns was kept have none) */
+    /* The ok records later than STATS_LATE_KEPT_NS: n_late_ok of them,
+     * the first STATS_LATE_SENDS kept in late_ok (all of them when
+     * n_late_ok <= STATS_LATE_SENDS). */
+    uint64_t n_late_ok;
+    struct stats_late_send late_ok[STATS_LATE_SENDS];
 
     uint64_t prompt_tokens;         /* tokens, ok records: the server's count if given, else requested */
     uint64_t output_tokens;         /* tokens, ok records */

@@ -29,6 +29,79 @@ static uint64_t sends_past(const struct hist *late, uint64_t limit_ns)
     return n;
 }
 
+/* A percentile that lateness moved past its limit. */
+struct over {
+    int metric;         /* 0 TTFT, 1 E2E */
+    uint64_t rank;      /* its nearest rank (hist_percentile_rank) */
+    uint64_t value_ns;  /* ns, as measured */
+    uint64_t ontime_ns; /* ns, had every send left on time */
+    uint64_t limit_ns;  /* ns, its limit */
+};
+
+/* A late send's latency of the metric (0 TTFT, 1 E2E), as measured. */
+static uint64_t late_value(const struct stats_late_send *l, int metric)
+{
+    return metric == 0 ? l->ttft_ns : l->e2e_ns;
+}
+
+/* Is the move ov the late send j's doing alone? Yes outright when every
+ * other send was no later than the limit (each move is then at most the
+ * limit). Else no when another send past the limit is in the tail the
+ * percentile speaks for (at or above it): lateness then shaped that tail
+ * more than once, whichever of them sits on the rank. Else yes when the
+ * move would be within its limit had j been no later than that limit:
+ * its measured value would then be y = x - (late - limit), x its latency
+ * as measured; a send below the percentile's rank leaves it as it is,
+ * and one at or above it takes it down to no less than max(y, the value
+ * of the rank below), while the on-time percentile stays. The estimates
+ * come from two histograms, each within 1/256 of its value: the
+ * comparisons allow their resolution, 1/128 of the percentile. */
+static int capped_within(const struct verdict_input *in, const struct over *ov, size_t j)
+{
+    const struct stats_late_send *l = &in->late_ok[j];
+    uint64_t x = late_value(l, ov->metric);
+    uint64_t lim = ov->limit_ns, v = ov->value_ns, res = v / 128 + 1;
+    if (l->late_ns <= lim || x == LL_NO_TIME)
+        return 0;
+    int others_past = 0;
+    for (uint64_t i = 0; i < in->n_late_ok; i++) {
+        const struct stats_late_send *o = &in->late_ok[i];
+        if (i == j || o->late_ns <= lim)
+            continue;
+        others_past = 1;
+        uint64_t xi = late_value(o, ov->metric);
+        if (xi != LL_NO_TIME && xi + res >= v)
+            return 0;
+    }
+    if (!others_past)
+        return 1;
+    if (x + res < v)
+        return 0;
+    const struct hist *h = ov->metric == 0 ? in->ttft : in->e2e;
+    uint64_t below = ov->rank >= 2 ? hist_rank_value(h, ov->rank - 1) : 0;
+    uint64_t y = x + lim > l->late_ns ? x + lim - l->late_ns : 0;
+    uint64_t capped = LL_MIN(v, LL_MAX(y, below));
+    capped = capped > ov->ontime_ns ? capped - ov->ontime_ns : 0;
+    return capped <= lim + res;
+}
+
+/* The one late send whose lateness, taken down to each move's limit,
+ * would leave every move of overs within it: its index in in->late_ok,
+ * or -1 when there is none or the late sends are not known one by one. */
+static long one_send(const struct verdict_input *in, const struct over *overs, size_t n_over)
+{
+    if (!in->late_ok || in->n_late_ok > STATS_LATE_SENDS)
+        return -1;
+    for (uint64_t j = 0; j < in->n_late_ok; j++) {
+        size_t k = 0;
+        while (k < n_over && capped_within(in, &overs[k], j))
+            k++;
+        if (k == n_over)
+            return (long)j;
+    }
+    return -1;
+}
+
 /* The headline percentiles lateness may move: TTFT and E2E at p50, p90,
  * p99. A percentile that is the maximum of its sample (p99 of 100 requests
  * or fewer) is not judged: one request decides it, and one send the OS
@@ -42,12 +115,16 @@ static uint64_t sends_past(const struct hist *late, uint64_t limit_ns)
  * to the limit leaves every send at most the limit late, so every move
  * at most the limit, and the move past it is that one send's doing (of
  * three identical short runs against llama.cpp, one read INVALID on a
- * 1.7 ms move of a 29 ms p90). Sets out->worst to the move that
- * makes the point INVALID, else the move nearest its limit, with its
- * sends_past_limit; returns 1 when a move counts over its limit, 0 when
- * none does, -1 when nothing could be judged (no histograms given, no ok
- * request, or too few for any percentile). *lone is set to 1 when a move
- * was over its limit by one send alone. */
+ * 1.7 ms move of a 29 ms p90). With two sends or more past the limit the
+ * move may still be one send's doing (one_send): that one sat on the
+ * percentile's rank, the others below the percentile, moving nothing past
+ * its limit. Sets out->worst to the move that makes the point INVALID,
+ * else the move nearest its limit, with its sends_past_limit; returns 1
+ * when a move counts over its limit, 0 when none does, -1 when nothing
+ * could be judged (no histograms given, no ok request, or too few for any
+ * percentile). *lone is set to 1 when a move was over its limit by one
+ * send alone, 2 when the moves over their limits were one send's doing
+ * though others were that late too (out->lone_late_ns: its lateness). */
 static int judge_moves(const struct verdict_input *in, double tol, struct verdict *out, int *lone)
 {
     static const char *const names[2][3] = {{"TTFT p50", "TTFT p90", "TTFT p99"},
@@ -57,6 +134,8 @@ static int judge_moves(const struct verdict_input *in, double tol, struct verdic
     const struct hist *ontime[2] = {in->ttft_ontime, in->e2e_ontime};
     double worst = -1, worst_over = -1;
     struct verdict_move over_move = {0};
+    struct over overs[6];
+    size_t n_over = 0;
     *lone = 0;
     /* No lateness recorded: no bound known, the moves stand as read. */
     uint64_t bound = in->lateness && hist_count(in->lateness) ? hist_max(in->lateness) : UINT64_MAX;
@@ -84,6 +163,7 @@ static int judge_moves(const struct verdict_input *in, double tol, struct verdic
             }
             if (moved <= limit)
                 continue;
+            overs[n_over++] = (struct over){m, hist_percentile_rank(q[k], n), v, o, limit};
             if (mv.sends_past_limit < 2) {
                 *lone = 1;
             } else if (share > worst_over) {
@@ -93,9 +173,17 @@ static int judge_moves(const struct verdict_input *in, double tol, struct verdic
         }
     }
     if (worst_over >= 0) {
-        out->worst = over_move;
-        return 1;
+        long j = one_send(in, overs, n_over);
+        if (j < 0) {
+            out->worst = over_move;
+            return 1;
+        }
+        *lone = 2;
+        out->lone_late_ns = in->late_ok[j].late_ns;
+        return 0;
     }
+    if (*lone)
+        out->lone_late_ns = hist_max(in->lateness);
     return worst < 0 ? -1 : 0;
 }
 
@@ -185,6 +273,8 @@ void verdict_latencies(struct verdict_input *in, const struct stats *s)
     in->e2e = s->e2e;
     in->ttft_ontime = s->late_known ? s->ttft_ontime : NULL;
     in->e2e_ontime = s->late_known ? s->e2e_ontime : NULL;
+    in->late_ok = s->late_known ? s->late_ok : NULL;
+    in->n_late_ok = s->n_late_ok;
 }
 
 int verdict_judge(const struct verdict_input *in, struct verdict *out)
@@ -223,14 +313,21 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
         out->warned = 1;
         const struct verdict_move *m = &out->worst;
         char late[16], mv[16], val[16], lim[16];
-        ll_fmt_duration(hist_max(in->lateness), late, sizeof late);
+        ll_fmt_duration(out->lone_late_ns, late, sizeof late);
         ll_fmt_duration(m->moved_ns, mv, sizeof mv);
         ll_fmt_duration(m->value_ns, val, sizeof val);
         ll_fmt_duration(m->limit_ns, lim, sizeof lim);
-        snprintf(out->warning, sizeof out->warning,
-                 "one send %s late moved %s by %s (over max(1ms, %g%% of %s)), but no other "
-                 "was later than %s: one late send is not a finding about the run%s%s",
-                 late, m->what, mv, 100 * tol, val, lim, who[0] ? "; " : "", who);
+        if (lone == 1)
+            snprintf(out->warning, sizeof out->warning,
+                     "one send %s late moved %s by %s (over max(1ms, %g%% of %s)), but no other "
+                     "was later than %s: one late send is not a finding about the run%s%s",
+                     late, m->what, mv, 100 * tol, val, lim, who[0] ? "; " : "", who);
+        else
+            snprintf(out->warning, sizeof out->warning,
+                     "one send %s late moved %s by %s (over max(1ms, %g%% of %s)), and with it "
+                     "%s late every move would be within its limit: one late send is not a "
+                     "finding about the run%s%s",
+                     late, m->what, mv, 100 * tol, val, lim, who[0] ? "; " : "", who);
         return 0;
     }
     if (p99 > VERDICT_LATE_NS) {

@@ -8,9 +8,11 @@
  * schedule lateness out of its latencies would move a headline percentile
  * (TTFT and E2E at p50, p90 and p99) by more than the larger of
  * VERDICT_MOVE_FLOOR_NS and the tolerance (--lateness-tolerance, default
- * 2%) of that percentile, where two sends or more were later than that
- * limit (with one, the move past it is that one send's doing: a valid
- * point, warned), or (where the caller asks) when fewer than
+ * 2%) of that percentile, where the moves are more than one send's
+ * doing (with one send later than that limit, or one whose lateness taken
+ * down to the limit would leave every move within its own, the move past
+ * it is that one send's: a valid point, warned), or (where the caller
+ * asks) when fewer than
  * VERDICT_ACHIEVED_MIN of the scheduled requests were sent in the window.
  * Below that line, a lateness p99 over VERDICT_LATE_NS is a warning that
  * says whose the lateness was and what it moved. */
@@ -24,6 +26,7 @@
 
 struct hist;
 struct stats;
+struct stats_late_send;
 
 /* Schedule lateness past which a send counts as late (the diagnosis of
  * whose it was), and a lateness p99 past which a valid run is warned. */
@@ -42,6 +45,13 @@ struct verdict_input {
      * moves cannot be known, and a lateness p99 over VERDICT_LATE_NS is
      * then INVALID (the rule before the moves were measured). */
     const struct hist *ttft, *ttft_ontime, *e2e, *e2e_ontime;
+    /* The ok sends later than STATS_LATE_KEPT_NS, one by one (struct
+     * stats's late_ok, n_late_ok of them): with them the judge asks
+     * whether a move past its limit is one send's doing. NULL, or more
+     * than STATS_LATE_SENDS of them: not known, and a move past its limit
+     * with two sends or more later than that limit is INVALID. */
+    const struct stats_late_send *late_ok;
+    uint64_t n_late_ok;
     double tolerance; /* share of a percentile; <= 0 = VERDICT_TOLERANCE_DEFAULT */
     /* Whose lateness (run and replay): window sends later than
      * VERDICT_LATE_NS, and those of them due while the worker slept and
@@ -69,7 +79,8 @@ struct verdict_move {
     /* Window sends later than limit_ns (counted by whole buckets of the
      * lateness histogram: never fewer than the true count); UINT64_MAX
      * when no lateness was recorded. A move over its limit makes the
-     * point INVALID only when this is 2 or more. */
+     * point INVALID only when this is 2 or more (and the move is not one
+     * send's doing: verdict_input.late_ok). */
     uint64_t sends_past_limit;
 };
 
@@ -81,6 +92,8 @@ struct verdict {
                                 * (one late send's, whose a preemption: past 320) */
     uint64_t lateness_p99_ns;  /* 0 when no lateness was recorded */
     struct verdict_move worst; /* the move nearest its limit (largest moved/limit) */
+    uint64_t lone_late_ns;     /* ns, valid with a move past its limit that one send
+                                * made: that send's lateness; else 0 */
 };
 
 /* Whose the sends later than VERDICT_LATE_NS were. */
@@ -130,9 +143,9 @@ const char *verdict_late_cause_name(enum verdict_late_cause c);
 int verdict_cache_carryover(double reported_share, double implied_share, uint64_t reported,
                             char *buf, size_t len);
 
-/* Point in's ttft, ttft_ontime, e2e and e2e_ontime at s's; the on-time
- * ones stay NULL when no record of s carried its late_ns (records from
- * before it was kept: the moves cannot be known). */
+/* Point in's ttft, ttft_ontime, e2e, e2e_ontime and late sends at s's;
+ * the on-time ones stay NULL when no record of s carried its late_ns
+ * (records from before it was kept: the moves cannot be known). */
 void verdict_latencies(struct verdict_input *in, const struct stats *s);
 
 /* Judge a load point into out. Returns out->invalid. */

@@ -426,42 +426,54 @@ static void test_total_ratio(void **state)
 /* One side's total 0, the other's not: the share of the events that fell
  * on each side, exactly. Goodput 46 in 3 s against 0 (a collapse seen
  * against llama.cpp read "n/a" and a --fail-on gate "inconclusive"): -100%,
- * the upper bound from Wilson's at 0 of 46, z^2 / (46 + z^2) = 0.0770, a
- * ratio of at most 0.0834: worse, and a -10% gate fails. Windows scale
- * the bound. 46 against 0 the other way: no finite value, a lower bound
- * of 46 / (46 + z^2) / (z^2 / (46 + z^2)) - 1 = 10.97: better. Two events
- * against none cannot tell; a token total counts as s^2 / v events. */
+ * the upper bound Clopper-Pearson's at 0 of 46, 1 - 0.025^(1/46) =
+ * 0.0771, a ratio of at most 0.0835: worse, and a -10% gate fails.
+ * Windows scale the bound. 46 against 0 the other way: no finite value, a
+ * lower bound of 1 / 0.0835 - 1 = 10.98: better. 5 against 0 (two
+ * identical sweeps' overloaded steps against llama.cpp: Wilson's bound
+ * read +30.2%, better) has a lower bound of 0.025^(1/5) / (1 -
+ * 0.025^(1/5)) - 1 = -8.4%: same, as all 5 on one side of equal rates
+ * happens 6% of the time; 6 against 0 (3%) is better. Two events against
+ * none cannot tell; a token total counts as s^2 / v events. */
 static void test_total_ratio_one_zero(void **state)
 {
     (void)state;
-    double z2 = CMP_Z95 * CMP_Z95;
+    double e46 = pow(0.025, 1.0 / 46), r46 = (1 - e46) / e46; /* 0.0835 */
     struct cmp_diff d = cmp_total_ratio(46, 46, 0, 0, 1.0);
     assert_true(d.ok);
     ASSERT_NEAR(d.diff, -1, 0);
     ASSERT_NEAR(d.lo, -1, 0);
-    ASSERT_NEAR(d.hi, z2 / 46 - 1, 1e-9);
+    ASSERT_NEAR(d.hi, r46 - 1, 1e-9);
+    ASSERT_NEAR(d.hi, -0.9165, 1e-4);
     assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_WORSE);
     struct cmp_threshold t = {.amount = -0.10};
     assert_int_equal(cmp_gate_of(&d, &t), CMP_GATE_FAIL);
     /* The candidate's window twice as long: its 0 bounds a rate half as
      * high. */
     d = cmp_total_ratio(46, 46, 0, 0, 0.5);
-    ASSERT_NEAR(d.hi, 0.5 * z2 / 46 - 1, 1e-9);
+    ASSERT_NEAR(d.hi, 0.5 * r46 - 1, 1e-9);
 
     d = cmp_total_ratio(0, 0, 46, 46, 1.0);
     assert_true(d.ok);
     assert_true(isinf(d.diff) && d.diff > 0 && isinf(d.hi));
-    ASSERT_NEAR(d.lo, 46 / z2 - 1, 1e-9);
+    ASSERT_NEAR(d.lo, 1 / r46 - 1, 1e-9);
     assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_BETTER);
     assert_int_equal(cmp_gate_of(&d, &t), CMP_GATE_PASS);
 
+    d = cmp_total_ratio(0, 0, 5, 5, 1.0);
+    ASSERT_NEAR(d.lo, -0.0836, 1e-4);
+    assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_SAME);
+    d = cmp_total_ratio(0, 0, 6, 6, 1.0);
+    ASSERT_NEAR(d.lo, 0.1774, 1e-4);
+    assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_BETTER);
+
     d = cmp_total_ratio(2, 2, 0, 0, 1.0);
-    assert_true(d.hi > 0); /* z^2 / 2 - 1 = 0.92: within noise */
+    assert_true(d.hi > 0); /* (1 - 0.025^(1/2)) / 0.025^(1/2) - 1 = 4.3: within noise */
     assert_int_equal(cmp_verdict_of(&d, CMP_HIGHER_BETTER, 0), CMP_SAME);
     /* 4600 tokens over 46 requests of 100 each: v = 46 x 100^2, 46
      * events, the same bound as the count's. */
     d = cmp_total_ratio(4600, 46 * 100.0 * 100.0, 0, 0, 1.0);
-    ASSERT_NEAR(d.hi, z2 / 46 - 1, 1e-9);
+    ASSERT_NEAR(d.hi, r46 - 1, 1e-9);
 }
 
 /* The between-run interval against hand-worked numbers: Welch's degrees

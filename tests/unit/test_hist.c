@@ -82,7 +82,14 @@ static void check_against_sorted(gen_fn *gen, uint64_t seed)
         uint64_t got = hist_percentile(h, pct);
         ASSERT_REL(got, exact, HIST_REL_BOUND);
         assert_true(got >= v[0] && got <= v[n - 1]);
+        /* By rank: the same estimate, and the rank below's within the
+         * same bound of its exact value. */
+        assert_int_equal(hist_rank_value(h, rank), got);
+        if (rank > 1)
+            ASSERT_REL(hist_rank_value(h, rank - 1), v[rank - 2], HIST_REL_BOUND);
     }
+    assert_int_equal(hist_rank_value(h, 0), v[0]);
+    assert_int_equal(hist_rank_value(h, n + 5), v[n - 1]);
     hist_free(h);
     free(v);
 }

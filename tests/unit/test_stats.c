@@ -467,6 +467,49 @@ static void test_samples(void **state)
     stats_free(&b);
 }
 
-TEST_MAIN(cmocka_unit_test(test_add_one_ok), cmocka_unit_test(test_cut_short),
-          cmocka_unit_test(test_finish_overflow), cmocka_unit_test(test_add_failures),
-          cmocka_unit_test(test_merge_equals_single), cmocka_unit_test(test_samples))
+/* The ok sends later than STATS_LATE_KEPT_NS, one by one, for the
+ * verdict: an ok record 2 ms late is kept with its measured TTFT and E2E;
+ * one 1 ms late (not later than the floor), a failed one 3 ms late and
+ * one with no late_ns are not. Merging appends, and counts past
+ * STATS_LATE_SENDS without keeping. */
+static void test_late_sends(void **state)
+{
+    (void)state;
+    struct stats a, b;
+    stats_init(&a);
+    stats_init(&b);
+    struct record r = ok_record(0, 10000000);
+    r.late_ns = 2000000;
+    stats_add_record(&a, &r);
+    r.late_ns = STATS_LATE_KEPT_NS;
+    stats_add_record(&a, &r);
+    r.late_ns = LL_NO_TIME;
+    stats_add_record(&a, &r);
+    r.kind = REC_HTTP_5XX;
+    r.late_ns = 3000000;
+    stats_add_record(&a, &r);
+    assert_int_equal(a.n_late_ok, 1);
+    assert_int_equal(a.late_ok[0].ttft_ns, 200000);
+    assert_int_equal(a.late_ok[0].e2e_ns, 1250000);
+    assert_int_equal(a.late_ok[0].late_ns, 2000000);
+
+    r = ok_record(1, 0);
+    for (int i = 0; i < STATS_LATE_SENDS; i++) {
+        r.late_ns = 1500000 + (uint64_t)i;
+        stats_add_record(&b, &r);
+    }
+    assert_int_equal(b.n_late_ok, STATS_LATE_SENDS);
+    stats_merge(&a, &b);
+    assert_int_equal(a.n_late_ok, STATS_LATE_SENDS + 1);
+    assert_int_equal(a.late_ok[1].late_ns, 1500000);
+    assert_int_equal(a.late_ok[STATS_LATE_SENDS - 1].late_ns, 1500000 + STATS_LATE_SENDS - 2);
+    stats_reset(&a);
+    assert_int_equal(a.n_late_ok, 0);
+    stats_free(&a);
+    stats_free(&b);
+}
+
+TEST_MAIN(cmocka_unit_test(test_add_one_ok), cmocka_unit_test(test_late_sends),
+          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_finish_overflow),
+          cmocka_unit_test(test_add_failures), cmocka_unit_test(test_merge_equals_single),
+          cmocka_unit_test(test_samples))

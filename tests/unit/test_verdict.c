@@ -9,12 +9,18 @@
 #include <string.h>
 
 #include "measure/hist.h"
+#include "measure/stats.h"
 #include "measure/verdict.h"
 
 #define MS 1000000ULL
 
+/* What a stats keeps of a run: the histograms, and the ok sends later
+ * than STATS_LATE_KEPT_NS one by one (all n_late of them counted, the
+ * first STATS_LATE_SENDS kept), as stats_add_record keeps them. */
 struct load {
     struct hist *late, *ttft, *ttft_ontime, *e2e, *e2e_ontime;
+    struct stats_late_send late_ok[STATS_LATE_SENDS];
+    uint64_t n_late;
 };
 
 /* Each test gets an empty struct load in *state. */
@@ -53,7 +59,19 @@ static void add(struct load *l, int n, uint64_t ttft, uint64_t e2e, int n_late, 
         hist_record(l->ttft_ontime, ttft);
         hist_record(l->e2e, e2e + late);
         hist_record(l->e2e_ontime, e2e);
+        if (late > STATS_LATE_KEPT_NS && l->n_late < STATS_LATE_SENDS)
+            l->late_ok[l->n_late] = (struct stats_late_send){ttft + late, e2e + late, late};
+        l->n_late += late > STATS_LATE_KEPT_NS;
     }
+}
+
+/* Empty l again, for a second load in the same test. */
+static void reset(struct load *l)
+{
+    struct hist *h[] = {l->late, l->ttft, l->ttft_ontime, l->e2e, l->e2e_ontime};
+    for (size_t i = 0; i < 5; i++)
+        hist_reset(h[i]);
+    l->n_late = 0;
 }
 
 static struct verdict_input input(const struct load *l)
@@ -63,6 +81,8 @@ static struct verdict_input input(const struct load *l)
                                .ttft_ontime = l->ttft_ontime,
                                .e2e = l->e2e,
                                .e2e_ontime = l->e2e_ontime,
+                               .late_ok = l->late_ok,
+                               .n_late_ok = l->n_late,
                                .kept = "the schedule"};
     return in;
 }
@@ -234,7 +254,9 @@ static void test_moved_nothing(void **state)
  * decides it. 40 requests of 15 ms TTFT, the slowest of them (20 ms) sent
  * 5 ms late: p99 of 40 is that one request, so the run is valid, with the
  * warning. Three sends out of 200 late by 5 ms, at the top: p99 is the
- * 198th value, which they move: INVALID. */
+ * 198th value, which they move: INVALID (taking the one on the rank down
+ * to the limit would put p99 back within it, but the other two are in
+ * the tail p99 speaks for: not one send's doing). */
 static void test_max_not_judged(void **state)
 {
     struct load *l = *state;
@@ -246,9 +268,7 @@ static void test_max_not_judged(void **state)
     assert_true(v.warned);
     assert_true(v.worst.moved_ns < MS);
 
-    struct hist *h[] = {l->late, l->ttft, l->ttft_ontime, l->e2e, l->e2e_ontime};
-    for (size_t i = 0; i < 5; i++)
-        hist_reset(h[i]);
+    reset(l);
     add(l, 197, 15 * MS, 100 * MS, 0, 0, 1);
     add(l, 3, 20 * MS, 100 * MS, 3, 5 * MS, 1);
     in = input(l);
@@ -309,7 +329,12 @@ static void add_lone_p90(struct load *l)
  * one send's lateness down to 1 ms would leave every move within it.
  * Valid, with a warning that names the send, what it moved and whose it
  * was. A second send 1.7 ms late (on a 10 ms request, which moves nothing
- * itself) makes the same move INVALID. */
+ * itself) leaves the move that one send's doing: taking the p90 request's
+ * lateness down to the limit puts the p90 back within it. Valid, with a
+ * warning that says so (three low-load runs against llama.cpp on a busy
+ * 2-core VM of ten were INVALID this way, 2 or 3 sends past the limit,
+ * one of them on the p90 request of 32). Without the sends one by one (a
+ * verdict from histograms alone) two sends past the limit are INVALID. */
 static void test_one_late_send_is_not_a_finding(void **state)
 {
     struct load *l = *state;
@@ -329,20 +354,74 @@ static void test_one_late_send_is_not_a_finding(void **state)
     expect_text("warning", v.warning, "", "one late send is not a finding about the run; ",
                 "1 of the 1 sends later than 1ms came due while the worker slept");
 
-    struct hist *h[] = {l->late, l->ttft, l->ttft_ontime, l->e2e, l->e2e_ontime};
-    for (size_t i = 0; i < 5; i++)
-        hist_reset(h[i]);
+    reset(l);
     add(l, 25, 10 * MS, 100 * MS, 0, 0, 1);
     add(l, 1, 10 * MS, 100 * MS, 1, 1700000, 1);
     add(l, 1, 30 * MS, 130 * MS, 1, 1700000, 1);
     add(l, 1, 33 * MS, 133 * MS, 0, 0, 1);
     add(l, 1, 36 * MS, 136 * MS, 0, 0, 1);
     in = input(l);
+    in.late_sends = 2;
+    in.late_asleep = 2;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    assert_false(v.invalid);
+    assert_true(v.warned);
+    assert_string_equal(v.worst.what, "TTFT p90");
+    ASSERT_IN_RANGE(v.worst.moved_ns, 1.65 * MS, 1.75 * MS);
+    assert_int_equal(v.worst.sends_past_limit, 2);
+    assert_int_equal(v.lone_late_ns, 1700000);
+    expect_text("warning", v.warning, "one send 1.70ms late moved TTFT p90 by ",
+                "and with it 1.00ms late every move would be within its limit: one late send "
+                "is not a finding about the run; ",
+                "2 of the 2 sends later than 1ms came due while the worker slept");
+
+    in.late_ok = NULL;
     assert_int_equal(verdict_judge(&in, &v), 1);
     assert_string_equal(v.worst.what, "TTFT p90");
     assert_int_equal(v.worst.sends_past_limit, 2);
     expect_text("reason", v.reason, "schedule lateness p99 1.70ms moved TTFT p90 by ",
                 "(over max(1ms, 2% of ", NULL);
+}
+
+/* Two sends' doing: 29 requests whose TTFT p90 (the 27th value) and the
+ * value below it are both sends 1.7 ms late (30 and 30.2 ms on time,
+ * 31.7 and 31.9 ms as measured). Taking either one's lateness down to the
+ * 1 ms limit leaves the p90 1.5 ms or 1.7 ms over its on-time 30.2 ms:
+ * INVALID. So is a load of more late sends than a stats keeps one by one
+ * (they are no longer known each), where two past the limit suffice. */
+static void test_two_late_sends_at_the_rank(void **state)
+{
+    struct load *l = *state;
+    add(l, 25, 10 * MS, 100 * MS, 0, 0, 1);
+    add(l, 1, 30 * MS, 130 * MS, 1, 1700000, 1);
+    add(l, 1, 30200000, 130 * MS, 1, 1700000, 1);
+    add(l, 1, 36 * MS, 136 * MS, 0, 0, 1);
+    add(l, 1, 37 * MS, 137 * MS, 0, 0, 1);
+    struct verdict_input in = input(l);
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    assert_string_equal(v.worst.what, "TTFT p90");
+    assert_int_equal(v.worst.sends_past_limit, 2);
+    assert_int_equal(v.lone_late_ns, 0);
+
+    /* The TTFT p99 request of 200 (the 198th) 1.7 ms late, and other
+     * sends 1.2 ms late on 5 ms requests that move nothing: with
+     * STATS_LATE_SENDS - 1 of them the move is that one send's doing;
+     * with STATS_LATE_SENDS + 1 they are no longer known one by one, and
+     * the move (1.7 ms of 31.7 ms) is INVALID. */
+    for (int more = 0; more < 2; more++) {
+        int fast = more ? STATS_LATE_SENDS + 1 : STATS_LATE_SENDS - 1;
+        reset(l);
+        add(l, fast, 5 * MS, 100 * MS, fast, 1200000, 1);
+        add(l, 197 - fast, 10 * MS, 100 * MS, 0, 0, 1);
+        add(l, 1, 30 * MS, 130 * MS, 1, 1700000, 1);
+        add(l, 2, 36 * MS, 136 * MS, 0, 0, 1);
+        in = input(l);
+        assert_int_equal(l->n_late, (uint64_t)fast + 1);
+        assert_int_equal(verdict_judge(&in, &v), more);
+        assert_string_equal(v.worst.what, "TTFT p99");
+        assert_int_equal(v.lone_late_ns, more ? 0 : 1700000);
+    }
 }
 
 /* The one-late-send warning is whole when whose it was is the longest
@@ -468,6 +547,7 @@ TEST_MAIN(cmocka_unit_test_setup_teardown(test_max_not_judged, setup, teardown),
           cmocka_unit_test_setup_teardown(test_same_lateness_on_fast_server_is_invalid, setup,
                                           teardown),
           cmocka_unit_test_setup_teardown(test_tail_move_is_invalid, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_two_late_sends_at_the_rank, setup, teardown),
           cmocka_unit_test_setup_teardown(test_floor, setup, teardown),
           cmocka_unit_test_setup_teardown(test_tolerance, setup, teardown),
           cmocka_unit_test_setup_teardown(test_achieved, setup, teardown),
