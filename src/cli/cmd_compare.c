@@ -702,13 +702,23 @@ json_t *cmp_gates(const struct cmp_opts *o, const struct side *c, double rate,
         if (!isnan(rate))
             snprintf(at, sizeof at, " at %.4g req/s", rate);
         int bounded = r->d.ok && !r->d.too_few;
-        fprintf(stderr, "llmload: compare: %s %s%s: %s %s -> %s, %s [%s, %s] vs limit %+.4g%s\n",
+        /* Why an inconclusive row could not tell: a figure missing on a
+         * side reads "-", which alone does not say what to change. */
+        int slo_row = strcmp(r->name, "goodput") == 0 || strcmp(r->name, "attainment") == 0;
+        const char *why = isnan(r->base) && isnan(r->cand)
+                              ? (slo_row ? " (no value on either side: goodput and attainment need "
+                                           "an SLO, --slo)"
+                                         : " (no value on either side)")
+                          : isnan(r->base) || isnan(r->cand) ? " (no value on one side)"
+                          : r->d.too_few                     ? " (too few values)"
+                                                             : "";
+        fprintf(stderr, "llmload: compare: %s %s%s: %s %s -> %s, %s [%s, %s] vs limit %+.4g%s%s\n",
                 c->label, g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", at, r->name,
                 cmp_fmt_value(r, r->base, a, sizeof a), cmp_fmt_value(r, r->cand, bb, sizeof bb),
                 r->d.ok ? cmp_fmt_diff(r, r->d.diff, d, sizeof d) : "-",
                 bounded ? cmp_fmt_diff(r, r->d.lo, lo, sizeof lo) : "-inf",
                 bounded ? cmp_fmt_diff(r, r->d.hi, hi, sizeof hi) : "+inf", 100 * o->th[t].amount,
-                o->th[t].pp ? "pp" : "%");
+                o->th[t].pp ? "pp" : "%", g == CMP_GATE_FAIL ? "" : why);
         if (g == CMP_GATE_FAIL)
             *fail = 1;
         else

@@ -188,6 +188,23 @@ static void test_compare_same_config_is_same(void **state)
         json_decref(sb);
         ASSERT_NEAR(harness_num(row(j, "error_rate"), "baseline"), 0, 1e-12);
         json_decref(j);
+        if (p == 0) {
+            /* Runs without an SLO (their summaries as such a run writes
+             * them): a gate on goodput is inconclusive and says why, where
+             * it read "goodput - -> -, - [-inf, +inf]" alone. */
+            for (int s = 0; s < 2; s++) {
+                json_file_set(s ? b : a, "summary.json", "throughput", "goodput_per_s",
+                              json_null());
+                json_file_set(s ? b : a, "summary.json", "throughput", "attainment", json_null());
+            }
+            char *err = NULL;
+            const char *gate[] = {"--fail-on", "goodput:-5%", "--quiet", NULL};
+            json_decref(compare(a, b, gate, 5, &err));
+            HARNESS_HAS(err, "inconclusive: goodput - -> -");
+            HARNESS_HAS(err,
+                        "(no value on either side: goodput and attainment need an SLO, --slo)");
+            free(err);
+        }
         harness_results_free(a);
         harness_results_free(b);
     }
