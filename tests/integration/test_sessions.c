@@ -400,6 +400,28 @@ static void test_sessions_cancel_after_tokens_partial(void **state)
     harness_results_free(dir);
 }
 
+/* A session run's steadiness is not judged (summary.json's steady and
+ * steady_warning null): sessions arrive for as long as the run lasts and
+ * each stays, so the requests in the system grow with the run by design.
+ * 8 sessions/s of 100 turns 300 ms apart over 3 s: the sessions in the
+ * system grow to 24, the turns in flight with them, and the rule a sweep
+ * step uses read "not steady: in-flight requests grew by 8.9" (the
+ * parent) against a server that kept up. */
+static void test_sessions_steady_not_judged(void **state)
+{
+    const char *args[] = {"--sessions",      "8",   "--arrival",       "constant",
+                          "--turns",         "100", "--think",         "300ms",
+                          "--prompt-tokens", "32",  "--output-tokens", "32",
+                          "--duration",      "3s",  "--ignore-eos",    NULL};
+    char *dir = harness_run_on_sim(NULL, no_metrics, args);
+    json_t *sj = harness_summary_load(dir);
+    assert_true(harness_is_null(sj, "steady"));
+    assert_true(harness_is_null(sj, "steady_warning"));
+    assert_true(harness_ival(json_object_get(sj, "sessions"), "started") >= 20);
+    json_decref(sj);
+    harness_results_free(dir);
+}
+
 /* Contradictory or impossible session flags exit 2 before any request. */
 static void test_sessions_bad_flags(void **state)
 {
@@ -434,4 +456,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_
                                        harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_cancel_after_tokens_partial,
                                        harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_steady_not_judged, harness_sim_teardown),
              cmocka_unit_test(test_sessions_bad_flags))
