@@ -391,13 +391,16 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
      * the TTFT tail rise from the window's first half to its second, or
      * the requests in the system grow? Judged where the offered load holds
      * still over the window: not a ramp, a switch, bursts or a trace's own
-     * times, and not a run a signal cut short. Not sessions either: their
+     * times, and not a run a signal or the spend guard cut short (a
+     * stop_reason: offering ended inside the window, and the drain that
+     * followed was measured as part of it, which hid a backlog of seconds
+     * behind a steady true). Not sessions either: their
      * requests in the system grow with the run until the first sessions
      * end, and a later turn carries a longer context, both by design (a 10 s run of 4 sessions/s of 6 turns read
      * "in-flight requests grew by 19.3" at a TTFT p50 of 13 ms). */
-    info->steady_judged = !res->interrupted && !cfg->trace && cfg->mode != LOAD_SESSIONS &&
-                          cfg->n_bursts == 0 && cfg->arrival.ramp_to_per_s == 0 &&
-                          cfg->arrival.switch_to_per_s == 0;
+    info->steady_judged = !res->interrupted && !res->stop_reason[0] && !cfg->trace &&
+                          cfg->mode != LOAD_SESSIONS && cfg->n_bursts == 0 &&
+                          cfg->arrival.ramp_to_per_s == 0 && cfg->arrival.switch_to_per_s == 0;
     info->steady_warning[0] = '\0';
     if (info->steady_judged) {
         struct sweep_tail_test tail;

@@ -768,8 +768,31 @@ static void test_sweep_step_invalid_when_client_paused(void **state)
     client_res_free(&res);
 }
 
+/* A run the spend guard stopped is not judged steady or not (steady and
+ * steady_warning null), as one a signal stopped: its window runs to the
+ * last response, so the drain after offering stopped is measured as part
+ * of it. 20 arrivals in 0.4 s through 2 slots of 50-token answers wait
+ * for seconds (a backlog), yet the in-flight count fell over the window
+ * (up, then drained) and 20 requests are too few for the tail test, so
+ * the parent said "steady": true. */
+static void test_spend_guard_steady_not_judged(void **state)
+{
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    const char *extra[] = {"--duration", "2s", "--max-concurrency", "2", "--ignore-eos", NULL};
+    struct client_res res;
+    json_t *s = guard_run("r", "2000", extra, 20, &res);
+    assert_string_equal(harness_sval(s, "stop_reason"),
+                        "spend guard: the next request would pass --max-tokens-total 2000");
+    assert_true(harness_is_null(s, "steady"));
+    assert_true(harness_is_null(s, "steady_warning"));
+    json_decref(s);
+    client_res_free(&res);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_spend_guard_exact_multiple, teardown),
              cmocka_unit_test_teardown(test_spend_guard_not_a_multiple, teardown),
+             cmocka_unit_test_teardown(test_spend_guard_steady_not_judged, teardown),
              cmocka_unit_test_teardown(test_invalid_when_client_paused, teardown),
              cmocka_unit_test_teardown(test_sweep_step_invalid_when_client_paused, teardown),
              cmocka_unit_test_teardown(test_verdict_in_proportion, teardown),
