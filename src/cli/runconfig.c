@@ -19,6 +19,11 @@
 #include "workload/dataset.h"
 #include "workload/extrabody.h"
 
+/* A run's backlog test needs at least this much of its window past the
+ * fill-up and before offering ended (run_backlog_span): ten of the
+ * driver's in-flight samples. */
+#define RUN_BACKLOG_MIN_SPAN_NS (1000 * LL_NS_PER_MS)
+
 /* The load model's keys of run.json's config into c: open, closed or
  * capped, with the keys that mode has (rate and arrival unless closed;
  * the cap; users with pace or think time). */
@@ -337,6 +342,73 @@ void runopts_raise_nofile(void)
     close(fd);
 }
 
+/* The part of a run's window whose in-flight count says whether a
+ * backlog grew: from past the fill-up (the system starts empty at t = 0
+ * and fills for as long as a request stays in it when nothing waits ahead
+ * of it: the least TTFT plus the 90th percentile of the ok requests'
+ * streaming, end - first; a warm-up may already cover it) to the last
+ * arrival offered (after it the count only drains, as a --requests run's
+ * window goes on to). Into *from_ns, *to_ns; 1 when that part spans at
+ * least RUN_BACKLOG_MIN_SPAN_NS, else 0 (the backlog is not judged: no ok
+ * request to size the fill by, or a window hardly longer than it). */
+static int run_backlog_span(const struct run_config *cfg, const struct driver_result *res,
+                            uint64_t *from_ns, uint64_t *to_ns)
+{
+    uint64_t least = UINT64_MAX;
+    if (hist_count(res->ttft_first_half))
+        least = hist_min(res->ttft_first_half);
+    if (hist_count(res->ttft_second_half))
+        least = LL_MIN(least, hist_min(res->ttft_second_half));
+    if (least == UINT64_MAX || !hist_count(res->stream))
+        return 0;
+    uint64_t fill = least + hist_percentile(res->stream, 90);
+    *from_ns = LL_MAX(cfg->warmup_ns, fill);
+    *to_ns = LL_MIN(cfg->warmup_ns + res->window_ns, res->last_sched_ns);
+    return *to_ns > *from_ns && *to_ns - *from_ns >= RUN_BACKLOG_MIN_SPAN_NS;
+}
+
+/* Steady state, by a sweep step's rule (docs/sweep.md, "Steady"; docs/run.md,
+ * "Steady"): did the TTFT tail rise from the window's first half to its
+ * second, or the requests in the system grow? Judged where the offered
+ * load holds still over the window: not a ramp, a switch, bursts or a
+ * trace's own times, and not a run a signal or the spend guard cut short
+ * (a stop_reason: offering ended inside the window, and the drain that
+ * followed was measured as part of it, which hid a backlog of seconds
+ * behind a steady true). Not sessions either: their requests in the
+ * system grow with the run until the first sessions end, and a later turn
+ * carries a longer context, both by design (a 10 s run of 4 sessions/s of
+ * 6 turns read "in-flight requests grew by 19.3" at a TTFT p50 of 13 ms).
+ * The backlog is judged past the fill-up alone (run_backlog_span): a run
+ * of 2 s requests at 8/s over 4 s, without a warm-up, read "in-flight
+ * requests grew by 14.8" while the count rose to its level once and held
+ * it. Neither test possible (too few requests for the tail, a window too
+ * short past the fill-up): not judged. */
+static void run_steady(const struct run_config *cfg, const struct driver_result *res,
+                       struct summary_info *info)
+{
+    info->steady_judged = 0;
+    info->steady_warning[0] = '\0';
+    if (res->interrupted || res->stop_reason[0] || cfg->trace || cfg->mode == LOAD_SESSIONS ||
+        cfg->n_bursts > 0 || cfg->arrival.ramp_to_per_s != 0 || cfg->arrival.switch_to_per_s != 0)
+        return;
+    struct sweep_tail_test tail;
+    sweep_tail_test(res->ttft_first_half, res->ttft_second_half, &tail);
+    uint64_t from = 0, to = 0;
+    int backlog = run_backlog_span(cfg, res, &from, &to);
+    if (!tail.judged && !backlog)
+        return;
+    double grew =
+        backlog ? sweep_inflight_growth(res->series, res->n_series, from, to, to - from, 0) : 0;
+    char why[160];
+    info->steady_judged = 1;
+    info->steady = sweep_steady_verdict(&tail, grew, res->inflight_mean, "run", why, sizeof why);
+    if (!info->steady)
+        snprintf(info->steady_warning, sizeof info->steady_warning,
+                 "not steady: %s: the load outran what was served, so these latencies "
+                 "grow with the run's length (llmload sweep finds the rate it holds)",
+                 why);
+}
+
 void runopts_summary_info(const struct run_config *cfg, const struct driver_result *res,
                           const char *model, const char *kept, int check_achieved, char *slo_buf,
                           size_t slo_len, struct summary_info *info)
@@ -387,35 +459,7 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     summary_cut_short_warning(&res->stats, info->cut_short_warning, sizeof info->cut_short_warning);
     info->lateness_moved = vd.worst;
     info->lateness_tolerance = v.tolerance > 0 ? v.tolerance : VERDICT_TOLERANCE_DEFAULT;
-    /* Steady state, by a sweep step's rule (docs/sweep.md, "Steady"): did
-     * the TTFT tail rise from the window's first half to its second, or
-     * the requests in the system grow? Judged where the offered load holds
-     * still over the window: not a ramp, a switch, bursts or a trace's own
-     * times, and not a run a signal or the spend guard cut short (a
-     * stop_reason: offering ended inside the window, and the drain that
-     * followed was measured as part of it, which hid a backlog of seconds
-     * behind a steady true). Not sessions either: their
-     * requests in the system grow with the run until the first sessions
-     * end, and a later turn carries a longer context, both by design (a 10 s run of 4 sessions/s of 6 turns read
-     * "in-flight requests grew by 19.3" at a TTFT p50 of 13 ms). */
-    info->steady_judged = !res->interrupted && !res->stop_reason[0] && !cfg->trace &&
-                          cfg->mode != LOAD_SESSIONS && cfg->n_bursts == 0 &&
-                          cfg->arrival.ramp_to_per_s == 0 && cfg->arrival.switch_to_per_s == 0;
-    info->steady_warning[0] = '\0';
-    if (info->steady_judged) {
-        struct sweep_tail_test tail;
-        sweep_tail_test(res->ttft_first_half, res->ttft_second_half, &tail);
-        double grew = sweep_inflight_growth(res->series, res->n_series, cfg->warmup_ns,
-                                            cfg->warmup_ns + res->window_ns, res->window_ns, 0);
-        char why[160];
-        info->steady =
-            sweep_steady_verdict(&tail, grew, res->inflight_mean, "run", why, sizeof why);
-        if (!info->steady)
-            snprintf(info->steady_warning, sizeof info->steady_warning,
-                     "not steady: %s: the load outran what was served, so these latencies "
-                     "grow with the run's length (llmload sweep finds the rate it holds)",
-                     why);
-    }
+    run_steady(cfg, res, info);
     /* The prefix cache: did it start warm? */
     const struct stats *st = &res->stats;
     info->workload_share_known = isfinite(res->workload_cached_share);

@@ -184,6 +184,12 @@ struct driver_result {
      * the second half of the window (a tail that grows with run length
      * means the rate exceeds capacity). Owned; driver_result_free. */
     struct hist *ttft_first_half, *ttft_second_half;
+    /* The time an ok window request streamed, end - first, ns: with the
+     * least TTFT, how long one stays in the system when nothing waits
+     * ahead of it (a run's backlog test starts past that fill-up).
+     * Owned; driver_result_free. */
+    struct hist *stream;
+    uint64_t last_sched_ns;             /* the latest arrival offered (any), from t = 0 */
     struct inflight_sample *series;     /* owned; n_series points */
     size_t n_series;
     /* Per traffic class, owned; NULL and 0 without classes: the classes

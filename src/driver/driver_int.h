@@ -99,6 +99,7 @@ struct worker {
 
     struct progress_counters pc;    /* the progress line's and the live view's */
     struct hist *ttft_h1, *ttft_h2; /* steady-state halves */
+    struct hist *stream;            /* ns, end - first of the window's ok records */
     struct stats *cls;              /* per traffic class, n_cls of them; NULL without classes */
     struct stats *eps;              /* per endpoint, n_eps of them; NULL with one --url */
     size_t n_eps;

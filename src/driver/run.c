@@ -45,6 +45,7 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     d->pcs[i] = &w->pc;
     w->ttft_h1 = hist_new();
     w->ttft_h2 = hist_new();
+    w->stream = hist_new();
     if (driver_class_count(cfg)) {
         w->n_cls = driver_class_count(cfg);
         w->cls = ll_calloc(w->n_cls, sizeof *w->cls);
@@ -105,6 +106,7 @@ static void worker_release(struct worker *w)
     progress_counters_reset(&w->pc);
     hist_free(w->ttft_h1);
     hist_free(w->ttft_h2);
+    hist_free(w->stream);
     for (size_t k = 0; k < w->n_cls; k++)
         stats_free(&w->cls[k]);
     free(w->cls);
@@ -152,6 +154,7 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
     stats_init(&res->cold);
     res->ttft_first_half = hist_new();
     res->ttft_second_half = hist_new();
+    res->stream = hist_new();
     const struct wl_file *classes = cfg->workload.classes;
     size_t n_cls = driver_class_count(cfg);
     if (n_cls) {
@@ -506,6 +509,8 @@ static void run_merge(struct driver *d, struct driver_result *res)
         stats_merge(&res->cold, &w->cold);
         hist_merge(res->ttft_first_half, w->ttft_h1);
         hist_merge(res->ttft_second_half, w->ttft_h2);
+        hist_merge(res->stream, w->stream);
+        res->last_sched_ns = LL_MAX(res->last_sched_ns, w->last_sched_ns);
         for (size_t k = 0; k < w->n_cls; k++)
             stats_merge(&res->class_stats[k], &w->cls[k]);
         for (size_t k = 0; k < w->n_eps; k++)
@@ -615,6 +620,7 @@ void driver_result_free(struct driver_result *res)
     stats_free(&res->cold);
     hist_free(res->ttft_first_half);
     hist_free(res->ttft_second_half);
+    hist_free(res->stream);
     free(res->series);
     for (size_t k = 0; k < res->n_classes; k++)
         stats_free(&res->class_stats[k]);
@@ -626,7 +632,7 @@ void driver_result_free(struct driver_result *res)
     free(res->endpoint_stats);
     res->endpoint_stats = NULL;
     res->n_endpoints = 0;
-    res->ttft_first_half = res->ttft_second_half = NULL;
+    res->ttft_first_half = res->ttft_second_half = res->stream = NULL;
     res->series = NULL;
     res->n_series = 0;
 }

@@ -509,6 +509,8 @@ static void record_out(struct worker *w, struct record *r)
                  * record ids are session * 1000 + turn. */
                 second = (r->session >= 0 ? (uint64_t)r->session : r->id) >= cfg->max_requests / 2;
             hist_record(second ? w->ttft_h2 : w->ttft_h1, r->first_ns - r->sched_ns);
+            if (r->end_ns != LL_NO_TIME && r->end_ns >= r->first_ns)
+                hist_record(w->stream, r->end_ns - r->first_ns);
         }
         if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_rel(cfg))
             w->sent_in_window++;

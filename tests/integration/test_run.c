@@ -376,6 +376,40 @@ static void test_steady_state(void **state)
     harness_results_free(dir);
 }
 
+/* A run's backlog test starts past the fill-up and ends with the last
+ * arrival. 20 requests/s of 150 tokens (about 1.1 s each) over 3.5 s:
+ * the requests in the system rise to their level in the first second
+ * and hold it, which the whole window's fit read as a backlog ("not
+ * steady: in-flight requests grew by 18.8", the parent); past the
+ * fill-up the run is steady. 20 requests at 50/s through 2 slots under
+ * --requests: the queue grows while they arrive and drains after, in
+ * the window; too few for the tail test, and too short an offer past
+ * the fill-up to judge a backlog, so not judged (the parent: steady true,
+ * the up-and-down fitting flat, over a client queue of 1.6 s). */
+static void test_steady_past_fill_up(void **state)
+{
+    static const char *const quiet[] = {"--no-metrics", "--quiet", "--arrival", "constant", NULL};
+    const char *fill[] = {"--rate",          "20",  "--duration",   "3.5s",
+                          "--output-tokens", "150", "--ignore-eos", NULL};
+    char *dir = harness_run_on_sim(NULL, quiet, fill);
+    json_t *sj = harness_summary_load(dir);
+    assert_int_equal(harness_ival_req(json_object_get(sj, "requests"), "ok"), 70);
+    assert_true(json_is_true(json_object_get(sj, "steady")));
+    assert_true(json_is_null(json_object_get(sj, "steady_warning")));
+    json_decref(sj);
+    harness_results_free(dir);
+
+    const char *drain[] = {"--requests",      "20", "--rate",       "50", "--max-concurrency", "2",
+                           "--output-tokens", "50", "--ignore-eos", NULL};
+    dir = harness_run_on_sim(NULL, quiet, drain);
+    sj = harness_summary_load(dir);
+    assert_int_equal(harness_ival_req(json_object_get(sj, "requests"), "ok"), 20);
+    assert_true(json_is_null(json_object_get(sj, "steady")));
+    assert_true(json_is_null(json_object_get(sj, "steady_warning")));
+    json_decref(sj);
+    harness_results_free(dir);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
@@ -384,4 +418,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_max_inflight, harness_sim_teardown),
              cmocka_unit_test_teardown(test_records_lost_counted, harness_sim_teardown),
              cmocka_unit_test_teardown(test_model_unlisted, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_steady_state, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_steady_state, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_steady_past_fill_up, harness_sim_teardown))
