@@ -519,6 +519,15 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     } else if (have_slo && s->attainment < set->attainment) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "attainment %.1f%% < %.4g%%",
                  100 * s->attainment, 100 * set->attainment);
+    } else if (!have_slo && st->completed > 0 && stats_let_end(st) == 0) {
+        /* The client cancelled every window request: none says anything
+         * of the server's errors, so the limit is not shown met, as a
+         * step with an SLO and none judged (attainment 0). Its error rate
+         * of 0 passed it, and a sweep of --cancel-fraction 1 found a
+         * capacity no request the server ended stood behind. */
+        snprintf(s->fail_reason, sizeof s->fail_reason,
+                 "no error rate: the client cancelled all %" PRIu64 " window requests",
+                 st->completed);
     } else if (!have_slo && s->error_rate > set->max_error_rate) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "error rate %.1f%% > %.4g%%",
                  100 * s->error_rate, 100 * set->max_error_rate);
