@@ -65,16 +65,18 @@ _Static_assert(WL_NAME_MAX <= SWEEP_CLASS_NAME_MAX && WL_MAX_CLASSES <= SWEEP_MA
  * rate stops rising by 10% (ok completions over the round's elapsed time)
  * or a round ends more than 10% of its requests in an error. Returns the
  * best rate, 0 when nothing completed (err says why when a round could not
- * run) or the first round erred (*first_error_rate its error rate, else
- * NAN). */
+ * run), the first round erred (*first_error_rate its error rate, else
+ * NAN) or the client cancelled every request of the first round
+ * (*all_cancelled how many, else 0). */
 static double probe_capacity(const struct run_config *base, uint64_t probe_ns, int quiet,
                              double *first_e2e_p99_s, double *first_error_rate,
-                             const char **stopped_in, uint64_t t0_abs_ns, json_t *series, char *err,
-                             size_t errlen)
+                             uint64_t *all_cancelled, const char **stopped_in, uint64_t t0_abs_ns,
+                             json_t *series, char *err, size_t errlen)
 {
     double best = 0;
     *first_e2e_p99_s = 0;
     *first_error_rate = NAN;
+    *all_cancelled = 0;
     *stopped_in = NULL;
     for (uint32_t users = SWEEP_PROBE_FIRST_USERS; users <= SWEEP_PROBE_MAX_USERS; users *= 2) {
         struct run_config cfg = *base;
@@ -110,6 +112,7 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
         }
         /* The client's own cancellations are not the server's errors. */
         double error_rate = stats_error_rate(&res.stats);
+        uint64_t cancelled = stats_let_end(&res.stats) == 0 ? res.stats.completed : 0;
         if (users == SWEEP_PROBE_FIRST_USERS && hist_count(res.stats.e2e))
             *first_e2e_p99_s = (double)hist_percentile(res.stats.e2e, 99) / 1e9;
         *stopped_in = res.interrupted ? res.stopped_in : NULL;
@@ -118,6 +121,12 @@ static double probe_capacity(const struct run_config *base, uint64_t probe_ns, i
             ll_errorf("probe: %u users (closed loop): %.3g req/s completed", users, rate);
         if (*stopped_in)
             break;
+        /* The client cancelled every request: no completion to rate,
+         * and more users would only cancel more (it went on to 1024). */
+        if (cancelled && best == 0) {
+            *all_cancelled = cancelled;
+            break;
+        }
         int errors = error_rate > 0.1;
         if (errors && best == 0)
             *first_error_rate = error_rate;
@@ -364,8 +373,10 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
     json_t *series = json_array();
     uint64_t t0 = ll_now_ns();
     double e2e_p99_s, first_error_rate;
-    set->estimate_rps = probe_capacity(cfg, plan->probe_ns, quiet, &e2e_p99_s, &first_error_rate,
-                                       &sr->stopped_in, t0, series, err, sizeof err);
+    uint64_t all_cancelled;
+    set->estimate_rps =
+        probe_capacity(cfg, plan->probe_ns, quiet, &e2e_p99_s, &first_error_rate, &all_cancelled,
+                       &sr->stopped_in, t0, series, err, sizeof err);
     uint64_t t1 = ll_now_ns();
     /* auto holds: the first step holds for the probe's first (least
      * loaded) round's E2E p99, as later steps do for the step before. */
@@ -380,7 +391,12 @@ static int sweep_probe(struct run_setup *rs, struct sweep_run *sr, const struct 
         json_decref(series);
         /* Every round ran and none succeeded, or the first erred: 6; a
          * round that could not run: 3. */
-        if (!err[0] && isfinite(first_error_rate))
+        if (!err[0] && all_cancelled)
+            ll_errorf("the capacity probe's first round (%d users, closed loop): the client "
+                      "cancelled all %" PRIu64 " of its requests (--cancel-fraction, "
+                      "--cancel-after...), so none completed: no rate to step from; give --rates",
+                      SWEEP_PROBE_FIRST_USERS, all_cancelled);
+        else if (!err[0] && isfinite(first_error_rate))
             ll_errorf("the capacity probe's first round (%d users, closed loop) ended %.1f%% of "
                       "its requests in an error (it stops past 10%%): no rate to step from; "
                       "give --rates, or see the errors by kind with llmload run",

@@ -218,7 +218,8 @@ double expect_figure(const char *m, const struct expect_figures *fig)
         return fig->achieved_rate;
     /* error_rate and error_rate_KIND: of the requests the client let end,
      * as compare (stats_error_share: its own cancellations are neither;
-     * error_rate_cancelled is of every completed request). */
+     * error_rate_cancelled is of every completed request); NAN when it
+     * let none end. */
     if (!(fig->completed > 0))
         return NAN;
     int k = expect_error_kind(m);
@@ -226,6 +227,12 @@ double expect_figure(const char *m, const struct expect_figures *fig)
         return NAN;
     double cancelled = isfinite(fig->by_kind[REC_CANCELLED]) ? fig->by_kind[REC_CANCELLED] : 0;
     double n = k >= 0 ? fig->by_kind[k] : fig->failed - cancelled;
+    /* The client cancelled every one: none to be an error of, so no
+     * error rate, as when none completed (stats_error_share reads 0,
+     * which passed error_rate<1% on a run the server ended nothing of;
+     * compare's row is "-"). */
+    if (k != REC_CANCELLED && !(fig->completed - cancelled > 0))
+        return NAN;
     return isfinite(n) ? stats_error_share(n, fig->completed, k == REC_CANCELLED ? 0 : cancelled)
                        : NAN;
 }

@@ -374,6 +374,11 @@ uint64_t stats_errors(const struct stats *s)
     return stats_failed(s) - s->by_kind[REC_CANCELLED];
 }
 
+uint64_t stats_let_end(const struct stats *s)
+{
+    return s->completed - LL_MIN(s->by_kind[REC_CANCELLED], s->completed);
+}
+
 double stats_error_rate(const struct stats *s)
 {
     return stats_error_share((double)stats_errors(s), (double)s->completed,

@@ -266,6 +266,11 @@ double stats_error_share(double errors, double completed, double cancelled);
  * client's cancellations. */
 uint64_t stats_errors(const struct stats *s);
 
+/* The requests the client let end: completed less its cancellations, what
+ * an error rate is over. 0 when it cancelled every one: then there is no
+ * error rate to judge, though stats_error_share reads 0. */
+uint64_t stats_let_end(const struct stats *s);
+
 /* stats_errors over the requests the client let end (stats_error_share). */
 double stats_error_rate(const struct stats *s);
 

@@ -9,7 +9,7 @@
  *   target, model, version, seed, window and warm-up
  *   [INVALID banner with the reason]
  *   requests: scheduled N, sent N, ok N, failed N[ (the client cancelled M;
- *   error rate of the rest)]
+ *   error rate of the rest, or none when it cancelled all)]
  *   [failed by kind: only the kinds that occurred]
  *   [one line per failed kind: its count and a sample of its message]
  *   a latency table: one row per metric, columns p50 p90 p95 p99 p99.9 max count
@@ -353,11 +353,13 @@ static void summary_print_requests(FILE *f, const struct stats *s)
             s->scheduled, s->sent, s->by_kind[REC_OK], failed);
     /* The client's own cancellations are not errors: say what the error
      * rate (--expect's, compare's) is over. */
-    if (cancelled > 0)
+    if (cancelled > 0 && stats_let_end(s) == 0)
+        fprintf(f, " (the client cancelled all %" PRIu64 ": no error rate)", cancelled);
+    else if (cancelled > 0)
         fprintf(f,
                 " (the client cancelled %" PRIu64 "; error rate %.1f%% of the %" PRIu64
                 " it let end)",
-                cancelled, 100 * stats_error_rate(s), s->completed - cancelled);
+                cancelled, 100 * stats_error_rate(s), stats_let_end(s));
     fputc('\n', f);
     if (failed > 0) {
         const char *sep = "";

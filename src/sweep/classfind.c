@@ -19,10 +19,14 @@
  * the rate as passing while the class that failed it there stops. */
 /* Whether a step's figures of class c say anything of its SLO: it had a
  * request in the window, and, with an SLO, one the SLO judged (a class
- * whose every request the client cancelled before a miss has none). */
+ * whose every request the client cancelled before a miss has none);
+ * without one, one the client let end (an error rate over none is no
+ * error rate, though it reads 0 and passes). */
 static int class_measured(const struct sweep_class *c)
 {
-    return c->stats.scheduled > 0 && !(c->have_slo && isnan(c->attainment));
+    if (c->stats.scheduled == 0)
+        return 0;
+    return c->have_slo ? !isnan(c->attainment) : stats_let_end(&c->stats) > 0;
 }
 
 static int class_point_verdict(const struct sweep_step *steps, size_t n, const char *name,

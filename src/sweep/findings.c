@@ -28,8 +28,7 @@ static double endpoint_figure(const struct sweep_step *s, size_t k, int fig)
     const struct sweep_endpoint *e = &s->endpoints[k];
     if (fig == 0)
         return e->stats.by_kind[REC_OK] >= SWEEP_EP_MIN_REQUESTS ? (double)e->ttft_ns[3] : NAN;
-    uint64_t let_end = e->stats.completed - e->stats.by_kind[REC_CANCELLED];
-    return let_end >= SWEEP_EP_MIN_REQUESTS ? e->error_rate : NAN;
+    return stats_let_end(&e->stats) >= SWEEP_EP_MIN_REQUESTS ? e->error_rate : NAN;
 }
 
 /* The median of the judged figures of every endpoint of s but k (NAN when

@@ -420,8 +420,7 @@ void sweep_print_table(FILE *f, const struct sweep_step *steps, size_t n,
         /* An interrupted or empty step has no verdict: no reason to fail
          * (an INVALID one says why its figures measured the client, an
          * empty one with requests why none was judged). */
-        if (!s->f.recovery && !s->slo_pass &&
-            (s->invalid || sweep_step_judged(s) || (!s->f.interrupted && s->stats.scheduled > 0)))
+        if (!s->f.recovery && !s->slo_pass && (s->invalid || sweep_step_judged(s) || s->unjudged))
             fprintf(f, " (%s)", s->fail_reason);
         if (s->short_hold)
             fprintf(f, "; short");

@@ -515,14 +515,22 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
     s->steady = sweep_steady_verdict(&s->tail, s->inflight_growth, f->inflight_mean, "step",
                                      s->steady_reason, sizeof s->steady_reason);
     s->fail_reason[0] = '\0';
+    /* Requests in the window and none the verdict could judge: with an
+     * SLO, every one cancelled by the client before it was decided (the
+     * attainment of none); without, every one cancelled (the error rate
+     * of none, which reads 0). Empty, as a step with no request: it read
+     * 0% or passed, the server blamed at that rate or a capacity found
+     * that no request the server ended stood behind. */
+    s->unjudged = !f->recovery && st->scheduled > 0 &&
+                  (have_slo ? st->scheduled <= st->slo_unjudged
+                            : st->completed > 0 && stats_let_end(st) == 0);
     if (!f->recovery && st->scheduled == 0) {
         /* "empty" (sweep_step_verdict): no attainment to miss */
         snprintf(s->fail_reason, sizeof s->fail_reason, "no request scheduled in its window");
-    } else if (!f->recovery && st->scheduled <= st->slo_unjudged) {
+    } else if (s->unjudged) {
         snprintf(s->fail_reason, sizeof s->fail_reason,
-                 "no request judged: the client cancelled all %" PRIu64
-                 " before the SLO was decided",
-                 st->scheduled);
+                 "no request judged: the client cancelled all %" PRIu64 "%s", st->completed,
+                 have_slo ? " before the SLO was decided" : " (no error rate)");
     } else if (have_slo && s->attainment < set->attainment) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "attainment %.1f%% < %.4g%%",
                  100 * s->attainment, 100 * set->attainment);
@@ -835,7 +843,7 @@ const char *sweep_step_verdict(const struct sweep_step *s, int csv)
         return "recovery";
     if (s->f.interrupted)
         return "interrupted";
-    if (s->stats.scheduled <= s->stats.slo_unjudged)
+    if (s->stats.scheduled == 0 || s->unjudged)
         return "empty";
     if (s->invalid)
         return csv ? "invalid" : "INVALID";
@@ -867,7 +875,7 @@ enum verdict_late_cause sweep_late_cause(const struct sweep_late *l)
 
 int sweep_step_judged(const struct sweep_step *s)
 {
-    return !s->invalid && !s->f.interrupted && s->stats.scheduled > s->stats.slo_unjudged;
+    return !s->invalid && !s->f.interrupted && s->stats.scheduled > 0 && !s->unjudged;
 }
 
 const struct sweep_step *sweep_first_with_classes(const struct sweep_step *steps, size_t n)

@@ -377,6 +377,10 @@ struct sweep_step {
     char steady_reason[160];     /* why not steady, "" when steady */
     int slo_pass;                /* 1: meets the SLO at the attainment and is steady */
     char fail_reason[160];       /* why it fails, "" when it passes */
+    int unjudged;                /* 1: a load step with requests in its window, none of
+                                  * which the verdict could judge: the client cancelled
+                                  * every one (with an SLO: before it was decided); its
+                                  * verdict is "empty" */
     int invalid;                 /* 1: schedule lateness (f.late says whose) moved this
                                   * step's TTFT or E2E past the tolerance (verdict_judge,
                                   * as for `run`): its figures include the client's delay */

@@ -485,6 +485,29 @@ static void test_probe_errors(void **state)
     swept_free(&s);
 }
 
+/* A probe whose every request the client cancels (--cancel-fraction 1,
+ * 1 ms after the send) has no completion to rate: it stops at its first
+ * round and says the client cancelled them (exit 6), where it went on
+ * doubling the users to 1024, each round cancelled whole, and then said
+ * "the capacity probe completed no request". */
+static void test_probe_all_cancelled(void **state)
+{
+    harness_small_sim_start(NULL);
+    const char *args[] = {
+        HARNESS_PROBE_ONE_STEP, "--cancel-fraction", "1", "--cancel-after", "1ms", WORKLOAD, NULL};
+    struct swept s;
+    sweep_run(&s, args, 90);
+    harness_sim_teardown(NULL);
+    assert_int_equal(s.status, 6);
+    if (!strstr(s.err, "the capacity probe's first round (16 users, closed loop): the client "
+                       "cancelled all ") ||
+        !strstr(s.err, " of its requests (--cancel-fraction, --cancel-after...), so none "
+                       "completed: no rate to step from; give --rates") ||
+        strstr(s.err, "completed no request"))
+        fail_msg("stderr:\n%s", s.err);
+    swept_free(&s);
+}
+
 /* At twice the capacity the TTFT p99 passes a 300 ms safety limit in the
  * second step; the third rate never runs. */
 static void test_stop_ttft_limit(void **state)
@@ -1037,6 +1060,7 @@ HARNESS_MAIN(cmocka_unit_test(test_flags_and_help), cmocka_unit_test(test_sweep_
              cmocka_unit_test_teardown(test_stop_error_rate, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancellations_not_errors, harness_sim_teardown),
              cmocka_unit_test_teardown(test_probe_errors, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_probe_all_cancelled, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_ttft_limit, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_goodput_falling, harness_sim_teardown),
              cmocka_unit_test_teardown(test_recovery_after_stall, harness_sim_teardown),

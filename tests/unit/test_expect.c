@@ -190,10 +190,22 @@ static void test_figure_cancelled(void **state)
     ASSERT_NEAR(expect_figure("error_rate", &f), 3.0 / 150, 1e-12);
     ASSERT_NEAR(expect_figure("error_rate_http_5xx", &f), 3.0 / 150, 1e-12);
     ASSERT_NEAR(expect_figure("error_rate_cancelled", &f), 50.0 / 200, 1e-12);
-    /* Every request cancelled: none ended in an error. */
+    /* Every request cancelled: the client let none end, so there is no
+     * error rate (it read 0, and error_rate<1% passed a run the server
+     * ended nothing of), as with none completed; the cancellations' own
+     * share is 100%. */
     struct expect_figures all = {.completed = 20, .failed = 20, .by_kind[REC_CANCELLED] = 20};
-    assert_true(expect_figure("error_rate", &all) == 0);
+    assert_true(isnan(expect_figure("error_rate", &all)));
+    assert_true(isnan(expect_figure("error_rate_http_5xx", &all)));
     assert_true(expect_figure("error_rate_cancelled", &all) == 1);
+    struct expect_set set;
+    char err[200];
+    assert_int_equal(expect_parse("error_rate<1%", &set, err, sizeof err), 0);
+    size_t failed = 0;
+    json_t *res = expect_eval(&set, &all, NULL, NULL, &failed);
+    assert_int_equal(failed, 1);
+    assert_true(json_is_null(json_object_get(json_array_get(res, 0), "value")));
+    json_decref(res);
 }
 
 int main(void)

@@ -460,6 +460,49 @@ static void test_attainment_of_judged(void **state)
     stats_free(&fx.s);
 }
 
+/* The requests line says what the error rate is over: the requests the
+ * client let end. 8 cancelled by the client and 2 ok: 0.0% of the 2; all
+ * 10 cancelled: no error rate (it read "error rate 0.0% of the 0 it let
+ * end"), as --expect's error_rate has no value then. */
+static void test_requests_cancelled(void **state)
+{
+    (void)state;
+    for (int all = 0; all < 2; all++) {
+        struct stats s;
+        struct summary_info info;
+        stats_init(&s);
+        for (uint64_t i = 0; i < 10; i++) {
+            struct record r;
+            record_init(&r, i);
+            r.sched_ns = r.sent_ns = 50 * MS * i;
+            if (i < 2 && !all) {
+                r.http_status = 200;
+                r.first_ns = r.first_content_ns = r.sched_ns + 10 * MS;
+                r.last_ns = r.end_ns = r.sched_ns + 100 * MS;
+                r.output_tokens = r.events = 10;
+                r.tokens_source = REC_TOKENS_USAGE;
+            } else {
+                r.kind = REC_CANCELLED;
+                r.end_ns = r.sched_ns + 1 * MS;
+            }
+            stats_account_met(&s, &r, 0, LL_NS_PER_SEC, 0);
+        }
+        s.scheduled = 10;
+        memset(&info, 0, sizeof info);
+        info.mode = "open-loop poisson";
+        info.window_ns = LL_NS_PER_SEC;
+        char *out = print_to_string(&s, &info);
+        char line[256];
+        find_line(out, "requests: ", line, sizeof line);
+        assert_string_equal(line, all ? "requests: scheduled 10, sent 10, ok 0, failed 10 (the "
+                                        "client cancelled all 10: no error rate)"
+                                      : "requests: scheduled 10, sent 10, ok 2, failed 8 (the "
+                                        "client cancelled 8; error rate 0.0% of the 2 it let end)");
+        free(out);
+        stats_free(&s);
+    }
+}
+
 /* No warm-up is said in words, not as "after 0.00us warm-up". */
 static void test_no_warmup(void **state)
 {
@@ -1003,5 +1046,5 @@ TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_endpoints), cmocka_unit_test(test_prompt_note),
           cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
           cmocka_unit_test(test_cut_short), cmocka_unit_test(test_attainment_of_judged),
-          cmocka_unit_test(test_request_bytes), cmocka_unit_test(test_json_exact_percentiles),
-          cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_requests_cancelled), cmocka_unit_test(test_request_bytes),
+          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))

@@ -523,6 +523,28 @@ static void test_step_cancelled_not_errors(void **state)
     if (!s.slo_pass)
         fail_msg("a step of cancellations alone failed: %s", s.fail_reason);
     sweep_step_free(&s);
+    /* Every request cancelled: none the client let end, so no error
+     * rate to pass (it read 0 and passed, and the sweep a capacity no
+     * request the server ended stood behind). Nothing judged: empty, as
+     * with an SLO (test_step_all_unjudged), so no capacity rests on it
+     * and none is denied at its rate. */
+    make_step_kind(&s, 0, 10, 50, 1, REC_CANCELLED, 0, &set);
+    assert_int_equal(s.stats.by_kind[REC_CANCELLED], 100);
+    assert_int_equal(stats_let_end(&s.stats), 0);
+    assert_true(s.error_rate == 0);
+    assert_false(s.slo_pass);
+    assert_string_equal(s.fail_reason, "no request judged: the client cancelled all 100 (no "
+                                       "error rate)");
+    assert_string_equal(sweep_step_verdict(&s, 0), "empty");
+    assert_false(sweep_step_judged(&s));
+    struct sweep_point pt[1];
+    struct sweep_findings fd;
+    size_t np = sweep_points_build(&s, 1, pt);
+    sweep_findings_compute(&s, 1, pt, np, &set, &fd);
+    assert_false(fd.capacity_found);
+    assert_int_equal(fd.n_empty, 1);
+    assert_true(fd.empty_cancelled);
+    sweep_step_free(&s);
     /* The same step with http_5xx in their place fails. */
     make_step_kind(&s, 0, 10, 50, 4, REC_HTTP_5XX, 0, &set);
     ASSERT_NEAR(s.error_rate, 0.25, 1e-12);
@@ -2001,28 +2023,21 @@ static char *print_classes(const struct sweep_findings *fd, size_t *len)
     return buf;
 }
 
-/* A class whose every window request the client cancelled before it had
- * missed (1 ms after its send, no token, its own ttft=200ms not passed)
- * has nothing judged: like a class with no request, its attainment is
- * none and it passes. It read 0% and failed, so a cancel-heavy class
- * with a request or two in a low step had no SLO capacity, what leaving
- * the client's cancellations out of attainment was for. The step's
- * attainment is over the judged (short) requests: 100%. */
-static void test_class_all_unjudged(void **state)
+/* One step at 4 req/s of two classes in turn: short ok (TTFT 50 ms),
+ * long cancelled by the client 1 ms after its send with no token; long's
+ * own SLO ttft=long_ttft_ns (0: none). Finished under set. */
+static void cancelled_class_step(struct sweep_step *s, const struct sweep_settings *set,
+                                 uint64_t long_ttft_ns)
 {
-    (void)state;
-    struct sweep_settings set;
-    class_settings(&set);
-    struct sweep_step s;
-    synth_step_init(&s, 0, 4);
-    sweep_step_classes_init(&s, 2);
+    synth_step_init(s, 0, 4);
+    sweep_step_classes_init(s, 2);
     for (int k = 0; k < 2; k++)
-        snprintf(s.f.classes[k].name, sizeof s.f.classes[k].name, "%s", cls_names[k]);
-    s.f.classes[1].own_slo.ttft_ns = 200 * MS;
+        snprintf(s->f.classes[k].name, sizeof s->f.classes[k].name, "%s", cls_names[k]);
+    s->f.classes[1].own_slo.ttft_ns = long_ttft_ns;
     uint64_t window = 0, per[2] = {0, 0};
     for (uint64_t i = 0; i < 44; i++) {
         struct record r;
-        synth_record(&r, &s, i, 0);
+        synth_record(&r, s, i, 0);
         int k = (int)(i % 2);
         r.cls = cls_names[k];
         r.class_idx = k;
@@ -2042,12 +2057,28 @@ static void test_class_all_unjudged(void **state)
             window++;
             per[k]++;
         }
-        sweep_step_add_record(&s, &r, &set);
+        sweep_step_add_record(s, &r, set);
     }
-    s.f.scheduled = window;
+    s->f.scheduled = window;
     for (int k = 0; k < 2; k++)
-        s.f.classes[k].scheduled = per[k];
-    sweep_step_finish(&s, &set);
+        s->f.classes[k].scheduled = per[k];
+    sweep_step_finish(s, set);
+}
+
+/* A class whose every window request the client cancelled before it had
+ * missed (1 ms after its send, no token, its own ttft=200ms not passed)
+ * has nothing judged: like a class with no request, its attainment is
+ * none and it passes. It read 0% and failed, so a cancel-heavy class
+ * with a request or two in a low step had no SLO capacity, what leaving
+ * the client's cancellations out of attainment was for. The step's
+ * attainment is over the judged (short) requests: 100%. */
+static void test_class_all_unjudged(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    struct sweep_step s;
+    cancelled_class_step(&s, &set, 200 * MS);
     const struct sweep_class *lo = &s.classes[1];
     assert_int_equal(lo->stats.scheduled, 20);
     assert_int_equal(lo->stats.slo_unjudged, 20);
@@ -2066,6 +2097,40 @@ static void test_class_all_unjudged(void **state)
     class_findings(&s, 1, &set, pt, &fd);
     assert_int_equal(fd.n_classes, 2);
     assert_true(fd.classes[0].capacity_found);
+    assert_false(fd.classes[1].capacity_found);
+    assert_int_equal(fd.classes[1].n_unmeasured, 1);
+    sweep_step_free(&s);
+}
+
+/* Without an SLO a class is judged on its error rate, over the requests
+ * the client let end: a class whose every window request the client
+ * cancelled has none, and says nothing of the server, as a class with an
+ * SLO and none judged. It read an error rate of 0 and passed, so its
+ * capacity stood at 4 req/s on no request the server ended; now the
+ * step is left out of it (unmeasured), and the class of ok requests
+ * keeps its capacity. */
+static void test_class_all_cancelled_no_slo(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_step s;
+    cancelled_class_step(&s, &set, 0);
+    const struct sweep_class *lo = &s.classes[1];
+    assert_int_equal(lo->stats.scheduled, 20);
+    assert_int_equal(lo->stats.by_kind[REC_CANCELLED], 20);
+    assert_int_equal(stats_let_end(&lo->stats), 0);
+    assert_true(lo->error_rate == 0);
+    /* The step has the short class's 20 ok requests: error rate 0 of 20. */
+    assert_int_equal(stats_let_end(&s.stats), 20);
+    if (!s.slo_pass)
+        fail_msg("the step failed: %s", s.fail_reason);
+    struct sweep_point pt[1];
+    struct sweep_findings fd;
+    class_findings(&s, 1, &set, pt, &fd);
+    assert_int_equal(fd.n_classes, 2);
+    assert_true(fd.classes[0].capacity_found);
+    ASSERT_NEAR(fd.classes[0].capacity_rps, 4, 0);
     assert_false(fd.classes[1].capacity_found);
     assert_int_equal(fd.classes[1].n_unmeasured, 1);
     sweep_step_free(&s);
@@ -2899,8 +2964,9 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
           cmocka_unit_test(test_late_json), cmocka_unit_test(test_facts_index_range),
           cmocka_unit_test(test_step_invalid_whose), cmocka_unit_test(test_class_all_unjudged),
-          CLASS_TEST(test_class_step_figures), CLASS_TEST(test_class_findings),
-          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
-          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
-          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
-          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_class_all_cancelled_no_slo), CLASS_TEST(test_class_step_figures),
+          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
+          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_at_capacity_judged),
+          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
+          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
+          cmocka_unit_test(test_first_with_parts))
