@@ -336,6 +336,30 @@ static void test_model_unlisted(void **state)
     }
 }
 
+/* Run args (after fixed) on a fresh sim and check summary.json's steady:
+ * want 1 true, 0 false (its warning blames the load), -1 null (not
+ * judged); steady_warning null unless false; with want_ok >= 0, that many
+ * ok requests. */
+static void steady_run(const char *const *fixed, const char *const *args, int64_t want_ok, int want)
+{
+    char *dir = harness_run_on_sim(NULL, fixed, args);
+    json_t *sj = harness_summary_load(dir);
+    if (want_ok >= 0)
+        assert_int_equal(harness_ival_req(json_object_get(sj, "requests"), "ok"), want_ok);
+    json_t *steady = json_object_get(sj, "steady");
+    if (want != (json_is_null(steady) ? -1 : json_is_true(steady)))
+        fail_msg("steady is %s, want %d", json_dumps(steady, JSON_ENCODE_ANY), want);
+    if (want == 0) {
+        const char *why = harness_sval(sj, "steady_warning");
+        if (!strstr(why, "not steady: ") || !strstr(why, "the load outran what was served"))
+            fail_msg("steady_warning: %s", why);
+    } else {
+        assert_true(json_is_null(json_object_get(sj, "steady_warning")));
+    }
+    json_decref(sj);
+    harness_results_free(dir);
+}
+
 /* A run says whether it was steady, by a sweep step's rule (docs/run.md,
  * "Steady"). Premises by construction: 4 req/s of 8 tokens on a sim
  * whose every step is 4 ms is a tenth of one slot's work (steady, and the
@@ -349,31 +373,13 @@ static void test_steady_state(void **state)
     static const char *const quiet[] = {"--no-metrics", "--quiet", NULL};
     const char *calm[] = {"--rate",          "4", "--duration",   "3s",
                           "--output-tokens", "8", "--ignore-eos", NULL};
-    char *dir = harness_run_on_sim(NULL, quiet, calm);
-    json_t *sj = harness_summary_load(dir);
-    assert_true(json_is_true(json_object_get(sj, "steady")));
-    assert_true(json_is_null(json_object_get(sj, "steady_warning")));
-    json_decref(sj);
-    harness_results_free(dir);
-
+    steady_run(quiet, calm, -1, 1);
     const char *over[] = {"--rate",          "30", "--max-concurrency", "2", "--duration", "3s",
                           "--output-tokens", "64", "--ignore-eos",      NULL};
-    dir = harness_run_on_sim(NULL, quiet, over);
-    sj = harness_summary_load(dir);
-    assert_true(json_is_false(json_object_get(sj, "steady")));
-    const char *why = harness_sval(sj, "steady_warning");
-    if (!strstr(why, "not steady: ") || !strstr(why, "the load outran what was served"))
-        fail_msg("steady_warning: %s", why);
-    json_decref(sj);
-    harness_results_free(dir);
-
+    steady_run(quiet, over, -1, 0);
     const char *ramp[] = {"--rate",          "2", "--ramp-to", "6", "--duration", "2s",
                           "--output-tokens", "8", NULL};
-    dir = harness_run_on_sim(NULL, quiet, ramp);
-    sj = harness_summary_load(dir);
-    assert_true(json_is_null(json_object_get(sj, "steady")));
-    json_decref(sj);
-    harness_results_free(dir);
+    steady_run(quiet, ramp, -1, -1);
 }
 
 /* A run's backlog test starts past the fill-up and ends with the last
@@ -391,23 +397,10 @@ static void test_steady_past_fill_up(void **state)
     static const char *const quiet[] = {"--no-metrics", "--quiet", "--arrival", "constant", NULL};
     const char *fill[] = {"--rate",          "20",  "--duration",   "3.5s",
                           "--output-tokens", "150", "--ignore-eos", NULL};
-    char *dir = harness_run_on_sim(NULL, quiet, fill);
-    json_t *sj = harness_summary_load(dir);
-    assert_int_equal(harness_ival_req(json_object_get(sj, "requests"), "ok"), 70);
-    assert_true(json_is_true(json_object_get(sj, "steady")));
-    assert_true(json_is_null(json_object_get(sj, "steady_warning")));
-    json_decref(sj);
-    harness_results_free(dir);
-
+    steady_run(quiet, fill, 70, 1);
     const char *drain[] = {"--requests",      "20", "--rate",       "50", "--max-concurrency", "2",
                            "--output-tokens", "50", "--ignore-eos", NULL};
-    dir = harness_run_on_sim(NULL, quiet, drain);
-    sj = harness_summary_load(dir);
-    assert_int_equal(harness_ival_req(json_object_get(sj, "requests"), "ok"), 20);
-    assert_true(json_is_null(json_object_get(sj, "steady")));
-    assert_true(json_is_null(json_object_get(sj, "steady_warning")));
-    json_decref(sj);
-    harness_results_free(dir);
+    steady_run(quiet, drain, 20, -1);
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),

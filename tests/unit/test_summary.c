@@ -352,6 +352,34 @@ static double jnum(json_t *root, const char *a, const char *b, const char *c)
     return json_number_value(j);
 }
 
+/* 10 requests 50 ms apart into s (initialised here) over a 1 s window:
+ * the first n_ok sent and ok (TTFT 10 ms, 10 tokens by usage, 100 ms each),
+ * the rest of kind other: client_dropped ends unsent at its time, any
+ * other kind 1 ms after its send. */
+static void ten_requests(struct stats *s, uint64_t n_ok, enum rec_kind other)
+{
+    stats_init(s);
+    for (uint64_t i = 0; i < 10; i++) {
+        struct record r;
+        record_init(&r, i);
+        r.sched_ns = 50 * MS * i;
+        if (other != REC_CLIENT_DROPPED || i < n_ok)
+            r.sent_ns = r.sched_ns;
+        if (i < n_ok) {
+            r.http_status = 200;
+            r.first_ns = r.first_content_ns = r.sched_ns + 10 * MS;
+            r.last_ns = r.end_ns = r.sched_ns + 100 * MS;
+            r.output_tokens = r.events = 10;
+            r.tokens_source = REC_TOKENS_USAGE;
+        } else {
+            r.kind = other;
+            r.end_ns = other == REC_CLIENT_DROPPED ? r.sched_ns : r.sched_ns + 1 * MS;
+        }
+        stats_account_met(s, &r, 0, LL_NS_PER_SEC, 0);
+    }
+    s->scheduled = 10;
+}
+
 /* --on-cap drop: a client_dropped record completes at once without a
  * send, so the completion rate can exceed the send rate; the throughput
  * line says how much of it was dropped unsent, and summary.json gives it
@@ -364,25 +392,7 @@ static void test_throughput_dropped(void **state)
     (void)state;
     struct stats s;
     struct summary_info info;
-    stats_init(&s);
-    for (uint64_t i = 0; i < 10; i++) {
-        struct record r;
-        record_init(&r, i);
-        r.sched_ns = 50 * MS * i;
-        if (i < 3) {
-            r.http_status = 200;
-            r.sent_ns = r.sched_ns;
-            r.first_ns = r.first_content_ns = r.sched_ns + 10 * MS;
-            r.last_ns = r.end_ns = r.sched_ns + 100 * MS;
-            r.output_tokens = r.events = 10;
-            r.tokens_source = REC_TOKENS_USAGE;
-        } else {
-            r.kind = REC_CLIENT_DROPPED;
-            r.end_ns = r.sched_ns;
-        }
-        stats_account_met(&s, &r, 0, LL_NS_PER_SEC, 0);
-    }
-    s.scheduled = 10;
+    ten_requests(&s, 3, REC_CLIENT_DROPPED);
     memset(&info, 0, sizeof info);
     info.mode = "open-loop poisson, capped";
     info.window_ns = LL_NS_PER_SEC;
@@ -470,24 +480,7 @@ static void test_requests_cancelled(void **state)
     for (int all = 0; all < 2; all++) {
         struct stats s;
         struct summary_info info;
-        stats_init(&s);
-        for (uint64_t i = 0; i < 10; i++) {
-            struct record r;
-            record_init(&r, i);
-            r.sched_ns = r.sent_ns = 50 * MS * i;
-            if (i < 2 && !all) {
-                r.http_status = 200;
-                r.first_ns = r.first_content_ns = r.sched_ns + 10 * MS;
-                r.last_ns = r.end_ns = r.sched_ns + 100 * MS;
-                r.output_tokens = r.events = 10;
-                r.tokens_source = REC_TOKENS_USAGE;
-            } else {
-                r.kind = REC_CANCELLED;
-                r.end_ns = r.sched_ns + 1 * MS;
-            }
-            stats_account_met(&s, &r, 0, LL_NS_PER_SEC, 0);
-        }
-        s.scheduled = 10;
+        ten_requests(&s, all ? 0 : 2, REC_CANCELLED);
         memset(&info, 0, sizeof info);
         info.mode = "open-loop poisson";
         info.window_ns = LL_NS_PER_SEC;
