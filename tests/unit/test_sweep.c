@@ -1865,18 +1865,21 @@ static const char *const cls_names[2] = {"short", "long"};
 /* A step with two classes: rate req/s for 10 s after a 1 s warm-up,
  * constant arrivals; even ids are "short" (4 output tokens), odd ids
  * "long" (16 tokens), 20 ms per token after the first, end 1 ms after the
- * last. "long" has its own SLO ttft=200ms; "short" follows the sweep's.
- * With count_scheduled the facts carry each class's scheduled count, as
- * the driver gives it; else 0 (counted from the records). */
-static void make_class_step(struct sweep_step *s, uint32_t index, double rate,
-                            uint64_t ttft_short_ms, uint64_t ttft_long_ms, int count_scheduled,
-                            const struct sweep_settings *set)
+ * last. "long" has its own SLO ttft=long_slo_ns (0: none); "short" follows
+ * the sweep's. With long_cancelled every long request is cancelled by the
+ * client 1 ms after its send with no token, its max_tokens 4 (ttft_long_ms
+ * then only says that the classes alternate). With count_scheduled the
+ * facts carry each class's scheduled count, as the driver gives it; else
+ * 0 (counted from the records). */
+static void class_step(struct sweep_step *s, uint32_t index, double rate, uint64_t ttft_short_ms,
+                       uint64_t ttft_long_ms, int long_cancelled, uint64_t long_slo_ns,
+                       int count_scheduled, const struct sweep_settings *set)
 {
     synth_step_init(s, index, rate);
     sweep_step_classes_init(s, 2);
     for (int k = 0; k < 2; k++)
         snprintf(s->f.classes[k].name, sizeof s->f.classes[k].name, "%s", cls_names[k]);
-    s->f.classes[1].own_slo.ttft_ns = 200 * MS;
+    s->f.classes[1].own_slo.ttft_ns = long_slo_ns;
     uint64_t n = (uint64_t)(rate * 11), window = 0, per[2] = {0, 0};
     for (uint64_t i = 0; i < n; i++) {
         struct record r;
@@ -1884,13 +1887,18 @@ static void make_class_step(struct sweep_step *s, uint32_t index, double rate,
         int k = ttft_long_ms ? (int)(i % 2) : 0; /* 0: every request short */
         r.cls = cls_names[k];
         r.class_idx = k;
-        r.max_tokens = k ? 16 : 4;
-        r.kind = REC_OK;
-        r.http_status = 200;
-        r.first_ns = r.first_content_ns = r.sched_ns + (k ? ttft_long_ms : ttft_short_ms) * MS;
-        r.output_tokens = r.events = r.max_tokens;
-        r.last_ns = r.first_ns + (r.output_tokens - 1) * 20 * MS;
-        r.end_ns = r.last_ns + 1 * MS;
+        r.max_tokens = k && !long_cancelled ? 16 : 4;
+        if (k && long_cancelled) {
+            r.kind = REC_CANCELLED;
+            r.end_ns = r.sched_ns + 1 * MS;
+        } else {
+            r.kind = REC_OK;
+            r.http_status = 200;
+            r.first_ns = r.first_content_ns = r.sched_ns + (k ? ttft_long_ms : ttft_short_ms) * MS;
+            r.output_tokens = r.events = r.max_tokens;
+            r.last_ns = r.first_ns + (r.output_tokens - 1) * 20 * MS;
+            r.end_ns = r.last_ns + 1 * MS;
+        }
         if (!r.warmup) {
             window++;
             per[k]++;
@@ -1901,6 +1909,14 @@ static void make_class_step(struct sweep_step *s, uint32_t index, double rate,
     for (int k = 0; count_scheduled && k < 2; k++)
         s->f.classes[k].scheduled = per[k];
     sweep_step_finish(s, set);
+}
+
+/* class_step's ok classes, long's own SLO ttft=200ms. */
+static void make_class_step(struct sweep_step *s, uint32_t index, double rate,
+                            uint64_t ttft_short_ms, uint64_t ttft_long_ms, int count_scheduled,
+                            const struct sweep_settings *set)
+{
+    class_step(s, index, rate, ttft_short_ms, ttft_long_ms, 0, 200 * MS, count_scheduled, set);
 }
 
 /* Four steps at 2, 4, 6, 8 req/s; the sweep's SLO is ttft=100ms.
@@ -2029,40 +2045,7 @@ static char *print_classes(const struct sweep_findings *fd, size_t *len)
 static void cancelled_class_step(struct sweep_step *s, const struct sweep_settings *set,
                                  uint64_t long_ttft_ns)
 {
-    synth_step_init(s, 0, 4);
-    sweep_step_classes_init(s, 2);
-    for (int k = 0; k < 2; k++)
-        snprintf(s->f.classes[k].name, sizeof s->f.classes[k].name, "%s", cls_names[k]);
-    s->f.classes[1].own_slo.ttft_ns = long_ttft_ns;
-    uint64_t window = 0, per[2] = {0, 0};
-    for (uint64_t i = 0; i < 44; i++) {
-        struct record r;
-        synth_record(&r, s, i, 0);
-        int k = (int)(i % 2);
-        r.cls = cls_names[k];
-        r.class_idx = k;
-        r.max_tokens = 4;
-        if (k) {
-            r.kind = REC_CANCELLED;
-            r.end_ns = r.sched_ns + 1 * MS;
-        } else {
-            r.kind = REC_OK;
-            r.http_status = 200;
-            r.first_ns = r.first_content_ns = r.sched_ns + 50 * MS;
-            r.output_tokens = r.events = 4;
-            r.last_ns = r.first_ns + 3 * 20 * MS;
-            r.end_ns = r.last_ns + 1 * MS;
-        }
-        if (!r.warmup) {
-            window++;
-            per[k]++;
-        }
-        sweep_step_add_record(s, &r, set);
-    }
-    s->f.scheduled = window;
-    for (int k = 0; k < 2; k++)
-        s->f.classes[k].scheduled = per[k];
-    sweep_step_finish(s, set);
+    class_step(s, 0, 4, 50, 1, 1, long_ttft_ns, 1, set);
 }
 
 /* A class whose every window request the client cancelled before it had
