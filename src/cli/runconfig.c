@@ -382,7 +382,10 @@ static int run_backlog_span(const struct run_config *cfg, const struct driver_re
  * of 2 s requests at 8/s over 4 s, without a warm-up, read "in-flight
  * requests grew by 14.8" while the count rose to its level once and held
  * it. Neither test possible (too few requests for the tail, a window too
- * short past the fill-up): not judged. */
+ * short past the fill-up): not judged. A closed loop's warning blames the
+ * server, not the load: its users send only as answers come, so what grew
+ * was the server's time (40 users thinking 1 s, a 1.5 s stall in the
+ * second half: "the load outran what was served", the parent). */
 static void run_steady(const struct run_config *cfg, const struct driver_result *res,
                        struct summary_info *info)
 {
@@ -402,7 +405,16 @@ static void run_steady(const struct run_config *cfg, const struct driver_result 
     char why[160];
     info->steady_judged = 1;
     info->steady = sweep_steady_verdict(&tail, grew, res->inflight_mean, "run", why, sizeof why);
-    if (!info->steady)
+    if (info->steady)
+        return;
+    if (cfg->mode == LOAD_CLOSED)
+        snprintf(info->steady_warning, sizeof info->steady_warning,
+                 "not steady: %s: at a fixed %u users the server slowed within the run "
+                 "(a closed loop sends only as answers come, so the load did not grow: a "
+                 "stall, a cache filling or a warm-up longer than --warmup), so these "
+                 "latencies depend on when the run started and how long it ran",
+                 why, cfg->users);
+    else
         snprintf(info->steady_warning, sizeof info->steady_warning,
                  "not steady: %s: the load outran what was served, so these latencies "
                  "grow with the run's length (llmload sweep finds the rate it holds)",
