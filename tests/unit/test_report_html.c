@@ -857,7 +857,7 @@ static void test_classes_section(void **state)
     free(doc);
     /* A class no step sent has no capacity, and did not fail to reach one. */
     cls[1].capacity_rps = 0;
-    cls[1].never_sent = 1;
+    cls[1].not_judged = "no judged step had a request of it";
     doc = render(&f.r);
     assert_non_null(strstr(doc, "<b>long</b> (ttft=1s, its own): SLO capacity not found (no "
                                 "judged step had a request of it)</li>"));
