@@ -468,7 +468,8 @@ static void fill_report_classes(const struct built *b, struct report *r,
         c->own_slo = cf->own_slo;
         c->capacity_rps = cf->capacity_found ? cf->capacity_rps : 0;
         c->capacity_lower_bound = cf->none_failed;
-        c->never_sent = !cf->capacity_found && !cf->next_fails && cf->n_unmeasured > 0;
+        if (!cf->capacity_found && !cf->next_fails && cf->n_unmeasured > 0)
+            c->not_judged = sweep_class_not_judged_why(cf);
         c->steps = cs;
         for (size_t i = 0; i < ns; i++) {
             const struct sweep_step *s = &b->sw.steps[i];

@@ -502,6 +502,31 @@ void report_energy_chart(struct strbuf *b, const struct report *r, const size_t 
     report_curve_free(&cv);
 }
 
+/* Under the errors chart, when the client cancelled any request: how
+ * many, in how many steps, and that they are not drawn. */
+static void report_cancelled_note(struct strbuf *b, const struct report *r)
+{
+    uint64_t cancelled = 0, scheduled = 0;
+    size_t steps = 0;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        uint64_t c = r->steps[i].by_kind[REC_CANCELLED];
+        cancelled += c;
+        scheduled += r->steps[i].scheduled;
+        steps += c > 0;
+    }
+    if (cancelled == 0)
+        return;
+    strbuf_printf(b, "<p class=\"note\" id=\"errors-cancelled\">The client cancelled %llu",
+                  (unsigned long long)cancelled);
+    if (scheduled >= cancelled)
+        strbuf_printf(b, " of the %llu requests scheduled", (unsigned long long)scheduled);
+    strbuf_printf(b,
+                  " (in %zu of the %zu steps): the workload's own cancellations "
+                  "(its cancel, --cancel-fraction) or a stopped run's, not the server's "
+                  "errors, so not drawn.</p>\n",
+                  steps, r->n_steps);
+}
+
 void report_errors_chart(struct strbuf *b, const struct report *r)
 {
     size_t n = r->n_steps;
@@ -515,8 +540,12 @@ void report_errors_chart(struct strbuf *b, const struct report *r)
         report_step_label(r, &r->steps[i], &lab);
         cats[i] = ll_strdup(lab.data);
     }
+    /* The client's own cancellations (the workload's, or a stopped
+     * run's) are not the server's errors (stats_error_share): a workload
+     * that cancels 30% on purpose drew a wall of them at every load. They
+     * are counted in a line under the chart instead. */
     for (int k = 0; k < REC_KIND_COUNT; k++) {
-        if (k == REC_OK)
+        if (k == REC_OK || k == REC_CANCELLED)
             continue;
         uint64_t total = 0;
         for (size_t i = 0; i < n; i++)
@@ -543,6 +572,7 @@ void report_errors_chart(struct strbuf *b, const struct report *r)
         .empty_note = "no errors in any step",
     };
     svg_bar_chart_write(b, &c);
+    report_cancelled_note(b, r);
     for (size_t i = 0; i < n; i++)
         free(cats[i]);
     free(cats);

@@ -576,7 +576,9 @@ static const struct report_figure report_throughput_figs[] = {
 static const struct report_figure report_errors_figs[] = {
     {REPORT_FIG_ERRORS, "wide", "Errors by kind per step",
      "Every scheduled request that did not complete ok, by kind "
-     "(docs/formats.md lists the kinds). The number on a bar is its total."},
+     "(docs/formats.md lists the kinds), but those the client cancelled "
+     "itself: those are not the server's errors, and a line under the "
+     "chart counts them. The number on a bar is its total."},
 };
 
 /* Under the errors chart: per failed kind, its total over the steps, the

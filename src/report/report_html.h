@@ -133,8 +133,11 @@ struct report_class {
     int own_slo;                /* 1: the class's own SLO, 0: the sweep's */
     double capacity_rps;        /* req/s, its SLO capacity; 0 = not found */
     int capacity_lower_bound;   /* 1: no step failed for it */
-    int never_sent;             /* 1: no judged load step had a request of it, so no
-                                 * capacity (not one it failed to reach) */
+    const char *not_judged;     /* why no judged load step judged it, so it has no
+                                 * capacity (not one it failed to reach): "no judged
+                                 * step had a request of it", or that the client
+                                 * cancelled every one (sweep_class_not_judged_why);
+                                 * NULL otherwise; borrowed */
     const struct report_class_step *steps; /* one per report.steps, same order */
 };
 

@@ -109,7 +109,9 @@ void report_tokens_chart(struct strbuf *b, const struct report *r, const size_t 
                          const struct report_marks *marks);
 
 /* Errors by kind per step (every step, in the order run), stacked bars;
- * only the kinds that occurred, each in its own colour. */
+ * only the kinds that occurred, each in its own colour, the client's own
+ * cancellations (`cancelled`) not among them: p#errors-cancelled under
+ * the chart counts those, when there were any. */
 void report_errors_chart(struct strbuf *b, const struct report *r);
 
 /* --- charts over time (report_timecharts.c) --- */

@@ -223,8 +223,10 @@ static void report_class_caps(struct strbuf *b, const struct report *r)
                 strbuf_puts(b, "\xE2\x89\xA5 ");
             report_put_value(b, c->capacity_rps);
             strbuf_puts(b, " req/s");
-        } else if (c->never_sent) {
-            strbuf_puts(b, "not found (no judged step had a request of it)");
+        } else if (c->not_judged != NULL) {
+            strbuf_puts(b, "not found (");
+            strbuf_put_xml(b, c->not_judged);
+            strbuf_puts(b, ")");
         } else {
             strbuf_puts(b, "not reached");
         }

@@ -12,8 +12,10 @@
  * repeat with a request of the class fails for it (*reason gets that
  * repeat's reason), 1 when at least one such repeat exists and every one
  * passes, -1 when none exists: no judged repeat scheduled a request of the
- * class in its window (or one its SLO judged), so the point says nothing of it (a step passes a
- * class it never sent; the capacity must not rest on that). A failure
+ * class in its window, or -2: some did, but the client cancelled every one
+ * before its SLO was decided (class_measured); either way the point says
+ * nothing of it (a step passes a class it never sent, or whose every
+ * request it cancelled; the capacity must not rest on that). A failure
  * outweighed by a passing re-run (--confirm) with a request of the class
  * passes, as the point does (sweep_points_build): the sweep must not count
  * the rate as passing while the class that failed it there stops. */
@@ -32,13 +34,16 @@ static int class_measured(const struct sweep_class *c)
 static int class_point_verdict(const struct sweep_step *steps, size_t n, const char *name,
                                double rps, const char **reason)
 {
-    int measured = 0, failed = 0, rerun_passed = 0;
+    int measured = 0, failed = 0, rerun_passed = 0, sent = 0;
     *reason = "";
     for (size_t j = 0; j < n; j++) {
         if (steps[j].f.recovery || steps[j].f.offered_rps != rps)
             continue;
         int k = sweep_step_class_find(&steps[j], name);
-        if (k < 0 || !sweep_step_judged(&steps[j]) || !class_measured(&steps[j].classes[k]))
+        if (k < 0 || !sweep_step_judged(&steps[j]))
+            continue;
+        sent |= steps[j].classes[k].stats.scheduled > 0;
+        if (!class_measured(&steps[j].classes[k]))
             continue;
         measured = 1;
         if (steps[j].f.confirm)
@@ -51,7 +56,16 @@ static int class_point_verdict(const struct sweep_step *steps, size_t n, const c
     if (failed && !rerun_passed)
         return 0;
     *reason = "";
-    return measured ? 1 : -1;
+    return measured ? 1 : sent ? -2 : -1;
+}
+
+/* Rate rps into a list of the first SWEEP_MAX_UNKNOWN rates, counted in
+ * *n past them. */
+static void rates_add(double *rates, size_t *n, double rps)
+{
+    if (*n < SWEEP_MAX_UNKNOWN)
+        rates[*n] = rps;
+    (*n)++;
 }
 
 void sweep_class_findings(const struct sweep_step *steps, size_t n,
@@ -77,9 +91,11 @@ void sweep_class_findings(const struct sweep_step *steps, size_t n,
             double rps = points[ord[i]].offered_rps;
             int v = class_point_verdict(steps, n, cf->name, rps, &why);
             if (v < 0) {
-                if (cf->n_unmeasured < SWEEP_MAX_UNKNOWN)
-                    cf->unmeasured_rps[cf->n_unmeasured] = rps;
-                cf->n_unmeasured++;
+                rates_add(cf->unmeasured_rps, &cf->n_unmeasured, rps);
+                if (v == -2)
+                    rates_add(cf->cancelled_rps, &cf->n_cancelled, rps);
+                else
+                    rates_add(cf->unsent_rps, &cf->n_unsent, rps);
                 continue;
             }
             if (v == 0) {

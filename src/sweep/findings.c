@@ -494,6 +494,40 @@ static void put_short(const struct sweep_findings *fd, const struct sweep_settin
         "--max-step-duration)\n");
 }
 
+const char *sweep_class_not_judged_why(const struct sweep_class_finding *cf)
+{
+    if (cf->n_cancelled == 0)
+        return "no judged step had a request of it";
+    if (cf->n_unsent == 0)
+        return cf->have_slo ? "the client cancelled every request of it before its SLO was decided"
+                            : "the client cancelled every request of it";
+    return cf->have_slo ? "no judged step had a request of it the client did not cancel before "
+                          "its SLO was decided"
+                        : "no judged step had a request of it the client did not cancel";
+}
+
+/* The lines of the rates left out of class cf's capacity: those where no
+ * judged step had a request of it, then those where the client cancelled
+ * every one (a workload's own choice says nothing of the server). */
+static void put_class_unjudged(const struct sweep_class_finding *cf, char *buf, size_t len,
+                               size_t *at)
+{
+    char what[192];
+    if (cf->n_unsent) {
+        snprintf(what, sizeof what, "class %s, no request of it in a judged step (not judged)",
+                 cf->name);
+        put_rates(buf, len, at, what, cf->unsent_rps, cf->n_unsent);
+        put(buf, len, at, " req/s; its capacity rests on the other steps\n");
+    }
+    if (cf->n_cancelled) {
+        snprintf(what, sizeof what,
+                 "class %s, every request of it the client cancelled%s (not judged)", cf->name,
+                 cf->have_slo ? " before its SLO was decided" : "");
+        put_rates(buf, len, at, what, cf->cancelled_rps, cf->n_cancelled);
+        put(buf, len, at, " req/s; its capacity rests on the other steps\n");
+    }
+}
+
 /* One traffic class's line of the findings text. */
 static void put_class(const struct sweep_findings *fd, const struct sweep_class_finding *cf,
                       char *buf, size_t len, size_t *at)
@@ -515,20 +549,17 @@ static void put_class(const struct sweep_findings *fd, const struct sweep_class_
          * lowest step. */
         put(buf, len, at, "%s not found: the lowest %sstep%s %.4g req/s already fails: %s\n", cwhat,
             unjudged_below(fd, cf->next_fail_rps) || cf->n_unmeasured ? "judged " : "",
-            cf->n_unmeasured ? " with a request of it," : "", cf->next_fail_rps,
-            cf->next_fail_reason);
+            cf->n_cancelled    ? " that judged a request of it,"
+            : cf->n_unmeasured ? " with a request of it,"
+                               : "",
+            cf->next_fail_rps, cf->next_fail_reason);
     } else if (cf->n_unmeasured) {
-        put(buf, len, at, "%s not found (no judged step had a request of it)\n", cwhat);
+        put(buf, len, at, "%s not found (%s)\n", cwhat, sweep_class_not_judged_why(cf));
     } else {
         put(buf, len, at, "%s not found (no steps)\n", cwhat);
     }
-    if (cf->n_unmeasured && (cf->capacity_found || cf->next_fails)) {
-        char what[160];
-        snprintf(what, sizeof what, "class %s, no request of it in a judged step (not judged)",
-                 cf->name);
-        put_rates(buf, len, at, what, cf->unmeasured_rps, cf->n_unmeasured);
-        put(buf, len, at, " req/s; its capacity rests on the other steps\n");
-    }
+    if (cf->capacity_found || cf->next_fails)
+        put_class_unjudged(cf, buf, len, at);
 }
 
 /* One endpoint finding's line: "endpoint 1 (URL) had TTFT p99 3.1x the

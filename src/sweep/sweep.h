@@ -585,9 +585,16 @@ struct sweep_class_finding {
     const char *next_fail_reason;/* "" when none */
     int none_failed;             /* 1: no point failed for it (a lower bound) */
     size_t n_unmeasured;         /* judged points below its first failing one with no
-                                  * request of the class (left out of its capacity); may
-                                  * exceed SWEEP_MAX_UNKNOWN */
+                                  * request of the class the SLO could judge (left out
+                                  * of its capacity); may exceed SWEEP_MAX_UNKNOWN */
     double unmeasured_rps[SWEEP_MAX_UNKNOWN]; /* their offered rates, the first ones */
+    size_t n_unsent;                          /* of them, those where no judged repeat had a request
+                                  * of the class in its window */
+    double unsent_rps[SWEEP_MAX_UNKNOWN];     /* their offered rates, the first ones */
+    size_t n_cancelled;                       /* the others: judged repeats had requests of it, and
+                                  * the client cancelled every one before its SLO was
+                                  * decided (without an SLO: every one) */
+    double cancelled_rps[SWEEP_MAX_UNKNOWN];  /* their offered rates, the first ones */
     int at_capacity;             /* 1: the two figures below hold (the sweep's capacity
                                   * was found and the class had ok requests there) */
     uint64_t ttft_p99_at_capacity_ns; /* ns, mean over the capacity point's repeats */
@@ -777,9 +784,15 @@ void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sw
 /* The first-limit line of the findings ("first limit: ...\n"). */
 void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_t len);
 
+/* Why class cf has no capacity when no judged step judged it (its
+ * n_unmeasured > 0, no point passing or failing for it): "no judged step
+ * had a request of it", or, when the client cancelled every request of it
+ * those steps had, that (docs/sweep.md, "Per class"). A static string. */
+const char *sweep_class_not_judged_why(const struct sweep_class_finding *cf);
+
 /* Room for the findings text with every class and endpoint finding (its
  * URL cut at 200 bytes): a buffer of this many bytes never truncates it. */
-#define SWEEP_FINDINGS_TEXT_MAX (4096 + SWEEP_MAX_CLASSES * 320 + 2 * SWEEP_MAX_ENDPOINTS * 400)
+#define SWEEP_FINDINGS_TEXT_MAX (4096 + SWEEP_MAX_CLASSES * 1024 + 2 * SWEEP_MAX_ENDPOINTS * 400)
 
 /* The findings in words: one line each, newline-terminated (one line per
  * traffic class, then one per endpoint finding, before the "stopped"

@@ -295,6 +295,78 @@ static void test_errors_by_kind(void **state)
     assert_null(strstr(doc, "<tr><td class=\"l\">ok</td>"));
 }
 
+/* The client's own cancellations are not the server's errors: the chart
+ * stacks the other kinds alone, and a line under it counts them. With 30%
+ * of 10 and 25 req/s cancelled on purpose, the chart drew a `cancelled`
+ * bar of 180 and 450 under the 429s, as tall as an outage. */
+static void test_errors_leave_out_cancelled(void **state)
+{
+    struct fixture f;
+    fixture_make(&f);
+    f.steps[1].by_kind[REC_CANCELLED] = 180;
+    f.steps[4].by_kind[REC_CANCELLED] = 450;
+    f.steps[4].by_kind[REC_CLIENT_DROPPED] = 2;
+    char *doc = render(&f.r);
+    assert_well_formed(doc);
+    double ys[8], y0[8];
+    assert_int_equal(points(doc, "chart-errors", "<rect class=\"bar\"", "cancelled", "data-y",
+                            "data-y0", ys, y0, 8),
+                     0);
+    assert_null(strstr(doc, ">cancelled</text>")); /* nor in the legend */
+    /* The 429s still stand on the ground, the timeouts on them, and the
+     * client's cap's drops (the system's overload) on top: 12 + 4 + 2. */
+    assert_int_equal(points(doc, "chart-errors", "<rect class=\"bar\"", "http_429", "data-y",
+                            "data-y0", ys, y0, 8),
+                     2);
+    assert_true(ys[1] == 12 && y0[1] == 0);
+    assert_int_equal(points(doc, "chart-errors", "<rect class=\"bar\"", "client_dropped", "data-y",
+                            "data-y0", ys, y0, 8),
+                     1);
+    assert_true(ys[0] == 2 && y0[0] == 16);
+    /* The bars' totals: 4 at 20 req/s, 18 at 25, none at 10. */
+    double tx[8], ty[8];
+    assert_int_equal(
+        points(doc, "chart-errors", "<text class=\"total\"", NULL, "x", "y", tx, ty, 8), 2);
+    size_t len;
+    const char *chart = svgtest_chart_find(doc, "chart-errors", &len);
+    assert_non_null(chart);
+    const char *total = strstr(chart, "<text class=\"total\"");
+    assert_non_null(strstr(total, ">4</text>"));
+    assert_true(strstr(total, ">4</text>") < strstr(total, "</g>"));
+    total = strstr(total + 1, "<text class=\"total\"");
+    assert_true(strstr(total, ">18</text>") < strstr(total, "</g>"));
+    /* Under the chart, in its figure; scheduled: 60 s of 5, 10, 15, 20
+     * and 25 req/s, 4500. */
+    const char *note = strstr(doc, "<p class=\"note\" id=\"errors-cancelled\">");
+    assert_true(note > chart + len && note < strstr(chart, "</figure>"));
+    assert_non_null(strstr(doc, "<p class=\"note\" id=\"errors-cancelled\">The client "
+                                "cancelled 630 of the 4500 requests scheduled (in 2 of the 5 "
+                                "steps): the workload's own cancellations (its cancel, "
+                                "--cancel-fraction) or a stopped run's, not the server's "
+                                "errors, so not drawn.</p>"));
+    free(doc);
+
+    /* Cancellations alone: no error in any step, and the line says why
+     * the chart is empty. */
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < REC_KIND_COUNT; k++)
+            if (k != REC_OK && k != REC_CANCELLED)
+                f.steps[i].by_kind[k] = 0;
+    doc = render(&f.r);
+    assert_int_equal(points(doc, "chart-errors", "<rect class=\"bar\"", "cancelled", "data-y",
+                            "data-y0", ys, y0, 8),
+                     0);
+    chart = svgtest_chart_find(doc, "chart-errors", &len);
+    assert_non_null(chart);
+    const char *none = strstr(chart, ">no errors in any step</text>");
+    assert_true(none != NULL && none < chart + len);
+    assert_non_null(strstr(doc, "id=\"errors-cancelled\">The client cancelled 630 of the 4500"));
+    free(doc);
+
+    /* None cancelled: no line. */
+    fixture_page_lacks((const char *const[]){"errors-cancelled", NULL});
+}
+
 static void test_inflight_and_table(void **state)
 {
     const char *doc = *state;
@@ -785,7 +857,7 @@ static void test_classes_section(void **state)
     free(doc);
     /* A class no step sent has no capacity, and did not fail to reach one. */
     cls[1].capacity_rps = 0;
-    cls[1].never_sent = 1;
+    cls[1].not_judged = "no judged step had a request of it";
     doc = render(&f.r);
     assert_non_null(strstr(doc, "<b>long</b> (ttft=1s, its own): SLO capacity not found (no "
                                 "judged step had a request of it)</li>"));
@@ -1183,6 +1255,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slo_line_and_markers, doc_setup, doc_teardown),
         cmocka_unit_test_setup_teardown(test_throughput_points, doc_setup, doc_teardown),
         cmocka_unit_test_setup_teardown(test_errors_by_kind, doc_setup, doc_teardown),
+        cmocka_unit_test(test_errors_leave_out_cancelled),
         cmocka_unit_test_setup_teardown(test_inflight_and_table, doc_setup, doc_teardown),
         cmocka_unit_test(test_kv_not_exported),
         cmocka_unit_test(test_gpu_charts),

@@ -2365,6 +2365,107 @@ static void test_class_unmeasured(void **state)
     free(fd);
 }
 
+/* A rate left out of a class's capacity because the client cancelled
+ * every request of it there (1 ms after its send, before its own
+ * ttft=200ms was decided) is not one that sent none: the findings said
+ * "no request of it in a judged step" of 2 req/s, where long had 2 of
+ * the window's 4 requests a second, as if the workload had never sent
+ * it. Long: cancelled at 2, ok at 4 (80 ms), absent at 6, failing at 8
+ * (250 ms). */
+static void test_class_unmeasured_cancelled(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    class_settings(&set);
+    static const double rates[4] = {2, 4, 6, 8};
+    static const uint64_t tl[4] = {1, 80, 0, 250};
+    struct sweep_step steps[4];
+    struct sweep_point pts[4];
+    struct sweep_findings *fd = calloc(1, sizeof *fd);
+    char *text = malloc(SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(fd);
+    assert_non_null(text);
+    for (int i = 0; i < 4; i++)
+        class_step(&steps[i], (uint32_t)i, rates[i], 50, tl[i], i == 0, 200 * MS, 1, &set);
+    assert_int_equal(steps[0].classes[1].stats.scheduled, 10);
+    assert_int_equal(steps[0].classes[1].stats.slo_unjudged, 10);
+    assert_true(sweep_step_judged(&steps[0]));
+    size_t np = class_findings(steps, 4, &set, pts, fd);
+    const struct sweep_class_finding *lo = &fd->classes[1];
+    ASSERT_NEAR(lo->capacity_rps, 4, 0);
+    ASSERT_NEAR(lo->next_fail_rps, 8, 0);
+    assert_int_equal(lo->n_unmeasured, 2);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    static const char want[] =
+        "class long: SLO capacity 4 req/s (ttft=200ms, its own); next step 8 req/s fails: "
+        "attainment 0.0% < 99%\n"
+        "class long, no request of it in a judged step (not judged): 6 req/s; its capacity "
+        "rests on the other steps\n"
+        "class long, every request of it the client cancelled before its SLO was decided (not "
+        "judged): 2 req/s; its capacity rests on the other steps\n";
+    assert_non_null(strstr(text, want));
+    /* summary.json carries the same text, and its unmeasured_rps both. */
+    json_t *run = json_object();
+    json_t *sum = sweep_summary_json(steps, 4, pts, np, fd, &set, "", run);
+    json_t *f = json_object_get(sum, "findings");
+    assert_non_null(strstr(json_string_value(json_object_get(f, "text")), want));
+    json_t *un =
+        json_object_get(json_array_get(json_object_get(f, "classes"), 1), "unmeasured_rps");
+    assert_int_equal(json_array_size(un), 2);
+    ASSERT_NEAR(json_number_value(json_array_get(un, 0)), 2, 0);
+    json_decref(sum);
+    json_decref(run);
+
+    /* Cancelled at 2, failing from 4: the lowest step that judged a
+     * request of it fails, not the lowest with a request of it. */
+    for (int i = 1; i < 4; i++) {
+        sweep_step_free(&steps[i]);
+        class_step(&steps[i], (uint32_t)i, rates[i], 50, 250, 0, 200 * MS, 1, &set);
+    }
+    class_findings(steps, 4, &set, pts, fd);
+    assert_false(lo->capacity_found);
+    ASSERT_NEAR(lo->next_fail_rps, 4, 0);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "class long: SLO capacity not found: the lowest judged step that "
+                                 "judged a request of it, 4 req/s already fails: attainment 0.0% "
+                                 "< 99%\n"
+                                 "class long, every request of it the client cancelled before its "
+                                 "SLO was decided (not judged): 2 req/s; its capacity rests on "
+                                 "the other steps\n"));
+    assert_null(strstr(text, "no request of it"));
+
+    /* Cancelled everywhere: no capacity, and why. */
+    for (int i = 0; i < 4; i++) {
+        sweep_step_free(&steps[i]);
+        class_step(&steps[i], (uint32_t)i, rates[i], 50, 1, 1, 200 * MS, 1, &set);
+    }
+    class_findings(steps, 4, &set, pts, fd);
+    assert_false(lo->capacity_found);
+    assert_false(lo->next_fails);
+    assert_int_equal(lo->n_unmeasured, 4);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "class long: SLO capacity not found (the client cancelled every "
+                                 "request of it before its SLO was decided)\n"));
+
+    /* Without an SLO a class is judged on the requests the client let
+     * end: none at 2 req/s, so no SLO to speak of in the reason. */
+    sweep_settings_init(&set);
+    static const uint64_t tl_ok[4] = {1, 80, 80, 80};
+    for (int i = 0; i < 4; i++) {
+        sweep_step_free(&steps[i]);
+        class_step(&steps[i], (uint32_t)i, rates[i], 50, tl_ok[i], i == 0, 0, 1, &set);
+    }
+    class_findings(steps, 4, &set, pts, fd);
+    ASSERT_NEAR(lo->capacity_rps, 8, 0);
+    sweep_findings_text(fd, &set, "", text, SWEEP_FINDINGS_TEXT_MAX);
+    assert_non_null(strstr(text, "class long, every request of it the client cancelled (not "
+                                 "judged): 2 req/s; its capacity rests on the other steps\n"));
+    free(text);
+    for (int i = 0; i < 4; i++)
+        sweep_step_free(&steps[i]);
+    free(fd);
+}
+
 /* --confirm with classes: long fails 4 req/s (TTFT 250 ms over its own
  * 200 ms) below 6, which passes; the re-run of 4 passes (80 ms), so the
  * sweep counts 4 as passing (disputed) and so must long: its capacity is
@@ -2948,8 +3049,8 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_late_json), cmocka_unit_test(test_facts_index_range),
           cmocka_unit_test(test_step_invalid_whose), cmocka_unit_test(test_class_all_unjudged),
           cmocka_unit_test(test_class_all_cancelled_no_slo), CLASS_TEST(test_class_step_figures),
-          CLASS_TEST(test_class_findings), CLASS_TEST(test_class_summary_json),
-          cmocka_unit_test(test_class_unmeasured), cmocka_unit_test(test_class_at_capacity_judged),
-          cmocka_unit_test(test_class_confirm), cmocka_unit_test(test_class_facts_and_records),
-          CLASS_TEST(test_classes_csv), cmocka_unit_test(test_endpoint_findings),
-          cmocka_unit_test(test_first_with_parts))
+          cmocka_unit_test(test_class_unmeasured_cancelled), CLASS_TEST(test_class_findings),
+          CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
+          cmocka_unit_test(test_class_at_capacity_judged), cmocka_unit_test(test_class_confirm),
+          cmocka_unit_test(test_class_facts_and_records), CLASS_TEST(test_classes_csv),
+          cmocka_unit_test(test_endpoint_findings), cmocka_unit_test(test_first_with_parts))
