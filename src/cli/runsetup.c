@@ -61,7 +61,7 @@ struct bg_probe {
 /* GET BASE/models through f: the target's answer (parsed), its Server
  * header, and the first model id, within timeout_ns (connect: 5 s or
  * less), abandoned as soon as cancel_fd (-1: none) is readable. *answered
- * is 1 when an HTTP response came, whatever its status. Returns 0,
+ * is the HTTP status when a response came, whatever it was, else 0. Returns 0,
  * LL_E_INTR when abandoned, or -1 with a reason in err. */
 static int probe_target(struct fetcher *f, const struct transport_config *tc,
                         const struct curl_slist *headers, uint64_t timeout_ns, int cancel_fd,
@@ -85,7 +85,7 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
     struct fetch_response r = {0};
     int frc;
     *models = fetch_json(f, url, NULL, &fo, &r, &frc, why, sizeof why);
-    *answered = frc != LL_E_INTR && r.status != 0;
+    *answered = frc != LL_E_INTR ? (int)r.status : 0;
     snprintf(server, sizeof r.server, "%s", r.server);
     int rc = frc == LL_E_INTR ? LL_E_INTR : -1;
     if (!*models) {
@@ -102,6 +102,22 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
 out:
     fetch_response_free(&r);
     return rc;
+}
+
+/* What to try when the /models probe failed, by the HTTP status it got
+ * (0: no answer). A 404 is most often a --url without the API's base path
+ * (http://HOST:PORT instead of http://HOST:PORT/v1), and --model would
+ * not help; no answer at all is a server that is not there. */
+static const char *probe_hint(int status)
+{
+    if (status == 0)
+        return "is the server up at that address?";
+    if (status == 404)
+        return "is --url the API's base, such as http://HOST:PORT/v1? a server without "
+               "/models: pass --model";
+    if (status == 401 || status == 403)
+        return "does it need a key? --api-key-env VAR sends $VAR, -H adds a header";
+    return "a server without /models: pass --model";
 }
 
 /* Does a /models answer list model id? */
@@ -145,8 +161,8 @@ static int probe_other_endpoints(const struct transport_config *tc, const struct
             return LL_EXIT_OK;
         }
         if (prc != 0) {
-            ll_errorf("--url %s (endpoint %u): %s (is the server up? or pass --model)",
-                      one.base_url, i, err);
+            ll_errorf("--url %s (endpoint %u): %s (%s)", one.base_url, i, err,
+                      probe_hint(answered));
             return LL_EXIT_RUNTIME;
         }
         if (!listed) {
@@ -341,8 +357,7 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         return LL_EXIT_OK;
     }
     if (prc != 0 && !o->model) {
-        ll_errorf("cannot ask the target for its model: %s (is the server up? or pass --model)",
-                  err);
+        ll_errorf("cannot ask the target for its model: %s (%s)", err, probe_hint(answered));
         return LL_EXIT_RUNTIME;
     }
     /* With --model, a failed question is no answer, as in the background. */

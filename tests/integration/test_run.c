@@ -336,6 +336,47 @@ static void test_model_unlisted(void **state)
     }
 }
 
+/* The /models probe failed: the one line says what to try by what came
+ * back. A --url without /v1 gets the sim's 404 and the base-path hint; a
+ * port nobody listens on (port 1) gets no answer, and --model, which would
+ * only turn the run into connect errors, is not suggested. Both exit 3
+ * before any request. */
+static void test_probe_failure_hint(void **state)
+{
+    harness_cur_sim_start(NULL);
+    char dead[] = "http://127.0.0.1:1/v1";
+    const struct {
+        const char *url;
+        const char *has[3];
+    } cases[] = {
+        {harness_cur_sim.url,
+         {"cannot ask the target for its model: GET ",
+          "/models: HTTP 404 (is --url the API's base, "
+          "such as http://HOST:PORT/v1? a server "
+          "without /models: pass --model)\n",
+          NULL}},
+        {dead,
+         {"cannot ask the target for its model: GET http://127.0.0.1:1/v1/models: ",
+          "(is the server up at that address?)\n", NULL}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        harness_tmp_begin();
+        char out_dir[512];
+        harness_tmp_path(out_dir, sizeof out_dir, "r");
+        const char *args[] = {"run", "--url", cases[i].url, "--rate",  "20", "--requests",
+                              "1",   "--out", out_dir,      "--quiet", NULL};
+        char *err = NULL;
+        char *out = harness_run_expect(args, 30, 3, &err);
+        const char *none[] = {"is the server up? or", NULL};
+        harness_text_check("stderr", err, cases[i].has, none);
+        if (i == 1)
+            assert_null(strstr(err, "--model"));
+        free(out);
+        free(err);
+        harness_tmp_end();
+    }
+}
+
 /* Run args (after fixed) on a fresh sim and check summary.json's steady:
  * want 1 true, 0 false (its warning blames `blame`: the load, unless
  * given), -1 null (not judged); steady_warning null unless false; with
@@ -425,6 +466,7 @@ static void test_steady_closed_loop(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_probe_failure_hint, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
