@@ -603,11 +603,29 @@ double dist_p99(const struct dist *d)
     return dist_bound(d, p);
 }
 
+int dist_check_length(const struct dist *d, char *err, size_t errlen)
+{
+    /* A length is the sample rounded, at least 1: a spec whose p99 rounds
+     * to 0 would send 1 token where 0 was written, silently. */
+    if (dist_p99(d) >= 0.5)
+        return 0;
+    if (d->kind == DIST_FIXED)
+        return fail(err, errlen,
+                    "a length of 0 tokens (it would be sent as 1); expected at "
+                    "least 1");
+    return fail(err, errlen,
+                "99%% of the lengths round to 0 tokens (each would be sent as 1); "
+                "expected lengths of at least 1");
+}
+
 int dist_check_tokens(const struct dist *d, const char *flag, const char *spec, char *err,
                       size_t errlen, char *warn, size_t warnlen)
 {
     if (warnlen)
         warn[0] = '\0';
+    char why[160];
+    if (dist_check_length(d, why, sizeof why) != 0)
+        return fail(err, errlen, "%s %s: %s", flag, spec, why);
     double median = dist_median(d);
     if (median > DIST_TOKENS_MEDIAN_MAX) {
         if (d->kind == DIST_LOGNORMAL && !d->by_median && exp(d->a) > DIST_TOKENS_HINT_MEDIAN) {

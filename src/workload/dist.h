@@ -118,13 +118,18 @@ int dist_format(const struct dist *d, char *buf, size_t len);
 double dist_median(const struct dist *d);
 double dist_p99(const struct dist *d);
 
+/* Check d as a distribution of token lengths: returns LL_E_INVAL with a
+ * one-line reason in err (naming no flag) when its p99 rounds to 0 tokens
+ * (a fixed 0, uniform:0,0.4), which a request would send as 1; else 0. */
+int dist_check_length(const struct dist *d, char *err, size_t errlen);
+
 /* Check d as a distribution of token lengths given to flag (e.g.
  * "--prompt-tokens", as spec). Returns LL_E_INVAL with a one-line reason
- * naming flag and spec in err when its median is above
- * DIST_TOKENS_MEDIAN_MAX (pointing a lognormal:MU,SIGMA with a huge e^MU
- * to the median= form); else 0, with warn (warnlen bytes) set to a
- * one-line warning when its p99 is above DIST_TOKENS_P99_WARN, "" when
- * not. */
+ * naming flag and spec in err when dist_check_length refuses it or its
+ * median is above DIST_TOKENS_MEDIAN_MAX (pointing a lognormal:MU,SIGMA
+ * with a huge e^MU to the median= form); else 0, with warn (warnlen
+ * bytes) set to a one-line warning when its p99 is above
+ * DIST_TOKENS_P99_WARN, "" when not. */
 int dist_check_tokens(const struct dist *d, const char *flag, const char *spec, char *err,
                       size_t errlen, char *warn, size_t warnlen);
 

@@ -321,7 +321,13 @@ static int get_len(struct wctx *c, const char *path, json_t *cls,
         return 0;
     }
     out->kind = WL_LEN_DIST;
-    return get_dist(c, sub, j, DIST_UNIT_NONE, &out->dist);
+    int rc = get_dist(c, sub, j, DIST_UNIT_NONE, &out->dist);
+    char why[160];
+    if (rc == 0 && dist_check_length(&out->dist, why, sizeof why) != 0) {
+        werr(c, sub, "%s", why);
+        return LL_E_INVAL;
+    }
+    return rc;
 }
 
 /* Check that j is an object of only the members keys (NULL-terminated):

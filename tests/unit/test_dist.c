@@ -411,6 +411,11 @@ static void test_check_tokens(void **state)
         {"normal:11M,1k", "--prompt-tokens normal:11M,1k: a median of 1.1e+07 tokens"},
         {"exponential:20M", "--prompt-tokens exponential:20M: a median of 1.39e+07 tokens"},
         {"gamma:2,10M", "--prompt-tokens gamma:2,10M: a median of 1.68e+07 tokens"},
+        {"0", "--prompt-tokens 0: a length of 0 tokens (it would be sent as 1); expected at "
+              "least 1"},
+        {"0.4", "--prompt-tokens 0.4: a length of 0 tokens"},
+        {"uniform:0,0.4", "--prompt-tokens uniform:0,0.4: 99% of the lengths round to 0 tokens "
+                          "(each would be sent as 1); expected lengths of at least 1"},
     };
     char err[400], warn[300];
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
@@ -433,6 +438,9 @@ static void test_check_tokens(void **state)
         {"lognormal:median=100,sigma=4,max=1M", NULL},
         {"lognormal:5,0.5", NULL},
         {"uniform:1,1M", NULL},
+        {"1", NULL},
+        {"0.5", NULL},
+        {"uniform:0,2", NULL},
         {"lognormal:100,0.5,max=4k", "keeps only"}, /* dist_parse already refuses */
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(ok); i++) {

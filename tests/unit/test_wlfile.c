@@ -273,6 +273,14 @@ static void test_errors(void **state)
               "w.json:1:42: classes[0].prompt_tokens: ", NULL);
     parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"normal:-5,1\",\"output_tokens\":1}]}",
               "classes[0].prompt_tokens: ", NULL);
+    /* A length that rounds to 0 would be sent as 1: refused, not bent. */
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":10,\"output_tokens\":0}]}",
+              "w.json:1:61: classes[0].output_tokens: a length of 0 tokens (it would be sent as "
+              "1); expected at least 1",
+              NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"uniform:0,0.4\","
+              "\"output_tokens\":1}]}",
+              "classes[0].prompt_tokens: 99% of the lengths round to 0 tokens", NULL);
     parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":-4,\"output_tokens\":1}]}",
               "classes[0].prompt_tokens: ", NULL);
     parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"500ms\",\"output_tokens\":1}]}",
