@@ -377,6 +377,28 @@ static void test_probe_failure_hint(void **state)
     }
 }
 
+/* A window nothing came due in: seed 1's first Poisson arrival at 1/s is
+ * at 4.97 s, past a 1 s run. The requests line says none came due and
+ * what to change, summary.json counts 0 scheduled, and the run is not an
+ * error (exit 0: nothing failed). */
+static void test_empty_window_said(void **state)
+{
+    harness_cur_sim_start(NULL);
+    const char *args[] = {"--rate", "1", "--duration", "1s", "--seed", "1", "--no-metrics", NULL};
+    int status = -1;
+    char *out = NULL, *err = NULL;
+    char *dir = harness_run_against_sim("run", NULL, args, 30, &status, &out, &err);
+    assert_int_equal(status, 0);
+    HARNESS_HAS(out, "requests: scheduled 0, sent 0, ok 0, failed 0 (none came due in the "
+                     "window: lengthen --duration, or give --requests N)\n");
+    json_t *sum = harness_summary_load(dir);
+    assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+    json_decref(sum);
+    free(out);
+    free(err);
+    harness_results_free(dir);
+}
+
 /* Run args (after fixed) on a fresh sim and check summary.json's steady:
  * want 1 true, 0 false (its warning blames `blame`: the load, unless
  * given), -1 null (not judged); steady_warning null unless false; with
@@ -467,6 +489,7 @@ static void test_steady_closed_loop(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_probe_failure_hint, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
