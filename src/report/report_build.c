@@ -540,6 +540,23 @@ static int built_load(const char *dir, struct built *b)
     sweep_settings_init(&b->sw.set);
     snprintf(path, sizeof path, "%s/run.json", dir);
     json_error_t je;
+    /* A directory that is not there, or holds no run.json, is named as
+     * such: jansson's "unable to open <path>: ..." repeated the path and
+     * left the reader to guess which of the two was missing. */
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        ll_errorf("%s: %s", dir, errno == ENOENT ? "no such directory" : strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        ll_errorf("%s: not a directory (llmload report DIR takes a results directory)", dir);
+        return -1;
+    }
+    if (stat(path, &st) != 0 && errno == ENOENT) {
+        ll_errorf("%s: no run.json: not a results directory (llmload sweep --out DIR writes one)",
+                  dir);
+        return -1;
+    }
     b->sw.run = ll_json_load_file(path, 0, &je);
     if (!b->sw.run) {
         ll_errorf("%s: %s", path, je.text);
@@ -551,7 +568,10 @@ static int built_load(const char *dir, struct built *b)
     }
     json_t *sw = json_object_get(json_object_get(b->sw.run, "config"), "sweep");
     if (!json_is_object(sw)) {
-        ll_errorf("%s: not a sweep's results (run.json has no config.sweep)", dir);
+        ll_errorf("%s: a run's results, not a sweep's (run.json has no config.sweep): llmload "
+                  "report rebuilds a sweep's or a merged run's; a run's figures are its "
+                  "summary.json",
+                  dir);
         return -1;
     }
     sweep_settings_from_json(sw, &b->sw.set);

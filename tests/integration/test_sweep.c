@@ -1033,8 +1033,31 @@ static void test_flags_and_help(void **state)
                           {{"demo", "--out", "/dev/null"}, "--out: results directory"},
                           /* printed the general help, exit 0 */
                           {{"help", "sweeps"}, "help: unknown command \"sweeps\""});
-    const char *a6[] = {"report", "/nonexistent/llmload-dir", NULL};
-    free(harness_run_expect(a6, 20, 2, NULL));
+    /* report of a directory that is not a sweep's: one line says which
+     * of these it is (it said "unable to open DIR/run.json: ..." with the
+     * path twice, and "not a sweep's results (run.json has no
+     * config.sweep)" of a run's) */
+    harness_tmp_begin();
+    char run[600], bare[600], file[600], l1[800], l2[800], l3[800];
+    harness_tmp_results_stub(run, sizeof run, "run", "run");
+    harness_tmp_path(bare, sizeof bare, "run/sub");
+    harness_tmp_path(file, sizeof file, "run/run.json");
+    const char *mk[] = {"mkdir", bare, NULL};
+    assert_int_equal(harness_run_quiet(mk, 10), 0);
+    snprintf(l1, sizeof l1,
+             "%s: a run's results, not a sweep's (run.json has no config.sweep): "
+             "llmload report rebuilds a sweep's or a merged run's; a run's figures are its "
+             "summary.json",
+             run);
+    snprintf(l2, sizeof l2,
+             "%s: no run.json: not a results directory (llmload sweep --out DIR "
+             "writes one)",
+             bare);
+    snprintf(l3, sizeof l3, "%s: not a directory", file);
+    HARNESS_EXPECT_USAGES(
+        {{"report", "/nonexistent/llmload-dir"}, "/nonexistent/llmload-dir: no such directory"},
+        {{"report", run}, l1}, {{"report", bare}, l2}, {{"report", file}, l3});
+    harness_tmp_end();
     const char *h1[] = {"sweep", "--help", NULL};
     char *o = harness_run_expect(h1, 20, 0, NULL);
     assert_non_null(strstr(o, "(default 10s)"));
