@@ -547,8 +547,11 @@ int cmp_thresholds_parse(const char *spec, struct cmp_threshold *out, size_t max
             snprintf(err, errlen, "--fail-on: an empty or over-long item in \"%s\"", spec);
             return -1;
         }
-        char *colon = strchr(item, ':');
-        if (!colon || colon == item || (size_t)(colon - item) >= sizeof out->row) {
+        /* Blanks around the colon are allowed: "ttft_p99: +10%". */
+        char *colon = strchr(item, ':'), rowbuf[sizeof item];
+        snprintf(rowbuf, sizeof rowbuf, "%.*s", colon ? (int)(colon - item) : 0, item);
+        const char *row = ll_trim(rowbuf);
+        if (!colon || !*row || strlen(row) >= sizeof out->row) {
             snprintf(err, errlen, "--fail-on: \"%s\" is not ROW:+N%% or ROW:+Npp", item);
             return -1;
         }
@@ -558,8 +561,9 @@ int cmp_thresholds_parse(const char *spec, struct cmp_threshold *out, size_t max
         }
         struct cmp_threshold *t = &out[*n];
         memset(t, 0, sizeof *t);
-        memcpy(t->row, item, (size_t)(colon - item));
+        snprintf(t->row, sizeof t->row, "%s", row);
         const char *a = colon + 1;
+        a += strspn(a, " \t");
         if (*a != '+' && *a != '-') {
             snprintf(err, errlen,
                      "--fail-on: \"%s\": the amount needs a sign, + (more is worse) or - (less is "

@@ -102,9 +102,8 @@ int expect_parse(const char *spec, struct expect_set *set, char *err, size_t err
     }
     const char *p = spec;
     while (*p) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
         struct expect_item *it = &set->item[set->n];
+        size_t len = ll_list_item(p, it->text, sizeof it->text);
         if (len == 0) {
             snprintf(err, errlen, "--expect: an empty item in \"%s\"", spec);
             return -1;
@@ -117,8 +116,6 @@ int expect_parse(const char *spec, struct expect_set *set, char *err, size_t err
             snprintf(err, errlen, "--expect: more than %d items", EXPECT_MAX);
             return -1;
         }
-        memcpy(it->text, p, len);
-        it->text[len] = '\0';
         size_t m = strcspn(it->text, "<>=!");
         if (it->text[m] == '=' || it->text[m] == '!') {
             snprintf(err, errlen,
@@ -132,16 +129,25 @@ int expect_parse(const char *spec, struct expect_set *set, char *err, size_t err
                      it->text);
             return -1;
         }
-        if (m == 0 || m >= sizeof it->metric) {
+        /* Blanks around the operator are allowed ("ttft_p99 < 500ms"):
+         * the item is kept as METRIC OP VALUE without them, as the
+         * failure line rebuilds it. */
+        char metric[sizeof it->text];
+        memcpy(metric, it->text, m);
+        metric[m] = '\0';
+        const char *name = ll_trim(metric);
+        if (!*name || strlen(name) >= sizeof it->metric) {
             snprintf(err, errlen, "--expect: \"%s\": no metric before the operator", it->text);
             return -1;
         }
-        memcpy(it->metric, it->text, m);
-        it->metric[m] = '\0';
+        snprintf(it->metric, sizeof it->metric, "%s", name);
         const char *o = it->text + m;
         int eq = o[1] == '=';
         it->op = o[0] == '<' ? (eq ? EXPECT_LE : EXPECT_LT) : (eq ? EXPECT_GE : EXPECT_GT);
-        const char *v = o + 1 + eq;
+        char value[sizeof it->text];
+        snprintf(value, sizeof value, "%s", o + 1 + eq);
+        const char *v = ll_trim(value);
+        snprintf(it->text, sizeof it->text, "%s%s%s", name, op_names[it->op], v);
         int u = metric_unit(it->metric);
         if (u < 0) {
             snprintf(err, errlen,

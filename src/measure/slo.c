@@ -1,6 +1,7 @@
 /* slo.c: SLO thresholds. */
 #include "measure/slo.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,30 +28,40 @@ static int parse_spec(const char *spec, struct slo *out, char *err, size_t errle
             return LL_E_INVAL;
         }
         *eq = '\0';
+        const char *name = ll_trim(part), *val = ll_trim(eq + 1);
         uint64_t *slot = NULL;
-        if (strcmp(part, "ttft") == 0)
+        if (strcmp(name, "ttft") == 0)
             slot = &s.ttft_ns;
-        else if (strcmp(part, "tpot") == 0)
+        else if (strcmp(name, "tpot") == 0)
             slot = &s.tpot_ns;
-        else if (strcmp(part, "e2e") == 0)
+        else if (strcmp(name, "e2e") == 0)
             slot = &s.e2e_ns;
         else {
-            snprintf(err, errlen, "unknown threshold \"%s\" (expected ttft, tpot or e2e)", part);
+            snprintf(err, errlen, "unknown threshold \"%s\" (expected ttft, tpot or e2e)", name);
             return LL_E_INVAL;
         }
         if (*slot) { /* the later one silently won */
-            snprintf(err, errlen, "%s given twice in \"%s\"", part, spec);
+            snprintf(err, errlen, "%s given twice in \"%s\"", name, spec);
             return LL_E_INVAL;
         }
         uint64_t ns;
-        if (ll_parse_duration_ns(eq + 1, LL_NS_PER_MS, &ns) != 0 || ns == 0) {
+        if (ll_parse_duration_ns(val, LL_NS_PER_MS, &ns) != 0 || ns == 0) {
             snprintf(err, errlen, "%s: expected a positive duration (e.g. 500ms, 2s), got \"%s\"",
-                     part, eq + 1);
+                     name, val);
+            return LL_E_INVAL;
+        }
+        /* A bare number was read as ms, where every other duration reads
+         * one as seconds (docs/distributions.md): --expect refuses it, and
+         * so does this. */
+        size_t vl = strlen(val);
+        if (vl && (isdigit((unsigned char)val[vl - 1]) || val[vl - 1] == '.')) {
+            snprintf(err, errlen, "%s: \"%s\" has no unit (%sms or %ss?); give one: 500ms, 2s",
+                     name, val, val, val);
             return LL_E_INVAL;
         }
         *slot = ns;
-        p += n;
-        if (*p == ',' && !*++p) {
+        p = ll_list_next(p, n, "", spec, err, errlen);
+        if (!p) {
             snprintf(err, errlen, "a trailing comma in \"%s\"", spec);
             return LL_E_INVAL;
         }

@@ -102,7 +102,7 @@ const char *ll_list_next(const char *p, size_t len, const char *flag, const char
     p += len;
     if (*p != ',')
         return p;
-    if (!p[1]) {
+    if (!p[1 + strspn(p + 1, " \t")]) {
         snprintf(err, errlen, "%s: a trailing comma in \"%s\"", flag, spec);
         return NULL;
     }
@@ -111,12 +111,28 @@ const char *ll_list_next(const char *p, size_t len, const char *flag, const char
 
 size_t ll_list_item(const char *p, char *out, size_t outlen)
 {
-    size_t len = strcspn(p, ",");
-    if (len > 0 && len < outlen) {
-        memcpy(out, p, len);
-        out[len] = '\0';
+    size_t len = strcspn(p, ","), a = 0, b = len;
+    while (a < b && (p[a] == ' ' || p[a] == '\t'))
+        a++;
+    while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\t'))
+        b--;
+    if (a == b)
+        return 0; /* empty, or blanks alone */
+    if (len < outlen) {
+        memcpy(out, p + a, b - a);
+        out[b - a] = '\0';
     }
     return len;
+}
+
+char *ll_trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    return s;
 }
 
 size_t ll_u64_digits(uint64_t v)

@@ -539,7 +539,20 @@ static void test_thresholds_parse(void **state)
     assert_string_equal(t[2].row, "error_rate");
     ASSERT_NEAR(t[2].amount, 0.005, 1e-12);
     assert_int_equal(t[2].pp, 1);
+    /* Blanks around items and the colon, as a user types a list (the
+     * parent: no row " error_rate"). */
+    assert_int_equal(
+        cmp_thresholds_parse("ttft_p99 : +10%, error_rate:\t+0.5pp ", t, 8, &n, err, sizeof err),
+        0);
+    assert_int_equal(n, 2);
+    assert_string_equal(t[0].row, "ttft_p99");
+    ASSERT_NEAR(t[0].amount, 0.10, 1e-12);
+    assert_string_equal(t[1].row, "error_rate");
+    assert_int_equal(t[1].pp, 1);
     const char *bad[] = {"",
+                         "ttft_p99 +10%",
+                         "ttft_p99:+10%, ",
+                         " :+1%",
                          "ttft_p99",
                          "ttft_p99:10%",
                          "ttft_p99:+10",

@@ -63,6 +63,19 @@ static void test_parse(void **state)
     assert_int_equal(s.item[5].op, EXPECT_GT);
     assert_true(s.item[6].bound == 800e3);
     assert_string_equal(s.item[0].text, "ttft_p99<500ms");
+    /* Blanks around items and the operator, as a user types a list (the
+     * parent: no metric " error_rate"); the item is kept without them. */
+    struct expect_set sp;
+    assert_int_equal(
+        expect_parse("ttft_p99 < 500ms, error_rate<=1% ,\tgoodput >= 20/s", &sp, err, sizeof err),
+        0);
+    assert_int_equal(sp.n, 3);
+    assert_string_equal(sp.item[0].metric, "ttft_p99");
+    assert_string_equal(sp.item[0].text, "ttft_p99<500ms");
+    assert_true(sp.item[0].bound == 500e6);
+    assert_string_equal(sp.item[1].text, "error_rate<=1%");
+    assert_string_equal(sp.item[2].text, "goodput>=20/s");
+    assert_int_equal(sp.item[2].op, EXPECT_GE);
     assert_non_null(expect_needs_slo(&s));
     assert_int_equal(expect_parse("ttft_p50<1s", &s, err, sizeof err), 0);
     assert_null(expect_needs_slo(&s));

@@ -30,12 +30,18 @@ static void test_slo_parse(void **state)
     assert_int_equal(s.ttft_ns, 500 * MS);
     assert_int_equal(s.tpot_ns, 50 * MS);
     assert_int_equal(s.e2e_ns, 20 * SEC);
-    /* A bare number is in ms; any one threshold alone. */
-    assert_int_equal(slo_parse("tpot=40", &s, err, sizeof err), 0);
+    /* Any one threshold alone. */
+    assert_int_equal(slo_parse("tpot=40ms", &s, err, sizeof err), 0);
     assert_int_equal(s.tpot_ns, 40 * MS);
     assert_int_equal(s.ttft_ns, 0);
     assert_false(slo_is_set(&(struct slo){0}));
     assert_true(slo_is_set(&s));
+    /* Blanks around items and '=' as a user types a list (the parent:
+     * unknown threshold " tpot"). */
+    assert_int_equal(slo_parse(" ttft = 500ms, tpot=50ms ,\te2e=2s", &s, err, sizeof err), 0);
+    assert_int_equal(s.ttft_ns, 500 * MS);
+    assert_int_equal(s.tpot_ns, 50 * MS);
+    assert_int_equal(s.e2e_ns, 2 * SEC);
 
     static const struct bad_input bad[] = {
         {"", "expected ttft=DUR,tpot=DUR,e2e=DUR (any of them), got \"\""},
@@ -44,7 +50,14 @@ static void test_slo_parse(void **state)
         {"ttft=1s,ttft=2s", "ttft given twice in \"ttft=1s,ttft=2s\""},
         {"ttft=0", "ttft: expected a positive duration (e.g. 500ms, 2s), got \"0\""},
         {"e2e=-1s", "e2e: expected a positive duration (e.g. 500ms, 2s), got \"-1s\""},
+        /* a bare number: read as ms, where a duration elsewhere reads
+         * it as seconds (the parent took 500 ms) */
+        {"ttft=500", "ttft: \"500\" has no unit (500ms or 500s?); give one: 500ms, 2s"},
+        {"e2e=1.5", "e2e: \"1.5\" has no unit (1.5ms or 1.5s?); give one: 500ms, 2s"},
         {"ttft=1s,", "a trailing comma in \"ttft=1s,\""},
+        {"ttft=1s, ", "a trailing comma in \"ttft=1s, \""},
+        {"ttft=1s, ,e2e=2s", "expected NAME=DURATION between commas in \"ttft=1s, ,e2e=2s\""},
+        {"tt ft=1s", "unknown threshold \"tt ft\" (expected ttft, tpot or e2e)"},
         {"ttft=1s,,e2e=2s", "expected NAME=DURATION between commas in \"ttft=1s,,e2e=2s\""},
         /* a spec from a file, quoted as one printable line */
         {"ttft=1s\n", "ttft: expected a positive duration (e.g. 500ms, 2s), got \"1s?\""},

@@ -118,6 +118,13 @@ static void test_list_item(void **state)
     assert_int_equal(ll_list_item(",e", out, sizeof out), 0);
     assert_int_equal(ll_list_item("", out, sizeof out), 0);
     assert_string_equal(out, "x");
+    /* Blanks around an item are not its own; its length in the list is. */
+    char wide[8] = "x";
+    assert_int_equal(ll_list_item(" ab ,c", wide, sizeof wide), 4);
+    assert_string_equal(wide, "ab");
+    snprintf(wide, sizeof wide, "x");
+    assert_int_equal(ll_list_item(" \t ,c", wide, sizeof wide), 0);
+    assert_string_equal(wide, "x");
 }
 
 /* ll_fmt_u64 writes what printf's %llu does, at every digit count and
