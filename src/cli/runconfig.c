@@ -382,10 +382,14 @@ static int run_backlog_span(const struct run_config *cfg, const struct driver_re
  * of 2 s requests at 8/s over 4 s, without a warm-up, read "in-flight
  * requests grew by 14.8" while the count rose to its level once and held
  * it. Neither test possible (too few requests for the tail, a window too
- * short past the fill-up): not judged. A closed loop's warning blames the
- * server, not the load: its users send only as answers come, so what grew
- * was the server's time (40 users thinking 1 s, a 1.5 s stall in the
- * second half: "the load outran what was served", the parent). */
+ * short past the fill-up): not judged. A closed loop's warning does not
+ * blame the load: its users send only as answers come, so what grew was
+ * the time each waited (40 users thinking 1 s, a 1.5 s stall in the
+ * second half: "the load outran what was served", 0b1a117's parent). Nor
+ * the server alone: more users than it serves at once fill its queue for
+ * as long as they take to come round, at a rate it serves throughout (80
+ * users thinking 2 s, a sim serving two at once, TPOT flat at 4.4 ms: in
+ * flight "grew by 45.4" over 4 s, and 0b1a117 said "the server slowed"). */
 static void run_steady(const struct run_config *cfg, const struct driver_result *res,
                        struct summary_info *info)
 {
@@ -409,10 +413,11 @@ static void run_steady(const struct run_config *cfg, const struct driver_result 
         return;
     if (cfg->mode == LOAD_CLOSED)
         snprintf(info->steady_warning, sizeof info->steady_warning,
-                 "not steady: %s: at a fixed %u users the server slowed within the run "
-                 "(a closed loop sends only as answers come, so the load did not grow: a "
-                 "stall, a cache filling or a warm-up longer than --warmup), so these "
-                 "latencies depend on when the run started and how long it ran",
+                 "not steady: %s: at a fixed %u users the time each waited grew (a closed "
+                 "loop sends only as answers come, so the load did not): its users were still "
+                 "filling the server's queue (a longer --warmup skips that) or the server "
+                 "slowed (a stall, a cache filling), so these latencies depend on when the "
+                 "run started and how long it ran",
                  why, cfg->users);
     else
         snprintf(info->steady_warning, sizeof info->steady_warning,

@@ -85,7 +85,7 @@ struct summary_info {
     /* Steady state (a sweep step's rule): judged only where the load held
      * still; steady_warning says why not, "" when steady or not judged. */
     int steady_judged, steady;
-    char steady_warning[448];
+    char steady_warning[512]; /* the longest: a closed loop's, 490 with a 159-byte reason */
     struct verdict_move lateness_moved; /* the self-check's nearest call (what NULL: none) */
     double lateness_tolerance;          /* share of a percentile the lateness may move it */
     /* The cached share the workload implies (driver_result's

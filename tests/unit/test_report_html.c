@@ -367,6 +367,42 @@ static void test_errors_leave_out_cancelled(void **state)
     fixture_page_lacks((const char *const[]){"errors-cancelled", NULL});
 }
 
+/* A sweep stopped by a signal cancels what its last step still had in
+ * flight when --grace ran out: the requests the server had not answered,
+ * most of them the backlog of a step past what it serves (a sim serving
+ * about 7 a second offered 20 for 3 s, Ctrl-C at 5.5 s: 28 of 49
+ * cancelled, every one "cancelled: run stopped (grace expired)"). The
+ * line said "the workload's own cancellations (its cancel,
+ * --cancel-fraction) or a stopped run's" of a workload that cancels
+ * nothing; the step's interrupted flag says which, so the line does. */
+static void test_errors_cancelled_by_stop(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_make(&f);
+    f.steps[4].interrupted = 1;
+    f.steps[4].by_kind[REC_CANCELLED] = 28;
+    char *doc = render(&f.r);
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "<p class=\"note\" id=\"errors-cancelled\">The client "
+                                "cancelled 28 of the 4500 requests scheduled (in 1 of the 5 "
+                                "steps), all in the step a stop signal cut short (no verdict): "
+                                "still unanswered when --grace ran out, or the workload's own "
+                                "cancellations; not errors the server returned, so not "
+                                "drawn.</p>"));
+    free(doc);
+    /* With the workload's own in another step: the line counts each. */
+    f.steps[1].by_kind[REC_CANCELLED] = 180;
+    doc = render(&f.r);
+    assert_non_null(strstr(doc, "id=\"errors-cancelled\">The client cancelled 208 of the 4500 "
+                                "requests scheduled (in 2 of the 5 steps): 28 in the step a stop "
+                                "signal cut short (no verdict), still unanswered when --grace ran "
+                                "out or the workload's own; the other 180 the workload's own "
+                                "cancellations (its cancel, --cancel-fraction). Not errors the "
+                                "server returned, so not drawn.</p>"));
+    free(doc);
+}
+
 static void test_inflight_and_table(void **state)
 {
     const char *doc = *state;
@@ -1256,6 +1292,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_throughput_points, doc_setup, doc_teardown),
         cmocka_unit_test_setup_teardown(test_errors_by_kind, doc_setup, doc_teardown),
         cmocka_unit_test(test_errors_leave_out_cancelled),
+        cmocka_unit_test(test_errors_cancelled_by_stop),
         cmocka_unit_test_setup_teardown(test_inflight_and_table, doc_setup, doc_teardown),
         cmocka_unit_test(test_kv_not_exported),
         cmocka_unit_test(test_gpu_charts),
