@@ -528,8 +528,8 @@ static void report_cancelled_note(struct strbuf *b, const struct report *r)
         strbuf_printf(b, " of the %llu requests scheduled", (unsigned long long)scheduled);
     strbuf_printf(b, " (in %zu of the %zu steps)", steps, r->n_steps);
     if (stopped == 0)
-        strbuf_puts(b, ": the workload's own cancellations (its cancel, --cancel-fraction) or a "
-                       "stopped run's, not the server's errors, so not drawn.</p>\n");
+        strbuf_puts(b, ": the workload's own cancellations (its cancel, --cancel-fraction), "
+                       "not the server's errors, so not drawn.</p>\n");
     else if (stopped == cancelled)
         strbuf_puts(b, ", all in the step a stop signal cut short (no verdict): still unanswered "
                        "when --grace ran out, or the workload's own cancellations; not errors "

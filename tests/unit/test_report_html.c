@@ -342,8 +342,8 @@ static void test_errors_leave_out_cancelled(void **state)
     assert_non_null(strstr(doc, "<p class=\"note\" id=\"errors-cancelled\">The client "
                                 "cancelled 630 of the 4500 requests scheduled (in 2 of the 5 "
                                 "steps): the workload's own cancellations (its cancel, "
-                                "--cancel-fraction) or a stopped run's, not the server's "
-                                "errors, so not drawn.</p>"));
+                                "--cancel-fraction), not the server's errors, so not "
+                                "drawn.</p>"));
     free(doc);
 
     /* Cancellations alone: no error in any step, and the line says why
