@@ -182,10 +182,7 @@ static void test_cold_sweep_restart(void **state)
      * page has its table: one row per step. */
     const char *files[] = {"summary.json", "report.html", NULL};
     free(harness_report_rebuilds(dir, files));
-    char html_path[1200];
-    snprintf(html_path, sizeof html_path, "%s/report.html", dir);
-    char *html = harness_read_file(html_path, NULL);
-    assert_non_null(html);
+    char *html = harness_read_in(dir, "report.html");
     const char *t = strstr(html, "<table id=\"cold\">");
     assert_non_null(t);
     const char *end = strstr(t, "</table>");
@@ -218,9 +215,7 @@ static void test_cold_sweep_first_step_only(void **state)
     cold_recs_count(dir, 2, 2, &c);
     assert_int_equal(c.cold_per_step[0], 2);
     /* Only step 0 has a cold start: its row alone. */
-    char html_path[1200];
-    snprintf(html_path, sizeof html_path, "%s/report.html", dir);
-    char *html = harness_read_file(html_path, NULL);
+    char *html = harness_read_in(dir, "report.html");
     const char *t = strstr(html, "<table id=\"cold\">");
     assert_non_null(t);
     const char *end = strstr(t, "</table>");
