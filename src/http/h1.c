@@ -212,6 +212,18 @@ static int hex_digit(char c)
                                   : -1;
 }
 
+/* A chunk of n bytes is next (its size line read, by either path): its
+ * data, or the trailer after the last chunk (n = 0). */
+static void chunk_begin(struct h1_parser *p, uint64_t n)
+{
+    if (n == 0) {
+        p->state = ST_TRAILER;
+    } else {
+        p->remaining = n;
+        p->state = ST_CHUNK_DATA;
+    }
+}
+
 static int chunk_size_line(struct h1_parser *p, const char *l, size_t len)
 {
     uint64_t n = 0;
@@ -230,12 +242,7 @@ static int chunk_size_line(struct h1_parser *p, const char *l, size_t len)
         i++;
     if (i < len && l[i] != ';')
         return fail(p, "bad chunk size line");
-    if (n == 0) {
-        p->state = ST_TRAILER;
-    } else {
-        p->remaining = n;
-        p->state = ST_CHUNK_DATA;
-    }
+    chunk_begin(p, n);
     return H1_MORE;
 }
 
@@ -330,12 +337,7 @@ static int feed_chunk_framing(struct h1_parser *p, const char *buf, size_t len, 
     if (j == at || len - j < 2 || buf[j] != '\r' || buf[j + 1] != '\n')
         return 0;
     *i = j + 2;
-    if (n == 0) {
-        p->state = ST_TRAILER;
-    } else {
-        p->remaining = n;
-        p->state = ST_CHUNK_DATA;
-    }
+    chunk_begin(p, n);
     return 1;
 }
 

@@ -85,6 +85,17 @@ int slo_is_set(const struct slo *s)
     return s->ttft_ns || s->tpot_ns || s->e2e_ns;
 }
 
+/* Whether r's TPOT is over s's threshold, when s sets one. A request with
+ * no TPOT (record_tpot_ns: fewer than two output tokens or events) has
+ * none to miss, ended or cancelled. */
+static int tpot_missed(const struct slo *s, const struct record *r)
+{
+    if (!s->tpot_ns)
+        return 0;
+    uint64_t v = record_tpot_ns(r);
+    return v != LL_NO_TIME && v > s->tpot_ns;
+}
+
 int slo_met(const struct slo *s, const struct record *r)
 {
     if (r->kind != REC_OK)
@@ -94,11 +105,8 @@ int slo_met(const struct slo *s, const struct record *r)
         if (v == LL_NO_TIME || v > s->ttft_ns)
             return 0;
     }
-    if (s->tpot_ns) {
-        uint64_t v = record_tpot_ns(r);
-        if (v != LL_NO_TIME && v > s->tpot_ns)
-            return 0;
-    }
+    if (tpot_missed(s, r))
+        return 0;
     if (s->e2e_ns) {
         uint64_t v = record_e2e_ns(r);
         if (v == LL_NO_TIME || v > s->e2e_ns)
@@ -150,11 +158,8 @@ int slo_judge(const struct slo *s, const struct record *r)
         if (v != LL_NO_TIME ? v > s->ttft_ns : waited != LL_NO_TIME && waited > s->ttft_ns)
             return 0;
     }
-    if (s->tpot_ns) {
-        uint64_t v = record_tpot_ns(r);
-        if (v != LL_NO_TIME && v > s->tpot_ns)
-            return 0;
-    }
+    if (tpot_missed(s, r))
+        return 0;
     if (s->e2e_ns && waited != LL_NO_TIME && waited > s->e2e_ns)
         return 0;
     /* Met when every threshold set was already decided, which before the

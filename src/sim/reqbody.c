@@ -362,6 +362,26 @@ static int extract_ids(struct api_ctx *ctx, const struct jscan_value *arr, const
     return 0;
 }
 
+/* Room in ctx->msg_ends for n message ends (what it held is not kept). */
+static void msg_ends_reserve(struct api_ctx *ctx, size_t n)
+{
+    if (n > ctx->msg_ends_cap) {
+        free(ctx->msg_ends);
+        ctx->msg_ends_cap = n;
+        ctx->msg_ends = ll_malloc(n * sizeof *ctx->msg_ends);
+    }
+}
+
+/* The string v, the whole of the prompt: one message. Returns 0. */
+static int one_message(struct api_ctx *ctx, const struct jscan_value *v)
+{
+    msg_ends_reserve(ctx, 1);
+    body_append_string(&ctx->text, v);
+    ctx->msg_ends[0] = ctx->text.len;
+    ctx->n_msgs = 1;
+    return 0;
+}
+
 /* Fill ctx->text with the prompt (messages for chat, input for
  * responses, else prompt): its text, or, when *is_ids is set on return,
  * its token IDs (extract_ids). Returns 0, or -1 with code and why (why may
@@ -377,14 +397,7 @@ static int extract_prompt(struct api_ctx *ctx, const struct jscan_value *msgs,
     ctx->image_tokens = 0;
     if (shape == API_BODY_RESPONSES && msgs->type == JSCAN_STRING) {
         /* "input": "text" is one user message. */
-        if (ctx->msg_ends_cap == 0) {
-            ctx->msg_ends_cap = 1;
-            ctx->msg_ends = ll_malloc(sizeof(size_t));
-        }
-        body_append_string(&ctx->text, msgs);
-        ctx->msg_ends[0] = ctx->text.len;
-        ctx->n_msgs = 1;
-        return 0;
+        return one_message(ctx, msgs);
     }
     if (shape != API_BODY_COMPLETIONS) {
         int resp = shape == API_BODY_RESPONSES;
@@ -401,11 +414,7 @@ static int extract_prompt(struct api_ctx *ctx, const struct jscan_value *msgs,
                         : "\"messages\" must be a non-empty array";
             return -1;
         }
-        if (n > ctx->msg_ends_cap) {
-            free(ctx->msg_ends);
-            ctx->msg_ends_cap = n;
-            ctx->msg_ends = ll_malloc(ctx->msg_ends_cap * sizeof(size_t));
-        }
+        msg_ends_reserve(ctx, n);
         static const char *const content_key[] = {"content"};
         struct jscan_iter it;
         struct jscan_value m, content;
@@ -633,17 +642,9 @@ static int extract_inputs(struct api_ctx *ctx, const struct jscan_value *input, 
         *why = "\"input\": at most 2048 inputs a request";
         return -1;
     }
-    if (n > ctx->msg_ends_cap) {
-        free(ctx->msg_ends);
-        ctx->msg_ends_cap = n;
-        ctx->msg_ends = ll_malloc(ctx->msg_ends_cap * sizeof(size_t));
-    }
-    if (input->type == JSCAN_STRING) {
-        body_append_string(&ctx->text, input);
-        ctx->msg_ends[0] = ctx->text.len;
-        ctx->n_msgs = 1;
-        return 0;
-    }
+    if (input->type == JSCAN_STRING)
+        return one_message(ctx, input);
+    msg_ends_reserve(ctx, n);
     struct jscan_iter it;
     struct jscan_value v;
     jscan_iter_init(&it, input);

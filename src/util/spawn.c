@@ -85,32 +85,15 @@ pid_t ll_spawn_first_line(const char *exe, char *const argv[], const sigset_t *m
     return pid;
 }
 
-int ll_reap(pid_t pid, int sig, int timeout_ms)
+/* A wait status as a shell says it: the exit status, 128 + the signal
+ * that ended it, or other when it did neither. */
+static int exit_code(int st, int other)
 {
-    if (sig > 0)
-        kill(pid, sig);
-    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_ms * LL_NS_PER_MS;
-    int st = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR)
-            return -1;
-        if (ll_now_ns() >= deadline) {
-            kill(pid, SIGKILL);
-            if (waitpid(pid, &st, 0) < 0)
-                return -1;
-            break;
-        }
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
     if (WIFEXITED(st))
         return WEXITSTATUS(st);
     if (WIFSIGNALED(st))
         return 128 + WTERMSIG(st);
-    return -1;
+    return other;
 }
 
 /* Whether one of the signals of stop (NULL: none) is pending. */
@@ -123,6 +106,44 @@ static int stop_pending(const sigset_t *stop)
         if (sigismember(stop, sig) == 1 && sigismember(&pend, sig) == 1)
             return 1;
     return 0;
+}
+
+/* Wait up to timeout_ms for the child pid to end, looking every poll_ms,
+ * its wait status into *st. Returns 0 when it ended, 1 when the time ran
+ * out, 2 when one of the signals of stop (NULL: none) came first (the
+ * child still running in both), -1 when waitpid failed. */
+static int wait_for(pid_t pid, int *st, int timeout_ms, long poll_ms, const sigset_t *stop)
+{
+    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_ms * LL_NS_PER_MS;
+    for (;;) {
+        pid_t r = waitpid(pid, st, WNOHANG);
+        if (r == pid)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (stop_pending(stop))
+            return 2;
+        if (ll_now_ns() >= deadline)
+            return 1;
+        struct timespec ts = {0, poll_ms * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int ll_reap(pid_t pid, int sig, int timeout_ms)
+{
+    if (sig > 0)
+        kill(pid, sig);
+    int st = 0;
+    int w = wait_for(pid, &st, timeout_ms, 5, NULL);
+    if (w < 0)
+        return -1;
+    if (w > 0) {
+        kill(pid, SIGKILL);
+        if (waitpid(pid, &st, 0) < 0)
+            return -1;
+    }
+    return exit_code(st, -1);
 }
 
 int ll_shell_run(const char *cmd, const sigset_t *mask, const sigset_t *stop, int timeout_ms)
@@ -140,31 +161,17 @@ int ll_shell_run(const char *cmd, const sigset_t *mask, const sigset_t *stop, in
         _exit(127);
     }
     setpgid(pid, pid); /* as the child does: whichever runs first */
-    uint64_t deadline = ll_now_ns() + (uint64_t)timeout_ms * LL_NS_PER_MS;
-    int st = 0, rc = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR)
-            return LL_E_IO;
-        int stopped = stop_pending(stop);
-        if (stopped || ll_now_ns() >= deadline) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            return stopped ? LL_E_INTR : LL_E_AGAIN;
-        }
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+    int st = 0;
+    int w = wait_for(pid, &st, timeout_ms, 10, stop);
+    if (w < 0)
+        return LL_E_IO;
+    if (w > 0) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+        return w == 2 ? LL_E_INTR : LL_E_AGAIN;
     }
-    if (WIFEXITED(st))
-        rc = WEXITSTATUS(st);
-    else if (WIFSIGNALED(st))
-        rc = 128 + WTERMSIG(st);
-    else
-        rc = LL_E_IO;
-    return rc;
+    return exit_code(st, LL_E_IO);
 }
 
 int ll_path_find(const char *name, char *buf, size_t len)

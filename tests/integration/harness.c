@@ -749,6 +749,14 @@ void harness_text_check(const char *what, const char *text, const char *const *h
             fail_msg("%s has \"%s\", which it must not:\n%.4000s", what, lacks[i], text);
 }
 
+void harness_start_in(char *buf, size_t len, long ms)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec + ms * 1000000LL;
+    snprintf(buf, len, "%lld.%09lld", ns / 1000000000LL, ns % 1000000000LL);
+}
+
 char *harness_read_in(const char *dir, const char *name)
 {
     char path[1024];

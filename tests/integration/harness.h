@@ -327,6 +327,10 @@ void harness_text_check(const char *what, const char *text, const char *const *h
 #define HARNESS_LACKS(text, ...)                                                                   \
     harness_text_check(#text, (text), NULL, (const char *const[]){__VA_ARGS__, NULL})
 
+/* The wall-clock instant ms from now (ms may be negative) as unix seconds
+ * with nanoseconds, a --start-at value, into buf (len bytes). */
+void harness_start_in(char *buf, size_t len, long ms);
+
 /* The file dir/name, read whole (harness_read_file; caller frees); fails
  * the test when it cannot be read. */
 char *harness_read_in(const char *dir, const char *name);

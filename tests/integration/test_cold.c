@@ -125,6 +125,17 @@ static void test_cold_run(void **state)
         "--prefix-fraction", "1", "--prefix-tokens", "128", "--ttft-limit", "100s",                \
         "--max-error-rate", "100"
 
+/* report.html's table of cold starts (fails the test when there is
+ * none): where it starts, and its "</table>" in *end. */
+static const char *cold_table(const char *html, const char **end)
+{
+    const char *t = strstr(html, "<table id=\"cold\">");
+    assert_non_null(t);
+    *end = strstr(t, "</table>");
+    assert_non_null(*end);
+    return t;
+}
+
 /* --cold-restart resets the sim's prefix cache (and its cold penalty)
  * before each step: each step's first request is cold, served no cached
  * token and pays the penalty, while the warm ones share the prefix. (Each
@@ -182,14 +193,8 @@ static void test_cold_sweep_restart(void **state)
      * page has its table: one row per step. */
     const char *files[] = {"summary.json", "report.html", NULL};
     free(harness_report_rebuilds(dir, files));
-    char html_path[1200];
-    snprintf(html_path, sizeof html_path, "%s/report.html", dir);
-    char *html = harness_read_file(html_path, NULL);
-    assert_non_null(html);
-    const char *t = strstr(html, "<table id=\"cold\">");
-    assert_non_null(t);
-    const char *end = strstr(t, "</table>");
-    assert_non_null(end);
+    char *html = harness_read_in(dir, "report.html");
+    const char *end, *t = cold_table(html, &end);
     size_t rows = 0;
     for (const char *p = strstr(t, "<tr><td>"); p && p < end; p = strstr(p + 1, "<tr><td>"))
         rows++;
@@ -218,13 +223,8 @@ static void test_cold_sweep_first_step_only(void **state)
     cold_recs_count(dir, 2, 2, &c);
     assert_int_equal(c.cold_per_step[0], 2);
     /* Only step 0 has a cold start: its row alone. */
-    char html_path[1200];
-    snprintf(html_path, sizeof html_path, "%s/report.html", dir);
-    char *html = harness_read_file(html_path, NULL);
-    const char *t = strstr(html, "<table id=\"cold\">");
-    assert_non_null(t);
-    const char *end = strstr(t, "</table>");
-    assert_non_null(end);
+    char *html = harness_read_in(dir, "report.html");
+    const char *end, *t = cold_table(html, &end);
     /* Steps named from 0, as the steps table and the terminal name them. */
     const char *row1 = strstr(t, "<tr><td>0</td>"), *row2 = strstr(t, "<tr><td>1</td>");
     assert_true(row1 && row1 < end);

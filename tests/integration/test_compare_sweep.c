@@ -141,9 +141,7 @@ static json_t *compare_quiet(const char *base, const char *cand, const char *out
  * class="better"/"worse" only on rows whose data-verdict says so. */
 static void check_html(const char *out, int want_worse)
 {
-    char path[800];
-    snprintf(path, sizeof path, "%s/compare.html", out);
-    char *h = harness_read_file(path, NULL);
+    char *h = harness_read_in(out, "compare.html");
     /* Self-contained: nothing to fetch (xmlns names are not fetched). */
     HARNESS_LACKS(h, "src=", "href=", "url(http", "@import", "<script");
     int charts = 0;
@@ -485,11 +483,8 @@ static void test_compare_sweeps_fail_on_capacity(void **state)
  * duration_ns), over window_ns. */
 static double step_tokens_per_s(const char *dir, int64_t idx)
 {
-    char path[800];
-    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
-    json_t *steps = harness_jsonl_load(path);
-    snprintf(path, sizeof path, "%s/requests.jsonl", dir);
-    json_t *recs = harness_jsonl_load(path);
+    json_t *steps = harness_jsonl_in(dir, "steps.jsonl");
+    json_t *recs = harness_jsonl_in(dir, "requests.jsonl");
     json_t *st = NULL, *x;
     size_t i;
     json_array_foreach(steps, i, x)
@@ -577,10 +572,7 @@ static void test_compare_sweep_between_runs(void **state)
     snprintf(one, sizeof one, "%.*s", (int)strcspn(line + 1, "\n"), line + 1);
     assert_non_null(strstr(one, " runs "));
     free(o);
-    char path[800];
-    snprintf(path, sizeof path, "%s/compare.html", out);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(html);
+    char *html = harness_read_in(out, "compare.html");
     assert_non_null(strstr(
         html,
         "data-row=\"output_tokens_per_s\" data-verdict=\"same\" data-interval=\"between_runs\""));

@@ -71,9 +71,7 @@ static void test_sweep_header(void **state)
                           "4",       "--tag",    "gpu=none",  "--tag",         "engine=sim-1",
                           NULL};
     char *dir = harness_sweep_ok(args, 60, NULL, NULL);
-    char path[1100];
-    snprintf(path, sizeof path, "%s/report.html", dir);
-    char *html = harness_read_file(path, NULL);
+    char *html = harness_read_in(dir, "report.html");
     assert_non_null(strstr(html, "<dt>tags</dt><dd>gpu=none engine=sim-1</dd>"));
     assert_non_null(strstr(html, "<dt>server</dt><dd>llmload-sim/"));
     assert_non_null(strstr(html, "props: build_info=llmload-sim "));

@@ -472,9 +472,7 @@ static void test_sweep_per_endpoint(void **state)
     if (!strstr(out, "by endpoint (each step's window requests):") || !strstr(out, want))
         fail_msg("stdout lacks the endpoint block or the finding: %s", out);
     free(out);
-    snprintf(path, sizeof path, "%s/report.html", dir);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(html);
+    char *html = harness_read_in(dir, "report.html");
     assert_non_null(strstr(html, "<table id=\"endpoints\">"));
     assert_non_null(strstr(html, urls[1]));
     free(html);

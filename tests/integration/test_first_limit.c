@@ -106,10 +106,7 @@ static void test_first_limit_batch(void **state)
     assert_true(harness_num(lr.e, "queue_max") > 8);
     assert_int_equal(harness_ival_req(lr.e, "rejected_429"), 0);
     /* The report: the finding under the knee, and rebuilt the same. */
-    char path[700];
-    snprintf(path, sizeof path, "%s/report.html", lr.dir);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(html);
+    char *html = harness_read_in(lr.dir, "report.html");
     const char *knee = strstr(html, "<div class=\"card knee\">");
     assert_non_null(knee);
     const char *card_end = strstr(knee, "</div></div>");

@@ -142,15 +142,6 @@ static int sh(const char *cmd)
     return harness_run_quiet(args, 120);
 }
 
-/* The instant ms from now as unix seconds with nanoseconds. */
-static void start_in(char *buf, size_t len, long ms)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec + ms * 1000000LL;
-    snprintf(buf, len, "%lld.%09lld", ns / 1000000000LL, ns % 1000000000LL);
-}
-
 /* What merge's exit status must be for dir's merged summary: want, or 1
  * when the merged run is INVALID (a late wake on this shared machine; the
  * lowest non-zero status wins). */
@@ -185,7 +176,7 @@ static void test_mpirun_merge_matches_single(void **state)
     harness_sim_teardown(state);
     harness_cur_sim_start(NULL);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    start_in(at, sizeof at, 2500);
+    harness_start_in(at, sizeof at, 2500);
     /* mpirun ends every rank when one exits non-zero: a shard judged
      * INVALID (exit 1, a late wake on this shared machine) would cut the
      * others short. The sh wrapper passes 0 and 1 as 0. */
@@ -736,7 +727,7 @@ static void shards_run(const char *cmd, const char *const *flags, int n, char (*
     char at[64], spec[8][16], errp[8][1300];
     pid_t pid[8];
     assert_true(n <= 8);
-    start_in(at, sizeof at, 2500);
+    harness_start_in(at, sizeof at, 2500);
     for (int k = 0; k < n; k++) {
         char leaf[64];
         snprintf(leaf, sizeof leaf, "%s%d", prefix, k);

@@ -363,16 +363,6 @@ static json_t *load_shard(const char *leaf, struct rec_view *v, size_t cap, size
     return run;
 }
 
-/* The wall-clock instant ms from now, as unix seconds with nanoseconds,
- * into buf. */
-static void start_in(char *buf, size_t len, long ms)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec + ms * 1000000LL;
-    snprintf(buf, len, "%lld.%09lld", ns / 1000000000LL, ns % 1000000000LL);
-}
-
 #define RUN_FLAGS                                                                                  \
     "--rate", "40", "--requests", "60", "--prompt-tokens", "uniform:16,128", "--output-tokens",    \
         "8", "--seed", "7", "--prompt-salt", "99", "--max-tokens-total", "3500", "--quiet",        \
@@ -389,7 +379,7 @@ static void test_three_shards_one_sim(void **state)
 
     /* three shards, one start 1.5 s ahead */
     char at[64], out_tmpl[600], host[256] = "";
-    start_in(at, sizeof at, 1500);
+    harness_start_in(at, sizeof at, 1500);
     harness_tmp_path(out_tmpl, sizeof out_tmpl, "shard-{shard}-{host}");
     assert_int_equal(gethostname(host, sizeof host - 1), 0);
     const char *a[] = {"run", "--url", url, "--out", out_tmpl, RUN_FLAGS, NULL};
@@ -475,7 +465,7 @@ static void test_mpirun_shards(void **state)
     assert_true(sched.n > 20 && sched.n < 60);
 
     char at[64], out[600], log[600], cmd[2600];
-    start_in(at, sizeof at, 2000);
+    harness_start_in(at, sizeof at, 2000);
     harness_tmp_path(out, sizeof out, "mpi-{shard}");
     harness_tmp_path(log, sizeof log, "mpirun.log");
     /* OMPI_ALLOW_RUN_AS_ROOT*: CI runs as root, which mpirun refuses
@@ -535,7 +525,7 @@ static void test_late_start_keeps_schedule(void **state)
     struct dump sched;
     dump_load(&sched, dump);
     assert_true(sched.n > 10);
-    start_in(at, sizeof at, -500);
+    harness_start_in(at, sizeof at, -500);
     const char *a[] = {"run", "--url", url, "--out", dir, LATE_FLAGS, "--start-at", at, NULL};
     int st = run_env("late", a, NULL, NULL);
     if (st != 0 && st != 1)
@@ -578,7 +568,7 @@ static void test_stop_while_waiting(void **state)
     harness_tmp_path(dir, sizeof dir, "wait");
     harness_tmp_path(outp, sizeof outp, "wait.out");
     harness_tmp_path(errp, sizeof errp, "wait.err");
-    start_in(at, sizeof at, 20000);
+    harness_start_in(at, sizeof at, 20000);
     /* not --quiet: the wait is said on stderr, which is when to signal */
     const char *a[] = {"run",     "--url", url,          "--out", dir,
                        "--rate",  "5",     "--duration", "1s",    "--no-metrics",
@@ -790,7 +780,7 @@ static void test_sharded_sweep(void **state)
     harness_small_sim_start(NULL);
     char url[160], at[64], out_tmpl[600];
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    start_in(at, sizeof at, 1500);
+    harness_start_in(at, sizeof at, 1500);
     harness_tmp_path(out_tmpl, sizeof out_tmpl, "sweep-{shard}");
     const char *shard_args[] = {"sweep", "--url", url, "--out", out_tmpl, SWEEP_FLAGS, NULL};
     run_shards(2, "sweep", shard_args, at, 60000);

@@ -122,18 +122,6 @@ static void check_step_schema(json_t *st)
     assert_true(json_is_object(json_object_get(st, "inflight")));
 }
 
-/* The text of a saved sweep's file (dir/name); fails when it cannot be
- * read. Free it. */
-static char *result_text(const char *dir, const char *name)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *text = harness_read_file(path, NULL);
-    if (!text)
-        fail_msg("cannot read %s", path);
-    return text;
-}
-
 /* steps.csv: the documented header, one row per step of summary.json, and
  * the offered and completed rates equal to summary.json's. */
 static void check_csv(const char *dir, json_t *steps)
@@ -141,7 +129,7 @@ static void check_csv(const char *dir, json_t *steps)
     static const char *const first_cols[] = {"step", "repeat", "kind", "offered_rps",
                                              "start_offset_s", "window_s", "achieved_rps",
                                              "completed_rps", "goodput_rps", "attainment"};
-    char *text = result_text(dir, "steps.csv");
+    char *text = harness_read_in(dir, "steps.csv");
     size_t header_fields = 1, rows = 0;
     char *line = text, *nl = strchr(line, '\n');
     assert_non_null(nl);
@@ -302,7 +290,7 @@ static void test_sweep_capacity_knee(void **state)
     check_csv(s.dir, steps);
 
     /* The throughput chart plots (offered, completed) of every load step. */
-    char *html = result_text(s.dir, "report.html");
+    char *html = harness_read_in(s.dir, "report.html");
     double xs[8] = {0}, ys[8] = {0};
     size_t m = 0;
     for (size_t i = 0; i + 1 < n; i++) {
@@ -661,14 +649,14 @@ static void test_sweep_classes(void **state)
     assert_string_equal(harness_sval(json_array_get(fc, 1), "name"), "long");
 
     /* The per-class chart plots each class's TTFT p99 at each offered rate. */
-    char *html = result_text(s.dir, "report.html");
+    char *html = harness_read_in(s.dir, "report.html");
     check_svg_points(html, "chart-class-ttft", "short", xs[0], ys[0], 2, NULL);
     check_svg_points(html, "chart-class-ttft", "long", xs[1], ys[1], 2, NULL);
     assert_non_null(strstr(html, "<table id=\"classes\">"));
     free(html);
 
     /* classes.csv: a header and one row per step and class. */
-    char *csv = result_text(s.dir, "classes.csv");
+    char *csv = harness_read_in(s.dir, "classes.csv");
     size_t lines = 0;
     for (const char *p = csv; *p; p++)
         lines += *p == '\n';
@@ -788,11 +776,11 @@ static void test_sweep_repeat_mean(void **state)
                    1e-9);
     }
 
-    char *csv = result_text(s.dir, "steps.csv");
+    char *csv = harness_read_in(s.dir, "steps.csv");
     assert_non_null(strstr(csv, "\n1,1,load,3,"));
     assert_non_null(strstr(csv, "\n2,0,load,6,"));
     free(csv);
-    char *html = result_text(s.dir, "report.html");
+    char *html = harness_read_in(s.dir, "report.html");
     assert_non_null(strstr(html, "<td>1 r2</td>"));
     assert_non_null(strstr(html, "<td>2 r1</td>"));
     free(html);
@@ -872,8 +860,8 @@ static void test_sweep_class_slos_only(void **state)
     harness_recs_free(recs);
 
     /* One number per step: terminal, steps.csv, report.html. */
-    char *csv = result_text(s.dir, "steps.csv");
-    char *html = result_text(s.dir, "report.html");
+    char *csv = harness_read_in(s.dir, "steps.csv");
+    char *html = harness_read_in(s.dir, "report.html");
     const char *row = strchr(csv, '\n') + 1;
     for (size_t i = 0; i < n; i++) {
         json_t *st = json_array_get(steps, i);
@@ -998,7 +986,7 @@ static void test_empty_step_lines(void **state)
          * and its legend says why; it has no attainment (null: nothing
          * judged) to draw, where it read 0%. */
         if (slo) {
-            char *html = result_text(dir, "report.html");
+            char *html = harness_read_in(dir, "report.html");
             const char *ch = strstr(html, "id=\"chart-throughput\"");
             assert_non_null(ch);
             const char *p = strstr(ch, "data-series=\"goodput\" data-x=\"0.3\"");

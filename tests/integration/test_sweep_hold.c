@@ -26,9 +26,7 @@
 /* Every line of steps.jsonl with a "step" (the load steps here). */
 static size_t step_lines(const char *dir, json_t **lines, size_t cap)
 {
-    char path[1100];
-    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
-    json_t *all = harness_jsonl_load(path);
+    json_t *all = harness_jsonl_in(dir, "steps.jsonl");
     size_t n = 0;
     for (size_t i = 0; i < json_array_size(all) && n < cap; i++) {
         json_t *o = json_array_get(all, i);
@@ -43,10 +41,7 @@ static size_t step_lines(const char *dir, json_t **lines, size_t cap)
  * is NAN), found by the header. */
 static void csv_column(const char *dir, const char *name, double *out, size_t cap, size_t *n)
 {
-    char path[1100];
-    snprintf(path, sizeof path, "%s/steps.csv", dir);
-    char *text = harness_read_file(path, NULL);
-    assert_non_null(text);
+    char *text = harness_read_in(dir, "steps.csv");
     char *save = NULL, *line = strtok_r(text, "\n", &save);
     assert_non_null(line);
     int col = -1, k = 0;
@@ -151,9 +146,7 @@ static void test_short_steps_marked(void **state)
         ASSERT_NEAR(bodies[i], want, 1e-5 * want); /* %.6g */
     }
 
-    char path[1100];
-    snprintf(path, sizeof path, "%s/report.html", dir);
-    char *html = harness_read_file(path, NULL);
+    char *html = harness_read_in(dir, "report.html");
     assert_non_null(strstr(html, "ok; short</td>"));
     assert_non_null(strstr(html, "the capacity rests on short steps"));
     free(html);

@@ -117,9 +117,7 @@ static void test_sweep_server_join(void **state)
      * release, then the kinds added since, then the hold rule's, then the
      * request bodies per second (appended). */
     char path[700];
-    snprintf(path, sizeof path, "%s/steps.csv", dir);
-    char *csv = harness_read_file(path, NULL);
-    assert_non_null(csv);
+    char *csv = harness_read_in(dir, "steps.csv");
     assert_non_null(strstr(csv, ",err_transport_error,server_scrapes,"));
     assert_non_null(strstr(csv,
                            ",client_output_tokens_in_span,err_overloaded_event,hold_factor,short,"
@@ -128,9 +126,7 @@ static void test_sweep_server_join(void **state)
 
     /* The report: the server's queue on the in-flight time axis, empty in
      * the low step's window, above 10 in the overloaded one. */
-    snprintf(path, sizeof path, "%s/report.html", dir);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(html);
+    char *html = harness_read_in(dir, "report.html");
     size_t n_pts = 0;
     double q_lo = svg_max_in(html, "chart-server-queue", "server_waiting", t_win[0][0],
                              t_win[0][1], &n_pts);
@@ -216,9 +212,7 @@ static void test_sweep_probe_labelled(void **state)
     char *out = NULL;
     char *dir = harness_sweep_ok(args, 90, &out, NULL);
     free(out);
-    char path[700];
-    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
-    json_t *lines = harness_jsonl_load(path);
+    json_t *lines = harness_jsonl_in(dir, "steps.jsonl");
     json_t *probe = NULL, *first = NULL;
     for (size_t i = 0; i < json_array_size(lines); i++) {
         json_t *o = json_array_get(lines, i);
@@ -243,9 +237,7 @@ static void test_sweep_probe_labelled(void **state)
             LL_MAX(peak, (double)json_integer_value(json_array_get(json_array_get(series, i), 1)));
     assert_true(peak >= 16 && peak <= 1024);
 
-    snprintf(path, sizeof path, "%s/report.html", dir);
-    char *html = harness_read_file(path, NULL);
-    assert_non_null(html);
+    char *html = harness_read_in(dir, "report.html");
     static const char *const charts[] = {"chart-inflight", "chart-server-queue"};
     for (size_t c = 0; c < LL_ARRAY_LEN(charts); c++) {
         char pat[160];

@@ -78,37 +78,68 @@ static size_t messages_joined(const json_t *msgs, size_t n, int nonempty, char *
     return at;
 }
 
+/* spec's chat body, with n messages (as messages_joined checks them)
+ * whose joined text the sim's tokenizer counts as tokens, which is also
+ * what chatbody_prompt_tokens says. Returns the messages (json_decref
+ * them); *part gets the body's bytes (free them). */
+static json_t *chat_messages(const struct req_spec *spec, size_t n, int nonempty, size_t tokens,
+                             char **part)
+{
+    assert_int_equal(chatbody_prompt_tokens(spec), tokens);
+    size_t len;
+    *part = build(OAI_API_CHAT, spec, &len);
+    json_t *msgs = array_of(*part, len);
+    char joined[4096];
+    size_t at = messages_joined(msgs, n, nonempty, joined, sizeof joined);
+    assert_int_equal(tokenizer_count(joined, at), tokens);
+    return msgs;
+}
+
+/* Turn 2 of a session, into spec: turn 0 (id 1000, a prompt of 7) answered
+ * with 3 tokens, turn 1 (id 1001, a prompt of 5) answered with none, or
+ * left unanswered (cancelled before its first token) when unanswered is
+ * set, then its own prompt (id 1002, 9). hist holds the two turns and
+ * must outlive spec. */
+static void turn_two(struct chat_turn hist[2], int unanswered, struct req_spec *spec)
+{
+    memset(hist, 0,
+           2 * sizeof *hist); /* unanswered 0: both turns resent (valgrind read it unset) */
+    spec_of(1000, 7, &hist[0].spec);
+    hist[0].output_tokens = 3;
+    spec_of(1001, 5, &hist[1].spec);
+    hist[1].output_tokens = 0; /* the flag, not the count, leaves a turn out */
+    hist[1].unanswered = unanswered;
+    spec_of(1002, 9, spec);
+    spec->history = hist;
+    spec->history_len = 2;
+}
+
+/* Message i of msgs is spec's prompt byte for byte, as workload_prompt
+ * made it when spec was sent. */
+static void assert_message_is_prompt(const json_t *msgs, size_t i, const struct req_spec *spec)
+{
+    char want[256];
+    size_t n = workload_prompt(5, spec, want, sizeof want);
+    const char *c = json_string_value(json_object_get(json_array_get(msgs, i), "content"));
+    assert_non_null(c);
+    assert_int_equal(strlen(c), n);
+    assert_memory_equal(c, want, n);
+}
+
 /* Turn 2 of a session: messages user, assistant, user, assistant, user,
  * with the sim's count (contents joined by "\n") equal to 7+3 + 5+0 + 9. */
 static void test_chat_history_counts(void **state)
 {
     struct chat_turn hist[2];
-    memset(hist, 0, sizeof hist); /* unanswered 0: both turns resent (valgrind read it unset) */
-    spec_of(1000, 7, &hist[0].spec);
-    hist[0].output_tokens = 3;
-    spec_of(1001, 5, &hist[1].spec);
-    hist[1].output_tokens = 0; /* the flag, not the count, leaves a turn out */
     struct req_spec spec;
-    spec_of(1002, 9, &spec);
-    spec.history = hist;
-    spec.history_len = 2;
+    turn_two(hist, 0, &spec);
     spec.session = 1;
     spec.turn = 2;
-    assert_int_equal(chatbody_prompt_tokens(&spec), 24);
-
-    size_t len;
-    char *part = build(OAI_API_CHAT, &spec, &len);
-    json_t *msgs = array_of(part, len);
-    char joined[4096];
-    size_t at = messages_joined(msgs, 5, 0, joined, sizeof joined);
-    assert_int_equal(tokenizer_count(joined, at), 24);
+    char *part;
+    json_t *msgs = chat_messages(&spec, 5, 0, 24, &part);
     /* The history is rebuilt byte for byte: turn 0's user text is its own
-     * prompt, as workload_prompt made it when turn 0 was sent. */
-    char first[256];
-    size_t n = workload_prompt(5, &hist[0].spec, first, sizeof first);
-    const char *c0 = json_string_value(json_object_get(json_array_get(msgs, 0), "content"));
-    assert_int_equal(strlen(c0), n);
-    assert_memory_equal(c0, first, n);
+     * prompt. */
+    assert_message_is_prompt(msgs, 0, &hist[0].spec);
 
     struct record r;
     record_init(&r, 1002);
@@ -119,6 +150,7 @@ static void test_chat_history_counts(void **state)
 
     /* Responses: the same messages, each an input item of type "message"
      * (which llama.cpp needs to take an assistant item). */
+    size_t len;
     char *rpart = build(OAI_API_RESPONSES, &spec, &len);
     json_t *items = array_of(rpart, len);
     assert_int_equal(json_array_size(items), 5);
@@ -158,27 +190,11 @@ static void test_chat_history_counts(void **state)
 static void test_chat_history_unanswered(void **state)
 {
     struct chat_turn hist[2];
-    memset(hist, 0, sizeof hist);
-    spec_of(1000, 7, &hist[0].spec);
-    hist[0].output_tokens = 3;
-    spec_of(1001, 5, &hist[1].spec);
-    hist[1].unanswered = 1;
     struct req_spec spec;
-    spec_of(1002, 9, &spec);
-    spec.history = hist;
-    spec.history_len = 2;
-    assert_int_equal(chatbody_prompt_tokens(&spec), 19);
-    size_t len;
-    char *part = build(OAI_API_CHAT, &spec, &len);
-    json_t *msgs = array_of(part, len);
-    char joined[4096];
-    size_t at = messages_joined(msgs, 3, 1, joined, sizeof joined);
-    assert_int_equal(tokenizer_count(joined, at), 19);
-    char own[256];
-    size_t n = workload_prompt(5, &spec, own, sizeof own);
-    const char *c2 = json_string_value(json_object_get(json_array_get(msgs, 2), "content"));
-    assert_int_equal(strlen(c2), n);
-    assert_memory_equal(c2, own, n);
+    turn_two(hist, 1, &spec);
+    char *part;
+    json_t *msgs = chat_messages(&spec, 3, 1, 19, &part);
+    assert_message_is_prompt(msgs, 2, &spec);
     json_decref(msgs);
     free(part);
 }

@@ -12,15 +12,6 @@
 #include "metrics/prom.h"
 #include "util/util.h"
 
-/* body (a NUL-terminated exposition) parsed; fails the test if it is not. */
-static struct prom_scrape *parse(const char *body)
-{
-    struct prom_scrape *s = NULL;
-    assert_int_equal(prom_scrape_parse(body, strlen(body), &s), 0);
-    assert_non_null(s);
-    return s;
-}
-
 static struct prom_scrape *load(const char *name)
 {
     size_t len;
@@ -59,7 +50,7 @@ static void test_detect_each_engine(void **state)
     const char *mixed = "process_cpu_seconds_total 3\nprocess_open_fds 9\n"
                         "vllm:num_requests_running 1\nvllm:num_requests_waiting 0\n"
                         "vllm:prompt_tokens_total 1\n";
-    struct prom_scrape *s = parse(mixed);
+    struct prom_scrape *s = test_prom_parse(mixed);
     assert_int_equal(engines_detect(s), ENGINE_VLLM);
     prom_scrape_free(s);
 }
@@ -141,7 +132,7 @@ static void test_extract_triton_pending(void **state)
     /* Without the TRT-LLM backend, the pending count is the queue. */
     const char *plain = "nv_inference_pending_request_count{model=\"a\"} 2\n"
                         "nv_inference_pending_request_count{model=\"b\"} 5\n";
-    struct prom_scrape *s = parse(plain);
+    struct prom_scrape *s = test_prom_parse(plain);
     struct engine_values v;
     assert_int_equal(engines_extract(ENGINE_TRITON, s, &v), 0);
     assert_int_equal(v.present[ENGINE_M_WAITING], 1);
@@ -161,7 +152,7 @@ static void test_old_vllm_kv_name_and_max(void **state)
         "vllm:gpu_cache_usage_perc{engine=\"2\"} NaN\n"
         "vllm:num_requests_running{engine=\"0\"} 2\n"
         "vllm:num_requests_running{engine=\"1\"} 3\n";
-    struct prom_scrape *s = parse(body);
+    struct prom_scrape *s = test_prom_parse(body);
     struct engine_values v;
     assert_int_equal(engines_extract(ENGINE_VLLM, s, &v), 0);
     ASSERT_NEAR(v.value[ENGINE_M_KV_USAGE], 0.75, 0);
@@ -183,7 +174,7 @@ static void test_kv_capacity(void **state)
         "vllm:cache_config_info{block_size=\"16\",cache_dtype=\"auto\","
         "enable_prefix_caching=\"True\",num_cpu_blocks=\"0\",num_gpu_blocks=\"1408\"} 1.0\n"
         "vllm:num_requests_running{model_name=\"m\"} 2\n";
-    struct prom_scrape *s = parse(body);
+    struct prom_scrape *s = test_prom_parse(body);
     ASSERT_NEAR(engines_kv_capacity_tokens(ENGINE_VLLM, s), 22528, 0);
     assert_true(isnan(engines_kv_capacity_tokens(ENGINE_LLAMACPP, s)));
     assert_true(isnan(engines_kv_capacity_tokens(ENGINE_VLLM, NULL)));
@@ -195,7 +186,7 @@ static void test_kv_capacity(void **state)
         "vllm:cache_config_info{block_size=\"0\",num_gpu_blocks=\"10\"} 1\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        s = parse(bad[i]);
+        s = test_prom_parse(bad[i]);
         assert_true(isnan(engines_kv_capacity_tokens(ENGINE_VLLM, s)));
         prom_scrape_free(s);
     }

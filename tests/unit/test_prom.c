@@ -9,14 +9,6 @@
 #include "metrics/prom.h"
 #include "util/util.h"
 
-static struct prom_scrape *parse(const char *body)
-{
-    struct prom_scrape *s = NULL;
-    assert_int_equal(prom_scrape_parse(body, strlen(body), &s), 0);
-    assert_non_null(s);
-    return s;
-}
-
 static const char *label(const struct prom_sample *smp, const char *name)
 {
     for (size_t i = 0; i < smp->n_labels; i++)
@@ -95,8 +87,7 @@ static void test_types_and_families(void **state)
 
 static void test_label_escapes(void **state)
 {
-    struct prom_scrape *s = parse(
-        "a{x=\"q\\\"b\\\\c\\nd\",y=\"\", z = \"#{}=,\" ,} 1\n");
+    struct prom_scrape *s = test_prom_parse("a{x=\"q\\\"b\\\\c\\nd\",y=\"\", z = \"#{}=,\" ,} 1\n");
     assert_int_equal(s->stats.bad_lines, 0);
     assert_int_equal(s->n_samples, 1);
     const struct prom_sample *a = &s->samples[0];
@@ -111,7 +102,7 @@ static void test_label_escapes(void **state)
     prom_scrape_free(s);
 
     /* An unknown escape, an unterminated value and a missing '=' are bad. */
-    s = parse("a{x=\"\\t\"} 1\nb{x=\"open} 1\nc{x\"v\"} 1\nd{} 2\n");
+    s = test_prom_parse("a{x=\"\\t\"} 1\nb{x=\"open} 1\nc{x\"v\"} 1\nd{} 2\n");
     assert_int_equal(s->stats.bad_lines, 3);
     assert_string_equal(s->stats.bad_reason[0], "bad escape in label value");
     assert_string_equal(s->stats.bad_reason[1], "unterminated label value");
@@ -157,13 +148,12 @@ static void test_values(void **state)
 
 static void test_timestamps(void **state)
 {
-    struct prom_scrape *s = parse(
-        "a 1 1700000000123\n"
-        "b 2 -1000\n"
-        "c 3 1.5\n"                          /* OpenMetrics seconds: bad */
-        "d 4 99999999999999999999\n"         /* beyond int64: bad */
-        "e 5 12 extra\n"                     /* junk after timestamp */
-        "f 6\t\t 7 \t\n");
+    struct prom_scrape *s = test_prom_parse("a 1 1700000000123\n"
+                                            "b 2 -1000\n"
+                                            "c 3 1.5\n" /* OpenMetrics seconds: bad */
+                                            "d 4 99999999999999999999\n" /* beyond int64: bad */
+                                            "e 5 12 extra\n"             /* junk after timestamp */
+                                            "f 6\t\t 7 \t\n");
     assert_int_equal(s->n_samples, 3);
     assert_true(s->samples[0].timestamp_ms == 1700000000123LL);
     assert_true(s->samples[1].timestamp_ms == -1000);
@@ -197,7 +187,7 @@ static void test_bad_lines_counted(void **state)
         "w-1 3\n"                    /* 13 bad */
         "v 1\n";                     /* 14 */
     struct prom_parse_stats st;
-    struct prom_scrape *s = parse(body);
+    struct prom_scrape *s = test_prom_parse(body);
     st = s->stats;
     assert_int_equal(st.lines, 14);
     assert_int_equal(st.samples, 3);
@@ -221,7 +211,7 @@ static void test_bad_lines_counted(void **state)
     size_t off = 0;
     for (int i = 0; i < 20; i++)
         off += (size_t)snprintf(many + off, sizeof many - off, "bad%d\n", i);
-    s = parse(many);
+    s = test_prom_parse(many);
     assert_int_equal(s->stats.bad_lines, 20);
     assert_int_equal(s->stats.bad_line_no[7], 8);
     prom_scrape_free(s);
@@ -249,10 +239,9 @@ static void assert_same_samples(const struct prom_scrape *a,
 
 static void test_crlf_and_no_final_newline(void **state)
 {
-    struct prom_scrape *lf = parse(
-        "# TYPE g gauge\ng{a=\"x\"} 1\n\ng 2\nh 3");
-    struct prom_scrape *crlf = parse(
-        "# TYPE g gauge\r\ng{a=\"x\"} 1\r\n\r\ng 2\r\nh 3\r\n");
+    struct prom_scrape *lf = test_prom_parse("# TYPE g gauge\ng{a=\"x\"} 1\n\ng 2\nh 3");
+    struct prom_scrape *crlf =
+        test_prom_parse("# TYPE g gauge\r\ng{a=\"x\"} 1\r\n\r\ng 2\r\nh 3\r\n");
     assert_int_equal(lf->stats.bad_lines, 0);
     assert_int_equal(crlf->stats.bad_lines, 0);
     assert_int_equal(lf->n_samples, 3);
@@ -266,14 +255,14 @@ static void test_crlf_and_no_final_newline(void **state)
     prom_scrape_free(crlf);
 
     /* A final line with no newline and no value is still a counted line. */
-    struct prom_scrape *s = parse("a 1\nb");
+    struct prom_scrape *s = test_prom_parse("a 1\nb");
     assert_int_equal(s->n_samples, 1);
     assert_int_equal(s->stats.bad_lines, 1);
     assert_int_equal(s->stats.bad_line_no[0], 2);
     prom_scrape_free(s);
 
     /* Empty input: nothing, no error. */
-    s = parse("");
+    s = test_prom_parse("");
     assert_int_equal(s->n_samples, 0);
     assert_int_equal(s->stats.lines, 0);
     prom_scrape_free(s);
@@ -558,16 +547,15 @@ static void test_histogram_delta(void **state)
 static void test_histogram_gather_edge_cases(void **state)
 {
     /* Two series summed by le, buckets given out of order, no TYPE line. */
-    struct prom_scrape *s = parse(
-        "h_bucket{m=\"a\",le=\"+Inf\"} 4\n"
-        "h_bucket{m=\"a\",le=\"2\"} 4\n"
-        "h_bucket{m=\"b\",le=\"1\"} 2\n"
-        "h_bucket{m=\"a\",le=\"1\"} 2\n"
-        "h_bucket{m=\"b\",le=\"2\"} 2\n"
-        "h_bucket{m=\"b\",le=\"+Inf\"} 6\n"
-        "h_sum{m=\"a\"} 5\nh_sum{m=\"b\"} 7\n"
-        "h_count{m=\"a\"} 4\nh_count{m=\"b\"} 6\n"
-        "h_other 1\n");
+    struct prom_scrape *s = test_prom_parse("h_bucket{m=\"a\",le=\"+Inf\"} 4\n"
+                                            "h_bucket{m=\"a\",le=\"2\"} 4\n"
+                                            "h_bucket{m=\"b\",le=\"1\"} 2\n"
+                                            "h_bucket{m=\"a\",le=\"1\"} 2\n"
+                                            "h_bucket{m=\"b\",le=\"2\"} 2\n"
+                                            "h_bucket{m=\"b\",le=\"+Inf\"} 6\n"
+                                            "h_sum{m=\"a\"} 5\nh_sum{m=\"b\"} 7\n"
+                                            "h_count{m=\"a\"} 4\nh_count{m=\"b\"} 6\n"
+                                            "h_other 1\n");
     struct prom_histogram h;
     assert_int_equal(prom_scrape_histogram(s, "h", NULL, 0, &h), 0);
     assert_int_equal(h.n_buckets, 3);
@@ -591,14 +579,14 @@ static void test_histogram_gather_edge_cases(void **state)
 
     /* A bucket without le is an error; so is one without +Inf for a
      * quantile; a first bound <= 0 is returned as is. */
-    s = parse("x_bucket 3\n");
+    s = test_prom_parse("x_bucket 3\n");
     assert_int_equal(prom_scrape_histogram(s, "x", NULL, 0, &h), LL_E_INVAL);
     prom_scrape_free(s);
-    s = parse("y_bucket{le=\"1\"} 3\ny_bucket{le=\"2\"} 4\n");
+    s = test_prom_parse("y_bucket{le=\"1\"} 3\ny_bucket{le=\"2\"} 4\n");
     assert_int_equal(prom_scrape_histogram(s, "y", NULL, 0, &h), 0);
     assert_int_equal(prom_histogram_quantile(&h, 0.5, &q), LL_E_INVAL);
     prom_scrape_free(s);
-    s = parse("z_bucket{le=\"-1\"} 3\nz_bucket{le=\"+Inf\"} 4\n");
+    s = test_prom_parse("z_bucket{le=\"-1\"} 3\nz_bucket{le=\"+Inf\"} 4\n");
     assert_int_equal(prom_scrape_histogram(s, "z", NULL, 0, &h), 0);
     assert_int_equal(prom_histogram_quantile(&h, 0.5, &q), 0);
     ASSERT_NEAR(q, -1.0, 0);

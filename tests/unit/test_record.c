@@ -13,16 +13,24 @@
 #include "measure/record.h"
 #include "util/util.h"
 
+/* r's line as record_write_jsonl writes it, in memory (free it); its
+ * length in *len. */
+static char *jsonl_of(const struct record *r, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    assert_non_null(f);
+    assert_int_equal(record_write_jsonl(f, r), 0);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
 /* Write r through record_write_jsonl into memory and parse it back. The
  * line must be exactly one line ending in '\n'. Caller decrefs. */
 static json_t *roundtrip(const struct record *r)
 {
-    char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(record_write_jsonl(f, r), 0);
-    assert_int_equal(fclose(f), 0);
+    char *buf = jsonl_of(r, &len);
     assert_true(len > 2);
     assert_int_equal(buf[len - 1], '\n');
     assert_null(memchr(buf, '\n', len - 1));
@@ -568,12 +576,9 @@ static void test_jsonl_matches_printf(void **state)
  * its class into cls (REC_CLASS_NAME_MAX bytes). */
 static void write_and_read(const struct record *r, struct record *back, char *cls)
 {
-    char *buf = NULL, err[200] = "";
+    char err[200] = "";
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(record_write_jsonl(f, r), 0);
-    assert_int_equal(fclose(f), 0);
+    char *buf = jsonl_of(r, &len);
     memset(back, 0xA5, sizeof *back); /* nothing may survive from before */
     if (record_parse_jsonl(buf, len, back, cls, REC_CLASS_NAME_MAX, err, sizeof err) != 0)
         fail_msg("line does not read back: %s: %s", err, buf);
@@ -760,15 +765,23 @@ static void see_record(void *ud, const struct record *r)
     s->n++;
 }
 
+/* A new file made from the mkstemp template path (which it completes),
+ * open for writing. */
+static FILE *temp_file(char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    return f;
+}
+
 /* A file of records read whole, from an offset, with a blank line
  * skipped; a bad line stops it with path:line; a missing file is LL_E_IO. */
 static void test_read_file(void **state)
 {
     char path[] = "/tmp/test_record_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
+    FILE *f = temp_file(path);
     long second = 0;
     for (uint64_t i = 0; i < 3; i++) {
         struct record r;
@@ -819,10 +832,7 @@ static void test_read_repeated(void **state)
 {
     (void)state;
     char path[] = "/tmp/test_record_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
+    FILE *f = temp_file(path);
     static const struct {
         uint64_t id;
         int32_t step;

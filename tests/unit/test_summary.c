@@ -94,6 +94,15 @@ static char *print_to_string(const struct stats *s, const struct summary_info *i
     return test_mem_close(&m);
 }
 
+/* info, zeroed, for a run of mode (its words in the header) over a 1 s
+ * window. */
+static void info_one_second(struct summary_info *info, const char *mode)
+{
+    memset(info, 0, sizeof *info);
+    info->mode = mode;
+    info->window_ns = LL_NS_PER_SEC;
+}
+
 /* The line of text that starts with prefix, copied into line. */
 static void find_line(const char *text, const char *prefix, char *line, size_t len)
 {
@@ -285,9 +294,7 @@ static void test_littles_law_dropped(void **state)
     stats_add_record(&s, &r);
     s.scheduled = s.win_completed = 2;
     s.sent = s.win_sent = s.win_ok = 1;
-    memset(&info, 0, sizeof info);
-    info.mode = "open-loop poisson, capped";
-    info.window_ns = LL_NS_PER_SEC;
+    info_one_second(&info, "open-loop poisson, capped");
     info.inflight_mean = 0.1;
 
     char *out = print_to_string(&s, &info);
@@ -393,9 +400,7 @@ static void test_throughput_dropped(void **state)
     struct stats s;
     struct summary_info info;
     ten_requests(&s, 3, REC_CLIENT_DROPPED);
-    memset(&info, 0, sizeof info);
-    info.mode = "open-loop poisson, capped";
-    info.window_ns = LL_NS_PER_SEC;
+    info_one_second(&info, "open-loop poisson, capped");
 
     char *out = print_to_string(&s, &info);
     char line[256];
@@ -481,9 +486,7 @@ static void test_requests_cancelled(void **state)
         struct stats s;
         struct summary_info info;
         ten_requests(&s, all ? 0 : 2, REC_CANCELLED);
-        memset(&info, 0, sizeof info);
-        info.mode = "open-loop poisson";
-        info.window_ns = LL_NS_PER_SEC;
+        info_one_second(&info, "open-loop poisson");
         char *out = print_to_string(&s, &info);
         char line[256];
         find_line(out, "requests: ", line, sizeof line);
@@ -652,9 +655,7 @@ static void test_cut_short(void **state)
     struct stats s;
     struct summary_info info;
     char warn[320], line[256];
-    memset(&info, 0, sizeof info);
-    info.mode = "closed-loop";
-    info.window_ns = LL_NS_PER_SEC;
+    info_one_second(&info, "closed-loop");
 
     /* 1 of 200 (0.5%): no warning. */
     cut_fill(&s, 198, 1);

@@ -1935,6 +1935,15 @@ static void make_class_sweep(struct sweep_step *steps, const struct sweep_settin
         make_class_step(&steps[i], (uint32_t)i, rates[i], ts[i], tl[i], i != 1, set);
 }
 
+/* Four steps at rates[i], short's TTFT 50 ms and long's tl[i] ms (0: no
+ * request of long), each counting every request it scheduled. */
+static void class_ladder(struct sweep_step steps[4], const double rates[4], const uint64_t tl[4],
+                         const struct sweep_settings *set)
+{
+    for (int i = 0; i < 4; i++)
+        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl[i], 1, set);
+}
+
 static void class_settings(struct sweep_settings *set)
 {
     sweep_settings_init(set);
@@ -2281,8 +2290,7 @@ static void test_class_unmeasured(void **state)
     struct sweep_point pts[4];
     struct sweep_findings *fd = calloc(1, sizeof *fd);
     assert_non_null(fd);
-    for (int i = 0; i < 4; i++)
-        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl[i], 1, &set);
+    class_ladder(steps, rates, tl, &set);
     assert_int_equal(steps[2].classes[1].stats.scheduled, 0);
     assert_true(steps[2].classes[1].slo_pass); /* the step's own flag: nothing failed */
     class_findings(steps, 4, &set, pts, fd);
@@ -2317,10 +2325,9 @@ static void test_class_unmeasured(void **state)
     /* long absent at 2, failing from 4: no capacity, and 4 is the lowest
      * step with a request of it, not the lowest step. */
     static const uint64_t tl_late[4] = {0, 250, 250, 250};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4; i++)
         sweep_step_free(&steps[i]);
-        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl_late[i], 1, &set);
-    }
+    class_ladder(steps, rates, tl_late, &set);
     class_findings(steps, 4, &set, pts, fd);
     assert_false(lo->capacity_found);
     ASSERT_NEAR(lo->next_fail_rps, 4, 0);
@@ -2334,10 +2341,9 @@ static void test_class_unmeasured(void **state)
     /* long failing everywhere, 2 req/s INVALID: 4 is the lowest judged
      * step, not the lowest step (and not a rate that missed it). */
     static const uint64_t tl_all[4] = {250, 250, 250, 250};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4; i++)
         sweep_step_free(&steps[i]);
-        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl_all[i], 1, &set);
-    }
+    class_ladder(steps, rates, tl_all, &set);
     steps[0].invalid = 1;
     class_findings(steps, 4, &set, pts, fd);
     assert_int_equal(lo->n_unmeasured, 0);
@@ -2347,10 +2353,10 @@ static void test_class_unmeasured(void **state)
                                  "req/s already fails: attainment 0.0% < 99%\n"));
 
     /* long never sent: no capacity, and the findings say why. */
-    for (int i = 0; i < 4; i++) {
+    static const uint64_t tl_none[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; i++)
         sweep_step_free(&steps[i]);
-        make_class_step(&steps[i], (uint32_t)i, rates[i], 50, 0, 1, &set);
-    }
+    class_ladder(steps, rates, tl_none, &set);
     class_findings(steps, 4, &set, pts, fd);
     assert_false(lo->capacity_found);
     assert_false(lo->next_fails);
@@ -2483,8 +2489,7 @@ static void test_class_confirm(void **state)
         struct sweep_point pts[4];
         struct sweep_findings *fd = calloc(1, sizeof *fd);
         assert_non_null(fd);
-        for (int i = 0; i < 4; i++)
-            make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl[i], 1, &set);
+        class_ladder(steps, rates, tl, &set);
         steps[3].f.confirm = 1;
         steps[3].f.repeat = 1;
         assert_false(steps[1].classes[1].slo_pass); /* the premise */

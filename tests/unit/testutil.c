@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "decode/sse.h"
+#include "metrics/prom.h"
 #include "sim/engine.h"
 #include "test.h"
 #include "util/rng.h"
@@ -652,4 +653,12 @@ void assert_well_formed(const char *doc)
     if (depth != 0)
         fail_msg("%zu elements left open, innermost <%.*s>", depth, (int)len[depth - 1],
                  stack[depth - 1]);
+}
+
+struct prom_scrape *test_prom_parse(const char *body)
+{
+    struct prom_scrape *s = NULL;
+    assert_int_equal(prom_scrape_parse(body, strlen(body), &s), 0);
+    assert_non_null(s);
+    return s;
 }

@@ -184,6 +184,10 @@ void test_stream_expect(const char *what, const struct oai_stream *st, const cha
  * prefix cache, seed 7. */
 struct engine_config test_engine_cfg(void);
 
+/* body (a NUL-terminated Prometheus exposition) parsed; fails the test
+ * when it does not parse. The caller frees it with prom_scrape_free. */
+struct prom_scrape *test_prom_parse(const char *body);
+
 /* A workload of fixed request sizes: *w zeroed but for seed and the
  * prompt and output token distributions, parsed from the specs given
  * (which must parse). */
