@@ -303,7 +303,14 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
                 "the server's, not its figures.\n",
                 summary_str(info->invalid_reason));
     } else if (info->lateness_warning[0]) {
-        fprintf(f, "warning  %s\n", info->lateness_warning);
+        /* Lateness that moved every percentile within its limit is a
+         * note: the self-check passed, and on a shared VM a p99 over 1 ms
+         * is most short runs' (a "warning" on each reads as a problem).
+         * One late send that moved one past it, or too few requests to
+         * judge, stays a warning. */
+        const struct verdict_move *m = &info->lateness_moved;
+        int within = m->what && m->moved_ns <= m->limit_ns;
+        fprintf(f, "%s%s\n", within ? "note     " : "warning  ", info->lateness_warning);
     }
     if (info->cut_short_warning[0])
         summary_print_wrapped(f, "warning  ", info->cut_short_warning);
