@@ -389,7 +389,11 @@ static int run_backlog_span(const struct run_config *cfg, const struct driver_re
  * the server alone: more users than it serves at once fill its queue for
  * as long as they take to come round, at a rate it serves throughout (80
  * users thinking 2 s, a sim serving two at once, TPOT flat at 4.4 ms: in
- * flight "grew by 45.4" over 4 s, and 0b1a117 said "the server slowed"). */
+ * flight "grew by 45.4" over 4 s, and 0b1a117 said "the server slowed").
+ * An open loop's names both of its causes too: a rate past capacity, or
+ * a server that slowed or stalled at a rate it holds (30/s of 8 tokens,
+ * a 1.5 s stall: TTFT p75 from 11 ms to 929 ms, and the parent sent the
+ * user to llmload sweep alone). */
 static void run_steady(const struct run_config *cfg, const struct driver_result *res,
                        struct summary_info *info)
 {
@@ -421,8 +425,9 @@ static void run_steady(const struct run_config *cfg, const struct driver_result 
                  why, cfg->users);
     else
         snprintf(info->steady_warning, sizeof info->steady_warning,
-                 "not steady: %s: the load outran what was served, so these latencies "
-                 "grow with the run's length (llmload sweep finds the rate it holds)",
+                 "not steady: %s: the load outran what was served: a rate past what the "
+                 "server holds, whose latencies grow with the run's length (llmload sweep "
+                 "finds the rate it holds), or the server slowed or stalled within the run",
                  why);
 }
 
