@@ -73,7 +73,8 @@ int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len)
     if (tr)
         n = LL_MIN(n, (uint64_t)tr->n);
     /* The whole run's lengths, or a sample of its schedule (a run bound by
-     * time, or longer than 1000): the words say which. */
+     * time, or longer than 1000): the words say which, and a replay's are
+     * its trace's, not drawn. */
     int whole = (cfg->max_requests && cfg->max_requests <= n) || (tr && tr->n <= n);
     for (uint64_t i = 0; i < n + cfg->n_bursts; i++) {
         uint32_t t;
@@ -105,7 +106,10 @@ int runopts_calib_short(const struct run_config *cfg, char *msg, size_t len)
                      "server adds to every prompt): such a prompt is mostly template and keeps "
                      "its length worse",
                      (unsigned long long)below, whole ? "" : "the first ", (unsigned long long)seen,
-                     whole ? "drawn" : "of the schedule", ceil(near), c->intercept_tokens);
+                     tr      ? "of the trace"
+                     : whole ? "drawn"
+                             : "of the schedule",
+                     ceil(near), c->intercept_tokens);
     if (w > 0 && (size_t)w < len && (double)shortest < floor)
         snprintf(msg + w, len - (size_t)w,
                  "; the shortest, %u, is under the %.0f of the "

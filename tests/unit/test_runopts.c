@@ -527,6 +527,18 @@ static void test_calib_short_words(void **state)
     cfg.max_requests = 14;
     assert_int_equal(runopts_calib_short(&cfg, msg, sizeof msg), 1);
     assert_non_null(strstr(msg, "14 of 14 prompt lengths drawn ask for fewer than 20 tokens"));
+    /* A replay's lengths are its trace's, not drawn (the parent: "3 of 3
+     * prompt lengths drawn"): its two lines without a text of their own. */
+    struct trace_entry e[3] = {{.prompt_off = TRACE_NONE, .prompt_tokens = 12},
+                               {.prompt_off = TRACE_NONE, .prompt_tokens = 40},
+                               {.prompt_off = TRACE_NONE, .prompt_tokens = 15}};
+    struct trace tr = {.entries = e, .n = 3};
+    cfg.trace = &tr;
+    cfg.max_requests = 0;
+    assert_int_equal(runopts_calib_short(&cfg, msg, sizeof msg), 1);
+    assert_non_null(strstr(msg, "2 of 3 prompt lengths of the trace ask for fewer than 20 tokens"));
+    cfg.trace = NULL;
+    cfg.max_requests = 14;
     cfg.workload.calib.intercept_tokens = 5; /* 12 >= 2 x 5: nothing to say */
     assert_int_equal(runopts_calib_short(&cfg, msg, sizeof msg), 0);
     runopts_workload_free(&cfg);
