@@ -10,24 +10,14 @@
 
 /* A reason into err, and LL_E_INVAL (as runopts_errf, which this file
  * cannot include: runopts.h includes it). */
-__attribute__((format(printf, 3, 4))) static int prom_errf(char *err, size_t errlen,
-                                                           const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return LL_E_INVAL;
-}
-
 int promopts_take_header(struct prom_opts *p, const char *a, char *err, size_t errlen)
 {
     if (!ll_header_line_ok(a))
-        return prom_errf(err, errlen,
-                         "--prometheus-header: expected 'Name: value' (a token, a colon, "
-                         "the value; no line breaks)");
+        return ll_errf(err, errlen,
+                       "--prometheus-header: expected 'Name: value' (a token, a colon, "
+                       "the value; no line breaks)");
     if (p->n_headers == PROMOPTS_MAX_HEADERS)
-        return prom_errf(err, errlen, "--prometheus-header: at most %d", PROMOPTS_MAX_HEADERS);
+        return ll_errf(err, errlen, "--prometheus-header: at most %d", PROMOPTS_MAX_HEADERS);
     p->headers[p->n_headers++] = a;
     return 0;
 }
@@ -36,21 +26,21 @@ int promopts_take_header(struct prom_opts *p, const char *a, char *err, size_t e
 static int check_url(const char *url, char *err, size_t errlen)
 {
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-        return prom_errf(err, errlen,
-                         "--prometheus: expected http://HOST:PORT or https://... (the URL is not "
-                         "repeated here: it may carry a secret)");
+        return ll_errf(err, errlen,
+                       "--prometheus: expected http://HOST:PORT or https://... (the URL is not "
+                       "repeated here: it may carry a secret)");
     const char *a = strstr(url, "://") + 3;
     size_t n = strcspn(a, "/?#");
     if (n == 0)
-        return prom_errf(err, errlen, "--prometheus: no host after the scheme");
+        return ll_errf(err, errlen, "--prometheus: no host after the scheme");
     if (memchr(a, '@', n))
-        return prom_errf(err, errlen,
-                         "--prometheus: user info (USER:PASSWORD@) is not taken: the URL is "
-                         "written to run.json; send credentials with --prometheus-header");
+        return ll_errf(err, errlen,
+                       "--prometheus: user info (USER:PASSWORD@) is not taken: the URL is "
+                       "written to run.json; send credentials with --prometheus-header");
     if (strpbrk(url, "?#"))
-        return prom_errf(err, errlen,
-                         "--prometheus: expected the API's base URL, without a query (?) or a "
-                         "fragment (#): credentials go in --prometheus-header");
+        return ll_errf(err, errlen,
+                       "--prometheus: expected the API's base URL, without a query (?) or a "
+                       "fragment (#): credentials go in --prometheus-header");
     return 0;
 }
 
@@ -62,7 +52,7 @@ int promopts_check(struct prom_opts *o, char *err, size_t errlen)
                             : o->n_headers ? "--prometheus-header"
                                            : NULL;
         if (alone)
-            return prom_errf(err, errlen, "%s: goes with --prometheus URL", alone);
+            return ll_errf(err, errlen, "%s: goes with --prometheus URL", alone);
         return 0;
     }
     if (check_url(o->url, err, errlen) != 0)
@@ -71,15 +61,15 @@ int promopts_check(struct prom_opts *o, char *err, size_t errlen)
     if (o->selector) {
         int rc = promapi_selector_check(o->selector, o->inner, sizeof o->inner, err, errlen);
         if (rc == LL_E_RANGE)
-            return prom_errf(err, errlen, "--prometheus-selector: too long");
+            return ll_errf(err, errlen, "--prometheus-selector: too long");
         if (rc != 0)
             return LL_E_INVAL;
     }
     if (o->by && !promapi_label_name_ok(o->by))
-        return prom_errf(err, errlen,
-                         "--prometheus-by: expected a label name ([a-zA-Z_][a-zA-Z0-9_]*, "
-                         "e.g. pod), got \"%s\"",
-                         o->by);
+        return ll_errf(err, errlen,
+                       "--prometheus-by: expected a label name ([a-zA-Z_][a-zA-Z0-9_]*, "
+                       "e.g. pod), got \"%s\"",
+                       o->by);
     memset(&o->cfg, 0, sizeof o->cfg);
     o->cfg.url = o->url;
     o->cfg.inner = o->inner;

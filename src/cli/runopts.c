@@ -221,15 +221,6 @@ const char runopts_workload_help[] =
 "                           the system; each refusal is a client_dropped record (default: none)\n";
 /* clang-format on */
 
-int runopts_errf(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return LL_E_INVAL;
-}
-
 /* getopt_long's view of a walk's tables: long flag i returns WALK_VAL + i,
  * a short alias its letter. */
 #define WALK_VAL 256

@@ -90,9 +90,9 @@ struct run_opts {
 };
 
 /* Write a printf-style reason into err (errlen bytes) and return
- * LL_E_INVAL: how every check here, and the commands' own, fails. */
-int runopts_errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+ * LL_E_INVAL: how every check here, and the commands' own, fails. The
+ * one ll_errf (util.h), under the name its callers here know. */
+#define runopts_errf ll_errf
 
 /* ---- flag tables ---------------------------------------------------------
  * A command says what each of its flags stores, and where, instead of a

@@ -22,18 +22,6 @@ const char *shard_launcher_name(enum shard_launcher l)
     return NULL;
 }
 
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return LL_E_INVAL;
-}
-
 /* A whole number from 0 to max, all of s (digits only). */
 static int parse_upto(const char *s, uint64_t max, uint64_t *out)
 {
@@ -52,18 +40,18 @@ int shard_parse(const char *v, uint32_t *k, uint32_t *n, char *err, size_t errle
     char ks[16];
     uint64_t kv, nv;
     if (!slash || (size_t)(slash - v) >= sizeof ks)
-        return errf(err, errlen, "--shard: expected K/N (e.g. 0/4) or auto, got \"%s\"", v);
+        return ll_errf(err, errlen, "--shard: expected K/N (e.g. 0/4) or auto, got \"%s\"", v);
     memcpy(ks, v, (size_t)(slash - v));
     ks[slash - v] = '\0';
     if (parse_upto(ks, SHARD_MAX, &kv) != 0 || parse_upto(slash + 1, SHARD_MAX, &nv) != 0 ||
         nv == 0)
-        return errf(err, errlen,
-                    "--shard: expected K/N with whole numbers, N from 1 to %d (e.g. 0/4), "
-                    "got \"%s\"",
-                    SHARD_MAX, v);
+        return ll_errf(err, errlen,
+                       "--shard: expected K/N with whole numbers, N from 1 to %d (e.g. 0/4), "
+                       "got \"%s\"",
+                       SHARD_MAX, v);
     if (kv >= nv)
-        return errf(err, errlen,
-                    "--shard: the index K counts from 0 and must be below N, got \"%s\"", v);
+        return ll_errf(err, errlen,
+                       "--shard: the index K counts from 0 and must be below N, got \"%s\"", v);
     *k = (uint32_t)kv;
     *n = (uint32_t)nv;
     return 0;
@@ -87,8 +75,8 @@ int shard_from_env(shard_getenv_fn *get, void *ud, const char *shards_flag, uint
 {
     uint64_t flag_n = 0;
     if (shards_flag && (parse_upto(shards_flag, SHARD_MAX, &flag_n) != 0 || flag_n == 0))
-        return errf(err, errlen, "--shards: expected a whole number from 1 to %d, got \"%s\"",
-                    SHARD_MAX, shards_flag);
+        return ll_errf(err, errlen, "--shards: expected a whole number from 1 to %d, got \"%s\"",
+                       SHARD_MAX, shards_flag);
     int found = 0;
     const struct env_pair *first = NULL;
     uint64_t fk = 0, fn = 0;
@@ -103,50 +91,52 @@ int shard_from_env(shard_getenv_fn *get, void *ud, const char *shards_flag, uint
         if (!rv && !sv)
             continue;
         if (!rv)
-            return errf(err, errlen, "--shard auto: $%s is set but $%s is not", p->size, p->rank);
+            return ll_errf(err, errlen, "--shard auto: $%s is set but $%s is not", p->size,
+                           p->rank);
         uint64_t rk, rn = flag_n;
         if (parse_upto(rv, SHARD_MAX, &rk) != 0)
-            return errf(err, errlen, "--shard auto: $%s: expected a whole number, got \"%s\"",
-                        p->rank, rv);
+            return ll_errf(err, errlen, "--shard auto: $%s: expected a whole number, got \"%s\"",
+                           p->rank, rv);
         if (p->size) {
             if (!sv)
-                return errf(err, errlen, "--shard auto: $%s is set but $%s is not", p->rank,
-                            p->size);
+                return ll_errf(err, errlen, "--shard auto: $%s is set but $%s is not", p->rank,
+                               p->size);
             if (parse_upto(sv, SHARD_MAX, &rn) != 0 || rn == 0)
-                return errf(err, errlen,
-                            "--shard auto: $%s: expected a whole number from 1 to %d, got \"%s\"",
-                            p->size, SHARD_MAX, sv);
+                return ll_errf(
+                    err, errlen,
+                    "--shard auto: $%s: expected a whole number from 1 to %d, got \"%s\"", p->size,
+                    SHARD_MAX, sv);
             if (flag_n && rn != flag_n)
-                return errf(err, errlen, "--shards %llu disagrees with $%s=%llu",
-                            (unsigned long long)flag_n, p->size, (unsigned long long)rn);
+                return ll_errf(err, errlen, "--shards %llu disagrees with $%s=%llu",
+                               (unsigned long long)flag_n, p->size, (unsigned long long)rn);
         } else if (!flag_n) {
-            return errf(err, errlen,
-                        "--shard auto: $%s (a Kubernetes Indexed Job) gives no shard count: "
-                        "add --shards N (the Job's completions)",
-                        p->rank);
+            return ll_errf(err, errlen,
+                           "--shard auto: $%s (a Kubernetes Indexed Job) gives no shard count: "
+                           "add --shards N (the Job's completions)",
+                           p->rank);
         }
         if (rk >= rn)
-            return errf(err, errlen, "--shard auto: $%s=%llu is not below the shard count %llu",
-                        p->rank, (unsigned long long)rk, (unsigned long long)rn);
+            return ll_errf(err, errlen, "--shard auto: $%s=%llu is not below the shard count %llu",
+                           p->rank, (unsigned long long)rk, (unsigned long long)rn);
         if (!found) {
             first = p;
             fk = rk;
             fn = rn;
         } else if (rk != fk || rn != fn) {
-            return errf(err, errlen,
-                        "--shard auto: launchers disagree: %s says shard %llu/%llu ($%s), %s "
-                        "says %llu/%llu ($%s); pass --shard K/N",
-                        shard_launcher_name(first->l), (unsigned long long)fk,
-                        (unsigned long long)fn, first->rank, shard_launcher_name(p->l),
-                        (unsigned long long)rk, (unsigned long long)rn, p->rank);
+            return ll_errf(err, errlen,
+                           "--shard auto: launchers disagree: %s says shard %llu/%llu ($%s), %s "
+                           "says %llu/%llu ($%s); pass --shard K/N",
+                           shard_launcher_name(first->l), (unsigned long long)fk,
+                           (unsigned long long)fn, first->rank, shard_launcher_name(p->l),
+                           (unsigned long long)rk, (unsigned long long)rn, p->rank);
         }
         found++;
     }
     if (!found)
-        return errf(err, errlen,
-                    "--shard auto: no launcher's variables are set (OMPI_COMM_WORLD_RANK/SIZE, "
-                    "PMI_RANK/SIZE, SLURM_PROCID/NTASKS, or JOB_COMPLETION_INDEX with "
-                    "--shards N); pass --shard K/N");
+        return ll_errf(err, errlen,
+                       "--shard auto: no launcher's variables are set (OMPI_COMM_WORLD_RANK/SIZE, "
+                       "PMI_RANK/SIZE, SLURM_PROCID/NTASKS, or JOB_COMPLETION_INDEX with "
+                       "--shards N); pass --shard K/N");
     *k = (uint32_t)fk;
     *n = (uint32_t)fn;
     *launcher = first->l;
@@ -236,10 +226,10 @@ int shard_parse_start_at(const char *v, int64_t *unix_ns, char *err, size_t errl
     *unix_ns = (int64_t)t * (int64_t)LL_NS_PER_SEC + frac;
     return 0;
 bad:
-    return errf(err, errlen,
-                "--start-at: expected an RFC 3339 UTC time (e.g. 2026-12-02T11:00:00.5Z) or "
-                "unix seconds (e.g. 1796202000.5), got \"%s\"",
-                v);
+    return ll_errf(err, errlen,
+                   "--start-at: expected an RFC 3339 UTC time (e.g. 2026-12-02T11:00:00.5Z) or "
+                   "unix seconds (e.g. 1796202000.5), got \"%s\"",
+                   v);
 }
 
 int shard_expand_out(const char *tmpl, uint32_t shard, const char *host, char *out, size_t outlen,
@@ -260,10 +250,10 @@ int shard_expand_out(const char *tmpl, uint32_t shard, const char *host, char *o
         }
         size_t len = sub ? strlen(sub) : 1;
         if (o + len >= outlen)
-            return errf(err, errlen,
-                        "--out: longer than %zu bytes once {shard} and {host} are "
-                        "filled in",
-                        outlen - 1);
+            return ll_errf(err, errlen,
+                           "--out: longer than %zu bytes once {shard} and {host} are "
+                           "filled in",
+                           outlen - 1);
         memcpy(out + o, sub ? sub : p, len);
         o += len;
         p += skip;

@@ -96,6 +96,17 @@ static const char digit_pairs[201] =
     "6061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+int ll_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return LL_E_INVAL;
+}
+
 const char *ll_list_next(const char *p, size_t len, const char *flag, const char *spec, char *err,
                          size_t errlen)
 {

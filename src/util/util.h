@@ -63,6 +63,10 @@ char *ll_strndup(const char *s, size_t n);
 
 /* A non-negative or signed double; finite only. */
 int ll_parse_double(const char *s, double *out);
+/* Write a printf-style reason into err (errlen bytes; nothing when 0)
+ * and return LL_E_INVAL: how a parser or check that returns its error,
+ * rather than exiting, fails (runopts_errf is this one). */
+int ll_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The walk of a flag's comma-separated list (--fail-on, --expect): p at
  * an item of len bytes of the list spec. Returns the first byte of the
  * next item, or the list's end (its NUL) after the last; NULL after a

@@ -46,20 +46,6 @@ const char *dist_kind_name(enum dist_kind k)
     return "unknown";
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return LL_E_INVAL;
-}
-
 /* Trim spaces and tabs from both ends of s, in place; returns the start. */
 static char *trim(char *s)
 {
@@ -182,13 +168,14 @@ static const struct kind_info *find_kind(const char *kname, char *err,
     if (k)
         return k;
     if (strcmp(kname, "empirical") == 0)
-        fail(err, errlen,
-             "empirical:FILE is not supported yet (use fixed, "
-             "uniform, normal, lognormal, exponential or gamma)");
+        ll_errf(err, errlen,
+                "empirical:FILE is not supported yet (use fixed, "
+                "uniform, normal, lognormal, exponential or gamma)");
     else
-        fail(err, errlen,
-             "unknown distribution \"%s\" (expected fixed, uniform, "
-             "normal, lognormal, exponential or gamma)", kname);
+        ll_errf(err, errlen,
+                "unknown distribution \"%s\" (expected fixed, uniform, "
+                "normal, lognormal, exponential or gamma)",
+                kname);
     return NULL;
 }
 
@@ -210,12 +197,12 @@ static int split_keyed(const struct kind_info *k, char *tok, char *eq,
     else if (k->kind == DIST_LOGNORMAL && strcmp(key, "sigma") == 0)
         slot = &kv->sigma;
     if (!slot)
-        return fail(err, errlen,
-                    "%s: unknown option \"%s=%s\" (expected "
-                    "%smin=X or max=Y)", k->name, key, val,
-                    k->kind == DIST_LOGNORMAL ? "median=M, sigma=S, " : "");
+        return ll_errf(err, errlen,
+                       "%s: unknown option \"%s=%s\" (expected "
+                       "%smin=X or max=Y)",
+                       k->name, key, val, k->kind == DIST_LOGNORMAL ? "median=M, sigma=S, " : "");
     if (*slot)
-        return fail(err, errlen, "%s: %s= given twice", k->name, key);
+        return ll_errf(err, errlen, "%s: %s= given twice", k->name, key);
     *slot = val;
     return 0;
 }
@@ -241,8 +228,7 @@ static int split_args(const struct kind_info *k, char *args, const char *shown,
             const struct keyed *kv = &a->kv;
             if (kv->min || kv->max || kv->median || kv->sigma ||
                 a->npos == k->npos || *tok == '\0')
-                return fail(err, errlen, "%s: %s, got \"%s\"", k->name,
-                            k->usage, shown);
+                return ll_errf(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage, shown);
             a->pos[a->npos++] = tok;
         }
         if (!comma)
@@ -261,16 +247,14 @@ static int parse_median_form(const struct kind_info *k,
 {
     char why[DIST_SPEC_MAX + 64];
     if (a->npos != 0 || !a->kv.median || !a->kv.sigma)
-        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
-                    shown);
+        return ll_errf(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage, shown);
     int rc = parse_value(a->kv.median, unit, &d->median, why, sizeof(why));
     if (!rc)
         rc = parse_plain(a->kv.sigma, &d->b, why, sizeof(why));
     if (rc)
-        return fail(err, errlen, "%s: %s (%s)", k->name, why, k->usage);
+        return ll_errf(err, errlen, "%s: %s (%s)", k->name, why, k->usage);
     if (!(d->median > 0) || d->b < 0)
-        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
-                    shown);
+        return ll_errf(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage, shown);
     d->by_median = 1;
     d->a = log(d->median);
     return 0;
@@ -288,14 +272,13 @@ static int parse_params(const struct kind_info *k, const struct dist_args *a,
     if (k->kind == DIST_LOGNORMAL && (a->kv.median || a->kv.sigma))
         return parse_median_form(k, a, unit, shown, d, err, errlen);
     if (a->npos != k->npos) {
-        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
-                    shown);
+        return ll_errf(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage, shown);
     } else if (k->kind == DIST_LOGNORMAL) {
         if (unit == DIST_UNIT_DURATION_NS)
-            return fail(err, errlen,
-                        "lognormal: for a duration write median=M,sigma=S "
-                        "(e.g. lognormal:median=2s,sigma=0.5), got \"%s\"",
-                        shown);
+            return ll_errf(err, errlen,
+                           "lognormal: for a duration write median=M,sigma=S "
+                           "(e.g. lognormal:median=2s,sigma=0.5), got \"%s\"",
+                           shown);
         rc = parse_plain(a->pos[0], &d->a, why, sizeof(why));
         if (!rc)
             rc = parse_plain(a->pos[1], &d->b, why, sizeof(why));
@@ -309,7 +292,7 @@ static int parse_params(const struct kind_info *k, const struct dist_args *a,
             rc = parse_value(a->pos[1], unit, &d->b, why, sizeof(why));
     }
     if (rc)
-        return fail(err, errlen, "%s: %s (%s)", k->name, why, k->usage);
+        return ll_errf(err, errlen, "%s: %s (%s)", k->name, why, k->usage);
     return 0;
 }
 
@@ -329,16 +312,15 @@ static int check_params(const struct kind_info *k, const struct dist *d,
     case DIST_GAMMA: ok = d->a > 0 && d->b > 0; break;
     }
     if (!ok)
-        return fail(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage,
-                    shown);
+        return ll_errf(err, errlen, "%s: %s, got \"%s\"", k->name, k->usage, shown);
     if (k->kind == DIST_LOGNORMAL &&
         (d->b > DIST_SIGMA_MAX || fabs(d->a) > DIST_LOG_MU_MAX))
-        return fail(err, errlen,
-                    "lognormal: expected SIGMA <= %g and |MU| <= %g, got "
-                    "\"%s\"", DIST_SIGMA_MAX, DIST_LOG_MU_MAX, shown);
+        return ll_errf(err, errlen,
+                       "lognormal: expected SIGMA <= %g and |MU| <= %g, got "
+                       "\"%s\"",
+                       DIST_SIGMA_MAX, DIST_LOG_MU_MAX, shown);
     if (k->kind == DIST_GAMMA && d->a > DIST_GAMMA_K_MAX)
-        return fail(err, errlen, "gamma: expected K <= %g, got \"%s\"",
-                    DIST_GAMMA_K_MAX, shown);
+        return ll_errf(err, errlen, "gamma: expected K <= %g, got \"%s\"", DIST_GAMMA_K_MAX, shown);
     return 0;
 }
 
@@ -352,25 +334,24 @@ static int parse_truncation(const struct kind_info *k, const struct keyed *kv,
     char why[DIST_SPEC_MAX + 64];
     if (kv->min) {
         if (parse_value(kv->min, unit, &d->min, why, sizeof(why)))
-            return fail(err, errlen, "%s: min=: %s", k->name, why);
+            return ll_errf(err, errlen, "%s: min=: %s", k->name, why);
         d->has_min = 1;
     }
     if (kv->max) {
         if (parse_value(kv->max, unit, &d->max, why, sizeof(why)))
-            return fail(err, errlen, "%s: max=: %s", k->name, why);
+            return ll_errf(err, errlen, "%s: max=: %s", k->name, why);
         d->has_max = 1;
     }
     if (d->min > d->max)
-        return fail(err, errlen, "%s: min=%s is above max=%s", k->name,
-                    kv->min, kv->max);
+        return ll_errf(err, errlen, "%s: min=%s is above max=%s", k->name, kv->min, kv->max);
     if (d->has_min || d->has_max) {
         double mass = trunc_mass(d);
         if (mass >= 0 && mass < DIST_MIN_MASS)
-            return fail(err, errlen,
-                        "%s: min=%s,max=%s keeps only %.3g%% of the "
-                        "distribution (expected at least %g%%)", k->name,
-                        kv->min ? kv->min : "-", kv->max ? kv->max : "-",
-                        100.0 * mass, 100.0 * DIST_MIN_MASS);
+            return ll_errf(err, errlen,
+                           "%s: min=%s,max=%s keeps only %.3g%% of the "
+                           "distribution (expected at least %g%%)",
+                           k->name, kv->min ? kv->min : "-", kv->max ? kv->max : "-", 100.0 * mass,
+                           100.0 * DIST_MIN_MASS);
     }
     return 0;
 }
@@ -412,8 +393,7 @@ int dist_parse(const char *spec, enum dist_unit unit, struct dist *out,
     struct dist d;
 
     if (strlen(spec) >= sizeof(buf))
-        return fail(err, errlen, "distribution spec longer than %d bytes",
-                    DIST_SPEC_MAX - 1);
+        return ll_errf(err, errlen, "distribution spec longer than %d bytes", DIST_SPEC_MAX - 1);
     memcpy(buf, spec, strlen(spec) + 1);
     char *s = trim(buf);
     memset(&d, 0, sizeof(d));
@@ -422,9 +402,9 @@ int dist_parse(const char *spec, enum dist_unit unit, struct dist *out,
     d.max = INFINITY;
 
     if (*s == '\0')
-        return fail(err, errlen,
-                    "empty distribution (expected e.g. 500, uniform:100,900 "
-                    "or exponential:2s)");
+        return ll_errf(err, errlen,
+                       "empty distribution (expected e.g. 500, uniform:100,900 "
+                       "or exponential:2s)");
 
     char *colon = strchr(s, ':');
     if (colon) {
@@ -434,11 +414,10 @@ int dist_parse(const char *spec, enum dist_unit unit, struct dist *out,
     } else {
         /* A bare value: fixed. */
         if (strchr(s, ',') || parse_value(s, unit, &d.a, why, sizeof(why)))
-            return fail(err, errlen,
-                        "expected a %s or KIND:ARGS (fixed, uniform, normal, "
-                        "lognormal, exponential, gamma), got \"%s\"",
-                        unit == DIST_UNIT_DURATION_NS ? "duration" : "number",
-                        s);
+            return ll_errf(err, errlen,
+                           "expected a %s or KIND:ARGS (fixed, uniform, normal, "
+                           "lognormal, exponential, gamma), got \"%s\"",
+                           unit == DIST_UNIT_DURATION_NS ? "duration" : "number", s);
         d.kind = DIST_FIXED;
     }
     *out = d;
@@ -450,17 +429,18 @@ int dist_require_nonneg(struct dist *d, char *err, size_t errlen)
     const char *name = dist_kind_name(d->kind);
     if ((d->kind == DIST_FIXED || d->kind == DIST_UNIFORM ||
          d->kind == DIST_NORMAL) && d->a < 0)
-        return fail(err, errlen,
-                    "%s: %s must be >= 0 for a quantity that cannot be "
-                    "negative, got %g", name,
-                    d->kind == DIST_FIXED ? "N" :
-                    d->kind == DIST_UNIFORM ? "A" : "MU", d->a);
+        return ll_errf(err, errlen,
+                       "%s: %s must be >= 0 for a quantity that cannot be "
+                       "negative, got %g",
+                       name,
+                       d->kind == DIST_FIXED     ? "N"
+                       : d->kind == DIST_UNIFORM ? "A"
+                                                 : "MU",
+                       d->a);
     if (d->has_min && d->min < 0)
-        return fail(err, errlen, "%s: min= must be >= 0, got %g", name,
-                    d->min);
+        return ll_errf(err, errlen, "%s: min= must be >= 0, got %g", name, d->min);
     if (d->has_max && d->max < 0)
-        return fail(err, errlen, "%s: max= must be >= 0, got %g", name,
-                    d->max);
+        return ll_errf(err, errlen, "%s: max= must be >= 0, got %g", name, d->max);
     if (d->kind == DIST_NORMAL && !d->has_min) {
         d->min = 0;
         d->has_min = 1;
@@ -610,12 +590,12 @@ int dist_check_length(const struct dist *d, char *err, size_t errlen)
     if (dist_p99(d) >= 0.5)
         return 0;
     if (d->kind == DIST_FIXED)
-        return fail(err, errlen,
-                    "a length of 0 tokens (it would be sent as 1); expected at "
-                    "least 1");
-    return fail(err, errlen,
-                "99%% of the lengths round to 0 tokens (each would be sent as 1); "
-                "expected lengths of at least 1");
+        return ll_errf(err, errlen,
+                       "a length of 0 tokens (it would be sent as 1); expected at "
+                       "least 1");
+    return ll_errf(err, errlen,
+                   "99%% of the lengths round to 0 tokens (each would be sent as 1); "
+                   "expected lengths of at least 1");
 }
 
 int dist_check_tokens(const struct dist *d, const char *flag, const char *spec, char *err,
@@ -625,24 +605,24 @@ int dist_check_tokens(const struct dist *d, const char *flag, const char *spec, 
         warn[0] = '\0';
     char why[160];
     if (dist_check_length(d, why, sizeof why) != 0)
-        return fail(err, errlen, "%s %s: %s", flag, spec, why);
+        return ll_errf(err, errlen, "%s %s: %s", flag, spec, why);
     double median = dist_median(d);
     if (median > DIST_TOKENS_MEDIAN_MAX) {
         if (d->kind == DIST_LOGNORMAL && !d->by_median && exp(d->a) > DIST_TOKENS_HINT_MEDIAN) {
             char mu[32], sigma[32];
             fmt_plain(d->a, mu, sizeof mu);
             fmt_plain(d->b, sigma, sizeof sigma);
-            return fail(err, errlen,
-                        "%s %s: a median of %.3g tokens, beyond any model's context "
-                        "(at most %.0f): lognormal:MU,SIGMA takes MU as the log of the "
-                        "median; for a median of %s tokens write "
-                        "lognormal:median=%s,sigma=%s",
-                        flag, spec, median, DIST_TOKENS_MEDIAN_MAX, mu, mu, sigma);
+            return ll_errf(err, errlen,
+                           "%s %s: a median of %.3g tokens, beyond any model's context "
+                           "(at most %.0f): lognormal:MU,SIGMA takes MU as the log of the "
+                           "median; for a median of %s tokens write "
+                           "lognormal:median=%s,sigma=%s",
+                           flag, spec, median, DIST_TOKENS_MEDIAN_MAX, mu, mu, sigma);
         }
-        return fail(err, errlen,
-                    "%s %s: a median of %.3g tokens, beyond any model's context (at most "
-                    "%.0f)",
-                    flag, spec, median, DIST_TOKENS_MEDIAN_MAX);
+        return ll_errf(err, errlen,
+                       "%s %s: a median of %.3g tokens, beyond any model's context (at most "
+                       "%.0f)",
+                       flag, spec, median, DIST_TOKENS_MEDIAN_MAX);
     }
     double p99 = dist_p99(d);
     if (p99 > DIST_TOKENS_P99_WARN && warnlen)
