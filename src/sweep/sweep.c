@@ -842,8 +842,15 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
             stop = 1;
         }
     }
+    /* A plateau: completions up less than 5% while the offered rate rose
+     * 15% or more, and short of a rise in proportion to it beyond
+     * counting noise (13 completions in 2 s, then 13 again at 1.34 x the
+     * offered rate, is P = 0.29 under "kept up": no plateau). */
+    const struct sweep_point *q0 = k >= 3 ? &points[idx[k - 3]] : NULL;
     if (!stop && set->auto_rates && k >= 3 && !last->steady && done[k - 1] < 1.05 * done[k - 3] &&
-        last->offered_rps >= 1.15 * points[idx[k - 3]].offered_rps) {
+        last->offered_rps >= 1.15 * q0->offered_rps &&
+        fell_beyond_noise(q0->ok_n, q0->window_s, last->ok_n, last->window_s,
+                          last->offered_rps / q0->offered_rps)) {
         snprintf(reason, len, "throughput plateau: %.4g req/s completed at %.4g req/s offered",
                  done[k - 1], last->offered_rps);
         stop = 1;

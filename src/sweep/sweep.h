@@ -570,8 +570,9 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
  * window_s) against the peak's, by the exact conditional test of two
  * Poisson counts (the later one given their sum is Binomial with p its
  * window's share of the two) at SWEEP_FALL_ALPHA one-sided; a plateau's
- * completions (ok_n) likewise against a rise in proportion to the offered
- * rate. A point without a window (window_s 0: built by hand) is judged by
+ * completions (ok_n) likewise, the last point's against those of the
+ * point two before, under a rise in proportion to the offered rate (the
+ * server kept up). A point without a window (window_s 0: built by hand) is judged by
  * the relative rule alone. The two trends (the
  * goodput's fall, the plateau) read the judged points only, and not after
  * a point that was not judged (INVALID, cut or empty); a judged point's

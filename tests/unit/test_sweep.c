@@ -1448,6 +1448,48 @@ static void test_stop_fall_beyond_noise(void **state)
     assert_stop(p, &set, NULL);
 }
 
+/* The plateau (--rates auto) must be beyond counting noise too: 13
+ * completions in 2 s at 4.62 req/s offered, then 13 again at 6.2 (1.34
+ * x) with the last step unsteady: up less than 5%, but a server that
+ * kept up would complete 13 + 13 in the ratio 1.34 : 1, and 13 or fewer
+ * of 26 on the later side is P = 0.29: no stop. 200 in 10 s at 20 req/s,
+ * then 200 at 30: P = 3.3e-5, a plateau. */
+static void test_stop_plateau_beyond_noise(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.auto_rates = 1;
+    struct sweep_point p[4];
+    static const double offered[4] = {3.84, 4.62, 5.4, 6.2};
+    static const uint64_t noise[4] = {10, 13, 12, 13};
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 4; i++) {
+        p[i].offered_rps = offered[i];
+        p[i].met_n = p[i].ok_n = noise[i];
+        p[i].window_s = 2;
+        p[i].goodput_rps = p[i].completed_rps = (double)noise[i] / 2;
+        p[i].steady = i < 3;
+    }
+    assert_stop(p, &set, NULL);
+    /* Without windows, the 5% rule alone: a plateau, as before. */
+    for (int i = 0; i < 4; i++)
+        p[i].window_s = 0;
+    assert_stop(p, &set, "throughput plateau: 6.5 req/s completed at 6.2 req/s offered");
+    static const double real_offered[4] = {10, 20, 25, 30};
+    static const uint64_t real[4] = {100, 200, 205, 200};
+    for (int i = 0; i < 4; i++) {
+        p[i].offered_rps = real_offered[i];
+        p[i].met_n = p[i].ok_n = real[i];
+        p[i].window_s = 10;
+        p[i].goodput_rps = p[i].completed_rps = (double)real[i] / 10;
+    }
+    assert_stop(p, &set, "throughput plateau: 20 req/s completed at 30 req/s offered");
+    /* Steady at the last: no plateau, whatever the counts. */
+    p[3].steady = 1;
+    assert_stop(p, &set, NULL);
+}
+
 /* --repeat 2: a rate is judged when one of its runs is, and its figures
  * are the means of its judged runs, for the trends and the TTFT limit
  * alike. 10, 20, 22 and 24 req/s all meet the SLO in their first run;
@@ -3125,12 +3167,13 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
           SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
           SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_stop_fall_beyond_noise), cmocka_unit_test(test_stop_trends_repeat),
-          cmocka_unit_test(test_stop_error_rate_repeat), cmocka_unit_test(test_points_repeat),
-          cmocka_unit_test(test_points_repeat_unjudged), cmocka_unit_test(test_repeat_labels),
-          cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_late_json),
-          cmocka_unit_test(test_facts_index_range), cmocka_unit_test(test_step_invalid_whose),
-          cmocka_unit_test(test_class_all_unjudged),
+          cmocka_unit_test(test_stop_fall_beyond_noise),
+          cmocka_unit_test(test_stop_plateau_beyond_noise),
+          cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
+          cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
+          cmocka_unit_test(test_late_json), cmocka_unit_test(test_facts_index_range),
+          cmocka_unit_test(test_step_invalid_whose), cmocka_unit_test(test_class_all_unjudged),
           cmocka_unit_test(test_class_all_cancelled_no_slo), CLASS_TEST(test_class_step_figures),
           cmocka_unit_test(test_class_unmeasured_cancelled), CLASS_TEST(test_class_findings),
           CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
