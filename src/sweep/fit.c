@@ -1,5 +1,7 @@
 /* fit.c: the numerical fits of a sweep's analysis (see fit.h): the
- * order-statistic interval of a quantile, the least-squares slope, the 3x3
+ * order-statistic interval of a quantile, a binomial's lower tail (the
+ * sweep's stop rules test a fall against counting noise with it), the
+ * least-squares slope, the 3x3
  * solver and the hinge fit it serves, and Student's t. Moved out of
  * sweep.c unchanged, so every figure stays byte for byte what it was. */
 #include "sweep/fit.h"
@@ -41,6 +43,18 @@ int fit_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint6
         }
     }
     return 0;
+}
+
+double fit_binom_cdf(uint64_t n, uint64_t k, double p)
+{
+    if (k >= n || p <= 0)
+        return 1;
+    if (p >= 1)
+        return 0;
+    double lq = log(p), l1q = log1p(-p), cdf = 0;
+    for (uint64_t x = 0; x <= k; x++)
+        cdf += exp(binom_logpmf(n, x, lq, l1q));
+    return LL_MIN(cdf, 1.0);
 }
 
 /* log C(n, k), k <= n */

@@ -1,6 +1,6 @@
 /* fit.h: the numerical fits of a sweep's analysis, pure functions of their
  * arguments: the order-statistic interval of a quantile (exact binomial),
- * the least-squares slope, the 3x3 linear solver, the two-segment (hinge)
+ * the lower tail of a binomial, the least-squares slope, the 3x3 linear solver, the two-segment (hinge)
  * knee fit, and Student's t at 97.5% with the mean's 95% interval built on
  * it. Nothing here knows about steps or records; sweep.c gives the
  * numbers their meaning. */
@@ -17,6 +17,10 @@
  * is 0 when none is low enough. Returns 0, or LL_E_INVAL for bad
  * arguments (n == 0 included). Costs O(hi) lgamma calls. */
 int fit_quantile_ci_ranks(uint64_t n, double q, double conf, uint64_t *lo, uint64_t *hi);
+
+/* P(X <= k) for X ~ Binomial(n, p), 0 <= p <= 1 (1 when k >= n). Costs
+ * O(k) lgamma calls. */
+double fit_binom_cdf(uint64_t n, uint64_t k, double p);
 
 /* P(X >= k) for X ~ Hypergeometric(N, K, n): the number of marked ones
  * among n drawn without replacement from N of which K are marked (K, n <=

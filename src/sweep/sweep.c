@@ -663,6 +663,9 @@ static void point_means(struct sweep_point *pt, const struct sweep_step *steps, 
             w->tp[ktp++] = (double)s->tpot_ns[3] / 1e6;
         err += s->error_rate;
         otps += s->output_tps;
+        pt->met_n += s->met_ended_in_window;
+        pt->ok_n += s->ok_ended_in_window;
+        pt->window_s += (double)s->f.window_ns / 1e9;
         pt->steady &= s->steady != 0;
         k++;
     }
@@ -758,6 +761,20 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     return np;
 }
 
+/* Whether count c1 over t1 seconds fell short of ratio times the rate of
+ * c0 over t0 beyond counting noise: under "no shortfall" the two are
+ * Poisson with rates r and ratio r, so c1 given c0 + c1 is Binomial with
+ * p = ratio t1 / (t0 + ratio t1); the shortfall stands when P(X <= c1)
+ * is under SWEEP_FALL_ALPHA. Without a window on either side (t 0) the
+ * counts are not known, and the caller's relative rule decides alone. */
+static int fell_beyond_noise(uint64_t c0, double t0, uint64_t c1, double t1, double ratio)
+{
+    if (!(t0 > 0) || !(t1 > 0))
+        return 1;
+    double p = ratio * t1 / (t0 + ratio * t1);
+    return fit_binom_cdf(c0 + c1, c1, p) < SWEEP_FALL_ALPHA;
+}
+
 int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sweep_settings *set,
                      char *reason, size_t len)
 {
@@ -798,17 +815,24 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
     int stop = 0;
     if (k >= 3) {
         double peak = 0, at = 0;
+        const struct sweep_point *pk = NULL;
         for (size_t i = 0; i + 2 < k; i++) {
             if (good[i] > peak) {
                 peak = good[i];
                 at = points[idx[i]].offered_rps;
+                pk = &points[idx[i]];
             }
         }
         /* A fall under more load than the peak's: a ladder given in
-         * falling order offers less, and its goodput follows. */
+         * falling order offers less, and its goodput follows. And a fall
+         * beyond counting noise: 13 requests in a 2 s window move by
+         * +-7, so 12 and 11 after them are no fall. */
+        const struct sweep_point *p1 = &points[idx[k - 2]], *p2 = &points[idx[k - 1]];
         if (peak > 0 && good[k - 1] < SWEEP_GOODPUT_FALL * peak &&
-            good[k - 2] < SWEEP_GOODPUT_FALL * peak && points[idx[k - 1]].offered_rps > at &&
-            points[idx[k - 2]].offered_rps > at) {
+            good[k - 2] < SWEEP_GOODPUT_FALL * peak && p2->offered_rps > at &&
+            p1->offered_rps > at &&
+            fell_beyond_noise(pk->met_n, pk->window_s, p1->met_n, p1->window_s, 1) &&
+            fell_beyond_noise(pk->met_n, pk->window_s, p2->met_n, p2->window_s, 1)) {
             /* An unjudged rate between the two is left out: they are the
              * last two judged, not two in a row. */
             snprintf(reason, len,
@@ -818,8 +842,15 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
             stop = 1;
         }
     }
+    /* A plateau: completions up less than 5% while the offered rate rose
+     * 15% or more, and short of a rise in proportion to it beyond
+     * counting noise (13 completions in 2 s, then 13 again at 1.34 x the
+     * offered rate, is P = 0.29 under "kept up": no plateau). */
+    const struct sweep_point *q0 = k >= 3 ? &points[idx[k - 3]] : NULL;
     if (!stop && set->auto_rates && k >= 3 && !last->steady && done[k - 1] < 1.05 * done[k - 3] &&
-        last->offered_rps >= 1.15 * points[idx[k - 3]].offered_rps) {
+        last->offered_rps >= 1.15 * q0->offered_rps &&
+        fell_beyond_noise(q0->ok_n, q0->window_s, last->ok_n, last->window_s,
+                          last->offered_rps / q0->offered_rps)) {
         snprintf(reason, len, "throughput plateau: %.4g req/s completed at %.4g req/s offered",
                  done[k - 1], last->offered_rps);
         stop = 1;

@@ -41,6 +41,11 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
 /* Goodput is "falling" at a point when it is below this fraction of the
  * best goodput of the points before the last two. */
 #define SWEEP_GOODPUT_FALL 0.95
+/* ...and a fall (or a plateau's shortfall) must be beyond the counting
+ * noise of the two windows: the later count, given the two counts' sum,
+ * is Binomial under "no fall", and the fall stands when its lower tail
+ * is under this (one-sided; sweep_stop_check). */
+#define SWEEP_FALL_ALPHA 0.01
 /* Recovery: latency is back inside the SLO at the first request after the
  * recovery window's last miss, provided at least this much of the window
  * is left after it to show that it stays back (sweep_recovery_measure). */
@@ -515,6 +520,10 @@ struct sweep_point {
     double tpot_p99_ms, tpot_p99_ci_ms; /* over those with a TPOT (NAN: none had) */
     double error_rate;           /* mean */
     double output_tps;           /* mean */
+    uint64_t met_n;              /* requests that met the SLO and ended in the window, summed
+                                  * over the runs in the means (goodput's count) */
+    uint64_t ok_n;               /* ok requests that ended in the window, likewise */
+    double window_s;             /* s, those runs' windows summed (0: not known) */
     int pass;                    /* every valid repeat passes; when re-run (--confirm)
                                   * after a failure: some valid re-run passes */
     int steady;                  /* every repeat in its means is steady */
@@ -556,7 +565,15 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
  * points in a row, both offered above the peak's rate; with auto rates
  * also a throughput plateau (completions up less than 5% over the last two
  * points while the last is unsteady) and the offered rate reaching 2.5
- * times the estimate. The two trends (the
+ * times the estimate. A fall is one past SWEEP_GOODPUT_FALL and beyond
+ * counting noise: each of the two points' goodput count (met_n over
+ * window_s) against the peak's, by the exact conditional test of two
+ * Poisson counts (the later one given their sum is Binomial with p its
+ * window's share of the two) at SWEEP_FALL_ALPHA one-sided; a plateau's
+ * completions (ok_n) likewise, the last point's against those of the
+ * point two before, under a rise in proportion to the offered rate (the
+ * server kept up). A point without a window (window_s 0: built by hand) is judged by
+ * the relative rule alone. The two trends (the
  * goodput's fall, the plateau) read the judged points only, and not after
  * a point that was not judged (INVALID, cut or empty); a judged point's
  * figures are the means over its judged repeats (sweep_points_build). The

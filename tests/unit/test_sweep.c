@@ -142,6 +142,18 @@ static void test_hypergeom_upper_tail(void **state)
     ASSERT_NEAR(fit_hypergeom_upper_tail(6, 6, 3, 3), 1, 1e-12);
 }
 
+static void test_binom_cdf(void **state)
+{
+    ASSERT_NEAR(fit_binom_cdf(10, 10, 0.3), 1, 0);
+    ASSERT_NEAR(fit_binom_cdf(10, 3, 0), 1, 0);
+    ASSERT_NEAR(fit_binom_cdf(10, 3, 1), 0, 0);
+    /* P(X = 0) = 0.7^4 = 0.2401; P(X <= 1) adds 4 x 0.3 x 0.7^3 = 0.4116 */
+    ASSERT_NEAR(fit_binom_cdf(4, 0, 0.3), 0.2401, 1e-12);
+    ASSERT_NEAR(fit_binom_cdf(4, 1, 0.3), 0.6517, 1e-12);
+    /* symmetric: P(X <= 12) of Binomial(25, 0.5) is one half */
+    ASSERT_NEAR(fit_binom_cdf(25, 12, 0.5), 0.5, 1e-12);
+}
+
 /* The window is [1 s, 11 s) with requests every 100 ms (1.0 .. 10.9 s),
  * fed out of order. Misses in [1.0 s, 2.5 s) and a lone one at 4.0 s: the
  * first miss is 1.0 s, the last 4.0 s, latency is back for good at the
@@ -1373,6 +1385,111 @@ static void test_stop_conditions(void **state)
     assert_stop(p, &set, "plateau");
 }
 
+/* The goodput's fall must be beyond counting noise. A user's sweep
+ * (sim --max-num-seqs 4, 2 s steps) stopped on 13 requests in 2 s at the
+ * peak (6.5 req/s), then 12 and 11: both under 95% of 6.5 (6.175), but
+ * 12 of 13 + 12 in two equal windows has P(X <= 12) = 0.5 under "no
+ * fall", and 11 of 24 0.42: no stop. 200 in 10 s, then 120 and 110
+ * (z about -4.5 and -5.3): a stop. 200, then 185 and 180 in 10 s are
+ * under 95% of 200 too, but P(X <= 185 | 385, 0.5) is about 0.24: no
+ * stop. And a window twice as long weighs twice: 24 in 4 s at 6 req/s
+ * after 13 in 2 s is no fall either. */
+static void test_stop_fall_beyond_noise(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    struct sweep_point p[4];
+    static const double offered[4] = {3.84, 4.62, 5.4, 6.2};
+    static const uint64_t noise[4] = {10, 13, 12, 11};
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 4; i++) {
+        p[i].offered_rps = offered[i];
+        p[i].met_n = p[i].ok_n = noise[i];
+        p[i].window_s = 2;
+        p[i].goodput_rps = p[i].completed_rps = (double)noise[i] / 2;
+        p[i].steady = 1;
+    }
+    assert_stop(p, &set, NULL);
+    /* The same goodput with no window known is judged by the 5% rule
+     * alone, as before. */
+    for (int i = 0; i < 4; i++)
+        p[i].window_s = 0;
+    assert_stop(p, &set,
+                "goodput fell below its peak (6.5 req/s at 4.62 req/s offered) two steps in a row");
+    static const uint64_t real[4] = {100, 200, 120, 110};
+    for (int i = 0; i < 4; i++) {
+        p[i].met_n = p[i].ok_n = real[i];
+        p[i].window_s = 10;
+        p[i].goodput_rps = p[i].completed_rps = (double)real[i] / 10;
+    }
+    assert_stop(p, &set,
+                "goodput fell below its peak (20 req/s at 4.62 req/s offered) two steps in a row");
+    /* Only one of the two beyond noise: no stop. */
+    p[2].met_n = 185;
+    p[2].goodput_rps = 18.5;
+    assert_stop(p, &set, NULL);
+    p[3].met_n = 180;
+    p[3].goodput_rps = 18;
+    assert_stop(p, &set, NULL);
+    /* Windows of different lengths: 12 req/s over 4 s (48) after 20 over
+     * 10 s is a fall; 24 in 4 s after 13 in 2 s is 6 against 6.5 req/s,
+     * no fall. */
+    p[2].met_n = p[3].met_n = 48;
+    p[2].window_s = p[3].window_s = 4;
+    p[2].goodput_rps = p[3].goodput_rps = 12;
+    assert_stop(p, &set, "goodput fell below its peak (20 req/s at 4.62 req/s offered)");
+    p[1].met_n = 13;
+    p[1].window_s = 2;
+    p[1].goodput_rps = 6.5;
+    p[0].goodput_rps = 5;
+    p[2].met_n = p[3].met_n = 24;
+    p[2].goodput_rps = p[3].goodput_rps = 6;
+    assert_stop(p, &set, NULL);
+}
+
+/* The plateau (--rates auto) must be beyond counting noise too: 13
+ * completions in 2 s at 4.62 req/s offered, then 13 again at 6.2 (1.34
+ * x) with the last step unsteady: up less than 5%, but a server that
+ * kept up would complete 13 + 13 in the ratio 1.34 : 1, and 13 or fewer
+ * of 26 on the later side is P = 0.29: no stop. 200 in 10 s at 20 req/s,
+ * then 200 at 30: P = 3.3e-5, a plateau. */
+static void test_stop_plateau_beyond_noise(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.auto_rates = 1;
+    struct sweep_point p[4];
+    static const double offered[4] = {3.84, 4.62, 5.4, 6.2};
+    static const uint64_t noise[4] = {10, 13, 12, 13};
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 4; i++) {
+        p[i].offered_rps = offered[i];
+        p[i].met_n = p[i].ok_n = noise[i];
+        p[i].window_s = 2;
+        p[i].goodput_rps = p[i].completed_rps = (double)noise[i] / 2;
+        p[i].steady = i < 3;
+    }
+    assert_stop(p, &set, NULL);
+    /* Without windows, the 5% rule alone: a plateau, as before. */
+    for (int i = 0; i < 4; i++)
+        p[i].window_s = 0;
+    assert_stop(p, &set, "throughput plateau: 6.5 req/s completed at 6.2 req/s offered");
+    static const double real_offered[4] = {10, 20, 25, 30};
+    static const uint64_t real[4] = {100, 200, 205, 200};
+    for (int i = 0; i < 4; i++) {
+        p[i].offered_rps = real_offered[i];
+        p[i].met_n = p[i].ok_n = real[i];
+        p[i].window_s = 10;
+        p[i].goodput_rps = p[i].completed_rps = (double)real[i] / 10;
+    }
+    assert_stop(p, &set, "throughput plateau: 20 req/s completed at 30 req/s offered");
+    /* Steady at the last: no plateau, whatever the counts. */
+    p[3].steady = 1;
+    assert_stop(p, &set, NULL);
+}
+
 /* --repeat 2: a rate is judged when one of its runs is, and its figures
  * are the means of its judged runs, for the trends and the TTFT limit
  * alike. 10, 20, 22 and 24 req/s all meet the SLO in their first run;
@@ -1495,6 +1612,12 @@ static void test_points_repeat(void **state)
     assert_false(pts[0].pass);
     ASSERT_NEAR(pts[1].goodput_ci, 0, 1e-9);
     assert_true(pts[1].pass);
+    /* The stop rules' counts pool the runs: their goodput counts and
+     * windows summed. */
+    assert_int_equal(pts[0].met_n, steps[0].met_ended_in_window + steps[1].met_ended_in_window);
+    assert_int_equal(pts[0].ok_n, steps[0].ok_ended_in_window + steps[1].ok_ended_in_window);
+    ASSERT_NEAR(pts[0].window_s, (double)(steps[0].f.window_ns + steps[1].f.window_ns) / 1e9, 1e-9);
+    ASSERT_NEAR((double)pts[0].met_n / pts[0].window_s, 9, 1e-9);
     for (int i = 0; i < 4; i++)
         sweep_step_free(&steps[i]);
 }
@@ -3035,9 +3158,10 @@ static void test_endpoint_findings(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_short_text),
           cmocka_unit_test(test_tail_test), cmocka_unit_test(test_hypergeom_upper_tail),
-          cmocka_unit_test(test_recovery), cmocka_unit_test(test_recovery_step),
-          cmocka_unit_test(test_recovery_lead_in_passed), cmocka_unit_test(test_cost_forecast),
-          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_cancelled_not_errors),
+          cmocka_unit_test(test_binom_cdf), cmocka_unit_test(test_recovery),
+          cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_recovery_lead_in_passed),
+          cmocka_unit_test(test_cost_forecast), cmocka_unit_test(test_step_figures),
+          cmocka_unit_test(test_step_cancelled_not_errors),
           cmocka_unit_test(test_recovery_cancelled_miss), cmocka_unit_test(test_step_all_unjudged),
           cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
           cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
@@ -3048,6 +3172,8 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
           SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
           SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_stop_fall_beyond_noise),
+          cmocka_unit_test(test_stop_plateau_beyond_noise),
           cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
           cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
           cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
