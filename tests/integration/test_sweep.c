@@ -537,7 +537,10 @@ static void test_stop_goodput_falling(void **state)
  * window (6 req/s), at 150% to 300% some 10, 8, 8 and 6 (5, 4, 4 and
  * 3 req/s, each under 95% of the peak: the rule stopped here at 200%
  * once), but 8 or fewer of 20 on an equal window's side is P = 0.25,
- * and 6 of 18 P = 0.12. Every rate runs. */
+ * and 6 of 18 P = 0.12. Every rate runs. The falls under 95% are not
+ * asserted: how far under depends on the box's load, and the parent
+ * stopped on them at 200% (3 steps, not 5); only two last falls to 2 or
+ * fewer of 14 (P < 0.01 each) would stop this one. */
 static void test_stop_goodput_noise(void **state)
 {
     static const double f[] = {0.5, 1.5, 2, 2.5, 3};
@@ -545,10 +548,6 @@ static void test_stop_goodput_noise(void **state)
     struct swept s;
     json_t *sum = sweep_stopped(&s, f, LL_ARRAY_LEN(f), rules, 90, 5, NULL);
     assert_non_null(strstr(s.out, "stopped: every rate was run"));
-    json_t *steps = json_object_get(sum, "steps");
-    double g0 = harness_num(json_array_get(steps, 0), "goodput_rps");
-    assert_true(harness_num(json_array_get(steps, 1), "goodput_rps") < 0.95 * g0);
-    assert_true(harness_num(json_array_get(steps, 2), "goodput_rps") < 0.95 * g0);
     json_decref(sum);
     swept_free(&s);
 }
