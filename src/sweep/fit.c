@@ -1,9 +1,9 @@
 /* fit.c: the numerical fits of a sweep's analysis (see fit.h): the
  * order-statistic interval of a quantile, a binomial's lower tail (the
  * sweep's stop rules test a fall against counting noise with it), the
- * least-squares slope, the 3x3
- * solver and the hinge fit it serves, and Student's t. Moved out of
- * sweep.c unchanged, so every figure stays byte for byte what it was. */
+ * least-squares slope, the 3x3 solver and the hinge fit it serves, and
+ * Student's t. Moved out of sweep.c unchanged, so every figure stays
+ * byte for byte what it was. */
 #include "sweep/fit.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 /* fit.h: the numerical fits of a sweep's analysis, pure functions of their
  * arguments: the order-statistic interval of a quantile (exact binomial),
- * the lower tail of a binomial, the least-squares slope, the 3x3 linear solver, the two-segment (hinge)
- * knee fit, and Student's t at 97.5% with the mean's 95% interval built on
- * it. Nothing here knows about steps or records; sweep.c gives the
+ * the lower tail of a binomial, the least-squares slope, the 3x3 linear
+ * solver, the two-segment (hinge) knee fit, and Student's t at 97.5% with
+ * the mean's 95% interval built on it. Nothing here knows about steps or records; sweep.c gives the
  * numbers their meaning. */
 #ifndef LL_FIT_H
 #define LL_FIT_H

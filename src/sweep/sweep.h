@@ -572,9 +572,9 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
  * window's share of the two) at SWEEP_FALL_ALPHA one-sided; a plateau's
  * completions (ok_n) likewise, the last point's against those of the
  * point two before, under a rise in proportion to the offered rate (the
- * server kept up). A point without a window (window_s 0: built by hand) is judged by
- * the relative rule alone. The two trends (the
- * goodput's fall, the plateau) read the judged points only, and not after
+ * server kept up). A point without a window (window_s 0: built by hand)
+ * is judged by the relative rule alone. The two trends (the goodput's
+ * fall, the plateau) read the judged points only, and not after
  * a point that was not judged (INVALID, cut or empty); a judged point's
  * figures are the means over its judged repeats (sweep_points_build). The
  * TTFT limit's reason says when the point was INVALID. Returns 1 and a
