@@ -563,7 +563,7 @@ int cmp_thresholds_parse(const char *spec, struct cmp_threshold *out, size_t max
         memset(t, 0, sizeof *t);
         snprintf(t->row, sizeof t->row, "%s", row);
         const char *a = colon + 1;
-        a += strspn(a, " \t");
+        a += strspn(a, " \t\n\v\f\r");
         if (*a != '+' && *a != '-') {
             snprintf(err, errlen,
                      "--fail-on: \"%s\": the amount needs a sign, + (more is worse) or - (less is "

@@ -102,6 +102,10 @@ int expect_parse(const char *spec, struct expect_set *set, char *err, size_t err
     }
     const char *p = spec;
     while (*p) {
+        if (set->n == EXPECT_MAX) { /* before the item is copied into item[n] */
+            snprintf(err, errlen, "--expect: more than %d items", EXPECT_MAX);
+            return -1;
+        }
         struct expect_item *it = &set->item[set->n];
         size_t len = ll_list_item(p, it->text, sizeof it->text);
         if (len == 0) {
@@ -110,10 +114,6 @@ int expect_parse(const char *spec, struct expect_set *set, char *err, size_t err
         }
         if (len >= sizeof it->text) {
             snprintf(err, errlen, "--expect: \"%.*s...\": too long", 40, p);
-            return -1;
-        }
-        if (set->n == EXPECT_MAX) {
-            snprintf(err, errlen, "--expect: more than %d items", EXPECT_MAX);
             return -1;
         }
         size_t m = strcspn(it->text, "<>=!");

@@ -1,6 +1,7 @@
 /* util.c: error names, the clock, checked allocation, strict parsing. */
 #include "util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -113,7 +114,7 @@ const char *ll_list_next(const char *p, size_t len, const char *flag, const char
     p += len;
     if (*p != ',')
         return p;
-    if (!p[1 + strspn(p + 1, " \t")]) {
+    if (!p[1 + strspn(p + 1, " \t\n\v\f\r")]) {
         snprintf(err, errlen, "%s: a trailing comma in \"%s\"", flag, spec);
         return NULL;
     }
@@ -123,9 +124,9 @@ const char *ll_list_next(const char *p, size_t len, const char *flag, const char
 size_t ll_list_item(const char *p, char *out, size_t outlen)
 {
     size_t len = strcspn(p, ","), a = 0, b = len;
-    while (a < b && (p[a] == ' ' || p[a] == '\t'))
+    while (a < b && isspace((unsigned char)p[a]))
         a++;
-    while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\t'))
+    while (b > a && isspace((unsigned char)p[b - 1]))
         b--;
     if (a == b)
         return 0; /* empty, or blanks alone */
@@ -138,10 +139,10 @@ size_t ll_list_item(const char *p, char *out, size_t outlen)
 
 char *ll_trim(char *s)
 {
-    while (*s == ' ' || *s == '\t')
+    while (isspace((unsigned char)*s))
         s++;
     size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
         s[--n] = '\0';
     return s;
 }

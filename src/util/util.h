@@ -70,19 +70,19 @@ int ll_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((forma
 /* The walk of a flag's comma-separated list (--fail-on, --expect): p at
  * an item of len bytes of the list spec. Returns the first byte of the
  * next item, or the list's end (its NUL) after the last; NULL after a
- * comma that ends the list (blanks after it alone), with "FLAG: a
+ * comma that ends the list (white space after it alone), with "FLAG: a
  * trailing comma in \"SPEC\"" in err. */
 const char *ll_list_next(const char *p, size_t len, const char *flag, const char *spec, char *err,
                          size_t errlen);
 /* Copy the item of a comma-separated list that starts at p (its bytes up
  * to the next comma or the list's end) into out as a string, without the
- * blanks (spaces, tabs) around it: 'ttft=1s, tpot=50ms' is two items, as
+ * blanks (white space) around it: 'ttft=1s, tpot=50ms' is two items, as
  * a user writes a list. Returns the item's length in the list, blanks
  * included (where the next comma is); 0 for an item empty or of blanks
  * alone. When it returns 0, or outlen or more (too long for out), out is
  * left as it was, for the caller to refuse. */
 size_t ll_list_item(const char *p, char *out, size_t outlen);
-/* s without its leading blanks (spaces, tabs), its trailing ones cut in
+/* s without its leading blanks (white space), its trailing ones cut in
  * place: the two sides of an item's NAME=VALUE or METRIC<VALUE. */
 char *ll_trim(char *s);
 

@@ -76,6 +76,17 @@ static void test_parse(void **state)
     assert_string_equal(sp.item[1].text, "error_rate<=1%");
     assert_string_equal(sp.item[2].text, "goodput>=20/s");
     assert_int_equal(sp.item[2].op, EXPECT_GE);
+    /* One item more than the set holds is refused before it is copied
+     * (d1d212e copied it into item[EXPECT_MAX] first, over the set's
+     * count: found by fuzz_lists under ASan). */
+    char many[EXPECT_MAX * 16 + 16] = "";
+    for (int i = 0; i <= EXPECT_MAX; i++)
+        strcat(many, i ? ",ttft_p99<1s" : "ttft_p99<1s");
+    assert_int_equal(expect_parse(many, &sp, err, sizeof err), -1);
+    assert_string_equal(err, "--expect: more than 32 items");
+    many[strlen(many) - strlen(",ttft_p99<1s")] = '\0';
+    assert_int_equal(expect_parse(many, &sp, err, sizeof err), 0);
+    assert_int_equal(sp.n, EXPECT_MAX);
     assert_non_null(expect_needs_slo(&s));
     assert_int_equal(expect_parse("ttft_p50<1s", &s, err, sizeof err), 0);
     assert_null(expect_needs_slo(&s));

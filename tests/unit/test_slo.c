@@ -42,6 +42,8 @@ static void test_slo_parse(void **state)
     assert_int_equal(s.ttft_ns, 500 * MS);
     assert_int_equal(s.tpot_ns, 50 * MS);
     assert_int_equal(s.e2e_ns, 2 * SEC);
+    assert_int_equal(slo_parse("ttft=1s\n", &s, err, sizeof err), 0); /* $(cat file) kept its \n */
+    assert_int_equal(s.ttft_ns, 1 * SEC);
 
     static const struct bad_input bad[] = {
         {"", "expected ttft=DUR,tpot=DUR,e2e=DUR (any of them), got \"\""},
@@ -59,8 +61,9 @@ static void test_slo_parse(void **state)
         {"ttft=1s, ,e2e=2s", "expected NAME=DURATION between commas in \"ttft=1s, ,e2e=2s\""},
         {"tt ft=1s", "unknown threshold \"tt ft\" (expected ttft, tpot or e2e)"},
         {"ttft=1s,,e2e=2s", "expected NAME=DURATION between commas in \"ttft=1s,,e2e=2s\""},
-        /* a spec from a file, quoted as one printable line */
-        {"ttft=1s\n", "ttft: expected a positive duration (e.g. 500ms, 2s), got \"1s?\""},
+        /* a control byte, quoted as one printable line (a trailing newline,
+         * white space around the item, is no longer part of it) */
+        {"ttft=1s\x01", "ttft: expected a positive duration (e.g. 500ms, 2s), got \"1s?\""},
     };
     test_refusals(parse_slo, &s, LL_E_INVAL, bad, LL_ARRAY_LEN(bad));
 }
