@@ -76,8 +76,8 @@ static void check_fail_on(const char *spec)
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(th[i].row); /* its name is checked later, by compare */
         if (!len || isspace((unsigned char)th[i].row[0]) ||
-            isspace((unsigned char)th[i].row[len - 1]) ||
-            strchr(th[i].row, ':') || !isfinite(th[i].amount) || th[i].amount == 0)
+            isspace((unsigned char)th[i].row[len - 1]) || strchr(th[i].row, ':') ||
+            !isfinite(th[i].amount) || th[i].amount == 0)
             abort();
     }
 }
