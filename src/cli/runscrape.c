@@ -1,0 +1,108 @@
+/* runscrape.c: the scrapers of the sequence runsetup.c runs (runsetup.h):
+ * the server's metrics, the GPU telemetry, and the run's energy joined from
+ * it. Apart from runsetup.c so that each file holds one job: the sequence
+ * there, what is scraped beside the load here. */
+#include <math.h>
+#include <stddef.h>
+
+#include "cli/runsetup.h"
+#include "metrics/energy.h"
+#include "metrics/promsource.h"
+#include "metrics/smi.h"
+#include "util/util.h"
+
+void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t interval_ns,
+                       const struct run_config *cfg, int quiet)
+{
+    /* Several --url: one server's /metrics is not the load's, and its
+     * counters set beside every endpoint's requests would read as a
+     * mismatch. Only a --metrics-url given scrapes (docs/run.md).
+     * --prometheus asks for every replica behind its selector instead. */
+    if (!off && rs->prom && rs->prom->url) {
+        struct promsource_config pc = rs->prom->cfg;
+        pc.interval_ns = interval_ns;
+        pc.quiet = 0; /* a URL named that fails always warns, as --metrics-url's */
+        pc.quiet_notes = quiet;
+        rs->scraper = promsource_open(&pc, rs->dir, 1, rs->sig_fd);
+    } else if (!off && !url && cfg->transport.endpoints.n > 1) {
+        if (!quiet)
+            ll_errorf("note: several --url: no server metrics scraped unless --metrics-url "
+                      "names one (docs/run.md)");
+    } else if (!off) {
+        rs->scraper =
+            scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet, rs->sig_fd);
+    }
+    run_setup_stopped(rs, "probe");
+}
+
+void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_t n, int smi,
+                            uint64_t interval_ns, int quiet)
+{
+    if (smi && !run_setup_stopped(rs, "probe")) {
+        struct scraper *g = scraper_for_smi(rs->dir, rs->scraper == NULL);
+        if (g)
+            rs->gpu_scrapers[rs->n_gpu++] = g;
+    }
+    /* The DCGM_FI_* series behind --prometheus's selector, when there are;
+     * not on a shard, whose output tokens are a share of the energy's. */
+    if (rs->prom && rs->prom->url && !rs->prom_gpu && !quiet)
+        ll_errorf("note: --prometheus: no GPU telemetry on a shard (its tokens are a share of "
+                  "the energy's)");
+    if (rs->prom && rs->prom->url && rs->prom_gpu && !run_setup_stopped(rs, "probe")) {
+        struct promsource_config pc = rs->prom->cfg;
+        pc.interval_ns = interval_ns;
+        pc.quiet = quiet;
+        pc.quiet_notes = quiet;
+        pc.gpu = 1;
+        struct scraper *g = promsource_open(&pc, rs->dir, rs->scraper == NULL, rs->sig_fd);
+        if (g)
+            rs->gpu_scrapers[rs->n_gpu++] = g;
+    }
+    for (size_t i = 0; i < n && rs->n_gpu < RUN_SETUP_MAX_GPU; i++) {
+        if (run_setup_stopped(rs, "probe"))
+            break;
+        struct scraper *g =
+            scraper_for_gpu(urls[i], interval_ns, rs->dir, rs->scraper == NULL && rs->n_gpu == 0,
+                            quiet, rs->sig_fd);
+        if (g)
+            rs->gpu_scrapers[rs->n_gpu++] = g;
+    }
+}
+
+void run_setup_gpu_start(struct scraper *const *gs, size_t n, uint64_t run_start_abs_ns)
+{
+    for (size_t i = 0; i < n; i++) {
+        char err[200];
+        if (scraper_start(gs[i], run_start_abs_ns, err, sizeof err) != 0)
+            ll_errorf("warning: GPU metrics: %s", err);
+    }
+}
+
+void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_result *res,
+                      double cost_per_hour, int sharded, struct energy_figures *out)
+{
+    /* The energy is the whole run's, warm-up and cold start included, and
+     * so are the tokens and requests it is divided by. */
+    struct stats_served sv;
+    stats_served(&res->stats, &res->cold, &sv);
+    double tokens = sv.output_tokens, ok = sv.completed_ok;
+    double window_s = (double)res->elapsed_ns / 1e9;
+    struct energy_figures parts[RUN_SETUP_MAX_GPU];
+    for (size_t i = 0; i < n; i++) {
+        struct scrape_join j;
+        scraper_stop_at(gs[i], res->run_start_abs_ns + res->elapsed_ns, res->interrupted);
+        int rc = scrape_join(gs[i], res->run_start_abs_ns, res->run_start_abs_ns + res->elapsed_ns,
+                             SCRAPE_SPAN_OUTER, &j);
+        if (rc == 0) /* --prometheus: the replicas' own energy counters, summed */
+            promsource_join_sum(gs[i], res->run_start_abs_ns,
+                                res->run_start_abs_ns + res->elapsed_ns, SCRAPE_SPAN_OUTER, &j);
+        energy_figures_compute(&j, rc, tokens, ok, window_s, cost_per_hour, &parts[i]);
+    }
+    if (n)
+        energy_figures_combine(parts, n, out);
+    else
+        energy_figures_compute(NULL, LL_E_NOTFOUND, tokens, ok, window_s, cost_per_hour, out);
+    if (sharded)
+        out->j_per_output_token = out->j_per_request = out->output_tokens_per_j =
+            out->cost_per_m_output_tokens = NAN;
+}
