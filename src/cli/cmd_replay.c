@@ -300,6 +300,7 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
     char slo_text[96];
     runopts_summary_info(cfg, res, rs->target.model, "the trace's times", 0, slo_text,
                          sizeof slo_text, &info);
+    info.model_note = run_setup_model_note(rs);
 
     struct energy_figures energy;
     if (rs->n_gpu)

@@ -768,6 +768,7 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     runopts_summary_info(cfg, res, rs->target.model, "the schedule",
                          cfg->mode == LOAD_OPEN && !res->interrupted, slo_text, sizeof slo_text,
                          &info);
+    info.model_note = run_setup_model_note(rs);
 
     struct run_server_view server = {&sjoin, join_rc, &client};
     json_t *sj = run_setup_report(rs, cfg, &info, rs->scraper ? &server : NULL, &energy);

@@ -579,9 +579,10 @@ int sweep_job_run(struct sweep_job *j)
     close(rs.records_fd);
     rs.records_fd = sr.records_fd = -1;
 
-    printf("llmload sweep of %s (model %s): %s; seed %llu, prompt salt %llu%s\n\n",
-           j->cfg.transport.base_url, rs.target.model,
-           j->set.auto_rates ? "auto rates" : "given rates",
+    const char *model_note = run_setup_model_note(&rs);
+    printf("llmload sweep of %s (model %s%s%s): %s; seed %llu, prompt salt %llu%s\n\n",
+           j->cfg.transport.base_url, rs.target.model, model_note ? ", " : "",
+           model_note ? model_note : "", j->set.auto_rates ? "auto rates" : "given rates",
            (unsigned long long)j->cfg.workload.seed, (unsigned long long)j->cfg.prompt_salt,
            j->cfg.prompt_salt_auto ? " (auto)" : "");
     fflush(stdout);

@@ -193,12 +193,12 @@ static void *bg_probe_main(void *arg)
  * record an http_4xx), but llama.cpp answers any name with the one model
  * it has: against it `--model nosuch` ran 20 ok requests of
  * stories260K.gguf while the summary's model line said "nosuch". Nothing
- * when /models did not answer or lists no id. */
-static void model_unlisted_warn(const struct run_target *t)
+ * when /models did not answer or lists no id. Returns 1 when it warned. */
+static int model_unlisted_warn(const struct run_target *t)
 {
     const json_t *data = json_object_get(t->models, "data");
     if (!t->model || !json_array_size(data) || models_list(t->models, t->model))
-        return;
+        return 0;
     char ids[200] = "";
     size_t at = 0, i;
     const json_t *m;
@@ -216,6 +216,7 @@ static void model_unlisted_warn(const struct run_target *t)
               "server that answers any name (llama.cpp does) served its own model, whatever "
               "the summary's model line says",
               t->model, shown);
+    return 1;
 }
 
 /* Start the background probe (with the stop signals blocked: the thread
@@ -267,7 +268,13 @@ static void bg_probe_join(struct run_target *t)
     free(b->first_id);
     free(b);
     t->bg = NULL;
-    model_unlisted_warn(t);
+    t->model_unlisted = model_unlisted_warn(t);
+}
+
+const char *run_setup_model_note(struct run_setup *rs)
+{
+    bg_probe_join(&rs->target);
+    return rs->target.model_unlisted ? "not listed by the target's /models: see the warning" : NULL;
 }
 
 /* libcurl, the request headers, the probe and the model (run_setup_open).

@@ -54,6 +54,7 @@ struct run_target {
     int curl_up;                    /* 1 once curl_global_init succeeded */
     struct bg_probe *bg;            /* with --model: GET BASE/models in the background */
     json_t *contract_server;        /* run.json's contract.server (contract.h), or NULL */
+    int model_unlisted;             /* 1 once the probe found --model not in /models */
 };
 
 /* The most GPU scrapers a run has: its --gpu-metrics URLs and
@@ -164,6 +165,12 @@ void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_r
  * one pending now, which is taken, said on stderr and recorded as
  * stopped in phase. 0 when none came. */
 int run_setup_stopped(struct run_setup *rs, const char *phase);
+
+/* The end of --model's background probe of /models, before the summary:
+ * join it (its warning, when it does not list the model, goes to stderr
+ * now, ahead of the summary it is about) and return the note for the
+ * summary's model line ("not listed by ...") or NULL. */
+const char *run_setup_model_note(struct run_setup *rs);
 
 /* Wait until the target answers GET BASE/models with a 200 again (after
  * --cold-restart's command), trying every 200 ms for at most timeout_ns.

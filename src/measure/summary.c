@@ -281,7 +281,10 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
         fprintf(f, "CLOSED LOOP: latencies exclude the wait a real user would "
                    "see when the server slows\n");
     fprintf(f, "target   %s\n", summary_str(info->target_url));
-    fprintf(f, "model    %s\n", summary_str(info->model));
+    fprintf(f, "model    %s", summary_str(info->model));
+    if (info->model_note)
+        fprintf(f, " (%s)", info->model_note);
+    fputc('\n', f);
     fprintf(f, "version  %s, seed %" PRIu64, summary_str(info->version), info->seed);
     if (info->has_prompt_salt)
         fprintf(f, ", prompt salt %" PRIu64 "%s", info->prompt_salt,

@@ -97,6 +97,7 @@ struct summary_info {
     char cache_warning[320];
     const char *target_url;
     const char *model;
+    const char *model_note; /* after the model line's name in brackets, or NULL */
     const char *version;
     uint64_t seed;
     /* The prompt content's salt (--prompt-salt), printed beside the seed

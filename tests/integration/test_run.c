@@ -307,7 +307,8 @@ static void test_records_lost_counted(void **state)
 /* --model names a model the target's /models does not list: the sim, as
  * llama.cpp, answers any name with its own model, so the run succeeds and
  * only a warning says that what was measured is not what the summary's
- * model line names. A listed name gets no warning. */
+ * model line names; the model line itself says so (the warning, which came
+ * after the summary, now comes before it). A listed name gets neither. */
 static void test_model_unlisted(void **state)
 {
     const char *names[] = {"nosuch", "llmload-sim"};
@@ -315,8 +316,8 @@ static void test_model_unlisted(void **state)
         harness_cur_sim_start(NULL);
         const char *args[] = {"--model",    names[i], "--rate",       "20",
                               "--requests", "5",      "--no-metrics", NULL};
-        char *err = NULL;
-        char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, &err);
+        char *err = NULL, *out = NULL;
+        char *dir = harness_run_sim_verdict("run", args, 60, &out, &err);
         struct harness_recs *r = harness_requests_load(dir);
         assert_int_equal(r->n, 5);
         for (size_t k = 0; k < r->n; k++)
@@ -324,12 +325,20 @@ static void test_model_unlisted(void **state)
         const char *warn[] = {"warning: --model nosuch: the target's /models does not list it "
                               "(it lists \"llmload-sim\")",
                               NULL};
+        const char *noted[] = {"\nmodel    nosuch (not listed by the target's /models: see the "
+                               "warning)\n",
+                               NULL};
         const char *any[] = {"does not list", NULL};
-        if (i == 0)
+        const char *none[] = {"not listed", NULL};
+        if (i == 0) {
             harness_text_check("stderr", err, warn, NULL);
-        else
+            harness_text_check("stdout", out, noted, NULL);
+        } else {
             harness_text_check("stderr", err, NULL, any);
+            harness_text_check("stdout", out, NULL, none);
+        }
         harness_recs_free(r);
+        free(out);
         free(err);
         harness_results_free(dir);
         harness_sim_teardown(state);
