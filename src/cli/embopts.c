@@ -127,6 +127,13 @@ static const char *refused_flag(const struct run_opts *o, const struct run_confi
     return NULL;
 }
 
+int runopts_embeddings_refused(const struct run_opts *o, const struct run_config *cfg, char *err,
+                               size_t errlen)
+{
+    const char *why = NULL, *flag = refused_flag(o, cfg, &why);
+    return flag ? runopts_errf(err, errlen, "%s: not with --api " EMB ": %s", flag, why) : 0;
+}
+
 int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, char *err,
                              size_t errlen)
 {
@@ -141,9 +148,8 @@ int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, c
          * every request. */
         return cfg->transport.stream ? 0 : slos_check(cfg, "with --no-stream", err, errlen);
     }
-    const char *why = NULL, *flag = refused_flag(o, cfg, &why);
-    if (flag)
-        return runopts_errf(err, errlen, "%s: not with --api " EMB ": %s", flag, why);
+    if (runopts_embeddings_refused(o, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
     if (slos_check(cfg, "for " EMB, err, errlen) != 0)
         return LL_E_INVAL;
     if (o->batch && batch_flag(o->batch, &cfg->workload, err, errlen) != 0)

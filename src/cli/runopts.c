@@ -639,6 +639,12 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
                             "--cold-start: %s is not below --requests %s: no request would "
                             "be warm",
                             o->cold_start, o->requests);
+    /* A flag an embedding cannot use is named as such before its value is
+     * read: --output-tokens 0 is "not with --api openai-embeddings", not
+     * "a length of 0 tokens (it would be sent as 1)". */
+    if (o->api && oai_api_from_name(o->api) == OAI_API_EMBEDDINGS &&
+        runopts_embeddings_refused(o, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
     if (runopts_workload(o, seed, cfg, err, errlen) != 0 ||
         runopts_threads(o, cfg, err, errlen) != 0 ||
         runopts_transport(o, seed, cfg, err, errlen) != 0)

@@ -275,6 +275,13 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
 int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, char *err,
                              size_t errlen);
 
+/* The first flag given that --api openai-embeddings cannot use, named with
+ * the reason (part of runopts_embeddings_check, which needs the workload;
+ * this one needs only cfg->mode, so an embeddings run refuses such a flag
+ * before its value is read). 0, or LL_E_INVAL with the reason in err. */
+int runopts_embeddings_refused(const struct run_opts *o, const struct run_config *cfg, char *err,
+                               size_t errlen);
+
 /* --prompt-ids (o->prompt_ids set): refused beside what cannot send token
  * IDs, as runopts_workload_transport says (cfg->transport.api parsed).
  * Returns 0, or LL_E_INVAL with the reason in err. */

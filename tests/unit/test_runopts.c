@@ -389,6 +389,10 @@ static void test_config_errors(void **state)
         {{.api = "openai-embeddings", .batch = "lognormal:median=4,sigma=1,max=2048"}, NULL},
         {{.api = "openai-embeddings", .ignore_eos = 1},
          "--ignore-eos: not with --api openai-embeddings: an embedding has no output tokens"},
+        /* named for the API before its value is read, not "a length of 0
+         * tokens (it would be sent as 1)" */
+        {{.api = "embeddings", .output_tokens = "0"},
+         "--output-tokens: not with --api openai-embeddings: an embedding has no output tokens"},
         {{.api = "openai-embeddings", .prompt_ids = 1},
          "--prompt-ids: not with --api openai-embeddings: its inputs are sent as text"},
         {{.api = "anthropic-messages", .prompt_ids = 1},
