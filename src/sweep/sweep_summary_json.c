@@ -291,6 +291,8 @@ static json_t *class_finding_json(const struct sweep_class_finding *cf)
     jset(co, "slo_capacity_rps", cf->capacity_found ? json_real(cf->capacity_rps) : json_null());
     jset(co, "capacity_is_lower_bound", json_boolean(cf->none_failed));
     jset(co, "unmeasured_rps", rates_json(cf->unmeasured_rps, cf->n_unmeasured));
+    jset(co, "unsent_rps", rates_json(cf->unsent_rps, cf->n_unsent));
+    jset(co, "cancelled_rps", rates_json(cf->cancelled_rps, cf->n_cancelled));
     jset(co, "next_failing_rps", cf->next_fails ? json_real(cf->next_fail_rps) : json_null());
     jset(co, "next_failing_reason",
          cf->next_fails ? json_string(cf->next_fail_reason) : json_null());

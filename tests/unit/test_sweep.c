@@ -2533,15 +2533,22 @@ static void test_class_unmeasured_cancelled(void **state)
         "class long, every request of it the client cancelled before its SLO was decided (not "
         "judged): 2 req/s; its capacity rests on the other steps\n";
     assert_non_null(strstr(text, want));
-    /* summary.json carries the same text, and its unmeasured_rps both. */
+    /* summary.json carries the same text, its unmeasured_rps both, and
+     * unsent_rps and cancelled_rps each its own, so a script can tell them
+     * apart without reading the text. */
     json_t *run = json_object();
     json_t *sum = sweep_summary_json(steps, 4, pts, np, fd, &set, "", run);
     json_t *f = json_object_get(sum, "findings");
     assert_non_null(strstr(json_string_value(json_object_get(f, "text")), want));
-    json_t *un =
-        json_object_get(json_array_get(json_object_get(f, "classes"), 1), "unmeasured_rps");
+    json_t *jlo = json_array_get(json_object_get(f, "classes"), 1);
+    json_t *un = json_object_get(jlo, "unmeasured_rps");
     assert_int_equal(json_array_size(un), 2);
     ASSERT_NEAR(json_number_value(json_array_get(un, 0)), 2, 0);
+    json_t *us = json_object_get(jlo, "unsent_rps"), *uc = json_object_get(jlo, "cancelled_rps");
+    assert_int_equal(json_array_size(us), 1);
+    ASSERT_NEAR(json_number_value(json_array_get(us, 0)), 6, 0);
+    assert_int_equal(json_array_size(uc), 1);
+    ASSERT_NEAR(json_number_value(json_array_get(uc, 0)), 2, 0);
     json_decref(sum);
     json_decref(run);
 
