@@ -56,19 +56,51 @@ struct bg_probe {
     json_t *contract; /* contract.server, when /models answered */
 };
 
+/* What to try when the /models probe failed, by what came back: its HTTP
+ * status (0: none), or a TLS failure. A 404 is most often a --url
+ * without the API's base path (http://HOST:PORT instead of
+ * http://HOST:PORT/v1), and --model would not help; no answer at all is
+ * a server that is not there. A 5xx is not "a server without /models":
+ * it is one not ready (llama.cpp answers 503 while its model loads), or a
+ * proxy or gateway whose backend is down (502, 504); a 407 is the
+ * proxy's own; a TLS failure is a server that answered in TLS with a
+ * certificate this machine does not trust. */
+static const char *probe_hint(long status, int tls_failed)
+{
+    if (tls_failed)
+        return "is its certificate one this machine trusts? --cacert FILE names its CA, "
+               "--insecure skips the check";
+    if (status == 0)
+        return "is the server up at that address?";
+    if (status == 404)
+        return "is --url the API's base, such as http://HOST:PORT/v1? a server without "
+               "/models: pass --model";
+    if (status == 401 || status == 403)
+        return "does it need a key? --api-key-env VAR sends $VAR, -H adds a header";
+    if (status == 407)
+        return "the proxy in the environment wants credentials: "
+               "http_proxy=http://USER:PASSWORD@HOST:PORT";
+    if (status >= 500)
+        return "an error from the server, or a proxy or gateway before it: is it up and "
+               "ready? a model still loading answers 503";
+    return "a server without /models: pass --model";
+}
+
 /* GET BASE/models through f: the target's answer (parsed), its Server
  * header, and the first model id, within timeout_ns (connect: 5 s or
  * less), abandoned as soon as cancel_fd (-1: none) is readable. *answered
- * is the HTTP status when a response came, whatever it was, else 0. Returns 0,
- * LL_E_INTR when abandoned, or -1 with a reason in err. */
+ * is the HTTP status when a response came, whatever it was, else 0; *hint
+ * what to try when it failed (probe_hint). Returns 0, LL_E_INTR when
+ * abandoned, or -1 with a reason in err. */
 static int probe_target(struct fetcher *f, const struct transport_config *tc,
                         const struct curl_slist *headers, uint64_t timeout_ns, int cancel_fd,
-                        json_t **models, char *server, char **first_id, int *answered, char *err,
-                        size_t errlen)
+                        json_t **models, char *server, char **first_id, int *answered,
+                        const char **hint, char *err, size_t errlen)
 {
     char url[1100], why[512];
     snprintf(url, sizeof url, "%s/models", tc->base_url);
     *answered = 0;
+    *hint = probe_hint(0, 0);
     if (!f) {
         snprintf(err, errlen, "curl_easy_init failed");
         return -1;
@@ -84,6 +116,7 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
     int frc;
     *models = fetch_json(f, url, NULL, &fo, &r, &frc, why, sizeof why);
     *answered = frc != LL_E_INTR ? (int)r.status : 0;
+    *hint = probe_hint(*answered, r.tls_failed);
     snprintf(server, sizeof r.server, "%s", r.server);
     int rc = frc == LL_E_INTR ? LL_E_INTR : -1;
     if (!*models) {
@@ -100,22 +133,6 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
 out:
     fetch_response_free(&r);
     return rc;
-}
-
-/* What to try when the /models probe failed, by the HTTP status it got
- * (0: no answer). A 404 is most often a --url without the API's base path
- * (http://HOST:PORT instead of http://HOST:PORT/v1), and --model would
- * not help; no answer at all is a server that is not there. */
-static const char *probe_hint(int status)
-{
-    if (status == 0)
-        return "is the server up at that address?";
-    if (status == 404)
-        return "is --url the API's base, such as http://HOST:PORT/v1? a server without "
-               "/models: pass --model";
-    if (status == 401 || status == 403)
-        return "does it need a key? --api-key-env VAR sends $VAR, -H adds a header";
-    return "a server without /models: pass --model";
 }
 
 /* Does a /models answer list model id? */
@@ -147,9 +164,10 @@ static int probe_other_endpoints(const struct transport_config *tc, const struct
         char server[128], err[512];
         char *first = NULL;
         int answered;
+        const char *hint;
         struct fetcher *f = fetch_new();
         int prc = probe_target(f, &one, h, 10 * LL_NS_PER_SEC, sig_fd, &models, server, &first,
-                               &answered, err, sizeof err);
+                               &answered, &hint, err, sizeof err);
         fetch_free(f);
         free(first);
         int listed = prc == 0 && models_list(models, model);
@@ -159,8 +177,7 @@ static int probe_other_endpoints(const struct transport_config *tc, const struct
             return LL_EXIT_OK;
         }
         if (prc != 0) {
-            ll_errorf("--url %s (endpoint %u): %s (%s)", one.base_url, i, err,
-                      probe_hint(answered));
+            ll_errorf("--url %s (endpoint %u): %s (%s)", one.base_url, i, err, hint);
             return LL_EXIT_RUNTIME;
         }
         if (!listed) {
@@ -178,9 +195,10 @@ static void *bg_probe_main(void *arg)
     struct bg_probe *b = arg;
     char err[512];
     int answered;
+    const char *hint;
     struct fetcher *f = fetch_new();
     probe_target(f, &b->tc, b->headers, RUN_BG_PROBE_NS, b->cancel[0], &b->models, b->server,
-                 &b->first_id, &answered, err, sizeof err);
+                 &b->first_id, &answered, &hint, err, sizeof err);
     /* The server's account of itself, over the same connection. */
     if (answered)
         b->contract = contract_server_probe(f, &b->tc, b->headers, b->server, b->cancel[0]);
@@ -346,10 +364,11 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         return LL_EXIT_OK;
     }
     int answered;
+    const char *hint;
     struct fetcher *f = fetch_new();
     int prc = probe_target(f, &cfg->transport, t->headers,
                            o->model ? RUN_BG_PROBE_NS : 10 * LL_NS_PER_SEC, sig_fd, &t->models,
-                           t->server, &t->first_id, &answered, err, sizeof err);
+                           t->server, &t->first_id, &answered, &hint, err, sizeof err);
     /* What the server says about itself, where it says it (run.json's
      * contract), over the same connection: a few quick questions, none
      * of which may fail the run. */
@@ -362,7 +381,7 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         return LL_EXIT_OK;
     }
     if (prc != 0 && !o->model) {
-        ll_errorf("cannot ask the target for its model: %s (%s)", err, probe_hint(answered));
+        ll_errorf("cannot ask the target for its model: %s (%s)", err, hint);
         return LL_EXIT_RUNTIME;
     }
     /* With --model, a failed question is no answer, as in the background. */
@@ -503,10 +522,11 @@ int run_setup_wait_ready(const struct run_config *cfg, uint64_t timeout_ns, char
         char server[128], *first = NULL;
         uint64_t left = deadline - now;
         int answered;
+        const char *hint;
         struct fetcher *f = fetch_new();
         int rc = probe_target(f, &cfg->transport, cfg->transport.headers,
                               LL_MIN(left, 2 * LL_NS_PER_SEC), -1, &models, server, &first,
-                              &answered, why, sizeof why);
+                              &answered, &hint, why, sizeof why);
         fetch_free(f);
         json_decref(models);
         free(first);

@@ -263,7 +263,9 @@ int shard_expand_out(const char *tmpl, uint32_t shard, const char *host, char *o
 }
 
 const char *const shard_hash_excluded[] = {
-    "shard", "shards", "shard_launcher", "metrics_shard", "start_at", "started_at", "threads", NULL,
+    "shard",         "shards",           "shard_launcher",
+    "metrics_shard", "start_at",         "started_at",
+    "threads",       "http_client_used", NULL,
 };
 
 void shard_config_hash(const json_t *config, char out[17])

@@ -42,7 +42,9 @@ static int is_empirical(const char *v)
 
 /* Load `empirical:FILE[#input|#output]` of flag name into *out (caller
  * frees with empirical_free): the column is the suffix's, else def_col of
- * a two-column file, else the only column. 0 or LL_E_INVAL. */
+ * a two-column file (-1: both, as pairs; *col is then 0), else the only
+ * column. Its lengths are checked as a DIST's are (empirical_check_length).
+ * 0 or LL_E_INVAL. */
 static int empirical_flag(const char *name, const char *v, int def_col, struct empirical **out,
                           int *col, char *err, size_t errlen)
 {
@@ -80,7 +82,17 @@ static int empirical_flag(const char *name, const char *v, int def_col, struct e
                           name, file);
         goto out;
     }
-    *col = want >= 0 ? want : cols == 2 ? def_col : EMPIRICAL_COL_VALUE;
+    int both = def_col < 0;
+    *col = want >= 0 ? want : cols == 2 && !both ? def_col : EMPIRICAL_COL_VALUE;
+    /* Lengths that round to 0 would be sent as 1, as a DIST's would
+     * (dist_check_length): both columns of --lengths, else the one used. */
+    for (int c = both ? 0 : *col; c <= (both ? cols - 1 : *col); c++) {
+        if (empirical_check_length(e, c, why, sizeof why) != 0) {
+            empirical_free(e);
+            rc = runopts_errf(err, errlen, "%s %s: %s", name, v, why);
+            goto out;
+        }
+    }
     *out = e;
 out:
     free(file);
@@ -129,7 +141,7 @@ static int runopts_workload_files(const struct run_opts *o, struct workload *wl,
                                 "from \"%s\"",
                                 o->lengths);
         int col;
-        if (empirical_flag("--lengths", o->lengths, 0, &e, &col, err, errlen) != 0)
+        if (empirical_flag("--lengths", o->lengths, -1, &e, &col, err, errlen) != 0)
             return LL_E_INVAL;
         if (empirical_columns(e) != 2) {
             empirical_free(e);

@@ -139,6 +139,23 @@ static int perform(struct fetcher *f, const struct fetch_opts *opts, CURLcode *c
     return rc;
 }
 
+/* Whether cc is a TLS failure: a handshake or a certificate that did not
+ * pass (a server is there; what to trust is the question). */
+static int tls_failed(CURLcode cc)
+{
+    switch (cc) {
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS: return 1;
+    default: return 0;
+    }
+}
+
 int fetch_request(struct fetcher *f, const char *url, const char *post_body,
                   const struct fetch_opts *opts, struct fetch_response *r, char *err,
                   size_t errlen)
@@ -155,6 +172,7 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
         r->body[0] = '\0';
     r->max_body_bytes = opts->max_body_bytes;
     r->body_over = 0;
+    r->tls_failed = 0;
     r->server[0] = '\0';
     curl_easy_reset(c); /* keeps the connection, forgets the last request's options */
     curl_easy_setopt(c, CURLOPT_URL, url);
@@ -182,6 +200,7 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
         return LL_E_INTR;
     }
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    r->tls_failed = tls_failed(cc);
     if (r->body_over) {
         snprintf(err, errlen, "body larger than %zu bytes", opts->max_body_bytes);
         return LL_E_FULL;

@@ -47,6 +47,8 @@ struct fetch_response {
     size_t max_body_bytes;            /* the bound of the request in progress */
     int body_over;                    /* the body passed max_body_bytes */
     char server[128];                 /* the Server header's value, "" when none */
+    int tls_failed;                   /* 1: the TLS handshake or the peer's certificate
+                                       * failed (the server answered, in TLS) */
 };
 
 struct fetcher;

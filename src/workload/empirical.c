@@ -431,6 +431,21 @@ double empirical_quantile(const struct empirical *e, int col, double p)
     return x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]);
 }
 
+int empirical_check_length(const struct empirical *e, int col, char *err, size_t errlen)
+{
+    /* As dist_check_length: a length is the value rounded, at least 1. */
+    if (empirical_quantile(e, col, 0.99) >= 0.5)
+        return 0;
+    const double *x = e->sorted + (size_t)clamp_col(e, col) * e->rows;
+    size_t n0 = 0;
+    while (n0 < e->rows && x[n0] < 0.5)
+        n0++;
+    return ll_errf(err, errlen,
+                   "%zu of its %zu %s%slengths round to 0 tokens (each would be sent as 1); "
+                   "expected lengths of at least 1",
+                   n0, e->rows, e->cols > 1 ? col_name(e->cols, col) : "", e->cols > 1 ? " " : "");
+}
+
 double empirical_mean(const struct empirical *e, int col)
 {
     return e->sum[clamp_col(e, col)] / (double)e->rows;

@@ -78,6 +78,12 @@ void empirical_sample_pair(const struct empirical *e, struct rng *r,
  * x[floor h]) (Hyndman and Fan's type 7). */
 double empirical_quantile(const struct empirical *e, int col, double p);
 
+/* Check column col of e as token lengths, by dist_check_length's rule:
+ * LL_E_INVAL with a one-line reason in err (naming no flag or file: "3
+ * of its 3 output lengths round to 0 tokens ...") when its p99 rounds to
+ * 0 tokens, which requests would send as 1 each; else 0. */
+int empirical_check_length(const struct empirical *e, int col, char *err, size_t errlen);
+
 /* The mean of column col. */
 double empirical_mean(const struct empirical *e, int col);
 

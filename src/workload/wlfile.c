@@ -299,6 +299,22 @@ static int get_dist(struct wctx *c, const char *sub, json_t *j,
     return 0;
 }
 
+/* Columns first..last of an empirical file of token lengths (spec, at
+ * sub) refused as a DIST is when their p99 rounds to 0 tokens
+ * (empirical_check_length): 0 or LL_E_INVAL. */
+static int check_emp_lengths(struct wctx *c, const char *sub, const char *spec,
+                             const struct empirical *e, int first, int last)
+{
+    char why[200];
+    for (int k = first; k <= last; k++) {
+        if (empirical_check_length(e, k, why, sizeof why) != 0) {
+            werr(c, sub, "%s: %s", spec, why);
+            return LL_E_INVAL;
+        }
+    }
+    return 0;
+}
+
 /* prompt_tokens / output_tokens: a DIST or empirical:FILE. */
 static int get_len(struct wctx *c, const char *path, json_t *cls,
                    const char *key, int col, struct wl_len *out)
@@ -318,7 +334,7 @@ static int get_len(struct wctx *c, const char *path, json_t *cls,
         if (rc)
             return rc;
         out->col = empirical_columns(out->emp) > col ? col : 0;
-        return 0;
+        return check_emp_lengths(c, sub, json_string_value(j), out->emp, out->col, out->col);
     }
     out->kind = WL_LEN_DIST;
     int rc = get_dist(c, sub, j, DIST_UNIT_NONE, &out->dist);
@@ -544,6 +560,8 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
                          "column of values");
             return LL_E_INVAL;
         }
+        if ((rc = check_emp_lengths(c, sub, json_string_value(v), k->pairs, 0, 1)))
+            return rc;
     } else if ((rc = get_len(c, path, j, "prompt_tokens", EMPIRICAL_COL_INPUT,
                              &k->prompt_tokens)) ||
                (rc = get_len(c, path, j, "output_tokens", EMPIRICAL_COL_OUTPUT,

@@ -73,6 +73,8 @@ enum hostile_mode {
     HM_BAD_UTF8,       /* content strings holding bytes that are not UTF-8 */
     HM_AFTER_DONE,     /* a correct stream, then more events and garbage after [DONE] */
     HM_REDIRECT,       /* 302 to the same URL */
+    HM_MODELS_503,     /* every GET (the /models probe) answered 503: a model still loading */
+    HM_MODELS_407,     /* every GET answered 407: a proxy that wants credentials */
     HM_429_DATE,       /* 429, Retry-After an HTTP-date 42 s after the Date header (after it) */
     HM_429_DATE_NOW,   /* 429, Retry-After an HTTP-date 120 s from now, no Date header */
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
@@ -358,6 +360,8 @@ static int serve_post(const struct conn *c)
     switch (c->mode) {
     case HM_NORMAL:
     case HM_CLOSE_SECOND:
+    case HM_MODELS_503: /* (only its GETs differ: conn_main) */
+    case HM_MODELS_407:
     case HM_EARLY_413: /* (answered in conn_main) */
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
@@ -664,6 +668,19 @@ static void *conn_main(void *arg)
         int r = read_request(c.fd, buf, REQ_BUF_BYTES);
         if (r == 0)
             break;
+        if (r == 2 && (c.mode == HM_MODELS_503 || c.mode == HM_MODELS_407)) {
+            static const char body[] = "{\"error\":\"not now\"}";
+            char head[200];
+            snprintf(head, sizeof head,
+                     "HTTP/1.1 %s\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n",
+                     c.mode == HM_MODELS_503 ? "503 Service Unavailable"
+                                             : "407 Proxy Authentication Required",
+                     sizeof body - 1);
+            if (send_str(c.fd, head) != 0 || send_str(c.fd, body) != 0)
+                break;
+            continue;
+        }
         if (r == 2) {
             char head[160];
             snprintf(head, sizeof head,
@@ -1339,6 +1356,70 @@ static void test_tls_self_signed(void **state)
     run_free(&r);
 }
 
+/* ---- the /models probe's hint ------------------------------------------ */
+
+/* Without --model the run asks BASE/models first; when that fails, the
+ * one line says what to try by what came back (exit 3, no request sent).
+ * A 503 is a server not ready (or a gateway whose backend is down), not
+ * "a server without /models": --model would only turn the run into 503s.
+ * A 407 comes from the proxy in http_proxy: its credentials. A TLS
+ * certificate the client does not trust is a server that answered: not
+ * "is the server up?". The parent said "pass --model" to the first two
+ * and "is the server up at that address?" to the third. */
+static void probe_hint_case(const char *url, const char *proxy, const char *want)
+{
+    char out_dir[600];
+    harness_tmp_path(out_dir, sizeof out_dir, "r");
+    const char *args[] = {"run", "--url", url,     "--rate",  "20",           "--requests",
+                          "1",   "--out", out_dir, "--quiet", "--no-metrics", NULL};
+    if (proxy)
+        setenv("http_proxy", proxy, 1);
+    char *err = NULL;
+    char *out = harness_run_expect(args, 30, 3, &err);
+    unsetenv("http_proxy");
+    const char *has[] = {"cannot ask the target for its model: GET ", want, NULL};
+    const char *lacks[] = {"pass --model", "is the server up", NULL};
+    harness_text_check("stderr", err, has, lacks);
+    free(out);
+    free(err);
+}
+
+static void test_probe_hint_503(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_MODELS_503, 0);
+    probe_hint_case(cur_srv.url, NULL,
+                    "/models: HTTP 503 (an error from the server, or a proxy or gateway before "
+                    "it: is it up and ready? a model still loading answers 503)\n");
+}
+
+static void test_probe_hint_proxy_407(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_MODELS_407, 0);
+    char proxy[64], url[64];
+    snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", cur_srv.port);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", harness_free_port());
+    probe_hint_case(url, proxy,
+                    "/models: HTTP 407 (the proxy in the environment wants credentials: "
+                    "http_proxy=http://USER:PASSWORD@HOST:PORT)\n");
+}
+
+static void test_probe_hint_tls(void **state)
+{
+    harness_tmp_begin();
+    char cert[600], url[64];
+    const char *why;
+    if (harness_tls_server_start("127.0.0.1", "IP:127.0.0.1", url, sizeof url, cert, sizeof cert,
+                                 &cur_aux, &why) != 0) {
+        print_message("%s: TLS case skipped\n", why);
+        skip();
+    }
+    probe_hint_case(url, NULL,
+                    "(is its certificate one this machine trusts? --cacert FILE names its CA, "
+                    "--insecure skips the check)\n");
+}
+
 /* ---- the server killed mid-run and restarted -------------------------- */
 
 /* 20 requests at 10/s against a server that takes 0.5 s a request. Once it
@@ -1681,6 +1762,9 @@ int main(void)
         cmocka_unit_test_teardown(test_connection_refused, teardown),
         cmocka_unit_test_teardown(test_unknown_host, teardown),
         cmocka_unit_test_teardown(test_tls_self_signed, teardown),
+        cmocka_unit_test_teardown(test_probe_hint_503, teardown),
+        cmocka_unit_test_teardown(test_probe_hint_proxy_407, teardown),
+        cmocka_unit_test_teardown(test_probe_hint_tls, teardown),
         cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
         cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
     };

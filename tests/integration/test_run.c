@@ -408,6 +408,48 @@ static void test_empty_window_said(void **state)
     harness_results_free(dir);
 }
 
+/* A window nothing came due in, though requests did: at 20/s seed 1's
+ * first 3 arrivals all fall in a 2 s --warmup, and --requests 3 ends the
+ * schedule there. The requests line must not say none came due, nor
+ * advise --requests (given) or --duration (not given): it says all 3 were
+ * warm-up, which no figure counts. Likewise 50 --cold-start requests at
+ * 2/s in 3 s: the 1 that came due was cold. */
+static void test_empty_window_warmup(void **state)
+{
+    const struct {
+        const char *args[12];
+        const char *line;
+        double written;
+    } cases[] = {
+        {{"--rate", "20", "--requests", "3", "--warmup", "2s", "--seed", "1", "--no-metrics", NULL},
+         "requests: scheduled 0, sent 0, ok 0, failed 0 (3 came due, all in the 2.00s warm-up, "
+         "which no figure counts: shorten --warmup, or lengthen the run)\n",
+         3},
+        {{"--rate", "2", "--duration", "3s", "--cold-start", "50", "--seed", "1", "--no-metrics",
+          NULL},
+         "requests: scheduled 0, sent 0, ok 0, failed 0 (1 came due, all cold (--cold-start), "
+         "which no figure counts: lower --cold-start, or lengthen the run)\n",
+         1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        harness_cur_sim_start(NULL);
+        int status = -1;
+        char *out = NULL, *err = NULL;
+        char *dir = harness_run_against_sim("run", NULL, cases[i].args, 30, &status, &out, &err);
+        assert_int_equal(status, 0);
+        HARNESS_HAS(out, cases[i].line);
+        assert_null(strstr(out, "none came due"));
+        json_t *sum = harness_summary_load(dir);
+        assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+        assert_int_equal(harness_num(sum, "records_written"), cases[i].written);
+        json_decref(sum);
+        free(out);
+        free(err);
+        harness_results_free(dir);
+        harness_sim_teardown(NULL);
+    }
+}
+
 /* Run args (after fixed) on a fresh sim and check summary.json's steady:
  * want 1 true, 0 false (its warning blames `blame`: the load, unless
  * given; a closed loop's must not), -1 null (not judged); steady_warning
@@ -547,6 +589,7 @@ static void test_steady_open_loop_stall(void **state)
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_probe_failure_hint, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),

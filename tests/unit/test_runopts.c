@@ -477,6 +477,29 @@ static void test_config_errors(void **state)
     o.lengths = "empirical:/nonexistent/lengths.csv";
     assert_int_equal(workload_transport(&o, err, sizeof err), LL_E_INVAL);
     assert_true(strncmp(err, "--lengths: ", 11) == 0);
+    /* An empirical file's lengths that round to 0 are refused as a DIST's
+     * are (the parent sent each as 1 token and ran): zero_outputs.csv is
+     * 10,0 20,0 30,0. Its input column alone is fine. */
+    char zeros[512], spec[600], want[800];
+    test_data_path("workload", "zero_outputs.csv", zeros, sizeof zeros);
+    snprintf(spec, sizeof spec, "empirical:%s", zeros);
+    memset(&o, 0, sizeof o);
+    o.lengths = spec;
+    snprintf(want, sizeof want,
+             "--lengths %s: 3 of its 3 output lengths round to 0 tokens (each would be sent as "
+             "1); expected lengths of at least 1",
+             spec);
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
+    memset(&o, 0, sizeof o);
+    o.output_tokens = spec;
+    snprintf(want, sizeof want,
+             "--output-tokens %s: 3 of its 3 output lengths round to 0 tokens (each would be "
+             "sent as 1); expected lengths of at least 1",
+             spec);
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
+    memset(&o, 0, sizeof o);
+    o.prompt_tokens = spec;
+    assert_int_equal(workload_transport(&o, err, sizeof err), 0);
 
     memset(&o, 0, sizeof o);
     o.seed = "-1";

@@ -198,7 +198,10 @@ static void test_expand_out(void **state)
  * and keeps what makes the schedule. A sweep's started_at is the wall
  * clock's second at which its process began: two shards started at once
  * straddle a second's edge now and then (more often on a loaded box), and
- * merge refused them as "other flags or another --seed". */
+ * merge refused them as "other flags or another --seed". http_client_used
+ * is the client the environment picked (LLMLOAD_HTTP_CLIENT, a proxy
+ * variable): a machine with http_proxy set runs the same schedule on
+ * libcurl, and merge refused its shard likewise. */
 static void test_config_hash(void **state)
 {
     json_t *a =
@@ -212,6 +215,8 @@ static void test_config_hash(void **state)
     json_object_set_new(b, "start_at", json_string("2026-12-02T11:05:00.000000000Z"));
     json_object_set_new(a, "started_at", json_string("2026-12-02T10:59:58Z"));
     json_object_set_new(b, "started_at", json_string("2026-12-02T10:59:59Z"));
+    json_object_set_new(a, "http_client_used", json_string("native"));
+    json_object_set_new(b, "http_client_used", json_string("curl"));
     char ha[17], hb[17], hc[17];
     shard_config_hash(a, ha);
     shard_config_hash(b, hb);

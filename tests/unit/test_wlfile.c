@@ -281,6 +281,33 @@ static void test_errors(void **state)
     parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"uniform:0,0.4\","
               "\"output_tokens\":1}]}",
               "classes[0].prompt_tokens: 99% of the lengths round to 0 tokens", NULL);
+    /* So is an empirical file's, and a "lengths" pairs file's (the parent
+     * sent each 0 as 1): zero_outputs.csv is 10,0 20,0 30,0. */
+    char dir[512];
+    test_data_path("workload", "", dir, sizeof dir);
+    static const char *const zero_bad[][2] = {
+        {"{\"classes\": [{\"name\":\"a\",\"lengths\":\"empirical:zero_outputs.csv\"}]}",
+         "w.json:1:36: classes[0].lengths: empirical:zero_outputs.csv: 3 of its 3 output lengths "
+         "round to 0 tokens (each would be sent as 1); expected lengths of at least 1"},
+        {"{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":5,"
+         "\"output_tokens\":\"empirical:zero_outputs.csv\"}]}",
+         "classes[0].output_tokens: empirical:zero_outputs.csv: 3 of its 3 output lengths round "
+         "to 0 tokens"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(zero_bad); i++) {
+        struct wl_file *f = (struct wl_file *)1;
+        char err[1024] = "";
+        int rc = wl_file_parse("w.json", zero_bad[i][0], strlen(zero_bad[i][0]), dir, &f, err,
+                               sizeof err);
+        assert_rejected(rc, f, err, zero_bad[i][0], zero_bad[i][1], NULL, NULL);
+    }
+    static const char zero_ok[] = "{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,"
+                                  "\"prompt_tokens\":\"empirical:zero_outputs.csv\"}]}";
+    struct wl_file *zf = NULL;
+    char zerr[1024] = "";
+    if (wl_file_parse("w.json", zero_ok, strlen(zero_ok), dir, &zf, zerr, sizeof zerr) != 0)
+        fail_msg("%s", zerr);
+    wl_file_free(zf);
     parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":-4,\"output_tokens\":1}]}",
               "classes[0].prompt_tokens: ", NULL);
     parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"500ms\",\"output_tokens\":1}]}",
