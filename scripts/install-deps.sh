@@ -8,7 +8,7 @@
 # (`make check-report` asks for chromium and a font).
 set -eu
 
-PKGS="build-essential pkg-config libcurl4-openssl-dev libjansson-dev libpng-dev libjpeg62-turbo-dev libcmocka-dev clang clang-format curl groff-base openmpi-bin prometheus $*"
+PKGS="build-essential pkg-config libcurl4-openssl-dev libjansson-dev libpng-dev libjpeg62-turbo-dev libcmocka-dev clang clang-format curl groff-base openmpi-bin prometheus openssl $*"
 
 missing=""
 for p in $PKGS; do
