@@ -22,7 +22,7 @@
 #include "test.h"
 
 /* 40 req/s for 2 s: 80 requests, enough for p50 and p90 (a p99 needs
- * about 700 and is never called: "too few values"). */
+ * 563 and is never called: "too few values"). */
 #define CMP_WORKLOAD                                                                               \
     "--rate", "40", "--duration", "2s", "--arrival", "constant", "--prompt-tokens", "64",          \
         "--output-tokens", "16", "--ignore-eos", "--slo", "ttft=500ms"
@@ -280,6 +280,18 @@ static void test_compare_slower_decode_is_worse(void **state)
     const char *gate_inc[] = {"--fail-on", "tpot_p99:+10%", "--quiet", NULL};
     j = compare(a, b, gate_inc, 5, &err);
     assert_non_null(strstr(err, "inconclusive: tpot_p99"));
+    /* Each side's count and what a p99 needs, where it read "[-inf, +inf]". */
+    HARNESS_HAS(err, "too few for an interval (a p99 needs 563 a side) vs limit +10%");
+    assert_null(strstr(err, "inf"));
+    {
+        json_t *ra = harness_summary_load(a), *rb = harness_summary_load(b);
+        char want[80];
+        snprintf(want, sizeof want, "n=%.0f vs %.0f: too few", harness_num(ra, "requests.ok"),
+                 harness_num(rb, "requests.ok"));
+        HARNESS_HAS(err, want);
+        json_decref(ra);
+        json_decref(rb);
+    }
     free(err);
     json_decref(j);
     /* Both: the lowest status wins. */
