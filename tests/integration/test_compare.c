@@ -382,19 +382,21 @@ static void test_compare_different_workload_refused(void **state)
     assert_int_equal(json_array_size(json_object_get(c, "load_differences")), 0);
     json_decref(j);
 
-    /* Another load (rate, arrival) is compared, with one note line naming
-     * it: a latency at 10 req/s against one at 40 measures the load too. */
+    /* Another load (rate, arrival, a --requests cap) is compared, with one
+     * note line naming it: a latency at 10 req/s against one at 40
+     * measures the load too. */
     run_json_set(b, "config", "rate_per_s", json_real(10));
     run_json_set(b, "config", "arrival", json_string("poisson"));
+    run_json_set(b, "config", "requests", json_integer(70));
     char *note = NULL;
     j = compare(a, b, allow, 0, &note);
     HARNESS_HAS(note, "llmload: compare: note: short and long ran different loads (rate_per_s "
-                      "40.0 vs 10.0, arrival \"constant\" vs \"poisson\"): their latencies "
-                      "differ by the load as well as by the server\n");
+                      "40.0 vs 10.0, arrival \"constant\" vs \"poisson\", requests 0 vs 70): "
+                      "their latencies differ by the load as well as by the server\n");
     free(note);
     c = json_array_get(json_object_get(j, "candidates"), 0);
     json_t *ld = json_object_get(c, "load_differences");
-    assert_int_equal(json_array_size(ld), 2);
+    assert_int_equal(json_array_size(ld), 3);
     assert_string_equal(harness_sval(json_array_get(ld, 0), "key"), "rate_per_s");
     ASSERT_NEAR(harness_num(json_array_get(ld, 0), "baseline"), 40, 1e-9);
     ASSERT_NEAR(harness_num(json_array_get(ld, 0), "candidate"), 10, 1e-9);
