@@ -1,5 +1,5 @@
-# bench/common.sh: what run.sh, sim.sh, compare.sh and compare-sensitivity.sh
-# share, sourced by each (POSIX sh).
+# bench/common.sh: what run.sh, sim.sh, compare.sh, compare-ab.sh and
+# compare-sensitivity.sh share, sourced by each (POSIX sh).
 # The caller sets NAME (its name, for messages) and TMP (a scratch folder it
 # removes on exit) first.
 

@@ -37,6 +37,16 @@ static const char *const workload_keys[] = {
     "images",        "batch",
 };
 
+/* The run.json config keys that set the load: not checked (comparing two
+ * rates is a use of the command), but a latency compared across two loads
+ * measures the load as much as the server, so a difference is said. A
+ * run's --requests cap is one: 2 requests in a 5 s window read as a
+ * goodput of 0.4/s against 20/s. */
+static const char *const load_keys[] = {
+    "load_model", "rate_per_s", "arrival", "burstiness", "ramp_to_per_s", "max_concurrency",
+    "on_cap",     "users",      "pace_ns", "think",      "warmup_ns",     "requests",
+};
+
 static void vec_push(struct vec *x, const struct record *r, double v)
 {
     if (x->n == x->cap) {
@@ -328,20 +338,28 @@ static int allowed(const char *k, char *const *allow, size_t n_allow)
 
 /* The workload keys where b and c differ, as a JSON array of
  * {key, baseline, candidate}. */
-static json_t *config_diffs(const struct side *b, const struct side *c)
+/* The keys of b's and c's run.json config, of the nk named, whose values
+ * differ: [{key, baseline, candidate}]. Caller owns it. */
+static json_t *keys_diffs(const struct side *b, const struct side *c, const char *const *keys,
+                          size_t nk)
 {
     json_t *a = json_array();
-    for (size_t i = 0; i < LL_ARRAY_LEN(workload_keys); i++) {
-        json_t *x = cfg_get(b->run, workload_keys[i]), *y = cfg_get(c->run, workload_keys[i]);
+    for (size_t i = 0; i < nk; i++) {
+        json_t *x = cfg_get(b->run, keys[i]), *y = cfg_get(c->run, keys[i]);
         if (json_equal(x, y))
             continue;
         json_t *o = json_object();
-        json_object_set_new(o, "key", json_string(workload_keys[i]));
+        json_object_set_new(o, "key", json_string(keys[i]));
         json_object_set(o, "baseline", x);
         json_object_set(o, "candidate", y);
         json_array_append_new(a, o);
     }
     return a;
+}
+
+static json_t *config_diffs(const struct side *b, const struct side *c)
+{
+    return keys_diffs(b, c, workload_keys, LL_ARRAY_LEN(workload_keys));
 }
 
 static char *compact(json_t *v)
@@ -368,10 +386,12 @@ static void compare_usage(FILE *f)
                "rates from Poisson intervals, shares from Newcombe's (docs/compare.md).\n"
                "Runs that did not offer the same workload (token lengths, API, classes,\n"
                "prefixes, stream mode, SLO) are refused unless --allow-different names\n"
-               "each differing key. A side that was INVALID or interrupted is compared,\n"
-               "with a warning line that names it. Sweeps: the SLO capacity and the knee\n"
-               "of each, bracketed by the offered rates around them and called only when\n"
-               "the brackets do not overlap; the curves of TTFT p99, TPOT p99, goodput\n"
+               "each differing key; runs of another load (rate, arrival, users) are\n"
+               "compared with a note line that names it. A side that was INVALID or\n"
+               "interrupted is compared, with a warning line that names it. Sweeps:\n"
+               "the SLO capacity and the knee of each, bracketed by the offered rates\n"
+               "around them and called only when the brackets do not overlap; the\n"
+               "curves of TTFT p99, TPOT p99, goodput\n"
                "and attainment against offered load; and the rows above at each offered\n"
                "rate both sweeps ran; where a sweep repeated a rate (--repeat), the\n"
                "between-run interval of its runs is used when wider (the table's from\n"
@@ -676,6 +696,36 @@ static void print_differences(json_t *diffs, json_t *tags)
     }
 }
 
+/* One stderr line when b and c offered different loads (load_keys):
+ * "note: b and c ran different loads: rate_per_s 20 vs 10; ...". The
+ * differences, as compare.json's load_differences, are returned (caller
+ * owns them). */
+static json_t *load_note(const struct side *b, const struct side *c)
+{
+    json_t *d = keys_diffs(b, c, load_keys, LL_ARRAY_LEN(load_keys));
+    if (json_array_size(d) == 0)
+        return d;
+    char list[512] = "";
+    size_t used = 0, k;
+    json_t *o;
+    json_array_foreach(d, k, o)
+    {
+        char *x = compact(json_object_get(o, "baseline"));
+        char *y = compact(json_object_get(o, "candidate"));
+        int w = snprintf(list + used, sizeof list - used, "%s%s %s vs %s", used ? ", " : "",
+                         json_string_value(json_object_get(o, "key")), x ? x : "?", y ? y : "?");
+        free(x);
+        free(y);
+        if (w > 0 && (size_t)w < sizeof list - used)
+            used += (size_t)w;
+    }
+    fprintf(stderr,
+            "llmload: compare: note: %s and %s ran different loads (%s): their latencies "
+            "differ by the load as well as by the server\n",
+            b->label, c->label, list);
+    return d;
+}
+
 json_t *cmp_gates(const struct cmp_opts *o, const struct side *c, double rate,
                   const struct row *rows, int n, int *fail, int *inconclusive)
 {
@@ -698,27 +748,33 @@ json_t *cmp_gates(const struct cmp_opts *o, const struct side *c, double rate,
         json_array_append_new(gates, j);
         if (g == CMP_GATE_PASS)
             continue;
-        char at[48] = "", a[32], bb[32], d[32], lo[32], hi[32];
+        char at[48] = "", a[32], bb[32], d[32], lo[32], hi[32], ci[160];
         if (!isnan(rate))
             snprintf(at, sizeof at, " at %.4g req/s", rate);
-        int bounded = r->d.ok && !r->d.too_few;
-        /* Why an inconclusive row could not tell: a figure missing on a
-         * side reads "-", which alone does not say what to change. */
+        /* The interval, or in words why there is none: a percentile of
+         * too few values once read "[-inf, +inf]", and a figure missing
+         * on a side reads "-", which alone does not say what to change. */
         int slo_row = strcmp(r->name, "goodput") == 0 || strcmp(r->name, "attainment") == 0;
-        const char *why = isnan(r->base) && isnan(r->cand)
-                              ? (slo_row ? " (no value on either side: goodput and attainment need "
-                                           "an SLO, --slo)"
-                                         : " (no value on either side)")
-                          : isnan(r->base) || isnan(r->cand) ? " (no value on one side)"
-                          : r->d.too_few                     ? " (too few values)"
-                                                             : "";
-        fprintf(stderr, "llmload: compare: %s %s%s: %s %s -> %s, %s [%s, %s] vs limit %+.4g%s%s\n",
-                c->label, g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", at, r->name,
+        if (r->d.ok && r->d.too_few)
+            snprintf(ci, sizeof ci,
+                     ", n=%zu vs %zu: too few for an interval (a p%.0f needs %zu a side)", r->n_b,
+                     r->n_c, r->pct, cmp_pct_min_n(r->pct));
+        else if (r->d.ok)
+            snprintf(ci, sizeof ci, " [%s, %s]", cmp_fmt_diff(r, r->d.lo, lo, sizeof lo),
+                     cmp_fmt_diff(r, r->d.hi, hi, sizeof hi));
+        else
+            snprintf(ci, sizeof ci, ", no interval (%s)",
+                     isnan(r->base) && isnan(r->cand)
+                         ? (slo_row ? "no value on either side: goodput and attainment need "
+                                      "an SLO, --slo"
+                                    : "no value on either side")
+                     : isnan(r->base) || isnan(r->cand) ? "no value on one side"
+                                                        : "a baseline of 0");
+        fprintf(stderr, "llmload: compare: %s %s%s: %s %s -> %s, %s%s vs limit %+.4g%s\n", c->label,
+                g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", at, r->name,
                 cmp_fmt_value(r, r->base, a, sizeof a), cmp_fmt_value(r, r->cand, bb, sizeof bb),
-                r->d.ok ? cmp_fmt_diff(r, r->d.diff, d, sizeof d) : "-",
-                bounded ? cmp_fmt_diff(r, r->d.lo, lo, sizeof lo) : "-inf",
-                bounded ? cmp_fmt_diff(r, r->d.hi, hi, sizeof hi) : "+inf", 100 * o->th[t].amount,
-                o->th[t].pp ? "pp" : "%", g == CMP_GATE_FAIL ? "" : why);
+                r->d.ok ? cmp_fmt_diff(r, r->d.diff, d, sizeof d) : "-", ci, 100 * o->th[t].amount,
+                o->th[t].pp ? "pp" : "%");
         if (g == CMP_GATE_FAIL)
             *fail = 1;
         else
@@ -774,6 +830,7 @@ static int compare_runs(const struct side *sides, int nd, const struct cmp_opts 
         }
         json_t *jc = side_json(c);
         json_object_set(jc, "config_differences", o->diffs[i]);
+        json_object_set_new(jc, "load_differences", load_note(b, c));
         json_t *tags = tags_differ(b, c);
         json_object_set_new(jc, "tags_differ", tags);
         json_t *jr = json_array();

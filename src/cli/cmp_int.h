@@ -79,6 +79,8 @@ struct row {
     const char *method;
     size_t block_b, block_c; /* a percentile's bootstrap block lengths, each side's (1: single
                               * requests); 0 for other rows */
+    size_t n_b, n_c;         /* a percentile's values, each side's; 0 for other rows */
+    double pct;              /* a percentile row's percentile (50, 90, 99); 0 for other rows */
     enum cmp_verdict verdict;
     const char *same_why; /* for same: within_noise, too_few or below_min_effect */
     /* The runs behind each side's figure: a sweep's repeats of the rate

@@ -82,6 +82,9 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
             r->d = d[p];
             r->block_b = b->block[m];
             r->block_c = c->block[m];
+            r->n_b = b->lat[m].n;
+            r->n_c = c->lat[m].n;
+            r->pct = pcts[p];
         }
     }
     double scale = b->window_s / c->window_s;

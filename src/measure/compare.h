@@ -32,11 +32,16 @@ struct cmp_diff {
 /* Whether n values bound their p-th percentile at 95% without
  * assumptions: the order-statistic interval, ranks
  * floor(np - z sqrt(np(1-p))) to ceil(np + z sqrt(np(1-p))) + 1, lies
- * within 1..n. A p99 needs about 700 values, a p90 about 60, a p50 about
- * 10. Below that a resample cannot show how far the true percentile may
+ * within 1..n. A p99 needs 563 values, a p90 53, a p50 8 (cmp_pct_min_n).
+ * Below that a resample cannot show how far the true percentile may
  * lie past the largest value drawn, so the bootstrap's interval would be
  * too narrow. */
 int cmp_pct_enough(size_t n, double p);
+
+/* The fewest values that bound their p-th percentile (0 < p < 100), as
+ * cmp_pct_enough decides: 8 for p50, 53 for p90, 563 for p99. What a
+ * row with too few values says it lacks. */
+size_t cmp_pct_min_n(double p);
 
 /* The nearest-rank p-th percentile (0 < p <= 100) of the n sorted values
  * v: the hist_percentile_rank(p, n)-th smallest, the one definition of

@@ -364,12 +364,15 @@ static void put_bracket_row(struct strbuf *b, const char *name, json_t *base, js
     strbuf_puts(b, "</td></tr>\n");
 }
 
-static void put_differences(struct strbuf *b, json_t *c)
+/* One line of candidate c's differences from the baseline listed under
+ * key (config_differences, load_differences), headed by what; none when
+ * it has none. */
+static void put_key_diffs(struct strbuf *b, json_t *c, const char *key, const char *what)
 {
-    json_t *diffs = json_object_get(c, "config_differences");
+    json_t *diffs = json_object_get(c, key);
     if (json_array_size(diffs) == 0)
         return;
-    strbuf_puts(b, "<div class=\"differs\">config differs (allowed):");
+    strbuf_printf(b, "<div class=\"differs\">%s:", what);
     size_t i;
     json_t *o;
     json_array_foreach(diffs, i, o)
@@ -388,6 +391,15 @@ static void put_differences(struct strbuf *b, json_t *c)
         free(y);
     }
     strbuf_puts(b, "</div>\n");
+}
+
+/* The allowed config differences, and the load's (the terminal's note
+ * line: a latency at another load moved with the load). */
+static void put_differences(struct strbuf *b, json_t *c)
+{
+    put_key_diffs(b, c, "config_differences", "config differs (allowed)");
+    put_key_diffs(b, c, "load_differences",
+                  "load differs (latencies move with the load as well as the server)");
 }
 
 void compare_html_render(json_t *doc, struct strbuf *b)

@@ -22,7 +22,7 @@
 #include "test.h"
 
 /* 40 req/s for 2 s: 80 requests, enough for p50 and p90 (a p99 needs
- * about 700 and is never called: "too few values"). */
+ * 563 and is never called: "too few values"). */
 #define CMP_WORKLOAD                                                                               \
     "--rate", "40", "--duration", "2s", "--arrival", "constant", "--prompt-tokens", "64",          \
         "--output-tokens", "16", "--ignore-eos", "--slo", "ttft=500ms"
@@ -280,6 +280,18 @@ static void test_compare_slower_decode_is_worse(void **state)
     const char *gate_inc[] = {"--fail-on", "tpot_p99:+10%", "--quiet", NULL};
     j = compare(a, b, gate_inc, 5, &err);
     assert_non_null(strstr(err, "inconclusive: tpot_p99"));
+    /* Each side's count and what a p99 needs, where it read "[-inf, +inf]". */
+    HARNESS_HAS(err, "too few for an interval (a p99 needs 563 a side) vs limit +10%");
+    assert_null(strstr(err, "inf"));
+    {
+        json_t *ra = harness_summary_load(a), *rb = harness_summary_load(b);
+        char want[80];
+        snprintf(want, sizeof want, "n=%.0f vs %.0f: too few", harness_num(ra, "requests.ok"),
+                 harness_num(rb, "requests.ok"));
+        HARNESS_HAS(err, want);
+        json_decref(ra);
+        json_decref(rb);
+    }
     free(err);
     json_decref(j);
     /* Both: the lowest status wins. */
@@ -367,6 +379,27 @@ static void test_compare_different_workload_refused(void **state)
     json_t *bt = json_object_get(tags, "baseline"); /* no --tag: none, or {} */
     assert_true(json_is_null(bt) || (json_is_object(bt) && json_object_size(bt) == 0));
     assert_string_equal(harness_sval(json_object_get(tags, "candidate"), "build"), "v2");
+    assert_int_equal(json_array_size(json_object_get(c, "load_differences")), 0);
+    json_decref(j);
+
+    /* Another load (rate, arrival, a --requests cap) is compared, with one
+     * note line naming it: a latency at 10 req/s against one at 40
+     * measures the load too. */
+    run_json_set(b, "config", "rate_per_s", json_real(10));
+    run_json_set(b, "config", "arrival", json_string("poisson"));
+    run_json_set(b, "config", "requests", json_integer(70));
+    char *note = NULL;
+    j = compare(a, b, allow, 0, &note);
+    HARNESS_HAS(note, "llmload: compare: note: short and long ran different loads (rate_per_s "
+                      "40.0 vs 10.0, arrival \"constant\" vs \"poisson\", requests 0 vs 70): "
+                      "their latencies differ by the load as well as by the server\n");
+    free(note);
+    c = json_array_get(json_object_get(j, "candidates"), 0);
+    json_t *ld = json_object_get(c, "load_differences");
+    assert_int_equal(json_array_size(ld), 3);
+    assert_string_equal(harness_sval(json_array_get(ld, 0), "key"), "rate_per_s");
+    ASSERT_NEAR(harness_num(json_array_get(ld, 0), "baseline"), 40, 1e-9);
+    ASSERT_NEAR(harness_num(json_array_get(ld, 0), "candidate"), 10, 1e-9);
     json_decref(j);
 
     const char *bad_allow[] = {"compare", a, b, "--allow-different", "url", NULL};

@@ -318,7 +318,7 @@ static void test_block_length(void **state)
     free(b);
 }
 
-/* The order-statistic rule: a p99 needs about 700 values, a p90 about 60. */
+/* The order-statistic rule: a p99 needs 563 values, a p90 53, a p50 8. */
 static void test_pct_enough(void **state)
 {
     assert_false(cmp_pct_enough(0, 50));
@@ -328,6 +328,13 @@ static void test_pct_enough(void **state)
     assert_true(cmp_pct_enough(80, 90));
     assert_false(cmp_pct_enough(500, 99));
     assert_true(cmp_pct_enough(800, 99));
+    /* The fewest that bound each, which a row with too few values names. */
+    assert_int_equal(cmp_pct_min_n(50), 8);
+    assert_int_equal(cmp_pct_min_n(90), 53);
+    assert_int_equal(cmp_pct_min_n(99), 563);
+    assert_int_equal(cmp_pct_min_n(99.9), 5661);
+    for (size_t k = 1; k < 3 * 563; k++)
+        assert_int_equal(cmp_pct_enough(k, 99), k >= 563);
     /* Too few for p99: the row is same whatever the values, the gate inconclusive. */
     size_t n = 100;
     double *b = lognormal_sorted(n, 100.0, 1), *c = lognormal_sorted(n, 200.0, 2);

@@ -53,6 +53,10 @@ static json_t *runs_doc(void)
                                c ? "cand2" : "cand1", "config_differences", "tags_differ", "rows",
                                rows, "fail_on", "outcome", c ? "INVALID" : "ok", "invalid_reason",
                                "lateness p99 9ms");
+        if (c == 1)
+            json_object_set_new(jc, "load_differences",
+                                json_pack("[{s:s,s:f,s:f}]", "key", "rate_per_s", "baseline", 40.0,
+                                          "candidate", 10.0));
         json_array_append_new(cands, jc);
     }
     json_object_set_new(doc, "candidates", cands);
@@ -171,6 +175,9 @@ static void test_runs_page(void **state)
         "<td>TTFT p99</td>",     /* titled as the terminal table titles them */
         "div.chart{",            /* one card per chart: its style on the div */
         "cand2 (candidate) was INVALID: lateness p99 9ms", /* said at the top */
+        /* another load, said as the terminal's note line says it */
+        "load differs (latencies move with the load as well as the server): rate_per_s: 40.0 "
+        "vs 10.0</div>",
         NULL,
     };
     static const char *const lacks[] = {
