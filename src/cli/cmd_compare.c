@@ -383,7 +383,9 @@ static void compare_usage(FILE *f)
                "(runs of requests in schedule order, which shared the server's batches,\n"
                "kept together; a fixed seed; a percentile with too few values to bound\n"
                "it is never called),\n"
-               "rates from Poisson intervals, shares from Newcombe's (docs/compare.md).\n"
+               "rates from Poisson intervals (two open loops: per scheduled request, so\n"
+               "one schedule drawing more arrivals is not the server's doing), shares\n"
+               "from Newcombe's (docs/compare.md).\n"
                "Runs that did not offer the same workload (token lengths, API, classes,\n"
                "prefixes, stream mode, SLO) are refused unless --allow-different names\n"
                "each differing key; runs of another load (rate, arrival, users) are\n"
@@ -831,6 +833,15 @@ static int compare_runs(const struct side *sides, int nd, const struct cmp_opts 
         json_t *jc = side_json(c);
         json_object_set(jc, "config_differences", o->diffs[i]);
         json_object_set_new(jc, "load_differences", load_note(b, c));
+        int per_sched = cmp_per_scheduled(b, c);
+        json_object_set_new(jc, "rates_per_scheduled", json_boolean(per_sched));
+        if (per_sched && b->scheduled != c->scheduled)
+            fprintf(stderr,
+                    "llmload: compare: note: open loops: goodput, output tok/s and achieved rate "
+                    "are judged per scheduled request (%s scheduled %llu, %s %llu: the client's "
+                    "arrivals, not the server's doing)\n",
+                    b->label, (unsigned long long)b->scheduled, c->label,
+                    (unsigned long long)c->scheduled);
         json_t *tags = tags_differ(b, c);
         json_object_set_new(jc, "tags_differ", tags);
         json_t *jr = json_array();

@@ -106,6 +106,13 @@ void cmp_side_free(struct side *s);
 /* The most rows cmp_build_rows writes. */
 int cmp_rows_max(void);
 
+/* 1 when b and c are both open loops (run.json's config.load_model
+ * "open") with requests scheduled: their goodput, output tok/s and
+ * achieved rate are then judged per scheduled request, not per second,
+ * so that one schedule drawing more arrivals than the other (another
+ * --seed) is not read as the server's doing. */
+int cmp_per_scheduled(const struct side *b, const struct side *c);
+
 /* The rows of candidate c against baseline b into rows (cmp_rows_max of
  * them); returns how many, or -1 when out of memory. */
 int cmp_build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,

@@ -558,6 +558,64 @@ static void test_compare_cold_outcome_keys(void **state)
     harness_tmp_end();
 }
 
+/* Two open loops on one server whose Poisson schedules drew 43 and 78
+ * requests in 3 s (seeds 5 and 4 at 20 req/s): the sends per second
+ * differ by +81%, beyond Poisson noise, and the parent called the
+ * candidate's achieved rate "better" (and its output tok/s), though the
+ * server set neither. Judged per scheduled request they are the same,
+ * compare.json says rates_per_scheduled, and a note names both
+ * schedules' counts. */
+static void test_compare_open_loop_schedules(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char *dirs[2];
+    const char *seeds[2] = {"5", "4"};
+    for (int i = 0; i < 2; i++) {
+        const char *args[] = {"--rate",
+                              "20",
+                              "--duration",
+                              "3s",
+                              "--seed",
+                              seeds[i],
+                              "--prompt-tokens",
+                              "32",
+                              "--output-tokens",
+                              "4",
+                              "--ignore-eos",
+                              "--no-metrics",
+                              NULL};
+        dirs[i] = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    }
+    json_t *sa = harness_summary_load(dirs[0]), *sb = harness_summary_load(dirs[1]);
+    int64_t na = harness_ival_req(json_object_get(sa, "requests"), "scheduled");
+    int64_t nb = harness_ival_req(json_object_get(sb, "requests"), "scheduled");
+    assert_int_equal(na, 43);
+    assert_int_equal(nb, 78);
+    json_decref(sa);
+    json_decref(sb);
+    char *err = NULL;
+    json_t *j = compare(dirs[0], dirs[1], NULL, 0, &err);
+    HARNESS_HAS(err, "note: open loops: goodput, output tok/s and achieved rate are judged per "
+                     "scheduled request");
+    HARNESS_HAS(err, "scheduled 43, ");
+    assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "candidates"), 0),
+                                             "rates_per_scheduled")));
+    json_t *r = row(j, "achieved_rate");
+    assert_string_equal(harness_sval(r, "verdict"), "same");
+    /* every request sent on both sides: the same rate per scheduled one */
+    ASSERT_NEAR(diff_of(r, "value"), 0, 0.03);
+    assert_true(harness_num(r, "candidate") > 1.5 * harness_num(r, "baseline"));
+    assert_string_equal(harness_sval(row(j, "output_tokens_per_s"), "verdict"), "same");
+    json_decref(j);
+    free(err);
+    for (int i = 0; i < 2; i++)
+        harness_results_free(dirs[i]);
+    harness_sim_teardown(NULL);
+    harness_tmp_end();
+}
+
 static int teardown(void **state)
 {
     harness_sim_stop(&slow_sim);
@@ -569,4 +627,5 @@ static int teardown(void **state)
 HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_same_config_is_same, teardown),
              cmocka_unit_test_teardown(test_compare_slower_decode_is_worse, teardown),
              cmocka_unit_test_teardown(test_compare_different_workload_refused, teardown),
-             cmocka_unit_test_teardown(test_compare_cold_outcome_keys, teardown))
+             cmocka_unit_test_teardown(test_compare_cold_outcome_keys, teardown),
+             cmocka_unit_test_teardown(test_compare_open_loop_schedules, teardown))
