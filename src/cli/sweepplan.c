@@ -310,12 +310,17 @@ static int plan_steps(const struct run_opts *o, const struct sweep_opts *so, str
         (so->max_steps &&
          runopts_count_upto("--max-steps", so->max_steps, 1000, &p->max_steps, err, errlen) != 0))
         return LL_E_INVAL;
+    /* 0 (never re-run) is a valid count: a bad value says ">= 0", not
+     * the ">= 1" of runopts_count_upto that read as if 0 were refused. */
     p->confirm = 1;
-    if (so->confirm && strcmp(so->confirm, "0") == 0)
-        p->confirm = 0;
-    else if (so->confirm &&
-             runopts_count_upto("--confirm", so->confirm, 10, &p->confirm, err, errlen) != 0)
-        return LL_E_INVAL;
+    if (so->confirm) {
+        uint64_t n;
+        if (runopts_count("--confirm", so->confirm, 0, &n, err, errlen) != 0)
+            return LL_E_INVAL;
+        if (n > 10)
+            return runopts_errf(err, errlen, "--confirm: at most 10, got \"%s\"", so->confirm);
+        p->confirm = (uint32_t)n;
+    }
     p->recovery = !so->no_recovery;
     if (so->no_recovery && so->recovery_duration)
         return runopts_errf(err, errlen, "--recovery-duration: not with --no-recovery");

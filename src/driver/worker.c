@@ -196,6 +196,7 @@ static uint64_t count_scheduled(struct worker *w, const struct req_spec *spec, u
         w->last_sched_ns = sched_ns;
     if (record_in_cold_start(spec->index, cold_session(cfg, spec->session), cfg->cold_requests)) {
         w->cold.scheduled++;
+        w->stats.win_scheduled_cold += sched_ns >= cfg->warmup_ns;
         return late;
     }
     if (sched_ns < cfg->warmup_ns)

@@ -171,6 +171,11 @@ void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_
     stats_add_slo(s, met);
 }
 
+uint64_t stats_win_scheduled(const struct stats *s)
+{
+    return s->scheduled + s->win_scheduled_cold;
+}
+
 void stats_add_slo(struct stats *s, int verdict)
 {
     s->slo_met += (uint64_t)(verdict == 1);
@@ -295,6 +300,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->warmup_cached_tokens += src->warmup_cached_tokens;
     dst->warmup_failed_started += src->warmup_failed_started;
     dst->win_completed += src->win_completed;
+    dst->win_scheduled_cold += src->win_scheduled_cold;
     dst->win_ok += src->win_ok;
     dst->win_dropped += src->win_dropped;
     dst->win_slo_met += src->win_slo_met;

@@ -136,6 +136,10 @@ struct stats {
      * they belong to, warm-up ones included. Rates divide these by the
      * window. */
     uint64_t win_sent;              /* requests sent in the window */
+    /* Cold arrivals (--cold-start) scheduled in the window, from the
+     * warm-up's end: out of scheduled, yet their sends are in win_sent, so
+     * the window's scheduled rate counts them beside it. */
+    uint64_t win_scheduled_cold;
     uint64_t win_completed;         /* records that ended in the window, any kind */
     uint64_t win_ok;                /* ok records that ended in the window */
     uint64_t win_dropped;           /* client_dropped records that ended in the window:
@@ -204,6 +208,12 @@ void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
  * 1 met, 0 missed, SLO_UNJUDGED not judged. */
 void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_ns,
                        uint64_t window_end_ns, int met);
+
+/* The arrivals scheduled in the window, cold ones included (scheduled
+ * plus win_scheduled_cold): what the window's scheduled rate divides, so
+ * that it counts the requests the send rate counts (a run with
+ * --cold-start 10 at 5 req/s read "scheduled 2.33 req/s, sent 4.00"). */
+uint64_t stats_win_scheduled(const struct stats *s);
 
 /* Count one window request's SLO verdict (slo_judge's: 1 met, 0 missed,
  * SLO_UNJUDGED not judged) into slo_met and slo_unjudged: the one tally

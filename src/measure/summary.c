@@ -470,7 +470,7 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
                                      const struct summary_info *info)
 {
     char a[32], b[32], c[32], d[32];
-    uint64_t w = info->window_ns;
+    uint64_t w = info->window_ns, sched = stats_win_scheduled(s);
     char e[32];
     fprintf(f,
             "throughput: offered %s req/s (scheduled %s req/s), sent %s req/s, "
@@ -478,7 +478,7 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
             info->offered_rate_per_s > 0
                 ? summary_fmt_double(info->offered_rate_per_s, "%.2f", a, sizeof(a))
                 : "-",
-            summary_fmt_double(summary_rate((double)s->scheduled, w), "%.2f", e, sizeof(e)),
+            summary_fmt_double(summary_rate((double)sched, w), "%.2f", e, sizeof(e)),
             summary_fmt_double(summary_rate((double)s->win_sent, w), "%.2f", b, sizeof(b)),
             summary_fmt_double(summary_rate((double)s->win_completed, w), "%.2f", c, sizeof(c)),
             summary_fmt_double(summary_rate((double)s->win_ok, w), "%.2f", d, sizeof(d)));
@@ -607,7 +607,7 @@ static void summary_print_sessions(FILE *f, const struct stats *s,
         info->sessions_started, info->sessions_cut, failed,
         summary_fmt_double(info->offered_rate_per_s, "%.2f", c, sizeof(c)),
         info->session_turns_mean,
-        summary_fmt_double(summary_rate((double)s->scheduled, w), "%.2f", d, sizeof(d)));
+        summary_fmt_double(summary_rate((double)stats_win_scheduled(s), w), "%.2f", d, sizeof(d)));
 }
 
 void summary_print_cold(FILE *f, const struct stats *cold, uint64_t n)

@@ -206,7 +206,7 @@ static json_t *summary_throughput_json(const struct stats *s, const struct summa
     json_t *thr = jobj();
     jset(thr, "offered_rate_per_s",
          info->offered_rate_per_s > 0 ? jdouble(info->offered_rate_per_s) : json_null());
-    jset(thr, "scheduled_rate_per_s", jdouble(summary_rate((double)s->scheduled, w)));
+    jset(thr, "scheduled_rate_per_s", jdouble(summary_rate((double)stats_win_scheduled(s), w)));
     jset(thr, "send_rate_per_s", jdouble(summary_rate((double)s->win_sent, w)));
     jset(thr, "completion_rate_per_s", jdouble(summary_rate((double)s->win_completed, w)));
     jset(thr, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, w)));
@@ -239,7 +239,8 @@ static json_t *summary_sessions_json(const struct stats *s, const struct summary
     jset(ses, "cut", ju64(info->sessions_cut));
     jset(ses, "failed", ju64(info->sessions_failed));
     jset(ses, "intended_request_rate_per_s", jdouble(info->offered_rate_per_s));
-    jset(ses, "realised_request_rate_per_s", jdouble(summary_rate((double)s->scheduled, w)));
+    jset(ses, "realised_request_rate_per_s",
+         jdouble(summary_rate((double)stats_win_scheduled(s), w)));
     return ses;
 }
 

@@ -547,7 +547,11 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
         if (c)
             stats_account(&c->st, &r, warmup_ns, wend, &c->slo);
         if (r.cold) {
+            m->st.win_scheduled_cold += r.sched_ns >= warmup_ns;
             stats_add_record(&m->cold, &r);
+            /* Every record was scheduled; stats_add_record counts what
+             * ended, not that (a merged "0 scheduled, 6 ok" before). */
+            m->cold.scheduled++;
             m->cold.sent += r.sent_ns != LL_NO_TIME;
             m->cold.slo_met += (uint64_t)(met == 1);
         } else if (r.warmup) {

@@ -205,6 +205,8 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         out->next_fail_rps = points[ord[first_fail]].offered_rps;
         out->next_fail_reason = points[ord[first_fail]].fail_reason;
         out->next_fail_confirmed = points[ord[first_fail]].confirmed_fail;
+        if (points[ord[first_fail]].reruns == 0)
+            out->next_fail_reruns_unjudged = points[ord[first_fail]].rerun_steps;
         for (size_t i = first_fail + 1; i < n_points; i++)
             if (points[ord[i]].pass)
                 out->passed_above_rps = points[ord[i]].offered_rps;
@@ -350,12 +352,24 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
             " req/s failed below a passing rate and passed when re-run (--confirm): "
             "counted as passing\n");
     }
-    if (fd->next_fails && fd->passed_above_rps > 0)
+    if (fd->next_fails && fd->passed_above_rps > 0) {
+        /* A re-run that was INVALID is neither a confirmation nor no re-run:
+         * "(not re-run)" beside a "K re" row in the table read as a lie. */
+        char rerun[96];
+        if (fd->next_fail_confirmed)
+            snprintf(rerun, sizeof rerun, " (confirmed by a re-run)");
+        else if (fd->next_fail_reruns_unjudged == 1)
+            snprintf(rerun, sizeof rerun, " (re-run, but the re-run could not be judged)");
+        else if (fd->next_fail_reruns_unjudged > 1)
+            snprintf(rerun, sizeof rerun, " (re-run %u times, but no re-run could be judged)",
+                     (unsigned)fd->next_fail_reruns_unjudged);
+        else
+            snprintf(rerun, sizeof rerun, " (not re-run)");
         put(buf, len, at,
             "not monotonic: %.4g req/s passed above the failing %.4g req/s; the capacity "
             "stops at the first failure%s\n",
-            fd->passed_above_rps, fd->next_fail_rps,
-            fd->next_fail_confirmed ? " (confirmed by a re-run)" : " (not re-run)");
+            fd->passed_above_rps, fd->next_fail_rps, rerun);
+    }
     if (fd->n_unknown) {
         char whose[512];
         sweep_late_whose_list(fd->unknown_rps, fd->unknown_cause, fd->n_unknown, whose,

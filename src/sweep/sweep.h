@@ -727,6 +727,9 @@ struct sweep_findings {
     double passed_above_rps; /* the highest passing rate above the first failing
                                   * one (a result not monotonic in load); 0 = none */
     int next_fail_confirmed; /* 1: the first failing rate failed again when re-run */
+    /* Re-runs (--confirm) of the first failing rate when none of them could
+     * be judged (INVALID, empty or cut); 0 otherwise. */
+    uint32_t next_fail_reruns_unjudged;
     /* Rates with no request scheduled in any repeat's window (the window
      * too short for the rate), in offered order: the search and the knee
      * skip them too. */

@@ -26,6 +26,16 @@ int session_turns_check(const struct dist *turns, char *err, size_t errlen)
                  SESSION_MAX_TURNS, SESSION_MAX_TURNS, top);
         return LL_E_INVAL;
     }
+    /* A draw is rounded, at least 1: "--turns 0" ran one turn a session
+     * without a word, where a length of 0 tokens is refused. */
+    if (dist_p99(&d) < 0.5) {
+        snprintf(err, errlen,
+                 d.kind == DIST_FIXED
+                     ? "0 turns per session (each would run 1); expected at least 1"
+                     : "99%% of the draws round to 0 turns (each would run 1); "
+                       "expected at least 1");
+        return LL_E_INVAL;
+    }
     return 0;
 }
 

@@ -117,6 +117,43 @@ static void test_cold_run(void **state)
     harness_results_free(dir);
 }
 
+/* The window's scheduled rate counts the cold requests scheduled in it,
+ * as its send rate counts their sends: 20 req/s constant for 1 s, the
+ * first 6 cold, a 120 ms warm-up over some of them. The parent divided
+ * the warm ones alone ("scheduled 2.33 req/s, sent 4.00" at 5 req/s with
+ * --cold-start 10), so the rate fell short by the cold share. */
+static void test_cold_scheduled_rate(void **state)
+{
+    harness_cur_sim_start(NULL);
+    const char *args[] = {"--rate",          "20", "--arrival", "constant", "--duration",      "1s",
+                          "--cold-start",    "6",  "--warmup",  "120ms",    "--prompt-tokens", "32",
+                          "--output-tokens", "4",  NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_sim_teardown(NULL);
+
+    json_t *sum = harness_summary_load(dir);
+    int64_t warmup_ns = harness_ival_req(sum, "warmup_ns");
+    int64_t window_ns = harness_ival_req(sum, "window_ns");
+    struct harness_recs *r = harness_requests_load(dir);
+    size_t in_window = 0, cold_in_window = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t sched = harness_ival_req(r->items[i], "sched_ns");
+        if (sched < warmup_ns || sched > warmup_ns + window_ns)
+            continue;
+        in_window++;
+        cold_in_window += json_is_true(json_object_get(r->items[i], "cold"));
+    }
+    harness_recs_free(r);
+    /* Some cold requests fall in the window and some in the warm-up. */
+    assert_true(cold_in_window > 0 && cold_in_window < 6);
+    json_t *req = json_object_get(sum, "requests");
+    assert_int_equal(harness_ival_req(req, "scheduled"), (int64_t)(in_window - cold_in_window));
+    double rate = harness_num(sum, "throughput.scheduled_rate_per_s");
+    ASSERT_NEAR(rate * (double)window_ns / 1e9, (double)in_window, 1e-6);
+    json_decref(sum);
+    harness_results_free(dir);
+}
+
 /* The sweep's flags for two steps of shared prefixes at 4 and 8 req/s:
  * every prompt begins with the one 128-token prefix (8 whole blocks). */
 #define SWEEP_WORKLOAD                                                                             \
@@ -353,6 +390,7 @@ static void test_cold_replay(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_cold_run, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_cold_scheduled_rate, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cold_sweep_restart, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cold_sweep_first_step_only, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cold_errors, harness_sim_teardown),

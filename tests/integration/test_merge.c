@@ -653,6 +653,38 @@ static int shards_merge_both(char sd[2][600], const char *prefix, char *exact, c
     return rc_exact;
 }
 
+/* --cold-start 6 over two shards (cold by index: 3 each): the merged
+ * summary's cold section counts them scheduled as each shard's did, not
+ * "first 6 requests, 0 scheduled, 6 ok". */
+static void test_cold_merged(void **state)
+{
+    char sd[2][600], merged[600];
+    const char *load[] = {"--rate", "50", "--requests",    "20", "--output-tokens", "4",
+                          "--seed", "3",  "--prompt-salt", "1",  "--cold-start",    "6",
+                          NULL};
+    two_shards(sd, "c", load);
+    char *out = NULL;
+    int rc = shards_merge(sd, 0, "c", NULL, merged, sizeof merged, &out, NULL);
+    if (rc != 0 && rc != 1)
+        fail_msg("merge: exit %d", rc);
+    int64_t shard_cold = 0;
+    for (int k = 0; k < 2; k++) {
+        json_t *s = harness_summary_load(sd[k]);
+        shard_cold += harness_ival_req(json_object_get(s, "cold"), "scheduled");
+        json_decref(s);
+    }
+    assert_int_equal(shard_cold, 6);
+    json_t *sum = harness_summary_load(merged);
+    json_t *cold = json_object_get(sum, "cold");
+    assert_int_equal(harness_ival_req(cold, "requests"), 6);
+    assert_int_equal(harness_ival_req(cold, "scheduled"), 6);
+    assert_int_equal(harness_ival_req(cold, "sent"), 6);
+    assert_int_equal(harness_ival_req(json_object_get(sum, "requests"), "scheduled"), 14);
+    json_decref(sum);
+    HARNESS_HAS(out, "cold start: first 6 requests, 6 scheduled");
+    free(out);
+}
+
 /* merge --hist-only: two shards' hist.jsonl, no records, give summary.json
  * the TTFT, ITL, TPOT and E2E percentiles of the record-exact merge within
  * the histograms' error (1/256), TTFT and E2E within it of the exact
@@ -1488,6 +1520,7 @@ static void test_sweep_energy(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
              cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
+             cmocka_unit_test_teardown(test_cold_merged, teardown),
              cmocka_unit_test_teardown(test_compare_like_shards, teardown),
              cmocka_unit_test_teardown(test_hist_only, teardown),
              cmocka_unit_test_teardown(test_sessions_expect, teardown),

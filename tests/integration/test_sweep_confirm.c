@@ -145,8 +145,13 @@ static void test_confirm_off(void **state)
 
 static void test_confirm_flag(void **state)
 {
-    HARNESS_EXPECT_USAGES({{"sweep", "--rates", "2", "--confirm", "x"}, "--confirm"},
-                          {{"sweep", "--rates", "2", "--confirm", "11"}, "--confirm"});
+    /* 0 is allowed (never re-run), so a bad value names 0 as the least,
+     * not 1 (the parent said ">= 1" of "-1" and "x"). */
+    HARNESS_EXPECT_USAGES(
+        {{"sweep", "--rates", "2", "--confirm", "x"},
+         "--confirm: expected a whole number >= 0 (e.g. 100 or 10k), got \"x\""},
+        {{"sweep", "--rates", "2", "--confirm", "-1"}, "--confirm: expected a whole number >= 0"},
+        {{"sweep", "--rates", "2", "--confirm", "11"}, "--confirm: at most 10, got \"11\""});
 }
 
 HARNESS_MAIN(cmocka_unit_test(test_confirm_flag),

@@ -246,6 +246,15 @@ static void test_turns_check(void **state)
     assert_int_equal(session_turns_check(&d, err, sizeof err), 0);
     assert_int_equal(dist_parse("1001", DIST_UNIT_NONE, &d, err, sizeof err), 0);
     assert_int_not_equal(session_turns_check(&d, err, sizeof err), 0);
+    /* 0 turns would run 1, as a length of 0 would send 1 token: refused. */
+    assert_int_equal(dist_parse("0", DIST_UNIT_NONE, &d, err, sizeof err), 0);
+    assert_int_not_equal(session_turns_check(&d, err, sizeof err), 0);
+    assert_string_equal(err, "0 turns per session (each would run 1); expected at least 1");
+    assert_int_equal(dist_parse("uniform:0,0.4", DIST_UNIT_NONE, &d, err, sizeof err), 0);
+    assert_int_not_equal(session_turns_check(&d, err, sizeof err), 0);
+    assert_non_null(strstr(err, "round to 0 turns"));
+    assert_int_equal(dist_parse("uniform:0,2", DIST_UNIT_NONE, &d, err, sizeof err), 0);
+    assert_int_equal(session_turns_check(&d, err, sizeof err), 0);
     assert_int_equal(dist_parse("4", DIST_UNIT_NONE, &d, err, sizeof err), 0);
     ASSERT_NEAR(session_turns_mean(&d), 4.0, 1e-12);
     /* uniform:1,6 rounded: 1 and 6 get half the weight of 2..5, mean 3.5. */

@@ -1092,14 +1092,15 @@ static void test_findings_capacity_coarse(void **state)
  * passing, 2 is disputed and counts as passing, and the capacity is 6;
  * failing too, the failure is confirmed, the capacity is not found, and
  * the findings say the result is not monotonic in load. */
-static void check_confirm(void **state, uint64_t rerun_ttft_ms)
+static void check_confirm_late(void **state, uint64_t rerun_ttft_ms, uint64_t rerun_late_ns)
 {
     struct search *s = *state;
     s->set.slo.ttft_ns = 100 * MS;
     static const double rates[] = {2, 4, 6, 8, 2};
     const uint64_t ttft[] = {150, 40, 60, 400, rerun_ttft_ms};
     for (size_t i = 0; i < 5; i++) {
-        make_step_late(&s->steps[i], (uint32_t)i, rates[i], ttft[i], 0, 0, &s->set);
+        make_step_late(&s->steps[i], (uint32_t)i, rates[i], ttft[i], 0, i == 4 ? rerun_late_ns : 0,
+                       &s->set);
         s->n = i + 1;
     }
     s->steps[4].f.confirm = 1;
@@ -1107,10 +1108,15 @@ static void check_confirm(void **state, uint64_t rerun_ttft_ms)
     size_t np = sweep_points_build(s->steps, 5, s->pts);
     assert_int_equal(np, 4);
     assert_int_equal(s->pts[0].n, 2);
-    assert_int_equal(s->pts[0].reruns, 1);
+    assert_int_equal(s->pts[0].reruns, rerun_late_ns ? 0 : 1);
     assert_int_equal(s->pts[0].rerun_steps, 1);
     sweep_findings_compute(s->steps, 5, s->pts, np, &s->set, &s->fd);
     sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+}
+
+static void check_confirm(void **state, uint64_t rerun_ttft_ms)
+{
+    check_confirm_late(state, rerun_ttft_ms, 0);
 }
 
 static void test_findings_disputed(void **state)
@@ -1142,6 +1148,25 @@ static void test_findings_confirmed_failure(void **state)
     assert_non_null(strstr(s->text, "not monotonic: 6 req/s passed above the failing 2 req/s; "
                                     "the capacity stops at the first failure (confirmed by a "
                                     "re-run)"));
+}
+
+/* The re-run of 2 req/s was INVALID (40 ms of lateness in every send):
+ * no verdict, so the failure stands unconfirmed, and the findings say it
+ * was re-run without a verdict rather than "(not re-run)" beside a table
+ * row labelled "4 re". */
+static void test_findings_rerun_unjudged(void **state)
+{
+    struct search *s = *state;
+    check_confirm_late(state, 30, 40 * MS);
+    assert_true(!s->pts[0].pass && !s->pts[0].disputed && !s->pts[0].confirmed_fail);
+    assert_false(s->fd.capacity_found);
+    ASSERT_NEAR(s->fd.next_fail_rps, 2, 0);
+    assert_false(s->fd.next_fail_confirmed);
+    assert_int_equal(s->fd.next_fail_reruns_unjudged, 1);
+    assert_non_null(strstr(s->text, "not monotonic: 6 req/s passed above the failing 2 req/s; "
+                                    "the capacity stops at the first failure (re-run, but the "
+                                    "re-run could not be judged)"));
+    assert_null(strstr(s->text, "not re-run"));
 }
 
 static void test_findings_nothing_judged(void **state)
@@ -3176,10 +3201,10 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_lowest_judged), cmocka_unit_test(test_first_limit_at_lowest),
           cmocka_unit_test(test_steady_short_series), cmocka_unit_test(test_series_add),
           SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
-          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_nothing_judged),
-          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
-          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_stop_fall_beyond_noise),
+          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_rerun_unjudged),
+          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
+          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_fall_beyond_noise),
           cmocka_unit_test(test_stop_plateau_beyond_noise),
           cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
           cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
