@@ -354,14 +354,23 @@ static void report_limit_cards(struct strbuf *b, const struct report *r)
     strbuf_free(&d);
 }
 
-/* The cards of the peaks over every step, recovery included: goodput and
- * output tokens/s, each with the load it was reached at (the first step
- * on ties). The only statistic the page computes. */
+/* The cards of the peaks over the judged steps, recovery included:
+ * goodput and output tokens/s, each with the load it was reached at (the
+ * first step on ties). The only statistic the page computes. An INVALID
+ * step's figures carry the generator's lateness and a cut one's a window
+ * a signal ended, so they are left out, as the findings leave them: the
+ * card read "12.3 req/s at 12 req/s" from an INVALID step while that
+ * rate's judged run had 8.33. */
 static void report_peak_cards(struct strbuf *b, const struct report *r)
 {
     double peak_good = NAN, peak_good_x = NAN, peak_out = NAN, peak_out_x = NAN;
+    size_t left_out = 0;
     for (size_t i = 0; i < r->n_steps; i++) {
         const struct report_step *s = &r->steps[i];
+        if (s->invalid || s->interrupted) {
+            left_out++;
+            continue;
+        }
         if (isfinite(s->goodput_rps) && !(s->goodput_rps <= peak_good)) {
             peak_good = s->goodput_rps;
             peak_good_x = report_step_x(r, s);
@@ -373,15 +382,18 @@ static void report_peak_cards(struct strbuf *b, const struct report *r)
     }
     struct strbuf d;
     strbuf_init(&d);
+    const char *judged = left_out ? "; INVALID and cut steps left out" : "";
     strbuf_puts(&d, "requests/s completed within SLO, at ");
     report_put_value(&d, peak_good_x);
     strbuf_puts(&d, " req/s");
+    strbuf_puts(&d, judged);
     report_card(b, "good", "Peak goodput", peak_good, "req/s", "none", d.data);
 
     strbuf_clear(&d);
     strbuf_puts(&d, "at ");
     report_put_value(&d, peak_out_x);
     strbuf_puts(&d, " req/s");
+    strbuf_puts(&d, judged);
     report_card(b, "tput", "Peak output", peak_out, "tokens/s", "none", d.data);
     strbuf_free(&d);
 }
@@ -553,7 +565,9 @@ static const struct report_figure report_latency_figs[] = {
      "From the scheduled send time to the end of the stream."},
     {REPORT_FIG_ATTAINMENT, NULL, "SLO attainment",
      "Share of scheduled requests that completed within every "
-     "SLO. Capacity is the highest load above the target line."},
+     "SLO. Capacity is the highest load below the first judged one "
+     "under the target line (or not steady): a load back above the "
+     "line after it does not count."},
 };
 
 /* Throughput against load: requests per second, output tokens per second. */
@@ -633,7 +647,8 @@ static void report_error_samples(struct strbuf *b, const struct report *r)
  * telemetry, the GPUs' power and utilisation. */
 static const struct report_figure report_time_figs[] = {
     {REPORT_FIG_INFLIGHT, "wide", "Requests in flight",
-     "Requests sent and not yet finished, over the whole run; grey "
+     "Requests scheduled and not yet finished (sent, or waiting for a "
+     "slot under --max-concurrency), over the whole run; grey "
      "lines mark the start of each step. A climb that never levels "
      "off within a step is a growing backlog."},
     {REPORT_FIG_SERVER_QUEUE, "wide", "Server queue and batch",

@@ -955,6 +955,29 @@ static void test_invalid_banner_some_steps(void **state)
     free(doc);
 }
 
+/* The peak cards read the judged steps: an INVALID step's goodput (14.5
+ * at 15 req/s here) carries the generator's lateness and a cut step's a
+ * window a signal ended, so the peaks are 9.9 req/s at 10 and 3200
+ * tokens/s at 25, and the cards say what they left out. */
+static void test_peaks_judged_steps(void **state)
+{
+    struct fixture f;
+    fixture_make(&f);
+    char *doc = render(&f.r);
+    assert_non_null(strstr(doc, "Peak goodput</div><div class=\"v\">14.5<"));
+    assert_null(strstr(doc, "left out"));
+    free(doc);
+    f.steps[2].invalid = 1;
+    f.steps[3].interrupted = 1;
+    doc = render(&f.r);
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "Peak goodput</div><div class=\"v\">9.9<"));
+    assert_non_null(strstr(doc, "Peak output</div><div class=\"v\">3200<"));
+    assert_non_null(strstr(doc, "at 10 req/s; INVALID and cut steps left out"));
+    assert_non_null(strstr(doc, "at 25 req/s; INVALID and cut steps left out"));
+    free(doc);
+}
+
 static void test_empty_report(void **state)
 {
     struct report r = {0};
@@ -1299,6 +1322,7 @@ int main(void)
         cmocka_unit_test(test_probe_band),
         cmocka_unit_test(test_server_replica_lines),
         cmocka_unit_test(test_thinning_keeps_peaks),
+        cmocka_unit_test(test_peaks_judged_steps),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),
         cmocka_unit_test(test_hollow_verdicts),
