@@ -1515,6 +1515,39 @@ static void test_stop_plateau_beyond_noise(void **state)
     assert_stop(p, &set, NULL);
 }
 
+/* An auto ladder (about 1.1 x a step) into a server that completes 10
+ * req/s, on 10 s steps: completions 80, 96, then 100 at every rate from
+ * 10.6 req/s, unsteady from there. Against the rate two before, each
+ * rise is 1.2 x and 100 after 100 is P 0.09 to 0.15 under "kept up": it
+ * never stopped, and the sweep ran on to 2.5 x its estimate. Against the
+ * lowest rate two or more back whose completions the last does not pass
+ * by 5% (96 at 9.6 req/s), 14.2 req/s is 1.48 x: P = 0.0087, a plateau;
+ * 11.7 and 12.9 are not (P 0.15 against 9.6, 0.11 against 10.6). */
+static void test_stop_plateau_widest_span(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.auto_rates = 1;
+    static const double offered[6] = {8, 9.6, 10.6, 11.7, 12.9, 14.2};
+    static const uint64_t ok[6] = {80, 96, 100, 100, 101, 100};
+    struct sweep_point p[6];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 6; i++) {
+        p[i].offered_rps = offered[i];
+        p[i].met_n = p[i].ok_n = ok[i];
+        p[i].window_s = 10;
+        p[i].goodput_rps = p[i].completed_rps = (double)ok[i] / 10;
+        p[i].steady = i < 2;
+    }
+    char reason[256];
+    for (size_t n = 3; n <= 5; n++)
+        if (sweep_stop_check(p, n, &set, reason, sizeof reason))
+            fail_msg("stopped after %zu points: %s", n, reason);
+    assert_int_equal(sweep_stop_check(p, 6, &set, reason, sizeof reason), 1);
+    assert_string_equal(reason, "throughput plateau: 10 req/s completed at 14.2 req/s offered");
+}
+
 /* --repeat 2: a rate is judged when one of its runs is, and its figures
  * are the means of its judged runs, for the trends and the TTFT limit
  * alike. 10, 20, 22 and 24 req/s all meet the SLO in their first run;
@@ -3206,6 +3239,7 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
           cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_fall_beyond_noise),
           cmocka_unit_test(test_stop_plateau_beyond_noise),
+          cmocka_unit_test(test_stop_plateau_widest_span),
           cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
           cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
           cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
