@@ -424,10 +424,13 @@ static int parse_burst(const char *spec, struct burst *b, char *err, size_t errl
             *next++ = '\0';
         char *eq = strchr(part, '=');
         if (!eq)
-            return runopts_errf(err, errlen, "--burst: expected KEY=VALUE, got \"%s\" in "
-                                "\"%s\"", part, spec);
+            return runopts_errf(err, errlen,
+                                "--burst: expected KEY=VALUE, got \"%s\" in "
+                                "\"%s\"",
+                                ll_trim(part), spec);
         *eq = '\0';
-        const char *v = eq + 1;
+        part = ll_trim(part); /* 'at=5s, count=50', as --slo's lists */
+        const char *v = ll_trim(eq + 1);
         if (strcmp(part, "at") == 0) {
             rc = runopts_duration("--burst at", v, &b->at_ns, err, errlen);
             have_at = 1;

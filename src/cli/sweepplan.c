@@ -355,6 +355,7 @@ static int parse_engine_limits(const char *v, struct sweep_settings *set, char *
         next = strchr(kv, ',');
         if (next)
             *next++ = '\0';
+        kv = ll_trim(kv); /* 'seqs=64, kv_tokens=22528', as --slo's lists */
         if (!kv[0])
             return runopts_errf(err, errlen, "--engine-limits: empty item in \"%s\"", v);
         char *eq = strchr(kv, '=');
@@ -362,15 +363,17 @@ static int parse_engine_limits(const char *v, struct sweep_settings *set, char *
             return runopts_errf(err, errlen,
                                 "--engine-limits: \"%s\" is not KEY=N (keys: seqs, kv_tokens)", kv);
         *eq = '\0';
+        kv = ll_trim(kv);
+        char *val = ll_trim(eq + 1);
         uint64_t n;
         int seqs = strcmp(kv, "seqs") == 0;
         if (!seqs && strcmp(kv, "kv_tokens") != 0)
             return runopts_errf(err, errlen,
                                 "--engine-limits: unknown key \"%s\" (keys: seqs, kv_tokens)", kv);
-        if (ll_parse_u64(eq + 1, &n) != 0 || n == 0 || (seqs && n > UINT32_MAX))
+        if (ll_parse_u64(val, &n) != 0 || n == 0 || (seqs && n > UINT32_MAX))
             return runopts_errf(err, errlen,
                                 "--engine-limits: %s=\"%s\" is not a whole number from 1%s", kv,
-                                eq + 1, seqs ? " to 4294967295" : "");
+                                val, seqs ? " to 4294967295" : "");
         if ((seqs && set->engine_seqs) || (!seqs && set->engine_kv_tokens))
             return runopts_errf(err, errlen, "--engine-limits: %s given twice", kv);
         if (seqs) {

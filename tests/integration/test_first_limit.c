@@ -280,7 +280,11 @@ static void test_engine_limits_flag(void **state)
         {{"sweep", "--rates", "2", "--engine-limits", "seqs=4,"},
          "--engine-limits: empty item in \"seqs=4,\""},
         {{"sweep", "--rates", "2", "--engine-limits", ",kv_tokens=9"},
-         "--engine-limits: empty item"});
+         "--engine-limits: empty item"},
+        /* blanks around an item, its key and its value are read past (as
+         * --slo's list): the second " seqs " is seqs, not an unknown key */
+        {{"sweep", "--rates", "2", "--engine-limits", "seqs=4, seqs = 5"},
+         "--engine-limits: seqs given twice"});
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_first_limit_batch, harness_sim_teardown),

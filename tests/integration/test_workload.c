@@ -185,7 +185,10 @@ static void test_salt_keeps_schedule(void **state)
          "--prompt-salt: expected auto or a whole number from 0 to 2^63-1"},
         {{"replay", "none.jsonl", "--prompt-salt", "-1"}, "--prompt-salt: expected auto"},
         {{"sweep", "--rates", "1", "--prompt-salt", "9223372036854775808"},
-         "--prompt-salt: expected auto"});
+         "--prompt-salt: expected auto"},
+        /* --burst's list reads past blanks, as --slo's: " count " is count */
+        {{"run", "--rate", "1", "--burst", "at=1s, count = 0"},
+         "--burst count: expected a whole number >= 1 (e.g. 100 or 10k), got \"0\""});
     harness_tmp_begin();
     char f[3][600];
     const char *salts[3] = {"1", "2", NULL};
