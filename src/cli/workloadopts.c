@@ -252,7 +252,8 @@ static int runopts_workload_realism(const struct run_opts *o, struct run_config 
                                 "--prompt-tokens and --output-tokens");
         char why[512];
         struct wl_file *f = NULL;
-        if (wl_file_load(o->workload, &f, why, sizeof why) != 0)
+        if (wl_file_load_api(o->workload, o->api ? oai_api_from_name(o->api) : -1, &f, why,
+                             sizeof why) != 0)
             return runopts_errf(err, errlen, "--workload: %s", why);
         if (o->all_unique) {
             for (size_t i = 0; i < f->n; i++)

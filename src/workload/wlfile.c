@@ -42,6 +42,7 @@ struct wctx {
     size_t errlen;
     struct jscan_value root;
     int have_root;
+    int default_api; /* the run's --api (enum oai_api), or -1: openai-chat */
 };
 
 /* Write "NAME:LINE:COL: FIELD: <fmt>" for the dotted path (located by
@@ -502,6 +503,15 @@ static int parse_images(struct wctx *c, const char *path, json_t *j, struct imag
     return 0;
 }
 
+/* 1 when class j is sent to openai-embeddings: its own "api", else the
+ * run's (c->default_api). */
+static int class_embeds(const struct wctx *c, json_t *j)
+{
+    json_t *v = json_object_get(j, "api");
+    int api = json_is_string(v) ? oai_api_from_name(json_string_value(v)) : c->default_api;
+    return api == OAI_API_EMBEDDINGS;
+}
+
 static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
 {
     static const char *const keys[] = {
@@ -562,9 +572,15 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
         }
         if ((rc = check_emp_lengths(c, sub, json_string_value(v), k->pairs, 0, 1)))
             return rc;
-    } else if ((rc = get_len(c, path, j, "prompt_tokens", EMPIRICAL_COL_INPUT,
-                             &k->prompt_tokens)) ||
-               (rc = get_len(c, path, j, "output_tokens", EMPIRICAL_COL_OUTPUT,
+    } else if ((rc =
+                    get_len(c, path, j, "prompt_tokens", EMPIRICAL_COL_INPUT, &k->prompt_tokens))) {
+        return rc;
+    } else if (!json_object_get(j, "output_tokens") && class_embeds(c, j)) {
+        /* An embedding has no output (the CLI refuses --output-tokens
+         * with it): nothing to give, and 1 is never sent. */
+        k->output_tokens.kind = WL_LEN_DIST;
+        dist_parse("1", DIST_UNIT_NONE, &k->output_tokens.dist, NULL, 0);
+    } else if ((rc = get_len(c, path, j, "output_tokens", EMPIRICAL_COL_OUTPUT,
                              &k->output_tokens))) {
         return rc;
     }
@@ -657,8 +673,19 @@ int wl_file_parse(const char *name, const char *text, size_t len,
                   const char *base_dir, struct wl_file **out, char *err,
                   size_t errlen)
 {
-    struct wctx c = {.name = name, .text = text, .len = len,
-                     .base_dir = base_dir, .err = err, .errlen = errlen};
+    return wl_file_parse_api(name, text, len, base_dir, -1, out, err, errlen);
+}
+
+int wl_file_parse_api(const char *name, const char *text, size_t len, const char *base_dir,
+                      int default_api, struct wl_file **out, char *err, size_t errlen)
+{
+    struct wctx c = {.name = name,
+                     .text = text,
+                     .len = len,
+                     .base_dir = base_dir,
+                     .err = err,
+                     .errlen = errlen,
+                     .default_api = default_api};
     struct wl_file *f = NULL;
     json_t *root = NULL;
     json_error_t jerr;
@@ -696,6 +723,12 @@ fail:
 int wl_file_load(const char *path, struct wl_file **out, char *err,
                  size_t errlen)
 {
+    return wl_file_load_api(path, -1, out, err, errlen);
+}
+
+int wl_file_load_api(const char *path, int default_api, struct wl_file **out, char *err,
+                     size_t errlen)
+{
     char *text, *dir;
     size_t len;
     *out = NULL;
@@ -709,7 +742,7 @@ int wl_file_load(const char *path, struct wl_file **out, char *err,
         dir = ll_strdup("/");
     else
         dir = ll_strndup(path, (size_t)(slash - path));
-    rc = wl_file_parse(path, text, len, dir, out, err, errlen);
+    rc = wl_file_parse_api(path, text, len, dir, default_api, out, err, errlen);
     free(dir);
     free(text);
     return rc;

@@ -111,6 +111,12 @@ struct wl_file {
 int wl_file_load(const char *path, struct wl_file **out, char *err,
                  size_t errlen);
 
+/* wl_file_load for a run whose --api is default_api (enum oai_api; -1:
+ * openai-chat): a class sent to openai-embeddings, by its own "api" or
+ * that one, may leave out "output_tokens" (an embedding has no output). */
+int wl_file_load_api(const char *path, int default_api, struct wl_file **out, char *err,
+                     size_t errlen);
+
 /* The same for text[0..len) (need not be NUL-terminated), with name used in
  * messages. base_dir is the directory relative empirical paths start
  * from; NULL forbids `empirical:` (no file is opened: for fuzzing and
@@ -118,6 +124,9 @@ int wl_file_load(const char *path, struct wl_file **out, char *err,
 int wl_file_parse(const char *name, const char *text, size_t len,
                   const char *base_dir, struct wl_file **out, char *err,
                   size_t errlen);
+/* wl_file_parse with the run's --api, as wl_file_load_api. */
+int wl_file_parse_api(const char *name, const char *text, size_t len, const char *base_dir,
+                      int default_api, struct wl_file **out, char *err, size_t errlen);
 
 /* Free f and everything it owns. NULL does nothing. */
 void wl_file_free(struct wl_file *f);

@@ -627,6 +627,32 @@ static void test_compare_rows(void **state)
     harness_results_free(db);
 }
 
+/* A --workload whose class gives no output_tokens, sent with --api
+ * openai-embeddings: accepted (an embedding has no output; the file had
+ * to name one that was never sent), every request ok, its inputs the
+ * class's 48 tokens. */
+static void test_workload_no_output(void **state)
+{
+    harness_tmp_begin();
+    char wl[600];
+    harness_tmp_file(wl, sizeof wl, "emb.json",
+                     "{\"classes\": [{\"name\": \"docs\", \"prompt_tokens\": 48}]}\n");
+    harness_cur_sim_start(NULL);
+    const char *args[] = {
+        "--api", "openai-embeddings", "--workload", wl, "--rate", "20", "--requests",
+        "10",    "--no-metrics",      NULL};
+    char *dir = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    struct harness_recs *r = harness_requests_load(dir);
+    assert_int_equal(r->n, 10);
+    for (size_t k = 0; k < r->n; k++) {
+        assert_string_equal(harness_sval(r->items[k], "kind"), "ok");
+        assert_int_equal(harness_ival_req(r->items[k], "prompt_tokens"), 48);
+    }
+    harness_recs_free(r);
+    harness_results_free(dir);
+    harness_tmp_end();
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -639,6 +665,7 @@ int main(void)
         cmocka_unit_test_teardown(test_calibration_advice, teardown),
         cmocka_unit_test_teardown(test_sweep_report, teardown),
         cmocka_unit_test_teardown(test_compare_rows, teardown),
+        cmocka_unit_test_teardown(test_workload_no_output, teardown),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }

@@ -157,6 +157,35 @@ static void test_api_anthropic(void **state)
     wl_file_free(f);
 }
 
+/* A class sent to openai-embeddings (its own "api", or the run's --api)
+ * may leave out output_tokens: an embedding has no output, and the file
+ * had to name one that was never sent. Any other class still must. */
+static void test_embeddings_no_output(void **state)
+{
+    static const char own[] = "{\"classes\":[{\"name\":\"e\",\"prompt_tokens\":64,"
+                              "\"api\":\"openai-embeddings\"}]}";
+    static const char bare[] = "{\"classes\":[{\"name\":\"e\",\"prompt_tokens\":64}]}";
+    struct wl_file *f = parse_ok(own);
+    assert_int_equal(f->classes[0].api, OAI_API_EMBEDDINGS);
+    assert_int_equal(f->classes[0].output_tokens.kind, WL_LEN_DIST);
+    ASSERT_NEAR(f->classes[0].output_tokens.dist.a, 1, 0);
+    wl_file_free(f);
+    char err[512];
+    assert_int_equal(wl_file_parse_api("w.json", bare, strlen(bare), NULL, OAI_API_EMBEDDINGS, &f,
+                                       err, sizeof err),
+                     0);
+    ASSERT_NEAR(f->classes[0].output_tokens.dist.a, 1, 0);
+    wl_file_free(f);
+    assert_int_equal(
+        wl_file_parse_api("w.json", bare, strlen(bare), NULL, OAI_API_CHAT, &f, err, sizeof err),
+        LL_E_INVAL);
+    assert_string_equal(err, "w.json:1:13: classes[0].output_tokens: missing: expected a DIST "
+                             "(e.g. \"lognormal:median=500,sigma=0.5\") or \"empirical:FILE\", "
+                             "or \"lengths\"");
+    assert_int_equal(wl_file_parse("w.json", bare, strlen(bare), NULL, &f, err, sizeof err),
+                     LL_E_INVAL);
+}
+
 #define CLS "{\"name\":\"a\",\"prompt_tokens\":10,\"output_tokens\":5"
 
 /* A class's extra_body is kept as given (checked against its API later,
@@ -605,4 +634,5 @@ TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_defaults_and
           cmocka_unit_test(test_api_anthropic), cmocka_unit_test(test_errors),
           cmocka_unit_test(test_images), cmocka_unit_test(test_pick_frequencies),
           cmocka_unit_test(test_prefix_and_cancel_draws), cmocka_unit_test(test_prompt_build),
-          cmocka_unit_test(test_prompt_salt), cmocka_unit_test(test_extra_body))
+          cmocka_unit_test(test_prompt_salt), cmocka_unit_test(test_extra_body),
+          cmocka_unit_test(test_embeddings_no_output))
